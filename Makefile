@@ -1,0 +1,64 @@
+# memidx: `make install` once, then `make search Q="..."`. `make help` lists every target.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+MEMIDX := $(VENV)/bin/memidx
+# Data for benchmarks (read in place, never copied into the repository).
+DATA ?= ../shared/data
+# Queries and paths reach the recipes through the environment, so quotes in them are safe.
+export Q DATA
+
+.PHONY: help install venv hooks search ingest embed index reconcile status sync test lint bench clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@if $(PY) -c 'import torch' 2>/dev/null; then echo 'error: PyTorch got into the virtualenv' >&2; exit 1; fi
+	@touch $@
+
+venv: $(VENV)/.installed ## create the virtualenv and install memidx with its dependencies
+
+install: venv hooks index ## set everything up: virtualenv, git hooks, index
+
+hooks: venv ## install the git hooks through pre-commit
+	@if git rev-parse --git-dir >/dev/null 2>&1; then $(VENV)/bin/pre-commit install; \
+	else echo "not a git repository: no hooks installed"; fi
+
+search: venv ## search the notes: make search Q="file lock"
+	@if [ -z "$$Q" ]; then echo 'usage: make search Q="words to search for"' >&2; exit 2; fi
+	@$(MEMIDX) search -- "$$Q"
+
+ingest: venv ## rebuild the index from every note at HEAD
+	$(MEMIDX) ingest
+
+index: ingest ## build the whole index
+
+reconcile: venv ## repair drift between the index and the notes at HEAD
+	$(MEMIDX) reconcile --fix
+
+status: venv ## notes, index, drift, uncommitted notes, hook failures
+	@$(MEMIDX) status
+
+sync: venv ## bring the index to HEAD
+	$(MEMIDX) sync
+
+lint: venv ## ruff (lint and format) and pyright --strict
+	$(VENV)/bin/ruff check memidx tests
+	$(VENV)/bin/ruff format --check memidx tests
+	$(VENV)/bin/pyright
+
+test: lint ## lint, type check and the whole test suite
+	$(PY) -m pytest -q
+
+bench: venv ## print recall, latency and throughput figures (DATA=../shared/data)
+	$(PY) -m tests.benchmark --data "$$DATA"
+
+clean: ## delete the index (it is rebuilt by `make index`)
+	rm -rf .memidx

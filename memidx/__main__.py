@@ -1,0 +1,3 @@
+from memidx.cli import main
+
+raise SystemExit(main())

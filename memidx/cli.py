@@ -1,0 +1,254 @@
+"""The `memidx` command: argparse, dispatch and error reporting; output lives in output.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memidx import __version__
+from memidx.config import Config, load_config
+from memidx.errors import MemidxError, UsageError
+
+if TYPE_CHECKING:
+    from memidx.store import Store
+    from memidx.sync import SyncReport
+
+# Command modules are imported inside the handlers: search must not pay for git, YAML or the
+# model, and --help must not pay for anything.
+
+EXIT_CODES = """exit codes:
+  0  success (a search with no hits is a success)
+  1  error, drift found, or notes skipped because they cannot be indexed
+  2  usage error (bad arguments or an empty query)
+  130 interrupted"""
+
+MAX_QUERY_CHARS = 10_000
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run memidx with `argv`; return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    directory = Path(args.directory) if args.directory else None
+    if args.command == "hook":
+        from memidx.hooks import run_hook
+
+        return run_hook(directory, args.action, args.rest)
+    try:
+        config = load_config(directory)
+        handler: Callable[[argparse.Namespace, Config], int] = args.handler
+        return handler(args, config)
+    except UsageError as exc:
+        print(f"memidx: usage error: {exc}", file=sys.stderr)
+        return 2
+    except MemidxError as exc:
+        print(f"memidx: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("memidx: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memidx",
+        description="Shared memory for coding agents: search and maintain the index of notes/.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"memidx {__version__}")
+    parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str, handler: Callable[..., int]) -> argparse.ArgumentParser:
+        p = sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text,
+            epilog=EXIT_CODES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        p.set_defaults(handler=handler)
+        return p
+
+    p = command("search", "search the notes, best match first", cmd_search)
+    p.add_argument("query", nargs="+", help="words to search for")
+    p.add_argument("-k", "--limit", type=_positive, default=10, help="hits to show (default 10)")
+    p.add_argument("--tag", help="only notes with this tag")
+    p.add_argument("--path", help="only documents whose ref starts with this prefix")
+    p.add_argument("--kind", help="only documents of this kind (note, turn, ...)")
+    p.add_argument("--json", action="store_true", help="print the stable JSON schema")
+
+    p = command("ingest", "rebuild the index from every note at HEAD", cmd_ingest)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    p = command(
+        "reconcile", "compare the index with the notes at HEAD (exit 1 on drift)", cmd_reconcile
+    )
+    p.add_argument("--fix", action="store_true", help="repair only what differs")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    p = command("sync", "bring the index to the notes at HEAD (what the git hooks run)", cmd_sync)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    p = sub.add_parser("hook", help="run by the git hooks (see .pre-commit-config.yaml)")
+    p.add_argument("action", help="what the hook does: sync")
+    p.add_argument("rest", nargs="*", help="the hook stage and its arguments")
+
+    p = command("status", "notes, index, drift, uncommitted notes and hook failures", cmd_status)
+    p.add_argument("--json", action="store_true", help="print the status as JSON")
+    return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+def cmd_search(args: argparse.Namespace, config: Config) -> int:
+    from memidx import output
+    from memidx.search import lexical_search
+    from memidx.store import Filters, open_store
+
+    text = " ".join(args.query)
+    if len(text) > MAX_QUERY_CHARS:
+        text = text[:MAX_QUERY_CHARS]
+    store, _ = open_store(config.index_path, write=False)
+    try:
+        filters = Filters(kind=args.kind, path_prefix=args.path, tag=args.tag)
+        result = lexical_search(store, text, filters, args.limit)
+    finally:
+        store.conn.close()
+    for warning in result.warnings:
+        print(f"memidx: warning: {warning}", file=sys.stderr)
+    if args.json:
+        print(output.search_json(result, "bm25"))
+    else:
+        output.write_search(sys.stdout, result, "bm25", color=sys.stdout.isatty())
+    return 0
+
+
+def _writable(config: Config) -> Store:
+    from memidx.store import open_store
+
+    store, notice = open_store(config.index_path, write=True)
+    if notice:
+        print(f"memidx: notice: {notice}", file=sys.stderr)
+    return store
+
+
+def _finish(report: SyncReport, args: argparse.Namespace, command: str, summary: str) -> int:
+    from memidx import output
+
+    for skip in report.skipped:
+        print(output.skip_line(skip), file=sys.stderr)
+    if args.json:
+        print(output.report_json(report, command))
+    else:
+        print(summary)
+    return 1 if report.skipped else 0
+
+
+def cmd_ingest(args: argparse.Namespace, config: Config) -> int:
+    from memidx.progress import ProgressBar
+    from memidx.sync import ingest, note_source
+    from memidx.trace import clear_failures
+
+    source = note_source(config)
+    store = _writable(config)
+    bar = ProgressBar("indexing notes")
+    try:
+        report = ingest(config, store, source, bar)
+    finally:
+        bar.close()
+        store.conn.close()
+    clear_failures(config.hook_error_path)
+    summary = (
+        f"indexed {report.written} notes from {report.source}"
+        f"{f', {len(report.skipped)} skipped' if report.skipped else ''}"
+        f"{f', removed {report.deleted}' if report.deleted else ''}"
+    )
+    return _finish(report, args, "ingest", summary)
+
+
+def cmd_reconcile(args: argparse.Namespace, config: Config) -> int:
+    from memidx import output
+    from memidx.progress import ProgressBar
+    from memidx.store import open_store
+    from memidx.sync import note_source, reconcile
+    from memidx.trace import clear_failures
+
+    source = note_source(config)
+    store = _writable(config) if args.fix else open_store(config.index_path, write=False)[0]
+    try:
+        report = reconcile(config, store, source, fix=args.fix, progress=ProgressBar("repairing"))
+    finally:
+        store.conn.close()
+    drift = report.drift
+    if args.json:
+        print(output.report_json(report, "reconcile"))
+    elif drift.total == 0:
+        print(f"index in step with {report.source}")
+    else:
+        verb = "repaired" if args.fix else "drift"
+        print(f"{verb}: {drift.summary()} (against {report.source})")
+        for label, refs in (
+            ("missing", drift.missing),
+            ("stale", drift.stale),
+            ("orphaned", drift.orphaned),
+        ):
+            for ref in refs:
+                print(f"  {label}: {output.display(ref)}")
+        for old, new in drift.renamed:
+            print(f"  renamed: {output.display(old)} -> {output.display(new)}")
+        if not args.fix:
+            print("run `make reconcile` (memidx reconcile --fix) to repair it")
+    for skip in report.skipped:
+        print(output.skip_line(skip), file=sys.stderr)
+    if args.fix:
+        clear_failures(config.hook_error_path)
+        return 0
+    return 1 if drift.total else 0
+
+
+def cmd_sync(args: argparse.Namespace, config: Config) -> int:
+    from memidx.sync import note_source, reconcile
+    from memidx.trace import clear_failures
+
+    source = note_source(config)
+    store = _writable(config)
+    try:
+        report = reconcile(config, store, source, fix=True)
+    finally:
+        store.conn.close()
+    clear_failures(config.hook_error_path)
+    summary = (
+        f"index at {report.source}: {report.written} written, {report.deleted} removed, "
+        f"{report.renamed} renamed"
+    )
+    return _finish(report, args, "sync", summary)
+
+
+def cmd_status(args: argparse.Namespace, config: Config) -> int:
+    from memidx import status_output
+    from memidx.status import gather
+
+    status = gather(config)
+    if args.json:
+        print(status_output.status_json(status))
+    else:
+        status_output.write_status(sys.stdout, status)
+    return 0 if status.healthy else 1

@@ -1,0 +1,144 @@
+"""Configuration: `[tool.memidx]` in the repository's pyproject.toml, then MEMIDX_* variables."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import cast
+
+from memidx.errors import ConfigError
+
+DEFAULT_MODEL = "memidx/all-MiniLM-L6-v2-int8"
+DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Where things are and how memidx behaves; built once per process."""
+
+    root: Path
+    notes_dir: str = "notes"
+    index_path: Path = Path(".memidx/index.sqlite")
+    model: str = DEFAULT_MODEL
+    max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
+    hook_embed: bool = True
+    in_git: bool = True
+
+    @property
+    def state_dir(self) -> Path:
+        """The git-ignored folder of this clone: models, hook traces, writer id (and by default
+        the index). Fixed, so the shell hook shim can find it without reading configuration."""
+        return self.root / ".memidx"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.state_dir / "models"
+
+    @property
+    def hook_error_path(self) -> Path:
+        return self.state_dir / "hook-error.log"
+
+    @property
+    def notes_path(self) -> Path:
+        return self.root / self.notes_dir
+
+
+def find_root(start: Path) -> tuple[Path, bool]:
+    """The enclosing git work tree of `start`, or `start` itself when there is none."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder, True
+    return start, False
+
+
+def load_config(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Build the configuration for the repository around `cwd`."""
+    env = os.environ if env is None else env
+    if env.get("MEMIDX_ROOT"):
+        root = Path(env["MEMIDX_ROOT"]).expanduser().resolve()
+        in_git = (root / ".git").exists()
+    else:
+        root, in_git = find_root(cwd or Path.cwd())
+    config = Config(root=root, index_path=root / ".memidx" / "index.sqlite", in_git=in_git)
+    config = _apply(config, _pyproject_table(root), "pyproject.toml [tool.memidx]")
+    return _apply(config, _env_table(env), "environment")
+
+
+_ENV_KEYS = {
+    "MEMIDX_NOTES_DIR": "notes_dir",
+    "MEMIDX_INDEX": "index",
+    "MEMIDX_MODEL": "model",
+    "MEMIDX_MAX_NOTE_BYTES": "max_note_bytes",
+    "MEMIDX_HOOK_EMBED": "hook_embed",
+}
+
+
+def _env_table(env: Mapping[str, str]) -> dict[str, object]:
+    return {key: env[name] for name, key in _ENV_KEYS.items() if env.get(name)}
+
+
+def _pyproject_table(root: Path) -> dict[str, object]:
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}", "fix the TOML syntax") from exc
+    tool = cast(dict[str, object], data).get("tool")
+    table = cast(dict[str, object], tool).get("memidx") if isinstance(tool, dict) else None
+    return dict(cast(dict[str, object], table)) if isinstance(table, dict) else {}
+
+
+def _apply(config: Config, table: Mapping[str, object], origin: str) -> Config:
+    known = {"notes_dir", "index", "model", "max_note_bytes", "hook_embed"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(
+            f"{origin}: unknown setting {unknown[0]!r}",
+            f"known settings: {', '.join(sorted(known))}",
+        )
+    changes: dict[str, object] = {}
+    if "notes_dir" in table:
+        changes["notes_dir"] = _text(table["notes_dir"], "notes_dir", origin).strip("/")
+    if "index" in table:
+        index = Path(_text(table["index"], "index", origin)).expanduser()
+        changes["index_path"] = index if index.is_absolute() else config.root / index
+    if "model" in table:
+        changes["model"] = _text(table["model"], "model", origin)
+    if "max_note_bytes" in table:
+        changes["max_note_bytes"] = _positive_int(table["max_note_bytes"], "max_note_bytes", origin)
+    if "hook_embed" in table:
+        changes["hook_embed"] = _flag(table["hook_embed"], "hook_embed", origin)
+    return replace(config, **changes)  # pyright: ignore[reportArgumentType]
+
+
+def _text(value: object, key: str, origin: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{origin}: {key} must be a non-empty string", f"got {value!r}")
+    return value.strip()
+
+
+def _positive_int(value: object, key: str, origin: str) -> int:
+    try:
+        number = int(str(value))
+    except ValueError:
+        number = 0
+    if isinstance(value, bool) or number <= 0:
+        raise ConfigError(f"{origin}: {key} must be a positive whole number", f"got {value!r}")
+    return number
+
+
+def _flag(value: object, key: str, origin: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in {"1", "true", "yes", "on"}:
+        return True
+    if text in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigError(f"{origin}: {key} must be true or false", f"got {value!r}")

@@ -1,0 +1,43 @@
+"""Errors the user can act on: each carries a hint saying what to do."""
+
+from __future__ import annotations
+
+
+class MemidxError(Exception):
+    """An expected failure, reported as one line with a hint and exit code 1."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class UsageError(MemidxError):
+    """Bad arguments: exit code 2."""
+
+
+class ConfigError(MemidxError):
+    """The configuration (pyproject.toml or environment) is invalid."""
+
+
+class IndexUnusable(MemidxError):
+    """The index is missing, corrupt or of an unknown schema."""
+
+
+class IndexBusy(MemidxError):
+    """Another process holds the index's write lock for longer than the busy timeout."""
+
+
+class GitError(MemidxError):
+    """A git operation failed."""
+
+
+class ModelError(MemidxError):
+    """The embedding model is missing, damaged or cannot be loaded."""
+
+
+class CheckFailed(MemidxError):
+    """A note failed a pre-commit check (language, indexability)."""

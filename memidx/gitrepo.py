@@ -1,0 +1,192 @@
+"""Read notes out of git: the tree at a commit, blobs, changes between commits, uncommitted files.
+
+Plumbing commands run as plain subprocesses: importing GitPython costs over 100 ms, which the
+post-commit hook cannot afford. GitPython is used where git's porcelain behaviour matters
+(committing with hooks, see remember.py).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memidx.errors import GitError
+
+MODE_SYMLINK = "120000"
+MODE_GITLINK = "160000"
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """A file in a commit's tree."""
+
+    path: str
+    mode: str
+    blob_id: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One path changed between two commits (git diff-tree --raw)."""
+
+    status: str
+    old_path: str | None
+    new_path: str | None
+    old_blob: str | None
+    new_blob: str | None
+
+
+def git_env() -> dict[str, str]:
+    """The environment for git subprocesses: inherited GIT_* variables (a hook's GIT_INDEX_FILE,
+    GIT_DIR of an outer repository) must not redirect our reads."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["LC_ALL"] = "C"
+    return env
+
+
+def decode_path(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="surrogateescape")
+
+
+class GitRepo:
+    """A git work tree, read through git plumbing."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def run(self, *args: str, input_bytes: bytes | None = None, check: bool = True) -> bytes:
+        """Run git in the work tree and return its stdout; GitError on failure."""
+        try:
+            done = subprocess.run(
+                ["git", *args],
+                cwd=self.root,
+                input=input_bytes,
+                capture_output=True,
+                env=git_env(),
+                check=False,
+            )
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
+        if check and done.returncode != 0:
+            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(
+                f"git {args[0]} failed: {message[-1] if message else done.returncode}",
+                "check the repository with `git status`",
+            )
+        return done.stdout
+
+    def head(self) -> str | None:
+        """The commit id at HEAD, or None in a repository without commits."""
+        out = self.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip()
+        return out.decode() or None
+
+    def tree(self, commit: str, folder: str) -> list[TreeEntry]:
+        """Every file under `folder` in the tree of `commit`."""
+        out = self.run("ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--", f"{folder}/")
+        entries: list[TreeEntry] = []
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, path = record.partition(b"\t")
+            mode, kind, blob, size = meta.split()
+            if kind != b"blob":
+                continue
+            entries.append(TreeEntry(decode_path(path), mode.decode(), blob.decode(), _size(size)))
+        return entries
+
+    def changes(self, old: str, new: str, folder: str) -> list[Change]:
+        """Paths under `folder` that differ between two commits, renames detected."""
+        out = self.run(
+            "diff-tree", "-r", "-z", "--raw", "-M", "--no-commit-id", old, new, "--", f"{folder}/"
+        )
+        return list(_parse_raw(out))
+
+    def is_commit(self, commit: str) -> bool:
+        out = self.run("cat-file", "-t", commit, check=False).strip()
+        return out == b"commit"
+
+    def read_blobs(self, blob_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+        """Stream the contents of blobs through one `git cat-file --batch` process."""
+        if not blob_ids:
+            return
+        proc = subprocess.Popen(
+            ["git", "cat-file", "--batch"],
+            cwd=self.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=git_env(),
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        feed = threading.Thread(target=_feed, args=(proc.stdin, blob_ids), daemon=True)
+        feed.start()
+        try:
+            for blob_id in blob_ids:
+                header = proc.stdout.readline().split()
+                if len(header) != 3:
+                    raise GitError(f"git cannot read blob {blob_id}", "run `git fsck`")
+                data = proc.stdout.read(int(header[2]))
+                proc.stdout.read(1)
+                yield blob_id, data
+        finally:
+            proc.stdout.close()
+            proc.wait()
+            feed.join()
+
+    def uncommitted(self, folder: str) -> list[tuple[str, str]]:
+        """(status, path) of files under `folder` that differ from HEAD or are untracked."""
+        out = self.run(
+            "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", f"{folder}/"
+        )
+        items: list[tuple[str, str]] = []
+        records = iter(out.split(b"\0"))
+        for record in records:
+            if len(record) < 4:
+                continue
+            status, path = record[:2].decode(), decode_path(record[3:])
+            if status[0] in "RC":
+                next(records, None)  # the rename source follows
+            items.append((status.strip() or status, path))
+        return items
+
+
+def _feed(stdin: object, blob_ids: Sequence[str]) -> None:
+    pipe = stdin  # typed loosely: a binary pipe
+    try:
+        for blob_id in blob_ids:
+            pipe.write(f"{blob_id}\n".encode())  # type: ignore[attr-defined]
+        pipe.close()  # type: ignore[attr-defined]
+    except (BrokenPipeError, ValueError):
+        return
+
+
+def _size(raw: bytes) -> int:
+    return int(raw) if raw.isdigit() else 0
+
+
+def _parse_raw(out: bytes) -> Iterator[Change]:
+    fields = out.split(b"\0")
+    i = 0
+    while i < len(fields) and fields[i]:
+        meta = fields[i].lstrip(b":").split()
+        status = meta[4].decode()[0]
+        old_blob, new_blob = meta[2].decode(), meta[3].decode()
+        if status in "RC":
+            old_path, new_path = decode_path(fields[i + 1]), decode_path(fields[i + 2])
+            i += 3
+        else:
+            old_path = new_path = decode_path(fields[i + 1])
+            i += 2
+        yield Change(
+            status=status,
+            old_path=None if status == "A" else old_path,
+            new_path=None if status == "D" else new_path,
+            old_blob=None if status == "A" else old_blob,
+            new_blob=None if status == "D" else new_blob,
+        )

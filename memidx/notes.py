@@ -1,0 +1,174 @@
+"""Parse a Markdown note: front matter, title, tags, body (pure: bytes in, values out)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import PurePosixPath
+from typing import cast
+
+import yaml
+
+try:  # libyaml is several times faster when PyYAML was built with it
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on the PyYAML build
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A parsed note, ready to be stored."""
+
+    ref: str
+    title: str
+    tags: tuple[str, ...]
+    aliases: tuple[str, ...]
+    body: str
+    body_line: int
+    created: str | None
+    lang: str | None
+    content_hash: str
+
+
+class NoteError(ValueError):
+    """A file under notes/ that cannot be indexed; the message says why."""
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$")
+_FIELDS = {"title", "tags", "aliases", "created", "lang"}
+
+
+def is_note_path(ref: str, notes_dir: str) -> bool:
+    """True for `*.md` files under the notes folder, skipping dotfiles and dot-folders."""
+    path = PurePosixPath(ref)
+    if path.suffix != ".md" or not path.is_relative_to(notes_dir):
+        return False
+    return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
+
+
+def content_hash(data: bytes) -> str:
+    """The hash that tells whether a stored document is stale."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
+    """Parse the bytes of one note; raise NoteError saying why it cannot be indexed."""
+    text = decode_note(data, max_bytes)
+    meta, body, body_line = split_front_matter(text)
+    title = _scalar(meta.get("title")) or first_heading(body) or PurePosixPath(ref).stem
+    return Note(
+        ref=ref,
+        title=title,
+        tags=_word_list(meta.get("tags"), "tags", lower=True),
+        aliases=_word_list(meta.get("aliases"), "aliases", lower=False),
+        body=body,
+        body_line=body_line,
+        created=_scalar(meta.get("created")),
+        lang=_scalar(meta.get("lang")),
+        content_hash=content_hash(data),
+    )
+
+
+def decode_note(data: bytes, max_bytes: int) -> str:
+    """The text of a note, or NoteError for binary, non-UTF-8, empty or oversized files."""
+    if len(data) > max_bytes:
+        raise NoteError(
+            f"too large ({_size(len(data))}, the limit is {_size(max_bytes)}; "
+            "split the note or raise max_note_bytes)"
+        )
+    if b"\x00" in data[:8000]:
+        raise NoteError("binary file (contains NUL bytes), not a Markdown note")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NoteError(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}; "
+            "re-save it as UTF-8)"
+        ) from exc
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    if not text.strip():
+        raise NoteError("empty note (no text to index)")
+    return text
+
+
+def split_front_matter(text: str) -> tuple[dict[str, object], str, int]:
+    """Split optional YAML front matter from the body; returns (fields, body, body's first line)."""
+    if not text.startswith("---\n") and text.rstrip("\n") != "---":
+        return {}, text, 1
+    lines = text.split("\n")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if end is None:
+        raise NoteError("malformed front matter: no closing '---' line")
+    try:
+        loaded: object = yaml.load("\n".join(lines[1:end]), Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise NoteError(f"malformed front matter: {problem}{where}") from exc
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        raise NoteError("malformed front matter: expected 'key: value' lines")
+    meta = {str(k): v for k, v in cast(dict[object, object], loaded).items()}
+    for key in _FIELDS & set(meta):
+        if isinstance(meta[key], dict):
+            raise NoteError(f"malformed front matter: '{key}' must be text or a list")
+    return meta, "\n".join(lines[end + 1 :]), end + 2
+
+
+def first_heading(body: str) -> str | None:
+    """The text of the first level-1 ATX heading outside fenced code."""
+    fence: str | None = None
+    for line in body.split("\n"):
+        opened = _FENCE.match(line)
+        if opened:
+            marker = opened.group(1)
+            if fence is None:
+                fence = marker[0] * 3
+            elif marker.startswith(fence):
+                fence = None
+            continue
+        if fence is None:
+            heading = _HEADING.match(line)
+            if heading:
+                return heading.group(1)
+    return None
+
+
+def _scalar(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        raise NoteError("malformed front matter: expected text, found a list")
+    text = str(value).strip()
+    return text or None
+
+
+def _word_list(value: object, key: str, *, lower: bool) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items: list[object] = list(value.split(","))
+    elif isinstance(value, list):
+        items = list(value)  # pyright: ignore[reportUnknownArgumentType]
+    else:
+        items = [value]
+    words: list[str] = []
+    for item in items:
+        if isinstance(item, dict | list):
+            raise NoteError(f"malformed front matter: '{key}' must be a list of words")
+        word = str(item).strip().lstrip("#").strip()
+        word = word.lower() if lower else word
+        if word and word not in words:
+            words.append(word)
+    return tuple(words)
+
+
+def _size(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else f"{n / 1024:.0f} KB"

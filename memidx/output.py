@@ -1,0 +1,116 @@
+"""Output for people (short, readable) and for agents (stable JSON); no logic beyond layout."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from typing import TYPE_CHECKING, TextIO
+
+from memidx.search import MARK_END, MARK_START, Hit, SearchResult
+
+if TYPE_CHECKING:
+    from memidx.store import Skip
+    from memidx.sync import SyncReport
+
+SEARCH_SCHEMA = "memidx.search/1"
+BOLD, RESET = "\x1b[1m", "\x1b[0m"
+
+
+def display(text: str) -> str:
+    """Text safe for one output line: control characters (a newline in a file name) escaped."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
+def skip_line(skip: Skip) -> str:
+    return f"memidx: warning: {display(skip.source_ref)}: skipped: {skip.reason}"
+
+
+def mark(snippet: str, start: str, end: str) -> str:
+    return snippet.replace(MARK_START, start).replace(MARK_END, end)
+
+
+def hit_json(hit: Hit) -> dict[str, object]:
+    return {
+        "rank": hit.rank,
+        "kind": hit.kind,
+        "ref": hit.ref,
+        "title": hit.title,
+        "score": round(hit.score, 6),
+        "line": hit.line,
+        "heading": hit.heading,
+        "snippet": " ".join(mark(hit.snippet, "**", "**").split()),
+        "tags": list(hit.tags),
+        "meta": hit.meta,
+    }
+
+
+def search_json(result: SearchResult, engine: str) -> str:
+    return json.dumps(
+        {
+            "schema": SEARCH_SCHEMA,
+            "query": result.query,
+            "terms": list(result.terms.terms),
+            "engine": engine,
+            "match": result.mode,
+            "count": len(result.hits),
+            "hits": [hit_json(h) for h in result.hits],
+            "warnings": list(result.warnings),
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
+
+
+def write_search(out: TextIO, result: SearchResult, engine: str, *, color: bool) -> None:
+    """One compact block per hit, best first."""
+    how = {
+        "and": "all words matched",
+        "or": "no note has every word; ranked by any word",
+        "vector": "by meaning",
+        "hybrid": "words and meaning",
+    }.get(result.mode, result.mode)
+    words = " ".join(result.terms.terms)
+    if not result.hits:
+        out.write(f"no hits for {words!r} ({engine})\n")
+        return
+    out.write(f"{len(result.hits)} hits for {words!r} ({engine}: {how})\n")
+    start, end = (BOLD, RESET) if color else ("**", "**")
+    for hit in result.hits:
+        where = f"{display(hit.ref)}:{hit.line}"
+        out.write(f"\n{hit.rank}. {display(hit.title)}  [{hit.kind}]\n   {where}")
+        if hit.heading:
+            out.write(f"  § {display(hit.heading)}")
+        extra = f"score {hit.score:.3f}" + (f" · tags: {', '.join(hit.tags)}" if hit.tags else "")
+        out.write(f"\n   {extra}\n")
+        snippet = " ".join(mark(hit.snippet, start, end).split())
+        for line in textwrap.wrap(snippet, 96) or [""]:
+            out.write(f"   {line}\n")
+
+
+def report_json(report: SyncReport, command: str) -> str:
+    return json.dumps(
+        {
+            "schema": f"memidx.{command}/1",
+            "source": report.source,
+            "commit": report.commit,
+            "drift": drift_dict(report),
+            "written": report.written,
+            "deleted": report.deleted,
+            "renamed": report.renamed,
+            "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in report.skipped],
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
+
+
+def drift_dict(report: SyncReport) -> dict[str, list[str] | list[list[str]]]:
+    d = report.drift
+    return {
+        "missing": list(d.missing),
+        "stale": list(d.stale),
+        "orphaned": list(d.orphaned),
+        "renamed": [[old, new] for old, new in d.renamed],
+    }

@@ -1,0 +1,73 @@
+"""Turn user text into safe FTS5 queries (pure).
+
+The index tokenizer is unicode61: letters and digits are token characters, everything else
+separates tokens. User text is split by the same rule and every term is quoted, so no input
+(quotes, `-x`, `foo:bar`, `NEAR`, `*`, emoji) can reach FTS5 as query syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memidx.errors import UsageError
+
+MAX_TERMS = 32
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+# Words that carry no topic in developer questions; dropped unless nothing else is left, so
+# "how do I stop git from ..." can still be answered by strict AND.
+_STOPWORD_TEXT = """
+a about after again all also am an and any are as at be because been before being
+between both but by can could did do does doing don down during each even ever few for from
+get gets getting got had has have having he her here hers him his how i if in into is it its
+just keep keeps let lets like make makes may me might more most much must my no nor not now
+of off on once only or other our out over own same says say saying see seems she should so
+some still such than that the their them then there these they this those through to too
+try trying under until up use used using very via want was we were what when where which
+while who whom why will with without won would you your yours
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """The search terms of a query and what was left out of it."""
+
+    terms: tuple[str, ...]
+    dropped: tuple[str, ...] = ()
+    truncated: bool = False
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text the way the unicode61 tokenizer does, lower-cased."""
+    return [token.lower() for token in _TOKEN.findall(text)]
+
+
+def query_terms(text: str) -> Terms:
+    """The distinct terms to search for; UsageError when the text has no searchable word."""
+    tokens = list(dict.fromkeys(tokenize(text)))
+    if not tokens:
+        raise UsageError(
+            "the query has no words to search for",
+            "use letters or digits, e.g. memidx search 'file lock'",
+        )
+    kept = [t for t in tokens if t not in STOPWORDS] or tokens
+    dropped = tuple(t for t in tokens if t not in kept)
+    return Terms(tuple(kept[:MAX_TERMS]), dropped, truncated=len(kept) > MAX_TERMS)
+
+
+def quote(term: str) -> str:
+    """An FTS5 string literal for one term."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def match_all(terms: Terms) -> str:
+    """FTS5 MATCH expression that requires every term (strict AND)."""
+    return " AND ".join(quote(t) for t in terms.terms)
+
+
+def match_any(terms: Terms) -> str:
+    """FTS5 MATCH expression that accepts any term (ranked OR)."""
+    return " OR ".join(quote(t) for t in terms.terms)

@@ -1,0 +1,94 @@
+"""Where notes are read from: the tree of a git commit, or the working tree outside git."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+from memidx.drift import SourceFile
+from memidx.gitrepo import MODE_SYMLINK, GitRepo
+from memidx.notes import is_note_path
+
+
+class NoteSource(Protocol):
+    """A set of note files and a way to read them."""
+
+    commit: str | None
+    label: str
+
+    def files(self) -> dict[str, SourceFile]: ...
+
+    def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes]]: ...
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives these bytes as a blob (so both sources compare the same way)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+class GitSource:
+    """The notes in the tree of one commit."""
+
+    def __init__(self, repo: GitRepo, commit: str | None, notes_dir: str) -> None:
+        self.repo = repo
+        self.commit = commit
+        self.notes_dir = notes_dir
+        self.label = f"commit {commit[:12]}" if commit else "an empty repository"
+
+    def files(self) -> dict[str, SourceFile]:
+        if self.commit is None:
+            return {}
+        return {
+            e.path: SourceFile(e.path, e.blob_id, e.size, symlink=e.mode == MODE_SYMLINK)
+            for e in self.repo.tree(self.commit, self.notes_dir)
+            if is_note_path(e.path, self.notes_dir)
+        }
+
+    def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes]]:
+        groups: dict[str, list[SourceFile]] = {}
+        for file in files:
+            groups.setdefault(file.blob_id, []).append(file)
+        for blob, data in self.repo.read_blobs(list(groups)):
+            for file in groups[blob]:
+                yield file, data
+
+
+class WorktreeSource:
+    """The notes on disk, for a notes folder that is not in a git repository."""
+
+    def __init__(self, root: Path, notes_dir: str, max_bytes: int) -> None:
+        self.commit: str | None = None
+        self.label = "the working tree (not a git repository)"
+        self.root = root
+        self.notes_dir = notes_dir
+        self.max_bytes = max_bytes
+        self._data: dict[str, bytes] = {}
+
+    def files(self) -> dict[str, SourceFile]:
+        found: dict[str, SourceFile] = {}
+        top = self.root / self.notes_dir
+        for folder, dirs, names in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(names):
+                path = Path(folder) / name
+                ref = PurePosixPath(path.relative_to(self.root).as_posix()).as_posix()
+                if is_note_path(ref, self.notes_dir):
+                    found[ref] = self._describe(ref, path)
+        return found
+
+    def _describe(self, ref: str, path: Path) -> SourceFile:
+        if path.is_symlink():
+            data = str(path.readlink()).encode("utf-8", "surrogateescape")
+            self._data[ref] = data
+            return SourceFile(ref, blob_id(data), len(data), symlink=True)
+        size = path.stat().st_size
+        data = b"" if size > self.max_bytes else path.read_bytes()
+        self._data[ref] = data
+        return SourceFile(ref, blob_id(data) if data or not size else f"size:{size}", size)
+
+    def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes]]:
+        for file in files:
+            yield file, self._data.get(file.ref, b"")

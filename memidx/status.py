@@ -1,0 +1,68 @@
+"""Gather what `memidx status` reports: notes, index, drift, uncommitted notes, hook failures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memidx.config import Config
+from memidx.drift import Drift
+from memidx.errors import MemidxError
+from memidx.gitrepo import GitRepo
+from memidx.notes import is_note_path
+from memidx.store import Skip, open_store
+from memidx.sync import NOTE, drift_of, note_source
+from memidx.trace import HookFailure, last_failure
+
+
+@dataclass(slots=True)
+class Status:
+    """A snapshot of the memory's health."""
+
+    source: str
+    commit: str | None
+    notes: int
+    index_path: str
+    index_bytes: int
+    index_problem: str | None = None
+    documents: int = 0
+    indexed_commit: str | None = None
+    indexed_at: str | None = None
+    drift: Drift | None = None
+    skipped: list[Skip] = field(default_factory=list[Skip])
+    uncommitted: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
+    hook_failure: HookFailure | None = None
+
+    @property
+    def healthy(self) -> bool:
+        drifted = self.drift is None or self.drift.total > 0
+        return self.index_problem is None and not drifted and self.hook_failure is None
+
+
+def gather(config: Config) -> Status:
+    """Look at the notes source, the index and the hook trace; change nothing."""
+    source = note_source(config)
+    files = source.files()
+    path = config.index_path
+    size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+    status = Status(source.label, source.commit, len(files), str(path), size)
+    status.hook_failure = last_failure(config.hook_error_path)
+    if config.in_git:
+        status.uncommitted = [
+            (code, ref)
+            for code, ref in GitRepo(config.root).uncommitted(config.notes_dir)
+            if is_note_path(ref, config.notes_dir)
+        ]
+    try:
+        store, _ = open_store(path, write=False)
+    except MemidxError as exc:
+        status.index_problem = exc.message
+        return status
+    try:
+        status.documents = store.count()
+        status.indexed_commit = store.get_state("indexed_commit") or None
+        status.indexed_at = store.get_state("indexed_at")
+        status.drift = drift_of(store, files)
+        status.skipped = sorted(store.skips(NOTE).values(), key=lambda s: s.source_ref)
+    finally:
+        store.conn.close()
+    return status

@@ -1,0 +1,111 @@
+"""`memidx status` for people and for agents."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TextIO
+
+from memidx.output import display
+from memidx.status import Status
+
+STATUS_SCHEMA = "memidx.status/1"
+
+
+def status_json(status: Status) -> str:
+    drift = status.drift
+    return json.dumps(
+        {
+            "schema": STATUS_SCHEMA,
+            "healthy": status.healthy,
+            "source": status.source,
+            "commit": status.commit,
+            "notes": status.notes,
+            "index": {
+                "path": status.index_path,
+                "bytes": status.index_bytes,
+                "problem": status.index_problem,
+                "documents": status.documents,
+                "indexed_commit": status.indexed_commit,
+                "indexed_at": status.indexed_at,
+            },
+            "drift": None
+            if drift is None
+            else {
+                "missing": list(drift.missing),
+                "stale": list(drift.stale),
+                "orphaned": list(drift.orphaned),
+                "renamed": [[o, n] for o, n in drift.renamed],
+            },
+            "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in status.skipped],
+            "uncommitted": [{"status": c, "ref": r} for c, r in status.uncommitted],
+            "hook_failure": None
+            if status.hook_failure is None
+            else {
+                "when": status.hook_failure.when,
+                "hook": status.hook_failure.hook,
+                "message": status.hook_failure.message,
+            },
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
+
+
+def write_status(out: TextIO, status: Status) -> None:
+    rows: list[tuple[str, str]] = [
+        ("notes", f"{status.notes} in {status.source}"),
+        ("index", f"{status.index_path} ({_size(status.index_bytes)})"),
+    ]
+    if status.index_problem:
+        rows.append(("problem", f"{status.index_problem} (run `make ingest`)"))
+    else:
+        indexed = status.indexed_commit[:12] if status.indexed_commit else "working tree"
+        rows.append(
+            ("indexed", f"{status.documents} documents from {indexed} at {status.indexed_at}")
+        )
+    drift = status.drift
+    if drift is not None:
+        state = "in step" if drift.total == 0 else f"{drift.summary()} (run `make reconcile`)"
+        rows.append(("drift", state))
+        rows += [("", f"{label}: {display(ref)}") for label, ref in _drift_lines(status)]
+    if status.skipped:
+        rows.append(("skipped", f"{len(status.skipped)} notes cannot be indexed"))
+        rows += [("", f"{display(s.source_ref)}: {s.reason}") for s in status.skipped[:10]]
+    rows.append(("uncommitted", _uncommitted(status)))
+    rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
+    failure = status.hook_failure
+    rows.append(
+        (
+            "hook error",
+            "none"
+            if failure is None
+            else f"{failure.when} {failure.hook}: {failure.message} (run `make reconcile`)",
+        )
+    )
+    for key, value in rows:
+        out.write(f"{key + ':' if key else '':<13}{value}\n")
+
+
+def _drift_lines(status: Status) -> Sequence[tuple[str, str]]:
+    d = status.drift
+    if d is None:
+        return []
+    lines = [("missing", r) for r in d.missing] + [("stale", r) for r in d.stale]
+    lines += [("orphaned", r) for r in d.orphaned] + [
+        ("renamed", f"{o} -> {n}") for o, n in d.renamed
+    ]
+    return lines[:20]
+
+
+def _uncommitted(status: Status) -> str:
+    if not status.uncommitted:
+        return "none"
+    n = len(status.uncommitted)
+    return f"{n} note{'s' if n != 1 else ''} changed but not committed (not memory until committed)"
+
+
+def _size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / 1024 / 1024:.1f} MB"
+    return f"{n / 1024:.0f} KB"

@@ -1,0 +1,167 @@
+"""The one orchestrator: bring the index in step with the notes source and say what changed."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.drift import Drift, SourceFile, compare
+from memidx.gitrepo import GitRepo
+from memidx.notes import Note, NoteError, parse_note
+from memidx.sources import GitSource, NoteSource, WorktreeSource
+from memidx.store import NewDocument, Skip, Store, transaction
+
+NOTE = "note"
+Progress = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class SyncReport:
+    """What one run changed in the index."""
+
+    source: str
+    commit: str | None
+    drift: Drift = field(default_factory=Drift)
+    written: int = 0
+    deleted: int = 0
+    renamed: int = 0
+    skipped: list[Skip] = field(default_factory=list[Skip])
+
+    @property
+    def changed(self) -> int:
+        return self.written + self.deleted + self.renamed
+
+
+def note_source(config: Config, commit: str | None = None) -> NoteSource:
+    """The notes at HEAD (or `commit`) in git, else the notes folder on disk."""
+    if not config.in_git:
+        return WorktreeSource(config.root, config.notes_dir, config.max_note_bytes)
+    repo = GitRepo(config.root)
+    return GitSource(repo, commit if commit is not None else repo.head(), config.notes_dir)
+
+
+def drift_of(store: Store, files: Mapping[str, SourceFile]) -> Drift:
+    """How the index differs from the source's files, without changing anything."""
+    return compare(files, store.document_states(NOTE), store.skips(NOTE))
+
+
+def reconcile(
+    config: Config, store: Store, source: NoteSource, *, fix: bool, progress: Progress | None = None
+) -> SyncReport:
+    """Compare the index with the source; with fix, repair only what differs."""
+    files = source.files()
+    drift = drift_of(store, files)
+    run = _Run(config, store, source, SyncReport(source.label, source.commit, drift), progress)
+    if fix:
+        run.apply([files[ref] for ref in (*drift.missing, *drift.stale)])
+    return run.report
+
+
+def ingest(
+    config: Config, store: Store, source: NoteSource, progress: Progress | None = None
+) -> SyncReport:
+    """Read every note of the source again and make the index mirror it exactly."""
+    files = source.files()
+    report = SyncReport(source.label, source.commit, drift_of(store, files))
+    _Run(config, store, source, report, progress).apply(sorted(files.values(), key=_ref))
+    store.conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')")
+    return report
+
+
+def _ref(file: SourceFile) -> str:
+    return file.ref
+
+
+@dataclass(slots=True)
+class _Run:
+    """One change of the index: what it reads from and what it reports."""
+
+    config: Config
+    store: Store
+    source: NoteSource
+    report: SyncReport
+    progress: Progress | None
+
+    def apply(self, to_read: Sequence[SourceFile]) -> None:
+        """Apply the report's drift and (re)read `to_read`, all in one transaction."""
+        drift, store = self.report.drift, self.store
+        with transaction(store.conn):
+            for old, new in drift.renamed:
+                store.rename(NOTE, old, new)
+            store.delete(NOTE, drift.orphaned)
+            store.clear_skips(NOTE, (*drift.gone_skips, *(old for old, _ in drift.renamed)))
+            self.report.renamed, self.report.deleted = len(drift.renamed), len(drift.orphaned)
+            self.read(to_read)
+            store.set_state("indexed_commit", self.source.commit or "")
+            store.set_state("indexed_source", "git" if self.config.in_git else "worktree")
+            store.set_state("indexed_at", datetime.now(UTC).isoformat(timespec="seconds"))
+
+    def read(self, files: Sequence[SourceFile]) -> None:
+        limit = self.config.max_note_bytes
+        readable = [f for f in files if f.symlink or f.size <= limit]
+        for file in files:
+            if not file.symlink and file.size > limit:
+                self.skip(
+                    file,
+                    f"too large ({file.size:,} bytes, the limit is {limit:,}; "
+                    "split the note or raise max_note_bytes)",
+                )
+        done = len(files) - len(readable)
+        for file, data in self.source.read(readable):
+            self.store_file(file, data)
+            done += 1
+            if self.progress is not None:
+                self.progress(done, len(files))
+
+    def store_file(self, file: SourceFile, data: bytes) -> None:
+        if file.symlink:
+            self.skip(file, _symlink_reason(self.config.root, file.ref, data))
+            return
+        try:
+            note = parse_note(file.ref, data, self.config.max_note_bytes)
+        except NoteError as exc:
+            self.skip(file, str(exc))
+            return
+        self.store.upsert(note_document(note, file.blob_id))
+        self.store.clear_skips(NOTE, [file.ref])
+        self.report.written += 1
+
+    def skip(self, file: SourceFile, reason: str) -> None:
+        skip = Skip(NOTE, file.ref, file.blob_id, reason)
+        self.store.delete(NOTE, [file.ref])
+        self.store.record_skip(skip)
+        self.report.skipped.append(skip)
+
+
+def _symlink_reason(root: Path, ref: str, target: bytes) -> str:
+    link = target.decode("utf-8", "replace")
+    resolved = Path(posixpath.normpath(posixpath.join(posixpath.dirname(ref), link)))
+    inside = not link.startswith("/") and not resolved.as_posix().startswith("..")
+    if inside and (root / resolved).resolve().is_relative_to(root.resolve()):
+        return f"symlink to {link} (links are not followed; the target is indexed on its own)"
+    return f"symlink pointing outside the repository ({link}); links are not followed"
+
+
+def note_document(note: Note, blob: str) -> NewDocument:
+    """The row a parsed note becomes."""
+    meta: dict[str, object] = {}
+    if note.created:
+        meta["created"] = note.created
+    if note.lang:
+        meta["lang"] = note.lang
+    return NewDocument(
+        source_kind=NOTE,
+        source_ref=note.ref,
+        title=note.title,
+        tags=note.tags,
+        aliases=note.aliases,
+        body=note.body,
+        body_line=note.body_line,
+        content_hash=note.content_hash,
+        blob_id=blob,
+        meta=meta,
+    )

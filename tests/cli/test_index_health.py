@@ -1,0 +1,105 @@
+"""A missing, truncated, garbage or outdated index is reported or rebuilt, never hidden."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memidx.store import SCHEMA_VERSION
+from tests.helpers import NotesRepo
+
+
+@pytest.fixture
+def indexed(repo: NotesRepo) -> NotesRepo:
+    for i in range(40):
+        repo.note(f"n{i}.md", f"Note {i}", f"searchable body {i} " + "filler words " * 200)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    return repo
+
+
+def index_file(repo: NotesRepo) -> Path:
+    return repo.root / ".memidx" / "index.sqlite"
+
+
+def test_search_without_an_index_says_how_to_build_it(repo: NotesRepo) -> None:
+    run = repo.memidx("search", "anything")
+    assert run.code == 1
+    assert "no index at" in run.err and "make ingest" in run.err
+    assert not index_file(repo).exists()
+
+
+def garbage(data: bytes) -> bytes:
+    return b"this is not sqlite at all" * 100
+
+
+def half(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+def header_only(data: bytes) -> bytes:
+    return data[:100]
+
+
+def nothing(data: bytes) -> bytes:
+    return b""
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (garbage, "not an SQLite database"),
+        (half, "damaged|truncated"),
+        (header_only, "damaged|truncated"),
+        (nothing, "empty"),
+    ],
+)
+def test_a_damaged_index_is_unusable_for_search_and_rebuilt_by_ingest(
+    indexed: NotesRepo, damage: Callable[[bytes], bytes], message: str
+) -> None:
+    path = index_file(indexed)
+    path.write_bytes(damage(path.read_bytes()))
+    for suffix in ("-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    run = indexed.memidx("search", "searchable")
+    assert run.code == 1
+    assert re.search(f"unusable: .*({message})", run.err), run.err
+    assert "make ingest" in run.err
+    assert "Traceback" not in run.err
+    rebuilt = indexed.memidx("ingest")
+    assert rebuilt.code == 0
+    assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
+
+
+def test_an_index_of_another_schema_version_is_rebuilt_with_a_notice(indexed: NotesRepo) -> None:
+    conn = sqlite3.connect(index_file(indexed))
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 7}")
+    conn.close()
+    assert "schema version" in indexed.memidx("search", "x").err
+    run = indexed.memidx("sync")
+    notices = [line for line in run.err.splitlines() if line.startswith("memidx: notice:")]
+    assert len(notices) == 1 and "rebuilding the index" in notices[0]
+    assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
+
+
+def test_index_path_is_configurable(repo: NotesRepo) -> None:
+    repo.write("pyproject.toml", '[tool.memidx]\nindex = "elsewhere/idx.sqlite"\n')
+    repo.note("a.md", "A", "configurable")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    assert (repo.root / "elsewhere" / "idx.sqlite").is_file()
+    assert repo.memidx("search", "configurable", "--json").json()["count"] == 1
+
+
+def test_a_bad_setting_is_a_one_line_error(repo: NotesRepo) -> None:
+    repo.write("pyproject.toml", '[tool.memidx]\nmax_note_bytes = "lots"\n')
+    run = repo.memidx("status")
+    assert run.code == 1
+    assert run.err.strip() == (
+        "memidx: error: pyproject.toml [tool.memidx]: max_note_bytes must be a positive "
+        "whole number (got 'lots')"
+    )

@@ -1,0 +1,104 @@
+"""Bad files under notes/: each is skipped with a one-line warning, the rest is indexed."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import NotesRepo
+
+GOOD = "---\ntitle: Good note\n---\nThe corpus word appears here.\n"
+
+BAD_FILES: list[tuple[str, bytes, str]] = [
+    ("notes/binary.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", "binary file"),
+    ("notes/latin1.md", "caf\u00e9 corpus\n".encode("latin-1"), "not valid UTF-8"),
+    ("notes/empty.md", b"", "empty note"),
+    ("notes/huge.md", b"corpus " * (3 * 1024 * 1024), "too large"),
+    ("notes/front.md", b"---\ntitle: [unclosed\n---\ncorpus\n", "malformed front matter"),
+]
+
+
+@pytest.mark.parametrize(("ref", "data", "reason"), BAD_FILES)
+def test_a_bad_note_is_skipped_with_a_reason_and_the_rest_is_indexed(
+    repo: NotesRepo, ref: str, data: bytes, reason: str
+) -> None:
+    repo.write("notes/good.md", GOOD)
+    repo.write(ref, data)
+    repo.commit()
+    run = repo.memidx("ingest")
+    assert run.code == 1
+    warnings = run.err.strip().splitlines()
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"memidx: warning: {ref}: skipped: ")
+    assert reason in warnings[0]
+    assert "Traceback" not in run.err
+    found = repo.memidx("search", "corpus", "--json").json()
+    assert [h["ref"] for h in found["hits"]] == ["notes/good.md"]
+
+
+def test_twenty_megabyte_note_is_skipped_without_reading_it(repo: NotesRepo) -> None:
+    repo.write("notes/good.md", GOOD)
+    repo.write("notes/big.md", b"x" * (20 * 1024 * 1024))
+    repo.commit()
+    run = repo.memidx("ingest")
+    assert run.code == 1
+    assert "notes/big.md: skipped: too large (20,971,520 bytes" in run.err
+
+
+def test_symlink_outside_the_repository_is_skipped(repo: NotesRepo) -> None:
+    repo.write("notes/good.md", GOOD)
+    (repo.root / "notes" / "passwd.md").symlink_to("/etc/passwd")
+    repo.commit()
+    run = repo.memidx("ingest")
+    assert run.code == 1
+    assert "notes/passwd.md: skipped: symlink pointing outside the repository" in run.err
+    assert "root:" not in repo.memidx("search", "root", "--json").out
+
+
+@pytest.mark.parametrize(
+    "name", ["notes/with spaces.md", "notes/ünïcödé 日本.md", "notes/new\nline.md"]
+)
+def test_unusual_file_names_are_indexed_and_shown_on_one_line(repo: NotesRepo, name: str) -> None:
+    repo.write(name, "# Odd name\nThe corpus word.\n")
+    repo.write("notes/bad.md", b"\x00\x01binary")
+    repo.commit()
+    run = repo.memidx("ingest")
+    assert run.code == 1  # the binary file was skipped
+    assert len(run.err.strip().splitlines()) == 1
+    hits = repo.memidx("search", "corpus", "--json").json()["hits"]
+    assert [h["ref"] for h in hits] == [name]
+    human = repo.memidx("search", "corpus").out
+    if "\n" in name:
+        assert "notes/new\\nline.md" in human
+
+
+def test_a_newline_in_a_skipped_name_stays_on_one_warning_line(repo: NotesRepo) -> None:
+    repo.write("notes/bad\nname.md", b"")
+    repo.write("notes/good.md", GOOD)
+    repo.commit()
+    run = repo.memidx("ingest")
+    assert run.err.strip().splitlines() == [
+        "memidx: warning: notes/bad\\nname.md: skipped: empty note (no text to index)"
+    ]
+
+
+def test_dotfiles_dot_folders_and_other_files_are_not_notes(repo: NotesRepo) -> None:
+    repo.write("notes/.hidden.md", GOOD)
+    repo.write("notes/.obsidian/cache.md", GOOD)
+    repo.write("notes/readme.txt", GOOD)
+    repo.write("docs/outside.md", GOOD)
+    repo.write("notes/real.md", GOOD)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    hits = repo.memidx("search", "corpus", "--json").json()["hits"]
+    assert [h["ref"] for h in hits] == ["notes/real.md"]
+
+
+def test_a_fixed_note_is_indexed_and_forgotten_as_skipped(repo: NotesRepo) -> None:
+    repo.write("notes/a.md", b"\xff\xfe bad")
+    repo.commit()
+    assert repo.memidx("ingest").code == 1
+    repo.write("notes/a.md", "# Fixed\ncorpus\n")
+    repo.commit()
+    run = repo.memidx("sync")
+    assert (run.code, run.err) == (0, "")
+    assert repo.memidx("status", "--json").json()["skipped"] == []

@@ -1,0 +1,100 @@
+"""`memidx search` as users and agents call it: exit codes, JSON schema, usage errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import NotesRepo
+
+HIT_KEYS = {"rank", "kind", "ref", "title", "score", "line", "heading", "snippet", "tags", "meta"}
+
+
+@pytest.fixture
+def indexed(repo: NotesRepo) -> NotesRepo:
+    repo.note(
+        "windows/file-locking.md",
+        "Locked files on Windows",
+        "A process holds a handle: file-locking stops the build.",
+        ["windows"],
+    )
+    repo.note("wsl/memory.md", "WSL memory", "vmmem grows; cap it in .wslconfig.", ["wsl"])
+    repo.note("git/tags.md", "Detached HEAD", "Checking out a tag detaches HEAD.", ["git"])
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    return repo
+
+
+def test_json_output_follows_the_documented_schema(indexed: NotesRepo) -> None:
+    run = indexed.memidx("search", "vmmem wslconfig", "--json")
+    assert run.code == 0
+    data = run.json()
+    assert set(data) == {"schema", "query", "terms", "engine", "match", "count", "hits", "warnings"}
+    assert (data["schema"], data["engine"], data["match"], data["count"]) == (
+        "memidx.search/1",
+        "bm25",
+        "and",
+        1,
+    )
+    hit = data["hits"][0]
+    assert set(hit) == HIT_KEYS
+    assert (hit["ref"], hit["kind"], hit["rank"], hit["title"]) == (
+        "notes/wsl/memory.md",
+        "note",
+        1,
+        "WSL memory",
+    )
+    assert "**vmmem**" in hit["snippet"] and hit["line"] == 6
+
+
+def test_human_output_is_one_block_per_hit_with_the_answering_mode(indexed: NotesRepo) -> None:
+    run = indexed.memidx("search", "file", "lock")
+    assert run.code == 0
+    assert "all words matched" in run.out
+    assert "notes/windows/file-locking.md:6" in run.out
+    fallback = indexed.memidx("search", "file lock nonexistentword")
+    assert "ranked by any word" in fallback.out
+
+
+def test_no_hits_is_success_with_an_empty_list(indexed: NotesRepo) -> None:
+    run = indexed.memidx("search", "kubernetes", "--json")
+    assert (run.code, run.json()["hits"]) == (0, [])
+
+
+@pytest.mark.parametrize("query", ["", "!!!", "-- --", "🔥"])
+def test_a_query_without_words_is_a_usage_error(indexed: NotesRepo, query: str) -> None:
+    run = indexed.memidx("search", "--", query)
+    assert run.code == 2
+    assert run.err.startswith("memidx: usage error: the query has no words")
+    assert "Traceback" not in run.err
+
+
+@pytest.mark.parametrize(
+    "query", ['"unbalanced', "C++", "a-b", "NEAR", "foo:bar", "AND OR NOT", "-x", "x" * 10_000]
+)
+def test_hostile_queries_never_fail(indexed: NotesRepo, query: str) -> None:
+    run = indexed.memidx("search", "--json", "--", query)
+    assert run.code == 0, run.err
+    assert run.json()["schema"] == "memidx.search/1"
+
+
+def test_limit_tag_path_and_kind_filter_the_hits(indexed: NotesRepo) -> None:
+    def refs(*args: str) -> list[str]:
+        return [h["ref"] for h in indexed.memidx("search", "--json", *args).json()["hits"]]
+
+    assert refs("-k", "1", "head OR vmmem OR handle") != []
+    assert len(refs("-k", "1", "vmmem handle tag")) == 1
+    assert refs("--tag", "git", "tag") == ["notes/git/tags.md"]
+    assert refs("--path", "notes/wsl/", "vmmem") == ["notes/wsl/memory.md"]
+    assert refs("--kind", "turn", "vmmem") == []
+
+
+@pytest.mark.parametrize("args", [["-k", "0", "x"], ["-k", "many", "x"], ["--bogus", "x"], []])
+def test_bad_arguments_exit_2(indexed: NotesRepo, args: list[str]) -> None:
+    assert indexed.memidx("search", *args).code == 2
+
+
+def test_the_installed_command_runs_as_a_new_process(indexed: NotesRepo) -> None:
+    run = indexed.memidx_process("search", "detached", "--json")
+    assert run.code == 0, run.err
+    assert run.json()["hits"][0]["ref"] == "notes/git/tags.md"
+    assert indexed.memidx_process("--help").out.count("exit codes") == 1

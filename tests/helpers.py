@@ -1,0 +1,123 @@
+"""Test helpers: real git repositories of notes and the real memidx CLI."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memidx.cli import main
+
+GIT_IDENTITY = ("-c", "user.name=memidx tests", "-c", "user.email=tests@memidx.invalid")
+MEMIDX_BIN = Path(sys.executable).parent / "memidx"
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment without inherited GIT_* and MEMIDX_* variables (pre-commit's no_git_env)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMIDX_"))}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_AUTHOR_DATE="2026-01-01T00:00:00Z",
+        GIT_COMMITTER_DATE="2026-01-01T00:00:00Z",
+        HF_HUB_OFFLINE="1",
+    )
+    env.update(extra)
+    return env
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """The result of one memidx run."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        """The parsed JSON output (any shape: tests index into it freely)."""
+        return json.loads(self.out)
+
+
+class NotesRepo:
+    """A real git repository with a notes/ folder, driven by real git."""
+
+    def __init__(self, root: Path, *, init: bool = True) -> None:
+        self.root = root
+        (root / "notes").mkdir(parents=True, exist_ok=True)
+        if init:
+            self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str, check: bool = True) -> str:
+        done = subprocess.run(
+            ["git", *GIT_IDENTITY, *args],
+            cwd=self.root,
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
+        return done.stdout
+
+    def write(self, ref: str, text: str | bytes) -> Path:
+        path = self.root / ref
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        return path
+
+    def note(self, name: str, title: str, body: str, tags: Sequence[str] = ()) -> str:
+        """Write notes/<name> with front matter; returns its ref."""
+        front = (
+            f"---\ntitle: {json.dumps(title)}\n"
+            + (f"tags: [{', '.join(tags)}]\n" if tags else "")
+            + "---\n"
+        )
+        ref = f"notes/{name}"
+        self.write(ref, front + f"\n{body}\n")
+        return ref
+
+    def commit(self, message: str = "notes") -> str:
+        self.git("add", "-A")
+        self.git("commit", "-q", "--no-verify", "-m", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+    def memidx(self, *args: str) -> Run:
+        """Run memidx in-process (fast) with this repository as the root."""
+        return run_in_process(self.root, *args)
+
+    def memidx_process(self, *args: str, stdin: str | None = None, **env: str) -> Run:
+        """Run the installed `memidx` executable as a new process."""
+        done = subprocess.run(
+            [str(MEMIDX_BIN), *args],
+            cwd=self.root,
+            env=clean_env(**env),
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return Run(done.returncode, done.stdout, done.stderr)
+
+
+def run_in_process(root: Path, *args: str) -> Run:
+    """Call memidx's main() with `root` as the working directory (-C)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["-C", str(root), *args])
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+def copy_tree(src: Path, dst: Path) -> None:
+    shutil.copytree(src, dst, dirs_exist_ok=True)

@@ -1,0 +1,100 @@
+"""Parsing notes: front matter, titles, tags and the reasons a file cannot be indexed."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.notes import NoteError, first_heading, is_note_path, parse_note
+
+LIMIT = 1024 * 1024
+
+
+def test_front_matter_fields_are_read() -> None:
+    note = parse_note(
+        "notes/a.md",
+        b"---\ntitle: Disk full\ntags: [Linux, disk]\naliases: [ENOSPC]\n"
+        b"created: 2025-03-14\nlang: en\n---\nBody text\n",
+        LIMIT,
+    )
+    assert (note.title, note.tags, note.aliases) == ("Disk full", ("linux", "disk"), ("ENOSPC",))
+    assert (note.created, note.lang, note.body, note.body_line) == (
+        "2025-03-14",
+        "en",
+        "Body text\n",
+        8,
+    )
+
+
+def test_tags_may_be_a_comma_string() -> None:
+    note = parse_note("notes/a.md", b'---\ntags: "git, tags , #release"\n---\nx\n', LIMIT)
+    assert note.tags == ("git", "tags", "release")
+
+
+@pytest.mark.parametrize(
+    ("data", "title"),
+    [
+        (b"---\ntitle: From front matter\n---\n# Heading\n", "From front matter"),
+        (b"# From the heading\nbody\n", "From the heading"),
+        (b"```bash\n# not a heading\n```\n\n# Real heading\n", "Real heading"),
+        (b"Just prose, no heading.\n", "plain-prose"),
+        (b"## Second level only\n", "plain-prose"),
+    ],
+)
+def test_title_falls_back_to_heading_then_file_name(data: bytes, title: str) -> None:
+    assert parse_note("notes/dir/plain-prose.md", data, LIMIT).title == title
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"", "empty note"),
+        (b"  \n\n\t\n", "empty note"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file"),
+        (b"caf\xe9 au lait\n", "not valid UTF-8"),
+        (b"---\ntitle: [unclosed\n---\nbody\n", "malformed front matter"),
+        (b"---\ntitle: no end\nbody\n", "no closing '---'"),
+        (b"---\n- a list\n- not a mapping\n---\nbody\n", "expected 'key: value'"),
+        (b"---\ntitle:\n  nested: map\n---\nbody\n", "must be text or a list"),
+        (b"---\ntags: [[a, b]]\n---\nbody\n", "list of words"),
+    ],
+)
+def test_unindexable_files_say_why(data: bytes, reason: str) -> None:
+    with pytest.raises(NoteError, match=reason):
+        parse_note("notes/bad.md", data, LIMIT)
+
+
+def test_oversized_notes_are_refused_before_decoding() -> None:
+    with pytest.raises(NoteError, match="too large"):
+        parse_note("notes/big.md", b"a" * (LIMIT + 1), LIMIT)
+
+
+def test_crlf_and_bom_are_normalised() -> None:
+    note = parse_note("notes/w.md", b"\xef\xbb\xbf---\r\ntitle: Win\r\n---\r\nline\r\n", LIMIT)
+    assert (note.title, note.body) == ("Win", "line\n")
+
+
+def test_content_hash_changes_with_content() -> None:
+    a = parse_note("notes/a.md", b"# A\n", LIMIT)
+    b = parse_note("notes/a.md", b"# A!\n", LIMIT)
+    assert a.content_hash != b.content_hash
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        ("notes/a.md", True),
+        ("notes/deep/er/a.md", True),
+        ("notes/a.txt", False),
+        ("notes/.hidden.md", False),
+        ("notes/.obsidian/a.md", False),
+        ("other/a.md", False),
+        ("notesx/a.md", False),
+        ("notes/with space é.md", True),
+    ],
+)
+def test_which_files_are_notes(ref: str, expected: bool) -> None:
+    assert is_note_path(ref, "notes") is expected
+
+
+def test_first_heading_ignores_tilde_fences() -> None:
+    assert first_heading("~~~\n# inside\n~~~\n# outside\n") == "outside"

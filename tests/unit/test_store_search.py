@@ -1,0 +1,123 @@
+"""The store and lexical search on in-memory SQLite: upserts, ranking, fallback, filters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from memidx.notes import parse_note
+from memidx.search import MARK_START, lexical_search, match_line
+from memidx.store import Filters, Store
+from memidx.sync import note_document
+
+
+def add(store: Store, ref: str, text: str) -> int:
+    note = parse_note(ref, text.encode(), 1 << 20)
+    return store.upsert(note_document(note, f"blob-{ref}-{note.content_hash[:8]}"))
+
+
+def refs(store: Store, query: str, filters: Filters | None = None) -> Sequence[str]:
+    return [h.ref for h in lexical_search(store, query, filters or Filters(), 10).hits]
+
+
+def test_upsert_keeps_the_row_id_of_a_changed_document(store: Store) -> None:
+    first = add(store, "notes/a.md", "# A\nold text\n")
+    other = add(store, "notes/b.md", "# B\nother\n")
+    again = add(store, "notes/a.md", "# A\nnew text\n")
+    assert again == first != other
+    assert refs(store, "new") == ["notes/a.md"]
+    assert refs(store, "old") == []
+
+
+def test_unchanged_upsert_does_not_rewrite_the_row(store: Store) -> None:
+    add(store, "notes/a.md", "# A\ntext\n")
+    changes = store.conn.total_changes
+    add(store, "notes/a.md", "# A\ntext\n")
+    assert store.conn.total_changes == changes
+
+
+def test_rename_keeps_the_row_id(store: Store) -> None:
+    doc = add(store, "notes/a.md", "# A\nkept\n")
+    store.rename("note", "notes/a.md", "notes/moved/a.md")
+    assert store.document_states("note")["notes/moved/a.md"].id == doc
+    assert refs(store, "kept") == ["notes/moved/a.md"]
+
+
+def test_deleted_documents_leave_the_full_text_index(store: Store) -> None:
+    add(store, "notes/a.md", "# A\nephemeral\n")
+    store.delete("note", ["notes/a.md"])
+    assert refs(store, "ephemeral") == []
+    assert store.count() == 0
+
+
+def test_stemming_finds_file_locking_for_file_lock(store: Store) -> None:
+    add(store, "notes/win.md", "# Handles\nWindows file-locking by another process.\n")
+    add(store, "notes/other.md", "# Other\nA file about nothing.\n")
+    result = lexical_search(store, "file lock", Filters(), 10)
+    assert (result.mode, [h.ref for h in result.hits]) == ("and", ["notes/win.md"])
+
+
+def test_diacritics_are_ignored(store: Store) -> None:
+    add(store, "notes/cafe.md", "# Café\nThe naïve approach.\n")
+    assert refs(store, "cafe naive") == ["notes/cafe.md"]
+
+
+def test_ranked_or_answers_only_when_and_finds_nothing(store: Store) -> None:
+    add(store, "notes/a.md", "# Alpha\nalpha beta\n")
+    add(store, "notes/b.md", "# Beta\nbeta only\n")
+    both = lexical_search(store, "alpha beta", Filters(), 10)
+    assert (both.mode, [h.ref for h in both.hits]) == ("and", ["notes/a.md"])
+    some = lexical_search(store, "alpha gamma", Filters(), 10)
+    assert (some.mode, [h.ref for h in some.hits]) == ("or", ["notes/a.md"])
+    none = lexical_search(store, "delta", Filters(), 10)
+    assert (none.mode, none.hits) == ("and", ())
+
+
+def test_or_ranks_notes_matching_more_terms_first(store: Store) -> None:
+    add(store, "notes/one.md", "# One\nsystemd units\n")
+    add(store, "notes/two.md", "# Two\nsystemd timer on a remote host\n")
+    assert refs(store, "systemd timer linger")[0] == "notes/two.md"
+
+
+def test_a_note_about_a_topic_ranks_above_notes_that_mention_it(store: Store) -> None:
+    add(store, "notes/mention.md", "# Docker disk\nOn windows and linux alike, prune images. " * 3)
+    add(store, "notes/about.md", "---\ntitle: Windows gotchas\ntags: [windows]\n---\nPaths.\n")
+    add(store, "notes/git.md", "# Line endings\nColleagues on Windows need autocrlf.\n")
+    assert refs(store, "windows")[0] == "notes/about.md"
+
+
+def test_filters_by_kind_path_prefix_and_tag(store: Store) -> None:
+    add(store, "notes/git/a.md", "---\ntags: [git]\n---\nshared word\n")
+    add(store, "notes/docker/b.md", "---\ntags: [docker]\n---\nshared word\n")
+    assert refs(store, "shared", Filters(tag="Git")) == ["notes/git/a.md"]
+    assert refs(store, "shared", Filters(path_prefix="notes/docker/")) == ["notes/docker/b.md"]
+    assert refs(store, "shared", Filters(kind="turn")) == []
+    assert len(refs(store, "shared", Filters(kind="note"))) == 2
+
+
+def test_path_prefix_with_like_wildcards_is_literal(store: Store) -> None:
+    add(store, "notes/a_b/x.md", "# X\nword\n")
+    add(store, "notes/aXb/y.md", "# Y\nword\n")
+    assert refs(store, "word", Filters(path_prefix="notes/a_b")) == ["notes/a_b/x.md"]
+
+
+def test_hits_carry_snippet_with_marks_and_the_line_of_the_match(store: Store) -> None:
+    body = "---\ntitle: T\n---\nintro\n\nsecond paragraph\nthe needle is here\n"
+    add(store, "notes/n.md", body)
+    hit = lexical_search(store, "needle", Filters(), 1).hits[0]
+    assert MARK_START + "needle" in hit.snippet
+    assert hit.line == 7
+    assert body.splitlines()[hit.line - 1] == "the needle is here"
+
+
+@pytest.mark.parametrize(
+    ("body", "snippet", "line"),
+    [
+        ("a\nb\nc word\n", "c \x02word\x03", 2),
+        ("a\nword\nword\n", "…a \x02word\x03", 1),
+        ("no marks\n", "no marks", 0),
+    ],
+)
+def test_match_line(body: str, snippet: str, line: int) -> None:
+    assert match_line(body, snippet) == line
