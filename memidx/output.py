@@ -42,18 +42,21 @@ def hit_json(hit: Hit) -> dict[str, object]:
         "heading": hit.heading,
         "snippet": " ".join(mark(hit.snippet, "**", "**").split()),
         "tags": list(hit.tags),
-        "meta": hit.meta,
+        "meta": dict(hit.meta),
+        "ranks": dict(hit.ranks),
     }
 
 
-def search_json(result: SearchResult, engine: str) -> str:
+def search_json(result: SearchResult, timings: dict[str, float] | None = None) -> str:
+    extra: dict[str, object] = {"timings_ms": timings} if timings else {}
     return json.dumps(
         {
+            **extra,
             "schema": SEARCH_SCHEMA,
             "query": result.query,
             "terms": list(result.terms.terms),
-            "engine": engine,
-            "match": result.mode,
+            "engine": result.engine,
+            "match": result.match,
             "count": len(result.hits),
             "hits": [hit_json(h) for h in result.hits],
             "warnings": list(result.warnings),
@@ -63,26 +66,26 @@ def search_json(result: SearchResult, engine: str) -> str:
     )
 
 
-def write_search(out: TextIO, result: SearchResult, engine: str, *, color: bool) -> None:
+def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
     """One compact block per hit, best first."""
     how = {
         "and": "all words matched",
-        "or": "no note has every word; ranked by any word",
-        "vector": "by meaning",
-        "hybrid": "words and meaning",
-    }.get(result.mode, result.mode)
+        "or": "no document has every word; ranked by any word",
+        None: "by meaning",
+    }[result.match]
     words = " ".join(result.terms.terms)
+    engine = {"hybrid": "hybrid: words and meaning", "vector": "vector", "bm25": "bm25"}
     if not result.hits:
-        out.write(f"no hits for {words!r} ({engine})\n")
+        out.write(f"no hits for {words!r} ({engine[result.engine]}; {how})\n")
         return
-    out.write(f"{len(result.hits)} hits for {words!r} ({engine}: {how})\n")
+    out.write(f"{len(result.hits)} hits for {words!r} ({engine[result.engine]}; {how})\n")
     start, end = (BOLD, RESET) if color else ("**", "**")
     for hit in result.hits:
         where = f"{display(hit.ref)}:{hit.line}"
         out.write(f"\n{hit.rank}. {display(hit.title)}  [{hit.kind}]\n   {where}")
         if hit.heading:
             out.write(f"  § {display(hit.heading)}")
-        extra = f"score {hit.score:.3f}" + (f" · tags: {', '.join(hit.tags)}" if hit.tags else "")
+        extra = f"score {hit.score:.4g}" + (f" · tags: {', '.join(hit.tags)}" if hit.tags else "")
         out.write(f"\n   {extra}\n")
         snippet = " ".join(mark(hit.snippet, start, end).split())
         for line in textwrap.wrap(snippet, 96) or [""]:

@@ -25,7 +25,7 @@ get gets getting got had has have having he her here hers him his how i if in in
 just keep keeps let lets like make makes may me might more most much must my no nor not now
 of off on once only or other our out over own same says say saying see seems she should so
 some still such than that the their them then there these they this those through to too
-try trying under until up use used using very via want was we were what when where which
+try trying under until up use used uses using very via want was we were what when where which
 while who whom why will with without won would you your yours
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())

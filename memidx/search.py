@@ -1,8 +1,8 @@
-"""Ranked search over the index: strict AND, then ranked OR; hits with snippets and lines."""
+"""Lexical search: strict AND, then ranked OR; hits with marked snippets and line numbers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memidx.query import Terms, match_all, match_any, query_terms
@@ -25,7 +25,8 @@ class Hit:
     line: int
     tags: tuple[str, ...] = ()
     heading: str | None = None
-    meta: dict[str, object] = field(default_factory=dict[str, object])
+    meta: Mapping[str, object] = field(default_factory=dict[str, object])
+    ranks: Mapping[str, int] = field(default_factory=dict[str, int])
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,46 +35,62 @@ class SearchResult:
 
     query: str
     terms: Terms
-    mode: str
+    engine: str
+    match: str | None
     hits: tuple[Hit, ...]
     warnings: tuple[str, ...] = ()
 
 
-def lexical_search(store: Store, text: str, filters: Filters, limit: int) -> SearchResult:
-    """BM25 search: all terms must match; only when none does, any term may."""
+@dataclass(frozen=True, slots=True)
+class LexicalRanking:
+    """Documents ranked by BM25, and the FTS5 expression that matched them."""
+
+    terms: Terms
+    match: str
+    expression: str
+    rows: list[LexicalRow]
+
+
+def rank_lexical(store: Store, text: str, filters: Filters, depth: int) -> LexicalRanking:
+    """BM25 ranking: all terms must match; only when no document has them all, any term may."""
     terms = query_terms(text)
-    mode, match, rows = "and", match_all(terms), store.lexical(match_all(terms), filters, limit)
-    if not rows and len(terms.terms) > 1:
-        mode, match = "or", match_any(terms)
-        rows = store.lexical(match, filters, limit)
-    hits = tuple(lexical_hits(store, match, rows))
-    return SearchResult(text, terms, mode, hits, _term_warnings(terms))
+    expression = match_all(terms)
+    rows = store.lexical(expression, filters, depth)
+    if rows or len(terms.terms) == 1:
+        return LexicalRanking(terms, "and", expression, rows)
+    expression = match_any(terms)
+    return LexicalRanking(terms, "or", expression, store.lexical(expression, filters, depth))
 
 
-def lexical_hits(store: Store, match: str, rows: Sequence[LexicalRow]) -> list[Hit]:
+def lexical_search(store: Store, text: str, filters: Filters, limit: int) -> SearchResult:
+    """Search by words only (`--mode bm25`)."""
+    ranking = rank_lexical(store, text, filters, limit)
+    hits = lexical_hits(store, ranking.expression, ranking.rows)
+    return SearchResult(
+        text, ranking.terms, "bm25", ranking.match, tuple(hits), term_warnings(ranking.terms)
+    )
+
+
+def lexical_hits(store: Store, expression: str, rows: Sequence[LexicalRow]) -> list[Hit]:
     """Hits for ranked rows, each with a marked snippet and the line of its best match."""
     ids = [r.id for r in rows]
-    snippets = store.snippets(match, ids, MARK_START, MARK_END)
+    snippets = store.snippets(expression, ids, MARK_START, MARK_END)
     bodies = store.bodies(ids) if ids else {}
-    hits: list[Hit] = []
-    for rank, row in enumerate(rows, start=1):
-        snippet = snippets.get(row.id, "")
-        line = row.body_line + match_line(bodies.get(row.id, ""), snippet)
-        hits.append(
-            Hit(
-                rank,
-                row.source_kind,
-                row.source_ref,
-                row.title,
-                row.score,
-                snippet,
-                line,
-                row.tags,
-                None,
-                row.meta,
-            )
+    return [
+        Hit(
+            rank=rank,
+            kind=row.source_kind,
+            ref=row.source_ref,
+            title=row.title,
+            score=row.score,
+            snippet=snippets.get(row.id, ""),
+            line=row.body_line + match_line(bodies.get(row.id, ""), snippets.get(row.id, "")),
+            tags=row.tags,
+            meta=row.meta,
+            ranks={"bm25": rank},
         )
-    return hits
+        for rank, row in enumerate(rows, start=1)
+    ]
 
 
 def match_line(body: str, snippet: str) -> int:
@@ -92,7 +109,7 @@ def match_line(body: str, snippet: str) -> int:
     return body.count("\n", 0, pos + len(before))
 
 
-def _term_warnings(terms: Terms) -> tuple[str, ...]:
+def term_warnings(terms: Terms) -> tuple[str, ...]:
     if terms.truncated:
         return (f"the query has many words; only the first {len(terms.terms)} were searched",)
     return ()

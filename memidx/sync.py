@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memidx.chunks import chunk_document
 from memidx.config import Config
 from memidx.drift import Drift, SourceFile, compare
 from memidx.gitrepo import GitRepo
 from memidx.notes import Note, NoteError, parse_note
 from memidx.sources import GitSource, NoteSource, WorktreeSource
-from memidx.store import NewDocument, Skip, Store, transaction
+from memidx.store import NewDocument, Skip, Store, VectorStore, transaction
 
 NOTE = "note"
 Progress = Callable[[int, int], None]
@@ -126,7 +127,11 @@ class _Run:
         except NoteError as exc:
             self.skip(file, str(exc))
             return
-        self.store.upsert(note_document(note, file.blob_id))
+        doc = note_document(note, file.blob_id)
+        doc_id, changed = self.store.upsert(doc)
+        if changed:
+            chunks = chunk_document(doc.title, doc.body, doc.body_line)
+            VectorStore(self.store.conn).replace_chunks(doc_id, chunks)
         self.store.clear_skips(NOTE, [file.ref])
         self.report.written += 1
 

@@ -121,3 +121,35 @@ def run_in_process(root: Path, *args: str) -> Run:
 
 def copy_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, dirs_exist_ok=True)
+
+
+class FakeEmbedder:
+    """A deterministic bag-of-words embedder for unit tests (no model, no numpy tricks):
+    each word hashes to one of `dim` buckets; vectors are unit length."""
+
+    def __init__(self, name: str = "test/fake", dim: int = 64) -> None:
+        self.name = name
+        self.dim = dim
+        self.fingerprint = f"fake-{dim}"
+        self.calls: list[list[str]] = []
+
+    def _vector(self, text: str) -> Any:
+        import hashlib
+
+        import numpy as np
+
+        vector = np.zeros(self.dim, dtype=np.float32)
+        for word in text.lower().split():
+            digest = hashlib.md5(word.strip(".,:;!?`'\"()").encode(), usedforsecurity=False)
+            vector[digest.digest()[0] % self.dim] += 1.0
+        norm = float(np.linalg.norm(vector)) or 1.0
+        return vector / norm
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        self.calls.append(list(texts))
+        return np.asarray([self._vector(t) for t in texts], dtype=np.float32).reshape(-1, self.dim)
+
+    def embed_query(self, text: str) -> Any:
+        return self._vector(text)

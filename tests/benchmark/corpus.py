@@ -46,9 +46,9 @@ def til_notes(data: Path) -> list[Path]:
     return sorted(p for p in root.glob("*/*.md"))
 
 
-def make_repo(dest: Path, data: Path, copies: int, seed: int = 7) -> int:
-    """A git repository whose notes/ holds the TIL notes `copies` times (perturbed copies after
-    the first); returns the number of notes committed."""
+def write_til(dest: Path, data: Path, copies: int, seed: int = 7) -> int:
+    """Write the TIL notes `copies` times under dest/notes/ (perturbed copies after the first);
+    returns the number of notes."""
     rng = random.Random(seed)
     notes = til_notes(data)
     count = 0
@@ -60,9 +60,6 @@ def make_repo(dest: Path, data: Path, copies: int, seed: int = 7) -> int:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text if copy == 0 else perturb(text, rng, copy), encoding="utf-8")
             count += 1
-    git(dest, "init", "-q", "-b", "main")
-    git(dest, "add", "-A")
-    git(dest, "commit", "-q", "--no-verify", "-m", "benchmark corpus")
     return count
 
 

@@ -6,7 +6,19 @@ import pytest
 
 from tests.helpers import NotesRepo
 
-HIT_KEYS = {"rank", "kind", "ref", "title", "score", "line", "heading", "snippet", "tags", "meta"}
+HIT_KEYS = {
+    "rank",
+    "kind",
+    "ref",
+    "title",
+    "score",
+    "line",
+    "heading",
+    "snippet",
+    "tags",
+    "meta",
+    "ranks",
+}
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from memidx.sync import note_document
 
 def add(store: Store, ref: str, text: str) -> int:
     note = parse_note(ref, text.encode(), 1 << 20)
-    return store.upsert(note_document(note, f"blob-{ref}-{note.content_hash[:8]}"))
+    return store.upsert(note_document(note, f"blob-{ref}-{note.content_hash[:8]}"))[0]
 
 
 def refs(store: Store, query: str, filters: Filters | None = None) -> Sequence[str]:
@@ -55,7 +55,7 @@ def test_stemming_finds_file_locking_for_file_lock(store: Store) -> None:
     add(store, "notes/win.md", "# Handles\nWindows file-locking by another process.\n")
     add(store, "notes/other.md", "# Other\nA file about nothing.\n")
     result = lexical_search(store, "file lock", Filters(), 10)
-    assert (result.mode, [h.ref for h in result.hits]) == ("and", ["notes/win.md"])
+    assert (result.match, [h.ref for h in result.hits]) == ("and", ["notes/win.md"])
 
 
 def test_diacritics_are_ignored(store: Store) -> None:
@@ -67,11 +67,11 @@ def test_ranked_or_answers_only_when_and_finds_nothing(store: Store) -> None:
     add(store, "notes/a.md", "# Alpha\nalpha beta\n")
     add(store, "notes/b.md", "# Beta\nbeta only\n")
     both = lexical_search(store, "alpha beta", Filters(), 10)
-    assert (both.mode, [h.ref for h in both.hits]) == ("and", ["notes/a.md"])
+    assert (both.match, [h.ref for h in both.hits]) == ("and", ["notes/a.md"])
     some = lexical_search(store, "alpha gamma", Filters(), 10)
-    assert (some.mode, [h.ref for h in some.hits]) == ("or", ["notes/a.md"])
+    assert (some.match, [h.ref for h in some.hits]) == ("or", ["notes/a.md"])
     none = lexical_search(store, "delta", Filters(), 10)
-    assert (none.mode, none.hits) == ("and", ())
+    assert (none.match, none.hits) == ("and", ())
 
 
 def test_or_ranks_notes_matching_more_terms_first(store: Store) -> None:

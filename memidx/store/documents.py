@@ -1,68 +1,15 @@
-"""The only SQL in memidx: connection, schema, migrations and typed reads and writes."""
+"""Typed reads and writes of documents, skipped files, state and full-text search."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Generator, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-
-from memidx.errors import IndexBusy, IndexUnusable
-
-SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 5000
-REBUILD_HINT = "run `make ingest` (or `memidx ingest`) to rebuild it"
 
 # Title and tags say what a note is about; the body only mentions things. bm25 weights per
 # column, in the order of the FTS table: title, tags, aliases, body.
 BM25_WEIGHTS = (8.0, 6.0, 6.0, 1.0)
-
-SCHEMA = """
-CREATE TABLE documents (
-    id INTEGER PRIMARY KEY,
-    source_kind TEXT NOT NULL,
-    source_ref TEXT NOT NULL,
-    title TEXT NOT NULL,
-    tags TEXT NOT NULL DEFAULT '[]',
-    aliases TEXT NOT NULL DEFAULT '[]',
-    body TEXT NOT NULL,
-    body_line INTEGER NOT NULL DEFAULT 1,
-    content_hash TEXT NOT NULL,
-    blob_id TEXT,
-    meta TEXT NOT NULL DEFAULT '{}',
-    UNIQUE (source_kind, source_ref)
-);
-CREATE VIRTUAL TABLE documents_fts USING fts5(
-    title, tags, aliases, body,
-    content='documents', content_rowid='id',
-    tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
-    INSERT INTO documents_fts(rowid, title, tags, aliases, body)
-    VALUES (new.id, new.title, new.tags, new.aliases, new.body);
-END;
-CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
-    INSERT INTO documents_fts(documents_fts, rowid, title, tags, aliases, body)
-    VALUES ('delete', old.id, old.title, old.tags, old.aliases, old.body);
-END;
-CREATE TRIGGER documents_au AFTER UPDATE OF title, tags, aliases, body ON documents BEGIN
-    INSERT INTO documents_fts(documents_fts, rowid, title, tags, aliases, body)
-    VALUES ('delete', old.id, old.title, old.tags, old.aliases, old.body);
-    INSERT INTO documents_fts(rowid, title, tags, aliases, body)
-    VALUES (new.id, new.title, new.tags, new.aliases, new.body);
-END;
-CREATE TABLE skipped (
-    source_kind TEXT NOT NULL,
-    source_ref TEXT NOT NULL,
-    blob_id TEXT,
-    content_hash TEXT,
-    reason TEXT NOT NULL,
-    PRIMARY KEY (source_kind, source_ref)
-);
-CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,106 +70,6 @@ class Filters:
     tag: str | None = None
 
 
-def connect(path: Path, *, create: bool) -> sqlite3.Connection:
-    """Open the index; with create=False a missing file is IndexUnusable, never a new file."""
-    if not create and not path.is_file():
-        raise IndexUnusable(f"no index at {path}", REBUILD_HINT)
-    if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    uri = f"{path.resolve().as_uri()}?mode={'rwc' if create else 'rw'}"
-    try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-    except sqlite3.DatabaseError as exc:
-        raise _unusable(path, exc) from exc
-    return conn
-
-
-def connect_memory() -> sqlite3.Connection:
-    """An in-memory index with the current schema (tests and benchmarks)."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    create_schema(conn)
-    return conn
-
-
-def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
-    """Why this database is not a usable index of the current schema, or None."""
-    try:
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if version == 0 and not tables:
-            return "the file is empty"
-        if version != SCHEMA_VERSION:
-            return f"its schema version {version} is not {SCHEMA_VERSION}"
-        if path is not None and _truncated(conn, path):
-            return "the file is truncated"
-        conn.execute("SELECT count(*) FROM documents").fetchone()
-        conn.execute("SELECT rowid FROM documents_fts WHERE documents_fts MATCH 'x' LIMIT 1")
-    except sqlite3.DatabaseError as exc:
-        return _describe(exc)
-    return None
-
-
-def create_schema(conn: sqlite3.Connection) -> None:
-    """Create the tables of an empty database."""
-    with transaction(conn):
-        for statement in _statements(SCHEMA):
-            conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-
-def _statements(script: str) -> Iterator[str]:
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            yield buffer.strip()
-            buffer = ""
-
-
-def _truncated(conn: sqlite3.Connection, path: Path) -> bool:
-    if Path(f"{path}-wal").exists() and Path(f"{path}-wal").stat().st_size > 0:
-        return False
-    pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
-    page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
-    return path.stat().st_size < pages * page_size
-
-
-def _describe(exc: sqlite3.DatabaseError) -> str:
-    text = str(exc)
-    if "not a database" in text:
-        return "the file is not an SQLite database"
-    if "malformed" in text:
-        return "the file is damaged (database disk image is malformed)"
-    return text
-
-
-def _unusable(path: Path, exc: sqlite3.DatabaseError) -> IndexUnusable:
-    return IndexUnusable(f"the index at {path} is unusable: {_describe(exc)}", REBUILD_HINT)
-
-
-@contextmanager
-def transaction(conn: sqlite3.Connection) -> Generator[None]:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; a held lock is IndexBusy."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise IndexBusy(
-                "the index is locked by another memidx process",
-                "wait for it to finish, then try again",
-            ) from exc
-        raise
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
 class Store:
     """Typed access to one index connection (one per thread)."""
 
@@ -237,8 +84,10 @@ class Store:
         )
         return {ref: DocState(i, h, b) for ref, i, h, b in rows}
 
-    def upsert(self, doc: NewDocument) -> int:
-        """Insert or update one document, keeping its row id; unchanged content is not rewritten."""
+    def upsert(self, doc: NewDocument) -> tuple[int, bool]:
+        """Insert or update one document, keeping its row id; unchanged content is not rewritten.
+        Returns the row id and whether anything was written."""
+        before = self.conn.total_changes
         self.conn.execute(
             """INSERT INTO documents (source_kind, source_ref, title, tags, aliases, body,
                    body_line, content_hash, blob_id, meta)
@@ -263,11 +112,12 @@ class Store:
                 json.dumps(doc.meta, ensure_ascii=False, sort_keys=True),
             ),
         )
+        changed = self.conn.total_changes != before
         row = self.conn.execute(
             "SELECT id FROM documents WHERE source_kind = ? AND source_ref = ?",
             (doc.source_kind, doc.source_ref),
         ).fetchone()
-        return int(row[0])
+        return int(row[0]), changed
 
     def rename(self, kind: str, old_ref: str, new_ref: str) -> None:
         """Move a document to a new ref, keeping its row id and everything derived from it."""
@@ -277,9 +127,15 @@ class Store:
         )
 
     def delete(self, kind: str, refs: Iterable[str]) -> None:
+        """Delete documents and their chunks (cached vectors stay: they are keyed by content)."""
+        pairs = [(kind, ref) for ref in refs]
         self.conn.executemany(
-            "DELETE FROM documents WHERE source_kind = ? AND source_ref = ?",
-            ((kind, ref) for ref in refs),
+            "DELETE FROM chunks WHERE doc_id IN "
+            "(SELECT id FROM documents WHERE source_kind = ? AND source_ref = ?)",
+            pairs,
+        )
+        self.conn.executemany(
+            "DELETE FROM documents WHERE source_kind = ? AND source_ref = ?", pairs
         )
 
     def count(self, kind: str | None = None) -> int:
@@ -336,7 +192,7 @@ class Store:
     # -- search ----------------------------------------------------------------------------
     def lexical(self, match: str, filters: Filters, limit: int) -> list[LexicalRow]:
         """Documents matching an FTS5 expression, best bm25 first."""
-        where, params = _filter_sql(filters)
+        where, params = filter_sql(filters)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         rows = self.conn.execute(
             f"""SELECT d.id, d.source_kind, d.source_ref, d.title, d.tags, d.body_line, d.meta,
@@ -363,13 +219,32 @@ class Store:
         )
         return {int(i): str(s) for i, s in rows}
 
+    def rows(self, ids: Sequence[int]) -> dict[int, LexicalRow]:
+        """Documents by row id (score 0), for hits that full-text search did not rank."""
+        marks = ", ".join("?" for _ in ids)
+        rows = self.conn.execute(
+            f"""SELECT id, source_kind, source_ref, title, tags, body_line, meta
+                FROM documents WHERE id IN ({marks})""",
+            (*ids,),
+        )
+        return {
+            int(i): LexicalRow(i, k, r, t, tuple(json.loads(tg)), bl, json.loads(m), 0.0)
+            for i, k, r, t, tg, bl, m in rows
+        }
+
+    def allowed(self, filters: Filters) -> set[int]:
+        """Row ids of the documents that pass `filters`."""
+        where, params = filter_sql(filters)
+        rows = self.conn.execute(f"SELECT d.id FROM documents d WHERE 1 {where}", params)
+        return {int(r[0]) for r in rows}
+
     def bodies(self, ids: Sequence[int]) -> dict[int, str]:
         marks = ", ".join("?" for _ in ids)
         rows = self.conn.execute(f"SELECT id, body FROM documents WHERE id IN ({marks})", (*ids,))
         return {int(i): str(b) for i, b in rows}
 
 
-def _filter_sql(filters: Filters) -> tuple[str, list[object]]:
+def filter_sql(filters: Filters) -> tuple[str, list[object]]:
     clauses: list[str] = []
     params: list[object] = []
     if filters.kind:
@@ -382,30 +257,3 @@ def _filter_sql(filters: Filters) -> tuple[str, list[object]]:
         clauses.append("AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)")
         params.append(filters.tag.lower().lstrip("#"))
     return " ".join(clauses), params
-
-
-def open_store(path: Path, *, write: bool) -> tuple[Store, str | None]:
-    """Open the index. Writers rebuild an unusable one and get a one-line notice; readers get
-    IndexUnusable, never an empty result that hides a broken index."""
-    problem: str | None
-    try:
-        conn = connect(path, create=write)
-    except IndexUnusable as exc:
-        if not write or not path.exists():
-            raise
-        problem = exc.message.rpartition(": ")[2]
-    else:
-        problem = schema_problem(conn, path)
-        if problem is None:
-            return Store(conn), None
-        conn.close()
-        if not write:
-            raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    conn = connect(path, create=True)
-    create_schema(conn)
-    notice = (
-        None if problem == "the file is empty" else f"rebuilding the index at {path}: {problem}"
-    )
-    return Store(conn), notice

@@ -1,0 +1,237 @@
+"""Embedding models behind one protocol; fastembed and onnxruntime stay inside this module.
+
+Corpus text is embedded through fastembed. The query path of the packaged model uses the same
+ONNX file and tokenizer through onnxruntime and tokenizers directly (fastembed's own runtime
+dependencies): importing fastembed costs ~330 ms, more than half the cold-search budget. The
+two give the same vectors; tests/unit/test_model.py checks it on the real model.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memidx.config import DEFAULT_MODEL, Config
+from memidx.errors import ModelError
+from memidx.model import load_packaged
+
+Vectors = NDArray[np.float32]
+# One text per ONNX run: no padding work and the smallest memory peak. Measured on 1,000 TIL
+# chunks, 2 cores: batch 1 = 41 chunks/s, 302 MB; batch 8 = 34/s, 456 MB; batch 16 = 31/s,
+# 705 MB. Turning ONNX Runtime's CPU arena off made it slower and larger (18/s, 1,081 MB).
+BATCH = 1
+
+
+class Embedder(Protocol):
+    """Turns text into unit vectors of one model."""
+
+    name: str
+    dim: int
+    fingerprint: str
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_query(self, text: str) -> Vectors: ...
+
+
+def offline() -> None:
+    """Never reach for the network from here on (huggingface_hub reads this at import)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+def document_embedder(config: Config, threads: int | None = None) -> Embedder:
+    """The embedder for corpus text: fastembed, offline."""
+    return FastembedEmbedder(config, threads=threads)
+
+
+def query_embedder(config: Config) -> Embedder:
+    """The embedder for one query: the light ONNX path for the packaged model."""
+    if config.model == DEFAULT_MODEL:
+        return OnnxQueryEmbedder(config)
+    return FastembedEmbedder(config, threads=None)
+
+
+def model_identity(config: Config) -> tuple[str, str] | None:
+    """(name, fingerprint) of the configured model without loading it, or None if missing."""
+    if config.model == DEFAULT_MODEL:
+        try:
+            packaged = load_packaged(config)
+        except ModelError:
+            return None
+        return packaged.name, packaged.fingerprint
+    marker = _pulled_marker(config)
+    if not marker.is_file():
+        return None
+    return config.model, str(json.loads(marker.read_text(encoding="utf-8"))["fingerprint"])
+
+
+class FastembedEmbedder:
+    """fastembed's TextEmbedding, loaded from local files only."""
+
+    def __init__(self, config: Config, threads: int | None = None) -> None:
+        offline()
+        try:
+            from fastembed import TextEmbedding
+        except ImportError as exc:  # pragma: no cover - an install problem
+            raise ModelError(f"cannot import fastembed: {exc}", "run `make install`") from exc
+        self.name = config.model
+        options: dict[str, Any] = {"threads": threads}
+        if config.model == DEFAULT_MODEL:
+            packaged = load_packaged(config)
+            _register_packaged(TextEmbedding)
+            self.fingerprint = packaged.fingerprint
+            options["specific_model_path"] = str(packaged.folder)
+        else:
+            identity = model_identity(config)
+            if identity is None:
+                raise ModelError(
+                    f"the model {config.model} has not been downloaded",
+                    "run `memidx model pull` where a network exists",
+                )
+            self.fingerprint = identity[1]
+            options.update(cache_dir=str(config.models_dir / "fastembed"), local_files_only=True)
+        try:
+            self._model: Any = TextEmbedding(config.model, **options)
+        except Exception as exc:
+            raise ModelError(
+                f"cannot load the model {config.model}: {exc}",
+                "run `make install` or `memidx model pull`",
+            ) from exc
+        self.dim = int(self._model.embedding_size)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows = list(self._model.passage_embed(list(texts), batch_size=BATCH))
+        return np.asarray(rows, dtype=np.float32)
+
+    def embed_query(self, text: str) -> Vectors:
+        return np.asarray(next(iter(self._model.query_embed(text))), dtype=np.float32)
+
+
+_REGISTERED: list[bool] = []
+
+
+def _register_packaged(text_embedding: Any) -> None:
+    if _REGISTERED:
+        return
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    text_embedding.add_custom_model(
+        model=DEFAULT_MODEL,
+        pooling=PoolingType.MEAN,
+        normalization=True,
+        sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+        dim=384,
+        model_file="model.onnx",
+        description="all-MiniLM-L6-v2, int8 ONNX, assembled offline by memidx",
+        license="apache-2.0",
+    )
+    _REGISTERED.append(True)
+
+
+class OnnxQueryEmbedder:
+    """The packaged model through onnxruntime and tokenizers, as fastembed runs it."""
+
+    def __init__(self, config: Config) -> None:
+        packaged = load_packaged(config)
+        self.name, self.dim, self.fingerprint = packaged.name, packaged.dim, packaged.fingerprint
+        try:
+            ort: Any = importlib.import_module("onnxruntime")
+            from tokenizers import Tokenizer
+        except ImportError as exc:  # pragma: no cover - an install problem
+            raise ModelError(f"cannot import onnxruntime: {exc}", "run `make install`") from exc
+        folder = packaged.folder
+        settings = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        self._tokenizer: Any = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_length=int(settings["model_max_length"]))
+        self._tokenizer.no_padding()
+        options: Any = ort.SessionOptions()
+        model_file = packaged.onnx
+        if packaged.query_runtime == ort.__version__ and packaged.query_onnx.is_file():
+            # Optimized at install time: skip graph optimization and weight prepacking, the
+            # slowest parts of a session start for a single short query.
+            model_file = packaged.query_onnx
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            options.add_session_config_entry("session.disable_prepacking", "1")
+        else:
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        try:
+            self._session: Any = ort.InferenceSession(
+                str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise ModelError(f"cannot load {packaged.onnx}: {exc}", "run `make install`") from exc
+        self._inputs = {i.name for i in self._session.get_inputs()}
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return (
+            np.vstack([self.embed_query(t) for t in texts])
+            if texts
+            else np.zeros((0, self.dim), np.float32)
+        )
+
+    def embed_query(self, text: str) -> Vectors:
+        encoding = self._tokenizer.encode(text)
+        ids = np.asarray([encoding.ids], dtype=np.int64)
+        mask = np.asarray([encoding.attention_mask], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        output = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        summed = (output * mask[..., None]).sum(axis=1)
+        pooled = summed / np.clip(mask.sum(axis=1, keepdims=True), 1e-9, None)
+        norm = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norm, 1e-12)).astype(np.float32)[0]
+
+
+def pull(config: Config, name: str) -> tuple[str, int, Path]:
+    """Download a fastembed catalogue model once (needs a network); returns (name, dim, folder)."""
+    os.environ.pop("HF_HUB_OFFLINE", None)
+    from fastembed import TextEmbedding
+
+    cache = config.models_dir / "fastembed"
+    try:
+        model: Any = TextEmbedding(name, cache_dir=str(cache))
+    except Exception as exc:
+        raise ModelError(
+            f"cannot download {name}: {exc}",
+            "check the name (fastembed's catalogue) and the network",
+        ) from exc
+    dim = int(model.embedding_size)
+    marker = _pulled_marker(config, name)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps({"model": name, "dim": dim, "fingerprint": f"{name}@{dim}"}))
+    return name, dim, cache
+
+
+def _pulled_marker(config: Config, name: str | None = None) -> Path:
+    safe = (name or config.model).replace("/", "__")
+    return config.models_dir / "fastembed" / f"{safe}.memidx.json"
+
+
+def encode_vector(vector: Vectors) -> bytes:
+    """Little-endian float32 bytes of one vector."""
+    return np.ascontiguousarray(vector, dtype="<f4").tobytes()
+
+
+def decode_matrix(blobs: Sequence[bytes], dim: int) -> Vectors:
+    """One (n, dim) float32 matrix from n vector blobs."""
+    if not blobs:
+        return np.zeros((0, dim), dtype=np.float32)
+    return (
+        np.frombuffer(b"".join(blobs), dtype="<f4")
+        .reshape(len(blobs), dim)
+        .astype(np.float32, copy=False)
+    )
+
+
+def batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

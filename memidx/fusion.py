@@ -1,0 +1,71 @@
+"""Rank fusion and vector ranking (pure: lists and arrays in, lists out)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+K = TypeVar("K", bound=Hashable)
+
+RRF_K = 60
+
+
+def rrf(
+    rankings: Sequence[Sequence[K]], k: int = RRF_K, weights: Sequence[float] | None = None
+) -> list[tuple[K, float]]:
+    """Reciprocal Rank Fusion: score(d) = sum over rankings of w / (k + rank of d), rank from 1.
+    Ties keep the order in which items first appear (earlier rankings first)."""
+    weights = weights if weights is not None else [1.0] * len(rankings)
+    if len(weights) != len(rankings):
+        raise ValueError("one weight per ranking")
+    scores: dict[K, float] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    order = {item: i for i, item in enumerate(scores)}
+    return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
+
+
+def best_chunks(
+    similarities: NDArray[np.float32],
+    doc_ids: NDArray[np.int64],
+    depth: int,
+) -> list[tuple[int, float, int]]:
+    """The `depth` best documents by their best chunk: (doc id, cosine, chunk position)."""
+    if similarities.size == 0 or depth <= 0:
+        return []
+    # Enough top chunks to cover `depth` documents in all but pathological cases, then exact.
+    take = min(similarities.size, depth * 8)
+    top = (
+        np.argpartition(-similarities, take - 1)[:take]
+        if take < similarities.size
+        else np.arange(similarities.size)
+    )
+    top = top[np.argsort(-similarities[top], kind="stable")]
+    chosen: dict[int, tuple[float, int]] = {}
+    for position in top:
+        doc = int(doc_ids[position])
+        if doc not in chosen:
+            chosen[doc] = (float(similarities[position]), int(position))
+            if len(chosen) == depth:
+                break
+    if len(chosen) < depth and take < similarities.size:
+        return best_chunks_exact(similarities, doc_ids, depth)
+    return [(doc, score, pos) for doc, (score, pos) in chosen.items()]
+
+
+def best_chunks_exact(
+    similarities: NDArray[np.float32], doc_ids: NDArray[np.int64], depth: int
+) -> list[tuple[int, float, int]]:
+    """The same as best_chunks, sorting every chunk (used when documents have many chunks)."""
+    chosen: dict[int, tuple[float, int]] = {}
+    for position in np.argsort(-similarities, kind="stable"):
+        doc = int(doc_ids[position])
+        if doc not in chosen:
+            chosen[doc] = (float(similarities[position]), int(position))
+            if len(chosen) == depth:
+                break
+    return [(doc, score, pos) for doc, (score, pos) in chosen.items()]

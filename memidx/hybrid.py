@@ -1,0 +1,254 @@
+"""Search modes: bm25, vector and hybrid (BM25 and cosine fused by RRF). Read-only: the query
+is the only text embedded here, and nothing here touches the network."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memidx.config import Config
+from memidx.embed import Embedder, query_embedder
+from memidx.errors import MemidxError, ModelError, UsageError
+from memidx.fusion import best_chunks, rrf
+from memidx.query import Terms, match_any, query_terms
+from memidx.search import (
+    MARK_END,
+    MARK_START,
+    Hit,
+    LexicalRanking,
+    SearchResult,
+    lexical_search,
+    match_line,
+    rank_lexical,
+    term_warnings,
+)
+from memidx.store import ChunkInfo, Filters, LexicalRow, Store, VectorStore
+from memidx.timing import Stopwatch
+from memidx.vecfile import map_matrix, matrix_path, read_matrix
+
+MODES = ("auto", "hybrid", "bm25", "vector")
+DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)
+EMBED_HINT = "run `make embed`"
+
+
+@dataclass(slots=True)
+class VectorIndex:
+    """Every chunk vector of one model, loaded once per process."""
+
+    matrix: NDArray[np.float32]
+    chunk_ids: NDArray[np.int64]
+    doc_ids: NDArray[np.int64]
+    docs_without: int
+
+    @classmethod
+    def load(cls, store: Store, index_path: Path, embedder: Embedder) -> VectorIndex:
+        """From the matrix file when it is current, else from SQLite."""
+        generation = VectorStore(store.conn).generation()
+        path = matrix_path(index_path, embedder.name)
+        loaded = map_matrix(path, embedder.name, embedder.fingerprint, generation)
+        if loaded is None:
+            loaded, _ = read_matrix(store.conn, embedder.name, embedder.dim)
+        return cls(loaded.vectors, loaded.chunk_ids, loaded.doc_ids, loaded.docs_without)
+
+    def rank(
+        self, query: NDArray[np.float32], depth: int, allowed: set[int] | None
+    ) -> list[tuple[int, float, int]]:
+        """(doc id, cosine of its best chunk, chunk id), best first."""
+        matrix, doc_ids, chunk_ids = self.matrix, self.doc_ids, self.chunk_ids
+        if allowed is not None:
+            wanted = np.fromiter(allowed, dtype=np.int64, count=len(allowed))
+            keep = np.isin(doc_ids, wanted)
+            matrix, doc_ids, chunk_ids = matrix[keep], doc_ids[keep], chunk_ids[keep]
+        ranked = best_chunks(matrix @ query, doc_ids, depth)
+        return [(doc, score, int(chunk_ids[pos])) for doc, score, pos in ranked]
+
+
+@dataclass(slots=True)
+class Searcher:
+    """Search one index; the model and the vectors load lazily, once per process."""
+
+    store: Store
+    config: Config
+    depth: int = DEPTH
+    weights: tuple[float, float] = (1.0, 1.0)
+    _embedder: Embedder | None = None
+    _vectors: VectorIndex | None = None
+    _notes: list[str] = field(default_factory=list[str])
+    watch: Stopwatch = field(default_factory=Stopwatch)
+
+    def search(self, text: str, filters: Filters, limit: int, mode: str = "auto") -> SearchResult:
+        """Search in `mode`; auto is hybrid when vectors of the model exist, else bm25."""
+        if mode not in MODES:
+            raise UsageError(f"unknown mode {mode!r}", f"choose one of {', '.join(MODES)}")
+        self._notes = []
+        if mode == "bm25" or not self._vectors_usable(required=mode != "auto"):
+            result = lexical_search(self.store, text, filters, limit)
+            return _with_warnings(result, self._notes)
+        return self._semantic(text, filters, limit, fuse=mode != "vector")
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            with self.watch.phase("model_load"):
+                self._embedder = query_embedder(self.config)
+        return self._embedder
+
+    def vectors(self) -> VectorIndex:
+        if self._vectors is None:
+            embedder = self.embedder()
+            with self.watch.phase("vector_load"):
+                self._vectors = VectorIndex.load(self.store, self.config.index_path, embedder)
+        return self._vectors
+
+    def _vectors_usable(self, *, required: bool) -> bool:
+        known = VectorStore(self.store.conn).model(self.config.model)
+        try:
+            if known is None:
+                raise MemidxError(f"no vectors of {self.config.model} in the index", EMBED_HINT)
+            embedder = self.embedder()
+            if known != (embedder.dim, embedder.fingerprint):
+                raise MemidxError(
+                    f"the vectors were made by another build of {self.config.model}", EMBED_HINT
+                )
+        except (ModelError, MemidxError) as exc:
+            if required:
+                raise
+            self._notes.append(f"{exc.message}: searching by words only ({exc.hint})")
+            return False
+        return True
+
+    def _semantic(self, text: str, filters: Filters, limit: int, *, fuse: bool) -> SearchResult:
+        terms = query_terms(text)
+        vectors = self.vectors()
+        if vectors.docs_without:
+            self._notes.append(
+                f"{vectors.docs_without} documents have no vectors yet; they are found by words "
+                f"only ({EMBED_HINT})"
+            )
+        embedder = self.embedder()
+        with self.watch.phase("query_embedding"):
+            query = embedder.embed_query(text)
+        with self.watch.phase("vector_scan"):
+            allowed = None if filters == Filters() else self.store.allowed(filters)
+            semantic = vectors.rank(query, self.depth, allowed)
+        with self.watch.phase("sql"):
+            lexical = rank_lexical(self.store, text, filters, self.depth) if fuse else None
+        with self.watch.phase("fusion"):
+            rankings: list[list[int]] = [[doc for doc, _, _ in semantic]]
+            if lexical is not None:
+                rankings.insert(0, [row.id for row in lexical.rows])
+                fused = rrf(rankings, weights=list(self.weights))
+            else:
+                fused = [(doc, score) for doc, score, _ in semantic]
+        with self.watch.phase("hits"):
+            hits = _Hits(self.store, lexical, semantic, terms.terms).build(fused[:limit])
+        result = SearchResult(
+            text,
+            terms,
+            "hybrid" if fuse else "vector",
+            lexical.match if lexical else None,
+            tuple(hits),
+            term_warnings(terms),
+        )
+        return _with_warnings(result, self._notes)
+
+
+def _with_warnings(result: SearchResult, notes: Sequence[str]) -> SearchResult:
+    if not notes:
+        return result
+    return SearchResult(
+        result.query,
+        result.terms,
+        result.engine,
+        result.match,
+        result.hits,
+        (*result.warnings, *notes),
+    )
+
+
+@dataclass(slots=True)
+class _Hits:
+    """Turn fused document ids into hits: snippet, line and heading from the best evidence."""
+
+    store: Store
+    lexical: LexicalRanking | None
+    semantic: list[tuple[int, float, int]]
+    words: tuple[str, ...]
+
+    def build(self, fused: Sequence[tuple[int, float]]) -> list[Hit]:
+        ids = [doc for doc, _ in fused]
+        if not ids:
+            return []
+        lexical_rows = {r.id: r for r in self.lexical.rows} if self.lexical else {}
+        rows = {**self.store.rows([i for i in ids if i not in lexical_rows]), **lexical_rows}
+        bm25_rank = {r.id: n for n, r in enumerate(self.lexical.rows, 1)} if self.lexical else {}
+        vector_rank = {doc: n for n, (doc, _, _) in enumerate(self.semantic, 1)}
+        best_chunk = {doc: chunk for doc, _, chunk in self.semantic}
+        snippets = self._snippets(ids, lexical_rows)
+        bodies = self.store.bodies(ids)
+        chunk_info = VectorStore(self.store.conn).chunk_info(
+            [best_chunk[i] for i in ids if i in best_chunk]
+        )
+        doc_chunks = VectorStore(self.store.conn).doc_chunks(ids)
+        hits: list[Hit] = []
+        for rank, (doc, score) in enumerate(fused, start=1):
+            row = rows[doc]
+            snippet = snippets.get(doc, "")
+            chunk = chunk_info.get(best_chunk.get(doc, -1))
+            if MARK_START in snippet or chunk is None:
+                line = row.body_line + match_line(bodies.get(doc, ""), snippet)
+                heading = _heading_at(doc_chunks.get(doc, []), line)
+            else:
+                line, heading = chunk.line, chunk.heading
+                snippet = _excerpt(chunk)
+            ranks = {
+                k: v
+                for k, v in (("bm25", bm25_rank.get(doc)), ("vector", vector_rank.get(doc)))
+                if v
+            }
+            hits.append(
+                Hit(
+                    rank,
+                    row.source_kind,
+                    row.source_ref,
+                    row.title,
+                    score,
+                    snippet,
+                    line,
+                    row.tags,
+                    heading,
+                    row.meta,
+                    ranks,
+                )
+            )
+        return hits
+
+    def _snippets(self, ids: list[int], lexical_rows: dict[int, LexicalRow]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        if self.lexical is not None:
+            matched = [i for i in ids if i in lexical_rows]
+            found.update(
+                self.store.snippets(self.lexical.expression, matched, MARK_START, MARK_END)
+            )
+        rest = [i for i in ids if i not in found]
+        if rest and self.words:
+            expression = match_any(Terms(self.words))
+            found.update(self.store.snippets(expression, rest, MARK_START, MARK_END))
+        return found
+
+
+def _heading_at(chunks: list[ChunkInfo], line: int) -> str | None:
+    heading = None
+    for chunk in chunks:
+        if chunk.line <= line:
+            heading = chunk.heading
+    return heading
+
+
+def _excerpt(chunk: ChunkInfo, size: int = 240) -> str:
+    text = chunk.text.split("\n", 2 if chunk.heading else 1)[-1]
+    text = " ".join(text.split())
+    return text if len(text) <= size else text[:size].rsplit(" ", 1)[0] + "…"

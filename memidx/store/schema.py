@@ -1,0 +1,225 @@
+"""The index file: connection settings, schema, version check and rebuild."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from memidx.errors import IndexBusy, IndexUnusable
+from memidx.store.documents import Store
+
+SCHEMA_VERSION = 2
+BUSY_TIMEOUT_MS = 5000
+REBUILD_HINT = "run `make ingest` (or `memidx ingest`) to rebuild it"
+
+SCHEMA = """
+CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
+    source_kind TEXT NOT NULL,
+    source_ref TEXT NOT NULL,
+    title TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',
+    aliases TEXT NOT NULL DEFAULT '[]',
+    body TEXT NOT NULL,
+    body_line INTEGER NOT NULL DEFAULT 1,
+    content_hash TEXT NOT NULL,
+    blob_id TEXT,
+    meta TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (source_kind, source_ref)
+);
+CREATE VIRTUAL TABLE documents_fts USING fts5(
+    title, tags, aliases, body,
+    content='documents', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
+    INSERT INTO documents_fts(rowid, title, tags, aliases, body)
+    VALUES (new.id, new.title, new.tags, new.aliases, new.body);
+END;
+CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, tags, aliases, body)
+    VALUES ('delete', old.id, old.title, old.tags, old.aliases, old.body);
+END;
+CREATE TRIGGER documents_au AFTER UPDATE OF title, tags, aliases, body ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, tags, aliases, body)
+    VALUES ('delete', old.id, old.title, old.tags, old.aliases, old.body);
+    INSERT INTO documents_fts(rowid, title, tags, aliases, body)
+    VALUES (new.id, new.title, new.tags, new.aliases, new.body);
+END;
+CREATE TABLE skipped (
+    source_kind TEXT NOT NULL,
+    source_ref TEXT NOT NULL,
+    blob_id TEXT,
+    content_hash TEXT,
+    reason TEXT NOT NULL,
+    PRIMARY KEY (source_kind, source_ref)
+);
+CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY,
+    doc_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    heading TEXT,
+    line INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    UNIQUE (doc_id, seq)
+);
+CREATE INDEX chunks_text_hash ON chunks (text_hash, doc_id, id);
+CREATE TABLE models (
+    model TEXT PRIMARY KEY,
+    dim INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL
+);
+CREATE TABLE vectors (
+    text_hash TEXT NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (text_hash, model)
+) WITHOUT ROWID;
+INSERT INTO state (key, value) VALUES ('vector_generation', '0');
+CREATE TRIGGER chunks_generation_ai AFTER INSERT ON chunks BEGIN
+    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+END;
+CREATE TRIGGER chunks_generation_ad AFTER DELETE ON chunks BEGIN
+    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+END;
+CREATE TRIGGER vectors_generation_ai AFTER INSERT ON vectors BEGIN
+    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+END;
+CREATE TRIGGER vectors_generation_ad AFTER DELETE ON vectors BEGIN
+    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+END;
+CREATE TRIGGER vectors_generation_au AFTER UPDATE ON vectors BEGIN
+    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
+END;
+"""
+
+
+def connect(path: Path, *, create: bool) -> sqlite3.Connection:
+    """Open the index; with create=False a missing file is IndexUnusable, never a new file."""
+    if not create and not path.is_file():
+        raise IndexUnusable(f"no index at {path}", REBUILD_HINT)
+    if create:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    uri = f"{path.resolve().as_uri()}?mode={'rwc' if create else 'rw'}"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.DatabaseError as exc:
+        raise _unusable(path, exc) from exc
+    return conn
+
+
+def connect_memory() -> sqlite3.Connection:
+    """An in-memory index with the current schema (tests and benchmarks)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    create_schema(conn)
+    return conn
+
+
+def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
+    """Why this database is not a usable index of the current schema, or None."""
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if version == 0 and not tables:
+            return "the file is empty"
+        if version != SCHEMA_VERSION:
+            return f"its schema version {version} is not {SCHEMA_VERSION}"
+        if path is not None and _truncated(conn, path):
+            return "the file is truncated"
+        conn.execute("SELECT count(*) FROM documents").fetchone()
+        conn.execute("SELECT rowid FROM documents_fts WHERE documents_fts MATCH 'x' LIMIT 1")
+    except sqlite3.DatabaseError as exc:
+        return _describe(exc)
+    return None
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    """Create the tables of an empty database."""
+    with transaction(conn):
+        for statement in _statements(SCHEMA):
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _statements(script: str) -> Iterator[str]:
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
+
+
+def _truncated(conn: sqlite3.Connection, path: Path) -> bool:
+    if Path(f"{path}-wal").exists() and Path(f"{path}-wal").stat().st_size > 0:
+        return False
+    pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+    page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    return path.stat().st_size < pages * page_size
+
+
+def _describe(exc: sqlite3.DatabaseError) -> str:
+    text = str(exc)
+    if "not a database" in text:
+        return "the file is not an SQLite database"
+    if "malformed" in text:
+        return "the file is damaged (database disk image is malformed)"
+    return text
+
+
+def _unusable(path: Path, exc: sqlite3.DatabaseError) -> IndexUnusable:
+    return IndexUnusable(f"the index at {path} is unusable: {_describe(exc)}", REBUILD_HINT)
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Generator[None]:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; a held lock is IndexBusy."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise IndexBusy(
+                "the index is locked by another memidx process",
+                "wait for it to finish, then try again",
+            ) from exc
+        raise
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def open_store(path: Path, *, write: bool) -> tuple[Store, str | None]:
+    """Open the index. Writers rebuild an unusable one and get a one-line notice; readers get
+    IndexUnusable, never an empty result that hides a broken index."""
+    problem: str | None
+    try:
+        conn = connect(path, create=write)
+    except IndexUnusable as exc:
+        if not write or not path.exists():
+            raise
+        problem = exc.message.rpartition(": ")[2]
+    else:
+        problem = schema_problem(conn, path)
+        if problem is None:
+            return Store(conn), None
+        conn.close()
+        if not write:
+            raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    conn = connect(path, create=True)
+    create_schema(conn)
+    notice = (
+        None if problem == "the file is empty" else f"rebuilding the index at {path}: {problem}"
+    )
+    return Store(conn), notice

@@ -1,0 +1,125 @@
+"""The vector matrix file: every chunk vector of one model in one memory-mappable file.
+
+A derived cache next to the index, so a new search process maps the vectors in a few
+milliseconds instead of reading tens of thousands of rows. It carries the index's vector
+generation; when the index has changed since, readers ignore it and read SQLite instead.
+
+Layout: b"MXV1", u32 header length, UTF-8 JSON header (model, dim, fingerprint, generation,
+count, docs_without), zero padding to a multiple of 64, int64 chunk ids, int64 document ids,
+float32 vectors (count x dim), all little-endian.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memidx.embed import decode_matrix
+from memidx.store import VectorStore
+
+MAGIC = b"MXV1"
+
+
+@dataclass(frozen=True, slots=True)
+class Matrix:
+    """Chunk vectors of one model as arrays."""
+
+    chunk_ids: NDArray[np.int64]
+    doc_ids: NDArray[np.int64]
+    vectors: NDArray[np.float32]
+    docs_without: int
+
+
+def matrix_path(index_path: Path, model: str) -> Path:
+    return Path(f"{index_path}-vectors") / (model.replace("/", "__") + ".mxv")
+
+
+def read_matrix(conn: sqlite3.Connection, model: str, dim: int) -> tuple[Matrix, int]:
+    """The vectors of `model` from SQLite, and the generation they belong to."""
+    store = VectorStore(conn)
+    conn.execute("BEGIN")
+    try:
+        generation = store.generation()
+        loaded = store.load(model)
+    finally:
+        conn.execute("COMMIT")
+    matrix = Matrix(
+        np.asarray(loaded.chunk_ids, dtype=np.int64),
+        np.asarray(loaded.doc_ids, dtype=np.int64),
+        decode_matrix(loaded.blobs, dim),
+        loaded.docs_without,
+    )
+    return matrix, generation
+
+
+def write_matrix(path: Path, model: str, fingerprint: str, generation: int, matrix: Matrix) -> None:
+    """Write the file atomically (a reader sees the old file or the new one)."""
+    count, dim = matrix.vectors.shape
+    header = json.dumps(
+        {
+            "model": model,
+            "dim": dim,
+            "fingerprint": fingerprint,
+            "generation": generation,
+            "count": count,
+            "docs_without": matrix.docs_without,
+        }
+    ).encode()
+    head = MAGIC + struct.pack("<I", len(header)) + header
+    head += b"\0" * (-len(head) % 64)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    with partial.open("wb") as out:
+        out.write(head)
+        out.write(np.ascontiguousarray(matrix.chunk_ids, dtype="<i8").tobytes())
+        out.write(np.ascontiguousarray(matrix.doc_ids, dtype="<i8").tobytes())
+        out.write(np.ascontiguousarray(matrix.vectors, dtype="<f4").tobytes())
+    partial.replace(path)
+
+
+def map_matrix(path: Path, model: str, fingerprint: str, generation: int) -> Matrix | None:
+    """The mapped file if it is of this model, fingerprint and generation; else None."""
+    try:
+        with path.open("rb") as stream:
+            prefix = stream.read(8)
+            if len(prefix) != 8 or prefix[:4] != MAGIC:
+                return None
+            (length,) = struct.unpack("<I", prefix[4:])
+            header = json.loads(stream.read(length))
+        size = path.stat().st_size
+    except (OSError, ValueError):
+        return None
+    wanted = (model, fingerprint, generation)
+    if (header.get("model"), header.get("fingerprint"), header.get("generation")) != wanted:
+        return None
+    count, dim = int(header["count"]), int(header["dim"])
+    offset = 8 + length + (-(8 + length) % 64)
+    if size != offset + count * (16 + 4 * dim):
+        return None
+    if count == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return Matrix(empty, empty, np.zeros((0, dim), np.float32), int(header["docs_without"]))
+    ids = np.memmap(path, dtype="<i8", mode="r", offset=offset, shape=(2, count))
+    vectors = np.memmap(path, dtype="<f4", mode="r", offset=offset + 16 * count, shape=(count, dim))
+    return Matrix(
+        np.asarray(ids[0]), np.asarray(ids[1]), np.asarray(vectors), int(header["docs_without"])
+    )
+
+
+def refresh_matrix(
+    conn: sqlite3.Connection, index_path: Path, model: str, fingerprint: str, dim: int
+) -> Matrix:
+    """Make the file current for the index as it is now; returns the matrix."""
+    path = matrix_path(index_path, model)
+    current = map_matrix(path, model, fingerprint, VectorStore(conn).generation())
+    if current is not None:
+        return current
+    matrix, generation = read_matrix(conn, model, dim)
+    write_matrix(path, model, fingerprint, generation, matrix)
+    return matrix

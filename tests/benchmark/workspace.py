@@ -1,0 +1,77 @@
+"""Benchmark workspaces: memidx repositories built once from ../shared/data and kept (ingest and
+embed are incremental, so a second run only checks them)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.benchmark.corpus import git
+from tests.helpers import MEMIDX_BIN, clean_env
+
+PROJECT = Path(__file__).resolve().parents[2]
+MODELS = PROJECT / ".memidx" / "models"
+
+
+def memidx(root: Path, *args: str, quiet: bool = False) -> str:
+    """Run the real memidx in `root` (progress bars show when the bench runs on a terminal)."""
+    done = subprocess.run(
+        [str(MEMIDX_BIN), *args],
+        cwd=root,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL if quiet else None,
+        text=True,
+        check=False,
+    )
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"memidx {' '.join(args)} failed in {root} ({done.returncode})")
+    return done.stdout
+
+
+def repo(work: Path, name: str, stamp: str, build: Callable[[Path], object]) -> tuple[Path, bool]:
+    """A git repository of notes at work/name, rebuilt when its stamp (the inputs) changed.
+    Returns the root and whether it was built now."""
+    root = work / name
+    marker = root / ".memidx" / "bench-stamp.json"
+    key = hashlib.sha256(stamp.encode()).hexdigest()
+    if marker.is_file() and json.loads(marker.read_text()).get("key") == key:
+        return root, False
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    build(root)
+    (root / "pyproject.toml").write_text(f'[tool.memidx]\nmodels_dir = "{MODELS}"\n')
+    if not (root / ".git").exists():
+        git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-verify", "-m", f"benchmark corpus {name}")
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps({"key": key}))
+    return root, True
+
+
+def record(root: Path, name: str, values: dict[str, object]) -> None:
+    """Keep figures measured while building a workspace (e.g. the first full embed)."""
+    path = root / ".memidx" / f"bench-{name}.json"
+    path.write_text(json.dumps(values, indent=2))
+
+
+def recorded(root: Path, name: str) -> dict[str, object] | None:
+    path = root / ".memidx" / f"bench-{name}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def model_available() -> bool:
+    from memidx.config import load_config
+    from memidx.errors import ModelError
+    from memidx.model import load_packaged
+
+    try:
+        load_packaged(load_config(PROJECT, env={"MEMIDX_ROOT": str(PROJECT)}))
+    except ModelError:
+        return False
+    return True

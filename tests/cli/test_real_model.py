@@ -1,0 +1,172 @@
+"""The real packaged model end to end: offline, through the CLI, on the golden notes."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.hybrid import Searcher
+from memidx.store import Filters, open_store
+from tests.benchmark.golden import copy_notes, queries, score
+from tests.helpers import NotesRepo, Run
+
+PARAPHRASE = "how do I combine several small commits into one before merging"
+SQUASH_NOTE = "notes/git/interactive-rebase-squash-fixup.md"
+
+
+@pytest.fixture(scope="module")
+def golden(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Iterator[NotesRepo]:
+    """The golden notes, ingested and embedded with the real model by the real CLI."""
+    repo = NotesRepo(tmp_path_factory.mktemp("golden-real") / "memory")
+    copy_notes(repo.root)
+    repo.write("pyproject.toml", f'[tool.memidx]\nmodels_dir = "{models_dir}"\n')
+    repo.commit()
+    assert repo.memidx_process("ingest").code == 0
+    embedded = repo.memidx_process("embed")
+    assert embedded.code == 0, embedded.err
+    yield repo
+
+
+def search(repo: NotesRepo, *args: str, **env: str) -> Run:
+    return repo.memidx_process("search", "--json", *args, **env)
+
+
+def test_golden_hybrid_recall_at_5_is_perfect_with_no_empty_result(golden: NotesRepo) -> None:
+    store, _ = open_store(golden.root / ".memidx" / "index.sqlite", write=False)
+    searcher = Searcher(store, load_config(golden.root))
+    result = score(
+        queries(), lambda q: [h.ref for h in searcher.search(q, Filters(), 10, "hybrid").hits]
+    )
+    store.conn.close()
+    assert result.empty == 0, result.misses
+    assert result.recall_at_5 == 1.0, result.misses
+
+
+def test_a_paraphrase_finds_its_note_by_meaning_where_bm25_does_not(golden: NotesRepo) -> None:
+    bm25 = search(golden, "--mode", "bm25", "-k", "5", PARAPHRASE).json()
+    assert SQUASH_NOTE not in [h["ref"] for h in bm25["hits"]]
+    hybrid = search(golden, "-k", "5", PARAPHRASE)
+    assert hybrid.code == 0, hybrid.err
+    data = hybrid.json()
+    assert data["engine"] == "hybrid" and data["warnings"] == []
+    assert SQUASH_NOTE in [h["ref"] for h in data["hits"]]
+    hit = next(h for h in data["hits"] if h["ref"] == SQUASH_NOTE)
+    assert "vector" in hit["ranks"]
+
+
+def test_a_hit_names_the_heading_of_its_chunk(golden: NotesRepo) -> None:
+    data = search(golden, "-k", "3", "--mode", "vector", "reflog recover a lost commit").json()
+    assert data["hits"][0]["ref"] == "notes/git/reflog-recover-lost-commits.md"
+    assert data["hits"][0]["line"] >= 1
+
+
+NO_NETWORK = textwrap.dedent(
+    """
+    import os
+    import socket
+
+    def _log(what):
+        with open(os.environ["SOCKET_LOG"], "a") as log:
+            log.write(what + "\\n")
+
+    def _refuse(*args, **kwargs):
+        _log("connect")
+        raise OSError("network disabled by the test")
+
+    class _LoggedSocket(socket.socket):
+        def __init__(self, *args, **kwargs):
+            _log("socket")
+            super().__init__(*args, **kwargs)
+
+        connect = connect_ex = _refuse
+
+    socket.socket = _LoggedSocket
+    socket.create_connection = _refuse
+    socket.getaddrinfo = _refuse
+    """
+)
+
+
+def test_the_query_path_opens_no_socket(golden: NotesRepo, tmp_path: Path) -> None:
+    (tmp_path / "sitecustomize.py").write_text(NO_NETWORK)
+    log = tmp_path / "sockets.log"
+    env = {"PYTHONPATH": str(tmp_path), "SOCKET_LOG": str(log), "HF_HUB_OFFLINE": ""}
+    run = search(golden, "--mode", "hybrid", "WSL eats all my RAM", **env)
+    assert run.code == 0, run.err
+    assert run.json()["engine"] == "hybrid"
+    assert not log.exists(), log.read_text()
+
+
+def test_embedding_connects_to_nothing(golden: NotesRepo, tmp_path: Path) -> None:
+    (tmp_path / "sitecustomize.py").write_text(NO_NETWORK)
+    log = tmp_path / "sockets.log"
+    env = {"PYTHONPATH": str(tmp_path), "SOCKET_LOG": str(log), "HF_HUB_OFFLINE": ""}
+    golden.note("offline.md", "Offline note", "embedded without a network")
+    golden.commit("offline")
+    assert golden.memidx_process("sync", **env).code == 0
+    embed = golden.memidx_process("embed", **env)
+    assert embed.code == 0, embed.err
+    assert "embedded 1 chunks" in embed.out
+    # urllib3 creates (never connects) one socket at import to probe IPv6 support.
+    assert "connect" not in (log.read_text() if log.exists() else "")
+
+
+@pytest.fixture
+def small(tmp_path: Path, models_dir: Path) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "small")
+    repo.note("wsl.md", "WSL memory", "vmmem grows until it eats the RAM; cap it in .wslconfig")
+    repo.note("git.md", "Detached HEAD", "checking out a tag detaches HEAD")
+    repo.commit()
+    assert repo.memidx_process("ingest").code == 0
+    assert repo.memidx_process("embed", MEMIDX_MODELS_DIR=str(models_dir)).code == 0
+    return repo
+
+
+def test_a_missing_model_is_a_clear_error_and_bm25_still_answers(
+    small: NotesRepo, tmp_path: Path
+) -> None:
+    empty = tmp_path / "no-models"
+    empty.mkdir()
+    auto = search(small, "vmmem", MEMIDX_MODELS_DIR=str(empty))
+    assert auto.code == 0
+    data = auto.json()
+    assert data["engine"] == "bm25" and data["hits"][0]["ref"] == "notes/wsl.md"
+    assert any("not installed" in w and "make install" in w for w in data["warnings"])
+    assert "memidx: warning: the embedding model is not installed" in auto.err
+    forced = small.memidx_process(
+        "search", "--mode", "hybrid", "vmmem", MEMIDX_MODELS_DIR=str(empty)
+    )
+    assert forced.code == 1
+    assert forced.err.startswith("memidx: error: the embedding model is not installed")
+    assert "Traceback" not in forced.err
+    embed = small.memidx_process("embed", MEMIDX_MODELS_DIR=str(empty))
+    assert embed.code == 1 and "make install" in embed.err
+
+
+def test_a_model_file_with_a_wrong_hash_is_refused(
+    small: NotesRepo, tmp_path: Path, models_dir: Path
+) -> None:
+    source = next(p for p in models_dir.iterdir() if p.is_dir())
+    broken = tmp_path / "broken" / source.name
+    broken.mkdir(parents=True)
+    for item in source.iterdir():
+        if item.name == "model.onnx":
+            data = bytearray(item.read_bytes())
+            data[len(data) // 2] ^= 0xFF
+            (broken / item.name).write_bytes(bytes(data))
+        elif item.name == "memidx-model.json":
+            shutil.copy(item, broken / item.name)
+        else:
+            (broken / item.name).symlink_to(item)
+    run = small.memidx_process(
+        "search", "--mode", "hybrid", "vmmem", MEMIDX_MODELS_DIR=str(broken.parent)
+    )
+    assert run.code == 1
+    assert "model.onnx does not match its sha256" in run.err
+    bm25 = search(small, "vmmem", MEMIDX_MODELS_DIR=str(broken.parent))
+    assert bm25.code == 0 and bm25.json()["hits"][0]["ref"] == "notes/wsl.md"

@@ -1,0 +1,73 @@
+"""Chunking: along headings, within the token window, each chunk prefixed with the title."""
+
+from __future__ import annotations
+
+from memidx.chunks import MAX_TOKENS, chunk_document, estimate_tokens
+
+BODY = """Intro paragraph about the problem.
+
+## Cause
+
+The cause is explained here.
+
+```bash
+# not a heading: a comment in a fence
+echo hi
+```
+
+## Fix
+
+Run the fix.
+"""
+
+
+def test_sections_follow_headings_outside_fences() -> None:
+    chunks = chunk_document("Disk full", BODY, body_line=5)
+    assert [c.heading for c in chunks] == [None, "Cause", "Fix"]
+    assert all(c.text.startswith("Disk full\n") for c in chunks)
+    assert "not a heading" in chunks[1].text
+    assert chunks[1].text.startswith("Disk full\nCause\n")
+
+
+def test_chunk_lines_point_at_the_file() -> None:
+    chunks = chunk_document("T", BODY, body_line=5)
+    lines = BODY.split("\n")
+    assert [c.line for c in chunks] == [5, 7, 16]
+    assert [lines[c.line - 5] for c in chunks] == [
+        "Intro paragraph about the problem.",
+        "## Cause",
+        "## Fix",
+    ]
+
+
+def test_every_section_of_a_long_note_gets_a_chunk_within_the_window() -> None:
+    sections = [f"## Part {i}\n\n" + f"word{i} text " * 400 for i in range(5)]
+    chunks = chunk_document("Long note", "\n\n".join(sections))
+    assert {c.heading for c in chunks} == {f"Part {i}" for i in range(5)}
+    assert len(chunks) > 5
+    assert all(estimate_tokens(c.text) <= MAX_TOKENS + 8 for c in chunks)
+    assert all(any(f"word{i}" in c.text for c in chunks) for i in range(5))
+
+
+def test_a_single_huge_line_is_split_by_words() -> None:
+    chunks = chunk_document("T", "x " * 5000)
+    assert len(chunks) > 10
+    assert all(estimate_tokens(c.text) <= MAX_TOKENS + 8 for c in chunks)
+
+
+def test_same_text_same_hash_and_title_changes_the_hash() -> None:
+    a = chunk_document("Title", "Body text.")
+    b = chunk_document("Title", "Body text.")
+    c = chunk_document("Other title", "Body text.")
+    assert a[0].text_hash == b[0].text_hash != c[0].text_hash
+
+
+def test_a_note_with_only_a_title_still_has_one_chunk() -> None:
+    chunks = chunk_document("Only a title", "\n\n")
+    assert [c.text for c in chunks] == ["Only a title"]
+
+
+def test_estimate_counts_symbols_digits_and_underscores_generously() -> None:
+    assert 2 <= estimate_tokens("hello world") <= 4
+    assert estimate_tokens("snake_case_name") >= 5
+    assert estimate_tokens("8961353bf66f9b3f") >= 8

@@ -1,0 +1,71 @@
+"""Reciprocal Rank Fusion and best-chunk ranking as pure functions on hand-built inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memidx.fusion import best_chunks, best_chunks_exact, rrf
+
+
+def test_rrf_sums_reciprocal_ranks() -> None:
+    fused = dict(rrf([["a", "b", "c"], ["b", "d"]], k=60))
+    assert fused["a"] == pytest.approx(1 / 61)
+    assert fused["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["c"] == pytest.approx(1 / 63)
+    assert fused["d"] == pytest.approx(1 / 62)
+
+
+def test_rrf_ranks_agreement_first() -> None:
+    # b is second in both lists; a and c are first in one list each.
+    order = [item for item, _ in rrf([["a", "b", "x"], ["c", "b", "y"]])]
+    assert order[0] == "b"
+    assert set(order[1:3]) == {"a", "c"}
+
+
+def test_rrf_ties_keep_first_appearance() -> None:
+    assert [item for item, _ in rrf([["a"], ["b"]])] == ["a", "b"]
+    assert [item for item, _ in rrf([["b"], ["a"]])] == ["b", "a"]
+
+
+def test_rrf_weights_favour_one_ranking() -> None:
+    order = [item for item, _ in rrf([["lex"], ["vec"]], weights=[1.0, 2.0])]
+    assert order == ["vec", "lex"]
+
+
+def test_rrf_with_empty_rankings_is_empty_or_the_other() -> None:
+    assert rrf([[], []]) == []
+    assert [i for i, _ in rrf([[], ["a", "b"]])] == ["a", "b"]
+
+
+def test_rrf_needs_one_weight_per_ranking() -> None:
+    with pytest.raises(ValueError, match="one weight"):
+        rrf([["a"], ["b"]], weights=[1.0])
+
+
+def test_rrf_never_adds_raw_scores() -> None:
+    # Only positions matter: the same orders give the same fusion whatever the raw scores were.
+    assert rrf([["a", "b"], ["b", "a"]]) == rrf([["a", "b"], ["b", "a"]])
+    assert dict(rrf([["a", "b"], ["b", "a"]]))["a"] == pytest.approx(1 / 61 + 1 / 62)
+
+
+def test_best_chunks_scores_a_document_by_its_best_chunk() -> None:
+    sims = np.array([0.1, 0.9, 0.5, 0.8, 0.2], dtype=np.float32)
+    docs = np.array([1, 1, 2, 2, 3], dtype=np.int64)
+    assert best_chunks(sims, docs, 3) == [
+        (1, pytest.approx(0.9), 1),
+        (2, pytest.approx(0.8), 3),
+        (3, pytest.approx(0.2), 4),
+    ]
+
+
+def test_best_chunks_handles_documents_with_many_chunks() -> None:
+    rng = np.random.default_rng(3)
+    sims = rng.random(5000).astype(np.float32)
+    docs = np.concatenate([np.zeros(4990, dtype=np.int64), np.arange(1, 11, dtype=np.int64)])
+    assert best_chunks(sims, docs, 5) == best_chunks_exact(sims, docs, 5)
+    assert len(best_chunks(sims, docs, 11)) == 11
+
+
+def test_best_chunks_of_nothing_is_empty() -> None:
+    assert best_chunks(np.zeros(0, np.float32), np.zeros(0, np.int64), 5) == []

@@ -1,0 +1,111 @@
+"""Hybrid search on in-memory SQLite with a deterministic fake embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.chunks import chunk_document
+from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.hybrid import Searcher
+from memidx.notes import parse_note
+from memidx.store import Filters, Store, VectorStore
+from memidx.sync import note_document
+from memidx.vectorize import embed_missing
+from tests.helpers import FakeEmbedder
+
+
+def add(store: Store, ref: str, text: str) -> int:
+    note = parse_note(ref, text.encode(), 1 << 20)
+    doc = note_document(note, f"blob-{ref}")
+    doc_id, _ = store.upsert(doc)
+    VectorStore(store.conn).replace_chunks(
+        doc_id, chunk_document(doc.title, doc.body, doc.body_line)
+    )
+    return doc_id
+
+
+@pytest.fixture
+def fake() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture
+def searcher(store: Store, fake: FakeEmbedder, tmp_path: Path) -> Searcher:
+    add(store, "notes/wsl.md", "# WSL memory\nvmmem grows; cap memory in wslconfig.\n")
+    add(store, "notes/git.md", "# Detached head\ncheckout of a tag detaches head.\n")
+    add(
+        store, "notes/ram.md", "# Laptop RAM\nram ram ram eats everything.\n\n## Swap\nswap file.\n"
+    )
+    embed_missing(store, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    return Searcher(store, config, _embedder=fake)
+
+
+def refs(searcher: Searcher, query: str, mode: str = "auto", **filters: str) -> list[str]:
+    return [h.ref for h in searcher.search(query, Filters(**filters), 10, mode).hits]
+
+
+def test_auto_mode_is_hybrid_when_vectors_exist(searcher: Searcher) -> None:
+    result = searcher.search("vmmem", Filters(), 5)
+    assert (result.engine, result.match) == ("hybrid", "and")
+    assert result.hits[0].ref == "notes/wsl.md"
+    assert result.hits[0].ranks == {"bm25": 1, "vector": 1}
+
+
+def test_vector_mode_finds_by_embedding_alone(searcher: Searcher) -> None:
+    result = searcher.search("ram everything", Filters(), 3, "vector")
+    assert (result.engine, result.match) == ("vector", None)
+    assert result.hits[0].ref == "notes/ram.md"
+    assert "bm25" not in result.hits[0].ranks
+
+
+def test_hybrid_hit_shows_the_heading_of_the_matching_chunk(searcher: Searcher) -> None:
+    hit = searcher.search("swap file", Filters(), 1, "hybrid").hits[0]
+    assert (hit.ref, hit.heading, hit.line) == ("notes/ram.md", "Swap", 4)
+
+
+def test_bm25_mode_never_touches_the_embedder(searcher: Searcher, fake: FakeEmbedder) -> None:
+    calls = len(fake.calls)
+    result = searcher.search("vmmem", Filters(), 5, "bm25")
+    assert result.engine == "bm25" and len(fake.calls) == calls
+
+
+def test_filters_apply_to_vector_hits(searcher: Searcher) -> None:
+    assert refs(searcher, "ram head vmmem", "vector", path_prefix="notes/git") == ["notes/git.md"]
+
+
+def test_notes_without_vectors_are_counted_in_a_warning_and_never_embedded(
+    store: Store, searcher: Searcher, fake: FakeEmbedder
+) -> None:
+    add(store, "notes/new.md", "# New\nfresh words only here\n")
+    calls = len(fake.calls)
+    fresh = Searcher(store, searcher.config, _embedder=fake)  # as a new process would
+    result = fresh.search("fresh words", Filters(), 5)
+    assert len(fake.calls) == calls
+    assert result.hits[0].ref == "notes/new.md"  # bm25 still covers it
+    assert any(
+        "1 documents have no vectors yet" in w and "make embed" in w for w in result.warnings
+    )
+
+
+def test_vectors_of_another_model_are_never_used(store: Store, searcher: Searcher) -> None:
+    other = FakeEmbedder(name="test/other", dim=32)
+    config = Config(root=searcher.config.root, model=other.name)
+    fresh = Searcher(store, config, _embedder=other)
+    result = fresh.search("vmmem", Filters(), 5)
+    assert result.engine == "bm25"
+    assert any("no vectors of test/other" in w for w in result.warnings)
+    with pytest.raises(MemidxError, match="no vectors of test/other"):
+        fresh.search("vmmem", Filters(), 5, "vector")
+
+
+def test_a_changed_model_build_drops_its_old_vectors(store: Store, fake: FakeEmbedder) -> None:
+    add(store, "notes/a.md", "# A\nalpha\n")
+    embed_missing(store, fake)
+    rebuilt = FakeEmbedder(name=fake.name, dim=fake.dim)
+    rebuilt.fingerprint = "fake-retrained"
+    report = embed_missing(store, rebuilt)
+    assert report.dropped and report.embedded == 1

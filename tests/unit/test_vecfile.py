@@ -1,0 +1,90 @@
+"""The vector matrix file: a current file is mapped, anything else is ignored."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memidx.chunks import chunk_document
+from memidx.store import Store, VectorStore
+from memidx.vecfile import (
+    Matrix,
+    map_matrix,
+    matrix_path,
+    read_matrix,
+    refresh_matrix,
+    write_matrix,
+)
+from memidx.vectorize import embed_missing
+from tests.helpers import FakeEmbedder
+
+
+def sample() -> Matrix:
+    vectors = np.arange(12, dtype=np.float32).reshape(3, 4)
+    return Matrix(np.array([7, 8, 9]), np.array([1, 1, 2]), vectors, 2)
+
+
+def test_roundtrip(tmp_path: Path) -> None:
+    path = tmp_path / "m.mxv"
+    write_matrix(path, "m", "fp", 5, sample())
+    mapped = map_matrix(path, "m", "fp", 5)
+    assert mapped is not None
+    assert mapped.chunk_ids.tolist() == [7, 8, 9] and mapped.doc_ids.tolist() == [1, 1, 2]
+    assert np.array_equal(mapped.vectors, sample().vectors) and mapped.docs_without == 2
+
+
+@pytest.mark.parametrize(
+    ("model", "fingerprint", "generation"), [("x", "fp", 5), ("m", "x", 5), ("m", "fp", 6)]
+)
+def test_a_file_of_another_model_build_or_generation_is_ignored(
+    tmp_path: Path, model: str, fingerprint: str, generation: int
+) -> None:
+    path = tmp_path / "m.mxv"
+    write_matrix(path, "m", "fp", 5, sample())
+    assert map_matrix(path, model, fingerprint, generation) is None
+
+
+def _cut(data: bytes) -> bytes:
+    return data[:-4]
+
+
+def _junk(data: bytes) -> bytes:
+    return b"junk" + data[4:]
+
+
+def _empty(data: bytes) -> bytes:
+    return b""
+
+
+@pytest.mark.parametrize("damage", [_cut, _junk, _empty])
+def test_a_damaged_file_is_ignored(tmp_path: Path, damage: Callable[[bytes], bytes]) -> None:
+    path = tmp_path / "m.mxv"
+    write_matrix(path, "m", "fp", 5, sample())
+    path.write_bytes(damage(path.read_bytes()))
+    assert map_matrix(path, "m", "fp", 5) is None
+
+
+def test_any_chunk_or_vector_change_makes_the_file_stale(store: Store, tmp_path: Path) -> None:
+    fake = FakeEmbedder()
+    vectors = VectorStore(store.conn)
+    doc_id, _ = store.upsert(_doc("notes/a.md"))
+    vectors.replace_chunks(doc_id, chunk_document("A", "alpha"))
+    embed_missing(store, fake)
+    index = tmp_path / "index.sqlite"
+    refreshed = refresh_matrix(store.conn, index, fake.name, fake.fingerprint, fake.dim)
+    path = matrix_path(index, fake.name)
+    assert map_matrix(path, fake.name, fake.fingerprint, vectors.generation()) is not None
+    vectors.replace_chunks(doc_id, chunk_document("A", "changed"))
+    assert map_matrix(path, fake.name, fake.fingerprint, vectors.generation()) is None
+    fresh, _ = read_matrix(store.conn, fake.name, fake.dim)
+    assert fresh.docs_without == 1 and len(refreshed.chunk_ids) == 1 and len(fresh.chunk_ids) == 0
+
+
+def _doc(ref: str):
+    from memidx.notes import parse_note
+    from memidx.sync import note_document
+
+    return note_document(parse_note(ref, b"# A\nalpha\n", 1 << 20), "blob")
