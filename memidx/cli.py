@@ -37,10 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     directory = Path(args.directory) if args.directory else None
-    if args.command == "hook":
+    if args.command == "hook":  # must never fail the git operation, whatever happens
         from memidx.hooks import run_hook
 
-        return run_hook(directory, args.action, args.rest)
+        return run_hook(directory, args.stage)
     try:
         config = load_config(directory)
         handler: Callable[[argparse.Namespace, Config], int] = args.handler
@@ -117,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also drop cached vectors no chunk uses and those of other models",
     )
+    p.add_argument(
+        "--background",
+        action="store_true",
+        help="what the git hooks start: wait for other embedders, embed until nothing is "
+        "missing, record failures in .memidx/embed-error.log",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = command("model", "install, check or download the embedding model", cmd_model)
@@ -130,9 +136,30 @@ def build_parser() -> argparse.ArgumentParser:
         "name", nargs="?", help="with pull: the fastembed model, e.g. BAAI/bge-small-en-v1.5"
     )
 
-    p = sub.add_parser("hook", help="run by the git hooks (see .pre-commit-config.yaml)")
-    p.add_argument("action", help="what the hook does: sync")
-    p.add_argument("rest", nargs="*", help="the hook stage and its arguments")
+    p = sub.add_parser(
+        "hook",
+        help="run by the post-* git hooks: bring the index to HEAD (never fails)",
+        description="Bring the index to HEAD after a git operation, then embed new chunks in "
+        "the background. Always exits 0; a failure prints one line and is recorded in "
+        ".memidx/hook-error.log for `memidx status` and the pre-commit check.",
+    )
+    p.add_argument("stage", choices=("post-commit", "post-merge", "post-checkout", "post-rewrite"))
+    p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
+
+    p = command("remember", "write a note (body on stdin) and commit it", cmd_remember)
+    p.add_argument("--title", required=True, help="what the note is about (the problem)")
+    p.add_argument("--tags", help="comma-separated tags, e.g. windows,build")
+    p.add_argument("--dir", help="sub-folder under notes/, e.g. windows")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    p = command("check", "pre-commit checks: drift and indexability, or English prose", cmd_check)
+    p.add_argument(
+        "check",
+        choices=("drift", "english"),
+        help="drift: the index matches HEAD, no hook failure is recorded and the "
+        "given notes can be indexed; english: the given notes are in English",
+    )
+    p.add_argument("files", nargs="*", help="staged files (pre-commit passes them)")
 
     p = command("status", "notes, index, drift, uncommitted notes and hook failures", cmd_status)
     p.add_argument("--json", action="store_true", help="print the status as JSON")
@@ -150,7 +177,10 @@ def _positive(text: str) -> int:
 
 
 def cmd_search(args: argparse.Namespace, config: Config) -> int:
+    from dataclasses import replace
+
     from memidx import output
+    from memidx.freshness import behind_head
     from memidx.search import lexical_search
     from memidx.store import Filters, open_store
     from memidx.timing import STARTED, Stopwatch
@@ -164,6 +194,7 @@ def cmd_search(args: argparse.Namespace, config: Config) -> int:
         try:
             with watch.phase("sql"):
                 result = lexical_search(store, text, filters, args.limit)
+            stale = behind_head(config, store)
         finally:
             store.conn.close()
     else:
@@ -174,8 +205,11 @@ def cmd_search(args: argparse.Namespace, config: Config) -> int:
         try:
             searcher = Searcher(store, config, watch=watch)
             result = searcher.search(text, filters, args.limit, args.mode)
+            stale = behind_head(config, store)
         finally:
             store.conn.close()
+    if stale:
+        result = replace(result, warnings=(stale, *result.warnings))
     watch.add("total", time.perf_counter() - STARTED)
     for warning in result.warnings:
         print(f"memidx: warning: {warning}", file=sys.stderr)
@@ -276,14 +310,16 @@ def cmd_reconcile(args: argparse.Namespace, config: Config) -> int:
 
 
 def cmd_sync(args: argparse.Namespace, config: Config) -> int:
-    from memidx.sync import note_source, reconcile
+    from memidx.progress import ProgressBar
+    from memidx.sync import sync
     from memidx.trace import clear_failures
 
-    source = note_source(config)
     store = _writable(config)
+    bar = ProgressBar("syncing notes")
     try:
-        report = reconcile(config, store, source, fix=True)
+        report = sync(config, store, bar)
     finally:
+        bar.close()
         store.conn.close()
     clear_failures(config.hook_error_path)
     summary = (
@@ -295,30 +331,19 @@ def cmd_sync(args: argparse.Namespace, config: Config) -> int:
 
 def cmd_embed(args: argparse.Namespace, config: Config) -> int:
     import json
-    import resource
 
-    from memidx.embed import document_embedder
     from memidx.progress import ProgressBar
-    from memidx.store import VectorStore, transaction
-    from memidx.vecfile import refresh_matrix
-    from memidx.vectorize import embed_missing
+    from memidx.vectorize import embed_in_background, embed_index
 
+    if args.background:
+        return embed_in_background(config)
     store = _writable(config)
     bar = ProgressBar("embedding chunks")
     try:
-        embedder = document_embedder(config)
-        report = embed_missing(store, embedder, bar)
-        pruned = 0
-        if args.prune:
-            with transaction(store.conn):
-                pruned = VectorStore(store.conn).prune(config.model)
-        refresh_matrix(
-            store.conn, config.index_path, embedder.name, embedder.fingerprint, embedder.dim
-        )
+        report = embed_index(config, store, bar, prune=args.prune)
     finally:
         bar.close()
         store.conn.close()
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if report.dropped:
         print(
             f"memidx: notice: the model {report.model} changed; its old vectors were dropped",
@@ -334,8 +359,8 @@ def cmd_embed(args: argparse.Namespace, config: Config) -> int:
                     "chunks": report.chunks,
                     "seconds": round(report.seconds, 3),
                     "chunks_per_second": round(report.rate, 1),
-                    "pruned": pruned,
-                    "peak_rss_mb": round(peak_mb, 1),
+                    "pruned": report.pruned,
+                    "peak_rss_mb": round(report.peak_rss_mb, 1),
                 },
                 indent=2,
             )
@@ -343,9 +368,9 @@ def cmd_embed(args: argparse.Namespace, config: Config) -> int:
     else:
         print(
             f"embedded {report.embedded} chunks with {report.model} in {report.seconds:.1f} s "
-            f"({report.rate:.0f} chunks/s, peak memory {peak_mb:.0f} MB); "
+            f"({report.rate:.0f} chunks/s, peak memory {report.peak_rss_mb:.0f} MB); "
             f"{report.chunks} chunks in the index"
-            + (f"; pruned {pruned} vectors" if pruned else "")
+            + (f"; pruned {report.pruned} vectors" if report.pruned else "")
         )
     return 0
 
@@ -383,6 +408,42 @@ def cmd_model(args: argparse.Namespace, config: Config) -> int:
         return 1
     print(f"model {identity[0]}: installed (fingerprint {identity[1][:16]})")
     return 0
+
+
+def cmd_remember(args: argparse.Namespace, config: Config) -> int:
+    import json
+
+    from memidx.remember import parse_tags, remember
+
+    if sys.stdin.isatty():
+        print("memidx: reading the note's body from stdin (end with Ctrl-D)", file=sys.stderr)
+    body = sys.stdin.read()
+    done = remember(config, args.title, body, tags=parse_tags(args.tags), directory=args.dir)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema": "memidx.remember/1",
+                    "ref": done.ref,
+                    "commit": done.commit,
+                    "title": done.title,
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+    else:
+        print(done.ref)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace, config: Config) -> int:
+    from memidx.checks import check_drift, check_english
+
+    problems = (check_drift if args.check == "drift" else check_english)(config, args.files)
+    for line in problems:
+        print(line)
+    return 1 if problems else 0
 
 
 def cmd_status(args: argparse.Namespace, config: Config) -> int:

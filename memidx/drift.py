@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from memidx.gitrepo import MODE_SYMLINK, Change
+from memidx.notes import is_note_path
 from memidx.store import DocState, Skip
 
 
@@ -89,3 +91,50 @@ def _renames(
         if olds:
             pairs.append((olds.pop(0), ref))
     return pairs
+
+
+def from_changes(
+    changes: Sequence[Change],
+    notes_dir: str,
+    indexed: Mapping[str, DocState],
+    skipped: Mapping[str, Skip],
+) -> tuple[Drift, list[SourceFile]]:
+    """The drift a diff between the indexed commit and HEAD makes, and the files to read.
+    `indexed` and `skipped` need only hold the paths the changes name."""
+    renamed: list[tuple[str, str]] = []
+    orphaned: list[str] = []
+    gone_skips: list[str] = []
+    to_read: dict[str, SourceFile] = {}
+
+    def drop(ref: str) -> None:
+        if ref in indexed:
+            orphaned.append(ref)
+        elif ref in skipped:
+            gone_skips.append(ref)
+
+    def note(path: str | None) -> str | None:
+        return path if path is not None and is_note_path(path, notes_dir) else None
+
+    for change in changes:
+        old, new = note(change.old_path), note(change.new_path)
+        if new is not None and change.new_blob is not None:
+            symlink = change.new_mode == MODE_SYMLINK
+            to_read[new] = SourceFile(new, change.new_blob, 0, symlink=symlink)
+        if old is None or old == new:
+            continue
+        if new is not None and change.status == "R" and old in indexed:
+            renamed.append((old, new))
+            if indexed[old].blob_id == change.new_blob:
+                del to_read[new]
+        elif change.status != "C":
+            drop(old)
+    return (
+        Drift(
+            missing=tuple(sorted(r for r in to_read if r not in indexed)),
+            stale=tuple(sorted(r for r in to_read if r in indexed)),
+            orphaned=tuple(sorted(orphaned)),
+            renamed=tuple(sorted(renamed)),
+            gone_skips=tuple(sorted(gone_skips)),
+        ),
+        sorted(to_read.values(), key=lambda f: f.ref),
+    )

@@ -3,60 +3,75 @@ could not do its job and leaves a trace for `memidx status` and the pre-commit c
 
 from __future__ import annotations
 
+import subprocess
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.config import Config, load_config
 from memidx.errors import MemidxError
 from memidx.trace import clear_failures, record_failure
 
-
-def run_hook(directory: Path | None, action: str, rest: Sequence[str]) -> int:
-    """Dispatch a hook action; returns the exit code git (through pre-commit) sees."""
-    stage = rest[0] if rest else action
-    if action == "sync":
-        return _sync(directory, stage)
-    print(f"memidx: hook: unknown action {action!r} (expected: sync)", file=sys.stderr)
-    return 2
+STAGES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 
 
-def _sync(directory: Path | None, stage: str) -> int:
+def run_hook(directory: Path | None, stage: str) -> int:
+    """Bring the index to HEAD after a git operation; always returns 0."""
     state_dir = (directory or Path.cwd()) / ".memidx"
     try:
         config = load_config(directory)
         state_dir = config.state_dir
-        message = sync_to_head(config)
+        for line in sync_to_head(config):
+            print(f"memidx: {line}")
     except MemidxError as exc:
         return _failed(state_dir, stage, str(exc))
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
         return _failed(state_dir, stage, f"{type(exc).__name__}: {exc}")
-    if message:
-        print(f"memidx: {message}")
     return 0
 
 
-def sync_to_head(config: Config) -> str:
-    """Bring the index to HEAD; returns a one-line summary ("" when nothing changed)."""
-    from memidx.output import skip_line
+def sync_to_head(config: Config) -> list[str]:
+    """Sync the index and start embedding in the background; returns lines to print."""
+    from memidx.output import display
     from memidx.store import open_store
-    from memidx.sync import note_source, reconcile
+    from memidx.sync import sync
 
     store, notice = open_store(config.index_path, write=True)
     try:
-        report = reconcile(config, store, note_source(config), fix=True)
+        report = sync(config, store)
     finally:
         store.conn.close()
     clear_failures(config.hook_error_path)
-    for skip in report.skipped:
-        print(skip_line(skip))
     lines = [f"notice: {notice}"] if notice else []
+    lines += [f"warning: {display(s.source_ref)}: skipped: {s.reason}" for s in report.skipped]
     if report.changed:
         lines.append(
             f"index follows {report.source}: {report.written} written, {report.deleted} removed, "
             f"{report.renamed} renamed"
         )
-    return "\n".join(lines)
+    if report.written and config.hook_embed:
+        lines += start_background_embed(config)
+    return lines
+
+
+def start_background_embed(config: Config) -> list[str]:
+    """Embed new chunks in a detached process, so the git operation does not wait for it."""
+    from memidx.embed import model_identity
+
+    if model_identity(config) is None:
+        return [
+            f"vectors not updated: the model {config.model} is not installed (run make install)"
+        ]
+    config.state_dir.mkdir(parents=True, exist_ok=True)
+    with (config.state_dir / "embed.log").open("ab") as log:
+        subprocess.Popen(
+            [sys.executable, "-m", "memidx", "-C", str(config.root), "embed", "--background"],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )
+    return []
 
 
 def _failed(state_dir: Path, stage: str, reason: str) -> int:

@@ -75,10 +75,7 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
 def decode_note(data: bytes, max_bytes: int) -> str:
     """The text of a note, or NoteError for binary, non-UTF-8, empty or oversized files."""
     if len(data) > max_bytes:
-        raise NoteError(
-            f"too large ({_size(len(data))}, the limit is {_size(max_bytes)}; "
-            "split the note or raise max_note_bytes)"
-        )
+        raise NoteError(too_large(len(data), max_bytes))
     if b"\x00" in data[:8000]:
         raise NoteError("binary file (contains NUL bytes), not a Markdown note")
     try:
@@ -170,5 +167,9 @@ def _word_list(value: object, key: str, *, lower: bool) -> tuple[str, ...]:
     return tuple(words)
 
 
-def _size(n: int) -> str:
-    return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else f"{n / 1024:.0f} KB"
+def too_large(size: int, limit: int) -> str:
+    """Why a note over the size limit is skipped."""
+    return (
+        f"too large ({size:,} bytes, the limit is {limit:,}; "
+        "split the note or raise max_note_bytes)"
+    )

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from memidx.chunks import chunk_document
 from memidx.config import Config
-from memidx.drift import Drift, SourceFile, compare
+from memidx.drift import Drift, SourceFile, compare, from_changes
 from memidx.gitrepo import GitRepo
-from memidx.notes import Note, NoteError, parse_note
+from memidx.notes import Note, NoteError, parse_note, too_large
 from memidx.sources import GitSource, NoteSource, WorktreeSource
 from memidx.store import NewDocument, Skip, Store, VectorStore, transaction
 
@@ -62,6 +62,31 @@ def reconcile(
     return run.report
 
 
+def sync(config: Config, store: Store, progress: Progress | None = None) -> SyncReport:
+    """Bring the index to the notes at HEAD. When the index mirrors a commit git still has,
+    only the paths that differ between that commit and HEAD are read (`git diff-tree`), so a
+    one-note commit reads one note; otherwise the whole tree is compared."""
+    if not config.in_git:
+        return reconcile(config, store, note_source(config), fix=True, progress=progress)
+    repo = GitRepo(config.root)
+    head = repo.head()
+    source = GitSource(repo, head, config.notes_dir)
+    indexed = store.get_state("indexed_commit") or None
+    if indexed == head and head is not None:
+        return SyncReport(source.label, head)
+    usable = indexed is not None and head is not None and store.get_state("indexed_source") == "git"
+    if not usable or not repo.is_commit(str(indexed)):
+        return reconcile(config, store, source, fix=True, progress=progress)
+    changes = repo.changes(str(indexed), str(head), config.notes_dir)
+    paths = sorted({p for c in changes for p in (c.old_path, c.new_path) if p})
+    drift, to_read = from_changes(
+        changes, config.notes_dir, store.states_of(NOTE, paths), store.skips_of(NOTE, paths)
+    )
+    run = _Run(config, store, source, SyncReport(source.label, head, drift), progress)
+    run.apply(to_read)
+    return run.report
+
+
 def ingest(
     config: Config, store: Store, source: NoteSource, progress: Progress | None = None
 ) -> SyncReport:
@@ -106,11 +131,7 @@ class _Run:
         readable = [f for f in files if f.symlink or f.size <= limit]
         for file in files:
             if not file.symlink and file.size > limit:
-                self.skip(
-                    file,
-                    f"too large ({file.size:,} bytes, the limit is {limit:,}; "
-                    "split the note or raise max_note_bytes)",
-                )
+                self.skip(file, too_large(file.size, limit))
         done = len(files) - len(readable)
         for file, data in self.source.read(readable):
             self.store_file(file, data)

@@ -84,6 +84,33 @@ class Store:
         )
         return {ref: DocState(i, h, b) for ref, i, h, b in rows}
 
+    def states_of(self, kind: str, refs: Sequence[str]) -> dict[str, DocState]:
+        """What the index knows of these refs only (work proportional to a change)."""
+        found: dict[str, DocState] = {}
+        for start in range(0, len(refs), 500):
+            part = refs[start : start + 500]
+            marks = ", ".join("?" for _ in part)
+            rows = self.conn.execute(
+                f"SELECT source_ref, id, content_hash, blob_id FROM documents "
+                f"WHERE source_kind = ? AND source_ref IN ({marks})",
+                (kind, *part),
+            )
+            found.update({ref: DocState(i, h, b) for ref, i, h, b in rows})
+        return found
+
+    def skips_of(self, kind: str, refs: Sequence[str]) -> dict[str, Skip]:
+        found: dict[str, Skip] = {}
+        for start in range(0, len(refs), 500):
+            part = refs[start : start + 500]
+            marks = ", ".join("?" for _ in part)
+            rows = self.conn.execute(
+                f"SELECT source_ref, blob_id, reason FROM skipped "
+                f"WHERE source_kind = ? AND source_ref IN ({marks})",
+                (kind, *part),
+            )
+            found.update({ref: Skip(kind, ref, blob, reason) for ref, blob, reason in rows})
+        return found
+
     def upsert(self, doc: NewDocument) -> tuple[int, bool]:
         """Insert or update one document, keeping its row id; unchanged content is not rewritten.
         Returns the row id and whether anything was written."""
@@ -199,7 +226,7 @@ class Store:
                        bm25(documents_fts, {weights}) AS score
                 FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid
                 WHERE documents_fts MATCH ? {where}
-                ORDER BY score, d.id LIMIT ?""",
+                ORDER BY score, d.source_ref LIMIT ?""",
             (match, *params, limit),
         ).fetchall()
         return [

@@ -6,6 +6,7 @@ import shutil
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -170,3 +171,28 @@ def test_a_model_file_with_a_wrong_hash_is_refused(
     assert "model.onnx does not match its sha256" in run.err
     bm25 = search(small, "vmmem", MEMIDX_MODELS_DIR=str(broken.parent))
     assert bm25.code == 0 and bm25.json()["hits"][0]["ref"] == "notes/wsl.md"
+
+
+def test_the_post_commit_hook_embeds_new_notes_in_the_background(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    import time
+
+    from tests.machines import clone, hook_env, make_template
+
+    env = hook_env(tmp_path / "pch", MEMIDX_HOOK_EMBED="1", MEMIDX_MODELS_DIR=str(models_dir))
+    machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    machine.note("wsl.md", "WSL memory", "vmmem grows until it eats the RAM; cap it in .wslconfig")
+    started = time.monotonic()
+    machine.commit("a note, embedded by the hook")
+    assert time.monotonic() - started < 10  # the commit does not wait for the model
+    deadline = time.monotonic() + 120
+    found: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        found = machine.memidx_process("search", "--json", "RAM usage").json()
+        if found["warnings"] == []:
+            break
+        time.sleep(0.5)
+    assert found["engine"] == "hybrid" and found["warnings"] == [], found["warnings"]
+    assert found["hits"][0]["ref"] == "notes/wsl.md"
+    assert not (machine.root / ".memidx" / "embed-error.log").exists()

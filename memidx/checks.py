@@ -1,0 +1,93 @@
+"""Pre-commit checks: the index is in step with HEAD, staged notes can be indexed, and staged
+notes are in English. Each returns one line per problem; no line means the check passed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.notes import NoteError, is_note_path, parse_note
+from memidx.output import display
+from memidx.trace import last_failure
+
+FIX = "run `make reconcile`"
+
+
+def check_drift(config: Config, files: Sequence[str]) -> list[str]:
+    """Problems that must block the commit: a hook failure, drift, or a staged note that
+    cannot be indexed."""
+    from memidx.store import open_store
+    from memidx.sync import drift_of, note_source
+
+    problems = [_staged_problem(config, f) for f in _notes(config, files)]
+    problems = [p for p in problems if p]
+    failure = last_failure(config.hook_error_path)
+    if failure is not None:
+        problems.append(
+            f"memidx: a git hook could not update the index ({failure.when}, {failure.hook}: "
+            f"{failure.message}); {FIX}"
+        )
+    try:
+        store, _ = open_store(config.index_path, write=False)
+    except MemidxError as exc:
+        return [*problems, f"memidx: {exc}"]
+    try:
+        drift = drift_of(store, note_source(config).files())
+    finally:
+        store.conn.close()
+    if drift.total:
+        problems.append(f"memidx: the index has drifted from HEAD: {drift.summary()}; {FIX}")
+    return problems
+
+
+def check_english(config: Config, files: Sequence[str]) -> list[str]:
+    """One line per staged note whose prose is not English."""
+    from memidx.language import check_text, problem_message
+
+    problems: list[str] = []
+    for ref in _notes(config, files):
+        path = config.root / ref
+        if path.is_symlink() or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # the drift check reports notes that cannot be read
+        verdict = check_text(text)
+        if not verdict.english:
+            problems.append(problem_message(display(ref), verdict))
+    return problems
+
+
+def _notes(config: Config, files: Sequence[str]) -> list[str]:
+    """The note refs among the files pre-commit passes (paths relative to the root)."""
+    refs: list[str] = []
+    for name in files:
+        path = Path(name)
+        if path.is_absolute():
+            try:
+                path = path.relative_to(config.root)
+            except ValueError:
+                continue
+        if is_note_path(path.as_posix(), config.notes_dir):
+            refs.append(path.as_posix())
+    return refs
+
+
+def _staged_problem(config: Config, ref: str) -> str | None:
+    path = config.root / ref
+    if path.is_symlink():
+        return f"{display(ref)}:1: cannot be indexed: a symlink (links are not followed)"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None  # a deletion
+    except OSError as exc:
+        return f"{display(ref)}:1: cannot be read: {exc.strerror}"
+    try:
+        parse_note(ref, data, config.max_note_bytes)
+    except NoteError as exc:
+        return f"{display(ref)}:1: cannot be indexed: {exc}"
+    return None

@@ -1,0 +1,23 @@
+"""Whether the index is behind HEAD (cheap enough for every search)."""
+
+from __future__ import annotations
+
+from memidx.config import Config
+from memidx.gitrepo import read_head
+from memidx.store import Store
+
+
+def behind_head(config: Config, store: Store) -> str | None:
+    """A warning when HEAD moved without a hook bringing the index along (git reset has no
+    hook; a commit may have been made without the hooks installed)."""
+    if not config.in_git:
+        return None
+    head = read_head(config.root)
+    indexed = store.get_state("indexed_commit")
+    if head is None or indexed is None or head == indexed:
+        return None
+    at = indexed[:12] if indexed else "no commit"
+    return (
+        f"the index is at {at} but HEAD is {head[:12]} (a git operation ran without the "
+        "hooks, e.g. git reset): run `memidx sync`"
+    )

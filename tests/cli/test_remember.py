@@ -1,0 +1,134 @@
+"""`memidx remember`: any agent writes a note that is checked, committed and indexed at once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.machines import Machine, clone, hook_env, make_template
+
+BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> Machine:
+    env = hook_env(tmp_path / "pre-commit-home")
+    return clone(make_template(tmp_path, env), tmp_path / "a", env)
+
+
+def commits(machine: Machine) -> int:
+    return int(machine.git("rev-list", "--count", "HEAD").strip())
+
+
+def test_remember_writes_commits_and_indexes_a_note(machine: Machine) -> None:
+    before = commits(machine)
+    run = machine.memidx_process(
+        "remember",
+        "--title",
+        "WSL eats all the RAM",
+        "--tags",
+        "wsl, Windows",
+        "--dir",
+        "wsl",
+        "--json",
+        stdin=BODY,
+    )
+    assert run.code == 0, run.err
+    data = run.json()
+    assert data["ref"] == "notes/wsl/wsl-eats-all-the-ram.md"
+    assert commits(machine) == before + 1
+    assert machine.git("status", "--porcelain").strip() == ""
+    text = (machine.root / data["ref"]).read_text()
+    assert text.startswith("---\ntitle: WSL eats all the RAM\ntags:\n- wsl\n- windows\ncreated: ")
+    hits = machine.memidx("search", "--json", "--mode", "bm25", "vmmem").json()["hits"]
+    assert [h["ref"] for h in hits] == [data["ref"]]
+    assert machine.memidx("status").code == 0
+
+
+def test_the_same_title_twice_gets_a_new_file(machine: Machine) -> None:
+    first = machine.memidx_process("remember", "--title", "Disk full!", stdin=BODY)
+    second = machine.memidx_process("remember", "--title", "Disk full!", stdin=BODY)
+    assert (first.out.strip(), second.out.strip()) == ("notes/disk-full.md", "notes/disk-full-2.md")
+
+
+def test_a_note_that_is_not_english_is_kept_but_not_committed(machine: Machine) -> None:
+    before = commits(machine)
+    body = (
+        "Der Prozess vmmem belegt den gesamten Arbeitsspeicher. Man kann das Limit in der Datei "
+        "wslconfig festlegen und danach die virtuelle Maschine neu starten.\n"
+    )
+    run = machine.memidx_process("remember", "--title", "Speicher unter WSL", stdin=body)
+    assert run.code == 1
+    assert "notes/speicher-unter-wsl.md: written in de" in run.err
+    assert "is kept" in run.err and "Traceback" not in run.err
+    assert commits(machine) == before
+    assert (machine.root / "notes" / "speicher-unter-wsl.md").is_file()
+    assert "?? notes/speicher-unter-wsl.md" in machine.git("status", "--porcelain")
+
+
+def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> None:
+    run = machine.memidx_process(
+        "remember", "--title", "Huge", stdin="word " * 300_000, MEMIDX_MAX_NOTE_BYTES="100000"
+    )
+    assert run.code == 1 and "cannot be indexed: too large" in run.err
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["--title", "  "], BODY, "--title is empty"),
+        (["--title", "No body"], "   \n", "the note has no body"),
+        (["--title", "Escape", "--dir", "../outside"], BODY, "must be a plain folder"),
+        (["--title", "Hidden", "--dir", ".secret"], BODY, "must be a plain folder"),
+    ],
+)
+def test_bad_arguments_are_usage_errors(
+    machine: Machine, args: list[str], stdin: str, message: str
+) -> None:
+    run = machine.memidx_process("remember", *args, stdin=stdin)
+    assert run.code == 2 and message in run.err
+
+
+def test_several_agents_remembering_at_once_lose_nothing(machine: Machine) -> None:
+    before = commits(machine)
+    memidx = str(Path(sys.executable).parent / "memidx")
+    procs = [
+        subprocess.Popen(
+            [memidx, "remember", "--title", f"Parallel note {i}", "--tags", "parallel"],
+            cwd=machine.root,
+            env=machine.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(6)
+    ]
+    results = [p.communicate(f"parallel body number {i} with words\n") for i, p in enumerate(procs)]
+    assert [p.returncode for p in procs] == [0] * 6, results
+    assert commits(machine) == before + 6
+    hits = machine.memidx("search", "--json", "--mode", "bm25", "-k", "20", "parallel").json()
+    assert hits["count"] == 6
+    assert machine.memidx("status").code == 0
+
+
+def test_index_lock_contention_is_retried(machine: Machine) -> None:
+    lock = machine.root / ".git" / "index.lock"
+    lock.write_text("held by another git")
+    release = subprocess.Popen(
+        [sys.executable, "-c", f"import time, os; time.sleep(0.4); os.remove({str(lock)!r})"]
+    )
+    run = machine.memidx_process("remember", "--title", "Patient note", stdin=BODY)
+    release.wait()
+    assert run.code == 0, run.err
+    assert machine.memidx("search", "--json", "--mode", "bm25", "patient").json()["count"] == 1
+
+
+def test_a_lock_that_never_goes_away_is_reported(machine: Machine) -> None:
+    (machine.root / ".git" / "index.lock").write_text("stuck")
+    run = machine.memidx_process("remember", "--title", "Stuck note", stdin=BODY)
+    assert run.code == 1
+    assert "index locked" in run.err and "not committed" in run.err

@@ -1,0 +1,106 @@
+"""Memory repositories set up the way `make install` does it: a bare remote, clones ("machines")
+with this project's hooks installed by the real pre-commit, and git driven as a user drives it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import GIT_IDENTITY, NotesRepo, Run, clean_env
+
+PROJECT = Path(__file__).resolve().parent.parent
+PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
+
+
+def hook_env(pre_commit_home: Path, **extra: str) -> dict[str, str]:
+    """What git and the hooks see: this interpreter for memidx, no background embedding."""
+    settings = {
+        "MEMIDX_PYTHON": sys.executable,
+        "MEMIDX_HOOK_EMBED": "0",
+        "PRE_COMMIT_HOME": str(pre_commit_home),
+    }
+    return clean_env(**{**settings, **extra})
+
+
+class Machine(NotesRepo):
+    """A clone with memidx's hooks installed, on which git runs with the hooks."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        super().__init__(root, init=False)
+        self.env = env
+
+    def git(self, *args: str, check: bool = True) -> str:
+        done = self.run_git(*args)
+        if check and done.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)} failed: {done.stdout}{done.stderr}")
+        return done.stdout
+
+    def run_git(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["git", *GIT_IDENTITY, *args],
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    def commit(self, message: str = "notes") -> str:
+        """Commit everything with the hooks (pre-commit checks and post-commit sync)."""
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+    def memidx_process(self, *args: str, stdin: str | None = None, **env: str) -> Run:
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "memidx"), *args],
+            cwd=self.root,
+            env={**self.env, **env},
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return Run(done.returncode, done.stdout, done.stderr)
+
+    def search_refs(self, query: str) -> list[tuple[str, float]]:
+        hits = self.memidx("search", "--mode", "bm25", "--json", "-k", "50", query).json()["hits"]
+        return [(h["ref"], round(h["score"], 6)) for h in hits]
+
+
+def make_template(root: Path, env: dict[str, str]) -> Path:
+    """A memory repository with this project's hook files, committed, in a bare remote."""
+    work = root / "template"
+    (work / "notes").mkdir(parents=True)
+    shutil.copytree(PROJECT / "hooks", work / "hooks")
+    shutil.copy(PROJECT / ".pre-commit-config.yaml", work / ".pre-commit-config.yaml")
+    (work / ".gitignore").write_text(".memidx/\n")
+    (work / "notes" / "welcome.md").write_text(
+        "---\ntitle: Welcome to the shared memory\ntags: [memidx]\n---\n\n"
+        "Search before you start a task; write a note when you lose time.\n"
+    )
+    remote = root / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], env=env, check=True)
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["add", "-A"],
+        ["commit", "-q", "-m", "template"],
+        ["remote", "add", "origin", str(remote)],
+        ["push", "-q", "origin", "main"],
+    ):
+        subprocess.run(
+            ["git", *GIT_IDENTITY, *args], cwd=work, env=env, check=True, capture_output=True
+        )
+    return remote
+
+
+def clone(remote: Path, root: Path, env: dict[str, str]) -> Machine:
+    """A new machine: clone, `pre-commit install` and the index, as `make install` does."""
+    subprocess.run(["git", "clone", "-q", str(remote), str(root)], env=env, check=True)
+    machine = Machine(root, env)
+    machine.git("config", "pull.rebase", "false")
+    subprocess.run([str(PRE_COMMIT), "install"], cwd=root, env=env, check=True, capture_output=True)
+    assert machine.memidx("ingest").code == 0
+    return machine
