@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.display import display
 from memidx.errors import MemidxError
 from memidx.notes import NoteError, is_note_path, parse_note
-from memidx.output import display
 from memidx.trace import last_failure
 
 FIX = "run `make reconcile`"

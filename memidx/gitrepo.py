@@ -108,9 +108,14 @@ class GitRepo:
         )
         return list(_parse_raw(out))
 
-    def is_commit(self, commit: str) -> bool:
-        out = self.run("cat-file", "-t", commit, check=False).strip()
-        return out == b"commit"
+    def changes_or_none(self, old: str, new: str, folder: str) -> list[Change] | None:
+        """changes(), or None when `old` is no longer a commit git has (garbage-collected)."""
+        try:
+            return self.changes(old, new, folder)
+        except GitError:
+            if self.run("cat-file", "-t", old, check=False).strip() != b"commit":
+                return None
+            raise
 
     def read_blobs(self, blob_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
         """Stream the contents of blobs through one `git cat-file --batch` process."""

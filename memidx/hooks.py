@@ -31,7 +31,7 @@ def run_hook(directory: Path | None, stage: str) -> int:
 
 def sync_to_head(config: Config) -> list[str]:
     """Sync the index and start embedding in the background; returns lines to print."""
-    from memidx.output import display
+    from memidx.display import display
     from memidx.store import open_store
     from memidx.sync import sync
 

@@ -6,6 +6,7 @@ import json
 import textwrap
 from typing import TYPE_CHECKING, TextIO
 
+from memidx.display import display
 from memidx.search import MARK_END, MARK_START, Hit, SearchResult
 
 if TYPE_CHECKING:
@@ -14,13 +15,6 @@ if TYPE_CHECKING:
 
 SEARCH_SCHEMA = "memidx.search/1"
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
-
-
-def display(text: str) -> str:
-    """Text safe for one output line: control characters (a newline in a file name) escaped."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 def skip_line(skip: Skip) -> str:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
-from memidx.output import display
+from memidx.display import display
 from memidx.status import Status
 
 STATUS_SCHEMA = "memidx.status/1"

@@ -11,7 +11,7 @@ from pathlib import Path
 from memidx.chunks import chunk_document
 from memidx.config import Config
 from memidx.drift import Drift, SourceFile, compare, from_changes
-from memidx.gitrepo import GitRepo
+from memidx.gitrepo import GitRepo, read_head
 from memidx.notes import Note, NoteError, parse_note, too_large
 from memidx.sources import GitSource, NoteSource, WorktreeSource
 from memidx.store import NewDocument, Skip, Store, VectorStore, transaction
@@ -69,15 +69,16 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
     if not config.in_git:
         return reconcile(config, store, note_source(config), fix=True, progress=progress)
     repo = GitRepo(config.root)
-    head = repo.head()
+    head = read_head(config.root) or repo.head()
     source = GitSource(repo, head, config.notes_dir)
     indexed = store.get_state("indexed_commit") or None
     if indexed == head and head is not None:
         return SyncReport(source.label, head)
-    usable = indexed is not None and head is not None and store.get_state("indexed_source") == "git"
-    if not usable or not repo.is_commit(str(indexed)):
+    changes = None
+    if indexed is not None and head is not None and store.get_state("indexed_source") == "git":
+        changes = repo.changes_or_none(indexed, head, config.notes_dir)
+    if changes is None:  # nothing to diff against (a new index, or the commit is gone)
         return reconcile(config, store, source, fix=True, progress=progress)
-    changes = repo.changes(str(indexed), str(head), config.notes_dir)
     paths = sorted({p for c in changes for p in (c.old_path, c.new_path) if p})
     drift, to_read = from_changes(
         changes, config.notes_dir, store.states_of(NOTE, paths), store.skips_of(NOTE, paths)

@@ -15,7 +15,7 @@ from statistics import median
 from memidx.config import load_config
 from memidx.hybrid import DEPTH, Searcher
 from memidx.store import Filters, open_store
-from tests.benchmark import beir, corpus, locomo, turns
+from tests.benchmark import beir, corpus, hooks, language, locomo, turns
 from tests.benchmark.golden import Scores, copy_notes, queries, score
 from tests.benchmark.timing import ms, percentile, timed_process
 from tests.benchmark.workspace import PROJECT, memidx, model_available, record, recorded, repo
@@ -336,10 +336,26 @@ def _tree_stamp(folder: Path) -> str:
     return "|".join(_file_stamp(p) for p in sorted(folder.rglob("*.md")))
 
 
+def hooks_section(args: argparse.Namespace) -> None:
+    """Post-commit and pre-commit timings on the ~19k-note corpus."""
+    if _missing(args, "til-jbranchaud"):
+        return
+    hooks.run(args)
+
+
+def language_section(args: argparse.Namespace) -> None:
+    """The English-only check on the labeled notes."""
+    if _missing(args, "lang"):
+        return
+    language.main(args.data)
+
+
 SECTIONS: dict[str, Section] = {
     "golden": golden,
     "beir": beir_section,
     "locomo": locomo_section,
     "scale": scale,
     "hybrid-speed": hybrid_speed,
+    "hooks": hooks_section,
+    "language": language_section,
 }
