@@ -52,7 +52,10 @@ reconcile: venv ## repair drift between the index and the notes at HEAD
 status: venv ## notes, index, drift, uncommitted notes, hook failures
 	@$(MEMIDX) status
 
-sync: venv ## bring the index to HEAD
+sync: venv ## commit this clone's haystack, pull and push (the git hooks index what arrives)
+	$(MEMIDX) haystack commit
+	@if [ -n "$$(git remote)" ]; then git pull --no-rebase --no-edit && git push; \
+	else echo "no git remote: nothing to pull or push"; fi
 	$(MEMIDX) sync
 
 lint: venv ## ruff (lint and format) and pyright --strict

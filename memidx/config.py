@@ -27,6 +27,8 @@ class Config:
     hook_embed: bool = True
     in_git: bool = True
     models_path: Path | None = None
+    segment_bytes: int = 1024 * 1024
+    fsync: bool = True
 
     @property
     def state_dir(self) -> Path:
@@ -77,6 +79,8 @@ _ENV_KEYS = {
     "MEMIDX_MAX_NOTE_BYTES": "max_note_bytes",
     "MEMIDX_HOOK_EMBED": "hook_embed",
     "MEMIDX_MODELS_DIR": "models_dir",
+    "MEMIDX_SEGMENT_BYTES": "segment_bytes",
+    "MEMIDX_FSYNC": "fsync",
 }
 
 
@@ -98,7 +102,10 @@ def _pyproject_table(root: Path) -> dict[str, object]:
 
 
 def _apply(config: Config, table: Mapping[str, object], origin: str) -> Config:
-    known = {"notes_dir", "index", "model", "max_note_bytes", "hook_embed", "models_dir"}
+    known = {
+        "notes_dir", "index", "model", "max_note_bytes", "hook_embed", "models_dir",
+        "segment_bytes", "fsync",
+    }  # fmt: skip
     unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(
@@ -120,6 +127,10 @@ def _apply(config: Config, table: Mapping[str, object], origin: str) -> Config:
         changes["max_note_bytes"] = _positive_int(table["max_note_bytes"], "max_note_bytes", origin)
     if "hook_embed" in table:
         changes["hook_embed"] = _flag(table["hook_embed"], "hook_embed", origin)
+    if "segment_bytes" in table:
+        changes["segment_bytes"] = _positive_int(table["segment_bytes"], "segment_bytes", origin)
+    if "fsync" in table:
+        changes["fsync"] = _flag(table["fsync"], "fsync", origin)
     return replace(config, **changes)  # pyright: ignore[reportArgumentType]
 
 

@@ -32,12 +32,14 @@ def run_hook(directory: Path | None, stage: str) -> int:
 def sync_to_head(config: Config) -> list[str]:
     """Sync the index and start embedding in the background; returns lines to print."""
     from memidx.display import display
+    from memidx.records import sync_records
     from memidx.store import open_store
     from memidx.sync import sync
 
     store, notice = open_store(config.index_path, write=True)
     try:
         report = sync(config, store)
+        records = sync_records(config, store)
     finally:
         store.conn.close()
     clear_failures(config.hook_error_path)
@@ -48,7 +50,13 @@ def sync_to_head(config: Config) -> list[str]:
             f"index follows {report.source}: {report.written} written, {report.deleted} removed, "
             f"{report.renamed} renamed"
         )
-    if report.written and config.hook_embed:
+    if records.indexed or records.deleted:
+        lines.append(f"records: {records.indexed} indexed, {records.deleted} removed")
+    lines += [
+        f"warning: {ref}: a torn record at the end ({size} bytes) is not indexed"
+        for ref, size in records.torn.items()
+    ]
+    if (report.written or records.indexed) and config.hook_embed:
         lines += start_background_embed(config)
     return lines
 

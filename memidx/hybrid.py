@@ -24,6 +24,7 @@ from memidx.search import (
     lexical_search,
     match_line,
     rank_lexical,
+    record_title,
     term_warnings,
 )
 from memidx.store import ChunkInfo, Filters, LexicalRow, Store, VectorStore
@@ -214,7 +215,7 @@ class _Hits:
                     rank,
                     row.source_kind,
                     row.source_ref,
-                    row.title,
+                    row.title or record_title(row.source_kind, row.meta),
                     score,
                     snippet,
                     line,

@@ -10,6 +10,7 @@ from memidx.display import display
 from memidx.search import MARK_END, MARK_START, Hit, SearchResult
 
 if TYPE_CHECKING:
+    from memidx.records import RecordDrift, RecordReport
     from memidx.store import Skip
     from memidx.sync import SyncReport
 
@@ -86,21 +87,38 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
             out.write(f"   {line}\n")
 
 
-def report_json(report: SyncReport, command: str) -> str:
-    return json.dumps(
-        {
-            "schema": f"memidx.{command}/1",
-            "source": report.source,
-            "commit": report.commit,
-            "drift": drift_dict(report),
-            "written": report.written,
-            "deleted": report.deleted,
-            "renamed": report.renamed,
-            "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in report.skipped],
-        },
-        ensure_ascii=False,
-        indent=2,
-    )
+def report_json(report: SyncReport, command: str, records: RecordReport | None = None) -> str:
+    data: dict[str, object] = {
+        "schema": f"memidx.{command}/1",
+        "source": report.source,
+        "commit": report.commit,
+        "drift": drift_dict(report),
+        "written": report.written,
+        "deleted": report.deleted,
+        "renamed": report.renamed,
+        "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in report.skipped],
+    }
+    if records is not None:
+        data["records"] = {
+            "segments": records.segments,
+            "scanned": records.scanned,
+            "indexed": records.indexed,
+            "deleted": records.deleted,
+            "torn": records.torn,
+            "damaged": records.damaged,
+        }
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def reconcile_json(report: SyncReport, records: RecordDrift) -> str:
+    data = json.loads(report_json(report, "reconcile"))
+    data["records"] = {
+        "missing": records.missing,
+        "stale": records.stale,
+        "orphaned": records.orphaned,
+        "segments": list(records.changed_segments),
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2)
 
 
 def drift_dict(report: SyncReport) -> dict[str, list[str] | list[list[str]]]:

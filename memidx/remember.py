@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import fcntl
-import random
 import re
-import time
 import unicodedata
-from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import PurePosixPath
 
 import yaml
 
 from memidx.config import Config
-from memidx.errors import CheckFailed, GitError, MemidxError, UsageError
+from memidx.errors import CheckFailed, MemidxError, UsageError
+from memidx.gitcommit import commit_paths
 from memidx.notes import NoteError, parse_note
 
-ATTEMPTS = 7  # backoff 0.05 s doubling, with jitter: about 5 s before giving up
 SLUG_LENGTH = 60
 
 
@@ -91,7 +86,7 @@ def remember(
     text = note_text(title, tags, body, created, **(extra or {}))
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
-    commit = _commit(config, ref, f"memidx remember: {title}")
+    commit = commit_paths(config, [ref], f"memidx remember: {title}")
     return Remembered(ref, commit, title)
 
 
@@ -121,52 +116,3 @@ def _check(config: Config, ref: str, text: str) -> None:
     verdict = check_text(text)
     if not verdict.english:
         raise CheckFailed(problem_message(ref, verdict), keep)
-
-
-def _commit(config: Config, ref: str, subject: str) -> str:
-    """git add + git commit of this one path, retried while another git holds index.lock."""
-    import git
-
-    repo: Any = git.Repo(config.root)
-    with _serialized(config):
-        for attempt in range(ATTEMPTS):
-            try:
-                repo.git.add("--", ref)
-                repo.git.commit("-q", "-m", subject, "--", ref)
-                return str(repo.head.commit.hexsha)
-            except git.GitCommandError as exc:
-                stderr = str(exc.stderr or "")
-                if "index.lock" in stderr and attempt + 1 < ATTEMPTS:
-                    time.sleep(0.05 * 2**attempt * (1 + random.random()))
-                    continue
-                _unstage(repo, ref)
-                raise _commit_error(ref, stderr, str(exc.stdout or "")) from exc
-    raise GitError(f"git kept its index locked; {ref} was not committed", "try again")
-
-
-def _unstage(repo: Any, ref: str) -> None:
-    import git
-
-    try:
-        repo.git.reset("-q", "--", ref)
-    except git.GitCommandError:
-        return
-
-
-def _commit_error(ref: str, stderr: str, stdout: str) -> MemidxError:
-    lines = [line.strip() for line in (stdout + "\n" + stderr).splitlines() if line.strip()]
-    reasons = [line for line in lines if line.startswith(("memidx:", "notes/")) or ": " in line]
-    detail = "; ".join(reasons[-3:] or lines[-2:]) or "git commit failed"
-    if "index.lock" in stderr:
-        return GitError(f"git kept its index locked; {ref} was not committed", "try again")
-    return CheckFailed(f"{ref} was not committed: {detail}", f"the file {ref} is kept")
-
-
-@contextmanager
-def _serialized(config: Config) -> Generator[None]:
-    """One memidx commit at a time in this clone: a commit and its post-commit hook finish
-    before the next commit's pre-commit check looks at the index."""
-    config.state_dir.mkdir(parents=True, exist_ok=True)
-    with Path(config.state_dir / "commit.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield

@@ -81,7 +81,7 @@ def lexical_hits(store: Store, expression: str, rows: Sequence[LexicalRow]) -> l
             rank=rank,
             kind=row.source_kind,
             ref=row.source_ref,
-            title=row.title,
+            title=row.title or record_title(row.source_kind, row.meta),
             score=row.score,
             snippet=snippets.get(row.id, ""),
             line=row.body_line + match_line(bodies.get(row.id, ""), snippets.get(row.id, "")),
@@ -91,6 +91,16 @@ def lexical_hits(store: Store, expression: str, rows: Sequence[LexicalRow]) -> l
         )
         for rank, row in enumerate(rows, start=1)
     ]
+
+
+def record_title(kind: str, meta: Mapping[str, object]) -> str:
+    """What a hit of a record (which has no title) is called: kind, agent, time, drawer."""
+    parts = [kind]
+    for key in ("agent", "ts", "drawer"):
+        value = meta.get(key)
+        if value:
+            parts.append(str(value))
+    return " · ".join(parts)
 
 
 def match_line(body: str, snippet: str) -> int:

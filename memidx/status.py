@@ -7,11 +7,14 @@ from dataclasses import dataclass, field
 from memidx.config import Config
 from memidx.drift import Drift
 from memidx.errors import MemidxError
+from memidx.freshness import behind_head
 from memidx.gitrepo import GitRepo
 from memidx.notes import is_note_path
-from memidx.store import Skip, open_store
+from memidx.records import record_drift
+from memidx.store import Skip, VectorStore, open_store
 from memidx.sync import NOTE, drift_of, note_source
 from memidx.trace import HookFailure, last_failure
+from memidx.vectorize import embed_error_path
 
 
 @dataclass(slots=True)
@@ -31,10 +34,17 @@ class Status:
     skipped: list[Skip] = field(default_factory=list[Skip])
     uncommitted: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     hook_failure: HookFailure | None = None
+    kinds: dict[str, int] = field(default_factory=dict[str, int])
+    segments_changed: tuple[str, ...] = ()
+    model: str = ""
+    chunks: int = 0
+    chunks_with_vectors: int = 0
+    embed_failure: HookFailure | None = None
+    behind: str | None = None
 
     @property
     def healthy(self) -> bool:
-        drifted = self.drift is None or self.drift.total > 0
+        drifted = self.drift is None or self.drift.total > 0 or bool(self.segments_changed)
         return self.index_problem is None and not drifted and self.hook_failure is None
 
 
@@ -59,10 +69,16 @@ def gather(config: Config) -> Status:
         return status
     try:
         status.documents = store.count()
+        status.kinds = store.kinds()
         status.indexed_commit = store.get_state("indexed_commit") or None
         status.indexed_at = store.get_state("indexed_at")
         status.drift = drift_of(store, files)
         status.skipped = sorted(store.skips(NOTE).values(), key=lambda s: s.source_ref)
+        status.segments_changed = record_drift(config, store, deep=False).changed_segments
+        status.model = config.model
+        status.chunks, status.chunks_with_vectors, _ = VectorStore(store.conn).counts(config.model)
+        status.behind = behind_head(config, store)
     finally:
         store.conn.close()
+    status.embed_failure = last_failure(embed_error_path(config))
     return status

@@ -39,6 +39,17 @@ def status_json(status: Status) -> str:
             },
             "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in status.skipped],
             "uncommitted": [{"status": c, "ref": r} for c, r in status.uncommitted],
+            "kinds": status.kinds,
+            "segments_changed": list(status.segments_changed),
+            "vectors": {
+                "model": status.model,
+                "chunks": status.chunks,
+                "with_vectors": status.chunks_with_vectors,
+            },
+            "embed_failure": None
+            if status.embed_failure is None
+            else {"when": status.embed_failure.when, "message": status.embed_failure.message},
+            "behind_head": status.behind,
             "hook_failure": None
             if status.hook_failure is None
             else {
@@ -69,12 +80,23 @@ def write_status(out: TextIO, status: Status) -> None:
         state = "in step" if drift.total == 0 else f"{drift.summary()} (run `make reconcile`)"
         rows.append(("drift", state))
         rows += [("", f"{label}: {display(ref)}") for label, ref in _drift_lines(status)]
+    if status.segments_changed:
+        rows.append(
+            (
+                "records",
+                f"{len(status.segments_changed)} segments changed since indexed "
+                "(run `memidx sync`)",
+            )
+        )
+        rows += [("", display(ref)) for ref in status.segments_changed[:10]]
     if status.skipped:
         rows.append(("skipped", f"{len(status.skipped)} notes cannot be indexed"))
         rows += [("", f"{display(s.source_ref)}: {s.reason}") for s in status.skipped[:10]]
     rows.append(("uncommitted", _uncommitted(status)))
     rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
     failure = status.hook_failure
+    if status.embed_failure:
+        rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
     rows.append(
         (
             "hook error",

@@ -68,6 +68,10 @@ class Filters:
     kind: str | None = None
     path_prefix: str | None = None
     tag: str | None = None
+    drawer: str | None = None
+    agent: str | None = None
+    since: str | None = None  # ISO 8601, inclusive
+    until: str | None = None  # ISO 8601, exclusive
 
 
 class Store:
@@ -165,11 +169,68 @@ class Store:
             "DELETE FROM documents WHERE source_kind = ? AND source_ref = ?", pairs
         )
 
+    def with_prefix(self, kinds: Sequence[str], prefix: str) -> dict[str, tuple[str, str]]:
+        """ref -> (kind, content hash) of the documents whose ref starts with `prefix` (an
+        index range scan per kind)."""
+        found: dict[str, tuple[str, str]] = {}
+        for kind in kinds:
+            rows = self.conn.execute(
+                "SELECT source_ref, content_hash FROM documents WHERE source_kind = ? "
+                "AND source_ref >= ? AND source_ref < ?",
+                (kind, prefix, prefix + "\U0010ffff"),
+            )
+            found.update({ref: (kind, h) for ref, h in rows})
+        return found
+
+    def find_record(self, kind: str, content_hash: str, session: str | None) -> str | None:
+        """The id of a record of this kind, content and session, if one is indexed."""
+        rows = self.conn.execute(
+            "SELECT meta FROM documents WHERE content_hash = ? AND source_kind = ?",
+            (content_hash, kind),
+        )
+        for (meta,) in rows:
+            data = json.loads(meta)
+            if data.get("session") == session:
+                return str(data["id"])
+        return None
+
+    def record_ref(self, record_id: str) -> str | None:
+        """The ref (segment@offset) of the record with this id."""
+        row = self.conn.execute(
+            "SELECT source_ref FROM documents WHERE json_extract(meta, '$.id') = ? LIMIT 1",
+            (record_id,),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def segments(self) -> dict[str, tuple[int, int, int, int]]:
+        """path -> (size, mtime_ns, end offset, records) of every indexed segment."""
+        rows = self.conn.execute("SELECT path, size, mtime_ns, end_offset, records FROM segments")
+        return {p: (s, m, e, n) for p, s, m, e, n in rows}
+
+    def set_segment(self, path: str, size: int, mtime_ns: int, end: int, records: int) -> None:
+        self.conn.execute(
+            "INSERT INTO segments (path, size, mtime_ns, end_offset, records) "
+            "VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+            "end_offset = excluded.end_offset, records = excluded.records",
+            (path, size, mtime_ns, end, records),
+        )
+
+    def forget_segment(self, path: str) -> None:
+        self.conn.execute("DELETE FROM segments WHERE path = ?", (path,))
+
     def count(self, kind: str | None = None) -> int:
         if kind is None:
             return int(self.conn.execute("SELECT count(*) FROM documents").fetchone()[0])
         sql = "SELECT count(*) FROM documents WHERE source_kind = ?"
         return int(self.conn.execute(sql, (kind,)).fetchone()[0])
+
+    def kinds(self) -> dict[str, int]:
+        """Documents per kind."""
+        rows = self.conn.execute(
+            "SELECT source_kind, count(*) FROM documents GROUP BY source_kind ORDER BY 1"
+        )
+        return {str(k): int(n) for k, n in rows}
 
     def document_rows(self, kind: str) -> list[tuple[object, ...]]:
         """Every stored column of every document of a kind, ordered by ref (for comparisons)."""
@@ -283,4 +344,16 @@ def filter_sql(filters: Filters) -> tuple[str, list[object]]:
     if filters.tag:
         clauses.append("AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)")
         params.append(filters.tag.lower().lstrip("#"))
+    for key in ("drawer", "agent"):
+        value = getattr(filters, key)
+        if value:
+            clauses.append(f"AND json_extract(d.meta, '$.{key}') = ?")
+            params.append(value)
+    when = "coalesce(json_extract(d.meta, '$.ts'), json_extract(d.meta, '$.created'))"
+    if filters.since:
+        clauses.append(f"AND {when} >= ?")
+        params.append(filters.since)
+    if filters.until:
+        clauses.append(f"AND {when} < ?")
+        params.append(filters.until)
     return " ".join(clauses), params

@@ -10,7 +10,7 @@ from pathlib import Path
 from memidx.errors import IndexBusy, IndexUnusable
 from memidx.store.documents import Store
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 5000
 REBUILD_HINT = "run `make ingest` (or `memidx ingest`) to rebuild it"
 
@@ -79,6 +79,14 @@ CREATE TABLE vectors (
     vector BLOB NOT NULL,
     PRIMARY KEY (text_hash, model)
 ) WITHOUT ROWID;
+CREATE INDEX documents_content_hash ON documents (content_hash);
+CREATE TABLE segments (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    end_offset INTEGER NOT NULL,
+    records INTEGER NOT NULL
+);
 INSERT INTO state (key, value) VALUES ('vector_generation', '0');
 CREATE TRIGGER chunks_generation_ai AFTER INSERT ON chunks BEGIN
     UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';

@@ -128,11 +128,6 @@ def _turns(sample: Any, out: list[Turn]) -> set[str]:
     return known
 
 
-def turn_text(turn: Turn) -> tuple[str, str]:
-    """(title, body) of a turn's document: speaker and session date, then what was said."""
-    return f"{turn.speaker} ({turn.date})", turn.text
-
-
 METRICS = [
     f"{unit}_{how}@{k}" for unit in ("turn", "session") for how in ("any", "all") for k in (5, 10)
 ]

@@ -15,7 +15,7 @@ from statistics import median
 from memidx.config import load_config
 from memidx.hybrid import DEPTH, Searcher
 from memidx.store import Filters, open_store
-from tests.benchmark import beir, corpus, hooks, language, locomo, turns
+from tests.benchmark import beir, corpus, haystack, hooks, language, locomo, turns
 from tests.benchmark.golden import Scores, copy_notes, queries, score
 from tests.benchmark.timing import ms, percentile, timed_process
 from tests.benchmark.workspace import PROJECT, memidx, model_available, record, recorded, repo
@@ -150,9 +150,11 @@ def locomo_section(args: argparse.Namespace) -> None:
     stamp = _file_stamp(args.data / "locomo" / "locomo10.json") + turns.VERSION
     root, built = repo(args.work, "locomo", stamp, lambda r: (r / "notes").mkdir())
     if built:
+        memidx(root, "ingest", quiet=True)
         turns.file_turns(root, dataset)
     _embed_once(root, args)
     searcher = _searcher(root)
+    ids = turns.dia_ids(root)
     print(
         f"{len(dataset.turns)} turns, {len(dataset.questions)} questions of categories 1-4 with "
         f"evidence ({dataset.without_evidence} without); {dataset.references} evidence references,"
@@ -166,7 +168,7 @@ def locomo_section(args: argparse.Namespace) -> None:
     results: dict[str, dict[str, dict[str, float]]] = {}
     for mode in args.modes:
         results[mode] = locomo.evaluate(
-            dataset, lambda q, mode=mode: turns.search(searcher, q, mode)
+            dataset, lambda q, mode=mode: turns.search(searcher, ids, q, mode)
         )
     header = f"{'metric':<16}{'mode':<8}" + "".join(
         f"{(locomo.CATEGORIES[int(g)] if g != 'all' else 'all'):>12}" for g in groups
@@ -185,7 +187,7 @@ def locomo_section(args: argparse.Namespace) -> None:
         _verdict({m: tuple(r["all"][k] for k in keys) for m, r in results.items()}, ", ".join(keys))
 
         def measure(s: Searcher) -> tuple[float, ...]:
-            found = locomo.evaluate(dataset, lambda q: turns.search(s, q, "hybrid"))["all"]
+            found = locomo.evaluate(dataset, lambda q: turns.search(s, ids, q, "hybrid"))["all"]
             return tuple(found[k] for k in keys)
 
         _sweep(", ".join(keys), measure, root)
@@ -343,6 +345,13 @@ def hooks_section(args: argparse.Namespace) -> None:
     hooks.run(args)
 
 
+def haystack_section(args: argparse.Namespace) -> None:
+    """Turn filing speed and 100k turns next to the notes."""
+    if _missing(args, "til-jbranchaud") or _missing(args, "locomo"):
+        return
+    haystack.run(args)
+
+
 def language_section(args: argparse.Namespace) -> None:
     """The English-only check on the labeled notes."""
     if _missing(args, "lang"):
@@ -357,5 +366,6 @@ SECTIONS: dict[str, Section] = {
     "scale": scale,
     "hybrid-speed": hybrid_speed,
     "hooks": hooks_section,
+    "haystack": haystack_section,
     "language": language_section,
 }

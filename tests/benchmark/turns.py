@@ -1,44 +1,61 @@
-"""LoCoMo turns as memidx documents (source_kind "turn", ref "<conversation>:<dia id>")."""
+"""LoCoMo turns filed through the haystack, as agents file theirs: each dialogue turn a `turn`
+record (drawer = conversation, agent = speaker, session = conversation:session, ts = the
+session's date), its text prefixed with the speaker and the session date."""
 
 from __future__ import annotations
 
-import hashlib
+import json
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
-from memidx.chunks import chunk_document
+from memidx.config import load_config
+from memidx.filing import Haystack
 from memidx.hybrid import Searcher
-from memidx.store import Filters, NewDocument, VectorStore, open_store, transaction
-from tests.benchmark.locomo import Dataset, Question, turn_text
+from memidx.store import Filters
+from tests.benchmark.locomo import Dataset, Question, Turn
 
-VERSION = "turns-v1"
+VERSION = "haystack-v1"
+
+
+def session_time(date: str) -> str | None:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as ISO 8601 UTC, or None."""
+    try:
+        moment = datetime.strptime(date.strip(), "%I:%M %p on %d %B, %Y")
+    except ValueError:
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def turn_text(turn: Turn) -> str:
+    return f"{turn.speaker} ({turn.date}): {turn.text}"
 
 
 def file_turns(root: Path, dataset: Dataset) -> None:
-    """Store every turn as a document of the index at root."""
-    store, _ = open_store(root / ".memidx" / "index.sqlite", write=True)
-    vectors = VectorStore(store.conn)
-    with transaction(store.conn):
-        for turn in dataset.turns:
-            title, body = turn_text(turn)
-            doc = NewDocument(
-                source_kind="turn",
-                source_ref=turn.ref,
-                title=title,
-                tags=(),
-                aliases=(),
-                body=body,
-                body_line=1,
-                content_hash=hashlib.sha256(f"{title}\n{body}".encode()).hexdigest(),
-                blob_id=None,
-                meta={"speaker": turn.speaker, "date": turn.date, "session": turn.session},
-            )
-            doc_id, _ = store.upsert(doc)
-            vectors.replace_chunks(doc_id, chunk_document(title, body))
-    store.conn.close()
+    """File every turn through the haystack API (fsync off for the bulk import) and keep the map
+    from record id to dia id that the evaluation needs."""
+    config = replace(load_config(root), fsync=False)
+    haystack = Haystack(config)
+    ids: dict[str, str] = {}
+    for turn in dataset.turns:
+        filed = haystack.file(
+            "turn",
+            turn_text(turn),
+            drawer=turn.conversation,
+            agent=turn.speaker,
+            session=f"{turn.conversation}:session_{turn.session}",
+            ts=session_time(turn.date),
+        )
+        ids[filed.id] = turn.dia_id
+    haystack.close()
+    (root / ".memidx" / "locomo-ids.json").write_text(json.dumps(ids))
 
 
-def search(searcher: Searcher, question: Question, mode: str) -> list[str]:
+def dia_ids(root: Path) -> dict[str, str]:
+    return json.loads((root / ".memidx" / "locomo-ids.json").read_text())
+
+
+def search(searcher: Searcher, ids: dict[str, str], question: Question, mode: str) -> list[str]:
     """Dia ids of the turns of the question's conversation, best first."""
-    prefix = f"{question.conversation}:"
-    hits = searcher.search(question.text, Filters(path_prefix=prefix), 10, mode).hits
-    return [h.ref[len(prefix) :] for h in hits]
+    hits = searcher.search(question.text, Filters(drawer=question.conversation), 10, mode).hits
+    return [ids[str(h.meta["id"])] for h in hits]

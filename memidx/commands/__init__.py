@@ -1,0 +1,1 @@
+"""The handlers of memidx's subcommands, imported only when their command runs."""

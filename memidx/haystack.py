@@ -1,0 +1,304 @@
+"""The haystack: an append-only log of records (turns, transcripts, facts), one writer per clone.
+
+A record on disk is b"KRD1", a 4-byte little-endian unsigned length, then that many bytes of
+UTF-8 JSON. Records are appended whole and never rewritten, so a record's offset is its
+address forever and a backup is a file copy. A crash can leave at most a torn tail (an
+incomplete header, length or JSON): readers never return it, and the next append moves those
+bytes aside into a `.torn` file before writing, so nothing is destroyed.
+
+Segments live under notes/haystack/<writer-id>/ and are committed like notes: each clone
+appends only to its own folder, so git merges of logs never conflict.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import secrets
+import struct
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, cast
+
+from memidx.errors import MemidxError
+
+MAGIC = b"KRD1"
+HEADER = struct.Struct("<4sI")
+KINDS = ("turn", "transcript", "fact")
+SEGMENT_SUFFIX = ".krd"
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+_LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One entry of the log, as stored."""
+
+    id: str
+    kind: str
+    drawer: str
+    ts: str
+    tags: tuple[str, ...]
+    text: str
+    hash: str
+    agent: str | None = None
+    session: str | None = None
+    summary_of: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "id": self.id, "kind": self.kind, "drawer": self.drawer, "ts": self.ts,
+            "tags": list(self.tags), "text": self.text, "hash": self.hash,
+        }  # fmt: skip
+        for key in ("agent", "session", "summary_of"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A record and where it stands in its segment."""
+
+    record: Record
+    offset: int
+    length: int  # of the whole frame: header and JSON
+
+
+@dataclass(slots=True)
+class Scan:
+    """The complete records of a segment and where its valid bytes end."""
+
+    records: list[Located] = field(default_factory=list[Located])
+    end: int = 0
+    size: int = 0
+    damaged: list[int] = field(default_factory=list[int])  # offsets of unreadable whole frames
+
+    @property
+    def torn(self) -> int:
+        """Bytes after the last complete record (a torn tail)."""
+        return self.size - self.end
+
+
+def iso_utc(text: str) -> str:
+    """A timestamp in UTC as `YYYY-MM-DDTHH:MM:SSZ` (naive times are taken as UTC);
+    ValueError when the text is not ISO 8601."""
+    moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def new_record(
+    kind: str,
+    text: str,
+    *,
+    drawer: str = "general",
+    tags: tuple[str, ...] = (),
+    agent: str | None = None,
+    session: str | None = None,
+    summary_of: str | None = None,
+    ts: str | None = None,
+) -> Record:
+    """A record ready to append, with a fresh id and the content hash."""
+    if kind not in KINDS:
+        raise MemidxError(f"unknown record kind {kind!r}", f"use one of {', '.join(KINDS)}")
+    if not text.strip():
+        raise MemidxError("the record has no text", "give it the words to keep")
+    now = datetime.now(UTC)
+    stamp = ts or now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    ident = f"{kind[0]}-{now.strftime('%Y%m%d%H%M%S')}-{secrets.token_hex(6)}"
+    return Record(
+        ident, kind, drawer, stamp, tags, text, content_hash(text), agent, session, summary_of
+    )
+
+
+def frame(record: Record) -> bytes:
+    payload = json.dumps(record.to_json(), ensure_ascii=False, sort_keys=True).encode("utf-8")
+    return HEADER.pack(MAGIC, len(payload)) + payload
+
+
+def parse(payload: bytes) -> Record:
+    """A record from its JSON bytes; ValueError when they are not a record."""
+    loaded: object = json.loads(payload.decode("utf-8"))
+    if not isinstance(loaded, dict):
+        raise ValueError("not an object")
+    data = cast(dict[str, Any], loaded)
+    tags: object = data.get("tags") or []
+    return Record(
+        id=str(data["id"]),
+        kind=str(data["kind"]),
+        drawer=str(data.get("drawer") or "general"),
+        ts=str(data["ts"]),
+        tags=tuple(str(t) for t in cast(list[object], tags)) if isinstance(tags, list) else (),
+        text=str(data["text"]),
+        hash=str(data["hash"]),
+        agent=None if data.get("agent") is None else str(data["agent"]),
+        session=None if data.get("session") is None else str(data["session"]),
+        summary_of=None if data.get("summary_of") is None else str(data["summary_of"]),
+    )
+
+
+def scan_bytes(data: bytes) -> Scan:
+    """Every complete record from the start. A frame whose bytes are not a record is skipped
+    (and listed); the scan stops where framing breaks (a torn tail); an unreadable last frame
+    is a torn tail too."""
+    scan = Scan(size=len(data))
+    offset = 0
+    while offset + HEADER.size <= len(data):
+        magic, length = HEADER.unpack_from(data, offset)
+        end = offset + HEADER.size + length
+        if magic != MAGIC or length > MAX_RECORD_BYTES or end > len(data):
+            break
+        try:
+            record = parse(data[offset + HEADER.size : end])
+        except (ValueError, KeyError, UnicodeDecodeError):
+            if end == len(data):
+                break
+            scan.damaged.append(offset)
+        else:
+            scan.records.append(Located(record, offset, end - offset))
+        offset = end
+    scan.end = offset
+    return scan
+
+
+def valid_end(data: bytes) -> int:
+    """Where the complete records of a segment end, walking the frame headers and parsing only
+    the last frame (whole frames are written by one append, so only the tail can be torn)."""
+    offset = last = 0
+    while offset + HEADER.size <= len(data):
+        magic, length = HEADER.unpack_from(data, offset)
+        end = offset + HEADER.size + length
+        if magic != MAGIC or length > MAX_RECORD_BYTES or end > len(data):
+            break
+        last, offset = offset, end
+    if offset > last:
+        try:
+            parse(data[last + HEADER.size : offset])
+        except (ValueError, KeyError, UnicodeDecodeError):
+            return last
+    return offset
+
+
+def scan_file(path: Path) -> Scan:
+    try:
+        return scan_bytes(path.read_bytes())
+    except FileNotFoundError:
+        return Scan()
+
+
+def read_at(path: Path, offset: int) -> Record:
+    """The record that starts at `offset` (for `memidx show`)."""
+    with path.open("rb") as stream:
+        stream.seek(offset)
+        header = stream.read(HEADER.size)
+        if len(header) < HEADER.size:
+            raise MemidxError(f"no record at {path}@{offset}", "check the ref")
+        magic, length = HEADER.unpack(header)
+        payload = stream.read(length)
+    if magic != MAGIC or len(payload) != length:
+        raise MemidxError(f"no complete record at {path}@{offset}", "check the ref")
+    return parse(payload)
+
+
+def segments(folder: Path) -> Iterator[Path]:
+    """Every segment under the haystack folder (all writers), in a stable order."""
+    if folder.is_dir():
+        yield from sorted(folder.glob(f"*/*{SEGMENT_SUFFIX}"))
+
+
+GITATTRIBUTES = "# haystack segments are binary logs, never merged as text\n*.krd binary\n"
+GITIGNORE = "# torn tails moved aside after a crash stay on the machine that crashed\n*.torn\n"
+
+
+class Writer:
+    """Appends records to this clone's own segments, rotating by day and by size."""
+
+    def __init__(self, folder: Path, lock: Path, segment_bytes: int, fsync: bool = True) -> None:
+        self.folder = folder
+        self.lock = lock
+        self.segment_bytes = segment_bytes
+        self.fsync = fsync
+
+    def append(self, record: Record) -> tuple[Path, int, int]:
+        """Write one whole record; returns (segment, offset, frame length)."""
+        data = frame(record)
+        with _LOCK:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            _describe_folder(self.folder.parent)
+            self.lock.parent.mkdir(parents=True, exist_ok=True)
+            with self.lock.open("w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                path = self._segment(len(data))
+                with path.open("ab") as out:
+                    offset = out.tell()
+                    out.write(data)
+                    out.flush()
+                    if self.fsync:
+                        os.fsync(out.fileno())
+        return path, offset, len(data)
+
+    def _segment(self, incoming: int) -> Path:
+        """Today's newest segment if the record fits, else a new one; torn tails moved aside."""
+        day = datetime.now(UTC).strftime("%Y-%m-%d")
+        existing = sorted(self.folder.glob(f"{day}.*{SEGMENT_SUFFIX}"))
+        if existing:
+            path = existing[-1]
+            size = self._repair(path)
+            if size == 0 or size + incoming <= self.segment_bytes:
+                return path
+            number = int(path.name.split(".")[1]) + 1
+        else:
+            number = 0
+        return self.folder / f"{day}.{number:03d}{SEGMENT_SUFFIX}"
+
+    def _repair(self, path: Path) -> int:
+        """Move a torn tail into <segment>.torn (appended, never overwritten); returns the size."""
+        data = path.read_bytes()
+        end = valid_end(data)
+        if end == len(data):
+            return end
+        with path.with_name(path.name + ".torn").open("ab") as aside:
+            aside.write(data[end:])
+            aside.flush()
+            os.fsync(aside.fileno())
+        with path.open("r+b") as stream:
+            stream.truncate(end)
+        return end
+
+
+def _describe_folder(haystack: Path) -> None:
+    """.gitattributes (segments are binary) and .gitignore (torn tails) of the haystack."""
+    for name, text in ((".gitattributes", GITATTRIBUTES), (".gitignore", GITIGNORE)):
+        path = haystack / name
+        if not path.exists():
+            path.write_text(text, encoding="utf-8")
+
+
+def writer_id(state_dir: Path) -> str:
+    """This clone's writer id, made once and kept in .memidx/ (never shared by two clones)."""
+    path = state_dir / "writer-id"
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        pass
+    host = "".join(c if c.isalnum() else "-" for c in os.uname().nodename.lower())[:24].strip("-")
+    ident = f"{host or 'writer'}-{secrets.token_hex(4)}"
+    state_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with path.open("x", encoding="utf-8") as out:
+            out.write(ident + "\n")
+    except FileExistsError:
+        return path.read_text(encoding="utf-8").strip()
+    return ident

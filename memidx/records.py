@@ -1,0 +1,227 @@
+"""Records of the haystack in the index: each record a document (kind turn, transcript or fact,
+ref `<segment>@<offset>`), kept in step with the segment files on disk."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import cast
+
+from memidx.chunks import chunk_document
+from memidx.config import Config
+from memidx.haystack import (
+    KINDS,
+    Located,
+    Record,
+    Writer,
+    iso_utc,
+    new_record,
+    scan_file,
+    segments,
+)
+from memidx.store import NewDocument, Store, VectorStore, transaction
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class RecordReport:
+    """What one pass over the segments changed."""
+
+    segments: int = 0
+    scanned: int = 0
+    indexed: int = 0
+    deleted: int = 0
+    torn: dict[str, int] = field(default_factory=dict[str, int])
+    damaged: dict[str, int] = field(default_factory=dict[str, int])
+
+
+@dataclass(frozen=True, slots=True)
+class Filed:
+    """A record appended (or found already filed) and indexed."""
+
+    id: str
+    ref: str
+    duplicate: bool
+
+
+def haystack_folder(config: Config) -> Path:
+    return config.notes_path / "haystack"
+
+
+def segment_ref(config: Config, path: Path) -> str:
+    return path.relative_to(config.root).as_posix()
+
+
+def record_document(ref: str, located: Located) -> NewDocument:
+    """The index row of one record."""
+    record = located.record
+    meta: dict[str, object] = {
+        "id": record.id, "drawer": record.drawer, "ts": record.ts,
+        "offset": located.offset, "length": located.length,
+    }  # fmt: skip
+    for key in ("agent", "session", "summary_of"):
+        value = getattr(record, key)
+        if value is not None:
+            meta[key] = value
+    return NewDocument(
+        source_kind=record.kind,
+        source_ref=f"{ref}@{located.offset}",
+        title="",
+        tags=record.tags,
+        aliases=(),
+        body=record.text,
+        body_line=1,
+        content_hash=record.hash,
+        blob_id=None,
+        meta=meta,
+    )
+
+
+def index_record(store: Store, ref: str, located: Located) -> None:
+    doc = record_document(ref, located)
+    doc_id, changed = store.upsert(doc)
+    if changed:
+        VectorStore(store.conn).replace_chunks(doc_id, chunk_document("", doc.body))
+
+
+def file_record(config: Config, store: Store, record: Record, writer: Writer) -> Filed:
+    """Append a record to this clone's log and index it at once; the same content in the same
+    session is not filed twice."""
+    existing = store.find_record(record.kind, record.hash, record.session)
+    if existing is not None:
+        return Filed(existing, store.record_ref(existing) or "", duplicate=True)
+    path, offset, length = writer.append(record)
+    ref = segment_ref(config, path)
+    with transaction(store.conn):
+        index_record(store, ref, Located(record, offset, length))
+        stat = path.stat()
+        known = store.segments().get(ref)
+        records = (known[3] if known else 0) + 1
+        if known is None or known[2] == offset:  # nothing unindexed before this record
+            store.set_segment(ref, stat.st_size, stat.st_mtime_ns, offset + length, records)
+    return Filed(record.id, f"{ref}@{offset}", duplicate=False)
+
+
+def sync_records(
+    config: Config, store: Store, *, full: bool = False, progress: Progress | None = None
+) -> RecordReport:
+    """Index the complete records of every segment on disk and forget those that are gone.
+    Segments whose size and modification time match the index are skipped unless `full`."""
+    report = RecordReport()
+    known = store.segments()
+    on_disk = list(segments(haystack_folder(config)))
+    with transaction(store.conn):
+        for number, path in enumerate(on_disk, start=1):
+            ref = segment_ref(config, path)
+            stat = path.stat()
+            seen = known.pop(ref, None)
+            report.segments += 1
+            if not full and seen is not None and seen[:2] == (stat.st_size, stat.st_mtime_ns):
+                continue
+            _sync_segment(store, ref, path, stat, report)
+            if progress is not None:
+                progress(number, len(on_disk))
+        for ref in known:
+            _forget(store, ref, report)
+    return report
+
+
+def _sync_segment(
+    store: Store, ref: str, path: Path, stat: os.stat_result, report: RecordReport
+) -> None:
+    scan = scan_file(path)
+    report.scanned += len(scan.records)
+    if scan.torn:
+        report.torn[ref] = scan.torn
+    if scan.damaged:
+        report.damaged[ref] = len(scan.damaged)
+    indexed = store.with_prefix(KINDS, f"{ref}@")
+    wanted = {f"{ref}@{r.offset}": r for r in scan.records}
+    for doc_ref, (kind, _) in indexed.items():
+        located = wanted.get(doc_ref)
+        if located is None or located.record.kind != kind:
+            store.delete(kind, [doc_ref])
+            report.deleted += 1
+    for doc_ref, located in wanted.items():
+        if indexed.get(doc_ref) != (located.record.kind, located.record.hash):
+            index_record(store, ref, located)
+            report.indexed += 1
+    store.set_segment(ref, stat.st_size, stat.st_mtime_ns, scan.end, len(scan.records))
+
+
+def _forget(store: Store, ref: str, report: RecordReport) -> None:
+    for doc_ref, (kind, _) in store.with_prefix(KINDS, f"{ref}@").items():
+        store.delete(kind, [doc_ref])
+        report.deleted += 1
+    store.forget_segment(ref)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordDrift:
+    """Records on disk but not indexed, indexed but not on disk, or indexed differently."""
+
+    missing: int = 0
+    orphaned: int = 0
+    stale: int = 0
+    changed_segments: tuple[str, ...] = ()
+
+    @property
+    def total(self) -> int:
+        return self.missing + self.orphaned + self.stale
+
+
+def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
+    """Compare segments with the index: `deep` reads every record, else only sizes and times
+    of the segment files are compared (cheap enough for `memidx status`)."""
+    known = store.segments()
+    changed: list[str] = []
+    missing = orphaned = stale = 0
+    for path in segments(haystack_folder(config)):
+        ref = segment_ref(config, path)
+        stat = path.stat()
+        seen = known.pop(ref, None)
+        if not deep:
+            if seen is None or seen[:2] != (stat.st_size, stat.st_mtime_ns):
+                changed.append(ref)
+            continue
+        records = scan_file(path).records
+        wanted = {f"{ref}@{r.offset}": (r.record.kind, r.record.hash) for r in records}
+        indexed = store.with_prefix(KINDS, f"{ref}@")
+        missing += sum(1 for k in wanted if k not in indexed)
+        orphaned += sum(1 for k in indexed if k not in wanted)
+        stale += sum(1 for k, v in wanted.items() if k in indexed and indexed[k] != v)
+        if wanted != indexed:
+            changed.append(ref)
+    for ref in known:
+        changed.append(ref)
+        orphaned += known[ref][3]
+    return RecordDrift(missing, orphaned, stale, tuple(changed))
+
+
+def make_record(kind: str, text: str, **fields: object) -> Record:
+    """new_record with loosely typed keyword fields from JSON input, validated."""
+    raw: object = fields.get("tags") or ()
+    if isinstance(raw, str):
+        raw = raw.split(",")
+    if not isinstance(raw, list | tuple):
+        raise ValueError("tags must be a list or a comma string")
+    items = cast(Sequence[object], raw)
+    clean_tags = tuple(str(t).strip().lower() for t in items if str(t).strip())
+
+    def text_field(name: str) -> str | None:
+        value = fields.get(name)
+        return None if value is None or value == "" else str(value)
+
+    return new_record(
+        kind,
+        text,
+        drawer=text_field("drawer") or "general",
+        tags=clean_tags,
+        agent=text_field("agent"),
+        session=text_field("session"),
+        summary_of=text_field("summary_of"),
+        ts=None if text_field("ts") is None else iso_utc(str(text_field("ts"))),
+    )

@@ -1,0 +1,231 @@
+"""The haystack through the CLI: file-turn, archive-transcript, show, search filters,
+rebuild from the segments, reconcile and status, and sync between machines through git."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.errors import MemidxError
+from memidx.filing import BackgroundFiler, Haystack
+from memidx.haystack import Writer, new_record
+from memidx.store import open_store
+from tests.helpers import NotesRepo, Run
+from tests.machines import Machine, clone, hook_env, make_template
+
+TURN = {
+    "user": "why is the build slow",
+    "assistant": "the docker cache is invalidated by COPY",
+    "agent": "claude",
+    "session": "s-1",
+    "tags": ["docker"],
+    "drawer": "builds",
+}
+
+
+def file_turn(repo: NotesRepo, payload: object, *args: str) -> Run:
+    return repo.memidx_process("file-turn", "--json", *args, stdin=json.dumps(payload))
+
+
+@pytest.fixture
+def indexed(repo: NotesRepo) -> NotesRepo:
+    repo.note("docker.md", "Docker cache", "COPY invalidates the cache of later layers")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    return repo
+
+
+def test_a_filed_turn_is_searchable_at_once_and_not_filed_twice(indexed: NotesRepo) -> None:
+    first = file_turn(indexed, TURN)
+    assert first.code == 0, first.err
+    filed = first.json()
+    assert filed["duplicate"] is False and filed["ref"].startswith("notes/haystack/")
+    hits = indexed.memidx(
+        "search", "--json", "--mode", "bm25", "--kind", "turn", "slow build"
+    ).json()
+    assert [h["meta"]["id"] for h in hits["hits"]] == [filed["id"]]
+    hit = hits["hits"][0]
+    assert hit["meta"]["agent"] == "claude" and hit["meta"]["ts"].endswith("Z")
+    assert hit["title"].startswith("turn · claude · ")
+    again = file_turn(indexed, TURN).json()
+    assert again == {**again, "id": filed["id"], "duplicate": True}
+    other_session = file_turn(indexed, {**TURN, "session": "s-2"}).json()
+    assert other_session["duplicate"] is False
+    assert indexed.git("status", "--porcelain", "notes/haystack").strip() != ""  # not committed
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ("not json", "stdin is not JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        ('{"user": "x", "colour": "red"}', "unknown field 'colour'"),
+        ('{"text": "   "}', "the record has no text"),
+        ('{"text": "x", "ts": "yesterday"}', "invalid turn"),
+        ('{"text": "x", "kind": "transcript"}', "use archive-transcript"),
+    ],
+)
+def test_bad_turns_are_usage_errors(indexed: NotesRepo, stdin: str, message: str) -> None:
+    run = indexed.memidx_process("file-turn", stdin=stdin)
+    assert run.code == 2 and message in run.err and "Traceback" not in run.err
+
+
+def test_a_transcript_is_archived_verbatim_and_a_summary_points_back(indexed: NotesRepo) -> None:
+    transcript = "USER: decide the compression threshold\nASSISTANT: 0.8, measured on August 3rd\n"
+    path = indexed.root.parent / "transcript.txt"
+    path.write_text(transcript)
+    archived = indexed.memidx_process(
+        "archive-transcript", str(path), "--agent", "claude", "--json"
+    )
+    assert archived.code == 0, archived.err
+    record_id = archived.json()["id"]
+    shown = indexed.memidx_process("show", record_id)
+    assert (shown.code, shown.out) == (0, transcript)
+    by_ref = indexed.memidx_process("show", archived.json()["ref"], "--json").json()
+    assert by_ref["kind"] == "transcript" and by_ref["text"] == transcript
+    piped = indexed.memidx_process("archive-transcript", "-", stdin="from stdin\n")
+    assert piped.code == 0
+    summary = file_turn(indexed, {"text": "threshold is 0.8", "summary_of": record_id}).json()
+    assert indexed.memidx_process("show", summary["id"], "--json").json()["summary_of"] == record_id
+    missing = indexed.memidx_process("show", "no-such-id")
+    assert missing.code == 1 and "no record with id" in missing.err
+
+
+def test_search_filters_by_kind_drawer_agent_and_time(indexed: NotesRepo) -> None:
+    file_turn(indexed, {**TURN, "text": "cache words early", "ts": "2026-01-05T10:00:00Z"})
+    file_turn(
+        indexed,
+        {
+            **TURN,
+            "text": "cache words late",
+            "agent": "codex",
+            "drawer": "ops",
+            "ts": "2026-03-01T10:00:00Z",
+        },
+    )
+
+    def refs(*args: str) -> list[str]:
+        found = indexed.memidx("search", "--json", "--mode", "bm25", *args, "cache").json()
+        return sorted(h["snippet"].replace("*", "") for h in found["hits"])
+
+    assert len(refs()) == 3  # the note and two turns
+    assert refs("--kind", "note") == ["COPY invalidates the cache of later layers"]
+    assert refs("--agent", "codex") == ["cache words late"]
+    assert refs("--drawer", "builds") == ["cache words early"]
+    assert refs("--since", "2026-02-01") == ["cache words late"]
+    assert refs("--until", "2026-01-05") == ["cache words early"]
+    assert refs("--since", "2026-01-05T11:00", "--until", "2026-02-01") == []
+    bad = indexed.memidx("search", "--since", "soon", "cache")
+    assert bad.code == 2 and "--since 'soon'" in bad.err
+
+
+def test_rebuilding_from_the_segments_gives_the_same_index(indexed: NotesRepo) -> None:
+    for i in range(5):
+        file_turn(indexed, {"text": f"turn {i} about caches", "session": "rebuild"})
+    before = _records(indexed)
+    for part in (indexed.root / ".memidx").glob("index.sqlite*"):
+        part.unlink()
+    assert indexed.memidx("ingest").code == 0
+    assert _records(indexed) == before and len(before) == 5
+
+
+def _records(repo: NotesRepo) -> list[tuple[object, ...]]:
+    store, _ = open_store(repo.root / ".memidx" / "index.sqlite", write=False)
+    try:
+        rows = store.conn.execute(
+            "SELECT d.source_kind, d.source_ref, d.body, d.content_hash, d.meta, c.text_hash "
+            "FROM documents d JOIN chunks c ON c.doc_id = d.id WHERE d.source_kind = 'turn' "
+            "ORDER BY d.source_ref"
+        ).fetchall()
+    finally:
+        store.conn.close()
+    return [tuple(r) for r in rows]
+
+
+def test_reconcile_and_status_cover_the_segments(indexed: NotesRepo) -> None:
+    file_turn(indexed, {"text": "indexed turn"})
+    config = load_config(indexed.root)
+    folder = next((indexed.root / "notes" / "haystack").glob("*/"))
+    Writer(folder, config.state_dir / "haystack.lock", 1 << 20).append(
+        new_record("turn", "appended but not indexed")
+    )
+    status = indexed.memidx("status", "--json")
+    assert status.code == 1 and len(status.json()["segments_changed"]) == 1
+    drift = indexed.memidx("reconcile", "--json")
+    assert drift.code == 1 and drift.json()["records"]["missing"] == 1
+    assert indexed.memidx("reconcile", "--fix").code == 0
+    assert indexed.memidx("search", "--json", "--mode", "bm25", "appended").json()["count"] == 1
+    shutil.rmtree(folder)
+    orphaned = indexed.memidx("reconcile", "--json").json()
+    assert orphaned["records"]["orphaned"] == 2
+    assert indexed.memidx("sync").code == 0
+    assert indexed.memidx("status").code == 0
+
+
+def test_records_filed_from_a_worker_thread_are_stored_and_indexed(indexed: NotesRepo) -> None:
+    config = load_config(indexed.root)
+    with BackgroundFiler(config) as filer:
+        futures = [
+            filer.submit("turn", f"from the housekeeper {i}", session="bg") for i in range(3)
+        ]
+        filed = [f.result(timeout=30) for f in futures]
+        assert all(not f.duplicate for f in filed)
+        failing = filer.submit("turn", "   ")
+        with pytest.raises(MemidxError, match="no text"):
+            failing.result(timeout=30)
+    found = indexed.memidx("search", "--json", "--mode", "bm25", "housekeeper").json()
+    assert {h["meta"]["id"] for h in found["hits"]} == {f.id for f in filed}
+
+
+def test_threads_filing_at_once_lose_nothing(indexed: NotesRepo) -> None:
+    haystack = Haystack(load_config(indexed.root))
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(10):
+                haystack.file("turn", f"thread {n} turn {i}", session=f"t{n}")
+        except BaseException as exc:  # noqa: BLE001 - surfaced by the assertion below
+            errors.append(exc)
+        finally:
+            haystack.close()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert (
+        indexed.memidx("search", "--json", "--mode", "bm25", "-k", "50", "thread").json()["count"]
+        == 40
+    )
+    assert indexed.memidx("reconcile").code == 0
+
+
+def test_another_machine_indexes_the_records_it_pulls(tmp_path: Path) -> None:
+    env = hook_env(tmp_path / "pch")
+    remote = make_template(tmp_path, env)
+    a: Machine = clone(remote, tmp_path / "a", env)
+    b: Machine = clone(remote, tmp_path / "b", env)
+    assert a.memidx_process("file-turn", stdin=json.dumps({"text": "alpha turn from a"})).code == 0
+    assert b.memidx_process("file-turn", stdin=json.dumps({"text": "bravo turn from b"})).code == 0
+    assert a.memidx_process("haystack", "commit").code == 0
+    a.git("push", "-q", "origin", "main")
+    assert b.memidx_process("haystack", "commit").code == 0
+    b.git("pull", "-q", "--no-rebase", "--no-edit")  # logs of two writers never conflict
+    found = b.memidx("search", "--json", "--mode", "bm25", "turn").json()
+    assert sorted(h["snippet"].replace("*", "") for h in found["hits"]) == [
+        "alpha turn from a",
+        "bravo turn from b",
+    ]
+    assert b.memidx("reconcile").code == 0
+    b.git("push", "-q", "origin", "main")
+    a.git("pull", "-q", "--ff-only")
+    assert a.memidx("search", "--json", "--mode", "bm25", "bravo").json()["count"] == 1
+    assert a.memidx_process("haystack", "commit").out.startswith("nothing to commit")

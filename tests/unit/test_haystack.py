@@ -1,0 +1,100 @@
+"""The log format: framing, scanning, torn tails and rotation (pure and on a temporary disk)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memidx.errors import MemidxError
+from memidx.haystack import (
+    HEADER,
+    MAGIC,
+    Writer,
+    frame,
+    iso_utc,
+    new_record,
+    parse,
+    scan_bytes,
+    scan_file,
+    valid_end,
+)
+
+
+def test_a_frame_is_magic_length_and_utf8_json() -> None:
+    record = new_record("turn", "User: héllo\n\nAssistant: hi", agent="claude", session="s1")
+    data = frame(record)
+    magic, length = HEADER.unpack_from(data)
+    assert magic == MAGIC == b"KRD1"
+    assert length == len(data) - 8
+    payload = json.loads(data[8:].decode("utf-8"))
+    assert set(payload) == {
+        "id",
+        "kind",
+        "drawer",
+        "ts",
+        "tags",
+        "text",
+        "hash",
+        "agent",
+        "session",
+    }
+    assert parse(data[8:]) == record
+
+
+def test_ids_are_unique_and_timestamps_utc() -> None:
+    ids = {new_record("fact", "x").id for _ in range(500)}
+    assert len(ids) == 500
+    assert new_record("fact", "x").ts.endswith("Z")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-11-29T10:00:00Z", "2026-11-29T10:00:00Z"),
+        ("2026-11-29T12:00:00+02:00", "2026-11-29T10:00:00Z"),
+        ("2026-11-29 10:00", "2026-11-29T10:00:00Z"),
+    ],
+)
+def test_timestamps_are_normalised_to_utc(text: str, expected: str) -> None:
+    assert iso_utc(text) == expected
+
+
+@pytest.mark.parametrize(("kind", "text"), [("note", "x"), ("turn", "   ")])
+def test_bad_records_are_refused(kind: str, text: str) -> None:
+    with pytest.raises(MemidxError):
+        new_record(kind, text)
+
+
+def test_scan_reads_every_complete_record_and_reports_a_torn_tail() -> None:
+    frames = [frame(new_record("turn", f"turn number {i}")) for i in range(3)]
+    whole = b"".join(frames)
+    assert [r.record.text for r in scan_bytes(whole).records] == [
+        f"turn number {i}" for i in range(3)
+    ]
+    torn = scan_bytes(whole[:-5])
+    assert len(torn.records) == 2 and torn.end == len(frames[0]) + len(frames[1])
+    assert torn.torn == len(frames[2]) - 5
+    assert valid_end(whole[:-5]) == torn.end and valid_end(whole) == len(whole)
+
+
+def test_a_damaged_frame_in_the_middle_is_skipped_not_the_rest() -> None:
+    frames = [bytearray(frame(new_record("turn", f"turn number {i}"))) for i in range(3)]
+    frames[1][12] = 0xFF  # inside the JSON of the second record
+    scan = scan_bytes(b"".join(bytes(f) for f in frames))
+    assert [r.record.text for r in scan.records] == ["turn number 0", "turn number 2"]
+    assert scan.damaged == [len(frames[0])]
+
+
+def test_appends_rotate_by_size_and_never_rewrite_earlier_bytes(tmp_path: Path) -> None:
+    writer = Writer(tmp_path / "w", tmp_path / "lock", segment_bytes=600, fsync=False)
+    placed = [writer.append(new_record("turn", f"turn {i} " + "x" * 100)) for i in range(10)]
+    files = sorted({p for p, _, _ in placed})
+    assert len(files) > 1
+    assert all(f.stat().st_size <= 600 for f in files)
+    first = files[0].read_bytes()
+    writer.append(new_record("turn", "one more"))
+    assert files[0].read_bytes() == first
+    assert sum(len(scan_file(f).records) for f in (tmp_path / "w").glob("*.krd")) == 11
+    assert (tmp_path / ".gitattributes").read_text().endswith("*.krd binary\n")
