@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from pytest_bdd import given, parsers, then, when
 
 from memidx.store import open_store
 from tests.helpers import NotesRepo, Run
+from tests.machines import Machine, clone, hook_env, make_template
 
 
 class World:
@@ -20,7 +22,7 @@ class World:
         self.run: Run | None = None
         self.rows: list[tuple[object, ...]] = []
         self.ids: dict[str, int] = {}
-        self.changes: int = 0
+        self.filed: str = ""
 
     @property
     def last(self) -> Run:
@@ -155,3 +157,141 @@ def not_rewritten(world: World, ref: str) -> None:
     _snapshot(world)
     assert world.ids[ref] == before_id
     assert {row[1]: row for row in world.rows}[ref] == before_rows[ref]
+
+
+# -- git machines ---------------------------------------------------------------------------
+
+
+class Pair:
+    """Two clones of one remote with the hooks installed."""
+
+    def __init__(self, a: Machine, b: Machine) -> None:
+        self.a, self.b = a, b
+
+    def machine(self, name: str) -> Machine:
+        return {"A": self.a, "B": self.b}[name]
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Pair:
+    env = hook_env(tmp_path / "pre-commit-home")
+    remote = make_template(tmp_path, env)
+    return Pair(clone(remote, tmp_path / "a", env), clone(remote, tmp_path / "b", env))
+
+
+@given("two machines cloned from one remote with the memidx hooks installed")
+def two_machines(pair: Pair) -> None:
+    assert pair.a.memidx("status").code == 0
+
+
+@when(parsers.parse('machine {name} commits the note "{ref}" saying "{words}" and pushes'))
+def commit_and_push(pair: Pair, name: str, ref: str, words: str) -> None:
+    machine = pair.machine(name)
+    machine.note(ref.removeprefix("notes/"), words.capitalize(), words)
+    machine.commit(f"add {ref}")
+    machine.git("push", "-q", "origin", "main")
+
+
+@when(parsers.parse('machine {name} commits the note "{ref}" saying "{words}" without hooks'))
+def commit_without_hooks(pair: Pair, name: str, ref: str, words: str) -> None:
+    machine = pair.machine(name)
+    machine.note(ref.removeprefix("notes/"), words.capitalize(), words)
+    machine.git("add", "-A")
+    machine.git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "no hooks")
+
+
+@when(parsers.parse("machine {name} pulls"))
+def pull(pair: Pair, name: str) -> None:
+    pair.machine(name).git("pull", "-q", "--no-rebase", "--no-edit")
+
+
+@when(parsers.parse('machine {name} files the turn "{text}"'))
+def machine_files_turn(pair: Pair, name: str, text: str) -> None:
+    run = pair.machine(name).memidx_process("file-turn", stdin=json.dumps({"text": text}))
+    assert run.code == 0, run.err
+
+
+@when(parsers.parse("machine {name} commits its haystack and pushes"))
+def commit_haystack(pair: Pair, name: str) -> None:
+    machine = pair.machine(name)
+    assert machine.memidx_process("haystack", "commit").code == 0
+    machine.git("push", "-q", "origin", "main")
+
+
+@when(parsers.parse('machine {name} runs "{command}"'))
+def machine_runs(pair: Pair, name: str, command: str) -> None:
+    program, *args = shlex.split(command)
+    assert program == "memidx"
+    assert pair.machine(name).memidx(*args).code == 0
+
+
+@then(parsers.parse('machine {name} finds "{ref}" when it searches for "{query}"'))
+def machine_finds(pair: Pair, name: str, ref: str, query: str) -> None:
+    hits = pair.machine(name).memidx("search", "--json", "--mode", "bm25", query).json()["hits"]
+    assert [h["ref"] for h in hits] == [ref]
+
+
+@then(parsers.parse('machine {name} finds a turn when it searches for "{query}"'))
+def machine_finds_turn(pair: Pair, name: str, query: str) -> None:
+    found = pair.machine(name).memidx("search", "--json", "--kind", "turn", "--mode", "bm25", query)
+    assert found.json()["count"] == 1
+
+
+@then(parsers.parse("the index of machine {name} is in step"))
+def in_step(pair: Pair, name: str) -> None:
+    assert pair.machine(name).memidx("reconcile").code == 0
+
+
+@then(parsers.parse('committing another note on machine {name} fails with "{text}"'))
+def commit_fails(pair: Pair, name: str, text: str) -> None:
+    machine = pair.machine(name)
+    machine.note("another.md", "Another note", "another note in plain English words")
+    machine.git("add", "-A")
+    done = machine.run_git("commit", "-q", "-m", "another")
+    assert done.returncode != 0 and text in done.stdout + done.stderr
+
+
+@then(parsers.parse("committing another note on machine {name} succeeds"))
+def commit_succeeds(pair: Pair, name: str) -> None:
+    machine = pair.machine(name)
+    machine.note("another.md", "Another note", "another note in plain English words")
+    machine.git("add", "-A")
+    done = machine.run_git("commit", "-q", "-m", "another")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@then(parsers.parse('committing a German note on machine {name} fails with "{text}"'))
+def german_fails(pair: Pair, name: str, text: str) -> None:
+    machine = pair.machine(name)
+    machine.note(
+        "de.md",
+        "Speicher",
+        "Der Prozess belegt den gesamten Arbeitsspeicher des "
+        "Rechners, und man muss die virtuelle Maschine danach neu starten.",
+    )
+    machine.git("add", "-A")
+    done = machine.run_git("commit", "-q", "-m", "german")
+    assert done.returncode != 0 and text in done.stdout + done.stderr
+
+
+# -- the haystack ---------------------------------------------------------------------------
+
+
+@when(parsers.parse('I file the turn "{text}" in session "{session}"'))
+def file_turn(world: World, text: str, session: str) -> None:
+    payload = json.dumps({"text": text, "session": session})
+    world.run = world.repo.memidx_process("file-turn", "--json", stdin=payload)
+    assert world.run.code == 0, world.run.err
+    world.filed = world.run.json()["id"] if not world.run.json()["duplicate"] else world.filed
+
+
+@then(parsers.parse('searching turns for "{query}" finds that turn'))
+def finds_turn(world: World, query: str) -> None:
+    hits = world.repo.memidx("search", "--json", "--kind", "turn", "--mode", "bm25", query).json()
+    assert [h["meta"]["id"] for h in hits["hits"]] == [world.filed]
+
+
+@then("it is reported as already filed")
+def already_filed(world: World) -> None:
+    data = world.last.json()
+    assert data["duplicate"] is True and data["id"] == world.filed
