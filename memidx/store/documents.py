@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 # Title and tags say what a note is about; the body only mentions things. bm25 weights per
 # column, in the order of the FTS table: title, tags, aliases, body.
@@ -90,30 +91,24 @@ class Store:
 
     def states_of(self, kind: str, refs: Sequence[str]) -> dict[str, DocState]:
         """What the index knows of these refs only (work proportional to a change)."""
-        found: dict[str, DocState] = {}
-        for start in range(0, len(refs), 500):
-            part = refs[start : start + 500]
-            marks = ", ".join("?" for _ in part)
-            rows = self.conn.execute(
-                f"SELECT source_ref, id, content_hash, blob_id FROM documents "
-                f"WHERE source_kind = ? AND source_ref IN ({marks})",
-                (kind, *part),
-            )
-            found.update({ref: DocState(i, h, b) for ref, i, h, b in rows})
-        return found
+        rows = self._of_refs(
+            "SELECT source_ref, id, content_hash, blob_id FROM documents", kind, refs
+        )
+        return {ref: DocState(i, h, b) for ref, i, h, b in rows}
 
     def skips_of(self, kind: str, refs: Sequence[str]) -> dict[str, Skip]:
-        found: dict[str, Skip] = {}
+        rows = self._of_refs("SELECT source_ref, blob_id, reason FROM skipped", kind, refs)
+        return {ref: Skip(kind, ref, blob, reason) for ref, blob, reason in rows}
+
+    def _of_refs(self, select: str, kind: str, refs: Sequence[str]) -> list[tuple[Any, ...]]:
+        """`select` restricted to one kind and these refs, in batches under SQLite's limit."""
+        rows: list[tuple[Any, ...]] = []
         for start in range(0, len(refs), 500):
             part = refs[start : start + 500]
             marks = ", ".join("?" for _ in part)
-            rows = self.conn.execute(
-                f"SELECT source_ref, blob_id, reason FROM skipped "
-                f"WHERE source_kind = ? AND source_ref IN ({marks})",
-                (kind, *part),
-            )
-            found.update({ref: Skip(kind, ref, blob, reason) for ref, blob, reason in rows})
-        return found
+            sql = f"{select} WHERE source_kind = ? AND source_ref IN ({marks})"
+            rows += self.conn.execute(sql, (kind, *part)).fetchall()
+        return rows
 
     def upsert(self, doc: NewDocument) -> tuple[int, bool]:
         """Insert or update one document, keeping its row id; unchanged content is not rewritten.
