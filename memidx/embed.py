@@ -94,7 +94,7 @@ class FastembedEmbedder:
             if identity is None:
                 raise ModelError(
                     f"the model {config.model} has not been downloaded",
-                    "run `memidx model pull` where a network exists",
+                    f"run `memidx model pull {config.model}` where a network exists",
                 )
             self.fingerprint = identity[1]
             options.update(cache_dir=str(config.models_dir / "fastembed"), local_files_only=True)

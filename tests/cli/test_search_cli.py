@@ -110,3 +110,18 @@ def test_the_installed_command_runs_as_a_new_process(indexed: NotesRepo) -> None
     assert run.code == 0, run.err
     assert run.json()["hits"][0]["ref"] == "notes/git/tags.md"
     assert indexed.memidx_process("--help").out.count("exit codes") == 1
+
+
+def test_a_catalogue_model_not_yet_pulled_is_an_error_naming_the_remedy(indexed: NotesRepo) -> None:
+    model = {"MEMIDX_MODEL": "BAAI/bge-small-en-v1.5", "HF_HUB_OFFLINE": ""}
+    embed = indexed.memidx_process("embed", **model)
+    assert embed.code == 1
+    assert embed.err.strip() == (
+        "memidx: error: the model BAAI/bge-small-en-v1.5 has not been downloaded "
+        "(run `memidx model pull BAAI/bge-small-en-v1.5` where a network exists)"
+    )
+    status = indexed.memidx_process("model", "status", **model)
+    assert status.code == 1 and "memidx model pull BAAI/bge-small-en-v1.5" in status.out
+    search = indexed.memidx_process("search", "--json", "detached", **model)
+    assert search.code == 0 and search.json()["engine"] == "bm25"
+    assert any("no vectors of BAAI/bge-small-en-v1.5" in w for w in search.json()["warnings"])
