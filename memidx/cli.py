@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import cast
 
 from memidx import __version__
 from memidx.config import Config, load_config
-from memidx.errors import MemidxError, UsageError
+from memidx.errors import REBUILD_HINT, MemidxError, UsageError
 
 EXIT_CODES = """exit codes:
   0  success (a search with no hits is a success)
@@ -45,11 +46,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemidxError as exc:
         print(f"memidx: error: {exc}", file=sys.stderr)
         return 1
+    except sqlite3.DatabaseError as exc:  # damage the opening checks could not see
+        print(f"memidx: error: the index is unusable: {exc} ({REBUILD_HINT})", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("memidx: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"memidx: error:{where} {exc.strerror or exc}", file=sys.stderr)
+        return 1
 
 
 def _handler(name: str) -> Handler:

@@ -5,9 +5,40 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from memidx.gitrepo import MODE_SYMLINK, Change
 from memidx.notes import is_note_path
-from memidx.store import DocState, Skip
+
+MODE_SYMLINK = "120000"
+
+
+@dataclass(frozen=True, slots=True)
+class DocState:
+    """What the index knows of one document, enough to tell whether it is stale."""
+
+    id: int
+    content_hash: str
+    blob_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A file the index knows about but could not index."""
+
+    source_kind: str
+    source_ref: str
+    blob_id: str | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One path changed between two commits (git diff-tree --raw)."""
+
+    status: str
+    old_path: str | None
+    new_path: str | None
+    old_blob: str | None
+    new_blob: str | None
+    new_mode: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +154,7 @@ def from_changes(
         if old is None or old == new:
             continue
         if new is not None and change.status == "R" and old in indexed:
-            renamed.append((old, new))
-            if indexed[old].blob_id == change.new_blob:
-                del to_read[new]
+            renamed.append((old, new))  # still read: a title taken from the file name changes
         elif change.status != "C":
             drop(old)
     return (

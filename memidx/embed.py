@@ -3,7 +3,7 @@
 Corpus text is embedded through fastembed. The query path of the packaged model uses the same
 ONNX file and tokenizer through onnxruntime and tokenizers directly (fastembed's own runtime
 dependencies): importing fastembed costs ~330 ms, more than half the cold-search budget. The
-two give the same vectors; tests/unit/test_model.py checks it on the real model.
+two give the same vectors; tests/cli/test_real_model.py checks it on the real model.
 """
 
 from __future__ import annotations
@@ -207,8 +207,22 @@ def pull(config: Config, name: str) -> tuple[str, int, Path]:
     dim = int(model.embedding_size)
     marker = _pulled_marker(config, name)
     marker.parent.mkdir(parents=True, exist_ok=True)
-    marker.write_text(json.dumps({"model": name, "dim": dim, "fingerprint": f"{name}@{dim}"}))
+    marker.write_text(json.dumps({"model": name, "dim": dim, "fingerprint": _weights_hash(model)}))
     return name, dim, cache
+
+
+def _weights_hash(model: Any) -> str:
+    """The sha256 of the downloaded ONNX file: pulling a new build of a model changes it, so
+    its old vectors are dropped rather than mixed with new ones."""
+    from memidx.model import sha256_file
+
+    inner: Any = getattr(model, "model", None)
+    folder = getattr(inner, "_model_dir", None)
+    description: Any = getattr(inner, "model_description", None)
+    model_file = getattr(description, "model_file", None)
+    if folder is None or model_file is None:
+        return f"{getattr(model, 'model_name', 'model')}@{model.embedding_size}"
+    return sha256_file(Path(folder) / str(model_file))
 
 
 def _pulled_marker(config: Config, name: str | None = None) -> Path:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+REBUILD_HINT = "run `make ingest` (or `memidx ingest`) to rebuild it"
+
 
 class MemidxError(Exception):
     """An expected failure, reported as one line with a hint and exit code 1."""

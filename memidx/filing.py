@@ -3,6 +3,7 @@ from the CLI or from any thread of an agent process."""
 
 from __future__ import annotations
 
+import fcntl
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.haystack import Record, Writer, read_at, writer_id
 from memidx.records import Filed, file_record, haystack_folder, make_record, sync_records
-from memidx.store import Store, open_store
+from memidx.store import RecordStore, Store, open_store
 
 
 def writer(config: Config) -> Writer:
@@ -23,15 +24,18 @@ def writer(config: Config) -> Writer:
 
 
 def writable_index(config: Config) -> Store:
-    """The index for writing; a new or rebuilt one is filled first (notes and records), so that
-    filing into a deleted index never leaves the others out."""
-    fresh = not config.index_path.exists()
-    store, notice = open_store(config.index_path, write=True)
-    if fresh or notice:
-        from memidx.sync import ingest, note_source
+    """The index for writing; one never filled (new or rebuilt) is filled first, notes and
+    records, by one process while the others wait: filing into a deleted index never leaves
+    the rest of the memory out."""
+    store, _ = open_store(config.index_path, write=True)
+    if store.get_state("indexed_at") is None:
+        with Path(f"{config.index_path}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if store.get_state("indexed_at") is None:
+                from memidx.sync import ingest, note_source
 
-        ingest(config, store, note_source(config))
-        sync_records(config, store, full=True)
+                ingest(config, store, note_source(config))
+                sync_records(config, store, full=True)
     return store
 
 
@@ -59,7 +63,7 @@ def turn_record(payload: object) -> Record:
     try:
         return make_record(kind, str(text), **fields)
     except ValueError as exc:
-        raise UsageError(f"invalid turn: {exc}", "timestamps are ISO 8601, tags a list") from exc
+        raise UsageError(f"invalid turn: {exc}", "`ts` is ISO 8601, `tags` a list") from exc
     except MemidxError as exc:
         raise UsageError(exc.message, exc.hint) from exc
 
@@ -86,7 +90,7 @@ def show(config: Config, ref: str) -> Shown:
     if "@" not in ref:
         store, _ = open_store(config.index_path, write=False)
         try:
-            found = store.record_ref(ref)
+            found = RecordStore(store.conn).record_ref(ref)
         finally:
             store.conn.close()
         if found is None:

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memidx.drift import Change
 from memidx.errors import GitError
 
-MODE_SYMLINK = "120000"
 MODE_GITLINK = "160000"
 
 
@@ -28,18 +28,6 @@ class TreeEntry:
     mode: str
     blob_id: str
     size: int
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One path changed between two commits (git diff-tree --raw)."""
-
-    status: str
-    old_path: str | None
-    new_path: str | None
-    old_blob: str | None
-    new_blob: str | None
-    new_mode: str | None = None
 
 
 def git_env() -> dict[str, str]:

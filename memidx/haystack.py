@@ -16,10 +16,12 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import secrets
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,7 +33,8 @@ MAGIC = b"KRD1"
 HEADER = struct.Struct("<4sI")
 KINDS = ("turn", "transcript", "fact")
 SEGMENT_SUFFIX = ".krd"
-MAX_RECORD_BYTES = 64 * 1024 * 1024
+MAX_RECORD_BYTES = 64 * 1024 * 1024  # readers: a larger frame is broken framing
+MAX_TEXT_BYTES = 8 * 1024 * 1024  # writers: a record's text, well under the frame limit
 _LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
 
 
@@ -115,9 +118,15 @@ def new_record(
         raise MemidxError(f"unknown record kind {kind!r}", f"use one of {', '.join(KINDS)}")
     if not text.strip():
         raise MemidxError("the record has no text", "give it the words to keep")
+    size = len(text.encode("utf-8"))
+    if size > MAX_TEXT_BYTES:
+        raise MemidxError(
+            f"the record's text is {size:,} bytes, over the {MAX_TEXT_BYTES:,}-byte limit",
+            "split it into several records (e.g. one per part of the transcript)",
+        )
     now = datetime.now(UTC)
     stamp = ts or now.strftime("%Y-%m-%dT%H:%M:%SZ")
-    ident = f"{kind[0]}-{now.strftime('%Y%m%d%H%M%S')}-{secrets.token_hex(6)}"
+    ident = f"{kind}-{now.strftime('%Y%m%d%H%M%S')}-{secrets.token_hex(6)}"
     return Record(
         ident, kind, drawer, stamp, tags, text, content_hash(text), agent, session, summary_of
     )
@@ -231,37 +240,49 @@ class Writer:
         self.segment_bytes = segment_bytes
         self.fsync = fsync
 
-    def append(self, record: Record) -> tuple[Path, int, int]:
-        """Write one whole record; returns (segment, offset, frame length)."""
-        data = frame(record)
+    @contextmanager
+    def locked(self) -> Generator[None]:
+        """Exclusive use of this writer's segments: threads of this process and other
+        processes of this clone wait their turn."""
         with _LOCK:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            _describe_folder(self.folder.parent)
             self.lock.parent.mkdir(parents=True, exist_ok=True)
             with self.lock.open("w") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
-                path = self._segment(len(data))
-                with path.open("ab") as out:
-                    offset = out.tell()
-                    out.write(data)
-                    out.flush()
-                    if self.fsync:
-                        os.fsync(out.fileno())
+                yield
+
+    def append(self, record: Record) -> tuple[Path, int, int]:
+        """Write one whole record; returns (segment, offset, frame length)."""
+        with self.locked():
+            return self.append_locked(record)
+
+    def append_locked(self, record: Record) -> tuple[Path, int, int]:
+        """append(), for a caller that holds locked()."""
+        data = frame(record)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        _describe_folder(self.folder.parent)
+        path = self._segment(len(data))
+        with path.open("ab") as out:
+            offset = out.tell()
+            out.write(data)
+            out.flush()
+            if self.fsync:
+                os.fsync(out.fileno())
         return path, offset, len(data)
 
     def _segment(self, incoming: int) -> Path:
-        """Today's newest segment if the record fits, else a new one; torn tails moved aside."""
+        """Today's newest segment if the record fits, else a new one. The newest segment of
+        any day gets a torn tail moved aside first (a crash may have left one)."""
         day = datetime.now(UTC).strftime("%Y-%m-%d")
-        existing = sorted(self.folder.glob(f"{day}.*{SEGMENT_SUFFIX}"))
+        existing = sorted(self.folder.glob(f"*{SEGMENT_SUFFIX}"), key=_segment_order)
         if existing:
-            path = existing[-1]
-            size = self._repair(path)
-            if size == 0 or size + incoming <= self.segment_bytes:
-                return path
-            number = int(path.name.split(".")[1]) + 1
-        else:
-            number = 0
-        return self.folder / f"{day}.{number:03d}{SEGMENT_SUFFIX}"
+            size = self._repair(existing[-1])
+            if existing[-1].name.startswith(f"{day}."):
+                if size == 0 or size + incoming <= self.segment_bytes:
+                    return existing[-1]
+                return (
+                    self.folder / f"{day}.{_segment_order(existing[-1])[1] + 1:03d}{SEGMENT_SUFFIX}"
+                )
+        return self.folder / f"{day}.000{SEGMENT_SUFFIX}"
 
     def _repair(self, path: Path) -> int:
         """Move a torn tail into <segment>.torn (appended, never overwritten); returns the size."""
@@ -278,6 +299,13 @@ class Writer:
         return end
 
 
+def _segment_order(path: Path) -> tuple[str, int]:
+    """(day, number) of `<day>.<number>.krd`: numbers compare as numbers (999 < 1000)."""
+    day, _, rest = path.name.partition(".")
+    number = rest.split(".")[0]
+    return day, int(number) if number.isdigit() else -1
+
+
 def _describe_folder(haystack: Path) -> None:
     """.gitattributes (segments are binary) and .gitignore (torn tails) of the haystack."""
     for name, text in ((".gitattributes", GITATTRIBUTES), (".gitignore", GITIGNORE)):
@@ -286,19 +314,31 @@ def _describe_folder(haystack: Path) -> None:
             path.write_text(text, encoding="utf-8")
 
 
+WRITER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
 def writer_id(state_dir: Path) -> str:
-    """This clone's writer id, made once and kept in .memidx/ (never shared by two clones)."""
+    """This clone's writer id, made once and kept in .memidx/writer-id (never shared by two
+    clones). Created whole (a temporary file linked into place), so a concurrent reader never
+    sees it half-written."""
     path = state_dir / "writer-id"
-    try:
-        return path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        pass
-    host = "".join(c if c.isalnum() else "-" for c in os.uname().nodename.lower())[:24].strip("-")
-    ident = f"{host or 'writer'}-{secrets.token_hex(4)}"
-    state_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        with path.open("x", encoding="utf-8") as out:
-            out.write(ident + "\n")
-    except FileExistsError:
-        return path.read_text(encoding="utf-8").strip()
+    if not path.exists():
+        host = "".join(c if c in _ID_CHARS else "-" for c in os.uname().nodename.lower())
+        ident = f"{host[:24].strip('-') or 'writer'}-{secrets.token_hex(4)}"
+        state_dir.mkdir(parents=True, exist_ok=True)
+        draft = state_dir / f".writer-id.{os.getpid()}.{secrets.token_hex(4)}"
+        draft.write_text(ident + "\n", encoding="utf-8")
+        try:
+            os.link(draft, path)  # fails if another process made it first: theirs wins
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    ident = path.read_text(encoding="utf-8").strip()
+    if not WRITER_ID.fullmatch(ident):
+        raise MemidxError(
+            f"{path} holds {ident!r}, not a writer id",
+            "delete the file; a new id is made on the next filing",
+        )
     return ident

@@ -16,7 +16,6 @@ from memidx.errors import MemidxError, ModelError, UsageError
 from memidx.fusion import best_chunks, rrf
 from memidx.query import Terms, match_any, query_terms
 from memidx.search import (
-    MARK_END,
     MARK_START,
     Hit,
     LexicalRanking,
@@ -25,11 +24,12 @@ from memidx.search import (
     match_line,
     rank_lexical,
     record_title,
+    snippets,
     term_warnings,
 )
-from memidx.store import ChunkInfo, Filters, LexicalRow, Store, VectorStore
+from memidx.store import ChunkInfo, Filters, LexicalRow, Store, VectorStore, snapshot
 from memidx.timing import Stopwatch
-from memidx.vecfile import map_matrix, matrix_path, read_matrix
+from memidx.vecfile import current_stamp, map_matrix, matrix_path, read_matrix
 
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)
@@ -48,9 +48,8 @@ class VectorIndex:
     @classmethod
     def load(cls, store: Store, index_path: Path, embedder: Embedder) -> VectorIndex:
         """From the matrix file when it is current, else from SQLite."""
-        generation = VectorStore(store.conn).generation()
-        path = matrix_path(index_path, embedder.name)
-        loaded = map_matrix(path, embedder.name, embedder.fingerprint, generation)
+        stamp = current_stamp(store.conn, embedder.name, embedder.fingerprint)
+        loaded = map_matrix(matrix_path(index_path, embedder.name), stamp)
         if loaded is None:
             loaded, _ = read_matrix(store.conn, embedder.name, embedder.dim)
         return cls(loaded.vectors, loaded.chunk_ids, loaded.doc_ids, loaded.docs_without)
@@ -86,10 +85,11 @@ class Searcher:
         if mode not in MODES:
             raise UsageError(f"unknown mode {mode!r}", f"choose one of {', '.join(MODES)}")
         self._notes = []
-        if mode == "bm25" or not self._vectors_usable(required=mode != "auto"):
-            result = lexical_search(self.store, text, filters, limit)
-            return _with_warnings(result, self._notes)
-        return self._semantic(text, filters, limit, fuse=mode != "vector")
+        with snapshot(self.store.conn):
+            if mode == "bm25" or not self._vectors_usable(required=mode != "auto"):
+                result = lexical_search(self.store, text, filters, limit)
+                return _with_warnings(result, self._notes)
+            return self._semantic(text, filters, limit, fuse=mode != "vector")
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -132,11 +132,12 @@ class Searcher:
         embedder = self.embedder()
         with self.watch.phase("query_embedding"):
             query = embedder.embed_query(text)
+        depth = max(self.depth, limit)
         with self.watch.phase("vector_scan"):
             allowed = None if filters == Filters() else self.store.allowed(filters)
-            semantic = vectors.rank(query, self.depth, allowed)
+            semantic = vectors.rank(query, depth, allowed)
         with self.watch.phase("sql"):
-            lexical = rank_lexical(self.store, text, filters, self.depth) if fuse else None
+            lexical = rank_lexical(self.store, text, filters, depth) if fuse else None
         with self.watch.phase("fusion"):
             rankings: list[list[int]] = [[doc for doc, _, _ in semantic]]
             if lexical is not None:
@@ -185,11 +186,13 @@ class _Hits:
             return []
         lexical_rows = {r.id: r for r in self.lexical.rows} if self.lexical else {}
         rows = {**self.store.rows([i for i in ids if i not in lexical_rows]), **lexical_rows}
+        fused = [(doc, score) for doc, score in fused if doc in rows]  # gone since ranked
+        ids = [doc for doc, _ in fused]
         bm25_rank = {r.id: n for n, r in enumerate(self.lexical.rows, 1)} if self.lexical else {}
         vector_rank = {doc: n for n, (doc, _, _) in enumerate(self.semantic, 1)}
         best_chunk = {doc: chunk for doc, _, chunk in self.semantic}
-        snippets = self._snippets(ids, lexical_rows)
         bodies = self.store.bodies(ids)
+        snippets = self._snippets(bodies, lexical_rows)
         chunk_info = VectorStore(self.store.conn).chunk_info(
             [best_chunk[i] for i in ids if i in best_chunk]
         )
@@ -227,17 +230,17 @@ class _Hits:
             )
         return hits
 
-    def _snippets(self, ids: list[int], lexical_rows: dict[int, LexicalRow]) -> dict[int, str]:
+    def _snippets(
+        self, bodies: dict[int, str], lexical_rows: dict[int, LexicalRow]
+    ) -> dict[int, str]:
         found: dict[int, str] = {}
         if self.lexical is not None:
-            matched = [i for i in ids if i in lexical_rows]
-            found.update(
-                self.store.snippets(self.lexical.expression, matched, MARK_START, MARK_END)
-            )
-        rest = [i for i in ids if i not in found]
+            matched = {i: b for i, b in bodies.items() if i in lexical_rows}
+            found.update(snippets(self.store, self.lexical.expression, self.words, matched))
+        rest = {i: b for i, b in bodies.items() if i not in found}
         if rest and self.words:
             expression = match_any(Terms(self.words))
-            found.update(self.store.snippets(expression, rest, MARK_START, MARK_END))
+            found.update(snippets(self.store, expression, self.words, rest))
         return found
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import PurePosixPath
 from typing import cast
 
@@ -139,7 +139,10 @@ def first_heading(body: str) -> str | None:
 def _scalar(value: object) -> str | None:
     if value is None:
         return None
-    if isinstance(value, datetime | date):
+    if isinstance(value, datetime):  # comparable with records' timestamps: UTC, "Z"
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, list | tuple):
         raise NoteError("malformed front matter: expected text, found a list")

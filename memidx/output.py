@@ -93,6 +93,7 @@ def report_json(report: SyncReport, command: str, records: RecordReport | None =
         "source": report.source,
         "commit": report.commit,
         "drift": drift_dict(report),
+        "read": report.read,
         "written": report.written,
         "deleted": report.deleted,
         "renamed": report.renamed,

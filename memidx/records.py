@@ -21,7 +21,7 @@ from memidx.haystack import (
     scan_file,
     segments,
 )
-from memidx.store import NewDocument, Store, VectorStore, transaction
+from memidx.store import NewDocument, RecordStore, Store, VectorStore, transaction
 
 Progress = Callable[[int, int], None]
 
@@ -89,19 +89,27 @@ def index_record(store: Store, ref: str, located: Located) -> None:
 
 def file_record(config: Config, store: Store, record: Record, writer: Writer) -> Filed:
     """Append a record to this clone's log and index it at once; the same content in the same
-    session is not filed twice."""
-    existing = store.find_record(record.kind, record.hash, record.session)
-    if existing is not None:
-        return Filed(existing, store.record_ref(existing) or "", duplicate=True)
-    path, offset, length = writer.append(record)
-    ref = segment_ref(config, path)
-    with transaction(store.conn):
-        index_record(store, ref, Located(record, offset, length))
-        stat = path.stat()
-        known = store.segments().get(ref)
-        records = (known[3] if known else 0) + 1
-        if known is None or known[2] == offset:  # nothing unindexed before this record
-            store.set_segment(ref, stat.st_size, stat.st_mtime_ns, offset + length, records)
+    session is not filed twice. The check, the append and the indexing happen under the
+    writer's lock, so concurrent filers neither duplicate nor lose a record."""
+    with writer.locked():
+        existing = RecordStore(store.conn).find_record(record.kind, record.hash, record.session)
+        if existing is not None:
+            return Filed(
+                existing, RecordStore(store.conn).record_ref(existing) or "", duplicate=True
+            )
+        path, offset, length = writer.append_locked(record)
+        ref = segment_ref(config, path)
+        with transaction(store.conn):
+            known = RecordStore(store.conn).segment(ref)
+            if (known is None and offset == 0) or (known is not None and known[2] == offset):
+                index_record(store, ref, Located(record, offset, length))
+                stat = path.stat()
+                records = (known[3] if known else 0) + 1
+                RecordStore(store.conn).set_segment(
+                    ref, stat.st_size, stat.st_mtime_ns, offset + length, records
+                )
+            else:  # records before this one are not indexed (a crash, a repair): rescan
+                _sync_segment(store, ref, path, path.stat(), RecordReport())
     return Filed(record.id, f"{ref}@{offset}", duplicate=False)
 
 
@@ -111,7 +119,7 @@ def sync_records(
     """Index the complete records of every segment on disk and forget those that are gone.
     Segments whose size and modification time match the index are skipped unless `full`."""
     report = RecordReport()
-    known = store.segments()
+    known = RecordStore(store.conn).segments()
     on_disk = list(segments(haystack_folder(config)))
     with transaction(store.conn):
         for number, path in enumerate(on_disk, start=1):
@@ -138,7 +146,7 @@ def _sync_segment(
         report.torn[ref] = scan.torn
     if scan.damaged:
         report.damaged[ref] = len(scan.damaged)
-    indexed = store.with_prefix(KINDS, f"{ref}@")
+    indexed = RecordStore(store.conn).with_prefix(KINDS, f"{ref}@")
     wanted = {f"{ref}@{r.offset}": r for r in scan.records}
     for doc_ref, (kind, _) in indexed.items():
         located = wanted.get(doc_ref)
@@ -149,14 +157,16 @@ def _sync_segment(
         if indexed.get(doc_ref) != (located.record.kind, located.record.hash):
             index_record(store, ref, located)
             report.indexed += 1
-    store.set_segment(ref, stat.st_size, stat.st_mtime_ns, scan.end, len(scan.records))
+    RecordStore(store.conn).set_segment(
+        ref, stat.st_size, stat.st_mtime_ns, scan.end, len(scan.records)
+    )
 
 
 def _forget(store: Store, ref: str, report: RecordReport) -> None:
-    for doc_ref, (kind, _) in store.with_prefix(KINDS, f"{ref}@").items():
+    for doc_ref, (kind, _) in RecordStore(store.conn).with_prefix(KINDS, f"{ref}@").items():
         store.delete(kind, [doc_ref])
         report.deleted += 1
-    store.forget_segment(ref)
+    RecordStore(store.conn).forget_segment(ref)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +186,7 @@ class RecordDrift:
 def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
     """Compare segments with the index: `deep` reads every record, else only sizes and times
     of the segment files are compared (cheap enough for `memidx status`)."""
-    known = store.segments()
+    known = RecordStore(store.conn).segments()
     changed: list[str] = []
     missing = orphaned = stale = 0
     for path in segments(haystack_folder(config)):
@@ -189,7 +199,7 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
             continue
         records = scan_file(path).records
         wanted = {f"{ref}@{r.offset}": (r.record.kind, r.record.hash) for r in records}
-        indexed = store.with_prefix(KINDS, f"{ref}@")
+        indexed = RecordStore(store.conn).with_prefix(KINDS, f"{ref}@")
         missing += sum(1 for k in wanted if k not in indexed)
         orphaned += sum(1 for k in indexed if k not in wanted)
         stale += sum(1 for k, v in wanted.items() if k in indexed and indexed[k] != v)

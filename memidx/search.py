@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from memidx.query import Terms, match_all, match_any, query_terms
 from memidx.store import Filters, LexicalRow, Store
 
 # Markers that cannot occur in a note's text; replaced by the output's own markers.
 MARK_START, MARK_END = "\x02", "\x03"
+LONG_BODY = 64 * 1024  # characters: longer bodies get their snippet from window()
+_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,17 +70,57 @@ def rank_lexical(store: Store, text: str, filters: Filters, depth: int) -> Lexic
 def lexical_search(store: Store, text: str, filters: Filters, limit: int) -> SearchResult:
     """Search by words only (`--mode bm25`)."""
     ranking = rank_lexical(store, text, filters, limit)
-    hits = lexical_hits(store, ranking.expression, ranking.rows)
+    hits = lexical_hits(store, ranking.expression, ranking.rows, ranking.terms.terms)
     return SearchResult(
         text, ranking.terms, "bm25", ranking.match, tuple(hits), term_warnings(ranking.terms)
     )
 
 
-def lexical_hits(store: Store, expression: str, rows: Sequence[LexicalRow]) -> list[Hit]:
+def snippets(
+    store: Store, expression: str, terms: Sequence[str], bodies: Mapping[int, str]
+) -> dict[int, str]:
+    """Marked snippets of documents: FTS5's snippet() for ordinary bodies; for very long ones
+    (a transcript), a window found here, because snippet() slows down with every match."""
+    short = [i for i, body in bodies.items() if len(body) <= LONG_BODY]
+    found = store.snippets(expression, short, MARK_START, MARK_END)
+    for doc_id, body in bodies.items():
+        if len(body) > LONG_BODY:
+            found[doc_id] = window(body, terms)
+    return found
+
+
+def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) -> str:
+    """A snippet around the first word that starts like one of the terms (a rough stemmer:
+    "locking" starts like "lock"), matched words marked; reads only as far as it needs."""
+    stems = tuple(t if len(t) <= 4 else t[: max(4, len(t) - 3)] for t in terms)
+    recent: deque[re.Match[str]] = deque(maxlen=before)
+    words = _WORD.finditer(body)
+    chosen: list[re.Match[str]] = []
+    for word in words:
+        if stems and word.group().lower().startswith(stems):
+            chosen = [*recent, word, *islice(words, after)]
+            break
+        recent.append(word)
+    if not chosen:
+        return " ".join(body[:240].split())
+    pieces = ["…" if chosen[0].start() > 0 else ""]
+    cursor = chosen[0].start()
+    for word in chosen:
+        pieces.append(body[cursor : word.start()])
+        hit = word.group().lower().startswith(stems)
+        pieces.append(f"{MARK_START}{word.group()}{MARK_END}" if hit else word.group())
+        cursor = word.end()
+    pieces.append("…" if cursor < len(body.rstrip()) else "")
+    return "".join(pieces)
+
+
+def lexical_hits(
+    store: Store, expression: str, rows: Sequence[LexicalRow], terms: Sequence[str] = ()
+) -> list[Hit]:
     """Hits for ranked rows, each with a marked snippet and the line of its best match."""
     ids = [r.id for r in rows]
-    snippets = store.snippets(expression, ids, MARK_START, MARK_END)
     bodies = store.bodies(ids) if ids else {}
+    found = snippets(store, expression, terms, bodies)
     return [
         Hit(
             rank=rank,
@@ -83,8 +128,8 @@ def lexical_hits(store: Store, expression: str, rows: Sequence[LexicalRow]) -> l
             ref=row.source_ref,
             title=row.title or record_title(row.source_kind, row.meta),
             score=row.score,
-            snippet=snippets.get(row.id, ""),
-            line=row.body_line + match_line(bodies.get(row.id, ""), snippets.get(row.id, "")),
+            snippet=found.get(row.id, ""),
+            line=row.body_line + match_line(bodies.get(row.id, ""), found.get(row.id, "")),
             tags=row.tags,
             meta=row.meta,
             ranks={"bm25": rank},

@@ -8,8 +8,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from memidx.drift import SourceFile
-from memidx.gitrepo import MODE_SYMLINK, GitRepo
+from memidx.drift import MODE_SYMLINK, SourceFile
+from memidx.gitrepo import GitRepo
 from memidx.notes import is_note_path
 
 

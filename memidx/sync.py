@@ -6,7 +6,6 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 from memidx.chunks import chunk_document
 from memidx.config import Config
@@ -27,7 +26,8 @@ class SyncReport:
     source: str
     commit: str | None
     drift: Drift = field(default_factory=Drift)
-    written: int = 0
+    read: int = 0  # notes read and parsed
+    written: int = 0  # of those, rows inserted or changed
     deleted: int = 0
     renamed: int = 0
     skipped: list[Skip] = field(default_factory=list[Skip])
@@ -58,7 +58,8 @@ def reconcile(
     drift = drift_of(store, files)
     run = _Run(config, store, source, SyncReport(source.label, source.commit, drift), progress)
     if fix:
-        run.apply([files[ref] for ref in (*drift.missing, *drift.stale)])
+        moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
+        run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)])
     return run.report
 
 
@@ -142,7 +143,7 @@ class _Run:
 
     def store_file(self, file: SourceFile, data: bytes) -> None:
         if file.symlink:
-            self.skip(file, _symlink_reason(self.config.root, file.ref, data))
+            self.skip(file, _symlink_reason(file.ref, data))
             return
         try:
             note = parse_note(file.ref, data, self.config.max_note_bytes)
@@ -154,8 +155,9 @@ class _Run:
         if changed:
             chunks = chunk_document(doc.title, doc.body, doc.body_line)
             VectorStore(self.store.conn).replace_chunks(doc_id, chunks)
+            self.report.written += 1
         self.store.clear_skips(NOTE, [file.ref])
-        self.report.written += 1
+        self.report.read += 1
 
     def skip(self, file: SourceFile, reason: str) -> None:
         skip = Skip(NOTE, file.ref, file.blob_id, reason)
@@ -164,13 +166,14 @@ class _Run:
         self.report.skipped.append(skip)
 
 
-def _symlink_reason(root: Path, ref: str, target: bytes) -> str:
+def _symlink_reason(ref: str, target: bytes) -> str:
+    """Why a symlink is skipped, from the link alone (never the disk: the reason must not
+    depend on what the working tree holds, and a loop must not hang or crash the sync)."""
     link = target.decode("utf-8", "replace")
-    resolved = Path(posixpath.normpath(posixpath.join(posixpath.dirname(ref), link)))
-    inside = not link.startswith("/") and not resolved.as_posix().startswith("..")
-    if inside and (root / resolved).resolve().is_relative_to(root.resolve()):
-        return f"symlink to {link} (links are not followed; the target is indexed on its own)"
-    return f"symlink pointing outside the repository ({link}); links are not followed"
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(ref), link))
+    if link.startswith("/") or resolved == ".." or resolved.startswith("../"):
+        return f"symlink pointing outside the repository ({link}); links are not followed"
+    return f"symlink to {link} (links are not followed; the target is indexed on its own)"
 
 
 def note_document(note: Note, blob: str) -> NewDocument:

@@ -12,6 +12,8 @@ float32 vectors (count x dim), all little-endian.
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import sqlite3
 import struct
 from dataclasses import dataclass
@@ -40,15 +42,33 @@ def matrix_path(index_path: Path, model: str) -> Path:
     return Path(f"{index_path}-vectors") / (model.replace("/", "__") + ".mxv")
 
 
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """Which index, model build and generation a matrix file was made from."""
+
+    index_id: str
+    model: str
+    fingerprint: str
+    generation: int
+
+
+def current_stamp(conn: sqlite3.Connection, model: str, fingerprint: str) -> Stamp:
+    store = VectorStore(conn)
+    return Stamp(store.index_id(), model, fingerprint, store.generation())
+
+
 def read_matrix(conn: sqlite3.Connection, model: str, dim: int) -> tuple[Matrix, int]:
     """The vectors of `model` from SQLite, and the generation they belong to."""
     store = VectorStore(conn)
-    conn.execute("BEGIN")
+    in_transaction = conn.in_transaction
+    if not in_transaction:
+        conn.execute("BEGIN")
     try:
         generation = store.generation()
         loaded = store.load(model)
     finally:
-        conn.execute("COMMIT")
+        if not in_transaction:
+            conn.execute("COMMIT")
     matrix = Matrix(
         np.asarray(loaded.chunk_ids, dtype=np.int64),
         np.asarray(loaded.doc_ids, dtype=np.int64),
@@ -58,15 +78,16 @@ def read_matrix(conn: sqlite3.Connection, model: str, dim: int) -> tuple[Matrix,
     return matrix, generation
 
 
-def write_matrix(path: Path, model: str, fingerprint: str, generation: int, matrix: Matrix) -> None:
+def write_matrix(path: Path, stamp: Stamp, matrix: Matrix) -> None:
     """Write the file atomically (a reader sees the old file or the new one)."""
     count, dim = matrix.vectors.shape
     header = json.dumps(
         {
-            "model": model,
+            "index": stamp.index_id,
+            "model": stamp.model,
             "dim": dim,
-            "fingerprint": fingerprint,
-            "generation": generation,
+            "fingerprint": stamp.fingerprint,
+            "generation": stamp.generation,
             "count": count,
             "docs_without": matrix.docs_without,
         }
@@ -74,7 +95,7 @@ def write_matrix(path: Path, model: str, fingerprint: str, generation: int, matr
     head = MAGIC + struct.pack("<I", len(header)) + header
     head += b"\0" * (-len(head) % 64)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial")
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
     with partial.open("wb") as out:
         out.write(head)
         out.write(np.ascontiguousarray(matrix.chunk_ids, dtype="<i8").tobytes())
@@ -83,8 +104,8 @@ def write_matrix(path: Path, model: str, fingerprint: str, generation: int, matr
     partial.replace(path)
 
 
-def map_matrix(path: Path, model: str, fingerprint: str, generation: int) -> Matrix | None:
-    """The mapped file if it is of this model, fingerprint and generation; else None."""
+def map_matrix(path: Path, stamp: Stamp) -> Matrix | None:
+    """The mapped file if it was made from this index, model build and generation; else None."""
     try:
         with path.open("rb") as stream:
             prefix = stream.read(8)
@@ -95,8 +116,9 @@ def map_matrix(path: Path, model: str, fingerprint: str, generation: int) -> Mat
         size = path.stat().st_size
     except (OSError, ValueError):
         return None
-    wanted = (model, fingerprint, generation)
-    if (header.get("model"), header.get("fingerprint"), header.get("generation")) != wanted:
+    made = (header.get("index"), header.get("model"), header.get("fingerprint"),
+            header.get("generation"))  # fmt: skip
+    if made != (stamp.index_id, stamp.model, stamp.fingerprint, stamp.generation):
         return None
     count, dim = int(header["count"]), int(header["dim"])
     offset = 8 + length + (-(8 + length) % 64)
@@ -117,9 +139,10 @@ def refresh_matrix(
 ) -> Matrix:
     """Make the file current for the index as it is now; returns the matrix."""
     path = matrix_path(index_path, model)
-    current = map_matrix(path, model, fingerprint, VectorStore(conn).generation())
+    current = map_matrix(path, current_stamp(conn, model, fingerprint))
     if current is not None:
         return current
     matrix, generation = read_matrix(conn, model, dim)
-    write_matrix(path, model, fingerprint, generation, matrix)
+    stamp = Stamp(VectorStore(conn).index_id(), model, fingerprint, generation)
+    write_matrix(path, stamp, matrix)
     return matrix

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import resource
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -68,9 +70,23 @@ def embed_index(
     progress: Callable[[int, int], None] | None = None,
     *,
     prune: bool = False,
+    embedder: Embedder | None = None,
 ) -> EmbedReport:
-    """`memidx embed`: embed what is missing, optionally prune, refresh the matrix file."""
-    embedder = document_embedder(config)
+    """`memidx embed`: embed what is missing, optionally prune, refresh the matrix file; one
+    embedder at a time per clone (a background one finishes first)."""
+    with _embed_lock(config, wait=True):
+        return _embed_index(config, store, progress, prune=prune, embedder=embedder)
+
+
+def _embed_index(
+    config: Config,
+    store: Store,
+    progress: Callable[[int, int], None] | None,
+    *,
+    prune: bool,
+    embedder: Embedder | None,
+) -> EmbedReport:
+    embedder = embedder or document_embedder(config)
     report = embed_missing(store, embedder, progress)
     pruned = 0
     if prune:
@@ -81,24 +97,43 @@ def embed_index(
     return replace(report, pruned=pruned, peak_rss_mb=peak)
 
 
-def embed_in_background(config: Config) -> int:
-    """What the hooks start: one embedder at a time (others wait), until nothing is missing.
-    Failures go to .memidx/embed-error.log, which `memidx status` shows."""
-    import fcntl
-
+@contextmanager
+def _embed_lock(config: Config, *, wait: bool) -> Generator[bool]:
+    """The clone's embed lock; yields whether it was taken (always, when waiting)."""
     config.state_dir.mkdir(parents=True, exist_ok=True)
     with (config.state_dir / "embed.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            store, _ = open_store(config.index_path, write=True)
-            try:
-                while embed_index(config, store).embedded:
-                    pass
-            finally:
-                store.conn.close()
-        except Exception as exc:  # noqa: BLE001 - detached: the trace is the only way to report
-            record_failure(embed_error_path(config), "embed", f"{type(exc).__name__}: {exc}")
-            return 1
+            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+
+
+def embed_in_background(config: Config) -> int:
+    """What hooks and filing start, detached. Each start leaves a mark that there is work; one
+    embedder runs at a time and works until no mark is left, so a burst of commits starts one
+    model, not one per commit. Failures go to .memidx/embed-error.log (`memidx status`)."""
+    pending = config.state_dir / "embed.pending"
+    config.state_dir.mkdir(parents=True, exist_ok=True)
+    pending.touch()  # before trying the lock: a running embedder will see it
+    embedder: Embedder | None = None
+    try:
+        while pending.exists():
+            with _embed_lock(config, wait=False) as mine:
+                if not mine:
+                    return 0  # the running embedder checks the mark before it leaves
+                store, _ = open_store(config.index_path, write=True)
+                try:
+                    while pending.exists():
+                        pending.unlink(missing_ok=True)
+                        embedder = embedder or document_embedder(config)
+                        _embed_index(config, store, None, prune=False, embedder=embedder)
+                finally:
+                    store.conn.close()
+    except Exception as exc:  # noqa: BLE001 - detached: the trace is the only way to report
+        record_failure(embed_error_path(config), "embed", f"{type(exc).__name__}: {exc}")
+        return 1
     clear_failures(embed_error_path(config))
     return 0
 

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
     from memidx.sync import SyncReport
 
 
-def writable(config: Config) -> Store:
+def writable(config: Config, *, verify: bool = False) -> Store:
     from memidx.store import open_store
 
-    store, notice = open_store(config.index_path, write=True)
+    store, notice = open_store(config.index_path, write=True, verify=verify)
     if notice:
         print(f"memidx: notice: {notice}", file=sys.stderr)
     return store
@@ -33,7 +33,7 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
     from memidx.trace import clear_failures
 
     source = note_source(config)
-    store = writable(config)
+    store = writable(config, verify=True)  # ingest is how a damaged index is repaired
     bar = ProgressBar("indexing notes")
     try:
         report = ingest_notes(config, store, source, bar)
@@ -45,7 +45,7 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
         store.conn.close()
     clear_failures(config.hook_error_path)
     summary = (
-        f"indexed {report.written} notes from {report.source}"
+        f"indexed {report.read} notes from {report.source}"
         f"{f', {len(report.skipped)} skipped' if report.skipped else ''}"
         f"{f', removed {report.deleted}' if report.deleted else ''}"
         f"; {records.scanned} records in {records.segments} segments"
@@ -146,7 +146,7 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
         print(output.skip_line(skip), file=sys.stderr)
     if args.fix:
         clear_failures(config.hook_error_path)
-        return 0
+        return 1 if report.skipped else 0
     return 1 if total else 0
 
 

@@ -18,7 +18,7 @@ def remember(args: argparse.Namespace, config: Config) -> int:
 
     if sys.stdin.isatty():
         print("memidx: reading the note's body from stdin (end with Ctrl-D)", file=sys.stderr)
-    body = sys.stdin.read()
+    body = read_stdin("the note's body")
     extra = {"summary_of": args.summary_of} if args.summary_of else None
     done = write_note(
         config, args.title, body, tags=parse_tags(args.tags), directory=args.dir, extra=extra
@@ -40,7 +40,7 @@ def file_turn(args: argparse.Namespace, config: Config) -> int:
     from memidx.filing import file, turn_record
 
     try:
-        payload: object = json.loads(sys.stdin.read())
+        payload: object = json.loads(read_stdin("the turn"))
     except json.JSONDecodeError as exc:
         raise UsageError(
             f"stdin is not JSON: {exc.msg} at line {exc.lineno}",
@@ -66,9 +66,21 @@ def archive_transcript(args: argparse.Namespace, config: Config) -> int:
     return _report(args, config, file(config, record))
 
 
+def read_stdin(what: str) -> str:
+    """All of stdin as UTF-8 text; anything else is a usage error, before anything is written."""
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"{what} on stdin is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            "convert it to UTF-8 first",
+        ) from exc
+
+
 def _read_source(name: str) -> str:
     if name == "-":
-        return sys.stdin.read()
+        return read_stdin("the transcript")
     try:
         return Path(name).read_text(encoding="utf-8")
     except FileNotFoundError as exc:

@@ -18,7 +18,7 @@ def search(args: argparse.Namespace, config: Config) -> int:
     from memidx import output
     from memidx.freshness import behind_head
     from memidx.search import lexical_search
-    from memidx.store import open_store
+    from memidx.store import open_store, snapshot
     from memidx.timing import STARTED, Stopwatch
 
     watch = Stopwatch()
@@ -28,7 +28,7 @@ def search(args: argparse.Namespace, config: Config) -> int:
         watch.add("imports", time.perf_counter() - STARTED)
         store, _ = open_store(config.index_path, write=False)
         try:
-            with watch.phase("sql"):
+            with watch.phase("sql"), snapshot(store.conn):
                 result = lexical_search(store, text, filters, args.limit)
             stale = behind_head(config, store)
         finally:

@@ -1,22 +1,24 @@
 """The only SQL in memidx: the index file, documents and full-text search, chunks and vectors."""
 
+from memidx.drift import DocState, Skip
+from memidx.errors import REBUILD_HINT
 from memidx.store.documents import (
     BM25_WEIGHTS,
-    DocState,
     Filters,
     LexicalRow,
     NewDocument,
-    Skip,
     Store,
 )
+from memidx.store.records import RecordStore
 from memidx.store.schema import (
-    REBUILD_HINT,
     SCHEMA_VERSION,
     connect,
     connect_memory,
     create_schema,
     open_store,
+    remove_index,
     schema_problem,
+    snapshot,
     transaction,
 )
 from memidx.store.vectors import ChunkInfo, ChunkVectors, VectorStore
@@ -31,6 +33,7 @@ __all__ = [
     "Filters",
     "LexicalRow",
     "NewDocument",
+    "RecordStore",
     "Skip",
     "Store",
     "VectorStore",
@@ -38,6 +41,8 @@ __all__ = [
     "connect_memory",
     "create_schema",
     "open_store",
+    "remove_index",
     "schema_problem",
+    "snapshot",
     "transaction",
 ]

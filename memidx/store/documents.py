@@ -8,28 +8,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memidx.drift import DocState, Skip
+
 # Title and tags say what a note is about; the body only mentions things. bm25 weights per
 # column, in the order of the FTS table: title, tags, aliases, body.
 BM25_WEIGHTS = (8.0, 6.0, 6.0, 1.0)
-
-
-@dataclass(frozen=True, slots=True)
-class DocState:
-    """What the index knows of one document, enough to tell whether it is stale."""
-
-    id: int
-    content_hash: str
-    blob_id: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Skip:
-    """A file the index knows about but could not index."""
-
-    source_kind: str
-    source_ref: str
-    blob_id: str | None
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +107,9 @@ class Store:
                    content_hash = excluded.content_hash, blob_id = excluded.blob_id,
                    meta = excluded.meta
                WHERE documents.content_hash != excluded.content_hash
-                  OR documents.blob_id IS NOT excluded.blob_id""",
+                  OR documents.blob_id IS NOT excluded.blob_id
+                  OR documents.title != excluded.title
+                  OR documents.meta != excluded.meta""",
             (
                 doc.source_kind,
                 doc.source_ref,
@@ -163,56 +148,6 @@ class Store:
         self.conn.executemany(
             "DELETE FROM documents WHERE source_kind = ? AND source_ref = ?", pairs
         )
-
-    def with_prefix(self, kinds: Sequence[str], prefix: str) -> dict[str, tuple[str, str]]:
-        """ref -> (kind, content hash) of the documents whose ref starts with `prefix` (an
-        index range scan per kind)."""
-        found: dict[str, tuple[str, str]] = {}
-        for kind in kinds:
-            rows = self.conn.execute(
-                "SELECT source_ref, content_hash FROM documents WHERE source_kind = ? "
-                "AND source_ref >= ? AND source_ref < ?",
-                (kind, prefix, prefix + "\U0010ffff"),
-            )
-            found.update({ref: (kind, h) for ref, h in rows})
-        return found
-
-    def find_record(self, kind: str, content_hash: str, session: str | None) -> str | None:
-        """The id of a record of this kind, content and session, if one is indexed."""
-        rows = self.conn.execute(
-            "SELECT meta FROM documents WHERE content_hash = ? AND source_kind = ?",
-            (content_hash, kind),
-        )
-        for (meta,) in rows:
-            data = json.loads(meta)
-            if data.get("session") == session:
-                return str(data["id"])
-        return None
-
-    def record_ref(self, record_id: str) -> str | None:
-        """The ref (segment@offset) of the record with this id."""
-        row = self.conn.execute(
-            "SELECT source_ref FROM documents WHERE json_extract(meta, '$.id') = ? LIMIT 1",
-            (record_id,),
-        ).fetchone()
-        return None if row is None else str(row[0])
-
-    def segments(self) -> dict[str, tuple[int, int, int, int]]:
-        """path -> (size, mtime_ns, end offset, records) of every indexed segment."""
-        rows = self.conn.execute("SELECT path, size, mtime_ns, end_offset, records FROM segments")
-        return {p: (s, m, e, n) for p, s, m, e, n in rows}
-
-    def set_segment(self, path: str, size: int, mtime_ns: int, end: int, records: int) -> None:
-        self.conn.execute(
-            "INSERT INTO segments (path, size, mtime_ns, end_offset, records) "
-            "VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
-            "end_offset = excluded.end_offset, records = excluded.records",
-            (path, size, mtime_ns, end, records),
-        )
-
-    def forget_segment(self, path: str) -> None:
-        self.conn.execute("DELETE FROM segments WHERE path = ?", (path,))
 
     def count(self, kind: str | None = None) -> int:
         if kind is None:

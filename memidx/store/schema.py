@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import fcntl
+import secrets
+import shutil
 import sqlite3
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memidx.errors import IndexBusy, IndexUnusable
+from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable
 from memidx.store.documents import Store
 
 SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 5000
-REBUILD_HINT = "run `make ingest` (or `memidx ingest`) to rebuild it"
 
 SCHEMA = """
 CREATE TABLE documents (
@@ -136,7 +138,7 @@ def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if version == 0 and not tables:
-            return "the file is empty"
+            return EMPTY
         if version != SCHEMA_VERSION:
             return f"its schema version {version} is not {SCHEMA_VERSION}"
         if path is not None and _truncated(conn, path):
@@ -149,10 +151,14 @@ def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
-    """Create the tables of an empty database."""
+    """Create the tables of an empty database, with a random id of this index (files derived
+    from the index carry it, so they are never taken for those of a rebuilt one)."""
     with transaction(conn):
         for statement in _statements(SCHEMA):
             conn.execute(statement)
+        conn.execute(
+            "INSERT INTO state (key, value) VALUES ('index_id', ?)", (secrets.token_hex(16),)
+        )
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -171,6 +177,14 @@ def _truncated(conn: sqlite3.Connection, path: Path) -> bool:
     pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
     page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
     return path.stat().st_size < pages * page_size
+
+
+def _damage(conn: sqlite3.Connection) -> str | None:
+    try:
+        result = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+    except sqlite3.DatabaseError as exc:
+        return _describe(exc)
+    return None if result == "ok" else f"the file is damaged ({result})"
 
 
 def _describe(exc: sqlite3.DatabaseError) -> str:
@@ -206,28 +220,60 @@ def transaction(conn: sqlite3.Connection) -> Generator[None]:
     conn.execute("COMMIT")
 
 
-def open_store(path: Path, *, write: bool) -> tuple[Store, str | None]:
-    """Open the index. Writers rebuild an unusable one and get a one-line notice; readers get
-    IndexUnusable, never an empty result that hides a broken index."""
-    problem: str | None
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Generator[None]:
+    """One read transaction: every query inside sees the same state of the index, even while
+    a hook commits (WAL readers never block writers)."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
     try:
-        conn = connect(path, create=write)
-    except IndexUnusable as exc:
-        if not write or not path.exists():
-            raise
-        problem = exc.message.rpartition(": ")[2]
-    else:
+        yield
+    finally:
+        conn.execute("COMMIT")
+
+
+EMPTY = "the file is empty"
+
+
+def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store, str | None]:
+    """Open the index. Writers create a missing one and rebuild an unusable one (with a one-line
+    notice), one process at a time; `verify` also reads every page (PRAGMA quick_check) to
+    find damage the quick checks miss. Readers get IndexUnusable, never an empty result that
+    hides a broken index."""
+    if not write:
+        conn = connect(path, create=False)
         problem = schema_problem(conn, path)
-        if problem is None:
-            return Store(conn), None
-        conn.close()
-        if not write:
+        if problem is not None:
+            conn.close()
             raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
+        return Store(conn), None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with Path(f"{path}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # creation and rebuild are never concurrent
+        try:
+            conn = connect(path, create=True)
+        except IndexUnusable as exc:
+            problem: str | None = exc.message.rpartition(": ")[2]
+        else:
+            problem = schema_problem(conn, path)
+            if problem is None and verify:
+                problem = _damage(conn)
+            if problem is None:
+                return Store(conn), None
+            if problem == EMPTY:
+                create_schema(conn)
+                return Store(conn), None
+            conn.close()
+        remove_index(path)
+        conn = connect(path, create=True)
+        create_schema(conn)
+        return Store(conn), f"rebuilding the index at {path}: {problem}"
+
+
+def remove_index(path: Path) -> None:
+    """Delete the index and everything derived from it (the matrix files of its vectors)."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    conn = connect(path, create=True)
-    create_schema(conn)
-    notice = (
-        None if problem == "the file is empty" else f"rebuilding the index at {path}: {problem}"
-    )
-    return Store(conn), notice
+    shutil.rmtree(f"{path}-vectors", ignore_errors=True)

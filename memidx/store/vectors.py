@@ -80,6 +80,11 @@ class VectorStore:
         )
         return dropped
 
+    def index_id(self) -> str:
+        """The random id this index was created with."""
+        row = self.conn.execute("SELECT value FROM state WHERE key = 'index_id'").fetchone()
+        return "" if row is None else str(row[0])
+
     def generation(self) -> int:
         """A counter that changes whenever a chunk or a vector does (kept by triggers)."""
         row = self.conn.execute(

@@ -196,3 +196,22 @@ def test_the_post_commit_hook_embeds_new_notes_in_the_background(
     assert found["engine"] == "hybrid" and found["warnings"] == [], found["warnings"]
     assert found["hits"][0]["ref"] == "notes/wsl.md"
     assert not (machine.root / ".memidx" / "embed-error.log").exists()
+
+
+def test_the_query_path_gives_the_vectors_fastembed_gives(models_dir: Path) -> None:
+    import numpy as np
+
+    from memidx.config import Config
+    from memidx.embed import FastembedEmbedder, OnnxQueryEmbedder
+
+    config = Config(root=models_dir, models_path=models_dir)
+    texts = ["WSL eats all my RAM", "git detached HEAD " * 60, "x", "ünïcödé café 日本語"]
+    reference = FastembedEmbedder(config).embed(texts)
+    light = OnnxQueryEmbedder(config)
+    assert np.allclose(reference, np.vstack([light.embed_query(t) for t in texts]), atol=1e-5)
+
+
+def test_hybrid_and_vector_modes_give_as_many_hits_as_asked(golden: NotesRepo) -> None:
+    for mode in ("hybrid", "vector"):
+        found = search(golden, "--mode", mode, "-k", "40", "git").json()
+        assert found["count"] == 40, mode

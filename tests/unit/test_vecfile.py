@@ -12,6 +12,8 @@ from memidx.chunks import chunk_document
 from memidx.store import Store, VectorStore
 from memidx.vecfile import (
     Matrix,
+    Stamp,
+    current_stamp,
     map_matrix,
     matrix_path,
     read_matrix,
@@ -21,6 +23,8 @@ from memidx.vecfile import (
 from memidx.vectorize import embed_missing
 from tests.helpers import FakeEmbedder
 
+STAMP = Stamp("index-1", "m", "fp", 5)
+
 
 def sample() -> Matrix:
     vectors = np.arange(12, dtype=np.float32).reshape(3, 4)
@@ -29,22 +33,28 @@ def sample() -> Matrix:
 
 def test_roundtrip(tmp_path: Path) -> None:
     path = tmp_path / "m.mxv"
-    write_matrix(path, "m", "fp", 5, sample())
-    mapped = map_matrix(path, "m", "fp", 5)
+    write_matrix(path, STAMP, sample())
+    mapped = map_matrix(path, STAMP)
     assert mapped is not None
     assert mapped.chunk_ids.tolist() == [7, 8, 9] and mapped.doc_ids.tolist() == [1, 1, 2]
     assert np.array_equal(mapped.vectors, sample().vectors) and mapped.docs_without == 2
 
 
 @pytest.mark.parametrize(
-    ("model", "fingerprint", "generation"), [("x", "fp", 5), ("m", "x", 5), ("m", "fp", 6)]
+    "other",
+    [
+        Stamp("another-index", "m", "fp", 5),
+        Stamp("index-1", "x", "fp", 5),
+        Stamp("index-1", "m", "x", 5),
+        Stamp("index-1", "m", "fp", 6),
+    ],
 )
-def test_a_file_of_another_model_build_or_generation_is_ignored(
-    tmp_path: Path, model: str, fingerprint: str, generation: int
+def test_a_file_of_another_index_model_build_or_generation_is_ignored(
+    tmp_path: Path, other: Stamp
 ) -> None:
     path = tmp_path / "m.mxv"
-    write_matrix(path, "m", "fp", 5, sample())
-    assert map_matrix(path, model, fingerprint, generation) is None
+    write_matrix(path, STAMP, sample())
+    assert map_matrix(path, other) is None
 
 
 def _cut(data: bytes) -> bytes:
@@ -62,9 +72,9 @@ def _empty(data: bytes) -> bytes:
 @pytest.mark.parametrize("damage", [_cut, _junk, _empty])
 def test_a_damaged_file_is_ignored(tmp_path: Path, damage: Callable[[bytes], bytes]) -> None:
     path = tmp_path / "m.mxv"
-    write_matrix(path, "m", "fp", 5, sample())
+    write_matrix(path, STAMP, sample())
     path.write_bytes(damage(path.read_bytes()))
-    assert map_matrix(path, "m", "fp", 5) is None
+    assert map_matrix(path, STAMP) is None
 
 
 def test_any_chunk_or_vector_change_makes_the_file_stale(store: Store, tmp_path: Path) -> None:
@@ -76,9 +86,9 @@ def test_any_chunk_or_vector_change_makes_the_file_stale(store: Store, tmp_path:
     index = tmp_path / "index.sqlite"
     refreshed = refresh_matrix(store.conn, index, fake.name, fake.fingerprint, fake.dim)
     path = matrix_path(index, fake.name)
-    assert map_matrix(path, fake.name, fake.fingerprint, vectors.generation()) is not None
+    assert map_matrix(path, current_stamp(store.conn, fake.name, fake.fingerprint)) is not None
     vectors.replace_chunks(doc_id, chunk_document("A", "changed"))
-    assert map_matrix(path, fake.name, fake.fingerprint, vectors.generation()) is None
+    assert map_matrix(path, current_stamp(store.conn, fake.name, fake.fingerprint)) is None
     fresh, _ = read_matrix(store.conn, fake.name, fake.dim)
     assert fresh.docs_without == 1 and len(refreshed.chunk_ids) == 1 and len(fresh.chunk_ids) == 0
 

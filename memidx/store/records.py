@@ -1,0 +1,72 @@
+"""The haystack's records in the index: lookups by ref range, id and content, and the state of
+each segment file as last indexed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+
+class RecordStore:
+    """Typed access to record rows and segment states on one connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def with_prefix(self, kinds: Sequence[str], prefix: str) -> dict[str, tuple[str, str]]:
+        """ref -> (kind, content hash) of the documents whose ref starts with `prefix` (an
+        index range scan per kind)."""
+        found: dict[str, tuple[str, str]] = {}
+        for kind in kinds:
+            rows = self.conn.execute(
+                "SELECT source_ref, content_hash FROM documents WHERE source_kind = ? "
+                "AND source_ref >= ? AND source_ref < ?",
+                (kind, prefix, prefix + "\U0010ffff"),
+            )
+            found.update({ref: (kind, h) for ref, h in rows})
+        return found
+
+    def find_record(self, kind: str, content_hash: str, session: str | None) -> str | None:
+        """The id of a record of this kind, content and session, if one is indexed."""
+        rows = self.conn.execute(
+            "SELECT meta FROM documents WHERE content_hash = ? AND source_kind = ?",
+            (content_hash, kind),
+        )
+        for (meta,) in rows:
+            data = json.loads(meta)
+            if data.get("session") == session:
+                return str(data["id"])
+        return None
+
+    def record_ref(self, record_id: str) -> str | None:
+        """The ref (segment@offset) of the record with this id."""
+        row = self.conn.execute(
+            "SELECT source_ref FROM documents WHERE json_extract(meta, '$.id') = ? LIMIT 1",
+            (record_id,),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def segments(self) -> dict[str, tuple[int, int, int, int]]:
+        """path -> (size, mtime_ns, end offset, records) of every indexed segment."""
+        rows = self.conn.execute("SELECT path, size, mtime_ns, end_offset, records FROM segments")
+        return {p: (s, m, e, n) for p, s, m, e, n in rows}
+
+    def segment(self, path: str) -> tuple[int, int, int, int] | None:
+        """(size, mtime_ns, end offset, records) of one indexed segment."""
+        row = self.conn.execute(
+            "SELECT size, mtime_ns, end_offset, records FROM segments WHERE path = ?", (path,)
+        ).fetchone()
+        return None if row is None else (int(row[0]), int(row[1]), int(row[2]), int(row[3]))
+
+    def set_segment(self, path: str, size: int, mtime_ns: int, end: int, records: int) -> None:
+        self.conn.execute(
+            "INSERT INTO segments (path, size, mtime_ns, end_offset, records) "
+            "VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+            "end_offset = excluded.end_offset, records = excluded.records",
+            (path, size, mtime_ns, end, records),
+        )
+
+    def forget_segment(self, path: str) -> None:
+        self.conn.execute("DELETE FROM segments WHERE path = ?", (path,))

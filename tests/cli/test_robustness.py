@@ -1,0 +1,190 @@
+"""Regressions found by review: concurrency on a missing index, the writer id, leftovers of a
+rebuilt index, huge records, crash leftovers, damaged pages, old torn tails, bad stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.haystack import Writer, frame, new_record
+from tests.helpers import FakeEmbedder, NotesRepo, clean_env
+
+MEMIDX = str(Path(sys.executable).parent / "memidx")
+
+
+@pytest.fixture
+def indexed(repo: NotesRepo) -> NotesRepo:
+    repo.note("docker.md", "Docker cache", "COPY invalidates the cache of later layers")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    return repo
+
+
+def parallel_file_turns(repo: NotesRepo, count: int) -> list[subprocess.CompletedProcess[str]]:
+    procs = [
+        subprocess.Popen(
+            [MEMIDX, "file-turn"],
+            cwd=repo.root,
+            env=clean_env(MEMIDX_HOOK_EMBED="0"),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(count)
+    ]
+    outs = [p.communicate(json.dumps({"text": f"parallel turn {i}"})) for i, p in enumerate(procs)]
+    return [
+        subprocess.CompletedProcess(p.args, p.returncode, o, e)
+        for p, (o, e) in zip(procs, outs, strict=True)
+    ]
+
+
+def test_filing_at_once_into_a_missing_index_loses_nothing(indexed: NotesRepo) -> None:
+    for part in (indexed.root / ".memidx").iterdir():
+        if part.is_file():
+            part.unlink()  # the index and the writer id are both gone
+    runs = parallel_file_turns(indexed, 8)
+    assert [r.returncode for r in runs] == [0] * 8, [r.stderr for r in runs]
+    assert not any("Traceback" in r.stderr for r in runs)
+    found = indexed.memidx("search", "--json", "--mode", "bm25", "-k", "20", "parallel").json()
+    assert found["count"] == 8
+    assert indexed.memidx("search", "--json", "--mode", "bm25", "docker").json()["count"] == 1
+    writers = [p for p in (indexed.root / "notes" / "haystack").iterdir() if p.is_dir()]
+    assert len(writers) == 1 and not list((indexed.root / "notes" / "haystack").glob("*.krd"))
+    assert indexed.memidx("reconcile").code == 0
+
+
+def test_an_empty_index_file_is_filled_before_filing(indexed: NotesRepo) -> None:
+    (indexed.root / ".memidx" / "index.sqlite").write_bytes(b"")
+    for suffix in ("-wal", "-shm"):
+        Path(f"{indexed.root}/.memidx/index.sqlite{suffix}").unlink(missing_ok=True)
+    assert indexed.memidx_process("file-turn", stdin='{"text": "after emptying"}').code == 0
+    assert indexed.memidx("search", "--json", "--mode", "bm25", "docker").json()["count"] == 1
+
+
+def test_a_rebuilt_index_never_uses_the_vector_file_of_the_old_one(indexed: NotesRepo) -> None:
+    from memidx.hybrid import Searcher
+    from memidx.store import Filters, open_store
+    from memidx.vectorize import embed_index
+
+    config = load_config(indexed.root)
+    fake = FakeEmbedder(name=config.model)
+    store, _ = open_store(config.index_path, write=True)
+    embed_index(config, store, embedder=fake)
+    store.conn.close()
+    vector_files = list((indexed.root / ".memidx").glob("index.sqlite-vectors/*.mxv"))
+    assert vector_files
+    indexed.note("docker.md", "Kubernetes pods", "pods restart on liveness probe failures")
+    indexed.commit()
+    (indexed.root / ".memidx" / "index.sqlite").write_bytes(b"garbage" * 100)
+    assert indexed.memidx("ingest").code == 0  # rebuilt: the old vector files go with it
+    assert not list((indexed.root / ".memidx").glob("index.sqlite-vectors/*.mxv"))
+    store, _ = open_store(config.index_path, write=True)
+    embed_index(config, store, embedder=fake)
+    result = Searcher(store, config, _embedder=fake).search("liveness pods", Filters(), 5, "vector")
+    assert [h.ref for h in result.hits] == ["notes/docker.md"]
+    store.conn.close()
+
+
+def test_a_record_over_the_size_limit_is_refused_before_writing(indexed: NotesRepo) -> None:
+    big = indexed.root.parent / "big.txt"
+    big.write_text("wombat " * (1_300_000))
+    run = indexed.memidx_process("archive-transcript", str(big))
+    assert run.code == 2 and "over the 8,388,608-byte limit" in run.err and "split it" in run.err
+    assert not list((indexed.root / "notes" / "haystack").glob("*/*.krd"))
+
+
+def test_search_in_a_long_transcript_stays_fast(indexed: NotesRepo) -> None:
+    text = ("the agent said wombat and then wombat again. " * 40 + "\n") * 600  # ~1 MB, 48k hits
+    path = indexed.root.parent / "long.txt"
+    path.write_text(text)
+    assert indexed.memidx_process("archive-transcript", str(path), MEMIDX_FSYNC="0").code == 0
+    start = time.perf_counter()
+    found = indexed.memidx_process("search", "--json", "--mode", "bm25", "wombat")
+    assert time.perf_counter() - start < 5
+    hit = found.json()["hits"][0]
+    assert hit["kind"] == "transcript" and "**wombat**" in hit["snippet"]
+
+
+def test_a_record_appended_but_not_indexed_is_picked_up_by_the_next_filing(
+    indexed: NotesRepo,
+) -> None:
+    config = load_config(indexed.root)
+    from memidx.filing import writer
+
+    writer(config).append(new_record("turn", "written before a crash"))  # never indexed
+    assert indexed.memidx_process("file-turn", stdin='{"text": "after the crash"}').code == 0
+    assert indexed.memidx("search", "--json", "--mode", "bm25", "crash").json()["count"] == 2
+    assert indexed.memidx("status").code == 0
+
+
+def test_an_old_torn_tail_is_moved_aside_by_the_next_append(tmp_path: Path) -> None:
+    folder = tmp_path / "w"
+    folder.mkdir()
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
+    old = folder / f"{yesterday}.000.krd"
+    whole = frame(new_record("turn", "complete")) + frame(new_record("turn", "torn"))
+    old.write_bytes(whole[:-3])
+    Writer(folder, tmp_path / "lock", 1 << 20, fsync=False).append(new_record("turn", "today"))
+    assert (folder / f"{old.name}.torn").stat().st_size == len(
+        frame(new_record("turn", "torn"))
+    ) - 3
+    assert old.stat().st_size == len(frame(new_record("turn", "complete")))
+
+
+def test_segments_past_999_keep_their_order(tmp_path: Path) -> None:
+    folder = tmp_path / "w"
+    writer = Writer(folder, tmp_path / "lock", segment_bytes=10, fsync=False)
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    folder.mkdir()
+    for number in (998, 999, 1000):
+        (folder / f"{day}.{number:03d}.krd").write_bytes(frame(new_record("turn", "x")))
+    path, _, _ = writer.append(new_record("turn", "next"))
+    assert path.name == f"{day}.1001.krd"
+
+
+def test_damaged_pages_are_a_one_line_error_and_ingest_repairs_them(repo: NotesRepo) -> None:
+    for i in range(300):
+        repo.note(f"n{i}.md", f"Note {i}", f"word{i} " + "filler text " * 100)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    path = repo.root / ".memidx" / "index.sqlite"
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[60 * page : 80 * page] = os.urandom(20 * page)
+    path.write_bytes(bytes(data))
+    for args in (("search", "--mode", "bm25", "word77"), ("status",)):
+        run = repo.memidx_process(*args)
+        assert "Traceback" not in run.err
+        if run.code != 0:
+            assert run.err.count("\n") == 1 and "make ingest" in run.err
+    fixed = repo.memidx_process("ingest")
+    assert fixed.code == 0, fixed.err
+    assert repo.memidx("search", "--json", "--mode", "bm25", "word77").json()["count"] == 1
+
+
+@pytest.mark.parametrize(
+    "command", [["remember", "--title", "T"], ["file-turn"], ["archive-transcript", "-"]]
+)
+def test_stdin_that_is_not_utf8_is_refused_and_nothing_is_written(
+    indexed: NotesRepo, command: list[str]
+) -> None:
+    done = subprocess.run(
+        [MEMIDX, *command],
+        cwd=indexed.root,
+        env=clean_env(),
+        input=b"caf\xe9 au lait",
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 2 and b"not UTF-8" in done.stderr and b"Traceback" not in done.stderr
+    assert indexed.git("status", "--porcelain", "--", "notes").strip() == ""
