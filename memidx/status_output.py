@@ -72,9 +72,15 @@ def write_status(out: TextIO, status: Status) -> None:
         rows.append(("problem", f"{status.index_problem} (run `make ingest`)"))
     else:
         indexed = status.indexed_commit[:12] if status.indexed_commit else "working tree"
-        rows.append(
-            ("indexed", f"{status.documents} documents from {indexed} at {status.indexed_at}")
-        )
+        kinds = ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in status.kinds.items())
+        kinds = kinds or "nothing"
+        rows.append(("indexed", f"{kinds} (notes from {indexed} at {status.indexed_at})"))
+        coverage = f"{status.chunks_with_vectors} of {status.chunks} chunks ({status.model})"
+        if status.chunks_with_vectors < status.chunks:
+            coverage += "; run `make embed`"
+        rows.append(("vectors", coverage))
+        if status.behind:
+            rows.append(("behind", status.behind))
     drift = status.drift
     if drift is not None:
         state = "in step" if drift.total == 0 else f"{drift.summary()} (run `make reconcile`)"

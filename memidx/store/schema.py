@@ -150,6 +150,49 @@ def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
     return None
 
 
+# Ordered upgrades that keep what is expensive to rebuild (vectors): version -> statements that
+# bring an index of that version to the next. Any other version is rebuilt.
+MIGRATIONS: dict[int, str] = {
+    2: """
+    CREATE INDEX documents_content_hash ON documents (content_hash);
+    CREATE TABLE segments (
+        path TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        end_offset INTEGER NOT NULL,
+        records INTEGER NOT NULL
+    );
+    """,
+}
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int | None:
+    """Upgrade an index of an older, known version in place; returns the version it had, or
+    None when there was nothing to upgrade (or no way to)."""
+    try:
+        start = _version(conn)
+        if start >= SCHEMA_VERSION or any(
+            v not in MIGRATIONS for v in range(start, SCHEMA_VERSION)
+        ):
+            return None
+        with transaction(conn):
+            for version in range(start, SCHEMA_VERSION):
+                for statement in _statements(MIGRATIONS[version]):
+                    conn.execute(statement)
+            conn.execute(
+                "INSERT OR IGNORE INTO state (key, value) VALUES ('index_id', ?)",
+                (secrets.token_hex(16),),
+            )
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except sqlite3.DatabaseError:
+        return None
+    return start
+
+
 def create_schema(conn: sqlite3.Connection) -> None:
     """Create the tables of an empty database, with a random id of this index (files derived
     from the index carry it, so they are never taken for those of a rebuilt one)."""
@@ -257,7 +300,11 @@ def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store,
         except IndexUnusable as exc:
             problem: str | None = exc.message.rpartition(": ")[2]
         else:
+            upgraded = migrate(conn)
             problem = schema_problem(conn, path)
+            if problem is None and upgraded is not None:
+                notice = f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
+                return Store(conn), notice
             if problem is None and verify:
                 problem = _damage(conn)
             if problem is None:

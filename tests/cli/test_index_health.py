@@ -103,3 +103,30 @@ def test_a_bad_setting_is_a_one_line_error(repo: NotesRepo) -> None:
         "memidx: error: pyproject.toml [tool.memidx]: max_note_bytes must be a positive "
         "whole number (got 'lots')"
     )
+
+
+def test_an_index_of_the_previous_schema_is_upgraded_keeping_its_vectors(
+    indexed: NotesRepo,
+) -> None:
+    from memidx.store import VectorStore, open_store
+    from memidx.vectorize import embed_missing
+    from tests.helpers import FakeEmbedder
+
+    path = index_file(indexed)
+    store, _ = open_store(path, write=True)
+    embed_missing(store, FakeEmbedder())
+    chunks, covered, _ = VectorStore(store.conn).counts("test/fake")
+    assert covered == chunks > 0
+    store.conn.close()
+    conn = sqlite3.connect(path)  # what an index written by the previous version looks like
+    conn.executescript(
+        "DROP INDEX documents_content_hash; DROP TABLE segments;"
+        "DELETE FROM state WHERE key = 'index_id'; PRAGMA user_version = 2;"
+    )
+    conn.close()
+    run = indexed.memidx("sync")
+    assert run.code == 0
+    assert "memidx: notice: upgraded the index" in run.err and "from schema 2 to 3" in run.err
+    store, _ = open_store(path, write=False)
+    assert VectorStore(store.conn).counts("test/fake")[:2] == (chunks, covered)
+    store.conn.close()
