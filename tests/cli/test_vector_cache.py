@@ -88,3 +88,28 @@ def test_a_new_model_embeds_everything_once_and_never_mixes(
     assert len(vectors.load(other.name).blobs) == 3
     assert {len(b) for b in vectors.load(other.name).blobs} == {32 * 4}
     assert {len(b) for b in vectors.load(fake.name).blobs} == {64 * 4}
+
+
+def test_a_one_note_commit_reads_one_note(repo: NotesRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memidx.gitrepo import GitRepo
+    from memidx.sync import sync
+
+    for i in range(200):
+        repo.note(f"bulk/n{i}.md", f"Note {i}", f"body {i}")
+    repo.commit()
+    config = load_config(repo.root)
+    store, _ = open_store(config.index_path, write=True)
+    sync(config, store)
+    repo.note("bulk/n7.md", "Note 7", "changed body")
+    repo.commit("one note")
+    read: list[str] = []
+    original = GitRepo.read_blobs
+
+    def counting(self: GitRepo, blob_ids: list[str]) -> Iterator[tuple[str, bytes]]:
+        read.extend(blob_ids)
+        return original(self, blob_ids)
+
+    monkeypatch.setattr(GitRepo, "read_blobs", counting)
+    report = sync(config, store)
+    store.conn.close()
+    assert (report.written, len(read)) == (1, 1)
