@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing
+import os
 import tempfile
 import time
 from collections import Counter
@@ -19,7 +20,7 @@ from pathlib import Path
 from statistics import median
 
 from tests.benchmark.timing import ms, percentile
-from tests.gitops import KNOWN_BUGS, RunResult, run_seed
+from tests.gitops import RunResult, run_seed
 
 DEFAULT_OPS = 2000
 OPS_PER_SEED = 250
@@ -27,41 +28,34 @@ FIRST_SEED = 1
 
 
 def run(args: argparse.Namespace) -> None:
-    """The bench section; reads --ops, --seeds, --seed, --jobs, --avoid-known-bugs if present."""
+    """The bench section; reads --ops, --seeds, --seed and --jobs when present."""
     ops = int(getattr(args, "ops", DEFAULT_OPS))
     seed = getattr(args, "seed", None)
     count = int(getattr(args, "seeds", 0) or max(1, math.ceil(ops / OPS_PER_SEED)))
     seeds = [int(seed)] if seed is not None else list(range(FIRST_SEED, FIRST_SEED + count))
     per_seed = math.ceil(ops / len(seeds))
-    jobs = max(1, int(getattr(args, "jobs", 1)))
-    avoid = frozenset(KNOWN_BUGS if getattr(args, "avoid_known_bugs", False) else ())
-    print(
-        f"{len(seeds)} seeds x {per_seed} operations, {jobs} at a time; known memidx bugs "
-        + (f"avoided ({', '.join(sorted(avoid))})" if avoid else "not avoided"),
-        flush=True,
-    )
+    jobs = max(1, int(getattr(args, "jobs", 0) or os.cpu_count() or 1))
+    print(f"{len(seeds)} seeds x {per_seed} operations, {jobs} at a time", flush=True)
     started = time.perf_counter()
-    results = _run_all(seeds, per_seed, jobs, avoid=avoid)
+    results = _run_all(seeds, per_seed, jobs)
     _print_summary(results, time.perf_counter() - started, jobs)
 
 
-def _run_all(
-    seeds: Sequence[int], ops: int, jobs: int, *, avoid: frozenset[str]
-) -> list[RunResult]:
+def _run_all(seeds: Sequence[int], ops: int, jobs: int) -> list[RunResult]:
     with tempfile.TemporaryDirectory(prefix="memidx-gitops-") as scratch:
         work, home = Path(scratch), Path(scratch) / "pre-commit-home"
         if jobs == 1:
-            return [_done(run_seed(s, ops, work, home, avoid=avoid)) for s in seeds]
+            return [_done(run_seed(s, ops, work, home)) for s in seeds]
         spawn = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
-            futures = [pool.submit(run_seed, s, ops, work, home, avoid=avoid) for s in seeds]
+            futures = [pool.submit(run_seed, s, ops, work, home) for s in seeds]
             return [_done(f.result()) for f in futures]
 
 
 def _done(result: RunResult) -> RunResult:
     print(
         f"  seed {result.seed}: {result.ops} operations, {len(result.divergences)} divergences"
-        + (" (stopped by a git failure)" if result.failure else ""),
+        + (" (stopped early)" if result.failure else ""),
         flush=True,
     )
     return result
@@ -105,11 +99,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, help="run this one seed (to reproduce a run)")
     parser.add_argument("--jobs", type=int, default=1, help="seeds run in parallel processes")
-    parser.add_argument(
-        "--avoid-known-bugs",
-        action="store_true",
-        help=f"write nothing that triggers the known memidx bugs ({', '.join(KNOWN_BUGS)})",
-    )
     args = parser.parse_args(argv)
     run(args)
     return 0

@@ -118,6 +118,6 @@ def rebuild(root: Path) -> None:
     report = json.loads(out)
     records = report["records"]["scanned"]
     print(
-        f"rebuild from scratch: {report['written']:,} notes and {records:,} records in "
-        f"{wall:.1f} s ({(report['written'] + records) / wall:,.0f} documents/s)"
+        f"rebuild from scratch: {report['read']:,} notes and {records:,} records in "
+        f"{wall:.1f} s ({(report['read'] + records) / wall:,.0f} documents/s)"
     )

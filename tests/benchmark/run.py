@@ -15,7 +15,7 @@ from statistics import median
 from memidx.config import load_config
 from memidx.hybrid import DEPTH, Searcher
 from memidx.store import Filters, open_store
-from tests.benchmark import beir, corpus, haystack, hooks, language, locomo, turns
+from tests.benchmark import beir, corpus, gitops, haystack, hooks, language, locomo, turns
 from tests.benchmark.golden import Scores, copy_notes, queries, score
 from tests.benchmark.timing import ms, percentile, timed_process
 from tests.benchmark.workspace import PROJECT, memidx, model_available, record, recorded, repo
@@ -368,4 +368,5 @@ SECTIONS: dict[str, Section] = {
     "hooks": hooks_section,
     "haystack": haystack_section,
     "language": language_section,
+    "gitops": gitops.run,
 }

@@ -1,0 +1,13 @@
+"""A seeded random driver of real git operations on two clones of a bare remote, with memidx's
+hooks installed by pre-commit. After every operation the index that the hooks maintained
+incrementally is compared with a fresh rebuild of the same HEAD (documents, skipped files,
+chunks, vectors, full-text search) and `memidx reconcile` must find no drift. Divergences are
+collected, not asserted, so a test can require none and a benchmark can count them.
+
+Reproduce a run with `python -m tests.benchmark.gitops --seed SEED --ops N`.
+"""
+
+from tests.gitops.driver import GitOpsDriver, run_seed
+from tests.gitops.results import Divergence, RunResult
+
+__all__ = ["Divergence", "GitOpsDriver", "RunResult", "run_seed"]
