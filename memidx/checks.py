@@ -18,6 +18,7 @@ FIX = "run `make reconcile`"
 def check_drift(config: Config, files: Sequence[str]) -> list[str]:
     """Problems that must block the commit: a hook failure, drift, or a staged note that
     cannot be indexed."""
+    from memidx.gitrepo import read_head
     from memidx.store import open_store
     from memidx.sync import drift_of, note_source
 
@@ -34,6 +35,10 @@ def check_drift(config: Config, files: Sequence[str]) -> list[str]:
     except MemidxError as exc:
         return [*problems, f"memidx: {exc}"]
     try:
+        indexed = store.get_state("indexed_commit")
+        head = read_head(config.root) if config.in_git else None
+        if head is not None and indexed == head:
+            return problems  # the index mirrors this commit; `memidx reconcile` looks deeper
         drift = drift_of(store, note_source(config).files())
     finally:
         store.conn.close()

@@ -3,10 +3,10 @@ every chunk fits the model's 256-token window, each prefixed with the note's tit
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from hashlib import sha256
 
 # all-MiniLM-L6-v2 was trained on 256 word pieces; keep room for [CLS], [SEP] and rounding.
 MAX_TOKENS = 240
@@ -65,14 +65,14 @@ def chunk_document(
                     heading=section.heading,
                     line=body_line + section.line + offset,
                     text=full,
-                    text_hash=hashlib.sha256(full.encode("utf-8")).hexdigest(),
+                    text_hash=sha256(full.encode("utf-8")).hexdigest(),
                 )
             )
     return chunks or [_title_only(title, body_line)]
 
 
 def _title_only(title: str, body_line: int) -> Chunk:
-    return Chunk(0, None, body_line, title, hashlib.sha256(title.encode("utf-8")).hexdigest())
+    return Chunk(0, None, body_line, title, sha256(title.encode("utf-8")).hexdigest())
 
 
 def _sections(body: str) -> Iterator[_Section]:

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from functools import cache
 from pathlib import PurePosixPath
-from typing import cast
+from typing import Any, cast
 
-import yaml
-
-try:  # libyaml is several times faster when PyYAML was built with it
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on the PyYAML build
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+# hashlib and yaml are imported when a note is parsed, not when memidx.notes is: the search
+# path imports this module (through drift) and must not pay ~30 ms for them.
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +47,8 @@ def is_note_path(ref: str, notes_dir: str) -> bool:
 
 def content_hash(data: bytes) -> str:
     """The hash that tells whether a stored document is stale."""
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -99,8 +97,9 @@ def split_front_matter(text: str) -> tuple[dict[str, object], str, int]:
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
     if end is None:
         raise NoteError("malformed front matter: no closing '---' line")
+    yaml, loader = _yaml()
     try:
-        loaded: object = yaml.load("\n".join(lines[1:end]), Loader=_Loader)
+        loaded: object = yaml.load("\n".join(lines[1:end]), Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -115,6 +114,14 @@ def split_front_matter(text: str) -> tuple[dict[str, object], str, int]:
         if isinstance(meta[key], dict):
             raise NoteError(f"malformed front matter: '{key}' must be text or a list")
     return meta, "\n".join(lines[end + 1 :]), end + 2
+
+
+@cache
+def _yaml() -> tuple[Any, Any]:
+    """PyYAML and its fastest safe loader (libyaml's when PyYAML was built with it)."""
+    import yaml
+
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def first_heading(body: str) -> str | None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from memidx.chunks import Chunk
+if TYPE_CHECKING:
+    from memidx.chunks import Chunk
 
 
 @dataclass(frozen=True, slots=True)
