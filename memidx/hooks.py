@@ -32,14 +32,19 @@ def run_hook(directory: Path | None, stage: str) -> int:
 def sync_to_head(config: Config) -> list[str]:
     """Sync the index and start embedding in the background; returns lines to print."""
     from memidx.display import display
-    from memidx.records import sync_records
-    from memidx.store import open_store
+    from memidx.segments import segments_changed
+    from memidx.store import RecordStore, open_store
     from memidx.sync import sync
 
     store, notice = open_store(config.index_path, write=True)
     try:
         report = sync(config, store)
-        records = sync_records(config, store)
+        records = None
+        indexed = RecordStore(store.conn).segments()
+        if segments_changed(config.root, config.notes_path / "haystack", indexed):
+            from memidx.records import sync_records  # the log reader, only when logs changed
+
+            records = sync_records(config, store)
     finally:
         store.conn.close()
     clear_failures(config.hook_error_path)
@@ -50,13 +55,14 @@ def sync_to_head(config: Config) -> list[str]:
             f"index follows {report.source}: {report.written} written, {report.deleted} removed, "
             f"{report.renamed} renamed"
         )
-    if records.indexed or records.deleted:
+    if records is not None and (records.indexed or records.deleted):
         lines.append(f"records: {records.indexed} indexed, {records.deleted} removed")
-    lines += [
-        f"warning: {ref}: a torn record at the end ({size} bytes) is not indexed"
-        for ref, size in records.torn.items()
-    ]
-    if (report.written or records.indexed) and config.hook_embed:
+    if records is not None:
+        lines += [
+            f"warning: {ref}: a torn record at the end ({size} bytes) is not indexed"
+            for ref, size in records.torn.items()
+        ]
+    if (report.written or (records is not None and records.indexed)) and config.hook_embed:
         lines += start_background_embed(config)
     return lines
 

@@ -19,8 +19,8 @@ from memidx.haystack import (
     iso_utc,
     new_record,
     scan_file,
-    segments,
 )
+from memidx.segments import segments
 from memidx.store import NewDocument, RecordStore, Store, VectorStore, transaction
 
 Progress = Callable[[int, int], None]

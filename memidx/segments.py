@@ -1,0 +1,30 @@
+"""Where the haystack's segment files live, and the cheap test every git hook makes first:
+has any segment changed since it was indexed? Only then is the log reader loaded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+SEGMENT_SUFFIX = ".krd"
+
+
+def segments(folder: Path) -> Iterator[Path]:
+    """Every segment under the haystack folder (all writers), in a stable order."""
+    if folder.is_dir():
+        yield from sorted(folder.glob(f"*/*{SEGMENT_SUFFIX}"))
+
+
+def segments_changed(
+    root: Path, folder: Path, indexed: Mapping[str, tuple[int, int, int, int]]
+) -> bool:
+    """True when a segment was added, removed, or differs in size or modification time from
+    what the index recorded (`RecordStore.segments()`)."""
+    seen = 0
+    for path in segments(folder):
+        stat = path.stat()
+        known = indexed.get(path.relative_to(root).as_posix())
+        if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):
+            return True
+        seen += 1
+    return seen != len(indexed)

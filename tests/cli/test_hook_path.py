@@ -1,0 +1,79 @@
+"""The path every git hook runs (`memidx hook STAGE`) starts lean: no argument parser, no log
+reader unless a haystack segment changed; and it still forgets a segment that went away."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import NotesRepo, clean_env
+
+
+def hook_imports(repo: NotesRepo) -> tuple[str, set[str]]:
+    """Run the post-commit hook as git's hooks do; return its output and the modules it
+    imported (from -X importtime)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memidx", "hook", "post-commit"],
+        cwd=repo.root,
+        env=clean_env(MEMIDX_HOOK_EMBED="0"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    return done.stdout, modules
+
+
+def test_the_hook_syncs_without_the_parser_or_the_log_reader(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("wsl.md", "WSL memory", "vmmem grows until .wslconfig caps it")
+    repo.commit("first")
+    assert repo.memidx("ingest").code == 0
+    repo.note("lock.md", "File locks", "a file-locking problem on Windows")
+    repo.commit("second")
+
+    out, modules = hook_imports(repo)
+
+    assert "1 written" in out
+    assert "argparse" not in modules
+    assert "memidx.haystack" not in modules
+    assert "memidx.records" not in modules
+    assert repo.memidx("reconcile").code == 0
+    assert "notes/lock.md" in repo.memidx("search", "--json", "file lock").out
+
+
+def test_the_hook_reads_logs_only_when_a_segment_changed(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("wsl.md", "WSL memory", "vmmem grows until .wslconfig caps it")
+    repo.commit("first")
+    assert repo.memidx("ingest").code == 0
+    turn = {"user": "why is the build slow", "assistant": "the docker cache is invalidated"}
+    filed = repo.memidx_process("file-turn", stdin=json.dumps(turn))
+    assert filed.code == 0, filed.err
+
+    _, modules = hook_imports(repo)  # the turn was indexed when it was filed
+    assert "memidx.haystack" not in modules
+
+    for segment in (repo.root / "notes" / "haystack").glob("*/*.krd"):
+        segment.unlink()  # as a checkout of a commit without the log would
+    out, modules = hook_imports(repo)
+
+    assert "memidx.records" in modules
+    assert "1 removed" in out
+    hits = repo.memidx("search", "--json", "docker cache").json()["hits"]
+    assert hits == []
+
+
+def test_hook_help_and_a_wrong_stage_go_through_the_parser(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    assert repo.memidx("hook", "--help").code == 0
+    wrong = repo.memidx("hook", "pre-push")
+    assert wrong.code == 2
+    assert "invalid choice" in wrong.err
