@@ -89,9 +89,7 @@ class Scan:
 
 
 def _token_hex(size: int) -> str:
-    import secrets  # only to name a new record or writer
-
-    return secrets.token_hex(size)
+    return os.urandom(size).hex()  # what secrets.token_hex does, without its imports
 
 
 def iso_utc(text: str) -> str:

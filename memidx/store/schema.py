@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import fcntl
-import secrets
-import shutil
+import os
 import sqlite3
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -185,7 +184,7 @@ def migrate(conn: sqlite3.Connection) -> int | None:
                     conn.execute(statement)
             conn.execute(
                 "INSERT OR IGNORE INTO state (key, value) VALUES ('index_id', ?)",
-                (secrets.token_hex(16),),
+                (_random_id(),),
             )
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except sqlite3.DatabaseError:
@@ -199,9 +198,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
     with transaction(conn):
         for statement in _statements(SCHEMA):
             conn.execute(statement)
-        conn.execute(
-            "INSERT INTO state (key, value) VALUES ('index_id', ?)", (secrets.token_hex(16),)
-        )
+        conn.execute("INSERT INTO state (key, value) VALUES ('index_id', ?)", (_random_id(),))
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -319,8 +316,14 @@ def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store,
         return Store(conn), f"rebuilding the index at {path}: {problem}"
 
 
+def _random_id() -> str:
+    return os.urandom(16).hex()  # what secrets.token_hex does, without its imports
+
+
 def remove_index(path: Path) -> None:
     """Delete the index and everything derived from it (the matrix files of its vectors)."""
+    import shutil  # rarely needed: not worth its import on every start
+
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     shutil.rmtree(f"{path}-vectors", ignore_errors=True)
