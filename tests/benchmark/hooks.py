@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> None:
             [memidx, "reconcile"], cwd=root, env=env, capture_output=True, check=False
         )
         shim = [timed([sys.executable, "-m", "memidx", "hook", "post-commit"]) for _ in range(10)]
+        floor = [timed(_floor_hook(root)) for _ in range(10)]
         baseline = [timed([sys.executable, "-c", "pass"]) for _ in range(10)]
         print(f"{notes:,} notes; {len(post)} one-note commits, hooks installed by pre-commit")
         print(
@@ -77,6 +78,44 @@ def run(args: argparse.Namespace) -> None:
             f"python start-up p50 {ms(median(baseline))}"
         )
         print(
+            f"  pre-commit's own floor (the same post-commit machinery running a hook that does "
+            f"nothing) p50 {ms(median(floor))}; memidx's share of the p50: "
+            f"{ms(percentile(post, 50) - median(floor))}"
+        )
+        print(
             f"pre-commit checks (drift over all notes + English of the staged note): p50 "
             f"{ms(percentile(pre, 50))} p95 {ms(percentile(pre, 95))}"
         )
+
+
+FLOOR_CONFIG = """\
+repos:
+  - repo: local
+    hooks:
+      - id: nothing
+        name: a hook that does nothing
+        entry: "true"
+        language: system
+        stages: [post-commit]
+        always_run: true
+        pass_filenames: false
+        verbose: true
+"""
+
+
+def _floor_hook(root: Path) -> list[str]:
+    """pre-commit's post-commit run with a config whose one hook does nothing: what any hook
+    installed through pre-commit costs in this repository, before memidx does anything."""
+    config = root / ".memidx" / "floor-pre-commit-config.yaml"
+    if not config.exists():
+        config.write_text(FLOOR_CONFIG)
+    return [
+        str(PRE_COMMIT.parent / "python"),
+        "-m",
+        "pre_commit",
+        "hook-impl",
+        f"--config={config}",
+        "--hook-type=post-commit",
+        f"--hook-dir={root / '.git' / 'hooks'}",
+        "--",
+    ]
