@@ -65,13 +65,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
     """(directory, stage) when argv is exactly `[-C DIR] hook STAGE [git's arguments]`, the
     call every git hook makes; None for anything else, which argparse then handles."""
-    from memidx.hooks import STAGES
-
     rest = list(argv)
     directory = None
     if len(rest) >= 2 and rest[0] == "-C":
         directory, rest = Path(rest[1]), rest[2:]
-    if len(rest) < 2 or rest[0] != "hook" or rest[1] not in STAGES:
+    if len(rest) < 2 or rest[0] != "hook":
+        return None  # every other command: not a reason to load the hook module
+    from memidx.hooks import STAGES
+
+    if rest[1] not in STAGES:
         return None
     if any(arg.startswith("-") for arg in rest[2:]):
         return None  # --help and friends

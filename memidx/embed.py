@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from memidx.config import DEFAULT_MODEL, Config
 from memidx.errors import ModelError
-from memidx.model import load_packaged
+from memidx.model import load_packaged, model_identity, pulled_marker
 
 Vectors = NDArray[np.float32]
 # One text per ONNX run: no padding work and the smallest memory peak. Measured on 1,000 TIL
@@ -57,20 +57,6 @@ def query_embedder(config: Config) -> Embedder:
     if config.model == DEFAULT_MODEL:
         return OnnxQueryEmbedder(config)
     return FastembedEmbedder(config, threads=None)
-
-
-def model_identity(config: Config) -> tuple[str, str] | None:
-    """(name, fingerprint) of the configured model without loading it, or None if missing."""
-    if config.model == DEFAULT_MODEL:
-        try:
-            packaged = load_packaged(config)
-        except ModelError:
-            return None
-        return packaged.name, packaged.fingerprint
-    marker = _pulled_marker(config)
-    if not marker.is_file():
-        return None
-    return config.model, str(json.loads(marker.read_text(encoding="utf-8"))["fingerprint"])
 
 
 class FastembedEmbedder:
@@ -205,7 +191,7 @@ def pull(config: Config, name: str) -> tuple[str, int, Path]:
             "check the name (fastembed's catalogue) and the network",
         ) from exc
     dim = int(model.embedding_size)
-    marker = _pulled_marker(config, name)
+    marker = pulled_marker(config, name)
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps({"model": name, "dim": dim, "fingerprint": _weights_hash(model)}))
     return name, dim, cache
@@ -223,11 +209,6 @@ def _weights_hash(model: Any) -> str:
     if folder is None or model_file is None:
         return f"{getattr(model, 'model_name', 'model')}@{model.embedding_size}"
     return sha256_file(Path(folder) / str(model_file))
-
-
-def _pulled_marker(config: Config, name: str | None = None) -> Path:
-    safe = (name or config.model).replace("/", "__")
-    return config.models_dir / "fastembed" / f"{safe}.memidx.json"
 
 
 def encode_vector(vector: Vectors) -> bytes:

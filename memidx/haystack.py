@@ -88,10 +88,6 @@ class Scan:
         return self.size - self.end
 
 
-def _token_hex(size: int) -> str:
-    return os.urandom(size).hex()  # what secrets.token_hex does, without its imports
-
-
 def iso_utc(text: str) -> str:
     """A timestamp in UTC as `YYYY-MM-DDTHH:MM:SSZ` (naive times are taken as UTC);
     ValueError when the text is not ISO 8601."""
@@ -129,7 +125,7 @@ def new_record(
         )
     now = datetime.now(UTC)
     stamp = ts or now.strftime("%Y-%m-%dT%H:%M:%SZ")
-    ident = f"{kind}-{now.strftime('%Y%m%d%H%M%S')}-{_token_hex(6)}"
+    ident = f"{kind}-{now.strftime('%Y%m%d%H%M%S')}-{os.urandom(6).hex()}"
     return Record(
         ident, kind, drawer, stamp, tags, text, content_hash(text), agent, session, summary_of
     )
@@ -221,7 +217,10 @@ def read_at(path: Path, offset: int) -> Record:
         payload = stream.read(length)
     if magic != MAGIC or len(payload) != length:
         raise MemidxError(f"no complete record at {path}@{offset}", "check the ref")
-    return parse(payload)
+    try:
+        return parse(payload)
+    except (ValueError, KeyError) as exc:  # UnicodeDecodeError is a ValueError
+        raise MemidxError(f"no valid record at {path}@{offset}", "check the ref") from exc
 
 
 GITATTRIBUTES = "# haystack segments are binary logs, never merged as text\n*.krd binary\n"
@@ -322,9 +321,9 @@ def writer_id(state_dir: Path) -> str:
     path = state_dir / "writer-id"
     if not path.exists():
         host = "".join(c if c in _ID_CHARS else "-" for c in os.uname().nodename.lower())
-        ident = f"{host[:24].strip('-') or 'writer'}-{_token_hex(4)}"
+        ident = f"{host[:24].strip('-') or 'writer'}-{os.urandom(4).hex()}"
         state_dir.mkdir(parents=True, exist_ok=True)
-        draft = state_dir / f".writer-id.{os.getpid()}.{_token_hex(4)}"
+        draft = state_dir / f".writer-id.{os.getpid()}.{os.urandom(4).hex()}"
         draft.write_text(ident + "\n", encoding="utf-8")
         try:
             os.link(draft, path)  # fails if another process made it first: theirs wins

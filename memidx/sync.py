@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from memidx.chunks import chunk_document
 from memidx.config import Config
 from memidx.drift import Drift, SourceFile, compare, from_changes
+from memidx.errors import IndexBusy
 from memidx.gitrepo import GitRepo, read_head
 from memidx.notes import Note, NoteError, parse_note, too_large
 from memidx.sources import GitSource, NoteSource, WorktreeSource
@@ -17,6 +18,7 @@ from memidx.store import NewDocument, Skip, Store, VectorStore, transaction
 
 NOTE = "note"
 Progress = Callable[[int, int], None]
+ATTEMPTS = 5  # plans made again when other writers keep changing the index meanwhile
 
 
 @dataclass(slots=True)
@@ -54,13 +56,19 @@ def reconcile(
     config: Config, store: Store, source: NoteSource, *, fix: bool, progress: Progress | None = None
 ) -> SyncReport:
     """Compare the index with the source; with fix, repair only what differs."""
-    files = source.files()
-    drift = drift_of(store, files)
-    run = _Run(config, store, source, SyncReport(source.label, source.commit, drift), progress)
-    if fix:
-        moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
-        run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)])
-    return run.report
+
+    def attempt() -> SyncReport:
+        base = _base(store)
+        files = source.files()
+        drift = drift_of(store, files)
+        report = SyncReport(source.label, source.commit, drift)
+        run = _Run(config, store, source, report, progress, base)
+        if fix:
+            moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
+            run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)])
+        return run.report
+
+    return _until_applied(attempt)
 
 
 def sync(config: Config, store: Store, progress: Progress | None = None) -> SyncReport:
@@ -72,32 +80,62 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
     repo = GitRepo(config.root)
     head = read_head(config.root) or repo.head()
     source = GitSource(repo, head, config.notes_dir)
-    indexed = store.get_state("indexed_commit") or None
-    if indexed == head and head is not None:
-        return SyncReport(source.label, head)
-    changes = None
-    if indexed is not None and head is not None and store.get_state("indexed_source") == "git":
-        changes = repo.changes_or_none(indexed, head, config.notes_dir)
-    if changes is None:  # nothing to diff against (a new index, or the commit is gone)
-        return reconcile(config, store, source, fix=True, progress=progress)
-    paths = sorted({p for c in changes for p in (c.old_path, c.new_path) if p})
-    drift, to_read = from_changes(
-        changes, config.notes_dir, store.states_of(NOTE, paths), store.skips_of(NOTE, paths)
-    )
-    run = _Run(config, store, source, SyncReport(source.label, head, drift), progress)
-    run.apply(to_read)
-    return run.report
+
+    def attempt() -> SyncReport:
+        indexed = _base(store)
+        if indexed == head and head is not None:
+            return SyncReport(source.label, head)
+        changes = None
+        if indexed is not None and head is not None and store.get_state("indexed_source") == "git":
+            changes = repo.changes_or_none(indexed, head, config.notes_dir)
+        if changes is None:  # nothing to diff against (a new index, or the commit is gone)
+            return reconcile(config, store, source, fix=True, progress=progress)
+        paths = sorted({p for c in changes for p in (c.old_path, c.new_path) if p})
+        drift, to_read = from_changes(
+            changes, config.notes_dir, store.states_of(NOTE, paths), store.skips_of(NOTE, paths)
+        )
+        run = _Run(config, store, source, SyncReport(source.label, head, drift), progress, indexed)
+        run.apply(to_read)
+        return run.report
+
+    return _until_applied(attempt)
 
 
 def ingest(
     config: Config, store: Store, source: NoteSource, progress: Progress | None = None
 ) -> SyncReport:
     """Read every note of the source again and make the index mirror it exactly."""
-    files = source.files()
-    report = SyncReport(source.label, source.commit, drift_of(store, files))
-    _Run(config, store, source, report, progress).apply(sorted(files.values(), key=_ref))
+
+    def attempt() -> SyncReport:
+        base = _base(store)
+        files = source.files()
+        report = SyncReport(source.label, source.commit, drift_of(store, files))
+        _Run(config, store, source, report, progress, base).apply(sorted(files.values(), key=_ref))
+        return report
+
+    report = _until_applied(attempt)
     store.conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')")
     return report
+
+
+class _Replan(Exception):
+    """Another writer changed the index between planning a run and applying it."""
+
+
+def _base(store: Store) -> str | None:
+    """The commit the index mirrors: what a plan is made against, checked again on applying."""
+    return store.get_state("indexed_commit") or None
+
+
+def _until_applied(attempt: Callable[[], SyncReport]) -> SyncReport:
+    for _ in range(ATTEMPTS):
+        try:
+            return attempt()
+        except _Replan:
+            continue
+    raise IndexBusy(
+        "other memidx processes kept changing the index while this one planned", "try again"
+    )
 
 
 def _ref(file: SourceFile) -> str:
@@ -113,11 +151,15 @@ class _Run:
     source: NoteSource
     report: SyncReport
     progress: Progress | None
+    base: str | None  # the indexed commit the plan was made against
 
     def apply(self, to_read: Sequence[SourceFile]) -> None:
-        """Apply the report's drift and (re)read `to_read`, all in one transaction."""
+        """Apply the report's drift and (re)read `to_read`, all in one transaction; _Replan
+        when another writer moved the index on after this run read it."""
         drift, store = self.report.drift, self.store
         with transaction(store.conn):
+            if _base(store) != self.base:
+                raise _Replan
             for old, new in drift.renamed:
                 store.rename(NOTE, old, new)
             store.delete(NOTE, drift.orphaned)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import sqlite3
 import struct
 from dataclasses import dataclass
@@ -95,7 +94,7 @@ def write_matrix(path: Path, stamp: Stamp, matrix: Matrix) -> None:
     head = MAGIC + struct.pack("<I", len(header)) + header
     head += b"\0" * (-len(head) % 64)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial")
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.partial")
     with partial.open("wb") as out:
         out.write(head)
         out.write(np.ascontiguousarray(matrix.chunk_ids, dtype="<i8").tobytes())

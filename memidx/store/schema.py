@@ -184,7 +184,7 @@ def migrate(conn: sqlite3.Connection) -> int | None:
                     conn.execute(statement)
             conn.execute(
                 "INSERT OR IGNORE INTO state (key, value) VALUES ('index_id', ?)",
-                (_random_id(),),
+                (os.urandom(16).hex(),),
             )
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except sqlite3.DatabaseError:
@@ -198,7 +198,9 @@ def create_schema(conn: sqlite3.Connection) -> None:
     with transaction(conn):
         for statement in _statements(SCHEMA):
             conn.execute(statement)
-        conn.execute("INSERT INTO state (key, value) VALUES ('index_id', ?)", (_random_id(),))
+        conn.execute(
+            "INSERT INTO state (key, value) VALUES ('index_id', ?)", (os.urandom(16).hex(),)
+        )
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
@@ -255,7 +257,8 @@ def transaction(conn: sqlite3.Connection) -> Generator[None]:
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (disk full, I/O error)
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 
@@ -314,10 +317,6 @@ def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store,
         conn = connect(path, create=True)
         create_schema(conn)
         return Store(conn), f"rebuilding the index at {path}: {problem}"
-
-
-def _random_id() -> str:
-    return os.urandom(16).hex()  # what secrets.token_hex does, without its imports
 
 
 def remove_index(path: Path) -> None:

@@ -96,6 +96,17 @@ def test_a_transcript_is_archived_verbatim_and_a_summary_points_back(indexed: No
     assert missing.code == 1 and "no record with id" in missing.err
 
 
+def test_show_of_a_damaged_record_is_a_one_line_error(indexed: NotesRepo) -> None:
+    segment = "notes/haystack/elsewhere/2026-01-01.000.krd"
+    payload = b'{"id": "x", "kind": "turn"}'  # a whole frame, but not a whole record
+    indexed.write(segment, b"KRD1" + len(payload).to_bytes(4, "little") + payload)
+    shown = indexed.memidx_process("show", f"{segment}@0")
+    assert shown.code == 1
+    assert shown.err.strip() == (
+        f"memidx: error: no valid record at {indexed.root / segment}@0 (check the ref)"
+    )
+
+
 def test_search_filters_by_kind_drawer_agent_and_time(indexed: NotesRepo) -> None:
     file_turn(indexed, {**TURN, "text": "cache words early", "ts": "2026-01-05T10:00:00Z"})
     file_turn(

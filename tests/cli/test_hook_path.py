@@ -11,13 +11,13 @@ from pathlib import Path
 from tests.helpers import NotesRepo, clean_env
 
 
-def hook_imports(repo: NotesRepo) -> tuple[str, set[str]]:
+def hook_imports(repo: NotesRepo, embed: str = "0") -> tuple[str, set[str]]:
     """Run the post-commit hook as git's hooks do; return its output and the modules it
     imported (from -X importtime)."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "memidx", "hook", "post-commit"],
         cwd=repo.root,
-        env=clean_env(MEMIDX_HOOK_EMBED="0"),
+        env=clean_env(MEMIDX_HOOK_EMBED=embed),
         capture_output=True,
         text=True,
         check=False,
@@ -47,6 +47,22 @@ def test_the_hook_syncs_without_the_parser_or_the_log_reader(tmp_path: Path) -> 
     assert "memidx.records" not in modules
     assert repo.memidx("reconcile").code == 0
     assert "notes/lock.md" in repo.memidx("search", "--json", "file lock").out
+
+
+def test_the_hook_asks_for_the_model_without_loading_numpy(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("wsl.md", "WSL memory", "vmmem grows until .wslconfig caps it")
+    repo.commit("first")
+    assert repo.memidx("ingest").code == 0
+    repo.note("lock.md", "File locks", "a file-locking problem on Windows")
+    repo.commit("second")
+
+    out, modules = hook_imports(repo, embed="1")
+
+    assert "1 written" in out
+    assert "vectors not updated" in out  # this repository has no model installed
+    assert "numpy" not in modules
+    assert "memidx.embed" not in modules
 
 
 def test_the_hook_reads_logs_only_when_a_segment_changed(tmp_path: Path) -> None:

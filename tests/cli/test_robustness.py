@@ -188,3 +188,44 @@ def test_stdin_that_is_not_utf8_is_refused_and_nothing_is_written(
     )
     assert done.returncode == 2 and b"not UTF-8" in done.stderr and b"Traceback" not in done.stderr
     assert indexed.git("status", "--porcelain", "--", "notes").strip() == ""
+
+
+def test_a_sync_planned_against_an_index_another_writer_moved_plans_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx import sync as sync_module
+    from memidx.store import open_store
+
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("a.md", "A", "alpha one")
+    repo.note("b.md", "B", "bravo one")
+    repo.commit("x")
+    assert repo.memidx("ingest").code == 0
+    repo.note("a.md", "A", "alpha two")
+    h1 = repo.commit("h1")
+    repo.note("b.md", "B", "bravo two")
+    h2 = repo.commit("h2")
+    repo.git("checkout", "-q", h1)
+    config = load_config(repo.root)
+    planned = sync_module.from_changes
+    raced: list[str] = []
+
+    def another_writer_meanwhile(*args: object, **kwargs: object) -> object:
+        result = planned(*args, **kwargs)  # type: ignore[arg-type]
+        if not raced:  # after this process planned, another one indexes h2
+            raced.append(h2)
+            other, _ = open_store(config.index_path, write=True)
+            sync_module.reconcile(config, other, sync_module.note_source(config, h2), fix=True)
+            other.conn.close()
+        return result
+
+    monkeypatch.setattr(sync_module, "from_changes", another_writer_meanwhile)
+    store, _ = open_store(config.index_path, write=True)
+    try:
+        sync_module.sync(config, store)
+    finally:
+        store.conn.close()
+
+    assert raced == [h2]
+    assert repo.memidx("reconcile").code == 0  # the index mirrors h1, b.md included
+    assert "notes/b.md" in repo.memidx("search", "--json", "bravo one").out
