@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from hashlib import sha256
 
+from memidx.notes import code_flags
+
 # all-MiniLM-L6-v2 was trained on 256 word pieces; keep room for [CLS], [SEP] and rounding.
 MAX_TOKENS = 240
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _PIECE = re.compile(r"[^\W_]+|[^\w\s]|_")
 
@@ -80,15 +81,8 @@ def _sections(body: str) -> Iterator[_Section]:
     heading: str | None = None
     start = 0
     lines: list[str] = []
-    fence: str | None = None
-    for number, line in enumerate(body.split("\n")):
-        opened = _FENCE.match(line)
-        if opened:
-            marker = opened.group(1)[0] * 3
-            fence = (
-                marker if fence is None else (None if line.lstrip().startswith(fence) else fence)
-            )
-        match = _HEADING.match(line) if fence is None and not opened else None
+    for number, (line, code) in enumerate(code_flags(body.split("\n"))):
+        match = None if code else _HEADING.match(line)
         if match:
             if any(s.strip() for s in lines):
                 yield _Section(heading, start, lines)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memidx.errors import ModelError
+from memidx.notes import code_flags
 
 # (language code, score) of the top guess for one piece of text.
 Detect = Callable[[str], tuple[str, float]]
@@ -108,17 +109,14 @@ def prose_units(text: str) -> list[str]:
             units.append(unit)
         current.clear()
 
-    fence: str | None = None
-    for raw in text.split("\n"):
-        opened = _FENCE.match(raw)
-        if fence is not None:
-            if opened and opened.group(1).startswith(fence) and not raw[opened.end() :].strip():
-                fence = None
+    in_code = False
+    for raw, code in code_flags(text.split("\n"), _FENCE):
+        if code:
+            if not in_code:
+                flush()
+            in_code = True
             continue
-        if opened:
-            flush()
-            fence = opened.group(1)
-            continue
+        in_code = False
         line = _QUOTE.sub("", raw)
         if not line.strip() or _RULE.match(line) or _LINK_DEF.match(line):
             flush()

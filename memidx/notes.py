@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import cache
@@ -32,7 +33,7 @@ class NoteError(ValueError):
     """A file under notes/ that cannot be indexed; the message says why."""
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 _FIELDS = {"title", "tags", "aliases", "created", "lang"}
 
@@ -126,21 +127,27 @@ def _yaml() -> tuple[Any, Any]:
 
 def first_heading(body: str) -> str | None:
     """The text of the first level-1 ATX heading outside fenced code."""
-    fence: str | None = None
-    for line in body.split("\n"):
-        opened = _FENCE.match(line)
-        if opened:
-            marker = opened.group(1)
-            if fence is None:
-                fence = marker[0] * 3
-            elif marker.startswith(fence):
-                fence = None
-            continue
-        if fence is None:
-            heading = _HEADING.match(line)
-            if heading:
-                return heading.group(1)
+    for line, code in code_flags(body.split("\n")):
+        heading = None if code else _HEADING.match(line)
+        if heading:
+            return heading.group(1)
     return None
+
+
+def code_flags(lines: Iterable[str], fence: re.Pattern[str] = FENCE) -> Iterator[tuple[str, bool]]:
+    """Each line with whether it is fenced code, its fence lines included. As in CommonMark, a
+    fence closes only with the same character, at least as many, and nothing after them."""
+    opening: str | None = None
+    for line in lines:
+        found = fence.match(line)
+        if opening is None:
+            if found:
+                opening = found.group(1)
+            yield line, found is not None
+            continue
+        if found and found.group(1).startswith(opening) and not line[found.end() :].strip():
+            opening = None
+        yield line, True
 
 
 def _scalar(value: object) -> str | None:

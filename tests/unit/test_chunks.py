@@ -71,3 +71,8 @@ def test_estimate_counts_symbols_digits_and_underscores_generously() -> None:
     assert 2 <= estimate_tokens("hello world") <= 4
     assert estimate_tokens("snake_case_name") >= 5
     assert estimate_tokens("8961353bf66f9b3f") >= 8
+
+
+def test_a_heading_inside_a_longer_fence_starts_no_chunk() -> None:
+    body = "intro\n\n````md\n```python\n# a comment, not a heading\n```\n````\n\n## Real\ntext"
+    assert [c.heading for c in chunk_document("T", body, body_line=1)] == [None, "Real"]

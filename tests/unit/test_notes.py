@@ -98,3 +98,11 @@ def test_which_files_are_notes(ref: str, expected: bool) -> None:
 
 def test_first_heading_ignores_tilde_fences() -> None:
     assert first_heading("~~~\n# inside\n~~~\n# outside\n") == "outside"
+
+
+NESTED_FENCES = "intro\n\n````md\n```python\n# a comment, not a heading\n```\n````\n\n# Real\ntext"
+
+
+def test_a_fence_closes_only_with_as_many_marks_and_no_info_string() -> None:
+    assert first_heading(NESTED_FENCES) == "Real"
+    assert first_heading("```\n# inside\n``` not a close\n# still inside\n```\n# out\n") == "out"
