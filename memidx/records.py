@@ -90,26 +90,24 @@ def index_record(store: Store, ref: str, located: Located) -> None:
 def file_record(config: Config, store: Store, record: Record, writer: Writer) -> Filed:
     """Append a record to this clone's log and index it at once; the same content in the same
     session is not filed twice. The check, the append and the indexing happen under the
-    writer's lock, so concurrent filers neither duplicate nor lose a record."""
-    with writer.locked():
+    writer's lock, so concurrent filers neither duplicate nor lose a record; the index's write
+    transaction is taken first, so a busy index fails the filing before anything is written."""
+    with writer.locked(), transaction(store.conn):
         existing = RecordStore(store.conn).find_record(record.kind, record.hash, record.session)
         if existing is not None:
-            return Filed(
-                existing, RecordStore(store.conn).record_ref(existing) or "", duplicate=True
-            )
+            return Filed(*existing, duplicate=True)
         path, offset, length = writer.append_locked(record)
         ref = segment_ref(config, path)
-        with transaction(store.conn):
-            known = RecordStore(store.conn).segment(ref)
-            if (known is None and offset == 0) or (known is not None and known[2] == offset):
-                index_record(store, ref, Located(record, offset, length))
-                stat = path.stat()
-                records = (known[3] if known else 0) + 1
-                RecordStore(store.conn).set_segment(
-                    ref, stat.st_size, stat.st_mtime_ns, offset + length, records
-                )
-            else:  # records before this one are not indexed (a crash, a repair): rescan
-                _sync_segment(store, ref, path, path.stat(), RecordReport())
+        known = RecordStore(store.conn).segment(ref)
+        if (known is None and offset == 0) or (known is not None and known[2] == offset):
+            index_record(store, ref, Located(record, offset, length))
+            stat = path.stat()
+            records = (known[3] if known else 0) + 1
+            RecordStore(store.conn).set_segment(
+                ref, stat.st_size, stat.st_mtime_ns, offset + length, records
+            )
+        else:  # records before this one are not indexed (a crash, a repair): rescan
+            _sync_segment(store, ref, path, path.stat(), RecordReport())
     return Filed(record.id, f"{ref}@{offset}", duplicate=False)
 
 

@@ -27,16 +27,18 @@ class RecordStore:
             found.update({ref: (kind, h) for ref, h in rows})
         return found
 
-    def find_record(self, kind: str, content_hash: str, session: str | None) -> str | None:
-        """The id of a record of this kind, content and session, if one is indexed."""
+    def find_record(
+        self, kind: str, content_hash: str, session: str | None
+    ) -> tuple[str, str] | None:
+        """(id, ref) of a record of this kind, content and session, if one is indexed."""
         rows = self.conn.execute(
-            "SELECT meta FROM documents WHERE content_hash = ? AND source_kind = ?",
+            "SELECT meta, source_ref FROM documents WHERE content_hash = ? AND source_kind = ?",
             (content_hash, kind),
         )
-        for (meta,) in rows:
+        for meta, ref in rows:
             data = json.loads(meta)
             if data.get("session") == session:
-                return str(data["id"])
+                return str(data["id"]), str(ref)
         return None
 
     def record_ref(self, record_id: str) -> str | None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
 
 from memidx.config import load_config
-from memidx.errors import MemidxError
+from memidx.errors import IndexBusy, MemidxError
 from memidx.filing import BackgroundFiler, Haystack
 from memidx.haystack import Writer, new_record
 from memidx.store import open_store
@@ -105,6 +106,34 @@ def test_show_of_a_damaged_record_is_a_one_line_error(indexed: NotesRepo) -> Non
     assert shown.err.strip() == (
         f"memidx: error: no valid record at {indexed.root / segment}@0 (check the ref)"
     )
+
+
+def test_a_busy_index_fails_the_filing_before_anything_is_written(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("memidx.store.schema.BUSY_TIMEOUT_MS", 200)
+    config = load_config(indexed.root)
+    haystack = Haystack(config)
+    try:
+        haystack.file("turn", "the first turn", session="s")
+        segments = sorted((indexed.root / "notes" / "haystack").glob("*/*.krd"))
+        sizes = [p.stat().st_size for p in segments]
+        blocker = sqlite3.connect(config.index_path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # another process is writing the index
+        try:
+            with pytest.raises(IndexBusy):
+                haystack.file("turn", "the second turn", session="s")
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert [p.stat().st_size for p in segments] == sizes  # nothing was appended
+        again = haystack.file("turn", "the second turn", session="s")  # the retry files it once
+        assert not again.duplicate
+        assert haystack.file("turn", "the second turn", session="s").duplicate
+    finally:
+        haystack.close()
+    hits = indexed.memidx("search", "--json", "--mode", "bm25", "second turn").json()["hits"]
+    assert len(hits) == 1
 
 
 def test_search_filters_by_kind_drawer_agent_and_time(indexed: NotesRepo) -> None:
