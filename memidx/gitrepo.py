@@ -171,13 +171,17 @@ def _parse_raw(out: bytes) -> Iterator[Change]:
         meta = fields[i].lstrip(b":").split()
         status = meta[4].decode()[0]
         old_blob, new_blob = meta[2].decode(), meta[3].decode()
-        new_mode = meta[1].decode()
+        old_mode, new_mode = meta[0].decode(), meta[1].decode()
         if status in "RC":
             old_path, new_path = decode_path(fields[i + 1]), decode_path(fields[i + 2])
             i += 3
         else:
             old_path = new_path = decode_path(fields[i + 1])
             i += 2
+        if MODE_GITLINK in (old_mode, new_mode):  # a submodule is no note, as in `tree`
+            if old_mode == new_mode:
+                continue
+            status = "A" if old_mode == MODE_GITLINK else "D"
         yield Change(
             status=status,
             old_path=None if status == "A" else old_path,

@@ -229,3 +229,22 @@ def test_a_sync_planned_against_an_index_another_writer_moved_plans_again(
     assert raced == [h2]
     assert repo.memidx("reconcile").code == 0  # the index mirrors h1, b.md included
     assert "notes/b.md" in repo.memidx("search", "--json", "bravo one").out
+
+
+def test_a_submodule_named_like_a_note_is_no_note(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("a.md", "A", "alpha")
+    first = repo.commit("a")
+    assert repo.memidx("ingest").code == 0
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{first},notes/vendored.md")
+    repo.git("commit", "-q", "--no-verify", "-m", "a submodule")
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert repo.memidx("reconcile").code == 0
+    repo.git("rm", "-q", "--cached", "notes/vendored.md")
+    repo.note("vendored.md", "Vendored", "now a real note")
+    repo.commit("the submodule became a note")
+    assert repo.memidx("sync").code == 0
+    assert "notes/vendored.md" in repo.memidx("search", "--json", "real note").out
