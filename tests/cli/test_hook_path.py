@@ -31,13 +31,19 @@ def hook_imports(repo: NotesRepo, embed: str = "0") -> tuple[str, set[str]]:
     return done.stdout, modules
 
 
-def test_the_hook_syncs_without_the_parser_or_the_log_reader(tmp_path: Path) -> None:
+def committed_after_ingest(tmp_path: Path) -> NotesRepo:
+    """A repository whose index mirrors the first commit, with a second commit made since."""
     repo = NotesRepo(tmp_path / "memory")
     repo.note("wsl.md", "WSL memory", "vmmem grows until .wslconfig caps it")
     repo.commit("first")
     assert repo.memidx("ingest").code == 0
     repo.note("lock.md", "File locks", "a file-locking problem on Windows")
     repo.commit("second")
+    return repo
+
+
+def test_the_hook_syncs_without_the_parser_or_the_log_reader(tmp_path: Path) -> None:
+    repo = committed_after_ingest(tmp_path)
 
     out, modules = hook_imports(repo)
 
@@ -50,12 +56,7 @@ def test_the_hook_syncs_without_the_parser_or_the_log_reader(tmp_path: Path) -> 
 
 
 def test_the_hook_asks_for_the_model_without_loading_numpy(tmp_path: Path) -> None:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.note("wsl.md", "WSL memory", "vmmem grows until .wslconfig caps it")
-    repo.commit("first")
-    assert repo.memidx("ingest").code == 0
-    repo.note("lock.md", "File locks", "a file-locking problem on Windows")
-    repo.commit("second")
+    repo = committed_after_ingest(tmp_path)
 
     out, modules = hook_imports(repo, embed="1")
 
