@@ -1,3 +1,3 @@
-from memidx.cli import main
+from memidx.cli import run_module
 
-raise SystemExit(main())
+run_module()

@@ -5,17 +5,19 @@ must not pay for git, YAML or the model, and --help must not pay for anything.""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 from memidx.config import Config, load_config
 from memidx.errors import REBUILD_HINT, MemidxError, UsageError
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
     import argparse
+    from typing import NoReturn
 
 Handler = Callable[["argparse.Namespace", Config], int]
 
@@ -62,6 +64,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def run_module() -> NoReturn:
+    """`python -m memidx`, which is how the git hooks run memidx (hooks/memidx-hook)."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if _hook_call(argv) is not None:
+        # Interpreter teardown costs ~7 ms on every git operation; the hook has closed the
+        # index and its files by now, so only the standard streams need flushing.
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        os._exit(code)
+    raise SystemExit(code)
+
+
 def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
     """(directory, stage) when argv is exactly `[-C DIR] hook STAGE [git's arguments]`, the
     call every git hook makes; None for anything else, which argparse then handles."""
@@ -84,4 +102,6 @@ def _handler(name: str) -> Handler:
     import importlib
 
     module, _, function = name.partition(":")
+    from typing import cast
+
     return cast(Handler, getattr(importlib.import_module(f"memidx.commands.{module}"), function))

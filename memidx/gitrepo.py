@@ -1,23 +1,23 @@
 """Read notes out of git: the tree at a commit, blobs, changes between commits, uncommitted files.
 
-Plumbing commands run as plain subprocesses: importing GitPython costs over 100 ms, which the
-post-commit hook cannot afford. GitPython is used where git's porcelain behaviour matters
-(committing with hooks, see remember.py).
+Plumbing commands run as plain child processes (memidx.process): importing GitPython costs over
+100 ms, which the post-commit hook cannot afford. GitPython is used where git's porcelain
+behaviour matters (committing with hooks, see remember.py).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from memidx.drift import Change
 from memidx.errors import GitError
+from memidx.process import run_process
 
 MODE_GITLINK = "160000"
+BLOB_BATCH = 512  # blobs per `git cat-file --batch`: bounds the bytes held at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,17 +49,10 @@ class GitRepo:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def run(self, *args: str, input_bytes: bytes | None = None, check: bool = True) -> bytes:
+    def run(self, *args: str, input_bytes: bytes = b"", check: bool = True) -> bytes:
         """Run git in the work tree and return its stdout; GitError on failure."""
         try:
-            done = subprocess.run(
-                ["git", *args],
-                cwd=self.root,
-                input=input_bytes,
-                capture_output=True,
-                env=git_env(),
-                check=False,
-            )
+            done = run_process(["git", "-C", str(self.root), *args], git_env(), input_bytes)
         except OSError as exc:
             raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
         if check and done.returncode != 0:
@@ -106,32 +99,13 @@ class GitRepo:
             raise
 
     def read_blobs(self, blob_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-        """Stream the contents of blobs through one `git cat-file --batch` process."""
-        if not blob_ids:
-            return
-        proc = subprocess.Popen(
-            ["git", "cat-file", "--batch"],
-            cwd=self.root,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=git_env(),
-        )
-        assert proc.stdin is not None and proc.stdout is not None
-        feed = threading.Thread(target=_feed, args=(proc.stdin, blob_ids), daemon=True)
-        feed.start()
-        try:
-            for blob_id in blob_ids:
-                header = proc.stdout.readline().split()
-                if len(header) != 3:
-                    raise GitError(f"git cannot read blob {blob_id}", "run `git fsck`")
-                data = proc.stdout.read(int(header[2]))
-                proc.stdout.read(1)
-                yield blob_id, data
-        finally:
-            proc.stdout.close()
-            proc.wait()
-            feed.join()
+        """The contents of blobs, read by `git cat-file --batch`, BLOB_BATCH blobs per process."""
+        for start in range(0, len(blob_ids), BLOB_BATCH):
+            batch = blob_ids[start : start + BLOB_BATCH]
+            out = self.run(
+                "cat-file", "--batch", input_bytes="".join(f"{b}\n" for b in batch).encode()
+            )
+            yield from _parse_batch(out, batch)
 
     def uncommitted(self, folder: str) -> list[tuple[str, str]]:
         """(status, path) of files under `folder` that differ from HEAD or are untracked."""
@@ -150,14 +124,17 @@ class GitRepo:
         return items
 
 
-def _feed(stdin: object, blob_ids: Sequence[str]) -> None:
-    pipe = stdin  # typed loosely: a binary pipe
-    try:
-        for blob_id in blob_ids:
-            pipe.write(f"{blob_id}\n".encode())  # type: ignore[attr-defined]
-        pipe.close()  # type: ignore[attr-defined]
-    except (BrokenPipeError, ValueError):
-        return
+def _parse_batch(out: bytes, blob_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+    """Split `git cat-file --batch` output: per blob "<id> <type> <size>\\n<data>\\n"."""
+    at = 0
+    for blob_id in blob_ids:
+        end = out.find(b"\n", at)
+        header = out[at:end].split() if end != -1 else []
+        if len(header) != 3 or not header[2].isdigit():
+            raise GitError(f"git cannot read blob {blob_id}", "run `git fsck`")
+        start = end + 1
+        at = start + int(header[2]) + 1
+        yield blob_id, out[start : at - 1]
 
 
 def _size(raw: bytes) -> int:

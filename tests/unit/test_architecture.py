@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "memidx"
-PURE = ["notes", "chunks", "query", "fusion", "drift", "display", "errors", "config", "timing"]
+PURE = ["notes", "chunks", "query", "fusion", "drift", "display", "errors", "config", "timing",
+        "digest"]  # fmt: skip
 EDGES = {"sqlite3", "subprocess", "git", "fastembed", "onnxruntime", "tokenizers",
-         "memidx.store", "memidx.gitrepo", "memidx.embed", "memidx.model", "memidx.sync",
-         "memidx.hooks", "memidx.cli", "memidx.commands"}  # fmt: skip
+         "memidx.store", "memidx.gitrepo", "memidx.process", "memidx.embed", "memidx.model",
+         "memidx.sync", "memidx.hooks", "memidx.cli", "memidx.commands"}  # fmt: skip
 
 
 def imports(module: str) -> set[str]:
