@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from hashlib import sha256
 
+from memidx.digest import sha256_hex
 from memidx.notes import code_flags
 
 # all-MiniLM-L6-v2 was trained on 256 word pieces; keep room for [CLS], [SEP] and rounding.
@@ -66,14 +66,14 @@ def chunk_document(
                     heading=section.heading,
                     line=body_line + section.line + offset,
                     text=full,
-                    text_hash=sha256(full.encode("utf-8")).hexdigest(),
+                    text_hash=sha256_hex(full.encode("utf-8")),
                 )
             )
     return chunks or [_title_only(title, body_line)]
 
 
 def _title_only(title: str, body_line: int) -> Chunk:
-    return Chunk(0, None, body_line, title, sha256(title.encode("utf-8")).hexdigest())
+    return Chunk(0, None, body_line, title, sha256_hex(title.encode("utf-8")))
 
 
 def _sections(body: str) -> Iterator[_Section]:

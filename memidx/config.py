@@ -6,7 +6,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import cast
 
 from memidx.errors import ConfigError
 
@@ -92,6 +91,7 @@ def _pyproject_table(root: Path) -> dict[str, object]:
     if not path.is_file():
         return {}
     import tomllib  # only here: most memory repositories have no pyproject.toml
+    from typing import cast
 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

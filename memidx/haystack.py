@@ -13,7 +13,6 @@ appends only to its own folder, so git merges of logs never conflict.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -26,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
+from memidx.digest import sha256_hex
 from memidx.errors import MemidxError
 from memidx.segments import SEGMENT_SUFFIX
 
@@ -98,7 +98,7 @@ def iso_utc(text: str) -> str:
 
 
 def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text.encode("utf-8"))
 
 
 def new_record(

@@ -2,31 +2,28 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Protocol
 
+from memidx.digest import git_blob_id
 from memidx.drift import MODE_SYMLINK, SourceFile
 from memidx.gitrepo import GitRepo
 from memidx.notes import is_note_path
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
+if TYPE_CHECKING:
+    from typing import Protocol
 
-class NoteSource(Protocol):
-    """A set of note files and a way to read them."""
+    class NoteSource(Protocol):
+        """A set of note files and a way to read them."""
 
-    commit: str | None
-    label: str
+        commit: str | None
+        label: str
 
-    def files(self) -> dict[str, SourceFile]: ...
+        def files(self) -> dict[str, SourceFile]: ...
 
-    def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes]]: ...
-
-
-def blob_id(data: bytes) -> str:
-    """The id git gives these bytes as a blob (so both sources compare the same way)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+        def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes]]: ...
 
 
 class GitSource:
@@ -83,11 +80,11 @@ class WorktreeSource:
         if path.is_symlink():
             data = str(path.readlink()).encode("utf-8", "surrogateescape")
             self._data[ref] = data
-            return SourceFile(ref, blob_id(data), len(data), symlink=True)
+            return SourceFile(ref, git_blob_id(data), len(data), symlink=True)
         size = path.stat().st_size
         data = b"" if size > self.max_bytes else path.read_bytes()
         self._data[ref] = data
-        return SourceFile(ref, blob_id(data) if data or not size else f"size:{size}", size)
+        return SourceFile(ref, git_blob_id(data) if data or not size else f"size:{size}", size)
 
     def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes]]:
         for file in files:

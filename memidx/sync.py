@@ -13,8 +13,12 @@ from memidx.drift import Drift, SourceFile, compare, from_changes
 from memidx.errors import IndexBusy
 from memidx.gitrepo import GitRepo, read_head
 from memidx.notes import Note, NoteError, parse_note, too_large
-from memidx.sources import GitSource, NoteSource, WorktreeSource
+from memidx.sources import GitSource, WorktreeSource
 from memidx.store import NewDocument, Skip, Store, VectorStore, transaction
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
+if TYPE_CHECKING:
+    from memidx.sources import NoteSource
 
 NOTE = "note"
 Progress = Callable[[int, int], None]

@@ -6,9 +6,12 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from memidx.drift import DocState, Skip
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 # Title and tags say what a note is about; the body only mentions things. bm25 weights per
 # column, in the order of the FTS table: title, tags, aliases, body.
