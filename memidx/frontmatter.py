@@ -1,0 +1,92 @@
+"""Front matter in the shape memidx and most editors write it, read without PyYAML (pure).
+
+Importing PyYAML costs ~19 ms, paid by every hook that indexes a note with front matter. The
+notes `memidx remember` writes use a small part of YAML: `key: value` lines whose values are
+plain words, quoted strings or lists of them. `read_simple` reads exactly that part and gives
+what `yaml.safe_load` gives for it; for anything else (comments, numbers, dates, booleans,
+nesting, escapes, duplicate keys) it returns None and the caller uses PyYAML.
+"""
+
+from __future__ import annotations
+
+import re
+
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?")
+_ITEM = re.compile(r"( *)- (.*)")
+_PLAIN_EXTRA = frozenset(" _.,'()/+-")
+# Plain words YAML 1.1 reads as booleans or null (PyYAML resolves these without quotes).
+_SPECIAL = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n", "~"})
+
+
+def read_simple(text: str) -> dict[str, object] | None:
+    """The fields of front matter written in the simple shape, or None for anything else."""
+    fields: dict[str, object] = {}
+    list_key: str | None = None  # after a `key:` line with no value: its list items follow
+    indent: str | None = None  # the items' indentation: "" or two spaces, the same for all
+    items: list[str] | None = None
+    for line in text.split("\n"):
+        item = _ITEM.fullmatch(line)
+        if item is not None:
+            value = _scalar(item.group(2))
+            if value is None or list_key is None or item.group(1) not in ("", "  "):
+                return None
+            if indent is not None and item.group(1) != indent:
+                return None
+            indent = item.group(1)
+            if items is None:
+                items = fields[list_key] = []
+            items.append(value)
+            continue
+        match = _KEY.fullmatch(line)
+        key = match.group(1) if match is not None else None
+        if key is None or key in fields or key.lower() in _SPECIAL:
+            return None
+        raw = match.group(2) if match is not None else None
+        list_key, indent, items = None, None, None
+        if not raw:
+            list_key = key
+            fields[key] = None  # null, unless list items follow
+            continue
+        value = _flow_list(raw) if raw.startswith("[") else _scalar(raw)
+        if value is None:
+            return None
+        fields[key] = value
+    return fields
+
+
+def _scalar(raw: str) -> str | None:
+    """A quoted string on one line or a plain word that YAML reads as text; None otherwise."""
+    if not raw:
+        return None
+    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
+        inner = raw[1:-1]
+        if not inner.replace("''", "").count("'") and inner.isprintable():
+            return inner.replace("''", "'")
+        return None
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+        inner = raw[1:-1]
+        if '"' not in inner and "\\" not in inner and inner.isprintable():
+            return inner
+        return None
+    # A leading digit is text only with a space in it (numbers and dates have none, and a
+    # timestamp with a space has a colon, which plain words here never have).
+    if (
+        (raw[0].isalpha() or (raw[0].isdigit() and " " in raw))
+        and raw == raw.rstrip()
+        and raw.lower() not in _SPECIAL
+        and all(c.isalnum() or c in _PLAIN_EXTRA for c in raw)
+    ):
+        return raw
+    return None
+
+
+def _flow_list(raw: str) -> list[str] | None:
+    """`[a, b, c]` of plain words."""
+    if not raw.endswith("]"):
+        return None
+    inner = raw[1:-1].strip()
+    if not inner:
+        return []
+    items = [part.strip() for part in inner.split(",")]
+    words = [_scalar(item) if item and "'" not in item else None for item in items]
+    return None if any(w is None for w in words) else [w for w in words if w is not None]

@@ -1,0 +1,101 @@
+"""Front matter in the simple shape is read without PyYAML, and always exactly as PyYAML reads
+it; anything outside that shape is left to PyYAML (read_simple returns None)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memidx.frontmatter import read_simple
+from memidx.remember import note_text
+
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def as_yaml(text: str) -> object:
+    return yaml.load(text, Loader=LOADER)
+
+
+def front(note: str) -> str:
+    return note.split("---\n")[1].rstrip("\n")
+
+
+@pytest.mark.parametrize(
+    ("title", "tags"),
+    [
+        ("Docker: cache busts on COPY", ["docker", "build"]),
+        ("Why the build is slow", []),
+        ("L'œuvre d'un agent", ["fr"]),
+        ("yes", ["no", "on"]),
+        ("2024 release notes", ["1.0"]),
+        ("Title with 'quotes' and # hash", ["c++", "a b"]),
+    ],
+)
+def test_what_remember_writes_reads_as_yaml_reads_it(title: str, tags: list[str]) -> None:
+    text = front(note_text(title, tags, "body", "2026-11-30"))
+
+    simple = read_simple(text)
+
+    assert simple is not None, text  # remember's notes never need PyYAML
+    assert simple == as_yaml(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "created: 2024-01-01",  # a date
+        "draft: yes",  # a boolean
+        "weight: 3",  # a number
+        "title: a: b",
+        "title: x # comment",
+        "# comment\ntitle: x",
+        "title: x\ntitle: y",  # duplicate key: PyYAML keeps the last
+        "meta:\n  author: me",  # nesting
+        'title: "line\\nbreak"',  # an escape
+        "tags:\n- a\n  - b",  # mixed indentation
+        "tags: [a, 'b, c']",
+        "title: 'unclosed",
+        "on: x",  # the key itself is a boolean
+        "",
+    ],
+)
+def test_anything_else_is_left_to_pyyaml(text: str) -> None:
+    assert read_simple(text) is None
+
+
+KEYS = st.sampled_from(["title", "tags", "aliases", "created", "a-b", "_x", "yes", "Off", "x1"])
+TRICKY = st.sampled_from([*"abzAZ 09:#'\"-_.,[]{}()/+\\!&*?|>%@`~éü日\t", "null", "yes"])
+SIMPLE = st.sampled_from([*"abzAZ 09'-.éü", "yes", "Null"])
+WORD = st.one_of(st.lists(SIMPLE, max_size=6), st.lists(TRICKY, max_size=8)).map("".join)
+
+
+@st.composite
+def value(draw: st.DrawFn) -> str:
+    word = draw(WORD)
+    style = draw(st.sampled_from(["plain", "single", "double", "flow", "block", "empty"]))
+    if style == "single":
+        return f" '{word.replace(chr(39), chr(39) * 2) if draw(st.booleans()) else word}'"
+    if style == "double":
+        return f' "{word}"'
+    if style == "flow":
+        return f" [{', '.join(draw(st.lists(WORD, max_size=3)))}]"
+    if style == "block":
+        indents = st.sampled_from(["", "  ", " "])
+        items = draw(st.lists(st.tuples(indents, WORD), min_size=1, max_size=3))
+        return "".join(f"\n{indent}- {w}" for indent, w in items)
+    if style == "empty":
+        return ""
+    return f" {word}"
+
+
+@given(st.lists(st.tuples(KEYS, value()), min_size=1, max_size=4))
+@settings(max_examples=3000, deadline=None)
+def test_the_simple_reader_never_disagrees_with_pyyaml(fields: list[tuple[str, str]]) -> None:
+    text = "\n".join(f"{key}:{raw}" for key, raw in fields)
+
+    simple = read_simple(text)
+
+    if simple is not None:
+        assert simple == as_yaml(text), text
