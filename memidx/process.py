@@ -10,10 +10,13 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 _READ_SIZE = 1 << 16
+# Python ignores these; a child gets them back at their defaults, as subprocess does.
+_DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +43,9 @@ def run_process(argv: list[str], env: Mapping[str, str], stdin: bytes = b"") -> 
                 (os.POSIX_SPAWN_DUP2, out_w, 1),
                 (os.POSIX_SPAWN_DUP2, err_w, 2),
             ],
+            setsigdef=_DEFAULT_SIGNALS,
         )
-    except OSError:
+    except BaseException:
         for fd in (in_w, out_r, err_r):
             os.close(fd)
         raise
@@ -51,8 +55,16 @@ def run_process(argv: list[str], env: Mapping[str, str], stdin: bytes = b"") -> 
     try:
         stdout, stderr = _exchange(in_w, out_r, err_r, stdin)
     finally:
+        returncode = _wait(pid)
+    return Finished(returncode, stdout, stderr)
+
+
+def _wait(pid: int) -> int:
+    try:
         _, status = os.waitpid(pid, 0)
-    return Finished(os.waitstatus_to_exitcode(status), stdout, stderr)
+    except ChildProcessError:  # SIGCHLD inherited as ignored: the kernel reaped it (as subprocess)
+        return 0
+    return os.waitstatus_to_exitcode(status)
 
 
 def _exchange(in_w: int, out_r: int, err_r: int, stdin: bytes) -> tuple[bytes, bytes]:

@@ -4,6 +4,7 @@ status come back intact, large input and output never deadlock, and no descripto
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -38,13 +39,33 @@ def test_a_child_that_stops_reading_its_input_is_no_error() -> None:
     assert (done.returncode, done.stdout) == (0, b"done\n")
 
 
-def test_a_missing_program_is_an_os_error_and_leaks_nothing() -> None:
+def test_a_program_that_cannot_start_is_an_error_and_leaks_nothing() -> None:
     before = open_fds()
     with pytest.raises(FileNotFoundError):
         run_process(["memidx-no-such-program"], ENV)
+    with pytest.raises(ValueError, match="null"):
+        run_process(["sh", "-c", "true\0"], ENV)
     run_process(["true"], ENV, b"input")
 
     assert open_fds() == before
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="needs Linux's /proc")
+def test_the_child_gets_the_signals_python_ignores_back() -> None:
+    done = run_process(["sh", "-c", "grep SigIgn /proc/$$/status"], ENV)
+
+    ignored = int(done.stdout.split()[1], 16)
+    assert not ignored & (1 << (signal.SIGPIPE - 1))  # `git ... | head` must end quietly
+
+
+def test_output_survives_a_parent_that_ignores_sigchld() -> None:
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel then reaps children
+    try:
+        done = run_process(["sh", "-c", "printf kept"], ENV)
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+
+    assert done.stdout == b"kept"
 
 
 def test_the_child_sees_only_the_environment_given() -> None:
