@@ -14,10 +14,14 @@ from pathlib import Path
 
 from memidx.drift import Change
 from memidx.errors import GitError
-from memidx.process import run_process
+from memidx.process import Finished, run_process
 
 MODE_GITLINK = "160000"
-BLOB_BATCH = 512  # blobs per `git cat-file --batch`: bounds the bytes held at once
+# One `git cat-file --batch` reads blobs until these many bytes (a blob of unknown size counts
+# as UNKNOWN_SIZE) or blobs: what is held in memory at once stays bounded.
+BATCH_BYTES = 16 << 20
+BATCH_BLOBS = 512
+UNKNOWN_SIZE = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,22 +55,23 @@ class GitRepo:
 
     def run(self, *args: str, input_bytes: bytes = b"", check: bool = True) -> bytes:
         """Run git in the work tree and return its stdout; GitError on failure."""
+        done = self._run(args, input_bytes)
+        if check and done.returncode != 0:
+            raise _failed(args[0], done)
+        return done.stdout
+
+    def _run(self, args: Sequence[str], input_bytes: bytes) -> Finished:
         try:
-            done = run_process(["git", "-C", str(self.root), *args], git_env(), input_bytes)
+            return run_process(["git", "-C", str(self.root), *args], git_env(), input_bytes)
         except OSError as exc:
             raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
-        if check and done.returncode != 0:
-            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise GitError(
-                f"git {args[0]} failed: {message[-1] if message else done.returncode}",
-                "check the repository with `git status`",
-            )
-        return done.stdout
 
     def head(self) -> str | None:
         """The commit id at HEAD, or None in a repository without commits."""
-        out = self.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip()
-        return out.decode() or None
+        done = self._run(("rev-parse", "-q", "--verify", "HEAD^{commit}"), b"")
+        if done.returncode not in (0, 1):  # 1: no commit yet; anything else is an error
+            raise _failed("rev-parse", done)
+        return done.stdout.strip().decode() or None
 
     def tree(self, commit: str, folder: str) -> list[TreeEntry]:
         """Every file under `folder` in the tree of `commit`."""
@@ -98,10 +103,10 @@ class GitRepo:
                 return None
             raise
 
-    def read_blobs(self, blob_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-        """The contents of blobs, read by `git cat-file --batch`, BLOB_BATCH blobs per process."""
-        for start in range(0, len(blob_ids), BLOB_BATCH):
-            batch = blob_ids[start : start + BLOB_BATCH]
+    def read_blobs(self, blobs: Sequence[tuple[str, int]]) -> Iterator[tuple[str, bytes]]:
+        """The contents of (blob id, size or 0 if unknown) pairs, read by `git cat-file --batch`
+        in batches of at most BATCH_BYTES or BATCH_BLOBS."""
+        for batch in _batches(blobs):
             out = self.run(
                 "cat-file", "--batch", input_bytes="".join(f"{b}\n" for b in batch).encode()
             )
@@ -124,6 +129,19 @@ class GitRepo:
         return items
 
 
+def _batches(blobs: Sequence[tuple[str, int]]) -> Iterator[list[str]]:
+    batch: list[str] = []
+    held = 0
+    for blob_id, size in blobs:
+        batch.append(blob_id)
+        held += size or UNKNOWN_SIZE
+        if held >= BATCH_BYTES or len(batch) >= BATCH_BLOBS:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
+
+
 def _parse_batch(out: bytes, blob_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
     """Split `git cat-file --batch` output: per blob "<id> <type> <size>\\n<data>\\n"."""
     at = 0
@@ -134,7 +152,17 @@ def _parse_batch(out: bytes, blob_ids: Sequence[str]) -> Iterator[tuple[str, byt
             raise GitError(f"git cannot read blob {blob_id}", "run `git fsck`")
         start = end + 1
         at = start + int(header[2]) + 1
+        if at > len(out) or out[at - 1 : at] != b"\n":  # cut short: never a truncated note
+            raise GitError(f"git's output for blob {blob_id} is incomplete", "run `git fsck`")
         yield blob_id, out[start : at - 1]
+
+
+def _failed(command: str, done: Finished) -> GitError:
+    message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return GitError(
+        f"git {command} failed: {message[-1] if message else done.returncode}",
+        "check the repository with `git status`",
+    )
 
 
 def _size(raw: bytes) -> int:

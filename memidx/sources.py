@@ -48,7 +48,8 @@ class GitSource:
         groups: dict[str, list[SourceFile]] = {}
         for file in files:
             groups.setdefault(file.blob_id, []).append(file)
-        for blob, data in self.repo.read_blobs(list(groups)):
+        blobs = [(blob, members[0].size) for blob, members in groups.items()]
+        for blob, data in self.repo.read_blobs(blobs):
             for file in groups[blob]:
                 yield file, data
 

@@ -1,5 +1,6 @@
-"""Reading notes out of git: blobs come back whole and in order across `cat-file` batches, and
-an id git does not have is an error, not an empty note."""
+"""Reading notes out of git: blobs come back whole and in order across `cat-file` batches, a
+batch holds a bounded number of bytes, and what git cannot give is an error, never an empty or
+shortened note."""
 
 from __future__ import annotations
 
@@ -9,33 +10,64 @@ import pytest
 
 from memidx import gitrepo
 from memidx.errors import GitError
-from memidx.gitrepo import GitRepo
+from memidx.gitrepo import GitRepo, TreeEntry
 from tests.helpers import NotesRepo
 
 
-def test_blobs_come_back_whole_and_in_order_across_batches(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def notes_in_git(tmp_path: Path) -> tuple[GitRepo, list[TreeEntry]]:
     repo = NotesRepo(tmp_path / "memory")
     for i in range(7):
         repo.note(f"n{i}.md", f"Note {i}", "line\n" * (i * 3000))  # up to ~90 kB: several reads
     head = repo.commit()
     git = GitRepo(repo.root)
-    entries = git.tree(head, "notes")
-    monkeypatch.setattr(gitrepo, "BLOB_BATCH", 3)
+    return git, git.tree(head, "notes")
 
-    blobs = list(git.read_blobs([e.blob_id for e in reversed(entries)]))
 
-    assert [b for b, _ in blobs] == [e.blob_id for e in reversed(entries)]
-    assert [data for _, data in blobs] == [
-        (repo.root / e.path).read_bytes() for e in reversed(entries)
-    ]
+@pytest.mark.parametrize(("blobs", "max_bytes"), [(3, 1 << 30), (1000, 40_000)])
+def test_blobs_come_back_whole_and_in_order_in_bounded_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blobs: int, max_bytes: int
+) -> None:
+    git, entries = notes_in_git(tmp_path)
+    monkeypatch.setattr(gitrepo, "BATCH_BLOBS", blobs)
+    monkeypatch.setattr(gitrepo, "BATCH_BYTES", max_bytes)
+    batches: list[int] = []
+    run = git.run
+
+    def counting(*args: str, input_bytes: bytes = b"", check: bool = True) -> bytes:
+        out = run(*args, input_bytes=input_bytes, check=check)
+        batches.append(len(out))
+        return out
+
+    monkeypatch.setattr(git, "run", counting)
+    wanted = list(reversed(entries))
+
+    read = list(git.read_blobs([(e.blob_id, e.size) for e in wanted]))
+
+    assert [blob for blob, _ in read] == [e.blob_id for e in wanted]
+    assert [data for _, data in read] == [(git.root / e.path).read_bytes() for e in wanted]
+    assert len(batches) >= 3
+    # a batch ends at the blob that reaches the limit, so it holds at most one blob more
+    assert max(batches) < max_bytes + max(e.size for e in entries) + 1000
 
 
 def test_a_blob_git_does_not_have_is_an_error(tmp_path: Path) -> None:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.note("n.md", "Note", "body")
-    repo.commit()
+    git, _ = notes_in_git(tmp_path)
 
     with pytest.raises(GitError, match="cannot read blob"):
-        list(GitRepo(repo.root).read_blobs(["0" * 40]))
+        list(git.read_blobs([("0" * 40, 0)]))
+
+
+def test_output_cut_short_is_an_error_not_a_shorter_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git, entries = notes_in_git(tmp_path)
+    run = git.run
+    monkeypatch.setattr(git, "run", lambda *a, **k: run(*a, **k)[:-100])  # pyright: ignore[reportUnknownLambdaType, reportUnknownArgumentType]
+
+    with pytest.raises(GitError, match="incomplete"):
+        list(git.read_blobs([(entries[-1].blob_id, entries[-1].size)]))
+
+
+def test_a_repository_git_cannot_read_is_an_error_not_an_empty_one(tmp_path: Path) -> None:
+    with pytest.raises(GitError, match="rev-parse failed"):
+        GitRepo(tmp_path / "nowhere").head()

@@ -105,9 +105,9 @@ def test_a_one_note_commit_reads_one_note(repo: NotesRepo, monkeypatch: pytest.M
     read: list[str] = []
     original = GitRepo.read_blobs
 
-    def counting(self: GitRepo, blob_ids: list[str]) -> Iterator[tuple[str, bytes]]:
-        read.extend(blob_ids)
-        return original(self, blob_ids)
+    def counting(self: GitRepo, blobs: list[tuple[str, int]]) -> Iterator[tuple[str, bytes]]:
+        read.extend(blob for blob, _ in blobs)
+        return original(self, blobs)
 
     monkeypatch.setattr(GitRepo, "read_blobs", counting)
     report = sync(config, store)
