@@ -5,6 +5,7 @@ must not pay for git, YAML or the model, and --help must not pay for anything.""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import sys
@@ -71,11 +72,9 @@ def run_module() -> NoReturn:
     if _hook_call(argv) is not None:
         # Interpreter teardown costs ~7 ms on every git operation; the hook has closed the
         # index and its files by now, so only the standard streams need flushing.
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):  # closed by the reader
+                stream.flush()
         os._exit(code)
     raise SystemExit(code)
 

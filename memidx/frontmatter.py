@@ -13,6 +13,7 @@ import re
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?")
 _ITEM = re.compile(r"( *)- (.*)")
+_MAX_KEY = 1024  # YAML's limit for a simple key
 _PLAIN_EXTRA = frozenset(" _.,'()/+-")
 # Plain words YAML 1.1 reads as booleans or null (PyYAML resolves these without quotes).
 _SPECIAL = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n", "~"})
@@ -38,10 +39,11 @@ def read_simple(text: str) -> dict[str, object] | None:
             items.append(value)
             continue
         match = _KEY.fullmatch(line)
-        key = match.group(1) if match is not None else None
-        if key is None or key in fields or key.lower() in _SPECIAL:
+        if match is None:
             return None
-        raw = match.group(2) if match is not None else None
+        key, raw = match.group(1), match.group(2)
+        if key in fields or key.lower() in _SPECIAL or len(key) > _MAX_KEY:
+            return None
         list_key, indent, items = None, None, None
         if not raw:
             list_key = key
@@ -84,9 +86,14 @@ def _flow_list(raw: str) -> list[str] | None:
     """`[a, b, c]` of plain words."""
     if not raw.endswith("]"):
         return None
-    inner = raw[1:-1].strip()
+    inner = raw[1:-1].strip(" ")  # YAML's spaces only: str.strip() would eat U+3000 and more
     if not inner:
         return []
-    items = [part.strip() for part in inner.split(",")]
-    words = [_scalar(item) if item and "'" not in item else None for item in items]
-    return None if any(w is None for w in words) else [w for w in words if w is not None]
+    words: list[str] = []
+    for part in inner.split(","):
+        item = part.strip(" ")
+        word = _scalar(item) if item and "'" not in item else None
+        if word is None:
+            return None
+        words.append(word)
+    return words

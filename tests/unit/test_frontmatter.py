@@ -58,6 +58,8 @@ def test_what_remember_writes_reads_as_yaml_reads_it(title: str, tags: list[str]
         "tags: [a, 'b, c']",
         "title: 'unclosed",
         "on: x",  # the key itself is a boolean
+        "k" * 1025 + ": v",  # a key longer than YAML allows
+        "tags: [\u3000a]",  # not YAML whitespace, so part of the word
         "",
     ],
 )
@@ -66,7 +68,9 @@ def test_anything_else_is_left_to_pyyaml(text: str) -> None:
 
 
 KEYS = st.sampled_from(["title", "tags", "aliases", "created", "a-b", "_x", "yes", "Off", "x1"])
-TRICKY = st.sampled_from([*"abzAZ 09:#'\"-_.,[]{}()/+\\!&*?|>%@`~éü日\t", "null", "yes"])
+SYNTAX = "abzAZ 09:#'\"-_.,[]{}()/+\\!&*?|>%@`~éü日\t"
+NOT_YAML_SPACE = "\xa0\u3000\u2003\x0b\x0c\x1f\x85\ufeff"  # Python's whitespace, or refused
+TRICKY = st.sampled_from([*SYNTAX, *NOT_YAML_SPACE, "null", "yes"])
 SIMPLE = st.sampled_from([*"abzAZ 09'-.éü", "yes", "Null"])
 WORD = st.one_of(st.lists(SIMPLE, max_size=6), st.lists(TRICKY, max_size=8)).map("".join)
 
