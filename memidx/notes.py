@@ -187,12 +187,23 @@ def _word_list(value: object, key: str, *, lower: bool) -> tuple[str, ...]:
         items = list(value)  # pyright: ignore[reportUnknownArgumentType]
     else:
         items = [value]
+    if any(isinstance(item, dict | list) for item in items):
+        raise NoteError(f"malformed front matter: '{key}' must be a list of words")
+    return clean_words(items, lower=lower)
+
+
+def clean_word(item: object, *, lower: bool = True) -> str:
+    """A tag as memidx stores and filters it: trimmed, without a leading '#', lower case."""
+    word = str(item).strip().lstrip("#").strip()
+    return word.lower() if lower else word
+
+
+def clean_words(items: Iterable[object], *, lower: bool = True) -> tuple[str, ...]:
+    """Tags (or aliases, lower=False) of a note, a record or a command line: cleaned, without
+    empty words or repeats, in their first order. One cleaning, so a filter finds them all."""
     words: list[str] = []
     for item in items:
-        if isinstance(item, dict | list):
-            raise NoteError(f"malformed front matter: '{key}' must be a list of words")
-        word = str(item).strip().lstrip("#").strip()
-        word = word.lower() if lower else word
+        word = clean_word(item, lower=lower)
         if word and word not in words:
             words.append(word)
     return tuple(words)

@@ -20,6 +20,7 @@ from memidx.haystack import (
     new_record,
     scan_file,
 )
+from memidx.notes import clean_words
 from memidx.segments import segments
 from memidx.store import NewDocument, RecordStore, Store, VectorStore, transaction
 
@@ -70,7 +71,7 @@ def record_document(ref: str, located: Located) -> NewDocument:
         source_kind=record.kind,
         source_ref=f"{ref}@{located.offset}",
         title="",
-        tags=record.tags,
+        tags=clean_words(record.tags),  # logs filed before tags lost their '#' too
         aliases=(),
         body=record.text,
         body_line=1,
@@ -217,7 +218,7 @@ def make_record(kind: str, text: str, **fields: object) -> Record:
     if not isinstance(raw, list | tuple):
         raise ValueError("tags must be a list or a comma string")
     items = cast(Sequence[object], raw)
-    clean_tags = tuple(str(t).strip().lower() for t in items if str(t).strip())
+    clean_tags = clean_words(items)
 
     def text_field(name: str) -> str | None:
         value = fields.get(name)

@@ -14,7 +14,7 @@ import yaml
 from memidx.config import Config
 from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.gitcommit import commit_paths
-from memidx.notes import NoteError, parse_note
+from memidx.notes import NoteError, clean_words, parse_note
 
 SLUG_LENGTH = 60
 
@@ -48,7 +48,7 @@ def note_text(title: str, tags: Sequence[str], body: str, created: str, **extra:
 
 
 def parse_tags(text: str | None) -> list[str]:
-    return [t.strip().lstrip("#").lower() for t in (text or "").split(",") if t.strip()]
+    return list(clean_words((text or "").split(",")))
 
 
 def note_folder(config: Config, directory: str | None) -> PurePosixPath:

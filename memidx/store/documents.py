@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memidx.drift import DocState, Skip
+from memidx.notes import clean_word
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -276,7 +277,7 @@ def filter_sql(filters: Filters) -> tuple[str, list[object]]:
         params += [len(filters.path_prefix), filters.path_prefix]
     if filters.tag:
         clauses.append("AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)")
-        params.append(filters.tag.lower().lstrip("#"))
+        params.append(clean_word(filters.tag))
     for key in ("drawer", "agent"):
         value = getattr(filters, key)
         if value:

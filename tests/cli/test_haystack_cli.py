@@ -164,6 +164,27 @@ def test_search_filters_by_kind_drawer_agent_and_time(indexed: NotesRepo) -> Non
     assert bad.code == 2 and "--since 'soon'" in bad.err
 
 
+def test_one_tag_filter_finds_notes_and_records_however_the_tag_was_written(
+    repo: NotesRepo,
+) -> None:
+    repo.note("ci.md", "CI cache", "the cache of the runners", tags=['"#Build"'])
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    filed = file_turn(
+        repo, {**TURN, "text": "cache of the build", "tags": [" #Build", "#", "#build"]}
+    )
+    assert filed.code == 0, filed.err
+
+    def kinds(tag: str) -> list[str]:
+        found = repo.memidx("search", "--json", "--mode", "bm25", "--tag", tag, "cache").json()
+        return sorted(h["kind"] for h in found["hits"])
+
+    assert kinds("build") == ["note", "turn"]
+    assert kinds(" #BUILD ") == ["note", "turn"]
+    shown = repo.memidx("show", "--json", filed.json()["ref"]).json()
+    assert shown["tags"] == ["build"]
+
+
 def test_rebuilding_from_the_segments_gives_the_same_index(indexed: NotesRepo) -> None:
     for i in range(5):
         file_turn(indexed, {"text": f"turn {i} about caches", "session": "rebuild"})
