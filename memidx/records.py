@@ -118,9 +118,9 @@ def sync_records(
     """Index the complete records of every segment on disk and forget those that are gone.
     Segments whose size and modification time match the index are skipped unless `full`."""
     report = RecordReport()
-    known = RecordStore(store.conn).segments()
-    on_disk = list(segments(haystack_folder(config)))
-    with transaction(store.conn):
+    with transaction(store.conn):  # plan inside it too: another writer may have just synced
+        known = RecordStore(store.conn).segments()
+        on_disk = list(segments(haystack_folder(config)))
         for number, path in enumerate(on_disk, start=1):
             ref = segment_ref(config, path)
             stat = path.stat()
