@@ -20,7 +20,7 @@ def check_drift(config: Config, files: Sequence[str]) -> list[str]:
     cannot be indexed."""
     from memidx.gitrepo import read_head
     from memidx.store import open_store
-    from memidx.sync import drift_of, note_source
+    from memidx.sync import drift_of, note_source, settings_changed, settings_of
 
     problems = [_staged_problem(config, f) for f in _notes(config, files)]
     problems = [p for p in problems if p]
@@ -35,6 +35,13 @@ def check_drift(config: Config, files: Sequence[str]) -> list[str]:
     except MemidxError as exc:
         return [*problems, f"memidx: {exc}"]
     try:
+        built = settings_changed(store, config)
+        if built is not None:
+            return [
+                *problems,
+                f"memidx: the index was built with {built}, the settings are now "
+                f"{settings_of(config)}; {FIX}",
+            ]
         indexed = store.get_state("indexed_commit")
         head = read_head(config.root) if config.in_git else None
         if head is not None and indexed == head:

@@ -12,7 +12,7 @@ from memidx.gitrepo import GitRepo
 from memidx.notes import is_note_path
 from memidx.records import record_drift
 from memidx.store import Skip, VectorStore, open_store
-from memidx.sync import NOTE, drift_of, note_source
+from memidx.sync import NOTE, drift_of, note_source, settings_changed
 from memidx.trace import HookFailure, last_failure
 from memidx.vectorize import embed_error_path
 
@@ -72,7 +72,7 @@ def gather(config: Config) -> Status:
         status.kinds = store.kinds()
         status.indexed_commit = store.get_state("indexed_commit") or None
         status.indexed_at = store.get_state("indexed_at")
-        status.drift = drift_of(store, files)
+        status.drift = drift_of(store, files, reread=settings_changed(store, config) is not None)
         status.skipped = sorted(store.skips(NOTE).values(), key=lambda s: s.source_ref)
         status.segments_changed = record_drift(config, store, deep=False).changed_segments
         status.model = config.model

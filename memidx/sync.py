@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from memidx.chunks import chunk_document
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 NOTE = "note"
 Progress = Callable[[int, int], None]
 ATTEMPTS = 5  # plans made again when other writers keep changing the index meanwhile
+SETTINGS = "indexed_settings"  # state key: the settings that decide what is indexed and how
 
 
 @dataclass(slots=True)
@@ -51,9 +52,31 @@ def note_source(config: Config, commit: str | None = None) -> NoteSource:
     return GitSource(repo, commit if commit is not None else repo.head(), config.notes_dir)
 
 
-def drift_of(store: Store, files: Mapping[str, SourceFile]) -> Drift:
-    """How the index differs from the source's files, without changing anything."""
-    return compare(files, store.document_states(NOTE), store.skips(NOTE))
+def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = False) -> Drift:
+    """How the index differs from the source's files, without changing anything; with
+    `reread` (the settings changed), every note and every skipped file is to be read again."""
+    indexed, skipped = store.document_states(NOTE), store.skips(NOTE)
+    if not reread:
+        return compare(files, indexed, skipped)
+    drift = compare(files, indexed, {})
+    return replace(
+        drift,
+        stale=tuple(sorted(ref for ref in files if ref in indexed)),
+        gone_skips=tuple(sorted(ref for ref in skipped if ref not in files)),
+    )
+
+
+def settings_of(config: Config) -> str:
+    """The settings an index was built with: another notes folder or size limit changes what
+    is indexed, so the whole index is checked again (not only what git says changed)."""
+    return f"notes_dir={config.notes_dir}; max_note_bytes={config.max_note_bytes}"
+
+
+def settings_changed(store: Store, config: Config) -> str | None:
+    """The settings the index was built with when they differ from the current ones, else
+    None (also for an index from before memidx recorded them)."""
+    built = store.get_state(SETTINGS)
+    return built if built is not None and built != settings_of(config) else None
 
 
 def reconcile(
@@ -64,7 +87,7 @@ def reconcile(
     def attempt() -> SyncReport:
         base = _base(store)
         files = source.files()
-        drift = drift_of(store, files)
+        drift = drift_of(store, files, reread=settings_changed(store, config) is not None)
         report = SyncReport(source.label, source.commit, drift)
         run = _Run(config, store, source, report, progress, base)
         if fix:
@@ -86,6 +109,8 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
     source = GitSource(repo, head, config.notes_dir)
 
     def attempt() -> SyncReport:
+        if settings_changed(store, config) is not None:
+            return reconcile(config, store, source, fix=True, progress=progress)
         indexed = _base(store)
         if indexed == head and head is not None:
             return SyncReport(source.label, head)
@@ -171,6 +196,7 @@ class _Run:
             self.report.renamed, self.report.deleted = len(drift.renamed), len(drift.orphaned)
             self.read(to_read)
             store.set_state("indexed_commit", self.source.commit or "")
+            store.set_state(SETTINGS, settings_of(self.config))
             store.set_state("indexed_source", "git" if self.config.in_git else "worktree")
             store.set_state("indexed_at", datetime.now(UTC).isoformat(timespec="seconds"))
 

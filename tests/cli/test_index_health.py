@@ -130,3 +130,30 @@ def test_an_index_of_the_previous_schema_is_upgraded_keeping_its_vectors(
     store, _ = open_store(path, write=False)
     assert VectorStore(store.conn).counts("test/fake")[:2] == (chunks, covered)
     store.conn.close()
+
+
+def test_changed_settings_are_drift_until_every_note_is_read_again(repo: NotesRepo) -> None:
+    repo.note("small.md", "Small", "a short searchable note")
+    repo.note("big.md", "Big", "searchable " + "filler " * 400)  # ~2.8 kB
+    repo.note("other/elsewhere.md", "Elsewhere", "searchable but outside the new folder")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+
+    def found() -> list[str]:
+        hits = repo.memidx("search", "--json", "--mode", "bm25", "searchable").json()["hits"]
+        return sorted(h["ref"] for h in hits)
+
+    repo.write("pyproject.toml", "[tool.memidx]\nmax_note_bytes = 1000\n")
+    check = repo.memidx("check", "drift")
+    assert check.code == 1
+    assert "built with notes_dir=notes; max_note_bytes=1048576" in check.err + check.out
+    fixed = repo.memidx("reconcile", "--fix")
+    assert "repaired: 0 missing, 3 stale" in fixed.out and "big.md: skipped: too large" in fixed.err
+    assert repo.memidx("check", "drift").code == 0
+    assert found() == ["notes/other/elsewhere.md", "notes/small.md"]
+
+    # what a git hook runs: not only what git says changed, every note again
+    repo.write("pyproject.toml", '[tool.memidx]\nnotes_dir = "notes/other"\n')
+    assert repo.memidx("sync").code == 0
+    assert found() == ["notes/other/elsewhere.md"]
+    assert repo.memidx("check", "drift").code == 0
