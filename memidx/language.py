@@ -10,9 +10,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from memidx.errors import ModelError
 from memidx.notes import code_flags
@@ -230,11 +229,6 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
     return judge_units(prose_units(text), detect or detect_language)
 
 
-def check_file(path: Path) -> LanguageVerdict:
-    """Judge the language of one note file (undecodable bytes are replaced, not fatal)."""
-    return check_text(path.read_bytes().decode("utf-8", errors="replace"))
-
-
 def problem_message(path: str, verdict: LanguageVerdict) -> str:
     """The one-line report for a note that is not in English."""
     if verdict.language is None:
@@ -246,17 +240,3 @@ def problem_message(path: str, verdict: LanguageVerdict) -> str:
         f"{path}: written in {what}, not English: notes are shared in English; "
         "translate it, or commit with --no-verify if it must stay"
     )
-
-
-def check_files(paths: Iterable[Path]) -> list[str]:
-    """One problem line per note that is not in English (or cannot be read)."""
-    problems: list[str] = []
-    for path in paths:
-        try:
-            verdict = check_file(path)
-        except OSError as exc:
-            problems.append(f"{path}: cannot read the note: {exc.strerror or exc}")
-            continue
-        if not verdict.english:
-            problems.append(problem_message(str(path), verdict))
-    return problems

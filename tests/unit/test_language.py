@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from memidx.checks import check_english
+from memidx.config import load_config
 from memidx.language import (
     LanguageVerdict,
-    check_files,
     check_text,
     judge_units,
     letter_bytes,
@@ -256,13 +257,19 @@ def test_problem_message_is_one_line() -> None:
     assert "\n" not in problem_message("notes/y.md", script)
 
 
-def test_check_files_reports_only_non_english_notes(tmp_path: Path) -> None:
-    (tmp_path / "en.md").write_text(ENGLISH, encoding="utf-8")
-    (tmp_path / "de.md").write_text(GERMAN, encoding="utf-8")
-    problems = check_files([tmp_path / "en.md", tmp_path / "de.md", tmp_path / "gone.md"])
-    assert len(problems) == 2
-    assert problems[0].startswith(f"{tmp_path / 'de.md'}: written in de (German?)")
-    assert problems[1].startswith(f"{tmp_path / 'gone.md'}: cannot read the note")
+def test_the_english_check_reports_only_staged_notes_not_in_english(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "en.md").write_text(ENGLISH, encoding="utf-8")
+    (notes / "de.md").write_text(GERMAN, encoding="utf-8")
+    (notes / "link.md").symlink_to(notes / "de.md")  # never followed: the drift check says why
+    (tmp_path / "README.md").write_text(GERMAN, encoding="utf-8")  # not a note
+    staged = ["notes/en.md", "notes/de.md", "notes/link.md", "notes/gone.md", "README.md"]
+
+    problems = check_english(load_config(tmp_path), staged)
+
+    assert len(problems) == 1
+    assert problems[0].startswith("notes/de.md: written in de (German?)")
 
 
 def test_detection_is_lazy_and_offline() -> None:
