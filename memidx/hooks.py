@@ -78,18 +78,13 @@ def start_background_embed(config: Config) -> list[str]:
         return [
             f"vectors not updated: the model {config.model} is not installed (run make install)"
         ]
-    import subprocess  # only when there is something to embed: ~4 ms of every hook's start
+    from memidx.process import spawn_detached
 
     config.state_dir.mkdir(parents=True, exist_ok=True)
-    with (config.state_dir / "embed.log").open("ab") as log:
-        subprocess.Popen(
-            [sys.executable, "-m", "memidx", "-C", str(config.root), "embed", "--background"],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-            close_fds=True,
-        )
+    spawn_detached(
+        [sys.executable, "-m", "memidx", "-C", str(config.root), "embed", "--background"],
+        config.state_dir / "embed.log",
+    )
     return []
 
 

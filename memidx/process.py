@@ -2,7 +2,8 @@
 
 Every git operation starts memidx's hook, and importing `subprocess` (with threading, selectors,
 signal and locale) costs that process ~4 ms of a budget the user feels. posix_spawn and a poll
-loop over three pipes do the same job for the one thing memidx needs: argv in, bytes out.
+loop over three pipes do the same job for the two things memidx needs: argv in, bytes out; and
+a detached start of the background embedding.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import select
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 _READ_SIZE = 1 << 16
 # Python ignores these; a child gets them back at their defaults, as subprocess does.
@@ -57,6 +59,38 @@ def run_process(argv: list[str], env: Mapping[str, str], stdin: bytes = b"") -> 
     finally:
         returncode = _wait(pid)
     return Finished(returncode, stdout, stderr)
+
+
+_detached: set[int] = set()  # started by spawn_detached, reaped once they have exited
+
+
+def spawn_detached(argv: list[str], log: Path) -> int:
+    """Start `argv[0]` (a path) in a session of its own, with no input and its output appended
+    to `log`, without waiting for it; returns its process id."""
+    for pid in list(_detached):
+        if _exited(pid):
+            _detached.discard(pid)
+    pid = os.posix_spawn(
+        argv[0],
+        argv,
+        os.environ,
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, str(log), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ],
+        setsid=True,
+        setsigdef=_DEFAULT_SIGNALS,
+    )
+    _detached.add(pid)
+    return pid
+
+
+def _exited(pid: int) -> bool:
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] == pid
+    except ChildProcessError:
+        return True
 
 
 def _wait(pid: int) -> int:

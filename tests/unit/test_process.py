@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from memidx.process import run_process
+from memidx.process import run_process, spawn_detached
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 
@@ -72,3 +74,23 @@ def test_the_child_sees_only_the_environment_given() -> None:
     done = run_process(["sh", "-c", 'printf "%s" "$ONLY_THIS"'], {**ENV, "ONLY_THIS": "yes"})
 
     assert done.stdout == b"yes"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs Linux's /proc")
+def test_a_detached_child_has_its_own_session_and_appends_to_the_log(tmp_path: Path) -> None:
+    log = tmp_path / "embed.log"
+    log.write_text("earlier run\n")
+    script = "import os, sys; print(os.getsid(0)); print('to stderr', file=sys.stderr)"
+
+    first = spawn_detached([sys.executable, "-c", script], log)
+
+    deadline = time.monotonic() + 30
+    while "to stderr" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert log.read_text().splitlines() == ["earlier run", str(first), "to stderr"]
+    stat = Path(f"/proc/{first}/stat")
+    while stat.exists() and " Z " not in stat.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)  # until it has exited (a zombie: nobody has waited for it yet)
+    spawn_detached([sys.executable, "-c", "pass"], log)
+    with pytest.raises(ChildProcessError):  # the second start reaped the first: no zombie
+        os.waitpid(first, os.WNOHANG)
