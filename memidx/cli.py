@@ -99,8 +99,7 @@ def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
 
 def _handler(name: str) -> Handler:
     import importlib
-
-    module, _, function = name.partition(":")
     from typing import cast
 
+    module, _, function = name.partition(":")
     return cast(Handler, getattr(importlib.import_module(f"memidx.commands.{module}"), function))

@@ -109,15 +109,14 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
     source = GitSource(repo, head, config.notes_dir)
 
     def attempt() -> SyncReport:
-        if settings_changed(store, config) is not None:
-            return reconcile(config, store, source, fix=True, progress=progress)
         indexed = _base(store)
-        if indexed == head and head is not None:
+        same_settings = settings_changed(store, config) is None
+        if same_settings and indexed == head and head is not None:
             return SyncReport(source.label, head)
         changes = None
-        if indexed is not None and head is not None and store.get_state("indexed_source") == "git":
+        if same_settings and indexed and head and store.get_state("indexed_source") == "git":
             changes = repo.changes_or_none(indexed, head, config.notes_dir)
-        if changes is None:  # nothing to diff against (a new index, or the commit is gone)
+        if changes is None:  # a new index, a commit git no longer has, or other settings
             return reconcile(config, store, source, fix=True, progress=progress)
         paths = sorted({p for c in changes for p in (c.old_path, c.new_path) if p})
         drift, to_read = from_changes(
