@@ -88,17 +88,7 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
 
 
 def report_json(report: SyncReport, command: str, records: RecordReport | None = None) -> str:
-    data: dict[str, object] = {
-        "schema": f"memidx.{command}/1",
-        "source": report.source,
-        "commit": report.commit,
-        "drift": drift_dict(report),
-        "read": report.read,
-        "written": report.written,
-        "deleted": report.deleted,
-        "renamed": report.renamed,
-        "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in report.skipped],
-    }
+    data = _report_dict(report, command)
     if records is not None:
         data["records"] = {
             "segments": records.segments,
@@ -112,7 +102,7 @@ def report_json(report: SyncReport, command: str, records: RecordReport | None =
 
 
 def reconcile_json(report: SyncReport, records: RecordDrift) -> str:
-    data = json.loads(report_json(report, "reconcile"))
+    data = _report_dict(report, "reconcile")
     data["records"] = {
         "missing": records.missing,
         "stale": records.stale,
@@ -120,6 +110,20 @@ def reconcile_json(report: SyncReport, records: RecordDrift) -> str:
         "segments": list(records.changed_segments),
     }
     return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def _report_dict(report: SyncReport, command: str) -> dict[str, object]:
+    return {
+        "schema": f"memidx.{command}/1",
+        "source": report.source,
+        "commit": report.commit,
+        "drift": drift_dict(report),
+        "read": report.read,
+        "written": report.written,
+        "deleted": report.deleted,
+        "renamed": report.renamed,
+        "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in report.skipped],
+    }
 
 
 def drift_dict(report: SyncReport) -> dict[str, list[str] | list[list[str]]]:

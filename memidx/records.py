@@ -4,10 +4,10 @@ ref `<segment>@<offset>`), kept in step with the segment files on disk."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from memidx.chunks import chunk_document
 from memidx.config import Config
@@ -24,7 +24,8 @@ from memidx.notes import clean_words
 from memidx.segments import segments
 from memidx.store import NewDocument, RecordStore, Store, VectorStore, transaction
 
-Progress = Callable[[int, int], None]
+if TYPE_CHECKING:
+    from memidx.progress import Progress
 
 
 @dataclass(slots=True)
