@@ -9,7 +9,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.display import display
 from memidx.errors import MemidxError
-from memidx.notes import NoteError, is_note_path, parse_note
+from memidx.notes import NoteError, is_note_path, parse_note, too_large
 from memidx.trace import last_failure
 
 FIX = "run `make reconcile`"
@@ -64,6 +64,8 @@ def check_english(config: Config, files: Sequence[str]) -> list[str]:
         if path.is_symlink() or not path.is_file():
             continue
         try:
+            if path.stat().st_size > config.max_note_bytes:
+                continue  # the drift check reports it as too large; never read it whole
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue  # the drift check reports notes that cannot be read
@@ -93,6 +95,9 @@ def _staged_problem(config: Config, ref: str) -> str | None:
     if path.is_symlink():
         return f"{display(ref)}:1: cannot be indexed: a symlink (links are not followed)"
     try:
+        size = path.stat().st_size
+        if size > config.max_note_bytes:  # never read a pasted dump whole to say so
+            return f"{display(ref)}:1: cannot be indexed: {too_large(size, config.max_note_bytes)}"
         data = path.read_bytes()
     except FileNotFoundError:
         return None  # a deletion

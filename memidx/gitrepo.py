@@ -14,7 +14,7 @@ from pathlib import Path
 
 from memidx.drift import Change
 from memidx.errors import GitError
-from memidx.process import Finished, run_process
+from memidx.process import Finished, OutputLimit, run_process
 
 MODE_GITLINK = "160000"
 # One `git cat-file --batch` reads blobs until these many bytes (a blob of unknown size counts
@@ -22,6 +22,7 @@ MODE_GITLINK = "160000"
 BATCH_BYTES = 16 << 20
 BATCH_BLOBS = 512
 UNKNOWN_SIZE = 1 << 20
+BLOB_HEADER = 100  # "<id> blob <size>\n" and the newline after the contents, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,16 +54,26 @@ class GitRepo:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def run(self, *args: str, input_bytes: bytes = b"", check: bool = True) -> bytes:
-        """Run git in the work tree and return its stdout; GitError on failure."""
-        done = self._run(args, input_bytes)
+    def run(
+        self,
+        *args: str,
+        input_bytes: bytes = b"",
+        check: bool = True,
+        max_stdout: int | None = None,
+    ) -> bytes:
+        """Run git in the work tree and return its stdout; GitError on failure, OutputLimit
+        when it prints more than `max_stdout` bytes."""
+        done = self._run(args, input_bytes, max_stdout)
         if check and done.returncode != 0:
             raise _failed(args[0], done)
         return done.stdout
 
-    def _run(self, args: Sequence[str], input_bytes: bytes) -> Finished:
+    def _run(
+        self, args: Sequence[str], input_bytes: bytes, max_stdout: int | None = None
+    ) -> Finished:
         try:
-            return run_process(["git", "-C", str(self.root), *args], git_env(), input_bytes)
+            argv = ["git", "-C", str(self.root), *args]
+            return run_process(argv, git_env(), input_bytes, max_stdout)
         except OSError as exc:
             raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
 
@@ -103,14 +114,50 @@ class GitRepo:
                 return None
             raise
 
-    def read_blobs(self, blobs: Sequence[tuple[str, int]]) -> Iterator[tuple[str, bytes]]:
-        """The contents of (blob id, size or 0 if unknown) pairs, read by `git cat-file --batch`
-        in batches of at most BATCH_BYTES or BATCH_BLOBS."""
+    def read_blobs(
+        self, blobs: Sequence[tuple[str, int]], max_bytes: int
+    ) -> Iterator[tuple[str, int, bytes | None]]:
+        """(blob id, size, contents) for (blob id, size or 0 if unknown) pairs, read by
+        `git cat-file --batch` in batches of at most BATCH_BYTES or BATCH_BLOBS. A blob over
+        `max_bytes` is never held in memory: its contents are None. Unknown sizes cost nothing
+        more unless git's output runs over what blobs within the limit could print."""
         for batch in _batches(blobs):
-            out = self.run(
-                "cat-file", "--batch", input_bytes="".join(f"{b}\n" for b in batch).encode()
-            )
-            yield from _parse_batch(out, batch)
+            yield from self._read_batch(batch, max_bytes)
+
+    def _read_batch(
+        self, batch: Sequence[tuple[str, int]], max_bytes: int
+    ) -> Iterator[tuple[str, int, bytes | None]]:
+        wanted = [(blob, size) for blob, size in batch if size <= max_bytes]
+        yield from ((blob, size, None) for blob, size in batch if size > max_bytes)
+        if not wanted:
+            return
+        ids = [blob for blob, _ in wanted]
+        most = sum((size or max_bytes) + BLOB_HEADER for _, size in wanted)
+        request = "".join(f"{b}\n" for b in ids).encode()
+        try:
+            out = self.run("cat-file", "--batch", input_bytes=request, max_stdout=most)
+        except OutputLimit:  # a blob of unknown size is over the limit: ask git for sizes
+            sizes = self.blob_sizes(ids)
+            yield from self._read_batch([(blob, sizes[blob]) for blob in ids], max_bytes)
+            return
+        for blob, data in _parse_batch(out, ids):
+            yield blob, len(data), data
+
+    def blob_sizes(self, blob_ids: Sequence[str]) -> dict[str, int]:
+        """The size of each blob, from `git cat-file --batch-check` (no contents read)."""
+        out = self.run(
+            "cat-file", "--batch-check", input_bytes="".join(f"{b}\n" for b in blob_ids).encode()
+        )
+        sizes: dict[str, int] = {}
+        lines = out.split(b"\n")
+        for blob_id, line in zip(blob_ids, lines, strict=False):
+            header = line.split()
+            if len(header) != 3 or not header[2].isdigit():
+                raise GitError(f"git cannot read blob {blob_id}", "run `git fsck`")
+            sizes[blob_id] = int(header[2])
+        if len(sizes) != len(blob_ids):
+            raise GitError("git's list of blob sizes is incomplete", "run `git fsck`")
+        return sizes
 
     def uncommitted(self, folder: str) -> list[tuple[str, str]]:
         """(status, path) of files under `folder` that differ from HEAD or are untracked."""
@@ -129,11 +176,11 @@ class GitRepo:
         return items
 
 
-def _batches(blobs: Sequence[tuple[str, int]]) -> Iterator[list[str]]:
-    batch: list[str] = []
+def _batches(blobs: Sequence[tuple[str, int]]) -> Iterator[list[tuple[str, int]]]:
+    batch: list[tuple[str, int]] = []
     held = 0
     for blob_id, size in blobs:
-        batch.append(blob_id)
+        batch.append((blob_id, size))
         held += size or UNKNOWN_SIZE
         if held >= BATCH_BYTES or len(batch) >= BATCH_BLOBS:
             yield batch

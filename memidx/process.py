@@ -30,8 +30,15 @@ class Finished:
     stderr: bytes
 
 
-def run_process(argv: list[str], env: Mapping[str, str], stdin: bytes = b"") -> Finished:
-    """Run `argv` (looked up on PATH) with `stdin` as its input; OSError when it cannot start."""
+class OutputLimit(Exception):
+    """A child printed more than the caller allowed; it was stopped."""
+
+
+def run_process(
+    argv: list[str], env: Mapping[str, str], stdin: bytes = b"", max_stdout: int | None = None
+) -> Finished:
+    """Run `argv` (looked up on PATH) with `stdin` as its input; OSError when it cannot start,
+    OutputLimit (the child killed) as soon as its stdout passes `max_stdout` bytes."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -55,7 +62,11 @@ def run_process(argv: list[str], env: Mapping[str, str], stdin: bytes = b"") -> 
         for fd in (in_r, out_w, err_w):  # the child has its copies
             os.close(fd)
     try:
-        stdout, stderr = _exchange(in_w, out_r, err_r, stdin)
+        stdout, stderr = _exchange(in_w, out_r, err_r, stdin, max_stdout)
+    except OutputLimit:
+        with contextlib.suppress(ProcessLookupError):  # already reaped (SIGCHLD ignored)
+            os.kill(pid, signal.SIGKILL)
+        raise
     finally:
         returncode = _wait(pid)
     return Finished(returncode, stdout, stderr)
@@ -101,10 +112,13 @@ def _wait(pid: int) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-def _exchange(in_w: int, out_r: int, err_r: int, stdin: bytes) -> tuple[bytes, bytes]:
+def _exchange(
+    in_w: int, out_r: int, err_r: int, stdin: bytes, max_stdout: int | None
+) -> tuple[bytes, bytes]:
     """Feed stdin and drain stdout and stderr together, so no pipe fills up and blocks the child;
     closes the three descriptors."""
     received: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    room = {out_r: float("inf") if max_stdout is None else max_stdout, err_r: float("inf")}
     pending = memoryview(stdin)
     open_fds = {in_w, out_r, err_r}
     poller = select.poll()
@@ -124,10 +138,13 @@ def _exchange(in_w: int, out_r: int, err_r: int, stdin: bytes) -> tuple[bytes, b
                         _close(in_w, poller, open_fds)
                     continue
                 data = os.read(fd, _READ_SIZE)
-                if data:
-                    received[fd].append(data)
-                else:
+                if not data:
                     _close(fd, poller, open_fds)
+                    continue
+                received[fd].append(data)
+                room[fd] -= len(data)
+                if room[fd] < 0:
+                    raise OutputLimit(f"more than {max_stdout} bytes of output")
     finally:
         for fd in open_fds:
             os.close(fd)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from memidx.digest import git_blob_id
 from memidx.drift import MODE_SYMLINK, SourceFile
 from memidx.gitrepo import GitRepo
 from memidx.notes import is_note_path
+
+LINK_MAX = 1 << 16  # longer than any symlink target a file system allows
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -23,16 +26,20 @@ if TYPE_CHECKING:
 
         def files(self) -> dict[str, SourceFile]: ...
 
-        def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes]]: ...
+        def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes | None]]:
+            """Each file with its contents; None for one found over the size limit only now
+            (its size was unknown), the file then carrying its size."""
+            ...
 
 
 class GitSource:
     """The notes in the tree of one commit."""
 
-    def __init__(self, repo: GitRepo, commit: str | None, notes_dir: str) -> None:
+    def __init__(self, repo: GitRepo, commit: str | None, notes_dir: str, max_bytes: int) -> None:
         self.repo = repo
         self.commit = commit
         self.notes_dir = notes_dir
+        self.max_bytes = max_bytes
         self.label = f"commit {commit[:12]}" if commit else "an empty repository"
 
     def files(self) -> dict[str, SourceFile]:
@@ -44,14 +51,17 @@ class GitSource:
             if is_note_path(e.path, self.notes_dir)
         }
 
-    def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes]]:
+    def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes | None]]:
         groups: dict[str, list[SourceFile]] = {}
         for file in files:
             groups.setdefault(file.blob_id, []).append(file)
-        blobs = [(blob, members[0].size) for blob, members in groups.items()]
-        for blob, data in self.repo.read_blobs(blobs):
-            for file in groups[blob]:
-                yield file, data
+        notes = [(blob, files[0].size) for blob, files in groups.items() if not files[0].symlink]
+        links = [(blob, files[0].size) for blob, files in groups.items() if files[0].symlink]
+        # a symlink's blob is its target, read whatever the note size limit
+        for blobs, limit in ((notes, self.max_bytes), (links, LINK_MAX)):
+            for blob, size, data in self.repo.read_blobs(blobs, limit):
+                for file in groups[blob]:
+                    yield (file, data) if data is not None else (replace(file, size=size), None)
 
 
 class WorktreeSource:
@@ -87,6 +97,6 @@ class WorktreeSource:
         self._data[ref] = data
         return SourceFile(ref, git_blob_id(data) if data or not size else f"size:{size}", size)
 
-    def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes]]:
+    def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes | None]]:
         for file in files:
             yield file, self._data.get(file.ref, b"")

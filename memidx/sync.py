@@ -18,10 +18,10 @@ from memidx.store import NewDocument, Skip, Store, VectorStore, transaction
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
+    from memidx.progress import Progress
     from memidx.sources import NoteSource
 
 NOTE = "note"
-Progress = Callable[[int, int], None]
 ATTEMPTS = 5  # plans made again when other writers keep changing the index meanwhile
 SETTINGS = "indexed_settings"  # state key: the settings that decide what is indexed and how
 
@@ -49,7 +49,8 @@ def note_source(config: Config, commit: str | None = None) -> NoteSource:
     if not config.in_git:
         return WorktreeSource(config.root, config.notes_dir, config.max_note_bytes)
     repo = GitRepo(config.root)
-    return GitSource(repo, commit if commit is not None else repo.head(), config.notes_dir)
+    head = commit if commit is not None else repo.head()
+    return GitSource(repo, head, config.notes_dir, config.max_note_bytes)
 
 
 def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = False) -> Drift:
@@ -106,7 +107,7 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
         return reconcile(config, store, note_source(config), fix=True, progress=progress)
     repo = GitRepo(config.root)
     head = read_head(config.root) or repo.head()
-    source = GitSource(repo, head, config.notes_dir)
+    source = GitSource(repo, head, config.notes_dir, config.max_note_bytes)
 
     def attempt() -> SyncReport:
         indexed = _base(store)
@@ -207,7 +208,10 @@ class _Run:
                 self.skip(file, too_large(file.size, limit))
         done = len(files) - len(readable)
         for file, data in self.source.read(readable):
-            self.store_file(file, data)
+            if data is None:  # its size was unknown until git showed it over the limit
+                self.skip(file, too_large(file.size, limit))
+            else:
+                self.store_file(file, data)
             done += 1
             if self.progress is not None:
                 self.progress(done, len(files))

@@ -44,6 +44,40 @@ def test_twenty_megabyte_note_is_skipped_without_reading_it(repo: NotesRepo) -> 
     assert "notes/big.md: skipped: too large (20,971,520 bytes" in run.err
 
 
+def test_a_huge_note_arriving_in_a_later_commit_is_skipped_without_holding_it(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx import gitrepo
+    from memidx.config import load_config
+    from memidx.process import Finished
+    from memidx.store import open_store
+    from memidx.sync import sync
+
+    repo.write("notes/good.md", GOOD)
+    repo.commit()
+    config = load_config(repo.root)
+    store, _ = open_store(config.index_path, write=True)
+    sync(config, store)
+    repo.write("notes/big.md", b"x" * (20 * 1024 * 1024))  # git's diff gives no size for it
+    repo.commit("a pasted dump")
+    received: list[int] = []
+    run_process = gitrepo.run_process
+
+    def measured(*args: object) -> Finished:
+        done = run_process(*args)  # pyright: ignore[reportArgumentType]
+        received.append(len(done.stdout))
+        return done
+
+    monkeypatch.setattr(gitrepo, "run_process", measured)
+    report = sync(config, store)
+    store.conn.close()
+
+    assert [(s.source_ref, s.reason[:26]) for s in report.skipped] == [
+        ("notes/big.md", "too large (20,971,520 byte")
+    ]
+    assert max(received) < 1 << 20  # git's output was cut off, not gathered and dropped
+
+
 def test_symlink_outside_the_repository_is_skipped(repo: NotesRepo) -> None:
     repo.write("notes/good.md", GOOD)
     (repo.root / "notes" / "passwd.md").symlink_to("/etc/passwd")
@@ -102,3 +136,36 @@ def test_a_fixed_note_is_indexed_and_forgotten_as_skipped(repo: NotesRepo) -> No
     run = repo.memidx("sync")
     assert (run.code, run.err) == (0, "")
     assert repo.memidx("status", "--json").json()["skipped"] == []
+
+
+def test_the_checks_block_a_huge_staged_note_without_reading_it(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    repo.write("notes/good.md", GOOD)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    repo.write("notes/dump.md", b"log line\n" * 2_000_000)  # 18 MB, pasted by mistake
+    opened: list[str] = []
+    read_bytes, read_text = Path.read_bytes, Path.read_text
+
+    def spied_bytes(self: Path) -> bytes:
+        opened.append(self.name)
+        return read_bytes(self)
+
+    def spied_text(self: Path, *args: str | None, **kwargs: str | None) -> str:
+        opened.append(self.name)
+        return read_text(self, *args, **kwargs)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(Path, "read_bytes", spied_bytes)
+    monkeypatch.setattr(Path, "read_text", spied_text)
+    drift = repo.memidx("check", "drift", "notes/dump.md")
+    english = repo.memidx("check", "english", "notes/dump.md")
+
+    assert drift.code == 1
+    assert (
+        "notes/dump.md:1: cannot be indexed: too large (18,000,000 bytes" in drift.out + drift.err
+    )
+    assert english.code == 0  # the drift check is the one that says why
+    assert "dump.md" not in opened

@@ -105,9 +105,11 @@ def test_a_one_note_commit_reads_one_note(repo: NotesRepo, monkeypatch: pytest.M
     read: list[str] = []
     original = GitRepo.read_blobs
 
-    def counting(self: GitRepo, blobs: list[tuple[str, int]]) -> Iterator[tuple[str, bytes]]:
+    def counting(
+        self: GitRepo, blobs: list[tuple[str, int]], max_bytes: int
+    ) -> Iterator[tuple[str, int, bytes | None]]:
         read.extend(blob for blob, _ in blobs)
-        return original(self, blobs)
+        return original(self, blobs, max_bytes)
 
     monkeypatch.setattr(GitRepo, "read_blobs", counting)
     report = sync(config, store)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.process import run_process, spawn_detached
+from memidx.process import OutputLimit, run_process, spawn_detached
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 
@@ -39,6 +39,17 @@ def test_a_child_that_stops_reading_its_input_is_no_error() -> None:
     done = run_process(["sh", "-c", "head -c 10 >/dev/null; echo done"], ENV, b"x" * (1 << 20))
 
     assert (done.returncode, done.stdout) == (0, b"done\n")
+
+
+def test_output_past_the_limit_stops_the_child_and_leaks_nothing() -> None:
+    before = open_fds()
+    with pytest.raises(OutputLimit):  # after about 1 MiB, not the whole GiB
+        run_process(["head", "-c", str(1 << 30), "/dev/zero"], ENV, max_stdout=1 << 20)
+
+    assert open_fds() == before
+    assert run_process(["head", "-c", "1000", "/dev/zero"], ENV, max_stdout=1000).stdout == bytes(
+        1000
+    )
 
 
 def test_a_program_that_cannot_start_is_an_error_and_leaks_nothing() -> None:
