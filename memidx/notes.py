@@ -122,6 +122,8 @@ def _read_yaml(block: str) -> dict[str, object]:
         where = f" at line {mark.line + 2}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise NoteError(f"malformed front matter: {problem}{where}") from exc
+    except ValueError as exc:  # well-formed YAML, impossible value: `date: 2026-13-45`
+        raise NoteError(f"malformed front matter: {exc}") from exc
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):

@@ -56,6 +56,10 @@ def test_title_falls_back_to_heading_then_file_name(data: bytes, title: str) -> 
         (b"---\n- a list\n- not a mapping\n---\nbody\n", "expected 'key: value'"),
         (b"---\ntitle:\n  nested: map\n---\nbody\n", "must be text or a list"),
         (b"---\ntags: [[a, b]]\n---\nbody\n", "list of words"),
+        # values YAML's grammar accepts but no date, time or number can hold
+        (b"---\ndate: 2026-13-45\n---\nbody\n", "malformed front matter: month must be"),
+        (b"---\nat: 2026-02-30 10:00:00\n---\nbody\n", "malformed front matter: day is out"),
+        (b"---\nn: " + b"9" * 5000 + b"\n---\nbody\n", "malformed front matter: Exceeds"),
     ],
 )
 def test_unindexable_files_say_why(data: bytes, reason: str) -> None:
