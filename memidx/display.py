@@ -1,4 +1,4 @@
-"""Text that is safe to print on one line."""
+"""Text for people: safe to print on one line, counts with the right noun."""
 
 from __future__ import annotations
 
@@ -8,3 +8,8 @@ def display(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
+def counted(n: int, noun: str) -> str:
+    """`1 note`, `2 notes`: a count with its noun in the singular or plural."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
-from memidx.display import display
+from memidx.display import counted, display
 from memidx.status import Status
 
 STATUS_SCHEMA = "memidx.status/1"
@@ -72,7 +72,7 @@ def write_status(out: TextIO, status: Status) -> None:
         rows.append(("problem", f"{status.index_problem} (run `make ingest`)"))
     else:
         indexed = status.indexed_commit[:12] if status.indexed_commit else "working tree"
-        kinds = ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in status.kinds.items())
+        kinds = ", ".join(counted(n, k) for k, n in status.kinds.items())
         kinds = kinds or "nothing"
         rows.append(("indexed", f"{kinds} (notes from {indexed} at {status.indexed_at})"))
         coverage = f"{status.chunks_with_vectors} of {status.chunks} chunks ({status.model})"
@@ -90,13 +90,13 @@ def write_status(out: TextIO, status: Status) -> None:
         rows.append(
             (
                 "records",
-                f"{len(status.segments_changed)} segments changed since indexed "
+                f"{counted(len(status.segments_changed), 'segment')} changed since indexed "
                 "(run `memidx sync`)",
             )
         )
         rows += [("", display(ref)) for ref in status.segments_changed[:10]]
     if status.skipped:
-        rows.append(("skipped", f"{len(status.skipped)} notes cannot be indexed"))
+        rows.append(("skipped", f"{counted(len(status.skipped), 'note')} cannot be indexed"))
         rows += [("", f"{display(s.source_ref)}: {s.reason}") for s in status.skipped[:10]]
     rows.append(("uncommitted", _uncommitted(status)))
     rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
@@ -130,7 +130,7 @@ def _uncommitted(status: Status) -> str:
     if not status.uncommitted:
         return "none"
     n = len(status.uncommitted)
-    return f"{n} note{'s' if n != 1 else ''} changed but not committed (not memory until committed)"
+    return f"{counted(n, 'note')} changed but not committed (not memory until committed)"
 
 
 def _size(n: int) -> str:

@@ -26,6 +26,7 @@ def writable(config: Config, *, verify: bool = False) -> Store:
 
 
 def ingest(args: argparse.Namespace, config: Config) -> int:
+    from memidx.display import counted
     from memidx.progress import ProgressBar
     from memidx.records import sync_records
     from memidx.sync import ingest as ingest_notes
@@ -45,10 +46,10 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
         store.conn.close()
     clear_failures(config.hook_error_path)
     summary = (
-        f"indexed {report.read} notes from {report.source}"
+        f"indexed {counted(report.read, 'note')} from {report.source}"
         f"{f', {len(report.skipped)} skipped' if report.skipped else ''}"
         f"{f', removed {report.deleted}' if report.deleted else ''}"
-        f"; {records.scanned} records in {records.segments} segments"
+        f"; {counted(records.scanned, 'record')} in {counted(records.segments, 'segment')}"
     )
     return finish(report, records, args, "ingest", summary)
 
@@ -163,6 +164,7 @@ def status(args: argparse.Namespace, config: Config) -> int:
 
 
 def embed(args: argparse.Namespace, config: Config) -> int:
+    from memidx.display import counted
     from memidx.progress import ProgressBar
     from memidx.vectorize import embed_in_background, embed_index
 
@@ -189,10 +191,10 @@ def embed(args: argparse.Namespace, config: Config) -> int:
         }, indent=2))  # fmt: skip
     else:
         print(
-            f"embedded {report.embedded} chunks with {report.model} in {report.seconds:.1f} s "
-            f"({report.rate:.0f} chunks/s, peak memory {report.peak_rss_mb:.0f} MB); "
-            f"{report.chunks} chunks in the index"
-            + (f"; pruned {report.pruned} vectors" if report.pruned else "")
+            f"embedded {counted(report.embedded, 'chunk')} with {report.model} in "
+            f"{report.seconds:.1f} s ({report.rate:.0f} chunks/s, peak memory "
+            f"{report.peak_rss_mb:.0f} MB); {counted(report.chunks, 'chunk')} in the index"
+            + (f"; pruned {counted(report.pruned, 'vector')}" if report.pruned else "")
         )
     return 0
 

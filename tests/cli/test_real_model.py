@@ -112,7 +112,7 @@ def test_embedding_connects_to_nothing(golden: NotesRepo, tmp_path: Path) -> Non
     assert golden.memidx_process("sync", **env).code == 0
     embed = golden.memidx_process("embed", **env)
     assert embed.code == 0, embed.err
-    assert "embedded 1 chunks" in embed.out
+    assert "embedded 1 chunk with" in embed.out
     # urllib3 creates (never connects) one socket at import to probe IPv6 support.
     assert "connect" not in (log.read_text() if log.exists() else "")
 
