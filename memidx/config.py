@@ -115,7 +115,7 @@ def _apply(config: Config, table: Mapping[str, object], origin: str) -> Config:
         )
     changes: dict[str, object] = {}
     if "notes_dir" in table:
-        changes["notes_dir"] = _text(table["notes_dir"], "notes_dir", origin).strip("/")
+        changes["notes_dir"] = _folder(table["notes_dir"], "notes_dir", origin)
     if "index" in table:
         index = Path(_text(table["index"], "index", origin)).expanduser()
         changes["index_path"] = index if index.is_absolute() else config.root / index
@@ -139,6 +139,18 @@ def _text(value: object, key: str, origin: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{origin}: {key} must be a non-empty string", f"got {value!r}")
     return value.strip()
+
+
+def _folder(value: object, key: str, origin: str) -> str:
+    """A folder inside the repository, as git names paths: `notes`, `docs/notes`."""
+    text = _text(value, key, origin)
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if text.startswith("/") or "\\" in text or not parts or ".." in parts:
+        raise ConfigError(
+            f"{origin}: {key} must be a folder inside the repository, like notes",
+            f"got {value!r}",
+        )
+    return "/".join(parts)
 
 
 def _positive_int(value: object, key: str, origin: str) -> int:

@@ -105,6 +105,33 @@ def test_a_bad_setting_is_a_one_line_error(repo: NotesRepo) -> None:
     )
 
 
+@pytest.mark.parametrize("folder", ["../elsewhere", "/etc", "notes/../..", ".", "notes\\win"])
+def test_a_notes_dir_outside_the_repository_is_a_one_line_error(
+    repo: NotesRepo, folder: str
+) -> None:
+    repo.write("pyproject.toml", f"[tool.memidx]\nnotes_dir = '{folder}'\n")
+    run = repo.memidx("status")
+    assert run.code == 1
+    assert run.err.strip() == (
+        "memidx: error: pyproject.toml [tool.memidx]: notes_dir must be a folder inside the "
+        f"repository, like notes (got {folder!r})"
+    )
+
+
+@pytest.mark.parametrize(
+    ("folder", "ref"), [("./docs/notes/", "docs/notes/a.md"), ("docs//notes", "docs/notes/a.md")]
+)
+def test_a_notes_dir_is_read_the_way_git_names_paths(
+    repo: NotesRepo, folder: str, ref: str
+) -> None:
+    repo.write("pyproject.toml", f"[tool.memidx]\nnotes_dir = '{folder}'\n")
+    repo.write("docs/notes/a.md", "# A\n\nnested folder words\n")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    hits = repo.memidx("search", "--json", "--mode", "bm25", "nested").json()["hits"]
+    assert [h["ref"] for h in hits] == [ref]
+
+
 def test_an_index_of_the_previous_schema_is_upgraded_keeping_its_vectors(
     indexed: NotesRepo,
 ) -> None:
