@@ -14,7 +14,7 @@ from pathlib import Path
 
 from memidx.drift import Change
 from memidx.errors import GitError
-from memidx.process import Finished, OutputLimit, run_process
+from memidx.process import Finished, Stopped, Watch, run_process
 
 MODE_GITLINK = "160000"
 # One `git cat-file --batch` reads blobs until these many bytes (a blob of unknown size counts
@@ -22,7 +22,7 @@ MODE_GITLINK = "160000"
 BATCH_BYTES = 16 << 20
 BATCH_BLOBS = 512
 UNKNOWN_SIZE = 1 << 20
-BLOB_HEADER = 100  # "<id> blob <size>\n" and the newline after the contents, at most
+BLOB_HEADER = 100  # "<id> blob <size>", at most (ids of SHA-256 repositories included)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,21 +59,19 @@ class GitRepo:
         *args: str,
         input_bytes: bytes = b"",
         check: bool = True,
-        max_stdout: int | None = None,
+        watch: Watch | None = None,
     ) -> bytes:
-        """Run git in the work tree and return its stdout; GitError on failure, OutputLimit
-        when it prints more than `max_stdout` bytes."""
-        done = self._run(args, input_bytes, max_stdout)
+        """Run git in the work tree and return its stdout; GitError on failure, Stopped when
+        `watch` stops it."""
+        done = self._run(args, input_bytes, watch)
         if check and done.returncode != 0:
             raise _failed(args[0], done)
         return done.stdout
 
-    def _run(
-        self, args: Sequence[str], input_bytes: bytes, max_stdout: int | None = None
-    ) -> Finished:
+    def _run(self, args: Sequence[str], input_bytes: bytes, watch: Watch | None = None) -> Finished:
         try:
             argv = ["git", "-C", str(self.root), *args]
-            return run_process(argv, git_env(), input_bytes, max_stdout)
+            return run_process(argv, git_env(), input_bytes, watch)
         except OSError as exc:
             raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
 
@@ -119,43 +117,48 @@ class GitRepo:
     ) -> Iterator[tuple[str, int, bytes | None]]:
         """(blob id, size, contents) for (blob id, size or 0 if unknown) pairs, read by
         `git cat-file --batch` in batches of at most BATCH_BYTES or BATCH_BLOBS. A blob over
-        `max_bytes` is never held in memory: its contents are None. Unknown sizes cost nothing
-        more unless git's output runs over what blobs within the limit could print."""
+        `max_bytes` is never held in memory: its contents are None. An unknown size costs
+        nothing more unless git's output shows a blob over the limit: git is stopped there,
+        before its contents, and asked for sizes."""
         for batch in _batches(blobs):
-            yield from self._read_batch(batch, max_bytes)
+            yield from self._read_batch(batch, max_bytes, retry=True)
 
     def _read_batch(
-        self, batch: Sequence[tuple[str, int]], max_bytes: int
+        self, batch: Sequence[tuple[str, int]], max_bytes: int, *, retry: bool
     ) -> Iterator[tuple[str, int, bytes | None]]:
         wanted = [(blob, size) for blob, size in batch if size <= max_bytes]
         yield from ((blob, size, None) for blob, size in batch if size > max_bytes)
         if not wanted:
             return
         ids = [blob for blob, _ in wanted]
-        most = sum((size or max_bytes) + BLOB_HEADER for _, size in wanted)
         request = "".join(f"{b}\n" for b in ids).encode()
         try:
-            out = self.run("cat-file", "--batch", input_bytes=request, max_stdout=most)
-        except OutputLimit:  # a blob of unknown size is over the limit: ask git for sizes
+            out = self.run("cat-file", "--batch", input_bytes=request, watch=_Oversize(max_bytes))
+        except Stopped as exc:  # a blob whose size was unknown is over the limit
+            if not retry:
+                raise GitError(
+                    "git's blob sizes disagree with its contents", "run `git fsck`"
+                ) from exc
             sizes = self.blob_sizes(ids)
-            yield from self._read_batch([(blob, sizes[blob]) for blob in ids], max_bytes)
+            yield from self._read_batch([(b, sizes[b]) for b in ids], max_bytes, retry=False)
             return
         for blob, data in _parse_batch(out, ids):
             yield blob, len(data), data
 
     def blob_sizes(self, blob_ids: Sequence[str]) -> dict[str, int]:
         """The size of each blob, from `git cat-file --batch-check` (no contents read)."""
+        unique = list(dict.fromkeys(blob_ids))
         out = self.run(
-            "cat-file", "--batch-check", input_bytes="".join(f"{b}\n" for b in blob_ids).encode()
+            "cat-file", "--batch-check", input_bytes="".join(f"{b}\n" for b in unique).encode()
         )
-        sizes: dict[str, int] = {}
         lines = out.split(b"\n")
-        for blob_id, line in zip(blob_ids, lines, strict=False):
+        sizes: dict[str, int] = {}
+        for blob_id, line in zip(unique, lines, strict=False):
             header = line.split()
             if len(header) != 3 or not header[2].isdigit():
                 raise GitError(f"git cannot read blob {blob_id}", "run `git fsck`")
             sizes[blob_id] = int(header[2])
-        if len(sizes) != len(blob_ids):
+        if len(sizes) != len(unique):
             raise GitError("git's list of blob sizes is incomplete", "run `git fsck`")
         return sizes
 
@@ -187,6 +190,36 @@ def _batches(blobs: Sequence[tuple[str, int]]) -> Iterator[list[tuple[str, int]]
             batch, held = [], 0
     if batch:
         yield batch
+
+
+class _Oversize:
+    """Watches `git cat-file --batch` output as it arrives and stops git at the header of a blob
+    over `max_bytes`, before its contents."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.contents_left = 0  # bytes of the current blob (and its newline) still to come
+        self.header = b""
+
+    def __call__(self, data: bytes) -> bool:
+        at = 0
+        while at < len(data):
+            if self.contents_left:
+                step = min(self.contents_left, len(data) - at)
+                self.contents_left -= step
+                at += step
+                continue
+            end = data.find(b"\n", at)
+            if end == -1:
+                self.header += data[at:]
+                return len(self.header) > BLOB_HEADER  # no header is this long: not cat-file's
+            fields = (self.header + data[at:end]).split()
+            self.header, at = b"", end + 1
+            if len(fields) == 3 and fields[2].isdigit():  # else "<id> missing": no contents
+                if int(fields[2]) > self.max_bytes:
+                    return True
+                self.contents_left = int(fields[2]) + 1
+        return False
 
 
 def _parse_batch(out: bytes, blob_ids: Sequence[str]) -> Iterator[tuple[str, bytes]]:

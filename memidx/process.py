@@ -12,7 +12,7 @@ import contextlib
 import os
 import select
 import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,15 +30,19 @@ class Finished:
     stderr: bytes
 
 
-class OutputLimit(Exception):
-    """A child printed more than the caller allowed; it was stopped."""
+class Stopped(Exception):
+    """The caller's watch stopped a child on what it printed."""
+
+
+# Called with each piece of a child's stdout as it arrives: True stops the child there.
+Watch = Callable[[bytes], bool]
 
 
 def run_process(
-    argv: list[str], env: Mapping[str, str], stdin: bytes = b"", max_stdout: int | None = None
+    argv: list[str], env: Mapping[str, str], stdin: bytes = b"", watch: Watch | None = None
 ) -> Finished:
     """Run `argv` (looked up on PATH) with `stdin` as its input; OSError when it cannot start,
-    OutputLimit (the child killed) as soon as its stdout passes `max_stdout` bytes."""
+    Stopped (the child ended) as soon as `watch` says so."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -62,9 +66,11 @@ def run_process(
         for fd in (in_r, out_w, err_w):  # the child has its copies
             os.close(fd)
     try:
-        stdout, stderr = _exchange(in_w, out_r, err_r, stdin, max_stdout)
-    except OutputLimit:
-        with contextlib.suppress(ProcessLookupError):  # already reaped (SIGCHLD ignored)
+        stdout, stderr = _exchange(in_w, out_r, err_r, stdin, watch)
+    except Stopped:
+        # Until it is waited for, the pid is the child's. With SIGCHLD ignored the kernel reaps
+        # it at once and the pid may be reused: there the closed pipe ends it (SIGPIPE).
+        if signal.getsignal(signal.SIGCHLD) != signal.SIG_IGN:
             os.kill(pid, signal.SIGKILL)
         raise
     finally:
@@ -113,12 +119,11 @@ def _wait(pid: int) -> int:
 
 
 def _exchange(
-    in_w: int, out_r: int, err_r: int, stdin: bytes, max_stdout: int | None
+    in_w: int, out_r: int, err_r: int, stdin: bytes, watch: Watch | None
 ) -> tuple[bytes, bytes]:
     """Feed stdin and drain stdout and stderr together, so no pipe fills up and blocks the child;
     closes the three descriptors."""
     received: dict[int, list[bytes]] = {out_r: [], err_r: []}
-    room = {out_r: float("inf") if max_stdout is None else max_stdout, err_r: float("inf")}
     pending = memoryview(stdin)
     open_fds = {in_w, out_r, err_r}
     poller = select.poll()
@@ -142,9 +147,8 @@ def _exchange(
                     _close(fd, poller, open_fds)
                     continue
                 received[fd].append(data)
-                room[fd] -= len(data)
-                if room[fd] < 0:
-                    raise OutputLimit(f"more than {max_stdout} bytes of output")
+                if fd == out_r and watch is not None and watch(data):
+                    raise Stopped
     finally:
         for fd in open_fds:
             os.close(fd)

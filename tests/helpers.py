@@ -153,3 +153,20 @@ class FakeEmbedder:
 
     def embed_query(self, text: str) -> Any:
         return self._vector(text)
+
+
+def pipe_reads(monkeypatch: Any) -> list[int]:
+    """Sizes of the reads memidx makes from child processes' pipes (git's output), recorded
+    as they happen: what memidx received, whether or not the run then failed."""
+    import memidx.process
+
+    sizes: list[int] = []
+    read = os.read
+
+    def counting(fd: int, n: int) -> bytes:
+        data = read(fd, n)
+        sizes.append(len(data))
+        return data
+
+    monkeypatch.setattr(memidx.process.os, "read", counting)
+    return sizes

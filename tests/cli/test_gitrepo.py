@@ -12,8 +12,7 @@ import pytest
 from memidx import gitrepo
 from memidx.errors import GitError
 from memidx.gitrepo import GitRepo, TreeEntry
-from memidx.process import Finished
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, pipe_reads
 
 NO_LIMIT = 1 << 30
 
@@ -80,29 +79,34 @@ def test_a_blob_over_the_limit_is_never_held_in_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, known: bool
 ) -> None:
     repo = NotesRepo(tmp_path / "memory")
-    repo.note("small.md", "Small", "a few words")
-    repo.write("notes/dump.md", b"log line\n" * 2_000_000)  # 18 MB, pasted by mistake
-    repo.note("after.md", "After", "more words")
+    for i in range(12):  # with it in one batch: room for many notes is no room for the dump
+        repo.note(f"small{i}.md", f"Small {i}", "a few words " * 100)
+    repo.write("notes/dump.md", b"log line\n" * 1_000_000)  # 9 MB, pasted by mistake
     git = GitRepo(repo.root)
     entries = git.tree(repo.commit(), "notes")
-    received: list[int] = []
-    run_process = gitrepo.run_process
-
-    def measured(*args: object) -> Finished:
-        done = run_process(*args)  # pyright: ignore[reportArgumentType]
-        received.append(len(done.stdout))
-        return done
-
-    monkeypatch.setattr(gitrepo, "run_process", measured)
+    received = pipe_reads(monkeypatch)
 
     read = list(git.read_blobs([(e.blob_id, e.size if known else 0) for e in entries], 100_000))
 
     found = {blob: (size, data) for blob, size, data in read}
-    by_path = {e.path: found[e.blob_id] for e in entries}
-    assert len(read) == 3 and by_path["notes/dump.md"] == (18_000_000, None)
-    for small in ("notes/small.md", "notes/after.md"):
-        assert by_path[small][1] == (repo.root / small).read_bytes()
-    assert max(received) < 1_000_000  # git's output was cut off, not gathered and dropped
+    assert len(read) == 13 and found[entries[0].blob_id] == (9_000_000, None)
+    assert all(found[e.blob_id][1] == (repo.root / e.path).read_bytes() for e in entries[1:])
+    assert sum(received) < 1 << 20  # git was stopped at the dump's header, not read and dropped
+
+
+def test_a_blob_read_twice_in_one_request_is_no_error(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("a.md", "Same", "same words")
+    repo.note("b.md", "Same", "same words")
+    repo.write("notes/dump.md", b"log line\n" * 100_000)
+    git = GitRepo(repo.root)
+    same, _, dump = git.tree(repo.commit(), "notes")
+
+    read = list(git.read_blobs([(same.blob_id, 0), (same.blob_id, 0), (dump.blob_id, 0)], 1000))
+
+    contents = [(blob, size, data) for blob, size, data in read if data is not None]
+    assert contents == [(same.blob_id, same.size, (repo.root / same.path).read_bytes())] * 2
+    assert (dump.blob_id, 900_000, None) in read
 
 
 def test_a_repository_git_cannot_read_is_an_error_not_an_empty_one(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, pipe_reads
 
 GOOD = "---\ntitle: Good note\n---\nThe corpus word appears here.\n"
 
@@ -47,9 +47,7 @@ def test_twenty_megabyte_note_is_skipped_without_reading_it(repo: NotesRepo) -> 
 def test_a_huge_note_arriving_in_a_later_commit_is_skipped_without_holding_it(
     repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memidx import gitrepo
     from memidx.config import load_config
-    from memidx.process import Finished
     from memidx.store import open_store
     from memidx.sync import sync
 
@@ -58,24 +56,19 @@ def test_a_huge_note_arriving_in_a_later_commit_is_skipped_without_holding_it(
     config = load_config(repo.root)
     store, _ = open_store(config.index_path, write=True)
     sync(config, store)
-    repo.write("notes/big.md", b"x" * (20 * 1024 * 1024))  # git's diff gives no size for it
+    for i in range(12):  # git's diff gives no sizes: the dump comes with many small notes
+        repo.write(f"notes/more{i}.md", GOOD.replace("Good note", f"Note {i}"))
+    repo.write("notes/big.md", b"x" * (10 * 1024 * 1024))
     repo.commit("a pasted dump")
-    received: list[int] = []
-    run_process = gitrepo.run_process
-
-    def measured(*args: object) -> Finished:
-        done = run_process(*args)  # pyright: ignore[reportArgumentType]
-        received.append(len(done.stdout))
-        return done
-
-    monkeypatch.setattr(gitrepo, "run_process", measured)
+    received = pipe_reads(monkeypatch)
     report = sync(config, store)
     store.conn.close()
 
     assert [(s.source_ref, s.reason[:26]) for s in report.skipped] == [
-        ("notes/big.md", "too large (20,971,520 byte")
+        ("notes/big.md", "too large (10,485,760 byte")
     ]
-    assert max(received) < 1 << 20  # git's output was cut off, not gathered and dropped
+    assert report.read == 12
+    assert sum(received) < 1 << 20  # git was stopped at its header, not read and dropped
 
 
 def test_symlink_outside_the_repository_is_skipped(repo: NotesRepo) -> None:

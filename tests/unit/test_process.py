@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.process import OutputLimit, run_process, spawn_detached
+from memidx.process import Stopped, run_process, spawn_detached
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 
@@ -41,15 +41,21 @@ def test_a_child_that_stops_reading_its_input_is_no_error() -> None:
     assert (done.returncode, done.stdout) == (0, b"done\n")
 
 
-def test_output_past_the_limit_stops_the_child_and_leaks_nothing() -> None:
+def test_a_watch_stops_the_child_at_once_and_leaks_nothing() -> None:
     before = open_fds()
-    with pytest.raises(OutputLimit):  # after about 1 MiB, not the whole GiB
-        run_process(["head", "-c", str(1 << 30), "/dev/zero"], ENV, max_stdout=1 << 20)
+    seen: list[int] = []
 
+    def enough(data: bytes) -> bool:
+        seen.append(len(data))
+        return sum(seen) > 1 << 20
+
+    with pytest.raises(Stopped):
+        run_process(["head", "-c", str(1 << 30), "/dev/zero"], ENV, watch=enough)
+
+    assert sum(seen) < 2 << 20  # stopped after about 1 MiB, not the whole GiB
     assert open_fds() == before
-    assert run_process(["head", "-c", "1000", "/dev/zero"], ENV, max_stdout=1000).stdout == bytes(
-        1000
-    )
+    seen.clear()
+    assert run_process(["head", "-c", "1000", "/dev/zero"], ENV, watch=enough).stdout == bytes(1000)
 
 
 def test_a_program_that_cannot_start_is_an_error_and_leaks_nothing() -> None:
