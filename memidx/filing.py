@@ -12,7 +12,7 @@ from typing import cast
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
-from memidx.haystack import Record, Writer, read_at, writer_id
+from memidx.haystack import Record, Writer, describe_folder, read_at, writer_id
 from memidx.records import Filed, file_record, haystack_folder, make_record, sync_records
 from memidx.store import RecordStore, Store, open_store
 
@@ -166,6 +166,8 @@ def commit_haystack(config: Config) -> str | None:
 
     folder = haystack_folder(config)
     mine = folder / writer_id(config.state_dir)
+    if mine.exists():
+        describe_folder(folder)
     paths = [p for p in (folder / ".gitattributes", folder / ".gitignore", mine) if p.exists()]
     refs = [p.relative_to(config.root).as_posix() for p in paths]
     if not refs or not GitRepo(config.root).run("status", "--porcelain", "--", *refs).strip():

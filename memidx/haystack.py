@@ -228,11 +228,18 @@ GITIGNORE = "# torn tails moved aside after a crash stay on the machine that cra
 
 
 class Writer:
-    """Appends records to this clone's own segments, rotating by day and by size."""
+    """Appends records to this clone's own segments, rotating by day and by size.
+
+    A checkout of an older commit takes committed segments, or their later bytes, off the disk;
+    git brings them back with the next checkout. So the writer never writes a segment again
+    unless it is exactly as this writer left it: it remembers its last segment and that
+    segment's size (in `<lock>.last`), and otherwise starts a new segment numbered after it.
+    """
 
     def __init__(self, folder: Path, lock: Path, segment_bytes: int, fsync: bool = True) -> None:
         self.folder = folder
         self.lock = lock
+        self.last = lock.with_name(lock.name + ".last")
         self.segment_bytes = segment_bytes
         self.fsync = fsync
 
@@ -255,7 +262,6 @@ class Writer:
         """append(), for a caller that holds locked()."""
         data = frame(record)
         self.folder.mkdir(parents=True, exist_ok=True)
-        _describe_folder(self.folder.parent)
         path = self._segment(len(data))
         with path.open("ab") as out:
             offset = out.tell()
@@ -263,22 +269,40 @@ class Writer:
             out.flush()
             if self.fsync:
                 os.fsync(out.fileno())
+        self._remember(path.name, offset + len(data))
         return path, offset, len(data)
 
     def _segment(self, incoming: int) -> Path:
-        """Today's newest segment if the record fits, else a new one. The newest segment of
-        any day gets a torn tail moved aside first (a crash may have left one)."""
+        """Today's newest segment if the record fits and the file is as this writer left it,
+        else a new one after every segment this writer has made. The newest segment gets a
+        torn tail moved aside first (a crash may have left one)."""
         day = datetime.now(UTC).strftime("%Y-%m-%d")
         existing = sorted(self.folder.glob(f"*{SEGMENT_SUFFIX}"), key=_segment_order)
+        remembered = self._remembered()
+        last = _segment_order(existing[-1]) if existing else None
         if existing:
             size = self._repair(existing[-1])
-            if existing[-1].name.startswith(f"{day}."):
-                if size == 0 or size + incoming <= self.segment_bytes:
-                    return existing[-1]
-                return (
-                    self.folder / f"{day}.{_segment_order(existing[-1])[1] + 1:03d}{SEGMENT_SUFFIX}"
-                )
-        return self.folder / f"{day}.000{SEGMENT_SUFFIX}"
+            unchanged = remembered is None or remembered == (existing[-1].name, size)
+            fits = size == 0 or size + incoming <= self.segment_bytes
+            if existing[-1].name.startswith(f"{day}.") and unchanged and fits:
+                return existing[-1]
+        if remembered is not None:
+            last = max(last or ("", -1), _segment_order(self.folder / remembered[0]))
+        number = last[1] + 1 if last is not None and last[0] == day else 0
+        return self.folder / f"{day}.{number:03d}{SEGMENT_SUFFIX}"
+
+    def _remembered(self) -> tuple[str, int] | None:
+        """(name, size) of the segment this writer appended to last, if it knows."""
+        try:
+            name, _, size = self.last.read_text(encoding="utf-8").strip().partition(" ")
+        except (FileNotFoundError, UnicodeDecodeError):
+            return None
+        return (name, int(size)) if name.endswith(SEGMENT_SUFFIX) and size.isdigit() else None
+
+    def _remember(self, name: str, size: int) -> None:
+        draft = self.last.with_name(f"{self.last.name}.{os.getpid()}")
+        draft.write_text(f"{name} {size}\n", encoding="utf-8")
+        draft.replace(self.last)  # whole or not at all
 
     def _repair(self, path: Path) -> int:
         """Move a torn tail into <segment>.torn (appended, never overwritten); returns the size."""
@@ -286,6 +310,7 @@ class Writer:
         end = valid_end(data)
         if end == len(data):
             return end
+        describe_folder(path.parent.parent)  # the .torn file must stay out of commits
         with path.with_name(path.name + ".torn").open("ab") as aside:
             aside.write(data[end:])
             aside.flush()
@@ -302,8 +327,10 @@ def _segment_order(path: Path) -> tuple[str, int]:
     return day, int(number) if number.isdigit() else -1
 
 
-def _describe_folder(haystack: Path) -> None:
-    """.gitattributes (segments are binary) and .gitignore (torn tails) of the haystack."""
+def describe_folder(haystack: Path) -> None:
+    """.gitattributes (segments are binary) and .gitignore (torn tails) of the haystack. Made
+    when they are needed (a commit of segments, a torn tail), not at every append: made on an
+    older commit that lacks them, they would block the checkout that brings them back."""
     for name, text in ((".gitattributes", GITATTRIBUTES), (".gitignore", GITIGNORE)):
         path = haystack / name
         if not path.exists():

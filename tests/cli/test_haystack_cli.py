@@ -269,6 +269,32 @@ def test_threads_filing_at_once_lose_nothing(indexed: NotesRepo) -> None:
     assert indexed.memidx("reconcile").code == 0
 
 
+def test_turns_filed_on_an_older_commit_never_take_a_committed_segment(
+    tmp_path: Path,
+) -> None:
+    env = hook_env(tmp_path / "pch")
+    a: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    first = a.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "first turn"}))
+    assert a.memidx_process("haystack", "commit").code == 0
+    # later bytes of the same segment, committed too: an older commit has it shorter
+    assert a.memidx_process("file-turn", stdin=json.dumps({"text": "second turn"})).code == 0
+    assert a.memidx_process("haystack", "commit").code == 0
+    a.git("checkout", "-q", "HEAD~1")  # the first turn only
+    older = a.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "older turn"}))
+    a.git("checkout", "-q", "main")  # refused before: the new segment was git's committed one
+
+    assert older.code == 0 and older.json()["ref"] != first.json()["ref"]
+    assert older.json()["ref"].split("@")[0] != first.json()["ref"].split("@")[0]
+    found = a.memidx("search", "--json", "--mode", "bm25", "--kind", "turn", "turn").json()
+    assert sorted(h["snippet"].replace("*", "") for h in found["hits"]) == [
+        "first turn",
+        "older turn",
+        "second turn",
+    ]
+    assert a.memidx_process("haystack", "commit").code == 0
+    assert a.memidx("reconcile").code == 0
+
+
 def test_another_machine_indexes_the_records_it_pulls(tmp_path: Path) -> None:
     env = hook_env(tmp_path / "pch")
     remote = make_template(tmp_path, env)

@@ -97,4 +97,22 @@ def test_appends_rotate_by_size_and_never_rewrite_earlier_bytes(tmp_path: Path) 
     writer.append(new_record("turn", "one more"))
     assert files[0].read_bytes() == first
     assert sum(len(scan_file(f).records) for f in (tmp_path / "w").glob("*.krd")) == 11
-    assert (tmp_path / ".gitattributes").read_text().endswith("*.krd binary\n")
+    assert not (tmp_path / ".gitattributes").exists()  # made when segments are committed
+
+
+def test_a_segment_not_as_the_writer_left_it_is_never_appended_to(tmp_path: Path) -> None:
+    writer = Writer(tmp_path / "w", tmp_path / "lock", segment_bytes=1 << 20, fsync=False)
+    segment, _, _ = writer.append(new_record("turn", "first"))
+    committed = segment.read_bytes()
+    writer.append(new_record("turn", "second"))
+    segment.write_bytes(committed)  # a checkout of the commit that had the first turn only
+
+    placed, offset, _ = writer.append(new_record("turn", "third"))
+
+    assert segment.read_bytes() == committed
+    assert (placed.name, offset) == (segment.name.replace(".000.", ".001."), 0)
+    segment.unlink()  # a checkout of a commit without the segment: its name stays taken
+    placed.unlink()
+    assert writer.append(new_record("turn", "fourth"))[0].name == segment.name.replace(
+        ".000.", ".002."
+    )
