@@ -202,6 +202,13 @@ def test_staged_notes_that_cannot_be_indexed_block_the_commit(
     blocked = a.run_git("commit", "-q", "-m", "binary")
     assert blocked.returncode != 0
     assert "notes/picture.md:1: cannot be indexed: binary file" in blocked.stdout + blocked.stderr
+    a.git("reset", "-q")
+    (a.root / "notes/picture.md").unlink()
+    (a.root / "notes/link.md").symlink_to("../README.md")  # pre-commit passes no symlink by default
+    a.git("add", "-A")
+    blocked = a.run_git("commit", "-q", "-m", "link")
+    assert blocked.returncode != 0
+    assert "notes/link.md:1: cannot be indexed: a symlink" in blocked.stdout + blocked.stderr
 
 
 def test_a_note_not_in_english_is_blocked_with_its_language(
