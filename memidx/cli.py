@@ -43,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_hook(directory, args.stage)
     try:
+        if directory is not None and not directory.is_dir():  # never a new memory by a typo
+            raise UsageError(f"-C {args.directory}: no such folder", "give the memory's folder")
         config = load_config(directory)
         return _handler(args.handler)(args, config)
     except UsageError as exc:

@@ -63,7 +63,11 @@ def _search_commands(commands: _Commands) -> None:
         default="auto",
         help="auto (default): hybrid when vectors exist, else bm25",
     )
-    p.add_argument("--kind", help="only documents of this kind: note, turn, transcript, fact")
+    p.add_argument(
+        "--kind",
+        choices=("note", "turn", "transcript", "fact"),  # notes, and memidx.haystack.KINDS
+        help="only documents of this kind",
+    )
     p.add_argument("--tag", help="only documents with this tag")
     p.add_argument("--path", help="only documents whose ref starts with this prefix")
     p.add_argument("--drawer", help="only records filed in this drawer")

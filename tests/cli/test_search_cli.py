@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.helpers import NotesRepo
@@ -78,6 +80,24 @@ def test_a_query_without_words_is_a_usage_error(indexed: NotesRepo, query: str) 
     assert run.code == 2
     assert run.err.startswith("memidx: usage error: the query has no words")
     assert "Traceback" not in run.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--kind", "notes", "x"], "argument --kind: invalid choice: 'notes'"),  # no "0 hits"
+        (["-C", "/nonexistent/memory", "x"], "-C /nonexistent/memory: no such folder"),
+    ],
+)
+def test_a_mistyped_kind_or_folder_is_a_usage_error(
+    indexed: NotesRepo, args: list[str], message: str
+) -> None:
+    if args[0] == "-C":
+        run = indexed.memidx(args[0], args[1], "search", *args[2:])
+    else:
+        run = indexed.memidx("search", *args)
+    assert run.code == 2 and message in run.err
+    assert not Path("/nonexistent/memory").exists()
 
 
 @pytest.mark.parametrize(
