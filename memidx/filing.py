@@ -39,19 +39,25 @@ def writable_index(config: Config) -> Store:
     return store
 
 
+TURN_SHAPE = 'e.g. {"user": "...", "assistant": "..."} or {"text": "..."}'
+
+
 def turn_record(payload: object) -> Record:
     """The record of one turn given as JSON: `user` and `assistant` texts (or `text`), and
     optionally `agent`, `session`, `tags`, `drawer`, `summary_of`, `ts`, `kind`."""
     if not isinstance(payload, dict):
-        raise UsageError(
-            "the turn must be a JSON object", 'e.g. {"user": "...", "assistant": "..."}'
-        )
+        raise UsageError("the turn must be a JSON object", TURN_SHAPE)
     fields: dict[str, object] = {str(k): v for k, v in cast(dict[object, object], payload).items()}
     kind = str(fields.pop("kind", "turn"))
     if kind not in ("turn", "fact"):
         raise UsageError(f"file-turn files turns and facts, not {kind!r}", "use archive-transcript")
     text = fields.pop("text", None)
     user, assistant = fields.pop("user", None), fields.pop("assistant", None)
+    for name, value in (("text", text), ("user", user), ("assistant", assistant)):
+        if value is not None and not isinstance(value, str):
+            raise UsageError(f"{name} must be a string, not {type(value).__name__}", TURN_SHAPE)
+    if text is not None and (user is not None or assistant is not None):
+        raise UsageError("the turn has both text and user/assistant: one would be lost", TURN_SHAPE)
     if text is None:
         parts = [f"User: {user}" if user else "", f"Assistant: {assistant}" if assistant else ""]
         text = "\n\n".join(p for p in parts if p)

@@ -216,14 +216,17 @@ def make_record(kind: str, text: str, **fields: object) -> Record:
     raw: object = fields.get("tags") or ()
     if isinstance(raw, str):
         raw = raw.split(",")
-    if not isinstance(raw, list | tuple):
-        raise ValueError("tags must be a list or a comma string")
-    items = cast(Sequence[object], raw)
-    clean_tags = clean_words(items)
+    if not isinstance(raw, list | tuple) or not all(
+        isinstance(t, str) for t in cast(Sequence[object], raw)
+    ):
+        raise ValueError("tags must be a list of words or a comma string")
+    clean_tags = clean_words(cast(Sequence[str], raw))
 
     def text_field(name: str) -> str | None:
         value = fields.get(name)
-        return None if value is None or value == "" else str(value)
+        if value is not None and not isinstance(value, str):  # never str() of a list or number
+            raise ValueError(f"{name} must be a string, not {type(value).__name__}")
+        return value or None
 
     return new_record(
         kind,

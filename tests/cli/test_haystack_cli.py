@@ -27,6 +27,7 @@ TURN = {
     "tags": ["docker"],
     "drawer": "builds",
 }
+META = {k: v for k, v in TURN.items() if k not in ("user", "assistant")}  # with "text" instead
 
 
 def file_turn(repo: NotesRepo, payload: object, *args: str) -> Run:
@@ -69,6 +70,12 @@ def test_a_filed_turn_is_searchable_at_once_and_not_filed_twice(indexed: NotesRe
         ('{"text": "   "}', "the record has no text"),
         ('{"text": "x", "ts": "yesterday"}', "invalid turn"),
         ('{"text": "x", "kind": "transcript"}', "use archive-transcript"),
+        ('{"user": "u", "assistant": "a", "text": "t"}', "both text and user/assistant"),
+        ('{"text": 5}', "text must be a string, not int"),
+        ('{"user": ["u"]}', "user must be a string, not list"),
+        ('{"text": "x", "session": ["s"]}', "session must be a string, not list"),
+        ('{"text": "x", "agent": 5}', "agent must be a string, not int"),
+        ('{"text": "x", "tags": [1, null, {"a": 1}]}', "tags must be a list of words"),
     ],
 )
 def test_bad_turns_are_usage_errors(indexed: NotesRepo, stdin: str, message: str) -> None:
@@ -137,11 +144,11 @@ def test_a_busy_index_fails_the_filing_before_anything_is_written(
 
 
 def test_search_filters_by_kind_drawer_agent_and_time(indexed: NotesRepo) -> None:
-    file_turn(indexed, {**TURN, "text": "cache words early", "ts": "2026-01-05T10:00:00Z"})
+    file_turn(indexed, {**META, "text": "cache words early", "ts": "2026-01-05T10:00:00Z"})
     file_turn(
         indexed,
         {
-            **TURN,
+            **META,
             "text": "cache words late",
             "agent": "codex",
             "drawer": "ops",
@@ -171,7 +178,7 @@ def test_one_tag_filter_finds_notes_and_records_however_the_tag_was_written(
     repo.commit()
     assert repo.memidx("ingest").code == 0
     filed = file_turn(
-        repo, {**TURN, "text": "cache of the build", "tags": [" #Build", "#", "#build"]}
+        repo, {**META, "text": "cache of the build", "tags": [" #Build", "#", "#build"]}
     )
     assert filed.code == 0, filed.err
 
