@@ -20,6 +20,7 @@ from memidx.search import (
     Hit,
     LexicalRanking,
     SearchResult,
+    heading_at,
     lexical_search,
     match_line,
     rank_lexical,
@@ -196,7 +197,7 @@ class _Hits:
         chunk_info = VectorStore(self.store.conn).chunk_info(
             [best_chunk[i] for i in ids if i in best_chunk]
         )
-        doc_chunks = VectorStore(self.store.conn).doc_chunks(ids)
+        headings = VectorStore(self.store.conn).headings(ids)
         hits: list[Hit] = []
         for rank, (doc, score) in enumerate(fused, start=1):
             row = rows[doc]
@@ -204,7 +205,7 @@ class _Hits:
             chunk = chunk_info.get(best_chunk.get(doc, -1))
             if MARK_START in snippet or chunk is None:
                 line = row.body_line + match_line(bodies.get(doc, ""), snippet)
-                heading = _heading_at(doc_chunks.get(doc, []), line)
+                heading = heading_at(headings.get(doc, []), line)
             else:
                 line, heading = chunk.line, chunk.heading
                 snippet = _excerpt(chunk)
@@ -242,14 +243,6 @@ class _Hits:
             expression = match_any(Terms(self.words))
             found.update(snippets(self.store, expression, self.words, rest))
         return found
-
-
-def _heading_at(chunks: list[ChunkInfo], line: int) -> str | None:
-    heading = None
-    for chunk in chunks:
-        if chunk.line <= line:
-            heading = chunk.heading
-    return heading
 
 
 def _excerpt(chunk: ChunkInfo, size: int = 240) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from memidx.query import Terms, match_all, match_any, query_terms
-from memidx.store import Filters, LexicalRow, Store
+from memidx.store import Filters, LexicalRow, Store, VectorStore
 
 # Markers that cannot occur in a note's text; replaced by the output's own markers.
 MARK_START, MARK_END = "\x02", "\x03"
@@ -121,21 +121,35 @@ def lexical_hits(
     ids = [r.id for r in rows]
     bodies = store.bodies(ids) if ids else {}
     found = snippets(store, expression, terms, bodies)
-    return [
-        Hit(
-            rank=rank,
-            kind=row.source_kind,
-            ref=row.source_ref,
-            title=row.title or record_title(row.source_kind, row.meta),
-            score=row.score,
-            snippet=found.get(row.id, ""),
-            line=row.body_line + match_line(bodies.get(row.id, ""), found.get(row.id, "")),
-            tags=row.tags,
-            meta=row.meta,
-            ranks={"bm25": rank},
+    headings = VectorStore(store.conn).headings(ids) if ids else {}
+    hits: list[Hit] = []
+    for rank, row in enumerate(rows, start=1):
+        line = row.body_line + match_line(bodies.get(row.id, ""), found.get(row.id, ""))
+        hits.append(
+            Hit(
+                rank=rank,
+                kind=row.source_kind,
+                ref=row.source_ref,
+                title=row.title or record_title(row.source_kind, row.meta),
+                score=row.score,
+                snippet=found.get(row.id, ""),
+                line=line,
+                tags=row.tags,
+                heading=heading_at(headings.get(row.id, []), line),
+                meta=row.meta,
+                ranks={"bm25": rank},
+            )
         )
-        for rank, row in enumerate(rows, start=1)
-    ]
+    return hits
+
+
+def heading_at(chunks: Sequence[tuple[int, str | None]], line: int) -> str | None:
+    """The heading over `line`, from the (first line, heading) of a document's chunks."""
+    heading = None
+    for first, chunk_heading in chunks:
+        if first <= line:
+            heading = chunk_heading
+    return heading
 
 
 def record_title(kind: str, meta: Mapping[str, object]) -> str:

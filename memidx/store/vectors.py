@@ -119,19 +119,17 @@ class VectorStore:
         )
         return {int(i): ChunkInfo(int(d), h, int(ln), str(t)) for i, d, h, ln, t in rows}
 
-    def doc_chunks(self, doc_ids: Sequence[int]) -> dict[int, list[ChunkInfo]]:
-        """The chunks of each document, in order."""
+    def headings(self, doc_ids: Sequence[int]) -> dict[int, list[tuple[int, str | None]]]:
+        """(first line, heading) of each chunk of each document, in order: no chunk text."""
         marks = ", ".join("?" for _ in doc_ids)
         rows = self.conn.execute(
-            f"SELECT doc_id, heading, line, text FROM chunks WHERE doc_id IN ({marks}) "
+            f"SELECT doc_id, line, heading FROM chunks WHERE doc_id IN ({marks}) "
             "ORDER BY doc_id, seq",
             (*doc_ids,),
         )
-        found: dict[int, list[ChunkInfo]] = {}
-        for doc_id, heading, line, text in rows:
-            found.setdefault(int(doc_id), []).append(
-                ChunkInfo(int(doc_id), heading, int(line), str(text))
-            )
+        found: dict[int, list[tuple[int, str | None]]] = {}
+        for doc_id, line, heading in rows:
+            found.setdefault(int(doc_id), []).append((int(line), heading))
         return found
 
     def counts(self, model: str) -> tuple[int, int, int]:

@@ -69,6 +69,19 @@ def test_human_output_is_one_block_per_hit_with_the_answering_mode(indexed: Note
     assert "ranked by any word" in fallback.out
 
 
+def test_a_word_hit_names_the_heading_it_is_under(repo: NotesRepo) -> None:
+    body = "Intro words.\n\n## Setup\n\nInstall it.\n\n### Deep\n\n" + "filler\n\n" * 8
+    repo.note("guide.md", "Guide", body + "The hummingbird flag turns on tracing.\n")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+
+    hit = repo.memidx("search", "--json", "--mode", "bm25", "hummingbird").json()["hits"][0]
+    intro = repo.memidx("search", "--json", "--mode", "bm25", "intro").json()["hits"][0]
+
+    assert (hit["heading"], hit["line"]) == ("Deep", 29)  # not null, as in the other modes
+    assert intro["heading"] is None  # before the first heading
+
+
 def test_no_hits_is_success_with_an_empty_list(indexed: NotesRepo) -> None:
     run = indexed.memidx("search", "kubernetes", "--json")
     assert (run.code, run.json()["hits"]) == (0, [])
