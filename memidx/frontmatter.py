@@ -3,8 +3,9 @@
 Importing PyYAML costs ~19 ms, paid by every hook that indexes a note with front matter. The
 notes `memidx remember` writes use a small part of YAML: `key: value` lines whose values are
 plain words, quoted strings or lists of them. `read_simple` reads exactly that part and gives
-what `yaml.safe_load` gives for it; for anything else (comments, numbers, dates, booleans,
-nesting, escapes, duplicate keys) it returns None and the caller uses PyYAML.
+what PyYAML gives for it (with memidx.notes' loader: YAML 1.2's booleans); for anything else
+(comments, numbers, dates, booleans, nesting, escapes, duplicate keys) it returns None and the
+caller uses PyYAML.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?")
 _ITEM = re.compile(r"( *)- (.*)")
 _MAX_KEY = 1024  # YAML's limit for a simple key
 _PLAIN_EXTRA = frozenset(" _.,'()/+-")
-# Plain words YAML 1.1 reads as booleans or null (PyYAML resolves these without quotes).
-_SPECIAL = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n", "~"})
+# Plain words that are no text: booleans (YAML 1.2's, as memidx.notes reads them) and null.
+_SPECIAL = frozenset({"true", "false", "null", "~"})
 
 
 def read_simple(text: str) -> dict[str, object] | None:

@@ -133,12 +133,34 @@ def _read_yaml(block: str) -> dict[str, object]:
     return {str(k): v for k, v in cast(dict[object, object], loaded).items()}
 
 
+BOOL_TAG = "tag:yaml.org,2002:bool"
+
+
 @cache
 def _yaml() -> tuple[Any, Any]:
-    """PyYAML and its fastest safe loader (libyaml's when PyYAML was built with it)."""
+    """PyYAML and its fastest safe loader (libyaml's parser when PyYAML was built with it),
+    with YAML 1.2's booleans: only true and false. YAML 1.1 also reads yes, no, on and off
+    as booleans, so `lang: no` (Norwegian) and `tags: [on]` would lose their words."""
     import yaml
 
-    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Loader(base):  # pyright: ignore[reportUntypedBaseClass]
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != BOOL_TAG]
+        for first, resolvers in base.yaml_implicit_resolvers.items()
+    }
+    Loader.add_implicit_resolver(  # pyright: ignore[reportUnknownMemberType]
+        BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    return yaml, Loader
+
+
+def front_matter_loader() -> object:
+    """The YAML loader front matter is read with (for tests that compare readers)."""
+    return _yaml()[1]
 
 
 def first_heading(body: str) -> str | None:

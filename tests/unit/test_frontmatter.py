@@ -3,15 +3,18 @@ it; anything outside that shape is left to PyYAML (read_simple returns None)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memidx.frontmatter import read_simple
+from memidx.notes import front_matter_loader
 from memidx.remember import note_text
 
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOADER: Any = front_matter_loader()
 
 
 def as_yaml(text: str) -> object:
@@ -46,7 +49,7 @@ def test_what_remember_writes_reads_as_yaml_reads_it(title: str, tags: list[str]
     "text",
     [
         "created: 2024-01-01",  # a date
-        "draft: yes",  # a boolean
+        "draft: true",  # a boolean
         "weight: 3",  # a number
         "title: a: b",
         "title: x # comment",
@@ -57,7 +60,7 @@ def test_what_remember_writes_reads_as_yaml_reads_it(title: str, tags: list[str]
         "tags:\n- a\n  - b",  # mixed indentation
         "tags: [a, 'b, c']",
         "title: 'unclosed",
-        "on: x",  # the key itself is a boolean
+        "false: x",  # the key itself is a boolean
         "k" * 1025 + ": v",  # a key longer than YAML allows
         "tags: [\u3000a]",  # not YAML whitespace, so part of the word
         "",
@@ -67,10 +70,12 @@ def test_anything_else_is_left_to_pyyaml(text: str) -> None:
     assert read_simple(text) is None
 
 
-KEYS = st.sampled_from(["title", "tags", "aliases", "created", "a-b", "_x", "yes", "Off", "x1"])
+KEYS = st.sampled_from(
+    ["title", "tags", "aliases", "created", "a-b", "_x", "yes", "Off", "x1", "True", "lang"]
+)
 SYNTAX = "abzAZ 09:#'\"-_.,[]{}()/+\\!&*?|>%@`~éü日\t"
 NOT_YAML_SPACE = "\xa0\u3000\u2003\x0b\x0c\x1f\x85\ufeff"  # Python's whitespace, or refused
-TRICKY = st.sampled_from([*SYNTAX, *NOT_YAML_SPACE, "null", "yes"])
+TRICKY = st.sampled_from([*SYNTAX, *NOT_YAML_SPACE, "null", "yes", "no", "On", "true", "FALSE"])
 SIMPLE = st.sampled_from([*"abzAZ 09'-.éü", "yes", "Null"])
 WORD = st.one_of(st.lists(SIMPLE, max_size=6), st.lists(TRICKY, max_size=8)).map("".join)
 

@@ -67,6 +67,15 @@ def test_unindexable_files_say_why(data: bytes, reason: str) -> None:
         parse_note("notes/bad.md", data, LIMIT)
 
 
+@pytest.mark.parametrize(
+    "block", ["lang: no\ntags: [yes, no, on]", "lang: no\ntags: [yes, no, on]  # c"]
+)
+def test_yes_no_on_and_off_in_front_matter_stay_words(block: str) -> None:
+    note = parse_note("notes/nb.md", f"---\n{block}\n---\nNorsk notat\n".encode(), LIMIT)
+
+    assert (note.lang, note.tags) == ("no", ("yes", "no", "on"))  # not False, true, false
+
+
 def test_oversized_notes_are_refused_before_decoding() -> None:
     with pytest.raises(NoteError, match="too large"):
         parse_note("notes/big.md", b"a" * (LIMIT + 1), LIMIT)
