@@ -50,7 +50,15 @@ def check_drift(config: Config, files: Sequence[str]) -> list[str]:
     finally:
         store.conn.close()
     if drift.total:
-        problems.append(f"memidx: the index has drifted from HEAD: {drift.summary()}; {FIX}")
+        behind = (
+            f" (it is at {indexed[:12]}, HEAD at {head[:12]}: a git operation ran without the "
+            "hooks, e.g. git reset, or a hook failed)"
+            if indexed and head
+            else ""
+        )
+        problems.append(
+            f"memidx: the index has drifted from HEAD{behind}: {drift.summary()}; {FIX}"
+        )
     return problems
 
 

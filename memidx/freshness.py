@@ -19,5 +19,5 @@ def behind_head(config: Config, store: Store) -> str | None:
     at = indexed[:12] if indexed else "no commit"
     return (
         f"the index is at {at} but HEAD is {head[:12]} (a git operation ran without the "
-        "hooks, e.g. git reset): run `memidx sync`"
+        "hooks, e.g. git reset, or a hook failed): run `memidx sync`"
     )

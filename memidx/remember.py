@@ -86,8 +86,23 @@ def remember(
     text = note_text(title, tags, body, created, **(extra or {}))
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
+    _catch_up(config)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
     return Remembered(ref, commit, title)
+
+
+def _catch_up(config: Config) -> None:
+    """Bring the index to HEAD before committing. After a git operation without hooks (git
+    reset) it is behind, and the pre-commit drift check would refuse the note for drift that
+    a sync repairs; a recorded hook failure still blocks, as it must."""
+    from memidx.store import open_store
+    from memidx.sync import sync
+
+    store, _ = open_store(config.index_path, write=True)
+    try:
+        sync(config, store)
+    finally:
+        store.conn.close()
 
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> str:

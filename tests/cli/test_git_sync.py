@@ -102,15 +102,33 @@ def test_a_commit_without_hooks_is_drift_that_blocks_the_next_commit(
     a.git("add", "-A")
     blocked = a.run_git("commit", "-q", "-m", "next")
     assert blocked.returncode != 0
-    assert (
-        "the index has drifted from HEAD: 1 missing, 0 stale, 0 orphaned"
-        in blocked.stdout + blocked.stderr
-    )
+    said = blocked.stdout + blocked.stderr
+    assert "the index has drifted from HEAD (it is at " in said
+    assert "a git operation ran without the hooks, e.g. git reset, or a hook failed)" in said
+    assert ": 1 missing, 0 stale, 0 orphaned" in said
     assert "make reconcile" in blocked.stdout + blocked.stderr
     assert a.memidx("reconcile", "--fix").code == 0
     a.git("commit", "-q", "-m", "next")
     assert a.memidx("status").code == 0
     assert a.memidx("search", "--json", "--mode", "bm25", "sneaky").json()["count"] == 1
+
+
+def test_remember_after_a_reset_catches_the_index_up_and_commits(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    a.note("gone.md", "Gone", "the dholes note about to be reset away")
+    a.git("add", "-A")
+    a.git("commit", "-q", "-m", "to be reset")
+    a.git("reset", "-q", "--hard", "HEAD~1")  # git runs no hook: the index is behind HEAD
+
+    run = a.memidx_process("remember", "--title", "Dholes", stdin="Dholes hunt in packs.\n")
+
+    assert run.code == 0, run.err
+    assert a.git("status", "--porcelain").strip() == ""  # the note is committed
+    hits = a.memidx("search", "--json", "--mode", "bm25", "dholes").json()["hits"]
+    assert [h["ref"] for h in hits] == ["notes/dholes.md"]
+    assert a.memidx("status").code == 0
 
 
 def test_a_post_commit_that_cannot_run_is_recorded_and_blocks_until_reconcile(
