@@ -152,7 +152,7 @@ class Searcher:
             text,
             terms,
             "hybrid" if fuse else "vector",
-            lexical.match if lexical else None,
+            lexical.match if lexical and lexical.rows else None,  # None: by meaning alone
             tuple(hits),
             term_warnings(terms),
         )

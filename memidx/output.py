@@ -66,12 +66,14 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
     how = {
         "and": "all words matched",
         "or": "no document has every word; ranked by any word",
-        None: "by meaning",
+        None: "by meaning"
+        if result.engine == "vector"
+        else "no document has the words; by meaning",
     }[result.match]
     words = " ".join(result.terms.terms)
     engine = {"hybrid": "hybrid: words and meaning", "vector": "vector", "bm25": "bm25"}
     if not result.hits:
-        out.write(f"no hits for {words!r} ({engine[result.engine]}; {how})\n")
+        out.write(f"no hits for {words!r} ({engine[result.engine]})\n")
         return
     out.write(f"{len(result.hits)} hits for {words!r} ({engine[result.engine]}; {how})\n")
     start, end = (BOLD, RESET) if color else ("**", "**")

@@ -62,6 +62,21 @@ def test_vector_mode_finds_by_embedding_alone(searcher: Searcher) -> None:
     assert "bm25" not in result.hits[0].ranks
 
 
+def test_hits_found_by_meaning_alone_never_claim_a_word_match(searcher: Searcher) -> None:
+    import io
+
+    from memidx.output import write_search
+
+    result = searcher.search("wombat", Filters(), 3, "hybrid")
+    shown = io.StringIO()
+    write_search(shown, result, color=False)
+
+    assert (result.engine, result.match, len(result.hits)) == ("hybrid", None, 3)
+    assert all("bm25" not in hit.ranks for hit in result.hits)
+    assert "no document has the words; by meaning" in shown.getvalue()
+    assert "all words matched" not in shown.getvalue()
+
+
 def test_hybrid_hit_shows_the_heading_of_the_matching_chunk(searcher: Searcher) -> None:
     hit = searcher.search("swap file", Filters(), 1, "hybrid").hits[0]
     assert (hit.ref, hit.heading, hit.line) == ("notes/ram.md", "Swap", 4)
