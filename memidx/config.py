@@ -67,7 +67,8 @@ def load_config(cwd: Path | None = None, env: Mapping[str, str] | None = None) -
         root, in_git = find_root(cwd or Path.cwd())
     config = Config(root=root, index_path=root / ".memidx" / "index.sqlite", in_git=in_git)
     config = _apply(config, _pyproject_table(root), "pyproject.toml [tool.memidx]")
-    return _apply(config, _env_table(env), "environment")
+    names = {key: name for name, key in _ENV_KEYS.items()}
+    return _apply(config, _env_table(env), "environment", names)
 
 
 _ENV_KEYS = {
@@ -102,7 +103,19 @@ def _pyproject_table(root: Path) -> dict[str, object]:
     return dict(cast(dict[str, object], table)) if isinstance(table, dict) else {}
 
 
-def _apply(config: Config, table: Mapping[str, object], origin: str) -> Config:
+def _apply(
+    config: Config,
+    table: Mapping[str, object],
+    origin: str,
+    names: Mapping[str, str] | None = None,
+) -> Config:
+    """`config` with the settings of `table`; errors name a setting as the user wrote it
+    (`names`: MEMIDX_MAX_NOTE_BYTES in the environment, max_note_bytes in pyproject.toml)."""
+    names = names or {}
+
+    def name(key: str) -> str:
+        return names.get(key, key)
+
     known = {
         "notes_dir", "index", "model", "max_note_bytes", "hook_embed", "models_dir",
         "segment_bytes", "fsync",
@@ -115,23 +128,27 @@ def _apply(config: Config, table: Mapping[str, object], origin: str) -> Config:
         )
     changes: dict[str, object] = {}
     if "notes_dir" in table:
-        changes["notes_dir"] = _folder(table["notes_dir"], "notes_dir", origin)
+        changes["notes_dir"] = _folder(table["notes_dir"], name("notes_dir"), origin)
     if "index" in table:
-        index = Path(_text(table["index"], "index", origin)).expanduser()
+        index = Path(_text(table["index"], name("index"), origin)).expanduser()
         changes["index_path"] = index if index.is_absolute() else config.root / index
     if "models_dir" in table:
-        folder = Path(_text(table["models_dir"], "models_dir", origin)).expanduser()
+        folder = Path(_text(table["models_dir"], name("models_dir"), origin)).expanduser()
         changes["models_path"] = folder if folder.is_absolute() else config.root / folder
     if "model" in table:
-        changes["model"] = _text(table["model"], "model", origin)
+        changes["model"] = _text(table["model"], name("model"), origin)
     if "max_note_bytes" in table:
-        changes["max_note_bytes"] = _positive_int(table["max_note_bytes"], "max_note_bytes", origin)
+        changes["max_note_bytes"] = _positive_int(
+            table["max_note_bytes"], name("max_note_bytes"), origin
+        )
     if "hook_embed" in table:
-        changes["hook_embed"] = _flag(table["hook_embed"], "hook_embed", origin)
+        changes["hook_embed"] = _flag(table["hook_embed"], name("hook_embed"), origin)
     if "segment_bytes" in table:
-        changes["segment_bytes"] = _positive_int(table["segment_bytes"], "segment_bytes", origin)
+        changes["segment_bytes"] = _positive_int(
+            table["segment_bytes"], name("segment_bytes"), origin
+        )
     if "fsync" in table:
-        changes["fsync"] = _flag(table["fsync"], "fsync", origin)
+        changes["fsync"] = _flag(table["fsync"], name("fsync"), origin)
     return replace(config, **changes)  # pyright: ignore[reportArgumentType]
 
 

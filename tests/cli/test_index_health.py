@@ -105,6 +105,15 @@ def test_a_bad_setting_is_a_one_line_error(repo: NotesRepo) -> None:
     )
 
 
+def test_a_bad_environment_setting_names_the_variable(repo: NotesRepo) -> None:
+    run = repo.memidx_process("status", MEMIDX_MAX_NOTE_BYTES="lots")
+    assert run.code == 1
+    assert run.err.strip() == (
+        "memidx: error: environment: MEMIDX_MAX_NOTE_BYTES must be a positive whole number "
+        "(got 'lots')"
+    )
+
+
 @pytest.mark.parametrize("folder", ["../elsewhere", "/etc", "notes/../..", ".", "notes\\win"])
 def test_a_notes_dir_outside_the_repository_is_a_one_line_error(
     repo: NotesRepo, folder: str
