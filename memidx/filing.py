@@ -20,7 +20,24 @@ from memidx.store import RecordStore, Store, open_store
 def writer(config: Config) -> Writer:
     """This clone's writer: notes/haystack/<writer id>/, appends serialised by a lock file."""
     folder = haystack_folder(config) / writer_id(config.state_dir)
-    return Writer(folder, config.state_dir / "haystack.lock", config.segment_bytes, config.fsync)
+    lock = config.state_dir / "haystack.lock"
+    return Writer(
+        folder, lock, config.segment_bytes, config.fsync, lambda: _committed(config, folder)
+    )
+
+
+def _committed(config: Config, folder: Path) -> list[str]:
+    """Names of the segments in `folder` in any commit git has: asked only by a writer with no
+    memory of its own segments (the first filing after an upgrade, or a lost .memidx file)."""
+    if not config.in_git:
+        return []
+    from memidx.gitrepo import GitRepo
+
+    ref = folder.relative_to(config.root).as_posix()
+    out = GitRepo(config.root).run(
+        "log", "--all", "--format=", "--name-only", "--", f"{ref}/", check=False
+    )
+    return [line.rsplit("/", 1)[-1] for line in out.decode("utf-8", "replace").splitlines()]
 
 
 def writable_index(config: Config) -> Store:
@@ -48,7 +65,9 @@ def turn_record(payload: object) -> Record:
     if not isinstance(payload, dict):
         raise UsageError("the turn must be a JSON object", TURN_SHAPE)
     fields: dict[str, object] = {str(k): v for k, v in cast(dict[object, object], payload).items()}
-    kind = str(fields.pop("kind", "turn"))
+    kind = fields.pop("kind", None) or "turn"
+    if not isinstance(kind, str):
+        raise UsageError(f"kind must be a string, not {type(kind).__name__}", TURN_SHAPE)
     if kind not in ("turn", "fact"):
         raise UsageError(f"file-turn files turns and facts, not {kind!r}", "use archive-transcript")
     text = fields.pop("text", None)

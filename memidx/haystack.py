@@ -18,7 +18,7 @@ import os
 import re
 import struct
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -94,7 +94,11 @@ def iso_utc(text: str) -> str:
     moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        moment = moment.astimezone(UTC)
+    except OverflowError as exc:  # 0001-01-01T00:00+01:00 is before the first UTC moment
+        raise ValueError(f"{text.strip()} is out of range in UTC") from exc
+    return f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}Z"  # strftime gives year 999, not 0999
 
 
 def content_hash(text: str) -> str:
@@ -224,24 +228,33 @@ def read_at(path: Path, offset: int) -> Record:
 
 
 GITATTRIBUTES = "# haystack segments are binary logs, never merged as text\n*.krd binary\n"
-GITIGNORE = "# torn tails moved aside after a crash stay on the machine that crashed\n*.torn\n"
 
 
 class Writer:
     """Appends records to this clone's own segments, rotating by day and by size.
 
     A checkout of an older commit takes committed segments, or their later bytes, off the disk;
-    git brings them back with the next checkout. So the writer never writes a segment again
-    unless it is exactly as this writer left it: it remembers its last segment and that
-    segment's size (in `<lock>.last`), and otherwise starts a new segment numbered after it.
+    git brings them back with the next checkout. So the writer writes only to the segment it
+    wrote last, and only while that file still holds everything it wrote there: it remembers
+    the segment's name and size in `<lock>.last`. Otherwise it starts a new segment, after
+    every segment of its own on disk, remembered, or (with no memory) in git's history.
     """
 
-    def __init__(self, folder: Path, lock: Path, segment_bytes: int, fsync: bool = True) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        lock: Path,
+        segment_bytes: int,
+        fsync: bool = True,
+        history: Callable[[], Iterable[str]] = tuple,
+    ) -> None:
         self.folder = folder
         self.lock = lock
         self.last = lock.with_name(lock.name + ".last")
+        self.torn = lock.with_name("torn")  # outside the work tree: never in a commit
         self.segment_bytes = segment_bytes
         self.fsync = fsync
+        self.history = history  # names of this writer's segments in any commit
 
     @contextmanager
     def locked(self) -> Generator[None]:
@@ -273,51 +286,82 @@ class Writer:
         return path, offset, len(data)
 
     def _segment(self, incoming: int) -> Path:
-        """Today's newest segment if the record fits and the file is as this writer left it,
-        else a new one after every segment this writer has made. The newest segment gets a
-        torn tail moved aside first (a crash may have left one)."""
-        day = datetime.now(UTC).strftime("%Y-%m-%d")
-        existing = sorted(self.folder.glob(f"*{SEGMENT_SUFFIX}"), key=_segment_order)
+        """The segment written last if it is today's, still holds all this writer wrote there
+        (a torn tail a crash left is moved aside) and has room; else a new one."""
+        today = datetime.now(UTC).strftime("%Y-%m-%d")
         remembered = self._remembered()
-        last = _segment_order(existing[-1]) if existing else None
-        if existing:
-            size = self._repair(existing[-1])
-            unchanged = remembered is None or remembered == (existing[-1].name, size)
-            fits = size == 0 or size + incoming <= self.segment_bytes
-            if existing[-1].name.startswith(f"{day}.") and unchanged and fits:
-                return existing[-1]
         if remembered is not None:
-            last = max(last or ("", -1), _segment_order(self.folder / remembered[0]))
-        number = last[1] + 1 if last is not None and last[0] == day else 0
-        return self.folder / f"{day}.{number:03d}{SEGMENT_SUFFIX}"
+            name, size = remembered
+            path = self.folder / name
+            end = self._as_left(path, size)
+            fits = end is not None and end + incoming <= self.segment_bytes
+            if fits and name.startswith(f"{today}."):
+                return path
+        return self._new_segment(today, remembered)
+
+    def _as_left(self, path: Path, size: int) -> int | None:
+        """The end of the last whole record of the segment this writer wrote last, its torn
+        tail moved aside; None when the file is gone or shorter (an older commit's copy),
+        which is then left exactly as git has it."""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        end = valid_end(data)
+        if end < size:
+            return None
+        if end < len(data):
+            self._move_aside(path, data[end:])
+            with path.open("r+b") as stream:
+                stream.truncate(end)
+        return end  # beyond `size`: records appended before a crash kept this from memory
+
+    def _new_segment(self, today: str, remembered: tuple[str, int] | None) -> Path:
+        """A new, empty segment named after every segment this writer has made; a clock
+        that went back never names one before them."""
+        names = {p.name for p in self.folder.glob(f"*{SEGMENT_SUFFIX}")}
+        names.update([remembered[0]] if remembered is not None else self.history())
+        orders = [_segment_order(Path(n)) for n in names if _SEGMENT_NAME.fullmatch(n)]
+        last = max(orders, default=(today, -1))
+        day = max(today, last[0])
+        number = last[1] + 1 if last[0] == day else 0
+        while True:
+            path = self.folder / f"{day}.{number:03d}{SEGMENT_SUFFIX}"
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            except FileExistsError:  # a file this writer did not leave: never written to
+                number += 1
+                continue
+            return path
+
+    def _move_aside(self, path: Path, tail: bytes) -> None:
+        """A torn tail goes to .memidx/torn/<segment>.torn (appended, never overwritten)."""
+        self.torn.mkdir(parents=True, exist_ok=True)
+        with (self.torn / f"{path.name}.torn").open("ab") as aside:
+            aside.write(tail)
+            aside.flush()
+            os.fsync(aside.fileno())
 
     def _remembered(self) -> tuple[str, int] | None:
         """(name, size) of the segment this writer appended to last, if it knows."""
         try:
-            name, _, size = self.last.read_text(encoding="utf-8").strip().partition(" ")
-        except (FileNotFoundError, UnicodeDecodeError):
+            found = _MEMORY.fullmatch(self.last.read_text(encoding="utf-8").strip())
+        except (OSError, UnicodeDecodeError):
             return None
-        return (name, int(size)) if name.endswith(SEGMENT_SUFFIX) and size.isdigit() else None
+        return (found.group(1), int(found.group(2))) if found else None
 
     def _remember(self, name: str, size: int) -> None:
         draft = self.last.with_name(f"{self.last.name}.{os.getpid()}")
-        draft.write_text(f"{name} {size}\n", encoding="utf-8")
+        with draft.open("w", encoding="utf-8") as out:
+            out.write(f"{name} {size}\n")
+            out.flush()
+            if self.fsync:
+                os.fsync(out.fileno())
         draft.replace(self.last)  # whole or not at all
 
-    def _repair(self, path: Path) -> int:
-        """Move a torn tail into <segment>.torn (appended, never overwritten); returns the size."""
-        data = path.read_bytes()
-        end = valid_end(data)
-        if end == len(data):
-            return end
-        describe_folder(path.parent.parent)  # the .torn file must stay out of commits
-        with path.with_name(path.name + ".torn").open("ab") as aside:
-            aside.write(data[end:])
-            aside.flush()
-            os.fsync(aside.fileno())
-        with path.open("r+b") as stream:
-            stream.truncate(end)
-        return end
+
+_SEGMENT_NAME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd")
+_MEMORY = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd) ([0-9]+)")
 
 
 def _segment_order(path: Path) -> tuple[str, int]:
@@ -328,13 +372,12 @@ def _segment_order(path: Path) -> tuple[str, int]:
 
 
 def describe_folder(haystack: Path) -> None:
-    """.gitattributes (segments are binary) and .gitignore (torn tails) of the haystack. Made
-    when they are needed (a commit of segments, a torn tail), not at every append: made on an
-    older commit that lacks them, they would block the checkout that brings them back."""
-    for name, text in ((".gitattributes", GITATTRIBUTES), (".gitignore", GITIGNORE)):
-        path = haystack / name
-        if not path.exists():
-            path.write_text(text, encoding="utf-8")
+    """.gitattributes of the haystack: segments are binary. Made when segments are committed,
+    not at every append: made on an older commit that lacks it, it would block the checkout
+    that brings it back."""
+    path = haystack / ".gitattributes"
+    if not path.exists():
+        path.write_text(GITATTRIBUTES, encoding="utf-8")
 
 
 WRITER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")

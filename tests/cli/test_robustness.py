@@ -134,8 +134,9 @@ def test_an_old_torn_tail_is_moved_aside_by_the_next_append(tmp_path: Path) -> N
     old = folder / f"{yesterday}.000.krd"
     whole = frame(new_record("turn", "complete")) + frame(new_record("turn", "torn"))
     old.write_bytes(whole[:-3])
+    (tmp_path / "lock.last").write_text(f"{old.name} {len(whole) - len(whole) // 2}\n")
     Writer(folder, tmp_path / "lock", 1 << 20, fsync=False).append(new_record("turn", "today"))
-    assert (folder / f"{old.name}.torn").stat().st_size == len(
+    assert (tmp_path / "torn" / f"{old.name}.torn").stat().st_size == len(
         frame(new_record("turn", "torn"))
     ) - 3
     assert old.stat().st_size == len(frame(new_record("turn", "complete")))

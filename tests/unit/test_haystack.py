@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,52 @@ def test_a_segment_not_as_the_writer_left_it_is_never_appended_to(tmp_path: Path
     assert writer.append(new_record("turn", "fourth"))[0].name == segment.name.replace(
         ".000.", ".002."
     )
+
+
+def test_without_its_memory_the_writer_never_writes_a_segment_git_has(tmp_path: Path) -> None:
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    folder = tmp_path / "w"
+    folder.mkdir()
+    older_copy = folder / f"{day}.000.krd"  # an older commit's copy of a longer segment
+    older_copy.write_bytes(frame(new_record("turn", "committed")))
+    before = older_copy.read_bytes()
+    (tmp_path / "lock.last").write_text("garbage \u00b2\n")  # unreadable: no memory
+    committed = [f"{day}.000.krd", f"{day}.001.krd"]  # names in git's history
+    writer = Writer(
+        tmp_path / "w", tmp_path / "lock", 1 << 20, fsync=False, history=lambda: committed
+    )
+
+    placed, offset, _ = writer.append(new_record("turn", "new"))
+
+    assert (placed.name, offset) == (f"{day}.002.krd", 0)
+    assert older_copy.read_bytes() == before
+
+
+def test_a_clock_gone_back_never_names_a_segment_before_the_last(tmp_path: Path) -> None:
+    writer = Writer(tmp_path / "w", tmp_path / "lock", 1 << 20, fsync=False)
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "2999-01-01.000.krd").write_bytes(b"")
+    (tmp_path / "lock.last").write_text(
+        "2999-01-01.000.krd 10\n"
+    )  # the file is shorter: not as left
+
+    placed, _, _ = writer.append(new_record("turn", "today, by a clock gone back"))
+
+    assert placed.name == "2999-01-01.001.krd"
+
+
+@pytest.mark.parametrize(
+    ("text", "utc"),
+    [
+        ("2026-11-30T10:00:00+02:00", "2026-11-30T08:00:00Z"),
+        ("2026-11-30 10:00", "2026-11-30T10:00:00Z"),  # naive: taken as UTC
+        ("0999-05-01T00:00:00Z", "0999-05-01T00:00:00Z"),  # four digits, as documented
+    ],
+)
+def test_timestamps_are_utc_with_four_digit_years(text: str, utc: str) -> None:
+    assert iso_utc(text) == utc
+
+
+def test_a_timestamp_outside_utc_is_a_value_error_not_a_crash() -> None:
+    with pytest.raises(ValueError, match="out of range"):
+        iso_utc("0001-01-01T00:00:00+01:00")
