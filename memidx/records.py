@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -213,7 +214,8 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
 
 def make_record(kind: str, text: str, **fields: object) -> Record:
     """new_record with loosely typed keyword fields from JSON input, validated."""
-    raw: object = fields.get("tags") or ()
+    raw: object = fields.get("tags")
+    raw = () if raw is None else raw
     if isinstance(raw, str):
         raw = raw.split(",")
     if not isinstance(raw, list | tuple) or not all(
@@ -224,6 +226,8 @@ def make_record(kind: str, text: str, **fields: object) -> Record:
 
     def text_field(name: str) -> str | None:
         value = fields.get(name)
+        if name == "ts" and isinstance(value, datetime):  # from Python: a moment, as is
+            value = value.isoformat()
         if value is not None and not isinstance(value, str):  # never str() of a list or number
             raise ValueError(f"{name} must be a string, not {type(value).__name__}")
         return value or None

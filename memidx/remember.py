@@ -95,12 +95,14 @@ def _catch_up(config: Config) -> None:
     """Bring the index to HEAD before committing. After a git operation without hooks (git
     reset) it is behind, and the pre-commit drift check would refuse the note for drift that
     a sync repairs; a recorded hook failure still blocks, as it must."""
-    from memidx.store import open_store
+    from memidx.filing import writable_index
+    from memidx.records import sync_records
     from memidx.sync import sync
 
-    store, _ = open_store(config.index_path, write=True)
+    store = writable_index(config)  # one missing or rebuilt is filled whole, records too
     try:
         sync(config, store)
+        sync_records(config, store)
     finally:
         store.conn.close()
 

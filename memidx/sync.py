@@ -67,10 +67,18 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
     )
 
 
+# How notes are read into documents; raised when the same file reads differently (2: YAML 1.2
+# booleans in front matter), so every note is read again, not only those git says changed.
+NOTE_READER = 2
+
+
 def settings_of(config: Config) -> str:
-    """The settings an index was built with: another notes folder or size limit changes what
-    is indexed, so the whole index is checked again (not only what git says changed)."""
-    return f"notes_dir={config.notes_dir}; max_note_bytes={config.max_note_bytes}"
+    """The settings an index was built with: another notes folder, size limit or note reader
+    changes what is indexed, so the whole index is checked again."""
+    return (
+        f"notes_dir={config.notes_dir}; max_note_bytes={config.max_note_bytes}; "
+        f"note_reader={NOTE_READER}"
+    )
 
 
 def settings_changed(store: Store, config: Config) -> str | None:

@@ -76,6 +76,9 @@ def test_a_filed_turn_is_searchable_at_once_and_not_filed_twice(indexed: NotesRe
         ('{"text": "x", "session": ["s"]}', "session must be a string, not list"),
         ('{"text": "x", "agent": 5}', "agent must be a string, not int"),
         ('{"text": "x", "tags": [1, null, {"a": 1}]}', "tags must be a list of words"),
+        ('{"text": "x", "tags": false}', "tags must be a list of words"),
+        ('{"text": "x", "kind": 5}', "kind must be a string, not int"),
+        ('{"text": "x", "ts": "0001-01-01T00:00:00+01:00"}', "out of range in UTC"),
     ],
 )
 def test_bad_turns_are_usage_errors(indexed: NotesRepo, stdin: str, message: str) -> None:

@@ -105,6 +105,26 @@ def test_a_bad_setting_is_a_one_line_error(repo: NotesRepo) -> None:
     )
 
 
+def test_an_index_from_an_older_note_reader_is_read_again_whole(repo: NotesRepo) -> None:
+    from memidx.store import open_store
+
+    repo.write("notes/nb.md", "---\nlang: no\n---\nNorsk notat om fjorder\n")
+    repo.note("other.md", "Other", "another note")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    store, _ = open_store(repo.root / ".memidx" / "index.sqlite", write=True)
+    with store.conn:  # what the reader before YAML 1.2 booleans recorded
+        store.set_state("indexed_settings", "notes_dir=notes; max_note_bytes=1048576")
+    store.conn.close()
+
+    check = repo.memidx("check", "drift")
+    synced = repo.memidx("sync", "--json")
+
+    assert check.code == 1 and "note_reader=" in check.out + check.err
+    assert (synced.code, synced.json()["read"]) == (0, 2)  # every note, not what git changed
+    assert repo.memidx("check", "drift").code == 0
+
+
 def test_a_bad_environment_setting_names_the_variable(repo: NotesRepo) -> None:
     run = repo.memidx_process("status", MEMIDX_MAX_NOTE_BYTES="lots")
     assert run.code == 1
@@ -182,7 +202,9 @@ def test_changed_settings_are_drift_until_every_note_is_read_again(repo: NotesRe
     repo.write("pyproject.toml", "[tool.memidx]\nmax_note_bytes = 1000\n")
     check = repo.memidx("check", "drift")
     assert check.code == 1
-    assert "built with notes_dir=notes; max_note_bytes=1048576" in check.err + check.out
+    assert (
+        "built with notes_dir=notes; max_note_bytes=1048576; note_reader=" in check.err + check.out
+    )
     fixed = repo.memidx("reconcile", "--fix")
     assert "repaired: 0 missing, 3 stale" in fixed.out and "big.md: skipped: too large" in fixed.err
     assert repo.memidx("check", "drift").code == 0
