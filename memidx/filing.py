@@ -34,10 +34,11 @@ def _committed(config: Config, folder: Path) -> list[str]:
     from memidx.gitrepo import GitRepo
 
     ref = folder.relative_to(config.root).as_posix()
-    out = GitRepo(config.root).run(
-        "log", "--all", "--format=", "--name-only", "--", f"{ref}/", check=False
+    out = GitRepo(config.root).run(  # -z: names as they are; --reflog: commits no ref reaches
+        "log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", f"{ref}/", check=False
     )
-    return [line.rsplit("/", 1)[-1] for line in out.decode("utf-8", "replace").splitlines()]
+    names = out.decode("utf-8", "replace").replace("\n", "\0").split("\0")
+    return [name.rsplit("/", 1)[-1] for name in names if name]
 
 
 def writable_index(config: Config) -> Store:
@@ -189,13 +190,23 @@ def commit_haystack(config: Config) -> str | None:
     from memidx.gitcommit import commit_paths
     from memidx.gitrepo import GitRepo
 
+    repo = GitRepo(config.root)
+    if not repo.run("symbolic-ref", "-q", "HEAD", check=False).strip():
+        raise MemidxError(
+            "HEAD is detached: a commit of the haystack here would be left behind",
+            "check out a branch first (git switch -c <name> keeps this commit)",
+        )
     folder = haystack_folder(config)
     mine = folder / writer_id(config.state_dir)
-    if mine.exists():
-        describe_folder(folder)
-    paths = [p for p in (folder / ".gitattributes", folder / ".gitignore", mine) if p.exists()]
-    refs = [p.relative_to(config.root).as_posix() for p in paths]
-    if not refs or not GitRepo(config.root).run("status", "--porcelain", "--", *refs).strip():
-        return None
-    count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
-    return commit_paths(config, refs, f"haystack: segments of {mine.name} ({count} files)")
+    own = writer(config)
+    with own.locked():  # no record lands between the commit and the closing of its segment
+        if mine.exists():
+            describe_folder(folder)
+        paths = [p for p in (folder / ".gitattributes", folder / ".gitignore", mine) if p.exists()]
+        refs = [p.relative_to(config.root).as_posix() for p in paths]
+        if not refs or not repo.run("status", "--porcelain", "--", *refs).strip():
+            return None
+        count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
+        commit = commit_paths(config, refs, f"haystack: segments of {mine.name} ({count} files)")
+        own.close()  # the next record starts a new segment: committed files stay as committed
+        return commit

@@ -235,9 +235,12 @@ class Writer:
 
     A checkout of an older commit takes committed segments, or their later bytes, off the disk;
     git brings them back with the next checkout. So the writer writes only to the segment it
-    wrote last, and only while that file still holds everything it wrote there: it remembers
-    the segment's name and size in `<lock>.last`. Otherwise it starts a new segment, after
-    every segment of its own on disk, remembered, or (with no memory) in git's history.
+    wrote last, only while that file still holds everything it wrote there, and never once it
+    was committed: it remembers the segment's name and the size it will have after the append
+    under way (written before the bytes, so a crash can only leave the file shorter than the
+    memory) in `<lock>.last`, closed by `close()` after a commit. Otherwise it starts a new
+    segment, after every segment of its own on disk, remembered, or (with no memory) in git's
+    history, never on an earlier day.
     """
 
     def __init__(
@@ -278,49 +281,57 @@ class Writer:
         path = self._segment(len(data))
         with path.open("ab") as out:
             offset = out.tell()
+            self._remember(path.name, offset + len(data))
             out.write(data)
             out.flush()
             if self.fsync:
                 os.fsync(out.fileno())
-        self._remember(path.name, offset + len(data))
         return path, offset, len(data)
+
+    def close(self) -> None:
+        """After a commit of the segments: the next record starts a new segment, so a
+        committed file is never changed (and checkouts never find it modified). Call it
+        holding locked()."""
+        remembered = self._remembered()
+        if remembered is not None:
+            self._remember(remembered[0], remembered[1], closed=True)
 
     def _segment(self, incoming: int) -> Path:
         """The segment written last if it is today's, still holds all this writer wrote there
         (a torn tail a crash left is moved aside) and has room; else a new one."""
         today = datetime.now(UTC).strftime("%Y-%m-%d")
         remembered = self._remembered()
-        if remembered is not None:
-            name, size = remembered
+        if remembered is not None and not remembered[2]:
+            name, size, _ = remembered
             path = self.folder / name
             end = self._as_left(path, size)
             fits = end is not None and end + incoming <= self.segment_bytes
-            if fits and name.startswith(f"{today}."):
+            if fits and name[:10] >= today:  # a later day: the clock went back, carry on
                 return path
-        return self._new_segment(today, remembered)
+        return self._new_segment(today, remembered[0] if remembered else None)
 
     def _as_left(self, path: Path, size: int) -> int | None:
-        """The end of the last whole record of the segment this writer wrote last, its torn
-        tail moved aside; None when the file is gone or shorter (an older commit's copy),
-        which is then left exactly as git has it."""
+        """The end of the last whole record of the segment this writer wrote last, or None
+        when the file is gone or does not hold all it wrote (an older commit's copy, left as
+        git has it; or an append a crash cut, whose torn bytes are moved aside)."""
         try:
             data = path.read_bytes()
         except FileNotFoundError:
             return None
         end = valid_end(data)
-        if end < size:
-            return None
-        if end < len(data):
+        if end < len(data) and (end >= size or len(data) <= size):
+            # torn bytes after all it wrote, or the start of the append the memory announced:
+            # a crash cut them; they are this writer's to move aside
             self._move_aside(path, data[end:])
             with path.open("r+b") as stream:
                 stream.truncate(end)
-        return end  # beyond `size`: records appended before a crash kept this from memory
+        return end if end >= size else None
 
-    def _new_segment(self, today: str, remembered: tuple[str, int] | None) -> Path:
+    def _new_segment(self, today: str, remembered: str | None) -> Path:
         """A new, empty segment named after every segment this writer has made; a clock
         that went back never names one before them."""
         names = {p.name for p in self.folder.glob(f"*{SEGMENT_SUFFIX}")}
-        names.update([remembered[0]] if remembered is not None else self.history())
+        names.update([remembered] if remembered is not None else self.history())
         orders = [_segment_order(Path(n)) for n in names if _SEGMENT_NAME.fullmatch(n)]
         last = max(orders, default=(today, -1))
         day = max(today, last[0])
@@ -342,26 +353,31 @@ class Writer:
             aside.flush()
             os.fsync(aside.fileno())
 
-    def _remembered(self) -> tuple[str, int] | None:
-        """(name, size) of the segment this writer appended to last, if it knows."""
+    def _remembered(self) -> tuple[str, int, bool] | None:
+        """(name, size, closed) of the segment this writer appended to last, if it knows."""
         try:
             found = _MEMORY.fullmatch(self.last.read_text(encoding="utf-8").strip())
         except (OSError, UnicodeDecodeError):
             return None
-        return (found.group(1), int(found.group(2))) if found else None
+        return (found.group(1), int(found.group(2)), bool(found.group(3))) if found else None
 
-    def _remember(self, name: str, size: int) -> None:
-        draft = self.last.with_name(f"{self.last.name}.{os.getpid()}")
-        with draft.open("w", encoding="utf-8") as out:
-            out.write(f"{name} {size}\n")
-            out.flush()
+    def _remember(self, name: str, size: int, *, closed: bool = False) -> None:
+        """Overwrite the memory in place, one padded line: its own fsync makes it durable (a
+        rename would need the folder's too). A write cut by a crash reads as no memory, which
+        is safe: the writer then starts a new segment after every name git knows."""
+        line = f"{name} {size}{' closed' if closed else ''}".ljust(_MEMORY_WIDTH) + "\n"
+        fd = os.open(self.last, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.pwrite(fd, line.encode("ascii"), 0)
             if self.fsync:
-                os.fsync(out.fileno())
-        draft.replace(self.last)  # whole or not at all
+                os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
+_MEMORY_WIDTH = 80  # wider than any memory line: each write covers the one before
 _SEGMENT_NAME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd")
-_MEMORY = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd) ([0-9]+)")
+_MEMORY = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd) ([0-9]+)( closed)?")
 
 
 def _segment_order(path: Path) -> tuple[str, int]:

@@ -305,6 +305,40 @@ def test_turns_filed_on_an_older_commit_never_take_a_committed_segment(
     assert a.memidx("reconcile").code == 0
 
 
+def test_turns_filed_after_a_haystack_commit_never_change_the_committed_segment(
+    tmp_path: Path,
+) -> None:
+    env = hook_env(tmp_path / "pch")
+    a: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    assert a.memidx_process("file-turn", stdin=json.dumps({"text": "committed turn"})).code == 0
+    assert a.memidx_process("haystack", "commit").code == 0
+    assert a.memidx_process("file-turn", stdin=json.dumps({"text": "later turn"})).code == 0
+
+    changed = a.git("status", "--porcelain", "--untracked-files=all").splitlines()
+    a.git("checkout", "-q", "HEAD~1")  # refused when the committed segment had changed
+    a.git("checkout", "-q", "main")
+    a.git("reset", "-q", "--hard")  # keeps untracked files: the later turn survives
+
+    assert [line[:2] for line in changed] == ["??"]
+    found = a.memidx("search", "--json", "--mode", "bm25", "--kind", "turn", "turn").json()
+    assert sorted(h["snippet"].replace("*", "") for h in found["hits"]) == [
+        "committed turn",
+        "later turn",
+    ]
+
+
+def test_a_haystack_commit_on_a_detached_head_is_refused(tmp_path: Path) -> None:
+    env = hook_env(tmp_path / "pch")
+    a: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    a.git("checkout", "-q", "--detach")
+    assert a.memidx_process("file-turn", stdin=json.dumps({"text": "a turn"})).code == 0
+
+    run = a.memidx_process("haystack", "commit")
+
+    assert run.code == 1 and "HEAD is detached" in run.err and "git switch -c" in run.err
+    assert a.git("status", "--porcelain").strip() != ""  # nothing committed, nothing lost
+
+
 def test_another_machine_indexes_the_records_it_pulls(tmp_path: Path) -> None:
     env = hook_env(tmp_path / "pch")
     remote = make_template(tmp_path, env)

@@ -166,3 +166,48 @@ def test_timestamps_are_utc_with_four_digit_years(text: str, utc: str) -> None:
 def test_a_timestamp_outside_utc_is_a_value_error_not_a_crash() -> None:
     with pytest.raises(ValueError, match="out of range"):
         iso_utc("0001-01-01T00:00:00+01:00")
+
+
+def test_a_crash_inside_an_append_keeps_every_earlier_record_and_the_next_starts_anew(
+    tmp_path: Path,
+) -> None:
+    writer = Writer(tmp_path / "w", tmp_path / "lock", 1 << 20, fsync=False)
+    segment, _, _ = writer.append(new_record("turn", "whole"))
+    kept = segment.read_bytes()
+    cut = frame(new_record("turn", "cut by a crash"))
+    # the memory announces the append before its bytes; the crash leaves half of them
+    (tmp_path / "lock.last").write_text(f"{segment.name} {len(kept) + len(cut)}\n")
+    segment.write_bytes(kept + cut[:9])
+
+    placed, offset, _ = writer.append(new_record("turn", "after"))
+
+    assert segment.read_bytes() == kept  # the torn bytes went aside, nothing else changed
+    assert (tmp_path / "torn" / f"{segment.name}.torn").read_bytes() == cut[:9]
+    assert (placed.name, offset) == (segment.name.replace(".000.", ".001."), 0)
+
+
+def test_after_a_commit_the_next_record_starts_a_new_segment(tmp_path: Path) -> None:
+    writer = Writer(tmp_path / "w", tmp_path / "lock", 1 << 20, fsync=False)
+    committed, _, _ = writer.append(new_record("turn", "committed"))
+    before = committed.read_bytes()
+    with writer.locked():
+        writer.close()
+
+    placed, _, _ = writer.append(new_record("turn", "after the commit"))
+    again, _, _ = writer.append(new_record("turn", "and another"))
+
+    assert committed.read_bytes() == before
+    assert placed.name == again.name == committed.name.replace(".000.", ".001.")
+
+
+def test_a_clock_gone_back_keeps_writing_the_later_days_segment(tmp_path: Path) -> None:
+    folder = tmp_path / "w"
+    folder.mkdir()
+    later = folder / "2999-01-01.000.krd"
+    later.write_bytes(frame(new_record("turn", "from a clock ahead")))
+    (tmp_path / "lock.last").write_text(f"{later.name} {later.stat().st_size}\n")
+    writer = Writer(folder, tmp_path / "lock", 1 << 20, fsync=False)
+
+    placed = [writer.append(new_record("turn", f"now {i}"))[0] for i in range(3)]
+
+    assert {p.name for p in placed} == {later.name}  # not one new segment per record
