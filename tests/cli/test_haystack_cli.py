@@ -34,6 +34,21 @@ def file_turn(repo: NotesRepo, payload: object, *args: str) -> Run:
     return repo.memidx_process("file-turn", "--json", *args, stdin=json.dumps(payload))
 
 
+def machine(tmp_path: Path) -> Machine:
+    """A clone of a fresh remote, set up as `make install` does."""
+    env = hook_env(tmp_path / "pch")
+    return clone(make_template(tmp_path, env), tmp_path / "a", env)
+
+
+def file_text(where: Machine, text: str, *args: str) -> Run:
+    return where.memidx_process("file-turn", *args, stdin=json.dumps({"text": text}))
+
+
+def turn_texts(where: Machine) -> list[str]:
+    found = where.memidx("search", "--json", "--mode", "bm25", "--kind", "turn", "turn").json()
+    return sorted(h["snippet"].replace("*", "") for h in found["hits"])
+
+
 @pytest.fixture
 def indexed(repo: NotesRepo) -> NotesRepo:
     repo.note("docker.md", "Docker cache", "COPY invalidates the cache of later layers")
@@ -282,25 +297,18 @@ def test_threads_filing_at_once_lose_nothing(indexed: NotesRepo) -> None:
 def test_turns_filed_on_an_older_commit_never_take_a_committed_segment(
     tmp_path: Path,
 ) -> None:
-    env = hook_env(tmp_path / "pch")
-    a: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
-    first = a.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "first turn"}))
+    a = machine(tmp_path)
+    first = file_text(a, "first turn", "--json")
     assert a.memidx_process("haystack", "commit").code == 0
-    # later bytes of the same segment, committed too: an older commit has it shorter
-    assert a.memidx_process("file-turn", stdin=json.dumps({"text": "second turn"})).code == 0
+    assert file_text(a, "second turn").code == 0  # in a new segment, committed too
     assert a.memidx_process("haystack", "commit").code == 0
     a.git("checkout", "-q", "HEAD~1")  # the first turn only
-    older = a.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "older turn"}))
+    older = file_text(a, "older turn", "--json")
     a.git("checkout", "-q", "main")  # refused before: the new segment was git's committed one
 
-    assert older.code == 0 and older.json()["ref"] != first.json()["ref"]
+    assert older.code == 0
     assert older.json()["ref"].split("@")[0] != first.json()["ref"].split("@")[0]
-    found = a.memidx("search", "--json", "--mode", "bm25", "--kind", "turn", "turn").json()
-    assert sorted(h["snippet"].replace("*", "") for h in found["hits"]) == [
-        "first turn",
-        "older turn",
-        "second turn",
-    ]
+    assert turn_texts(a) == ["first turn", "older turn", "second turn"]
     assert a.memidx_process("haystack", "commit").code == 0
     assert a.memidx("reconcile").code == 0
 
@@ -308,11 +316,10 @@ def test_turns_filed_on_an_older_commit_never_take_a_committed_segment(
 def test_turns_filed_after_a_haystack_commit_never_change_the_committed_segment(
     tmp_path: Path,
 ) -> None:
-    env = hook_env(tmp_path / "pch")
-    a: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
-    assert a.memidx_process("file-turn", stdin=json.dumps({"text": "committed turn"})).code == 0
+    a = machine(tmp_path)
+    assert file_text(a, "committed turn").code == 0
     assert a.memidx_process("haystack", "commit").code == 0
-    assert a.memidx_process("file-turn", stdin=json.dumps({"text": "later turn"})).code == 0
+    assert file_text(a, "later turn").code == 0
 
     changed = a.git("status", "--porcelain", "--untracked-files=all").splitlines()
     a.git("checkout", "-q", "HEAD~1")  # refused when the committed segment had changed
@@ -320,18 +327,13 @@ def test_turns_filed_after_a_haystack_commit_never_change_the_committed_segment(
     a.git("reset", "-q", "--hard")  # keeps untracked files: the later turn survives
 
     assert [line[:2] for line in changed] == ["??"]
-    found = a.memidx("search", "--json", "--mode", "bm25", "--kind", "turn", "turn").json()
-    assert sorted(h["snippet"].replace("*", "") for h in found["hits"]) == [
-        "committed turn",
-        "later turn",
-    ]
+    assert turn_texts(a) == ["committed turn", "later turn"]
 
 
 def test_a_haystack_commit_on_a_detached_head_is_refused(tmp_path: Path) -> None:
-    env = hook_env(tmp_path / "pch")
-    a: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    a = machine(tmp_path)
     a.git("checkout", "-q", "--detach")
-    assert a.memidx_process("file-turn", stdin=json.dumps({"text": "a turn"})).code == 0
+    assert file_text(a, "a turn").code == 0
 
     run = a.memidx_process("haystack", "commit")
 
