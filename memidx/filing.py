@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,11 +42,13 @@ def _committed(config: Config, folder: Path) -> list[str]:
     return [name.rsplit("/", 1)[-1] for name in names if name]
 
 
-def writable_index(config: Config) -> Store:
+def writable_index(config: Config, notice: Callable[[str], None] | None = None) -> Store:
     """The index for writing; one never filled (new or rebuilt) is filled first, notes and
     records, by one process while the others wait: filing into a deleted index never leaves
-    the rest of the memory out."""
-    store, _ = open_store(config.index_path, write=True)
+    the rest of the memory out. `notice` hears of a rebuild or an upgrade."""
+    store, said = open_store(config.index_path, write=True)
+    if said and notice is not None:
+        notice(said)
     if store.get_state("indexed_at") is None:
         with Path(f"{config.index_path}.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -94,9 +97,9 @@ def turn_record(payload: object) -> Record:
         raise UsageError(exc.message, exc.hint) from exc
 
 
-def file(config: Config, record: Record) -> Filed:
+def file(config: Config, record: Record, notice: Callable[[str], None] | None = None) -> Filed:
     """Append and index one record in a process of its own (the CLI)."""
-    store = writable_index(config)
+    store = writable_index(config, notice)
     try:
         return file_record(config, store, record, writer(config))
     finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
@@ -73,6 +73,7 @@ def remember(
     tags: Sequence[str] = (),
     directory: str | None = None,
     extra: dict[str, str] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> Remembered:
     """Write the note, check it, commit it (pre-commit and post-commit hooks run)."""
     title = " ".join(title.split())
@@ -86,12 +87,12 @@ def remember(
     text = note_text(title, tags, body, created, **(extra or {}))
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
-    _catch_up(config)
+    _catch_up(config, notice)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
     return Remembered(ref, commit, title)
 
 
-def _catch_up(config: Config) -> None:
+def _catch_up(config: Config, notice: Callable[[str], None] | None) -> None:
     """Bring the index to HEAD before committing. After a git operation without hooks (git
     reset) it is behind, and the pre-commit drift check would refuse the note for drift that
     a sync repairs; a recorded hook failure still blocks, as it must."""
@@ -99,7 +100,7 @@ def _catch_up(config: Config) -> None:
     from memidx.records import sync_records
     from memidx.sync import sync
 
-    store = writable_index(config)  # one missing or rebuilt is filled whole, records too
+    store = writable_index(config, notice)  # one missing or rebuilt is filled whole, records too
     try:
         sync(config, store)
         sync_records(config, store)

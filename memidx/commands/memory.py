@@ -12,6 +12,11 @@ from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 
 
+def say_notice(text: str) -> None:
+    """A rebuilt or upgraded index, said on stderr as the other commands say it."""
+    print(f"memidx: notice: {text}", file=sys.stderr)
+
+
 def remember(args: argparse.Namespace, config: Config) -> int:
     from memidx.remember import parse_tags
     from memidx.remember import remember as write_note
@@ -21,7 +26,13 @@ def remember(args: argparse.Namespace, config: Config) -> int:
     body = read_stdin("the note's body")
     extra = {"summary_of": args.summary_of} if args.summary_of else None
     done = write_note(
-        config, args.title, body, tags=parse_tags(args.tags), directory=args.dir, extra=extra
+        config,
+        args.title,
+        body,
+        tags=parse_tags(args.tags),
+        directory=args.dir,
+        extra=extra,
+        notice=say_notice,
     )
     if args.json:
         data = {
@@ -46,7 +57,7 @@ def file_turn(args: argparse.Namespace, config: Config) -> int:
             f"stdin is not JSON: {exc.msg} at line {exc.lineno}",
             'give one turn as {"user": "...", "assistant": "..."}',
         ) from exc
-    filed = file(config, turn_record(payload))
+    filed = file(config, turn_record(payload), say_notice)
     return _report(args, config, filed)
 
 
@@ -63,7 +74,7 @@ def archive_transcript(args: argparse.Namespace, config: Config) -> int:
         record = make_record("transcript", text, **fields)
     except (ValueError, MemidxError) as exc:
         raise UsageError(f"cannot archive {args.file}: {exc}", "see --help") from exc
-    return _report(args, config, file(config, record))
+    return _report(args, config, file(config, record, say_notice))
 
 
 def read_stdin(what: str) -> str:

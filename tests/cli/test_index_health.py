@@ -86,6 +86,19 @@ def test_an_index_of_another_schema_version_is_rebuilt_with_a_notice(indexed: No
     assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
 
 
+def test_a_filing_into_an_index_of_another_version_says_it_is_rebuilt(indexed: NotesRepo) -> None:
+    conn = sqlite3.connect(index_file(indexed))
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 7}")
+    conn.close()
+
+    run = indexed.memidx_process("file-turn", stdin='{"text": "a turn after the rebuild"}')
+
+    assert run.code == 0
+    notices = [line for line in run.err.splitlines() if line.startswith("memidx: notice:")]
+    assert len(notices) == 1 and "rebuilding the index" in notices[0]
+    assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
+
+
 def test_index_path_is_configurable(repo: NotesRepo) -> None:
     repo.write("pyproject.toml", '[tool.memidx]\nindex = "elsewhere/idx.sqlite"\n')
     repo.note("a.md", "A", "configurable")
