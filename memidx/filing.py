@@ -23,8 +23,35 @@ def writer(config: Config) -> Writer:
     folder = haystack_folder(config) / writer_id(config.state_dir)
     lock = config.state_dir / "haystack.lock"
     return Writer(
-        folder, lock, config.segment_bytes, config.fsync, lambda: _committed(config, folder)
+        folder,
+        lock,
+        config.segment_bytes,
+        config.fsync,
+        history=lambda: _committed(config, folder),
+        committed=_in_head(config, folder),
     )
+
+
+def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
+    """Whether HEAD holds a segment of `folder` (committed files are never appended to); git
+    is asked once per segment and commit, the commit read from .git's files."""
+    from memidx.gitrepo import GitRepo, read_head
+
+    answers: dict[tuple[str, str], bool] = {}
+
+    def committed(name: str) -> bool:
+        head = read_head(config.root) if config.in_git else None
+        if head is None:  # no commit yet, or not readable this way: ask git about HEAD
+            return config.in_git and GitRepo(config.root).has("HEAD", _ref(config, folder, name))
+        if (head, name) not in answers:
+            answers[head, name] = GitRepo(config.root).has(head, _ref(config, folder, name))
+        return answers[head, name]
+
+    return committed
+
+
+def _ref(config: Config, folder: Path, name: str) -> str:
+    return (folder / name).relative_to(config.root).as_posix()
 
 
 def _committed(config: Config, folder: Path) -> list[str]:
@@ -203,13 +230,23 @@ def commit_haystack(config: Config) -> str | None:
     mine = folder / writer_id(config.state_dir)
     own = writer(config)
     with own.locked():  # no record lands between the commit and the closing of its segment
-        if mine.exists():
+        attributes = folder / ".gitattributes"
+        made = mine.exists() and not attributes.exists()
+        if made:
             describe_folder(folder)
-        paths = [p for p in (folder / ".gitattributes", folder / ".gitignore", mine) if p.exists()]
+        paths = [p for p in (attributes, folder / ".gitignore", mine) if p.exists()]
         refs = [p.relative_to(config.root).as_posix() for p in paths]
-        if not refs or not repo.run("status", "--porcelain", "--", *refs).strip():
+        status = ("status", "--porcelain", "--untracked-files=all", "--", *refs)
+        if not refs or not repo.run(*status).strip():
             return None
         count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
-        commit = commit_paths(config, refs, f"haystack: segments of {mine.name} ({count} files)")
+        try:
+            commit = commit_paths(
+                config, refs, f"haystack: segments of {mine.name} ({count} files)"
+            )
+        except MemidxError:
+            if made:  # left untracked, it would block a pull that brings another clone's
+                attributes.unlink(missing_ok=True)
+            raise
         own.close()  # the next record starts a new segment: committed files stay as committed
         return commit

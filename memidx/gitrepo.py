@@ -82,6 +82,10 @@ class GitRepo:
             raise _failed("rev-parse", done)
         return done.stdout.strip().decode() or None
 
+    def has(self, commit: str, path: str) -> bool:
+        """Whether the tree of `commit` holds `path` (False also when there is no commit)."""
+        return self._run(("cat-file", "-e", f"{commit}:{path}"), b"").returncode == 0
+
     def tree(self, commit: str, folder: str) -> list[TreeEntry]:
         """Every file under `folder` in the tree of `commit`."""
         out = self.run("ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--", f"{folder}/")

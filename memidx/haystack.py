@@ -249,7 +249,9 @@ class Writer:
         lock: Path,
         segment_bytes: int,
         fsync: bool = True,
+        *,
         history: Callable[[], Iterable[str]] = tuple,
+        committed: Callable[[str], bool] = lambda name: False,
     ) -> None:
         self.folder = folder
         self.lock = lock
@@ -258,6 +260,7 @@ class Writer:
         self.segment_bytes = segment_bytes
         self.fsync = fsync
         self.history = history  # names of this writer's segments in any commit
+        self.committed = committed  # whether HEAD holds this segment (committed without close)
 
     @contextmanager
     def locked(self) -> Generator[None]:
@@ -301,6 +304,9 @@ class Writer:
         (a torn tail a crash left is moved aside) and has room; else a new one."""
         today = datetime.now(UTC).strftime("%Y-%m-%d")
         remembered = self._remembered()
+        if remembered is not None and not remembered[2] and self.committed(remembered[0]):
+            remembered = (*remembered[:2], True)  # committed by plain git, or close() was cut
+            self._remember(*remembered[:2], closed=True)
         if remembered is not None and not remembered[2]:
             name, size, _ = remembered
             path = self.folder / name

@@ -330,6 +330,42 @@ def test_turns_filed_after_a_haystack_commit_never_change_the_committed_segment(
     assert turn_texts(a) == ["committed turn", "later turn"]
 
 
+def test_a_segment_committed_by_plain_git_is_never_appended_to(tmp_path: Path) -> None:
+    a = machine(tmp_path)
+    assert file_text(a, "turn committed by git add").code == 0
+    a.git("add", "-A")
+    a.git("commit", "-q", "-m", "everything, the haystack too")
+    assert file_text(a, "turn filed afterwards").code == 0
+
+    changed = a.git("status", "--porcelain", "--untracked-files=all").splitlines()
+    a.git("checkout", "-q", "HEAD~1")  # refused when the committed segment had changed
+    a.git("checkout", "-q", "main")
+
+    assert [line[:2] for line in changed] == ["??"]
+    assert turn_texts(a) == ["turn committed by git add", "turn filed afterwards"]
+
+
+def test_haystack_commit_sees_new_segments_whatever_status_shows(tmp_path: Path) -> None:
+    a = machine(tmp_path)
+    a.git("config", "status.showUntrackedFiles", "no")
+    assert file_text(a, "a turn").code == 0
+
+    assert a.memidx_process("haystack", "commit").code == 0
+    assert a.git("ls-files", "notes/haystack").count(".krd") == 1
+
+
+def test_a_failed_haystack_commit_leaves_no_untracked_attributes(tmp_path: Path) -> None:
+    a = machine(tmp_path)
+    assert file_text(a, "a turn").code == 0
+    trace = a.root / ".memidx" / "hook-error.log"  # a recorded hook failure blocks any commit
+    trace.write_text("2026-11-30T06:00:00+00:00\tpost-commit\tthe index was locked\n")
+
+    run = a.memidx_process("haystack", "commit")
+
+    assert run.code == 1 and "was not committed" in run.err
+    assert not (a.root / "notes" / "haystack" / ".gitattributes").exists()
+
+
 def test_a_haystack_commit_on_a_detached_head_is_refused(tmp_path: Path) -> None:
     a = machine(tmp_path)
     a.git("checkout", "-q", "--detach")
