@@ -291,6 +291,11 @@ class Writer:
                 os.fsync(out.fileno())
         return path, offset, len(data)
 
+    def last_segment(self) -> Path | None:
+        """The segment this writer appended to last, if it knows."""
+        remembered = self._remembered()
+        return None if remembered is None else self.folder / remembered[0]
+
     def close(self) -> None:
         """After a commit of the segments: the next record starts a new segment, so a
         committed file is never changed (and checkouts never find it modified). Call it

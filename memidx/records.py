@@ -96,6 +96,7 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
     writer's lock, so concurrent filers neither duplicate nor lose a record; the index's write
     transaction is taken first, so a busy index fails the filing before anything is written."""
     with writer.locked(), transaction(store.conn):
+        _index_last_segment(config, store, writer)  # a record a failed filing left counts too
         existing = RecordStore(store.conn).find_record(record.kind, record.hash, record.session)
         if existing is not None:
             return Filed(*existing, duplicate=True)
@@ -112,6 +113,18 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
         else:  # records before this one are not indexed (a crash, a repair): rescan
             _sync_segment(store, ref, path, path.stat(), RecordReport())
     return Filed(record.id, f"{ref}@{offset}", duplicate=False)
+
+
+def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:
+    """Index the writer's last segment if it changed since it was indexed: a filing that failed
+    after its append (or was killed there) left a record a retry must find as a duplicate."""
+    path = writer.last_segment()
+    if path is None or not path.is_file():
+        return
+    ref, stat = segment_ref(config, path), path.stat()
+    known = RecordStore(store.conn).segment(ref)
+    if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):
+        _sync_segment(store, ref, path, stat, RecordReport())
 
 
 def sync_records(

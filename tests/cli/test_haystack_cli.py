@@ -268,6 +268,22 @@ def test_records_filed_from_a_worker_thread_are_stored_and_indexed(indexed: Note
     assert {h["meta"]["id"] for h in found["hits"]} == {f.id for f in filed}
 
 
+def test_a_retry_after_a_filing_that_failed_past_its_append_is_a_duplicate(
+    indexed: NotesRepo,
+) -> None:
+    from memidx.filing import file, writer
+    from memidx.records import make_record
+
+    config = load_config(indexed.root)
+    # the bytes were appended, the indexing never happened (an index error, a kill between)
+    writer(config).append(make_record("turn", "retried turn", session="s-9"))
+
+    again = file(config, make_record("turn", "retried turn", session="s-9"))
+
+    assert again.duplicate is True
+    assert indexed.memidx("search", "--json", "--mode", "bm25", "retried").json()["count"] == 1
+
+
 def test_threads_filing_at_once_lose_nothing(indexed: NotesRepo) -> None:
     haystack = Haystack(load_config(indexed.root))
     errors: list[BaseException] = []
