@@ -14,7 +14,14 @@ from typing import cast
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.haystack import Record, Writer, describe_folder, read_at, writer_id
-from memidx.records import Filed, file_record, haystack_folder, make_record, sync_records
+from memidx.records import (
+    Filed,
+    file_record,
+    haystack_folder,
+    make_record,
+    segment_ref,
+    sync_records,
+)
 from memidx.store import RecordStore, Store, open_store
 
 
@@ -40,18 +47,17 @@ def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
     answers: dict[tuple[str, str], bool] = {}
 
     def committed(name: str) -> bool:
-        head = read_head(config.root) if config.in_git else None
+        if not config.in_git:
+            return False
+        ref = segment_ref(config, folder / name)
+        head = read_head(config.root)
         if head is None:  # no commit yet, or not readable this way: ask git about HEAD
-            return config.in_git and GitRepo(config.root).has("HEAD", _ref(config, folder, name))
+            return GitRepo(config.root).has("HEAD", ref)
         if (head, name) not in answers:
-            answers[head, name] = GitRepo(config.root).has(head, _ref(config, folder, name))
+            answers[head, name] = GitRepo(config.root).has(head, ref)
         return answers[head, name]
 
     return committed
-
-
-def _ref(config: Config, folder: Path, name: str) -> str:
-    return (folder / name).relative_to(config.root).as_posix()
 
 
 def _committed(config: Config, folder: Path) -> list[str]:
@@ -61,7 +67,7 @@ def _committed(config: Config, folder: Path) -> list[str]:
         return []
     from memidx.gitrepo import GitRepo
 
-    ref = folder.relative_to(config.root).as_posix()
+    ref = segment_ref(config, folder)
     out = GitRepo(config.root).run(  # -z: names as they are; --reflog: commits no ref reaches
         "log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", f"{ref}/", check=False
     )

@@ -55,8 +55,8 @@ class GitSource:
         groups: dict[str, list[SourceFile]] = {}
         for file in files:
             groups.setdefault(file.blob_id, []).append(file)
-        notes = [(blob, files[0].size) for blob, files in groups.items() if not files[0].symlink]
-        links = [(blob, files[0].size) for blob, files in groups.items() if files[0].symlink]
+        notes = [(blob, same[0].size) for blob, same in groups.items() if not same[0].symlink]
+        links = [(blob, same[0].size) for blob, same in groups.items() if same[0].symlink]
         # a symlink's blob is its target, read whatever the note size limit
         for blobs, limit in ((notes, self.max_bytes), (links, LINK_MAX)):
             for blob, size, data in self.repo.read_blobs(blobs, limit):

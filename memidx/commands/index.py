@@ -7,6 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from memidx.commands import say_notice
 from memidx.config import Config
 from memidx.errors import UsageError
 
@@ -21,7 +22,7 @@ def writable(config: Config, *, verify: bool = False) -> Store:
 
     store, notice = open_store(config.index_path, write=True, verify=verify)
     if notice:
-        print(f"memidx: notice: {notice}", file=sys.stderr)
+        say_notice(notice)
     return store
 
 
@@ -178,10 +179,7 @@ def embed(args: argparse.Namespace, config: Config) -> int:
         bar.close()
         store.conn.close()
     if report.dropped:
-        print(
-            f"memidx: notice: the model {report.model} changed; its old vectors were dropped",
-            file=sys.stderr,
-        )
+        say_notice(f"the model {report.model} changed; its old vectors were dropped")
     if args.json:
         print(json.dumps({
             "schema": "memidx.embed/1", "model": report.model, "embedded": report.embedded,

@@ -8,13 +8,9 @@ import json
 import sys
 from pathlib import Path
 
+from memidx.commands import say_notice
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
-
-
-def say_notice(text: str) -> None:
-    """A rebuilt or upgraded index, said on stderr as the other commands say it."""
-    print(f"memidx: notice: {text}", file=sys.stderr)
 
 
 def remember(args: argparse.Namespace, config: Config) -> int:
