@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from memidx.digest import sha256_hex
 from memidx.notes import code_flags
+from memidx.values import Value
 
 # all-MiniLM-L6-v2 was trained on 256 word pieces; keep room for [CLS], [SEP] and rounding.
 MAX_TOKENS = 240
@@ -17,8 +17,7 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _PIECE = re.compile(r"[^\W_]+|[^\w\s]|_")
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(Value):
     """One embeddable piece of a document."""
 
     seq: int
@@ -28,8 +27,7 @@ class Chunk:
     text_hash: str
 
 
-@dataclass(frozen=True, slots=True)
-class _Section:
+class _Section(Value):
     heading: str | None
     line: int
     lines: list[str]

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memidx.errors import ConfigError
+from memidx.values import Value, replace
 
 DEFAULT_MODEL = "memidx/all-MiniLM-L6-v2-int8"
 DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(Value):
     """Where things are and how memidx behaves; built once per process."""
 
     root: Path

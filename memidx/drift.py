@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from memidx.notes import is_note_path
+from memidx.values import Value
 
 MODE_SYMLINK = "120000"
 
 
-@dataclass(frozen=True, slots=True)
-class DocState:
+class DocState(Value):
     """What the index knows of one document, enough to tell whether it is stale."""
 
     id: int
@@ -19,8 +18,7 @@ class DocState:
     blob_id: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Skip:
+class Skip(Value):
     """A file the index knows about but could not index."""
 
     source_kind: str
@@ -29,8 +27,7 @@ class Skip:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(Value):
     """One path changed between two commits (git diff-tree --raw)."""
 
     status: str
@@ -41,8 +38,7 @@ class Change:
     new_mode: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
+class SourceFile(Value):
     """A note file in the source (a commit's tree or the working tree)."""
 
     ref: str
@@ -51,15 +47,14 @@ class SourceFile:
     symlink: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Drift:
+class Drift(Value):
     """How the index differs from the source; empty when they are in step."""
 
     missing: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
     orphaned: tuple[str, ...] = ()
     renamed: tuple[tuple[str, str], ...] = ()
-    gone_skips: tuple[str, ...] = field(default=())
+    gone_skips: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from memidx.drift import Change
 from memidx.errors import GitError
 from memidx.process import Finished, Stopped, Watch, run_process
+from memidx.values import Value
 
 MODE_GITLINK = "160000"
 # One `git cat-file --batch` reads blobs until these many bytes (a blob of unknown size counts
@@ -25,8 +25,7 @@ UNKNOWN_SIZE = 1 << 20
 BLOB_HEADER = 100  # "<id> blob <size>", at most (ids of SHA-256 repositories included)
 
 
-@dataclass(frozen=True, slots=True)
-class TreeEntry:
+class TreeEntry(Value):
     """A file in a commit's tree."""
 
     path: str

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import PurePosixPath
 
 from memidx.digest import sha256_hex
 from memidx.frontmatter import read_simple
+from memidx.values import Value
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 # when memidx.notes is: the search path imports this module and must not pay ~19 ms for it.
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(Value):
     """A parsed note, ready to be stored."""
 
     ref: str

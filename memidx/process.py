@@ -13,16 +13,16 @@ import os
 import select
 import signal
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from memidx.values import Value
 
 _READ_SIZE = 1 << 16
 # Python ignores these; a child gets them back at their defaults, as subprocess does.
 _DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 
 
-@dataclass(frozen=True, slots=True)
-class Finished:
+class Finished(Value):
     """A child process that has exited."""
 
     returncode: int

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from memidx.digest import git_blob_id
 from memidx.drift import MODE_SYMLINK, SourceFile
 from memidx.gitrepo import GitRepo
 from memidx.notes import is_note_path
+from memidx.values import replace
 
 LINK_MAX = 1 << 16  # longer than any symlink target a file system allows
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from memidx.chunks import chunk_document
@@ -15,6 +14,7 @@ from memidx.gitrepo import GitRepo, read_head
 from memidx.notes import Note, NoteError, parse_note, too_large
 from memidx.sources import GitSource, WorktreeSource
 from memidx.store import NewDocument, Skip, Store, VectorStore, transaction
+from memidx.values import replace
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -26,18 +26,20 @@ ATTEMPTS = 5  # plans made again when other writers keep changing the index mean
 SETTINGS = "indexed_settings"  # state key: the settings that decide what is indexed and how
 
 
-@dataclass(slots=True)
 class SyncReport:
-    """What one run changed in the index."""
+    """What one run changed in the index (filled in as the run goes)."""
 
-    source: str
-    commit: str | None
-    drift: Drift = field(default_factory=Drift)
-    read: int = 0  # notes read and parsed
-    written: int = 0  # of those, rows inserted or changed
-    deleted: int = 0
-    renamed: int = 0
-    skipped: list[Skip] = field(default_factory=list[Skip])
+    __slots__ = ("commit", "deleted", "drift", "read", "renamed", "skipped", "source", "written")
+
+    def __init__(self, source: str, commit: str | None, drift: Drift | None = None) -> None:
+        self.source = source
+        self.commit = commit
+        self.drift = drift if drift is not None else Drift()
+        self.read = 0  # notes read and parsed
+        self.written = 0  # of those, rows inserted or changed
+        self.deleted = 0
+        self.renamed = 0
+        self.skipped: list[Skip] = []
 
     @property
     def changed(self) -> int:
@@ -98,7 +100,7 @@ def reconcile(
         files = source.files()
         drift = drift_of(store, files, reread=settings_changed(store, config) is not None)
         report = SyncReport(source.label, source.commit, drift)
-        run = _Run(config, store, source, report, progress, base)
+        run = _Run(config, store, source, report, progress=progress, base=base)
         if fix:
             moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
             run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)])
@@ -131,7 +133,8 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
         drift, to_read = from_changes(
             changes, config.notes_dir, store.states_of(NOTE, paths), store.skips_of(NOTE, paths)
         )
-        run = _Run(config, store, source, SyncReport(source.label, head, drift), progress, indexed)
+        report = SyncReport(source.label, head, drift)
+        run = _Run(config, store, source, report, progress=progress, base=indexed)
         run.apply(to_read)
         return run.report
 
@@ -147,7 +150,8 @@ def ingest(
         base = _base(store)
         files = source.files()
         report = SyncReport(source.label, source.commit, drift_of(store, files))
-        _Run(config, store, source, report, progress, base).apply(sorted(files.values(), key=_ref))
+        run = _Run(config, store, source, report, progress=progress, base=base)
+        run.apply(sorted(files.values(), key=_ref))
         return report
 
     report = _until_applied(attempt)
@@ -179,16 +183,27 @@ def _ref(file: SourceFile) -> str:
     return file.ref
 
 
-@dataclass(slots=True)
 class _Run:
     """One change of the index: what it reads from and what it reports."""
 
-    config: Config
-    store: Store
-    source: NoteSource
-    report: SyncReport
-    progress: Progress | None
-    base: str | None  # the indexed commit the plan was made against
+    __slots__ = ("base", "config", "progress", "report", "source", "store")
+
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        source: NoteSource,
+        report: SyncReport,
+        *,
+        progress: Progress | None,
+        base: str | None,  # the indexed commit the plan was made against
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.source = source
+        self.report = report
+        self.progress = progress
+        self.base = base
 
     def apply(self, to_read: Sequence[SourceFile]) -> None:
         """Apply the report's drift and (re)read `to_read`, all in one transaction; _Replan

@@ -7,13 +7,13 @@ format when it cannot even start Python.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memidx.values import Value
 
-@dataclass(frozen=True, slots=True)
-class HookFailure:
+
+class HookFailure(Value):
     """The last failure a hook recorded."""
 
     when: str

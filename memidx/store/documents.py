@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from memidx.drift import DocState, Skip
 from memidx.notes import clean_word
+from memidx.values import Value
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 BM25_WEIGHTS = (8.0, 6.0, 6.0, 1.0)
 
 
-@dataclass(frozen=True, slots=True)
-class NewDocument:
+class NewDocument(Value):
     """A document to upsert."""
 
     source_kind: str
@@ -35,8 +34,7 @@ class NewDocument:
     meta: dict[str, object]
 
 
-@dataclass(frozen=True, slots=True)
-class LexicalRow:
+class LexicalRow(Value):
     """One document matched by FTS5, best first."""
 
     id: int
@@ -49,8 +47,7 @@ class LexicalRow:
     score: float
 
 
-@dataclass(frozen=True, slots=True)
-class Filters:
+class Filters(Value):
     """Restrictions applied to every search mode."""
 
     kind: str | None = None

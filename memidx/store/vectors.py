@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from memidx.values import Value
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
     from memidx.chunks import Chunk
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkVectors:
+class ChunkVectors(Value):
     """The vectors of one model for the chunks of the documents a search may return."""
 
     chunk_ids: list[int]
@@ -21,8 +21,7 @@ class ChunkVectors:
     docs_without: int
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkInfo:
+class ChunkInfo(Value):
     """Where a chunk stands in its document."""
 
     doc_id: int

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from memidx.config import load_config
 from memidx.filing import Haystack
+from memidx.values import replace
 from tests.benchmark import corpus, locomo
 from tests.benchmark.timing import ms, percentile, timed_process
 from tests.benchmark.turns import turn_text

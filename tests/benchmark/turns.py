@@ -5,7 +5,6 @@ session's date), its text prefixed with the speaker and the session date."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from memidx.config import load_config
 from memidx.filing import Haystack
 from memidx.hybrid import Searcher
 from memidx.store import Filters
+from memidx.values import replace
 from tests.benchmark.locomo import Dataset, Question, Turn
 
 VERSION = "haystack-v1"

@@ -9,13 +9,14 @@ import subprocess
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from memidx.config import Config, load_config
 from memidx.errors import MemidxError
 from memidx.store import Store, open_store
 from memidx.sync import ingest, note_source
+from memidx.values import replace
 from tests.gitops.compare import compare_indexes
 from tests.gitops.content import (
     FOLDERS,
