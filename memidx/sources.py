@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
@@ -13,6 +14,11 @@ from memidx.notes import is_note_path
 from memidx.values import replace
 
 LINK_MAX = 1 << 16  # longer than any symlink target a file system allows
+# Up to this many notes (a hook's usual commit) are read from the working tree when a file
+# there has git's blob id: one git process fewer (~4 ms of every commit). More go to git in
+# one `cat-file --batch`, as fast and without reading the disk twice for changed files.
+WORKTREE_READS = 32
+SHA1_HEX = 40
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -57,11 +63,40 @@ class GitSource:
             groups.setdefault(file.blob_id, []).append(file)
         notes = [(blob, same[0].size) for blob, same in groups.items() if not same[0].symlink]
         links = [(blob, same[0].size) for blob, same in groups.items() if same[0].symlink]
+        if len(notes) <= WORKTREE_READS:
+            from_git: list[tuple[str, int]] = []
+            for blob, size in notes:
+                data = self._on_disk(blob, groups[blob])
+                if data is None:
+                    from_git.append((blob, size))
+                    continue
+                for file in groups[blob]:
+                    yield file, data
+            notes = from_git
         # a symlink's blob is its target, read whatever the note size limit
         for blobs, limit in ((notes, self.max_bytes), (links, LINK_MAX)):
             for blob, size, data in self.repo.read_blobs(blobs, limit):
                 for file in groups[blob]:
                     yield (file, data) if data is not None else (replace(file, size=size), None)
+
+    def _on_disk(self, blob: str, files: Sequence[SourceFile]) -> bytes | None:
+        """The blob's contents from a regular file in the working tree whose content git would
+        give this id (checked: the id is the content's hash), or None to ask git."""
+        if len(blob) != SHA1_HEX:  # a SHA-256 repository: git reads it
+            return None
+        for file in files:
+            path = self.repo.root / file.ref
+            try:
+                found = path.lstat()
+                if not stat.S_ISREG(found.st_mode) or found.st_size > self.max_bytes:
+                    continue
+                with path.open("rb") as handle:
+                    data = handle.read(self.max_bytes + 1)
+            except OSError:
+                continue
+            if git_blob_id(data) == blob:
+                return data
+        return None
 
 
 class WorktreeSource:

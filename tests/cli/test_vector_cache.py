@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pytest
 
@@ -91,7 +91,8 @@ def test_a_new_model_embeds_everything_once_and_never_mixes(
 
 
 def test_a_one_note_commit_reads_one_note(repo: NotesRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memidx.gitrepo import GitRepo
+    from memidx.drift import SourceFile
+    from memidx.sources import GitSource
     from memidx.sync import sync
 
     for i in range(200):
@@ -103,15 +104,16 @@ def test_a_one_note_commit_reads_one_note(repo: NotesRepo, monkeypatch: pytest.M
     repo.note("bulk/n7.md", "Note 7", "changed body")
     repo.commit("one note")
     read: list[str] = []
-    original = GitRepo.read_blobs
+    original = GitSource.read
 
     def counting(
-        self: GitRepo, blobs: list[tuple[str, int]], max_bytes: int
-    ) -> Iterator[tuple[str, int, bytes | None]]:
-        read.extend(blob for blob, _ in blobs)
-        return original(self, blobs, max_bytes)
+        self: GitSource, files: Sequence[SourceFile]
+    ) -> Iterator[tuple[SourceFile, bytes | None]]:
+        for file, data in original(self, files):  # from the working tree or from git
+            read.append(file.ref)
+            yield file, data
 
-    monkeypatch.setattr(GitRepo, "read_blobs", counting)
+    monkeypatch.setattr(GitSource, "read", counting)
     report = sync(config, store)
     store.conn.close()
     assert (report.written, len(read)) == (1, 1)
