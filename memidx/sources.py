@@ -85,18 +85,37 @@ class GitSource:
         if len(blob) != SHA1_HEX:  # a SHA-256 repository: git reads it
             return None
         for file in files:
-            path = self.repo.root / file.ref
-            try:
-                found = path.lstat()
-                if not stat.S_ISREG(found.st_mode) or found.st_size > self.max_bytes:
-                    continue
-                with path.open("rb") as handle:
-                    data = handle.read(self.max_bytes + 1)
+            try:  # never follows a link nor waits on a FIFO, whatever the file became since
+                fd = os.open(self.repo.root / file.ref, _READ_AS_IS)
             except OSError:
                 continue
+            try:
+                found = os.fstat(fd)
+                if not stat.S_ISREG(found.st_mode) or found.st_size > self.max_bytes:
+                    continue
+                data = _read_up_to(fd, self.max_bytes + 1)
+            except OSError:
+                continue
+            finally:
+                os.close(fd)
             if git_blob_id(data) == blob:
                 return data
         return None
+
+
+_READ_AS_IS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_up_to(fd: int, limit: int) -> bytes:
+    parts: list[bytes] = []
+    held = 0
+    while held < limit:
+        part = os.read(fd, limit - held)
+        if not part:
+            break
+        parts.append(part)
+        held += len(part)
+    return b"".join(parts)
 
 
 class WorktreeSource:

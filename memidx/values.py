@@ -38,31 +38,40 @@ class _ValueType(type):
     value_defaults: dict[str, object]
 
     def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> _ValueType:
+        if bases and "__slots__" in namespace:
+            raise TypeError(f"{name}: a Value's slots are its fields; do not declare __slots__")
+        if "__annotations__" not in namespace and "__annotate__" in namespace:
+            raise TypeError(f"{name}: declare Values under `from __future__ import annotations`")
         inherited: tuple[str, ...] = ()
         defaults: dict[str, object] = {}
         for base in bases:
-            inherited += getattr(base, "value_fields", ())
+            inherited += tuple(f for f in getattr(base, "value_fields", ()) if f not in inherited)
             defaults |= getattr(base, "value_defaults", {})
         own = tuple(
             field
             for field, annotation in namespace.get("__annotations__", {}).items()
-            if not str(annotation).startswith(("ClassVar", "typing.ClassVar"))
+            if not _is_class_var(str(annotation))
         )
         for field in own:
             if field in namespace:
                 default = namespace.pop(field)
-                if isinstance(default, list | dict | set):
+                if type(default).__hash__ is None:  # list, dict, set...: shared by every instance
                     raise ValueError(f"{name}.{field}: mutable default {default!r}")
                 defaults[field] = default
-        fields = inherited + own
+        fields = inherited + tuple(field for field in own if field not in inherited)
         required = [field for field in fields if field not in defaults]
         if required and fields.index(required[-1]) >= len(required):
             raise TypeError(f"{name}: field {required[-1]!r} without a default follows one with")
-        namespace["__slots__"] = own
+        namespace["__slots__"] = tuple(field for field in own if field not in inherited)
         cls = super().__new__(mcs, name, bases, namespace)
         cls.value_fields = fields
         cls.value_defaults = defaults
         return cls
+
+
+def _is_class_var(annotation: str) -> bool:
+    """`ClassVar[...]`, however typing was imported: a class attribute, not a field."""
+    return annotation.split("[", 1)[0].strip().rsplit(".", 1)[-1] == "ClassVar"
 
 
 @dataclass_transform(eq_default=True, frozen_default=True)

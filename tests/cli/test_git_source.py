@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
 
 import pytest
 
@@ -85,19 +84,19 @@ def test_a_file_over_the_limit_is_never_read_from_disk(
     big = repo.write("notes/big.md", "x" * 5000)
     head = repo.commit()
     source = GitSource(GitRepo(repo.root), head, "notes", 4096)
-    opened: list[str] = []
-    real_open = Path.open
+    held: list[int] = []  # the size of every file read from the working tree
+    read_up_to = sources._read_up_to  # pyright: ignore[reportPrivateUsage]
 
-    def watching(path: Path, mode: str = "r") -> IO[Any]:
-        opened.append(path.name)
-        return real_open(path, mode)
+    def watching(fd: int, limit: int) -> bytes:
+        held.append(os.fstat(fd).st_size)
+        return read_up_to(fd, limit)
 
-    monkeypatch.setattr(Path, "open", watching)
+    monkeypatch.setattr(sources, "_read_up_to", watching)
 
     read, _ = read_all(source, monkeypatch)
 
     assert read[str(big.relative_to(repo.root))] is None  # over the limit: skipped, not held
-    assert "big.md" not in opened
+    assert held and max(held) <= 4096
     assert read[refs[1]] == (repo.root / refs[1]).read_bytes()
 
 

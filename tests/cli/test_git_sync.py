@@ -135,12 +135,14 @@ def test_a_post_commit_that_cannot_run_is_recorded_and_blocks_until_reconcile(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, _ = machines
-    a.env = {**a.env, "MEMIDX_PYTHON": "/nonexistent/python"}
+    missing = r"/nonexistent/a\tb\c/python"  # backslashes are shown as they are, not escapes
+    a.env = {**a.env, "MEMIDX_PYTHON": missing}
     a.note("lost.md", "Lost", "indexed only after reconcile")
     a.git("add", "-A")
     done = a.run_git("commit", "-q", "-m", "hooks without an interpreter", "--no-verify")
     assert done.returncode == 0
-    assert "cannot run memidx: no Python at /nonexistent/python" in done.stdout + done.stderr
+    shown = f"cannot run memidx: no Python at {missing} (run make install, then make reconcile)"
+    assert shown in done.stdout + done.stderr
     a.env = {**a.env, "MEMIDX_PYTHON": hook_python(a)}
     status = a.memidx("status", "--json").json()
     assert status["hook_failure"]["hook"] == "post-commit"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import copy
 import pickle
+import typing
 from collections.abc import Callable
-from typing import cast
+from typing import ClassVar, cast
 
 import pytest
 
@@ -101,14 +102,52 @@ def test_wrong_arguments_are_type_errors(
         build(*args, **kwargs)
 
 
+class Moved(Point):
+    """A subclass may give a base field a new default; the field keeps its place."""
+
+    label: str = "moved"
+
+
+def test_a_base_field_with_a_new_default_stays_one_field() -> None:
+    assert Moved.value_fields == ("x", "label", "tags")
+    assert Moved(1) == Moved(1, "moved", ())
+    assert repr(Moved(1)) == "Moved(x=1, label='moved', tags=())"
+
+
+class Counted(Value):
+    """Class variables are not fields."""
+
+    made: ClassVar[int] = 0
+    made_too: typing.ClassVar[str] = "x"
+    size: int = 1
+
+
+def test_class_variables_are_not_fields() -> None:
+    assert Counted.value_fields == ("size",)
+    assert Counted.made == 0
+
+
 def test_mutable_defaults_and_misordered_defaults_are_refused() -> None:
     with pytest.raises(ValueError, match="mutable default"):
 
         class _Listed(Value):  # pyright: ignore[reportUnusedClass]
             items: list[int] = []  # noqa: RUF012
 
+    with pytest.raises(ValueError, match="mutable default"):
+
+        class _Buffered(Value):  # pyright: ignore[reportUnusedClass]
+            data: bytearray = bytearray()
+
     with pytest.raises(TypeError, match="without a default follows"):
 
         class _Misordered(Value):  # pyright: ignore[reportUnusedClass]
             first: int = 0
             second: int  # pyright: ignore[reportGeneralTypeIssues]
+
+
+def test_declared_slots_are_refused() -> None:
+    with pytest.raises(TypeError, match="do not declare __slots__"):
+
+        class _Slotted(Value):  # pyright: ignore[reportUnusedClass]
+            __slots__ = ("x",)
+            x: int
