@@ -266,3 +266,29 @@ def test_an_empty_repository_and_the_first_commit(tmp_path: Path) -> None:
     machine.note("first.md", "First", "the very first note")
     machine.commit("first")
     assert machine.memidx("search", "--json", "--mode", "bm25", "first").json()["count"] == 1
+
+
+def test_one_hook_names_each_post_stage_it_runs_for(machines: tuple[Machine, Machine]) -> None:
+    a, _ = machines
+    a.env = {**a.env, "MEMIDX_PYTHON": "/nonexistent/python"}  # every hook leaves a trace line
+    log = a.root / ".memidx" / "hook-error.log"
+
+    def stages_of(*git: str) -> list[str]:
+        before = log.read_text().splitlines() if log.exists() else []
+        done = a.run_git(*git)
+        assert done.returncode == 0, done.stderr
+        return [line.split("\t")[1] for line in log.read_text().splitlines()[len(before) :]]
+
+    a.note("stage.md", "Stage", "which hook ran")
+    a.git("add", "-A")
+    assert stages_of("commit", "-q", "--no-verify", "-m", "one") == ["post-commit"]
+    assert stages_of("commit", "-q", "--no-verify", "--amend", "-m", "one, amended") == [
+        "post-commit",
+        "post-rewrite",
+    ]
+    assert stages_of("checkout", "-q", "-b", "side") == ["post-checkout"]
+    a.note("side.md", "Side", "on a branch")
+    a.git("add", "-A")
+    stages_of("commit", "-q", "--no-verify", "-m", "side")
+    stages_of("checkout", "-q", "main")
+    assert stages_of("merge", "-q", "--ff-only", "side") == ["post-merge"]
