@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from memidx.config import Config, load_config
 from memidx.errors import MemidxError
+from memidx.records import sync_records
 from memidx.store import Store, open_store
 from memidx.sync import ingest, note_source
 from memidx.values import replace
@@ -177,6 +179,8 @@ class GitOpsDriver:
             "reset": (4, self.reset),
             "push": (12, self.push),
             "pull": (14, self.pull),
+            "turn": (6, self.file_turn),
+            "haystack": (3, self.commit_haystack),
         }
 
     # -- running -------------------------------------------------------------------------------
@@ -250,7 +254,9 @@ class GitOpsDriver:
         fresh, _ = open_store(fresh_path, write=True)
         found: list[tuple[str, str]] = []
         try:
-            ingest(replace(config, index_path=fresh_path), fresh, note_source(config))
+            fresh_config = replace(config, index_path=fresh_path)
+            ingest(fresh_config, fresh, note_source(config))
+            sync_records(fresh_config, fresh)  # the haystack's turns, as on disk
             indexed, head = ours.get_state("indexed_commit"), target.head()
             if indexed != head:
                 found.append(("indexed commit", f"the index says {indexed}, HEAD is {head}"))
@@ -449,6 +455,29 @@ class GitOpsDriver:
             raise GitFailure(f"memidx sync after reset: exit {synced.code}: {synced.err}")
         return f"reset --hard {target}, then memidx sync"
 
+    # -- the haystack: turns filed between git operations, segments committed ------------------
+    def file_turn(self, c: Clone) -> str:
+        """An agent files a turn: appended to this clone's own segment, which git operations
+        (and `git add -A` in commit_all) then carry along; reconcile checks it is indexed."""
+        words = self.rng.sample(WORDS, 6)
+        turn = {"user": " ".join(words[:3]), "assistant": " ".join(words[3:])}
+        filed = c.machine.memidx_process("file-turn", stdin=json.dumps({**turn, "session": "g"}))
+        if filed.code != 0:
+            failed = f"exit {filed.code}: {filed.err}"
+            self.result.divergences.append(
+                Divergence(self.seed, self.op, c.name, "file-turn", failed)
+            )
+        return f"file-turn {' '.join(words)}"
+
+    def commit_haystack(self, c: Clone) -> str | None:
+        """`memidx haystack commit`, which refuses a detached HEAD (tested on its own)."""
+        if c.branch() is None:
+            return None
+        done = c.machine.memidx_process("haystack", "commit")
+        if done.code != 0:
+            raise GitFailure(f"{c.name}: memidx haystack commit: exit {done.code}: {done.err}")
+        return "haystack commit: " + (done.out.strip().splitlines() or ["nothing to commit"])[-1]
+
     # -- combining histories -------------------------------------------------------------------
     def candidates(self, c: Clone) -> list[str]:
         """Branches (local and fetched) with commits that HEAD does not have."""
@@ -505,7 +534,8 @@ class GitOpsDriver:
             return None
         pick = self.rng.choice(commits)
         done = c.run("revert", "--no-edit", pick)
-        if done.returncode != 0 and not self.unmerged(c) and "nothing to commit" in done.stdout:
+        empty = ("nothing to commit", "nothing added to commit")  # the latter: turns untracked
+        if done.returncode != 0 and not self.unmerged(c) and any(e in done.stdout for e in empty):
             return f"revert {pick[:10]}: nothing left to revert (no commit)"
         return f"revert {pick[:10]}" + self.settle(c, done)
 
