@@ -71,8 +71,8 @@ lint: venv ## ruff (lint and format) and pyright --strict
 test: lint ## lint, type check and the whole test suite
 	$(PY) -m pytest -q
 
-bench: venv bytecode ## recall, latency, throughput figures (DATA=../shared/data, ONLY=golden,beir,...)
-	$(PY) -m tests.benchmark --data "$$DATA" $(if $(ONLY),--only $(ONLY))
+bench: venv bytecode ## recall, latency, throughput figures (DATA=../shared/data, ONLY=golden,beir,..., BASELINE=rev)
+	$(PY) -m tests.benchmark --data "$$DATA" $(if $(ONLY),--only $(ONLY)) $(if $(BASELINE),--baseline $(BASELINE))
 
 clean: ## delete the index (it is rebuilt by `make index`)
 	rm -rf .memidx

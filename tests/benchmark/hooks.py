@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from statistics import median
 
@@ -16,6 +17,8 @@ from tests.benchmark import corpus
 from tests.benchmark.timing import ms, percentile
 from tests.helpers import GIT_IDENTITY
 from tests.machines import PRE_COMMIT, PROJECT, hook_env
+
+PRE_COMMIT_PYTHON = Path(sys.executable)  # the interpreter `pre-commit install` names
 
 
 def run(args: argparse.Namespace) -> None:
@@ -67,6 +70,7 @@ def run(args: argparse.Namespace) -> None:
             pair = [(post, [str(root / ".git" / "hooks" / "post-commit")]), (floor, floor_cmd)]
             for timings, argv in pair[:: -1 if i % 2 else 1]:
                 timings.append(timed(argv))
+        compared = _against_baseline(args, root, env, targets[len(post) :], git)
         in_step = subprocess.run(
             [memidx, "reconcile"], cwd=root, env=env, capture_output=True, check=False
         )
@@ -92,6 +96,8 @@ def run(args: argparse.Namespace) -> None:
             f"pre-commit checks (drift over all notes + English of the staged note): p50 "
             f"{ms(percentile(pre, 50))} p95 {ms(percentile(pre, 95))}"
         )
+        if compared:
+            print(compared)
 
 
 FLOOR_CONFIG = """\
@@ -124,3 +130,67 @@ def _floor_hook(root: Path) -> list[str]:
     script.write_text(installed.replace("--config=.pre-commit-config.yaml", f"--config={config}"))
     script.chmod(0o755)
     return [str(script)]
+
+
+def _against_baseline(
+    args: argparse.Namespace,
+    root: Path,
+    env: dict[str, str],
+    notes: list[Path],
+    git: Callable[..., None],
+) -> str:
+    """The whole post-commit hook of `args.baseline` against this working copy's, one-note
+    commits taking turns, each beside a floor run: a ratio measured in the same run, which the
+    machine's noise cannot fake. The baseline must read the index this code wrote."""
+    if not args.baseline:
+        return ""
+    with tempfile.TemporaryDirectory(prefix="memidx-baseline-") as scratch:
+        base = Path(scratch)
+        archive = subprocess.run(
+            ["git", "-C", str(PROJECT), "archive", args.baseline],
+            capture_output=True,
+            check=True,
+        )
+        subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=True)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(base / "memidx")], check=True)
+        sides = {"baseline": base, "this code": PROJECT}
+        configs = {name: _config_at(source, root, name) for name, source in sides.items()}
+        floor_config = root / ".memidx" / "floor-hooks" / "pre-commit-config.yaml"
+        timings: dict[str, list[float]] = {name: [] for name in sides}
+        shares: dict[str, list[float]] = {name: [] for name in sides}
+        for i, note in enumerate(notes[: max(20, args.rounds * 8)]):
+            note.write_text(note.read_text() + f"\nEdited in round {i} of the baseline A/B.\n")
+            git("add", str(note.relative_to(root)))
+            git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"a/b {i}")
+            name = list(sides)[(i // 2) % 2]
+            side_env = {**env, "PYTHONPATH": str(sides[name])}
+            pair = [(configs[name], True), (floor_config, False)]
+            took: dict[bool, float] = {}
+            for config, real in pair[:: -1 if i % 2 else 1]:
+                took[real] = _hook_impl(root, side_env, config, expect_written=real)
+            timings[name].append(took[True])
+            shares[name].append(took[True] - took[False])
+        return f"same run, against {args.baseline}: post-commit p50 " + "; ".join(
+            f"{name} {ms(median(timings[name]))} (memidx's share {ms(median(shares[name]))})"
+            for name in sides
+        )
+
+
+def _config_at(source: Path, root: Path, name: str) -> Path:
+    """`source`'s pre-commit config with its hook entries pointing into `source`."""
+    text = (source / ".pre-commit-config.yaml").read_text()
+    config = root / ".memidx" / "floor-hooks" / f"{name.replace(' ', '-')}.yaml"
+    config.write_text(text.replace("entry: hooks/", f"entry: {source}/hooks/"))
+    return config
+
+
+def _hook_impl(root: Path, env: dict[str, str], config: Path, *, expect_written: bool) -> float:
+    """One post-commit run of pre-commit with `config`, the way git's hook script starts it."""
+    argv = [str(PRE_COMMIT_PYTHON), "-mpre_commit", "hook-impl", f"--config={config}"]
+    argv += ["--hook-type=post-commit", "--hook-dir", str(root / ".git" / "hooks"), "--"]
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0 or (expect_written and "1 written" not in done.stdout + done.stderr):
+        raise RuntimeError(f"post-commit with {config.name} failed: {done.stdout}{done.stderr}")
+    return elapsed

@@ -43,6 +43,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only", default="", help=f"comma-separated sections: {', '.join(SECTIONS)}"
     )
     parser.add_argument("--rounds", type=int, default=3, help="repetitions of each timing")
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="hooks: also time the post-commit hook of this git revision in the same run (A/B)",
+    )
     args = parser.parse_args(argv)
     chosen = [s for s in args.only.split(",") if s] or list(SECTIONS)
     unknown = [s for s in chosen if s not in SECTIONS]
