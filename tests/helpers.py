@@ -21,8 +21,10 @@ MEMIDX_BIN = Path(sys.executable).parent / "memidx"
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without inherited GIT_* and MEMIDX_* variables (pre-commit's no_git_env)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMIDX_"))}
+    """The environment without inherited GIT_*, MEMIDX_* and PRE_COMMIT_* variables (pre-commit's
+    no_git_env; the hook shim reads the stage from pre-commit's variables)."""
+    inherited = ("GIT_", "MEMIDX_", "PRE_COMMIT_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(inherited)}
     env.update(
         GIT_CONFIG_NOSYSTEM="1",
         GIT_AUTHOR_DATE="2026-01-01T00:00:00Z",

@@ -6,7 +6,8 @@ fresh rebuild of the same HEAD and the segments on disk (documents, skipped file
 vectors, full-text search) and `memidx reconcile` must find no drift. Divergences are
 collected, not asserted, so a test can require none and a benchmark can count them.
 
-Reproduce a run with `python -m tests.benchmark.gitops --seed SEED --ops N`.
+Reproduce a run with `python -m tests.benchmark.gitops --seed SEED --ops N`: the same operations
+on the same files (commit ids differ once segments are committed: record ids are random).
 """
 
 from tests.gitops.driver import GitOpsDriver, run_seed

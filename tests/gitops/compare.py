@@ -7,6 +7,7 @@ import itertools
 import sqlite3
 from collections.abc import Mapping, Sequence
 
+from memidx.haystack import KINDS as RECORD_KINDS
 from memidx.store import Filters, Store, VectorStore
 from memidx.vectorize import embed_missing
 from tests.helpers import FakeEmbedder
@@ -15,8 +16,12 @@ from tests.helpers import FakeEmbedder
 # Comparing the incremental index with a fresh rebuild
 
 
+# notes and the haystack's records: every kind of document the index holds
+KINDS = ("note", *RECORD_KINDS)
+
+
 def document_map(store: Store) -> dict[str, tuple[object, ...]]:
-    return {str(row[1]): tuple(row) for row in store.document_rows("note")}
+    return {str(row[1]): tuple(row) for kind in KINDS for row in store.document_rows(kind)}
 
 
 DOC_COLUMNS = (
@@ -38,7 +43,7 @@ def chunk_map(store: Store) -> dict[str, tuple[object, ...]]:
     rows = store.conn.execute(
         """SELECT d.source_ref, c.seq, c.heading, c.line, c.text_hash, c.text
            FROM chunks c JOIN documents d ON d.id = c.doc_id
-           WHERE d.source_kind = 'note' ORDER BY d.source_ref, c.seq"""
+           ORDER BY d.source_ref, c.seq"""
     ).fetchall()
     return {f"{r[0]}#{r[1]}": (r[2], r[3], r[4], r[5]) for r in rows}
 
