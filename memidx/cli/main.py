@@ -1,4 +1,4 @@
-"""The `memidx` command: dispatch and error reporting. The argument parser (memidx/parser.py)
+"""The `memidx` command: dispatch and error reporting. The argument parser (memidx/cli/parser.py)
 is built for every command but `hook`, which every git operation runs and which must start
 fast; handlers live in memidx/commands/ and are imported only when their command runs: search
 must not pay for git, YAML or the model, and --help must not pay for anything."""
@@ -27,10 +27,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run memidx with `argv`; return the exit code."""
     hook = _hook_call(sys.argv[1:] if argv is None else argv)
     if hook is not None:  # the git hooks' path: no argparse, nothing but what syncing needs
-        from memidx.hooks import run_hook
+        from memidx.githooks.hook import run_hook
 
         return run_hook(*hook)
-    from memidx.parser import build_parser
+    from memidx.cli.parser import build_parser
 
     parser = build_parser()
     try:
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     directory = Path(args.directory) if args.directory else None
     if args.command == "hook":  # must never fail the git operation, whatever happens
-        from memidx.hooks import run_hook
+        from memidx.githooks.hook import run_hook
 
         return run_hook(directory, args.stage)
     try:
@@ -90,7 +90,7 @@ def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
         directory, rest = Path(rest[1]), rest[2:]
     if len(rest) < 2 or rest[0] != "hook":
         return None  # every other command: not a reason to load the hook module
-    from memidx.hooks import STAGES
+    from memidx.githooks.hook import STAGES
 
     if rest[1] not in STAGES:
         return None
@@ -99,9 +99,18 @@ def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
     return directory, rest[1]
 
 
+# The parser names a handler `group:function`; each group's module is imported only when it runs.
+HANDLER_MODULES = {
+    "search": "search_command",
+    "index": "index_commands",
+    "memory": "write_commands",
+}
+
+
 def _handler(name: str) -> Handler:
     import importlib
     from typing import cast
 
-    module, _, function = name.partition(":")
-    return cast(Handler, getattr(importlib.import_module(f"memidx.commands.{module}"), function))
+    group, _, function = name.partition(":")
+    module = importlib.import_module(f"memidx.cli.{HANDLER_MODULES[group]}")
+    return cast(Handler, getattr(module, function))

@@ -6,13 +6,13 @@ import json
 import textwrap
 from typing import TYPE_CHECKING, TextIO
 
-from memidx.display import display
-from memidx.search import MARK_END, MARK_START, Hit, SearchResult
+from memidx.search.lexical import MARK_END, MARK_START, Hit, SearchResult
+from memidx.text import display
 
 if TYPE_CHECKING:
-    from memidx.records import RecordDrift, RecordReport
-    from memidx.store import Skip
-    from memidx.sync import SyncReport
+    from memidx.haystack.indexing import RecordDrift, RecordReport
+    from memidx.index.store import Skip
+    from memidx.index.sync import SyncReport
 
 SEARCH_SCHEMA = "memidx.search/1"
 BOLD, RESET = "\x1b[1m", "\x1b[0m"

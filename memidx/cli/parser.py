@@ -65,7 +65,7 @@ def _search_commands(commands: _Commands) -> None:
     )
     p.add_argument(
         "--kind",
-        choices=("note", "turn", "transcript", "fact"),  # notes, and memidx.haystack.KINDS
+        choices=("note", "turn", "transcript", "fact"),  # notes, and memidx.haystack.frames.KINDS
         help="only documents of this kind",
     )
     p.add_argument("--tag", help="only documents with this tag")

@@ -15,11 +15,11 @@ MAX_QUERY_CHARS = 10_000
 
 
 def search(args: argparse.Namespace, config: Config) -> int:
-    from memidx import output
-    from memidx.freshness import behind_head
-    from memidx.search import lexical_search
-    from memidx.store import open_store, snapshot
-    from memidx.timing import STARTED, Stopwatch
+    from memidx.cli import output
+    from memidx.index.head import behind_head
+    from memidx.index.store import open_store, snapshot
+    from memidx.search.lexical import lexical_search
+    from memidx.search.timing import STARTED, Stopwatch
 
     watch = Stopwatch()
     text = " ".join(args.query)[:MAX_QUERY_CHARS]
@@ -34,7 +34,7 @@ def search(args: argparse.Namespace, config: Config) -> int:
         finally:
             store.conn.close()
     else:
-        from memidx.hybrid import Searcher
+        from memidx.search.searcher import Searcher
 
         watch.add("imports", time.perf_counter() - STARTED)
         store, _ = open_store(config.index_path, write=False)
@@ -62,7 +62,7 @@ def search(args: argparse.Namespace, config: Config) -> int:
 
 def filters_of(args: argparse.Namespace):
     """The search filters given on the command line, times as ISO 8601 in UTC."""
-    from memidx.store import Filters
+    from memidx.index.store import Filters
 
     return Filters(
         kind=args.kind,
@@ -82,7 +82,7 @@ def _when(text: str | None, option: str, *, end: bool) -> str | None:
         return None
     from datetime import date, timedelta
 
-    from memidx.haystack import iso_utc
+    from memidx.haystack.frames import iso_utc
 
     try:
         if len(text.strip()) == 10:
@@ -96,7 +96,7 @@ def _when(text: str | None, option: str, *, end: bool) -> str | None:
 
 
 def show(args: argparse.Namespace, config: Config) -> int:
-    from memidx.filing import show as find
+    from memidx.haystack.filing import show as find
 
     shown = find(config, args.ref)
     if args.json:

@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
-from memidx.display import counted, display
-from memidx.status import Status
+from memidx.memory.status import Status
+from memidx.text import counted, display
 
 STATUS_SCHEMA = "memidx.status/1"
 

@@ -8,14 +8,14 @@ import json
 import sys
 from pathlib import Path
 
-from memidx.commands import say_notice
+from memidx.cli.notice import say_notice
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 
 
 def remember(args: argparse.Namespace, config: Config) -> int:
-    from memidx.remember import parse_tags
-    from memidx.remember import remember as write_note
+    from memidx.memory.remember import parse_tags
+    from memidx.memory.remember import remember as write_note
 
     if sys.stdin.isatty():
         print("memidx: reading the note's body from stdin (end with Ctrl-D)", file=sys.stderr)
@@ -44,7 +44,7 @@ def remember(args: argparse.Namespace, config: Config) -> int:
 
 
 def file_turn(args: argparse.Namespace, config: Config) -> int:
-    from memidx.filing import file, turn_record
+    from memidx.haystack.filing import file, turn_record
 
     try:
         payload: object = json.loads(read_stdin("the turn"))
@@ -58,8 +58,8 @@ def file_turn(args: argparse.Namespace, config: Config) -> int:
 
 
 def archive_transcript(args: argparse.Namespace, config: Config) -> int:
-    from memidx.filing import file
-    from memidx.records import make_record
+    from memidx.haystack.filing import file
+    from memidx.haystack.indexing import make_record
 
     text = _read_source(args.file)
     fields: dict[str, object] = {
@@ -99,8 +99,8 @@ def _read_source(name: str) -> str:
 
 
 def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
-    from memidx.hooks import start_background_embed
-    from memidx.records import Filed
+    from memidx.githooks.hook import start_background_embed
+    from memidx.haystack.indexing import Filed
 
     assert isinstance(filed, Filed)
     if not filed.duplicate and config.hook_embed:
@@ -126,7 +126,7 @@ def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
 
 
 def haystack(args: argparse.Namespace, config: Config) -> int:
-    from memidx.filing import commit_haystack
+    from memidx.haystack.filing import commit_haystack
 
     del args  # the only action is "commit"
     commit = commit_haystack(config)
@@ -135,7 +135,7 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
 
 
 def check(args: argparse.Namespace, config: Config) -> int:
-    from memidx.checks import check_drift, check_english
+    from memidx.githooks.checks import check_drift, check_english
 
     problems = (check_drift if args.check == "drift" else check_english)(config, args.files)
     for line in problems:

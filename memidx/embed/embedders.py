@@ -19,8 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memidx.config import DEFAULT_MODEL, Config
+from memidx.embed.model import load_packaged, model_identity, pulled_marker
 from memidx.errors import ModelError
-from memidx.model import load_packaged, model_identity, pulled_marker
 
 Vectors = NDArray[np.float32]
 # One text per ONNX run: no padding work and the smallest memory peak. Measured on 1,000 TIL
@@ -200,7 +200,7 @@ def pull(config: Config, name: str) -> tuple[str, int, Path]:
 def _weights_hash(model: Any) -> str:
     """The sha256 of the downloaded ONNX file: pulling a new build of a model changes it, so
     its old vectors are dropped rather than mixed with new ones."""
-    from memidx.model import sha256_file
+    from memidx.embed.model import sha256_file
 
     inner: Any = getattr(model, "model", None)
     folder = getattr(inner, "_model_dir", None)

@@ -11,10 +11,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.embed import Embedder, batches, document_embedder, encode_vector
-from memidx.store import Store, VectorStore, open_store, transaction
-from memidx.trace import clear_failures, record_failure
-from memidx.vecfile import refresh_matrix
+from memidx.embed.embedders import Embedder, batches, document_embedder, encode_vector
+from memidx.embed.matrix import refresh_matrix
+from memidx.index.failures import clear_failures, record_failure
+from memidx.index.store import Store, VectorStore, open_store, transaction
 
 BATCH = 64
 

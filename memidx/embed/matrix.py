@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from memidx.embed import decode_matrix
-from memidx.store import VectorStore
+from memidx.embed.embedders import decode_matrix
+from memidx.index.store import VectorStore
 
 MAGIC = b"MXV1"
 

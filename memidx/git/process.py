@@ -15,7 +15,7 @@ import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from memidx.values import Value
+from memidx.frozen import Value
 
 _READ_SIZE = 1 << 16
 # Python ignores these; a child gets them back at their defaults, as subprocess does.

@@ -1,6 +1,6 @@
 """Read notes out of git: the tree at a commit, blobs, changes between commits, uncommitted files.
 
-Plumbing commands run as plain child processes (memidx.process): importing GitPython costs over
+Plumbing commands run as plain child processes (memidx.git.process): importing GitPython costs over
 100 ms, which the post-commit hook cannot afford. GitPython is used where git's porcelain
 behaviour matters (committing with hooks, see remember.py).
 """
@@ -11,10 +11,10 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from memidx.drift import Change
 from memidx.errors import GitError
-from memidx.process import Finished, Stopped, Watch, run_process
-from memidx.values import Value
+from memidx.frozen import Value
+from memidx.git.change import Change
+from memidx.git.process import Finished, Stopped, Watch, run_process
 
 MODE_GITLINK = "160000"
 # One `git cat-file --batch` reads blobs until these many bytes (a blob of unknown size counts

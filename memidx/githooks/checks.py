@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.display import display
 from memidx.errors import MemidxError
-from memidx.notes import NoteError, is_note_path, parse_note, too_large
-from memidx.trace import last_failure
+from memidx.index.failures import last_failure
+from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
+from memidx.text import display
 
 FIX = "run `make reconcile`"
 
@@ -18,9 +18,9 @@ FIX = "run `make reconcile`"
 def check_drift(config: Config, files: Sequence[str]) -> list[str]:
     """Problems that must block the commit: a hook failure, drift, or a staged note that
     cannot be indexed."""
-    from memidx.gitrepo import read_head
-    from memidx.store import open_store
-    from memidx.sync import drift_of, note_source, settings_changed, settings_of
+    from memidx.git.repo import read_head
+    from memidx.index.store import open_store
+    from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
     problems = [_staged_problem(config, f) for f in _notes(config, files)]
     problems = [p for p in problems if p]
@@ -64,7 +64,7 @@ def check_drift(config: Config, files: Sequence[str]) -> list[str]:
 
 def check_english(config: Config, files: Sequence[str]) -> list[str]:
     """One line per staged note whose prose is not English."""
-    from memidx.language import check_text, problem_message
+    from memidx.notes.english import check_text, problem_message
 
     problems: list[str] = []
     for ref in _notes(config, files):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memidx.config import Config, load_config
 from memidx.errors import MemidxError
-from memidx.trace import clear_failures, record_failure
+from memidx.index.failures import clear_failures, record_failure
 
 STAGES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 
@@ -30,10 +30,10 @@ def run_hook(directory: Path | None, stage: str) -> int:
 
 def sync_to_head(config: Config) -> list[str]:
     """Sync the index and start embedding in the background; returns lines to print."""
-    from memidx.display import display
-    from memidx.segments import segments_changed
-    from memidx.store import RecordStore, open_store
-    from memidx.sync import sync
+    from memidx.haystack.segments import segments_changed
+    from memidx.index.store import RecordStore, open_store
+    from memidx.index.sync import sync
+    from memidx.text import display
 
     store, notice = open_store(config.index_path, write=True)
     try:
@@ -41,7 +41,9 @@ def sync_to_head(config: Config) -> list[str]:
         records = None
         indexed = RecordStore(store.conn).segments()
         if segments_changed(config.root, config.notes_path / "haystack", indexed):
-            from memidx.records import sync_records  # the log reader, only when logs changed
+            from memidx.haystack.indexing import (
+                sync_records,  # the log reader, only when logs changed
+            )
 
             records = sync_records(config, store)
     finally:
@@ -72,13 +74,13 @@ def sync_to_head(config: Config) -> list[str]:
 
 def start_background_embed(config: Config) -> list[str]:
     """Embed new chunks in a detached process, so the git operation does not wait for it."""
-    from memidx.model import model_identity
+    from memidx.embed.model import model_identity
 
     if model_identity(config) is None:
         return [
             f"vectors not updated: the model {config.model} is not installed (run make install)"
         ]
-    from memidx.process import spawn_detached
+    from memidx.git.process import spawn_detached
 
     config.state_dir.mkdir(parents=True, exist_ok=True)
     spawn_detached(

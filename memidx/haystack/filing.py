@@ -13,8 +13,8 @@ from typing import cast
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
-from memidx.haystack import Record, Writer, describe_folder, read_at, writer_id
-from memidx.records import (
+from memidx.haystack.frames import Record, Writer, describe_folder, read_at, writer_id
+from memidx.haystack.indexing import (
     Filed,
     file_record,
     haystack_folder,
@@ -22,7 +22,7 @@ from memidx.records import (
     segment_ref,
     sync_records,
 )
-from memidx.store import RecordStore, Store, open_store
+from memidx.index.store import RecordStore, Store, open_store
 
 
 def writer(config: Config) -> Writer:
@@ -42,7 +42,7 @@ def writer(config: Config) -> Writer:
 def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
     """Whether HEAD holds a segment of `folder` (committed files are never appended to); git
     is asked once per segment and commit, the commit read from .git's files."""
-    from memidx.gitrepo import GitRepo, read_head
+    from memidx.git.repo import GitRepo, read_head
 
     answers: dict[tuple[str, str], bool] = {}
 
@@ -65,7 +65,7 @@ def _committed(config: Config, folder: Path) -> list[str]:
     memory of its own segments (the first filing after an upgrade, or a lost .memidx file)."""
     if not config.in_git:
         return []
-    from memidx.gitrepo import GitRepo
+    from memidx.git.repo import GitRepo
 
     ref = segment_ref(config, folder)
     out = GitRepo(config.root).run(  # -z: names as they are; --reflog: commits no ref reaches
@@ -86,7 +86,7 @@ def writable_index(config: Config, notice: Callable[[str], None] | None = None) 
         with Path(f"{config.index_path}.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if store.get_state("indexed_at") is None:
-                from memidx.sync import ingest, note_source
+                from memidx.index.sync import ingest, note_source
 
                 ingest(config, store, note_source(config))
                 sync_records(config, store, full=True)
@@ -223,8 +223,8 @@ class BackgroundFiler:
 
 def commit_haystack(config: Config) -> str | None:
     """Commit this clone's segments (and the haystack's .gitattributes); None if unchanged."""
-    from memidx.gitcommit import commit_paths
-    from memidx.gitrepo import GitRepo
+    from memidx.git.commit import commit_paths
+    from memidx.git.repo import GitRepo
 
     repo = GitRepo(config.root)
     if not repo.run("symbolic-ref", "-q", "HEAD", check=False).strip():

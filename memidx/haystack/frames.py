@@ -25,9 +25,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from memidx.digest import sha256_hex
 from memidx.errors import MemidxError
-from memidx.segments import SEGMENT_SUFFIX
+from memidx.hashes import sha256_hex
+from memidx.haystack.segments import SEGMENT_SUFFIX
 
 MAGIC = b"KRD1"
 HEADER = struct.Struct("<4sI")

@@ -10,9 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from memidx.chunks import chunk_document
 from memidx.config import Config
-from memidx.haystack import (
+from memidx.haystack.frames import (
     KINDS,
     Located,
     Record,
@@ -21,9 +20,10 @@ from memidx.haystack import (
     new_record,
     scan_file,
 )
-from memidx.notes import clean_words
-from memidx.segments import segments
-from memidx.store import NewDocument, RecordStore, Store, VectorStore, transaction
+from memidx.haystack.segments import segments
+from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
+from memidx.notes.chunks import chunk_document
+from memidx.notes.note import clean_words
 
 if TYPE_CHECKING:
     from memidx.progress import Progress

@@ -6,9 +6,9 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-from memidx.drift import DocState, Skip
-from memidx.notes import clean_word
-from memidx.values import Value
+from memidx.frozen import Value
+from memidx.index.drift import DocState, Skip
+from memidx.notes.note import clean_word
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:

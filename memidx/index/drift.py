@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from memidx.notes import is_note_path
-from memidx.values import Value
+from memidx.frozen import Value
+from memidx.git.change import Change
+from memidx.notes.note import is_note_path
 
 MODE_SYMLINK = "120000"
 
@@ -25,17 +26,6 @@ class Skip(Value):
     source_ref: str
     blob_id: str | None
     reason: str
-
-
-class Change(Value):
-    """One path changed between two commits (git diff-tree --raw)."""
-
-    status: str
-    old_path: str | None
-    new_path: str | None
-    old_blob: str | None
-    new_blob: str | None
-    new_mode: str | None = None
 
 
 class SourceFile(Value):

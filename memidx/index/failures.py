@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memidx.values import Value
+from memidx.frozen import Value
 
 
 class HookFailure(Value):

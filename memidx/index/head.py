@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from memidx.config import Config
-from memidx.gitrepo import read_head
-from memidx.store import Store
+from memidx.git.repo import read_head
+from memidx.index.store import Store
 
 
 def behind_head(config: Config, store: Store) -> str | None:

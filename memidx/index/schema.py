@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable
-from memidx.store.documents import Store
+from memidx.index.documents import Store
 
 SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 5000

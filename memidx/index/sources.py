@@ -7,11 +7,11 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
-from memidx.digest import git_blob_id
-from memidx.drift import MODE_SYMLINK, SourceFile
-from memidx.gitrepo import GitRepo
-from memidx.notes import is_note_path
-from memidx.values import replace
+from memidx.frozen import replace
+from memidx.git.repo import GitRepo
+from memidx.hashes import git_blob_id
+from memidx.index.drift import MODE_SYMLINK, SourceFile
+from memidx.notes.note import is_note_path
 
 LINK_MAX = 1 << 16  # longer than any symlink target a file system allows
 # Up to this many notes (a hook's usual commit) are read from the working tree when a file

@@ -1,16 +1,16 @@
 """The only SQL in memidx: the index file, documents and full-text search, chunks and vectors."""
 
-from memidx.drift import DocState, Skip
 from memidx.errors import REBUILD_HINT
-from memidx.store.documents import (
+from memidx.index.documents import (
     BM25_WEIGHTS,
     Filters,
     LexicalRow,
     NewDocument,
     Store,
 )
-from memidx.store.records import RecordStore
-from memidx.store.schema import (
+from memidx.index.drift import DocState, Skip
+from memidx.index.record_rows import RecordStore
+from memidx.index.schema import (
     SCHEMA_VERSION,
     connect,
     connect_memory,
@@ -21,7 +21,7 @@ from memidx.store.schema import (
     snapshot,
     transaction,
 )
-from memidx.store.vectors import ChunkInfo, ChunkVectors, VectorStore
+from memidx.index.vectors import ChunkInfo, ChunkVectors, VectorStore
 
 __all__ = [
     "BM25_WEIGHTS",

@@ -6,20 +6,20 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from memidx.chunks import chunk_document
 from memidx.config import Config
-from memidx.drift import Drift, SourceFile, compare, from_changes
 from memidx.errors import IndexBusy
-from memidx.gitrepo import GitRepo, read_head
-from memidx.notes import Note, NoteError, parse_note, too_large
-from memidx.sources import GitSource, WorktreeSource
-from memidx.store import NewDocument, Skip, Store, VectorStore, transaction
-from memidx.values import replace
+from memidx.frozen import replace
+from memidx.git.repo import GitRepo, read_head
+from memidx.index.drift import Drift, SourceFile, compare, from_changes
+from memidx.index.sources import GitSource, WorktreeSource
+from memidx.index.store import NewDocument, Skip, Store, VectorStore, transaction
+from memidx.notes.chunks import chunk_document
+from memidx.notes.note import Note, NoteError, parse_note, too_large
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
+    from memidx.index.sources import NoteSource
     from memidx.progress import Progress
-    from memidx.sources import NoteSource
 
 NOTE = "note"
 ATTEMPTS = 5  # plans made again when other writers keep changing the index meanwhile

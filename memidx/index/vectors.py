@@ -5,11 +5,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-from memidx.values import Value
+from memidx.frozen import Value
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
-    from memidx.chunks import Chunk
+    from memidx.notes.chunks import Chunk
 
 
 class ChunkVectors(Value):

@@ -13,8 +13,8 @@ import yaml
 
 from memidx.config import Config
 from memidx.errors import CheckFailed, MemidxError, UsageError
-from memidx.gitcommit import commit_paths
-from memidx.notes import NoteError, clean_words, parse_note
+from memidx.git.commit import commit_paths
+from memidx.notes.note import NoteError, clean_words, parse_note
 
 SLUG_LENGTH = 60
 
@@ -96,9 +96,9 @@ def _catch_up(config: Config, notice: Callable[[str], None] | None) -> None:
     """Bring the index to HEAD before committing. After a git operation without hooks (git
     reset) it is behind, and the pre-commit drift check would refuse the note for drift that
     a sync repairs; a recorded hook failure still blocks, as it must."""
-    from memidx.filing import writable_index
-    from memidx.records import sync_records
-    from memidx.sync import sync
+    from memidx.haystack.filing import writable_index
+    from memidx.haystack.indexing import sync_records
+    from memidx.index.sync import sync
 
     store = writable_index(config, notice)  # one missing or rebuilt is filled whole, records too
     try:
@@ -124,7 +124,7 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
 
 
 def _check(config: Config, ref: str, text: str) -> None:
-    from memidx.language import check_text, problem_message
+    from memidx.notes.english import check_text, problem_message
 
     keep = f"the file {ref} is kept: fix it and commit it, or delete it"
     try:

@@ -5,16 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memidx.config import Config
-from memidx.drift import Drift
+from memidx.embed.job import embed_error_path
 from memidx.errors import MemidxError
-from memidx.freshness import behind_head
-from memidx.gitrepo import GitRepo
-from memidx.notes import is_note_path
-from memidx.records import record_drift
-from memidx.store import Skip, VectorStore, open_store
-from memidx.sync import NOTE, drift_of, note_source, settings_changed
-from memidx.trace import HookFailure, last_failure
-from memidx.vectorize import embed_error_path
+from memidx.git.repo import GitRepo
+from memidx.haystack.indexing import record_drift
+from memidx.index.drift import Drift
+from memidx.index.failures import HookFailure, last_failure
+from memidx.index.head import behind_head
+from memidx.index.store import Skip, VectorStore, open_store
+from memidx.index.sync import NOTE, drift_of, note_source, settings_changed
+from memidx.notes.note import is_note_path
 
 
 @dataclass(slots=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memidx.digest import sha256_hex
-from memidx.notes import code_flags
-from memidx.values import Value
+from memidx.frozen import Value
+from memidx.hashes import sha256_hex
+from memidx.notes.note import code_flags
 
 # all-MiniLM-L6-v2 was trained on 256 word pieces; keep room for [CLS], [SEP] and rounding.
 MAX_TOKENS = 240

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memidx.errors import ModelError
-from memidx.notes import code_flags
+from memidx.notes.note import code_flags
 
 # (language code, score) of the top guess for one piece of text.
 Detect = Callable[[str], tuple[str, float]]

@@ -3,7 +3,7 @@
 Importing PyYAML costs ~19 ms, paid by every hook that indexes a note with front matter. The
 notes `memidx remember` writes use a small part of YAML: `key: value` lines whose values are
 plain words, quoted strings or lists of them. `read_simple` reads exactly that part and gives
-what PyYAML gives for it (with memidx.notes' loader: YAML 1.2's booleans); for anything else
+what PyYAML gives for it (with memidx.notes.note's loader: YAML 1.2's booleans); for anything else
 (comments, numbers, dates, booleans, nesting, escapes, duplicate keys) it returns None and the
 caller uses PyYAML.
 """
@@ -16,7 +16,7 @@ _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?")
 _ITEM = re.compile(r"( *)- (.*)")
 _MAX_KEY = 1024  # YAML's limit for a simple key
 _PLAIN_EXTRA = frozenset(" _.,'()/+-")
-# Plain words that are no text: booleans (YAML 1.2's, as memidx.notes reads them) and null.
+# Plain words that are no text: booleans (YAML 1.2's, as memidx.notes.note reads them) and null.
 _SPECIAL = frozenset({"true", "false", "null", "~"})
 
 

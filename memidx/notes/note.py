@@ -8,16 +8,16 @@ from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import PurePosixPath
 
-from memidx.digest import sha256_hex
-from memidx.frontmatter import read_simple
-from memidx.values import Value
+from memidx.frozen import Value
+from memidx.hashes import sha256_hex
+from memidx.notes.frontmatter import read_simple
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
     from typing import Any
 
-# yaml is imported only for front matter beyond the simple shape (memidx.frontmatter), not
-# when memidx.notes is: the search path imports this module and must not pay ~19 ms for it.
+# yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
+# when memidx.notes.note is: the search path imports this module and must not pay ~19 ms for it.
 
 
 class Note(Value):

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
-from memidx.query import Terms, match_all, match_any, query_terms
-from memidx.store import Filters, LexicalRow, Store, VectorStore
+from memidx.index.store import Filters, LexicalRow, Store, VectorStore
+from memidx.search.query import Terms, match_all, match_any, query_terms
 
 # Markers that cannot occur in a note's text; replaced by the output's own markers.
 MARK_START, MARK_END = "\x02", "\x03"

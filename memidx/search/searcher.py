@@ -11,11 +11,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memidx.config import Config
-from memidx.embed import Embedder, query_embedder
+from memidx.embed.embedders import Embedder, query_embedder
+from memidx.embed.matrix import current_stamp, map_matrix, matrix_path, read_matrix
 from memidx.errors import MemidxError, ModelError, UsageError
-from memidx.fusion import best_chunks, rrf
-from memidx.query import Terms, match_any, query_terms
-from memidx.search import (
+from memidx.index.store import ChunkInfo, Filters, LexicalRow, Store, VectorStore, snapshot
+from memidx.search.fusion import best_chunks, rrf
+from memidx.search.lexical import (
     MARK_START,
     Hit,
     LexicalRanking,
@@ -28,9 +29,8 @@ from memidx.search import (
     snippets,
     term_warnings,
 )
-from memidx.store import ChunkInfo, Filters, LexicalRow, Store, VectorStore, snapshot
-from memidx.timing import Stopwatch
-from memidx.vecfile import current_stamp, map_matrix, matrix_path, read_matrix
+from memidx.search.query import Terms, match_any, query_terms
+from memidx.search.timing import Stopwatch
 
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)

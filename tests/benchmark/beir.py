@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
-from memidx.hybrid import Searcher
-from memidx.store import Filters
+from memidx.index.store import Filters
+from memidx.search.searcher import Searcher
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k, recall_at_k
 
 # Published test-split nDCG@10 for reference (see ../shared/data/beir-nfcorpus/SOURCE.md).

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from memidx.config import load_config
-from memidx.filing import Haystack
-from memidx.values import replace
+from memidx.frozen import replace
+from memidx.haystack.filing import Haystack
 from tests.benchmark import corpus, locomo
 from tests.benchmark.timing import ms, percentile, timed_process
 from tests.benchmark.turns import turn_text

@@ -13,8 +13,8 @@ from pathlib import Path
 from statistics import median
 
 from memidx.config import load_config
-from memidx.hybrid import DEPTH, Searcher
-from memidx.store import Filters, open_store
+from memidx.index.store import Filters, open_store
+from memidx.search.searcher import DEPTH, Searcher
 from tests.benchmark import beir, corpus, gitops, haystack, hooks, language, locomo, turns
 from tests.benchmark.golden import Scores, copy_notes, queries, score
 from tests.benchmark.timing import ms, percentile, timed_process

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memidx.search import lexical_search
-from memidx.store import Filters, Store, open_store
+from memidx.index.store import Filters, Store, open_store
+from memidx.search.lexical import lexical_search
 from tests.benchmark.golden import copy_notes, queries, score
 from tests.helpers import NotesRepo
 

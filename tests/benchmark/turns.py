@@ -9,10 +9,10 @@ from datetime import datetime
 from pathlib import Path
 
 from memidx.config import load_config
-from memidx.filing import Haystack
-from memidx.hybrid import Searcher
-from memidx.store import Filters
-from memidx.values import replace
+from memidx.frozen import replace
+from memidx.haystack.filing import Haystack
+from memidx.index.store import Filters
+from memidx.search.searcher import Searcher
 from tests.benchmark.locomo import Dataset, Question, Turn
 
 VERSION = "haystack-v1"

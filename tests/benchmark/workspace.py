@@ -67,8 +67,8 @@ def recorded(root: Path, name: str) -> dict[str, object] | None:
 
 def model_available() -> bool:
     from memidx.config import load_config
+    from memidx.embed.model import load_packaged
     from memidx.errors import ModelError
-    from memidx.model import load_packaged
 
     try:
         load_packaged(load_config(PROJECT, env={"MEMIDX_ROOT": str(PROJECT)}))

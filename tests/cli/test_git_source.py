@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memidx import sources
-from memidx.gitrepo import GitRepo
-from memidx.sources import GitSource
+from memidx.git.repo import GitRepo
+from memidx.index import sources
+from memidx.index.sources import GitSource
 from tests.helpers import NotesRepo
 
 LIMIT = 1 << 20

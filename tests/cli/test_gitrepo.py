@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memidx import gitrepo
 from memidx.errors import GitError
-from memidx.gitrepo import GitRepo, TreeEntry
+from memidx.git import repo as gitrepo
+from memidx.git.repo import GitRepo, TreeEntry
 from tests.helpers import NotesRepo, pipe_reads
 
 NO_LIMIT = 1 << 30

@@ -50,10 +50,10 @@ def test_the_hook_syncs_without_the_parser_or_the_log_reader(tmp_path: Path) -> 
     assert "1 written" in out
     assert "argparse" not in modules
     # each costs every git operation 2-19 ms at start-up (hashlib: loading OpenSSL;
-    # dataclasses: inspect, ast and dis, then exec for every class: memidx.values instead)
+    # dataclasses: inspect, ast and dis, then exec for every class: memidx.frozen instead)
     assert {"subprocess", "hashlib", "typing", "yaml", "dataclasses", "inspect"}.isdisjoint(modules)
-    assert "memidx.haystack" not in modules
-    assert "memidx.records" not in modules
+    assert "memidx.haystack.frames" not in modules
+    assert "memidx.haystack.indexing" not in modules
     assert repo.memidx("reconcile").code == 0
     assert "notes/lock.md" in repo.memidx("search", "--json", "file lock").out
 
@@ -66,7 +66,7 @@ def test_the_hook_asks_for_the_model_without_loading_numpy(tmp_path: Path) -> No
     assert "1 written" in out
     assert "vectors not updated" in out  # this repository has no model installed
     assert "numpy" not in modules
-    assert "memidx.embed" not in modules
+    assert "memidx.embed.embedders" not in modules
 
 
 def test_the_hook_reads_logs_only_when_a_segment_changed(tmp_path: Path) -> None:
@@ -79,13 +79,13 @@ def test_the_hook_reads_logs_only_when_a_segment_changed(tmp_path: Path) -> None
     assert filed.code == 0, filed.err
 
     _, modules = hook_imports(repo)  # the turn was indexed when it was filed
-    assert "memidx.haystack" not in modules
+    assert "memidx.haystack.frames" not in modules
 
     for segment in (repo.root / "notes" / "haystack").glob("*/*.krd"):
         segment.unlink()  # as a checkout of a commit without the log would
     out, modules = hook_imports(repo)
 
-    assert "memidx.records" in modules
+    assert "memidx.haystack.indexing" in modules
     assert "1 removed" in out
     hits = repo.memidx("search", "--json", "docker cache").json()["hits"]
     assert hits == []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.store import SCHEMA_VERSION
+from memidx.index.store import SCHEMA_VERSION
 from tests.helpers import NotesRepo
 
 
@@ -119,7 +119,7 @@ def test_a_bad_setting_is_a_one_line_error(repo: NotesRepo) -> None:
 
 
 def test_an_index_from_an_older_note_reader_is_read_again_whole(repo: NotesRepo) -> None:
-    from memidx.store import open_store
+    from memidx.index.store import open_store
 
     repo.write("notes/nb.md", "---\nlang: no\n---\nNorsk notat om fjorder\n")
     repo.note("other.md", "Other", "another note")
@@ -177,8 +177,8 @@ def test_a_notes_dir_is_read_the_way_git_names_paths(
 def test_an_index_of_the_previous_schema_is_upgraded_keeping_its_vectors(
     indexed: NotesRepo,
 ) -> None:
-    from memidx.store import VectorStore, open_store
-    from memidx.vectorize import embed_missing
+    from memidx.embed.job import embed_missing
+    from memidx.index.store import VectorStore, open_store
     from tests.helpers import FakeEmbedder
 
     path = index_file(indexed)

@@ -48,8 +48,8 @@ def test_a_huge_note_arriving_in_a_later_commit_is_skipped_without_holding_it(
     repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memidx.config import load_config
-    from memidx.store import open_store
-    from memidx.sync import sync
+    from memidx.index.store import open_store
+    from memidx.index.sync import sync
 
     repo.write("notes/good.md", GOOD)
     repo.commit()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.store import open_store, transaction
+from memidx.index.store import open_store, transaction
 from tests.gitops import RunResult, run_seed
 from tests.helpers import NotesRepo
 from tests.machines import clone, hook_env, make_template

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from memidx.config import load_config
-from memidx.hybrid import Searcher
-from memidx.store import Filters, open_store
+from memidx.index.store import Filters, open_store
+from memidx.search.searcher import Searcher
 from tests.benchmark.golden import copy_notes, queries, score
 from tests.helpers import NotesRepo, Run
 
@@ -202,7 +202,7 @@ def test_the_query_path_gives_the_vectors_fastembed_gives(models_dir: Path) -> N
     import numpy as np
 
     from memidx.config import Config
-    from memidx.embed import FastembedEmbedder, OnnxQueryEmbedder
+    from memidx.embed.embedders import FastembedEmbedder, OnnxQueryEmbedder
 
     config = Config(root=models_dir, models_path=models_dir)
     texts = ["WSL eats all my RAM", "git detached HEAD " * 60, "x", "ünïcödé café 日本語"]

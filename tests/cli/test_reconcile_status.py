@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from memidx.store import DocState, open_store
+from memidx.index.store import DocState, open_store
 from tests.helpers import NotesRepo
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
-from memidx.haystack import Writer, frame, new_record
+from memidx.haystack.frames import Writer, frame, new_record
 from tests.helpers import FakeEmbedder, NotesRepo, clean_env
 
 MEMIDX = str(Path(sys.executable).parent / "memidx")
@@ -72,9 +72,9 @@ def test_an_empty_index_file_is_filled_before_filing(indexed: NotesRepo) -> None
 
 
 def test_a_rebuilt_index_never_uses_the_vector_file_of_the_old_one(indexed: NotesRepo) -> None:
-    from memidx.hybrid import Searcher
-    from memidx.store import Filters, open_store
-    from memidx.vectorize import embed_index
+    from memidx.embed.job import embed_index
+    from memidx.index.store import Filters, open_store
+    from memidx.search.searcher import Searcher
 
     config = load_config(indexed.root)
     fake = FakeEmbedder(name=config.model)
@@ -119,7 +119,7 @@ def test_a_record_appended_but_not_indexed_is_picked_up_by_the_next_filing(
     indexed: NotesRepo,
 ) -> None:
     config = load_config(indexed.root)
-    from memidx.filing import writer
+    from memidx.haystack.filing import writer
 
     writer(config).append(new_record("turn", "written before a crash"))  # never indexed
     assert indexed.memidx_process("file-turn", stdin='{"text": "after the crash"}').code == 0
@@ -194,8 +194,8 @@ def test_stdin_that_is_not_utf8_is_refused_and_nothing_is_written(
 def test_a_sync_planned_against_an_index_another_writer_moved_plans_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memidx import sync as sync_module
-    from memidx.store import open_store
+    from memidx.index import sync as sync_module
+    from memidx.index.store import open_store
 
     repo = NotesRepo(tmp_path / "memory")
     repo.note("a.md", "A", "alpha one")

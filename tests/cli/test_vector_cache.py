@@ -8,9 +8,9 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from memidx.config import Config, load_config
-from memidx.store import Store, VectorStore, open_store
-from memidx.sync import ingest, note_source, reconcile
-from memidx.vectorize import embed_missing
+from memidx.embed.job import embed_missing
+from memidx.index.store import Store, VectorStore, open_store
+from memidx.index.sync import ingest, note_source, reconcile
 from tests.helpers import FakeEmbedder, NotesRepo
 
 
@@ -91,9 +91,9 @@ def test_a_new_model_embeds_everything_once_and_never_mixes(
 
 
 def test_a_one_note_commit_reads_one_note(repo: NotesRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memidx.drift import SourceFile
-    from memidx.sources import GitSource
-    from memidx.sync import sync
+    from memidx.index.drift import SourceFile
+    from memidx.index.sources import GitSource
+    from memidx.index.sync import sync
 
     for i in range(200):
         repo.note(f"bulk/n{i}.md", f"Note {i}", f"body {i}")

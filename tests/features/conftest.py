@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from memidx.store import open_store
+from memidx.index.store import open_store
 from tests.helpers import NotesRepo, Run
 from tests.machines import Machine, clone, hook_env, make_template
 

@@ -7,9 +7,9 @@ import itertools
 import sqlite3
 from collections.abc import Mapping, Sequence
 
-from memidx.haystack import KINDS as RECORD_KINDS
-from memidx.store import Filters, Store, VectorStore
-from memidx.vectorize import embed_missing
+from memidx.embed.job import embed_missing
+from memidx.haystack.frames import KINDS as RECORD_KINDS
+from memidx.index.store import Filters, Store, VectorStore
 from tests.helpers import FakeEmbedder
 
 # ---------------------------------------------------------------------------------------------

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from memidx.config import Config, load_config
 from memidx.errors import MemidxError
-from memidx.records import sync_records
-from memidx.store import Store, open_store
-from memidx.sync import ingest, note_source
-from memidx.values import replace
+from memidx.frozen import replace
+from memidx.haystack.indexing import sync_records
+from memidx.index.store import Store, open_store
+from memidx.index.sync import ingest, note_source
 from tests.gitops.compare import compare_indexes
 from tests.gitops.content import (
     FOLDERS,

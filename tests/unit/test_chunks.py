@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memidx.chunks import MAX_TOKENS, chunk_document, estimate_tokens
+from memidx.notes.chunks import MAX_TOKENS, chunk_document, estimate_tokens
 
 BODY = """Intro paragraph about the problem.
 

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from memidx.digest import git_blob_id, sha256_hex
+from memidx.hashes import git_blob_id, sha256_hex
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memidx.frontmatter import read_simple
-from memidx.notes import front_matter_loader
-from memidx.remember import note_text
+from memidx.memory.remember import note_text
+from memidx.notes.frontmatter import read_simple
+from memidx.notes.note import front_matter_loader
 
 LOADER: Any = front_matter_loader()
 

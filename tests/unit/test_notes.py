@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.notes import NoteError, first_heading, is_note_path, parse_note
+from memidx.notes.note import NoteError, first_heading, is_note_path, parse_note
 
 LIMIT = 1024 * 1024
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.process import Stopped, run_process, spawn_detached
+from memidx.git.process import Stopped, run_process, spawn_detached
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memidx.errors import UsageError
-from memidx.query import MAX_TERMS, match_all, match_any, query_terms, tokenize
-from memidx.store import Filters, Store
+from memidx.index.store import Filters, Store
+from memidx.search.query import MAX_TERMS, match_all, match_any, query_terms, tokenize
 
 NASTY = [
     '"unbalanced',

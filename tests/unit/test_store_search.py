@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from memidx.notes import parse_note
-from memidx.search import MARK_START, lexical_search, match_line
-from memidx.store import Filters, Store
-from memidx.sync import note_document
+from memidx.index.store import Filters, Store
+from memidx.index.sync import note_document
+from memidx.notes.note import parse_note
+from memidx.search.lexical import MARK_START, lexical_search, match_line
 
 
 def add(store: Store, ref: str, text: str) -> int:

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.haystack import Writer, frame, new_record, scan_file
-from memidx.records import sync_records
-from memidx.store import Store, connect_memory
+from memidx.haystack.frames import Writer, frame, new_record, scan_file
+from memidx.haystack.indexing import sync_records
+from memidx.index.store import Store, connect_memory
 
 
 def test_every_cut_inside_the_last_record_keeps_all_earlier_records(tmp_path: Path) -> None:

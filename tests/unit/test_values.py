@@ -11,7 +11,7 @@ from typing import ClassVar, cast
 
 import pytest
 
-from memidx.values import FrozenValueError, Value, replace
+from memidx.frozen import FrozenValueError, Value, replace
 
 
 class Point(Value):

@@ -8,9 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memidx.chunks import chunk_document
-from memidx.store import Store, VectorStore
-from memidx.vecfile import (
+from memidx.embed.job import embed_missing
+from memidx.embed.matrix import (
     Matrix,
     Stamp,
     current_stamp,
@@ -20,7 +19,8 @@ from memidx.vecfile import (
     refresh_matrix,
     write_matrix,
 )
-from memidx.vectorize import embed_missing
+from memidx.index.store import Store, VectorStore
+from memidx.notes.chunks import chunk_document
 from tests.helpers import FakeEmbedder
 
 STAMP = Stamp("index-1", "m", "fp", 5)
@@ -94,7 +94,7 @@ def test_any_chunk_or_vector_change_makes_the_file_stale(store: Store, tmp_path:
 
 
 def _doc(ref: str):
-    from memidx.notes import parse_note
-    from memidx.sync import note_document
+    from memidx.index.sync import note_document
+    from memidx.notes.note import parse_note
 
     return note_document(parse_note(ref, b"# A\nalpha\n", 1 << 20), "blob")
