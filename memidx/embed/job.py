@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import resource
 import time
 from collections.abc import Callable, Generator
@@ -15,6 +14,7 @@ from memidx.embed.embedders import Embedder, batches, document_embedder, encode_
 from memidx.embed.matrix import refresh_matrix
 from memidx.index.failures import clear_failures, record_failure
 from memidx.index.store import Store, VectorStore, open_store, transaction
+from memidx.portable import file_lock
 
 BATCH = 64
 
@@ -100,14 +100,8 @@ def _embed_index(
 @contextmanager
 def _embed_lock(config: Config, *, wait: bool) -> Generator[bool]:
     """The clone's embed lock; yields whether it was taken (always, when waiting)."""
-    config.state_dir.mkdir(parents=True, exist_ok=True)
-    with (config.state_dir / "embed.lock").open("w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
+    with file_lock(config.state_dir / "embed.lock", wait=wait) as taken:
+        yield taken
 
 
 def embed_in_background(config: Config) -> int:

@@ -3,16 +3,15 @@ per clone, retrying while another git holds the index lock."""
 
 from __future__ import annotations
 
-import fcntl
 import random
 import time
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
 from memidx.errors import CheckFailed, GitError, MemidxError
+from memidx.portable import file_lock
 
 ATTEMPTS = 7  # backoff 0.05 s doubling, with jitter: about 5 s before giving up
 
@@ -62,7 +61,5 @@ def _commit_error(ref: str, stderr: str, stdout: str) -> MemidxError:
 def _serialized(config: Config) -> Generator[None]:
     """One memidx commit at a time in this clone: a commit and its post-commit hook finish
     before the next commit's pre-commit check looks at the index."""
-    config.state_dir.mkdir(parents=True, exist_ok=True)
-    with Path(config.state_dir / "commit.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with file_lock(config.state_dir / "commit.lock"):
         yield

@@ -3,7 +3,6 @@ from the CLI or from any thread of an agent process."""
 
 from __future__ import annotations
 
-import fcntl
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -23,6 +22,7 @@ from memidx.haystack.indexing import (
     sync_records,
 )
 from memidx.index.store import RecordStore, Store, open_store
+from memidx.portable import file_lock
 
 
 def writer(config: Config) -> Writer:
@@ -83,8 +83,7 @@ def writable_index(config: Config, notice: Callable[[str], None] | None = None) 
     if said and notice is not None:
         notice(said)
     if store.get_state("indexed_at") is None:
-        with Path(f"{config.index_path}.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with file_lock(Path(f"{config.index_path}.lock")):
             if store.get_state("indexed_at") is None:
                 from memidx.index.sync import ingest, note_source
 

@@ -12,7 +12,6 @@ appends only to its own folder, so git merges of logs never conflict.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -28,6 +27,7 @@ from typing import Any, cast
 from memidx.errors import MemidxError
 from memidx.hashes import sha256_hex
 from memidx.haystack.segments import SEGMENT_SUFFIX
+from memidx.portable import file_lock
 
 MAGIC = b"KRD1"
 HEADER = struct.Struct("<4sI")
@@ -266,11 +266,8 @@ class Writer:
     def locked(self) -> Generator[None]:
         """Exclusive use of this writer's segments: threads of this process and other
         processes of this clone wait their turn."""
-        with _LOCK:
-            self.lock.parent.mkdir(parents=True, exist_ok=True)
-            with self.lock.open("w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                yield
+        with _LOCK, file_lock(self.lock):
+            yield
 
     def append(self, record: Record) -> tuple[Path, int, int]:
         """Write one whole record; returns (segment, offset, frame length)."""

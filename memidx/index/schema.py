@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import sqlite3
 from collections.abc import Generator, Iterator
@@ -11,6 +10,7 @@ from pathlib import Path
 
 from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable
 from memidx.index.documents import Store
+from memidx.portable import file_lock
 
 SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 5000
@@ -295,8 +295,7 @@ def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store,
             raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
         return Store(conn), None
     path.parent.mkdir(parents=True, exist_ok=True)
-    with Path(f"{path}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # creation and rebuild are never concurrent
+    with file_lock(Path(f"{path}.lock")):  # creation and rebuild are never concurrent
         try:
             conn = connect(path, create=True)
         except IndexUnusable as exc:
