@@ -8,12 +8,11 @@ from collections.abc import Iterator
 
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
-from memidx.notes.note import code_flags
+from memidx.notes.markdown import scan
 
 # all-MiniLM-L6-v2 was trained on 256 word pieces; keep room for [CLS], [SEP] and rounding.
 MAX_TOKENS = 240
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _PIECE = re.compile(r"[^\W_]+|[^\w\s]|_")
 
 
@@ -79,12 +78,11 @@ def _sections(body: str) -> Iterator[_Section]:
     heading: str | None = None
     start = 0
     lines: list[str] = []
-    for number, (line, code) in enumerate(code_flags(body.split("\n"))):
-        match = None if code else _HEADING.match(line)
-        if match:
+    for number, (line, _, found) in enumerate(scan(body.split("\n"))):
+        if found is not None:
             if any(s.strip() for s in lines):
                 yield _Section(heading, start, lines)
-            heading, start, lines = match.group(2), number, [line]
+            heading, start, lines = found.text or None, number, [line]
             continue
         lines.append(line)
     if any(s.strip() for s in lines) or heading is not None:

@@ -48,6 +48,7 @@ PURE = [
     "memidx.notes.note",
     "memidx.notes.frontmatter",
     "memidx.notes.chunks",
+    "memidx.notes.markdown",
     "memidx.git.change",
     "memidx.index.drift",
     "memidx.search.query",
