@@ -9,11 +9,14 @@ from collections.abc import Iterator
 from memidx.frozen import Value
 from memidx.hashes import sha256_hex
 from memidx.notes.markdown import scan
+from memidx.notes.words import WORD
 
 # all-MiniLM-L6-v2 was trained on 256 word pieces; keep room for [CLS], [SEP] and rounding.
 MAX_TOKENS = 240
 
-_PIECE = re.compile(r"[^\W_]+|[^\w\s]|_")
+# The index's words, and every other symbol (`_` too) on its own: WordPiece makes a token of
+# each punctuation mark, which the index's tokenizer drops.
+_PIECE = re.compile(rf"{WORD.pattern}|[^\w\s]|_")
 
 
 class Chunk(Value):

@@ -49,6 +49,7 @@ PURE = [
     "memidx.notes.frontmatter",
     "memidx.notes.chunks",
     "memidx.notes.markdown",
+    "memidx.notes.words",
     "memidx.git.change",
     "memidx.index.drift",
     "memidx.search.query",
