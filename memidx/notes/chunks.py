@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from memidx.frozen import Value
-from memidx.hashes import sha256_hex
+from memidx.hashes import content_hash
 from memidx.notes.markdown import scan
 from memidx.notes.words import WORD
 
@@ -66,14 +66,14 @@ def chunk_document(
                     heading=section.heading,
                     line=body_line + section.line + offset,
                     text=full,
-                    text_hash=sha256_hex(full.encode("utf-8")),
+                    text_hash=content_hash(full),
                 )
             )
     return chunks or [_title_only(title, body_line)]
 
 
 def _title_only(title: str, body_line: int) -> Chunk:
-    return Chunk(0, None, body_line, title, sha256_hex(title.encode("utf-8")))
+    return Chunk(0, None, body_line, title, content_hash(title))
 
 
 def _sections(body: str) -> Iterator[_Section]:

@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import PurePosixPath
 
 from memidx.frozen import Value
-from memidx.hashes import sha256_hex
+from memidx.hashes import content_hash
 from memidx.notes.frontmatter import read_simple
 from memidx.notes.markdown import front_matter_end, scan
 
@@ -50,15 +50,10 @@ def is_note_path(ref: str, notes_dir: str) -> bool:
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
 
 
-def content_hash(data: bytes) -> str:
-    """The hash that tells whether a stored document is stale."""
-    return sha256_hex(data)
-
-
 def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
     """Parse the bytes of one note; raise NoteError saying why it cannot be indexed."""
     text = decode_note(data, max_bytes)
-    meta, body, body_line = split_front_matter(text)
+    meta, body, body_line = split_front_matter(text.removeprefix("\ufeff").replace("\r\n", "\n"))
     title = _scalar(meta.get("title")) or first_heading(body) or PurePosixPath(ref).stem
     return Note(
         ref=ref,
@@ -69,12 +64,13 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
         body_line=body_line,
         created=_scalar(meta.get("created")),
         lang=_scalar(meta.get("lang")),
-        content_hash=content_hash(data),
+        content_hash=content_hash(text),  # the file's SHA-256: the text is as decoded
     )
 
 
 def decode_note(data: bytes, max_bytes: int) -> str:
-    """The text of a note, or NoteError for binary, non-UTF-8, empty or oversized files."""
+    """The text of a note as it is in the file, or NoteError for binary, non-UTF-8, empty or
+    oversized files."""
     if len(data) > max_bytes:
         raise NoteError(too_large(len(data), max_bytes))
     if b"\x00" in data[:8000]:
@@ -86,8 +82,7 @@ def decode_note(data: bytes, max_bytes: int) -> str:
             f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}; "
             "re-save it as UTF-8)"
         ) from exc
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    if not text.strip():
+    if not text.removeprefix("\ufeff").strip():
         raise NoteError("empty note (no text to index)")
     return text
 

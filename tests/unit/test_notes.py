@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from memidx.notes.note import NoteError, first_heading, is_note_path, parse_note
@@ -118,6 +120,13 @@ def test_front_matter_may_open_with_trailing_whitespace(opening: str) -> None:
         "# Heading\n",
         5,
     )
+
+
+@pytest.mark.parametrize(
+    "data", [b"# A\n", b"\xef\xbb\xbf---\r\ntitle: Win\r\n---\r\nline\r\n", "Caf\u00e9\n".encode()]
+)
+def test_a_notes_content_hash_is_the_sha256_of_its_file(data: bytes) -> None:
+    assert parse_note("notes/a.md", data, LIMIT).content_hash == hashlib.sha256(data).hexdigest()
 
 
 def test_content_hash_changes_with_content() -> None:
