@@ -7,14 +7,16 @@ import re
 from collections.abc import Iterator
 
 from memidx.frozen import Value
-from memidx.hashes import sha256_hex
-from memidx.notes.note import code_flags
+from memidx.hashes import content_hash
+from memidx.notes.markdown import scan
+from memidx.notes.words import WORD
 
 # all-MiniLM-L6-v2 was trained on 256 word pieces; keep room for [CLS], [SEP] and rounding.
 MAX_TOKENS = 240
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
-_PIECE = re.compile(r"[^\W_]+|[^\w\s]|_")
+# The index's words, and every other symbol (`_` too) on its own: WordPiece makes a token of
+# each punctuation mark, which the index's tokenizer drops.
+_PIECE = re.compile(rf"{WORD.pattern}|[^\w\s]|_")
 
 
 class Chunk(Value):
@@ -64,14 +66,14 @@ def chunk_document(
                     heading=section.heading,
                     line=body_line + section.line + offset,
                     text=full,
-                    text_hash=sha256_hex(full.encode("utf-8")),
+                    text_hash=content_hash(full),
                 )
             )
     return chunks or [_title_only(title, body_line)]
 
 
 def _title_only(title: str, body_line: int) -> Chunk:
-    return Chunk(0, None, body_line, title, sha256_hex(title.encode("utf-8")))
+    return Chunk(0, None, body_line, title, content_hash(title))
 
 
 def _sections(body: str) -> Iterator[_Section]:
@@ -79,12 +81,11 @@ def _sections(body: str) -> Iterator[_Section]:
     heading: str | None = None
     start = 0
     lines: list[str] = []
-    for number, (line, code) in enumerate(code_flags(body.split("\n"))):
-        match = None if code else _HEADING.match(line)
-        if match:
+    for number, (line, _, found) in enumerate(scan(body.split("\n"))):
+        if found is not None:
             if any(s.strip() for s in lines):
                 yield _Section(heading, start, lines)
-            heading, start, lines = match.group(2), number, [line]
+            heading, start, lines = found.text or None, number, [line]
             continue
         lines.append(line)
     if any(s.strip() for s in lines) or heading is not None:

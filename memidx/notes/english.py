@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memidx.errors import ModelError
-from memidx.notes.note import code_flags
+from memidx.notes.markdown import front_matter_end, heading_of, scan
 
 # (language code, score) of the top guess for one piece of text.
 Detect = Callable[[str], tuple[str, float]]
@@ -46,8 +46,6 @@ class LanguageVerdict:
 
 # --- prose extraction (pure) ------------------------------------------------------------------
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _RULE = re.compile(r"^\s*(?:(?:[-*_]\s*){3,}|=+)\s*$")
@@ -80,12 +78,7 @@ _SPACE = re.compile(r"\s+")
 def strip_front_matter(text: str) -> str:
     """The text without a leading YAML front matter block (kept as is when it is not closed)."""
     lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        return text
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            return "\n".join(lines[i + 1 :])
-    return text
+    return "\n".join(lines[front_matter_end(lines) or 0 :])
 
 
 def clean_inline(line: str) -> str:
@@ -109,7 +102,7 @@ def prose_units(text: str) -> list[str]:
         current.clear()
 
     in_code = False
-    for raw, code in code_flags(text.split("\n"), _FENCE):
+    for raw, code, _ in scan(text.split("\n")):
         if code:
             if not in_code:
                 flush()
@@ -121,9 +114,9 @@ def prose_units(text: str) -> list[str]:
             flush()
         elif line.lstrip().startswith("|"):
             flush()  # a Markdown table row: cells are labels and values, not prose
-        elif heading := _HEADING.match(line):
+        elif heading := heading_of(line):  # also in a block quote, which scan does not read
             flush()
-            current.append(clean_inline(line[heading.end() :]))
+            current.append(clean_inline(heading.text))
             flush()
         elif item := _ITEM.match(line):
             flush()

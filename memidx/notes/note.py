@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import PurePosixPath
 
 from memidx.frozen import Value
-from memidx.hashes import sha256_hex
+from memidx.hashes import content_hash
 from memidx.notes.frontmatter import read_simple
+from memidx.notes.markdown import front_matter_end, scan
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -38,8 +39,6 @@ class NoteError(ValueError):
     """A file under notes/ that cannot be indexed; the message says why."""
 
 
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 _FIELDS = {"title", "tags", "aliases", "created", "lang"}
 
 
@@ -51,15 +50,10 @@ def is_note_path(ref: str, notes_dir: str) -> bool:
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
 
 
-def content_hash(data: bytes) -> str:
-    """The hash that tells whether a stored document is stale."""
-    return sha256_hex(data)
-
-
 def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
     """Parse the bytes of one note; raise NoteError saying why it cannot be indexed."""
     text = decode_note(data, max_bytes)
-    meta, body, body_line = split_front_matter(text)
+    meta, body, body_line = split_front_matter(text.removeprefix("\ufeff").replace("\r\n", "\n"))
     title = _scalar(meta.get("title")) or first_heading(body) or PurePosixPath(ref).stem
     return Note(
         ref=ref,
@@ -70,12 +64,13 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
         body_line=body_line,
         created=_scalar(meta.get("created")),
         lang=_scalar(meta.get("lang")),
-        content_hash=content_hash(data),
+        content_hash=content_hash(text),  # the file's SHA-256: the text is as decoded
     )
 
 
 def decode_note(data: bytes, max_bytes: int) -> str:
-    """The text of a note, or NoteError for binary, non-UTF-8, empty or oversized files."""
+    """The text of a note as it is in the file, or NoteError for binary, non-UTF-8, empty or
+    oversized files."""
     if len(data) > max_bytes:
         raise NoteError(too_large(len(data), max_bytes))
     if b"\x00" in data[:8000]:
@@ -87,28 +82,29 @@ def decode_note(data: bytes, max_bytes: int) -> str:
             f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}; "
             "re-save it as UTF-8)"
         ) from exc
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    if not text.strip():
+    if not text.removeprefix("\ufeff").strip():
         raise NoteError("empty note (no text to index)")
     return text
 
 
 def split_front_matter(text: str) -> tuple[dict[str, object], str, int]:
     """Split optional YAML front matter from the body; returns (fields, body, body's first line)."""
-    if not text.startswith("---\n") and text.rstrip("\n") != "---":
+    if not text.startswith("---"):
         return {}, text, 1
     lines = text.split("\n")
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
-    if end is None:
-        raise NoteError("malformed front matter: no closing '---' line")
-    block = "\n".join(lines[1:end])
+    end = front_matter_end(lines)
+    if not end:
+        if end is None:
+            raise NoteError("malformed front matter: no closing '---' line")
+        return {}, text, 1
+    block = "\n".join(lines[1 : end - 1])
     meta = read_simple(block)
     if meta is None:
         meta = _read_yaml(block)
     for key in _FIELDS & set(meta):
         if isinstance(meta[key], dict):
             raise NoteError(f"malformed front matter: '{key}' must be text or a list")
-    return meta, "\n".join(lines[end + 1 :]), end + 2
+    return meta, "\n".join(lines[end:]), end + 1
 
 
 def _read_yaml(block: str) -> dict[str, object]:
@@ -163,28 +159,12 @@ def front_matter_loader() -> object:
 
 
 def first_heading(body: str) -> str | None:
-    """The text of the first level-1 ATX heading outside fenced code."""
-    for line, code in code_flags(body.split("\n")):
-        heading = None if code else _HEADING.match(line)
-        if heading:
-            return heading.group(1)
+    """The text of the first level-1 ATX heading outside fenced code that has any (the title of
+    a note without `title`; memidx.notes.markdown says what a heading and a fence are)."""
+    for _, _, heading in scan(body.split("\n")):
+        if heading is not None and heading.level == 1 and heading.text:
+            return heading.text
     return None
-
-
-def code_flags(lines: Iterable[str], fence: re.Pattern[str] = FENCE) -> Iterator[tuple[str, bool]]:
-    """Each line with whether it is fenced code, its fence lines included. As in CommonMark, a
-    fence closes only with the same character, at least as many, and nothing after them."""
-    opening: str | None = None
-    for line in lines:
-        found = fence.match(line)
-        if opening is None:
-            if found:
-                opening = found.group(1)
-            yield line, found is not None
-            continue
-        if found and found.group(1).startswith(opening) and not line[found.end() :].strip():
-            opening = None
-        yield line, True
 
 
 def _scalar(value: object) -> str | None:

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore
+from memidx.notes.words import WORD
 from memidx.search.query import Terms, match_all, match_any, query_terms
 
 # Markers that cannot occur in a note's text; replaced by the output's own markers.
 MARK_START, MARK_END = "\x02", "\x03"
 LONG_BODY = 64 * 1024  # characters: longer bodies get their snippet from window()
-_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) ->
     "locking" starts like "lock"), matched words marked; reads only as far as it needs."""
     stems = tuple(t if len(t) <= 4 else t[: max(4, len(t) - 3)] for t in terms)
     recent: deque[re.Match[str]] = deque(maxlen=before)
-    words = _WORD.finditer(body)
+    words = WORD.finditer(body)
     chosen: list[re.Match[str]] = []
     for word in words:
         if stems and word.group().lower().startswith(stems):

@@ -7,14 +7,12 @@ separates tokens. User text is split by the same rule and every term is quoted, 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from memidx.errors import UsageError
+from memidx.notes.words import WORD
 
 MAX_TERMS = 32
-
-_TOKEN = re.compile(r"[^\W_]+")
 
 # Words that carry no topic in developer questions; dropped unless nothing else is left, so
 # "how do I stop git from ..." can still be answered by strict AND.
@@ -42,7 +40,7 @@ class Terms:
 
 def tokenize(text: str) -> list[str]:
     """Split text the way the unicode61 tokenizer does, lower-cased."""
-    return [token.lower() for token in _TOKEN.findall(text)]
+    return [token.lower() for token in WORD.findall(text)]
 
 
 def query_terms(text: str) -> Terms:

@@ -138,6 +138,26 @@ def test_an_index_from_an_older_note_reader_is_read_again_whole(repo: NotesRepo)
     assert repo.memidx("check", "drift").code == 0
 
 
+def test_titles_read_before_the_one_markdown_scanner_are_read_again(repo: NotesRepo) -> None:
+    from memidx.index.store import open_store
+
+    repo.write("notes/indented.md", "  # Indented title\n\nbody text\n")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    store, _ = open_store(index_file(repo), write=True)
+    with store.conn:  # as note reader 2 read it: an indented `# ` line was no title
+        store.conn.execute("UPDATE documents SET title = 'indented'")
+        store.set_state(
+            "indexed_settings", "notes_dir=notes; max_note_bytes=1048576; note_reader=2"
+        )
+    store.conn.close()
+
+    assert repo.memidx("sync").code == 0
+
+    hits = repo.memidx("search", "--json", "body text").json()["hits"]
+    assert [hit["title"] for hit in hits] == ["Indented title"]
+
+
 def test_a_bad_environment_setting_names_the_variable(repo: NotesRepo) -> None:
     run = repo.memidx_process("status", MEMIDX_MAX_NOTE_BYTES="lots")
     assert run.code == 1

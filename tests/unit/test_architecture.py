@@ -48,6 +48,8 @@ PURE = [
     "memidx.notes.note",
     "memidx.notes.frontmatter",
     "memidx.notes.chunks",
+    "memidx.notes.markdown",
+    "memidx.notes.words",
     "memidx.git.change",
     "memidx.index.drift",
     "memidx.search.query",

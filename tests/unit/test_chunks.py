@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memidx.notes.chunks import MAX_TOKENS, chunk_document, estimate_tokens
 
 BODY = """Intro paragraph about the problem.
@@ -27,6 +29,21 @@ def test_sections_follow_headings_outside_fences() -> None:
     assert all(c.text.startswith("Disk full\n") for c in chunks)
     assert "not a heading" in chunks[1].text
     assert chunks[1].text.startswith("Disk full\nCause\n")
+
+
+# Where chunking disagreed with the title reader or the English check, or with CommonMark.
+@pytest.mark.parametrize(
+    ("body", "sections"),
+    [
+        ("intro\n## C#\nafter", [(None, 1), ("C#", 2)]),  # not "C": `#` after a letter is text
+        ("intro\n##\nafter", [(None, 1), (None, 2)]),  # an empty heading still starts a section
+        ("intro\n```js```\n## Sub\nafter", [(None, 1), ("Sub", 3)]),  # inline code, no fence
+    ],
+)
+def test_sections_start_at_every_atx_heading_outside_fences(
+    body: str, sections: list[tuple[str | None, int]]
+) -> None:
+    assert [(c.heading, c.line) for c in chunk_document("T", body)] == sections
 
 
 def test_chunk_lines_point_at_the_file() -> None:

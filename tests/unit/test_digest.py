@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from memidx.hashes import git_blob_id, sha256_hex
+from memidx.hashes import content_hash, git_blob_id, sha256_hex
 
 
 @pytest.mark.parametrize(
@@ -14,6 +14,11 @@ from memidx.hashes import git_blob_id, sha256_hex
 )
 def test_sha256_is_the_standard_digest(data: bytes) -> None:
     assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("text", ["", "a note\n", "Überlauf 日本", "\ufeffBOM\r\n"])
+def test_content_hash_is_the_sha256_of_the_utf8_text(text: str) -> None:
+    assert content_hash(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @pytest.mark.parametrize(

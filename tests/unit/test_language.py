@@ -208,6 +208,21 @@ def test_prose_units(text: str, units: list[str]) -> None:
     assert prose_units(text) == units
 
 
+# Where the English check disagreed with the title reader and chunks, or with CommonMark: a
+# fence is indented 0-3 spaces (4 or a tab make indented code), and so is its closing line.
+@pytest.mark.parametrize(
+    ("text", "units"),
+    [
+        ("    ```\n# Title\n    ```", ["Title"]),
+        ("\t```\nSome prose here\n\t```", ["Some prose here"]),
+        ("```\ncode\n    ```\nstill code\n```\nAfter", ["After"]),
+        ("```js``` is inline\nprose", ["is inline prose"]),
+    ],
+)
+def test_prose_is_what_lies_outside_commonmark_fences(text: str, units: list[str]) -> None:
+    assert prose_units(text) == units
+
+
 @pytest.mark.parametrize(("text", "size"), [("abc 123", 3), ("größe", 7), ("磁盘!", 6), ("", 0)])
 def test_letter_bytes_counts_utf8_bytes_of_letters(text: str, size: int) -> None:
     assert letter_bytes(text) == size

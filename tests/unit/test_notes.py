@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from memidx.notes.note import NoteError, first_heading, is_note_path, parse_note
@@ -84,6 +86,47 @@ def test_oversized_notes_are_refused_before_decoding() -> None:
 def test_crlf_and_bom_are_normalised() -> None:
     note = parse_note("notes/w.md", b"\xef\xbb\xbf---\r\ntitle: Win\r\n---\r\nline\r\n", LIMIT)
     assert (note.title, note.body) == ("Win", "line\n")
+
+
+# Where the title reader disagreed with chunks or the English check, or with CommonMark; all
+# three now read headings and fences through memidx.notes.markdown.
+@pytest.mark.parametrize(
+    ("body", "title"),
+    [
+        ("  # Indented title\ntext", "Indented title"),  # 1-3 spaces: a heading for chunks too
+        ("   # Three spaces\ntext", "Three spaces"),
+        ("# Learning C#\ntext", "Learning C#"),  # a closing run needs a space before it
+        ("# #\n# Real", "Real"),  # `# #` is an empty heading, not the title "#"
+        ("#   \n# Real", "Real"),  # so is `#` with trailing spaces, not the title " "
+        ("```js```\n# Title", "Title"),  # a backtick in the info string: inline code, no fence
+    ],
+)
+def test_the_title_is_the_first_level_one_heading_as_commonmark_reads_it(
+    body: str, title: str
+) -> None:
+    assert first_heading(body) == title
+
+
+@pytest.mark.parametrize(
+    "opening",
+    ["--- ", "---\t"],  # the English check read these as front matter already
+)
+def test_front_matter_may_open_with_trailing_whitespace(opening: str) -> None:
+    data = f"{opening}\ntitle: From front matter\ntags: [a]\n---\n# Heading\n".encode()
+    note = parse_note("notes/x.md", data, LIMIT)
+    assert (note.title, note.tags, note.body, note.body_line) == (
+        "From front matter",
+        ("a",),
+        "# Heading\n",
+        5,
+    )
+
+
+@pytest.mark.parametrize(
+    "data", [b"# A\n", b"\xef\xbb\xbf---\r\ntitle: Win\r\n---\r\nline\r\n", "Caf\u00e9\n".encode()]
+)
+def test_a_notes_content_hash_is_the_sha256_of_its_file(data: bytes) -> None:
+    assert parse_note("notes/a.md", data, LIMIT).content_hash == hashlib.sha256(data).hexdigest()
 
 
 def test_content_hash_changes_with_content() -> None:

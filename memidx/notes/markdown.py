@@ -1,0 +1,91 @@
+"""The one reading of a note's Markdown block structure (pure): front matter, fenced code and
+ATX headings. Titles, chunks and the English check all read a note through this module, so a
+line is a heading, or code, for all three or for none.
+
+The rules are CommonMark 0.31's, for the blocks memidx needs (https://spec.commonmark.org/):
+
+- Front matter (Jekyll's convention, not CommonMark): the first line is `---`, and the block
+  ends at the next `---` or `...` line; trailing whitespace is allowed on both. A block that
+  never closes is not front matter (the note reader refuses such a note).
+- A fenced code block opens with a run of 3 or more backticks or tildes indented 0-3 spaces;
+  after a backtick run the rest of the line may not hold a backtick (`` ```x``` `` is inline
+  code in a paragraph). It closes at a run of the same character, at least as long, indented
+  0-3 spaces and followed by nothing but spaces or tabs; unclosed, it runs to the end. Both
+  fence lines count as code.
+- An ATX heading is 1-6 `#` indented 0-3 spaces, then a space, a tab or the end of the line.
+  Its text is the rest, stripped of spaces and tabs and of a closing run of `#` that stands
+  after a space or a tab (`# C#` is "C#"; `# Title ##` is "Title"). The text may be empty.
+- Indentation counts spaces: a tab before a fence or a `#` makes it indented code (a tab
+  reaches column 4), which is neither a fence nor a heading.
+
+Not read, so never a fence or a heading here: containers (a fence or heading inside a block
+quote or indented 4+ spaces inside a list item), indented code blocks, setext headings
+(`Title` over `===`), HTML blocks. The English check strips block-quote markers itself before
+it asks for a heading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+
+from memidx.frozen import Value
+
+
+class Heading(Value):
+    """An ATX heading: its level (1-6) and its text (possibly empty)."""
+
+    level: int
+    text: str
+
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
+_MARKS = frozenset(" `~#")  # the first character of every line that can be a fence or heading
+
+
+def front_matter_end(lines: Sequence[str]) -> int | None:
+    """How many lines the front matter takes, its `---` lines included: 0 when the text has
+    none, None when its opening line is never closed."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return i + 1
+    return None
+
+
+def heading_of(line: str) -> Heading | None:
+    """The ATX heading a line is, if it is one (whether it stands in code is scan's business)."""
+    found = _ATX.match(line)
+    if found is None:
+        return None
+    text = line[found.end() :].strip(" \t")
+    unclosed = text.rstrip("#")
+    if not unclosed or unclosed[-1] in " \t":  # a closing run, or a text of `#` only
+        text = unclosed.rstrip(" \t")
+    return Heading(len(found.group(1)), text)
+
+
+def scan(lines: Iterable[str]) -> Iterator[tuple[str, bool, Heading | None]]:
+    """Each line with whether it is fenced code (fence lines included) and, outside code, the
+    heading it is."""
+    opening: str | None = None  # the fence run of the open code block
+    for line in lines:
+        if not line or line[0] not in _MARKS:
+            yield line, opening is not None, None
+            continue
+        found = _FENCE.match(line)
+        if opening is not None:
+            if (
+                found
+                and found.group(1).startswith(opening)
+                and not line[found.end() :].strip(" \t")
+            ):
+                opening = None  # the same character, at least as many, nothing after
+            yield line, True, None
+        elif found and not (found.group(1)[0] == "`" and "`" in line[found.end() :]):
+            opening = found.group(1)
+            yield line, True, None
+        else:
+            yield line, False, heading_of(line)
