@@ -42,7 +42,8 @@ def writer(config: Config) -> Writer:
 def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
     """Whether HEAD holds a segment of `folder` (committed files are never appended to); git
     is asked once per segment and commit, the commit read from .git's files."""
-    from memidx.git.repo import GitRepo, read_head
+    from memidx.git.refs import read_head
+    from memidx.git.repo import GitRepo
 
     answers: dict[tuple[str, str], bool] = {}
 
