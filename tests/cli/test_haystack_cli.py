@@ -136,7 +136,7 @@ def test_show_of_a_damaged_record_is_a_one_line_error(indexed: NotesRepo) -> Non
 def test_a_busy_index_fails_the_filing_before_anything_is_written(
     indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("memidx.index.schema.BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr("memidx.index.connection.BUSY_TIMEOUT_MS", 200)
     config = load_config(indexed.root)
     haystack = Haystack(config)
     try:

@@ -1,0 +1,71 @@
+"""Opening the index: readers get a usable index or IndexUnusable; writers get one always,
+created, upgraded or rebuilt as needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memidx.errors import REBUILD_HINT, IndexUnusable
+from memidx.index.connection import connect
+from memidx.index.documents import Store
+from memidx.index.schema import (
+    EMPTY,
+    SCHEMA_VERSION,
+    create_schema,
+    damage,
+    migrate,
+    schema_problem,
+)
+from memidx.portable import file_lock
+
+
+def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store, str | None]:
+    """Open the index. Writers create a missing one and rebuild an unusable one (with a one-line
+    notice), one process at a time; `verify` also reads every page (PRAGMA quick_check) to
+    find damage the quick checks miss. Readers get IndexUnusable, never an empty result that
+    hides a broken index."""
+    if not write:
+        conn = connect(path, create=False)
+        problem = schema_problem(conn, path)
+        if problem is not None:
+            conn.close()
+            raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
+        return Store(conn), None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(_lock_path(path)):  # creation and rebuild are never concurrent
+        try:
+            conn = connect(path, create=True)
+        except IndexUnusable as exc:
+            problem: str | None = exc.message.rpartition(": ")[2]
+        else:
+            upgraded = migrate(conn)
+            problem = schema_problem(conn, path)
+            if problem is None and upgraded is not None:
+                notice = f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
+                return Store(conn), notice
+            if problem is None and verify:
+                problem = damage(conn)
+            if problem is None:
+                return Store(conn), None
+            if problem == EMPTY:
+                create_schema(conn)
+                return Store(conn), None
+            conn.close()
+        remove_index(path)
+        conn = connect(path, create=True)
+        create_schema(conn)
+        return Store(conn), f"rebuilding the index at {path}: {problem}"
+
+
+def remove_index(path: Path) -> None:
+    """Delete the index and everything derived from it (the matrix files of its vectors)."""
+    import shutil  # rarely needed: not worth its import on every start
+
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    shutil.rmtree(f"{path}-vectors", ignore_errors=True)
+
+
+def _lock_path(index: Path) -> Path:
+    """The lock file next to the index: its creation, rebuild and first filling."""
+    return Path(f"{index}.lock")
