@@ -12,7 +12,7 @@ from typing import cast
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
-from memidx.haystack.frames import Record, Writer, describe_folder, read_at, writer_id
+from memidx.haystack.frames import Record, read_at
 from memidx.haystack.indexing import (
     Filed,
     file_record,
@@ -21,6 +21,7 @@ from memidx.haystack.indexing import (
     segment_ref,
     sync_records,
 )
+from memidx.haystack.writer import Writer, describe_folder, writer_id
 from memidx.index.store import RecordStore, Store, open_store
 from memidx.portable import file_lock
 

@@ -11,21 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from memidx.config import Config
-from memidx.haystack.frames import (
-    KINDS,
-    Located,
-    Record,
-    Writer,
-    iso_utc,
-    new_record,
-    scan_file,
-)
+from memidx.haystack.frames import KINDS, Located, Record, iso_utc, new_record, scan_file
 from memidx.haystack.segments import segments
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import clean_words
 
 if TYPE_CHECKING:
+    from memidx.haystack.writer import Writer
     from memidx.progress import Progress
 
 

@@ -14,7 +14,8 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import IndexBusy, MemidxError
 from memidx.haystack.filing import BackgroundFiler, Haystack
-from memidx.haystack.frames import Writer, new_record
+from memidx.haystack.frames import new_record
+from memidx.haystack.writer import Writer
 from memidx.index.store import open_store
 from tests.helpers import NotesRepo, Run
 from tests.machines import Machine, clone, hook_env, make_template

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
-from memidx.haystack.frames import Writer, frame, new_record
+from memidx.haystack.frames import frame, new_record
+from memidx.haystack.writer import Writer
 from tests.helpers import FakeEmbedder, NotesRepo, clean_env
 
 MEMIDX = str(Path(sys.executable).parent / "memidx")
