@@ -272,12 +272,13 @@ def test_records_filed_from_a_worker_thread_are_stored_and_indexed(indexed: Note
 def test_a_retry_after_a_filing_that_failed_past_its_append_is_a_duplicate(
     indexed: NotesRepo,
 ) -> None:
-    from memidx.haystack.filing import file, writer
-    from memidx.haystack.indexing import make_record
+    from memidx.haystack.clone_writer import clone_writer
+    from memidx.haystack.filing import file
+    from memidx.haystack.turn_input import make_record
 
     config = load_config(indexed.root)
     # the bytes were appended, the indexing never happened (an index error, a kill between)
-    writer(config).append(make_record("turn", "retried turn", session="s-9"))
+    clone_writer(config).append(make_record("turn", "retried turn", session="s-9"))
 
     again = file(config, make_record("turn", "retried turn", session="s-9"))
 
