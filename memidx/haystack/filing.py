@@ -6,37 +6,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 
 from memidx.config import Config
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.frames import Record
-from memidx.haystack.indexing import Filed, file_record, sync_records
+from memidx.haystack.indexing import Filed, file_record, fill_index
 from memidx.haystack.turn_input import make_record
-from memidx.index.store import Store, open_store
-from memidx.portable import file_lock
-
-
-def writable_index(config: Config, notice: Callable[[str], None] | None = None) -> Store:
-    """The index for writing; one never filled (new or rebuilt) is filled first, notes and
-    records, by one process while the others wait: filing into a deleted index never leaves
-    the rest of the memory out. `notice` hears of a rebuild or an upgrade."""
-    store, said = open_store(config.index_path, write=True)
-    if said and notice is not None:
-        notice(said)
-    if store.get_state("indexed_at") is None:
-        with file_lock(Path(f"{config.index_path}.lock")):
-            if store.get_state("indexed_at") is None:
-                from memidx.index.sync import ingest, note_source
-
-                ingest(config, store, note_source(config))
-                sync_records(config, store, full=True)
-    return store
+from memidx.index.open import writable_index
+from memidx.index.store import Store
 
 
 def file(config: Config, record: Record, notice: Callable[[str], None] | None = None) -> Filed:
     """Append and index one record in a process of its own (the CLI)."""
-    store = writable_index(config, notice)
+    store = writable_index(config, notice, fill=fill_index)
     try:
         return file_record(config, store, record, clone_writer(config))
     finally:
@@ -54,7 +36,7 @@ class Haystack:
     def _store(self) -> Store:
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
-            store = writable_index(self.config)
+            store = writable_index(self.config, fill=fill_index)
             self._local.store = store
         return store
 

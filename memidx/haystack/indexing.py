@@ -118,6 +118,15 @@ def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:
         _sync_segment(store, ref, path, stat, RecordReport())
 
 
+def fill_index(config: Config, store: Store) -> None:
+    """Fill an index that was never filled (new or rebuilt): every note and every record, so
+    filing into a deleted index never leaves the rest of the memory out."""
+    from memidx.index.sync import ingest, note_source
+
+    ingest(config, store, note_source(config))
+    sync_records(config, store, full=True)
+
+
 def sync_records(
     config: Config, store: Store, *, full: bool = False, progress: Progress | None = None
 ) -> RecordReport:

@@ -1,10 +1,12 @@
 """Opening the index: readers get a usable index or IndexUnusable; writers get one always,
-created, upgraded or rebuilt as needed."""
+created, upgraded or rebuilt as needed, through the one helper every writer uses."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from memidx.config import Config
 from memidx.errors import REBUILD_HINT, IndexUnusable
 from memidx.index.connection import connect
 from memidx.index.documents import Store
@@ -17,6 +19,26 @@ from memidx.index.schema import (
     schema_problem,
 )
 from memidx.portable import file_lock
+
+
+def writable_index(
+    config: Config,
+    notice: Callable[[str], None] | None = None,
+    *,
+    verify: bool = False,
+    fill: Callable[[Config, Store], None] | None = None,
+) -> Store:
+    """The index for writing, made usable first (see open_store): `notice` hears of a rebuild
+    or an upgrade. With `fill`, an index never filled (new or rebuilt) is filled by it first,
+    by one process while the others wait (the same lock as creation)."""
+    store, said = open_store(config.index_path, write=True, verify=verify)
+    if said and notice is not None:
+        notice(said)
+    if fill is not None and store.get_state("indexed_at") is None:
+        with file_lock(_lock_path(config.index_path)):
+            if store.get_state("indexed_at") is None:
+                fill(config, store)
+    return store
 
 
 def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store, str | None]:
