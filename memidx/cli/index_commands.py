@@ -76,13 +76,8 @@ def finish(
 
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
-    for ref, size in records.torn.items():
-        print(
-            f"memidx: warning: {ref}: {size} bytes of a torn record at the end are not indexed",
-            file=sys.stderr,
-        )
-    for ref, count in records.damaged.items():
-        print(f"memidx: warning: {ref}: {count} unreadable records skipped", file=sys.stderr)
+    for line in records.warnings():
+        print(f"memidx: {line}", file=sys.stderr)
     if args.json:
         print(output.report_json(report, command, records))
     else:

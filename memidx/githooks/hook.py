@@ -61,14 +61,7 @@ def sync_to_head(config: Config) -> list[str]:
     if records is not None and (records.indexed or records.deleted):
         lines.append(f"records: {records.indexed} indexed, {records.deleted} removed")
     if records is not None:
-        lines += [
-            f"warning: {ref}: {size} bytes of a torn record at the end are not indexed"
-            for ref, size in records.torn.items()
-        ]
-        lines += [
-            f"warning: {ref}: {count} unreadable records skipped"
-            for ref, count in records.damaged.items()
-        ]
+        lines += records.warnings()
     if (report.written or (records is not None and records.indexed)) and config.hook_embed:
         lines += start_background_embed(config)
     return lines

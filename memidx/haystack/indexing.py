@@ -31,6 +31,19 @@ class RecordReport:
     torn: dict[str, int] = field(default_factory=dict[str, int])
     damaged: dict[str, int] = field(default_factory=dict[str, int])
 
+    def warnings(self) -> list[str]:
+        """One `warning: ...` line per segment with a torn tail or unreadable records (the
+        hook prints them on stdout, the commands on stderr, each after `memidx: `)."""
+        lines = [
+            f"warning: {ref}: {size} bytes of a torn record at the end are not indexed"
+            for ref, size in self.torn.items()
+        ]
+        lines += [
+            f"warning: {ref}: {count} unreadable records skipped"
+            for ref, count in self.damaged.items()
+        ]
+        return lines
+
 
 @dataclass(frozen=True, slots=True)
 class Filed:

@@ -1,4 +1,5 @@
-"""One implementation of each thing: every writer opens the index through one helper."""
+"""One implementation of each thing: every writer opens the index through one helper, drift JSON
+is built in one place, and the warnings about torn or unreadable records are worded once."""
 
 from __future__ import annotations
 
@@ -29,3 +30,28 @@ def test_only_the_opening_helper_opens_the_index_for_writing() -> None:
         )
     }
     assert writers == {"memidx/index/open.py"}  # where writable_index calls it
+
+
+def test_drift_json_is_built_in_one_place() -> None:
+    keys = {"missing", "stale", "orphaned", "renamed"}
+    builders = [
+        path
+        for path, tree in trees().items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Dict)
+        and keys <= {k.value for k in node.keys if isinstance(k, ast.Constant)}
+    ]
+    assert builders == ["memidx/index/drift.py"]
+
+
+def test_torn_and_unreadable_record_warnings_are_worded_once() -> None:
+    wording = ("bytes of a torn record", "unreadable records skipped")
+    places = [
+        (path, phrase)
+        for path, tree in trees().items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        for phrase in wording
+        if phrase in node.value
+    ]
+    assert places == [("memidx/haystack/indexing.py", phrase) for phrase in wording]
