@@ -13,29 +13,20 @@ from memidx.errors import UsageError
 
 if TYPE_CHECKING:
     from memidx.haystack.indexing import RecordReport
-    from memidx.index.store import Store
     from memidx.index.sync import SyncReport
-
-
-def writable(config: Config, *, verify: bool = False) -> Store:
-    from memidx.index.store import open_store
-
-    store, notice = open_store(config.index_path, write=True, verify=verify)
-    if notice:
-        say_notice(notice)
-    return store
 
 
 def ingest(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.indexing import sync_records
     from memidx.index.failures import clear_failures
+    from memidx.index.open import writable_index
     from memidx.index.sync import ingest as ingest_notes
     from memidx.index.sync import note_source
     from memidx.progress import ProgressBar
     from memidx.text import counted
 
     source = note_source(config)
-    store = writable(config, verify=True)  # ingest is how a damaged index is repaired
+    store = writable_index(config, say_notice, verify=True)  # how a damaged index is repaired
     bar = ProgressBar("indexing notes")
     try:
         report = ingest_notes(config, store, source, bar)
@@ -58,10 +49,11 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
 def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.indexing import sync_records
     from memidx.index.failures import clear_failures
+    from memidx.index.open import writable_index
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
-    store = writable(config)
+    store = writable_index(config, say_notice)
     bar = ProgressBar("syncing notes")
     try:
         report = sync_notes(config, store, bar)
@@ -84,13 +76,8 @@ def finish(
 
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
-    for ref, size in records.torn.items():
-        print(
-            f"memidx: warning: {ref}: {size} bytes of a torn record at the end are not indexed",
-            file=sys.stderr,
-        )
-    for ref, count in records.damaged.items():
-        print(f"memidx: warning: {ref}: {count} unreadable records skipped", file=sys.stderr)
+    for line in records.warnings():
+        print(f"memidx: {line}", file=sys.stderr)
     if args.json:
         print(output.report_json(report, command, records))
     else:
@@ -102,14 +89,18 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import output
     from memidx.haystack.indexing import record_drift, sync_records
     from memidx.index.failures import clear_failures
-    from memidx.index.store import open_store
+    from memidx.index.open import open_store, writable_index
     from memidx.index.sync import note_source
     from memidx.index.sync import reconcile as reconcile_notes
     from memidx.progress import ProgressBar
     from memidx.text import display
 
     source = note_source(config)
-    store = writable(config) if args.fix else open_store(config.index_path, write=False)[0]
+    store = (
+        writable_index(config, say_notice)
+        if args.fix
+        else open_store(config.index_path, write=False)[0]
+    )
     try:
         report = reconcile_notes(
             config, store, source, fix=args.fix, progress=ProgressBar("repairing")
@@ -166,12 +157,13 @@ def status(args: argparse.Namespace, config: Config) -> int:
 
 def embed(args: argparse.Namespace, config: Config) -> int:
     from memidx.embed.job import embed_in_background, embed_index
+    from memidx.index.open import writable_index
     from memidx.progress import ProgressBar
     from memidx.text import counted
 
     if args.background:
         return embed_in_background(config)
-    store = writable(config)
+    store = writable_index(config, say_notice)
     bar = ProgressBar("embedding chunks")
     try:
         report = embed_index(config, store, bar, prune=args.prune)

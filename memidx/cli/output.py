@@ -119,20 +119,10 @@ def _report_dict(report: SyncReport, command: str) -> dict[str, object]:
         "schema": f"memidx.{command}/1",
         "source": report.source,
         "commit": report.commit,
-        "drift": drift_dict(report),
+        "drift": report.drift.to_json(),
         "read": report.read,
         "written": report.written,
         "deleted": report.deleted,
         "renamed": report.renamed,
         "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in report.skipped],
-    }
-
-
-def drift_dict(report: SyncReport) -> dict[str, list[str] | list[list[str]]]:
-    d = report.drift
-    return {
-        "missing": list(d.missing),
-        "stale": list(d.stale),
-        "orphaned": list(d.orphaned),
-        "renamed": [[old, new] for old, new in d.renamed],
     }

@@ -96,7 +96,7 @@ def _when(text: str | None, option: str, *, end: bool) -> str | None:
 
 
 def show(args: argparse.Namespace, config: Config) -> int:
-    from memidx.haystack.filing import show as find
+    from memidx.haystack.lookup import show as find
 
     shown = find(config, args.ref)
     if args.json:

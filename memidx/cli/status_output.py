@@ -29,14 +29,7 @@ def status_json(status: Status) -> str:
                 "indexed_commit": status.indexed_commit,
                 "indexed_at": status.indexed_at,
             },
-            "drift": None
-            if drift is None
-            else {
-                "missing": list(drift.missing),
-                "stale": list(drift.stale),
-                "orphaned": list(drift.orphaned),
-                "renamed": [[o, n] for o, n in drift.renamed],
-            },
+            "drift": None if drift is None else drift.to_json(),
             "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in status.skipped],
             "uncommitted": [{"status": c, "ref": r} for c, r in status.uncommitted],
             "kinds": status.kinds,

@@ -44,7 +44,8 @@ def remember(args: argparse.Namespace, config: Config) -> int:
 
 
 def file_turn(args: argparse.Namespace, config: Config) -> int:
-    from memidx.haystack.filing import file, turn_record
+    from memidx.haystack.filing import file
+    from memidx.haystack.turn_input import turn_record
 
     try:
         payload: object = json.loads(read_stdin("the turn"))
@@ -59,7 +60,7 @@ def file_turn(args: argparse.Namespace, config: Config) -> int:
 
 def archive_transcript(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.filing import file
-    from memidx.haystack.indexing import make_record
+    from memidx.haystack.turn_input import make_record
 
     text = _read_source(args.file)
     fields: dict[str, object] = {
@@ -126,7 +127,7 @@ def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
 
 
 def haystack(args: argparse.Namespace, config: Config) -> int:
-    from memidx.haystack.filing import commit_haystack
+    from memidx.haystack.segment_commit import commit_haystack
 
     del args  # the only action is "commit"
     commit = commit_haystack(config)

@@ -13,7 +13,8 @@ from memidx.config import Config
 from memidx.embed.embedders import Embedder, batches, document_embedder, encode_vector
 from memidx.embed.matrix import refresh_matrix
 from memidx.index.failures import clear_failures, record_failure
-from memidx.index.store import Store, VectorStore, open_store, transaction
+from memidx.index.open import writable_index
+from memidx.index.store import Store, VectorStore, transaction
 from memidx.portable import file_lock
 
 BATCH = 64
@@ -117,7 +118,7 @@ def embed_in_background(config: Config) -> int:
             with _embed_lock(config, wait=False) as mine:
                 if not mine:
                     return 0  # the running embedder checks the mark before it leaves
-                store, _ = open_store(config.index_path, write=True)
+                store = writable_index(config)
                 try:
                     while pending.exists():
                         pending.unlink(missing_ok=True)

@@ -18,7 +18,7 @@ FIX = "run `make reconcile`"
 def check_drift(config: Config, files: Sequence[str]) -> list[str]:
     """Problems that must block the commit: a hook failure, drift, or a staged note that
     cannot be indexed."""
-    from memidx.git.repo import read_head
+    from memidx.git.refs import read_head
     from memidx.index.store import open_store
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 

@@ -31,11 +31,13 @@ def run_hook(directory: Path | None, stage: str) -> int:
 def sync_to_head(config: Config) -> list[str]:
     """Sync the index and start embedding in the background; returns lines to print."""
     from memidx.haystack.segments import segments_changed
-    from memidx.index.store import RecordStore, open_store
+    from memidx.index.open import writable_index
+    from memidx.index.store import RecordStore
     from memidx.index.sync import sync
     from memidx.text import display
 
-    store, notice = open_store(config.index_path, write=True)
+    notices: list[str] = []
+    store = writable_index(config, notices.append)  # no fill: sync reconciles a new index
     try:
         report = sync(config, store)
         records = None
@@ -49,7 +51,7 @@ def sync_to_head(config: Config) -> list[str]:
     finally:
         store.conn.close()
     clear_failures(config.hook_error_path)
-    lines = [f"notice: {notice}"] if notice else []
+    lines = [f"notice: {notice}" for notice in notices]
     lines += [f"warning: {display(s.source_ref)}: skipped: {s.reason}" for s in report.skipped]
     if report.changed:
         lines.append(
@@ -59,14 +61,7 @@ def sync_to_head(config: Config) -> list[str]:
     if records is not None and (records.indexed or records.deleted):
         lines.append(f"records: {records.indexed} indexed, {records.deleted} removed")
     if records is not None:
-        lines += [
-            f"warning: {ref}: {size} bytes of a torn record at the end are not indexed"
-            for ref, size in records.torn.items()
-        ]
-        lines += [
-            f"warning: {ref}: {count} unreadable records skipped"
-            for ref, count in records.damaged.items()
-        ]
+        lines += records.warnings()
     if (report.written or (records is not None and records.indexed)) and config.hook_embed:
         lines += start_background_embed(config)
     return lines

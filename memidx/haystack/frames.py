@@ -1,24 +1,17 @@
-"""The haystack: an append-only log of records (turns, transcripts, facts), one writer per clone.
+"""The haystack's record format: KRD1 frames, and reading them back (scan, read at an offset).
 
 A record on disk is b"KRD1", a 4-byte little-endian unsigned length, then that many bytes of
 UTF-8 JSON. Records are appended whole and never rewritten, so a record's offset is its
 address forever and a backup is a file copy. A crash can leave at most a torn tail (an
-incomplete header, length or JSON): readers never return it, and the next append moves those
-bytes aside into a `.torn` file before writing, so nothing is destroyed.
-
-Segments live under notes/haystack/<writer-id>/ and are committed like notes: each clone
-appends only to its own folder, so git merges of logs never conflict.
+incomplete header, length or JSON): readers never return it, and the writer
+(memidx.haystack.writer) moves those bytes aside before its next append, so nothing is destroyed.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import struct
-import threading
-from collections.abc import Callable, Generator, Iterable
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,15 +19,12 @@ from typing import Any, cast
 
 from memidx.errors import MemidxError
 from memidx.hashes import sha256_hex
-from memidx.haystack.segments import SEGMENT_SUFFIX
-from memidx.portable import file_lock
 
 MAGIC = b"KRD1"
 HEADER = struct.Struct("<4sI")
 KINDS = ("turn", "transcript", "fact")
 MAX_RECORD_BYTES = 64 * 1024 * 1024  # readers: a larger frame is broken framing
 MAX_TEXT_BYTES = 8 * 1024 * 1024  # writers: a record's text, well under the frame limit
-_LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,210 +215,3 @@ def read_at(path: Path, offset: int) -> Record:
         return parse(payload)
     except (ValueError, KeyError) as exc:  # UnicodeDecodeError is a ValueError
         raise MemidxError(f"no valid record at {path}@{offset}", "check the ref") from exc
-
-
-GITATTRIBUTES = "# haystack segments are binary logs, never merged as text\n*.krd binary\n"
-
-
-class Writer:
-    """Appends records to this clone's own segments, rotating by day and by size.
-
-    A checkout of an older commit takes committed segments, or their later bytes, off the disk;
-    git brings them back with the next checkout. So the writer writes only to the segment it
-    wrote last, only while that file still holds everything it wrote there, and never once it
-    was committed: it remembers the segment's name and the size it will have after the append
-    under way (written before the bytes, so a crash can only leave the file shorter than the
-    memory) in `<lock>.last`, closed by `close()` after a commit. Otherwise it starts a new
-    segment, after every segment of its own on disk, remembered, or (with no memory) in git's
-    history, never on an earlier day.
-    """
-
-    def __init__(
-        self,
-        folder: Path,
-        lock: Path,
-        segment_bytes: int,
-        fsync: bool = True,
-        *,
-        history: Callable[[], Iterable[str]] = tuple,
-        committed: Callable[[str], bool] = lambda name: False,
-    ) -> None:
-        self.folder = folder
-        self.lock = lock
-        self.last = lock.with_name(lock.name + ".last")
-        self.torn = lock.with_name("torn")  # outside the work tree: never in a commit
-        self.segment_bytes = segment_bytes
-        self.fsync = fsync
-        self.history = history  # names of this writer's segments in any commit
-        self.committed = committed  # whether HEAD holds this segment (committed without close)
-
-    @contextmanager
-    def locked(self) -> Generator[None]:
-        """Exclusive use of this writer's segments: threads of this process and other
-        processes of this clone wait their turn."""
-        with _LOCK, file_lock(self.lock):
-            yield
-
-    def append(self, record: Record) -> tuple[Path, int, int]:
-        """Write one whole record; returns (segment, offset, frame length)."""
-        with self.locked():
-            return self.append_locked(record)
-
-    def append_locked(self, record: Record) -> tuple[Path, int, int]:
-        """append(), for a caller that holds locked()."""
-        data = frame(record)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        path = self._segment(len(data))
-        with path.open("ab") as out:
-            offset = out.tell()
-            self._remember(path.name, offset + len(data))
-            out.write(data)
-            out.flush()
-            if self.fsync:
-                os.fsync(out.fileno())
-        return path, offset, len(data)
-
-    def last_segment(self) -> Path | None:
-        """The segment this writer appended to last, if it knows."""
-        remembered = self._remembered()
-        return None if remembered is None else self.folder / remembered[0]
-
-    def close(self) -> None:
-        """After a commit of the segments: the next record starts a new segment, so a
-        committed file is never changed (and checkouts never find it modified). Call it
-        holding locked()."""
-        remembered = self._remembered()
-        if remembered is not None:
-            self._remember(remembered[0], remembered[1], closed=True)
-
-    def _segment(self, incoming: int) -> Path:
-        """The segment written last if it is today's, still holds all this writer wrote there
-        (a torn tail a crash left is moved aside) and has room; else a new one."""
-        today = datetime.now(UTC).strftime("%Y-%m-%d")
-        remembered = self._remembered()
-        if remembered is not None and not remembered[2] and self.committed(remembered[0]):
-            remembered = (*remembered[:2], True)  # committed by plain git, or close() was cut
-            self._remember(*remembered[:2], closed=True)
-        if remembered is not None and not remembered[2]:
-            name, size, _ = remembered
-            path = self.folder / name
-            end = self._as_left(path, size)
-            fits = end is not None and end + incoming <= self.segment_bytes
-            if fits and name[:10] >= today:  # a later day: the clock went back, carry on
-                return path
-        return self._new_segment(today, remembered[0] if remembered else None)
-
-    def _as_left(self, path: Path, size: int) -> int | None:
-        """The end of the last whole record of the segment this writer wrote last, or None
-        when the file is gone or does not hold all it wrote (an older commit's copy, left as
-        git has it; or an append a crash cut, whose torn bytes are moved aside)."""
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        end = valid_end(data)
-        if end < len(data) and (end >= size or len(data) <= size):
-            # torn bytes after all it wrote, or the start of the append the memory announced:
-            # a crash cut them; they are this writer's to move aside
-            self._move_aside(path, data[end:])
-            with path.open("r+b") as stream:
-                stream.truncate(end)
-        return end if end >= size else None
-
-    def _new_segment(self, today: str, remembered: str | None) -> Path:
-        """A new, empty segment named after every segment this writer has made; a clock
-        that went back never names one before them."""
-        names = {p.name for p in self.folder.glob(f"*{SEGMENT_SUFFIX}")}
-        names.update([remembered] if remembered is not None else self.history())
-        orders = [_segment_order(Path(n)) for n in names if _SEGMENT_NAME.fullmatch(n)]
-        last = max(orders, default=(today, -1))
-        day = max(today, last[0])
-        number = last[1] + 1 if last[0] == day else 0
-        while True:
-            path = self.folder / f"{day}.{number:03d}{SEGMENT_SUFFIX}"
-            try:
-                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-            except FileExistsError:  # a file this writer did not leave: never written to
-                number += 1
-                continue
-            return path
-
-    def _move_aside(self, path: Path, tail: bytes) -> None:
-        """A torn tail goes to .memidx/torn/<segment>.torn (appended, never overwritten)."""
-        self.torn.mkdir(parents=True, exist_ok=True)
-        with (self.torn / f"{path.name}.torn").open("ab") as aside:
-            aside.write(tail)
-            aside.flush()
-            os.fsync(aside.fileno())
-
-    def _remembered(self) -> tuple[str, int, bool] | None:
-        """(name, size, closed) of the segment this writer appended to last, if it knows."""
-        try:
-            found = _MEMORY.fullmatch(self.last.read_text(encoding="utf-8").strip())
-        except (OSError, UnicodeDecodeError):
-            return None
-        return (found.group(1), int(found.group(2)), bool(found.group(3))) if found else None
-
-    def _remember(self, name: str, size: int, *, closed: bool = False) -> None:
-        """Overwrite the memory in place, one padded line: its own fsync makes it durable (a
-        rename would need the folder's too). A write cut by a crash reads as no memory, which
-        is safe: the writer then starts a new segment after every name git knows."""
-        line = f"{name} {size}{' closed' if closed else ''}".ljust(_MEMORY_WIDTH) + "\n"
-        fd = os.open(self.last, os.O_WRONLY | os.O_CREAT, 0o644)
-        try:
-            os.pwrite(fd, line.encode("ascii"), 0)
-            if self.fsync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-_MEMORY_WIDTH = 80  # wider than any memory line: each write covers the one before
-_SEGMENT_NAME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd")
-_MEMORY = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd) ([0-9]+)( closed)?")
-
-
-def _segment_order(path: Path) -> tuple[str, int]:
-    """(day, number) of `<day>.<number>.krd`: numbers compare as numbers (999 < 1000)."""
-    day, _, rest = path.name.partition(".")
-    number = rest.split(".")[0]
-    return day, int(number) if number.isdigit() else -1
-
-
-def describe_folder(haystack: Path) -> None:
-    """.gitattributes of the haystack: segments are binary. Made when segments are committed,
-    not at every append: made on an older commit that lacks it, it would block the checkout
-    that brings it back."""
-    path = haystack / ".gitattributes"
-    if not path.exists():
-        path.write_text(GITATTRIBUTES, encoding="utf-8")
-
-
-WRITER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
-_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-
-
-def writer_id(state_dir: Path) -> str:
-    """This clone's writer id, made once and kept in .memidx/writer-id (never shared by two
-    clones). Created whole (a temporary file linked into place), so a concurrent reader never
-    sees it half-written."""
-    path = state_dir / "writer-id"
-    if not path.exists():
-        host = "".join(c if c in _ID_CHARS else "-" for c in os.uname().nodename.lower())
-        ident = f"{host[:24].strip('-') or 'writer'}-{os.urandom(4).hex()}"
-        state_dir.mkdir(parents=True, exist_ok=True)
-        draft = state_dir / f".writer-id.{os.getpid()}.{os.urandom(4).hex()}"
-        draft.write_text(ident + "\n", encoding="utf-8")
-        try:
-            os.link(draft, path)  # fails if another process made it first: theirs wins
-        except FileExistsError:
-            pass
-        finally:
-            draft.unlink()
-    ident = path.read_text(encoding="utf-8").strip()
-    if not WRITER_ID.fullmatch(ident):
-        raise MemidxError(
-            f"{path} holds {ident!r}, not a writer id",
-            "delete the file; a new id is made on the next filing",
-        )
-    return ident

@@ -4,28 +4,19 @@ ref `<segment>@<offset>`), kept in step with the segment files on disk."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from memidx.config import Config
-from memidx.haystack.frames import (
-    KINDS,
-    Located,
-    Record,
-    Writer,
-    iso_utc,
-    new_record,
-    scan_file,
-)
+from memidx.haystack.frames import KINDS, Located, Record, scan_file
 from memidx.haystack.segments import segments
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import clean_words
 
 if TYPE_CHECKING:
+    from memidx.haystack.writer import Writer
     from memidx.progress import Progress
 
 
@@ -39,6 +30,19 @@ class RecordReport:
     deleted: int = 0
     torn: dict[str, int] = field(default_factory=dict[str, int])
     damaged: dict[str, int] = field(default_factory=dict[str, int])
+
+    def warnings(self) -> list[str]:
+        """One `warning: ...` line per segment with a torn tail or unreadable records (the
+        hook prints them on stdout, the commands on stderr, each after `memidx: `)."""
+        lines = [
+            f"warning: {ref}: {size} bytes of a torn record at the end are not indexed"
+            for ref, size in self.torn.items()
+        ]
+        lines += [
+            f"warning: {ref}: {count} unreadable records skipped"
+            for ref, count in self.damaged.items()
+        ]
+        return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +129,15 @@ def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:
     known = RecordStore(store.conn).segment(ref)
     if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):
         _sync_segment(store, ref, path, stat, RecordReport())
+
+
+def fill_index(config: Config, store: Store) -> None:
+    """Fill an index that was never filled (new or rebuilt): every note and every record, so
+    filing into a deleted index never leaves the rest of the memory out."""
+    from memidx.index.sync import ingest, note_source
+
+    ingest(config, store, note_source(config))
+    sync_records(config, store, full=True)
 
 
 def sync_records(
@@ -223,35 +236,3 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
         changed.append(ref)
         orphaned += known[ref][3]
     return RecordDrift(missing, orphaned, stale, tuple(changed))
-
-
-def make_record(kind: str, text: str, **fields: object) -> Record:
-    """new_record with loosely typed keyword fields from JSON input, validated."""
-    raw: object = fields.get("tags")
-    raw = () if raw is None else raw
-    if isinstance(raw, str):
-        raw = raw.split(",")
-    if not isinstance(raw, list | tuple) or not all(
-        isinstance(t, str) for t in cast(Sequence[object], raw)
-    ):
-        raise ValueError("tags must be a list of words or a comma string")
-    clean_tags = clean_words(cast(Sequence[str], raw))
-
-    def text_field(name: str) -> str | None:
-        value = fields.get(name)
-        if name == "ts" and isinstance(value, datetime):  # from Python: a moment, as is
-            value = value.isoformat()
-        if value is not None and not isinstance(value, str):  # never str() of a list or number
-            raise ValueError(f"{name} must be a string, not {type(value).__name__}")
-        return value or None
-
-    return new_record(
-        kind,
-        text,
-        drawer=text_field("drawer") or "general",
-        tags=clean_tags,
-        agent=text_field("agent"),
-        session=text_field("session"),
-        summary_of=text_field("summary_of"),
-        ts=None if text_field("ts") is None else iso_utc(str(text_field("ts"))),
-    )

@@ -60,6 +60,15 @@ class Drift(Value):
             parts.append(f"{len(self.renamed)} renamed")
         return ", ".join(parts)
 
+    def to_json(self) -> dict[str, list[str] | list[list[str]]]:
+        """The refs that differ, as `status --json` and ingest, sync and reconcile give them."""
+        return {
+            "missing": list(self.missing),
+            "stale": list(self.stale),
+            "orphaned": list(self.orphaned),
+            "renamed": [[old, new] for old, new in self.renamed],
+        }
+
 
 def compare(
     source: Mapping[str, SourceFile],

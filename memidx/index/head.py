@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memidx.config import Config
-from memidx.git.repo import read_head
+from memidx.git.refs import read_head
 from memidx.index.store import Store
 
 

@@ -1,19 +1,17 @@
-"""The index file: connection settings, schema, version check and rebuild."""
+"""The index's schema: its tables as one SQL script, its version and the migrations from older
+versions, and what makes a database file unusable as an index of this version."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Generator, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
 from pathlib import Path
 
-from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable
-from memidx.index.documents import Store
-from memidx.portable import file_lock
+from memidx.index.connection import describe, transaction
 
 SCHEMA_VERSION = 3
-BUSY_TIMEOUT_MS = 5000
+EMPTY = "the file is empty"
 
 SCHEMA = """
 CREATE TABLE documents (
@@ -107,23 +105,6 @@ END;
 """
 
 
-def connect(path: Path, *, create: bool) -> sqlite3.Connection:
-    """Open the index; with create=False a missing file is IndexUnusable, never a new file."""
-    if not create and not path.is_file():
-        raise IndexUnusable(f"no index at {path}", REBUILD_HINT)
-    if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    uri = f"{path.resolve().as_uri()}?mode={'rwc' if create else 'rw'}"
-    try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-    except sqlite3.DatabaseError as exc:
-        raise _unusable(path, exc) from exc
-    return conn
-
-
 def connect_memory() -> sqlite3.Connection:
     """An in-memory index with the current schema (tests and benchmarks)."""
     conn = sqlite3.connect(":memory:", isolation_level=None)
@@ -147,8 +128,17 @@ def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
         conn.execute("SELECT max(rowid) FROM documents").fetchone()
         conn.execute("SELECT rowid FROM documents_fts WHERE documents_fts MATCH 'x' LIMIT 1")
     except sqlite3.DatabaseError as exc:
-        return _describe(exc)
+        return describe(exc)
     return None
+
+
+def damage(conn: sqlite3.Connection) -> str | None:
+    """Damage the quick checks miss, found by reading every page (PRAGMA quick_check)."""
+    try:
+        result = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+    except sqlite3.DatabaseError as exc:
+        return describe(exc)
+    return None if result == "ok" else f"the file is damaged ({result})"
 
 
 # Ordered upgrades that keep what is expensive to rebuild (vectors): version -> statements that
@@ -221,109 +211,3 @@ def _truncated(conn: sqlite3.Connection, path: Path) -> bool:
     pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
     page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
     return path.stat().st_size < pages * page_size
-
-
-def _damage(conn: sqlite3.Connection) -> str | None:
-    try:
-        result = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
-    except sqlite3.DatabaseError as exc:
-        return _describe(exc)
-    return None if result == "ok" else f"the file is damaged ({result})"
-
-
-def _describe(exc: sqlite3.DatabaseError) -> str:
-    text = str(exc)
-    if "not a database" in text:
-        return "the file is not an SQLite database"
-    if "malformed" in text:
-        return "the file is damaged (database disk image is malformed)"
-    return text
-
-
-def _unusable(path: Path, exc: sqlite3.DatabaseError) -> IndexUnusable:
-    return IndexUnusable(f"the index at {path} is unusable: {_describe(exc)}", REBUILD_HINT)
-
-
-@contextmanager
-def transaction(conn: sqlite3.Connection) -> Generator[None]:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; a held lock is IndexBusy."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise IndexBusy(
-                "the index is locked by another memidx process",
-                "wait for it to finish, then try again",
-            ) from exc
-        raise
-    try:
-        yield
-    except BaseException:
-        if conn.in_transaction:  # SQLite may have rolled back already (disk full, I/O error)
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-@contextmanager
-def snapshot(conn: sqlite3.Connection) -> Generator[None]:
-    """One read transaction: every query inside sees the same state of the index, even while
-    a hook commits (WAL readers never block writers)."""
-    if conn.in_transaction:
-        yield
-        return
-    conn.execute("BEGIN")
-    try:
-        yield
-    finally:
-        conn.execute("COMMIT")
-
-
-EMPTY = "the file is empty"
-
-
-def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store, str | None]:
-    """Open the index. Writers create a missing one and rebuild an unusable one (with a one-line
-    notice), one process at a time; `verify` also reads every page (PRAGMA quick_check) to
-    find damage the quick checks miss. Readers get IndexUnusable, never an empty result that
-    hides a broken index."""
-    if not write:
-        conn = connect(path, create=False)
-        problem = schema_problem(conn, path)
-        if problem is not None:
-            conn.close()
-            raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
-        return Store(conn), None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(Path(f"{path}.lock")):  # creation and rebuild are never concurrent
-        try:
-            conn = connect(path, create=True)
-        except IndexUnusable as exc:
-            problem: str | None = exc.message.rpartition(": ")[2]
-        else:
-            upgraded = migrate(conn)
-            problem = schema_problem(conn, path)
-            if problem is None and upgraded is not None:
-                notice = f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
-                return Store(conn), notice
-            if problem is None and verify:
-                problem = _damage(conn)
-            if problem is None:
-                return Store(conn), None
-            if problem == EMPTY:
-                create_schema(conn)
-                return Store(conn), None
-            conn.close()
-        remove_index(path)
-        conn = connect(path, create=True)
-        create_schema(conn)
-        return Store(conn), f"rebuilding the index at {path}: {problem}"
-
-
-def remove_index(path: Path) -> None:
-    """Delete the index and everything derived from it (the matrix files of its vectors)."""
-    import shutil  # rarely needed: not worth its import on every start
-
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    shutil.rmtree(f"{path}-vectors", ignore_errors=True)

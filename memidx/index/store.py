@@ -1,6 +1,7 @@
 """The only SQL in memidx: the index file, documents and full-text search, chunks and vectors."""
 
 from memidx.errors import REBUILD_HINT
+from memidx.index.connection import connect, snapshot, transaction
 from memidx.index.documents import (
     BM25_WEIGHTS,
     Filters,
@@ -9,18 +10,9 @@ from memidx.index.documents import (
     Store,
 )
 from memidx.index.drift import DocState, Skip
+from memidx.index.open import open_store, remove_index
 from memidx.index.record_rows import RecordStore
-from memidx.index.schema import (
-    SCHEMA_VERSION,
-    connect,
-    connect_memory,
-    create_schema,
-    open_store,
-    remove_index,
-    schema_problem,
-    snapshot,
-    transaction,
-)
+from memidx.index.schema import SCHEMA_VERSION, connect_memory, create_schema, schema_problem
 from memidx.index.vectors import ChunkInfo, ChunkVectors, VectorStore
 
 __all__ = [

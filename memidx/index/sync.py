@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from memidx.config import Config
 from memidx.errors import IndexBusy
 from memidx.frozen import replace
-from memidx.git.repo import GitRepo, read_head
+from memidx.git.refs import read_head
+from memidx.git.repo import GitRepo
 from memidx.index.drift import Drift, SourceFile, compare, from_changes
 from memidx.index.sources import GitSource, WorktreeSource
 from memidx.index.store import NewDocument, Skip, Store, VectorStore, transaction

@@ -96,11 +96,11 @@ def _catch_up(config: Config, notice: Callable[[str], None] | None) -> None:
     """Bring the index to HEAD before committing. After a git operation without hooks (git
     reset) it is behind, and the pre-commit drift check would refuse the note for drift that
     a sync repairs; a recorded hook failure still blocks, as it must."""
-    from memidx.haystack.filing import writable_index
-    from memidx.haystack.indexing import sync_records
+    from memidx.haystack.indexing import fill_index, sync_records
+    from memidx.index.open import writable_index
     from memidx.index.sync import sync
 
-    store = writable_index(config, notice)  # one missing or rebuilt is filled whole, records too
+    store = writable_index(config, notice, fill=fill_index)  # one never filled: notes, records
     try:
         sync(config, store)
         sync_records(config, store)

@@ -14,7 +14,8 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import IndexBusy, MemidxError
 from memidx.haystack.filing import BackgroundFiler, Haystack
-from memidx.haystack.frames import Writer, new_record
+from memidx.haystack.frames import new_record
+from memidx.haystack.writer import Writer
 from memidx.index.store import open_store
 from tests.helpers import NotesRepo, Run
 from tests.machines import Machine, clone, hook_env, make_template
@@ -136,7 +137,7 @@ def test_show_of_a_damaged_record_is_a_one_line_error(indexed: NotesRepo) -> Non
 def test_a_busy_index_fails_the_filing_before_anything_is_written(
     indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("memidx.index.schema.BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr("memidx.index.connection.BUSY_TIMEOUT_MS", 200)
     config = load_config(indexed.root)
     haystack = Haystack(config)
     try:
@@ -271,12 +272,13 @@ def test_records_filed_from_a_worker_thread_are_stored_and_indexed(indexed: Note
 def test_a_retry_after_a_filing_that_failed_past_its_append_is_a_duplicate(
     indexed: NotesRepo,
 ) -> None:
-    from memidx.haystack.filing import file, writer
-    from memidx.haystack.indexing import make_record
+    from memidx.haystack.clone_writer import clone_writer
+    from memidx.haystack.filing import file
+    from memidx.haystack.turn_input import make_record
 
     config = load_config(indexed.root)
     # the bytes were appended, the indexing never happened (an index error, a kill between)
-    writer(config).append(make_record("turn", "retried turn", session="s-9"))
+    clone_writer(config).append(make_record("turn", "retried turn", session="s-9"))
 
     again = file(config, make_record("turn", "retried turn", session="s-9"))
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
-from memidx.haystack.frames import Writer, frame, new_record
+from memidx.haystack.frames import frame, new_record
+from memidx.haystack.writer import Writer
 from tests.helpers import FakeEmbedder, NotesRepo, clean_env
 
 MEMIDX = str(Path(sys.executable).parent / "memidx")
@@ -119,9 +120,9 @@ def test_a_record_appended_but_not_indexed_is_picked_up_by_the_next_filing(
     indexed: NotesRepo,
 ) -> None:
     config = load_config(indexed.root)
-    from memidx.haystack.filing import writer
+    from memidx.haystack.clone_writer import clone_writer
 
-    writer(config).append(new_record("turn", "written before a crash"))  # never indexed
+    clone_writer(config).append(new_record("turn", "written before a crash"))  # never indexed
     assert indexed.memidx_process("file-turn", stdin='{"text": "after the crash"}').code == 0
     assert indexed.memidx("search", "--json", "--mode", "bm25", "crash").json()["count"] == 2
     assert indexed.memidx("status").code == 0

@@ -12,7 +12,6 @@ from memidx.errors import MemidxError
 from memidx.haystack.frames import (
     HEADER,
     MAGIC,
-    Writer,
     frame,
     iso_utc,
     new_record,
@@ -21,6 +20,7 @@ from memidx.haystack.frames import (
     scan_file,
     valid_end,
 )
+from memidx.haystack.writer import Writer
 
 
 def test_a_frame_is_magic_length_and_utf8_json() -> None:

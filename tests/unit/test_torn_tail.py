@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.haystack.frames import Writer, frame, new_record, scan_file
+from memidx.haystack.frames import frame, new_record, scan_file
 from memidx.haystack.indexing import sync_records
+from memidx.haystack.writer import Writer
 from memidx.index.store import Store, connect_memory
 
 

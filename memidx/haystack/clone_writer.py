@@ -1,0 +1,61 @@
+"""This clone's writer: its segment folder, its lock, and what git holds of its segments."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.haystack.indexing import haystack_folder, segment_ref
+from memidx.haystack.writer import Writer, writer_id
+
+
+def clone_writer(config: Config) -> Writer:
+    """This clone's writer: notes/haystack/<writer id>/, appends serialised by a lock file."""
+    folder = haystack_folder(config) / writer_id(config.state_dir)
+    lock = config.state_dir / "haystack.lock"
+    return Writer(
+        folder,
+        lock,
+        config.segment_bytes,
+        config.fsync,
+        history=lambda: _committed(config, folder),
+        committed=_in_head(config, folder),
+    )
+
+
+def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
+    """Whether HEAD holds a segment of `folder` (committed files are never appended to); git
+    is asked once per segment and commit, the commit read from .git's files."""
+    from memidx.git.refs import read_head
+    from memidx.git.repo import GitRepo
+
+    answers: dict[tuple[str, str], bool] = {}
+
+    def committed(name: str) -> bool:
+        if not config.in_git:
+            return False
+        ref = segment_ref(config, folder / name)
+        head = read_head(config.root)
+        if head is None:  # no commit yet, or not readable this way: ask git about HEAD
+            return GitRepo(config.root).has("HEAD", ref)
+        if (head, name) not in answers:
+            answers[head, name] = GitRepo(config.root).has(head, ref)
+        return answers[head, name]
+
+    return committed
+
+
+def _committed(config: Config, folder: Path) -> list[str]:
+    """Names of the segments in `folder` in any commit git has: asked only by a writer with no
+    memory of its own segments (the first filing after an upgrade, or a lost .memidx file)."""
+    if not config.in_git:
+        return []
+    from memidx.git.repo import GitRepo
+
+    ref = segment_ref(config, folder)
+    out = GitRepo(config.root).run(  # -z: names as they are; --reflog: commits no ref reaches
+        "log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", f"{ref}/", check=False
+    )
+    names = out.decode("utf-8", "replace").replace("\n", "\0").split("\0")
+    return [name.rsplit("/", 1)[-1] for name in names if name]

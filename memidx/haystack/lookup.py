@@ -1,0 +1,41 @@
+"""Find one record for `memidx show`: by `<segment>@<offset>`, or by id through the index."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memidx.config import Config
+from memidx.errors import MemidxError, UsageError
+from memidx.haystack.frames import Record, read_at
+from memidx.haystack.indexing import haystack_folder
+from memidx.index.store import RecordStore, open_store
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A record and where it is stored."""
+
+    record: Record
+    ref: str
+
+
+def show(config: Config, ref: str) -> Shown:
+    """The record at `<segment>@<offset>`, or the record with this id."""
+    if "@" not in ref:
+        store, _ = open_store(config.index_path, write=False)
+        try:
+            found = RecordStore(store.conn).record_ref(ref)
+        finally:
+            store.conn.close()
+        if found is None:
+            raise MemidxError(f"no record with id {ref!r}", "search for it, or give segment@offset")
+        ref = found
+    segment, _, offset = ref.rpartition("@")
+    if not offset.isdigit():
+        raise UsageError(f"{ref!r} is not <segment>@<offset> or a record id", "copy it from a hit")
+    path = (config.root / segment).resolve()
+    if not path.is_relative_to(haystack_folder(config).resolve()) or not path.is_file():
+        raise MemidxError(
+            f"no segment {segment}", "refs look like notes/haystack/<writer>/<file>@<n>"
+        )
+    return Shown(read_at(path, int(offset)), ref)

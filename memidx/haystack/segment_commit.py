@@ -1,0 +1,49 @@
+"""`memidx haystack commit`: commit this clone's segments, and close the segment written last
+so a committed file is never appended to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.haystack.clone_writer import clone_writer
+from memidx.haystack.indexing import haystack_folder
+from memidx.haystack.writer import describe_folder, writer_id
+
+
+def commit_haystack(config: Config) -> str | None:
+    """Commit this clone's segments (and the haystack's .gitattributes); None if unchanged."""
+    from memidx.git.commit import commit_paths
+    from memidx.git.repo import GitRepo
+
+    repo = GitRepo(config.root)
+    if not repo.run("symbolic-ref", "-q", "HEAD", check=False).strip():
+        raise MemidxError(
+            "HEAD is detached: a commit of the haystack here would be left behind",
+            "check out a branch first (git switch -c <name> keeps this commit)",
+        )
+    folder = haystack_folder(config)
+    mine = folder / writer_id(config.state_dir)
+    own = clone_writer(config)
+    with own.locked():  # no record lands between the commit and the closing of its segment
+        attributes = folder / ".gitattributes"
+        made = mine.exists() and not attributes.exists()
+        if made:
+            describe_folder(folder)
+        paths = [p for p in (attributes, folder / ".gitignore", mine) if p.exists()]
+        refs = [p.relative_to(config.root).as_posix() for p in paths]
+        status = ("status", "--porcelain", "--untracked-files=all", "--", *refs)
+        if not refs or not repo.run(*status).strip():
+            return None
+        count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
+        try:
+            commit = commit_paths(
+                config, refs, f"haystack: segments of {mine.name} ({count} files)"
+            )
+        except MemidxError:
+            if made:  # left untracked, it would block a pull that brings another clone's
+                attributes.unlink(missing_ok=True)
+            raise
+        own.close()  # the next record starts a new segment: committed files stay as committed
+        return commit
