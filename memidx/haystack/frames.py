@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from memidx.errors import MemidxError
-from memidx.hashes import sha256_hex
+from memidx.hashes import content_hash
 
 MAGIC = b"KRD1"
 HEADER = struct.Struct("<4sI")
@@ -89,10 +89,6 @@ def iso_utc(text: str) -> str:
     except OverflowError as exc:  # 0001-01-01T00:00+01:00 is before the first UTC moment
         raise ValueError(f"{text.strip()} is out of range in UTC") from exc
     return f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}Z"  # strftime gives year 999, not 0999
-
-
-def content_hash(text: str) -> str:
-    return sha256_hex(text.encode("utf-8"))
 
 
 def new_record(
