@@ -127,9 +127,12 @@ def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
 
 def haystack(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.filing import commit_haystack
+    from memidx.memory.remember import index_to_head
 
     del args  # the only action is "commit"
     commit = commit_haystack(config)
+    if commit is not None:
+        index_to_head(config, say_notice)
     print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")
     return 0
 

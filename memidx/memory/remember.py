@@ -1,4 +1,5 @@
-"""`memidx remember`: write a note from any agent or editor and commit it, hooks included."""
+"""`memidx remember`: write a note from any agent or editor, check it and commit it with git
+plumbing (memidx.git.commit), so a concurrent edit of any other file is never touched."""
 
 from __future__ import annotations
 
@@ -75,7 +76,8 @@ def remember(
     extra: dict[str, str] | None = None,
     notice: Callable[[str], None] | None = None,
 ) -> Remembered:
-    """Write the note, check it, commit it (pre-commit and post-commit hooks run)."""
+    """Write the note, check it as the pre-commit checks do, commit it without touching the
+    rest of the work tree, and index it."""
     title = " ".join(title.split())
     if not title:
         raise UsageError("--title is empty", "give the note a title that names the problem")
@@ -87,20 +89,19 @@ def remember(
     text = note_text(title, tags, body, created, **(extra or {}))
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
-    _catch_up(config, notice)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
+    index_to_head(config, notice)  # no hook runs for a plumbing commit: index it here
     return Remembered(ref, commit, title)
 
 
-def _catch_up(config: Config, notice: Callable[[str], None] | None) -> None:
-    """Bring the index to HEAD before committing. After a git operation without hooks (git
-    reset) it is behind, and the pre-commit drift check would refuse the note for drift that
-    a sync repairs; a recorded hook failure still blocks, as it must."""
+def index_to_head(config: Config, notice: Callable[[str], None] | None = None) -> None:
+    """Bring the index to HEAD and the haystack after memidx committed (no hook runs for a
+    plumbing commit). A missing or rebuilt index is filled whole, records too."""
     from memidx.haystack.filing import writable_index
     from memidx.haystack.indexing import sync_records
     from memidx.index.sync import sync
 
-    store = writable_index(config, notice)  # one missing or rebuilt is filled whole, records too
+    store = writable_index(config, notice)
     try:
         sync(config, store)
         sync_records(config, store)
