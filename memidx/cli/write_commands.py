@@ -137,6 +137,25 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
     return 0
 
 
+def share(args: argparse.Namespace, config: Config) -> int:
+    from memidx.memory.share import share as share_memory
+
+    if not config.in_git:
+        raise UsageError(f"{config.root} is not a git repository", "memory is shared by git")
+    done = share_memory(config, say=say_notice)
+    if args.json:
+        print(json.dumps({
+            "schema": "memidx.share/1", "haystack_commit": done.haystack_commit,
+            "attempts": done.attempts, "pushed": done.pushed, "remote": done.remote,
+        }))  # fmt: skip
+    elif not done.remote:
+        print("no git remote: nothing to pull or push")
+    else:
+        tries = "" if done.attempts == 1 else f" after {done.attempts} tries"
+        print(f"pulled and pushed{tries}")
+    return 0
+
+
 def hooks(args: argparse.Namespace, config: Config) -> int:
     from memidx.githooks.install import install, states, uninstall
 
