@@ -44,6 +44,9 @@ def search(args: argparse.Namespace, config: Config) -> int:
             stale = behind_head(config, store)
         finally:
             store.conn.close()
+    from memidx.search.present import drop_vanished
+
+    result = drop_vanished(result, config.root)
     if stale:
         result = replace(result, warnings=(stale, *result.warnings))
     watch.add("total", time.perf_counter() - STARTED)

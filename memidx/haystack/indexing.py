@@ -4,7 +4,7 @@ ref `<segment>@<offset>`), kept in step with the segment files on disk."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -191,6 +191,7 @@ class RecordDrift:
     orphaned: int = 0
     stale: int = 0
     changed_segments: tuple[str, ...] = ()
+    vanished: Mapping[str, int] = field(default_factory=dict[str, int])  # segment -> records
 
     @property
     def total(self) -> int:
@@ -222,7 +223,8 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
     for ref in known:
         changed.append(ref)
         orphaned += known[ref][3]
-    return RecordDrift(missing, orphaned, stale, tuple(changed))
+    vanished = {ref: known[ref][3] for ref in known}  # indexed, but the file is gone
+    return RecordDrift(missing, orphaned, stale, tuple(changed), vanished)
 
 
 def make_record(kind: str, text: str, **fields: object) -> Record:
