@@ -8,8 +8,10 @@ PY := $(VENV)/bin/python
 MEMIDX := $(VENV)/bin/memidx
 # Data for benchmarks (read in place, never copied into the repository).
 DATA ?= ../shared/data
-# Queries and paths reach the recipes through the environment, so quotes in them are safe.
-export Q DATA
+# Queries and paths reach the recipes through the environment, so quotes in them are safe,
+# and $(value) keeps make from expanding a `$PATH` in a query (Q='$PATH is empty in cron').
+QUERY := $(value Q)
+export QUERY DATA
 
 .PHONY: help install venv ready bytecode model hooks search ingest embed index reconcile status sync test lint bench clean
 
@@ -50,8 +52,8 @@ hooks: venv ## install the git hooks: pre-commit's checks, memidx's own post-* s
 	$(MEMIDX) hooks install; else echo "not a git repository: no hooks installed"; fi
 
 search: ready ## search the notes: make search Q="file lock"
-	@if [ -z "$$Q" ]; then echo 'usage: make search Q="words to search for"' >&2; exit 2; fi
-	@$(MEMIDX) search -- "$$Q"
+	@if [ -z "$$QUERY" ]; then echo 'usage: make search Q="words to search for"' >&2; exit 2; fi
+	@$(MEMIDX) search -- "$$QUERY"
 
 ingest: ready ## rebuild the index from every note at HEAD
 	$(MEMIDX) ingest
