@@ -18,6 +18,7 @@ from memidx.git.commit import commit_paths
 from memidx.notes.note import NoteError, clean_words, parse_note
 
 SLUG_LENGTH = 60
+HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,17 +54,38 @@ def parse_tags(text: str | None) -> list[str]:
 
 
 def note_folder(config: Config, directory: str | None) -> PurePosixPath:
-    """notes/<directory>, refusing paths that leave the notes folder or are hidden."""
+    """notes/<directory>: a relative folder inside the notes tree, not hidden, not the
+    haystack (the turn log), reached through no symbolic link."""
     folder = PurePosixPath(config.notes_dir)
-    if not directory:
-        return folder
-    sub = PurePosixPath(directory.strip("/"))
-    if sub.is_absolute() or any(p in ("..", "") or p.startswith(".") for p in sub.parts):
-        raise UsageError(
-            f"--dir {directory!r} must be a plain folder under {config.notes_dir}/",
-            "e.g. --dir windows/build",
-        )
-    return folder / sub
+    if directory:
+        sub = PurePosixPath(directory)
+        parts = sub.parts
+        if (
+            sub.is_absolute()
+            or not parts
+            or any(p in ("..", ".") or p.startswith(".") for p in parts)
+            or parts[0] == HAYSTACK
+        ):
+            raise UsageError(
+                f"--dir {directory!r} must be a relative folder inside {config.notes_dir}/ "
+                f"(not hidden, not {HAYSTACK}/)",
+                "e.g. --dir windows/build",
+            )
+        folder = folder / sub
+    _refuse_links(config, folder)
+    return folder
+
+
+def _refuse_links(config: Config, folder: PurePosixPath) -> None:
+    """A symbolic link anywhere on the way would put the note outside the repository."""
+    path = config.root
+    for part in folder.parts:
+        path = path / part
+        if path.is_symlink():
+            raise MemidxError(
+                f"{path} is a symbolic link: memidx writes notes only inside the repository",
+                "replace the link with a real folder, or choose another --dir",
+            )
 
 
 def remember(

@@ -81,8 +81,11 @@ def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> Non
     [
         (["--title", "  "], BODY, "--title is empty"),
         (["--title", "No body"], "   \n", "the note has no body"),
-        (["--title", "Escape", "--dir", "../outside"], BODY, "must be a plain folder"),
-        (["--title", "Hidden", "--dir", ".secret"], BODY, "must be a plain folder"),
+        (["--title", "Escape", "--dir", "../outside"], BODY, "must be a relative folder"),
+        (["--title", "Hidden", "--dir", ".secret"], BODY, "must be a relative folder"),
+        (["--title", "Absolute", "--dir", "/etc"], BODY, "must be a relative folder"),
+        (["--title", "Turn log", "--dir", "haystack"], BODY, "not haystack/"),
+        (["--title", "Turn log", "--dir", "haystack/x"], BODY, "not haystack/"),
     ],
 )
 def test_bad_arguments_are_usage_errors(
@@ -190,3 +193,19 @@ def test_remember_leaves_what_the_user_staged_staged_and_uncommitted(machine: Ma
     assert run.code == 0, run.err
     assert "notes/draft.md" not in machine.git("show", "--name-only", "--format=", "HEAD")
     assert machine.git("status", "--porcelain").strip() == "A  notes/draft.md"
+
+
+@pytest.mark.parametrize("link", ["notes/evil", "notes"])
+def test_a_symlinked_folder_never_takes_a_note_outside_the_repository(
+    machine: Machine, tmp_path: Path, link: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = machine.root / link
+    if link == "notes":
+        real = machine.root / "real-notes"
+        path.rename(real)
+    path.symlink_to(outside)
+    run = machine.memidx_process("remember", "--title", "Escape", "--dir", "evil", stdin=BODY)
+    assert run.code == 1 and "is a symbolic link" in run.err and "Traceback" not in run.err
+    assert list(outside.iterdir()) == []
