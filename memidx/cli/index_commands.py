@@ -82,7 +82,7 @@ def finish(
         print(output.report_json(report, command, records))
     else:
         print(summary)
-    return 1 if report.skipped else 0
+    return 1 if report.skipped and not getattr(args, "allow_skipped", False) else 0
 
 
 def reconcile(args: argparse.Namespace, config: Config) -> int:

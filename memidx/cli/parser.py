@@ -91,6 +91,12 @@ def _index_commands(commands: _Commands) -> None:
     p = command(
         "ingest", "rebuild the index from every note at HEAD and every record", "index:ingest"
     )
+    p.add_argument(
+        "--allow-skipped",
+        action="store_true",
+        help="exit 0 when the only problem is notes that cannot be indexed (still listed); "
+        "make install uses it, so one bad committed note does not stop the set-up",
+    )
     json_flag(p, "the report")
 
     p = command(
@@ -169,6 +175,22 @@ def _memory_commands(commands: _Commands) -> None:
 
     p = command("haystack", "commit this clone's haystack segments", "memory:haystack")
     p.add_argument("action", choices=("commit",), help="commit: git add + commit of the segments")
+
+    p = command(
+        "share",
+        "commit this clone's haystack, then pull and push until they get through (make sync)",
+        "memory:share",
+    )
+    json_flag(p, "what was done")
+
+    p = command("hooks", "install, list or remove memidx's post-* git hooks", "memory:hooks")
+    p.add_argument(
+        "action",
+        choices=("install", "status", "uninstall"),
+        help="install: memidx's post-commit, post-merge, post-checkout and post-rewrite shims "
+        "(a hook already there runs after memidx's); uninstall: remove them and restore it",
+    )
+    json_flag(p, "what is installed")
 
     p = command(
         "check", "pre-commit checks: drift and indexability, or English prose", "memory:check"

@@ -9,7 +9,6 @@ import time
 from dataclasses import replace
 
 from memidx.config import Config
-from memidx.errors import UsageError
 
 MAX_QUERY_CHARS = 10_000
 
@@ -44,6 +43,9 @@ def search(args: argparse.Namespace, config: Config) -> int:
             stale = behind_head(config, store)
         finally:
             store.conn.close()
+    from memidx.search.present import drop_vanished
+
+    result = drop_vanished(result, config.root)
     if stale:
         result = replace(result, warnings=(stale, *result.warnings))
     watch.add("total", time.perf_counter() - STARTED)
@@ -76,23 +78,11 @@ def filters_of(args: argparse.Namespace):
 
 
 def _when(text: str | None, option: str, *, end: bool) -> str | None:
-    """A date stays a date (`--until` a date means up to the end of that day); a time becomes
-    UTC `YYYY-MM-DDTHH:MM:SSZ`, comparable with stored timestamps."""
     if not text:
         return None
-    from datetime import date, timedelta
+    from memidx.cli.when import parse_when
 
-    from memidx.haystack.frames import iso_utc
-
-    try:
-        if len(text.strip()) == 10:
-            day = date.fromisoformat(text.strip())
-            return (day + timedelta(days=1)).isoformat() if end else day.isoformat()
-        return iso_utc(text)
-    except ValueError as exc:
-        raise UsageError(
-            f"{option} {text!r} is not a date or time", "e.g. 2026-11-29 or 2026-11-29T14:00"
-        ) from exc
+    return parse_when(text, option, end=end)
 
 
 def show(args: argparse.Namespace, config: Config) -> int:

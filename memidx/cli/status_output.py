@@ -34,6 +34,7 @@ def status_json(status: Status) -> str:
             "uncommitted": [{"status": c, "ref": r} for c, r in status.uncommitted],
             "kinds": status.kinds,
             "segments_changed": list(status.segments_changed),
+            "segments_vanished": status.segments_vanished,
             "vectors": {
                 "model": status.model,
                 "chunks": status.chunks,
@@ -88,6 +89,16 @@ def write_status(out: TextIO, status: Status) -> None:
             )
         )
         rows += [("", display(ref)) for ref in status.segments_changed[:10]]
+    if status.segments_vanished:
+        lost = sum(status.segments_vanished.values())
+        rows.append(
+            (
+                "lost",
+                f"{counted(lost, 'record')} in {counted(len(status.segments_vanished), 'segment')}"
+                " gone from disk (git clean removes uncommitted segments; a committed one comes "
+                "back with git checkout); `memidx sync` drops them from the index",
+            )
+        )
     if status.skipped:
         rows.append(("skipped", f"{counted(len(status.skipped), 'note')} cannot be indexed"))
         rows += [("", f"{display(s.source_ref)}: {s.reason}") for s in status.skipped[:10]]

@@ -128,10 +128,56 @@ def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
 
 def haystack(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.segment_commit import commit_haystack
+    from memidx.memory.remember import index_to_head
 
     del args  # the only action is "commit"
     commit = commit_haystack(config)
+    if commit is not None:
+        index_to_head(config, say_notice)
     print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")
+    return 0
+
+
+def share(args: argparse.Namespace, config: Config) -> int:
+    from memidx.memory.share import share as share_memory
+
+    if not config.in_git:
+        raise UsageError(f"{config.root} is not a git repository", "memory is shared by git")
+    done = share_memory(config, say=say_notice)
+    if args.json:
+        print(json.dumps({
+            "schema": "memidx.share/1", "haystack_commit": done.haystack_commit,
+            "attempts": done.attempts, "pushed": done.pushed, "remote": done.remote,
+        }))  # fmt: skip
+    elif not done.remote:
+        print("no git remote: nothing to pull or push")
+    else:
+        tries = "" if done.attempts == 1 else f" after {done.attempts} tries"
+        print(f"pulled and pushed{tries}")
+    return 0
+
+
+def hooks(args: argparse.Namespace, config: Config) -> int:
+    from memidx.githooks.install import install, states, uninstall
+
+    if not config.in_git:
+        raise UsageError(f"{config.root} is not a git repository: there are no git hooks to manage")
+    if args.action != "status":
+        for line in (install if args.action == "install" else uninstall)(config.root):
+            print(line)
+    found = states(config.root)
+    if args.json:
+        print(json.dumps({
+            "schema": "memidx.hooks/1",
+            "hooks": [
+                {"stage": s.stage, "path": str(s.path), "installed": s.state, "chains": s.chained}
+                for s in found
+            ],
+        }))  # fmt: skip
+    elif args.action == "status":
+        for s in found:
+            chains = f" (then {s.stage}.pre-memidx)" if s.chained else ""
+            print(f"{s.stage}: {s.state}{chains}")
     return 0
 
 

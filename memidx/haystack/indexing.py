@@ -4,6 +4,7 @@ ref `<segment>@<offset>`), kept in step with the segment files on disk."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -204,6 +205,7 @@ class RecordDrift:
     orphaned: int = 0
     stale: int = 0
     changed_segments: tuple[str, ...] = ()
+    vanished: Mapping[str, int] = field(default_factory=dict[str, int])  # segment -> records
 
     @property
     def total(self) -> int:
@@ -235,4 +237,5 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
     for ref in known:
         changed.append(ref)
         orphaned += known[ref][3]
-    return RecordDrift(missing, orphaned, stale, tuple(changed))
+    vanished = {ref: known[ref][3] for ref in known}  # indexed, but the file is gone
+    return RecordDrift(missing, orphaned, stale, tuple(changed), vanished)

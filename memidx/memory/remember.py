@@ -1,4 +1,5 @@
-"""`memidx remember`: write a note from any agent or editor and commit it, hooks included."""
+"""`memidx remember`: write a note from any agent or editor, check it and commit it with git
+plumbing (memidx.git.commit), so a concurrent edit of any other file is never touched."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from memidx.git.commit import commit_paths
 from memidx.notes.note import NoteError, clean_words, parse_note
 
 SLUG_LENGTH = 60
+HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,17 +54,38 @@ def parse_tags(text: str | None) -> list[str]:
 
 
 def note_folder(config: Config, directory: str | None) -> PurePosixPath:
-    """notes/<directory>, refusing paths that leave the notes folder or are hidden."""
+    """notes/<directory>: a relative folder inside the notes tree, not hidden, not the
+    haystack (the turn log), reached through no symbolic link."""
     folder = PurePosixPath(config.notes_dir)
-    if not directory:
-        return folder
-    sub = PurePosixPath(directory.strip("/"))
-    if sub.is_absolute() or any(p in ("..", "") or p.startswith(".") for p in sub.parts):
-        raise UsageError(
-            f"--dir {directory!r} must be a plain folder under {config.notes_dir}/",
-            "e.g. --dir windows/build",
-        )
-    return folder / sub
+    if directory:
+        sub = PurePosixPath(directory)
+        parts = sub.parts
+        if (
+            sub.is_absolute()
+            or not parts
+            or any(p in ("..", ".") or p.startswith(".") for p in parts)
+            or parts[0] == HAYSTACK
+        ):
+            raise UsageError(
+                f"--dir {directory!r} must be a relative folder inside {config.notes_dir}/ "
+                f"(not hidden, not {HAYSTACK}/)",
+                "e.g. --dir windows/build",
+            )
+        folder = folder / sub
+    _refuse_links(config, folder)
+    return folder
+
+
+def _refuse_links(config: Config, folder: PurePosixPath) -> None:
+    """A symbolic link anywhere on the way would put the note outside the repository."""
+    path = config.root
+    for part in folder.parts:
+        path = path / part
+        if path.is_symlink():
+            raise MemidxError(
+                f"{path} is a symbolic link: memidx writes notes only inside the repository",
+                "replace the link with a real folder, or choose another --dir",
+            )
 
 
 def remember(
@@ -75,7 +98,8 @@ def remember(
     extra: dict[str, str] | None = None,
     notice: Callable[[str], None] | None = None,
 ) -> Remembered:
-    """Write the note, check it, commit it (pre-commit and post-commit hooks run)."""
+    """Write the note, check it as the pre-commit checks do, commit it without touching the
+    rest of the work tree, and index it."""
     title = " ".join(title.split())
     if not title:
         raise UsageError("--title is empty", "give the note a title that names the problem")
@@ -87,20 +111,19 @@ def remember(
     text = note_text(title, tags, body, created, **(extra or {}))
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
-    _catch_up(config, notice)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
+    index_to_head(config, notice)  # no hook runs for a plumbing commit: index it here
     return Remembered(ref, commit, title)
 
 
-def _catch_up(config: Config, notice: Callable[[str], None] | None) -> None:
-    """Bring the index to HEAD before committing. After a git operation without hooks (git
-    reset) it is behind, and the pre-commit drift check would refuse the note for drift that
-    a sync repairs; a recorded hook failure still blocks, as it must."""
+def index_to_head(config: Config, notice: Callable[[str], None] | None = None) -> None:
+    """Bring the index to HEAD and the haystack after memidx committed (no hook runs for a
+    plumbing commit). A missing or rebuilt index is filled whole, records too."""
     from memidx.haystack.indexing import fill_index, sync_records
     from memidx.index.open import writable_index
     from memidx.index.sync import sync
 
-    store = writable_index(config, notice, fill=fill_index)  # one never filled: notes, records
+    store = writable_index(config, notice, fill=fill_index)
     try:
         sync(config, store)
         sync_records(config, store)

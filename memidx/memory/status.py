@@ -36,6 +36,7 @@ class Status:
     hook_failure: HookFailure | None = None
     kinds: dict[str, int] = field(default_factory=dict[str, int])
     segments_changed: tuple[str, ...] = ()
+    segments_vanished: dict[str, int] = field(default_factory=dict[str, int])
     model: str = ""
     chunks: int = 0
     chunks_with_vectors: int = 0
@@ -74,7 +75,9 @@ def gather(config: Config) -> Status:
         status.indexed_at = store.get_state("indexed_at")
         status.drift = drift_of(store, files, reread=settings_changed(store, config) is not None)
         status.skipped = sorted(store.skips(NOTE).values(), key=lambda s: s.source_ref)
-        status.segments_changed = record_drift(config, store, deep=False).changed_segments
+        records = record_drift(config, store, deep=False)
+        status.segments_changed = records.changed_segments
+        status.segments_vanished = dict(records.vanished)
         status.model = config.model
         status.chunks, status.chunks_with_vectors, _ = VectorStore(store.conn).counts(config.model)
         status.behind = behind_head(config, store)

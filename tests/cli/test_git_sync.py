@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import NotesRepo
-from tests.machines import Machine, clone, hook_env, make_template
+from tests.machines import Machine, clone, hook_env, install_hooks, make_template
 
 QUERIES = ["shared memory", "vmmem", "timer linger", "flaky retry", "renamed words", "draft"]
 
@@ -255,13 +255,7 @@ def test_an_empty_repository_and_the_first_commit(tmp_path: Path) -> None:
     shutil.copytree(Path(__file__).resolve().parents[2] / "hooks", template / "hooks")
     shutil.copy(Path(__file__).resolve().parents[2] / ".pre-commit-config.yaml", template)
     machine = Machine(template, env)
-    import subprocess
-    import sys
-
-    pre_commit = Path(sys.executable).parent / "pre-commit"
-    subprocess.run(
-        [str(pre_commit), "install"], cwd=template, env=env, check=True, capture_output=True
-    )
+    install_hooks(template, env)
     assert machine.memidx("ingest").code == 0
     machine.note("first.md", "First", "the very first note")
     machine.commit("first")

@@ -375,8 +375,7 @@ def test_haystack_commit_sees_new_segments_whatever_status_shows(tmp_path: Path)
 def test_a_failed_haystack_commit_leaves_no_untracked_attributes(tmp_path: Path) -> None:
     a = machine(tmp_path)
     assert file_text(a, "a turn").code == 0
-    trace = a.root / ".memidx" / "hook-error.log"  # a recorded hook failure blocks any commit
-    trace.write_text("2026-11-30T06:00:00+00:00\tpost-commit\tthe index was locked\n")
+    (a.root / ".git" / "index.lock").write_text("left by a killed git")  # blocks the commit
 
     run = a.memidx_process("haystack", "commit")
 

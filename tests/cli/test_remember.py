@@ -81,8 +81,11 @@ def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> Non
     [
         (["--title", "  "], BODY, "--title is empty"),
         (["--title", "No body"], "   \n", "the note has no body"),
-        (["--title", "Escape", "--dir", "../outside"], BODY, "must be a plain folder"),
-        (["--title", "Hidden", "--dir", ".secret"], BODY, "must be a plain folder"),
+        (["--title", "Escape", "--dir", "../outside"], BODY, "must be a relative folder"),
+        (["--title", "Hidden", "--dir", ".secret"], BODY, "must be a relative folder"),
+        (["--title", "Absolute", "--dir", "/etc"], BODY, "must be a relative folder"),
+        (["--title", "Turn log", "--dir", "haystack"], BODY, "not haystack/"),
+        (["--title", "Turn log", "--dir", "haystack/x"], BODY, "not haystack/"),
     ],
 )
 def test_bad_arguments_are_usage_errors(
@@ -115,20 +118,94 @@ def test_several_agents_remembering_at_once_lose_nothing(machine: Machine) -> No
     assert machine.memidx("status").code == 0
 
 
-def test_index_lock_contention_is_retried(machine: Machine) -> None:
-    lock = machine.root / ".git" / "index.lock"
-    lock.write_text("held by another git")
-    release = subprocess.Popen(
-        [sys.executable, "-c", f"import time, os; time.sleep(0.4); os.remove({str(lock)!r})"]
+def hold_open(path: Path, seconds: float) -> subprocess.Popen[bytes]:
+    """Another git process: it holds `path` open (as git holds index.lock), then removes it."""
+    script = (
+        "import os, sys, time\n"
+        f"f = open({str(path)!r}, 'w'); print('held', flush=True); time.sleep({seconds})\n"
+        f"os.remove({str(path)!r})\n"
     )
+    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+    return holder
+
+
+def test_index_lock_contention_is_retried(machine: Machine) -> None:
+    holder = hold_open(machine.root / ".git" / "index.lock", 0.4)
     run = machine.memidx_process("remember", "--title", "Patient note", stdin=BODY)
-    release.wait()
+    holder.wait()
     assert run.code == 0, run.err
     assert machine.memidx("search", "--json", "--mode", "bm25", "patient").json()["count"] == 1
+    assert machine.git("status", "--porcelain").strip() == ""
 
 
 def test_a_lock_that_never_goes_away_is_reported(machine: Machine) -> None:
-    (machine.root / ".git" / "index.lock").write_text("stuck")
-    run = machine.memidx_process("remember", "--title", "Stuck note", stdin=BODY)
+    holder = hold_open(machine.root / ".git" / "index.lock", 15)
+    try:
+        run = machine.memidx_process("remember", "--title", "Stuck note", stdin=BODY)
+    finally:
+        holder.kill()
+        holder.wait()
+        (machine.root / ".git" / "index.lock").unlink(missing_ok=True)
     assert run.code == 1
     assert "index locked" in run.err and "not committed" in run.err
+
+
+def test_a_lock_left_by_a_killed_git_is_named_with_its_remedy(machine: Machine) -> None:
+    lock = machine.root / ".git" / "index.lock"
+    lock.write_text("left by a git that was killed")
+    before = commits(machine)
+    run = machine.memidx_process("remember", "--title", "Stale lock", stdin=BODY)
+    assert run.code == 1 and "Traceback" not in run.err
+    assert "left behind by a git process that was killed" in run.err
+    assert f"rm {lock}" in run.err
+    assert commits(machine) == before and lock.read_text() == "left by a git that was killed"
+
+
+def test_an_edit_made_while_remember_commits_survives_byte_for_byte(machine: Machine) -> None:
+    """An editor appends to a tracked note while agents remember: no line is lost."""
+    tracked = machine.root / "notes" / "welcome.md"
+    script = (
+        "import sys, time\n"
+        f"path = {str(tracked)!r}\n"
+        "for i in range(400):\n"
+        "    with open(path, 'a') as f:\n"
+        "        f.write(f'appended line {i}\\n')\n"
+        "    time.sleep(0.005)\n"
+    )
+    before = tracked.read_text()
+    editor = subprocess.Popen([sys.executable, "-c", script])
+    runs = [
+        machine.memidx_process("remember", "--title", f"Concurrent {i}", stdin=BODY)
+        for i in range(3)
+    ]
+    editor.wait()
+    assert [r.code for r in runs] == [0, 0, 0], [r.err for r in runs]
+    expected = before + "".join(f"appended line {i}\n" for i in range(400))
+    assert tracked.read_text() == expected
+    assert machine.git("status", "--porcelain").strip() == "M notes/welcome.md"
+
+
+def test_remember_leaves_what_the_user_staged_staged_and_uncommitted(machine: Machine) -> None:
+    machine.note("draft.md", "Draft", "a draft the user staged")
+    machine.git("add", "notes/draft.md")
+    run = machine.memidx_process("remember", "--title", "Agent note", stdin=BODY)
+    assert run.code == 0, run.err
+    assert "notes/draft.md" not in machine.git("show", "--name-only", "--format=", "HEAD")
+    assert machine.git("status", "--porcelain").strip() == "A  notes/draft.md"
+
+
+@pytest.mark.parametrize("link", ["notes/evil", "notes"])
+def test_a_symlinked_folder_never_takes_a_note_outside_the_repository(
+    machine: Machine, tmp_path: Path, link: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = machine.root / link
+    if link == "notes":
+        real = machine.root / "real-notes"
+        path.rename(real)
+    path.symlink_to(outside)
+    run = machine.memidx_process("remember", "--title", "Escape", "--dir", "evil", stdin=BODY)
+    assert run.code == 1 and "is a symbolic link" in run.err and "Traceback" not in run.err
+    assert list(outside.iterdir()) == []

@@ -1,0 +1,124 @@
+"""`memidx share` (`make sync`): commit this clone's haystack, then pull and push until the
+remote has everything, retrying with backoff while other clones push at the same time.
+
+A push rejected because the remote moved (another clone pushed first) is the normal case when
+several machines sync at once: pull again (git's hooks index what arrives) and push again. A
+merge that stops on a conflict needs a person: the merge is left as git left it, and the
+error says so. Segments never conflict (each clone writes its own files); notes can.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memidx.config import Config
+from memidx.errors import GitError, MemidxError
+
+ATTEMPTS = 10
+FIRST_PAUSE = 0.2  # seconds, doubling with jitter, at most MAX_PAUSE
+MAX_PAUSE = 8.0
+REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "failed to push some refs")
+CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
+
+
+@dataclass(frozen=True, slots=True)
+class Shared:
+    """What a share did: the haystack commit (if any), pulls and pushes run."""
+
+    haystack_commit: str | None
+    attempts: int
+    pushed: bool
+    remote: bool
+
+
+def share(
+    config: Config,
+    *,
+    say: Callable[[str], None] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Shared:
+    """Commit the haystack, then pull and push with retries; see the module docstring."""
+    from memidx.haystack.segment_commit import commit_haystack
+    from memidx.memory.remember import index_to_head
+
+    commit = commit_haystack(config)
+    if commit is not None:
+        index_to_head(config)
+    if not _git(config, "remote").stdout.strip():
+        index_to_head(config)
+        return Shared(commit, 0, pushed=False, remote=False)
+    for attempt in range(1, ATTEMPTS + 1):
+        pulled = _git(config, "pull", "--no-rebase", "--no-edit")
+        if pulled.returncode != 0:
+            _pull_failed(pulled)
+            _pause(attempt, sleep, say, "pull failed")  # a transient failure: try again
+            continue
+        pushed = _git(config, "push")
+        if pushed.returncode == 0:
+            index_to_head(config)  # in case the hooks are not installed
+            return Shared(commit, attempt, pushed=True, remote=True)
+        if not any(marker in pushed.stderr for marker in REJECTED):
+            raise GitError(f"git push failed: {_last_line(pushed)}", "see git's message above")
+        _pause(attempt, sleep, say, "the remote moved (another clone pushed)")
+    raise GitError(
+        f"the remote kept moving: {ATTEMPTS} pulls and pushes did not get through",
+        "run make sync again",
+    )
+
+
+def _pull_failed(done: subprocess.CompletedProcess[str]) -> None:
+    text = done.stdout + done.stderr
+    if any(marker in text for marker in CONFLICT):
+        raise MemidxError(
+            f"git pull stopped on a merge conflict: {_last_line(done)}",
+            "a person must resolve it: edit the files git status lists, git add them, "
+            "git commit, then make sync again",
+        )
+    if "not possible because you have unmerged files" in text or "unfinished merge" in text:
+        raise MemidxError(
+            "a merge is in progress in this clone",
+            "finish it (git status), then make sync again",
+        )
+    if "would be overwritten by merge" in text:
+        raise MemidxError(
+            f"git pull refused: {_last_line(done)}",
+            "commit or move your uncommitted edits to those files, then make sync again",
+        )
+
+
+def _pause(
+    attempt: int, sleep: Callable[[float], None], say: Callable[[str], None] | None, why: str
+) -> None:
+    if attempt >= ATTEMPTS:
+        return
+    seconds = min(MAX_PAUSE, FIRST_PAUSE * 2 ** (attempt - 1)) * (0.5 + random.random())
+    if say is not None:
+        say(f"{why}: trying again in {seconds:.1f} s ({attempt}/{ATTEMPTS})")
+    sleep(seconds)
+
+
+def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=config.root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
+    for stream, text in ((sys.stdout, done.stdout), (sys.stderr, done.stderr)):
+        if text.strip() and args[0] != "remote":
+            stream.write(text)
+    return done
+
+
+def _last_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    return lines[-1] if lines else f"exit {done.returncode}"

@@ -1,0 +1,85 @@
+"""`memidx share` (`make sync`): clones that sync at the same time all get through, and a real
+conflict stops with one line that says a person must resolve it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.machines import Machine, clone, hook_env, make_template
+
+
+def share_process(machine: Machine) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "memidx", "-C", str(machine.root), "share", "--json"],
+        env=machine.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def file_turn(machine: Machine, text: str) -> None:
+    run = machine.memidx_process("file-turn", stdin=f'{{"text": "{text}", "session": "s"}}')
+    assert run.code == 0, run.err
+
+
+def test_clones_syncing_at_once_all_get_through_and_converge(tmp_path: Path) -> None:
+    env = hook_env(tmp_path / "pre-commit-home")
+    remote = make_template(tmp_path, env)
+    machines = [clone(remote, tmp_path / f"m{i}", env) for i in range(4)]
+    for i, machine in enumerate(machines):
+        file_turn(machine, f"turn number {i} from machine {i}")
+        body = f"machine {i} learned that its build cache needs pruning\n"
+        assert machine.memidx_process("remember", "--title", f"Lesson {i}", stdin=body).code == 0
+    runs = [share_process(m) for m in machines]
+    results = [p.communicate(timeout=300) for p in runs]
+    assert [p.returncode for p in runs] == [0, 0, 0, 0], [err for _, err in results]
+    assert all("Traceback" not in err for _, err in results)
+    for machine in machines:  # quiesce: everyone pulls what the later pushes brought
+        assert machine.memidx_process("share").code == 0
+    heads = {m.git("rev-parse", "HEAD").strip() for m in machines}
+    remote_head = subprocess.run(
+        ["git", "--git-dir", str(remote), "rev-parse", "main"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout.strip()
+    assert heads == {remote_head}
+    for machine in machines:
+        turns = machine.memidx("search", "--json", "--mode", "bm25", "-k", "20", "turn", "machine")
+        assert turns.json()["count"] == 4
+        notes = machine.memidx("search", "--json", "--mode", "bm25", "-k", "20", "pruning")
+        assert notes.json()["count"] == 4
+        assert machine.memidx("status").code == 0
+
+
+def test_a_real_conflict_needs_a_person_and_says_so(tmp_path: Path) -> None:
+    env = hook_env(tmp_path / "pre-commit-home")
+    remote = make_template(tmp_path, env)
+    a, b = clone(remote, tmp_path / "a", env), clone(remote, tmp_path / "b", env)
+    a.note("welcome.md", "Welcome", "machine a rewrote this line")
+    a.commit("a edits")
+    assert a.memidx_process("share").code == 0
+    b.note("welcome.md", "Welcome", "machine b rewrote this line differently")
+    b.commit("b edits")
+    run = b.memidx_process("share")
+    assert run.code == 1
+    errors = [line for line in run.err.splitlines() if line.startswith("memidx: error:")]
+    assert (
+        len(errors) == 1 and "merge conflict" in errors[0] and "a person must resolve" in errors[0]
+    )
+    assert "Traceback" not in run.err
+
+
+def test_share_without_a_remote_commits_the_haystack_only(tmp_path: Path) -> None:
+    env = hook_env(tmp_path / "pre-commit-home")
+    machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    machine.git("remote", "remove", "origin")
+    file_turn(machine, "a turn with no remote")
+    run = machine.memidx_process("share", "--json")
+    assert run.code == 0, run.err
+    assert run.json()["remote"] is False and run.json()["haystack_commit"]
+    assert machine.git("status", "--porcelain").strip() == ""
