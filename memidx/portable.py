@@ -1,8 +1,8 @@
-"""The one module that calls operating-system-specific APIs: file locks.
+"""The one module that calls operating-system-specific APIs, each with a fallback for Windows.
 
-POSIX systems use `fcntl.flock` (the lock dies with the process, so a killed memidx never
-leaves one behind); Windows uses the `filelock` package, a dependency there only.
-`tests/unit/test_portability.py` fails when a POSIX-only module is imported anywhere else.
+- file locks: POSIX systems use `fcntl.flock` (the lock dies with the process, so a killed
+  memidx never leaves one behind); Windows uses the `filelock` package, a dependency there only;
+- starting a process detached from this one (the background embed).
 """
 
 from __future__ import annotations
@@ -11,6 +11,11 @@ import sys
 from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
+if TYPE_CHECKING:
+    import subprocess
+    from typing import BinaryIO
 
 
 @contextmanager
@@ -41,3 +46,21 @@ def file_lock(path: Path, *, wait: bool = True) -> Generator[bool]:
             yield False
             return
         yield True
+
+
+def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
+    """Start `argv` with no input and its output to `log`, detached from this process: a
+    session of its own on POSIX, a process group with no console on Windows, so neither the
+    terminal's Ctrl-C nor its closing reaches it."""
+    import subprocess
+
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+        return subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            creationflags=flags,
+        )  # fmt: skip
+    return subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
