@@ -2,11 +2,16 @@
 
 - file locks: POSIX systems use `fcntl.flock` (the lock dies with the process, so a killed
   memidx never leaves one behind); Windows uses the `filelock` package, a dependency there only;
-- starting a process detached from this one (the background embed).
+- opening a note exactly as it is (no link followed, no wait on a FIFO, no newline translation);
+- starting a process detached from this one (the background embed);
+- the peak memory of this process.
+
+`tests/unit/test_portability.py` fails when a POSIX-only module or call is used anywhere else.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -16,6 +21,13 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook process
 if TYPE_CHECKING:
     import subprocess
     from typing import BinaryIO
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    # O_BINARY: os.open is in text mode there unless asked; no FIFOs there to wait on
+    OPEN_AS_IS = os.O_RDONLY | os.O_BINARY
+else:
+    # never follows a link nor waits on a FIFO, whatever the file became since it was listed
+    OPEN_AS_IS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 @contextmanager
@@ -64,3 +76,14 @@ def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
         argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True,
     )  # fmt: skip
+
+
+def peak_memory_mb() -> float:
+    """The most memory this process has held at once (resident set), in MB; 0.0 where the
+    standard library cannot tell (Windows)."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return 0.0
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024  # bytes there, KiB here
