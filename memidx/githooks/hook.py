@@ -69,7 +69,7 @@ def sync_to_head(config: Config) -> list[str]:
 
 def start_background_embed(config: Config) -> list[str]:
     """Embed new chunks in a detached process, so the git operation does not wait for it."""
-    from memidx.embed.model import model_identity
+    from memidx.embed.installed import model_identity  # lean: not memidx.embed.model
 
     if model_identity(config) is None:
         return [

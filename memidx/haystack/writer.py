@@ -170,7 +170,7 @@ class Writer:
         line = f"{name} {size}{' closed' if closed else ''}".ljust(_MEMORY_WIDTH) + "\n"
         fd = os.open(self.last, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
-            os.pwrite(fd, line.encode("ascii"), 0)
+            os.write(fd, line.encode("ascii"))  # at the start: the file was just opened
             if self.fsync:
                 os.fsync(fd)
         finally:
@@ -211,7 +211,9 @@ def writer_id(state_dir: Path) -> str:
     sees it half-written."""
     path = state_dir / "writer-id"
     if not path.exists():
-        host = "".join(c if c in _ID_CHARS else "-" for c in os.uname().nodename.lower())
+        import platform
+
+        host = "".join(c if c in _ID_CHARS else "-" for c in platform.node().lower())
         ident = f"{host[:24].strip('-') or 'writer'}-{os.urandom(4).hex()}"
         state_dir.mkdir(parents=True, exist_ok=True)
         draft = state_dir / f".writer-id.{os.getpid()}.{os.urandom(4).hex()}"

@@ -12,6 +12,7 @@ from memidx.git.repo import GitRepo
 from memidx.hashes import git_blob_id
 from memidx.index.drift import MODE_SYMLINK, SourceFile
 from memidx.notes.note import is_note_path
+from memidx.portable import OPEN_AS_IS
 
 LINK_MAX = 1 << 16  # longer than any symlink target a file system allows
 # Up to this many notes (a hook's usual commit) are read from the working tree when a file
@@ -86,7 +87,7 @@ class GitSource:
             return None
         for file in files:
             try:  # never follows a link nor waits on a FIFO, whatever the file became since
-                fd = os.open(self.repo.root / file.ref, _READ_AS_IS)
+                fd = os.open(self.repo.root / file.ref, OPEN_AS_IS)
             except OSError:
                 continue
             try:
@@ -101,9 +102,6 @@ class GitSource:
             if git_blob_id(data) == blob:
                 return data
         return None
-
-
-_READ_AS_IS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
 def _read_up_to(fd: int, limit: int) -> bytes:

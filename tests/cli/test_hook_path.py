@@ -1,23 +1,31 @@
 """The path every git hook runs (`memidx hook STAGE`) starts lean: no argument parser, no log
-reader unless a haystack segment changed; and it still forgets a segment that went away."""
+reader unless a haystack segment changed, no model module when it starts the background embed;
+and it still forgets a segment that went away."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from memidx.portable import file_lock
 from tests.helpers import NotesRepo, clean_env
 
+# Each costs every git operation 2-19 ms at start-up (hashlib: loading OpenSSL; dataclasses:
+# inspect, ast and dis, then exec for every class: memidx.frozen instead). subprocess (~3.5 ms)
+# is allowed: it runs git, on every system (see memidx/git/process.py).
+HEAVY = {"argparse", "hashlib", "typing", "yaml", "dataclasses", "inspect"}
 
-def hook_imports(repo: NotesRepo, embed: str = "0") -> tuple[str, set[str]]:
+
+def hook_imports(repo: NotesRepo, **env: str) -> tuple[str, set[str]]:
     """Run the post-commit hook as git's hooks do; return its output and the modules it
     imported (from -X importtime)."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "memidx", "hook", "post-commit"],
         cwd=repo.root,
-        env=clean_env(MEMIDX_HOOK_EMBED=embed),
+        env=clean_env(**env),
         capture_output=True,
         text=True,
         check=False,
@@ -45,13 +53,10 @@ def committed_after_ingest(tmp_path: Path) -> NotesRepo:
 def test_the_hook_syncs_without_the_parser_or_the_log_reader(tmp_path: Path) -> None:
     repo = committed_after_ingest(tmp_path)
 
-    out, modules = hook_imports(repo)
+    out, modules = hook_imports(repo, MEMIDX_HOOK_EMBED="0")
 
     assert "1 written" in out
-    assert "argparse" not in modules
-    # each costs every git operation 2-19 ms at start-up (hashlib: loading OpenSSL;
-    # dataclasses: inspect, ast and dis, then exec for every class: memidx.frozen instead)
-    assert {"subprocess", "hashlib", "typing", "yaml", "dataclasses", "inspect"}.isdisjoint(modules)
+    assert HEAVY.isdisjoint(modules), HEAVY & modules
     assert "memidx.haystack.frames" not in modules
     assert "memidx.haystack.indexing" not in modules
     assert repo.memidx("reconcile").code == 0
@@ -61,12 +66,45 @@ def test_the_hook_syncs_without_the_parser_or_the_log_reader(tmp_path: Path) -> 
 def test_the_hook_asks_for_the_model_without_loading_numpy(tmp_path: Path) -> None:
     repo = committed_after_ingest(tmp_path)
 
-    out, modules = hook_imports(repo, embed="1")
+    out, modules = hook_imports(repo)  # hook_embed = true, the default
 
     assert "1 written" in out
     assert "vectors not updated" in out  # this repository has no model installed
+    assert HEAVY.isdisjoint(modules), HEAVY & modules
     assert "numpy" not in modules
     assert "memidx.embed.embedders" not in modules
+
+
+def test_the_default_hook_starts_the_background_embed_without_the_model_module(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    repo = committed_after_ingest(tmp_path)
+
+    out, modules = hook_imports(repo, MEMIDX_MODELS_DIR=str(models_dir))  # hook_embed = true
+
+    assert "1 written" in out
+    assert "vectors not updated" not in out
+    assert (repo.root / ".memidx" / "embed.log").exists()  # `memidx embed --background` started
+    assert HEAVY.isdisjoint(modules), HEAVY & modules
+    assert "memidx.embed.model" not in modules
+    assert "numpy" not in modules
+    wait_for_vectors(repo, models_dir)
+
+
+def wait_for_vectors(repo: NotesRepo, models_dir: Path) -> None:
+    """Until the background embed has given every chunk a vector and let go of its lock."""
+    deadline = time.monotonic() + 120
+    vectors: dict[str, int] = {}
+    while time.monotonic() < deadline:
+        status = repo.memidx_process("status", "--json", MEMIDX_MODELS_DIR=str(models_dir)).json()
+        vectors = status["vectors"]
+        assert status["embed_failure"] is None, status["embed_failure"]
+        if vectors["chunks"] and vectors["with_vectors"] == vectors["chunks"]:
+            break
+        time.sleep(0.2)
+    assert vectors["chunks"] and vectors["with_vectors"] == vectors["chunks"], vectors
+    with file_lock(repo.root / ".memidx" / "embed.lock"):
+        pass  # the embedder has written its matrix file and is leaving
 
 
 def test_the_hook_reads_logs_only_when_a_segment_changed(tmp_path: Path) -> None:
@@ -78,12 +116,12 @@ def test_the_hook_reads_logs_only_when_a_segment_changed(tmp_path: Path) -> None
     filed = repo.memidx_process("file-turn", stdin=json.dumps(turn))
     assert filed.code == 0, filed.err
 
-    _, modules = hook_imports(repo)  # the turn was indexed when it was filed
+    _, modules = hook_imports(repo, MEMIDX_HOOK_EMBED="0")  # the turn was indexed when filed
     assert "memidx.haystack.frames" not in modules
 
     for segment in (repo.root / "notes" / "haystack").glob("*/*.krd"):
         segment.unlink()  # as a checkout of a commit without the log would
-    out, modules = hook_imports(repo)
+    out, modules = hook_imports(repo, MEMIDX_HOOK_EMBED="0")
 
     assert "memidx.haystack.indexing" in modules
     assert "1 removed" in out

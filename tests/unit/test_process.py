@@ -1,4 +1,4 @@
-"""Child processes (git plumbing) run without the subprocess module: output, errors and exit
+"""Child processes (git plumbing, memidx.git.process): output, errors and exit
 status come back intact, large input and output never deadlock, and no descriptor leaks."""
 
 from __future__ import annotations
