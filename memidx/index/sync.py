@@ -69,8 +69,9 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
     )
 
 
-# How notes are read into documents; raised when the same file reads differently (2: YAML 1.2
-# booleans in front matter), so every note is read again, not only those git says changed.
+# How notes are read into documents and chunks; raised when the same file reads differently
+# (2: YAML 1.2 booleans in front matter), so every note is read again, not only those git says
+# changed, and every row and chunk becomes what a fresh rebuild gives.
 NOTE_READER = 2
 
 
@@ -98,9 +99,10 @@ def reconcile(
     def attempt() -> SyncReport:
         base = _base(store)
         files = source.files()
-        drift = drift_of(store, files, reread=settings_changed(store, config) is not None)
+        reread = settings_changed(store, config) is not None
+        drift = drift_of(store, files, reread=reread)
         report = SyncReport(source.label, source.commit, drift)
-        run = _Run(config, store, source, report, progress=progress, base=base)
+        run = _Run(config, store, source, report, progress=progress, base=base, rechunk=reread)
         if fix:
             moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
             run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)])
@@ -150,7 +152,8 @@ def ingest(
         base = _base(store)
         files = source.files()
         report = SyncReport(source.label, source.commit, drift_of(store, files))
-        run = _Run(config, store, source, report, progress=progress, base=base)
+        reread = settings_changed(store, config) is not None
+        run = _Run(config, store, source, report, progress=progress, base=base, rechunk=reread)
         run.apply(sorted(files.values(), key=_ref))
         return report
 
@@ -186,7 +189,7 @@ def _ref(file: SourceFile) -> str:
 class _Run:
     """One change of the index: what it reads from and what it reports."""
 
-    __slots__ = ("base", "config", "progress", "report", "source", "store")
+    __slots__ = ("base", "config", "progress", "rechunk", "report", "source", "store")
 
     def __init__(
         self,
@@ -197,6 +200,7 @@ class _Run:
         *,
         progress: Progress | None,
         base: str | None,  # the indexed commit the plan was made against
+        rechunk: bool = False,  # another reader built the index: its chunks are checked too
     ) -> None:
         self.config = config
         self.store = store
@@ -204,6 +208,7 @@ class _Run:
         self.report = report
         self.progress = progress
         self.base = base
+        self.rechunk = rechunk
 
     def apply(self, to_read: Sequence[SourceFile]) -> None:
         """Apply the report's drift and (re)read `to_read`, all in one transaction; _Replan
@@ -250,9 +255,10 @@ class _Run:
             return
         doc = note_document(note, file.blob_id)
         doc_id, changed = self.store.upsert(doc)
-        if changed:
+        if changed or self.rechunk:
             chunks = chunk_document(doc.title, doc.body, doc.body_line)
-            VectorStore(self.store.conn).replace_chunks(doc_id, chunks)
+            changed = VectorStore(self.store.conn).replace_chunks(doc_id, chunks) or changed
+        if changed:
             self.report.written += 1
         self.store.clear_skips(NOTE, [file.ref])
         self.report.read += 1
