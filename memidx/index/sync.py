@@ -71,7 +71,7 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
 
 # How notes are read into documents and chunks; raised when the same file reads differently
 # (2: YAML 1.2 booleans in front matter), so every note is read again, not only those git says
-# changed, and every row and chunk becomes what a fresh rebuild gives.
+# changed.
 NOTE_READER = 2
 
 
@@ -99,10 +99,9 @@ def reconcile(
     def attempt() -> SyncReport:
         base = _base(store)
         files = source.files()
-        reread = settings_changed(store, config) is not None
-        drift = drift_of(store, files, reread=reread)
+        drift = drift_of(store, files, reread=settings_changed(store, config) is not None)
         report = SyncReport(source.label, source.commit, drift)
-        run = _Run(config, store, source, report, progress=progress, base=base, rechunk=reread)
+        run = _Run(config, store, source, report, progress=progress, base=base)
         if fix:
             moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
             run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)])
@@ -152,8 +151,7 @@ def ingest(
         base = _base(store)
         files = source.files()
         report = SyncReport(source.label, source.commit, drift_of(store, files))
-        reread = settings_changed(store, config) is not None
-        run = _Run(config, store, source, report, progress=progress, base=base, rechunk=reread)
+        run = _Run(config, store, source, report, progress=progress, base=base)
         run.apply(sorted(files.values(), key=_ref))
         return report
 
@@ -200,7 +198,6 @@ class _Run:
         *,
         progress: Progress | None,
         base: str | None,  # the indexed commit the plan was made against
-        rechunk: bool = False,  # another reader built the index: its chunks are checked too
     ) -> None:
         self.config = config
         self.store = store
@@ -208,7 +205,8 @@ class _Run:
         self.report = report
         self.progress = progress
         self.base = base
-        self.rechunk = rechunk
+        # another reader built the index: it may have chunked rows that read the same otherwise
+        self.rechunk = settings_changed(store, config) is not None
 
     def apply(self, to_read: Sequence[SourceFile]) -> None:
         """Apply the report's drift and (re)read `to_read`, all in one transaction; _Replan
