@@ -30,7 +30,7 @@ def run_hook(directory: Path | None, stage: str) -> int:
 
 def sync_to_head(config: Config) -> list[str]:
     """Sync the index and start embedding in the background; returns lines to print."""
-    from memidx.haystack.segments import segments_changed
+    from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments_changed
     from memidx.index.open import writable_index
     from memidx.index.store import RecordStore
     from memidx.index.sync import sync
@@ -42,7 +42,8 @@ def sync_to_head(config: Config) -> list[str]:
         report = sync(config, store)
         records = None
         indexed = RecordStore(store.conn).segments()
-        if segments_changed(config.root, config.notes_path / "haystack", indexed):
+        outdated = store.get_state(RECORD_READER_KEY) != RECORD_READER  # records read again
+        if outdated or segments_changed(config.root, config.notes_path / "haystack", indexed):
             from memidx.haystack.indexing import (
                 sync_records,  # the log reader, only when logs changed
             )

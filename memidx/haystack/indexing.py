@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from memidx.config import Config
 from memidx.haystack.frames import KINDS, Located, Record, scan_file
-from memidx.haystack.segments import segments
+from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import clean_words
@@ -88,11 +88,15 @@ def record_document(ref: str, located: Located) -> NewDocument:
     )
 
 
-def index_record(store: Store, ref: str, located: Located) -> None:
+def index_record(store: Store, ref: str, located: Located, *, rechunk: bool = False) -> bool:
+    """Index one record; `rechunk` checks its chunks even when its row is unchanged (another
+    record reader built the index). Returns whether anything was written."""
     doc = record_document(ref, located)
     doc_id, changed = store.upsert(doc)
-    if changed:
-        VectorStore(store.conn).replace_chunks(doc_id, chunk_document("", doc.body))
+    if changed or rechunk:
+        chunks = chunk_document("", doc.body)
+        changed = VectorStore(store.conn).replace_chunks(doc_id, chunks) or changed
+    return changed
 
 
 def file_record(config: Config, store: Store, record: Record, writer: Writer) -> Filed:
@@ -145,9 +149,11 @@ def sync_records(
     config: Config, store: Store, *, full: bool = False, progress: Progress | None = None
 ) -> RecordReport:
     """Index the complete records of every segment on disk and forget those that are gone.
-    Segments whose size and modification time match the index are skipped unless `full`."""
+    Segments whose size and modification time match the index are skipped unless `full`, or
+    the index was built by another record reader: then every record is read again."""
     report = RecordReport()
     with transaction(store.conn):  # plan inside it too: another writer may have just synced
+        reread = reader_changed(store)
         known = RecordStore(store.conn).segments()
         on_disk = list(segments(haystack_folder(config)))
         for number, path in enumerate(on_disk, start=1):
@@ -155,18 +161,31 @@ def sync_records(
             stat = path.stat()
             seen = known.pop(ref, None)
             report.segments += 1
-            if not full and seen is not None and seen[:2] == (stat.st_size, stat.st_mtime_ns):
+            same = seen is not None and seen[:2] == (stat.st_size, stat.st_mtime_ns)
+            if same and not (full or reread):
                 continue
-            _sync_segment(store, ref, path, stat, report)
+            _sync_segment(store, ref, path, stat, report, reread=reread)
             if progress is not None:
                 progress(number, len(on_disk))
         for ref in known:
             _forget(store, ref, report)
+        store.set_state(RECORD_READER_KEY, RECORD_READER)
     return report
 
 
+def reader_changed(store: Store) -> bool:
+    """Whether the index's record rows were made by another record reader than this one."""
+    return store.get_state(RECORD_READER_KEY) != RECORD_READER
+
+
 def _sync_segment(
-    store: Store, ref: str, path: Path, stat: os.stat_result, report: RecordReport
+    store: Store,
+    ref: str,
+    path: Path,
+    stat: os.stat_result,
+    report: RecordReport,
+    *,
+    reread: bool = False,
 ) -> None:
     scan = scan_file(path)
     report.scanned += len(scan.records)
@@ -184,6 +203,8 @@ def _sync_segment(
     for doc_ref, located in wanted.items():
         if indexed.get(doc_ref) != (located.record.kind, located.record.hash):
             index_record(store, ref, located)
+            report.indexed += 1
+        elif reread and index_record(store, ref, located, rechunk=True):
             report.indexed += 1
     RecordStore(store.conn).set_segment(
         ref, stat.st_size, stat.st_mtime_ns, scan.end, len(scan.records)
@@ -214,7 +235,9 @@ class RecordDrift:
 
 def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
     """Compare segments with the index: `deep` reads every record, else only sizes and times
-    of the segment files are compared (cheap enough for `memidx status`)."""
+    of the segment files are compared (cheap enough for `memidx status`). Rows another
+    record reader made are all stale, and their segments changed."""
+    outdated = reader_changed(store)
     known = RecordStore(store.conn).segments()
     changed: list[str] = []
     missing = orphaned = stale = 0
@@ -223,7 +246,7 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
         stat = path.stat()
         seen = known.pop(ref, None)
         if not deep:
-            if seen is None or seen[:2] != (stat.st_size, stat.st_mtime_ns):
+            if outdated or seen is None or seen[:2] != (stat.st_size, stat.st_mtime_ns):
                 changed.append(ref)
             continue
         records = scan_file(path).records
@@ -231,8 +254,8 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
         indexed = RecordStore(store.conn).with_prefix(KINDS, f"{ref}@")
         missing += sum(1 for k in wanted if k not in indexed)
         orphaned += sum(1 for k in indexed if k not in wanted)
-        stale += sum(1 for k, v in wanted.items() if k in indexed and indexed[k] != v)
-        if wanted != indexed:
+        stale += sum(1 for k, v in wanted.items() if k in indexed and (outdated or indexed[k] != v))
+        if outdated or wanted != indexed:
             changed.append(ref)
     for ref in known:
         changed.append(ref)

@@ -7,6 +7,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 SEGMENT_SUFFIX = ".krd"
+# How records are read into rows; raised when the same record reads differently (2: tags
+# trimmed, in lower case and without '#'), so the next sync indexes every record again. An
+# index that does not record it is from before, when tags were stored as filed.
+RECORD_READER = "2"
+RECORD_READER_KEY = "record_reader"  # state key: the record reader the rows were made by
 
 
 def segments(folder: Path) -> Iterator[Path]:

@@ -95,8 +95,9 @@ class Store:
         return rows
 
     def upsert(self, doc: NewDocument) -> tuple[int, bool]:
-        """Insert or update one document, keeping its row id; unchanged content is not rewritten.
-        Returns the row id and whether anything was written."""
+        """Insert or update one document, keeping its row id. A row is rewritten when any stored
+        field differs, not only its content: another note reader may read the same file into
+        other tags, aliases, body or lines. Returns the row id and whether anything was written."""
         before = self.conn.total_changes
         self.conn.execute(
             """INSERT INTO documents (source_kind, source_ref, title, tags, aliases, body,
@@ -107,10 +108,12 @@ class Store:
                    body = excluded.body, body_line = excluded.body_line,
                    content_hash = excluded.content_hash, blob_id = excluded.blob_id,
                    meta = excluded.meta
-               WHERE documents.content_hash != excluded.content_hash
-                  OR documents.blob_id IS NOT excluded.blob_id
-                  OR documents.title != excluded.title
-                  OR documents.meta != excluded.meta""",
+               WHERE (documents.title, documents.tags, documents.aliases, documents.body,
+                      documents.body_line, documents.content_hash, documents.blob_id,
+                      documents.meta)
+                  IS NOT (excluded.title, excluded.tags, excluded.aliases, excluded.body,
+                      excluded.body_line, excluded.content_hash, excluded.blob_id,
+                      excluded.meta)""",
             (
                 doc.source_kind,
                 doc.source_ref,

@@ -70,9 +70,9 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
     )
 
 
-# How notes are read into documents; raised when the same file reads differently (2: YAML 1.2
-# booleans in front matter; 3: one Markdown scanner, memidx.notes.markdown, for titles and
-# chunks), so every note is read again, not only those git says changed.
+# How notes are read into documents and chunks; raised when the same file reads differently
+# (2: YAML 1.2 booleans in front matter; 3: one Markdown scanner, memidx.notes.markdown, for
+# titles and chunks), so every note is read again, not only those git says changed.
 NOTE_READER = 3
 
 
@@ -188,7 +188,7 @@ def _ref(file: SourceFile) -> str:
 class _Run:
     """One change of the index: what it reads from and what it reports."""
 
-    __slots__ = ("base", "config", "progress", "report", "source", "store")
+    __slots__ = ("base", "config", "progress", "rechunk", "report", "source", "store")
 
     def __init__(
         self,
@@ -206,6 +206,8 @@ class _Run:
         self.report = report
         self.progress = progress
         self.base = base
+        # another reader built the index: it may have chunked rows that read the same otherwise
+        self.rechunk = settings_changed(store, config) is not None
 
     def apply(self, to_read: Sequence[SourceFile]) -> None:
         """Apply the report's drift and (re)read `to_read`, all in one transaction; _Replan
@@ -252,9 +254,10 @@ class _Run:
             return
         doc = note_document(note, file.blob_id)
         doc_id, changed = self.store.upsert(doc)
-        if changed:
+        if changed or self.rechunk:
             chunks = chunk_document(doc.title, doc.body, doc.body_line)
-            VectorStore(self.store.conn).replace_chunks(doc_id, chunks)
+            changed = VectorStore(self.store.conn).replace_chunks(doc_id, chunks) or changed
+        if changed:
             self.report.written += 1
         self.store.clear_skips(NOTE, [file.ref])
         self.report.read += 1

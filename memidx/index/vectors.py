@@ -36,13 +36,22 @@ class VectorStore:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def replace_chunks(self, doc_id: int, chunks: Sequence[Chunk]) -> None:
+    def replace_chunks(self, doc_id: int, chunks: Sequence[Chunk]) -> bool:
+        """Make a document's chunks these; returns whether they differed. Chunks that are
+        already these are left alone, so the vector generation (and the matrix file) stays."""
+        stored = self.conn.execute(
+            "SELECT seq, heading, line, text_hash FROM chunks WHERE doc_id = ? ORDER BY seq",
+            (doc_id,),
+        ).fetchall()
+        if stored == [(c.seq, c.heading, c.line, c.text_hash) for c in chunks]:
+            return False
         self.conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
         self.conn.executemany(
             "INSERT INTO chunks (doc_id, seq, heading, line, text, text_hash) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             ((doc_id, c.seq, c.heading, c.line, c.text, c.text_hash) for c in chunks),
         )
+        return True
 
     def missing(self, model: str) -> list[tuple[str, str]]:
         """(text hash, text) of every distinct chunk without a vector of `model`."""

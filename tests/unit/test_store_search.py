@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import pytest
 
+from memidx.frozen import replace
 from memidx.index.store import Filters, Store
 from memidx.index.sync import note_document
 from memidx.notes.note import parse_note
@@ -35,6 +37,31 @@ def test_unchanged_upsert_does_not_rewrite_the_row(store: Store) -> None:
     changes = store.conn.total_changes
     add(store, "notes/a.md", "# A\ntext\n")
     assert store.conn.total_changes == changes
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["title", "tags", "aliases", "body", "body_line", "content_hash", "blob_id", "meta"],
+)
+def test_upsert_rewrites_a_row_that_differs_in_any_field(store: Store, field: str) -> None:
+    """A note read again by another reader may differ in one field alone (YAML 1.2 booleans
+    change only the tags): the row must become what the reader gives, not keep the old one."""
+    note = parse_note("notes/a.md", b"---\ntags: [a]\n---\n# A\ntext\n", 1 << 20)
+    doc = note_document(note, "blob-a")
+    doc_id, _ = store.upsert(doc)
+    other: dict[str, object] = {
+        "title": "B", "tags": ("b",), "aliases": ("c",), "body": "other text\n",
+        "body_line": 9, "content_hash": "other", "blob_id": "blob-b", "meta": {"lang": "en"},
+    }  # fmt: skip
+    changed = replace(doc, **{field: other[field]})
+
+    assert store.upsert(changed) == (doc_id, True)
+    assert store.document_rows("note") == [
+        ("note", "notes/a.md", changed.title, json.dumps(list(changed.tags)),
+         json.dumps(list(changed.aliases)), changed.body, changed.body_line,
+         changed.content_hash, changed.blob_id, json.dumps(changed.meta))
+    ]  # fmt: skip
+    assert store.upsert(changed) == (doc_id, False)
 
 
 def test_rename_keeps_the_row_id(store: Store) -> None:
