@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memidx.config import Config, load_config
-from memidx.errors import REBUILD_HINT, MemidxError, UsageError
+from memidx.errors import REBUILD_HINT, VECTOR_MODULES, VECTORS_HINT, MemidxError, UsageError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -61,6 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except ModuleNotFoundError as exc:
+        if exc.name not in VECTOR_MODULES:
+            raise
+        print(f"memidx: error: {exc.name} is not installed ({VECTORS_HINT})", file=sys.stderr)
+        return 1
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"memidx: error:{where} {exc.strerror or exc}", file=sys.stderr)

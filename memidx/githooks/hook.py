@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from memidx.config import Config, load_config
-from memidx.errors import MemidxError
+from memidx.errors import VECTOR_MODULES, MemidxError
 from memidx.index.failures import clear_failures, record_failure
 
 STAGES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
@@ -77,6 +77,8 @@ def start_background_embed(config: Config) -> list[str]:
     from memidx.embed.model import model_identity
 
     if model_identity(config) is None:
+        if not vectors_installed():
+            return []  # installed without the vectors extra (pre-commit's): words only
         return [
             f"vectors not updated: the model {config.model} is not installed (run make install)"
         ]
@@ -88,6 +90,13 @@ def start_background_embed(config: Config) -> list[str]:
         config.state_dir / "embed.log",
     )
     return []
+
+
+def vectors_installed() -> bool:
+    """Whether this interpreter can embed: memidx's `vectors` extra is installed."""
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in VECTOR_MODULES)
 
 
 def _failed(state_dir: Path, stage: str, reason: str) -> int:
