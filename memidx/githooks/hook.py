@@ -3,6 +3,7 @@ could not do its job and leaves a trace for `memidx status` and the pre-commit c
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,18 @@ from memidx.errors import VECTOR_MODULES, MemidxError
 from memidx.index.failures import clear_failures, record_failure
 
 STAGES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
+
+
+def stage_from_environment() -> str:
+    """The post-* stage pre-commit is running, told by the variables it sets for each (one
+    pre-commit hook serves the four; as hooks/memidx-hook does for memidx's own repository)."""
+    if os.environ.get("PRE_COMMIT_REWRITE_COMMAND"):
+        return "post-rewrite"
+    if os.environ.get("PRE_COMMIT_CHECKOUT_TYPE"):
+        return "post-checkout"
+    if os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE"):
+        return "post-merge"
+    return "post-commit"
 
 
 def run_hook(directory: Path | None, stage: str) -> int:
@@ -35,6 +48,7 @@ def sync_to_head(config: Config) -> list[str]:
     from memidx.index.sync import sync
     from memidx.text import display
 
+    keep_out_of_git(config.state_dir)
     store, notice = open_store(config.index_path, write=True)
     try:
         report = sync(config, store)
@@ -70,6 +84,15 @@ def sync_to_head(config: Config) -> list[str]:
     if (report.written or (records is not None and records.indexed)) and config.hook_embed:
         lines += start_background_embed(config)
     return lines
+
+
+def keep_out_of_git(state_dir: Path) -> None:
+    """Make .memidx/ ignore itself, so a repository whose .gitignore does not name it (one
+    that uses memidx's hooks through .pre-commit-hooks.yaml) never commits its index."""
+    ignore = state_dir / ".gitignore"
+    if not ignore.exists():
+        state_dir.mkdir(parents=True, exist_ok=True)
+        ignore.write_text("# memidx's index and state: derived, never committed\n*\n")
 
 
 def start_background_embed(config: Config) -> list[str]:
