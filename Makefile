@@ -21,11 +21,11 @@ help: ## list the targets
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[vectors,dev]'
 	@if $(PY) -c 'import torch' 2>/dev/null; then echo 'error: PyTorch got into the virtualenv' >&2; exit 1; fi
 	@touch $@
 
-venv: $(VENV)/.installed ## create the virtualenv and install memidx with its dependencies
+venv: $(VENV)/.installed ## create the virtualenv and install memidx with its dependencies (vectors, dev)
 
 # Everyday targets only need memidx installed; they never reinstall, so a `git pull` that
 # changes pyproject.toml cannot make a search or a sync reach the network.

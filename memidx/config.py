@@ -43,6 +43,11 @@ class Config(Value):
         return self.state_dir / "hook-error.log"
 
     @property
+    def embed_error_path(self) -> Path:
+        """The trace of the last failed background embed (read by `memidx status`)."""
+        return self.state_dir / "embed-error.log"
+
+    @property
     def notes_path(self) -> Path:
         return self.root / self.notes_dir
 

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 REBUILD_HINT = "run `make ingest` (or `memidx ingest`) to rebuild it"
+# The modules of the `vectors` extra (pyproject.toml), which pre-commit's install lacks.
+VECTOR_MODULES = frozenset({"numpy", "fastembed", "onnxruntime", "tokenizers"})
+VECTORS_HINT = (
+    "install memidx with its vectors extra: `make install`, or pip install 'memidx[vectors]'"
+)
 
 
 class MemidxError(Exception):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memidx.config import Config, load_config
-from memidx.errors import REBUILD_HINT, MemidxError, UsageError
+from memidx.errors import REBUILD_HINT, VECTOR_MODULES, VECTORS_HINT, MemidxError, UsageError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -39,9 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     directory = Path(args.directory) if args.directory else None
     if args.command == "hook":  # must never fail the git operation, whatever happens
-        from memidx.githooks.hook import run_hook
+        from memidx.githooks.hook import run_hook, stage_from_environment
 
-        return run_hook(directory, args.stage)
+        return run_hook(directory, args.stage or stage_from_environment())
     try:
         if directory is not None and not directory.is_dir():  # never a new memory by a typo
             raise UsageError(f"-C {args.directory}: no such folder", "give the memory's folder")
@@ -61,6 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except ModuleNotFoundError as exc:
+        if exc.name not in VECTOR_MODULES:
+            raise
+        print(f"memidx: error: {exc.name} is not installed ({VECTORS_HINT})", file=sys.stderr)
+        return 1
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"memidx: error:{where} {exc.strerror or exc}", file=sys.stderr)
@@ -82,16 +87,18 @@ def run_module() -> NoReturn:
 
 
 def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
-    """(directory, stage) when argv is exactly `[-C DIR] hook STAGE [git's arguments]`, the
+    """(directory, stage) when argv is exactly `[-C DIR] hook [STAGE [git's arguments]]`, the
     call every git hook makes; None for anything else, which argparse then handles."""
     rest = list(argv)
     directory = None
     if len(rest) >= 2 and rest[0] == "-C":
         directory, rest = Path(rest[1]), rest[2:]
-    if len(rest) < 2 or rest[0] != "hook":
+    if not rest or rest[0] != "hook":
         return None  # every other command: not a reason to load the hook module
-    from memidx.githooks.hook import STAGES
+    from memidx.githooks.hook import STAGES, stage_from_environment
 
+    if len(rest) == 1:  # pre-commit's memidx-sync (.pre-commit-hooks.yaml): one hook, 4 stages
+        return directory, stage_from_environment()
     if rest[1] not in STAGES:
         return None
     if any(arg.startswith("-") for arg in rest[2:]):

@@ -202,6 +202,13 @@ def _memory_commands(commands: _Commands) -> None:
         "can be indexed; english: the given notes are in English",
     )
     p.add_argument("files", nargs="*", help="staged files (pre-commit passes them)")
+    p.add_argument(
+        "--remedy",
+        default="make reconcile",
+        metavar="COMMAND",
+        help="what the drift check tells the user to run (default: %(default)s; the hook of "
+        ".pre-commit-hooks.yaml names its own)",
+    )
 
     p = commands.sub.add_parser(
         "hook",
@@ -210,7 +217,12 @@ def _memory_commands(commands: _Commands) -> None:
         "the background. Always exits 0; a failure prints one line and is recorded in "
         ".memidx/hook-error.log for `memidx status` and the pre-commit check.",
     )
-    p.add_argument("stage", choices=("post-commit", "post-merge", "post-checkout", "post-rewrite"))
+    p.add_argument(
+        "stage",
+        nargs="?",
+        choices=("post-commit", "post-merge", "post-checkout", "post-rewrite"),
+        help="default: the stage pre-commit is running (from its PRE_COMMIT_* variables)",
+    )
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
 
 

@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 
 from memidx.config import Config
+from memidx.errors import VECTOR_MODULES, VECTORS_HINT
 
 MAX_QUERY_CHARS = 10_000
 
@@ -23,7 +24,8 @@ def search(args: argparse.Namespace, config: Config) -> int:
     watch = Stopwatch()
     text = " ".join(args.query)[:MAX_QUERY_CHARS]
     filters = filters_of(args)
-    if args.mode == "bm25":  # no numpy, no model: the lightest path
+    missing = _without_vectors() if args.mode == "auto" else None
+    if args.mode == "bm25" or missing:  # no numpy, no model: the lightest path
         watch.add("imports", time.perf_counter() - STARTED)
         store, _ = open_store(config.index_path, write=False)
         try:
@@ -32,6 +34,8 @@ def search(args: argparse.Namespace, config: Config) -> int:
             stale = behind_head(config, store)
         finally:
             store.conn.close()
+        if missing:
+            result = replace(result, warnings=(*result.warnings, missing))
     else:
         from memidx.search.searcher import Searcher
 
@@ -60,6 +64,20 @@ def search(args: argparse.Namespace, config: Config) -> int:
     else:
         output.write_search(sys.stdout, result, color=sys.stdout.isatty())
     return 0
+
+
+def _without_vectors() -> str | None:
+    """The warning for `--mode auto` when memidx was installed without its vectors extra."""
+    try:
+        import numpy  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    except ModuleNotFoundError as exc:
+        if exc.name not in VECTOR_MODULES:
+            raise
+        return (
+            f"vector search is not installed ({exc.name} is missing): searching by words only "
+            f"({VECTORS_HINT})"
+        )
+    return None
 
 
 def filters_of(args: argparse.Namespace):

@@ -184,7 +184,10 @@ def hooks(args: argparse.Namespace, config: Config) -> int:
 def check(args: argparse.Namespace, config: Config) -> int:
     from memidx.githooks.checks import check_drift, check_english
 
-    problems = (check_drift if args.check == "drift" else check_english)(config, args.files)
+    if args.check == "drift":
+        problems = check_drift(config, args.files, remedy=args.remedy)
+    else:
+        problems = check_english(config, args.files)
     for line in problems:
         print(line)
     return 1 if problems else 0

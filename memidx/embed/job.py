@@ -132,4 +132,4 @@ def embed_in_background(config: Config) -> int:
 
 
 def embed_error_path(config: Config) -> Path:
-    return config.state_dir / "embed-error.log"
+    return config.embed_error_path

@@ -3,6 +3,7 @@ notes are in English. Each returns one line per problem; no line means the check
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,35 +13,41 @@ from memidx.index.failures import last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
 from memidx.text import display
 
-FIX = "run `make reconcile`"
+FIX = "make reconcile"  # the remedy for every problem the drift check reports
 
 
-def check_drift(config: Config, files: Sequence[str]) -> list[str]:
+def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list[str]:
     """Problems that must block the commit: a hook failure, drift, or a staged note that
-    cannot be indexed."""
+    cannot be indexed. A missing index is built (as the next git hook would), so the first
+    commit of a repository without one is not blocked; `remedy` is the command the lines name
+    (another repository's has no `make reconcile`)."""
     from memidx.git.refs import read_head
     from memidx.index.store import open_store
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
+    fix = f"run `{remedy}`"
     problems = [_staged_problem(config, f) for f in _notes(config, files)]
     problems = [p for p in problems if p]
+    if not config.index_path.exists():
+        return [*problems, *_build_index(config, fix)]
     failure = last_failure(config.hook_error_path)
     if failure is not None:
         problems.append(
             f"memidx: a git hook could not update the index ({failure.when}, {failure.hook}: "
-            f"{failure.message}); {FIX}"
+            f"{failure.message}); {fix}"
         )
     try:
         store, _ = open_store(config.index_path, write=False)
     except MemidxError as exc:
-        return [*problems, f"memidx: {exc}"]
+        hint = exc.hint if remedy == FIX else fix
+        return [*problems, f"memidx: {exc.message} ({hint})"]
     try:
         built = settings_changed(store, config)
         if built is not None:
             return [
                 *problems,
                 f"memidx: the index was built with {built}, the settings are now "
-                f"{settings_of(config)}; {FIX}",
+                f"{settings_of(config)}; {fix}",
             ]
         indexed = store.get_state("indexed_commit")
         head = read_head(config.root) if config.in_git else None
@@ -57,9 +64,23 @@ def check_drift(config: Config, files: Sequence[str]) -> list[str]:
             else ""
         )
         problems.append(
-            f"memidx: the index has drifted from HEAD{behind}: {drift.summary()}; {FIX}"
+            f"memidx: the index has drifted from HEAD{behind}: {drift.summary()}; {fix}"
         )
     return problems
+
+
+def _build_index(config: Config, fix: str) -> list[str]:
+    """Build the missing index at HEAD, as the post-commit hook would (which creates it too):
+    nothing is lost when it is deleted, and nothing blocks before its first commit."""
+    from memidx.githooks.hook import sync_to_head
+
+    try:
+        lines = sync_to_head(config)
+    except MemidxError as exc:
+        return [f"memidx: cannot build the missing index at {config.index_path}: {exc}; {fix}"]
+    for line in (*lines, f"built the missing index at {config.index_path}"):
+        print(f"memidx: {line}", file=sys.stderr)
+    return []
 
 
 def check_english(config: Config, files: Sequence[str]) -> list[str]:

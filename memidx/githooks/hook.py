@@ -3,14 +3,27 @@ could not do its job and leaves a trace for `memidx status` and the pre-commit c
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from memidx.config import Config, load_config
-from memidx.errors import MemidxError
+from memidx.errors import VECTOR_MODULES, MemidxError
 from memidx.index.failures import clear_failures, record_failure
 
 STAGES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
+
+
+def stage_from_environment() -> str:
+    """The post-* stage pre-commit is running, told by the variables it sets for each (one
+    pre-commit hook serves the four; as hooks/memidx-hook does for memidx's own repository)."""
+    if os.environ.get("PRE_COMMIT_REWRITE_COMMAND"):
+        return "post-rewrite"
+    if os.environ.get("PRE_COMMIT_CHECKOUT_TYPE"):
+        return "post-checkout"
+    if os.environ.get("PRE_COMMIT_IS_SQUASH_MERGE"):
+        return "post-merge"
+    return "post-commit"
 
 
 def run_hook(directory: Path | None, stage: str) -> int:
@@ -36,6 +49,7 @@ def sync_to_head(config: Config) -> list[str]:
     from memidx.index.sync import sync
     from memidx.text import display
 
+    keep_out_of_git(config.state_dir)
     notices: list[str] = []
     store = writable_index(config, notices.append)  # no fill: sync reconciles a new index
     try:
@@ -68,11 +82,22 @@ def sync_to_head(config: Config) -> list[str]:
     return lines
 
 
+def keep_out_of_git(state_dir: Path) -> None:
+    """Make .memidx/ ignore itself, so a repository whose .gitignore does not name it (one
+    that uses memidx's hooks through .pre-commit-hooks.yaml) never commits its index."""
+    ignore = state_dir / ".gitignore"
+    if not ignore.exists():
+        state_dir.mkdir(parents=True, exist_ok=True)
+        ignore.write_text("# memidx's index and state: derived, never committed\n*\n")
+
+
 def start_background_embed(config: Config) -> list[str]:
     """Embed new chunks in a detached process, so the git operation does not wait for it."""
     from memidx.embed.installed import model_identity  # lean: not memidx.embed.model
 
     if model_identity(config) is None:
+        if not vectors_installed():
+            return []  # installed without the vectors extra (pre-commit's): words only
         return [
             f"vectors not updated: the model {config.model} is not installed (run make install)"
         ]
@@ -84,6 +109,13 @@ def start_background_embed(config: Config) -> list[str]:
         config.state_dir / "embed.log",
     )
     return []
+
+
+def vectors_installed() -> bool:
+    """Whether this interpreter can embed: memidx's `vectors` extra is installed."""
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in VECTOR_MODULES)
 
 
 def _failed(state_dir: Path, stage: str, reason: str) -> int:

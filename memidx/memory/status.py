@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memidx.config import Config
-from memidx.embed.job import embed_error_path
 from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
 from memidx.haystack.indexing import record_drift
@@ -83,5 +82,5 @@ def gather(config: Config) -> Status:
         status.behind = behind_head(config, store)
     finally:
         store.conn.close()
-    status.embed_failure = last_failure(embed_error_path(config))
+    status.embed_failure = last_failure(config.embed_error_path)
     return status
