@@ -100,7 +100,7 @@ def _read_source(name: str) -> str:
 
 
 def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
-    from memidx.githooks.hook import start_background_embed
+    from memidx.memory.head_sync import start_background_embed
     from memidx.haystack.indexing import Filed
 
     assert isinstance(filed, Filed)
