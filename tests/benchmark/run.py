@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,7 +18,7 @@ from memidx.index.store import Filters, open_store
 from memidx.search.searcher import DEPTH, Searcher
 from tests.benchmark import beir, corpus, gitops, haystack, hooks, language, locomo, turns
 from tests.benchmark.golden import Scores, copy_notes, queries, score
-from tests.benchmark.timing import ms, percentile, timed_process
+from tests.benchmark.timing import CommandFailed, ms, percentile, timed_process
 from tests.benchmark.workspace import PROJECT, memidx, model_available, record, recorded, repo
 from tests.helpers import MEMIDX_BIN
 
@@ -57,12 +58,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.modes = MODES if model_available() else ("bm25",)
     if args.modes == ("bm25",):
         print("note: the packaged model is not installed (make install): bm25 figures only")
+    stopped: list[str] = []
     for name in chosen:
         print(f"\n== {name} ==", flush=True)
         started = time.perf_counter()
-        SECTIONS[name](args)
+        try:
+            SECTIONS[name](args)
+        except (CommandFailed, subprocess.CalledProcessError) as exc:
+            stopped.append(name)
+            print(f"{name} stopped, no figures: {_failure(exc)}", file=sys.stderr, flush=True)
+            continue
         print(f"({name}: {time.perf_counter() - started:.0f} s)", flush=True)
-    return 0
+    if stopped:
+        print(f"sections stopped by a failed command: {', '.join(stopped)}", file=sys.stderr)
+    return 1 if stopped else 0
+
+
+def _failure(exc: CommandFailed | subprocess.CalledProcessError) -> str:
+    """What failed, with its stderr (check=True runs keep it on the exception)."""
+    if isinstance(exc, CommandFailed):
+        return str(exc)
+    err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
+    return f"{exc}\n{(err or '').strip() or '(stderr not captured)'}"
 
 
 def _searcher(root: Path) -> Searcher:
@@ -268,7 +285,7 @@ def hybrid_speed(args: argparse.Namespace) -> None:
             walls.append(wall)
             for name, value in json.loads(out)["timings_ms"].items():
                 phases.setdefault(name, []).append(value)
-    documents = memidx(root, "status", "--json", quiet=True)
+    documents = memidx(root, "status", "--json", quiet=True, ok=(0, 1))  # counts only
     count = json.loads(documents)["index"]["documents"]
     print(
         f"cold hybrid search on {count:,} notes: p50 {ms(percentile(walls, 50))} p95 "

@@ -7,29 +7,32 @@ import hashlib
 import json
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
 
 from tests.benchmark.corpus import git
+from tests.benchmark.timing import CommandFailed
 from tests.helpers import MEMIDX_BIN, clean_env
 
 PROJECT = Path(__file__).resolve().parents[2]
 MODELS = PROJECT / ".memidx" / "models"
 
 
-def memidx(root: Path, *args: str, quiet: bool = False) -> str:
-    """Run the real memidx in `root` (progress bars show when the bench runs on a terminal)."""
+def memidx(root: Path, *args: str, quiet: bool = False, ok: Container[int] = (0,)) -> str:
+    """Run the real memidx in `root`; raises CommandFailed unless it exits with a code in `ok`.
+    Quiet runs keep stderr for that error; the others show it (and progress bars) as it comes."""
     done = subprocess.run(
         [str(MEMIDX_BIN), *args],
         cwd=root,
         env=clean_env(),
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL if quiet else None,
+        stderr=subprocess.PIPE if quiet else None,
         text=True,
         check=False,
     )
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"memidx {' '.join(args)} failed in {root} ({done.returncode})")
+    if done.returncode not in ok:
+        shown = done.stderr if quiet else "(shown above)"
+        raise CommandFailed([f"memidx -C {root}", *args], done.returncode, shown)
     return done.stdout
 
 
