@@ -10,6 +10,7 @@ import subprocess
 from collections.abc import Callable, Container
 from pathlib import Path
 
+from tests.benchmark import beir, corpus, locomo, turns
 from tests.benchmark.corpus import git
 from tests.benchmark.timing import CommandFailed
 from tests.helpers import MEMIDX_BIN, clean_env
@@ -55,6 +56,41 @@ def repo(work: Path, name: str, stamp: str, build: Callable[[Path], object]) -> 
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps({"key": key}))
     return root, True
+
+
+def file_stamp(path: Path) -> str:
+    stat = path.stat()
+    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def tree_stamp(folder: Path) -> str:
+    return "|".join(file_stamp(p) for p in sorted(folder.rglob("*.md")))
+
+
+def beir_repo(work: Path, data: Path) -> Path:
+    """The BEIR NFCorpus workspace (one note per document), ingested."""
+    stamp = file_stamp(data / "beir-nfcorpus" / "corpus.jsonl")
+    root, _ = repo(work, "beir", stamp, lambda r: beir.write_notes(data, r / "notes"))
+    memidx(root, "ingest", quiet=True)
+    return root
+
+
+def locomo_repo(work: Path, data: Path, dataset: locomo.Dataset) -> Path:
+    """The LoCoMo workspace: every dialogue turn filed through the haystack."""
+    stamp = file_stamp(data / "locomo" / "locomo10.json") + turns.VERSION
+    root, built = repo(work, "locomo", stamp, lambda r: (r / "notes").mkdir())
+    if built:
+        memidx(root, "ingest", quiet=True)
+        turns.file_turns(root, dataset)
+    return root
+
+
+def til_repo(work: Path, data: Path) -> Path:
+    """The TIL notes once, ingested."""
+    stamp = tree_stamp(data / "til-jbranchaud")
+    root, _ = repo(work, "til", stamp, lambda r: corpus.write_til(r, data, 1))
+    memidx(root, "ingest", quiet=True)
+    return root
 
 
 def record(root: Path, name: str, values: dict[str, object]) -> None:
