@@ -38,6 +38,8 @@ def search(repo: NotesRepo, *args: str, **env: str) -> Run:
 
 
 def test_golden_hybrid_recall_at_5_is_perfect_with_no_empty_result(golden: NotesRepo) -> None:
+    # In-sample: the fusion depth, BM25 weights and first stopword list were chosen on these
+    # queries (see tests/benchmark/test_golden.py); held-out figures are `make bench`'s.
     store, _ = open_store(golden.root / ".memidx" / "index.sqlite", write=False)
     searcher = Searcher(store, load_config(golden.root))
     result = score(
