@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -15,10 +16,30 @@ from statistics import median
 from memidx.config import load_config
 from memidx.index.store import Filters, open_store
 from memidx.search.searcher import DEPTH, Searcher
-from tests.benchmark import beir, corpus, gitops, haystack, hooks, language, locomo, turns
+from tests.benchmark import (
+    beir,
+    corpus,
+    gitops,
+    haystack,
+    hooks,
+    language,
+    locomo,
+    stopwords,
+    turns,
+)
 from tests.benchmark.golden import Scores, copy_notes, queries, score
-from tests.benchmark.timing import ms, percentile, timed_process
-from tests.benchmark.workspace import PROJECT, memidx, model_available, record, recorded, repo
+from tests.benchmark.timing import CommandFailed, ms, percentile, timed_process
+from tests.benchmark.workspace import (
+    PROJECT,
+    beir_repo,
+    locomo_repo,
+    memidx,
+    model_available,
+    record,
+    recorded,
+    repo,
+    tree_stamp,
+)
 from tests.helpers import MEMIDX_BIN
 
 Section = Callable[[argparse.Namespace], None]
@@ -57,12 +78,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.modes = MODES if model_available() else ("bm25",)
     if args.modes == ("bm25",):
         print("note: the packaged model is not installed (make install): bm25 figures only")
+    stopped: list[str] = []
     for name in chosen:
         print(f"\n== {name} ==", flush=True)
         started = time.perf_counter()
-        SECTIONS[name](args)
+        try:
+            SECTIONS[name](args)
+        except (CommandFailed, subprocess.CalledProcessError) as exc:
+            stopped.append(name)
+            print(f"{name} stopped, no figures: {_failure(exc)}", file=sys.stderr, flush=True)
+            continue
         print(f"({name}: {time.perf_counter() - started:.0f} s)", flush=True)
-    return 0
+    if stopped:
+        print(f"sections stopped by a failed command: {', '.join(stopped)}", file=sys.stderr)
+    return 1 if stopped else 0
+
+
+def _failure(exc: CommandFailed | subprocess.CalledProcessError) -> str:
+    """What failed, with its stderr (check=True runs keep it on the exception)."""
+    if isinstance(exc, CommandFailed):
+        return str(exc)
+    err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
+    return f"{exc}\n{(err or '').strip() or '(stderr not captured)'}"
 
 
 def _searcher(root: Path) -> Searcher:
@@ -79,7 +116,7 @@ def _missing(args: argparse.Namespace, folder: str) -> bool:
 
 def golden(args: argparse.Namespace) -> None:
     """The golden set (71 notes, 44 developer queries), three modes side by side."""
-    root, _ = repo(args.work, "golden", _tree_stamp(Path(__file__).parent / "golden"), copy_notes)
+    root, _ = repo(args.work, "golden", tree_stamp(Path(__file__).parent / "golden"), copy_notes)
     memidx(root, "ingest", quiet=True)
     if "vector" in args.modes:
         memidx(root, "embed", quiet=True)
@@ -124,14 +161,7 @@ def beir_section(args: argparse.Namespace) -> None:
     """BEIR NFCorpus test split: nDCG@10, recall@10, MRR@10 for the three modes."""
     if _missing(args, "beir-nfcorpus"):
         return
-    stamp = _file_stamp(args.data / "beir-nfcorpus" / "corpus.jsonl")
-    root, _ = repo(
-        args.work,
-        "beir",
-        stamp,
-        lambda r: beir.write_notes(args.data, r / "notes"),
-    )
-    memidx(root, "ingest", quiet=True)
+    root = beir_repo(args.work, args.data)
     _embed_once(root, args)
     searcher = _searcher(root)
     print(f"{'mode':<8} {'nDCG@10':>8} {'R@10':>7} {'MRR@10':>7}   (323 test queries)")
@@ -152,11 +182,7 @@ def locomo_section(args: argparse.Namespace) -> None:
     if _missing(args, "locomo"):
         return
     dataset = locomo.load(args.data)
-    stamp = _file_stamp(args.data / "locomo" / "locomo10.json") + turns.VERSION
-    root, built = repo(args.work, "locomo", stamp, lambda r: (r / "notes").mkdir())
-    if built:
-        memidx(root, "ingest", quiet=True)
-        turns.file_turns(root, dataset)
+    root = locomo_repo(args.work, args.data, dataset)
     _embed_once(root, args)
     searcher = _searcher(root)
     ids = turns.dia_ids(root)
@@ -238,7 +264,7 @@ def hybrid_speed(args: argparse.Namespace) -> None:
     """Cold hybrid search on the ~19k-note corpus, with a breakdown; embed throughput/memory."""
     if _missing(args, "til-jbranchaud") or "hybrid" not in args.modes:
         return
-    stamp = _tree_stamp(args.data / "til-jbranchaud") + "x10"
+    stamp = tree_stamp(args.data / "til-jbranchaud") + "x10"
     root, _ = repo(args.work, "til-x10", stamp, lambda r: corpus.write_til(r, args.data, 10))
     memidx(root, "ingest", quiet=True)
     _embed_once(root, args)
@@ -268,7 +294,7 @@ def hybrid_speed(args: argparse.Namespace) -> None:
             walls.append(wall)
             for name, value in json.loads(out)["timings_ms"].items():
                 phases.setdefault(name, []).append(value)
-    documents = memidx(root, "status", "--json", quiet=True)
+    documents = memidx(root, "status", "--json", quiet=True, ok=(0, 1))  # counts only
     count = json.loads(documents)["index"]["documents"]
     print(
         f"cold hybrid search on {count:,} notes: p50 {ms(percentile(walls, 50))} p95 "
@@ -334,15 +360,6 @@ def _embed_once(root: Path, args: argparse.Namespace) -> None:
         )
 
 
-def _file_stamp(path: Path) -> str:
-    stat = path.stat()
-    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
-
-
-def _tree_stamp(folder: Path) -> str:
-    return "|".join(_file_stamp(p) for p in sorted(folder.rglob("*.md")))
-
-
 def hooks_section(args: argparse.Namespace) -> None:
     """Post-commit and pre-commit timings on the ~19k-note corpus."""
     if _missing(args, "til-jbranchaud"):
@@ -374,4 +391,5 @@ SECTIONS: dict[str, Section] = {
     "haystack": haystack_section,
     "language": language_section,
     "gitops": gitops.run,
+    "stopwords": stopwords.run,
 }

@@ -10,6 +10,15 @@ from pathlib import Path
 from tests.helpers import clean_env
 
 
+class CommandFailed(RuntimeError):
+    """A command a benchmark section depends on failed: the section stops, showing its stderr,
+    rather than printing figures measured on a half-built workspace."""
+
+    def __init__(self, args: Sequence[str], code: int, stderr: str) -> None:
+        tail = stderr.strip() or "(nothing on stderr)"
+        super().__init__(f"{' '.join(args)} exited {code}:\n{tail}")
+
+
 def percentile(values: Sequence[float], p: float) -> float:
     """The p-th percentile (nearest rank) of values."""
     ordered = sorted(values)
@@ -26,8 +35,8 @@ def timed_process(args: Sequence[str], cwd: Path, **env: str) -> tuple[float, st
         list(args), cwd=cwd, env=clean_env(**env), capture_output=True, text=True, check=False
     )
     elapsed = time.perf_counter() - start
-    if done.returncode not in (0,):
-        raise RuntimeError(f"{' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
+    if done.returncode != 0:
+        raise CommandFailed(args, done.returncode, done.stderr)
     return elapsed, done.stdout
 
 

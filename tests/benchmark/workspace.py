@@ -7,29 +7,33 @@ import hashlib
 import json
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
 
+from tests.benchmark import beir, corpus, locomo, turns
 from tests.benchmark.corpus import git
+from tests.benchmark.timing import CommandFailed
 from tests.helpers import MEMIDX_BIN, clean_env
 
 PROJECT = Path(__file__).resolve().parents[2]
 MODELS = PROJECT / ".memidx" / "models"
 
 
-def memidx(root: Path, *args: str, quiet: bool = False) -> str:
-    """Run the real memidx in `root` (progress bars show when the bench runs on a terminal)."""
+def memidx(root: Path, *args: str, quiet: bool = False, ok: Container[int] = (0,)) -> str:
+    """Run the real memidx in `root`; raises CommandFailed unless it exits with a code in `ok`.
+    Quiet runs keep stderr for that error; the others show it (and progress bars) as it comes."""
     done = subprocess.run(
         [str(MEMIDX_BIN), *args],
         cwd=root,
         env=clean_env(),
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL if quiet else None,
+        stderr=subprocess.PIPE if quiet else None,
         text=True,
         check=False,
     )
-    if done.returncode not in (0, 1):
-        raise RuntimeError(f"memidx {' '.join(args)} failed in {root} ({done.returncode})")
+    if done.returncode not in ok:
+        shown = done.stderr if quiet else "(shown above)"
+        raise CommandFailed([f"memidx -C {root}", *args], done.returncode, shown)
     return done.stdout
 
 
@@ -52,6 +56,41 @@ def repo(work: Path, name: str, stamp: str, build: Callable[[Path], object]) -> 
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps({"key": key}))
     return root, True
+
+
+def file_stamp(path: Path) -> str:
+    stat = path.stat()
+    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def tree_stamp(folder: Path) -> str:
+    return "|".join(file_stamp(p) for p in sorted(folder.rglob("*.md")))
+
+
+def beir_repo(work: Path, data: Path) -> Path:
+    """The BEIR NFCorpus workspace (one note per document), ingested."""
+    stamp = file_stamp(data / "beir-nfcorpus" / "corpus.jsonl")
+    root, _ = repo(work, "beir", stamp, lambda r: beir.write_notes(data, r / "notes"))
+    memidx(root, "ingest", quiet=True)
+    return root
+
+
+def locomo_repo(work: Path, data: Path, dataset: locomo.Dataset) -> Path:
+    """The LoCoMo workspace: every dialogue turn filed through the haystack."""
+    stamp = file_stamp(data / "locomo" / "locomo10.json") + turns.VERSION
+    root, built = repo(work, "locomo", stamp, lambda r: (r / "notes").mkdir())
+    if built:
+        memidx(root, "ingest", quiet=True)
+        turns.file_turns(root, dataset)
+    return root
+
+
+def til_repo(work: Path, data: Path) -> Path:
+    """The TIL notes once, ingested."""
+    stamp = tree_stamp(data / "til-jbranchaud")
+    root, _ = repo(work, "til", stamp, lambda r: corpus.write_til(r, data, 1))
+    memidx(root, "ingest", quiet=True)
+    return root
 
 
 def record(root: Path, name: str, values: dict[str, object]) -> None:

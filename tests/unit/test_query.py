@@ -58,8 +58,8 @@ def test_text_without_words_is_a_usage_error(text: str) -> None:
 
 
 def test_stopwords_are_dropped_unless_nothing_else_is_left() -> None:
-    assert query_terms("how do I stop the timer").terms == ("stop", "timer")
-    assert query_terms("how do I").terms == ("how", "do", "i")
+    assert query_terms("when did he stop docker").terms == ("stop", "docker")
+    assert query_terms("who is he").terms == ("who", "is", "he")
 
 
 def test_long_queries_keep_a_bounded_number_of_distinct_terms() -> None:
