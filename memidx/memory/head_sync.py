@@ -4,6 +4,7 @@ runs itself after its own plumbing commits (no hook runs for those)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
@@ -50,6 +51,15 @@ def sync_to_head(config: Config) -> list[str]:
     if (report.written or (records is not None and records.indexed)) and config.hook_embed:
         lines += start_background_embed(config)
     return lines
+
+
+def after_commit(config: Config, say: Callable[[str], None] | None = None) -> None:
+    """What memidx's post-commit hook does, for a commit memidx made with plumbing (no hook
+    runs for it): the index follows HEAD, new chunks are embedded in the background. `say`
+    hears the notices and warnings (not the routine counts)."""
+    for line in sync_to_head(config):
+        if say is not None and not line.startswith(("index follows", "records: ")):
+            say(line)
 
 
 def keep_out_of_git(state_dir: Path) -> None:
