@@ -28,7 +28,7 @@ def remember(args: argparse.Namespace, config: Config) -> int:
         tags=parse_tags(args.tags),
         directory=args.dir,
         extra=extra,
-        notice=say_notice,
+        notice=say_line,
     )
     if args.json:
         data = {
@@ -100,8 +100,8 @@ def _read_source(name: str) -> str:
 
 
 def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
-    from memidx.githooks.hook import start_background_embed
     from memidx.haystack.indexing import Filed
+    from memidx.memory.head_sync import start_background_embed
 
     assert isinstance(filed, Filed)
     if not filed.duplicate and config.hook_embed:
@@ -128,14 +128,19 @@ def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
 
 def haystack(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.segment_commit import commit_haystack
-    from memidx.memory.remember import index_to_head
+    from memidx.memory.head_sync import after_commit
 
     del args  # the only action is "commit"
     commit = commit_haystack(config)
     if commit is not None:
-        index_to_head(config, say_notice)
+        after_commit(config, say_line)
     print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")
     return 0
+
+
+def say_line(line: str) -> None:
+    """A line from the index's follow-up of a memidx commit (a notice, a warning)."""
+    print(f"memidx: {line}", file=sys.stderr)
 
 
 def share(args: argparse.Namespace, config: Config) -> int:
@@ -143,7 +148,7 @@ def share(args: argparse.Namespace, config: Config) -> int:
 
     if not config.in_git:
         raise UsageError(f"{config.root} is not a git repository", "memory is shared by git")
-    done = share_memory(config, say=say_notice)
+    done = share_memory(config, say=say_line)
     if args.json:
         print(json.dumps({
             "schema": "memidx.share/1", "haystack_commit": done.haystack_commit,

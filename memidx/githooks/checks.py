@@ -72,7 +72,7 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
 def _build_index(config: Config, fix: str) -> list[str]:
     """Build the missing index at HEAD, as the post-commit hook would (which creates it too):
     nothing is lost when it is deleted, and nothing blocks before its first commit."""
-    from memidx.githooks.hook import sync_to_head
+    from memidx.memory.head_sync import sync_to_head
 
     try:
         lines = sync_to_head(config)

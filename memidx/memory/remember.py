@@ -112,23 +112,10 @@ def remember(
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
-    index_to_head(config, notice)  # no hook runs for a plumbing commit: index it here
+    from memidx.memory.head_sync import after_commit
+
+    after_commit(config, notice)  # no hook runs for a plumbing commit: index it here
     return Remembered(ref, commit, title)
-
-
-def index_to_head(config: Config, notice: Callable[[str], None] | None = None) -> None:
-    """Bring the index to HEAD and the haystack after memidx committed (no hook runs for a
-    plumbing commit). A missing or rebuilt index is filled whole, records too."""
-    from memidx.haystack.indexing import fill_index, sync_records
-    from memidx.index.open import writable_index
-    from memidx.index.sync import sync
-
-    store = writable_index(config, notice, fill=fill_index)
-    try:
-        sync(config, store)
-        sync_records(config, store)
-    finally:
-        store.conn.close()
 
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> str:

@@ -44,13 +44,13 @@ def share(
 ) -> Shared:
     """Commit the haystack, then pull and push with retries; see the module docstring."""
     from memidx.haystack.segment_commit import commit_haystack
-    from memidx.memory.remember import index_to_head
+    from memidx.memory.head_sync import after_commit
 
     commit = commit_haystack(config)
     if commit is not None:
-        index_to_head(config)
+        after_commit(config, say)
     if not _git(config, "remote").stdout.strip():
-        index_to_head(config)
+        after_commit(config, say)
         return Shared(commit, 0, pushed=False, remote=False)
     for attempt in range(1, ATTEMPTS + 1):
         pulled = _git(config, "pull", "--no-rebase", "--no-edit")
@@ -60,7 +60,7 @@ def share(
             continue
         pushed = _git(config, "push")
         if pushed.returncode == 0:
-            index_to_head(config)  # in case the hooks are not installed
+            after_commit(config, say)  # in case the hooks are not installed
             return Shared(commit, attempt, pushed=True, remote=True)
         if not any(marker in pushed.stderr for marker in REJECTED):
             raise GitError(f"git push failed: {_last_line(pushed)}", "see git's message above")

@@ -170,6 +170,27 @@ def test_the_post_commit_hook_embeds_new_notes_in_the_background(
     assert not (machine.root / ".memidx" / "embed-error.log").exists()
 
 
+def test_a_remembered_note_is_embedded_in_the_background(tmp_path: Path, models_dir: Path) -> None:
+    """remember commits with plumbing (no hook runs), so it starts the embed itself."""
+    import time
+
+    from tests.machines import clone, hook_env, make_template
+
+    env = hook_env(tmp_path / "pch", MEMIDX_HOOK_EMBED="1", MEMIDX_MODELS_DIR=str(models_dir))
+    machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    body = "vmmem grows until it eats the RAM; cap it in .wslconfig\n"
+    assert machine.memidx_process("remember", "--title", "WSL memory", stdin=body).code == 0
+    deadline = time.monotonic() + 120
+    found: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        found = machine.memidx_process("search", "--json", "RAM usage").json()
+        if found["warnings"] == []:
+            break
+        time.sleep(0.5)
+    assert found["engine"] == "hybrid" and found["warnings"] == [], found["warnings"]
+    assert found["hits"][0]["ref"] == "notes/wsl-memory.md"
+
+
 def test_the_query_path_gives_the_vectors_fastembed_gives(models_dir: Path) -> None:
     import numpy as np
 

@@ -8,7 +8,8 @@ allowed in `MAY_IMPORT`; every function-level and TYPE_CHECKING import counts to
     index                 the SQLite index, sync, drift
     haystack, embed       the turn log; the model and the vectors
     search                the query path: never git, never sync
-    memory, githooks      remember and status; what git's hooks and checks run
+    memory                remember, share, status, bringing the index to HEAD
+    githooks              what git's hooks and checks run
     cli                   the command line
 """
 
@@ -31,7 +32,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "embed": {"index", SHARED},
     "search": {"embed", "index", "notes", SHARED},
     "memory": {"haystack", "embed", "index", "notes", "git", SHARED},
-    "githooks": {"haystack", "embed", "index", "notes", "git", SHARED},
+    "githooks": {"memory", "haystack", "embed", "index", "notes", "git", SHARED},
     "cli": {"memory", "githooks", "search", "haystack", "embed", "index", "notes", "git", SHARED},
 }
 
