@@ -43,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_hook(directory, args.stage or stage_from_environment())
     try:
+        _refuse_non_text(args)
         if directory is not None and not directory.is_dir():  # never a new memory by a typo
             raise UsageError(f"-C {args.directory}: no such folder", "give the memory's folder")
         config = load_config(directory)
@@ -70,6 +71,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"memidx: error:{where} {exc.strerror or exc}", file=sys.stderr)
         return 1
+
+
+# Arguments that name files may be any bytes the file system allows; all others are text.
+PATH_ARGUMENTS = frozenset({"directory", "file"})
+
+
+def _refuse_non_text(args: argparse.Namespace) -> None:
+    """A usage error naming the first argument that is not UTF-8 (argv's undecodable bytes
+    arrive as lone surrogates)."""
+    for name, value in vars(args).items():
+        if name in PATH_ARGUMENTS:
+            continue
+        items: list[object] = list(value) if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownArgumentType]
+        for item in items:
+            if isinstance(item, str) and not _is_utf8(item):
+                shown = "the query" if name == "query" else f"--{name.replace('_', '-')}"
+                raise UsageError(f"{shown} is not valid UTF-8 text", "pass text in UTF-8")
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def run_module() -> NoReturn:

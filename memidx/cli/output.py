@@ -39,6 +39,7 @@ def hit_json(hit: Hit) -> dict[str, object]:
         "tags": list(hit.tags),
         "meta": dict(hit.meta),
         "ranks": dict(hit.ranks),
+        "match": hit.match,
     }
 
 
@@ -63,13 +64,7 @@ def search_json(result: SearchResult, timings: dict[str, float] | None = None) -
 
 def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
     """One compact block per hit, best first."""
-    how = {
-        "and": "all words matched",
-        "or": "no document has every word; ranked by any word",
-        None: "by meaning"
-        if result.engine == "vector"
-        else "no document has the words; by meaning",
-    }[result.match]
+    how = _how(result)
     words = " ".join(result.terms.terms)
     engine = {"hybrid": "hybrid: words and meaning", "vector": "vector", "bm25": "bm25"}
     if not result.hits:
@@ -82,11 +77,30 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
         out.write(f"\n{hit.rank}. {display(hit.title)}  [{hit.kind}]\n   {where}")
         if hit.heading:
             out.write(f"  § {display(hit.heading)}")
-        extra = f"score {hit.score:.4g}" + (f" · tags: {', '.join(hit.tags)}" if hit.tags else "")
+        extra = f"score {hit.score:.4g} · {HIT_MATCH.get(hit.match or '', 'by words')}"
+        extra += f" · tags: {', '.join(hit.tags)}" if hit.tags else ""
         out.write(f"\n   {extra}\n")
         snippet = " ".join(mark(hit.snippet, start, end).split())
         for line in textwrap.wrap(snippet, 96) or [""]:
             out.write(f"   {line}\n")
+
+
+HIT_MATCH = {"and": "every word", "or": "some words", "meaning": "by meaning only"}
+
+
+def _how(result: SearchResult) -> str:
+    """How the list as a whole was found; each hit then says how it matched."""
+    if result.engine == "vector":
+        return "by meaning"
+    if result.match is None:
+        return "no document has the words; by meaning"
+    if result.engine == "hybrid":
+        by_meaning = sum(1 for h in result.hits if h.match == "meaning")
+        words = "every word" if result.match == "and" else "some words"
+        return f"{len(result.hits) - by_meaning} by words ({words}), {by_meaning} by meaning only"
+    if result.match == "and":
+        return "all words matched"
+    return "no document has every word; ranked by any word"
 
 
 def report_json(report: SyncReport, command: str, records: RecordReport | None = None) -> str:

@@ -56,7 +56,13 @@ def _search_commands(commands: _Commands) -> None:
     command, json_flag = commands.add, _json_flag
     p = command("search", "search notes and records, best match first", "search:search")
     p.add_argument("query", nargs="+", help="words to search for")
-    p.add_argument("-k", "--limit", type=_positive, default=10, help="hits to show (default 10)")
+    p.add_argument(
+        "-k",
+        "--limit",
+        type=_positive,
+        default=10,
+        help=f"hits to show (default 10, at most {MAX_HITS})",
+    )
     p.add_argument(
         "--mode",
         choices=("auto", "hybrid", "bm25", "vector"),
@@ -226,11 +232,14 @@ def _memory_commands(commands: _Commands) -> None:
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
 
 
+MAX_HITS = 1000
+
+
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    value = int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else 0
+    if not 0 < value <= MAX_HITS:
+        shown = text.encode("utf-8", "backslashreplace").decode()
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 1 to {MAX_HITS}, got {shown!r}"
+        )
     return value

@@ -45,15 +45,9 @@ def remember(args: argparse.Namespace, config: Config) -> int:
 
 def file_turn(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.filing import file
-    from memidx.haystack.turn_input import turn_record
+    from memidx.haystack.turn_input import parse_turn_json, turn_record
 
-    try:
-        payload: object = json.loads(read_stdin("the turn"))
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"stdin is not JSON: {exc.msg} at line {exc.lineno}",
-            'give one turn as {"user": "...", "assistant": "..."}',
-        ) from exc
+    payload = parse_turn_json(read_stdin("the turn"))
     filed = file(config, turn_record(payload), say_notice)
     return _report(args, config, filed)
 

@@ -31,11 +31,14 @@ def show(config: Config, ref: str) -> Shown:
             raise MemidxError(f"no record with id {ref!r}", "search for it, or give segment@offset")
         ref = found
     segment, _, offset = ref.rpartition("@")
-    if not offset.isdigit():
+    if not (offset.isascii() and offset.isdigit()) or len(offset) > 19:
         raise UsageError(f"{ref!r} is not <segment>@<offset> or a record id", "copy it from a hit")
     path = (config.root / segment).resolve()
     if not path.is_relative_to(haystack_folder(config).resolve()) or not path.is_file():
         raise MemidxError(
             f"no segment {segment}", "refs look like notes/haystack/<writer>/<file>@<n>"
         )
+    size = path.stat().st_size
+    if int(offset) >= size:
+        raise MemidxError(f"no record at {ref}: the segment has {size} bytes", "copy it from a hit")
     return Shown(read_at(path, int(offset)), ref)

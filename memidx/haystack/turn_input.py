@@ -12,6 +12,59 @@ from memidx.haystack.frames import Record, iso_utc, new_record
 from memidx.notes.note import clean_words
 
 TURN_SHAPE = 'e.g. {"user": "...", "assistant": "..."} or {"text": "..."}'
+MAX_NUMBER_DIGITS = 100  # no field is a number; a longer one is an attack on int()
+
+
+def parse_turn_json(text: str) -> object:
+    """The JSON `file-turn` reads: duplicate keys, numbers of absurd length, nesting too deep
+    for the parser and lone surrogates (`"\\ud800"`) are usage errors, not tracebacks."""
+    import json
+
+    try:
+        payload: object = json.loads(text, object_pairs_hook=_unique, parse_int=_bounded_int)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"stdin is not JSON: {exc.msg} at line {exc.lineno}",
+            'give one turn as {"user": "...", "assistant": "..."}',
+        ) from exc
+    except RecursionError as exc:
+        raise UsageError("the JSON on stdin is nested too deeply", TURN_SHAPE) from exc
+    _refuse_surrogates(payload, "the turn")
+    return payload
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for key, value in pairs:
+        if key in found:
+            raise UsageError(f"the field {key!r} appears twice in the turn", "give each field once")
+        found[key] = value
+    return found
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise UsageError(f"a number of {len(digits)} digits in the turn", TURN_SHAPE)
+    return int(digits)
+
+
+def _refuse_surrogates(value: object, where: str) -> None:
+    """Lone surrogates cannot be stored as UTF-8: name the field that holds one."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise UsageError(
+                f"{where} holds a lone surrogate (\\u{ord(value[exc.start]):04x}), not text",
+                "send UTF-8 text",
+            ) from exc
+    elif isinstance(value, dict):
+        for key, item in cast(dict[str, object], value).items():
+            _refuse_surrogates(key, f"a field name of {where}")
+            _refuse_surrogates(item, f"the field {key.encode('utf-8', 'replace').decode()!r}")
+    elif isinstance(value, list):
+        for item in cast(list[object], value):
+            _refuse_surrogates(item, where)
 
 
 def turn_record(payload: object) -> Record:

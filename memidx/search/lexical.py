@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore
@@ -15,6 +15,9 @@ from memidx.search.query import Terms, match_all, match_any, query_terms
 # Markers that cannot occur in a note's text; replaced by the output's own markers.
 MARK_START, MARK_END = "\x02", "\x03"
 LONG_BODY = 64 * 1024  # characters: longer bodies get their snippet from window()
+
+
+MEANING = "meaning"  # a hit the vectors found and the words did not
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,7 @@ class Hit:
     heading: str | None = None
     meta: Mapping[str, object] = field(default_factory=dict[str, object])
     ranks: Mapping[str, int] = field(default_factory=dict[str, int])
+    match: str | None = None  # "and", "or" (by words) or "meaning" (by the vectors alone)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +75,7 @@ def lexical_search(store: Store, text: str, filters: Filters, limit: int) -> Sea
     """Search by words only (`--mode bm25`)."""
     ranking = rank_lexical(store, text, filters, limit)
     hits = lexical_hits(store, ranking.expression, ranking.rows, ranking.terms.terms)
+    hits = [replace(h, match=ranking.match) for h in hits]
     return SearchResult(
         text, ranking.terms, "bm25", ranking.match, tuple(hits), term_warnings(ranking.terms)
     )

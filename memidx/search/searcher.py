@@ -18,6 +18,7 @@ from memidx.index.store import ChunkInfo, Filters, LexicalRow, Store, VectorStor
 from memidx.search.fusion import best_chunks, rrf
 from memidx.search.lexical import (
     MARK_START,
+    MEANING,
     Hit,
     LexicalRanking,
     SearchResult,
@@ -227,6 +228,7 @@ class _Hits:
                     heading,
                     row.meta,
                     ranks,
+                    self.lexical.match if doc in lexical_rows and self.lexical else MEANING,
                 )
             )
         return hits

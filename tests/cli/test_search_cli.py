@@ -10,6 +10,7 @@ from tests.helpers import NotesRepo
 
 HIT_KEYS = {
     "rank",
+    "match",
     "kind",
     "ref",
     "title",

@@ -124,3 +124,31 @@ def test_a_changed_model_build_drops_its_old_vectors(store: Store, fake: FakeEmb
     rebuilt.fingerprint = "fake-retrained"
     report = embed_missing(store, rebuilt)
     assert report.dropped and report.embedded == 1
+
+
+def test_each_hybrid_hit_says_whether_words_or_meaning_matched(searcher: Searcher) -> None:
+    """A list found by words does not make every hit a word match (issue #13)."""
+    result = searcher.search("vmmem", Filters(), 3)
+    assert result.match == "and"
+    by = {h.ref: h.match for h in result.hits}
+    assert by["notes/wsl.md"] == "and"
+    assert {m for r, m in by.items() if r != "notes/wsl.md"} == {"meaning"}
+    vector = searcher.search("ram everything", Filters(), 3, "vector")
+    assert {h.match for h in vector.hits} == {"meaning"}
+    bm25 = searcher.search("swap ram", Filters(), 3, "bm25")
+    assert [h.match for h in bm25.hits] == ["and"]
+
+
+def test_people_see_per_hit_how_it_matched(searcher: Searcher) -> None:
+    import io
+
+    from memidx.cli.output import search_json, write_search
+
+    result = searcher.search("vmmem", Filters(), 3)
+    out = io.StringIO()
+    write_search(out, result, color=False)
+    text = out.getvalue()
+    assert "1 by words (every word), 2 by meaning only" in text
+    assert "all words matched" not in text
+    assert text.count("by meaning only") == 3  # the header and two hits
+    assert '"match": "meaning"' in search_json(result)
