@@ -16,9 +16,11 @@ from memidx.config import load_config
 from memidx.index.store import Filters, open_store
 from memidx.search.searcher import DEPTH, Searcher
 from tests.benchmark import beir, corpus, gitops, haystack, hooks, language, locomo, turns
+from tests.benchmark.faults import run as faults_run
 from tests.benchmark.golden import Scores, copy_notes, queries, score
 from tests.benchmark.timing import ms, percentile, timed_process
 from tests.benchmark.workspace import PROJECT, memidx, model_available, record, recorded, repo
+from tests.benchmark.writers import run as writers_run
 from tests.helpers import MEMIDX_BIN
 
 Section = Callable[[argparse.Namespace], None]
@@ -374,4 +376,6 @@ SECTIONS: dict[str, Section] = {
     "haystack": haystack_section,
     "language": language_section,
     "gitops": gitops.run,
+    "writers": writers_run,
+    "faults": faults_run,
 }
