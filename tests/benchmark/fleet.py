@@ -72,6 +72,19 @@ def status_problem(report: Mapping[str, Any] | None) -> str | None:
     return None if problem is None else str(problem)
 
 
+def status_reasons(status: Done) -> str:
+    """Why `memidx status --json` exited 1, in a few words."""
+    report = status.last_json() or {}
+    reasons = [
+        f"{key}={report[key]!r}"[:120]
+        for key in ("drift", "segments_changed", "segments_vanished", "hook_failure", "behind_head")
+        if report.get(key)
+    ]
+    if problem := status_problem(report):
+        reasons.insert(0, f"problem={problem!r}")
+    return ", ".join(reasons) or status.error()
+
+
 def memidx(
     root: Path, env: Mapping[str, str], *args: str, stdin: str | None = None, timeout: float = 600
 ) -> Done:

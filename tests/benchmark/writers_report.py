@@ -11,12 +11,11 @@ from statistics import mean, median
 from typing import TYPE_CHECKING
 
 from tests.benchmark.fleet import (
-    Done,
     against_rebuild,
     git,
     indexed,
     memidx,
-    status_problem,
+    status_reasons,
     tree,
 )
 from tests.benchmark.timing import percentile
@@ -84,6 +83,10 @@ def _shares(shares: Sequence[Share]) -> str:
         f"{sum(s.conflict for s in shares)}; needed a person {outcomes['person']}; gave up after "
         f"all attempts {outcomes['gave up']}; other errors {outcomes['error']}"
     )
+    spread = Counter(s.attempts for s in shares if s.code == 0)
+    text += "\n    attempts of the shares that got through: " + ", ".join(
+        f"{n}: {spread[n]}" for n in sorted(spread)
+    )
     for message, count in Counter(s.message for s in shares if s.message).most_common(3):
         text += f"\n    {count} x {message[:200]}"
     return text
@@ -108,24 +111,14 @@ def _present(
             continue
         status = memidx(root, env, "status", "--json")
         here = tree(root / ".git", env, "HEAD")
-        _line(f"{root.name} index", wanted, (ids, refs), _unhealthy(status))
+        _line(
+            f"{root.name} index",
+            wanted,
+            (ids, refs),
+            (f"; status exit {status.code}: {status_reasons(status)}" if status.code else ""),
+        )
         if here.records != at_remote.records or here.notes != at_remote.notes:
             _line(f"{root.name} HEAD", wanted, (here.records, here.notes))
-
-
-def _unhealthy(status: Done) -> str:
-    """Why `memidx status` exited 1, in a few words ("" when it exited 0)."""
-    if status.code == 0:
-        return ""
-    report = status.last_json() or {}
-    reasons = [
-        f"{key}={report[key]!r}"[:120]
-        for key in ("drift", "hook_failure", "behind_head", "segments_vanished")
-        if report.get(key)
-    ]
-    if problem := status_problem(report):
-        reasons.insert(0, f"problem={problem!r}")
-    return f"; status exit {status.code}: {', '.join(reasons) or status.error()}"
 
 
 def _line(name: str, wanted: Acknowledged, found: Acknowledged, extra: str = "") -> None:
@@ -187,16 +180,24 @@ def _growth(
     per = [sum(col) / len(rows) for col in zip(*rows, strict=True)]
     day = [v * MINUTES_PER_DAY for v in per]
     total = sum(commits.values()) + sum(merges.values())
-    packed = git(remote, envs[0], "--git-dir", str(remote), "count-objects", "-v").out
-    size = {k: v for k, _, v in (line.partition(": ") for line in packed.splitlines())}
-    kib = int(size.get("size", "0")) + int(size.get("size-pack", "0"))
+    loose = _object_kib(remote, envs[0])
+    git(remote, envs[0], "--git-dir", str(remote), "gc", "-q")
+    packed = _object_kib(remote, envs[0])
     print(
         f"  mean per clone per day: {day[0]:,.0f} commits, {day[1]:,.0f} merges, "
         f"{day[2]:,.0f} segments, {day[3] / 1024:,.1f} MiB of segments"
     )
     print(
         f"  remote: {total} commits, {sum(at_remote.segments.values())} segments, "
-        f"{kib / 1024:.1f} MiB of objects (loose + packed) after {minutes:.1f} min; per day at "
-        f"this rate: {total / minutes * MINUTES_PER_DAY:,.0f} commits, "
-        f"{sum(at_remote.segments.values()) / minutes * MINUTES_PER_DAY:,.0f} segments"
+        f"{loose / 1024:.1f} MiB of objects as pushed, {packed / 1024:.1f} MiB after git gc, "
+        f"after {minutes:.1f} min; per day at this rate: "
+        f"{total / minutes * MINUTES_PER_DAY:,.0f} commits, "
+        f"{sum(at_remote.segments.values()) / minutes * MINUTES_PER_DAY:,.0f} segments, "
+        f"{packed / 1024 / minutes * MINUTES_PER_DAY / 1024:,.1f} GiB packed"
     )
+
+
+def _object_kib(git_dir: Path, env: dict[str, str]) -> int:
+    counted = git(git_dir, env, "--git-dir", str(git_dir), "count-objects", "-v").out
+    size = {k: v for k, _, v in (line.partition(": ") for line in counted.splitlines())}
+    return int(size.get("size", "0")) + int(size.get("size-pack", "0"))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.benchmark.faults.lab import MARK, Lab, check, make_lab, sentence
 from tests.benchmark.faults.tally import Tally
-from tests.benchmark.fleet import Done, status_problem
+from tests.benchmark.fleet import Done, status_reasons
 
 SIZE = "24m"
 LEFT = (0, 16 * 1024, 128 * 1024, 1024 * 1024)  # bytes left free when the commands run
@@ -61,7 +61,7 @@ def _one_level(lab: Lab, mount: Path, left: int, rng: random.Random, tally: Tall
                 f"{left} B left, {op}: traceback: {done.err.strip().splitlines()[-1][:100]}"
             ] += 1
         elif op == "status" and done.code != 0:
-            outcome += f": index problem {status_problem(done.last_json())}"
+            outcome += f": {status_reasons(done)}"
         elif done.code != 0:
             outcome += f": {done.error()[:110]}"
         tally.seen[f"{left:>7} B left, {op}: {outcome}"] += 1

@@ -48,8 +48,6 @@ def run_editors(scratch: Path, seed: int, rounds: int) -> list[Tally]:
         tally.seen["editor lines lost"] += _one_round(lab, tracked, variant, rng, tally)
         tally.runs += 1
         tally.add("after the round", check(lab))
-    for tally in tallies.values():
-        tally.acknowledged += len(lab.notes) + len(lab.records)
     return list(tallies.values())
 
 
@@ -83,10 +81,13 @@ def _one_round(lab: Lab, tracked: list[str], variant: str, rng: random.Random, t
             tally.seen[f"{name} failed: {lines[0].strip()[:110]}"] += 1
         elif what == "remember":
             lab.notes.add(out.split()[0])
+            tally.acknowledged += 1
         elif what == "file-turn":
             lab.records.add(out.split()[0])
+            tally.acknowledged += 1
         elif what.startswith("git commit"):
             lab.notes.add(what.split()[-1])
+            tally.acknowledged += 1
     stop.touch()
     lost = 0
     for i, (proc, ref) in enumerate(zip(editors, tracked, strict=True)):

@@ -57,6 +57,7 @@ def run_kills(scratch: Path, seed: int, kills: int) -> Tally:
     calibrated = _calibrate(lab, rng)
     tally.seen.update({f"calibrated {op}: {t:.2f} s" for op, t in calibrated.items()})
     order: list[str] = []
+    leftovers = _untracked_notes(lab)
     for n in range(1, kills + 1):
         if not order:
             order = list(OPS)
@@ -74,8 +75,11 @@ def run_kills(scratch: Path, seed: int, kills: int) -> Tally:
         tally.runs += 1
         tally.seen[f"{op}: {'killed' if killed else 'finished before the signal'}"] += 1
         _acknowledge(lab, launch, out, killed=killed, tally=tally)
-        tally.seen[f"{op}: before recovery, search {_probe(lab)}"] += 1
+        tally.saw(f"{op}: before recovery, search {_probe(lab)}", f"run {n}")
         tally.add(where, check(lab))
+        for ref in sorted(_untracked_notes(lab) - leftovers):
+            tally.saw(f"{op}: left an uncommitted note file, {ref.split('/')[1]}/...", f"run {n}")
+            leftovers.add(ref)
         now = (lab.root / SCRATCHPAD).read_text()
         if now != edits:
             missing = len(edits.splitlines()) - len(set(edits.splitlines()) & set(now.splitlines()))
@@ -170,6 +174,16 @@ def _probe(lab: Lab) -> str:
         return "answers completely" + (" (with a warning)" if warned else "")
     shape = "an empty answer" if got == 0 else f"{'fewer' if got < want else 'more'} hits"
     return f"gives {shape} {'with a warning' if warned else 'and exit 0, no warning'}"
+
+
+def _untracked_notes(lab: Lab) -> set[str]:
+    """Note files git does not track (a killed remember may leave the note it was writing)."""
+    listing = git(lab.root, lab.env, "status", "--porcelain", "-uall", "--", "notes/").out
+    return {
+        line[3:]
+        for line in listing.splitlines()
+        if line.startswith("?? ") and line.endswith(".md") and "/haystack/" not in line
+    }
 
 
 def _calibrate(lab: Lab, rng: random.Random) -> dict[str, float]:

@@ -22,7 +22,13 @@ class Tally:
     unusable: list[str] = field(default_factory=list[str])
     manual: list[str] = field(default_factory=list[str])
     seen: Counter[str] = field(default_factory=Counter[str])  # observations, counted
+    first: dict[str, str] = field(default_factory=dict[str, str])  # observation -> where first
     skipped: str = ""  # why the part did not run
+
+    def saw(self, what: str, where: str) -> None:
+        """Count an observation and remember where it was first made (to reproduce it)."""
+        self.seen[what] += 1
+        self.first.setdefault(what, where)
 
     def lose(self, line: str, items: int = 1) -> None:
         self.lost.append(line)
@@ -61,4 +67,5 @@ class Tally:
             if len(lines) > 6:
                 print(f"   {label}: ... {len(lines) - 6} more")
         for what, count in sorted(self.seen.items()):
-            print(f"   {count:>5} x {what}")
+            first = f" (first: {self.first[what]})" if what in self.first else ""
+            print(f"   {count:>5} x {what}{first}")
