@@ -78,7 +78,8 @@ def _one_round(lab: Lab, tracked: list[str], variant: str, rng: random.Random, t
         if proc.returncode != 0:
             lines = [line for line in err.splitlines() if "error" in line.lower()] or [err]
             name = "git commit" if what.startswith("git") else what
-            tally.seen[f"{name} failed: {lines[0].strip()[:110]}"] += 1
+            detail = " | ".join(line.strip() for line in err.splitlines()[-4:])
+            tally.saw(f"{name} failed: {lines[0].strip()[:110]}", f"round {serial}: {detail}")
         elif what == "remember":
             lab.notes.add(out.split()[0])
             tally.acknowledged += 1

@@ -78,16 +78,21 @@ def run_kills(scratch: Path, seed: int, kills: int) -> Tally:
         tally.saw(f"{op}: before recovery, search {_probe(lab)}", f"run {n}")
         tally.add(where, check(lab))
         for ref in sorted(_untracked_notes(lab) - leftovers):
-            tally.saw(f"{op}: left an uncommitted note file, {ref.split('/')[1]}/...", f"run {n}")
+            tally.saw(f"{op}: left an uncommitted note file (status lists it)", f"run {n}: {ref}")
             leftovers.add(ref)
-        now = (lab.root / SCRATCHPAD).read_text()
-        if now != edits:
-            missing = len(edits.splitlines()) - len(set(edits.splitlines()) & set(now.splitlines()))
-            tally.lose(f"{where}: {missing} editor lines lost from {SCRATCHPAD}", missing)
-            tally.manual.append(f"{where}: restore {SCRATCHPAD} (pre-commit's patch file)")
-            (lab.root / SCRATCHPAD).write_text(edits)
+        _edits_survived(lab, edits, where, tally)
     tally.acknowledged = len(lab.records) + len(lab.notes) + len(edits.splitlines())
     return tally
+
+
+def _edits_survived(lab: Lab, edits: str, where: str, tally: Tally) -> None:
+    """Every line the editor appended is still in the file (else count and put them back)."""
+    now = (lab.root / SCRATCHPAD).read_text()
+    if now != edits:
+        missing = len(set(edits.splitlines()) - set(now.splitlines()))
+        tally.lose(f"{where}: {missing} editor lines lost from {SCRATCHPAD}", missing)
+        tally.manual.append(f"{where}: restore {SCRATCHPAD} (pre-commit's patch file)")
+        (lab.root / SCRATCHPAD).write_text(edits)
 
 
 def _acknowledge(lab: Lab, launch: Launch, out: str, *, killed: bool, tally: Tally) -> None:
