@@ -27,6 +27,7 @@ from tests.benchmark import (
     stopwords,
     turns,
 )
+from tests.benchmark.faults import run as faults_run
 from tests.benchmark.golden import Scores, copy_notes, queries, score
 from tests.benchmark.timing import CommandFailed, ms, percentile, timed_process
 from tests.benchmark.workspace import (
@@ -40,6 +41,7 @@ from tests.benchmark.workspace import (
     repo,
     tree_stamp,
 )
+from tests.benchmark.writers import run as writers_run
 from tests.helpers import MEMIDX_BIN
 
 Section = Callable[[argparse.Namespace], None]
@@ -392,4 +394,6 @@ SECTIONS: dict[str, Section] = {
     "language": language_section,
     "gitops": gitops.run,
     "stopwords": stopwords.run,
+    "writers": writers_run,
+    "faults": faults_run,
 }
