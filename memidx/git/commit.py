@@ -131,23 +131,43 @@ def _wait_for_index(lock: Path, what: str) -> None:
 
 
 def _held_by_nobody(lock: Path) -> bool:
-    """True when no process has `lock` open (Linux /proc; elsewhere never True: unknown)."""
+    """True only when nothing can be holding `lock`: no process has it open, and no git
+    process runs in this repository (git keeps index.lock while its hooks run, with the file
+    closed). Linux /proc; elsewhere never True: unknown."""
     proc = Path("/proc")
     if not (proc / "self" / "fd").is_dir():
         return False
     target = str(lock.resolve())
-    for fd_dir in proc.glob("[0-9]*/fd"):
-        try:
-            links = list(fd_dir.iterdir())
-        except OSError:
-            continue  # another user's process, or one that just ended
-        for link in links:
-            try:
-                if str(link.readlink()) == target:
-                    return False
-            except OSError:
-                continue
+    repository = lock.resolve().parent.parent  # <repo>/.git/index.lock
+    for pid_dir in proc.glob("[0-9]*"):
+        if _holds(pid_dir, target) or _git_in(pid_dir, repository):
+            return False
     return True
+
+
+def _holds(pid_dir: Path, target: str) -> bool:
+    try:
+        links = list((pid_dir / "fd").iterdir())
+    except OSError:
+        return False  # another user's process, or one that just ended
+    for link in links:
+        try:
+            if str(link.readlink()) == target:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _git_in(pid_dir: Path, repository: Path) -> bool:
+    """A running git whose working folder is in this repository (or its .git)."""
+    try:
+        if (pid_dir / "comm").read_text().strip() != "git":
+            return False
+        cwd = (pid_dir / "cwd").readlink()
+    except OSError:
+        return False
+    return cwd == repository or repository in cwd.parents
 
 
 def _remove_stale_temporaries(git_dir: Path) -> None:

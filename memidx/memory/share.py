@@ -18,10 +18,12 @@ from dataclasses import dataclass
 
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
+from memidx.portable import file_lock
 
-ATTEMPTS = 10
-FIRST_PAUSE = 0.2  # seconds, doubling with jitter, at most MAX_PAUSE
-MAX_PAUSE = 8.0
+ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
+DEADLINE = 300.0
+FIRST_PAUSE = 0.2  # seconds, doubling, at most MAX_PAUSE, with full jitter
+MAX_PAUSE = 10.0
 REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "failed to push some refs")
 CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
 
@@ -52,8 +54,12 @@ def share(
     if not _git(config, "remote").stdout.strip():
         after_commit(config, say)
         return Shared(commit, 0, pushed=False, remote=False)
+    started, attempt = time.monotonic(), 0
     for attempt in range(1, ATTEMPTS + 1):
-        pulled = _git(config, "pull", "--no-rebase", "--no-edit")
+        if attempt > 1 and time.monotonic() - started > DEADLINE:
+            break
+        with file_lock(config.state_dir / "commit.lock"):  # no memidx commit moves HEAD meanwhile
+            pulled = _git(config, "pull", "--no-rebase", "--no-edit")
         if pulled.returncode != 0:
             _pull_failed(pulled)
             _pause(attempt, sleep, say, "pull failed")  # a transient failure: try again
@@ -66,7 +72,8 @@ def share(
             raise GitError(f"git push failed: {_last_line(pushed)}", "see git's message above")
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")
     raise GitError(
-        f"the remote kept moving: {ATTEMPTS} pulls and pushes did not get through",
+        f"the remote kept moving: {attempt} pulls and pushes in "
+        f"{time.monotonic() - started:.0f} s did not get through",
         "run make sync again",
     )
 
@@ -87,7 +94,8 @@ def _pull_failed(done: subprocess.CompletedProcess[str]) -> None:
     if "would be overwritten by merge" in text:
         raise MemidxError(
             f"git pull refused: {_last_line(done)}",
-            "commit or move your uncommitted edits to those files, then make sync again",
+            "commit, move or delete the files git names (uncommitted edits or untracked "
+            "files in the way), then make sync again",
         )
 
 
@@ -96,7 +104,7 @@ def _pause(
 ) -> None:
     if attempt >= ATTEMPTS:
         return
-    seconds = min(MAX_PAUSE, FIRST_PAUSE * 2 ** (attempt - 1)) * (0.5 + random.random())
+    seconds = random.uniform(FIRST_PAUSE, min(MAX_PAUSE, FIRST_PAUSE * 2**attempt))
     if say is not None:
         say(f"{why}: trying again in {seconds:.1f} s ({attempt}/{ATTEMPTS})")
     sleep(seconds)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,29 @@ def test_a_symlinked_folder_never_takes_a_note_outside_the_repository(
     run = machine.memidx_process("remember", "--title", "Escape", "--dir", "evil", stdin=BODY)
     assert run.code == 1 and "is a symbolic link" in run.err and "Traceback" not in run.err
     assert list(outside.iterdir()) == []
+
+
+def test_a_lock_git_holds_while_its_hooks_run_is_waited_for_not_called_stale(
+    machine: Machine,
+) -> None:
+    """git keeps index.lock, with the file closed, while a commit's hooks run."""
+    hook = machine.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nsleep 2\nexit 0\n")
+    hook.chmod(0o755)
+    machine.note("slow.md", "Slow", "committed by a person whose hook is slow")
+    machine.git("add", "-A")
+    person = subprocess.Popen(
+        ["git", "commit", "-q", "-m", "slow", "--", "notes/slow.md"],
+        cwd=machine.root,
+        env=machine.env,
+    )
+    lock = machine.root / ".git" / "index.lock"
+    for _ in range(100):
+        if lock.exists():
+            break
+        time.sleep(0.02)
+    assert lock.exists()
+    run = machine.memidx_process("remember", "--title", "While git commits", stdin=BODY)
+    assert person.wait() == 0
+    assert run.code == 0, run.err
+    assert "left behind" not in run.err
