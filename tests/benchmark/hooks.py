@@ -1,210 +1,266 @@
-"""Hook and check timings on the ~19k-note corpus: post-commit of a one-note change (the whole
-hook process: git's hook script, pre-commit, the shim, memidx) and the pre-commit checks."""
+"""What memidx's git hooks add to git at ~19k notes: one-note commits, checkouts and merges with
+the hooks installed as `make install` does (pre-commit's checks, memidx's post-* shims), against
+the same operations with no hooks at all (`git -c core.hooksPath=/dev/null`), sides taking turns
+operation by operation in the same run, so the machine's load hits them alike and the paired
+difference is the hooks' overhead. `--baseline REV` adds REV's whole hook setup as a third side.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
-import re
-import shlex
-import shutil
+import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import permutations
 from pathlib import Path
 from statistics import median
 
-from tests.benchmark import corpus
+from tests.benchmark import corpus, hook_sides
+from tests.benchmark.hook_sides import ONE_NOTE, Side
 from tests.benchmark.timing import ms, percentile
+from tests.benchmark.workspace import repo
 from tests.helpers import GIT_IDENTITY
-from tests.machines import PRE_COMMIT, PROJECT, hook_env
+from tests.machines import hook_env
 
-PRE_COMMIT_PYTHON = Path(sys.executable)  # the interpreter `pre-commit install` names
+Timings = dict[str, list[float]]
+SIDE_BRANCH = "bench-side"
+NOTE_LINE = "\nEdited in {} of the hook benchmark.\n"
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace, stamp: str) -> None:
+    """The bench section: `stamp` names the TIL data the ~19k-note workspace is built from."""
+    root, _ = repo(args.work, "hooks-x10", stamp, lambda r: _write_corpus(r, args.data))
+    env = hook_env(root / ".memidx" / "pre-commit-home")
     with tempfile.TemporaryDirectory(prefix="memidx-hooks-") as scratch:
-        root = Path(scratch) / "memory"
-        env = hook_env(Path(scratch) / "pre-commit-home")
-        notes = corpus.write_til(root, args.data, 10)
-        shutil.copytree(PROJECT / "hooks", root / "hooks")
-        shutil.copy(PROJECT / ".pre-commit-config.yaml", root)
-        (root / ".gitignore").write_text(".memidx/\n")
+        bench = Bench(root, env, Path(scratch))
+        bench.prepare(args.baseline)
+        commits, others = max(24, 8 * args.rounds), max(8, 4 * args.rounds)
+        bench.pick_notes(2 * commits + others + 1)
+        print(bench.describe(), flush=True)
+        _report("commit --no-verify (the post-commit hook only)", bench.commits(commits, False))
+        _report("commit (pre-commit's checks + the post-commit hook)", bench.commits(commits, True))
+        _report("checkout of a branch one note apart (post-checkout)", bench.checkouts(others))
+        _report("fast-forward merge of a one-note commit (post-merge)", bench.merges(others))
+        print(f"index in step after: {bench.in_step()}; {_load()}")
 
-        def git(*argv: str) -> None:
-            subprocess.run(
-                ["git", *GIT_IDENTITY, *argv], cwd=root, env=env, check=True, capture_output=True
+
+def _write_corpus(root: Path, data: Path) -> None:
+    corpus.git(root, "init", "-q", "-b", "main")
+    corpus.git(root, "config", "gc.auto", "0")  # no detached gc from the corpus commit
+    corpus.write_til(root, data, 10)
+    (root / ".gitignore").write_text(".memidx/\n")
+
+
+class Bench:
+    """One workspace, the sides to compare and the notes the operations change."""
+
+    def __init__(self, root: Path, env: dict[str, str], scratch: Path) -> None:
+        self.root, self.env, self.scratch = root, env, scratch
+        self.sides: list[Side] = []
+        self.notes: Iterator[Path] = iter(())
+        self.on_side_branch = False
+        self.count = 0
+
+    def prepare(self, baseline: str) -> None:
+        """Back to the corpus commit with this code's hook files, every side installed, the
+        objects packed (no `gc --auto` inside a timed operation) and the index at HEAD."""
+        self.git("config", "gc.auto", "0")
+        self.git("config", "maintenance.auto", "false")
+        corpus_commit = self.git("rev-list", "--max-parents=0", "HEAD").split()[0]
+        self.git("checkout", "-q", "-f", "-B", "main", corpus_commit)
+        self.git("branch", "-q", "-D", SIDE_BRANCH, check=False)
+        hook_sides.refresh_hook_files(self.root, self.setup_git(), self.env)
+        if int(self.git("count-objects").split()[0]) > 1000:  # loose objects
+            self.git("gc", "-q", "--prune=now")
+        self.sides = [hook_sides.no_hooks(self.env)]
+        if baseline:  # installed first: it uses the repository's hooks folder on the way
+            self.sides.append(hook_sides.baseline(self.root, baseline, self.scratch, self.env))
+        self.sides.insert(1, hook_sides.this_code(self.root, self.env))
+        for side in self.sides:
+            if side.index is not None:
+                self.memidx(side, "sync" if side.index.exists() else "ingest")
+
+    def pick_notes(self, per_side: int) -> None:
+        """Distinct notes, spread over the corpus, one for each operation of every side."""
+        every = sorted((self.root / "notes").rglob("*.md"))
+        wanted = per_side * len(self.sides)
+        self.notes = iter(every[:: max(1, len(every) // wanted)][:wanted])
+        self.count = len(every)
+
+    def describe(self) -> str:
+        start = [_timed_run([sys.executable, "-c", "pass"], self.root, self.env) for _ in range(10)]
+        idle_hook = [sys.executable, "-m", "memidx", "hook", "post-commit"]
+        idle = [_timed_run(idle_hook, self.root, self.env) for _ in range(10)]
+        return (
+            f"{self.count:,} notes; sides, taking turns: "
+            + ", ".join(s.name for s in self.sides)
+            + f". python start-up p50 {ms(median(start))}; `memidx hook post-commit` with "
+            f"nothing to do p50 {ms(median(idle))}; {_load()}"
+        )
+
+    def commits(self, rounds: int, verify: bool) -> Timings:
+        def commit(side: Side, i: int) -> float:
+            label = f"commit {i} ({side.name}, {'checks' if verify else 'no-verify'})"
+            self.git("add", self.edit(next(self.notes), label))
+            flags = [] if verify else ["--no-verify"]
+            return self.timed(side, ["commit", "-q", *flags, "-m", label])
+
+        return self.rounds(rounds, commit)
+
+    def checkouts(self, rounds: int) -> Timings:
+        self.git("branch", "-q", SIDE_BRANCH, self.one_note_commit("the side branch"))
+
+        def checkout(side: Side, _: int) -> float:
+            target = "main" if self.on_side_branch else SIDE_BRANCH
+            self.on_side_branch = not self.on_side_branch
+            return self.timed(side, ["checkout", "-q", target])
+
+        timings = self.rounds(rounds, checkout)
+        if self.on_side_branch:
+            self.git("checkout", "-q", "main")
+            self.catch_up()
+        return timings
+
+    def merges(self, rounds: int) -> Timings:
+        def merge(side: Side, i: int) -> float:
+            commit = self.one_note_commit(f"merge {i} ({side.name})")
+            return self.timed(side, ["merge", "-q", "--ff-only", commit])
+
+        return self.rounds(rounds, merge)
+
+    def rounds(self, count: int, operation: Callable[[Side, int], float]) -> Timings:
+        """`count` rounds of one operation per side, the order of the sides rotating."""
+        orders = list(permutations(self.sides))
+        timings: Timings = {side.name: [] for side in self.sides}
+        for i in range(count):
+            for side in orders[i % len(orders)]:
+                timings[side.name].append(operation(side, i))
+        return timings
+
+    def timed(self, side: Side, argv: list[str]) -> float:
+        """Wall time of one git operation on `side`; then the other sides' indexes are brought
+        to HEAD (untimed), so every hook has exactly one note to index."""
+        command = ["git", *GIT_IDENTITY, *side.git_options(), *argv]
+        start = time.perf_counter()
+        done = subprocess.run(
+            command, cwd=self.root, env=side.env, capture_output=True, text=True, check=False
+        )
+        elapsed = time.perf_counter() - start
+        said = done.stdout + done.stderr
+        if done.returncode != 0:
+            raise RuntimeError(f"{side.name}: git {' '.join(argv)} failed: {said}")
+        if side.syncs and not ONE_NOTE.search(said):
+            raise RuntimeError(
+                f"{side.name}: git {argv[0]}: the hooks did not index one note: {said}"
             )
+        self.catch_up(side)
+        return elapsed
 
-        def timed(argv: list[str]) -> float:
-            start = time.perf_counter()
-            done = subprocess.run(
-                argv, cwd=root, env=env, capture_output=True, text=True, check=False
-            )
-            elapsed = time.perf_counter() - start
-            if done.returncode != 0:
-                raise RuntimeError(f"{argv[0]} failed: {done.stdout}{done.stderr}")
-            return elapsed
+    def catch_up(self, done: Side | None = None) -> None:
+        """Bring the index of every side but `done` to HEAD, with that side's memidx."""
+        for side in self.sides:
+            if side.syncs and side is not done:
+                self.memidx(side, "sync")
 
-        git("init", "-q", "-b", "main")
-        git("add", "-A")
-        git("commit", "-q", "--no-verify", "-m", "corpus")
-        subprocess.run(
-            [str(PRE_COMMIT), "install"], cwd=root, env=env, check=True, capture_output=True
+    def in_step(self) -> str:
+        """Whether each side's index matches HEAD, as its own `memidx reconcile` sees it."""
+        answers: list[str] = []
+        for side in filter(lambda s: s.syncs, self.sides):
+            in_step = self.memidx(side, "reconcile", check=False).returncode == 0
+            answers.append(f"{side.name} {'yes' if in_step else 'NO'}")
+        return ", ".join(answers)
+
+    def edit(self, note: Path, label: str) -> str:
+        note.write_text(note.read_text() + NOTE_LINE.format(label))
+        return note.relative_to(self.root).as_posix()
+
+    def one_note_commit(self, label: str) -> str:
+        """A commit on top of HEAD that changes one note, made with plumbing: the work tree and
+        git's index stay as they are until git moves to it."""
+        note = next(self.notes)
+        path = note.relative_to(self.root).as_posix()
+        blob = self.git(
+            "hash-object", "-w", "--stdin", text=note.read_text() + NOTE_LINE.format(label)
         )
-        memidx = str(Path(sys.executable).parent / "memidx")
-        subprocess.run([memidx, "ingest"], cwd=root, env=env, check=True, capture_output=True)
-        targets = sorted((root / "notes").rglob("*.md"))[:: max(1, notes // 60)]
-        no_hooks = Path(scratch) / "no-hooks"
-        floor_cmd = _floor_hook(root)
-        no_hooks.mkdir()
-        post: list[float] = []
-        floor: list[float] = []
-        pre: list[float] = []
-        for i, note in enumerate(targets[: max(20, args.rounds * 8)]):
-            note.write_text(note.read_text() + f"\nEdited in round {i} of the hook benchmark.\n")
-            git("add", str(note.relative_to(root)))
-            pre.append(timed([str(root / ".git" / "hooks" / "pre-commit")]))
-            git("-c", f"core.hooksPath={no_hooks}", "commit", "-q", "-m", f"edit {i}")
-            # the floor right beside each real run, in alternating order: the machine's noise
-            # then hits both alike, and their difference is memidx's share
-            pair = [(post, [str(root / ".git" / "hooks" / "post-commit")]), (floor, floor_cmd)]
-            for timings, argv in pair[:: -1 if i % 2 else 1]:
-                timings.append(timed(argv))
-        in_step = subprocess.run(
-            [memidx, "reconcile"], cwd=root, env=env, capture_output=True, check=False
-        )
-        shim = [timed([sys.executable, "-m", "memidx", "hook", "post-commit"]) for _ in range(10)]
-        baseline = [timed([sys.executable, "-c", "pass"]) for _ in range(10)]
-        rounds = max(20, args.rounds * 8)
-        others = [n for n in sorted((root / "notes").rglob("*.md")) if n not in set(targets)]
-        compared = _against_baseline(
-            args, root, env, others[:: max(1, len(others) // rounds)][:rounds], git
-        )
-        print(f"{notes:,} notes; {len(post)} one-note commits, hooks installed by pre-commit")
-        print(
-            f"post-commit hook (git's script + pre-commit + shim + memidx sync): p50 "
-            f"{ms(percentile(post, 50))} p95 {ms(percentile(post, 95))}; index in step after: "
-            f"{'yes' if in_step.returncode == 0 else 'NO'}"
-        )
-        print(
-            f"  of which `memidx hook post-commit` alone (nothing to do) p50 {ms(median(shim))}; "
-            f"python start-up p50 {ms(median(baseline))}"
-        )
-        share = median(p - f for p, f in zip(post, floor, strict=True))
-        print(
-            f"  pre-commit's own floor (the same hook script and pre-commit running a hook "
-            f"that does nothing, run beside each) p50 {ms(median(floor))}; memidx's share "
-            f"(median of the paired differences): {ms(share)}"
-        )
-        print(
-            f"pre-commit checks (drift over all notes + English of the staged note): p50 "
-            f"{ms(percentile(pre, 50))} p95 {ms(percentile(pre, 95))}"
-        )
-        if compared:
-            print(compared)
+        index = {"GIT_INDEX_FILE": str(self.scratch / "plumbing-index")}
+        self.git("read-tree", "HEAD", extra=index)
+        self.git("update-index", "--cacheinfo", f"100644,{blob.strip()},{path}", extra=index)
+        tree = self.git("write-tree", extra=index).strip()
+        return self.git("commit-tree", tree, "-p", "HEAD", "-m", label).strip()
 
+    def setup_git(self) -> list[str]:
+        return ["git", *GIT_IDENTITY, "-c", f"core.hooksPath={hook_sides.NO_HOOKS}"]
 
-FLOOR_CONFIG = """\
-repos:
-  - repo: local
-    hooks:
-      - id: nothing
-        name: a hook that does nothing
-        entry: "true"
-        language: system
-        stages: [post-commit]
-        always_run: true
-        pass_filenames: false
-        verbose: true
-"""
-
-
-def _floor_hook(root: Path) -> list[str]:
-    """pre-commit's post-commit run with a config whose one hook does nothing: what any hook
-    installed through pre-commit costs in this repository, before memidx does anything. It
-    starts the way git starts the real one, through the script `pre-commit install` wrote."""
-    folder = root / ".memidx" / "floor-hooks"
-    folder.mkdir(exist_ok=True)
-    config = folder / "pre-commit-config.yaml"
-    config.write_text(FLOOR_CONFIG)
-    installed = (root / ".git" / "hooks" / "post-commit").read_text()
-    if "--config=.pre-commit-config.yaml" not in installed:
-        raise SystemExit("the post-commit hook is not the one `pre-commit install` writes")
-    script = folder / "post-commit"
-    script.write_text(installed.replace("--config=.pre-commit-config.yaml", f"--config={config}"))
-    script.chmod(0o755)
-    return [str(script)]
-
-
-def _against_baseline(
-    args: argparse.Namespace,
-    root: Path,
-    env: dict[str, str],
-    notes: list[Path],
-    git: Callable[..., None],
-) -> str:
-    """The whole post-commit hook of `args.baseline` against this working copy's, one-note
-    commits taking turns, each beside a floor run: a ratio measured in the same run, which the
-    machine's noise cannot fake. The baseline must read the index this code wrote."""
-    if not args.baseline:
-        return ""
-    with tempfile.TemporaryDirectory(prefix="memidx-baseline-") as scratch:
-        base = Path(scratch)
-        archive = subprocess.run(
-            ["git", "-C", str(PROJECT), "archive", args.baseline],
+    def git(
+        self,
+        *args: str,
+        check: bool = True,
+        text: str | None = None,
+        extra: dict[str, str] | None = None,
+    ) -> str:
+        """git with no hooks, for setting up what the timed operations start from."""
+        done = subprocess.run(
+            [*self.setup_git(), *args],
+            cwd=self.root,
+            env={**self.env, **(extra or {})},
+            input=text,
             capture_output=True,
-            check=True,
+            text=True,
+            check=False,
         )
-        subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=True)
-        for source in (base, PROJECT):  # both sides start from bytecode, as `make` leaves it
-            compile_all = [sys.executable, "-m", "compileall", "-q", str(source / "memidx")]
-            subprocess.run(compile_all, check=True, capture_output=True)
-        sides = {"baseline": base, "this code": PROJECT}
-        configs = {name: _config_at(source, root, name) for name, source in sides.items()}
-        floor_config = root / ".memidx" / "floor-hooks" / "pre-commit-config.yaml"
-        timings: dict[str, list[float]] = {name: [] for name in sides}
-        shares: dict[str, list[float]] = {name: [] for name in sides}
-        for i, note in enumerate(notes):
-            note.write_text(note.read_text() + f"\nEdited in round {i} of the baseline A/B.\n")
-            git("add", str(note.relative_to(root)))
-            git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"a/b {i}")
-            name = list(sides)[(i // 2) % 2]
-            side_env = {**env, "PYTHONPATH": str(sides[name])}
-            pair = [(configs[name], True), (floor_config, False)]
-            took: dict[bool, float] = {}
-            for config, real in pair[:: -1 if i % 2 else 1]:
-                took[real] = _hook_impl(root, side_env, config, expect_written=real)
-            timings[name].append(took[True])
-            shares[name].append(took[True] - took[False])
-        return f"same run, against {args.baseline}: post-commit p50 " + "; ".join(
-            f"{name} {ms(median(timings[name]))} (memidx's share {ms(median(shares[name]))})"
-            for name in sides
+        if check and done.returncode != 0:
+            raise RuntimeError(f"git {' '.join(args)} failed: {done.stdout}{done.stderr}")
+        return done.stdout
+
+    def memidx(
+        self, side: Side, *args: str, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            side.memidx(*args),
+            cwd=self.root,
+            env=side.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if check and done.returncode != 0:
+            raise RuntimeError(f"memidx {' '.join(args)} failed: {done.stdout}{done.stderr}")
+        return done
+
+
+def _report(title: str, timings: Timings) -> None:
+    """p50/p95 of each side, and of each hooked side's paired difference from no hooks."""
+    sides = list(timings)
+    bare = timings[sides[0]]
+    print(f"{title}, {len(bare)} rounds:")
+    for name in sides:
+        line = f"  {name:<18} {_p50_p95(timings[name])}"
+        if name != sides[0]:
+            line += "   overhead (paired) " + _spread(timings[name], bare)
+        print(line)
+    if len(sides) > 2:
+        print(
+            f"  {sides[2]} - this code (paired): " + _spread(timings[sides[2]], timings[sides[1]])
         )
 
 
-def _config_at(source: Path, root: Path, name: str) -> Path:
-    """`source`'s pre-commit config with its hook entries pointing into `source`."""
-    text = (source / ".pre-commit-config.yaml").read_text()
-    shim = shlex.quote(str(source / "hooks" / "memidx-hook"))
-    pointed = re.sub(
-        r"entry: hooks/memidx-hook(.*)", lambda m: "entry: " + json.dumps(shim + m[1]), text
-    )
-    config = root / ".memidx" / "floor-hooks" / f"{name.replace(' ', '-')}.yaml"
-    config.write_text(pointed)
-    return config
+def _spread(values: list[float], minus: list[float]) -> str:
+    return _p50_p95([a - b for a, b in zip(values, minus, strict=True)])
 
 
-def _hook_impl(root: Path, env: dict[str, str], config: Path, *, expect_written: bool) -> float:
-    """One post-commit run of pre-commit with `config`, the way git's hook script starts it."""
-    argv = [str(PRE_COMMIT_PYTHON), "-mpre_commit", "hook-impl", f"--config={config}"]
-    argv += ["--hook-type=post-commit", "--hook-dir", str(root / ".git" / "hooks"), "--"]
+def _p50_p95(values: list[float]) -> str:
+    return f"p50 {ms(percentile(values, 50)):>7}  p95 {ms(percentile(values, 95)):>7}"
+
+
+def _timed_run(argv: list[str], root: Path, env: dict[str, str]) -> float:
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
-    written = re.search(r"\b1 written, 0 removed", done.stdout + done.stderr)
-    if done.returncode != 0 or (expect_written and not written):
-        raise RuntimeError(f"post-commit with {config.name} failed: {done.stdout}{done.stderr}")
-    return elapsed
+    subprocess.run(argv, cwd=root, env=env, capture_output=True, check=True)
+    return time.perf_counter() - start
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} cores)"
