@@ -366,7 +366,7 @@ def hooks_section(args: argparse.Namespace) -> None:
     """What the git hooks add to a one-note commit, checkout and merge at ~19k notes."""
     if _missing(args, "til-jbranchaud"):
         return
-    hooks.run(args, _tree_stamp(args.data / "til-jbranchaud") + "x10")
+    hooks.run(args, tree_stamp(args.data / "til-jbranchaud") + "x10")
 
 
 def haystack_section(args: argparse.Namespace) -> None:
