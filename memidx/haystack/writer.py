@@ -70,7 +70,10 @@ class Writer:
 
     def append_locked(self, record: Record) -> tuple[Path, int, int]:
         """append(), for a caller that holds locked()."""
-        data = frame(record)
+        return self.append_frame_locked(frame(record))
+
+    def append_frame_locked(self, data: bytes) -> tuple[Path, int, int]:
+        """Write one whole frame (`frame(record)`), holding locked()."""
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self._segment(len(data))
         with path.open("ab") as out:
@@ -97,7 +100,8 @@ class Writer:
 
     def _segment(self, incoming: int) -> Path:
         """The segment written last if it is today's, still holds all this writer wrote there
-        (a torn tail a crash left is moved aside) and has room; else a new one."""
+        (a torn tail a crash left is moved aside: only bytes with no whole record after them)
+        and has room; else a new one."""
         today = datetime.now(UTC).strftime("%Y-%m-%d")
         remembered = self._remembered()
         if remembered is not None and not remembered[2] and self.committed(remembered[0]):
