@@ -131,7 +131,7 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
     from memidx.memory.remember import index_to_head
 
     del args  # the only action is "commit"
-    commit = commit_haystack(config)
+    commit = commit_haystack(config, say_notice)
     if commit is not None:
         index_to_head(config, say_notice)
     print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")

@@ -107,6 +107,7 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
     writer's lock, so concurrent filers neither duplicate nor lose a record; the index's write
     transaction is taken first, so a busy index fails the filing before anything is written."""
     with writer.locked(), transaction(store.conn):
+        _follow_take_over(config, store, writer)
         _index_last_segment(config, store, writer)  # a record a failed filing left counts too
         existing = RecordStore(store.conn).find_record(record.kind, record.hash, record.session)
         if existing is not None:
@@ -129,6 +130,15 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
 
 def _digest(data: bytes) -> str:
     return sha256_hex(data[HEADER.size :])
+
+
+def _follow_take_over(config: Config, store: Store, writer: Writer) -> None:
+    """Move the index rows of the segments a copied clone's fresh writer id took over."""
+    for old, new in writer.taken_over:
+        _forget(store, segment_ref(config, old), RecordReport())
+        if new.is_file():
+            _sync_segment(store, segment_ref(config, new), new, new.stat(), RecordReport())
+    writer.taken_over = []
 
 
 def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:

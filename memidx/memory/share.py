@@ -46,7 +46,7 @@ def share(
     from memidx.haystack.segment_commit import commit_haystack
     from memidx.memory.remember import index_to_head
 
-    commit = commit_haystack(config)
+    commit = commit_haystack(config, say)
     if commit is not None:
         index_to_head(config)
     if not _git(config, "remote").stdout.strip():
