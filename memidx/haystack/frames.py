@@ -202,7 +202,7 @@ def frame_at(data: bytes, offset: int) -> Located | None:
     payload = data[offset + HEADER.size : end]
     try:
         record = parse(payload)
-    except (ValueError, KeyError):  # UnicodeDecodeError is a ValueError
+    except (ValueError, KeyError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
     intact = content_hash(record.text) == record.hash
     return Located(record, offset, end - offset, sha256_hex(payload), intact)
