@@ -12,7 +12,7 @@ from memidx.config import Config
 from memidx.errors import UsageError
 
 if TYPE_CHECKING:
-    from memidx.haystack.indexing import RecordReport
+    from memidx.haystack.indexing import RecordDrift, RecordReport
     from memidx.index.sync import SyncReport
 
 
@@ -93,7 +93,6 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
     from memidx.index.sync import note_source
     from memidx.index.sync import reconcile as reconcile_notes
     from memidx.progress import ProgressBar
-    from memidx.text import display
 
     source = note_source(config)
     store = (
@@ -110,14 +109,34 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
             sync_records(config, store, full=True)
     finally:
         store.conn.close()
-    drift = report.drift
-    total = drift.total + records.total
+    total = report.drift.total + records.total
     if args.json:
         print(output.reconcile_json(report, records))
-    elif total == 0:
+    else:
+        write_reconcile(report, records, fix=args.fix)
+    for skip in report.skipped:
+        print(output.skip_line(skip), file=sys.stderr)
+    if args.fix:
+        clear_failures(config.hook_error_path)
+        return 1 if report.skipped or records.damaged else 0
+    return 1 if total or records.damaged else 0
+
+
+def write_reconcile(report: SyncReport, records: RecordDrift, *, fix: bool) -> None:
+    """What reconcile found (or repaired), for people; damage is never "in step"."""
+    from memidx.haystack.damage import RESTORE_HINT
+    from memidx.text import display
+
+    drift = report.drift
+    if drift.total + records.total == 0 and records.damaged:
+        print(
+            f"damage in the haystack: {len(records.damaged)} (the index mirrors "
+            f"{report.source} and every readable record)"
+        )
+    elif drift.total + records.total == 0:
         print(f"index in step with {report.source} and the haystack")
     else:
-        verb = "repaired" if args.fix else "drift"
+        verb = "repaired" if fix else "drift"
         print(
             f"{verb}: {drift.summary()} notes (against {report.source}); records: "
             f"{records.missing} missing, {records.stale} stale, {records.orphaned} orphaned"
@@ -133,14 +152,12 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
             print(f"  renamed: {display(old)} -> {display(new)}")
         for ref in records.changed_segments:
             print(f"  segment: {display(ref)}")
-        if not args.fix:
+        if not fix:
             print("run `make reconcile` (memidx reconcile --fix) to repair it")
-    for skip in report.skipped:
-        print(output.skip_line(skip), file=sys.stderr)
-    if args.fix:
-        clear_failures(config.hook_error_path)
-        return 1 if report.skipped else 0
-    return 1 if total else 0
+    for line in records.damaged:
+        print(f"  damaged: {display(line)}")
+    if records.damaged:
+        print(f"damage cannot be repaired from the index: {RESTORE_HINT}")
 
 
 def status(args: argparse.Namespace, config: Config) -> int:

@@ -112,7 +112,10 @@ def report_json(report: SyncReport, command: str, records: RecordReport | None =
             "indexed": records.indexed,
             "deleted": records.deleted,
             "torn": records.torn,
-            "damaged": records.damaged,
+            "damaged": {
+                ref: [{"offset": d.offset, "bytes": d.length, "reason": d.reason} for d in found]
+                for ref, found in records.damaged.items()
+            },
         }
     return json.dumps(data, ensure_ascii=False, indent=2)
 
@@ -124,6 +127,7 @@ def reconcile_json(report: SyncReport, records: RecordDrift) -> str:
         "stale": records.stale,
         "orphaned": records.orphaned,
         "segments": list(records.changed_segments),
+        "damaged": list(records.damaged),
     }
     return json.dumps(data, ensure_ascii=False, indent=2)
 

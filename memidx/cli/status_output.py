@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
+from memidx.haystack.damage import RESTORE_HINT
 from memidx.memory.status import Status
 from memidx.text import counted, display
 
@@ -35,6 +36,8 @@ def status_json(status: Status) -> str:
             "kinds": status.kinds,
             "segments_changed": list(status.segments_changed),
             "segments_vanished": status.segments_vanished,
+            "torn": status.torn,
+            "damaged": status.damaged,
             "vectors": {
                 "model": status.model,
                 "chunks": status.chunks,
@@ -99,6 +102,12 @@ def write_status(out: TextIO, status: Status) -> None:
                 "back with git checkout); `memidx sync` drops them from the index",
             )
         )
+    if status.torn:
+        rows.append(("torn", "the end of a segment cut by a crash (its writer moves it aside)"))
+        rows += [("", display(line)) for line in status.torn[:10]]
+    if status.damaged:
+        rows.append(("damaged", f"{counted(len(status.damaged), 'place')}: {RESTORE_HINT}"))
+        rows += [("", display(line)) for line in status.damaged[:10]]
     if status.skipped:
         rows.append(("skipped", f"{counted(len(status.skipped), 'note')} cannot be indexed"))
         rows += [("", f"{display(s.source_ref)}: {s.reason}") for s in status.skipped[:10]]

@@ -125,7 +125,7 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
     from memidx.memory.head_sync import after_commit
 
     del args  # the only action is "commit"
-    commit = commit_haystack(config)
+    commit = commit_haystack(config, say_notice)
     if commit is not None:
         after_commit(config, say_line)
     print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")

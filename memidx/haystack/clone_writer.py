@@ -6,15 +6,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.haystack.identity import clone_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
-from memidx.haystack.writer import Writer, writer_id
+from memidx.haystack.writer import Writer
 
 
-def clone_writer(config: Config) -> Writer:
-    """This clone's writer: notes/haystack/<writer id>/, appends serialised by a lock file."""
-    folder = haystack_folder(config) / writer_id(config.state_dir)
+def clone_writer(config: Config, notice: Callable[[str], None] | None = None) -> Writer:
+    """This clone's writer: notes/haystack/<writer id>/, appends serialised by a lock file; a
+    copied clone gets a fresh id first (memidx.haystack.identity)."""
+    ident, taken_over = clone_id(config, notice)
+    folder = haystack_folder(config) / ident
     lock = config.state_dir / "haystack.lock"
-    return Writer(
+    writer = Writer(
         folder,
         lock,
         config.segment_bytes,
@@ -22,6 +25,8 @@ def clone_writer(config: Config) -> Writer:
         history=lambda: _committed(config, folder),
         committed=_in_head(config, folder),
     )
+    writer.taken_over = taken_over
+    return writer
 
 
 def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:

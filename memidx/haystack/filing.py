@@ -20,7 +20,7 @@ def file(config: Config, record: Record, notice: Callable[[str], None] | None = 
     """Append and index one record in a process of its own (the CLI)."""
     store = writable_index(config, notice, fill=fill_index)
     try:
-        return file_record(config, store, record, clone_writer(config))
+        return file_record(config, store, record, clone_writer(config, notice))
     finally:
         store.conn.close()
 

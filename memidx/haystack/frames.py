@@ -2,9 +2,16 @@
 
 A record on disk is b"KRD1", a 4-byte little-endian unsigned length, then that many bytes of
 UTF-8 JSON. Records are appended whole and never rewritten, so a record's offset is its
-address forever and a backup is a file copy. A crash can leave at most a torn tail (an
-incomplete header, length or JSON): readers never return it, and the writer
-(memidx.haystack.writer) moves those bytes aside before its next append, so nothing is destroyed.
+address forever and a backup is a file copy.
+
+A crash can leave only a torn tail: the bytes after the last whole record, with no whole record
+after them (an incomplete header or JSON, or a last frame whose JSON does not parse: a file's
+length can run ahead of its bytes). Readers never return it, and the writer
+(memidx.haystack.writer) moves those bytes aside before its next append. Anything unreadable
+with a whole record after it is damage: readers report it (offset and bytes) and resynchronise
+on the next b"KRD1" that starts a whole, parseable frame, so every intact record after it is
+still read. A false b"KRD1" inside a JSON body never passes for a frame: JSON escapes control
+characters, so the four bytes after it give a length of at least 0x20202020, over the limit.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from memidx.errors import MemidxError
-from memidx.hashes import content_hash
+from memidx.hashes import content_hash, sha256_hex
 
 MAGIC = b"KRD1"
 HEADER = struct.Struct("<4sI")
@@ -61,20 +68,32 @@ class Located:
     record: Record
     offset: int
     length: int  # of the whole frame: header and JSON
+    digest: str = ""  # SHA-256 of the frame's JSON bytes: any change of the bytes changes it
+    intact: bool = True  # whether the text matches the record's hash
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """Bytes of a segment that are not a record, with whole records after them (or a record
+    whose text does not match its hash)."""
+
+    offset: int
+    length: int
+    reason: str
 
 
 @dataclass(slots=True)
 class Scan:
-    """The complete records of a segment and where its valid bytes end."""
+    """The records of a segment, the damage between them, and where its valid bytes end."""
 
     records: list[Located] = field(default_factory=list[Located])
-    end: int = 0
+    end: int = 0  # after the last whole record: what follows is a torn tail
     size: int = 0
-    damaged: list[int] = field(default_factory=list[int])  # offsets of unreadable whole frames
+    damaged: list[Damage] = field(default_factory=list[Damage])
 
     @property
     def torn(self) -> int:
-        """Bytes after the last complete record (a torn tail)."""
+        """Bytes after the last whole record (a torn tail)."""
         return self.size - self.end
 
 
@@ -148,32 +167,75 @@ def parse(payload: bytes) -> Record:
 
 
 def scan_bytes(data: bytes) -> Scan:
-    """Every complete record from the start. A frame whose bytes are not a record is skipped
-    (and listed); the scan stops where framing breaks (a torn tail); an unreadable last frame
-    is a torn tail too."""
+    """Every whole record from the start. Unreadable bytes followed by a whole record are
+    damage (listed, and the scan goes on at that record); unreadable bytes with no whole
+    record after them are the torn tail."""
     scan = Scan(size=len(data))
     offset = 0
-    while offset + HEADER.size <= len(data):
-        magic, length = HEADER.unpack_from(data, offset)
-        end = offset + HEADER.size + length
-        if magic != MAGIC or length > MAX_RECORD_BYTES or end > len(data):
-            break
-        try:
-            record = parse(data[offset + HEADER.size : end])
-        except (ValueError, KeyError, UnicodeDecodeError):
-            if end == len(data):
-                break
-            scan.damaged.append(offset)
-        else:
-            scan.records.append(Located(record, offset, end - offset))
-        offset = end
-    scan.end = offset
+    while offset < len(data):
+        found = frame_at(data, offset)
+        if found is None:
+            later = next_frame(data, offset + 1)
+            if later is None:
+                break  # the torn tail: nothing whole after it
+            scan.damaged.append(Damage(offset, later - offset, _fault(data, offset)))
+            offset = later
+            continue
+        if not found.intact:
+            scan.damaged.append(Damage(offset, found.length, HASH_MISMATCH))
+        scan.records.append(found)
+        offset = scan.end = offset + found.length
     return scan
 
 
+HASH_MISMATCH = "the record's text does not match its hash (indexed as read, marked damaged)"
+
+
+def frame_at(data: bytes, offset: int) -> Located | None:
+    """The whole record whose frame starts at `offset`, or None."""
+    if offset + HEADER.size > len(data):
+        return None
+    magic, length = HEADER.unpack_from(data, offset)
+    end = offset + HEADER.size + length
+    if magic != MAGIC or length > MAX_RECORD_BYTES or end > len(data):
+        return None
+    payload = data[offset + HEADER.size : end]
+    try:
+        record = parse(payload)
+    except (ValueError, KeyError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    intact = content_hash(record.text) == record.hash
+    return Located(record, offset, end - offset, sha256_hex(payload), intact)
+
+
+def next_frame(data: bytes, start: int) -> int | None:
+    """The offset of the first whole record at or after `start` (a resync point), or None."""
+    candidate = data.find(MAGIC, start)
+    while candidate != -1:
+        if frame_at(data, candidate) is not None:
+            return candidate
+        candidate = data.find(MAGIC, candidate + 1)
+    return None
+
+
+def _fault(data: bytes, offset: int) -> str:
+    """What is wrong with the frame at `offset` (which is not a whole record)."""
+    if data[offset : offset + len(MAGIC)] != MAGIC:
+        return "no KRD1 magic"
+    if offset + HEADER.size > len(data):
+        return "header cut short"
+    _, length = HEADER.unpack_from(data, offset)
+    if length > MAX_RECORD_BYTES or offset + HEADER.size + length > len(data):
+        return f"impossible length {length:,}"
+    return "unreadable JSON"
+
+
 def valid_end(data: bytes) -> int:
-    """Where the complete records of a segment end, walking the frame headers and parsing only
-    the last frame (whole frames are written by one append, so only the tail can be torn)."""
+    """Where the torn tail of a segment starts (its size when there is none). Walks the frame
+    headers and parses only the last frame: whole frames are written by one append, so when
+    the headers chain to the end and the last one parses there is nothing to look at; any
+    other segment is scanned in full, so damage before whole records is never taken for a
+    torn tail."""
     offset = last = 0
     while offset + HEADER.size <= len(data):
         magic, length = HEADER.unpack_from(data, offset)
@@ -181,12 +243,9 @@ def valid_end(data: bytes) -> int:
         if magic != MAGIC or length > MAX_RECORD_BYTES or end > len(data):
             break
         last, offset = offset, end
-    if offset > last:
-        try:
-            parse(data[last + HEADER.size : offset])
-        except (ValueError, KeyError, UnicodeDecodeError):
-            return last
-    return offset
+    if offset == len(data) and (offset == 0 or frame_at(data, last) is not None):
+        return offset
+    return scan_bytes(data).end
 
 
 def scan_file(path: Path) -> Scan:

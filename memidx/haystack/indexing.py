@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
-from memidx.haystack.frames import KINDS, Located, Record, scan_file
+from memidx.hashes import content_hash, sha256_hex
+from memidx.haystack import damage
+from memidx.haystack.frames import HEADER, KINDS, Damage, Located, Record, frame, scan_file
 from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
 from memidx.notes.chunks import chunk_document
@@ -30,18 +32,16 @@ class RecordReport:
     indexed: int = 0
     deleted: int = 0
     torn: dict[str, int] = field(default_factory=dict[str, int])
-    damaged: dict[str, int] = field(default_factory=dict[str, int])
+    damaged: dict[str, list[Damage]] = field(default_factory=dict[str, list[Damage]])
 
     def warnings(self) -> list[str]:
-        """One `warning: ...` line per segment with a torn tail or unreadable records (the
+        """One `warning: ...` line per torn tail and per damage, naming segment and offset (the
         hook prints them on stdout, the commands on stderr, each after `memidx: `)."""
-        lines = [
-            f"warning: {ref}: {size} bytes of a torn record at the end are not indexed"
-            for ref, size in self.torn.items()
-        ]
+        lines = [f"warning: {damage.torn_line(ref, size)}" for ref, size in self.torn.items()]
         lines += [
-            f"warning: {ref}: {count} unreadable records skipped"
-            for ref, count in self.damaged.items()
+            f"warning: {damage.damage_line(ref, one)}"
+            for ref, found in self.damaged.items()
+            for one in found
         ]
         return lines
 
@@ -68,8 +68,10 @@ def record_document(ref: str, located: Located) -> NewDocument:
     record = located.record
     meta: dict[str, object] = {
         "id": record.id, "drawer": record.drawer, "ts": record.ts,
-        "offset": located.offset, "length": located.length,
+        "offset": located.offset, "length": located.length, "frame": located.digest,
     }  # fmt: skip
+    if not located.intact:  # indexed as read, never as if it were what was filed
+        meta["damaged"] = "text does not match its hash"
     for key in ("agent", "session", "summary_of"):
         value = getattr(record, key)
         if value is not None:
@@ -82,7 +84,7 @@ def record_document(ref: str, located: Located) -> NewDocument:
         aliases=(),
         body=record.text,
         body_line=1,
-        content_hash=record.hash,
+        content_hash=record.hash if located.intact else content_hash(record.text),
         blob_id=None,
         meta=meta,
     )
@@ -105,15 +107,17 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
     writer's lock, so concurrent filers neither duplicate nor lose a record; the index's write
     transaction is taken first, so a busy index fails the filing before anything is written."""
     with writer.locked(), transaction(store.conn):
+        _follow_take_over(config, store, writer)
         _index_last_segment(config, store, writer)  # a record a failed filing left counts too
         existing = RecordStore(store.conn).find_record(record.kind, record.hash, record.session)
         if existing is not None:
             return Filed(*existing, duplicate=True)
-        path, offset, length = writer.append_locked(record)
+        data = frame(record)
+        path, offset, length = writer.append_frame_locked(data)
         ref = segment_ref(config, path)
         known = RecordStore(store.conn).segment(ref)
         if (known is None and offset == 0) or (known is not None and known[2] == offset):
-            index_record(store, ref, Located(record, offset, length))
+            index_record(store, ref, Located(record, offset, length, _digest(data)))
             stat = path.stat()
             records = (known[3] if known else 0) + 1
             RecordStore(store.conn).set_segment(
@@ -122,6 +126,19 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
         else:  # records before this one are not indexed (a crash, a repair): rescan
             _sync_segment(store, ref, path, path.stat(), RecordReport())
     return Filed(record.id, f"{ref}@{offset}", duplicate=False)
+
+
+def _digest(data: bytes) -> str:
+    return sha256_hex(data[HEADER.size :])
+
+
+def _follow_take_over(config: Config, store: Store, writer: Writer) -> None:
+    """Move the index rows of the segments a copied clone's fresh writer id took over."""
+    for old, new in writer.taken_over:
+        _forget(store, segment_ref(config, old), RecordReport())
+        if new.is_file():
+            _sync_segment(store, segment_ref(config, new), new, new.stat(), RecordReport())
+    writer.taken_over = []
 
 
 def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:
@@ -192,16 +209,17 @@ def _sync_segment(
     if scan.torn:
         report.torn[ref] = scan.torn
     if scan.damaged:
-        report.damaged[ref] = len(scan.damaged)
-    indexed = RecordStore(store.conn).with_prefix(KINDS, f"{ref}@")
+        report.damaged[ref] = scan.damaged
+    damage.remember(store, ref, scan.torn, scan.damaged)
+    indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
     wanted = {f"{ref}@{r.offset}": r for r in scan.records}
     for doc_ref, (kind, _) in indexed.items():
         located = wanted.get(doc_ref)
         if located is None or located.record.kind != kind:
             store.delete(kind, [doc_ref])
             report.deleted += 1
-    for doc_ref, located in wanted.items():
-        if indexed.get(doc_ref) != (located.record.kind, located.record.hash):
+    for doc_ref, located in wanted.items():  # by the frame's bytes: any change is read again
+        if indexed.get(doc_ref) != (located.record.kind, located.digest):
             index_record(store, ref, located)
             report.indexed += 1
         elif reread and index_record(store, ref, located, rechunk=True):
@@ -216,17 +234,20 @@ def _forget(store: Store, ref: str, report: RecordReport) -> None:
         store.delete(kind, [doc_ref])
         report.deleted += 1
     RecordStore(store.conn).forget_segment(ref)
+    damage.remember(store, ref, 0, [])
 
 
 @dataclass(frozen=True, slots=True)
 class RecordDrift:
-    """Records on disk but not indexed, indexed but not on disk, or indexed differently."""
+    """Records on disk but not indexed, indexed but not on disk, or indexed differently; and
+    the damage found in the segments (`<segment>@<offset>: ...` lines)."""
 
     missing: int = 0
     orphaned: int = 0
     stale: int = 0
     changed_segments: tuple[str, ...] = ()
     vanished: Mapping[str, int] = field(default_factory=dict[str, int])  # segment -> records
+    damaged: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
@@ -240,6 +261,7 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
     outdated = reader_changed(store)
     known = RecordStore(store.conn).segments()
     changed: list[str] = []
+    damaged: list[str] = []
     missing = orphaned = stale = 0
     for path in segments(haystack_folder(config)):
         ref = segment_ref(config, path)
@@ -249,9 +271,10 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
             if outdated or seen is None or seen[:2] != (stat.st_size, stat.st_mtime_ns):
                 changed.append(ref)
             continue
-        records = scan_file(path).records
-        wanted = {f"{ref}@{r.offset}": (r.record.kind, r.record.hash) for r in records}
-        indexed = RecordStore(store.conn).with_prefix(KINDS, f"{ref}@")
+        scan = scan_file(path)
+        damaged += [damage.damage_line(ref, found) for found in scan.damaged]
+        wanted = {f"{ref}@{r.offset}": (r.record.kind, r.digest) for r in scan.records}
+        indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
         missing += sum(1 for k in wanted if k not in indexed)
         orphaned += sum(1 for k in indexed if k not in wanted)
         stale += sum(1 for k, v in wanted.items() if k in indexed and (outdated or indexed[k] != v))
@@ -261,4 +284,4 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
         changed.append(ref)
         orphaned += known[ref][3]
     vanished = {ref: known[ref][3] for ref in known}  # indexed, but the file is gone
-    return RecordDrift(missing, orphaned, stale, tuple(changed), vanished)
+    return RecordDrift(missing, orphaned, stale, tuple(changed), vanished, tuple(damaged))

@@ -3,16 +3,17 @@ so a committed file is never appended to."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.indexing import haystack_folder
-from memidx.haystack.writer import describe_folder, writer_id
+from memidx.haystack.writer import describe_folder
 
 
-def commit_haystack(config: Config) -> str | None:
+def commit_haystack(config: Config, notice: Callable[[str], None] | None = None) -> str | None:
     """Commit this clone's segments (and the haystack's .gitattributes); None if unchanged."""
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
@@ -24,8 +25,8 @@ def commit_haystack(config: Config) -> str | None:
             "check out a branch first (git switch -c <name> keeps this commit)",
         )
     folder = haystack_folder(config)
-    mine = folder / writer_id(config.state_dir)
-    own = clone_writer(config)
+    own = clone_writer(config, notice)  # a copied clone takes its own id before committing
+    mine = own.folder
     with own.locked():  # no record lands between the commit and the closing of its segment
         attributes = folder / ".gitattributes"
         made = mine.exists() and not attributes.exists()

@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memidx.errors import MemidxError
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
 from memidx.portable import file_lock
@@ -55,6 +54,9 @@ class Writer:
         self.fsync = fsync
         self.history = history  # names of this writer's segments in any commit
         self.committed = committed  # whether HEAD holds this segment (committed without close)
+        # segments this writer took over from the id a copied clone had (old path, new path):
+        # the next filing moves their index rows (memidx.haystack.identity)
+        self.taken_over: list[tuple[Path, Path]] = []
 
     @contextmanager
     def locked(self) -> Generator[None]:
@@ -70,7 +72,10 @@ class Writer:
 
     def append_locked(self, record: Record) -> tuple[Path, int, int]:
         """append(), for a caller that holds locked()."""
-        data = frame(record)
+        return self.append_frame_locked(frame(record))
+
+    def append_frame_locked(self, data: bytes) -> tuple[Path, int, int]:
+        """Write one whole frame (`frame(record)`), holding locked()."""
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self._segment(len(data))
         with path.open("ab") as out:
@@ -97,7 +102,8 @@ class Writer:
 
     def _segment(self, incoming: int) -> Path:
         """The segment written last if it is today's, still holds all this writer wrote there
-        (a torn tail a crash left is moved aside) and has room; else a new one."""
+        (a torn tail a crash left is moved aside: only bytes with no whole record after them)
+        and has room; else a new one."""
         today = datetime.now(UTC).strftime("%Y-%m-%d")
         remembered = self._remembered()
         if remembered is not None and not remembered[2] and self.committed(remembered[0]):
@@ -134,7 +140,7 @@ class Writer:
         that went back never names one before them."""
         names = {p.name for p in self.folder.glob(f"*{SEGMENT_SUFFIX}")}
         names.update([remembered] if remembered is not None else self.history())
-        orders = [_segment_order(Path(n)) for n in names if _SEGMENT_NAME.fullmatch(n)]
+        orders = [segment_order(Path(n)) for n in names if SEGMENT_NAME.fullmatch(n)]
         last = max(orders, default=(today, -1))
         day = max(today, last[0])
         number = last[1] + 1 if last[0] == day else 0
@@ -178,11 +184,11 @@ class Writer:
 
 
 _MEMORY_WIDTH = 80  # wider than any memory line: each write covers the one before
-_SEGMENT_NAME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd")
+SEGMENT_NAME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd")
 _MEMORY = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}\.[0-9]+\.krd) ([0-9]+)( closed)?")
 
 
-def _segment_order(path: Path) -> tuple[str, int]:
+def segment_order(path: Path) -> tuple[str, int]:
     """(day, number) of `<day>.<number>.krd`: numbers compare as numbers (999 < 1000)."""
     day, _, rest = path.name.partition(".")
     number = rest.split(".")[0]
@@ -199,35 +205,3 @@ def describe_folder(haystack: Path) -> None:
     path = haystack / ".gitattributes"
     if not path.exists():
         path.write_text(GITATTRIBUTES, encoding="utf-8")
-
-
-WRITER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
-_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-
-
-def writer_id(state_dir: Path) -> str:
-    """This clone's writer id, made once and kept in .memidx/writer-id (never shared by two
-    clones). Created whole (a temporary file linked into place), so a concurrent reader never
-    sees it half-written."""
-    path = state_dir / "writer-id"
-    if not path.exists():
-        import platform
-
-        host = "".join(c if c in _ID_CHARS else "-" for c in platform.node().lower())
-        ident = f"{host[:24].strip('-') or 'writer'}-{os.urandom(4).hex()}"
-        state_dir.mkdir(parents=True, exist_ok=True)
-        draft = state_dir / f".writer-id.{os.getpid()}.{os.urandom(4).hex()}"
-        draft.write_text(ident + "\n", encoding="utf-8")
-        try:
-            os.link(draft, path)  # fails if another process made it first: theirs wins
-        except FileExistsError:
-            pass
-        finally:
-            draft.unlink()
-    ident = path.read_text(encoding="utf-8").strip()
-    if not WRITER_ID.fullmatch(ident):
-        raise MemidxError(
-            f"{path} holds {ident!r}, not a writer id",
-            "delete the file; a new id is made on the next filing",
-        )
-    return ident

@@ -27,6 +27,19 @@ class RecordStore:
             found.update({ref: (kind, h) for ref, h in rows})
         return found
 
+    def frames_with_prefix(self, kinds: Sequence[str], prefix: str) -> dict[str, tuple[str, str]]:
+        """ref -> (kind, digest of the frame it was read from) of the records whose ref starts
+        with `prefix` (rows from before the digest give "")."""
+        found: dict[str, tuple[str, str]] = {}
+        for kind in kinds:
+            rows = self.conn.execute(
+                "SELECT source_ref, coalesce(json_extract(meta, '$.frame'), '') FROM documents "
+                "WHERE source_kind = ? AND source_ref >= ? AND source_ref < ?",
+                (kind, prefix, prefix + "\U0010ffff"),
+            )
+            found.update({ref: (kind, str(digest)) for ref, digest in rows})
+        return found
+
     def find_record(
         self, kind: str, content_hash: str, session: str | None
     ) -> tuple[str, str] | None:

@@ -48,7 +48,7 @@ def share(
     from memidx.haystack.segment_commit import commit_haystack
     from memidx.memory.head_sync import after_commit
 
-    commit = commit_haystack(config)
+    commit = commit_haystack(config, say)
     if commit is not None:
         after_commit(config, say)
     if not _git(config, "remote").stdout.strip():

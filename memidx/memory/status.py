@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
+from memidx.haystack.damage import recorded
 from memidx.haystack.indexing import record_drift
 from memidx.index.drift import Drift
 from memidx.index.failures import HookFailure, last_failure
@@ -36,6 +37,8 @@ class Status:
     kinds: dict[str, int] = field(default_factory=dict[str, int])
     segments_changed: tuple[str, ...] = ()
     segments_vanished: dict[str, int] = field(default_factory=dict[str, int])
+    torn: list[str] = field(default_factory=list[str])  # `<segment>: ...` as last read
+    damaged: list[str] = field(default_factory=list[str])  # `<segment>@<offset>: ...`
     model: str = ""
     chunks: int = 0
     chunks_with_vectors: int = 0
@@ -45,7 +48,8 @@ class Status:
     @property
     def healthy(self) -> bool:
         drifted = self.drift is None or self.drift.total > 0 or bool(self.segments_changed)
-        return self.index_problem is None and not drifted and self.hook_failure is None
+        broken = self.index_problem is not None or bool(self.damaged)
+        return not broken and not drifted and self.hook_failure is None
 
 
 def gather(config: Config) -> Status:
@@ -77,6 +81,7 @@ def gather(config: Config) -> Status:
         records = record_drift(config, store, deep=False)
         status.segments_changed = records.changed_segments
         status.segments_vanished = dict(records.vanished)
+        status.torn, status.damaged = recorded(store)
         status.model = config.model
         status.chunks, status.chunks_with_vectors, _ = VectorStore(store.conn).counts(config.model)
         status.behind = behind_head(config, store)

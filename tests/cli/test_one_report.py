@@ -10,9 +10,11 @@ from tests.cli.test_reconcile_status import setup_drift
 from tests.helpers import NotesRepo
 
 SEGMENT = "notes/haystack/other-writer/2026-01-01.000.krd"
+KEPT = frame(new_record("turn", "kept"))
 WARNINGS = [
     f"memidx: warning: {SEGMENT}: 10 bytes of a torn record at the end are not indexed",
-    f"memidx: warning: {SEGMENT}: 1 unreadable records skipped",
+    f"memidx: warning: {SEGMENT}@{len(KEPT)}: 15 unreadable bytes skipped (unreadable JSON); "
+    "the records after them are indexed",
 ]
 
 
@@ -26,7 +28,7 @@ def test_torn_and_unreadable_records_are_reported_alike_by_sync_ingest_and_the_h
     repo.note("docker.md", "Docker cache", "COPY invalidates the cache of later layers")
     unreadable = HEADER.pack(MAGIC, 7) + b"garbage"
     torn = frame(new_record("turn", "cut by a crash"))[:10]
-    whole = frame(new_record("turn", "kept")) + unreadable + frame(new_record("turn", "also kept"))
+    whole = KEPT + unreadable + frame(new_record("turn", "also kept"))
     path = repo.write(SEGMENT, whole + torn)
     repo.commit()
 

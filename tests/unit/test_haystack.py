@@ -12,6 +12,7 @@ from memidx.errors import MemidxError
 from memidx.haystack.frames import (
     HEADER,
     MAGIC,
+    Damage,
     frame,
     iso_utc,
     new_record,
@@ -85,7 +86,7 @@ def test_a_damaged_frame_in_the_middle_is_skipped_not_the_rest() -> None:
     frames[1][12] = 0xFF  # inside the JSON of the second record
     scan = scan_bytes(b"".join(bytes(f) for f in frames))
     assert [r.record.text for r in scan.records] == ["turn number 0", "turn number 2"]
-    assert scan.damaged == [len(frames[0])]
+    assert scan.damaged == [Damage(len(frames[0]), len(frames[1]), "unreadable JSON")]
 
 
 def test_appends_rotate_by_size_and_never_rewrite_earlier_bytes(tmp_path: Path) -> None:

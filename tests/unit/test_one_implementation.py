@@ -1,5 +1,5 @@
 """One implementation of each thing: every writer opens the index through one helper, drift JSON
-is built in one place, and the warnings about torn or unreadable records are worded once."""
+is built in one place, and the warnings about torn tails and damaged records are worded once."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_drift_json_is_built_in_one_place() -> None:
 
 
 def test_torn_and_unreadable_record_warnings_are_worded_once() -> None:
-    wording = ("bytes of a torn record", "unreadable records skipped")
+    wording = ("bytes of a torn record", "unreadable bytes skipped", "indexed as read, marked")
     places = [
         (path, phrase)
         for path, tree in trees().items()
@@ -54,4 +54,8 @@ def test_torn_and_unreadable_record_warnings_are_worded_once() -> None:
         for phrase in wording
         if phrase in node.value
     ]
-    assert places == [("memidx/haystack/indexing.py", phrase) for phrase in wording]
+    assert places == [
+        ("memidx/haystack/damage.py", wording[0]),
+        ("memidx/haystack/damage.py", wording[1]),
+        ("memidx/haystack/frames.py", wording[2]),
+    ]

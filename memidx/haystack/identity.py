@@ -1,0 +1,157 @@
+"""This clone's writer id, bound to the clone's folder, so a copy is told apart from the original.
+
+Segments are named `<writer id>/<day>.<n>.krd`, so two clones with one id would write the same
+file and their next merge would conflict. A copied clone (`cp -a`, a restored backup) brings
+`.memidx/writer-id` along, and `.git` too, so nothing inside the clone can tell it from the
+original; its folder can: a copy is a new folder (device and inode), the original keeps its
+own. `.memidx/writer-clone` holds the device and inode of the folder the id was made for (and
+its path, for the notice). When they do not match, the clone takes a fresh id before it
+writes, and takes over the segments the copy brought that no commit holds (the original's
+unshared records: kept under the new id, since the original may never share them), so no
+untracked copy of another clone's segment blocks the next pull. A moved clone (`mv`) keeps its
+id on the same file system; across file systems it gets a fresh one, which is harmless.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.haystack.writer import SEGMENT_NAME, segment_order
+from memidx.portable import file_lock
+
+WRITER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+Moved = list[tuple[Path, Path]]
+
+
+def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tuple[str, Moved]:
+    """This clone's writer id (made on first use), and the segments taken over when the id
+    had to be replaced because the clone is a copy; says so in one notice line."""
+    state = config.state_dir
+    ident, binding = _read_id(state), _binding(config.root)
+    if ident is not None and _bound_to(state) == binding:
+        return ident, []
+    with file_lock(state / "haystack.lock"):  # the writer's lock: no append while it changes
+        ident, bound = _read_id(state), _bound_to(state)
+        if ident is not None and bound == binding:
+            return ident, []  # another process of this clone just replaced it
+        fresh = _new_id()
+        moved = _take_over(config, fresh)  # also a deleted .memidx's: else never shared
+        _write_whole(state / "writer-id", fresh)  # the id, then the binding: a crash in
+        _write_whole(state / "writer-clone", f"{binding} {config.root}")  # between redoes it
+    taken = f", keeping {len(moved)} unshared segments under it" if moved else ""
+    if ident is not None:
+        why = (
+            f"{ident} was made before writer ids were bound to their clone"
+            if bound is None
+            else f"{ident} belongs to the clone at {_bound_path(state) or 'another folder'}"
+        )
+        (notice or _say)(f"this clone's writer id {why} (a copy shares it): it now writes "
+                         f"as {fresh}{taken}")  # fmt: skip
+    elif moved:
+        (notice or _say)(f"this clone writes as {fresh}{taken}")
+    return fresh, moved
+
+
+def _say(text: str) -> None:
+    print(f"memidx: notice: {text}", file=sys.stderr)
+
+
+def _binding(root: Path) -> str:
+    """The device and inode of the clone's folder: a copy never has the original's."""
+    found = root.stat()
+    return f"{found.st_dev} {found.st_ino}"
+
+
+def _bound_to(state: Path) -> str | None:
+    text = _read(state / "writer-clone")
+    return None if text is None else " ".join(text.split()[:2])
+
+
+def _bound_path(state: Path) -> str | None:
+    text = _read(state / "writer-clone")
+    parts = None if text is None else text.split(" ", 2)
+    return parts[2].strip() if parts and len(parts) == 3 else None
+
+
+def _read_id(state: Path) -> str | None:
+    path = state / "writer-id"
+    ident = _read(path)
+    if ident is None:
+        return None
+    ident = ident.strip()
+    if not WRITER_ID.fullmatch(ident):
+        raise MemidxError(
+            f"{path} holds {ident!r}, not a writer id",
+            "delete the file; a new id is made on the next filing",
+        )
+    return ident
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def _new_id() -> str:
+    import platform
+
+    host = "".join(c if c in _ID_CHARS else "-" for c in platform.node().lower())
+    return f"{host[:24].strip('-') or 'writer'}-{os.urandom(4).hex()}"
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Replace the file at once (a temporary file renamed over it): a reader sees the old
+    text or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    draft = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
+    with draft.open("w", encoding="utf-8") as out:
+        out.write(text + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+    draft.replace(path)
+
+
+def _take_over(config: Config, fresh: str) -> Moved:
+    """Move every segment of another writer id that no commit holds (what the copy brought
+    of the original's unshared records, or a replaced id's own) into the fresh id's folder,
+    keeping its day; returns (old path, new path) of each."""
+    if not config.in_git:
+        return []  # no merges to conflict
+    from memidx.git.repo import GitRepo
+
+    haystack = config.notes_path / "haystack"
+    ref = haystack.relative_to(config.root).as_posix()
+    out = GitRepo(config.root).run("ls-files", "-z", "--others", "--", f"{ref}/", check=False)
+    found = [config.root / name for name in out.decode("utf-8", "replace").split("\0") if name]
+    mine = haystack / fresh
+    untracked = [
+        p
+        for p in found
+        if p.parent.parent == haystack and p.parent != mine and SEGMENT_NAME.fullmatch(p.name)
+    ]
+    moved: Moved = []
+    for path in sorted(untracked, key=lambda p: (segment_order(p), p.parent.name)):
+        mine.mkdir(parents=True, exist_ok=True)
+        target = _free_name(mine, path.name)
+        path.rename(target)
+        moved.append((path, target))
+    return moved
+
+
+def _free_name(folder: Path, name: str) -> Path:
+    """`name` in `folder`, or the next free number of its day (two ids' segments of a day)."""
+    day, number = segment_order(Path(name))
+    target = folder / name
+    while target.exists():
+        number += 1
+        target = folder / f"{day}.{number:03d}.krd"
+    return target
