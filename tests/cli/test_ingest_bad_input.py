@@ -14,6 +14,8 @@ BAD_FILES: list[tuple[str, bytes, str]] = [
     ("notes/empty.md", b"", "empty note"),
     ("notes/huge.md", b"corpus " * (3 * 1024 * 1024), "too large"),
     ("notes/front.md", b"---\ntitle: [unclosed\n---\ncorpus\n", "malformed front matter"),
+    # a timestamp that is in year 10000 once in UTC (OverflowError in every writer before)
+    ("notes/when.md", b"---\ncreated: 9999-12-31 23:59:59 -23:00\n---\ncorpus\n", "years 1-9999"),
 ]
 
 
@@ -33,6 +35,32 @@ def test_a_bad_note_is_skipped_with_a_reason_and_the_rest_is_indexed(
     assert "Traceback" not in run.err
     found = repo.memidx("search", "corpus", "--json").json()
     assert [h["ref"] for h in found["hits"]] == ["notes/good.md"]
+
+
+UNREPRESENTABLE = b"---\ntitle: When\ncreated: 0001-01-01 00:00:00 +23:00\n---\ncorpus\n"
+
+
+def test_a_commit_with_an_unrepresentable_note_indexes_every_other_note(repo: NotesRepo) -> None:
+    repo.write("notes/good.md", GOOD)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    repo.write("notes/other.md", GOOD.replace("Good note", "Other note"))
+    repo.write("notes/when.md", UNREPRESENTABLE)
+    repo.commit("one note no timestamp can hold")
+
+    hook = repo.memidx("hook", "post-commit")  # what git runs after the commit
+    drift = repo.memidx("check", "drift", "notes/when.md", "notes/other.md")
+
+    assert hook.code == 0 and "Traceback" not in hook.err
+    assert "notes/when.md: skipped: malformed front matter: 'created' is 0001-01-01" in hook.out
+    found = repo.memidx("search", "corpus", "--json").json()["hits"]
+    assert sorted(h["ref"] for h in found) == ["notes/good.md", "notes/other.md"]
+    assert drift.code == 1
+    assert (drift.out + drift.err).strip().splitlines() == [
+        "notes/when.md:1: cannot be indexed: malformed front matter: 'created' is "
+        "0001-01-01 00:00:00+23:00, outside the years 1-9999 in UTC"
+    ]
+    assert repo.memidx("status", "--json").json()["skipped"][0]["ref"] == "notes/when.md"
 
 
 def test_twenty_megabyte_note_is_skipped_without_reading_it(repo: NotesRepo) -> None:

@@ -56,7 +56,7 @@ def test_title_falls_back_to_heading_then_file_name(data: bytes, title: str) -> 
         (b"---\ntitle: [unclosed\n---\nbody\n", "malformed front matter"),
         (b"---\ntitle: no end\nbody\n", "no closing '---'"),
         (b"---\n- a list\n- not a mapping\n---\nbody\n", "expected 'key: value'"),
-        (b"---\ntitle:\n  nested: map\n---\nbody\n", "must be text or a list"),
+        (b"---\ntitle:\n  nested: map\n---\nbody\n", "'title' must be text, found a mapping"),
         (b"---\ntags: [[a, b]]\n---\nbody\n", "list of words"),
         # values YAML's grammar accepts but no date, time or number can hold
         (b"---\ndate: 2026-13-45\n---\nbody\n", "malformed front matter: month must be"),
