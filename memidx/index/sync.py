@@ -71,9 +71,9 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
 
 
 # How notes are read into documents and chunks; raised when the same file reads differently
-# (2: YAML 1.2 booleans in front matter; 3: one Markdown scanner, memidx.notes.markdown, for
-# titles and chunks), so every note is read again, not only those git says changed.
-NOTE_READER = 3
+# (2: YAML 1.2 booleans; 3: one Markdown scanner, memidx.notes.markdown; 4: front matter no text
+# stands for, conflict markers, capped chunks), so every note is read again, not only changed ones.
+NOTE_READER = 4
 
 
 def settings_of(config: Config) -> str:

@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from memidx.frozen import Value
 from memidx.hashes import content_hash
 from memidx.notes.frontmatter import Fields, FrontMatterError, read_fields
-from memidx.notes.markdown import front_matter_end, scan
+from memidx.notes.markdown import conflict_start, front_matter_end, scan
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
 # when memidx.notes.note is: the search path imports this module and must not pay ~19 ms for it.
@@ -48,6 +48,13 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
     """Parse the bytes of one note; raise NoteError saying why it cannot be indexed."""
     text = decode_note(data, max_bytes)
     lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+    conflict = conflict_start(lines)
+    if conflict is not None:
+        raise NoteError(
+            f"unresolved merge conflict markers at line {conflict + 1} "
+            "(resolve the conflict, then commit the note again)",
+            line=conflict + 1,
+        )
     fields, body, body_line = split_front_matter("\n".join(lines))
     return Note(
         ref=ref,

@@ -16,6 +16,11 @@ BAD_FILES: list[tuple[str, bytes, str]] = [
     ("notes/front.md", b"---\ntitle: [unclosed\n---\ncorpus\n", "malformed front matter"),
     # a timestamp that is in year 10000 once in UTC (OverflowError in every writer before)
     ("notes/when.md", b"---\ncreated: 9999-12-31 23:59:59 -23:00\n---\ncorpus\n", "years 1-9999"),
+    (
+        "notes/merged.md",
+        b"# Merged\n<<<<<<< HEAD\ncorpus\n=======\ncorpus too\n>>>>>>> topic\n",
+        "unresolved merge conflict markers at line 2",
+    ),
 ]
 
 
@@ -61,6 +66,29 @@ def test_a_commit_with_an_unrepresentable_note_indexes_every_other_note(repo: No
         "0001-01-01 00:00:00+23:00, outside the years 1-9999 in UTC"
     ]
     assert repo.memidx("status", "--json").json()["skipped"][0]["ref"] == "notes/when.md"
+
+
+def test_the_check_refuses_a_note_committed_with_conflict_markers(repo: NotesRepo) -> None:
+    repo.write("notes/lock.md", "# Lock\n\nThe corpus says one thing.\n")
+    repo.commit()
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("notes/lock.md", "# Lock\n\nThe corpus says another thing.\n")
+    repo.commit("theirs")
+    repo.git("checkout", "-q", "main")
+    repo.write("notes/lock.md", "# Lock\n\nThe corpus says a third thing.\n")
+    repo.commit("ours")
+    assert repo.memidx("ingest").code == 0
+    repo.git("merge", "topic", check=False)
+    assert "<<<<<<< HEAD" in (repo.root / "notes/lock.md").read_text()
+    repo.git("add", "notes/lock.md")  # "resolved" by staging the markers as they are
+
+    drift = repo.memidx("check", "drift", "notes/lock.md")
+
+    assert drift.code == 1
+    assert (drift.out + drift.err).strip() == (
+        "notes/lock.md:3: cannot be indexed: unresolved merge conflict markers at line 3 "
+        "(resolve the conflict, then commit the note again)"
+    )
 
 
 def test_twenty_megabyte_note_is_skipped_without_reading_it(repo: NotesRepo) -> None:

@@ -162,3 +162,15 @@ NESTED_FENCES = "intro\n\n````md\n```python\n# a comment, not a heading\n```\n``
 def test_a_fence_closes_only_with_as_many_marks_and_no_info_string() -> None:
     assert first_heading(NESTED_FENCES) == "Real"
     assert first_heading("```\n# inside\n``` not a close\n# still inside\n```\n# out\n") == "out"
+
+
+def test_a_note_with_unresolved_conflict_markers_cannot_be_indexed() -> None:
+    data = b"---\ntitle: Locks\n---\nintro\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> b\n"
+    with pytest.raises(NoteError, match="unresolved merge conflict markers at line 5") as raised:
+        parse_note("notes/locks.md", data, LIMIT)
+    assert raised.value.line == 5
+
+
+def test_a_note_about_git_may_show_conflict_markers_in_code() -> None:
+    data = b"# Resolving\n\nA conflict:\n\n```\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n```\n"
+    assert parse_note("notes/git.md", data, LIMIT).title == "Resolving"
