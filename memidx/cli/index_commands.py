@@ -76,6 +76,7 @@ def finish(
 
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
+    _warn_capped(report)
     for line in records.warnings():
         print(f"memidx: {line}", file=sys.stderr)
     if args.json:
@@ -137,10 +138,19 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
             print("run `make reconcile` (memidx reconcile --fix) to repair it")
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
+    _warn_capped(report)
     if args.fix:
         clear_failures(config.hook_error_path)
         return 1 if report.skipped else 0
     return 1 if total else 0
+
+
+def _warn_capped(report: SyncReport) -> None:
+    from memidx.notes.chunks import capped_warning
+    from memidx.text import display
+
+    for ref in report.capped:
+        print(f"memidx: warning: {capped_warning(display(ref))}", file=sys.stderr)
 
 
 def status(args: argparse.Namespace, config: Config) -> int:

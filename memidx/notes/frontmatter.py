@@ -285,8 +285,6 @@ _KINDS: dict[type, str] = {
     bytes: "binary data (!!binary)",
     set: "a set (!!set)",
     tuple: "a pair (!!pairs, !!omap)",
-    list: "a list",
-    dict: "a mapping",
     bool: "a boolean",
     int: "a number",
     float: "a number",

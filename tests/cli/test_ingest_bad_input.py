@@ -187,6 +187,46 @@ def test_a_fixed_note_is_indexed_and_forgotten_as_skipped(repo: NotesRepo) -> No
     assert repo.memidx("status", "--json").json()["skipped"] == []
 
 
+HEADINGS = "".join(f"## h{i}\n" for i in range(105_426))  # 1 MiB: once 105,426 chunks
+
+
+def test_a_note_of_headings_only_gets_the_capped_chunks_and_a_warning(repo: NotesRepo) -> None:
+    import sqlite3
+
+    repo.write("notes/good.md", GOOD)
+    repo.write("notes/hh.md", HEADINGS)
+    repo.commit()
+
+    run = repo.memidx("ingest")
+
+    assert run.code == 0  # indexed: only its end is not embedded
+    assert run.err.strip().splitlines() == [
+        "memidx: warning: notes/hh.md: only its first 64 chunks are embedded, small sections "
+        "merged (split the note; all of it is still searched by words)"
+    ]
+    with sqlite3.connect(repo.root / ".memidx" / "index.sqlite") as db:
+        counts = db.execute(
+            "SELECT d.source_ref, count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id "
+            "GROUP BY d.source_ref ORDER BY 1"
+        ).fetchall()
+    assert counts == [("notes/good.md", 1), ("notes/hh.md", 64)]
+    found = repo.memidx("search", "--json", "--mode", "bm25", "h105425").json()["hits"]
+    assert [h["ref"] for h in found] == ["notes/hh.md"]
+
+
+def test_the_hook_warns_when_a_commit_brings_a_capped_note(repo: NotesRepo) -> None:
+    repo.write("notes/good.md", GOOD)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    repo.write("notes/hh.md", HEADINGS)
+    repo.commit("a pathological note")
+
+    hook = repo.memidx("hook", "post-commit")
+
+    assert hook.code == 0
+    assert "warning: notes/hh.md: only its first 64 chunks are embedded" in hook.out
+
+
 def test_the_checks_block_a_huge_staged_note_without_reading_it(
     repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
