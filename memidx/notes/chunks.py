@@ -4,7 +4,7 @@ every chunk fits the model's 256-token window, each prefixed with the note's tit
 The work a note costs is bounded: a note that would need more than MAX_CHUNKS chunks has its
 small sections merged with their neighbours up to the window, and when it still needs more,
 only its first MAX_CHUNKS chunks are embedded (the whole text is still searched by words). A
-note of 1 MiB of `## h` lines made 105,426 chunks and ~30 minutes of embedding per commit.
+note of 1 MiB of `## h` lines made 105,426 chunks and ~35 minutes of embedding per commit.
 Ordinary notes stay one chunk per section, so a word hit names the heading it is under.
 """
 
@@ -21,8 +21,8 @@ from memidx.notes.words import WORD
 
 # all-MiniLM-L6-v2 was trained on 256 word pieces; keep room for [CLS], [SEP] and rounding.
 MAX_TOKENS = 240
-# 4x the longest real note's 17 (1,874 notes of jbranchaud/til: p50 2, p99 5 chunks); 64 chunks
-# embed in about a second.
+# 4x the longest real note's 17 (1,874 notes of jbranchaud/til: p50 2, p99 5 chunks). 64 full
+# chunks took 22 s on 2 cores shared at a load of 5, as long as ~100 ordinary chunks then.
 MAX_CHUNKS = 64
 
 # The index's words, and every other symbol (`_` too) on its own: WordPiece makes a token of
