@@ -76,6 +76,7 @@ def finish(
 
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
+    _warn_capped(report)
     for line in records.warnings():
         print(f"memidx: {line}", file=sys.stderr)
     if args.json:
@@ -116,6 +117,7 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
         write_reconcile(report, records, fix=args.fix)
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
+    _warn_capped(report)
     if args.fix:
         clear_failures(config.hook_error_path)
         return 1 if report.skipped or records.damaged else 0
@@ -158,6 +160,14 @@ def write_reconcile(report: SyncReport, records: RecordDrift, *, fix: bool) -> N
         print(f"  damaged: {display(line)}")
     if records.damaged:
         print(f"damage cannot be repaired from the index: {RESTORE_HINT}")
+
+
+def _warn_capped(report: SyncReport) -> None:
+    from memidx.notes.chunks import capped_warning
+    from memidx.text import display
+
+    for ref in report.capped:
+        print(f"memidx: warning: {capped_warning(display(ref))}", file=sys.stderr)
 
 
 def status(args: argparse.Namespace, config: Config) -> int:

@@ -135,5 +135,5 @@ def _staged_problem(config: Config, ref: str) -> str | None:
     try:
         parse_note(ref, data, config.max_note_bytes)
     except NoteError as exc:
-        return f"{display(ref)}:1: cannot be indexed: {exc}"
+        return f"{display(ref)}:{exc.line}: cannot be indexed: {exc}"
     return None

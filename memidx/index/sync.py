@@ -14,7 +14,7 @@ from memidx.git.repo import GitRepo
 from memidx.index.drift import Drift, SourceFile, compare, from_changes
 from memidx.index.sources import GitSource, WorktreeSource
 from memidx.index.store import NewDocument, Skip, Store, VectorStore, transaction
-from memidx.notes.chunks import chunk_document
+from memidx.notes.chunks import split_document
 from memidx.notes.note import Note, NoteError, parse_note, too_large
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -30,7 +30,8 @@ SETTINGS = "indexed_settings"  # state key: the settings that decide what is ind
 class SyncReport:
     """What one run changed in the index (filled in as the run goes)."""
 
-    __slots__ = ("commit", "deleted", "drift", "read", "renamed", "skipped", "source", "written")
+    __slots__ = ("capped", "commit", "deleted", "drift", "read", "renamed", "skipped",
+                 "source", "written")  # fmt: skip
 
     def __init__(self, source: str, commit: str | None, drift: Drift | None = None) -> None:
         self.source = source
@@ -40,7 +41,7 @@ class SyncReport:
         self.written = 0  # of those, rows inserted or changed
         self.deleted = 0
         self.renamed = 0
-        self.skipped: list[Skip] = []
+        self.skipped, self.capped = list[Skip](), list[str]()  # capped: over MAX_CHUNKS
 
     @property
     def changed(self) -> int:
@@ -70,10 +71,8 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
     )
 
 
-# How notes are read into documents and chunks; raised when the same file reads differently
-# (2: YAML 1.2 booleans in front matter; 3: one Markdown scanner, memidx.notes.markdown, for
-# titles and chunks), so every note is read again, not only those git says changed.
-NOTE_READER = 3
+# Raised when the same file reads differently, so every note is read again.
+NOTE_READER = 4  # 2: YAML 1.2 booleans; 3: one Markdown scanner; 4: odd YAML, conflicts, caps
 
 
 def settings_of(config: Config) -> str:
@@ -255,8 +254,9 @@ class _Run:
         doc = note_document(note, file.blob_id)
         doc_id, changed = self.store.upsert(doc)
         if changed or self.rechunk:
-            chunks = chunk_document(doc.title, doc.body, doc.body_line)
-            changed = VectorStore(self.store.conn).replace_chunks(doc_id, chunks) or changed
+            chunked = split_document(doc.title, doc.body, doc.body_line)
+            self.report.capped += [file.ref] if chunked.capped else []
+            changed = VectorStore(self.store.conn).replace_chunks(doc_id, chunked.chunks) or changed
         if changed:
             self.report.written += 1
         self.store.clear_skips(NOTE, [file.ref])

@@ -18,6 +18,7 @@ def sync_to_head(config: Config) -> list[str]:
     from memidx.index.open import writable_index
     from memidx.index.store import RecordStore
     from memidx.index.sync import sync
+    from memidx.notes.chunks import capped_warning
     from memidx.text import display
 
     keep_out_of_git(config.state_dir)
@@ -39,6 +40,7 @@ def sync_to_head(config: Config) -> list[str]:
     clear_failures(config.hook_error_path)
     lines = [f"notice: {notice}" for notice in notices]
     lines += [f"warning: {display(s.source_ref)}: skipped: {s.reason}" for s in report.skipped]
+    lines += [f"warning: {capped_warning(display(ref))}" for ref in report.capped]
     if report.changed:
         lines.append(
             f"index follows {report.source}: {report.written} written, {report.deleted} removed, "

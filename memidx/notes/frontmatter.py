@@ -1,23 +1,69 @@
-"""Front matter in the shape memidx and most editors write it, read without PyYAML (pure).
+"""Front matter: its fields as the text memidx stores (pure: text in, values out).
 
 Importing PyYAML costs ~19 ms, paid by every hook that indexes a note with front matter. The
 notes `memidx remember` writes use a small part of YAML: `key: value` lines whose values are
 plain words, quoted strings or lists of them. `read_simple` reads exactly that part and gives
-what PyYAML gives for it (with memidx.notes.note's loader: YAML 1.2's booleans); for anything else
-(comments, numbers, dates, booleans, nesting, escapes, duplicate keys) it returns None and the
-caller uses PyYAML.
+what PyYAML gives for it (with this module's loader: YAML 1.2's booleans); for anything else
+(comments, numbers, dates, booleans, nesting, escapes, duplicate keys) it returns None and
+PyYAML reads the block.
+
+Whatever YAML holds, the fields memidx reads (title, tags, aliases, created, lang) become text
+or a FrontMatterError: a value no text stands for (a number out of range, NaN, binary data, a
+set, a timestamp outside years 1-9999 in UTC, a nested list) is refused, never passed on.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from datetime import UTC, date, datetime
+from functools import cache
+
+from memidx.frozen import Value
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?")
 _ITEM = re.compile(r"( *)- (.*)")
 _MAX_KEY = 1024  # YAML's limit for a simple key
 _PLAIN_EXTRA = frozenset(" _.,'()/+-")
-# Plain words that are no text: booleans (YAML 1.2's, as memidx.notes.note reads them) and null.
+# Plain words that are no text: booleans (YAML 1.2's, as this module's loader reads them), null.
 _SPECIAL = frozenset({"true", "false", "null", "~"})
+
+
+class FrontMatterError(ValueError):
+    """Front matter memidx cannot read; the message says why, `line` where in the file."""
+
+    def __init__(self, message: str, line: int = 1) -> None:
+        super().__init__(f"malformed front matter: {message}")
+        self.line = line
+
+
+class Fields(Value):
+    """The fields memidx reads, as text (tags and aliases before cleaning)."""
+
+    title: str | None = None
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    created: str | None = None
+    lang: str | None = None
+
+
+def read_fields(block: str) -> Fields:
+    """The fields of a front-matter block (the lines between its `---` lines, the first of
+    them the file's line 2); FrontMatterError when it cannot be read."""
+    fields = read_simple(block)
+    if fields is None:
+        fields = _read_yaml(block)
+    return Fields(
+        title=_one(fields, "title"),
+        tags=_words(fields, "tags"),
+        aliases=_words(fields, "aliases"),
+        created=_one(fields, "created"),
+        lang=_one(fields, "lang"),
+    )
 
 
 def read_simple(text: str) -> dict[str, object] | None:
@@ -98,3 +144,156 @@ def _flow_list(raw: str) -> list[str] | None:
             return None
         words.append(word)
     return words
+
+
+def _read_yaml(block: str) -> dict[str, object]:
+    """Front matter beyond the simple shape, read by PyYAML (imported here: ~19 ms)."""
+    yaml, loader = _yaml()
+    try:
+        loaded: object = yaml.load(block, Loader=loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        where = f" at line {line}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise FrontMatterError(f"{problem}{where}", line=line) from exc
+    except Exception as exc:
+        # PyYAML's constructors let out whatever a hostile value makes them raise: ValueError
+        # (`2026-13-45`, a 5,000-digit number), KeyError (`!!bool x`), AttributeError
+        # (`!!timestamp x`), RecursionError (deep nesting without libyaml), MemoryError.
+        raise FrontMatterError(_why(exc)) from exc
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise FrontMatterError("expected 'key: value' lines")
+    from typing import cast
+
+    fields = cast(dict[object, object], loaded)
+    for key in fields:
+        if not isinstance(key, str):  # `1: x`, `true: x`, `2026-01-01: x`, `? [a]`
+            raise FrontMatterError(f"a key is {_kind(key)}, not text (quote it)")
+    return cast(dict[str, object], fields)
+
+
+def _why(exc: Exception) -> str:
+    """What went wrong in a PyYAML constructor, in words."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if isinstance(exc, ValueError) and str(exc):  # the value's own reason: "month must be..."
+        return str(exc)
+    return f"a value PyYAML cannot build ({type(exc).__name__}: {exc})"
+
+
+BOOL_TAG = "tag:yaml.org,2002:bool"
+
+
+@cache
+def _yaml() -> tuple[Any, Any]:
+    """PyYAML and its fastest safe loader (libyaml's parser when PyYAML was built with it),
+    with YAML 1.2's booleans: only true and false. YAML 1.1 also reads yes, no, on and off
+    as booleans, so `lang: no` (Norwegian) and `tags: [on]` would lose their words."""
+    import yaml
+
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Loader(base):  # pyright: ignore[reportUntypedBaseClass]
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != BOOL_TAG]
+        for first, resolvers in base.yaml_implicit_resolvers.items()
+    }
+    Loader.add_implicit_resolver(  # pyright: ignore[reportUnknownMemberType]
+        BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    return yaml, Loader
+
+
+def front_matter_loader() -> object:
+    """The YAML loader front matter is read with (for tests that compare readers)."""
+    return _yaml()[1]
+
+
+def _one(fields: dict[str, object], key: str) -> str | None:
+    """A field that holds one value, as text."""
+    value = fields.get(key)
+    if value is None:
+        return None
+    if isinstance(value, dict | list):
+        found = "a list" if isinstance(value, list) else "a mapping"
+        raise FrontMatterError(f"'{key}' must be text, found {found}")
+    return _text(value, key).strip() or None
+
+
+def _words(fields: dict[str, object], key: str) -> tuple[str, ...]:
+    """A field that holds words: a list, a comma string or one value."""
+    value = fields.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, dict):
+        raise FrontMatterError(f"'{key}' must be text or a list")
+    if isinstance(value, str):
+        return tuple(value.split(","))
+    from typing import cast  # only here: importing typing costs every hook ~2 ms
+
+    items = cast(list[object], value) if isinstance(value, list) else [value]
+    if any(isinstance(item, dict | list) for item in items):  # an alias bomb stops here too
+        raise FrontMatterError(f"'{key}' must be a list of words")
+    return tuple(_text(item, key) for item in items)
+
+
+def _text(value: object, key: str) -> str:
+    """One YAML value as text; FrontMatterError for a value no text stands for."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:  # `"\ud800"` (PyYAML without libyaml lets it in)
+            raise FrontMatterError(f"'{key}' holds a lone surrogate, not text") from exc
+        return value
+    if isinstance(value, bool | int):
+        try:
+            return str(value)
+        except ValueError as exc:  # `1:2:3:...`, YAML 1.1's base 60, makes any size of int
+            raise FrontMatterError(f"'{key}' is a number too long to write") from exc
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise FrontMatterError(
+                f"'{key}' is {value}, not a finite number (quote it to keep it as text)"
+            )
+        return str(value)
+    if isinstance(value, datetime):  # comparable with records' timestamps: UTC, "Z"
+        return _utc(value, key)
+    if isinstance(value, date):
+        return value.isoformat()
+    raise FrontMatterError(f"'{key}' must be text, found {_kind(value)}")
+
+
+def _utc(moment: datetime, key: str) -> str:
+    """A timestamp in UTC, as records write theirs: `2026-03-14T08:00:00Z`."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError as exc:  # `9999-12-31 23:59:59 -23:00` is in year 10000 in UTC
+        raise FrontMatterError(
+            f"'{key}' is {moment.isoformat(' ')}, outside the years 1-9999 in UTC"
+        ) from exc
+    return utc.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+
+
+_KINDS: dict[type, str] = {
+    bytes: "binary data (!!binary)",
+    set: "a set (!!set)",
+    tuple: "a pair (!!pairs, !!omap)",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    date: "a date",
+    datetime: "a timestamp",
+    type(None): "null",
+}
+
+
+def _kind(value: object) -> str:
+    """What a YAML value is, for a message (never its text: that may be huge)."""
+    return _KINDS.get(type(value), f"a {type(value).__name__}")

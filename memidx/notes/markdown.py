@@ -18,6 +18,11 @@ The rules are CommonMark 0.31's, for the blocks memidx needs (https://spec.commo
 - Indentation counts spaces: a tab before a fence or a `#` makes it indented code (a tab
   reaches column 4), which is neither a fence nor a heading.
 
+- Git's conflict markers (not Markdown): a line starting `<<<<<<<`, later `=======`, later
+  `>>>>>>>`, each followed by nothing or a space and a label, all three outside fenced code
+  (front matter included): a note about git shows them in code, and `=======` alone under a
+  line of text is a setext heading's underline.
+
 Not read, so never a fence or a heading here: containers (a fence or heading inside a block
 quote or indented 4+ spaces inside a list item), indented code blocks, setext headings
 (`Title` over `===`), HTML blocks. The English check strips block-quote markers itself before
@@ -42,6 +47,8 @@ class Heading(Value):
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
 _MARKS = frozenset(" `~#")  # the first character of every line that can be a fence or heading
+_CONFLICT_FIRST = frozenset("<=>")
+_CONFLICT = re.compile(r"(?:<{7}|>{7})(?:[ \t].*)?|={7}[ \t]*")
 
 
 def front_matter_end(lines: Sequence[str]) -> int | None:
@@ -89,3 +96,29 @@ def scan(lines: Iterable[str]) -> Iterator[tuple[str, bool, Heading | None]]:
             yield line, True, None
         else:
             yield line, False, heading_of(line)
+
+
+def conflict_start(lines: Sequence[str]) -> int | None:
+    """The index of the `<<<<<<<` line of the first unresolved git conflict (its `=======` and
+    `>>>>>>>` follow, outside fenced code), or None."""
+    if not any(line.startswith("<<<<<<<") for line in lines):
+        return None  # nearly every note: no second scan
+    end = front_matter_end(lines) or 0
+    marks = [(i, line[0]) for i, line in enumerate(lines[:end]) if _is_conflict_mark(line)]
+    for i, (line, code, _) in enumerate(scan(lines[end:]), start=end):
+        if not code and _is_conflict_mark(line):
+            marks.append((i, line[0]))
+    opening = None  # the `<<<<<<<` line of the conflict being read, then its `=======`
+    seen_middle = False
+    for i, mark in marks:
+        if mark == "<":
+            opening, seen_middle = i, False
+        elif mark == "=" and opening is not None:
+            seen_middle = True
+        elif mark == ">" and seen_middle:
+            return opening
+    return None
+
+
+def _is_conflict_mark(line: str) -> bool:
+    return line[:1] in _CONFLICT_FIRST and _CONFLICT.fullmatch(line) is not None

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from datetime import UTC, date, datetime
-from functools import cache
 from pathlib import PurePosixPath
 
 from memidx.frozen import Value
 from memidx.hashes import content_hash
-from memidx.notes.frontmatter import read_simple
-from memidx.notes.markdown import front_matter_end, scan
-
-TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
-if TYPE_CHECKING:
-    from typing import Any
+from memidx.notes.frontmatter import Fields, FrontMatterError, read_fields
+from memidx.notes.markdown import conflict_start, front_matter_end, scan
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
 # when memidx.notes.note is: the search path imports this module and must not pay ~19 ms for it.
@@ -36,10 +29,11 @@ class Note(Value):
 
 
 class NoteError(ValueError):
-    """A file under notes/ that cannot be indexed; the message says why."""
+    """A file under notes/ that cannot be indexed; the message says why, `line` where."""
 
-
-_FIELDS = {"title", "tags", "aliases", "created", "lang"}
+    def __init__(self, message: str, line: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 def is_note_path(ref: str, notes_dir: str) -> bool:
@@ -53,17 +47,24 @@ def is_note_path(ref: str, notes_dir: str) -> bool:
 def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
     """Parse the bytes of one note; raise NoteError saying why it cannot be indexed."""
     text = decode_note(data, max_bytes)
-    meta, body, body_line = split_front_matter(text.removeprefix("\ufeff").replace("\r\n", "\n"))
-    title = _scalar(meta.get("title")) or first_heading(body) or PurePosixPath(ref).stem
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+    conflict = conflict_start(lines)
+    if conflict is not None:
+        raise NoteError(
+            f"unresolved merge conflict markers at line {conflict + 1} "
+            "(resolve the conflict, then commit the note again)",
+            line=conflict + 1,
+        )
+    fields, body, body_line = split_front_matter("\n".join(lines))
     return Note(
         ref=ref,
-        title=title,
-        tags=_word_list(meta.get("tags"), "tags", lower=True),
-        aliases=_word_list(meta.get("aliases"), "aliases", lower=False),
+        title=fields.title or first_heading(body) or PurePosixPath(ref).stem,
+        tags=clean_words(fields.tags, lower=True),
+        aliases=clean_words(fields.aliases, lower=False),
         body=body,
         body_line=body_line,
-        created=_scalar(meta.get("created")),
-        lang=_scalar(meta.get("lang")),
+        created=fields.created,
+        lang=fields.lang,
         content_hash=content_hash(text),  # the file's SHA-256: the text is as decoded
     )
 
@@ -87,75 +88,21 @@ def decode_note(data: bytes, max_bytes: int) -> str:
     return text
 
 
-def split_front_matter(text: str) -> tuple[dict[str, object], str, int]:
+def split_front_matter(text: str) -> tuple[Fields, str, int]:
     """Split optional YAML front matter from the body; returns (fields, body, body's first line)."""
     if not text.startswith("---"):
-        return {}, text, 1
+        return Fields(), text, 1
     lines = text.split("\n")
     end = front_matter_end(lines)
     if not end:
         if end is None:
             raise NoteError("malformed front matter: no closing '---' line")
-        return {}, text, 1
-    block = "\n".join(lines[1 : end - 1])
-    meta = read_simple(block)
-    if meta is None:
-        meta = _read_yaml(block)
-    for key in _FIELDS & set(meta):
-        if isinstance(meta[key], dict):
-            raise NoteError(f"malformed front matter: '{key}' must be text or a list")
-    return meta, "\n".join(lines[end:]), end + 1
-
-
-def _read_yaml(block: str) -> dict[str, object]:
-    """Front matter beyond the simple shape, read by PyYAML (imported here: ~19 ms)."""
-    yaml, loader = _yaml()
+        return Fields(), text, 1
     try:
-        loaded: object = yaml.load(block, Loader=loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise NoteError(f"malformed front matter: {problem}{where}") from exc
-    except ValueError as exc:  # well-formed YAML, impossible value: `date: 2026-13-45`
-        raise NoteError(f"malformed front matter: {exc}") from exc
-    if loaded is None:
-        return {}
-    if not isinstance(loaded, dict):
-        raise NoteError("malformed front matter: expected 'key: value' lines")
-    from typing import cast
-
-    return {str(k): v for k, v in cast(dict[object, object], loaded).items()}
-
-
-BOOL_TAG = "tag:yaml.org,2002:bool"
-
-
-@cache
-def _yaml() -> tuple[Any, Any]:
-    """PyYAML and its fastest safe loader (libyaml's parser when PyYAML was built with it),
-    with YAML 1.2's booleans: only true and false. YAML 1.1 also reads yes, no, on and off
-    as booleans, so `lang: no` (Norwegian) and `tags: [on]` would lose their words."""
-    import yaml
-
-    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class Loader(base):  # pyright: ignore[reportUntypedBaseClass]
-        pass
-
-    Loader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != BOOL_TAG]
-        for first, resolvers in base.yaml_implicit_resolvers.items()
-    }
-    Loader.add_implicit_resolver(  # pyright: ignore[reportUnknownMemberType]
-        BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-    )
-    return yaml, Loader
-
-
-def front_matter_loader() -> object:
-    """The YAML loader front matter is read with (for tests that compare readers)."""
-    return _yaml()[1]
+        fields = read_fields("\n".join(lines[1 : end - 1]))
+    except FrontMatterError as exc:
+        raise NoteError(str(exc), exc.line) from exc
+    return fields, "\n".join(lines[end:]), end + 1
 
 
 def first_heading(body: str) -> str | None:
@@ -165,34 +112,6 @@ def first_heading(body: str) -> str | None:
         if heading is not None and heading.level == 1 and heading.text:
             return heading.text
     return None
-
-
-def _scalar(value: object) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):  # comparable with records' timestamps: UTC, "Z"
-        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, list | tuple):
-        raise NoteError("malformed front matter: expected text, found a list")
-    text = str(value).strip()
-    return text or None
-
-
-def _word_list(value: object, key: str, *, lower: bool) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        items: list[object] = list(value.split(","))
-    elif isinstance(value, list):
-        items = list(value)  # pyright: ignore[reportUnknownArgumentType]
-    else:
-        items = [value]
-    if any(isinstance(item, dict | list) for item in items):
-        raise NoteError(f"malformed front matter: '{key}' must be a list of words")
-    return clean_words(items, lower=lower)
 
 
 def clean_word(item: object, *, lower: bool = True) -> str:

@@ -14,6 +14,13 @@ BAD_FILES: list[tuple[str, bytes, str]] = [
     ("notes/empty.md", b"", "empty note"),
     ("notes/huge.md", b"corpus " * (3 * 1024 * 1024), "too large"),
     ("notes/front.md", b"---\ntitle: [unclosed\n---\ncorpus\n", "malformed front matter"),
+    # a timestamp that is in year 10000 once in UTC (OverflowError in every writer before)
+    ("notes/when.md", b"---\ncreated: 9999-12-31 23:59:59 -23:00\n---\ncorpus\n", "years 1-9999"),
+    (
+        "notes/merged.md",
+        b"# Merged\n<<<<<<< HEAD\ncorpus\n=======\ncorpus too\n>>>>>>> topic\n",
+        "unresolved merge conflict markers at line 2",
+    ),
 ]
 
 
@@ -33,6 +40,55 @@ def test_a_bad_note_is_skipped_with_a_reason_and_the_rest_is_indexed(
     assert "Traceback" not in run.err
     found = repo.memidx("search", "corpus", "--json").json()
     assert [h["ref"] for h in found["hits"]] == ["notes/good.md"]
+
+
+UNREPRESENTABLE = b"---\ntitle: When\ncreated: 0001-01-01 00:00:00 +23:00\n---\ncorpus\n"
+
+
+def test_a_commit_with_an_unrepresentable_note_indexes_every_other_note(repo: NotesRepo) -> None:
+    repo.write("notes/good.md", GOOD)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    repo.write("notes/other.md", GOOD.replace("Good note", "Other note"))
+    repo.write("notes/when.md", UNREPRESENTABLE)
+    repo.commit("one note no timestamp can hold")
+
+    hook = repo.memidx("hook", "post-commit")  # what git runs after the commit
+    drift = repo.memidx("check", "drift", "notes/when.md", "notes/other.md")
+
+    assert hook.code == 0 and "Traceback" not in hook.err
+    assert "notes/when.md: skipped: malformed front matter: 'created' is 0001-01-01" in hook.out
+    found = repo.memidx("search", "corpus", "--json").json()["hits"]
+    assert sorted(h["ref"] for h in found) == ["notes/good.md", "notes/other.md"]
+    assert drift.code == 1
+    assert (drift.out + drift.err).strip().splitlines() == [
+        "notes/when.md:1: cannot be indexed: malformed front matter: 'created' is "
+        "0001-01-01 00:00:00+23:00, outside the years 1-9999 in UTC"
+    ]
+    assert repo.memidx("status", "--json").json()["skipped"][0]["ref"] == "notes/when.md"
+
+
+def test_the_check_refuses_a_note_committed_with_conflict_markers(repo: NotesRepo) -> None:
+    repo.write("notes/lock.md", "# Lock\n\nThe corpus says one thing.\n")
+    repo.commit()
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("notes/lock.md", "# Lock\n\nThe corpus says another thing.\n")
+    repo.commit("theirs")
+    repo.git("checkout", "-q", "main")
+    repo.write("notes/lock.md", "# Lock\n\nThe corpus says a third thing.\n")
+    repo.commit("ours")
+    assert repo.memidx("ingest").code == 0
+    repo.git("merge", "topic", check=False)
+    assert "<<<<<<< HEAD" in (repo.root / "notes/lock.md").read_text()
+    repo.git("add", "notes/lock.md")  # "resolved" by staging the markers as they are
+
+    drift = repo.memidx("check", "drift", "notes/lock.md")
+
+    assert drift.code == 1
+    assert (drift.out + drift.err).strip() == (
+        "notes/lock.md:3: cannot be indexed: unresolved merge conflict markers at line 3 "
+        "(resolve the conflict, then commit the note again)"
+    )
 
 
 def test_twenty_megabyte_note_is_skipped_without_reading_it(repo: NotesRepo) -> None:
@@ -129,6 +185,46 @@ def test_a_fixed_note_is_indexed_and_forgotten_as_skipped(repo: NotesRepo) -> No
     run = repo.memidx("sync")
     assert (run.code, run.err) == (0, "")
     assert repo.memidx("status", "--json").json()["skipped"] == []
+
+
+HEADINGS = "".join(f"## h{i}\n" for i in range(105_426))  # 1 MiB: once 105,426 chunks
+
+
+def test_a_note_of_headings_only_gets_the_capped_chunks_and_a_warning(repo: NotesRepo) -> None:
+    import sqlite3
+
+    repo.write("notes/good.md", GOOD)
+    repo.write("notes/hh.md", HEADINGS)
+    repo.commit()
+
+    run = repo.memidx("ingest")
+
+    assert run.code == 0  # indexed: only its end is not embedded
+    assert run.err.strip().splitlines() == [
+        "memidx: warning: notes/hh.md: only its first 64 chunks are embedded, small sections "
+        "merged (split the note; all of it is still searched by words)"
+    ]
+    with sqlite3.connect(repo.root / ".memidx" / "index.sqlite") as db:
+        counts = db.execute(
+            "SELECT d.source_ref, count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id "
+            "GROUP BY d.source_ref ORDER BY 1"
+        ).fetchall()
+    assert counts == [("notes/good.md", 1), ("notes/hh.md", 64)]
+    found = repo.memidx("search", "--json", "--mode", "bm25", "h105425").json()["hits"]
+    assert [h["ref"] for h in found] == ["notes/hh.md"]
+
+
+def test_the_hook_warns_when_a_commit_brings_a_capped_note(repo: NotesRepo) -> None:
+    repo.write("notes/good.md", GOOD)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    repo.write("notes/hh.md", HEADINGS)
+    repo.commit("a pathological note")
+
+    hook = repo.memidx("hook", "post-commit")
+
+    assert hook.code == 0
+    assert "warning: notes/hh.md: only its first 64 chunks are embedded" in hook.out
 
 
 def test_the_checks_block_a_huge_staged_note_without_reading_it(

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.notes.chunks import MAX_TOKENS, chunk_document, estimate_tokens
+from memidx.notes.chunks import (
+    MAX_CHUNKS,
+    MAX_TOKENS,
+    chunk_document,
+    estimate_tokens,
+    split_document,
+)
 
 BODY = """Intro paragraph about the problem.
 
@@ -93,3 +99,43 @@ def test_estimate_counts_symbols_digits_and_underscores_generously() -> None:
 def test_a_heading_inside_a_longer_fence_starts_no_chunk() -> None:
     body = "intro\n\n````md\n```python\n# a comment, not a heading\n```\n````\n\n## Real\ntext"
     assert [c.heading for c in chunk_document("T", body, body_line=1)] == [None, "Real"]
+
+
+HEADINGS = "".join(f"## h{i}\n" for i in range(105_426))  # 1 MiB of headings
+
+
+def test_a_note_of_a_hundred_thousand_headings_costs_at_most_the_cap() -> None:
+    chunking = split_document("hh", HEADINGS)
+
+    assert chunking.capped
+    assert len(chunking.chunks) == MAX_CHUNKS  # was one chunk per heading: 105,426
+    assert [c.seq for c in chunking.chunks] == list(range(MAX_CHUNKS))
+    assert all(estimate_tokens(c.text) <= MAX_TOKENS for c in chunking.chunks)
+    assert chunking.chunks[0].text.startswith("hh\nh0\n## h0\n## h1\n")  # merged up to the window
+    assert chunking.chunks[1].line > 40  # each chunk holds dozens of headings
+
+
+def test_small_sections_merge_only_when_a_note_needs_more_than_the_cap() -> None:
+    body = "".join(f"## Part {i}\n\nstep {i}\n\n" for i in range(100))
+    merged = split_document("Steps", body)
+    few = split_document("Steps", body, max_chunks=200)
+
+    assert not merged.capped and len(merged.chunks) < MAX_CHUNKS
+    assert " ".join(c.text for c in merged.chunks).count("step ") == 100  # nothing left out
+    assert [c.heading for c in few.chunks] == [f"Part {i}" for i in range(100)]  # one per section
+
+
+def test_a_long_note_keeps_its_first_chunks_in_order() -> None:
+    body = "\n\n".join(f"word{i} " * 200 for i in range(200))  # 200 window-sized paragraphs
+    chunking = split_document("Long", body, max_chunks=8)
+
+    assert chunking.capped and len(chunking.chunks) == 8
+    assert "word0 " in chunking.chunks[0].text and "word199" not in chunking.chunks[-1].text
+    assert chunk_document("Long", body) == list(split_document("Long", body).chunks)
+
+
+def test_a_note_at_the_cap_is_not_capped() -> None:
+    body = "".join(f"## S{i}\n" + "word " * 100 + "\n" for i in range(MAX_CHUNKS))  # 2 fit in 1
+    chunking = split_document("T", body)
+    assert (len(chunking.chunks), chunking.capped) == (MAX_CHUNKS, False)
+    assert [c.heading for c in chunking.chunks] == [f"S{i}" for i in range(MAX_CHUNKS)]

@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memidx.memory.remember import note_text
-from memidx.notes.frontmatter import read_simple
-from memidx.notes.note import front_matter_loader
+from memidx.notes.frontmatter import front_matter_loader, read_simple
 
 LOADER: Any = front_matter_loader()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.notes.markdown import Heading, front_matter_end, heading_of, scan
+from memidx.notes.markdown import Heading, conflict_start, front_matter_end, heading_of, scan
 
 
 @pytest.mark.parametrize(
@@ -80,3 +80,33 @@ def test_headings_inside_fences_are_code() -> None:
 )
 def test_front_matter_end(text: str, end: int | None) -> None:
     assert front_matter_end(text.split("\n")) == end
+
+
+CONFLICT = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic"
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        (f"intro\n{CONFLICT}\nafter", 1),
+        (f"# Title\n\n{CONFLICT}", 2),
+        ("a\n<<<<<<< HEAD\nours\n||||||| base\nold\n=======\ntheirs\n>>>>>>> b", 1),  # diff3
+        ("<<<<<<<\nours\n=======\ntheirs\n>>>>>>>", 0),  # no labels
+        (f"---\n{CONFLICT}\n---\nbody", 1),  # in front matter: not Markdown, never code
+        (f"---\ntitle: t\n---\n{CONFLICT}", 3),
+        (f"```\n{CONFLICT}\n```\n{CONFLICT}", 7),  # the first outside code counts
+        # not a conflict
+        ("Title\n=======\n\ntext", None),  # a setext heading's underline
+        (f"```text\n{CONFLICT}\n```", None),  # a note about git shows them in code
+        (f"~~~~\n```\n{CONFLICT}\n```\n~~~~", None),
+        ("<<<<<<< HEAD\nours\n=======\ntheirs", None),  # no closing marker
+        ("<<<<<<< HEAD\nours\n>>>>>>> topic", None),  # no middle
+        (">>>>>>> topic\n=======\n<<<<<<< HEAD", None),  # out of order
+        ("<<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>>> topic", None),  # eight, not seven
+        ("<<<<<<<HEAD\nours\n=======x\ntheirs\n>>>>>>>topic", None),  # no space after
+        ("    <<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic", None),  # git writes column 0
+        ("<<<<<<< HEAD\n```\n=======\n```\n>>>>>>> topic", None),  # the middle is in code
+    ],
+)
+def test_conflict_markers_outside_code(text: str, start: int | None) -> None:
+    assert conflict_start(text.split("\n")) == start

@@ -56,7 +56,7 @@ def test_title_falls_back_to_heading_then_file_name(data: bytes, title: str) -> 
         (b"---\ntitle: [unclosed\n---\nbody\n", "malformed front matter"),
         (b"---\ntitle: no end\nbody\n", "no closing '---'"),
         (b"---\n- a list\n- not a mapping\n---\nbody\n", "expected 'key: value'"),
-        (b"---\ntitle:\n  nested: map\n---\nbody\n", "must be text or a list"),
+        (b"---\ntitle:\n  nested: map\n---\nbody\n", "'title' must be text, found a mapping"),
         (b"---\ntags: [[a, b]]\n---\nbody\n", "list of words"),
         # values YAML's grammar accepts but no date, time or number can hold
         (b"---\ndate: 2026-13-45\n---\nbody\n", "malformed front matter: month must be"),
@@ -162,3 +162,15 @@ NESTED_FENCES = "intro\n\n````md\n```python\n# a comment, not a heading\n```\n``
 def test_a_fence_closes_only_with_as_many_marks_and_no_info_string() -> None:
     assert first_heading(NESTED_FENCES) == "Real"
     assert first_heading("```\n# inside\n``` not a close\n# still inside\n```\n# out\n") == "out"
+
+
+def test_a_note_with_unresolved_conflict_markers_cannot_be_indexed() -> None:
+    data = b"---\ntitle: Locks\n---\nintro\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> b\n"
+    with pytest.raises(NoteError, match="unresolved merge conflict markers at line 5") as raised:
+        parse_note("notes/locks.md", data, LIMIT)
+    assert raised.value.line == 5
+
+
+def test_a_note_about_git_may_show_conflict_markers_in_code() -> None:
+    data = b"# Resolving\n\nA conflict:\n\n```\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n```\n"
+    assert parse_note("notes/git.md", data, LIMIT).title == "Resolving"
