@@ -38,7 +38,7 @@ def make(repo: NotesRepo, *args: str) -> subprocess.CompletedProcess[str]:
     [
         ("$PATH is empty in cron", "path empty cron"),
         ("$(shell echo injected) lock", "shell echo injected lock"),
-        ('it said "file" `lock`', "said file lock"),
+        ('it said "file" `lock`', "it said file lock"),
     ],
 )
 def test_make_search_passes_the_query_through_untouched(
