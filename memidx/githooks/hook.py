@@ -10,6 +10,7 @@ from pathlib import Path
 from memidx.config import Config, load_config
 from memidx.errors import VECTOR_MODULES, MemidxError
 from memidx.index.failures import clear_failures, record_failure
+from memidx.index.ownership import keep_out_of_git
 
 STAGES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 
@@ -44,7 +45,7 @@ def run_hook(directory: Path | None, stage: str) -> int:
 def sync_to_head(config: Config) -> list[str]:
     """Sync the index and start embedding in the background; returns lines to print."""
     from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments_changed
-    from memidx.index.open import writable_index
+    from memidx.index.open import mark_index_built, writable_index
     from memidx.index.store import RecordStore
     from memidx.index.sync import sync
     from memidx.text import display
@@ -63,6 +64,7 @@ def sync_to_head(config: Config) -> list[str]:
             )
 
             records = sync_records(config, store)
+        mark_index_built(config, store)  # every note and every changed segment is in
     finally:
         store.conn.close()
     clear_failures(config.hook_error_path)
@@ -80,15 +82,6 @@ def sync_to_head(config: Config) -> list[str]:
     if (report.written or (records is not None and records.indexed)) and config.hook_embed:
         lines += start_background_embed(config)
     return lines
-
-
-def keep_out_of_git(state_dir: Path) -> None:
-    """Make .memidx/ ignore itself, so a repository whose .gitignore does not name it (one
-    that uses memidx's hooks through .pre-commit-hooks.yaml) never commits its index."""
-    ignore = state_dir / ".gitignore"
-    if not ignore.exists():
-        state_dir.mkdir(parents=True, exist_ok=True)
-        ignore.write_text("# memidx's index and state: derived, never committed\n*\n")
 
 
 def start_background_embed(config: Config) -> list[str]:
