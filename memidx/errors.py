@@ -38,6 +38,15 @@ class IndexBusy(MemidxError):
     """Another process holds the index's write lock for longer than the busy timeout."""
 
 
+class IndexUnavailable(MemidxError):
+    """The index cannot be read or written for now (disk full, read-only, no permission, an
+    I/O error); it is left as it was."""
+
+
+class NotMemidxIndex(MemidxError):
+    """The index path names a file memidx cannot prove it made: it is never replaced."""
+
+
 class GitError(MemidxError):
     """A git operation failed."""
 

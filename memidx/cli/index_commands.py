@@ -13,13 +13,14 @@ from memidx.errors import UsageError
 
 if TYPE_CHECKING:
     from memidx.haystack.indexing import RecordDrift, RecordReport
+    from memidx.index.documents import Store
     from memidx.index.sync import SyncReport
 
 
 def ingest(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.indexing import sync_records
     from memidx.index.failures import clear_failures
-    from memidx.index.open import writable_index
+    from memidx.index.open import mark_index_built, writable_index
     from memidx.index.sync import ingest as ingest_notes
     from memidx.index.sync import note_source
     from memidx.progress import ProgressBar
@@ -33,6 +34,7 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
         bar.close()
         bar = ProgressBar("indexing records")
         records = sync_records(config, store, full=True, progress=bar)
+        mark_index_built(config, store)
     finally:
         bar.close()
         store.conn.close()
@@ -49,7 +51,7 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
 def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.indexing import sync_records
     from memidx.index.failures import clear_failures
-    from memidx.index.open import writable_index
+    from memidx.index.open import mark_index_built, writable_index
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
@@ -58,6 +60,7 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     try:
         report = sync_notes(config, store, bar)
         records = sync_records(config, store)
+        mark_index_built(config, store)
     finally:
         bar.close()
         store.conn.close()
@@ -88,7 +91,7 @@ def finish(
 
 def reconcile(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import output
-    from memidx.haystack.indexing import record_drift, sync_records
+    from memidx.haystack.indexing import record_drift
     from memidx.index.failures import clear_failures
     from memidx.index.open import open_store, writable_index
     from memidx.index.sync import note_source
@@ -106,8 +109,8 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
             config, store, source, fix=args.fix, progress=ProgressBar("repairing")
         )
         records = record_drift(config, store, deep=True)
-        if args.fix and records.total:
-            sync_records(config, store, full=True)
+        if args.fix:
+            _repaired(config, store, records_drift=records.total)
     finally:
         store.conn.close()
     total = report.drift.total + records.total
@@ -168,6 +171,16 @@ def _warn_capped(report: SyncReport) -> None:
 
     for ref in report.capped:
         print(f"memidx: warning: {capped_warning(display(ref))}", file=sys.stderr)
+
+
+def _repaired(config: Config, store: Store, *, records_drift: int) -> None:
+    """Bring the records in too, then mark the index built: every note and record is in."""
+    from memidx.haystack.indexing import sync_records
+    from memidx.index.open import mark_index_built
+
+    if records_drift:
+        sync_records(config, store, full=True)
+    mark_index_built(config, store)
 
 
 def status(args: argparse.Namespace, config: Config) -> int:

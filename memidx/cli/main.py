@@ -38,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     directory = Path(args.directory) if args.directory else None
+    index: Path | None = None  # named in the errors of SQLite that reach this far
     if args.command == "hook":  # must never fail the git operation, whatever happens
         from memidx.githooks.hook import run_hook, stage_from_environment
 
@@ -47,6 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if directory is not None and not directory.is_dir():  # never a new memory by a typo
             raise UsageError(f"-C {args.directory}: no such folder", "give the memory's folder")
         config = load_config(directory)
+        index = config.index_path
         return _handler(args.handler)(args, config)
     except UsageError as exc:
         print(f"memidx: usage error: {exc}", file=sys.stderr)
@@ -54,8 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemidxError as exc:
         print(f"memidx: error: {exc}", file=sys.stderr)
         return 1
-    except sqlite3.DatabaseError as exc:  # damage the opening checks could not see
-        print(f"memidx: error: the index is unusable: {exc} ({REBUILD_HINT})", file=sys.stderr)
+    except sqlite3.DatabaseError as exc:  # damage the opening checks could not see, or a full disk
+        from memidx.index.connection import trouble
+
+        passing = trouble(exc, index)
+        problem = passing or f"the index is unusable: {exc} ({REBUILD_HINT})"
+        print(f"memidx: error: {problem}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("memidx: interrupted", file=sys.stderr)
@@ -68,8 +74,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"memidx: error: {exc.name} is not installed ({VECTORS_HINT})", file=sys.stderr)
         return 1
     except OSError as exc:
+        from memidx.index.connection import ERRNO_HINTS
+
         where = f" {exc.filename}" if exc.filename else ""
-        print(f"memidx: error:{where} {exc.strerror or exc}", file=sys.stderr)
+        hint = ERRNO_HINTS.get(exc.errno or 0)
+        print(
+            f"memidx: error:{where} {exc.strerror or exc}{f' ({hint})' if hint else ''}",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -66,7 +66,7 @@ def write_status(out: TextIO, status: Status) -> None:
         ("index", f"{status.index_path} ({_size(status.index_bytes)})"),
     ]
     if status.index_problem:
-        rows.append(("problem", f"{status.index_problem} (run `make ingest`)"))
+        rows.append(("problem", f"{status.index_problem} ({status.index_remedy})"))
     else:
         indexed = status.indexed_commit[:12] if status.indexed_commit else "working tree"
         kinds = ", ".join(counted(n, k) for k, n in status.kinds.items())

@@ -1,37 +1,196 @@
-"""A connection to the index file and its transactions: WAL, a busy timeout, BEGIN IMMEDIATE."""
+"""A connection to the index file and its transactions: writers get WAL, a busy timeout and
+BEGIN IMMEDIATE; readers open it read-only and need no write access. SQLite's errors are sorted into
+damage (the file is broken) and trouble that passes (a full disk, a read-only file system, a
+lock, no permission), which must never be taken for damage: the index is left as it was."""
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable
+from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnavailable, IndexUnusable, MemidxError
+from memidx.index.ownership import APPLICATION_ID, header_id, legacy, not_ours, stamp
 
 BUSY_TIMEOUT_MS = 5000
 
+FULL_HINT = "free space on its disk, then try again"
+READONLY_HINT = "check the permissions and the mount of its folder, then try again"
+IO_HINT = "check the disk and its free space, then try again"
+BUSY_HINT = "wait for it to finish, then try again"
+LEFT_AS_IT_WAS = "; the index was left as it was"
+# SQLite's primary result codes of trouble that passes, and the hint each gets
+PASSING = {
+    sqlite3.SQLITE_FULL: FULL_HINT,
+    sqlite3.SQLITE_IOERR: IO_HINT,
+    sqlite3.SQLITE_READONLY: READONLY_HINT,
+    sqlite3.SQLITE_PERM: READONLY_HINT,
+    sqlite3.SQLITE_CANTOPEN: READONLY_HINT,
+    sqlite3.SQLITE_NOMEM: "try again",
+    sqlite3.SQLITE_PROTOCOL: BUSY_HINT,
+    sqlite3.SQLITE_BUSY: BUSY_HINT,
+    sqlite3.SQLITE_LOCKED: BUSY_HINT,
+}
+ERRNO_HINTS = {
+    errno.ENOSPC: FULL_HINT,
+    getattr(errno, "EDQUOT", errno.ENOSPC): FULL_HINT,  # no quotas on Windows
+    errno.EROFS: READONLY_HINT,
+    errno.EACCES: READONLY_HINT,
+    errno.EPERM: READONLY_HINT,
+    errno.EIO: IO_HINT,
+}
+CANNOT_WRITE = (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY)
+MAYBE_FULL = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN)
+# SQLite's messages, for an error that carries no result code
+MESSAGES = (
+    ("disk is full", sqlite3.SQLITE_FULL),
+    ("disk i/o error", sqlite3.SQLITE_IOERR),
+    ("readonly", sqlite3.SQLITE_READONLY),
+    ("unable to open", sqlite3.SQLITE_CANTOPEN),
+    ("locked", sqlite3.SQLITE_BUSY),
+    ("malformed", sqlite3.SQLITE_CORRUPT),
+    ("not a database", sqlite3.SQLITE_NOTADB),
+)
 
-def connect(path: Path, *, create: bool) -> sqlite3.Connection:
-    """Open the index; with create=False a missing file is IndexUnusable, never a new file."""
-    if not create and not path.is_file():
-        raise IndexUnusable(f"no index at {path}", REBUILD_HINT)
-    if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    uri = f"{path.resolve().as_uri()}?mode={'rwc' if create else 'rw'}"
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open the index for writing, creating a missing one. A new file is stamped with
+    memidx's application id before anything else is written; an existing one must prove it is
+    memidx's (NotMemidxIndex, and nothing written) before its journal mode is touched."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = _size(path) == 0
+    unstamped = not new and header_id(path) != APPLICATION_ID
+    uri = f"{path.resolve().as_uri()}?mode=rwc"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     try:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if new:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        elif unstamped:
+            _prove_legacy(conn, path)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
-    except sqlite3.DatabaseError as exc:
-        raise IndexUnusable(
-            f"the index at {path} is unusable: {describe(exc)}", REBUILD_HINT
-        ) from exc
+        if unstamped:
+            stamp(conn)  # an index of an earlier memidx: stamped on its first write
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
-def describe(exc: sqlite3.DatabaseError) -> str:
+def _prove_legacy(conn: sqlite3.Connection, path: Path) -> None:
+    """An unstamped database is memidx's only with memidx's tables; reading them must not
+    fail for damage (then nothing proves whose it is)."""
+    try:
+        if int(conn.execute("PRAGMA application_id").fetchone()[0]) == APPLICATION_ID:
+            return  # stamped in the -wal, not yet in the file's header
+        if legacy(conn):
+            return
+    except sqlite3.DatabaseError as exc:
+        if passing(exc):
+            raise
+        raise not_ours(path, describe(exc)) from exc
+    raise not_ours(path, "an SQLite database without memidx's tables")
+
+
+def connect_reader(path: Path) -> sqlite3.Connection:
+    """Open the index read-only, creating nothing where nothing may be written. Where the
+    folder can be written, a writer may come at any time, so SQLite's shared memory (-shm)
+    keeps this reader's view consistent; in a read-only folder the file is immutable unless
+    its -wal holds changes, which a read-only -shm lets SQLite read."""
+    if not path.is_file():
+        raise IndexUnusable(f"no index at {path}", REBUILD_HINT)
+    found = header_id(path) if _size(path) else 0
+    if found is None:
+        raise not_ours(path, "the file is not an SQLite database")
+    query = "mode=ro"
+    if not os.access(path.parent, os.W_OK):
+        if _size(Path(f"{path}-wal")) == 0:
+            query = "mode=ro&immutable=1"
+        elif not Path(f"{path}-shm").exists():
+            raise wal_needs_writer(path)
+    uri = f"{path.resolve().as_uri()}?{query}"
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def wal_needs_writer(path: Path) -> IndexUnavailable:
+    return IndexUnavailable(
+        f"the index at {path} has changes in its write-ahead log ({path.name}-wal) that a "
+        "writer must apply first, and its folder is read-only",
+        "run `memidx sync` once where the folder can be written, then search here again",
+    )
+
+
+def passing(exc: BaseException) -> bool:
+    """Whether `exc` is trouble that passes, never a reason to rebuild the index."""
+    if isinstance(exc, sqlite3.Error):
+        return _code(exc) in PASSING
+    return isinstance(exc, OSError) and exc.errno in ERRNO_HINTS
+
+
+def trouble(exc: BaseException, path: Path | None, *, write: bool = True) -> MemidxError | None:
+    """The one-line error for trouble that passes, or None for damage and anything else."""
+    where = "the index" if path is None else f"the index at {path}"
+    verb, left = ("written", LEFT_AS_IT_WAS) if write else ("read for now", "")
+    if isinstance(exc, OSError):
+        hint = ERRNO_HINTS.get(exc.errno or 0)
+        if hint is None:
+            return None
+        name = f" ({exc.filename})" if exc.filename else ""
+        return IndexUnavailable(f"{where} cannot be {verb}: {exc.strerror}{name}", hint + left)
+    if not isinstance(exc, sqlite3.Error) or _code(exc) not in PASSING:
+        return None
+    code = _code(exc)
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_PROTOCOL):
+        return IndexBusy(f"{where} is locked by another process ({exc})", BUSY_HINT)
+    if path is None:
+        return IndexUnavailable(f"{where} cannot be {verb}: {exc}", PASSING[code] + left)
+    if not write and code in CANNOT_WRITE and not os.access(path.parent, os.W_OK):
+        return wal_needs_writer(path)
+    if code in MAYBE_FULL and _full(path.parent):  # SQLite often says "disk I/O error" then
+        return IndexUnavailable(
+            f"{where} cannot be {verb}: its disk is full ({exc})", FULL_HINT + left
+        )
+    return IndexUnavailable(f"{where} cannot be {verb}: {exc}", PASSING[code] + left)
+
+
+def _full(folder: Path) -> bool:
+    """Whether the file system holding `folder` has (almost) no space left."""
+    import shutil  # only on the way to an error
+
+    try:
+        return shutil.disk_usage(folder).free < 64 * 1024
+    except OSError:
+        return False
+
+
+@contextmanager
+def trouble_reported(path: Path, *, write: bool) -> Generator[None]:
+    """Turn trouble that passes into its one-line error; damage and the rest pass through."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as exc:
+        found = trouble(exc, path, write=write)
+        if found is None:
+            raise
+        raise found from exc
+
+
+def _code(exc: sqlite3.Error) -> int:
+    """SQLite's primary result code of the error (from its message when it carries none)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF
+    text = str(exc).lower()
+    return next((found for words, found in MESSAGES if words in text), sqlite3.SQLITE_ERROR)
+
+
+def describe(exc: sqlite3.Error) -> str:
     """What SQLite's error says about the file, in the user's words."""
     text = str(exc)
     if "not a database" in text:
@@ -39,6 +198,13 @@ def describe(exc: sqlite3.DatabaseError) -> str:
     if "malformed" in text:
         return "the file is damaged (database disk image is malformed)"
     return text
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 @contextmanager

@@ -1,20 +1,34 @@
-"""Opening the index: readers get a usable index or IndexUnusable; writers get one always,
-created, upgraded or rebuilt as needed, through the one helper every writer uses."""
+"""Opening the index: readers get a usable, completely built index or IndexUnusable; writers
+get one always (created, upgraded or rebuilt as needed) through the one helper every writer
+uses, and only ever replace or move a file that is provably memidx's index."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import REBUILD_HINT, IndexUnusable
-from memidx.index.connection import connect
+from memidx.index.connection import connect, connect_reader, describe, passing, trouble_reported
 from memidx.index.documents import Store
+from memidx.index.ownership import (
+    check_location,
+    keep_out_of_git,
+    move_aside,
+    not_ours,
+    owned,
+    refuse_foreign,
+    remove_index,
+)
 from memidx.index.schema import (
     EMPTY,
+    OUTDATED,
     SCHEMA_VERSION,
+    build_problem,
     create_schema,
     damage,
+    mark_built,
     migrate,
     schema_problem,
 )
@@ -29,63 +43,122 @@ def writable_index(
     fill: Callable[[Config, Store], None] | None = None,
 ) -> Store:
     """The index for writing, made usable first (see open_store): `notice` hears of a rebuild
-    or an upgrade. With `fill`, an index never filled (new or rebuilt) is filled by it first,
-    by one process while the others wait (the same lock as creation)."""
-    store, said = open_store(config.index_path, write=True, verify=verify)
+    or an upgrade. With `fill`, an index not completely built (new, rebuilt, or a build that
+    was interrupted) is filled by it first, by one process while the others wait (the same
+    lock as creation), and marked built. Without, the caller brings the whole index in step
+    and calls mark_index_built."""
+    path = config.index_path
+    creating = not path.exists() or path.stat().st_size == 0
+    check_location(config, ask_git=verify or creating)
+    if creating and path.resolve().is_relative_to(config.state_dir.resolve()):
+        keep_out_of_git(config.state_dir)  # a later `git add -A` must not commit it
+    store, said = open_store(path, write=True, verify=verify)
     if said and notice is not None:
         notice(said)
-    if fill is not None and store.get_state("indexed_at") is None:
-        with file_lock(_lock_path(config.index_path)):
-            if store.get_state("indexed_at") is None:
+    if fill is None or build_problem(store.conn) is None:
+        return store
+    try:
+        with file_lock(_lock_path(path)), trouble_reported(path, write=True):
+            if build_problem(store.conn) is not None:
                 fill(config, store)
+                mark_built(store.conn)
+    except BaseException:
+        store.conn.close()
+        raise
     return store
+
+
+def mark_index_built(config: Config, store: Store) -> None:
+    """Record that the whole index is in step (after a writer without `fill` brought every note
+    and record in): readers stop refusing an index whose build was interrupted."""
+    with trouble_reported(config.index_path, write=True):
+        mark_built(store.conn)
 
 
 def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store, str | None]:
     """Open the index. Writers create a missing one and rebuild an unusable one (with a one-line
     notice), one process at a time; `verify` also reads every page (PRAGMA quick_check) to
     find damage the quick checks miss. Readers get IndexUnusable, never an empty result that
-    hides a broken index."""
+    hides a broken or half-built index. A full disk, a read-only file system or a lock is a
+    one-line error that leaves the index as it was; a file memidx cannot prove it made is
+    NotMemidxIndex, never replaced."""
     if not write:
-        conn = connect(path, create=False)
-        problem = schema_problem(conn, path)
-        if problem is not None:
-            conn.close()
-            raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
-        return Store(conn), None
+        with trouble_reported(path, write=False):
+            return Store(_open_reader(path)), None
+    refuse_foreign(path)  # before the lock file: nothing is created next to another's file
     path.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(_lock_path(path)):  # creation and rebuild are never concurrent
-        try:
-            conn = connect(path, create=True)
-        except IndexUnusable as exc:
-            problem: str | None = exc.message.rpartition(": ")[2]
-        else:
-            upgraded = migrate(conn)
-            problem = schema_problem(conn, path)
-            if problem is None and upgraded is not None:
-                notice = f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
-                return Store(conn), notice
-            if problem is None and verify:
-                problem = damage(conn)
-            if problem is None:
-                return Store(conn), None
-            if problem == EMPTY:
-                create_schema(conn)
-                return Store(conn), None
-            conn.close()
-        remove_index(path)
-        conn = connect(path, create=True)
+    with file_lock(_lock_path(path)), trouble_reported(path, write=True):
+        return _open_writer(path, verify)
+
+
+def _open_reader(path: Path) -> sqlite3.Connection:
+    conn = connect_reader(path)
+    try:
+        problem = schema_problem(conn, path) or build_problem(conn)
+        if problem is not None and not owned(conn, path):
+            raise not_ours(path, problem)
+    except BaseException:
+        conn.close()
+        raise
+    if problem is not None:
+        conn.close()
+        raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
+    return conn
+
+
+def _open_writer(path: Path, verify: bool) -> tuple[Store, str | None]:
+    """Open, upgrade or rebuild the index; runs under the creation lock."""
+    conn, problem, upgraded = _inspect(path, verify)
+    if conn is not None and problem is None:
+        return Store(conn), _upgrade_notice(path, upgraded)
+    if conn is not None and problem == EMPTY:
+        create_schema(conn)  # a new file, or one memidx stamped and never filled
+        return Store(conn), None
+    if conn is not None:
+        conn.close()
+    assert problem is not None
+    said = f"rebuilding the index at {path}: {problem}"
+    if problem.startswith(OUTDATED):
+        remove_index(path)  # intact and provably memidx's: nothing in it the notes lack
+    else:
+        said += f"; the damaged file was moved to {move_aside(path)}"
+    conn = connect(path)
+    try:
         create_schema(conn)
-        return Store(conn), f"rebuilding the index at {path}: {problem}"
+    except BaseException:
+        conn.close()
+        raise
+    return Store(conn), said
 
 
-def remove_index(path: Path) -> None:
-    """Delete the index and everything derived from it (the matrix files of its vectors)."""
-    import shutil  # rarely needed: not worth its import on every start
+def _upgrade_notice(path: Path, upgraded: int | None) -> str | None:
+    if upgraded is None:
+        return None
+    return f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
 
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    shutil.rmtree(f"{path}-vectors", ignore_errors=True)
+
+def _inspect(path: Path, verify: bool) -> tuple[sqlite3.Connection | None, str | None, int | None]:
+    """The writer's connection, what makes the index unusable, and the schema version it was
+    upgraded from. Damage SQLite finds while opening is a problem without a connection: the
+    file is provably memidx's by then (connect checks first), so it may be moved aside."""
+    conn: sqlite3.Connection | None = None
+    try:
+        conn = connect(path)
+        upgraded = migrate(conn)
+        problem = schema_problem(conn, path)
+        if problem is None and verify:
+            problem = damage(conn)
+    except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
+        if passing(exc):
+            raise  # a full disk or a lock says nothing about the file: left as it was
+        return None, describe(exc), None
+    except BaseException:
+        if conn is not None:
+            conn.close()
+        raise
+    return conn, problem, upgraded
 
 
 def _lock_path(index: Path) -> Path:

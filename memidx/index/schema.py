@@ -1,17 +1,24 @@
 """The index's schema: its tables as one SQL script, its version and the migrations from older
-versions, and what makes a database file unusable as an index of this version."""
+versions, what makes a database file unusable as an index of this version, and whether its
+build (creation and first filling) ever completed."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from memidx.index.connection import describe, transaction
+from memidx.index.connection import describe, passing, transaction
 
 SCHEMA_VERSION = 3
 EMPTY = "the file is empty"
+OUTDATED = "its schema version"  # how the problem of an intact index of another version starts
+# state keys: set when the index is created (in the same transaction) and when its first
+# filling is done; an index with the first and not the second was never completely built
+BUILD_STARTED = "build_started"
+BUILD_COMPLETED = "build_completed"
 
 SCHEMA = """
 CREATE TABLE documents (
@@ -120,7 +127,7 @@ def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
         if version == 0 and not tables:
             return EMPTY
         if version != SCHEMA_VERSION:
-            return f"its schema version {version} is not {SCHEMA_VERSION}"
+            return f"{OUTDATED} {version} is not {SCHEMA_VERSION}"
         if path is not None and _truncated(conn, path):
             return "the file is truncated"
         # the last row, not count(*): that walks the whole table (~3 ms at 19k notes, paid by
@@ -128,8 +135,44 @@ def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
         conn.execute("SELECT max(rowid) FROM documents").fetchone()
         conn.execute("SELECT rowid FROM documents_fts WHERE documents_fts MATCH 'x' LIMIT 1")
     except sqlite3.DatabaseError as exc:
+        if passing(exc):  # a full disk or a lock says nothing about the file
+            raise
         return describe(exc)
     return None
+
+
+def build_problem(conn: sqlite3.Connection) -> str | None:
+    """Why the index is not completely built (its creation or first filling was interrupted,
+    or is still running), or None. An index from before memidx recorded its builds counts as
+    built once a sync recorded when it indexed."""
+    found = dict(
+        conn.execute(
+            "SELECT key, value FROM state WHERE key IN (?, ?, 'indexed_at')",
+            (BUILD_STARTED, BUILD_COMPLETED),
+        ).fetchall()
+    )
+    if BUILD_STARTED in found:
+        if BUILD_COMPLETED in found:
+            return None
+        return (
+            f"its build started at {found[BUILD_STARTED]} and has not completed "
+            "(interrupted, or still running)"
+        )
+    return None if "indexed_at" in found else "it was never filled"
+
+
+def mark_built(conn: sqlite3.Connection) -> None:
+    """Record that the index is completely built (once: a no-op when it already is)."""
+    if build_problem(conn) is None:
+        return
+    with transaction(conn):
+        conn.execute(
+            "INSERT OR REPLACE INTO state (key, value) VALUES (?, ?)", (BUILD_COMPLETED, _now())
+        )
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def damage(conn: sqlite3.Connection) -> str | None:
@@ -137,6 +180,8 @@ def damage(conn: sqlite3.Connection) -> str | None:
     try:
         result = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
     except sqlite3.DatabaseError as exc:
+        if passing(exc):
+            raise
         return describe(exc)
     return None if result == "ok" else f"the file is damaged ({result})"
 
@@ -179,20 +224,24 @@ def migrate(conn: sqlite3.Connection) -> int | None:
                 (os.urandom(16).hex(),),
             )
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as exc:
+        if passing(exc):  # a full disk: the upgrade waits, the index stays as it was
+            raise
         return None
     return start
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
     """Create the tables of an empty database, with a random id of this index (files derived
-    from the index carry it, so they are never taken for those of a rebuilt one)."""
+    from the index carry it, so they are never taken for those of a rebuilt one) and the time
+    its build started: until a writer marks it built, readers refuse it."""
     with transaction(conn):
         for statement in _statements(SCHEMA):
             conn.execute(statement)
         conn.execute(
             "INSERT INTO state (key, value) VALUES ('index_id', ?)", (os.urandom(16).hex(),)
         )
+        conn.execute("INSERT INTO state (key, value) VALUES (?, ?)", (BUILD_STARTED, _now()))
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import VECTOR_MODULES
 from memidx.index.failures import clear_failures
+from memidx.index.ownership import keep_out_of_git
 
 
 def sync_to_head(config: Config) -> list[str]:
     """Sync the index and start embedding in the background; returns lines to print."""
     from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments_changed
-    from memidx.index.open import writable_index
+    from memidx.index.open import mark_index_built, writable_index
     from memidx.index.store import RecordStore
     from memidx.index.sync import sync
     from memidx.notes.chunks import capped_warning
@@ -35,6 +35,7 @@ def sync_to_head(config: Config) -> list[str]:
             )
 
             records = sync_records(config, store)
+        mark_index_built(config, store)  # every note and every changed segment is in
     finally:
         store.conn.close()
     clear_failures(config.hook_error_path)
@@ -62,15 +63,6 @@ def after_commit(config: Config, say: Callable[[str], None] | None = None) -> No
     for line in sync_to_head(config):
         if say is not None and not line.startswith(("index follows", "records: ")):
             say(line)
-
-
-def keep_out_of_git(state_dir: Path) -> None:
-    """Make .memidx/ ignore itself, so a repository whose .gitignore does not name it (one
-    that uses memidx's hooks through .pre-commit-hooks.yaml) never commits its index."""
-    ignore = state_dir / ".gitignore"
-    if not ignore.exists():
-        state_dir.mkdir(parents=True, exist_ok=True)
-        ignore.write_text("# memidx's index and state: derived, never committed\n*\n")
 
 
 def start_background_embed(config: Config) -> list[str]:

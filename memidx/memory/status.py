@@ -27,6 +27,7 @@ class Status:
     index_path: str
     index_bytes: int
     index_problem: str | None = None
+    index_remedy: str = "run `make ingest`"  # what the problem's error says to do
     documents: int = 0
     indexed_commit: str | None = None
     indexed_at: str | None = None
@@ -70,6 +71,7 @@ def gather(config: Config) -> Status:
         store, _ = open_store(path, write=False)
     except MemidxError as exc:
         status.index_problem = exc.message
+        status.index_remedy = exc.hint or status.index_remedy
         return status
     try:
         status.documents = store.count()

@@ -52,7 +52,6 @@ def nothing(data: bytes) -> bytes:
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
-        (garbage, "not an SQLite database"),
         (half, "damaged|truncated"),
         (header_only, "damaged|truncated"),
         (nothing, "empty"),
@@ -73,6 +72,128 @@ def test_a_damaged_index_is_unusable_for_search_and_rebuilt_by_ingest(
     rebuilt = indexed.memidx("ingest")
     assert rebuilt.code == 0
     assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
+
+
+@pytest.mark.parametrize("damage", [half, header_only])
+def test_a_damaged_index_is_moved_aside_never_deleted(
+    indexed: NotesRepo, damage: Callable[[bytes], bytes]
+) -> None:
+    path = index_file(indexed)
+    damaged = damage(path.read_bytes())
+    path.write_bytes(damaged)
+    for suffix in ("-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+
+    rebuilt = indexed.memidx("ingest")
+
+    assert rebuilt.code == 0, rebuilt.err
+    kept = list((path.parent / "broken").glob("index.sqlite.*"))
+    assert [p.read_bytes() for p in kept] == [damaged]
+    notices = [line for line in rebuilt.err.splitlines() if line.startswith("memidx: notice:")]
+    assert len(notices) == 1 and f"moved to {kept[0]}" in notices[0]
+    assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"this is not sqlite at all" * 100,  # garbage, or an index whose header was destroyed
+        b"# Read me\n\nThe project's own file.\n",
+        b"SQLite format 3\x00" + b"\x00" * 50,  # too short to be a database
+    ],
+)
+def test_a_file_memidx_did_not_make_is_never_replaced(indexed: NotesRepo, content: bytes) -> None:
+    path = index_file(indexed)
+    path.write_bytes(content)
+    for suffix in ("-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+
+    runs = [indexed.memidx(*args) for args in (["search", "searchable"], ["ingest"], ["sync"])]
+    runs.append(indexed.memidx_process("file-turn", stdin='{"text": "a turn"}'))
+    runs.append(indexed.memidx_process("hook", "post-commit"))
+
+    for run in runs[:-1]:
+        assert run.code == 1, run
+        assert run.err.count("\n") == 1 and "memidx cannot prove it made this file" in run.err
+        assert str(path) in run.err and "move it away yourself" in run.err
+    assert path.read_bytes() == content
+    assert not (path.parent / "broken").exists()
+    path.unlink()  # the remedy the error names
+    assert indexed.memidx("ingest").code == 0
+
+
+def test_another_programs_database_is_never_replaced(indexed: NotesRepo) -> None:
+    path = index_file(indexed)
+    for suffix in ("", "-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    conn = sqlite3.connect(path)
+    conn.executescript("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('ada');")
+    conn.close()
+    before = path.read_bytes()
+
+    run = indexed.memidx("ingest")
+
+    assert run.code == 1 and "memidx cannot prove it made this file" in run.err, run.err
+    assert path.read_bytes() == before
+    assert not path.with_name(path.name + "-wal").exists()  # not even its journal mode changed
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA application_id = 42")
+    conn.commit()
+    conn.close()
+    stamped = indexed.memidx("sync")
+    assert stamped.code == 1 and "another program (application id 42)" in stamped.err
+
+
+def test_an_index_from_before_the_application_id_is_kept_and_stamped(indexed: NotesRepo) -> None:
+    from memidx.index.ownership import APPLICATION_ID, header_id
+
+    path = index_file(indexed)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA application_id = 0")  # what every index of an earlier memidx has
+    conn.commit()
+    conn.close()
+    assert header_id(path) == 0
+    assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
+
+    run = indexed.memidx("sync")
+
+    assert run.code == 0 and "notice" not in run.err, run.err
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    conn.close()
+    assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
+
+
+@pytest.mark.parametrize("index", ["README.md", "notes/n1.md", "notes/index.sqlite"])
+def test_an_index_path_in_the_repository_or_the_notes_is_refused(
+    indexed: NotesRepo, index: str
+) -> None:
+    indexed.write("README.md", "# Project\n\nread me\n")
+    indexed.commit()
+    target = indexed.root / index
+    before = target.read_bytes() if target.exists() else None
+
+    runs = [indexed.memidx_process(*args, MEMIDX_INDEX=index) for args in (["ingest"], ["sync"])]
+    runs.append(indexed.memidx_process("file-turn", stdin='{"text": "t"}', MEMIDX_INDEX=index))
+
+    for run in runs:
+        assert run.code == 1, run
+        assert run.err.count("\n") == 1 and "Traceback" not in run.err, run.err
+        assert re.search("git tracks it|inside the notes folder|cannot prove", run.err), run.err
+    assert (target.read_bytes() if target.exists() else None) == before
+    assert indexed.git("status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_an_index_path_git_tracks_but_the_work_tree_lacks_is_refused(repo: NotesRepo) -> None:
+    repo.write("data/index.sqlite", b"")
+    repo.note("a.md", "A", "alpha")
+    repo.commit()
+    (repo.root / "data" / "index.sqlite").unlink()
+
+    run = repo.memidx_process("ingest", MEMIDX_INDEX="data/index.sqlite")
+
+    assert run.code == 1 and "git tracks it" in run.err, run.err
+    assert not (repo.root / "data" / "index.sqlite").exists()
 
 
 def test_an_index_of_another_schema_version_is_rebuilt_with_a_notice(indexed: NotesRepo) -> None:

@@ -86,9 +86,11 @@ def test_a_rebuilt_index_never_uses_the_vector_file_of_the_old_one(indexed: Note
     assert vector_files
     indexed.note("docker.md", "Kubernetes pods", "pods restart on liveness probe failures")
     indexed.commit()
-    (indexed.root / ".memidx" / "index.sqlite").write_bytes(b"garbage" * 100)
+    index = indexed.root / ".memidx" / "index.sqlite"
+    index.write_bytes(index.read_bytes()[:100] + b"garbage" * 100)  # memidx's, damaged
     assert indexed.memidx("ingest").code == 0  # rebuilt: the old vector files go with it
     assert not list((indexed.root / ".memidx").glob("index.sqlite-vectors/*.mxv"))
+    assert list((indexed.root / ".memidx" / "broken").glob("index.sqlite.*-vectors/*.mxv"))
     store, _ = open_store(config.index_path, write=True)
     embed_index(config, store, embedder=fake)
     result = Searcher(store, config, _embedder=fake).search("liveness pods", Filters(), 5, "vector")

@@ -235,6 +235,10 @@ class GitOpsDriver:
         except MemidxError as exc:
             found.append(("index unusable", str(exc)))
         else:
+            ours.conn.close()  # a reader is read-only: the comparison embeds into the index
+            ours, said = open_store(config.index_path, write=True)
+            if said is not None:
+                found.append(("index reopened", said))
             found += self.compare_with_rebuild(target, config, ours)
         reconcile = run_in_process(target.root, "reconcile")
         if reconcile.code != 0:
