@@ -9,6 +9,7 @@ from memidx.config import Config
 from memidx.haystack.identity import clone_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.writer import Writer
+from memidx.paths import refuse_links
 
 
 def clone_writer(config: Config, notice: Callable[[str], None] | None = None) -> Writer:
@@ -16,6 +17,7 @@ def clone_writer(config: Config, notice: Callable[[str], None] | None = None) ->
     copied clone gets a fresh id first (memidx.haystack.identity)."""
     ident, taken_over = clone_id(config, notice)
     folder = haystack_folder(config) / ident
+    refuse_links(config.root, folder.relative_to(config.root))
     lock = config.state_dir / "haystack.lock"
     writer = Writer(
         folder,

@@ -16,6 +16,7 @@ from memidx.config import Config
 from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.commit import commit_paths
 from memidx.notes.note import NoteError, clean_words, parse_note
+from memidx.paths import refuse_links
 
 SLUG_LENGTH = 60
 HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
@@ -72,20 +73,8 @@ def note_folder(config: Config, directory: str | None) -> PurePosixPath:
                 "e.g. --dir windows/build",
             )
         folder = folder / sub
-    _refuse_links(config, folder)
+    refuse_links(config.root, folder)
     return folder
-
-
-def _refuse_links(config: Config, folder: PurePosixPath) -> None:
-    """A symbolic link anywhere on the way would put the note outside the repository."""
-    path = config.root
-    for part in folder.parts:
-        path = path / part
-        if path.is_symlink():
-            raise MemidxError(
-                f"{path} is a symbolic link: memidx writes notes only inside the repository",
-                "replace the link with a real folder, or choose another --dir",
-            )
 
 
 def remember(

@@ -415,3 +415,18 @@ def test_another_machine_indexes_the_records_it_pulls(tmp_path: Path) -> None:
     a.git("pull", "-q", "--ff-only")
     assert a.memidx("search", "--json", "--mode", "bm25", "bravo").json()["count"] == 1
     assert a.memidx_process("haystack", "commit").out.startswith("nothing to commit")
+
+
+@pytest.mark.parametrize("link", ["notes", "notes/haystack"])
+def test_file_turn_never_writes_through_a_symlinked_folder(tmp_path: Path, link: str) -> None:
+    a = machine(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = a.root / link
+    if path.exists():
+        path.rename(path.with_name(path.name + "-real"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(outside)
+    run = file_text(a, "a turn that must stay inside")
+    assert run.code == 1 and "is a symbolic link" in run.err and "Traceback" not in run.err
+    assert list(outside.rglob("*")) == []

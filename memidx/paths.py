@@ -1,0 +1,20 @@
+"""Writes stay inside the repository: a symbolic link on the way to a folder memidx writes
+into would put a note or a segment wherever the link points."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from memidx.errors import MemidxError
+
+
+def refuse_links(root: Path, relative: PurePosixPath | Path) -> None:
+    """MemidxError when any folder from `root` down to `root / relative` is a symbolic link."""
+    path = root
+    for part in relative.parts:
+        path = path / part
+        if path.is_symlink():
+            raise MemidxError(
+                f"{path} is a symbolic link: memidx writes only inside the repository",
+                "replace the link with a real folder",
+            )
