@@ -204,8 +204,9 @@ def against_rebuild(
         closing(sqlite3.connect(ours)) as b,
     ):
         a.backup(b)
-    mine, _ = open_store(ours, write=False)
-    theirs, _ = open_store(fresh, write=False)
+    # writers: the comparison embeds into both copies (a reader's index is read-only)
+    mine, _ = open_store(ours, write=True)
+    theirs, _ = open_store(fresh, write=True)
     try:
         found = compare_indexes(mine, theirs, FakeEmbedder(), words)
         indexed_commit = mine.get_state("indexed_commit")
