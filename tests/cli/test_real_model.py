@@ -145,6 +145,21 @@ def test_a_model_file_with_a_wrong_hash_is_refused(
     assert bm25.code == 0 and bm25.json()["hits"][0]["ref"] == "notes/wsl.md"
 
 
+def hybrid_once_embedded(machine: NotesRepo, query: str) -> dict[str, Any]:
+    """Search until the background embed has given every chunk a vector (at most 120 s)."""
+    import time
+
+    deadline = time.monotonic() + 120
+    found: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        found = machine.memidx_process("search", "--json", query).json()
+        if found["warnings"] == []:
+            break
+        time.sleep(0.5)
+    assert found["engine"] == "hybrid" and found["warnings"] == [], found["warnings"]
+    return found
+
+
 def test_the_post_commit_hook_embeds_new_notes_in_the_background(
     tmp_path: Path, models_dir: Path
 ) -> None:
@@ -158,21 +173,13 @@ def test_the_post_commit_hook_embeds_new_notes_in_the_background(
     started = time.monotonic()
     machine.commit("a note, embedded by the hook")
     assert time.monotonic() - started < 10  # the commit does not wait for the model
-    deadline = time.monotonic() + 120
-    found: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        found = machine.memidx_process("search", "--json", "RAM usage").json()
-        if found["warnings"] == []:
-            break
-        time.sleep(0.5)
-    assert found["engine"] == "hybrid" and found["warnings"] == [], found["warnings"]
+    found = hybrid_once_embedded(machine, "RAM usage")
     assert found["hits"][0]["ref"] == "notes/wsl.md"
     assert not (machine.root / ".memidx" / "embed-error.log").exists()
 
 
 def test_a_remembered_note_is_embedded_in_the_background(tmp_path: Path, models_dir: Path) -> None:
     """remember commits with plumbing (no hook runs), so it starts the embed itself."""
-    import time
 
     from tests.machines import clone, hook_env, make_template
 
@@ -180,14 +187,7 @@ def test_a_remembered_note_is_embedded_in_the_background(tmp_path: Path, models_
     machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
     body = "vmmem grows until it eats the RAM; cap it in .wslconfig\n"
     assert machine.memidx_process("remember", "--title", "WSL memory", stdin=body).code == 0
-    deadline = time.monotonic() + 120
-    found: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        found = machine.memidx_process("search", "--json", "RAM usage").json()
-        if found["warnings"] == []:
-            break
-        time.sleep(0.5)
-    assert found["engine"] == "hybrid" and found["warnings"] == [], found["warnings"]
+    found = hybrid_once_embedded(machine, "RAM usage")
     assert found["hits"][0]["ref"] == "notes/wsl-memory.md"
 
 
