@@ -1,7 +1,7 @@
 """The `memidx` command: dispatch and error reporting. The argument parser (memidx/cli/parser.py)
 is built for every command but `hook`, which every git operation runs and which must start
-fast; handlers live in memidx/commands/ and are imported only when their command runs: search
-must not pay for git, YAML or the model, and --help must not pay for anything."""
+fast; the handlers (memidx/cli/*_command*.py) are imported only when their command runs:
+search must not pay for git, YAML or the model, and --help must not pay for anything."""
 
 from __future__ import annotations
 
