@@ -9,6 +9,24 @@ from memidx.index.store import Store, connect_memory
 from memidx.index.sync import ingest, note_source
 from tests.gitops.compare import chunk_map, document_map
 
+# A note whose rows an older reader wrote differently (YAML 1.1 booleans, and a body without
+# its sections), shared by the unit and CLI tests of a reader change.
+SWITCHES = """---
+title: Switches
+tags: [on, off]
+aliases: [yes, no]
+---
+
+# Switches
+
+Flip the switch on before the one that is off.
+
+## Wiring
+
+Red goes to red, black to black.
+"""
+OLDER_BODY = "Flip the switch on before the one that is off.\n"  # what an older reader kept
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memidx.config import Config

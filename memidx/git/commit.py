@@ -37,7 +37,7 @@ def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
     repo: Any = git.Repo(config.root)
     git_dir = Path(str(repo.git_dir))
     what = ", ".join(paths)
-    with _serialized(config):
+    with serialized(config):
         _wait_for_index(git_dir / "index.lock", what)
         commit = _publish(repo, git_dir, paths, subject, what)
         _update_user_index(repo, git_dir, paths, commit, what)
@@ -199,7 +199,7 @@ def _pause(attempt: int) -> None:
 
 
 @contextmanager
-def _serialized(config: Config) -> Generator[None]:
-    """One memidx commit at a time in this clone."""
+def serialized(config: Config) -> Generator[None]:
+    """One memidx commit (or share's pull) at a time in this clone: HEAD moves for one."""
     with file_lock(config.state_dir / "commit.lock"):
         yield

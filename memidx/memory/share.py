@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
-from memidx.portable import file_lock
+from memidx.git.commit import serialized
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
 DEADLINE = 300.0
@@ -58,7 +58,7 @@ def share(
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
-        with file_lock(config.state_dir / "commit.lock"):  # no memidx commit moves HEAD meanwhile
+        with serialized(config):  # no memidx commit moves HEAD meanwhile
             pulled = _git(config, "pull", "--no-rebase", "--no-edit")
         if pulled.returncode != 0:
             _pull_failed(pulled)

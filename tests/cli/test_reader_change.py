@@ -15,23 +15,7 @@ from memidx.index.store import Store, VectorStore, open_store, transaction
 from memidx.index.sync import SETTINGS
 from memidx.notes.chunks import chunk_document
 from tests.helpers import FakeEmbedder, NotesRepo
-from tests.index_rows import index_rows
-
-SWITCHES = """---
-title: Switches
-tags: [on, off]
-aliases: [yes, no]
----
-
-# Switches
-
-Flip the switch on before the one that is off.
-
-## Wiring
-
-Red goes to red, black to black.
-"""
-OLDER_BODY = "Flip the switch on before the one that is off.\n"
+from tests.index_rows import OLDER_BODY, SWITCHES, index_rows
 
 
 def plant_older_rows(store: Store) -> None:

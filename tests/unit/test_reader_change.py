@@ -18,23 +18,8 @@ from memidx.index.store import Store, VectorStore, connect_memory, transaction
 from memidx.index.sync import SETTINGS, ingest, note_source, reconcile, sync
 from memidx.notes.chunks import chunk_document
 from tests.helpers import FakeEmbedder
-from tests.index_rows import index_rows, rebuilt_rows
+from tests.index_rows import OLDER_BODY, SWITCHES, index_rows, rebuilt_rows
 
-SWITCHES = """---
-title: Switches
-tags: [on, off]
-aliases: [yes, no]
----
-
-# Switches
-
-Flip the switch on before the one that is off.
-
-## Wiring
-
-Red goes to red, black to black.
-"""
-OLDER_BODY = "Flip the switch on before the one that is off.\n"  # what an older reader kept
 OLDER_SETTINGS = "notes_dir=notes; max_note_bytes=1048576; note_reader=1"
 REF = "notes/switches.md"
 
