@@ -34,7 +34,7 @@ def staged_repo(root: Path, environ: Mapping[str, str] | None = None) -> GitRepo
     """A GitRepo reading the index git named for this hook (GIT_INDEX_FILE), else the usual
     one; a relative name is taken from the directory git ran the hook in, as git means it."""
     index_file = (os.environ if environ is None else environ).get("GIT_INDEX_FILE")
-    return GitRepo(root, index_file=os.path.abspath(index_file) if index_file else None)
+    return GitRepo(root, index_file=str(Path(index_file).absolute()) if index_file else None)
 
 
 def staged_files(repo: GitRepo, folder: str) -> dict[str, Staged]:
