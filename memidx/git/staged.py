@@ -37,16 +37,26 @@ def staged_repo(root: Path, environ: Mapping[str, str] | None = None) -> GitRepo
     return GitRepo(root, index_file=str(Path(index_file).absolute()) if index_file else None)
 
 
-def staged_files(repo: GitRepo, folder: str) -> dict[str, Staged]:
-    """Every file under `folder` in the index, by path."""
-    out = repo.run("ls-files", "--stage", "-z", "--full-name", "--", f"{folder}/")
+PATHSPECS = 256  # up to these many paths are asked for by name; more, the whole folder is listed
+
+
+def staged_files(repo: GitRepo, folder: str, refs: Sequence[str]) -> dict[str, Staged]:
+    """The files among `refs` (under `folder`) that the index holds, by path."""
+    wanted = set(refs)
+    if len(wanted) <= PATHSPECS:
+        specs = [f":(literal){ref}" for ref in sorted(wanted)]  # a name is never a pattern
+    else:
+        specs = [f"{folder}/"]
+    out = repo.run("ls-files", "--stage", "-z", "--full-name", "--", *specs)
     found: dict[str, Staged] = {}
     for record in out.split(b"\0"):
         meta, _, path = record.partition(b"\t")
+        ref = decode_path(path)
+        if ref not in wanted:
+            continue
         fields = meta.split()
         if len(fields) != 3 or fields[2] != b"0" or fields[0].decode() == MODE_GITLINK:
             continue
-        ref = decode_path(path)
         found[ref] = Staged(ref, fields[0].decode(), fields[1].decode())
     return found
 

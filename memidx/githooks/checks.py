@@ -130,8 +130,7 @@ def staged_contents(config: Config, refs: Sequence[str]) -> dict[str, Content]:
     staged: dict[str, Staged] = {}
     if config.in_git and refs:
         repo = staged_repo(config.root)
-        index = staged_files(repo, config.notes_dir)
-        staged = {ref: index[ref] for ref in refs if ref in index}
+        staged = staged_files(repo, config.notes_dir, refs)
         for file, size, data in read_staged(repo, list(staged.values()), config.max_note_bytes):
             if file.symlink:
                 found[file.ref] = "a symlink (links are not followed)"

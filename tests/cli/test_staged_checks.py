@@ -28,6 +28,18 @@ WATCHER = """
 """
 
 
+EDITOR = """
+      - id: editor
+        name: appends to a note while the checks run
+        entry: sh -c 'printf "%s\\n" "written during the checks" >> "$0"'
+        args: [{path}]
+        language: system
+        pass_filenames: false
+        always_run: true
+        stages: [pre-commit]
+"""
+
+
 @pytest.fixture
 def machine(tmp_path: Path) -> Machine:
     env = hook_env(tmp_path / "pre-commit-home")
@@ -63,6 +75,29 @@ def test_the_checks_never_stash_an_unstaged_edit(machine: Machine) -> None:
     assert (machine.root / ".git" / "seen-by-hook").read_text().endswith("an unstaged edit\n")
     assert busy.read_text().endswith("an unstaged edit\n")
     assert not list((machine.root.parent / "pre-commit-home").glob("patch*"))
+
+
+@pytest.mark.parametrize(
+    ("edited", "passes"),
+    [("notes/busy.md", True), ("notes/other.md", False)],
+    ids=["a-note-not-committed", "a-staged-note"],
+)
+def test_a_write_while_the_checks_run_fails_the_commit_only_for_a_staged_note(
+    machine: Machine, edited: str, passes: bool
+) -> None:
+    """pre-commit fails a hook when `git diff` changes while it runs: an editor saving a note
+    the commit does not hold must not fail it; a hook changing a staged file still does."""
+    config = machine.root / ".pre-commit-config.yaml"
+    config.write_text(config.read_text() + EDITOR.format(path=edited))
+    write(machine, "busy.md", ENGLISH)
+    machine.git("add", "-A")
+    commit(machine, "--no-verify", "-m", "busy and the editor")
+    write(machine, "other.md", ENGLISH)
+    machine.git("add", "notes/other.md")
+    done = commit(machine, "-m", "other")
+    assert (done.returncode == 0) is passes, done.stdout + done.stderr
+    assert (machine.root / edited).read_text().endswith("written during the checks\n")
+    assert not list((machine.root / ".git").glob("memidx-checks-*"))
 
 
 @pytest.mark.parametrize(
