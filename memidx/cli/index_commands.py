@@ -18,26 +18,25 @@ if TYPE_CHECKING:
 
 
 def ingest(args: argparse.Namespace, config: Config) -> int:
-    from memidx.haystack.indexing import sync_records
     from memidx.index.failures import clear_failures
     from memidx.index.open import mark_index_built, writable_index
-    from memidx.index.sync import ingest as ingest_notes
-    from memidx.index.sync import note_source
-    from memidx.progress import ProgressBar
     from memidx.text import counted
 
-    source = note_source(config)
-    store = writable_index(config, say_notice, verify=True)  # how a damaged index is repaired
-    bar = ProgressBar("indexing notes")
+    done: list[tuple[SyncReport, RecordReport]] = []
+
+    def fill(config: Config, store: Store) -> None:
+        done.append(_ingest_all(config, store))
+
+    # a new or unfinished index is filled under the creation lock: a hook or a filing that
+    # comes meanwhile waits, and never marks it built before every note and record is in
+    store = writable_index(config, say_notice, verify=True, fill=fill)  # repairs damage too
     try:
-        report = ingest_notes(config, store, source, bar)
-        bar.close()
-        bar = ProgressBar("indexing records")
-        records = sync_records(config, store, full=True, progress=bar)
-        mark_index_built(config, store)
+        if not done:
+            done.append(_ingest_all(config, store))
+            mark_index_built(config, store)
     finally:
-        bar.close()
         store.conn.close()
+    report, records = done[0]
     clear_failures(config.hook_error_path)
     summary = (
         f"indexed {counted(report.read, 'note')} from {report.source}"
@@ -48,14 +47,32 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
     return finish(report, records, args, "ingest", summary)
 
 
-def sync(args: argparse.Namespace, config: Config) -> int:
+def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]:
+    """Every note at HEAD (read when the index is ours: a hook may just have moved it) and every
+    record, read again."""
     from memidx.haystack.indexing import sync_records
+    from memidx.index.sync import ingest as ingest_notes
+    from memidx.index.sync import note_source
+    from memidx.progress import ProgressBar
+
+    bar = ProgressBar("indexing notes")
+    try:
+        report = ingest_notes(config, store, note_source(config), bar)
+        bar.close()
+        bar = ProgressBar("indexing records")
+        return report, sync_records(config, store, full=True, progress=bar)
+    finally:
+        bar.close()
+
+
+def sync(args: argparse.Namespace, config: Config) -> int:
+    from memidx.haystack.indexing import fill_index, sync_records
     from memidx.index.failures import clear_failures
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
-    store = writable_index(config, say_notice)
+    store = writable_index(config, say_notice, fill=fill_index)  # waits for a build under way
     bar = ProgressBar("syncing notes")
     try:
         report = sync_notes(config, store, bar)

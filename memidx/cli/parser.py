@@ -189,11 +189,12 @@ def _memory_commands(commands: _Commands) -> None:
     )
     json_flag(p, "what was done")
 
-    p = command("hooks", "install, list or remove memidx's post-* git hooks", "memory:hooks")
+    p = command("hooks", "install, list or remove memidx's git hooks", "memory:hooks")
     p.add_argument(
         "action",
         choices=("install", "status", "uninstall"),
-        help="install: memidx's post-commit, post-merge, post-checkout and post-rewrite shims "
+        help="install: memidx's pre-commit (the checks on the staged files, no stash), "
+        "post-commit, post-merge, post-checkout and post-rewrite shims "
         "(a hook already there runs after memidx's); uninstall: remove them and restore it",
     )
     json_flag(p, "what is installed")

@@ -50,8 +50,9 @@ def decode_path(raw: bytes) -> str:
 class GitRepo:
     """A git work tree, read through git plumbing."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, index_file: str | None = None) -> None:
         self.root = root
+        self.index_file = index_file  # git's index to read instead of the repository's
 
     def run(
         self,
@@ -70,7 +71,10 @@ class GitRepo:
     def _run(self, args: Sequence[str], input_bytes: bytes, watch: Watch | None = None) -> Finished:
         try:
             argv = ["git", "-C", str(self.root), *args]
-            return run_process(argv, git_env(), input_bytes, watch)
+            env = git_env()
+            if self.index_file is not None:
+                env["GIT_INDEX_FILE"] = self.index_file
+            return run_process(argv, env, input_bytes, watch)
         except OSError as exc:
             raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
 

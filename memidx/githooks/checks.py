@@ -1,5 +1,6 @@
 """Pre-commit checks: the index is in step with HEAD, staged notes can be indexed, and staged
-notes are in English. Each returns one line per problem; no line means the check passed."""
+notes are in English. Each returns one line per problem; no line means the check passed. They
+read what is staged (git's index), not the work tree."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
+from memidx.git.staged import Staged, read_staged, staged_files, staged_repo
 from memidx.index.failures import last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
 from memidx.text import display
@@ -26,8 +28,8 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
     fix = f"run `{remedy}`"
-    problems = [_staged_problem(config, f) for f in _notes(config, files)]
-    problems = [p for p in problems if p]
+    staged = staged_contents(config, _notes(config, files))
+    problems = [p for ref, c in staged.items() if (p := _staged_problem(config, ref, c))]
     if not config.index_path.exists():
         return [*problems, *_build_index(config, fix)]
     failure = last_failure(config.hook_error_path)
@@ -88,16 +90,13 @@ def check_english(config: Config, files: Sequence[str]) -> list[str]:
     from memidx.notes.english import check_text, problem_message
 
     problems: list[str] = []
-    for ref in _notes(config, files):
-        path = config.root / ref
-        if path.is_symlink() or not path.is_file():
-            continue
+    for ref, content in staged_contents(config, _notes(config, files)).items():
+        if not isinstance(content, bytes):
+            continue  # the drift check reports notes that cannot be read or indexed
         try:
-            if path.stat().st_size > config.max_note_bytes:
-                continue  # the drift check reports it as too large; never read it whole
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue  # the drift check reports notes that cannot be read
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
         verdict = check_text(text)
         if not verdict.english:
             problems.append(problem_message(display(ref), verdict))
@@ -119,21 +118,55 @@ def _notes(config: Config, files: Sequence[str]) -> list[str]:
     return refs
 
 
-def _staged_problem(config: Config, ref: str) -> str | None:
+Content = bytes | str | None  # the staged bytes, why they cannot be read, or a deletion
+
+
+def staged_contents(config: Config, refs: Sequence[str]) -> dict[str, Content]:
+    """What the commit will hold for each note: its blob in git's index (GIT_INDEX_FILE when
+    git names one), never the work tree, so an unstaged edit neither passes nor fails a check.
+    A path the index does not hold (`pre-commit run --files` on an untracked note, or outside
+    git) is read from the work tree; one in neither is a deletion (None)."""
+    found: dict[str, Content] = dict.fromkeys(refs)
+    staged: dict[str, Staged] = {}
+    if config.in_git and refs:
+        repo = staged_repo(config.root)
+        staged = staged_files(repo, config.notes_dir, refs)
+        for file, size, data in read_staged(repo, list(staged.values()), config.max_note_bytes):
+            if file.symlink:
+                found[file.ref] = "a symlink (links are not followed)"
+            elif data is None:
+                found[file.ref] = too_large(size, config.max_note_bytes)
+            else:
+                found[file.ref] = data
+    for ref in refs:
+        if ref not in staged:
+            found[ref] = _from_work_tree(config, ref)
+    return found
+
+
+def _from_work_tree(config: Config, ref: str) -> Content:
     path = config.root / ref
     if path.is_symlink():
-        return f"{display(ref)}:1: cannot be indexed: a symlink (links are not followed)"
+        return "a symlink (links are not followed)"
     try:
         size = path.stat().st_size
         if size > config.max_note_bytes:  # never read a pasted dump whole to say so
-            return f"{display(ref)}:1: cannot be indexed: {too_large(size, config.max_note_bytes)}"
-        data = path.read_bytes()
+            return too_large(size, config.max_note_bytes)
+        return path.read_bytes()
     except FileNotFoundError:
         return None  # a deletion
     except OSError as exc:
-        return f"{display(ref)}:1: cannot be read: {exc.strerror}"
+        return f"cannot be read: {exc.strerror}"
+
+
+def _staged_problem(config: Config, ref: str, content: Content) -> str | None:
+    if content is None:
+        return None
+    if isinstance(content, str):
+        read = content.startswith("cannot be read")
+        return f"{display(ref)}:1: {content if read else f'cannot be indexed: {content}'}"
     try:
-        parse_note(ref, data, config.max_note_bytes)
+        parse_note(ref, content, config.max_note_bytes)
     except NoteError as exc:
         return f"{display(ref)}:{exc.line}: cannot be indexed: {exc}"
     return None

@@ -11,6 +11,10 @@ from memidx.errors import VECTOR_MODULES
 from memidx.index.failures import clear_failures
 from memidx.index.ownership import keep_out_of_git
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
+if TYPE_CHECKING:
+    from memidx.index.documents import Store
+
 
 def sync_to_head(config: Config) -> list[str]:
     """Sync the index and start embedding in the background; returns lines to print."""
@@ -23,7 +27,9 @@ def sync_to_head(config: Config) -> list[str]:
 
     keep_out_of_git(config.state_dir)
     notices: list[str] = []
-    store = writable_index(config, notices.append)  # no fill: sync reconciles a new index
+    # an index whose build is not complete is filled under the creation lock, so a hook that
+    # runs while `memidx ingest` or a filing fills it waits, never marking it built meanwhile
+    store = writable_index(config, notices.append, fill=_fill)
     try:
         report = sync(config, store)
         records = None
@@ -54,6 +60,12 @@ def sync_to_head(config: Config) -> list[str]:
     if (report.written or (records is not None and records.indexed)) and config.hook_embed:
         lines += start_background_embed(config)
     return lines
+
+
+def _fill(config: Config, store: Store) -> None:
+    from memidx.haystack.indexing import fill_index  # the log reader: only for a new index
+
+    fill_index(config, store)
 
 
 def after_commit(config: Config, say: Callable[[str], None] | None = None) -> None:
