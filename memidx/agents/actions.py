@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from memidx.agents import recall_server
+from memidx.agents.gate import trivial
 from memidx.agents.session import SessionState, Where, session_path
 from memidx.config import Config
 
@@ -22,8 +23,8 @@ SEEN = "seen"  # session state: the keys of the hits injected in this session
 def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> str:
     """The recall block for `prompt` ("" for none), from the warm server when one answers,
     else in this process (the server is started for the next prompt)."""
-    if not prompt.strip():
-        return ""  # trivial prompts: the server (or the Recaller below) leaves them out
+    if trivial(prompt):
+        return ""
     state = SessionState(session_path(config, where.agent, where.session))
     seen = state.keys(SEEN)
     request: dict[str, object] = {"prompt": prompt, "seen": seen}
@@ -45,7 +46,7 @@ def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> st
 
 def warm_up(config: Config) -> None:
     """Start the recall server unless one answers (session start: the first prompt follows)."""
-    if recall_server.ask(config, {"prompt": ""}, 0.2) is None:
+    if config.index_path.exists() and recall_server.ask(config, {"prompt": ""}, 0.2) is None:
         recall_server.start(config)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from memidx.frozen import Value
 from memidx.notes.words import WORD
-from memidx.search.query import STOPWORDS
 
 
 class Signal(Value):
@@ -52,12 +51,21 @@ for go good great it keep lgtm looks me nice no nope now ok okay on please proce
 same so sounds sure thank thanks thx that the then this to try us yeah yep yes you
 """
 CHATTER = frozenset(_CHATTER_TEXT.split())
+# Words a prompt shares with almost any text: they say nothing about a hit's relevance.
+_FUNCTION_TEXT = """
+a an and are as at be been but by can could did do does for from had has have how i if in into
+is it its me my no not of on or our so than that the their them then there these they this to
+up us was we were what when where which who why will with would you your
+"""
+FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 
 
 def prompt_words(text: str) -> list[str]:
     """The distinct content words of a prompt, lower-cased, stopwords left out."""
+    from memidx.search.query import STOPWORDS  # not on the prompt hook's lean path
+
     words = dict.fromkeys(w.lower() for w in WORD.findall(text))
-    return [w for w in words if w not in STOPWORDS]
+    return [w for w in words if w not in STOPWORDS and w not in FUNCTION_WORDS]
 
 
 def trivial(prompt: str) -> bool:
@@ -65,8 +73,8 @@ def trivial(prompt: str) -> bool:
     text = prompt.strip()
     if len(text) < MIN_PROMPT_CHARS or text.startswith(("/", "!", "#")):
         return True
-    words = prompt_words(text)
-    content = [w for w in words if w not in CHATTER]
+    words = {w.lower() for w in WORD.findall(text)}
+    content = words - CHATTER - FUNCTION_WORDS
     return len(content) < MIN_CONTENT_WORDS
 
 

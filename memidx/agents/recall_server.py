@@ -94,15 +94,18 @@ def start(config: Config) -> None:
         start_detached(argv, log)
 
 
-def serve(config: Config, idle_exit: float = IDLE_EXIT) -> int:
-    """Answer recall requests until idle for `idle_exit` seconds; 0 when another server runs."""
+def serve(config: Config, idle_exit: float | None = None) -> int:
+    """Answer recall requests until idle for `idle_exit` seconds (MEMIDX_RECALL_IDLE, default
+    an hour); 0 at once when another server runs. Its pid is in `recall.pid` meanwhile."""
     from memidx.agents.recall import Recaller
     from memidx.portable import file_lock
 
+    idle = idle_exit or float(os.environ.get("MEMIDX_RECALL_IDLE") or IDLE_EXIT)
     path = socket_path(config)
     with file_lock(path.with_suffix(".lock"), wait=False) as mine:
         if not mine:
             return 0
+        path.with_suffix(".pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
         recaller = Recaller(config)
         recaller.embedder()  # load the model before the first request needs it
         path.unlink(missing_ok=True)
@@ -111,7 +114,7 @@ def serve(config: Config, idle_exit: float = IDLE_EXIT) -> int:
             server.listen(16)
             server.settimeout(1.0)
             try:
-                _loop(server, recaller, idle_exit)
+                _loop(server, recaller, idle)
             finally:
                 path.unlink(missing_ok=True)
     return 0
