@@ -4,9 +4,10 @@ recall server (memidx/agents/recall_server.py) or, when none answers, in the hoo
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from memidx.agents.block import BUDGET, MAX_HITS, Recalled, recall_block
 from memidx.agents.gate import Signal, prompt_words, relevant, trivial, word_share
@@ -14,7 +15,7 @@ from memidx.config import Config
 from memidx.embed.embedders import Embedder, query_embedder
 from memidx.frozen import Value
 from memidx.index.lookup_rows import documents_at
-from memidx.index.store import Filters, open_store
+from memidx.index.store import Filters, VectorStore, open_store
 from memidx.search.lexical import Hit
 from memidx.search.searcher import Searcher, VectorIndex
 
@@ -43,11 +44,13 @@ class Recaller:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self._embedder: Embedder | None = None
+        self._embedder: _LastQuery | None = None
+        self._vectors: VectorIndex | None = None  # kept while the index's vectors stay the same
+        self._generation: str | None = None
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = query_embedder(self.config)
+            self._embedder = _LastQuery(query_embedder(self.config))
         return self._embedder
 
     def recall(
@@ -66,8 +69,15 @@ class Recaller:
         """The best hits for `prompt` with their signals, best first."""
         store, _ = open_store(self.config.index_path, write=False)
         try:
+            vectors_of = VectorStore(store.conn)  # a new index or any changed vector: reload
+            generation = f"{vectors_of.index_id()}:{vectors_of.generation()}"
+            if generation != self._generation:
+                self._vectors, self._generation = None, generation
             searcher = Searcher(store, self.config, _embedder=self.embedder())
+            searcher._vectors = self._vectors  # pyright: ignore[reportPrivateUsage]
             result = searcher.search(prompt, Filters(), CANDIDATES + 2)
+            if result.engine != "bm25":
+                self._vectors = searcher.vectors()
             hits = [h for h in result.hits if h.kind not in NEVER_INJECTED][:CANDIDATES]
             if not hits:
                 return []
@@ -107,3 +117,21 @@ def _recalled(hit: Hit) -> Recalled:
     when = hit.meta.get("ts") if hit.kind != "note" else None
     snippet = hit.snippet.replace("\x02", "").replace("\x03", "")
     return Recalled(hit.title, hit.ref, hit.line, snippet, hit.kind, str(when or ""))
+
+
+class _LastQuery:
+    """An embedder that remembers its last query's vector: the gate measures the cosine with
+    the very vector the search just made, without embedding the prompt twice."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name, self.dim, self.fingerprint = inner.name, inner.dim, inner.fingerprint
+        self._last: tuple[str, NDArray[np.float32]] | None = None
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        if self._last is None or self._last[0] != text:
+            self._last = (text, self.inner.embed_query(text))
+        return self._last[1]

@@ -86,21 +86,52 @@ def workspace(work: Path, data: Path, dataset: locomo.Dataset) -> Path:
     root, built = repo(work, "recall", stamp + "recall-v1", lambda r: corpus.write_til(r, data, 1))
     if built:
         memidx(root, "ingest", quiet=True)
-        config = replace(load_config(root), fsync=False)
-        haystack = Haystack(config)
-        ids: dict[str, str] = {}
-        for turn in dataset.turns:
-            if turn.conversation == MEMORY_CONVERSATION:
-                filed = haystack.file(
-                    "turn", turn_text(turn), drawer=turn.conversation, agent=turn.speaker,
-                    session=f"{turn.conversation}:session_{turn.session}",
-                    ts=session_time(turn.date),
-                )  # fmt: skip
-                ids[filed.id] = turn.dia_id
-        haystack.close()
-        (root / ".memidx" / "recall-ids.json").write_text(json.dumps(ids))
+        _file_conversation(root, dataset)
+    if os.environ.get("RECALL_EMBED_ALL") == "1":  # hours here; else the notes embedded so far
+        memidx(root, "embed", quiet=True)
+    return root
+
+
+def locomo_workspace(work: Path, data: Path, dataset: locomo.Dataset) -> Path:
+    """A memory of one conversation's turns alone (cheap to embed on a loaded machine)."""
+    stamp = file_stamp(data / "locomo" / "locomo10.json") + "recall-locomo-v1"
+    root, built = repo(work, "recall-locomo", stamp, lambda r: (r / "notes").mkdir())
+    if built:
+        memidx(root, "ingest", quiet=True)
+        _file_conversation(root, dataset)
     memidx(root, "embed", quiet=True)
     return root
+
+
+def _file_conversation(root: Path, dataset: locomo.Dataset) -> None:
+    config = replace(load_config(root), fsync=False)
+    haystack = Haystack(config)
+    ids: dict[str, str] = {}
+    for turn in dataset.turns:
+        if turn.conversation == MEMORY_CONVERSATION:
+            filed = haystack.file(
+                "turn", turn_text(turn), drawer=turn.conversation, agent=turn.speaker,
+                session=f"{turn.conversation}:session_{turn.session}", ts=session_time(turn.date),
+            )  # fmt: skip
+            ids[filed.id] = turn.dia_id
+    haystack.close()
+    (root / ".memidx" / "recall-ids.json").write_text(json.dumps(ids))
+
+
+def embedded_notes(root: Path) -> set[str]:
+    """Refs of the notes whose every chunk has a vector (a partly embedded memory)."""
+    config = load_config(root)
+    store, _ = open_store(config.index_path, write=False)
+    try:
+        rows = store.conn.execute(
+            """SELECT d.source_ref FROM documents d JOIN chunks c ON c.doc_id = d.id
+               LEFT JOIN vectors v ON v.text_hash = c.text_hash AND v.model = ?
+               WHERE d.source_kind = 'note' GROUP BY d.id HAVING COUNT(v.text_hash) = COUNT(*)""",
+            (config.model,),
+        ).fetchall()
+    finally:
+        store.conn.close()
+    return {str(r[0]) for r in rows}
 
 
 def prompts(root: Path, dataset: locomo.Dataset) -> list[Prompt]:
@@ -124,7 +155,8 @@ def prompts(root: Path, dataset: locomo.Dataset) -> list[Prompt]:
             found.append(Prompt(q.text, "locomo+", right))
         elif q.conversation == OTHER_CONVERSATION:
             found.append(Prompt(q.text, "locomo-", frozenset()))
-    notes = sorted((r, t) for k, r, t, _ in rows if k == "note")
+    embedded = embedded_notes(root)
+    notes = sorted((r, t) for k, r, t, _ in rows if k == "note" and r in embedded)
     for ref, title in notes[::TIL_EVERY]:
         found.append(Prompt(f"{title}?", "til+", frozenset({f"note:{ref}"})))
     found += [Prompt(p, "off-topic-", frozenset()) for p in OFF_TOPIC]
@@ -191,11 +223,12 @@ def report(label: str, measured: list[tuple[Prompt, list[Candidate]]], t: Thresh
 def run(data: Path, work: Path, rounds: int) -> None:
     dataset = locomo.load(data)
     started = time.perf_counter()
-    root = workspace(work, data, dataset)
-    print(f"  workspace {root} ready in {time.perf_counter() - started:.0f} s")
-    labeled = prompts(root, dataset)
-    recaller = Recaller(load_config(root))
-    measured = [(p, [] if trivial(p.text) else recaller.candidates(p.text)) for p in labeled]
+    til = workspace(work, data, dataset)
+    talk = locomo_workspace(work, data, dataset)
+    print(f"  workspaces {til}, {talk} ready in {time.perf_counter() - started:.0f} s")
+    print(f"  TIL notes with every chunk embedded: {len(embedded_notes(til))}")
+    measured = _measure(til, [p for p in prompts(til, dataset) if p.group != "locomo+"])
+    measured += _measure(talk, [p for p in prompts(talk, dataset) if p.group != "til+"])
     dev = [m for m in measured if m[0].dev]
     test = [m for m in measured if not m[0].dev]
     tuned = tune(dev)
@@ -204,7 +237,12 @@ def run(data: Path, work: Path, rounds: int) -> None:
     report("dev, committed", dev, THRESHOLDS)
     report("TEST, committed", test, THRESHOLDS)
     report("test, tuned on dev", test, tuned)
-    latency(root, max(rounds, 1) * 10)
+    latency(til, max(rounds, 1) * 10)
+
+
+def _measure(root: Path, labeled: list[Prompt]) -> list[tuple[Prompt, list[Candidate]]]:
+    recaller = Recaller(load_config(root))
+    return [(p, [] if trivial(p.text) else recaller.candidates(p.text)) for p in labeled]
 
 
 def latency(root: Path, rounds: int) -> None:
