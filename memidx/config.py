@@ -43,6 +43,11 @@ class Config(Value):
         return self.state_dir / "hook-error.log"
 
     @property
+    def agent_hook_error_path(self) -> Path:
+        """The trace of agent hooks that failed open (read by `memidx status`)."""
+        return self.state_dir / "agent-hook-error.log"
+
+    @property
     def embed_error_path(self) -> Path:
         """The trace of the last failed background embed (read by `memidx status`)."""
         return self.state_dir / "embed-error.log"

@@ -25,11 +25,9 @@ Handler = Callable[["argparse.Namespace", Config], int]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run memidx with `argv`; return the exit code."""
-    hook = _hook_call(sys.argv[1:] if argv is None else argv)
-    if hook is not None:  # the git hooks' path: no argparse, nothing but what syncing needs
-        from memidx.githooks.hook import run_hook
-
-        return run_hook(*hook)
+    fast = _fast_path(sys.argv[1:] if argv is None else argv)
+    if fast is not None:
+        return fast
     from memidx.cli.parser import build_parser
 
     parser = build_parser()
@@ -144,11 +142,35 @@ def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
     return directory, rest[1]
 
 
+def _fast_path(argv: Sequence[str]) -> int | None:
+    """The exit code of a hook run without argparse; None for every other command."""
+    agent_hook = _agent_hook_call(argv)
+    if agent_hook is not None:  # an agent's hook: fails open, never a usage error
+        from memidx.agents.runner import run_hook as run_agent_hook
+
+        return run_agent_hook(*agent_hook)
+    hook = _hook_call(argv)
+    if hook is not None:  # the git hooks' path: no argparse, nothing but what syncing needs
+        from memidx.githooks.hook import run_hook
+
+        return run_hook(*hook)
+    return None
+
+
+def _agent_hook_call(argv: Sequence[str]) -> tuple[str, str] | None:
+    """(agent, event) when argv is exactly `agent hook AGENT EVENT`, what agents run."""
+    rest = list(argv)
+    if len(rest) == 4 and rest[:2] == ["agent", "hook"] and not rest[3].startswith("-"):
+        return rest[2], rest[3]
+    return None
+
+
 # The parser names a handler `group:function`; each group's module is imported only when it runs.
 HANDLER_MODULES = {
     "search": "search_command",
     "index": "index_commands",
     "memory": "write_commands",
+    "agent": "agent_command",
 }
 
 

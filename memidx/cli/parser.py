@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     _search_commands(commands)
     _index_commands(commands)
     _memory_commands(commands)
+    _agent_commands(commands)
     return parser
 
 
@@ -231,6 +232,27 @@ def _memory_commands(commands: _Commands) -> None:
         help="default: the stage pre-commit is running (from its PRE_COMMIT_* variables)",
     )
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
+
+
+def _agent_commands(commands: _Commands) -> None:
+    p = commands.add(
+        "agent",
+        "recall and capture in coding agents: install memidx's hooks and MCP server",
+        "agent:agent",
+    )
+    p.add_argument(
+        "action",
+        choices=("install", "uninstall", "status", "serve", "hook"),
+        help="install/uninstall: memidx's hooks and MCP entry in the agent's settings; "
+        "status: what is installed where; serve: the warm recall server the prompt hook "
+        "starts; hook: what the agent runs (JSON on stdin, never fails)",
+    )
+    p.add_argument("agent", nargs="?", choices=("claude-code",), default="claude-code")
+    p.add_argument("event", nargs="?", help="with hook: the agent's event, e.g. UserPromptSubmit")
+    p.add_argument("--scope", choices=("user", "project"), default="project",
+                   help="project (default): this project's files; user: the user's")  # fmt: skip
+    p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    _json_flag(p, "what was done")
 
 
 MAX_HITS = 1000

@@ -47,6 +47,13 @@ def status_json(status: Status) -> str:
             if status.embed_failure is None
             else {"when": status.embed_failure.when, "message": status.embed_failure.message},
             "behind_head": status.behind,
+            "agent_hook_failure": None
+            if status.agent_failure is None
+            else {
+                "when": status.agent_failure.when,
+                "hook": status.agent_failure.hook,
+                "message": status.agent_failure.message,
+            },
             "hook_failure": None
             if status.hook_failure is None
             else {
@@ -116,6 +123,7 @@ def write_status(out: TextIO, status: Status) -> None:
     failure = status.hook_failure
     if status.embed_failure:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
+    rows += _agent_rows(status)
     rows.append(
         (
             "hook error",
@@ -150,3 +158,10 @@ def _size(n: int) -> str:
     if n >= 1024 * 1024:
         return f"{n / 1024 / 1024:.1f} MB"
     return f"{n / 1024:.0f} KB"
+
+
+def _agent_rows(status: Status) -> list[tuple[str, str]]:
+    agent = status.agent_failure
+    if agent is None:
+        return []
+    return [("agent hook", f"{agent.when} {agent.hook}: {agent.message} (failed open)")]

@@ -44,6 +44,7 @@ class Status:
     chunks: int = 0
     chunks_with_vectors: int = 0
     embed_failure: HookFailure | None = None
+    agent_failure: HookFailure | None = None  # agents' hooks fail open: shown, not unhealthy
     behind: str | None = None
 
     @property
@@ -61,6 +62,7 @@ def gather(config: Config) -> Status:
     size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
     status = Status(source.label, source.commit, len(files), str(path), size)
     status.hook_failure = last_failure(config.hook_error_path)
+    status.agent_failure = last_failure(config.agent_hook_error_path)
     if config.in_git:
         status.uncommitted = [
             (code, ref)

@@ -29,6 +29,7 @@ from tests.benchmark import (
 )
 from tests.benchmark.faults import run as faults_run
 from tests.benchmark.golden import Scores, copy_notes, queries, score
+from tests.benchmark.recall import run as recall_run
 from tests.benchmark.timing import CommandFailed, ms, percentile, timed_process
 from tests.benchmark.workspace import (
     PROJECT,
@@ -396,4 +397,5 @@ SECTIONS: dict[str, Section] = {
     "stopwords": stopwords.run,
     "writers": writers_run,
     "faults": faults_run,
+    "recall": lambda args: recall_run(args.data, args.work, args.rounds),
 }

@@ -10,6 +10,7 @@ allowed in `MAY_IMPORT`; every function-level and TYPE_CHECKING import counts to
     search                the query path: never git, never sync
     memory                remember, share, status, bringing the index to HEAD
     githooks              what git's hooks and checks run
+    agents                coding agents' hooks: recall, capture, install (one adapter each)
     cli                   the command line
 """
 
@@ -33,7 +34,19 @@ MAY_IMPORT: dict[str, set[str]] = {
     "search": {"embed", "index", "notes", SHARED},
     "memory": {"haystack", "embed", "index", "notes", "git", SHARED},
     "githooks": {"memory", "haystack", "embed", "index", "notes", "git", SHARED},
-    "cli": {"memory", "githooks", "search", "haystack", "embed", "index", "notes", "git", SHARED},
+    "agents": {"memory", "search", "haystack", "embed", "index", "notes", "git", SHARED},
+    "cli": {
+        "memory",
+        "githooks",
+        "agents",
+        "search",
+        "haystack",
+        "embed",
+        "index",
+        "notes",
+        "git",
+        SHARED,
+    },
 }
 
 # The query path: what `memidx search` runs after parsing its arguments.
@@ -55,6 +68,9 @@ PURE = [
     "memidx.index.drift",
     "memidx.search.query",
     "memidx.search.fusion",
+    "memidx.agents.gate",
+    "memidx.agents.block",
+    "memidx.agents.exchange",
 ]
 IO_MODULES = {"sqlite3", "subprocess", "socket", "fcntl", "shutil", "tempfile", "git",
               "fastembed", "onnxruntime", "tokenizers"}  # fmt: skip

@@ -1,0 +1,96 @@
+"""The text memidx injects into an agent's context, and the removal of injected text from what
+is filed back (pure). Blocks are tagged, phrased as facts and bounded in size: Claude Code
+replaces context over 10,000 characters with a file and a preview."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memidx.frozen import Value
+
+RECALL_TAG = "memidx-recall"
+DIGEST_TAG = "memidx-digest"
+MAX_HITS = 3
+BUDGET = 4_000  # characters of one recall block
+HARD_CAP = 9_500  # never more, whatever the settings: under Claude Code's 10,000
+SNIPPET_CHARS = 600
+MIN_SNIPPET = 80
+DIGEST_BUDGET = 1_500
+
+
+class Recalled(Value):
+    """One hit as injected: what it is, where it is, a short excerpt."""
+
+    title: str
+    ref: str
+    line: int
+    snippet: str
+    kind: str = "note"
+    when: str = ""  # for records: when they were filed
+
+
+def recall_block(hits: Sequence[Recalled], budget: int = BUDGET, k: int = MAX_HITS) -> str:
+    """The recall block for up to `k` hits within `budget` characters; "" for no hits."""
+    budget = min(budget, HARD_CAP)
+    head = (
+        f"<{RECALL_TAG}>\nmemidx memory holds these earlier notes and records that match the "
+        "prompt (title, ref:line, excerpt):"
+    )
+    tail = f"\n</{RECALL_TAG}>"
+    lines: list[str] = []
+    used = len(head) + len(tail)
+    for hit in hits[:k]:
+        line = _hit_line(hit, SNIPPET_CHARS)
+        if used + len(line) > budget:  # the last hit that fits, with a shorter excerpt
+            frame = len(_hit_line(hit, 0))
+            room = budget - used - frame
+            if room < MIN_SNIPPET:
+                break
+            line = _hit_line(hit, room)
+        lines.append(line)
+        used += len(line)
+    return head + "".join(lines) + tail if lines else ""
+
+
+def _hit_line(hit: Recalled, snippet_chars: int) -> str:
+    where = f"{hit.ref}:{hit.line}" if hit.line > 0 else hit.ref
+    kind = "" if hit.kind == "note" else f"{hit.kind}{f' of {hit.when}' if hit.when else ''}, "
+    return f"\n- {_flat(hit.title, 160)} ({kind}{where}): {_flat(hit.snippet, snippet_chars)}"
+
+
+def digest_block(project: str, items: Sequence[Recalled], budget: int = DIGEST_BUDGET) -> str:
+    """The session-start digest: recent notes and records about `project`; "" for none."""
+    head = f"<{DIGEST_TAG}>\nRecent memidx notes and records about {_flat(project, 80)}:"
+    tail = f"\n</{DIGEST_TAG}>"
+    lines: list[str] = []
+    used = len(head) + len(tail)
+    for item in items:
+        line = _hit_line(item, 160)
+        if used + len(line) > budget:
+            break
+        lines.append(line)
+        used += len(line)
+    return head + "".join(lines) + tail if lines else ""
+
+
+def _flat(text: str, limit: int) -> str:
+    text = " ".join(strip_injected(text).replace("\x1b", " ").split())
+    text = text.replace(f"</{RECALL_TAG}>", "").replace(f"</{DIGEST_TAG}>", "")
+    if len(text) <= limit:
+        return text
+    cut = text[: max(0, limit - 1)]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+
+
+_INJECTED = re.compile(
+    rf"<({RECALL_TAG}|{DIGEST_TAG}|system-reminder)>.*?(</\1>|\Z)", re.DOTALL | re.IGNORECASE
+)
+
+
+def strip_injected(text: str) -> str:
+    """`text` without memidx's own blocks and `<system-reminder>` spans (an unclosed one runs
+    to the end), so injected context is never filed back into memory."""
+    if "<" not in text:
+        return text
+    return _INJECTED.sub("", text).strip()

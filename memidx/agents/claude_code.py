@@ -1,0 +1,86 @@
+"""Claude Code's hooks: its events and their input and output shapes. Its transcript is read
+by memidx/agents/claude_transcript.py; where its settings live, memidx/agents/claude_install.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memidx.agents import actions
+from memidx.agents.runner import HookCall
+from memidx.agents.session import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.agents.exchange import Exchange
+
+NAME = "claude-code"
+# event: (Claude Code's timeout for the hook in seconds, memidx's own deadline in seconds)
+EVENTS: dict[str, tuple[int, float]] = {
+    "SessionStart": (10, 1.5),
+    "UserPromptSubmit": (10, 1.5),
+    "Stop": (30, 10.0),
+    "PreCompact": (60, 30.0),
+    "PostCompact": (30, 10.0),
+    "SessionEnd": (10, 1.4),  # Claude Code gives SessionEnd hooks about 1.5 s in all
+}
+
+
+class ClaudeCode:
+    """The adapter the hook runner calls."""
+
+    name = NAME
+
+    def deadline(self, event: str) -> float:
+        return EVENTS[event][1]
+
+    def handle(self, call: HookCall) -> str:
+        payload, config = call.payload, call.config
+        where = Where(NAME, str(payload.get("session_id") or "unknown"), _cwd(payload))
+        event = call.event
+        if event == "SessionStart":
+            actions.warm_up(config)
+            return _context(event, actions.digest_for(config, where))
+        if event == "UserPromptSubmit":
+            prompt = str(payload.get("prompt") or "")
+            return _context(event, actions.recall_for(config, where, prompt, call.deadline))
+        from memidx.agents.claude_transcript import parse, read_text
+
+        transcript = parse(read_text(Path(str(payload.get("transcript_path") or ""))))
+        if event in ("Stop", "SessionEnd", "PreCompact"):
+            last = str(payload.get("last_assistant_message") or "").strip()
+            every = event == "SessionEnd"
+            exchanges = [e for e in transcript.exchanges if e.closed or every or _done(e, last)]
+            actions.capture(config, where, exchanges)
+        if event == "PreCompact":
+            path = Path(str(payload.get("transcript_path") or ""))
+            actions.archive_transcript(config, where, read_text(path))
+        elif event == "PostCompact":
+            actions.summary(config, where, str(payload.get("compact_summary") or ""))
+        if event in ("Stop", "SessionEnd"):  # versions without PostCompact: the summary record
+            for summary in transcript.summaries:
+                actions.summary(config, where, summary)
+        return ""
+
+
+def _done(exchange: Exchange, last: str) -> bool:
+    """Whether the transcript holds the whole last exchange: its last text is the message the
+    Stop event reports (without one, whatever answer is there)."""
+    texts = [a for a in exchange.assistant if not a.startswith("[tool ")]
+    if not last:
+        return bool(texts)
+    return bool(texts) and texts[-1].strip() == last
+
+
+def _cwd(payload: dict[str, object]) -> str:
+    return str(payload.get("cwd") or Path.cwd())
+
+
+def _context(event: str, text: str) -> str:
+    if not text:
+        return ""
+    output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return json.dumps(output, ensure_ascii=False)
+
+
+ADAPTER = ClaudeCode()

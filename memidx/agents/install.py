@@ -1,0 +1,99 @@
+"""`memidx agent install|uninstall|status`: apply an adapter's edits to its agent's config
+files. Twice changes nothing; every other setting stays; a changed file is backed up first."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from memidx.agents.settings import Edit, Json, read_json, write_json
+from memidx.frozen import Value
+
+SCOPES = ("user", "project")
+
+
+class ConfigFile(Value):
+    """One file of an agent's configuration and memidx's edits of it."""
+
+    path: Path
+    install: Edit
+    uninstall: Edit
+    installed: Callable[[Json], list[str]]  # what of memidx's is in it, in words
+
+
+class Outcome(Value):
+    """What install or uninstall did (or would do) to one file."""
+
+    path: Path
+    changed: bool
+    backup: Path | None = None
+
+
+def memidx_argv() -> list[str]:
+    """The absolute command of this very memidx, for hooks and MCP entries."""
+    script = Path(sys.executable).parent / "memidx"
+    if script.is_file():
+        return [str(script.absolute())]
+    return [str(Path(sys.executable).absolute()), "-m", "memidx"]
+
+
+def shell_command(*args: str) -> str:
+    """`memidx ARGS` as one shell command line, the absolute path quoted."""
+    return " ".join(shlex.quote(part) for part in (*memidx_argv(), *args))
+
+
+def project_root(cwd: Path) -> Path:
+    """The project a project-scope install goes into: the git work tree around cwd, else cwd."""
+    cwd = cwd.resolve()
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return cwd
+
+
+def apply(files: list[ConfigFile], *, remove: bool, dry_run: bool) -> list[Outcome]:
+    """Install (or remove) memidx's entries in each file; unchanged files are not written."""
+    done: list[Outcome] = []
+    for one in files:
+        before = read_json(one.path)
+        after = (one.uninstall if remove else one.install)(before)
+        if after == before:
+            done.append(Outcome(one.path, False))
+            continue
+        backup = None if dry_run else write_json(one.path, after)
+        if remove and not after and not dry_run:
+            one.path.unlink()  # nothing but memidx's was in it: as if never installed
+        done.append(Outcome(one.path, True, backup))
+    return done
+
+
+def describe(outcomes: list[Outcome], *, remove: bool, dry_run: bool) -> list[str]:
+    """One line per file, for people."""
+    lines: list[str] = []
+    verb = (
+        ("would remove memidx from" if remove else "would install into")
+        if dry_run
+        else ("removed memidx from" if remove else "installed into")
+    )
+    for one in outcomes:
+        if not one.changed:
+            lines.append(f"unchanged: {one.path}")
+            continue
+        backup = f" (backup: {one.backup})" if one.backup else ""
+        lines.append(f"{verb} {one.path}{backup}")
+    return lines
+
+
+def states(files: list[ConfigFile]) -> list[tuple[Path, list[str]]]:
+    """(file, what of memidx's it holds) for each file."""
+    found: list[tuple[Path, list[str]]] = []
+    for one in files:
+        try:
+            doc = read_json(one.path)
+        except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
+            found.append((one.path, [f"unreadable: {exc}"]))
+            continue
+        found.append((one.path, one.installed(doc)))
+    return found

@@ -1,0 +1,137 @@
+"""Recall for a prompt: search the memory, measure each hit with the gate's signals, keep the
+relevant ones not injected before in the session, and format the block. Runs in the warm
+recall server (memidx/agents/recall_server.py) or, when none answers, in the hook's process."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memidx.agents.block import BUDGET, MAX_HITS, Recalled, recall_block
+from memidx.agents.gate import Signal, prompt_words, relevant, trivial, word_share
+from memidx.config import Config
+from memidx.embed.embedders import Embedder, query_embedder
+from memidx.frozen import Value
+from memidx.index.lookup_rows import documents_at
+from memidx.index.store import Filters, VectorStore, open_store
+from memidx.search.lexical import Hit
+from memidx.search.searcher import Searcher, VectorIndex
+
+CANDIDATES = 6  # hits measured per prompt; the gate keeps at most MAX_HITS of them
+NEVER_INJECTED = frozenset({"transcript"})  # whole transcripts are archives, not answers
+
+
+class Candidate(Value):
+    """A hit with the signals the gate judged it by."""
+
+    key: str  # `kind:ref`, what a session remembers as injected
+    recalled: Recalled
+    signal: Signal
+
+
+class Recall(Value):
+    """What one prompt recalled: the block to inject (maybe "") and the keys in it."""
+
+    block: str
+    keys: tuple[str, ...]
+    candidates: tuple[Candidate, ...] = ()
+
+
+class Recaller:
+    """Recall against one memory; the model loads once, the index is opened per prompt."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._embedder: _LastQuery | None = None
+        self._vectors: VectorIndex | None = None  # kept while the index's vectors stay the same
+        self._generation: str | None = None
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = _LastQuery(query_embedder(self.config))
+        return self._embedder
+
+    def recall(
+        self, prompt: str, seen: Collection[str] = (), k: int = MAX_HITS, budget: int = BUDGET
+    ) -> Recall:
+        """The block for `prompt`, leaving out hits whose key is in `seen`."""
+        if trivial(prompt):
+            return Recall("", ())
+        found = self.candidates(prompt)
+        chosen = [c for c in found if c.key not in seen and relevant(c.signal)][:k]
+        block = recall_block([c.recalled for c in chosen], budget, k)
+        keys = tuple(c.key for c in chosen) if block else ()
+        return Recall(block, keys, tuple(found))
+
+    def candidates(self, prompt: str) -> list[Candidate]:
+        """The best hits for `prompt` with their signals, best first."""
+        store, _ = open_store(self.config.index_path, write=False)
+        try:
+            vectors_of = VectorStore(store.conn)  # a new index or any changed vector: reload
+            generation = f"{vectors_of.index_id()}:{vectors_of.generation()}"
+            if generation != self._generation:
+                self._vectors, self._generation = None, generation
+            searcher = Searcher(store, self.config, _embedder=self.embedder())
+            searcher._vectors = self._vectors  # pyright: ignore[reportPrivateUsage]
+            result = searcher.search(prompt, Filters(), CANDIDATES + 2)
+            if result.engine != "bm25":
+                self._vectors = searcher.vectors()
+            hits = [h for h in result.hits if h.kind not in NEVER_INJECTED][:CANDIDATES]
+            if not hits:
+                return []
+            docs = documents_at(store, [(h.kind, h.ref) for h in hits])
+            vectors = searcher.vectors() if result.engine != "bm25" else None
+            query = self.embedder().embed_query(prompt) if vectors is not None else None
+        finally:
+            store.conn.close()
+        words = prompt_words(prompt)
+        found: list[Candidate] = []
+        for hit in hits:
+            doc = docs.get((hit.kind, hit.ref))
+            if doc is None:
+                continue
+            cosine = _best_cosine(vectors, query, doc[0])
+            signal = Signal(cosine, word_share(words, doc[1]), _relevance(hit))
+            found.append(Candidate(f"{hit.kind}:{hit.ref}", _recalled(hit), signal))
+        return found
+
+
+def _best_cosine(vectors: VectorIndex | None, query: object, doc_id: int) -> float:
+    """The cosine of the document's best chunk with the query (0 without vectors)."""
+    if vectors is None or not isinstance(query, np.ndarray):
+        return 0.0
+    rows = vectors.matrix[vectors.doc_ids == doc_id]
+    if not len(rows):
+        return 0.0
+    return float(np.max(rows @ query))
+
+
+def _relevance(hit: Hit) -> float | None:
+    value = getattr(hit, "relevance", None)  # the search's calibrated score, where it has one
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _recalled(hit: Hit) -> Recalled:
+    when = hit.meta.get("ts") if hit.kind != "note" else None
+    snippet = hit.snippet.replace("\x02", "").replace("\x03", "")
+    return Recalled(hit.title, hit.ref, hit.line, snippet, hit.kind, str(when or ""))
+
+
+class _LastQuery:
+    """An embedder that remembers its last query's vector: the gate measures the cosine with
+    the very vector the search just made, without embedding the prompt twice."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name, self.dim, self.fingerprint = inner.name, inner.dim, inner.fingerprint
+        self._last: tuple[str, NDArray[np.float32]] | None = None
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        if self._last is None or self._last[0] != text:
+            self._last = (text, self.inner.embed_query(text))
+        return self._last[1]

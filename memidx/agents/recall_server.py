@@ -1,0 +1,148 @@
+"""The warm recall server: one process per memory that keeps the model loaded, so a prompt hook
+(a new process per prompt) answers in tens of milliseconds instead of paying ~1 s of imports
+and model load. A Unix socket in the clone's state folder (nothing listens on the network);
+every loop is bounded: one request per connection, a size limit, timeouts, and the server exits
+after an idle hour. The hook starts it in the background when it does not answer."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import cast
+
+from memidx.config import Config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.agents.recall import Recaller
+
+MAX_REQUEST = 64 * 1024
+IDLE_EXIT = 3600.0  # seconds without a request before the server exits
+MAX_REQUESTS = 1_000_000
+SOCKET_NAME = "recall.sock"
+
+
+def socket_path(config: Config) -> Path:
+    return config.state_dir / "agents" / SOCKET_NAME
+
+
+def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str, object] | None:
+    """The server's answer to `request`, or None when no server answers in `timeout`."""
+    path = socket_path(config)
+    if not path.exists() or len(str(path)) > 100:
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(max(0.01, timeout))
+            conn.connect(str(path))
+            conn.sendall(json.dumps(request).encode("utf-8") + b"\n")
+            conn.shutdown(socket.SHUT_WR)
+            answer = _read_line(conn)
+    except (OSError, ValueError):
+        return None
+    loaded: object = json.loads(answer) if answer else None
+    return cast(dict[str, object], loaded) if isinstance(loaded, dict) else None
+
+
+def ask_waiting(
+    config: Config, request: dict[str, object], timeout: float
+) -> dict[str, object] | None:
+    """ask(), waiting up to `timeout` for a server that is still loading its model."""
+    end = time.monotonic() + timeout
+    answer = ask(config, request, timeout)
+    while answer is None and starting(config) and time.monotonic() < end - 0.05:
+        time.sleep(0.05)
+        answer = ask(config, request, end - time.monotonic())
+    return answer
+
+
+def starting(config: Config) -> bool:
+    """Whether a server holds its lock (it may still be loading the model)."""
+    from memidx.portable import file_lock
+
+    lock = socket_path(config).with_suffix(".lock")
+    if not lock.exists():
+        return False
+    with file_lock(lock, wait=False) as free:
+        return not free
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    data = b""
+    while len(data) <= MAX_REQUEST * 4 and not data.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def start(config: Config) -> None:
+    """Start the server in the background (it exits at once when another one runs)."""
+    from memidx.portable import start_detached
+
+    log_path = config.state_dir / "agents" / "recall-server.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "memidx", "agent", "serve"]
+    os.environ["MEMIDX_ROOT"] = str(config.root)  # the child serves this very memory
+    with log_path.open("ab") as log:
+        start_detached(argv, log)
+
+
+def serve(config: Config, idle_exit: float | None = None) -> int:
+    """Answer recall requests until idle for `idle_exit` seconds (MEMIDX_RECALL_IDLE, default
+    an hour); 0 at once when another server runs. Its pid is in `recall.pid` meanwhile."""
+    from memidx.agents.recall import Recaller
+    from memidx.portable import file_lock
+
+    idle = idle_exit or float(os.environ.get("MEMIDX_RECALL_IDLE") or IDLE_EXIT)
+    path = socket_path(config)
+    with file_lock(path.with_suffix(".lock"), wait=False) as mine:
+        if not mine:
+            return 0
+        path.with_suffix(".pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
+        recaller = Recaller(config)
+        recaller.embedder()  # load the model before the first request needs it
+        path.unlink(missing_ok=True)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+            server.bind(str(path))
+            server.listen(16)
+            server.settimeout(1.0)
+            try:
+                _loop(server, recaller, idle)
+            finally:
+                path.unlink(missing_ok=True)
+    return 0
+
+
+def _loop(server: socket.socket, recaller: Recaller, idle_exit: float) -> None:
+    last = time.monotonic()
+    for _ in range(MAX_REQUESTS):
+        if time.monotonic() - last > idle_exit:
+            return
+        try:
+            conn, _ = server.accept()
+        except TimeoutError:
+            continue
+        last = time.monotonic()
+        with conn, contextlib.suppress(OSError, ValueError):
+            conn.settimeout(5.0)
+            conn.sendall(json.dumps(_answer(recaller, _read_line(conn))).encode("utf-8") + b"\n")
+
+
+def _answer(recaller: Recaller, data: bytes) -> dict[str, object]:
+    if len(data) > MAX_REQUEST:
+        return {"error": "request too large"}
+    try:
+        request = cast(dict[str, object], json.loads(data))
+        prompt = str(request.get("prompt", ""))
+        seen = [str(s) for s in cast(list[object], request.get("seen") or [])]
+        done = recaller.recall(prompt, seen)
+    except Exception as exc:  # noqa: BLE001  # the server outlives one bad request
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {"block": done.block, "keys": list(done.keys)}

@@ -1,0 +1,128 @@
+"""Running one agent hook: `memidx agent hook <agent> <event>` with the agent's JSON on stdin.
+
+A hook never blocks or breaks the agent. The work runs in a thread with a deadline; an error,
+a missing index, a held lock or the deadline mean no output, exit 0, and one line in
+`.memidx/agent-hook-error.log`, which `memidx status` shows."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Protocol, cast
+
+from memidx.config import Config, load_config
+from memidx.frozen import Value
+
+MAX_INPUT = 8 * 1024 * 1024
+ADAPTERS = {"claude-code": "memidx.agents.claude_code"}
+DEADLINE_VARIABLE = "MEMIDX_AGENT_DEADLINE"  # seconds, for every event (tests, slow machines)
+
+
+class HookCall(Value):
+    """One hook event as an adapter handles it."""
+
+    agent: str
+    event: str
+    payload: dict[str, object]
+    config: Config
+    deadline: float  # time.monotonic() by which the answer must be out
+
+
+class Adapter(Protocol):
+    """What memidx knows of one agent's hooks (memidx/agents/<agent>.py)."""
+
+    name: str
+
+    def deadline(self, event: str) -> float:
+        """Seconds the event's work may take before the hook gives up (fails open)."""
+        ...
+
+    def handle(self, call: HookCall) -> str:
+        """Do the event's work; what to print on stdout ("" for nothing)."""
+        ...
+
+
+def adapter(agent: str) -> Adapter:
+    """The adapter of `agent` (KeyError for an agent memidx does not know)."""
+    module = importlib.import_module(ADAPTERS[agent])
+    return cast(Adapter, module.ADAPTER)
+
+
+def run_hook(agent: str, event: str) -> int:
+    """The hook's whole life; always 0. Ends the process itself, so a worker stuck on a lock
+    cannot keep the agent waiting."""
+    started = time.monotonic()
+    holder: dict[str, object] = {}
+    try:
+        found = adapter(agent)
+        limit = _deadline(found, event)
+    except (KeyError, ImportError, ValueError) as exc:
+        _trace(None, agent, event, f"unknown agent or event: {exc}")
+        return _finish("")
+    worker = threading.Thread(
+        target=_work, args=(found, agent, event, started + limit, holder), daemon=True
+    )
+    worker.start()
+    worker.join(max(0.0, started + limit - time.monotonic()))
+    config = cast(Config | None, holder.get("config"))
+    if worker.is_alive():
+        _trace(config, agent, event, f"no answer within {limit:g} s: gave up, nothing injected")
+        return _finish("")
+    error = holder.get("error")
+    if isinstance(error, BaseException):
+        _trace(config, agent, event, f"{type(error).__name__}: {error}")
+        return _finish("")
+    return _finish(str(holder.get("output") or ""))
+
+
+def _deadline(found: Adapter, event: str) -> float:
+    text = os.environ.get(DEADLINE_VARIABLE, "").strip()
+    return float(text) if text else found.deadline(event)
+
+
+def _work(found: Adapter, agent: str, event: str, deadline: float, holder: dict[str, object]):
+    try:
+        payload = _payload(sys.stdin.buffer.read(MAX_INPUT))
+        cwd = str(payload.get("cwd") or "") or None
+        config = load_config(Path(cwd) if cwd and Path(cwd).is_dir() else None)
+        holder["config"] = config
+        holder["output"] = found.handle(HookCall(agent, event, payload, config, deadline))
+    except BaseException as exc:  # noqa: BLE001  # fail open: every error is traced, none raised
+        holder["error"] = exc
+
+
+def _payload(data: bytes) -> dict[str, object]:
+    loaded: object = json.loads(data.decode("utf-8")) if data.strip() else {}
+    if not isinstance(loaded, dict):
+        raise ValueError("the hook's input is not a JSON object")
+    return cast(dict[str, object], loaded)
+
+
+def _trace(config: Config | None, agent: str, event: str, message: str) -> None:
+    from memidx.index.failures import record_failure
+
+    record_failure(_trace_path(config), f"{agent} {event}", message)
+
+
+def _trace_path(config: Config | None) -> Path:
+    if config is not None:
+        return config.agent_hook_error_path
+    with contextlib.suppress(Exception):  # no memory found: the trace of the memory in reach
+        return load_config().agent_hook_error_path
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "memidx" / "agent-hook-error.log"
+
+
+def _finish(output: str) -> int:
+    with contextlib.suppress(OSError, ValueError):
+        if output:
+            sys.stdout.write(output)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(0)  # not SystemExit: a worker thread may still hold a lock or a socket

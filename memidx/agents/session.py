@@ -1,0 +1,79 @@
+"""What memidx remembers about one agent session between hook processes: the hits already
+injected, the exchanges already filed, the transcript archived before compaction. A small JSON
+file per session in the clone's state folder; losing it costs a repeated hit, never a record
+(the haystack dedupes filings by content and session)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import cast
+
+from memidx.config import Config
+
+MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
+
+
+def session_path(config: Config, agent: str, session: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session)[:120] or "unknown"
+    return config.state_dir / "agents" / agent / "sessions" / f"{safe}.json"
+
+
+class SessionState:
+    """The state of one session, read at the start of a hook and saved at its end."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: dict[str, object] = {}
+        try:
+            loaded: object = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            loaded = {}
+        if isinstance(loaded, dict):
+            self.data = cast(dict[str, object], loaded)
+
+    def keys(self, name: str) -> list[str]:
+        value = self.data.get(name)
+        items = cast(list[object], value) if isinstance(value, list) else []
+        return [str(v) for v in items if isinstance(v, str)]
+
+    def add(self, name: str, *keys: str) -> None:
+        known = self.keys(name)
+        known += [k for k in keys if k not in known]
+        self.data[name] = known[-MAX_KEYS:]
+
+    def text(self, name: str) -> str | None:
+        value = self.data.get(name)
+        return value if isinstance(value, str) else None
+
+    def set_text(self, name: str, value: str) -> None:
+        self.data[name] = value
+
+    def save(self) -> None:
+        """Write the state atomically (a hook killed midway leaves the old state)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.data), encoding="utf-8")
+        tmp.replace(self.path)
+
+
+class Where:
+    """Who filed it: the agent, its session and the project it worked in."""
+
+    def __init__(self, agent: str, session: str, cwd: str) -> None:
+        self.agent = agent
+        self.session = session
+        self.project = project_of(cwd)
+
+
+def project_of(cwd: str) -> str:
+    """The project a session works in: its git work tree's folder name, else the folder's."""
+    folder = Path(cwd or ".").resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            folder = candidate
+            break
+    name = re.sub(r"[^a-z0-9._-]+", "-", folder.name.lower()).strip("-.")
+    return name or "general"

@@ -1,0 +1,167 @@
+"""Editing agents' JSON configuration files: merge memidx's entries in, take exactly those out,
+keep everything else as it was, and back a file up before changing it. The edits are pure
+functions on the loaded document; reading and writing are the two functions at the end."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import cast
+
+from memidx.errors import MemidxError
+
+Json = dict[str, object]
+LEFT_ALONE = "fix it: memidx left the file alone"
+HookEntry = dict[str, object]  # {"type": "command", "command": ..., "timeout": ...}
+
+
+def _dict(value: object) -> Json | None:
+    return cast(Json, value) if isinstance(value, dict) else None
+
+
+def _list(value: object) -> list[object] | None:
+    return cast(list[object], value) if isinstance(value, list) else None
+
+
+def is_ours(entry: object, marker: str) -> bool:
+    """Whether a hook entry is one memidx installed (its command carries `marker`)."""
+    found = _dict(entry)
+    return found is not None and marker in str(found.get("command", ""))
+
+
+def merge_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> Json:
+    """`doc` with one matcher group per event holding memidx's hook, replacing any memidx hook
+    already there (so installing twice changes nothing) and keeping every other hook."""
+    doc = remove_hooks(doc, marker)
+    table = _dict(doc.get("hooks"))
+    table = dict(table) if table is not None else {}
+    for event, entry in hooks.items():
+        groups = _list(table.get(event))
+        groups = list(groups) if groups is not None else []
+        groups.append({"matcher": "", "hooks": [entry]})
+        table[event] = groups
+    return {**doc, "hooks": table}
+
+
+def remove_hooks(doc: Json, marker: str) -> Json:
+    """`doc` without memidx's hooks; a group, event or table left empty by that goes too."""
+    table = _dict(doc.get("hooks"))
+    if table is None:
+        return doc
+    kept: Json = {}
+    for event, groups in table.items():
+        listed = _list(groups)
+        if listed is None:
+            kept[event] = groups
+            continue
+        new_groups: list[object] = []
+        for group in listed:
+            hooks = _list((_dict(group) or {}).get("hooks"))
+            if hooks is None or not any(is_ours(h, marker) for h in hooks):
+                new_groups.append(group)
+                continue
+            rest = [h for h in hooks if not is_ours(h, marker)]
+            if rest:
+                new_groups.append({**cast(Json, group), "hooks": rest})
+        if new_groups or not listed:
+            kept[event] = new_groups
+    return {**doc, "hooks": kept} if kept or not table else _without(doc, "hooks")
+
+
+def _without(doc: Json, key: str) -> Json:
+    return {k: v for k, v in doc.items() if k != key}
+
+
+def hooked_events(doc: Json, marker: str) -> list[str]:
+    """The events that run a memidx hook."""
+    table = _dict(doc.get("hooks")) or {}
+    found: list[str] = []
+    for event, groups in table.items():
+        for group in _list(groups) or []:
+            if any(is_ours(h, marker) for h in _list((_dict(group) or {}).get("hooks")) or []):
+                found.append(event)
+                break
+    return found
+
+
+def set_entry(doc: Json, path: Sequence[str], value: object) -> Json:
+    """`doc` with `value` at the nested `path` (tables made as needed)."""
+    if len(path) == 1:
+        return {**doc, path[0]: value}
+    inner = _dict(doc.get(path[0])) or {}
+    return {**doc, path[0]: set_entry(inner, path[1:], value)}
+
+
+def drop_entry(doc: Json, path: Sequence[str]) -> Json:
+    """`doc` without the entry at `path`; a table left empty by that goes too."""
+    if len(path) == 1:
+        return _without(doc, path[0])
+    inner = _dict(doc.get(path[0]))
+    if inner is None or (path[1] not in inner and len(path) == 2):
+        return doc
+    rest = drop_entry(inner, path[1:])
+    return _without(doc, path[0]) if not rest else {**doc, path[0]: rest}
+
+
+def get_entry(doc: Json, path: Sequence[str]) -> object:
+    value: object = doc
+    for key in path:
+        found = _dict(value)
+        if found is None:
+            return None
+        value = found.get(key)
+    return value
+
+
+def add_to_list(doc: Json, key: str, item: str) -> Json:
+    items = _list(doc.get(key)) or []
+    return doc if item in items else {**doc, key: [*items, item]}
+
+
+def remove_from_list(doc: Json, key: str, item: str) -> Json:
+    items = _list(doc.get(key))
+    if items is None or item not in items:
+        return doc
+    rest = [i for i in items if i != item]
+    return {**doc, key: rest} if rest else _without(doc, key)
+
+
+def read_json(path: Path) -> Json:
+    """The JSON object in `path` ({} when the file is missing or empty)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
+    if not text.strip():
+        return {}
+    try:
+        loaded: object = json.loads(text)
+    except ValueError as exc:
+        raise MemidxError(f"{path} is not valid JSON: {exc}", LEFT_ALONE) from exc
+    found = _dict(loaded)
+    if found is None:
+        raise MemidxError(f"{path} does not hold a JSON object", LEFT_ALONE)
+    return found
+
+
+def write_json(path: Path, doc: Json) -> Path | None:
+    """Write `doc` to `path` (atomically), backing up the file it replaces; the backup's path."""
+    backup = None
+    if path.exists():
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
+        shutil.copy2(path, backup)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.memidx-{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return backup
+
+
+Edit = Callable[[Json], Json]

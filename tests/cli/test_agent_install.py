@@ -1,0 +1,111 @@
+"""`memidx agent install|uninstall|status claude-code`: idempotent, keeps every other setting
+and hook, backs up what it changes, removes exactly what it added."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import run_in_process
+
+THEIRS: dict[str, Any] = {
+    "model": "opus",
+    "enabledMcpjsonServers": ["github"],
+    "hooks": {
+        "UserPromptSubmit": [{"matcher": "", "hooks": [{"type": "command", "command": "lint"}]}],
+        "Notification": [{"matcher": "", "hooks": [{"type": "command", "command": "notify"}]}],
+    },
+}
+THEIR_MCP: dict[str, Any] = {"mcpServers": {"github": {"command": "gh-mcp", "args": []}}}
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    for name, value in (("HOME", home), ("XDG_CONFIG_HOME", home / ".config"),
+                        ("XDG_CACHE_HOME", home / ".cache")):  # fmt: skip
+        monkeypatch.setenv(name, str(value))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    root = tmp_path / "project"
+    (root / ".claude").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / ".claude" / "settings.json").write_text(json.dumps(THEIRS, indent=2))
+    (root / ".mcp.json").write_text(json.dumps(THEIR_MCP))
+    return root
+
+
+def agent(root: Path, *args: str) -> str:
+    done = run_in_process(root, "agent", *args)
+    assert done.code == 0, done.err
+    return done.out
+
+
+def test_install_merges_and_twice_changes_nothing(project: Path) -> None:
+    out = agent(project, "install", "claude-code", "--scope", "project")
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    after_first = (project / ".claude" / "settings.json").read_text()
+
+    again = agent(project, "install", "claude-code", "--scope", "project")
+
+    assert "backup" in out
+    assert again.count("unchanged") == 2
+    assert (project / ".claude" / "settings.json").read_text() == after_first
+    assert settings["model"] == "opus"
+    assert settings["enabledMcpjsonServers"] == ["github", "memidx"]
+    prompt_hooks = [h for g in settings["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
+    assert prompt_hooks[0]["command"] == "lint"
+    assert prompt_hooks[1]["command"].endswith("agent hook claude-code UserPromptSubmit")
+    assert settings["hooks"]["Notification"] == THEIRS["hooks"]["Notification"]
+    mcp = json.loads((project / ".mcp.json").read_text())["mcpServers"]
+    assert set(mcp) == {"github", "memidx"}
+    backups = sorted(p.name for p in (project / ".claude").glob("settings.json.memidx-backup-*"))
+    assert len(backups) == 1
+    backup = (project / ".claude" / backups[0]).read_text()
+    assert json.loads(backup) == THEIRS
+
+
+def test_uninstall_removes_exactly_what_was_added(project: Path) -> None:
+    agent(project, "install", "claude-code", "--scope", "project")
+
+    agent(project, "uninstall", "claude-code", "--scope", "project")
+
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == THEIRS
+    assert json.loads((project / ".mcp.json").read_text()) == THEIR_MCP
+
+
+def test_dry_run_changes_nothing(project: Path) -> None:
+    out = agent(project, "install", "claude-code", "--scope", "project", "--dry-run")
+
+    assert "would install into" in out
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == THEIRS
+    assert not list((project / ".claude").glob("*.memidx-backup-*"))
+
+
+def test_user_scope_writes_the_users_files_and_status_lists_them(project: Path) -> None:
+    home = Path.home()
+    agent(project, "install", "claude-code", "--scope", "user")
+
+    status = agent(project, "status")
+
+    user = json.loads((home / ".claude" / "settings.json").read_text())
+    assert "SessionStart" in user["hooks"]
+    assert "memidx" in json.loads((home / ".claude.json").read_text())["mcpServers"]
+    assert f"claude-code (user) {home / '.claude' / 'settings.json'}: hooks: " in status
+    assert f"claude-code (user) {home / '.claude.json'}: MCP server memidx" in status
+    assert "claude-code (project)" in status and "nothing of memidx" in status
+    agent(project, "uninstall", "claude-code", "--scope", "user")
+    assert not (home / ".claude" / "settings.json").exists()  # memidx had made it
+
+
+def test_a_broken_settings_file_is_left_alone(project: Path) -> None:
+    (project / ".claude" / "settings.json").write_text("{ not json")
+
+    done = run_in_process(project, "agent", "install", "claude-code")
+
+    assert done.code == 1
+    assert "is not valid JSON" in done.err and "memidx left the file alone" in done.err
+    assert (project / ".claude" / "settings.json").read_text() == "{ not json"

@@ -1,0 +1,115 @@
+"""The pure core of memidx/agents: the prompt gate, the injected blocks and their removal, the
+reading of Claude Code transcripts, the JSON merge of hooks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memidx.agents.block import HARD_CAP, Recalled, digest_block, recall_block, strip_injected
+from memidx.agents.claude_transcript import parse
+from memidx.agents.gate import Signal, relevant, trivial, word_share
+from memidx.agents.settings import merge_hooks, remove_hooks
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("thanks!", True),
+        ("yes", True),
+        ("ok, continue please", True),
+        ("/compact", True),
+        ("go on then, looks good to me", True),
+        ("fix it", True),
+        ("How do I cap vmmem memory on WSL?", False),
+        ("postgres migration hangs on a lock", False),
+    ],
+)
+def test_trivial_prompts_are_not_searched(prompt: str, expected: bool) -> None:
+    assert trivial(prompt) is expected
+
+
+def test_the_gate_needs_a_high_cosine_or_a_fair_one_with_the_words() -> None:
+    assert relevant(Signal(0.9, 0.0))
+    assert relevant(Signal(0.45, 1.0))
+    assert not relevant(Signal(0.45, 0.1))
+    assert not relevant(Signal(0.1, 1.0))
+
+
+def test_word_share_counts_plural_and_verb_endings() -> None:
+    assert word_share(["lock", "migrations"], "A migration waits on locks") == 1.0
+    assert word_share(["vmmem", "cap"], "nothing here") == 0.0
+
+
+def hit(n: int, snippet: str = "x" * 2000) -> Recalled:
+    return Recalled(f"Note {n}", f"notes/n{n}.md", 3, snippet)
+
+
+def test_the_recall_block_is_tagged_bounded_and_keeps_at_most_k_hits() -> None:
+    block = recall_block([hit(n) for n in range(6)], budget=4000, k=3)
+
+    assert block.startswith("<memidx-recall>") and block.endswith("</memidx-recall>")
+    assert len(block) <= 4000
+    assert block.count("\n- ") == 3
+    assert "(notes/n0.md:3)" in block
+    assert len(recall_block([hit(n) for n in range(3)], budget=50_000, k=3)) <= HARD_CAP
+    assert recall_block([]) == ""
+
+
+def test_the_digest_stays_within_its_budget() -> None:
+    block = digest_block("proj", [hit(n) for n in range(30)])
+    assert 0 < len(block) <= 1500
+
+
+def test_injected_spans_never_come_back() -> None:
+    text = "ask <memidx-recall>\n- old\n</memidx-recall> this <system-reminder>x</system-reminder>"
+    assert strip_injected(text) == "ask  this"
+    assert strip_injected("a <system-reminder>never closed") == "a"
+
+
+def rec(kind: str, content: object, uuid: str, **extra: object) -> str:
+    return json.dumps({"type": kind, "uuid": uuid, "message": {"content": content}, **extra})
+
+
+def test_a_transcript_keeps_prompts_answers_and_tool_notes_only() -> None:
+    lines = [
+        json.dumps({"type": "queue-operation"}),
+        json.dumps({"type": "api-request", "request": {"messages": []}}),
+        rec("user", "first question", "u1"),
+        rec("user", "<command-name>/compact</command-name>", "c1"),
+        rec(
+            "assistant", [{"type": "tool_use", "name": "Read", "input": {"file_path": "/a"}}], "a1"
+        ),
+        rec("user", [{"type": "tool_result", "content": "file text"}], "t1"),
+        rec("assistant", [{"type": "text", "text": "first answer"}], "a2"),
+        rec("assistant", [{"type": "text", "text": "subagent"}], "s1", isSidechain=True),
+        rec("user", "This session is being continued...", "cs", isCompactSummary=True),
+        "{broken json",
+        rec("user", [{"type": "text", "text": "second question"}], "u2"),
+        rec("user", "second question", "u2"),  # the same record again (a resumed session)
+    ]
+
+    found = parse("\n".join(lines) + "\n")
+
+    first, second = found.exchanges
+    assert first.user == "first question" and first.closed
+    assert first.assistant == ("[tool Read: /a]", "first answer")
+    assert second.user == "second question" and not second.closed and not second.answered
+    assert found.summaries == ("This session is being continued...",)
+
+
+def test_merging_hooks_twice_is_merging_once_and_removal_restores() -> None:
+    theirs: dict[str, object] = {
+        "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "x"}]}]}
+    }
+    ours: dict[str, dict[str, object]] = {
+        "Stop": {"type": "command", "command": "/m agent hook claude-code Stop"}
+    }
+
+    once = merge_hooks(theirs, ours, "agent hook claude-code")
+    twice = merge_hooks(once, ours, "agent hook claude-code")
+
+    assert once == twice
+    assert remove_hooks(twice, "agent hook claude-code") == theirs
+    assert remove_hooks(merge_hooks({}, ours, "agent hook claude-code"), "agent hook") == {}
