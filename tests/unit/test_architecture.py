@@ -27,13 +27,25 @@ MAY_IMPORT: dict[str, set[str]] = {
     SHARED: set(),
     "notes": {SHARED},
     "git": {SHARED},
+    "secrets": {SHARED},  # detecting and redacting secrets: the detect-secrets adapter
     "index": {"notes", "git", SHARED},
-    "haystack": {"index", "notes", "git", SHARED},
+    "haystack": {"index", "notes", "git", "secrets", SHARED},
     "embed": {"index", SHARED},
-    "search": {"embed", "index", "notes", SHARED},
-    "memory": {"haystack", "embed", "index", "notes", "git", SHARED},
-    "githooks": {"memory", "haystack", "embed", "index", "notes", "git", SHARED},
-    "cli": {"memory", "githooks", "search", "haystack", "embed", "index", "notes", "git", SHARED},
+    "search": {"embed", "index", "notes", "secrets", SHARED},
+    "memory": {"haystack", "embed", "index", "notes", "git", "secrets", SHARED},
+    "githooks": {"memory", "haystack", "embed", "index", "notes", "git", "secrets", SHARED},
+    "cli": {
+        "memory",
+        "githooks",
+        "search",
+        "haystack",
+        "embed",
+        "index",
+        "notes",
+        "git",
+        "secrets",
+        SHARED,
+    },
 }
 
 # The query path: what `memidx search` runs after parsing its arguments.
@@ -55,6 +67,7 @@ PURE = [
     "memidx.index.drift",
     "memidx.search.query",
     "memidx.search.fusion",
+    "memidx.secrets.patterns",
 ]
 IO_MODULES = {"sqlite3", "subprocess", "socket", "fcntl", "shutil", "tempfile", "git",
               "fastembed", "onnxruntime", "tokenizers"}  # fmt: skip
