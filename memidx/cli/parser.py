@@ -199,14 +199,18 @@ def _memory_commands(commands: _Commands) -> None:
     json_flag(p, "what is installed")
 
     p = command(
-        "check", "pre-commit checks: drift and indexability, or English prose", "memory:check"
+        "check",
+        "pre-commit checks: drift and indexability, English prose, or secrets",
+        "memory:check",
     )
     p.add_argument(
         "check",
-        choices=("drift", "english"),
+        choices=("drift", "english", "secrets"),
         help="drift: the index matches HEAD, no hook failure is recorded and the given notes "
-        "can be indexed; english: the given notes are in English",
+        "can be indexed; english: the given notes are in English; secrets: the given notes "
+        "and haystack segments hold no secret",
     )
+    _secret_check_options(p)
     p.add_argument("files", nargs="*", help="staged files (pre-commit passes them)")
     p.add_argument(
         "--remedy",
@@ -230,6 +234,19 @@ def _memory_commands(commands: _Commands) -> None:
         help="default: the stage pre-commit is running (from its PRE_COMMIT_* variables)",
     )
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
+
+
+def _secret_check_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="secrets: the baseline of allowed secrets (default: .memidx-secrets-baseline)",
+    )
+    p.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="secrets: allow every secret found in the given files (adds their fingerprints)",
+    )
 
 
 MAX_HITS = 1000

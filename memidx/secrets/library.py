@@ -4,7 +4,7 @@ detect-secrets' plugins import `requests` for `verify()`, which asks a provider 
 is live. memidx never verifies (it must never send a packet) and only calls `analyze_string`,
 which matches text. The plugins are imported with a stand-in `requests` whose every function
 raises, so no verification can reach the network even by mistake; importing the real one would
-also cost ~60 ms and urllib3's IPv6 probe socket. The package's `__init__` (its whole scan
+also cost ~60 ms and urllib3's IPv6 probe socket (see STAND_INS). The package's `__init__` (its whole scan
 engine, filters and baseline code, ~50 ms more) is not run: only the plugin modules are loaded.
 """
 
@@ -55,8 +55,14 @@ def _refuse(*_args: object, **_kwargs: object) -> Any:
     )
 
 
+# What the plugins import only to verify: `requests`, and the settings and argument injection
+# that run `verify()` from analyze_line (memidx calls analyze_string alone). They stand in
+# while the plugins load, so verification cannot even start, and loading costs half as much.
+STAND_INS = ("requests", f"{PACKAGE}.settings", f"{PACKAGE}.util.inject")
+
+
 class _NoNetwork(types.ModuleType):
-    """Stands in for `requests` while the plugins load: names resolve, every call raises."""
+    """Stands in while the plugins load: names resolve, every call raises."""
 
     class Response:
         """Only named in the plugins' annotations."""
@@ -73,13 +79,15 @@ def _plugin_modules() -> dict[str, Any]:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or spec.submodule_search_locations is None:
         raise MemidxError("detect-secrets is not installed", "pip install detect-secrets")
-    saved = {name: sys.modules.get(name) for name in (PACKAGE, "requests")}
+    saved = {name: sys.modules.get(name) for name in (PACKAGE, *STAND_INS)}
     if PACKAGE not in sys.modules:
         package = types.ModuleType(PACKAGE)
         package.__path__ = list(spec.submodule_search_locations)
         package.__spec__ = spec
         sys.modules[PACKAGE] = package
-    sys.modules["requests"] = _NoNetwork("requests")
+    for name in STAND_INS:
+        if name == "requests" or sys.modules.get(name) is None:
+            sys.modules[name] = _NoNetwork(name)
     try:
         return {
             module: importlib.import_module(f"{PACKAGE}.plugins.{module}")
@@ -117,8 +125,8 @@ def _spans(plugin: Any) -> Spans:
     groups, and some are only a prefix (`ghp`). A plugin that checks its matches (JWT) is
     asked through analyze_string."""
     denylist: list[re.Pattern[str]] = list(plugin.denylist)
-    own: dict[str, object] = vars(plugin.__class__)
-    checks = "analyze_string" in own  # its own: it checks its matches
+    cls: type[object] = plugin.__class__
+    checks = "analyze_string" in cls.__dict__  # its own: it checks its matches
 
     def spans(text: str) -> Iterator[tuple[int, int]]:
         if checks:
