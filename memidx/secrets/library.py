@@ -4,8 +4,8 @@ detect-secrets' plugins import `requests` for `verify()`, which asks a provider 
 is live. memidx never verifies (it must never send a packet) and only calls `analyze_string`,
 which matches text. The plugins are imported with a stand-in `requests` whose every function
 raises, so no verification can reach the network even by mistake; importing the real one would
-also cost ~60 ms and urllib3's IPv6 probe socket (see STAND_INS). The package's `__init__` (its whole scan
-engine, filters and baseline code, ~50 ms more) is not run: only the plugin modules are loaded.
+also cost ~60 ms and urllib3's IPv6 probe socket (see STAND_INS). The package's `__init__` (its
+whole scan engine, filters and baseline code, ~50 ms more) is not run: only the plugins load.
 """
 
 from __future__ import annotations
