@@ -179,8 +179,26 @@ def _memory_commands(commands: _Commands) -> None:
     p.add_argument("--summary-of", help="the id of a record this one summarises")
     json_flag(p)
 
-    p = command("haystack", "commit this clone's haystack segments", "memory:haystack")
-    p.add_argument("action", choices=("commit",), help="commit: git add + commit of the segments")
+    p = command(
+        "haystack",
+        "commit this clone's haystack segments, or purge forgotten records",
+        "memory:haystack",
+    )
+    p.add_argument(
+        "action",
+        choices=("commit", "purge"),
+        help="commit: git add + commit of the segments; purge: blank the bytes of forgotten "
+        "records in this clone's segments not yet pushed",
+    )
+    json_flag(p, "what purge did")
+
+    p = command(
+        "forget",
+        "remove a note (a commit of its deletion) or a record (a tombstone) from memory",
+        "forget:forget",
+    )
+    p.add_argument("ref", help="a note's path, or a record's id or <segment>@<offset>")
+    json_flag(p, "what was forgotten")
 
     p = command(
         "share",

@@ -124,7 +124,10 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.segment_commit import commit_haystack
     from memidx.memory.head_sync import after_commit
 
-    del args  # the only action is "commit"
+    if args.action == "purge":
+        from memidx.cli.forget_commands import purge
+
+        return purge(args, config)
     commit = commit_haystack(config, say_notice)
     if commit is not None:
         after_commit(config, say_line)

@@ -78,6 +78,15 @@ class RecordStore:
         )
         return [(str(kind), str(ref)) for kind, ref in rows]
 
+    def id_at(self, ref: str) -> str | None:
+        """The id of the record indexed at `<segment>@<offset>`."""
+        row = self.conn.execute(
+            "SELECT json_extract(meta, '$.id') FROM documents WHERE source_ref = ? "
+            "AND source_kind != 'note'",
+            (ref,),
+        ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
     def segments(self) -> dict[str, tuple[int, int, int, int]]:
         """path -> (size, mtime_ns, end offset, records) of every indexed segment."""
         rows = self.conn.execute("SELECT path, size, mtime_ns, end_offset, records FROM segments")
