@@ -18,7 +18,10 @@ from memidx.secrets import library
 from memidx.secrets.patterns import (
     BEARER,
     EXTRA_KEYWORDS,
+    PLACEHOLDER_WORDS,
     PRIVATE_KIND,
+    REFERENCE,
+    URL_PASSWORD,
     Finding,
     allowed_lines,
     looks_secret,
@@ -59,6 +62,9 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
     found: list[Finding] = [_back(f, places) for f in own_findings(joined)]
     for kind, spans in library.library_finders():
         found.extend(_back(Finding(start, end, kind), places) for start, end in spans(joined))
+    for match in URL_PASSWORD.finditer(joined):
+        if not PLACEHOLDER_WORDS.match(match.group(1)) and not REFERENCE.search(match.group(1)):
+            found.append(_back(Finding(*match.span(1), "basic-auth"), places))
     if "PRIVATE KEY" in text:  # a key block has spaces: it is looked for in the whole text
         found.extend(f for f in own_findings(text, blocks=True))
     if keywords:

@@ -45,7 +45,13 @@ PLACEHOLDER_WORDS = re.compile(
     r"dummy\w*|placeholder\w*|redacted|none|null|true|false|undefined|todo|tbd|fixme|"
     r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|\w*[_-]here|test(?:ing)?)$"
 )
-REFERENCE = re.compile(r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>$%]|^(?:/|\./|~|https?:)")
+REFERENCE = re.compile(
+    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
+)
+# A password in a URL (`scheme://user:password@host`), whatever characters it holds: the
+# library's pattern skips passwords with RFC 3986 delimiters (`!`, `#`, `+`...), which pasted
+# connection strings often have unencoded.
+URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@")
 
 
 @dataclass(frozen=True, slots=True)
