@@ -108,10 +108,10 @@ SECRETS: dict[str, tuple[Callable[[random.Random], str], str]] = {
     "private-key": (_pem, "the deploy key:\n{s}\nkeep it safe"),
     "jwt": (_jwt, "the session cookie was {s}"),
     "basic-auth": (
-        lambda r: _password(r),
+        _password,
         "DATABASE_URL=postgres://app:{s}@db.internal:5432/app",
     ),
-    "password-assignment": (lambda r: _password(r), "DB_PASSWORD={s}"),
+    "password-assignment": (_password, "DB_PASSWORD={s}"),
     "api-key-assignment": (lambda r: _r(r, ALNUM, 32), 'api_key: "{s}"'),
     "bearer-token": (
         lambda r: _r(r, ALNUM + "-_", 40),
