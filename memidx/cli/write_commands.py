@@ -212,7 +212,7 @@ def _check_secrets(args: argparse.Namespace, config: Config) -> int:
         print(
             f"memidx: {len(problems)} secret{'s' if len(problems) != 1 else ''} in staged memory: "
             "remove them, or allow a false positive with `memidx: allow-secret` on its line "
-            f"or in {args.baseline or BASELINE} (`memidx check secrets --update-baseline FILE`)",
+            f"or in {args.baseline or BASELINE} (`memidx check secrets FILE --update-baseline`)",
             file=sys.stderr,
         )
     return 1 if problems else 0

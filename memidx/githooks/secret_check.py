@@ -17,7 +17,7 @@ from memidx.text import display
 BASELINE = ".memidx-secrets-baseline"  # at the repository root
 BASELINE_HEAD = (
     "# Secrets memidx's check allows: `<kind> <sha256 of the secret>` a line (never the secret).\n"
-    "# Written by `memidx check secrets --update-baseline FILES`.\n"
+    "# Written by `memidx check secrets FILES --update-baseline`.\n"
 )
 
 

@@ -38,9 +38,9 @@ def blank_frame(located: Located) -> bytes:
     def payload(text: str) -> bytes:
         data: dict[str, object] = {
             "id": record.id, "kind": record.kind, "drawer": record.drawer, "ts": record.ts,
-            "tags": [], "text": text, "hash": content_hash(text), "forgotten": True,
+            "tags": [], "text": text, "hash": content_hash(text),
         }  # fmt: skip
-        return json.dumps(data, sort_keys=True).encode("utf-8")
+        return json.dumps(data, ensure_ascii=False, sort_keys=True).encode("utf-8")
 
     spare = size - len(payload(""))  # spaces are one byte each, never escaped
     if spare < 0:
