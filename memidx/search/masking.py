@@ -20,22 +20,27 @@ def masked_text(text: str) -> str:
     return mask(text)
 
 
-def masked_snippet(snippet: str) -> str:
-    """A snippet whose matched words are marked: masked on its plain text, marks dropped only
-    when something was masked (a mark may stand inside the secret)."""
-    plain = snippet.replace(MARKS[0], "").replace(MARKS[1], "")
-    shown = masked_text(plain)
-    return snippet if shown == plain else shown
-
-
-def masked_hit(hit: Hit) -> Hit:
-    title, heading = masked_text(hit.title), hit.heading and masked_text(hit.heading)
-    snippet = masked_snippet(hit.snippet)
-    if (title, heading, snippet) == (hit.title, hit.heading, hit.snippet):
-        return hit
-    return replace(hit, title=title, heading=heading, snippet=snippet)
-
-
 def masked(result: SearchResult) -> SearchResult:
-    """The result with every hit masked."""
-    return replace(result, hits=tuple(masked_hit(h) for h in result.hits))
+    """The result with every hit's title, heading and snippet masked, in one detector pass
+    (a snippet's match marks are dropped only where something was masked: a mark may stand
+    inside the secret)."""
+    from memidx.secrets.detect import mask_many
+
+    texts: list[str] = []
+    for hit in result.hits:
+        texts += [hit.title, hit.heading or "", _plain(hit.snippet)]
+    shown = mask_many(texts)
+    hits: list[Hit] = []
+    for n, hit in enumerate(result.hits):
+        title, heading, snippet = shown[3 * n : 3 * n + 3]
+        if (title, heading, snippet) == tuple(texts[3 * n : 3 * n + 3]):
+            hits.append(hit)
+            continue
+        if snippet == texts[3 * n + 2]:
+            snippet = hit.snippet  # nothing masked there: keep its match marks
+        hits.append(replace(hit, title=title, heading=heading or hit.heading, snippet=snippet))
+    return replace(result, hits=tuple(hits))
+
+
+def _plain(snippet: str) -> str:
+    return snippet.replace(MARKS[0], "").replace(MARKS[1], "")

@@ -161,3 +161,25 @@ def mask(text: str) -> str:
     depth for what was stored before redaction existed); allow-marked lines are kept."""
     findings = find_secrets(text, allow=True)
     return redact(text, findings) if findings else text
+
+
+def mask_many(texts: list[str]) -> list[str]:
+    """mask() of each text, with one pass of the detectors over them all (the per-call cost
+    of ~20 expressions dominates for short texts such as a search's snippets). The texts are
+    joined by blank lines, which no finding crosses; a finding is clipped to its own text."""
+    joined = "\n\n".join(texts)
+    findings = find_secrets(joined, allow=True)
+    if not findings:
+        return list(texts)
+    out: list[str] = []
+    start = 0
+    for text in texts:
+        end = start + len(text)
+        own = [
+            Finding(max(f.start, start) - start, min(f.end, end) - start, f.kind)
+            for f in findings
+            if f.start < end and f.end > start
+        ]
+        out.append(redact(text, own) if own else text)
+        start = end + 2
+    return out

@@ -29,6 +29,7 @@ from tests.benchmark import (
 )
 from tests.benchmark.faults import run as faults_run
 from tests.benchmark.golden import Scores, copy_notes, queries, score
+from tests.benchmark.secrets import bench as secrets_bench
 from tests.benchmark.timing import CommandFailed, ms, percentile, timed_process
 from tests.benchmark.workspace import (
     PROJECT,
@@ -394,6 +395,7 @@ SECTIONS: dict[str, Section] = {
     "language": language_section,
     "gitops": gitops.run,
     "stopwords": stopwords.run,
+    "secrets": secrets_bench.run,
     "writers": writers_run,
     "faults": faults_run,
 }
