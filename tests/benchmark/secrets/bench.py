@@ -13,9 +13,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
+from memidx.search.lexical import SearchResult
 from tests.benchmark.secrets.labeled import Sample, label_of, samples
 from tests.helpers import NotesRepo
 
@@ -68,7 +68,7 @@ def commit_path(root: Path, secrets: list[Sample], looks: list[Sample]) -> None:
         new_record("turn", f"User: {PROSE[i % 5]}\n\nAssistant: {s.line}")
         for i, s in enumerate(every)
     ]
-    data, offsets = b"", []
+    data, offsets = b"", list[int]()
     for record in records:
         offsets.append(len(data))
         data += frame(record)
@@ -137,7 +137,8 @@ def speed(rounds: int) -> None:
             find_secrets(text, keywords=keywords)
             times.append(time.perf_counter() - started)
         best = statistics.median(times)
-        print(f"  speed, {path:<30} {lines / best:>9,.0f} lines/s  {len(text) / best / 1e6:.1f} MB/s"
+        rate, mb = lines / best, len(text) / best / 1e6
+        print(f"  speed, {path:<30} {rate:>9,.0f} lines/s  {mb:.1f} MB/s"
               f"  ({lines:,} lines, median of {len(times)})")  # fmt: skip
 
 
@@ -157,6 +158,10 @@ def load_cost(rounds: int) -> None:
           f"(min {min(runs):.0f}, {len(runs)} processes)")  # fmt: skip
 
 
+def _unmasked(result: SearchResult) -> SearchResult:
+    return result
+
+
 def search_latency(root: Path, rounds: int) -> None:
     """Warm BM25 searches with masking against the same searches with it off, taking turns."""
     from memidx.config import load_config
@@ -172,19 +177,19 @@ def search_latency(root: Path, rounds: int) -> None:
     config = load_config(repo.root)
     store, _ = open_store(config.index_path, write=False)
     queries = ["docker build cache", "token", "password database", "traceback main", "key"]
-    on: Callable[[object], object] = lexical.masked  # pyright: ignore[reportUnknownMemberType]
+    on = lexical.masked
     sides: dict[str, list[float]] = {"masked": [], "unmasked": []}
     try:
         lexical.lexical_search(store, "warm", Filters(), 10)
         for _ in range(max(10, rounds * 5)):
-            for side in sides:
-                lexical.masked = on if side == "masked" else (lambda r: r)  # type: ignore[assignment]
+            for side, times in sides.items():
+                lexical.masked = on if side == "masked" else _unmasked
                 started = time.perf_counter()
                 for query in queries:
                     lexical.lexical_search(store, query, Filters(), 10)
-                sides[side].append((time.perf_counter() - started) / len(queries) * 1000)
+                times.append((time.perf_counter() - started) / len(queries) * 1000)
     finally:
-        lexical.masked = on  # type: ignore[assignment]
+        lexical.masked = on
         store.conn.close()
     a, b = statistics.median(sides["masked"]), statistics.median(sides["unmasked"])
     print(f"  search (bm25, 10 hits, warm): {b:.2f} ms unmasked, {a:.2f} ms masked: "
@@ -195,7 +200,8 @@ def run(args: argparse.Namespace) -> None:
     secrets, looks = samples(2026, 10)
     kinds = len({s.kind for s in secrets})
     print(f"secrets: {len(secrets)} fake secrets of {kinds} kinds, {len(looks)} look-alikes "
-          "(commit SHAs, UUIDs, digests, lockfile hashes, public keys, placeholders, base64...)")  # fmt: skip
+          "(commit SHAs, UUIDs, digests, lockfile hashes, public keys, placeholders, "
+          "base64...)")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="memidx-secrets-") as work:
         commit_path(Path(work) / "commit", secrets, looks)
         filing_path(Path(work) / "filing", secrets, looks)
