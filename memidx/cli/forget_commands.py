@@ -38,13 +38,14 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.purge import purge as purge_segments
     from memidx.memory.head_sync import after_commit
 
-    done = purge_segments(config)
+    done = purge_segments(config, pushed=args.pushed)
     if config.in_git:
         after_commit(config, say_line)  # the index reads the blanked frames again
     if args.json:
         print(json.dumps({
             "schema": "memidx.purge/1", "blanked": done.blanked,
             "rewritten_commits": done.rewritten_commits, "pushed": done.pushed,
+            "blobs": {ref: {"old": old, "new": new} for ref, (old, new) in done.blobs.items()},
         }))  # fmt: skip
     else:
         total = sum(done.blanked.values())
@@ -58,9 +59,11 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             )
         )
     for ref in done.pushed:
+        if ref in done.blobs and not args.json:
+            print(f"{ref} {done.blobs[ref][0]} {done.blobs[ref][1]}")  # for the rewrite
         print(
-            f"memidx: warning: {ref} is already pushed: its forgotten bytes stay in the remote's "
-            'history (see the README, "Forget and purge", for the history rewrite)',
+            f"memidx: warning: {ref} is already pushed: its forgotten bytes stay in the "
+            "remote's history (the README's \"Forget and purge\" gives the rewrite)",
             file=sys.stderr,
         )
-    return 1 if done.pushed else 0
+    return 1 if done.pushed and not args.pushed else 0

@@ -190,6 +190,12 @@ def _memory_commands(commands: _Commands) -> None:
         help="commit: git add + commit of the segments; purge: blank the bytes of forgotten "
         "records in this clone's segments not yet pushed",
     )
+    p.add_argument(
+        "--pushed",
+        action="store_true",
+        help="purge: for each pushed segment, also store its blanked bytes as a git blob and "
+        "print `<segment> <old blob> <new blob>` for the history rewrite the README gives",
+    )
     json_flag(p, "what purge did")
 
     p = command(

@@ -27,6 +27,7 @@ class Purged:
     blanked: dict[str, int] = field(default_factory=dict[str, int])
     rewritten_commits: int = 0
     pushed: list[str] = field(default_factory=list[str])
+    blobs: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
 
 
 def blank_frame(located: Located) -> bytes:
@@ -60,8 +61,10 @@ def blanked(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
     return bytes(out), count
 
 
-def purge(config: Config) -> Purged:
-    """Blank the forgotten records in this clone's segments (see the module's docstring)."""
+def purge(config: Config, *, pushed: bool = False) -> Purged:
+    """Blank the forgotten records in this clone's segments (see the module's docstring);
+    `pushed`: for each pushed segment, store its blanked bytes as a git blob and name the pair
+    (old blob, new blob) for the history rewrite the README gives; nothing else changes."""
     from memidx.git.rewrite import pushed_paths, rewrite_unpushed
     from memidx.haystack.clone_writer import clone_writer
     from memidx.index.store import RecordStore, open_store
@@ -83,6 +86,8 @@ def purge(config: Config) -> Purged:
                 continue
             if config.in_git and ref in pushed_paths(config.root, [ref]):
                 done.pushed.append(ref)
+                if pushed:
+                    done.blobs[ref] = (_blob(config, ref), _blob(config, ref, new))
                 continue
             _replace(path, new)
             replaced[ref] = new
@@ -90,6 +95,16 @@ def purge(config: Config) -> Purged:
         if replaced and config.in_git:
             done.rewritten_commits = rewrite_unpushed(config, replaced)
     return done
+
+
+def _blob(config: Config, ref: str, data: bytes | None = None) -> str:
+    """The id of the segment's blob at HEAD, or of `data` stored as a new blob."""
+    from memidx.git.repo import GitRepo
+
+    repo = GitRepo(config.root)
+    if data is None:
+        return repo.run("rev-parse", f"HEAD:{ref}").decode().strip()
+    return repo.run("hash-object", "-w", "--stdin", input_bytes=data).decode().strip()
 
 
 def _replace(path: Path, data: bytes) -> None:

@@ -123,7 +123,7 @@ def test_purge_blanks_uncommitted_and_unpushed_bytes_and_refuses_pushed_ones(
     assert run.code == 1  # the pushed segment is named, and left as it was
     done = run.json()
     assert sum(done["blanked"].values()) == 2 and done["rewritten_commits"] >= 1
-    assert len(done["pushed"]) == 1 and "history rewrite" in run.err
+    assert len(done["pushed"]) == 1 and "gives the rewrite" in run.err
     segments = b"".join(p.read_bytes() for p in (one.root / "notes/haystack").rglob("*.krd"))
     assert b"zebra" not in segments and b"okapi" not in segments and b"giraffe" in segments
     assert b"zebra" not in reachable_bytes(one) and b"okapi" not in reachable_bytes(one)
@@ -134,3 +134,37 @@ def test_purge_blanks_uncommitted_and_unpushed_bytes_and_refuses_pushed_ones(
     assert len(hits(one, "alpha")) == 1 and hits(one, "zebra okapi giraffe") == []
     assert one.memidx("reconcile").code == 0
     assert one.memidx_process("share").code == 0  # the rewritten commit pushes as usual
+
+
+def test_the_readme_history_rewrite_removes_a_pushed_record_everywhere(tmp_path: Path) -> None:
+    one, two = clones(tmp_path)
+    turn(one, "alpha turn that stays")
+    gone = turn(one, "pushed giraffe turn")
+    assert one.memidx_process("share").code == 0
+    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx_process("share").code == 0
+
+    listed = one.memidx_process("haystack", "purge", "--pushed")  # the README's commands:
+    assert listed.code == 0, listed.err
+    segment, old, new = listed.out.splitlines()[-1].split()
+    one.git(
+        "-c", "advice.detachedHead=false", "filter-branch", "-f", "--index-filter",
+        f"git ls-files -s -- '{segment}' | grep -q {old} && "
+        f"git update-index --cacheinfo 100644,{new},'{segment}' || true",
+        "--", "--all",
+    )  # fmt: skip
+    one.git("push", "-q", "--force", "origin", "main")
+    for repo in (one, NotesRepo(tmp_path / "remote.git", init=False)):
+        subprocess.run(
+            "git for-each-ref --format='delete %(refname)' refs/original | git update-ref --stdin"
+            " && git reflog expire --expire=now --all && git gc -q --prune=now",
+            shell=True, cwd=repo.root, env=clean_env(), check=True,
+        )  # fmt: skip
+    two.git("fetch", "-q")
+    two.git("reset", "-q", "--hard", "origin/main")
+    assert two.memidx("sync").code == 0
+
+    for repo in (one, two, NotesRepo(tmp_path / "remote.git", init=False)):
+        assert b"giraffe" not in reachable_bytes(repo)
+    assert hits(two, "giraffe") == [] and len(hits(two, "alpha")) == 1
+    assert two.memidx("reconcile").code == 0
