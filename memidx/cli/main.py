@@ -171,6 +171,7 @@ HANDLER_MODULES = {
     "index": "index_commands",
     "memory": "write_commands",
     "agent": "agent_command",
+    "forget": "forget_commands",
 }
 
 

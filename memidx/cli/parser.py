@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from memidx import __version__
+from memidx.cli.parser_connect import connection_commands
+from memidx.cli.parser_connect import json_flag as _json_flag
 
 EXIT_CODES = """exit codes:
   0  success (a search with no hits is a success)
@@ -27,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     _search_commands(commands)
     _index_commands(commands)
     _memory_commands(commands)
-    _agent_commands(commands)
+    connection_commands(commands)
     return parser
 
 
@@ -47,10 +49,6 @@ class _Commands:
         )
         p.set_defaults(handler=handler)
         return p
-
-
-def _json_flag(p: argparse.ArgumentParser, what: str = "the result") -> None:
-    p.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
 
 def _search_commands(commands: _Commands) -> None:
@@ -180,8 +178,32 @@ def _memory_commands(commands: _Commands) -> None:
     p.add_argument("--summary-of", help="the id of a record this one summarises")
     json_flag(p)
 
-    p = command("haystack", "commit this clone's haystack segments", "memory:haystack")
-    p.add_argument("action", choices=("commit",), help="commit: git add + commit of the segments")
+    p = command(
+        "haystack",
+        "commit this clone's haystack segments, or purge forgotten records",
+        "memory:haystack",
+    )
+    p.add_argument(
+        "action",
+        choices=("commit", "purge"),
+        help="commit: git add + commit of the segments; purge: blank the bytes of forgotten "
+        "records in this clone's segments not yet pushed",
+    )
+    p.add_argument(
+        "--pushed",
+        action="store_true",
+        help="purge: for each pushed segment, also store its blanked bytes as a git blob and "
+        "print `<segment> <old blob> <new blob>` for the history rewrite the README gives",
+    )
+    json_flag(p, "what purge did")
+
+    p = command(
+        "forget",
+        "remove a note (a commit of its deletion) or a record (a tombstone) from memory",
+        "forget:forget",
+    )
+    p.add_argument("ref", help="a note's path, or a record's id or <segment>@<offset>")
+    json_flag(p, "what was forgotten")
 
     p = command(
         "share",
@@ -201,14 +223,18 @@ def _memory_commands(commands: _Commands) -> None:
     json_flag(p, "what is installed")
 
     p = command(
-        "check", "pre-commit checks: drift and indexability, or English prose", "memory:check"
+        "check",
+        "pre-commit checks: drift and indexability, English prose, or secrets",
+        "memory:check",
     )
     p.add_argument(
         "check",
-        choices=("drift", "english"),
+        choices=("drift", "english", "secrets"),
         help="drift: the index matches HEAD, no hook failure is recorded and the given notes "
-        "can be indexed; english: the given notes are in English",
+        "can be indexed; english: the given notes are in English; secrets: the given notes "
+        "and haystack segments hold no secret",
     )
+    _secret_check_options(p)
     p.add_argument("files", nargs="*", help="staged files (pre-commit passes them)")
     p.add_argument(
         "--remedy",
@@ -234,25 +260,17 @@ def _memory_commands(commands: _Commands) -> None:
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
 
 
-def _agent_commands(commands: _Commands) -> None:
-    p = commands.add(
-        "agent",
-        "recall and capture in coding agents: install memidx's hooks and MCP server",
-        "agent:agent",
+def _secret_check_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="secrets: the baseline of allowed secrets (default: .memidx-secrets-baseline)",
     )
     p.add_argument(
-        "action",
-        choices=("install", "uninstall", "status", "serve", "hook"),
-        help="install/uninstall: memidx's hooks and MCP entry in the agent's settings; "
-        "status: what is installed where; serve: the warm recall server the prompt hook "
-        "starts; hook: what the agent runs (JSON on stdin, never fails)",
+        "--update-baseline",
+        action="store_true",
+        help="secrets: allow every secret found in the given files (adds their fingerprints)",
     )
-    p.add_argument("agent", nargs="?", choices=("claude-code",), default="claude-code")
-    p.add_argument("event", nargs="?", help="with hook: the agent's event, e.g. UserPromptSubmit")
-    p.add_argument("--scope", choices=("user", "project"), default="project",
-                   help="project (default): this project's files; user: the user's")  # fmt: skip
-    p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
-    _json_flag(p, "what was done")
 
 
 MAX_HITS = 1000

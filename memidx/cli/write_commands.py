@@ -124,7 +124,10 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.segment_commit import commit_haystack
     from memidx.memory.head_sync import after_commit
 
-    del args  # the only action is "commit"
+    if args.action == "purge":
+        from memidx.cli.forget_commands import purge
+
+        return purge(args, config)
     commit = commit_haystack(config, say_notice)
     if commit is not None:
         after_commit(config, say_line)
@@ -183,10 +186,33 @@ def hooks(args: argparse.Namespace, config: Config) -> int:
 def check(args: argparse.Namespace, config: Config) -> int:
     from memidx.githooks.checks import check_drift, check_english
 
+    if args.check == "secrets":
+        return _check_secrets(args, config)
     if args.check == "drift":
         problems = check_drift(config, args.files, remedy=args.remedy)
     else:
         problems = check_english(config, args.files)
     for line in problems:
         print(line)
+    return 1 if problems else 0
+
+
+def _check_secrets(args: argparse.Namespace, config: Config) -> int:
+    from memidx.githooks.secret_check import BASELINE, check_secrets, update_baseline
+
+    baseline = Path(args.baseline) if args.baseline else None
+    if args.update_baseline:
+        added = update_baseline(config, args.files, baseline)
+        print(f"{added} secret{'s' if added != 1 else ''} added to {args.baseline or BASELINE}")
+        return 0
+    problems = check_secrets(config, args.files, baseline)
+    for line in problems:
+        print(line)
+    if problems:
+        print(
+            f"memidx: {len(problems)} secret{'s' if len(problems) != 1 else ''} in staged memory: "
+            "remove them, or allow a false positive with `memidx: allow-secret` on its line "
+            f"or in {args.baseline or BASELINE} (`memidx check secrets FILE --update-baseline`)",
+            file=sys.stderr,
+        )
     return 1 if problems else 0

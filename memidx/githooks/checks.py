@@ -121,37 +121,40 @@ def _notes(config: Config, files: Sequence[str]) -> list[str]:
 Content = bytes | str | None  # the staged bytes, why they cannot be read, or a deletion
 
 
-def staged_contents(config: Config, refs: Sequence[str]) -> dict[str, Content]:
+def staged_contents(
+    config: Config, refs: Sequence[str], max_bytes: int | None = None
+) -> dict[str, Content]:
     """What the commit will hold for each note: its blob in git's index (GIT_INDEX_FILE when
     git names one), never the work tree, so an unstaged edit neither passes nor fails a check.
     A path the index does not hold (`pre-commit run --files` on an untracked note, or outside
     git) is read from the work tree; one in neither is a deletion (None)."""
+    limit = config.max_note_bytes if max_bytes is None else max_bytes
     found: dict[str, Content] = dict.fromkeys(refs)
     staged: dict[str, Staged] = {}
     if config.in_git and refs:
         repo = staged_repo(config.root)
         staged = staged_files(repo, config.notes_dir, refs)
-        for file, size, data in read_staged(repo, list(staged.values()), config.max_note_bytes):
+        for file, size, data in read_staged(repo, list(staged.values()), limit):
             if file.symlink:
                 found[file.ref] = "a symlink (links are not followed)"
             elif data is None:
-                found[file.ref] = too_large(size, config.max_note_bytes)
+                found[file.ref] = too_large(size, limit)
             else:
                 found[file.ref] = data
     for ref in refs:
         if ref not in staged:
-            found[ref] = _from_work_tree(config, ref)
+            found[ref] = _from_work_tree(config, ref, limit)
     return found
 
 
-def _from_work_tree(config: Config, ref: str) -> Content:
+def _from_work_tree(config: Config, ref: str, limit: int) -> Content:
     path = config.root / ref
     if path.is_symlink():
         return "a symlink (links are not followed)"
     try:
         size = path.stat().st_size
-        if size > config.max_note_bytes:  # never read a pasted dump whole to say so
-            return too_large(size, config.max_note_bytes)
+        if size > limit:  # never read a pasted dump whole to say so
+            return too_large(size, limit)
         return path.read_bytes()
     except FileNotFoundError:
         return None  # a deletion

@@ -29,7 +29,7 @@ from memidx.hashes import content_hash, sha256_hex
 
 MAGIC = b"KRD1"
 HEADER = struct.Struct("<4sI")
-KINDS = ("turn", "transcript", "fact")
+KINDS = ("turn", "transcript", "fact", "forget")  # forget: a tombstone (memidx forget)
 MAX_RECORD_BYTES = 64 * 1024 * 1024  # readers: a larger frame is broken framing
 MAX_TEXT_BYTES = 8 * 1024 * 1024  # writers: a record's text, well under the frame limit
 
@@ -48,16 +48,20 @@ class Record:
     agent: str | None = None
     session: str | None = None
     summary_of: str | None = None
+    redacted: int = 0  # secrets and private spans replaced before it was written
+    forgets: str | None = None  # a tombstone: the id of the record it forgets
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
             "id": self.id, "kind": self.kind, "drawer": self.drawer, "ts": self.ts,
             "tags": list(self.tags), "text": self.text, "hash": self.hash,
         }  # fmt: skip
-        for key in ("agent", "session", "summary_of"):
+        for key in ("agent", "session", "summary_of", "forgets"):
             value = getattr(self, key)
             if value is not None:
                 data[key] = value
+        if self.redacted:
+            data["redacted"] = self.redacted
         return data
 
 
@@ -163,7 +167,13 @@ def parse(payload: bytes) -> Record:
         agent=None if data.get("agent") is None else str(data["agent"]),
         session=None if data.get("session") is None else str(data["session"]),
         summary_of=None if data.get("summary_of") is None else str(data["summary_of"]),
+        redacted=_count(data.get("redacted")),
+        forgets=None if data.get("forgets") is None else str(data["forgets"]),
     )
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def scan_bytes(data: bytes) -> Scan:

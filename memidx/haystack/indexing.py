@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 from memidx.config import Config
 from memidx.hashes import content_hash, sha256_hex
 from memidx.haystack import damage
+from memidx.haystack.forgotten import FORGET, forget_in_index, forgotten
 from memidx.haystack.frames import HEADER, KINDS, Damage, Located, Record, frame, scan_file
+from memidx.haystack.redaction import redacted
 from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
 from memidx.notes.chunks import chunk_document
@@ -72,17 +74,19 @@ def record_document(ref: str, located: Located) -> NewDocument:
     }  # fmt: skip
     if not located.intact:  # indexed as read, never as if it were what was filed
         meta["damaged"] = "text does not match its hash"
-    for key in ("agent", "session", "summary_of"):
+    for key in ("agent", "session", "summary_of", "forgets"):
         value = getattr(record, key)
         if value is not None:
             meta[key] = value
+    if record.redacted:
+        meta["redacted"] = record.redacted
     return NewDocument(
         source_kind=record.kind,
         source_ref=f"{ref}@{located.offset}",
         title="",
         tags=clean_words(record.tags),  # logs filed before tags lost their '#' too
         aliases=(),
-        body=record.text,
+        body="" if record.kind == FORGET else record.text,  # a tombstone is never found
         body_line=1,
         content_hash=record.hash if located.intact else content_hash(record.text),
         blob_id=None,
@@ -96,8 +100,10 @@ def index_record(store: Store, ref: str, located: Located, *, rechunk: bool = Fa
     doc = record_document(ref, located)
     doc_id, changed = store.upsert(doc)
     if changed or rechunk:
-        chunks = chunk_document("", doc.body)
+        chunks = chunk_document("", doc.body) if doc.body else []
         changed = VectorStore(store.conn).replace_chunks(doc_id, chunks) or changed
+    if located.record.forgets:  # a tombstone: the record it forgets leaves the index now
+        forget_in_index(store, located.record.forgets)
     return changed
 
 
@@ -106,6 +112,7 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
     session is not filed twice. The check, the append and the indexing happen under the
     writer's lock, so concurrent filers neither duplicate nor lose a record; the index's write
     transaction is taken first, so a busy index fails the filing before anything is written."""
+    record = redacted(record)  # before any byte is written: the secret never reaches the log
     with writer.locked(), transaction(store.conn):
         _follow_take_over(config, store, writer)
         _index_last_segment(config, store, writer)  # a record a failed filing left counts too
@@ -212,7 +219,8 @@ def _sync_segment(
         report.damaged[ref] = scan.damaged
     damage.remember(store, ref, scan.torn, scan.damaged)
     indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
-    wanted = {f"{ref}@{r.offset}": r for r in scan.records}
+    gone = forgotten(store, scan.records)
+    wanted = {f"{ref}@{r.offset}": r for r in scan.records if r.record.id not in gone}
     for doc_ref, (kind, _) in indexed.items():
         located = wanted.get(doc_ref)
         if located is None or located.record.kind != kind:
@@ -273,7 +281,12 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
             continue
         scan = scan_file(path)
         damaged += [damage.damage_line(ref, found) for found in scan.damaged]
-        wanted = {f"{ref}@{r.offset}": (r.record.kind, r.digest) for r in scan.records}
+        gone = forgotten(store, scan.records)
+        wanted = {
+            f"{ref}@{r.offset}": (r.record.kind, r.digest)
+            for r in scan.records
+            if r.record.id not in gone
+        }
         indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
         missing += sum(1 for k in wanted if k not in indexed)
         orphaned += sum(1 for k in indexed if k not in wanted)

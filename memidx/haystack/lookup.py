@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
+from memidx.haystack.forgotten import FORGET
 from memidx.haystack.frames import Record, read_at
 from memidx.haystack.indexing import haystack_folder
 from memidx.index.store import RecordStore, open_store
+from memidx.secrets.detect import mask
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,4 +43,15 @@ def show(config: Config, ref: str) -> Shown:
     size = path.stat().st_size
     if int(offset) >= size:
         raise MemidxError(f"no record at {ref}: the segment has {size} bytes", "copy it from a hit")
-    return Shown(read_at(path, int(offset)), ref)
+    record = read_at(path, int(offset))
+    if record.kind == FORGET or _is_forgotten(config, record.id):
+        raise MemidxError(f"no record at {ref}: it was forgotten", "memidx forget removed it")
+    return Shown(replace(record, text=mask(record.text)), ref)
+
+
+def _is_forgotten(config: Config, record_id: str) -> bool:
+    store, _ = open_store(config.index_path, write=False)
+    try:
+        return record_id in RecordStore(store.conn).forgotten_ids()
+    finally:
+        store.conn.close()

@@ -62,6 +62,31 @@ class RecordStore:
         ).fetchone()
         return None if row is None else str(row[0])
 
+    def forgotten_ids(self) -> set[str]:
+        """The ids the tombstones in the index forget (records of kind `forget`)."""
+        rows = self.conn.execute(
+            "SELECT json_extract(meta, '$.forgets') FROM documents WHERE source_kind = 'forget'"
+        )
+        return {str(value) for (value,) in rows if value}
+
+    def refs_of_id(self, record_id: str) -> list[tuple[str, str]]:
+        """(kind, ref) of the rows of the record with this id, tombstones aside."""
+        rows = self.conn.execute(
+            "SELECT source_kind, source_ref FROM documents WHERE source_kind != 'forget' "
+            "AND source_kind != 'note' AND json_extract(meta, '$.id') = ?",
+            (record_id,),
+        )
+        return [(str(kind), str(ref)) for kind, ref in rows]
+
+    def id_at(self, ref: str) -> str | None:
+        """The id of the record indexed at `<segment>@<offset>`."""
+        row = self.conn.execute(
+            "SELECT json_extract(meta, '$.id') FROM documents WHERE source_ref = ? "
+            "AND source_kind != 'note'",
+            (ref,),
+        ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
     def segments(self) -> dict[str, tuple[int, int, int, int]]:
         """path -> (size, mtime_ns, end offset, records) of every indexed segment."""
         rows = self.conn.execute("SELECT path, size, mtime_ns, end_offset, records FROM segments")

@@ -39,7 +39,7 @@ def slugify(title: str) -> str:
     return slug or "note"
 
 
-def note_text(title: str, tags: Sequence[str], body: str, created: str, **extra: str) -> str:
+def note_text(title: str, tags: Sequence[str], body: str, created: str, **extra: object) -> str:
     """The Markdown of a new note: front matter, then the body."""
     fields: dict[str, object] = {"title": title}
     if tags:
@@ -97,7 +97,8 @@ def remember(
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
     created = datetime.now(UTC).date().isoformat()
-    text = note_text(title, tags, body, created, **(extra or {}))
+    title, body, fields = _redacted(title, body, dict(extra or {}))
+    text = note_text(title, tags, body, created, **fields)
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
@@ -105,6 +106,21 @@ def remember(
 
     after_commit(config, notice)  # no hook runs for a plumbing commit: index it here
     return Remembered(ref, commit, title)
+
+
+def _redacted(
+    title: str, body: str, extra: dict[str, object]
+) -> tuple[str, str, dict[str, object]]:
+    """Title and body with each secret and `<private>` span replaced by `[REDACTED:<kind>]`
+    before anything is written; the note's front matter says how many (`redacted: N`). A body
+    line with an allow marker (`memidx: allow-secret`) is kept, as the pre-commit check does."""
+    from memidx.secrets.detect import redact_text
+
+    done_title, done_body = redact_text(title), redact_text(body, allow=True)
+    count = done_title.count + done_body.count
+    if count:
+        extra["redacted"] = count
+    return done_title.text, done_body.text, extra
 
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> str:

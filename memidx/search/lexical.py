@@ -10,6 +10,7 @@ from itertools import islice
 
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore
 from memidx.notes.words import WORD
+from memidx.search.masking import masked
 from memidx.search.query import Terms, match_all, match_any, query_terms
 
 # Markers that cannot occur in a note's text; replaced by the output's own markers.
@@ -76,9 +77,10 @@ def lexical_search(store: Store, text: str, filters: Filters, limit: int) -> Sea
     ranking = rank_lexical(store, text, filters, limit)
     hits = lexical_hits(store, ranking.expression, ranking.rows, ranking.terms.terms)
     hits = [replace(h, match=ranking.match) for h in hits]
-    return SearchResult(
+    result = SearchResult(
         text, ranking.terms, "bm25", ranking.match, tuple(hits), term_warnings(ranking.terms)
     )
+    return masked(result)  # secrets stored before redaction never reach the output
 
 
 def snippets(

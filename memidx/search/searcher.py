@@ -30,6 +30,7 @@ from memidx.search.lexical import (
     snippets,
     term_warnings,
 )
+from memidx.search.masking import masked
 from memidx.search.query import Terms, match_any, query_terms
 from memidx.search.timing import Stopwatch
 
@@ -157,7 +158,7 @@ class Searcher:
             tuple(hits),
             term_warnings(terms),
         )
-        return _with_warnings(result, self._notes)
+        return _with_warnings(masked(result), self._notes)
 
 
 def _with_warnings(result: SearchResult, notes: Sequence[str]) -> SearchResult:

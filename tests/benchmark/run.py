@@ -30,6 +30,7 @@ from tests.benchmark import (
 from tests.benchmark.faults import run as faults_run
 from tests.benchmark.golden import Scores, copy_notes, queries, score
 from tests.benchmark.recall import run as recall_run
+from tests.benchmark.secrets import bench as secrets_bench
 from tests.benchmark.timing import CommandFailed, ms, percentile, timed_process
 from tests.benchmark.workspace import (
     PROJECT,
@@ -395,6 +396,7 @@ SECTIONS: dict[str, Section] = {
     "language": language_section,
     "gitops": gitops.run,
     "stopwords": stopwords.run,
+    "secrets": secrets_bench.run,
     "writers": writers_run,
     "faults": faults_run,
     "recall": lambda args: recall_run(args.data, args.work, args.rounds),

@@ -59,6 +59,7 @@ def test_the_hook_syncs_without_the_parser_or_the_log_reader(tmp_path: Path) -> 
     assert HEAVY.isdisjoint(modules), HEAVY & modules
     assert "memidx.haystack.frames" not in modules
     assert "memidx.haystack.indexing" not in modules
+    assert not {m for m in modules if m.startswith(("memidx.secrets", "detect_secrets"))}
     assert repo.memidx("reconcile").code == 0
     assert "notes/lock.md" in repo.memidx("search", "--json", "file lock").out
 

@@ -28,13 +28,14 @@ MAY_IMPORT: dict[str, set[str]] = {
     SHARED: set(),
     "notes": {SHARED},
     "git": {SHARED},
+    "secrets": {SHARED},  # detecting and redacting secrets: the detect-secrets adapter
     "index": {"notes", "git", SHARED},
-    "haystack": {"index", "notes", "git", SHARED},
+    "haystack": {"index", "notes", "git", "secrets", SHARED},
     "embed": {"index", SHARED},
-    "search": {"embed", "index", "notes", SHARED},
-    "memory": {"haystack", "embed", "index", "notes", "git", SHARED},
-    "githooks": {"memory", "haystack", "embed", "index", "notes", "git", SHARED},
-    "agents": {"memory", "search", "haystack", "embed", "index", "notes", "git", SHARED},
+    "search": {"embed", "index", "notes", "secrets", SHARED},
+    "memory": {"haystack", "embed", "index", "notes", "git", "secrets", SHARED},
+    "githooks": {"memory", "haystack", "embed", "index", "notes", "git", "secrets", SHARED},
+    "agents": {"memory", "search", "haystack", "embed", "index", "notes", "git", "secrets", SHARED},
     "cli": {
         "memory",
         "githooks",
@@ -45,6 +46,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "index",
         "notes",
         "git",
+        "secrets",
         SHARED,
     },
 }
@@ -71,6 +73,7 @@ PURE = [
     "memidx.agents.gate",
     "memidx.agents.block",
     "memidx.agents.exchange",
+    "memidx.secrets.patterns",
 ]
 IO_MODULES = {"sqlite3", "subprocess", "socket", "fcntl", "shutil", "tempfile", "git",
               "fastembed", "onnxruntime", "tokenizers"}  # fmt: skip

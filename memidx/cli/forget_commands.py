@@ -1,0 +1,69 @@
+"""`memidx forget` and `memidx haystack purge`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from memidx.cli.write_commands import say_line
+from memidx.config import Config
+
+
+def forget(args: argparse.Namespace, config: Config) -> int:
+    from memidx.memory.forget import forget as forget_ref
+
+    done = forget_ref(config, args.ref, say_line)
+    if args.json:
+        print(json.dumps({
+            "schema": "memidx.forget/1", "kind": done.kind, "ref": done.ref,
+            "commit": done.commit, "tombstone": done.tombstone,
+        }))  # fmt: skip
+    elif done.kind == "note":
+        how = (
+            f"deletion committed as {done.commit[:12]}" if done.commit else "it was never committed"
+        )
+        print(f"forgot {done.ref} ({how})")
+    else:
+        print(f"forgot {done.ref} (tombstone {done.tombstone})")
+        print(
+            "memidx: its bytes are still in this clone's segment: `memidx haystack purge` "
+            "blanks them where they are not pushed yet",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def purge(args: argparse.Namespace, config: Config) -> int:
+    from memidx.haystack.purge import purge as purge_segments
+    from memidx.memory.head_sync import after_commit
+
+    done = purge_segments(config, pushed=args.pushed)
+    if config.in_git:
+        after_commit(config, say_line)  # the index reads the blanked frames again
+    if args.json:
+        print(json.dumps({
+            "schema": "memidx.purge/1", "blanked": done.blanked,
+            "rewritten_commits": done.rewritten_commits, "pushed": done.pushed,
+            "blobs": {ref: {"old": old, "new": new} for ref, (old, new) in done.blobs.items()},
+        }))  # fmt: skip
+    else:
+        total = sum(done.blanked.values())
+        print(
+            f"blanked {total} forgotten record{'s' if total != 1 else ''} in "
+            f"{len(done.blanked)} segment{'s' if len(done.blanked) != 1 else ''}"
+            + (
+                f"; rebuilt {done.rewritten_commits} unpushed commits"
+                if done.rewritten_commits
+                else ""
+            )
+        )
+    for ref in done.pushed:
+        if ref in done.blobs and not args.json:
+            print(f"{ref} {done.blobs[ref][0]} {done.blobs[ref][1]}")  # for the rewrite
+        print(
+            f"memidx: warning: {ref} is already pushed: its forgotten bytes stay in the "
+            "remote's history (the README's \"Forget and purge\" gives the rewrite)",
+            file=sys.stderr,
+        )
+    return 1 if done.pushed and not args.pushed else 0

@@ -1,0 +1,40 @@
+"""The parser's commands that connect memidx to agents and their clients: `agent` (and, with
+the user-level memory and the MCP server, `memory` and `mcp`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memidx.cli.parser import _Commands as Commands
+
+
+def connection_commands(commands: Commands) -> None:
+    """Add the connecting commands to the parser."""
+    _agent_commands(commands)
+
+
+def json_flag(p: argparse.ArgumentParser, what: str = "the result") -> None:
+    p.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
+
+def _agent_commands(commands: Commands) -> None:
+    p = commands.add(
+        "agent",
+        "recall and capture in coding agents: install memidx's hooks and MCP server",
+        "agent:agent",
+    )
+    p.add_argument(
+        "action",
+        choices=("install", "uninstall", "status", "serve", "hook"),
+        help="install/uninstall: memidx's hooks and MCP entry in the agent's settings; "
+        "status: what is installed where; serve: the warm recall server the prompt hook "
+        "starts; hook: what the agent runs (JSON on stdin, never fails)",
+    )
+    p.add_argument("agent", nargs="?", choices=("claude-code",), default="claude-code")
+    p.add_argument("event", nargs="?", help="with hook: the agent's event, e.g. UserPromptSubmit")
+    p.add_argument("--scope", choices=("user", "project"), default="project",
+                   help="project (default): this project's files; user: the user's")  # fmt: skip
+    p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    json_flag(p, "what was done")

@@ -1,0 +1,110 @@
+"""The pre-commit secret check: a staged note or haystack segment that holds a secret blocks
+the commit. Each problem is one line, `file:line: <kind>` (a segment's record as
+`segment@offset:line`), never the secret. A line carrying `memidx: allow-secret` is allowed;
+so is a secret whose fingerprint (SHA-256 of its text) is in the baseline file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from memidx.config import Config
+from memidx.hashes import sha256_hex
+from memidx.notes.note import is_note_path
+from memidx.text import display
+
+BASELINE = ".memidx-secrets-baseline"  # at the repository root
+BASELINE_HEAD = (
+    "# Secrets memidx's check allows: `<kind> <sha256 of the secret>` a line (never the secret).\n"
+    "# Written by `memidx check secrets FILES --update-baseline`.\n"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Flagged:
+    """A secret in a staged file: where, what kind, and its fingerprint."""
+
+    where: str
+    kind: str
+    fingerprint: str
+
+
+def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = None) -> list[str]:
+    """One `file:line: <kind>` line per secret in the given notes and segments that neither an
+    allow marker nor the baseline allows."""
+    allowed = read_baseline(baseline or config.root / BASELINE)
+    return [f"{f.where}: {f.kind}" for f in flagged(config, files) if f.fingerprint not in allowed]
+
+
+def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:
+    """Add the fingerprints of every secret in `files` to the baseline; returns how many new."""
+    path = baseline or config.root / BASELINE
+    known = read_baseline(path)
+    new = {f.fingerprint: f.kind for f in flagged(config, files) if f.fingerprint not in known}
+    if new:
+        head = "" if path.exists() else BASELINE_HEAD
+        with path.open("a", encoding="utf-8") as out:
+            out.write(head + "".join(f"{kind} {fp}\n" for fp, kind in sorted(new.items())))
+    return len(new)
+
+
+def read_baseline(path: Path) -> set[str]:
+    """The fingerprints a baseline file allows (`<kind> <sha256>` lines, `#` comments)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return set()
+    return {parts[-1] for line in lines if (parts := line.split("#")[0].split())}
+
+
+def flagged(config: Config, files: Sequence[str]) -> Iterator[Flagged]:
+    """Every secret in the given notes and segments that no allow marker allows."""
+    from memidx.secrets.detect import find_secrets
+    from memidx.secrets.patterns import line_of
+
+    for label, text in _texts(config, files):
+        for found in find_secrets(text, allow=True):
+            secret = text[found.start : found.end]
+            line = line_of(text, found.start)
+            yield Flagged(f"{label}:{line}", found.kind, sha256_hex(secret.encode("utf-8")))
+
+
+SEGMENT_LIMIT = 64 * 1024 * 1024  # a segment rolls over at `segment_bytes`; this is a guard
+
+
+def _texts(config: Config, files: Sequence[str]) -> Iterator[tuple[str, str]]:
+    """(label, text) of each note, and of each record of each segment, among `files`: what is
+    staged (git's index), never the work tree, like the other checks."""
+    from memidx.githooks.checks import staged_contents
+    from memidx.haystack.frames import scan_bytes
+
+    refs = _refs(config, files)
+    limit = max(config.max_note_bytes, SEGMENT_LIMIT)
+    for ref, data in staged_contents(config, refs, limit).items():
+        if not isinstance(data, bytes):
+            continue  # deleted, a link or unreadable: the drift check reports those
+        if ref.endswith(".krd"):
+            for located in scan_bytes(data).records:
+                yield f"{display(ref)}@{located.offset}", located.record.text
+        else:
+            yield display(ref), data.decode("utf-8", "replace")
+
+
+def _refs(config: Config, files: Sequence[str]) -> list[str]:
+    """The notes and haystack segments among the files pre-commit passes."""
+    refs: list[str] = []
+    haystack = PurePosixPath(config.notes_dir) / "haystack"
+    for name in files:
+        path = Path(name)
+        if path.is_absolute():
+            try:
+                path = path.relative_to(config.root)
+            except ValueError:
+                continue
+        ref = path.as_posix()
+        if is_note_path(ref, config.notes_dir) or (
+            ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack)
+        ):
+            refs.append(ref)
+    return refs

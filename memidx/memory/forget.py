@@ -1,0 +1,81 @@
+"""`memidx forget REF`: a note leaves memory by a commit of its deletion; a record, whose log
+is append-only, by a tombstone the index honours at once and on every clone after a pull."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+
+from memidx.config import Config
+from memidx.errors import MemidxError, UsageError
+from memidx.notes.note import is_note_path
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What was forgotten: a note (and the commit of its deletion) or a record (and the id of
+    its tombstone)."""
+
+    kind: str  # "note" or "record"
+    ref: str
+    commit: str | None = None
+    tombstone: str | None = None
+
+
+def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None) -> Forgotten:
+    """Forget the note at `ref` (a path under the notes folder) or the record `ref` names (its
+    id, or `<segment>@<offset>`)."""
+    clean = PurePosixPath(ref).as_posix()
+    if is_note_path(clean, config.notes_dir):
+        return _forget_note(config, clean, notice)
+    return _forget_record(config, ref, notice)
+
+
+def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:
+    from memidx.git.commit import commit_paths
+    from memidx.git.repo import GitRepo
+    from memidx.memory.head_sync import after_commit
+
+    if not config.in_git:
+        raise MemidxError(f"{config.root} is not a git repository", "notes are forgotten by commit")
+    path = config.root / ref
+    committed = GitRepo(config.root).has("HEAD", ref)
+    if not committed and not path.is_file():
+        raise UsageError(f"no note {ref}", "give a note's path as search shows it")
+    path.unlink(missing_ok=True)
+    if not committed:  # never memory: deleting the file is all there is to do
+        return Forgotten("note", ref)
+    commit = commit_paths(config, [ref], f"memidx forget: {ref}")
+    after_commit(config, notice)
+    return Forgotten("note", ref, commit=commit)
+
+
+def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:
+    from memidx.haystack.filing import file
+    from memidx.haystack.frames import new_record
+
+    record_id = _record_id(config, ref)
+    tombstone = replace(new_record("forget", f"forgets {record_id}"), forgets=record_id)
+    filed = file(config, tombstone, notice)
+    return Forgotten("record", record_id, tombstone=filed.id)
+
+
+def _record_id(config: Config, ref: str) -> str:
+    """The id of the record `ref` names, as the index knows it."""
+    from memidx.index.store import RecordStore, open_store
+
+    store, _ = open_store(config.index_path, write=False)
+    try:
+        records = RecordStore(store.conn)
+        if "@" in ref:
+            record_id = records.id_at(ref)
+        else:
+            record_id = ref if records.record_ref(ref) is not None else None
+    finally:
+        store.conn.close()
+    if record_id is None:
+        raise UsageError(
+            f"no note or record {ref!r} in memory", "give a note's path or a record's id or ref"
+        )
+    return record_id

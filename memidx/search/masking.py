@@ -1,0 +1,46 @@
+"""Defence in depth on the query path: whatever the secret detector flags in a hit (a note
+committed before the check existed, a record filed before redaction) is shown masked as
+`[REDACTED:<kind>]`, in people's output and in the JSON alike."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memidx.search.lexical import Hit, SearchResult
+
+MARKS = ("\x02", "\x03")  # memidx.search.lexical's MARK_START, MARK_END
+
+
+def masked_text(text: str) -> str:
+    """The text with every flagged secret replaced (lines with an allow marker are kept)."""
+    from memidx.secrets.detect import mask
+
+    return mask(text)
+
+
+def masked(result: SearchResult) -> SearchResult:
+    """The result with every hit's title, heading and snippet masked, in one detector pass
+    (a snippet's match marks are dropped only where something was masked: a mark may stand
+    inside the secret)."""
+    from memidx.secrets.detect import mask_many
+
+    texts: list[str] = []
+    for hit in result.hits:
+        texts += [hit.title, hit.heading or "", _plain(hit.snippet)]
+    shown = mask_many(texts)
+    hits: list[Hit] = []
+    for n, hit in enumerate(result.hits):
+        title, heading, snippet = shown[3 * n : 3 * n + 3]
+        if (title, heading, snippet) == tuple(texts[3 * n : 3 * n + 3]):
+            hits.append(hit)
+            continue
+        if snippet == texts[3 * n + 2]:
+            snippet = hit.snippet  # nothing masked there: keep its match marks
+        hits.append(replace(hit, title=title, heading=heading or hit.heading, snippet=snippet))
+    return replace(result, hits=tuple(hits))
+
+
+def _plain(snippet: str) -> str:
+    return snippet.replace(MARKS[0], "").replace(MARKS[1], "")

@@ -1,0 +1,180 @@
+"""detect-secrets, kept inside this adapter: its plugins' patterns, and never its network.
+
+detect-secrets' plugins import `requests` for `verify()`, which asks a provider whether a token
+is live. memidx never verifies (it must never send a packet) and only calls `analyze_string`,
+which matches text. The plugins are imported with a stand-in `requests` whose every function
+raises, so no verification can reach the network even by mistake; importing the real one would
+also cost ~60 ms and urllib3's IPv6 probe socket (see STAND_INS). The package's `__init__` (its
+whole scan engine, filters and baseline code, ~50 ms more) is not run: only the plugins load.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+import types
+from collections.abc import Callable, Iterator
+from functools import cache
+from typing import Any
+
+from memidx.errors import MemidxError
+
+# plugin module, class, memidx's kind: the detectors memidx uses from the library
+PLUGINS = (
+    ("aws", "AWSKeyDetector", "aws-access-key"),
+    ("github_token", "GitHubTokenDetector", "github-token"),
+    ("gitlab_token", "GitLabTokenDetector", "gitlab-token"),
+    ("slack", "SlackDetector", "slack-token"),
+    ("stripe", "StripeDetector", "stripe-key"),
+    ("openai", "OpenAIDetector", "openai-key"),
+    ("private_key", "PrivateKeyDetector", "private-key"),
+    ("jwt", "JwtTokenDetector", "jwt"),
+    ("basic_auth", "BasicAuthDetector", "basic-auth"),
+    ("npm", "NpmDetector", "npm-token"),
+    ("pypi_token", "PypiTokenDetector", "pypi-token"),
+    ("discord", "DiscordBotTokenDetector", "discord-token"),
+    ("sendgrid", "SendGridDetector", "sendgrid-key"),
+    ("twilio", "TwilioKeyDetector", "twilio-key"),
+    ("telegram_token", "TelegramBotTokenDetector", "telegram-token"),
+    ("mailchimp", "MailchimpDetector", "mailchimp-key"),
+    ("azure_storage_key", "AzureStorageKeyDetector", "azure-storage-key"),
+    ("square_oauth", "SquareOAuthDetector", "square-oauth"),
+)
+PACKAGE = "detect_secrets"
+
+
+class NetworkRefused(MemidxError):
+    """Something tried to use detect-secrets' network access (verification)."""
+
+
+def _refuse(*_args: object, **_kwargs: object) -> Any:
+    raise NetworkRefused(
+        "detect-secrets tried to reach the network (verification)", "memidx never verifies"
+    )
+
+
+# What the plugins import only to verify: `requests`, and the settings and argument injection
+# that run `verify()` from analyze_line (memidx calls analyze_string alone). They stand in
+# while the plugins load, so verification cannot even start, and loading costs half as much.
+STAND_INS = ("requests", f"{PACKAGE}.settings", f"{PACKAGE}.util.inject")
+
+
+class _NoNetwork(types.ModuleType):
+    """Stands in while the plugins load: names resolve, every call raises."""
+
+    class Response:
+        """Only named in the plugins' annotations."""
+
+    exceptions = types.SimpleNamespace(RequestException=type("RequestException", (Exception,), {}))
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        return _refuse
+
+
+@cache
+def _plugin_modules() -> dict[str, Any]:
+    """The plugin modules, loaded with the stand-in and without the package's __init__."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.submodule_search_locations is None:
+        raise MemidxError("detect-secrets is not installed", "pip install detect-secrets")
+    saved = {name: sys.modules.get(name) for name in (PACKAGE, *STAND_INS)}
+    if PACKAGE not in sys.modules:
+        package = types.ModuleType(PACKAGE)
+        package.__path__ = list(spec.submodule_search_locations)
+        package.__spec__ = spec
+        sys.modules[PACKAGE] = package
+    for name in STAND_INS:
+        if name == "requests" or sys.modules.get(name) is None:
+            sys.modules[name] = _NoNetwork(name)
+    try:
+        return {
+            module: importlib.import_module(f"{PACKAGE}.plugins.{module}")
+            for module, _, _ in PLUGINS
+        } | {
+            name: importlib.import_module(f"{PACKAGE}.plugins.{name}")
+            for name in ("keyword", "high_entropy_strings")
+        }
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)  # later imports get the real package
+            else:
+                sys.modules[name] = module
+
+
+Spans = Callable[[str], Iterator[tuple[int, int]]]
+
+
+@cache
+def library_finders() -> tuple[tuple[str, Spans], ...]:
+    """(kind, spans) for each library detector: spans(text) yields where its secrets stand."""
+    modules = _plugin_modules()
+    found: list[tuple[str, Spans]] = []
+    for module, name, kind in PLUGINS:
+        plugin: Any = getattr(modules[module], name)()
+        plugin.verify = _refuse  # belt and braces: never called, and never able to send
+        found.append((kind, _spans(plugin)))
+    return tuple(found)
+
+
+def _spans(plugin: Any) -> Spans:
+    """Where a plugin's patterns match. A pattern's longest group (8 characters or more) is
+    the secret (a URL's password, a quoted key); else the whole match: the library returns
+    groups, and some are only a prefix (`ghp`). A plugin that checks its matches (JWT) is
+    asked through analyze_string."""
+    denylist: list[re.Pattern[str]] = list(plugin.denylist)
+    cls: type[object] = plugin.__class__
+    checks = "analyze_string" in cls.__dict__  # its own: it checks its matches
+
+    def spans(text: str) -> Iterator[tuple[int, int]]:
+        if checks:
+            for secret in set(plugin.analyze_string(text)):
+                start = text.find(secret)
+                while start != -1 and secret:
+                    yield start, start + len(secret)
+                    start = text.find(secret, start + len(secret))
+            return
+        for pattern in denylist:
+            for match in pattern.finditer(text):
+                groups = [g for g in range(1, (pattern.groups or 0) + 1) if match.group(g)]
+                best = max(groups, key=lambda g: len(match.group(g)), default=0)
+                if best and len(match.group(best)) >= 8:
+                    yield match.span(best)
+                else:
+                    yield match.span()
+
+    return spans
+
+
+@cache
+def keyword_finder() -> Callable[[str], Iterator[str]]:
+    """The library's keyword detector over one line, with its config-file rules (`KEY=value`,
+    `key: value`, quoted or not): the values assigned to secret-sounding names."""
+    module: Any = _plugin_modules()["keyword"]
+    plugin: Any = module.KeywordDetector()
+    rules: Any = module.CONFIG_DENYLIST_REGEX_TO_GROUP
+
+    def find(line: str) -> Iterator[str]:
+        yield from plugin.analyze_string(line, denylist_regex_to_group=rules)
+
+    return find
+
+
+def keyword_words() -> tuple[str, ...]:
+    """The library's secret-sounding names (regular expressions, lower case)."""
+    module: Any = _plugin_modules()["keyword"]
+    return tuple(str(word) for word in module.DENYLIST)
+
+
+@cache
+def entropy() -> Callable[[str], float]:
+    """The library's Shannon entropy over the base64 alphabet (its high-entropy plugin)."""
+    module: Any = _plugin_modules()["high_entropy_strings"]
+    plugin: Any = module.Base64HighEntropyString()
+
+    def measure(text: str) -> float:
+        return float(plugin.calculate_shannon_entropy(text))
+
+    return measure

@@ -1,0 +1,154 @@
+"""memidx's own secret patterns, for kinds detect-secrets lacks, and the pure steps around
+every detector: which assigned values look like secrets, private spans, allow markers,
+merging overlapping findings and writing `[REDACTED:<kind>]` in their place."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+# Kinds detect-secrets 1.5.0 has no plugin for (each has a test in tests/unit/test_secrets.py).
+OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("anthropic-key", re.compile(r"sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{32,}")),
+    # OpenAI's project, service-account and admin keys (the library knows only T3BlbkFJ ones)
+    ("openai-key", re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}")),
+    ("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{60,}")),  # fine-grained
+    ("google-api-key", re.compile(r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
+    ("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])")),
+    ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])")),
+    ("digitalocean-token", re.compile(r"do[por]_v1_[a-f0-9]{64}(?![a-f0-9])")),
+    ("stripe-key", re.compile(r"(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{24,}")),
+)
+OWN_BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # the whole block, not only its BEGIN line; a block cut short runs to a blank line
+    (
+        "private-key",
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\n[ \t]*\n|\Z)"
+        ),
+    ),
+)
+# `Authorization: Bearer <token>`: the token, when it looks random (checked like a value)
+BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)")
+# Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`
+EXTRA_KEYWORDS = re.compile(
+    r"(?i)[\w.-]*(?:token|credential|access[_-]?key|secret[_-]?key)[\w-]*[\"']?\s*(?::=|=>|[:=])"
+    r"\s*[\"'`]?([^\s\"'`,;]+)"
+)
+ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
+PRIVATE_SPAN = re.compile(r"(?is)<private>.*?(?:</private>|\Z)")
+PRIVATE_KIND = "private"
+PLACEHOLDER_WORDS = re.compile(
+    r"(?i)^(?:x+|\*+|\.+|-+|changeme|change[_-]?me|password\d*|secret|example\w*|sample\w*|"
+    r"dummy\w*|placeholder\w*|redacted|none|null|true|false|undefined|todo|tbd|fixme|"
+    r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|\w*[_-]here|test(?:ing)?)$"
+)
+REFERENCE = re.compile(
+    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
+)
+# A password in a URL (`scheme://user:password@host`), whatever characters it holds: the
+# library's pattern skips passwords with RFC 3986 delimiters (`!`, `#`, `+`...), which pasted
+# connection strings often have unencoded.
+URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A secret's place in a text and what kind it is."""
+
+    start: int
+    end: int
+    kind: str
+
+
+def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
+    """Whether a value assigned to a secret-sounding name is one: long enough, no
+    placeholder (`<your-token-here>`, `${TOKEN}`, `changeme`, `xxxx`), no reference to
+    something else (`os.environ[...]`, `settings.password`, a path), mixed characters and
+    enough entropy (the library's measure over the base64 alphabet)."""
+    value = value.strip("\"'`,;.")
+    if len(value) < 8 or value.startswith("[REDACTED:"):
+        return False
+    if PLACEHOLDER_WORDS.match(value) or REFERENCE.search(value):
+        return False
+    classes = sum(
+        any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit, _symbol)
+    )
+    return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
+
+
+def _symbol(char: str) -> bool:
+    return not char.isalnum()
+
+
+def private_spans(text: str) -> list[Finding]:
+    """`<private>…</private>` spans, tags included; an unclosed one runs to the end."""
+    return [Finding(m.start(), m.end(), PRIVATE_KIND) for m in PRIVATE_SPAN.finditer(text)]
+
+
+def own_findings(text: str, *, blocks: bool = False) -> Iterable[Finding]:
+    """memidx's own patterns: the token ones, or (`blocks`) the private key blocks."""
+    for kind, pattern in OWN_BLOCKS if blocks else OWN_PATTERNS:
+        for match in pattern.finditer(text):
+            if match.start() and (
+                text[match.start() - 1].isalnum() or (not blocks and text[match.start() - 1] == "_")
+            ):
+                continue  # inside a longer word
+            yield Finding(match.start(), match.end(), kind)
+
+
+def occurrences(text: str, secret: str, kind: str) -> Iterable[Finding]:
+    """Every place a secret a detector returned stands in the text."""
+    start = text.find(secret)
+    while start != -1 and secret:
+        yield Finding(start, start + len(secret), kind)
+        start = text.find(secret, start + len(secret))
+
+
+def merged(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings in order, overlapping ones joined (the first one's kind stays)."""
+    out: list[Finding] = []
+    for found in sorted(findings, key=lambda f: (f.start, -f.end)):
+        if out and found.start < out[-1].end:
+            last = out[-1]
+            out[-1] = Finding(last.start, max(last.end, found.end), last.kind)
+        else:
+            out.append(found)
+    return out
+
+
+def allowed_lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the lines that carry an allow marker."""
+    spans: list[tuple[int, int]] = []
+    for marker in ALLOW_MARKERS:
+        at = text.find(marker)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            spans.append((start, len(text) if end == -1 else end))
+            at = text.find(marker, at + 1)
+    return spans
+
+
+def outside(findings: Sequence[Finding], spans: Sequence[tuple[int, int]]) -> list[Finding]:
+    """The findings that stand on none of the spans (lines with an allow marker)."""
+    return [f for f in findings if not any(s <= f.start < e for s, e in spans)]
+
+
+def redact(text: str, findings: Sequence[Finding]) -> str:
+    """The text with each (merged, ordered) finding replaced by `[REDACTED:<kind>]`."""
+    pieces: list[str] = []
+    cursor = 0
+    for found in findings:
+        pieces.append(text[cursor : found.start])
+        pieces.append(f"[REDACTED:{found.kind}]")
+        cursor = found.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def line_of(text: str, offset: int) -> int:
+    """The 1-based line of an offset."""
+    return text.count("\n", 0, offset) + 1

@@ -1,0 +1,170 @@
+"""`memidx forget` and `memidx haystack purge` with real git: a bare remote and two clones.
+A forgotten note leaves by a commit; a forgotten record by a tombstone that every index honours
+(at once, after a pull, in a rebuild); purge removes its bytes where they are not pushed, and
+nothing else is lost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.helpers import NotesRepo, clean_env
+
+
+def turn(repo: NotesRepo, text: str) -> str:
+    run = repo.memidx_process("file-turn", stdin=json.dumps({"text": text}))
+    assert run.code == 0, run.err
+    return run.out.strip()
+
+
+def hits(repo: NotesRepo, words: str) -> list[str]:
+    run = repo.memidx_process("search", "--mode", "bm25", "--json", words)
+    assert run.code == 0, run.err
+    return [h["ref"] for h in run.json()["hits"]]
+
+
+def reachable_bytes(repo: NotesRepo) -> bytes:
+    """The content of every object any ref or HEAD reaches (the reflog aside: it keeps a
+    rewritten commit until it expires, which the README says how to do)."""
+    env = clean_env()
+    listed = subprocess.run(
+        ["git", "rev-list", "--objects", "--all"],
+        cwd=repo.root,
+        env=env,
+        capture_output=True,
+        check=True,
+    ).stdout
+    names = b"\n".join(line.split(b" ")[0] for line in listed.splitlines()) + b"\n"
+    return subprocess.run(
+        ["git", "cat-file", "--batch"], cwd=repo.root, env=env, input=names,
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
+
+
+def clones(tmp_path: Path) -> tuple[NotesRepo, NotesRepo]:
+    remote = NotesRepo(tmp_path / "remote.git", init=False)
+    remote.git("init", "-q", "--bare", "-b", "main")
+    remote.git("clone", "-q", str(remote.root), str(tmp_path / "one"))
+    one = NotesRepo(tmp_path / "one", init=False)
+    one.note("seed.md", "Seed", "a first note about docker layers")
+    one.commit("seed")
+    one.git("push", "-q", "origin", "main")
+    remote.git("clone", "-q", str(remote.root), str(tmp_path / "two"))
+    two = NotesRepo(tmp_path / "two", init=False)
+    return one, two
+
+
+def test_forget_a_note_commits_its_deletion_and_keeps_the_rest(repo: NotesRepo) -> None:
+    keep = repo.note("keep.md", "Docker cache", "docker layers cache the build")
+    gone = repo.note("gone.md", "Zebra stripes", "zebra docker stripes")
+    repo.commit("two notes")
+    assert repo.memidx("ingest").code == 0
+
+    run = repo.memidx_process("forget", "--json", gone)
+
+    assert run.code == 0, run.err
+    assert run.json()["kind"] == "note" and run.json()["commit"]
+    assert not (repo.root / gone).exists()
+    assert repo.git("log", "-1", "--format=%s").strip() == f"memidx forget: {gone}"
+    assert gone not in repo.git("ls-tree", "-r", "--name-only", "HEAD")
+    assert hits(repo, "zebra") == [] and hits(repo, "docker") == [keep]
+    assert repo.git("status", "--porcelain").strip() == ""
+    assert repo.memidx("reconcile").code == 0
+
+
+def test_a_forgotten_record_is_never_returned_here_after_a_pull_or_in_a_rebuild(
+    tmp_path: Path,
+) -> None:
+    one, two = clones(tmp_path)
+    kept = turn(one, "docker layer cache turn")
+    gone = turn(one, "zebra stripes turn, forget me")
+    assert one.memidx_process("share").code == 0
+    two.git("pull", "-q")
+    assert two.memidx("sync").code == 0
+    assert len(hits(two, "zebra")) == 1
+
+    run = one.memidx_process("forget", gone)
+
+    assert run.code == 0 and f"forgot {gone}" in run.out
+    assert hits(one, "zebra") == []
+    assert one.memidx_process("show", gone).code == 1
+    ref = hits(one, "docker")
+    assert one.memidx_process("share").code == 0
+    two.git("pull", "-q")
+    assert two.memidx("sync").code == 0
+    assert hits(two, "zebra") == []
+    assert two.memidx_process("show", gone).code == 1
+    for index in (two.root / ".memidx").glob("index.sqlite*"):
+        index.unlink()
+    assert two.memidx("ingest").code == 0
+    assert hits(two, "zebra") == []
+    assert len(hits(two, "docker")) == 2  # the note and the kept turn
+    assert two.memidx("reconcile").code == 0 and one.memidx("reconcile").code == 0
+    assert kept and ref
+
+
+def test_purge_blanks_uncommitted_and_unpushed_bytes_and_refuses_pushed_ones(
+    tmp_path: Path,
+) -> None:
+    one, _ = clones(tmp_path)
+    turn(one, "alpha turn that stays")
+    pushed = turn(one, "pushed giraffe turn")
+    assert one.memidx_process("share").code == 0
+    unpushed = turn(one, "unpushed zebra turn")
+    assert one.memidx_process("haystack", "commit").code == 0
+    uncommitted = turn(one, "uncommitted okapi turn")
+    head_before = one.git("rev-parse", "HEAD").strip()
+    for ident in (pushed, unpushed, uncommitted):
+        assert one.memidx_process("forget", ident).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1  # the pushed segment is named, and left as it was
+    done = run.json()
+    assert sum(done["blanked"].values()) == 2 and done["rewritten_commits"] >= 1
+    assert len(done["pushed"]) == 1 and "gives the rewrite" in run.err
+    segments = b"".join(p.read_bytes() for p in (one.root / "notes/haystack").rglob("*.krd"))
+    assert b"zebra" not in segments and b"okapi" not in segments and b"giraffe" in segments
+    assert b"zebra" not in reachable_bytes(one) and b"okapi" not in reachable_bytes(one)
+    assert one.git("rev-parse", "HEAD").strip() != head_before
+    status = one.git("status", "--porcelain").splitlines()
+    assert all(line.startswith("?? notes/haystack/") for line in status), status  # no change
+    assert one.git("rev-list", "--count", "origin/main..HEAD").strip() == "1"
+    assert len(hits(one, "alpha")) == 1 and hits(one, "zebra okapi giraffe") == []
+    assert one.memidx("reconcile").code == 0
+    assert one.memidx_process("share").code == 0  # the rewritten commit pushes as usual
+
+
+def test_the_readme_history_rewrite_removes_a_pushed_record_everywhere(tmp_path: Path) -> None:
+    one, two = clones(tmp_path)
+    turn(one, "alpha turn that stays")
+    gone = turn(one, "pushed giraffe turn")
+    assert one.memidx_process("share").code == 0
+    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx_process("share").code == 0
+
+    listed = one.memidx_process("haystack", "purge", "--pushed")  # the README's commands:
+    assert listed.code == 0, listed.err
+    segment, old, new = listed.out.splitlines()[-1].split()
+    one.git(
+        "-c", "advice.detachedHead=false", "filter-branch", "-f", "--index-filter",
+        f"git ls-files -s -- '{segment}' | grep -q {old} && "
+        f"git update-index --cacheinfo 100644,{new},'{segment}' || true",
+        "--", "--all",
+    )  # fmt: skip
+    one.git("push", "-q", "--force", "origin", "main")
+    for repo in (one, NotesRepo(tmp_path / "remote.git", init=False)):
+        subprocess.run(
+            "git for-each-ref --format='delete %(refname)' refs/original | git update-ref --stdin"
+            " && git reflog expire --expire=now --all && git gc -q --prune=now",
+            shell=True, cwd=repo.root, env=clean_env(), check=True,
+        )  # fmt: skip
+    two.git("fetch", "-q")
+    two.git("reset", "-q", "--hard", "origin/main")
+    assert two.memidx("sync").code == 0
+
+    for repo in (one, two, NotesRepo(tmp_path / "remote.git", init=False)):
+        assert b"giraffe" not in reachable_bytes(repo)
+    assert hits(two, "giraffe") == [] and len(hits(two, "alpha")) == 1
+    assert two.memidx("reconcile").code == 0
