@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"memidx {__version__}")
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
-    commands = _Commands(parser)
+    commands = Commands(parser)
     _search_commands(commands)
     _index_commands(commands)
     _memory_commands(commands)
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Commands:
+class Commands:
     """The subcommands of the parser."""
 
     def __init__(self, parser: argparse.ArgumentParser) -> None:
@@ -51,7 +51,7 @@ class _Commands:
         return p
 
 
-def _search_commands(commands: _Commands) -> None:
+def _search_commands(commands: Commands) -> None:
     command, json_flag = commands.add, _json_flag
     p = command("search", "search notes and records, best match first", "search:search")
     p.add_argument("query", nargs="+", help="words to search for")
@@ -91,7 +91,7 @@ def _search_commands(commands: _Commands) -> None:
     json_flag(p, "the whole record")
 
 
-def _index_commands(commands: _Commands) -> None:
+def _index_commands(commands: Commands) -> None:
     command, json_flag = commands.add, _json_flag
     p = command(
         "ingest", "rebuild the index from every note at HEAD and every record", "index:ingest"
@@ -148,7 +148,7 @@ def _index_commands(commands: _Commands) -> None:
     )
 
 
-def _memory_commands(commands: _Commands) -> None:
+def _memory_commands(commands: Commands) -> None:
     command, json_flag = commands.add, _json_flag
     p = command("remember", "write a note (body on stdin) and commit it", "memory:remember")
     p.add_argument("--title", required=True, help="what the note is about (the problem)")

@@ -7,7 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memidx.cli.parser import _Commands as Commands
+    from memidx.cli.parser import Commands
 
 
 def connection_commands(commands: Commands) -> None:
