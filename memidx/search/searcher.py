@@ -31,6 +31,8 @@ from memidx.search.lexical import (
     term_warnings,
 )
 from memidx.search.query import Terms, match_any, query_terms
+from memidx.search.relevance import Evidence, relevance
+from memidx.search.scoring import hit_evidence
 from memidx.search.timing import Stopwatch
 
 MODES = ("auto", "hybrid", "bm25", "vector")
@@ -67,6 +69,19 @@ class VectorIndex:
             matrix, doc_ids, chunk_ids = matrix[keep], doc_ids[keep], chunk_ids[keep]
         ranked = best_chunks(matrix @ query, doc_ids, depth)
         return [(doc, score, int(chunk_ids[pos])) for doc, score, pos in ranked]
+
+    def cosines(self, query: NDArray[np.float32], docs: Sequence[int]) -> dict[int, float]:
+        """The cosine of each document's best chunk; documents without vectors are absent."""
+        if not docs:
+            return {}
+        keep = np.isin(self.doc_ids, np.asarray(docs, dtype=np.int64))
+        best: dict[int, float] = {}
+        for doc, cosine in zip(
+            self.doc_ids[keep].tolist(), (self.matrix[keep] @ query).tolist(), strict=True
+        ):
+            if cosine > best.get(doc, -2.0):
+                best[doc] = cosine
+        return best
 
 
 @dataclass(slots=True)
@@ -139,7 +154,8 @@ class Searcher:
             allowed = None if filters == Filters() else self.store.allowed(filters)
             semantic = vectors.rank(query, depth, allowed)
         with self.watch.phase("sql"):
-            lexical = rank_lexical(self.store, text, filters, depth) if fuse else None
+            words = rank_lexical(self.store, text, filters, depth)  # also the relevance's evidence
+            lexical = words if fuse else None
         with self.watch.phase("fusion"):
             rankings: list[list[int]] = [[doc for doc, _, _ in semantic]]
             if lexical is not None:
@@ -147,8 +163,20 @@ class Searcher:
                 fused = rrf(rankings, weights=list(self.weights))
             else:
                 fused = [(doc, score) for doc, score, _ in semantic]
+        with self.watch.phase("relevance"):
+            shown = [doc for doc, _ in fused[:limit]]
+            cosines = {doc: cosine for doc, cosine, _ in semantic}
+            cosines.update(vectors.cosines(query, [d for d in shown if d not in cosines]))
+            found = hit_evidence(
+                self.store,
+                terms,
+                words.rows,
+                shown,
+                every_word=words.match == "and",
+                cosines=cosines,
+            )
         with self.watch.phase("hits"):
-            hits = _Hits(self.store, lexical, semantic, terms.terms).build(fused[:limit])
+            hits = _Hits(self.store, lexical, semantic, terms.terms, found).build(fused[:limit])
         result = SearchResult(
             text,
             terms,
@@ -181,6 +209,7 @@ class _Hits:
     lexical: LexicalRanking | None
     semantic: list[tuple[int, float, int]]
     words: tuple[str, ...]
+    evidence: dict[int, Evidence]
 
     def build(self, fused: Sequence[tuple[int, float]]) -> list[Hit]:
         ids = [doc for doc, _ in fused]
@@ -229,6 +258,8 @@ class _Hits:
                     row.meta,
                     ranks,
                     self.lexical.match if doc in lexical_rows and self.lexical else MEANING,
+                    relevance(self.evidence[doc]),
+                    self.evidence[doc],
                 )
             )
         return hits
