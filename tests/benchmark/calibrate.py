@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memidx.config import load_config
-from memidx.index.store import open_store
+from memidx.index.store import VectorStore, open_store
 from memidx.search import relevance as model
 from memidx.search.relevance import Evidence
 from memidx.search.searcher import Searcher
@@ -34,11 +34,14 @@ DEPTH = 10
 def collect(judged: JudgedSet, out: Path) -> int:
     """One JSON line per hit: set, split, engine, rank, label and evidence."""
     store, _ = open_store(judged.root / ".memidx" / "index.sqlite", write=False)
-    searcher = Searcher(store, load_config(judged.root))
+    config = load_config(judged.root)
+    searcher = Searcher(store, config)
+    vectors = VectorStore(store.conn).model(config.model) is not None
+    engines = [e for e in ENGINES if vectors or e == "bm25"]
     count = 0
     with out.open("w", encoding="utf-8") as lines:
         for query in judged.queries:
-            for engine in ENGINES:
+            for engine in engines:
                 for hit in searcher.search(query.text, query.filters, DEPTH, engine).hits:
                     e = hit.evidence
                     assert e is not None

@@ -2,24 +2,23 @@
 
 The splits were fixed before any tuning: BEIR NFCorpus uses its own dev and test queries;
 LoCoMo splits by conversation (even positions of the sorted sample ids dev, odd test); the
-golden set and the TIL queries split by a hash of the query text. The golden set is in-sample
+golden set splits by a hash of the query text; the TIL set (til_eval, helper h17a's) keeps its
+own frozen split. The golden set is in-sample
 (it was used to choose memidx's settings long before this split): say so with its figures."""
 
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memidx.index.store import Filters
 from memidx.search.lexical import Hit
-from tests.benchmark import beir, golden, locomo, turns
+from tests.benchmark import beir, golden, locomo, til_eval, turns
 from tests.benchmark.workspace import beir_repo, locomo_repo, memidx, repo, til_repo, tree_stamp
 
 SPLITS = ("dev", "test")
-TIL_QUERIES = Path(__file__).parent / "til" / "queries.toml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +29,10 @@ class Judged:
     relevant: frozenset[str]
     split: str
     filters: Filters = field(default_factory=Filters)
+    grades: tuple[tuple[str, int], ...] = ()  # graded judgments where the set has them
+
+    def gains(self) -> dict[str, int]:
+        return dict(self.grades) if self.grades else dict.fromkeys(self.relevant, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +62,16 @@ def golden_set(work: Path, data: Path) -> JudgedSet:
 
 
 def til_set(work: Path, data: Path) -> JudgedSet:
-    """helper h6's 40 TIL queries (written for the stopword evaluation)."""
+    """The frozen TIL evaluation set (til_eval): answered queries and queries no note answers
+    (every hit of those is irrelevant), in their own dev and test splits."""
     root = til_repo(work, data)
-    items = tomllib.loads(TIL_QUERIES.read_text(encoding="utf-8"))["query"]
     found = tuple(
-        Judged(str(q["q"]), frozenset({f"notes/{q['expected']}"}), by_hash(str(q["q"])))
-        for q in items
+        Judged(q.text, frozenset(q.refs()), q.split)
+        for split in SPLITS
+        for answered in (True, False)
+        for q in til_eval.queries(split, answered)
     )
-    return JudgedSet("til40", root, found, lambda h: h.ref)
+    return JudgedSet("til", root, found, lambda h: h.ref)
 
 
 def beir_set(work: Path, data: Path) -> JudgedSet:
@@ -75,8 +80,8 @@ def beir_set(work: Path, data: Path) -> JudgedSet:
     for split in SPLITS:
         texts, qrels = beir.split_queries(data, split)
         for qid, text in texts.items():
-            relevant = frozenset(f"notes/{d}.md" for d, g in qrels[qid].items() if g > 0)
-            found.append(Judged(text, relevant, split))
+            grades = tuple((f"notes/{d}.md", g) for d, g in qrels[qid].items() if g > 0)
+            found.append(Judged(text, frozenset(r for r, _ in grades), split, grades=grades))
     return JudgedSet("nfcorpus", root, tuple(found), lambda h: h.ref)
 
 
@@ -102,7 +107,7 @@ def locomo_set(work: Path, data: Path) -> JudgedSet:
 
 BUILDERS: dict[str, Callable[[Path, Path], JudgedSet]] = {
     "golden": golden_set,
-    "til40": til_set,
+    "til": til_set,
     "nfcorpus": beir_set,
     "locomo": locomo_set,
 }

@@ -24,6 +24,7 @@ from tests.benchmark import (
     hooks,
     language,
     locomo,
+    ranking,
     stopwords,
     turns,
 )
@@ -394,6 +395,7 @@ SECTIONS: dict[str, Section] = {
     "language": language_section,
     "gitops": gitops.run,
     "stopwords": stopwords.run,
+    "ranking": ranking.run,
     "writers": writers_run,
     "faults": faults_run,
 }
