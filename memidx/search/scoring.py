@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from memidx.index.store import LexicalRow, Store, matched_terms
 from memidx.search.query import Terms, quote
-from memidx.search.relevance import Evidence
+from memidx.search.relevance import Evidence, relevance
 
 
 def hit_evidence(
@@ -38,3 +38,13 @@ def hit_evidence(
         )
         for doc in ids
     }
+
+
+def by_relevance(
+    fused: Sequence[tuple[int, float]], evidence: Mapping[int, Evidence]
+) -> list[tuple[int, float]]:
+    """The documents that have evidence, most relevant first (ties keep the fused order), then
+    the rest in their fused order."""
+    judged = [pair for pair in fused if pair[0] in evidence]
+    judged.sort(key=lambda pair: -relevance(evidence[pair[0]]))
+    return judged + [pair for pair in fused if pair[0] not in evidence]

@@ -15,7 +15,7 @@ from memidx.embed.embedders import Embedder, query_embedder
 from memidx.embed.matrix import current_stamp, map_matrix, matrix_path, read_matrix
 from memidx.errors import MemidxError, ModelError, UsageError
 from memidx.index.store import ChunkInfo, Filters, LexicalRow, Store, VectorStore, snapshot
-from memidx.search.fusion import best_chunks, rrf
+from memidx.search.fusion import best_chunks, convex, rrf
 from memidx.search.lexical import (
     MARK_START,
     MEANING,
@@ -32,7 +32,7 @@ from memidx.search.lexical import (
 )
 from memidx.search.query import Terms, match_any, query_terms
 from memidx.search.relevance import Evidence, relevance
-from memidx.search.scoring import hit_evidence
+from memidx.search.scoring import by_relevance, hit_evidence
 from memidx.search.timing import Stopwatch
 
 MODES = ("auto", "hybrid", "bm25", "vector")
@@ -92,6 +92,9 @@ class Searcher:
     config: Config
     depth: int = DEPTH
     weights: tuple[float, float] = (1.0, 1.0)
+    fusion: str = "rrf"  # or "convex" (normalised scores; a benchmark candidate)
+    alpha: float = 0.5  # the words' share in convex fusion
+    rerank: int = 0  # re-order this many fused documents by relevance (0: RRF's order)
     _embedder: Embedder | None = None
     _vectors: VectorIndex | None = None
     _notes: list[str] = field(default_factory=list[str])
@@ -161,10 +164,13 @@ class Searcher:
             if lexical is not None:
                 rankings.insert(0, [row.id for row in lexical.rows])
                 fused = rrf(rankings, weights=list(self.weights))
+                if self.fusion == "convex":
+                    by_words = [(row.id, row.score) for row in lexical.rows]
+                    fused = convex(by_words, [(d, c) for d, c, _ in semantic], self.alpha)
             else:
                 fused = [(doc, score) for doc, score, _ in semantic]
         with self.watch.phase("relevance"):
-            shown = [doc for doc, _ in fused[:limit]]
+            shown = [doc for doc, _ in fused[: max(limit, self.rerank)]]
             cosines = {doc: cosine for doc, cosine, _ in semantic}
             cosines.update(vectors.cosines(query, [d for d in shown if d not in cosines]))
             found = hit_evidence(
@@ -175,6 +181,7 @@ class Searcher:
                 every_word=words.match == "and",
                 cosines=cosines,
             )
+            fused = by_relevance(fused, found) if self.rerank else fused
         with self.watch.phase("hits"):
             hits = _Hits(self.store, lexical, semantic, terms.terms, found).build(fused[:limit])
         result = SearchResult(

@@ -2,7 +2,8 @@
 candidate side by side on one split, with in-process latency, and the relevance's calibration.
 
 BENCH_SPLIT=dev (the default) is for tuning; BENCH_SPLIT=test only for the final figures.
-BENCH_SETS picks sets (golden, til, nfcorpus, locomo); BENCH_CANDIDATES picks candidates.
+BENCH_SETS picks sets (golden, til, nfcorpus, locomo); BENCH_CANDIDATES picks candidates;
+BENCH_EMBED=0 leaves a workspace's missing vectors alone (then it is compared by words only).
 """
 
 from __future__ import annotations
@@ -24,8 +25,16 @@ from tests.benchmark.timing import ms, percentile
 from tests.benchmark.workspace import memidx
 
 # A candidate: a name, the mode it searches in, and how it changes a fresh searcher.
-Setup = Callable[[Searcher], None]
-CANDIDATES: dict[str, tuple[str, Setup]] = {}
+Setup = Callable[[Searcher], object]
+CANDIDATES: dict[str, tuple[str, Setup]] = {
+    "convex 0.5": ("hybrid", lambda s: setattr(s, "fusion", "convex")),
+    "convex 0.3": ("hybrid", lambda s: (setattr(s, "fusion", "convex"), setattr(s, "alpha", 0.3))),
+    "rrf weights 1/2": ("hybrid", lambda s: setattr(s, "weights", (1.0, 2.0))),
+    "rrf depth 10": ("hybrid", lambda s: setattr(s, "depth", 10)),
+    "rrf depth 50": ("hybrid", lambda s: setattr(s, "depth", 50)),
+    "rerank top 20 by rel.": ("hybrid", lambda s: setattr(s, "rerank", 20)),
+    "rerank top 40 by rel.": ("hybrid", lambda s: setattr(s, "rerank", 40)),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +62,11 @@ def searcher_of(root: Path) -> Searcher:
 
 
 def has_vectors(searcher: Searcher) -> bool:
-    return VectorStore(searcher.store.conn).model(searcher.config.model) is not None
+    """Whether every chunk has a vector of the model (else the words alone are compared)."""
+    vectors = VectorStore(searcher.store.conn)
+    if vectors.model(searcher.config.model) is None:
+        return False
+    return not vectors.missing(searcher.config.model)
 
 
 def evaluate(judged: JudgedSet, split: str, searcher: Searcher, mode: str) -> Figures:
@@ -111,6 +124,6 @@ def run(args: argparse.Namespace) -> None:
     print(f"split {split}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for name in sets:
         judged = BUILDERS[name](args.work, args.data)
-        if "vector" in args.modes:
+        if "vector" in args.modes and os.environ.get("BENCH_EMBED") != "0":
             memidx(judged.root, "embed", quiet=True)  # incremental: only what lacks vectors
         table(judged, split, names)

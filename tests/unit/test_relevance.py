@@ -12,6 +12,7 @@ from memidx.embed.job import embed_missing
 from memidx.index.store import Filters, Store
 from memidx.search.lexical import lexical_search
 from memidx.search.relevance import Evidence, features, logistic, relevance
+from memidx.search.scoring import by_relevance
 from memidx.search.searcher import Searcher
 from tests.helpers import FakeEmbedder
 from tests.unit.test_hybrid import add
@@ -110,3 +111,16 @@ def test_vector_mode_judges_hits_by_their_words_too(searcher: Searcher) -> None:
     hybrid = {h.ref: h.relevance for h in searcher.search("vmmem", Filters(), 3, "hybrid").hits}
     vector = {h.ref: h.relevance for h in searcher.search("vmmem", Filters(), 3, "vector").hits}
     assert vector == pytest.approx({ref: hybrid[ref] for ref in vector})
+
+
+def test_by_relevance_orders_the_judged_and_keeps_the_rest_behind() -> None:
+    fused = [(1, 0.3), (2, 0.2), (3, 0.1), (4, 0.05)]
+    weak, strong = Evidence(0.1, 0.0, 5.0, 0.0), Evidence(0.9, 5.0, 5.0, 1.0)
+    assert [d for d, _ in by_relevance(fused, {1: weak, 2: strong, 3: weak})] == [2, 1, 3, 4]
+
+
+def test_rerank_reorders_hybrid_hits_by_relevance(searcher: Searcher) -> None:
+    searcher.rerank = 10
+    hits = searcher.search("vmmem ram", Filters(), 3).hits
+    values = [h.relevance for h in hits if h.relevance is not None]
+    assert len(values) == len(hits) and values == sorted(values, reverse=True)
