@@ -40,6 +40,7 @@ def hit_json(hit: Hit) -> dict[str, object]:
         "meta": dict(hit.meta),
         "ranks": dict(hit.ranks),
         "match": hit.match,
+        "relevance": None if hit.relevance is None else round(hit.relevance, 4),
     }
 
 
@@ -78,6 +79,7 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
         if hit.heading:
             out.write(f"  § {display(hit.heading)}")
         extra = f"score {hit.score:.4g} · {HIT_MATCH.get(hit.match or '', 'by words')}"
+        extra += f" · relevance {hit.relevance:.2f}" if hit.relevance is not None else ""
         extra += f" · tags: {', '.join(hit.tags)}" if hit.tags else ""
         out.write(f"\n   {extra}\n")
         snippet = " ".join(mark(hit.snippet, start, end).split())

@@ -2,6 +2,7 @@
 
 from memidx.errors import REBUILD_HINT
 from memidx.index.connection import connect, snapshot, transaction
+from memidx.index.coverage import matched_terms
 from memidx.index.documents import (
     BM25_WEIGHTS,
     Filters,
@@ -33,6 +34,7 @@ __all__ = [
     "connect",
     "connect_memory",
     "create_schema",
+    "matched_terms",
     "open_store",
     "remove_index",
     "schema_problem",

@@ -29,6 +29,22 @@ def rrf(
     return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
 
 
+def convex(
+    lexical: Sequence[tuple[K, float]], semantic: Sequence[tuple[K, float]], alpha: float = 0.5
+) -> list[tuple[K, float]]:
+    """A convex combination of min-max normalised scores: alpha * words + (1 - alpha) * meaning;
+    a document missing from one list scores 0 there. Ties keep first appearance."""
+    scores: dict[K, float] = {}
+    for ranking, weight in ((lexical, alpha), (semantic, 1.0 - alpha)):
+        values = [score for _, score in ranking]
+        low, span = (min(values), max(values) - min(values)) if values else (0.0, 0.0)
+        for item, score in ranking:
+            share = (score - low) / span if span > 0 else 1.0
+            scores[item] = scores.get(item, 0.0) + weight * share
+    order = {item: i for i, item in enumerate(scores)}
+    return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
+
+
 def best_chunks(
     similarities: NDArray[np.float32],
     doc_ids: NDArray[np.int64],

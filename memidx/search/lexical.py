@@ -12,6 +12,8 @@ from memidx.index.store import Filters, LexicalRow, Store, VectorStore
 from memidx.notes.words import WORD
 from memidx.search.masking import masked
 from memidx.search.query import Terms, match_all, match_any, query_terms
+from memidx.search.relevance import Evidence, relevance
+from memidx.search.scoring import hit_evidence
 
 # Markers that cannot occur in a note's text; replaced by the output's own markers.
 MARK_START, MARK_END = "\x02", "\x03"
@@ -37,6 +39,8 @@ class Hit:
     meta: Mapping[str, object] = field(default_factory=dict[str, object])
     ranks: Mapping[str, int] = field(default_factory=dict[str, int])
     match: str | None = None  # "and", "or" (by words) or "meaning" (by the vectors alone)
+    relevance: float | None = None  # probability of relevance, the same scale for every query
+    evidence: Evidence | None = None  # what the relevance was computed from
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +80,12 @@ def lexical_search(store: Store, text: str, filters: Filters, limit: int) -> Sea
     """Search by words only (`--mode bm25`)."""
     ranking = rank_lexical(store, text, filters, limit)
     hits = lexical_hits(store, ranking.expression, ranking.rows, ranking.terms.terms)
-    hits = [replace(h, match=ranking.match) for h in hits]
+    ids = [r.id for r in ranking.rows]
+    found = hit_evidence(store, ranking.terms, ranking.rows, ids, every_word=ranking.match == "and")
+    hits = [
+        replace(h, match=ranking.match, relevance=relevance(found[i]), evidence=found[i])
+        for h, i in zip(hits, ids, strict=True)
+    ]
     result = SearchResult(
         text, ranking.terms, "bm25", ranking.match, tuple(hits), term_warnings(ranking.terms)
     )

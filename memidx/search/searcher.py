@@ -15,7 +15,7 @@ from memidx.embed.embedders import Embedder, query_embedder
 from memidx.embed.matrix import current_stamp, map_matrix, matrix_path, read_matrix
 from memidx.errors import MemidxError, ModelError, UsageError
 from memidx.index.store import ChunkInfo, Filters, LexicalRow, Store, VectorStore, snapshot
-from memidx.search.fusion import best_chunks, rrf
+from memidx.search.fusion import best_chunks, convex, rrf
 from memidx.search.lexical import (
     MARK_START,
     MEANING,
@@ -32,6 +32,8 @@ from memidx.search.lexical import (
 )
 from memidx.search.masking import masked
 from memidx.search.query import Terms, match_any, query_terms
+from memidx.search.relevance import Evidence, relevance
+from memidx.search.scoring import by_relevance, hit_evidence
 from memidx.search.timing import Stopwatch
 
 MODES = ("auto", "hybrid", "bm25", "vector")
@@ -69,6 +71,19 @@ class VectorIndex:
         ranked = best_chunks(matrix @ query, doc_ids, depth)
         return [(doc, score, int(chunk_ids[pos])) for doc, score, pos in ranked]
 
+    def cosines(self, query: NDArray[np.float32], docs: Sequence[int]) -> dict[int, float]:
+        """The cosine of each document's best chunk; documents without vectors are absent."""
+        if not docs:
+            return {}
+        keep = np.isin(self.doc_ids, np.asarray(docs, dtype=np.int64))
+        best: dict[int, float] = {}
+        for doc, cosine in zip(
+            self.doc_ids[keep].tolist(), (self.matrix[keep] @ query).tolist(), strict=True
+        ):
+            if cosine > best.get(doc, -2.0):
+                best[doc] = cosine
+        return best
+
 
 @dataclass(slots=True)
 class Searcher:
@@ -78,6 +93,9 @@ class Searcher:
     config: Config
     depth: int = DEPTH
     weights: tuple[float, float] = (1.0, 1.0)
+    fusion: str = "rrf"  # or "convex" (normalised scores; a benchmark candidate)
+    alpha: float = 0.5  # the words' share in convex fusion
+    rerank: int = 0  # re-order this many fused documents by relevance (0: RRF's order)
     _embedder: Embedder | None = None
     _vectors: VectorIndex | None = None
     _notes: list[str] = field(default_factory=list[str])
@@ -140,16 +158,33 @@ class Searcher:
             allowed = None if filters == Filters() else self.store.allowed(filters)
             semantic = vectors.rank(query, depth, allowed)
         with self.watch.phase("sql"):
-            lexical = rank_lexical(self.store, text, filters, depth) if fuse else None
+            words = rank_lexical(self.store, text, filters, depth)  # also the relevance's evidence
+            lexical = words if fuse else None
         with self.watch.phase("fusion"):
             rankings: list[list[int]] = [[doc for doc, _, _ in semantic]]
             if lexical is not None:
                 rankings.insert(0, [row.id for row in lexical.rows])
                 fused = rrf(rankings, weights=list(self.weights))
+                if self.fusion == "convex":
+                    by_words = [(row.id, row.score) for row in lexical.rows]
+                    fused = convex(by_words, [(d, c) for d, c, _ in semantic], self.alpha)
             else:
                 fused = [(doc, score) for doc, score, _ in semantic]
+        with self.watch.phase("relevance"):
+            shown = [doc for doc, _ in fused[: max(limit, self.rerank)]]
+            cosines = {doc: cosine for doc, cosine, _ in semantic}
+            cosines.update(vectors.cosines(query, [d for d in shown if d not in cosines]))
+            found = hit_evidence(
+                self.store,
+                terms,
+                words.rows,
+                shown,
+                every_word=words.match == "and",
+                cosines=cosines,
+            )
+            fused = by_relevance(fused, found) if self.rerank else fused
         with self.watch.phase("hits"):
-            hits = _Hits(self.store, lexical, semantic, terms.terms).build(fused[:limit])
+            hits = _Hits(self.store, lexical, semantic, terms.terms, found).build(fused[:limit])
         result = SearchResult(
             text,
             terms,
@@ -182,6 +217,7 @@ class _Hits:
     lexical: LexicalRanking | None
     semantic: list[tuple[int, float, int]]
     words: tuple[str, ...]
+    evidence: dict[int, Evidence]
 
     def build(self, fused: Sequence[tuple[int, float]]) -> list[Hit]:
         ids = [doc for doc, _ in fused]
@@ -230,6 +266,8 @@ class _Hits:
                     row.meta,
                     ranks,
                     self.lexical.match if doc in lexical_rows and self.lexical else MEANING,
+                    relevance(self.evidence[doc]),
+                    self.evidence[doc],
                 )
             )
         return hits

@@ -46,8 +46,13 @@ def write_notes(data: Path, notes: Path) -> int:
 
 def test_queries(data: Path) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
     """The test-split queries that have judgments, and their graded judgments."""
+    return split_queries(data, "test")
+
+
+def split_queries(data: Path, split: str) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    """The queries of one split (`dev`, `test`) that have judgments, and those judgments."""
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
-    with (data / "beir-nfcorpus" / "qrels" / "test.tsv").open(encoding="utf-8") as judged:
+    with (data / "beir-nfcorpus" / "qrels" / f"{split}.tsv").open(encoding="utf-8") as judged:
         next(judged)
         for line in judged:
             query, doc, grade = line.rstrip("\n").split("\t")

@@ -24,6 +24,7 @@ from tests.benchmark import (
     hooks,
     language,
     locomo,
+    ranking,
     stopwords,
     turns,
 )
@@ -397,6 +398,7 @@ SECTIONS: dict[str, Section] = {
     "gitops": gitops.run,
     "stopwords": stopwords.run,
     "secrets": secrets_bench.run,
+    "ranking": ranking.run,
     "writers": writers_run,
     "faults": faults_run,
     "recall": lambda args: recall_run(args.data, args.work, args.rounds),

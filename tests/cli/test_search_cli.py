@@ -17,6 +17,7 @@ HIT_KEYS = {
     "score",
     "line",
     "heading",
+    "relevance",
     "snippet",
     "tags",
     "meta",
@@ -59,6 +60,7 @@ def test_json_output_follows_the_documented_schema(indexed: NotesRepo) -> None:
         "WSL memory",
     )
     assert "**vmmem**" in hit["snippet"] and hit["line"] == 6
+    assert 0 < hit["relevance"] < 1  # a probability, the same scale for every query
 
 
 def test_human_output_is_one_block_per_hit_with_the_answering_mode(indexed: NotesRepo) -> None:

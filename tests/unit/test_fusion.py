@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memidx.search.fusion import best_chunks, best_chunks_exact, rrf
+from memidx.search.fusion import best_chunks, best_chunks_exact, convex, rrf
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:
@@ -63,3 +63,19 @@ def test_best_chunks_handles_documents_with_many_chunks() -> None:
 
 def test_best_chunks_of_nothing_is_empty() -> None:
     assert best_chunks(np.zeros(0, np.float32), np.zeros(0, np.int64), 5) == []
+
+
+def test_convex_normalises_each_list_before_mixing() -> None:
+    fused = dict(convex([("a", 10.0), ("b", 5.0), ("c", 0.0)], [("c", 0.9), ("a", 0.1)], 0.5))
+    assert fused == pytest.approx({"a": 0.5, "b": 0.25, "c": 0.5})
+
+
+def test_convex_alpha_picks_the_side() -> None:
+    words, meaning = [("w", 2.0), ("m", 1.0)], [("m", 0.9), ("w", 0.1)]
+    assert [i for i, _ in convex(words, meaning, 1.0)] == ["w", "m"]
+    assert [i for i, _ in convex(words, meaning, 0.0)] == ["m", "w"]
+
+
+def test_convex_of_single_scores_and_empty_lists() -> None:
+    assert convex([], []) == []
+    assert convex([("a", 3.0)], []) == [("a", 0.5)]

@@ -1,0 +1,25 @@
+"""Which of a query's words each document has, by the full-text index's own stemming."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+
+def matched_terms(
+    conn: sqlite3.Connection, quoted_terms: Sequence[str], ids: Sequence[int]
+) -> dict[int, int]:
+    """How many of the terms (each already an FTS5 string literal) each document matches, in
+    any column; documents that match none are absent. One small query per term."""
+    if not ids or not quoted_terms:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    counts: dict[int, int] = {}
+    for term in quoted_terms:
+        rows = conn.execute(
+            f"SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN ({marks})",
+            (term, *ids),
+        )
+        for (rowid,) in rows:
+            counts[int(rowid)] = counts.get(int(rowid), 0) + 1
+    return counts

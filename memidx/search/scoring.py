@@ -1,0 +1,50 @@
+"""The evidence behind each hit's relevance: BM25 against the query's best, and the share of the
+query's words the document has (asked of the full-text index only for the hits shown)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from memidx.index.store import LexicalRow, Store, matched_terms
+from memidx.search.query import Terms, quote
+from memidx.search.relevance import Evidence, relevance
+
+
+def hit_evidence(
+    store: Store,
+    terms: Terms,
+    rows: Sequence[LexicalRow],
+    ids: Sequence[int],
+    *,
+    every_word: bool,
+    cosines: Mapping[int, float] | None = None,
+) -> dict[int, Evidence]:
+    """Evidence for documents `ids`, given the word search's ranked `rows` (`every_word` when
+    they matched every term) and the best-chunk cosines (None: words only; a document absent
+    from them has no vectors and is judged by its words)."""
+    scores = {r.id: r.score for r in rows}
+    top = max(scores.values(), default=0.0)
+    full: set[int] = set(scores) if every_word else set()
+    counts = matched_terms(
+        store.conn, [quote(t) for t in terms.terms], [i for i in ids if i not in full]
+    )
+    size = max(len(terms.terms), 1)
+    return {
+        doc: Evidence(
+            None if cosines is None else cosines.get(doc),
+            scores.get(doc, 0.0),
+            top,
+            1.0 if doc in full else min(counts.get(doc, 0) / size, 1.0),
+        )
+        for doc in ids
+    }
+
+
+def by_relevance(
+    fused: Sequence[tuple[int, float]], evidence: Mapping[int, Evidence]
+) -> list[tuple[int, float]]:
+    """The documents that have evidence, most relevant first (ties keep the fused order), then
+    the rest in their fused order."""
+    judged = [pair for pair in fused if pair[0] in evidence]
+    judged.sort(key=lambda pair: -relevance(evidence[pair[0]]))
+    return judged + [pair for pair in fused if pair[0] not in evidence]
