@@ -10,6 +10,7 @@ allowed in `MAY_IMPORT`; every function-level and TYPE_CHECKING import counts to
     search                the query path: never git, never sync
     memory                remember, share, status, bringing the index to HEAD
     githooks              what git's hooks and checks run
+    mcp                   the MCP server: tools calling what the command line calls
     cli                   the command line
 """
 
@@ -33,7 +34,19 @@ MAY_IMPORT: dict[str, set[str]] = {
     "search": {"embed", "index", "notes", SHARED},
     "memory": {"haystack", "embed", "index", "notes", "git", SHARED},
     "githooks": {"memory", "haystack", "embed", "index", "notes", "git", SHARED},
-    "cli": {"memory", "githooks", "search", "haystack", "embed", "index", "notes", "git", SHARED},
+    "mcp": {"memory", "search", "haystack", "embed", "index", "notes", "git", SHARED},
+    "cli": {
+        "mcp",
+        "memory",
+        "githooks",
+        "search",
+        "haystack",
+        "embed",
+        "index",
+        "notes",
+        "git",
+        SHARED,
+    },
 }
 
 # The query path: what `memidx search` runs after parsing its arguments.
