@@ -149,6 +149,7 @@ HANDLER_MODULES = {
     "search": "search_command",
     "index": "index_commands",
     "memory": "write_commands",
+    "mcp": "mcp_command",
 }
 
 

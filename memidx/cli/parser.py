@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     _search_commands(commands)
     _index_commands(commands)
     _memory_commands(commands)
+    _mcp_command(commands)
     return parser
 
 
@@ -230,6 +231,27 @@ def _memory_commands(commands: _Commands) -> None:
         help="default: the stage pre-commit is running (from its PRE_COMMIT_* variables)",
     )
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
+
+
+def _mcp_command(commands: _Commands) -> None:
+    p = commands.add(
+        "mcp",
+        "serve the memory to MCP clients (agents): over stdio, or streamable HTTP with --http",
+        "mcp:mcp",
+    )
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP (default: stdio)")
+    p.add_argument("--port", type=int, help="with --http: the TCP port (default 8765)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="with --http: the address to bind (default 127.0.0.1; others need --allow-remote)",
+    )
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="with --http: allow a non-loopback --host; requires a bearer token in "
+        "$MEMIDX_MCP_TOKEN, checked on every request",
+    )
 
 
 MAX_HITS = 1000
