@@ -24,6 +24,7 @@ from tests.benchmark import (
     hooks,
     language,
     locomo,
+    mcp_speed,
     stopwords,
     turns,
 )
@@ -396,4 +397,5 @@ SECTIONS: dict[str, Section] = {
     "stopwords": stopwords.run,
     "writers": writers_run,
     "faults": faults_run,
+    "mcp": mcp_speed.run,
 }
