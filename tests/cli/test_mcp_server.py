@@ -211,14 +211,29 @@ def test_help_search_and_the_hook_never_import_the_sdk(memory: NotesRepo) -> Non
 def test_hybrid_search_through_the_server_with_the_real_model(
     memory: NotesRepo, models_dir: Path
 ) -> None:
-    env = {"MEMIDX_MODELS_DIR": str(models_dir)}
+    env = {"MEMIDX_MODELS_DIR": str(models_dir), "MEMIDX_HOOK_EMBED": "0"}
     assert memory.memidx_process("embed", **env).code == 0
     cli = memory.memidx_process("search", "--json", "parallel writers wait", **env)
+    meaning = {"query": "notebook cooler makes a racket", "mode": "vector"}
 
-    async def body() -> dict[str, object]:
+    async def body() -> tuple[dict[str, object], list[str]]:
         async with session(memory.root, **env) as client:
-            return data(await client.call_tool("search", {"query": "parallel writers wait"}))
+            found = data(await client.call_tool("search", {"query": "parallel writers wait"}))
+            before = data(await client.call_tool("search", meaning))["hits"]
+            assert "notes/fan.md" not in [h["ref"] for h in before]
+            memory.note(
+                "fan.md",
+                "Laptop fan noise",
+                "The cooling fan spins loudly when the "
+                "battery charges; lower the charge limit in the firmware settings.",
+            )
+            memory.commit("fan")
+            assert memory.memidx_process("sync", **env).code == 0
+            assert memory.memidx_process("embed", **env).code == 0  # new vectors, new matrix
+            after = data(await client.call_tool("search", meaning))["hits"]
+            return found, [h["ref"] for h in after]
 
-    found = run(body)
+    found, after = run(body)
     assert found["engine"] == "hybrid"
     assert found == json.loads(cli.out)
+    assert after[0] == "notes/fan.md"  # the server took the new vectors without a restart
