@@ -172,6 +172,7 @@ HANDLER_MODULES = {
     "memory": "write_commands",
     "agent": "agent_command",
     "forget": "forget_commands",
+    "mcp": "mcp_command",
 }
 
 

@@ -6,7 +6,8 @@ import json
 import textwrap
 from typing import TYPE_CHECKING, TextIO
 
-from memidx.search.lexical import MARK_END, MARK_START, Hit, SearchResult
+from memidx.search.json_result import mark, search_data
+from memidx.search.lexical import SearchResult
 from memidx.text import display
 
 if TYPE_CHECKING:
@@ -14,7 +15,6 @@ if TYPE_CHECKING:
     from memidx.index.store import Skip
     from memidx.index.sync import SyncReport
 
-SEARCH_SCHEMA = "memidx.search/1"
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 
 
@@ -22,45 +22,8 @@ def skip_line(skip: Skip) -> str:
     return f"memidx: warning: {display(skip.source_ref)}: skipped: {skip.reason}"
 
 
-def mark(snippet: str, start: str, end: str) -> str:
-    return snippet.replace(MARK_START, start).replace(MARK_END, end)
-
-
-def hit_json(hit: Hit) -> dict[str, object]:
-    return {
-        "rank": hit.rank,
-        "kind": hit.kind,
-        "ref": hit.ref,
-        "title": hit.title,
-        "score": round(hit.score, 6),
-        "line": hit.line,
-        "heading": hit.heading,
-        "snippet": " ".join(mark(hit.snippet, "**", "**").split()),
-        "tags": list(hit.tags),
-        "meta": dict(hit.meta),
-        "ranks": dict(hit.ranks),
-        "match": hit.match,
-        "relevance": None if hit.relevance is None else round(hit.relevance, 4),
-    }
-
-
 def search_json(result: SearchResult, timings: dict[str, float] | None = None) -> str:
-    extra: dict[str, object] = {"timings_ms": timings} if timings else {}
-    return json.dumps(
-        {
-            **extra,
-            "schema": SEARCH_SCHEMA,
-            "query": result.query,
-            "terms": list(result.terms.terms),
-            "engine": result.engine,
-            "match": result.match,
-            "count": len(result.hits),
-            "hits": [hit_json(h) for h in result.hits],
-            "warnings": list(result.warnings),
-        },
-        ensure_ascii=False,
-        indent=2,
-    )
+    return json.dumps(search_data(result, timings), ensure_ascii=False, indent=2)
 
 
 def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 def connection_commands(commands: Commands) -> None:
     """Add the connecting commands to the parser."""
     _agent_commands(commands)
+    _mcp_command(commands)
 
 
 def json_flag(p: argparse.ArgumentParser, what: str = "the result") -> None:
@@ -38,3 +39,24 @@ def _agent_commands(commands: Commands) -> None:
                    help="project (default): this project's files; user: the user's")  # fmt: skip
     p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
     json_flag(p, "what was done")
+
+
+def _mcp_command(commands: Commands) -> None:
+    p = commands.add(
+        "mcp",
+        "serve the memory to MCP clients (agents): over stdio, or streamable HTTP with --http",
+        "mcp:mcp",
+    )
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP (default: stdio)")
+    p.add_argument("--port", type=int, help="with --http: the TCP port (default 8765)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="with --http: the address to bind (default 127.0.0.1; others need --allow-remote)",
+    )
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="with --http: allow a non-loopback --host; requires a bearer token in "
+        "$MEMIDX_MCP_TOKEN, checked on every request",
+    )

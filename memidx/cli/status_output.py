@@ -7,64 +7,13 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from memidx.haystack.damage import RESTORE_HINT
+from memidx.memory.json_objects import status_data
 from memidx.memory.status import Status
 from memidx.text import counted, display
 
-STATUS_SCHEMA = "memidx.status/1"
-
 
 def status_json(status: Status) -> str:
-    drift = status.drift
-    return json.dumps(
-        {
-            "schema": STATUS_SCHEMA,
-            "healthy": status.healthy,
-            "source": status.source,
-            "commit": status.commit,
-            "notes": status.notes,
-            "index": {
-                "path": status.index_path,
-                "bytes": status.index_bytes,
-                "problem": status.index_problem,
-                "documents": status.documents,
-                "indexed_commit": status.indexed_commit,
-                "indexed_at": status.indexed_at,
-            },
-            "drift": None if drift is None else drift.to_json(),
-            "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in status.skipped],
-            "uncommitted": [{"status": c, "ref": r} for c, r in status.uncommitted],
-            "kinds": status.kinds,
-            "segments_changed": list(status.segments_changed),
-            "segments_vanished": status.segments_vanished,
-            "torn": status.torn,
-            "damaged": status.damaged,
-            "vectors": {
-                "model": status.model,
-                "chunks": status.chunks,
-                "with_vectors": status.chunks_with_vectors,
-            },
-            "embed_failure": None
-            if status.embed_failure is None
-            else {"when": status.embed_failure.when, "message": status.embed_failure.message},
-            "behind_head": status.behind,
-            "agent_hook_failure": None
-            if status.agent_failure is None
-            else {
-                "when": status.agent_failure.when,
-                "hook": status.agent_failure.hook,
-                "message": status.agent_failure.message,
-            },
-            "hook_failure": None
-            if status.hook_failure is None
-            else {
-                "when": status.hook_failure.when,
-                "hook": status.hook_failure.hook,
-                "message": status.hook_failure.message,
-            },
-        },
-        ensure_ascii=False,
-        indent=2,
-    )
+    return json.dumps(status_data(status), ensure_ascii=False, indent=2)
 
 
 def write_status(out: TextIO, status: Status) -> None:

@@ -31,13 +31,9 @@ def remember(args: argparse.Namespace, config: Config) -> int:
         notice=say_line,
     )
     if args.json:
-        data = {
-            "schema": "memidx.remember/1",
-            "ref": done.ref,
-            "commit": done.commit,
-            "title": done.title,
-        }
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        from memidx.memory.json_objects import remember_data
+
+        print(json.dumps(remember_data(done), ensure_ascii=False, indent=2))
     else:
         print(done.ref)
     return 0
@@ -102,17 +98,9 @@ def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
         for line in start_background_embed(config):
             print(f"memidx: {line}", file=sys.stderr)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "schema": "memidx.filed/1",
-                    "id": filed.id,
-                    "ref": filed.ref,
-                    "duplicate": filed.duplicate,
-                },
-                indent=2,
-            )
-        )
+        from memidx.memory.json_objects import filed_data
+
+        print(json.dumps(filed_data(filed), indent=2))
     elif filed.duplicate:
         print(f"{filed.id} (already filed)")
     else:

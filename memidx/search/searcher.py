@@ -118,6 +118,11 @@ class Searcher:
                 self._embedder = query_embedder(self.config)
         return self._embedder
 
+    def drop_vectors(self) -> None:
+        """Forget the loaded vectors (the index changed under a long-lived process); the model
+        stays loaded."""
+        self._vectors = None
+
     def vectors(self) -> VectorIndex:
         if self._vectors is None:
             embedder = self.embedder()

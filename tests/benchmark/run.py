@@ -24,6 +24,7 @@ from tests.benchmark import (
     hooks,
     language,
     locomo,
+    mcp_speed,
     ranking,
     stopwords,
     turns,
@@ -402,4 +403,5 @@ SECTIONS: dict[str, Section] = {
     "writers": writers_run,
     "faults": faults_run,
     "recall": lambda args: recall_run(args.data, args.work, args.rounds),
+    "mcp": mcp_speed.run,
 }

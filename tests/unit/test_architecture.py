@@ -11,6 +11,7 @@ allowed in `MAY_IMPORT`; every function-level and TYPE_CHECKING import counts to
     memory                remember, share, status, bringing the index to HEAD
     githooks              what git's hooks and checks run
     agents                coding agents' hooks: recall, capture, install (one adapter each)
+    mcp                   the MCP server: tools calling what the command line calls
     cli                   the command line
 """
 
@@ -36,7 +37,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     "memory": {"haystack", "embed", "index", "notes", "git", "secrets", SHARED},
     "githooks": {"memory", "haystack", "embed", "index", "notes", "git", "secrets", SHARED},
     "agents": {"memory", "search", "haystack", "embed", "index", "notes", "git", "secrets", SHARED},
+    "mcp": {"memory", "search", "haystack", "embed", "index", "notes", "git", "secrets", SHARED},
     "cli": {
+        "mcp",
         "memory",
         "githooks",
         "agents",

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memidx.cli.when import parse_when
 from memidx.errors import UsageError
+from memidx.memory.when import parse_when
 
 NOW = datetime(2026, 12, 1, 9, 30, 0, tzinfo=UTC)
 

@@ -1,0 +1,142 @@
+"""What each MCP tool does, without the SDK: the same functions the command line calls, and
+the same JSON objects its --json prints. Reads go through the warm index (one thread); writes
+open their own connections, as a CLI process does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from memidx.config import Config
+from memidx.errors import MemidxError, UsageError
+from memidx.index.store import Filters
+from memidx.mcp.warm import WarmIndex
+
+Say = Callable[[str], None]
+MAX_QUERY_CHARS = 10_000  # as `memidx search`
+
+
+def search(
+    warm: WarmIndex,
+    query: str,
+    *,
+    k: int = 10,
+    mode: str = "auto",
+    kind: str | None = None,
+    tag: str | None = None,
+    path: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    agent: str | None = None,
+    drawer: str | None = None,
+) -> dict[str, object]:
+    """memidx.search/1, as `memidx search --json` with the same options."""
+    from memidx.memory.when import parse_when
+
+    text = " ".join(query.split())[:MAX_QUERY_CHARS]
+    if not text:
+        raise UsageError("the query is empty", "give the words to search for")
+    filters = Filters(
+        kind=kind,
+        path_prefix=path or None,
+        tag=tag or None,
+        drawer=drawer or None,
+        agent=agent or None,
+        since=parse_when(since, "since", end=False) if since else None,
+        until=parse_when(until, "until", end=True) if until else None,
+    )
+    return warm.search(text, filters, k, mode)
+
+
+def get(warm: WarmIndex, ref: str, max_chars: int) -> dict[str, object]:
+    """A note by its path (memidx.note/1) or a record by its ref or id (memidx.record/1, as
+    `memidx show --json`), the text cut to `max_chars`."""
+    ref = ref.strip()
+    if not ref:
+        raise UsageError("the ref is empty", "give a note's path or a record's ref or id")
+    if "@" in ref or not ref.endswith(".md"):
+        from memidx.haystack.lookup import show
+        from memidx.memory.json_objects import record_data
+
+        shown = show(warm.config, ref)
+        data = record_data(shown.ref, shown.record)
+    else:
+        row = warm.note_row(ref)
+        data: dict[str, object] = {
+            "schema": "memidx.note/1",
+            "ref": row.ref,
+            "title": row.title,
+            "tags": list(row.tags),
+            "meta": row.meta,
+            "text": note_text(warm.config, row.ref, row.blob_id),
+        }
+    text = str(data["text"])
+    data["chars"] = len(text)
+    data["truncated"] = len(text) > max_chars
+    data["text"] = text[:max_chars]
+    return data
+
+
+def note_text(config: Config, ref: str, blob_id: str | None) -> str:
+    """The note's file as indexed: the blob of HEAD (from the working tree when it is the
+    same bytes), or the file outside git."""
+    if config.in_git and blob_id:
+        from memidx.git.repo import GitRepo
+        from memidx.index.drift import SourceFile
+        from memidx.index.sources import GitSource
+
+        source = GitSource(GitRepo(config.root), None, config.notes_dir, config.max_note_bytes)
+        for _, data in source.read([SourceFile(ref, blob_id, 0)]):
+            if data is not None:
+                return data.decode("utf-8", "replace")
+        raise MemidxError(f"{ref}: git cannot read it", "run `memidx reconcile`")
+    try:
+        with (config.root / ref).open("rb") as stream:
+            return stream.read(config.max_note_bytes).decode("utf-8", "replace")
+    except OSError as exc:
+        raise MemidxError(f"{ref}: cannot read it ({exc.strerror})", "run `memidx sync`") from exc
+
+
+def status(config: Config) -> dict[str, object]:
+    """memidx.status/1, as `memidx status --json`."""
+    from memidx.memory.json_objects import status_data
+    from memidx.memory.status import gather
+
+    return status_data(gather(config))
+
+
+def remember(
+    config: Config,
+    title: str,
+    body: str,
+    *,
+    tags: Sequence[str] = (),
+    folder: str | None = None,
+    say: Say | None = None,
+) -> dict[str, object]:
+    """memidx.remember/1: the note written, checked and committed as `memidx remember` does."""
+    from memidx.memory.json_objects import remember_data
+    from memidx.memory.remember import parse_tags
+    from memidx.memory.remember import remember as write_note
+
+    done = write_note(
+        config, title, body, tags=parse_tags(",".join(tags)), directory=folder or None, notice=say
+    )
+    return remember_data(done)
+
+
+def file_turn(
+    config: Config, payload: dict[str, object], say: Say | None = None
+) -> dict[str, object]:
+    """memidx.filed/1: one turn filed as `memidx file-turn` files the same JSON object, then
+    its chunks embedded in the background."""
+    from memidx.haystack.filing import file
+    from memidx.haystack.turn_input import turn_record
+    from memidx.memory.head_sync import start_background_embed
+    from memidx.memory.json_objects import filed_data
+
+    filed = file(config, turn_record(payload), say)
+    if not filed.duplicate and config.hook_embed:
+        for line in start_background_embed(config):
+            if say is not None:
+                say(line)
+    return filed_data(filed)

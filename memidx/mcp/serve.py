@@ -1,0 +1,193 @@
+"""`memidx mcp`: start the server. The index and the model load in the reader thread while the
+main thread imports the MCP SDK (~1 s of pydantic models), so the first answer comes soon after
+the handshake. stdout is the protocol's alone; diagnostics go to stderr and to a bounded log
+file, `.memidx/mcp.log`."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from logging.handlers import RotatingFileHandler
+from typing import Any, TypeVar
+
+from memidx.config import Config
+from memidx.errors import REBUILD_HINT, VECTOR_MODULES, VECTORS_HINT, MemidxError, UsageError
+from memidx.mcp.warm import WarmIndex
+
+LOG_BYTES = 512 * 1024  # the log file and one older copy: at most 1 MiB on disk
+TOKEN_VARIABLE = "MEMIDX_MCP_TOKEN"
+MIN_TOKEN_CHARS = 16
+DEFAULT_PORT = 8765
+log = logging.getLogger("memidx.mcp")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Listen:
+    """Where the HTTP transport listens, and the bearer token every request must carry."""
+
+    host: str
+    port: int
+    token: str | None
+
+
+def http_listen(host: str, port: int, *, allow_remote: bool, token: str | None) -> Listen:
+    """Loopback by default; any other address needs `--allow-remote` and a bearer token."""
+    if not 0 < port < 65536:
+        raise UsageError(f"--port {port} is not a TCP port", "give a number from 1 to 65535")
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        raise UsageError(
+            f"{TOKEN_VARIABLE} is shorter than {MIN_TOKEN_CHARS} characters",
+            "use a long random token, e.g. `openssl rand -hex 32`",
+        )
+    if not is_loopback(host):
+        if not allow_remote:
+            raise UsageError(
+                f"--host {host} is not a loopback address: the memory would be open to the network",
+                "serve on 127.0.0.1, or pass --allow-remote with a token in $MEMIDX_MCP_TOKEN",
+            )
+        if token is None:
+            raise UsageError(
+                f"--allow-remote needs a bearer token in ${TOKEN_VARIABLE}",
+                "set it to a long random token; clients send `Authorization: Bearer <token>`",
+            )
+    return Listen(host, port, token)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class Workers:
+    """One thread reads (it owns the warm index: SQLite connections never change threads),
+    one writes (remember and file-turn open their own connections, as a CLI process does), so a
+    commit never holds up a search. Each call is logged with its time; errors the user can act
+    on become ToolError's one line, never a traceback."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.warm = WarmIndex(config)
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="memidx-read")
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="memidx-write")
+        self.warming = self._reader.submit(self._warm_up)
+
+    def _warm_up(self) -> None:
+        started = time.perf_counter()
+        try:
+            self.warm.warm()
+        except MemidxError as exc:  # said again, as a tool error, at the first search
+            log.warning("memidx: warning: %s", exc)
+            return
+        log.info("index and model loaded in %.0f ms", (time.perf_counter() - started) * 1000)
+
+    async def read(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await self._run(self._reader, name, fn, *args, **kwargs)
+
+    async def write(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await self._run(self._writer, name, fn, *args, **kwargs)
+
+    async def _run(
+        self, pool: ThreadPoolExecutor, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any
+    ) -> T:
+        started = time.perf_counter()
+        try:
+            result = await asyncio.wrap_future(pool.submit(fn, *args, **kwargs))
+        except BaseException as exc:
+            line = error_line(exc, self.config)
+            log.info("%s failed in %.1f ms: %s", name, _ms(started), line or repr(exc))
+            if line is None:
+                raise
+            raise Failed(line) from None
+        log.info("%s answered in %.1f ms", name, _ms(started))
+        return result
+
+    def close(self) -> None:
+        self._writer.shutdown(wait=True)
+        self._reader.submit(self.warm.close).result()
+        self._reader.shutdown(wait=True)
+
+
+class Failed(Exception):
+    """An expected failure, as the one line `memidx` would print."""
+
+
+def error_line(exc: BaseException, config: Config) -> str | None:
+    """The one line memidx's command line prints for `exc`; None for a bug."""
+    if isinstance(exc, UsageError):
+        return f"memidx: usage error: {exc}"
+    if isinstance(exc, MemidxError):
+        return f"memidx: error: {exc}"
+    if isinstance(exc, sqlite3.DatabaseError):
+        from memidx.index.connection import trouble
+
+        passing = trouble(exc, config.index_path)
+        return f"memidx: error: {passing or f'the index is unusable: {exc} ({REBUILD_HINT})'}"
+    if isinstance(exc, ModuleNotFoundError) and exc.name in VECTOR_MODULES:
+        return f"memidx: error: {exc.name} is not installed ({VECTORS_HINT})"
+    if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"memidx: error:{where} {exc.strerror or exc}"
+    return None
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def start_logging(config: Config) -> None:
+    """Diagnostics to stderr and to .memidx/mcp.log (rotated at LOG_BYTES); never stdout."""
+    form = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handlers: list[logging.Handler] = [logging.StreamHandler()]  # stderr
+    try:
+        config.state_dir.mkdir(parents=True, exist_ok=True)
+        handlers.append(
+            RotatingFileHandler(
+                config.state_dir / "mcp.log", maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8"
+            )
+        )
+    except OSError as exc:  # a read-only memory: stderr only
+        print(f"memidx: warning: no log file in {config.state_dir}: {exc}", file=_stderr())
+    root = logging.getLogger()
+    for handler in handlers:
+        handler.setFormatter(form)
+        root.addHandler(handler)
+    root.setLevel(logging.WARNING)  # the SDK's and uvicorn's chatter stays out
+    log.setLevel(logging.INFO)
+
+
+def _stderr() -> Any:
+    import sys
+
+    return sys.stderr
+
+
+def serve(config: Config, listen: Listen | None) -> int:
+    """Serve over stdio (listen None) or streamable HTTP until the client goes away."""
+    start_logging(config)
+    log.info("memidx mcp %s for %s (pid %d)", "stdio" if listen is None else "http",
+             config.root, os.getpid())  # fmt: skip
+    workers = Workers(config)  # the index and the model load while the SDK imports
+    try:
+        from memidx.mcp.server import build_server, run_http, run_stdio
+
+        server = build_server(workers)
+        if listen is None:
+            run_stdio(server)
+        else:
+            run_http(server, listen)
+    finally:
+        workers.close()
+        log.info("memidx mcp stopped")
+    return 0

@@ -1,0 +1,82 @@
+"""The documented JSON objects of the memory commands, built once for the CLI's --json and the
+MCP server's tools: memidx.status/1, memidx.remember/1, memidx.filed/1 and memidx.record/1."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # types only: `memidx show --json` must not import YAML, git or the status
+    from memidx.haystack.frames import Record
+    from memidx.haystack.indexing import Filed
+    from memidx.memory.remember import Remembered
+    from memidx.memory.status import Status
+
+STATUS_SCHEMA = "memidx.status/1"
+
+
+def remember_data(done: Remembered) -> dict[str, object]:
+    """memidx.remember/1 (`memidx remember --json`)."""
+    return {"schema": "memidx.remember/1", "ref": done.ref, "commit": done.commit,
+            "title": done.title}  # fmt: skip
+
+
+def filed_data(filed: Filed) -> dict[str, object]:
+    """memidx.filed/1 (`memidx file-turn --json`, `archive-transcript --json`)."""
+    return {"schema": "memidx.filed/1", "id": filed.id, "ref": filed.ref,
+            "duplicate": filed.duplicate}  # fmt: skip
+
+
+def record_data(ref: str, record: Record) -> dict[str, object]:
+    """memidx.record/1 (`memidx show --json`)."""
+    return {"schema": "memidx.record/1", "ref": ref, **record.to_json()}
+
+
+def status_data(status: Status) -> dict[str, object]:
+    """memidx.status/1 (`memidx status --json`)."""
+    drift = status.drift
+    return {
+        "schema": STATUS_SCHEMA,
+        "healthy": status.healthy,
+        "source": status.source,
+        "commit": status.commit,
+        "notes": status.notes,
+        "index": {
+            "path": status.index_path,
+            "bytes": status.index_bytes,
+            "problem": status.index_problem,
+            "documents": status.documents,
+            "indexed_commit": status.indexed_commit,
+            "indexed_at": status.indexed_at,
+        },
+        "drift": None if drift is None else drift.to_json(),
+        "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in status.skipped],
+        "uncommitted": [{"status": c, "ref": r} for c, r in status.uncommitted],
+        "kinds": status.kinds,
+        "segments_changed": list(status.segments_changed),
+        "segments_vanished": status.segments_vanished,
+        "torn": status.torn,
+        "damaged": status.damaged,
+        "vectors": {
+            "model": status.model,
+            "chunks": status.chunks,
+            "with_vectors": status.chunks_with_vectors,
+        },
+        "embed_failure": None
+        if status.embed_failure is None
+        else {"when": status.embed_failure.when, "message": status.embed_failure.message},
+        "behind_head": status.behind,
+        "agent_hook_failure": None
+        if status.agent_failure is None
+        else {
+            "when": status.agent_failure.when,
+            "hook": status.agent_failure.hook,
+            "message": status.agent_failure.message,
+        },
+        "hook_failure": None
+        if status.hook_failure is None
+        else {
+            "when": status.hook_failure.when,
+            "hook": status.hook_failure.hook,
+            "message": status.hook_failure.message,
+        },
+    }

@@ -1,0 +1,61 @@
+"""One search as `memidx search` and the MCP server answer it: the words-only path when asked or
+when vector search is not installed, the searcher otherwise, then the warnings every answer
+carries (index behind HEAD, records whose segment is gone)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from memidx.config import Config
+from memidx.errors import VECTOR_MODULES, VECTORS_HINT
+from memidx.index.head import behind_head
+from memidx.index.store import Filters, Store, snapshot
+from memidx.search.lexical import SearchResult, lexical_search
+from memidx.search.present import drop_vanished
+from memidx.search.timing import Stopwatch
+
+if TYPE_CHECKING:
+    from memidx.search.searcher import Searcher
+
+
+def without_vectors() -> str | None:
+    """The warning for `--mode auto` when memidx was installed without its vectors extra."""
+    try:
+        import numpy  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    except ModuleNotFoundError as exc:
+        if exc.name not in VECTOR_MODULES:
+            raise
+        return (
+            f"vector search is not installed ({exc.name} is missing): searching by words only "
+            f"({VECTORS_HINT})"
+        )
+    return None
+
+
+def answer(
+    store: Store,
+    config: Config,
+    text: str,
+    filters: Filters,
+    limit: int,
+    *,
+    mode: str,
+    searcher: Searcher | None,
+    missing: str | None = None,
+    watch: Stopwatch | None = None,
+) -> SearchResult:
+    """Search `store`: by words alone without a searcher (no numpy, no model), else in `mode`;
+    `missing` is without_vectors()'s warning, added to a words-only answer."""
+    if searcher is None:
+        with (watch or Stopwatch()).phase("sql"), snapshot(store.conn):
+            result = lexical_search(store, text, filters, limit)
+        if missing:
+            result = replace(result, warnings=(*result.warnings, missing))
+    else:
+        result = searcher.search(text, filters, limit, mode)
+    stale = behind_head(config, store)
+    result = drop_vanished(result, config.root)
+    if stale:
+        result = replace(result, warnings=(stale, *result.warnings))
+    return result

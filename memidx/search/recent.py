@@ -1,0 +1,46 @@
+"""The newest notes and records as hits (schema `memidx.recent/1`): what an agent reads at the
+start of a session, before it knows what to search for."""
+
+from __future__ import annotations
+
+from memidx.index.browse import recent_rows
+from memidx.index.store import Store, snapshot
+from memidx.search.json_result import hit_json
+from memidx.search.lexical import Hit, record_title
+
+RECENT_SCHEMA = "memidx.recent/1"
+SNIPPET_CHARS = 240
+
+
+def recent(
+    store: Store, limit: int, *, notes_dir: str, project: str | None, kind: str | None
+) -> dict[str, object]:
+    """The `limit` newest documents as the hits of `memidx search --json` (score 0)."""
+    with snapshot(store.conn):
+        rows = recent_rows(store.conn, limit, notes_dir=notes_dir, project=project, kind=kind)
+    hits = [
+        Hit(
+            rank,
+            row.kind,
+            row.ref,
+            row.title or record_title(row.kind, row.meta),
+            0.0,
+            _snippet(row.excerpt),
+            row.body_line,
+            row.tags,
+            None,
+            row.meta,
+        )
+        for rank, row in enumerate(rows, 1)
+    ]
+    return {
+        "schema": RECENT_SCHEMA,
+        "project": project,
+        "count": len(hits),
+        "items": [hit_json(h) for h in hits],
+    }
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"

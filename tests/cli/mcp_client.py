@@ -1,0 +1,78 @@
+"""Drive `memidx mcp` with the MCP SDK's own client, as an agent does: the real executable as a
+subprocess over stdio (or streamable HTTP), HOME and the XDG folders in a temporary folder."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import CallToolResult, TextContent
+
+from tests.helpers import MEMIDX_BIN, clean_env
+
+T = TypeVar("T")
+DEADLINE_S = 120  # every session of a test, start to end: a hang fails, never blocks CI
+
+
+def isolated_env(root: Path, **extra: str) -> dict[str, str]:
+    """The server's environment: no inherited MEMIDX_*/GIT_*, user folders under root/.user."""
+    user = root.parent / f"{root.name}-user"
+    for sub in ("home", "config", "cache"):
+        (user / sub).mkdir(parents=True, exist_ok=True)
+    return clean_env(
+        HOME=str(user / "home"),
+        XDG_CONFIG_HOME=str(user / "config"),
+        XDG_CACHE_HOME=str(user / "cache"),
+        **extra,
+    )
+
+
+@asynccontextmanager
+async def session(root: Path, *args: str, **env: str) -> AsyncGenerator[ClientSession]:
+    """An initialized client session with `memidx -C root mcp` (stderr to root/../mcp.err)."""
+    params = StdioServerParameters(
+        command=str(MEMIDX_BIN),
+        args=["-C", str(root), "mcp", *args],
+        env=isolated_env(root, **env),
+        cwd=str(root),
+    )
+    with (root.parent / f"{root.name}-mcp.err").open("a", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()
+            yield client
+
+
+def run(test: Callable[[], Awaitable[T]]) -> T:
+    """Run an async test body under the deadline."""
+
+    async def bounded() -> T:
+        return await asyncio.wait_for(test(), DEADLINE_S)
+
+    return asyncio.run(bounded())
+
+
+def data(result: CallToolResult) -> dict[str, Any]:
+    """A tool's JSON object (its structured content, which its text carries too)."""
+    assert not result.is_error, text(result)
+    assert result.structured_content is not None
+    first = result.content[0]
+    assert isinstance(first, TextContent)
+    assert json.loads(first.text) == result.structured_content
+    return result.structured_content
+
+
+def text(result: CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def server_log(root: Path) -> str:
+    return (root.parent / f"{root.name}-mcp.err").read_text(encoding="utf-8")
