@@ -163,6 +163,11 @@ class GitOpsDriver:
         self.embedder = FakeEmbedder("test/gitops", dim=32)
         self.result = RunResult(seed)
         self.op = 0
+        # author dates of the driver's commits: a clock that moves on, sometimes set back (a
+        # skewed clock, `commit --date`), so a note's fallback date depends on which commits
+        # HEAD's history holds; its own random, so the operations stay those of the seed
+        self.dates = random.Random(f"{seed}/dates")
+        self.clock = 1_700_000_000
         self.pending = ""
         self.branches = 0
         self.operations: dict[str, tuple[int, Operation]] = {
@@ -193,6 +198,7 @@ class GitOpsDriver:
                 self.op += 1
                 target = self.rng.choice(self.clones)
                 self.pending = f"#{self.op} {target.name}"
+                target.machine.env["GIT_AUTHOR_DATE"] = self.author_date()
                 started = time.perf_counter()
                 kind, text = self._one(target, kinds, weights)
                 self.result.op_seconds.append(time.perf_counter() - started)
@@ -207,6 +213,13 @@ class GitOpsDriver:
         except Exception:  # noqa: BLE001 - memidx crashed in-process: a finding, not a driver bug
             self.stop("exception", traceback.format_exc())
         return self.result
+
+    def author_date(self) -> str:
+        """The author date of the next operation's commits."""
+        self.clock += self.dates.randint(1, 3 * 86400)
+        if self.dates.random() < 0.15:
+            return f"@{self.clock - self.dates.randint(1, 400 * 86400)} +0000"
+        return f"@{self.clock} +0000"
 
     def stop(self, what: str, detail: str) -> None:
         self.result.log.append(f"{self.pending} (failed)")
