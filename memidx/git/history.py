@@ -65,14 +65,27 @@ def _log_adds(repo: GitRepo, spec: Sequence[str], folder: str) -> Iterator[tuple
         *LOG_CONFIG, "log", "--left-right", "--full-history", "--no-renames", "--diff-filter=A",
         "--name-only", "-z", "--format=%x01%m%H %at", *spec, "--", f"{folder}/",
     )  # fmt: skip
-    for record in out.split(b"\x01"):
-        header, _, names = record.partition(b"\0")
-        if not header:
+    side, commit, at, first = "", "", 0, False
+    for field in out.split(b"\0"):
+        header = _header(field)
+        if header is not None:
+            (side, commit, at), first = header, True
             continue
-        side, commit, at = header[:1].decode(), *header[1:].decode().split(" ")
-        for name in names.lstrip(b"\n").split(b"\0"):
-            if name:
-                yield side, Added(decode_path(name), commit, _seconds(at))
+        name = field.removeprefix(b"\n") if first else field  # the newline ending a header
+        first = False
+        if name and commit:
+            yield side, Added(decode_path(name), commit, at)
+
+
+def _header(field: bytes) -> tuple[str, str, int] | None:
+    """(side, commit, author time) of a `%x01%m%H %at` header, None for anything else (a
+    file name: none starts with a control character and an id, so none passes for one)."""
+    if field[:1] != b"\x01" or field[2:3] == b"":
+        return None
+    commit, _, at = field[2:].decode("ascii", "replace").partition(" ")
+    if len(commit) not in (40, 64) or any(c not in "0123456789abcdef" for c in commit):
+        return None
+    return field[1:2].decode("ascii", "replace"), commit, _seconds(at)
 
 
 def _seconds(text: str) -> int:
