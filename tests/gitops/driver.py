@@ -363,9 +363,33 @@ class GitOpsDriver:
             return f"unindexable {target} ({kind})"
         if choice < 0.88:
             return self.symlink(c, notes)
-        if choice < 0.95:
+        if choice < 0.93:
             return self.other_file(c)
+        if choice < 0.97 and (restored := self.restore(c)) is not None:
+            return restored
         return self.move_across(c, path)
+
+    def restore(self, c: Clone) -> str | None:
+        """A note deleted earlier, added again with the bytes it had: the same blob at the same
+        path from another commit, whose date its row (untouched by a later checkout) must
+        follow."""
+        out = c.lines("log", "--diff-filter=D", "--no-renames", "--name-only", "--format=%H",
+                      "-z", "--max-count=40", "HEAD", "--", "notes/")  # fmt: skip
+        commit, candidates = "", list[tuple[str, str]]()
+        for field in out:
+            name = field.lstrip("\n")
+            if len(name) == 40 and all(ch in "0123456789abcdef" for ch in name):
+                commit = name
+            elif commit and is_note_path(name) and not (c.root / name).exists():
+                candidates.append((commit, name))
+        if not candidates:
+            return None
+        commit, path = self.rng.choice(sorted(set(candidates)))
+        data = c.blob(f"{commit}^:{path}")
+        if data is None:
+            return None
+        c.write(path, data)
+        return f"restore {path} (deleted in {commit[:10]})"
 
     def add_note(self, c: Clone) -> str:
         hot = [p for p in HOT if not (c.root / p).exists()]
