@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from memidx.search.json_result import mark, search_data
@@ -44,10 +45,21 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
         extra = f"score {hit.score:.4g} · {HIT_MATCH.get(hit.match or '', 'by words')}"
         extra += f" · relevance {hit.relevance:.2f}" if hit.relevance is not None else ""
         extra += f" · tags: {', '.join(hit.tags)}" if hit.tags else ""
+        extra += _dated(hit.meta)
         out.write(f"\n   {extra}\n")
         snippet = " ".join(mark(hit.snippet, start, end).split())
         for line in textwrap.wrap(snippet, 96) or [""]:
             out.write(f"   {line}\n")
+
+
+def _dated(meta: Mapping[str, object]) -> str:
+    """A note's date: `created` as it says, else the commit that added it (git's)."""
+    created, added = meta.get("created"), meta.get("added")
+    if isinstance(created, str) and created:
+        return f" · created {display(created[:10])}"
+    if isinstance(added, str) and added:
+        return f" · added {display(added[:10])} (git)"
+    return ""
 
 
 HIT_MATCH = {"and": "every word", "or": "some words", "meaning": "by meaning only"}

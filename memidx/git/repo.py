@@ -108,7 +108,7 @@ class GitRepo:
         out = self.run(
             "diff-tree", "-r", "-z", "--raw", "-M", "--no-commit-id", old, new, "--", f"{folder}/"
         )
-        return list(_parse_raw(out))
+        return list(parse_raw(out))
 
     def changes_or_none(self, old: str, new: str, folder: str) -> list[Change] | None:
         """changes(), or None when `old` is no longer a commit git has (garbage-collected)."""
@@ -256,7 +256,7 @@ def _size(raw: bytes) -> int:
     return int(raw) if raw.isdigit() else 0
 
 
-def _parse_raw(out: bytes) -> Iterator[Change]:
+def parse_raw(out: bytes) -> Iterator[Change]:
     fields = out.split(b"\0")
     i = 0
     while i < len(fields) and fields[i]:

@@ -283,7 +283,11 @@ def filter_sql(filters: Filters) -> tuple[str, list[object]]:
         if value:
             clauses.append(f"AND json_extract(d.meta, '$.{key}') = ?")
             params.append(value)
-    when = "coalesce(json_extract(d.meta, '$.ts'), json_extract(d.meta, '$.created'))"
+    # records by `ts`; notes by `created`, else by the commit that added them (`added`)
+    when = (
+        "coalesce(json_extract(d.meta, '$.ts'), json_extract(d.meta, '$.created'), "
+        "json_extract(d.meta, '$.added'))"
+    )
     if filters.since:
         clauses.append(f"AND {when} >= ?")
         params.append(filters.since)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from memidx.index.connection import describe, passing, transaction
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 EMPTY = "the file is empty"
 OUTDATED = "its schema version"  # how the problem of an intact index of another version starts
 # state keys: set when the index is created (in the same transaction) and when its first
@@ -93,6 +93,13 @@ CREATE TABLE segments (
     end_offset INTEGER NOT NULL,
     records INTEGER NOT NULL
 );
+CREATE TABLE note_adds (
+    path TEXT NOT NULL,
+    commit_id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (path, commit_id)
+) WITHOUT ROWID;
+CREATE INDEX note_adds_commit ON note_adds (commit_id);
 INSERT INTO state (key, value) VALUES ('vector_generation', '0');
 CREATE TRIGGER chunks_generation_ai AFTER INSERT ON chunks BEGIN
     UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
@@ -198,6 +205,16 @@ MIGRATIONS: dict[int, str] = {
         end_offset INTEGER NOT NULL,
         records INTEGER NOT NULL
     );
+    """,
+    # the commits that added each note's path (memidx.index.added), filled by the next sync
+    3: """
+    CREATE TABLE note_adds (
+        path TEXT NOT NULL,
+        commit_id TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (path, commit_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX note_adds_commit ON note_adds (commit_id);
     """,
 }
 

@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from memidx.config import Config
 from memidx.errors import IndexBusy
 from memidx.frozen import replace
+from memidx.git.history import step_or_none
 from memidx.git.refs import read_head
 from memidx.git.repo import GitRepo
+from memidx.index import added as adds
 from memidx.index.drift import Drift, SourceFile, compare, from_changes
+from memidx.index.note_rows import NOTE, note_document, symlink_reason
 from memidx.index.sources import GitSource, WorktreeSource
-from memidx.index.store import NewDocument, Skip, Store, VectorStore, transaction
+from memidx.index.store import Skip, Store, VectorStore, transaction
 from memidx.notes.chunks import split_document
-from memidx.notes.note import Note, NoteError, parse_note, too_large
+from memidx.notes.note import NoteError, parse_note, too_large
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
     from memidx.index.sources import NoteSource
     from memidx.progress import Progress
 
-NOTE = "note"
 ATTEMPTS = 5  # plans made again when other writers keep changing the index meanwhile
 SETTINGS = "indexed_settings"  # state key: the settings that decide what is indexed and how
 
@@ -101,7 +102,8 @@ def reconcile(
         files = source.files()
         drift = drift_of(store, files, reread=settings_changed(store, config) is not None)
         report = SyncReport(source.label, source.commit, drift)
-        run = _Run(config, store, source, report, progress=progress, base=base)
+        plan = _full_adds(source) if fix else None
+        run = _Run(config, store, source, report, progress=progress, base=base, history=plan)
         if fix:
             moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
             run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)])
@@ -123,19 +125,22 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
     def attempt() -> SyncReport:
         indexed = _base(store)
         same_settings = settings_changed(store, config) is None
-        if same_settings and indexed == head and head is not None:
+        dated = store.get_state(adds.ADDS_COMMIT) == head
+        if same_settings and indexed == head and head is not None and dated:
             return SyncReport(source.label, head)
-        changes = None
+        found = None
         if same_settings and indexed and head and store.get_state("indexed_source") == "git":
-            changes = repo.changes_or_none(indexed, head, config.notes_dir)
-        if changes is None:  # a new index, a commit git no longer has, or other settings
+            found = step_or_none(repo, indexed, head, config.notes_dir)
+        if found is None or indexed is None:  # a new index, a commit git lost, other settings
             return reconcile(config, store, source, fix=True, progress=progress)
+        changes, step = found
+        plan = adds.step_plan(store.conn, repo, indexed, step, changes, folder=config.notes_dir)
         paths = sorted({p for c in changes for p in (c.old_path, c.new_path) if p})
         drift, to_read = from_changes(
             changes, config.notes_dir, store.states_of(NOTE, paths), store.skips_of(NOTE, paths)
         )
         report = SyncReport(source.label, head, drift)
-        run = _Run(config, store, source, report, progress=progress, base=indexed)
+        run = _Run(config, store, source, report, progress=progress, base=indexed, history=plan)
         run.apply(to_read)
         return run.report
 
@@ -152,6 +157,7 @@ def ingest(
         files = source.files()
         report = SyncReport(source.label, source.commit, drift_of(store, files))
         run = _Run(config, store, source, report, progress=progress, base=base)
+        run.history = _full_adds(source)
         run.apply(sorted(files.values(), key=_ref))
         return report
 
@@ -184,10 +190,18 @@ def _ref(file: SourceFile) -> str:
     return file.ref
 
 
+def _full_adds(source: NoteSource) -> adds.AddsPlan:
+    """Every add of the source's history: the dates of notes without `created`."""
+    if isinstance(source, GitSource):
+        return adds.full_plan(source.repo, source.commit, source.notes_dir)
+    return adds.full_plan(None, None, "")
+
+
 class _Run:
     """One change of the index: what it reads from and what it reports."""
 
-    __slots__ = ("base", "config", "progress", "rechunk", "report", "source", "store")
+    __slots__ = ("base", "config", "dates", "history", "progress", "rechunk", "report",
+                 "source", "store")  # fmt: skip
 
     def __init__(
         self,
@@ -198,6 +212,7 @@ class _Run:
         *,
         progress: Progress | None,
         base: str | None,  # the indexed commit the plan was made against
+        history: adds.AddsPlan | None = None,  # how the history's adds change (None: not at all)
     ) -> None:
         self.config = config
         self.store = store
@@ -205,6 +220,8 @@ class _Run:
         self.report = report
         self.progress = progress
         self.base = base
+        self.history = history
+        self.dates = adds.AddedDates(store.conn)
         # another reader built the index: it may have chunked rows that read the same otherwise
         self.rechunk = settings_changed(store, config) is not None
 
@@ -220,7 +237,14 @@ class _Run:
             store.delete(NOTE, drift.orphaned)
             store.clear_skips(NOTE, (*drift.gone_skips, *(old for old, _ in drift.renamed)))
             self.report.renamed, self.report.deleted = len(drift.renamed), len(drift.orphaned)
+            dated = (
+                set[str]() if self.history is None else adds.apply_plan(store.conn, self.history)
+            )
+            if dated is None:
+                self.dates.load_all()
             self.read(to_read)
+            if dated is None or dated:  # rows not read again whose history changed
+                adds.refresh_dates(store.conn, self.dates, dated, NOTE, {f.ref for f in to_read})
             store.set_state("indexed_commit", self.source.commit or "")
             store.set_state(SETTINGS, settings_of(self.config))
             store.set_state("indexed_source", "git" if self.config.in_git else "worktree")
@@ -244,14 +268,15 @@ class _Run:
 
     def store_file(self, file: SourceFile, data: bytes) -> None:
         if file.symlink:
-            self.skip(file, _symlink_reason(file.ref, data))
+            self.skip(file, symlink_reason(file.ref, data))
             return
         try:
             note = parse_note(file.ref, data, self.config.max_note_bytes)
         except NoteError as exc:
             self.skip(file, str(exc))
             return
-        doc = note_document(note, file.blob_id)
+        added = None if note.created else self.dates.of(file.ref)
+        doc = note_document(note, file.blob_id, added)
         doc_id, changed = self.store.upsert(doc)
         if changed or self.rechunk:
             chunked = split_document(doc.title, doc.body, doc.body_line)
@@ -267,34 +292,3 @@ class _Run:
         self.store.delete(NOTE, [file.ref])
         self.store.record_skip(skip)
         self.report.skipped.append(skip)
-
-
-def _symlink_reason(ref: str, target: bytes) -> str:
-    """Why a symlink is skipped, from the link alone (never the disk: the reason must not
-    depend on what the working tree holds, and a loop must not hang or crash the sync)."""
-    link = target.decode("utf-8", "replace")
-    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(ref), link))
-    if link.startswith("/") or resolved == ".." or resolved.startswith("../"):
-        return f"symlink pointing outside the repository ({link}); links are not followed"
-    return f"symlink to {link} (links are not followed; the target is indexed on its own)"
-
-
-def note_document(note: Note, blob: str) -> NewDocument:
-    """The row a parsed note becomes."""
-    meta: dict[str, object] = {}
-    if note.created:
-        meta["created"] = note.created
-    if note.lang:
-        meta["lang"] = note.lang
-    return NewDocument(
-        source_kind=NOTE,
-        source_ref=note.ref,
-        title=note.title,
-        tags=note.tags,
-        aliases=note.aliases,
-        body=note.body,
-        body_line=note.body_line,
-        content_hash=note.content_hash,
-        blob_id=blob,
-        meta=meta,
-    )

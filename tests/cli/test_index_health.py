@@ -330,13 +330,13 @@ def test_an_index_of_the_previous_schema_is_upgraded_keeping_its_vectors(
     store.conn.close()
     conn = sqlite3.connect(path)  # what an index written by the previous version looks like
     conn.executescript(
-        "DROP INDEX documents_content_hash; DROP TABLE segments;"
+        "DROP INDEX documents_content_hash; DROP TABLE segments; DROP TABLE note_adds;"
         "DELETE FROM state WHERE key = 'index_id'; PRAGMA user_version = 2;"
     )
     conn.close()
     run = indexed.memidx("sync")
     assert run.code == 0
-    assert "memidx: notice: upgraded the index" in run.err and "from schema 2 to 3" in run.err
+    assert "memidx: notice: upgraded the index" in run.err and "from schema 2 to 4" in run.err
     store, _ = open_store(path, write=False)
     assert VectorStore(store.conn).counts("test/fake")[:2] == (chunks, covered)
     store.conn.close()

@@ -38,6 +38,12 @@ DOC_COLUMNS = (
 )
 
 
+def adds_map(store: Store) -> dict[str, tuple[object, ...]]:
+    """The commits of HEAD's history that added each path, with their author times."""
+    rows = store.conn.execute("SELECT path, commit_id, at FROM note_adds ORDER BY 1, 2")
+    return {f"{r[0]}@{r[1]}": (r[2],) for r in rows}
+
+
 def chunk_map(store: Store) -> dict[str, tuple[object, ...]]:
     """(heading, line, text hash, text) of every chunk, keyed by "ref#seq"."""
     rows = store.conn.execute(
@@ -95,6 +101,7 @@ def compare_indexes(
     skips = {r: (s.blob_id, s.reason) for r, s in ours.skips("note").items()}
     fresh_skips = {r: (s.blob_id, s.reason) for r, s in fresh.skips("note").items()}
     found += _keyed_diff("skipped", skips, fresh_skips)
+    found += _keyed_diff("note adds", adds_map(ours), adds_map(fresh))
     chunks = chunk_map(ours)
     found += _keyed_diff("chunk", chunks, chunk_map(fresh))
     for key, (_, _, text_hash, text) in chunks.items():

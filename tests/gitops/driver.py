@@ -163,6 +163,11 @@ class GitOpsDriver:
         self.embedder = FakeEmbedder("test/gitops", dim=32)
         self.result = RunResult(seed)
         self.op = 0
+        # author dates of the driver's commits: a clock that moves on, sometimes set back (a
+        # skewed clock, `commit --date`), so a note's fallback date depends on which commits
+        # HEAD's history holds; its own random, so the operations stay those of the seed
+        self.dates = random.Random(f"{seed}/dates")
+        self.clock = 1_700_000_000
         self.pending = ""
         self.branches = 0
         self.operations: dict[str, tuple[int, Operation]] = {
@@ -193,6 +198,7 @@ class GitOpsDriver:
                 self.op += 1
                 target = self.rng.choice(self.clones)
                 self.pending = f"#{self.op} {target.name}"
+                target.machine.env["GIT_AUTHOR_DATE"] = self.author_date()
                 started = time.perf_counter()
                 kind, text = self._one(target, kinds, weights)
                 self.result.op_seconds.append(time.perf_counter() - started)
@@ -207,6 +213,13 @@ class GitOpsDriver:
         except Exception:  # noqa: BLE001 - memidx crashed in-process: a finding, not a driver bug
             self.stop("exception", traceback.format_exc())
         return self.result
+
+    def author_date(self) -> str:
+        """The author date of the next operation's commits."""
+        self.clock += self.dates.randint(1, 3 * 86400)
+        if self.dates.random() < 0.15:
+            return f"@{self.clock - self.dates.randint(1, 400 * 86400)} +0000"
+        return f"@{self.clock} +0000"
 
     def stop(self, what: str, detail: str) -> None:
         self.result.log.append(f"{self.pending} (failed)")
@@ -350,9 +363,33 @@ class GitOpsDriver:
             return f"unindexable {target} ({kind})"
         if choice < 0.88:
             return self.symlink(c, notes)
-        if choice < 0.95:
+        if choice < 0.93:
             return self.other_file(c)
+        if choice < 0.97 and (restored := self.restore(c)) is not None:
+            return restored
         return self.move_across(c, path)
+
+    def restore(self, c: Clone) -> str | None:
+        """A note deleted earlier, added again with the bytes it had: the same blob at the same
+        path from another commit, whose date its row (untouched by a later checkout) must
+        follow."""
+        out = c.lines("log", "--diff-filter=D", "--no-renames", "--name-only", "--format=%H",
+                      "-z", "--max-count=40", "HEAD", "--", "notes/")  # fmt: skip
+        commit, candidates = "", list[tuple[str, str]]()
+        for field in out:
+            name = field.lstrip("\n")
+            if len(name) == 40 and all(ch in "0123456789abcdef" for ch in name):
+                commit = name
+            elif commit and is_note_path(name) and not (c.root / name).exists():
+                candidates.append((commit, name))
+        if not candidates:
+            return None
+        commit, path = self.rng.choice(sorted(set(candidates)))
+        data = c.blob(f"{commit}^:{path}")
+        if data is None:
+            return None
+        c.write(path, data)
+        return f"restore {path} (deleted in {commit[:10]})"
 
     def add_note(self, c: Clone) -> str:
         hot = [p for p in HOT if not (c.root / p).exists()]
