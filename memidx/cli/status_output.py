@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
+from memidx.config import FOUND_BY
 from memidx.haystack.damage import RESTORE_HINT
 from memidx.memory.status import Status
 from memidx.text import counted, display
@@ -19,6 +20,11 @@ def status_json(status: Status) -> str:
         {
             "schema": STATUS_SCHEMA,
             "healthy": status.healthy,
+            "memory": {
+                "root": status.memory,
+                "found_by": status.found_by,
+                "why": FOUND_BY[status.found_by],
+            },
             "source": status.source,
             "commit": status.commit,
             "notes": status.notes,
@@ -62,6 +68,7 @@ def status_json(status: Status) -> str:
 
 def write_status(out: TextIO, status: Status) -> None:
     rows: list[tuple[str, str]] = [
+        ("memory", f"{status.memory} ({FOUND_BY[status.found_by]})"),
         ("notes", f"{status.notes} in {status.source}"),
         ("index", f"{status.index_path} ({_size(status.index_bytes)})"),
     ]
