@@ -42,6 +42,10 @@ def user_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
         monkeypatch.setenv(variable, str(home / folder))
     for variable in ("XDG_BIN_HOME", "MEMIDX_BIN_DIR"):
         monkeypatch.delenv(variable, raising=False)
+    # the identity git commits with (clean_env drops GIT_* variables; tests/helpers.py)
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = memidx tests\n\temail = tests@memidx.invalid\n"
+    )
     return home
 
 
