@@ -48,7 +48,9 @@ ready:
 	@if [ pyproject.toml -nt $(VENV)/.installed ]; then \
 	echo 'memidx: warning: pyproject.toml changed since make install: run make install' >&2; fi
 
-install: venv bytecode model hooks path ## set everything up: virtualenv, model, git hooks, memidx on PATH, embedded index
+install: venv bytecode model hooks ## set everything up: virtualenv, model, git hooks, memidx on PATH, embedded index
+	@# a file in the way of the link is kept and named; the rest of the set-up goes on
+	@$(MAKE) --no-print-directory path || echo 'memidx: warning: memidx is not on your PATH (see above)' >&2
 	@# notes that cannot be indexed are listed, not fatal: one bad commit must not stop set-up
 	$(MEMIDX) ingest --allow-skipped
 	$(MEMIDX) embed

@@ -107,5 +107,5 @@ def test_the_default_folder_is_local_bin_under_home() -> None:
 
 def test_make_install_runs_make_path() -> None:
     makefile = (PROJECT / "Makefile").read_text()
-    install = next(line for line in makefile.splitlines() if line.startswith("install:"))
-    assert " path " in install
+    recipe = makefile.split("\ninstall:", 1)[1].split("\n\n", 1)[0]
+    assert "$(MAKE) --no-print-directory path" in recipe
