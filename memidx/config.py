@@ -98,7 +98,7 @@ def is_memory(root: Path) -> bool:
     try:
         return _pyproject_table(root) is not None
     except ConfigError:
-        return True  # memidx's own table may be what is broken: say so, do not look elsewhere
+        return False  # unreadable TOML: a project's file, or else the recorded memory says so
 
 
 def resolve_root(cwd: Path | None, env: Mapping[str, str]) -> Found:

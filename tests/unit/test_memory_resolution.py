@@ -109,9 +109,10 @@ def test_is_memory_needs_tool_memidx_or_a_memidx_folder_not_just_notes(
     assert is_memory(repository(tmp_path / "repo", marker=marker)) is expected
 
 
-def test_a_pyproject_without_tool_memidx_is_not_a_memory(tmp_path: Path) -> None:
+@pytest.mark.parametrize("text", ['[project]\nname = "app"\n', "[project\n"])
+def test_a_projects_pyproject_is_not_a_memory(tmp_path: Path, text: str) -> None:
     root = repository(tmp_path / "repo")
-    (root / "pyproject.toml").write_text('[project]\nname = "app"\n')
+    (root / "pyproject.toml").write_text(text)  # without [tool.memidx], or not even TOML
     assert not is_memory(root)
 
 
