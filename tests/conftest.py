@@ -1,7 +1,9 @@
-"""Shared fixtures: in-memory stores and real git repositories of notes."""
+"""Shared fixtures: in-memory stores and real git repositories of notes; every test runs with
+HOME and the XDG folders in a temporary folder, so no test reads or writes the user's files."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,22 +26,54 @@ def repo(tmp_path: Path) -> NotesRepo:
 
 
 PROJECT = Path(__file__).resolve().parent.parent
+# The environment the suite started with: only the model is looked up in it (read, never written).
+STARTING_ENV = dict(os.environ)
+USER_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
+
+
+@pytest.fixture(autouse=True)
+def user_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throwaway HOME with its XDG folders for every test (and the processes it starts)."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for variable, folder in zip(
+        USER_VARIABLES[1:], (".config", ".cache", ".local/share", ".local/state"), strict=True
+    ):
+        monkeypatch.setenv(variable, str(home / folder))
+    for variable in ("XDG_BIN_HOME", "MEMIDX_BIN_DIR"):
+        monkeypatch.delenv(variable, raising=False)
+    # the identity git commits with (clean_env drops GIT_* variables; tests/helpers.py)
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = memidx tests\n\temail = tests@memidx.invalid\n"
+    )
+    return home
 
 
 @pytest.fixture(scope="session")
 def models_dir() -> Path:
-    """The packaged model as `make install` assembles it; tests that need the real model skip
-    without it, except in CI, where its absence is a failure."""
-    import os
-
+    """The folder holding the packaged model as `make install` assembled it for the person
+    running the tests (their model cache, or this clone's older `.memidx/models`); tests that
+    need the real model skip without it, except in CI, where its absence is a failure."""
     from memidx.config import load_config
     from memidx.embed.model import load_packaged
 
-    config = load_config(PROJECT, env={"MEMIDX_ROOT": str(PROJECT)})
+    config = load_config(PROJECT, env=STARTING_ENV)
     try:
-        load_packaged(config)
+        return load_packaged(config).folder.parent
     except Exception as exc:  # noqa: BLE001 - any reason the model is unusable
         if os.environ.get("CI"):
             pytest.fail(f"the packaged model is not installed in CI: {exc}")
         pytest.skip(f"the packaged model is not installed ({exc}); run `make install`")
-    return config.models_dir
+
+
+@pytest.fixture
+def cached_model(models_dir: Path, user_home: Path) -> Path:
+    """The throwaway user cache holding the packaged model (a link to the real folder, which
+    no test writes), as `make install` leaves it: memidx finds it with no setting."""
+    from memidx.embed.installed import PACKAGED_NAME
+    from memidx.locations import user_models_dir
+
+    cache = user_models_dir()
+    cache.mkdir(parents=True)
+    (cache / PACKAGED_NAME).symlink_to(models_dir / PACKAGED_NAME)
+    return cache

@@ -100,11 +100,13 @@ class NotesRepo:
         return run_in_process(self.root, *args)
 
     def memidx_process(self, *args: str, stdin: str | None = None, **env: str) -> Run:
-        """Run the installed `memidx` executable as a new process."""
+        """Run the installed `memidx` executable as a new process in this repository, named
+        by MEMIDX_ROOT: a new repository is no memidx memory until indexed, so standing in it
+        is not enough (how memidx finds its memory is tested in test_memory_anywhere.py)."""
         done = subprocess.run(
             [str(MEMIDX_BIN), *args],
             cwd=self.root,
-            env=clean_env(**env),
+            env=clean_env(**{"MEMIDX_ROOT": str(self.root), **env}),
             input=stdin,
             capture_output=True,
             text=True,

@@ -57,7 +57,7 @@ class Machine(NotesRepo):
         done = subprocess.run(
             [str(Path(sys.executable).parent / "memidx"), *args],
             cwd=self.root,
-            env={**self.env, **env},
+            env={"MEMIDX_ROOT": str(self.root), **self.env, **env},
             input=stdin,
             capture_output=True,
             text=True,

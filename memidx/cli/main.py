@@ -43,9 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_hook(directory, args.stage or stage_from_environment())
     try:
         _refuse_non_text(args)
-        if directory is not None and not directory.is_dir():  # never a new memory by a typo
-            raise UsageError(f"-C {args.directory}: no such folder", "give the memory's folder")
-        config = load_config(directory)
+        _refuse_missing(directory)
+        if args.command == "memory":  # works where no memory answers yet
+            from memidx.cli.memory_command import memory
+
+            return memory(args, directory)
+        config = _config(args.command, directory)
         index = config.index_path
         return _handler(args.handler)(args, config)
     except UsageError as exc:
@@ -83,8 +86,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+# Commands about the git repository they run in (pre-commit runs `memidx check ...` and
+# `memidx hook` there), never the user's memory elsewhere.
+REPOSITORY_COMMANDS = frozenset({"check", "hooks"})
+
+
+def _refuse_missing(directory: Path | None) -> None:
+    """-C must name a folder: never a new memory by a typo."""
+    if directory is not None and not directory.is_dir():
+        raise UsageError(f"-C {directory}: no such folder", "give the memory's folder")
+
+
+def _config(command: str, directory: Path | None) -> Config:
+    """The configuration of the memory that answers; the repository commands (REPOSITORY_
+    COMMANDS) answer for the repository they run in, as if given -C."""
+    if directory is None and command in REPOSITORY_COMMANDS:
+        directory = Path.cwd()  # git runs them for the repository it works in
+    return load_config(directory)
+
+
 # Arguments that name files may be any bytes the file system allows; all others are text.
-PATH_ARGUMENTS = frozenset({"directory", "file"})
+PATH_ARGUMENTS = frozenset({"directory", "file", "folder"})
 
 
 def _refuse_non_text(args: argparse.Namespace) -> None:
@@ -173,6 +195,7 @@ HANDLER_MODULES = {
     "agent": "agent_command",
     "forget": "forget_commands",
     "mcp": "mcp_command",
+    "user": "memory_command",
 }
 
 

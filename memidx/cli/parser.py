@@ -24,7 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"memidx {__version__}")
-    parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
+    parser.add_argument(
+        "-C", dest="directory", metavar="DIR", help="use the memory (repository) around DIR"
+    )
     commands = Commands(parser)
     _search_commands(commands)
     _index_commands(commands)
@@ -274,6 +276,23 @@ def _secret_check_options(p: argparse.ArgumentParser) -> None:
 
 
 MAX_HITS = 1000
+
+
+def _user_memory_command(commands: Commands) -> None:
+    p = commands.add(
+        "memory", "show or switch the memory that answers from any directory", "user:memory"
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    show = actions.add_parser("show", help="which memory answers here, and why (the default)")
+    _json_flag(show)
+    use = actions.add_parser("use", help="record PATH as your memory (in the user configuration)")
+    use.add_argument("folder", metavar="PATH", help="the folder of a memidx memory (a clone)")
+    use.add_argument(
+        "--if-unset",
+        action="store_true",
+        help="only when no memory is recorded yet (what `make install` runs)",
+    )
+    _json_flag(p)
 
 
 def _positive(text: str) -> int:

@@ -14,6 +14,7 @@ def connection_commands(commands: Commands) -> None:
     """Add the connecting commands to the parser."""
     _agent_commands(commands)
     _mcp_command(commands)
+    _user_memory_command(commands)
 
 
 def json_flag(p: argparse.ArgumentParser, what: str = "the result") -> None:
@@ -60,3 +61,20 @@ def _mcp_command(commands: Commands) -> None:
         help="with --http: allow a non-loopback --host; requires a bearer token in "
         "$MEMIDX_MCP_TOKEN, checked on every request",
     )
+
+
+def _user_memory_command(commands: Commands) -> None:
+    p = commands.add(
+        "memory", "show or switch the memory that answers from any directory", "user:memory"
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    show = actions.add_parser("show", help="which memory answers here, and why (the default)")
+    json_flag(show)
+    use = actions.add_parser("use", help="record PATH as your memory (in the user configuration)")
+    use.add_argument("folder", metavar="PATH", help="the folder of a memidx memory (a clone)")
+    use.add_argument(
+        "--if-unset",
+        action="store_true",
+        help="only when no memory is recorded yet (what `make install` runs)",
+    )
+    json_flag(p)

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
+from memidx.config import FOUND_BY
 from memidx.haystack.damage import RESTORE_HINT
 from memidx.memory.json_objects import status_data
 from memidx.memory.status import Status
@@ -18,6 +19,7 @@ def status_json(status: Status) -> str:
 
 def write_status(out: TextIO, status: Status) -> None:
     rows: list[tuple[str, str]] = [
+        ("memory", f"{status.memory} ({FOUND_BY[status.found_by]})"),
         ("notes", f"{status.notes} in {status.source}"),
         ("index", f"{status.index_path} ({_size(status.index_bytes)})"),
     ]

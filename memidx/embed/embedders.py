@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memidx.config import DEFAULT_MODEL, Config
-from memidx.embed.installed import model_identity, pulled_marker
+from memidx.embed.installed import marker_name, model_identity, pulled_dir
 from memidx.embed.model import load_packaged
 from memidx.embed.runtime import load
 from memidx.errors import ModelError
@@ -81,7 +81,7 @@ class FastembedEmbedder:
                     f"run `memidx model pull {config.model}` where a network exists",
                 )
             self.fingerprint = identity[1]
-            options.update(cache_dir=str(config.models_dir / "fastembed"), local_files_only=True)
+            options.update(cache_dir=str(pulled_dir(config)), local_files_only=True)
         try:
             self._model: Any = text_embedding(config.model, **options)
         except Exception as exc:
@@ -193,7 +193,7 @@ def pull(config: Config, name: str) -> tuple[str, int, Path]:
             "check the name (fastembed's catalogue) and the network",
         ) from exc
     dim = int(model.embedding_size)
-    marker = pulled_marker(config, name)
+    marker = cache / marker_name(name)  # in the shared cache, beside what was downloaded
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps({"model": name, "dim": dim, "fingerprint": _weights_hash(model)}))
     return name, dim, cache

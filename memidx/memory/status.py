@@ -46,6 +46,8 @@ class Status:
     embed_failure: HookFailure | None = None
     agent_failure: HookFailure | None = None  # agents' hooks fail open: shown, not unhealthy
     behind: str | None = None
+    memory: str = ""  # the memory's root, and how it was chosen (memidx.config.FOUND_BY)
+    found_by: str = "flag"
 
     @property
     def healthy(self) -> bool:
@@ -61,6 +63,7 @@ def gather(config: Config) -> Status:
     path = config.index_path
     size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
     status = Status(source.label, source.commit, len(files), str(path), size)
+    status.memory, status.found_by = str(config.root), config.found_by
     status.hook_failure = last_failure(config.hook_error_path)
     status.agent_failure = last_failure(config.agent_hook_error_path)
     if config.in_git:

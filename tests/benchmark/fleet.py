@@ -89,6 +89,7 @@ def memidx(
     root: Path, env: Mapping[str, str], *args: str, stdin: str | None = None, timeout: float = 600
 ) -> Done:
     """The real memidx executable in `root`, as an agent runs it."""
+    env = {"MEMIDX_ROOT": str(root), **env}  # the clone it stands in, indexed or not yet
     return run([str(MEMIDX), *args], root, env, stdin=stdin, timeout=timeout)
 
 

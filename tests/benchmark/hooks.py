@@ -221,7 +221,7 @@ class Bench:
         done = subprocess.run(
             side.memidx(*args),
             cwd=self.root,
-            env=side.env,
+            env={"MEMIDX_ROOT": str(self.root), **side.env},  # a new workspace is no memory yet
             capture_output=True,
             text=True,
             check=False,

@@ -32,7 +32,12 @@ def timed_process(args: Sequence[str], cwd: Path, **env: str) -> tuple[float, st
     """Wall time in seconds of one new process, and its stdout; raises if it fails."""
     start = time.perf_counter()
     done = subprocess.run(
-        list(args), cwd=cwd, env=clean_env(**env), capture_output=True, text=True, check=False
+        list(args),
+        cwd=cwd,
+        env=clean_env(**{"MEMIDX_ROOT": str(cwd), **env}),  # memidx answers for `cwd`
+        capture_output=True,
+        text=True,
+        check=False,
     )
     elapsed = time.perf_counter() - start
     if done.returncode != 0:

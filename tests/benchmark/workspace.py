@@ -25,7 +25,7 @@ def memidx(root: Path, *args: str, quiet: bool = False, ok: Container[int] = (0,
     done = subprocess.run(
         [str(MEMIDX_BIN), *args],
         cwd=root,
-        env=clean_env(),
+        env=clean_env(MEMIDX_ROOT=str(root)),  # a new workspace is no memory until indexed
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE if quiet else None,
         text=True,

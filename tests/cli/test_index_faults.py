@@ -227,7 +227,7 @@ def test_an_ingest_killed_in_its_build_is_refused_by_search_and_completed_by_a_w
     repo.commit()
     index = repo.root / ".memidx" / "index.sqlite"
     ingest = subprocess.Popen(
-        [str(MEMIDX_BIN), "ingest"],
+        [str(MEMIDX_BIN), "-C", str(repo.root), "ingest"],  # a new repository: no memory yet
         cwd=repo.root,
         env=clean_env(),
         stdout=subprocess.DEVNULL,

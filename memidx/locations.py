@@ -1,0 +1,91 @@
+"""What belongs to the user rather than to one memory: the user configuration (which memory
+answers from any directory) and the folder of embedding models every clone shares.
+
+Both follow the XDG base directories: `$XDG_CONFIG_HOME/memidx/config.toml` (default
+`~/.config/memidx/config.toml`) and `$XDG_CACHE_HOME/memidx/models` (default
+`~/.cache/memidx/models`). Paths are computed from the environment given, so tests pass a
+fake one; a relative XDG value is ignored, as the specification says.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from memidx.errors import ConfigError
+
+CONFIG_KEYS = ("memory",)
+SWITCH_HINT = "run `memidx memory use PATH` with your memory's clone"
+
+
+def _base(env: Mapping[str, str], variable: str, default: str) -> Path:
+    value = env.get(variable, "")
+    if value and Path(value).is_absolute():
+        return Path(value)
+    home = env.get("HOME") or str(Path.home())
+    return Path(home) / default
+
+
+def user_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CONFIG_HOME/memidx/config.toml`."""
+    env = os.environ if env is None else env
+    return _base(env, "XDG_CONFIG_HOME", ".config") / "memidx" / "config.toml"
+
+
+def user_models_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CACHE_HOME/memidx/models`: one copy of each model for every clone."""
+    env = os.environ if env is None else env
+    return _base(env, "XDG_CACHE_HOME", ".cache") / "memidx" / "models"
+
+
+def recorded_memory(path: Path) -> Path | None:
+    """The memory recorded in the user configuration file at `path`, or None without one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}", "fix or delete the file") from exc
+    import tomllib  # only here: most commands find their memory without reading this file
+
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}", "fix the TOML syntax") from exc
+    unknown = sorted(set(table) - set(CONFIG_KEYS))
+    if unknown:
+        known = ", ".join(CONFIG_KEYS)
+        raise ConfigError(f"{path}: unknown setting {unknown[0]!r}", f"known settings: {known}")
+    memory = table.get("memory")
+    if memory is None:
+        return None
+    if not isinstance(memory, str) or not Path(memory).expanduser().is_absolute():
+        raise ConfigError(
+            f"{path}: memory must be the absolute path of a memidx memory", f"got {memory!r}"
+        )
+    return Path(memory).expanduser()
+
+
+def record_memory(path: Path, memory: Path) -> None:
+    """Write `memory = "<memory>"` into the user configuration file at `path`, keeping its
+    other lines; the file is replaced whole (a reader never sees half of it)."""
+    import json
+
+    try:
+        value = json.dumps(str(memory), ensure_ascii=False)  # a TOML basic string
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(f"{memory!s}: the path is not UTF-8", "give a path in UTF-8") from exc
+    line = f"memory = {value}\n"
+    try:
+        old = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except FileNotFoundError:
+        old = ["# memidx's user configuration: the memory that answers from any directory\n"]
+    kept = [x for x in old if x.partition("=")[0].strip() != "memory"]
+    at = next((i for i, x in enumerate(old) if x not in kept), len(kept))
+    kept.insert(at, line)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.write_text("".join(kept), encoding="utf-8")
+    partial.replace(path)

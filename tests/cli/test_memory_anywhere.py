@@ -1,0 +1,159 @@
+"""The user's memory answers from any directory: the real memidx run from a project that is not
+a memidx memory finds the memory recorded in the user configuration; -C, MEMIDX_ROOT and
+standing inside another memory win over it. HOME and XDG folders are tmp (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import MEMIDX_BIN, NotesRepo, Run, clean_env
+
+
+def memidx_in(cwd: Path, *args: str, **env: str) -> Run:
+    done = subprocess.run(
+        [str(MEMIDX_BIN), *args],
+        cwd=cwd,
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def memory_with(root: Path, title: str, body: str, *, marker: bool = True) -> NotesRepo:
+    repo = NotesRepo(root)
+    if marker:  # like a clone of memidx; otherwise indexing it makes it a memory
+        repo.write("pyproject.toml", '[tool.memidx]\nnotes_dir = "notes"\n')
+    repo.note("note.md", title, body)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    return repo
+
+
+@pytest.fixture
+def mine(tmp_path: Path) -> NotesRepo:
+    return memory_with(tmp_path / "mine", "Flaky lockfile", "The zebra lock breaks the build.")
+
+
+@pytest.fixture
+def other(tmp_path: Path) -> NotesRepo:
+    return memory_with(
+        tmp_path / "other", "Giraffe cache", "The zebra cache is warm.", marker=False
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An agent's project: a git repository with a notes/ folder of its own, not a memory."""
+    repo = NotesRepo(tmp_path / "app")
+    repo.note("todo.md", "Todo", "zebra stripes in the UI")
+    repo.commit()
+    (repo.root / "src").mkdir()
+    return repo.root / "src"
+
+
+def hits(run: Run) -> list[str]:
+    assert run.code == 0, run.err
+    return [hit["title"] for hit in run.json()["hits"]]
+
+
+def test_a_project_finds_the_users_memory_through_the_configuration(
+    mine: NotesRepo, project: Path
+) -> None:
+    recorded = memidx_in(project, "memory", "use", str(mine.root))
+    assert recorded.code == 0 and "your memory is now" in recorded.err
+    assert hits(memidx_in(project, "search", "--json", "zebra")) == ["Flaky lockfile"]
+    status = memidx_in(project, "status", "--json")
+    memory = status.json()["memory"]
+    assert (memory["root"], memory["found_by"]) == (str(mine.root), "user config")
+    assert not (project.parent / ".memidx").exists()  # nothing written into the project
+
+
+def test_c_and_memidx_root_win_over_the_configuration(
+    mine: NotesRepo, other: NotesRepo, project: Path
+) -> None:
+    assert memidx_in(project, "memory", "use", str(mine.root)).code == 0
+    by_flag = memidx_in(project, "-C", str(other.root), "search", "--json", "zebra")
+    assert hits(by_flag) == ["Giraffe cache"]
+    by_env = memidx_in(project, "search", "--json", "zebra", MEMIDX_ROOT=str(other.root))
+    assert hits(by_env) == ["Giraffe cache"]
+    status = memidx_in(project, "status", "--json", MEMIDX_ROOT=str(other.root)).json()
+    assert status["memory"]["found_by"] == "env"
+
+
+def test_standing_in_another_memory_wins_over_the_configuration(
+    mine: NotesRepo, other: NotesRepo
+) -> None:
+    assert memidx_in(mine.root, "memory", "use", str(mine.root)).code == 0
+    inside = other.root / "notes"
+    assert hits(memidx_in(inside, "search", "--json", "zebra")) == ["Giraffe cache"]
+    shown = memidx_in(inside, "status")
+    assert f"memory:      {other.root} (the repository you are in)" in shown.out
+
+
+def test_without_a_recorded_memory_a_project_gets_one_line_with_the_remedy(
+    project: Path,
+) -> None:
+    run = memidx_in(project, "search", "zebra")
+    assert run.code == 1 and run.out == ""
+    assert run.err.count("\n") == 1 and run.err.startswith("memidx: error: ")
+    assert "no memory is recorded in" in run.err and "memidx memory use PATH" in run.err
+
+
+def test_memory_use_refuses_what_is_not_a_memory(
+    project: Path, tmp_path: Path, user_home: Path
+) -> None:
+    refused = memidx_in(project, "memory", "use", str(project))
+    assert refused.code == 1 and "is not a memidx memory" in refused.err
+    assert refused.err.count("\n") == 1
+    missing = memidx_in(project, "memory", "use", str(tmp_path / "nowhere"))
+    assert missing.code == 2 and "no such folder" in missing.err
+    assert not list(user_home.rglob("config.toml"))
+
+
+def test_if_unset_keeps_another_memory_and_says_how_to_switch(
+    mine: NotesRepo, other: NotesRepo, user_home: Path
+) -> None:
+    assert memidx_in(mine.root, "memory", "use", "--if-unset", ".").code == 0
+    kept = memidx_in(other.root, "memory", "use", "--if-unset", ".")
+    assert kept.code == 0
+    assert f"your memory stays {mine.root}" in kept.err
+    assert f"memidx memory use {other.root}" in kept.err
+    config = user_home / ".config" / "memidx" / "config.toml"
+    assert f'memory = "{mine.root}"' in config.read_text()
+    switched = memidx_in(other.root, "memory", "use", ".")
+    assert f"your memory is now {other.root}" in switched.err and str(mine.root) in switched.err
+
+
+def test_memory_shows_which_memory_answers_and_why(mine: NotesRepo, project: Path) -> None:
+    assert memidx_in(project, "memory", "use", str(mine.root)).code == 0
+    shown = memidx_in(project, "memory", "show", "--json")
+    data = json.loads(shown.out)
+    assert data["schema"] == "memidx.memory/1"
+    assert (data["memory"], data["found_by"], data["recorded"]) == (
+        str(mine.root),
+        "user config",
+        str(mine.root),
+    )
+    assert data["models_dir"].endswith("/.cache/memidx/models")
+    plain = memidx_in(project, "memory")
+    assert plain.code == 0 and plain.out.startswith(f"memory:   {mine.root} (your memory")
+
+
+def test_git_checks_answer_for_the_repository_they_run_in(mine: NotesRepo, tmp_path: Path) -> None:
+    """pre-commit runs `memidx check drift` in the repository being committed (the exported
+    hooks): it builds that repository's index, never the user's memory's."""
+    assert memidx_in(mine.root, "memory", "use", ".").code == 0
+    plain = NotesRepo(tmp_path / "plain")
+    plain.note("a.md", "A note", "words")
+    plain.commit()
+    before = (mine.root / ".memidx" / "index.sqlite").stat().st_mtime_ns
+    run = memidx_in(plain.root, "check", "drift")
+    assert run.code == 0, run.err
+    assert (plain.root / ".memidx" / "index.sqlite").is_file()
+    assert (mine.root / ".memidx" / "index.sqlite").stat().st_mtime_ns == before

@@ -1,0 +1,118 @@
+"""One model for every clone: the packaged model lives in the user's cache
+($XDG_CACHE_HOME/memidx/models), assembled once even when two clones install at once; deleting
+`.memidx/` loses only the index; a clone whose model is in its own `.memidx/models` (an older
+memidx) keeps working and moves it to the cache without a download. HOME and XDG are tmp; the
+real model is read (never written) through a link, so nothing is downloaded."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from memidx.embed.installed import PACKAGED_NAME
+from memidx.locations import user_models_dir
+from tests.helpers import MEMIDX_BIN, NotesRepo, Run, clean_env
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def memory(root: Path) -> NotesRepo:
+    """A memory like a clone of memidx: [tool.memidx] marks it, whatever happens to .memidx/."""
+    repo = NotesRepo(root)
+    repo.write("pyproject.toml", '[tool.memidx]\nnotes_dir = "notes"\n')
+    repo.note("wsl.md", "WSL memory", "vmmem grows until it eats the RAM; cap it in .wslconfig")
+    repo.note("git.md", "Detached HEAD", "checking out a tag detaches HEAD")
+    repo.commit()
+    return repo
+
+
+def with_old_model(repo: NotesRepo, models_dir: Path) -> Path:
+    """The model where an older memidx assembled it: the clone's own .memidx/models."""
+    legacy = repo.root / ".memidx" / "models"
+    legacy.mkdir(parents=True)
+    (legacy / PACKAGED_NAME).symlink_to(models_dir / PACKAGED_NAME)
+    return legacy
+
+
+def hybrid(repo: NotesRepo) -> dict[str, object]:
+    run = repo.memidx_process("search", "--json", "ram usage of the linux vm on windows")
+    assert run.code == 0, run.err
+    data: dict[str, object] = run.json()
+    return data
+
+
+def model_install(repo: NotesRepo) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [str(MEMIDX_BIN), "-C", str(repo.root), "model", "install"],
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(process: subprocess.Popen[str]) -> Run:
+    out, err = process.communicate(timeout=600)
+    return Run(process.returncode, out, err)
+
+
+def test_an_older_clones_model_keeps_working_then_moves_to_the_cache(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    repo = memory(tmp_path / "old-clone")
+    legacy = with_old_model(repo, models_dir)
+    assert repo.memidx_process("ingest").code == 0
+    embed = repo.memidx_process("embed")
+    assert embed.code == 0, embed.err
+    assert hybrid(repo)["engine"] == "hybrid"  # found in .memidx/models: nothing to do
+    moved = finish(model_install(repo))
+    assert moved.code == 0, moved.err
+    assert f"copied the embedding model from {legacy / PACKAGED_NAME}" in moved.err
+    cache = user_models_dir() / PACKAGED_NAME
+    assert cache.is_dir() and not cache.is_symlink() and str(cache) in moved.out
+    assert (legacy / PACKAGED_NAME).is_symlink()  # the old copy is left for the user to delete
+    search = hybrid(repo)
+    assert search["engine"] == "hybrid" and search["warnings"] == []
+
+
+def test_two_clones_installing_at_once_share_one_model_copy(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    first, second = memory(tmp_path / "first"), memory(tmp_path / "second")
+    with_old_model(first, models_dir)
+    with_old_model(second, models_dir)
+    runs = [finish(p) for p in [model_install(first), model_install(second)]]
+    assert [r.code for r in runs] == [0, 0], [r.err for r in runs]
+    assert sum("copied the embedding model" in r.err for r in runs) == 1, runs
+    cache = user_models_dir()
+    assert sorted(p.name for p in cache.iterdir()) == [f".{PACKAGED_NAME}.lock", PACKAGED_NAME]
+    third = memory(tmp_path / "third")  # a new clone: the cached model, no copy, no download
+    ready = finish(model_install(third))
+    assert ready.code == 0 and ready.err == "", ready.err
+    assert not (third.root / ".memidx" / "models").exists()
+    assert third.memidx_process("ingest").code == 0
+    assert third.memidx_process("embed").code == 0
+    assert hybrid(third)["engine"] == "hybrid"
+
+
+def make(repo: NotesRepo, *targets: str) -> None:
+    venv = Path(sys.executable).parent.parent
+    command = ["make", "-s", "-f", str(PROJECT / "Makefile"), "-C", str(repo.root), f"VENV={venv}"]
+    done = subprocess.run(
+        [*command, *targets], env=clean_env(), capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_deleting_the_index_folder_loses_only_the_index(tmp_path: Path, cached_model: Path) -> None:
+    repo = memory(tmp_path / "clone")
+    make(repo, "ingest", "embed")
+    assert hybrid(repo)["engine"] == "hybrid"
+    shutil.rmtree(repo.root / ".memidx")
+    make(repo, "ingest")
+    make(repo, "embed")
+    search = hybrid(repo)
+    assert search["engine"] == "hybrid" and search["warnings"] == []
+    assert (cached_model / PACKAGED_NAME).is_symlink()  # the cache was only read

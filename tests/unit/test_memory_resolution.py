@@ -1,0 +1,172 @@
+"""Which memory answers: -C, then MEMIDX_ROOT, then the repository the process stands in if it
+is a memidx memory, then the memory recorded in the user configuration (fake environments and
+folders under tmp_path; nothing of the user's is read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import is_memory, load_config, resolve_root
+from memidx.errors import ConfigError
+from memidx.locations import record_memory, recorded_memory, user_config_path, user_models_dir
+
+
+def repository(root: Path, *, marker: str | None = None) -> Path:
+    """A git work tree with a notes/ folder; `marker` makes it a memidx memory."""
+    (root / ".git").mkdir(parents=True)
+    (root / "notes").mkdir()
+    if marker == "pyproject":
+        (root / "pyproject.toml").write_text('[tool.memidx]\nnotes_dir = "notes"\n')
+    elif marker == "state":
+        (root / ".memidx").mkdir()
+    return root
+
+
+def env_for(home: Path, memory: Path | None = None, **extra: str) -> dict[str, str]:
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), **extra}
+    if memory is not None:
+        record_memory(user_config_path(env), memory)
+    return env
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """The user's memory, another memory, and a project that has notes/ but is no memory;
+    the process stands in the project."""
+    places = {
+        "home": tmp_path / "home",
+        "memory": repository(tmp_path / "memory", marker="pyproject"),
+        "other": repository(tmp_path / "other", marker="state"),
+        "project": repository(tmp_path / "project"),
+    }
+    (places["project"] / "src").mkdir()
+    monkeypatch.chdir(places["project"] / "src")
+    return places
+
+
+# (-C, MEMIDX_ROOT, where the process stands) -> (the memory that answers, found_by)
+ORDER = [
+    (("other", "memory", "project"), ("other", "flag")),  # -C beats MEMIDX_ROOT
+    ((None, "other", "memory"), ("other", "env")),  # MEMIDX_ROOT beats where you stand
+    ((None, None, "other"), ("other", "cwd")),  # standing in a memory beats the config
+    ((None, None, "project"), ("memory", "user config")),  # a project: the user's memory
+]
+
+
+@pytest.mark.parametrize(("given", "expected"), ORDER)
+def test_the_memory_that_answers_follows_the_resolution_order(
+    world: dict[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    given: tuple[str | None, str | None, str],
+    expected: tuple[str, str],
+) -> None:
+    flag, variable, stand_in = given
+    monkeypatch.chdir(world[stand_in])
+    extra = {"MEMIDX_ROOT": str(world[variable])} if variable else {}
+    env = env_for(world["home"], world["memory"], **extra)
+    config = load_config(world[flag] if flag else None, env=env)
+    assert (config.root, config.found_by) == (world[expected[0]].resolve(), expected[1])
+
+
+def test_a_subfolder_of_the_memory_answers_for_the_memory(
+    world: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (world["other"] / "notes" / "deep").mkdir()
+    monkeypatch.chdir(world["other"] / "notes" / "deep")
+    found = resolve_root(None, env_for(world["home"], world["memory"]))
+    assert (found.root, found.found_by) == (world["other"].resolve(), "cwd")
+
+
+def test_no_memory_anywhere_is_one_line_naming_the_config_and_the_remedy(
+    world: dict[str, Path],
+) -> None:
+    env = env_for(world["home"])
+    with pytest.raises(ConfigError) as caught:
+        load_config(env=env)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "is not a memidx memory" in message and str(user_config_path(env)) in message
+    assert "memidx memory use PATH" in message
+
+
+def test_a_recorded_memory_that_is_gone_is_an_error_not_the_project(
+    world: dict[str, Path], tmp_path: Path
+) -> None:
+    env = env_for(world["home"], tmp_path / "deleted-clone")
+    with pytest.raises(ConfigError, match="is not a memidx memory"):
+        load_config(env=env)
+
+
+@pytest.mark.parametrize(
+    ("marker", "expected"),
+    [("pyproject", True), ("state", True), (None, False)],
+)
+def test_is_memory_needs_tool_memidx_or_a_memidx_folder_not_just_notes(
+    tmp_path: Path, marker: str | None, expected: bool
+) -> None:
+    assert is_memory(repository(tmp_path / "repo", marker=marker)) is expected
+
+
+@pytest.mark.parametrize("text", ['[project]\nname = "app"\n', "[project\n"])
+def test_a_projects_pyproject_is_not_a_memory(tmp_path: Path, text: str) -> None:
+    root = repository(tmp_path / "repo")
+    (root / "pyproject.toml").write_text(text)  # without [tool.memidx], or not even TOML
+    assert not is_memory(root)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("memory = [", "config.toml"),
+        ('memory = "relative/path"', "absolute path"),
+        ("memory = 3", "absolute path"),
+        ('memroy = "/x"', "unknown setting 'memroy'"),
+    ],
+)
+def test_a_bad_user_configuration_is_one_line(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text + "\n")
+    with pytest.raises(ConfigError, match=problem) as caught:
+        recorded_memory(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_recording_a_memory_replaces_only_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "memidx" / "config.toml"
+    record_memory(path, Path("/first/clone"))
+    path.write_text(path.read_text() + "# kept\n")
+    record_memory(path, Path('/second/"quoted" clone'))
+    assert recorded_memory(path) == Path('/second/"quoted" clone')
+    assert "# kept\n" in path.read_text() and "/first" not in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("env", "config", "models"),
+    [
+        ({"HOME": "/h"}, "/h/.config/memidx/config.toml", "/h/.cache/memidx/models"),
+        (
+            {"HOME": "/h", "XDG_CONFIG_HOME": "/c", "XDG_CACHE_HOME": "/k"},
+            "/c/memidx/config.toml",
+            "/k/memidx/models",
+        ),
+        # a relative XDG value is ignored, as the specification says
+        (
+            {"HOME": "/h", "XDG_CONFIG_HOME": "c", "XDG_CACHE_HOME": "k"},
+            "/h/.config/memidx/config.toml",
+            "/h/.cache/memidx/models",
+        ),
+    ],
+)
+def test_user_locations_follow_xdg(env: dict[str, str], config: str, models: str) -> None:
+    assert (user_config_path(env), user_models_dir(env)) == (Path(config), Path(models))
+
+
+def test_models_dir_is_the_shared_cache_unless_configured(world: dict[str, Path]) -> None:
+    env = env_for(world["home"], XDG_CACHE_HOME=str(world["home"] / "cache"))
+    config = load_config(world["memory"], env=env)
+    assert config.models_dir == world["home"] / "cache" / "memidx" / "models"
+    assert config.legacy_models_dir == world["memory"].resolve() / ".memidx" / "models"
+    chosen = load_config(world["memory"], env={**env, "MEMIDX_MODELS_DIR": "/m"})
+    assert (chosen.models_dir, chosen.legacy_models_dir) == (Path("/m"), None)
