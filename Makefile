@@ -96,9 +96,9 @@ sync: ready ## commit this clone's haystack, pull and push, retrying while other
 	$(MEMIDX) share
 
 lint: dev ## ruff (lint and format) and pyright --strict
-	$(DEV_VENV)/bin/ruff check memidx tests
-	$(DEV_VENV)/bin/ruff format --check memidx tests
-	$(DEV_VENV)/bin/pyright
+	$(DEV_PY) -m ruff check memidx tests
+	$(DEV_PY) -m ruff format --check memidx tests
+	$(DEV_PY) -m pyright
 
 test: lint ## lint, type check and the whole test suite
 	$(DEV_PY) -m pytest -q

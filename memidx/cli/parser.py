@@ -278,23 +278,6 @@ def _secret_check_options(p: argparse.ArgumentParser) -> None:
 MAX_HITS = 1000
 
 
-def _user_memory_command(commands: Commands) -> None:
-    p = commands.add(
-        "memory", "show or switch the memory that answers from any directory", "user:memory"
-    )
-    actions = p.add_subparsers(dest="action", metavar="ACTION")
-    show = actions.add_parser("show", help="which memory answers here, and why (the default)")
-    _json_flag(show)
-    use = actions.add_parser("use", help="record PATH as your memory (in the user configuration)")
-    use.add_argument("folder", metavar="PATH", help="the folder of a memidx memory (a clone)")
-    use.add_argument(
-        "--if-unset",
-        action="store_true",
-        help="only when no memory is recorded yet (what `make install` runs)",
-    )
-    _json_flag(p)
-
-
 def _positive(text: str) -> int:
     value = int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else 0
     if not 0 < value <= MAX_HITS:
