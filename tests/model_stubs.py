@@ -22,7 +22,7 @@ class ModelStub:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
             def do_GET(self) -> None:
@@ -77,11 +77,11 @@ class ModelStub:
 
 
 def _responses() -> bytes:
-    item = {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
+    item: dict[str, object] = {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
             "content": [{"type": "output_text", "text": ANSWER, "annotations": []}]}  # fmt: skip
-    usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
+    usage: dict[str, object] = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
              "output_tokens_details": None, "total_tokens": 15}  # fmt: skip
-    events = [
+    events: list[tuple[str, dict[str, object]]] = [
         ("response.created", {"type": "response.created", "response": {"id": "resp_1"}}),
         ("response.output_item.done",
          {"type": "response.output_item.done", "output_index": 0, "item": item}),
