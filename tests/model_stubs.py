@@ -77,10 +77,12 @@ class ModelStub:
 
 
 def _responses() -> bytes:
-    item: dict[str, object] = {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
+    item: dict[str, object] = {
+            "type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
             "content": [{"type": "output_text", "text": ANSWER, "annotations": []}]}  # fmt: skip
-    usage: dict[str, object] = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
-             "output_tokens_details": None, "total_tokens": 15}  # fmt: skip
+    usage: dict[str, object] = {
+        "input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
+        "output_tokens_details": None, "total_tokens": 15}  # fmt: skip
     events: list[tuple[str, dict[str, object]]] = [
         ("response.created", {"type": "response.created", "response": {"id": "resp_1"}}),
         ("response.output_item.done",

@@ -1,6 +1,7 @@
 """`memidx agent hook codex|gemini|cursor EVENT` with inputs in each agent's documented format
-(Codex's rollout in the shape Codex CLI 0.171.0 writes it): recall's output shape, capture of
-the turn once (the recall shape: tests/cli/test_codex_gemini_e2e.py), without the context Codex injected, archives before compaction."""
+(Codex's rollout in the shape Codex CLI 0.171.0 writes it): capture of the turn once (recall:
+tests/cli/test_codex_gemini_e2e.py), without the context Codex injected; archives before
+compaction."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def rollout(path: Path, answer: str) -> Path:
         {"type": "response_item",
          "payload": item("user", "input_text", "<environment_context>cwd</environment_context>")},
         {"type": "response_item", "payload": item("user", "input_text", "how do I cap vmmem?")},
-        {"type": "event_msg", "payload": {"type": "item_completed", "item": {"type": "UserMessage"}}},
+        {"type": "event_msg",
+         "payload": {"type": "item_completed", "item": {"type": "UserMessage"}}},
         {"type": "response_item",
          "payload": item("developer", "input_text", "<memidx-recall>\nINJECTED\n</memidx-recall>")},
         {"type": "response_item",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ command = "gh-mcp"
 """
 THEIR_HOOKS = {"hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "x"}]}]}}
 THEIR_GEMINI = {"theme": "dark", "mcpServers": {"github": {"command": "gh-mcp"}}}
-THEIR_CURSOR = {"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}}
+THEIR_CURSOR: dict[str, Any] = {"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}}
 
 
 @pytest.fixture
