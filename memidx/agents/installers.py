@@ -17,6 +17,7 @@ INSTALLERS = {
     "codex": "memidx.agents.codex_install",
     "gemini": "memidx.agents.gemini_install",
     "cursor": "memidx.agents.cursor_install",
+    "hermes": "memidx.agents.hermes_install",
 }
 AGENTS = tuple(INSTALLERS)
 

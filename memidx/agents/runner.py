@@ -25,6 +25,7 @@ ADAPTERS = {
     "codex": "memidx.agents.codex",
     "gemini": "memidx.agents.gemini",
     "cursor": "memidx.agents.cursor",
+    "hermes": "memidx.agents.hermes",
 }
 DEADLINE_VARIABLE = "MEMIDX_AGENT_DEADLINE"  # seconds, for every event (tests, slow machines)
 

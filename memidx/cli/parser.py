@@ -249,7 +249,7 @@ def _agent_commands(commands: _Commands) -> None:
     p.add_argument(
         "agent",
         nargs="?",
-        choices=("claude-code", "codex", "gemini", "cursor"),
+        choices=("claude-code", "codex", "gemini", "cursor", "hermes"),
         default="claude-code",
     )
     p.add_argument("event", nargs="?", help="with hook: the agent's event, e.g. UserPromptSubmit")
