@@ -134,3 +134,40 @@ def test_cursor_install_writes_hooks_mcp_and_the_rule_and_uninstall_removes_them
 
     assert json.loads((project / ".cursor" / "hooks.json").read_text()) == THEIR_CURSOR
     assert not rule.exists() and not (project / ".cursor" / "mcp.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("theirs", "expected"),
+    [
+        ("", "memory:\n  provider: memidx\n"),
+        ("model: m  # mine\n", "model: m  # mine\n"),
+        (
+            "memory:\n    memory_enabled: true\nmodel: m\n",
+            "    provider: memidx  # memidx: added\n",
+        ),
+        ("memory:\n  provider: honcho  # mine\n", "  provider: memidx  # memidx: was provider"),
+    ],
+)
+def test_hermes_sets_memory_provider_in_place_and_uninstall_restores_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch, theirs: str, expected: str
+) -> None:
+    hermes = project.parent / "hermes-home"
+    monkeypatch.setenv("HERMES_HOME", str(hermes))
+    if theirs:
+        hermes.mkdir()
+        (hermes / "config.yaml").write_text(theirs)
+
+    agent(project, "install", "hermes")
+    config = (hermes / "config.yaml").read_text()
+    assert "unchanged" in agent(project, "install", "hermes")
+
+    assert expected in config
+    assert "memory.provider: memidx" in agent(project, "status")
+    assert "MemidxMemoryProvider" in (hermes / "plugins" / "memidx" / "__init__.py").read_text()
+    agent(project, "uninstall", "hermes")
+    assert (
+        (hermes / "config.yaml").read_text() == theirs
+        if theirs
+        else not hermes.joinpath("config.yaml").exists()
+    )
+    assert not (hermes / "plugins" / "memidx" / "__init__.py").exists()
