@@ -29,6 +29,7 @@ def agent(args: argparse.Namespace, config: Config) -> int:
             for scope in SCOPES
             for path, what in states_all(config_files(name, scope, _cwd(args)))
         ]
+        rows = [r for i, r in enumerate(rows) if r["path"] not in {o["path"] for o in rows[:i]}]
         if args.json:
             print(json.dumps({"schema": "memidx.agents/1", "files": rows}, indent=2))
         for row in [] if args.json else rows:

@@ -162,7 +162,9 @@ def test_hermes_sets_memory_provider_in_place_and_uninstall_restores_it(
     assert "unchanged" in agent(project, "install", "hermes")
 
     assert expected in config
-    assert "memory.provider: memidx" in agent(project, "status")
+    status = agent(project, "status")
+    assert "memory.provider: memidx" in status
+    assert status.count(str(hermes / "config.yaml")) == 1  # one file, whatever the scope
     assert "MemidxMemoryProvider" in (hermes / "plugins" / "memidx" / "__init__.py").read_text()
     agent(project, "uninstall", "hermes")
     assert (
