@@ -1,7 +1,9 @@
 """`memidx agent install hermes` in a throwaway HERMES_HOME, then memidx's plugin loaded by the
-real hermes-agent package's own loader (plugins.memory.load_memory_provider) and driven on its
-MemoryProvider interface: prefetch recalls the note, sync_turn files the turn, on_session_end
-files every exchange once, a subagent context writes nothing. config.yaml keeps its lines.
+real hermes-agent package's own loader (plugins.memory.load_memory_provider) and driven through
+its MemoryManager, as Hermes' agent loop calls it: prefetch recalls the note (from the cache the
+queued prefetch filled), sync_turn files the turn, on_pre_compress archives the messages,
+on_session_end files every exchange once, a subagent context writes nothing. config.yaml keeps
+its lines.
 
 Skipped when `hermes` is not on PATH (pip install hermes-agent; its interpreter runs the test
 driver)."""
@@ -28,27 +30,32 @@ memory:
 DRIVER = r"""
 import json, sys, time
 from plugins.memory import load_memory_provider
+from agent.memory_manager import MemoryManager
 from agent.memory_provider import MemoryProvider
 p = load_memory_provider("memidx")
 assert isinstance(p, MemoryProvider), p
-p.initialize("h1", hermes_home=sys.argv[1], platform="cli", agent_context="primary")
+manager = MemoryManager()
+manager.add_provider(p)
+manager.initialize_all("h1", hermes_home=sys.argv[1], platform="cli", agent_context="primary")
 out = {"name": p.name, "available": p.is_available()}
 q = "how do I cap vmmem memory with .wslconfig?"
-p.queue_prefetch(q, session_id="h1")  # Hermes queues the next turn's recall in the background
+manager.queue_prefetch_all(q, session_id="h1")  # Hermes queues the next turn's recall
 for _ in range(600):
     if q in p._cached:
         break
     time.sleep(0.1)
 started = time.monotonic()
-out["recall"] = p.prefetch(q, session_id="h1")
+out["recall"] = manager.prefetch_all(q, session_id="h1")
 out["cached_seconds"] = time.monotonic() - started
-p.sync_turn("what about the quokka port?", "Quokka server: port 8123.", session_id="h1")
+manager.sync_all("what about the quokka port?", "Quokka server: port 8123.", session_id="h1")
+manager.flush_pending(30)
 msgs = [{"role": "user", "content": "and the wombat?"},
         {"role": "assistant", "content": "Wombat answer.", "tool_calls": [
             {"function": {"name": "terminal", "arguments": "{\"command\": \"ls\"}"}}]}]
-p.on_session_end(msgs)
-p.on_session_end(msgs)
-sub = load_memory_provider("memidx").__class__()
+out["compress"] = manager.on_pre_compress(msgs)
+manager.on_session_end(msgs)
+manager.on_session_end(msgs)
+sub = p.__class__()
 sub.initialize("h2", hermes_home=sys.argv[1], platform="cli", agent_context="subagent")
 sub.sync_turn("subagent numbat", "Numbat answer.", session_id="h2")
 time.sleep(8)
@@ -93,6 +100,11 @@ def test_the_plugin_on_hermes_own_loader(tmp_path: Path, models_dir: Path) -> No
     assert out["name"] == "memidx" and out["available"]
     assert out["cached_seconds"] < 0.05
     assert "memidx-recall" in out["recall"] and "wslconfig" in out["recall"]
+    archived = subprocess.run(
+        [str(MEMIDX_BIN), "search", "--json", "--kind", "transcript", "--mode", "bm25", "wombat"],
+        cwd=memory.root, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert json.loads(archived.stdout)["hits"], "on_pre_compress archives the messages"
     for word, count in (("Quokka", 1), ("Wombat", 1), ("Numbat", 0)):
         found = subprocess.run([str(MEMIDX_BIN), "search", "--json", "--kind", "turn", "--mode",
                                 "bm25", word], cwd=memory.root, env=env, capture_output=True,
