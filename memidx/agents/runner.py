@@ -20,7 +20,13 @@ from memidx.config import Config, load_config
 from memidx.frozen import Value
 
 MAX_INPUT = 8 * 1024 * 1024
-ADAPTERS = {"claude-code": "memidx.agents.claude_code"}
+ADAPTERS = {
+    "claude-code": "memidx.agents.claude_code",
+    "codex": "memidx.agents.codex",
+    "gemini": "memidx.agents.gemini",
+    "cursor": "memidx.agents.cursor",
+    "hermes": "memidx.agents.hermes",
+}
 DEADLINE_VARIABLE = "MEMIDX_AGENT_DEADLINE"  # seconds, for every event (tests, slow machines)
 
 

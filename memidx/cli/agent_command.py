@@ -9,8 +9,6 @@ from pathlib import Path
 
 from memidx.config import Config
 
-AGENTS = ("claude-code",)
-
 
 def agent(args: argparse.Namespace, config: Config) -> int:
     if args.action == "hook":
@@ -21,16 +19,17 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         from memidx.agents.recall_server import serve
 
         return serve(config)
-    from memidx.agents import claude_install
-    from memidx.agents.install import SCOPES, apply, describe, states
+    from memidx.agents.install import SCOPES, describe
+    from memidx.agents.installers import AGENTS, apply_all, config_files, states_all
 
     if args.action == "status":
         rows = [
             {"agent": name, "scope": scope, "path": str(path), "installed": what}
             for name in AGENTS
             for scope in SCOPES
-            for path, what in states(claude_install.config_files(scope, _cwd(args)))
+            for path, what in states_all(config_files(name, scope, _cwd(args)))
         ]
+        rows = [r for i, r in enumerate(rows) if r["path"] not in {o["path"] for o in rows[:i]}]
         if args.json:
             print(json.dumps({"schema": "memidx.agents/1", "files": rows}, indent=2))
         for row in [] if args.json else rows:
@@ -38,8 +37,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
             print(f"{row['agent']} ({row['scope']}) {row['path']}: {what}")
         return 0
     remove = args.action == "uninstall"
-    files = claude_install.config_files(args.scope, _cwd(args))
-    done = apply(files, remove=remove, dry_run=args.dry_run)
+    files = config_files(args.agent, args.scope, _cwd(args))
+    done = apply_all(files, remove=remove, dry_run=args.dry_run)
     if args.json:
         print(json.dumps({
             "schema": "memidx.agent-install/1", "dry_run": args.dry_run,

@@ -34,7 +34,12 @@ def _agent_commands(commands: Commands) -> None:
         "status: what is installed where; serve: the warm recall server the prompt hook "
         "starts; hook: what the agent runs (JSON on stdin, never fails)",
     )
-    p.add_argument("agent", nargs="?", choices=("claude-code",), default="claude-code")
+    p.add_argument(
+        "agent",
+        nargs="?",
+        choices=("claude-code", "codex", "gemini", "cursor", "hermes"),
+        default="claude-code",
+    )
     p.add_argument("event", nargs="?", help="with hook: the agent's event, e.g. UserPromptSubmit")
     p.add_argument("--scope", choices=("user", "project"), default="project",
                    help="project (default): this project's files; user: the user's")  # fmt: skip

@@ -1,0 +1,90 @@
+"""Codex CLI's hooks (hooks.json, Claude Code's shape): SessionStart and UserPromptSubmit inject
+context as `hookSpecificOutput.additionalContext`; Stop files the turn from the rollout
+(memidx/agents/codex_transcript.py), or, when Codex gives no rollout path, from the prompt the
+prompt hook kept and the `last_assistant_message`; PreCompact archives the rollout. Where its
+configuration lives: memidx/agents/codex_install.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memidx.agents import actions
+from memidx.agents.runner import HookCall
+from memidx.agents.session import SessionState, Where, session_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.agents.exchange import Exchange
+
+NAME = "codex"
+# event: (Codex's timeout for the hook in seconds, memidx's own deadline in seconds)
+EVENTS: dict[str, tuple[int, float]] = {
+    "SessionStart": (10, 1.5),
+    "UserPromptSubmit": (10, 1.5),
+    "Stop": (30, 10.0),
+    "PreCompact": (60, 30.0),
+}
+PROMPT = "codex-prompt"  # session state: the last prompt, for a Stop without a rollout
+
+
+class Codex:
+    name = NAME
+
+    def deadline(self, event: str) -> float:
+        return EVENTS[event][1]
+
+    def handle(self, call: HookCall) -> str:
+        payload, config, event = call.payload, call.config, call.event
+        where = Where(NAME, str(payload.get("session_id") or "unknown"), _cwd(payload))
+        if event == "SessionStart":
+            actions.warm_up(config)
+            return _context(event, actions.digest_for(config, where))
+        if event == "UserPromptSubmit":
+            prompt = str(payload.get("prompt") or "")
+            state = SessionState(session_path(config, NAME, where.session))
+            state.set_text(PROMPT, prompt)
+            state.save()
+            return _context(event, actions.recall_for(config, where, prompt, call.deadline))
+        from memidx.agents.claude_transcript import read_text
+        from memidx.agents.codex_transcript import parse
+
+        path = str(payload.get("transcript_path") or "")
+        text = read_text(Path(path)) if path else ""
+        if event == "Stop":
+            actions.capture(config, where, _exchanges(call, where, text))
+            for summary in parse(text).summaries:
+                actions.summary(config, where, summary)
+        elif event == "PreCompact":
+            actions.capture(config, where, [e for e in parse(text).exchanges if e.answered])
+            actions.archive_transcript(config, where, text)
+        return ""
+
+
+def _exchanges(call: HookCall, where: Where, text: str) -> list[Exchange]:
+    from memidx.agents.codex_transcript import parse
+    from memidx.agents.exchange import Exchange
+
+    last = str(call.payload.get("last_assistant_message") or "").strip()
+    found = list(parse(text).exchanges)
+    if found:  # the last turn: its answer is the message Stop reports, the rollout may lag
+        *done, current = found
+        if last and not any(a.strip() == last for a in current.assistant):
+            current = Exchange(current.user, (*current.assistant, last), closed=True)
+        return [*done, current]
+    prompt = SessionState(session_path(call.config, NAME, where.session)).text(PROMPT) or ""
+    return [Exchange(prompt, (last,), closed=True)] if prompt and last else []
+
+
+def _cwd(payload: dict[str, object]) -> str:
+    return str(payload.get("cwd") or Path.cwd())
+
+
+def _context(event: str, text: str) -> str:
+    if not text:
+        return ""
+    output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return json.dumps(output, ensure_ascii=False)
+
+
+ADAPTER = Codex()

@@ -1,0 +1,87 @@
+"""Where Cursor's hooks, MCP servers and rules live: `.cursor/hooks.json` (version 1: each
+event a flat list of `{"command": ...}`), `.cursor/mcp.json` and the rule
+`.cursor/rules/memidx.mdc` in the project, or the same under `~/.cursor/` for the user."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+from memidx.agents.cursor import EVENTS, NAME
+from memidx.agents.install import ConfigFile, memidx_argv, project_root, shell_command
+from memidx.agents.settings import Json, drop_entry, get_entry, is_ours, set_entry
+from memidx.agents.text_install import TextFile, own_file
+
+MARKER = f"agent hook {NAME}"
+SERVER = "memidx"
+RULE = """---
+description: memidx, the shared memory of this project's agents
+alwaysApply: true
+---
+Before starting a task, call memidx's `search` tool (MCP server `memidx`) with the task's key
+words: earlier decisions, notes and sessions about this project are there. Cite what you use by
+its ref:line. Added by `memidx agent install cursor`; `memidx agent uninstall cursor` removes it.
+"""
+
+
+def _install_hooks(doc: Json) -> Json:
+    doc = _uninstall_hooks(doc)
+    table = dict(cast(Json, doc.get("hooks")) if isinstance(doc.get("hooks"), dict) else {})
+    for event, (timeout, _) in EVENTS.items():
+        listed = table.get(event)
+        entries = list(cast(list[object], listed)) if isinstance(listed, list) else []
+        command = shell_command("agent", "hook", NAME, event)
+        table[event] = [*entries, {"command": command, "timeout": timeout}]
+    return {"version": doc.get("version", 1), **doc, "hooks": table}
+
+
+def _uninstall_hooks(doc: Json) -> Json:
+    table = doc.get("hooks")
+    if not isinstance(table, dict):
+        return doc
+    kept: Json = {}
+    for event, listed in cast(Json, table).items():
+        if not isinstance(listed, list):
+            kept[event] = listed
+            continue
+        entries = cast(list[object], listed)
+        rest = [e for e in entries if not is_ours(e, MARKER)]
+        if rest or not entries:
+            kept[event] = rest
+    if kept:
+        return {**doc, "hooks": kept}
+    rest_doc = {k: v for k, v in doc.items() if k != "hooks"}
+    return {} if rest_doc == {"version": 1} else rest_doc
+
+
+def _hooks_state(doc: Json) -> list[str]:
+    table = doc.get("hooks")
+    events = [
+        event for event, listed in (cast(Json, table) if isinstance(table, dict) else {}).items()
+        if isinstance(listed, list) and any(is_ours(e, MARKER) for e in cast(list[object], listed))
+    ]  # fmt: skip
+    return [f"hooks: {', '.join(events)}"] if events else []
+
+
+def _install_mcp(doc: Json) -> Json:
+    argv = memidx_argv()
+    return set_entry(doc, ["mcpServers", SERVER], {"command": argv[0], "args": [*argv[1:], "mcp"]})
+
+
+def _uninstall_mcp(doc: Json) -> Json:
+    return drop_entry(doc, ["mcpServers", SERVER])
+
+
+def _mcp_state(doc: Json) -> list[str]:
+    return (
+        [f"MCP server {SERVER}"] if isinstance(get_entry(doc, ["mcpServers", SERVER]), dict) else []
+    )
+
+
+def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
+    folder = (project_root(cwd) if scope == "project" else Path.home()) / ".cursor"
+    return [
+        ConfigFile(folder / "hooks.json", _install_hooks, _uninstall_hooks, _hooks_state),
+        ConfigFile(folder / "mcp.json", _install_mcp, _uninstall_mcp, _mcp_state),
+        own_file(folder / "rules" / "memidx.mdc", RULE, "rule memidx.mdc"),
+    ]

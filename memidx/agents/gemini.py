@@ -1,0 +1,68 @@
+"""Gemini CLI's hooks (settings.json `hooks`; stdout must be JSON only): SessionStart injects
+the digest and BeforeAgent the recall block as `hookSpecificOutput.additionalContext`;
+AfterAgent files the turn from its `prompt` and `prompt_response`; PreCompress archives the
+session file verbatim. Where its configuration lives: memidx/agents/gemini_install.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memidx.agents import actions
+from memidx.agents.runner import HookCall
+from memidx.agents.session import Where
+
+NAME = "gemini"
+# event: (Gemini CLI's timeout for the hook in milliseconds, memidx's own deadline in seconds)
+EVENTS: dict[str, tuple[int, float]] = {
+    "SessionStart": (10_000, 1.5),
+    "BeforeAgent": (10_000, 1.5),
+    "AfterAgent": (30_000, 10.0),
+    "PreCompress": (60_000, 30.0),
+}
+NOTHING = "{}"  # Gemini CLI parses every hook's stdout as JSON
+
+
+class Gemini:
+    name = NAME
+
+    def deadline(self, event: str) -> float:
+        return EVENTS[event][1]
+
+    def handle(self, call: HookCall) -> str:
+        payload, config, event = call.payload, call.config, call.event
+        where = Where(NAME, str(payload.get("session_id") or "unknown"), _cwd(payload))
+        if event == "SessionStart":
+            actions.warm_up(config)
+            return _context(event, actions.digest_for(config, where))
+        if event == "BeforeAgent":
+            prompt = str(payload.get("prompt") or "")
+            return _context(event, actions.recall_for(config, where, prompt, call.deadline))
+        if event == "AfterAgent":
+            from memidx.agents.exchange import Exchange
+
+            prompt = str(payload.get("prompt") or "").strip()
+            answer = str(payload.get("prompt_response") or "").strip()
+            if prompt and answer:
+                actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
+        elif event == "PreCompress":
+            from memidx.agents.claude_transcript import read_text
+
+            path = str(payload.get("transcript_path") or "")
+            if path:
+                actions.archive_transcript(config, where, read_text(Path(path)))
+        return NOTHING
+
+
+def _cwd(payload: dict[str, object]) -> str:
+    return str(payload.get("cwd") or Path.cwd())
+
+
+def _context(event: str, text: str) -> str:
+    if not text:
+        return NOTHING
+    output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return json.dumps(output, ensure_ascii=False)
+
+
+ADAPTER = Gemini()

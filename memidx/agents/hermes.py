@@ -1,0 +1,117 @@
+"""Hermes Agent's memory-provider calls, as memidx's plugin in Hermes forwards them
+(memidx/agents/hermes_install.py writes the plugin): `prefetch` returns the recall block for
+the query as plain text; `sync_turn` files the turn; `pre_compress` archives the messages about
+to be compressed as a transcript; `session_end` files every exchange of the session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import cast
+
+from memidx.agents import actions
+from memidx.agents.runner import HookCall
+from memidx.agents.session import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.agents.exchange import Exchange
+
+NAME = "hermes"
+# event: memidx's deadline in seconds (the plugin waits a little longer, then gives up)
+EVENTS: dict[str, float] = {
+    "prefetch": 1.5,
+    "sync_turn": 10.0,
+    "pre_compress": 30.0,
+    "session_end": 10.0,
+}
+
+
+class Hermes:
+    name = NAME
+
+    def deadline(self, event: str) -> float:
+        return EVENTS[event]
+
+    def handle(self, call: HookCall) -> str:
+        payload, config, event = call.payload, call.config, call.event
+        where = Where(NAME, str(payload.get("session_id") or "unknown"), _cwd(payload))
+        if event == "prefetch":
+            query = str(payload.get("query") or "")
+            return actions.recall_for(config, where, query, call.deadline)
+        from memidx.agents.exchange import Exchange
+
+        if event == "sync_turn":
+            user = str(payload.get("user") or "").strip()
+            assistant = str(payload.get("assistant") or "").strip()
+            if user and assistant:
+                actions.capture(config, where, [Exchange(user, (assistant,), closed=True)])
+        messages = _messages(payload.get("messages"))
+        if event == "pre_compress" and messages:
+            text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
+            actions.archive_transcript(config, where, text)
+        elif event == "session_end":
+            actions.capture(config, where, exchanges(messages))
+        return ""
+
+
+def exchanges(messages: list[dict[str, object]]) -> list[Exchange]:
+    """The exchanges of an OpenAI-style message list: each user message with the assistant's
+    texts and tool calls until the next one."""
+    from memidx.agents.exchange import Exchange, tool_note
+
+    found: list[Exchange] = []
+    user: str | None = None
+    said: list[str] = []
+    for message in messages:
+        role, content = message.get("role"), _text(message.get("content"))
+        if role == "user" and content:
+            if user is not None:
+                found.append(Exchange(user, tuple(said), closed=True))
+            user, said = content, []
+        elif role == "assistant" and user is not None:
+            said += [content] if content else []
+            for call in cast(list[object], message.get("tool_calls") or []):
+                function = (
+                    cast(dict[str, object], call).get("function")
+                    if isinstance(call, dict)
+                    else None
+                )
+                if isinstance(function, dict):
+                    table = cast(dict[str, object], function)
+                    said.append(tool_note(str(table.get("name") or "tool"), _arguments(table)))
+    if user is not None:
+        found.append(Exchange(user, tuple(said), closed=True))
+    return found
+
+
+def _messages(value: object) -> list[dict[str, object]]:
+    items = cast(list[object], value) if isinstance(value, list) else []
+    return [cast(dict[str, object], m) for m in items if isinstance(m, dict)]
+
+
+def _text(content: object) -> str:
+    if isinstance(content, str):
+        return content.strip()
+    parts = cast(list[object], content) if isinstance(content, list) else []
+    texts = [
+        str(cast(dict[str, object], p).get("text") or "") for p in parts if isinstance(p, dict)
+    ]
+    return "\n".join(t for t in texts if t).strip()
+
+
+def _arguments(function: dict[str, object]) -> object:
+    raw = function.get("arguments")
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return {"command": raw}
+    return raw
+
+
+def _cwd(payload: dict[str, object]) -> str:
+    return str(payload.get("cwd") or Path.cwd())
+
+
+ADAPTER = Hermes()

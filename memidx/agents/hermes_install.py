@@ -1,0 +1,101 @@
+"""Where Hermes Agent's memory provider is set: the plugin in `$HERMES_HOME/plugins/memidx/`
+(`__init__.py` and `plugin.yaml`, memidx's own files) and `memory.provider: memidx` in
+`$HERMES_HOME/config.yaml` (`~/.hermes` unless HERMES_HOME is set), edited as text so every
+other line and comment stays: the line memidx changed carries the one it replaced."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import cast
+
+import yaml
+
+from memidx.agents.hermes_plugin import MANIFEST, plugin_source
+from memidx.agents.install import memidx_argv
+from memidx.agents.settings import LEFT_ALONE
+from memidx.agents.text_install import TextFile, drop_block, own_file, put_block
+from memidx.errors import MemidxError
+
+WAS = "  # memidx: was "
+ADDED = "  # memidx: added"
+TOP = re.compile(r"^memory:\s*(#.*)?$")
+
+
+def hermes_home() -> Path:
+    configured = os.environ.get("HERMES_HOME")
+    return Path(configured).expanduser() if configured else Path.home() / ".hermes"
+
+
+def _provider(text: str, path: Path) -> object:
+    try:
+        loaded: object = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise MemidxError(f"{path} is not valid YAML: {exc}", LEFT_ALONE) from exc
+    memory = cast(dict[str, object], loaded).get("memory") if isinstance(loaded, dict) else None
+    return cast(dict[str, object], memory).get("provider") if isinstance(memory, dict) else None
+
+
+def _install(path: Path):
+    def install(text: str) -> str:
+        text = _uninstall(text)
+        lines = text.splitlines(keepends=True)
+        top = next((i for i, line in enumerate(lines) if TOP.match(line.rstrip("\n"))), None)
+        if top is None:
+            after = put_block(text, "memory:\n  provider: memidx\n")
+        else:
+            after = "".join(_set_provider(lines, top))
+        if _provider(after, path) != "memidx":
+            raise MemidxError(f"{path}: memidx could not set memory.provider", LEFT_ALONE)
+        return after
+
+    return install
+
+
+def _set_provider(lines: list[str], top: int) -> list[str]:
+    end, indent = len(lines), "  "
+    for i in range(top + 1, len(lines)):
+        body = lines[i].rstrip("\n")
+        if body.strip() and not body.lstrip().startswith("#"):
+            if not body.startswith((" ", "\t")):
+                end = i
+                break
+            indent = body[: len(body) - len(body.lstrip())] if indent == "  " else indent
+    for i in range(top + 1, end):
+        if re.match(rf"^{re.escape(indent)}provider\s*:", lines[i]):
+            old = lines[i].rstrip("\n")
+            lines[i] = f"{indent}provider: memidx{WAS}{old.strip()}\n"
+            return lines
+    return [*lines[: top + 1], f"{indent}provider: memidx{ADDED}\n", *lines[top + 1 :]]
+
+
+def _uninstall(text: str) -> str:
+    kept: list[str] = []
+    for line in drop_block(text).splitlines(keepends=True):
+        if line.rstrip("\n").endswith(ADDED) and "provider: memidx" in line:
+            continue
+        if WAS in line and "provider: memidx" in line:
+            indent = line[: len(line) - len(line.lstrip())]
+            kept.append(indent + line.rstrip("\n").split(WAS, 1)[1] + "\n")
+            continue
+        kept.append(line)
+    return "".join(kept)
+
+
+def _state(text: str) -> list[str]:
+    return ["memory.provider: memidx"] if "provider: memidx" in text and _provider(
+        text, Path("config.yaml")
+    ) == "memidx" else []  # fmt: skip
+
+
+def config_files(scope: str, cwd: Path) -> list[TextFile]:
+    """Hermes has one configuration, the user's: `--scope` does not move it."""
+    home = hermes_home()
+    plugin = home / "plugins" / "memidx"
+    config = home / "config.yaml"
+    return [
+        own_file(plugin / "__init__.py", plugin_source(memidx_argv()), "plugin memidx"),
+        own_file(plugin / "plugin.yaml", MANIFEST, "plugin manifest"),
+        TextFile(config, _install(config), _uninstall, _state),
+    ]

@@ -1,0 +1,54 @@
+"""Which module knows each agent's configuration files, and install, uninstall and status over
+both kinds of file (JSON documents, memidx/agents/install.py; text blocks and memidx's own
+files, memidx/agents/text_install.py)."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Protocol, cast
+
+from memidx.agents.install import ConfigFile, Outcome, apply, states
+from memidx.agents.text_install import TextFile, apply_text, read_text
+
+AnyFile = ConfigFile | TextFile
+INSTALLERS = {
+    "claude-code": "memidx.agents.claude_install",
+    "codex": "memidx.agents.codex_install",
+    "gemini": "memidx.agents.gemini_install",
+    "cursor": "memidx.agents.cursor_install",
+    "hermes": "memidx.agents.hermes_install",
+}
+AGENTS = tuple(INSTALLERS)
+
+
+class Installer(Protocol):
+    def config_files(self, scope: str, cwd: Path) -> list[AnyFile]: ...
+
+
+def config_files(agent: str, scope: str, cwd: Path) -> list[AnyFile]:
+    module = cast(Installer, importlib.import_module(INSTALLERS[agent]))
+    return module.config_files(scope, cwd)
+
+
+def apply_all(files: list[AnyFile], *, remove: bool, dry_run: bool) -> list[Outcome]:
+    done: list[Outcome] = []
+    for one in files:
+        if isinstance(one, TextFile):
+            done.append(apply_text(one, remove=remove, dry_run=dry_run))
+        else:
+            done.extend(apply([one], remove=remove, dry_run=dry_run))
+    return done
+
+
+def states_all(files: list[AnyFile]) -> list[tuple[Path, list[str]]]:
+    found: list[tuple[Path, list[str]]] = []
+    for one in files:
+        if isinstance(one, ConfigFile):
+            found.extend(states([one]))
+            continue
+        try:
+            found.append((one.path, one.installed(read_text(one.path))))
+        except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
+            found.append((one.path, [f"unreadable: {exc}"]))
+    return found

@@ -1,0 +1,120 @@
+"""Editing agents' non-JSON configuration (TOML, YAML, rule and plugin files) as text: memidx's
+part is one block between marker lines, so installing twice changes nothing, every other line
+stays as it was, and uninstalling takes out exactly the block. A changed file is backed up."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memidx.agents.install import Outcome
+from memidx.errors import MemidxError
+from memidx.frozen import Value
+
+TextEdit = Callable[[str], str]
+BEGIN = "# >>> memidx: added by `memidx agent install`; `memidx agent uninstall` removes it"
+END = "# <<< memidx"
+
+
+class TextFile(Value):
+    """One text file of an agent's configuration and memidx's edits of it."""
+
+    path: Path
+    install: TextEdit
+    uninstall: TextEdit
+    installed: Callable[[str], list[str]]
+    whole: bool = False  # memidx's own file (a rule, a plugin): removed whole on uninstall
+
+
+def block_lines(body: str, begin: str = BEGIN, end: str = END) -> str:
+    return f"{begin}\n{body.rstrip()}\n{end}\n"
+
+
+def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int] | None:
+    """(start, stop) offsets of memidx's block with its marker lines, None when absent."""
+    start = text.find(begin)
+    if start < 0 or (start > 0 and text[start - 1] != "\n"):
+        return None
+    stop = text.find(end, start)
+    if stop < 0:
+        raise MemidxError("memidx's block in a config file has no end marker", f"add `{end}`")
+    stop += len(end)
+    return start, stop + 1 if text[stop : stop + 1] == "\n" else stop
+
+
+def put_block(text: str, body: str, begin: str = BEGIN, end: str = END) -> str:
+    """`text` with memidx's block replaced by (or, at the end, appended as) `body`."""
+    block = block_lines(body, begin, end)
+    found = find_block(text, begin, end)
+    if found is not None:
+        return text[: found[0]] + block + text[found[1] :]
+    if not text:
+        return block
+    return text + ("" if text.endswith("\n") else "\n") + "\n" + block
+
+
+def drop_block(text: str, begin: str = BEGIN, end: str = END) -> str:
+    """`text` without memidx's block (and the blank line put before it)."""
+    found = find_block(text, begin, end)
+    if found is None:
+        return text
+    head, tail = text[: found[0]], text[found[1] :]
+    if head.endswith("\n\n") and not tail:
+        head = head[:-1]
+    return head + tail
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
+
+
+def write_text(path: Path, text: str) -> Path | None:
+    """Write `text` to `path` atomically, backing up the file it replaces; the backup's path."""
+    backup = None
+    if path.exists():
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
+        shutil.copy2(path, backup)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.memidx-{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return backup
+
+
+def apply_text(one: TextFile, *, remove: bool, dry_run: bool) -> Outcome:
+    before = read_text(one.path)
+    after = (one.uninstall if remove else one.install)(before)
+    if after == before:
+        return Outcome(one.path, False)
+    if remove and not after.strip():
+        if not dry_run:
+            one.path.unlink()  # nothing but memidx's was in it: as if never installed
+        return Outcome(one.path, True)
+    return Outcome(one.path, True, None if dry_run else write_text(one.path, after))
+
+
+def own_file(path: Path, content: str, describe: str) -> TextFile:
+    """A file that is memidx's alone (a rule file, a plugin module): written whole, removed
+    whole, and left alone when someone else's file has the same name."""
+
+    def install(text: str) -> str:
+        if text and text != content and BEGIN not in text and "memidx" not in text:
+            raise MemidxError(f"{path} exists and is not memidx's", "move it away and retry")
+        return content
+
+    def uninstall(text: str) -> str:
+        return "" if text == content or BEGIN in text else text
+
+    def installed(text: str) -> list[str]:
+        return [describe] if text == content else ([f"{describe} (outdated)"] if text else [])
+
+    return TextFile(path, install, uninstall, installed, whole=True)

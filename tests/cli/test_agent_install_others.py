@@ -1,0 +1,175 @@
+"""`memidx agent install|uninstall|status` for Codex CLI, Gemini CLI and Cursor, in throwaway
+homes: idempotent, every other setting kept, a backup of what changed, uninstall removes exactly
+what was added (config.toml byte for byte, with its comments)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import run_in_process
+
+THEIR_TOML = """# my codex settings
+model = "o4"  # the default model
+
+[mcp_servers.github]
+command = "gh-mcp"
+"""
+THEIR_HOOKS = {"hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "x"}]}]}}
+THEIR_GEMINI = {"theme": "dark", "mcpServers": {"github": {"command": "gh-mcp"}}}
+THEIR_CURSOR: dict[str, Any] = {"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}}
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    for name, value in (("HOME", home), ("XDG_CONFIG_HOME", home / ".config"),
+                        ("XDG_CACHE_HOME", home / ".cache")):  # fmt: skip
+        monkeypatch.setenv(name, str(value))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+def agent(root: Path, *args: str) -> str:
+    done = run_in_process(root, "agent", *args)
+    assert done.code == 0, done.err
+    return done.out
+
+
+def test_codex_user_install_keeps_config_toml_and_uninstall_restores_it(project: Path) -> None:
+    codex = project.parent / "home" / ".codex"
+    codex.mkdir()
+    (codex / "config.toml").write_text(THEIR_TOML)
+    (codex / "hooks.json").write_text(json.dumps(THEIR_HOOKS))
+
+    first = agent(project, "install", "codex", "--scope", "user")
+    after = (codex / "config.toml").read_text()
+    again = agent(project, "install", "codex", "--scope", "user")
+
+    assert "backup" in first and again.count("unchanged") == 2
+    assert after.startswith(THEIR_TOML)
+    parsed = tomllib.loads(after)
+    assert parsed["model"] == "o4" and set(parsed["mcp_servers"]) == {"github", "memidx"}
+    assert parsed["mcp_servers"]["memidx"]["args"][-1] == "mcp"
+    hooks = json.loads((codex / "hooks.json").read_text())["hooks"]
+    assert {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"} <= set(hooks)
+    assert hooks["Stop"][0] == THEIR_HOOKS["hooks"]["Stop"][0]
+    assert "codex: " in agent(project, "status") or "codex (user)" in agent(project, "status")
+    assert list(codex.glob("config.toml.memidx-backup-*"))
+
+    agent(project, "uninstall", "codex", "--scope", "user")
+
+    assert (codex / "config.toml").read_text() == THEIR_TOML
+    assert json.loads((codex / "hooks.json").read_text()) == THEIR_HOOKS
+
+
+def test_codex_project_install_into_a_fresh_repo_leaves_nothing_after_uninstall(
+    project: Path,
+) -> None:
+    agent(project, "install", "codex", "--scope", "project")
+    assert (project / ".codex" / "hooks.json").exists()
+    assert "mcp_servers" in tomllib.loads((project / ".codex" / "config.toml").read_text())
+
+    agent(project, "uninstall", "codex", "--scope", "project")
+
+    assert not (project / ".codex" / "hooks.json").exists()
+    assert not (project / ".codex" / "config.toml").exists()
+
+
+def test_codex_refuses_a_broken_config_toml_and_leaves_it(project: Path) -> None:
+    (project / ".codex").mkdir()
+    (project / ".codex" / "config.toml").write_text("model = \n")
+
+    done = run_in_process(project, "agent", "install", "codex", "--scope", "project")
+
+    assert done.code != 0 and "not valid TOML" in done.err
+    assert (project / ".codex" / "config.toml").read_text() == "model = \n"
+
+
+def test_gemini_install_twice_and_uninstall(project: Path) -> None:
+    (project / ".gemini").mkdir()
+    settings = project / ".gemini" / "settings.json"
+    settings.write_text(json.dumps(THEIR_GEMINI))
+
+    agent(project, "install", "gemini")
+    once = settings.read_text()
+    assert "unchanged" in agent(project, "install", "gemini")
+
+    doc = json.loads(once)
+    assert doc["theme"] == "dark" and set(doc["mcpServers"]) == {"github", "memidx"}
+    assert {"SessionStart", "BeforeAgent", "AfterAgent", "PreCompress"} <= set(doc["hooks"])
+    assert doc["hooks"]["BeforeAgent"][0]["hooks"][0]["timeout"] == 10_000  # milliseconds
+    agent(project, "uninstall", "gemini")
+    assert json.loads(settings.read_text()) == THEIR_GEMINI
+
+
+def test_cursor_install_writes_hooks_mcp_and_the_rule_and_uninstall_removes_them(
+    project: Path,
+) -> None:
+    (project / ".cursor").mkdir()
+    (project / ".cursor" / "hooks.json").write_text(json.dumps(THEIR_CURSOR))
+
+    agent(project, "install", "cursor")
+    hooks = json.loads((project / ".cursor" / "hooks.json").read_text())
+    rule = project / ".cursor" / "rules" / "memidx.mdc"
+    assert "unchanged" in agent(project, "install", "cursor")
+
+    assert hooks["version"] == 1
+    assert hooks["hooks"]["stop"] == THEIR_CURSOR["hooks"]["stop"]
+    assert hooks["hooks"]["sessionStart"][0]["command"].endswith("agent hook cursor sessionStart")
+    assert "search" in rule.read_text() and "alwaysApply: true" in rule.read_text()
+    mcp = json.loads((project / ".cursor" / "mcp.json").read_text())
+    assert mcp["mcpServers"]["memidx"]["args"][-1] == "mcp"
+    status = agent(project, "status")
+    assert "rule memidx.mdc" in status
+
+    agent(project, "uninstall", "cursor")
+
+    assert json.loads((project / ".cursor" / "hooks.json").read_text()) == THEIR_CURSOR
+    assert not rule.exists() and not (project / ".cursor" / "mcp.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("theirs", "expected"),
+    [
+        ("", "memory:\n  provider: memidx\n"),
+        ("model: m  # mine\n", "model: m  # mine\n"),
+        (
+            "memory:\n    memory_enabled: true\nmodel: m\n",
+            "    provider: memidx  # memidx: added\n",
+        ),
+        ("memory:\n  provider: honcho  # mine\n", "  provider: memidx  # memidx: was provider"),
+    ],
+)
+def test_hermes_sets_memory_provider_in_place_and_uninstall_restores_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch, theirs: str, expected: str
+) -> None:
+    hermes = project.parent / "hermes-home"
+    monkeypatch.setenv("HERMES_HOME", str(hermes))
+    if theirs:
+        hermes.mkdir()
+        (hermes / "config.yaml").write_text(theirs)
+
+    agent(project, "install", "hermes")
+    config = (hermes / "config.yaml").read_text()
+    assert "unchanged" in agent(project, "install", "hermes")
+
+    assert expected in config
+    status = agent(project, "status")
+    assert "memory.provider: memidx" in status
+    assert status.count(str(hermes / "config.yaml")) == 1  # one file, whatever the scope
+    assert "MemidxMemoryProvider" in (hermes / "plugins" / "memidx" / "__init__.py").read_text()
+    agent(project, "uninstall", "hermes")
+    assert (
+        (hermes / "config.yaml").read_text() == theirs
+        if theirs
+        else not hermes.joinpath("config.yaml").exists()
+    )
+    assert not (hermes / "plugins" / "memidx" / "__init__.py").exists()

@@ -1,0 +1,105 @@
+"""The real Codex CLI and Gemini CLI, each pointed at a loopback stub of its model API (Codex: a
+custom model provider whose base_url is the stub; Gemini: GOOGLE_GEMINI_BASE_URL), with
+memidx installed by `memidx agent install codex|gemini --scope user` in a throwaway HOME: the
+prompt hook's recall reaches the model's request, and the turn is filed into the haystack.
+
+Codex runs hooks it does not manage only once they are trusted in its /hooks screen; headless,
+`codex exec --dangerously-bypass-hook-trust` runs them. Skipped when a CLI is not on PATH
+(npm install -g @openai/codex @google/gemini-cli)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
+from tests.model_stubs import ModelStub
+
+TIMEOUT = 240
+QUESTION = "My vmmem process eats all the memory on WSL, how do I cap it?"
+
+
+def world(root: Path, models: Path, **env: str) -> tuple[NotesRepo, Path, dict[str, str]]:
+    memory = NotesRepo(root / "memory")
+    memory.note("wsl/vmmem.md", "WSL: vmmem eats all the memory",
+                "vmmem grows until Windows runs out of RAM. Cap it in %UserProfile%\\.wslconfig "
+                "with [wsl2] memory=6GB and run wsl --shutdown.")  # fmt: skip
+    memory.commit("notes")
+    project, home = root / "project", root / "home"
+    project.mkdir()
+    home.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True, env=clean_env())
+    environment = clean_env(
+        HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
+        MEMIDX_ROOT=str(memory.root), MEMIDX_MODELS_DIR=str(models), MEMIDX_HOOK_EMBED="0",
+        MEMIDX_AGENT_DEADLINE="60", MEMIDX_RECALL_IDLE="120", **env,
+    )  # fmt: skip
+    environment.pop("CODEX_HOME", None)
+    for args in (["ingest"], ["embed"]):
+        assert run([str(MEMIDX_BIN), *args], memory.root, environment).returncode == 0
+    return memory, project, environment
+
+
+def run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=TIMEOUT, check=False)  # fmt: skip
+
+
+def filed(memory: NotesRepo, env: dict[str, str], agent: str) -> list[dict[str, object]]:
+    found = run([str(MEMIDX_BIN), "search", "--json", "--kind", "turn", "--mode", "bm25",
+                 "zanzibar"], memory.root, env)  # fmt: skip
+    assert found.returncode == 0, found.stderr
+    return [h for h in json.loads(found.stdout)["hits"] if agent in json.dumps(h)]
+
+
+@pytest.mark.skipif(shutil.which("codex") is None, reason="codex CLI not installed")
+def test_codex_exec_recalls_the_note_and_files_the_turn(tmp_path: Path, models_dir: Path) -> None:
+    with ModelStub("responses") as stub:
+        memory, project, env = world(tmp_path, models_dir, STUB_KEY="dummy")
+        config = tmp_path / "home" / ".codex" / "config.toml"
+        config.parent.mkdir()
+        theirs = (f'model = "stub-model"\nmodel_provider = "stub"\n\n[model_providers.stub]\n'
+                  f'name = "stub"\nbase_url = "{stub.url}/v1"\nwire_api = "responses"\n'
+                  'env_key = "STUB_KEY"\n')  # fmt: skip
+        config.write_text(theirs)
+        installed = run([str(MEMIDX_BIN), "agent", "install", "codex", "--scope", "user"],
+                        project, env)  # fmt: skip
+        assert installed.returncode == 0, installed.stderr
+        assert config.read_text().startswith(theirs)
+
+        done = run(["codex", "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
+                    QUESTION], project, env)  # fmt: skip
+
+        assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+        asked = [b for b in stub.bodies if "vmmem" in b]
+        assert asked and "memidx-recall" in asked[-1] and "wslconfig" in asked[-1]
+        assert filed(memory, env, "codex")
+
+
+@pytest.mark.skipif(shutil.which("gemini") is None, reason="gemini CLI not installed")
+def test_gemini_recalls_the_note_and_files_the_turn(tmp_path: Path, models_dir: Path) -> None:
+    with ModelStub("gemini") as stub:
+        memory, project, env = world(tmp_path, models_dir, GEMINI_API_KEY="dummy",
+                                     GOOGLE_GEMINI_BASE_URL=stub.url)  # fmt: skip
+        settings = tmp_path / "home" / ".gemini" / "settings.json"
+        settings.parent.mkdir()
+        theirs = {"security": {"auth": {"selectedType": "gemini-api-key"},
+                               "folderTrust": {"enabled": False}}}  # fmt: skip
+        settings.write_text(json.dumps(theirs))
+        installed = run([str(MEMIDX_BIN), "agent", "install", "gemini", "--scope", "user"],
+                        project, env)  # fmt: skip
+        assert installed.returncode == 0, installed.stderr
+
+        done = run(["gemini", "-p", QUESTION], project, env)
+
+        assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+        asked = [b for b in stub.bodies if "vmmem" in b and "streamGenerateContent" not in b]
+        assert any("memidx-recall" in b and "wslconfig" in b for b in asked)
+        assert filed(memory, env, "gemini")
+        after = run([str(MEMIDX_BIN), "agent", "uninstall", "gemini", "--scope", "user"],
+                    project, env)  # fmt: skip
+        assert after.returncode == 0 and json.loads(settings.read_text()) == theirs
