@@ -106,15 +106,16 @@ def is_memory(root: Path) -> bool:
         return False  # unreadable TOML: a project's file, or else the recorded memory says so
 
 
-def resolve_root(cwd: Path | None, env: Mapping[str, str]) -> Found:
+def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None = None) -> Found:
     """The memory that answers: `cwd` when given (-C), then MEMIDX_ROOT, then the repository
-    the process stands in if it is a memidx memory, then the memory the user recorded."""
+    the process stands in (`standing`, default the working directory: an agent's hook names
+    the agent's) if it is a memidx memory, then the memory the user recorded."""
     if cwd is not None:
         return Found(*find_root(cwd), "flag")
     if env.get("MEMIDX_ROOT"):
         root = Path(env["MEMIDX_ROOT"]).expanduser().resolve()
         return Found(root, (root / ".git").exists(), "env")
-    here, in_git = find_root(Path.cwd())
+    here, in_git = find_root(standing or Path.cwd())
     if is_memory(here):
         return Found(here, in_git, "cwd")
     path = user_config_path(env)
@@ -132,10 +133,12 @@ def resolve_root(cwd: Path | None, env: Mapping[str, str]) -> Found:
     return Found(memory, (memory / ".git").exists(), "user config")
 
 
-def load_config(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+def load_config(
+    cwd: Path | None = None, env: Mapping[str, str] | None = None, standing: Path | None = None
+) -> Config:
     """Build the configuration of the memory that answers (see `resolve_root`)."""
     env = os.environ if env is None else env
-    found = resolve_root(cwd, env)
+    found = resolve_root(cwd, env, standing)
     root = found.root
     config = Config(
         root=root,

@@ -96,7 +96,9 @@ def _work(found: Adapter, agent: str, event: str, deadline: float, holder: dict[
     try:
         payload = _payload(sys.stdin.buffer.read(MAX_INPUT))
         cwd = str(payload.get("cwd") or "") or None
-        config = load_config(Path(cwd) if cwd and Path(cwd).is_dir() else None)
+        # the agent's directory is where the hook stands, not a -C: MEMIDX_ROOT and the user's
+        # memory still answer from a project that is no memory
+        config = load_config(standing=Path(cwd) if cwd and Path(cwd).is_dir() else None)
         holder["config"] = config
         holder["output"] = found.handle(HookCall(agent, event, payload, config, deadline))
     except BaseException as exc:  # noqa: BLE001  # fail open: every error is traced, none raised
