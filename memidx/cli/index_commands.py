@@ -66,17 +66,26 @@ def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]
 
 
 def sync(args: argparse.Namespace, config: Config) -> int:
-    from memidx.haystack.indexing import fill_index, sync_records
+    from memidx.haystack.indexing import sync_records
     from memidx.index.failures import clear_failures
     from memidx.index.open import mark_index_built, writable_index
+    from memidx.index.sync import ingest as ingest_notes
+    from memidx.index.sync import note_source
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
-    store = writable_index(config, say_notice, fill=fill_index)  # waits for a build under way
+    filled: list[RecordReport] = []
+
+    def fill(config: Config, store: Store) -> None:  # fill_index, keeping its record report
+        ingest_notes(config, store, note_source(config))
+        filled.append(sync_records(config, store, full=True))  # its warnings are said below
+
+    store = writable_index(config, say_notice, fill=fill)  # waits for a build under way
     bar = ProgressBar("syncing notes")
     try:
         report = sync_notes(config, store, bar)
         records = sync_records(config, store)
+        records = filled[0] if filled else records  # a new index: what its fill read
         mark_index_built(config, store)
     finally:
         bar.close()

@@ -19,7 +19,7 @@ def test_an_interrupt_is_exit_130_without_a_traceback(repo: NotesRepo) -> None:
     with subprocess.Popen(
         [str(MEMIDX_BIN), "file-turn"],  # waits for its stdin, which never ends
         cwd=repo.root,
-        env=clean_env(),
+        env=clean_env(MEMIDX_ROOT=str(repo.root)),  # a new repository is no memory until indexed
         stdin=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
