@@ -1,14 +1,16 @@
 """Where Claude Code's settings and MCP servers live, and memidx's entries in them.
 
 Hooks go to `.claude/settings.json` (project) or `~/.claude/settings.json` (user); the MCP
-server to `.mcp.json` (project, approved through `enabledMcpjsonServers` in the project's
-settings) or `~/.claude.json` (user). `CLAUDE_CONFIG_DIR` moves the user's files."""
+server to `.mcp.json` (project) or `~/.claude.json` (user). A project's server is approved
+through `enabledMcpjsonServers` in `.claude/settings.local.json`, the person's own settings:
+Claude Code (2.1.197) leaves it "pending approval" when the approval is in the shared
+`.claude/settings.json`. `CLAUDE_CONFIG_DIR` moves the user's files."""
 
 from __future__ import annotations
 
 import os
-from functools import partial
 from pathlib import Path
+from typing import cast
 
 from memidx.agents.claude_code import EVENTS, NAME
 from memidx.agents.install import ConfigFile, memidx_argv, project_root, shell_command
@@ -41,14 +43,26 @@ def mcp_entry() -> dict[str, object]:
     return {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"]}
 
 
-def _install_settings(doc: Json, *, project: bool) -> Json:
-    doc = merge_hooks(doc, hooks(), MARKER)
-    return add_to_list(doc, "enabledMcpjsonServers", SERVER) if project else doc
+def _install_settings(doc: Json) -> Json:
+    return merge_hooks(doc, hooks(), MARKER)
 
 
-def _uninstall_settings(doc: Json, *, project: bool) -> Json:
-    doc = remove_hooks(doc, MARKER)
-    return remove_from_list(doc, "enabledMcpjsonServers", SERVER) if project else doc
+def _uninstall_settings(doc: Json) -> Json:
+    return remove_hooks(doc, MARKER)
+
+
+def _approve(doc: Json) -> Json:
+    return add_to_list(doc, "enabledMcpjsonServers", SERVER)
+
+
+def _unapprove(doc: Json) -> Json:
+    return remove_from_list(doc, "enabledMcpjsonServers", SERVER)
+
+
+def _approval_state(doc: Json) -> list[str]:
+    servers = doc.get("enabledMcpjsonServers")
+    approved = isinstance(servers, list) and SERVER in cast(list[object], servers)
+    return [f"MCP server {SERVER} approved"] if approved else []
 
 
 def _settings_state(doc: Json) -> list[str]:
@@ -84,12 +98,11 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
         settings = user_dir() / "settings.json"
         configured = os.environ.get("CLAUDE_CONFIG_DIR")
         mcp = user_dir() / ".claude.json" if configured else Path.home() / ".claude.json"
-    return [
-        ConfigFile(
-            settings,
-            partial(_install_settings, project=project),
-            partial(_uninstall_settings, project=project),
-            _settings_state,
-        ),
+    files = [
+        ConfigFile(settings, _install_settings, _uninstall_settings, _settings_state),
         ConfigFile(mcp, _install_mcp, _uninstall_mcp, _mcp_state),
     ]
+    if project:
+        local = settings.with_name("settings.local.json")
+        files.append(ConfigFile(local, _approve, _unapprove, _approval_state))
+    return files

@@ -52,10 +52,12 @@ def test_install_merges_and_twice_changes_nothing(project: Path) -> None:
     again = agent(project, "install", "claude-code", "--scope", "project")
 
     assert "backup" in out
-    assert again.count("unchanged") == 2
+    assert again.count("unchanged") == 3
     assert (project / ".claude" / "settings.json").read_text() == after_first
     assert settings["model"] == "opus"
-    assert settings["enabledMcpjsonServers"] == ["github", "memidx"]
+    assert settings["enabledMcpjsonServers"] == ["github"]  # the approval is the person's own:
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert local["enabledMcpjsonServers"] == ["memidx"]
     prompt_hooks = [h for g in settings["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
     assert prompt_hooks[0]["command"] == "lint"
     assert prompt_hooks[1]["command"].endswith("agent hook claude-code UserPromptSubmit")
