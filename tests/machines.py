@@ -16,10 +16,19 @@ PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
 
 def hook_env(pre_commit_home: Path, **extra: str) -> dict[str, str]:
     """What git and the hooks see: this interpreter for memidx, no background embedding."""
+    # a HOME of their own with a git identity: memidx's own commits (`haystack commit`) read
+    # it, and a module-scoped fixture runs before the per-test throwaway HOME exists
+    home = pre_commit_home.parent / "machines-home"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = memidx tests\n\temail = tests@memidx.invalid\n"
+    )
     settings = {
         "MEMIDX_PYTHON": sys.executable,
         "MEMIDX_HOOK_EMBED": "0",
         "PRE_COMMIT_HOME": str(pre_commit_home),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
     }
     return clean_env(**{**settings, **extra})
 

@@ -88,8 +88,8 @@ def start(config: Config) -> None:
 
     log_path = config.state_dir / "agents" / "recall-server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, "-m", "memidx", "agent", "serve"]
-    os.environ["MEMIDX_ROOT"] = str(config.root)  # the child serves this very memory
+    # the child serves this very memory (-C: never by changing this process's environment)
+    argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
     with log_path.open("ab") as log:
         start_detached(argv, log)
 

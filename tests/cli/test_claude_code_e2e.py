@@ -67,7 +67,7 @@ class World:
             MEMIDX_MODELS_DIR=str(models), MEMIDX_AGENT_DEADLINE="60", MEMIDX_RECALL_IDLE="120",
             ANTHROPIC_BASE_URL=stub.url, ANTHROPIC_API_KEY="sk-ant-test-dummy",
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1",
-            ENABLE_TOOL_SEARCH="false",
+            ENABLE_TOOL_SEARCH="false", MCP_CONNECTION_NONBLOCKING="false",
         )  # fmt: skip
         for args in (["ingest"], ["embed"]):
             assert self.memidx(*args, cwd=self.memory.root).returncode == 0
