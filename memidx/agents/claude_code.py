@@ -3,10 +3,10 @@ by memidx/agents/claude_transcript.py; where its settings live, memidx/agents/cl
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from memidx.agents import actions
+from memidx.agents.hook_output import additional_context, cwd_of
 from memidx.agents.runner import HookCall
 from memidx.agents.session import Where
 
@@ -36,14 +36,16 @@ class ClaudeCode:
 
     def handle(self, call: HookCall) -> str:
         payload, config = call.payload, call.config
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), _cwd(payload))
+        where = Where(NAME, str(payload.get("session_id") or "unknown"), cwd_of(payload))
         event = call.event
         if event == "SessionStart":
             actions.warm_up(config)
-            return _context(event, actions.digest_for(config, where))
+            return additional_context(event, actions.digest_for(config, where))
         if event == "UserPromptSubmit":
             prompt = str(payload.get("prompt") or "")
-            return _context(event, actions.recall_for(config, where, prompt, call.deadline))
+            return additional_context(
+                event, actions.recall_for(config, where, prompt, call.deadline)
+            )
         from memidx.agents.claude_transcript import parse, read_text
 
         transcript = parse(read_text(Path(str(payload.get("transcript_path") or ""))))
@@ -70,17 +72,6 @@ def _done(exchange: Exchange, last: str) -> bool:
     if not last:
         return bool(texts)
     return bool(texts) and texts[-1].strip() == last
-
-
-def _cwd(payload: dict[str, object]) -> str:
-    return str(payload.get("cwd") or Path.cwd())
-
-
-def _context(event: str, text: str) -> str:
-    if not text:
-        return ""
-    output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return json.dumps(output, ensure_ascii=False)
 
 
 ADAPTER = ClaudeCode()

@@ -6,10 +6,10 @@ configuration lives: memidx/agents/codex_install.py."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from memidx.agents import actions
+from memidx.agents.hook_output import additional_context, cwd_of
 from memidx.agents.runner import HookCall
 from memidx.agents.session import SessionState, Where, session_path
 
@@ -36,16 +36,18 @@ class Codex:
 
     def handle(self, call: HookCall) -> str:
         payload, config, event = call.payload, call.config, call.event
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), _cwd(payload))
+        where = Where(NAME, str(payload.get("session_id") or "unknown"), cwd_of(payload))
         if event == "SessionStart":
             actions.warm_up(config)
-            return _context(event, actions.digest_for(config, where))
+            return additional_context(event, actions.digest_for(config, where))
         if event == "UserPromptSubmit":
             prompt = str(payload.get("prompt") or "")
             state = SessionState(session_path(config, NAME, where.session))
             state.set_text(PROMPT, prompt)
             state.save()
-            return _context(event, actions.recall_for(config, where, prompt, call.deadline))
+            return additional_context(
+                event, actions.recall_for(config, where, prompt, call.deadline)
+            )
         from memidx.agents.claude_transcript import read_text
         from memidx.agents.codex_transcript import parse
 
@@ -74,17 +76,6 @@ def _exchanges(call: HookCall, where: Where, text: str) -> list[Exchange]:
         return [*done, current]
     prompt = SessionState(session_path(call.config, NAME, where.session)).text(PROMPT) or ""
     return [Exchange(prompt, (last,), closed=True)] if prompt and last else []
-
-
-def _cwd(payload: dict[str, object]) -> str:
-    return str(payload.get("cwd") or Path.cwd())
-
-
-def _context(event: str, text: str) -> str:
-    if not text:
-        return ""
-    output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return json.dumps(output, ensure_ascii=False)
 
 
 ADAPTER = Codex()

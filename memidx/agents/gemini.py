@@ -5,10 +5,10 @@ session file verbatim. Where its configuration lives: memidx/agents/gemini_insta
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from memidx.agents import actions
+from memidx.agents.hook_output import additional_context, cwd_of
 from memidx.agents.runner import HookCall
 from memidx.agents.session import Where
 
@@ -31,13 +31,15 @@ class Gemini:
 
     def handle(self, call: HookCall) -> str:
         payload, config, event = call.payload, call.config, call.event
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), _cwd(payload))
+        where = Where(NAME, str(payload.get("session_id") or "unknown"), cwd_of(payload))
         if event == "SessionStart":
             actions.warm_up(config)
-            return _context(event, actions.digest_for(config, where))
+            return additional_context(event, actions.digest_for(config, where), NOTHING)
         if event == "BeforeAgent":
             prompt = str(payload.get("prompt") or "")
-            return _context(event, actions.recall_for(config, where, prompt, call.deadline))
+            return additional_context(
+                event, actions.recall_for(config, where, prompt, call.deadline), NOTHING
+            )
         if event == "AfterAgent":
             from memidx.agents.exchange import Exchange
 
@@ -52,17 +54,6 @@ class Gemini:
             if path:
                 actions.archive_transcript(config, where, read_text(Path(path)))
         return NOTHING
-
-
-def _cwd(payload: dict[str, object]) -> str:
-    return str(payload.get("cwd") or Path.cwd())
-
-
-def _context(event: str, text: str) -> str:
-    if not text:
-        return NOTHING
-    output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return json.dumps(output, ensure_ascii=False)
 
 
 ADAPTER = Gemini()

@@ -60,6 +60,7 @@ QUERY_PATH_NEVER = ("memidx.git", "memidx.index.sync", "memidx.index.sources", "
 # Pure modules take values and return values: no SQL, no processes, no git, no model, no disk
 # beyond reading their own arguments.
 PURE = [
+    "memidx.agents.hook_output",
     "memidx.errors",
     "memidx.frozen",
     "memidx.hashes",
