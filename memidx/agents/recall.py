@@ -42,15 +42,16 @@ class Recall(Value):
 class Recaller:
     """Recall against one memory; the model loads once, the index is opened per prompt."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, warm: bool = False) -> None:
         self.config = config
+        self.warm = warm  # a server's: the model loads a little slower and embeds faster
         self._embedder: _LastQuery | None = None
         self._vectors: VectorIndex | None = None  # kept while the index's vectors stay the same
         self._generation: str | None = None
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = _LastQuery(query_embedder(self.config))
+            self._embedder = _LastQuery(query_embedder(self.config, warm=self.warm))
         return self._embedder
 
     def recall(

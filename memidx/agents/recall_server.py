@@ -106,7 +106,7 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
         if not mine:
             return 0
         path.with_suffix(".pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
-        recaller = Recaller(config)
+        recaller = Recaller(config, warm=True)
         recaller.embedder()  # load the model before the first request needs it
         path.unlink(missing_ok=True)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:

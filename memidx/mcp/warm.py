@@ -150,6 +150,6 @@ def _query_embedder(config: Config) -> Embedder | None:
     if config.model != DEFAULT_MODEL:
         return None
     try:
-        return OnnxEmbedder(config, threads=1)
+        return OnnxEmbedder(config, threads=1, warm=True)
     except MemidxError:
         return None  # the searcher loads it again and says why, or falls back to words

@@ -16,7 +16,18 @@ from tests.benchmark.timing import CommandFailed
 from tests.helpers import MEMIDX_BIN, clean_env
 
 PROJECT = Path(__file__).resolve().parents[2]
-MODELS = PROJECT / ".memidx" / "models"
+
+
+def _models() -> Path:
+    """Where this checkout's memidx keeps its models (the user's cache, or a legacy
+    `.memidx/models`): workspaces use the same copy instead of assembling their own."""
+    from memidx.config import load_config
+    from memidx.embed.installed import packaged_folder
+
+    return packaged_folder(load_config(PROJECT, env={"MEMIDX_ROOT": str(PROJECT)})).parent
+
+
+MODELS = _models()
 
 
 def memidx(root: Path, *args: str, quiet: bool = False, ok: Container[int] = (0,)) -> str:
@@ -44,11 +55,12 @@ def repo(work: Path, name: str, stamp: str, build: Callable[[Path], object]) -> 
     marker = root / ".memidx" / "bench-stamp.json"
     key = hashlib.sha256(stamp.encode()).hexdigest()
     if marker.is_file() and json.loads(marker.read_text()).get("key") == key:
+        _point_at_models(root)
         return root, False
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     build(root)
-    (root / "pyproject.toml").write_text(f'[tool.memidx]\nmodels_dir = "{MODELS}"\n')
+    _point_at_models(root, commit=False)
     if not (root / ".git").exists():
         git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
@@ -56,6 +68,18 @@ def repo(work: Path, name: str, stamp: str, build: Callable[[Path], object]) -> 
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps({"key": key}))
     return root, True
+
+
+def _point_at_models(root: Path, commit: bool = True) -> None:
+    """The workspace's pyproject.toml names this checkout's models folder (a workspace kept
+    from before the model moved to the user's cache named the old one)."""
+    settings = root / "pyproject.toml"
+    wanted = f'[tool.memidx]\nmodels_dir = "{MODELS}"\n'
+    if settings.is_file() and settings.read_text() == wanted:
+        return
+    settings.write_text(wanted)
+    if commit:
+        git(root, "commit", "-q", "--no-verify", "-m", "models folder", "--", "pyproject.toml")
 
 
 def file_stamp(path: Path) -> str:
