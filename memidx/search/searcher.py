@@ -14,25 +14,17 @@ from memidx.config import Config
 from memidx.embed.embedders import Embedder, query_embedder
 from memidx.embed.matrix import current_stamp, map_matrix, matrix_path, read_matrix
 from memidx.errors import MemidxError, ModelError, UsageError
-from memidx.index.store import ChunkInfo, Filters, LexicalRow, Store, VectorStore, snapshot
+from memidx.index.store import Filters, Store, VectorStore, snapshot
 from memidx.search.fusion import best_chunks, convex, rrf
+from memidx.search.hits import HitBuilder
 from memidx.search.lexical import (
-    MARK_START,
-    MEANING,
-    Hit,
-    LexicalRanking,
     SearchResult,
-    heading_at,
     lexical_search,
-    match_line,
     rank_lexical,
-    record_title,
-    snippets,
     term_warnings,
 )
 from memidx.search.masking import masked
-from memidx.search.query import Terms, match_any, query_terms
-from memidx.search.relevance import Evidence, relevance
+from memidx.search.query import query_terms
 from memidx.search.scoring import by_relevance, hit_evidence
 from memidx.search.timing import Stopwatch
 
@@ -189,7 +181,9 @@ class Searcher:
             )
             fused = by_relevance(fused, found) if self.rerank else fused
         with self.watch.phase("hits"):
-            hits = _Hits(self.store, lexical, semantic, terms.terms, found).build(fused[:limit])
+            hits = HitBuilder(self.store, lexical, semantic, terms.terms, found).build(
+                fused[:limit]
+            )
         result = SearchResult(
             text,
             terms,
@@ -212,86 +206,3 @@ def _with_warnings(result: SearchResult, notes: Sequence[str]) -> SearchResult:
         result.hits,
         (*result.warnings, *notes),
     )
-
-
-@dataclass(slots=True)
-class _Hits:
-    """Turn fused document ids into hits: snippet, line and heading from the best evidence."""
-
-    store: Store
-    lexical: LexicalRanking | None
-    semantic: list[tuple[int, float, int]]
-    words: tuple[str, ...]
-    evidence: dict[int, Evidence]
-
-    def build(self, fused: Sequence[tuple[int, float]]) -> list[Hit]:
-        ids = [doc for doc, _ in fused]
-        if not ids:
-            return []
-        lexical_rows = {r.id: r for r in self.lexical.rows} if self.lexical else {}
-        rows = {**self.store.rows([i for i in ids if i not in lexical_rows]), **lexical_rows}
-        fused = [(doc, score) for doc, score in fused if doc in rows]  # gone since ranked
-        ids = [doc for doc, _ in fused]
-        bm25_rank = {r.id: n for n, r in enumerate(self.lexical.rows, 1)} if self.lexical else {}
-        vector_rank = {doc: n for n, (doc, _, _) in enumerate(self.semantic, 1)}
-        best_chunk = {doc: chunk for doc, _, chunk in self.semantic}
-        bodies = self.store.bodies(ids)
-        snippets = self._snippets(bodies, lexical_rows)
-        chunk_info = VectorStore(self.store.conn).chunk_info(
-            [best_chunk[i] for i in ids if i in best_chunk]
-        )
-        headings = VectorStore(self.store.conn).headings(ids)
-        hits: list[Hit] = []
-        for rank, (doc, score) in enumerate(fused, start=1):
-            row = rows[doc]
-            snippet = snippets.get(doc, "")
-            chunk = chunk_info.get(best_chunk.get(doc, -1))
-            if MARK_START in snippet or chunk is None:
-                line = row.body_line + match_line(bodies.get(doc, ""), snippet)
-                heading = heading_at(headings.get(doc, []), line)
-            else:
-                line, heading = chunk.line, chunk.heading
-                snippet = _excerpt(chunk)
-            ranks = {
-                k: v
-                for k, v in (("bm25", bm25_rank.get(doc)), ("vector", vector_rank.get(doc)))
-                if v
-            }
-            hits.append(
-                Hit(
-                    rank,
-                    row.source_kind,
-                    row.source_ref,
-                    row.title or record_title(row.source_kind, row.meta),
-                    score,
-                    snippet,
-                    line,
-                    row.tags,
-                    heading,
-                    row.meta,
-                    ranks,
-                    self.lexical.match if doc in lexical_rows and self.lexical else MEANING,
-                    relevance(self.evidence[doc]),
-                    self.evidence[doc],
-                )
-            )
-        return hits
-
-    def _snippets(
-        self, bodies: dict[int, str], lexical_rows: dict[int, LexicalRow]
-    ) -> dict[int, str]:
-        found: dict[int, str] = {}
-        if self.lexical is not None:
-            matched = {i: b for i, b in bodies.items() if i in lexical_rows}
-            found.update(snippets(self.store, self.lexical.expression, self.words, matched))
-        rest = {i: b for i, b in bodies.items() if i not in found}
-        if rest and self.words:
-            expression = match_any(Terms(self.words))
-            found.update(snippets(self.store, expression, self.words, rest))
-        return found
-
-
-def _excerpt(chunk: ChunkInfo, size: int = 240) -> str:
-    text = chunk.text.split("\n", 2 if chunk.heading else 1)[-1]
-    text = " ".join(text.split())
-    return text if len(text) <= size else text[:size].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,104 @@
+"""Hits from fused document ids: the snippet, line and heading of each from its best evidence
+(the words' snippet, or the best chunk when only the meaning matched)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memidx.index.store import ChunkInfo, LexicalRow, Store, VectorStore
+from memidx.search.lexical import (
+    MARK_START,
+    MEANING,
+    Hit,
+    LexicalRanking,
+    heading_at,
+    match_line,
+    record_title,
+    snippets,
+)
+from memidx.search.query import Terms, match_any
+from memidx.search.relevance import Evidence, relevance
+
+
+@dataclass(slots=True)
+class HitBuilder:
+    """Turn fused document ids into hits."""
+
+    store: Store
+    lexical: LexicalRanking | None
+    semantic: list[tuple[int, float, int]]
+    words: tuple[str, ...]
+    evidence: dict[int, Evidence]
+
+    def build(self, fused: Sequence[tuple[int, float]]) -> list[Hit]:
+        ids = [doc for doc, _ in fused]
+        if not ids:
+            return []
+        lexical_rows = {r.id: r for r in self.lexical.rows} if self.lexical else {}
+        rows = {**self.store.rows([i for i in ids if i not in lexical_rows]), **lexical_rows}
+        fused = [(doc, score) for doc, score in fused if doc in rows]  # gone since ranked
+        ids = [doc for doc, _ in fused]
+        bm25_rank = {r.id: n for n, r in enumerate(self.lexical.rows, 1)} if self.lexical else {}
+        vector_rank = {doc: n for n, (doc, _, _) in enumerate(self.semantic, 1)}
+        best_chunk = {doc: chunk for doc, _, chunk in self.semantic}
+        bodies = self.store.bodies(ids)
+        snippets = self._snippets(bodies, lexical_rows)
+        chunk_info = VectorStore(self.store.conn).chunk_info(
+            [best_chunk[i] for i in ids if i in best_chunk]
+        )
+        headings = VectorStore(self.store.conn).headings(ids)
+        hits: list[Hit] = []
+        for rank, (doc, score) in enumerate(fused, start=1):
+            row = rows[doc]
+            snippet = snippets.get(doc, "")
+            chunk = chunk_info.get(best_chunk.get(doc, -1))
+            if MARK_START in snippet or chunk is None:
+                line = row.body_line + match_line(bodies.get(doc, ""), snippet)
+                heading = heading_at(headings.get(doc, []), line)
+            else:
+                line, heading = chunk.line, chunk.heading
+                snippet = _excerpt(chunk)
+            ranks = {
+                k: v
+                for k, v in (("bm25", bm25_rank.get(doc)), ("vector", vector_rank.get(doc)))
+                if v
+            }
+            hits.append(
+                Hit(
+                    rank,
+                    row.source_kind,
+                    row.source_ref,
+                    row.title or record_title(row.source_kind, row.meta),
+                    score,
+                    snippet,
+                    line,
+                    row.tags,
+                    heading,
+                    row.meta,
+                    ranks,
+                    self.lexical.match if doc in lexical_rows and self.lexical else MEANING,
+                    relevance(self.evidence[doc]),
+                    self.evidence[doc],
+                )
+            )
+        return hits
+
+    def _snippets(
+        self, bodies: dict[int, str], lexical_rows: dict[int, LexicalRow]
+    ) -> dict[int, str]:
+        found: dict[int, str] = {}
+        if self.lexical is not None:
+            matched = {i: b for i, b in bodies.items() if i in lexical_rows}
+            found.update(snippets(self.store, self.lexical.expression, self.words, matched))
+        rest = {i: b for i, b in bodies.items() if i not in found}
+        if rest and self.words:
+            expression = match_any(Terms(self.words))
+            found.update(snippets(self.store, expression, self.words, rest))
+        return found
+
+
+def _excerpt(chunk: ChunkInfo, size: int = 240) -> str:
+    text = chunk.text.split("\n", 2 if chunk.heading else 1)[-1]
+    text = " ".join(text.split())
+    return text if len(text) <= size else text[:size].rsplit(" ", 1)[0] + "…"
