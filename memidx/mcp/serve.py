@@ -6,6 +6,7 @@ file, `.memidx/mcp.log`."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import ipaddress
 import logging
 import os
@@ -183,6 +184,9 @@ def serve(config: Config, listen: Listen | None) -> int:
         from memidx.mcp.server import build_server, run_http, run_stdio
 
         server = build_server(workers)
+        # The SDK's ~100k long-lived objects (its pydantic models) out of the collector's
+        # sight: a full collection no longer walks them in the middle of an answer.
+        gc.freeze()
         if listen is None:
             run_stdio(server)
         else:

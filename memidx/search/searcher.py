@@ -4,6 +4,7 @@ is the only text embedded here, and nothing here touches the network."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,15 +149,18 @@ class Searcher:
                 f"only ({EMBED_HINT})"
             )
         embedder = self.embedder()
-        with self.watch.phase("query_embedding"):
-            query = embedder.embed_query(text)
         depth = max(self.depth, limit)
-        with self.watch.phase("vector_scan"):
-            allowed = None if filters == Filters() else self.store.allowed(filters)
-            semantic = vectors.rank(query, depth, allowed)
+        # The query is embedded on another thread while this one (which owns the connection)
+        # asks the full-text index: ONNX Runtime and SQLite both let go of the GIL.
+        pending = _embedding_thread().submit(embedder.embed_query, text)
         with self.watch.phase("sql"):
             words = rank_lexical(self.store, text, filters, depth)  # also the relevance's evidence
             lexical = words if fuse else None
+            allowed = None if filters == Filters() else self.store.allowed(filters)
+        with self.watch.phase("query_embedding"):  # what is left of it once the words are in
+            query = pending.result()
+        with self.watch.phase("vector_scan"):
+            semantic = vectors.rank(query, depth, allowed)
         with self.watch.phase("fusion"):
             rankings: list[list[int]] = [[doc for doc, _, _ in semantic]]
             if lexical is not None:
@@ -193,6 +197,16 @@ class Searcher:
             term_warnings(terms),
         )
         return _with_warnings(masked(result), self._notes)
+
+
+_EMBEDDING: list[ThreadPoolExecutor] = []
+
+
+def _embedding_thread() -> ThreadPoolExecutor:
+    """One thread per process for query embeddings, made at the first hybrid search."""
+    if not _EMBEDDING:
+        _EMBEDDING.append(ThreadPoolExecutor(1, thread_name_prefix="memidx-embed"))
+    return _EMBEDDING[0]
 
 
 def _with_warnings(result: SearchResult, notes: Sequence[str]) -> SearchResult:
