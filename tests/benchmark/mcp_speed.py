@@ -40,14 +40,8 @@ def run(args: argparse.Namespace) -> None:
         print("skipped: the packaged model is not installed (make install)")
         return
     print(f"load average at the start: {_load()}")
-    stamp = tree_stamp(args.data / "til-jbranchaud")
     for copies in (1, 10):
-        root, _ = repo(
-            args.work, f"mcp-x{copies}", stamp + f"x{copies}",
-            lambda r, c=copies: corpus.write_til(r, args.data, c),
-        )  # fmt: skip
-        memidx(root, "sync", quiet=True)  # the index mirrors HEAD (built once, kept)
-        seeded = _seed_vectors(root)
+        root, seeded = scaled_workspace(args.work, args.data, copies)
         count = _documents(root)
         print(
             f"-- {count:,} notes" + (f" ({seeded:,} chunks got seeded vectors)" if seeded else "")
@@ -72,6 +66,17 @@ def run(args: argparse.Namespace) -> None:
             f" of {STARTS} (each {', '.join(_ms(s) for s in starts)})"
         )
     print(f"load average at the end: {_load()}")
+
+
+def scaled_workspace(work: Path, data: Path, copies: int) -> tuple[Path, int]:
+    """The TIL notes `copies` times over, indexed, every chunk with a vector; returns the root
+    and how many chunks got seeded vectors now."""
+    stamp = tree_stamp(data / "til-jbranchaud")
+    root, _ = repo(
+        work, f"mcp-x{copies}", stamp + f"x{copies}", lambda r: corpus.write_til(r, data, copies)
+    )
+    memidx(root, "sync", quiet=True)  # the index mirrors HEAD (built once, kept)
+    return root, _seed_vectors(root)
 
 
 async def _warm(root: Path, mode: str) -> list[float]:

@@ -14,14 +14,10 @@ import hashlib
 import itertools
 import json
 import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import median
 
 from memidx.agents.block import MAX_HITS, recall_block
 from memidx.agents.gate import THRESHOLDS, Thresholds, relevant, trivial
@@ -30,11 +26,10 @@ from memidx.config import load_config
 from memidx.frozen import replace
 from memidx.haystack.filing import Haystack
 from memidx.index.store import open_store
-from tests.benchmark import corpus, locomo
+from tests.benchmark import corpus, hook_latency, locomo, mcp_speed
 from tests.benchmark.timing import percentile
 from tests.benchmark.turns import session_time, turn_text
 from tests.benchmark.workspace import file_stamp, memidx, repo, tree_stamp
-from tests.helpers import MEMIDX_BIN, clean_env
 
 MEMORY_CONVERSATION, OTHER_CONVERSATION = "conv-30", "conv-26"
 TIL_EVERY = 12  # one TIL note in 12 gives a title prompt
@@ -237,80 +232,10 @@ def run(data: Path, work: Path, rounds: int) -> None:
     report("dev, committed", dev, THRESHOLDS)
     report("TEST, committed", test, THRESHOLDS)
     report("test, tuned on dev", test, tuned)
-    latency(til, max(rounds, 1) * 10)
+    scaled = mcp_speed.scaled_workspace(work, data, 10)[0]
+    hook_latency.run([til, scaled], max(rounds, 1) * 10)
 
 
 def _measure(root: Path, labeled: list[Prompt]) -> list[tuple[Prompt, list[Candidate]]]:
     recaller = Recaller(load_config(root))
     return [(p, [] if trivial(p.text) else recaller.candidates(p.text)) for p in labeled]
-
-
-def latency(root: Path, rounds: int) -> None:
-    """A new `memidx agent hook claude-code UserPromptSubmit` process per prompt, the recall
-    server warm, against `memidx --version` (Python and memidx's start) in the same run."""
-    env = clean_env(MEMIDX_ROOT=str(root), MEMIDX_AGENT_DEADLINE="30", MEMIDX_RECALL_IDLE="60")
-    texts = [*OFF_TOPIC[:5], "How do I undo the last git commit but keep changes?"]
-    hook = [str(MEMIDX_BIN), "agent", "hook", "claude-code", "UserPromptSubmit"]
-    subprocess.run(hook, input=_payload(texts[-1], 0), env=env, capture_output=True, check=False)
-    time.sleep(1)
-    prompt_ms: list[float] = []
-    base_ms: list[float] = []
-    for n in range(rounds):
-        t = time.perf_counter()
-        subprocess.run([str(MEMIDX_BIN), "--version"], env=env, capture_output=True, check=False)
-        base_ms.append((time.perf_counter() - t) * 1000)
-        t = time.perf_counter()
-        subprocess.run(hook, input=_payload(texts[n % len(texts)], n), env=env,
-                       capture_output=True, check=False)  # fmt: skip
-        prompt_ms.append((time.perf_counter() - t) * 1000)
-    docs = _count(root)
-    print(
-        f"  prompt hook at {docs} documents, warm server, {rounds} processes: p50 "
-        f"{median(prompt_ms):.0f} ms p95 {percentile(prompt_ms, 95):.0f} ms (target p95 <= 300); "
-        f"`memidx --version` in the same run p50 {median(base_ms):.0f} ms p95 "
-        f"{percentile(base_ms, 95):.0f} ms"
-    )
-    _stop_server(root)
-    _scan_at_scale(rounds)
-
-
-def _scan_at_scale(rounds: int, chunks: int = 40_251) -> None:
-    """What 19k notes add to a warm recall: the vector scan over their chunks (the TIL notes
-    copied 10 times have 40,251 chunks; synthetic unit vectors of the model's 384 dimensions)."""
-    import numpy as np
-
-    rng = np.random.default_rng(7)
-    matrix = rng.standard_normal((chunks, 384)).astype(np.float32)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    query = matrix[0]
-    took: list[float] = []
-    for _ in range(rounds):
-        t = time.perf_counter()
-        scores = matrix @ query
-        np.argpartition(scores, -20)[-20:]
-        took.append((time.perf_counter() - t) * 1000)
-    print(
-        f"  vector scan of {chunks:,} chunks (19k notes): p50 {median(took):.1f} ms p95 "
-        f"{percentile(took, 95):.1f} ms, added to the warm server's answer"
-    )
-
-
-def _payload(prompt: str, n: int) -> bytes:
-    data = {"session_id": f"bench-{n}", "cwd": "/tmp", "prompt": prompt}
-    return json.dumps(data).encode()
-
-
-def _count(root: Path) -> int:
-    store, _ = open_store(load_config(root).index_path, write=False)
-    try:
-        return store.count()
-    finally:
-        store.conn.close()
-
-
-def _stop_server(root: Path) -> None:
-    pid = root / ".memidx" / "agents" / "recall.pid"
-    try:
-        os.kill(int(pid.read_text().strip()), signal.SIGTERM)
-    except (OSError, ValueError):
-        print("  (no recall server to stop)", file=sys.stderr)
