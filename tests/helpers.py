@@ -30,6 +30,7 @@ def clean_env(**extra: str) -> dict[str, str]:
         GIT_AUTHOR_DATE="2026-01-01T00:00:00Z",
         GIT_COMMITTER_DATE="2026-01-01T00:00:00Z",
         HF_HUB_OFFLINE="1",
+        MEMIDX_MCP_IDLE="20",  # a shared MCP server a test started does not outlive it long
     )
     env.update(extra)
     return env

@@ -21,4 +21,15 @@ def mcp(args: argparse.Namespace, config: Config) -> int:
         from memidx.errors import UsageError
 
         raise UsageError("--host, --port and --allow-remote go with --http", "add --http")
+    if args.daemon:
+        from pathlib import Path
+
+        from memidx.mcp.daemon import serve_shared
+
+        return serve_shared(config, Path(args.daemon))
+    if listen is None:
+        from memidx.mcp.shared import front, wanted
+
+        if wanted(args.own) and front(config):
+            return 0
     return serve(config, listen)

@@ -54,6 +54,13 @@ def _mcp_command(commands: Commands) -> None:
         "mcp:mcp",
     )
     p.add_argument("--http", action="store_true", help="serve streamable HTTP (default: stdio)")
+    p.add_argument(
+        "--own",
+        action="store_true",
+        help="stdio: serve this session in this process, not through the memory's shared "
+        "server (also MEMIDX_MCP_SHARED=0)",
+    )
+    p.add_argument("--daemon", metavar="SOCKET", help=argparse.SUPPRESS)  # the shared server
     p.add_argument("--port", type=int, help="with --http: the TCP port (default 8765)")
     p.add_argument(
         "--host",

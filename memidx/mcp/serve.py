@@ -147,10 +147,11 @@ def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def start_logging(config: Config) -> None:
-    """Diagnostics to stderr and to .memidx/mcp.log (rotated at LOG_BYTES); never stdout."""
+def start_logging(config: Config, *, stderr: bool = True) -> None:
+    """Diagnostics to stderr (unless not `stderr`: the shared server has none to speak of)
+    and to .memidx/mcp.log (rotated at LOG_BYTES); never stdout."""
     form = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    handlers: list[logging.Handler] = [logging.StreamHandler()]  # stderr
+    handlers: list[logging.Handler] = [logging.StreamHandler()] if stderr else []
     try:
         config.state_dir.mkdir(parents=True, exist_ok=True)
         handlers.append(

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -60,11 +62,22 @@ def run(args: argparse.Namespace) -> None:
                 f"{_ms(percentile(warm, 95))} ({len(warm)} calls); cold `memidx search` p50 "
                 f"{_ms(percentile(cold, 50))} p95 {_ms(percentile(cold, 95))} ({len(cold)} runs)"
             )
-        starts = [asyncio.run(_start_to_answer(root)) for _ in range(STARTS)]
-        print(
-            f"server start to first hybrid answer: median {_ms(sorted(starts)[len(starts) // 2])}"
-            f" of {STARTS} (each {', '.join(_ms(s) for s in starts)})"
-        )
+        for label, flags, fresh in (
+            ("no shared server running (it starts)", (), True),
+            ("the shared server running", (), False),
+            ("--own (a server in the session's process)", ("--own",), False),
+        ):
+            starts: list[float] = []
+            for _ in range(STARTS):
+                if fresh:
+                    _stop_shared(root)
+                starts.append(asyncio.run(_start_to_answer(root, *flags)))
+            print(
+                f"start to first hybrid answer, {label}: median "
+                f"{_ms(sorted(starts)[len(starts) // 2])} of {STARTS} "
+                f"(each {', '.join(_ms(s) for s in starts)})"
+            )
+        _stop_shared(root)
     print(f"load average at the end: {_load()}")
 
 
@@ -93,14 +106,31 @@ async def _warm(root: Path, mode: str) -> list[float]:
     return times
 
 
-async def _start_to_answer(root: Path) -> float:
+async def _start_to_answer(root: Path, *args: str) -> float:
     """From spawning `memidx mcp` to the first hybrid search's answer (handshake included)."""
     started = time.perf_counter()
-    async with session(root) as client:
+    async with session(root, *args) as client:
         found = data(await client.call_tool("search", {"query": corpus.TIL_QUERIES[0]}))
         elapsed = time.perf_counter() - started
         assert found["engine"] == "hybrid", found["warnings"]
     return elapsed
+
+
+def _stop_shared(root: Path, timeout: float = 30.0) -> None:
+    """Stop the memory's shared MCP server, if one runs, and wait until it is gone."""
+    record = root / ".memidx" / "mcp-server.json"
+    try:
+        pid = int(json.loads(record.read_text())["pid"])
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError, KeyError):
+        return
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
 
 
 def _seed_vectors(root: Path) -> int:

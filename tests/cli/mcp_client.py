@@ -75,4 +75,10 @@ def text(result: CallToolResult) -> str:
 
 
 def server_log(root: Path) -> str:
-    return (root.parent / f"{root.name}-mcp.err").read_text(encoding="utf-8")
+    """What the front wrote on stderr, and the shared server's log and stray output."""
+    places = [
+        root.parent / f"{root.name}-mcp.err",
+        root / ".memidx" / "mcp.log",
+        root / ".memidx" / "mcp-daemon.out",
+    ]
+    return "".join(p.read_text(encoding="utf-8") for p in places if p.is_file())

@@ -98,7 +98,8 @@ def test_a_note_remembered_through_one_server_is_found_by_another_without_a_rest
     query = {"query": "gradle daemon heap", "mode": "bm25"}
 
     async def body() -> None:
-        async with session(root) as writer, session(root) as reader:
+        # the writer serves itself; the reader goes through the memory's shared server
+        async with session(root, "--own") as writer, session(root) as reader:
             assert data(await reader.call_tool("search", query))["count"] == 0  # warm now
             done = data(
                 await writer.call_tool(

@@ -1,0 +1,149 @@
+"""The shared MCP server of one memory (`memidx mcp --daemon SOCKET`, started by the stdio front
+in memidx/mcp/shared.py): the SDK, the index and the model loaded once, one MCP session per
+connection on a Unix socket, the same tools and workers as `memidx mcp` serving in its own
+process. Bounded: at most MAX_SESSIONS at once, a line limit per message, and it exits after
+IDLE_EXIT seconds without a session (MEMIDX_MCP_IDLE)."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from memidx.config import Config
+from memidx.mcp.serve import Workers, log, start_logging
+from memidx.mcp.shared import lock_for
+
+IDLE_VARIABLE = "MEMIDX_MCP_IDLE"
+IDLE_EXIT = 3600.0
+MAX_SESSIONS = 16  # each holds one of anyio's worker threads while it waits for a line
+MAX_LINE = 16 * 1024 * 1024  # one JSON-RPC message
+SERVER_RECORD = "mcp-server.json"  # in the memory's .memidx: the pid and socket of the server
+
+
+def serve_shared(config: Config, path: Path) -> int:
+    """Serve sessions on `path` until idle; 0 at once when another server holds its lock."""
+    from memidx.portable import file_lock
+
+    start_logging(config, stderr=False)
+    with file_lock(lock_for(path), wait=False) as mine:
+        if not mine:
+            return 0
+        path.with_suffix(".pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
+        record = config.state_dir / SERVER_RECORD  # where `memidx status` and tests find it
+        record.write_text(json.dumps({"pid": os.getpid(), "socket": str(path)}) + "\n")
+        idle = float(os.environ.get(IDLE_VARIABLE) or IDLE_EXIT)
+        log.info("memidx mcp shared for %s on %s (pid %d)", config.root, path, os.getpid())
+        workers = Workers(config)  # the index and the model load while the SDK imports
+        try:
+            import anyio
+
+            from memidx.mcp.server import build_server
+
+            server = build_server(workers)
+            gc.freeze()  # see serve(): the SDK's long-lived objects out of the collector's way
+            anyio.run(_listen, server, path, idle)
+        finally:
+            path.unlink(missing_ok=True)
+            _forget(record)
+            workers.close()
+            log.info("memidx mcp shared stopped")
+    return 0
+
+
+def _forget(record: Path) -> None:
+    """Remove the record of the running server if it is this one's."""
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(record.read_text(encoding="utf-8")).get("pid") == os.getpid():
+            record.unlink()
+
+
+async def _listen(server: Any, path: Path, idle: float) -> None:
+    import anyio
+
+    path.unlink(missing_ok=True)  # a socket left by a server that was killed
+    listener = await anyio.create_unix_listener(path)
+    path.chmod(0o600)
+    sessions = _Sessions(server)
+    async with listener, anyio.create_task_group() as group:
+        group.start_soon(sessions.watch_idle, idle, group.cancel_scope)
+        await listener.serve(sessions.handle, task_group=group)
+
+
+class _Sessions:
+    """The sessions in progress, and when the last one ended."""
+
+    def __init__(self, server: Any) -> None:
+        self.lowlevel: Any = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+        self.active = 0
+        self.last = time.monotonic()
+
+    async def watch_idle(self, idle: float, scope: Any) -> None:
+        import anyio
+
+        while True:
+            await anyio.sleep(min(idle, 1.0))
+            if not self.active and time.monotonic() - self.last >= idle:
+                log.info("no session for %.0f s: exiting", idle)
+                scope.cancel()
+                return
+
+    async def handle(self, stream: Any) -> None:
+        from mcp.server.stdio import stdio_server
+
+        async with stream:
+            if self.active >= MAX_SESSIONS:
+                log.warning("refused a session: %d in progress", self.active)
+                return
+            self.active += 1
+            try:
+                lines: Any = _Lines(stream)  # what the stdio transport reads and writes
+                out: Any = _Writer(stream)
+                async with stdio_server(stdin=lines, stdout=out) as (read, write):
+                    await self.lowlevel.run(
+                        read, write, self.lowlevel.create_initialization_options()
+                    )
+            except Exception as exc:  # noqa: BLE001  # one broken session never ends the server
+                log.warning("a session ended with %s: %s", type(exc).__name__, exc)
+            finally:
+                self.active -= 1
+                self.last = time.monotonic()
+
+
+class _Lines:
+    """The socket's messages as the stdio transport reads stdin: one line each."""
+
+    def __init__(self, stream: Any) -> None:
+        from anyio.streams.buffered import BufferedByteReceiveStream
+
+        self.buffered = BufferedByteReceiveStream(stream)
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio
+
+        try:
+            line = await self.buffered.receive_until(b"\n", MAX_LINE)
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.ClosedResourceError,
+                anyio.BrokenResourceError, anyio.DelimiterNotFound):  # fmt: skip
+            raise StopAsyncIteration from None
+        return line.decode("utf-8", errors="replace") + "\n"
+
+
+class _Writer:
+    """The socket as the stdio transport writes stdout."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    async def write(self, text: str) -> None:
+        await self.stream.send(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        return None

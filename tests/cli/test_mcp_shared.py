@@ -1,0 +1,185 @@
+"""`memidx mcp` over stdio through the memory's one shared server: sessions after the first
+find it warm, the front never loads the SDK or the model, the server goes away when idle, a
+socket left by a killed server is taken over, and `--own` / MEMIDX_MCP_SHARED=0 serve in the
+session's own process."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.frozen import replace
+from memidx.mcp.shared import socket_for
+from tests.cli.mcp_client import data, isolated_env, run, session
+from tests.helpers import MEMIDX_BIN, NotesRepo
+
+QUERY = {"query": "database is locked", "mode": "bm25"}
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "m")  # short: the socket stays in the memory's .memidx/mcp
+    repo.note("sqlite/busy.md", "SQLite says database is locked", "Set a busy timeout and WAL.")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    return repo
+
+
+def _log(root: Path) -> str:
+    path = root / ".memidx" / "mcp.log"
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+def _record(root: Path) -> dict[str, object]:
+    path = root / ".memidx" / "mcp-server.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _socket(root: Path) -> Path:
+    return Path(str(_record(root)["socket"]))
+
+
+def _server_pid(root: Path) -> int:
+    return int(str(_record(root)["pid"]))
+
+
+def _gone(pid: int, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _stop(root: Path) -> None:
+    with contextlib.suppress(OSError, ValueError, KeyError):
+        os.kill(_server_pid(root), signal.SIGTERM)
+
+
+def test_sessions_share_one_warm_server_that_loads_once(memory: NotesRepo) -> None:
+    root = memory.root
+
+    async def body() -> None:
+        async with session(root) as first, session(root) as second:
+            assert data(await first.call_tool("search", QUERY))["count"] == 1
+            assert data(await second.call_tool("search", QUERY))["count"] == 1
+        async with session(root) as third:  # the first two are gone; the server stays
+            assert data(await third.call_tool("search", QUERY))["count"] == 1
+
+    try:
+        run(body)
+        log = _log(root)
+        assert log.count("memidx mcp shared for") == 1, log
+        assert log.count("index and model loaded") <= 1, log
+        assert log.count("search answered") == 3, log
+        sock = _socket(root)
+        assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+        assert stat.S_IMODE(sock.parent.stat().st_mode) == 0o700
+    finally:
+        _stop(root)
+
+
+def test_the_front_never_imports_the_sdk_or_the_model(memory: NotesRepo) -> None:
+    root = memory.root
+    run(lambda: _one_search(root))  # the shared server runs now
+    try:
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "memidx", "-C", str(root), "mcp"],
+            env=isolated_env(root), input=b"", capture_output=True, check=False, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == b""  # nothing of its own on the protocol's stream
+        lines = done.stderr.decode().splitlines()
+        modules = {ln.rsplit("|", 1)[1].strip() for ln in lines if "|" in ln}
+        assert not {m for m in modules if m.split(".")[0] in ("mcp", "pydantic", "numpy")}
+        assert "memidx.mcp.shared" in modules
+    finally:
+        _stop(root)
+
+
+async def _one_search(root: Path, *args: str, **env: str) -> None:
+    async with session(root, *args, **env) as client:
+        assert data(await client.call_tool("search", QUERY))["count"] == 1
+
+
+def test_an_idle_server_exits_and_removes_its_socket(memory: NotesRepo) -> None:
+    root = memory.root
+    run(lambda: _one_search(root, MEMIDX_MCP_IDLE="1"))
+    pid, sock = _server_pid(root), _socket(root)
+    assert _gone(pid, 30), "the idle server is still running"
+    assert not sock.exists()
+    assert _record(root) == {}
+    assert "no session for 1 s: exiting" in _log(root)
+
+
+def test_a_killed_servers_socket_is_taken_over(memory: NotesRepo) -> None:
+    root = memory.root
+    run(lambda: _one_search(root))
+    pid, sock = _server_pid(root), _socket(root)
+    os.kill(pid, signal.SIGKILL)
+    assert _gone(pid, 10)
+    assert sock.exists(), "a killed server leaves its socket behind"
+    try:
+        run(lambda: _one_search(root))  # a new server replaces the dead one's socket
+        assert _server_pid(root) != pid
+    finally:
+        _stop(root)
+
+
+@pytest.mark.parametrize("how", ["flag", "variable"])
+def test_own_serves_in_the_sessions_process(memory: NotesRepo, how: str) -> None:
+    root = memory.root
+    if how == "flag":
+        run(lambda: _one_search(root, "--own"))
+    else:
+        run(lambda: _one_search(root, MEMIDX_MCP_SHARED="0"))
+    assert _record(root) == {}
+    assert "memidx mcp stdio for" in _log(root)
+
+
+def test_another_configuration_or_a_long_path_gets_another_socket(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "m")
+    config = replace(load_config(repo.root, env={"MEMIDX_ROOT": str(repo.root)}), root=Path("/m"))
+    here = socket_for(config)  # a short path: in the memory's own state folder
+    assert here is not None and here.parent == Path("/m/.memidx/mcp")
+    assert socket_for(replace(config, found_by="user")) == here  # however it was found
+    assert socket_for(replace(config, notes_dir="other")) != here
+    deep = replace(config, root=tmp_path / ("d" * 120))
+    elsewhere = socket_for(deep)
+    assert elsewhere is not None and len(str(elsewhere)) <= 100
+    assert not str(elsewhere).startswith(str(deep.root))
+    assert stat.S_IMODE(elsewhere.parent.stat().st_mode) == 0o700
+
+
+def test_a_session_sees_the_server_die(memory: NotesRepo) -> None:
+    """The server killed under a session: the front ends, and the client sees it go."""
+    root = memory.root
+
+    async def body() -> None:
+        async with session(root) as client:
+            assert data(await client.call_tool("search", QUERY))["count"] == 1
+            os.kill(_server_pid(root), signal.SIGKILL)
+            with pytest.raises(Exception):  # noqa: B017  # the SDK's closed connection
+                await asyncio.wait_for(client.call_tool("search", QUERY), 30)
+
+    run(body)
+    front = subprocess.run(
+        [str(MEMIDX_BIN), "-C", str(root), "mcp"], env=isolated_env(root), input=b"",
+        capture_output=True, check=False, timeout=90,
+    )  # fmt: skip
+    assert front.returncode == 0  # the next session starts a new server
+    _stop(root)
