@@ -3,7 +3,9 @@
 - file locks: POSIX systems use `fcntl.flock` (the lock dies with the process, so a killed
   memidx never leaves one behind); Windows uses the `filelock` package, a dependency there only;
 - opening a note exactly as it is (no link followed, no wait on a FIFO, no newline translation);
-- starting a process detached from this one (the background embed);
+- starting a process detached from this one (the background embed), and leaving the parent
+  that started it (the shared MCP server);
+- a folder only this user can use (the shared MCP server's socket);
 - the peak memory of this process.
 
 `tests/unit/test_portability.py` fails when a POSIX-only module or call is used anywhere else.
@@ -76,6 +78,39 @@ def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
         argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True,
     )  # fmt: skip
+
+
+def leave_parent() -> None:
+    """Go on in a child of this process and end this one, so the process is no longer a
+    descendant of whatever started it (clients that end a server's whole process tree then
+    spare it). Open files, and the locks held through them, go on in the child. A no-op on
+    Windows, whose detached processes have no parent to speak of."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return
+    if os.fork():
+        os._exit(0)
+
+
+def user_id() -> str:
+    """This user's number where the system has them (POSIX), else its login name."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return os.environ.get("USERNAME", "user")
+    return str(os.getuid())
+
+
+def private_dir(folder: Path) -> bool:
+    """Whether `folder` is a real folder (no link) of this user that no one else can enter.
+    Always False on Windows, where memidx does not use such folders."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return False
+    import stat
+
+    try:
+        found = folder.lstat()
+    except OSError:
+        return False
+    mode = found.st_mode
+    return stat.S_ISDIR(mode) and not mode & 0o077 and found.st_uid == os.getuid()
 
 
 def peak_memory_mb() -> float:

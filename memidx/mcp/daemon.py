@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -16,27 +17,28 @@ from typing import Any
 
 from memidx.config import Config
 from memidx.mcp.serve import Workers, log, start_logging
-from memidx.mcp.shared import lock_for
+from memidx.mcp.shared import BUSY, GREETING, lock_for
 
 IDLE_VARIABLE = "MEMIDX_MCP_IDLE"
 IDLE_EXIT = 3600.0
-MAX_SESSIONS = 16  # each holds one of anyio's worker threads while it waits for a line
+MAX_SESSIONS = 64  # sessions at once (agents in parallel); a front beyond it serves itself
 MAX_LINE = 16 * 1024 * 1024  # one JSON-RPC message
 SERVER_RECORD = "mcp-server.json"  # in the memory's .memidx: the pid and socket of the server
 
 
 def serve_shared(config: Config, path: Path) -> int:
     """Serve sessions on `path` until idle; 0 at once when another server holds its lock."""
-    from memidx.portable import file_lock
+    from memidx.portable import file_lock, leave_parent
 
+    os.umask(0o077)  # the socket, the record and the log: this user's alone
     start_logging(config, stderr=False)
     with file_lock(lock_for(path), wait=False) as mine:
         if not mine:
             return 0
-        path.with_suffix(".pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
-        record = config.state_dir / SERVER_RECORD  # where `memidx status` and tests find it
+        leave_parent()  # no longer a descendant of the session that started it (the lock stays)
+        record = config.state_dir / SERVER_RECORD  # where tests and people find it
         record.write_text(json.dumps({"pid": os.getpid(), "socket": str(path)}) + "\n")
-        idle = float(os.environ.get(IDLE_VARIABLE) or IDLE_EXIT)
+        idle = idle_seconds(os.environ.get(IDLE_VARIABLE, ""))
         log.info("memidx mcp shared for %s on %s (pid %d)", config.root, path, os.getpid())
         workers = Workers(config)  # the index and the model load while the SDK imports
         try:
@@ -48,11 +50,21 @@ def serve_shared(config: Config, path: Path) -> int:
             gc.freeze()  # see serve(): the SDK's long-lived objects out of the collector's way
             anyio.run(_listen, server, path, idle)
         finally:
-            path.unlink(missing_ok=True)
             _forget(record)
             workers.close()
             log.info("memidx mcp shared stopped")
     return 0
+
+
+def idle_seconds(text: str) -> float:
+    """MEMIDX_MCP_IDLE as seconds (at least one); the default when unset or not a number."""
+    try:
+        value = float(text) if text.strip() else IDLE_EXIT
+    except ValueError:
+        log.warning("memidx: warning: %s=%r is not a number of seconds: %.0f s it is",
+                    IDLE_VARIABLE, text, IDLE_EXIT)  # fmt: skip
+        return IDLE_EXIT
+    return max(1.0, value) if math.isfinite(value) else IDLE_EXIT  # nan, inf: the default
 
 
 def _forget(record: Path) -> None:
@@ -65,13 +77,25 @@ def _forget(record: Path) -> None:
 async def _listen(server: Any, path: Path, idle: float) -> None:
     import anyio
 
-    path.unlink(missing_ok=True)  # a socket left by a server that was killed
-    listener = await anyio.create_unix_listener(path)
-    path.chmod(0o600)
+    path.unlink(missing_ok=True)  # a socket left by a server that was killed (the lock is ours)
+    listener = await anyio.create_unix_listener(path, mode=0o600)
+    bound = _identity(path)
     sessions = _Sessions(server)
-    async with listener, anyio.create_task_group() as group:
-        group.start_soon(sessions.watch_idle, idle, group.cancel_scope)
-        await listener.serve(sessions.handle, task_group=group)
+    try:
+        async with listener, anyio.create_task_group() as group:
+            group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)
+            await listener.serve(sessions.handle, task_group=group)
+    finally:
+        if _identity(path) == bound:  # never another server's (after .memidx was deleted)
+            path.unlink(missing_ok=True)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 class _Sessions:
@@ -82,15 +106,25 @@ class _Sessions:
         self.active = 0
         self.last = time.monotonic()
 
-    async def watch_idle(self, idle: float, scope: Any) -> None:
+    async def watch(
+        self, idle: float, path: Path, bound: tuple[int, int] | None, scope: Any
+    ) -> None:
+        """Stop once idle for `idle` seconds, or once idle and the socket is no longer this
+        server's (`.memidx` deleted and another server started in its place)."""
         import anyio
 
         while True:
             await anyio.sleep(min(idle, 1.0))
-            if not self.active and time.monotonic() - self.last >= idle:
+            if self.active:
+                continue
+            if _identity(path) != bound:
+                log.info("the socket is no longer this server's: exiting")
+            elif time.monotonic() - self.last >= idle:
                 log.info("no session for %.0f s: exiting", idle)
-                scope.cancel()
-                return
+            else:
+                continue
+            scope.cancel()
+            return
 
     async def handle(self, stream: Any) -> None:
         from mcp.server.stdio import stdio_server
@@ -98,9 +132,12 @@ class _Sessions:
         async with stream:
             if self.active >= MAX_SESSIONS:
                 log.warning("refused a session: %d in progress", self.active)
+                with contextlib.suppress(Exception):
+                    await stream.send(BUSY)
                 return
             self.active += 1
             try:
+                await stream.send(GREETING)  # the front pumps the protocol only after it
                 lines: Any = _Lines(stream)  # what the stdio transport reads and writes
                 out: Any = _Writer(stream)
                 async with stdio_server(stdin=lines, stdout=out) as (read, write):
@@ -130,8 +167,11 @@ class _Lines:
 
         try:
             line = await self.buffered.receive_until(b"\n", MAX_LINE)
+        except anyio.DelimiterNotFound:
+            log.warning("a message over %d bytes: the session ends", MAX_LINE)
+            raise StopAsyncIteration from None
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.ClosedResourceError,
-                anyio.BrokenResourceError, anyio.DelimiterNotFound):  # fmt: skip
+                anyio.BrokenResourceError):  # fmt: skip
             raise StopAsyncIteration from None
         return line.decode("utf-8", errors="replace") + "\n"
 

@@ -2,7 +2,12 @@
 for every session; instead of importing the SDK (~1 s) and loading the model in each, this
 front connects to the memory's shared server on a Unix socket (in `.memidx/mcp/`, mode 0700),
 starting it in the background when none runs, and copies bytes between its stdio and the
-socket. It never imports the SDK, numpy or the model, and writes nothing of its own on stdout.
+socket. It never imports the SDK, asyncio, numpy or the model, and writes nothing of its own
+on stdout.
+
+The server greets each connection with one line before any byte of the protocol: GREETING
+when it took the session, BUSY when it is full. A connection that gets neither (a server
+exiting or wedged) is tried again, then the session is served in this process.
 
 The socket's name is a stamp of the configuration and of memidx's code, so a server started
 before an upgrade or under another configuration is never reused: it goes idle and exits."""
@@ -13,27 +18,31 @@ import contextlib
 import hashlib
 import os
 import socket
-import stat
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
+from memidx import __version__
 from memidx.config import Config
 from memidx.frozen import replace
 
 SHARED_VARIABLE = "MEMIDX_MCP_SHARED"  # "0": every session serves itself (no shared server)
 START_WAIT = 60.0  # seconds a front waits for a server it started (the SDK and the model load)
+START_GRACE = 5.0  # seconds a started server has to take its lock before it is looked for
+GREET_WAIT = 10.0  # seconds a front waits for a connected server's greeting
+ATTEMPTS = 3  # connections (and starts) tried before the session is served in this process
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
+GREETING = b"memidx-mcp 1\n"
+BUSY = b"busy\n"
 CHUNK = 65536
 
 
 def socket_for(config: Config) -> Path | None:
     """The shared server's socket for this configuration and this code: in the memory's
     `.memidx/mcp/`, or where that path is too long for a socket, in the user's runtime folder
-    (`$XDG_RUNTIME_DIR/memidx`, else a private `memidx-<uid>` in the temporary folder). None
-    where there can be none (no Unix sockets, no private folder)."""
+    (`$XDG_RUNTIME_DIR/memidx`, else `memidx-<uid>` in the temporary folder). None where there
+    can be none (no Unix sockets)."""
     if not hasattr(socket, "AF_UNIX"):
         return None
     name = f"mcp-{_stamp(config)}.sock"
@@ -41,36 +50,28 @@ def socket_for(config: Config) -> Path | None:
     if len(str(local)) <= MAX_SOCKET_PATH:
         return local
     runtime = _runtime_dir()
-    if runtime is None or len(str(runtime / name)) > MAX_SOCKET_PATH:
+    if len(str(runtime / name)) > MAX_SOCKET_PATH:
         return None
     return runtime / name
 
 
-def _runtime_dir() -> Path | None:
-    """A folder only this user can use, or None."""
+def _runtime_dir() -> Path:
     import tempfile
 
     given = os.environ.get("XDG_RUNTIME_DIR", "")
-    folder = (
-        Path(given) / "memidx"
-        if given and Path(given).is_dir()
-        else Path(tempfile.gettempdir()) / f"memidx-{os.getuid()}"
-    )
-    try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        found = folder.lstat()
-    except OSError:
-        return None
-    private = stat.S_ISDIR(found.st_mode) and not found.st_mode & 0o077
-    return folder if private and found.st_uid == os.getuid() else None
+    if given and Path(given).is_dir():
+        return Path(given) / "memidx"
+    from memidx.portable import user_id
+
+    return Path(tempfile.gettempdir()) / f"memidx-{user_id()}"
 
 
 def _stamp(config: Config) -> str:
     """A digest of what the server would be: the configuration (however the memory was
-    found) and the newest change to memidx's code."""
+    found), memidx's version and the newest change to its code."""
     package = Path(__file__).resolve().parents[1]
     newest = max((p.stat().st_mtime_ns for p in package.rglob("*.py")), default=0)
-    seen = f"{replace(config, found_by='flag')!r}|{package}|{newest}|{sys.executable}"
+    seen = f"{replace(config, found_by='flag')!r}|{__version__}|{package}|{newest}|{sys.executable}"
     return hashlib.sha256(seen.encode("utf-8")).hexdigest()[:16]
 
 
@@ -79,33 +80,80 @@ def wanted(own: bool) -> bool:
     return not own and os.environ.get(SHARED_VARIABLE, "1").strip() != "0"
 
 
-def front(config: Config) -> bool:
-    """Serve this session through the shared server; False when none can be had (the socket
-    path is too long, the state folder is read-only, the server did not come up), and the
-    caller serves it in this process."""
+def front(config: Config) -> int | None:
+    """Serve this session through the shared server: its exit code, or None when no server
+    can be had (no private socket folder, the server did not come up or stayed busy), and
+    the caller serves the session in this process."""
     path = socket_for(config)
-    if path is None:
+    if path is None or not _private_folder(path.parent):
+        return None
+    why = "it did not start"
+    for _ in range(ATTEMPTS):
+        conn, why = _session(path)
+        if why == "busy":
+            break
+        if conn is None:  # none runs (start one), or one is starting or going: wait for it
+            if why == "none":
+                _start(config, path)
+            conn, why = _session(path, wait=START_WAIT)
+        if conn is not None:
+            with conn:
+                if pump(conn, sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()):
+                    return 0
+            print("memidx: error: the shared MCP server closed the session (see "
+                  f"{config.state_dir / 'mcp.log'})", file=sys.stderr)  # fmt: skip
+            return 1
+    print(f"memidx: warning: no shared MCP server ({why}); serving this session here (see "
+          f"{config.state_dir / 'mcp.log'} and mcp-daemon.out)", file=sys.stderr)  # fmt: skip
+    return None
+
+
+def _private_folder(folder: Path) -> bool:
+    """The socket's folder, made when missing; only a folder of this user that no one else
+    can enter will do."""
+    from memidx.portable import private_dir
+
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"memidx: warning: no shared MCP server: {exc}", file=sys.stderr)
         return False
-    conn = _connect(path)
-    if conn is None:
-        try:
-            started = _start(config, path)
-        except OSError as exc:
-            print(f"memidx: warning: no shared MCP server: {exc}", file=sys.stderr)
-            return False
-        conn = _wait(path, started, START_WAIT)
-    if conn is None:
-        print("memidx: warning: the shared MCP server did not start; serving here (see "
-              f"{config.state_dir / 'mcp.log'})", file=sys.stderr)  # fmt: skip
-        return False
-    with conn:
-        pump(conn, sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno())
-    return True
+    if private_dir(folder):
+        return True
+    print(f"memidx: warning: no shared MCP server: {folder} is not a private folder of this "
+          "user (it must be yours, mode 0700)", file=sys.stderr)  # fmt: skip
+    return False
+
+
+def _session(path: Path, wait: float = 0.0) -> tuple[socket.socket | None, str]:
+    """A greeted connection to the server, waiting up to `wait` for one that starts; else
+    None and why: "none" (no server runs nor starts), "busy", or another reason. While it
+    waits it looks at the server's lock only now and then, after a grace: a starting server
+    tries the lock once, without waiting, and must not find a front holding it."""
+    started = time.monotonic()
+    looked = started
+    while True:
+        conn = _connect(path)
+        if conn is not None:
+            return _greeted(conn)
+        now = time.monotonic()
+        if now - started >= wait:
+            return (None, "none") if _nobody_serves(path) else (None, "it did not answer")
+        if now - started >= START_GRACE and now - looked >= 2.0:
+            looked = now
+            if _nobody_serves(path):
+                return None, "none"
+        time.sleep(0.02)
+
+
+def _nobody_serves(path: Path) -> bool:
+    from memidx.portable import file_lock
+
+    with file_lock(lock_for(path), wait=False) as free:
+        return free
 
 
 def _connect(path: Path) -> socket.socket | None:
-    if not path.exists():
-        return None
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(str(path))
@@ -115,48 +163,50 @@ def _connect(path: Path) -> socket.socket | None:
     return conn
 
 
+def _greeted(conn: socket.socket) -> tuple[socket.socket | None, str]:
+    conn.settimeout(GREET_WAIT)
+    line = b""
+    with contextlib.suppress(OSError):
+        while not line.endswith(b"\n") and len(line) < 64:
+            chunk = conn.recv(1)
+            if not chunk:
+                break
+            line += chunk
+    if line == GREETING:
+        conn.settimeout(None)
+        return conn, ""
+    conn.close()
+    return None, "busy" if line == BUSY else "no greeting"
+
+
 def lock_for(path: Path) -> Path:
     """The lock the serving server holds (one server per socket)."""
     return path.with_suffix(".lock")
 
 
-def _start(config: Config, path: Path) -> subprocess.Popen[bytes]:
+def _start(config: Config, path: Path) -> None:
+    """Start a server for `path` in the background (it leaves at once if another one took
+    the lock meanwhile)."""
     from memidx.portable import start_detached
 
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    config.state_dir.mkdir(parents=True, exist_ok=True)
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "mcp", "--daemon", str(path)]
-    with (config.state_dir / "mcp-daemon.out").open("ab") as out:  # what escapes the log
-        return start_detached(argv, out)
+    with contextlib.suppress(OSError):
+        config.state_dir.mkdir(parents=True, exist_ok=True)
+        with (config.state_dir / "mcp-daemon.out").open("ab") as out:  # what escapes the log
+            start_detached(argv, out)
 
 
-def _wait(path: Path, started: subprocess.Popen[bytes], timeout: float) -> socket.socket | None:
-    """The server's connection once it listens; None when it gave up or `timeout` passed.
-    The server this front started may exit at once because another one took the lock: then
-    the wait goes on while that one holds it."""
-    from memidx.portable import file_lock
-
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        conn = _connect(path)
-        if conn is not None:
-            return conn
-        if started.poll() is not None:
-            with file_lock(lock_for(path), wait=False) as free:
-                if free:
-                    return _connect(path)  # nobody serves nor starts: a last look
-        time.sleep(0.02)
-    return None
-
-
-def pump(conn: socket.socket, stdin: int, stdout: int) -> None:
+def pump(conn: socket.socket, stdin: int, stdout: int) -> bool:
     """Copy stdin to the socket and the socket to stdout until the server closes; stdin's end
-    is passed on as the end of the socket's writing half, so the server ends the session."""
+    is passed on as the end of the socket's writing half, so the server ends the session.
+    True when the session ended because stdin did, False when the server ended it first."""
+    ended = threading.Event()
 
     def upstream() -> None:
         with contextlib.suppress(OSError):
-            while chunk := os.read(stdin, CHUNK):
+            while chunk := _read(stdin):
                 conn.sendall(chunk)
+        ended.set()
         with contextlib.suppress(OSError):
             conn.shutdown(socket.SHUT_WR)
 
@@ -166,3 +216,15 @@ def pump(conn: socket.socket, stdin: int, stdout: int) -> None:
             view = memoryview(chunk)
             while view:
                 view = view[os.write(stdout, view) :]
+    return ended.is_set()
+
+
+def _read(fd: int) -> bytes:
+    """The next bytes of `fd`, waiting for them even when the client made it non-blocking."""
+    import select
+
+    while True:
+        try:
+            return os.read(fd, CHUNK)
+        except BlockingIOError:
+            select.select([fd], [], [], 1.0)
