@@ -11,9 +11,10 @@ assistant message.
 Gemini CLI 0.61.0 fires PreCompress before every request to the model, and compresses only when
 the prompt reaches half the model's token limit: a run whose replies are small archives nothing;
 a reply that reports 900,000 prompt tokens and calls a tool makes Gemini compress before its
-next request, and memidx archives the session file once. Gemini writes the summary nowhere a
-hook can read it. Skipped when a CLI is not on PATH (npm install -g @openai/codex
-@google/gemini-cli)."""
+next request, and memidx archives the session file once; a headless `/compress` (PreCompress
+with trigger "manual") archives it again. Gemini writes the summary nowhere a hook can read it.
+
+Skipped when a CLI is not on PATH (npm install -g @openai/codex @google/gemini-cli)."""
 
 from __future__ import annotations
 
@@ -124,8 +125,14 @@ def test_gemini_archives_the_session_only_when_it_compresses(
 
         assert loud.returncode == 0, (loud.stdout[-2000:], loud.stderr[-2000:])
         assert any("<state_snapshot>" in b for b in stub.bodies), "Gemini did not compress"
-    once = archived(memory, env, "gemini")
-    assert len(once) == 1, once
-    assert "quillwort" in shown(memory, env, once[0]["ref"])  # the session file, verbatim
-    assert '"sessionId"' in shown(memory, env, once[0]["ref"])
+        once = archived(memory, env, "gemini")
+        assert len(once) == 1, once
+        assert "quillwort" in shown(memory, env, once[0]["ref"])  # the session file, verbatim
+        assert '"sessionId"' in shown(memory, env, once[0]["ref"])
+        stub.prompt_tokens, stub.tool = 10, None
+
+        manual = run(["gemini", "-r", "latest", "-p", "/compress"], project, env)
+
+        assert manual.returncode == 0, (manual.stdout[-2000:], manual.stderr[-2000:])
+    assert len(archived(memory, env, "gemini")) == 2  # PreCompress with trigger "manual"
     no_hook_errors(memory)
