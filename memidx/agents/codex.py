@@ -1,8 +1,10 @@
 """Codex CLI's hooks (hooks.json, Claude Code's shape): SessionStart and UserPromptSubmit inject
 context as `hookSpecificOutput.additionalContext`; Stop files the turn from the rollout
 (memidx/agents/codex_transcript.py), or, when Codex gives no rollout path, from the prompt the
-prompt hook kept and the `last_assistant_message`; PreCompact archives the rollout. Where its
-configuration lives: memidx/agents/codex_install.py."""
+prompt hook kept and the `last_assistant_message`; PreCompact archives the rollout; PostCompact
+(and Stop, for a compaction whose PostCompact did not run) files the summary of the rollout's
+`compacted` record. Codex 0.171.0 sends neither hook a summary: only `trigger` (manual | auto).
+Where its configuration lives: memidx/agents/codex_install.py."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ EVENTS: dict[str, tuple[int, float]] = {
     "UserPromptSubmit": (10, 1.5),
     "Stop": (30, 10.0),
     "PreCompact": (60, 30.0),
+    "PostCompact": (30, 10.0),
 }
 PROMPT = "codex-prompt"  # session state: the last prompt, for a Stop without a rollout
 
@@ -55,6 +58,7 @@ class Codex:
         text = read_text(Path(path)) if path else ""
         if event == "Stop":
             actions.capture(config, where, _exchanges(call, where, text))
+        if event in ("Stop", "PostCompact"):
             for summary in parse(text).summaries:
                 actions.summary(config, where, summary)
         elif event == "PreCompact":

@@ -1,9 +1,12 @@
 """Reading a Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl`, one
 `{timestamp, type, payload}` a line): the person's prompts and the agent's messages from the
 `response_item` message records (role `user` and `assistant`), a note of each tool call from
-the `response_item` call records, and the summaries of `compacted` records. Developer messages
-(skills, hook context) and the environment and AGENTS.md messages Codex sends as the user's are
-skipped; `event_msg` records repeat the conversation and are not read (0.171.0 writes
+the `response_item` call records, and the summaries of `compacted` records (without the preamble
+Codex puts before the summary when it hands it to the model). Developer messages (skills, hook
+context) and the environment and AGENTS.md messages Codex sends as the user's are skipped, and
+so is the compaction's own output, which 0.171.0 also writes as an assistant message (marked
+`compaction_output` in the record's `metadata`): it is the summary, not part of the exchange
+before it. `event_msg` records repeat the conversation and are not read (0.171.0 writes
 `item_completed`, older versions `user_message` and `agent_message`). A line still being
 written is read at the next event."""
 
@@ -23,6 +26,9 @@ INJECTED = (
     "<skills_",
 )
 TOOL_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+# What Codex 0.171.0 writes before the summary in a `compacted` record's message
+PREAMBLE = "Another language model started to solve this problem"
+PREAMBLE_END = "use the information in this summary to assist with your own analysis:"
 
 
 def parse(text: str) -> Transcript:
@@ -36,7 +42,9 @@ def parse(text: str) -> Transcript:
         what = payload.get("type")
         prompt: str | None = None
         if kind == "compacted":
-            summaries.append(str(payload.get("message") or ""))
+            summaries.append(_summary(str(payload.get("message") or "")))
+        elif _compaction_output(record):
+            continue
         elif kind == "response_item" and what in TOOL_CALLS and user is not None:
             said.append(tool_note(_tool_name(payload), _arguments(payload)))
         elif kind == "response_item" and what == "message":
@@ -52,6 +60,16 @@ def parse(text: str) -> Transcript:
     if user is not None:
         exchanges.append(Exchange(user, tuple(s for s in said if s.strip()), closed=False))
     return Transcript(tuple(exchanges), tuple(s for s in summaries if s.strip()))
+
+
+def _summary(message: str) -> str:
+    if message.startswith(PREAMBLE) and PREAMBLE_END in message:
+        return message.split(PREAMBLE_END, 1)[1].strip()
+    return message
+
+
+def _compaction_output(record: dict[str, object]) -> bool:
+    return (_dict(record.get("metadata")) or {}).get("compaction_output") is True
 
 
 def _record(line: str) -> dict[str, object] | None:

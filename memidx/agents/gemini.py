@@ -1,7 +1,10 @@
 """Gemini CLI's hooks (settings.json `hooks`; stdout must be JSON only): SessionStart injects
 the digest and BeforeAgent the recall block as `hookSpecificOutput.additionalContext`;
 AfterAgent files the turn from its `prompt` and `prompt_response`; PreCompress archives the
-session file verbatim. Where its configuration lives: memidx/agents/gemini_install.py."""
+session file verbatim when Gemini is about to compress it (it fires PreCompress before every
+request to the model: memidx/agents/gemini_session.py). Gemini CLI 0.61.0 shows no hook the
+summary of a compression, nor writes it to the session file, so none is filed. Where its
+configuration lives: memidx/agents/gemini_install.py."""
 
 from __future__ import annotations
 
@@ -49,10 +52,12 @@ class Gemini:
                 actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
         elif event == "PreCompress":
             from memidx.agents.claude_transcript import read_text
+            from memidx.agents.gemini_session import compresses
 
             path = str(payload.get("transcript_path") or "")
-            if path:
-                actions.archive_transcript(config, where, read_text(Path(path)))
+            text = read_text(Path(path)) if path else ""
+            if text and (payload.get("trigger") == "manual" or compresses(text, cwd_of(payload))):
+                actions.archive_transcript(config, where, text)
         return NOTHING
 
 

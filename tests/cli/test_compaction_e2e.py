@@ -1,0 +1,138 @@
+"""Compaction through the real Codex CLI and Gemini CLI, each pointed at a loopback stub of its
+model API, after `memidx agent install codex|gemini --scope project` in a fresh project.
+
+Codex 0.171.0: `codex exec` cannot run /compact (it sends it to the model as text), but with
+`model_auto_compact_token_limit` under the prompt size the stub reports, `codex exec resume`
+compacts before its turn: PreCompact archives the rollout, and the summary (the rollout's
+`compacted` record) is filed with `summary_of` pointing at it; the exchange before the
+compaction is filed once, without the compaction's output that Codex also writes as an
+assistant message.
+
+Gemini CLI 0.61.0 fires PreCompress before every request to the model, and compresses only when
+the prompt reaches half the model's token limit: a run whose replies are small archives nothing;
+a reply that reports 900,000 prompt tokens and calls a tool makes Gemini compress before its
+next request, and memidx archives the session file once; a headless `/compress` (PreCompress
+with trigger "manual") archives it again. Gemini writes the summary nowhere a hook can read it.
+
+Skipped when a CLI is not on PATH (npm install -g @openai/codex @google/gemini-cli)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.test_codex_gemini_e2e import run, world
+from tests.helpers import MEMIDX_BIN, NotesRepo
+from tests.model_stubs import SUMMARY, ModelStub
+
+QUESTION = "Why does the quillwort deploy hang on a lock?"
+CODEX = ["codex", "exec", "--trust", "--skip-git-repo-check", "--dangerously-bypass-hook-trust"]
+
+
+def records(memory: NotesRepo, env: dict[str, str], kind: str, query: str) -> list[dict[str, Any]]:
+    found = run([str(MEMIDX_BIN), "search", "--json", "--kind", kind, "--mode", "bm25", query],
+                memory.root, env)  # fmt: skip
+    assert found.returncode == 0, found.stderr
+    return list(json.loads(found.stdout)["hits"])
+
+
+def archived(memory: NotesRepo, env: dict[str, str], agent: str) -> list[dict[str, Any]]:
+    """The transcripts `agent` archived (every one holds the session's first words)."""
+    words = {"codex": "session_meta", "gemini": "Gemini CLI"}[agent]
+    return [h for h in records(memory, env, "transcript", words) if h["meta"].get("agent") == agent]
+
+
+def shown(memory: NotesRepo, env: dict[str, str], ref: str) -> str:
+    done = run([str(MEMIDX_BIN), "show", ref], memory.root, env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def no_hook_errors(memory: NotesRepo) -> None:
+    log = memory.root / ".memidx" / "agent-hook-error.log"
+    assert not log.exists(), log.read_text()
+
+
+@pytest.mark.skipif(shutil.which("codex") is None, reason="codex CLI not installed")
+def test_codex_auto_compaction_archives_the_rollout_and_files_its_summary(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    with ModelStub("responses", prompt_tokens=5_000) as stub:
+        memory, project, env = world(tmp_path, models_dir, STUB_KEY="dummy")
+        config = tmp_path / "home" / ".codex" / "config.toml"
+        config.parent.mkdir()
+        config.write_text(
+            'model = "stub-model"\nmodel_provider = "stub"\nmodel_context_window = 200000\n'
+            "model_auto_compact_token_limit = 1000\n\n[model_providers.stub]\n"
+            f'name = "stub"\nbase_url = "{stub.url}/v1"\nwire_api = "responses"\n'
+            'env_key = "STUB_KEY"\n'
+        )
+        installed = run([str(MEMIDX_BIN), "agent", "install", "codex", "--scope", "project"],
+                        project, env)  # fmt: skip
+        assert installed.returncode == 0, installed.stderr
+        first = run([*CODEX, QUESTION], project, env)
+        assert first.returncode == 0, (first.stdout[-2000:], first.stderr[-2000:])
+        assert not archived(memory, env, "codex")
+
+        second = run([*CODEX[:2], "resume", "--last", *CODEX[2:], "And how does it fail fast?"],
+                     project, env)  # fmt: skip
+
+        assert second.returncode == 0, (second.stdout[-2000:], second.stderr[-2000:])
+        assert any("CONTEXT CHECKPOINT COMPACTION" in b for b in stub.bodies), "no compaction"
+    rollout = archived(memory, env, "codex")
+    assert len(rollout) == 1, rollout
+    assert '"session_meta"' in shown(memory, env, rollout[0]["ref"])  # the rollout, verbatim
+    summaries = [h for h in records(memory, env, "turn", "quillwort lock timeout")
+                 if "compact-summary" in h["tags"]]  # fmt: skip
+    assert len(summaries) == 1, summaries
+    assert summaries[0]["meta"]["summary_of"] == rollout[0]["meta"]["id"]
+    assert summaries[0]["meta"]["session"] == rollout[0]["meta"]["session"]
+    text = shown(memory, env, summaries[0]["ref"])
+    assert SUMMARY in text and "Another language model" not in text
+    asked = [h for h in records(memory, env, "turn", "quillwort deploy hang")
+             if "compact-summary" not in h["tags"]]  # fmt: skip
+    assert len(asked) == 1, [h["snippet"] for h in asked]  # filed once, without the summary
+    assert SUMMARY not in shown(memory, env, asked[0]["ref"])
+    no_hook_errors(memory)
+
+
+@pytest.mark.skipif(shutil.which("gemini") is None, reason="gemini CLI not installed")
+def test_gemini_archives_the_session_only_when_it_compresses(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    with ModelStub("gemini") as stub:
+        memory, project, env = world(tmp_path, models_dir, GEMINI_API_KEY="dummy",
+                                     GOOGLE_GEMINI_BASE_URL=stub.url)  # fmt: skip
+        settings = tmp_path / "home" / ".gemini" / "settings.json"
+        settings.parent.mkdir()
+        theirs = {"security": {"auth": {"selectedType": "gemini-api-key"},
+                               "folderTrust": {"enabled": False}}}  # fmt: skip
+        settings.write_text(json.dumps(theirs))
+        installed = run([str(MEMIDX_BIN), "agent", "install", "gemini", "--scope", "project"],
+                        project, env)  # fmt: skip
+        assert installed.returncode == 0, installed.stderr
+        quiet = run(["gemini", "-p", QUESTION], project, env)
+        assert quiet.returncode == 0, (quiet.stdout[-2000:], quiet.stderr[-2000:])
+        assert not archived(memory, env, "gemini")  # PreCompress fired, Gemini did not compress
+        stub.prompt_tokens = 900_000
+        stub.tool = {"name": "list_directory", "args": {"dir_path": "."}}  # read-only: allowed
+
+        loud = run(["gemini", "-r", "latest", "-p", "And how does it fail fast?"], project, env)
+
+        assert loud.returncode == 0, (loud.stdout[-2000:], loud.stderr[-2000:])
+        assert any("<state_snapshot>" in b for b in stub.bodies), "Gemini did not compress"
+        once = archived(memory, env, "gemini")
+        assert len(once) == 1, once
+        assert "quillwort" in shown(memory, env, once[0]["ref"])  # the session file, verbatim
+        assert '"sessionId"' in shown(memory, env, once[0]["ref"])
+        stub.prompt_tokens, stub.tool = 10, None
+
+        manual = run(["gemini", "-r", "latest", "-p", "/compress"], project, env)
+
+        assert manual.returncode == 0, (manual.stdout[-2000:], manual.stderr[-2000:])
+    assert len(archived(memory, env, "gemini")) == 2  # PreCompress with trigger "manual"
+    no_hook_errors(memory)
