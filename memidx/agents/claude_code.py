@@ -46,7 +46,8 @@ class ClaudeCode:
             return additional_context(
                 event, actions.recall_for(config, where, prompt, call.deadline)
             )
-        from memidx.agents.claude_transcript import parse, read_text
+        from memidx.agents.claude_transcript import parse
+        from memidx.agents.transcript import read_text
 
         transcript = parse(read_text(Path(str(payload.get("transcript_path") or ""))))
         if event in ("Stop", "SessionEnd", "PreCompact"):

@@ -48,8 +48,8 @@ class Codex:
             return additional_context(
                 event, actions.recall_for(config, where, prompt, call.deadline)
             )
-        from memidx.agents.claude_transcript import read_text
         from memidx.agents.codex_transcript import parse
+        from memidx.agents.transcript import read_text
 
         path = str(payload.get("transcript_path") or "")
         text = read_text(Path(path)) if path else ""

@@ -5,15 +5,15 @@ the `response_item` call records, and the summaries of `compacted` records. Deve
 (skills, hook context) and the environment and AGENTS.md messages Codex sends as the user's are
 skipped; `event_msg` records repeat the conversation and are not read (0.171.0 writes
 `item_completed`, older versions `user_message` and `agent_message`). A line still being
-written is read at the next event."""
+written is read at the next event (memidx/agents/transcript.py)."""
 
 from __future__ import annotations
 
 import json
 from typing import cast
 
-from memidx.agents.claude_transcript import Transcript
-from memidx.agents.exchange import Exchange, tool_note
+from memidx.agents.exchange import Exchanges, tool_note
+from memidx.agents.transcript import Transcript, as_dict, records
 
 INJECTED = (
     "<environment_context>",
@@ -26,52 +26,28 @@ TOOL_CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 
 
 def parse(text: str) -> Transcript:
-    records = [r for r in (_record(line) for line in text.splitlines()) if r is not None]
-    exchanges: list[Exchange] = []
+    exchanges = Exchanges()
     summaries: list[str] = []
-    user: str | None = None
-    said: list[str] = []
-    for record in records:
-        kind, payload = record.get("type"), _dict(record.get("payload")) or {}
+    for record in records(text):
+        kind, payload = record.get("type"), as_dict(record.get("payload")) or {}
         what = payload.get("type")
-        prompt: str | None = None
         if kind == "compacted":
             summaries.append(str(payload.get("message") or ""))
-        elif kind == "response_item" and what in TOOL_CALLS and user is not None:
-            said.append(tool_note(_tool_name(payload), _arguments(payload)))
+        elif kind == "response_item" and what in TOOL_CALLS:
+            exchanges.said(tool_note(_tool_name(payload), _arguments(payload)))
         elif kind == "response_item" and what == "message":
             text = _content_text(payload.get("content"))
             if payload.get("role") == "user" and text and not text.startswith(INJECTED):
-                prompt = text
-            elif payload.get("role") == "assistant" and text and user is not None:
-                said.append(text)
-        if prompt is not None:
-            if user is not None:
-                exchanges.append(Exchange(user, tuple(s for s in said if s.strip()), closed=True))
-            user, said = prompt, []
-    if user is not None:
-        exchanges.append(Exchange(user, tuple(s for s in said if s.strip()), closed=False))
-    return Transcript(tuple(exchanges), tuple(s for s in summaries if s.strip()))
-
-
-def _record(line: str) -> dict[str, object] | None:
-    if not line.strip():
-        return None
-    try:
-        loaded: object = json.loads(line)
-    except (ValueError, RecursionError):
-        return None  # a damaged line costs that line only
-    return _dict(loaded)
-
-
-def _dict(value: object) -> dict[str, object] | None:
-    return cast(dict[str, object], value) if isinstance(value, dict) else None
+                exchanges.prompt(text)
+            elif payload.get("role") == "assistant" and text:
+                exchanges.said(text)
+    return Transcript(exchanges.done(), tuple(s for s in summaries if s.strip()))
 
 
 def _content_text(content: object) -> str:
     if isinstance(content, str):
         return content.strip()
-    parts = [_dict(item) or {} for item in cast(list[object], content or [])]
+    parts = [as_dict(item) or {} for item in cast(list[object], content or [])]
     texts = [
         str(p.get("text") or "") for p in parts if p.get("type") in ("input_text", "output_text")
     ]
@@ -86,7 +62,7 @@ def _tool_name(payload: dict[str, object]) -> str:
 
 def _arguments(payload: dict[str, object]) -> object:
     if payload.get("type") == "local_shell_call":
-        action = _dict(payload.get("action")) or {}
+        action = as_dict(payload.get("action")) or {}
         command = action.get("command")
         return (
             {"command": " ".join(str(c) for c in cast(list[object], command))}

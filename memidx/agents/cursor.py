@@ -51,7 +51,7 @@ class Cursor:
             if prompt.strip() and answer:
                 actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
         elif event == "preCompact":
-            from memidx.agents.claude_transcript import read_text
+            from memidx.agents.transcript import read_text
 
             path = str(payload.get("transcript_path") or "")
             if path:

@@ -48,7 +48,7 @@ class Gemini:
             if prompt and answer:
                 actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
         elif event == "PreCompress":
-            from memidx.agents.claude_transcript import read_text
+            from memidx.agents.transcript import read_text
 
             path = str(payload.get("transcript_path") or "")
             if path:

@@ -58,19 +58,15 @@ class Hermes:
 def exchanges(messages: list[dict[str, object]]) -> list[Exchange]:
     """The exchanges of an OpenAI-style message list: each user message with the assistant's
     texts and tool calls until the next one."""
-    from memidx.agents.exchange import Exchange, tool_note
+    from memidx.agents.exchange import Exchanges, tool_note
 
-    found: list[Exchange] = []
-    user: str | None = None
-    said: list[str] = []
+    found = Exchanges()
     for message in messages:
         role, content = message.get("role"), _text(message.get("content"))
         if role == "user" and content:
-            if user is not None:
-                found.append(Exchange(user, tuple(said), closed=True))
-            user, said = content, []
-        elif role == "assistant" and user is not None:
-            said += [content] if content else []
+            found.prompt(content)
+        elif role == "assistant":
+            found.said(content)
             for call in cast(list[object], message.get("tool_calls") or []):
                 function = (
                     cast(dict[str, object], call).get("function")
@@ -79,10 +75,8 @@ def exchanges(messages: list[dict[str, object]]) -> list[Exchange]:
                 )
                 if isinstance(function, dict):
                     table = cast(dict[str, object], function)
-                    said.append(tool_note(str(table.get("name") or "tool"), _arguments(table)))
-    if user is not None:
-        found.append(Exchange(user, tuple(said), closed=True))
-    return found
+                    found.said(tool_note(str(table.get("name") or "tool"), _arguments(table)))
+    return list(found.done(last_closed=True))
 
 
 def _messages(value: object) -> list[dict[str, object]]:
