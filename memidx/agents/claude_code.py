@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from memidx.agents import actions
-from memidx.agents.hook_output import additional_context, cwd_of
+from memidx.agents.hook_output import additional_context
 from memidx.agents.runner import HookCall
-from memidx.agents.session import Where
+from memidx.agents.session import where_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,11 +36,10 @@ class ClaudeCode:
 
     def handle(self, call: HookCall) -> str:
         payload, config = call.payload, call.config
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), cwd_of(payload))
+        where = where_of(NAME, payload)
         event = call.event
         if event == "SessionStart":
-            actions.warm_up(config)
-            return additional_context(event, actions.digest_for(config, where))
+            return additional_context(event, actions.session_start(config, where))
         if event == "UserPromptSubmit":
             prompt = str(payload.get("prompt") or "")
             return additional_context(

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from memidx.agents import actions
-from memidx.agents.hook_output import additional_context, cwd_of
+from memidx.agents.hook_output import additional_context
 from memidx.agents.runner import HookCall
-from memidx.agents.session import SessionState, Where, session_path
+from memidx.agents.session import Where, session_state, where_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,13 +36,12 @@ class Codex:
 
     def handle(self, call: HookCall) -> str:
         payload, config, event = call.payload, call.config, call.event
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), cwd_of(payload))
+        where = where_of(NAME, payload)
         if event == "SessionStart":
-            actions.warm_up(config)
-            return additional_context(event, actions.digest_for(config, where))
+            return additional_context(event, actions.session_start(config, where))
         if event == "UserPromptSubmit":
             prompt = str(payload.get("prompt") or "")
-            state = SessionState(session_path(config, NAME, where.session))
+            state = session_state(config, where)
             state.set_text(PROMPT, prompt)
             state.save()
             return additional_context(
@@ -74,7 +73,7 @@ def _exchanges(call: HookCall, where: Where, text: str) -> list[Exchange]:
         if last and not any(a.strip() == last for a in current.assistant):
             current = Exchange(current.user, (*current.assistant, last), closed=True)
         return [*done, current]
-    prompt = SessionState(session_path(call.config, NAME, where.session)).text(PROMPT) or ""
+    prompt = session_state(call.config, where).text(PROMPT) or ""
     return [Exchange(prompt, (last,), closed=True)] if prompt and last else []
 
 

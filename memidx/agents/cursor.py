@@ -12,7 +12,7 @@ from typing import cast
 
 from memidx.agents import actions
 from memidx.agents.runner import HookCall
-from memidx.agents.session import SessionState, Where, session_path
+from memidx.agents.session import Where, session_state
 
 NAME = "cursor"
 # event: (Cursor's timeout for the hook in seconds, memidx's own deadline in seconds)
@@ -36,10 +36,9 @@ class Cursor:
         session = str(payload.get("conversation_id") or payload.get("session_id") or "unknown")
         where = Where(NAME, session, _cwd(payload))
         if event == "sessionStart":
-            actions.warm_up(config)
-            digest = actions.digest_for(config, where)
+            digest = actions.session_start(config, where)
             return json.dumps({"additional_context": digest}, ensure_ascii=False) if digest else ""
-        state = SessionState(session_path(config, NAME, where.session))
+        state = session_state(config, where)
         if event == "beforeSubmitPrompt":
             state.set_text(PROMPT, str(payload.get("prompt") or ""))
             state.save()

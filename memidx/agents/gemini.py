@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from memidx.agents import actions
-from memidx.agents.hook_output import additional_context, cwd_of
+from memidx.agents.hook_output import additional_context
 from memidx.agents.runner import HookCall
-from memidx.agents.session import Where
+from memidx.agents.session import where_of
 
 NAME = "gemini"
 # event: (Gemini CLI's timeout for the hook in milliseconds, memidx's own deadline in seconds)
@@ -31,10 +31,9 @@ class Gemini:
 
     def handle(self, call: HookCall) -> str:
         payload, config, event = call.payload, call.config, call.event
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), cwd_of(payload))
+        where = where_of(NAME, payload)
         if event == "SessionStart":
-            actions.warm_up(config)
-            return additional_context(event, actions.digest_for(config, where), NOTHING)
+            return additional_context(event, actions.session_start(config, where), NOTHING)
         if event == "BeforeAgent":
             prompt = str(payload.get("prompt") or "")
             return additional_context(

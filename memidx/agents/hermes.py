@@ -6,12 +6,11 @@ to be compressed as a transcript; `session_end` files every exchange of the sess
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import cast
 
 from memidx.agents import actions
 from memidx.agents.runner import HookCall
-from memidx.agents.session import Where
+from memidx.agents.session import where_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ class Hermes:
 
     def handle(self, call: HookCall) -> str:
         payload, config, event = call.payload, call.config, call.event
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), _cwd(payload))
+        where = where_of(NAME, payload)
         if event == "prefetch":
             query = str(payload.get("query") or "")
             return actions.recall_for(config, where, query, call.deadline)
@@ -102,10 +101,6 @@ def _arguments(function: dict[str, object]) -> object:
         except ValueError:
             return {"command": raw}
     return raw
-
-
-def _cwd(payload: dict[str, object]) -> str:
-    return str(payload.get("cwd") or Path.cwd())
 
 
 ADAPTER = Hermes()
