@@ -9,7 +9,7 @@ import json
 from typing import cast
 
 from memidx.agents import actions
-from memidx.agents.runner import HookCall
+from memidx.agents.runner import Adapter, HookCall
 from memidx.agents.session import where_of
 
 TYPE_CHECKING = False
@@ -26,32 +26,27 @@ EVENTS: dict[str, float] = {
 }
 
 
-class Hermes:
-    name = NAME
+def handle(call: HookCall) -> str:
+    """One Hermes hook event's work; what to print ("" for nothing)."""
+    payload, config, event = call.payload, call.config, call.event
+    where = where_of(NAME, payload)
+    if event == "prefetch":
+        query = str(payload.get("query") or "")
+        return actions.recall_for(config, where, query, call.deadline)
+    from memidx.agents.exchange import Exchange
 
-    def deadline(self, event: str) -> float:
-        return EVENTS[event]
-
-    def handle(self, call: HookCall) -> str:
-        payload, config, event = call.payload, call.config, call.event
-        where = where_of(NAME, payload)
-        if event == "prefetch":
-            query = str(payload.get("query") or "")
-            return actions.recall_for(config, where, query, call.deadline)
-        from memidx.agents.exchange import Exchange
-
-        if event == "sync_turn":
-            user = str(payload.get("user") or "").strip()
-            assistant = str(payload.get("assistant") or "").strip()
-            if user and assistant:
-                actions.capture(config, where, [Exchange(user, (assistant,), closed=True)])
-        messages = _messages(payload.get("messages"))
-        if event == "pre_compress" and messages:
-            text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
-            actions.archive_transcript(config, where, text)
-        elif event == "session_end":
-            actions.capture(config, where, exchanges(messages))
-        return ""
+    if event == "sync_turn":
+        user = str(payload.get("user") or "").strip()
+        assistant = str(payload.get("assistant") or "").strip()
+        if user and assistant:
+            actions.capture(config, where, [Exchange(user, (assistant,), closed=True)])
+    messages = _messages(payload.get("messages"))
+    if event == "pre_compress" and messages:
+        text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
+        actions.archive_transcript(config, where, text)
+    elif event == "session_end":
+        actions.capture(config, where, exchanges(messages))
+    return ""
 
 
 def exchanges(messages: list[dict[str, object]]) -> list[Exchange]:
@@ -103,4 +98,4 @@ def _arguments(function: dict[str, object]) -> object:
     return raw
 
 
-ADAPTER = Hermes()
+ADAPTER = Adapter(NAME, EVENTS, handle)
