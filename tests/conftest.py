@@ -29,6 +29,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 # The environment the suite started with: only the model is looked up in it (read, never written).
 STARTING_ENV = dict(os.environ)
 USER_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
+AGENT_HOMES = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "HERMES_HOME")  # each moves an agent's files
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +41,7 @@ def user_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
         USER_VARIABLES[1:], (".config", ".cache", ".local/share", ".local/state"), strict=True
     ):
         monkeypatch.setenv(variable, str(home / folder))
-    for variable in ("XDG_BIN_HOME", "MEMIDX_BIN_DIR"):
+    for variable in ("XDG_BIN_HOME", "MEMIDX_BIN_DIR", *AGENT_HOMES):
         monkeypatch.delenv(variable, raising=False)
     # the identity git commits with (clean_env drops GIT_* variables; tests/helpers.py)
     (home / ".gitconfig").write_text(

@@ -124,6 +124,14 @@ def run_in_process(root: Path, *args: str) -> Run:
     return Run(code, out.getvalue(), err.getvalue())
 
 
+def memidx_agent(root: Path, *args: str) -> str:
+    """`memidx agent ARGS` in-process with `root` as the working directory; its output (the
+    command must succeed)."""
+    done = run_in_process(root, "agent", *args)
+    assert done.code == 0, done.err
+    return done.out
+
+
 def copy_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, dirs_exist_ok=True)
 

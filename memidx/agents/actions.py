@@ -5,16 +5,17 @@ their agent's input into these calls and the results into their agent's output."
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from memidx.agents import recall_server
 from memidx.agents.gate import trivial
-from memidx.agents.session import SessionState, Where, session_path
+from memidx.agents.session import Where, session_state
 from memidx.config import Config
 
 TYPE_CHECKING = False  # the prompt hook's process imports neither filing nor typing's cost
 if TYPE_CHECKING:
     from memidx.agents.exchange import Exchange
+    from memidx.agents.session import SessionState
     from memidx.haystack.indexing import Filed
 
 SEEN = "seen"  # session state: the keys of the hits injected in this session
@@ -25,7 +26,7 @@ def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> st
     else in this process (the server is started for the next prompt)."""
     if trivial(prompt):
         return ""
-    state = SessionState(session_path(config, where.agent, where.session))
+    state = session_state(config, where)
     seen = state.keys(SEEN)
     request: dict[str, object] = {"prompt": prompt, "seen": seen}
     answer = recall_server.ask_waiting(config, request, _left(deadline))
@@ -44,15 +45,13 @@ def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> st
     return block
 
 
-def warm_up(config: Config) -> None:
-    """Start the recall server unless one answers (session start: the first prompt follows)."""
-    if config.index_path.exists() and recall_server.ask(config, {"prompt": ""}, 0.2) is None:
-        recall_server.start(config)
-
-
-def digest_for(config: Config, where: Where) -> str:
+def session_start(config: Config, where: Where) -> str:
+    """The digest for a new session ("" for none); the recall server is started unless one
+    answers, for the first prompt follows."""
     from memidx.agents.digest import digest
 
+    if config.index_path.exists() and recall_server.ask(config, {"prompt": ""}, 0.2) is None:
+        recall_server.start(config)
     return digest(config, where.project)
 
 
@@ -60,7 +59,7 @@ def capture(config: Config, where: Where, exchanges: Sequence[Exchange]) -> list
     """File the exchanges not filed before in this session; start the embed of what is new."""
     from memidx.agents.capture import embed_later, file_exchanges
 
-    state = SessionState(session_path(config, where.agent, where.session))
+    state = session_state(config, where)
     try:
         filed = file_exchanges(config, where, state, exchanges)
     finally:
@@ -70,20 +69,29 @@ def capture(config: Config, where: Where, exchanges: Sequence[Exchange]) -> list
 
 
 def archive_transcript(config: Config, where: Where, text: str) -> Filed | None:
-    from memidx.agents.capture import archive, embed_later
+    """Archive a whole transcript verbatim (before compaction)."""
+    from memidx.agents.capture import archive
 
-    state = SessionState(session_path(config, where.agent, where.session))
-    filed = archive(config, where, state, text)
-    state.save()
-    embed_later(config, [filed])
-    return filed
+    return _file_one(config, where, archive, text)
 
 
 def summary(config: Config, where: Where, text: str) -> Filed | None:
-    from memidx.agents.capture import embed_later, file_summary
+    """File a compaction's summary, pointing at the transcript archived before it."""
+    from memidx.agents.capture import file_summary
 
-    state = SessionState(session_path(config, where.agent, where.session))
-    filed = file_summary(config, where, state, text)
+    return _file_one(config, where, file_summary, text)
+
+
+def _file_one(
+    config: Config,
+    where: Where,
+    filing: Callable[[Config, Where, SessionState, str], Filed | None],
+    text: str,
+) -> Filed | None:
+    from memidx.agents.capture import embed_later
+
+    state = session_state(config, where)
+    filed = filing(config, where, state, text)
     state.save()
     embed_later(config, [filed])
     return filed

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from memidx.agents import actions
-from memidx.agents.hook_output import additional_context, cwd_of
-from memidx.agents.runner import HookCall
-from memidx.agents.session import Where
+from memidx.agents.hook_output import additional_context
+from memidx.agents.runner import Adapter, HookCall
+from memidx.agents.session import where_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,43 +26,34 @@ EVENTS: dict[str, tuple[int, float]] = {
 }
 
 
-class ClaudeCode:
-    """The adapter the hook runner calls."""
+def handle(call: HookCall) -> str:
+    """One Claude Code hook event's work; what to print ("" for nothing)."""
+    payload, config = call.payload, call.config
+    where = where_of(NAME, payload)
+    event = call.event
+    if event == "SessionStart":
+        return additional_context(event, actions.session_start(config, where))
+    if event == "UserPromptSubmit":
+        prompt = str(payload.get("prompt") or "")
+        return additional_context(event, actions.recall_for(config, where, prompt, call.deadline))
+    from memidx.agents.claude_transcript import parse
+    from memidx.agents.transcript import read_text
 
-    name = NAME
-
-    def deadline(self, event: str) -> float:
-        return EVENTS[event][1]
-
-    def handle(self, call: HookCall) -> str:
-        payload, config = call.payload, call.config
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), cwd_of(payload))
-        event = call.event
-        if event == "SessionStart":
-            actions.warm_up(config)
-            return additional_context(event, actions.digest_for(config, where))
-        if event == "UserPromptSubmit":
-            prompt = str(payload.get("prompt") or "")
-            return additional_context(
-                event, actions.recall_for(config, where, prompt, call.deadline)
-            )
-        from memidx.agents.claude_transcript import parse, read_text
-
-        transcript = parse(read_text(Path(str(payload.get("transcript_path") or ""))))
-        if event in ("Stop", "SessionEnd", "PreCompact"):
-            last = str(payload.get("last_assistant_message") or "").strip()
-            every = event == "SessionEnd"
-            exchanges = [e for e in transcript.exchanges if e.closed or every or _done(e, last)]
-            actions.capture(config, where, exchanges)
-        if event == "PreCompact":
-            path = Path(str(payload.get("transcript_path") or ""))
-            actions.archive_transcript(config, where, read_text(path))
-        elif event == "PostCompact":
-            actions.summary(config, where, str(payload.get("compact_summary") or ""))
-        if event in ("Stop", "SessionEnd"):  # versions without PostCompact: the summary record
-            for summary in transcript.summaries:
-                actions.summary(config, where, summary)
-        return ""
+    transcript = parse(read_text(Path(str(payload.get("transcript_path") or ""))))
+    if event in ("Stop", "SessionEnd", "PreCompact"):
+        last = str(payload.get("last_assistant_message") or "").strip()
+        every = event == "SessionEnd"
+        exchanges = [e for e in transcript.exchanges if e.closed or every or _done(e, last)]
+        actions.capture(config, where, exchanges)
+    if event == "PreCompact":
+        path = Path(str(payload.get("transcript_path") or ""))
+        actions.archive_transcript(config, where, read_text(path))
+    elif event == "PostCompact":
+        actions.summary(config, where, str(payload.get("compact_summary") or ""))
+    if event in ("Stop", "SessionEnd"):  # versions without PostCompact: the summary record
+        for summary in transcript.summaries:
+            actions.summary(config, where, summary)
+    return ""
 
 
 def _done(exchange: Exchange, last: str) -> bool:
@@ -74,4 +65,4 @@ def _done(exchange: Exchange, last: str) -> bool:
     return bool(texts) and texts[-1].strip() == last
 
 
-ADAPTER = ClaudeCode()
+ADAPTER = Adapter(NAME, {event: deadline for event, (_, deadline) in EVENTS.items()}, handle)

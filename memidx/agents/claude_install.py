@@ -13,42 +13,11 @@ from pathlib import Path
 from typing import cast
 
 from memidx.agents.claude_code import EVENTS, NAME
-from memidx.agents.install import ConfigFile, memidx_argv, project_root, shell_command
-from memidx.agents.settings import (
-    Json,
-    add_to_list,
-    drop_entry,
-    get_entry,
-    hooked_events,
-    merge_hooks,
-    remove_from_list,
-    remove_hooks,
-    set_entry,
-)
+from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_entry, mcp_file
+from memidx.agents.install import ConfigFile, project_root, user_folder
+from memidx.agents.settings import Json, add_to_list, remove_from_list
 
-MARKER = f"agent hook {NAME}"
-SERVER = "memidx"
-
-
-def hooks() -> dict[str, dict[str, object]]:
-    return {
-        event: {"type": "command", "command": shell_command("agent", "hook", NAME, event),
-                "timeout": timeout}
-        for event, (timeout, _) in EVENTS.items()
-    }  # fmt: skip
-
-
-def mcp_entry() -> dict[str, object]:
-    argv = memidx_argv()
-    return {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"]}
-
-
-def _install_settings(doc: Json) -> Json:
-    return merge_hooks(doc, hooks(), MARKER)
-
-
-def _uninstall_settings(doc: Json) -> Json:
-    return remove_hooks(doc, MARKER)
+CONFIG_DIR = "CLAUDE_CONFIG_DIR"
 
 
 def _approve(doc: Json) -> Json:
@@ -65,27 +34,8 @@ def _approval_state(doc: Json) -> list[str]:
     return [f"MCP server {SERVER} approved"] if approved else []
 
 
-def _settings_state(doc: Json) -> list[str]:
-    events = hooked_events(doc, MARKER)
-    return [f"hooks: {', '.join(events)}"] if events else []
-
-
-def _install_mcp(doc: Json) -> Json:
-    return set_entry(doc, ["mcpServers", SERVER], mcp_entry())
-
-
-def _uninstall_mcp(doc: Json) -> Json:
-    return drop_entry(doc, ["mcpServers", SERVER])
-
-
-def _mcp_state(doc: Json) -> list[str]:
-    entry = get_entry(doc, ["mcpServers", SERVER])
-    return [f"MCP server {SERVER}"] if isinstance(entry, dict) else []
-
-
 def user_dir() -> Path:
-    configured = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".claude"
+    return user_folder(CONFIG_DIR, ".claude")
 
 
 def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
@@ -96,11 +46,11 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
         settings, mcp = root / ".claude" / "settings.json", root / ".mcp.json"
     else:
         settings = user_dir() / "settings.json"
-        configured = os.environ.get("CLAUDE_CONFIG_DIR")
+        configured = os.environ.get(CONFIG_DIR)
         mcp = user_dir() / ".claude.json" if configured else Path.home() / ".claude.json"
     files = [
-        ConfigFile(settings, _install_settings, _uninstall_settings, _settings_state),
-        ConfigFile(mcp, _install_mcp, _uninstall_mcp, _mcp_state),
+        hooks_file(settings, NAME, command_hooks(NAME, EVENTS)),
+        mcp_file(mcp, {"type": "stdio", **mcp_entry()}),
     ]
     if project:
         local = settings.with_name("settings.local.json")

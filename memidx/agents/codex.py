@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from memidx.agents import actions
-from memidx.agents.hook_output import additional_context, cwd_of
-from memidx.agents.runner import HookCall
-from memidx.agents.session import SessionState, Where, session_path
+from memidx.agents.hook_output import additional_context
+from memidx.agents.runner import Adapter, HookCall
+from memidx.agents.session import Where, session_state, where_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,40 +31,32 @@ EVENTS: dict[str, tuple[int, float]] = {
 PROMPT = "codex-prompt"  # session state: the last prompt, for a Stop without a rollout
 
 
-class Codex:
-    name = NAME
+def handle(call: HookCall) -> str:
+    """One Codex hook event's work; what to print ("" for nothing)."""
+    payload, config, event = call.payload, call.config, call.event
+    where = where_of(NAME, payload)
+    if event == "SessionStart":
+        return additional_context(event, actions.session_start(config, where))
+    if event == "UserPromptSubmit":
+        prompt = str(payload.get("prompt") or "")
+        state = session_state(config, where)
+        state.set_text(PROMPT, prompt)
+        state.save()
+        return additional_context(event, actions.recall_for(config, where, prompt, call.deadline))
+    from memidx.agents.codex_transcript import parse
+    from memidx.agents.transcript import read_text
 
-    def deadline(self, event: str) -> float:
-        return EVENTS[event][1]
-
-    def handle(self, call: HookCall) -> str:
-        payload, config, event = call.payload, call.config, call.event
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), cwd_of(payload))
-        if event == "SessionStart":
-            actions.warm_up(config)
-            return additional_context(event, actions.digest_for(config, where))
-        if event == "UserPromptSubmit":
-            prompt = str(payload.get("prompt") or "")
-            state = SessionState(session_path(config, NAME, where.session))
-            state.set_text(PROMPT, prompt)
-            state.save()
-            return additional_context(
-                event, actions.recall_for(config, where, prompt, call.deadline)
-            )
-        from memidx.agents.claude_transcript import read_text
-        from memidx.agents.codex_transcript import parse
-
-        path = str(payload.get("transcript_path") or "")
-        text = read_text(Path(path)) if path else ""
-        if event == "Stop":
-            actions.capture(config, where, _exchanges(call, where, text))
-        if event in ("Stop", "PostCompact"):
-            for summary in parse(text).summaries:
-                actions.summary(config, where, summary)
-        elif event == "PreCompact":
-            actions.capture(config, where, [e for e in parse(text).exchanges if e.answered])
-            actions.archive_transcript(config, where, text)
-        return ""
+    path = str(payload.get("transcript_path") or "")
+    text = read_text(Path(path)) if path else ""
+    if event == "Stop":
+        actions.capture(config, where, _exchanges(call, where, text))
+    if event in ("Stop", "PostCompact"):
+        for summary in parse(text).summaries:
+            actions.summary(config, where, summary)
+    elif event == "PreCompact":
+        actions.capture(config, where, [e for e in parse(text).exchanges if e.answered])
+        actions.archive_transcript(config, where, text)
+    return ""
 
 
 def _exchanges(call: HookCall, where: Where, text: str) -> list[Exchange]:
@@ -78,8 +70,8 @@ def _exchanges(call: HookCall, where: Where, text: str) -> list[Exchange]:
         if last and not any(a.strip() == last for a in current.assistant):
             current = Exchange(current.user, (*current.assistant, last), closed=True)
         return [*done, current]
-    prompt = SessionState(session_path(call.config, NAME, where.session)).text(PROMPT) or ""
+    prompt = session_state(call.config, where).text(PROMPT) or ""
     return [Exchange(prompt, (last,), closed=True)] if prompt and last else []
 
 
-ADAPTER = Codex()
+ADAPTER = Adapter(NAME, {event: deadline for event, (_, deadline) in EVENTS.items()}, handle)

@@ -9,44 +9,20 @@ someone has trusted it in its `/hooks` screen (or with `--dangerously-bypass-hoo
 from __future__ import annotations
 
 import json
-import os
 import tomllib
 from pathlib import Path
 
 from memidx.agents.codex import EVENTS, NAME
-from memidx.agents.install import ConfigFile, memidx_argv, project_root, shell_command
-from memidx.agents.settings import LEFT_ALONE, Json, hooked_events, merge_hooks, remove_hooks
+from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
+from memidx.agents.install import ConfigFile, project_root, user_folder
+from memidx.agents.settings import LEFT_ALONE
 from memidx.agents.text_install import TextFile, drop_block, find_block, put_block
 from memidx.errors import MemidxError
 
-MARKER = f"agent hook {NAME}"
-SERVER = "memidx"
-
-
-def hooks() -> dict[str, dict[str, object]]:
-    return {
-        event: {"type": "command", "command": shell_command("agent", "hook", NAME, event),
-                "timeout": timeout}
-        for event, (timeout, _) in EVENTS.items()
-    }  # fmt: skip
-
-
-def _install_hooks(doc: Json) -> Json:
-    return merge_hooks(doc, hooks(), MARKER)
-
-
-def _uninstall_hooks(doc: Json) -> Json:
-    return remove_hooks(doc, MARKER)
-
-
-def _hooks_state(doc: Json) -> list[str]:
-    events = hooked_events(doc, MARKER)
-    return [f"hooks: {', '.join(events)}"] if events else []
-
 
 def mcp_block() -> str:
-    argv = memidx_argv()
-    args = ", ".join(json.dumps(a) for a in [*argv[1:], "mcp"])
+    argv = mcp_argv()
+    args = ", ".join(json.dumps(a) for a in argv[1:])
     return f"[mcp_servers.{SERVER}]\ncommand = {json.dumps(argv[0])}\nargs = [{args}]\n"
 
 
@@ -78,14 +54,13 @@ def _mcp_state(text: str) -> list[str]:
 
 
 def user_dir() -> Path:
-    configured = os.environ.get("CODEX_HOME")
-    return Path(configured).expanduser() if configured else Path.home() / ".codex"
+    return user_folder("CODEX_HOME", ".codex")
 
 
 def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     folder = project_root(cwd) / ".codex" if scope == "project" else user_dir()
     toml = folder / "config.toml"
     return [
-        ConfigFile(folder / "hooks.json", _install_hooks, _uninstall_hooks, _hooks_state),
+        hooks_file(folder / "hooks.json", NAME, command_hooks(NAME, EVENTS)),
         TextFile(toml, _install_mcp(toml), drop_block, _mcp_state),
     ]

@@ -8,15 +8,15 @@ so is the compaction's own output, which 0.171.0 also writes as an assistant mes
 `compaction_output` in the record's `metadata`): it is the summary, not part of the exchange
 before it. `event_msg` records repeat the conversation and are not read (0.171.0 writes
 `item_completed`, older versions `user_message` and `agent_message`). A line still being
-written is read at the next event."""
+written is read at the next event (memidx/agents/transcript.py)."""
 
 from __future__ import annotations
 
 import json
 from typing import cast
 
-from memidx.agents.claude_transcript import Transcript
-from memidx.agents.exchange import Exchange, tool_note
+from memidx.agents.exchange import Exchanges, tool_note
+from memidx.agents.transcript import Transcript, as_dict, records
 
 INJECTED = (
     "<environment_context>",
@@ -32,34 +32,24 @@ PREAMBLE_END = "use the information in this summary to assist with your own anal
 
 
 def parse(text: str) -> Transcript:
-    records = [r for r in (_record(line) for line in text.splitlines()) if r is not None]
-    exchanges: list[Exchange] = []
+    exchanges = Exchanges()
     summaries: list[str] = []
-    user: str | None = None
-    said: list[str] = []
-    for record in records:
-        kind, payload = record.get("type"), _dict(record.get("payload")) or {}
+    for record in records(text):
+        kind, payload = record.get("type"), as_dict(record.get("payload")) or {}
         what = payload.get("type")
-        prompt: str | None = None
         if kind == "compacted":
             summaries.append(_summary(str(payload.get("message") or "")))
         elif _compaction_output(record):
             continue
-        elif kind == "response_item" and what in TOOL_CALLS and user is not None:
-            said.append(tool_note(_tool_name(payload), _arguments(payload)))
+        elif kind == "response_item" and what in TOOL_CALLS:
+            exchanges.said(tool_note(_tool_name(payload), _arguments(payload)))
         elif kind == "response_item" and what == "message":
             text = _content_text(payload.get("content"))
             if payload.get("role") == "user" and text and not text.startswith(INJECTED):
-                prompt = text
-            elif payload.get("role") == "assistant" and text and user is not None:
-                said.append(text)
-        if prompt is not None:
-            if user is not None:
-                exchanges.append(Exchange(user, tuple(s for s in said if s.strip()), closed=True))
-            user, said = prompt, []
-    if user is not None:
-        exchanges.append(Exchange(user, tuple(s for s in said if s.strip()), closed=False))
-    return Transcript(tuple(exchanges), tuple(s for s in summaries if s.strip()))
+                exchanges.prompt(text)
+            elif payload.get("role") == "assistant" and text:
+                exchanges.said(text)
+    return Transcript(exchanges.done(), tuple(s for s in summaries if s.strip()))
 
 
 def _summary(message: str) -> str:
@@ -69,27 +59,13 @@ def _summary(message: str) -> str:
 
 
 def _compaction_output(record: dict[str, object]) -> bool:
-    return (_dict(record.get("metadata")) or {}).get("compaction_output") is True
-
-
-def _record(line: str) -> dict[str, object] | None:
-    if not line.strip():
-        return None
-    try:
-        loaded: object = json.loads(line)
-    except (ValueError, RecursionError):
-        return None  # a damaged line costs that line only
-    return _dict(loaded)
-
-
-def _dict(value: object) -> dict[str, object] | None:
-    return cast(dict[str, object], value) if isinstance(value, dict) else None
+    return (as_dict(record.get("metadata")) or {}).get("compaction_output") is True
 
 
 def _content_text(content: object) -> str:
     if isinstance(content, str):
         return content.strip()
-    parts = [_dict(item) or {} for item in cast(list[object], content or [])]
+    parts = [as_dict(item) or {} for item in cast(list[object], content or [])]
     texts = [
         str(p.get("text") or "") for p in parts if p.get("type") in ("input_text", "output_text")
     ]
@@ -104,7 +80,7 @@ def _tool_name(payload: dict[str, object]) -> str:
 
 def _arguments(payload: dict[str, object]) -> object:
     if payload.get("type") == "local_shell_call":
-        action = _dict(payload.get("action")) or {}
+        action = as_dict(payload.get("action")) or {}
         command = action.get("command")
         return (
             {"command": " ".join(str(c) for c in cast(list[object], command))}

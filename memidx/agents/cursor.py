@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import cast
 
 from memidx.agents import actions
-from memidx.agents.runner import HookCall
-from memidx.agents.session import SessionState, Where, session_path
+from memidx.agents.runner import Adapter, HookCall
+from memidx.agents.session import Where, session_state
 
 NAME = "cursor"
 # event: (Cursor's timeout for the hook in seconds, memidx's own deadline in seconds)
@@ -25,38 +25,32 @@ EVENTS: dict[str, tuple[int, float]] = {
 PROMPT = "cursor-prompt"  # session state: the prompt the reply answers
 
 
-class Cursor:
-    name = NAME
+def handle(call: HookCall) -> str:
+    """One Cursor hook event's work; what to print ("" for nothing)."""
+    payload, config, event = call.payload, call.config, call.event
+    session = str(payload.get("conversation_id") or payload.get("session_id") or "unknown")
+    where = Where(NAME, session, _cwd(payload))
+    if event == "sessionStart":
+        digest = actions.session_start(config, where)
+        return json.dumps({"additional_context": digest}, ensure_ascii=False) if digest else ""
+    state = session_state(config, where)
+    if event == "beforeSubmitPrompt":
+        state.set_text(PROMPT, str(payload.get("prompt") or ""))
+        state.save()
+        return json.dumps({"continue": True})
+    if event == "afterAgentResponse":
+        from memidx.agents.exchange import Exchange
 
-    def deadline(self, event: str) -> float:
-        return EVENTS[event][1]
+        prompt, answer = state.text(PROMPT) or "", str(payload.get("text") or "").strip()
+        if prompt.strip() and answer:
+            actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
+    elif event == "preCompact":
+        from memidx.agents.transcript import read_text
 
-    def handle(self, call: HookCall) -> str:
-        payload, config, event = call.payload, call.config, call.event
-        session = str(payload.get("conversation_id") or payload.get("session_id") or "unknown")
-        where = Where(NAME, session, _cwd(payload))
-        if event == "sessionStart":
-            actions.warm_up(config)
-            digest = actions.digest_for(config, where)
-            return json.dumps({"additional_context": digest}, ensure_ascii=False) if digest else ""
-        state = SessionState(session_path(config, NAME, where.session))
-        if event == "beforeSubmitPrompt":
-            state.set_text(PROMPT, str(payload.get("prompt") or ""))
-            state.save()
-            return json.dumps({"continue": True})
-        if event == "afterAgentResponse":
-            from memidx.agents.exchange import Exchange
-
-            prompt, answer = state.text(PROMPT) or "", str(payload.get("text") or "").strip()
-            if prompt.strip() and answer:
-                actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
-        elif event == "preCompact":
-            from memidx.agents.claude_transcript import read_text
-
-            path = str(payload.get("transcript_path") or "")
-            if path:
-                actions.archive_transcript(config, where, read_text(Path(path)))
-        return ""
+        path = str(payload.get("transcript_path") or "")
+        if path:
+            actions.archive_transcript(config, where, read_text(Path(path)))
+    return ""
 
 
 def _cwd(payload: dict[str, object]) -> str:
@@ -66,4 +60,4 @@ def _cwd(payload: dict[str, object]) -> str:
     return str(payload.get("cwd") or Path.cwd())
 
 
-ADAPTER = Cursor()
+ADAPTER = Adapter(NAME, {event: deadline for event, (_, deadline) in EVENTS.items()}, handle)

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import cast
 
 from memidx.agents.cursor import EVENTS, NAME
-from memidx.agents.install import ConfigFile, memidx_argv, project_root, shell_command
-from memidx.agents.settings import Json, drop_entry, get_entry, is_ours, set_entry
+from memidx.agents.entries import hook_command, marker, mcp_entry, mcp_file
+from memidx.agents.install import ConfigFile, project_root
+from memidx.agents.settings import Json, is_ours
 from memidx.agents.text_install import TextFile, own_file
 
-MARKER = f"agent hook {NAME}"
-SERVER = "memidx"
+MARKER = marker(NAME)
 RULE = """---
 description: memidx, the shared memory of this project's agents
 alwaysApply: true
@@ -30,8 +30,7 @@ def _install_hooks(doc: Json) -> Json:
     for event, (timeout, _) in EVENTS.items():
         listed = table.get(event)
         entries = list(cast(list[object], listed)) if isinstance(listed, list) else []
-        command = shell_command("agent", "hook", NAME, event)
-        table[event] = [*entries, {"command": command, "timeout": timeout}]
+        table[event] = [*entries, {"command": hook_command(NAME, event), "timeout": timeout}]
     return {"version": doc.get("version", 1), **doc, "hooks": table}
 
 
@@ -63,25 +62,10 @@ def _hooks_state(doc: Json) -> list[str]:
     return [f"hooks: {', '.join(events)}"] if events else []
 
 
-def _install_mcp(doc: Json) -> Json:
-    argv = memidx_argv()
-    return set_entry(doc, ["mcpServers", SERVER], {"command": argv[0], "args": [*argv[1:], "mcp"]})
-
-
-def _uninstall_mcp(doc: Json) -> Json:
-    return drop_entry(doc, ["mcpServers", SERVER])
-
-
-def _mcp_state(doc: Json) -> list[str]:
-    return (
-        [f"MCP server {SERVER}"] if isinstance(get_entry(doc, ["mcpServers", SERVER]), dict) else []
-    )
-
-
 def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     folder = (project_root(cwd) if scope == "project" else Path.home()) / ".cursor"
     return [
         ConfigFile(folder / "hooks.json", _install_hooks, _uninstall_hooks, _hooks_state),
-        ConfigFile(folder / "mcp.json", _install_mcp, _uninstall_mcp, _mcp_state),
+        mcp_file(folder / "mcp.json", mcp_entry()),
         own_file(folder / "rules" / "memidx.mdc", RULE, "rule memidx.mdc"),
     ]

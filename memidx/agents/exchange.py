@@ -28,6 +28,33 @@ class Exchange(Value):
         return bool(self.texts()[1])
 
 
+class Exchanges:
+    """A session's exchanges, put together as a reader meets its prompts and the assistant's
+    texts and tool notes, in order (the transcript readers and Hermes's message lists)."""
+
+    def __init__(self) -> None:
+        self._found: list[Exchange] = []
+        self._user: str | None = None
+        self._said: list[str] = []
+
+    def prompt(self, text: str) -> None:
+        """A new prompt: the exchange before it is complete."""
+        if self._user is not None:
+            self._found.append(Exchange(self._user, tuple(self._said), closed=True))
+        self._user, self._said = text, []
+
+    def said(self, *parts: str) -> None:
+        """What the assistant said or did for the current prompt (nothing before the first)."""
+        if self._user is not None:
+            self._said.extend(p for p in parts if p.strip())
+
+    def done(self, *, last_closed: bool = False) -> tuple[Exchange, ...]:
+        """Every exchange; the last one is closed only when the reader knows it is complete."""
+        if self._user is None:
+            return tuple(self._found)
+        return (*self._found, Exchange(self._user, tuple(self._said), closed=last_closed))
+
+
 def tool_note(name: str, arguments: object) -> str:
     """`[tool Bash: ls -la]`: the tool's name and its main argument, shortened."""
     shown = ""

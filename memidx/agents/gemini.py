@@ -12,8 +12,8 @@ from pathlib import Path
 
 from memidx.agents import actions
 from memidx.agents.hook_output import additional_context, cwd_of
-from memidx.agents.runner import HookCall
-from memidx.agents.session import Where
+from memidx.agents.runner import Adapter, HookCall
+from memidx.agents.session import where_of
 
 NAME = "gemini"
 # event: (Gemini CLI's timeout for the hook in milliseconds, memidx's own deadline in seconds)
@@ -26,39 +26,33 @@ EVENTS: dict[str, tuple[int, float]] = {
 NOTHING = "{}"  # Gemini CLI parses every hook's stdout as JSON
 
 
-class Gemini:
-    name = NAME
+def handle(call: HookCall) -> str:
+    """One Gemini CLI hook event's work; what to print ("" for nothing)."""
+    payload, config, event = call.payload, call.config, call.event
+    where = where_of(NAME, payload)
+    if event == "SessionStart":
+        return additional_context(event, actions.session_start(config, where), NOTHING)
+    if event == "BeforeAgent":
+        prompt = str(payload.get("prompt") or "")
+        return additional_context(
+            event, actions.recall_for(config, where, prompt, call.deadline), NOTHING
+        )
+    if event == "AfterAgent":
+        from memidx.agents.exchange import Exchange
 
-    def deadline(self, event: str) -> float:
-        return EVENTS[event][1]
+        prompt = str(payload.get("prompt") or "").strip()
+        answer = str(payload.get("prompt_response") or "").strip()
+        if prompt and answer:
+            actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
+    elif event == "PreCompress":
+        from memidx.agents.gemini_session import compresses
+        from memidx.agents.transcript import read_text
 
-    def handle(self, call: HookCall) -> str:
-        payload, config, event = call.payload, call.config, call.event
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), cwd_of(payload))
-        if event == "SessionStart":
-            actions.warm_up(config)
-            return additional_context(event, actions.digest_for(config, where), NOTHING)
-        if event == "BeforeAgent":
-            prompt = str(payload.get("prompt") or "")
-            return additional_context(
-                event, actions.recall_for(config, where, prompt, call.deadline), NOTHING
-            )
-        if event == "AfterAgent":
-            from memidx.agents.exchange import Exchange
-
-            prompt = str(payload.get("prompt") or "").strip()
-            answer = str(payload.get("prompt_response") or "").strip()
-            if prompt and answer:
-                actions.capture(config, where, [Exchange(prompt, (answer,), closed=True)])
-        elif event == "PreCompress":
-            from memidx.agents.claude_transcript import read_text
-            from memidx.agents.gemini_session import compresses
-
-            path = str(payload.get("transcript_path") or "")
-            text = read_text(Path(path)) if path else ""
-            if text and (payload.get("trigger") == "manual" or compresses(text, cwd_of(payload))):
-                actions.archive_transcript(config, where, text)
-        return NOTHING
+        path = str(payload.get("transcript_path") or "")
+        text = read_text(Path(path)) if path else ""
+        if text and (payload.get("trigger") == "manual" or compresses(text, cwd_of(payload))):
+            actions.archive_transcript(config, where, text)
+    return NOTHING
 
 
-ADAPTER = Gemini()
+ADAPTER = Adapter(NAME, {event: deadline for event, (_, deadline) in EVENTS.items()}, handle)

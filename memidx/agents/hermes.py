@@ -6,12 +6,11 @@ to be compressed as a transcript; `session_end` files every exchange of the sess
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import cast
 
 from memidx.agents import actions
-from memidx.agents.runner import HookCall
-from memidx.agents.session import Where
+from memidx.agents.runner import Adapter, HookCall
+from memidx.agents.session import where_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,50 +26,41 @@ EVENTS: dict[str, float] = {
 }
 
 
-class Hermes:
-    name = NAME
+def handle(call: HookCall) -> str:
+    """One Hermes hook event's work; what to print ("" for nothing)."""
+    payload, config, event = call.payload, call.config, call.event
+    where = where_of(NAME, payload)
+    if event == "prefetch":
+        query = str(payload.get("query") or "")
+        return actions.recall_for(config, where, query, call.deadline)
+    from memidx.agents.exchange import Exchange
 
-    def deadline(self, event: str) -> float:
-        return EVENTS[event]
-
-    def handle(self, call: HookCall) -> str:
-        payload, config, event = call.payload, call.config, call.event
-        where = Where(NAME, str(payload.get("session_id") or "unknown"), _cwd(payload))
-        if event == "prefetch":
-            query = str(payload.get("query") or "")
-            return actions.recall_for(config, where, query, call.deadline)
-        from memidx.agents.exchange import Exchange
-
-        if event == "sync_turn":
-            user = str(payload.get("user") or "").strip()
-            assistant = str(payload.get("assistant") or "").strip()
-            if user and assistant:
-                actions.capture(config, where, [Exchange(user, (assistant,), closed=True)])
-        messages = _messages(payload.get("messages"))
-        if event == "pre_compress" and messages:
-            text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
-            actions.archive_transcript(config, where, text)
-        elif event == "session_end":
-            actions.capture(config, where, exchanges(messages))
-        return ""
+    if event == "sync_turn":
+        user = str(payload.get("user") or "").strip()
+        assistant = str(payload.get("assistant") or "").strip()
+        if user and assistant:
+            actions.capture(config, where, [Exchange(user, (assistant,), closed=True)])
+    messages = _messages(payload.get("messages"))
+    if event == "pre_compress" and messages:
+        text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
+        actions.archive_transcript(config, where, text)
+    elif event == "session_end":
+        actions.capture(config, where, exchanges(messages))
+    return ""
 
 
 def exchanges(messages: list[dict[str, object]]) -> list[Exchange]:
     """The exchanges of an OpenAI-style message list: each user message with the assistant's
     texts and tool calls until the next one."""
-    from memidx.agents.exchange import Exchange, tool_note
+    from memidx.agents.exchange import Exchanges, tool_note
 
-    found: list[Exchange] = []
-    user: str | None = None
-    said: list[str] = []
+    found = Exchanges()
     for message in messages:
         role, content = message.get("role"), _text(message.get("content"))
         if role == "user" and content:
-            if user is not None:
-                found.append(Exchange(user, tuple(said), closed=True))
-            user, said = content, []
-        elif role == "assistant" and user is not None:
-            said += [content] if content else []
+            found.prompt(content)
+        elif role == "assistant":
+            found.said(content)
             for call in cast(list[object], message.get("tool_calls") or []):
                 function = (
                     cast(dict[str, object], call).get("function")
@@ -79,10 +69,8 @@ def exchanges(messages: list[dict[str, object]]) -> list[Exchange]:
                 )
                 if isinstance(function, dict):
                     table = cast(dict[str, object], function)
-                    said.append(tool_note(str(table.get("name") or "tool"), _arguments(table)))
-    if user is not None:
-        found.append(Exchange(user, tuple(said), closed=True))
-    return found
+                    found.said(tool_note(str(table.get("name") or "tool"), _arguments(table)))
+    return list(found.done(last_closed=True))
 
 
 def _messages(value: object) -> list[dict[str, object]]:
@@ -110,8 +98,4 @@ def _arguments(function: dict[str, object]) -> object:
     return raw
 
 
-def _cwd(payload: dict[str, object]) -> str:
-    return str(payload.get("cwd") or Path.cwd())
-
-
-ADAPTER = Hermes()
+ADAPTER = Adapter(NAME, EVENTS, handle)

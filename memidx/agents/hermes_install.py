@@ -5,7 +5,6 @@ other line and comment stays: the line memidx changed carries the one it replace
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import cast
@@ -13,7 +12,7 @@ from typing import cast
 import yaml
 
 from memidx.agents.hermes_plugin import MANIFEST, plugin_source
-from memidx.agents.install import memidx_argv
+from memidx.agents.install import memidx_argv, user_folder
 from memidx.agents.settings import LEFT_ALONE
 from memidx.agents.text_install import TextFile, drop_block, own_file, put_block
 from memidx.errors import MemidxError
@@ -24,8 +23,7 @@ TOP = re.compile(r"^memory:\s*(#.*)?$")
 
 
 def hermes_home() -> Path:
-    configured = os.environ.get("HERMES_HOME")
-    return Path(configured).expanduser() if configured else Path.home() / ".hermes"
+    return user_folder("HERMES_HOME", ".hermes")
 
 
 def _provider(text: str, path: Path) -> object:

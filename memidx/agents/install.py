@@ -3,6 +3,7 @@ files. Twice changes nothing; every other setting stays; a changed file is backe
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -51,6 +52,13 @@ def project_root(cwd: Path) -> Path:
         if (folder / ".git").exists():
             return folder
     return cwd
+
+
+def user_folder(variable: str, default: str) -> Path:
+    """An agent's folder of user files: where the environment's `variable` moves it, else
+    `~/<default>`."""
+    configured = os.environ.get(variable)
+    return Path(configured).expanduser() if configured else Path.home() / default
 
 
 def apply(files: list[ConfigFile], *, remove: bool, dry_run: bool) -> list[Outcome]:

@@ -8,8 +8,9 @@ import importlib
 from pathlib import Path
 from typing import Protocol, cast
 
+from memidx.agents.config_text import read_config
 from memidx.agents.install import ConfigFile, Outcome, apply, states
-from memidx.agents.text_install import TextFile, apply_text, read_text
+from memidx.agents.text_install import TextFile, apply_text
 
 AnyFile = ConfigFile | TextFile
 INSTALLERS = {
@@ -48,7 +49,7 @@ def states_all(files: list[AnyFile]) -> list[tuple[Path, list[str]]]:
             found.extend(states([one]))
             continue
         try:
-            found.append((one.path, one.installed(read_text(one.path))))
+            found.append((one.path, one.installed(read_config(one.path))))
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
             found.append((one.path, [f"unreadable: {exc}"]))
     return found

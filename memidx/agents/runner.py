@@ -13,8 +13,9 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol, cast
+from typing import cast
 
 from memidx.config import Config, load_config
 from memidx.frozen import Value
@@ -40,18 +41,12 @@ class HookCall(Value):
     deadline: float  # time.monotonic() by which the answer must be out
 
 
-class Adapter(Protocol):
+class Adapter(Value):
     """What memidx knows of one agent's hooks (memidx/agents/<agent>.py)."""
 
     name: str
-
-    def deadline(self, event: str) -> float:
-        """Seconds the event's work may take before the hook gives up (fails open)."""
-        ...
-
-    def handle(self, call: HookCall) -> str:
-        """Do the event's work; what to print on stdout ("" for nothing)."""
-        ...
+    deadlines: Mapping[str, float]  # event: seconds its work may take before the hook gives up
+    handle: Callable[[HookCall], str]  # does the event's work; what to print ("" for nothing)
 
 
 def adapter(agent: str) -> Adapter:
@@ -89,7 +84,7 @@ def run_hook(agent: str, event: str) -> int:
 
 def _deadline(found: Adapter, event: str) -> float:
     text = os.environ.get(DEADLINE_VARIABLE, "").strip()
-    return float(text) if text else found.deadline(event)
+    return float(text) if text else found.deadlines[event]
 
 
 def _work(found: Adapter, agent: str, event: str, deadline: float, holder: dict[str, object]):

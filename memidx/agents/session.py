@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import cast
 
+from memidx.agents.hook_output import cwd_of
 from memidx.config import Config
 
 MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
@@ -19,6 +20,11 @@ MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
 def session_path(config: Config, agent: str, session: str) -> Path:
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session)[:120] or "unknown"
     return config.state_dir / "agents" / agent / "sessions" / f"{safe}.json"
+
+
+def session_state(config: Config, where: Where) -> SessionState:
+    """The state of the session a hook call is about."""
+    return SessionState(session_path(config, where.agent, where.session))
 
 
 class SessionState:
@@ -66,6 +72,12 @@ class Where:
         self.agent = agent
         self.session = session
         self.project = project_of(cwd)
+
+
+def where_of(agent: str, payload: dict[str, object]) -> Where:
+    """Who a hook call in Claude Code's shape (Codex, Gemini CLI, Hermes's plugin take it too)
+    is about: its `session_id`, and its `cwd` or else this process's."""
+    return Where(agent, str(payload.get("session_id") or "unknown"), cwd_of(payload))
 
 
 def project_of(cwd: str) -> str:

@@ -5,13 +5,11 @@ functions on the loaded document; reading and writing are the two functions at t
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
 
+from memidx.agents.config_text import read_config, write_config
 from memidx.errors import MemidxError
 
 Json = dict[str, object]
@@ -132,12 +130,7 @@ def remove_from_list(doc: Json, key: str, item: str) -> Json:
 
 def read_json(path: Path) -> Json:
     """The JSON object in `path` ({} when the file is missing or empty)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
+    text = read_config(path)
     if not text.strip():
         return {}
     try:
@@ -152,16 +145,7 @@ def read_json(path: Path) -> Json:
 
 def write_json(path: Path, doc: Json) -> Path | None:
     """Write `doc` to `path` (atomically), backing up the file it replaces; the backup's path."""
-    backup = None
-    if path.exists():
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
-        shutil.copy2(path, backup)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.memidx-{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return backup
+    return write_config(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
 Edit = Callable[[Json], Json]

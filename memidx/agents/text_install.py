@@ -4,12 +4,10 @@ stays as it was, and uninstalling takes out exactly the block. A changed file is
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
+from memidx.agents.config_text import read_config, write_config
 from memidx.agents.install import Outcome
 from memidx.errors import MemidxError
 from memidx.frozen import Value
@@ -67,31 +65,8 @@ def drop_block(text: str, begin: str = BEGIN, end: str = END) -> str:
     return head + tail
 
 
-def read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
-
-
-def write_text(path: Path, text: str) -> Path | None:
-    """Write `text` to `path` atomically, backing up the file it replaces; the backup's path."""
-    backup = None
-    if path.exists():
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
-        shutil.copy2(path, backup)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.memidx-{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return backup
-
-
 def apply_text(one: TextFile, *, remove: bool, dry_run: bool) -> Outcome:
-    before = read_text(one.path)
+    before = read_config(one.path)
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
         return Outcome(one.path, False)
@@ -99,7 +74,7 @@ def apply_text(one: TextFile, *, remove: bool, dry_run: bool) -> Outcome:
         if not dry_run:
             one.path.unlink()  # nothing but memidx's was in it: as if never installed
         return Outcome(one.path, True)
-    return Outcome(one.path, True, None if dry_run else write_text(one.path, after))
+    return Outcome(one.path, True, None if dry_run else write_config(one.path, after))
 
 
 def own_file(path: Path, content: str, describe: str) -> TextFile:

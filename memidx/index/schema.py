@@ -20,7 +20,7 @@ OUTDATED = "its schema version"  # how the problem of an intact index of another
 BUILD_STARTED = "build_started"
 BUILD_COMPLETED = "build_completed"
 
-SCHEMA = """
+_TABLES = """
 CREATE TABLE documents (
     id INTEGER PRIMARY KEY,
     source_kind TEXT NOT NULL,
@@ -85,6 +85,9 @@ CREATE TABLE vectors (
     vector BLOB NOT NULL,
     PRIMARY KEY (text_hash, model)
 ) WITHOUT ROWID;
+"""
+# version 2: the lookup by content hash, and how far each haystack segment is indexed
+_SEGMENTS = """
 CREATE INDEX documents_content_hash ON documents (content_hash);
 CREATE TABLE segments (
     path TEXT PRIMARY KEY,
@@ -93,6 +96,9 @@ CREATE TABLE segments (
     end_offset INTEGER NOT NULL,
     records INTEGER NOT NULL
 );
+"""
+# version 3: the commits that added each note's path (memidx.index.added), filled by the next sync
+_NOTE_ADDS = """
 CREATE TABLE note_adds (
     path TEXT NOT NULL,
     commit_id TEXT NOT NULL,
@@ -100,23 +106,17 @@ CREATE TABLE note_adds (
     PRIMARY KEY (path, commit_id)
 ) WITHOUT ROWID;
 CREATE INDEX note_adds_commit ON note_adds (commit_id);
-INSERT INTO state (key, value) VALUES ('vector_generation', '0');
-CREATE TRIGGER chunks_generation_ai AFTER INSERT ON chunks BEGIN
-    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
-END;
-CREATE TRIGGER chunks_generation_ad AFTER DELETE ON chunks BEGIN
-    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
-END;
-CREATE TRIGGER vectors_generation_ai AFTER INSERT ON vectors BEGIN
-    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
-END;
-CREATE TRIGGER vectors_generation_ad AFTER DELETE ON vectors BEGIN
-    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
-END;
-CREATE TRIGGER vectors_generation_au AFTER UPDATE ON vectors BEGIN
-    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';
-END;
 """
+# every change of a chunk or a vector bumps vector_generation (VectorStore.generation)
+_BUMPS = (("chunks", "INSERT"), ("chunks", "DELETE"),
+          ("vectors", "INSERT"), ("vectors", "DELETE"), ("vectors", "UPDATE"))  # fmt: skip
+_GENERATION = "INSERT INTO state (key, value) VALUES ('vector_generation', '0');\n" + "".join(
+    f"CREATE TRIGGER {table}_generation_a{event[0].lower()} AFTER {event} ON {table} BEGIN\n"
+    "    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';\n"
+    "END;\n"
+    for table, event in _BUMPS
+)
+SCHEMA = _TABLES + _SEGMENTS + _NOTE_ADDS + _GENERATION
 
 
 def connect_memory() -> sqlite3.Connection:
@@ -195,28 +195,7 @@ def damage(conn: sqlite3.Connection) -> str | None:
 
 # Ordered upgrades that keep what is expensive to rebuild (vectors): version -> statements that
 # bring an index of that version to the next. Any other version is rebuilt.
-MIGRATIONS: dict[int, str] = {
-    2: """
-    CREATE INDEX documents_content_hash ON documents (content_hash);
-    CREATE TABLE segments (
-        path TEXT PRIMARY KEY,
-        size INTEGER NOT NULL,
-        mtime_ns INTEGER NOT NULL,
-        end_offset INTEGER NOT NULL,
-        records INTEGER NOT NULL
-    );
-    """,
-    # the commits that added each note's path (memidx.index.added), filled by the next sync
-    3: """
-    CREATE TABLE note_adds (
-        path TEXT NOT NULL,
-        commit_id TEXT NOT NULL,
-        at INTEGER NOT NULL,
-        PRIMARY KEY (path, commit_id)
-    ) WITHOUT ROWID;
-    CREATE INDEX note_adds_commit ON note_adds (commit_id);
-    """,
-}
+MIGRATIONS: dict[int, str] = {2: _SEGMENTS, 3: _NOTE_ADDS}
 
 
 def _version(conn: sqlite3.Connection) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import run_in_process
+from tests.helpers import memidx_agent, run_in_process
 
 THEIRS: dict[str, Any] = {
     "model": "opus",
@@ -23,13 +23,9 @@ THEIR_MCP: dict[str, Any] = {"mcpServers": {"github": {"command": "gh-mcp", "arg
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    for name, value in (("HOME", home), ("XDG_CONFIG_HOME", home / ".config"),
-                        ("XDG_CACHE_HOME", home / ".cache")):  # fmt: skip
-        monkeypatch.setenv(name, str(value))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+def project(tmp_path: Path) -> Path:
+    """A project with the person's own Claude Code settings and MCP servers (HOME and the
+    agents' folders are the suite's throwaway ones: tests/conftest.py)."""
     root = tmp_path / "project"
     (root / ".claude").mkdir(parents=True)
     (root / ".git").mkdir()
@@ -38,18 +34,12 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def agent(root: Path, *args: str) -> str:
-    done = run_in_process(root, "agent", *args)
-    assert done.code == 0, done.err
-    return done.out
-
-
 def test_install_merges_and_twice_changes_nothing(project: Path) -> None:
-    out = agent(project, "install", "claude-code", "--scope", "project")
+    out = memidx_agent(project, "install", "claude-code", "--scope", "project")
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     after_first = (project / ".claude" / "settings.json").read_text()
 
-    again = agent(project, "install", "claude-code", "--scope", "project")
+    again = memidx_agent(project, "install", "claude-code", "--scope", "project")
 
     assert "backup" in out
     assert again.count("unchanged") == 3
@@ -71,16 +61,16 @@ def test_install_merges_and_twice_changes_nothing(project: Path) -> None:
 
 
 def test_uninstall_removes_exactly_what_was_added(project: Path) -> None:
-    agent(project, "install", "claude-code", "--scope", "project")
+    memidx_agent(project, "install", "claude-code", "--scope", "project")
 
-    agent(project, "uninstall", "claude-code", "--scope", "project")
+    memidx_agent(project, "uninstall", "claude-code", "--scope", "project")
 
     assert json.loads((project / ".claude" / "settings.json").read_text()) == THEIRS
     assert json.loads((project / ".mcp.json").read_text()) == THEIR_MCP
 
 
 def test_dry_run_changes_nothing(project: Path) -> None:
-    out = agent(project, "install", "claude-code", "--scope", "project", "--dry-run")
+    out = memidx_agent(project, "install", "claude-code", "--scope", "project", "--dry-run")
 
     assert "would install into" in out
     assert json.loads((project / ".claude" / "settings.json").read_text()) == THEIRS
@@ -89,9 +79,9 @@ def test_dry_run_changes_nothing(project: Path) -> None:
 
 def test_user_scope_writes_the_users_files_and_status_lists_them(project: Path) -> None:
     home = Path.home()
-    agent(project, "install", "claude-code", "--scope", "user")
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
 
-    status = agent(project, "status")
+    status = memidx_agent(project, "status")
 
     user = json.loads((home / ".claude" / "settings.json").read_text())
     assert "SessionStart" in user["hooks"]
@@ -99,7 +89,7 @@ def test_user_scope_writes_the_users_files_and_status_lists_them(project: Path) 
     assert f"claude-code (user) {home / '.claude' / 'settings.json'}: hooks: " in status
     assert f"claude-code (user) {home / '.claude.json'}: MCP server memidx" in status
     assert "claude-code (project)" in status and "nothing of memidx" in status
-    agent(project, "uninstall", "claude-code", "--scope", "user")
+    memidx_agent(project, "uninstall", "claude-code", "--scope", "user")
     assert not (home / ".claude" / "settings.json").exists()  # memidx had made it
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import run_in_process
+from tests.helpers import memidx_agent, run_in_process
 
 THEIR_TOML = """# my codex settings
 model = "o4"  # the default model
@@ -25,33 +25,23 @@ THEIR_CURSOR: dict[str, Any] = {"version": 1, "hooks": {"stop": [{"command": "./
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    for name, value in (("HOME", home), ("XDG_CONFIG_HOME", home / ".config"),
-                        ("XDG_CACHE_HOME", home / ".cache")):  # fmt: skip
-        monkeypatch.setenv(name, str(value))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
+def project(tmp_path: Path) -> Path:
+    """A fresh repository (HOME and the agents' folders are the suite's throwaway ones:
+    tests/conftest.py)."""
     root = tmp_path / "project"
     (root / ".git").mkdir(parents=True)
     return root
 
 
-def agent(root: Path, *args: str) -> str:
-    done = run_in_process(root, "agent", *args)
-    assert done.code == 0, done.err
-    return done.out
-
-
 def test_codex_user_install_keeps_config_toml_and_uninstall_restores_it(project: Path) -> None:
-    codex = project.parent / "home" / ".codex"
+    codex = Path.home() / ".codex"
     codex.mkdir()
     (codex / "config.toml").write_text(THEIR_TOML)
     (codex / "hooks.json").write_text(json.dumps(THEIR_HOOKS))
 
-    first = agent(project, "install", "codex", "--scope", "user")
+    first = memidx_agent(project, "install", "codex", "--scope", "user")
     after = (codex / "config.toml").read_text()
-    again = agent(project, "install", "codex", "--scope", "user")
+    again = memidx_agent(project, "install", "codex", "--scope", "user")
 
     assert "backup" in first and again.count("unchanged") == 2
     assert after.startswith(THEIR_TOML)
@@ -61,10 +51,11 @@ def test_codex_user_install_keeps_config_toml_and_uninstall_restores_it(project:
     hooks = json.loads((codex / "hooks.json").read_text())["hooks"]
     assert {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"} <= set(hooks)
     assert hooks["Stop"][0] == THEIR_HOOKS["hooks"]["Stop"][0]
-    assert "codex: " in agent(project, "status") or "codex (user)" in agent(project, "status")
+    status = memidx_agent(project, "status")
+    assert "codex: " in status or "codex (user)" in status
     assert list(codex.glob("config.toml.memidx-backup-*"))
 
-    agent(project, "uninstall", "codex", "--scope", "user")
+    memidx_agent(project, "uninstall", "codex", "--scope", "user")
 
     assert (codex / "config.toml").read_text() == THEIR_TOML
     assert json.loads((codex / "hooks.json").read_text()) == THEIR_HOOKS
@@ -73,11 +64,11 @@ def test_codex_user_install_keeps_config_toml_and_uninstall_restores_it(project:
 def test_codex_project_install_into_a_fresh_repo_leaves_nothing_after_uninstall(
     project: Path,
 ) -> None:
-    agent(project, "install", "codex", "--scope", "project")
+    memidx_agent(project, "install", "codex", "--scope", "project")
     assert (project / ".codex" / "hooks.json").exists()
     assert "mcp_servers" in tomllib.loads((project / ".codex" / "config.toml").read_text())
 
-    agent(project, "uninstall", "codex", "--scope", "project")
+    memidx_agent(project, "uninstall", "codex", "--scope", "project")
 
     assert not (project / ".codex" / "hooks.json").exists()
     assert not (project / ".codex" / "config.toml").exists()
@@ -98,15 +89,15 @@ def test_gemini_install_twice_and_uninstall(project: Path) -> None:
     settings = project / ".gemini" / "settings.json"
     settings.write_text(json.dumps(THEIR_GEMINI))
 
-    agent(project, "install", "gemini")
+    memidx_agent(project, "install", "gemini")
     once = settings.read_text()
-    assert "unchanged" in agent(project, "install", "gemini")
+    assert "unchanged" in memidx_agent(project, "install", "gemini")
 
     doc = json.loads(once)
     assert doc["theme"] == "dark" and set(doc["mcpServers"]) == {"github", "memidx"}
     assert {"SessionStart", "BeforeAgent", "AfterAgent", "PreCompress"} <= set(doc["hooks"])
     assert doc["hooks"]["BeforeAgent"][0]["hooks"][0]["timeout"] == 10_000  # milliseconds
-    agent(project, "uninstall", "gemini")
+    memidx_agent(project, "uninstall", "gemini")
     assert json.loads(settings.read_text()) == THEIR_GEMINI
 
 
@@ -116,10 +107,10 @@ def test_cursor_install_writes_hooks_mcp_and_the_rule_and_uninstall_removes_them
     (project / ".cursor").mkdir()
     (project / ".cursor" / "hooks.json").write_text(json.dumps(THEIR_CURSOR))
 
-    agent(project, "install", "cursor")
+    memidx_agent(project, "install", "cursor")
     hooks = json.loads((project / ".cursor" / "hooks.json").read_text())
     rule = project / ".cursor" / "rules" / "memidx.mdc"
-    assert "unchanged" in agent(project, "install", "cursor")
+    assert "unchanged" in memidx_agent(project, "install", "cursor")
 
     assert hooks["version"] == 1
     assert hooks["hooks"]["stop"] == THEIR_CURSOR["hooks"]["stop"]
@@ -127,10 +118,10 @@ def test_cursor_install_writes_hooks_mcp_and_the_rule_and_uninstall_removes_them
     assert "search" in rule.read_text() and "alwaysApply: true" in rule.read_text()
     mcp = json.loads((project / ".cursor" / "mcp.json").read_text())
     assert mcp["mcpServers"]["memidx"]["args"][-1] == "mcp"
-    status = agent(project, "status")
+    status = memidx_agent(project, "status")
     assert "rule memidx.mdc" in status
 
-    agent(project, "uninstall", "cursor")
+    memidx_agent(project, "uninstall", "cursor")
 
     assert json.loads((project / ".cursor" / "hooks.json").read_text()) == THEIR_CURSOR
     assert not rule.exists() and not (project / ".cursor" / "mcp.json").exists()
@@ -157,16 +148,16 @@ def test_hermes_sets_memory_provider_in_place_and_uninstall_restores_it(
         hermes.mkdir()
         (hermes / "config.yaml").write_text(theirs)
 
-    agent(project, "install", "hermes")
+    memidx_agent(project, "install", "hermes")
     config = (hermes / "config.yaml").read_text()
-    assert "unchanged" in agent(project, "install", "hermes")
+    assert "unchanged" in memidx_agent(project, "install", "hermes")
 
     assert expected in config
-    status = agent(project, "status")
+    status = memidx_agent(project, "status")
     assert "memory.provider: memidx" in status
     assert status.count(str(hermes / "config.yaml")) == 1  # one file, whatever the scope
     assert "MemidxMemoryProvider" in (hermes / "plugins" / "memidx" / "__init__.py").read_text()
-    agent(project, "uninstall", "hermes")
+    memidx_agent(project, "uninstall", "hermes")
     assert (
         (hermes / "config.yaml").read_text() == theirs
         if theirs

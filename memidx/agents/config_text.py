@@ -1,0 +1,37 @@
+"""An agent's configuration file as text, for the JSON edits (memidx/agents/settings.py) and
+the text ones (memidx/agents/text_install.py): a missing file reads as empty, an unreadable
+one is an error with a hint, and a write backs up the file it replaces before replacing it
+atomically."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memidx.errors import MemidxError
+
+
+def read_config(path: Path) -> str:
+    """The text of `path` ("" when the file is missing)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
+
+
+def write_config(path: Path, text: str) -> Path | None:
+    """Write `text` to `path` atomically, backing up the file it replaces; the backup's path."""
+    backup = None
+    if path.exists():
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
+        shutil.copy2(path, backup)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.memidx-{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return backup

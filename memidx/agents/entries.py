@@ -1,0 +1,102 @@
+"""memidx's entries in agents' JSON configuration files, in the forms several agents share: a
+`hooks` table of command hooks in Claude Code's shape (Codex CLI and Gemini CLI take it too),
+the MCP server under `mcpServers`, and what `memidx agent status` says of each."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from memidx.agents.install import ConfigFile, memidx_argv, shell_command
+from memidx.agents.settings import (
+    HookEntry,
+    Json,
+    drop_entry,
+    get_entry,
+    hooked_events,
+    merge_hooks,
+    remove_hooks,
+    set_entry,
+)
+
+SERVER = "memidx"  # the MCP server's name in every agent's configuration
+
+
+def marker(agent: str) -> str:
+    """What the command of each of memidx's hooks for `agent` carries (uninstall finds them)."""
+    return f"agent hook {agent}"
+
+
+def hook_command(agent: str, event: str) -> str:
+    return shell_command("agent", "hook", agent, event)
+
+
+def command_hooks(agent: str, events: Mapping[str, tuple[int, float]]) -> dict[str, HookEntry]:
+    """memidx's command hook for each event, with the agent's timeout for it (events map to
+    (the agent's timeout, memidx's own deadline), as each adapter's EVENTS do)."""
+    return {
+        event: {"type": "command", "command": hook_command(agent, event), "timeout": timeout}
+        for event, (timeout, _) in events.items()
+    }
+
+
+def mcp_argv() -> list[str]:
+    """The command line that starts memidx's MCP server."""
+    return [*memidx_argv(), "mcp"]
+
+
+def mcp_entry() -> dict[str, object]:
+    """The MCP server as `mcpServers` entries name it: its command and its arguments."""
+    argv = mcp_argv()
+    return {"command": argv[0], "args": argv[1:]}
+
+
+def hooks_file(path: Path, agent: str, hooks: dict[str, HookEntry]) -> ConfigFile:
+    """A JSON file whose `hooks` table gets memidx's hook for each event."""
+    mark = marker(agent)
+    return ConfigFile(
+        path,
+        lambda doc: merge_hooks(doc, hooks, mark),
+        lambda doc: remove_hooks(doc, mark),
+        lambda doc: hooks_state(doc, mark),
+    )
+
+
+def hooks_state(doc: Json, mark: str) -> list[str]:
+    events = hooked_events(doc, mark)
+    return [f"hooks: {', '.join(events)}"] if events else []
+
+
+def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
+    """A JSON file whose `mcpServers` table gets memidx's MCP server as `entry`."""
+    return ConfigFile(
+        path,
+        lambda doc: set_entry(doc, ["mcpServers", SERVER], entry),
+        lambda doc: drop_entry(doc, ["mcpServers", SERVER]),
+        mcp_state,
+    )
+
+
+def mcp_state(doc: Json) -> list[str]:
+    entry = get_entry(doc, ["mcpServers", SERVER])
+    return [f"MCP server {SERVER}"] if isinstance(entry, dict) else []
+
+
+def combined(*parts: ConfigFile) -> ConfigFile:
+    """One file that holds several of memidx's entries (Gemini CLI's settings.json holds the
+    hooks and the MCP server): each part's edits in turn, what each part says in turn."""
+
+    def install(doc: Json) -> Json:
+        for part in parts:
+            doc = part.install(doc)
+        return doc
+
+    def uninstall(doc: Json) -> Json:
+        for part in parts:
+            doc = part.uninstall(doc)
+        return doc
+
+    def installed(doc: Json) -> list[str]:
+        return [said for part in parts for said in part.installed(doc)]
+
+    return ConfigFile(parts[0].path, install, uninstall, installed)

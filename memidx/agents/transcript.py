@@ -1,0 +1,53 @@
+"""What the transcript readers share (Claude Code's memidx/agents/claude_transcript.py, Codex's
+memidx/agents/codex_transcript.py): the complete lines of a transcript file, the JSON object of
+each line, and what memidx files from a transcript. A last line without its newline is still
+being written: it is read at the next event."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
+
+from memidx.agents.exchange import Exchange
+from memidx.frozen import Value
+
+MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
+
+
+class Transcript(Value):
+    """What memidx files from one transcript."""
+
+    exchanges: tuple[Exchange, ...]
+    summaries: tuple[str, ...] = ()
+
+
+def read_text(path: Path) -> str:
+    """The complete lines of a transcript file ("" when it cannot be read)."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_TRANSCRIPT_BYTES)
+    except OSError:
+        return ""
+    end = data.rfind(b"\n")
+    return data[: end + 1].decode("utf-8", errors="replace") if end >= 0 else ""
+
+
+def records(text: str) -> Iterator[dict[str, object]]:
+    """The JSON object of each line; a blank, damaged or non-object line is skipped."""
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            loaded: object = json.loads(line)
+        except (ValueError, RecursionError):
+            continue  # a damaged line costs that line only
+        found = as_dict(loaded)
+        if found is not None:
+            yield found
+
+
+def as_dict(value: object) -> dict[str, object] | None:
+    """`value` as a JSON object, None when it is something else."""
+    return cast(dict[str, object], value) if isinstance(value, dict) else None
