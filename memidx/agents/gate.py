@@ -52,7 +52,7 @@ class Gate(Value):
 # negatives). Turns: chosen on the dev half only (`make bench ONLY=recall DATA=/work/shared/data`,
 # 2026-12-01, 39 LoCoMo conv-30 questions against 136 of conv-26 plus the TIL and off-topic
 # prompts): the strictest point of the plateau where dev positives peak with no false
-# injection (0.48 injects on a conv-26 question, 0.52 loses a right turn). The grid's dev
+# injection (0.48 injects on conv-26 questions, 0.52 loses a right turn). The grid's dev
 # optimum (0.84 / 0.44 / 0.3) fits those 39 questions too closely: see README, "Agents".
 THRESHOLDS = Thresholds(cosine=0.62, cosine_with_words=0.40, word_share=0.60)
 TURN_THRESHOLDS = Thresholds(cosine=0.50, cosine_with_words=0.38, word_share=0.50)
