@@ -272,8 +272,8 @@ def run(data: Path, work: Path, rounds: int) -> None:
     print(f"  tuned on dev: {tuned}")
     report("dev, committed", dev, GATE)
     report("TEST, committed", test, GATE)
-    report("test, tuned on dev", test, tuned)
     trade_offs(dev, test)
+    report("test, tuned on dev", test, tuned)
     latency(til, max(rounds, 1) * 10)
 
 
