@@ -2,11 +2,12 @@
 
 RRF and BM25 scores only order the hits of one query. `relevance` is a probability that the hit
 answers the query, the same scale for every query, so a caller can say "nothing here is
-relevant" (the agents' recall gate thresholds on it). It is a logistic model over what the
-search already knows about a hit: the cosine of its best chunk, its BM25 against the query's
-best BM25, and the share of the query's words the document has. The coefficients were fitted
-on the dev splits only by `python -m tests.benchmark.calibrate fit` (numpy, offline) and are
-pasted here with the figures that script printed; `calibrate check` scores them on test splits.
+relevant" (the agents' recall gate injects the hits it lets through most relevant first). It
+is a logistic model over what the search already knows about a hit: the cosine of its best
+chunk, its BM25 against the query's best BM25, and the share of the query's words the
+document has. The coefficients were fitted on the dev splits only by `python -m
+tests.benchmark.calibrate fit` (numpy, offline) and are pasted here with the figures that
+script printed; `calibrate check` scores them on test splits.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memidx.agents.block import MAX_HITS, recall_block
-from memidx.agents.gate import THRESHOLDS, Thresholds, relevant, trivial
-from memidx.agents.recall import Candidate, Recaller
+from memidx.agents.gate import GATE, Gate, Thresholds, pick, trivial
+from memidx.agents.recall import CANDIDATES, Candidate, Recaller
 from memidx.config import load_config
 from memidx.frozen import replace
 from memidx.haystack.filing import Haystack
@@ -159,18 +159,18 @@ def prompts(root: Path, dataset: locomo.Dataset) -> list[Prompt]:
     return found
 
 
-def chosen(cands: Sequence[Candidate], thresholds: Thresholds) -> list[Candidate]:
-    return [c for c in cands if relevant(c.signal, thresholds)][:MAX_HITS]
+def chosen(cands: Sequence[Candidate], gate: Gate) -> list[Candidate]:
+    return [cands[i] for i in pick([c.signal for c in cands], MAX_HITS, gate)]
 
 
 def rates(
-    measured: list[tuple[Prompt, list[Candidate]]], thresholds: Thresholds
+    measured: list[tuple[Prompt, list[Candidate]]], gate: Gate
 ) -> tuple[float, float, list[int]]:
     """(right note injected on positives, injection on negatives, chars injected per prompt)."""
     right = injected = positives = negatives = 0
     chars: list[int] = []
     for prompt, cands in measured:
-        picked = chosen(cands, thresholds)
+        picked = chosen(cands, gate)
         block = recall_block([c.recalled for c in picked])
         chars.append(len(block))
         if prompt.positive:
@@ -182,26 +182,41 @@ def rates(
     return right / max(1, positives), injected / max(1, negatives), chars
 
 
-def tune(measured: list[tuple[Prompt, list[Candidate]]], ceiling: float = 0.08) -> Thresholds:
-    """The thresholds with the best positive rate on `measured` while negatives stay under."""
-    best, best_rate = THRESHOLDS, -1.0
-    grid = itertools.product(
+def _grid() -> list[Thresholds]:
+    cells = itertools.product(
         [x / 100 for x in range(40, 86, 2)],
-        [x / 100 for x in range(20, 62, 4)],
+        [x / 100 for x in range(20, 62, 2)],
         [x / 10 for x in range(3, 11)],
     )
-    for cosine, with_words, share in grid:
-        if with_words > cosine:
-            continue
-        candidate = Thresholds(cosine, with_words, share)
-        pos, neg, _ = rates(measured, candidate)
-        if neg <= ceiling and pos > best_rate:
-            best, best_rate = candidate, pos
-    return best
+    return [Thresholds(c, w, s) for c, w, s in cells if w <= c]
 
 
-def report(label: str, measured: list[tuple[Prompt, list[Candidate]]], t: Thresholds) -> None:
-    pos, neg, chars = rates(measured, t)
+def tune(measured: list[tuple[Prompt, list[Candidate]]], ceiling: float = 0.08) -> Gate:
+    """The gate with the best positive rate on `measured` while negatives stay under
+    `ceiling`: the turns' thresholds with the notes' committed, then the notes' with those
+    (ties: fewer false injections, then the stricter thresholds)."""
+    gate = GATE
+    for kind in ("turn", "note"):
+        best: tuple[tuple[float, ...], Gate] | None = None
+        for cell in _grid():
+            candidate = replace(gate, **{kind: cell})
+            pos, neg, _ = rates(measured, candidate)
+            key = (pos, -neg, cell.cosine, cell.cosine_with_words, cell.word_share)
+            if neg <= ceiling and (best is None or key > best[0]):
+                best = (key, candidate)
+        gate = best[1] if best else gate
+    return gate
+
+
+def ceiling(measured: list[tuple[Prompt, list[Candidate]]]) -> float:
+    """The share of positives whose right hit is among the candidates at all."""
+    positives = [(p, c) for p, c in measured if p.positive]
+    found = sum(any(x.key in p.right for x in c) for p, c in positives)
+    return found / max(1, len(positives))
+
+
+def report(label: str, measured: list[tuple[Prompt, list[Candidate]]], gate: Gate) -> None:
+    pos, neg, chars = rates(measured, gate)
     print(
         f"  {label:<28} right note injected {pos:.3f} (target >= 0.85), injected on negatives "
         f"{neg:.3f} (target <= 0.10), chars p50 {percentile(chars, 50):.0f} p95 "
@@ -210,9 +225,26 @@ def report(label: str, measured: list[tuple[Prompt, list[Candidate]]], t: Thresh
     for group in ("locomo+", "til+", "locomo-", "off-topic-", "trivial-"):
         part = [(p, c) for p, c in measured if p.group == group]
         if part:
-            g_pos, g_neg, _ = rates(part, t)
+            g_pos, g_neg, _ = rates(part, gate)
             what, shown = ("right", g_pos) if group.endswith("+") else ("injected", g_neg)
             print(f"    {group:<12} n={len(part):<4} {what} {shown:.3f}")
+
+
+TRADE_OFFS = [(c, 0.38, 0.5) for c in (0.44, 0.46, 0.48, 0.50, 0.52, 0.55, 0.62)]
+
+
+def trade_offs(
+    dev: list[tuple[Prompt, list[Candidate]]], test: list[tuple[Prompt, list[Candidate]]]
+) -> None:
+    """Turn thresholds -> positives / negatives on both halves, the notes' committed."""
+    print("  turn thresholds (cosine / with words / share) -> right, injected: dev | test")
+    for cell in TRADE_OFFS:
+        gate = replace(GATE, turn=Thresholds(*cell))
+        (d_pos, d_neg, _), (t_pos, t_neg, _) = rates(dev, gate), rates(test, gate)
+        print(
+            f"    {cell[0]:.2f} / {cell[1]:.2f} / {cell[2]:.1f}   {d_pos:.3f} {d_neg:.3f} | "
+            f"{t_pos:.3f} {t_neg:.3f}"
+        )
 
 
 def run(data: Path, work: Path, rounds: int) -> None:
@@ -227,10 +259,15 @@ def run(data: Path, work: Path, rounds: int) -> None:
     dev = [m for m in measured if m[0].dev]
     test = [m for m in measured if not m[0].dev]
     tuned = tune(dev)
-    print(f"  prompts: {len(dev)} dev, {len(test)} test; committed thresholds {THRESHOLDS}")
+    print(f"  prompts: {len(dev)} dev, {len(test)} test; committed gate {GATE}")
+    print(
+        f"  right hit among the {CANDIDATES} candidates at all: dev {ceiling(dev):.3f}, "
+        f"test {ceiling(test):.3f}"
+    )
     print(f"  tuned on dev: {tuned}")
-    report("dev, committed", dev, THRESHOLDS)
-    report("TEST, committed", test, THRESHOLDS)
+    report("dev, committed", dev, GATE)
+    report("TEST, committed", test, GATE)
+    trade_offs(dev, test)
     report("test, tuned on dev", test, tuned)
     scaled = mcp_speed.scaled_workspace(work, data, 10)[0]
     hook_latency.run([til, scaled], max(rounds, 1) * 10)

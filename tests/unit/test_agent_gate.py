@@ -1,0 +1,56 @@
+"""The recall gate's thresholds per kind of hit, and the order in which passing hits are
+injected (memidx/agents/gate.py, pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.agents.gate import GATE, Gate, Signal, Thresholds, pick, relevant
+
+
+@pytest.mark.parametrize(
+    ("signal", "expected"),
+    [
+        (Signal(0.55, 0.0, kind="turn"), True),  # a turn's cosine runs lower than a note's
+        (Signal(0.55, 0.0), False),
+        (Signal(0.55, 0.0, kind="fact"), False),  # every other kind has the notes' thresholds
+        (Signal(0.40, 0.5, kind="turn"), True),  # a fair cosine with half the words
+        (Signal(0.40, 0.5), False),
+        (Signal(0.36, 1.0, kind="turn"), False),  # the words alone never pass
+        (Signal(0.45, 0.3, kind="turn"), False),
+        (Signal(0.65, 0.0), True),
+    ],
+)
+def test_a_turn_passes_on_a_lower_cosine_than_a_note(signal: Signal, expected: bool) -> None:
+    assert relevant(signal) is expected
+
+
+def test_the_kinds_thresholds_come_from_the_gate_given() -> None:
+    strict = Thresholds(0.9, 0.9, 1.0)
+    loose = Thresholds(0.1, 0.1, 0.0)
+    gate = Gate(note=strict, turn=loose)
+
+    assert relevant(Signal(0.2, 0.0, kind="turn"), gate)
+    assert not relevant(Signal(0.8, 1.0), gate)
+    assert GATE.of("turn") != GATE.of("note")
+
+
+def test_the_most_relevant_passing_hits_are_injected_first() -> None:
+    signals = [
+        Signal(0.10, 0.0, 0.99),  # fails the gate, whatever its relevance
+        Signal(0.70, 0.0, 0.20),
+        Signal(0.70, 0.0, 0.90),
+        Signal(0.70, 0.0, None),
+        Signal(0.70, 0.0, 0.50),
+    ]
+
+    assert pick(signals, 2) == [2, 4]
+    assert pick(signals, 3) == [2, 4, 1]
+
+
+def test_hits_without_relevance_keep_the_search_order_and_k_is_a_cap() -> None:
+    signals = [Signal(0.7, 0.0), Signal(0.1, 0.0), Signal(0.7, 0.0), Signal(0.7, 0.0)]
+
+    assert pick(signals, 2) == [0, 2]
+    assert pick(signals, 0) == []
+    assert pick([Signal(0.1, 0.0)], 3) == []
