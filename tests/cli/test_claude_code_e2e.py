@@ -68,6 +68,9 @@ class World:
             ANTHROPIC_BASE_URL=stub.url, ANTHROPIC_API_KEY="sk-ant-test-dummy",
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1",
             ENABLE_TOOL_SEARCH="false", MCP_CONNECTION_NONBLOCKING="false",
+            # Claude Code gives an MCP server 30 s to start; a cold shared server on a loaded
+            # machine (the SDK import, the model) has needed more; the session waits for it
+            MCP_TIMEOUT="120000", MEMIDX_MCP_IDLE="300",
         )  # fmt: skip
         for args in (["ingest"], ["embed"]):
             assert self.memidx(*args, cwd=self.memory.root).returncode == 0
