@@ -3,9 +3,10 @@ PreCompress before every request to the model once the chat has a history, and d
 after the hook whether to compress (when the prompt's size reaches `model.compressionThreshold`,
 default 0.5, of the model's token limit). memidx archives the session only when that test
 passes, as Gemini makes it: the prompt size is the `tokens.input` of the last reply recorded
-since the CLI last set the chat's whole history (a `$set` of `messages`: at a start, a resume,
-which writes no header line into the resumed file, and after a compression), or, before any,
-Gemini's estimate of the history it set then (about 4 characters a token); and there must be
+since the CLI last set the chat's whole history (a `$set` of `messages`: at a start, a resume
+and after a compression; a resume writes its own header line into the resumed file only when
+it starts in the minute the file is named after), or, before any, Gemini's estimate of the
+history it set then (about 4 characters a token); and there must be
 something to compress (Gemini keeps the history from the last prompt on: a prompt after a
 reply, or a history that ends with a reply that calls no tool).
 

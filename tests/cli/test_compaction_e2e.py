@@ -13,10 +13,12 @@ the prompt reaches half the model's token limit: a run whose replies are small a
 a reply that reports 900,000 prompt tokens and calls a tool makes Gemini compress before its
 next request, and memidx archives the session file once; a plain turn of the resumed session
 after it archives nothing (Gemini counts a resumed chat by its estimate, not by the last reply's
-900,000). Gemini writes the summary nowhere a hook can read it. No manual compression here:
-headless, Gemini puts the SessionStart hook's context before the prompt, so `gemini -p
-/compress` is no command (without context, it compresses in the background while it also sends
-"/compress" to the model); test_compaction_hooks.py covers trigger "manual".
+900,000; the file holds a header line of the resume only when the resume starts in the minute
+the file is named after, so both cases of the reader are tested in test_gemini_session.py).
+Gemini writes the summary nowhere a hook can read it. No manual compression here: headless,
+Gemini puts the SessionStart hook's context before the prompt, so `gemini -p /compress` is no
+command (without context, it compresses in the background while it also sends "/compress" to
+the model); test_compaction_hooks.py covers trigger "manual".
 
 Skipped when a CLI is not on PATH (npm install -g @openai/codex @google/gemini-cli)."""
 

@@ -55,9 +55,10 @@ def test_the_older_one_document_format_is_read() -> None:
 
 
 def test_a_resume_in_the_same_file_sets_the_history_and_is_estimated_anew() -> None:
-    """Gemini CLI 0.61.0 resumes into the session's file without a header line: it sets the
-    `sessionId` and the whole history, and counts the history's estimate, not the size the last
-    reply reported before (900,000 before a compression must not make a plain turn compress)."""
+    """Gemini CLI 0.61.0 resumes into the session's file with no header line when the resume
+    starts in another minute than the file's name: it sets the `sessionId` and the whole history
+    and counts the history's estimate, not the size the last reply reported before (900,000
+    before a compression must not make a plain turn compress)."""
     first = [user("u1", "a" * 400), reply("g1", 900_000)]
     resumed = jsonl(HEADER, *first, {"$set": {"sessionId": "s"}}, {"$set": {"messages": first}})
 
