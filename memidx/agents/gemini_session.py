@@ -3,10 +3,12 @@ PreCompress before every request to the model once the chat has a history, and d
 after the hook whether to compress (when the prompt's size reaches `model.compressionThreshold`,
 default 0.5, of the model's token limit). memidx archives the session only when that test
 passes, as Gemini makes it: the prompt size is the `tokens.input` of the last reply recorded
-since the CLI opened the session file (each start or resume writes a header line first), or,
-before any, Gemini's estimate of the history it loaded (about 4 characters a token); and there
-must be something to compress (Gemini keeps the history from the last prompt on: a prompt after
-a reply, or a history that ends with a reply that calls no tool).
+since the CLI last set the chat's whole history (a `$set` of `messages`: at a start, a resume
+and after a compression; a resume writes its own header line into the resumed file only when
+it starts in the minute the file is named after), or, before any, Gemini's estimate of the
+history it set then (about 4 characters a token); and there must be
+something to compress (Gemini keeps the history from the last prompt on: a prompt after a
+reply, or a history that ends with a reply that calls no tool).
 
 The session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl` in 0.61.0): a header line
 (`sessionId`, `startTime`, `kind`), `{"$set": {...}}` lines (`messages` sets the whole list),
@@ -42,7 +44,7 @@ def read(text: str) -> Session:
     whole = _document(text)
     records = [whole] if whole is not None else [_record(line) for line in text.splitlines()]
     messages: dict[str, dict[str, object]] = {}
-    recent: int | None = None  # tokens.input of the last reply since the file was opened
+    recent: int | None = None  # the size since the chat's history was last set
     for record in records:
         if record is None:
             continue
@@ -53,6 +55,8 @@ def read(text: str) -> Session:
                 _add(messages, _dict(item))
             if whole is not None:  # one document: no header tells when the CLI opened it
                 recent = next((t for t in map(_input, reversed(messages.values())) if t), None)
+            else:  # the CLI rebuilt its chat (a resume, a compression): it estimates anew
+                recent = int(sum(_estimate(m) for m in messages.values()))
         elif "type" in record:
             _add(messages, record)
             recent = _input(record) or recent

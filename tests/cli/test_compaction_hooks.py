@@ -166,3 +166,28 @@ def test_gemini_precompress_follows_the_threshold_and_a_manual_compress(tmp_path
     hook(repo, "gemini", "PreCompress", {**base, "trigger": "auto"})  # 1,000 >= 0.0005 x 1M
 
     assert len(records(repo, "transcript", "Gemini")) == 2
+
+
+def test_gemini_precompress_after_a_compression_and_a_resume_archives_nothing(
+    tmp_path: Path,
+) -> None:
+    """As Gemini CLI 0.61.0 wrote it: a reply of 900,000 prompt tokens, the compression (the whole
+    history set anew), a reply that still reported 900,000, then `gemini -r latest`, which sets
+    the history again in the same file (no header line) and counts its estimate: a plain turn."""
+    repo = memory(tmp_path)
+    path = gemini_session(tmp_path / "session-g3.jsonl", [("quillwort one", 900_000, True)])
+    snapshot = {"id": "s", "type": "user", "content": [{"text": "<state_snapshot>quillwort"}]}
+    got = {"id": "k", "type": "gemini", "content": [{"text": "Got it."}]}
+    after = {"id": "g9", "type": "gemini", "content": "An answer.", "model": "gemini-3.8-flash",
+             "tokens": {"input": 900_000, "output": 5, "total": 900_005}}  # fmt: skip
+    history = [snapshot, got, after]
+    asked = {"id": "u9", "type": "user", "content": [{"text": "And what about retries?"}]}
+    lines = [{"$set": {"messages": history[:2]}}, after, {"$set": {"sessionId": "g3"}},
+             {"$set": {"messages": history}}, asked]  # fmt: skip
+    with path.open("a") as out:
+        out.write("".join(json.dumps(line) + "\n" for line in lines))
+    base = {"session_id": "g3", "transcript_path": str(path), "cwd": str(tmp_path)}
+
+    hook(repo, "gemini", "PreCompress", {**base, "trigger": "auto"})
+
+    assert not records(repo, "transcript", "Gemini")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from memidx.agents.gemini_session import read
+from memidx.agents.gemini_session import compresses, read
 
 HEADER: dict[str, object] = {"sessionId": "s", "projectHash": "h", "startTime": "t", "kind": "main"}
 
@@ -52,3 +52,23 @@ def test_the_older_one_document_format_is_read() -> None:
     document = {"sessionId": "s", "messages": [user("u1", "q"), reply("g1", 1_234)]}
 
     assert read(json.dumps(document, indent=2) + "\n").prompt_tokens == 1_234
+
+
+def test_a_resume_in_the_same_file_sets_the_history_and_is_estimated_anew() -> None:
+    """Gemini CLI 0.61.0 resumes into the session's file with no header line when the resume
+    starts in another minute than the file's name: it sets the `sessionId` and the whole history
+    and counts the history's estimate, not the size the last reply reported before (900,000
+    before a compression must not make a plain turn compress)."""
+    first = [user("u1", "a" * 400), reply("g1", 900_000)]
+    resumed = jsonl(HEADER, *first, {"$set": {"sessionId": "s"}}, {"$set": {"messages": first}})
+
+    assert read(resumed).prompt_tokens == 100
+    assert not compresses(resumed + jsonl(user("u2", "And what about retries?")), ".")
+
+
+def test_a_compression_sets_the_history_and_its_estimate_counts() -> None:
+    big = [user("u1", "a" * 400), reply("g1", 900_000)]
+    compressed = [user("s1", "<state_snapshot>" + "s" * 24), reply("g2", 0)]
+    text = jsonl(HEADER, *big, {"$set": {"messages": compressed}})
+
+    assert read(text).prompt_tokens == 10  # 16 + 24 + 2 ASCII characters, 4 a token
