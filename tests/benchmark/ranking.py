@@ -4,6 +4,7 @@ candidate side by side on one split, with in-process latency, and the relevance'
 BENCH_SPLIT=dev (the default) is for tuning; BENCH_SPLIT=test only for the final figures.
 BENCH_SETS picks sets (golden, til, nfcorpus, locomo); BENCH_CANDIDATES picks candidates;
 BENCH_EMBED=0 leaves a workspace's missing vectors alone (then it is compared by words only).
+BENCH_EMBEDDERS adds candidate embedding models (tests/benchmark/embedder_candidates.py).
 """
 
 from __future__ import annotations
@@ -113,6 +114,20 @@ def table(judged: JudgedSet, split: str, names: list[str]) -> None:
         candidate = searcher_of(judged.root)
         setup(candidate)
         print(evaluate(judged, split, candidate, mode).row(name), flush=True)
+    if "vector" in modes:
+        embedder_rows(judged, split)
+
+
+def embedder_rows(judged: JudgedSet, split: str) -> None:
+    """vector and hybrid rows of each candidate embedding model in BENCH_EMBEDDERS."""
+    from tests.benchmark.embedder_candidates import EMBEDDERS, candidate_searcher
+
+    for slug in [e for e in os.environ.get("BENCH_EMBEDDERS", "").split(",") if e]:
+        embedded = candidate_searcher(judged.root, slug, EMBEDDERS[slug]())
+        print(f"  {slug}: {embedded.cost()}", flush=True)
+        for mode in ("vector", "hybrid"):
+            row = evaluate(judged, split, embedded.searcher, mode).row(f"{slug} {mode}")
+            print(row, flush=True)
 
 
 def run(args: argparse.Namespace) -> None:
