@@ -105,9 +105,18 @@ def locomo_set(work: Path, data: Path) -> JudgedSet:
     )
 
 
+def til_sample_set(work: Path, data: Path) -> JudgedSet:
+    """A subset of the TIL notes for slow candidates (tests/benchmark/til_sample.py); not run
+    unless BENCH_SETS names it."""
+    from tests.benchmark.til_sample import til_sample_set as build
+
+    return build(work, data)
+
+
 BUILDERS: dict[str, Callable[[Path, Path], JudgedSet]] = {
     "golden": golden_set,
     "til": til_set,
     "nfcorpus": beir_set,
     "locomo": locomo_set,
 }
+OPTIONAL: dict[str, Callable[[Path, Path], JudgedSet]] = {"til-sample": til_sample_set}

