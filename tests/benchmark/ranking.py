@@ -5,7 +5,8 @@ over every set, against the default of its mode, with a verdict.
 BENCH_SPLIT=dev (the default) is for tuning; BENCH_SPLIT=test only for the final figures.
 BENCH_SETS picks sets (golden, til, nfcorpus, locomo); BENCH_CANDIDATES picks candidates
 (names as in CANDIDATES, comma-separated; `none` for the modes alone);
-BENCH_EMBED=0 leaves a workspace's missing vectors alone (then it is compared by words only).
+BENCH_EMBED=0 leaves a workspace's missing vectors alone (then it is compared by words only);
+BENCH_EVERY=locomo:4 keeps every 4th answered query of a set (the same ones for all rows).
 
 Each query is embedded once per set and run: every mode and candidate reuses the vector, and
 its latency adds the time that first embedding took (the same for all of them), so the
@@ -30,7 +31,7 @@ from memidx.index.store import Store, VectorStore, open_store
 from memidx.search import query as query_module
 from memidx.search.fusion import Fusion
 from memidx.search.searcher import DEPTH, Searcher, VectorIndex
-from tests.benchmark.judged import BUILDERS, SPLITS, JudgedSet
+from tests.benchmark.judged import BUILDERS, SPLITS, Judged, JudgedSet
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
 from tests.benchmark.stopwords import CHOSEN
 from tests.benchmark.timing import ms, percentile
@@ -194,7 +195,20 @@ def lexical_settings(candidate: Candidate) -> Generator[None]:
         documents.BM25_WEIGHTS, query_module.STOPWORDS = saved
 
 
-def evaluate(judged: JudgedSet, split: str, lab: Lab, candidate: Candidate) -> Figures:
+def sample(judged: JudgedSet, split: str, every: int = 1) -> list[Judged]:
+    """The split's answered queries (the others only calibrate the relevance), every n-th."""
+    return [q for q in judged.split(split) if q.relevant][::every]
+
+
+def every_of(spec: str) -> dict[str, int]:
+    """BENCH_EVERY's `set:n,set:n` as {set: n}."""
+    pairs = [item.split(":", 1) for item in spec.split(",") if item]
+    return {name: int(n) for name, n in pairs}
+
+
+def evaluate(
+    judged: JudgedSet, queries: Sequence[Judged], lab: Lab, candidate: Candidate
+) -> Figures:
     searcher = lab.searcher(candidate)
     recall: list[float] = []
     found_any: list[float] = []
@@ -203,9 +217,7 @@ def evaluate(judged: JudgedSet, split: str, lab: Lab, candidate: Candidate) -> F
     latencies: list[float] = []
     seen = lab.queries.seen if lab.queries is not None else {}
     with lexical_settings(candidate):
-        for query in judged.split(split):
-            if not query.relevant:
-                continue  # a query no note answers: it only calibrates the relevance
+        for query in queries:
             embedded = query.text in seen
             start = time.perf_counter()
             hits = searcher.search(query.text, query.filters, 10, candidate.mode).hits
@@ -224,22 +236,23 @@ def evaluate(judged: JudgedSet, split: str, lab: Lab, candidate: Candidate) -> F
     )
 
 
-def table(judged: JudgedSet, split: str, names: Sequence[str]) -> dict[str, Figures]:
+def table(judged: JudgedSet, split: str, names: Sequence[str], every: int) -> dict[str, Figures]:
     """The set's table; returns the figures by mode and candidate name."""
     lab = lab_of(judged.root)
     modes = ["bm25", "vector", "hybrid"] if lab.vectors is not None else ["bm25"]
-    queries = sum(1 for q in judged.split(split) if q.relevant)
+    queries = sample(judged, split, every)
     note = " (in-sample: memidx's settings were chosen on it)" if judged.name == "golden" else ""
-    print(f"\n{judged.name} {split}: {queries} queries{note}")
+    note += f" (one answered query in {every})" if every > 1 else ""
+    print(f"\n{judged.name} {split}: {len(queries)} queries{note}")
     print(HEADER)
     found: dict[str, Figures] = {}
     for mode in modes:
-        found[mode] = evaluate(judged, split, lab, Candidate(mode))
+        found[mode] = evaluate(judged, queries, lab, Candidate(mode))
         print(found[mode].row(mode), flush=True)
     for name in names:
         candidate = CANDIDATES[name]
         if candidate.mode in modes:
-            found[name] = evaluate(judged, split, lab, candidate)
+            found[name] = evaluate(judged, queries, lab, candidate)
             print(found[name].row(name), flush=True)
     return found
 
@@ -273,11 +286,12 @@ def run(args: argparse.Namespace) -> None:
     if unknown:
         raise SystemExit(f"unknown candidate or set {unknown[0]!r}")
     print(f"split {split}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    every = every_of(os.environ.get("BENCH_EVERY", ""))
     results: dict[str, dict[str, Figures]] = {}
     for name in sets:
         judged = BUILDERS[name](args.work, args.data)
         if "vector" in args.modes and os.environ.get("BENCH_EMBED") != "0":
             memidx(judged.root, "embed", quiet=True)  # incremental: only what lacks vectors
-        results[name] = table(judged, split, names)
+        results[name] = table(judged, split, names, every.get(name, 1))
     summary(split, names, results)
     print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

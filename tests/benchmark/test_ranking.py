@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.benchmark.ranking import Figures, adopted, verdict
+from tests.benchmark.ranking import Figures, adopted, every_of, verdict
 
 
 def figures(recall5: float, mrr: float) -> Figures:
@@ -38,3 +38,8 @@ def test_adoption_needs_a_win_on_every_held_out_set(
     verdicts: list[tuple[str, str]], expected: bool
 ) -> None:
     assert adopted(verdicts) is expected
+
+
+def test_bench_every_names_a_step_per_set() -> None:
+    assert every_of("locomo:4,nfcorpus:2") == {"locomo": 4, "nfcorpus": 2}
+    assert every_of("") == {}
