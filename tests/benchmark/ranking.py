@@ -68,6 +68,7 @@ CANDIDATES: dict[str, Candidate] = {
     "stopwords none": Candidate(stopwords=frozenset()),
     "stopwords chosen": Candidate(stopwords=CHOSEN),
     "rerank top 20 by rel.": Candidate(rerank=20),
+    "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
 }
 # The lexical candidates also by words alone (`--mode bm25`), against bm25.
 CANDIDATES.update(
