@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -44,15 +44,6 @@ def first_each(scored: Sequence[tuple[K, float]]) -> list[tuple[K, float]]:
     for key, score in scored:
         seen.setdefault(key, score)
     return list(seen.items())
-
-
-def by_coverage(
-    scored: Sequence[tuple[K, float]], shares: Mapping[K, float], bonus: float
-) -> list[tuple[K, float]]:
-    """Scores (higher is better, >= 0) times 1 + bonus x the share of the query's words each key
-    has (absent: 0), best first; ties keep the given order."""
-    grown = [(key, score * (1.0 + bonus * shares.get(key, 0.0))) for key, score in scored]
-    return sorted(grown, key=lambda pair: -pair[1])
 
 
 def rrf(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
+from typing import TypeVar
 
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore, matched_terms
 from memidx.notes.words import WORD
-from memidx.search.fusion import by_coverage
 from memidx.search.masking import masked
 from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
@@ -23,6 +23,7 @@ POOL = 3  # with a coverage bonus, this many times the depth are ranked by OR, t
 
 
 MEANING = "meaning"  # a hit the vectors found and the words did not
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,15 @@ def _with_coverage(
     order = by_coverage([(r.id, r.score) for r in rows], shares, bonus)[:depth]
     by_id = {r.id: r for r in rows}
     return LexicalRanking(terms, "or", expression, [by_id[doc] for doc, _ in order])
+
+
+def by_coverage(
+    scored: Sequence[tuple[K, float]], shares: Mapping[K, float], bonus: float
+) -> list[tuple[K, float]]:
+    """Scores (higher is better, >= 0) times 1 + bonus x the share of the query's words each key
+    has (absent: 0), best first; ties keep the given order."""
+    grown = [(key, score * (1.0 + bonus * shares.get(key, 0.0))) for key, score in scored]
+    return sorted(grown, key=lambda pair: -pair[1])
 
 
 def lexical_search(

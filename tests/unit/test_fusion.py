@@ -9,13 +9,13 @@ from memidx.search.fusion import (
     Fusion,
     best_chunks,
     best_chunks_exact,
-    by_coverage,
     convex,
     first_each,
     fuse_rankings,
     rrf,
     top_chunks,
 )
+from memidx.search.lexical import by_coverage
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:
