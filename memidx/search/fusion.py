@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
@@ -11,6 +12,38 @@ from numpy.typing import NDArray
 K = TypeVar("K", bound=Hashable)
 
 RRF_K = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Fusion:
+    """How the words' and the meaning's rankings become one (the defaults are memidx's; the
+    others are benchmark candidates, `make bench ONLY=ranking`)."""
+
+    method: str = "rrf"  # or "convex": min-max normalised scores
+    weights: tuple[float, float] = (1.0, 1.0)  # RRF: the words', the meaning's
+    alpha: float = 0.5  # convex: the words' share
+    chunks: bool = False  # RRF over chunks: each of a note's chunks in the meaning's list counts
+
+
+def fuse_rankings(
+    words: Sequence[tuple[K, float]] | None, meaning: Sequence[tuple[K, float]], how: Fusion
+) -> list[tuple[K, float]]:
+    """One ranking from the words' (None: by meaning alone) and the meaning's (a key may recur
+    there, once per chunk) scored lists, best first."""
+    if words is None:
+        return first_each(meaning)
+    if how.method == "convex":
+        return convex(words, first_each(meaning), how.alpha)
+    rankings = [[k for k, _ in words], [k for k, _ in meaning]]
+    return rrf(rankings, weights=list(how.weights))
+
+
+def first_each(scored: Sequence[tuple[K, float]]) -> list[tuple[K, float]]:
+    """Each key once, where it first appears."""
+    seen: dict[K, float] = {}
+    for key, score in scored:
+        seen.setdefault(key, score)
+    return list(seen.items())
 
 
 def rrf(
@@ -71,6 +104,25 @@ def best_chunks(
     if len(chosen) < depth and take < similarities.size:
         return best_chunks_exact(similarities, doc_ids, depth)
     return [(doc, score, pos) for doc, (score, pos) in chosen.items()]
+
+
+def top_chunks(
+    similarities: NDArray[np.float32], doc_ids: NDArray[np.int64], depth: int
+) -> list[tuple[int, float, int]]:
+    """The best chunks, best first, until a chunk of a document past the `depth`-th: (doc id,
+    cosine, chunk position); a document recurs once per chunk of it among them."""
+    if similarities.size == 0 or depth <= 0:
+        return []
+    order = np.argsort(-similarities, kind="stable")
+    found: list[tuple[int, float, int]] = []
+    docs: set[int] = set()
+    for position in order.tolist():
+        doc = int(doc_ids[position])
+        if doc not in docs and len(docs) == depth:
+            break
+        docs.add(doc)
+        found.append((doc, float(similarities[position]), int(position)))
+    return found
 
 
 def best_chunks_exact(

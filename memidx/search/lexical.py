@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
+from typing import TypeVar
 
-from memidx.index.store import Filters, LexicalRow, Store, VectorStore
+from memidx.index.store import Filters, LexicalRow, Store, VectorStore, matched_terms
 from memidx.notes.words import WORD
 from memidx.search.masking import masked
-from memidx.search.query import Terms, match_all, match_any, query_terms
+from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
 from memidx.search.scoring import hit_evidence
 
 # Markers that cannot occur in a note's text; replaced by the output's own markers.
 MARK_START, MARK_END = "\x02", "\x03"
 LONG_BODY = 64 * 1024  # characters: longer bodies get their snippet from window()
+POOL = 3  # with a coverage bonus, this many times the depth are ranked by OR, then re-ordered
 
 
 MEANING = "meaning"  # a hit the vectors found and the words did not
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +68,14 @@ class LexicalRanking:
     rows: list[LexicalRow]
 
 
-def rank_lexical(store: Store, text: str, filters: Filters, depth: int) -> LexicalRanking:
-    """BM25 ranking: all terms must match; only when no document has them all, any term may."""
+def rank_lexical(
+    store: Store, text: str, filters: Filters, depth: int, bonus: float = 0.0
+) -> LexicalRanking:
+    """BM25 ranking: all terms must match; only when no document has them all, any term may.
+    With a `bonus` (a benchmark candidate), any term may, and BM25 grows with coverage."""
     terms = query_terms(text)
+    if bonus > 0 and len(terms.terms) > 1:
+        return _with_coverage(store, terms, filters, depth, bonus)
     expression = match_all(terms)
     rows = store.lexical(expression, filters, depth)
     if rows or len(terms.terms) == 1:
@@ -76,9 +84,34 @@ def rank_lexical(store: Store, text: str, filters: Filters, depth: int) -> Lexic
     return LexicalRanking(terms, "or", expression, store.lexical(expression, filters, depth))
 
 
-def lexical_search(store: Store, text: str, filters: Filters, limit: int) -> SearchResult:
+def _with_coverage(
+    store: Store, terms: Terms, filters: Filters, depth: int, bonus: float
+) -> LexicalRanking:
+    """Ranked OR over POOL x depth documents, re-ordered by BM25 x (1 + bonus x the share of
+    the query's words each has); the rows keep their BM25 (the relevance's evidence)."""
+    expression = match_any(terms)
+    rows = store.lexical(expression, filters, depth * POOL)
+    counts = matched_terms(store.conn, [quote(t) for t in terms.terms], [r.id for r in rows])
+    shares = {doc: n / len(terms.terms) for doc, n in counts.items()}
+    order = by_coverage([(r.id, r.score) for r in rows], shares, bonus)[:depth]
+    by_id = {r.id: r for r in rows}
+    return LexicalRanking(terms, "or", expression, [by_id[doc] for doc, _ in order])
+
+
+def by_coverage(
+    scored: Sequence[tuple[K, float]], shares: Mapping[K, float], bonus: float
+) -> list[tuple[K, float]]:
+    """Scores (higher is better, >= 0) times 1 + bonus x the share of the query's words each key
+    has (absent: 0), best first; ties keep the given order."""
+    grown = [(key, score * (1.0 + bonus * shares.get(key, 0.0))) for key, score in scored]
+    return sorted(grown, key=lambda pair: -pair[1])
+
+
+def lexical_search(
+    store: Store, text: str, filters: Filters, limit: int, bonus: float = 0.0
+) -> SearchResult:
     """Search by words only (`--mode bm25`)."""
-    ranking = rank_lexical(store, text, filters, limit)
+    ranking = rank_lexical(store, text, filters, limit, bonus)
     hits = lexical_hits(store, ranking.expression, ranking.rows, ranking.terms.terms)
     ids = [r.id for r in ranking.rows]
     found = hit_evidence(store, ranking.terms, ranking.rows, ids, every_word=ranking.match == "and")

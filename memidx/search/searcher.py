@@ -16,7 +16,7 @@ from memidx.embed.embedders import Embedder, query_embedder
 from memidx.embed.matrix import current_stamp, map_matrix, matrix_path, read_matrix
 from memidx.errors import MemidxError, ModelError, UsageError
 from memidx.index.store import Filters, Store, VectorStore, snapshot
-from memidx.search.fusion import best_chunks, convex, rrf
+from memidx.search.fusion import Fusion, best_chunks, fuse_rankings, top_chunks
 from memidx.search.hits import HitBuilder
 from memidx.search.lexical import (
     SearchResult,
@@ -53,15 +53,16 @@ class VectorIndex:
         return cls(loaded.vectors, loaded.chunk_ids, loaded.doc_ids, loaded.docs_without)
 
     def rank(
-        self, query: NDArray[np.float32], depth: int, allowed: set[int] | None
+        self, query: NDArray[np.float32], depth: int, allowed: set[int] | None, chunks: bool = False
     ) -> list[tuple[int, float, int]]:
-        """(doc id, cosine of its best chunk, chunk id), best first."""
+        """(doc id, cosine of its best chunk, chunk id), best first; with `chunks`, every top
+        chunk of the `depth` best documents (top_chunks)."""
         matrix, doc_ids, chunk_ids = self.matrix, self.doc_ids, self.chunk_ids
         if allowed is not None:
             wanted = np.fromiter(allowed, dtype=np.int64, count=len(allowed))
             keep = np.isin(doc_ids, wanted)
             matrix, doc_ids, chunk_ids = matrix[keep], doc_ids[keep], chunk_ids[keep]
-        ranked = best_chunks(matrix @ query, doc_ids, depth)
+        ranked = (top_chunks if chunks else best_chunks)(matrix @ query, doc_ids, depth)
         return [(doc, score, int(chunk_ids[pos])) for doc, score, pos in ranked]
 
     def cosines(self, query: NDArray[np.float32], docs: Sequence[int]) -> dict[int, float]:
@@ -85,9 +86,8 @@ class Searcher:
     store: Store
     config: Config
     depth: int = DEPTH
-    weights: tuple[float, float] = (1.0, 1.0)
-    fusion: str = "rrf"  # or "convex" (normalised scores; a benchmark candidate)
-    alpha: float = 0.5  # the words' share in convex fusion
+    fusion: Fusion = field(default_factory=Fusion)
+    bonus: float = 0.0  # > 0: words rank by OR with a bonus for coverage (lexical.rank_lexical)
     rerank: int = 0  # re-order this many fused documents by relevance (0: RRF's order)
     _embedder: Embedder | None = None
     _vectors: VectorIndex | None = None
@@ -101,7 +101,7 @@ class Searcher:
         self._notes = []
         with snapshot(self.store.conn):
             if mode == "bm25" or not self._vectors_usable(required=mode != "auto"):
-                result = lexical_search(self.store, text, filters, limit)
+                result = lexical_search(self.store, text, filters, limit, self.bonus)
                 return _with_warnings(result, self._notes)
             return self._semantic(text, filters, limit, fuse=mode != "vector")
 
@@ -154,23 +154,20 @@ class Searcher:
         # asks the full-text index: ONNX Runtime and SQLite both let go of the GIL.
         pending = _embedding_thread().submit(embedder.embed_query, text)
         with self.watch.phase("sql"):
-            words = rank_lexical(self.store, text, filters, depth)  # also the relevance's evidence
+            # also the relevance's evidence
+            words = rank_lexical(self.store, text, filters, depth, self.bonus)
             lexical = words if fuse else None
             allowed = None if filters == Filters() else self.store.allowed(filters)
         with self.watch.phase("query_embedding"):  # what is left of it once the words are in
             query = pending.result()
         with self.watch.phase("vector_scan"):
             semantic = vectors.rank(query, depth, allowed)
+            chunks = vectors.rank(query, depth, allowed, True) if self.fusion.chunks else semantic
         with self.watch.phase("fusion"):
-            rankings: list[list[int]] = [[doc for doc, _, _ in semantic]]
-            if lexical is not None:
-                rankings.insert(0, [row.id for row in lexical.rows])
-                fused = rrf(rankings, weights=list(self.weights))
-                if self.fusion == "convex":
-                    by_words = [(row.id, row.score) for row in lexical.rows]
-                    fused = convex(by_words, [(d, c) for d, c, _ in semantic], self.alpha)
-            else:
-                fused = [(doc, score) for doc, score, _ in semantic]
+            by_words = (
+                [(row.id, row.score) for row in lexical.rows] if lexical is not None else None
+            )
+            fused = fuse_rankings(by_words, [(doc, cos) for doc, cos, _ in chunks], self.fusion)
         with self.watch.phase("relevance"):
             shown = [doc for doc, _ in fused[: max(limit, self.rerank)]]
             cosines = {doc: cosine for doc, cosine, _ in semantic}

@@ -1,11 +1,18 @@
 """Ranking on every judged set (`make bench ONLY=ranking`): bm25, vector, hybrid and each
-candidate side by side on one split, with in-process latency, and the relevance's calibration.
+candidate side by side on one split, with in-process latency; then one table per candidate
+over every set, against the default of its mode, with a verdict.
 
 BENCH_SPLIT=dev (the default) is for tuning; BENCH_SPLIT=test only for the final figures.
-BENCH_SETS picks sets (golden, til, nfcorpus, locomo; til-sample only when named);
-BENCH_CANDIDATES picks candidates;
-BENCH_EMBED=0 leaves a workspace's missing vectors alone (then it is compared by words only).
-BENCH_EMBEDDERS adds candidate embedding models (tests/benchmark/embedder_candidates.py).
+BENCH_SETS picks sets (golden, til, nfcorpus, locomo); BENCH_CANDIDATES picks candidates
+(names as in CANDIDATES, comma-separated; `none` for the modes alone);
+BENCH_EMBED=0 leaves a workspace's missing vectors alone (then it is compared by words only);
+BENCH_EMBEDDERS adds candidate embedding models (tests/benchmark/embedder_candidates.py);
+til-sample is a set only when named;
+BENCH_EVERY=locomo:4 keeps every 4th answered query of a set (the same ones for all rows).
+
+Each query is embedded once per set and run: every mode and candidate reuses the vector, and
+its latency adds the time that first embedding took (the same for all of them), so the
+figures differ by what the candidates do, not by the machine's load at that moment.
 """
 
 from __future__ import annotations
@@ -13,30 +20,66 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Generator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import mean
 
 from memidx.config import load_config
-from memidx.index.store import VectorStore, open_store
-from memidx.search.searcher import Searcher
-from tests.benchmark.judged import BUILDERS, OPTIONAL, SPLITS, JudgedSet
+from memidx.embed.embedders import Embedder, Vectors
+from memidx.index import documents
+from memidx.index.store import Store, VectorStore, open_store
+from memidx.search import query as query_module
+from memidx.search.fusion import Fusion
+from memidx.search.searcher import DEPTH, Searcher, VectorIndex
+from tests.benchmark.judged import BUILDERS, OPTIONAL, SPLITS, Judged, JudgedSet
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
+from tests.benchmark.stopwords import CHOSEN
 from tests.benchmark.timing import ms, percentile
 from tests.benchmark.workspace import memidx
 
-# A candidate: a name, the mode it searches in, and how it changes a fresh searcher.
-Setup = Callable[[Searcher], object]
-CANDIDATES: dict[str, tuple[str, Setup]] = {
-    "convex 0.5": ("hybrid", lambda s: setattr(s, "fusion", "convex")),
-    "convex 0.3": ("hybrid", lambda s: (setattr(s, "fusion", "convex"), setattr(s, "alpha", 0.3))),
-    "rrf weights 1/2": ("hybrid", lambda s: setattr(s, "weights", (1.0, 2.0))),
-    "rrf depth 10": ("hybrid", lambda s: setattr(s, "depth", 10)),
-    "rrf depth 50": ("hybrid", lambda s: setattr(s, "depth", 50)),
-    "rerank top 20 by rel.": ("hybrid", lambda s: setattr(s, "rerank", 20)),
-    "rerank top 40 by rel.": ("hybrid", lambda s: setattr(s, "rerank", 40)),
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A way to rank: the mode it searches in and what it changes from memidx's defaults."""
+
+    mode: str = "hybrid"
+    fusion: Fusion = field(default_factory=Fusion)
+    depth: int = DEPTH
+    bonus: float = 0.0  # OR with a bonus for the share of query words (lexical.rank_lexical)
+    rerank: int = 0
+    fields: tuple[float, ...] | None = None  # BM25 weights: title, tags, aliases, body
+    stopwords: frozenset[str] | None = None
+
+
+CANDIDATES: dict[str, Candidate] = {
+    "convex 0.5": Candidate(fusion=Fusion("convex")),
+    "convex 0.3": Candidate(fusion=Fusion("convex", alpha=0.3)),
+    "convex 0.2": Candidate(fusion=Fusion("convex", alpha=0.2)),
+    "rrf weights 1/2": Candidate(fusion=Fusion(weights=(1.0, 2.0))),
+    "rrf weights 2/1": Candidate(fusion=Fusion(weights=(2.0, 1.0))),
+    "rrf depth 10": Candidate(depth=10),
+    "rrf depth 40": Candidate(depth=40),
+    "rrf chunk-level": Candidate(fusion=Fusion(chunks=True)),
+    "or+coverage 1": Candidate(bonus=1.0),
+    "or+coverage 3": Candidate(bonus=3.0),
+    "fields 1/1/1/1": Candidate(fields=(1.0, 1.0, 1.0, 1.0)),
+    "fields 3/2/2/1": Candidate(fields=(3.0, 2.0, 2.0, 1.0)),
+    "fields 16/12/12/1": Candidate(fields=(16.0, 12.0, 12.0, 1.0)),
+    "stopwords none": Candidate(stopwords=frozenset()),
+    "stopwords chosen": Candidate(stopwords=CHOSEN),
+    "rerank top 20 by rel.": Candidate(rerank=20),
+    "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
 }
+# The lexical candidates also by words alone (`--mode bm25`), against bm25.
+CANDIDATES.update(
+    {
+        f"bm25 {name}": replace(c, mode="bm25")
+        for name, c in list(CANDIDATES.items())
+        if c.bonus or c.fields or c.stopwords is not None
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +101,79 @@ class Figures:
 HEADER = f"{'':<22}{'recall@5':>9}{'any@5':>8}{'MRR@10':>8}{'nDCG@10':>9}{'p50':>9}"
 
 
-def searcher_of(root: Path) -> Searcher:
+def verdict(default: Figures, candidate: Figures) -> str:
+    """`wins` when MRR@10 is up and recall@5 not down against the default, else what lost."""
+    if candidate.recall5 < default.recall5:
+        return "loses recall@5"
+    if candidate.mrr <= default.mrr:
+        return "MRR@10 not up"
+    return "wins"
+
+
+def adopted(verdicts: Sequence[tuple[str, str]]) -> bool:
+    """Whether a candidate wins on every set that was not tuned on (golden is in-sample)."""
+    held_out = [v for name, v in verdicts if name != "golden"]
+    return bool(held_out) and all(v == "wins" for v in held_out)
+
+
+@dataclass(slots=True)
+class QueryVectors:
+    """The model's query vectors, each embedded once, with the time that took."""
+
+    model: Embedder
+    name: str = ""
+    dim: int = 0
+    fingerprint: str = ""
+    seen: dict[str, tuple[Vectors, float]] = field(default_factory=dict[str, tuple[Vectors, float]])
+
+    def __post_init__(self) -> None:
+        self.name, self.dim, self.fingerprint = (
+            self.model.name,
+            self.model.dim,
+            self.model.fingerprint,
+        )
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return self.model.embed(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        if text not in self.seen:
+            start = time.perf_counter()
+            vector = self.model.embed_query(text)
+            self.seen[text] = (vector, time.perf_counter() - start)
+        return self.seen[text][0]
+
+
+@dataclass(slots=True)
+class Lab:
+    """One set's index, opened once, its vectors and query vectors shared by every searcher."""
+
+    store: Store
+    root: Path
+    queries: QueryVectors | None = None
+    vectors: VectorIndex | None = None
+
+    def searcher(self, candidate: Candidate = Candidate()) -> Searcher:
+        return Searcher(
+            self.store,
+            load_config(self.root),
+            depth=candidate.depth,
+            fusion=candidate.fusion,
+            bonus=candidate.bonus,
+            rerank=candidate.rerank,
+            _embedder=self.queries,
+            _vectors=self.vectors,
+        )
+
+
+def lab_of(root: Path) -> Lab:
     store, _ = open_store(root / ".memidx" / "index.sqlite", write=False)
-    return Searcher(store, load_config(root))
+    lab = Lab(store, root)
+    base = lab.searcher()
+    if has_vectors(base):
+        lab.queries = QueryVectors(base.embedder())
+        lab.vectors = lab.searcher().vectors()
+    return lab
 
 
 def has_vectors(searcher: Searcher) -> bool:
@@ -71,18 +184,61 @@ def has_vectors(searcher: Searcher) -> bool:
     return not vectors.missing(searcher.config.model)
 
 
-def evaluate(judged: JudgedSet, split: str, searcher: Searcher, mode: str) -> Figures:
+@contextmanager
+def lexical_settings(candidate: Candidate) -> Generator[None]:
+    """The candidate's BM25 field weights and stopword list while it runs."""
+    saved = documents.BM25_WEIGHTS, query_module.STOPWORDS
+    if candidate.fields is not None:
+        documents.BM25_WEIGHTS = candidate.fields
+    if candidate.stopwords is not None:
+        query_module.STOPWORDS = candidate.stopwords
+    try:
+        yield
+    finally:
+        documents.BM25_WEIGHTS, query_module.STOPWORDS = saved
+
+
+def sample(judged: JudgedSet, split: str, every: int = 1) -> list[Judged]:
+    """The split's answered queries (the others only calibrate the relevance), every n-th."""
+    return [q for q in judged.split(split) if q.relevant][::every]
+
+
+def every_of(spec: str) -> dict[str, int]:
+    """BENCH_EVERY's `set:n,set:n` as {set: n}."""
+    pairs = [item.split(":", 1) for item in spec.split(",") if item]
+    return {name: int(n) for name, n in pairs}
+
+
+def evaluate(
+    judged: JudgedSet, queries: Sequence[Judged], lab: Lab, candidate: Candidate
+) -> Figures:
+    seen = lab.queries.seen if lab.queries is not None else {}
+    with lexical_settings(candidate):
+        return measure(judged, queries, lab.searcher(candidate), candidate.mode, seen)
+
+
+def measure(
+    judged: JudgedSet,
+    queries: Sequence[Judged],
+    searcher: Searcher,
+    mode: str,
+    seen: dict[str, tuple[Vectors, float]],
+) -> Figures:
+    """The figures of one searcher in one mode; `seen`: query vectors embedded beforehand,
+    with what embedding each cost (added to its latency)."""
     recall: list[float] = []
     found_any: list[float] = []
     mrr: list[float] = []
     ndcg: list[float] = []
     latencies: list[float] = []
-    for query in judged.split(split):
-        if not query.relevant:
-            continue  # a query no note answers: it only calibrates the relevance
+    for query in queries:
+        embedded = query.text in seen
         start = time.perf_counter()
         hits = searcher.search(query.text, query.filters, 10, mode).hits
-        latencies.append(time.perf_counter() - start)
+        took = time.perf_counter() - start
+        if embedded and mode != "bm25":
+            took += seen[query.text][1]  # what embedding it cost the first time
+        latencies.append(took)
         ranked = [judged.key(h) for h in hits]
         top = set(ranked[:5])
         recall.append(len(query.relevant & top) / len(query.relevant))
@@ -90,36 +246,34 @@ def evaluate(judged: JudgedSet, split: str, searcher: Searcher, mode: str) -> Fi
         mrr.append(mrr_at_k(ranked, set(query.relevant)))
         ndcg.append(ndcg_at_k(ranked, query.gains()))
     return Figures(
-        mean(recall),
-        mean(found_any),
-        mean(mrr),
-        mean(ndcg),
-        percentile(latencies, 50),
-        len(recall),
+        mean(recall), mean(found_any), mean(mrr), mean(ndcg), percentile(latencies, 50), len(mrr)
     )
 
 
-def table(judged: JudgedSet, split: str, names: list[str]) -> None:
-    base = searcher_of(judged.root)
-    modes = ["bm25", "vector", "hybrid"] if has_vectors(base) else ["bm25"]
-    queries = sum(1 for q in judged.split(split) if q.relevant)
+def table(judged: JudgedSet, split: str, names: Sequence[str], every: int) -> dict[str, Figures]:
+    """The set's table; returns the figures by mode and candidate name."""
+    lab = lab_of(judged.root)
+    modes = ["bm25", "vector", "hybrid"] if lab.vectors is not None else ["bm25"]
+    queries = sample(judged, split, every)
     note = " (in-sample: memidx's settings were chosen on it)" if judged.name == "golden" else ""
-    print(f"\n{judged.name} {split}: {queries} queries{note}")
+    note += f" (one answered query in {every})" if every > 1 else ""
+    print(f"\n{judged.name} {split}: {len(queries)} queries{note}")
     print(HEADER)
+    found: dict[str, Figures] = {}
     for mode in modes:
-        print(evaluate(judged, split, base, mode).row(mode), flush=True)
+        found[mode] = evaluate(judged, queries, lab, Candidate(mode))
+        print(found[mode].row(mode), flush=True)
     for name in names:
-        mode, setup = CANDIDATES[name]
-        if mode not in modes:
-            continue
-        candidate = searcher_of(judged.root)
-        setup(candidate)
-        print(evaluate(judged, split, candidate, mode).row(name), flush=True)
+        candidate = CANDIDATES[name]
+        if candidate.mode in modes:
+            found[name] = evaluate(judged, queries, lab, candidate)
+            print(found[name].row(name), flush=True)
     if "vector" in modes:
-        embedder_rows(judged, split)
+        embedder_rows(judged, queries)
+    return found
 
 
-def embedder_rows(judged: JudgedSet, split: str) -> None:
+def embedder_rows(judged: JudgedSet, queries: Sequence[Judged]) -> None:
     """vector and hybrid rows of each candidate embedding model in BENCH_EMBEDDERS."""
     from tests.benchmark.embedder_candidates import EMBEDDERS, candidate_searcher
 
@@ -127,8 +281,26 @@ def embedder_rows(judged: JudgedSet, split: str) -> None:
         embedded = candidate_searcher(judged.root, slug, EMBEDDERS[slug]())
         print(f"  {slug}: {embedded.cost()}", flush=True)
         for mode in ("vector", "hybrid"):
-            row = evaluate(judged, split, embedded.searcher, mode).row(f"{slug} {mode}")
+            row = measure(judged, queries, embedded.searcher, mode, {}).row(f"{slug} {mode}")
             print(row, flush=True)
+
+
+def summary(split: str, names: Sequence[str], results: dict[str, dict[str, Figures]]) -> None:
+    """One table per candidate over every set: its default, itself, the verdict."""
+    print(f"\n-- each candidate on every set ({split}; against the default of its mode) --")
+    for name in names:
+        mode = CANDIDATES[name].mode
+        verdicts: list[tuple[str, str]] = []
+        print(f"\n{name} ({mode})")
+        print(HEADER)
+        for set_name, found in results.items():
+            if name not in found:
+                print(f"{set_name}: not measured (no vectors)")
+                continue
+            verdicts.append((set_name, verdict(found[mode], found[name])))
+            print(found[mode].row(f"{set_name} {mode}"))
+            print(found[name].row(f"{set_name} candidate") + f"  {verdicts[-1][1]}")
+        print("  wins on every held-out set" if adopted(verdicts) else "  no adoption")
 
 
 def run(args: argparse.Namespace) -> None:
@@ -136,10 +308,19 @@ def run(args: argparse.Namespace) -> None:
     if split not in SPLITS:
         raise SystemExit(f"BENCH_SPLIT must be one of {', '.join(SPLITS)}")
     sets = [s for s in os.environ.get("BENCH_SETS", ",".join(BUILDERS)).split(",") if s]
-    names = [c for c in os.environ.get("BENCH_CANDIDATES", ",".join(CANDIDATES)).split(",") if c]
+    chosen = os.environ.get("BENCH_CANDIDATES", ",".join(CANDIDATES))
+    names = [c for c in chosen.split(",") if c and c != "none"]
+    known = BUILDERS | OPTIONAL
+    unknown = [n for n in [*names, *sets] if n not in CANDIDATES and n not in known]
+    if unknown:
+        raise SystemExit(f"unknown candidate or set {unknown[0]!r}")
     print(f"split {split}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    every = every_of(os.environ.get("BENCH_EVERY", ""))
+    results: dict[str, dict[str, Figures]] = {}
     for name in sets:
-        judged = (BUILDERS | OPTIONAL)[name](args.work, args.data)
+        judged = known[name](args.work, args.data)
         if "vector" in args.modes and os.environ.get("BENCH_EMBED") != "0":
             memidx(judged.root, "embed", quiet=True)  # incremental: only what lacks vectors
-        table(judged, split, names)
+        results[name] = table(judged, split, names, every.get(name, 1))
+    summary(split, names, results)
+    print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

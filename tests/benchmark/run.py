@@ -15,6 +15,7 @@ from statistics import median
 
 from memidx.config import load_config
 from memidx.index.store import Filters, open_store
+from memidx.search.fusion import Fusion
 from memidx.search.searcher import DEPTH, Searcher
 from tests.benchmark import (
     beir,
@@ -345,7 +346,7 @@ def _sweep(metric: str, measure: Callable[[Searcher], tuple[float, ...]], root: 
     print(f"  fusion sweep ({metric}; default depth {DEPTH}, weights 1/1, k=60):")
     for depth, weights in SWEEP:
         searcher = _searcher(root)
-        searcher.depth, searcher.weights = depth, weights
+        searcher.depth, searcher.fusion = depth, Fusion(weights=weights)
         values = " ".join(f"{v:.4f}" for v in measure(searcher))
         print(f"    depth {depth:>3} weights {weights[0]:g}/{weights[1]:g}: {values}")
 

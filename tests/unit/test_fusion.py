@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memidx.search.fusion import best_chunks, best_chunks_exact, convex, rrf
+from memidx.search.fusion import (
+    Fusion,
+    best_chunks,
+    best_chunks_exact,
+    convex,
+    first_each,
+    fuse_rankings,
+    rrf,
+    top_chunks,
+)
+from memidx.search.lexical import by_coverage
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:
@@ -79,3 +89,42 @@ def test_convex_alpha_picks_the_side() -> None:
 def test_convex_of_single_scores_and_empty_lists() -> None:
     assert convex([], []) == []
     assert convex([("a", 3.0)], []) == [("a", 0.5)]
+
+
+def test_top_chunks_keeps_every_chunk_of_the_best_documents() -> None:
+    sims = np.array([0.1, 0.9, 0.5, 0.8, 0.2, 0.7], dtype=np.float32)
+    docs = np.array([1, 1, 2, 2, 3, 1], dtype=np.int64)
+    # doc 1's chunks 0.9 and 0.7 both count; the walk stops at doc 3, the third document
+    assert [(d, p) for d, _, p in top_chunks(sims, docs, 2)] == [(1, 1), (2, 3), (1, 5), (2, 2)]
+    assert top_chunks(np.zeros(0, np.float32), np.zeros(0, np.int64), 3) == []
+
+
+def test_chunk_level_rrf_counts_each_chunk_of_a_note() -> None:
+    words = [("a", 3.0), ("b", 2.0)]
+    meaning = [("b", 0.9), ("c", 0.8), ("b", 0.7)]
+    note_level = [k for k, _ in fuse_rankings(words, first_each(meaning), Fusion())]
+    chunk_level = dict(fuse_rankings(words, meaning, Fusion(chunks=True)))
+    assert note_level == ["b", "a", "c"]
+    assert chunk_level["b"] == pytest.approx(1 / 62 + 1 / 61 + 1 / 63)
+
+
+def test_fuse_by_meaning_alone_and_by_convex() -> None:
+    meaning = [("m", 0.9), ("w", 0.5), ("m", 0.4)]
+    assert fuse_rankings(None, meaning, Fusion()) == [("m", 0.9), ("w", 0.5)]
+    words = [("w", 2.0), ("m", 1.0)]
+    assert [k for k, _ in fuse_rankings(words, meaning, Fusion(method="convex", alpha=1.0))] == [
+        "w",
+        "m",
+    ]
+    assert fuse_rankings(words, meaning, Fusion(weights=(1.0, 2.0)))[0][0] == "m"
+
+
+def test_by_coverage_lifts_documents_with_more_of_the_words() -> None:
+    scored = [("one word, often", 3.0), ("every word", 2.0), ("unmatched", 1.0)]
+    shares = {"one word, often": 0.5, "every word": 1.0}
+    assert [k for k, _ in by_coverage(scored, shares, 0.0)] == [k for k, _ in scored]
+    assert by_coverage(scored, shares, 3.0) == [
+        ("every word", 8.0),
+        ("one word, often", 7.5),
+        ("unmatched", 1.0),
+    ]

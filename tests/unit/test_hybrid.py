@@ -13,6 +13,7 @@ from memidx.index.store import Filters, Store, VectorStore
 from memidx.index.sync import note_document
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import parse_note
+from memidx.search.fusion import Fusion
 from memidx.search.searcher import Searcher
 from tests.helpers import FakeEmbedder
 
@@ -152,3 +153,12 @@ def test_people_see_per_hit_how_it_matched(searcher: Searcher) -> None:
     assert "all words matched" not in text
     assert text.count("by meaning only") == 3  # the header and two hits
     assert '"match": "meaning"' in search_json(result)
+
+
+def test_chunk_level_fusion_gives_each_note_once_with_its_best_chunk(searcher: Searcher) -> None:
+    searcher.fusion = Fusion(chunks=True)
+    result = searcher.search("ram swap", Filters(), 10, "hybrid")
+    found = [h.ref for h in result.hits]
+    assert found[0] == "notes/ram.md"
+    assert len(found) == len(set(found)) == 3
+    assert result.hits[0].ranks["vector"] == 1

@@ -11,7 +11,7 @@ from memidx.frozen import replace
 from memidx.index.store import Filters, Store
 from memidx.index.sync import note_document
 from memidx.notes.note import parse_note
-from memidx.search.lexical import MARK_START, lexical_search, match_line
+from memidx.search.lexical import MARK_START, lexical_search, match_line, rank_lexical
 
 
 def add(store: Store, ref: str, text: str) -> int:
@@ -148,3 +148,20 @@ def test_hits_carry_snippet_with_marks_and_the_line_of_the_match(store: Store) -
 )
 def test_match_line(body: str, snippet: str, line: int) -> None:
     assert match_line(body, snippet) == line
+
+
+def test_a_coverage_bonus_searches_any_word_and_lifts_notes_with_more_of_them(
+    store: Store,
+) -> None:
+    add(store, "notes/rotate.md", "# Rotate\nrotate the logs\n")
+    add(store, "notes/both.md", "# Notes on logs\nrotate logs when the disk is full, and more\n")
+    for n in range(8):
+        add(store, f"notes/other{n}.md", f"# Other {n}\nunrelated words\n")
+    strict = lexical_search(store, "rotate disk", Filters(), 10)
+    assert (strict.match, [h.ref for h in strict.hits]) == ("and", ["notes/both.md"])
+    plain = rank_lexical(store, "rotate disk", Filters(), 10, bonus=0.001)
+    lifted = rank_lexical(store, "rotate disk", Filters(), 10, bonus=10.0)
+    assert plain.match == lifted.match == "or"
+    assert len(plain.rows) == len(lifted.rows) == 2
+    assert plain.rows[0].source_ref != "notes/both.md"
+    assert lifted.rows[0].source_ref == "notes/both.md"

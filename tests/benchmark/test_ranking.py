@@ -1,0 +1,45 @@
+"""The ranking bench's verdicts: a candidate wins a set only when MRR@10 rises and recall@5
+does not fall, and it is adopted only when it wins every set it was not tuned on."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.benchmark.ranking import Figures, adopted, every_of, verdict
+
+
+def figures(recall5: float, mrr: float) -> Figures:
+    return Figures(recall5, recall5, mrr, mrr, 0.01, 10)
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        (figures(0.8, 0.71), "wins"),
+        (figures(0.9, 0.71), "wins"),
+        (figures(0.8, 0.70), "MRR@10 not up"),
+        (figures(0.79, 0.90), "loses recall@5"),
+    ],
+)
+def test_verdict_needs_mrr_up_and_recall_not_down(candidate: Figures, expected: str) -> None:
+    assert verdict(figures(0.8, 0.70), candidate) == expected
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "expected"),
+    [
+        ([("til", "wins"), ("locomo", "wins"), ("golden", "MRR@10 not up")], True),
+        ([("til", "wins"), ("locomo", "loses recall@5"), ("golden", "wins")], False),
+        ([("golden", "wins")], False),
+        ([], False),
+    ],
+)
+def test_adoption_needs_a_win_on_every_held_out_set(
+    verdicts: list[tuple[str, str]], expected: bool
+) -> None:
+    assert adopted(verdicts) is expected
+
+
+def test_bench_every_names_a_step_per_set() -> None:
+    assert every_of("locomo:4,nfcorpus:2") == {"locomo": 4, "nfcorpus": 2}
+    assert every_of("") == {}
