@@ -97,7 +97,7 @@ def test_the_child_sees_only_the_environment_given() -> None:
 def test_a_detached_child_has_its_own_session_and_appends_to_the_log(tmp_path: Path) -> None:
     log = tmp_path / "embed.log"
     log.write_text("earlier run\n")
-    script = "import os, sys; print(os.getsid(0)); print('to stderr', file=sys.stderr)"
+    script = "import os, sys; print(os.getsid(0), flush=True); print('to stderr', file=sys.stderr)"
 
     first = spawn_detached([sys.executable, "-c", script], log)
 
