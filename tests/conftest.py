@@ -83,15 +83,11 @@ def cached_model(models_dir: Path, user_home: Path) -> Path:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Stop the shared MCP servers the suite's memories started and that still wait out their
     idle time (MEMIDX_MCP_IDLE in tests/helpers.py's clean_env)."""
-    import json
-    import signal
+    from memidx.mcp.daemon import SERVER_RECORD
+    from tests.cli.mcp_client import stop_shared
 
     factory: pytest.TempPathFactory | None = getattr(session.config, "_tmp_path_factory", None)
     if factory is None:
         return
-    base = factory.getbasetemp()
-    for record in base.glob("**/.memidx/mcp-server.json"):
-        try:
-            os.kill(int(json.loads(record.read_text())["pid"]), signal.SIGTERM)
-        except (OSError, ValueError, KeyError):
-            continue
+    for record in factory.getbasetemp().glob(f"**/.memidx/{SERVER_RECORD}"):
+        stop_shared(record.parent.parent)

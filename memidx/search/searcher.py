@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -196,14 +197,10 @@ class Searcher:
         return _with_warnings(masked(result), self._notes)
 
 
-_EMBEDDING: list[ThreadPoolExecutor] = []
-
-
+@cache
 def _embedding_thread() -> ThreadPoolExecutor:
     """One thread per process for query embeddings, made at the first hybrid search."""
-    if not _EMBEDDING:
-        _EMBEDDING.append(ThreadPoolExecutor(1, thread_name_prefix="memidx-embed"))
-    return _EMBEDDING[0]
+    return ThreadPoolExecutor(1, thread_name_prefix="memidx-embed")
 
 
 def _with_warnings(result: SearchResult, notes: Sequence[str]) -> SearchResult:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
-import signal
 import time
 from pathlib import Path
 
@@ -26,7 +24,7 @@ from memidx.index.store import VectorStore, open_store, transaction
 from tests.benchmark import corpus
 from tests.benchmark.timing import percentile, timed_process
 from tests.benchmark.workspace import memidx, repo, tree_stamp
-from tests.cli.mcp_client import data, session
+from tests.cli.mcp_client import data, session, stop_shared
 from tests.helpers import MEMIDX_BIN
 
 MODES = ("bm25", "hybrid")
@@ -70,14 +68,14 @@ def run(args: argparse.Namespace) -> None:
             starts: list[float] = []
             for _ in range(STARTS):
                 if fresh:
-                    _stop_shared(root)
+                    stop_shared(root, timeout=30.0)
                 starts.append(asyncio.run(_start_to_answer(root, *flags)))
             print(
                 f"start to first hybrid answer, {label}: median "
                 f"{_ms(sorted(starts)[len(starts) // 2])} of {STARTS} "
                 f"(each {', '.join(_ms(s) for s in starts)})"
             )
-        _stop_shared(root)
+        stop_shared(root, timeout=30.0)
     print(f"load average at the end: {_load()}")
 
 
@@ -114,23 +112,6 @@ async def _start_to_answer(root: Path, *args: str) -> float:
         elapsed = time.perf_counter() - started
         assert found["engine"] == "hybrid", found["warnings"]
     return elapsed
-
-
-def _stop_shared(root: Path, timeout: float = 30.0) -> None:
-    """Stop the memory's shared MCP server, if one runs, and wait until it is gone."""
-    record = root / ".memidx" / "mcp-server.json"
-    try:
-        pid = int(json.loads(record.read_text())["pid"])
-        os.kill(pid, signal.SIGTERM)
-    except (OSError, ValueError, KeyError):
-        return
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)
 
 
 def _seed_vectors(root: Path) -> int:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -82,3 +85,33 @@ def server_log(root: Path) -> str:
         root / ".memidx" / "mcp-daemon.out",
     ]
     return "".join(p.read_text(encoding="utf-8") for p in places if p.is_file())
+
+
+def server_record(root: Path) -> dict[str, object]:
+    """The running shared server's pid and socket ({} when none runs)."""
+    from memidx.mcp.daemon import SERVER_RECORD
+
+    path = root / ".memidx" / SERVER_RECORD
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def gone(pid: int, timeout: float) -> bool:
+    """Whether process `pid` ends within `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def stop_shared(root: Path, timeout: float = 0.0) -> None:
+    """Stop the memory's shared MCP server, if one runs, waiting up to `timeout` for it."""
+    try:
+        pid = int(str(server_record(root)["pid"]))
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError, KeyError):
+        return
+    gone(pid, timeout)

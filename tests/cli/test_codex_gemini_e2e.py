@@ -44,6 +44,25 @@ def world(root: Path, models: Path, **env: str) -> tuple[NotesRepo, Path, dict[s
     return memory, project, environment
 
 
+# the user's own Gemini settings: API-key auth against the stub, no folder-trust prompt
+GEMINI_SETTINGS = {"security": {"auth": {"selectedType": "gemini-api-key"},
+                                "folderTrust": {"enabled": False}}}  # fmt: skip
+
+
+def gemini_world(
+    root: Path, models: Path, url: str, scope: str
+) -> tuple[NotesRepo, Path, dict[str, str]]:
+    """world() for Gemini CLI against the stub at `url`: GEMINI_SETTINGS as the user's own
+    settings (kept beside memidx's entries), memidx installed in `scope`."""
+    memory, project, env = world(root, models, GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=url)
+    settings = root / "home" / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(GEMINI_SETTINGS))
+    installed = run([str(MEMIDX_BIN), "agent", "install", "gemini", "--scope", scope], project, env)
+    assert installed.returncode == 0, installed.stderr
+    return memory, project, env
+
+
 def run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=TIMEOUT, check=False)  # fmt: skip
@@ -83,16 +102,8 @@ def test_codex_exec_recalls_the_note_and_files_the_turn(tmp_path: Path, models_d
 @pytest.mark.skipif(shutil.which("gemini") is None, reason="gemini CLI not installed")
 def test_gemini_recalls_the_note_and_files_the_turn(tmp_path: Path, models_dir: Path) -> None:
     with ModelStub("gemini") as stub:
-        memory, project, env = world(tmp_path, models_dir, GEMINI_API_KEY="dummy",
-                                     GOOGLE_GEMINI_BASE_URL=stub.url)  # fmt: skip
-        settings = tmp_path / "home" / ".gemini" / "settings.json"
-        settings.parent.mkdir()
-        theirs = {"security": {"auth": {"selectedType": "gemini-api-key"},
-                               "folderTrust": {"enabled": False}}}  # fmt: skip
-        settings.write_text(json.dumps(theirs))
-        installed = run([str(MEMIDX_BIN), "agent", "install", "gemini", "--scope", "user"],
-                        project, env)  # fmt: skip
-        assert installed.returncode == 0, installed.stderr
+        memory, project, env = gemini_world(tmp_path, models_dir, stub.url, "user")
+        settings, theirs = tmp_path / "home" / ".gemini" / "settings.json", GEMINI_SETTINGS
 
         done = run(["gemini", "-p", QUESTION], project, env)
 

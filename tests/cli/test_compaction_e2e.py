@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_codex_gemini_e2e import run, world
+from tests.cli.test_codex_gemini_e2e import gemini_world, run, world
 from tests.helpers import MEMIDX_BIN, NotesRepo
 from tests.model_stubs import SUMMARY, ModelStub
 
@@ -111,16 +111,7 @@ def test_gemini_archives_the_session_only_when_it_compresses(
     tmp_path: Path, models_dir: Path
 ) -> None:
     with ModelStub("gemini") as stub:
-        memory, project, env = world(tmp_path, models_dir, GEMINI_API_KEY="dummy",
-                                     GOOGLE_GEMINI_BASE_URL=stub.url)  # fmt: skip
-        settings = tmp_path / "home" / ".gemini" / "settings.json"
-        settings.parent.mkdir()
-        theirs = {"security": {"auth": {"selectedType": "gemini-api-key"},
-                               "folderTrust": {"enabled": False}}}  # fmt: skip
-        settings.write_text(json.dumps(theirs))
-        installed = run([str(MEMIDX_BIN), "agent", "install", "gemini", "--scope", "project"],
-                        project, env)  # fmt: skip
-        assert installed.returncode == 0, installed.stderr
+        memory, project, env = gemini_world(tmp_path, models_dir, stub.url, "project")
         quiet = run(["gemini", "-p", QUESTION], project, env)
         assert quiet.returncode == 0, (quiet.stdout[-2000:], quiet.stderr[-2000:])
         assert not archived(memory, env, "gemini")  # PreCompress fired, Gemini did not compress

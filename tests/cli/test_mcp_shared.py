@@ -6,15 +6,12 @@ session's own process."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import os
 import shutil
 import signal
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +21,16 @@ from mcp.shared.exceptions import MCPError
 from memidx.config import load_config
 from memidx.frozen import replace
 from memidx.mcp.shared import socket_for
-from tests.cli.mcp_client import data, isolated_env, run, server_log, session
+from tests.cli.mcp_client import (
+    data,
+    gone,
+    isolated_env,
+    run,
+    server_log,
+    server_record,
+    session,
+    stop_shared,
+)
 from tests.helpers import NotesRepo
 
 QUERY = {"query": "database is locked", "mode": "bm25"}
@@ -37,7 +43,7 @@ def memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotesRepo]:
     repo.commit()
     assert repo.memidx("ingest").code == 0
     yield repo
-    _stop(repo.root)
+    stop_shared(repo.root)
 
 
 def _log(root: Path) -> str:
@@ -45,33 +51,12 @@ def _log(root: Path) -> str:
     return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
-def _record(root: Path) -> dict[str, object]:
-    path = root / ".memidx" / "mcp-server.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
-
-
 def _socket(root: Path) -> Path:
-    return Path(str(_record(root)["socket"]))
+    return Path(str(server_record(root)["socket"]))
 
 
 def _server_pid(root: Path) -> int:
-    return int(str(_record(root)["pid"]))
-
-
-def _gone(pid: int, timeout: float) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.1)
-    return False
-
-
-def _stop(root: Path) -> None:
-    with contextlib.suppress(OSError, ValueError, KeyError):
-        os.kill(_server_pid(root), signal.SIGTERM)
+    return int(str(server_record(root)["pid"]))
 
 
 def test_sessions_share_one_warm_server_that_loads_once(memory: NotesRepo) -> None:
@@ -127,9 +112,9 @@ def test_an_idle_server_exits_and_removes_its_socket(memory: NotesRepo) -> None:
 
     run(body)
     ((pid, sock),) = seen
-    assert _gone(pid, 30), "the idle server is still running"
+    assert gone(pid, 30), "the idle server is still running"
     assert not sock.exists()
-    assert _record(root) == {}
+    assert server_record(root) == {}
     assert "no session for 1 s: exiting" in _log(root)
 
 
@@ -138,7 +123,7 @@ def test_a_killed_servers_socket_is_taken_over(memory: NotesRepo) -> None:
     run(lambda: _one_search(root))
     pid, sock = _server_pid(root), _socket(root)
     os.kill(pid, signal.SIGKILL)
-    assert _gone(pid, 10)
+    assert gone(pid, 10)
     assert sock.exists(), "a killed server leaves its socket behind"
     run(lambda: _one_search(root))  # a new server replaces the dead one's socket
     assert _server_pid(root) != pid
@@ -151,7 +136,7 @@ def test_own_serves_in_the_sessions_process(memory: NotesRepo, how: str) -> None
         run(lambda: _one_search(root, "--own"))
     else:
         run(lambda: _one_search(root, MEMIDX_MCP_SHARED="0"))
-    assert _record(root) == {}
+    assert server_record(root) == {}
     assert "memidx mcp stdio for" in _log(root)
 
 
@@ -200,7 +185,7 @@ def test_a_server_whose_socket_was_deleted_leaves_the_new_one_alone(memory: Note
     run(lambda: _one_search(root, MEMIDX_MCP_IDLE="30"))
     second, sock = _server_pid(root), _socket(root)
     assert second != first
-    assert _gone(first, 30), "the first server is still running"
+    assert gone(first, 30), "the first server is still running"
     assert sock.exists(), "the first server removed the second one's socket"
     run(lambda: _one_search(root))
     assert _server_pid(root) == second
