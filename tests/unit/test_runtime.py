@@ -121,3 +121,22 @@ def test_a_runtime_imported_behind_memidx_back_is_refused(
     with pytest.raises(ModelError, match="before memidx could turn its telemetry off"):
         runtime.load("tokenizers")
     assert imports == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc (Linux)")
+@pytest.mark.parametrize(("given", "threads"), [(None, 1), ("2", 2)])
+def test_numpy_gets_one_blas_thread_unless_the_user_says_otherwise(
+    given: str | None, threads: int
+) -> None:
+    """OpenBLAS's spinning threads slowed warm searches and server starts (memidx/__init__.py)."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    count = "import memidx, numpy, os; print(len(os.listdir('/proc/self/task')))"
+    out = subprocess.run(
+        [sys.executable, "-c", count], env=env, capture_output=True, text=True, check=True
+    )
+    assert int(out.stdout) == threads
