@@ -78,7 +78,7 @@ class Recaller:
             generation = f"{vectors_of.index_id()}:{vectors_of.generation()}"
             if generation != self._generation:
                 self._vectors, self._generation = None, generation
-            searcher = Searcher(store, self.config, _embedder=self.embedder())
+            searcher = Searcher(store, self.config, coarse=self.warm, _embedder=self.embedder())
             searcher._vectors = self._vectors  # pyright: ignore[reportPrivateUsage]
             result = searcher.search(prompt, Filters(), CANDIDATES + 2)
             if result.engine != "bm25":

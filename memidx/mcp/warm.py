@@ -88,7 +88,8 @@ class WarmIndex:
         from memidx.search.searcher import Searcher
 
         if self._searcher is None:
-            self._searcher = Searcher(store, self.config, _embedder=_query_embedder(self.config))
+            embedder = _query_embedder(self.config)
+            self._searcher = Searcher(store, self.config, coarse=True, _embedder=embedder)
         return self._searcher
 
     def search(self, text: str, filters: Filters, limit: int, mode: str) -> dict[str, object]:
