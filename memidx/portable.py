@@ -80,6 +80,26 @@ def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
     )  # fmt: skip
 
 
+def fork_detached(log: BinaryIO) -> bool | None:
+    """Go on in a detached copy of this process, as start_detached starts a new one (a session
+    of its own, no input, its output to `log`), without starting Python and importing memidx
+    again: True in the copy, False here; None where there is no fork (Windows), and callers
+    start a process instead. Only for a process that runs no other thread yet. The copy keeps
+    no file of this one but `log` (on its stdout and stderr): `log` itself is closed there."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return None
+    if os.fork():
+        return False
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # as a new process has: nothing of the client's
+    return True
+
+
 def leave_parent() -> None:
     """Go on in a child of this process and end this one, so the process is no longer a
     descendant of whatever started it (clients that end a server's whole process tree then

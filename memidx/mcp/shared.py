@@ -186,14 +186,36 @@ def lock_for(path: Path) -> Path:
 
 def _start(config: Config, path: Path) -> None:
     """Start a server for `path` in the background (it leaves at once if another one took
-    the lock meanwhile)."""
-    from memidx.portable import start_detached
+    the lock meanwhile): a detached copy of this process, which has memidx imported already
+    (a new interpreter where there is no fork)."""
+    from memidx.portable import fork_detached, start_detached
 
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "mcp", "--daemon", str(path)]
     with contextlib.suppress(OSError):
         config.state_dir.mkdir(parents=True, exist_ok=True)
         with (config.state_dir / "mcp-daemon.out").open("ab") as out:  # what escapes the log
-            start_detached(argv, out)
+            forked = fork_detached(out)
+            if forked:
+                _serve_copy(config, path)
+            elif forked is None:  # pragma: no cover - Windows
+                start_detached(argv, out)
+
+
+def _serve_copy(config: Config, path: Path) -> None:
+    """In the copy fork_detached made: serve, and never return to the front's code."""
+    code = 1
+    try:
+        from memidx.mcp.daemon import serve_shared
+
+        code = serve_shared(config, path)
+    except BaseException:  # noqa: BLE001  # whatever it is, it goes to mcp-daemon.out
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def pump(conn: socket.socket, stdin: int, stdout: int) -> bool:
