@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 
 from memidx.frozen import Value
 from memidx.index.drift import DocState, Skip
-from memidx.notes.note import clean_word
+from memidx.index.filters import Filters, filter_sql
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -45,18 +45,6 @@ class LexicalRow(Value):
     body_line: int
     meta: dict[str, object]
     score: float
-
-
-class Filters(Value):
-    """Restrictions applied to every search mode."""
-
-    kind: str | None = None
-    path_prefix: str | None = None
-    tag: str | None = None
-    drawer: str | None = None
-    agent: str | None = None
-    since: str | None = None  # ISO 8601, inclusive
-    until: str | None = None  # ISO 8601, exclusive
 
 
 class Store:
@@ -264,34 +252,3 @@ class Store:
         marks = ", ".join("?" for _ in ids)
         rows = self.conn.execute(f"SELECT id, body FROM documents WHERE id IN ({marks})", (*ids,))
         return {int(i): str(b) for i, b in rows}
-
-
-def filter_sql(filters: Filters) -> tuple[str, list[object]]:
-    clauses: list[str] = []
-    params: list[object] = []
-    if filters.kind:
-        clauses.append("AND d.source_kind = ?")
-        params.append(filters.kind)
-    if filters.path_prefix:
-        clauses.append("AND substr(d.source_ref, 1, ?) = ?")
-        params += [len(filters.path_prefix), filters.path_prefix]
-    if filters.tag:
-        clauses.append("AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)")
-        params.append(clean_word(filters.tag))
-    for key in ("drawer", "agent"):
-        value = getattr(filters, key)
-        if value:
-            clauses.append(f"AND json_extract(d.meta, '$.{key}') = ?")
-            params.append(value)
-    # records by `ts`; notes by `created`, else by the commit that added them (`added`)
-    when = (
-        "coalesce(json_extract(d.meta, '$.ts'), json_extract(d.meta, '$.created'), "
-        "json_extract(d.meta, '$.added'))"
-    )
-    if filters.since:
-        clauses.append(f"AND {when} >= ?")
-        params.append(filters.since)
-    if filters.until:
-        clauses.append(f"AND {when} < ?")
-        params.append(filters.until)
-    return " ".join(clauses), params
