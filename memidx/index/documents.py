@@ -204,14 +204,31 @@ class Store:
         """Documents matching an FTS5 expression, best bm25 first."""
         where, params = filter_sql(filters)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        rows = self.conn.execute(
-            f"""SELECT d.id, d.source_kind, d.source_ref, d.title, d.tags, d.body_line, d.meta,
-                       bm25(documents_fts, {weights}) AS score
-                FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid
-                WHERE documents_fts MATCH ? {where}
-                ORDER BY score, d.source_ref LIMIT ?""",
-            (match, *params, limit),
-        ).fetchall()
+        if where or limit <= 0:
+            rows = self.conn.execute(
+                f"""SELECT d.id, d.source_kind, d.source_ref, d.title, d.tags, d.body_line,
+                           d.meta, bm25(documents_fts, {weights}) AS score
+                    FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid
+                    WHERE documents_fts MATCH ? {where}
+                    ORDER BY score, d.source_ref LIMIT ?""",
+                (match, *params, limit),
+            ).fetchall()
+        else:
+            # The same rows, joining only the best scores and their ties, not every match: an
+            # OR of common words matches thousands of documents at 19k notes (7.7k: 44 against
+            # 30 ms; 1.8k: 15 against 8 ms).
+            rows = self.conn.execute(
+                f"""WITH f AS MATERIALIZED (
+                        SELECT rowid AS id, bm25(documents_fts, {weights}) AS score
+                        FROM documents_fts WHERE documents_fts MATCH ?),
+                    cut AS (SELECT score FROM f ORDER BY score LIMIT 1 OFFSET ?)
+                    SELECT d.id, d.source_kind, d.source_ref, d.title, d.tags, d.body_line,
+                           d.meta, f.score
+                    FROM f JOIN documents d ON d.id = f.id
+                    WHERE f.score <= coalesce((SELECT score FROM cut), 1e308)
+                    ORDER BY f.score, d.source_ref LIMIT ?""",
+                (match, limit - 1, limit),
+            ).fetchall()
         return [
             LexicalRow(i, k, r, t, tuple(json.loads(tg)), bl, json.loads(m), -float(s))
             for i, k, r, t, tg, bl, m, s in rows

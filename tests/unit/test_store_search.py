@@ -165,3 +165,28 @@ def test_a_coverage_bonus_searches_any_word_and_lifts_notes_with_more_of_them(
     assert len(plain.rows) == len(lifted.rows) == 2
     assert plain.rows[0].source_ref != "notes/both.md"
     assert lifted.rows[0].source_ref == "notes/both.md"
+
+
+def _every_match(store: Store, match: str) -> list[tuple[str, float]]:
+    """Every matching document by (bm25, ref), computed the plain way: the reference."""
+    rows = store.conn.execute(
+        """SELECT d.source_ref, bm25(documents_fts, 8.0, 6.0, 6.0, 1.0) AS score
+           FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid
+           WHERE documents_fts MATCH ? ORDER BY score, d.source_ref""",
+        (match,),
+    ).fetchall()
+    return [(str(ref), -float(score)) for ref, score in rows]
+
+
+@pytest.mark.parametrize("limit", [1, 5, 10, 12, 40, 100])
+def test_the_best_rows_and_their_ties_at_the_cut_come_as_the_plain_query_gives_them(
+    store: Store, limit: int
+) -> None:
+    """Without filters, lexical() ranks before it joins; ties of bm25 (copies of one note)
+    straddle every cut here, and must fall by ref as the plain query orders them."""
+    for copy in range(12):
+        for n, text in enumerate(["alpha beta", "alpha", "alpha gamma gamma", "beta only"]):
+            add(store, f"notes/c{copy:02}/n{n}.md", f"# Note {n}\n{text}\n")
+    for match in ('"alpha" OR "beta"', '"alpha"', '"gamma"', '"nothing"'):
+        found = [(r.source_ref, r.score) for r in store.lexical(match, Filters(), limit)]
+        assert found == _every_match(store, match)[:limit]
