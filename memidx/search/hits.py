@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from memidx.index.store import ChunkInfo, LexicalRow, Store, VectorStore
+from memidx.index.store import ChunkInfo, LexicalRow, Store, VectorStore, matched_terms
 from memidx.search.lexical import (
     MARK_START,
     MEANING,
@@ -17,8 +17,31 @@ from memidx.search.lexical import (
     record_title,
     snippets,
 )
-from memidx.search.query import Terms, match_any
+from memidx.search.query import Terms, match_any, quote
 from memidx.search.relevance import Evidence, relevance
+
+
+@dataclass(frozen=True, slots=True)
+class Early:
+    """What the words' best documents need for their hits, read while the query embeds on
+    another thread (the connection's thread is idle then): their bodies and snippets, and
+    how many of the query's words each has when not all of them had to match."""
+
+    bodies: Mapping[int, str] = field(default_factory=dict[int, str])
+    snippets: Mapping[int, str] = field(default_factory=dict[int, str])
+    counts: Mapping[int, int] | None = None  # None: not read (every word matched, or none)
+
+    @classmethod
+    def fetch(cls, store: Store, ranking: LexicalRanking, limit: int) -> Early:
+        if not ranking.rows:
+            return cls()
+        bodies = store.bodies([r.id for r in ranking.rows[:limit]])
+        found = snippets(store, ranking.expression, ranking.terms.terms, bodies)
+        counts = None
+        if ranking.match != "and":
+            quoted = [quote(t) for t in ranking.terms.terms]
+            counts = matched_terms(store.conn, quoted, [r.id for r in ranking.rows])
+        return cls(bodies, found, counts)
 
 
 @dataclass(slots=True)
@@ -30,6 +53,7 @@ class HitBuilder:
     semantic: list[tuple[int, float, int]]
     words: tuple[str, ...]
     evidence: dict[int, Evidence]
+    early: Early = field(default_factory=Early)
 
     def build(self, fused: Sequence[tuple[int, float]]) -> list[Hit]:
         ids = [doc for doc, _ in fused]
@@ -42,7 +66,9 @@ class HitBuilder:
         bm25_rank = {r.id: n for n, r in enumerate(self.lexical.rows, 1)} if self.lexical else {}
         vector_rank = {doc: n for n, (doc, _, _) in enumerate(self.semantic, 1)}
         best_chunk = {doc: chunk for doc, _, chunk in self.semantic}
-        bodies = self.store.bodies(ids)
+        known = self.early.bodies
+        bodies = {i: known[i] for i in ids if i in known}
+        bodies.update(self.store.bodies([i for i in ids if i not in known]))
         snippets = self._snippets(bodies, lexical_rows)
         chunk_info = VectorStore(self.store.conn).chunk_info(
             [best_chunk[i] for i in ids if i in best_chunk]
@@ -87,9 +113,9 @@ class HitBuilder:
     def _snippets(
         self, bodies: dict[int, str], lexical_rows: dict[int, LexicalRow]
     ) -> dict[int, str]:
-        found: dict[int, str] = {}
+        found = {i: s for i, s in self.early.snippets.items() if i in bodies}
         if self.lexical is not None:
-            matched = {i: b for i, b in bodies.items() if i in lexical_rows}
+            matched = {i: b for i, b in bodies.items() if i in lexical_rows and i not in found}
             found.update(snippets(self.store, self.lexical.expression, self.words, matched))
         rest = {i: b for i, b in bodies.items() if i not in found}
         if rest and self.words:

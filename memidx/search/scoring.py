@@ -18,16 +18,19 @@ def hit_evidence(
     *,
     every_word: bool,
     cosines: Mapping[int, float] | None = None,
+    counted: Mapping[int, int] | None = None,
 ) -> dict[int, Evidence]:
     """Evidence for documents `ids`, given the word search's ranked `rows` (`every_word` when
     they matched every term) and the best-chunk cosines (None: words only; a document absent
-    from them has no vectors and is judged by its words)."""
+    from them has no vectors and is judged by its words). `counted`: matched_terms of the
+    rows, read before (hits.Early)."""
     scores = {r.id: r.score for r in rows}
     top = max(scores.values(), default=0.0)
     full: set[int] = set(scores) if every_word else set()
-    counts = matched_terms(
-        store.conn, [quote(t) for t in terms.terms], [i for i in ids if i not in full]
-    )
+    covered = set(scores) if counted is not None and not every_word else set[int]()
+    counts = {i: n for i, n in (counted or {}).items() if i in covered}
+    ask = [i for i in ids if i not in full and i not in covered]
+    counts.update(matched_terms(store.conn, [quote(t) for t in terms.terms], ask))
     size = max(len(terms.terms), 1)
     return {
         doc: Evidence(

@@ -20,7 +20,7 @@ from memidx.errors import MemidxError, ModelError, UsageError
 from memidx.index.store import Filters, Store, VectorStore, snapshot
 from memidx.search.coarse import CANDIDATES, Coarse, worth_it
 from memidx.search.fusion import Fusion, best_chunks, fuse_rankings, top_chunks
-from memidx.search.hits import HitBuilder
+from memidx.search.hits import Early, HitBuilder
 from memidx.search.lexical import (
     SearchResult,
     lexical_search,
@@ -192,6 +192,7 @@ class Searcher:
             words = rank_lexical(self.store, text, filters, depth, self.bonus)
             lexical = words if fuse else None
             allowed = None if filters == Filters() else self.store.allowed(filters)
+            early = Early.fetch(self.store, words, limit) if fuse else Early()
         with self.watch.phase("query_embedding"):  # what is left of it once the words are in
             query = pending.result()
         with self.watch.phase("vector_scan"):
@@ -213,10 +214,11 @@ class Searcher:
                 shown,
                 every_word=words.match == "and",
                 cosines=cosines,
+                counted=early.counts,
             )
             fused = by_relevance(fused, found) if self.rerank else fused
         with self.watch.phase("hits"):
-            hits = HitBuilder(self.store, lexical, semantic, terms.terms, found).build(
+            hits = HitBuilder(self.store, lexical, semantic, terms.terms, found, early).build(
                 fused[:limit]
             )
         result = SearchResult(
