@@ -50,8 +50,8 @@ class WarmIndex:
         try:
             if VectorStore(store.conn).model(self.config.model) is None:
                 return  # no vectors of the model: auto searches by words (with a warning)
-            searcher.embedder().embed_query("warm up")  # the first run of a session is slower
-            searcher.vectors()
+            query = searcher.embedder().embed_query("warm up")  # a session's first is slower
+            searcher.vectors().rank(query, 10, None)  # and reads the vectors from the disk
         except MemidxError:
             return  # auto falls back to words, and says why, at the first search
 

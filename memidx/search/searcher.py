@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -46,6 +46,7 @@ class VectorIndex:
     doc_ids: NDArray[np.int64]
     docs_without: int
     coarse: Coarse | None = None  # a narrow first pass, once built (coarse.py)
+    pool: Executor | None = None  # a thread that may scan half of the narrow pass
 
     @classmethod
     def load(cls, store: Store, index_path: Path, embedder: Embedder) -> VectorIndex:
@@ -80,15 +81,24 @@ class VectorIndex:
         """rank() through the narrow first pass: the best candidates scored exactly, taken in
         the matrix's order (the same query ranks the same way every time); None when they hold
         too few documents."""
-        positions = np.sort(coarse.candidates(query, max(CANDIDATES, depth * 25)))
+        positions = np.sort(coarse.candidates(query, max(CANDIDATES, depth * 25), self.pool))
         ranked = best_chunks(self.matrix[positions] @ query, self.doc_ids[positions], depth)
         if len(ranked) < depth:
             return None
         return [(doc, score, int(self.chunk_ids[positions[pos]])) for doc, score, pos in ranked]
 
+    def start_coarse(self, pool: Executor) -> None:
+        """Build the narrow first pass on a background thread, once, when there are enough
+        vectors (a fraction of a second of CPU at 40k chunks: for long-lived processes,
+        after their first search, so that neither a server's start nor that search waits;
+        searches scan in full until it is there)."""
+        if self.pool is not None or not worth_it(len(self.chunk_ids)):
+            return
+        self.pool = pool  # idle once the query is embedded: it scans half the rows
+        threading.Thread(target=self.build_coarse, name="memidx-coarse", daemon=True).start()
+
     def build_coarse(self) -> None:
-        """Make the narrow first pass (a fraction of a second at 40k chunks; meant for a
-        background thread of a long-lived process: searches scan in full until it is there)."""
+        """Build the narrow first pass now (start_coarse does it on a thread)."""
         try:
             self.coarse = Coarse.build(self.matrix)
         except (MemoryError, ValueError, np.linalg.LinAlgError):
@@ -151,10 +161,6 @@ class Searcher:
             embedder = self.embedder()
             with self.watch.phase("vector_load"):
                 self._vectors = VectorIndex.load(self.store, self.config.index_path, embedder)
-            if self.coarse and worth_it(len(self._vectors.chunk_ids)):
-                threading.Thread(
-                    target=self._vectors.build_coarse, name="memidx-coarse", daemon=True
-                ).start()
         return self._vectors
 
     def _vectors_usable(self, *, required: bool) -> bool:
@@ -221,6 +227,8 @@ class Searcher:
             hits = HitBuilder(self.store, lexical, semantic, terms.terms, found, early).build(
                 fused[:limit]
             )
+        if self.coarse:
+            vectors.start_coarse(_embedding_thread())
         result = SearchResult(
             text,
             terms,

@@ -125,3 +125,34 @@ def test_filters_and_chunk_lists_scan_in_full() -> None:
 def test_only_many_vectors_get_a_narrow_pass() -> None:
     assert not worth_it(MIN_ROWS - 1)
     assert worth_it(MIN_ROWS)
+
+
+def test_a_second_thread_scanning_half_the_rows_finds_the_same_candidates() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from memidx.search.coarse import SPLIT_ROWS
+
+    matrix = _corpus(SPLIT_ROWS + 1_000)
+    coarse = Coarse.build(matrix)
+    with ThreadPoolExecutor(1) as pool:
+        for query in _queries(matrix, 5):
+            alone = set(coarse.candidates(query, 512).tolist())
+            assert set(coarse.candidates(query, 512, pool).tolist()) == alone
+            assert max(coarse.candidates(query, 512, pool).tolist()) >= SPLIT_ROWS // 2
+
+
+def test_a_long_lived_process_builds_the_narrow_pass_in_the_background_once() -> None:
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    small, large = _index(_corpus(MIN_ROWS - 1)), _index(_corpus(MIN_ROWS))
+    with ThreadPoolExecutor(1) as pool:
+        small.start_coarse(pool)
+        large.start_coarse(pool)
+        deadline = time.monotonic() + 60
+        while large.coarse is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        built = large.coarse
+        large.start_coarse(pool)  # once: the pass already built stays
+        assert built is not None and large.coarse is built and large.pool is pool
+    assert small.coarse is None and small.pool is None
