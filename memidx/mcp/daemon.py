@@ -42,12 +42,14 @@ def serve_shared(config: Config, path: Path) -> int:
         log.info("memidx mcp shared for %s on %s (pid %d)", config.root, path, os.getpid())
         workers = Workers(config)  # the index and the model load while the SDK imports
         try:
+            started = time.perf_counter()
             import anyio
 
             from memidx.mcp.server import build_server
 
             server = build_server(workers)
             gc.freeze()  # see serve(): the SDK's long-lived objects out of the collector's way
+            log.info("the SDK imported in %.0f ms", (time.perf_counter() - started) * 1000)
             anyio.run(_listen, server, path, idle)
         finally:
             _forget(record)
