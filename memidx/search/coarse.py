@@ -31,10 +31,18 @@ class Coarse:
 
     basis: NDArray[np.float32]
     narrow: NDArray[np.float32]
+    by_doc: NDArray[np.intp] | None = None  # row positions ordered by document (rows_of)
+    docs: NDArray[np.int64] | None = None  # the documents in that order
 
     @classmethod
-    def build(cls, matrix: NDArray[np.float32], width: int = WIDTH) -> Coarse:
-        """Project `matrix` (rows x dim) onto its `width` leading principal directions."""
+    def build(
+        cls,
+        matrix: NDArray[np.float32],
+        width: int = WIDTH,
+        doc_ids: NDArray[np.int64] | None = None,
+    ) -> Coarse:
+        """Project `matrix` (rows x dim) onto its `width` leading principal directions; with
+        `doc_ids` (each row's document), also index the rows by document."""
         dim = matrix.shape[1]
         width = min(width, dim)
         gram = np.zeros((dim, dim), dtype=np.float64)
@@ -44,7 +52,20 @@ class Coarse:
         _, vectors = np.linalg.eigh(gram)  # ascending eigenvalues
         basis = np.ascontiguousarray(vectors[:, ::-1][:, :width], dtype=np.float32)
         narrow = np.ascontiguousarray(matrix @ basis, dtype=np.float32)
-        return cls(basis, narrow)
+        if doc_ids is None:
+            return cls(basis, narrow)
+        by_doc = np.argsort(doc_ids, kind="stable")
+        return cls(basis, narrow, by_doc, doc_ids[by_doc])
+
+    def rows_of(self, docs: NDArray[np.int64]) -> NDArray[np.intp] | None:
+        """The positions of every row of `docs`, in the matrix's order (what a mask of
+        np.isin gives, without reading every row's document); None when not indexed."""
+        if self.by_doc is None or self.docs is None:
+            return None
+        starts = np.searchsorted(self.docs, docs, side="left")
+        ends = np.searchsorted(self.docs, docs, side="right")
+        pieces = [self.by_doc[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        return np.sort(np.concatenate(pieces)) if pieces else np.zeros(0, dtype=np.intp)
 
     def candidates(
         self, query: NDArray[np.float32], take: int, pool: Executor | None = None

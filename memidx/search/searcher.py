@@ -100,7 +100,7 @@ class VectorIndex:
     def build_coarse(self) -> None:
         """Build the narrow first pass now (start_coarse does it on a thread)."""
         try:
-            self.coarse = Coarse.build(self.matrix)
+            self.coarse = Coarse.build(self.matrix, doc_ids=self.doc_ids)
         except (MemoryError, ValueError, np.linalg.LinAlgError):
             self.coarse = None  # the full scan goes on: slower, never wrong
 
@@ -108,7 +108,9 @@ class VectorIndex:
         """The cosine of each document's best chunk; documents without vectors are absent."""
         if not docs:
             return {}
-        keep = np.isin(self.doc_ids, np.asarray(docs, dtype=np.int64))
+        wanted = np.asarray(docs, dtype=np.int64)
+        rows = self.coarse.rows_of(wanted) if self.coarse is not None else None
+        keep = np.isin(self.doc_ids, wanted) if rows is None else rows
         best: dict[int, float] = {}
         for doc, cosine in zip(
             self.doc_ids[keep].tolist(), (self.matrix[keep] @ query).tolist(), strict=True

@@ -156,3 +156,20 @@ def test_a_long_lived_process_builds_the_narrow_pass_in_the_background_once() ->
         large.start_coarse(pool)  # once: the pass already built stays
         assert built is not None and large.coarse is built and large.pool is pool
     assert small.coarse is None and small.pool is None
+
+
+def test_best_chunk_cosines_read_through_the_document_index_are_the_masks() -> None:
+    matrix = _corpus(12_000)
+    rng = np.random.default_rng(5)
+    doc_ids = np.sort(rng.integers(0, 3_000, 12_000)).astype(np.int64)
+    rng.shuffle(doc_ids)  # a document's chunks anywhere in the matrix
+    index = VectorIndex(matrix, np.arange(12_000, dtype=np.int64), doc_ids, 0)
+    query = _queries(matrix, 1)[0]
+    docs = [int(d) for d in doc_ids[:12]] + [999_999]  # one without vectors
+    expected = index.cosines(query, docs)
+    index.build_coarse()
+    assert index.coarse is not None and index.coarse.by_doc is not None
+    assert index.cosines(query, docs) == expected
+    assert 999_999 not in expected and len(expected) == len(set(docs)) - 1
+    index.coarse = Coarse(index.coarse.basis, index.coarse.narrow)  # no document index: masks
+    assert index.cosines(query, docs) == expected
