@@ -70,12 +70,16 @@ COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebas
 
 
 def committing(root: Path) -> bool:
-    """Whether a git process in this clone is committing (Linux /proc; elsewhere never)."""
+    """Whether a git process in this clone is committing (Linux /proc; elsewhere never). A git
+    that memidx runs under (memidx in its hook) waits for memidx: it is not waited for."""
     proc = Path("/proc")
     if not (proc / "self").is_dir():
         return False
     root = root.resolve()
+    mine = _ancestors()
     for pid_dir in proc.glob("[0-9]*"):
+        if pid_dir.name in mine:
+            continue
         try:
             if (pid_dir / "comm").read_text().strip() != "git":
                 continue
@@ -86,6 +90,22 @@ def committing(root: Path) -> bool:
         if (cwd == root or root in cwd.parents) and _subcommand(argv) in COMMITTING:
             return True
     return False
+
+
+def _ancestors() -> set[str]:
+    """The pids of this process and of the processes it runs under."""
+    found: set[str] = set()
+    pid = str(os.getpid())
+    for _ in range(256):  # a chain of parents, never a loop
+        found.add(pid)
+        try:  # "pid (comm) state ppid ...": the comm may hold spaces and parentheses
+            parent = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+        except (OSError, IndexError):
+            break
+        if parent in ("0", "1") or parent in found:
+            break
+        pid = parent
+    return found
 
 
 def _subcommand(argv: list[bytes]) -> str:

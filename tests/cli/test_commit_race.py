@@ -17,7 +17,7 @@ from memidx.config import load_config
 from memidx.errors import GitError
 from memidx.git import commit as commit_module
 from memidx.git.commit import commit_paths
-from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
+from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, NotesRepo, clean_env
 
 
 @pytest.fixture
@@ -114,3 +114,30 @@ def test_a_lock_that_outlasts_the_wait_leaves_the_note_uncommitted(
 
     assert time.monotonic() - started < 5
     assert memory.git("log", "-1", "--format=%s").strip() == "notes"
+
+
+def test_memidx_run_by_a_hook_of_a_git_commit_does_not_wait_for_that_commit(
+    memory: NotesRepo,
+) -> None:
+    """A git waits for its hooks: memidx in one does not wait for that git."""
+    hook = memory.root / ".git" / "hooks" / "post-commit"
+    hook.write_text(
+        "#!/bin/sh\necho 'a note an agent remembered from a hook' | "
+        f"{MEMIDX_BIN} remember --title 'From a hook'\n"
+    )
+    hook.chmod(0o755)
+    ref = memory.note("person.md", "Person's note", "written by hand")
+    memory.git("add", ref)
+    started = time.monotonic()
+
+    done = subprocess.run(
+        ["git", *GIT_IDENTITY, "commit", "-q", "-m", "person's note"], cwd=memory.root,
+        env=clean_env(MEMIDX_ROOT=str(memory.root), MEMIDX_HOOK_EMBED="0"),
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    assert "not committed" not in done.stderr
+    subjects = memory.git("log", "--format=%s").splitlines()
+    assert subjects[:2] == ["memidx remember: From a hook", "person's note"]
+    assert time.monotonic() - started < commit_module.WAIT_SECONDS
