@@ -29,7 +29,8 @@ PROJECT = Path(__file__).resolve().parent.parent
 # The environment the suite started with: only the model is looked up in it (read, never written).
 STARTING_ENV = dict(os.environ)
 USER_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
-AGENT_HOMES = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "HERMES_HOME")  # each moves an agent's files
+# each moves an agent's files
+AGENT_HOMES = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "HERMES_HOME")
 
 
 @pytest.fixture(autouse=True)

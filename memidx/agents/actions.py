@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from memidx.agents import recall_server
 from memidx.agents.gate import trivial
-from memidx.agents.session import Where, session_state
+from memidx.agents.session import NO_SESSION, TRANSCRIPT, Where, session_state
 from memidx.config import Config
 
 TYPE_CHECKING = False  # the prompt hook's process imports neither filing nor typing's cost
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from memidx.haystack.indexing import Filed
 
 SEEN = "seen"  # session state: the keys of the hits injected in this session
+DIGESTED = "digested"  # session state: the TRANSCRIPT archived last when the digest went in
 
 
 def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> str:
@@ -46,13 +47,25 @@ def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> st
 
 
 def session_start(config: Config, where: Where) -> str:
-    """The digest for a new session ("" for none); the recall server is started unless one
+    """The digest for a session ("" for none), once per session and compaction: the context
+    still holds the one given before (a resumed session; Codex 0.171.0 fires SessionStart twice
+    after a compaction, `resume` then `compact`). The recall server is started unless one
     answers, for the first prompt follows."""
     from memidx.agents.digest import digest
 
     if config.index_path.exists() and recall_server.ask(config, {"prompt": ""}, 0.2) is None:
         recall_server.start(config)
-    return digest(config, where.project)
+    if where.session == NO_SESSION:
+        return digest(config, where.project)
+    state = session_state(config, where)
+    context = state.text(TRANSCRIPT) or ""  # changes when memidx archives before a compaction
+    if state.text(DIGESTED) == context:
+        return ""
+    block = digest(config, where.project)
+    if block:
+        state.set_text(DIGESTED, context)
+        state.save()
+    return block
 
 
 def capture(config: Config, where: Where, exchanges: Sequence[Exchange]) -> list[Filed]:

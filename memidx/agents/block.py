@@ -83,14 +83,18 @@ def _flat(text: str, limit: int) -> str:
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
 
 
+# hook_context: Gemini CLI 0.61.0 headless puts a SessionStart hook's context (memidx's digest,
+# its `<` escaped as `&lt;`) before the person's prompt in such a span
 _INJECTED = re.compile(
-    rf"<({RECALL_TAG}|{DIGEST_TAG}|system-reminder)>.*?(</\1>|\Z)", re.DOTALL | re.IGNORECASE
+    rf"<({RECALL_TAG}|{DIGEST_TAG}|system-reminder|hook_context)>.*?(</\1>|\Z)",
+    re.DOTALL | re.IGNORECASE,
 )
 
 
 def strip_injected(text: str) -> str:
-    """`text` without memidx's own blocks and `<system-reminder>` spans (an unclosed one runs
-    to the end), so injected context is never filed back into memory."""
+    """`text` without memidx's own blocks, `<system-reminder>` spans and the agents' wrappers of
+    hook context (an unclosed one runs to the end), so injected context is never filed back
+    into memory."""
     if "<" not in text:
         return text
     return _INJECTED.sub("", text).strip()

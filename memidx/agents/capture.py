@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memidx.agents.exchange import Exchange
-from memidx.agents.session import SessionState, Where
+from memidx.agents.session import TRANSCRIPT, SessionState, Where
 from memidx.config import Config
 from memidx.hashes import content_hash
 from memidx.haystack.filing import file
@@ -15,7 +15,6 @@ from memidx.haystack.indexing import Filed
 from memidx.haystack.turn_input import make_record, turn_record
 
 FILED = "filed"  # session state: content hashes of the exchanges and summaries filed
-TRANSCRIPT = "transcript"  # session state: the id of the transcript archived last
 
 
 def file_exchanges(

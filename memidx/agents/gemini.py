@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memidx.agents import actions
+from memidx.agents.block import strip_injected
 from memidx.agents.hook_output import additional_context, cwd_of
 from memidx.agents.runner import Adapter, HookCall
 from memidx.agents.session import where_of
@@ -24,6 +25,10 @@ EVENTS: dict[str, tuple[int, float]] = {
     "PreCompress": (60_000, 30.0),
 }
 NOTHING = "{}"  # Gemini CLI parses every hook's stdout as JSON
+# No digest for a resumed chat: its history holds the one given at its start, and headless
+# (`gemini -r latest -p ...`) Gemini CLI 0.61.0 puts SessionStart context before the prompt,
+# as `<hook_context>...</hook_context>`, so a `/compress` there would be no command.
+RESUME = "resume"
 
 
 def handle(call: HookCall) -> str:
@@ -31,9 +36,11 @@ def handle(call: HookCall) -> str:
     payload, config, event = call.payload, call.config, call.event
     where = where_of(NAME, payload)
     if event == "SessionStart":
+        if payload.get("source") == RESUME:
+            return NOTHING
         return additional_context(event, actions.session_start(config, where), NOTHING)
     if event == "BeforeAgent":
-        prompt = str(payload.get("prompt") or "")
+        prompt = strip_injected(str(payload.get("prompt") or ""))
         return additional_context(
             event, actions.recall_for(config, where, prompt, call.deadline), NOTHING
         )

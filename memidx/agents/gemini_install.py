@@ -1,5 +1,7 @@
 """Where Gemini CLI's hooks and MCP servers live: `hooks` and `mcpServers` in
-`.gemini/settings.json` (project) or `~/.gemini/settings.json` (user), one JSON file."""
+`.gemini/settings.json` (project) or `~/.gemini/settings.json` (user), one JSON file.
+`GEMINI_CLI_HOME` stands in for the user's home, as it does for Gemini CLI 0.61.0 (its
+`homedir()`): the user's file is then `$GEMINI_CLI_HOME/.gemini/settings.json`."""
 
 from __future__ import annotations
 
@@ -7,11 +9,18 @@ from pathlib import Path
 
 from memidx.agents.entries import combined, command_hooks, hooks_file, mcp_entry, mcp_file
 from memidx.agents.gemini import EVENTS, NAME
-from memidx.agents.install import ConfigFile, project_root
+from memidx.agents.install import ConfigFile, project_root, user_folder
+
+HOME = "GEMINI_CLI_HOME"
+
+
+def user_home() -> Path:
+    """The folder whose `.gemini/` holds the user's settings, as Gemini CLI finds it."""
+    return user_folder(HOME, "")
 
 
 def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
-    folder = project_root(cwd) if scope == "project" else Path.home()
+    folder = project_root(cwd) if scope == "project" else user_home()
     path = folder / ".gemini" / "settings.json"
     hooks = {
         event: {"name": f"memidx-{event}", **entry}

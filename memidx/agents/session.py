@@ -15,6 +15,8 @@ from memidx.agents.hook_output import cwd_of
 from memidx.config import Config
 
 MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
+NO_SESSION = "unknown"  # the session of a hook call that names none
+TRANSCRIPT = "transcript"  # the id of the transcript archived last (before a compaction)
 
 
 def session_path(config: Config, agent: str, session: str) -> Path:
@@ -77,7 +79,7 @@ class Where:
 def where_of(agent: str, payload: dict[str, object]) -> Where:
     """Who a hook call in Claude Code's shape (Codex, Gemini CLI, Hermes's plugin take it too)
     is about: its `session_id`, and its `cwd` or else this process's."""
-    return Where(agent, str(payload.get("session_id") or "unknown"), cwd_of(payload))
+    return Where(agent, str(payload.get("session_id") or NO_SESSION), cwd_of(payload))
 
 
 def project_of(cwd: str) -> str:

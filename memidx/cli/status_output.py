@@ -75,6 +75,7 @@ def write_status(out: TextIO, status: Status) -> None:
     if status.embed_failure:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
     rows += _agent_rows(status)
+    rows.append(("mcp server", _mcp_server(status)))
     rows.append(
         (
             "hook error",
@@ -109,6 +110,20 @@ def _size(n: int) -> str:
     if n >= 1024 * 1024:
         return f"{n / 1024 / 1024:.1f} MB"
     return f"{n / 1024:.0f} KB"
+
+
+def _mcp_server(status: Status) -> str:
+    server = status.mcp_server
+    if server is None:
+        return "none running (one starts with the first `memidx mcp` session)"
+    if not server.running:
+        return f"not running (its record names pid {server.pid}, gone or without its socket)"
+    said = [f"pid {server.pid}", display(server.socket)]
+    if server.sessions is not None:
+        said.append(counted(server.sessions, "session"))
+    if server.idle_seconds is not None:
+        said.append(f"idle {server.idle_seconds:.0f} s")
+    return f"running ({', '.join(said)})"
 
 
 def _agent_rows(status: Status) -> list[tuple[str, str]]:

@@ -2,8 +2,11 @@
 user's work tree is never touched and no hook stashes it.
 
 The commit is built in a temporary index (`read-tree HEAD`, `add` of exactly these paths,
-`write-tree`, `commit-tree`) and published with `update-ref HEAD <new> <old>`, which fails when
-HEAD moved meanwhile; then it is built again on the new HEAD. Only after that is the user's
+`write-tree`, `commit-tree`) and published by moving HEAD from the commit it was built on
+(memidx/git/publish.py: never while a person's `git commit` holds the index, whose HEAD it would
+move from under it); when HEAD moved meanwhile it is built again on the new HEAD. memidx waits
+for another git command for at most WAIT_SECONDS, then says its note was not committed (the
+file stays). Only after that is the user's
 index told about these paths (`reset -q -- paths`, the same as `git add` of what was
 committed), so whatever else the user had staged or edited stays as it was. Commands run
 through GitPython's command wrapper (a listed dependency), one memidx commit at a time per
@@ -24,7 +27,8 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.portable import file_lock
 
-ATTEMPTS = 7  # backoff 0.05 s doubling, with jitter: about 5 s before giving up
+WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
+STALE_CHECK_SECONDS = 1.0  # how often a lock that stays is checked for a killed owner
 TEMP_INDEX_PREFIX = "memidx-commit-"
 
 
@@ -37,28 +41,52 @@ def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
     repo: Any = git.Repo(config.root)
     git_dir = Path(str(repo.git_dir))
     what = ", ".join(paths)
+    deadline = time.monotonic() + WAIT_SECONDS
     with serialized(config):
-        _wait_for_index(git_dir / "index.lock", what)
-        commit = _publish(repo, git_dir, paths, subject, what)
-        _update_user_index(repo, git_dir, paths, commit, what)
+        _wait_for_index(git_dir / "index.lock", what, deadline)
+        commit = _publish(repo, git_dir, paths, subject, what=what, deadline=deadline)
+        _update_user_index(repo, paths, commit, what, deadline)
     return commit
 
 
-def _publish(repo: Any, git_dir: Path, paths: Sequence[str], subject: str, what: str) -> str:
-    """Build the commit on the current HEAD and move HEAD to it, again if HEAD moved."""
-    import git
+def _publish(
+    repo: Any, git_dir: Path, paths: Sequence[str], subject: str, *, what: str, deadline: float
+) -> str:
+    """Build the commit on the current HEAD and move HEAD to it once no git command holds the
+    index; built again whenever HEAD moved meanwhile."""
+    from memidx.git.publish import BUSY, DONE, move_head
 
-    for attempt in range(ATTEMPTS):
-        head = _head(repo)
-        commit = _build(repo, git_dir, head, paths, subject)
-        try:
-            repo.git.update_ref("-m", f"memidx: {subject}", "HEAD", commit, head or "0" * 40)
-        except git.GitCommandError as exc:
-            if attempt + 1 < ATTEMPTS:  # another commit landed first: build on top of it
-                _pause(attempt)
-                continue
-            raise GitError(f"HEAD kept moving; {what} was not committed", "try again") from exc
-        return commit
+    root = Path(str(repo.working_tree_dir))
+    head = _head(repo)
+    commit = _build(repo, git_dir, head, paths, subject)
+    for attempt in range(10_000):  # bounded by the deadline; the count only bounds the loop
+        outcome = move_head(root, git_dir, commit, head, f"memidx: {subject}")
+        if outcome == DONE:
+            return commit
+        now = _head(repo)
+        if now == commit:
+            return commit  # it landed, only git's answer was lost
+        if time.monotonic() > deadline:
+            break
+        if outcome == BUSY and (git_dir / "index.lock").exists():
+            _wait_for_index(git_dir / "index.lock", what, deadline)
+        elif outcome == BUSY:  # a person's commit is under way: let it move HEAD first
+            _pause(min(attempt, 2))
+        else:
+            _pause(min(attempt, 4))
+        now = _head(repo)
+        if now != head:  # another commit landed first: build on top of it
+            head, commit = now, _build(repo, git_dir, now, paths, subject)
+    from memidx.git.publish import committing
+
+    if (git_dir / "index.lock").exists():
+        raise GitError(f"git kept its index locked; {what} was not committed", "try again")
+    if committing(root):
+        raise GitError(
+            f"a git commit in this clone is still under way; {what} was not committed (so "
+            "that commit does not fail)",
+            "try again once it ends",
+        )
     raise GitError(f"HEAD kept moving; {what} was not committed", "try again")
 
 
@@ -84,18 +112,18 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
 
 
 def _update_user_index(
-    repo: Any, git_dir: Path, paths: Sequence[str], commit: str, what: str
+    repo: Any, paths: Sequence[str], commit: str, what: str, deadline: float
 ) -> None:
     """Point the user's index entries for these paths at what was committed."""
     import git
 
-    for attempt in range(ATTEMPTS):
+    for attempt in range(10_000):  # bounded by the deadline (one more try past it)
         try:
             repo.git.reset("-q", commit, "--", *paths)
             return
         except git.GitCommandError as exc:
-            if "index.lock" in str(exc.stderr or "") and attempt + 1 < ATTEMPTS:
-                _pause(attempt)
+            if "index.lock" in str(exc.stderr or "") and time.monotonic() < deadline:
+                _pause(min(attempt, 4))
                 continue
             raise GitError(
                 f"committed {what} as {commit[:12]}, but git's index stayed locked, so "
@@ -113,21 +141,42 @@ def _head(repo: Any) -> str | None:
         return None  # an unborn branch: the first commit
 
 
-def _wait_for_index(lock: Path, what: str) -> None:
-    """Wait (with backoff) while another git process holds the index lock: the user's index
-    is updated after the commit. A lock that no running process holds was left by a killed
-    git: waiting for it is pointless, and removing it is the user's call."""
-    for attempt in range(ATTEMPTS):
+def _wait_for_index(lock: Path, what: str, deadline: float) -> None:
+    """Wait while another git process holds the index lock (until `deadline`): the user's
+    index is updated after the commit. A lock that no running process holds was left by a
+    killed git: waiting for it is pointless, and removing it is the user's call."""
+    checked = -STALE_CHECK_SECONDS
+    for attempt in range(10_000):  # bounded by the deadline
         if not lock.exists():
             return
-        if _held_by_nobody(lock):
-            raise GitError(
-                f"{lock} was left behind by a git process that was killed (no running "
-                f"process holds it); {what} was not committed",
-                f"check that no git command is running, then remove it: rm {lock}",
-            )
-        _pause(attempt)
+        if time.monotonic() - checked >= STALE_CHECK_SECONDS:
+            checked = time.monotonic()
+            if _left_behind(lock):
+                raise GitError(
+                    f"{lock} was left behind by a git process that was killed (no running "
+                    f"process holds it); {what} was not committed",
+                    f"check that no git command is running, then remove it: rm {lock}",
+                )
+        if time.monotonic() > deadline:
+            break
+        _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
     raise GitError(f"git kept its index locked; {what} was not committed", "try again")
+
+
+def _left_behind(lock: Path) -> bool:
+    """The same lock file before and after a look at every process, and nothing holds it (a
+    git that ends during the look removes its lock: that one was not left behind)."""
+    try:
+        before = lock.stat()
+    except FileNotFoundError:
+        return False
+    if not _held_by_nobody(lock):
+        return False
+    try:
+        after = lock.stat()
+    except FileNotFoundError:
+        return False
+    return (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
 
 
 def _held_by_nobody(lock: Path) -> bool:

@@ -14,6 +14,7 @@ from memidx.index.failures import HookFailure, last_failure
 from memidx.index.head import behind_head
 from memidx.index.store import Skip, VectorStore, open_store
 from memidx.index.sync import NOTE, drift_of, note_source, settings_changed
+from memidx.memory.mcp_record import SharedServer, shared_server
 from memidx.notes.note import is_note_path
 
 
@@ -48,6 +49,7 @@ class Status:
     behind: str | None = None
     memory: str = ""  # the memory's root, and how it was chosen (memidx.config.FOUND_BY)
     found_by: str = "flag"
+    mcp_server: SharedServer | None = None  # the memory's shared MCP server, as recorded
 
     @property
     def healthy(self) -> bool:
@@ -66,6 +68,7 @@ def gather(config: Config) -> Status:
     status.memory, status.found_by = str(config.root), config.found_by
     status.hook_failure = last_failure(config.hook_error_path)
     status.agent_failure = last_failure(config.agent_hook_error_path)
+    status.mcp_server = shared_server(config)
     if config.in_git:
         status.uncommitted = [
             (code, ref)

@@ -120,3 +120,55 @@ def test_cursor_files_the_prompt_with_the_reply_and_lets_the_prompt_through(
     hits = turns(repo, "Cursor")
     assert len(hits) == 1 and "cap vmmem" in json.dumps(hits[0])
     assert start == "" or "additional_context" in json.loads(start)
+
+
+def about_quillwort(tmp_path: Path) -> tuple[NotesRepo, Path]:
+    """A memory with a note that names the project `quillwort` (so its digest is not empty)."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("deploy.md", "The quillwort deploy hangs", "the quillwort deploy waits on a lock")
+    repo.commit("notes")
+    assert repo.memidx("ingest").code == 0
+    project = tmp_path / "quillwort"
+    (project / ".git").mkdir(parents=True)
+    return repo, project
+
+
+def test_codex_session_start_gives_the_digest_once_per_session_and_compaction(
+    tmp_path: Path,
+) -> None:
+    repo, project = about_quillwort(tmp_path)
+    path = rollout(project / "rollout.jsonl", "It waits on a lock.")
+    base = {"session_id": "s5", "cwd": str(project), "transcript_path": str(path)}
+
+    def start(source: str, session: str = "s5") -> str:
+        return hook(repo, "codex", "SessionStart", {**base, "session_id": session,
+                                                    "source": source})  # fmt: skip
+
+    assert "memidx-digest" in start("startup")
+    assert start("resume") == ""  # the resumed context holds it
+    hook(repo, "codex", "PreCompact", {**base, "trigger": "auto"})
+    after = [start("resume"), start("compact")]  # what Codex 0.171.0 fires after compacting
+
+    assert "memidx-digest" in after[0] and after[1] == ""
+    assert "memidx-digest" in start("startup", session="s6")  # a new session gets its own
+
+
+def test_gemini_gives_a_resumed_chat_no_digest_and_never_files_the_hook_context(
+    tmp_path: Path,
+) -> None:
+    repo, project = about_quillwort(tmp_path)
+    base = {"cwd": str(project), "timestamp": "t"}
+    first = hook(repo, "gemini", "SessionStart", {**base, "session_id": "g5", "source": "startup"})
+    digest = json.loads(first)["hookSpecificOutput"]["additionalContext"]
+    # headless, Gemini CLI 0.61.0 puts the digest, escaped, before the person's prompt
+    wrapped = digest.replace("<", "&lt;").replace(">", "&gt;")
+    prompt = f"<hook_context>{wrapped}</hook_context>\n\nWhy does the quillwort deploy stall?"
+
+    resumed = hook(repo, "gemini", "SessionStart", {**base, "session_id": "g6", "source": "resume"})
+    hook(repo, "gemini", "AfterAgent", {**base, "session_id": "g5", "prompt": prompt,
+                                        "prompt_response": "Gemini: the lock."})  # fmt: skip
+
+    assert "memidx-digest" in digest and json.loads(resumed) == {}
+    hits = turns(repo, "Gemini")
+    assert len(hits) == 1 and "stall" in json.dumps(hits[0])
+    assert "Recent memidx notes" not in repo.memidx("show", str(hits[0]["ref"])).out

@@ -101,6 +101,25 @@ def test_gemini_install_twice_and_uninstall(project: Path) -> None:
     assert json.loads(settings.read_text()) == THEIR_GEMINI
 
 
+def test_gemini_user_install_follows_gemini_cli_home(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI reads the user's settings from $GEMINI_CLI_HOME/.gemini/ when it is set."""
+    elsewhere = tmp_path / "gemini-home"
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(elsewhere))
+    settings = elsewhere / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps(THEIR_GEMINI))
+
+    memidx_agent(project, "install", "gemini", "--scope", "user")
+
+    assert not (Path.home() / ".gemini").exists()
+    assert {"SessionStart", "BeforeAgent"} <= set(json.loads(settings.read_text())["hooks"])
+    assert str(settings) in memidx_agent(project, "status")
+    memidx_agent(project, "uninstall", "gemini", "--scope", "user")
+    assert json.loads(settings.read_text()) == THEIR_GEMINI
+
+
 def test_cursor_install_writes_hooks_mcp_and_the_rule_and_uninstall_removes_them(
     project: Path,
 ) -> None:

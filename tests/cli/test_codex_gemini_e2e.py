@@ -50,13 +50,17 @@ GEMINI_SETTINGS = {"security": {"auth": {"selectedType": "gemini-api-key"},
 
 
 def gemini_world(
-    root: Path, models: Path, url: str, scope: str
+    root: Path, models: Path, url: str, scope: str, gemini_home: Path | None = None
 ) -> tuple[NotesRepo, Path, dict[str, str]]:
     """world() for Gemini CLI against the stub at `url`: GEMINI_SETTINGS as the user's own
-    settings (kept beside memidx's entries), memidx installed in `scope`."""
-    memory, project, env = world(root, models, GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=url)
-    settings = root / "home" / ".gemini" / "settings.json"
-    settings.parent.mkdir()
+    settings (kept beside memidx's entries), memidx installed in `scope`; with `gemini_home`,
+    GEMINI_CLI_HOME moves the user's settings there (Gemini CLI's home instead of HOME)."""
+    moved = {"GEMINI_CLI_HOME": str(gemini_home)} if gemini_home else {}
+    memory, project, env = world(
+        root, models, GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=url, **moved
+    )
+    settings = (gemini_home or root / "home") / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps(GEMINI_SETTINGS))
     installed = run([str(MEMIDX_BIN), "agent", "install", "gemini", "--scope", scope], project, env)
     assert installed.returncode == 0, installed.stderr
@@ -114,3 +118,22 @@ def test_gemini_recalls_the_note_and_files_the_turn(tmp_path: Path, models_dir: 
         after = run([str(MEMIDX_BIN), "agent", "uninstall", "gemini", "--scope", "user"],
                     project, env)  # fmt: skip
         assert after.returncode == 0 and json.loads(settings.read_text()) == theirs
+
+
+@pytest.mark.skipif(shutil.which("gemini") is None, reason="gemini CLI not installed")
+def test_gemini_cli_home_moves_the_user_install_where_gemini_reads_it(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    gemini_home = tmp_path / "gemini-home"
+    with ModelStub("gemini") as stub:
+        memory, project, env = gemini_world(tmp_path, models_dir, stub.url, "user", gemini_home)
+
+        done = run(["gemini", "-p", QUESTION], project, env)
+
+        assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+        asked = [b for b in stub.bodies if "vmmem" in b and "streamGenerateContent" not in b]
+        assert any("memidx-recall" in b and "wslconfig" in b for b in asked)
+        assert filed(memory, env, "gemini")
+    assert not (tmp_path / "home" / ".gemini").exists()
+    status = run([str(MEMIDX_BIN), "agent", "status"], project, env)
+    assert f"gemini (user) {gemini_home / '.gemini' / 'settings.json'}: hooks" in status.stdout

@@ -36,6 +36,7 @@ from tests.helpers import MEMIDX_BIN, NotesRepo
 from tests.model_stubs import SUMMARY, ModelStub
 
 QUESTION = "Why does the quillwort deploy hang on a lock?"
+DIGEST = "Recent memidx notes and records about"  # the head of every session-start digest
 CODEX = ["codex", "exec", "--trust", "--skip-git-repo-check", "--dangerously-bypass-hook-trust"]
 
 
@@ -89,6 +90,9 @@ def test_codex_auto_compaction_archives_the_rollout_and_files_its_summary(
 
         assert second.returncode == 0, (second.stdout[-2000:], second.stderr[-2000:])
         assert any("CONTEXT CHECKPOINT COMPACTION" in b for b in stub.bodies), "no compaction"
+        asked = [b for b in stub.bodies if "And how does it fail fast?" in b]
+    # Codex fires SessionStart twice after compacting (source resume, then compact): one digest
+    assert asked and asked[-1].count(DIGEST) == 1, asked[-1].count(DIGEST)
     rollout = archived(memory, env, "codex")
     assert len(rollout) == 1, rollout
     assert '"session_meta"' in shown(memory, env, rollout[0]["ref"])  # the rollout, verbatim
@@ -133,6 +137,28 @@ def test_gemini_archives_the_session_only_when_it_compresses(
         assert plain.returncode == 0, (plain.stdout[-2000:], plain.stderr[-2000:])
         assert compressions(stub.bodies) == 1  # the resumed chat is counted by its estimate
     assert len(archived(memory, env, "gemini")) == 1  # its last reply's 900,000 does not count
+    no_hook_errors(memory)
+
+
+@pytest.mark.skipif(shutil.which("gemini") is None, reason="gemini CLI not installed")
+def test_gemini_compress_as_the_prompt_of_a_resumed_session_is_a_command(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """Headless, Gemini CLI puts SessionStart context before the prompt: memidx gives a resumed
+    chat no digest (its history holds the first one), so `/compress` stays a command."""
+    with ModelStub("gemini") as stub:
+        memory, project, env = gemini_world(tmp_path, models_dir, stub.url, "project")
+        first = run(["gemini", "-p", QUESTION], project, env)  # files a turn: a digest to give
+        assert first.returncode == 0, (first.stdout[-2000:], first.stderr[-2000:])
+        before = len(stub.bodies)
+
+        done = run(["gemini", "-r", "latest", "-p", "/compress"], project, env)
+
+        assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+        later = stub.bodies[before:]
+        assert compressions(later) == 1, [b[-300:] for b in later]
+        assert not any(DIGEST in b for b in later)
+    assert len(archived(memory, env, "gemini")) == 1  # PreCompress, trigger manual
     no_hook_errors(memory)
 
 

@@ -1,0 +1,69 @@
+"""Whether the memory's shared MCP server runs, for `memidx status`: read from the record the
+server keeps while it serves (`.memidx/mcp-server.json`, written by memidx/mcp/daemon.py) and
+checked against the system (its pid alive, its socket there). Reads only; never connects."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import cast
+
+from memidx.config import Config
+from memidx.frozen import Value
+
+RECORD = "mcp-server.json"  # memidx/mcp/daemon.py's SERVER_RECORD (a test keeps them equal)
+
+
+class SharedServer(Value):
+    """What the record says of the shared server, and whether it runs."""
+
+    pid: int
+    socket: str
+    running: bool  # the pid is alive and the socket is there
+    sessions: int | None = None  # when the server records them
+    idle_seconds: float | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"pid": self.pid, "socket": self.socket, "running": self.running,
+                "sessions": self.sessions, "idle_seconds": self.idle_seconds}  # fmt: skip
+
+
+def shared_server(config: Config) -> SharedServer | None:
+    """The shared server the record names; None when there is no readable record."""
+    try:
+        data: object = json.loads((config.state_dir / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    record = cast(dict[str, object], data)
+    pid, socket = record.get("pid"), record.get("socket")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0 or not isinstance(socket, str):
+        return None
+    sessions, idle = record.get("sessions"), record.get("idle_seconds")
+    return SharedServer(
+        pid, socket, _alive(pid) and _is_socket(Path(socket)),
+        sessions if isinstance(sessions, int) and not isinstance(sessions, bool) else None,
+        float(idle) if isinstance(idle, int | float) and not isinstance(idle, bool) else None,
+    )  # fmt: skip
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, another user's
+    except OSError:
+        return False
+    return True
+
+
+def _is_socket(path: Path) -> bool:
+    try:
+        return stat.S_ISSOCK(path.stat().st_mode)
+    except OSError:
+        return False
