@@ -12,6 +12,7 @@ import json
 import math
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,8 @@ def serve_shared(config: Config, path: Path) -> int:
         if not mine:
             return 0
         leave_parent()  # no longer a descendant of the session that started it (the lock stays)
-        record = config.state_dir / SERVER_RECORD  # where tests and people find it
-        record.write_text(json.dumps({"pid": os.getpid(), "socket": str(path)}) + "\n")
+        record = config.state_dir / SERVER_RECORD  # where status, tests and people find it
+        _write_record(record, path, sessions=0)
         idle = idle_seconds(os.environ.get(IDLE_VARIABLE, ""))
         log.info("memidx mcp shared for %s on %s (pid %d)", config.root, path, os.getpid())
         workers = Workers(config)  # the index and the model load while the SDK imports
@@ -50,7 +51,7 @@ def serve_shared(config: Config, path: Path) -> int:
             server = build_server(workers)
             gc.freeze()  # see serve(): the SDK's long-lived objects out of the collector's way
             log.info("the SDK imported in %.0f ms", (time.perf_counter() - started) * 1000)
-            anyio.run(_listen, server, path, idle)
+            anyio.run(_listen, server, path, idle, record)
         finally:
             _forget(record)
             workers.close()
@@ -69,6 +70,17 @@ def idle_seconds(text: str) -> float:
     return max(1.0, value) if math.isfinite(value) else IDLE_EXIT  # nan, inf: the default
 
 
+def _write_record(record: Path, path: Path, *, sessions: int) -> None:
+    """The record of this server: its pid and socket, its sessions, and since when (wall
+    clock) it has had none; replaced whole, so a reader never sees half of it."""
+    data = {"pid": os.getpid(), "socket": str(path), "sessions": sessions,
+            "idle_since": None if sessions else time.time()}  # fmt: skip
+    spare = record.with_name(f"{record.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
+        spare.write_text(json.dumps(data) + "\n", encoding="utf-8")
+        spare.replace(record)
+
+
 def _forget(record: Path) -> None:
     """Remove the record of the running server if it is this one's."""
     with contextlib.suppress(OSError, ValueError):
@@ -76,13 +88,13 @@ def _forget(record: Path) -> None:
             record.unlink()
 
 
-async def _listen(server: Any, path: Path, idle: float) -> None:
+async def _listen(server: Any, path: Path, idle: float, record: Path) -> None:
     import anyio
 
     path.unlink(missing_ok=True)  # a socket left by a server that was killed (the lock is ours)
     listener = await anyio.create_unix_listener(path, mode=0o600)
     bound = _identity(path)
-    sessions = _Sessions(server)
+    sessions = _Sessions(server, lambda active: _write_record(record, path, sessions=active))
     try:
         async with listener, anyio.create_task_group() as group:
             group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)
@@ -103,10 +115,11 @@ def _identity(path: Path) -> tuple[int, int] | None:
 class _Sessions:
     """The sessions in progress, and when the last one ended."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: Any, recorded: Callable[[int], None]) -> None:
         self.lowlevel: Any = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
         self.active = 0
         self.last = time.monotonic()
+        self.recorded = recorded  # told the number of sessions whenever it changes
 
     async def watch(
         self, idle: float, path: Path, bound: tuple[int, int] | None, scope: Any
@@ -138,6 +151,7 @@ class _Sessions:
                     await stream.send(BUSY)
                 return
             self.active += 1
+            self.recorded(self.active)
             try:
                 await stream.send(GREETING)  # the front pumps the protocol only after it
                 lines: Any = _Lines(stream)  # what the stdio transport reads and writes
@@ -151,6 +165,7 @@ class _Sessions:
             finally:
                 self.active -= 1
                 self.last = time.monotonic()
+                self.recorded(self.active)
 
 
 class _Lines:

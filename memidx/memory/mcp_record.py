@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from pathlib import Path
 from typing import cast
 
@@ -22,8 +23,8 @@ class SharedServer(Value):
     pid: int
     socket: str
     running: bool  # the pid is alive and the socket is there
-    sessions: int | None = None  # when the server records them
-    idle_seconds: float | None = None
+    sessions: int | None = None  # sessions in progress, as the server records them
+    idle_seconds: float | None = None  # since its last session ended (None: it has sessions)
 
     def to_json(self) -> dict[str, object]:
         return {"pid": self.pid, "socket": self.socket, "running": self.running,
@@ -42,11 +43,14 @@ def shared_server(config: Config) -> SharedServer | None:
     pid, socket = record.get("pid"), record.get("socket")
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0 or not isinstance(socket, str):
         return None
-    sessions, idle = record.get("sessions"), record.get("idle_seconds")
+    sessions, since = record.get("sessions"), record.get("idle_since")
+    idle = None
+    if isinstance(since, int | float) and not isinstance(since, bool):
+        idle = max(0.0, time.time() - float(since))  # the server's wall clock, and this one's
     return SharedServer(
         pid, socket, _alive(pid) and _is_socket(Path(socket)),
         sessions if isinstance(sessions, int) and not isinstance(sessions, bool) else None,
-        float(idle) if isinstance(idle, int | float) and not isinstance(idle, bool) else None,
+        idle,
     )  # fmt: skip
 
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -52,8 +55,12 @@ def test_status_names_the_running_shared_server(memory: NotesRepo) -> None:
     line, field = shown(memory)
 
     assert line.split(None, 2)[2].startswith(f"running (pid {server['pid']}, ")
-    assert field == {"pid": server["pid"], "socket": server["socket"], "running": True,
-                     "sessions": None, "idle_seconds": None}  # fmt: skip
+    assert isinstance(field, dict)
+    shown_fields = cast(dict[str, object], field)
+    idle = shown_fields.pop("idle_seconds")
+    assert shown_fields == {"pid": server["pid"], "socket": server["socket"], "running": True,
+                            "sessions": 0}  # fmt: skip
+    assert isinstance(idle, float) and 0 <= idle < 60  # since the session ended
 
 
 def test_status_without_a_server_says_none_runs(memory: NotesRepo) -> None:
@@ -81,15 +88,46 @@ def test_sessions_and_idle_are_shown_when_recorded(memory: NotesRepo, tmp_path: 
     try:
         with socket.socket(socket.AF_UNIX) as listening:
             listening.bind(str(path))
-            record(memory, pid=alive.pid, socket=str(path), sessions=2, idle_seconds=0)
-
-            line, field = shown(memory)
+            record(memory, pid=alive.pid, socket=str(path), sessions=2, idle_since=None)
+            busy = shown(memory)
+            record(memory, pid=alive.pid, socket=str(path), sessions=0, idle_since=time.time() - 90)
+            idle = shown(memory)
     finally:
         alive.kill()
         alive.wait()
 
-    assert "running" in line and "2 sessions" in line and "idle 0 s" in line
-    assert isinstance(field, dict) and (field["sessions"], field["idle_seconds"]) == (2, 0.0)
+    line, field = busy
+    assert "running" in line and "2 sessions" in line and not re.search(r"idle \d", line)
+    assert isinstance(field, dict) and (field["sessions"], field["idle_seconds"]) == (2, None)
+    line, field = idle
+    assert "0 sessions" in line and "idle 9" in line  # 90 s and the few the test took
+    assert isinstance(field, dict) and field["sessions"] == 0
+    assert isinstance(field["idle_seconds"], float) and 90 <= field["idle_seconds"] < 120
+
+
+def test_the_shared_server_records_its_sessions_and_since_when_it_is_idle(
+    memory: NotesRepo,
+) -> None:
+    """The real server: one session in progress, then none and idle since it ended."""
+
+    async def one_session() -> tuple[str, object]:
+        async with session(memory.root) as client:
+            await client.call_tool("status", {})
+            return shown(memory)
+
+    try:
+        during = run(one_session)
+        deadline = time.monotonic() + 30
+        after = shown(memory)
+        while "0 sessions" not in after[0] and time.monotonic() < deadline:
+            time.sleep(0.1)
+            after = shown(memory)
+    finally:
+        stop_shared(memory.root, timeout=30.0)
+    assert "1 session" in during[0] and not re.search(r"idle \d", during[0]), during
+    assert isinstance(during[1], dict) and during[1]["sessions"] == 1
+    assert "0 sessions" in after[0] and re.search(r"idle \d+ s", after[0]), after
+    assert isinstance(after[1], dict) and isinstance(after[1]["idle_seconds"], float)
 
 
 def test_status_reads_the_record_the_server_writes() -> None:
