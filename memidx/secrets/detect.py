@@ -60,8 +60,9 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
     marker (`memidx: allow-secret`) are left alone."""
     joined, places = _long_runs(text)
     found: list[Finding] = [_back(f, places) for f in own_findings(joined)]
-    for kind, spans in library.library_finders():
-        found.extend(_back(Finding(start, end, kind), places) for start, end in spans(joined))
+    if library.may_find(joined):  # else the plugins need not even load
+        for kind, spans in library.library_finders():
+            found.extend(_back(Finding(start, end, kind), places) for start, end in spans(joined))
     for match in URL_PASSWORD.finditer(joined):
         if not PLACEHOLDER_WORDS.match(match.group(1)) and not REFERENCE.search(match.group(1)):
             found.append(_back(Finding(*match.span(1), "basic-auth"), places))
@@ -126,11 +127,11 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
 
 def _assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, and bearer tokens, that look like secrets."""
-    find, entropy = library.keyword_finder(), library.entropy()
     for start, done in _candidate_lines(text):
         line = text[start:done]
         if not _keyword_lines().search(line):
             continue
+        find, entropy = library.keyword_finder(), library.entropy()  # loaded only for such lines
         values = {v.split()[0] for v in find(line) if v.split()}
         values.update(m.group(1) for m in EXTRA_KEYWORDS.finditer(line))
         kinds = dict.fromkeys(values, KEYWORD_KIND)

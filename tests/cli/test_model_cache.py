@@ -116,3 +116,57 @@ def test_deleting_the_index_folder_loses_only_the_index(tmp_path: Path, cached_m
     search = hybrid(repo)
     assert search["engine"] == "hybrid" and search["warnings"] == []
     assert (cached_model / PACKAGED_NAME).is_symlink()  # the cache was only read
+
+
+def old_query_model(folder: Path, source: Path) -> None:
+    """The packaged model as an older memidx left it: the query model's weights inside its
+    graph (90 MB that every search parsed and copied)."""
+    import json
+
+    from memidx.embed.installed import MANIFEST, sha256_file
+    from memidx.embed.model import TOKENIZER_FILES
+    from memidx.embed.query_model import QUERY_MODEL
+    from memidx.embed.runtime import load
+
+    folder.mkdir(parents=True)
+    for name in ("model.onnx", *TOKENIZER_FILES):
+        shutil.copy2(source / name, folder / name)
+    ort = load("onnxruntime")
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    options.optimized_model_filepath = str(folder / QUERY_MODEL)
+    ort.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
+    files = {
+        p.name: {"sha256": sha256_file(p), "size": s.st_size, "mtime_ns": s.st_mtime_ns}
+        for p in folder.iterdir()
+        if (s := p.stat())
+    }
+    manifest = {"model": "memidx/all-MiniLM-L6-v2-int8", "dim": 384, "pooling": "mean"}
+    manifest |= {"normalize": True, "query_runtime": ort.__version__, "files": files}
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+
+
+def test_install_writes_an_old_query_model_again_offline_with_the_same_vectors(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    import numpy as np
+
+    from memidx.config import Config
+    from memidx.embed.embedders import OnnxEmbedder
+    from memidx.embed.query_model import QUERY_MODEL, QUERY_WEIGHTS
+
+    cache = user_models_dir() / PACKAGED_NAME
+    old_query_model(cache, models_dir / PACKAGED_NAME)
+    config = Config(root=tmp_path, models_path=cache.parent)
+    texts = ["WSL eats all my RAM", "git detached HEAD " * 60, "x", "ünïcödé café 日本語"]
+    before = np.vstack([OnnxEmbedder(config).embed_query(t) for t in texts])
+    repo = memory(tmp_path / "clone")
+    written = finish(model_install(repo))
+    assert written.code == 0, written.err
+    assert "writing the query model" in written.err and "fetching" not in written.err
+    assert (cache / QUERY_WEIGHTS).stat().st_size > 80_000_000  # the float32 weights
+    assert (cache / QUERY_MODEL).stat().st_size < 1_000_000  # the graph alone
+    after = np.vstack([OnnxEmbedder(config).embed_query(t) for t in texts])
+    assert np.abs(after - before).max() <= 1e-5
+    again = finish(model_install(repo))
+    assert again.code == 0 and again.err == "", again.err  # current now: nothing to do

