@@ -15,6 +15,7 @@ MAX_HITS = 3
 BUDGET = 4_000  # characters of one recall block
 HARD_CAP = 9_500  # never more, whatever the settings: under Claude Code's 10,000
 SNIPPET_CHARS = 600
+AROUND_CHARS = 300  # each neighbouring turn shown with a recalled turn
 MIN_SNIPPET = 80
 DIGEST_BUDGET = 1_500
 
@@ -28,6 +29,7 @@ class Recalled(Value):
     snippet: str
     kind: str = "note"
     when: str = ""  # for records: when they were filed
+    around: tuple[str, ...] = ()  # for turns: the session's turns just before and after it
 
 
 def recall_block(hits: Sequence[Recalled], budget: int = BUDGET, k: int = MAX_HITS) -> str:
@@ -41,8 +43,10 @@ def recall_block(hits: Sequence[Recalled], budget: int = BUDGET, k: int = MAX_HI
     lines: list[str] = []
     used = len(head) + len(tail)
     for hit in hits[:k]:
-        line = _hit_line(hit, SNIPPET_CHARS)
-        if used + len(line) > budget:  # the last hit that fits, with a shorter excerpt
+        line = _hit_line(hit, SNIPPET_CHARS) + _around_lines(hit)
+        if used + len(line) > budget:  # without its neighbours, then with a shorter excerpt
+            line = _hit_line(hit, SNIPPET_CHARS)
+        if used + len(line) > budget:
             frame = len(_hit_line(hit, 0))
             room = budget - used - frame
             if room < MIN_SNIPPET:
@@ -57,6 +61,15 @@ def _hit_line(hit: Recalled, snippet_chars: int) -> str:
     where = f"{hit.ref}:{hit.line}" if hit.line > 0 else hit.ref
     kind = "" if hit.kind == "note" else f"{hit.kind}{f' of {hit.when}' if hit.when else ''}, "
     return f"\n- {_flat(hit.title, 160)} ({kind}{where}): {_flat(hit.snippet, snippet_chars)}"
+
+
+def _around_lines(hit: Recalled) -> str:
+    return "".join(f"\n  - same session: {_flat(text, AROUND_CHARS)}" for text in hit.around)
+
+
+def shown_around(block: str, hit: Recalled) -> bool:
+    """Whether `block` shows `hit`'s neighbouring turns (the budget may have left them out)."""
+    return bool(hit.around) and _around_lines(hit) in block
 
 
 def digest_block(project: str, items: Sequence[Recalled], budget: int = DIGEST_BUDGET) -> str:

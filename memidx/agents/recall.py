@@ -9,20 +9,27 @@ from collections.abc import Collection, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from memidx.agents.block import BUDGET, MAX_HITS, Recalled, recall_block
+from memidx.agents.block import BUDGET, MAX_HITS, Recalled, recall_block, shown_around
 from memidx.agents.gate import Signal, pick, prompt_words, trivial, word_share
 from memidx.config import Config
 from memidx.embed.embedders import Embedder, query_embedder
-from memidx.frozen import Value
-from memidx.index.lookup_rows import documents_at
-from memidx.index.store import Filters, VectorStore, open_store
+from memidx.frozen import Value, replace
+from memidx.index.coverage import known_terms
+from memidx.index.lookup_rows import documents_at, session_neighbours
+from memidx.index.store import Filters, Store, VectorStore, open_store
 from memidx.search.lexical import Hit
+from memidx.search.query import quote
 from memidx.search.searcher import Searcher, VectorIndex
 
 # Hits measured per prompt; the gate keeps at most MAX_HITS of them. 12, not 6: on the dev half
 # of `make bench ONLY=recall` the right hit is among the first 12 for 0.922 of positives, the
 # first 6 for 0.914. The 6 more hits cost the warm recall ~30 ms on this 2-core machine.
 CANDIDATES = 12
+# A recalled conversation turn comes with the session's turn just before and just after it:
+# the answer to a question often sits in the reply to the turn that matches it (on the tuning
+# side of `python -m tests.benchmark.recall_held`, the right turn among those injected went
+# from 0.61 to 0.74 of LoCoMo questions with the gate off; see README, "Agents").
+NEIGHBOURS = 1
 NEVER_INJECTED = frozenset({"transcript"})  # whole transcripts are archives, not answers
 
 
@@ -32,6 +39,9 @@ class Candidate(Value):
     key: str  # `kind:ref`, what a session remembers as injected
     recalled: Recalled
     signal: Signal
+    doc_id: int = 0
+    session: str = ""  # a turn's session, whose neighbouring turns come with it
+    around_keys: tuple[str, ...] = ()  # the keys of the neighbouring turns it comes with
 
 
 class Recall(Value):
@@ -65,10 +75,19 @@ class Recaller:
             return Recall("", ())
         found = self.candidates(prompt)
         fresh = [c for c in found if c.key not in seen]
-        chosen = [fresh[i] for i in pick([c.signal for c in fresh], k)]
+        chosen = self.with_neighbours([fresh[i] for i in pick([c.signal for c in fresh], k)])
         block = recall_block([c.recalled for c in chosen], budget, k)
-        keys = tuple(c.key for c in chosen) if block else ()
-        return Recall(block, keys, tuple(found))
+        return Recall(block, shown_keys(block, chosen), tuple(found))
+
+    def with_neighbours(self, chosen: Sequence[Candidate]) -> list[Candidate]:
+        """The chosen hits, each turn with its session's neighbouring turns (NEIGHBOURS)."""
+        if not NEIGHBOURS or not any(c.session for c in chosen):
+            return list(chosen)
+        store, _ = open_store(self.config.index_path, write=False)
+        try:
+            return [_around(store, c) if c.session else c for c in chosen]
+        finally:
+            store.conn.close()
 
     def candidates(self, prompt: str) -> list[Candidate]:
         """The best hits for `prompt` with their signals, best first."""
@@ -89,18 +108,39 @@ class Recaller:
             docs = documents_at(store, [(h.kind, h.ref) for h in hits])
             vectors = searcher.vectors() if result.engine != "bm25" else None
             query = self.embedder().embed_query(prompt) if vectors is not None else None
+            words = prompt_words(prompt)
+            known = known_terms(store.conn, [quote(w) for w in words]) / max(1, len(words))
         finally:
             store.conn.close()
-        words = prompt_words(prompt)
         found: list[Candidate] = []
         for hit in hits:
             doc = docs.get((hit.kind, hit.ref))
             if doc is None:
                 continue
             cosine = _best_cosine(vectors, query, doc[0])
-            signal = Signal(cosine, word_share(words, doc[1]), _relevance(hit), hit.kind)
-            found.append(Candidate(f"{hit.kind}:{hit.ref}", _recalled(hit), signal))
+            signal = Signal(cosine, word_share(words, doc[1]), _relevance(hit), hit.kind, known)
+            session = hit.meta.get("session") if hit.kind == "turn" else None
+            key = f"{hit.kind}:{hit.ref}"
+            found.append(Candidate(key, _recalled(hit), signal, doc[0], str(session or "")))
         return found
+
+
+def shown_keys(block: str, chosen: Sequence[Candidate]) -> tuple[str, ...]:
+    """The keys a block injected: its hits', and their neighbours' where the block shows them."""
+    if not block:
+        return ()
+    keys: list[str] = []
+    for c in chosen:
+        keys.append(c.key)
+        if shown_around(block, c.recalled):
+            keys += c.around_keys
+    return tuple(dict.fromkeys(keys))
+
+
+def _around(store: Store, candidate: Candidate) -> Candidate:
+    near = session_neighbours(store, candidate.doc_id, candidate.session, NEIGHBOURS)
+    recalled = replace(candidate.recalled, around=tuple(body for _, body, _ in near))
+    return replace(candidate, recalled=recalled, around_keys=tuple(f"turn:{r}" for r, _, _ in near))
 
 
 def _best_cosine(vectors: VectorIndex | None, query: object, doc_id: int) -> float:

@@ -23,3 +23,14 @@ def matched_terms(
         for (rowid,) in rows:
             counts[int(rowid)] = counts.get(int(rowid), 0) + 1
     return counts
+
+
+def known_terms(conn: sqlite3.Connection, quoted_terms: Sequence[str]) -> int:
+    """How many of the terms (each already an FTS5 string literal) any document has."""
+    found = 0
+    for term in quoted_terms:
+        row = conn.execute(
+            "SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT 1", (term,)
+        ).fetchone()
+        found += row is not None
+    return found

@@ -32,3 +32,23 @@ def recent_records(store: Store, drawer: str, limit: int) -> list[tuple[str, str
         (drawer, limit),
     )
     return [(str(k), str(r), str(t or ""), str(b)) for k, r, t, b in rows]
+
+
+NEIGHBOUR_WINDOW = 64  # rows searched either side: a session's turns lie close in filing order
+
+
+def session_neighbours(
+    store: Store, doc_id: int, session: str, span: int
+) -> list[tuple[str, str, str]]:
+    """(ref, body, ts) of up to `span` turns of `session` filed just before the document and
+    `span` just after it, in filing order; the document itself left out."""
+    rows = store.conn.execute(
+        """SELECT id, source_ref, body, COALESCE(json_extract(meta, '$.ts'), '') FROM documents
+           WHERE id BETWEEN ? AND ? AND id != ? AND source_kind = 'turn'
+             AND json_extract(meta, '$.session') = ?
+           ORDER BY id""",
+        (doc_id - NEIGHBOUR_WINDOW, doc_id + NEIGHBOUR_WINDOW, doc_id, session),
+    ).fetchall()
+    before = [r for r in rows if int(r[0]) < doc_id][-span:] if span else []
+    after = [r for r in rows if int(r[0]) > doc_id][:span]
+    return [(str(r[1]), str(r[2]), str(r[3])) for r in (*before, *after)]

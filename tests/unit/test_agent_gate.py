@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memidx.agents.gate import GATE, Gate, Signal, Thresholds, pick, relevant
+from memidx.frozen import replace
 
 
 @pytest.mark.parametrize(
@@ -16,7 +17,7 @@ from memidx.agents.gate import GATE, Gate, Signal, Thresholds, pick, relevant
         (Signal(0.55, 0.0, kind="fact"), False),  # every other kind has the notes' thresholds
         (Signal(0.40, 0.5, kind="turn"), True),  # a fair cosine with half the words
         (Signal(0.40, 0.5), False),
-        (Signal(0.36, 1.0, kind="turn"), False),  # the words alone never pass
+        (Signal(0.25, 1.0, kind="turn"), False),  # the words alone never pass
         (Signal(0.45, 0.3, kind="turn"), False),
         (Signal(0.65, 0.0), True),
     ],
@@ -54,3 +55,14 @@ def test_hits_without_relevance_keep_the_search_order_and_k_is_a_cap() -> None:
     assert pick(signals, 2) == [0, 2]
     assert pick(signals, 0) == []
     assert pick([Signal(0.1, 0.0)], 3) == []
+
+
+def test_a_prompt_whose_words_memory_does_not_know_injects_no_turn() -> None:
+    """Another conversation's question names people this memory never heard of: however close
+    its best turn, it is not about this memory (TURN_THRESHOLDS.known)."""
+    strange = Signal(0.9, 1.0, kind="turn", known=GATE.turn.known - 0.01)
+
+    assert GATE.turn.known > 0
+    assert not relevant(strange)
+    assert relevant(replace(strange, known=1.0))
+    assert relevant(Signal(0.9, 1.0, known=0.0))  # notes have no floor: paraphrases use new words

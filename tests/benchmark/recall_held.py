@@ -1,0 +1,214 @@
+"""`python -m tests.benchmark.recall_held [--data DIR] [--work DIR]`: the recall gate on a
+labeled set split before any tuning, so its figures hold for data nobody tuned on.
+
+Positives are real questions, not note titles: the frozen TIL eval queries (keyword,
+paraphrase and symptom styles, labeled with every note that answers them; tests/benchmark/til)
+against the 1,871 TIL notes, and LoCoMo questions (categories 1-4) against their own
+conversation's turns. Negatives: the TIL queries no note answers, another conversation's
+questions, off-topic and trivial prompts (recall.OFF_TOPIC, recall.TRIVIAL) against every
+memory. The split is fixed here: TUNE is the TIL dev queries and five conversations (the ones
+the gate's earlier tuning and checks looked at); HELD is the TIL test queries and five other
+conversations. Off-topic and trivial prompts split by the hash of their text (recall.Prompt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memidx.agents.block import MAX_HITS, recall_block
+from memidx.agents.gate import GATE, Gate, Thresholds, pick, trivial
+from memidx.agents.recall import Candidate, Recaller, shown_keys
+from memidx.config import load_config
+from memidx.frozen import replace
+from memidx.haystack.filing import Haystack
+from tests.benchmark import corpus, locomo, recall, til_eval
+from tests.benchmark.timing import percentile
+from tests.benchmark.turns import session_time, turn_text
+from tests.benchmark.workspace import file_stamp, memidx, repo, tree_stamp
+
+# Each conversation's negatives are the questions of the next one on its side (a cycle).
+TUNE = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
+HELD = ("conv-44", "conv-47", "conv-48", "conv-49", "conv-50")
+SIDES = {"tune": (TUNE, "dev"), "held": (HELD, "test")}
+
+
+@dataclass(frozen=True, slots=True)
+class Labeled:
+    """A prompt asked of one memory, and the keys of the hits that answer it."""
+
+    memory: str  # "til" or a conversation id
+    text: str
+    group: str  # til+, locomo+ (positives); til-, locomo-, off-topic-, trivial-
+    right: frozenset[str]
+
+    @property
+    def positive(self) -> bool:
+        return self.group.endswith("+")
+
+
+def til_workspace(work: Path, data: Path) -> Path:
+    """The TIL notes alone, every chunk embedded."""
+    stamp = tree_stamp(data / "til-jbranchaud") + "recall-held-til-v1"
+    root, _ = repo(work, "til", stamp, lambda r: corpus.write_til(r, data, 1))
+    memidx(root, "ingest", quiet=True)
+    memidx(root, "embed", quiet=True)
+    return root
+
+
+def conversation_workspace(work: Path, data: Path, dataset: locomo.Dataset, conv: str) -> Path:
+    """One conversation's turns alone, filed as agents file turns, every turn embedded."""
+    stamp = file_stamp(data / "locomo" / "locomo10.json") + f"recall-held-{conv}-v1"
+    root, built = repo(work, conv, stamp, lambda r: (r / "notes").mkdir())
+    if built:
+        memidx(root, "ingest", quiet=True)
+        config = replace(load_config(root), fsync=False)
+        haystack = Haystack(config)
+        ids: dict[str, str] = {}
+        for turn in (t for t in dataset.turns if t.conversation == conv):
+            filed = haystack.file(
+                "turn", turn_text(turn), drawer=conv, agent=turn.speaker,
+                session=f"{conv}:session_{turn.session}", ts=session_time(turn.date),
+            )  # fmt: skip
+            ids[turn.dia_id] = filed.id
+        haystack.close()
+        (root / ".memidx" / "held-ids.json").write_text(json.dumps(ids))
+    memidx(root, "ingest", quiet=True)
+    memidx(root, "embed", quiet=True)
+    return root
+
+
+def turn_keys(root: Path) -> dict[str, str]:
+    """dia id -> the turn's hit key (`turn:<ref>`)."""
+    ids: dict[str, str] = json.loads((root / ".memidx" / "held-ids.json").read_text())
+    from memidx.index.store import open_store
+
+    store, _ = open_store(load_config(root).index_path, write=False)
+    try:
+        rows = store.conn.execute(
+            "SELECT source_ref, meta FROM documents WHERE source_kind = 'turn'"
+        ).fetchall()
+    finally:
+        store.conn.close()
+    key_of = {json.loads(meta)["id"]: f"turn:{ref}" for ref, meta in rows}
+    return {dia: key_of[record] for dia, record in ids.items() if record in key_of}
+
+
+def _chatter(memory: str, split: str) -> list[Labeled]:
+    want_dev = split == "dev"
+    made = [recall.Prompt(p, "off-topic-", frozenset()) for p in recall.OFF_TOPIC]
+    made += [recall.Prompt(p, "trivial-", frozenset()) for p in recall.TRIVIAL]
+    return [Labeled(memory, p.text, p.group, frozenset()) for p in made if p.dev == want_dev]
+
+
+def til_prompts(split: str) -> list[Labeled]:
+    found = [
+        Labeled("til", q.text, "til+", frozenset(f"note:{r}" for r in q.refs()))
+        for q in til_eval.queries(split)
+    ]
+    found += [Labeled("til", q.text, "til-", frozenset()) for q in til_eval.queries(split, False)]
+    return found + _chatter("til", split)
+
+
+def conversation_prompts(
+    dataset: locomo.Dataset, convs: Sequence[str], split: str, keys: Callable[[str], dict[str, str]]
+) -> list[Labeled]:
+    found: list[Labeled] = []
+    for i, conv in enumerate(convs):
+        other = convs[(i + 1) % len(convs)]
+        key = keys(conv)
+        for q in dataset.questions:
+            if q.conversation == conv:
+                right = frozenset(key[e] for e in q.evidence if e in key)
+                found.append(Labeled(conv, q.text, "locomo+", right))
+            elif q.conversation == other:
+                found.append(Labeled(conv, q.text, "locomo-", frozenset()))
+        found += _chatter(conv, split)
+    return found
+
+
+# The gate before this set existed (2026-12-01): no `known` floor, no neighbouring turns.
+BEFORE = Gate(note=Thresholds(0.62, 0.40, 0.60), turn=Thresholds(0.50, 0.38, 0.50))
+GROUPS = ("til+", "locomo+", "til-", "locomo-", "off-topic-", "trivial-")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    prompt: Labeled
+    injected: tuple[str, ...]  # keys the block shows
+    chars: int
+
+
+def judge(
+    measured: Sequence[tuple[Labeled, list[Candidate]]],
+    recallers: dict[str, Recaller],
+    gate: Gate,
+    neighbours: bool,
+) -> list[Outcome]:
+    """What the gate injects for each measured prompt (its block's keys and size)."""
+    found: list[Outcome] = []
+    for prompt, cands in measured:
+        chosen = [cands[i] for i in pick([c.signal for c in cands], MAX_HITS, gate)]
+        if neighbours:
+            chosen = recallers[prompt.memory].with_neighbours(chosen)
+        block = recall_block([c.recalled for c in chosen])
+        found.append(Outcome(prompt, shown_keys(block, chosen), len(block)))
+    return found
+
+
+def summary(label: str, outcomes: Sequence[Outcome]) -> None:
+    """Both rates pooled and per group, and the characters injected per prompt."""
+    pos = [o for o in outcomes if o.prompt.positive]
+    neg = [o for o in outcomes if not o.prompt.positive]
+    right = sum(bool(set(o.injected) & o.prompt.right) for o in pos) / max(1, len(pos))
+    wrong = sum(bool(o.injected) for o in neg) / max(1, len(neg))
+    print(f"  {label}: right injected {right:.3f} of {len(pos)} positives (target >= 0.85), "
+          f"injected on {wrong:.3f} of {len(neg)} negatives (target <= 0.10)")  # fmt: skip
+    for source in ("til", "locomo"):
+        part = [o for o in outcomes if (o.prompt.memory == "til") == (source == "til")]
+        chars = [o.chars for o in part]
+        print(f"    {source:<7} chars per prompt p50 {percentile(chars, 50):.0f} "
+              f"p95 {percentile(chars, 95):.0f}")  # fmt: skip
+    for group in GROUPS:
+        part = [o for o in outcomes if o.prompt.group == group]
+        if group.endswith("+"):
+            rate = sum(bool(set(o.injected) & o.prompt.right) for o in part) / max(1, len(part))
+        else:
+            rate = sum(bool(o.injected) for o in part) / max(1, len(part))
+        what = "right" if group.endswith("+") else "injected"
+        print(f"    {group:<11} n={len(part):<4} {what} {rate:.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--work", type=Path, default=Path(".memidx/bench/held"))
+    parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--sides", default="tune,held", help="tune, held or both")
+    args = parser.parse_args()
+    dataset = locomo.load(args.data)
+    roots = {"til": til_workspace(args.work, args.data)}
+    for conv in (*TUNE, *HELD):
+        roots[conv] = conversation_workspace(args.work, args.data, dataset, conv)
+        print(f"workspace {roots[conv]} ready", flush=True)
+    if args.build_only:
+        return
+    recallers = {memory: Recaller(load_config(root)) for memory, root in roots.items()}
+    for side in args.sides.split(","):
+        convs, split = SIDES[side]
+        labeled = til_prompts(split) + conversation_prompts(
+            dataset, convs, split, lambda c: turn_keys(roots[c])
+        )
+        measured = [
+            (p, [] if trivial(p.text) else recallers[p.memory].candidates(p.text)) for p in labeled
+        ]
+        print(f"{side} side: TIL {split} queries, conversations {', '.join(convs)}")
+        summary("before", judge(measured, recallers, BEFORE, neighbours=False))
+        summary("committed", judge(measured, recallers, GATE, neighbours=True))
+
+
+if __name__ == "__main__":
+    main()
