@@ -50,6 +50,7 @@ def serve_shared(config: Config, path: Path) -> int:
 
             server = build_server(workers)
             gc.freeze()  # see serve(): the SDK's long-lived objects out of the collector's way
+            workers.settle()
             log.info("the SDK imported in %.0f ms", (time.perf_counter() - started) * 1000)
             anyio.run(_listen, server, path, idle, record)
         finally:

@@ -93,6 +93,11 @@ class Workers:
             return
         log.info("index and model loaded in %.0f ms", (time.perf_counter() - started) * 1000)
 
+    def settle(self) -> None:
+        """Once the SDK is in: the work that would have slowed its import (the narrow first
+        pass over many vectors), on the reading thread after the warm-up."""
+        self._reader.submit(self.warm.settle)
+
     async def read(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await self._run(self._reader, name, fn, *args, **kwargs)
 
@@ -188,6 +193,7 @@ def serve(config: Config, listen: Listen | None) -> int:
         # The SDK's ~100k long-lived objects (its pydantic models) out of the collector's
         # sight: a full collection no longer walks them in the middle of an answer.
         gc.freeze()
+        workers.settle()
         if listen is None:
             run_stdio(server)
         else:

@@ -55,6 +55,12 @@ class WarmIndex:
         except MemidxError:
             return  # auto falls back to words, and says why, at the first search
 
+    def settle(self) -> None:
+        """Start what a long-lived server builds in the background once it serves (the
+        narrow first pass over many vectors); nothing when the vectors are not loaded."""
+        if self._searcher is not None:
+            self._searcher.settle()
+
     def store(self) -> Store:
         """The connection, current with the index file as it is now."""
         identity = _identity(self.config.index_path)

@@ -153,6 +153,12 @@ class Searcher:
                 self._embedder = query_embedder(self.config)
         return self._embedder
 
+    def settle(self) -> None:
+        """Build the narrow first pass now, in the background, if this searcher is to have
+        one and the vectors are loaded (else it starts after the first search)."""
+        if self.coarse and self._vectors is not None:
+            self._vectors.start_coarse(_embedding_thread())
+
     def drop_vectors(self) -> None:
         """Forget the loaded vectors (the index changed under a long-lived process); the model
         stays loaded."""

@@ -91,10 +91,13 @@ def scaled_workspace(work: Path, data: Path, copies: int) -> tuple[Path, int]:
 
 
 async def _warm(root: Path, mode: str) -> list[float]:
-    """Round trips of search calls (client to server and back), after one untimed call."""
+    """Round trips of search calls (client to server and back), after one untimed round of
+    the queries: a server's first second is its warm-up (the narrow first pass over many
+    vectors is built in the background meanwhile, and searches scan in full)."""
     times: list[float] = []
     async with session(root) as client:
-        data(await client.call_tool("search", {"query": "warm up", "mode": mode}))
+        for query in corpus.TIL_QUERIES:
+            data(await client.call_tool("search", {"query": query, "mode": mode}))
         for _ in range(WARM_ROUNDS):
             for query in corpus.TIL_QUERIES:
                 started = time.perf_counter()
