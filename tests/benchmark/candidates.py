@@ -21,6 +21,7 @@ class Candidate:
     rerank: int = 0
     fields: tuple[float, ...] | None = None  # BM25 weights: title, tags, aliases, body
     stopwords: frozenset[str] | None = None
+    feedback: tuple[int, float] = (0, 0.0)  # query vector feedback: nearest chunks, weight
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
@@ -42,6 +43,11 @@ CANDIDATES: dict[str, Candidate] = {
     "stopwords chosen": Candidate(stopwords=CHOSEN),
     "rerank top 20 by rel.": Candidate(rerank=20),
     "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
+    "rrf k 10": Candidate(fusion=Fusion(k=10)),
+    "feedback 3/0.5": Candidate(feedback=(3, 0.5)),
+    "feedback 5/1": Candidate(feedback=(5, 1.0)),
+    "feedback 10/2": Candidate(feedback=(10, 2.0)),
+    "vector feedback 3/0.5": Candidate("vector", feedback=(3, 0.5)),
 }
 # The lexical candidates also by words alone (`--mode bm25`), against bm25.
 CANDIDATES.update(

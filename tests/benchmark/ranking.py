@@ -33,6 +33,7 @@ from memidx.index.store import Store, VectorStore, open_store
 from memidx.search import query as query_module
 from memidx.search.searcher import Searcher, VectorIndex
 from tests.benchmark.candidates import CANDIDATES, DEFAULT, Candidate
+from tests.benchmark.feedback import Feedback
 from tests.benchmark.judged import BUILDERS, OPTIONAL, SPLITS, Judged, JudgedSet
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k, recall_at_k
 from tests.benchmark.timing import ms, percentile
@@ -112,6 +113,10 @@ class Lab:
     vectors: VectorIndex | None = None
 
     def searcher(self, candidate: Candidate = DEFAULT) -> Searcher:
+        chunks, weight = candidate.feedback
+        embedder: Embedder | None = self.queries
+        if chunks and self.queries is not None and self.vectors is not None:
+            embedder = Feedback(self.queries, self.vectors, chunks, weight)
         return Searcher(
             self.store,
             load_config(self.root),
@@ -119,7 +124,7 @@ class Lab:
             fusion=candidate.fusion,
             bonus=candidate.bonus,
             rerank=candidate.rerank,
-            _embedder=self.queries,
+            _embedder=embedder,
             _vectors=self.vectors,
         )
 
