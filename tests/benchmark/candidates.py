@@ -45,9 +45,8 @@ CANDIDATES: dict[str, Candidate] = {
     "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
     "rrf k 10": Candidate(fusion=Fusion(k=10)),
     "feedback 3/0.5": Candidate(feedback=(3, 0.5)),
-    "feedback 5/1": Candidate(feedback=(5, 1.0)),
     "feedback 10/2": Candidate(feedback=(10, 2.0)),
-    "vector feedback 3/0.5": Candidate("vector", feedback=(3, 0.5)),
+    "vector feedback 10/2": Candidate("vector", feedback=(10, 2.0)),
 }
 # The lexical candidates also by words alone (`--mode bm25`), against bm25.
 CANDIDATES.update(

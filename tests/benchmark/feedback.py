@@ -1,8 +1,9 @@
-"""Pseudo-relevance feedback on the query vector, a ranking candidate (`vector feedback 3/0.5`):
-the query's vector moves towards the mean of the chunks it is closest to (Rocchio), then the
-search runs as usual. Judged sets such as NFCorpus have many relevant documents per query, close
-to one another, so the first hits say where the others are. Bench only: it wraps the query
-embedder, so memidx's own search is untouched."""
+"""Pseudo-relevance feedback on the query vector, ranking candidates (`feedback 10/2`: the 10
+nearest chunks, weight 2): the query's vector moves towards the mean of the chunks it is closest
+to (Rocchio), then the search runs as usual. Judged sets such as NFCorpus have many relevant
+documents per query, close to one another, so the first hits say where the others are. Bench
+only: it wraps the query embedder, so memidx's own search is untouched. It ignores filters: on
+LoCoMo, whose queries search one conversation's drawer, it draws on the other ones too."""
 
 from __future__ import annotations
 
