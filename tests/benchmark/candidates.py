@@ -47,6 +47,9 @@ CANDIDATES: dict[str, Candidate] = {
     "feedback 3/0.5": Candidate(feedback=(3, 0.5)),
     "feedback 10/2": Candidate(feedback=(10, 2.0)),
     "vector feedback 10/2": Candidate("vector", feedback=(10, 2.0)),
+    "feedback 10/2 + depth 40": Candidate(feedback=(10, 2.0), depth=40),
+    "feedback 10/2 + or+cov. 1": Candidate(feedback=(10, 2.0), bonus=1.0),
+    "fb 10/2 + d40 + or+cov. 1": Candidate(feedback=(10, 2.0), depth=40, bonus=1.0),
 }
 # The lexical candidates also by words alone (`--mode bm25`), against bm25.
 CANDIDATES.update(
