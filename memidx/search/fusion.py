@@ -23,6 +23,7 @@ class Fusion:
     weights: tuple[float, float] = (1.0, 1.0)  # RRF: the words', the meaning's
     alpha: float = 0.5  # convex: the words' share
     chunks: bool = False  # RRF over chunks: each of a note's chunks in the meaning's list counts
+    k: int = RRF_K  # RRF: smaller lets the first ranks count more
 
 
 def fuse_rankings(
@@ -35,7 +36,7 @@ def fuse_rankings(
     if how.method == "convex":
         return convex(words, first_each(meaning), how.alpha)
     rankings = [[k for k, _ in words], [k for k, _ in meaning]]
-    return rrf(rankings, weights=list(how.weights))
+    return rrf(rankings, k=how.k, weights=list(how.weights))
 
 
 def first_each(scored: Sequence[tuple[K, float]]) -> list[tuple[K, float]]:

@@ -119,4 +119,16 @@ BUILDERS: dict[str, Callable[[Path, Path], JudgedSet]] = {
     "nfcorpus": beir_set,
     "locomo": locomo_set,
 }
-OPTIONAL: dict[str, Callable[[Path, Path], JudgedSet]] = {"til-sample": til_sample_set}
+
+
+def beir_part_set(work: Path, data: Path) -> JudgedSet:
+    """NFCorpus as far as it is embedded (tests/benchmark/beir_part.py); only when named."""
+    from tests.benchmark.beir_part import beir_part_set as build
+
+    return build(work, data)
+
+
+OPTIONAL: dict[str, Callable[[Path, Path], JudgedSet]] = {
+    "til-sample": til_sample_set,
+    "nfcorpus-part": beir_part_set,
+}

@@ -4,7 +4,7 @@ over every set, against the default of its mode, with a verdict.
 
 BENCH_SPLIT=dev (the default) is for tuning; BENCH_SPLIT=test only for the final figures.
 BENCH_SETS picks sets (golden, til, nfcorpus, locomo); BENCH_CANDIDATES picks candidates
-(names as in CANDIDATES, comma-separated; `none` for the modes alone);
+(names as in tests/benchmark/candidates.py, comma-separated; `none` for the modes alone);
 BENCH_EMBED=0 leaves a workspace's missing vectors alone (then it is compared by words only);
 BENCH_EMBEDDERS adds candidate embedding models (tests/benchmark/embedder_candidates.py);
 til-sample is a set only when named;
@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
 
@@ -31,55 +31,13 @@ from memidx.embed.embedders import Embedder, Vectors
 from memidx.index import documents
 from memidx.index.store import Store, VectorStore, open_store
 from memidx.search import query as query_module
-from memidx.search.fusion import Fusion
-from memidx.search.searcher import DEPTH, Searcher, VectorIndex
+from memidx.search.searcher import Searcher, VectorIndex
+from tests.benchmark.candidates import CANDIDATES, DEFAULT, Candidate
+from tests.benchmark.feedback import Feedback
 from tests.benchmark.judged import BUILDERS, OPTIONAL, SPLITS, Judged, JudgedSet
-from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
-from tests.benchmark.stopwords import CHOSEN
+from tests.benchmark.metrics import mrr_at_k, ndcg_at_k, recall_at_k
 from tests.benchmark.timing import ms, percentile
 from tests.benchmark.workspace import memidx
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A way to rank: the mode it searches in and what it changes from memidx's defaults."""
-
-    mode: str = "hybrid"
-    fusion: Fusion = field(default_factory=Fusion)
-    depth: int = DEPTH
-    bonus: float = 0.0  # OR with a bonus for the share of query words (lexical.rank_lexical)
-    rerank: int = 0
-    fields: tuple[float, ...] | None = None  # BM25 weights: title, tags, aliases, body
-    stopwords: frozenset[str] | None = None
-
-
-CANDIDATES: dict[str, Candidate] = {
-    "convex 0.5": Candidate(fusion=Fusion("convex")),
-    "convex 0.3": Candidate(fusion=Fusion("convex", alpha=0.3)),
-    "convex 0.2": Candidate(fusion=Fusion("convex", alpha=0.2)),
-    "rrf weights 1/2": Candidate(fusion=Fusion(weights=(1.0, 2.0))),
-    "rrf weights 2/1": Candidate(fusion=Fusion(weights=(2.0, 1.0))),
-    "rrf depth 10": Candidate(depth=10),
-    "rrf depth 40": Candidate(depth=40),
-    "rrf chunk-level": Candidate(fusion=Fusion(chunks=True)),
-    "or+coverage 1": Candidate(bonus=1.0),
-    "or+coverage 3": Candidate(bonus=3.0),
-    "fields 1/1/1/1": Candidate(fields=(1.0, 1.0, 1.0, 1.0)),
-    "fields 3/2/2/1": Candidate(fields=(3.0, 2.0, 2.0, 1.0)),
-    "fields 16/12/12/1": Candidate(fields=(16.0, 12.0, 12.0, 1.0)),
-    "stopwords none": Candidate(stopwords=frozenset()),
-    "stopwords chosen": Candidate(stopwords=CHOSEN),
-    "rerank top 20 by rel.": Candidate(rerank=20),
-    "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
-}
-# The lexical candidates also by words alone (`--mode bm25`), against bm25.
-CANDIDATES.update(
-    {
-        f"bm25 {name}": replace(c, mode="bm25")
-        for name, c in list(CANDIDATES.items())
-        if c.bonus or c.fields or c.stopwords is not None
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,15 +48,16 @@ class Figures:
     ndcg: float
     p50: float
     count: int
+    recall10: float = 0.0  # macro share of the relevant found in the top 10 (NFCorpus' R@10)
 
     def row(self, name: str) -> str:
         return (
             f"{name:<22}{self.recall5:>9.3f}{self.any5:>8.3f}{self.mrr:>8.3f}{self.ndcg:>9.3f}"
-            f"{ms(self.p50):>9}"
+            f"{self.recall10:>8.3f}{ms(self.p50):>9}"
         )
 
 
-HEADER = f"{'':<22}{'recall@5':>9}{'any@5':>8}{'MRR@10':>8}{'nDCG@10':>9}{'p50':>9}"
+HEADER = f"{'':<22}{'recall@5':>9}{'any@5':>8}{'MRR@10':>8}{'nDCG@10':>9}{'R@10':>8}{'p50':>9}"
 
 
 def verdict(default: Figures, candidate: Figures) -> str:
@@ -153,7 +112,11 @@ class Lab:
     queries: QueryVectors | None = None
     vectors: VectorIndex | None = None
 
-    def searcher(self, candidate: Candidate = Candidate()) -> Searcher:
+    def searcher(self, candidate: Candidate = DEFAULT) -> Searcher:
+        chunks, weight = candidate.feedback
+        embedder: Embedder | None = self.queries
+        if chunks and self.queries is not None and self.vectors is not None:
+            embedder = Feedback(self.queries, self.vectors, chunks, weight)
         return Searcher(
             self.store,
             load_config(self.root),
@@ -161,7 +124,7 @@ class Lab:
             fusion=candidate.fusion,
             bonus=candidate.bonus,
             rerank=candidate.rerank,
-            _embedder=self.queries,
+            _embedder=embedder,
             _vectors=self.vectors,
         )
 
@@ -227,6 +190,7 @@ def measure(
     """The figures of one searcher in one mode; `seen`: query vectors embedded beforehand,
     with what embedding each cost (added to its latency)."""
     recall: list[float] = []
+    recall10: list[float] = []
     found_any: list[float] = []
     mrr: list[float] = []
     ndcg: list[float] = []
@@ -242,11 +206,18 @@ def measure(
         ranked = [judged.key(h) for h in hits]
         top = set(ranked[:5])
         recall.append(len(query.relevant & top) / len(query.relevant))
+        recall10.append(recall_at_k(ranked, set(query.relevant)))
         found_any.append(float(bool(query.relevant & top)))
         mrr.append(mrr_at_k(ranked, set(query.relevant)))
         ndcg.append(ndcg_at_k(ranked, query.gains()))
     return Figures(
-        mean(recall), mean(found_any), mean(mrr), mean(ndcg), percentile(latencies, 50), len(mrr)
+        mean(recall),
+        mean(found_any),
+        mean(mrr),
+        mean(ndcg),
+        percentile(latencies, 50),
+        len(mrr),
+        mean(recall10),
     )
 
 

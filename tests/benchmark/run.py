@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -64,8 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--work",
         type=Path,
-        default=PROJECT / ".memidx" / "bench",
-        help="where benchmark repositories are kept between runs",
+        default=Path(os.environ.get("BENCH_WORK") or PROJECT / ".memidx" / "bench"),
+        help="where benchmark repositories and their vectors are kept between runs (BENCH_WORK,"
+        " default .memidx/bench; a folder outside the checkout survives a fresh clone)",
     )
     parser.add_argument(
         "--only", default="", help=f"comma-separated sections: {', '.join(SECTIONS)}"

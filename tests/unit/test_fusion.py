@@ -119,6 +119,12 @@ def test_fuse_by_meaning_alone_and_by_convex() -> None:
     assert fuse_rankings(words, meaning, Fusion(weights=(1.0, 2.0)))[0][0] == "m"
 
 
+def test_rrf_k_of_the_fusion_is_used() -> None:
+    words = [("a", 3.0), ("b", 2.0)]
+    meaning = [("b", 0.9), ("a", 0.1)]
+    assert dict(fuse_rankings(words, meaning, Fusion(k=10)))["a"] == pytest.approx(1 / 11 + 1 / 12)
+
+
 def test_by_coverage_lifts_documents_with_more_of_the_words() -> None:
     scored = [("one word, often", 3.0), ("every word", 2.0), ("unmatched", 1.0)]
     shares = {"one word, often": 0.5, "every word": 1.0}

@@ -1,0 +1,61 @@
+"""The ranking bench's candidates (`make bench ONLY=ranking`, BENCH_CANDIDATES=names): each a
+way to rank, named, with what it changes from memidx's defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from memidx.search.fusion import Fusion
+from memidx.search.searcher import DEPTH
+from tests.benchmark.stopwords import CHOSEN
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A way to rank: the mode it searches in and what it changes from memidx's defaults."""
+
+    mode: str = "hybrid"
+    fusion: Fusion = field(default_factory=Fusion)
+    depth: int = DEPTH
+    bonus: float = 0.0  # OR with a bonus for the share of query words (lexical.rank_lexical)
+    rerank: int = 0
+    fields: tuple[float, ...] | None = None  # BM25 weights: title, tags, aliases, body
+    stopwords: frozenset[str] | None = None
+    feedback: tuple[int, float] = (0, 0.0)  # query vector feedback: nearest chunks, weight
+
+
+DEFAULT = Candidate()  # memidx's own ranking in hybrid
+CANDIDATES: dict[str, Candidate] = {
+    "convex 0.5": Candidate(fusion=Fusion("convex")),
+    "convex 0.3": Candidate(fusion=Fusion("convex", alpha=0.3)),
+    "convex 0.2": Candidate(fusion=Fusion("convex", alpha=0.2)),
+    "rrf weights 1/2": Candidate(fusion=Fusion(weights=(1.0, 2.0))),
+    "rrf weights 2/1": Candidate(fusion=Fusion(weights=(2.0, 1.0))),
+    "rrf depth 10": Candidate(depth=10),
+    "rrf depth 40": Candidate(depth=40),
+    "rrf chunk-level": Candidate(fusion=Fusion(chunks=True)),
+    "or+coverage 1": Candidate(bonus=1.0),
+    "or+coverage 3": Candidate(bonus=3.0),
+    "fields 1/1/1/1": Candidate(fields=(1.0, 1.0, 1.0, 1.0)),
+    "fields 3/2/2/1": Candidate(fields=(3.0, 2.0, 2.0, 1.0)),
+    "fields 16/12/12/1": Candidate(fields=(16.0, 12.0, 12.0, 1.0)),
+    "stopwords none": Candidate(stopwords=frozenset()),
+    "stopwords chosen": Candidate(stopwords=CHOSEN),
+    "rerank top 20 by rel.": Candidate(rerank=20),
+    "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
+    "rrf k 10": Candidate(fusion=Fusion(k=10)),
+    "feedback 3/0.5": Candidate(feedback=(3, 0.5)),
+    "feedback 10/2": Candidate(feedback=(10, 2.0)),
+    "vector feedback 10/2": Candidate("vector", feedback=(10, 2.0)),
+    "feedback 10/2 + depth 40": Candidate(feedback=(10, 2.0), depth=40),
+    "feedback 10/2 + or+cov. 1": Candidate(feedback=(10, 2.0), bonus=1.0),
+    "fb 10/2 + d40 + or+cov. 1": Candidate(feedback=(10, 2.0), depth=40, bonus=1.0),
+}
+# The lexical candidates also by words alone (`--mode bm25`), against bm25.
+CANDIDATES.update(
+    {
+        f"bm25 {name}": replace(c, mode="bm25")
+        for name, c in list(CANDIDATES.items())
+        if c.bonus or c.fields or c.stopwords is not None
+    }
+)
