@@ -32,7 +32,7 @@ def search(
     """memidx.search/1, as `memidx search --json` with the same options."""
     from memidx.memory.when import parse_when
 
-    text = " ".join(query.split())[:MAX_QUERY_CHARS]
+    text = search_text(query)
     if not text:
         raise UsageError("the query is empty", "give the words to search for")
     filters = Filters(
@@ -45,6 +45,11 @@ def search(
         until=parse_when(until, "until", end=True) if until else None,
     )
     return warm.search(text, filters, k, mode)
+
+
+def search_text(query: str) -> str:
+    """What search looks for, of a tool's `query`: its words, one space apart, capped."""
+    return " ".join(query.split())[:MAX_QUERY_CHARS]
 
 
 def get(warm: WarmIndex, ref: str, max_chars: int) -> dict[str, object]:

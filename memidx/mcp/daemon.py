@@ -52,7 +52,7 @@ def serve_shared(config: Config, path: Path) -> int:
             gc.freeze()  # see serve(): the SDK's long-lived objects out of the collector's way
             workers.settle()
             log.info("the SDK imported in %.0f ms", (time.perf_counter() - started) * 1000)
-            anyio.run(_listen, server, path, idle, record)
+            anyio.run(_listen, server, path, idle, record, workers.embed_ahead)
         finally:
             _forget(record)
             workers.close()
@@ -89,13 +89,15 @@ def _forget(record: Path) -> None:
             record.unlink()
 
 
-async def _listen(server: Any, path: Path, idle: float, record: Path) -> None:
+async def _listen(
+    server: Any, path: Path, idle: float, record: Path, ahead: Callable[[str], None]
+) -> None:
     import anyio
 
     path.unlink(missing_ok=True)  # a socket left by a server that was killed (the lock is ours)
     listener = await anyio.create_unix_listener(path, mode=0o600)
     bound = _identity(path)
-    sessions = _Sessions(server, lambda active: _write_record(record, path, sessions=active))
+    sessions = _Sessions(server, lambda active: _write_record(record, path, sessions=active), ahead)
     try:
         async with listener, anyio.create_task_group() as group:
             group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)
@@ -116,11 +118,14 @@ def _identity(path: Path) -> tuple[int, int] | None:
 class _Sessions:
     """The sessions in progress, and when the last one ended."""
 
-    def __init__(self, server: Any, recorded: Callable[[int], None]) -> None:
+    def __init__(
+        self, server: Any, recorded: Callable[[int], None], ahead: Callable[[str], None]
+    ) -> None:
         self.lowlevel: Any = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
         self.active = 0
         self.last = time.monotonic()
         self.recorded = recorded  # told the number of sessions whenever it changes
+        self.ahead = ahead  # told the query of each search call as soon as it arrives
 
     async def watch(
         self, idle: float, path: Path, bound: tuple[int, int] | None, scope: Any
@@ -155,7 +160,7 @@ class _Sessions:
             self.recorded(self.active)
             try:
                 await stream.send(GREETING)  # the front pumps the protocol only after it
-                lines: Any = _Lines(stream)  # what the stdio transport reads and writes
+                lines: Any = _Lines(stream, self.ahead)  # what the stdio transport reads
                 out: Any = _Writer(stream)
                 async with stdio_server(stdin=lines, stdout=out) as (read, write):
                     await self.lowlevel.run(
@@ -172,10 +177,11 @@ class _Sessions:
 class _Lines:
     """The socket's messages as the stdio transport reads stdin: one line each."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, ahead: Callable[[str], None]) -> None:
         from anyio.streams.buffered import BufferedByteReceiveStream
 
         self.buffered = BufferedByteReceiveStream(stream)
+        self.ahead = ahead
 
     def __aiter__(self) -> _Lines:
         return self
@@ -191,7 +197,26 @@ class _Lines:
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.ClosedResourceError,
                 anyio.BrokenResourceError):  # fmt: skip
             raise StopAsyncIteration from None
+        query = search_query(line)
+        if query is not None:
+            self.ahead(query)  # the embedding starts while the SDK reads the request
         return line.decode("utf-8", errors="replace") + "\n"
+
+
+def search_query(line: bytes) -> str | None:
+    """The query of a JSON-RPC `tools/call` of `search` that will embed it (mode auto, hybrid
+    or vector), else None; never raises (the SDK judges the message, not this)."""
+    if b'"tools/call"' not in line or b'"search"' not in line:
+        return None
+    try:
+        message: Any = json.loads(line)
+        params: Any = message["params"] if message["method"] == "tools/call" else {}
+        arguments: Any = params["arguments"] if params.get("name") == "search" else {}
+        query: Any = arguments.get("query")
+        mode: Any = arguments.get("mode", "auto")
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return query if isinstance(query, str) and mode in ("auto", "hybrid", "vector") else None
 
 
 class _Writer:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from memidx.config import Config
 from memidx.errors import REBUILD_HINT, VECTOR_MODULES, VECTORS_HINT, MemidxError, UsageError
+from memidx.mcp.answers import search_text
 from memidx.mcp.warm import WarmIndex
 
 LOG_BYTES = 512 * 1024  # the log file and one older copy: at most 1 MiB on disk
@@ -92,6 +93,10 @@ class Workers:
             log.warning("memidx: warning: %s", exc)
             return
         log.info("index and model loaded in %.0f ms", (time.perf_counter() - started) * 1000)
+
+    def embed_ahead(self, query: str) -> None:
+        """A search tool call has arrived: start embedding its query (warm.embed_ahead)."""
+        self.warm.embed_ahead(search_text(query))
 
     def settle(self) -> None:
         """Once the SDK is in: the work that would have slowed its import (the narrow first

@@ -55,6 +55,13 @@ class WarmIndex:
         except MemidxError:
             return  # auto falls back to words, and says why, at the first search
 
+    def embed_ahead(self, text: str) -> None:
+        """Start embedding a query whose search is on its way. The one method called from
+        another thread (the server's event loop): it touches the model, never the index."""
+        searcher = self._searcher
+        if searcher is not None:
+            searcher.embed_ahead(text)
+
     def settle(self) -> None:
         """Start what a long-lived server builds in the background once it serves (the
         narrow first pass over many vectors); nothing when the vectors are not loaded."""

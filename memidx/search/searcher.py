@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -35,6 +35,7 @@ from memidx.search.timing import Stopwatch
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)
 EMBED_HINT = "run `make embed`"
+AHEAD = 4  # queries embedded ahead of their search (embed_ahead) kept at most
 
 
 @dataclass(slots=True)
@@ -135,6 +136,10 @@ class Searcher:
     _vectors: VectorIndex | None = None
     _notes: list[str] = field(default_factory=list[str])
     watch: Stopwatch = field(default_factory=Stopwatch)
+    _ahead: dict[str, Future[NDArray[np.float32]]] = field(
+        default_factory=dict[str, "Future[NDArray[np.float32]]"]
+    )
+    _ahead_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def search(self, text: str, filters: Filters, limit: int, mode: str = "auto") -> SearchResult:
         """Search in `mode`; auto is hybrid when vectors of the model exist, else bm25."""
@@ -152,6 +157,19 @@ class Searcher:
             with self.watch.phase("model_load"):
                 self._embedder = query_embedder(self.config)
         return self._embedder
+
+    def embed_ahead(self, text: str) -> None:
+        """Start embedding `text` now, from any thread: a search for it is on its way (a
+        server saw the request arrive). Only once the model is loaded; at most AHEAD kept."""
+        embedder = self._embedder
+        if embedder is None:
+            return
+        with self._ahead_lock:
+            if text in self._ahead:
+                return
+            while len(self._ahead) >= AHEAD:
+                self._ahead.pop(next(iter(self._ahead)))
+            self._ahead[text] = _embedding_thread().submit(embedder.embed_query, text)
 
     def settle(self) -> None:
         """Build the narrow first pass now, in the background, if this searcher is to have
@@ -200,7 +218,10 @@ class Searcher:
         depth = max(self.depth, limit)
         # The query is embedded on another thread while this one (which owns the connection)
         # asks the full-text index: ONNX Runtime and SQLite both let go of the GIL.
-        pending = _embedding_thread().submit(embedder.embed_query, text)
+        with self._ahead_lock:
+            pending = self._ahead.pop(text, None)
+        if pending is None:
+            pending = _embedding_thread().submit(embedder.embed_query, text)
         with self.watch.phase("sql"):
             # also the relevance's evidence
             words = rank_lexical(self.store, text, filters, depth, self.bonus)

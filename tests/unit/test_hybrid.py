@@ -162,3 +162,46 @@ def test_chunk_level_fusion_gives_each_note_once_with_its_best_chunk(searcher: S
     assert found[0] == "notes/ram.md"
     assert len(found) == len(set(found)) == 3
     assert result.hits[0].ranks["vector"] == 1
+
+
+class _Counting:
+    """Wraps an embedder, counting the queries it embeds."""
+
+    def __init__(self, inner: FakeEmbedder) -> None:
+        self.inner = inner
+        self.name, self.dim, self.fingerprint = inner.name, inner.dim, inner.fingerprint
+        self.queries: list[str] = []
+
+    def embed(self, texts: list[str]) -> object:
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str) -> object:
+        self.queries.append(text)
+        return self.inner.embed_query(text)
+
+
+def test_a_query_embedded_ahead_of_its_search_is_embedded_once(
+    store: Store, fake: FakeEmbedder, searcher: Searcher
+) -> None:
+    """A server starts the embedding as the request arrives (memidx/mcp/daemon.py): the search
+    that follows takes it, and a search for other words embeds its own."""
+    counting = _Counting(fake)
+    searcher._embedder = counting  # pyright: ignore[reportPrivateUsage, reportAttributeAccessIssue]
+    expected = [h.ref for h in searcher.search("vmmem memory", Filters(), 5).hits]
+    counting.queries.clear()
+
+    searcher.embed_ahead("vmmem memory")
+    assert [h.ref for h in searcher.search("vmmem memory", Filters(), 5).hits] == expected
+    assert counting.queries == ["vmmem memory"]
+    searcher.search("detached head", Filters(), 5)
+    assert counting.queries == ["vmmem memory", "detached head"]
+
+
+def test_queries_embedded_ahead_and_never_searched_are_not_kept_without_end(
+    fake: FakeEmbedder, searcher: Searcher
+) -> None:
+    from memidx.search.searcher import AHEAD
+
+    for n in range(AHEAD * 3):
+        searcher.embed_ahead(f"query {n}")
+    assert len(searcher._ahead) == AHEAD  # pyright: ignore[reportPrivateUsage]
