@@ -77,9 +77,12 @@ def _write_record(record: Path, path: Path, *, sessions: int) -> None:
     data = {"pid": os.getpid(), "socket": str(path), "sessions": sessions,
             "idle_since": None if sessions else time.time()}  # fmt: skip
     spare = record.with_name(f"{record.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(OSError):
+    try:
         spare.write_text(json.dumps(data) + "\n", encoding="utf-8")
         spare.replace(record)
+    except OSError:  # disk full, .memidx gone: status then says less; no half-written file
+        with contextlib.suppress(OSError):
+            spare.unlink(missing_ok=True)
 
 
 def _forget(record: Path) -> None:

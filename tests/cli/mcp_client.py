@@ -8,8 +8,8 @@ import json
 import os
 import signal
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,7 +17,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent
 
-from tests.helpers import MEMIDX_BIN, clean_env
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 T = TypeVar("T")
 DEADLINE_S = 120  # every session of a test, start to end: a hang fails, never blocks CI
@@ -115,3 +115,17 @@ def stop_shared(root: Path, timeout: float = 0.0) -> None:
     except (OSError, ValueError, KeyError):
         return
     gone(pid, timeout)
+
+
+@contextmanager
+def one_note_memory(folder: Path) -> Generator[NotesRepo]:
+    """An ingested memory of one note in `folder` / "m" (keep `folder` short: the shared
+    server's socket then stays in the memory), its shared server stopped afterwards."""
+    repo = NotesRepo(folder / "m")
+    repo.note("sqlite/busy.md", "SQLite says database is locked", "Set a busy timeout and WAL.")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    try:
+        yield repo
+    finally:
+        stop_shared(repo.root)

@@ -25,11 +25,11 @@ from tests.cli.mcp_client import (
     data,
     gone,
     isolated_env,
+    one_note_memory,
     run,
     server_log,
     server_record,
     session,
-    stop_shared,
 )
 from tests.helpers import NotesRepo
 
@@ -38,12 +38,8 @@ QUERY = {"query": "database is locked", "mode": "bm25"}
 
 @pytest.fixture
 def memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotesRepo]:
-    repo = NotesRepo(tmp_path_factory.mktemp("s") / "m")  # short: the socket stays local
-    repo.note("sqlite/busy.md", "SQLite says database is locked", "Set a busy timeout and WAL.")
-    repo.commit()
-    assert repo.memidx("ingest").code == 0
-    yield repo
-    stop_shared(repo.root)
+    with one_note_memory(tmp_path_factory.mktemp("s")) as repo:
+        yield repo
 
 
 def _log(root: Path) -> str:

@@ -19,18 +19,14 @@ import pytest
 
 from memidx.mcp.daemon import SERVER_RECORD
 from memidx.memory.mcp_record import RECORD
-from tests.cli.mcp_client import data, run, server_record, session, stop_shared
+from tests.cli.mcp_client import data, one_note_memory, run, server_record, session, stop_shared
 from tests.helpers import NotesRepo
 
 
 @pytest.fixture
 def memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotesRepo]:
-    repo = NotesRepo(tmp_path_factory.mktemp("s") / "m")  # short: the socket stays local
-    repo.note("sqlite/busy.md", "SQLite says database is locked", "Set a busy timeout and WAL.")
-    repo.commit()
-    assert repo.memidx("ingest").code == 0
-    yield repo
-    stop_shared(repo.root)
+    with one_note_memory(tmp_path_factory.mktemp("s")) as repo:
+        yield repo
 
 
 def record(repo: NotesRepo, **fields: object) -> None:
