@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
+from pathlib import PurePosixPath
 
 import pytest
 
@@ -150,6 +152,22 @@ def test_content_hash_changes_with_content() -> None:
 )
 def test_which_files_are_notes(ref: str, expected: bool) -> None:
     assert is_note_path(ref, "notes") is expected
+
+
+def _by_pathlib(ref: str, notes_dir: str) -> bool:
+    path = PurePosixPath(ref)
+    if path.suffix != ".md" or not path.is_relative_to(notes_dir):
+        return False
+    return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
+
+
+def test_the_string_tests_answer_as_pathlib_does() -> None:
+    pieces = ["notes", "a.md", ".md", "..md", ".x", "..", ".", "", "b", "c.MD", "d.md.txt", "n.md"]
+    refs = {"/".join(combo) for combo in itertools.product(pieces, repeat=3)}
+    refs |= {"/".join(combo) for combo in itertools.product(pieces, repeat=2)}
+    for notes_dir in ("notes", "notes/b", "b", ".", "notes/", "./notes"):
+        for ref in refs:
+            assert is_note_path(ref, notes_dir) is _by_pathlib(ref, notes_dir), (ref, notes_dir)
 
 
 def test_first_heading_ignores_tilde_fences() -> None:
