@@ -179,14 +179,34 @@ def _every_match(store: Store, match: str) -> list[tuple[str, float]]:
 
 
 @pytest.mark.parametrize("limit", [1, 5, 10, 12, 40, 100])
+@pytest.mark.parametrize(("copies", "order"), [(12, 1), (12, -1), (3, -1), (20, -1)])
 def test_the_best_rows_and_their_ties_at_the_cut_come_as_the_plain_query_gives_them(
-    store: Store, limit: int
+    store: Store, limit: int, copies: int, order: int
 ) -> None:
     """Without filters, lexical() ranks before it joins; ties of bm25 (copies of one note)
-    straddle every cut here, and must fall by ref as the plain query orders them."""
-    for copy in range(12):
+    straddle every cut here, shorter and longer than what it keeps past the cut (TIE_SLACK),
+    stored in and against the order of their refs, and must fall by ref as the plain query
+    orders them."""
+    for copy in range(copies)[::order]:
         for n, text in enumerate(["alpha beta", "alpha", "alpha gamma gamma", "beta only"]):
             add(store, f"notes/c{copy:02}/n{n}.md", f"# Note {n}\n{text}\n")
     for match in ('"alpha" OR "beta"', '"alpha"', '"gamma"', '"nothing"'):
         found = [(r.source_ref, r.score) for r in store.lexical(match, Filters(), limit)]
         assert found == _every_match(store, match)[:limit]
+
+
+def test_a_full_text_row_without_its_document_costs_no_place_in_the_best_rows(
+    store: Store,
+) -> None:
+    """An index the full-text side of which names a row the documents table lacks (damage)
+    still gives the best rows the documents have, as many as asked for."""
+    for n in range(30):
+        add(store, f"notes/n{n:02}.md", f"# Note {n}\nalpha {'beta ' * (n % 4)}\n")
+    store.conn.execute(
+        "INSERT INTO documents_fts(rowid, title, tags, aliases, body) VALUES (99999, ?, '', '', ?)",
+        ("alpha alpha", "alpha alpha alpha"),
+    )
+    for limit in (1, 5, 10):
+        found = [(r.source_ref, r.score) for r in store.lexical('"alpha"', Filters(), limit)]
+        assert found == _every_match(store, '"alpha"')[:limit]
+        assert len(found) == limit
