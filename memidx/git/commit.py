@@ -94,6 +94,27 @@ def publish(
         now = head_of()
         if now != head:  # another commit landed first: build on top of it
             head, commit = now, build(now)
+    _still_busy(root, git_dir, undone)
+    raise GitError(f"HEAD kept moving; {undone}", "try again")
+
+
+def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) -> None:
+    """Wait while a git of this clone is committing or holds the index (until `deadline`),
+    before memidx runs a git that moves HEAD itself (`git pull`); GitError saying `undone`."""
+    from memidx.git.publish import committing
+
+    for attempt in range(10_000):  # bounded by the deadline
+        _wait_for_index(git_dir / "index.lock", undone, deadline)
+        if not committing(root):
+            return
+        if time.monotonic() > deadline:
+            break
+        _pause(min(attempt, 2))
+    _still_busy(root, git_dir, undone)
+
+
+def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
+    """GitError naming the git command memidx gave up waiting for, if one is still there."""
     from memidx.git.publish import committing
 
     if (git_dir / "index.lock").exists():
@@ -104,7 +125,6 @@ def publish(
             "not fail)",
             "try again once it ends",
         )
-    raise GitError(f"HEAD kept moving; {undone}", "try again")
 
 
 def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], subject: str) -> str:
