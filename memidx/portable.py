@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Generator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -92,7 +92,8 @@ def fork_detached(log: BinaryIO) -> bool | None:
         return None
     between = os.fork()
     if between:
-        os.waitpid(between, 0)  # it ends as soon as it has forked the copy
+        with suppress(ChildProcessError):  # SIGCHLD ignored (inherited): reaped already
+            os.waitpid(between, 0)  # it ends as soon as it has forked the copy
         return False
     os.setsid()
     if os.fork():
