@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Generator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -85,12 +85,19 @@ def fork_detached(log: BinaryIO) -> bool | None:
     of its own, no input, its output to `log`), without starting Python and importing memidx
     again: True in the copy, False here; None where there is no fork (Windows), and callers
     start a process instead. Only for a process that runs no other thread yet. The copy keeps
-    no file of this one but `log` (on its stdout and stderr): `log` itself is closed there."""
+    no file of this one but `log` (on its stdout and stderr): `log` itself is closed there.
+    A double fork: the child in between exits at once and is reaped here, so this process
+    keeps no zombie child, and the copy is no child of it."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         return None
-    if os.fork():
+    between = os.fork()
+    if between:
+        with suppress(ChildProcessError):  # SIGCHLD ignored (inherited): reaped already
+            os.waitpid(between, 0)  # it ends as soon as it has forked the copy
         return False
     os.setsid()
+    if os.fork():
+        os._exit(0)  # the child in between: no flush, no atexit of this process's state
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)

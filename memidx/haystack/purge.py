@@ -4,8 +4,10 @@ A forgotten record's frame is overwritten in place by a frame of the same length
 only its id, kind, drawer and time, with blank text, so every other record keeps its offset
 (its ref) and nothing else changes. Segments no commit holds are rewritten in the work tree;
 a segment committed but reachable from no remote-tracking branch is rewritten in those local
-commits too (memidx.git.rewrite); a segment already pushed is left as it is and named: its
-bytes are in the remote's history, which only a history rewrite there removes (README)."""
+commits too (memidx.git.rewrite), and the work tree's files change only once HEAD has moved
+(a rewrite that cannot move HEAD leaves every file as it was, for the next purge to find); a
+segment already pushed is left as it is and named: its bytes are in the remote's history,
+which only a history rewrite there removes (README)."""
 
 from __future__ import annotations
 
@@ -76,7 +78,8 @@ def purge(config: Config, *, pushed: bool = False) -> Purged:
         store.conn.close()
     done = Purged()
     writer = clone_writer(config)
-    replaced: dict[str, bytes] = {}
+    replaced: dict[str, bytes] = {}  # by ref, for git
+    files: dict[Path, bytes] = {}
     with writer.locked():
         for path in sorted(writer.folder.glob("*.krd")):
             ref = segment_ref(config, path)
@@ -89,11 +92,18 @@ def purge(config: Config, *, pushed: bool = False) -> Purged:
                 if pushed:
                     done.blobs[ref] = (_blob(config, ref), _blob(config, ref, new))
                 continue
-            _replace(path, new)
             replaced[ref] = new
+            files[path] = new
             done.blanked[ref] = count
-        if replaced and config.in_git:
-            done.rewritten_commits = rewrite_unpushed(config, replaced)
+
+        def replace_files() -> None:
+            for path, new in files.items():
+                _replace(path, new)
+
+        if replaced and config.in_git:  # the files change once HEAD has (or not at all)
+            done.rewritten_commits = rewrite_unpushed(config, replaced, replace_files)
+        else:
+            replace_files()
     return done
 
 

@@ -1,10 +1,14 @@
 """`memidx share` (`make sync`): commit this clone's haystack, then pull and push until the
 remote has everything, retrying with backoff while other clones push at the same time.
 
-A push rejected because the remote moved (another clone pushed first) is the normal case when
-several machines sync at once: pull again (git's hooks index what arrives) and push again. A
-merge that stops on a conflict needs a person: the merge is left as git left it, and the
-error says so. Segments never conflict (each clone writes its own files); notes can.
+The pull's merge moves HEAD, so the pull waits (memidx.git.commit.WAIT_SECONDS at most)
+while a git of this clone is committing or holds the index, as memidx's own commits do; a
+fetch first brings what the remote has, so the pull has little left to fetch and its merge
+comes right after the look. A push rejected because the remote moved (another clone pushed
+first) is the normal case when several machines sync at once: pull again (git's hooks index
+what arrives) and push again. A merge that stops on a conflict needs a person: the merge is
+left as git left it, and the error says so. Segments never conflict (each clone writes its
+own files); notes can.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
@@ -58,7 +63,9 @@ def share(
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
+        _git(config, "fetch", "-q")  # the slow part, before the look: it moves no HEAD
         with serialized(config):  # no memidx commit moves HEAD meanwhile
+            _quiet(config)
             pulled = _git(config, "pull", "--no-rebase", "--no-edit")
         if pulled.returncode != 0:
             _pull_failed(pulled)
@@ -76,6 +83,17 @@ def share(
         f"{time.monotonic() - started:.0f} s did not get through",
         "run make sync again",
     )
+
+
+def _quiet(config: Config) -> None:
+    """Wait until no git of this clone is committing: the pull's merge would move HEAD from
+    under it, and the person's commit would fail ("cannot lock ref 'HEAD'")."""
+    from memidx.git.commit import WAIT_SECONDS, wait_until_quiet
+    from memidx.git.repo import GitRepo
+
+    git_dir = Path(GitRepo(config.root).run("rev-parse", "--absolute-git-dir").decode().strip())
+    undone = "nothing was pulled or pushed"
+    wait_until_quiet(config.root, git_dir, undone, time.monotonic() + WAIT_SECONDS)
 
 
 def _pull_failed(done: subprocess.CompletedProcess[str]) -> None:
@@ -122,7 +140,7 @@ def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
     for stream, text in ((sys.stdout, done.stdout), (sys.stderr, done.stderr)):
-        if text.strip() and args[0] != "remote":
+        if text.strip() and args[0] not in ("remote", "fetch"):  # the pull says it again
             stream.write(text)
     return done
 

@@ -17,6 +17,7 @@ from memidx.config import load_config
 from memidx.errors import GitError
 from memidx.git import commit as commit_module
 from memidx.git.commit import commit_paths
+from tests.cli.test_forget import clones
 from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, NotesRepo, clean_env
 
 
@@ -141,3 +142,25 @@ def test_memidx_run_by_a_hook_of_a_git_commit_does_not_wait_for_that_commit(
     subjects = memory.git("log", "--format=%s").splitlines()
     assert subjects[:2] == ["memidx remember: From a hook", "person's note"]
     assert time.monotonic() - started < commit_module.WAIT_SECONDS
+
+
+def test_a_person_who_commits_while_memidx_shares_loses_nothing(tmp_path: Path) -> None:
+    """`memidx share`'s pull moves HEAD (a fast-forward or a merge of what another clone
+    pushed): not while the person's commit is under way."""
+    one, two = clones(tmp_path)
+    two.note("other.md", "Other clone", "pushed from the other clone")
+    two.commit("the other clone's note")
+    two.git("push", "-q", "origin", "main")
+    hook = one.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\ntouch .git/hook-runs\nsleep 1.5\n")
+    hook.chmod(0o755)
+    person = person_commits(one, [])
+
+    shared = one.memidx_process("share")
+
+    _, err = person.communicate(timeout=60)
+    assert person.returncode == 0, err  # not "cannot lock ref 'HEAD'"
+    assert shared.code == 0, shared.err
+    subjects = one.git("log", "--format=%s").splitlines()
+    assert "person's note" in subjects and "the other clone's note" in subjects
+    assert one.git("rev-parse", "HEAD").strip() == one.git("rev-parse", "origin/main").strip()

@@ -12,6 +12,7 @@ import signal
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -185,3 +186,44 @@ def test_a_server_whose_socket_was_deleted_leaves_the_new_one_alone(memory: Note
     assert sock.exists(), "the first server removed the second one's socket"
     run(lambda: _one_search(root))
     assert _server_pid(root) == second
+
+
+def _zombie_children(pid: int) -> list[int]:
+    """The children of `pid` that ended and were never waited for (<defunct>)."""
+    found: list[int] = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:  # "pid (comm) state ppid ...": the comm may hold spaces and parentheses
+            state, ppid = stat_file.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, IndexError, ValueError):
+            continue  # a process that just ended
+        if ppid == str(pid) and state == "Z":
+            found.append(int(stat_file.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads /proc (Linux)")
+def test_the_front_that_started_the_server_keeps_no_zombie_child(memory: NotesRepo) -> None:
+    """The front forks twice to start the server; the child in between ends at once, and the
+    front reaps it rather than keeping it <defunct> for the whole session."""
+    root = memory.root
+    front = subprocess.Popen(
+        [sys.executable, "-m", "memidx", "-C", str(root), "mcp"], env=isolated_env(root),
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(600):  # the server writes its record once it holds its lock
+            if server_record(root).get("pid"):
+                break
+            time.sleep(0.05)
+        assert server_record(root).get("pid"), server_log(root)
+        zombies: list[int] = []
+        end = time.monotonic() + 1.0  # time enough for a child that ends to become one
+        while not zombies and time.monotonic() < end:
+            zombies = _zombie_children(front.pid)
+            time.sleep(0.05)
+        assert front.poll() is None, "the front should be serving its session still"
+        assert zombies == [], f"the front keeps <defunct> children {zombies}"
+    finally:
+        assert front.stdin is not None
+        front.stdin.close()
+        front.wait(timeout=60)

@@ -170,3 +170,22 @@ def test_install_writes_an_old_query_model_again_offline_with_the_same_vectors(
     assert np.abs(after - before).max() <= 1e-5
     again = finish(model_install(repo))
     assert again.code == 0 and again.err == "", again.err  # current now: nothing to do
+
+
+def test_an_install_that_finds_the_model_in_place_loads_no_runtime(
+    tmp_path: Path, cached_model: Path
+) -> None:
+    """The installed runtime's version is read from its package's metadata: ONNX Runtime and
+    numpy (~200 ms) are imported only when the query model has to be written again."""
+    repo = memory(tmp_path / "clone")
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memidx", "-C", str(repo.root), "model",
+         "install"],
+        env=clean_env(), capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"ready in {cached_model / PACKAGED_NAME}" in done.stdout
+    lines = done.stderr.splitlines()
+    modules = {ln.rsplit("|", 1)[1].strip() for ln in lines if ln.startswith("import time:")}
+    assert "memidx.embed.model" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("onnxruntime", "numpy")}
