@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from memidx.search.fusion import Fusion
+from memidx.search.reranker import Learned, Order
 from memidx.search.searcher import DEPTH
 from tests.benchmark.stopwords import CHOSEN
 
@@ -22,6 +23,7 @@ class Candidate:
     fields: tuple[float, ...] | None = None  # BM25 weights: title, tags, aliases, body
     stopwords: frozenset[str] | None = None
     feedback: tuple[int, float] = (0, 0.0)  # query vector feedback: nearest chunks, weight
+    reranker: Order | None = None  # re-order the fused top N by a learned model
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
@@ -42,6 +44,7 @@ CANDIDATES: dict[str, Candidate] = {
     "stopwords none": Candidate(stopwords=frozenset()),
     "stopwords chosen": Candidate(stopwords=CHOSEN),
     "rerank top 20 by rel.": Candidate(rerank=20),
+    "learned rerank": Candidate(reranker=Learned()),
     "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
     "rrf k 10": Candidate(fusion=Fusion(k=10)),
     "feedback 3/0.5": Candidate(feedback=(3, 0.5)),
