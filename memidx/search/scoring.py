@@ -4,15 +4,11 @@ query's words the document has (asked of the full-text index only for the hits s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from memidx.index.store import LexicalRow, Store, matched_terms
 from memidx.search.query import Terms, quote
 from memidx.search.relevance import Evidence, relevance
 from memidx.search.reranker import Order, pool_of, reordered
-
-if TYPE_CHECKING:
-    from memidx.search.lexical import LexicalRanking  # lexical imports this module
 
 
 def hit_evidence(
@@ -59,30 +55,22 @@ def by_relevance(
 
 
 def learned(
-    store: Store,
     fused: Sequence[tuple[int, float]],
     how: Order,
-    words: LexicalRanking,
+    rows: Sequence[LexicalRow],
     semantic: Sequence[tuple[int, float, int]],
     *,
     evidence: Mapping[int, Evidence],
     depth: int,
 ) -> list[tuple[int, float]]:
     """The fused list with its top `how.top` in `how`'s order (reranker.py), given the words'
-    ranking, the meaning's (doc id, cosine, chunk) and the evidence of the top."""
-    rows, terms = words.rows, words.terms
-    top = [doc for doc, _ in fused[: how.top]]
-    titles = {r.id: r.title for r in rows}
-    titles.update({i: r.title for i, r in store.rows([d for d in top if d not in titles]).items()})
+    ranked rows, the meaning's (doc id, cosine, chunk) and the evidence of the top."""
     pool = pool_of(
         fused,
         how.top,
         bm25_rank={r.id: n for n, r in enumerate(rows, 1)},
         vector_rank={doc: n for n, (doc, _, _) in enumerate(semantic, 1)},
         evidence=evidence,
-        titles=titles,
-        terms=terms.terms,
         depth=depth,
-        best_cosine=semantic[0][1] if semantic else None,
     )
     return reordered(fused, pool, how)

@@ -256,9 +256,7 @@ class Searcher:
             )
             fused = by_relevance(fused, found) if self.rerank else fused
             if how is not None:
-                fused = learned(
-                    self.store, fused, how, words, semantic, evidence=found, depth=depth
-                )
+                fused = learned(fused, how, words.rows, semantic, evidence=found, depth=depth)
         with self.watch.phase("hits"):
             hits = HitBuilder(self.store, lexical, semantic, terms.terms, found, early).build(
                 fused[:limit]

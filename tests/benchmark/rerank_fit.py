@@ -29,14 +29,14 @@ from memidx.index.store import open_store
 from memidx.search.lexical import Hit
 from memidx.search.relevance import Evidence
 from memidx.search.reranker import NAMES, TOP, WEIGHTS, Learned, Pool, Signals, features
-from memidx.search.searcher import Searcher
+from memidx.search.searcher import DEPTH, Searcher
 from tests.benchmark.judged import BUILDERS, JudgedSet
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
 from tests.benchmark.workspace import PROJECT
 
 Floats = NDArray[np.float64]
-POOL = 40  # the most a default hybrid search fuses (20 by words, 20 by meaning)
-FIT_SETS = ("golden", "til", "nfcorpus")
+POOL = 2 * DEPTH  # the most a default hybrid search fuses (20 by words, 20 by meaning)
+FIT_SETS = ("golden", "til", "nfcorpus", "locomo")
 
 
 @dataclass(slots=True)
@@ -51,11 +51,11 @@ class Recorder:
         return list(pool.docs)
 
 
-def collect(judged: JudgedSet, out: Path) -> int:
+def collect(judged: JudgedSet, out: Path, depth: int = DEPTH) -> int:
     """One JSON line per answered query: set, split, relevant and gains, and its pool."""
     store, _ = open_store(judged.root / ".memidx" / "index.sqlite", write=False)
-    recorder = Recorder()
-    searcher = Searcher(store, load_config(judged.root), reranker=recorder)
+    recorder = Recorder(2 * depth)
+    searcher = Searcher(store, load_config(judged.root), depth=depth, reranker=recorder)
     count = 0
     with out.open("w", encoding="utf-8") as lines:
         for query in judged.queries:
@@ -74,7 +74,6 @@ def collect(judged: JudgedSet, out: Path) -> int:
                 "relevant": sorted(query.relevant),
                 "gains": query.gains(),
                 "depth": pool.depth,
-                "best_cosine": pool.best_cosine,
                 "docs": [signal_row(key, s) for key, s in zip(keys, pool.signals, strict=True)],
             }
             lines.write(json.dumps(row) + "\n")
@@ -84,8 +83,7 @@ def collect(judged: JudgedSet, out: Path) -> int:
 
 def signal_row(key: str, s: Signals) -> list[object]:
     e = s.evidence
-    signals = [s.fused_rank, s.bm25_rank, s.vector_rank, s.title_share]
-    return [key, *signals, e.cosine, e.bm25, e.top_bm25, e.coverage]
+    return [key, s.fused_rank, s.bm25_rank, s.vector_rank, e.cosine, e.bm25, e.top_bm25, e.coverage]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +107,10 @@ def load(folder: Path, split: str, sets: Sequence[str], top: int) -> list[Query]
             if row["split"] != split:
                 continue
             docs = row["docs"][:top]
-            signals = [
-                Signals(d[1], d[2], d[3], Evidence(d[5], d[6], d[7], d[8]), d[4]) for d in docs
-            ]
-            x = np.array(
-                [features(s, row["depth"], row["best_cosine"]) for s in signals], dtype=np.float64
-            ).reshape(len(signals), len(NAMES))
+            signals = [Signals(d[1], d[2], d[3], Evidence(*d[-4:])) for d in docs]
+            x = np.array([features(s, row["depth"]) for s in signals], dtype=np.float64).reshape(
+                len(signals), len(NAMES)
+            )
             queries.append(
                 Query(row["set"], [d[0] for d in docs], x, set(row["relevant"]), row["gains"])
             )
@@ -205,12 +201,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=TOP)
     parser.add_argument("--l2", type=float, default=1e-3)
     parser.add_argument("--split", default="dev")
+    parser.add_argument("--depth", type=int, default=DEPTH, help="collect: each list's depth")
     args = parser.parse_args(argv)
     out: Path = args.out or args.work
     if args.step == "collect":
         for name in args.sets.split(","):
             judged = BUILDERS[name](args.work, args.data)
-            count = collect(judged, out / f"rerank-{name}.jsonl")
+            count = collect(judged, out / f"rerank-{name}.jsonl", args.depth)
             print(f"{name}: {count} answered queries", flush=True)
         return 0
     if args.step == "fit":

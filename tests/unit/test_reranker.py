@@ -21,7 +21,6 @@ from memidx.search.reranker import (
     features,
     pool_of,
     reordered,
-    title_share,
 )
 from memidx.search.searcher import Searcher
 from tests.helpers import FakeEmbedder
@@ -43,12 +42,12 @@ WEAK = Evidence(0.2, 0.0, 5.0, 0.0)
 STRONG = Evidence(0.8, 5.0, 5.0, 1.0)
 
 
-def signals(rank: int, evidence: Evidence, bm25: int | None = None, title: float = 0.0) -> Signals:
-    return Signals(rank, bm25, rank, evidence, title)
+def signals(rank: int, evidence: Evidence, bm25: int | None = None) -> Signals:
+    return Signals(rank, bm25, rank, evidence)
 
 
-def test_features_normalise_by_the_query_and_count_a_missing_rank_as_depth_plus_one() -> None:
-    found = features(Signals(3, None, 2, Evidence(0.5, 2.0, 8.0, 1.0), 0.5), 20, 0.7)
+def test_features_count_a_missing_rank_as_depth_plus_one() -> None:
+    found = features(Signals(3, None, 2, Evidence(0.5, 2.0, 8.0, 1.0)), 20)
     x = dict(zip(NAMES, found, strict=True))
     assert x == pytest.approx(
         {
@@ -56,11 +55,9 @@ def test_features_normalise_by_the_query_and_count_a_missing_rank_as_depth_plus_
             "log vector rank": math.log(2),
             "log fused rank": math.log(3),
             "cosine": 0.5,
-            "cosine - best": -0.2,
             "bm25 / best": 0.25,
             "coverage": 1.0,
             "every word": 1.0,
-            "title share": 0.5,
         }
     )
 
@@ -70,27 +67,14 @@ def test_one_weight_per_feature() -> None:
 
 
 def test_equal_scores_keep_the_fused_order() -> None:
-    pool = Pool((7, 5, 9), tuple(signals(n, WEAK) for n in (1, 2, 3)), 20, 0.9)
+    pool = Pool((7, 5, 9), tuple(signals(n, WEAK) for n in (1, 2, 3)), 20)
     assert Learned(weights=(0.0,) * len(NAMES)).order(pool) == [7, 5, 9]
 
 
 def test_the_order_follows_the_weighted_features() -> None:
     by_cosine = tuple(1.0 if name == "cosine" else 0.0 for name in NAMES)
-    pool = Pool((7, 5), (signals(1, WEAK), signals(2, STRONG)), 20, 0.9)
+    pool = Pool((7, 5), (signals(1, WEAK), signals(2, STRONG)), 20)
     assert Learned(weights=by_cosine).order(pool) == [5, 7]
-
-
-@pytest.mark.parametrize(
-    ("title", "terms", "share"),
-    [
-        ("Git: detached HEAD", ("detached", "head"), 1.0),
-        ("Git: detached HEAD", ("head", "tag"), 0.5),
-        ("", ("head",), 0.0),
-        ("anything", (), 0.0),
-    ],
-)
-def test_title_share(title: str, terms: tuple[str, ...], share: float) -> None:
-    assert title_share(title, terms) == share
 
 
 def test_reordered_puts_the_pool_first_and_the_rest_in_fused_order() -> None:
@@ -102,10 +86,7 @@ def test_reordered_puts_the_pool_first_and_the_rest_in_fused_order() -> None:
         bm25_rank={2: 1},
         vector_rank={1: 1, 2: 2},
         evidence=evidence,
-        titles={},
-        terms=("x",),
         depth=20,
-        best_cosine=0.8,
     )
     assert pool.docs == (1, 2) and pool.signals[1].bm25_rank == 1
     by_cosine = Learned(2, tuple(1.0 if n == "cosine" else 0.0 for n in NAMES))
@@ -130,7 +111,7 @@ def test_hybrid_search_reorders_its_fused_top_n(searcher: Searcher) -> None:
     hits = searcher.search("vmmem memory ram", Filters(), 3).hits
     assert [h.ref for h in hits] == list(reversed(plain))
     (pool,) = backwards.pools
-    assert pool.depth == 20 and pool.best_cosine is not None
+    assert pool.depth == 20
     assert [s.fused_rank for s in pool.signals] == [1, 2, 3]
     assert [h.rank for h in hits] == [1, 2, 3]
 
