@@ -29,7 +29,7 @@ from memidx.search.lexical import (
 )
 from memidx.search.masking import masked
 from memidx.search.query import query_terms
-from memidx.search.reranker import Order
+from memidx.search.reranker import Learned, Order
 from memidx.search.scoring import by_relevance, hit_evidence, learned
 from memidx.search.timing import Stopwatch
 
@@ -132,7 +132,7 @@ class Searcher:
     fusion: Fusion = field(default_factory=Fusion)
     bonus: float = 0.0  # > 0: words rank by OR with a bonus for coverage (lexical.rank_lexical)
     rerank: int = 0  # re-order this many fused documents by relevance (0: RRF's order)
-    reranker: Order | None = None  # re-order the fused top N by a learned model (reranker.py)
+    reranker: Order | None = field(default_factory=Learned)  # hybrid's fused top N (reranker.py)
     coarse: bool = False  # long-lived: build a narrow first pass over many vectors (coarse.py)
     _embedder: Embedder | None = None
     _vectors: VectorIndex | None = None

@@ -9,7 +9,8 @@ each document's signals and judgment (one JSON line per query). `fit` is a pairw
 regression on feature differences of (relevant, non-relevant) documents of the same query in
 the dev pools: each query weighs the same within its set, each set the same in the fit; L2 on
 standardised features. `check` scores the fused order and the learned order of the pools; the
-ranking bench (`make bench ONLY=ranking BENCH_CANDIDATES="learned rerank"`) is the real figure.
+ranking bench (`make bench ONLY=ranking BENCH_CANDIDATES="fused order"`: the default against RRF's
+order) is the real figure.
 """
 
 from __future__ import annotations

@@ -121,3 +121,26 @@ def test_words_only_search_is_not_reordered(searcher: Searcher) -> None:
     searcher.reranker = backwards = Backwards()
     assert [h.ref for h in searcher.search("memory", Filters(), 3, "bm25").hits] == plain
     assert backwards.pools == []
+
+
+def test_hybrid_search_orders_its_top_by_the_learned_model_by_default(
+    store: Store, tmp_path: Path
+) -> None:
+    """RRF ties two notes (first by words, second by meaning, and the other way round) and
+    keeps the words' first; the learned model puts the one closer in meaning first."""
+    fake = FakeEmbedder()
+    noise = " ".join(f"word{i}" for i in range(30))
+    add(store, "notes/title.md", f"# Disk quota exceeded\nprinters fonts toner ink {noise}\n")
+    add(store, "notes/body.md", "# Storage\ndisk quota exceeded\n")
+    embed_missing(store, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    fused = Searcher(store, config, reranker=None, _embedder=fake)
+    hits = fused.search("disk quota exceeded", Filters(), 5, "hybrid").hits
+    assert [(h.ref, h.ranks) for h in hits] == [
+        ("notes/title.md", {"bm25": 1, "vector": 2}),
+        ("notes/body.md", {"bm25": 2, "vector": 1}),
+    ]
+    assert hits[0].score == hits[1].score  # an RRF tie
+    learned = Searcher(store, config, _embedder=fake).search("disk quota exceeded", Filters(), 5)
+    assert [h.ref for h in learned.hits] == ["notes/body.md", "notes/title.md"]
+    assert [h.rank for h in learned.hits] == [1, 2]
