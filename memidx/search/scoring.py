@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from memidx.index.store import LexicalRow, Store, matched_terms
 from memidx.search.query import Terms, quote
 from memidx.search.relevance import Evidence, relevance
+from memidx.search.reranker import Order, pool_of, reordered
 
 
 def hit_evidence(
@@ -51,3 +52,25 @@ def by_relevance(
     judged = [pair for pair in fused if pair[0] in evidence]
     judged.sort(key=lambda pair: -relevance(evidence[pair[0]]))
     return judged + [pair for pair in fused if pair[0] not in evidence]
+
+
+def learned(
+    fused: Sequence[tuple[int, float]],
+    how: Order,
+    rows: Sequence[LexicalRow],
+    semantic: Sequence[tuple[int, float, int]],
+    *,
+    evidence: Mapping[int, Evidence],
+    depth: int,
+) -> list[tuple[int, float]]:
+    """The fused list with its top `how.top` in `how`'s order (reranker.py), given the words'
+    ranked rows, the meaning's (doc id, cosine, chunk) and the evidence of the top."""
+    pool = pool_of(
+        fused,
+        how.top,
+        bm25_rank={r.id: n for n, r in enumerate(rows, 1)},
+        vector_rank={doc: n for n, (doc, _, _) in enumerate(semantic, 1)},
+        evidence=evidence,
+        depth=depth,
+    )
+    return reordered(fused, pool, how)

@@ -29,7 +29,8 @@ from memidx.search.lexical import (
 )
 from memidx.search.masking import masked
 from memidx.search.query import query_terms
-from memidx.search.scoring import by_relevance, hit_evidence
+from memidx.search.reranker import Learned, Order
+from memidx.search.scoring import by_relevance, hit_evidence, learned
 from memidx.search.timing import Stopwatch
 
 MODES = ("auto", "hybrid", "bm25", "vector")
@@ -131,6 +132,7 @@ class Searcher:
     fusion: Fusion = field(default_factory=Fusion)
     bonus: float = 0.0  # > 0: words rank by OR with a bonus for coverage (lexical.rank_lexical)
     rerank: int = 0  # re-order this many fused documents by relevance (0: RRF's order)
+    reranker: Order | None = field(default_factory=Learned)  # hybrid's fused top N (reranker.py)
     coarse: bool = False  # long-lived: build a narrow first pass over many vectors (coarse.py)
     _embedder: Embedder | None = None
     _vectors: VectorIndex | None = None
@@ -239,7 +241,8 @@ class Searcher:
             )
             fused = fuse_rankings(by_words, [(doc, cos) for doc, cos, _ in chunks], self.fusion)
         with self.watch.phase("relevance"):
-            shown = [doc for doc, _ in fused[: max(limit, self.rerank)]]
+            how = self.reranker if fuse else None
+            shown = [doc for doc, _ in fused[: max(limit, self.rerank, how.top if how else 0)]]
             cosines = {doc: cosine for doc, cosine, _ in semantic}
             cosines.update(vectors.cosines(query, [d for d in shown if d not in cosines]))
             found = hit_evidence(
@@ -252,6 +255,8 @@ class Searcher:
                 counted=early.counts,
             )
             fused = by_relevance(fused, found) if self.rerank else fused
+            if how is not None:
+                fused = learned(fused, how, words.rows, semantic, evidence=found, depth=depth)
         with self.watch.phase("hits"):
             hits = HitBuilder(self.store, lexical, semantic, terms.terms, found, early).build(
                 fused[:limit]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from memidx.search.fusion import Fusion
+from memidx.search.reranker import Learned, Order
 from memidx.search.searcher import DEPTH
 from tests.benchmark.stopwords import CHOSEN
 
@@ -22,6 +23,7 @@ class Candidate:
     fields: tuple[float, ...] | None = None  # BM25 weights: title, tags, aliases, body
     stopwords: frozenset[str] | None = None
     feedback: tuple[int, float] = (0, 0.0)  # query vector feedback: nearest chunks, weight
+    reranker: Order | None = field(default_factory=Learned)  # None: the fused order
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
@@ -41,7 +43,8 @@ CANDIDATES: dict[str, Candidate] = {
     "fields 16/12/12/1": Candidate(fields=(16.0, 12.0, 12.0, 1.0)),
     "stopwords none": Candidate(stopwords=frozenset()),
     "stopwords chosen": Candidate(stopwords=CHOSEN),
-    "rerank top 20 by rel.": Candidate(rerank=20),
+    "rerank top 20 by rel.": Candidate(rerank=20, reranker=None),
+    "fused order": Candidate(reranker=None),  # the default before the learned re-ranker
     "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
     "rrf k 10": Candidate(fusion=Fusion(k=10)),
     "feedback 3/0.5": Candidate(feedback=(3, 0.5)),

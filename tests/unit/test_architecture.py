@@ -74,6 +74,8 @@ PURE = [
     "memidx.index.drift",
     "memidx.search.query",
     "memidx.search.fusion",
+    "memidx.search.relevance",
+    "memidx.search.reranker",
     "memidx.agents.gate",
     "memidx.agents.block",
     "memidx.agents.exchange",

@@ -1,0 +1,228 @@
+"""Fit the learned re-ranker of memidx/search/reranker.py (numpy, offline).
+
+    python -m tests.benchmark.rerank_fit collect --sets til,golden   # each query's fused pool
+    python -m tests.benchmark.rerank_fit fit                          # dev only: the weights
+    python -m tests.benchmark.rerank_fit check --split dev            # MRR@10 etc. of the pools
+
+`collect` runs every answered query of every split in hybrid and keeps the fused top POOL with
+each document's signals and judgment (one JSON line per query). `fit` is a pairwise logistic
+regression on feature differences of (relevant, non-relevant) documents of the same query in
+the dev pools: each query weighs the same within its set, each set the same in the fit; L2 on
+standardised features. `check` scores the fused order and the learned order of the pools; the
+ranking bench (`make bench ONLY=ranking BENCH_CANDIDATES="fused order"`: the default against RRF's
+order) is the real figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import mean
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memidx.config import load_config
+from memidx.index.store import open_store
+from memidx.search.lexical import Hit
+from memidx.search.relevance import Evidence
+from memidx.search.reranker import NAMES, TOP, WEIGHTS, Learned, Pool, Signals, features
+from memidx.search.searcher import DEPTH, Searcher
+from tests.benchmark.judged import BUILDERS, JudgedSet
+from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
+from tests.benchmark.workspace import PROJECT
+
+Floats = NDArray[np.float64]
+POOL = 2 * DEPTH  # the most a default hybrid search fuses (20 by words, 20 by meaning)
+FIT_SETS = ("golden", "til", "nfcorpus", "locomo")
+
+
+@dataclass(slots=True)
+class Recorder:
+    """An Order that keeps each pool and leaves the fused order alone."""
+
+    top: int = POOL
+    pools: list[Pool] = field(default_factory=list[Pool])
+
+    def order(self, pool: Pool) -> list[int]:
+        self.pools.append(pool)
+        return list(pool.docs)
+
+
+def collect(judged: JudgedSet, out: Path, depth: int = DEPTH) -> int:
+    """One JSON line per answered query: set, split, relevant and gains, and its pool."""
+    store, _ = open_store(judged.root / ".memidx" / "index.sqlite", write=False)
+    recorder = Recorder(2 * depth)
+    searcher = Searcher(store, load_config(judged.root), depth=depth, reranker=recorder)
+    count = 0
+    with out.open("w", encoding="utf-8") as lines:
+        for query in judged.queries:
+            if not query.relevant:
+                continue
+            searcher.search(query.text, query.filters, 10, "hybrid")
+            pool = recorder.pools.pop()
+            rows = store.rows(list(pool.docs))
+            keys = [
+                judged.key(Hit(0, r.source_kind, r.source_ref, r.title, 0.0, "", 0, meta=r.meta))
+                for r in (rows[d] for d in pool.docs)
+            ]
+            row = {
+                "set": judged.name,
+                "split": query.split,
+                "relevant": sorted(query.relevant),
+                "gains": query.gains(),
+                "depth": pool.depth,
+                "docs": [signal_row(key, s) for key, s in zip(keys, pool.signals, strict=True)],
+            }
+            lines.write(json.dumps(row) + "\n")
+            count += 1
+    return count
+
+
+def signal_row(key: str, s: Signals) -> list[object]:
+    e = s.evidence
+    return [key, s.fused_rank, s.bm25_rank, s.vector_rank, e.cosine, e.bm25, e.top_bm25, e.coverage]
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One collected query: its pool's keys and features, and the judgments."""
+
+    set: str
+    keys: list[str]
+    x: Floats
+    relevant: set[str]
+    gains: dict[str, int]
+
+
+def load(folder: Path, split: str, sets: Sequence[str], top: int) -> list[Query]:
+    queries: list[Query] = []
+    for path in sorted(folder.glob("rerank-*.jsonl")):
+        if path.stem.removeprefix("rerank-") not in sets:
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row["split"] != split:
+                continue
+            docs = row["docs"][:top]
+            signals = [Signals(d[1], d[2], d[3], Evidence(*d[-4:])) for d in docs]
+            x = np.array([features(s, row["depth"]) for s in signals], dtype=np.float64).reshape(
+                len(signals), len(NAMES)
+            )
+            queries.append(
+                Query(row["set"], [d[0] for d in docs], x, set(row["relevant"]), row["gains"])
+            )
+    return queries
+
+
+def pairs(queries: Sequence[Query]) -> tuple[Floats, Floats]:
+    """Feature differences (relevant - non-relevant) of each query's pairs, and their weights:
+    every query the same mass within its set, every set the same."""
+    diffs: list[Floats] = []
+    weights: list[Floats] = []
+    per_set = {q.set: sum(1 for p in queries if p.set == q.set) for q in queries}
+    for q in queries:
+        label = np.array([k in q.relevant for k in q.keys])
+        good, bad = q.x[label], q.x[~label]
+        if not len(good) or not len(bad):
+            continue
+        d = (good[:, None, :] - bad[None, :, :]).reshape(-1, q.x.shape[1])
+        diffs.append(d)
+        weights.append(np.full(len(d), 1.0 / (len(d) * per_set[q.set] * len(per_set))))
+    return np.concatenate(diffs), np.concatenate(weights)
+
+
+def fit_pairwise(d: Floats, w: Floats, l2: float) -> Floats:
+    """Logistic regression without bias on pair differences (Newton), L2 on standardised
+    features; returns weights for the raw features."""
+    scale: Floats = np.asarray(d.std(axis=0), dtype=np.float64)
+    scale[scale == 0] = 1.0
+    z: Floats = d / scale
+    w = w / w.sum()
+    beta = np.zeros(d.shape[1], dtype=np.float64)
+    penalty = np.full(z.shape[1], l2)
+    for _ in range(100):
+        step = newton_step(z, w, penalty, beta)
+        beta = beta - step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return beta / scale
+
+
+def newton_step(z: Floats, w: Floats, penalty: Floats, beta: Floats) -> Floats:
+    """One Newton step of the weighted, penalised pairwise logistic loss."""
+    p = 1.0 / (1.0 + np.exp(-(z @ beta)))
+    gradient = z.T @ (w * (p - 1.0)) + penalty * beta
+    hessian = (z * (w * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+    return np.asarray(np.linalg.solve(hessian, gradient), dtype=np.float64)
+
+
+def figures(queries: Sequence[Query], weights: Floats | None) -> tuple[float, float, float]:
+    """recall@5, MRR@10 and nDCG@10 of the pools, fused (None) or in the learned order."""
+    r5: list[float] = []
+    mrr: list[float] = []
+    ndcg: list[float] = []
+    for q in queries:
+        order = list(range(len(q.keys)))
+        if weights is not None:
+            s = q.x @ weights
+            order.sort(key=lambda i: (-s[i], i))
+        ranked = [q.keys[i] for i in order]
+        r5.append(len(q.relevant & set(ranked[:5])) / len(q.relevant))
+        mrr.append(mrr_at_k(ranked, q.relevant))
+        ndcg.append(ndcg_at_k(ranked, q.gains))
+    return mean(r5), mean(mrr), mean(ndcg)
+
+
+def report(folder: Path, split: str, weights: Floats, top: int) -> None:
+    print(f"{'set':<10}{'queries':>8}   fused r@5/MRR/nDCG     learned r@5/MRR/nDCG")
+    for name in BUILDERS:
+        queries = load(folder, split, [name], top)
+        if queries:
+            base, mine = figures(queries, None), figures(queries, weights)
+            print(
+                f"{name:<10}{len(queries):>8}   "
+                + "/".join(f"{v:.3f}" for v in base)
+                + "    "
+                + "/".join(f"{v:.3f}" for v in mine)
+            )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmark.rerank_fit")
+    parser.add_argument("step", choices=("collect", "fit", "check"))
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--work", type=Path, default=PROJECT / ".memidx" / "bench")
+    parser.add_argument("--out", type=Path, default=None, help="where the pools are kept")
+    parser.add_argument("--sets", default=",".join(BUILDERS), help="the sets to collect")
+    parser.add_argument("--fit-sets", default=",".join(FIT_SETS))
+    parser.add_argument("--top", type=int, default=TOP)
+    parser.add_argument("--l2", type=float, default=1e-3)
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--depth", type=int, default=DEPTH, help="collect: each list's depth")
+    args = parser.parse_args(argv)
+    out: Path = args.out or args.work
+    if args.step == "collect":
+        for name in args.sets.split(","):
+            judged = BUILDERS[name](args.work, args.data)
+            count = collect(judged, out / f"rerank-{name}.jsonl", args.depth)
+            print(f"{name}: {count} answered queries", flush=True)
+        return 0
+    if args.step == "fit":
+        queries = load(out, "dev", args.fit_sets.split(","), args.top)
+        d, w = pairs(queries)
+        weights = fit_pairwise(d, w, args.l2)
+        print(f"{len(queries)} dev queries, {len(d)} pairs; top {args.top}, l2 {args.l2}")
+        print("WEIGHTS = (" + ", ".join(f"{b:.3f}" for b in weights) + ")")
+    else:
+        weights = np.array(WEIGHTS)
+        print(f"the weights of reranker.py ({Learned().top} deep)")
+    report(out, args.split, weights, args.top)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

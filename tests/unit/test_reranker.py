@@ -1,0 +1,146 @@
+"""The learned re-ranker: pure features and order, and the searcher's pool of the fused top N."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config
+from memidx.embed.job import embed_missing
+from memidx.index.store import Filters, Store
+from memidx.search.relevance import Evidence
+from memidx.search.reranker import (
+    NAMES,
+    WEIGHTS,
+    Learned,
+    Pool,
+    Signals,
+    features,
+    pool_of,
+    reordered,
+)
+from memidx.search.searcher import Searcher
+from tests.helpers import FakeEmbedder
+from tests.unit.test_hybrid import add
+
+
+@pytest.fixture
+def searcher(store: Store, tmp_path: Path) -> Searcher:
+    fake = FakeEmbedder()
+    add(store, "notes/wsl.md", "# WSL memory\nvmmem grows; cap memory in wslconfig.\n")
+    add(store, "notes/git.md", "# Detached head\ncheckout of a tag detaches head.\n")
+    add(store, "notes/ram.md", "# Laptop RAM\nvmmem eats ram and memory.\n")
+    embed_missing(store, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    return Searcher(store, config, _embedder=fake)
+
+
+WEAK = Evidence(0.2, 0.0, 5.0, 0.0)
+STRONG = Evidence(0.8, 5.0, 5.0, 1.0)
+
+
+def signals(rank: int, evidence: Evidence, bm25: int | None = None) -> Signals:
+    return Signals(rank, bm25, rank, evidence)
+
+
+def test_features_count_a_missing_rank_as_depth_plus_one() -> None:
+    found = features(Signals(3, None, 2, Evidence(0.5, 2.0, 8.0, 1.0)), 20)
+    x = dict(zip(NAMES, found, strict=True))
+    assert x == pytest.approx(
+        {
+            "log bm25 rank": math.log(21),
+            "log vector rank": math.log(2),
+            "log fused rank": math.log(3),
+            "cosine": 0.5,
+            "bm25 / best": 0.25,
+            "coverage": 1.0,
+            "every word": 1.0,
+        }
+    )
+
+
+def test_one_weight_per_feature() -> None:
+    assert len(WEIGHTS) == len(NAMES)
+
+
+def test_equal_scores_keep_the_fused_order() -> None:
+    pool = Pool((7, 5, 9), tuple(signals(n, WEAK) for n in (1, 2, 3)), 20)
+    assert Learned(weights=(0.0,) * len(NAMES)).order(pool) == [7, 5, 9]
+
+
+def test_the_order_follows_the_weighted_features() -> None:
+    by_cosine = tuple(1.0 if name == "cosine" else 0.0 for name in NAMES)
+    pool = Pool((7, 5), (signals(1, WEAK), signals(2, STRONG)), 20)
+    assert Learned(weights=by_cosine).order(pool) == [5, 7]
+
+
+def test_reordered_puts_the_pool_first_and_the_rest_in_fused_order() -> None:
+    fused = [(1, 0.5), (2, 0.4), (3, 0.3), (4, 0.2)]
+    evidence = {1: WEAK, 2: STRONG, 3: WEAK}
+    pool = pool_of(
+        fused,
+        2,
+        bm25_rank={2: 1},
+        vector_rank={1: 1, 2: 2},
+        evidence=evidence,
+        depth=20,
+    )
+    assert pool.docs == (1, 2) and pool.signals[1].bm25_rank == 1
+    by_cosine = Learned(2, tuple(1.0 if n == "cosine" else 0.0 for n in NAMES))
+    assert reordered(fused, pool, by_cosine) == [(2, 0.4), (1, 0.5), (3, 0.3), (4, 0.2)]
+
+
+@dataclass(slots=True)
+class Backwards:
+    """An Order that reverses the pool, keeping what it was given."""
+
+    top: int = 3
+    pools: list[Pool] = field(default_factory=list[Pool])
+
+    def order(self, pool: Pool) -> list[int]:
+        self.pools.append(pool)
+        return list(reversed(pool.docs))
+
+
+def test_hybrid_search_reorders_its_fused_top_n(searcher: Searcher) -> None:
+    plain = [h.ref for h in searcher.search("vmmem memory ram", Filters(), 3).hits]
+    searcher.reranker = backwards = Backwards()
+    hits = searcher.search("vmmem memory ram", Filters(), 3).hits
+    assert [h.ref for h in hits] == list(reversed(plain))
+    (pool,) = backwards.pools
+    assert pool.depth == 20
+    assert [s.fused_rank for s in pool.signals] == [1, 2, 3]
+    assert [h.rank for h in hits] == [1, 2, 3]
+
+
+def test_words_only_search_is_not_reordered(searcher: Searcher) -> None:
+    plain = [h.ref for h in searcher.search("memory", Filters(), 3, "bm25").hits]
+    searcher.reranker = backwards = Backwards()
+    assert [h.ref for h in searcher.search("memory", Filters(), 3, "bm25").hits] == plain
+    assert backwards.pools == []
+
+
+def test_hybrid_search_orders_its_top_by_the_learned_model_by_default(
+    store: Store, tmp_path: Path
+) -> None:
+    """RRF ties two notes (first by words, second by meaning, and the other way round) and
+    keeps the words' first; the learned model puts the one closer in meaning first."""
+    fake = FakeEmbedder()
+    noise = " ".join(f"word{i}" for i in range(30))
+    add(store, "notes/title.md", f"# Disk quota exceeded\nprinters fonts toner ink {noise}\n")
+    add(store, "notes/body.md", "# Storage\ndisk quota exceeded\n")
+    embed_missing(store, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    fused = Searcher(store, config, reranker=None, _embedder=fake)
+    hits = fused.search("disk quota exceeded", Filters(), 5, "hybrid").hits
+    assert [(h.ref, h.ranks) for h in hits] == [
+        ("notes/title.md", {"bm25": 1, "vector": 2}),
+        ("notes/body.md", {"bm25": 2, "vector": 1}),
+    ]
+    assert hits[0].score == hits[1].score  # an RRF tie
+    learned = Searcher(store, config, _embedder=fake).search("disk quota exceeded", Filters(), 5)
+    assert [h.ref for h in learned.hits] == ["notes/body.md", "notes/title.md"]
+    assert [h.rank for h in learned.hits] == [1, 2]
