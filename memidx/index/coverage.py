@@ -34,3 +34,20 @@ def known_terms(conn: sqlite3.Connection, quoted_terms: Sequence[str]) -> int:
         ).fetchone()
         found += row is not None
     return found
+
+
+def bm25_of(
+    conn: sqlite3.Connection, match: str, ids: Sequence[int], weights: Sequence[float]
+) -> dict[int, float]:
+    """The BM25 (higher is better) of the documents `ids` that match the FTS5 expression;
+    the others are absent."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    columns = ", ".join(str(w) for w in weights)
+    rows = conn.execute(
+        f"""SELECT rowid, bm25(documents_fts, {columns}) FROM documents_fts
+            WHERE documents_fts MATCH ? AND rowid IN ({marks})""",
+        (match, *ids),
+    )
+    return {int(i): -float(s) for i, s in rows}

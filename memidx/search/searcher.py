@@ -31,6 +31,7 @@ from memidx.search.masking import masked
 from memidx.search.query import query_terms
 from memidx.search.scoring import by_relevance, hit_evidence
 from memidx.search.timing import Stopwatch
+from memidx.search.turn_context import in_context
 
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)
@@ -131,6 +132,7 @@ class Searcher:
     fusion: Fusion = field(default_factory=Fusion)
     bonus: float = 0.0  # > 0: words rank by OR with a bonus for coverage (lexical.rank_lexical)
     rerank: int = 0  # re-order this many fused documents by relevance (0: RRF's order)
+    turns: bool = True  # re-order the fused turns in their sessions' context (context.py)
     coarse: bool = False  # long-lived: build a narrow first pass over many vectors (coarse.py)
     _embedder: Embedder | None = None
     _vectors: VectorIndex | None = None
@@ -238,9 +240,12 @@ class Searcher:
                 [(row.id, row.score) for row in lexical.rows] if lexical is not None else None
             )
             fused = fuse_rankings(by_words, [(doc, cos) for doc, cos, _ in chunks], self.fusion)
+        with self.watch.phase("turns"):
+            cosines = {doc: cosine for doc, cosine, _ in semantic}
+            if fuse and self.turns:
+                fused = in_context(self.store, vectors, query, terms, fused, cosines=cosines)
         with self.watch.phase("relevance"):
             shown = [doc for doc, _ in fused[: max(limit, self.rerank)]]
-            cosines = {doc: cosine for doc, cosine, _ in semantic}
             cosines.update(vectors.cosines(query, [d for d in shown if d not in cosines]))
             found = hit_evidence(
                 self.store,

@@ -22,10 +22,13 @@ class Candidate:
     fields: tuple[float, ...] | None = None  # BM25 weights: title, tags, aliases, body
     stopwords: frozenset[str] | None = None
     feedback: tuple[int, float] = (0, 0.0)  # query vector feedback: nearest chunks, weight
+    turns: bool = True  # re-order turns in their sessions' context (memidx/search/context.py)
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
 CANDIDATES: dict[str, Candidate] = {
+    "no turn context": Candidate(turns=False),  # hybrid before the turn-context model
+    "rerank top 20 by rel., no turn context": Candidate(rerank=20, turns=False),
     "convex 0.5": Candidate(fusion=Fusion("convex")),
     "convex 0.3": Candidate(fusion=Fusion("convex", alpha=0.3)),
     "convex 0.2": Candidate(fusion=Fusion("convex", alpha=0.2)),

@@ -124,6 +124,7 @@ class Lab:
             fusion=candidate.fusion,
             bonus=candidate.bonus,
             rerank=candidate.rerank,
+            turns=candidate.turns,
             _embedder=embedder,
             _vectors=self.vectors,
         )
