@@ -28,7 +28,7 @@ class Candidate:
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
 CANDIDATES: dict[str, Candidate] = {
     "no turn context": Candidate(turns=False),  # hybrid before the turn-context model
-    "rerank top 20 by rel., no turn context": Candidate(rerank=20, turns=False),
+    "rerank top 20 by rel. w/o turn context": Candidate(rerank=20, turns=False),
     "convex 0.5": Candidate(fusion=Fusion("convex")),
     "convex 0.3": Candidate(fusion=Fusion("convex", alpha=0.3)),
     "convex 0.2": Candidate(fusion=Fusion("convex", alpha=0.2)),
