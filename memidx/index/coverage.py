@@ -5,23 +5,51 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+GAP = 64  # row ids this far apart are asked in separate ranges
+
+# FTS5 evaluates a MATCH once per value of `rowid IN (...)` (40 times slower than one range
+# at 100 ids), but seeks a `rowid BETWEEN` range: the documents asked about are read by the
+# ranges they lie in, and the rows between them that match are dropped here.
+
+
+def id_ranges(ids: Sequence[int], gap: int = GAP) -> list[tuple[int, int]]:
+    """The smallest and largest of each run of sorted ids less than `gap` apart."""
+    ranges: list[tuple[int, int]] = []
+    for doc in sorted(set(ids)):
+        if ranges and doc - ranges[-1][1] < gap:
+            ranges[-1] = (ranges[-1][0], doc)
+        else:
+            ranges.append((doc, doc))
+    return ranges
+
+
+def _in_ranges(
+    conn: sqlite3.Connection, select: str, match: str, ids: Sequence[int]
+) -> list[tuple[int, float]]:
+    """(rowid, the selected value) of the documents `ids` that match, asked by id_ranges."""
+    wanted = set(ids)
+    found: list[tuple[int, float]] = []
+    for low, high in id_ranges(ids):
+        rows = conn.execute(
+            f"""SELECT rowid, {select} FROM documents_fts
+                WHERE documents_fts MATCH ? AND rowid BETWEEN ? AND ?""",
+            (match, low, high),
+        )
+        found += [(int(i), float(v)) for i, v in rows if int(i) in wanted]
+    return found
+
 
 def matched_terms(
     conn: sqlite3.Connection, quoted_terms: Sequence[str], ids: Sequence[int]
 ) -> dict[int, int]:
     """How many of the terms (each already an FTS5 string literal) each document matches, in
-    any column; documents that match none are absent. One small query per term."""
+    any column; documents that match none are absent. Small queries per term."""
     if not ids or not quoted_terms:
         return {}
-    marks = ", ".join("?" for _ in ids)
     counts: dict[int, int] = {}
     for term in quoted_terms:
-        rows = conn.execute(
-            f"SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN ({marks})",
-            (term, *ids),
-        )
-        for (rowid,) in rows:
-            counts[int(rowid)] = counts.get(int(rowid), 0) + 1
+        for rowid, _ in _in_ranges(conn, "0", term, ids):
+            counts[rowid] = counts.get(rowid, 0) + 1
     return counts
 
 
@@ -34,3 +62,14 @@ def known_terms(conn: sqlite3.Connection, quoted_terms: Sequence[str]) -> int:
         ).fetchone()
         found += row is not None
     return found
+
+
+def bm25_of(
+    conn: sqlite3.Connection, match: str, ids: Sequence[int], weights: Sequence[float]
+) -> dict[int, float]:
+    """The BM25 (higher is better) of the documents `ids` that match the FTS5 expression;
+    the others are absent."""
+    if not ids:
+        return {}
+    columns = ", ".join(str(w) for w in weights)
+    return {i: -s for i, s in _in_ranges(conn, f"bm25(documents_fts, {columns})", match, ids)}

@@ -52,3 +52,33 @@ def session_neighbours(
     before = [r for r in rows if int(r[0]) < doc_id][-span:] if span else []
     after = [r for r in rows if int(r[0]) > doc_id][:span]
     return [(str(r[1]), str(r[2]), str(r[3])) for r in (*before, *after)]
+
+
+ADJACENT_WINDOW = 8  # rows looked at either side for a session's turn just before and after
+
+
+def adjacent_turns(store: Store, ids: Sequence[int]) -> dict[int, tuple[str, tuple[int, ...]]]:
+    """For each of `ids` that is a turn with a session: its agent (the speaker, "" if none)
+    and the row ids of its session's turns filed just before and just after it (up to one
+    each, within ADJACENT_WINDOW rows)."""
+    if not ids:
+        return {}
+    span = range(-ADJACENT_WINDOW, ADJACENT_WINDOW + 1)
+    near = sorted({i + step for i in ids for step in span})
+    marks = ", ".join("?" for _ in near)
+    rows = store.conn.execute(
+        f"""SELECT id, json_extract(meta, '$.session'), COALESCE(json_extract(meta, '$.agent'), '')
+            FROM documents WHERE id IN ({marks}) AND source_kind = 'turn'
+              AND json_extract(meta, '$.session') IS NOT NULL""",
+        near,
+    ).fetchall()
+    session = {int(i): str(s) for i, s, _ in rows}
+    agent = {int(i): str(a) for i, _, a in rows}
+    found: dict[int, tuple[str, tuple[int, ...]]] = {}
+    for doc in ids:
+        if doc not in session:
+            continue
+        same = [doc + step for step in span if step and session.get(doc + step) == session[doc]]
+        before, after = [i for i in same if i < doc][-1:], [i for i in same if i > doc][:1]
+        found[doc] = (agent[doc], (*before, *after))
+    return found

@@ -32,6 +32,7 @@ from memidx.search.query import query_terms
 from memidx.search.reranker import Learned, Order
 from memidx.search.scoring import by_relevance, hit_evidence, learned
 from memidx.search.timing import Stopwatch
+from memidx.search.turn_context import in_context
 
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)
@@ -133,6 +134,7 @@ class Searcher:
     bonus: float = 0.0  # > 0: words rank by OR with a bonus for coverage (lexical.rank_lexical)
     rerank: int = 0  # re-order this many fused documents by relevance (0: RRF's order)
     reranker: Order | None = field(default_factory=Learned)  # hybrid's fused top N (reranker.py)
+    turns: bool = True  # then the turns among them in their sessions' context (context.py)
     coarse: bool = False  # long-lived: build a narrow first pass over many vectors (coarse.py)
     _embedder: Embedder | None = None
     _vectors: VectorIndex | None = None
@@ -257,6 +259,20 @@ class Searcher:
             fused = by_relevance(fused, found) if self.rerank else fused
             if how is not None:
                 fused = learned(fused, how, words.rows, semantic, evidence=found, depth=depth)
+        with self.watch.phase("turns"):  # last: the turns' order is the context model's
+            if fuse and self.turns:
+                fused = in_context(self.store, vectors, query, terms, fused, cosines=cosines)
+                late = [doc for doc, _ in fused[:limit] if doc not in found]
+                if late:  # turns the context brought up from below the evidence's cut
+                    cosines.update(vectors.cosines(query, late))
+                    found |= hit_evidence(
+                        self.store,
+                        terms,
+                        words.rows,
+                        late,
+                        every_word=words.match == "and",
+                        cosines=cosines,
+                    )
         with self.watch.phase("hits"):
             hits = HitBuilder(self.store, lexical, semantic, terms.terms, found, early).build(
                 fused[:limit]

@@ -24,10 +24,13 @@ class Candidate:
     stopwords: frozenset[str] | None = None
     feedback: tuple[int, float] = (0, 0.0)  # query vector feedback: nearest chunks, weight
     reranker: Order | None = field(default_factory=Learned)  # None: the fused order
+    turns: bool = True  # re-order turns in their sessions' context (memidx/search/context.py)
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
 CANDIDATES: dict[str, Candidate] = {
+    "no turn context": Candidate(turns=False),  # hybrid before the turn-context model
+    "rerank top 20 by rel. w/o turn context": Candidate(rerank=20, turns=False),
     "convex 0.5": Candidate(fusion=Fusion("convex")),
     "convex 0.3": Candidate(fusion=Fusion("convex", alpha=0.3)),
     "convex 0.2": Candidate(fusion=Fusion("convex", alpha=0.2)),

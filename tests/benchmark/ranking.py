@@ -125,6 +125,7 @@ class Lab:
             bonus=candidate.bonus,
             rerank=candidate.rerank,
             reranker=candidate.reranker,
+            turns=candidate.turns,
             _embedder=embedder,
             _vectors=self.vectors,
         )

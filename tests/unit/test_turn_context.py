@@ -1,0 +1,119 @@
+"""Conversation turns re-ordered in their sessions' context (memidx/search/context.py): the
+pure re-ordering, the neighbours' lookup, and the hybrid search on in-memory SQLite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config
+from memidx.embed.job import embed_missing
+from memidx.index.lookup_rows import adjacent_turns
+from memidx.index.store import Filters, Store, VectorStore
+from memidx.index.sync import note_document
+from memidx.notes.chunks import chunk_document
+from memidx.notes.note import parse_note
+from memidx.search.context import TurnEvidence, reorder_turns, turn_relevance
+from memidx.search.searcher import Searcher
+from tests.helpers import FakeEmbedder
+
+
+def _turn(store: Store, ref: str, body: str, session: str, agent: str = "") -> int:
+    meta = {"session": session, "agent": agent, "ts": "2026-12-01T10:00:00Z"}
+    cursor = store.conn.execute(
+        "INSERT INTO documents (source_kind, source_ref, title, body, content_hash, meta) "
+        "VALUES ('turn', ?, '', ?, ?, ?)",
+        (ref, body, ref, json.dumps(meta)),
+    )
+    doc_id = int(cursor.lastrowid or 0)
+    VectorStore(store.conn).replace_chunks(doc_id, chunk_document("", body, 0))
+    return doc_id
+
+
+@pytest.fixture
+def talk(store: Store, tmp_path: Path) -> Store:
+    """Two sessions of Melanie and Caroline, and a note about hobbies."""
+    _turn(store, "m1", "Melanie: which hobby did you take up this spring?", "s1", "Melanie")
+    _turn(store, "c1", "Caroline: pottery, I go to a class on Sundays", "s1", "Caroline")
+    _turn(store, "m2", "Melanie: my hobby is painting, I take my kids along", "s2", "Melanie")
+    _turn(store, "c2", "Caroline: that sounds fun", "s2", "Caroline")
+    note = parse_note("notes/hobby.md", b"# Hobby ideas\nTake up pottery or painting.\n", 1 << 20)
+    doc = note_document(note, "blob-hobby")
+    doc_id, _ = store.upsert(doc)
+    VectorStore(store.conn).replace_chunks(
+        doc_id, chunk_document(doc.title, doc.body, doc.body_line)
+    )
+    return store
+
+
+def _refs(store: Store, tmp_path: Path, query: str, *, turns: bool) -> list[str]:
+    fake = FakeEmbedder()
+    embed_missing(store, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    searcher = Searcher(store, config, turns=turns, _embedder=fake)
+    return [hit.ref for hit in searcher.search(query, Filters(), 10, "hybrid").hits]
+
+
+def test_the_turn_that_answers_the_question_asked_just_before_it_ranks_up(
+    talk: Store, tmp_path: Path
+) -> None:
+    query = "Which hobby did Caroline take up?"
+    before = _refs(talk, tmp_path, query, turns=False)
+    after = _refs(talk, tmp_path, query, turns=True)
+
+    # c1 shares no word with the question, but follows the turn that asked it, and the
+    # question names its speaker; the note keeps its place
+    assert before.index("c1") == 4
+    assert after.index("c1") == 2  # the first turn after the question (and the note)
+    assert after.index("notes/hobby.md") == before.index("notes/hobby.md")
+
+
+@pytest.mark.parametrize(
+    ("fused", "scores", "expected"),
+    [
+        # notes (no score) keep their places; turns fill theirs, best first
+        ("n1 t1 n2 t2 t3", {"t1": 0.1, "t2": 0.9, "t3": 0.5}, "n1 t2 n2 t3 t1"),
+        ("n1 n2", {}, "n1 n2"),
+        ("t1 t2", {"t1": 0.5, "t2": 0.5}, "t1 t2"),  # ties keep the fused order
+    ],
+)
+def test_turns_are_re_ordered_among_their_own_places(
+    fused: str, scores: dict[str, float], expected: str
+) -> None:
+    ranked = [(key, 1.0 / n) for n, key in enumerate(fused.split(), 1)]
+
+    found = reorder_turns(ranked, scores)
+
+    assert [key for key, _ in found] == expected.split()
+    assert dict(found) == dict(ranked)  # each keeps its fused score
+
+
+def test_a_neighbour_that_matches_the_query_lifts_a_turn() -> None:
+    alone = TurnEvidence(0.4, 2.0, 4.0, 0.5, 0.1, 0.0, 0.0, speaker_named=False)
+    answered_around = TurnEvidence(0.4, 2.0, 4.0, 0.5, 0.6, 4.0, 1.0, speaker_named=False)
+
+    assert turn_relevance(answered_around) > turn_relevance(alone)
+
+
+def test_the_adjacent_turns_are_the_sessions_own_just_before_and_after(store: Store) -> None:
+    ids = [
+        _turn(store, "a1", "a one", "a", "Ann"),
+        _turn(store, "b1", "b one", "b", "Bob"),  # another session, filed in between
+        _turn(store, "a2", "a two", "a", "Ann"),
+        _turn(store, "a3", "a three", "a", "Cy"),
+    ]
+    cursor = store.conn.execute(
+        "INSERT INTO documents (source_kind, source_ref, title, body, content_hash, meta) "
+        "VALUES ('note', 'notes/x.md', 'x', 'x', 'x', '{}')"
+    )
+    note = int(cursor.lastrowid or 0)
+
+    found = adjacent_turns(store, [ids[2], ids[1], ids[3], note])
+
+    assert found == {
+        ids[2]: ("Ann", (ids[0], ids[3])),
+        ids[1]: ("Bob", ()),
+        ids[3]: ("Cy", (ids[2],)),
+    }
