@@ -20,7 +20,7 @@ POOL = 40  # fused candidates whose turns are re-ordered (all of them at depth 2
 
 
 class Cosines(Protocol):
-    """The vectors (searcher.VectorIndex): the best chunk's cosine of given documents."""
+    """The vectors (vector_index.VectorIndex): the best chunk's cosine of given documents."""
 
     def cosines(self, query: NDArray[np.float32], docs: Sequence[int]) -> dict[int, float]: ...
 

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memidx.search.coarse import Coarse
-from memidx.search.searcher import VectorIndex
+from memidx.search.vector_index import VectorIndex
 
 QUERIES = 200
 ROWS = 40_000

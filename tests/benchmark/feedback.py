@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memidx.embed.embedders import Embedder, Vectors
-from memidx.search.searcher import VectorIndex
+from memidx.search.vector_index import VectorIndex
 
 
 def moved(query: Vectors, matrix: Vectors, chunks: int, weight: float) -> Vectors:

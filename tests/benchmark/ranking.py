@@ -31,7 +31,8 @@ from memidx.embed.embedders import Embedder, Vectors
 from memidx.index import documents
 from memidx.index.store import Store, VectorStore, open_store
 from memidx.search import query as query_module
-from memidx.search.searcher import Searcher, VectorIndex
+from memidx.search.searcher import Searcher
+from memidx.search.vector_index import VectorIndex
 from tests.benchmark.candidates import CANDIDATES, DEFAULT, Candidate
 from tests.benchmark.feedback import Feedback
 from tests.benchmark.judged import BUILDERS, OPTIONAL, SPLITS, Judged, JudgedSet

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memidx.search.coarse import MIN_ROWS, Coarse, worth_it
-from memidx.search.searcher import VectorIndex
+from memidx.search.vector_index import VectorIndex
 
 DIM = 384
 
