@@ -12,7 +12,7 @@ test half never tuned on).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from memidx.frozen import Value
 from memidx.notes.words import WORD
@@ -130,6 +130,14 @@ def trivial(prompt: str) -> bool:
     words = {w.lower() for w in WORD.findall(text)}
     content = words - CHATTER - FUNCTION_WORDS
     return len(content) < MIN_CONTENT_WORDS
+
+
+def without_words(text: str, words: Collection[str]) -> str:
+    """`text` without the given lower-cased words (whole words, any case), spaces collapsed."""
+    if not words:
+        return text
+    kept = WORD.sub(lambda m: "" if m.group(0).lower() in words else m.group(0), text)
+    return " ".join(kept.split())
 
 
 def word_share(words: list[str], text: str) -> float:
