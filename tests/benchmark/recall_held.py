@@ -97,7 +97,7 @@ def turn_keys(root: Path) -> dict[str, str]:
     return {dia: key_of[record] for dia, record in ids.items() if record in key_of}
 
 
-def _chatter(memory: str, split: str) -> list[Labeled]:
+def chatter(memory: str, split: str) -> list[Labeled]:
     want_dev = split == "dev"
     made = [recall.Prompt(p, "off-topic-", frozenset()) for p in recall.OFF_TOPIC]
     made += [recall.Prompt(p, "trivial-", frozenset()) for p in recall.TRIVIAL]
@@ -110,7 +110,7 @@ def til_prompts(split: str) -> list[Labeled]:
         for q in til_eval.queries(split)
     ]
     found += [Labeled("til", q.text, "til-", frozenset()) for q in til_eval.queries(split, False)]
-    return found + _chatter("til", split)
+    return found + chatter("til", split)
 
 
 def conversation_prompts(
@@ -126,7 +126,7 @@ def conversation_prompts(
                 found.append(Labeled(conv, q.text, "locomo+", right))
             elif q.conversation == other:
                 found.append(Labeled(conv, q.text, "locomo-", frozenset()))
-        found += _chatter(conv, split)
+        found += chatter(conv, split)
     return found
 
 
