@@ -4,13 +4,13 @@ recall server (memidx/agents/recall_server.py) or, when none answers, in the hoo
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from memidx.agents.block import BUDGET, MAX_HITS, Recalled, recall_block, shown_around
-from memidx.agents.gate import Signal, pick, prompt_words, trivial, word_share
+from memidx.agents.gate import Signal, pick, prompt_words, trivial, without_words, word_share
 from memidx.config import Config
 from memidx.embed.embedders import Embedder, query_embedder
 from memidx.frozen import Value, replace
@@ -110,7 +110,12 @@ class Recaller:
             vectors = searcher.vectors() if result.engine != "bm25" else None
             query = self.embedder().embed_query(prompt) if vectors is not None else None
             words = prompt_words(prompt)
-            known = known_terms(store.conn, [quote(w) for w in words]) / max(1, len(words))
+            unknown = {w for w in words if not known_terms(store.conn, [quote(w)])}
+            known = 1 - len(unknown) / max(1, len(words))
+            notes = any(h.kind != "turn" for h in hits)  # else no second embedding
+            asked = note_view(
+                prompt, words, unknown if notes else (), query, self.embedder().embed_query
+            )
         finally:
             store.conn.close()
         found: list[Candidate] = []
@@ -118,12 +123,31 @@ class Recaller:
             doc = docs.get((hit.kind, hit.ref))
             if doc is None:
                 continue
-            cosine = _best_cosine(vectors, query, doc[0])
-            signal = Signal(cosine, word_share(words, doc[1]), _relevance(hit), hit.kind, known)
+            by_words, by_vector = (words, query) if hit.kind == "turn" else asked
+            cosine = _best_cosine(vectors, by_vector, doc[0])
+            share = word_share(by_words, doc[1])
+            signal = Signal(cosine, share, _relevance(hit), hit.kind, known)
             session = hit.meta.get("session") if hit.kind == "turn" else None
             key = f"{hit.kind}:{hit.ref}"
             found.append(Candidate(key, _recalled(hit), signal, doc[0], str(session or "")))
         return found
+
+
+def note_view(
+    prompt: str,
+    words: list[str],
+    unknown: Collection[str],
+    query: object,
+    embed_query: Callable[[str], object],
+) -> tuple[list[str], object]:
+    """The words and vector a note is measured against: the prompt's without the words no
+    document has (a new name, a path), which cannot match and pull the prompt's vector away
+    from what it asks, unless they are half of its words or more. Turns keep the prompt's
+    own: there, words the memory never heard are the sign of another conversation."""
+    if not unknown or len(unknown) * 2 >= len(words) or not isinstance(query, np.ndarray):
+        return words, query
+    kept = [w for w in words if w not in unknown]
+    return kept, embed_query(without_words(prompt, unknown))
 
 
 def shown_keys(block: str, chosen: Sequence[Candidate]) -> tuple[str, ...]:

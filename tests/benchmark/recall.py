@@ -182,13 +182,17 @@ def rates(
     return right / max(1, positives), injected / max(1, negatives), chars
 
 
-def _grid() -> list[Thresholds]:
+def grid(base: Thresholds) -> list[Thresholds]:
+    """`base` with its cosines and word share varied; every other field (the `known` floor)
+    stays `base`'s, so a tuned cell gates as the committed gate does."""
     cells = itertools.product(
         [x / 100 for x in range(40, 86, 2)],
         [x / 100 for x in range(20, 62, 2)],
         [x / 10 for x in range(3, 11)],
     )
-    return [Thresholds(c, w, s) for c, w, s in cells if w <= c]
+    return [
+        replace(base, cosine=c, cosine_with_words=w, word_share=s) for c, w, s in cells if w <= c
+    ]
 
 
 def tune(measured: list[tuple[Prompt, list[Candidate]]], ceiling: float = 0.08) -> Gate:
@@ -198,7 +202,7 @@ def tune(measured: list[tuple[Prompt, list[Candidate]]], ceiling: float = 0.08) 
     gate = GATE
     for kind in ("turn", "note"):
         best: tuple[tuple[float, ...], Gate] | None = None
-        for cell in _grid():
+        for cell in grid(gate.of(kind)):
             candidate = replace(gate, **{kind: cell})
             pos, neg, _ = rates(measured, candidate)
             key = (pos, -neg, cell.cosine, cell.cosine_with_words, cell.word_share)
@@ -239,7 +243,9 @@ def trade_offs(
     """Turn thresholds -> positives / negatives on both halves, the notes' committed."""
     print("  turn thresholds (cosine / with words / share) -> right, injected: dev | test")
     for cell in TRADE_OFFS:
-        gate = replace(GATE, turn=Thresholds(*cell))
+        cosine, with_words, share = cell  # the committed `known` floor kept
+        turn = replace(GATE.turn, cosine=cosine, cosine_with_words=with_words, word_share=share)
+        gate = replace(GATE, turn=turn)
         (d_pos, d_neg, _), (t_pos, t_neg, _) = rates(dev, gate), rates(test, gate)
         print(
             f"    {cell[0]:.2f} / {cell[1]:.2f} / {cell[2]:.1f}   {d_pos:.3f} {d_neg:.3f} | "

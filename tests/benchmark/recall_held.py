@@ -97,7 +97,7 @@ def turn_keys(root: Path) -> dict[str, str]:
     return {dia: key_of[record] for dia, record in ids.items() if record in key_of}
 
 
-def _chatter(memory: str, split: str) -> list[Labeled]:
+def chatter(memory: str, split: str) -> list[Labeled]:
     want_dev = split == "dev"
     made = [recall.Prompt(p, "off-topic-", frozenset()) for p in recall.OFF_TOPIC]
     made += [recall.Prompt(p, "trivial-", frozenset()) for p in recall.TRIVIAL]
@@ -110,7 +110,7 @@ def til_prompts(split: str) -> list[Labeled]:
         for q in til_eval.queries(split)
     ]
     found += [Labeled("til", q.text, "til-", frozenset()) for q in til_eval.queries(split, False)]
-    return found + _chatter("til", split)
+    return found + chatter("til", split)
 
 
 def conversation_prompts(
@@ -126,13 +126,19 @@ def conversation_prompts(
                 found.append(Labeled(conv, q.text, "locomo+", right))
             elif q.conversation == other:
                 found.append(Labeled(conv, q.text, "locomo-", frozenset()))
-        found += _chatter(conv, split)
+        found += chatter(conv, split)
     return found
 
 
 # The gate before this set existed (2026-12-01): no `known` floor, no neighbouring turns.
 BEFORE = Gate(note=Thresholds(0.62, 0.40, 0.60), turn=Thresholds(0.50, 0.38, 0.50))
 GROUPS = ("til+", "locomo+", "til-", "locomo-", "off-topic-", "trivial-")
+NO_FLOOR = replace(GATE, turn=replace(GATE.turn, known=0.0))
+SUFFIXED = ("til+", "til-", "locomo+", "locomo-")  # the chatter stays as it is
+
+
+def with_suffix(prompt: Labeled, suffix: str) -> Labeled:
+    return Labeled(prompt.memory, prompt.text + suffix, prompt.group, prompt.right)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +194,12 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path(".memidx/bench/held"))
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--sides", default="tune,held", help="tune, held or both")
+    parser.add_argument(
+        "--suffix",
+        default="",
+        help="words added to every TIL and LoCoMo prompt, e.g. ' for kestrelctl' (a name no "
+        "memory has, as a real prompt names a new project or path)",
+    )
     args = parser.parse_args()
     dataset = locomo.load(args.data)
     roots = {"til": til_workspace(args.work, args.data)}
@@ -202,12 +214,15 @@ def main() -> None:
         labeled = til_prompts(split) + conversation_prompts(
             dataset, convs, split, lambda c: turn_keys(roots[c])
         )
+        if args.suffix:
+            labeled = [with_suffix(p, args.suffix) for p in labeled if p.group in SUFFIXED]
         measured = [
             (p, [] if trivial(p.text) else recallers[p.memory].candidates(p.text)) for p in labeled
         ]
         print(f"{side} side: TIL {split} queries, conversations {', '.join(convs)}")
         summary("before", judge(measured, recallers, BEFORE, neighbours=False))
         summary("committed", judge(measured, recallers, GATE, neighbours=True))
+        summary("committed, no known floor", judge(measured, recallers, NO_FLOOR, neighbours=True))
 
 
 if __name__ == "__main__":

@@ -66,3 +66,27 @@ def test_a_prompt_whose_words_memory_does_not_know_injects_no_turn() -> None:
     assert not relevant(strange)
     assert relevant(replace(strange, known=1.0))
     assert relevant(Signal(0.9, 1.0, known=0.0))  # notes have no floor: paraphrases use new words
+
+
+def test_a_note_needs_a_fair_cosine_even_with_the_prompts_words() -> None:
+    """A note on the prompt's topic shares most of its words without answering it (a TIL query
+    no note answers, "git blame ignore whitespace changes", against a note on whitespace in
+    diffs): the words lower a note's cosine threshold only so far (GATE.note)."""
+    on_topic = Signal(0.45, 0.8)
+
+    assert not relevant(on_topic)
+    assert relevant(replace(on_topic, cosine=GATE.note.cosine_with_words))
+    assert not relevant(replace(on_topic, cosine=0.58, word_share=GATE.note.word_share - 0.01))
+    assert relevant(Signal(GATE.note.cosine, 0.0))
+
+
+def test_a_note_with_every_word_of_the_prompt_passes_on_a_lower_cosine() -> None:
+    """A note's own title asked as a question often meets its best chunk at a cosine of only
+    0.50-0.55; every word of the prompt in it says it is that note (GATE.note)."""
+    every = GATE.note.cosine_with_every_word
+
+    assert every is not None and every < GATE.note.cosine_with_words
+    assert relevant(Signal(every, 1.0))
+    assert not relevant(Signal(every, 0.9))
+    assert not relevant(Signal(every - 0.01, 1.0))
+    assert GATE.turn.cosine_with_every_word is None  # turns keep their own two paths

@@ -32,7 +32,7 @@ def test_trivial_prompts_are_not_searched(prompt: str, expected: bool) -> None:
 
 def test_the_gate_needs_a_high_cosine_or_a_fair_one_with_the_words() -> None:
     assert relevant(Signal(0.9, 0.0))
-    assert relevant(Signal(0.45, 1.0))
+    assert relevant(Signal(0.58, 1.0))
     assert not relevant(Signal(0.45, 0.1))
     assert not relevant(Signal(0.1, 1.0))
 
