@@ -4,7 +4,7 @@ is the only text embedded here, and nothing here touches the network."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,6 +26,7 @@ from memidx.search.lexical import (
 )
 from memidx.search.masking import masked
 from memidx.search.query import query_terms
+from memidx.search.relevance import Evidence
 from memidx.search.reranker import Learned, Order
 from memidx.search.scoring import by_relevance, hit_evidence, learned
 from memidx.search.timing import Stopwatch
@@ -35,6 +36,7 @@ from memidx.search.vector_index import VectorIndex
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)
 EMBED_HINT = "run `make embed`"
+Evidences = dict[int, Evidence]  # what each document's relevance comes from
 AHEAD = 4  # queries embedded ahead of their search (embed_ahead) kept at most
 
 
@@ -161,16 +163,16 @@ class Searcher:
             how = self.reranker if fuse else None
             shown = [doc for doc, _ in fused[: max(limit, self.rerank, how.top if how else 0)]]
             cosines = {doc: cosine for doc, cosine, _ in semantic}
-            cosines.update(vectors.cosines(query, [d for d in shown if d not in cosines]))
-            found = hit_evidence(
-                self.store,
-                terms,
-                words.rows,
-                shown,
-                every_word=words.match == "and",
-                cosines=cosines,
-                counted=early.counts,
-            )
+
+            def evidence(docs: list[int], counted: Mapping[int, int] | None = None) -> Evidences:
+                cosines.update(vectors.cosines(query, [d for d in docs if d not in cosines]))
+                every_word = words.match == "and"
+                return hit_evidence(
+                    self.store, terms, words.rows, docs, every_word=every_word,
+                    cosines=cosines, counted=counted,
+                )  # fmt: skip
+
+            found = evidence(shown, early.counts)
             fused = by_relevance(fused, found) if self.rerank else fused
             if how is not None:
                 fused = learned(fused, how, words.rows, semantic, evidence=found, depth=depth)
@@ -179,15 +181,7 @@ class Searcher:
                 fused = in_context(self.store, vectors, query, terms, fused, cosines=cosines)
                 late = [doc for doc, _ in fused[:limit] if doc not in found]
                 if late:  # turns the context brought up from below the evidence's cut
-                    cosines.update(vectors.cosines(query, late))
-                    found |= hit_evidence(
-                        self.store,
-                        terms,
-                        words.rows,
-                        late,
-                        every_word=words.match == "and",
-                        cosines=cosines,
-                    )
+                    found |= evidence(late)
         with self.watch.phase("hits"):
             hits = HitBuilder(self.store, lexical, semantic, terms.terms, found, early).build(
                 fused[:limit]
