@@ -210,3 +210,21 @@ def test_a_branch_that_moves_while_purge_rewrites_it_is_left_where_it_moved(
     assert one.git("rev-parse", "backup").strip() == moved[0]  # the person's move stands
     assert done.rewritten_refs == {}
     assert [h.ref for h in done.held] == ["refs/heads/backup"]
+
+
+def test_a_copied_clone_purges_the_segments_of_the_id_it_was_copied_with(tmp_path: Path) -> None:
+    """A copy writes under a fresh writer id; the forgotten record sits in a segment of the old
+    id's folder, which purge must read too."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    copy = NotesRepo(tmp_path / "copy", init=False)
+    subprocess.run(["cp", "-a", f"{one.root}/.", str(copy.root)], check=True)
+    assert copy.memidx_process("forget", gone).code == 0
+
+    run = copy.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 0, run.err
+    assert sum(run.json()["blanked"].values()) == 1 and run.json()["rewritten_commits"] >= 1
+    assert SECRET not in reachable_bytes(copy)
+    status = copy.git("status", "--porcelain").splitlines()
+    assert all(line.startswith("?? notes/haystack/") for line in status), status
