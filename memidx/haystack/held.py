@@ -6,6 +6,7 @@ blanked twin, and each place that reaches one is named with the command that cle
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from shlex import quote
 
 from memidx.config import Config
 from memidx.frozen import Value
@@ -76,15 +77,17 @@ class History:
 
 
 def held(tip: Tip) -> Held:
-    """What the person runs to clear `tip`, and why memidx did not."""
-    short = tip.name.removeprefix(HEADS).removeprefix(TAGS)
+    """What the person runs to clear `tip` (a shell command line: names and paths quoted),
+    and why memidx did not."""
+    short = quote(tip.name.removeprefix(HEADS).removeprefix(TAGS))
+    path = quote(tip.checked_out or "")
     if tip.name == "HEAD" or tip.here:
         return Held(tip.name, "HEAD moved while purge ran", "memidx haystack purge")
     if tip.kind == BRANCH and tip.checked_out:
         return Held(
             tip.name,
             f"memidx never moves a branch a work tree has checked out ({tip.checked_out})",
-            f"git worktree remove {tip.checked_out} && memidx haystack purge --branch {short}",
+            f"git worktree remove {path} && memidx haystack purge --branch {short}",
         )
     if tip.kind == BRANCH:
         return Held(
@@ -101,7 +104,7 @@ def held(tip: Tip) -> Held:
     if tip.kind == WORK_TREE:
         return Held(
             tip.name, "memidx never moves another work tree's HEAD",
-            f"git worktree remove {tip.checked_out}",
+            f"git worktree remove {path}",
         )  # fmt: skip
     return Held(
         tip.name, "memidx never moves a ref it did not make", f"git update-ref -d {tip.name}"

@@ -19,6 +19,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from shlex import quote
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
@@ -164,7 +165,7 @@ def _named(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
             raise MemidxError(
                 f"{ref} is checked out in {tip.checked_out}: memidx never moves a branch a "
                 "work tree has checked out; nothing was purged",
-                f"git worktree remove {tip.checked_out}, then purge again",
+                f"git worktree remove {quote(tip.checked_out)}, then purge again",
             )
         named.append(tip)
     return named
