@@ -146,15 +146,19 @@ class FakeEmbedder:
         self.fingerprint = f"fake-{dim}"
         self.calls: list[list[str]] = []
 
-    def _vector(self, text: str) -> Any:
+    def bucket(self, word: str) -> int:
+        """The dimension a word counts in (what makes two words alike to this embedder)."""
         import hashlib
 
+        digest = hashlib.md5(word.strip(".,:;!?`'\"()").encode(), usedforsecurity=False)
+        return digest.digest()[0] % self.dim
+
+    def _vector(self, text: str) -> Any:
         import numpy as np
 
         vector = np.zeros(self.dim, dtype=np.float32)
         for word in text.lower().split():
-            digest = hashlib.md5(word.strip(".,:;!?`'\"()").encode(), usedforsecurity=False)
-            vector[digest.digest()[0] % self.dim] += 1.0
+            vector[self.bucket(word)] += 1.0
         norm = float(np.linalg.norm(vector)) or 1.0
         return vector / norm
 

@@ -38,7 +38,7 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.purge import purge as purge_segments
     from memidx.memory.head_sync import after_commit
 
-    done = purge_segments(config, pushed=args.pushed)
+    done = purge_segments(config, pushed=args.pushed, branches=args.branch)
     if config.in_git:
         after_commit(config, say_line)  # the index reads the blanked frames again
     if args.json:
@@ -46,6 +46,8 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             "schema": "memidx.purge/1", "blanked": done.blanked,
             "rewritten_commits": done.rewritten_commits, "pushed": done.pushed,
             "blobs": {ref: {"old": old, "new": new} for ref, (old, new) in done.blobs.items()},
+            "rewritten_refs": done.rewritten_refs,
+            "held": [{"ref": held.ref, "run": held.run} for held in done.held],
         }))  # fmt: skip
     else:
         total = sum(done.blanked.values())
@@ -58,6 +60,8 @@ def purge(args: argparse.Namespace, config: Config) -> int:
                 else ""
             )
         )
+        for ref, count in done.rewritten_refs.items():
+            print(f"rebuilt {count} unpushed commits of {ref}")
     for ref in done.pushed:
         if ref in done.blobs and not args.json:
             print(f"{ref} {done.blobs[ref][0]} {done.blobs[ref][1]}")  # for the rewrite
@@ -66,4 +70,10 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             "remote's history (the README's \"Forget and purge\" gives the rewrite)",
             file=sys.stderr,
         )
-    return 1 if done.pushed and not args.pushed else 0
+    for held in done.held:
+        print(
+            f"memidx: error: {held.ref} still holds forgotten bytes in commits no remote has "
+            f"({held.why}; run: {held.run})",
+            file=sys.stderr,
+        )
+    return 1 if done.held or (done.pushed and not args.pushed) else 0

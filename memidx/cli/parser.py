@@ -197,6 +197,15 @@ def _memory_commands(commands: Commands) -> None:
         help="purge: for each pushed segment, also store its blanked bytes as a git blob and "
         "print `<segment> <old blob> <new blob>` for the history rewrite the README gives",
     )
+    p.add_argument(
+        "--branch",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="purge: also rewrite this local branch's unpushed commits, as HEAD's are "
+        "(repeatable; purge names every branch, tag and stash entry that still holds "
+        "forgotten bytes)",
+    )
     json_flag(p, "what purge did")
 
     p = command(

@@ -136,6 +136,25 @@ def _diff_records(out: bytes) -> list[tuple[str, list[bytes]]]:
     return records
 
 
+def introduced(repo: GitRepo, tips: Sequence[str], folder: str) -> list[tuple[str, str, str]]:
+    """(commit, path, blob) for each file under `folder` that a commit reachable from `tips`
+    but from no remote-tracking branch brought in: added or changed against a parent (each
+    parent of a merge), so every blob those commits hold that no pushed commit brought."""
+    if not tips:
+        return []  # git log would read HEAD, which may have no commit yet
+    out = repo.run(
+        *LOG_CONFIG, "log", "--stdin", "--root", "-m", "--raw", "--no-abbrev", "--no-renames",
+        "-z", "--format=%x01%H%x01", "--not", "--remotes", "--", f"{folder}/",
+        input_bytes="".join(f"{tip}\n" for tip in tips).encode(),
+    )  # fmt: skip
+    found: list[tuple[str, str, str]] = []
+    for commit, entries in _diff_records(out):
+        for change in parse_raw(b"".join(entries)):
+            if change.new_path is not None and change.new_blob is not None:
+                found.append((commit, change.new_path, change.new_blob))
+    return found
+
+
 def added_by_step(changes: Sequence[Change]) -> list[str]:
     """The paths a commit adds, from its diff against its only parent: absent there, present
     after (an add, or the new side of a rename)."""

@@ -1,9 +1,11 @@
-"""Replace files in the local commits no remote has yet (`memidx haystack purge`): each commit
-reachable from HEAD but from no remote-tracking branch is built again with the new bytes at
-those paths, same author, committer, dates and message, and HEAD moves to the rebuilt HEAD as
-memidx's own commits move it (memidx.git.commit.publish: never while a person's git is
-committing or holds the index, compare-and-swap against the HEAD it was built on, built again
-when HEAD moved). Pushed commits are never rewritten."""
+"""Replace blobs in the local commits no remote has yet (`memidx haystack purge`): each commit
+reachable from HEAD (or from a branch the person names) but from no remote-tracking branch is
+built again with the new blobs in place of the old ones at their paths, same author,
+committer, dates and message, so a commit two branches share is rebuilt the same for both.
+HEAD moves to the rebuilt HEAD as memidx's own commits move it (memidx.git.commit.publish:
+never while a person's git is committing or holds the index, compare-and-swap against the
+HEAD it was built on, built again when HEAD moved); a named branch moves by a compare-and-swap
+`git update-ref` from the commit it was rebuilt from. Pushed commits are never rewritten."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.process import run_process
 from memidx.git.repo import GitRepo, git_env
+from memidx.git.tips import unpushed_commits
 
 PERSON = re.compile(r"^(.*) <(.*)> (\d+ [+-]\d{4})$")
 
@@ -29,14 +32,22 @@ def pushed_paths(root: Path, refs: Sequence[str]) -> set[str]:
     }
 
 
+Replacements = Mapping[tuple[str, str], str]  # (path, old blob) -> the blob that replaces it
+
+
 def rewrite_unpushed(
-    config: Config, replaced: Mapping[str, bytes], then: Callable[[], None] = lambda: None
+    config: Config,
+    folder: str,
+    replace: Replacements,
+    paths: Sequence[str],
+    then: Callable[[], None] = lambda: None,
 ) -> int:
-    """Put `replaced` (path -> bytes) into every unpushed commit that holds those paths, run
-    `then` (the work tree's files follow) and point git's index at the new bytes; returns how
-    many commits were built again. HEAD moves as memidx's own commits move it (never while a
-    person's git is committing, never from a HEAD that moved since it was read: built again
-    then); GitError when that cannot happen in time, and then nothing changed."""
+    """Put the `replace` blobs into every unpushed commit of HEAD that holds the old ones under
+    `folder`, run `then` (the work tree's files at `paths` follow) and point git's index at
+    HEAD's blobs for `paths`; returns how many commits were built again. HEAD moves as
+    memidx's own commits move it (never while a person's git is committing, never from a HEAD
+    that moved since it was read: built again then); GitError when that cannot happen in
+    time, and then nothing changed."""
     import git
 
     from memidx.git.commit import WAIT_SECONDS, publish, serialized, update_user_index
@@ -44,15 +55,13 @@ def rewrite_unpushed(
     repo = GitRepo(config.root)
     git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
     rebuilt: dict[str, str] = {}
-    blobs: dict[str, str] = {}
 
     def build(head: str | None) -> str:
         if head is None:
             raise GitError("HEAD has no commit any more; nothing was rewritten", "try again")
         rebuilt.clear()
-        commits = repo.run("rev-list", "--reverse", "--topo-order", head, "--not", "--remotes")
-        for commit in commits.decode().split():
-            rebuilt[commit] = _rebuilt(repo, commit, blobs, rebuilt)
+        for commit in unpushed_commits(repo, head):
+            rebuilt[commit] = _rebuilt(repo, commit, folder, replace, rebuilt)
         return rebuilt.get(head, head)
 
     deadline = time.monotonic() + WAIT_SECONDS
@@ -60,52 +69,78 @@ def rewrite_unpushed(
         if repo.head() is None:
             then()
             return 0
-        for path, data in replaced.items():
-            stored = repo.run("hash-object", "-w", "--stdin", input_bytes=data)
-            blobs[path] = stored.decode().strip()
         head = publish(
             config.root, git_dir, build, repo.head, "memidx haystack purge", deadline=deadline,
             undone="the unpushed commits were not rewritten and no segment changed",
         )  # fmt: skip
         count = sum(1 for old, new in rebuilt.items() if old != new)
         then()
-        if count:
-            paths = sorted(replaced)
+        if count and paths:  # never a reset without paths: that would reset the whole index
             done = f"rewrote the unpushed commits up to {head[:12]}"
             shows = "the forgotten bytes as staged"
-            update_user_index(git.Repo(config.root), paths, head, deadline, done=done, shows=shows)
+            repository = git.Repo(config.root)
+            update_user_index(repository, sorted(paths), head, deadline, done=done, shows=shows)
     return count
 
 
-def _rebuilt(repo: GitRepo, commit: str, blobs: Mapping[str, str], mapping: dict[str, str]) -> str:
-    """The commit with the new blobs at their paths and its parents as rebuilt; itself when
-    nothing changes."""
+def rewrite_branch(
+    config: Config, ref: str, old: str, folder: str, replace: Replacements
+) -> int | None:
+    """Build the unpushed commits of the branch `ref` (at `old`, checked out in no work tree)
+    again with the `replace` blobs, and move it only from `old` (git update-ref's compare and
+    swap): how many commits were built again, None when the branch moved meanwhile (it is
+    left where it moved). Nothing in any work tree or git's index changes."""
+    repo = GitRepo(config.root)
+    rebuilt: dict[str, str] = {}
+    for commit in unpushed_commits(repo, old):
+        rebuilt[commit] = _rebuilt(repo, commit, folder, replace, rebuilt)
+    new = rebuilt.get(old, old)
+    if new == old:
+        return 0
+    argv = ["git", "-C", str(repo.root), "update-ref", "-m", "memidx haystack purge", ref, new, old]
+    if run_process(argv, git_env(), b"").returncode != 0:
+        return None
+    return sum(1 for before, after in rebuilt.items() if before != after)
+
+
+def _rebuilt(
+    repo: GitRepo, commit: str, folder: str, replace: Replacements, mapping: Mapping[str, str]
+) -> str:
+    """The commit with the `replace` blobs under `folder` and its parents as rebuilt (same
+    author, committer, dates and message); itself when nothing changes."""
     raw = repo.run("cat-file", "commit", commit).decode("utf-8", "surrogateescape")
     headers, _, message = raw.partition("\n\n")
     fields = [line.split(" ", 1) for line in headers.splitlines() if " " in line]
     parents = [value for key, value in fields if key == "parent"]
     tree = next(value for key, value in fields if key == "tree")
-    git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
-    temporary = git_dir / f"memidx-purge-{os.getpid()}.index"
-    env = {**git_env(), "GIT_INDEX_FILE": str(temporary)}
-    try:
-        _git(repo, env, "read-tree", commit)
-        for path, blob in blobs.items():
-            if _git(repo, env, "ls-files", "--", path).strip():
-                _git(repo, env, "update-index", "--cacheinfo", f"100644,{blob},{path}")
-        new_tree = _git(repo, env, "write-tree").decode().strip()
-    finally:
-        temporary.unlink(missing_ok=True)
     new_parents = [mapping.get(p, p) for p in parents]
-    if new_tree == tree and new_parents == parents:
+    entries = [
+        f"{e.mode} {replace[e.path, e.blob_id]}\t{e.path}\0"
+        for e in repo.tree(commit, folder)
+        if (e.path, e.blob_id) in replace
+    ]
+    if not entries and new_parents == parents:
         return commit
+    env = git_env()
+    new_tree = tree
+    if entries:
+        git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
+        temporary = git_dir / f"memidx-purge-{os.getpid()}.index"
+        env["GIT_INDEX_FILE"] = str(temporary)
+        try:
+            _git(repo, env, "read-tree", commit)
+            info = "".join(entries).encode("utf-8", "surrogateescape")
+            _git(repo, env, "update-index", "-z", "--index-info", stdin=info)
+            new_tree = _git(repo, env, "write-tree").decode().strip()
+        finally:
+            temporary.unlink(missing_ok=True)
+        env.pop("GIT_INDEX_FILE")
     for key, value in fields:
         found = PERSON.match(value) if key in ("author", "committer") else None
         if found is not None:
             who = "AUTHOR" if key == "author" else "COMMITTER"
             env[f"GIT_{who}_NAME"], env[f"GIT_{who}_EMAIL"] = found.group(1), found.group(2)
             env[f"GIT_{who}_DATE"] = found.group(3)
-    env.pop("GIT_INDEX_FILE")
     args = ["commit-tree", new_tree, *[a for p in new_parents for a in ("-p", p)]]
     return _git(repo, env, *args, stdin=message.encode("utf-8", "surrogateescape")).decode().strip()
 

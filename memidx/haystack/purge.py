@@ -3,33 +3,46 @@
 A forgotten record's frame is overwritten in place by a frame of the same length that keeps
 only its id, kind, drawer and time, with blank text, so every other record keeps its offset
 (its ref) and nothing else changes. Segments no commit holds are rewritten in the work tree;
-a segment committed but reachable from no remote-tracking branch is rewritten in those local
+a segment committed but reachable from no remote-tracking branch is rewritten in HEAD's local
 commits too (memidx.git.rewrite), and the work tree's files change only once HEAD has moved
 (a rewrite that cannot move HEAD leaves every file as it was, for the next purge to find); a
 segment already pushed is left as it is and named: its bytes are in the remote's history,
-which only a history rewrite there removes (README)."""
+which only a history rewrite there removes (README). The clone's other places (branches,
+tags, stash entries, other refs, other work trees' HEADs) are never moved unasked: each whose
+unpushed commits still hold a forgotten frame is named with the command that clears it, and
+the branches the person names are rewritten as HEAD's are (memidx.haystack.held)."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from shlex import quote
 
 from memidx.config import Config
+from memidx.errors import MemidxError, UsageError
+from memidx.git.tips import HEADS, Tip
 from memidx.hashes import content_hash
 from memidx.haystack.frames import HEADER, MAGIC, Located, scan_bytes
-from memidx.haystack.indexing import segment_ref
+from memidx.haystack.held import Held
+from memidx.haystack.indexing import haystack_folder, segment_ref
+from memidx.haystack.segments import segments
+from memidx.paths import refuse_links
 
 
 @dataclass(slots=True)
 class Purged:
-    """What purge did: records blanked per segment, and the segments it could not rewrite."""
+    """What purge did: records blanked per segment, the commits and branches it rebuilt, the
+    segments it could not rewrite (pushed), and the places that still hold forgotten bytes."""
 
     blanked: dict[str, int] = field(default_factory=dict[str, int])
     rewritten_commits: int = 0
     pushed: list[str] = field(default_factory=list[str])
     blobs: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
+    rewritten_refs: dict[str, int] = field(default_factory=dict[str, int])
+    held: list[Held] = field(default_factory=list[Held])
 
 
 def blank_frame(located: Located) -> bytes:
@@ -63,12 +76,15 @@ def blanked(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
     return bytes(out), count
 
 
-def purge(config: Config, *, pushed: bool = False) -> Purged:
-    """Blank the forgotten records in this clone's segments (see the module's docstring);
-    `pushed`: for each pushed segment, store its blanked bytes as a git blob and name the pair
-    (old blob, new blob) for the history rewrite the README gives; nothing else changes."""
-    from memidx.git.rewrite import pushed_paths, rewrite_unpushed
+def purge(config: Config, *, pushed: bool = False, branches: Sequence[str] = ()) -> Purged:
+    """Blank the forgotten records in this clone's segments and in HEAD's unpushed commits,
+    and in those of the local `branches` named; name every other place that still holds them
+    (see the module's docstring). `pushed`: for each pushed segment, store its blanked bytes
+    as a git blob and name the pair (old blob, new blob) for the history rewrite the README
+    gives. UsageError or MemidxError for a branch that cannot be named, before any change."""
+    from memidx.git.rewrite import rewrite_branch, rewrite_unpushed
     from memidx.haystack.clone_writer import clone_writer
+    from memidx.haystack.held import History, in_order
     from memidx.index.store import RecordStore, open_store
 
     store, _ = open_store(config.index_path, write=False)
@@ -77,34 +93,91 @@ def purge(config: Config, *, pushed: bool = False) -> Purged:
     finally:
         store.conn.close()
     done = Purged()
+    if not forgotten:
+        return done
     writer = clone_writer(config)
-    replaced: dict[str, bytes] = {}  # by ref, for git
-    files: dict[Path, bytes] = {}
     with writer.locked():
-        for path in sorted(writer.folder.glob("*.krd")):
-            ref = segment_ref(config, path)
-            data = path.read_bytes()
-            new, count = blanked(data, forgotten)
-            if not count:
-                continue
-            if config.in_git and ref in pushed_paths(config.root, [ref]):
-                done.pushed.append(ref)
-                if pushed:
-                    done.blobs[ref] = (_blob(config, ref), _blob(config, ref, new))
-                continue
-            replaced[ref] = new
-            files[path] = new
-            done.blanked[ref] = count
+        files = _work_tree(config, forgotten, done, pushed)
 
         def replace_files() -> None:
             for path, new in files.items():
                 _replace(path, new)
 
-        if replaced and config.in_git:  # the files change once HEAD has (or not at all)
-            done.rewritten_commits = rewrite_unpushed(config, replaced, replace_files)
-        else:
+        if not config.in_git:
             replace_files()
+            return done
+        history = History(config, lambda data: _blanked_or_none(data, forgotten))
+        named = _named(history.tips, branches)
+        holding = history.holding()
+        if files or any(tip.name == "HEAD" for tip in holding):  # the files follow HEAD
+            paths = [segment_ref(config, path) for path in files]
+            done.rewritten_commits = rewrite_unpushed(
+                config, history.folder, history.replace, paths, replace_files
+            )
+        for tip in named:
+            count = rewrite_branch(config, tip.name, tip.commit, history.folder, history.replace)
+            if count is not None:
+                done.rewritten_refs[tip.name] = count
+        history.scan()
+        done.held = in_order(history.holding())
     return done
+
+
+def _work_tree(
+    config: Config, forgotten: set[str], done: Purged, pushed: bool
+) -> dict[Path, bytes]:
+    """The blanked bytes of each segment file in the work tree (every writer's) that holds a
+    forgotten record and is not pushed; the pushed ones go to `done.pushed`."""
+    from memidx.git.rewrite import pushed_paths
+
+    files: dict[Path, bytes] = {}
+    for path in segments(haystack_folder(config)):
+        ref = segment_ref(config, path)
+        try:
+            refuse_links(config.root, Path(ref).parent)
+        except MemidxError:
+            continue  # memidx never writes through a link
+        new, count = blanked(path.read_bytes(), forgotten)
+        if not count:
+            continue
+        if config.in_git and ref in pushed_paths(config.root, [ref]):
+            done.pushed.append(ref)
+            if pushed:
+                done.blobs[ref] = (_blob(config, ref), _blob(config, ref, new))
+            continue
+        files[path] = new
+        done.blanked[ref] = count
+    return files
+
+
+def _named(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
+    """The tips of the local branches named, none checked out in another work tree (the one
+    HEAD is on is rewritten as HEAD)."""
+    named: list[Tip] = []
+    for branch in branches:
+        ref = branch if branch.startswith(HEADS) else f"{HEADS}{branch}"
+        tip = next((t for t in tips if t.name == ref), None)
+        if tip is None:
+            raise UsageError(f"no local branch {branch}", "`git branch` lists them")
+        if tip.here:
+            continue
+        if tip.checked_out:
+            raise MemidxError(
+                f"{ref} is checked out in {tip.checked_out}: memidx never moves a branch a "
+                "work tree has checked out; nothing was purged",
+                f"git worktree remove {quote(tip.checked_out)}, then purge again",
+            )
+        named.append(tip)
+    return named
+
+
+def _blanked_or_none(data: bytes, forgotten: set[str]) -> bytes | None:
+    """The segment's bytes with the forgotten records blanked, None when it holds none (a
+    segment that names no forgotten id is not even scanned)."""
+    if not any(ident.encode() in data for ident in forgotten):
+        return None
+    new, count = blanked(data, forgotten)
+    return new if count else None
 
 
 def _blob(config: Config, ref: str, data: bytes | None = None) -> str:

@@ -1,14 +1,15 @@
 """`memidx share` (`make sync`): commit this clone's haystack, then pull and push until the
 remote has everything, retrying with backoff while other clones push at the same time.
 
-The pull's merge moves HEAD, so the pull waits (memidx.git.commit.WAIT_SECONDS at most)
-while a git of this clone is committing or holds the index, as memidx's own commits do; a
-fetch first brings what the remote has, so the pull has little left to fetch and its merge
-comes right after the look. A push rejected because the remote moved (another clone pushed
-first) is the normal case when several machines sync at once: pull again (git's hooks index
-what arrives) and push again. A merge that stops on a conflict needs a person: the merge is
-left as git left it, and the error says so. Segments never conflict (each clone writes its
-own files); notes can.
+The merge moves HEAD, so it waits (memidx.git.commit.WAIT_SECONDS at most) while a git of
+this clone is committing or holds the index, as memidx's own commits do. memidx fetches
+first, then merges the branch's upstream as that fetch left it (`git merge @{upstream}`,
+not `git pull`, which would fetch again: seconds on a network remote between the look and
+the merge, time for a person's `git commit` to start). A push rejected because the remote
+moved (another clone pushed first) is the normal case when several machines sync at once:
+fetch and merge again (git's hooks index what arrives) and push again. A merge that stops on
+a conflict needs a person: the merge is left as git left it, and the error says so. Segments
+never conflict (each clone writes its own files); notes can.
 """
 
 from __future__ import annotations
@@ -63,13 +64,16 @@ def share(
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
-        _git(config, "fetch", "-q")  # the slow part, before the look: it moves no HEAD
+        fetched = _git(config, "fetch", "-q")  # the network, before the look: moves no HEAD
+        if fetched.returncode != 0:  # a transient failure: try again
+            _pause(attempt, sleep, say, f"git fetch failed: {_last_line(fetched)}")
+            continue
         with serialized(config):  # no memidx commit moves HEAD meanwhile
             _quiet(config)
-            pulled = _git(config, "pull", "--no-rebase", "--no-edit")
-        if pulled.returncode != 0:
-            _pull_failed(pulled)
-            _pause(attempt, sleep, say, "pull failed")  # a transient failure: try again
+            merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
+        if merged.returncode != 0:
+            _merge_failed(merged)
+            _pause(attempt, sleep, say, "merge failed")
             continue
         pushed = _git(config, "push")
         if pushed.returncode == 0:
@@ -86,7 +90,7 @@ def share(
 
 
 def _quiet(config: Config) -> None:
-    """Wait until no git of this clone is committing: the pull's merge would move HEAD from
+    """Wait until no git of this clone is committing: the merge would move HEAD from
     under it, and the person's commit would fail ("cannot lock ref 'HEAD'")."""
     from memidx.git.commit import WAIT_SECONDS, wait_until_quiet
     from memidx.git.repo import GitRepo
@@ -96,22 +100,27 @@ def _quiet(config: Config) -> None:
     wait_until_quiet(config.root, git_dir, undone, time.monotonic() + WAIT_SECONDS)
 
 
-def _pull_failed(done: subprocess.CompletedProcess[str]) -> None:
+def _merge_failed(done: subprocess.CompletedProcess[str]) -> None:
     text = done.stdout + done.stderr
+    if "no upstream configured" in text:
+        raise MemidxError(
+            "the branch has no upstream to share with, so nothing was pulled or pushed",
+            "push it once with `git push -u origin HEAD`, then make sync again",
+        )
     if any(marker in text for marker in CONFLICT):
         raise MemidxError(
-            f"git pull stopped on a merge conflict: {_last_line(done)}",
+            f"git merge stopped on a merge conflict: {_last_line(done)}",
             "a person must resolve it: edit the files git status lists, git add them, "
             "git commit, then make sync again",
         )
-    if "not possible because you have unmerged files" in text or "unfinished merge" in text:
+    if "not possible because you have unmerged files" in text or "concluded your merge" in text:
         raise MemidxError(
             "a merge is in progress in this clone",
             "finish it (git status), then make sync again",
         )
     if "would be overwritten by merge" in text:
         raise MemidxError(
-            f"git pull refused: {_last_line(done)}",
+            f"git merge refused: {_last_line(done)}",
             "commit, move or delete the files git names (uncommitted edits or untracked "
             "files in the way), then make sync again",
         )
@@ -140,7 +149,7 @@ def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
     for stream, text in ((sys.stdout, done.stdout), (sys.stderr, done.stderr)):
-        if text.strip() and args[0] not in ("remote", "fetch"):  # the pull says it again
+        if text.strip() and args[0] not in ("remote", "fetch"):  # a failed fetch is retried
             stream.write(text)
     return done
 

@@ -3,13 +3,18 @@ embed are incremental, so a second run only checks them)."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Container
 from pathlib import Path
 
+from memidx.config import load_config
+from memidx.index.store import open_store
+from memidx.search.searcher import Searcher
 from tests.benchmark import beir, corpus, locomo, turns
 from tests.benchmark.corpus import git
 from tests.benchmark.timing import CommandFailed
@@ -138,3 +143,31 @@ def model_available() -> bool:
     except ModelError:
         return False
     return True
+
+
+def missing(args: argparse.Namespace, folder: str) -> bool:
+    if (args.data / folder).exists():
+        return False
+    print(f"skipped: no {folder} under {args.data}")
+    return True
+
+
+def open_searcher(root: Path) -> Searcher:
+    store, _ = open_store(root / ".memidx" / "index.sqlite", write=False)
+    return Searcher(store, load_config(root))
+
+
+def embed_once(root: Path, args: argparse.Namespace) -> None:
+    """Embed what lacks vectors; the first full embed's figures are recorded."""
+    if "vector" not in args.modes:
+        return
+    out = memidx(root, "embed", "--json")
+    report = json.loads(out)
+    if report["embedded"] and recorded(root, "embed") is None:
+        report["when"] = time.strftime("%Y-%m-%d")
+        record(root, "embed", report)
+    if report["embedded"]:
+        print(
+            f"embedded {report['embedded']} chunks: {report['chunks_per_second']} chunks/s, "
+            f"peak RSS {report['peak_rss_mb']} MB"
+        )

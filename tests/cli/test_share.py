@@ -6,7 +6,15 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from subprocess import CompletedProcess
 
+import pytest
+
+from memidx.config import Config, load_config
+from memidx.errors import GitError, MemidxError
+from memidx.memory import share as share_module
+from memidx.memory.share import share
+from tests.cli.test_forget import clones
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -83,3 +91,47 @@ def test_share_without_a_remote_commits_the_haystack_only(tmp_path: Path) -> Non
     assert run.code == 0, run.err
     assert run.json()["remote"] is False and run.json()["haystack_commit"]
     assert machine.git("status", "--porcelain").strip() == ""
+
+
+def test_share_merges_what_its_own_fetch_brought_without_fetching_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """memidx fetches, checks that no git of the clone is committing, then merges: a `git pull`
+    there fetched again first (seconds on a network remote, time for a person's `git commit`
+    to start, whose HEAD the merge would then move). The remote goes away right after
+    memidx's fetch: what that fetch brought is merged all the same, with no network."""
+    one, two = clones(tmp_path)
+    one.note("from-one.md", "From one", "a note machine one pushed")
+    theirs = one.commit("one's note")
+    one.git("push", "-q", "origin", "main")
+    two.note("from-two.md", "From two", "a note machine two has not pushed yet")
+    two.commit("two's note")
+    remote = tmp_path / "remote.git"
+    run_git = share_module._git  # pyright: ignore[reportPrivateUsage]
+
+    def fetch_then_the_remote_goes_away(config: Config, *args: str) -> CompletedProcess[str]:
+        done = run_git(config, *args)
+        if args[0] == "fetch" and remote.exists():
+            remote.rename(tmp_path / "unreachable.git")
+        return done
+
+    monkeypatch.setattr(share_module, "_git", fetch_then_the_remote_goes_away)
+
+    with pytest.raises(GitError, match="git push failed"):  # only the push needs the remote
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert two.git("rev-parse", "HEAD^2").strip() == theirs  # merged: two's commit, then one's
+    assert "pushed" in two.git("show", "HEAD:notes/from-one.md")
+    assert two.git("status", "--porcelain", "--untracked-files=no").strip() == ""
+
+
+def test_a_branch_without_an_upstream_says_so_at_once(tmp_path: Path) -> None:
+    one, _ = clones(tmp_path)
+    one.git("branch", "--unset-upstream")
+    head = one.git("rev-parse", "HEAD").strip()
+
+    with pytest.raises(MemidxError, match="no upstream") as raised:
+        share(load_config(one.root, env={}), sleep=lambda _: None)
+
+    assert "git push -u origin HEAD" in raised.value.hint
+    assert one.git("rev-parse", "HEAD").strip() == head

@@ -4,9 +4,12 @@ pure re-ordering, the neighbours' lookup, and the hybrid search on in-memory SQL
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from memidx.config import Config
 from memidx.embed.job import embed_missing
@@ -15,8 +18,12 @@ from memidx.index.store import Filters, Store, VectorStore
 from memidx.index.sync import note_document
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import parse_note
+from memidx.search import searcher as searcher_module
+from memidx.search import turn_context
 from memidx.search.context import TurnEvidence, reorder_turns, turn_relevance
+from memidx.search.query import Terms
 from memidx.search.searcher import Searcher
+from memidx.search.turn_context import Cosines
 from tests.helpers import FakeEmbedder
 
 
@@ -117,3 +124,75 @@ def test_the_adjacent_turns_are_the_sessions_own_just_before_and_after(store: St
         ids[1]: ("Bob", ()),
         ids[3]: ("Cy", (ids[2],)),
     }
+
+
+def _note(store: Store, ref: str, text: str) -> int:
+    note = parse_note(ref, text.encode(), 1 << 20)
+    doc = note_document(note, f"blob-{ref}")
+    doc_id, _ = store.upsert(doc)
+    VectorStore(store.conn).replace_chunks(
+        doc_id, chunk_document(doc.title, doc.body, doc.body_line)
+    )
+    return doc_id
+
+
+def test_a_turn_the_context_brings_up_from_below_the_evidence_cut_shows_its_relevance(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hybrid search computes the evidence of the fused top 30 (what the learned re-ranker
+    orders), the turn context re-orders the turns of the top 40: a turn it moves from places
+    31-40 into the shown hits has its evidence computed late, so it shows a relevance like
+    every other hit (searcher.py)."""
+    fake = FakeEmbedder()
+    query = "Which hobby did Caroline take up?"
+    spelled: dict[int, list[str]] = {}  # the fake embedder's dimensions, each with fresh words
+    for n in range(20_000):
+        spelled.setdefault(fake.bucket(f"w{n}"), []).append(f"w{n}")
+    fresh = {dim: iter(words) for dim, words in spelled.items()}
+    asked = [fake.bucket(word) for word in ("hobby", "caroline", "take")]
+    other = [d for d in range(fake.dim) if d not in {fake.bucket(w) for w in query.lower().split()}]
+
+    def text(alike: int, unlike: int) -> str:
+        """Words none of the query's, `alike` of them in its dimensions: the cosine falls as
+        `unlike` grows."""
+        dims = [*asked[:alike], *other[:unlike]]
+        return " ".join(next(fresh[dim]) for dim in dims)
+
+    _turn(
+        store, "question", "Melanie: which hobby did Caroline take up this spring?", "s", "Melanie"
+    )
+    answer = _turn(store, "answer", text(3, 10), "s", "Caroline")  # no word of the question
+    for k in range(20):  # every word of the query among 40 others: found by words
+        _note(store, f"notes/words{k}.md", f"# Words {k}\nhobby caroline take up {text(0, 40)}\n")
+    for k in range(20):  # found by meaning, seventeen of them closer to the query than the answer
+        body = text(3, 4 + k // 4 if k < 17 else 14)
+        if k % 3:
+            _note(store, f"notes/meaning{k}.md", f"{body}\n")
+        else:
+            _turn(store, f"other{k}", body, f"other{k}", "Bob")
+    embed_missing(store, fake)
+    places: list[tuple[int, int]] = []
+
+    def in_context(
+        store: Store,
+        vectors: Cosines,
+        query: NDArray[np.float32],
+        terms: Terms,
+        fused: Sequence[tuple[int, float]],
+        *,
+        cosines: Mapping[int, float],
+    ) -> list[tuple[int, float]]:
+        found = turn_context.in_context(store, vectors, query, terms, fused, cosines=cosines)
+        places.append(([d for d, _ in fused].index(answer), [d for d, _ in found].index(answer)))
+        return found
+
+    monkeypatch.setattr(searcher_module, "in_context", in_context)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+
+    hits = Searcher(store, config, _embedder=fake).search(query, Filters(), 10, "hybrid").hits
+
+    ((before, after),) = places
+    assert 30 <= before < 40 and after < 10  # brought up from below the evidence's cut
+    (shown,) = [hit for hit in hits if hit.ref == "answer"]
+    assert shown.relevance is not None and 0.0 < shown.relevance < 1.0
+    assert all(hit.relevance is not None for hit in hits)

@@ -1,0 +1,123 @@
+"""Where the clone's unpushed history still holds forgotten bytes (`memidx haystack purge`):
+every segment blob that a commit no remote has brought in, on any branch, tag, stash entry,
+other ref or work tree's HEAD, is read once; those with a forgotten record's text get a
+blanked twin, and each place that reaches one is named with the command that clears it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from shlex import quote
+
+from memidx.config import Config
+from memidx.frozen import Value
+from memidx.git.history import introduced
+from memidx.git.repo import GitRepo
+from memidx.git.rewrite import pushed_paths
+from memidx.git.tips import BRANCH, HEADS, STASH, TAG, TAGS, WORK_TREE, Tip, containing, local_tips
+from memidx.haystack.indexing import haystack_folder, segment_ref
+from memidx.haystack.segments import SEGMENT_SUFFIX
+
+MAX_SEGMENT_BYTES = 1 << 30  # a larger blob is no segment memidx wrote: never read
+
+
+class Held(Value):
+    """A place that still reaches forgotten bytes: its name, why memidx left it, and the
+    command that clears it."""
+
+    ref: str
+    why: str
+    run: str
+
+
+class History:
+    """The forgotten bytes in the clone's unpushed history, as of the last `scan`."""
+
+    def __init__(self, config: Config, blank: Callable[[bytes], bytes | None]) -> None:
+        self.repo = GitRepo(config.root)
+        self.folder = segment_ref(config, haystack_folder(config))
+        self.blank = blank  # a segment's bytes with the forgotten records blanked, or None
+        self.blanked: dict[str, str | None] = {}  # blob -> its blanked twin (None: nothing)
+        self.replace: dict[tuple[str, str], str] = {}  # (path, blob) -> blanked twin
+        self.tips: list[Tip] = []
+        self.commits: set[str] = set()  # the commits that brought a forgotten frame in
+        self.scan()
+
+    def scan(self) -> None:
+        """Read the tips and what their unpushed commits brought in, again."""
+        self.tips = local_tips(self.repo)
+        found = [
+            (commit, path, blob)
+            for commit, path, blob in introduced(
+                self.repo, [t.commit for t in self.tips], self.folder
+            )
+            if path.endswith(SEGMENT_SUFFIX)
+        ]
+        self._read({blob for _, _, blob in found} - set(self.blanked))
+        changed = [(c, p, b) for c, p, b in found if self.blanked[b] is not None]
+        pushed = pushed_paths(self.repo.root, sorted({p for _, p, _ in changed}))
+        self.commits = set()
+        for commit, path, blob in changed:
+            if path not in pushed:
+                self.replace[path, blob] = str(self.blanked[blob])
+                self.commits.add(commit)
+
+    def holding(self) -> list[Tip]:
+        """The tips whose unpushed history holds a forgotten frame."""
+        return containing(self.repo, self.tips, self.commits)
+
+    def _read(self, blobs: Iterable[str]) -> None:
+        wanted = [(blob, 0) for blob in sorted(blobs)]
+        for blob, _, data in self.repo.read_blobs(wanted, MAX_SEGMENT_BYTES):
+            new = self.blank(data) if data is not None else None
+            if new is None:
+                self.blanked[blob] = None
+                continue
+            stored = self.repo.run("hash-object", "-w", "--stdin", input_bytes=new)
+            self.blanked[blob] = stored.decode().strip()
+
+
+def held(tip: Tip) -> Held:
+    """What the person runs to clear `tip` (a shell command line: names and paths quoted),
+    and why memidx did not."""
+    short = quote(tip.name.removeprefix(HEADS).removeprefix(TAGS))
+    path = quote(tip.checked_out or "")
+    if tip.name == "HEAD" or tip.here:
+        return Held(tip.name, "HEAD moved while purge ran", "memidx haystack purge")
+    if tip.kind == BRANCH and tip.checked_out:
+        return Held(
+            tip.name,
+            f"memidx never moves a branch a work tree has checked out ({tip.checked_out})",
+            f"git worktree remove {path} && memidx haystack purge --branch {short}",
+        )
+    if tip.kind == BRANCH:
+        return Held(
+            tip.name, "memidx rewrites another branch only when named",
+            f"memidx haystack purge --branch {short}",
+        )  # fmt: skip
+    if tip.kind == TAG:
+        return Held(tip.name, "memidx never moves a tag", f"git tag -d {short}")
+    if tip.kind == STASH:
+        return Held(
+            tip.name, "memidx never rewrites a stash: take back what you need from it first",
+            f"git stash drop {tip.name}",
+        )  # fmt: skip
+    if tip.kind == WORK_TREE:
+        return Held(
+            tip.name, "memidx never moves another work tree's HEAD",
+            f"git worktree remove {path}",
+        )  # fmt: skip
+    return Held(
+        tip.name, "memidx never moves a ref it did not make", f"git update-ref -d {tip.name}"
+    )
+
+
+def in_order(tips: Iterable[Tip]) -> list[Held]:
+    """The commands, stash entries last and the highest first, so that running the lines in
+    order drops the entries they name (a drop renumbers the entries above it)."""
+
+    def key(tip: Tip) -> tuple[int, int, str]:
+        if tip.kind == STASH:
+            return (1, -int(tip.name.removeprefix("stash@{").removesuffix("}")), "")
+        return (0, 0, tip.name)
+
+    return [held(tip) for tip in sorted(tips, key=key)]

@@ -1,0 +1,230 @@
+"""`memidx haystack purge` and the clone's other refs, with real git: a branch, tag or stash
+made before the purge whose unpushed commits still hold a forgotten record's bytes is named,
+each in one line with the command that removes them, and purge exits 1; `--branch NAME`
+rewrites a named branch's unpushed commits as HEAD's are (plumbing, a compare-and-swap
+update-ref, nothing in any work tree); memidx never moves a tag, a stash or another work tree's
+branch itself."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.git import rewrite as rewrite_module
+from memidx.haystack.purge import purge
+from tests.cli.test_forget import clones, reachable_bytes, turn
+from tests.helpers import NotesRepo, clean_env
+
+SECRET = b"zebra secret turn"
+
+
+def forgotten_on_head(repo: NotesRepo) -> str:
+    """A committed, unpushed turn holding SECRET; returns its id (not yet forgotten)."""
+    ident = turn(repo, SECRET.decode())
+    assert repo.memidx_process("haystack", "commit").code == 0
+    return ident
+
+
+def objects_of(repo: NotesRepo, tip: str) -> bytes:
+    """The content of every object `tip` reaches."""
+    env = clean_env()
+    listed = subprocess.run(
+        ["git", "rev-list", "--objects", tip], cwd=repo.root, env=env, capture_output=True,
+        check=True,
+    ).stdout  # fmt: skip
+    names = b"\n".join(line.split(b" ")[0] for line in listed.splitlines()) + b"\n"
+    return subprocess.run(
+        ["git", "cat-file", "--batch"], cwd=repo.root, env=env, input=names,
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
+
+
+def every_object(repo: NotesRepo) -> bytes:
+    """The content of every object the repository stores, reachable or not."""
+    return subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo.root, env=clean_env(),
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
+
+
+def errors(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("memidx: error:")]
+
+
+def test_a_branch_made_before_the_purge_is_named_and_rewritten_when_asked(
+    tmp_path: Path,
+) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("branch", "backup")  # the person's copy, made before the purge
+    one.git("switch", "-q", "backup")
+    one.note("own.md", "Own work", "a note only the backup branch has")
+    own = one.commit("work on backup")
+    one.git("switch", "-q", "main")
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    done = run.json()
+    assert sum(done["blanked"].values()) == 1 and done["rewritten_commits"] >= 1
+    assert done["held"] == [
+        {"ref": "refs/heads/backup", "run": "memidx haystack purge --branch backup"}
+    ]
+    assert done["rewritten_refs"] == {}
+    named = errors(run.err)
+    assert len(named) == 1 and "refs/heads/backup" in named[0], run.err
+    assert "memidx haystack purge --branch backup" in named[0]
+    assert SECRET not in objects_of(one, "HEAD") and SECRET in objects_of(one, "backup")
+    assert one.git("rev-parse", "backup").strip() == own  # never moved unasked
+
+    again = one.memidx_process("haystack", "purge", "--branch", "backup", "--json")
+
+    assert again.code == 0, again.err
+    assert again.json()["held"] == [] and again.json()["rewritten_refs"] == {"refs/heads/backup": 2}
+    assert SECRET not in reachable_bytes(one)
+    one.git("merge-base", "--is-ancestor", "main", "backup")  # HEAD's rebuilt commit, shared
+    assert "a note only the backup branch has" in one.git("show", "backup:notes/own.md")
+    assert one.git("log", "-1", "--format=%an %ad %s", "backup") == one.git(
+        "log", "-1", "--format=%an %ad %s", own
+    )
+    status = one.git("status", "--porcelain").splitlines()
+    assert all(line.startswith("?? notes/haystack/") for line in status), status
+    one.write("notes/seed.md", "work in progress, stashed after the purge\n")
+    one.git("stash", "-q")
+    subprocess.run(  # the README's command, which keeps the stash's entries
+        "git reflog expire --expire=now HEAD $(git for-each-ref --format='%(refname)' "
+        "refs/heads) && git gc -q --prune=now",
+        shell=True, cwd=one.root, env=clean_env(), check=True,
+    )  # fmt: skip
+    assert one.git("stash", "list").count("stash@{") == 1
+    assert SECRET not in every_object(one)
+
+
+def test_tags_stashes_and_other_refs_are_named_with_their_command_never_moved(
+    tmp_path: Path,
+) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("tag", "v1")
+    one.git("tag", "-a", "v1-annotated", "-m", "a release")
+    one.git("update-ref", "refs/original/refs/heads/main", "HEAD")
+    one.write("notes/seed.md", "an edit the person stashed\n")
+    one.git("stash", "-q")
+    tips = {
+        ref: one.git("rev-parse", ref).strip()
+        for ref in ("v1", "v1-annotated", "refs/original/refs/heads/main", "stash@{0}")
+    }
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    held = {h["ref"]: h["run"] for h in run.json()["held"]}
+    assert held == {
+        "refs/tags/v1": "git tag -d v1",
+        "refs/tags/v1-annotated": "git tag -d v1-annotated",
+        "refs/original/refs/heads/main": "git update-ref -d refs/original/refs/heads/main",
+        "stash@{0}": "git stash drop stash@{0}",
+    }
+    assert len(errors(run.err)) == 4
+    assert {ref: one.git("rev-parse", ref).strip() for ref in tips} == tips
+    assert SECRET not in objects_of(one, "HEAD")
+    for command in held.values():
+        one.git(*command.split()[1:])
+    rerun = one.memidx_process("haystack", "purge", "--json")
+    assert rerun.code == 0 and rerun.json()["held"] == [], rerun.err
+    assert SECRET not in reachable_bytes(one)
+
+
+def test_a_branch_another_work_tree_has_checked_out_is_never_moved(tmp_path: Path) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    other = tmp_path / "other"
+    one.git("worktree", "add", "-q", "-b", "elsewhere", str(other))
+    assert one.memidx_process("forget", gone).code == 0
+    tip = one.git("rev-parse", "elsewhere").strip()
+
+    refused = one.memidx_process("haystack", "purge", "--branch", "elsewhere")
+
+    assert refused.code == 1 and len(errors(refused.err)) == 1, refused.err
+    assert f"checked out in {other}" in refused.err
+    assert one.git("rev-parse", "elsewhere").strip() == tip
+    assert SECRET in objects_of(one, "HEAD")  # refused before anything changed
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1
+    (held,) = run.json()["held"]
+    assert held["ref"] == "refs/heads/elsewhere"
+    assert held["run"] == (
+        f"git worktree remove {other} && memidx haystack purge --branch elsewhere"
+    )
+    assert one.git("rev-parse", "elsewhere").strip() == tip
+    assert subprocess.run(
+        ["git", "status", "--porcelain"], cwd=other, env=clean_env(), capture_output=True,
+        text=True, check=True,
+    ).stdout == ""  # fmt: skip
+
+
+def test_an_unknown_branch_is_a_usage_error_and_changes_nothing(tmp_path: Path) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    assert one.memidx_process("forget", gone).code == 0
+    head = one.git("rev-parse", "HEAD").strip()
+
+    run = one.memidx_process("haystack", "purge", "--branch", "no-such-branch")
+
+    assert run.code == 2 and "no local branch no-such-branch" in run.err, run.err
+    assert one.git("rev-parse", "HEAD").strip() == head
+
+
+def test_a_branch_that_moves_while_purge_rewrites_it_is_left_where_it_moved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("branch", "backup")
+    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx_process("haystack", "purge").code == 1  # HEAD's part done; backup named
+    rebuilt = rewrite_module._rebuilt  # pyright: ignore[reportPrivateUsage]
+    moved: list[str] = []
+
+    def rebuilt_then_backup_moves(*args: object, **kwargs: object) -> str:
+        commit = rebuilt(*args, **kwargs)  # pyright: ignore[reportArgumentType]
+        if not moved and SECRET in objects_of(one, str(args[1])):  # rebuilding backup's
+            # commits: purge has read the branch and has not moved it yet
+            tree = one.git("rev-parse", "backup^{tree}").strip()
+            new = one.git("commit-tree", tree, "-p", "backup", "-m", "the person's").strip()
+            one.git("update-ref", "refs/heads/backup", new)
+            moved.append(new)
+        return commit
+
+    monkeypatch.setattr(rewrite_module, "_rebuilt", rebuilt_then_backup_moves)
+
+    done = purge(load_config(one.root, env={}), branches=["backup"])
+
+    assert one.git("rev-parse", "backup").strip() == moved[0]  # the person's move stands
+    assert done.rewritten_refs == {}
+    assert [h.ref for h in done.held] == ["refs/heads/backup"]
+
+
+def test_a_copied_clone_purges_the_segments_of_the_id_it_was_copied_with(tmp_path: Path) -> None:
+    """A copy writes under a fresh writer id; the forgotten record sits in a segment of the old
+    id's folder, which purge must read too."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    copy = NotesRepo(tmp_path / "copy", init=False)
+    subprocess.run(["cp", "-a", f"{one.root}/.", str(copy.root)], check=True)
+    assert copy.memidx_process("forget", gone).code == 0
+
+    run = copy.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 0, run.err
+    assert sum(run.json()["blanked"].values()) == 1 and run.json()["rewritten_commits"] >= 1
+    assert SECRET not in reachable_bytes(copy)
+    status = copy.git("status", "--porcelain").splitlines()
+    assert all(line.startswith("?? notes/haystack/") for line in status), status
