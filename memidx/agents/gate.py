@@ -2,8 +2,9 @@
 
 RRF scores only rank; they say nothing about whether the best hit answers anything. The gate
 uses two absolute signals instead: the cosine of the hit's best chunk with the prompt, and the
-share of the prompt's words the hit contains, with thresholds per kind of hit: a conversation
-turn is short and chatty, so its cosine with a question it answers runs lower than a note's.
+share of the prompt's words the hit contains, with thresholds per kind of hit: a line of
+conversation is short and chatty, so its cosine with a question it answers runs lower than a
+note's; an exchange an agent filed (a request, the answer, tool notes) is gated as a note is.
 Of the hits that pass, the most relevant by the search's calibrated `relevance` are injected
 first, so a right hit ranked fourth by RRF still makes the k injected. The thresholds live
 here, in one place, checked on labeled prompts (`make bench ONLY=recall`: a dev half, and a
@@ -26,6 +27,7 @@ class Signal(Value):
     relevance: float | None = None  # the search's calibrated relevance, when it gives one
     kind: str = "note"  # the hit's kind: note, turn, fact
     known: float = 1.0  # share of the prompt's content words found anywhere in the memory
+    exchange: bool = False  # a turn that holds a request and its answer (`exchange`)
 
 
 class Thresholds(Value):
@@ -42,14 +44,17 @@ class Thresholds(Value):
 
 
 class Gate(Value):
-    """Thresholds per kind of hit: conversation turns have their own, every other kind (notes,
-    facts) the notes'."""
+    """Thresholds per kind of hit: lines of conversation have their own, exchanges an agent
+    filed theirs, every other kind (notes, facts) the notes'."""
 
     note: Thresholds
     turn: Thresholds
+    exchange: Thresholds | None = None  # None: exchanges are gated as other turns
 
-    def of(self, kind: str) -> Thresholds:
-        return self.turn if kind == "turn" else self.note
+    def of(self, kind: str, exchange: bool = False) -> Thresholds:
+        if kind != "turn":
+            return self.note
+        return self.exchange if exchange and self.exchange is not None else self.turn
 
 
 # For all-MiniLM-L6-v2-int8. Notes: chosen on the tuning side of `python -m
@@ -66,16 +71,25 @@ class Gate(Value):
 # `known` floor, which stops most questions about another conversation's people (injected on
 # 0.068 of them before, 0.025 after) while right turns went from 0.592 to 0.696. The held-back
 # side's figures: README, "Agents".
+# Exchanges (turns as agents' Stop hooks and `file-turn` write them, `exchange`): the notes'
+# thresholds, chosen on the dev split of `python -m tests.benchmark.recall_agent_turns` only
+# (2026-12-02): gated as lines of conversation, something was injected for 0.786 of its TIL
+# queries no exchange answers (right 0.871); over a grid of thresholds for exchanges, the most
+# right ones with at most 0.20 of negatives injected is the notes' own cell (0.723 right; no-
+# answer queries injected 0.223); at most 0.10 costs a fifth of them (0.72 / 0.60 / 0.6: 0.574
+# right). A turn's length cannot tell exchanges from lines of conversation: short exchanges
+# are as long as LoCoMo's turns, and any cut-off that keeps those let 0.57 of the no-answer
+# queries through; thresholds of their own for short exchanges gained nothing on dev.
 THRESHOLDS = Thresholds(
     cosine=0.62, cosine_with_words=0.56, word_share=0.60, cosine_with_every_word=0.50
 )
 TURN_THRESHOLDS = Thresholds(cosine=0.52, cosine_with_words=0.29, word_share=0.50, known=0.75)
-GATE = Gate(note=THRESHOLDS, turn=TURN_THRESHOLDS)
+GATE = Gate(note=THRESHOLDS, turn=TURN_THRESHOLDS, exchange=THRESHOLDS)
 
 
 def relevant(signal: Signal, gate: Gate = GATE) -> bool:
     """The gate: the one function to change to gate on another signal (e.g. `relevance`)."""
-    thresholds = gate.of(signal.kind)
+    thresholds = gate.of(signal.kind, signal.exchange)
     if signal.known < thresholds.known:
         return False
     if signal.cosine >= thresholds.cosine:
@@ -120,6 +134,16 @@ def prompt_words(text: str) -> list[str]:
 
     words = dict.fromkeys(w.lower() for w in WORD.findall(text))
     return [w for w in words if w not in STOPWORDS and w not in FUNCTION_WORDS]
+
+
+# How `file-turn` and every agent's Stop hook write an exchange (haystack/turn_input.py).
+EXCHANGE_HEADS = ("User: ", "Assistant: ")
+
+
+def exchange(text: str) -> bool:
+    """Whether a turn's text is an exchange as agents file it (the person's request, the
+    assistant's answer and tool notes), not one line of a conversation."""
+    return text.lstrip().startswith(EXCHANGE_HEADS)
 
 
 def trivial(prompt: str) -> bool:

@@ -10,7 +10,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memidx.agents.block import BUDGET, MAX_HITS, Recalled, recall_block, shown_around
-from memidx.agents.gate import Signal, pick, prompt_words, trivial, without_words, word_share
+from memidx.agents.gate import (
+    Signal,
+    exchange,
+    pick,
+    prompt_words,
+    trivial,
+    without_words,
+    word_share,
+)
 from memidx.config import Config
 from memidx.embed.embedders import Embedder, query_embedder
 from memidx.frozen import Value, replace
@@ -112,9 +120,12 @@ class Recaller:
             words = prompt_words(prompt)
             unknown = {w for w in words if not known_terms(store.conn, [quote(w)])}
             known = 1 - len(unknown) / max(1, len(words))
-            notes = any(h.kind != "turn" for h in hits)  # else no second embedding
-            asked = note_view(
-                prompt, words, unknown if notes else (), query, self.embedder().embed_query
+            exchanges = {
+                key for key, (_, text) in docs.items() if key[0] == "turn" and exchange(text)
+            }
+            as_notes = any(h.kind != "turn" or (h.kind, h.ref) in exchanges for h in hits)
+            asked = note_view(  # a second embedding only when a hit is measured as a note
+                prompt, words, unknown if as_notes else (), query, self.embedder().embed_query
             )
         finally:
             store.conn.close()
@@ -123,10 +134,11 @@ class Recaller:
             doc = docs.get((hit.kind, hit.ref))
             if doc is None:
                 continue
-            by_words, by_vector = (words, query) if hit.kind == "turn" else asked
+            filed = (hit.kind, hit.ref) in exchanges
+            by_words, by_vector = (words, query) if hit.kind == "turn" and not filed else asked
             cosine = _best_cosine(vectors, by_vector, doc[0])
             share = word_share(by_words, doc[1])
-            signal = Signal(cosine, share, _relevance(hit), hit.kind, known)
+            signal = Signal(cosine, share, _relevance(hit), hit.kind, known, filed)
             session = hit.meta.get("session") if hit.kind == "turn" else None
             key = f"{hit.kind}:{hit.ref}"
             found.append(Candidate(key, _recalled(hit), signal, doc[0], str(session or "")))
@@ -142,8 +154,9 @@ def note_view(
 ) -> tuple[list[str], object]:
     """The words and vector a note is measured against: the prompt's without the words no
     document has (a new name, a path), which cannot match and pull the prompt's vector away
-    from what it asks, unless they are half of its words or more. Turns keep the prompt's
-    own: there, words the memory never heard are the sign of another conversation."""
+    from what it asks, unless they are half of its words or more. Exchanges an agent filed are
+    measured so too; lines of conversation keep the prompt's own: there, words the memory
+    never heard are the sign of another conversation."""
     if not unknown or len(unknown) * 2 >= len(words) or not isinstance(query, np.ndarray):
         return words, query
     kept = [w for w in words if w not in unknown]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from memidx.agents.block import MAX_HITS, recall_block
 from memidx.agents.gate import GATE, Gate, Thresholds, pick, trivial
-from memidx.agents.recall import Candidate, Recaller, shown_keys
+from memidx.agents.recall import CANDIDATES, Candidate, Recaller, shown_keys
 from memidx.config import load_config
 from memidx.frozen import replace
 from memidx.haystack.filing import Haystack
@@ -176,16 +176,45 @@ def summary(label: str, outcomes: Sequence[Outcome]) -> None:
     for source in ("til", "locomo"):
         part = [o for o in outcomes if (o.prompt.memory == "til") == (source == "til")]
         chars = [o.chars for o in part]
+        if not chars:
+            continue
         print(f"    {source:<7} chars per prompt p50 {percentile(chars, 50):.0f} "
               f"p95 {percentile(chars, 95):.0f}")  # fmt: skip
     for group in GROUPS:
         part = [o for o in outcomes if o.prompt.group == group]
+        if not part:
+            continue
         if group.endswith("+"):
             rate = sum(bool(set(o.injected) & o.prompt.right) for o in part) / max(1, len(part))
         else:
             rate = sum(bool(o.injected) for o in part) / max(1, len(part))
         what = "right" if group.endswith("+") else "injected"
         print(f"    {group:<11} n={len(part):<4} {what} {rate:.3f}")
+
+
+# The gate off: every candidate passes, and the 3 most relevant are injected.
+OPEN = Gate(note=Thresholds(-1.0, -1.0, 0.0), turn=Thresholds(-1.0, -1.0, 0.0))
+
+
+def oracle(
+    measured: Sequence[tuple[Labeled, list[Candidate]]], recallers: dict[str, Recaller]
+) -> None:
+    """The ceiling any gate reaches with today's search: the share of positives whose right hit
+    is among the candidates the gate sees, and among the MAX_HITS of them it would inject with
+    every candidate passing (the most relevant, turns with their neighbours), per group."""
+    positives = [(p, c) for p, c in measured if p.positive]
+    outcomes = judge(positives, recallers, OPEN, neighbours=True)
+    for group in ("all", *(g for g in GROUPS if g.endswith("+"))):
+        part = [(p, c, o) for (p, c), o in zip(positives, outcomes, strict=True)
+                if group in ("all", p.group)]  # fmt: skip
+        if not part:
+            continue
+        n = len(part)
+        among = sum(any(x.key in p.right for x in c) for p, c, _ in part) / n
+        best = sum(bool(set(o.injected) & p.right) for p, _, o in part) / n
+        print(f"  oracle, {group:<8} n={len(part):<4} right among the {CANDIDATES} candidates "
+              f"{among:.3f}, among the {MAX_HITS} most relevant (turns with their neighbours) "
+              f"{best:.3f}")  # fmt: skip
 
 
 def main() -> None:
@@ -223,6 +252,7 @@ def main() -> None:
         summary("before", judge(measured, recallers, BEFORE, neighbours=False))
         summary("committed", judge(measured, recallers, GATE, neighbours=True))
         summary("committed, no known floor", judge(measured, recallers, NO_FLOOR, neighbours=True))
+        oracle(measured, recallers)
 
 
 if __name__ == "__main__":
