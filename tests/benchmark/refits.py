@@ -1,0 +1,67 @@
+"""memidx's fitted models refitted on a candidate embedding model's features (bench only).
+
+The learned re-ranker (memidx/search/reranker.py), the turn-context model (context.py) and the
+relevance model (relevance.py) were fitted on all-MiniLM-L6-v2's cosines; a candidate model's
+cosines run on another scale, so a fair comparison runs it with the three refitted on its own
+dev features by the same code (`rerank_fit`, `turn_fit`, `calibrate`, each with `--embedder`),
+and its recall gate with thresholds chosen for its cosines on the tuning side of `recall_held`
+(`--fit-gate`). `refitted` swaps the weights in for as long as it runs, without any change to
+memidx: the three models take their weights as default arguments, whatever module calls them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FunctionType
+from typing import Any, cast
+
+from memidx.agents.gate import GATE, Gate, Thresholds
+from memidx.search import context, relevance, reranker
+
+
+@dataclass(frozen=True, slots=True)
+class Refit:
+    """The weights of memidx's fitted models for one candidate embedding model."""
+
+    reranker: tuple[float, ...] = reranker.WEIGHTS
+    turns: tuple[float, ...] = context.WEIGHTS
+    relevance: tuple[float, ...] = relevance.WITH_VECTORS
+    gate: Gate = GATE
+
+
+COMMITTED = Refit()  # MiniLM's, as memidx ships them
+
+REFITS: dict[str, Refit] = {}
+
+
+# The functions whose default arguments hold the models' weights.
+LEARNED = cast(FunctionType, reranker.Learned.__init__)  # (top, weights)
+TURNS = cast(FunctionType, context.turn_relevance)  # (weights,)
+RELEVANCE = cast(FunctionType, relevance.relevance)  # (with vectors, words only)
+
+
+@contextmanager
+def refitted(refit: Refit) -> Generator[None]:
+    """memidx's re-ranker, turn-context and relevance models with `refit`'s weights inside."""
+    saved: dict[FunctionType, tuple[Any, ...]] = {
+        f: f.__defaults__ or () for f in (LEARNED, TURNS, RELEVANCE)
+    }
+    swapped = {
+        LEARNED: (saved[LEARNED][0], refit.reranker),
+        TURNS: (refit.turns,),
+        RELEVANCE: (refit.relevance, saved[RELEVANCE][1]),
+    }
+    try:
+        for function, values in swapped.items():
+            function.__defaults__ = values
+        yield
+    finally:
+        for function, values in saved.items():
+            function.__defaults__ = values
+
+
+def gate_of(note: Thresholds, turn: Thresholds) -> Gate:
+    """A gate with these thresholds; exchanges an agent filed are gated as notes (gate.py)."""
+    return Gate(note=note, turn=turn, exchange=note)
