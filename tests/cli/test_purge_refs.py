@@ -7,6 +7,7 @@ branch itself."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -135,6 +136,40 @@ def test_tags_stashes_and_other_refs_are_named_with_their_command_never_moved(
     assert SECRET not in objects_of(one, "HEAD")
     for command in held.values():
         one.git(*command.split()[1:])
+    rerun = one.memidx_process("haystack", "purge", "--json")
+    assert rerun.code == 0 and rerun.json()["held"] == [], rerun.err
+    assert SECRET not in reachable_bytes(one)
+
+
+def test_each_command_clears_its_place_alone_whatever_the_ref_is_named(tmp_path: Path) -> None:
+    """Ref names may hold `$(`, start with '-', or repeat `refs/heads/`: each line, pasted into
+    a shell as it is, clears the place it names and runs nothing else."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    odd = [
+        "refs/keep/$(touch${IFS}pwned)",
+        "refs/heads/-dash",
+        "refs/heads/refs/heads/main",
+        "refs/tags/-t",
+        "refs/tags/v;touch${IFS}pwned",
+    ]
+    for ref in odd:
+        one.git("update-ref", ref, "HEAD")
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    held = {h["ref"]: h["run"] for h in run.json()["held"]}
+    assert sorted(held) == sorted(odd)
+    for command in held.values():
+        if command.startswith("memidx "):
+            rewrite = one.memidx_process(*shlex.split(command)[1:])
+            assert "rebuilt 1 unpushed commits" in rewrite.out, (command, rewrite.err)
+        else:
+            subprocess.run(command, shell=True, cwd=one.root, env=clean_env(), check=True)
+    assert not list(one.root.glob("pwned*"))
+    assert one.git("rev-parse", "main") == one.git("rev-parse", "refs/heads/refs/heads/main")
     rerun = one.memidx_process("haystack", "purge", "--json")
     assert rerun.code == 0 and rerun.json()["held"] == [], rerun.err
     assert SECRET not in reachable_bytes(one)
