@@ -175,6 +175,63 @@ def test_each_command_clears_its_place_alone_whatever_the_ref_is_named(tmp_path:
     assert SECRET not in reachable_bytes(one)
 
 
+def test_a_merge_that_dropped_the_side_holding_the_record_is_rewritten_too(
+    tmp_path: Path,
+) -> None:
+    """A side branch's commit holds the record, the merge kept none of its files (`-s ours`,
+    or a conflict resolved for the other side) and the side branch is gone: HEAD still
+    reaches the bytes, though `git log -- <folder>` simplifies that side away."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "side")
+    gone = forgotten_on_head(one)
+    one.git("switch", "-q", "main")
+    one.note("main.md", "Main", "work on main meanwhile")
+    one.commit("main work")
+    one.git("-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "-s", "ours", "side")
+    one.git("branch", "-q", "-D", "side")
+    assert SECRET in objects_of(one, "HEAD")
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 0 and run.json()["held"] == [], run.err
+    assert SECRET not in reachable_bytes(one)
+
+
+def test_a_stash_that_took_an_uncommitted_segment_is_named(tmp_path: Path) -> None:
+    """`git stash -u` takes the untracked segment out of the work tree into the stash's root
+    commit of untracked files: the work tree has nothing to blank, the stash holds it all."""
+    one, _ = clones(tmp_path)
+    gone = turn(one, SECRET.decode())
+    one.git("stash", "-q", "-u")
+    assert not list((one.root / "notes" / "haystack").glob("*/*.krd"))
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    assert run.json()["held"] == [{"ref": "stash@{0}", "run": "git stash drop stash@{0}"}]
+
+
+def test_another_work_tree_s_detached_head_is_named_and_its_command_clears_it(
+    tmp_path: Path,
+) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    other = tmp_path / "a tree; of mine"
+    one.git("worktree", "add", "-q", "--detach", str(other))
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    (held,) = run.json()["held"]
+    assert held == {"ref": f"HEAD of {other}", "run": f"git worktree remove '{other}'"}
+    subprocess.run(held["run"], shell=True, cwd=one.root, env=clean_env(), check=True)
+    assert one.memidx_process("haystack", "purge").code == 0
+    assert SECRET not in reachable_bytes(one)
+
+
 def test_a_branch_another_work_tree_has_checked_out_is_never_moved(tmp_path: Path) -> None:
     one, _ = clones(tmp_path)
     gone = forgotten_on_head(one)
