@@ -51,6 +51,18 @@ def every_object(repo: NotesRepo) -> bytes:
     ).stdout  # fmt: skip
 
 
+def expire_reflogs(where: Path) -> None:
+    """Run the README's command that expires the reflogs after a purge, as it is written. The
+    tests' fixed commit dates make every reflog entry months old, which `git gc` would expire
+    by itself: gc is told to keep them, so only the command can drop them."""
+    for key in ("gc.reflogExpire", "gc.reflogExpireUnreachable"):
+        subprocess.run(["git", "config", key, "never"], cwd=where, env=clean_env(), check=True)
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("git reflog expire --expire=now main-worktree/HEAD")
+    command = readme[start : readme.index("```", start)]
+    subprocess.run(command, shell=True, cwd=where, env=clean_env(), check=True, capture_output=True)
+
+
 def errors(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("memidx: error:")]
 
@@ -96,11 +108,7 @@ def test_a_branch_made_before_the_purge_is_named_and_rewritten_when_asked(
     assert all(line.startswith("?? notes/haystack/") for line in status), status
     one.write("notes/seed.md", "work in progress, stashed after the purge\n")
     one.git("stash", "-q")
-    subprocess.run(  # the README's command, which keeps the stash's entries
-        "git reflog expire --expire=now HEAD $(git for-each-ref --format='%(refname)' "
-        "refs/heads) && git gc -q --prune=now",
-        shell=True, cwd=one.root, env=clean_env(), check=True,
-    )  # fmt: skip
+    expire_reflogs(one.root)  # the README's command, which keeps the stash's entries
     assert one.git("stash", "list").count("stash@{") == 1
     assert SECRET not in every_object(one)
 
@@ -230,6 +238,29 @@ def test_another_work_tree_s_detached_head_is_named_and_its_command_clears_it(
     subprocess.run(held["run"], shell=True, cwd=one.root, env=clean_env(), check=True)
     assert one.memidx_process("haystack", "purge").code == 0
     assert SECRET not in reachable_bytes(one)
+
+
+def test_the_readme_s_reflog_command_drops_what_another_work_tree_s_head_once_had(
+    tmp_path: Path,
+) -> None:
+    """Another work tree had the purged commits checked out and moved on to a pushed one:
+    nothing names it any more, but its HEAD's reflog keeps the old commits through a `git gc`
+    until the README's command expires that reflog too."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    other = tmp_path / "other"
+    one.git("worktree", "add", "-q", "--detach", str(other))
+    subprocess.run(
+        ["git", "switch", "-q", "--detach", "origin/main"], cwd=other, env=clean_env(), check=True
+    )
+    assert one.memidx_process("forget", gone).code == 0
+    run = one.memidx_process("haystack", "purge", "--json")
+    assert run.code == 0 and run.json()["held"] == [], run.err
+    assert SECRET not in reachable_bytes(one)
+
+    expire_reflogs(one.root)  # where purge ran
+
+    assert SECRET not in every_object(one)
 
 
 def test_a_branch_another_work_tree_has_checked_out_is_never_moved(tmp_path: Path) -> None:
