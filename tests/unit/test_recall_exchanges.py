@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memidx.agents import recall
+from memidx.agents.exchange import Exchange
 from memidx.agents.gate import GATE, Signal, exchange, relevant
 from memidx.config import Config
 from memidx.embed.job import embed_missing
@@ -30,13 +31,32 @@ FILED = turn_record({"user": "restart the heroku dyno?", "assistant": "[tool Bas
     [
         (FILED.text, True),  # as the Stop hooks and `file-turn` write one
         (turn_record({"assistant": "Done: the dyno restarted."}).text, True),
-        ("\nUser: restart the dyno", True),  # a turn's indexed text starts with its empty title
+        ("\nUser: restart the dyno\n\nAssistant: done", True),  # after the empty title
         ("Caroline (1:56 pm on 8 May, 2023): I restart the dyno daily", False),
         ("user: lower-case is someone's chat, not the filed shape", False),
+        ("User: I restart the heroku dyno every morning", False),  # a chat line, its speaker "User"
+        (turn_record({"user": "restart the dyno?"}).text, False),  # a request, no answer
+        ("User: a chat line\nAssistant: its reply, one newline apart", False),
     ],
 )
 def test_an_exchange_is_told_by_the_shape_agents_file_it_in(text: str, expected: bool) -> None:
     assert exchange(text) is expected
+
+
+@pytest.mark.parametrize(
+    "filed",
+    [
+        Exchange("fix the build", ("[tool Bash: make]", "Fixed: a missing header.")),
+        Exchange("<system-reminder>memidx recalled</system-reminder>", ("Done.",)),  # no request
+        Exchange("  \n", ("[tool Read: a.py]",)),
+        Exchange("User: Assistant: a request that quotes the shape", ("ok",)),
+    ],
+)
+def test_every_exchange_the_stop_hooks_file_is_told_as_one(filed: Exchange) -> None:
+    """As `file_exchanges` (agents/capture.py) builds the turn every adapter files."""
+    user, assistant = filed.texts()
+
+    assert exchange("\n" + turn_record({"user": user, "assistant": assistant}).text)
 
 
 @pytest.mark.parametrize(
