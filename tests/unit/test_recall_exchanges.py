@@ -95,14 +95,20 @@ def test_a_gate_without_thresholds_for_exchanges_gates_them_as_turns() -> None:
     assert not relevant(chatty)
 
 
-def _index(path: Path, turns: dict[str, str], fake: FakeEmbedder) -> None:
+def _index(
+    path: Path, turns: dict[str, str], fake: FakeEmbedder, summaries: dict[str, str] | None = None
+) -> None:
+    """Turns by ref; `summaries` maps a ref to the transcript id it summarises (summary_of)."""
     store, _ = open_store(path, write=True)
     try:
         for ref, body in turns.items():
+            meta = {"session": ref, "ts": "2026-12-01T10:00:00Z"}
+            if summaries and ref in summaries:
+                meta["summary_of"] = summaries[ref]
             cursor = store.conn.execute(
                 "INSERT INTO documents (source_kind, source_ref, title, body, content_hash, meta)"
                 " VALUES ('turn', ?, '', ?, ?, ?)",
-                (ref, body, ref, json.dumps({"session": ref, "ts": "2026-12-01T10:00:00Z"})),
+                (ref, body, ref, json.dumps(meta)),
             )
             VectorStore(store.conn).replace_chunks(
                 int(cursor.lastrowid or 0), chunk_document("", body)
@@ -139,3 +145,29 @@ def test_an_exchange_is_measured_without_the_words_memory_never_saw(
     assert ex.cosine == pytest.approx(
         float(fake.embed_query("restart heroku dyno for") @ fake.embed_query(exchange_text))
     )
+
+
+def test_a_compactions_summary_is_gated_as_an_exchange(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summary is filed as a turn without the exchange's shape (agents/capture.py), but it is
+    prose about the work, not a line of conversation: the notes' thresholds, not the turns'."""
+    fake = FakeEmbedder()
+    summary = "The heroku dyno was restarted with heroku restart after the deploy hung."
+    _index(
+        tmp_path / "index.sqlite",
+        {"summary": summary, "chat": summary.replace("The", "Caroline: the", 1)},
+        fake,
+        summaries={"summary": "transcript-20261201100000-0123456789ab"},
+    )
+
+    def embedder(config: Config, *, warm: bool = False) -> FakeEmbedder:
+        return fake
+
+    monkeypatch.setattr(recall, "query_embedder", embedder)
+    config = Config(root=tmp_path, index_path=tmp_path / "index.sqlite", model=fake.name)
+
+    found = {c.key: c.signal for c in recall.Recaller(config).candidates("restart heroku dyno")}
+
+    assert found["turn:summary"].exchange
+    assert not found["turn:chat"].exchange
