@@ -28,6 +28,9 @@ from memidx.errors import GitError, MemidxError
 from memidx.git.commit import serialized
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
+# Fetches that fail in a row before share gives up: a blip of the network is tried again, a
+# machine that is offline (or a remote that is gone) is told so in seconds, not minutes.
+FETCH_TRIES = 5
 DEADLINE = 300.0
 FIRST_PAUSE = 0.2  # seconds, doubling, at most MAX_PAUSE, with full jitter
 MAX_PAUSE = 10.0
@@ -62,15 +65,18 @@ def share(
     if not _git(config, "remote").stdout.strip():
         after_commit(config, say)
         return Shared(commit, 0, pushed=False, remote=False)
-    started, attempt, failed = time.monotonic(), 0, ""
+    started, attempt, failed, unfetched = time.monotonic(), 0, "", 0
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
         fetched = _git(config, "fetch", "-q")  # the network, before the look: moves no HEAD
-        if fetched.returncode != 0:  # a transient failure: try again
-            failed = f"git fetch failed: {_last_line(fetched)}"
+        if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
+            failed, unfetched = f"git fetch failed: {_last_line(fetched)}", unfetched + 1
+            if unfetched >= FETCH_TRIES:
+                break
             _pause(attempt, sleep, say, failed)
             continue
+        unfetched = 0
         with serialized(config):  # no memidx commit moves HEAD meanwhile
             _quiet(config)
             merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched

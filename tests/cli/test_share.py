@@ -186,13 +186,17 @@ def test_an_upstream_the_fetch_does_not_bring_names_the_refspec_to_add(tmp_path:
 
 
 def test_a_remote_out_of_reach_is_named_when_the_tries_run_out(tmp_path: Path) -> None:
-    """Offline, every fetch fails: the last error names the fetch and git's reason, never a
-    remote that kept moving (no push was even tried)."""
+    """Offline, every fetch fails: after a few tries in a row (seconds, not the minutes a
+    moving remote gets) the error names the fetch and git's reason, never a remote that kept
+    moving (no push was even tried)."""
     one, _ = clones(tmp_path)
     (tmp_path / "remote.git").rename(tmp_path / "away.git")
+    naps: list[float] = []
 
     with pytest.raises(GitError, match="the last: git fetch failed") as raised:
-        share(load_config(one.root, env={}), sleep=lambda _: None)
+        share(load_config(one.root, env={}), sleep=naps.append)
 
+    assert len(naps) == share_module.FETCH_TRIES - 1
+    assert raised.value.message.startswith(f"{share_module.FETCH_TRIES} tries in ")
     assert "kept moving" not in raised.value.message
     assert "git fetch" in raised.value.hint
