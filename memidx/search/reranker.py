@@ -66,8 +66,10 @@ NAMES = (
     "bm25 / best",
     "coverage",
     "every word",
+    "second cosine",
+    "weighted coverage",
 )
-WEIGHTS = (-0.406, -0.120, -0.090, 9.295, 0.345, 2.720, -0.879)
+WEIGHTS = (-0.473, -0.175, 0.044, 5.235, 0.298, 0.313, -1.174, 4.355, 2.657)
 TOP = 30
 
 
@@ -77,6 +79,8 @@ def features(signals: Signals, depth: int) -> tuple[float, ...]:
     missing = depth + 1
     cosine = e.cosine if e.cosine is not None else 0.0
     share = e.bm25 / e.top_bm25 if e.top_bm25 > 0 else 0.0
+    second = e.second_cosine if e.second_cosine is not None else 0.0
+    weighted = e.weighted_coverage if e.weighted_coverage is not None else e.coverage
     return (
         math.log(signals.bm25_rank or missing),
         math.log(signals.vector_rank or missing),
@@ -85,6 +89,8 @@ def features(signals: Signals, depth: int) -> tuple[float, ...]:
         share,
         e.coverage,
         1.0 if e.coverage >= 1.0 else 0.0,
+        second,
+        weighted,
     )
 
 

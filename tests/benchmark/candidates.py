@@ -28,6 +28,7 @@ class Candidate:
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
+FIRST_WEIGHTS = (-0.406, -0.120, -0.090, 9.295, 0.345, 2.720, -0.879, 0.0, 0.0)
 CANDIDATES: dict[str, Candidate] = {
     "no turn context": Candidate(turns=False),  # hybrid before the turn-context model
     "rerank top 20 by rel. w/o turn context": Candidate(rerank=20, turns=False),
@@ -48,6 +49,9 @@ CANDIDATES: dict[str, Candidate] = {
     "stopwords chosen": Candidate(stopwords=CHOSEN),
     "rerank top 20 by rel.": Candidate(rerank=20, reranker=None),
     "fused order": Candidate(reranker=None),  # the default before the learned re-ranker
+    # the learned re-ranker's first weights (7 features, NFCorpus fitted on dev), the default
+    # before the second-best chunk's cosine and the rarity-weighted coverage
+    "rerank 7 features": Candidate(reranker=Learned(weights=FIRST_WEIGHTS)),
     "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
     "rrf k 10": Candidate(fusion=Fusion(k=10)),
     "feedback 3/0.5": Candidate(feedback=(3, 0.5)),

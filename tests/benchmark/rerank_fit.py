@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
@@ -31,13 +31,16 @@ from memidx.search.lexical import Hit
 from memidx.search.relevance import Evidence
 from memidx.search.reranker import NAMES, TOP, WEIGHTS, Learned, Pool, Signals, features
 from memidx.search.searcher import DEPTH, Searcher
-from tests.benchmark.judged import BUILDERS, JudgedSet
+from tests.benchmark.judged import BUILDERS, JudgedSet, beir_train_set
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
 from tests.benchmark.workspace import PROJECT
 
 Floats = NDArray[np.float64]
 POOL = 2 * DEPTH  # the most a default hybrid search fuses (20 by words, 20 by meaning)
-FIT_SETS = ("golden", "til", "nfcorpus", "locomo")
+# NFCorpus is fitted on its train split, so its dev split stays held out for choosing
+FIT_SETS = ("golden", "til", "nfcorpus-train", "locomo")
+FIT_SPLITS = ("dev", "train")
+SETS = BUILDERS | {"nfcorpus-train": beir_train_set}
 
 
 @dataclass(slots=True)
@@ -84,7 +87,10 @@ def collect(judged: JudgedSet, out: Path, depth: int = DEPTH) -> int:
 
 def signal_row(key: str, s: Signals) -> list[object]:
     e = s.evidence
-    return [key, s.fused_rank, s.bm25_rank, s.vector_rank, e.cosine, e.bm25, e.top_bm25, e.coverage]
+    return [
+        key, s.fused_rank, s.bm25_rank, s.vector_rank,
+        e.cosine, e.bm25, e.top_bm25, e.coverage, e.second_cosine, e.weighted_coverage,
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,17 +104,17 @@ class Query:
     gains: dict[str, int]
 
 
-def load(folder: Path, split: str, sets: Sequence[str], top: int) -> list[Query]:
+def load(folder: Path, splits: Container[str], sets: Sequence[str], top: int) -> list[Query]:
     queries: list[Query] = []
     for path in sorted(folder.glob("rerank-*.jsonl")):
         if path.stem.removeprefix("rerank-") not in sets:
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            if row["split"] != split:
+            if row["split"] not in splits:
                 continue
             docs = row["docs"][:top]
-            signals = [Signals(d[1], d[2], d[3], Evidence(*d[-4:])) for d in docs]
+            signals = [Signals(d[1], d[2], d[3], Evidence(*d[4:])) for d in docs]
             x = np.array([features(s, row["depth"]) for s in signals], dtype=np.float64).reshape(
                 len(signals), len(NAMES)
             )
@@ -180,7 +186,7 @@ def figures(queries: Sequence[Query], weights: Floats | None) -> tuple[float, fl
 def report(folder: Path, split: str, weights: Floats, top: int) -> None:
     print(f"{'set':<10}{'queries':>8}   fused r@5/MRR/nDCG     learned r@5/MRR/nDCG")
     for name in BUILDERS:
-        queries = load(folder, split, [name], top)
+        queries = load(folder, {split}, [name], top)
         if queries:
             base, mine = figures(queries, None), figures(queries, weights)
             print(
@@ -197,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--work", type=Path, default=PROJECT / ".memidx" / "bench")
     parser.add_argument("--out", type=Path, default=None, help="where the pools are kept")
-    parser.add_argument("--sets", default=",".join(BUILDERS), help="the sets to collect")
+    parser.add_argument("--sets", default=",".join(SETS), help="the sets to collect")
     parser.add_argument("--fit-sets", default=",".join(FIT_SETS))
     parser.add_argument("--top", type=int, default=TOP)
     parser.add_argument("--l2", type=float, default=1e-3)
@@ -207,15 +213,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     out: Path = args.out or args.work
     if args.step == "collect":
         for name in args.sets.split(","):
-            judged = BUILDERS[name](args.work, args.data)
+            judged = SETS[name](args.work, args.data)
             count = collect(judged, out / f"rerank-{name}.jsonl", args.depth)
             print(f"{name}: {count} answered queries", flush=True)
         return 0
     if args.step == "fit":
-        queries = load(out, "dev", args.fit_sets.split(","), args.top)
+        queries = load(out, FIT_SPLITS, args.fit_sets.split(","), args.top)
         d, w = pairs(queries)
         weights = fit_pairwise(d, w, args.l2)
-        print(f"{len(queries)} dev queries, {len(d)} pairs; top {args.top}, l2 {args.l2}")
+        print(f"{len(queries)} dev and train queries, {len(d)} pairs; top {args.top}, l2 {args.l2}")
         print("WEIGHTS = (" + ", ".join(f"{b:.3f}" for b in weights) + ")")
     else:
         weights = np.array(WEIGHTS)
