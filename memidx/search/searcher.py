@@ -163,16 +163,13 @@ class Searcher:
             how = self.reranker if fuse else None
             shown = [doc for doc, _ in fused[: max(limit, self.rerank, how.top if how else 0)]]
             cosines = {doc: cosine for doc, cosine, _ in semantic}
-            # the learned re-ranker also reads second-best chunks and the words' rarity
-            seconds: dict[int, float] | None = {} if how else None
-            rarities = rarity(self.store.conn, [quote(t) for t in terms.terms]) if how else None
+            # a re-ranker may read second-best chunks and the words' rarity (reranker.py)
+            finer = how is not None and (not isinstance(how, Learned) or how.finer)
+            seconds: dict[int, float] | None = {} if finer else None
+            rarities = rarity(self.store.conn, [quote(t) for t in terms.terms]) if finer else None
 
             def evidence(docs: list[int], masked: Mapping[int, int] | None = None) -> Evidences:
-                ask = docs if seconds is not None else [d for d in docs if d not in cosines]
-                for doc, (best, second) in vectors.best_two(query, ask).items():
-                    cosines.setdefault(doc, best)  # the meaning's list's own where it has one
-                    if seconds is not None:
-                        seconds[doc] = second
+                _read_cosines(vectors, query, docs, cosines, seconds)
                 every_word = words.match == "and"
                 return hit_evidence(
                     self.store, terms, words.rows, docs, every_word=every_word,
@@ -204,6 +201,22 @@ class Searcher:
             term_warnings(terms),
         )
         return _with_warnings(masked(result), self._notes)
+
+
+def _read_cosines(
+    vectors: VectorIndex,
+    query: NDArray[np.float32],
+    docs: Sequence[int],
+    cosines: dict[int, float],
+    seconds: dict[int, float] | None,
+) -> None:
+    """Add the best chunks' cosines of `docs` that `cosines` lacks (the meaning's list has
+    its own) and, unless `seconds` is None, every one's second-best chunk's cosine."""
+    ask = docs if seconds is not None else [d for d in docs if d not in cosines]
+    for doc, (best, second) in vectors.best_two(query, ask).items():
+        cosines.setdefault(doc, best)
+        if seconds is not None:
+            seconds[doc] = second
 
 
 @cache

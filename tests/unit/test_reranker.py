@@ -13,6 +13,7 @@ from memidx.embed.job import embed_missing
 from memidx.index.store import Filters, Store
 from memidx.search.relevance import Evidence
 from memidx.search.reranker import (
+    FINER,
     NAMES,
     WEIGHTS,
     Learned,
@@ -205,3 +206,13 @@ def test_other_modes_do_not_ask_for_the_re_rankers_evidence(searcher: Searcher) 
         for hit in searcher.search("vmmem memory ram", Filters(), 3, mode).hits:
             assert hit.evidence is not None
             assert (hit.evidence.second_cosine, hit.evidence.weighted_coverage) == (None, None)
+
+
+def test_the_shipped_weights_do_not_read_the_finer_evidence(searcher: Searcher) -> None:
+    """The second-best chunks and the words' rarity cost queries; the default model gives them
+    no weight, so a default search does not ask for them (a model that weighs them does)."""
+    assert not Learned().finer
+    assert Learned(weights=(0.0,) * FINER + (1.0,) * (len(NAMES) - FINER)).finer
+    for hit in searcher.search("vmmem memory ram", Filters(), 3).hits:
+        assert hit.evidence is not None and hit.evidence.cosine is not None
+        assert (hit.evidence.second_cosine, hit.evidence.weighted_coverage) == (None, None)
