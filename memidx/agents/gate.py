@@ -136,14 +136,19 @@ def prompt_words(text: str) -> list[str]:
     return [w for w in words if w not in STOPWORDS and w not in FUNCTION_WORDS]
 
 
-# How `file-turn` and every agent's Stop hook write an exchange (haystack/turn_input.py).
-EXCHANGE_HEADS = ("User: ", "Assistant: ")
+# How `file-turn` and every agent's Stop hook write an exchange (haystack/turn_input.py):
+# "User: <request>\n\nAssistant: <answer>", or the answer alone when the request is empty.
+USER_HEAD, ASSISTANT_HEAD = "User: ", "Assistant: "
 
 
 def exchange(text: str) -> bool:
     """Whether a turn's text is an exchange as agents file it (the person's request, the
-    assistant's answer and tool notes), not one line of a conversation."""
-    return text.lstrip().startswith(EXCHANGE_HEADS)
+    assistant's answer and tool notes), not one line of a conversation: a chat line whose
+    speaker is called "User" holds no answer (agents file only answered exchanges)."""
+    body = text.lstrip()
+    if body.startswith(ASSISTANT_HEAD):
+        return True
+    return body.startswith(USER_HEAD) and f"\n\n{ASSISTANT_HEAD}" in body
 
 
 def trivial(prompt: str) -> bool:

@@ -123,6 +123,9 @@ class Recaller:
             exchanges = {
                 key for key, (_, text) in docs.items() if key[0] == "turn" and exchange(text)
             }
+            # a compaction's summary (a turn with summary_of) is prose about the work, as an
+            # exchange's answer is: gated as one, not as a line of conversation
+            exchanges |= {(h.kind, h.ref) for h in hits if _summary(h) and (h.kind, h.ref) in docs}
             as_notes = any(h.kind != "turn" or (h.kind, h.ref) in exchanges for h in hits)
             asked = note_view(  # a second embedding only when a hit is measured as a note
                 prompt, words, unknown if as_notes else (), query, self.embedder().embed_query
@@ -189,6 +192,10 @@ def _best_cosine(vectors: VectorIndex | None, query: object, doc_id: int) -> flo
     if not len(rows):
         return 0.0
     return float(np.max(rows @ query))
+
+
+def _summary(hit: Hit) -> bool:
+    return hit.kind == "turn" and bool(hit.meta.get("summary_of"))
 
 
 def _relevance(hit: Hit) -> float | None:

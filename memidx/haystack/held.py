@@ -79,7 +79,7 @@ class History:
 def held(tip: Tip) -> Held:
     """What the person runs to clear `tip` (a shell command line: names and paths quoted),
     and why memidx did not."""
-    short = quote(tip.name.removeprefix(HEADS).removeprefix(TAGS))
+    short = _argument(tip)
     path = quote(tip.checked_out or "")
     if tip.name == "HEAD" or tip.here:
         return Held(tip.name, "HEAD moved while purge ran", "memidx haystack purge")
@@ -106,9 +106,21 @@ def held(tip: Tip) -> Held:
             tip.name, "memidx never moves another work tree's HEAD",
             f"git worktree remove {path}",
         )  # fmt: skip
-    return Held(
-        tip.name, "memidx never moves a ref it did not make", f"git update-ref -d {tip.name}"
-    )
+    return Held(tip.name, "memidx never moves a ref it did not make", f"git update-ref -d {short}")
+
+
+def _argument(tip: Tip) -> str:
+    """The tip as its command names it, quoted for the shell: a branch by its short name
+    unless that would read as an option (`-x`) or as another branch (`--branch refs/heads/x`
+    is the branch `x`), then by its full ref; a tag by its short name, after `--` when that
+    starts with '-'; any other ref by its full name."""
+    if tip.kind == BRANCH and tip.name.startswith(HEADS):
+        short = tip.name.removeprefix(HEADS)
+        return quote(tip.name if short.startswith(("-", HEADS)) else short)
+    if tip.kind == TAG and tip.name.startswith(TAGS):
+        short = tip.name.removeprefix(TAGS)
+        return f"-- {quote(short)}" if short.startswith("-") else quote(short)
+    return quote(tip.name)
 
 
 def in_order(tips: Iterable[Tip]) -> list[Held]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Sequence
 
@@ -44,13 +45,34 @@ def matched_terms(
 ) -> dict[int, int]:
     """How many of the terms (each already an FTS5 string literal) each document matches, in
     any column; documents that match none are absent. Small queries per term."""
+    return {doc: mask.bit_count() for doc, mask in matched_masks(conn, quoted_terms, ids).items()}
+
+
+def matched_masks(
+    conn: sqlite3.Connection, quoted_terms: Sequence[str], ids: Sequence[int]
+) -> dict[int, int]:
+    """Which of the terms each document matches, in any column: bit i for the i-th term;
+    documents that match none are absent. One small query per term."""
     if not ids or not quoted_terms:
         return {}
-    counts: dict[int, int] = {}
-    for term in quoted_terms:
+    masks: dict[int, int] = {}
+    for bit, term in enumerate(quoted_terms):
         for rowid, _ in _in_ranges(conn, "0", term, ids):
-            counts[rowid] = counts.get(rowid, 0) + 1
-    return counts
+            masks[rowid] = masks.get(rowid, 0) | 1 << bit
+    return masks
+
+
+def rarity(conn: sqlite3.Connection, quoted_terms: Sequence[str]) -> list[float]:
+    """Each term's inverse document frequency, as BM25 weighs it: ln((N - n + 0.5) / (n +
+    0.5) + 1) over the N documents, n of which have the term (one count per term)."""
+    total = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    found: list[float] = []
+    for term in quoted_terms:
+        (having,) = conn.execute(
+            "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (term,)
+        ).fetchone()
+        found.append(math.log((total - having + 0.5) / (having + 0.5) + 1.0))
+    return found
 
 
 def known_terms(conn: sqlite3.Connection, quoted_terms: Sequence[str]) -> int:

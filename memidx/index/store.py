@@ -2,7 +2,7 @@
 
 from memidx.errors import REBUILD_HINT
 from memidx.index.connection import connect, snapshot, transaction
-from memidx.index.coverage import matched_terms
+from memidx.index.coverage import matched_masks, matched_terms, rarity
 from memidx.index.documents import (
     BM25_WEIGHTS,
     Filters,
@@ -34,8 +34,10 @@ __all__ = [
     "connect",
     "connect_memory",
     "create_schema",
+    "matched_masks",
     "matched_terms",
     "open_store",
+    "rarity",
     "remove_index",
     "schema_problem",
     "snapshot",

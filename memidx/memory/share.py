@@ -21,17 +21,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from shlex import quote
 
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
 from memidx.git.commit import serialized
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
+# Fetches that fail in a row before share gives up: a blip of the network is tried again, a
+# machine that is offline (or a remote that is gone) is told so in seconds, not minutes.
+FETCH_TRIES = 5
 DEADLINE = 300.0
 FIRST_PAUSE = 0.2  # seconds, doubling, at most MAX_PAUSE, with full jitter
 MAX_PAUSE = 10.0
 REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "failed to push some refs")
 CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
+LOOKS = ("remote", "fetch", "symbolic-ref", "config")  # never echoed: a failed fetch is named
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,20 +65,25 @@ def share(
     if not _git(config, "remote").stdout.strip():
         after_commit(config, say)
         return Shared(commit, 0, pushed=False, remote=False)
-    started, attempt = time.monotonic(), 0
+    started, attempt, failed, unfetched = time.monotonic(), 0, "", 0
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
         fetched = _git(config, "fetch", "-q")  # the network, before the look: moves no HEAD
-        if fetched.returncode != 0:  # a transient failure: try again
-            _pause(attempt, sleep, say, f"git fetch failed: {_last_line(fetched)}")
+        if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
+            failed, unfetched = f"git fetch failed: {_last_line(fetched)}", unfetched + 1
+            if unfetched >= FETCH_TRIES:
+                break
+            _pause(attempt, sleep, say, failed)
             continue
+        unfetched = 0
         with serialized(config):  # no memidx commit moves HEAD meanwhile
             _quiet(config)
             merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
         if merged.returncode != 0:
-            _merge_failed(merged)
-            _pause(attempt, sleep, say, "merge failed")
+            _merge_failed(config, merged)
+            failed = f"git merge failed: {_last_line(merged)}"
+            _pause(attempt, sleep, say, failed)
             continue
         pushed = _git(config, "push")
         if pushed.returncode == 0:
@@ -81,10 +91,17 @@ def share(
             return Shared(commit, attempt, pushed=True, remote=True)
         if not any(marker in pushed.stderr for marker in REJECTED):
             raise GitError(f"git push failed: {_last_line(pushed)}", "see git's message above")
+        failed = ""
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")
+    seconds = time.monotonic() - started
+    if failed:  # the last try failed before the push: name that, not a moving remote
+        raise GitError(
+            f"{attempt} tries in {seconds:.0f} s did not get through; the last: {failed}",
+            "check the remote and the network (git fetch), then make sync again",
+        )
     raise GitError(
-        f"the remote kept moving: {attempt} pulls and pushes in "
-        f"{time.monotonic() - started:.0f} s did not get through",
+        f"the remote kept moving: {attempt} pulls and pushes in {seconds:.0f} s did not get "
+        "through",
         "run make sync again",
     )
 
@@ -100,12 +117,27 @@ def _quiet(config: Config) -> None:
     wait_until_quiet(config.root, git_dir, undone, time.monotonic() + WAIT_SECONDS)
 
 
-def _merge_failed(done: subprocess.CompletedProcess[str]) -> None:
+def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None:
+    """Raise for a merge that trying again cannot mend; return for one it may."""
     text = done.stdout + done.stderr
     if "no upstream configured" in text:
         raise MemidxError(
             "the branch has no upstream to share with, so nothing was pulled or pushed",
             "push it once with `git push -u origin HEAD`, then make sync again",
+        )
+    if "@{upstream} - not something we can merge" in text:  # after a fetch that worked
+        raise MemidxError(
+            "the branch's upstream is not on the remote (deleted there, or never pushed), "
+            "so nothing was pulled or pushed",
+            "push it with `git push -u origin HEAD`, or follow another branch with `git "
+            "branch --set-upstream-to`, then make sync again",
+        )
+    if "not stored as a remote-tracking branch" in text:
+        remote, branch = _upstream(config)
+        raise MemidxError(
+            f"git fetch does not bring the branch's upstream {branch} from {remote} (a "
+            "single-branch clone?), so nothing was pulled or pushed",
+            f"git remote set-branches --add {quote(remote)} {quote(branch)}, then make sync again",
         )
     if any(marker in text for marker in CONFLICT):
         raise MemidxError(
@@ -124,6 +156,14 @@ def _merge_failed(done: subprocess.CompletedProcess[str]) -> None:
             "commit, move or delete the files git names (uncommitted edits or untracked "
             "files in the way), then make sync again",
         )
+
+
+def _upstream(config: Config) -> tuple[str, str]:
+    """The remote and the branch there that the current branch follows."""
+    branch = _git(config, "symbolic-ref", "--short", "HEAD").stdout.strip()
+    remote = _git(config, "config", f"branch.{branch}.remote").stdout.strip()
+    merge = _git(config, "config", f"branch.{branch}.merge").stdout.strip()
+    return remote, merge.removeprefix("refs/heads/")
 
 
 def _pause(
@@ -149,7 +189,7 @@ def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
     for stream, text in ((sys.stdout, done.stdout), (sys.stderr, done.stderr)):
-        if text.strip() and args[0] not in ("remote", "fetch"):  # a failed fetch is retried
+        if text.strip() and args[0] not in LOOKS:
             stream.write(text)
     return done
 

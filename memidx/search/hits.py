@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from memidx.index.store import ChunkInfo, LexicalRow, Store, VectorStore, matched_terms
+from memidx.index.store import ChunkInfo, LexicalRow, Store, VectorStore, matched_masks
 from memidx.search.lexical import (
     MARK_START,
     MEANING,
@@ -25,11 +25,11 @@ from memidx.search.relevance import Evidence, relevance
 class Early:
     """What the words' best documents need for their hits, read while the query embeds on
     another thread (the connection's thread is idle then): their bodies and snippets, and
-    how many of the query's words each has when not all of them had to match."""
+    which of the query's words each has when not all of them had to match."""
 
     bodies: Mapping[int, str] = field(default_factory=dict[int, str])
     snippets: Mapping[int, str] = field(default_factory=dict[int, str])
-    counts: Mapping[int, int] | None = None  # None: not read (every word matched, or none)
+    masks: Mapping[int, int] | None = None  # None: not read (every word matched, or none)
 
     @classmethod
     def fetch(cls, store: Store, ranking: LexicalRanking, limit: int) -> Early:
@@ -37,11 +37,11 @@ class Early:
             return cls()
         bodies = store.bodies([r.id for r in ranking.rows[:limit]])
         found = snippets(store, ranking.expression, ranking.terms.terms, bodies)
-        counts = None
+        masks = None
         if ranking.match != "and":
             quoted = [quote(t) for t in ranking.terms.terms]
-            counts = matched_terms(store.conn, quoted, [r.id for r in ranking.rows])
-        return cls(bodies, found, counts)
+            masks = matched_masks(store.conn, quoted, [r.id for r in ranking.rows])
+        return cls(bodies, found, masks)
 
 
 @dataclass(slots=True)

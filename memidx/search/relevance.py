@@ -24,6 +24,9 @@ class Evidence:
     bm25: float  # the hit's BM25 (higher is better); 0 when the words did not rank it
     top_bm25: float  # the best BM25 of the query; 0 when the words ranked nothing
     coverage: float  # share of the query's words that the document has, 0..1
+    # for the learned re-ranker (reranker.py); None where the search did not ask
+    second_cosine: float | None = None  # its second-best chunk's (its only chunk's) cosine
+    weighted_coverage: float | None = None  # the coverage with each word weighing its IDF
 
 
 # Feature order: see features(). Fitted by `python -m tests.benchmark.calibrate fit` on dev

@@ -4,7 +4,9 @@ RRF keeps only ranks; the relevance model (relevance.py) keeps only scores. This
 scores each of the fused top N from both: its log rank in the words' list, the meaning's list
 (a document missing from one counts as depth + 1 there) and the fused one, the cosine of its
 best chunk, its BM25 against the query's best, the share of the query's words it has and
-whether it has them all. The documents are ordered by that score, ties in the fused order;
+whether it has them all (and two features the shipped weights leave at 0: the cosine of its
+second-best chunk, and the share of the query's words it has with each word weighing its
+IDF). The documents are ordered by that score, ties in the fused order;
 those past N keep their fused order. The weights were fitted on dev splits only, pairwise
 (relevant against non-relevant documents of the same query's pool), by `python -m
 tests.benchmark.rerank_fit fit`; figures: README, "Ranking candidates". A pairwise fit cannot
@@ -57,7 +59,9 @@ class Order(Protocol):
 # `python -m tests.benchmark.rerank_fit fit` (top 30, L2 1e-3 on standardised features) on the
 # dev splits of golden, TIL, NFCorpus and LoCoMo (1,236 queries, 50,017 pairs, each set the same
 # mass); on those pools MRR@10 went 0.815 -> 0.869 (TIL), 0.544 -> 0.557 (NFCorpus), 0.477 ->
-# 0.527 (LoCoMo), golden stayed 1.000.
+# 0.527 (LoCoMo), golden stayed 1.000. The last two features weigh 0: fitted with them (the
+# bench candidate `rerank 9 features`), the model won NFCorpus' test split but lost TIL's
+# MRR@10 (README, "Ranking candidates"), so the searcher does not even read them.
 NAMES = (
     "log bm25 rank",
     "log vector rank",
@@ -66,8 +70,11 @@ NAMES = (
     "bm25 / best",
     "coverage",
     "every word",
+    "second cosine",
+    "weighted coverage",
 )
-WEIGHTS = (-0.406, -0.120, -0.090, 9.295, 0.345, 2.720, -0.879)
+FINER = 7  # the features from here on need more than the fused lists (Learned.finer)
+WEIGHTS = (-0.406, -0.120, -0.090, 9.295, 0.345, 2.720, -0.879, 0.0, 0.0)
 TOP = 30
 
 
@@ -77,6 +84,8 @@ def features(signals: Signals, depth: int) -> tuple[float, ...]:
     missing = depth + 1
     cosine = e.cosine if e.cosine is not None else 0.0
     share = e.bm25 / e.top_bm25 if e.top_bm25 > 0 else 0.0
+    second = e.second_cosine if e.second_cosine is not None else 0.0
+    weighted = e.weighted_coverage if e.weighted_coverage is not None else e.coverage
     return (
         math.log(signals.bm25_rank or missing),
         math.log(signals.vector_rank or missing),
@@ -85,6 +94,8 @@ def features(signals: Signals, depth: int) -> tuple[float, ...]:
         share,
         e.coverage,
         1.0 if e.coverage >= 1.0 else 0.0,
+        second,
+        weighted,
     )
 
 
@@ -94,6 +105,12 @@ class Learned:
 
     top: int = TOP
     weights: tuple[float, ...] = WEIGHTS
+
+    @property
+    def finer(self) -> bool:
+        """Whether the weights read the second-best chunks' cosines and the words' rarity
+        (the searcher asks the index for them only then)."""
+        return any(self.weights[FINER:])
 
     def order(self, pool: Pool) -> list[int]:
         scores = [

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from memidx.config import Config
 from memidx.embed.embedders import Embedder, query_embedder
 from memidx.errors import MemidxError, ModelError, UsageError
-from memidx.index.store import Filters, Store, VectorStore, snapshot
+from memidx.index.store import Filters, Store, VectorStore, rarity, snapshot
 from memidx.search.fusion import Fusion, fuse_rankings
 from memidx.search.hits import Early, HitBuilder
 from memidx.search.lexical import (
@@ -25,7 +25,7 @@ from memidx.search.lexical import (
     term_warnings,
 )
 from memidx.search.masking import masked
-from memidx.search.query import query_terms
+from memidx.search.query import query_terms, quote
 from memidx.search.relevance import Evidence
 from memidx.search.reranker import Learned, Order
 from memidx.search.scoring import by_relevance, hit_evidence, learned
@@ -163,16 +163,20 @@ class Searcher:
             how = self.reranker if fuse else None
             shown = [doc for doc, _ in fused[: max(limit, self.rerank, how.top if how else 0)]]
             cosines = {doc: cosine for doc, cosine, _ in semantic}
+            # a re-ranker may read second-best chunks and the words' rarity (reranker.py)
+            finer = how is not None and (not isinstance(how, Learned) or how.finer)
+            seconds: dict[int, float] | None = {} if finer else None
+            rarities = rarity(self.store.conn, [quote(t) for t in terms.terms]) if finer else None
 
-            def evidence(docs: list[int], counted: Mapping[int, int] | None = None) -> Evidences:
-                cosines.update(vectors.cosines(query, [d for d in docs if d not in cosines]))
+            def evidence(docs: list[int], masked: Mapping[int, int] | None = None) -> Evidences:
+                _read_cosines(vectors, query, docs, cosines, seconds)
                 every_word = words.match == "and"
                 return hit_evidence(
                     self.store, terms, words.rows, docs, every_word=every_word,
-                    cosines=cosines, counted=counted,
+                    cosines=cosines, masked=masked, seconds=seconds, rarities=rarities,
                 )  # fmt: skip
 
-            found = evidence(shown, early.counts)
+            found = evidence(shown, early.masks)
             fused = by_relevance(fused, found) if self.rerank else fused
             if how is not None:
                 fused = learned(fused, how, words.rows, semantic, evidence=found, depth=depth)
@@ -197,6 +201,22 @@ class Searcher:
             term_warnings(terms),
         )
         return _with_warnings(masked(result), self._notes)
+
+
+def _read_cosines(
+    vectors: VectorIndex,
+    query: NDArray[np.float32],
+    docs: Sequence[int],
+    cosines: dict[int, float],
+    seconds: dict[int, float] | None,
+) -> None:
+    """Add the best chunks' cosines of `docs` that `cosines` lacks (the meaning's list has
+    its own) and, unless `seconds` is None, every one's second-best chunk's cosine."""
+    ask = docs if seconds is not None else [d for d in docs if d not in cosines]
+    for doc, (best, second) in vectors.best_two(query, ask).items():
+        cosines.setdefault(doc, best)
+        if seconds is not None:
+            seconds[doc] = second
 
 
 @cache

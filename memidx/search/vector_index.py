@@ -88,15 +88,28 @@ class VectorIndex:
 
     def cosines(self, query: NDArray[np.float32], docs: Sequence[int]) -> dict[int, float]:
         """The cosine of each document's best chunk; documents without vectors are absent."""
+        return {doc: best for doc, (best, _) in self.best_two(query, docs).items()}
+
+    def best_two(
+        self, query: NDArray[np.float32], docs: Sequence[int]
+    ) -> dict[int, tuple[float, float]]:
+        """The cosines of each document's best and second-best chunk (a document with one
+        chunk: its cosine twice); documents without vectors are absent."""
         if not docs:
             return {}
         wanted = np.asarray(docs, dtype=np.int64)
         rows = self.coarse.rows_of(wanted) if self.coarse is not None else None
         keep = np.isin(self.doc_ids, wanted) if rows is None else rows
-        best: dict[int, float] = {}
+        best: dict[int, tuple[float, float]] = {}
         for doc, cosine in zip(
             self.doc_ids[keep].tolist(), (self.matrix[keep] @ query).tolist(), strict=True
         ):
-            if cosine > best.get(doc, -2.0):
-                best[doc] = cosine
-        return best
+            first, second = best.get(doc, (-2.0, -2.0))
+            if cosine > first:
+                best[doc] = (cosine, first)
+            elif cosine > second:
+                best[doc] = (first, cosine)
+        return {
+            doc: (first, first if second < -1.0 else second)
+            for doc, (first, second) in best.items()
+        }

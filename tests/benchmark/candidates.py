@@ -28,6 +28,8 @@ class Candidate:
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
+# python -m tests.benchmark.rerank_fit fit --features 9 --fit-sets golden,til,nfcorpus-train,locomo
+NINE_FEATURES = (-0.473, -0.175, 0.044, 5.235, 0.298, 0.313, -1.174, 4.355, 2.657)
 CANDIDATES: dict[str, Candidate] = {
     "no turn context": Candidate(turns=False),  # hybrid before the turn-context model
     "rerank top 20 by rel. w/o turn context": Candidate(rerank=20, turns=False),
@@ -48,6 +50,9 @@ CANDIDATES: dict[str, Candidate] = {
     "stopwords chosen": Candidate(stopwords=CHOSEN),
     "rerank top 20 by rel.": Candidate(rerank=20, reranker=None),
     "fused order": Candidate(reranker=None),  # the default before the learned re-ranker
+    # the learned re-ranker with the second-best chunk's cosine and the rarity-weighted
+    # coverage, NFCorpus fitted on its train split (README, "Ranking candidates")
+    "rerank 9 features": Candidate(reranker=Learned(weights=NINE_FEATURES)),
     "convex 0.3 + or+cov. 1": Candidate(fusion=Fusion("convex", alpha=0.3), bonus=1.0),
     "rrf k 10": Candidate(fusion=Fusion(k=10)),
     "feedback 3/0.5": Candidate(feedback=(3, 0.5)),

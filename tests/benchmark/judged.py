@@ -74,15 +74,16 @@ def til_set(work: Path, data: Path) -> JudgedSet:
     return JudgedSet("til", root, found, lambda h: h.ref)
 
 
-def beir_set(work: Path, data: Path) -> JudgedSet:
+def beir_set(work: Path, data: Path, splits: tuple[str, ...] = SPLITS) -> JudgedSet:
     root = beir_repo(work, data)
     found: list[Judged] = []
-    for split in SPLITS:
+    for split in splits:
         texts, qrels = beir.split_queries(data, split)
         for qid, text in texts.items():
             grades = tuple((f"notes/{d}.md", g) for d, g in qrels[qid].items() if g > 0)
             found.append(Judged(text, frozenset(r for r, _ in grades), split, grades=grades))
-    return JudgedSet("nfcorpus", root, tuple(found), lambda h: h.ref)
+    name = "nfcorpus" if splits == SPLITS else "nfcorpus-" + "-".join(splits)
+    return JudgedSet(name, root, tuple(found), lambda h: h.ref)
 
 
 def locomo_set(work: Path, data: Path) -> JudgedSet:
@@ -126,6 +127,12 @@ def beir_part_set(work: Path, data: Path) -> JudgedSet:
     from tests.benchmark.beir_part import beir_part_set as build
 
     return build(work, data)
+
+
+def beir_train_set(work: Path, data: Path) -> JudgedSet:
+    """NFCorpus' official train split (2,590 queries, none of them dev or test): more to fit
+    the learned re-ranker on (tests/benchmark/rerank_fit.py); only when named."""
+    return beir_set(work, data, ("train",))
 
 
 OPTIONAL: dict[str, Callable[[Path, Path], JudgedSet]] = {

@@ -205,9 +205,10 @@ OPEN = Gate(note=Thresholds(-1.0, -1.0, 0.0), turn=Thresholds(-1.0, -1.0, 0.0))
 def oracle(
     measured: Sequence[tuple[Labeled, list[Candidate]]], recallers: dict[str, Recaller]
 ) -> None:
-    """The ceiling any gate reaches with today's search: the share of positives whose right hit
-    is among the candidates the gate sees, and among the MAX_HITS of them it would inject with
-    every candidate passing (the most relevant, turns with their neighbours), per group."""
+    """Per group, the share of positives whose right hit is among the candidates the gate sees
+    (the ceiling any gate reaches with today's search), and among the MAX_HITS of them it would
+    inject with every candidate passing (the most relevant, turns with their neighbours: no
+    ceiling, as a gate that turns away more relevant wrong hits lets a lower right one in)."""
     positives = [(p, c) for p, c in measured if p.positive]
     outcomes = judge(positives, recallers, OPEN, neighbours=True)
     for group in ("all", *(g for g in GROUPS if g.endswith("+"))):

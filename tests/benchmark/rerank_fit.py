@@ -9,10 +9,13 @@
 its refitted weights (tests/benchmark/refits.py).
 
 `collect` runs every answered query of every split in hybrid and keeps the fused top POOL with
-each document's signals and judgment (one JSON line per query). `fit` is a pairwise logistic
+each document's signals and judgment (one JSON line per query); `--sets nfcorpus-train` keeps
+NFCorpus' train split (2,590 queries) in a file of its own. `fit` is a pairwise logistic
 regression on feature differences of (relevant, non-relevant) documents of the same query in
-the dev pools: each query weighs the same within its set, each set the same in the fit; L2 on
-standardised features. `check` scores the fused order and the learned order of the pools; the
+the pools of the fitted sets (dev splits, and the train split where a set names it): each
+query weighs the same within its set, each set the same in the fit; L2 on standardised
+features; `--features 7` (the default) fits the shipped model's features, 9 the candidate's.
+`check` scores the fused order and the learned order of the pools; the
 ranking bench (`make bench ONLY=ranking BENCH_CANDIDATES="fused order"`: the default against RRF's
 order) is the real figure.
 """
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
@@ -31,10 +34,10 @@ from numpy.typing import NDArray
 
 from memidx.search.lexical import Hit
 from memidx.search.relevance import Evidence
-from memidx.search.reranker import NAMES, TOP, WEIGHTS, Learned, Pool, Signals, features
+from memidx.search.reranker import FINER, NAMES, TOP, WEIGHTS, Learned, Pool, Signals, features
 from memidx.search.searcher import DEPTH, Searcher
 from tests.benchmark.embedder_candidates import index_of
-from tests.benchmark.judged import BUILDERS, JudgedSet
+from tests.benchmark.judged import BUILDERS, JudgedSet, beir_train_set
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
 from tests.benchmark.refits import COMMITTED, REFITS
 from tests.benchmark.workspace import PROJECT
@@ -42,6 +45,8 @@ from tests.benchmark.workspace import PROJECT
 Floats = NDArray[np.float64]
 POOL = 2 * DEPTH  # the most a default hybrid search fuses (20 by words, 20 by meaning)
 FIT_SETS = ("golden", "til", "nfcorpus", "locomo")
+FIT_SPLITS = ("dev", "train")  # of the sets fitted on; NFCorpus' train split: `nfcorpus-train`
+SETS = BUILDERS | {"nfcorpus-train": beir_train_set}
 
 
 @dataclass(slots=True)
@@ -91,7 +96,10 @@ def collect(judged: JudgedSet, out: Path, depth: int = DEPTH, slug: str = "") ->
 
 def signal_row(key: str, s: Signals) -> list[object]:
     e = s.evidence
-    return [key, s.fused_rank, s.bm25_rank, s.vector_rank, e.cosine, e.bm25, e.top_bm25, e.coverage]
+    return [
+        key, s.fused_rank, s.bm25_rank, s.vector_rank,
+        e.cosine, e.bm25, e.top_bm25, e.coverage, e.second_cosine, e.weighted_coverage,
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,20 +113,24 @@ class Query:
     gains: dict[str, int]
 
 
-def load(folder: Path, split: str, sets: Sequence[str], top: int) -> list[Query]:
+def load(
+    folder: Path, splits: Container[str], sets: Sequence[str], top: int, width: int = len(NAMES)
+) -> list[Query]:
+    """The collected queries of `splits` in the files of `sets`, the first `width` features
+    of the first `top` documents of each."""
     queries: list[Query] = []
     for path in sorted(folder.glob("rerank-*.jsonl")):
         if path.stem.removeprefix("rerank-") not in sets:
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            if row["split"] != split:
+            if row["split"] not in splits:
                 continue
             docs = row["docs"][:top]
-            signals = [Signals(d[1], d[2], d[3], Evidence(*d[-4:])) for d in docs]
-            x = np.array([features(s, row["depth"]) for s in signals], dtype=np.float64).reshape(
-                len(signals), len(NAMES)
-            )
+            signals = [Signals(d[1], d[2], d[3], Evidence(*d[4:])) for d in docs]
+            x = np.array(
+                [features(s, row["depth"])[:width] for s in signals], dtype=np.float64
+            ).reshape(len(signals), width)
             queries.append(
                 Query(row["set"], [d[0] for d in docs], x, set(row["relevant"]), row["gains"])
             )
@@ -187,7 +199,7 @@ def figures(queries: Sequence[Query], weights: Floats | None) -> tuple[float, fl
 def report(folder: Path, split: str, weights: Floats, top: int) -> None:
     print(f"{'set':<10}{'queries':>8}   fused r@5/MRR/nDCG     learned r@5/MRR/nDCG")
     for name in BUILDERS:
-        queries = load(folder, split, [name], top)
+        queries = load(folder, {split}, [name], top)
         if queries:
             base, mine = figures(queries, None), figures(queries, weights)
             print(
@@ -204,10 +216,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--work", type=Path, default=PROJECT / ".memidx" / "bench")
     parser.add_argument("--out", type=Path, default=None, help="where the pools are kept")
-    parser.add_argument("--sets", default=",".join(BUILDERS), help="the sets to collect")
+    parser.add_argument("--sets", default=",".join(SETS), help="the sets to collect")
     parser.add_argument("--fit-sets", default=",".join(FIT_SETS))
     parser.add_argument("--top", type=int, default=TOP)
     parser.add_argument("--l2", type=float, default=1e-3)
+    parser.add_argument(
+        "--features", type=int, default=FINER, help="fit: the first N of NAMES (the rest weigh 0)"
+    )
     parser.add_argument("--split", default="dev")
     parser.add_argument("--depth", type=int, default=DEPTH, help="collect: each list's depth")
     parser.add_argument("--embedder", default="", help="a candidate embedding model's slug")
@@ -215,15 +230,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     out: Path = args.out or args.work
     if args.step == "collect":
         for name in args.sets.split(","):
-            judged = BUILDERS[name](args.work, args.data)
+            judged = SETS[name](args.work, args.data)
             count = collect(judged, out / f"rerank-{name}.jsonl", args.depth, args.embedder)
             print(f"{name}: {count} answered queries", flush=True)
         return 0
     if args.step == "fit":
-        queries = load(out, "dev", args.fit_sets.split(","), args.top)
+        queries = load(out, FIT_SPLITS, args.fit_sets.split(","), args.top, args.features)
         d, w = pairs(queries)
-        weights = fit_pairwise(d, w, args.l2)
-        print(f"{len(queries)} dev queries, {len(d)} pairs; top {args.top}, l2 {args.l2}")
+        fitted = fit_pairwise(d, w, args.l2)
+        weights = np.concatenate([fitted, np.zeros(len(NAMES) - len(fitted))])
+        print(f"{len(queries)} dev and train queries, {len(d)} pairs; top {args.top}, l2 {args.l2}")
         print("WEIGHTS = (" + ", ".join(f"{b:.3f}" for b in weights) + ")")
     elif args.embedder:
         weights = np.array(REFITS.get(args.embedder, COMMITTED).reranker)

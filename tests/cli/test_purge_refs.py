@@ -7,6 +7,7 @@ branch itself."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -48,6 +49,18 @@ def every_object(repo: NotesRepo) -> bytes:
         ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo.root, env=clean_env(),
         capture_output=True, check=True,
     ).stdout  # fmt: skip
+
+
+def expire_reflogs(where: Path) -> None:
+    """Run the README's command that expires the reflogs after a purge, as it is written. The
+    tests' fixed commit dates make every reflog entry months old, which `git gc` would expire
+    by itself: gc is told to keep them, so only the command can drop them."""
+    for key in ("gc.reflogExpire", "gc.reflogExpireUnreachable"):
+        subprocess.run(["git", "config", key, "never"], cwd=where, env=clean_env(), check=True)
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("git reflog expire --expire=now main-worktree/HEAD")
+    command = readme[start : readme.index("```", start)]
+    subprocess.run(command, shell=True, cwd=where, env=clean_env(), check=True, capture_output=True)
 
 
 def errors(err: str) -> list[str]:
@@ -95,11 +108,7 @@ def test_a_branch_made_before_the_purge_is_named_and_rewritten_when_asked(
     assert all(line.startswith("?? notes/haystack/") for line in status), status
     one.write("notes/seed.md", "work in progress, stashed after the purge\n")
     one.git("stash", "-q")
-    subprocess.run(  # the README's command, which keeps the stash's entries
-        "git reflog expire --expire=now HEAD $(git for-each-ref --format='%(refname)' "
-        "refs/heads) && git gc -q --prune=now",
-        shell=True, cwd=one.root, env=clean_env(), check=True,
-    )  # fmt: skip
+    expire_reflogs(one.root)  # the README's command, which keeps the stash's entries
     assert one.git("stash", "list").count("stash@{") == 1
     assert SECRET not in every_object(one)
 
@@ -138,6 +147,120 @@ def test_tags_stashes_and_other_refs_are_named_with_their_command_never_moved(
     rerun = one.memidx_process("haystack", "purge", "--json")
     assert rerun.code == 0 and rerun.json()["held"] == [], rerun.err
     assert SECRET not in reachable_bytes(one)
+
+
+def test_each_command_clears_its_place_alone_whatever_the_ref_is_named(tmp_path: Path) -> None:
+    """Ref names may hold `$(`, start with '-', or repeat `refs/heads/`: each line, pasted into
+    a shell as it is, clears the place it names and runs nothing else."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    odd = [
+        "refs/keep/$(touch${IFS}pwned)",
+        "refs/heads/-dash",
+        "refs/heads/refs/heads/main",
+        "refs/tags/-t",
+        "refs/tags/v;touch${IFS}pwned",
+    ]
+    for ref in odd:
+        one.git("update-ref", ref, "HEAD")
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    held = {h["ref"]: h["run"] for h in run.json()["held"]}
+    assert sorted(held) == sorted(odd)
+    for command in held.values():
+        if command.startswith("memidx "):
+            rewrite = one.memidx_process(*shlex.split(command)[1:])
+            assert "rebuilt 1 unpushed commits" in rewrite.out, (command, rewrite.err)
+        else:
+            subprocess.run(command, shell=True, cwd=one.root, env=clean_env(), check=True)
+    assert not list(one.root.glob("pwned*"))
+    assert one.git("rev-parse", "main") == one.git("rev-parse", "refs/heads/refs/heads/main")
+    rerun = one.memidx_process("haystack", "purge", "--json")
+    assert rerun.code == 0 and rerun.json()["held"] == [], rerun.err
+    assert SECRET not in reachable_bytes(one)
+
+
+def test_a_merge_that_dropped_the_side_holding_the_record_is_rewritten_too(
+    tmp_path: Path,
+) -> None:
+    """A side branch's commit holds the record, the merge kept none of its files (`-s ours`,
+    or a conflict resolved for the other side) and the side branch is gone: HEAD still
+    reaches the bytes, though `git log -- <folder>` simplifies that side away."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "side")
+    gone = forgotten_on_head(one)
+    one.git("switch", "-q", "main")
+    one.note("main.md", "Main", "work on main meanwhile")
+    one.commit("main work")
+    one.git("-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "-s", "ours", "side")
+    one.git("branch", "-q", "-D", "side")
+    assert SECRET in objects_of(one, "HEAD")
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 0 and run.json()["held"] == [], run.err
+    assert SECRET not in reachable_bytes(one)
+
+
+def test_a_stash_that_took_an_uncommitted_segment_is_named(tmp_path: Path) -> None:
+    """`git stash -u` takes the untracked segment out of the work tree into the stash's root
+    commit of untracked files: the work tree has nothing to blank, the stash holds it all."""
+    one, _ = clones(tmp_path)
+    gone = turn(one, SECRET.decode())
+    one.git("stash", "-q", "-u")
+    assert not list((one.root / "notes" / "haystack").glob("*/*.krd"))
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    assert run.json()["held"] == [{"ref": "stash@{0}", "run": "git stash drop stash@{0}"}]
+
+
+def test_another_work_tree_s_detached_head_is_named_and_its_command_clears_it(
+    tmp_path: Path,
+) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    other = tmp_path / "a tree; of mine"
+    one.git("worktree", "add", "-q", "--detach", str(other))
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    (held,) = run.json()["held"]
+    assert held == {"ref": f"HEAD of {other}", "run": f"git worktree remove '{other}'"}
+    subprocess.run(held["run"], shell=True, cwd=one.root, env=clean_env(), check=True)
+    assert one.memidx_process("haystack", "purge").code == 0
+    assert SECRET not in reachable_bytes(one)
+
+
+def test_the_readme_s_reflog_command_drops_what_another_work_tree_s_head_once_had(
+    tmp_path: Path,
+) -> None:
+    """Another work tree had the purged commits checked out and moved on to a pushed one:
+    nothing names it any more, but its HEAD's reflog keeps the old commits through a `git gc`
+    until the README's command expires that reflog too."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    other = tmp_path / "other"
+    one.git("worktree", "add", "-q", "--detach", str(other))
+    subprocess.run(
+        ["git", "switch", "-q", "--detach", "origin/main"], cwd=other, env=clean_env(), check=True
+    )
+    assert one.memidx_process("forget", gone).code == 0
+    run = one.memidx_process("haystack", "purge", "--json")
+    assert run.code == 0 and run.json()["held"] == [], run.err
+    assert SECRET not in reachable_bytes(one)
+
+    expire_reflogs(one.root)  # where purge ran
+
+    assert SECRET not in every_object(one)
 
 
 def test_a_branch_another_work_tree_has_checked_out_is_never_moved(tmp_path: Path) -> None:

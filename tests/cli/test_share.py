@@ -15,6 +15,7 @@ from memidx.errors import GitError, MemidxError
 from memidx.memory import share as share_module
 from memidx.memory.share import share
 from tests.cli.test_forget import clones
+from tests.helpers import NotesRepo
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -135,3 +136,67 @@ def test_a_branch_without_an_upstream_says_so_at_once(tmp_path: Path) -> None:
 
     assert "git push -u origin HEAD" in raised.value.hint
     assert one.git("rev-parse", "HEAD").strip() == head
+
+
+def test_an_upstream_the_remote_no_longer_has_says_so_at_once(tmp_path: Path) -> None:
+    """Trying again cannot bring back a branch deleted on the remote: one line at once, not
+    forty merges over minutes ending in "the remote kept moving"."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "topic")
+    one.git("push", "-q", "-u", "origin", "topic")
+    one.git("push", "-q", "origin", "--delete", "topic")
+    naps: list[float] = []
+
+    with pytest.raises(MemidxError, match="upstream is not on the remote") as raised:
+        share(load_config(one.root, env={}), sleep=naps.append)
+
+    assert naps == [] and "git push -u origin HEAD" in raised.value.hint
+
+
+def test_an_upstream_the_fetch_does_not_bring_names_the_refspec_to_add(tmp_path: Path) -> None:
+    """In a single-branch clone, `git fetch` leaves a branch pushed later off the remote's
+    refspec: `git pull` fetched it by name, `git merge @{upstream}` cannot resolve it. The
+    error says so at once, and its command mends it."""
+    one, _ = clones(tmp_path)
+    one.git("push", "-q", "origin", "main:topic")
+    one.git(
+        "clone", "-q", "--single-branch", "-b", "main", str(tmp_path / "remote.git"),
+        str(tmp_path / "narrow"),
+    )  # fmt: skip
+    narrow = NotesRepo(tmp_path / "narrow", init=False)
+    narrow.git("switch", "-q", "-c", "topic")
+    narrow.git("push", "-q", "-u", "origin", "topic")
+    one.git("fetch", "-q")
+    one.git("switch", "-q", "topic")
+    one.note("theirs.md", "Theirs", "a note one pushed to topic")
+    one.commit("one's note")
+    one.git("push", "-q", "origin", "topic")
+    narrow.note("ours.md", "Ours", "a note the narrow clone has not pushed")
+    narrow.commit("narrow's note")
+    naps: list[float] = []
+
+    with pytest.raises(MemidxError, match="does not bring the branch's upstream topic") as raised:
+        share(load_config(narrow.root, env={}), sleep=naps.append)
+
+    assert naps == []
+    assert raised.value.hint.startswith("git remote set-branches --add origin topic")
+    narrow.git(*raised.value.hint.split(",")[0].split()[1:])
+    assert share(load_config(narrow.root, env={}), sleep=naps.append).pushed
+    assert "one pushed" in narrow.git("show", "HEAD:notes/theirs.md")
+
+
+def test_a_remote_out_of_reach_is_named_when_the_tries_run_out(tmp_path: Path) -> None:
+    """Offline, every fetch fails: after a few tries in a row (seconds, not the minutes a
+    moving remote gets) the error names the fetch and git's reason, never a remote that kept
+    moving (no push was even tried)."""
+    one, _ = clones(tmp_path)
+    (tmp_path / "remote.git").rename(tmp_path / "away.git")
+    naps: list[float] = []
+
+    with pytest.raises(GitError, match="the last: git fetch failed") as raised:
+        share(load_config(one.root, env={}), sleep=naps.append)
+
+    assert len(naps) == share_module.FETCH_TRIES - 1
+    assert raised.value.message.startswith(f"{share_module.FETCH_TRIES} tries in ")
+    assert "kept moving" not in raised.value.message
+    assert "git fetch" in raised.value.hint

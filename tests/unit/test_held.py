@@ -15,7 +15,14 @@ from memidx.haystack.held import held, in_order
         (Tip("refs/heads/backup", "c", BRANCH), "memidx haystack purge --branch backup"),
         (Tip("refs/heads/a;rm", "c", BRANCH), "memidx haystack purge --branch 'a;rm'"),
         (Tip("refs/tags/v1$(x)", "c", TAG), "git tag -d 'v1$(x)'"),
+        (Tip("refs/heads/-x", "c", BRANCH), "memidx haystack purge --branch refs/heads/-x"),
+        (
+            Tip("refs/heads/refs/heads/main", "c", BRANCH),
+            "memidx haystack purge --branch refs/heads/refs/heads/main",
+        ),
+        (Tip("refs/tags/-t", "c", TAG), "git tag -d -- -t"),
         (Tip("refs/notes/commits", "c", OTHER), "git update-ref -d refs/notes/commits"),
+        (Tip("refs/keep/$(rm)", "c", OTHER), "git update-ref -d 'refs/keep/$(rm)'"),
         (Tip("stash@{2}", "c", STASH), "git stash drop stash@{2}"),
         (
             Tip("refs/heads/wip", "c", BRANCH, "/tmp/my tree"),

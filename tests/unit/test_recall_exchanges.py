@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memidx.agents import recall
+from memidx.agents.exchange import Exchange
 from memidx.agents.gate import GATE, Signal, exchange, relevant
 from memidx.config import Config
 from memidx.embed.job import embed_missing
@@ -30,13 +31,32 @@ FILED = turn_record({"user": "restart the heroku dyno?", "assistant": "[tool Bas
     [
         (FILED.text, True),  # as the Stop hooks and `file-turn` write one
         (turn_record({"assistant": "Done: the dyno restarted."}).text, True),
-        ("\nUser: restart the dyno", True),  # a turn's indexed text starts with its empty title
+        ("\nUser: restart the dyno\n\nAssistant: done", True),  # after the empty title
         ("Caroline (1:56 pm on 8 May, 2023): I restart the dyno daily", False),
         ("user: lower-case is someone's chat, not the filed shape", False),
+        ("User: I restart the heroku dyno every morning", False),  # a chat line, its speaker "User"
+        (turn_record({"user": "restart the dyno?"}).text, False),  # a request, no answer
+        ("User: a chat line\nAssistant: its reply, one newline apart", False),
     ],
 )
 def test_an_exchange_is_told_by_the_shape_agents_file_it_in(text: str, expected: bool) -> None:
     assert exchange(text) is expected
+
+
+@pytest.mark.parametrize(
+    "filed",
+    [
+        Exchange("fix the build", ("[tool Bash: make]", "Fixed: a missing header.")),
+        Exchange("<system-reminder>memidx recalled</system-reminder>", ("Done.",)),  # no request
+        Exchange("  \n", ("[tool Read: a.py]",)),
+        Exchange("User: Assistant: a request that quotes the shape", ("ok",)),
+    ],
+)
+def test_every_exchange_the_stop_hooks_file_is_told_as_one(filed: Exchange) -> None:
+    """As `file_exchanges` (agents/capture.py) builds the turn every adapter files."""
+    user, assistant = filed.texts()
+
+    assert exchange("\n" + turn_record({"user": user, "assistant": assistant}).text)
 
 
 @pytest.mark.parametrize(
@@ -75,14 +95,20 @@ def test_a_gate_without_thresholds_for_exchanges_gates_them_as_turns() -> None:
     assert not relevant(chatty)
 
 
-def _index(path: Path, turns: dict[str, str], fake: FakeEmbedder) -> None:
+def _index(
+    path: Path, turns: dict[str, str], fake: FakeEmbedder, summaries: dict[str, str] | None = None
+) -> None:
+    """Turns by ref; `summaries` maps a ref to the transcript id it summarises (summary_of)."""
     store, _ = open_store(path, write=True)
     try:
         for ref, body in turns.items():
+            meta = {"session": ref, "ts": "2026-12-01T10:00:00Z"}
+            if summaries and ref in summaries:
+                meta["summary_of"] = summaries[ref]
             cursor = store.conn.execute(
                 "INSERT INTO documents (source_kind, source_ref, title, body, content_hash, meta)"
                 " VALUES ('turn', ?, '', ?, ?, ?)",
-                (ref, body, ref, json.dumps({"session": ref, "ts": "2026-12-01T10:00:00Z"})),
+                (ref, body, ref, json.dumps(meta)),
             )
             VectorStore(store.conn).replace_chunks(
                 int(cursor.lastrowid or 0), chunk_document("", body)
@@ -119,3 +145,29 @@ def test_an_exchange_is_measured_without_the_words_memory_never_saw(
     assert ex.cosine == pytest.approx(
         float(fake.embed_query("restart heroku dyno for") @ fake.embed_query(exchange_text))
     )
+
+
+def test_a_compactions_summary_is_gated_as_an_exchange(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summary is filed as a turn without the exchange's shape (agents/capture.py), but it is
+    prose about the work, not a line of conversation: the notes' thresholds, not the turns'."""
+    fake = FakeEmbedder()
+    summary = "The heroku dyno was restarted with heroku restart after the deploy hung."
+    _index(
+        tmp_path / "index.sqlite",
+        {"summary": summary, "chat": summary.replace("The", "Caroline: the", 1)},
+        fake,
+        summaries={"summary": "transcript-20261201100000-0123456789ab"},
+    )
+
+    def embedder(config: Config, *, warm: bool = False) -> FakeEmbedder:
+        return fake
+
+    monkeypatch.setattr(recall, "query_embedder", embedder)
+    config = Config(root=tmp_path, index_path=tmp_path / "index.sqlite", model=fake.name)
+
+    found = {c.key: c.signal for c in recall.Recaller(config).candidates("restart heroku dyno")}
+
+    assert found["turn:summary"].exchange
+    assert not found["turn:chat"].exchange

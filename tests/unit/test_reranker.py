@@ -13,6 +13,7 @@ from memidx.embed.job import embed_missing
 from memidx.index.store import Filters, Store
 from memidx.search.relevance import Evidence
 from memidx.search.reranker import (
+    FINER,
     NAMES,
     WEIGHTS,
     Learned,
@@ -47,7 +48,7 @@ def signals(rank: int, evidence: Evidence, bm25: int | None = None) -> Signals:
 
 
 def test_features_count_a_missing_rank_as_depth_plus_one() -> None:
-    found = features(Signals(3, None, 2, Evidence(0.5, 2.0, 8.0, 1.0)), 20)
+    found = features(Signals(3, None, 2, Evidence(0.5, 2.0, 8.0, 0.5, 0.25, 0.75)), 20)
     x = dict(zip(NAMES, found, strict=True))
     assert x == pytest.approx(
         {
@@ -56,10 +57,21 @@ def test_features_count_a_missing_rank_as_depth_plus_one() -> None:
             "log fused rank": math.log(3),
             "cosine": 0.5,
             "bm25 / best": 0.25,
-            "coverage": 1.0,
-            "every word": 1.0,
+            "coverage": 0.5,
+            "every word": 0.0,
+            "second cosine": 0.25,
+            "weighted coverage": 0.75,
         }
     )
+
+
+def test_evidence_the_search_did_not_ask_for_falls_back() -> None:
+    """Without vectors a document's second cosine is 0, as its cosine; without the words'
+    rarity its weighted coverage is its coverage."""
+    found = features(Signals(1, 1, None, Evidence(None, 2.0, 2.0, 1.0)), 20)
+    x = dict(zip(NAMES, found, strict=True))
+    assert (x["cosine"], x["second cosine"]) == (0.0, 0.0)
+    assert x["weighted coverage"] == x["coverage"] == x["every word"] == 1.0
 
 
 def test_one_weight_per_feature() -> None:
@@ -144,3 +156,63 @@ def test_hybrid_search_orders_its_top_by_the_learned_model_by_default(
     learned = Searcher(store, config, _embedder=fake).search("disk quota exceeded", Filters(), 5)
     assert [h.ref for h in learned.hits] == ["notes/body.md", "notes/title.md"]
     assert [h.rank for h in learned.hits] == [1, 2]
+
+
+def idf(having: int, total: int) -> float:
+    return math.log((total - having + 0.5) / (having + 0.5) + 1.0)
+
+
+def test_hybrid_search_weighs_each_word_by_its_rarity(store: Store, tmp_path: Path) -> None:
+    """Two notes have two of the three words each; the one whose second word is rarer (one
+    note has "beta", two have "gamma") gets the larger weighted coverage."""
+    fake = FakeEmbedder()
+    rare = add(store, "notes/a.md", "# One\nalpha beta\n")
+    common = add(store, "notes/b.md", "# Two\nalpha gamma\n")
+    add(store, "notes/c.md", "# Three\nalpha\n")
+    add(store, "notes/d.md", "# Four\ngamma\n")
+    embed_missing(store, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    backwards = Backwards(top=10)
+    Searcher(store, config, reranker=backwards, _embedder=fake).search(
+        "alpha beta gamma", Filters(), 4
+    )
+    (pool,) = backwards.pools
+    found = dict(zip(pool.docs, (s.evidence for s in pool.signals), strict=True))
+    alpha, beta, gamma = idf(3, 4), idf(1, 4), idf(2, 4)
+    assert found[rare].coverage == found[common].coverage == pytest.approx(2 / 3)
+    assert found[rare].weighted_coverage == pytest.approx((alpha + beta) / (alpha + beta + gamma))
+    assert found[common].weighted_coverage == pytest.approx(
+        (alpha + gamma) / (alpha + beta + gamma)
+    )
+
+
+def test_hybrid_search_gives_the_pool_its_second_best_chunks(store: Store, tmp_path: Path) -> None:
+    fake = FakeEmbedder()
+    two = add(store, "notes/two.md", "# Swap\nswap file size\n\n## Later\nram limits\n")
+    one = add(store, "notes/one.md", "# RAM\nram limits\n")
+    embed_missing(store, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    backwards = Backwards(top=10)
+    Searcher(store, config, reranker=backwards, _embedder=fake).search("ram limits", Filters(), 2)
+    (pool,) = backwards.pools
+    found = dict(zip(pool.docs, (s.evidence for s in pool.signals), strict=True))
+    assert found[one].second_cosine == found[one].cosine  # one chunk: its cosine twice
+    first, second = found[two].cosine, found[two].second_cosine
+    assert first is not None and second is not None and second < first
+
+
+def test_other_modes_do_not_ask_for_the_re_rankers_evidence(searcher: Searcher) -> None:
+    for mode in ("vector", "bm25"):
+        for hit in searcher.search("vmmem memory ram", Filters(), 3, mode).hits:
+            assert hit.evidence is not None
+            assert (hit.evidence.second_cosine, hit.evidence.weighted_coverage) == (None, None)
+
+
+def test_the_shipped_weights_do_not_read_the_finer_evidence(searcher: Searcher) -> None:
+    """The second-best chunks and the words' rarity cost queries; the default model gives them
+    no weight, so a default search does not ask for them (a model that weighs them does)."""
+    assert not Learned().finer
+    assert Learned(weights=(0.0,) * FINER + (1.0,) * (len(NAMES) - FINER)).finer
+    for hit in searcher.search("vmmem memory ram", Filters(), 3).hits:
+        assert hit.evidence is not None and hit.evidence.cosine is not None
+        assert (hit.evidence.second_cosine, hit.evidence.weighted_coverage) == (None, None)
