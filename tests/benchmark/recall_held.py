@@ -283,7 +283,7 @@ def main() -> None:
         if refit.gate != GATE:
             summary("refit gate", judge(measured, recallers, refit.gate, neighbours=True))
         oracle(measured, recallers)
-        if args.fit_gate and args.embedder:
+        if args.fit_gate and args.embedder and side == "tune":  # never on the held side
             theirs = prompted(measure(labeled, packaged), packaged)
             fitted = fit_gate(prompted(measured, recallers), theirs, GATE)
             print(f"  gate fitted for {args.embedder} on this side: {fitted}")
