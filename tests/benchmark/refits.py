@@ -33,6 +33,12 @@ class Refit:
 
 COMMITTED = Refit()  # MiniLM's, as memidx ships them
 
+
+def gate_of(note: Thresholds, turn: Thresholds) -> Gate:
+    """A gate with these thresholds; exchanges an agent filed are gated as notes (gate.py)."""
+    return Gate(note=note, turn=turn, exchange=note)
+
+
 # all-mpnet-base-v2 int8 (embedder_candidates.MpnetEmbedder), fitted 2026-12-02 on the dev
 # splits only, by the same code and sets as memidx's own (which that code reproduces for MiniLM:
 # the re-ranker's within 0.005 a weight, the turn context's exactly); README, "Ranking
@@ -40,11 +46,17 @@ COMMITTED = Refit()  # MiniLM's, as memidx ships them
 # 51,610 pairs), its 7 features as memidx's (the last two weigh 0 there too). Turn context:
 # LoCoMo's 5 dev conversations (786 questions, 26,268 candidate turns).
 # Relevance (with vectors): golden and TIL dev hits, ranked by the refitted re-ranker (2,380).
+# Gate: `recall_held --embedder mpnet-int8 --fit-gate --sides tune` (gate_fit.py), the most
+# right hits per kind at no more negatives injected than MiniLM's committed gate on that side.
 REFITS: dict[str, Refit] = {
     "mpnet-int8": Refit(
         reranker=(-0.555, -0.333, 0.059, 8.258, 0.233, 2.664, -0.768, 0.0, 0.0),
         turns=(-10.270, 3.334, 2.919, -0.056, 2.955, 1.758, 2.063, -1.953, 1.976),
         relevance=(-12.602, 13.405, 11.749, -3.055, 2.683),
+        gate=gate_of(
+            Thresholds(cosine=0.70, cosine_with_words=0.60, word_share=0.40),
+            Thresholds(cosine=0.56, cosine_with_words=0.28, word_share=0.50, known=0.75),
+        ),
     ),
 }
 
@@ -73,8 +85,3 @@ def refitted(refit: Refit) -> Generator[None]:
     finally:
         for function, values in saved.items():
             function.__defaults__ = values
-
-
-def gate_of(note: Thresholds, turn: Thresholds) -> Gate:
-    """A gate with these thresholds; exchanges an agent filed are gated as notes (gate.py)."""
-    return Gate(note=note, turn=turn, exchange=note)
