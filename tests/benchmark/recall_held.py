@@ -229,6 +229,12 @@ def measure(labeled: Sequence[Labeled], recallers: dict[str, Recaller]) -> Measu
     return [(p, [] if trivial(p.text) else recallers[p.memory].candidates(p.text)) for p in labeled]
 
 
+def fits_gate(side: str, fit_gate: bool, embedder: str) -> bool:
+    """Whether this side's run chooses the candidate's thresholds: the tuning side's alone,
+    so the held side is measured with thresholds it never saw."""
+    return fit_gate and bool(embedder) and side == "tune"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
@@ -283,7 +289,7 @@ def main() -> None:
         if refit.gate != GATE:
             summary("refit gate", judge(measured, recallers, refit.gate, neighbours=True))
         oracle(measured, recallers)
-        if args.fit_gate and args.embedder and side == "tune":  # never on the held side
+        if fits_gate(side, args.fit_gate, args.embedder):
             theirs = prompted(measure(labeled, packaged), packaged)
             fitted = fit_gate(prompted(measured, recallers), theirs, GATE)
             print(f"  gate fitted for {args.embedder} on this side: {fitted}")

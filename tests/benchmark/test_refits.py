@@ -19,7 +19,7 @@ from memidx.search.relevance import Evidence
 from memidx.search.reranker import Learned
 from memidx.search.searcher import Searcher
 from tests.benchmark.gate_fit import Prompted, fit_gate, prompted, rates
-from tests.benchmark.recall_held import Labeled
+from tests.benchmark.recall_held import Labeled, fits_gate
 from tests.benchmark.refits import Refit, refitted
 
 REFIT = Refit(
@@ -96,3 +96,18 @@ def test_without_a_cell_under_the_ceiling_the_notes_keep_the_committed_threshold
     fitted = fit_gate(mine, theirs, GATE)
 
     assert fitted.note == GATE.note
+
+
+@pytest.mark.parametrize(
+    ("side", "fit_gate", "embedder", "fits"),
+    [
+        ("tune", True, "mpnet-int8", True),
+        ("held", True, "mpnet-int8", False),  # never tuned on the held-back prompts
+        ("tune", False, "mpnet-int8", False),
+        ("tune", True, "", False),  # the packaged model keeps the committed gate
+    ],
+)
+def test_the_gate_is_fitted_on_the_tuning_side_only(
+    side: str, fit_gate: bool, embedder: str, fits: bool
+) -> None:
+    assert fits_gate(side, fit_gate, embedder) is fits
