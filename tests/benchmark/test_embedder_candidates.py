@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from memidx.index.store import Filters
-from tests.benchmark import embedder_candidates
+from memidx.search.reranker import WEIGHTS, Learned
+from memidx.search.searcher import Searcher
+from tests.benchmark import embedder_candidates, ranking, refits
 from tests.benchmark.embedder_candidates import (
     CandidateMissing,
     MpnetEmbedder,
@@ -19,6 +21,8 @@ from tests.benchmark.embedder_candidates import (
     candidate_searcher,
     index_of,
 )
+from tests.benchmark.judged import JudgedSet
+from tests.benchmark.ranking import Figures
 from tests.benchmark.til_eval import everything, til_folder
 from tests.benchmark.til_sample import sample
 from tests.helpers import FakeEmbedder, NotesRepo
@@ -138,3 +142,35 @@ def test_the_til_sample_keeps_every_answer_and_the_same_distractors() -> None:
     assert answers <= set(chosen)
     assert len(chosen) == len(answers) + 20
     assert chosen == [p.relative_to(folder).as_posix() for p in sample(folder.parent, 20)]
+
+
+def test_the_ranking_bench_measures_a_refitted_candidate_with_its_own_weights(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The `refit` row searches with the candidate's refitted re-ranker; its other rows, and
+    memidx after, with memidx's own."""
+    repo.note("lock.md", "File locks", "flock serialises writers of one file across processes")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    weights = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    monkeypatch.setitem(embedder_candidates.EMBEDDERS, "fake", lambda: FakeEmbedder("test/c"))
+    monkeypatch.setitem(refits.REFITS, "fake", refits.Refit(reranker=weights))
+    monkeypatch.setenv("BENCH_EMBEDDERS", "fake")
+    seen: list[tuple[str, tuple[float, ...]]] = []
+
+    def measure(
+        judged: JudgedSet, queries: object, searcher: Searcher, mode: str, _: object
+    ) -> Figures:
+        learned = searcher.reranker
+        assert isinstance(learned, Learned)
+        seen.append((mode, learned.weights))
+        return Figures(1.0, 1.0, 1.0, 1.0, 0.0, 1)
+
+    monkeypatch.setattr(ranking, "measure", measure)
+    judged = JudgedSet("notes", repo.root, (), lambda hit: hit.ref)
+
+    ranking.embedder_rows(judged, [], Figures(1.0, 1.0, 0.5, 1.0, 0.0, 1))
+
+    assert seen == [("vector", WEIGHTS), ("hybrid", WEIGHTS), ("hybrid", weights)]
+    assert "fake refit" in capsys.readouterr().out
+    assert Learned().weights == WEIGHTS
