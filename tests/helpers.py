@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from memidx.cli.main import main
+from memidx.index.store import Store, VectorStore
+from memidx.index.sync import note_document
+from memidx.notes.chunks import chunk_document
+from memidx.notes.note import parse_note
 
 GIT_IDENTITY = ("-c", "user.name=memidx tests", "-c", "user.email=tests@memidx.invalid")
 MEMIDX_BIN = Path(sys.executable).parent / "memidx"
@@ -134,6 +138,18 @@ def memidx_agent(root: Path, *args: str) -> str:
 
 def copy_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, dirs_exist_ok=True)
+
+
+def add_note(store: Store, ref: str, text: str) -> int:
+    """The note at `ref` with body `text` indexed in `store`, its chunks waiting for vectors;
+    its document id."""
+    note = parse_note(ref, text.encode(), 1 << 20)
+    doc = note_document(note, f"blob-{ref}")
+    doc_id, _ = store.upsert(doc)
+    VectorStore(store.conn).replace_chunks(
+        doc_id, chunk_document(doc.title, doc.body, doc.body_line)
+    )
+    return doc_id
 
 
 class FakeEmbedder:

@@ -9,23 +9,10 @@ import pytest
 from memidx.config import Config
 from memidx.embed.job import embed_missing
 from memidx.errors import MemidxError
-from memidx.index.store import Filters, Store, VectorStore
-from memidx.index.sync import note_document
-from memidx.notes.chunks import chunk_document
-from memidx.notes.note import parse_note
+from memidx.index.store import Filters, Store
 from memidx.search.fusion import Fusion
 from memidx.search.searcher import Searcher
-from tests.helpers import FakeEmbedder
-
-
-def add(store: Store, ref: str, text: str) -> int:
-    note = parse_note(ref, text.encode(), 1 << 20)
-    doc = note_document(note, f"blob-{ref}")
-    doc_id, _ = store.upsert(doc)
-    VectorStore(store.conn).replace_chunks(
-        doc_id, chunk_document(doc.title, doc.body, doc.body_line)
-    )
-    return doc_id
+from tests.helpers import FakeEmbedder, add_note
 
 
 @pytest.fixture
@@ -35,9 +22,9 @@ def fake() -> FakeEmbedder:
 
 @pytest.fixture
 def searcher(store: Store, fake: FakeEmbedder, tmp_path: Path) -> Searcher:
-    add(store, "notes/wsl.md", "# WSL memory\nvmmem grows; cap memory in wslconfig.\n")
-    add(store, "notes/git.md", "# Detached head\ncheckout of a tag detaches head.\n")
-    add(
+    add_note(store, "notes/wsl.md", "# WSL memory\nvmmem grows; cap memory in wslconfig.\n")
+    add_note(store, "notes/git.md", "# Detached head\ncheckout of a tag detaches head.\n")
+    add_note(
         store, "notes/ram.md", "# Laptop RAM\nram ram ram eats everything.\n\n## Swap\nswap file.\n"
     )
     embed_missing(store, fake)
@@ -96,7 +83,7 @@ def test_filters_apply_to_vector_hits(searcher: Searcher) -> None:
 def test_notes_without_vectors_are_counted_in_a_warning_and_never_embedded(
     store: Store, searcher: Searcher, fake: FakeEmbedder
 ) -> None:
-    add(store, "notes/new.md", "# New\nfresh words only here\n")
+    add_note(store, "notes/new.md", "# New\nfresh words only here\n")
     calls = len(fake.calls)
     fresh = Searcher(store, searcher.config, _embedder=fake)  # as a new process would
     result = fresh.search("fresh words", Filters(), 5)
@@ -119,7 +106,7 @@ def test_vectors_of_another_model_are_never_used(store: Store, searcher: Searche
 
 
 def test_a_changed_model_build_drops_its_old_vectors(store: Store, fake: FakeEmbedder) -> None:
-    add(store, "notes/a.md", "# A\nalpha\n")
+    add_note(store, "notes/a.md", "# A\nalpha\n")
     embed_missing(store, fake)
     rebuilt = FakeEmbedder(name=fake.name, dim=fake.dim)
     rebuilt.fingerprint = "fake-retrained"

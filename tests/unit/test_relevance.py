@@ -14,16 +14,15 @@ from memidx.search.lexical import lexical_search
 from memidx.search.relevance import Evidence, features, logistic, relevance
 from memidx.search.scoring import by_relevance
 from memidx.search.searcher import Searcher
-from tests.helpers import FakeEmbedder
-from tests.unit.test_hybrid import add
+from tests.helpers import FakeEmbedder, add_note
 
 
 @pytest.fixture
 def searcher(store: Store, tmp_path: Path) -> Searcher:
     fake = FakeEmbedder()
-    add(store, "notes/wsl.md", "# WSL memory\nvmmem grows; cap memory in wslconfig.\n")
-    add(store, "notes/git.md", "# Detached head\ncheckout of a tag detaches head.\n")
-    add(store, "notes/ram.md", "# Laptop RAM\nvmmem eats ram.\n")
+    add_note(store, "notes/wsl.md", "# WSL memory\nvmmem grows; cap memory in wslconfig.\n")
+    add_note(store, "notes/git.md", "# Detached head\ncheckout of a tag detaches head.\n")
+    add_note(store, "notes/ram.md", "# Laptop RAM\nvmmem eats ram.\n")
     embed_missing(store, fake)
     config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
     return Searcher(store, config, _embedder=fake)
@@ -78,8 +77,8 @@ def test_shipped_models_rise_with_every_piece_of_evidence(
 
 
 def test_word_hits_carry_relevance_and_share_of_words(store: Store) -> None:
-    add(store, "notes/a.md", "# Disk full\nthe disk is full of logs\n")
-    add(store, "notes/b.md", "# Logs\nrotate logs daily\n")
+    add_note(store, "notes/a.md", "# Disk full\nthe disk is full of logs\n")
+    add_note(store, "notes/b.md", "# Logs\nrotate logs daily\n")
     result = lexical_search(store, "disk logs rotate", Filters(), 5)
     assert result.match == "or"
     coverage = {h.ref: h.evidence.coverage for h in result.hits if h.evidence}
@@ -88,7 +87,7 @@ def test_word_hits_carry_relevance_and_share_of_words(store: Store) -> None:
 
 
 def test_every_word_matched_is_full_coverage(store: Store) -> None:
-    add(store, "notes/a.md", "# Disk full\nthe disk is full of logs\n")
+    add_note(store, "notes/a.md", "# Disk full\nthe disk is full of logs\n")
     result = lexical_search(store, "disk logs", Filters(), 5)
     assert [h.evidence.coverage for h in result.hits if h.evidence] == [1.0]
 

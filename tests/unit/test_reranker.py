@@ -24,16 +24,15 @@ from memidx.search.reranker import (
     reordered,
 )
 from memidx.search.searcher import Searcher
-from tests.helpers import FakeEmbedder
-from tests.unit.test_hybrid import add
+from tests.helpers import FakeEmbedder, add_note
 
 
 @pytest.fixture
 def searcher(store: Store, tmp_path: Path) -> Searcher:
     fake = FakeEmbedder()
-    add(store, "notes/wsl.md", "# WSL memory\nvmmem grows; cap memory in wslconfig.\n")
-    add(store, "notes/git.md", "# Detached head\ncheckout of a tag detaches head.\n")
-    add(store, "notes/ram.md", "# Laptop RAM\nvmmem eats ram and memory.\n")
+    add_note(store, "notes/wsl.md", "# WSL memory\nvmmem grows; cap memory in wslconfig.\n")
+    add_note(store, "notes/git.md", "# Detached head\ncheckout of a tag detaches head.\n")
+    add_note(store, "notes/ram.md", "# Laptop RAM\nvmmem eats ram and memory.\n")
     embed_missing(store, fake)
     config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
     return Searcher(store, config, _embedder=fake)
@@ -142,8 +141,8 @@ def test_hybrid_search_orders_its_top_by_the_learned_model_by_default(
     keeps the words' first; the learned model puts the one closer in meaning first."""
     fake = FakeEmbedder()
     noise = " ".join(f"word{i}" for i in range(30))
-    add(store, "notes/title.md", f"# Disk quota exceeded\nprinters fonts toner ink {noise}\n")
-    add(store, "notes/body.md", "# Storage\ndisk quota exceeded\n")
+    add_note(store, "notes/title.md", f"# Disk quota exceeded\nprinters fonts toner ink {noise}\n")
+    add_note(store, "notes/body.md", "# Storage\ndisk quota exceeded\n")
     embed_missing(store, fake)
     config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
     fused = Searcher(store, config, reranker=None, _embedder=fake)
@@ -166,10 +165,10 @@ def test_hybrid_search_weighs_each_word_by_its_rarity(store: Store, tmp_path: Pa
     """Two notes have two of the three words each; the one whose second word is rarer (one
     note has "beta", two have "gamma") gets the larger weighted coverage."""
     fake = FakeEmbedder()
-    rare = add(store, "notes/a.md", "# One\nalpha beta\n")
-    common = add(store, "notes/b.md", "# Two\nalpha gamma\n")
-    add(store, "notes/c.md", "# Three\nalpha\n")
-    add(store, "notes/d.md", "# Four\ngamma\n")
+    rare = add_note(store, "notes/a.md", "# One\nalpha beta\n")
+    common = add_note(store, "notes/b.md", "# Two\nalpha gamma\n")
+    add_note(store, "notes/c.md", "# Three\nalpha\n")
+    add_note(store, "notes/d.md", "# Four\ngamma\n")
     embed_missing(store, fake)
     config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
     backwards = Backwards(top=10)
@@ -188,8 +187,8 @@ def test_hybrid_search_weighs_each_word_by_its_rarity(store: Store, tmp_path: Pa
 
 def test_hybrid_search_gives_the_pool_its_second_best_chunks(store: Store, tmp_path: Path) -> None:
     fake = FakeEmbedder()
-    two = add(store, "notes/two.md", "# Swap\nswap file size\n\n## Later\nram limits\n")
-    one = add(store, "notes/one.md", "# RAM\nram limits\n")
+    two = add_note(store, "notes/two.md", "# Swap\nswap file size\n\n## Later\nram limits\n")
+    one = add_note(store, "notes/one.md", "# RAM\nram limits\n")
     embed_missing(store, fake)
     config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
     backwards = Backwards(top=10)

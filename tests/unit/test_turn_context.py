@@ -15,16 +15,14 @@ from memidx.config import Config
 from memidx.embed.job import embed_missing
 from memidx.index.lookup_rows import adjacent_turns
 from memidx.index.store import Filters, Store, VectorStore
-from memidx.index.sync import note_document
 from memidx.notes.chunks import chunk_document
-from memidx.notes.note import parse_note
 from memidx.search import searcher as searcher_module
 from memidx.search import turn_context
 from memidx.search.context import TurnEvidence, reorder_turns, turn_relevance
 from memidx.search.query import Terms
 from memidx.search.searcher import Searcher
 from memidx.search.turn_context import Cosines
-from tests.helpers import FakeEmbedder
+from tests.helpers import FakeEmbedder, add_note
 
 
 def _turn(store: Store, ref: str, body: str, session: str, agent: str = "") -> int:
@@ -46,12 +44,7 @@ def talk(store: Store, tmp_path: Path) -> Store:
     _turn(store, "c1", "Caroline: pottery, I go to a class on Sundays", "s1", "Caroline")
     _turn(store, "m2", "Melanie: my hobby is painting, I take my kids along", "s2", "Melanie")
     _turn(store, "c2", "Caroline: that sounds fun", "s2", "Caroline")
-    note = parse_note("notes/hobby.md", b"# Hobby ideas\nTake up pottery or painting.\n", 1 << 20)
-    doc = note_document(note, "blob-hobby")
-    doc_id, _ = store.upsert(doc)
-    VectorStore(store.conn).replace_chunks(
-        doc_id, chunk_document(doc.title, doc.body, doc.body_line)
-    )
+    add_note(store, "notes/hobby.md", "# Hobby ideas\nTake up pottery or painting.\n")
     return store
 
 
@@ -126,16 +119,6 @@ def test_the_adjacent_turns_are_the_sessions_own_just_before_and_after(store: St
     }
 
 
-def _note(store: Store, ref: str, text: str) -> int:
-    note = parse_note(ref, text.encode(), 1 << 20)
-    doc = note_document(note, f"blob-{ref}")
-    doc_id, _ = store.upsert(doc)
-    VectorStore(store.conn).replace_chunks(
-        doc_id, chunk_document(doc.title, doc.body, doc.body_line)
-    )
-    return doc_id
-
-
 def test_a_turn_the_context_brings_up_from_below_the_evidence_cut_shows_its_relevance(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -163,11 +146,13 @@ def test_a_turn_the_context_brings_up_from_below_the_evidence_cut_shows_its_rele
     )
     answer = _turn(store, "answer", text(3, 10), "s", "Caroline")  # no word of the question
     for k in range(20):  # every word of the query among 40 others: found by words
-        _note(store, f"notes/words{k}.md", f"# Words {k}\nhobby caroline take up {text(0, 40)}\n")
+        add_note(
+            store, f"notes/words{k}.md", f"# Words {k}\nhobby caroline take up {text(0, 40)}\n"
+        )
     for k in range(20):  # found by meaning, seventeen of them closer to the query than the answer
         body = text(3, 4 + k // 4 if k < 17 else 14)
         if k % 3:
-            _note(store, f"notes/meaning{k}.md", f"{body}\n")
+            add_note(store, f"notes/meaning{k}.md", f"{body}\n")
         else:
             _turn(store, f"other{k}", body, f"other{k}", "Bob")
     embed_missing(store, fake)
