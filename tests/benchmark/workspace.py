@@ -88,12 +88,17 @@ def _point_at_models(root: Path, commit: bool = True) -> None:
 
 
 def file_stamp(path: Path) -> str:
-    stat = path.stat()
-    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+    """A data file's name and content hash: the same data copied again (new times) or read from
+    another folder keeps the workspaces built from it, and their embedded vectors."""
+    return f"{path.name}:{hashlib.sha256(path.read_bytes()).hexdigest()}"
 
 
 def tree_stamp(folder: Path) -> str:
-    return "|".join(file_stamp(p) for p in sorted(folder.rglob("*.md")))
+    """Every note below `folder` by its path there and content hash."""
+    return "|".join(
+        f"{p.relative_to(folder)}:{hashlib.sha256(p.read_bytes()).hexdigest()}"
+        for p in sorted(folder.rglob("*.md"))
+    )
 
 
 def beir_repo(work: Path, data: Path) -> Path:
