@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,9 +140,12 @@ def _purge_work_tree(
     config: Config, forgotten: set[str], done: Purged, pushed: bool, history: History | None
 ) -> None:
     """Blank the work tree's segment files and, in git (`history`), its HEAD's unpushed
-    commits; its files change only once HEAD has moved (memidx.git.rewrite)."""
+    commits and the segments git's index stages; its files change only once HEAD has moved
+    (memidx.git.rewrite)."""
+    from memidx.git.commit import WAIT_SECONDS
     from memidx.git.repo import GitRepo
-    from memidx.git.rewrite import rewrite_unpushed
+    from memidx.git.rewrite import blank_staged, rewrite_unpushed
+    from memidx.haystack.held import MAX_SEGMENT_BYTES
 
     files = _work_tree(config, forgotten, done, pushed)
 
@@ -152,12 +156,18 @@ def _purge_work_tree(
     if history is None:
         replace_files()
         return
-    head = GitRepo(config.root).head()  # a tip at HEAD's commit: HEAD's history holds them
+    repo = GitRepo(config.root)
+    head = repo.head()  # a tip at HEAD's commit: HEAD's history holds them
     if files or any(t.commit == head and t.target == "commit" for t in history.holding()):
-        paths = [segment_ref(config, path) for path in files]
+        refs = [segment_ref(config, path) for path in files]
+        # git's index follows HEAD only for the segments HEAD has: one staged and never
+        # committed stays staged (blanked below), never unstaged by a reset to HEAD
+        paths = [ref for ref in refs if head is not None and repo.has(head, ref)]
         done.rewritten_commits = rewrite_unpushed(
             config, history.folder, history.replace, paths, replace_files
         )
+    deadline = time.monotonic() + WAIT_SECONDS
+    blank_staged(config.root, history.folder, history.blank, MAX_SEGMENT_BYTES, deadline)
 
 
 def _work_tree(

@@ -8,8 +8,17 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from memidx.config import load_config
+from memidx.git import rewrite as rewrite_module
+from memidx.git.repo import GitRepo
+from memidx.haystack.purge import Purged, purge
+from memidx.portable import file_lock
 from tests.cli.test_forget import clones, hits, reachable_bytes, turn
 from tests.cli.test_purge_refs import SECRET, errors, forgotten_on_head, objects_of
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
@@ -257,3 +266,91 @@ def test_a_work_tree_whose_folder_is_gone_is_named_with_git_worktree_prune(
         run_held(one, command)
     assert one.memidx_process("haystack", "purge", "--json").json()["held"] == []
     assert SECRET not in reachable_bytes(one)
+
+
+def staged_bytes(tree: NotesRepo) -> bytes:
+    """The content of every blob git's index in `tree` stages."""
+    listed = tree.git("ls-files", "--stage").splitlines()
+    names = "".join(f"{line.split()[1]}\n" for line in listed).encode()
+    return subprocess.run(
+        ["git", "cat-file", "--batch"], cwd=tree.root, env=clean_env(), input=names,
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
+
+
+def test_a_segment_staged_with_forgotten_bytes_stays_staged_without_them(
+    tmp_path: Path,
+) -> None:
+    """`git add -A` before the purge stages a segment holding the forgotten turn: the purge
+    blanks the staged blob too (the next `git commit` would commit the bytes again) and keeps
+    it staged, whether or not HEAD's commits were rebuilt."""
+    one, _ = clones(tmp_path)
+    committed = forgotten_on_head(one)
+    staged = turn(one, f"{SECRET.decode()} staged")
+    one.git("add", "-A", "notes/haystack")
+    (new,) = [line[3:] for line in status(one.root) if line.startswith("A  ")]
+    for ident in (committed, staged):
+        assert one.memidx_process("forget", ident).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 0 and run.json()["rewritten_commits"] == 1, run.err
+    assert SECRET not in staged_bytes(one) and SECRET not in reachable_bytes(one)
+    assert [line[0] for line in status(one.root) if line.endswith(new)] == ["A"]  # staged
+    one.git("commit", "-q", "-m", "the person's commit of what was staged")
+    assert SECRET not in reachable_bytes(one)
+
+
+def test_a_commit_made_in_the_other_work_tree_while_purge_rebuilds_it_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
+    other = NotesRepo(tmp_path / "other", init=False)
+    assert one.memidx_process("forget", gone).code == 0
+    rebuilt = rewrite_module._rebuilt  # pyright: ignore[reportPrivateUsage]
+    landed: list[str] = []
+
+    def rebuilt_then_a_commit_lands_there(repo: GitRepo, *args: Any) -> str:
+        commit = rebuilt(repo, *args)
+        if repo.root == other.root and not landed:  # after purge read its HEAD
+            other.note("late.md", "Late", "a note committed in the other work tree meanwhile")
+            landed.append(other.commit("late note"))
+        return commit
+
+    monkeypatch.setattr(rewrite_module, "_rebuilt", rebuilt_then_a_commit_lands_there)
+
+    done = purge(load_config(one.root, env={}), work_trees=[str(other.root)])
+
+    assert landed and done.held == [] and done.work_trees[str(other.root)].rewritten_commits >= 1
+    assert other.git("log", "-1", "--format=%s").strip() == "late note"
+    assert "meanwhile" in other.git("show", "feature:notes/late.md")
+    assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(other.root)
+    assert all(line.startswith("?? ") for line in status(other.root)), status(other.root)
+
+
+def test_purge_waits_for_the_writer_lock_another_work_tree_s_agent_holds(tmp_path: Path) -> None:
+    """An agent filing a turn in the other work tree holds its writer lock: the purge there
+    waits for it, never rewriting a segment while a record is appended to it."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
+    other = NotesRepo(tmp_path / "other", init=False)
+    assert one.memidx_process("forget", gone).code == 0
+    before = segment_bytes(other.root)
+    finished: list[Purged] = []
+    config = load_config(one.root, env={})
+    runner = threading.Thread(
+        target=lambda: finished.append(purge(config, work_trees=[str(other.root)]))
+    )
+
+    with file_lock(other.root / ".memidx" / "haystack.lock"):
+        runner.start()
+        runner.join(timeout=3)
+        assert runner.is_alive() and segment_bytes(other.root) == before
+        assert SECRET in objects_of(one, "feature")
+    runner.join(timeout=60)
+
+    assert finished and finished[0].work_trees[str(other.root)].rewritten_commits == 1
+    assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(other.root)
