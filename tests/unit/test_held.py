@@ -83,3 +83,27 @@ def test_stash_entries_come_last_highest_first_so_the_drops_run_in_order() -> No
         "stash@{1}",
         "stash@{0}",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/tmp/a'b\nc\\d",  # a quote, a newline and a backslash at once
+        "/tmp/\\x41",  # a backslash and what reads as an escape: kept as it is
+        "/tmp/tab\there\u00a0nbsp",  # a tab and a no-break space (not printable)
+        "/tmp/\udcff\udcfe bytes",  # bytes that are not UTF-8
+        "/tmp/'$(touch pwned)'\n",
+        "-starts-with-dash",
+    ],
+)
+def test_a_quoted_path_read_back_by_bash_is_the_path_byte_for_byte(text: str) -> None:
+    """What bash makes of the word is what `shell_quote` was given, not only its look."""
+    import os
+    import subprocess
+
+    word = shell_quote(text)
+    done = subprocess.run(
+        ["bash", "-c", f"printf %s {word}"], capture_output=True, check=True,
+        env={"PATH": os.environ["PATH"], "LC_ALL": "C"},
+    )  # fmt: skip
+    assert done.stdout == os.fsencode(text) and "\n" not in word
