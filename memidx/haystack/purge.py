@@ -25,7 +25,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.hashes import content_hash
 from memidx.haystack.frames import HEADER, MAGIC, Located, scan_bytes
-from memidx.haystack.held import Held, History
+from memidx.haystack.held import Held, History, printable
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.purge_named import (
     clone_writer_lock,
@@ -128,7 +128,13 @@ def purge(
         there = work_tree_config(config, tree.path)
         done.work_trees[tree.path] = part = Purged()
         with clone_writer_lock(there):
-            _purge_work_tree(there, forgotten, part, pushed, history)
+            try:
+                _purge_work_tree(there, forgotten, part, pushed, history)
+            except MemidxError as failed:  # say where: this work tree is purged already
+                raise type(failed)(
+                    f"in {printable(tree.path)}: {failed.message}; this work tree's purge is done",
+                    failed.hint and f"there: {failed.hint}",
+                ) from failed
         done.pushed.extend(ref for ref in part.pushed if ref not in done.pushed)
         done.blobs.update(part.blobs)
     history.scan()

@@ -15,10 +15,13 @@ from typing import Any
 import pytest
 
 from memidx.config import load_config
+from memidx.errors import GitError
+from memidx.git import commit as commit_module
 from memidx.git import rewrite as rewrite_module
 from memidx.git.repo import GitRepo
 from memidx.haystack.purge import Purged, purge
 from memidx.portable import file_lock
+from tests.cli.test_commit_race import held_by_someone
 from tests.cli.test_forget import clones, hits, reachable_bytes, turn
 from tests.cli.test_purge_refs import SECRET, errors, forgotten_on_head, objects_of
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
@@ -354,3 +357,28 @@ def test_purge_waits_for_the_writer_lock_another_work_tree_s_agent_holds(tmp_pat
 
     assert finished and finished[0].work_trees[str(other.root)].rewritten_commits == 1
     assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(other.root)
+
+
+def test_a_work_tree_whose_index_stays_locked_is_named_in_the_error_and_left_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This work tree is purged first: the error from the other one says which work tree it
+    is and that this one's purge is done, so nobody reads "no segment changed" as both."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
+    other = NotesRepo(tmp_path / "other", init=False)
+    assert one.memidx_process("forget", gone).code == 0
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
+    head, before = other.git("rev-parse", "HEAD").strip(), segment_bytes(other.root)
+    lock = Path(other.git("rev-parse", "--absolute-git-dir").strip()) / "index.lock"
+    lock.write_text("held by a person's git add -p")
+
+    with pytest.raises(GitError) as raised:
+        purge(load_config(one.root, env={}), work_trees=[str(other.root)])
+
+    assert str(raised.value).startswith(f"in {other.root}: git kept its index locked;")
+    assert "this work tree's purge is done" in str(raised.value)
+    assert other.git("rev-parse", "HEAD").strip() == head and segment_bytes(other.root) == before
+    assert SECRET not in segment_bytes(one.root) and SECRET not in objects_of(one, "main")
