@@ -28,13 +28,14 @@ class Tip(Value):
     rebasing: bool = False
     target: str = "commit"
     gone: bool = False  # the work tree `checked_out` names has no folder any more
+    locked: bool = False  # ... and git keeps it (`git worktree lock`: prune leaves it)
 
 
 class WorkTree(Value):
     """A work tree of the clone, as `git worktree list` gives it: its path; its branch (a ref)
     or None when its HEAD is detached; its HEAD; whether a rebase is under way there
     (`mid_rebase`) and the branch it is rewriting (`rebasing`, None for a detached HEAD's);
-    `gone` when its folder is (`git worktree prune` forgets it)."""
+    `gone` when its folder is (`git worktree prune` forgets it, unless it is `locked`)."""
 
     path: str
     branch: str | None
@@ -42,6 +43,7 @@ class WorkTree(Value):
     rebasing: str | None = None
     mid_rebase: bool = False
     gone: bool = False
+    locked: bool = False
 
 
 def local_tips(repo: GitRepo) -> list[Tip]:
@@ -60,10 +62,19 @@ def local_tips(repo: GitRepo) -> list[Tip]:
         rebasing = tree is not None and tree.rebasing == name
         here_s = path is not None and path == here
         gone = tree is not None and tree.gone
-        tips.append(Tip(name, target, _kind(name), path, here_s, rebasing, kind, gone))
+        locked = tree is not None and tree.locked
+        tips.append(Tip(name, target, _kind(name), path, here_s, rebasing, kind, gone, locked))
     tips.extend(Tip(f"stash@{{{n}}}", c, STASH) for n, c in enumerate(_stashes(repo)))
     tips.extend(
-        Tip(f"HEAD of {t.path}", t.head, WORK_TREE, t.path, rebasing=t.mid_rebase, gone=t.gone)
+        Tip(
+            f"HEAD of {t.path}",
+            t.head,
+            WORK_TREE,
+            t.path,
+            rebasing=t.mid_rebase,
+            gone=t.gone,
+            locked=t.locked,
+        )
         for t in trees
         if t.branch is None and t.head is not None and t.path != here
     )
@@ -77,7 +88,9 @@ def work_trees(repo: GitRepo) -> list[WorkTree]:
     for tree in _listed(repo):
         gone = not Path(tree.path).is_dir()
         under_way, branch = (False, None) if tree.branch or gone else _rebase(tree.path)
-        trees.append(WorkTree(tree.path, tree.branch, tree.head, branch, under_way, gone))
+        trees.append(
+            WorkTree(tree.path, tree.branch, tree.head, branch, under_way, gone, tree.locked)
+        )
     return trees
 
 
@@ -162,7 +175,8 @@ def _listed(repo: GitRepo) -> list[WorkTree]:
             continue
         branch = decode_path(fields["branch"]) if "branch" in fields else None
         head = fields["HEAD"].decode() if fields.get("HEAD") else None
-        trees.append(WorkTree(decode_path(fields["worktree"]), branch, head))
+        path = decode_path(fields["worktree"])
+        trees.append(WorkTree(path, branch, head, locked="locked" in fields))
     return trees
 
 

@@ -119,6 +119,13 @@ def held(tip: Tip) -> Held:
         )
     if tip.name == "HEAD" or tip.here:
         return Held(tip.name, "HEAD moved while purge ran", "memidx haystack purge")
+    if tip.gone and tip.locked:  # prune keeps a locked work tree: a drive not mounted?
+        return Held(
+            tip.name,
+            f"its work tree {printable(tip.checked_out or '')} is locked and its folder is "
+            "missing: memidx purges it once it is back",
+            there,
+        )
     if tip.gone:
         prune = "git worktree prune"
         return Held(

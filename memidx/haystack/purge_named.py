@@ -47,6 +47,8 @@ def named_work_trees(
                 f"--work-tree {printable(path)}: no work tree of this clone",
                 "`git worktree list` lists them",
             )
+        if tree.gone and tree.locked:
+            raise MemidxError(locked_and_missing(f"--work-tree {printable(path)}"), unlock(tree))
         if tree.gone:
             raise MemidxError(
                 f"--work-tree {printable(path)}: its folder is gone; nothing was purged",
@@ -83,6 +85,12 @@ def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
             )
         if tip.here:
             continue
+        if tip.gone and tip.locked:
+            where = printable(tip.checked_out or "")
+            raise MemidxError(
+                locked_and_missing(f"{ref} is checked out in {where}, which"),
+                unlock(WorkTree(tip.checked_out or "", None, None)),
+            )
         if tip.gone:
             raise MemidxError(
                 f"{ref} is checked out in {printable(tip.checked_out or '')}, which is gone; "
@@ -97,6 +105,21 @@ def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
             )
         named.append(tip)
     return named
+
+
+def locked_and_missing(what: str) -> str:
+    """The message for a work tree git keeps locked whose folder is missing."""
+    return f"{what} is locked and its folder is missing (a drive not mounted?); nothing was purged"
+
+
+def unlock(tree: WorkTree) -> str:
+    """What to do about a locked work tree whose folder is missing: `git worktree prune`
+    leaves it until it is unlocked."""
+    path = shell_quote(tree.path)
+    return (
+        "mount it and purge again; if it is gone for good, run: "
+        f"git worktree unlock {path} && git worktree prune"
+    )
 
 
 def work_tree_config(config: Config, path: str) -> Config:

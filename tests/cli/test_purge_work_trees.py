@@ -382,3 +382,32 @@ def test_a_work_tree_whose_index_stays_locked_is_named_in_the_error_and_left_as_
     assert "this work tree's purge is done" in str(raised.value)
     assert other.git("rev-parse", "HEAD").strip() == head and segment_bytes(other.root) == before
     assert SECRET not in segment_bytes(one.root) and SECRET not in objects_of(one, "main")
+
+
+def test_a_locked_work_tree_whose_folder_is_missing_is_purged_once_it_is_back(
+    tmp_path: Path,
+) -> None:
+    """`git worktree lock` keeps a work tree on a drive that is not mounted: `git worktree
+    prune` leaves it, so the command named must be the purge that works once it is back."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    usb = tmp_path / "usb tree"
+    one.git("worktree", "add", "-q", "-b", "travel", str(usb))
+    one.git("worktree", "lock", "--reason", "on a usb drive", str(usb))
+    usb.rename(tmp_path / "unmounted")
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    command = f"memidx haystack purge --work-tree '{usb}'"
+    assert {h["ref"]: h["run"] for h in run.json()["held"]} == {"refs/heads/travel": command}
+    assert "is locked and its folder is missing" in run.err
+    for args in (["--work-tree", str(usb)], ["--branch", "travel"]):
+        refused = one.memidx_process("haystack", "purge", *args)
+        assert refused.code == 1 and len(errors(refused.err)) == 1, refused.err
+        assert f"git worktree unlock '{usb}' && git worktree prune" in refused.err
+    (tmp_path / "unmounted").rename(usb)  # the drive is back
+    run_held(one, command)
+    assert one.memidx_process("haystack", "purge", "--json").json()["held"] == []
+    assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(usb)
