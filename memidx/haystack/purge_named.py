@@ -34,7 +34,8 @@ def named_work_trees(
     repo = GitRepo(config.root)
     for branch in branches:
         ref = branch if branch.startswith(HEADS) else f"{HEADS}{branch}"
-        if repo.run("rev-parse", "-q", "--verify", f"{ref}^{{commit}}", check=False) == b"":
+        # the ref itself: rev-parse would take `main^` or `main@{1}`, which name no branch
+        if repo.run("show-ref", "--verify", "--", ref, check=False) == b"":
             raise UsageError(f"no local branch {printable(branch)}", "`git branch` lists them")
     trees = listed(repo)
     here = this_work_tree(repo, trees)
@@ -76,7 +77,9 @@ def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
     named: list[Tip] = []
     for branch in branches:
         ref = branch if branch.startswith(HEADS) else f"{HEADS}{branch}"
-        tip = next(t for t in tips if t.name == ref)
+        tip = next((t for t in tips if t.name == ref), None)
+        if tip is None:  # deleted since it was checked
+            raise UsageError(f"no local branch {printable(branch)}", "`git branch` lists them")
         if tip.rebasing:
             raise MemidxError(
                 f"{ref} is being rebased in {printable(tip.checked_out or '')}: memidx never "

@@ -205,6 +205,24 @@ def test_a_branch_or_work_tree_that_does_not_exist_is_a_usage_error_even_with_no
     assert one.git("rev-parse", "HEAD").strip() == head
 
 
+@pytest.mark.parametrize("name", ["main^", "main@{1}", "main~0", "HEAD"])
+def test_a_revision_that_names_no_branch_is_a_usage_error_with_something_forgotten(
+    tmp_path: Path, name: str
+) -> None:
+    """`main^` is a commit git resolves, not a branch: one usage line, not a traceback."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    assert one.memidx_process("forget", gone).code == 0
+    head, before = one.git("rev-parse", "HEAD").strip(), segment_bytes(one.root)
+
+    run = one.memidx_process("haystack", "purge", "--branch", name)
+
+    assert run.code == 2 and run.err.splitlines() == [
+        f"memidx: usage error: no local branch {name} (`git branch` lists them)"
+    ], run.err
+    assert one.git("rev-parse", "HEAD").strip() == head and segment_bytes(one.root) == before
+
+
 def test_tags_and_refs_that_name_a_segment_s_blob_or_tree_are_named(tmp_path: Path) -> None:
     """A ref may name a blob or a tree, not a commit (`git tag t HEAD:<segment>`): it holds
     the segment's bytes as surely as a commit does."""
