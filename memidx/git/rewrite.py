@@ -160,12 +160,13 @@ def blank_staged(
     max_bytes: int,
     deadline: float,
 ) -> list[str]:
-    """Put in git's index, for each file under `folder` it stages (stage 0), the `blank`ed
-    twin of the staged blob when `blank` changes it, so that a segment staged with forgotten
-    bytes (`git add -A` before the purge) stays staged without them: the next `git commit`
-    would otherwise commit them again. Returns the paths changed; waits for another git's
-    index lock until `deadline`, then GitError naming them. A blob over `max_bytes` is not
-    read (no segment memidx wrote)."""
+    """Put in git's index, for each file under `folder` it stages (stage 0) other than as
+    HEAD holds it, the `blank`ed twin of the staged blob when `blank` changes it, so that a
+    segment staged with forgotten bytes (`git add -A` before the purge) stays staged without
+    them: the next `git commit` would otherwise commit them again. (A file staged as HEAD has
+    it follows HEAD's rewrite, or is pushed and named.) Returns the paths changed; waits for
+    another git's index lock until `deadline`, then GitError naming them. A blob over
+    `max_bytes` is not read (no segment memidx wrote)."""
     from shlex import quote
 
     from memidx.git.repo import MODE_GITLINK, decode_path
@@ -178,6 +179,11 @@ def blank_staged(
         fields = meta.decode().split()
         if len(fields) == 3 and fields[2] == "0" and fields[0] != MODE_GITLINK:
             staged.append((fields[0], fields[1], decode_path(path)))
+    head = repo.head()
+    committed: set[tuple[str, str]] = set()
+    if head is not None:
+        committed = {(e.path, e.blob_id) for e in repo.tree(head, folder)}
+    staged = [(mode, blob, path) for mode, blob, path in staged if (path, blob) not in committed]
     wanted = sorted({(blob, 0) for _, blob, _ in staged})
     twins: dict[str, str] = {}
     for blob, _, data in repo.read_blobs(wanted, max_bytes):
