@@ -49,7 +49,9 @@ def named_work_trees(
                 "`git worktree list` lists them",
             )
         if tree.gone and tree.locked:
-            raise MemidxError(locked_and_missing(f"--work-tree {printable(path)}"), unlock(tree))
+            raise MemidxError(
+                locked_and_missing(f"--work-tree {printable(path)}"), unlock(tree.path)
+            )
         if tree.gone:
             raise MemidxError(
                 f"--work-tree {printable(path)}: its folder is gone; nothing was purged",
@@ -92,7 +94,7 @@ def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
             where = printable(tip.checked_out or "")
             raise MemidxError(
                 locked_and_missing(f"{ref} is checked out in {where}, which"),
-                unlock(WorkTree(tip.checked_out or "", None, None)),
+                unlock(tip.checked_out or ""),
             )
         if tip.gone:
             raise MemidxError(
@@ -115,13 +117,12 @@ def locked_and_missing(what: str) -> str:
     return f"{what} is locked and its folder is missing (a drive not mounted?); nothing was purged"
 
 
-def unlock(tree: WorkTree) -> str:
-    """What to do about a locked work tree whose folder is missing: `git worktree prune`
-    leaves it until it is unlocked."""
-    path = shell_quote(tree.path)
+def unlock(path: str) -> str:
+    """What to do about the locked work tree at `path` whose folder is missing: `git worktree
+    prune` leaves it until it is unlocked."""
     return (
         "mount it and purge again; if it is gone for good, run: "
-        f"git worktree unlock {path} && git worktree prune"
+        f"git worktree unlock {shell_quote(path)} && git worktree prune"
     )
 
 
