@@ -35,12 +35,20 @@ def forget(args: argparse.Namespace, config: Config) -> int:
 
 
 def purge(args: argparse.Namespace, config: Config) -> int:
+    from memidx.haystack.held import printable
     from memidx.haystack.purge import purge as purge_segments
+    from memidx.haystack.purge import work_tree_config
     from memidx.memory.head_sync import after_commit
 
-    done = purge_segments(config, pushed=args.pushed, branches=args.branch)
+    done = purge_segments(
+        config, pushed=args.pushed, branches=args.branch, work_trees=args.work_tree
+    )
     if config.in_git:
         after_commit(config, say_line)  # the index reads the blanked frames again
+    for path in done.work_trees:
+        there = work_tree_config(config, path)
+        if there.index_path.exists() and there.index_path != config.index_path:
+            after_commit(there, say_line)  # only an index that work tree already has
     if args.json:
         print(json.dumps({
             "schema": "memidx.purge/1", "blanked": done.blanked,
@@ -48,6 +56,10 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             "blobs": {ref: {"old": old, "new": new} for ref, (old, new) in done.blobs.items()},
             "rewritten_refs": done.rewritten_refs,
             "held": [{"ref": held.ref, "run": held.run} for held in done.held],
+            "work_trees": {
+                path: {"blanked": part.blanked, "rewritten_commits": part.rewritten_commits}
+                for path, part in done.work_trees.items()
+            },
         }))  # fmt: skip
     else:
         total = sum(done.blanked.values())
@@ -62,6 +74,12 @@ def purge(args: argparse.Namespace, config: Config) -> int:
         )
         for ref, count in done.rewritten_refs.items():
             print(f"rebuilt {count} unpushed commits of {ref}")
+        for path, part in done.work_trees.items():
+            total = sum(part.blanked.values())
+            print(
+                f"in {printable(path)}: blanked {total} forgotten record"
+                f"{'s' if total != 1 else ''}; rebuilt {part.rewritten_commits} unpushed commits"
+            )
     for ref in done.pushed:
         if ref in done.blobs and not args.json:
             print(f"{ref} {done.blobs[ref][0]} {done.blobs[ref][1]}")  # for the rewrite
@@ -72,7 +90,7 @@ def purge(args: argparse.Namespace, config: Config) -> int:
         )
     for held in done.held:
         print(
-            f"memidx: error: {held.ref} still holds forgotten bytes in commits no remote has "
+            f"memidx: error: {printable(held.ref)} still holds forgotten bytes {held.where} "
             f"({held.why}; run: {held.run})",
             file=sys.stderr,
         )

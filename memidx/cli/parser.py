@@ -192,20 +192,21 @@ def _memory_commands(commands: Commands) -> None:
         "records in this clone's segments not yet pushed",
     )
     p.add_argument(
-        "--pushed",
-        action="store_true",
+        "--pushed", action="store_true",
         help="purge: for each pushed segment, also store its blanked bytes as a git blob and "
         "print `<segment> <old blob> <new blob>` for the history rewrite the README gives",
-    )
+    )  # fmt: skip
     p.add_argument(
-        "--branch",
-        action="append",
-        default=[],
-        metavar="NAME",
+        "--branch", action="append", default=[], metavar="NAME",
         help="purge: also rewrite this local branch's unpushed commits, as HEAD's are "
         "(repeatable; purge names every branch, tag and stash entry that still holds "
         "forgotten bytes)",
-    )
+    )  # fmt: skip
+    p.add_argument(
+        "--work-tree", action="append", default=[], metavar="PATH", dest="work_tree",
+        help="purge: also purge this other work tree of the clone as a purge run there would "
+        "(its segment files and HEAD's unpushed commits, nothing else; repeatable)",
+    )  # fmt: skip
     json_flag(p, "what purge did")
 
     p = command(

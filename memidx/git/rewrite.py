@@ -151,3 +151,59 @@ def _git(repo: GitRepo, env: Mapping[str, str], *args: str, stdin: bytes = b"") 
         reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {args[0]} failed: {reason[-1] if reason else 'no message'}", "")
     return done.stdout
+
+
+def blank_staged(
+    root: Path,
+    folder: str,
+    blank: Callable[[bytes], bytes | None],
+    max_bytes: int,
+    deadline: float,
+) -> list[str]:
+    """Put in git's index, for each file under `folder` it stages (stage 0) other than as
+    HEAD holds it, the `blank`ed twin of the staged blob when `blank` changes it, so that a
+    segment staged with forgotten bytes (`git add -A` before the purge) stays staged without
+    them: the next `git commit` would otherwise commit them again. (A file staged as HEAD has
+    it follows HEAD's rewrite, or is pushed and named.) Returns the paths changed; waits for
+    another git's index lock until `deadline`, then GitError naming them. A blob over
+    `max_bytes` is not read (no segment memidx wrote)."""
+    from shlex import quote
+
+    from memidx.git.repo import MODE_GITLINK, decode_path
+
+    repo = GitRepo(root)
+    out = repo.run("ls-files", "--stage", "-z", "--full-name", "--", f":(literal){folder}/")
+    staged: list[tuple[str, str, str]] = []  # (mode, blob, path)
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        fields = meta.decode().split()
+        if len(fields) == 3 and fields[2] == "0" and fields[0] != MODE_GITLINK:
+            staged.append((fields[0], fields[1], decode_path(path)))
+    head = repo.head()
+    committed: set[tuple[str, str]] = set()
+    if head is not None:
+        committed = {(e.path, e.blob_id) for e in repo.tree(head, folder)}
+    staged = [(mode, blob, path) for mode, blob, path in staged if (path, blob) not in committed]
+    wanted = sorted({(blob, 0) for _, blob, _ in staged})
+    twins: dict[str, str] = {}
+    for blob, _, data in repo.read_blobs(wanted, max_bytes):
+        new = blank(data) if data is not None else None
+        if new is not None:
+            twins[blob] = repo.run("hash-object", "-w", "--stdin", input_bytes=new).decode().strip()
+    entries = [(mode, twins[blob], path) for mode, blob, path in staged if blob in twins]
+    if not entries:
+        return []
+    info = "".join(f"{mode} {blob}\t{path}\0" for mode, blob, path in entries)
+    argv = ["git", "-C", str(root), "update-index", "-z", "--index-info"]
+    for attempt in range(10_000):  # bounded by the deadline
+        done = run_process(argv, git_env(), info.encode("utf-8", "surrogateescape"))
+        if done.returncode == 0:
+            return [path for _, _, path in entries]
+        if b"index.lock" not in done.stderr or time.monotonic() > deadline:
+            break
+        time.sleep(min(0.05 * 2**attempt, 0.5))
+    named = " ".join(quote(path) for _, _, path in entries)
+    raise GitError(
+        f"git's index in {root} stayed locked, so it still stages forgotten bytes of {named}",
+        f"once the other git command ends, run: git -C {quote(str(root))} add -- {named}",
+    )

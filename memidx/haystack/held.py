@@ -20,6 +20,9 @@ from memidx.haystack.segments import SEGMENT_SUFFIX
 MAX_SEGMENT_BYTES = 1 << 30  # a larger blob is no segment memidx wrote: never read
 
 
+IN_COMMITS = "in commits no remote has"
+
+
 class Held(Value):
     """A place that still reaches forgotten bytes: its name, why memidx left it, and the
     command that clears it."""
@@ -27,6 +30,7 @@ class Held(Value):
     ref: str
     why: str
     run: str
+    where: str = IN_COMMITS
 
 
 class History:
@@ -40,19 +44,21 @@ class History:
         self.replace: dict[tuple[str, str], str] = {}  # (path, blob) -> blanked twin
         self.tips: list[Tip] = []
         self.commits: set[str] = set()  # the commits that brought a forgotten frame in
+        self.objects: dict[str, list[str]] = {}  # a tree or blob a ref names -> its segments
         self.scan()
 
     def scan(self) -> None:
         """Read the tips and what their unpushed commits brought in, again."""
         self.tips = local_tips(self.repo)
+        commits = [t.commit for t in self.tips if t.target == "commit"]
         found = [
             (commit, path, blob)
-            for commit, path, blob in introduced(
-                self.repo, [t.commit for t in self.tips], self.folder
-            )
+            for commit, path, blob in introduced(self.repo, commits, self.folder)
             if path.endswith(SEGMENT_SUFFIX)
         ]
-        self._read({blob for _, _, blob in found} - set(self.blanked))
+        self.objects = {t.commit: self._segments(t) for t in self.tips if t.target != "commit"}
+        named = {blob for blobs in self.objects.values() for blob in blobs}
+        self._read(({blob for _, _, blob in found} | named) - set(self.blanked))
         changed = [(c, p, b) for c, p, b in found if self.blanked[b] is not None]
         pushed = pushed_paths(self.repo.root, sorted({p for _, p, _ in changed}))
         self.commits = set()
@@ -62,8 +68,30 @@ class History:
                 self.commits.add(commit)
 
     def holding(self) -> list[Tip]:
-        """The tips whose unpushed history holds a forgotten frame."""
-        return containing(self.repo, self.tips, self.commits)
+        """The tips whose unpushed history holds a forgotten frame, then the refs that name a
+        tree or blob holding one (pushed or not: memidx cannot tell from where it came)."""
+        named = [
+            tip
+            for tip in self.tips
+            if tip.target != "commit"
+            and any(self.blanked.get(blob) is not None for blob in self.objects[tip.commit])
+        ]
+        return containing(self.repo, self.tips, self.commits) + named
+
+    def _segments(self, tip: Tip) -> list[str]:
+        """The blob a ref names, or the segment blobs (by their name) of the tree it names."""
+        if tip.target == "blob":
+            return [tip.commit]
+        out = self.repo.run("ls-tree", "-r", "-z", tip.commit)
+        return [
+            info.split(" ")[2]
+            for info, _, path in (
+                entry.decode("utf-8", "surrogateescape").partition("\t")
+                for entry in out.split(b"\0")
+                if entry
+            )
+            if info.split(" ")[1] == "blob" and path.endswith(SEGMENT_SUFFIX)
+        ]
 
     def _read(self, blobs: Iterable[str]) -> None:
         wanted = [(blob, 0) for blob in sorted(blobs)]
@@ -80,33 +108,78 @@ def held(tip: Tip) -> Held:
     """What the person runs to clear `tip` (a shell command line: names and paths quoted),
     and why memidx did not."""
     short = _argument(tip)
-    path = quote(tip.checked_out or "")
+    path = shell_quote(tip.checked_out or "")
+    there = f"memidx haystack purge --work-tree {path}"
+    if tip.rebasing:
+        return Held(
+            tip.name,
+            f"a rebase is under way in {printable(tip.checked_out or '')}: memidx never rewrites "
+            "it, end it first (git rebase --continue, or --abort)",
+            "memidx haystack purge" if tip.here else there,
+        )
     if tip.name == "HEAD" or tip.here:
         return Held(tip.name, "HEAD moved while purge ran", "memidx haystack purge")
+    if tip.gone and tip.locked:  # prune keeps a locked work tree: a drive not mounted?
+        return Held(
+            tip.name,
+            f"its work tree {printable(tip.checked_out or '')} is locked and its folder is "
+            "missing: memidx purges it once it is back",
+            there,
+        )
+    if tip.gone:
+        prune = "git worktree prune"
+        return Held(
+            tip.name,
+            f"its work tree {printable(tip.checked_out or '')} is gone, git still keeps its HEAD",
+            f"{prune} && memidx haystack purge --branch {short}" if tip.kind == BRANCH else prune,
+        )
     if tip.kind == BRANCH and tip.checked_out:
         return Held(
             tip.name,
-            f"memidx never moves a branch a work tree has checked out ({tip.checked_out})",
-            f"git worktree remove {path} && memidx haystack purge --branch {short}",
+            f"{printable(tip.checked_out)} has it checked out: memidx purges another work tree "
+            "only when named",
+            there,
         )
     if tip.kind == BRANCH:
         return Held(
             tip.name, "memidx rewrites another branch only when named",
             f"memidx haystack purge --branch {short}",
         )  # fmt: skip
+    where = f"in the {tip.target} it names" if tip.target != "commit" else IN_COMMITS
     if tip.kind == TAG:
-        return Held(tip.name, "memidx never moves a tag", f"git tag -d {short}")
+        return Held(tip.name, "memidx never moves a tag", f"git tag -d {short}", where)
     if tip.kind == STASH:
         return Held(
             tip.name, "memidx never rewrites a stash: take back what you need from it first",
             f"git stash drop {tip.name}",
         )  # fmt: skip
     if tip.kind == WORK_TREE:
-        return Held(
-            tip.name, "memidx never moves another work tree's HEAD",
-            f"git worktree remove {path}",
-        )  # fmt: skip
-    return Held(tip.name, "memidx never moves a ref it did not make", f"git update-ref -d {short}")
+        return Held(tip.name, "memidx purges another work tree only when named", there)
+    return Held(
+        tip.name, "memidx never moves a ref it did not make", f"git update-ref -d {short}", where
+    )
+
+
+def shell_quote(text: str) -> str:
+    """`text` as one shell word on one line: quoted as shlex does, or, when it holds a control
+    character or bytes that are not UTF-8, as $'...' with those escaped (bash, zsh, ksh)."""
+    if printable(text) == text:
+        return quote(text)
+    return "$'" + printable(text.replace("\\", "\\\\").replace("'", "\\'")) + "'"
+
+
+def printable(text: str) -> str:
+    """`text` with each control character, and each byte that is not UTF-8 (a path read with
+    surrogateescape), written as \\xHH: what a one-line message may hold of a path."""
+    out: list[str] = []
+    for char in text:
+        if 0xDC80 <= ord(char) <= 0xDCFF:
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        elif not char.isprintable() and char != " ":
+            out.extend(f"\\x{byte:02x}" for byte in char.encode())
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def _argument(tip: Tip) -> str:

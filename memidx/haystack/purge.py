@@ -16,18 +16,24 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from shlex import quote
 
 from memidx.config import Config
-from memidx.errors import MemidxError, UsageError
-from memidx.git.tips import HEADS, Tip
+from memidx.errors import MemidxError
 from memidx.hashes import content_hash
 from memidx.haystack.frames import HEADER, MAGIC, Located, scan_bytes
-from memidx.haystack.held import Held
+from memidx.haystack.held import Held, History, printable
 from memidx.haystack.indexing import haystack_folder, segment_ref
+from memidx.haystack.purge_named import (
+    clone_writer_lock,
+    named_branches,
+    named_work_trees,
+    refuse_rebases,
+    work_tree_config,
+)
 from memidx.haystack.segments import segments
 from memidx.paths import refuse_links
 
@@ -43,6 +49,7 @@ class Purged:
     blobs: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
     rewritten_refs: dict[str, int] = field(default_factory=dict[str, int])
     held: list[Held] = field(default_factory=list[Held])
+    work_trees: dict[str, Purged] = field(default_factory=dict[str, "Purged"])
 
 
 def blank_frame(located: Located) -> bytes:
@@ -76,17 +83,26 @@ def blanked(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
     return bytes(out), count
 
 
-def purge(config: Config, *, pushed: bool = False, branches: Sequence[str] = ()) -> Purged:
+def purge(
+    config: Config,
+    *,
+    pushed: bool = False,
+    branches: Sequence[str] = (),
+    work_trees: Sequence[str] = (),
+) -> Purged:
     """Blank the forgotten records in this clone's segments and in HEAD's unpushed commits,
-    and in those of the local `branches` named; name every other place that still holds them
-    (see the module's docstring). `pushed`: for each pushed segment, store its blanked bytes
-    as a git blob and name the pair (old blob, new blob) for the history rewrite the README
-    gives. UsageError or MemidxError for a branch that cannot be named, before any change."""
-    from memidx.git.rewrite import rewrite_branch, rewrite_unpushed
+    and in those of the local `branches` named, and in the other `work_trees` named (each as
+    a purge run there would, with this one's tombstones); name every other place that still
+    holds them (see the module's docstring). `pushed`: for each pushed segment, store its
+    blanked bytes as a git blob and name the pair (old blob, new blob) for the history
+    rewrite the README gives. UsageError for a branch or work tree that does not exist, and
+    MemidxError for one that cannot be purged now, before any change."""
+    from memidx.git.rewrite import rewrite_branch
     from memidx.haystack.clone_writer import clone_writer
-    from memidx.haystack.held import History, in_order
+    from memidx.haystack.held import in_order
     from memidx.index.store import RecordStore, open_store
 
+    others = named_work_trees(config, branches, work_trees)
     store, _ = open_store(config.index_path, write=False)
     try:
         forgotten = RecordStore(store.conn).forgotten_ids()
@@ -97,30 +113,67 @@ def purge(config: Config, *, pushed: bool = False, branches: Sequence[str] = ())
         return done
     writer = clone_writer(config)
     with writer.locked():
-        files = _work_tree(config, forgotten, done, pushed)
-
-        def replace_files() -> None:
-            for path, new in files.items():
-                _replace(path, new)
-
         if not config.in_git:
-            replace_files()
+            _purge_work_tree(config, forgotten, done, pushed, None)
             return done
         history = History(config, lambda data: _blanked_or_none(data, forgotten))
-        named = _named(history.tips, branches)
-        holding = history.holding()
-        if files or any(tip.name == "HEAD" for tip in holding):  # the files follow HEAD
-            paths = [segment_ref(config, path) for path in files]
-            done.rewritten_commits = rewrite_unpushed(
-                config, history.folder, history.replace, paths, replace_files
-            )
+        named = named_branches(history.tips, branches)
+        refuse_rebases(others)
+        _purge_work_tree(config, forgotten, done, pushed, history)
         for tip in named:
             count = rewrite_branch(config, tip.name, tip.commit, history.folder, history.replace)
             if count is not None:
                 done.rewritten_refs[tip.name] = count
-        history.scan()
-        done.held = in_order(history.holding())
+    for tree in others:  # after this work tree's lock: a purge there takes its own first
+        there = work_tree_config(config, tree.path)
+        done.work_trees[tree.path] = part = Purged()
+        with clone_writer_lock(there):
+            try:
+                _purge_work_tree(there, forgotten, part, pushed, history)
+            except MemidxError as failed:  # say where: this work tree is purged already
+                raise type(failed)(
+                    f"in {printable(tree.path)}: {failed.message}; this work tree's purge is done",
+                    failed.hint and f"there: {failed.hint}",
+                ) from failed
+        done.pushed.extend(ref for ref in part.pushed if ref not in done.pushed)
+        done.blobs.update(part.blobs)
+    history.scan()
+    done.held = in_order(history.holding())
     return done
+
+
+def _purge_work_tree(
+    config: Config, forgotten: set[str], done: Purged, pushed: bool, history: History | None
+) -> None:
+    """Blank the work tree's segment files and, in git (`history`), its HEAD's unpushed
+    commits and the segments git's index stages; its files change only once HEAD has moved
+    (memidx.git.rewrite)."""
+    from memidx.git.commit import WAIT_SECONDS
+    from memidx.git.repo import GitRepo
+    from memidx.git.rewrite import blank_staged, rewrite_unpushed
+    from memidx.haystack.held import MAX_SEGMENT_BYTES
+
+    files = _work_tree(config, forgotten, done, pushed)
+
+    def replace_files() -> None:
+        for path, new in files.items():
+            _replace(path, new)
+
+    if history is None:
+        replace_files()
+        return
+    repo = GitRepo(config.root)
+    head = repo.head()  # a tip at HEAD's commit: HEAD's history holds them
+    if files or any(t.commit == head and t.target == "commit" for t in history.holding()):
+        refs = [segment_ref(config, path) for path in files]
+        # git's index follows HEAD only for the segments HEAD has: one staged and never
+        # committed stays staged (blanked below), never unstaged by a reset to HEAD
+        paths = [ref for ref in refs if head is not None and repo.has(head, ref)]
+        done.rewritten_commits = rewrite_unpushed(
+            config, history.folder, history.replace, paths, replace_files
+        )
+    deadline = time.monotonic() + WAIT_SECONDS
+    blank_staged(config.root, history.folder, history.blank, MAX_SEGMENT_BYTES, deadline)
 
 
 def _work_tree(
@@ -148,27 +201,6 @@ def _work_tree(
         files[path] = new
         done.blanked[ref] = count
     return files
-
-
-def _named(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
-    """The tips of the local branches named, none checked out in another work tree (the one
-    HEAD is on is rewritten as HEAD)."""
-    named: list[Tip] = []
-    for branch in branches:
-        ref = branch if branch.startswith(HEADS) else f"{HEADS}{branch}"
-        tip = next((t for t in tips if t.name == ref), None)
-        if tip is None:
-            raise UsageError(f"no local branch {branch}", "`git branch` lists them")
-        if tip.here:
-            continue
-        if tip.checked_out:
-            raise MemidxError(
-                f"{ref} is checked out in {tip.checked_out}: memidx never moves a branch a "
-                "work tree has checked out; nothing was purged",
-                f"git worktree remove {quote(tip.checked_out)}, then purge again",
-            )
-        named.append(tip)
-    return named
 
 
 def _blanked_or_none(data: bytes, forgotten: set[str]) -> bytes | None:

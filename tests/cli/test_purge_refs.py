@@ -221,25 +221,6 @@ def test_a_stash_that_took_an_uncommitted_segment_is_named(tmp_path: Path) -> No
     assert run.json()["held"] == [{"ref": "stash@{0}", "run": "git stash drop stash@{0}"}]
 
 
-def test_another_work_tree_s_detached_head_is_named_and_its_command_clears_it(
-    tmp_path: Path,
-) -> None:
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    other = tmp_path / "a tree; of mine"
-    one.git("worktree", "add", "-q", "--detach", str(other))
-    assert one.memidx_process("forget", gone).code == 0
-
-    run = one.memidx_process("haystack", "purge", "--json")
-
-    assert run.code == 1, run.err
-    (held,) = run.json()["held"]
-    assert held == {"ref": f"HEAD of {other}", "run": f"git worktree remove '{other}'"}
-    subprocess.run(held["run"], shell=True, cwd=one.root, env=clean_env(), check=True)
-    assert one.memidx_process("haystack", "purge").code == 0
-    assert SECRET not in reachable_bytes(one)
-
-
 def test_the_readme_s_reflog_command_drops_what_another_work_tree_s_head_once_had(
     tmp_path: Path,
 ) -> None:
@@ -283,10 +264,17 @@ def test_a_branch_another_work_tree_has_checked_out_is_never_moved(tmp_path: Pat
     assert run.code == 1
     (held,) = run.json()["held"]
     assert held["ref"] == "refs/heads/elsewhere"
-    assert held["run"] == (
-        f"git worktree remove {other} && memidx haystack purge --branch elsewhere"
-    )
+    assert held["run"] == f"memidx haystack purge --work-tree {other}"
     assert one.git("rev-parse", "elsewhere").strip() == tip
+    assert subprocess.run(
+        ["git", "status", "--porcelain"], cwd=other, env=clean_env(), capture_output=True,
+        text=True, check=True,
+    ).stdout == ""  # fmt: skip
+
+    there = one.memidx_process(*shlex.split(held["run"])[1:])
+
+    assert there.code == 0, there.err
+    assert SECRET not in reachable_bytes(one)
     assert subprocess.run(
         ["git", "status", "--porcelain"], cwd=other, env=clean_env(), capture_output=True,
         text=True, check=True,

@@ -1,0 +1,146 @@
+"""The places `memidx haystack purge` is asked to rewrite beside HEAD: the branches
+(`--branch NAME`) and the clone's other work trees (`--work-tree PATH`) named. Each must exist
+(else a usage error, whether or not anything is forgotten) and be safe to rewrite now (a
+branch another work tree has checked out moves only with that work tree; a rebase under way
+is never rewritten), checked before anything changes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.errors import MemidxError, UsageError
+from memidx.frozen import replace
+from memidx.git.tips import HEADS, Tip, WorkTree
+from memidx.haystack.held import printable, shell_quote
+
+
+def named_work_trees(
+    config: Config, branches: Sequence[str], work_trees: Sequence[str]
+) -> list[WorkTree]:
+    """UsageError for a `--branch` that is no local branch or a `--work-tree` that is no work
+    tree of the clone; the other work trees named (this one aside)."""
+    from memidx.git.repo import GitRepo
+    from memidx.git.tips import this_work_tree
+    from memidx.git.tips import work_trees as listed
+
+    if not config.in_git and (branches or work_trees):
+        raise UsageError(f"{config.root} is not a git repository", "--branch and --work-tree "
+                         "name its branches and work trees")  # fmt: skip
+    if not config.in_git:
+        return []
+    repo = GitRepo(config.root)
+    for branch in branches:
+        ref = branch if branch.startswith(HEADS) else f"{HEADS}{branch}"
+        # the ref itself: rev-parse would take `main^` or `main@{1}`, which name no branch
+        if repo.run("show-ref", "--verify", "--", ref, check=False) == b"":
+            raise UsageError(f"no local branch {printable(branch)}", "`git branch` lists them")
+    trees = listed(repo)
+    here = this_work_tree(repo, trees)
+    others: list[WorkTree] = []
+    for path in work_trees:
+        wanted = Path(path).resolve()
+        tree = next((t for t in trees if Path(t.path).resolve() == wanted), None)
+        if tree is None:
+            raise UsageError(
+                f"--work-tree {printable(path)}: no work tree of this clone",
+                "`git worktree list` lists them",
+            )
+        if tree.gone and tree.locked:
+            raise MemidxError(
+                locked_and_missing(f"--work-tree {printable(path)}"), unlock(tree.path)
+            )
+        if tree.gone:
+            raise MemidxError(
+                f"--work-tree {printable(path)}: its folder is gone; nothing was purged",
+                "run: git worktree prune (git then forgets it)",
+            )
+        if tree.path != here and tree not in others:
+            others.append(tree)
+    return others
+
+
+def refuse_rebases(trees: Sequence[WorkTree]) -> None:
+    """MemidxError for a work tree named while a rebase is under way there."""
+    for tree in trees:
+        if tree.mid_rebase:
+            raise MemidxError(
+                f"a rebase is under way in {printable(tree.path)}: memidx never rewrites it; "
+                "nothing was purged",
+                "end it there (git rebase --continue, or --abort), then purge again",
+            )
+
+
+def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
+    """The tips of the local branches named (each exists: `named_work_trees`), none checked out in
+    another work tree or being rebased (the one HEAD is on is rewritten as HEAD)."""
+    named: list[Tip] = []
+    for branch in branches:
+        ref = branch if branch.startswith(HEADS) else f"{HEADS}{branch}"
+        tip = next((t for t in tips if t.name == ref), None)
+        if tip is None:  # deleted since it was checked
+            raise UsageError(f"no local branch {printable(branch)}", "`git branch` lists them")
+        if tip.rebasing:
+            raise MemidxError(
+                f"{ref} is being rebased in {printable(tip.checked_out or '')}: memidx never "
+                "rewrites a rebase under way; nothing was purged",
+                "end it there (git rebase --continue, or --abort), then purge again",
+            )
+        if tip.here:
+            continue
+        if tip.gone and tip.locked:
+            where = printable(tip.checked_out or "")
+            raise MemidxError(
+                locked_and_missing(f"{ref} is checked out in {where}, which"),
+                unlock(tip.checked_out or ""),
+            )
+        if tip.gone:
+            raise MemidxError(
+                f"{ref} is checked out in {printable(tip.checked_out or '')}, which is gone; "
+                "nothing was purged",
+                "run: git worktree prune, then purge again",
+            )
+        if tip.checked_out:
+            raise MemidxError(
+                f"{ref} is checked out in {printable(tip.checked_out)}: memidx moves it only "
+                "with that work tree; nothing was purged",
+                f"run: memidx haystack purge --work-tree {shell_quote(tip.checked_out)}",
+            )
+        named.append(tip)
+    return named
+
+
+def locked_and_missing(what: str) -> str:
+    """The message for a work tree git keeps locked whose folder is missing."""
+    return f"{what} is locked and its folder is missing (a drive not mounted?); nothing was purged"
+
+
+def unlock(path: str) -> str:
+    """What to do about the locked work tree at `path` whose folder is missing: `git worktree
+    prune` leaves it until it is unlocked."""
+    return (
+        "mount it and purge again; if it is gone for good, run: "
+        f"git worktree unlock {shell_quote(path)} && git worktree prune"
+    )
+
+
+def work_tree_config(config: Config, path: str) -> Config:
+    """The configuration of the clone's work tree at `path`: this one's, its own folder (and
+    its own index, when this one's is in its folder)."""
+    root = Path(path)
+    index = config.index_path
+    if index.is_relative_to(config.root):
+        index = root / index.relative_to(config.root)
+    return replace(config, root=root, index_path=index)
+
+
+def clone_writer_lock(config: Config) -> AbstractContextManager[bool]:
+    """The lock of the work tree's writer (memidx.haystack.clone_writer), taken without
+    making a writer there: a purge never files a record."""
+    from memidx.index.ownership import keep_out_of_git
+    from memidx.portable import file_lock
+
+    keep_out_of_git(config.state_dir)
+    return file_lock(config.state_dir / "haystack.lock")
