@@ -180,6 +180,25 @@ def _listed(repo: GitRepo) -> list[WorkTree]:
     return trees
 
 
+OPERATIONS = (  # git's state file of each operation that stops for the person, and its command
+    ("MERGE_HEAD", "merge"),
+    ("CHERRY_PICK_HEAD", "cherry-pick"),
+    ("REVERT_HEAD", "revert"),
+    ("BISECT_LOG", "bisect"),
+)
+
+
+def operation_under_way(path: str) -> str | None:
+    """The git command (`merge`, `cherry-pick`, `revert`, `bisect`) that stopped half done in
+    the work tree at `path` and waits for the person there (a rebase: `work_trees`)."""
+    there = GitRepo(Path(path))
+    for state, command in OPERATIONS:
+        where = there.run("rev-parse", "--git-path", state, check=False).rstrip(b"\n")
+        if where and (Path(path) / decode_path(where)).is_file():
+            return command
+    return None
+
+
 def _rebase(path: str) -> tuple[bool, str | None]:
     """Whether a rebase is under way in the work tree at `path`, and the branch it rewrites."""
     there = GitRepo(Path(path))

@@ -63,13 +63,26 @@ def named_work_trees(
 
 
 def refuse_rebases(trees: Sequence[WorkTree]) -> None:
-    """MemidxError for a work tree named while a rebase is under way there."""
+    """MemidxError for a work tree named while a rebase, or a merge, cherry-pick, revert or
+    bisect that stopped for the person, is under way there: its HEAD is theirs until it ends."""
+    from memidx.git.tips import operation_under_way
+
     for tree in trees:
         if tree.mid_rebase:
             raise MemidxError(
                 f"a rebase is under way in {printable(tree.path)}: memidx never rewrites it; "
                 "nothing was purged",
                 "end it there (git rebase --continue, or --abort), then purge again",
+            )
+        command = None if tree.gone else operation_under_way(tree.path)
+        if command is not None:
+            ending = "git bisect reset" if command == "bisect" else (
+                f"git {command} --continue, or --abort"
+            )  # fmt: skip
+            raise MemidxError(
+                f"a {command} is under way in {printable(tree.path)}: memidx never moves a "
+                "work tree's HEAD under it; nothing was purged",
+                f"end it there ({ending}), then purge again",
             )
 
 

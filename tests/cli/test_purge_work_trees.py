@@ -184,6 +184,48 @@ def test_a_branch_a_rebase_is_rewriting_in_another_work_tree_is_named_and_never_
     assert "work on the topic branch" in one.git("show", "topic:notes/topic.md")
 
 
+def test_a_work_tree_stopped_in_a_merge_or_a_bisect_is_never_moved_until_it_ends(
+    tmp_path: Path,
+) -> None:
+    """A merge stopped on a conflict is the person's until they end it: `--work-tree` moves
+    nothing there (its HEAD, its branch, the merge's state); once it ends, the same command
+    clears it."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "topic", str(tmp_path / "merging"))
+    other = NotesRepo(tmp_path / "merging", init=False)
+    other.note("clash.md", "Clash", "the topic's line")
+    other.commit("topic side")
+    one.note("clash.md", "Clash", "main's line")
+    one.commit("main side")
+    merged = subprocess.run(
+        ["git", "merge", "-q", "main"],
+        cwd=other.root, env=clean_env(), capture_output=True, check=False,
+    )  # fmt: skip
+    assert merged.returncode != 0  # stopped on the conflict
+    topic = other.git("rev-parse", "HEAD").strip()
+    assert one.memidx_process("forget", gone).code == 0
+    command = ("haystack", "purge", "--work-tree", str(other.root))
+
+    refused = one.memidx_process(*command)
+
+    assert refused.code == 1 and len(errors(refused.err)) == 1, refused.err
+    assert "a merge is under way in" in refused.err and "git merge --continue" in refused.err
+    assert other.git("rev-parse", "HEAD").strip() == topic
+    assert other.git("rev-parse", "-q", "--verify", "MERGE_HEAD").strip()
+    assert SECRET in reachable_bytes(one)  # nothing was purged, here either
+
+    other.git("merge", "--abort")
+    other.git("bisect", "start")
+    refused = one.memidx_process(*command)
+    assert refused.code == 1 and "a bisect is under way" in refused.err, refused.err
+    assert "git bisect reset" in refused.err
+
+    other.git("bisect", "reset")
+    assert one.memidx_process(*command).code == 0
+    assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(other.root)
+
+
 def test_a_branch_or_work_tree_that_does_not_exist_is_a_usage_error_even_with_nothing_forgotten(
     tmp_path: Path,
 ) -> None:
