@@ -191,21 +191,24 @@ OPERATIONS = (  # git's state file of each operation that stops for the person, 
 def operation_under_way(path: str) -> str | None:
     """The git command (`merge`, `cherry-pick`, `revert`, `bisect`) that stopped half done in
     the work tree at `path` and waits for the person there (a rebase: `work_trees`)."""
-    there = GitRepo(Path(path))
     for state, command in OPERATIONS:
-        where = there.run("rev-parse", "--git-path", state, check=False).rstrip(b"\n")
-        if where and (Path(path) / decode_path(where)).is_file():
+        found = _git_path(path, state)
+        if found is not None and found.is_file():
             return command
     return None
 
 
+def _git_path(path: str, name: str) -> Path | None:
+    """Where git keeps its state `name` for the work tree at `path` (it may not exist)."""
+    where = GitRepo(Path(path)).run("rev-parse", "--git-path", name, check=False).rstrip(b"\n")
+    return Path(path) / decode_path(where) if where else None  # relative to `path`, or not
+
+
 def _rebase(path: str) -> tuple[bool, str | None]:
     """Whether a rebase is under way in the work tree at `path`, and the branch it rewrites."""
-    there = GitRepo(Path(path))
     for state in ("rebase-merge", "rebase-apply"):
-        where = there.run("rev-parse", "--git-path", state, check=False).rstrip(b"\n")
-        folder = Path(path) / decode_path(where)  # git gives it relative to `path`, or not
-        if where and folder.is_dir():
+        folder = _git_path(path, state)
+        if folder is not None and folder.is_dir():
             head_name = folder / "head-name"
             name = (
                 head_name.read_text("utf-8", "surrogateescape").strip()

@@ -31,7 +31,7 @@ from memidx.haystack.purge_named import (
     clone_writer_lock,
     named_branches,
     named_work_trees,
-    refuse_rebases,
+    refuse_under_way,
     work_tree_config,
 )
 from memidx.haystack.segments import segments
@@ -118,7 +118,7 @@ def purge(
             return done
         history = History(config, lambda data: _blanked_or_none(data, forgotten))
         named = named_branches(history.tips, branches)
-        refuse_rebases(others)
+        refuse_under_way(others)
         _purge_work_tree(config, forgotten, done, pushed, history)
         for tip in named:
             count = rewrite_branch(config, tip.name, tip.commit, history.folder, history.replace)

@@ -33,7 +33,7 @@ def named_work_trees(
         return []
     repo = GitRepo(config.root)
     for branch in branches:
-        ref = branch if branch.startswith(HEADS) else f"{HEADS}{branch}"
+        ref = branch_ref(branch)
         # the ref itself: rev-parse would take `main^` or `main@{1}`, which name no branch
         if repo.run("show-ref", "--verify", "--", ref, check=False) == b"":
             raise UsageError(f"no local branch {printable(branch)}", "`git branch` lists them")
@@ -62,28 +62,32 @@ def named_work_trees(
     return others
 
 
-def refuse_rebases(trees: Sequence[WorkTree]) -> None:
+def refuse_under_way(trees: Sequence[WorkTree]) -> None:
     """MemidxError for a work tree named while a rebase, or a merge, cherry-pick, revert or
     bisect that stopped for the person, is under way there: its HEAD is theirs until it ends."""
     from memidx.git.tips import operation_under_way
 
     for tree in trees:
-        if tree.mid_rebase:
-            raise MemidxError(
-                f"a rebase is under way in {printable(tree.path)}: memidx never rewrites it; "
-                "nothing was purged",
-                "end it there (git rebase --continue, or --abort), then purge again",
-            )
-        command = None if tree.gone else operation_under_way(tree.path)
+        command = "rebase" if tree.mid_rebase else None
+        if command is None and not tree.gone:
+            command = operation_under_way(tree.path)
         if command is not None:
-            ending = "git bisect reset" if command == "bisect" else (
-                f"git {command} --continue, or --abort"
-            )  # fmt: skip
             raise MemidxError(
                 f"a {command} is under way in {printable(tree.path)}: memidx never moves a "
                 "work tree's HEAD under it; nothing was purged",
-                f"end it there ({ending}), then purge again",
+                ending(command),
             )
+
+
+def ending(command: str) -> str:
+    """How the person ends the git `command` under way, before purging again."""
+    how = "git bisect reset" if command == "bisect" else f"git {command} --continue, or --abort"
+    return f"end it there ({how}), then purge again"
+
+
+def branch_ref(branch: str) -> str:
+    """The ref of a branch `--branch` names, by its short name or its full ref."""
+    return branch if branch.startswith(HEADS) else f"{HEADS}{branch}"
 
 
 def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
@@ -91,7 +95,7 @@ def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
     another work tree or being rebased (the one HEAD is on is rewritten as HEAD)."""
     named: list[Tip] = []
     for branch in branches:
-        ref = branch if branch.startswith(HEADS) else f"{HEADS}{branch}"
+        ref = branch_ref(branch)
         tip = next((t for t in tips if t.name == ref), None)
         if tip is None:  # deleted since it was checked
             raise UsageError(f"no local branch {printable(branch)}", "`git branch` lists them")
@@ -99,7 +103,7 @@ def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
             raise MemidxError(
                 f"{ref} is being rebased in {printable(tip.checked_out or '')}: memidx never "
                 "rewrites a rebase under way; nothing was purged",
-                "end it there (git rebase --continue, or --abort), then purge again",
+                ending("rebase"),
             )
         if tip.here:
             continue
