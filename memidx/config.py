@@ -96,14 +96,28 @@ class Found(Value):
 
 def is_memory(root: Path) -> bool:
     """Whether the repository at `root` is a memidx memory: its pyproject.toml has a
-    `[tool.memidx]` table (every clone of memidx), or it holds a `.memidx/` folder (memidx
-    has indexed it). A `notes/` folder alone is not enough: many projects have one."""
-    if (root / ".memidx").is_dir():
+    `[tool.memidx]` table (every clone of memidx), or it holds a `.memidx/` folder with
+    memidx's state in it (memidx has indexed it). A `notes/` folder alone is not enough: many
+    projects have one."""
+    if _holds_state(root / ".memidx"):
         return True
     try:
         return _pyproject_table(root) is not None
     except ConfigError:
         return False  # unreadable TOML: a project's file, or else the recorded memory says so
+
+
+def _holds_state(folder: Path) -> bool:
+    """Whether `folder` holds more than lock files and its .gitignore: what a purge of another
+    work tree of the clone leaves there (`memidx haystack purge --work-tree`), which does not
+    make that work tree a memory of its own."""
+    try:
+        return any(
+            entry.name != ".gitignore" and not entry.name.endswith(".lock")
+            for entry in folder.iterdir()
+        )
+    except OSError:  # no such folder, or not a folder
+        return False
 
 
 def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None = None) -> Found:

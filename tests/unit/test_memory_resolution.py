@@ -21,6 +21,11 @@ def repository(root: Path, *, marker: str | None = None) -> Path:
         (root / "pyproject.toml").write_text('[tool.memidx]\nnotes_dir = "notes"\n')
     elif marker == "state":
         (root / ".memidx").mkdir()
+        (root / ".memidx" / "index.sqlite").write_bytes(b"")
+    elif marker == "locks":  # what a purge of another work tree of the clone leaves
+        (root / ".memidx").mkdir()
+        for name in (".gitignore", "haystack.lock", "commit.lock"):
+            (root / ".memidx" / name).write_text("")
     return root
 
 
@@ -101,7 +106,7 @@ def test_a_recorded_memory_that_is_gone_is_an_error_not_the_project(
 
 @pytest.mark.parametrize(
     ("marker", "expected"),
-    [("pyproject", True), ("state", True), (None, False)],
+    [("pyproject", True), ("state", True), ("locks", False), (None, False)],
 )
 def test_is_memory_needs_tool_memidx_or_a_memidx_folder_not_just_notes(
     tmp_path: Path, marker: str | None, expected: bool
