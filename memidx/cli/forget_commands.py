@@ -37,7 +37,6 @@ def forget(args: argparse.Namespace, config: Config) -> int:
 def purge(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.held import printable
     from memidx.haystack.purge import purge as purge_segments
-    from memidx.haystack.purge import work_tree_config
     from memidx.memory.head_sync import after_commit
 
     done = purge_segments(
@@ -45,19 +44,27 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     )
     if config.in_git:
         after_commit(config, say_line)  # the index reads the blanked frames again
-    for path in done.work_trees:
-        there = work_tree_config(config, path)
-        if there.index_path.exists() and there.index_path != config.index_path:
+    for part in done.work_trees.values():
+        there = part.config
+        if (
+            there is not None
+            and there.index_path.exists()
+            and there.index_path != config.index_path
+        ):
             after_commit(there, say_line)  # only an index that work tree already has
+    pairs = [(ref, pair) for ref, pair in done.blobs.items()]
+    pairs += [(ref, pair) for part in done.work_trees.values() for ref, pair in part.blobs.items()]
     if args.json:
         print(json.dumps({
             "schema": "memidx.purge/1", "blanked": done.blanked,
             "rewritten_commits": done.rewritten_commits, "pushed": done.pushed,
-            "blobs": {ref: {"old": old, "new": new} for ref, (old, new) in done.blobs.items()},
-            "rewritten_refs": done.rewritten_refs,
+            "blobs": _blobs(done.blobs), "rewritten_refs": done.rewritten_refs,
             "held": [{"ref": held.ref, "run": held.run} for held in done.held],
             "work_trees": {
-                path: {"blanked": part.blanked, "rewritten_commits": part.rewritten_commits}
+                path: {
+                    "blanked": part.blanked, "rewritten_commits": part.rewritten_commits,
+                    "pushed": part.pushed, "blobs": _blobs(part.blobs),
+                }
                 for path, part in done.work_trees.items()
             },
         }))  # fmt: skip
@@ -80,9 +87,9 @@ def purge(args: argparse.Namespace, config: Config) -> int:
                 f"in {printable(path)}: blanked {total} forgotten record"
                 f"{'s' if total != 1 else ''}; rebuilt {part.rewritten_commits} unpushed commits"
             )
+        for line in dict.fromkeys(f"{ref} {old} {new}" for ref, (old, new) in pairs):
+            print(line)  # for the rewrite: each work tree's HEAD may hold another blob
     for ref in done.pushed:
-        if ref in done.blobs and not args.json:
-            print(f"{ref} {done.blobs[ref][0]} {done.blobs[ref][1]}")  # for the rewrite
         print(
             f"memidx: warning: {ref} is already pushed: its forgotten bytes stay in the "
             "remote's history (the README's \"Forget and purge\" gives the rewrite)",
@@ -94,4 +101,10 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             f"({held.why}; run: {held.run})",
             file=sys.stderr,
         )
+    if done.failed is not None:
+        raise done.failed  # after what was done is said and every index follows it
     return 1 if done.held or (done.pushed and not args.pushed) else 0
+
+
+def _blobs(pairs: dict[str, tuple[str, str]]) -> dict[str, dict[str, str]]:
+    return {ref: {"old": old, "new": new} for ref, (old, new) in pairs.items()}

@@ -41,7 +41,9 @@ from memidx.paths import refuse_links
 @dataclass(slots=True)
 class Purged:
     """What purge did: records blanked per segment, the commits and branches it rebuilt, the
-    segments it could not rewrite (pushed), and the places that still hold forgotten bytes."""
+    segments it could not rewrite (pushed), and the places that still hold forgotten bytes;
+    each other work tree's own (`config`: that work tree's), and the error that stopped the
+    purge of one (`failed`: the work trees before it are purged and listed)."""
 
     blanked: dict[str, int] = field(default_factory=dict[str, int])
     rewritten_commits: int = 0
@@ -50,6 +52,8 @@ class Purged:
     rewritten_refs: dict[str, int] = field(default_factory=dict[str, int])
     held: list[Held] = field(default_factory=list[Held])
     work_trees: dict[str, Purged] = field(default_factory=dict[str, "Purged"])
+    config: Config | None = None
+    failed: MemidxError | None = None
 
 
 def blank_frame(located: Located) -> bytes:
@@ -96,13 +100,15 @@ def purge(
     holds them (see the module's docstring). `pushed`: for each pushed segment, store its
     blanked bytes as a git blob and name the pair (old blob, new blob) for the history
     rewrite the README gives. UsageError for a branch or work tree that does not exist, and
-    MemidxError for one that cannot be purged now, before any change."""
+    MemidxError for one that cannot be purged now, before any change; a work tree that fails
+    once others are purged is `failed` in what this returns."""
     from memidx.git.rewrite import rewrite_branch
     from memidx.haystack.clone_writer import clone_writer
     from memidx.haystack.held import in_order
     from memidx.index.store import RecordStore, open_store
 
     others = named_work_trees(config, branches, work_trees)
+    theirs = [(tree.path, work_tree_config(tree.path)) for tree in others]
     store, _ = open_store(config.index_path, write=False)
     try:
         forgotten = RecordStore(store.conn).forgotten_ids()
@@ -124,19 +130,22 @@ def purge(
             count = rewrite_branch(config, tip.name, tip.commit, history.folder, history.replace)
             if count is not None:
                 done.rewritten_refs[tip.name] = count
-    for tree in others:  # after this work tree's lock: a purge there takes its own first
-        there = work_tree_config(config, tree.path)
-        done.work_trees[tree.path] = part = Purged()
-        with clone_writer_lock(there):
-            try:
+    for path, there in theirs:  # after this work tree's lock: a purge there takes its own first
+        part = Purged(config=there)
+        try:
+            with clone_writer_lock(there):
                 _purge_work_tree(there, forgotten, part, pushed, history)
-            except MemidxError as failed:  # say where: this work tree is purged already
-                raise type(failed)(
-                    f"in {printable(tree.path)}: {failed.message}; this work tree's purge is done",
-                    failed.hint and f"there: {failed.hint}",
-                ) from failed
+        except MemidxError as failed:  # say where, and what is purged already
+            purged = ", ".join(["this work tree", *map(printable, done.work_trees)])
+            done.failed = type(failed)(
+                f"in {printable(path)}: {failed.message}; purged already: {purged}",
+                failed.hint and f"there: {failed.hint}",
+            )
+        if done.failed is None or part.blanked or part.rewritten_commits:
+            done.work_trees[path] = part
         done.pushed.extend(ref for ref in part.pushed if ref not in done.pushed)
-        done.blobs.update(part.blobs)
+        if done.failed is not None:
+            break
     history.scan()
     done.held = in_order(history.holding())
     return done
@@ -156,8 +165,9 @@ def _purge_work_tree(
     files = _work_tree(config, forgotten, done, pushed)
 
     def replace_files() -> None:
-        for path, new in files.items():
+        for path, (new, count) in files.items():
             _replace(path, new)
+            done.blanked[segment_ref(config, path)] = count
 
     if history is None:
         replace_files()
@@ -178,12 +188,13 @@ def _purge_work_tree(
 
 def _work_tree(
     config: Config, forgotten: set[str], done: Purged, pushed: bool
-) -> dict[Path, bytes]:
+) -> dict[Path, tuple[bytes, int]]:
     """The blanked bytes of each segment file in the work tree (every writer's) that holds a
-    forgotten record and is not pushed; the pushed ones go to `done.pushed`."""
+    forgotten record and is not pushed, and how many it blanks; the pushed ones go to
+    `done.pushed`."""
     from memidx.git.rewrite import pushed_paths
 
-    files: dict[Path, bytes] = {}
+    files: dict[Path, tuple[bytes, int]] = {}
     for path in segments(haystack_folder(config)):
         ref = segment_ref(config, path)
         try:
@@ -198,8 +209,7 @@ def _work_tree(
             if pushed:
                 done.blobs[ref] = (_blob(config, ref), _blob(config, ref, new))
             continue
-        files[path] = new
-        done.blanked[ref] = count
+        files[path] = (new, count)
     return files
 
 

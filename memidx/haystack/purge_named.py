@@ -12,7 +12,6 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
-from memidx.frozen import replace
 from memidx.git.tips import HEADS, Tip, WorkTree
 from memidx.haystack.held import printable, shell_quote
 
@@ -143,14 +142,19 @@ def unlock(path: str) -> str:
     )
 
 
-def work_tree_config(config: Config, path: str) -> Config:
-    """The configuration of the clone's work tree at `path`: this one's, its own folder (and
-    its own index, when this one's is in its folder)."""
-    root = Path(path)
-    index = config.index_path
-    if index.is_relative_to(config.root):
-        index = root / index.relative_to(config.root)
-    return replace(config, root=root, index_path=index)
+def work_tree_config(path: str) -> Config:
+    """The configuration a purge run in the clone's work tree at `path` would have: its own
+    pyproject.toml's `[tool.memidx]` (its branch may keep its notes or its index elsewhere)
+    and this process's environment. ConfigError naming the work tree when it cannot be read."""
+    from memidx.config import load_config
+    from memidx.errors import ConfigError
+
+    try:
+        return load_config(Path(path))
+    except ConfigError as failed:
+        raise ConfigError(
+            f"--work-tree {printable(path)}: {failed.message}; nothing was purged", failed.hint
+        ) from failed
 
 
 def clone_writer_lock(config: Config) -> AbstractContextManager[bool]:

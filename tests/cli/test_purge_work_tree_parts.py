@@ -1,0 +1,141 @@
+"""`memidx haystack purge --work-tree PATH` reports and cleans each other work tree as its own:
+that work tree's configuration (its index where its pyproject.toml puts it), its own pairs of
+blobs for a pushed segment, and, when a later one fails, what the earlier ones had done."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import is_memory
+from memidx.git import commit as commit_module
+from tests.cli.test_commit_race import held_by_someone
+from tests.cli.test_forget import clones, hits, reachable_bytes, turn
+from tests.cli.test_purge_refs import SECRET, errors, forgotten_on_head, objects_of
+from tests.cli.test_purge_work_trees import segment_bytes
+from tests.helpers import NotesRepo
+
+OWN_INDEX = '[tool.memidx]\nindex = ".cache/memory.sqlite"\n'
+
+
+def test_another_work_tree_s_own_index_follows_the_purge_there(tmp_path: Path) -> None:
+    """The other work tree's pyproject.toml keeps its index elsewhere: that index, not a
+    `.memidx/index.sqlite` it never had, reads the blanked frames again."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
+    other = NotesRepo(tmp_path / "other", init=False)
+    other.write("pyproject.toml", OWN_INDEX)
+    assert other.memidx_process("ingest").code == 0
+    assert (other.root / ".cache/memory.sqlite").is_file()
+    assert len(hits(other, "zebra")) == 1
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--work-tree", str(other.root), "--json")
+
+    assert run.code == 0 and run.json()["held"] == [], run.err
+    assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(other.root)
+    assert hits(other, "zebra") == []  # its own index read the blanked frame again
+    assert not (other.root / ".memidx/index.sqlite").exists()
+    assert other.memidx("reconcile").code == 0
+
+
+def test_a_work_tree_whose_pyproject_cannot_be_read_is_named_before_anything_changes(
+    tmp_path: Path,
+) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
+    other = NotesRepo(tmp_path / "other", init=False)
+    other.write("pyproject.toml", "[tool.memidx\n")
+    assert one.memidx_process("forget", gone).code == 0
+    head = one.git("rev-parse", "HEAD").strip()
+
+    run = one.memidx_process("haystack", "purge", "--work-tree", str(other.root))
+
+    assert run.code == 1 and len(errors(run.err)) == 1, run.err
+    assert f"--work-tree {other.root}: " in run.err and "nothing was purged" in run.err
+    assert one.git("rev-parse", "HEAD").strip() == head and SECRET in segment_bytes(one.root)
+
+
+def test_when_a_later_work_tree_fails_the_earlier_ones_are_reported_and_their_index_follows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    trees: list[NotesRepo] = []
+    for name in ("first", "second"):
+        one.git("worktree", "add", "-q", "-b", name, str(tmp_path / name))
+        trees.append(NotesRepo(tmp_path / name, init=False))
+        assert trees[-1].memidx_process("ingest").code == 0
+    first, second = trees
+    assert one.memidx_process("forget", gone).code == 0
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
+    lock = Path(second.git("rev-parse", "--absolute-git-dir").strip()) / "index.lock"
+    lock.write_text("held by a person's git add -p")
+    where = ("--work-tree", str(first.root), "--work-tree", str(second.root), "--json")
+
+    run = one.memidx("haystack", "purge", *where)
+
+    assert run.code == 1, run.err
+    done = run.json()
+    held, error = errors(run.err)  # the one it could not purge is still named, then why
+    assert [h["ref"] for h in done["held"]] == ["refs/heads/second"] and str(second.root) in held
+    assert error.startswith(f"memidx: error: in {second.root}: git kept its index locked;")
+    assert f"purged already: this work tree, {first.root}" in error
+    assert list(done["work_trees"]) == [str(first.root)]
+    assert done["work_trees"][str(first.root)]["rewritten_commits"] == 1
+    assert SECRET not in segment_bytes(first.root) and SECRET not in objects_of(one, "first")
+    assert hits(first, "zebra") == []  # its index followed, though the purge stopped after it
+    assert SECRET in segment_bytes(second.root) and SECRET in objects_of(one, "second")
+    assert len(hits(second, "zebra")) == 1
+    lock.unlink()
+    assert one.memidx_process("haystack", "purge", "--work-tree", str(second.root)).code == 0
+    assert SECRET not in reachable_bytes(one) and hits(second, "zebra") == []
+
+
+def test_each_work_tree_names_its_own_pushed_segments_and_their_pairs_of_blobs(
+    tmp_path: Path,
+) -> None:
+    """A pushed segment of another work tree is that work tree's to report, with the pair of
+    blobs its HEAD has (a blob of the same path at another HEAD is another pair); the
+    rewrite's lines name each pair once."""
+    one, _ = clones(tmp_path)
+    gone = turn(one, "pushed giraffe turn")
+    assert one.memidx_process("share").code == 0
+    one.git("worktree", "add", "-q", "--detach", str(tmp_path / "other"))
+    turn(one, "a later okapi turn")
+    assert one.memidx_process("share").code == 0
+    assert one.memidx_process("forget", gone).code == 0
+    other = tmp_path / "other"
+
+    run = one.memidx_process("haystack", "purge", "--pushed", "--work-tree", str(other), "--json")
+    lines = one.memidx_process("haystack", "purge", "--pushed", "--work-tree", str(other)).out
+
+    assert run.code == 0, run.err
+    done = run.json()
+    ((segment, pair),) = done["blobs"].items()
+    assert pair["old"] == one.git("rev-parse", f"HEAD:{segment}").strip()
+    there = done["work_trees"][str(other)]
+    assert there["pushed"] == [segment] and there["blobs"] == {segment: pair}
+    assert there["blanked"] == {} and there["rewritten_commits"] == 0
+    assert lines.splitlines()[-1] == f"{segment} {pair['old']} {pair['new']}"
+    assert sum(line.startswith(f"{segment} ") for line in lines.splitlines()) == 1
+
+
+def test_a_purge_there_leaves_a_work_tree_that_was_no_memory_no_memory(tmp_path: Path) -> None:
+    """The writer lock taken there leaves `.memidx/` with lock files only: memidx run in that
+    work tree still answers from the memory it answered from before."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
+    other = tmp_path / "other"
+    assert not is_memory(other)
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--work-tree", str(other))
+
+    assert run.code == 0 and SECRET not in segment_bytes(other), run.err
+    assert (other / ".memidx").is_dir() and not is_memory(other)
