@@ -107,15 +107,18 @@ def is_memory(root: Path) -> bool:
         return False  # unreadable TOML: a project's file, or else the recorded memory says so
 
 
+# What `memidx haystack purge --work-tree` leaves in a work tree that had no `.memidx/`: the
+# locks of its writer and of memidx's commits, and the .gitignore keeping them out of git. Any
+# other lock stays a mark of memidx: the index's creation lock (`index.sqlite.lock`) is what
+# a memory whose index was deleted still holds.
+LEFT_BY_PURGE = frozenset({".gitignore", "haystack.lock", "commit.lock"})
+
+
 def _holds_state(folder: Path) -> bool:
-    """Whether `folder` holds more than lock files and its .gitignore: what a purge of another
-    work tree of the clone leaves there (`memidx haystack purge --work-tree`), which does not
-    make that work tree a memory of its own."""
+    """Whether `folder` holds more than what a purge of another work tree of the clone leaves
+    there (LEFT_BY_PURGE), which does not make that work tree a memory of its own."""
     try:
-        return any(
-            entry.name != ".gitignore" and not entry.name.endswith(".lock")
-            for entry in folder.iterdir()
-        )
+        return any(entry.name not in LEFT_BY_PURGE for entry in folder.iterdir())
     except OSError:  # no such folder, or not a folder
         return False
 

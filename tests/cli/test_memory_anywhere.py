@@ -157,3 +157,23 @@ def test_git_checks_answer_for_the_repository_they_run_in(mine: NotesRepo, tmp_p
     assert run.code == 0, run.err
     assert (plain.root / ".memidx" / "index.sqlite").is_file()
     assert (mine.root / ".memidx" / "index.sqlite").stat().st_mtime_ns == before
+
+
+def test_a_memory_whose_index_was_deleted_still_answers_where_it_stands(
+    mine: NotesRepo, other: NotesRepo
+) -> None:
+    """The index is expendable: with `.memidx/index.sqlite` deleted, what is left there (its
+    .gitignore and the lock of the index's creation) still marks a memory that has no
+    `[tool.memidx]`, so memidx run in it rebuilds it instead of answering from another."""
+    assert memidx_in(other.root, "memory", "use", str(mine.root)).code == 0
+    for leftover in other.root.glob(".memidx/index.sqlite*"):
+        if not leftover.name.endswith(".lock"):
+            leftover.unlink()
+    assert sorted(p.name for p in (other.root / ".memidx").iterdir()) == [
+        ".gitignore",
+        "index.sqlite.lock",
+    ]
+
+    assert memidx_in(other.root, "status", "--json").json()["memory"]["root"] == str(other.root)
+    assert memidx_in(other.root, "ingest").code == 0  # `make ingest` there rebuilds it
+    assert hits(memidx_in(other.root, "search", "--json", "zebra")) == ["Giraffe cache"]

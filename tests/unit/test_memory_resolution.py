@@ -26,6 +26,10 @@ def repository(root: Path, *, marker: str | None = None) -> Path:
         (root / ".memidx").mkdir()
         for name in (".gitignore", "haystack.lock", "commit.lock"):
             (root / ".memidx" / name).write_text("")
+    elif marker == "index deleted":  # what an indexed memory keeps once its index is deleted
+        (root / ".memidx").mkdir()
+        for name in (".gitignore", "haystack.lock", "commit.lock", "index.sqlite.lock"):
+            (root / ".memidx" / name).write_text("")
     return root
 
 
@@ -106,7 +110,13 @@ def test_a_recorded_memory_that_is_gone_is_an_error_not_the_project(
 
 @pytest.mark.parametrize(
     ("marker", "expected"),
-    [("pyproject", True), ("state", True), ("locks", False), (None, False)],
+    [
+        ("pyproject", True),
+        ("state", True),
+        ("index deleted", True),
+        ("locks", False),
+        (None, False),
+    ],
 )
 def test_is_memory_needs_tool_memidx_or_a_memidx_folder_not_just_notes(
     tmp_path: Path, marker: str | None, expected: bool
