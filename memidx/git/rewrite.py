@@ -37,13 +37,13 @@ Replacements = Mapping[tuple[str, str], str]  # (path, old blob) -> the blob tha
 
 def rewrite_unpushed(
     config: Config,
-    folder: str,
+    folders: Sequence[str],
     replace: Replacements,
     paths: Sequence[str],
     then: Callable[[], None] = lambda: None,
 ) -> int:
     """Put the `replace` blobs into every unpushed commit of HEAD that holds the old ones under
-    `folder`, run `then` (the work tree's files at `paths` follow) and point git's index at
+    `folders`, run `then` (the work tree's files at `paths` follow) and point git's index at
     HEAD's blobs for `paths`; returns how many commits were built again. HEAD moves as
     memidx's own commits move it (never while a person's git is committing, never from a HEAD
     that moved since it was read: built again then); GitError when that cannot happen in
@@ -61,7 +61,7 @@ def rewrite_unpushed(
             raise GitError("HEAD has no commit any more; nothing was rewritten", "try again")
         rebuilt.clear()
         for commit in unpushed_commits(repo, head):
-            rebuilt[commit] = _rebuilt(repo, commit, folder, replace, rebuilt)
+            rebuilt[commit] = _rebuilt(repo, commit, folders, replace, rebuilt)
         return rebuilt.get(head, head)
 
     deadline = time.monotonic() + WAIT_SECONDS
@@ -84,7 +84,7 @@ def rewrite_unpushed(
 
 
 def rewrite_branch(
-    config: Config, ref: str, old: str, folder: str, replace: Replacements
+    config: Config, ref: str, old: str, folders: Sequence[str], replace: Replacements
 ) -> int | None:
     """Build the unpushed commits of the branch `ref` (at `old`, checked out in no work tree)
     again with the `replace` blobs, and move it only from `old` (git update-ref's compare and
@@ -93,7 +93,7 @@ def rewrite_branch(
     repo = GitRepo(config.root)
     rebuilt: dict[str, str] = {}
     for commit in unpushed_commits(repo, old):
-        rebuilt[commit] = _rebuilt(repo, commit, folder, replace, rebuilt)
+        rebuilt[commit] = _rebuilt(repo, commit, folders, replace, rebuilt)
     new = rebuilt.get(old, old)
     if new == old:
         return 0
@@ -104,9 +104,13 @@ def rewrite_branch(
 
 
 def _rebuilt(
-    repo: GitRepo, commit: str, folder: str, replace: Replacements, mapping: Mapping[str, str]
+    repo: GitRepo,
+    commit: str,
+    folders: Sequence[str],
+    replace: Replacements,
+    mapping: Mapping[str, str],
 ) -> str:
-    """The commit with the `replace` blobs under `folder` and its parents as rebuilt (same
+    """The commit with the `replace` blobs under `folders` and its parents as rebuilt (same
     author, committer, dates and message); itself when nothing changes."""
     raw = repo.run("cat-file", "commit", commit).decode("utf-8", "surrogateescape")
     headers, _, message = raw.partition("\n\n")
@@ -116,6 +120,7 @@ def _rebuilt(
     new_parents = [mapping.get(p, p) for p in parents]
     entries = [
         f"{e.mode} {replace[e.path, e.blob_id]}\t{e.path}\0"
+        for folder in folders
         for e in repo.tree(commit, folder)
         if (e.path, e.blob_id) in replace
     ]
@@ -155,12 +160,12 @@ def _git(repo: GitRepo, env: Mapping[str, str], *args: str, stdin: bytes = b"") 
 
 def blank_staged(
     root: Path,
-    folder: str,
+    folders: Sequence[str],
     blank: Callable[[bytes], bytes | None],
     max_bytes: int,
     deadline: float,
 ) -> list[str]:
-    """Put in git's index, for each file under `folder` it stages (stage 0) other than as
+    """Put in git's index, for each file under `folders` it stages (stage 0) other than as
     HEAD holds it, the `blank`ed twin of the staged blob when `blank` changes it, so that a
     segment staged with forgotten bytes (`git add -A` before the purge) stays staged without
     them: the next `git commit` would otherwise commit them again. (A file staged as HEAD has
@@ -172,7 +177,8 @@ def blank_staged(
     from memidx.git.repo import MODE_GITLINK, decode_path
 
     repo = GitRepo(root)
-    out = repo.run("ls-files", "--stage", "-z", "--full-name", "--", f":(literal){folder}/")
+    wanted_paths = [f":(literal){folder}/" for folder in folders]
+    out = repo.run("ls-files", "--stage", "-z", "--full-name", "--", *wanted_paths)
     staged: list[tuple[str, str, str]] = []  # (mode, blob, path)
     for record in out.split(b"\0"):
         meta, _, path = record.partition(b"\t")
@@ -182,7 +188,7 @@ def blank_staged(
     head = repo.head()
     committed: set[tuple[str, str]] = set()
     if head is not None:
-        committed = {(e.path, e.blob_id) for e in repo.tree(head, folder)}
+        committed = {(e.path, e.blob_id) for folder in folders for e in repo.tree(head, folder)}
     staged = [(mode, blob, path) for mode, blob, path in staged if (path, blob) not in committed]
     wanted = sorted({(blob, 0) for _, blob, _ in staged})
     twins: dict[str, str] = {}

@@ -36,9 +36,17 @@ class Held(Value):
 class History:
     """The forgotten bytes in the clone's unpushed history, as of the last `scan`."""
 
-    def __init__(self, config: Config, blank: Callable[[bytes], bytes | None]) -> None:
+    def __init__(
+        self,
+        config: Config,
+        blank: Callable[[bytes], bytes | None],
+        folders: Iterable[str] = (),
+    ) -> None:
         self.repo = GitRepo(config.root)
-        self.folder = segment_ref(config, haystack_folder(config))
+        # the segment folders, in every work tree of the clone: this one's, and those of the
+        # other work trees purged (a branch may keep its notes elsewhere: notes_dir)
+        here = segment_ref(config, haystack_folder(config))
+        self.folders = tuple(dict.fromkeys([here, *folders]))
         self.blank = blank  # a segment's bytes with the forgotten records blanked, or None
         self.blanked: dict[str, str | None] = {}  # blob -> its blanked twin (None: nothing)
         self.replace: dict[tuple[str, str], str] = {}  # (path, blob) -> blanked twin
@@ -53,7 +61,8 @@ class History:
         commits = [t.commit for t in self.tips if t.target == "commit"]
         found = [
             (commit, path, blob)
-            for commit, path, blob in introduced(self.repo, commits, self.folder)
+            for folder in self.folders
+            for commit, path, blob in introduced(self.repo, commits, folder)
             if path.endswith(SEGMENT_SUFFIX)
         ]
         self.objects = {t.commit: self._segments(t) for t in self.tips if t.target != "commit"}

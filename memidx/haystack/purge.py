@@ -122,12 +122,13 @@ def purge(
         if not config.in_git:
             _purge_work_tree(config, forgotten, done, pushed, None)
             return done
-        history = History(config, lambda data: _blanked_or_none(data, forgotten))
+        folders = [segment_ref(there, haystack_folder(there)) for _, there in theirs]
+        history = History(config, lambda data: _blanked_or_none(data, forgotten), folders)
         named = named_branches(history.tips, branches)
         refuse_under_way(others)
         _purge_work_tree(config, forgotten, done, pushed, history)
         for tip in named:
-            count = rewrite_branch(config, tip.name, tip.commit, history.folder, history.replace)
+            count = rewrite_branch(config, tip.name, tip.commit, history.folders, history.replace)
             if count is not None:
                 done.rewritten_refs[tip.name] = count
     for path, there in theirs:  # after this work tree's lock: a purge there takes its own first
@@ -180,10 +181,10 @@ def _purge_work_tree(
         # committed stays staged (blanked below), never unstaged by a reset to HEAD
         paths = [ref for ref in refs if head is not None and repo.has(head, ref)]
         done.rewritten_commits = rewrite_unpushed(
-            config, history.folder, history.replace, paths, replace_files
+            config, history.folders, history.replace, paths, replace_files
         )
     deadline = time.monotonic() + WAIT_SECONDS
-    blank_staged(config.root, history.folder, history.blank, MAX_SEGMENT_BYTES, deadline)
+    blank_staged(config.root, history.folders, history.blank, MAX_SEGMENT_BYTES, deadline)
 
 
 def _work_tree(

@@ -139,3 +139,27 @@ def test_a_purge_there_leaves_a_work_tree_that_was_no_memory_no_memory(tmp_path:
 
     assert run.code == 0 and SECRET not in segment_bytes(other), run.err
     assert (other / ".memidx").is_dir() and not is_memory(other)
+
+
+def test_a_work_tree_whose_branch_moved_its_notes_is_purged_in_its_history_too(
+    tmp_path: Path,
+) -> None:
+    """The other work tree's branch keeps its notes (and segments) in docs/notes: its HEAD's
+    unpushed commits are rewritten there, not only its files, and nothing holds the bytes."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
+    other = NotesRepo(tmp_path / "other", init=False)
+    other.git("mv", "notes", "docs")
+    other.write("pyproject.toml", '[tool.memidx]\nnotes_dir = "docs"\n')
+    other.commit("notes move to docs")
+    assert SECRET in objects_of(one, "feature")
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--work-tree", str(other.root), "--json")
+
+    assert SECRET not in b"".join(p.read_bytes() for p in (other.root / "docs").rglob("*.krd"))
+    assert SECRET not in objects_of(one, "feature"), run.out
+    assert run.code == 0 and run.json()["held"] == [], run.err
+    assert SECRET not in reachable_bytes(one)
+    assert other.git("status", "--porcelain") == ""
