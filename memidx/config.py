@@ -107,20 +107,23 @@ def is_memory(root: Path) -> bool:
         return False  # unreadable TOML: a project's file, or else the recorded memory says so
 
 
-# What `memidx haystack purge --work-tree` leaves in a work tree that had no `.memidx/`: the
-# locks of its writer and of memidx's commits, and the .gitignore keeping them out of git. Any
-# other lock stays a mark of memidx: the index's creation lock (`index.sqlite.lock`) is what
-# a memory whose index was deleted still holds.
-LEFT_BY_PURGE = frozenset({".gitignore", "haystack.lock", "commit.lock"})
+# The file `memidx haystack purge --work-tree` writes into the `.memidx/` it makes in a work
+# tree of the clone that had none, for the locks it takes there. Such a folder, holding only
+# that and the locks and .gitignore (LEFT_BY_PURGE), does not make the work tree a memory;
+# anything else memidx writes there (an index, a writer id, a trace) does, and so does any
+# `.memidx/` without the mark, even an emptied one (its index deleted, to be rebuilt).
+PURGE_MARK = "made-by-purge"
+LEFT_BY_PURGE = frozenset({PURGE_MARK, ".gitignore", "haystack.lock", "commit.lock"})
 
 
 def _holds_state(folder: Path) -> bool:
-    """Whether `folder` holds more than what a purge of another work tree of the clone leaves
-    there (LEFT_BY_PURGE), which does not make that work tree a memory of its own."""
+    """Whether `folder`, a `.memidx/`, marks a memory: it exists, and is not one a purge of
+    another work tree made that nothing else has used since."""
     try:
-        return any(entry.name not in LEFT_BY_PURGE for entry in folder.iterdir())
+        names = {entry.name for entry in folder.iterdir()}
     except OSError:  # no such folder, or not a folder
         return False
+    return PURGE_MARK not in names or not names <= LEFT_BY_PURGE
 
 
 def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None = None) -> Found:

@@ -159,9 +159,16 @@ def work_tree_config(path: str) -> Config:
 
 def clone_writer_lock(config: Config) -> AbstractContextManager[bool]:
     """The lock of the work tree's writer (memidx.haystack.clone_writer), taken without
-    making a writer there: a purge never files a record."""
+    making a writer there: a purge never files a record. A `.memidx/` made for it is marked
+    (PURGE_MARK), so that the work tree is no memory of its own for it."""
+    from memidx.config import PURGE_MARK
     from memidx.index.ownership import keep_out_of_git
     from memidx.portable import file_lock
 
+    made = not config.state_dir.exists()
     keep_out_of_git(config.state_dir)
+    if made:
+        (config.state_dir / PURGE_MARK).write_text(
+            "memidx haystack purge --work-tree made this folder for its locks\n"
+        )
     return file_lock(config.state_dir / "haystack.lock")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.config import is_memory, load_config, resolve_root
+from memidx.config import PURGE_MARK, is_memory, load_config, resolve_root
 from memidx.errors import ConfigError
 from memidx.locations import record_memory, recorded_memory, user_config_path, user_models_dir
 
@@ -22,9 +22,15 @@ def repository(root: Path, *, marker: str | None = None) -> Path:
     elif marker == "state":
         (root / ".memidx").mkdir()
         (root / ".memidx" / "index.sqlite").write_bytes(b"")
-    elif marker == "locks":  # what a purge of another work tree of the clone leaves
+    elif marker == "emptied":  # every file deleted, to rebuild the index
         (root / ".memidx").mkdir()
-        for name in (".gitignore", "haystack.lock", "commit.lock"):
+    elif marker == "purged":  # what a purge of another work tree of the clone leaves
+        (root / ".memidx").mkdir()
+        for name in (PURGE_MARK, ".gitignore", "haystack.lock", "commit.lock"):
+            (root / ".memidx" / name).write_text("")
+    elif marker == "purged, then indexed":
+        (root / ".memidx").mkdir()
+        for name in (PURGE_MARK, ".gitignore", "haystack.lock", "index.sqlite"):
             (root / ".memidx" / name).write_text("")
     elif marker == "index deleted":  # what an indexed memory keeps once its index is deleted
         (root / ".memidx").mkdir()
@@ -114,7 +120,9 @@ def test_a_recorded_memory_that_is_gone_is_an_error_not_the_project(
         ("pyproject", True),
         ("state", True),
         ("index deleted", True),
-        ("locks", False),
+        ("emptied", True),
+        ("purged, then indexed", True),
+        ("purged", False),
         (None, False),
     ],
 )
