@@ -46,11 +46,7 @@ def purge(args: argparse.Namespace, config: Config) -> int:
         after_commit(config, say_line)  # the index reads the blanked frames again
     for part in done.work_trees.values():
         there = part.config
-        if (
-            there is not None
-            and there.index_path.exists()
-            and there.index_path != config.index_path
-        ):
+        if there is not None and there.index_path.exists() and not _same(there, config):
             after_commit(there, say_line)  # only an index that work tree already has
     pairs = [(ref, pair) for ref, pair in done.blobs.items()]
     pairs += [(ref, pair) for part in done.work_trees.values() for ref, pair in part.blobs.items()]
@@ -104,6 +100,12 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     if done.failed is not None:
         raise done.failed  # after what was done is said and every index follows it
     return 1 if done.held or (done.pushed and not args.pushed) else 0
+
+
+def _same(there: Config, config: Config) -> bool:
+    """Whether the other work tree's index is this one's (a shared MEMIDX_INDEX, however
+    spelled): it follows this work tree's HEAD already."""
+    return there.index_path.resolve() == config.index_path.resolve()
 
 
 def _blobs(pairs: dict[str, tuple[str, str]]) -> dict[str, dict[str, str]]:

@@ -136,20 +136,31 @@ def purge(
         try:
             with clone_writer_lock(there):
                 _purge_work_tree(there, forgotten, part, pushed, history)
-        except MemidxError as failed:  # say where, and what is purged already
-            purged = ", ".join(["this work tree", *map(printable, done.work_trees)])
-            done.failed = type(failed)(
-                f"in {printable(path)}: {failed.message}; purged already: {purged}",
-                failed.hint and f"there: {failed.hint}",
-            )
-        if done.failed is None or part.blanked or part.rewritten_commits:
-            done.work_trees[path] = part
+        except (MemidxError, OSError) as failed:  # say where, and what is purged already
+            done.failed = _failed_in(path, failed, done)
+        if done.failed is None or part.blanked or part.rewritten_commits or part.pushed:
+            done.work_trees[path] = part  # what it did, or found pushed, before it failed
         done.pushed.extend(ref for ref in part.pushed if ref not in done.pushed)
         if done.failed is not None:
             break
     history.scan()
     done.held = in_order(history.holding())
     return done
+
+
+def _failed_in(path: str, failed: MemidxError | OSError, done: Purged) -> MemidxError:
+    """The error that stopped the purge of the work tree at `path`, naming it and the work
+    trees purged before it (a file it could not write: the OSError's own words)."""
+    purged = ", ".join(["this work tree", *map(printable, done.work_trees)])
+    if isinstance(failed, MemidxError):
+        kind, message, hint = type(failed), failed.message, failed.hint
+    else:
+        where = f"{printable(str(failed.filename))}: " if failed.filename else ""
+        kind, message, hint = MemidxError, f"{where}{failed.strerror or failed}", ""
+    return kind(
+        f"in {printable(path)}: {message}; purged already: {purged}",
+        hint and f"there: {hint}",
+    )
 
 
 def _purge_work_tree(

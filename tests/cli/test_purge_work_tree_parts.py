@@ -163,3 +163,76 @@ def test_a_work_tree_whose_branch_moved_its_notes_is_purged_in_its_history_too(
     assert run.code == 0 and run.json()["held"] == [], run.err
     assert SECRET not in reachable_bytes(one)
     assert other.git("status", "--porcelain") == ""
+
+
+def test_a_later_work_tree_whose_files_cannot_be_written_is_one_line_after_the_output(
+    tmp_path: Path,
+) -> None:
+    """Not only memidx's own errors: a `.memidx` there that is a file (an OSError) stops
+    that work tree's purge with one line naming it, after what was done before it."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    for name in ("first", "second"):
+        one.git("worktree", "add", "-q", "-b", name, str(tmp_path / name))
+    first, second = tmp_path / "first", tmp_path / "second"
+    (second / ".memidx").write_text("a file of the person's, not a folder\n")
+    assert one.memidx_process("forget", gone).code == 0
+    where = ("--work-tree", str(first), "--work-tree", str(second), "--json")
+
+    run = one.memidx_process("haystack", "purge", *where)
+
+    assert run.code == 1 and "Traceback" not in run.err, run.err
+    failed = errors(run.err)[-1]
+    assert failed.startswith(f"memidx: error: in {second}: {second / '.memidx'}")
+    assert failed.endswith(f"; purged already: this work tree, {first}")
+    assert list(run.json()["work_trees"]) == [str(first)]
+    assert SECRET not in segment_bytes(first) and SECRET not in objects_of(one, "first")
+    assert (second / ".memidx").read_text() == "a file of the person's, not a folder\n"
+
+
+def test_a_work_tree_that_fails_still_names_its_pushed_segments_and_their_pairs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, _ = clones(tmp_path)
+    pushed = turn(one, "pushed giraffe turn")
+    assert one.memidx_process("share").code == 0
+    unpushed = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "second", str(tmp_path / "second"))
+    second = NotesRepo(tmp_path / "second", init=False)
+    for ident in (pushed, unpushed):
+        assert one.memidx_process("forget", ident).code == 0
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
+    lock = Path(second.git("rev-parse", "--absolute-git-dir").strip()) / "index.lock"
+    lock.write_text("held by a person's git add -p")
+
+    run = one.memidx("haystack", "purge", "--pushed", "--work-tree", str(second.root), "--json")
+
+    assert run.code == 1 and "git kept its index locked" in errors(run.err)[-1], run.err
+    there = run.json()["work_trees"][str(second.root)]
+    ((segment, pair),) = there["blobs"].items()
+    assert there["pushed"] == [segment] and there["rewritten_commits"] == 0
+    assert pair["old"] == second.git("rev-parse", f"HEAD:{segment}").strip()
+
+
+def test_an_index_the_work_trees_share_follows_this_one_s_head_however_it_is_spelled(
+    tmp_path: Path,
+) -> None:
+    """MEMIDX_INDEX names one index for every work tree (relative: `..` in it): it is this
+    work tree's, and never made to follow the other one's HEAD."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
+    other = NotesRepo(tmp_path / "other", init=False)
+    other.note("walrus.md", "Walrus", "a walrus note only the feature branch has")
+    other.commit("walrus")
+    shared = {"MEMIDX_INDEX": "../shared/../shared/index.sqlite"}
+    assert one.memidx_process("ingest", **shared).code == 0
+    assert one.memidx_process("forget", gone, **shared).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--work-tree", str(other.root), **shared)
+
+    assert run.code == 0, run.err
+    assert (tmp_path / "shared/index.sqlite").is_file()
+    found = one.memidx_process("search", "--mode", "bm25", "--json", "walrus", **shared)
+    assert found.json()["hits"] == []  # main's index: the feature branch's note is not in it
