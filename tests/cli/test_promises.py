@@ -15,9 +15,18 @@ from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 PROJECT = Path(__file__).resolve().parents[2]
 
 
+# memidx as started from a terminal, even when the suite runs where SIGINT is ignored (a
+# background job of a shell without job control), which memidx would inherit and keep
+DEFAULT_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
 def test_an_interrupt_is_exit_130_without_a_traceback(repo: NotesRepo) -> None:
     with subprocess.Popen(
-        [str(MEMIDX_BIN), "file-turn"],  # waits for its stdin, which never ends
+        # `file-turn` waits for its stdin, which never ends
+        [sys.executable, "-c", DEFAULT_SIGINT, str(MEMIDX_BIN), "file-turn"],
         cwd=repo.root,
         env=clean_env(MEMIDX_ROOT=str(repo.root)),  # a new repository is no memory until indexed
         stdin=subprocess.PIPE,
