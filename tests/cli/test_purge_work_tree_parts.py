@@ -19,13 +19,19 @@ from tests.helpers import NotesRepo
 OWN_INDEX = '[tool.memidx]\nindex = ".cache/memory.sqlite"\n'
 
 
-def test_another_work_tree_s_own_index_follows_the_purge_there(tmp_path: Path) -> None:
-    """The other work tree's pyproject.toml keeps its index elsewhere: that index, not a
-    `.memidx/index.sqlite` it never had, reads the blanked frames again."""
+def beside_a_work_tree(tmp_path: Path) -> tuple[NotesRepo, NotesRepo, str]:
+    """A clone whose HEAD has an unpushed turn holding SECRET (its id, not yet forgotten),
+    and another work tree of it, on the branch `feature`, at that commit."""
     one, _ = clones(tmp_path)
     gone = forgotten_on_head(one)
     one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
-    other = NotesRepo(tmp_path / "other", init=False)
+    return one, NotesRepo(tmp_path / "other", init=False), gone
+
+
+def test_another_work_tree_s_own_index_follows_the_purge_there(tmp_path: Path) -> None:
+    """The other work tree's pyproject.toml keeps its index elsewhere: that index, not a
+    `.memidx/index.sqlite` it never had, reads the blanked frames again."""
+    one, other, gone = beside_a_work_tree(tmp_path)
     other.write("pyproject.toml", OWN_INDEX)
     assert other.memidx_process("ingest").code == 0
     assert (other.root / ".cache/memory.sqlite").is_file()
@@ -44,10 +50,7 @@ def test_another_work_tree_s_own_index_follows_the_purge_there(tmp_path: Path) -
 def test_a_work_tree_whose_pyproject_cannot_be_read_is_named_before_anything_changes(
     tmp_path: Path,
 ) -> None:
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
-    other = NotesRepo(tmp_path / "other", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path)
     other.write("pyproject.toml", "[tool.memidx\n")
     assert one.memidx_process("forget", gone).code == 0
     head = one.git("rev-parse", "HEAD").strip()
@@ -128,10 +131,8 @@ def test_each_work_tree_names_its_own_pushed_segments_and_their_pairs_of_blobs(
 def test_a_purge_there_leaves_a_work_tree_that_was_no_memory_no_memory(tmp_path: Path) -> None:
     """The writer lock taken there leaves `.memidx/` with lock files only: memidx run in that
     work tree still answers from the memory it answered from before."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
-    other = tmp_path / "other"
+    one, tree, gone = beside_a_work_tree(tmp_path)
+    other = tree.root
     assert not is_memory(other)
     assert one.memidx_process("forget", gone).code == 0
 
@@ -146,10 +147,7 @@ def test_a_work_tree_whose_branch_moved_its_notes_is_purged_in_its_history_too(
 ) -> None:
     """The other work tree's branch keeps its notes (and segments) in docs/notes: its HEAD's
     unpushed commits are rewritten there, not only its files, and nothing holds the bytes."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
-    other = NotesRepo(tmp_path / "other", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path)
     other.git("mv", "notes", "docs")
     other.write("pyproject.toml", '[tool.memidx]\nnotes_dir = "docs"\n')
     other.commit("notes move to docs")
@@ -220,10 +218,7 @@ def test_an_index_the_work_trees_share_follows_this_one_s_head_however_it_is_spe
 ) -> None:
     """MEMIDX_INDEX names one index for every work tree (relative: `..` in it): it is this
     work tree's, and never made to follow the other one's HEAD."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
-    other = NotesRepo(tmp_path / "other", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path)
     other.note("walrus.md", "Walrus", "a walrus note only the feature branch has")
     other.commit("walrus")
     shared = {"MEMIDX_INDEX": "../shared/../shared/index.sqlite"}
