@@ -145,7 +145,38 @@ def purge(
             break
     history.scan()
     done.held = in_order(history.holding())
+    done.held += _held_in_files(config, forgotten, done)
     return done
+
+
+def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[Held]:
+    """The other work trees, none named, whose segment files still hold a forgotten record
+    no remote has: one that has this work tree's branch checked out too (`git worktree add
+    --force`) keeps the old files and git's index when the branch moves, and its next commit
+    would bring the bytes back. Each is named once, with the command that purges it."""
+    from memidx.errors import ConfigError
+    from memidx.frozen import replace
+    from memidx.git.repo import GitRepo
+    from memidx.git.tips import this_work_tree, work_trees
+    from memidx.haystack.held import shell_quote
+
+    repo = GitRepo(config.root)
+    trees = work_trees(repo)
+    here = this_work_tree(repo, trees)
+    named = {held.run for held in done.held}
+    out: list[Held] = []
+    for tree in trees:
+        run = f"memidx haystack purge --work-tree {shell_quote(tree.path)}"
+        if tree.path == here or tree.gone or tree.path in done.work_trees or run in named:
+            continue
+        try:
+            there = work_tree_config(tree.path)
+        except ConfigError:  # its pyproject.toml cannot be read: look where this one's says
+            there = replace(config, root=Path(tree.path))
+        if _work_tree(there, forgotten, Purged(), False):
+            why = "memidx purges another work tree only when named"
+            out.append(Held(f"work tree {tree.path}", why, run, "in its segment files"))
+    return out
 
 
 def _failed_in(path: str, failed: MemidxError | OSError, done: Purged) -> MemidxError:

@@ -13,7 +13,7 @@ from memidx.git import commit as commit_module
 from tests.cli.test_commit_race import held_by_someone
 from tests.cli.test_forget import clones, hits, reachable_bytes, turn
 from tests.cli.test_purge_refs import SECRET, errors, forgotten_on_head, objects_of
-from tests.cli.test_purge_work_trees import segment_bytes
+from tests.cli.test_purge_work_trees import run_held, segment_bytes, status
 from tests.helpers import NotesRepo
 
 OWN_INDEX = '[tool.memidx]\nindex = ".cache/memory.sqlite"\n'
@@ -231,3 +231,37 @@ def test_an_index_the_work_trees_share_follows_this_one_s_head_however_it_is_spe
     assert (tmp_path / "shared/index.sqlite").is_file()
     found = one.memidx_process("search", "--mode", "bm25", "--json", "walrus", **shared)
     assert found.json()["hits"] == []  # main's index: the feature branch's note is not in it
+
+
+def test_a_work_tree_with_this_one_s_branch_checked_out_too_is_named_and_then_purged(
+    tmp_path: Path,
+) -> None:
+    """`git worktree add --force` checks the branch out twice: when purge moves it, the other
+    work tree keeps its old segment files and git's index, whose next commit would bring the
+    forgotten bytes back; its commits hold none, so it is named by its files."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "--force", str(tmp_path / "twin"), "main")
+    twin = NotesRepo(tmp_path / "twin", init=False)
+    assert one.memidx_process("forget", gone).code == 0
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    (held,) = run.json()["held"]
+    assert held == {
+        "ref": f"work tree {twin.root}",
+        "run": f"memidx haystack purge --work-tree {twin.root}",
+    }
+    assert errors(run.err) == [
+        f"memidx: error: work tree {twin.root} still holds forgotten bytes in its segment files"
+        f" (memidx purges another work tree only when named; run: {held['run']})"
+    ]
+    assert SECRET not in objects_of(one, "main") and SECRET in segment_bytes(twin.root)
+
+    run_held(one, held["run"])
+
+    assert SECRET not in segment_bytes(twin.root) and status(twin.root) == []
+    twin.git("commit", "-qam", "the person's next commit there", "--no-verify", check=False)
+    assert SECRET not in reachable_bytes(one)
+    assert one.memidx_process("haystack", "purge", "--json").json()["held"] == []
