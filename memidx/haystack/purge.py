@@ -173,7 +173,11 @@ def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[He
             there = work_tree_config(tree.path)
         except ConfigError:  # its pyproject.toml cannot be read: look where this one's says
             there = replace(config, root=Path(tree.path))
-        if _work_tree(there, forgotten, Purged(), False):
+        try:
+            holding = bool(_work_tree(there, forgotten, Purged(), False))
+        except OSError:  # a folder this process cannot read: nothing it could purge either
+            continue
+        if holding:
             why = "memidx purges another work tree only when named"
             out.append(Held(f"work tree {tree.path}", why, run, "in its segment files"))
     return out
