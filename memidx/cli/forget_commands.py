@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from memidx.cli.write_commands import say_line
 from memidx.config import Config
+
+if TYPE_CHECKING:
+    from memidx.haystack.purge import Purged
 
 
 def forget(args: argparse.Namespace, config: Config) -> int:
@@ -37,17 +41,11 @@ def forget(args: argparse.Namespace, config: Config) -> int:
 def purge(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.held import printable
     from memidx.haystack.purge import purge as purge_segments
-    from memidx.memory.head_sync import after_commit
 
     done = purge_segments(
         config, pushed=args.pushed, branches=args.branch, work_trees=args.work_tree
     )
-    if config.in_git:
-        after_commit(config, say_line)  # the index reads the blanked frames again
-    for part in done.work_trees.values():
-        there = part.config
-        if there is not None and there.index_path.exists() and not _same(there, config):
-            after_commit(there, say_line)  # only an index that work tree already has
+    unfollowed = _follow(config, done)
     pairs = [(ref, pair) for ref, pair in done.blobs.items()]
     pairs += [(ref, pair) for part in done.work_trees.values() for ref, pair in part.blobs.items()]
     if args.json:
@@ -97,9 +95,42 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             f"({held.why}; run: {held.run})",
             file=sys.stderr,
         )
+    for line in unfollowed:
+        print(f"memidx: error: {line}", file=sys.stderr)
     if done.failed is not None:
         raise done.failed  # after what was done is said and every index follows it
-    return 1 if done.held or (done.pushed and not args.pushed) else 0
+    return 1 if done.held or unfollowed or (done.pushed and not args.pushed) else 0
+
+
+def _follow(config: Config, done: Purged) -> list[str]:
+    """Every index whose segments the purge changed reads the blanked frames again (this
+    work tree's, and each other one's that it already has); a line for each that could not
+    (busy, damaged, a full disk), said after the output, which it never loses."""
+    import sqlite3
+
+    from memidx.errors import MemidxError
+    from memidx.haystack.held import printable, shell_quote
+    from memidx.memory.head_sync import after_commit
+
+    places = [config] if config.in_git else []
+    places += [
+        part.config
+        for part in done.work_trees.values()
+        if part.config is not None
+        and part.config.index_path.exists()  # only an index that work tree already has
+        and not _same(part.config, config)
+    ]
+    lines: list[str] = []
+    for there in places:
+        try:
+            after_commit(there, say_line)
+        except (MemidxError, sqlite3.Error, OSError) as exc:
+            lines.append(
+                f"the index {printable(str(there.index_path))} did not follow the purge and may "
+                f"still hold the forgotten text: {exc}; then run: "
+                f"memidx -C {shell_quote(str(there.root))} sync"
+            )
+    return lines
 
 
 def _same(there: Config, config: Config) -> bool:

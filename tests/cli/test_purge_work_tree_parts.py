@@ -265,3 +265,23 @@ def test_a_work_tree_with_this_one_s_branch_checked_out_too_is_named_and_then_pu
     twin.git("commit", "-qam", "the person's next commit there", "--no-verify", check=False)
     assert SECRET not in reachable_bytes(one)
     assert one.memidx_process("haystack", "purge", "--json").json()["held"] == []
+
+
+def test_an_index_that_cannot_follow_is_named_after_the_output_which_it_never_loses(
+    tmp_path: Path,
+) -> None:
+    one, other, gone = beside_a_work_tree(tmp_path)
+    assert other.memidx_process("ingest").code == 0
+    assert one.memidx_process("forget", gone).code == 0
+    index = other.root / ".memidx/index.sqlite"
+    index.write_bytes(b"not a database any more")
+
+    run = one.memidx_process("haystack", "purge", "--work-tree", str(other.root), "--json")
+
+    assert run.code == 1 and "Traceback" not in run.err, run.err
+    assert run.json()["work_trees"][str(other.root)]["rewritten_commits"] == 1
+    (error,) = errors(run.err)
+    assert error.startswith(f"memidx: error: the index {index} did not follow the purge")
+    assert error.endswith(f"; then run: memidx -C {other.root} sync")
+    assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(other.root)
+    assert index.read_bytes() == b"not a database any more"  # never memidx's to replace
