@@ -174,28 +174,12 @@ def blank_staged(
     `max_bytes` is not read (no segment memidx wrote)."""
     from shlex import quote
 
-    from memidx.git.repo import MODE_GITLINK, decode_path
-
     repo = GitRepo(root)
-    wanted_paths = [f":(literal){folder}/" for folder in folders]
-    out = repo.run("ls-files", "--stage", "-z", "--full-name", "--", *wanted_paths)
-    staged: list[tuple[str, str, str]] = []  # (mode, blob, path)
-    for record in out.split(b"\0"):
-        meta, _, path = record.partition(b"\t")
-        fields = meta.decode().split()
-        if len(fields) == 3 and fields[2] == "0" and fields[0] != MODE_GITLINK:
-            staged.append((fields[0], fields[1], decode_path(path)))
-    head = repo.head()
-    committed: set[tuple[str, str]] = set()
-    if head is not None:
-        committed = {(e.path, e.blob_id) for folder in folders for e in repo.tree(head, folder)}
-    staged = [(mode, blob, path) for mode, blob, path in staged if (path, blob) not in committed]
-    wanted = sorted({(blob, 0) for _, blob, _ in staged})
-    twins: dict[str, str] = {}
-    for blob, _, data in repo.read_blobs(wanted, max_bytes):
-        new = blank(data) if data is not None else None
-        if new is not None:
-            twins[blob] = repo.run("hash-object", "-w", "--stdin", input_bytes=new).decode().strip()
+    staged, blanked = staged_to_blank(root, folders, blank, max_bytes)
+    twins = {
+        blob: repo.run("hash-object", "-w", "--stdin", input_bytes=new).decode().strip()
+        for blob, new in blanked.items()
+    }
     entries = [(mode, twins[blob], path) for mode, blob, path in staged if blob in twins]
     if not entries:
         return []
@@ -213,3 +197,34 @@ def blank_staged(
         f"git's index in {root} stayed locked, so it still stages forgotten bytes of {named}",
         f"once the other git command ends, run: git -C {quote(str(root))} add -- {named}",
     )
+
+
+def staged_to_blank(
+    root: Path, folders: Sequence[str], blank: Callable[[bytes], bytes | None], max_bytes: int
+) -> tuple[list[tuple[str, str, str]], dict[str, bytes]]:
+    """What `blank_staged` would change, nothing written: each entry (mode, blob, path) git's
+    index stages under `folders` other than as HEAD holds it, and the `blank`ed bytes of each
+    of their blobs that `blank` changes."""
+    from memidx.git.repo import MODE_GITLINK, decode_path
+
+    repo = GitRepo(root)
+    wanted_paths = [f":(literal){folder}/" for folder in folders]
+    out = repo.run("ls-files", "--stage", "-z", "--full-name", "--", *wanted_paths)
+    staged: list[tuple[str, str, str]] = []  # (mode, blob, path)
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        fields = meta.decode().split()
+        if len(fields) == 3 and fields[2] == "0" and fields[0] != MODE_GITLINK:
+            staged.append((fields[0], fields[1], decode_path(path)))
+    head = repo.head()
+    committed: set[tuple[str, str]] = set()
+    if head is not None:
+        committed = {(e.path, e.blob_id) for folder in folders for e in repo.tree(head, folder)}
+    staged = [(mode, blob, path) for mode, blob, path in staged if (path, blob) not in committed]
+    wanted = sorted({(blob, 0) for _, blob, _ in staged})
+    blanked: dict[str, bytes] = {}
+    for blob, _, data in repo.read_blobs(wanted, max_bytes):
+        new = blank(data) if data is not None else None
+        if new is not None:
+            blanked[blob] = new
+    return staged, blanked

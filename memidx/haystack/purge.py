@@ -174,13 +174,31 @@ def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[He
         except ConfigError:  # its pyproject.toml cannot be read: look where this one's says
             there = replace(config, root=Path(tree.path))
         try:
-            holding = bool(_work_tree(there, forgotten, Purged(), False))
+            where = _holding_in(there, forgotten)
         except OSError:  # a folder this process cannot read: nothing it could purge either
             continue
-        if holding:
+        if where is not None:
             why = "memidx purges another work tree only when named"
-            out.append(Held(f"work tree {tree.path}", why, run, "in its segment files"))
+            out.append(Held(f"work tree {tree.path}", why, run, where))
     return out
+
+
+def _holding_in(there: Config, forgotten: set[str]) -> str | None:
+    """Where the other work tree still holds a forgotten record that a purge of it would
+    blank: its segment files, else the segments its git index stages other than as its HEAD
+    has them (files restored from HEAD or deleted there: its next commit commits the index)."""
+    from memidx.git.rewrite import staged_to_blank
+    from memidx.haystack.held import MAX_SEGMENT_BYTES
+
+    if _work_tree(there, forgotten, Purged(), False):
+        return "in its segment files"
+    if not there.in_git:  # its `.git` is gone: git has no index there
+        return None
+    folder = segment_ref(there, haystack_folder(there))
+    _, staged = staged_to_blank(
+        there.root, [folder], lambda data: _blanked_or_none(data, forgotten), MAX_SEGMENT_BYTES
+    )
+    return "in the segments its git index stages" if staged else None
 
 
 def _failed_in(path: str, failed: MemidxError | OSError, done: Purged) -> MemidxError:

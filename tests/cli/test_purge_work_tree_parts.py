@@ -285,3 +285,40 @@ def test_an_index_that_cannot_follow_is_named_after_the_output_which_it_never_lo
     assert error.endswith(f"; then run: memidx -C {other.root} sync")
     assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(other.root)
     assert index.read_bytes() == b"not a database any more"  # never memidx's to replace
+
+
+def test_a_twin_whose_git_index_alone_still_stages_the_forgotten_bytes_is_named_too(
+    tmp_path: Path,
+) -> None:
+    """Told that the twin still holds forgotten bytes, the person takes HEAD's segment files
+    there (`git restore --source=HEAD`): git's index there still stages the old blob, and the
+    next commit there, of anything, would bring it back; so it is named until it is purged."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "--force", str(tmp_path / "twin"), "main")
+    twin = NotesRepo(tmp_path / "twin", init=False)
+    assert one.memidx_process("forget", gone).code == 0
+    assert one.memidx_process("haystack", "purge").code == 1  # the twin's files: named
+    twin.git("restore", "--source=HEAD", "--", "notes/haystack")
+    assert SECRET not in segment_bytes(twin.root)
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    (held,) = run.json()["held"]
+    assert held == {
+        "ref": f"work tree {twin.root}",
+        "run": f"memidx haystack purge --work-tree {twin.root}",
+    }
+    assert errors(run.err) == [
+        f"memidx: error: work tree {twin.root} still holds forgotten bytes in the segments its"
+        f" git index stages (memidx purges another work tree only when named; run: {held['run']})"
+    ]
+
+    run_held(one, held["run"])
+
+    twin.write("notes/other.md", "another note\n")
+    twin.git("add", "notes/other.md")
+    twin.git("commit", "-qm", "the person's next commit there", "--no-verify")
+    assert SECRET not in reachable_bytes(one)
+    assert one.memidx_process("haystack", "purge", "--json").json()["held"] == []
