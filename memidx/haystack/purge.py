@@ -266,7 +266,10 @@ def _work_tree(
             refuse_links(config.root, Path(ref).parent)
         except MemidxError:
             continue  # memidx never writes through a link
-        new, count = blanked(path.read_bytes(), forgotten)
+        data = path.read_bytes()
+        if not _names_any(data, forgotten):
+            continue  # parsed only when it may hold one: every work tree's segments are read
+        new, count = blanked(data, forgotten)
         if not count:
             continue
         if config.in_git and ref in pushed_paths(config.root, [ref]):
@@ -281,10 +284,15 @@ def _work_tree(
 def _blanked_or_none(data: bytes, forgotten: set[str]) -> bytes | None:
     """The segment's bytes with the forgotten records blanked, None when it holds none (a
     segment that names no forgotten id is not even scanned)."""
-    if not any(ident.encode() in data for ident in forgotten):
+    if not _names_any(data, forgotten):
         return None
     new, count = blanked(data, forgotten)
     return new if count else None
+
+
+def _names_any(data: bytes, forgotten: set[str]) -> bool:
+    """Whether the segment's bytes name a forgotten id at all (a frame holds its id as is)."""
+    return any(ident.encode() in data for ident in forgotten)
 
 
 def _blob(config: Config, ref: str, data: bytes | None = None) -> str:
