@@ -171,7 +171,7 @@ def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[He
             continue
         try:
             there = work_tree_config(tree.path)
-        except ConfigError:  # its pyproject.toml cannot be read: look where this one's says
+        except (ConfigError, OSError):  # its pyproject.toml cannot be read: look where ours says
             there = replace(config, root=Path(tree.path))
         try:
             where = _holding_in(there, forgotten)
