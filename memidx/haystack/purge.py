@@ -14,7 +14,6 @@ the branches the person names are rewritten as HEAD's are (memidx.haystack.held)
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Sequence
@@ -23,8 +22,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
-from memidx.hashes import content_hash
-from memidx.haystack.frames import HEADER, MAGIC, Located, scan_bytes
+from memidx.haystack.blanking import blanked, blanked_or_none, names_any
 from memidx.haystack.held import Held, History, printable
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.purge_named import (
@@ -54,37 +52,6 @@ class Purged:
     work_trees: dict[str, Purged] = field(default_factory=dict[str, "Purged"])
     config: Config | None = None
     failed: MemidxError | None = None
-
-
-def blank_frame(located: Located) -> bytes:
-    """A frame of exactly the forgotten record's length: its id, kind, drawer and time, and
-    spaces for text (with their hash, so the record reads as intact)."""
-    record = located.record
-    size = located.length - HEADER.size
-
-    def payload(text: str) -> bytes:
-        data: dict[str, object] = {
-            "id": record.id, "kind": record.kind, "drawer": record.drawer, "ts": record.ts,
-            "tags": [], "text": text, "hash": content_hash(text),
-        }  # fmt: skip
-        return json.dumps(data, ensure_ascii=False, sort_keys=True).encode("utf-8")
-
-    spare = size - len(payload(""))  # spaces are one byte each, never escaped
-    if spare < 0:
-        raise ValueError(f"record {record.id} is too short to blank in place")
-    return HEADER.pack(MAGIC, size) + payload(" " * spare)
-
-
-def blanked(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
-    """The segment's bytes with every forgotten record blanked; and how many were."""
-    out = bytearray(data)
-    count = 0
-    for located in scan_bytes(data).records:
-        record = located.record
-        if record.id in forgotten and record.text.strip():
-            out[located.offset : located.offset + located.length] = blank_frame(located)
-            count += 1
-    return bytes(out), count
 
 
 def purge(
@@ -123,7 +90,7 @@ def purge(
             _purge_work_tree(config, forgotten, done, pushed, None)
             return done
         folders = [segment_ref(there, haystack_folder(there)) for _, there in theirs]
-        history = History(config, lambda data: _blanked_or_none(data, forgotten), folders)
+        history = History(config, lambda data: blanked_or_none(data, forgotten), folders)
         named = named_branches(history.tips, branches)
         refuse_under_way(others)
         _purge_work_tree(config, forgotten, done, pushed, history)
@@ -196,7 +163,7 @@ def _holding_in(there: Config, forgotten: set[str]) -> str | None:
         return None
     folder = segment_ref(there, haystack_folder(there))
     _, staged = staged_to_blank(
-        there.root, [folder], lambda data: _blanked_or_none(data, forgotten), MAX_SEGMENT_BYTES
+        there.root, [folder], lambda data: blanked_or_none(data, forgotten), MAX_SEGMENT_BYTES
     )
     return "in the segments its git index stages" if staged else None
 
@@ -267,7 +234,7 @@ def _work_tree(
         except MemidxError:
             continue  # memidx never writes through a link
         data = path.read_bytes()
-        if not _names_any(data, forgotten):
+        if not names_any(data, forgotten):
             continue  # parsed only when it may hold one: every work tree's segments are read
         new, count = blanked(data, forgotten)
         if not count:
@@ -279,20 +246,6 @@ def _work_tree(
             continue
         files[path] = (new, count)
     return files
-
-
-def _blanked_or_none(data: bytes, forgotten: set[str]) -> bytes | None:
-    """The segment's bytes with the forgotten records blanked, None when it holds none (a
-    segment that names no forgotten id is not even scanned)."""
-    if not _names_any(data, forgotten):
-        return None
-    new, count = blanked(data, forgotten)
-    return new if count else None
-
-
-def _names_any(data: bytes, forgotten: set[str]) -> bool:
-    """Whether the segment's bytes name a forgotten id at all (a frame holds its id as is)."""
-    return any(ident.encode() in data for ident in forgotten)
 
 
 def _blob(config: Config, ref: str, data: bytes | None = None) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config
-from memidx.haystack import purge as purge_module
+from memidx.haystack import blanking
 from memidx.haystack.frames import Scan, frame, new_record, scan_bytes
 from memidx.haystack.purge import Purged
 from memidx.haystack.purge import _work_tree as work_tree  # pyright: ignore[reportPrivateUsage]
@@ -30,7 +30,7 @@ def test_only_a_segment_that_names_a_forgotten_id_is_read_record_by_record(
         scanned.append(len(data))
         return scan_bytes(data)
 
-    monkeypatch.setattr(purge_module, "scan_bytes", counting)
+    monkeypatch.setattr(blanking, "scan_bytes", counting)
     config = Config(root=tmp_path, in_git=False)
 
     files = work_tree(config, {gone.id}, Purged(), False)

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
+from memidx.haystack.blanking import blank_frame, blanked
 from memidx.haystack.frames import Located, frame, frame_at, new_record
-from memidx.haystack.purge import blank_frame, blanked
 from memidx.secrets import library
 from memidx.secrets.detect import find_secrets, mask, redact_text
 from memidx.secrets.patterns import OWN_PATTERNS, looks_secret
