@@ -14,7 +14,7 @@ from tests.cli.test_commit_race import held_by_someone
 from tests.cli.test_forget import clones, hits, reachable_bytes, turn
 from tests.cli.test_purge_refs import SECRET, errors, forgotten_on_head, objects_of
 from tests.cli.test_purge_work_trees import run_held, segment_bytes, status
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, Run
 
 OWN_INDEX = '[tool.memidx]\nindex = ".cache/memory.sqlite"\n'
 
@@ -26,6 +26,31 @@ def beside_a_work_tree(tmp_path: Path) -> tuple[NotesRepo, NotesRepo, str]:
     gone = forgotten_on_head(one)
     one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
     return one, NotesRepo(tmp_path / "other", init=False), gone
+
+
+def with_a_twin(tmp_path: Path) -> tuple[NotesRepo, NotesRepo]:
+    """A clone whose HEAD (main) has an unpushed turn holding SECRET, forgotten, and another
+    work tree with main checked out too (`git worktree add --force`)."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", "--force", str(tmp_path / "twin"), "main")
+    assert one.memidx_process("forget", gone).code == 0
+    return one, NotesRepo(tmp_path / "twin", init=False)
+
+
+def the_twin_named(run: Run, twin: NotesRepo, where: str) -> dict[str, str]:
+    """The one held place of a purge's run: the twin, by where it holds the bytes."""
+    assert run.code == 1, run.err
+    (held,) = run.json()["held"]
+    assert held == {
+        "ref": f"work tree {twin.root}",
+        "run": f"memidx haystack purge --work-tree {twin.root}",
+    }
+    assert errors(run.err) == [
+        f"memidx: error: work tree {twin.root} still holds forgotten bytes {where} (memidx "
+        f"purges another work tree only when named; run: {held['run']})"
+    ]
+    return held
 
 
 def test_another_work_tree_s_own_index_follows_the_purge_there(tmp_path: Path) -> None:
@@ -239,24 +264,11 @@ def test_a_work_tree_with_this_one_s_branch_checked_out_too_is_named_and_then_pu
     """`git worktree add --force` checks the branch out twice: when purge moves it, the other
     work tree keeps its old segment files and git's index, whose next commit would bring the
     forgotten bytes back; its commits hold none, so it is named by its files."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "--force", str(tmp_path / "twin"), "main")
-    twin = NotesRepo(tmp_path / "twin", init=False)
-    assert one.memidx_process("forget", gone).code == 0
+    one, twin = with_a_twin(tmp_path)
 
     run = one.memidx_process("haystack", "purge", "--json")
 
-    assert run.code == 1, run.err
-    (held,) = run.json()["held"]
-    assert held == {
-        "ref": f"work tree {twin.root}",
-        "run": f"memidx haystack purge --work-tree {twin.root}",
-    }
-    assert errors(run.err) == [
-        f"memidx: error: work tree {twin.root} still holds forgotten bytes in its segment files"
-        f" (memidx purges another work tree only when named; run: {held['run']})"
-    ]
+    held = the_twin_named(run, twin, "in its segment files")
     assert SECRET not in objects_of(one, "main") and SECRET in segment_bytes(twin.root)
 
     run_held(one, held["run"])
@@ -293,27 +305,14 @@ def test_a_twin_whose_git_index_alone_still_stages_the_forgotten_bytes_is_named_
     """Told that the twin still holds forgotten bytes, the person takes HEAD's segment files
     there (`git restore --source=HEAD`): git's index there still stages the old blob, and the
     next commit there, of anything, would bring it back; so it is named until it is purged."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "--force", str(tmp_path / "twin"), "main")
-    twin = NotesRepo(tmp_path / "twin", init=False)
-    assert one.memidx_process("forget", gone).code == 0
+    one, twin = with_a_twin(tmp_path)
     assert one.memidx_process("haystack", "purge").code == 1  # the twin's files: named
     twin.git("restore", "--source=HEAD", "--", "notes/haystack")
     assert SECRET not in segment_bytes(twin.root)
 
     run = one.memidx_process("haystack", "purge", "--json")
 
-    assert run.code == 1, run.err
-    (held,) = run.json()["held"]
-    assert held == {
-        "ref": f"work tree {twin.root}",
-        "run": f"memidx haystack purge --work-tree {twin.root}",
-    }
-    assert errors(run.err) == [
-        f"memidx: error: work tree {twin.root} still holds forgotten bytes in the segments its"
-        f" git index stages (memidx purges another work tree only when named; run: {held['run']})"
-    ]
+    held = the_twin_named(run, twin, "in the segments its git index stages")
 
     run_held(one, held["run"])
 
