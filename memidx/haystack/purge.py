@@ -98,7 +98,9 @@ def purge(
             count = rewrite_branch(config, tip.name, tip.commit, history.folders, history.replace)
             if count is not None:
                 done.rewritten_refs[tip.name] = count
+    reached: list[str] = []
     for path, there in theirs:  # after this work tree's lock: a purge there takes its own first
+        reached.append(path)
         part = Purged(config=there)
         try:
             with clone_writer_lock(there):
@@ -113,7 +115,26 @@ def purge(
     history.scan()
     done.held = in_order(history.holding())
     done.held += _held_in_files(config, forgotten, done)
+    if done.failed is not None:  # the work trees named from the one that failed on
+        done.held = _unreached(done.held, reached[-1], [p for p, _ in theirs if p not in reached])
     return done
+
+
+def _unreached(held: list[Held], failed: str, after: Sequence[str]) -> list[Held]:
+    """The held places of the work tree named whose purge failed, and of those named after it
+    that the purge never reached, each saying so (not that it was not named)."""
+    from memidx.frozen import replace
+    from memidx.haystack.held import shell_quote
+
+    def command(path: str) -> str:
+        return f"memidx haystack purge --work-tree {shell_quote(path)}"
+
+    why = {command(failed): f"the purge of {printable(failed)} failed: the error below says why"}
+    why |= {
+        command(p): f"the purge stopped at {printable(failed)}, before {printable(p)}"
+        for p in after
+    }
+    return [replace(h, why=why[h.run]) if h.run in why else h for h in held]
 
 
 def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[Held]:

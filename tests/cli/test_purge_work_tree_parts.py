@@ -90,27 +90,37 @@ def test_a_work_tree_whose_pyproject_cannot_be_read_is_named_before_anything_cha
 def test_when_a_later_work_tree_fails_the_earlier_ones_are_reported_and_their_index_follows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The one that failed and the one after it, never reached, are named with what happened
+    to them, not as work trees nobody named."""
     one, _ = clones(tmp_path)
     gone = forgotten_on_head(one)
     trees: list[NotesRepo] = []
-    for name in ("first", "second"):
+    for name in ("first", "second", "third"):
         one.git("worktree", "add", "-q", "-b", name, str(tmp_path / name))
         trees.append(NotesRepo(tmp_path / name, init=False))
         assert trees[-1].memidx_process("ingest").code == 0
-    first, second = trees
+    first, second, third = trees
     assert one.memidx_process("forget", gone).code == 0
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
     monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
     lock = Path(second.git("rev-parse", "--absolute-git-dir").strip()) / "index.lock"
     lock.write_text("held by a person's git add -p")
-    where = ("--work-tree", str(first.root), "--work-tree", str(second.root), "--json")
+    where = [arg for tree in trees for arg in ("--work-tree", str(tree.root))]
 
-    run = one.memidx("haystack", "purge", *where)
+    run = one.memidx("haystack", "purge", *where, "--json")
 
     assert run.code == 1, run.err
     done = run.json()
-    held, error = errors(run.err)  # the one it could not purge is still named, then why
-    assert [h["ref"] for h in done["held"]] == ["refs/heads/second"] and str(second.root) in held
+    *held, error = errors(run.err)  # the ones it could not purge are still named, then why
+    assert [h["ref"] for h in done["held"]] == ["refs/heads/second", "refs/heads/third"]
+    assert held == [
+        f"memidx: error: refs/heads/{tree.root.name} still holds forgotten bytes in commits no "
+        f"remote has ({why}; run: memidx haystack purge --work-tree {tree.root})"
+        for tree, why in (
+            (second, f"the purge of {second.root} failed: the error below says why"),
+            (third, f"the purge stopped at {second.root}, before {third.root}"),
+        )
+    ]
     assert error.startswith(f"memidx: error: in {second.root}: git kept its index locked;")
     assert f"purged already: this work tree, {first.root}" in error
     assert list(done["work_trees"]) == [str(first.root)]
@@ -120,8 +130,9 @@ def test_when_a_later_work_tree_fails_the_earlier_ones_are_reported_and_their_in
     assert SECRET in segment_bytes(second.root) and SECRET in objects_of(one, "second")
     assert len(hits(second, "zebra")) == 1
     lock.unlink()
-    assert one.memidx_process("haystack", "purge", "--work-tree", str(second.root)).code == 0
+    assert one.memidx_process("haystack", "purge", *where[2:]).code == 0
     assert SECRET not in reachable_bytes(one) and hits(second, "zebra") == []
+    assert hits(third, "zebra") == []
 
 
 def test_each_work_tree_names_its_own_pushed_segments_and_their_pairs_of_blobs(
