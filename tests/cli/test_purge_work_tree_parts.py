@@ -13,19 +13,10 @@ from memidx.git import commit as commit_module
 from tests.cli.test_commit_race import held_by_someone
 from tests.cli.test_forget import clones, hits, reachable_bytes, turn
 from tests.cli.test_purge_refs import SECRET, errors, forgotten_on_head, objects_of
-from tests.cli.test_purge_work_trees import run_held, segment_bytes, status
+from tests.cli.test_purge_work_trees import beside_a_work_tree, run_held, segment_bytes, status
 from tests.helpers import NotesRepo, Run
 
 OWN_INDEX = '[tool.memidx]\nindex = ".cache/memory.sqlite"\n'
-
-
-def beside_a_work_tree(tmp_path: Path) -> tuple[NotesRepo, NotesRepo, str]:
-    """A clone whose HEAD has an unpushed turn holding SECRET (its id, not yet forgotten),
-    and another work tree of it, on the branch `feature`, at that commit."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
-    return one, NotesRepo(tmp_path / "other", init=False), gone
 
 
 def with_a_twin(tmp_path: Path) -> tuple[NotesRepo, NotesRepo]:

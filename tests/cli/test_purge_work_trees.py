@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,17 @@ def status(where: Path) -> list[str]:
         text=True, check=True,
     )  # fmt: skip
     return sorted(done.stdout.splitlines())
+
+
+def beside_a_work_tree(
+    tmp_path: Path, name: str = "other", how: Sequence[str] = ("-b", "feature")
+) -> tuple[NotesRepo, NotesRepo, str]:
+    """A clone whose HEAD has an unpushed turn holding SECRET (its id, not yet forgotten), and
+    another work tree of it at `tmp_path / name`, added `how` (a new branch, --detach)."""
+    one, _ = clones(tmp_path)
+    gone = forgotten_on_head(one)
+    one.git("worktree", "add", "-q", *how, str(tmp_path / name))
+    return one, NotesRepo(tmp_path / name, init=False), gone
 
 
 def segment_bytes(where: Path) -> bytes:
@@ -60,10 +72,7 @@ def person_s_changes(tree: NotesRepo) -> list[str]:
 def test_purge_in_a_linked_work_tree_names_the_main_one_s_branch_and_its_command_clears_it(
     tmp_path: Path,
 ) -> None:
-    main, _ = clones(tmp_path)
-    gone = forgotten_on_head(main)
-    main.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "linked; tree"))
-    linked = NotesRepo(tmp_path / "linked; tree", init=False)
+    main, linked, gone = beside_a_work_tree(tmp_path, "linked; tree")
     assert linked.memidx_process("ingest").code == 0
     assert linked.memidx_process("forget", gone).code == 0
     turn(main, "a turn about ferrets filed after the forget")  # not committed
@@ -94,10 +103,7 @@ def test_purge_in_a_linked_work_tree_names_the_main_one_s_branch_and_its_command
 def test_another_work_tree_s_detached_head_is_purged_there_and_the_work_tree_kept(
     tmp_path: Path,
 ) -> None:
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "--detach", str(tmp_path / "a tree; of mine"))
-    other = NotesRepo(tmp_path / "a tree; of mine", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path, "a tree; of mine", ("--detach",))
     assert one.memidx_process("forget", gone).code == 0
     before = person_s_changes(other)
     detached = other.git("rev-parse", "HEAD").strip()
@@ -127,10 +133,7 @@ def test_a_branch_checked_out_in_a_work_tree_whose_path_has_a_newline_is_named_b
     tmp_path: Path,
 ) -> None:
     """`git worktree list --porcelain` is read with -z: a path may hold a newline."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "odd", str(tmp_path / "odd\nbranch tree"))
-    other = NotesRepo(tmp_path / "odd\nbranch tree", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path, "odd\nbranch tree", ("-b", "odd"))
     assert one.memidx_process("forget", gone).code == 0
 
     run = one.memidx_process("haystack", "purge", "--json")
@@ -150,10 +153,7 @@ def test_a_branch_checked_out_in_a_work_tree_whose_path_has_a_newline_is_named_b
 def test_a_branch_a_rebase_is_rewriting_in_another_work_tree_is_named_and_never_moved(
     tmp_path: Path,
 ) -> None:
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "topic", str(tmp_path / "rebasing"))
-    other = NotesRepo(tmp_path / "rebasing", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path, "rebasing", ("-b", "topic"))
     other.note("topic.md", "Topic", "work on the topic branch")
     other.commit("topic work")
     topic = other.git("rev-parse", "HEAD").strip()
@@ -190,10 +190,7 @@ def test_a_work_tree_stopped_in_a_merge_or_a_bisect_is_never_moved_until_it_ends
     """A merge stopped on a conflict is the person's until they end it: `--work-tree` moves
     nothing there (its HEAD, its branch, the merge's state); once it ends, the same command
     clears it."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "topic", str(tmp_path / "merging"))
-    other = NotesRepo(tmp_path / "merging", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path, "merging", ("-b", "topic"))
     other.note("clash.md", "Clash", "the topic's line")
     other.commit("topic side")
     one.note("clash.md", "Clash", "main's line")
@@ -367,10 +364,7 @@ def test_a_segment_staged_with_forgotten_bytes_stays_staged_without_them(
 def test_a_commit_made_in_the_other_work_tree_while_purge_rebuilds_it_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
-    other = NotesRepo(tmp_path / "other", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path)
     assert one.memidx_process("forget", gone).code == 0
     rebuilt = rewrite_module._rebuilt  # pyright: ignore[reportPrivateUsage]
     landed: list[str] = []
@@ -396,10 +390,7 @@ def test_a_commit_made_in_the_other_work_tree_while_purge_rebuilds_it_is_kept(
 def test_purge_waits_for_the_writer_lock_another_work_tree_s_agent_holds(tmp_path: Path) -> None:
     """An agent filing a turn in the other work tree holds its writer lock: the purge there
     waits for it, never rewriting a segment while a record is appended to it."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
-    other = NotesRepo(tmp_path / "other", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path)
     assert one.memidx_process("forget", gone).code == 0
     before = segment_bytes(other.root)
     finished: list[Purged] = []
@@ -424,10 +415,7 @@ def test_a_work_tree_whose_index_stays_locked_is_named_in_the_error_and_left_as_
 ) -> None:
     """This work tree is purged first: the error from the other one says which work tree it
     is and that this one is purged already, so nobody reads "no segment changed" as both."""
-    one, _ = clones(tmp_path)
-    gone = forgotten_on_head(one)
-    one.git("worktree", "add", "-q", "-b", "feature", str(tmp_path / "other"))
-    other = NotesRepo(tmp_path / "other", init=False)
+    one, other, gone = beside_a_work_tree(tmp_path)
     assert one.memidx_process("forget", gone).code == 0
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
     monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
