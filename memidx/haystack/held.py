@@ -117,8 +117,7 @@ def held(tip: Tip) -> Held:
     """What the person runs to clear `tip` (a shell command line: names and paths quoted),
     and why memidx did not."""
     short = _argument(tip)
-    path = shell_quote(tip.checked_out or "")
-    there = f"memidx haystack purge --work-tree {path}"
+    there = work_tree_command(tip.checked_out or "")
     if tip.rebasing:
         return Held(
             tip.name,
@@ -167,6 +166,12 @@ def held(tip: Tip) -> Held:
     return Held(
         tip.name, "memidx never moves a ref it did not make", f"git update-ref -d {short}", where
     )
+
+
+def work_tree_command(path: str) -> str:
+    """The command that purges the clone's work tree at `path` (quoted for the shell): what
+    every place that work tree still holds names, and so what tells those places apart."""
+    return f"memidx haystack purge --work-tree {shell_quote(path)}"
 
 
 def shell_quote(text: str) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.haystack.blanking import blanked, blanked_or_none, names_any
-from memidx.haystack.held import Held, History, printable
+from memidx.haystack.held import Held, History, printable, work_tree_command
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.purge_named import (
     clone_writer_lock,
@@ -124,14 +124,13 @@ def _unreached(held: list[Held], failed: str, after: Sequence[str]) -> list[Held
     """The held places of the work tree named whose purge failed, and of those named after it
     that the purge never reached, each saying so (not that it was not named)."""
     from memidx.frozen import replace
-    from memidx.haystack.held import shell_quote
 
-    def command(path: str) -> str:
-        return f"memidx haystack purge --work-tree {shell_quote(path)}"
-
-    why = {command(failed): f"the purge of {printable(failed)} failed: the error below says why"}
+    why = {
+        work_tree_command(failed): f"the purge of {printable(failed)} failed: the error below "
+        "says why"
+    }
     why |= {
-        command(p): f"the purge stopped at {printable(failed)}, before {printable(p)}"
+        work_tree_command(p): f"the purge stopped at {printable(failed)}, before {printable(p)}"
         for p in after
     }
     return [replace(h, why=why[h.run]) if h.run in why else h for h in held]
@@ -146,7 +145,6 @@ def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[He
     from memidx.frozen import replace
     from memidx.git.repo import GitRepo
     from memidx.git.tips import this_work_tree, work_trees
-    from memidx.haystack.held import shell_quote
 
     repo = GitRepo(config.root)
     trees = work_trees(repo)
@@ -154,7 +152,7 @@ def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[He
     named = {held.run for held in done.held}
     out: list[Held] = []
     for tree in trees:
-        run = f"memidx haystack purge --work-tree {shell_quote(tree.path)}"
+        run = work_tree_command(tree.path)
         if tree.path == here or tree.gone or tree.path in done.work_trees or run in named:
             continue
         try:

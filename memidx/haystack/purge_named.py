@@ -13,7 +13,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.git.tips import HEADS, Tip, WorkTree
-from memidx.haystack.held import printable, shell_quote
+from memidx.haystack.held import printable, shell_quote, work_tree_command
 
 
 def named_work_trees(
@@ -122,7 +122,7 @@ def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
             raise MemidxError(
                 f"{ref} is checked out in {printable(tip.checked_out)}: memidx moves it only "
                 "with that work tree; nothing was purged",
-                f"run: memidx haystack purge --work-tree {shell_quote(tip.checked_out)}",
+                f"run: {work_tree_command(tip.checked_out)}",
             )
         named.append(tip)
     return named
