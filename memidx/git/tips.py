@@ -94,6 +94,13 @@ def work_trees(repo: GitRepo) -> list[WorkTree]:
     return trees
 
 
+def unlinked(path: str) -> bool:
+    """Whether the work tree at `path` has its folder but lost its `.git` file: git no longer
+    knows the folder as a work tree (`git worktree repair` writes the file again)."""
+    folder = Path(path)
+    return folder.is_dir() and not (folder / ".git").exists()
+
+
 def this_work_tree(repo: GitRepo, trees: Sequence[WorkTree]) -> str:
     """The path of the work tree `repo` stands in, as `git worktree list` gives it."""
     here = Path(decode_path(repo.run("rev-parse", "--show-toplevel").rstrip(b"\n"))).resolve()

@@ -13,7 +13,18 @@ from memidx.frozen import Value
 from memidx.git.history import introduced
 from memidx.git.repo import GitRepo
 from memidx.git.rewrite import pushed_paths
-from memidx.git.tips import BRANCH, HEADS, STASH, TAG, TAGS, WORK_TREE, Tip, containing, local_tips
+from memidx.git.tips import (
+    BRANCH,
+    HEADS,
+    STASH,
+    TAG,
+    TAGS,
+    WORK_TREE,
+    Tip,
+    containing,
+    local_tips,
+    unlinked,
+)
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.segments import SEGMENT_SUFFIX
 
@@ -170,8 +181,10 @@ def held(tip: Tip) -> Held:
 
 def work_tree_command(path: str) -> str:
     """The command that purges the clone's work tree at `path` (quoted for the shell): what
-    every place that work tree still holds names, and so what tells those places apart."""
-    return f"memidx haystack purge --work-tree {shell_quote(path)}"
+    every place that work tree still holds names, and so what tells those places apart. A
+    work tree that lost its `.git` file is repaired first: git knows it again."""
+    purge = f"memidx haystack purge --work-tree {shell_quote(path)}"
+    return f"git worktree repair && {purge}" if unlinked(path) else purge
 
 
 def shell_quote(text: str) -> str:

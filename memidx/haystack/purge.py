@@ -159,12 +159,13 @@ def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[He
             there = work_tree_config(tree.path)
         except (ConfigError, OSError):  # its pyproject.toml cannot be read: look where ours says
             there = replace(config, root=Path(tree.path))
+        why = "memidx purges another work tree only when named"
         try:
             where = _holding_in(there, forgotten)
-        except OSError:  # a folder this process cannot read: nothing it could purge either
-            continue
+        except OSError as failed:  # a file it cannot read may hold one: never a silent pass
+            where = "in its segment files, for all memidx can tell"
+            why = f"it could not read {_what(failed)}"
         if where is not None:
-            why = "memidx purges another work tree only when named"
             out.append(Held(f"work tree {tree.path}", why, run, where))
     return out
 
@@ -194,12 +195,17 @@ def _failed_in(path: str, failed: MemidxError | OSError, done: Purged) -> Memidx
     if isinstance(failed, MemidxError):
         kind, message, hint = type(failed), failed.message, failed.hint
     else:
-        where = f"{printable(str(failed.filename))}: " if failed.filename else ""
-        kind, message, hint = MemidxError, f"{where}{failed.strerror or failed}", ""
+        kind, message, hint = MemidxError, _what(failed), ""
     return kind(
         f"in {printable(path)}: {message}; purged already: {purged}",
         hint and f"there: {hint}",
     )
+
+
+def _what(failed: OSError) -> str:
+    """A file error in the OSError's own words: the file, then what went wrong."""
+    where = f"{printable(str(failed.filename))}: " if failed.filename else ""
+    return f"{where}{failed.strerror or failed}"
 
 
 def _purge_work_tree(

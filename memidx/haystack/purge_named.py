@@ -12,7 +12,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
-from memidx.git.tips import HEADS, Tip, WorkTree
+from memidx.git.tips import HEADS, Tip, WorkTree, unlinked
 from memidx.haystack.held import printable, shell_quote, work_tree_command
 
 
@@ -55,6 +55,12 @@ def named_work_trees(
             raise MemidxError(
                 f"--work-tree {printable(path)}: its folder is gone; nothing was purged",
                 "run: git worktree prune (git then forgets it)",
+            )
+        if unlinked(tree.path):
+            raise MemidxError(
+                f"--work-tree {printable(path)}: its .git file is missing, so git no longer "
+                "knows the folder as a work tree; nothing was purged",
+                "run: git worktree repair (git writes the file again), then purge again",
             )
         if tree.path != here and tree not in others:
             others.append(tree)

@@ -323,3 +323,54 @@ def test_a_twin_whose_git_index_alone_still_stages_the_forgotten_bytes_is_named_
     twin.git("commit", "-qm", "the person's next commit there", "--no-verify")
     assert SECRET not in reachable_bytes(one)
     assert one.memidx_process("haystack", "purge", "--json").json()["held"] == []
+
+
+def test_a_twin_whose_segment_file_cannot_be_read_is_named_not_passed_over(
+    tmp_path: Path,
+) -> None:
+    """A segment file of the twin that purge cannot read (here a folder by a segment's name;
+    for another user, one they may not read) may hold the forgotten bytes: purge says so,
+    naming the file, instead of passing over that work tree."""
+    one, twin = with_a_twin(tmp_path)
+    writer = next(p for p in (twin.root / "notes/haystack").iterdir() if p.is_dir())
+    (writer / "zz-odd.krd").mkdir()
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    assert run.json()["held"] == [
+        {"ref": f"work tree {twin.root}", "run": f"memidx haystack purge --work-tree {twin.root}"}
+    ]
+    assert errors(run.err) == [
+        f"memidx: error: work tree {twin.root} still holds forgotten bytes in its segment "
+        f"files, for all memidx can tell (it could not read {writer}/zz-odd.krd: Is a "
+        f"directory; run: memidx haystack purge --work-tree {twin.root})"
+    ]
+
+
+def test_a_twin_that_lost_its_git_file_is_named_with_the_repair_first(tmp_path: Path) -> None:
+    """The twin's `.git` file is deleted: git no longer knows that folder as a work tree, so
+    a purge there would fail on git; the held line's command repairs it first, and the named
+    purge refuses until then, changing nothing."""
+    one, twin = with_a_twin(tmp_path)
+    (twin.root / ".git").unlink()
+
+    refused = one.memidx_process("haystack", "purge", "--work-tree", str(twin.root))
+
+    assert refused.code == 1 and errors(refused.err) == [
+        f"memidx: error: --work-tree {twin.root}: its .git file is missing, so git no longer "
+        "knows the folder as a work tree; nothing was purged (run: git worktree repair (git "
+        "writes the file again), then purge again)"
+    ], refused.err
+    assert SECRET in objects_of(one, "main")
+
+    run = one.memidx_process("haystack", "purge", "--json")
+
+    assert run.code == 1, run.err
+    (held,) = run.json()["held"]
+    assert held["run"] == (f"git worktree repair && memidx haystack purge --work-tree {twin.root}")
+    run_held(one, held["run"])
+
+    assert SECRET not in segment_bytes(twin.root) and status(twin.root) == []
+    assert SECRET not in reachable_bytes(one)
+    assert one.memidx_process("haystack", "purge", "--json").json()["held"] == []
