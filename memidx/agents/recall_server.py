@@ -105,19 +105,31 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
     with file_lock(path.with_suffix(".lock"), wait=False) as mine:
         if not mine:
             return 0
-        path.with_suffix(".pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
-        recaller = Recaller(config, warm=True)
-        recaller.embedder()  # load the model before the first request needs it
-        path.unlink(missing_ok=True)
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-            server.bind(str(path))
-            server.listen(16)
-            server.settimeout(1.0)
-            try:
-                _loop(server, recaller, idle)
-            finally:
-                path.unlink(missing_ok=True)
+        pid = path.with_suffix(".pid")
+        pid.write_text(f"{os.getpid()}\n", encoding="utf-8")
+        try:
+            recaller = Recaller(config, warm=True)
+            recaller.embedder()  # load the model before the first request needs it
+            path.unlink(missing_ok=True)
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+                server.bind(str(path))
+                server.listen(16)
+                server.settimeout(1.0)
+                try:
+                    _loop(server, recaller, idle)
+                finally:
+                    path.unlink(missing_ok=True)
+        finally:
+            forget_pid(pid)
     return 0
+
+
+def forget_pid(pid: Path) -> None:
+    """Remove the pid file if it names this process: a stale one would name whatever process
+    takes the pid next, and what stops the server by its pid would stop that one."""
+    with contextlib.suppress(OSError, ValueError):
+        if int(pid.read_text(encoding="utf-8").strip()) == os.getpid():
+            pid.unlink()
 
 
 def _loop(server: socket.socket, recaller: Recaller, idle_exit: float) -> None:
