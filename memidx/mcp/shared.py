@@ -49,21 +49,12 @@ def socket_for(config: Config) -> Path | None:
     local = config.state_dir / "mcp" / name
     if len(str(local)) <= MAX_SOCKET_PATH:
         return local
-    runtime = _runtime_dir()
+    from memidx.portable import runtime_dir
+
+    runtime = runtime_dir()
     if len(str(runtime / name)) > MAX_SOCKET_PATH:
         return None
     return runtime / name
-
-
-def _runtime_dir() -> Path:
-    import tempfile
-
-    given = os.environ.get("XDG_RUNTIME_DIR", "")
-    if given and Path(given).is_dir():
-        return Path(given) / "memidx"
-    from memidx.portable import user_id
-
-    return Path(tempfile.gettempdir()) / f"memidx-{user_id()}"
 
 
 def _stamp(config: Config) -> str:
