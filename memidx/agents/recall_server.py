@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import cast
 
+from memidx.code_stamp import code_stamp
 from memidx.config import Config
 
 TYPE_CHECKING = False
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 MAX_REQUEST = 64 * 1024
 IDLE_EXIT = 3600.0  # seconds without a request before the server exits
 MAX_REQUESTS = 1_000_000
+CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
 SOCKET_NAME = "recall.sock"
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
@@ -163,10 +165,18 @@ def forget_pid(pid: Path) -> None:
 
 
 def _loop(server: socket.socket, recaller: Recaller, idle_exit: float) -> None:
-    last = time.monotonic()
+    """Answer until idle, or until memidx's code changed under the server (an upgrade): it
+    exits, and the next prompt starts a server of the new code."""
+    last = checked = time.monotonic()
+    running = code_stamp()
     for _ in range(MAX_REQUESTS):
-        if time.monotonic() - last > idle_exit:
+        now = time.monotonic()
+        if now - last > idle_exit:
             return
+        if now - checked >= CODE_CHECK:
+            checked = now
+            if code_stamp() != running:
+                return
         try:
             conn, _ = server.accept()
         except TimeoutError:

@@ -23,7 +23,6 @@ import threading
 import time
 from pathlib import Path
 
-from memidx import __version__
 from memidx.config import Config
 from memidx.frozen import replace
 
@@ -60,9 +59,9 @@ def socket_for(config: Config) -> Path | None:
 def _stamp(config: Config) -> str:
     """A digest of what the server would be: the configuration (however the memory was
     found), memidx's version and the newest change to its code."""
-    package = Path(__file__).resolve().parents[1]
-    newest = max((p.stat().st_mtime_ns for p in package.rglob("*.py")), default=0)
-    seen = f"{replace(config, found_by='flag')!r}|{__version__}|{package}|{newest}|{sys.executable}"
+    from memidx.code_stamp import code_stamp
+
+    seen = f"{replace(config, found_by='flag')!r}|{code_stamp()}"
     return hashlib.sha256(seen.encode("utf-8")).hexdigest()[:16]
 
 

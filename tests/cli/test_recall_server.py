@@ -67,3 +67,21 @@ def test_a_memory_too_deep_for_a_socket_is_served_from_the_runtime_folder(
     finally:
         served.join(30)
     assert not served.is_alive()
+
+
+def test_a_server_whose_code_changed_exits_for_one_that_runs_the_new_code(
+    tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an upgrade the old server answered every prompt for as long as prompts kept
+    coming (each one reset its idle hour), and the hook's start of a new one stepped aside
+    for it: the upgrade never served a prompt, and an index the old code could not read sent
+    every prompt to the slow in-process recall."""
+    config = indexed(tmp_path / "memory", models_dir)
+    stamps = iter(["before", *["after"] * 1000])
+    monkeypatch.setattr(recall_server, "code_stamp", lambda: next(stamps), raising=False)
+    monkeypatch.setattr(recall_server, "CODE_CHECK", 0.1, raising=False)
+    started = time.monotonic()
+
+    assert recall_server.serve(config, idle_exit=30.0) == 0
+
+    assert time.monotonic() - started < 15.0
