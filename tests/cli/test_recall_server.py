@@ -5,6 +5,7 @@ stops, by that pid, a process that took it since)."""
 from __future__ import annotations
 
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -85,3 +86,26 @@ def test_a_server_whose_code_changed_exits_for_one_that_runs_the_new_code(
     assert recall_server.serve(config, idle_exit=30.0) == 0
 
     assert time.monotonic() - started < 15.0
+
+
+def test_an_exiting_server_leaves_the_socket_of_the_one_that_replaced_it(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """After `rm -rf .memidx` a second server binds a new socket at the same path while the
+    first still runs; the first, exiting an idle hour later, deleted the second's socket, and
+    every prompt then waited out its deadline for a server no one could reach."""
+    config = indexed(tmp_path / "memory", models_dir)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    served = threading.Thread(target=recall_server.serve, args=(config, 1.0), daemon=True)
+    served.start()
+    for _ in range(600):  # at most 30 s for the model to load and the socket to be bound
+        if path.exists() or not served.is_alive():
+            break
+        time.sleep(0.05)
+    path.unlink()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as other:
+        other.bind(str(path))  # the second server's
+        served.join(30)
+        assert not served.is_alive()
+        assert path.exists()
