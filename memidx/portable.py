@@ -125,6 +125,18 @@ def user_id() -> str:
     return str(os.getuid())
 
 
+def runtime_dir() -> Path:
+    """Where this user's sockets go when the memory's own folder makes their path too long for
+    one: `$XDG_RUNTIME_DIR/memidx`, else `memidx-<uid>` in the temporary folder (made and
+    checked with private_dir by whoever uses it)."""
+    import tempfile
+
+    given = os.environ.get("XDG_RUNTIME_DIR", "")
+    if given and Path(given).is_dir():
+        return Path(given) / "memidx"
+    return Path(tempfile.gettempdir()) / f"memidx-{user_id()}"
+
+
 def private_dir(folder: Path) -> bool:
     """Whether `folder` is a real folder (no link) of this user that no one else can enter.
     Always False on Windows, where memidx does not use such folders."""

@@ -1,12 +1,14 @@
 """The warm recall server: one process per memory that keeps the model loaded, so a prompt hook
 (a new process per prompt) answers in tens of milliseconds instead of paying ~1 s of imports
-and model load. A Unix socket in the clone's state folder (nothing listens on the network);
+and model load. A Unix socket in the clone's state folder, or where that path is too long for
+a socket, in the user's private runtime folder (nothing listens on the network);
 every loop is bounded: one request per connection, a size limit, timeouts, and the server exits
 after an idle hour. The hook starts it in the background when it does not answer."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import socket
@@ -15,6 +17,7 @@ import time
 from pathlib import Path
 from typing import cast
 
+from memidx.code_stamp import code_stamp
 from memidx.config import Config
 
 TYPE_CHECKING = False
@@ -24,17 +27,39 @@ if TYPE_CHECKING:
 MAX_REQUEST = 64 * 1024
 IDLE_EXIT = 3600.0  # seconds without a request before the server exits
 MAX_REQUESTS = 1_000_000
+CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
 SOCKET_NAME = "recall.sock"
+MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
 
-def socket_path(config: Config) -> Path:
-    return config.state_dir / "agents" / SOCKET_NAME
+def socket_path(config: Config) -> Path | None:
+    """The server's socket: `.memidx/agents/recall.sock`, or where that path is too long for a
+    socket (a memory in a deep folder), one named after the memory's folder in the user's
+    runtime folder, which must be private; None where there can be none."""
+    local = _folder(config) / SOCKET_NAME
+    if len(str(local)) <= MAX_SOCKET_PATH:
+        return local
+    from memidx.portable import private_dir, runtime_dir
+
+    folder = runtime_dir()
+    digest = hashlib.sha256(str(config.root).encode("utf-8")).hexdigest()[:16]
+    path = folder / f"recall-{digest}.sock"
+    with contextlib.suppress(OSError):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if len(str(path)) > MAX_SOCKET_PATH or not private_dir(folder):
+        return None  # another user's folder could hold a socket that answers for them
+    return path
+
+
+def _folder(config: Config) -> Path:
+    """The server's lock, pid and log, wherever its socket is."""
+    return config.state_dir / "agents"
 
 
 def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str, object] | None:
     """The server's answer to `request`, or None when no server answers in `timeout`."""
     path = socket_path(config)
-    if not path.exists() or len(str(path)) > 100:
+    if path is None or not path.exists():
         return None
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
@@ -65,7 +90,7 @@ def starting(config: Config) -> bool:
     """Whether a server holds its lock (it may still be loading the model)."""
     from memidx.portable import file_lock
 
-    lock = socket_path(config).with_suffix(".lock")
+    lock = _folder(config) / "recall.lock"
     if not lock.exists():
         return False
     with file_lock(lock, wait=False) as free:
@@ -83,10 +108,13 @@ def _read_line(conn: socket.socket) -> bytes:
 
 
 def start(config: Config) -> None:
-    """Start the server in the background (it exits at once when another one runs)."""
+    """Start the server in the background (it exits at once when another one runs); none
+    where it could have no socket."""
     from memidx.portable import start_detached
 
-    log_path = config.state_dir / "agents" / "recall-server.log"
+    if socket_path(config) is None:
+        return
+    log_path = _folder(config) / "recall-server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     # the child serves this very memory (-C: never by changing this process's environment)
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
@@ -102,29 +130,63 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
 
     idle = idle_exit or float(os.environ.get("MEMIDX_RECALL_IDLE") or IDLE_EXIT)
     path = socket_path(config)
-    with file_lock(path.with_suffix(".lock"), wait=False) as mine:
+    if path is None:
+        print("memidx: error: no private folder for the recall server's socket", file=sys.stderr)
+        return 1
+    _folder(config).mkdir(parents=True, exist_ok=True)
+    with file_lock(_folder(config) / "recall.lock", wait=False) as mine:
         if not mine:
             return 0
-        path.with_suffix(".pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
-        recaller = Recaller(config, warm=True)
-        recaller.embedder()  # load the model before the first request needs it
-        path.unlink(missing_ok=True)
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-            server.bind(str(path))
-            server.listen(16)
-            server.settimeout(1.0)
-            try:
-                _loop(server, recaller, idle)
-            finally:
-                path.unlink(missing_ok=True)
+        pid = _folder(config) / "recall.pid"
+        pid.write_text(f"{os.getpid()}\n", encoding="utf-8")
+        try:
+            recaller = Recaller(config, warm=True)
+            recaller.embedder()  # load the model before the first request needs it
+            path.unlink(missing_ok=True)
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+                server.bind(str(path))
+                bound = _identity(path)
+                server.listen(16)
+                server.settimeout(1.0)
+                try:
+                    _loop(server, recaller, idle)
+                finally:
+                    if _identity(path) == bound:  # never a later server's (.memidx deleted)
+                        path.unlink(missing_ok=True)
+        finally:
+            forget_pid(pid)
     return 0
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def forget_pid(pid: Path) -> None:
+    """Remove the pid file if it names this process: a stale one would name whatever process
+    takes the pid next, and what stops the server by its pid would stop that one."""
+    with contextlib.suppress(OSError, ValueError):
+        if int(pid.read_text(encoding="utf-8").strip()) == os.getpid():
+            pid.unlink()
+
+
 def _loop(server: socket.socket, recaller: Recaller, idle_exit: float) -> None:
-    last = time.monotonic()
+    """Answer until idle, or until memidx's code changed under the server (an upgrade): it
+    exits, and the next prompt starts a server of the new code."""
+    last = checked = time.monotonic()
+    running = code_stamp()
     for _ in range(MAX_REQUESTS):
-        if time.monotonic() - last > idle_exit:
+        now = time.monotonic()
+        if now - last > idle_exit:
             return
+        if now - checked >= CODE_CHECK:
+            checked = now
+            if code_stamp() != running:
+                return
         try:
             conn, _ = server.accept()
         except TimeoutError:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import ConfigError, NotMemidxIndex
+from memidx.index.header import read_header
 
 APPLICATION_ID = 0x4D454D58  # "MEMX" in PRAGMA application_id: this file is memidx's index
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -38,8 +39,7 @@ def not_ours(path: Path, why: str) -> NotMemidxIndex:
 
 def header_id(path: Path) -> int | None:
     """The application id in the file's SQLite header; None when it is no SQLite file."""
-    with path.open("rb") as file:
-        head = file.read(100)
+    head = read_header(path, 100)  # never open() and close(): see memidx.index.header
     if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
         return None
     return int.from_bytes(head[68:72], "big")

@@ -23,7 +23,6 @@ import threading
 import time
 from pathlib import Path
 
-from memidx import __version__
 from memidx.config import Config
 from memidx.frozen import replace
 
@@ -49,29 +48,20 @@ def socket_for(config: Config) -> Path | None:
     local = config.state_dir / "mcp" / name
     if len(str(local)) <= MAX_SOCKET_PATH:
         return local
-    runtime = _runtime_dir()
+    from memidx.portable import runtime_dir
+
+    runtime = runtime_dir()
     if len(str(runtime / name)) > MAX_SOCKET_PATH:
         return None
     return runtime / name
 
 
-def _runtime_dir() -> Path:
-    import tempfile
-
-    given = os.environ.get("XDG_RUNTIME_DIR", "")
-    if given and Path(given).is_dir():
-        return Path(given) / "memidx"
-    from memidx.portable import user_id
-
-    return Path(tempfile.gettempdir()) / f"memidx-{user_id()}"
-
-
 def _stamp(config: Config) -> str:
     """A digest of what the server would be: the configuration (however the memory was
     found), memidx's version and the newest change to its code."""
-    package = Path(__file__).resolve().parents[1]
-    newest = max((p.stat().st_mtime_ns for p in package.rglob("*.py")), default=0)
-    seen = f"{replace(config, found_by='flag')!r}|{__version__}|{package}|{newest}|{sys.executable}"
+    from memidx.code_stamp import code_stamp
+
+    seen = f"{replace(config, found_by='flag')!r}|{code_stamp()}"
     return hashlib.sha256(seen.encode("utf-8")).hexdigest()[:16]
 
 

@@ -130,6 +130,33 @@ def test_a_note_remembered_through_one_server_is_found_by_another_without_a_rest
     assert memory.memidx("reconcile").code == 0
 
 
+def test_the_server_keeps_following_cli_writers_after_a_write_of_its_own(
+    memory: NotesRepo,
+) -> None:
+    """A write through the server once made it drop SQLite's locks on the index (it read the
+    file's header with open() and close(), which ends every POSIX lock the process holds on
+    the file), so the next CLI writer to close took itself for the last connection and deleted
+    the -wal and -shm under the server's reader: from then on it answered from its old view
+    (or with "disk I/O error") until it exited."""
+    root = memory.root
+
+    async def body() -> None:
+        async with session(root) as client:
+            assert data(await client.call_tool("search", {"query": "vmmem"}))["count"] == 1
+            note = {"title": "Gradle daemon heap", "body": "Set org.gradle.jvmargs to two "
+                    "gigabytes when the daemon runs out of heap in a large build."}  # fmt: skip
+            done = await client.call_tool("remember", note)
+            assert data(done)["schema"] == "memidx.remember/1"
+            for count, word in enumerate(("first", "second", "third"), 1):
+                fact = json.dumps({"text": f"lanterns {word}", "kind": "fact"})
+                filed = memory.memidx_process("file-turn", "--json", stdin=fact)
+                assert filed.code == 0, filed.err
+                query = {"query": "lanterns", "mode": "bm25"}
+                assert data(await client.call_tool("search", query))["count"] == count
+
+    run(body)
+
+
 def test_an_index_rebuilt_under_the_server_is_followed(memory: NotesRepo) -> None:
     root = memory.root
 

@@ -1,0 +1,111 @@
+"""The warm recall server: its socket where the memory's folder is too deep for one, and its
+record of itself (`recall.pid` names it while it runs and is gone once it exits, so nothing
+stops, by that pid, a process that took it since)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memidx.agents import recall_server
+from memidx.config import Config
+from tests.helpers import NotesRepo
+
+
+def indexed(root: Path, models_dir: Path) -> Config:
+    repo = NotesRepo(root)
+    repo.note("wsl.md", "WSL memory", "vmmem grows until .wslconfig caps it")
+    repo.commit("notes")
+    assert repo.memidx("ingest").code == 0
+    return Config(root=root, index_path=root / ".memidx" / "index.sqlite", models_path=models_dir)
+
+
+@pytest.fixture
+def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A short $XDG_RUNTIME_DIR (pytest's folders are too deep for a socket's path)."""
+    folder = Path(tempfile.mkdtemp(prefix="memidx-run-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(folder))
+    yield folder
+    shutil.rmtree(folder)
+
+
+def test_the_pid_file_goes_with_the_server(tmp_path: Path, models_dir: Path) -> None:
+    config = indexed(tmp_path / "memory", models_dir)
+    pid = config.state_dir / "agents" / "recall.pid"
+
+    assert recall_server.serve(config, idle_exit=0.2) == 0  # no request: idle at once
+
+    assert not pid.exists()
+    pid.write_text("999999\n", encoding="utf-8")  # another server's, running
+    recall_server.forget_pid(pid)
+    assert pid.read_text(encoding="utf-8") == "999999\n"
+
+
+def test_a_memory_too_deep_for_a_socket_is_served_from_the_runtime_folder(
+    tmp_path: Path, models_dir: Path, runtime: Path
+) -> None:
+    """A socket's path holds ~100 bytes: `.memidx/agents/recall.sock` of a memory in a deep
+    folder did not fit, so no server ever answered (each prompt recalled in its own process
+    and started a server that loaded the model, then failed to bind)."""
+    config = indexed(tmp_path / ("deep-" * 12) / "memory", models_dir)
+    assert len(str(config.state_dir / "agents" / "recall.sock")) > 100
+    served = threading.Thread(target=recall_server.serve, args=(config, 2.0), daemon=True)
+    served.start()
+    try:
+        for _ in range(600):  # the model loads, then the socket is bound: at most 30 s
+            if list(runtime.glob("memidx/recall-*.sock")) or not served.is_alive():
+                break
+            time.sleep(0.05)
+        answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)
+        assert answer is not None and "error" not in answer, answer
+    finally:
+        served.join(30)
+    assert not served.is_alive()
+
+
+def test_a_server_whose_code_changed_exits_for_one_that_runs_the_new_code(
+    tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an upgrade the old server answered every prompt for as long as prompts kept
+    coming (each one reset its idle hour), and the hook's start of a new one stepped aside
+    for it: the upgrade never served a prompt, and an index the old code could not read sent
+    every prompt to the slow in-process recall."""
+    config = indexed(tmp_path / "memory", models_dir)
+    stamps = iter(["before", *["after"] * 1000])
+    monkeypatch.setattr(recall_server, "code_stamp", lambda: next(stamps), raising=False)
+    monkeypatch.setattr(recall_server, "CODE_CHECK", 0.1, raising=False)
+    started = time.monotonic()
+
+    assert recall_server.serve(config, idle_exit=30.0) == 0
+
+    assert time.monotonic() - started < 15.0
+
+
+def test_an_exiting_server_leaves_the_socket_of_the_one_that_replaced_it(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """After `rm -rf .memidx` a second server binds a new socket at the same path while the
+    first still runs; the first, exiting an idle hour later, deleted the second's socket, and
+    every prompt then waited out its deadline for a server no one could reach."""
+    config = indexed(tmp_path / "memory", models_dir)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    served = threading.Thread(target=recall_server.serve, args=(config, 1.0), daemon=True)
+    served.start()
+    for _ in range(600):  # at most 30 s for the model to load and the socket to be bound
+        if path.exists() or not served.is_alive():
+            break
+        time.sleep(0.05)
+    path.unlink()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as other:
+        other.bind(str(path))  # the second server's
+        served.join(30)
+        assert not served.is_alive()
+        assert path.exists()
