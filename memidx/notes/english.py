@@ -255,5 +255,6 @@ def problem_message(path: str, verdict: LanguageVerdict) -> str:
         what = f"{verdict.language} ({name}?)" if name else verdict.language
     return (
         f"{path}: written in {what}, not English: notes are shared in English; "
-        "translate it, or commit with --no-verify if it must stay"
+        "translate it, or if it must stay commit with `SKIP=memidx-english git commit ...` "
+        "(not --no-verify, which skips the secret check too)"
     )

@@ -115,6 +115,33 @@ def test_the_english_check_reads_the_staged_note(
     assert (commit(machine, "-m", "two").returncode == 0) is passes
 
 
+def test_the_english_checks_way_out_keeps_the_secret_check(machine: Machine) -> None:
+    """A note that must stay in another language is committed the way the blocked commit says,
+    and that way still runs the other checks (--no-verify, once advised, skipped them all)."""
+    write(machine, "german.md", f"{GERMAN}\n\nghp_1234567890abcdefghijABCDEFGHIJ123456\n")
+    machine.git("add", "-A")
+    blocked = commit(machine, "-m", "german")
+    said = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0 and "--no-verify if" not in said, said
+    assert "`SKIP=memidx-english git commit ...`" in said, said
+
+    def commit_skipping_english() -> subprocess.CompletedProcess[str]:
+        env = {**machine.env, "SKIP": "memidx-english"}
+        command = ["git", "commit", "-q", "-m", "german"]
+        return subprocess.run(
+            command, cwd=machine.root, env=env, capture_output=True, text=True, check=False
+        )
+
+    secret = commit_skipping_english()
+    assert secret.returncode != 0, secret.stderr
+    assert "notes/german.md:7: github-token" in secret.stderr, secret.stderr
+    write(machine, "german.md", GERMAN)
+    machine.git("add", "-A")
+    done = commit_skipping_english()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "notes/german.md" in machine.git("ls-tree", "-r", "--name-only", "HEAD")
+
+
 def test_the_drift_check_reads_the_staged_note(machine: Machine) -> None:
     broken = machine.root / "notes" / "bad.md"
     broken.write_text("---\ntitle: [unclosed\n---\n\nbody\n")

@@ -266,7 +266,8 @@ def test_problem_message_is_one_line() -> None:
     verdict = LanguageVerdict(False, "de", 0.9, "90% of the prose is not English (mostly de)")
     assert problem_message("notes/x.md", verdict) == (
         "notes/x.md: written in de (German?), not English: notes are shared in English; "
-        "translate it, or commit with --no-verify if it must stay"
+        "translate it, or if it must stay commit with `SKIP=memidx-english git commit ...` "
+        "(not --no-verify, which skips the secret check too)"
     )
     script = LanguageVerdict(False, None, 1.0, "too short to judge")
     assert "\n" not in problem_message("notes/y.md", script)
