@@ -35,6 +35,7 @@ from memidx.secrets.patterns import (
 
 KEYWORD_KIND = "secret-assignment"
 BEARER_KIND = "bearer-token"
+URL_KIND = "basic-auth"  # a password in a URL: the library's detector and memidx's pattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,16 +63,26 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
     found: list[Finding] = [_back(f, places) for f in own_findings(joined)]
     if library.may_find(joined):  # else the plugins need not even load
         for kind, spans in library.library_finders():
-            found.extend(_back(Finding(start, end, kind), places) for start, end in spans(joined))
+            found.extend(
+                _back(Finding(start, end, kind), places)
+                for start, end in spans(joined)
+                if kind != URL_KIND or _url_password(joined[start:end])
+            )
     for match in URL_PASSWORD.finditer(joined):
-        if not PLACEHOLDER_WORDS.match(match.group(1)) and not REFERENCE.search(match.group(1)):
-            found.append(_back(Finding(*match.span(1), "basic-auth"), places))
+        if _url_password(match.group(1)):
+            found.append(_back(Finding(*match.span(1), URL_KIND), places))
     if "PRIVATE KEY" in text:  # a key block has spaces: it is looked for in the whole text
         found.extend(f for f in own_findings(text, blocks=True))
     if keywords:
         found.extend(_assigned(text))
     result = merged(found)
     return outside(result, allowed_lines(text)) if allow else result
+
+
+def _url_password(value: str) -> bool:
+    """Whether a URL's password is one: not a placeholder (`<PASSWORD>`, `password`,
+    `changeme`) nor a reference (`${DB_PASSWORD}`), whichever detector found it."""
+    return not PLACEHOLDER_WORDS.match(value) and not REFERENCE.search(value)
 
 
 # Every token detector's secret is a run of 16 or more characters without a space: the
