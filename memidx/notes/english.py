@@ -91,8 +91,9 @@ def clean_inline(line: str) -> str:
     return _SPACE.sub(" ", _MARKUP.sub(" ", line)).strip()
 
 
-def prose_units(text: str) -> list[str]:
-    """The prose of a note as units: each paragraph, list item and heading is one unit."""
+def prose_units(text: str, *, quotes: bool = True) -> list[str]:
+    """The prose of a note as units: each paragraph, list item and heading is one unit.
+    `quotes=False` leaves out block quotes (`> ...`): the words of someone else."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     text = _COMMENT.sub(" ", strip_front_matter(text))
     units: list[str] = []
@@ -112,7 +113,11 @@ def prose_units(text: str) -> list[str]:
             in_code = True
             continue
         in_code = False
-        line = _QUOTE.sub("", raw)
+        quote = _QUOTE.match(raw)
+        if quote is not None and not quotes:
+            flush()
+            continue
+        line = raw[quote.end() :] if quote is not None else raw
         if not line.strip() or _RULE.match(line) or _LINK_DEF.match(line):
             flush()
         elif line.lstrip().startswith("|"):
@@ -242,7 +247,11 @@ def detect_language(text: str) -> tuple[str, float]:
 
 
 def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
-    """Judge the language of one note's Markdown text."""
+    """Judge the language of one note's Markdown text. Block quotes (an error message, a
+    reply: someone else's words) vote only when the author's own prose is too short to."""
+    own = prose_units(text, quotes=False)
+    if any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
+        return judge_units(own, detect or detect_language)
     return judge_units(prose_units(text), detect or detect_language)
 
 

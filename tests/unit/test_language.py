@@ -151,6 +151,35 @@ def test_english_note_quoting_a_chinese_error_passes(text: str) -> None:
     assert check_text(text).english
 
 
+GERMAN_ERROR_QUOTED = """\
+# Docker fails on German Windows
+
+Docker prints this on a German Windows machine:
+
+> Der Zugriff auf den Pfad wurde verweigert, weil der Prozess nicht über ausreichende
+> Berechtigungen verfügt.
+
+Run the terminal as administrator and it works.
+"""
+
+
+def test_a_quoted_error_longer_than_the_notes_own_prose_does_not_outvote_it() -> None:
+    """The quote held 54% of the letters, so an English note was refused as German."""
+    assert check_text(GERMAN_ERROR_QUOTED).english
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        GERMAN + "\n> The build failed because the cache was stale, so we cleared it.\n",
+        "> " + GERMAN.replace("\n", "\n> ") + "\n",  # nothing but a quote: the quote votes
+        "Siehe:\n\n> " + GERMAN.replace("\n", "\n> ") + "\n",  # own prose too short to vote
+    ],
+)
+def test_quotes_never_make_a_foreign_note_pass(text: str) -> None:
+    assert (check_text(text).english, check_text(text).language) == (False, "de")
+
+
 @pytest.mark.parametrize("text", [CODE_ONLY, TABLE_ONLY])
 def test_code_and_tables_are_not_prose(text: str) -> None:
     assert prose_units(text) == []
