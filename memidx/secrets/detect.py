@@ -16,6 +16,7 @@ from functools import cache
 
 from memidx.secrets import library
 from memidx.secrets.patterns import (
+    BASIC,
     BEARER,
     EXTRA_KEYWORDS,
     PLACEHOLDER_WORDS,
@@ -52,7 +53,7 @@ def _keyword_lines() -> re.Pattern[str]:
     words = [*library.keyword_words(), "token", "credential", "access[_-]?key", "bearer"]
     # a secret-sounding word followed by an assignment (`=`, `:`, `:=`, `=>`), or `bearer`
     names = "(?:" + "|".join(words) + r")[\w\"'\]\[.-]*\s*(?:=|:|\()"
-    return re.compile(r"(?i)" + names + r"|bearer\s")
+    return re.compile(r"(?i)" + names + r"|bearer\s|basic\s")
 
 
 def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> list[Finding]:
@@ -77,6 +78,20 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
         found.extend(_assigned(text))
     result = merged(found)
     return outside(result, allowed_lines(text)) if allow else result
+
+
+def _basic_password(token: str) -> bool:
+    """Whether an `Authorization: Basic` token holds a password (`user:password` in base64)
+    that is no placeholder (`username:password`, the usual example)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, colon, password = decoded.strip().partition(":")
+    return bool(colon and user.isprintable() and password) and _url_password(password)
 
 
 def _url_password(value: str) -> bool:
@@ -116,7 +131,7 @@ def _place(offset: int, places: list[tuple[int, int]]) -> int:
 
 # Cheap literal stems of every secret-sounding name: str.find over the text in lower case
 # finds the lines worth reading far faster than any expression of alternatives.
-STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contrase")
+STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "basic", "contrase")
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -147,6 +162,9 @@ def _assigned(text: str) -> Iterable[Finding]:
         values.update(m.group(1) for m in EXTRA_KEYWORDS.finditer(line))
         kinds = dict.fromkeys(values, KEYWORD_KIND)
         kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
+        for match in BASIC.finditer(line):
+            if _basic_password(match.group(1)):
+                yield Finding(start + match.start(1), start + match.end(1), URL_KIND)
         for raw, kind in kinds.items():
             value = raw.strip("\"'`,;")
             if looks_secret(value, entropy):
