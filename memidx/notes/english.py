@@ -51,6 +51,7 @@ class LanguageVerdict:
 
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_INDENTED = re.compile(r" {0,3}\t| {4}")  # indented code: 4 columns, a tab reaching column 4
 _RULE = re.compile(r"^\s*(?:(?:[-*_]\s*){3,}|=+)\s*$")
 _LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -106,11 +107,14 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
         current.clear()
 
     in_code = False
+    # CommonMark's indented code block: lines indented 4 columns after a blank line (it cannot
+    # interrupt a paragraph), unless they continue a list item, whose paragraphs are indented.
+    indented, in_list, after_blank = False, False, True
     for raw, code, _ in scan(text.split("\n")):
         if code:
             if not in_code:
                 flush()
-            in_code = True
+            in_code, after_blank = True, True
             continue
         in_code = False
         quote = _QUOTE.match(raw)
@@ -118,6 +122,12 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             flush()
             continue
         line = raw[quote.end() :] if quote is not None else raw
+        if line.strip() and _INDENTED.match(line) and (indented or (after_blank and not in_list)):
+            flush()
+            indented = True
+            continue
+        indented = False
+        was_blank, after_blank = after_blank, not line.strip()
         if not line.strip() or _RULE.match(line) or _LINK_DEF.match(line):
             flush()
         elif line.lstrip().startswith("|"):
@@ -128,8 +138,11 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             flush()
         elif item := _ITEM.match(line):
             flush()
+            in_list = True
             current.append(clean_inline(line[item.end() :]))
         else:
+            if was_blank and not line[0].isspace():
+                in_list = False  # a paragraph after a blank line, at the margin, ends the list
             current.append(clean_inline(line))
     flush()
     return units

@@ -163,6 +163,24 @@ Run the terminal as administrator and it works.
 """
 
 
+GERMAN_LOG_INDENTED = """\
+# Docker on a German Windows box
+
+The daemon refused to start after the update. The event log said:
+
+    Der Dienst konnte nicht gestartet werden, weil der Zugriff auf den Pfad verweigert wurde.
+    Der Prozess verfügt nicht über ausreichende Berechtigungen für diesen Vorgang.
+
+Running the installer again as administrator fixed it.
+"""
+
+
+def test_an_indented_code_block_is_code_not_prose() -> None:
+    """A pasted German log indented 4 spaces (Markdown's other code block) held 60% of the
+    letters, so an English note was refused as German."""
+    assert check_text(GERMAN_LOG_INDENTED).english
+
+
 def test_a_quoted_error_longer_than_the_notes_own_prose_does_not_outvote_it() -> None:
     """The quote held 54% of the letters, so an English note was refused as German."""
     assert check_text(GERMAN_ERROR_QUOTED).english
@@ -231,6 +249,12 @@ def test_note_without_prose_passes(text: str) -> None:
         ("Text\n| a | b |\n|---|---|\nMore", ["Text", "More"]),
         ("Text\n~~~\n``` not a close\n~~~\nAfter", ["Text", "After"]),
         ("Title\n=====\nBody", ["Title", "Body"]),
+        # CommonMark's indented code: after a blank line, not inside a list item
+        ("Log:\n\n    Zugriff verweigert\n\n    Pfad\nAfter", ["Log:", "After"]),
+        ("Log:\n\n\tZugriff verweigert\n\nAfter", ["Log:", "After"]),
+        ("Para\n    lazy continuation", ["Para lazy continuation"]),
+        ("1. Step\n\n    Its second paragraph\n\nAfter", ["Step", "Its second paragraph", "After"]),
+        ("- a\n\nEnd of list\n\n    code\n", ["a", "End of list"]),
     ],
 )
 def test_prose_units(text: str, units: list[str]) -> None:
