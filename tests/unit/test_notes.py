@@ -72,6 +72,7 @@ def test_unindexable_files_say_why(data: bytes, reason: str) -> None:
 
 
 QUOTE_IT = '(put the value in double quotes: title: "...")'
+HASH_IS_A_COMMENT = '(YAML reads " #" as a comment: quote a value that holds #, e.g. "#tag")'
 
 
 @pytest.mark.parametrize(
@@ -84,6 +85,8 @@ QUOTE_IT = '(put the value in double quotes: title: "...")'
         ("title: *bold* claims", QUOTE_IT),
         ("lang: en\ntitle: {draft} the build", QUOTE_IT),
         ("tags:\n\t- build", "(YAML indents with spaces, not tabs)"),
+        ("tags: [ci, #build]", HASH_IS_A_COMMENT),  # README: tags may be written `#build`
+        ("tags: [#build, ci]\ntitle: The build", HASH_IS_A_COMMENT),
         ("title: [unclosed\ntags: a", None),  # the list of line 2 is unclosed: no one fix
         ('title: "unclosed', None),
     ],
