@@ -20,6 +20,7 @@ from datetime import UTC, date, datetime
 from functools import cache
 
 from memidx.frozen import Value
+from memidx.notes.yaml_hints import yaml_hint
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def _read_yaml(block: str) -> dict[str, object]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
-        where = f" at line {line}{_hint(block, mark.line, exc)}" if mark is not None else ""
+        where = f" at line {line}{yaml_hint(block, mark.line, exc)}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise FrontMatterError(f"{problem}{where}", line=line) from exc
     except Exception as exc:
@@ -173,33 +174,6 @@ def _read_yaml(block: str) -> dict[str, object]:
         if not isinstance(key, str):  # `1: x`, `true: x`, `2026-01-01: x`, `? [a]`
             raise FrontMatterError(f"a key is {_kind(key)}, not text (quote it)")
     return cast(dict[str, object], fields)
-
-
-def _hint(block: str, index: int, exc: Exception) -> str:
-    """What to do about a YAML error on the block's line `index`, for the slips editors make:
-    a tab in the indentation, and a plain value that YAML reads as syntax (`title: Fix: the
-    build`, `[WIP] ...`, `@user ...`, `*bold* ...`). Names the key, never the value (it may
-    be a secret)."""
-    lines = block.split("\n")
-    comment = _COMMENT_HINT if any(_COMMENT.search(line) for line in lines[: index + 1]) else ""
-    context = getattr(exc, "context_mark", None)
-    spans_lines = context is not None and context.line != index
-    if spans_lines and getattr(exc, "context", None) != "while parsing a block mapping":
-        return comment  # an unclosed list or quote on an earlier line: no one fix to name
-    text = lines[index] if 0 <= index < len(lines) else ""
-    if text.lstrip(" ").startswith("\t"):
-        return " (YAML indents with spaces, not tabs)"
-    found = _KEY.fullmatch(text)
-    value = found.group(2) if found else None
-    if found and value and value[0] not in "\"'":
-        return f' (put the value in double quotes: {found.group(1)}: "...")'
-    return comment
-
-
-# `tags: [ci, #build]`: YAML reads `#` after a space, `[` or `,` as a comment's start, so the
-# list never closes and the error points past it.
-_COMMENT = re.compile(r"[\s\[,]#")
-_COMMENT_HINT = ' (YAML reads " #" as a comment: quote a value that holds #, e.g. "#tag")'
 
 
 def _why(exc: Exception) -> str:
