@@ -229,7 +229,7 @@ def _memory_commands(commands: Commands) -> None:
         "action",
         choices=("install", "status", "uninstall"),
         help="install: memidx's pre-commit (the checks on the staged files, no stash), "
-        "post-commit, post-merge, post-checkout and post-rewrite shims "
+        "post-commit, post-merge, post-checkout, post-rewrite and post-applypatch shims "
         "(a hook already there runs after memidx's); uninstall: remove them and restore it",
     )
     json_flag(p, "what is installed")
@@ -266,7 +266,7 @@ def _memory_commands(commands: Commands) -> None:
     p.add_argument(
         "stage",
         nargs="?",
-        choices=("post-commit", "post-merge", "post-checkout", "post-rewrite"),
+        choices=("post-commit", "post-merge", "post-checkout", "post-rewrite", "post-applypatch"),
         help="default: the stage pre-commit is running (from its PRE_COMMIT_* variables)",
     )
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")

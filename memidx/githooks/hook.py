@@ -10,7 +10,7 @@ from memidx.config import load_config
 from memidx.errors import MemidxError
 from memidx.index.failures import record_failure
 
-STAGES = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
+STAGES = ("post-commit", "post-merge", "post-checkout", "post-rewrite", "post-applypatch")
 
 
 def stage_from_environment() -> str:

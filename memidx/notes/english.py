@@ -51,6 +51,7 @@ class LanguageVerdict:
 
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_INDENTED = re.compile(r" {0,3}\t| {4}")  # indented code: 4 columns, a tab reaching column 4
 _RULE = re.compile(r"^\s*(?:(?:[-*_]\s*){3,}|=+)\s*$")
 _LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -91,8 +92,9 @@ def clean_inline(line: str) -> str:
     return _SPACE.sub(" ", _MARKUP.sub(" ", line)).strip()
 
 
-def prose_units(text: str) -> list[str]:
-    """The prose of a note as units: each paragraph, list item and heading is one unit."""
+def prose_units(text: str, *, quotes: bool = True) -> list[str]:
+    """The prose of a note as units: each paragraph, list item and heading is one unit.
+    `quotes=False` leaves out block quotes (`> ...`): the words of someone else."""
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     text = _COMMENT.sub(" ", strip_front_matter(text))
     units: list[str] = []
@@ -105,14 +107,27 @@ def prose_units(text: str) -> list[str]:
         current.clear()
 
     in_code = False
+    # CommonMark's indented code block: lines indented 4 columns after a blank line (it cannot
+    # interrupt a paragraph), unless they continue a list item, whose paragraphs are indented.
+    indented, in_list, after_blank = False, False, True
     for raw, code, _ in scan(text.split("\n")):
         if code:
             if not in_code:
                 flush()
-            in_code = True
+            in_code, after_blank = True, True
             continue
         in_code = False
-        line = _QUOTE.sub("", raw)
+        quote = _QUOTE.match(raw)
+        if quote is not None and not quotes:
+            flush()
+            continue
+        line = raw[quote.end() :] if quote is not None else raw
+        if line.strip() and _INDENTED.match(line) and (indented or (after_blank and not in_list)):
+            flush()
+            indented = True
+            continue
+        indented = False
+        was_blank, after_blank = after_blank, not line.strip()
         if not line.strip() or _RULE.match(line) or _LINK_DEF.match(line):
             flush()
         elif line.lstrip().startswith("|"):
@@ -123,8 +138,11 @@ def prose_units(text: str) -> list[str]:
             flush()
         elif item := _ITEM.match(line):
             flush()
+            in_list = True
             current.append(clean_inline(line[item.end() :]))
         else:
+            if was_blank and not line[0].isspace():
+                in_list = False  # a paragraph after a blank line, at the margin, ends the list
             current.append(clean_inline(line))
     flush()
     return units
@@ -242,7 +260,11 @@ def detect_language(text: str) -> tuple[str, float]:
 
 
 def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
-    """Judge the language of one note's Markdown text."""
+    """Judge the language of one note's Markdown text. Block quotes (an error message, a
+    reply: someone else's words) vote only when the author's own prose is too short to."""
+    own = prose_units(text, quotes=False)
+    if any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
+        return judge_units(own, detect or detect_language)
     return judge_units(prose_units(text), detect or detect_language)
 
 
@@ -255,5 +277,6 @@ def problem_message(path: str, verdict: LanguageVerdict) -> str:
         what = f"{verdict.language} ({name}?)" if name else verdict.language
     return (
         f"{path}: written in {what}, not English: notes are shared in English; "
-        "translate it, or commit with --no-verify if it must stay"
+        "translate it, or if it must stay commit with `SKIP=memidx-english git commit ...` "
+        "(not --no-verify, which skips the secret check too)"
     )

@@ -20,6 +20,7 @@ from datetime import UTC, date, datetime
 from functools import cache
 
 from memidx.frozen import Value
+from memidx.notes.yaml_hints import yaml_hint
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def _read_yaml(block: str) -> dict[str, object]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
-        where = f" at line {line}" if mark is not None else ""
+        where = f" at line {line}{yaml_hint(block, mark.line, exc)}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise FrontMatterError(f"{problem}{where}", line=line) from exc
     except Exception as exc:

@@ -16,6 +16,7 @@ from functools import cache
 
 from memidx.secrets import library
 from memidx.secrets.patterns import (
+    BASIC,
     BEARER,
     EXTRA_KEYWORDS,
     PLACEHOLDER_WORDS,
@@ -35,6 +36,7 @@ from memidx.secrets.patterns import (
 
 KEYWORD_KIND = "secret-assignment"
 BEARER_KIND = "bearer-token"
+URL_KIND = "basic-auth"  # a password in a URL: the library's detector and memidx's pattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +53,7 @@ def _keyword_lines() -> re.Pattern[str]:
     words = [*library.keyword_words(), "token", "credential", "access[_-]?key", "bearer"]
     # a secret-sounding word followed by an assignment (`=`, `:`, `:=`, `=>`), or `bearer`
     names = "(?:" + "|".join(words) + r")[\w\"'\]\[.-]*\s*(?:=|:|\()"
-    return re.compile(r"(?i)" + names + r"|bearer\s")
+    return re.compile(r"(?i)" + names + r"|bearer\s|basic\s")
 
 
 def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> list[Finding]:
@@ -62,16 +64,40 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
     found: list[Finding] = [_back(f, places) for f in own_findings(joined)]
     if library.may_find(joined):  # else the plugins need not even load
         for kind, spans in library.library_finders():
-            found.extend(_back(Finding(start, end, kind), places) for start, end in spans(joined))
+            found.extend(
+                _back(Finding(start, end, kind), places)
+                for start, end in spans(joined)
+                if kind != URL_KIND or _url_password(joined[start:end])
+            )
     for match in URL_PASSWORD.finditer(joined):
-        if not PLACEHOLDER_WORDS.match(match.group(1)) and not REFERENCE.search(match.group(1)):
-            found.append(_back(Finding(*match.span(1), "basic-auth"), places))
+        if _url_password(match.group(1)):
+            found.append(_back(Finding(*match.span(1), URL_KIND), places))
     if "PRIVATE KEY" in text:  # a key block has spaces: it is looked for in the whole text
         found.extend(f for f in own_findings(text, blocks=True))
     if keywords:
         found.extend(_assigned(text))
     result = merged(found)
     return outside(result, allowed_lines(text)) if allow else result
+
+
+def _basic_password(token: str) -> bool:
+    """Whether an `Authorization: Basic` token holds a password (`user:password` in base64)
+    that is no placeholder (`username:password`, the usual example)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, colon, password = decoded.strip().partition(":")
+    return bool(colon and user.isprintable() and password) and _url_password(password)
+
+
+def _url_password(value: str) -> bool:
+    """Whether a URL's password is one: not a placeholder (`<PASSWORD>`, `password`,
+    `changeme`) nor a reference (`${DB_PASSWORD}`), whichever detector found it."""
+    return not PLACEHOLDER_WORDS.match(value) and not REFERENCE.search(value)
 
 
 # Every token detector's secret is a run of 16 or more characters without a space: the
@@ -105,7 +131,7 @@ def _place(offset: int, places: list[tuple[int, int]]) -> int:
 
 # Cheap literal stems of every secret-sounding name: str.find over the text in lower case
 # finds the lines worth reading far faster than any expression of alternatives.
-STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contrase")
+STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "basic", "contrase")
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -136,6 +162,9 @@ def _assigned(text: str) -> Iterable[Finding]:
         values.update(m.group(1) for m in EXTRA_KEYWORDS.finditer(line))
         kinds = dict.fromkeys(values, KEYWORD_KIND)
         kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
+        for match in BASIC.finditer(line):
+            if _basic_password(match.group(1)):
+                yield Finding(start + match.start(1), start + match.end(1), URL_KIND)
         for raw, kind in kinds.items():
             value = raw.strip("\"'`,;")
             if looks_secret(value, entropy):

@@ -32,6 +32,8 @@ OWN_BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # `Authorization: Bearer <token>`: the token, when it looks random (checked like a value)
 BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)")
+# `Authorization: Basic <base64 of user:password>`: a password, as in a URL
+BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 # Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`
 EXTRA_KEYWORDS = re.compile(
     r"(?i)[\w.-]*(?:token|credential|access[_-]?key|secret[_-]?key)[\w-]*[\"']?\s*(?::=|=>|[:=])"

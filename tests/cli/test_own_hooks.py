@@ -108,6 +108,27 @@ def test_a_post_hook_never_stashes_an_edit_made_while_it_runs(machine: Machine) 
     assert machine.git("status", "--porcelain").strip() == "M notes/busy.md"
 
 
+def test_git_am_brings_the_index_to_head(machine: Machine, tmp_path: Path) -> None:
+    """`git am` commits each patch without running post-commit: the index stayed behind HEAD
+    and the drift check blocked the next commit until `memidx sync`."""
+    machine.git("checkout", "-q", "-b", "mailed")
+    machine.note("mailed.md", "Mailed", "a note that came by mail about capybaras")
+    machine.commit("mailed")
+    patches = tmp_path / "patches"
+    machine.git("format-patch", "-q", "-1", "-o", str(patches))
+    machine.git("checkout", "-q", "main")
+    machine.git("am", "-q", *map(str, sorted(patches.iterdir())))
+    status = machine.memidx("status", "--json").json()
+    head = machine.git("rev-parse", "HEAD").strip()
+    assert (status["healthy"], status["index"]["indexed_commit"]) == (True, head), status
+    hits = machine.memidx("search", "--json", "--mode", "bm25", "capybaras").json()["hits"]
+    assert [h["ref"] for h in hits] == ["notes/mailed.md"]
+    machine.note("next.md", "Next", "the commit after the mailed one")
+    machine.git("add", "-A")
+    done = machine.run_git("commit", "-q", "-m", "next")  # the drift check passes
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_checkout_theirs_during_a_merge_conflict_succeeds(machine: Machine) -> None:
     machine.note("c.md", "Conflict", "base")
     machine.commit("base")

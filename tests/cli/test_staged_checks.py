@@ -115,6 +115,56 @@ def test_the_english_check_reads_the_staged_note(
     assert (commit(machine, "-m", "two").returncode == 0) is passes
 
 
+def test_the_english_checks_way_out_keeps_the_secret_check(machine: Machine) -> None:
+    """A note that must stay in another language is committed the way the blocked commit says,
+    and that way still runs the other checks (--no-verify, once advised, skipped them all)."""
+    write(machine, "german.md", f"{GERMAN}\n\nghp_1234567890abcdefghijABCDEFGHIJ123456\n")
+    machine.git("add", "-A")
+    blocked = commit(machine, "-m", "german")
+    said = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0 and "--no-verify if" not in said, said
+    assert "`SKIP=memidx-english git commit ...`" in said, said
+
+    def commit_skipping_english() -> subprocess.CompletedProcess[str]:
+        env = {**machine.env, "SKIP": "memidx-english"}
+        command = ["git", "commit", "-q", "-m", "german"]
+        return subprocess.run(
+            command, cwd=machine.root, env=env, capture_output=True, text=True, check=False
+        )
+
+    secret = commit_skipping_english()
+    assert secret.returncode != 0, secret.stderr
+    assert "notes/german.md:7: github-token" in secret.stderr, secret.stderr
+    write(machine, "german.md", GERMAN)
+    machine.git("add", "-A")
+    done = commit_skipping_english()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "notes/german.md" in machine.git("ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_the_checks_read_the_configured_notes_folder(machine: Machine) -> None:
+    """With `notes_dir = "kb"` the checks' `files: ^notes/` filter passed them no note: a
+    German note holding a token, and one that cannot be indexed, were committed unchecked."""
+    (machine.root / "pyproject.toml").write_text('[tool.memidx]\nnotes_dir = "kb"\n')
+    machine.git("mv", "notes", "kb")
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "--no-verify", "-m", "the notes live in kb/")
+    assert machine.memidx("reconcile", "--fix").code == 0
+    for body, problem in [
+        (GERMAN, "kb/x.md: written in de"),
+        (f"{ENGLISH}\n\nghp_1234567890abcdefghijABCDEFGHIJ123456\n", "kb/x.md:3: github-token"),
+        ("---\ntitle: [unclosed\n---\nbody\n", "kb/x.md:3: cannot be indexed"),
+    ]:
+        (machine.root / "kb" / "x.md").write_text(body)
+        machine.git("add", "-A")
+        blocked = commit(machine, "-m", "x")
+        said = blocked.stdout + blocked.stderr
+        assert blocked.returncode != 0 and problem in said, said
+    (machine.root / "kb" / "x.md").write_text(f"# X\n\n{ENGLISH}\n")
+    machine.git("add", "-A")
+    assert commit(machine, "-m", "x").returncode == 0
+
+
 def test_the_drift_check_reads_the_staged_note(machine: Machine) -> None:
     broken = machine.root / "notes" / "bad.md"
     broken.write_text("---\ntitle: [unclosed\n---\n\nbody\n")

@@ -67,6 +67,7 @@ PURE = [
     "memidx.text",
     "memidx.notes.note",
     "memidx.notes.frontmatter",
+    "memidx.notes.yaml_hints",
     "memidx.notes.chunks",
     "memidx.notes.markdown",
     "memidx.notes.words",

@@ -151,6 +151,53 @@ def test_english_note_quoting_a_chinese_error_passes(text: str) -> None:
     assert check_text(text).english
 
 
+GERMAN_ERROR_QUOTED = """\
+# Docker fails on German Windows
+
+Docker prints this on a German Windows machine:
+
+> Der Zugriff auf den Pfad wurde verweigert, weil der Prozess nicht über ausreichende
+> Berechtigungen verfügt.
+
+Run the terminal as administrator and it works.
+"""
+
+
+GERMAN_LOG_INDENTED = """\
+# Docker on a German Windows box
+
+The daemon refused to start after the update. The event log said:
+
+    Der Dienst konnte nicht gestartet werden, weil der Zugriff auf den Pfad verweigert wurde.
+    Der Prozess verfügt nicht über ausreichende Berechtigungen für diesen Vorgang.
+
+Running the installer again as administrator fixed it.
+"""
+
+
+def test_an_indented_code_block_is_code_not_prose() -> None:
+    """A pasted German log indented 4 spaces (Markdown's other code block) held 60% of the
+    letters, so an English note was refused as German."""
+    assert check_text(GERMAN_LOG_INDENTED).english
+
+
+def test_a_quoted_error_longer_than_the_notes_own_prose_does_not_outvote_it() -> None:
+    """The quote held 54% of the letters, so an English note was refused as German."""
+    assert check_text(GERMAN_ERROR_QUOTED).english
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        GERMAN + "\n> The build failed because the cache was stale, so we cleared it.\n",
+        "> " + GERMAN.replace("\n", "\n> ") + "\n",  # nothing but a quote: the quote votes
+        "Siehe:\n\n> " + GERMAN.replace("\n", "\n> ") + "\n",  # own prose too short to vote
+    ],
+)
+def test_quotes_never_make_a_foreign_note_pass(text: str) -> None:
+    assert (check_text(text).english, check_text(text).language) == (False, "de")
+
+
 @pytest.mark.parametrize("text", [CODE_ONLY, TABLE_ONLY])
 def test_code_and_tables_are_not_prose(text: str) -> None:
     assert prose_units(text) == []
@@ -202,6 +249,12 @@ def test_note_without_prose_passes(text: str) -> None:
         ("Text\n| a | b |\n|---|---|\nMore", ["Text", "More"]),
         ("Text\n~~~\n``` not a close\n~~~\nAfter", ["Text", "After"]),
         ("Title\n=====\nBody", ["Title", "Body"]),
+        # CommonMark's indented code: after a blank line, not inside a list item
+        ("Log:\n\n    Zugriff verweigert\n\n    Pfad\nAfter", ["Log:", "After"]),
+        ("Log:\n\n\tZugriff verweigert\n\nAfter", ["Log:", "After"]),
+        ("Para\n    lazy continuation", ["Para lazy continuation"]),
+        ("1. Step\n\n    Its second paragraph\n\nAfter", ["Step", "Its second paragraph", "After"]),
+        ("- a\n\nEnd of list\n\n    code\n", ["a", "End of list"]),
     ],
 )
 def test_prose_units(text: str, units: list[str]) -> None:
@@ -266,7 +319,8 @@ def test_problem_message_is_one_line() -> None:
     verdict = LanguageVerdict(False, "de", 0.9, "90% of the prose is not English (mostly de)")
     assert problem_message("notes/x.md", verdict) == (
         "notes/x.md: written in de (German?), not English: notes are shared in English; "
-        "translate it, or commit with --no-verify if it must stay"
+        "translate it, or if it must stay commit with `SKIP=memidx-english git commit ...` "
+        "(not --no-verify, which skips the secret check too)"
     )
     script = LanguageVerdict(False, None, 1.0, "too short to judge")
     assert "\n" not in problem_message("notes/y.md", script)

@@ -71,6 +71,40 @@ def test_unindexable_files_say_why(data: bytes, reason: str) -> None:
         parse_note("notes/bad.md", data, LIMIT)
 
 
+QUOTE_IT = '(put the value in double quotes: title: "...")'
+HASH_IS_A_COMMENT = '(YAML reads " #" as a comment: quote a value that holds #, e.g. "#tag")'
+
+
+@pytest.mark.parametrize(
+    ("block", "hint"),
+    [
+        ("title: Fix: the build", QUOTE_IT),
+        ("title: [WIP] the build", QUOTE_IT),
+        ("title: @alice fixed it", QUOTE_IT),
+        ("title: `make` fails", QUOTE_IT),
+        ("title: *bold* claims", QUOTE_IT),
+        ("lang: en\ntitle: {draft} the build", QUOTE_IT),
+        ("tags:\n\t- build", "(YAML indents with spaces, not tabs)"),
+        ("tags: [ci, #build]", HASH_IS_A_COMMENT),  # README: tags may be written `#build`
+        ("tags: [#build, ci]\ntitle: The build", HASH_IS_A_COMMENT),
+        ("title: [unclosed\ntags: a", None),  # the list of line 2 is unclosed: no one fix
+        ('title: "unclosed', None),
+    ],
+)
+def test_malformed_front_matter_says_how_to_fix_it(block: str, hint: str | None) -> None:
+    """Editors' usual slips give YAML's own words ("mapping values are not allowed in this
+    context"), which do not tell the author what to change; the line names the fix, never
+    the value."""
+    with pytest.raises(NoteError, match="malformed front matter") as raised:
+        parse_note("notes/bad.md", f"---\n{block}\n---\nbody\n".encode(), LIMIT)
+    said = str(raised.value)
+    if hint is None:
+        assert "(" not in said, said
+    else:
+        assert said.endswith(hint), said
+        assert "build" not in said and "alice" not in said, said
+
+
 @pytest.mark.parametrize(
     "block", ["lang: no\ntags: [yes, no, on]", "lang: no\ntags: [yes, no, on]  # c"]
 )

@@ -117,6 +117,10 @@ SECRETS: dict[str, tuple[Callable[[random.Random], str], str]] = {
         lambda r: _r(r, ALNUM + "-_", 40),
         "curl -H 'Authorization: Bearer {s}' https://api.internal/v1",
     ),
+    "basic-auth-header": (
+        lambda r: base64.b64encode(f"deploy:{_password(r)}".encode()).decode(),
+        "curl -H 'Authorization: Basic {s}' https://api.internal/v1",
+    ),
     "sendgrid-key": (
         lambda r: "S" + "G." + _r(r, ALNUM, 22) + "." + _r(r, ALNUM, 43),
         "mail key {s}",
@@ -161,6 +165,11 @@ LOOK_ALIKES: dict[str, tuple[Callable[[random.Random], str], str]] = {
     "placeholder-xxx": (lambda r: "x" * 20, "AWS_SECRET_ACCESS_KEY={s}"),
     "placeholder-caps": (lambda r: "YOUR_API_KEY_HERE", 'token = "{s}"'),
     "placeholder-changeme": (lambda r: "changeme", "password: {s}"),
+    "placeholder-basic-auth": (
+        lambda r: base64.b64encode(r.choice([b"username:password", b"user:<password>"])).decode(),
+        "> Authorization: Basic {s}",
+    ),
+    "prose-basic": (lambda r: "authentication", "basic {s} sends the password in clear"),
     "env-reference": (lambda r: 'os.environ["DB_PASSWORD"]', "password = {s}"),
     "call-reference": (lambda r: "get_secret(name)", "secret = {s}"),
     "attribute-reference": (lambda r: "settings.DATABASE_PASSWORD", "password=config.{s}"),
