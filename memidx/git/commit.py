@@ -267,8 +267,26 @@ def _remove_stale_temporaries(git_dir: Path) -> None:
             path.unlink(missing_ok=True)
 
 
+# What git says when it cannot write, checked before its lock message: a full disk makes
+# git fail to write even its own lock file ("sha1 file '.git/index.lock' write error").
+CANNOT_WRITE = (
+    (("Out of diskspace", "No space left on device"), "the disk is full", "free space on its disk"),
+    (
+        ("Read-only file system",),
+        "the repository cannot be written",
+        "check its permissions and mount",
+    ),
+)
+
+
 def _git_error(exc: Any, what: str) -> GitError:
     stderr = str(exc.stderr or "").strip()
+    for messages, why, remedy in CANNOT_WRITE:
+        if any(message in stderr for message in messages):
+            last = stderr.splitlines()[-1]
+            return GitError(
+                f"{what} was not committed: {why} ({last})", f"{remedy}, then try again"
+            )
     if "index.lock" in stderr:
         return GitError(f"git kept its index locked; {what} was not committed", "try again")
     if "Please tell me who you are" in stderr or "empty ident" in stderr:

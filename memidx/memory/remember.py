@@ -130,10 +130,15 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
     for n in range(1, 1000):
         name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
         try:
-            with (target / name).open("x", encoding="utf-8") as out:
-                out.write(text)
+            out = (target / name).open("x", encoding="utf-8")
         except FileExistsError:
             continue
+        try:
+            with out:
+                out.write(text)
+        except OSError as exc:  # a full disk: no empty or half note is left to be committed
+            (target / name).unlink(missing_ok=True)
+            raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
         return (folder / name).as_posix()
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 
