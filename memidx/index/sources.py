@@ -104,11 +104,14 @@ class GitSource:
         return None
 
 
+READ_SIZE = 1 << 20  # os.read allocates what it is asked for: never max_note_bytes at once
+
+
 def _read_up_to(fd: int, limit: int) -> bytes:
     parts: list[bytes] = []
     held = 0
     while held < limit:
-        part = os.read(fd, limit - held)
+        part = os.read(fd, min(limit - held, READ_SIZE))
         if not part:
             break
         parts.append(part)

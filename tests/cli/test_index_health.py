@@ -289,6 +289,19 @@ def test_a_bad_environment_setting_names_the_variable(repo: NotesRepo) -> None:
     )
 
 
+@pytest.mark.parametrize("limit", [str(10**13), str(10**22)])
+def test_a_note_size_limit_of_any_size_reads_only_what_the_notes_hold(
+    repo: NotesRepo, limit: str
+) -> None:
+    # "no limit, really": os.read was asked for the whole limit at once (MemoryError, or an
+    # OverflowError past what a C size holds)
+    repo.write("notes/good.md", "# Good\nThe corpus word.\n")
+    repo.commit()
+    for command in ("ingest", "sync"):
+        run = repo.memidx_process(command, MEMIDX_MAX_NOTE_BYTES=limit)
+        assert run.code == 0 and "Traceback" not in run.err, run.err
+
+
 @pytest.mark.parametrize("folder", ["../elsewhere", "/etc", "notes/../..", ".", "notes\\win"])
 def test_a_notes_dir_outside_the_repository_is_a_one_line_error(
     repo: NotesRepo, folder: str
