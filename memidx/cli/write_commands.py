@@ -136,6 +136,8 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
         from memidx.cli.forget_commands import purge
 
         return purge(args, config)
+    if not config.in_git:  # else git's answer reads as a detached HEAD
+        raise UsageError(f"{config.root} is not a git repository", "segments are committed by git")
     commit = commit_haystack(config, say_notice)
     if commit is not None:
         after_commit(config, say_line)
