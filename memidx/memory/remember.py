@@ -72,7 +72,12 @@ def note_folder(config: Config, directory: str | None) -> PurePosixPath:
                 f"(not hidden, not {HAYSTACK}/)",
                 "e.g. --dir windows/build",
             )
-        folder = folder / sub
+        for part in parts:  # a file where a folder of the way should be
+            folder = folder / part
+            if (config.root / folder).exists() and not (config.root / folder).is_dir():
+                raise UsageError(
+                    f"--dir {directory!r}: {folder} is a file", "name a folder (or a new one)"
+                )
     refuse_links(config.root, folder)
     return folder
 
