@@ -141,9 +141,11 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
         try:
             with out:
                 out.write(text)
-        except OSError as exc:  # a full disk: no empty or half note is left to be committed
+        except BaseException as exc:  # a full disk, Ctrl-C: no empty or half note is left
             (target / name).unlink(missing_ok=True)
-            raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
+            if isinstance(exc, OSError):
+                raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
+            raise
         return (folder / name).as_posix()
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 
