@@ -281,3 +281,20 @@ def test_a_named_pipe_among_notes_outside_git_never_blocks(tmp_path: Path, comma
     assert done.returncode == 0 and done.stderr == "", done.stderr  # as git, no file for a note
     found = repo.memidx("search", "corpus", "--json").json()
     assert [h["ref"] for h in found["hits"]] == ["notes/good.md"]
+
+
+def test_a_note_whose_name_is_not_utf8_never_breaks_the_index(repo: NotesRepo) -> None:
+    # a Latin-1 name from an old system: SQLite stores text only, so this name cannot be a ref
+    repo.write("notes/good.md", GOOD)
+    latin = os.fsdecode(b"notes/caf\xe9.md")
+    repo.write(latin, "# Cafe\nThe corpus word.\n")
+    repo.commit()
+
+    run = repo.memidx("ingest")
+    assert run.code == 0 and "Traceback" not in run.err, run.err
+    repo.write("notes/later.md", "# Later\nThe corpus word again.\n")
+    repo.commit()
+    assert repo.memidx_process("hook", "post-commit").code == 0
+    assert repo.memidx("status").code == 0
+    found = repo.memidx("search", "corpus", "--json").json()
+    assert sorted(h["ref"] for h in found["hits"]) == ["notes/good.md", "notes/later.md"]
