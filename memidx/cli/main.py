@@ -32,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     directory = Path(args.directory) if args.directory else None
@@ -84,6 +84,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """parse_args, except that `check` also takes files after its options: pre-commit runs
+    `<entry> <args> <files>`, and argparse fills a `nargs="*"` positional at its first chance,
+    before the options, so the files after them were unrecognized arguments (exit 2)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command == "check" and not any(a.startswith("-") for a in extra):
+        args.files = [*args.files, *extra]
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 # Commands about the git repository they run in (pre-commit runs `memidx check ...` and

@@ -7,10 +7,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 from memidx.cli.notice import say_notice
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
+from memidx.haystack.frames import MAX_RECORD_BYTES, MAX_TEXT_BYTES
 
 
 def remember(args: argparse.Namespace, config: Config) -> int:
@@ -19,7 +21,7 @@ def remember(args: argparse.Namespace, config: Config) -> int:
 
     if sys.stdin.isatty():
         print("memidx: reading the note's body from stdin (end with Ctrl-D)", file=sys.stderr)
-    body = read_stdin("the note's body")
+    body = read_stdin("the note's body", hint="a note is far shorter: keep the lesson, not the log")
     extra = {"summary_of": args.summary_of} if args.summary_of else None
     done = write_note(
         config,
@@ -64,9 +66,19 @@ def archive_transcript(args: argparse.Namespace, config: Config) -> int:
     return _report(args, config, file(config, record, say_notice))
 
 
-def read_stdin(what: str) -> str:
-    """All of stdin as UTF-8 text; anything else is a usage error, before anything is written."""
-    data = sys.stdin.buffer.read()
+# Input is read up to a bound, never whole: an endless or huge stdin or file (a log dump,
+# /dev/zero) is refused in one line instead of filling memory. No turn memidx files is longer
+# as JSON, even with every character escaped, than a frame (MAX_RECORD_BYTES); a transcript's
+# text is its bytes, so its own limit (MAX_TEXT_BYTES) bounds it.
+INPUT_LIMIT = MAX_RECORD_BYTES
+TEXT_LIMIT = MAX_TEXT_BYTES
+SPLIT_HINT = "split it into several records (e.g. one per part of the transcript)"
+
+
+def read_stdin(what: str, limit: int = INPUT_LIMIT, hint: str = SPLIT_HINT) -> str:
+    """All of stdin as UTF-8 text, at most `limit` bytes; anything else is a usage error,
+    before anything is written."""
+    data = _read_bounded(sys.stdin.buffer, f"{what} on stdin", limit, hint)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -76,11 +88,19 @@ def read_stdin(what: str) -> str:
         ) from exc
 
 
+def _read_bounded(stream: BinaryIO, what: str, limit: int, hint: str) -> bytes:
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise UsageError(f"{what} is over the {limit:,}-byte limit", hint)
+    return data
+
+
 def _read_source(name: str) -> str:
     if name == "-":
-        return read_stdin("the transcript")
+        return read_stdin("the transcript", TEXT_LIMIT, SPLIT_HINT)
     try:
-        return Path(name).read_text(encoding="utf-8")
+        with Path(name).open("rb") as source:
+            return _read_bounded(source, name, TEXT_LIMIT, SPLIT_HINT).decode("utf-8")
     except FileNotFoundError as exc:
         raise UsageError(f"{name}: no such file", "give a transcript file or - for stdin") from exc
     except (OSError, UnicodeDecodeError) as exc:
@@ -116,6 +136,8 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
         from memidx.cli.forget_commands import purge
 
         return purge(args, config)
+    if not config.in_git:  # else git's answer reads as a detached HEAD
+        raise UsageError(f"{config.root} is not a git repository", "segments are committed by git")
     commit = commit_haystack(config, say_notice)
     if commit is not None:
         after_commit(config, say_line)

@@ -26,6 +26,7 @@ from typing import Any
 
 from memidx.config import Config
 from memidx.errors import GitError
+from memidx.git.commit_error import commit_error
 from memidx.portable import file_lock
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
@@ -143,7 +144,7 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
         parents = ["-p", head] if head else []
         return str(repo.git.commit_tree(tree, *parents, "-m", subject)).strip()
     except git.GitCommandError as exc:
-        raise _git_error(exc, ", ".join(paths)) from exc
+        raise commit_error(str(exc.stderr or ""), ", ".join(paths)) from exc
     finally:
         temporary.unlink(missing_ok=True)
 
@@ -265,19 +266,6 @@ def _remove_stale_temporaries(git_dir: Path) -> None:
         pid = path.name.removeprefix(TEMP_INDEX_PREFIX).removesuffix(".index")
         if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
             path.unlink(missing_ok=True)
-
-
-def _git_error(exc: Any, what: str) -> GitError:
-    stderr = str(exc.stderr or "").strip()
-    if "index.lock" in stderr:
-        return GitError(f"git kept its index locked; {what} was not committed", "try again")
-    if "Please tell me who you are" in stderr or "empty ident" in stderr:
-        return GitError(
-            f"git has no author identity, so {what} was not committed",
-            'set one: git config user.name "Your Name" && git config user.email you@example.com',
-        )
-    last = stderr.splitlines()[-1] if stderr else "git failed"
-    return GitError(f"{what} was not committed: {last}", "see git's message above")
 
 
 def _pause(attempt: int) -> None:

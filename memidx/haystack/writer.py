@@ -203,5 +203,11 @@ def describe_folder(haystack: Path) -> None:
     not at every append: made on an older commit that lacks it, it would block the checkout
     that brings it back."""
     path = haystack / ".gitattributes"
-    if not path.exists():
-        path.write_text(GITATTRIBUTES, encoding="utf-8")
+    if path.exists():
+        return
+    draft = haystack / f".gitattributes.{os.getpid()}.tmp"
+    try:  # whole or not at all: an empty one left by a full disk would be committed as it is
+        draft.write_text(GITATTRIBUTES, encoding="utf-8")
+        draft.replace(path)
+    finally:
+        draft.unlink(missing_ok=True)

@@ -95,7 +95,8 @@ def _open_reader(path: Path) -> sqlite3.Connection:
     conn = connect_reader(path)
     try:
         problem = schema_problem(conn, path) or build_problem(conn)
-        if problem is not None and not owned(conn, path):
+        # an empty file holds nothing to lose: the next writer fills it (run ingest, not mv)
+        if problem not in (None, EMPTY) and not owned(conn, path):
             raise not_ours(path, problem)
     except BaseException:
         conn.close()

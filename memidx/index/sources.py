@@ -104,11 +104,14 @@ class GitSource:
         return None
 
 
+READ_SIZE = 1 << 20  # os.read allocates what it is asked for: never max_note_bytes at once
+
+
 def _read_up_to(fd: int, limit: int) -> bytes:
     parts: list[bytes] = []
     held = 0
     while held < limit:
-        part = os.read(fd, limit - held)
+        part = os.read(fd, min(limit - held, READ_SIZE))
         if not part:
             break
         parts.append(part)
@@ -135,19 +138,37 @@ class WorktreeSource:
             for name in sorted(names):
                 path = Path(folder) / name
                 ref = PurePosixPath(path.relative_to(self.root).as_posix()).as_posix()
-                if is_note_path(ref, self.notes_dir):
-                    found[ref] = self._describe(ref, path)
+                if not is_note_path(ref, self.notes_dir):
+                    continue
+                described = self._describe(ref, path)
+                if described is not None:
+                    found[ref] = described
         return found
 
-    def _describe(self, ref: str, path: Path) -> SourceFile:
+    def _describe(self, ref: str, path: Path) -> SourceFile | None:
+        """The file as git would hold it; None for what git never holds (a FIFO, a socket, a
+        device: reading a FIFO would wait forever for a writer) or a file gone meanwhile."""
         if path.is_symlink():
             data = str(path.readlink()).encode("utf-8", "surrogateescape")
             self._data[ref] = data
             return SourceFile(ref, git_blob_id(data), len(data), symlink=True)
-        size = path.stat().st_size
-        data = b"" if size > self.max_bytes else path.read_bytes()
-        self._data[ref] = data
-        return SourceFile(ref, git_blob_id(data) if data or not size else f"size:{size}", size)
+        try:
+            fd = os.open(path, OPEN_AS_IS)
+        except FileNotFoundError:
+            return None
+        try:
+            found = os.fstat(fd)
+            if not stat.S_ISREG(found.st_mode):
+                return None
+            size = found.st_size
+            data = b"" if size > self.max_bytes else _read_up_to(fd, self.max_bytes + 1)
+        finally:
+            os.close(fd)
+        size = max(size, len(data))  # grown since: a size over the limit is skipped as such
+        self._data[ref] = data if size <= self.max_bytes else b""
+        return SourceFile(
+            ref, git_blob_id(data) if size <= self.max_bytes else f"size:{size}", size
+        )
 
     def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes | None]]:
         for file in files:

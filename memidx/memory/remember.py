@@ -72,7 +72,12 @@ def note_folder(config: Config, directory: str | None) -> PurePosixPath:
                 f"(not hidden, not {HAYSTACK}/)",
                 "e.g. --dir windows/build",
             )
-        folder = folder / sub
+        for part in parts:  # a file where a folder of the way should be
+            folder = folder / part
+            if (config.root / folder).exists() and not (config.root / folder).is_dir():
+                raise UsageError(
+                    f"--dir {directory!r}: {folder} is a file", "name a folder (or a new one)"
+                )
     refuse_links(config.root, folder)
     return folder
 
@@ -130,10 +135,17 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
     for n in range(1, 1000):
         name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
         try:
-            with (target / name).open("x", encoding="utf-8") as out:
-                out.write(text)
+            out = (target / name).open("x", encoding="utf-8")
         except FileExistsError:
             continue
+        try:
+            with out:
+                out.write(text)
+        except BaseException as exc:  # a full disk, Ctrl-C: no empty or half note is left
+            (target / name).unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
+            raise
         return (folder / name).as_posix()
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 

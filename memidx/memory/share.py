@@ -71,7 +71,7 @@ def share(
             break
         fetched = _git(config, "fetch", "-q")  # the network, before the look: moves no HEAD
         if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
-            failed, unfetched = f"git fetch failed: {_last_line(fetched)}", unfetched + 1
+            failed, unfetched = f"git fetch failed: {_reason(fetched)}", unfetched + 1
             if unfetched >= FETCH_TRIES:
                 break
             _pause(attempt, sleep, say, failed)
@@ -82,7 +82,7 @@ def share(
             merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
         if merged.returncode != 0:
             _merge_failed(config, merged)
-            failed = f"git merge failed: {_last_line(merged)}"
+            failed = f"git merge failed: {_reason(merged)}"
             _pause(attempt, sleep, say, failed)
             continue
         pushed = _git(config, "push")
@@ -90,7 +90,7 @@ def share(
             after_commit(config, say)  # in case the hooks are not installed
             return Shared(commit, attempt, pushed=True, remote=True)
         if not any(marker in pushed.stderr for marker in REJECTED):
-            raise GitError(f"git push failed: {_last_line(pushed)}", "see git's message above")
+            raise GitError(f"git push failed: {_reason(pushed)}", "see git's message above")
         failed = ""
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")
     seconds = time.monotonic() - started
@@ -141,7 +141,7 @@ def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> Non
         )
     if any(marker in text for marker in CONFLICT):
         raise MemidxError(
-            f"git merge stopped on a merge conflict: {_last_line(done)}",
+            f"git merge stopped on a merge conflict: {_reason(done)}",
             "a person must resolve it: edit the files git status lists, git add them, "
             "git commit, then make sync again",
         )
@@ -152,7 +152,7 @@ def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> Non
         )
     if "would be overwritten by merge" in text:
         raise MemidxError(
-            f"git merge refused: {_last_line(done)}",
+            f"git merge refused: {_reason(done)}",
             "commit, move or delete the files git names (uncommitted edits or untracked "
             "files in the way), then make sync again",
         )
@@ -194,6 +194,10 @@ def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def _last_line(done: subprocess.CompletedProcess[str]) -> str:
+def _reason(done: subprocess.CompletedProcess[str]) -> str:
+    """git's reason: its first `fatal:` or `error:` line (what follows is advice, like "Please
+    make sure you have the correct access rights / and the repository exists."), else its
+    last line."""
     lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    return lines[-1] if lines else f"exit {done.returncode}"
+    causes = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (causes or lines or [f"exit {done.returncode}"])[0 if causes else -1]

@@ -37,7 +37,11 @@ class NoteError(ValueError):
 
 
 def is_note_path(ref: str, notes_dir: str) -> bool:
-    """True for `*.md` files under the notes folder, skipping dotfiles and dot-folders."""
+    """True for `*.md` files under the notes folder, skipping dotfiles and dot-folders, and
+    names that are not UTF-8 (git's bytes as lone surrogates): no text, so no row can hold
+    them, and one such ref failed the whole index."""
+    if not ref.isascii() and not _utf8(ref):
+        return False
     if _plain(ref) and _plain(notes_dir):  # as git lists paths: string tests, ~10x faster
         prefix = notes_dir + "/"
         if not ref.endswith(".md") or not ref.startswith(prefix):
@@ -47,6 +51,14 @@ def is_note_path(ref: str, notes_dir: str) -> bool:
     if path.suffix != ".md" or not path.is_relative_to(notes_dir):
         return False
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _plain(path: str) -> bool:

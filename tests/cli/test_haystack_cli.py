@@ -398,6 +398,17 @@ def test_a_haystack_commit_on_a_detached_head_is_refused(tmp_path: Path) -> None
     assert a.git("status", "--porcelain").strip() != ""  # nothing committed, nothing lost
 
 
+def test_a_haystack_commit_outside_git_says_so(tmp_path: Path) -> None:
+    plain = NotesRepo(tmp_path / "plain", init=False)
+    run = plain.memidx_process("file-turn", stdin='{"text": "a turn"}', MEMIDX_HOOK_EMBED="0")
+    assert run.code == 0, run.err
+
+    run = plain.memidx_process("haystack", "commit")
+
+    assert run.code == 2 and "is not a git repository" in run.err, run.err
+    assert "detached" not in run.err
+
+
 def test_another_machine_indexes_the_records_it_pulls(tmp_path: Path) -> None:
     env = hook_env(tmp_path / "pch")
     remote = make_template(tmp_path, env)

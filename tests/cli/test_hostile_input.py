@@ -6,7 +6,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import resource
+import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memidx.cli.main import main
-from tests.helpers import NotesRepo
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
 # Text as argv delivers it: any code point, undecodable bytes as lone surrogates.
 CHARS = st.characters(exclude_categories=("Cs",)) | st.sampled_from(
@@ -131,3 +134,42 @@ def test_hostile_arguments_are_usage_errors(memory: Path, argv: list[str], messa
 def test_a_huge_limit_is_a_usage_error(memory: Path) -> None:
     code, _, err = run(memory, ["search", "-k", "99999999999999999999", "lock"])
     assert code == 2 and "from 1 to 1000" in err
+
+
+def _address_space(limit: int) -> Callable[[], None]:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return apply
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["file-turn"], "the turn on stdin is over the 67,108,864-byte limit"),
+        (
+            ["remember", "--title", "Endless"],
+            "the note's body on stdin is over the 67,108,864-byte limit",
+        ),
+        (["archive-transcript", "-"], "the transcript on stdin is over the 8,388,608-byte limit"),
+        (["archive-transcript", "/dev/zero"], "/dev/zero is over the 8,388,608-byte limit"),
+    ],
+)
+def test_endless_input_is_refused_without_reading_it_whole(
+    memory: Path, argv: list[str], message: str
+) -> None:
+    # at most 512 MiB of address space: reading all of an endless input would fail
+    with Path("/dev/zero").open("rb") as endless:
+        done = subprocess.run(
+            [str(MEMIDX_BIN), "-C", str(memory), *argv],
+            stdin=endless,
+            capture_output=True,
+            text=True,
+            env=clean_env(MEMIDX_HOOK_EMBED="0"),
+            preexec_fn=_address_space(512 << 20),
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert not list((memory / "notes").glob("endless*.md"))

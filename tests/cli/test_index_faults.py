@@ -252,3 +252,31 @@ def test_an_ingest_killed_in_its_build_is_refused_by_search_and_completed_by_a_w
     assert filed.code == 0, filed.err
     found = repo.memidx_process("search", "--json", "--mode", "bm25", "-k", "5", "killed", "2999")
     assert found.code == 0 and found.json()["hits"][0]["ref"] == "notes/n2999.md"
+
+
+def test_a_full_disk_leaves_no_half_written_note_or_attributes_and_says_the_disk_is_full(
+    tmp_path: Path,
+) -> None:
+    with tmpfs(tmp_path / "small", "2m") as disk:
+        repo = NotesRepo(disk / "memory")
+        repo.note("kept.md", "Kept", "kept words")
+        repo.commit()
+        assert memidx_at(repo.root, "ingest").code == 0
+        assert memidx_at(repo.root, "file-turn", stdin='{"text": "a turn"}').code == 0
+        filler = fill_up(disk)
+
+        remembered = memidx_at(repo.root, "remember", "--title", "Full", stdin="a lesson\n")
+        committed = memidx_at(repo.root, "haystack", "commit")
+        forgotten = memidx_at(repo.root, "forget", "notes/kept.md")
+
+        for run in (remembered, committed, forgotten):
+            assert run.code == 1, run
+            assert run.err.count("\n") == 1 and "Traceback" not in run.err, run.err
+            assert "free space" in run.err and "locked" not in run.err, run.err
+        assert not (repo.root / "notes" / "full.md").exists()  # no empty note left behind
+        assert not (repo.root / "notes" / "haystack" / ".gitattributes").exists()
+
+        filler.unlink()
+        assert memidx_at(repo.root, "haystack", "commit").code == 0
+        attributes = repo.root / "notes" / "haystack" / ".gitattributes"
+        assert "*.krd binary" in attributes.read_text()

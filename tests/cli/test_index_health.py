@@ -68,6 +68,7 @@ def test_a_damaged_index_is_unusable_for_search_and_rebuilt_by_ingest(
     assert run.code == 1
     assert re.search(f"unusable: .*({message})", run.err), run.err
     assert "make ingest" in run.err
+    assert "cannot prove" not in run.err  # memidx's index: ingest rebuilds it, or fills it
     assert "Traceback" not in run.err
     rebuilt = indexed.memidx("ingest")
     assert rebuilt.code == 0
@@ -286,6 +287,19 @@ def test_a_bad_environment_setting_names_the_variable(repo: NotesRepo) -> None:
         "memidx: error: environment: MEMIDX_MAX_NOTE_BYTES must be a positive whole number "
         "(got 'lots')"
     )
+
+
+@pytest.mark.parametrize("limit", [str(10**13), str(10**22)])
+def test_a_note_size_limit_of_any_size_reads_only_what_the_notes_hold(
+    repo: NotesRepo, limit: str
+) -> None:
+    # "no limit, really": os.read was asked for the whole limit at once (MemoryError, or an
+    # OverflowError past what a C size holds)
+    repo.write("notes/good.md", "# Good\nThe corpus word.\n")
+    repo.commit()
+    for command in ("ingest", "sync"):
+        run = repo.memidx_process(command, MEMIDX_MAX_NOTE_BYTES=limit)
+        assert run.code == 0 and "Traceback" not in run.err, run.err
 
 
 @pytest.mark.parametrize("folder", ["../elsewhere", "/etc", "notes/../..", ".", "notes\\win"])

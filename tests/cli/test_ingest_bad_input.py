@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+
 import pytest
 
-from tests.helpers import NotesRepo, pipe_reads
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env, pipe_reads
 
 GOOD = "---\ntitle: Good note\n---\nThe corpus word appears here.\n"
 
@@ -258,3 +262,39 @@ def test_the_checks_block_a_huge_staged_note_without_reading_it(
     )
     assert english.code == 0  # the drift check is the one that says why
     assert "dump.md" not in opened
+
+
+@pytest.mark.parametrize("command", ["ingest", "sync", "status", "reconcile"])
+def test_a_named_pipe_among_notes_outside_git_never_blocks(tmp_path: Path, command: str) -> None:
+    repo = NotesRepo(tmp_path / "plain", init=False)  # not a git repository: the disk is read
+    repo.write("notes/good.md", GOOD)
+    assert repo.memidx("ingest").code == 0
+    os.mkfifo(repo.root / "notes" / "pipe.md")  # no writer ever comes: a read waits forever
+    done = subprocess.run(
+        [str(MEMIDX_BIN), "-C", str(repo.root), command],
+        capture_output=True,
+        text=True,
+        env=clean_env(MEMIDX_HOOK_EMBED="0"),
+        timeout=20,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr  # as git, no file for a note
+    found = repo.memidx("search", "corpus", "--json").json()
+    assert [h["ref"] for h in found["hits"]] == ["notes/good.md"]
+
+
+def test_a_note_whose_name_is_not_utf8_never_breaks_the_index(repo: NotesRepo) -> None:
+    # a Latin-1 name from an old system: SQLite stores text only, so this name cannot be a ref
+    repo.write("notes/good.md", GOOD)
+    latin = os.fsdecode(b"notes/caf\xe9.md")
+    repo.write(latin, "# Cafe\nThe corpus word.\n")
+    repo.commit()
+
+    run = repo.memidx("ingest")
+    assert run.code == 0 and "Traceback" not in run.err, run.err
+    repo.write("notes/later.md", "# Later\nThe corpus word again.\n")
+    repo.commit()
+    assert repo.memidx_process("hook", "post-commit").code == 0
+    assert repo.memidx("status").code == 0
+    found = repo.memidx("search", "corpus", "--json").json()
+    assert sorted(h["ref"] for h in found["hits"]) == ["notes/good.md", "notes/later.md"]

@@ -87,13 +87,16 @@ def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> Non
         (["--title", "Absolute", "--dir", "/etc"], BODY, "must be a relative folder"),
         (["--title", "Turn log", "--dir", "haystack"], BODY, "not haystack/"),
         (["--title", "Turn log", "--dir", "haystack/x"], BODY, "not haystack/"),
+        (["--title", "In a file", "--dir", "kept.md"], BODY, "notes/kept.md is a file"),
+        (["--title", "Under a file", "--dir", "kept.md/x"], BODY, "notes/kept.md is a file"),
     ],
 )
 def test_bad_arguments_are_usage_errors(
     machine: Machine, args: list[str], stdin: str, message: str
 ) -> None:
+    (machine.root / "notes" / "kept.md").write_text("# Kept\n")
     run = machine.memidx_process("remember", *args, stdin=stdin)
-    assert run.code == 2 and message in run.err
+    assert run.code == 2 and message in run.err, run.err
 
 
 def test_several_agents_remembering_at_once_lose_nothing(machine: Machine) -> None:

@@ -135,6 +135,24 @@ def test_an_allow_marker_or_the_baseline_lets_a_false_positive_through(repo: Not
     assert GITHUB not in baseline and "github-token " in baseline
 
 
+def test_options_before_the_files_as_pre_commit_args_put_them(repo: NotesRepo) -> None:
+    # pre-commit runs `<entry> <args> <files>`: a hook's `args: [--baseline, FILE]` comes
+    # between the check's name and the staged files
+    listed = repo.note("listed.md", "Listed", f"test fixture {GITHUB}\n")
+    other = repo.root / "allowed.txt"
+
+    blocked = repo.memidx_process("check", "secrets", "--baseline", str(other), listed)
+    added = repo.memidx_process(
+        "check", "secrets", "--baseline", str(other), "--update-baseline", listed
+    )
+    allowed = repo.memidx_process("check", "secrets", "--baseline", str(other), listed)
+
+    assert blocked.code == 1 and blocked.out == f"{listed}:5: github-token\n", blocked
+    assert added.code == 0 and "1 secret added" in added.out, added
+    assert allowed.code == 0, allowed
+    assert "github-token " in other.read_text()
+
+
 def test_the_pre_commit_configs_run_the_secret_check() -> None:
     root = Path(__file__).resolve().parents[2]
     for name in (".pre-commit-config.yaml", ".pre-commit-hooks.yaml"):

@@ -199,4 +199,6 @@ def test_a_remote_out_of_reach_is_named_when_the_tries_run_out(tmp_path: Path) -
     assert len(naps) == share_module.FETCH_TRIES - 1
     assert raised.value.message.startswith(f"{share_module.FETCH_TRIES} tries in ")
     assert "kept moving" not in raised.value.message
+    # git's cause, not the last line of its advice ("and the repository exists.")
+    assert "does not appear to be a git repository" in raised.value.message
     assert "git fetch" in raised.value.hint

@@ -1,0 +1,37 @@
+"""What to tell the person when a git command of a memidx commit fails: git's own words are
+long and name the wrong cause (a full disk fails git's lock file first)."""
+
+from __future__ import annotations
+
+from memidx.errors import GitError
+
+# What git says when it cannot write, checked before its lock message: a full disk makes
+# git fail to write even its own lock file ("sha1 file '.git/index.lock' write error").
+CANNOT_WRITE = (
+    (("Out of diskspace", "No space left on device"), "the disk is full", "free space on its disk"),
+    (
+        ("Read-only file system",),
+        "the repository cannot be written",
+        "check its permissions and mount",
+    ),
+)
+
+
+def commit_error(stderr: str, what: str) -> GitError:
+    """The one-line error for a git command of a memidx commit that failed with `stderr`."""
+    stderr = stderr.strip()
+    for messages, why, remedy in CANNOT_WRITE:
+        if any(message in stderr for message in messages):
+            last = stderr.splitlines()[-1]
+            return GitError(
+                f"{what} was not committed: {why} ({last})", f"{remedy}, then try again"
+            )
+    if "index.lock" in stderr:
+        return GitError(f"git kept its index locked; {what} was not committed", "try again")
+    if "Please tell me who you are" in stderr or "empty ident" in stderr:
+        return GitError(
+            f"git has no author identity, so {what} was not committed",
+            'set one: git config user.name "Your Name" && git config user.email you@example.com',
+        )
+    last = stderr.splitlines()[-1] if stderr else "git failed"
+    return GitError(f"{what} was not committed: {last}", "see git's message above")
