@@ -169,7 +169,23 @@ def load_config(
     )
     config = _apply(config, _pyproject_table(root) or {}, "pyproject.toml [tool.memidx]")
     names = {key: name for name, key in _ENV_KEYS.items()}
-    return _apply(config, _env_table(env), "environment", names)
+    config = _apply(config, _env_table(env), "environment", names)
+    _refuse_a_file_for_notes(config)
+    return config
+
+
+def _refuse_a_file_for_notes(config: Config) -> None:
+    """ConfigError when the notes folder, or a folder on its way, is a file: read as a
+    folder of no notes, it would empty the index of every note and record without a word."""
+    where = config.root
+    for part in config.notes_dir.split("/"):
+        where = where / part
+        if where.exists() and not where.is_dir():
+            raise ConfigError(
+                f"the notes folder {config.notes_path} cannot be a folder: {where} is a file",
+                "set notes_dir (MEMIDX_NOTES_DIR, or notes_dir in pyproject.toml [tool.memidx]) "
+                "to the folder that holds the notes",
+            )
 
 
 _ENV_KEYS = {

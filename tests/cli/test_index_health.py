@@ -316,6 +316,29 @@ def test_a_notes_dir_outside_the_repository_is_a_one_line_error(
 
 
 @pytest.mark.parametrize(
+    ("folder", "file"),
+    [("notes/a/lock.md", "notes/a/lock.md"), ("notes/a/lock.md/deeper", "notes/a/lock.md")],
+)
+def test_a_notes_dir_that_is_a_file_is_a_one_line_error_that_keeps_the_index(
+    repo: NotesRepo, folder: str, file: str
+) -> None:
+    """Read as a folder of no notes, a file named as the notes folder emptied the index of
+    every note and record, exit 0."""
+    repo.write("notes/a/lock.md", "# Lock\n\nthe zebra lock\n")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    for command in ("sync", "ingest", "status"):
+        run = repo.memidx_process(command, MEMIDX_NOTES_DIR=folder)
+        assert run.code == 1 and run.err.strip() == (
+            f"memidx: error: the notes folder {repo.root / folder} cannot be a folder: "
+            f"{repo.root / file} is a file (set notes_dir (MEMIDX_NOTES_DIR, or notes_dir in "
+            "pyproject.toml [tool.memidx]) to the folder that holds the notes)"
+        ), run.err
+    hits = repo.memidx("search", "--json", "--mode", "bm25", "zebra").json()["hits"]
+    assert [h["ref"] for h in hits] == ["notes/a/lock.md"]
+
+
+@pytest.mark.parametrize(
     ("folder", "ref"), [("./docs/notes/", "docs/notes/a.md"), ("docs//notes", "docs/notes/a.md")]
 )
 def test_a_notes_dir_is_read_the_way_git_names_paths(
