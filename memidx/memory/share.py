@@ -34,7 +34,11 @@ FETCH_TRIES = 5
 DEADLINE = 300.0
 FIRST_PAUSE = 0.2  # seconds, doubling, at most MAX_PAUSE, with full jitter
 MAX_PAUSE = 10.0
-REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "failed to push some refs")
+# A push refused because the remote moved: another clone pushed first ([rejected], fetch
+# first), or while the remote was updating its ref (a race on its ref lock: "failed to update
+# ref"). Not "failed to push some refs", which git prints under every refusal: a remote's hook
+# that declines (a protected branch) declines again, and trying again only hides why.
+REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "failed to update ref")
 CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
 LOOKS = ("remote", "fetch", "symbolic-ref", "config")  # never echoed: a failed fetch is named
 
@@ -90,7 +94,7 @@ def share(
             after_commit(config, say)  # in case the hooks are not installed
             return Shared(commit, attempt, pushed=True, remote=True)
         if not any(marker in pushed.stderr for marker in REJECTED):
-            raise GitError(f"git push failed: {_last_line(pushed)}", "see git's message above")
+            raise GitError(f"git push failed: {_refusal(pushed)}", "see git's message above")
         failed = ""
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")
     seconds = time.monotonic() - started
@@ -192,6 +196,15 @@ def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
         if text.strip() and args[0] not in LOOKS:
             stream.write(text)
     return done
+
+
+def _refusal(done: subprocess.CompletedProcess[str]) -> str:
+    """Why a push failed: git's line for the refused ref (` ! [remote rejected] main -> main
+    (pre-receive hook declined)`), else its last line."""
+    for line in done.stderr.splitlines():
+        if line.strip().startswith("! "):
+            return line.strip()
+    return _last_line(done)
 
 
 def _last_line(done: subprocess.CompletedProcess[str]) -> str:

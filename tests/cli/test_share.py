@@ -200,3 +200,23 @@ def test_a_remote_out_of_reach_is_named_when_the_tries_run_out(tmp_path: Path) -
     assert raised.value.message.startswith(f"{share_module.FETCH_TRIES} tries in ")
     assert "kept moving" not in raised.value.message
     assert "git fetch" in raised.value.hint
+
+
+def test_a_push_the_remote_refuses_says_why_at_once(tmp_path: Path) -> None:
+    """A remote whose hook declines the push (a protected branch, a server-side check) will
+    decline it again: one line with git's reason at once, not minutes of tries that say
+    "another clone pushed" and end in "the remote kept moving"."""
+    one, _ = clones(tmp_path)
+    hook = tmp_path / "remote.git" / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'protected branch: no pushes' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    one.note("refused.md", "Refused", "a note the remote will not take")
+    one.commit("a note")
+    naps: list[float] = []
+
+    with pytest.raises(GitError, match="git push failed") as raised:
+        share(load_config(one.root, env={}), sleep=naps.append)
+
+    assert naps == []
+    assert "pre-receive hook declined" in raised.value.message
+    assert "kept moving" not in raised.value.message
