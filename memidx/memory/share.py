@@ -154,6 +154,19 @@ def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> Non
             "a merge is in progress in this clone",
             "finish it (git status), then make sync again",
         )
+    if "refusing to merge unrelated histories" in text:
+        raise MemidxError(
+            "the branch's upstream shares no history with this clone (replaced on the remote "
+            "by another memory?), so nothing was pulled or pushed",
+            "look at both (git log @{upstream}), then merge by hand with git merge "
+            "--allow-unrelated-histories @{upstream}, or follow another branch",
+        )
+    if "Not possible to fast-forward" in text:
+        raise MemidxError(
+            "git merge may only fast-forward here (merge.ff = only) and the branches have "
+            "diverged, so nothing was pulled or pushed",
+            "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make sync again",
+        )
     if "would be overwritten by merge" in text:
         raise MemidxError(
             f"git merge refused: {_last_line(done)}",

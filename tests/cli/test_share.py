@@ -220,3 +220,43 @@ def test_a_push_the_remote_refuses_says_why_at_once(tmp_path: Path) -> None:
     assert naps == []
     assert "pre-receive hook declined" in raised.value.message
     assert "kept moving" not in raised.value.message
+
+
+def diverged(tmp_path: Path) -> NotesRepo:
+    """A clone with a commit of its own while the remote got another: a share must merge."""
+    one, two = clones(tmp_path)
+    one.note("theirs.md", "Theirs", "a note one pushed")
+    one.commit("one's note")
+    one.git("push", "-q", "origin", "main")
+    two.note("ours.md", "Ours", "a note two has not pushed")
+    two.commit("two's note")
+    return two
+
+
+def test_a_merge_that_merge_ff_only_forbids_says_so_at_once(tmp_path: Path) -> None:
+    """`merge.ff = only` makes every merge of diverged branches fail, the next try too: one
+    line naming the setting, not minutes of tries."""
+    two = diverged(tmp_path)
+    two.git("config", "merge.ff", "only")
+    naps: list[float] = []
+
+    with pytest.raises(MemidxError, match=r"merge\.ff") as raised:
+        share(load_config(two.root, env={}), sleep=naps.append)
+
+    assert naps == [] and "nothing was pulled or pushed" in raised.value.message
+
+
+def test_an_upstream_of_unrelated_history_says_so_at_once(tmp_path: Path) -> None:
+    """A remote whose branch was replaced by another history (a forced push of another
+    memory) can never be merged by trying again: one line at once."""
+    two = diverged(tmp_path)
+    other = NotesRepo(tmp_path / "other")
+    other.note("other.md", "Other", "a note of another memory")
+    other.commit("another root")
+    other.git("push", "-q", "-f", str(tmp_path / "remote.git"), "HEAD:main")
+    naps: list[float] = []
+
+    with pytest.raises(MemidxError, match="shares no history") as raised:
+        share(load_config(two.root, env={}), sleep=naps.append)
+
+    assert naps == [] and "nothing was pulled or pushed" in raised.value.message
