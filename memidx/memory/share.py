@@ -15,6 +15,7 @@ never conflict (each clone writes its own files); notes can.
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import time
@@ -152,6 +153,12 @@ def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> Non
     if "not possible because you have unmerged files" in text or "concluded your merge" in text:
         raise MemidxError(
             "a merge is in progress in this clone",
+            "finish it (git status), then make sync again",
+        )
+    stopped = re.search(r"not concluded your ([a-z-]+)", text)  # a cherry-pick, a revert
+    if stopped is not None:
+        raise MemidxError(
+            f"a {stopped.group(1)} is in progress in this clone, so nothing was pulled or pushed",
             "finish it (git status), then make sync again",
         )
     if "refusing to merge unrelated histories" in text:

@@ -260,3 +260,27 @@ def test_an_upstream_of_unrelated_history_says_so_at_once(tmp_path: Path) -> Non
         share(load_config(two.root, env={}), sleep=naps.append)
 
     assert naps == [] and "nothing was pulled or pushed" in raised.value.message
+
+
+def test_a_cherry_pick_in_progress_says_so_at_once(tmp_path: Path) -> None:
+    """git refuses to merge until a cherry-pick stopped on a conflict is concluded, and will
+    again: one line naming it, as for a merge in progress, not minutes of tries."""
+    two = diverged(tmp_path)
+    two.note("clash.md", "Clash", "the base line")
+    two.commit("base")
+    two.git("switch", "-q", "-c", "side")
+    two.note("clash.md", "Clash", "the side line")
+    two.commit("side")
+    two.git("switch", "-q", "main")
+    two.note("clash.md", "Clash", "the main line")
+    two.commit("main")
+    two.git("cherry-pick", "side", check=False)  # stops on the conflict
+    assert (two.root / ".git" / "CHERRY_PICK_HEAD").exists()
+    two.note("clash.md", "Clash", "the resolved line")
+    two.git("add", "notes/clash.md")
+    naps: list[float] = []
+
+    with pytest.raises(MemidxError, match="a cherry-pick is in progress") as raised:
+        share(load_config(two.root, env={}), sleep=naps.append)
+
+    assert naps == [] and "git status" in raised.value.hint
