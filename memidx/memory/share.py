@@ -220,10 +220,16 @@ def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
 
 def _refusal(done: subprocess.CompletedProcess[str]) -> str:
     """Why a push failed: git's line for the refused ref (` ! [remote rejected] main -> main
-    (pre-receive hook declined)`), else its last line."""
-    for line in done.stderr.splitlines():
-        if line.strip().startswith("! "):
-            return line.strip()
+    (pre-receive hook declined)`), else the first sentence of its `fatal:` paragraph (advice
+    lines follow it, "see push.default in 'git help config'."), else its last line."""
+    lines = [line.strip() for line in done.stderr.splitlines()]
+    for line in lines:
+        if line.startswith("! "):
+            return line
+    for at, line in enumerate(lines):
+        if line.startswith("fatal:"):
+            paragraph = lines[at : [*lines, ""].index("", at)]  # to the first blank line
+            return " ".join(" ".join(paragraph).split(". ", 1)[0].split()).removesuffix(".") + "."
     return _last_line(done)
 
 

@@ -284,3 +284,20 @@ def test_a_cherry_pick_in_progress_says_so_at_once(tmp_path: Path) -> None:
         share(load_config(two.root, env={}), sleep=naps.append)
 
     assert naps == [] and "git status" in raised.value.hint
+
+
+def test_a_push_git_refuses_names_git_s_reason_not_its_last_line(tmp_path: Path) -> None:
+    """git's advice after a refused push ends with "see push.default in 'git help config'."
+    and more such lines: the error names the reason, its first sentence, not the last line."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "topic", "--track", "origin/main")
+    one.note("topic.md", "Topic", "a note on a branch named unlike its upstream")
+    one.commit("a note")
+
+    with pytest.raises(GitError, match="git push failed") as raised:
+        share(load_config(one.root, env={}), sleep=lambda _: None)
+
+    assert raised.value.message == (
+        "git push failed: fatal: The upstream branch of your current branch does not match "
+        "the name of your current branch."
+    )
