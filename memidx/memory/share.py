@@ -41,6 +41,7 @@ MAX_PAUSE = 10.0
 # that declines (a protected branch) declines again, and trying again only hides why.
 REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "failed to update ref")
 CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
+OPENINGS = ("fatal:", "error:", "hint:", "warning:")  # how git starts a message of its own
 LOOKS = ("remote", "fetch", "symbolic-ref", "config")  # never echoed: a failed fetch is named
 
 
@@ -76,7 +77,7 @@ def share(
             break
         fetched = _git(config, "fetch", "-q")  # the network, before the look: moves no HEAD
         if fetched.returncode != 0:  # maybe a transient failure: try again, a few times
-            failed, unfetched = f"git fetch failed: {_last_line(fetched)}", unfetched + 1
+            failed, unfetched = f"git fetch failed: {_reason(fetched)}", unfetched + 1
             if unfetched >= FETCH_TRIES:
                 break
             _pause(attempt, sleep, say, failed)
@@ -87,7 +88,7 @@ def share(
             merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
         if merged.returncode != 0:
             _merge_failed(config, merged)
-            failed = f"git merge failed: {_last_line(merged)}"
+            failed = f"git merge failed: {_reason(merged)}"
             _pause(attempt, sleep, say, failed)
             continue
         pushed = _git(config, "push")
@@ -95,7 +96,7 @@ def share(
             after_commit(config, say)  # in case the hooks are not installed
             return Shared(commit, attempt, pushed=True, remote=True)
         if not any(marker in pushed.stderr for marker in REJECTED):
-            raise GitError(f"git push failed: {_refusal(pushed)}", "see git's message above")
+            raise GitError(f"git push failed: {_reason(pushed)}", "see git's message above")
         failed = ""
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")
     seconds = time.monotonic() - started
@@ -176,7 +177,7 @@ def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> Non
         )
     if "would be overwritten by merge" in text:
         raise MemidxError(
-            f"git merge refused: {_last_line(done)}",
+            f"git merge refused: {_reason(done)}",
             "commit, move or delete the files git names (uncommitted edits or untracked "
             "files in the way), then make sync again",
         )
@@ -218,18 +219,29 @@ def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def _refusal(done: subprocess.CompletedProcess[str]) -> str:
-    """Why a push failed: git's line for the refused ref (` ! [remote rejected] main -> main
-    (pre-receive hook declined)`), else the first sentence of its `fatal:` paragraph (advice
-    lines follow it, "see push.default in 'git help config'."), else its last line."""
-    lines = [line.strip() for line in done.stderr.splitlines()]
+def _reason(done: subprocess.CompletedProcess[str]) -> str:
+    """Why git failed: its line for a refused ref (` ! [remote rejected] main -> main
+    (pre-receive hook declined)`), else the first sentence of its first `fatal:` or `error:`
+    line (with the lines it runs on into), else its last line. Advice follows these lines
+    ("and the repository exists.", "see push.default in 'git help config'.")."""
+    lines = [line.strip() for line in (done.stdout + "\n" + done.stderr).splitlines()]
     for line in lines:
         if line.startswith("! "):
             return line
     for at, line in enumerate(lines):
-        if line.startswith("fatal:"):
-            paragraph = lines[at : [*lines, ""].index("", at)]  # to the first blank line
-            return " ".join(" ".join(paragraph).split(". ", 1)[0].split()).removesuffix(".") + "."
+        if line.startswith(OPENINGS[:2]):  # fatal: or error:
+            said = line
+            for more in lines[at + 1 :]:
+                if (
+                    not more
+                    or more.startswith(OPENINGS)
+                    or said.endswith((".", ":"))
+                    or ". " in said
+                ):
+                    break
+                said = f"{said} {more}"
+            first = " ".join(said.split(". ", 1)[0].split())
+            return first if first.endswith((".", ":")) else f"{first}."
     return _last_line(done)
 
 

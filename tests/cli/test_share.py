@@ -301,3 +301,29 @@ def test_a_push_git_refuses_names_git_s_reason_not_its_last_line(tmp_path: Path)
         "git push failed: fatal: The upstream branch of your current branch does not match "
         "the name of your current branch."
     )
+
+
+def test_a_fetch_that_fails_is_named_by_git_s_reason(tmp_path: Path) -> None:
+    """git's "fatal:" line says why a fetch failed; the lines of advice after it do not
+    ("and the repository exists.")."""
+    one, _ = clones(tmp_path)
+    (tmp_path / "remote.git").rename(tmp_path / "away.git")
+
+    with pytest.raises(GitError) as raised:
+        share(load_config(one.root, env={}), sleep=lambda _: None)
+
+    assert raised.value.message.endswith("does not appear to be a git repository.")
+    assert "the last: git fetch failed: fatal: " in raised.value.message
+
+
+def test_a_merge_refused_for_a_file_in_the_way_says_so(tmp_path: Path) -> None:
+    """git's last line ("Merge with strategy ort failed.") says nothing; its "error:" line
+    does."""
+    two = diverged(tmp_path)
+    two.note("theirs.md", "Theirs", "an untracked note where the remote has one")
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert "would be overwritten by merge:" in raised.value.message
+    assert "strategy ort" not in raised.value.message
