@@ -56,29 +56,6 @@ def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
     return commit
 
 
-def on_a_branch(root: Path, undone: str) -> None:
-    """Refuse a commit on a detached HEAD: the next `git switch` leaves it behind, and git
-    takes its files off the disk (a remembered note is gone, a forgotten one is back). In a
-    rebase stopped on a conflict HEAD is detached too, and `git rebase --abort` drops it."""
-    from memidx.errors import MemidxError
-    from memidx.git.repo import GitRepo
-
-    repo = GitRepo(root)
-    if repo.run("symbolic-ref", "-q", "HEAD", check=False).strip():
-        return
-    paths = repo.run("rev-parse", "--path-format=absolute", "--git-path", "rebase-merge",
-                     "--git-path", "rebase-apply").decode().splitlines()  # fmt: skip
-    if any(Path(path).is_dir() for path in paths):
-        raise MemidxError(
-            f"a rebase is in progress (HEAD is detached), so {undone}",
-            "finish it with git rebase --continue (or git rebase --abort), then try again",
-        )
-    raise MemidxError(
-        f"HEAD is detached: a commit here would be left behind, so {undone}",
-        "check out a branch first (git switch -c <name> keeps this commit)",
-    )
-
-
 def publish(
     root: Path,
     git_dir: Path,

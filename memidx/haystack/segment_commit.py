@@ -15,7 +15,8 @@ from memidx.haystack.writer import describe_folder
 
 def commit_haystack(config: Config, notice: Callable[[str], None] | None = None) -> str | None:
     """Commit this clone's segments (and the haystack's .gitattributes); None if unchanged."""
-    from memidx.git.commit import commit_paths, on_a_branch
+    from memidx.git.branch import on_a_branch
+    from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
 
     repo = GitRepo(config.root)

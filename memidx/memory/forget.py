@@ -33,7 +33,8 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
 
 
 def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:
-    from memidx.git.commit import commit_paths, on_a_branch
+    from memidx.git.branch import on_a_branch
+    from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
     from memidx.memory.head_sync import after_commit
 

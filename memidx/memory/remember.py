@@ -14,7 +14,8 @@ import yaml
 
 from memidx.config import Config
 from memidx.errors import CheckFailed, MemidxError, UsageError
-from memidx.git.commit import commit_paths, on_a_branch
+from memidx.git.branch import on_a_branch
+from memidx.git.commit import commit_paths
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.paths import refuse_links
 
