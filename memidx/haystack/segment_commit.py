@@ -15,15 +15,12 @@ from memidx.haystack.writer import describe_folder
 
 def commit_haystack(config: Config, notice: Callable[[str], None] | None = None) -> str | None:
     """Commit this clone's segments (and the haystack's .gitattributes); None if unchanged."""
+    from memidx.git.branch import on_a_branch
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
 
     repo = GitRepo(config.root)
-    if not repo.run("symbolic-ref", "-q", "HEAD", check=False).strip():
-        raise MemidxError(
-            "HEAD is detached: a commit of the haystack here would be left behind",
-            "check out a branch first (git switch -c <name> keeps this commit)",
-        )
+    on_a_branch(config.root, "the haystack was not committed")
     folder = haystack_folder(config)
     own = clone_writer(config, notice)  # a copied clone takes its own id before committing
     mine = own.folder

@@ -119,11 +119,14 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
     if not config.in_git:
         return reconcile(config, store, note_source(config), fix=True, progress=progress)
     repo = GitRepo(config.root)
-    head = read_head(config.root) or repo.head()
-    source = GitSource(repo, head, config.notes_dir, config.max_note_bytes)
 
     def attempt() -> SyncReport:
+        # the indexed commit, then HEAD, at every attempt: a writer (a checkout's hook) that
+        # moved the index on after this one read HEAD makes the apply plan again, and HEAD
+        # read again then is at least the one that writer indexed, never an older one
         indexed = _base(store)
+        head = read_head(config.root) or repo.head()
+        source = GitSource(repo, head, config.notes_dir, config.max_note_bytes)
         same_settings = settings_changed(store, config) is None
         dated = store.get_state(adds.ADDS_COMMIT) == head
         if same_settings and indexed == head and head is not None and dated:

@@ -33,6 +33,7 @@ def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None
 
 
 def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:
+    from memidx.git.branch import on_a_branch
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
     from memidx.memory.head_sync import after_commit
@@ -43,6 +44,8 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     committed = GitRepo(config.root).has("HEAD", ref)
     if not committed and not path.is_file():
         raise UsageError(f"no note {ref}", "give a note's path as search shows it")
+    if committed:
+        on_a_branch(config.root, "the note was not forgotten")
     path.unlink(missing_ok=True)
     if not committed:  # never memory: deleting the file is all there is to do
         return Forgotten("note", ref)

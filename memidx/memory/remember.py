@@ -14,6 +14,7 @@ import yaml
 
 from memidx.config import Config
 from memidx.errors import CheckFailed, MemidxError, UsageError
+from memidx.git.branch import on_a_branch
 from memidx.git.commit import commit_paths
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.paths import refuse_links
@@ -101,6 +102,7 @@ def remember(
         raise UsageError("the note has no body", "pass the body on stdin")
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
+    on_a_branch(config.root, "the note was not written")
     created = datetime.now(UTC).date().isoformat()
     title, body, fields = _redacted(title, body, dict(extra or {}))
     text = note_text(title, tags, body, created, **fields)

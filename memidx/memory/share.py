@@ -15,6 +15,7 @@ never conflict (each clone writes its own files); notes can.
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 import time
@@ -34,8 +35,13 @@ FETCH_TRIES = 5
 DEADLINE = 300.0
 FIRST_PAUSE = 0.2  # seconds, doubling, at most MAX_PAUSE, with full jitter
 MAX_PAUSE = 10.0
-REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "failed to push some refs")
+# A push refused because the remote moved: another clone pushed first ([rejected], fetch
+# first), or while the remote was updating its ref (a race on its ref lock: "failed to update
+# ref"). Not "failed to push some refs", which git prints under every refusal: a remote's hook
+# that declines (a protected branch) declines again, and trying again only hides why.
+REJECTED = ("[rejected]", "fetch first", "non-fast-forward", "failed to update ref")
 CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
+OPENINGS = ("fatal:", "error:", "hint:", "warning:")  # how git starts a message of its own
 LOOKS = ("remote", "fetch", "symbolic-ref", "config")  # never echoed: a failed fetch is named
 
 
@@ -150,6 +156,25 @@ def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> Non
             "a merge is in progress in this clone",
             "finish it (git status), then make sync again",
         )
+    stopped = re.search(r"not concluded your ([a-z-]+)", text)  # a cherry-pick, a revert
+    if stopped is not None:
+        raise MemidxError(
+            f"a {stopped.group(1)} is in progress in this clone, so nothing was pulled or pushed",
+            "finish it (git status), then make sync again",
+        )
+    if "refusing to merge unrelated histories" in text:
+        raise MemidxError(
+            "the branch's upstream shares no history with this clone (replaced on the remote "
+            "by another memory?), so nothing was pulled or pushed",
+            "look at both (git log @{upstream}), then merge by hand with git merge "
+            "--allow-unrelated-histories @{upstream}, or follow another branch",
+        )
+    if "Not possible to fast-forward" in text:
+        raise MemidxError(
+            "git merge may only fast-forward here (merge.ff = only) and the branches have "
+            "diverged, so nothing was pulled or pushed",
+            "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make sync again",
+        )
     if "would be overwritten by merge" in text:
         raise MemidxError(
             f"git merge refused: {_reason(done)}",
@@ -195,9 +220,31 @@ def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _reason(done: subprocess.CompletedProcess[str]) -> str:
-    """git's reason: its first `fatal:` or `error:` line (what follows is advice, like "Please
-    make sure you have the correct access rights / and the repository exists."), else its
-    last line."""
+    """Why git failed: its line for a refused ref (` ! [remote rejected] main -> main
+    (pre-receive hook declined)`), else the first sentence of its first `fatal:` or `error:`
+    line (with the lines it runs on into), else its last line. Advice follows these lines
+    ("and the repository exists.", "see push.default in 'git help config'.")."""
+    lines = [line.strip() for line in (done.stdout + "\n" + done.stderr).splitlines()]
+    for line in lines:
+        if line.startswith("! "):
+            return line
+    for at, line in enumerate(lines):
+        if line.startswith(OPENINGS[:2]):  # fatal: or error:
+            said = line
+            for more in lines[at + 1 :]:
+                if (
+                    not more
+                    or more.startswith(OPENINGS)
+                    or said.endswith((".", ":"))
+                    or ". " in said
+                ):
+                    break
+                said = f"{said} {more}"
+            first = " ".join(said.split(". ", 1)[0].split())
+            return first if first.endswith((".", ":")) else f"{first}."
+    return _last_line(done)
+
+
+def _last_line(done: subprocess.CompletedProcess[str]) -> str:
     lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
-    causes = [line for line in lines if line.startswith(("fatal:", "error:"))]
-    return (causes or lines or [f"exit {done.returncode}"])[0 if causes else -1]
+    return lines[-1] if lines else f"exit {done.returncode}"

@@ -73,6 +73,19 @@ def test_forget_a_note_commits_its_deletion_and_keeps_the_rest(repo: NotesRepo) 
     assert repo.memidx("reconcile").code == 0
 
 
+def test_forget_on_a_detached_head_is_refused_and_deletes_nothing(repo: NotesRepo) -> None:
+    """A deletion committed on a detached HEAD is left behind by the next `git switch`, which
+    brings the note back: refused, with one line, and the note stays."""
+    kept = repo.note("kept.md", "Zebra stripes", "zebra stripes")
+    repo.commit("a note")
+    repo.git("checkout", "-q", "--detach")
+
+    run = repo.memidx_process("forget", kept)
+
+    assert run.code == 1 and "HEAD is detached" in run.err, run.err
+    assert (repo.root / kept).exists() and repo.git("status", "--porcelain").strip() == ""
+
+
 def test_a_forgotten_record_is_never_returned_here_after_a_pull_or_in_a_rebuild(
     tmp_path: Path,
 ) -> None:

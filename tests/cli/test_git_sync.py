@@ -286,3 +286,46 @@ def test_one_hook_names_each_post_stage_it_runs_for(machines: tuple[Machine, Mac
     stages_of("commit", "-q", "--no-verify", "-m", "side")
     stages_of("checkout", "-q", "main")
     assert stages_of("merge", "-q", "--ff-only", "side") == ["post-merge"]
+
+
+def test_a_sync_that_read_head_before_a_checkout_never_takes_the_index_back(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync (`memidx sync`, `remember`'s, a hook) that read HEAD, then lost the race to a
+    checkout's hook that indexed the newer HEAD first, plans again: against the HEAD of now,
+    not the one it read, or the index ends behind HEAD with no git operation left to mend it."""
+    from memidx.config import load_config
+    from memidx.index import sync as sync_module
+    from memidx.index.store import open_store
+
+    repo.note("a.md", "Alpha", "alpha words")
+    first = repo.commit("one")
+    repo.note("b.md", "Beta", "beta words")
+    repo.commit("two")
+    repo.note("c.md", "Gamma", "gamma words")
+    third = repo.commit("three")
+    repo.git("checkout", "-q", "--detach", first)
+    config = load_config(repo.root, env={})
+    store, _ = open_store(config.index_path, write=True)
+    sync_module.sync(config, store)
+    repo.git("checkout", "-q", "--detach", "HEAD@{1}~1")  # the second commit
+    planned = sync_module.adds.step_plan
+    hooks: list[str] = []
+
+    def a_checkout_and_its_hook_meanwhile(*args: object, **kwargs: object) -> object:
+        if not hooks:
+            repo.git("checkout", "-q", "--detach", third)
+            hooks.append(third)
+            other, _ = open_store(config.index_path, write=True)
+            try:
+                sync_module.sync(config, other)  # the post-checkout hook: the index at three
+            finally:
+                other.conn.close()
+        return planned(*args, **kwargs)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(sync_module.adds, "step_plan", a_checkout_and_its_hook_meanwhile)
+    sync_module.sync(config, store)
+
+    assert hooks == [third]
+    assert store.get_state("indexed_commit") == third == repo.git("rev-parse", "HEAD").strip()
+    store.conn.close()

@@ -239,3 +239,38 @@ def test_a_lock_git_holds_while_its_hooks_run_is_waited_for_not_called_stale(
     assert person.wait() == 0
     assert run.code == 0, run.err
     assert "left behind" not in run.err
+
+
+def test_remember_on_a_detached_head_is_refused_before_writing(machine: Machine) -> None:
+    """A note committed on a detached HEAD is left behind by the next `git switch`: git takes
+    the file off the disk and the index drops it, though remember said it was kept. So it is
+    refused, with one line, and nothing is written."""
+    machine.git("checkout", "-q", "--detach")
+    head = machine.git("rev-parse", "HEAD").strip()
+
+    run = machine.memidx_process("remember", "--title", "Left behind", stdin=BODY)
+
+    assert run.code == 1 and run.err.count("\n") == 1, run.err
+    assert "HEAD is detached" in run.err and "git switch -c" in run.err
+    assert machine.git("rev-parse", "HEAD").strip() == head
+    assert machine.git("status", "--porcelain").strip() == ""
+
+
+def test_remember_during_a_stopped_rebase_says_to_finish_it(machine: Machine) -> None:
+    """In a rebase stopped on a conflict HEAD is detached, and `git rebase --abort` would take
+    away a note committed there: the line names the rebase and how to end it."""
+    machine.note("clash.md", "Clash", "the base line")
+    machine.commit("base")
+    machine.git("switch", "-q", "-c", "side")
+    machine.note("clash.md", "Clash", "the side line")
+    machine.commit("side")
+    machine.git("switch", "-q", "main")
+    machine.note("clash.md", "Clash", "the main line")
+    machine.commit("main")
+    assert machine.run_git("rebase", "side").returncode != 0  # stopped on the conflict
+
+    run = machine.memidx_process("remember", "--title", "Mid rebase", stdin=BODY)
+
+    assert run.code == 1 and "a rebase is in progress" in run.err, run.err
+    assert "git rebase --continue" in run.err and "git switch -c" not in run.err
+    assert not (machine.root / "notes" / "mid-rebase.md").exists()

@@ -202,3 +202,130 @@ def test_a_remote_out_of_reach_is_named_when_the_tries_run_out(tmp_path: Path) -
     # git's cause, not the last line of its advice ("and the repository exists.")
     assert "does not appear to be a git repository" in raised.value.message
     assert "git fetch" in raised.value.hint
+
+
+def test_a_push_the_remote_refuses_says_why_at_once(tmp_path: Path) -> None:
+    """A remote whose hook declines the push (a protected branch, a server-side check) will
+    decline it again: one line with git's reason at once, not minutes of tries that say
+    "another clone pushed" and end in "the remote kept moving"."""
+    one, _ = clones(tmp_path)
+    hook = tmp_path / "remote.git" / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'protected branch: no pushes' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    one.note("refused.md", "Refused", "a note the remote will not take")
+    one.commit("a note")
+    naps: list[float] = []
+
+    with pytest.raises(GitError, match="git push failed") as raised:
+        share(load_config(one.root, env={}), sleep=naps.append)
+
+    assert naps == []
+    assert "pre-receive hook declined" in raised.value.message
+    assert "kept moving" not in raised.value.message
+
+
+def diverged(tmp_path: Path) -> NotesRepo:
+    """A clone with a commit of its own while the remote got another: a share must merge."""
+    one, two = clones(tmp_path)
+    one.note("theirs.md", "Theirs", "a note one pushed")
+    one.commit("one's note")
+    one.git("push", "-q", "origin", "main")
+    two.note("ours.md", "Ours", "a note two has not pushed")
+    two.commit("two's note")
+    return two
+
+
+def test_a_merge_that_merge_ff_only_forbids_says_so_at_once(tmp_path: Path) -> None:
+    """`merge.ff = only` makes every merge of diverged branches fail, the next try too: one
+    line naming the setting, not minutes of tries."""
+    two = diverged(tmp_path)
+    two.git("config", "merge.ff", "only")
+    naps: list[float] = []
+
+    with pytest.raises(MemidxError, match=r"merge\.ff") as raised:
+        share(load_config(two.root, env={}), sleep=naps.append)
+
+    assert naps == [] and "nothing was pulled or pushed" in raised.value.message
+
+
+def test_an_upstream_of_unrelated_history_says_so_at_once(tmp_path: Path) -> None:
+    """A remote whose branch was replaced by another history (a forced push of another
+    memory) can never be merged by trying again: one line at once."""
+    two = diverged(tmp_path)
+    other = NotesRepo(tmp_path / "other")
+    other.note("other.md", "Other", "a note of another memory")
+    other.commit("another root")
+    other.git("push", "-q", "-f", str(tmp_path / "remote.git"), "HEAD:main")
+    naps: list[float] = []
+
+    with pytest.raises(MemidxError, match="shares no history") as raised:
+        share(load_config(two.root, env={}), sleep=naps.append)
+
+    assert naps == [] and "nothing was pulled or pushed" in raised.value.message
+
+
+def test_a_cherry_pick_in_progress_says_so_at_once(tmp_path: Path) -> None:
+    """git refuses to merge until a cherry-pick stopped on a conflict is concluded, and will
+    again: one line naming it, as for a merge in progress, not minutes of tries."""
+    two = diverged(tmp_path)
+    two.note("clash.md", "Clash", "the base line")
+    two.commit("base")
+    two.git("switch", "-q", "-c", "side")
+    two.note("clash.md", "Clash", "the side line")
+    two.commit("side")
+    two.git("switch", "-q", "main")
+    two.note("clash.md", "Clash", "the main line")
+    two.commit("main")
+    two.git("cherry-pick", "side", check=False)  # stops on the conflict
+    assert (two.root / ".git" / "CHERRY_PICK_HEAD").exists()
+    two.note("clash.md", "Clash", "the resolved line")
+    two.git("add", "notes/clash.md")
+    naps: list[float] = []
+
+    with pytest.raises(MemidxError, match="a cherry-pick is in progress") as raised:
+        share(load_config(two.root, env={}), sleep=naps.append)
+
+    assert naps == [] and "git status" in raised.value.hint
+
+
+def test_a_push_git_refuses_names_git_s_reason_not_its_last_line(tmp_path: Path) -> None:
+    """git's advice after a refused push ends with "see push.default in 'git help config'."
+    and more such lines: the error names the reason, its first sentence, not the last line."""
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "topic", "--track", "origin/main")
+    one.note("topic.md", "Topic", "a note on a branch named unlike its upstream")
+    one.commit("a note")
+
+    with pytest.raises(GitError, match="git push failed") as raised:
+        share(load_config(one.root, env={}), sleep=lambda _: None)
+
+    assert raised.value.message == (
+        "git push failed: fatal: The upstream branch of your current branch does not match "
+        "the name of your current branch."
+    )
+
+
+def test_a_fetch_that_fails_is_named_by_git_s_reason(tmp_path: Path) -> None:
+    """git's "fatal:" line says why a fetch failed; the lines of advice after it do not
+    ("and the repository exists.")."""
+    one, _ = clones(tmp_path)
+    (tmp_path / "remote.git").rename(tmp_path / "away.git")
+
+    with pytest.raises(GitError) as raised:
+        share(load_config(one.root, env={}), sleep=lambda _: None)
+
+    assert raised.value.message.endswith("does not appear to be a git repository.")
+    assert "the last: git fetch failed: fatal: " in raised.value.message
+
+
+def test_a_merge_refused_for_a_file_in_the_way_says_so(tmp_path: Path) -> None:
+    """git's last line ("Merge with strategy ort failed.") says nothing; its "error:" line
+    does."""
+    two = diverged(tmp_path)
+    two.note("theirs.md", "Theirs", "an untracked note where the remote has one")
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert "would be overwritten by merge:" in raised.value.message
+    assert "strategy ort" not in raised.value.message

@@ -1,0 +1,29 @@
+"""Whether memidx may commit here: never on a detached HEAD, whose commit the next `git switch`
+would leave behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memidx.errors import MemidxError
+from memidx.git.repo import GitRepo
+
+
+def on_a_branch(root: Path, undone: str) -> None:
+    """Refuse a commit on a detached HEAD: the next `git switch` leaves it behind, and git
+    takes its files off the disk (a remembered note is gone, a forgotten one is back). In a
+    rebase stopped on a conflict HEAD is detached too, and `git rebase --abort` drops it."""
+    repo = GitRepo(root)
+    if repo.run("symbolic-ref", "-q", "HEAD", check=False).strip():
+        return
+    paths = repo.run("rev-parse", "--path-format=absolute", "--git-path", "rebase-merge",
+                     "--git-path", "rebase-apply").decode().splitlines()  # fmt: skip
+    if any(Path(path).is_dir() for path in paths):
+        raise MemidxError(
+            f"a rebase is in progress (HEAD is detached), so {undone}",
+            "finish it with git rebase --continue (or git rebase --abort), then try again",
+        )
+    raise MemidxError(
+        f"HEAD is detached: a commit here would be left behind, so {undone}",
+        "check out a branch first (git switch -c <name> keeps this commit)",
+    )
