@@ -23,13 +23,19 @@ def read_config(path: Path) -> str:
         raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
 
 
+def backup_config(path: Path) -> Path | None:
+    """A copy of `path` beside it, `<name>.memidx-backup-<UTC time>`; None when it is missing."""
+    if not path.exists():
+        return None
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
+    shutil.copy2(path, backup)
+    return backup
+
+
 def write_config(path: Path, text: str) -> Path | None:
     """Write `text` to `path` atomically, backing up the file it replaces; the backup's path."""
-    backup = None
-    if path.exists():
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
-        shutil.copy2(path, backup)
+    backup = backup_config(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.memidx-{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")

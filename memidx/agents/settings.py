@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
-from memidx.agents.config_text import read_config, write_config
+from memidx.agents.config_text import read_config
 from memidx.errors import MemidxError
 
 Json = dict[str, object]
@@ -143,9 +143,9 @@ def read_json(path: Path) -> Json:
     return found
 
 
-def write_json(path: Path, doc: Json) -> Path | None:
-    """Write `doc` to `path` (atomically), backing up the file it replaces; the backup's path."""
-    return write_config(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+def dump_json(doc: Json) -> str:
+    """`doc` as the text of a settings file."""
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 Edit = Callable[[Json], Json]

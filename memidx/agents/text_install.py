@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.config_text import read_config, write_config
-from memidx.agents.install import Outcome
+from memidx.agents.config_text import read_config
+from memidx.agents.install import Change
 from memidx.errors import MemidxError
 from memidx.frozen import Value
 
@@ -65,16 +65,15 @@ def drop_block(text: str, begin: str = BEGIN, end: str = END) -> str:
     return head + tail
 
 
-def apply_text(one: TextFile, *, remove: bool, dry_run: bool) -> Outcome:
+def plan_text(one: TextFile, *, remove: bool) -> Change:
+    """The change to one text file (reads it; raises for a file memidx must leave alone)."""
     before = read_config(one.path)
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
-        return Outcome(one.path, False)
-    if remove and not after.strip():
-        if not dry_run:
-            one.path.unlink()  # nothing but memidx's was in it: as if never installed
-        return Outcome(one.path, True)
-    return Outcome(one.path, True, None if dry_run else write_config(one.path, after))
+        return Change(one.path, False)
+    if remove and not after.strip():  # nothing but memidx's was in it: as if never installed
+        return Change(one.path, True, backup=False)
+    return Change(one.path, True, after)
 
 
 def own_file(path: Path, content: str, describe: str) -> TextFile:

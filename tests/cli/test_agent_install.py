@@ -101,3 +101,28 @@ def test_a_broken_settings_file_is_left_alone(project: Path) -> None:
     assert done.code == 1
     assert "is not valid JSON" in done.err and "memidx left the file alone" in done.err
     assert (project / ".claude" / "settings.json").read_text() == "{ not json"
+
+
+def test_a_broken_file_stops_the_install_before_any_file_is_written(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    before = settings.read_text()
+    (project / ".mcp.json").write_text("{ not json")
+
+    done = run_in_process(project, "agent", "install", "claude-code")
+
+    assert done.code == 1 and ".mcp.json is not valid JSON" in done.err
+    assert settings.read_text() == before  # not half installed: the hooks without the server
+    assert not (project / ".claude" / "settings.local.json").exists()
+    assert not list(project.rglob("*.memidx-backup-*"))
+
+
+def test_a_broken_file_stops_the_uninstall_before_any_file_is_written(project: Path) -> None:
+    memidx_agent(project, "install", "claude-code")
+    settings = project / ".claude" / "settings.json"
+    installed = settings.read_text()
+    (project / ".mcp.json").write_text("{ not json")
+
+    done = run_in_process(project, "agent", "uninstall", "claude-code")
+
+    assert done.code == 1 and ".mcp.json is not valid JSON" in done.err
+    assert settings.read_text() == installed
