@@ -5,8 +5,10 @@ atomically."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,10 +36,15 @@ def backup_config(path: Path) -> Path | None:
 
 
 def write_config(path: Path, text: str) -> Path | None:
-    """Write `text` to `path` atomically, backing up the file it replaces; the backup's path."""
+    """Write `text` to `path` atomically, backing up the file it replaces; the backup's path.
+    A link (settings kept in a dotfiles repository) stays a link: its target is rewritten, and
+    a file keeps its permissions (`~/.claude.json` may be the person's alone)."""
     backup = backup_config(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.memidx-{os.getpid()}.tmp")
+    target = path.resolve() if path.is_symlink() else path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.memidx-{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    with contextlib.suppress(FileNotFoundError):
+        tmp.chmod(stat.S_IMODE(target.stat().st_mode))
+    tmp.replace(target)
     return backup

@@ -126,3 +126,24 @@ def test_a_broken_file_stops_the_uninstall_before_any_file_is_written(project: P
 
     assert done.code == 1 and ".mcp.json is not valid JSON" in done.err
     assert settings.read_text() == installed
+
+
+def test_a_symlinked_settings_file_stays_a_link_and_keeps_its_mode(
+    project: Path, tmp_path: Path
+) -> None:
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps(THEIRS, indent=2))
+    dotfiles.chmod(0o600)
+    settings = project / ".claude" / "settings.json"
+    settings.unlink()
+    settings.symlink_to(dotfiles)
+
+    memidx_agent(project, "install", "claude-code")
+
+    assert settings.is_symlink() and settings.resolve() == dotfiles
+    assert "SessionStart" in json.loads(dotfiles.read_text())["hooks"]
+    assert dotfiles.stat().st_mode & 0o777 == 0o600
+    memidx_agent(project, "uninstall", "claude-code")
+    assert settings.is_symlink() and json.loads(dotfiles.read_text()) == THEIRS
+    assert dotfiles.stat().st_mode & 0o777 == 0o600
