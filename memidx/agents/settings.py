@@ -5,7 +5,7 @@ functions on the loaded document; reading and writing are the two functions at t
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -32,28 +32,51 @@ def is_ours(entry: object, marker: str) -> bool:
 
 
 def merge_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> Json:
-    """`doc` with one matcher group per event holding memidx's hook, replacing any memidx hook
-    already there (so installing twice changes nothing) and keeping every other hook."""
-    doc = remove_hooks(doc, marker)
+    """`doc` with memidx's hook for each event: where a memidx hook already is (in its group,
+    with the person's matcher), else in a group of its own at the end; so installing twice, or
+    again after an upgrade, moves nothing. Every other hook stays; memidx's hooks of events it
+    no longer hooks go."""
+    doc = remove_hooks(doc, marker, keep=set(hooks))
     table = _dict(doc.get("hooks"))
     table = dict(table) if table is not None else {}
     for event, entry in hooks.items():
         groups = _list(table.get(event))
-        groups = list(groups) if groups is not None else []
-        groups.append({"matcher": "", "hooks": [entry]})
-        table[event] = groups
+        table[event] = _put_hook(list(groups) if groups is not None else [], entry, marker)
     return {**doc, "hooks": table}
 
 
-def remove_hooks(doc: Json, marker: str) -> Json:
-    """`doc` without memidx's hooks; a group, event or table left empty by that goes too."""
+def _put_hook(groups: list[object], entry: HookEntry, marker: str) -> list[object]:
+    """`groups` with memidx's first hook replaced by `entry` and any other memidx hook gone
+    (a group left empty by that too); a group holding `entry` appended when none was there."""
+    placed = False
+    kept: list[object] = []
+    for group in groups:
+        hooks = _list((_dict(group) or {}).get("hooks"))
+        if hooks is None or not any(is_ours(h, marker) for h in hooks):
+            kept.append(group)
+            continue
+        rest: list[object] = []
+        for hook in hooks:
+            if not is_ours(hook, marker):
+                rest.append(hook)
+            elif not placed:
+                rest.append(entry)
+                placed = True
+        if rest:
+            kept.append({**cast(Json, group), "hooks": rest})
+    return kept if placed else [*kept, {"matcher": "", "hooks": [entry]}]
+
+
+def remove_hooks(doc: Json, marker: str, keep: Collection[str] = ()) -> Json:
+    """`doc` without memidx's hooks (but those of the events in `keep`); a group, event or
+    table left empty by that goes too."""
     table = _dict(doc.get("hooks"))
     if table is None:
         return doc
     kept: Json = {}
     for event, groups in table.items():
         listed = _list(groups)
-        if listed is None:
+        if listed is None or event in keep:
             kept[event] = groups
             continue
         new_groups: list[object] = []

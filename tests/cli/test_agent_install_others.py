@@ -146,6 +146,21 @@ def test_cursor_install_writes_hooks_mcp_and_the_rule_and_uninstall_removes_them
     assert not rule.exists() and not (project / ".cursor" / "mcp.json").exists()
 
 
+def test_cursor_install_again_moves_nothing_the_person_added_after_it(project: Path) -> None:
+    hooks_json = project / ".cursor" / "hooks.json"
+    hooks_json.parent.mkdir()
+    theirs = {"hooks": {"stop": [{"command": "./audit.sh"}]}, "version": 2}
+    hooks_json.write_text(json.dumps(theirs))
+    memidx_agent(project, "install", "cursor")
+    doc = json.loads(hooks_json.read_text())
+    doc["hooks"]["sessionStart"].append({"command": "./theirs.sh"})
+    hooks_json.write_text(json.dumps(doc, indent=2) + "\n")
+
+    assert "unchanged" in memidx_agent(project, "install", "cursor").splitlines()[0]
+
+    assert list(doc) == ["hooks", "version"] and doc["version"] == 2
+
+
 @pytest.mark.parametrize(
     ("theirs", "expected"),
     [

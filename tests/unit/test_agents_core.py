@@ -113,3 +113,30 @@ def test_merging_hooks_twice_is_merging_once_and_removal_restores() -> None:
     assert once == twice
     assert remove_hooks(twice, "agent hook claude-code") == theirs
     assert remove_hooks(merge_hooks({}, ours, "agent hook claude-code"), "agent hook") == {}
+
+
+def test_merging_hooks_again_keeps_memidx_hooks_where_they_are() -> None:
+    mark = "agent hook claude-code"
+    old = {"type": "command", "command": f"/old/memidx {mark} Stop"}
+    new: dict[str, object] = {"type": "command", "command": f"/new/memidx {mark} Stop"}
+    theirs = {"type": "command", "command": "notify"}
+    doc: dict[str, object] = {
+        "hooks": {
+            "Stop": [
+                {"matcher": "", "hooks": [old]},
+                {"matcher": "", "hooks": [theirs]},  # the person's, added after memidx's
+            ],
+            "Notification": [{"matcher": "", "hooks": [theirs]}],
+            "PostCompact": [{"matcher": "", "hooks": [{**old, "command": "/old/memidx " + mark}]}],
+        }
+    }
+
+    merged = merge_hooks(doc, {"Stop": new}, mark)
+
+    assert merged == {
+        "hooks": {
+            "Stop": [{"matcher": "", "hooks": [new]}, {"matcher": "", "hooks": [theirs]}],
+            "Notification": [{"matcher": "", "hooks": [theirs]}],
+        }
+    }
+    assert merge_hooks(merged, {"Stop": new}, mark) == merged
