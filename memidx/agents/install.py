@@ -3,14 +3,17 @@ files. Twice changes nothing; every other setting stays; a changed file is backe
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.config_text import backup_config, write_config
-from memidx.agents.settings import Edit, Json, dump_json, read_json
+from memidx.agents.config_text import backup_config, read_config, write_config
+from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
+from memidx.errors import MemidxError
 from memidx.frozen import Value
 
 SCOPES = ("user", "project")
@@ -72,14 +75,35 @@ class Change(Value):
 
 
 def plan(one: ConfigFile, *, remove: bool) -> Change:
-    """The change to one JSON file (reads it; raises for a file memidx must leave alone)."""
-    before = read_json(one.path)
+    """The change to one JSON file (reads it; raises for a file memidx must leave alone).
+    Uninstalling gives back the file's own text from before the install when nothing else
+    changed since (its backup holds the same settings), not the same settings reformatted."""
+    text = read_config(one.path)
+    before = parse_json(text, one.path)
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
         return Change(one.path, False)
+    original = (
+        earlier_text(one.path, lambda old: old == after or one.install(old) == before)
+        if remove
+        else None
+    )
+    if original is not None:
+        return Change(one.path, True, original)
     if remove and not after:
         return Change(one.path, True)  # nothing but memidx's was in it: as if never installed
-    return Change(one.path, True, dump_json(after))
+    return Change(one.path, True, dump_json(after, like=text))
+
+
+def earlier_text(path: Path, wanted: Callable[[Json], bool]) -> str | None:
+    """The text of the newest backup of `path` whose settings are `wanted`, None when none
+    are: the uninstall's result, or those the install made this very file from."""
+    for backup in sorted(path.parent.glob(f"{glob.escape(path.name)}.memidx-backup-*"))[::-1]:
+        with contextlib.suppress(MemidxError):
+            text = read_config(backup)
+            if wanted(parse_json(text, backup)):
+                return text
+    return None
 
 
 def carry_out(change: Change, *, dry_run: bool) -> Outcome:

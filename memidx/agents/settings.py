@@ -5,6 +5,7 @@ functions on the loaded document; reading and writing are the two functions at t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import cast
@@ -153,7 +154,11 @@ def remove_from_list(doc: Json, key: str, item: str) -> Json:
 
 def read_json(path: Path) -> Json:
     """The JSON object in `path` ({} when the file is missing or empty)."""
-    text = read_config(path)
+    return parse_json(read_config(path), path)
+
+
+def parse_json(text: str, path: Path) -> Json:
+    """The JSON object in `text`, the content of `path` ({} when it is empty)."""
     if not text.strip():
         return {}
     try:
@@ -166,9 +171,11 @@ def read_json(path: Path) -> Json:
     return found
 
 
-def dump_json(doc: Json) -> str:
-    """`doc` as the text of a settings file."""
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+def dump_json(doc: Json, like: str = "") -> str:
+    """`doc` as the text of a settings file, indented as the file's text `like` is."""
+    indent = re.search(r"^([ \t]+)\S", like, re.MULTILINE)
+    text = json.dumps(doc, indent=indent.group(1) if indent else 2, ensure_ascii=False)
+    return text + ("\n" if like.endswith("\n") or not like else "")
 
 
 Edit = Callable[[Json], Json]

@@ -147,3 +147,19 @@ def test_a_symlinked_settings_file_stays_a_link_and_keeps_its_mode(
     memidx_agent(project, "uninstall", "claude-code")
     assert settings.is_symlink() and json.loads(dotfiles.read_text()) == THEIRS
     assert dotfiles.stat().st_mode & 0o777 == 0o600
+
+
+def test_uninstall_gives_back_each_file_byte_for_byte(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    theirs = '{\n    "model": "opus",\n    "hooks": {},\n    "env": {"A": "\\u00e9"}\n}\n'
+    settings.write_text(theirs)
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    (project / ".claude" / "settings.local.json").write_text("")
+
+    memidx_agent(project, "install", "claude-code")
+    assert '\n    "model": "opus",' in settings.read_text()  # the file's own indentation
+    memidx_agent(project, "uninstall", "claude-code")
+
+    assert settings.read_text() == theirs
+    assert (project / ".mcp.json").read_text() == '{"mcpServers": {}}'
+    assert (project / ".claude" / "settings.local.json").read_text() == ""
