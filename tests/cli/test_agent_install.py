@@ -163,3 +163,29 @@ def test_uninstall_gives_back_each_file_byte_for_byte(project: Path) -> None:
     assert settings.read_text() == theirs
     assert (project / ".mcp.json").read_text() == '{"mcpServers": {}}'
     assert (project / ".claude" / "settings.local.json").read_text() == ""
+
+
+@pytest.mark.parametrize("action", ["install", "uninstall"])
+def test_an_mcp_server_named_memidx_that_memidx_did_not_write_is_left_alone(
+    project: Path, action: str
+) -> None:
+    theirs = {"mcpServers": {"memidx": {"command": "npx", "args": ["their-memidx"]}}}
+    (project / ".mcp.json").write_text(json.dumps(theirs))
+    settings = (project / ".claude" / "settings.json").read_text()
+
+    done = run_in_process(project, "agent", action, "claude-code")
+
+    assert json.loads((project / ".mcp.json").read_text()) == theirs
+    assert (project / ".claude" / "settings.json").read_text() == settings
+    assert done.code == (1 if action == "install" else 0)
+    assert action == "uninstall" or "memidx did not add" in done.err
+
+
+def test_an_older_clones_mcp_server_is_replaced(project: Path) -> None:
+    old = {"type": "stdio", "command": "/gone/clone/.venv/bin/memidx", "args": ["mcp"]}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"memidx": old}}))
+
+    memidx_agent(project, "install", "claude-code")
+
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["memidx"]
+    assert server["command"] != old["command"] and server["args"][-1] == "mcp"
