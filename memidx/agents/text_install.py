@@ -25,6 +25,7 @@ class TextFile(Value):
     uninstall: TextEdit
     installed: Callable[[str], list[str]]
     whole: bool = False  # memidx's own file (a rule, a plugin): removed whole on uninstall
+    content: str = ""  # a whole file's text as this memidx writes it
 
 
 def block_lines(body: str, begin: str = BEGIN, end: str = END) -> str:
@@ -72,13 +73,18 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
     if after == before:
         return Change(one.path, False)
     if remove and not after.strip():  # nothing but memidx's was in it: as if never installed
-        return Change(one.path, True, backup=False)
+        return Change(one.path, True, backup=one.whole and before != one.content)
     return Change(one.path, True, after)
 
 
-def own_file(path: Path, content: str, describe: str) -> TextFile:
+OWN_MARK = "`memidx agent uninstall"  # what memidx's own files say: uninstall removes them
+
+
+def own_file(path: Path, content: str, describe: str, mark: str = OWN_MARK) -> TextFile:
     """A file that is memidx's alone (a rule file, a plugin module): written whole, removed
-    whole, and left alone when someone else's file has the same name."""
+    whole (also as an older memidx or another clone wrote it: it carries `mark`; backed up
+    first when it is not this memidx's text), and left alone when someone else's file has the
+    same name."""
 
     def install(text: str) -> str:
         if text and text != content and BEGIN not in text and "memidx" not in text:
@@ -86,9 +92,9 @@ def own_file(path: Path, content: str, describe: str) -> TextFile:
         return content
 
     def uninstall(text: str) -> str:
-        return "" if text == content or BEGIN in text else text
+        return "" if text == content or BEGIN in text or mark in text else text
 
     def installed(text: str) -> list[str]:
         return [describe] if text == content else ([f"{describe} (outdated)"] if text else [])
 
-    return TextFile(path, install, uninstall, installed, whole=True)
+    return TextFile(path, install, uninstall, installed, whole=True, content=content)

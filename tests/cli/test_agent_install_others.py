@@ -5,6 +5,7 @@ what was added (config.toml byte for byte, with its comments)."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -198,3 +199,30 @@ def test_hermes_sets_memory_provider_in_place_and_uninstall_restores_it(
         else not hermes.joinpath("config.yaml").exists()
     )
     assert not (hermes / "plugins" / "memidx" / "__init__.py").exists()
+
+
+def test_uninstall_removes_memidx_own_files_an_older_memidx_wrote(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hermes = project.parent / "hermes-home"
+    monkeypatch.setenv("HERMES_HOME", str(hermes))
+    memidx_agent(project, "install", "hermes")
+    memidx_agent(project, "install", "cursor")
+    plugin = hermes / "plugins" / "memidx" / "__init__.py"
+    manifest = plugin.with_name("plugin.yaml")
+    rule = project / ".cursor" / "rules" / "memidx.mdc"
+    older = {  # as another clone, or an older memidx, wrote them
+        plugin: re.sub(r"(?m)^MEMIDX = .*$", 'MEMIDX = ["/gone/memidx"]', plugin.read_text()),
+        manifest: manifest.read_text().replace("version: 1.0.0", "version: 0.9.0"),
+        rule: rule.read_text().replace("Before starting a task", "Before a task"),
+    }
+    for path, text in older.items():
+        assert text != path.read_text()
+        path.write_text(text)
+
+    memidx_agent(project, "uninstall", "hermes")
+    memidx_agent(project, "uninstall", "cursor")
+
+    assert not plugin.exists() and not manifest.exists() and not rule.exists()
+    backups = sorted(p.name.split(".memidx-backup-")[0] for p in plugin.parent.iterdir())
+    assert backups == ["__init__.py", "plugin.yaml"]  # not this memidx's text: kept aside
