@@ -164,11 +164,27 @@ def parse_json(text: str, path: Path) -> Json:
     try:
         loaded: object = json.loads(text)
     except ValueError as exc:
+        if _without_comments(text) is not None:  # Gemini CLI, for one, reads such a file
+            raise MemidxError(
+                f"{path} holds comments, which memidx cannot keep when it edits the file",
+                "take them out, or add memidx's entries by hand: memidx left the file alone",
+            ) from exc
         raise MemidxError(f"{path} is not valid JSON: {exc}", LEFT_ALONE) from exc
     found = _dict(loaded)
     if found is None:
         raise MemidxError(f"{path} does not hold a JSON object", LEFT_ALONE)
     return found
+
+
+COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
+
+
+def _without_comments(text: str) -> object:
+    """What `text` holds once its // and /* */ comments are out; None when still not JSON."""
+    try:
+        return json.loads(COMMENT.sub(lambda m: m.group(1) or "", text))
+    except ValueError:
+        return None
 
 
 def dump_json(doc: Json, like: str = "") -> str:

@@ -226,3 +226,15 @@ def test_uninstall_removes_memidx_own_files_an_older_memidx_wrote(
     assert not plugin.exists() and not manifest.exists() and not rule.exists()
     backups = sorted(p.name.split(".memidx-backup-")[0] for p in plugin.parent.iterdir())
     assert backups == ["__init__.py", "plugin.yaml"]  # not this memidx's text: kept aside
+
+
+def test_gemini_settings_with_comments_are_left_alone_saying_why(project: Path) -> None:
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    theirs = '{\n  // my theme\n  "theme": "dark", /* "url": "http://x" */\n  "a": "//b"\n}\n'
+    settings.write_text(theirs)
+
+    done = run_in_process(project, "agent", "install", "gemini")
+
+    assert done.code == 1 and "holds comments" in done.err
+    assert settings.read_text() == theirs
