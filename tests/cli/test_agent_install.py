@@ -189,3 +189,18 @@ def test_an_older_clones_mcp_server_is_replaced(project: Path) -> None:
 
     server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["memidx"]
     assert server["command"] != old["command"] and server["args"][-1] == "mcp"
+
+
+def test_install_warns_when_the_hooks_would_not_reach_this_memory(
+    project: Path, tmp_path: Path
+) -> None:
+    memory = tmp_path / "memory"
+    (memory / ".memidx").mkdir(parents=True)
+
+    unrecorded = run_in_process(memory, "agent", "install", "claude-code", "--scope", "user")
+    assert run_in_process(memory, "memory", "use", str(memory)).code == 0
+    recorded = run_in_process(memory, "agent", "install", "claude-code", "--scope", "user")
+
+    assert unrecorded.code == 0 and "records no memory" in unrecorded.err
+    assert f"memidx memory use {memory}" in unrecorded.err
+    assert recorded.code == 0 and "warning" not in recorded.err
