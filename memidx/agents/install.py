@@ -3,17 +3,14 @@ files. Twice changes nothing; every other setting stays; a changed file is backe
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import os
 import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.config_text import backup_config, read_config, write_config
+from memidx.agents.config_text import backup_config, earlier_text, read_config, write_config
 from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
-from memidx.errors import MemidxError
 from memidx.frozen import Value
 
 SCOPES = ("user", "project")
@@ -83,27 +80,17 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
         return Change(one.path, False)
-    original = (
-        earlier_text(one.path, lambda old: old == after or one.install(old) == before)
-        if remove
-        else None
-    )
+
+    def undone(old_text: str) -> bool:  # a backup without memidx's, as uninstalling gives
+        old = parse_json(old_text, one.path)
+        return one.uninstall(old) == old and (old == after or one.install(old) == before)
+
+    original = earlier_text(one.path, undone) if remove else None
     if original is not None:
         return Change(one.path, True, original)
     if remove and not after:
         return Change(one.path, True)  # nothing but memidx's was in it: as if never installed
     return Change(one.path, True, dump_json(after, like=text))
-
-
-def earlier_text(path: Path, wanted: Callable[[Json], bool]) -> str | None:
-    """The text of the newest backup of `path` whose settings are `wanted`, None when none
-    are: the uninstall's result, or those the install made this very file from."""
-    for backup in sorted(path.parent.glob(f"{glob.escape(path.name)}.memidx-backup-*"))[::-1]:
-        with contextlib.suppress(MemidxError):
-            text = read_config(backup)
-            if wanted(parse_json(text, backup)):
-                return text
-    return None
 
 
 def carry_out(change: Change, *, dry_run: bool) -> Outcome:

@@ -191,7 +191,8 @@ def dump_json(doc: Json, like: str = "") -> str:
     """`doc` as the text of a settings file, indented as the file's text `like` is."""
     indent = re.search(r"^([ \t]+)\S", like, re.MULTILINE)
     text = json.dumps(doc, indent=indent.group(1) if indent else 2, ensure_ascii=False)
-    return text + ("\n" if like.endswith("\n") or not like else "")
+    text += "\n" if like.endswith("\n") or not like else ""
+    return text.replace("\n", "\r\n") if "\r\n" in like else text
 
 
 Edit = Callable[[Json], Json]

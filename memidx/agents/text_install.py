@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.config_text import read_config
+from memidx.agents.config_text import earlier_text, read_config
 from memidx.agents.install import Change
 from memidx.errors import MemidxError
 from memidx.frozen import Value
@@ -72,6 +72,12 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
         return Change(one.path, False)
+    if remove and not one.whole:  # the file's own text from before, when nothing else changed
+        original = earlier_text(
+            one.path, lambda old: one.uninstall(old) == old and one.install(old) == before
+        )
+        if original is not None:
+            return Change(one.path, True, original)
     if remove and not after.strip():  # nothing but memidx's was in it: as if never installed
         return Change(one.path, True, backup=one.whole and before != one.content)
     return Change(one.path, True, after)

@@ -4,6 +4,7 @@ and hook, backs up what it changes, removes exactly what it added."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -204,3 +205,19 @@ def test_install_warns_when_the_hooks_would_not_reach_this_memory(
     assert unrecorded.code == 0 and "records no memory" in unrecorded.err
     assert f"memidx memory use {memory}" in unrecorded.err
     assert recorded.code == 0 and "warning" not in recorded.err
+
+
+def test_uninstall_after_an_install_by_another_clone_leaves_none_of_memidx(
+    project: Path,
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    memidx_agent(project, "install", "claude-code")
+    older = re.sub(
+        r'"command": "[^"]*memidx', '"command": "/gone/clone/.venv/bin/memidx', settings.read_text()
+    )
+    settings.write_text(older)  # as another clone of memidx installed it
+    memidx_agent(project, "install", "claude-code")  # this clone: its backup holds the other's
+
+    memidx_agent(project, "uninstall", "claude-code")
+
+    assert json.loads(settings.read_text()) == THEIRS

@@ -238,3 +238,19 @@ def test_gemini_settings_with_comments_are_left_alone_saying_why(project: Path) 
 
     assert done.code == 1 and "holds comments" in done.err
     assert settings.read_text() == theirs
+
+
+@pytest.mark.parametrize(
+    "theirs",
+    ['model = "o4"  # no newline at the end', 'model = "o4"\r\n\r\n[profiles.a]\r\nx = 1\r\n'],
+)
+def test_codex_uninstall_gives_back_config_toml_byte_for_byte(project: Path, theirs: str) -> None:
+    config = project / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_bytes(theirs.encode())
+
+    memidx_agent(project, "install", "codex")
+    assert tomllib.loads(config.read_text())["mcp_servers"]["memidx"]["args"] == ["mcp"]
+    memidx_agent(project, "uninstall", "codex")
+
+    assert config.read_bytes() == theirs.encode()

@@ -10,7 +10,7 @@ import pytest
 from memidx.agents.block import HARD_CAP, Recalled, digest_block, recall_block, strip_injected
 from memidx.agents.claude_transcript import parse
 from memidx.agents.gate import Signal, relevant, trivial, word_share
-from memidx.agents.settings import merge_hooks, remove_hooks
+from memidx.agents.settings import dump_json, merge_hooks, remove_hooks
 
 
 @pytest.mark.parametrize(
@@ -140,3 +140,15 @@ def test_merging_hooks_again_keeps_memidx_hooks_where_they_are() -> None:
         }
     }
     assert merge_hooks(merged, {"Stop": new}, mark) == merged
+
+
+@pytest.mark.parametrize(
+    ("like", "expected"),
+    [
+        ("", '{\n  "a": 1\n}\n'),
+        ('{\r\n    "b": 2\r\n}\r\n', '{\r\n    "a": 1\r\n}\r\n'),
+        ('{\n\t"b": 2\n}', '{\n\t"a": 1\n}'),
+    ],
+)
+def test_a_settings_file_is_written_as_it_was_laid_out(like: str, expected: str) -> None:
+    assert dump_json({"a": 1}, like=like) == expected
