@@ -4,9 +4,11 @@ reading of Claude Code transcripts, the JSON merge of hooks."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from memidx.agents import transcript
 from memidx.agents.block import HARD_CAP, Recalled, digest_block, recall_block, strip_injected
 from memidx.agents.claude_transcript import parse
 from memidx.agents.gate import Signal, relevant, trivial, word_share
@@ -152,3 +154,15 @@ def test_merging_hooks_again_keeps_memidx_hooks_where_they_are() -> None:
 )
 def test_a_settings_file_is_written_as_it_was_laid_out(like: str, expected: str) -> None:
     assert dump_json({"a": 1}, like=like) == expected
+
+
+@pytest.mark.parametrize("cut", [0, 1, 5])
+def test_a_transcript_over_the_cap_is_read_from_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: int
+) -> None:
+    lines = [f'{{"n": {i:02d}}}\n' for i in range(10)]  # 10 bytes each
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(lines) + '{"n": 1')  # the last line still being written
+    monkeypatch.setattr(transcript, "MAX_TRANSCRIPT_BYTES", 30 + cut + 7)
+
+    assert transcript.read_text(path) == "".join(lines[-3:])
