@@ -80,7 +80,8 @@ def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
                 f"{path} already has an MCP server {SERVER!r} that memidx did not add",
                 "rename or remove it, then install again: memidx left every file alone",
             )
-        return set_entry(doc, ["mcpServers", SERVER], entry)
+        kept = cast(dict[str, object], found) if isinstance(found, dict) else {}
+        return set_entry(doc, ["mcpServers", SERVER], {**kept, **entry})  # the person's env stays
 
     def uninstall(doc: Json) -> Json:
         found = get_entry(doc, ["mcpServers", SERVER])

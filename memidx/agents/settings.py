@@ -60,8 +60,8 @@ def _put_hook(groups: list[object], entry: HookEntry, marker: str) -> list[objec
         for hook in hooks:
             if not is_ours(hook, marker):
                 rest.append(hook)
-            elif not placed:
-                rest.append(entry)
+            elif not placed:  # keys the person added to it ("async", say) stay
+                rest.append({**cast(Json, hook), **entry})
                 placed = True
         if rest:
             kept.append({**cast(Json, group), "hooks": rest})

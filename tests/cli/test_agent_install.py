@@ -221,3 +221,19 @@ def test_uninstall_after_an_install_by_another_clone_leaves_none_of_memidx(
     memidx_agent(project, "uninstall", "claude-code")
 
     assert json.loads(settings.read_text()) == THEIRS
+
+
+def test_install_again_keeps_what_the_person_added_to_memidx_entries(project: Path) -> None:
+    memidx_agent(project, "install", "claude-code")
+    mcp_json, settings = project / ".mcp.json", project / ".claude" / "settings.json"
+    mcp = json.loads(mcp_json.read_text())
+    mcp["mcpServers"]["memidx"]["env"] = {"MEMIDX_ROOT": "/home/me/memory"}
+    mcp_json.write_text(json.dumps(mcp, indent=2) + "\n")
+    doc = json.loads(settings.read_text())
+    doc["hooks"]["Stop"][-1]["hooks"][0]["async"] = True
+    settings.write_text(json.dumps(doc, indent=2) + "\n")
+
+    again = memidx_agent(project, "install", "claude-code")
+
+    assert again.count("unchanged") == 3
+    assert json.loads(mcp_json.read_text()) == mcp and json.loads(settings.read_text()) == doc
