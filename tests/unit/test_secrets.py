@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -88,6 +89,26 @@ def test_a_url_password_is_redacted_and_the_rest_of_the_url_kept() -> None:
     password = "pa" + "ss!W0rd#x9Z"
     done = redact_text(f"postgres://app:{password}@db.internal:5432/app")
     assert done.text == "postgres://app:[REDACTED:basic-auth]@db.internal:5432/app"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["x1+postgres://app:pw-{}@db", "12.ab://app:pw-{}@db", "see(https://u:pw-{}@h)"],
+)
+def test_a_url_password_is_found_whatever_comes_before_the_scheme(url: str) -> None:
+    secret = "Zq9" + "xT4mLw8vR2"
+    text = url.format(secret)
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [f"pw-{secret}"]
+
+
+def test_a_long_run_of_letters_is_scanned_in_linear_time() -> None:
+    blob = "x" * 100_000  # a tool's output: at every letter the URL pattern took O(n)
+    started = time.monotonic()
+
+    found = find_secrets(f"{blob} https://app:{'Zq9' + 'xT4mLw8vR2'}@db {blob}A")
+
+    assert time.monotonic() - started < 3  # ~25 s before
+    assert [f.kind for f in found] == ["basic-auth"]
 
 
 @pytest.mark.parametrize(
