@@ -10,6 +10,7 @@ import pytest
 
 from memidx.agents import transcript
 from memidx.agents.block import HARD_CAP, Recalled, digest_block, recall_block, strip_injected
+from memidx.agents.capture import transcript_parts
 from memidx.agents.claude_transcript import parse
 from memidx.agents.gate import Signal, relevant, trivial, word_share
 from memidx.agents.settings import dump_json, merge_hooks, remove_hooks
@@ -166,3 +167,19 @@ def test_a_transcript_over_the_cap_is_read_from_its_end(
     monkeypatch.setattr(transcript, "MAX_TRANSCRIPT_BYTES", 30 + cut + 7)
 
     assert transcript.read_text(path) == "".join(lines[-3:])
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("a\nbb\nccc\n", 6, ["a\nbb\n", "ccc\n"]),
+        ("a\nbb\nccc\n", 100, ["a\nbb\nccc\n"]),
+        ("abcdefgh\nx\n", 4, ["abcd", "efgh", "\nx\n"]),  # a line alone over the limit
+        ("ééé\n", 3, ["é", "é", "é\n"]),  # never inside a character
+        ("a\n   \n\nb\n", 2, ["a\n", "b\n"]),  # no part without words
+    ],
+)
+def test_a_transcript_is_cut_into_records_at_line_ends(
+    text: str, limit: int, expected: list[str]
+) -> None:
+    assert transcript_parts(text, limit) == expected
