@@ -11,6 +11,7 @@ from memidx.agents.session import TRANSCRIPT, SessionState, Where
 from memidx.config import Config
 from memidx.hashes import content_hash
 from memidx.haystack.filing import file
+from memidx.haystack.frames import MAX_TEXT_BYTES
 from memidx.haystack.indexing import Filed
 from memidx.haystack.turn_input import make_record, turn_record
 
@@ -41,16 +42,42 @@ def file_exchanges(
 
 
 def archive(config: Config, where: Where, state: SessionState, text: str) -> Filed | None:
-    """Archive a whole transcript verbatim; remember its id for the summary that follows."""
-    if not text.strip():
+    """Archive a whole transcript verbatim, in records of at most a record's size cut at line
+    ends (a resumed session's transcript starts with the parts archived before: they are the
+    same text, filed once); remember the last part's id for the summary that follows. What
+    it returns is a part filed anew when there is one (the background embed starts for it)."""
+    filed = [
+        file(config, make_record(
+            "transcript", part, agent=where.agent, session=where.session,
+            drawer=where.project, tags=[where.agent],
+        ))
+        for part in transcript_parts(text)
+    ]  # fmt: skip
+    if not filed:
         return None
-    record = make_record(
-        "transcript", text, agent=where.agent, session=where.session, drawer=where.project,
-        tags=[where.agent],
-    )  # fmt: skip
-    filed = file(config, record)
-    state.set_text(TRANSCRIPT, filed.id)
-    return filed
+    state.set_text(TRANSCRIPT, filed[-1].id)
+    return next((f for f in filed if not f.duplicate), filed[-1])
+
+
+def transcript_parts(text: str, limit: int = MAX_TEXT_BYTES) -> list[str]:
+    """`text` cut into consecutive parts of at most `limit` UTF-8 bytes, each at a line end
+    unless one line alone is longer (then at a character's end); parts without words left
+    out (a record needs some)."""
+    data = text.encode("utf-8")
+    parts: list[str] = []
+    start = 0
+    while start < len(data):
+        end = min(len(data), start + limit)
+        if end < len(data):
+            newline = data.rfind(b"\n", start, end)
+            if newline >= 0:
+                end = newline + 1
+            else:
+                while end > start + 1 and data[end] & 0xC0 == 0x80:  # inside a character
+                    end -= 1
+        parts.append(data[start:end].decode("utf-8"))
+        start = end
+    return [part for part in parts if part.strip()]
 
 
 def file_summary(config: Config, where: Where, state: SessionState, summary: str) -> Filed | None:

@@ -5,8 +5,12 @@ atomically."""
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import shutil
+import stat
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,22 +20,45 @@ from memidx.errors import MemidxError
 def read_config(path: Path) -> str:
     """The text of `path` ("" when the file is missing)."""
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="") as file:  # \r\n stays \r\n
+            return file.read()
     except FileNotFoundError:
         return ""
     except (OSError, UnicodeDecodeError) as exc:
         raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
 
 
+def backup_config(path: Path) -> Path | None:
+    """A copy of `path` beside it, `<name>.memidx-backup-<UTC time>`; None when it is missing."""
+    if not path.exists():
+        return None
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
+    shutil.copy2(path, backup)
+    return backup
+
+
+def earlier_text(path: Path, undone: Callable[[str], bool]) -> str | None:
+    """The text of the newest backup of `path` that uninstalling gives back (`undone` says which
+    does; it may raise MemidxError for a backup it cannot read), None when none does."""
+    for backup in sorted(path.parent.glob(f"{glob.escape(path.name)}.memidx-backup-*"))[::-1]:
+        with contextlib.suppress(MemidxError):
+            text = read_config(backup)
+            if undone(text):
+                return text
+    return None
+
+
 def write_config(path: Path, text: str) -> Path | None:
-    """Write `text` to `path` atomically, backing up the file it replaces; the backup's path."""
-    backup = None
-    if path.exists():
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
-        shutil.copy2(path, backup)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.memidx-{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """Write `text` to `path` atomically, backing up the file it replaces; the backup's path.
+    A link (settings kept in a dotfiles repository) stays a link: its target is rewritten, and
+    a file keeps its permissions (`~/.claude.json` may be the person's alone)."""
+    backup = backup_config(path)
+    target = path.resolve() if path.is_symlink() else path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.memidx-{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8", newline="")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.chmod(stat.S_IMODE(target.stat().st_mode))
+    tmp.replace(target)
     return backup

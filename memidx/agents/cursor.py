@@ -23,6 +23,7 @@ EVENTS: dict[str, tuple[int, float]] = {
     "preCompact": (60, 30.0),
 }
 PROMPT = "cursor-prompt"  # session state: the prompt the reply answers
+LET_THROUGH = json.dumps({"continue": True})  # beforeSubmitPrompt's answer, even on a failure
 
 
 def handle(call: HookCall) -> str:
@@ -37,7 +38,7 @@ def handle(call: HookCall) -> str:
     if event == "beforeSubmitPrompt":
         state.set_text(PROMPT, str(payload.get("prompt") or ""))
         state.save()
-        return json.dumps({"continue": True})
+        return LET_THROUGH
     if event == "afterAgentResponse":
         from memidx.agents.exchange import Exchange
 
@@ -60,4 +61,9 @@ def _cwd(payload: dict[str, object]) -> str:
     return str(payload.get("cwd") or Path.cwd())
 
 
-ADAPTER = Adapter(NAME, {event: deadline for event, (_, deadline) in EVENTS.items()}, handle)
+ADAPTER = Adapter(
+    NAME,
+    {event: deadline for event, (_, deadline) in EVENTS.items()},
+    handle,
+    lambda event: LET_THROUGH if event == "beforeSubmitPrompt" else "",
+)

@@ -4,6 +4,7 @@ event a flat list of `{"command": ...}`), `.cursor/mcp.json` and the rule
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import cast
 
@@ -25,22 +26,32 @@ its ref:line. Added by `memidx agent install cursor`; `memidx agent uninstall cu
 
 
 def _install_hooks(doc: Json) -> Json:
-    doc = _uninstall_hooks(doc)
+    doc = _uninstall_hooks(doc, keep=set(EVENTS))
     table = dict(cast(Json, doc.get("hooks")) if isinstance(doc.get("hooks"), dict) else {})
     for event, (timeout, _) in EVENTS.items():
         listed = table.get(event)
         entries = list(cast(list[object], listed)) if isinstance(listed, list) else []
-        table[event] = [*entries, {"command": hook_command(NAME, event), "timeout": timeout}]
-    return {"version": doc.get("version", 1), **doc, "hooks": table}
+        ours: Json = {"command": hook_command(NAME, event), "timeout": timeout}
+        table[event] = _put_hook(entries, ours)
+    return {**doc, "hooks": table} if "version" in doc else {"version": 1, **doc, "hooks": table}
 
 
-def _uninstall_hooks(doc: Json) -> Json:
+def _put_hook(entries: list[object], entry: Json) -> list[object]:
+    """`entries` with memidx's first hook replaced by `entry` where it is (installing again,
+    or after an upgrade, moves nothing) and any other of memidx's gone; else `entry` last."""
+    ours = [i for i, e in enumerate(entries) if is_ours(e, MARKER)]
+    if not ours:
+        return [*entries, entry]
+    return [entry if i == ours[0] else e for i, e in enumerate(entries) if i not in ours[1:]]
+
+
+def _uninstall_hooks(doc: Json, keep: Collection[str] = ()) -> Json:
     table = doc.get("hooks")
     if not isinstance(table, dict):
         return doc
     kept: Json = {}
     for event, listed in cast(Json, table).items():
-        if not isinstance(listed, list):
+        if not isinstance(listed, list) or event in keep:
             kept[event] = listed
             continue
         entries = cast(list[object], listed)

@@ -5,7 +5,8 @@ the MCP server under `mcpServers`, and what `memidx agent status` says of each."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
+from typing import cast
 
 from memidx.agents.install import ConfigFile, memidx_argv, shell_command
 from memidx.agents.settings import (
@@ -18,6 +19,7 @@ from memidx.agents.settings import (
     remove_hooks,
     set_entry,
 )
+from memidx.errors import MemidxError
 
 SERVER = "memidx"  # the MCP server's name in every agent's configuration
 
@@ -68,18 +70,45 @@ def hooks_state(doc: Json, mark: str) -> list[str]:
 
 
 def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
-    """A JSON file whose `mcpServers` table gets memidx's MCP server as `entry`."""
-    return ConfigFile(
-        path,
-        lambda doc: set_entry(doc, ["mcpServers", SERVER], entry),
-        lambda doc: drop_entry(doc, ["mcpServers", SERVER]),
-        mcp_state,
-    )
+    """A JSON file whose `mcpServers` table gets memidx's MCP server as `entry`; a server of
+    that name memidx did not write is left alone (install stops, uninstall keeps it)."""
+
+    def install(doc: Json) -> Json:
+        found = get_entry(doc, ["mcpServers", SERVER])
+        if found is not None and not is_our_server(found):
+            raise MemidxError(
+                f"{path} already has an MCP server {SERVER!r} that memidx did not add",
+                "rename or remove it, then install again: memidx left every file alone",
+            )
+        kept = cast(dict[str, object], found) if isinstance(found, dict) else {}
+        return set_entry(doc, ["mcpServers", SERVER], {**kept, **entry})  # the person's env stays
+
+    def uninstall(doc: Json) -> Json:
+        found = get_entry(doc, ["mcpServers", SERVER])
+        return drop_entry(doc, ["mcpServers", SERVER]) if is_our_server(found) else doc
+
+    return ConfigFile(path, install, uninstall, mcp_state)
+
+
+def is_our_server(entry: object) -> bool:
+    """Whether an `mcpServers` entry is one a memidx wrote (this one or another clone's):
+    `<...>/memidx mcp` or `<python> -m memidx mcp`."""
+    if not isinstance(entry, dict):
+        return False
+    found = cast(dict[str, object], entry)
+    command, args = found.get("command"), found.get("args")
+    argv = [command, *cast(list[object], args)] if isinstance(args, list) else [command]
+    if not all(isinstance(a, str) for a in argv) or argv[-1] != "mcp":
+        return False
+    head = cast(list[str], argv[:-1])
+    return (len(head) == 1 and PurePath(head[0]).stem == "memidx") or head[1:] == ["-m", "memidx"]
 
 
 def mcp_state(doc: Json) -> list[str]:
     entry = get_entry(doc, ["mcpServers", SERVER])
-    return [f"MCP server {SERVER}"] if isinstance(entry, dict) else []
+    if entry is None:
+        return []
+    return [f"MCP server {SERVER}" + ("" if is_our_server(entry) else " (not memidx's)")]
 
 
 def combined(*parts: ConfigFile) -> ConfigFile:

@@ -62,4 +62,9 @@ def handle(call: HookCall) -> str:
     return NOTHING
 
 
-ADAPTER = Adapter(NAME, {event: deadline for event, (_, deadline) in EVENTS.items()}, handle)
+ADAPTER = Adapter(
+    NAME,
+    {event: deadline for event, (_, deadline) in EVENTS.items()},
+    handle,
+    lambda _event: NOTHING,
+)

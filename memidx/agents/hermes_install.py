@@ -94,6 +94,6 @@ def config_files(scope: str, cwd: Path) -> list[TextFile]:
     config = home / "config.yaml"
     return [
         own_file(plugin / "__init__.py", plugin_source(memidx_argv()), "plugin memidx"),
-        own_file(plugin / "plugin.yaml", MANIFEST, "plugin manifest"),
+        own_file(plugin / "plugin.yaml", MANIFEST, "plugin manifest", MANIFEST.split("\n")[0]),
         TextFile(config, _install(config), _uninstall, _state),
     ]

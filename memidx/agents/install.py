@@ -9,7 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.settings import Edit, Json, read_json, write_json
+from memidx.agents.config_text import backup_config, earlier_text, read_config, write_config
+from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
 from memidx.frozen import Value
 
 SCOPES = ("user", "project")
@@ -61,20 +62,47 @@ def user_folder(variable: str, default: str) -> Path:
     return Path(configured).expanduser() if configured else Path.home() / default
 
 
-def apply(files: list[ConfigFile], *, remove: bool, dry_run: bool) -> list[Outcome]:
-    """Install (or remove) memidx's entries in each file; unchanged files are not written."""
-    done: list[Outcome] = []
-    for one in files:
-        before = read_json(one.path)
-        after = (one.uninstall if remove else one.install)(before)
-        if after == before:
-            done.append(Outcome(one.path, False))
-            continue
-        backup = None if dry_run else write_json(one.path, after)
-        if remove and not after and not dry_run:
-            one.path.unlink()  # nothing but memidx's was in it: as if never installed
-        done.append(Outcome(one.path, True, backup))
-    return done
+class Change(Value):
+    """What install or uninstall would do to one file: its new text, or None to delete it."""
+
+    path: Path
+    changed: bool
+    text: str | None = None
+    backup: bool = True  # copy the file before deleting it (not memidx's own rule or plugin)
+
+
+def plan(one: ConfigFile, *, remove: bool) -> Change:
+    """The change to one JSON file (reads it; raises for a file memidx must leave alone).
+    Uninstalling gives back the file's own text from before the install when nothing else
+    changed since (its backup holds the same settings), not the same settings reformatted."""
+    text = read_config(one.path)
+    before = parse_json(text, one.path)
+    after = (one.uninstall if remove else one.install)(before)
+    if after == before:
+        return Change(one.path, False)
+
+    def undone(old_text: str) -> bool:  # a backup without memidx's, as uninstalling gives
+        old = parse_json(old_text, one.path)
+        return one.uninstall(old) == old and (old == after or one.install(old) == before)
+
+    original = earlier_text(one.path, undone) if remove else None
+    if original is not None:
+        return Change(one.path, True, original)
+    if remove and not after:
+        return Change(one.path, True)  # nothing but memidx's was in it: as if never installed
+    return Change(one.path, True, dump_json(after, like=text))
+
+
+def carry_out(change: Change, *, dry_run: bool) -> Outcome:
+    """Write (or delete) one planned file, backing up what it replaces; unchanged files are
+    not written."""
+    if not change.changed or dry_run:
+        return Outcome(change.path, change.changed)
+    if change.text is None:
+        backup = backup_config(change.path) if change.backup else None
+        change.path.unlink()
+        return Outcome(change.path, True, backup)
+    return Outcome(change.path, True, write_config(change.path, change.text))
 
 
 def describe(outcomes: list[Outcome], *, remove: bool, dry_run: bool) -> list[str]:

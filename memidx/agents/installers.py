@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from memidx.agents.config_text import read_config
-from memidx.agents.install import ConfigFile, Outcome, apply, states
-from memidx.agents.text_install import TextFile, apply_text
+from memidx.agents.install import ConfigFile, Outcome, carry_out, plan, states
+from memidx.agents.text_install import TextFile, plan_text
 
 AnyFile = ConfigFile | TextFile
 INSTALLERS = {
@@ -33,13 +33,13 @@ def config_files(agent: str, scope: str, cwd: Path) -> list[AnyFile]:
 
 
 def apply_all(files: list[AnyFile], *, remove: bool, dry_run: bool) -> list[Outcome]:
-    done: list[Outcome] = []
-    for one in files:
-        if isinstance(one, TextFile):
-            done.append(apply_text(one, remove=remove, dry_run=dry_run))
-        else:
-            done.extend(apply([one], remove=remove, dry_run=dry_run))
-    return done
+    """Every file's change planned first, then made: a file memidx must leave alone (not valid
+    JSON or TOML, someone else's) stops the whole install before any file is written."""
+    changes = [
+        plan_text(one, remove=remove) if isinstance(one, TextFile) else plan(one, remove=remove)
+        for one in files
+    ]
+    return [carry_out(change, dry_run=dry_run) for change in changes]
 
 
 def states_all(files: list[AnyFile]) -> list[tuple[Path, list[str]]]:

@@ -47,6 +47,9 @@ class Adapter(Value):
     name: str
     deadlines: Mapping[str, float]  # event: seconds its work may take before the hook gives up
     handle: Callable[[HookCall], str]  # does the event's work; what to print ("" for nothing)
+    # what to print for an event whose work failed or ran out of time (Gemini CLI parses every
+    # hook's stdout as JSON, and its stderr when stdout is empty); None: nothing
+    failed: Callable[[str], str] | None = None
 
 
 def adapter(agent: str) -> Adapter:
@@ -72,13 +75,14 @@ def run_hook(agent: str, event: str) -> int:
     worker.start()
     worker.join(max(0.0, started + limit - time.monotonic()))
     config = cast(Config | None, holder.get("config"))
+    failed = found.failed(event) if found.failed else ""
     if worker.is_alive():
-        _trace(config, agent, event, f"no answer within {limit:g} s: gave up, nothing injected")
-        return _finish("")
+        _trace(config, agent, event, f"no answer within {limit:g} s: gave up")
+        return _finish(failed)
     error = holder.get("error")
     if isinstance(error, BaseException):
         _trace(config, agent, event, f"{type(error).__name__}: {error}")
-        return _finish("")
+        return _finish(failed)
     return _finish(str(holder.get("output") or ""))
 
 

@@ -5,11 +5,12 @@ functions on the loaded document; reading and writing are the two functions at t
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import cast
 
-from memidx.agents.config_text import read_config, write_config
+from memidx.agents.config_text import read_config
 from memidx.errors import MemidxError
 
 Json = dict[str, object]
@@ -32,28 +33,51 @@ def is_ours(entry: object, marker: str) -> bool:
 
 
 def merge_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> Json:
-    """`doc` with one matcher group per event holding memidx's hook, replacing any memidx hook
-    already there (so installing twice changes nothing) and keeping every other hook."""
-    doc = remove_hooks(doc, marker)
+    """`doc` with memidx's hook for each event: where a memidx hook already is (in its group,
+    with the person's matcher), else in a group of its own at the end; so installing twice, or
+    again after an upgrade, moves nothing. Every other hook stays; memidx's hooks of events it
+    no longer hooks go."""
+    doc = remove_hooks(doc, marker, keep=set(hooks))
     table = _dict(doc.get("hooks"))
     table = dict(table) if table is not None else {}
     for event, entry in hooks.items():
         groups = _list(table.get(event))
-        groups = list(groups) if groups is not None else []
-        groups.append({"matcher": "", "hooks": [entry]})
-        table[event] = groups
+        table[event] = _put_hook(list(groups) if groups is not None else [], entry, marker)
     return {**doc, "hooks": table}
 
 
-def remove_hooks(doc: Json, marker: str) -> Json:
-    """`doc` without memidx's hooks; a group, event or table left empty by that goes too."""
+def _put_hook(groups: list[object], entry: HookEntry, marker: str) -> list[object]:
+    """`groups` with memidx's first hook replaced by `entry` and any other memidx hook gone
+    (a group left empty by that too); a group holding `entry` appended when none was there."""
+    placed = False
+    kept: list[object] = []
+    for group in groups:
+        hooks = _list((_dict(group) or {}).get("hooks"))
+        if hooks is None or not any(is_ours(h, marker) for h in hooks):
+            kept.append(group)
+            continue
+        rest: list[object] = []
+        for hook in hooks:
+            if not is_ours(hook, marker):
+                rest.append(hook)
+            elif not placed:  # keys the person added to it ("async", say) stay
+                rest.append({**cast(Json, hook), **entry})
+                placed = True
+        if rest:
+            kept.append({**cast(Json, group), "hooks": rest})
+    return kept if placed else [*kept, {"matcher": "", "hooks": [entry]}]
+
+
+def remove_hooks(doc: Json, marker: str, keep: Collection[str] = ()) -> Json:
+    """`doc` without memidx's hooks (but those of the events in `keep`); a group, event or
+    table left empty by that goes too."""
     table = _dict(doc.get("hooks"))
     if table is None:
         return doc
     kept: Json = {}
     for event, groups in table.items():
         listed = _list(groups)
-        if listed is None:
+        if listed is None or event in keep:
             kept[event] = groups
             continue
         new_groups: list[object] = []
@@ -130,12 +154,21 @@ def remove_from_list(doc: Json, key: str, item: str) -> Json:
 
 def read_json(path: Path) -> Json:
     """The JSON object in `path` ({} when the file is missing or empty)."""
-    text = read_config(path)
+    return parse_json(read_config(path), path)
+
+
+def parse_json(text: str, path: Path) -> Json:
+    """The JSON object in `text`, the content of `path` ({} when it is empty)."""
     if not text.strip():
         return {}
     try:
         loaded: object = json.loads(text)
     except ValueError as exc:
+        if _without_comments(text) is not None:  # Gemini CLI, for one, reads such a file
+            raise MemidxError(
+                f"{path} holds comments, which memidx cannot keep when it edits the file",
+                "take them out, or add memidx's entries by hand: memidx left the file alone",
+            ) from exc
         raise MemidxError(f"{path} is not valid JSON: {exc}", LEFT_ALONE) from exc
     found = _dict(loaded)
     if found is None:
@@ -143,9 +176,23 @@ def read_json(path: Path) -> Json:
     return found
 
 
-def write_json(path: Path, doc: Json) -> Path | None:
-    """Write `doc` to `path` (atomically), backing up the file it replaces; the backup's path."""
-    return write_config(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
+
+
+def _without_comments(text: str) -> object:
+    """What `text` holds once its // and /* */ comments are out; None when still not JSON."""
+    try:
+        return json.loads(COMMENT.sub(lambda m: m.group(1) or "", text))
+    except ValueError:
+        return None
+
+
+def dump_json(doc: Json, like: str = "") -> str:
+    """`doc` as the text of a settings file, indented as the file's text `like` is."""
+    indent = re.search(r"^([ \t]+)\S", like, re.MULTILINE)
+    text = json.dumps(doc, indent=indent.group(1) if indent else 2, ensure_ascii=False)
+    text += "\n" if like.endswith("\n") or not like else ""
+    return text.replace("\n", "\r\n") if "\r\n" in like else text
 
 
 Edit = Callable[[Json], Json]

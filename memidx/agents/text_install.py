@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.config_text import read_config, write_config
-from memidx.agents.install import Outcome
+from memidx.agents.config_text import earlier_text, read_config
+from memidx.agents.install import Change
 from memidx.errors import MemidxError
 from memidx.frozen import Value
 
@@ -25,6 +25,7 @@ class TextFile(Value):
     uninstall: TextEdit
     installed: Callable[[str], list[str]]
     whole: bool = False  # memidx's own file (a rule, a plugin): removed whole on uninstall
+    content: str = ""  # a whole file's text as this memidx writes it
 
 
 def block_lines(body: str, begin: str = BEGIN, end: str = END) -> str:
@@ -65,21 +66,31 @@ def drop_block(text: str, begin: str = BEGIN, end: str = END) -> str:
     return head + tail
 
 
-def apply_text(one: TextFile, *, remove: bool, dry_run: bool) -> Outcome:
+def plan_text(one: TextFile, *, remove: bool) -> Change:
+    """The change to one text file (reads it; raises for a file memidx must leave alone)."""
     before = read_config(one.path)
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
-        return Outcome(one.path, False)
-    if remove and not after.strip():
-        if not dry_run:
-            one.path.unlink()  # nothing but memidx's was in it: as if never installed
-        return Outcome(one.path, True)
-    return Outcome(one.path, True, None if dry_run else write_config(one.path, after))
+        return Change(one.path, False)
+    if remove and not one.whole:  # the file's own text from before, when nothing else changed
+        original = earlier_text(
+            one.path, lambda old: one.uninstall(old) == old and one.install(old) == before
+        )
+        if original is not None:
+            return Change(one.path, True, original)
+    if remove and not after.strip():  # nothing but memidx's was in it: as if never installed
+        return Change(one.path, True, backup=one.whole and before != one.content)
+    return Change(one.path, True, after)
 
 
-def own_file(path: Path, content: str, describe: str) -> TextFile:
+OWN_MARK = "`memidx agent uninstall"  # what memidx's own files say: uninstall removes them
+
+
+def own_file(path: Path, content: str, describe: str, mark: str = OWN_MARK) -> TextFile:
     """A file that is memidx's alone (a rule file, a plugin module): written whole, removed
-    whole, and left alone when someone else's file has the same name."""
+    whole (also as an older memidx or another clone wrote it: it carries `mark`; backed up
+    first when it is not this memidx's text), and left alone when someone else's file has the
+    same name."""
 
     def install(text: str) -> str:
         if text and text != content and BEGIN not in text and "memidx" not in text:
@@ -87,9 +98,9 @@ def own_file(path: Path, content: str, describe: str) -> TextFile:
         return content
 
     def uninstall(text: str) -> str:
-        return "" if text == content or BEGIN in text else text
+        return "" if text == content or BEGIN in text or mark in text else text
 
     def installed(text: str) -> list[str]:
         return [describe] if text == content else ([f"{describe} (outdated)"] if text else [])
 
-    return TextFile(path, install, uninstall, installed, whole=True)
+    return TextFile(path, install, uninstall, installed, whole=True, content=content)

@@ -6,6 +6,7 @@ being written: it is read at the next event."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
@@ -24,12 +25,18 @@ class Transcript(Value):
 
 
 def read_text(path: Path) -> str:
-    """The complete lines of a transcript file ("" when it cannot be read)."""
+    """The complete lines of a transcript file ("" when it cannot be read); of a file over
+    MAX_TRANSCRIPT_BYTES, its last complete lines within that size: the newest exchanges are
+    at the end (earlier events filed the rest)."""
     try:
         with path.open("rb") as handle:
-            data = handle.read(MAX_TRANSCRIPT_BYTES)
+            start = max(0, handle.seek(0, os.SEEK_END) - MAX_TRANSCRIPT_BYTES)
+            handle.seek(max(0, start - 1))
+            data = handle.read(MAX_TRANSCRIPT_BYTES + (1 if start else 0))
     except OSError:
         return ""
+    if start:  # the window may start inside a line: from the next one
+        data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
     end = data.rfind(b"\n")
     return data[: end + 1].decode("utf-8", errors="replace") if end >= 0 else ""
 

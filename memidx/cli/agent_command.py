@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from memidx.config import Config
@@ -39,6 +40,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     remove = args.action == "uninstall"
     files = config_files(args.agent, args.scope, _cwd(args))
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
+    if not remove:
+        _warn_unless_reached(config)
     if args.json:
         print(json.dumps({
             "schema": "memidx.agent-install/1", "dry_run": args.dry_run,
@@ -52,6 +55,37 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         for line in describe(done, remove=remove, dry_run=args.dry_run):
             print(line)
     return 0
+
+
+def _warn_unless_reached(config: Config) -> None:
+    """Say so when the hooks, run from the agent's projects, would not reach this memory: they
+    find it as every command does, and the agent passes neither -C nor, as a rule,
+    MEMIDX_ROOT, so it must be the memory recorded in the user configuration."""
+    from memidx.errors import MemidxError
+    from memidx.locations import user_config_path
+
+    path = user_config_path()
+    try:
+        recorded = _recorded(path)
+    except MemidxError as exc:
+        recorded, problem = None, f" ({exc})"
+    else:
+        problem = ""
+    if recorded is not None and recorded == config.root.resolve():
+        return
+    records = f"records {recorded}" if recorded is not None else "records no memory"
+    sys.stderr.write(
+        f"memidx: warning: the hooks reach the memory recorded in {path}, which {records}"
+        f"{problem}, not {config.root}: run `memidx memory use {config.root}` (or set"
+        " MEMIDX_ROOT where the agent runs)\n"
+    )
+
+
+def _recorded(path: Path) -> Path | None:
+    from memidx.locations import recorded_memory
+
+    found = recorded_memory(path)
+    return None if found is None else found.resolve()
 
 
 def _cwd(args: argparse.Namespace) -> Path:

@@ -52,8 +52,13 @@ REFERENCE = re.compile(
 )
 # A password in a URL (`scheme://user:password@host`), whatever characters it holds: the
 # library's pattern skips passwords with RFC 3986 delimiters (`!`, `#`, `+`...), which pasted
-# connection strings often have unencoded.
-URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@")
+# connection strings often have unencoded. It is tried only where a run of scheme characters
+# starts (the scheme is the run's first letter on): tried at every letter, a long run of them
+# (a blob in a tool's output) cost time quadratic in its length, minutes for 1 MB, in C,
+# where no hook's deadline can stop it.
+URL_PASSWORD = re.compile(
+    r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@"
+)
 
 
 @dataclass(frozen=True, slots=True)

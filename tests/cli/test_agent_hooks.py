@@ -204,3 +204,29 @@ def test_the_prompt_hook_stays_lean_when_the_server_answers(tmp_path: Path) -> N
     assert done.returncode == 0
     heavy = {"numpy", "onnxruntime", "argparse", "memidx.haystack.filing", "memidx.search.searcher"}
     assert heavy.isdisjoint(modules), heavy & modules
+
+
+def test_precompact_archives_a_transcript_over_a_records_size_in_parts(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    filler = [
+        line("user", [{"type": "tool_result", "content": "x" * 100_000}], f"t{i}")
+        for i in range(90)  # 9 MB of tool results: over a record's 8 MiB
+    ]
+    last = line("user", "and the zephyrine rotation?", "u9")
+    path = transcript(tmp_path, *FIRST, *filler, last)
+    payload = {**stop(path, ""), "hook_event_name": "PreCompact", "trigger": "manual"}
+
+    done, _ = hook(repo, "PreCompact", payload)
+    hook(repo, "PostCompact", {**payload, "compact_summary": "Rotated the zephyrine."})
+
+    assert done.returncode == 0
+    assert not (repo.root / ".memidx" / "agent-hook-error.log").exists()
+    search = ("search", "--json", "--kind", "transcript", "--mode", "bm25")
+    first = repo.memidx(*search, "vmmem").json()["hits"]
+    latest = repo.memidx(*search, "zephyrine").json()["hits"]
+    assert len(first) == 1 and len(latest) == 1 and first[0]["ref"] != latest[0]["ref"]
+    shown = [repo.memidx("show", hit["ref"]).out for hit in (first[0], latest[0])]
+    assert shown[0].startswith(FIRST[0]) and shown[1].rstrip("\n").endswith(last.rstrip("\n"))
+    filed = repo.memidx("search", "--json", "--kind", "turn", "--mode", "bm25", "Rotated").json()
+    record = json.loads(repo.memidx("show", "--json", filed["hits"][0]["ref"]).out)
+    assert record["summary_of"] == latest[0]["meta"]["id"]

@@ -10,6 +10,8 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_agent_hooks import memory
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
@@ -172,3 +174,26 @@ def test_gemini_gives_a_resumed_chat_no_digest_and_never_files_the_hook_context(
     hits = turns(repo, "Gemini")
     assert len(hits) == 1 and "stall" in json.dumps(hits[0])
     assert "Recent memidx notes" not in repo.memidx("show", str(hits[0]["ref"])).out
+
+
+@pytest.mark.parametrize(
+    ("agent", "event", "expected"),
+    [
+        ("gemini", "BeforeAgent", {}),
+        ("gemini", "AfterAgent", {}),
+        ("cursor", "beforeSubmitPrompt", {"continue": True}),
+    ],
+)
+def test_a_failed_hook_still_answers_the_json_its_agent_parses(
+    tmp_path: Path, agent: str, event: str, expected: dict[str, object]
+) -> None:
+    repo = memory(tmp_path)
+
+    done = subprocess.run(
+        [str(MEMIDX_BIN), "agent", "hook", agent, event], input="{ not json",
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        env=clean_env(MEMIDX_ROOT=str(repo.root)),
+    )  # fmt: skip
+
+    assert done.returncode == 0 and json.loads(done.stdout) == expected
+    assert f"{agent} {event}" in repo.memidx("status").out

@@ -4,6 +4,7 @@ and hook, backs up what it changes, removes exactly what it added."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +102,138 @@ def test_a_broken_settings_file_is_left_alone(project: Path) -> None:
     assert done.code == 1
     assert "is not valid JSON" in done.err and "memidx left the file alone" in done.err
     assert (project / ".claude" / "settings.json").read_text() == "{ not json"
+
+
+def test_a_broken_file_stops_the_install_before_any_file_is_written(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    before = settings.read_text()
+    (project / ".mcp.json").write_text("{ not json")
+
+    done = run_in_process(project, "agent", "install", "claude-code")
+
+    assert done.code == 1 and ".mcp.json is not valid JSON" in done.err
+    assert settings.read_text() == before  # not half installed: the hooks without the server
+    assert not (project / ".claude" / "settings.local.json").exists()
+    assert not list(project.rglob("*.memidx-backup-*"))
+
+
+def test_a_broken_file_stops_the_uninstall_before_any_file_is_written(project: Path) -> None:
+    memidx_agent(project, "install", "claude-code")
+    settings = project / ".claude" / "settings.json"
+    installed = settings.read_text()
+    (project / ".mcp.json").write_text("{ not json")
+
+    done = run_in_process(project, "agent", "uninstall", "claude-code")
+
+    assert done.code == 1 and ".mcp.json is not valid JSON" in done.err
+    assert settings.read_text() == installed
+
+
+def test_a_symlinked_settings_file_stays_a_link_and_keeps_its_mode(
+    project: Path, tmp_path: Path
+) -> None:
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps(THEIRS, indent=2))
+    dotfiles.chmod(0o600)
+    settings = project / ".claude" / "settings.json"
+    settings.unlink()
+    settings.symlink_to(dotfiles)
+
+    memidx_agent(project, "install", "claude-code")
+
+    assert settings.is_symlink() and settings.resolve() == dotfiles
+    assert "SessionStart" in json.loads(dotfiles.read_text())["hooks"]
+    assert dotfiles.stat().st_mode & 0o777 == 0o600
+    memidx_agent(project, "uninstall", "claude-code")
+    assert settings.is_symlink() and json.loads(dotfiles.read_text()) == THEIRS
+    assert dotfiles.stat().st_mode & 0o777 == 0o600
+
+
+def test_uninstall_gives_back_each_file_byte_for_byte(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    theirs = '{\n    "model": "opus",\n    "hooks": {},\n    "env": {"A": "\\u00e9"}\n}\n'
+    settings.write_text(theirs)
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    (project / ".claude" / "settings.local.json").write_text("")
+
+    memidx_agent(project, "install", "claude-code")
+    assert '\n    "model": "opus",' in settings.read_text()  # the file's own indentation
+    memidx_agent(project, "uninstall", "claude-code")
+
+    assert settings.read_text() == theirs
+    assert (project / ".mcp.json").read_text() == '{"mcpServers": {}}'
+    assert (project / ".claude" / "settings.local.json").read_text() == ""
+
+
+@pytest.mark.parametrize("action", ["install", "uninstall"])
+def test_an_mcp_server_named_memidx_that_memidx_did_not_write_is_left_alone(
+    project: Path, action: str
+) -> None:
+    theirs = {"mcpServers": {"memidx": {"command": "npx", "args": ["their-memidx"]}}}
+    (project / ".mcp.json").write_text(json.dumps(theirs))
+    settings = (project / ".claude" / "settings.json").read_text()
+
+    done = run_in_process(project, "agent", action, "claude-code")
+
+    assert json.loads((project / ".mcp.json").read_text()) == theirs
+    assert (project / ".claude" / "settings.json").read_text() == settings
+    assert done.code == (1 if action == "install" else 0)
+    assert action == "uninstall" or "memidx did not add" in done.err
+
+
+def test_an_older_clones_mcp_server_is_replaced(project: Path) -> None:
+    old = {"type": "stdio", "command": "/gone/clone/.venv/bin/memidx", "args": ["mcp"]}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"memidx": old}}))
+
+    memidx_agent(project, "install", "claude-code")
+
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["memidx"]
+    assert server["command"] != old["command"] and server["args"][-1] == "mcp"
+
+
+def test_install_warns_when_the_hooks_would_not_reach_this_memory(
+    project: Path, tmp_path: Path
+) -> None:
+    memory = tmp_path / "memory"
+    (memory / ".memidx").mkdir(parents=True)
+
+    unrecorded = run_in_process(memory, "agent", "install", "claude-code", "--scope", "user")
+    assert run_in_process(memory, "memory", "use", str(memory)).code == 0
+    recorded = run_in_process(memory, "agent", "install", "claude-code", "--scope", "user")
+
+    assert unrecorded.code == 0 and "records no memory" in unrecorded.err
+    assert f"memidx memory use {memory}" in unrecorded.err
+    assert recorded.code == 0 and "warning" not in recorded.err
+
+
+def test_uninstall_after_an_install_by_another_clone_leaves_none_of_memidx(
+    project: Path,
+) -> None:
+    settings = project / ".claude" / "settings.json"
+    memidx_agent(project, "install", "claude-code")
+    older = re.sub(
+        r'"command": "[^"]*memidx', '"command": "/gone/clone/.venv/bin/memidx', settings.read_text()
+    )
+    settings.write_text(older)  # as another clone of memidx installed it
+    memidx_agent(project, "install", "claude-code")  # this clone: its backup holds the other's
+
+    memidx_agent(project, "uninstall", "claude-code")
+
+    assert json.loads(settings.read_text()) == THEIRS
+
+
+def test_install_again_keeps_what_the_person_added_to_memidx_entries(project: Path) -> None:
+    memidx_agent(project, "install", "claude-code")
+    mcp_json, settings = project / ".mcp.json", project / ".claude" / "settings.json"
+    mcp = json.loads(mcp_json.read_text())
+    mcp["mcpServers"]["memidx"]["env"] = {"MEMIDX_ROOT": "/home/me/memory"}
+    mcp_json.write_text(json.dumps(mcp, indent=2) + "\n")
+    doc = json.loads(settings.read_text())
+    doc["hooks"]["Stop"][-1]["hooks"][0]["async"] = True
+    settings.write_text(json.dumps(doc, indent=2) + "\n")
+
+    again = memidx_agent(project, "install", "claude-code")
+
+    assert again.count("unchanged") == 3
+    assert json.loads(mcp_json.read_text()) == mcp and json.loads(settings.read_text()) == doc

@@ -5,6 +5,7 @@ what was added (config.toml byte for byte, with its comments)."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,21 @@ def test_cursor_install_writes_hooks_mcp_and_the_rule_and_uninstall_removes_them
     assert not rule.exists() and not (project / ".cursor" / "mcp.json").exists()
 
 
+def test_cursor_install_again_moves_nothing_the_person_added_after_it(project: Path) -> None:
+    hooks_json = project / ".cursor" / "hooks.json"
+    hooks_json.parent.mkdir()
+    theirs = {"hooks": {"stop": [{"command": "./audit.sh"}]}, "version": 2}
+    hooks_json.write_text(json.dumps(theirs))
+    memidx_agent(project, "install", "cursor")
+    doc = json.loads(hooks_json.read_text())
+    doc["hooks"]["sessionStart"].append({"command": "./theirs.sh"})
+    hooks_json.write_text(json.dumps(doc, indent=2) + "\n")
+
+    assert "unchanged" in memidx_agent(project, "install", "cursor").splitlines()[0]
+
+    assert list(doc) == ["hooks", "version"] and doc["version"] == 2
+
+
 @pytest.mark.parametrize(
     ("theirs", "expected"),
     [
@@ -183,3 +199,58 @@ def test_hermes_sets_memory_provider_in_place_and_uninstall_restores_it(
         else not hermes.joinpath("config.yaml").exists()
     )
     assert not (hermes / "plugins" / "memidx" / "__init__.py").exists()
+
+
+def test_uninstall_removes_memidx_own_files_an_older_memidx_wrote(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hermes = project.parent / "hermes-home"
+    monkeypatch.setenv("HERMES_HOME", str(hermes))
+    memidx_agent(project, "install", "hermes")
+    memidx_agent(project, "install", "cursor")
+    plugin = hermes / "plugins" / "memidx" / "__init__.py"
+    manifest = plugin.with_name("plugin.yaml")
+    rule = project / ".cursor" / "rules" / "memidx.mdc"
+    older = {  # as another clone, or an older memidx, wrote them
+        plugin: re.sub(r"(?m)^MEMIDX = .*$", 'MEMIDX = ["/gone/memidx"]', plugin.read_text()),
+        manifest: manifest.read_text().replace("version: 1.0.0", "version: 0.9.0"),
+        rule: rule.read_text().replace("Before starting a task", "Before a task"),
+    }
+    for path, text in older.items():
+        assert text != path.read_text()
+        path.write_text(text)
+
+    memidx_agent(project, "uninstall", "hermes")
+    memidx_agent(project, "uninstall", "cursor")
+
+    assert not plugin.exists() and not manifest.exists() and not rule.exists()
+    backups = sorted(p.name.split(".memidx-backup-")[0] for p in plugin.parent.iterdir())
+    assert backups == ["__init__.py", "plugin.yaml"]  # not this memidx's text: kept aside
+
+
+def test_gemini_settings_with_comments_are_left_alone_saying_why(project: Path) -> None:
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    theirs = '{\n  // my theme\n  "theme": "dark", /* "url": "http://x" */\n  "a": "//b"\n}\n'
+    settings.write_text(theirs)
+
+    done = run_in_process(project, "agent", "install", "gemini")
+
+    assert done.code == 1 and "holds comments" in done.err
+    assert settings.read_text() == theirs
+
+
+@pytest.mark.parametrize(
+    "theirs",
+    ['model = "o4"  # no newline at the end', 'model = "o4"\r\n\r\n[profiles.a]\r\nx = 1\r\n'],
+)
+def test_codex_uninstall_gives_back_config_toml_byte_for_byte(project: Path, theirs: str) -> None:
+    config = project / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_bytes(theirs.encode())
+
+    memidx_agent(project, "install", "codex")
+    assert tomllib.loads(config.read_text())["mcp_servers"]["memidx"]["args"] == ["mcp"]
+    memidx_agent(project, "uninstall", "codex")
+
+    assert config.read_bytes() == theirs.encode()

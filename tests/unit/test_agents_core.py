@@ -4,13 +4,16 @@ reading of Claude Code transcripts, the JSON merge of hooks."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from memidx.agents import transcript
 from memidx.agents.block import HARD_CAP, Recalled, digest_block, recall_block, strip_injected
+from memidx.agents.capture import transcript_parts
 from memidx.agents.claude_transcript import parse
 from memidx.agents.gate import Signal, relevant, trivial, word_share
-from memidx.agents.settings import merge_hooks, remove_hooks
+from memidx.agents.settings import dump_json, merge_hooks, remove_hooks
 
 
 @pytest.mark.parametrize(
@@ -113,3 +116,70 @@ def test_merging_hooks_twice_is_merging_once_and_removal_restores() -> None:
     assert once == twice
     assert remove_hooks(twice, "agent hook claude-code") == theirs
     assert remove_hooks(merge_hooks({}, ours, "agent hook claude-code"), "agent hook") == {}
+
+
+def test_merging_hooks_again_keeps_memidx_hooks_where_they_are() -> None:
+    mark = "agent hook claude-code"
+    old = {"type": "command", "command": f"/old/memidx {mark} Stop"}
+    new: dict[str, object] = {"type": "command", "command": f"/new/memidx {mark} Stop"}
+    theirs = {"type": "command", "command": "notify"}
+    doc: dict[str, object] = {
+        "hooks": {
+            "Stop": [
+                {"matcher": "", "hooks": [old]},
+                {"matcher": "", "hooks": [theirs]},  # the person's, added after memidx's
+            ],
+            "Notification": [{"matcher": "", "hooks": [theirs]}],
+            "PostCompact": [{"matcher": "", "hooks": [{**old, "command": "/old/memidx " + mark}]}],
+        }
+    }
+
+    merged = merge_hooks(doc, {"Stop": new}, mark)
+
+    assert merged == {
+        "hooks": {
+            "Stop": [{"matcher": "", "hooks": [new]}, {"matcher": "", "hooks": [theirs]}],
+            "Notification": [{"matcher": "", "hooks": [theirs]}],
+        }
+    }
+    assert merge_hooks(merged, {"Stop": new}, mark) == merged
+
+
+@pytest.mark.parametrize(
+    ("like", "expected"),
+    [
+        ("", '{\n  "a": 1\n}\n'),
+        ('{\r\n    "b": 2\r\n}\r\n', '{\r\n    "a": 1\r\n}\r\n'),
+        ('{\n\t"b": 2\n}', '{\n\t"a": 1\n}'),
+    ],
+)
+def test_a_settings_file_is_written_as_it_was_laid_out(like: str, expected: str) -> None:
+    assert dump_json({"a": 1}, like=like) == expected
+
+
+@pytest.mark.parametrize("cut", [0, 1, 5])
+def test_a_transcript_over_the_cap_is_read_from_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cut: int
+) -> None:
+    lines = [f'{{"n": {i:02d}}}\n' for i in range(10)]  # 10 bytes each
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(lines) + '{"n": 1')  # the last line still being written
+    monkeypatch.setattr(transcript, "MAX_TRANSCRIPT_BYTES", 30 + cut + 7)
+
+    assert transcript.read_text(path) == "".join(lines[-3:])
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("a\nbb\nccc\n", 6, ["a\nbb\n", "ccc\n"]),
+        ("a\nbb\nccc\n", 100, ["a\nbb\nccc\n"]),
+        ("abcdefgh\nx\n", 4, ["abcd", "efgh", "\nx\n"]),  # a line alone over the limit
+        ("ééé\n", 3, ["é", "é", "é\n"]),  # never inside a character
+        ("a\n   \n\nb\n", 2, ["a\n", "b\n"]),  # no part without words
+    ],
+)
+def test_a_transcript_is_cut_into_records_at_line_ends(
+    text: str, limit: int, expected: list[str]
+) -> None:
+    assert transcript_parts(text, limit) == expected

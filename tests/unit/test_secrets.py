@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -104,6 +105,26 @@ def test_a_placeholder_in_a_urls_password_is_no_secret(url: str, placeholder: st
     where the password goes; the library's detector flagged them, memidx's own did not."""
     assert find_secrets(url.format(p=placeholder)) == []
     assert [f.kind for f in find_secrets(url.format(p="Zq8vX2m1k"))] == ["basic-auth"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["x1+postgres://app:pw-{}@db", "12.ab://app:pw-{}@db", "see(https://u:pw-{}@h)"],
+)
+def test_a_url_password_is_found_whatever_comes_before_the_scheme(url: str) -> None:
+    secret = "Zq9" + "xT4mLw8vR2"
+    text = url.format(secret)
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [f"pw-{secret}"]
+
+
+def test_a_long_run_of_letters_is_scanned_in_linear_time() -> None:
+    blob = "x" * 100_000  # a tool's output: at every letter the URL pattern took O(n)
+    started = time.monotonic()
+
+    found = find_secrets(f"{blob} https://app:{'Zq9' + 'xT4mLw8vR2'}@db {blob}A")
+
+    assert time.monotonic() - started < 3  # ~25 s before
+    assert [f.kind for f in found] == ["basic-auth"]
 
 
 @pytest.mark.parametrize(
