@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from memidx import settings
 from memidx.errors import ConfigError
 from memidx.frozen import Value, replace
 from memidx.locations import SWITCH_HINT, recorded_memory, user_config_path, user_models_dir
@@ -246,64 +247,25 @@ def _apply(
         )
     changes: dict[str, object] = {}
     if "notes_dir" in table:
-        changes["notes_dir"] = _folder(table["notes_dir"], name("notes_dir"), origin)
+        changes["notes_dir"] = settings.folder(table["notes_dir"], name("notes_dir"), origin)
     if "index" in table:
-        index = Path(_text(table["index"], name("index"), origin)).expanduser()
+        index = Path(settings.text(table["index"], name("index"), origin)).expanduser()
         changes["index_path"] = index if index.is_absolute() else config.root / index
     if "models_dir" in table:
-        folder = Path(_text(table["models_dir"], name("models_dir"), origin)).expanduser()
+        folder = Path(settings.text(table["models_dir"], name("models_dir"), origin)).expanduser()
         changes["models_path"] = folder if folder.is_absolute() else config.root / folder
     if "model" in table:
-        changes["model"] = _text(table["model"], name("model"), origin)
+        changes["model"] = settings.text(table["model"], name("model"), origin)
     if "max_note_bytes" in table:
-        changes["max_note_bytes"] = _positive_int(
+        changes["max_note_bytes"] = settings.positive_int(
             table["max_note_bytes"], name("max_note_bytes"), origin
         )
     if "hook_embed" in table:
-        changes["hook_embed"] = _flag(table["hook_embed"], name("hook_embed"), origin)
+        changes["hook_embed"] = settings.flag(table["hook_embed"], name("hook_embed"), origin)
     if "segment_bytes" in table:
-        changes["segment_bytes"] = _positive_int(
+        changes["segment_bytes"] = settings.positive_int(
             table["segment_bytes"], name("segment_bytes"), origin
         )
     if "fsync" in table:
-        changes["fsync"] = _flag(table["fsync"], name("fsync"), origin)
+        changes["fsync"] = settings.flag(table["fsync"], name("fsync"), origin)
     return replace(config, **changes)  # pyright: ignore[reportArgumentType]
-
-
-def _text(value: object, key: str, origin: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{origin}: {key} must be a non-empty string", f"got {value!r}")
-    return value.strip()
-
-
-def _folder(value: object, key: str, origin: str) -> str:
-    """A folder inside the repository, as git names paths: `notes`, `docs/notes`."""
-    text = _text(value, key, origin)
-    parts = [p for p in text.split("/") if p not in ("", ".")]
-    if text.startswith("/") or "\\" in text or not parts or ".." in parts:
-        raise ConfigError(
-            f"{origin}: {key} must be a folder inside the repository, like notes",
-            f"got {value!r}",
-        )
-    return "/".join(parts)
-
-
-def _positive_int(value: object, key: str, origin: str) -> int:
-    try:
-        number = int(str(value))
-    except ValueError:
-        number = 0
-    if isinstance(value, bool) or number <= 0:
-        raise ConfigError(f"{origin}: {key} must be a positive whole number", f"got {value!r}")
-    return number
-
-
-def _flag(value: object, key: str, origin: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in {"1", "true", "yes", "on"}:
-        return True
-    if text in {"0", "false", "no", "off"}:
-        return False
-    raise ConfigError(f"{origin}: {key} must be true or false", f"got {value!r}")
