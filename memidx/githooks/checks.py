@@ -61,7 +61,7 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
     if drift.total:
         behind = (
             f" (it is at {indexed[:12]}, HEAD at {head[:12]}: a git operation ran without the "
-            "hooks, e.g. git reset, or a hook failed)"
+            "hooks, e.g. git reset or git rebase --abort, or a hook failed)"
             if indexed and head
             else ""
         )

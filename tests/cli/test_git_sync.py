@@ -104,7 +104,10 @@ def test_a_commit_without_hooks_is_drift_that_blocks_the_next_commit(
     assert blocked.returncode != 0
     said = blocked.stdout + blocked.stderr
     assert "the index has drifted from HEAD (it is at " in said
-    assert "a git operation ran without the hooks, e.g. git reset, or a hook failed)" in said
+    assert (
+        "a git operation ran without the hooks, e.g. git reset or git rebase --abort, or a "
+        "hook failed)" in said
+    )
     assert ": 1 missing, 0 stale, 0 orphaned" in said
     assert "make reconcile" in blocked.stdout + blocked.stderr
     assert a.memidx("reconcile", "--fix").code == 0
