@@ -52,8 +52,13 @@ def search(args: argparse.Namespace, config: Config) -> int:
 
 def filters_of(args: argparse.Namespace):
     """The search filters given on the command line, times as ISO 8601 in UTC."""
+    from memidx.errors import UsageError
     from memidx.index.store import Filters
 
+    for option in ("path", "tag", "drawer", "agent", "since", "until"):
+        value = getattr(args, option)
+        if value is not None and not value.strip():  # read as no filter, or as one matching nothing
+            raise UsageError(f"--{option} is empty", f"give it a value, or leave --{option} out")
     return Filters(
         kind=args.kind,
         path_prefix=args.path,

@@ -131,6 +131,18 @@ def test_hostile_arguments_are_usage_errors(memory: Path, argv: list[str], messa
     assert code == 2 and message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("option", ["--tag", "--path", "--drawer", "--agent", "--since"])
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_filter_is_a_usage_error(memory: Path, option: str, value: str) -> None:
+    """`--tag ''` was read as no filter and `--tag ' '` as one matching nothing: both answer
+    another question than the one asked, with exit 0."""
+    code, out, err = run(memory, ["search", option, value, "lock"])
+    assert (code, out) == (2, ""), err
+    assert err.strip() == (
+        f"memidx: usage error: {option} is empty (give it a value, or leave {option} out)"
+    )
+
+
 def test_a_huge_limit_is_a_usage_error(memory: Path) -> None:
     code, _, err = run(memory, ["search", "-k", "99999999999999999999", "lock"])
     assert code == 2 and "from 1 to 1000" in err
