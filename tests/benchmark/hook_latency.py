@@ -66,9 +66,11 @@ def measure(root: Path, rounds: int) -> None:
 
 def _wait_for_server(root: Path, timeout: float = 60.0) -> None:
     """The first hook starts the recall server; the figures are for a warm one."""
-    sock = root / ".memidx" / "agents" / "recall.sock"
+    from memidx.agents.recall_server import socket_path
+
+    sock = socket_path(load_config(root))  # in the runtime folder for a memory in a deep folder
     end = time.monotonic() + timeout
-    while not sock.exists() and time.monotonic() < end:
+    while sock is not None and not sock.exists() and time.monotonic() < end:
         time.sleep(0.1)
     time.sleep(1.0)  # the model loads before the socket appears; let the first answer settle
 
