@@ -37,4 +37,6 @@ def parse_when(text: str, option: str, *, end: bool, now: datetime | None = None
 
 
 def _day(day: date, *, end: bool) -> str:
+    if end and day == date.max:  # the day after the last: a bound past every date and time
+        return f"{day.isoformat()}~"  # "~" sorts after "T" and after the date alone
     return (day + timedelta(days=1)).isoformat() if end else day.isoformat()

@@ -34,3 +34,10 @@ def test_when_accepts_dates_times_and_relative_times(text: str, end: bool, expec
 def test_a_bad_when_is_a_usage_error_naming_the_option(text: str) -> None:
     with pytest.raises(UsageError, match="--until"):
         parse_when(text, "--until", end=True, now=NOW)
+
+
+def test_until_the_last_day_there_is_bounds_every_date_and_time() -> None:
+    """`--until 9999-12-31` was "not a date or time": the day after it cannot be a date."""
+    bound = parse_when("9999-12-31", "--until", end=True, now=NOW)
+
+    assert all(when < bound for when in ("9999-12-31", "9999-12-31T23:59:59Z", "2026-12-01"))
