@@ -52,7 +52,9 @@ def note_text(title: str, tags: Sequence[str], body: str, created: str, **extra:
 
 
 def parse_tags(text: str | None) -> list[str]:
-    return list(clean_words((text or "").split(",")))
+    """Tags separated by commas, each with its runs of white space made one space, as the
+    title's are (a tag holding a line break was stored as it came)."""
+    return list(clean_words(" ".join(tag.split()) for tag in (text or "").split(",")))
 
 
 def note_folder(config: Config, directory: str | None) -> PurePosixPath:

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memidx.memory.remember import note_text
+from memidx.memory.remember import note_text, parse_tags
 from memidx.notes.frontmatter import front_matter_loader, read_simple
 
 LOADER: Any = front_matter_loader()
@@ -107,3 +107,8 @@ def test_the_simple_reader_never_disagrees_with_pyyaml(fields: list[tuple[str, s
 
     if simple is not None:
         assert simple == as_yaml(text), text
+
+
+def test_a_tag_given_with_a_line_break_is_one_line_like_the_title() -> None:
+    """`remember --tags $'a\\nb'` stored a tag holding a line break."""
+    assert parse_tags("deploy\nnotes, #CI\t build ,") == ["deploy notes", "ci build"]
