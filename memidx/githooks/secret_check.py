@@ -50,12 +50,31 @@ def update_baseline(config: Config, files: Sequence[str], baseline: Path | None 
 
 
 def read_baseline(path: Path) -> set[str]:
-    """The fingerprints a baseline file allows (`<kind> <sha256>` lines, `#` comments)."""
+    """The fingerprints a baseline file allows (`<kind> <sha256>` lines, `#` comments);
+    UsageError naming the file and line of anything else (a baseline that allowed nothing it
+    was meant to, without a word)."""
+    import re
+
+    from memidx.errors import UsageError
+
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_bytes().decode("utf-8").splitlines()
     except FileNotFoundError:
         return set()
-    return {parts[-1] for line in lines if (parts := line.split("#")[0].split())}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{display(str(path))} cannot be read as a baseline: {exc}") from exc
+    allowed: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        parts = line.split("#")[0].split()
+        if not parts:
+            continue
+        if len(parts) != 2 or not re.fullmatch(r"[0-9a-f]{64}", parts[1]):
+            raise UsageError(
+                f"{display(str(path))}:{number} is no `<kind> <sha256>` line of a baseline",
+                "fix or delete it; `memidx check secrets FILES --update-baseline` writes them",
+            )
+        allowed.add(parts[1])
+    return allowed
 
 
 def flagged(config: Config, files: Sequence[str]) -> Iterator[Flagged]:

@@ -7,6 +7,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from tests.benchmark.secrets.labeled import SECRETS
 from tests.helpers import NotesRepo
 
@@ -190,3 +192,24 @@ def test_show_masks_a_record_written_before_redaction(repo: NotesRepo) -> None:
 
     assert "[REDACTED:aws-access-key]" in plain.out and AWS not in plain.out
     assert AWS not in data.out and data.json()["id"] == record.id
+
+
+@pytest.mark.parametrize(
+    ("content", "line"),
+    [(b"github-token not-a-fingerprint\n", 1), (b"# ok\n\nallow everything please\n", 3)],
+)
+def test_a_baseline_that_is_no_baseline_is_one_line_naming_it(
+    repo: NotesRepo, content: bytes, line: int
+) -> None:
+    """A mistyped baseline allowed nothing it was meant to, without a word."""
+    listed = repo.note("listed.md", "Listed", f"test fixture {GITHUB}\n")
+    (repo.root / ".memidx-secrets-baseline").write_bytes(content)
+
+    run = repo.memidx("check", "secrets", listed)
+
+    assert run.code == 2 and run.out == "", run
+    assert run.err.strip() == (
+        f"memidx: usage error: {repo.root}/.memidx-secrets-baseline:{line} is no `<kind> "
+        "<sha256>` line of a baseline (fix or delete it; `memidx check secrets FILES "
+        "--update-baseline` writes them)"
+    )
