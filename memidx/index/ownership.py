@@ -16,8 +16,9 @@ import time
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.errors import ConfigError, NotMemidxIndex
+from memidx.errors import ConfigError, MemidxError, NotMemidxIndex
 from memidx.index.header import read_header
+from memidx.text import display
 
 APPLICATION_ID = 0x4D454D58  # "MEMX" in PRAGMA application_id: this file is memidx's index
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -157,5 +158,11 @@ def keep_out_of_git(state_dir: Path) -> None:
     that uses memidx's hooks through .pre-commit-hooks.yaml) never commits its index."""
     ignore = state_dir / ".gitignore"
     if not ignore.exists():
+        if state_dir.exists() and not state_dir.is_dir():
+            raise MemidxError(
+                f"{display(str(state_dir))} is a file: memidx keeps its index and state in a "
+                "folder of that name",
+                "move the file away, then run the command again",
+            )
         state_dir.mkdir(parents=True, exist_ok=True)
         ignore.write_text("# memidx's index and state: derived, never committed\n*\n")

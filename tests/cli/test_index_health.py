@@ -33,6 +33,21 @@ def test_search_without_an_index_says_how_to_build_it(repo: NotesRepo) -> None:
     assert not index_file(repo).exists()
 
 
+def test_a_file_named_memidx_is_one_line_saying_what_to_do(repo: NotesRepo) -> None:
+    """A file where memidx keeps its folder was a bare "File exists"."""
+    repo.note("a.md", "A", "alpha words")
+    repo.commit()
+    (repo.root / ".memidx").write_text("someone's file\n")
+
+    run = repo.memidx("ingest")
+
+    assert run.code == 1 and run.err.strip() == (
+        f"memidx: error: {repo.root}/.memidx is a file: memidx keeps its index and state in a "
+        "folder of that name (move the file away, then run the command again)"
+    ), run.err
+    assert (repo.root / ".memidx").read_text() == "someone's file\n"
+
+
 def garbage(data: bytes) -> bytes:
     return b"this is not sqlite at all" * 100
 
