@@ -136,6 +136,11 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
         from memidx.cli.forget_commands import purge
 
         return purge(args, config)
+    given = [
+        f"--{o.replace('_', '-')}" for o in ("pushed", "branch", "work_tree") if getattr(args, o)
+    ]
+    if given:  # purge's options: a commit would do what it always does, the option unread
+        raise UsageError(f"{given[0]} is an option of `haystack purge`, not of `haystack commit`")
     if not config.in_git:  # else git's answer reads as a detached HEAD
         raise UsageError(f"{config.root} is not a git repository", "segments are committed by git")
     commit = commit_haystack(config, say_notice)

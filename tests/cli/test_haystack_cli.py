@@ -409,6 +409,29 @@ def test_a_haystack_commit_outside_git_says_so(tmp_path: Path) -> None:
     assert "detached" not in run.err
 
 
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["--branch", "x"], "--branch"),
+        (["--work-tree", "w"], "--work-tree"),
+        (["--pushed"], "--pushed"),
+    ],
+)
+def test_purge_s_options_given_to_commit_are_a_usage_error(
+    indexed: NotesRepo, argv: list[str], option: str
+) -> None:
+    """`haystack commit --branch x` committed as if the option were not there."""
+    assert file_turn(indexed, {"text": "a turn to commit"}).code == 0
+    head = indexed.git("rev-parse", "HEAD")
+
+    run = indexed.memidx("haystack", "commit", *argv)
+
+    assert run.code == 2 and run.err.strip() == (
+        f"memidx: usage error: {option} is an option of `haystack purge`, not of `haystack commit`"
+    ), run.err
+    assert indexed.git("rev-parse", "HEAD") == head
+
+
 def test_another_machine_indexes_the_records_it_pulls(tmp_path: Path) -> None:
     env = hook_env(tmp_path / "pch")
     remote = make_template(tmp_path, env)
