@@ -56,6 +56,11 @@ def _keyword_lines() -> re.Pattern[str]:
     return re.compile(r"(?i)" + names + r"|bearer\s|basic\s")
 
 
+# Keys their vendor publishes as examples in its documentation: notes quote them as they are
+# (AWS: https://docs.aws.amazon.com/IAM/latest/UserGuide/security-creds.html).
+PUBLISHED_EXAMPLES = frozenset({"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"})
+
+
 def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> list[Finding]:
     """The secrets in `text`, merged and in order. `keywords`: also values assigned to
     secret-sounding names (`PASSWORD=...`, `api_key: ...`); `allow`: lines that carry an allow
@@ -76,7 +81,7 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
         found.extend(f for f in own_findings(text, blocks=True))
     if keywords:
         found.extend(_assigned(text))
-    result = merged(found)
+    result = [f for f in merged(found) if text[f.start : f.end] not in PUBLISHED_EXAMPLES]
     return outside(result, allowed_lines(text)) if allow else result
 
 

@@ -204,3 +204,17 @@ def test_a_forgotten_record_is_blanked_in_place_at_the_same_length() -> None:
     assert (
         blank_frame(Located(gone, 0, len(frame(gone)))) == new[len(frame(keep)) : -len(frame(keep))]
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+        "export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ],
+)
+def test_aws_s_published_example_keys_are_no_secret(text: str) -> None:
+    """A note quoting AWS's documentation was blocked for its example keys."""
+    assert find_secrets(text) == []
+    real = text.replace("EXAMPLE", "Q7ZK3RM")
+    assert [f.kind for f in find_secrets(real)] != []
