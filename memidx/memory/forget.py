@@ -3,6 +3,7 @@ is append-only, by a tombstone the index honours at once and on every clone afte
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
@@ -46,10 +47,17 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         raise UsageError(f"no note {ref}", "give a note's path as search shows it")
     if committed:
         on_a_branch(config.root, "the note was not forgotten")
+    kept = path.read_bytes() if committed and path.is_file() else None
     path.unlink(missing_ok=True)
     if not committed:  # never memory: deleting the file is all there is to do
         return Forgotten("note", ref)
-    commit = commit_paths(config, [ref], f"memidx forget: {ref}")
+    try:
+        commit = commit_paths(config, [ref], f"memidx forget: {ref}")
+    except BaseException:  # not committed (a full disk, a lock): the note stays as it was
+        if kept is not None and GitRepo(config.root).has("HEAD", ref) and not path.exists():
+            with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
+                path.write_bytes(kept)
+        raise
     after_commit(config, notice)
     return Forgotten("note", ref, commit=commit)
 

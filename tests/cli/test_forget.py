@@ -9,6 +9,10 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from memidx.errors import GitError
+from memidx.git import commit as commit_module
 from tests.helpers import NotesRepo, clean_env
 
 
@@ -181,3 +185,26 @@ def test_the_readme_history_rewrite_removes_a_pushed_record_everywhere(tmp_path:
         assert b"giraffe" not in reachable_bytes(repo)
     assert hits(two, "giraffe") == [] and len(hits(two, "alpha")) == 1
     assert two.memidx("reconcile").code == 0
+
+
+def test_a_forget_whose_commit_fails_leaves_the_note_as_it_was(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note's deletion could not be committed (a full disk, git's index held): the file
+    came back only when forget ran again; a transient error leaves everything intact."""
+    kept = repo.note("kept.md", "Zebra stripes", "zebra stripes")
+    repo.commit("a note")
+    (repo.root / kept).write_text("# Zebra stripes\n\nzebra stripes, edited, not committed\n")
+    before = (repo.root / kept).read_bytes()
+
+    def full(*_args: object, **_kwargs: object) -> str:
+        raise GitError(f"{kept} was not committed: the disk is full")
+
+    monkeypatch.setattr(commit_module, "publish", full)
+
+    run = repo.memidx("forget", kept)
+
+    assert run.code == 1 and "was not committed" in run.err, run.err
+    assert (repo.root / kept).read_bytes() == before
+    changed = [line for line in repo.git("status", "--porcelain").splitlines() if "notes/" in line]
+    assert changed == [f" M {kept}"]  # the edit, neither staged nor a deletion
