@@ -101,9 +101,12 @@ def share(
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")
     seconds = time.monotonic() - started
     if failed:  # the last try failed before the push: name that, not a moving remote
+        merge = failed.startswith("git merge")  # the merge in this clone, not the network
         raise GitError(
             f"{attempt} tries in {seconds:.0f} s did not get through; the last: {failed}",
-            "check the remote and the network (git fetch), then make sync again",
+            "look at this clone's state (git status), then make sync again"
+            if merge
+            else "check the remote and the network (git fetch), then make sync again",
         )
     raise GitError(
         f"the remote kept moving: {attempt} pulls and pushes in {seconds:.0f} s did not get "

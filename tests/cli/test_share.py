@@ -329,3 +329,25 @@ def test_a_merge_refused_for_a_file_in_the_way_says_so(tmp_path: Path) -> None:
 
     assert "would be overwritten by merge:" in raised.value.message
     assert "strategy ort" not in raised.value.message
+
+
+def test_a_merge_that_keeps_failing_for_an_unknown_reason_points_at_the_clone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tried again (a lock, a passing trouble), then named: the hint was to check the remote
+    and the network, which had answered every fetch."""
+    two = diverged(tmp_path)
+    real = share_module._git  # pyright: ignore[reportPrivateUsage]
+
+    def git(config: Config, *args: str) -> CompletedProcess[str]:
+        if args[0] == "merge":
+            return CompletedProcess(["git", *args], 1, "", "error: a trouble git had\n")
+        return real(config, *args)
+
+    monkeypatch.setattr(share_module, "_git", git)
+    monkeypatch.setattr(share_module, "ATTEMPTS", 3)
+
+    with pytest.raises(GitError, match="the last: git merge failed") as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert raised.value.hint == "look at this clone's state (git status), then make sync again"
