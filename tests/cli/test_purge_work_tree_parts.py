@@ -209,7 +209,11 @@ def test_a_later_work_tree_whose_files_cannot_be_written_is_one_line_after_the_o
     assert run.code == 1 and "Traceback" not in run.err, run.err
     failed = errors(run.err)[-1]
     assert failed.startswith(f"memidx: error: in {second}: {second / '.memidx'}")
-    assert failed.endswith(f"; purged already: this work tree, {first}")
+    assert failed.endswith(
+        f"is a file: memidx keeps its index and state in a folder of that name; purged "
+        f"already: this work tree, {first} (there: move the file away, then run the command "
+        "again)"
+    )
     assert list(run.json()["work_trees"]) == [str(first)]
     assert SECRET not in segment_bytes(first) and SECRET not in objects_of(one, "first")
     assert (second / ".memidx").read_text() == "a file of the person's, not a folder\n"
