@@ -13,3 +13,13 @@ def display(text: str) -> str:
 def counted(n: int, noun: str) -> str:
     """`1 note`, `2 notes`: a count with its noun in the singular or plural."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def is_utf8(text: str) -> bool:
+    """Whether `text` can be written as UTF-8: no lone surrogate (bytes that were not UTF-8,
+    read with surrogateescape, as argv and git's paths come)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -19,6 +19,7 @@ from typing import cast
 
 from memidx.code_stamp import code_stamp
 from memidx.config import Config
+from memidx.portable import file_identity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,25 +146,17 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
             path.unlink(missing_ok=True)
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
                 server.bind(str(path))
-                bound = _identity(path)
+                bound = file_identity(path)
                 server.listen(16)
                 server.settimeout(1.0)
                 try:
                     _loop(server, recaller, idle)
                 finally:
-                    if _identity(path) == bound:  # never a later server's (.memidx deleted)
+                    if file_identity(path) == bound:  # never a later server's (.memidx deleted)
                         path.unlink(missing_ok=True)
         finally:
             forget_pid(pid)
     return 0
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 def forget_pid(pid: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from memidx.config import Config, load_config
 from memidx.errors import REBUILD_HINT, VECTOR_MODULES, VECTORS_HINT, MemidxError, UsageError
+from memidx.text import is_utf8
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -129,17 +130,9 @@ def _refuse_non_text(args: argparse.Namespace) -> None:
             continue
         items: list[object] = list(value) if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownArgumentType]
         for item in items:
-            if isinstance(item, str) and not _is_utf8(item):
+            if isinstance(item, str) and not is_utf8(item):
                 shown = "the query" if name == "query" else f"--{name.replace('_', '-')}"
                 raise UsageError(f"{shown} is not valid UTF-8 text", "pass text in UTF-8")
-
-
-def _is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def run_module() -> NoReturn:

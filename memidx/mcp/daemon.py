@@ -19,6 +19,7 @@ from typing import Any
 from memidx.config import Config
 from memidx.mcp.serve import Workers, log, start_logging
 from memidx.mcp.shared import BUSY, GREETING, lock_for
+from memidx.portable import file_identity
 
 IDLE_VARIABLE = "MEMIDX_MCP_IDLE"
 IDLE_EXIT = 3600.0
@@ -99,23 +100,15 @@ async def _listen(
 
     path.unlink(missing_ok=True)  # a socket left by a server that was killed (the lock is ours)
     listener = await anyio.create_unix_listener(path, mode=0o600)
-    bound = _identity(path)
+    bound = file_identity(path)
     sessions = _Sessions(server, lambda active: _write_record(record, path, sessions=active), ahead)
     try:
         async with listener, anyio.create_task_group() as group:
             group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)
             await listener.serve(sessions.handle, task_group=group)
     finally:
-        if _identity(path) == bound:  # never another server's (after .memidx was deleted)
+        if file_identity(path) == bound:  # never another server's (after .memidx was deleted)
             path.unlink(missing_ok=True)
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 class _Sessions:
@@ -141,7 +134,7 @@ class _Sessions:
             await anyio.sleep(min(idle, 1.0))
             if self.active:
                 continue
-            if _identity(path) != bound:
+            if file_identity(path) != bound:
                 log.info("the socket is no longer this server's: exiting")
             elif time.monotonic() - self.last >= idle:
                 log.info("no session for %.0f s: exiting", idle)

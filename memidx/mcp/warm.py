@@ -10,13 +10,13 @@ connections are never shared across threads."""
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.index.browse import NoteRow, note_row
 from memidx.index.store import Filters, Store, VectorStore, open_store
+from memidx.portable import file_identity
 from memidx.search.answer import answer, without_vectors
 from memidx.search.json_result import search_data
 from memidx.search.recent import recent
@@ -70,7 +70,7 @@ class WarmIndex:
 
     def store(self) -> Store:
         """The connection, current with the index file as it is now."""
-        identity = _identity(self.config.index_path)
+        identity = file_identity(self.config.index_path)
         if self._store is not None and identity == self._identity:
             version = _data_version(self._store.conn)
             if version != self._version:
@@ -135,14 +135,6 @@ class WarmIndex:
         if self._store is not None:
             self._store.conn.close()
             self._store = None
-
-
-def _identity(path: Path) -> Identity | None:
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 def _data_version(conn: sqlite3.Connection) -> int:

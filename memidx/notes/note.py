@@ -9,6 +9,7 @@ from memidx.frozen import Value
 from memidx.hashes import content_hash
 from memidx.notes.frontmatter import Fields, FrontMatterError, read_fields
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
+from memidx.text import is_utf8
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
 # when memidx.notes.note is: the search path imports this module and must not pay ~19 ms for it.
@@ -40,7 +41,7 @@ def is_note_path(ref: str, notes_dir: str) -> bool:
     """True for `*.md` files under the notes folder, skipping dotfiles and dot-folders, and
     names that are not UTF-8 (git's bytes as lone surrogates): no text, so no row can hold
     them, and one such ref failed the whole index."""
-    if not ref.isascii() and not _utf8(ref):
+    if not ref.isascii() and not is_utf8(ref):
         return False
     if _plain(ref) and _plain(notes_dir):  # as git lists paths: string tests, ~10x faster
         prefix = notes_dir + "/"
@@ -51,14 +52,6 @@ def is_note_path(ref: str, notes_dir: str) -> bool:
     if path.suffix != ".md" or not path.is_relative_to(notes_dir):
         return False
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _plain(path: str) -> bool:
