@@ -14,8 +14,11 @@ DEV_PY := $(DEV_VENV)/bin/python
 DATA ?= ../shared/data
 # Queries and paths reach the recipes through the environment, so quotes in them are safe,
 # and $(value) keeps make from expanding a `$PATH` in a query (Q='$PATH is empty in cron').
+# Q itself is not exported: make expands a command line's variables to export them, which
+# ran a `$(shell ...)` in a query.
 QUERY := $(value Q)
 export QUERY DATA
+unexport Q
 
 .PHONY: help install venv dev path ready bytecode model hooks search ingest embed index reconcile status sync test lint bench clean
 

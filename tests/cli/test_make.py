@@ -53,6 +53,21 @@ def test_make_search_passes_the_query_through_untouched(
     assert f"for '{words}'" in done.stdout, done.stdout
 
 
+def test_make_search_never_runs_what_the_query_names(repo: NotesRepo, tmp_path: Path) -> None:
+    # make exports a command line's variables to every recipe, expanding them first: a
+    # `$(shell ...)` in Q ran, and `$(Q)` in Q stopped make ("references itself")
+    repo.note("lock.md", "Lock", "A file lock script fails.")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    (repo.root / "pyproject.toml").write_text("")
+    marker = tmp_path / "ran"
+    for query in (f"$(shell touch {marker}) lock", "file $(Q) lock"):
+        done = make(repo, "search", f"Q={query}")
+        assert done.returncode == 0, done.stderr
+        assert "hits for" in done.stdout, done.stdout
+    assert not marker.exists()
+
+
 def test_make_search_without_a_query_is_a_usage_error(repo: NotesRepo) -> None:
     done = make(repo, "search")
     assert done.returncode == 2 and "usage: make search" in done.stderr
