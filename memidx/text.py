@@ -23,3 +23,11 @@ def is_utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def well_formed(text: str) -> str:
+    """`text` with each lone surrogate (JSON's "\\ud83d", bytes that were not UTF-8) as U+FFFD
+    and each split pair joined: what a tokenizer or UTF-8 takes."""
+    if is_utf8(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

@@ -24,6 +24,7 @@ from memidx.embed.installed import marker_name, model_identity, pulled_dir
 from memidx.embed.model import load_packaged
 from memidx.embed.runtime import load
 from memidx.errors import ModelError
+from memidx.text import well_formed
 
 Vectors = NDArray[np.float32]
 # One text per ONNX run: no padding work and the smallest memory peak. Measured on 1,000 TIL
@@ -101,7 +102,8 @@ class FastembedEmbedder:
         return np.asarray(rows, dtype=np.float32)
 
     def embed_query(self, text: str) -> Vectors:
-        return np.asarray(next(iter(self._model.query_embed(text))), dtype=np.float32)
+        query = well_formed(text)  # a prompt's lone surrogate is no TypeError
+        return np.asarray(next(iter(self._model.query_embed(query))), dtype=np.float32)
 
 
 _REGISTERED: list[bool] = []
@@ -183,7 +185,7 @@ class OnnxEmbedder:
         )
 
     def embed_query(self, text: str) -> Vectors:
-        encoding = self._tokenizer.encode(text)
+        encoding = self._tokenizer.encode(well_formed(text))  # a lone surrogate: TypeError
         ids = np.asarray([encoding.ids], dtype=np.int64)
         mask = np.asarray([encoding.attention_mask], dtype=np.int64)
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}

@@ -210,3 +210,19 @@ def test_hybrid_and_vector_modes_give_as_many_hits_as_asked(golden: NotesRepo) -
     for mode in ("hybrid", "vector"):
         found = search(golden, "--mode", mode, "-k", "40", "git").json()
         assert found["count"] == 40, mode
+
+
+def test_a_query_with_a_lone_surrogate_is_searched_not_raised(models_dir: Path) -> None:
+    # an agent's prompt in JSON may hold one ("\ud83d", half an emoji cut off): the model's
+    # tokenizer refused it with a TypeError, which failed the recall hook
+    import numpy as np
+
+    from memidx.config import Config
+    from memidx.embed.embedders import FastembedEmbedder, OnnxEmbedder
+
+    config = Config(root=models_dir, models_path=models_dir)
+    for embedder in (OnnxEmbedder(config), FastembedEmbedder(config)):
+        for query in ("file lock \ud83d", "\udcff", "\ud83d\ude80 file lock"):
+            well_formed = query.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+            vector = embedder.embed_query(query)
+            assert np.allclose(vector, embedder.embed_query(well_formed), atol=1e-6)
