@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from memidx.search.json_result import mark, search_data
-from memidx.search.lexical import SearchResult
+from memidx.search.lexical import MARK_END, MARK_START, SearchResult
 from memidx.text import display
 
 if TYPE_CHECKING:
@@ -44,12 +44,22 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
             out.write(f"  § {display(hit.heading)}")
         extra = f"score {hit.score:.4g} · {HIT_MATCH.get(hit.match or '', 'by words')}"
         extra += f" · relevance {hit.relevance:.2f}" if hit.relevance is not None else ""
-        extra += f" · tags: {', '.join(hit.tags)}" if hit.tags else ""
+        extra += f" · tags: {display(', '.join(hit.tags))}" if hit.tags else ""
         extra += _dated(hit.meta)
         out.write(f"\n   {extra}\n")
-        snippet = " ".join(mark(hit.snippet, start, end).split())
-        for line in textwrap.wrap(snippet, 96) or [""]:
+        for line in textwrap.wrap(_snippet(hit.snippet, start, end), 96) or [""]:
             out.write(f"   {line}\n")
+
+
+def _snippet(snippet: str, start: str, end: str) -> str:
+    """A hit's snippet on one line, its matched words marked and every other control character
+    escaped: a note or a filed turn must not drive the terminal (clear it, retitle it)."""
+    folded = " ".join(snippet.split())
+    shown = MARK_START.join(
+        MARK_END.join(display(piece) for piece in part.split(MARK_END))
+        for part in folded.split(MARK_START)
+    )
+    return mark(shown, start, end)
 
 
 def _dated(meta: Mapping[str, object]) -> str:

@@ -85,6 +85,25 @@ def test_a_word_hit_names_the_heading_it_is_under(repo: NotesRepo) -> None:
     assert intro["heading"] is None  # before the first heading
 
 
+def test_people_output_escapes_terminal_controls_a_note_holds(repo: NotesRepo) -> None:
+    # a snippet (and a tag) went to the terminal raw: a note or a filed turn could clear
+    # the screen or set the window's title; its title was escaped already
+    controls = "\x1b]0;pwned\x07 \x1b[2J"
+    front = '---\ntitle: Escape\ntags: ["red\\e[31m"]\n---\n'  # YAML reads \e as ESC
+    repo.write("notes/esc.md", f"{front}\nzebra {controls}\n")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+
+    run = repo.memidx("search", "--mode", "bm25", "zebra")
+
+    assert run.code == 0 and "notes/esc.md" in run.out
+    assert "\x1b" not in run.out and "\x07" not in run.out
+    assert "**zebra** \\x1b]0;pwned\\x07 \\x1b[2J" in run.out
+    assert "tags: red\\x1b[31m" in run.out
+    data = repo.memidx("search", "--json", "--mode", "bm25", "zebra").json()
+    assert data["hits"][0]["snippet"] == f"**zebra** {controls}"  # JSON escapes them itself
+
+
 def test_no_hits_is_success_with_an_empty_list(indexed: NotesRepo) -> None:
     run = indexed.memidx("search", "kubernetes", "--json")
     assert (run.code, run.json()["hits"]) == (0, [])
