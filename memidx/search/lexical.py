@@ -219,12 +219,20 @@ def match_line(body: str, snippet: str) -> int:
     before = snippet[:first].replace(MARK_END, "").replace(MARK_START, "").lstrip("…")
     term_end = snippet.find(MARK_END, first)
     term = snippet[first + 1 : term_end if term_end > 0 else None]
-    anchor = before + term
-    pos = body.find(anchor) if anchor else -1
-    if pos < 0:
-        pos = body.find(term)
-        return body.count("\n", 0, pos) if pos >= 0 else 0
-    return body.count("\n", 0, pos + len(before))
+    for anchor, offset in ((before + term, len(before)), (term, 0)):
+        pos = _find_words(body, anchor) if anchor else -1
+        if pos >= 0:
+            return body.count("\n", 0, pos + offset)
+    return 0
+
+
+def _find_words(body: str, text: str) -> int:
+    """Where `text` first stands in `body` as whole words, never inside a longer word ("lock"
+    in "blocked"); -1 when nowhere."""
+    start = r"(?<![^\W_])" if WORD.match(text) else ""
+    end = r"(?![^\W_])" if WORD.match(text[-1]) else ""
+    found = re.search(start + re.escape(text) + end, body)
+    return found.start() if found else -1
 
 
 def term_warnings(terms: Terms) -> tuple[str, ...]:

@@ -144,6 +144,11 @@ def test_hits_carry_snippet_with_marks_and_the_line_of_the_match(store: Store) -
         ("a\nb\nc word\n", "c \x02word\x03", 2),
         ("a\nword\nword\n", "…a \x02word\x03", 1),
         ("no marks\n", "no marks", 0),
+        # the matched word, not a longer word holding it ("lock" in "blocked")
+        ("It was blocked.\n\nSome text.\nlock here\n", "…\x02lock\x03 here", 3),
+        ("unlock it\nlock\n", "\x02lock\x03", 1),
+        ("bathe lock\nthe lock\n", "…the \x02lock\x03", 1),
+        ("a, lock\nlock\n", ", \x02lock\x03", 0),
     ],
 )
 def test_match_line(body: str, snippet: str, line: int) -> None:
