@@ -35,16 +35,23 @@ def search(
     text = search_text(query)
     if not text:
         raise UsageError("the query is empty", "give the words to search for")
+    since, until = _given(since), _given(until)
     filters = Filters(
         kind=kind,
-        path_prefix=path or None,
-        tag=tag or None,
-        drawer=drawer or None,
-        agent=agent or None,
+        path_prefix=_given(path),
+        tag=_given(tag),
+        drawer=_given(drawer),
+        agent=_given(agent),
         since=parse_when(since, "since", end=False) if since else None,
         until=parse_when(until, "until", end=True) if until else None,
     )
     return warm.search(text, filters, k, mode)
+
+
+def _given(value: str | None) -> str | None:
+    """A filter's value; a blank one is none, as an empty one is (models fill optional
+    arguments with ""), never a filter that matches nothing."""
+    return value if value and value.strip() else None
 
 
 def search_text(query: str) -> str:

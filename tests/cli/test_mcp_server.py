@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 from mcp.types import TextResourceContents
@@ -17,6 +18,7 @@ from tests.cli.mcp_client import data, isolated_env, run, server_log, session, t
 from tests.helpers import NotesRepo
 
 TOOLS = {"search", "get", "recent", "status", "remember", "file_turn"}
+FILTERS = ("tag", "path", "agent", "drawer", "since", "until")  # answers.search's
 BODY = (
     "Two writers on one SQLite file get `database is locked` when the busy timeout is zero. "
     "Set a busy timeout of five seconds and use WAL mode, so readers never wait for writers."
@@ -205,6 +207,34 @@ def test_errors_are_tool_errors_with_one_line(
     if line.startswith("memidx:"):
         assert "\n" not in message.strip()
     assert "Traceback" not in server_log(memory.root)
+
+
+def test_a_blank_filter_is_no_filter_as_an_empty_one_is(memory: NotesRepo) -> None:
+    # "" was no filter but " " a filter matching nothing (no hits, no word why), or for
+    # since/until a usage error
+    from memidx.config import load_config
+    from memidx.mcp import answers
+    from memidx.mcp.warm import WarmIndex
+
+    warm = WarmIndex(load_config(memory.root))
+    try:
+
+        def refs(option: str = "", blank: str = "") -> list[str]:
+            given = {name: blank if name == option else None for name in FILTERS}
+            found = answers.search(
+                warm, "database locked", mode="bm25", tag=given["tag"], path=given["path"],
+                agent=given["agent"], drawer=given["drawer"], since=given["since"],
+                until=given["until"],
+            )  # fmt: skip
+            return [str(hit["ref"]) for hit in cast(list[dict[str, object]], found["hits"])]
+
+        every = refs()
+        assert every == ["notes/sqlite/busy.md"]
+        for option in FILTERS:
+            for blank in ("", " ", "\t"):
+                assert refs(option, blank) == every, (option, blank)
+    finally:
+        warm.close()
 
 
 def test_a_memory_without_an_index_answers_every_call_with_the_remedy(tmp_path: Path) -> None:
