@@ -103,8 +103,12 @@ lint: dev ## ruff (lint and format) and pyright --strict
 	$(DEV_PY) -m ruff format --check memidx tests
 	$(DEV_PY) -m pyright
 
-test: lint ## lint, type check and the whole test suite
-	$(DEV_PY) -m pytest -q
+# The suite runs in one process per core (TEST_JOBS=0: in this one process); a module's tests stay
+# in one process, so a module's shared fixtures are built once.
+TEST_JOBS ?= auto
+
+test: lint ## lint, type check and the whole test suite (TEST_JOBS=n processes, default one per core)
+	$(DEV_PY) -m pytest -q -n $(TEST_JOBS) --dist loadscope
 
 bench: dev bytecode ## recall, latency, throughput figures (DATA=../shared/data, ONLY=golden,beir,..., BASELINE=rev)
 	$(DEV_PY) -m tests.benchmark --data "$$DATA" $(if $(ONLY),--only $(ONLY)) $(if $(BASELINE),--baseline $(BASELINE))

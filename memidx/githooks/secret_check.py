@@ -1,4 +1,5 @@
-"""The pre-commit secret check: a staged note or haystack segment that holds a secret blocks
+"""The pre-commit secret check: a staged file under the notes folder (a note, a haystack
+segment, or any other text file there: it is pushed with them) that holds a secret blocks
 the commit. Each problem is one line, `file:line: <kind>` (a segment's record as
 `segment@offset:line`), never the secret. A line carrying `memidx: allow-secret` is allowed;
 so is a secret whose fingerprint (SHA-256 of its text) is in the baseline file."""
@@ -93,27 +94,30 @@ SEGMENT_LIMIT = 64 * 1024 * 1024  # a segment rolls over at `segment_bytes`; thi
 
 
 def _texts(config: Config, files: Sequence[str]) -> Iterator[tuple[str, str]]:
-    """(label, text) of each note, and of each record of each segment, among `files`: what is
-    staged (git's index), never the work tree, like the other checks."""
+    """(label, text) of each note and other text file, and of each record of each segment,
+    among `files`: what is staged (git's index), never the work tree, like the other checks."""
     from memidx.githooks.checks import staged_contents
     from memidx.haystack.frames import scan_bytes
 
     refs = _refs(config, files)
+    haystack = PurePosixPath(config.notes_dir) / "haystack"
     limit = max(config.max_note_bytes, SEGMENT_LIMIT)
     for ref, data in staged_contents(config, refs, limit).items():
         if not isinstance(data, bytes):
             continue  # deleted, a link or unreadable: the drift check reports those
-        if ref.endswith(".krd"):
+        if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
             for located in scan_bytes(data).records:
                 yield f"{display(ref)}@{located.offset}", located.record.text
-        else:
+        elif is_note_path(ref, config.notes_dir) or b"\0" not in data[:BINARY_PROBE]:
             yield display(ref), data.decode("utf-8", "replace")
 
 
+BINARY_PROBE = 8000  # bytes read for a NUL, as git tells a binary file from text
+
+
 def _refs(config: Config, files: Sequence[str]) -> list[str]:
-    """The notes and haystack segments among the files pre-commit passes."""
+    """The files under the notes folder among the files pre-commit passes."""
     refs: list[str] = []
-    haystack = PurePosixPath(config.notes_dir) / "haystack"
     for name in files:
         path = Path(name)
         if path.is_absolute():
@@ -122,8 +126,6 @@ def _refs(config: Config, files: Sequence[str]) -> list[str]:
             except ValueError:
                 continue
         ref = path.as_posix()
-        if is_note_path(ref, config.notes_dir) or (
-            ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack)
-        ):
+        if PurePosixPath(ref).is_relative_to(config.notes_dir):
             refs.append(ref)
     return refs

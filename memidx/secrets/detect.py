@@ -18,6 +18,7 @@ from memidx.secrets import library
 from memidx.secrets.patterns import (
     BASIC,
     BEARER,
+    COMMAND_PASSWORDS,
     EXTRA_KEYWORDS,
     PLACEHOLDER_WORDS,
     PRIVATE_KIND,
@@ -36,6 +37,7 @@ from memidx.secrets.patterns import (
 
 KEYWORD_KIND = "secret-assignment"
 BEARER_KIND = "bearer-token"
+COMMAND_KIND = "command-password"  # a password on a command line (curl -u, mysql -p...)
 URL_KIND = "basic-auth"  # a password in a URL: the library's detector and memidx's pattern
 
 
@@ -77,12 +79,25 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
     for match in URL_PASSWORD.finditer(joined):
         if _url_password(match.group(1)):
             found.append(_back(Finding(*match.span(1), URL_KIND), places))
+    found.extend(_command_passwords(text))
     if "PRIVATE KEY" in text:  # a key block has spaces: it is looked for in the whole text
         found.extend(f for f in own_findings(text, blocks=True))
     if keywords:
         found.extend(_assigned(text))
     result = [f for f in merged(found) if text[f.start : f.end] not in PUBLISHED_EXAMPLES]
     return outside(result, allowed_lines(text)) if allow else result
+
+
+def _command_passwords(text: str) -> Iterable[Finding]:
+    """Passwords given to curl, HTTPie, the mysql clients or sshpass on a command line (a
+    placeholder such as `user:password` or `-p$DB_PASSWORD` is none)."""
+    for command, pattern in COMMAND_PASSWORDS:
+        if command not in text:  # a literal find first: most texts name none of them
+            continue
+        for match in pattern.finditer(text):
+            password = match.group(1).rstrip(",;")
+            if len(password) >= 4 and _url_password(password):
+                yield Finding(match.start(1), match.end(1), COMMAND_KIND)
 
 
 def _basic_password(token: str) -> bool:

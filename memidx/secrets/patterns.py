@@ -43,7 +43,7 @@ ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
 PRIVATE_SPAN = re.compile(r"(?is)<private>.*?(?:</private>|\Z)")
 PRIVATE_KIND = "private"
 PLACEHOLDER_WORDS = re.compile(
-    r"(?i)^(?:x+|\*+|\.+|-+|changeme|change[_-]?me|password\d*|secret|example\w*|sample\w*|"
+    r"(?i)^(?:x+|\*+|\.+|-+|changeme|change[_-]?me|pass(?:word)?\d*|passwd|pwd|secret|example\w*|sample\w*|"
     r"dummy\w*|placeholder\w*|redacted|none|null|true|false|undefined|todo|tbd|fixme|"
     r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|\w*[_-]here|test(?:ing)?)$"
 )
@@ -58,6 +58,23 @@ REFERENCE = re.compile(
 # where no hook's deadline can stop it.
 URL_PASSWORD = re.compile(
     r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@"
+)
+
+# A password on a command line, where no name says `password`: `curl -u user:password` (and
+# `--user`), HTTPie's `-a`/`--auth user:password`, `mysql -pPASSWORD` (the mysql clients take
+# it glued to `-p`), `sshpass -p PASSWORD`. Each is looked for only on a line naming its
+# command, at most 200 characters on (so a line of many `curl` words stays linear); group 1
+# is the password.
+_NEAR, _ON = r"\b", r"[^\n]{0,200}?\s"
+_USER_PASSWORD = r"[\"']?[^\s:\"']+:([^\s\"']+)"
+COMMAND_PASSWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("curl", re.compile(_NEAR + r"curl\b" + _ON + r"(?:-u\s*|--user[\s=]+)" + _USER_PASSWORD)),
+    (
+        "http",
+        re.compile(_NEAR + r"https?(?=[ \t])" + _ON + r"(?:-a\s*|--auth[\s=]+)" + _USER_PASSWORD),
+    ),
+    ("mysql", re.compile(_NEAR + r"mysql\w*\b" + _ON + r"-p([^\s\"'-][^\s\"']*)")),
+    ("sshpass", re.compile(_NEAR + r"sshpass\b" + _ON + r"-p\s*[\"']?([^\s\"']+)")),
 )
 
 

@@ -155,11 +155,27 @@ def test_options_before_the_files_as_pre_commit_args_put_them(repo: NotesRepo) -
     assert "github-token " in other.read_text()
 
 
-def test_the_pre_commit_configs_run_the_secret_check() -> None:
+def test_the_pre_commit_configs_pass_the_secret_check_every_staged_file() -> None:
+    """memidx picks the files under its notes folder itself; a `files:` pattern of `.md` and
+    `.krd` let a token in notes/deploy.txt through, though it is pushed with the notes."""
     root = Path(__file__).resolve().parents[2]
     for name in (".pre-commit-config.yaml", ".pre-commit-hooks.yaml"):
         text = (root / name).read_text()
-        assert "id: memidx-secrets" in text and "check secrets" in text and "krd" in text
+        hook = text.split("id: memidx-secrets", 1)[1].split("- id:", 1)[0]
+        assert "check secrets" in hook and "files:" not in hook, name
+
+
+def test_check_secrets_reads_every_text_file_under_the_notes_folder(repo: NotesRepo) -> None:
+    repo.write("notes/deploy.txt", f"ssh in, then\nexport TOKEN={GITHUB}\n")
+    repo.write("notes/img/logo.bin", b"\x89PNG\0\0" + GITHUB.encode())  # binary: not text
+    repo.write("elsewhere/deploy.txt", f"{GITHUB}\n")  # not memory: not this check's
+
+    run = repo.memidx_process(
+        "check", "secrets", "notes/deploy.txt", "notes/img/logo.bin", "elsewhere/deploy.txt"
+    )
+
+    assert run.code == 1 and run.out == "notes/deploy.txt:2: github-token\n", run
+    assert GITHUB not in run.out + run.err
 
 
 def test_search_and_show_mask_what_was_stored_before_the_check(repo: NotesRepo) -> None:

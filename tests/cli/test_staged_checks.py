@@ -165,6 +165,20 @@ def test_the_checks_read_the_configured_notes_folder(machine: Machine) -> None:
     assert commit(machine, "-m", "x").returncode == 0
 
 
+def test_a_token_in_any_text_file_of_the_notes_folder_blocks_the_commit(machine: Machine) -> None:
+    """notes/deploy.txt is pushed with the notes; the check read `.md` and `.krd` files only."""
+    (machine.root / "notes" / "deploy.txt").write_text(
+        "ssh in, then\nexport TOKEN=ghp_1234567890abcdefghijABCDEFGHIJ123456\n"
+    )
+    machine.git("add", "-A")
+    blocked = commit(machine, "-m", "deploy steps")
+    said = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0 and "notes/deploy.txt:2: github-token" in said, said
+    (machine.root / "notes" / "deploy.txt").write_text("ssh in, then\nexport TOKEN=$TOKEN\n")
+    machine.git("add", "-A")
+    assert commit(machine, "-m", "deploy steps").returncode == 0
+
+
 def test_the_drift_check_reads_the_staged_note(machine: Machine) -> None:
     broken = machine.root / "notes" / "bad.md"
     broken.write_text("---\ntitle: [unclosed\n---\n\nbody\n")

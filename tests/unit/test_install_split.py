@@ -8,7 +8,15 @@ import tomllib
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[2]
-DEV_TOOLS = {"pytest", "pytest-bdd", "hypothesis", "ruff", "pyright", "types-pyyaml"}
+DEV_TOOLS = {
+    "pytest",
+    "pytest-bdd",
+    "pytest-xdist",
+    "hypothesis",
+    "ruff",
+    "pyright",
+    "types-pyyaml",
+}
 
 
 def names(requirements: list[str]) -> set[str]:
@@ -38,3 +46,10 @@ def test_make_install_installs_the_runtime_and_make_test_the_tools() -> None:
     for target in ("lint", "bench"):
         assert makefile.split(f"\n{target}:", 1)[1].split("##", 1)[0].split()[0] == "dev"
     assert "$(DEV_PY) -m pytest" in recipe(makefile, "test")
+
+
+def test_make_test_keeps_a_modules_tests_in_one_process() -> None:
+    """The suite runs in one process per core; a module's shared fixtures (the random git
+    operations' two runs, the MCP servers a module starts) are built once, in one process."""
+    test = recipe((PROJECT / "Makefile").read_text(), "test")
+    assert "-n $(TEST_JOBS) --dist loadscope" in test

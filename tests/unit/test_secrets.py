@@ -218,3 +218,46 @@ def test_aws_s_published_example_keys_are_no_secret(text: str) -> None:
     assert find_secrets(text) == []
     real = text.replace("EXAMPLE", "Q7ZK3RM")
     assert [f.kind for f in find_secrets(real)] != []
+
+
+@pytest.mark.parametrize(
+    ("line", "password"),
+    [
+        ("curl -u admin:Zq8vX2m1k https://api.example.com/v1", "Zq8vX2m1k"),
+        ("curl -s --user 'deploy:s3cr3t!Pw' https://ci.internal/job", "s3cr3t!Pw"),
+        ("http -a alice:Wonder1and! example.org", "Wonder1and!"),
+        ("mysqldump -uroot -phunter22 app > dump.sql", "hunter22"),
+        ("sshpass -p 'Tr0ub4dor&3' ssh deploy@host", "Tr0ub4dor&3"),
+    ],
+)
+def test_a_password_on_a_command_line_is_a_secret(line: str, password: str) -> None:
+    """No word says `password` there, so neither the library nor the keyword check saw it."""
+    found = find_secrets(f"ran this:\n{line}\nand it worked")
+    assert [f.kind for f in found] == ["command-password"]
+    assert redact_text(line).text == line.replace(password, "[REDACTED:command-password]")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "curl -u username:password https://x",  # the usual example
+        "curl -u user:pass http://localhost:8080",
+        'curl -u "$USER:$TOKEN" https://x',
+        "curl -u username https://x",  # curl asks for the password
+        "docker run -u 1000:1000 image",  # user and group, not curl
+        "mysql -u root -p app",  # asks for it
+        "mysql -u root -p$MYSQL_PWD app",
+        "mysql is slow here; mkdir -pv build",
+        "sshpass -p $SSHPASS ssh host",
+        "git push -u origin main",
+        "see https://x.org then rsync -a host:/srv/data .",
+    ],
+)
+def test_command_lines_without_a_password_are_left_alone(line: str) -> None:
+    assert find_secrets(line) == []
+
+
+def test_many_command_words_on_one_line_are_scanned_in_linear_time() -> None:
+    started = time.monotonic()
+    find_secrets("curl " * 200_000 + "mysql " * 100_000)
+    assert time.monotonic() - started < 5  # ~1 s; a pattern without its bound took minutes
