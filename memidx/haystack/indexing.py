@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from memidx.config import Config
 from memidx.hashes import content_hash, sha256_hex
 from memidx.haystack import damage
-from memidx.haystack.forgotten import FORGET, forget_in_index, forgotten
-from memidx.haystack.frames import HEADER, KINDS, Damage, Located, Record, frame, scan_file
+from memidx.haystack.forgotten import forget_in_index, forgotten, kept
+from memidx.haystack.frames import FORGET, HEADER, KINDS, Damage, Located, Record, frame, scan_file
 from memidx.haystack.redaction import redacted
 from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
@@ -220,7 +220,7 @@ def _sync_segment(
     damage.remember(store, ref, scan.torn, scan.damaged)
     indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
     gone = forgotten(store, scan.records)
-    wanted = {f"{ref}@{r.offset}": r for r in scan.records if r.record.id not in gone}
+    wanted = {f"{ref}@{r.offset}": r for r in scan.records if kept(r, gone)}
     for doc_ref, (kind, _) in indexed.items():
         located = wanted.get(doc_ref)
         if located is None or located.record.kind != kind:
@@ -283,9 +283,7 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
         damaged += [damage.damage_line(ref, found) for found in scan.damaged]
         gone = forgotten(store, scan.records)
         wanted = {
-            f"{ref}@{r.offset}": (r.record.kind, r.digest)
-            for r in scan.records
-            if r.record.id not in gone
+            f"{ref}@{r.offset}": (r.record.kind, r.digest) for r in scan.records if kept(r, gone)
         }
         indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
         missing += sum(1 for k in wanted if k not in indexed)
