@@ -132,6 +132,7 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
             )
         else:  # records before this one are not indexed (a crash, a repair): rescan
             _sync_segment(store, ref, path, path.stat(), RecordReport())
+        _follow_cuts(config, store, writer)
     return Filed(record.id, f"{ref}@{offset}", duplicate=False)
 
 
@@ -146,6 +147,14 @@ def _follow_take_over(config: Config, store: Store, writer: Writer) -> None:
         if new.is_file():
             _sync_segment(store, segment_ref(config, new), new, new.stat(), RecordReport())
     writer.taken_over = []
+
+
+def _follow_cuts(config: Config, store: Store, writer: Writer) -> None:
+    """Read again the segments whose torn tail the append moved aside: the index still says
+    they hold one, and their size changed."""
+    for path in dict.fromkeys(writer.cut):
+        _sync_segment(store, segment_ref(config, path), path, path.stat(), RecordReport())
+    writer.cut = []
 
 
 def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:

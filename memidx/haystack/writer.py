@@ -57,6 +57,7 @@ class Writer:
         # segments this writer took over from the id a copied clone had (old path, new path):
         # the next filing moves their index rows (memidx.haystack.identity)
         self.taken_over: list[tuple[Path, Path]] = []
+        self.cut: list[Path] = []  # segments whose torn tail an append moved aside: read anew
 
     @contextmanager
     def locked(self) -> Generator[None]:
@@ -133,6 +134,7 @@ class Writer:
             self._move_aside(path, data[end:])
             with path.open("r+b") as stream:
                 stream.truncate(end)
+            self.cut.append(path)
         return end if end >= size else None
 
     def _new_segment(self, today: str, remembered: str | None) -> Path:
