@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
+from memidx.errors import MemidxError
 from memidx.hashes import content_hash, sha256_hex
 from memidx.haystack import damage
 from memidx.haystack.forgotten import forget_in_index, forgotten, kept
@@ -120,7 +121,10 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
         if existing is not None:
             return Filed(*existing, duplicate=True)
         data = frame(record)
-        path, offset, length = writer.append_frame_locked(data)
+        try:
+            path, offset, length = writer.append_frame_locked(data)
+        except OSError as exc:
+            raise _not_filed(config, exc) from exc
         ref = segment_ref(config, path)
         known = RecordStore(store.conn).segment(ref)
         if (known is None and offset == 0) or (known is not None and known[2] == offset):
@@ -134,6 +138,19 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
             _sync_segment(store, ref, path, path.stat(), RecordReport())
         _follow_cuts(config, store, writer)
     return Filed(record.id, f"{ref}@{offset}", duplicate=False)
+
+
+def _not_filed(config: Config, exc: OSError) -> MemidxError:
+    """The one line for an append that failed (a full disk, a read-only folder): which file,
+    why, and that nothing was filed (bytes of it written are moved aside by the next one)."""
+    from memidx.index.connection import ERRNO_HINTS
+
+    where = Path(str(exc.filename)) if exc.filename else None
+    if where is not None and where.is_relative_to(config.root):
+        where = where.relative_to(config.root)
+    what = f"{where} cannot be written" if where is not None else "its segment cannot be written"
+    hint = ERRNO_HINTS.get(exc.errno or 0, "check that file and its folder, then try again")
+    return MemidxError(f"the record was not filed: {what}: {exc.strerror or exc}", hint)
 
 
 def _digest(data: bytes) -> str:

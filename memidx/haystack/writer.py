@@ -79,7 +79,7 @@ class Writer:
         """Write one whole frame (`frame(record)`), holding locked()."""
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self._segment(len(data))
-        with path.open("ab") as out:
+        with naming(path), path.open("ab") as out:
             offset = out.tell()
             self._remember(path.name, offset + len(data))
             out.write(data)
@@ -158,7 +158,8 @@ class Writer:
     def _move_aside(self, path: Path, tail: bytes) -> None:
         """A torn tail goes to .memidx/torn/<segment>.torn (appended, never overwritten)."""
         self.torn.mkdir(parents=True, exist_ok=True)
-        with (self.torn / f"{path.name}.torn").open("ab") as aside:
+        aside_path = self.torn / f"{path.name}.torn"
+        with naming(aside_path), aside_path.open("ab") as aside:
             aside.write(tail)
             aside.flush()
             os.fsync(aside.fileno())
@@ -178,11 +179,23 @@ class Writer:
         line = f"{name} {size}{' closed' if closed else ''}".ljust(_MEMORY_WIDTH) + "\n"
         fd = os.open(self.last, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line.encode("ascii"))  # at the start: the file was just opened
-            if self.fsync:
-                os.fsync(fd)
+            with naming(self.last):
+                os.write(fd, line.encode("ascii"))  # at the start: the file was just opened
+                if self.fsync:
+                    os.fsync(fd)
         finally:
             os.close(fd)
+
+
+@contextmanager
+def naming(path: Path) -> Generator[None]:
+    """An OSError of a write or flush names no file (ENOSPC, EIO): name `path` in it."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
 
 
 _MEMORY_WIDTH = 80  # wider than any memory line: each write covers the one before
