@@ -16,11 +16,16 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memidx.errors import MemidxError
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
 from memidx.portable import file_lock
 
 _LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
+# How long a filing waits for another process of the clone to let go of the writer lock: far
+# longer than any append or `haystack commit` holds it (git's own lock waits 10 s), so only a
+# process that stopped (Ctrl-Z) or hung keeps it that long
+LOCK_WAIT = 30.0
 
 
 class Writer:
@@ -63,7 +68,7 @@ class Writer:
     def locked(self) -> Generator[None]:
         """Exclusive use of this writer's segments: threads of this process and other
         processes of this clone wait their turn."""
-        with _LOCK, file_lock(self.lock):
+        with _LOCK, held_lock(self.lock):
             yield
 
     def append(self, record: Record) -> tuple[Path, int, int]:
@@ -185,6 +190,20 @@ class Writer:
                     os.fsync(fd)
         finally:
             os.close(fd)
+
+
+@contextmanager
+def held_lock(lock: Path) -> Generator[None]:
+    """The writer lock of a clone (`<state>/haystack.lock`), waited for LOCK_WAIT seconds at
+    most: a process that never lets go fails the command in one line, not for ever."""
+    with file_lock(lock, timeout=LOCK_WAIT) as taken:
+        if not taken:
+            raise MemidxError(
+                f"another memidx process has held {lock} for {LOCK_WAIT:g} s (a filing, a "
+                "haystack commit or purge of this clone, stopped or hung?): nothing was written",
+                f"try again once it ends; `fuser -v {lock}` names it",
+            )
+        yield
 
 
 @contextmanager

@@ -17,6 +17,7 @@ from memidx.haystack.filing import BackgroundFiler, Haystack
 from memidx.haystack.frames import new_record
 from memidx.haystack.writer import Writer
 from memidx.index.store import open_store
+from memidx.portable import file_lock
 from tests.helpers import NotesRepo, Run
 from tests.machines import Machine, clone, hook_env, make_template
 
@@ -160,6 +161,42 @@ def test_a_busy_index_fails_the_filing_before_anything_is_written(
         haystack.close()
     hits = indexed.memidx("search", "--json", "--mode", "bm25", "second turn").json()["hits"]
     assert len(hits) == 1
+
+
+def test_a_held_writer_lock_fails_the_filing_after_its_wait_and_writes_nothing(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that holds the writer lock and does not end (stopped with Ctrl-Z, hung)
+    made every filing, `haystack commit` and `forget` wait for ever, saying nothing."""
+    monkeypatch.setattr("memidx.haystack.writer.LOCK_WAIT", 0.5)
+    config = load_config(indexed.root)
+    haystack = Haystack(config)
+    failed: list[BaseException] = []
+
+    def held() -> None:
+        try:
+            haystack.file("turn", "the held turn", session="s")
+        except MemidxError as exc:
+            failed.append(exc)
+
+    filer = threading.Thread(target=held)
+    try:
+        haystack.file("turn", "the first turn", session="s")
+        segments = sorted((indexed.root / "notes" / "haystack").glob("*/*.krd"))
+        sizes = [p.stat().st_size for p in segments]
+        with file_lock(haystack.writer.lock):  # another process of this clone holds it
+            filer.start()
+            filer.join(timeout=20)
+            assert not filer.is_alive(), "the filing still waits"
+        assert [p.stat().st_size for p in segments] == sizes
+        (error,) = failed
+        assert str(haystack.writer.lock) in str(error) and "nothing was written" in str(error)
+        assert "\n" not in str(error) and "try again" in str(error)
+        assert not haystack.file("turn", "the held turn", session="s").duplicate
+    finally:
+        if filer.ident is not None:
+            filer.join()
+        haystack.close()
 
 
 def test_search_filters_by_kind_drawer_agent_and_time(indexed: NotesRepo) -> None:
