@@ -4,7 +4,6 @@ ref `<segment>@<offset>`), kept in step with the segment files on disk."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -269,56 +268,3 @@ def _forget(store: Store, ref: str, report: RecordReport) -> None:
         report.deleted += 1
     RecordStore(store.conn).forget_segment(ref)
     damage.remember(store, ref, 0, [])
-
-
-@dataclass(frozen=True, slots=True)
-class RecordDrift:
-    """Records on disk but not indexed, indexed but not on disk, or indexed differently; and
-    the damage found in the segments (`<segment>@<offset>: ...` lines)."""
-
-    missing: int = 0
-    orphaned: int = 0
-    stale: int = 0
-    changed_segments: tuple[str, ...] = ()
-    vanished: Mapping[str, int] = field(default_factory=dict[str, int])  # segment -> records
-    damaged: tuple[str, ...] = ()
-
-    @property
-    def total(self) -> int:
-        return self.missing + self.orphaned + self.stale
-
-
-def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
-    """Compare segments with the index: `deep` reads every record, else only sizes and times
-    of the segment files are compared (cheap enough for `memidx status`). Rows another
-    record reader made are all stale, and their segments changed."""
-    outdated = reader_changed(store)
-    known = RecordStore(store.conn).segments()
-    changed: list[str] = []
-    damaged: list[str] = []
-    missing = orphaned = stale = 0
-    for path in segments(haystack_folder(config)):
-        ref = segment_ref(config, path)
-        stat = path.stat()
-        seen = known.pop(ref, None)
-        if not deep:
-            if outdated or seen is None or seen[:2] != (stat.st_size, stat.st_mtime_ns):
-                changed.append(ref)
-            continue
-        scan = scan_file(path)
-        damaged += [damage.damage_line(ref, found) for found in scan.damaged]
-        gone = forgotten(store, scan.records)
-        wanted = {
-            f"{ref}@{r.offset}": (r.record.kind, r.digest) for r in scan.records if kept(r, gone)
-        }
-        indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
-        missing += sum(1 for k in wanted if k not in indexed)
-        orphaned += sum(1 for k in indexed if k not in wanted)
-        stale += sum(1 for k, v in wanted.items() if k in indexed and (outdated or indexed[k] != v))
-        if outdated or wanted != indexed:
-            changed.append(ref)
-    for ref in known:
-        changed.append(ref)
-        orphaned += known[ref][3]
-    vanished = {ref: known[ref][3] for ref in known}  # indexed, but the file is gone
-    return RecordDrift(missing, orphaned, stale, tuple(changed), vanished, tuple(damaged))

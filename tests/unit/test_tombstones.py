@@ -10,7 +10,8 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.haystack.blanking import blanked
 from memidx.haystack.frames import Record, frame, new_record, scan_bytes
-from memidx.haystack.indexing import record_drift, sync_records
+from memidx.haystack.indexing import sync_records
+from memidx.haystack.record_drift import record_drift
 from memidx.index.store import Store, connect_memory
 
 
