@@ -37,7 +37,7 @@ def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tup
     if ident is not None and _bound_to(state) == binding:
         return ident, []
     with held_lock(state / "haystack.lock"):  # the writer's lock: no append while it changes
-        ident, bound = _read_id(state), _bound_to(state)
+        ident, bound, original = _read_id(state), _bound_to(state), _bound_path(state)
         if ident is not None and bound == binding:
             return ident, []  # another process of this clone just replaced it
         fresh = _new_id()
@@ -49,7 +49,7 @@ def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tup
         why = (
             f"{ident} was made before writer ids were bound to their clone"
             if bound is None
-            else f"{ident} belongs to the clone at {_bound_path(state) or 'another folder'}"
+            else f"{ident} belongs to the clone at {original or 'another folder'}"
         )
         (notice or _say)(f"this clone's writer id {why} (a copy shares it): it now writes "
                          f"as {fresh}{taken}")  # fmt: skip
