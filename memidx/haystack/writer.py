@@ -98,6 +98,14 @@ class Writer:
         remembered = self._remembered()
         return None if remembered is None else self.folder / remembered[0]
 
+    def settle(self) -> None:
+        """Before a commit, holding locked(): the torn tail a crash left in the segment written
+        last goes aside now, not at the next append, which a committed segment never gets (the
+        bytes would stay in git, and every clone would warn of them at every sync)."""
+        remembered = self._remembered()
+        if remembered is not None and not remembered[2]:
+            self._as_left(self.folder / remembered[0], remembered[1])
+
     def close(self) -> None:
         """After a commit of the segments: the next record starts a new segment, so a
         committed file is never changed (and checkouts never find it modified). Call it

@@ -14,7 +14,7 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import IndexBusy, MemidxError
 from memidx.haystack.filing import BackgroundFiler, Haystack
-from memidx.haystack.frames import new_record
+from memidx.haystack.frames import frame, new_record
 from memidx.haystack.writer import Writer
 from memidx.index.store import open_store
 from memidx.portable import file_lock
@@ -387,6 +387,27 @@ def test_turns_filed_after_a_haystack_commit_never_change_the_committed_segment(
 
     assert [line[:2] for line in changed] == ["??"]
     assert turn_texts(a) == ["committed turn", "later turn"]
+
+
+def test_a_haystack_commit_never_commits_a_torn_tail(tmp_path: Path) -> None:
+    """A crash inside an append, then `haystack commit` (or `make sync`): the torn bytes went
+    into the commit, where no writer moves them aside, and every clone warned at every sync."""
+    a = machine(tmp_path)
+    filed = a.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "a whole turn"}))
+    segment = a.root / filed.json()["ref"].rpartition("@")[0]
+    whole = segment.read_bytes()
+    cut = frame(new_record("turn", "a turn cut by a crash"))
+    memory = a.root / ".memidx" / "haystack.lock.last"  # the append announced, then cut
+    memory.write_text(f"{segment.name} {len(whole) + len(cut)}".ljust(80) + "\n")
+    segment.write_bytes(whole + cut[:20])
+
+    assert a.memidx_process("haystack", "commit").code == 0
+
+    ref = segment.relative_to(a.root).as_posix()
+    assert a.git("cat-file", "-s", f"HEAD:{ref}").strip() == str(len(whole))
+    assert (a.root / ".memidx" / "torn" / f"{segment.name}.torn").read_bytes() == cut[:20]
+    assert a.memidx("sync").err == "" and "torn" not in a.memidx("status").out
+    assert turn_texts(a) == ["a whole turn"]
 
 
 def test_a_segment_committed_by_plain_git_is_never_appended_to(tmp_path: Path) -> None:
