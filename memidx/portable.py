@@ -33,14 +33,16 @@ else:
 
 
 @contextmanager
-def file_lock(path: Path, *, wait: bool = True) -> Generator[bool]:
+def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) -> Generator[bool]:
     """Hold an exclusive lock on `path` (created when missing) for the block; yields whether
-    it was taken, which is always True when `wait` is (the block then waits its turn)."""
+    it was taken, which is always True when `wait` is and no `timeout` (seconds) is given
+    (the block then waits its turn, however long)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         import filelock
 
-        lock = filelock.FileLock(str(path), timeout=-1 if wait else 0)
+        limit = (-1 if timeout is None else timeout) if wait else 0
+        lock = filelock.FileLock(str(path), timeout=limit)
         try:
             lock.acquire()
         except filelock.Timeout:
@@ -54,11 +56,22 @@ def file_lock(path: Path, *, wait: bool = True) -> Generator[bool]:
     import fcntl
 
     with path.open("a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
+        if wait and timeout is None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield True
             return
+        import time
+
+        deadline = time.monotonic() + (timeout if wait and timeout is not None else 0)
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.02)
         yield True
 
 

@@ -12,7 +12,8 @@ from memidx.config import Config
 from memidx.errors import UsageError
 
 if TYPE_CHECKING:
-    from memidx.haystack.indexing import RecordDrift, RecordReport
+    from memidx.haystack.indexing import RecordReport
+    from memidx.haystack.record_drift import RecordDrift
     from memidx.index.documents import Store
     from memidx.index.sync import SyncReport
 
@@ -117,7 +118,7 @@ def finish(
 
 def reconcile(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import output
-    from memidx.haystack.indexing import record_drift
+    from memidx.haystack.record_drift import record_drift
     from memidx.index.failures import clear_failures
     from memidx.index.open import open_store, writable_index
     from memidx.index.sync import note_source

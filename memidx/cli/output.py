@@ -12,7 +12,8 @@ from memidx.search.lexical import MARK_END, MARK_START, SearchResult
 from memidx.text import display
 
 if TYPE_CHECKING:
-    from memidx.haystack.indexing import RecordDrift, RecordReport
+    from memidx.haystack.indexing import RecordReport
+    from memidx.haystack.record_drift import RecordDrift
     from memidx.index.store import Skip
     from memidx.index.sync import SyncReport
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from memidx.hashes import content_hash
-from memidx.haystack.frames import HEADER, MAGIC, Located, scan_bytes
+from memidx.haystack.frames import FORGET, HEADER, MAGIC, Located, scan_bytes
 
 
 def blank_frame(located: Located) -> bytes:
@@ -35,7 +35,7 @@ def blanked(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
     count = 0
     for located in scan_bytes(data).records:
         record = located.record
-        if record.id in forgotten and record.text.strip():
+        if record.id in forgotten and record.text.strip() and record.kind != FORGET:
             out[located.offset : located.offset + located.length] = blank_frame(located)
             count += 1
     return bytes(out), count

@@ -7,10 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memidx.haystack.frames import Located
+from memidx.haystack.frames import FORGET, Located
 from memidx.index.store import RecordStore, Store
 
-FORGET = "forget"
+
+def kept(located: Located, gone: set[str]) -> bool:
+    """Whether a record read from a segment is indexed: not forgotten, or a tombstone (a
+    tombstone is never forgotten, as forget_in_index never drops one: dropping it would bring
+    back the record it forgets)."""
+    return located.record.kind == FORGET or located.record.id not in gone
 
 
 def forgotten(store: Store, records: Iterable[Located] = ()) -> set[str]:

@@ -29,7 +29,8 @@ from memidx.hashes import content_hash, sha256_hex
 
 MAGIC = b"KRD1"
 HEADER = struct.Struct("<4sI")
-KINDS = ("turn", "transcript", "fact", "forget")  # forget: a tombstone (memidx forget)
+FORGET = "forget"  # a tombstone's kind (memidx forget)
+KINDS = ("turn", "transcript", "fact", FORGET)
 MAX_RECORD_BYTES = 64 * 1024 * 1024  # readers: a larger frame is broken framing
 MAX_TEXT_BYTES = 8 * 1024 * 1024  # writers: a record's text, well under the frame limit
 

@@ -22,8 +22,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
-from memidx.haystack.writer import SEGMENT_NAME, segment_order
-from memidx.portable import file_lock
+from memidx.haystack.writer import SEGMENT_NAME, held_lock, segment_order
 
 WRITER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
@@ -37,8 +36,8 @@ def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tup
     ident, binding = _read_id(state), _binding(config.root)
     if ident is not None and _bound_to(state) == binding:
         return ident, []
-    with file_lock(state / "haystack.lock"):  # the writer's lock: no append while it changes
-        ident, bound = _read_id(state), _bound_to(state)
+    with held_lock(state / "haystack.lock"):  # the writer's lock: no append while it changes
+        ident, bound, original = _read_id(state), _bound_to(state), _bound_path(state)
         if ident is not None and bound == binding:
             return ident, []  # another process of this clone just replaced it
         fresh = _new_id()
@@ -50,7 +49,7 @@ def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tup
         why = (
             f"{ident} was made before writer ids were bound to their clone"
             if bound is None
-            else f"{ident} belongs to the clone at {_bound_path(state) or 'another folder'}"
+            else f"{ident} belongs to the clone at {original or 'another folder'}"
         )
         (notice or _say)(f"this clone's writer id {why} (a copy shares it): it now writes "
                          f"as {fresh}{taken}")  # fmt: skip

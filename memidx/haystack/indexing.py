@@ -4,16 +4,16 @@ ref `<segment>@<offset>`), kept in step with the segment files on disk."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
+from memidx.errors import MemidxError
 from memidx.hashes import content_hash, sha256_hex
 from memidx.haystack import damage
-from memidx.haystack.forgotten import FORGET, forget_in_index, forgotten
-from memidx.haystack.frames import HEADER, KINDS, Damage, Located, Record, frame, scan_file
+from memidx.haystack.forgotten import forget_in_index, forgotten, kept
+from memidx.haystack.frames import FORGET, HEADER, KINDS, Damage, Located, Record, frame, scan_file
 from memidx.haystack.redaction import redacted
 from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
@@ -120,7 +120,10 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
         if existing is not None:
             return Filed(*existing, duplicate=True)
         data = frame(record)
-        path, offset, length = writer.append_frame_locked(data)
+        try:
+            path, offset, length = writer.append_frame_locked(data)
+        except OSError as exc:
+            raise _not_filed(config, exc) from exc
         ref = segment_ref(config, path)
         known = RecordStore(store.conn).segment(ref)
         if (known is None and offset == 0) or (known is not None and known[2] == offset):
@@ -132,7 +135,21 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
             )
         else:  # records before this one are not indexed (a crash, a repair): rescan
             _sync_segment(store, ref, path, path.stat(), RecordReport())
+        _follow_cuts(config, store, writer)
     return Filed(record.id, f"{ref}@{offset}", duplicate=False)
+
+
+def _not_filed(config: Config, exc: OSError) -> MemidxError:
+    """The one line for an append that failed (a full disk, a read-only folder): which file,
+    why, and that nothing was filed (bytes of it written are moved aside by the next one)."""
+    from memidx.index.connection import ERRNO_HINTS
+
+    where = Path(str(exc.filename)) if exc.filename else None
+    if where is not None and where.is_relative_to(config.root):
+        where = where.relative_to(config.root)
+    what = f"{where} cannot be written" if where is not None else "its segment cannot be written"
+    hint = ERRNO_HINTS.get(exc.errno or 0, "check that file and its folder, then try again")
+    return MemidxError(f"the record was not filed: {what}: {exc.strerror or exc}", hint)
 
 
 def _digest(data: bytes) -> str:
@@ -146,6 +163,14 @@ def _follow_take_over(config: Config, store: Store, writer: Writer) -> None:
         if new.is_file():
             _sync_segment(store, segment_ref(config, new), new, new.stat(), RecordReport())
     writer.taken_over = []
+
+
+def _follow_cuts(config: Config, store: Store, writer: Writer) -> None:
+    """Read again the segments whose torn tail the append moved aside: the index still says
+    they hold one, and their size changed."""
+    for path in dict.fromkeys(writer.cut):
+        _sync_segment(store, segment_ref(config, path), path, path.stat(), RecordReport())
+    writer.cut = []
 
 
 def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:
@@ -220,7 +245,7 @@ def _sync_segment(
     damage.remember(store, ref, scan.torn, scan.damaged)
     indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
     gone = forgotten(store, scan.records)
-    wanted = {f"{ref}@{r.offset}": r for r in scan.records if r.record.id not in gone}
+    wanted = {f"{ref}@{r.offset}": r for r in scan.records if kept(r, gone)}
     for doc_ref, (kind, _) in indexed.items():
         located = wanted.get(doc_ref)
         if located is None or located.record.kind != kind:
@@ -243,58 +268,3 @@ def _forget(store: Store, ref: str, report: RecordReport) -> None:
         report.deleted += 1
     RecordStore(store.conn).forget_segment(ref)
     damage.remember(store, ref, 0, [])
-
-
-@dataclass(frozen=True, slots=True)
-class RecordDrift:
-    """Records on disk but not indexed, indexed but not on disk, or indexed differently; and
-    the damage found in the segments (`<segment>@<offset>: ...` lines)."""
-
-    missing: int = 0
-    orphaned: int = 0
-    stale: int = 0
-    changed_segments: tuple[str, ...] = ()
-    vanished: Mapping[str, int] = field(default_factory=dict[str, int])  # segment -> records
-    damaged: tuple[str, ...] = ()
-
-    @property
-    def total(self) -> int:
-        return self.missing + self.orphaned + self.stale
-
-
-def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
-    """Compare segments with the index: `deep` reads every record, else only sizes and times
-    of the segment files are compared (cheap enough for `memidx status`). Rows another
-    record reader made are all stale, and their segments changed."""
-    outdated = reader_changed(store)
-    known = RecordStore(store.conn).segments()
-    changed: list[str] = []
-    damaged: list[str] = []
-    missing = orphaned = stale = 0
-    for path in segments(haystack_folder(config)):
-        ref = segment_ref(config, path)
-        stat = path.stat()
-        seen = known.pop(ref, None)
-        if not deep:
-            if outdated or seen is None or seen[:2] != (stat.st_size, stat.st_mtime_ns):
-                changed.append(ref)
-            continue
-        scan = scan_file(path)
-        damaged += [damage.damage_line(ref, found) for found in scan.damaged]
-        gone = forgotten(store, scan.records)
-        wanted = {
-            f"{ref}@{r.offset}": (r.record.kind, r.digest)
-            for r in scan.records
-            if r.record.id not in gone
-        }
-        indexed = RecordStore(store.conn).frames_with_prefix(KINDS, f"{ref}@")
-        missing += sum(1 for k in wanted if k not in indexed)
-        orphaned += sum(1 for k in indexed if k not in wanted)
-        stale += sum(1 for k, v in wanted.items() if k in indexed and (outdated or indexed[k] != v))
-        if outdated or wanted != indexed:
-            changed.append(ref)
-    for ref in known:
-        changed.append(ref)
-        orphaned += known[ref][3]
-    vanished = {ref: known[ref][3] for ref in known}  # indexed, but the file is gone
-    return RecordDrift(missing, orphaned, stale, tuple(changed), vanished, tuple(damaged))

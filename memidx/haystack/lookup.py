@@ -6,8 +6,7 @@ from dataclasses import dataclass, replace
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
-from memidx.haystack.forgotten import FORGET
-from memidx.haystack.frames import Record, read_at
+from memidx.haystack.frames import FORGET, Record, read_at
 from memidx.haystack.indexing import haystack_folder
 from memidx.index.store import RecordStore, open_store
 from memidx.secrets.detect import mask

@@ -163,13 +163,13 @@ def work_tree_config(path: str) -> Config:
         ) from failed
 
 
-def clone_writer_lock(config: Config) -> AbstractContextManager[bool]:
+def clone_writer_lock(config: Config) -> AbstractContextManager[None]:
     """The lock of the work tree's writer (memidx.haystack.clone_writer), taken without
     making a writer there: a purge never files a record. A `.memidx/` made for it is marked
     (PURGE_MARK), so that the work tree is no memory of its own for it."""
     from memidx.config import PURGE_MARK
+    from memidx.haystack.writer import held_lock
     from memidx.index.ownership import keep_out_of_git
-    from memidx.portable import file_lock
 
     made = not config.state_dir.exists()
     keep_out_of_git(config.state_dir)
@@ -177,4 +177,4 @@ def clone_writer_lock(config: Config) -> AbstractContextManager[bool]:
         (config.state_dir / PURGE_MARK).write_text(
             "memidx haystack purge --work-tree made this folder for its locks\n"
         )
-    return file_lock(config.state_dir / "haystack.lock")
+    return held_lock(config.state_dir / "haystack.lock")

@@ -25,6 +25,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     own = clone_writer(config, notice)  # a copied clone takes its own id before committing
     mine = own.folder
     with own.locked():  # no record lands between the commit and the closing of its segment
+        own.settle()
         attributes = folder / ".gitattributes"
         made = mine.exists() and not attributes.exists()
         if made:

@@ -16,11 +16,16 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memidx.errors import MemidxError
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
 from memidx.portable import file_lock
 
 _LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
+# How long a filing waits for another process of the clone to let go of the writer lock: far
+# longer than any append or `haystack commit` holds it (git's own lock waits 10 s), so only a
+# process that stopped (Ctrl-Z) or hung keeps it that long
+LOCK_WAIT = 30.0
 
 
 class Writer:
@@ -57,12 +62,13 @@ class Writer:
         # segments this writer took over from the id a copied clone had (old path, new path):
         # the next filing moves their index rows (memidx.haystack.identity)
         self.taken_over: list[tuple[Path, Path]] = []
+        self.cut: list[Path] = []  # segments whose torn tail an append moved aside: read anew
 
     @contextmanager
     def locked(self) -> Generator[None]:
         """Exclusive use of this writer's segments: threads of this process and other
         processes of this clone wait their turn."""
-        with _LOCK, file_lock(self.lock):
+        with _LOCK, held_lock(self.lock):
             yield
 
     def append(self, record: Record) -> tuple[Path, int, int]:
@@ -78,7 +84,7 @@ class Writer:
         """Write one whole frame (`frame(record)`), holding locked()."""
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self._segment(len(data))
-        with path.open("ab") as out:
+        with naming(path), path.open("ab") as out:
             offset = out.tell()
             self._remember(path.name, offset + len(data))
             out.write(data)
@@ -91,6 +97,14 @@ class Writer:
         """The segment this writer appended to last, if it knows."""
         remembered = self._remembered()
         return None if remembered is None else self.folder / remembered[0]
+
+    def settle(self) -> None:
+        """Before a commit, holding locked(): the torn tail a crash left in the segment written
+        last goes aside now, not at the next append, which a committed segment never gets (the
+        bytes would stay in git, and every clone would warn of them at every sync)."""
+        remembered = self._remembered()
+        if remembered is not None and not remembered[2]:
+            self._as_left(self.folder / remembered[0], remembered[1])
 
     def close(self) -> None:
         """After a commit of the segments: the next record starts a new segment, so a
@@ -133,6 +147,7 @@ class Writer:
             self._move_aside(path, data[end:])
             with path.open("r+b") as stream:
                 stream.truncate(end)
+            self.cut.append(path)
         return end if end >= size else None
 
     def _new_segment(self, today: str, remembered: str | None) -> Path:
@@ -156,7 +171,8 @@ class Writer:
     def _move_aside(self, path: Path, tail: bytes) -> None:
         """A torn tail goes to .memidx/torn/<segment>.torn (appended, never overwritten)."""
         self.torn.mkdir(parents=True, exist_ok=True)
-        with (self.torn / f"{path.name}.torn").open("ab") as aside:
+        aside_path = self.torn / f"{path.name}.torn"
+        with naming(aside_path), aside_path.open("ab") as aside:
             aside.write(tail)
             aside.flush()
             os.fsync(aside.fileno())
@@ -176,11 +192,37 @@ class Writer:
         line = f"{name} {size}{' closed' if closed else ''}".ljust(_MEMORY_WIDTH) + "\n"
         fd = os.open(self.last, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line.encode("ascii"))  # at the start: the file was just opened
-            if self.fsync:
-                os.fsync(fd)
+            with naming(self.last):
+                os.write(fd, line.encode("ascii"))  # at the start: the file was just opened
+                if self.fsync:
+                    os.fsync(fd)
         finally:
             os.close(fd)
+
+
+@contextmanager
+def held_lock(lock: Path) -> Generator[None]:
+    """The writer lock of a clone (`<state>/haystack.lock`), waited for LOCK_WAIT seconds at
+    most: a process that never lets go fails the command in one line, not for ever."""
+    with file_lock(lock, timeout=LOCK_WAIT) as taken:
+        if not taken:
+            raise MemidxError(
+                f"another memidx process has held {lock} for {LOCK_WAIT:g} s (a filing, a "
+                "haystack commit or purge of this clone, stopped or hung?): nothing was written",
+                f"try again once it ends; `fuser -v {lock}` names it",
+            )
+        yield
+
+
+@contextmanager
+def naming(path: Path) -> Generator[None]:
+    """An OSError of a write or flush names no file (ENOSPC, EIO): name `path` in it."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
 
 
 _MEMORY_WIDTH = 80  # wider than any memory line: each write covers the one before

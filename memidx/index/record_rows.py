@@ -62,6 +62,15 @@ class RecordStore:
         ).fetchone()
         return None if row is None else str(row[0])
 
+    def forgets(self, record_id: str) -> str | None:
+        """The id the tombstone with this id forgets (None: no tombstone has this id)."""
+        row = self.conn.execute(
+            "SELECT json_extract(meta, '$.forgets') FROM documents WHERE source_kind = 'forget' "
+            "AND json_extract(meta, '$.id') = ? LIMIT 1",
+            (record_id,),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     def forgotten_ids(self) -> set[str]:
         """The ids the tombstones in the index forget (records of kind `forget`)."""
         rows = self.conn.execute(

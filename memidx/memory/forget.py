@@ -83,10 +83,17 @@ def _record_id(config: Config, ref: str) -> str:
             record_id = records.id_at(ref)
         else:
             record_id = ref if records.record_ref(ref) is not None else None
+        forgets = None if record_id is None else records.forgets(record_id)
     finally:
         store.conn.close()
     if record_id is None:
         raise UsageError(
             f"no note or record {ref!r} in memory", "give a note's path or a record's id or ref"
+        )
+    if forgets is not None:  # blanked by purge, it would no longer forget: the record is back
+        raise UsageError(
+            f"{record_id} is a tombstone: it keeps {forgets} forgotten and is never forgotten "
+            "itself",
+            "give the id or ref of a turn, transcript or fact",
         )
     return record_id

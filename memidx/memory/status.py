@@ -8,7 +8,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
 from memidx.haystack.damage import recorded
-from memidx.haystack.indexing import record_drift
+from memidx.haystack.record_drift import record_drift
 from memidx.index.drift import Drift
 from memidx.index.failures import HookFailure, last_failure
 from memidx.index.head import behind_head

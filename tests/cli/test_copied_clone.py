@@ -58,6 +58,7 @@ def test_a_copied_clone_writes_as_a_new_writer_and_both_sync_without_conflict(
     assert "notice:" not in file_turn(a, "turn of the original after the copy")
     notice = file_turn(b, "turn of the copy")
     assert notice.count("memidx: notice: this clone's writer id") == 1, notice
+    assert f"belongs to the clone at {a.root} " in notice, notice  # the original, not the copy
     assert "notice:" not in file_turn(b, "second turn of the copy")
     for machine in (a, b, a, b):  # each pulls what the other pushed
         share(machine)

@@ -121,6 +121,33 @@ def test_a_forgotten_record_is_never_returned_here_after_a_pull_or_in_a_rebuild(
     assert kept and ref
 
 
+def test_a_tombstone_is_never_forgotten_so_what_it_forgets_never_comes_back(
+    tmp_path: Path,
+) -> None:
+    """Forgetting a tombstone, then purging, blanked the tombstone (its `forgets` with it):
+    a rebuild brought the pushed record back. Refused by id and by ref, nothing appended."""
+    one, _ = clones(tmp_path)
+    gone = turn(one, "pushed giraffe turn")
+    assert one.memidx_process("share").code == 0
+    forgot = one.memidx_process("forget", "--json", gone)
+    assert forgot.code == 0, forgot.err
+    tomb = forgot.json()["tombstone"]
+    (new,) = one.git("ls-files", "--others", "--", "*.krd").split()  # after the pushed one
+    segments = {p: p.read_bytes() for p in (one.root / "notes/haystack").rglob("*.krd")}
+
+    runs = [one.memidx_process("forget", ref) for ref in (tomb, f"{new}@0")]
+
+    for run in runs:
+        assert run.code == 2 and run.err.count("\n") == 1, run.err
+        assert "is a tombstone" in run.err, run.err
+    assert {p: p.read_bytes() for p in (one.root / "notes/haystack").rglob("*.krd")} == segments
+    one.memidx_process("haystack", "purge")
+    for index in (one.root / ".memidx").glob("index.sqlite*"):
+        index.unlink()
+    assert one.memidx("ingest").code == 0
+    assert hits(one, "giraffe") == [] and one.memidx("reconcile").code == 0
+
+
 def test_purge_blanks_uncommitted_and_unpushed_bytes_and_refuses_pushed_ones(
     tmp_path: Path,
 ) -> None:

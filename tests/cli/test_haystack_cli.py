@@ -14,9 +14,10 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import IndexBusy, MemidxError
 from memidx.haystack.filing import BackgroundFiler, Haystack
-from memidx.haystack.frames import new_record
+from memidx.haystack.frames import frame, new_record
 from memidx.haystack.writer import Writer
 from memidx.index.store import open_store
+from memidx.portable import file_lock
 from tests.helpers import NotesRepo, Run
 from tests.machines import Machine, clone, hook_env, make_template
 
@@ -160,6 +161,42 @@ def test_a_busy_index_fails_the_filing_before_anything_is_written(
         haystack.close()
     hits = indexed.memidx("search", "--json", "--mode", "bm25", "second turn").json()["hits"]
     assert len(hits) == 1
+
+
+def test_a_held_writer_lock_fails_the_filing_after_its_wait_and_writes_nothing(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that holds the writer lock and does not end (stopped with Ctrl-Z, hung)
+    made every filing, `haystack commit` and `forget` wait for ever, saying nothing."""
+    monkeypatch.setattr("memidx.haystack.writer.LOCK_WAIT", 0.5)
+    config = load_config(indexed.root)
+    haystack = Haystack(config)
+    failed: list[BaseException] = []
+
+    def held() -> None:
+        try:
+            haystack.file("turn", "the held turn", session="s")
+        except MemidxError as exc:
+            failed.append(exc)
+
+    filer = threading.Thread(target=held)
+    try:
+        haystack.file("turn", "the first turn", session="s")
+        segments = sorted((indexed.root / "notes" / "haystack").glob("*/*.krd"))
+        sizes = [p.stat().st_size for p in segments]
+        with file_lock(haystack.writer.lock):  # another process of this clone holds it
+            filer.start()
+            filer.join(timeout=20)
+            assert not filer.is_alive(), "the filing still waits"
+        assert [p.stat().st_size for p in segments] == sizes
+        (error,) = failed
+        assert str(haystack.writer.lock) in str(error) and "nothing was written" in str(error)
+        assert "\n" not in str(error) and "try again" in str(error)
+        assert not haystack.file("turn", "the held turn", session="s").duplicate
+    finally:
+        if filer.ident is not None:
+            filer.join()
+        haystack.close()
 
 
 def test_search_filters_by_kind_drawer_agent_and_time(indexed: NotesRepo) -> None:
@@ -350,6 +387,27 @@ def test_turns_filed_after_a_haystack_commit_never_change_the_committed_segment(
 
     assert [line[:2] for line in changed] == ["??"]
     assert turn_texts(a) == ["committed turn", "later turn"]
+
+
+def test_a_haystack_commit_never_commits_a_torn_tail(tmp_path: Path) -> None:
+    """A crash inside an append, then `haystack commit` (or `make sync`): the torn bytes went
+    into the commit, where no writer moves them aside, and every clone warned at every sync."""
+    a = machine(tmp_path)
+    filed = a.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "a whole turn"}))
+    segment = a.root / filed.json()["ref"].rpartition("@")[0]
+    whole = segment.read_bytes()
+    cut = frame(new_record("turn", "a turn cut by a crash"))
+    memory = a.root / ".memidx" / "haystack.lock.last"  # the append announced, then cut
+    memory.write_text(f"{segment.name} {len(whole) + len(cut)}".ljust(80) + "\n")
+    segment.write_bytes(whole + cut[:20])
+
+    assert a.memidx_process("haystack", "commit").code == 0
+
+    ref = segment.relative_to(a.root).as_posix()
+    assert a.git("cat-file", "-s", f"HEAD:{ref}").strip() == str(len(whole))
+    assert (a.root / ".memidx" / "torn" / f"{segment.name}.torn").read_bytes() == cut[:20]
+    assert a.memidx("sync").err == "" and "torn" not in a.memidx("status").out
+    assert turn_texts(a) == ["a whole turn"]
 
 
 def test_a_segment_committed_by_plain_git_is_never_appended_to(tmp_path: Path) -> None:

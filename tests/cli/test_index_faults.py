@@ -280,3 +280,37 @@ def test_a_full_disk_leaves_no_half_written_note_or_attributes_and_says_the_disk
         assert memidx_at(repo.root, "haystack", "commit").code == 0
         attributes = repo.root / "notes" / "haystack" / ".gitattributes"
         assert "*.krd binary" in attributes.read_text()
+
+
+def test_a_turn_the_full_disk_cut_fails_in_one_line_naming_its_segment_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """The segment's append fails (the index still has room): the line named neither the
+    segment nor that the record was not filed; the next filing moves the cut bytes aside."""
+    with tmpfs(tmp_path / "small", "2m") as disk:
+        repo = NotesRepo(disk / "memory")
+        repo.note("kept.md", "Kept", "kept words")
+        repo.commit()
+        assert memidx_at(repo.root, "ingest").code == 0
+        first = memidx_at(repo.root, "file-turn", "--json", stdin='{"text": "an okapi turn"}')
+        assert first.code == 0, first.err
+        segment = first.json()["ref"].rpartition("@")[0]
+        before = (repo.root / segment).read_bytes()
+        filler = fill_up(disk, leave=64 * 1024)
+        words = " ".join(f"word{i}" for i in range(40_000))  # ~360 KB: more than is left
+
+        cut = memidx_at(repo.root, "file-turn", stdin=json.dumps({"text": words}))
+
+        assert cut.code == 1, cut
+        assert cut.err.count("\n") == 1 and "Traceback" not in cut.err, cut.err
+        assert "the record was not filed" in cut.err and segment in cut.err, cut.err
+        assert "free space" in cut.err, cut.err
+        assert (repo.root / segment).read_bytes().startswith(before)
+        filler.unlink()
+        after = memidx_at(repo.root, "file-turn", stdin='{"text": "a zebra turn"}')
+        assert after.code == 0, after.err
+        assert (repo.root / segment).read_bytes().startswith(before)
+        for word, count in (("okapi", 1), ("zebra", 1), ("word7", 0)):
+            found = memidx_at(repo.root, "search", "--json", "--mode", "bm25", word)
+            assert json.loads(found.out)["count"] == count, word
+        assert memidx_at(repo.root, "status").code == 0

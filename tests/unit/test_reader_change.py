@@ -13,7 +13,8 @@ import pytest
 from memidx.config import Config
 from memidx.embed.job import embed_missing
 from memidx.haystack.frames import frame, new_record
-from memidx.haystack.indexing import record_drift, sync_records
+from memidx.haystack.indexing import sync_records
+from memidx.haystack.record_drift import record_drift
 from memidx.index.store import Store, VectorStore, connect_memory, transaction
 from memidx.index.sync import SETTINGS, ingest, note_source, reconcile, sync
 from memidx.notes.chunks import chunk_document

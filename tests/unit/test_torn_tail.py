@@ -6,11 +6,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from memidx.config import Config
+from memidx.haystack.damage import recorded
 from memidx.haystack.frames import frame, new_record, scan_file
-from memidx.haystack.indexing import sync_records
+from memidx.haystack.indexing import file_record, sync_records
+from memidx.haystack.segments import segments_changed
 from memidx.haystack.writer import Writer
-from memidx.index.store import Store, connect_memory
+from memidx.index.store import RecordStore, Store, connect_memory
 
 
 def test_every_cut_inside_the_last_record_keeps_all_earlier_records(tmp_path: Path) -> None:
@@ -51,3 +55,32 @@ def _texts(store: Store) -> list[str]:
         str(r[0])
         for r in store.conn.execute("SELECT body FROM documents WHERE source_kind = 'turn'")
     ]
+
+
+@pytest.mark.parametrize(
+    "crash", [True, False], ids=["append-cut-by-a-crash", "bytes-added-by-hand"]
+)
+def test_a_torn_tail_the_writer_moved_aside_is_no_longer_reported(
+    tmp_path: Path, crash: bool
+) -> None:
+    """The filing after a torn tail moves it aside; the index then said the segment had
+    changed and still held a torn tail, so `memidx status` failed until the next sync."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", in_git=False)
+    folder = tmp_path / "notes" / "haystack" / "writer"
+    writer = Writer(folder, tmp_path / ".memidx" / "haystack.lock", 1 << 20, fsync=False)
+    store = Store(connect_memory())
+    filed = file_record(config, store, new_record("turn", "the first turn"), writer)
+    segment = tmp_path / filed.ref.rpartition("@")[0]
+    cut = frame(new_record("turn", "a turn cut short"))
+    if crash:  # the writer announced the whole frame, then died inside it
+        writer.last.write_text(f"{segment.name} {segment.stat().st_size + len(cut)}\n")
+    with segment.open("ab") as out:
+        out.write(cut[: len(cut) // 2])
+    sync_records(config, store)  # a sync (or the next filing) finds the torn tail
+    assert recorded(store)[0] != []
+
+    file_record(config, store, new_record("turn", "the turn after"), writer)
+
+    assert recorded(store) == ([], [])
+    assert not segments_changed(tmp_path, folder.parent, RecordStore(store.conn).segments())
+    assert sorted(_texts(store)) == ["the first turn", "the turn after"]
