@@ -17,7 +17,7 @@ from memidx.index.note_rows import NOTE, note_document, symlink_reason
 from memidx.index.sources import GitSource, WorktreeSource
 from memidx.index.store import Skip, Store, VectorStore, transaction
 from memidx.notes.chunks import split_document
-from memidx.notes.note import NoteError, parse_note, too_large
+from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -120,6 +120,9 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
         return reconcile(config, store, note_source(config), fix=True, progress=progress)
     repo = GitRepo(config.root)
 
+    def is_note(path: str) -> bool:
+        return is_note_path(path, config.notes_dir)
+
     def attempt() -> SyncReport:
         # the indexed commit, then HEAD, at every attempt: a writer (a checkout's hook) that
         # moved the index on after this one read HEAD makes the apply plan again, and HEAD
@@ -138,7 +141,9 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
             return reconcile(config, store, source, fix=True, progress=progress)
         changes, step = found
         plan = adds.step_plan(store.conn, repo, indexed, step, changes, folder=config.notes_dir)
-        paths = sorted({p for c in changes for p in (c.old_path, c.new_path) if p})
+        paths = sorted(
+            {p for c in changes for p in (c.old_path, c.new_path) if p and is_note(p)}
+        )  # never a name that is not UTF-8: no row can hold it, asking for one fails
         drift, to_read = from_changes(
             changes, config.notes_dir, store.states_of(NOTE, paths), store.skips_of(NOTE, paths)
         )

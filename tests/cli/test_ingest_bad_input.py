@@ -298,3 +298,23 @@ def test_a_note_whose_name_is_not_utf8_never_breaks_the_index(repo: NotesRepo) -
     assert repo.memidx("status").code == 0
     found = repo.memidx("search", "corpus", "--json").json()
     assert sorted(h["ref"] for h in found["hits"]) == ["notes/good.md", "notes/later.md"]
+
+
+def test_a_commit_adding_a_note_whose_name_is_not_utf8_is_synced(repo: NotesRepo) -> None:
+    # The hook failed with a UnicodeEncodeError (the trace blocked every later commit) and
+    # `memidx sync` with a traceback.
+    repo.write("notes/good.md", GOOD)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    repo.write(os.fsdecode(b"notes/caf\xe9.md"), "# Cafe\nThe corpus word.\n")
+    repo.write("notes/later.md", "# Later\nThe corpus word again.\n")
+    repo.commit()
+
+    hook = repo.memidx_process("hook", "post-commit")
+
+    assert hook.code == 0 and "could not update" not in hook.out, hook
+    assert not (repo.root / ".memidx" / "hook-error.log").exists()
+    found = repo.memidx("search", "corpus", "--json").json()
+    assert sorted(h["ref"] for h in found["hits"]) == ["notes/good.md", "notes/later.md"]
+    synced = repo.memidx("sync")  # nothing left to do: the commit is indexed
+    assert synced.code == 0 and "Traceback" not in synced.err, synced
