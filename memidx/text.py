@@ -4,10 +4,17 @@ from __future__ import annotations
 
 
 def display(text: str) -> str:
-    """Control characters (a newline in a file name) escaped, everything else as it is."""
+    """Control characters (a newline in a file name) escaped, and bytes that are not UTF-8 (a
+    file name read with surrogateescape) as `\\xHH`; everything else as it is."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return "".join(c if c.isprintable() else _escaped(c) for c in text)
+
+
+def _escaped(char: str) -> str:
+    if 0xDC80 <= ord(char) <= 0xDCFF:  # the byte surrogateescape read
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return char.encode("unicode_escape").decode()
 
 
 def counted(n: int, noun: str) -> str:

@@ -14,25 +14,39 @@ def read_head(root: Path) -> str | None:
         if git_dir.is_file():  # a linked worktree or submodule: "gitdir: <path>"
             pointer = git_dir.read_text(encoding="utf-8").strip().removeprefix("gitdir:").strip()
             git_dir = (root / pointer).resolve()
-        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-        if not head.startswith("ref:"):
-            return head or None
-        ref = head.removeprefix("ref:").strip()
         common = git_dir
         if (git_dir / "commondir").is_file():
             common = (
                 git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
             ).resolve()
-        for base in (git_dir, common):
-            loose = base / ref
-            if loose.is_file():
-                return loose.read_text(encoding="utf-8").strip() or None
-        packed = common / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_text(encoding="utf-8").splitlines():
-                sha, _, name = line.partition(" ")
-                if name == ref:
-                    return sha
+        value = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        for _ in range(SYMREF_DEPTH):  # a branch may itself be a symbolic ref (an alias)
+            if not value.startswith("ref:"):
+                return value if _commit_id(value) else None
+            value = _ref_value(git_dir, common, value.removeprefix("ref:").strip()) or ""
     except OSError:
         return None
     return None
+
+
+SYMREF_DEPTH = 5  # as git's own limit on symbolic refs pointing at symbolic refs
+
+
+def _ref_value(git_dir: Path, common: Path, ref: str) -> str | None:
+    """What a ref's loose file holds (a commit id, or `ref: ...`), else its packed id."""
+    for base in (git_dir, common):
+        loose = base / ref
+        if loose.is_file():
+            return loose.read_text(encoding="utf-8").strip() or None
+    packed = common / "packed-refs"
+    if packed.is_file():
+        for line in packed.read_text(encoding="utf-8").splitlines():
+            sha, _, name = line.partition(" ")
+            if name == ref:
+                return sha
+    return None
+
+
+def _commit_id(value: str) -> bool:
+    """A full object id (SHA-1 or SHA-256), not anything else a file may say."""
+    return len(value) in (40, 64) and all(c in "0123456789abcdef" for c in value)

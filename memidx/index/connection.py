@@ -96,18 +96,19 @@ def _prove_legacy(conn: sqlite3.Connection, path: Path) -> None:
     raise not_ours(path, "an SQLite database without memidx's tables")
 
 
-def connect_reader(path: Path) -> sqlite3.Connection:
+def connect_reader(path: Path, *, immutable: bool = False) -> sqlite3.Connection:
     """Open the index read-only, creating nothing where nothing may be written. Where the
     folder can be written, a writer may come at any time, so SQLite's shared memory (-shm)
     keeps this reader's view consistent; in a read-only folder the file is immutable unless
-    its -wal holds changes, which a read-only -shm lets SQLite read."""
+    its -wal holds changes, which a read-only -shm lets SQLite read. `immutable` reads the
+    file as it is, with no -wal or -shm (see full_disk_reader)."""
     if not path.is_file():
         raise IndexUnusable(f"no index at {path}", REBUILD_HINT)
     found = header_id(path) if _size(path) else 0
     if found is None:
         raise not_ours(path, "the file is not an SQLite database")
-    query = "mode=ro"
-    if not os.access(path.parent, os.W_OK):
+    query = "mode=ro&immutable=1" if immutable else "mode=ro"
+    if not immutable and not os.access(path.parent, os.W_OK):
         if _size(Path(f"{path}-wal")) == 0:
             query = "mode=ro&immutable=1"
         elif not Path(f"{path}-shm").exists():
@@ -116,6 +117,15 @@ def connect_reader(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
+
+
+def full_disk_reader(exc: BaseException, path: Path) -> bool:
+    """Whether a reader that failed with `exc` may read the file as immutable instead: its
+    disk is full (no room for the -shm every WAL reader shares) and its -wal holds nothing, so
+    the file alone is the whole index, and no writer can change it without room to log."""
+    if not isinstance(exc, sqlite3.Error) or _code(exc) not in MAYBE_FULL:
+        return False
+    return _size(Path(f"{path}-wal")) == 0 and _full(path.parent)
 
 
 def wal_needs_writer(path: Path) -> IndexUnavailable:

@@ -118,6 +118,13 @@ def _renames(
     return pairs
 
 
+def note_paths(changes: Sequence[Change], notes_dir: str) -> list[str]:
+    """The notes' paths a diff names, old and new: never a name that is not UTF-8 (no row can
+    hold one, and asking the index for one fails)."""
+    paths = {p for c in changes for p in (c.old_path, c.new_path) if p}
+    return sorted(p for p in paths if is_note_path(p, notes_dir))
+
+
 def from_changes(
     changes: Sequence[Change],
     notes_dir: str,

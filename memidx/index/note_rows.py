@@ -1,12 +1,16 @@
-"""What a note file becomes in the index: the row of a note, or why a symlink is skipped."""
+"""What a note file becomes in the index: the row of a note, or why a symlink is skipped, or
+a name that is not UTF-8."""
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 
 from memidx.index.added import note_meta
+from memidx.index.drift import Skip
 from memidx.index.store import NewDocument
-from memidx.notes.note import Note
+from memidx.notes.note import NAME_NOT_UTF8, Note, is_note_path_not_utf8
+from memidx.text import display
 
 NOTE = "note"
 
@@ -19,6 +23,16 @@ def symlink_reason(ref: str, target: bytes) -> str:
     if link.startswith("/") or resolved == ".." or resolved.startswith("../"):
         return f"symlink pointing outside the repository ({link}); links are not followed"
     return f"symlink to {link} (links are not followed; the target is indexed on its own)"
+
+
+def skips_not_utf8(refs: Iterable[str], folder: str) -> list[Skip]:
+    """The notes among `refs` left out only because their names are not UTF-8, as skips to
+    report, named with their bytes escaped (never stored: no row can hold such a name)."""
+    return [
+        Skip(NOTE, display(ref), None, NAME_NOT_UTF8)
+        for ref in sorted(refs)
+        if is_note_path_not_utf8(ref, folder)
+    ]
 
 
 def note_document(note: Note, blob: str, added: str | None = None) -> NewDocument:

@@ -10,7 +10,14 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import REBUILD_HINT, IndexUnusable
-from memidx.index.connection import connect, connect_reader, describe, passing, trouble_reported
+from memidx.index.connection import (
+    connect,
+    connect_reader,
+    describe,
+    full_disk_reader,
+    passing,
+    trouble_reported,
+)
 from memidx.index.documents import Store
 from memidx.index.ownership import (
     check_location,
@@ -92,7 +99,16 @@ def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store,
 
 
 def _open_reader(path: Path) -> sqlite3.Connection:
-    conn = connect_reader(path)
+    try:
+        return _checked_reader(path, immutable=False)
+    except sqlite3.Error as exc:
+        if not full_disk_reader(exc, path):
+            raise
+    return _checked_reader(path, immutable=True)  # a search needs no room on the disk
+
+
+def _checked_reader(path: Path, *, immutable: bool) -> sqlite3.Connection:
+    conn = connect_reader(path, immutable=immutable)
     try:
         problem = schema_problem(conn, path) or build_problem(conn)
         # an empty file holds nothing to lose: the next writer fills it (run ingest, not mv)

@@ -11,7 +11,7 @@ from memidx.frozen import replace
 from memidx.git.repo import GitRepo
 from memidx.hashes import git_blob_id
 from memidx.index.drift import MODE_SYMLINK, SourceFile
-from memidx.notes.note import is_note_path
+from memidx.notes.note import is_note_path, is_note_path_not_utf8
 from memidx.portable import OPEN_AS_IS
 
 LINK_MAX = 1 << 16  # longer than any symlink target a file system allows
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
         commit: str | None
         label: str
+        names_not_utf8: list[str]  # what the last files() left out for its name alone
 
         def files(self) -> dict[str, SourceFile]: ...
 
@@ -48,15 +49,19 @@ class GitSource:
         self.notes_dir = notes_dir
         self.max_bytes = max_bytes
         self.label = f"commit {commit[:12]}" if commit else "an empty repository"
+        self.names_not_utf8: list[str] = []
 
     def files(self) -> dict[str, SourceFile]:
-        if self.commit is None:
-            return {}
-        return {
-            e.path: SourceFile(e.path, e.blob_id, e.size, symlink=e.mode == MODE_SYMLINK)
-            for e in self.repo.tree(self.commit, self.notes_dir)
-            if is_note_path(e.path, self.notes_dir)
-        }
+        found: dict[str, SourceFile] = {}
+        self.names_not_utf8 = []
+        for e in self.repo.tree(self.commit, self.notes_dir) if self.commit else ():
+            if is_note_path(e.path, self.notes_dir):
+                found[e.path] = SourceFile(
+                    e.path, e.blob_id, e.size, symlink=e.mode == MODE_SYMLINK
+                )
+            elif is_note_path_not_utf8(e.path, self.notes_dir):
+                self.names_not_utf8.append(e.path)
+        return found
 
     def read(self, files: Sequence[SourceFile]) -> Iterator[tuple[SourceFile, bytes | None]]:
         groups: dict[str, list[SourceFile]] = {}
@@ -129,9 +134,11 @@ class WorktreeSource:
         self.notes_dir = notes_dir
         self.max_bytes = max_bytes
         self._data: dict[str, bytes] = {}
+        self.names_not_utf8: list[str] = []
 
     def files(self) -> dict[str, SourceFile]:
         found: dict[str, SourceFile] = {}
+        self.names_not_utf8 = []
         top = self.root / self.notes_dir
         for folder, dirs, names in os.walk(top):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -139,6 +146,8 @@ class WorktreeSource:
                 path = Path(folder) / name
                 ref = PurePosixPath(path.relative_to(self.root).as_posix()).as_posix()
                 if not is_note_path(ref, self.notes_dir):
+                    if is_note_path_not_utf8(ref, self.notes_dir):
+                        self.names_not_utf8.append(ref)
                     continue
                 described = self._describe(ref, path)
                 if described is not None:

@@ -12,8 +12,8 @@ from memidx.git.history import step_or_none
 from memidx.git.refs import read_head
 from memidx.git.repo import GitRepo
 from memidx.index import added as adds
-from memidx.index.drift import Drift, SourceFile, compare, from_changes
-from memidx.index.note_rows import NOTE, note_document, symlink_reason
+from memidx.index.drift import Drift, SourceFile, compare, from_changes, note_paths
+from memidx.index.note_rows import NOTE, note_document, skips_not_utf8, symlink_reason
 from memidx.index.sources import GitSource, WorktreeSource
 from memidx.index.store import Skip, Store, VectorStore, transaction
 from memidx.notes.chunks import split_document
@@ -118,7 +118,7 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
     one-note commit reads one note; otherwise the whole tree is compared."""
     if not config.in_git:
         return reconcile(config, store, note_source(config), fix=True, progress=progress)
-    repo = GitRepo(config.root)
+    repo, folder = GitRepo(config.root), config.notes_dir
 
     def attempt() -> SyncReport:
         # the indexed commit, then HEAD, at every attempt: a writer (a checkout's hook) that
@@ -137,14 +137,15 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
         if found is None or indexed is None:  # a new index, a commit git lost, other settings
             return reconcile(config, store, source, fix=True, progress=progress)
         changes, step = found
-        plan = adds.step_plan(store.conn, repo, indexed, step, changes, folder=config.notes_dir)
-        paths = sorted({p for c in changes for p in (c.old_path, c.new_path) if p})
+        plan = adds.step_plan(store.conn, repo, indexed, step, changes, folder=folder)
+        paths = note_paths(changes, folder)
         drift, to_read = from_changes(
-            changes, config.notes_dir, store.states_of(NOTE, paths), store.skips_of(NOTE, paths)
+            changes, folder, store.states_of(NOTE, paths), store.skips_of(NOTE, paths)
         )
         report = SyncReport(source.label, head, drift)
         run = _Run(config, store, source, report, progress=progress, base=indexed, history=plan)
         run.apply(to_read)
+        report.skipped += skips_not_utf8((c.new_path for c in changes if c.new_path), folder)
         return run.report
 
     return _until_applied(attempt)
@@ -162,6 +163,7 @@ def ingest(
         run = _Run(config, store, source, report, progress=progress, base=base)
         run.history = _full_adds(source)
         run.apply(sorted(files.values(), key=_ref))
+        report.skipped += skips_not_utf8(source.names_not_utf8, config.notes_dir)
         return report
 
     report = _until_applied(attempt)

@@ -12,6 +12,7 @@ from memidx.haystack.record_drift import record_drift
 from memidx.index.drift import Drift
 from memidx.index.failures import HookFailure, last_failure
 from memidx.index.head import behind_head
+from memidx.index.note_rows import skips_not_utf8
 from memidx.index.store import Skip, VectorStore, open_store
 from memidx.index.sync import NOTE, drift_of, note_source, settings_changed
 from memidx.memory.mcp_record import SharedServer, shared_server
@@ -87,7 +88,11 @@ def gather(config: Config) -> Status:
         status.indexed_commit = store.get_state("indexed_commit") or None
         status.indexed_at = store.get_state("indexed_at")
         status.drift = drift_of(store, files, reread=settings_changed(store, config) is not None)
-        status.skipped = sorted(store.skips(NOTE).values(), key=lambda s: s.source_ref)
+        skipped = [
+            *store.skips(NOTE).values(),
+            *skips_not_utf8(source.names_not_utf8, config.notes_dir),
+        ]
+        status.skipped = sorted(skipped, key=lambda s: s.source_ref)
         records = record_drift(config, store, deep=False)
         status.segments_changed = records.changed_segments
         status.segments_vanished = dict(records.vanished)

@@ -54,6 +54,19 @@ def is_note_path(ref: str, notes_dir: str) -> bool:
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
 
 
+# Why a file that would be a note but for its name is not indexed (memidx.index.sync).
+NAME_NOT_UTF8 = "its file name is not UTF-8 (rename it with `git mv`)"
+
+
+def is_note_path_not_utf8(ref: str, notes_dir: str) -> bool:
+    """True for a path is_note_path refuses only because its name is not UTF-8: a note that
+    cannot be indexed, named to the user as a skipped one."""
+    if ref.isascii() or is_utf8(ref):
+        return False
+    readable = ref.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return is_note_path(readable, notes_dir)
+
+
 def _plain(path: str) -> bool:
     """A relative path already in the form PurePosixPath gives it: no empty or `.` part."""
     parts = path.split("/")

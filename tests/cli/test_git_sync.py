@@ -332,3 +332,25 @@ def test_a_sync_that_read_head_before_a_checkout_never_takes_the_index_back(
     assert hooks == [third]
     assert store.get_state("indexed_commit") == third == repo.git("rev-parse", "HEAD").strip()
     store.conn.close()
+
+
+def test_a_branch_that_is_a_symbolic_ref_is_followed_to_its_commit(repo: NotesRepo) -> None:
+    # `git symbolic-ref refs/heads/master refs/heads/main` (an old name kept for a renamed
+    # branch): HEAD's ref file holds "ref: refs/heads/main", which the hook took for HEAD's
+    # commit and failed on ("git diff-tree printed what memidx cannot read"), every commit
+    # on that branch then blocked by the trace until `make reconcile`, then failing again.
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit("one")
+    assert repo.memidx("ingest").code == 0
+    repo.git("symbolic-ref", "refs/heads/master", "refs/heads/main")
+    repo.git("checkout", "-q", "master")
+    repo.note("b.md", "Beta", "beta words")
+    head = repo.commit("two")
+
+    hook = repo.memidx_process("hook", "post-commit")
+
+    assert "could not update" not in hook.out, hook
+    assert not (repo.root / ".memidx" / "hook-error.log").exists()
+    status = repo.memidx("status", "--json").json()
+    assert status["index"]["indexed_commit"] == head and status["healthy"], status
+    assert repo.memidx("search", "--json", "--mode", "bm25", "beta").json()["count"] == 1

@@ -314,3 +314,29 @@ def test_a_turn_the_full_disk_cut_fails_in_one_line_naming_its_segment_and_loses
             found = memidx_at(repo.root, "search", "--json", "--mode", "bm25", word)
             assert json.loads(found.out)["count"] == count, word
         assert memidx_at(repo.root, "status").code == 0
+
+
+def test_search_show_and_status_answer_on_a_full_disk(memory: NotesRepo, tmp_path: Path) -> None:
+    # A reader only reads, yet it failed on a full disk: SQLite creates the -wal and -shm a
+    # WAL reader shares with writers, and there was no room left for them.
+    turn = (memory.root / ".memidx" / "turn-id").read_text()
+    with tmpfs(tmp_path / "small", "2m") as disk:
+        index = disk / "index.sqlite"
+        assert memidx_at(memory.root, "ingest", MEMIDX_INDEX=str(index)).code == 0
+        before = index.read_bytes()
+        filler = fill_up(disk)
+
+        runs = [
+            memidx_at(memory.root, *args, MEMIDX_INDEX=str(index))
+            for args in (["search", "--json", "--mode", "bm25", "alpha"], ["show", turn])
+        ]
+        status = memidx_at(memory.root, "status", MEMIDX_INDEX=str(index))
+
+        for run in runs:
+            assert run.code == 0 and "Traceback" not in run.err, run
+        assert [h["ref"] for h in json.loads(runs[0].out)["hits"]] == ["notes/a.md"]
+        assert "a filed turn" in runs[1].out
+        assert "problem:" not in status.out and "full" not in status.out + status.err, status
+        assert index.read_bytes() == before
+        filler.unlink()
+        assert memidx_at(memory.root, "sync", MEMIDX_INDEX=str(index)).code == 0  # writers go on

@@ -283,6 +283,10 @@ def test_a_named_pipe_among_notes_outside_git_never_blocks(tmp_path: Path, comma
     assert [h["ref"] for h in found["hits"]] == ["notes/good.md"]
 
 
+LATIN_NAME = "notes/caf\\xe9.md"  # how memidx names notes/caf\xe9.md (Latin-1) in a line
+NOT_UTF8 = "its file name is not UTF-8 (rename it with `git mv`)"
+
+
 def test_a_note_whose_name_is_not_utf8_never_breaks_the_index(repo: NotesRepo) -> None:
     # a Latin-1 name from an old system: SQLite stores text only, so this name cannot be a ref
     repo.write("notes/good.md", GOOD)
@@ -291,10 +295,35 @@ def test_a_note_whose_name_is_not_utf8_never_breaks_the_index(repo: NotesRepo) -
     repo.commit()
 
     run = repo.memidx("ingest")
-    assert run.code == 0 and "Traceback" not in run.err, run.err
+    assert run.code == 1 and "Traceback" not in run.err, run.err  # skipped, as a binary note
+    assert run.err.splitlines() == [f"memidx: warning: {LATIN_NAME}: skipped: {NOT_UTF8}"]
     repo.write("notes/later.md", "# Later\nThe corpus word again.\n")
     repo.commit()
     assert repo.memidx_process("hook", "post-commit").code == 0
-    assert repo.memidx("status").code == 0
+    status = repo.memidx("status")
+    assert status.code == 0 and f"{LATIN_NAME}: {NOT_UTF8}" in status.out, status
+    skipped = repo.memidx("status", "--json").json()["skipped"]
+    assert skipped == [{"ref": LATIN_NAME, "reason": NOT_UTF8}]
     found = repo.memidx("search", "corpus", "--json").json()
     assert sorted(h["ref"] for h in found["hits"]) == ["notes/good.md", "notes/later.md"]
+
+
+def test_a_commit_adding_a_note_whose_name_is_not_utf8_is_synced(repo: NotesRepo) -> None:
+    # The hook failed with a UnicodeEncodeError (the trace blocked every later commit) and
+    # `memidx sync` with a traceback.
+    repo.write("notes/good.md", GOOD)
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    repo.write(os.fsdecode(b"notes/caf\xe9.md"), "# Cafe\nThe corpus word.\n")
+    repo.write("notes/later.md", "# Later\nThe corpus word again.\n")
+    repo.commit()
+
+    hook = repo.memidx_process("hook", "post-commit")
+
+    assert hook.code == 0 and "could not update" not in hook.out, hook
+    assert f"memidx: warning: {LATIN_NAME}: skipped: {NOT_UTF8}" in hook.out.splitlines()
+    assert not (repo.root / ".memidx" / "hook-error.log").exists()
+    found = repo.memidx("search", "corpus", "--json").json()
+    assert sorted(h["ref"] for h in found["hits"]) == ["notes/good.md", "notes/later.md"]
+    synced = repo.memidx("sync")  # nothing left to do: the commit is indexed
+    assert synced.code == 0 and "Traceback" not in synced.err, synced
