@@ -26,6 +26,7 @@ Handler = Callable[["argparse.Namespace", Config], int]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run memidx with `argv`; return the exit code."""
+    _escape_what_stdout_cannot_encode()
     fast = _fast_path(sys.argv[1:] if argv is None else argv)
     if fast is not None:
         return fast
@@ -85,6 +86,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _escape_what_stdout_cannot_encode() -> None:
+    """A standard output that is not UTF-8 (PYTHONIOENCODING=ascii, a cp1252 pipe) gets
+    `\\uXXXX` for each character it cannot encode: valid JSON inside --json's strings (the only
+    place such a character stands in JSON), readable in people's output. It raised
+    UnicodeEncodeError, a traceback after the work was done."""
+    import io
+
+    stream = sys.stdout
+    if not isinstance(stream, io.TextIOWrapper):
+        return  # none, or captured in memory (never encoded)
+    if stream.encoding.lower().replace("_", "-") in ("utf-8", "utf8"):
+        return
+    import codecs
+
+    codecs.register_error(JSON_ESCAPES, _json_escapes)
+    stream.reconfigure(errors=JSON_ESCAPES)
+
+
+JSON_ESCAPES = "memidx-json-escapes"
+
+
+def _json_escapes(error: UnicodeError) -> tuple[str, int]:
+    """`\\uXXXX` for each character that could not be encoded (a pair for one past U+FFFF)."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    escaped: list[str] = []
+    for char in error.object[error.start : error.end]:
+        code = ord(char)
+        if code > 0xFFFF:
+            code -= 0x10000
+            escaped.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            escaped.append(f"\\u{code:04x}")
+    return "".join(escaped), error.end
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:

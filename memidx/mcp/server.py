@@ -65,6 +65,13 @@ def _read_tools(server: MCPServer[Any], workers: Workers) -> None:
             str | None, Field(description="before the end of this day or time")
         ] = None,
         agent: Annotated[str | None, Field(description="only records of this agent")] = None,
+        drawer: Annotated[
+            str | None,
+            Field(
+                description="only records filed in this drawer (hooks file a project's turns "
+                "in the drawer named after it)"
+            ),
+        ] = None,
     ) -> Json:
         """Search the shared memory (notes and past conversation turns), best match first.
         Call it before starting a task, when an error or a question looks familiar, and
@@ -73,7 +80,7 @@ def _read_tools(server: MCPServer[Any], workers: Workers) -> None:
         text."""
         return await _answer(workers.read(
             "search", answers.search, warm, query, k=k, mode=mode, kind=kind, tag=tag,
-            path=path, since=since, until=until, agent=agent,
+            path=path, since=since, until=until, agent=agent, drawer=drawer,
         ))  # fmt: skip
 
     @server.tool(annotations=READ)

@@ -40,7 +40,7 @@ EXTRA_KEYWORDS = re.compile(
     r"\s*[\"'`]?([^\s\"'`,;]+)"
 )
 ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
-PRIVATE_SPAN = re.compile(r"(?is)<private>.*?(?:</private>|\Z)")
+PRIVATE_TAG = re.compile(r"(?i)<(/?)private\s*>")  # `<private>`, `</private >`, any case
 PRIVATE_KIND = "private"
 PLACEHOLDER_WORDS = re.compile(
     r"(?i)^(?:x+|\*+|\.+|-+|changeme|change[_-]?me|pass(?:word)?\d*|passwd|pwd|secret|example\w*|sample\w*|"
@@ -108,8 +108,21 @@ def _symbol(char: str) -> bool:
 
 
 def private_spans(text: str) -> list[Finding]:
-    """`<private>…</private>` spans, tags included; an unclosed one runs to the end."""
-    return [Finding(m.start(), m.end(), PRIVATE_KIND) for m in PRIVATE_SPAN.finditer(text)]
+    """`<private>…</private>` spans, tags included, each to the close that matches its open
+    (a private span inside one ends neither); an unclosed one runs to the end."""
+    spans: list[Finding] = []
+    depth = start = 0
+    for tag in PRIVATE_TAG.finditer(text):
+        if not tag.group(1):
+            start = tag.start() if depth == 0 else start
+            depth += 1
+        elif depth:  # a close with nothing open is text
+            depth -= 1
+            if depth == 0:
+                spans.append(Finding(start, tag.end(), PRIVATE_KIND))
+    if depth:
+        spans.append(Finding(start, len(text), PRIVATE_KIND))
+    return spans
 
 
 def own_findings(text: str, *, blocks: bool = False) -> Iterable[Finding]:

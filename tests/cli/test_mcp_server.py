@@ -49,6 +49,7 @@ def test_every_tool_answers_with_the_command_lines_json(memory: NotesRepo) -> No
             assert "before" in (tools["search"].description or "")  # says when to call it
             assert set(tools["search"].input_schema["properties"]) == {
                 "query", "k", "mode", "kind", "tag", "path", "since", "until", "agent",
+                "drawer",
             }  # fmt: skip
 
             found = data(await client.call_tool("search", {"query": "database locked", "k": 5}))
@@ -73,6 +74,10 @@ def test_every_tool_answers_with_the_command_lines_json(memory: NotesRepo) -> No
             assert {k: v for k, v in record.items() if k not in ("chars", "truncated")} == shown
             hits = data(await client.call_tool("search", {"query": "vmmem", "agent": "codex"}))
             assert [h["ref"] for h in hits["hits"]] == [filed["ref"]]
+            for drawer, refs in (("general", [filed["ref"]]), ("builds", [])):
+                asked = {"query": "vmmem", "drawer": drawer}
+                hits = data(await client.call_tool("search", asked))
+                assert [h["ref"] for h in hits["hits"]] == refs, drawer
 
             recent = data(await client.call_tool("recent", {"n": 2}))
             assert recent["schema"] == "memidx.recent/1" and recent["count"] == 2

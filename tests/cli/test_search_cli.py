@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,18 @@ def test_a_catalogue_model_not_yet_pulled_is_an_error_naming_the_remedy(indexed:
     search = indexed.memidx_process("search", "--json", "detached", **model)
     assert search.code == 0 and search.json()["engine"] == "bm25"
     assert any("no vectors of BAAI/bge-small-en-v1.5" in w for w in search.json()["warnings"])
+
+
+def test_an_output_that_is_not_utf8_gets_escapes_not_a_traceback(repo: NotesRepo) -> None:
+    """PYTHONIOENCODING=ascii (or a Windows cp1252 pipe): UnicodeEncodeError after the search."""
+    repo.write("notes/cafe.md", "# Café au lait 🥛\n\nThe espresso machine needs descaling.\n")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+
+    as_json = repo.memidx_process("search", "--json", "espresso", PYTHONIOENCODING="ascii")
+    for_people = repo.memidx_process("search", "espresso", PYTHONIOENCODING="ascii")
+
+    assert as_json.code == 0 and as_json.out.isascii(), as_json.err
+    assert json.loads(as_json.out)["hits"][0]["title"] == "Café au lait 🥛"
+    assert for_people.code == 0 and "Traceback" not in for_people.err, for_people.err
+    assert "Caf\\u00e9 au lait \\ud83e\\udd5b" in for_people.out

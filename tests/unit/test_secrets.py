@@ -133,6 +133,10 @@ def test_a_long_run_of_letters_is_scanned_in_linear_time() -> None:
         ("a <private>my home address</private> b", "a [REDACTED:private] b"),
         ("a <PRIVATE>x\ny</Private> b", "a [REDACTED:private] b"),
         ("a <private>never closed\nmore", "a [REDACTED:private]"),
+        # nested: the span ends at the close of its own open ("z" was kept)
+        ("a <private>x <private>y</private> z</private> w", "a [REDACTED:private] w"),
+        ("a <private >x</private > b", "a [REDACTED:private] b"),
+        ("a </private> b <private>c</private>", "a </private> b [REDACTED:private]"),
     ],
 )
 def test_private_spans_are_never_kept(text: str, kept: str) -> None:
