@@ -25,9 +25,15 @@ def show(config: Config, ref: str) -> Shown:
     if "@" not in ref:
         store, _ = open_store(config.index_path, write=False)
         try:
-            found = RecordStore(store.conn).record_ref(ref)
+            records = RecordStore(store.conn)
+            found = records.record_ref(ref)
+            forgotten = found is None and ref in records.forgotten_ids()
         finally:
             store.conn.close()
+        if forgotten:
+            raise MemidxError(
+                f"no record with id {ref!r}: it was forgotten", "memidx forget removed it"
+            )
         if found is None:
             raise MemidxError(f"no record with id {ref!r}", "search for it, or give segment@offset")
         ref = found

@@ -121,6 +121,18 @@ def test_a_forgotten_record_is_never_returned_here_after_a_pull_or_in_a_rebuild(
     assert kept and ref
 
 
+def test_show_says_a_record_was_forgotten_by_its_id_as_by_its_ref(repo: NotesRepo) -> None:
+    """The README: `show` says it was forgotten. By id it said only "no record with id"."""
+    gone = turn(repo, "zebra stripes turn, forget me")
+    ref = repo.memidx_process("show", "--json", gone).json()["ref"]
+    assert repo.memidx_process("forget", gone).code == 0
+
+    for given in (gone, ref):
+        run = repo.memidx_process("show", given)
+
+        assert run.code == 1 and "it was forgotten" in run.err, run.err
+
+
 def test_a_tombstone_is_never_forgotten_so_what_it_forgets_never_comes_back(
     tmp_path: Path,
 ) -> None:
