@@ -33,9 +33,10 @@ def recent_rows(
     project: str | None = None,
     kind: str | None = None,
 ) -> list[RecentRow]:
-    """The `limit` newest documents; `project` keeps notes under `<notes_dir>/<project>/` and
-    records filed in the drawer `<project>`, and anything tagged `<project>`."""
-    clauses: list[str] = []
+    """The `limit` newest documents, tombstones aside; `project` keeps notes under
+    `<notes_dir>/<project>/`, records filed in the drawer `<project>`, and anything tagged
+    `<project>`."""
+    clauses = ["AND d.source_kind != 'forget'"]  # a tombstone is no memory: search never finds one
     params: list[object] = []
     if kind:
         clauses.append("AND d.source_kind = ?")

@@ -8,11 +8,14 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 from memidx.errors import GitError
 from memidx.git import commit as commit_module
+from memidx.index.open import open_store
+from memidx.search.recent import recent
 from tests.helpers import NotesRepo, clean_env
 
 
@@ -131,6 +134,24 @@ def test_show_says_a_record_was_forgotten_by_its_id_as_by_its_ref(repo: NotesRep
         run = repo.memidx_process("show", given)
 
         assert run.code == 1 and "it was forgotten" in run.err, run.err
+
+
+def test_recent_lists_what_was_filed_never_a_tombstone(repo: NotesRepo) -> None:
+    """MCP's `recent` lists memory: a tombstone (kind `forget`, no text) is none, as search
+    never finds one. It came first, as the newest record."""
+    kept = turn(repo, "docker layer cache turn")
+    gone = turn(repo, "zebra stripes turn, forget me")
+    assert repo.memidx_process("forget", gone).code == 0
+    store, _ = open_store(repo.root / ".memidx" / "index.sqlite", write=False)
+    try:
+        items = recent(store, 10, notes_dir="notes", project=None, kind=None)["items"]
+    finally:
+        store.conn.close()
+
+    assert isinstance(items, list)
+    listed = [cast(dict[str, Any], item) for item in cast(list[object], items)]
+    assert [item["kind"] for item in listed] == ["turn"]
+    assert listed[0]["meta"]["id"] == kept
 
 
 def test_a_tombstone_is_never_forgotten_so_what_it_forgets_never_comes_back(
