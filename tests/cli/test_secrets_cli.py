@@ -161,7 +161,8 @@ def test_the_pre_commit_configs_pass_the_secret_check_every_staged_file() -> Non
     root = Path(__file__).resolve().parents[2]
     for name in (".pre-commit-config.yaml", ".pre-commit-hooks.yaml"):
         text = (root / name).read_text()
-        hook = text.split("id: memidx-secrets", 1)[1].split("- id:", 1)[0]
+        # the hook's entry ("- id:"), not the usage example in a comment
+        hook = text.split("- id: memidx-secrets", 1)[1].split("- id:", 1)[0]
         assert "check secrets" in hook and "files:" not in hook, name
 
 
