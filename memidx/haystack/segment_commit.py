@@ -11,6 +11,7 @@ from memidx.errors import MemidxError
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.indexing import haystack_folder
 from memidx.haystack.writer import describe_folder
+from memidx.text import counted
 
 
 def commit_haystack(config: Config, notice: Callable[[str], None] | None = None) -> str | None:
@@ -38,7 +39,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
         count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
         try:
             commit = commit_paths(
-                config, refs, f"haystack: segments of {mine.name} ({count} files)"
+                config, refs, f"haystack: segments of {mine.name} ({counted(count, 'file')})"
             )
         except MemidxError:
             if made:  # left untracked, it would block a pull that brings another clone's

@@ -32,6 +32,7 @@ from memidx.search.scoring import by_relevance, hit_evidence, learned
 from memidx.search.timing import Stopwatch
 from memidx.search.turn_context import in_context
 from memidx.search.vector_index import VectorIndex
+from memidx.text import counted
 
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)
@@ -132,8 +133,8 @@ class Searcher:
         vectors = self.vectors()
         if vectors.docs_without:
             self._notes.append(
-                f"{vectors.docs_without} documents have no vectors yet; they are found by words "
-                f"only ({EMBED_HINT})"
+                f"{counted(vectors.docs_without, 'document')} without vectors yet "
+                f"{'is' if vectors.docs_without == 1 else 'are'} found by words only ({EMBED_HINT})"
             )
         embedder = self.embedder()
         depth = max(self.depth, limit)

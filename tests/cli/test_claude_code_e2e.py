@@ -207,14 +207,6 @@ def test_compact_archives_the_transcript(world: World) -> None:
     assert not errors.exists(), errors.read_text()
 
 
-def _has_mcp() -> bool:
-    done = subprocess.run(
-        [str(MEMIDX_BIN), "mcp", "--help"], capture_output=True, env=clean_env(), check=False
-    )
-    return done.returncode == 0
-
-
-@pytest.mark.skipif(not _has_mcp(), reason="`memidx mcp` does not exist yet (helper h14b)")
 def test_a_tool_call_reaches_memidx_mcp_search_and_returns_the_note(world: World) -> None:
     before = len(world.stub.messages())
     state: dict[str, Any] = {}
