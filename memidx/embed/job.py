@@ -73,9 +73,28 @@ def embed_index(
     embedder: Embedder | None = None,
 ) -> EmbedReport:
     """`memidx embed`: embed what is missing, optionally prune, refresh the matrix file; one
-    embedder at a time per clone (a background one finishes first)."""
-    with _embed_lock(config, wait=True):
-        return _embed_index(config, store, progress, prune=prune, embedder=embedder)
+    embedder at a time per clone (a background one finishes first). A hook whose embedder
+    left at this lock meanwhile left its mark: embed again until there is none, or its
+    chunks would wait for the next commit."""
+    pending = _pending(config)
+    report: EmbedReport | None = None
+    while report is None or pending.exists():
+        with _embed_lock(config, wait=True):
+            pending.unlink(missing_ok=True)  # this run embeds what the mark was left for
+            embedder = embedder or document_embedder(config)
+            done = _embed_index(config, store, progress, prune=prune, embedder=embedder)
+        report = done if report is None else _added(report, done)
+    return report
+
+
+def _added(first: EmbedReport, then: EmbedReport) -> EmbedReport:
+    return replace(
+        then,
+        embedded=first.embedded + then.embedded,
+        seconds=first.seconds + then.seconds,
+        dropped=first.dropped or then.dropped,
+        pruned=first.pruned + then.pruned,
+    )
 
 
 def _embed_index(
@@ -107,7 +126,7 @@ def embed_in_background(config: Config) -> int:
     """What hooks and filing start, detached. Each start leaves a mark that there is work; one
     embedder runs at a time and works until no mark is left, so a burst of commits starts one
     model, not one per commit. Failures go to .memidx/embed-error.log (`memidx status`)."""
-    pending = config.state_dir / "embed.pending"
+    pending = _pending(config)
     config.state_dir.mkdir(parents=True, exist_ok=True)
     pending.touch()  # before trying the lock: a running embedder will see it
     embedder: Embedder | None = None
@@ -129,6 +148,11 @@ def embed_in_background(config: Config) -> int:
         return 1
     clear_failures(embed_error_path(config))
     return 0
+
+
+def _pending(config: Config) -> Path:
+    """The mark a hook leaves that there are chunks to embed."""
+    return config.state_dir / "embed.pending"
 
 
 def embed_error_path(config: Config) -> Path:
