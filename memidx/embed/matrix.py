@@ -94,7 +94,7 @@ def write_matrix(path: Path, stamp: Stamp, matrix: Matrix) -> None:
     ).encode()
     head = MAGIC + struct.pack("<I", len(header)) + header
     head += b"\0" * (-len(head) % 64)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(exist_ok=True)  # beside the index, never its folder: it may be gone
     partial = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.partial")
     try:
         with partial.open("wb") as out:
