@@ -82,6 +82,20 @@ def model_identity(config: Config) -> tuple[str, str] | None:
         return None  # not pulled, or a damaged marker: `memidx model pull` writes it again
 
 
+def model_problem(config: Config) -> str | None:
+    """Why the configured model cannot embed, in one line with its remedy (a damaged file is
+    named as such, not as a missing model), or None when it is installed."""
+    if config.model == DEFAULT_MODEL:
+        try:
+            read_manifest(packaged_folder(config))
+        except ModelError as exc:
+            return str(exc)
+        return None
+    if model_identity(config) is None:
+        return f"{config.model} has not been downloaded (run memidx model pull {config.model})"
+    return None
+
+
 def sha256_file(path: Path) -> str:
     import hashlib
 

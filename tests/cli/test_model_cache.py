@@ -217,3 +217,23 @@ def test_install_records_the_times_of_a_copied_model_so_loads_stop_hashing_it(
     monkeypatch.setattr(memidx.embed.installed, "sha256_file", counted)
     assert model_identity(load_config(repo.root)) is not None  # what every hook asks
     assert hashed == []
+
+
+def test_a_damaged_model_is_named_damaged_not_missing(tmp_path: Path, models_dir: Path) -> None:
+    """`make install` is the remedy either way, but "not installed" sends one looking for a
+    model that is there: the hook and `model status` say which file failed its check."""
+    from memidx.config import load_config
+    from memidx.memory.head_sync import start_background_embed
+
+    cache = user_models_dir() / PACKAGED_NAME
+    shutil.copytree(models_dir / PACKAGED_NAME, cache)
+    with (cache / "vocab.txt").open("ab") as vocab:
+        vocab.write(b"x")  # damaged after install
+    repo = memory(tmp_path / "clone")
+
+    lines = start_background_embed(load_config(repo.root))
+    status = repo.memidx_process("model", "status")
+
+    assert [ln for ln in lines if "vocab.txt does not match its sha256" in ln] == lines != []
+    assert status.code == 1 and "vocab.txt does not match its sha256" in status.out, status
+    assert "not installed" not in "".join(lines) + status.out
