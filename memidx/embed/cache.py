@@ -32,7 +32,7 @@ def install_once(
     if _usable(target, load):
         return
     target.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(target.parent / f".{target.name}.lock"):
+    with file_lock(_lock(target)):
         if _usable(target, load):  # another clone installed it while this one waited
             return
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -45,6 +45,16 @@ def install_once(
             _swap_in(staging, target)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def under_lock(target: Path, action: Callable[[Path], None]) -> None:
+    """Run `action` on the installed `target` while no installer may swap it."""
+    with file_lock(_lock(target)):
+        action(target)
+
+
+def _lock(target: Path) -> Path:
+    return target.parent / f".{target.name}.lock"
 
 
 def _usable(folder: Path, load: Callable[[Path], object]) -> bool:

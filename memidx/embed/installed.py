@@ -82,6 +82,53 @@ def model_identity(config: Config) -> tuple[str, str] | None:
         return None  # not pulled, or a damaged marker: `memidx model pull` writes it again
 
 
+def model_problem(config: Config) -> str | None:
+    """Why the configured model cannot embed, in one line with its remedy (a damaged file is
+    named as such, not as a missing model), or None when it is installed."""
+    if config.model == DEFAULT_MODEL:
+        try:
+            read_manifest(packaged_folder(config))
+        except ModelError as exc:
+            return str(exc)
+        return None
+    if model_identity(config) is None:
+        return f"{config.model} has not been downloaded (run memidx model pull {config.model})"
+    return None
+
+
+def record_file_times(folder: Path) -> None:
+    """A folder copied without its files' times (cp -r, rsync without -t, a backup) passes its
+    check only by hashing every file again, ~110 MB at each load: every search and every
+    post-commit hook. Once each file is verified, its manifest records the times it has now.
+    A folder memidx may not write keeps its manifest (and its slower check)."""
+    path = folder / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        files: dict[str, dict[str, object]] = manifest["files"]
+        seen = {name: _size_and_time(folder / name) for name in files}
+        if all(seen[n] == (meta["size"], meta["mtime_ns"]) for n, meta in files.items()):
+            return
+        read_manifest(folder)  # hashes every file whose time changed (ModelError if one differs)
+        if seen != {name: _size_and_time(folder / name) for name in files}:
+            return  # changing while it was checked: leave it for the next install
+        for name, meta in files.items():
+            meta["size"], meta["mtime_ns"] = seen[name]
+        partial = path.with_name(path.name + ".partial")
+        try:
+            partial.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+            partial.replace(path)
+        except OSError:
+            partial.unlink(missing_ok=True)  # a full disk keeps no half manifest
+            raise
+    except OSError:
+        return
+
+
+def _size_and_time(path: Path) -> tuple[int, int]:
+    found = path.stat()
+    return found.st_size, found.st_mtime_ns
+
+
 def sha256_file(path: Path) -> str:
     import hashlib
 

@@ -11,12 +11,19 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.embed.embedders import Embedder, batches, document_embedder, encode_vector
 from memidx.embed.matrix import refresh_matrix
+from memidx.errors import MemidxError
 from memidx.index.failures import clear_failures, record_failure
 from memidx.index.open import writable_index
 from memidx.index.store import Store, VectorStore, transaction
-from memidx.portable import file_lock, peak_memory_mb
+from memidx.portable import file_identity, file_lock, peak_memory_mb
 
 BATCH = 64
+REPLACED = "the index was deleted or replaced while embedding"
+REPLACED_HINT = "run `memidx embed` again"
+
+
+class IndexReplaced(MemidxError):
+    """The index was deleted or replaced (a rebuild, a deleted clone) while embedding."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +48,12 @@ def embed_missing(
     embedder: Embedder,
     progress: Callable[[int, int], None] | None = None,
     batch: int = BATCH,
+    *,
+    current: Callable[[], bool] | None = None,
 ) -> EmbedReport:
     """Embed every distinct chunk text lacking a vector of `embedder`'s model. Each batch is
-    its own transaction, so an interruption loses at most one batch."""
+    its own transaction, so an interruption loses at most one batch. Before each batch,
+    `current` says whether `store` is still the index (IndexReplaced when not)."""
     vectors = VectorStore(store.conn)
     with transaction(store.conn):
         dropped = vectors.set_model(embedder.name, embedder.dim, embedder.fingerprint)
@@ -51,6 +61,8 @@ def embed_missing(
     start = time.perf_counter()
     done = 0
     for group in batches(todo, batch):
+        if current is not None and not current():
+            raise IndexReplaced(REPLACED, REPLACED_HINT)
         matrix = embedder.embed([text for _, text in group])
         with transaction(store.conn):
             vectors.put(
@@ -73,9 +85,31 @@ def embed_index(
     embedder: Embedder | None = None,
 ) -> EmbedReport:
     """`memidx embed`: embed what is missing, optionally prune, refresh the matrix file; one
-    embedder at a time per clone (a background one finishes first)."""
-    with _embed_lock(config, wait=True):
-        return _embed_index(config, store, progress, prune=prune, embedder=embedder)
+    embedder at a time per clone (a background one finishes first). A hook whose embedder
+    left at this lock meanwhile left its mark: embed again until there is none, or its
+    chunks would wait for the next commit."""
+    pending = _pending(config)
+    report: EmbedReport | None = None
+    bound = file_identity(config.index_path)  # the file `store` was opened on
+    while report is None or pending.exists():
+        with _embed_lock(config, wait=True):
+            pending.unlink(missing_ok=True)  # this run embeds what the mark was left for
+            embedder = embedder or document_embedder(config)
+            done = _embed_index(
+                config, store, progress, prune=prune, embedder=embedder, bound=bound
+            )
+        report = done if report is None else _added(report, done)
+    return report
+
+
+def _added(first: EmbedReport, then: EmbedReport) -> EmbedReport:
+    return replace(
+        then,
+        embedded=first.embedded + then.embedded,
+        seconds=first.seconds + then.seconds,
+        dropped=first.dropped or then.dropped,
+        pruned=first.pruned + then.pruned,
+    )
 
 
 def _embed_index(
@@ -85,13 +119,23 @@ def _embed_index(
     *,
     prune: bool,
     embedder: Embedder | None,
+    bound: tuple[int, int] | None,
 ) -> EmbedReport:
+    """Embed into `store`, opened on the index file `bound` identifies; once that file is
+    deleted or replaced, stop (IndexReplaced), and write no matrix file for it: the folder it
+    would go in may be a deleted clone's, or hold the rebuilt index's file."""
+
+    def current() -> bool:
+        return bound is not None and file_identity(config.index_path) == bound
+
     embedder = embedder or document_embedder(config)
-    report = embed_missing(store, embedder, progress)
+    report = embed_missing(store, embedder, progress, current=current)
     pruned = 0
     if prune:
         with transaction(store.conn):
             pruned = VectorStore(store.conn).prune(config.model)
+    if not current():
+        raise IndexReplaced(REPLACED, REPLACED_HINT)
     refresh_matrix(store.conn, config.index_path, embedder.name, embedder.fingerprint, embedder.dim)
     return replace(report, pruned=pruned, peak_rss_mb=peak_memory_mb())
 
@@ -107,9 +151,12 @@ def embed_in_background(config: Config) -> int:
     """What hooks and filing start, detached. Each start leaves a mark that there is work; one
     embedder runs at a time and works until no mark is left, so a burst of commits starts one
     model, not one per commit. Failures go to .memidx/embed-error.log (`memidx status`)."""
-    pending = config.state_dir / "embed.pending"
-    config.state_dir.mkdir(parents=True, exist_ok=True)
-    pending.touch()  # before trying the lock: a running embedder will see it
+    pending = _pending(config)
+    try:
+        config.state_dir.mkdir(exist_ok=True)  # never the clone's own folder: it may be gone
+        pending.touch()  # before trying the lock: a running embedder will see it
+    except FileNotFoundError:
+        return 0  # the clone was deleted before this embedder started
     embedder: Embedder | None = None
     try:
         while pending.exists():
@@ -117,18 +164,30 @@ def embed_in_background(config: Config) -> int:
                 if not mine:
                     return 0  # the running embedder checks the mark before it leaves
                 store = writable_index(config)
+                bound = file_identity(config.index_path)
                 try:
                     while pending.exists():
                         pending.unlink(missing_ok=True)
                         embedder = embedder or document_embedder(config)
-                        _embed_index(config, store, None, prune=False, embedder=embedder)
+                        _embed_index(
+                            config, store, None, prune=False, embedder=embedder, bound=bound
+                        )
                 finally:
                     store.conn.close()
+    except IndexReplaced:
+        return 0  # deleted, or rebuilt: whatever marks the new index's work starts its embedder
     except Exception as exc:  # noqa: BLE001 - detached: the trace is the only way to report
+        if not config.state_dir.is_dir():
+            return 0  # the clone (or its .memidx) is gone: a trace would bring its folder back
         record_failure(embed_error_path(config), "embed", f"{type(exc).__name__}: {exc}")
         return 1
     clear_failures(embed_error_path(config))
     return 0
+
+
+def _pending(config: Config) -> Path:
+    """The mark a hook leaves that there are chunks to embed."""
+    return config.state_dir / "embed.pending"
 
 
 def embed_error_path(config: Config) -> Path:

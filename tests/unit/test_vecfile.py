@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,6 +56,23 @@ def test_a_file_of_another_index_model_build_or_generation_is_ignored(
     path = tmp_path / "m.mxv"
     write_matrix(path, STAMP, sample())
     assert map_matrix(path, other) is None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_a_write_that_fails_leaves_no_partial_file(tmp_path: Path) -> None:
+    import resource
+
+    path = tmp_path / "vectors" / "m.mxv"
+    write_matrix(path, STAMP, sample())
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (100, hard))  # as a full disk: writes fail
+    try:
+        with pytest.raises(OSError):  # Python ignores SIGXFSZ: the write fails with EFBIG
+            write_matrix(path, Stamp("index-1", "m", "fp", 6), sample())
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert [p.name for p in path.parent.iterdir()] == ["m.mxv"]  # no leftover taking space
+    assert map_matrix(path, STAMP) is not None  # the old file is intact
 
 
 def _cut(data: bytes) -> bytes:

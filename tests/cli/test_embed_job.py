@@ -1,0 +1,117 @@
+"""The embed job: one embedder per clone, and no chunk left without a vector when its hook's
+embedder found another one at work."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+import memidx.embed.job
+from memidx.config import Config, load_config
+from memidx.embed.job import BATCH, embed_in_background, embed_index
+from memidx.embed.matrix import current_stamp, map_matrix, matrix_path
+from memidx.index.open import mark_index_built
+from memidx.index.store import VectorStore, open_store
+from memidx.index.sync import ingest, note_source
+from tests.helpers import FakeEmbedder, NotesRepo, add_note
+
+
+class CommitWhileEmbedding(FakeEmbedder):
+    """Embeds as FakeEmbedder; on its first batch a note arrives and its hook starts a
+    background embed, as a commit made during `memidx embed` does."""
+
+    def __init__(self, arrive: Callable[[], object] | None) -> None:
+        super().__init__()
+        self.arrive = arrive
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        arrive, self.arrive = self.arrive, None
+        if arrive is not None:
+            arrive()
+        return super().embed(texts)
+
+
+def test_a_note_committed_during_memidx_embed_gets_its_vectors(repo: NotesRepo) -> None:
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = load_config(repo.root)
+    store, _ = open_store(config.index_path, write=True)
+    ingest(config, store, note_source(config))
+
+    def commit_and_hook() -> None:
+        add_note(store, "notes/late.md", "# Late\nzebra words written while embedding\n")
+        assert embed_in_background(config) == 0  # leaves: `memidx embed` holds the lock
+
+    try:
+        embed_index(config, store, embedder=CommitWhileEmbedding(commit_and_hook))
+        chunks, covered, _ = VectorStore(store.conn).counts("test/fake")
+    finally:
+        store.conn.close()
+    assert covered == chunks == 2
+    assert not (config.state_dir / "embed.pending").exists()
+
+
+def test_a_background_embed_stops_when_its_clone_is_deleted(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(BATCH + 6):  # two batches to embed
+        repo.note(f"n{i}.md", f"Note {i}", f"words of note {i}")
+    repo.commit()
+    config = load_config(repo.root)
+    store, _ = open_store(config.index_path, write=True)
+    ingest(config, store, note_source(config))
+    store.conn.close()
+    fake = CommitWhileEmbedding(lambda: shutil.rmtree(repo.root))  # the user deletes the clone
+
+    def loaded(config: Config) -> FakeEmbedder:
+        return fake
+
+    monkeypatch.setattr(memidx.embed.job, "document_embedder", loaded)
+
+    assert embed_in_background(config) == 0
+
+    assert not repo.root.exists()  # neither its matrix file nor a trace brought it back
+    assert len(fake.calls) == 1  # nor did it embed the rest for nobody
+
+
+def test_a_background_embed_leaves_an_index_rebuilt_under_it_alone(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(BATCH + 6):
+        repo.note(f"n{i}.md", f"Note {i}", f"words of note {i}")
+    repo.commit()
+    config = load_config(repo.root)
+    store, _ = open_store(config.index_path, write=True)
+    ingest(config, store, note_source(config))
+    store.conn.close()
+    path = matrix_path(config.index_path, "test/fake")
+
+    def rebuild() -> None:  # `rm -rf .memidx && make index` while the embedder works
+        shutil.rmtree(config.state_dir)
+        fresh, _ = open_store(config.index_path, write=True)
+        try:
+            ingest(config, fresh, note_source(config))
+            mark_index_built(config, fresh)
+            embed_index(config, fresh, embedder=FakeEmbedder())
+        finally:
+            fresh.conn.close()
+
+    fake = CommitWhileEmbedding(rebuild)
+
+    def loaded(config: Config) -> FakeEmbedder:
+        return fake
+
+    monkeypatch.setattr(memidx.embed.job, "document_embedder", loaded)
+
+    assert embed_in_background(config) == 0
+
+    assert len(fake.calls) == 1  # it stopped embedding into the deleted index
+    fresh, _ = open_store(config.index_path, write=False)
+    try:
+        stamp = current_stamp(fresh.conn, "test/fake", FakeEmbedder().fingerprint)
+    finally:
+        fresh.conn.close()
+    assert map_matrix(path, stamp) is not None  # the rebuilt index's matrix file is its own
