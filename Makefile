@@ -20,13 +20,30 @@ QUERY := $(value Q)
 export QUERY DATA
 unexport Q
 
-.PHONY: help install venv dev path ready bytecode model hooks search ingest embed index reconcile status sync test lint bench clean
+.PHONY: help install venv dev path ready bytecode model hooks search ingest embed index reconcile status sync test lint bench clean FORCE
+
+# A virtualenv cannot move: its scripts name the interpreter of the folder it was made in, so a
+# clone moved or copied after `make install` has a .venv whose memidx runs nowhere (or runs the
+# other clone's). VENV_MOVED is "moved" when .venv/bin/memidx names another folder's Python;
+# `make install` then makes .venv again and the everyday targets say to run it.
+quote = '$(subst ','\'',$(1))'
+VENV_BIN := $(abspath $(VENV))/bin/
+VENV_MOVED := $(shell { read -r a && read -r b; } 2>/dev/null <$(call quote,$(MEMIDX)) && \
+	case "$$a$$b" in (\#!$(call quote,$(VENV_BIN))*|*"'''exec' "$(call quote,$(VENV_BIN))*| \
+	*"'''exec' \""$(call quote,$(VENV_BIN))*) ;; \
+	(*) echo moved ;; esac)
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-$(VENV)/.installed: pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+# A virtualenv without pip (`python -m venv` interrupted) or made for another folder is made again.
+$(VENV)/.installed: pyproject.toml $(if $(VENV_MOVED),FORCE)
+	@if [ -n '$(VENV_MOVED)' ]; then \
+	echo 'memidx: $(VENV) was made for another folder (this clone was moved or copied): making it again' >&2; \
+	$(PYTHON) -m venv --clear $(VENV); \
+	elif ! $(PY) -m pip --version >/dev/null 2>&1; then \
+	if [ -e $(VENV) ]; then echo 'memidx: $(VENV) has no pip (an interrupted make install?): making it again' >&2; fi; \
+	$(PYTHON) -m venv --clear $(VENV); fi
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[vectors,hooks]'
 	@if $(PY) -c 'import torch' 2>/dev/null; then echo 'error: PyTorch got into the virtualenv' >&2; exit 1; fi
@@ -35,7 +52,7 @@ $(VENV)/.installed: pyproject.toml
 venv: $(VENV)/.installed ## create the virtualenv and install memidx with its runtime dependencies
 
 $(DEV_VENV)/.installed: $(VENV)/.installed
-	@test -x $(DEV_PY) || $(PY) -m venv $(DEV_VENV)
+	@$(DEV_PY) -m pip --version >/dev/null 2>&1 || $(PY) -m venv --clear $(DEV_VENV)
 	@$(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))' > \
 	"$$($(DEV_PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/memidx-runtime.pth"
 	$(DEV_PY) -m pip install --quiet -e '.[dev]'
@@ -48,6 +65,7 @@ dev: $(DEV_VENV)/.installed ## the development tools in .venv-dev (make test and
 # changes pyproject.toml cannot make a search or a sync reach the network.
 ready:
 	@test -x $(MEMIDX) || { echo 'memidx is not installed: run make install' >&2; exit 2; }
+	@if [ -n '$(VENV_MOVED)' ]; then echo 'memidx: $(VENV) was made for another folder (this clone was moved or copied since make install): run make install' >&2; exit 2; fi
 	@if [ pyproject.toml -nt $(VENV)/.installed ]; then \
 	echo 'memidx: warning: pyproject.toml changed since make install: run make install' >&2; fi
 
@@ -112,6 +130,8 @@ test: lint ## lint, type check and the whole test suite (TEST_JOBS=n processes, 
 
 bench: dev bytecode ## recall, latency, throughput figures (DATA=../shared/data, ONLY=golden,beir,..., BASELINE=rev)
 	$(DEV_PY) -m tests.benchmark --data "$$DATA" $(if $(ONLY),--only $(ONLY)) $(if $(BASELINE),--baseline $(BASELINE))
+
+FORCE:
 
 clean: ## delete the index (it is rebuilt by `make index`)
 	rm -rf .memidx

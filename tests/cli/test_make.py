@@ -71,3 +71,134 @@ def test_make_search_never_runs_what_the_query_names(repo: NotesRepo, tmp_path: 
 def test_make_search_without_a_query_is_a_usage_error(repo: NotesRepo) -> None:
     done = make(repo, "search")
     assert done.returncode == 2 and "usage: make search" in done.stderr
+
+
+def make_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The project's Makefile run in `folder` (`make -C`), with `args` (VENV=..., targets)."""
+    command = ["make", "-s", "-f", str(PROJECT / "Makefile"), "-C", str(folder), *args]
+    return subprocess.run(command, env=clean_env(), capture_output=True, text=True, check=False)
+
+
+def executable(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+def venv_with_memidx(folder: Path, made_in: Path, form: str) -> Path:
+    """A virtualenv in `folder` whose bin/memidx runs the Python of `made_in` (its folder when
+    it was made) in one of pip's script forms: `#!PYTHON` (`shebang`), or, for a long path or
+    one with spaces, a sh line that execs it (`exec`, `exec-quoted`)."""
+    venv = folder / ".venv"
+    executable(venv / "bin" / "python", '#!/bin/sh\necho "ran $*"\n')
+    python = made_in / ".venv" / "bin" / "python"
+    target = f'"{python}"' if form == "exec-quoted" else str(python)
+    head = (
+        f"#!{python}\n"
+        if form == "shebang"
+        else f"#!/bin/sh\n'''exec' {target} \"$0\" \"$@\"\n' '''\n"
+    )
+    executable(venv / "bin" / "memidx", head + "import sys\n")
+    return venv
+
+
+FORMS = ["shebang", "exec", "exec-quoted"]
+
+
+@pytest.mark.parametrize(
+    ("name", "form"),
+    [
+        *((name, form) for name in ("clone", "mémoire-ü") for form in FORMS),
+        ("it's", "shebang"),  # pip's unquoted exec line breaks on a quote: it never writes one
+        ("a dir/it's ü", "exec-quoted"),
+    ],
+)
+def test_make_search_in_a_moved_clone_says_to_run_make_install(
+    tmp_path: Path, name: str, form: str
+) -> None:
+    """A virtualenv cannot move: after `mv clone moved`, .venv/bin/memidx names the old
+    folder's Python, and the shell said `cannot execute: required file not found` (127). In
+    place, at any path, it runs."""
+    folder = tmp_path / name
+    venv_with_memidx(folder, folder, form)
+    done = make_in(folder, "search", "Q=lock")
+    assert done.returncode == 0 and done.stdout.startswith("ran "), done.stderr
+    assert done.stdout.rstrip().endswith("search -- lock")
+
+    venv_with_memidx(folder, tmp_path / "old place", form)
+    done = make_in(folder, "search", "Q=lock")
+    assert done.returncode == 2 and done.stdout == ""
+    lines = [x for x in done.stderr.splitlines() if not x.startswith("make: ***")]
+    assert lines == [
+        "memidx: .venv was made for another folder (this clone was moved or copied since "
+        "make install): run make install"
+    ]
+
+
+def stand_in_python(folder: Path, log: Path) -> Path:
+    """A stand-in for python3, logging each call as `<its folder> <args>`: `-m venv --clear
+    DIR` makes DIR/bin/python a copy of it (a virtualenv with pip), and sysconfig's folder of
+    packages is its own folder's `lib`."""
+    return executable(
+        folder / "bin" / "python3",
+        f'#!/bin/sh\necho "$(basename "$(dirname "$(dirname "$0")")") $*" >> \'{log}\'\n'
+        'case "$*" in\n'
+        '  "-m venv --clear "*) rm -rf "$4" && mkdir -p "$4/bin" && cp "$0" "$4/bin/python" ;;\n'
+        '  *sysconfig*) mkdir -p "$(dirname "$0")/../lib" && echo "$(dirname "$0")/../lib" ;;\n'
+        '  *"import torch"*) exit 1 ;;\n'
+        "esac\n",
+    )
+
+
+def without_pip(python: Path) -> None:
+    executable(python, "#!/bin/sh\necho 'No module named pip' >&2\nexit 1\n")
+
+
+def clone_folder(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "pyproject.toml").write_text("")
+    return folder
+
+
+def test_make_install_makes_a_virtualenv_left_without_pip_again(tmp_path: Path) -> None:
+    """Ctrl-C during `python -m venv` leaves .venv/bin/python without pip: every later
+    `make install` stopped at `No module named pip`, naming no remedy."""
+    folder = clone_folder(tmp_path / "clone")
+    log = tmp_path / "calls.log"
+    without_pip(folder / ".venv" / "bin" / "python")
+    python = stand_in_python(tmp_path / "system", log)
+    done = make_in(folder, f"PYTHON={python}", "venv")
+    assert done.returncode == 0, done.stderr
+    assert "memidx: .venv has no pip (an interrupted make install?): making it again" in done.stderr
+    calls = log.read_text().splitlines()
+    assert calls[0] == "system -m venv --clear .venv"
+    assert ".venv -m pip install --quiet -e .[vectors,hooks]" in calls
+    assert (folder / ".venv" / ".installed").is_file()
+
+
+def test_make_test_makes_a_development_virtualenv_left_without_pip_again(tmp_path: Path) -> None:
+    folder = clone_folder(tmp_path / "clone")
+    log = tmp_path / "calls.log"
+    stand_in_python(folder / ".venv", log)
+    (folder / ".venv" / "bin" / "python3").rename(folder / ".venv" / "bin" / "python")
+    (folder / ".venv" / ".installed").touch()
+    without_pip(folder / ".venv-dev" / "bin" / "python")
+    done = make_in(folder, "dev")
+    assert done.returncode == 0, done.stderr
+    calls = log.read_text().splitlines()
+    assert ".venv -m venv --clear .venv-dev" in calls
+    assert ".venv-dev -m pip install --quiet -e .[dev]" in calls
+    assert (folder / ".venv-dev" / ".installed").is_file()
+
+
+def test_make_install_makes_a_moved_clones_virtualenv_again(tmp_path: Path) -> None:
+    folder = clone_folder(tmp_path / "moved")
+    log = tmp_path / "calls.log"
+    venv = venv_with_memidx(folder, tmp_path / "clone", "shebang")
+    (venv / ".installed").touch()  # installed after pyproject.toml last changed
+    python = stand_in_python(tmp_path / "system", log)
+    done = make_in(folder, f"PYTHON={python}", "venv")
+    assert done.returncode == 0, done.stderr
+    assert "memidx: .venv was made for another folder" in done.stderr
+    assert log.read_text().splitlines()[0] == "system -m venv --clear .venv"
