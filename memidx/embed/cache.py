@@ -83,3 +83,17 @@ def _swap_in(staging: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
     elif old.exists() or old.is_symlink():
         old.unlink()
+
+
+def cache_error(models: Path, exc: OSError) -> ModelError:
+    """The one line for a model folder memidx cannot write: which folder, why, and how to
+    put the models elsewhere (the bare OSError named only a parent, or HOME's fallback)."""
+    import errno
+
+    where = f"{exc.filename}: " if exc.filename else ""
+    first = "free space on its disk" if exc.errno == errno.ENOSPC else "make it writable"
+    return ModelError(
+        f"cannot install the embedding model in {models}: {where}{exc.strerror or exc}",
+        f"{first}, or set XDG_CACHE_HOME or MEMIDX_MODELS_DIR to a folder you can write, "
+        "then run `make install` again",
+    )

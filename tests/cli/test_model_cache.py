@@ -237,3 +237,20 @@ def test_a_damaged_model_is_named_damaged_not_missing(tmp_path: Path, models_dir
     assert [ln for ln in lines if "vocab.txt does not match its sha256" in ln] == lines != []
     assert status.code == 1 and "vocab.txt does not match its sha256" in status.out, status
     assert "not installed" not in "".join(lines) + status.out
+
+
+def test_a_model_folder_that_cannot_be_made_is_one_line_naming_where_to_put_it(
+    tmp_path: Path,
+) -> None:
+    """With HOME unset and no home folder, or a read-only cache, the error named only the first
+    folder that failed (`/nonexistent Permission denied`) and no way to put the model elsewhere."""
+    repo = memory(tmp_path / "clone")
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be")
+    run = repo.memidx_process("model", "install", XDG_CACHE_HOME=str(blocker))
+    assert run.code == 1 and run.out == ""
+    assert run.err.count("\n") == 1, run.err
+    assert run.err.startswith(
+        f"memidx: error: cannot install the embedding model in {blocker}/memidx/models: "
+    )
+    assert "set XDG_CACHE_HOME or MEMIDX_MODELS_DIR to a folder you can write" in run.err
