@@ -147,6 +147,11 @@ def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None
             f"{SWITCH_HINT}, run `make install` there, or pass -C DIR",
         )
     memory = memory.resolve()
+    if not memory.exists():  # a clone moved or deleted since it was recorded
+        raise ConfigError(
+            f"the memory recorded in {path}, {memory}, no longer exists (moved or deleted?)",
+            f"{SWITCH_HINT}; `make install` in a clone records it",
+        )
     if not memory.is_dir() or not is_memory(memory):
         raise ConfigError(
             f"the memory recorded in {path}, {memory}, is not a memidx memory", SWITCH_HINT

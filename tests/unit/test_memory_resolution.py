@@ -109,7 +109,16 @@ def test_no_memory_anywhere_is_one_line_naming_the_config_and_the_remedy(
 def test_a_recorded_memory_that_is_gone_is_an_error_not_the_project(
     world: dict[str, Path], tmp_path: Path
 ) -> None:
+    """A deleted or moved clone is said to be gone: "is not a memidx memory" sent people
+    looking for what was wrong with a folder that is not there."""
     env = env_for(world["home"], tmp_path / "deleted-clone")
+    with pytest.raises(ConfigError) as caught:
+        load_config(env=env)
+    message = str(caught.value)
+    assert f"{tmp_path / 'deleted-clone'}, no longer exists (moved or deleted?)" in message
+    assert "memidx memory use PATH" in message and "\n" not in message
+    (tmp_path / "plain").mkdir()
+    env = env_for(world["home"], tmp_path / "plain")
     with pytest.raises(ConfigError, match="is not a memidx memory"):
         load_config(env=env)
 
