@@ -43,6 +43,13 @@ ERRNO_HINTS = {
     errno.EIO: IO_HINT,
 }
 CANNOT_WRITE = (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY)
+# SQLite's unix VFS opens no path over 512 bytes, with room for a journal's "-journal" suffix:
+# past this, every open fails with "unable to open database file", whatever the permissions.
+SQLITE_MAX_PATH_BYTES = 504
+LONG_PATH_HINT = (
+    "move the memory to a shorter path, or set `index` (MEMIDX_INDEX) to a shorter one outside "
+    "the notes folder"
+)
 MAYBE_FULL = (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN)
 # SQLite's messages, for an error that carries no result code
 MESSAGES = (
@@ -160,6 +167,13 @@ def trouble(exc: BaseException, path: Path | None, *, write: bool = True) -> Mem
         return IndexBusy(f"{where} is locked by another process ({exc})", BUSY_HINT)
     if path is None:
         return IndexUnavailable(f"{where} cannot be {verb}: {exc}", PASSING[code] + left)
+    size = len(os.fsencode(path.resolve()))
+    if code == sqlite3.SQLITE_CANTOPEN and size > SQLITE_MAX_PATH_BYTES:
+        return IndexUnavailable(
+            f"{where} cannot be {verb}: its path is {size} bytes long, more than SQLite opens "
+            f"({SQLITE_MAX_PATH_BYTES})",
+            LONG_PATH_HINT + left,
+        )
     if not write and code in CANNOT_WRITE and not os.access(path.parent, os.W_OK):
         return wal_needs_writer(path)
     if code in MAYBE_FULL and _full(path.parent):  # SQLite often says "disk I/O error" then

@@ -340,3 +340,24 @@ def test_search_show_and_status_answer_on_a_full_disk(memory: NotesRepo, tmp_pat
         assert index.read_bytes() == before
         filler.unlink()
         assert memidx_at(memory.root, "sync", MEMIDX_INDEX=str(index)).code == 0  # writers go on
+
+
+def test_an_index_path_longer_than_sqlite_opens_is_one_line_naming_the_length(
+    tmp_path: Path,
+) -> None:
+    """A memory moved to a very deep path: SQLite opens no path over 512 bytes, and its "unable
+    to open database file" came with the hint to check permissions, which were fine."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("a.md", "A note", "file lock words")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    deep = tmp_path.joinpath(*["d" * 100] * 5, "memory")
+    deep.parent.mkdir(parents=True)
+    repo.root.rename(deep)
+    size = len(os.fsencode(deep / ".memidx" / "index.sqlite"))
+    moved = NotesRepo(deep, init=False)
+    for run in (moved.memidx("search", "lock"), moved.memidx("ingest")):
+        assert run.code == 1 and run.out == "", run.err
+        assert run.err.count("\n") == 1, run.err
+        assert f"its path is {size} bytes long, more than SQLite opens (504)" in run.err
+        assert "move the memory to a shorter path" in run.err
