@@ -133,5 +133,7 @@ bench: dev bytecode ## recall, latency, throughput figures (DATA=../shared/data,
 
 FORCE:
 
-clean: ## delete the index (it is rebuilt by `make index`)
-	rm -rf .memidx
+# Only the index: the rest of .memidx/ (make bench's workspaces and their vectors, the damaged
+# indexes moved to broken/, the hooks' error logs, this clone's writer id) is not rebuilt by it.
+clean: ## delete the index (it is rebuilt by `make index`); the rest of .memidx/ stays
+	rm -rf .memidx/index.sqlite .memidx/index.sqlite-wal .memidx/index.sqlite-shm .memidx/index.sqlite-vectors

@@ -202,3 +202,20 @@ def test_make_install_makes_a_moved_clones_virtualenv_again(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "memidx: .venv was made for another folder" in done.stderr
     assert log.read_text().splitlines()[0] == "system -m venv --clear .venv"
+
+
+def test_make_clean_deletes_the_index_and_nothing_else(tmp_path: Path) -> None:
+    """`make clean` removed all of .memidx/: make bench's workspaces (hours of embedding), the
+    damaged indexes memidx moved to broken/ for the person to look at, the hooks' error logs."""
+    folder = tmp_path / "clone"
+    index = ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "index.sqlite-vectors/m.mxv"]
+    kept = ["bench/hooks-x10/index.sqlite", "broken/index.sqlite.20260101T000000Z"]
+    kept += ["hook-error.log", "writer-id", ".gitignore"]
+    for name in index + kept:
+        (folder / ".memidx" / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / ".memidx" / name).write_text("x")
+    done = make_in(folder, "clean")
+    assert done.returncode == 0, done.stderr
+    assert not any((folder / ".memidx" / name).exists() for name in index)
+    assert not (folder / ".memidx" / "index.sqlite-vectors").exists()
+    assert all((folder / ".memidx" / name).is_file() for name in kept)
