@@ -14,6 +14,7 @@ from memidx.agents.settings import (
     Json,
     drop_entry,
     get_entry,
+    hook_commands,
     hooked_events,
     merge_hooks,
     remove_hooks,
@@ -66,7 +67,27 @@ def hooks_file(path: Path, agent: str, hooks: dict[str, HookEntry]) -> ConfigFil
 
 def hooks_state(doc: Json, mark: str) -> list[str]:
     events = hooked_events(doc, mark)
-    return [f"hooks: {', '.join(events)}"] if events else []
+    if not events:
+        return []
+    return [f"hooks: {', '.join(events)}" + gone(hook_commands(doc, mark))]
+
+
+def gone(commands: list[str]) -> str:
+    """What to say when memidx's entries run a memidx that is no longer there (its clone was
+    moved or deleted): the agent's every call of them fails."""
+    import shlex
+
+    for command in commands:
+        try:
+            program = shlex.split(command)[0]
+        except (ValueError, IndexError):
+            continue
+        if Path(program).is_absolute() and not Path(program).exists():
+            return (
+                f" (they run {program}, which no longer exists: run `memidx agent install` "
+                "again from your memory's clone)"
+            )
+    return ""
 
 
 def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
@@ -108,7 +129,10 @@ def mcp_state(doc: Json) -> list[str]:
     entry = get_entry(doc, ["mcpServers", SERVER])
     if entry is None:
         return []
-    return [f"MCP server {SERVER}" + ("" if is_our_server(entry) else " (not memidx's)")]
+    if not is_our_server(entry):
+        return [f"MCP server {SERVER} (not memidx's)"]
+    command = cast(dict[str, object], entry).get("command")
+    return [f"MCP server {SERVER}" + gone([command] if isinstance(command, str) else [])]
 
 
 def combined(*parts: ConfigFile) -> ConfigFile:

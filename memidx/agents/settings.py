@@ -110,6 +110,18 @@ def hooked_events(doc: Json, marker: str) -> list[str]:
     return found
 
 
+def hook_commands(doc: Json, marker: str) -> list[str]:
+    """The commands of memidx's hooks, event by event."""
+    table = _dict(doc.get("hooks")) or {}
+    return [
+        str((_dict(hook) or {}).get("command", ""))
+        for groups in table.values()
+        for group in _list(groups) or []
+        for hook in _list((_dict(group) or {}).get("hooks")) or []
+        if is_ours(hook, marker)
+    ]
+
+
 def set_entry(doc: Json, path: Sequence[str], value: object) -> Json:
     """`doc` with `value` at the nested `path` (tables made as needed)."""
     if len(path) == 1:

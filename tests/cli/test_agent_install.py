@@ -237,3 +237,25 @@ def test_install_again_keeps_what_the_person_added_to_memidx_entries(project: Pa
 
     assert again.count("unchanged") == 3
     assert json.loads(mcp_json.read_text()) == mcp and json.loads(settings.read_text()) == doc
+
+
+def test_status_says_when_the_hooks_run_a_memidx_that_is_gone(project: Path) -> None:
+    """The clone that installed them was moved or deleted: every hook the agent runs fails
+    with `not found`, and status listed them as installed, as if all was well."""
+    memidx_agent(project, "install", "claude-code")
+    assert "no longer exists" not in memidx_agent(project, "status")
+    for name in (".claude/settings.json", ".mcp.json"):
+        path = project / name
+        path.write_text(
+            re.sub(r'"[^" ]*/bin/memidx', '"/gone/clone/.venv/bin/memidx', path.read_text())
+        )
+
+    status = memidx_agent(project, "status")
+
+    gone = (
+        " (they run /gone/clone/.venv/bin/memidx, which no longer exists: run `memidx agent "
+        "install` again from your memory's clone)"
+    )
+    settings = project / ".claude" / "settings.json"
+    assert re.search(rf"{re.escape(str(settings))}: hooks: [A-Za-z, ]+{re.escape(gone)}\n", status)
+    assert f"{project / '.mcp.json'}: MCP server memidx{gone}\n" in status
