@@ -43,7 +43,7 @@ def recorded_memory(path: Path) -> Path | None:
     """The memory recorded in the user configuration file at `path`, or None without one."""
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no such file, or a file on its way
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}", "fix or delete the file") from exc
@@ -80,12 +80,22 @@ def record_memory(path: Path, memory: Path) -> None:
     line = f"memory = {value}\n"
     try:
         old = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         old = ["# memidx's user configuration: the memory that answers from any directory\n"]
     kept = [x for x in old if x.partition("=")[0].strip() != "memory"]
     at = next((i for i, x in enumerate(old) if x not in kept), len(kept))
     kept.insert(at, line)
-    path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    partial.write_text("".join(kept), encoding="utf-8")
-    partial.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text("".join(kept), encoding="utf-8")
+        partial.replace(path)
+    except OSError as exc:  # a read-only or missing home: say which file and how to move it
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)  # a full disk may have left half of it
+        raise ConfigError(
+            f"cannot record your memory in {path}: {exc.strerror or exc}",
+            "make its folder writable, or set XDG_CONFIG_HOME to a folder you can write",
+        ) from exc

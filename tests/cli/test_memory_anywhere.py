@@ -177,3 +177,19 @@ def test_a_memory_whose_index_was_deleted_still_answers_where_it_stands(
     assert memidx_in(other.root, "status", "--json").json()["memory"]["root"] == str(other.root)
     assert memidx_in(other.root, "ingest").code == 0  # `make ingest` there rebuilds it
     assert hits(memidx_in(other.root, "search", "--json", "zebra")) == ["Giraffe cache"]
+
+
+def test_a_configuration_folder_that_cannot_be_written_is_one_line_naming_the_file(
+    mine: NotesRepo, tmp_path: Path
+) -> None:
+    """The last step of `make install` with a read-only or missing home: the error named only
+    a folder (`memidx: error: /x/.config/memidx Read-only file system`), not the file memidx
+    meant to write nor how to put it elsewhere."""
+    blocker = tmp_path / "config"
+    blocker.write_text("a file where the configuration folder should be")
+    run = memidx_in(mine.root, "memory", "use", "--if-unset", ".", XDG_CONFIG_HOME=str(blocker))
+    assert run.code == 1 and run.out == "" and run.err.count("\n") == 1, run.err
+    assert run.err.startswith(
+        f"memidx: error: cannot record your memory in {blocker}/memidx/config.toml: "
+    )
+    assert "set XDG_CONFIG_HOME to a folder you can write" in run.err
