@@ -171,13 +171,22 @@ def load_config(
         index_path=root / ".memidx" / "index.sqlite",
         in_git=found.in_git,
         found_by=found.found_by,
-        shared_models=user_models_dir(env),
+        shared_models=_shared_models(env),
     )
     config = _apply(config, _pyproject_table(root) or {}, "pyproject.toml [tool.memidx]")
     names = {key: name for name, key in _ENV_KEYS.items()}
     config = _apply(config, _env_table(env), "environment", names)
     _refuse_a_file_for_notes(config)
     return config
+
+
+def _shared_models(env: Mapping[str, str]) -> Path | None:
+    """The user's model cache; None when there is no home to find it in, so only what needs a
+    model says so (`models_dir` asks again), and a search by words still answers."""
+    try:
+        return user_models_dir(env)
+    except ConfigError:
+        return None
 
 
 def _refuse_a_file_for_notes(config: Config) -> None:

@@ -23,8 +23,22 @@ def _base(env: Mapping[str, str], variable: str, default: str) -> Path:
     value = env.get(variable, "")
     if value and Path(value).is_absolute():
         return Path(value)
-    home = env.get("HOME") or str(Path.home())
-    return Path(home) / default
+    return home_folder(env) / default
+
+
+def home_folder(env: Mapping[str, str]) -> Path:
+    """HOME, else this user's home in the password database; ConfigError when there is
+    neither (HOME unset for a user id with no entry: containers, CI runners)."""
+    home = env.get("HOME")
+    if home:
+        return Path(home)
+    try:
+        return Path.home()
+    except RuntimeError as exc:  # pathlib's "Could not determine home directory."
+        raise ConfigError(
+            "HOME is not set and this user has no home folder in the password database",
+            "set HOME, or XDG_CONFIG_HOME and XDG_CACHE_HOME",
+        ) from exc
 
 
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:

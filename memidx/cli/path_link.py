@@ -14,6 +14,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from memidx.errors import ConfigError
+from memidx.locations import home_folder
+
 NAME = "memidx"
 
 
@@ -23,7 +26,7 @@ def bin_dir(env: Mapping[str, str]) -> Path:
         value = env.get(variable, "")
         if value and Path(value).is_absolute():
             return Path(value)
-    return Path(env.get("HOME") or str(Path.home())) / ".local" / "bin"
+    return home_folder(env) / ".local" / "bin"
 
 
 def is_own_link(path: Path) -> bool:
@@ -101,7 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m memidx.cli.path_link /path/to/.venv/bin/memidx", file=sys.stderr)
         return 2
-    code, lines = link(Path(args[0]).absolute(), os.environ)
+    try:
+        code, lines = link(Path(args[0]).absolute(), os.environ)
+    except ConfigError as exc:
+        code, lines = 1, [f"memidx: error: {exc}"]
     for line in lines:
         print(line, file=sys.stderr if code else sys.stdout)
     return code

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMIDX_BIN, NotesRepo, Run, clean_env
+from tests.helpers import MEMIDX_BIN, NotesRepo, Run, clean_env, run_in_process
 
 
 def memidx_in(cwd: Path, *args: str, **env: str) -> Run:
@@ -193,3 +193,35 @@ def test_a_configuration_folder_that_cannot_be_written_is_one_line_naming_the_fi
         f"memidx: error: cannot record your memory in {blocker}/memidx/config.toml: "
     )
     assert "set XDG_CONFIG_HOME to a folder you can write" in run.err
+
+
+def test_no_home_at_all_is_one_line_and_a_search_by_words_still_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """HOME unset for a user id the password database does not know (containers, CI runners):
+    every command, `-C` and a search by words included, ended in pathlib's traceback."""
+    import pathlib
+
+    def nowhere(cls: type[pathlib.Path]) -> pathlib.Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("a.md", "A note", "file lock words")
+    repo.commit()
+    for name in ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(pathlib.Path, "home", classmethod(nowhere))
+    assert repo.memidx("ingest").code == 0
+    assert repo.memidx("search", "--mode", "bm25", "lock").code == 0
+    monkeypatch.chdir(tmp_path)
+    shown = run_in_process(tmp_path, "memory")
+    assert shown.code == 1
+    error = "memidx: error: HOME is not set and this user has no home folder in the password "
+    assert shown.err.startswith(error) and shown.err.count("\n") == 1, shown.err
+    assert "(set HOME, or XDG_CONFIG_HOME and XDG_CACHE_HOME)" in shown.err
+    from memidx.cli import path_link  # `make path`: no home, so no ~/.local/bin either
+
+    monkeypatch.delenv("MEMIDX_BIN_DIR", raising=False)
+    monkeypatch.delenv("XDG_BIN_HOME", raising=False)
+    assert path_link.main([str(MEMIDX_BIN)]) == 1
+    assert capsys.readouterr().err.startswith(error)
