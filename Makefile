@@ -105,7 +105,11 @@ ingest: ready ## rebuild the index from every note at HEAD
 embed: ready ## embed the chunks that have no vector yet
 	$(MEMIDX) embed
 
-index: ingest embed ## build the whole index: ingest, then embed
+# One recipe, not `index: ingest embed`: under `make -j` (MAKEFLAGS) those two ran at once, and
+# the embed that finished first left the chunks the ingest wrote after it without vectors.
+index: ready ## build the whole index: ingest, then embed
+	$(MEMIDX) ingest
+	$(MEMIDX) embed
 
 reconcile: ready ## repair drift between the index and the notes at HEAD
 	$(MEMIDX) reconcile --fix

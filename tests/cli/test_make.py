@@ -219,3 +219,23 @@ def test_make_clean_deletes_the_index_and_nothing_else(tmp_path: Path) -> None:
     assert not any((folder / ".memidx" / name).exists() for name in index)
     assert not (folder / ".memidx" / "index.sqlite-vectors").exists()
     assert all((folder / ".memidx" / name).is_file() for name in kept)
+
+
+def test_make_index_embeds_after_the_ingest_even_under_make_j(tmp_path: Path) -> None:
+    """`index: ingest embed` ran both at once under `make -j2` (or MAKEFLAGS=-j): the embed
+    could end before the ingest wrote its chunks, which were left without vectors."""
+    folder = tmp_path / "clone"
+    venv = folder / ".venv"
+    executable(
+        venv / "bin" / "python",  # stands for memidx: `ingest` takes a while, `embed` says when
+        "#!/bin/sh\nshift\n"
+        'case "$1" in\n'
+        "  ingest) sleep 1 && touch ingested ;;\n"
+        '  embed) if [ -e ingested ]; then echo "embed after ingest"; '
+        'else echo "embed too soon"; fi ;;\n'
+        "esac\n",
+    )
+    executable(venv / "bin" / "memidx", f"#!{venv / 'bin' / 'python'}\n")
+    done = make_in(folder, "-j2", "index")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "embed after ingest\n"
