@@ -76,7 +76,9 @@ def test_make_search_without_a_query_is_a_usage_error(repo: NotesRepo) -> None:
 def make_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The project's Makefile run in `folder` (`make -C`), with `args` (VENV=..., targets)."""
     command = ["make", "-s", "-f", str(PROJECT / "Makefile"), "-C", str(folder), *args]
-    return subprocess.run(command, env=clean_env(), capture_output=True, text=True, check=False)
+    # not a sub-make of the `make test` that runs the suite: its own level, flags and jobs
+    env = {k: v for k, v in clean_env().items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    return subprocess.run(command, env=env, capture_output=True, text=True, check=False)
 
 
 def executable(path: Path, text: str) -> Path:
