@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -100,26 +100,22 @@ def _without(doc: Json, key: str) -> Json:
 
 def hooked_events(doc: Json, marker: str) -> list[str]:
     """The events that run a memidx hook."""
-    table = _dict(doc.get("hooks")) or {}
-    found: list[str] = []
-    for event, groups in table.items():
-        for group in _list(groups) or []:
-            if any(is_ours(h, marker) for h in _list((_dict(group) or {}).get("hooks")) or []):
-                found.append(event)
-                break
-    return found
+    return list(dict.fromkeys(event for event, _ in _our_hooks(doc, marker)))
 
 
 def hook_commands(doc: Json, marker: str) -> list[str]:
     """The commands of memidx's hooks, event by event."""
+    return [str((_dict(hook) or {}).get("command", "")) for _, hook in _our_hooks(doc, marker)]
+
+
+def _our_hooks(doc: Json, marker: str) -> Iterator[tuple[str, object]]:
+    """(event, hook entry) of each of memidx's hooks in the `hooks` table, in order."""
     table = _dict(doc.get("hooks")) or {}
-    return [
-        str((_dict(hook) or {}).get("command", ""))
-        for groups in table.values()
-        for group in _list(groups) or []
-        for hook in _list((_dict(group) or {}).get("hooks")) or []
-        if is_ours(hook, marker)
-    ]
+    for event, groups in table.items():
+        for group in _list(groups) or []:
+            for hook in _list((_dict(group) or {}).get("hooks")) or []:
+                if is_ours(hook, marker):
+                    yield event, hook
 
 
 def set_entry(doc: Json, path: Sequence[str], value: object) -> Json:

@@ -118,7 +118,7 @@ def _embed_index(
     progress: Callable[[int, int], None] | None,
     *,
     prune: bool,
-    embedder: Embedder | None,
+    embedder: Embedder,
     bound: tuple[int, int] | None,
 ) -> EmbedReport:
     """Embed into `store`, opened on the index file `bound` identifies; once that file is
@@ -128,7 +128,6 @@ def _embed_index(
     def current() -> bool:
         return bound is not None and file_identity(config.index_path) == bound
 
-    embedder = embedder or document_embedder(config)
     report = embed_missing(store, embedder, progress, current=current)
     pruned = 0
     if prune:

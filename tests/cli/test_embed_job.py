@@ -54,16 +54,22 @@ def test_a_note_committed_during_memidx_embed_gets_its_vectors(repo: NotesRepo) 
     assert not (config.state_dir / "embed.pending").exists()
 
 
-def test_a_background_embed_stops_when_its_clone_is_deleted(
-    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for i in range(BATCH + 6):  # two batches to embed
+def _two_batches_ingested(repo: NotesRepo) -> Config:
+    """A memory whose index holds two batches of chunks to embed, and its configuration."""
+    for i in range(BATCH + 6):
         repo.note(f"n{i}.md", f"Note {i}", f"words of note {i}")
     repo.commit()
     config = load_config(repo.root)
     store, _ = open_store(config.index_path, write=True)
     ingest(config, store, note_source(config))
     store.conn.close()
+    return config
+
+
+def test_a_background_embed_stops_when_its_clone_is_deleted(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _two_batches_ingested(repo)
     fake = CommitWhileEmbedding(lambda: shutil.rmtree(repo.root))  # the user deletes the clone
 
     def loaded(config: Config) -> FakeEmbedder:
@@ -80,13 +86,7 @@ def test_a_background_embed_stops_when_its_clone_is_deleted(
 def test_a_background_embed_leaves_an_index_rebuilt_under_it_alone(
     repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for i in range(BATCH + 6):
-        repo.note(f"n{i}.md", f"Note {i}", f"words of note {i}")
-    repo.commit()
-    config = load_config(repo.root)
-    store, _ = open_store(config.index_path, write=True)
-    ingest(config, store, note_source(config))
-    store.conn.close()
+    config = _two_batches_ingested(repo)
     path = matrix_path(config.index_path, "test/fake")
 
     def rebuild() -> None:  # `rm -rf .memidx && make index` while the embedder works
