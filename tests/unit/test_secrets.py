@@ -119,11 +119,11 @@ def test_a_url_password_is_found_whatever_comes_before_the_scheme(url: str) -> N
 
 def test_a_long_run_of_letters_is_scanned_in_linear_time() -> None:
     blob = "x" * 100_000  # a tool's output: at every letter the URL pattern took O(n)
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: the other work on a shared machine adds none
 
     found = find_secrets(f"{blob} https://app:{'Zq9' + 'xT4mLw8vR2'}@db {blob}A")
 
-    assert time.monotonic() - started < 3  # ~25 s before
+    assert time.process_time() - started < 3  # ~25 s before
     assert [f.kind for f in found] == ["basic-auth"]
 
 
@@ -262,6 +262,6 @@ def test_command_lines_without_a_password_are_left_alone(line: str) -> None:
 
 
 def test_many_command_words_on_one_line_are_scanned_in_linear_time() -> None:
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: the other work on a shared machine adds none
     find_secrets("curl " * 200_000 + "mysql " * 100_000)
-    assert time.monotonic() - started < 5  # ~1 s; a pattern without its bound took minutes
+    assert time.process_time() - started < 5  # ~1 s; a pattern without its bound took minutes
