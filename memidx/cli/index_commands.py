@@ -232,8 +232,13 @@ def embed(args: argparse.Namespace, config: Config) -> int:
         return embed_in_background(config)
     store = writable_index(config, say_notice)
     bar = ProgressBar("embedding chunks")
+
+    def waiting() -> None:  # on a terminal only, as the progress: a wait can be minutes
+        if bar.enabled:
+            print("memidx: another embed is running in this clone; waiting for it", file=sys.stderr)
+
     try:
-        report = embed_index(config, store, bar, prune=args.prune)
+        report = embed_index(config, store, bar, prune=args.prune, waiting=waiting)
     finally:
         bar.close()
         store.conn.close()

@@ -83,16 +83,17 @@ def embed_index(
     *,
     prune: bool = False,
     embedder: Embedder | None = None,
+    waiting: Callable[[], None] | None = None,
 ) -> EmbedReport:
     """`memidx embed`: embed what is missing, optionally prune, refresh the matrix file; one
-    embedder at a time per clone (a background one finishes first). A hook whose embedder
-    left at this lock meanwhile left its mark: embed again until there is none, or its
-    chunks would wait for the next commit."""
+    embedder at a time per clone (a background one finishes first; `waiting` is called when
+    this one has to wait for it). A hook whose embedder left at this lock meanwhile left its
+    mark: embed again until there is none, or its chunks would wait for the next commit."""
     pending = _pending(config)
     report: EmbedReport | None = None
     bound = file_identity(config.index_path)  # the file `store` was opened on
     while report is None or pending.exists():
-        with _embed_lock(config, wait=True):
+        with _embed_lock(config, wait=True, waiting=waiting):
             pending.unlink(missing_ok=True)  # this run embeds what the mark was left for
             embedder = embedder or document_embedder(config)
             done = _embed_index(
@@ -140,9 +141,19 @@ def _embed_index(
 
 
 @contextmanager
-def _embed_lock(config: Config, *, wait: bool) -> Generator[bool]:
-    """The clone's embed lock; yields whether it was taken (always, when waiting)."""
-    with file_lock(config.state_dir / "embed.lock", wait=wait) as taken:
+def _embed_lock(
+    config: Config, *, wait: bool, waiting: Callable[[], None] | None = None
+) -> Generator[bool]:
+    """The clone's embed lock; yields whether it was taken (always, when `wait`: after
+    calling `waiting` if another embedder holds it)."""
+    path = config.state_dir / "embed.lock"
+    with file_lock(path, wait=False) as taken:
+        if taken or not wait:
+            yield taken
+            return
+    if waiting is not None:
+        waiting()
+    with file_lock(path, wait=True) as taken:
         yield taken
 
 

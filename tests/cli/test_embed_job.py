@@ -4,6 +4,7 @@ embedder found another one at work."""
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from memidx.embed.matrix import current_stamp, map_matrix, matrix_path
 from memidx.index.open import mark_index_built
 from memidx.index.store import VectorStore, open_store
 from memidx.index.sync import ingest, note_source
+from memidx.portable import file_lock
 from tests.helpers import FakeEmbedder, NotesRepo, add_note
 
 
@@ -115,3 +117,45 @@ def test_a_background_embed_leaves_an_index_rebuilt_under_it_alone(
     finally:
         fresh.conn.close()
     assert map_matrix(path, stamp) is not None  # the rebuilt index's matrix file is its own
+
+
+def test_memidx_embed_says_when_it_waits_for_another_embedder(repo: NotesRepo) -> None:
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = load_config(repo.root)
+    store, _ = open_store(config.index_path, write=True)
+    ingest(config, store, note_source(config))
+    store.conn.close()
+    waited = threading.Event()
+    done: list[int] = []
+
+    def run() -> None:  # `memidx embed`, on a thread of its own (sqlite: its own connection)
+        mine, _ = open_store(config.index_path, write=True)
+        try:
+            done.append(
+                embed_index(config, mine, embedder=FakeEmbedder(), waiting=waited.set).embedded
+            )
+        finally:
+            mine.conn.close()
+
+    with file_lock(config.state_dir / "embed.lock"):  # a background embedder at work
+        worker = threading.Thread(target=run)
+        worker.start()
+        assert waited.wait(10)
+        assert not done  # it waits its turn
+    worker.join(10)
+    assert done == [1]
+
+
+def test_memidx_embed_says_nothing_when_no_one_holds_the_lock(repo: NotesRepo) -> None:
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = load_config(repo.root)
+    store, _ = open_store(config.index_path, write=True)
+    ingest(config, store, note_source(config))
+    waits: list[bool] = []
+    try:
+        embed_index(config, store, embedder=FakeEmbedder(), waiting=lambda: waits.append(True))
+    finally:
+        store.conn.close()
+    assert not waits

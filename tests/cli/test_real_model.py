@@ -100,6 +100,20 @@ def small(tmp_path: Path, models_dir: Path) -> NotesRepo:
     return repo
 
 
+def test_an_embed_with_nothing_to_embed_loads_no_model(small: NotesRepo, models_dir: Path) -> None:
+    # (not peak_rss_mb: Linux keeps a process's peak across exec, so a child of this test
+    # process reports the test's own peak)
+    again = small.memidx_process(
+        "embed", "--json", MEMIDX_MODELS_DIR=str(models_dir), PYTHONPROFILEIMPORTTIME="1"
+    )
+    assert again.code == 0, again.err
+    report = again.json()
+    assert report["embedded"] == 0 and report["chunks"] == 2
+    imported = [line.rsplit("|", 1)[-1].strip() for line in again.err.splitlines()]
+    assert "memidx.embed.job" in imported  # the listing is there
+    assert not [name for name in imported if name.startswith(("onnxruntime", "tokenizers"))]
+
+
 def test_a_missing_model_is_a_clear_error_and_bm25_still_answers(
     small: NotesRepo, tmp_path: Path
 ) -> None:
