@@ -118,8 +118,12 @@ def test_share_merges_what_its_own_fetch_brought_without_fetching_again(
 
     monkeypatch.setattr(share_module, "_git", fetch_then_the_remote_goes_away)
 
-    with pytest.raises(GitError, match="git push failed"):  # only the push needs the remote
+    with pytest.raises(GitError, match="git push failed") as raised:  # only the push needs it
         share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    # git's reason, its first sentence, not the last line of its advice ("and the repository
+    # exists.")
+    assert raised.value.message.endswith("does not appear to be a git repository.")
 
     assert two.git("rev-parse", "HEAD^2").strip() == theirs  # merged: two's commit, then one's
     assert "pushed" in two.git("show", "HEAD:notes/from-one.md")
@@ -136,6 +140,22 @@ def test_a_branch_without_an_upstream_says_so_at_once(tmp_path: Path) -> None:
 
     assert "git push -u origin HEAD" in raised.value.hint
     assert one.git("rev-parse", "HEAD").strip() == head
+
+
+def test_a_branch_without_an_upstream_is_one_line_naming_the_command(tmp_path: Path) -> None:
+    """memidx knows before any merge or push that there is nothing to share with: its one
+    line, none of git's ("fatal: no upstream configured for branch 'main'")."""
+    one, _ = clones(tmp_path)
+    one.git("branch", "--unset-upstream")
+
+    run = one.memidx_process("share")
+
+    assert run.code == 1
+    assert run.err.splitlines() == [
+        "memidx: error: the branch has no upstream to share with, so nothing was pulled or "
+        "pushed (push it once with `git push -u origin HEAD`, then make sync again)"
+    ]
+    assert run.out == ""
 
 
 def test_an_upstream_the_remote_no_longer_has_says_so_at_once(tmp_path: Path) -> None:
@@ -288,21 +308,26 @@ def test_a_cherry_pick_in_progress_says_so_at_once(tmp_path: Path) -> None:
     assert naps == [] and "git status" in raised.value.hint
 
 
-def test_a_push_git_refuses_names_git_s_reason_not_its_last_line(tmp_path: Path) -> None:
-    """git's advice after a refused push ends with "see push.default in 'git help config'."
-    and more such lines: the error names the reason, its first sentence, not the last line."""
-    one, _ = clones(tmp_path)
-    one.git("switch", "-q", "-c", "topic", "--track", "origin/main")
-    one.note("topic.md", "Topic", "a note on a branch named unlike its upstream")
-    one.commit("a note")
+def test_a_branch_named_unlike_its_upstream_is_pushed_to_its_upstream(tmp_path: Path) -> None:
+    """Local `notes` following `origin/main`: a plain `git push` refuses it under git's default
+    push.default (simple) and would push a new branch under `upstream`; share pushes HEAD to
+    the branch it follows, by name, whatever push.default says."""
+    one, two = clones(tmp_path)
+    one.git("switch", "-q", "-c", "notes", "--track", "origin/main")
+    one.note("notes.md", "Notes", "a note on a branch named unlike its upstream")
+    mine = one.commit("a note")
+    two.note("theirs.md", "Theirs", "a note the other clone pushed first")
+    two.commit("two's note")
+    two.git("push", "-q", "origin", "main")
+    remote = NotesRepo(tmp_path / "remote.git", init=False)
 
-    with pytest.raises(GitError, match="git push failed") as raised:
-        share(load_config(one.root, env={}), sleep=lambda _: None)
+    for default in ("simple", "upstream", "nothing"):
+        one.git("config", "push.default", default)
+        assert share(load_config(one.root, env={}), sleep=lambda _: None).pushed
 
-    assert raised.value.message == (
-        "git push failed: fatal: The upstream branch of your current branch does not match "
-        "the name of your current branch."
-    )
+        assert remote.git("rev-parse", "main").strip() == one.git("rev-parse", "HEAD").strip()
+    assert one.git("merge-base", "--is-ancestor", mine, "HEAD") == ""
+    assert remote.git("branch", "--format=%(refname)").split() == ["refs/heads/main"]  # no notes
 
 
 def test_a_fetch_that_fails_is_named_by_git_s_reason(tmp_path: Path) -> None:
