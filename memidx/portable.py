@@ -75,6 +75,28 @@ def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) ->
         yield True
 
 
+# A POSIX shell to run two git commands as one child process (the second must run even when
+# memidx is killed between them); None where there is none to count on.
+SHELL: str | None = None if sys.platform == "win32" else "/bin/sh"
+
+
+def start_piped(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
+    """Start `argv` in `cwd` with its three streams piped (text), in a session of its own on
+    POSIX: the terminal's Ctrl-C, which stops memidx, does not stop it halfway, and it ends
+    its work when memidx is killed (a closed input is all it sees)."""
+    import subprocess
+
+    pipe, env = subprocess.PIPE, dict(os.environ)
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return subprocess.Popen(
+            argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=env
+        )  # fmt: skip
+    return subprocess.Popen(
+        argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=env,
+        start_new_session=True,
+    )  # fmt: skip
+
+
 def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
     """Start `argv` with no input and its output to `log`, detached from this process: a
     session of its own on POSIX, a process group with no console on Windows, so neither the

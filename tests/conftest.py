@@ -4,6 +4,7 @@ HOME and the XDG folders in a temporary folder, so no test reads or writes the u
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,6 +45,11 @@ def user_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
         monkeypatch.setenv(variable, str(home / folder))
     for variable in ("XDG_BIN_HOME", "MEMIDX_BIN_DIR", *AGENT_HOMES):
         monkeypatch.delenv(variable, raising=False)
+    # days in --since/--until are the local clock's: every test reads them in UTC unless it
+    # sets another zone itself
+    monkeypatch.setenv("TZ", "UTC")
+    if hasattr(time, "tzset"):
+        time.tzset()
     # the identity git commits with (clean_env drops GIT_* variables; tests/helpers.py)
     (home / ".gitconfig").write_text(
         "[user]\n\tname = memidx tests\n\temail = tests@memidx.invalid\n"

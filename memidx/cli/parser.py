@@ -79,8 +79,10 @@ def _search_commands(commands: Commands) -> None:
     p.add_argument("--path", help="only documents whose ref starts with this prefix")
     p.add_argument("--drawer", help="only records filed in this drawer")
     p.add_argument("--agent", help="only records of this agent")
-    p.add_argument("--since", help="only records (and dated notes) from this date or time on")
-    p.add_argument("--until", help="only records (and dated notes) before the end of this day")
+    p.add_argument("--since", help="only records (and dated notes) from this local date or time on")
+    p.add_argument(
+        "--until", help="only records (and dated notes) up to the end of this local day or time"
+    )
     p.add_argument(
         "--timings",
         action="store_true",

@@ -51,7 +51,9 @@ def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
         commit = publish(
             root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
+            then=lambda new: ("reset", "-q", new, "--", *paths),
         )  # fmt: skip
+        # again, here: the child's reset gives up on a lock another git holds; this one waits
         done, shows = f"committed {what} as {commit[:12]}", "it as staged for deletion"
         update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
     return commit
@@ -66,11 +68,13 @@ def publish(
     *,
     undone: str,
     deadline: float,
+    then: Callable[[str], Sequence[str]] = lambda _: (),
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never
-    moved from a HEAD it was not built on. GitError saying `undone` when that does not happen
-    by `deadline` (HEAD is then as the other git left it)."""
+    moved from a HEAD it was not built on. `then(commit)`: git arguments run with the move, in
+    the same child process (memidx.git.publish.move_head). GitError saying `undone` when that
+    does not happen by `deadline` (HEAD is then as the other git left it)."""
     from memidx.git.publish import BUSY, DONE, move_head
 
     head = head_of()
@@ -78,7 +82,7 @@ def publish(
     for attempt in range(10_000):  # bounded by the deadline; the count only bounds the loop
         if commit == head:
             return commit  # nothing to move
-        outcome = move_head(root, git_dir, commit, head, message)
+        outcome = move_head(root, git_dir, commit, head, message, then=then(commit))
         if outcome == DONE:
             return commit
         now = head_of()

@@ -12,12 +12,21 @@ looks again while it holds the ref's own lock: `git update-ref --stdin` prepares
 committed or aborted, so only a commit that starts within that instant can miss it. The ref
 stays locked for the look alone (~5 ms for 100 processes on a loaded machine), under the
 100 ms another git waits for a ref lock (core.filesRefLockTimeout) before it gives up.
+
+What must follow the move (git's index told about the paths the new commit holds) runs in the
+same child process, a shell that runs `git update-ref` and then, when HEAD is the new commit,
+that git command: memidx killed between the two (a `kill -9`, a Ctrl-C) left HEAD moved and
+the index not, so `git status` showed the committed files as staged for deletion and
+untracked, and a person's next `git commit` would have deleted them. The child has a session
+of its own and finishes alone; a transaction memidx had not committed is aborted when its
+input closes.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
@@ -26,16 +35,30 @@ DONE = "done"
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 
 
-def move_head(root: Path, git_dir: Path, new: str, old: str | None, message: str) -> str:
+# $1 the reflog message, $2 the new commit, then the git command to run once HEAD is there
+# (update-ref's answers go to memidx; its exit status does not tell a commit from an abort)
+THEN = (
+    'git update-ref -m "$1" --stdin; '
+    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
+    'shift 2; exec git "$@"'
+)
+
+
+def move_head(
+    root: Path, git_dir: Path, new: str, old: str | None, message: str, *, then: Sequence[str] = ()
+) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
-    DONE, MOVED or BUSY."""
+    DONE, MOVED or BUSY. `then`: git arguments run right after the move in the same child
+    process, so they run even if memidx dies in between (POSIX; elsewhere not at all: the
+    caller runs them again anyway)."""
+    from memidx.portable import SHELL, start_piped
+
     if committing(root):
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
-    pipe = subprocess.PIPE
-    with subprocess.Popen(
-        argv, cwd=root, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=dict(os.environ)
-    ) as git:
+    if then and SHELL is not None:
+        argv = [SHELL, "-c", THEN, "memidx", message, new, *then]
+    with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes
         try:
             git.stdin.write(f"start\nupdate HEAD {new} {old or ZERO}\nprepare\n")

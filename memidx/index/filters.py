@@ -14,8 +14,8 @@ class Filters(Value):
     tag: str | None = None
     drawer: str | None = None
     agent: str | None = None
-    since: str | None = None  # ISO 8601, inclusive
-    until: str | None = None  # ISO 8601, exclusive
+    since: str | None = None  # UTC `YYYY-MM-DDTHH:MM:SSZ` (or a date), inclusive
+    until: str | None = None  # the same, exclusive
 
 
 def filter_sql(filters: Filters) -> tuple[str, list[object]]:
@@ -40,10 +40,13 @@ def filter_sql(filters: Filters) -> tuple[str, list[object]]:
         "coalesce(json_extract(d.meta, '$.ts'), json_extract(d.meta, '$.created'), "
         "json_extract(d.meta, '$.added'))"
     )
-    if filters.since:
-        clauses.append(f"AND {when} >= ?")
+    # a date alone (`created: 2026-03-14`) stands for its whole day: in when the day overlaps
+    # the bounds, which are times ("2026-03-14" sorts before "2026-03-14T00:00:00Z")
+    day = f"length({when}) = 10"
+    if filters.since:  # "~" sorts after every time of the day, before the next day
+        clauses.append(f"AND (CASE WHEN {day} THEN {when} || '~' ELSE {when} END) >= ?")
         params.append(filters.since)
     if filters.until:
-        clauses.append(f"AND {when} < ?")
+        clauses.append(f"AND (CASE WHEN {day} THEN {when} || 'T00:00:00Z' ELSE {when} END) < ?")
         params.append(filters.until)
     return " ".join(clauses), params

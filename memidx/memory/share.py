@@ -5,7 +5,10 @@ The merge moves HEAD, so it waits (memidx.git.commit.WAIT_SECONDS at most) while
 this clone is committing or holds the index, as memidx's own commits do. memidx fetches
 first, then merges the branch's upstream as that fetch left it (`git merge @{upstream}`,
 not `git pull`, which would fetch again: seconds on a network remote between the look and
-the merge, time for a person's `git commit` to start). A push rejected because the remote
+the merge, time for a person's `git commit` to start), and pushes to that upstream by name
+(`git push <remote> HEAD:<its branch>`), so a branch that follows another name (local `notes`
+following `origin/main`) is shared under git's default `push.default = simple` too. A branch
+with no upstream is named before any fetch. A push rejected because the remote
 moved (another clone pushed first) is the normal case when several machines sync at once:
 fetch and merge again (git's hooks index what arrives) and push again. A merge that stops on
 a conflict needs a person: the merge is left as git left it, and the error says so. Segments
@@ -68,9 +71,13 @@ def share(
     commit = commit_haystack(config, say)
     if commit is not None:
         after_commit(config, say)
-    if not _git(config, "remote").stdout.strip():
+    remotes = _git(config, "remote").stdout.split()
+    if not remotes:
         after_commit(config, say)
         return Shared(commit, 0, pushed=False, remote=False)
+    remote, branch = _upstream(config)
+    if not remote or not branch:  # git's merge and push would each say so in lines of their own
+        raise _no_upstream("origin" if "origin" in remotes else remotes[0])
     started, attempt, failed, unfetched = time.monotonic(), 0, "", 0
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
@@ -91,7 +98,7 @@ def share(
             failed = f"git merge failed: {_reason(merged)}"
             _pause(attempt, sleep, say, failed)
             continue
-        pushed = _git(config, "push")
+        pushed = _git(config, "push", remote, f"HEAD:{branch}")  # whatever push.default says
         if pushed.returncode == 0:
             after_commit(config, say)  # in case the hooks are not installed
             return Shared(commit, attempt, pushed=True, remote=True)
@@ -129,11 +136,8 @@ def _quiet(config: Config) -> None:
 def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None:
     """Raise for a merge that trying again cannot mend; return for one it may."""
     text = done.stdout + done.stderr
-    if "no upstream configured" in text:
-        raise MemidxError(
-            "the branch has no upstream to share with, so nothing was pulled or pushed",
-            "push it once with `git push -u origin HEAD`, then make sync again",
-        )
+    if "no upstream configured" in text:  # unset since share looked
+        raise _no_upstream("origin")
     if "@{upstream} - not something we can merge" in text:  # after a fetch that worked
         raise MemidxError(
             "the branch's upstream is not on the remote (deleted there, or never pushed), "
@@ -143,6 +147,7 @@ def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> Non
         )
     if "not stored as a remote-tracking branch" in text:
         remote, branch = _upstream(config)
+        branch = branch.removeprefix("refs/heads/")
         raise MemidxError(
             f"git fetch does not bring the branch's upstream {branch} from {remote} (a "
             "single-branch clone?), so nothing was pulled or pushed",
@@ -187,11 +192,21 @@ def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> Non
 
 
 def _upstream(config: Config) -> tuple[str, str]:
-    """The remote and the branch there that the current branch follows."""
-    branch = _git(config, "symbolic-ref", "--short", "HEAD").stdout.strip()
+    """The remote and the ref there (`refs/heads/main`) that the current branch follows;
+    empty strings for what is not set."""
+    branch = _git(config, "symbolic-ref", "-q", "--short", "HEAD").stdout.strip()
+    if not branch:
+        return "", ""
     remote = _git(config, "config", f"branch.{branch}.remote").stdout.strip()
     merge = _git(config, "config", f"branch.{branch}.merge").stdout.strip()
-    return remote, merge.removeprefix("refs/heads/")
+    return remote, merge
+
+
+def _no_upstream(remote: str) -> MemidxError:
+    return MemidxError(
+        "the branch has no upstream to share with, so nothing was pulled or pushed",
+        f"push it once with `git push -u {quote(remote)} HEAD`, then make sync again",
+    )
 
 
 def _pause(

@@ -31,9 +31,9 @@ def hit_json(hit: Hit) -> dict[str, object]:
 
 
 def search_data(result: SearchResult, timings: dict[str, float] | None = None) -> dict[str, object]:
+    """The object in the README's order: `schema` first, `timings_ms` (when asked) last."""
     extra: dict[str, object] = {"timings_ms": timings} if timings else {}
     return {
-        **extra,
         "schema": SEARCH_SCHEMA,
         "query": result.query,
         "terms": list(result.terms.terms),
@@ -42,4 +42,5 @@ def search_data(result: SearchResult, timings: dict[str, float] | None = None) -
         "count": len(result.hits),
         "hits": [hit_json(h) for h in result.hits],
         "warnings": list(result.warnings),
+        **extra,
     }

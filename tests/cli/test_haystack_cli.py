@@ -227,6 +227,9 @@ def test_search_filters_by_kind_drawer_agent_and_time(indexed: NotesRepo) -> Non
         "cache words early",
     ]
     assert refs("--since", "2026-01-05T11:00", "--until", "2026-02-01") == []
+    # ISO basic dates are days too: `--until 20260105` was read as that day's first moment
+    assert refs("--until", "20260105") == refs("--until", "2026-01-05")
+    assert refs("--since", "20260105", "--until", "20260105") == ["cache words early"]
     bad = indexed.memidx("search", "--since", "soon", "cache")
     assert bad.code == 2 and "--since 'soon'" in bad.err
 

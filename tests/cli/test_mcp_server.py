@@ -53,7 +53,7 @@ def test_every_tool_answers_with_the_command_lines_json(memory: NotesRepo) -> No
             }  # fmt: skip
 
             found = data(await client.call_tool("search", {"query": "database locked", "k": 5}))
-            assert found == cli
+            assert found == cli and list(found) == list(cli) and next(iter(found)) == "schema"
             assert found["hits"][0]["ref"] == "notes/sqlite/busy.md"
             only = {"query": "vmmem", "tag": "sqlite", "path": "notes/", "since": "2000-01-01"}
             assert data(await client.call_tool("search", only))["count"] == 0

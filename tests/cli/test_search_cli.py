@@ -41,11 +41,14 @@ def indexed(repo: NotesRepo) -> NotesRepo:
     return repo
 
 
+DOCUMENTED_KEYS = ["schema", "query", "terms", "engine", "match", "count", "hits", "warnings"]
+
+
 def test_json_output_follows_the_documented_schema(indexed: NotesRepo) -> None:
     run = indexed.memidx("search", "vmmem wslconfig", "--json")
     assert run.code == 0
     data = run.json()
-    assert set(data) == {"schema", "query", "terms", "engine", "match", "count", "hits", "warnings"}
+    assert list(data) == DOCUMENTED_KEYS  # the README's order: `schema` first
     assert (data["schema"], data["engine"], data["match"], data["count"]) == (
         "memidx.search/1",
         "bm25",
@@ -62,6 +65,15 @@ def test_json_output_follows_the_documented_schema(indexed: NotesRepo) -> None:
     )
     assert "**vmmem**" in hit["snippet"] and hit["line"] == 6
     assert 0 < hit["relevance"] < 1  # a probability, the same scale for every query
+
+
+def test_timings_in_json_come_after_the_documented_keys(indexed: NotesRepo) -> None:
+    """`--timings` put `timings_ms` before `schema`, the key a reader looks at first."""
+    run = indexed.memidx("search", "vmmem wslconfig", "--json", "--timings")
+    assert run.code == 0
+    data = run.json()
+    assert list(data) == [*DOCUMENTED_KEYS, "timings_ms"]
+    assert data["timings_ms"]["total"] > 0
 
 
 def test_human_output_is_one_block_per_hit_with_the_answering_mode(indexed: NotesRepo) -> None:

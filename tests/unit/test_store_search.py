@@ -123,6 +123,30 @@ def test_filters_by_kind_path_prefix_and_tag(store: Store) -> None:
     assert len(refs(store, "shared", Filters(kind="note"))) == 2
 
 
+@pytest.mark.parametrize(
+    ("since", "until", "expected"),
+    [
+        # a local day west of UTC: 30 November 08:00Z to 1 December 08:00Z overlaps both
+        ("2026-11-30T08:00:00Z", "2026-12-01T08:00:00Z", ["notes/d1.md", "notes/n30.md"]),
+        # the UTC day of 30 November: the 30th in full, not the 1st
+        ("2026-11-30T00:00:00Z", "2026-12-01T00:00:00Z", ["notes/n30.md"]),
+        ("2026-11-30T23:59:59Z", None, ["notes/d1.md", "notes/n30.md"]),
+        ("2026-12-01T00:00:00Z", None, ["notes/d1.md"]),
+        (None, "2026-12-01T00:00:01Z", ["notes/d1.md", "notes/n29.md", "notes/n30.md"]),
+        (None, "2026-11-30T00:00:00Z", ["notes/n29.md"]),
+    ],
+)
+def test_a_note_dated_by_day_alone_is_in_when_its_day_overlaps_the_bounds(
+    store: Store, since: str | None, until: str | None, expected: list[str]
+) -> None:
+    """Bounds are times; "2026-11-30" sorts before "2026-11-30T00:00:00Z", so a date alone
+    compared as text fell out of the very day it names."""
+    for name, day in (("n29", "2026-11-29"), ("n30", "2026-11-30"), ("d1", "2026-12-01")):
+        add(store, f"notes/{name}.md", f"---\ncreated: {day}\n---\nshared word\n")
+
+    assert sorted(refs(store, "shared", Filters(since=since, until=until))) == expected
+
+
 def test_path_prefix_with_like_wildcards_is_literal(store: Store) -> None:
     add(store, "notes/a_b/x.md", "# X\nword\n")
     add(store, "notes/aXb/y.md", "# Y\nword\n")
