@@ -49,8 +49,8 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
         configured = os.environ.get(CONFIG_DIR)
         mcp = user_dir() / ".claude.json" if configured else Path.home() / ".claude.json"
     files = [
-        hooks_file(settings, NAME, command_hooks(NAME, EVENTS)),
-        mcp_file(mcp, {"type": "stdio", **mcp_entry()}),
+        hooks_file(settings, NAME, command_hooks(NAME, EVENTS, portable=project)),
+        mcp_file(mcp, {"type": "stdio", **mcp_entry(portable=project)}),
     ]
     if project:
         local = settings.with_name("settings.local.json")

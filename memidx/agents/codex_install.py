@@ -20,8 +20,8 @@ from memidx.agents.text_install import TextFile, drop_block, find_block, put_blo
 from memidx.errors import MemidxError
 
 
-def mcp_block() -> str:
-    argv = mcp_argv()
+def mcp_block(*, portable: bool = False) -> str:
+    argv = mcp_argv(portable=portable)
     args = ", ".join(json.dumps(a) for a in argv[1:])
     return f"[mcp_servers.{SERVER}]\ncommand = {json.dumps(argv[0])}\nargs = [{args}]\n"
 
@@ -33,7 +33,7 @@ def _parsed(text: str, path: Path) -> dict[str, object]:
         raise MemidxError(f"{path} is not valid TOML: {exc}", LEFT_ALONE) from exc
 
 
-def _install_mcp(path: Path):
+def _install_mcp(path: Path, portable: bool):
     def install(text: str) -> str:
         outside = drop_block(text)
         servers = _parsed(outside, path).get("mcp_servers")
@@ -42,7 +42,7 @@ def _install_mcp(path: Path):
                 f"{path} already has an [mcp_servers.{SERVER}] that memidx did not add",
                 "remove it, or leave it: memidx's hooks work without it",
             )
-        after = put_block(text, mcp_block())
+        after = put_block(text, mcp_block(portable=portable))
         _parsed(after, path)  # never write a file Codex could not read
         return after
 
@@ -58,9 +58,10 @@ def user_dir() -> Path:
 
 
 def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
-    folder = project_root(cwd) / ".codex" if scope == "project" else user_dir()
+    project = scope == "project"
+    folder = project_root(cwd) / ".codex" if project else user_dir()
     toml = folder / "config.toml"
     return [
-        hooks_file(folder / "hooks.json", NAME, command_hooks(NAME, EVENTS)),
-        TextFile(toml, _install_mcp(toml), drop_block, _mcp_state),
+        hooks_file(folder / "hooks.json", NAME, command_hooks(NAME, EVENTS, portable=project)),
+        TextFile(toml, _install_mcp(toml, project), drop_block, _mcp_state),
     ]

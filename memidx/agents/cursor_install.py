@@ -11,7 +11,7 @@ from typing import cast
 from memidx.agents.cursor import EVENTS, NAME
 from memidx.agents.entries import hook_command, marker, mcp_entry, mcp_file
 from memidx.agents.install import ConfigFile, project_root
-from memidx.agents.settings import Json, is_ours
+from memidx.agents.settings import Edit, Json, is_ours
 from memidx.agents.text_install import TextFile, own_file
 
 MARKER = marker(NAME)
@@ -25,15 +25,19 @@ its ref:line. Added by `memidx agent install cursor`; `memidx agent uninstall cu
 """
 
 
-def _install_hooks(doc: Json) -> Json:
-    doc = _uninstall_hooks(doc, keep=set(EVENTS))
-    table = dict(cast(Json, doc.get("hooks")) if isinstance(doc.get("hooks"), dict) else {})
-    for event, (timeout, _) in EVENTS.items():
-        listed = table.get(event)
-        entries = list(cast(list[object], listed)) if isinstance(listed, list) else []
-        ours: Json = {"command": hook_command(NAME, event), "timeout": timeout}
-        table[event] = _put_hook(entries, ours)
-    return {**doc, "hooks": table} if "version" in doc else {"version": 1, **doc, "hooks": table}
+def _install_hooks(portable: bool) -> Edit:
+    def install(doc: Json) -> Json:
+        doc = _uninstall_hooks(doc, keep=set(EVENTS))
+        table = dict(cast(Json, doc.get("hooks")) if isinstance(doc.get("hooks"), dict) else {})
+        for event, (timeout, _) in EVENTS.items():
+            listed = table.get(event)
+            entries = list(cast(list[object], listed)) if isinstance(listed, list) else []
+            command = hook_command(NAME, event, portable=portable)
+            table[event] = _put_hook(entries, {"command": command, "timeout": timeout})
+        versioned = doc if "version" in doc else {"version": 1, **doc}
+        return {**versioned, "hooks": table}
+
+    return install
 
 
 def _put_hook(entries: list[object], entry: Json) -> list[object]:
@@ -74,9 +78,10 @@ def _hooks_state(doc: Json) -> list[str]:
 
 
 def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
-    folder = (project_root(cwd) if scope == "project" else Path.home()) / ".cursor"
+    project = scope == "project"
+    folder = (project_root(cwd) if project else Path.home()) / ".cursor"
     return [
-        ConfigFile(folder / "hooks.json", _install_hooks, _uninstall_hooks, _hooks_state),
-        mcp_file(folder / "mcp.json", mcp_entry()),
+        ConfigFile(folder / "hooks.json", _install_hooks(project), _uninstall_hooks, _hooks_state),
+        mcp_file(folder / "mcp.json", mcp_entry(portable=project)),
         own_file(folder / "rules" / "memidx.mdc", RULE, "rule memidx.mdc"),
     ]

@@ -1,14 +1,20 @@
 """memidx's entries in agents' JSON configuration files, in the forms several agents share: a
 `hooks` table of command hooks in Claude Code's shape (Codex CLI and Gemini CLI take it too),
-the MCP server under `mcpServers`, and what `memidx agent status` says of each."""
+the MCP server under `mcpServers`, and what `memidx agent status` says of each.
+
+A user's own files name this clone's memidx by absolute path; a project's files, which a team
+commits, run memidx portably (memidx/agents/launcher.py): `portable=True`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import shlex
+import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import cast
 
 from memidx.agents.install import ConfigFile, memidx_argv, shell_command
+from memidx.agents.launcher import parse_launch, portable_argv, portable_command
 from memidx.agents.settings import (
     HookEntry,
     Json,
@@ -30,27 +36,41 @@ def marker(agent: str) -> str:
     return f"agent hook {agent}"
 
 
-def hook_command(agent: str, event: str) -> str:
-    return shell_command("agent", "hook", agent, event)
+def hook_command(agent: str, event: str, *, portable: bool = False) -> str:
+    """The command of memidx's hook for `event`; a portable one prints what the agent takes
+    for nothing (the adapter's answer when its work fails) when no memidx is there at all."""
+    args = ("agent", "hook", agent, event)
+    if not portable:
+        return shell_command(*args)
+    from memidx.agents.runner import adapter
+
+    found = adapter(agent)
+    return portable_command(memidx_argv(), args, found.failed(event) if found.failed else "")
 
 
-def command_hooks(agent: str, events: Mapping[str, tuple[int, float]]) -> dict[str, HookEntry]:
+def command_hooks(
+    agent: str, events: Mapping[str, tuple[int, float]], *, portable: bool = False
+) -> dict[str, HookEntry]:
     """memidx's command hook for each event, with the agent's timeout for it (events map to
     (the agent's timeout, memidx's own deadline), as each adapter's EVENTS do)."""
     return {
-        event: {"type": "command", "command": hook_command(agent, event), "timeout": timeout}
+        event: {
+            "type": "command",
+            "command": hook_command(agent, event, portable=portable),
+            "timeout": timeout,
+        }
         for event, (timeout, _) in events.items()
     }
 
 
-def mcp_argv() -> list[str]:
+def mcp_argv(*, portable: bool = False) -> list[str]:
     """The command line that starts memidx's MCP server."""
-    return [*memidx_argv(), "mcp"]
+    return portable_argv(memidx_argv(), ["mcp"]) if portable else [*memidx_argv(), "mcp"]
 
 
-def mcp_entry() -> dict[str, object]:
+def mcp_entry(*, portable: bool = False) -> dict[str, object]:
     """The MCP server as `mcpServers` entries name it: its command and its arguments."""
-    argv = mcp_argv()
+    argv = mcp_argv(portable=portable)
     return {"command": argv[0], "args": argv[1:]}
 
 
@@ -69,19 +89,31 @@ def hooks_state(doc: Json, mark: str) -> list[str]:
     events = hooked_events(doc, mark)
     if not events:
         return []
-    return [f"hooks: {', '.join(events)}" + gone(hook_commands(doc, mark))]
-
-
-def gone(commands: list[str]) -> str:
-    """What to say when memidx's entries run a memidx that is no longer there (its clone was
-    moved or deleted): the agent's every call of them fails."""
-    import shlex
-
-    for command in commands:
+    argvs: list[list[str]] = []
+    for command in hook_commands(doc, mark):
         try:
-            program = shlex.split(command)[0]
-        except (ValueError, IndexError):
+            argvs.append(shlex.split(command))
+        except ValueError:
             continue
+    return [f"hooks: {', '.join(events)}" + gone(argvs)]
+
+
+def gone(argvs: Sequence[Sequence[str]]) -> str:
+    """What to say when memidx's entries run a memidx that is not there: one by absolute path
+    whose clone was moved or deleted (the agent's every call of them fails), or a portable one
+    with neither a memidx on PATH nor the installing clone's (they do nothing)."""
+    for argv in argvs:
+        launch = parse_launch(argv)
+        if launch is not None:
+            program = launch.fallback[0]
+            if shutil.which("memidx") is None and not Path(program).exists():
+                return (
+                    f" (they run the memidx on your PATH, else {program}; neither is here, so "
+                    "they do nothing: put memidx on your PATH with `make install` in your "
+                    "memory's clone)"
+                )
+            continue
+        program = argv[0] if argv else ""
         if Path(program).is_absolute() and not Path(program).exists():
             return (
                 f" (they run {program}, which no longer exists: run `memidx agent install` "
@@ -113,16 +145,25 @@ def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
 
 def is_our_server(entry: object) -> bool:
     """Whether an `mcpServers` entry is one a memidx wrote (this one or another clone's):
-    `<...>/memidx mcp` or `<python> -m memidx mcp`."""
-    if not isinstance(entry, dict):
+    `<...>/memidx mcp`, `<python> -m memidx mcp` or a project's portable `/bin/sh -c ...
+    memidx mcp`."""
+    argv = server_argv(entry)
+    if not argv or argv[-1] != "mcp":
         return False
-    found = cast(dict[str, object], entry)
-    command, args = found.get("command"), found.get("args")
-    argv = [command, *cast(list[object], args)] if isinstance(args, list) else [command]
-    if not all(isinstance(a, str) for a in argv) or argv[-1] != "mcp":
-        return False
-    head = cast(list[str], argv[:-1])
+    launch = parse_launch(argv)
+    if launch is not None:
+        return launch.args == ("mcp",)
+    head = argv[:-1]
     return (len(head) == 1 and PurePath(head[0]).stem == "memidx") or head[1:] == ["-m", "memidx"]
+
+
+def server_argv(entry: object) -> list[str]:
+    """An `mcpServers` entry's command and arguments, as one argv ([] when it has none)."""
+    found = cast(dict[str, object], entry) if isinstance(entry, dict) else {}
+    command, args = found.get("command"), found.get("args")
+    listed = cast(list[object], args) if isinstance(args, list) else []
+    argv = [command, *listed]
+    return [str(a) for a in argv] if all(isinstance(a, str) for a in argv) else []
 
 
 def mcp_state(doc: Json) -> list[str]:
@@ -131,8 +172,7 @@ def mcp_state(doc: Json) -> list[str]:
         return []
     if not is_our_server(entry):
         return [f"MCP server {SERVER} (not memidx's)"]
-    command = cast(dict[str, object], entry).get("command")
-    return [f"MCP server {SERVER}" + gone([command] if isinstance(command, str) else [])]
+    return [f"MCP server {SERVER}" + gone([server_argv(entry)])]
 
 
 def combined(*parts: ConfigFile) -> ConfigFile:

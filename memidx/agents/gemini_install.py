@@ -20,12 +20,12 @@ def user_home() -> Path:
 
 
 def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
-    folder = project_root(cwd) if scope == "project" else user_home()
+    project = scope == "project"
+    folder = project_root(cwd) if project else user_home()
     path = folder / ".gemini" / "settings.json"
     hooks = {
         event: {"name": f"memidx-{event}", **entry}
-        for event, entry in command_hooks(NAME, EVENTS).items()
+        for event, entry in command_hooks(NAME, EVENTS, portable=project).items()
     }
-    return [
-        combined(hooks_file(path, NAME, hooks), mcp_file(path, {**mcp_entry(), "timeout": 30_000}))
-    ]
+    server = {**mcp_entry(portable=project), "timeout": 30_000}
+    return [combined(hooks_file(path, NAME, hooks), mcp_file(path, server))]

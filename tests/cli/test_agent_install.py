@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import memidx_agent, run_in_process
+from memidx.agents.launcher import Launch, parse_launch
+from tests.helpers import MEMIDX_BIN, memidx_agent, run_in_process
 
 THEIRS: dict[str, Any] = {
     "model": "opus",
@@ -241,11 +243,12 @@ def test_install_again_keeps_what_the_person_added_to_memidx_entries(project: Pa
 
 def test_status_says_when_the_hooks_run_a_memidx_that_is_gone(project: Path) -> None:
     """The clone that installed them was moved or deleted: every hook the agent runs fails
-    with `not found`, and status listed them as installed, as if all was well."""
-    memidx_agent(project, "install", "claude-code")
+    with `not found`, and status listed them as installed, as if all was well. (A user's own
+    files name the clone's memidx by absolute path.)"""
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+    settings, mcp = Path.home() / ".claude" / "settings.json", Path.home() / ".claude.json"
     assert "no longer exists" not in memidx_agent(project, "status")
-    for name in (".claude/settings.json", ".mcp.json"):
-        path = project / name
+    for path in (settings, mcp):
         path.write_text(
             re.sub(r'"[^" ]*/bin/memidx', '"/gone/clone/.venv/bin/memidx', path.read_text())
         )
@@ -256,6 +259,107 @@ def test_status_says_when_the_hooks_run_a_memidx_that_is_gone(project: Path) -> 
         " (they run /gone/clone/.venv/bin/memidx, which no longer exists: run `memidx agent "
         "install` again from your memory's clone)"
     )
-    settings = project / ".claude" / "settings.json"
     assert re.search(rf"{re.escape(str(settings))}: hooks: [A-Za-z, ]+{re.escape(gone)}\n", status)
-    assert f"{project / '.mcp.json'}: MCP server memidx{gone}\n" in status
+    assert f"{mcp}: MCP server memidx{gone}\n" in status
+
+
+def our_commands(settings: Path) -> dict[str, list[str]]:
+    """event: the commands of memidx's hooks for it."""
+    found: dict[str, list[str]] = {}
+    for event, groups in json.loads(settings.read_text())["hooks"].items():
+        commands = [h["command"] for g in groups for h in g["hooks"]]
+        if ours := [c for c in commands if "agent hook" in c]:
+            found[event] = ours
+    return found
+
+
+def test_a_project_install_runs_memidx_from_path_else_this_clone(project: Path) -> None:
+    """A project's files are committed: a teammate has no memidx at this clone's path."""
+    memidx_agent(project, "install", "claude-code", "--scope", "project")
+
+    commands = our_commands(project / ".claude" / "settings.json")
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["memidx"]
+
+    assert set(commands) >= {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}
+    for event, (command,) in commands.items():
+        launch = parse_launch(shlex.split(command))
+        assert launch == Launch((str(MEMIDX_BIN),), ("agent", "hook", "claude-code", event))
+    assert parse_launch([server["command"], *server["args"]]) == Launch(
+        (str(MEMIDX_BIN),), ("mcp",)
+    )
+
+
+def test_a_user_install_keeps_this_clones_absolute_path(project: Path) -> None:
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+
+    commands = our_commands(Path.home() / ".claude" / "settings.json")
+    server = json.loads((Path.home() / ".claude.json").read_text())["mcpServers"]["memidx"]
+
+    assert commands["Stop"] == [f"{MEMIDX_BIN} agent hook claude-code Stop"]
+    assert (server["command"], server["args"]) == (str(MEMIDX_BIN), ["mcp"])
+
+
+def test_installing_over_an_absolute_path_install_replaces_it(project: Path) -> None:
+    """A project installed by an earlier memidx (each entry this clone's absolute path) is
+    brought to the portable form, one hook per event; uninstall then leaves none of either."""
+    settings, mcp_json = project / ".claude" / "settings.json", project / ".mcp.json"
+    old = "/home/alice/memory/.venv/bin/memidx"
+    earlier = json.loads(json.dumps(THEIRS))
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact"):
+        hook = {"type": "command", "command": f"{old} agent hook claude-code {event}"}
+        earlier["hooks"].setdefault(event, []).append({"matcher": "", "hooks": [hook]})
+    settings.write_text(json.dumps(earlier, indent=2))
+    mcp = {"mcpServers": {**THEIR_MCP["mcpServers"], "memidx": {"command": old, "args": ["mcp"]}}}
+    mcp_json.write_text(json.dumps(mcp))
+
+    memidx_agent(project, "install", "claude-code", "--scope", "project")
+    again = memidx_agent(project, "install", "claude-code", "--scope", "project")
+
+    assert again.count("unchanged") == 3
+    commands = our_commands(settings)
+    assert all(len(found) == 1 for found in commands.values()), commands
+    assert all(parse_launch(shlex.split(c)) for (c,) in commands.values())
+    assert old not in mcp_json.read_text().replace(str(MEMIDX_BIN), "")
+    server = json.loads(mcp_json.read_text())["mcpServers"]["memidx"]
+    assert parse_launch([server["command"], *server["args"]]) is not None
+
+    memidx_agent(project, "uninstall", "claude-code", "--scope", "project")
+
+    assert json.loads(settings.read_text()) == THEIRS
+    assert json.loads(mcp_json.read_text()) == THEIR_MCP
+
+
+@pytest.mark.parametrize(
+    ("memidx_on_path", "clone_there"), [(True, False), (False, True), (True, True), (False, False)]
+)
+def test_status_of_a_project_install_says_when_no_memidx_would_run(
+    project: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    memidx_on_path: bool,
+    clone_there: bool,
+) -> None:
+    """The portable hooks of a teammate without memidx do nothing: status says so, and says
+    nothing while a memidx on PATH or the installing clone's would run."""
+    memidx_agent(project, "install", "claude-code", "--scope", "project")
+    clone = str(MEMIDX_BIN) if clone_there else "/gone/clone/.venv/bin/memidx"
+    for path in (project / ".claude" / "settings.json", project / ".mcp.json"):
+        path.write_text(path.read_text().replace(str(MEMIDX_BIN), clone))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if memidx_on_path:
+        (bin_dir / "memidx").symlink_to(MEMIDX_BIN)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    warned = not memidx_on_path and not clone_there
+
+    status = memidx_agent(project, "status")
+
+    said = (
+        f" (they run the memidx on your PATH, else {clone}; neither is here, so they do "
+        "nothing: put memidx on your PATH with `make install` in your memory's clone)"
+    )
+    settings = project / ".claude" / "settings.json"
+    assert (f"{project / '.mcp.json'}: MCP server memidx{said}\n" in status) == warned
+    assert bool(re.search(rf"{re.escape(str(settings))}: hooks: [A-Za-z, ]+{re.escape(said)}\n",
+                          status)) == warned  # fmt: skip
+    assert "no longer exists" not in status and (warned or "neither" not in status)

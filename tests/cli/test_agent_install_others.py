@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import memidx_agent, run_in_process
+from memidx.agents.launcher import Launch, parse_launch
+from tests.helpers import MEMIDX_BIN, memidx_agent, run_in_process
 
 THEIR_TOML = """# my codex settings
 model = "o4"  # the default model
@@ -66,8 +68,15 @@ def test_codex_project_install_into_a_fresh_repo_leaves_nothing_after_uninstall(
     project: Path,
 ) -> None:
     memidx_agent(project, "install", "codex", "--scope", "project")
-    assert (project / ".codex" / "hooks.json").exists()
-    assert "mcp_servers" in tomllib.loads((project / ".codex" / "config.toml").read_text())
+    hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
+    server = tomllib.loads((project / ".codex" / "config.toml").read_text())["mcp_servers"]
+    # the team commits .codex/: memidx from PATH, else this clone's (tests/unit/test_launcher.py)
+    prompt = shlex.split(hooks["UserPromptSubmit"][0]["hooks"][0]["command"])
+    assert parse_launch(prompt) == Launch(
+        (str(MEMIDX_BIN),), ("agent", "hook", "codex", "UserPromptSubmit")
+    )
+    argv = [server["memidx"]["command"], *server["memidx"]["args"]]
+    assert parse_launch(argv) == Launch((str(MEMIDX_BIN),), ("mcp",))
 
     memidx_agent(project, "uninstall", "codex", "--scope", "project")
 
@@ -250,7 +259,7 @@ def test_codex_uninstall_gives_back_config_toml_byte_for_byte(project: Path, the
     config.write_bytes(theirs.encode())
 
     memidx_agent(project, "install", "codex")
-    assert tomllib.loads(config.read_text())["mcp_servers"]["memidx"]["args"] == ["mcp"]
+    assert tomllib.loads(config.read_text())["mcp_servers"]["memidx"]["args"][-1] == "mcp"
     memidx_agent(project, "uninstall", "codex")
 
     assert config.read_bytes() == theirs.encode()

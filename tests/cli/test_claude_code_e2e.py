@@ -83,15 +83,37 @@ class World:
             capture_output=True, text=True, timeout=TIMEOUT, check=False,
         )  # fmt: skip
 
-    def claude(self, *args: str) -> dict[str, Any]:
-        """Run `claude ARGS --output-format json`; its result object."""
+    def claude(
+        self, *args: str, cwd: Path | None = None, path: str | None = None
+    ) -> dict[str, Any]:
+        """Run `claude ARGS --output-format json` (in `cwd`, with `path` as PATH); its result
+        object, with the run's stderr as `stderr`."""
         assert CLAUDE is not None
+        env = self.env if path is None else {**self.env, "PATH": path}
         done = subprocess.run(
-            [CLAUDE, *args, "--output-format", "json"], cwd=self.project, env=self.env,
+            [CLAUDE, *args, "--output-format", "json"], cwd=cwd or self.project, env=env,
             capture_output=True, text=True, timeout=TIMEOUT, check=False,
         )  # fmt: skip
         assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        return {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
+
+    def project_install(self, name: str, clone: str | None = None) -> Path:
+        """A new project with memidx installed in it (--scope project), as a teammate's clone
+        of it holds it: with `clone`, the installing clone's memidx is at that path instead."""
+        project = self.project.parent / name
+        subprocess.run(["git", "init", "-q", str(project)], check=True, env=clean_env())
+        installed = self.memidx(
+            "agent", "install", "claude-code", "--scope", "project", cwd=project
+        )
+        assert installed.returncode == 0, installed.stderr
+        for path in (project / ".claude" / "settings.json", project / ".mcp.json"):
+            path.write_text(path.read_text().replace(str(MEMIDX_BIN), clone or str(MEMIDX_BIN)))
+        return project
+
+    def transcript(self, session: str) -> str:
+        found = list((self.home / ".claude" / "projects").glob(f"*/{session}.jsonl"))
+        assert found, f"no transcript of session {session}"
+        return found[0].read_text()
 
     def respond(self, request: dict[str, Any]) -> list[Block]:
         scripted = self.script(request) if self.script else None
@@ -136,7 +158,7 @@ def test_install_wrote_hooks_and_the_mcp_server(world: World) -> None:
     assert {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"} <= set(settings["hooks"])
     mcp = json.loads((world.project / ".mcp.json").read_text())
     assert mcp["mcpServers"]["memidx"]["args"][-1] == "mcp"
-    assert Path(mcp["mcpServers"]["memidx"]["command"]).is_absolute()
+    assert mcp["mcpServers"]["memidx"]["command"] == "/bin/sh"  # memidx from PATH, else ours
 
 
 def test_a_question_answered_by_a_note_reaches_the_model_with_the_note(world: World) -> None:
@@ -237,3 +259,58 @@ def test_a_tool_call_reaches_memidx_mcp_search_and_returns_the_note(world: World
     later = world.new_requests(before)[1:]
     results = [last_user_text(r) for r in later]
     assert any("vmmem" in text and "notes/wsl/vmmem.md" in text for text in results), results
+
+
+# A project install is committed and runs on teammates' machines: its hooks and MCP server run
+# the memidx on PATH, else the installing clone's, else nothing (memidx/agents/launcher.py).
+THIN_PATH = "/usr/bin:/bin"  # claude, git and sh; no memidx (HOME is the test's own)
+GONE = "/gone/clone/.venv/bin/memidx"  # the installing clone, not on this machine
+QUESTION = "How do I stop vmmem from eating all the memory on my WSL machine?"
+
+
+def test_a_teammates_memidx_on_path_recalls_where_the_installing_clone_is_not(
+    world: World, tmp_path: Path
+) -> None:
+    project = world.project_install("teammate", clone=GONE)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "memidx").symlink_to(MEMIDX_BIN)  # the teammate's own memidx, by `make install`
+    before = len(world.stub.messages())
+
+    result = world.claude("-p", QUESTION, cwd=project, path=f"{bin_dir}:{THIN_PATH}")
+
+    requests = world.new_requests(before)
+    sent = "\n".join(request_text(r) for r in requests)
+    assert "<memidx-recall>" in sent and "notes/wsl/vmmem.md" in sent
+    listed = [cast(list[dict[str, Any]], r.get("tools") or []) for r in requests]
+    tools = {str(t.get("name")) for each in listed for t in each}
+    assert "mcp__memidx__search" in tools  # the MCP server started from PATH too
+    assert "hook_non_blocking_error" not in world.transcript(result["session_id"])
+
+
+def test_without_memidx_on_path_the_installing_clones_memidx_recalls(world: World) -> None:
+    """The person who installed it, in an agent started with a thin PATH (a desktop
+    launcher's, say)."""
+    project = world.project_install("launcher")
+    before = len(world.stub.messages())
+
+    world.claude("-p", QUESTION, cwd=project, path=THIN_PATH)
+
+    sent = "\n".join(request_text(r) for r in world.new_requests(before))
+    assert "<memidx-recall>" in sent and "notes/wsl/vmmem.md" in sent
+
+
+def test_with_no_memidx_anywhere_claude_answers_and_no_hook_fails(world: World) -> None:
+    """A teammate without memidx: before, every event's hook failed ("/bin/sh: 1:
+    /home/.../memidx: not found" on stderr and in the transcript)."""
+    project = world.project_install("no-memidx", clone=GONE)
+    world.reply.append([{"type": "text", "text": "Cap it in .wslconfig, said the stub."}])
+    before = len(world.stub.messages())
+
+    result = world.claude("-p", QUESTION, cwd=project, path=THIN_PATH)
+
+    assert result["result"] == "Cap it in .wslconfig, said the stub." and not result["is_error"]
+    assert "hook" not in result["stderr"].lower(), result["stderr"]
+    transcript = world.transcript(result["session_id"])
+    assert "hook_non_blocking_error" not in transcript and "not found" not in transcript
+    assert all("<memidx-recall>" not in request_text(r) for r in world.new_requests(before))

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
-from tests.model_stubs import ModelStub
+from tests.model_stubs import ANSWER, ModelStub
 
 TIMEOUT = 240
 QUESTION = "My vmmem process eats all the memory on WSL, how do I cap it?"
@@ -79,16 +79,23 @@ def filed(memory: NotesRepo, env: dict[str, str], agent: str) -> list[dict[str, 
     return [h for h in json.loads(found.stdout)["hits"] if agent in json.dumps(h)]
 
 
+def codex_config(home: Path, url: str) -> str:
+    """The user's Codex settings, written: a model provider whose base_url is the stub's."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    theirs = (f'model = "stub-model"\nmodel_provider = "stub"\n\n[model_providers.stub]\n'
+              f'name = "stub"\nbase_url = "{url}/v1"\nwire_api = "responses"\n'
+              'env_key = "STUB_KEY"\n')  # fmt: skip
+    config.write_text(theirs)
+    return theirs
+
+
 @pytest.mark.skipif(shutil.which("codex") is None, reason="codex CLI not installed")
 def test_codex_exec_recalls_the_note_and_files_the_turn(tmp_path: Path, models_dir: Path) -> None:
     with ModelStub("responses") as stub:
         memory, project, env = world(tmp_path, models_dir, STUB_KEY="dummy")
         config = tmp_path / "home" / ".codex" / "config.toml"
-        config.parent.mkdir()
-        theirs = (f'model = "stub-model"\nmodel_provider = "stub"\n\n[model_providers.stub]\n'
-                  f'name = "stub"\nbase_url = "{stub.url}/v1"\nwire_api = "responses"\n'
-                  'env_key = "STUB_KEY"\n')  # fmt: skip
-        config.write_text(theirs)
+        theirs = codex_config(tmp_path / "home", stub.url)
         installed = run([str(MEMIDX_BIN), "agent", "install", "codex", "--scope", "user"],
                         project, env)  # fmt: skip
         assert installed.returncode == 0, installed.stderr
@@ -137,3 +144,70 @@ def test_gemini_cli_home_moves_the_user_install_where_gemini_reads_it(
     assert not (tmp_path / "home" / ".gemini").exists()
     status = run([str(MEMIDX_BIN), "agent", "status"], project, env)
     assert f"gemini (user) {gemini_home / '.gemini' / 'settings.json'}: hooks" in status.stdout
+
+
+# A project install is committed, so it runs on teammates' machines: there, the installing
+# clone's memidx is not (GONE); the hooks run the memidx on PATH, else do nothing, and exit 0.
+THIN_PATH = "/usr/bin:/bin"  # the CLIs, node, git and sh; no memidx (HOME is the test's own)
+GONE = "/gone/clone/.venv/bin/memidx"
+
+
+def as_on_a_teammates_machine(*files: Path) -> None:
+    for path in files:
+        path.write_text(path.read_text().replace(str(MEMIDX_BIN), GONE))
+
+
+def teammates_path(root: Path) -> str:
+    """A PATH whose memidx is the teammate's own (a link, as `make install` makes)."""
+    (root / "bin").mkdir()
+    (root / "bin" / "memidx").symlink_to(MEMIDX_BIN)
+    return f"{root / 'bin'}:{THIN_PATH}"
+
+
+@pytest.mark.skipif(shutil.which("codex") is None, reason="codex CLI not installed")
+def test_a_codex_project_install_works_for_a_teammate_with_or_without_memidx(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    codex = ["codex", "exec", "--trust", "--dangerously-bypass-hook-trust", QUESTION]
+    with ModelStub("responses") as stub:
+        _, project, env = world(tmp_path, models_dir, STUB_KEY="dummy")
+        codex_config(tmp_path / "home", stub.url)
+        installed = run([str(MEMIDX_BIN), "agent", "install", "codex", "--scope", "project"],
+                        project, env)  # fmt: skip
+        assert installed.returncode == 0, installed.stderr
+        as_on_a_teammates_machine(
+            project / ".codex" / "hooks.json", project / ".codex" / "config.toml"
+        )
+
+        with_memidx = run(codex, project, {**env, "PATH": teammates_path(tmp_path)})
+        asked = len(stub.bodies)
+        without = run(codex, project, {**env, "PATH": THIN_PATH})
+
+    assert with_memidx.returncode == 0, (with_memidx.stdout[-2000:], with_memidx.stderr[-2000:])
+    assert any("memidx-recall" in b and "wslconfig" in b for b in stub.bodies[:asked])
+    assert without.returncode == 0 and ANSWER in without.stdout, without.stderr[-2000:]
+    assert "hook: UserPromptSubmit Completed" in without.stderr
+    assert "Failed" not in without.stderr, without.stderr[-2000:]  # before: "hook: ... Failed"
+    assert not any("memidx-recall" in b for b in stub.bodies[asked:])
+
+
+@pytest.mark.skipif(shutil.which("gemini") is None, reason="gemini CLI not installed")
+def test_a_gemini_project_install_works_for_a_teammate_with_or_without_memidx(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """Before, a teammate without memidx got no answer at all: Gemini CLI 0.61.0 blocks the
+    prompt when a hook's command is not found ("Agent execution blocked: ... No such file")."""
+    with ModelStub("gemini") as stub:
+        _, project, env = gemini_world(tmp_path, models_dir, stub.url, "project")
+        as_on_a_teammates_machine(project / ".gemini" / "settings.json")
+
+        with_memidx = run(["gemini", "-p", QUESTION], project,
+                          {**env, "PATH": teammates_path(tmp_path)})  # fmt: skip
+        asked = len(stub.bodies)
+        without = run(["gemini", "-p", QUESTION], project, {**env, "PATH": THIN_PATH})
+
+    assert with_memidx.returncode == 0, (with_memidx.stdout[-2000:], with_memidx.stderr[-2000:])
+    assert any("memidx-recall" in b and "wslconfig" in b for b in stub.bodies[:asked])
+    assert without.returncode == 0 and ANSWER in without.stdout, without.stderr[-2000:]
+    assert "Hook(s)" not in without.stderr and "blocked" not in without.stderr, without.stderr
+    assert not any("memidx-recall" in b for b in stub.bodies[asked:])

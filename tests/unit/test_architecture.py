@@ -80,6 +80,7 @@ PURE = [
     "memidx.agents.gate",
     "memidx.agents.block",
     "memidx.agents.exchange",
+    "memidx.agents.launcher",
     "memidx.secrets.patterns",
 ]
 IO_MODULES = {"sqlite3", "subprocess", "socket", "fcntl", "shutil", "tempfile", "git",
