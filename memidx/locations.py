@@ -41,6 +41,16 @@ def home_folder(env: Mapping[str, str]) -> Path:
         ) from exc
 
 
+def bin_dir(env: Mapping[str, str]) -> Path:
+    """Where `make install` links `memidx` (memidx/cli/path_link.py): `$MEMIDX_BIN_DIR`, else
+    `$XDG_BIN_HOME`, else `~/.local/bin`; a relative value is ignored."""
+    for variable in ("MEMIDX_BIN_DIR", "XDG_BIN_HOME"):
+        value = env.get(variable, "")
+        if value and Path(value).is_absolute():
+            return Path(value)
+    return home_folder(env) / ".local" / "bin"
+
+
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CONFIG_HOME/memidx/config.toml`."""
     env = os.environ if env is None else env

@@ -7,6 +7,7 @@ commits, run memidx portably (memidx/agents/launcher.py): `portable=True`."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,7 @@ from memidx.agents.settings import (
     set_entry,
 )
 from memidx.errors import MemidxError
+from memidx.locations import bin_dir
 
 SERVER = "memidx"  # the MCP server's name in every agent's configuration
 
@@ -45,7 +47,7 @@ def hook_command(agent: str, event: str, *, portable: bool = False) -> str:
     from memidx.agents.runner import adapter
 
     found = adapter(agent)
-    return portable_command(memidx_argv(), args, found.failed(event) if found.failed else "")
+    return portable_command(args, found.failed(event) if found.failed else "")
 
 
 def command_hooks(
@@ -65,7 +67,7 @@ def command_hooks(
 
 def mcp_argv(*, portable: bool = False) -> list[str]:
     """The command line that starts memidx's MCP server."""
-    return portable_argv(memidx_argv(), ["mcp"]) if portable else [*memidx_argv(), "mcp"]
+    return portable_argv(["mcp"]) if portable else [*memidx_argv(), "mcp"]
 
 
 def mcp_entry(*, portable: bool = False) -> dict[str, object]:
@@ -101,17 +103,12 @@ def hooks_state(doc: Json, mark: str) -> list[str]:
 def gone(argvs: Sequence[Sequence[str]]) -> str:
     """What to say when memidx's entries run a memidx that is not there: one by absolute path
     whose clone was moved or deleted (the agent's every call of them fails), or a portable one
-    with neither a memidx on PATH nor the installing clone's (they do nothing)."""
+    with neither a memidx on PATH nor `make install`'s link (they do nothing)."""
     for argv in argvs:
-        launch = parse_launch(argv)
-        if launch is not None:
-            program = launch.fallback[0]
-            if shutil.which("memidx") is None and not Path(program).exists():
-                return (
-                    f" (they run the memidx on your PATH, else {program}; neither is here, so "
-                    "they do nothing: put memidx on your PATH with `make install` in your "
-                    "memory's clone)"
-                )
+        if parse_launch(argv) is not None:
+            link = unreached_link()
+            if link is not None:
+                return f" ({nothing_runs(link)})"
             continue
         program = argv[0] if argv else ""
         if Path(program).is_absolute() and not Path(program).exists():
@@ -120,6 +117,20 @@ def gone(argvs: Sequence[Sequence[str]]) -> str:
                 "again from your memory's clone)"
             )
     return ""
+
+
+def unreached_link() -> Path | None:
+    """`make install`'s link when a portable command would find no memidx here (none on PATH,
+    and no link), else None."""
+    link = bin_dir(os.environ) / "memidx"
+    return link if shutil.which("memidx") is None and not os.access(link, os.X_OK) else None
+
+
+def nothing_runs(link: Path) -> str:
+    return (
+        f"they run the memidx on your PATH, else {link}; neither is here, so they do nothing: "
+        "run `make install` in your memory's clone"
+    )
 
 
 def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:

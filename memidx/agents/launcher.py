@@ -1,5 +1,6 @@
-"""The command line a project's shared agent files run memidx by: the `memidx` on PATH, else the
-installing clone's, else nothing at all (exit 0), so one committed file works for everyone.
+"""The command line a project's shared agent files run memidx by: the `memidx` on PATH, else
+the one `make install` links in the user's bin folder, else nothing at all (exit 0), so one
+committed file works for everyone and reads the same whoever installed it.
 
 A project's `.claude/settings.json`, `.mcp.json`, `.codex/`, `.gemini/settings.json` and
 `.cursor/` are committed and read on every teammate's machine, where the installing clone's
@@ -8,14 +9,16 @@ the prompt when a hook's command is not found). So these files run
 
     /bin/sh -c '<resolver>' memidx agent hook claude-code UserPromptSubmit
 
-where the resolver execs `memidx` from PATH (`make install` links it there), else the installing
-clone's memidx (an agent started with a thin PATH, from a desktop launcher say), else prints what
-the agent takes for "nothing" (Gemini CLI: `{}`) and exits 0. Agents run a hook's command through
-different shells (observed: Claude Code 2.1.197 `/bin/sh -c`; Codex CLI 0.171.0 the login
-shell's `-c`, bash here, zsh or sh where that is the login shell, bash for any other; Gemini CLI
-0.61.0 `bash -c`; Cursor documents only "a shell command"): `/bin/sh -c '...'` reads the same in
-any of them, so the resolver always runs under POSIX sh. MCP entries take the same argv as
-`command` and `args`. Pure: values in, values out."""
+where the resolver execs `memidx` from PATH, else `make install`'s link
+(`${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx`, for an agent started with a thin
+PATH, from a desktop launcher say), else prints what the agent takes for "nothing" (Gemini CLI:
+`{}`) and exits 0. No path of the installing person's is in it: two teammates who both install
+write the same bytes (no churn in the shared file, no re-trusting of Codex's hooks). Agents run
+a hook's command through different shells (observed: Claude Code 2.1.197 `/bin/sh -c`; Codex
+CLI 0.171.0 the login shell's `-c`, bash here, zsh or sh where that is the login shell, bash for
+any other; Gemini CLI 0.61.0 `bash -c`; Cursor documents only "a shell command"):
+`/bin/sh -c '...'` reads the same in any of them, so the resolver always runs under POSIX sh.
+MCP entries take the same argv as `command` and `args`. Pure: values in, values out."""
 
 from __future__ import annotations
 
@@ -27,39 +30,34 @@ from memidx.frozen import Value
 
 SHELL = "/bin/sh"
 NAME = "memidx"
-_RESOLVER = re.compile(
-    r'command -v memidx >/dev/null 2>&1 && exec memidx "\$@"; '
-    r'\[ -x (?P<test>.+?) \] && exec (?P<fallback>.+?) "\$@"; '
-    r'(?:exit 0|printf %s "(?:[^"\\$`]|\\.)*")',
-    re.DOTALL,
+LINK = '"${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx"'  # as locations.bin_dir
+_HEAD = (
+    f'command -v {NAME} >/dev/null 2>&1 && exec {NAME} "$@"; '
+    f'm={LINK}; [ -x "$m" ] && exec "$m" "$@"; '
 )
+_TAIL = re.compile(r'exit 0|printf %s "(?:[^"\\$`]|\\.)*"', re.DOTALL)
 
 
 class Launch(Value):
-    """What a portable command runs: memidx with `args`, from PATH or else `fallback`."""
+    """What a portable command runs: memidx with `args`."""
 
-    fallback: tuple[str, ...]  # the installing clone's memidx, as memidx_argv() gave it
     args: tuple[str, ...]
 
 
-def portable_argv(fallback: Sequence[str], args: Sequence[str], otherwise: str = "") -> list[str]:
-    """`/bin/sh -c RESOLVER memidx ARGS`: memidx from PATH, else `fallback`, else print
+def portable_argv(args: Sequence[str], otherwise: str = "") -> list[str]:
+    """`/bin/sh -c RESOLVER memidx ARGS`: memidx from PATH, else the user's link, else print
     `otherwise` (nothing when empty) and exit 0."""
-    return [SHELL, "-c", resolver(fallback, otherwise), NAME, *args]
+    return [SHELL, "-c", resolver(otherwise), NAME, *args]
 
 
-def portable_command(fallback: Sequence[str], args: Sequence[str], otherwise: str = "") -> str:
+def portable_command(args: Sequence[str], otherwise: str = "") -> str:
     """portable_argv() as one shell command line."""
-    return shlex.join(portable_argv(fallback, args, otherwise))
+    return shlex.join(portable_argv(args, otherwise))
 
 
-def resolver(fallback: Sequence[str], otherwise: str = "") -> str:
-    """The sh script: exec memidx from PATH, else `fallback`, with the script's arguments."""
-    tail = f"printf %s {_double_quoted(otherwise)}" if otherwise else "exit 0"
-    return (
-        f'command -v {NAME} >/dev/null 2>&1 && exec {NAME} "$@"; '
-        f'[ -x {shlex.quote(fallback[0])} ] && exec {shlex.join(fallback)} "$@"; {tail}'
-    )
+def resolver(otherwise: str = "") -> str:
+    """The sh script: exec memidx from PATH, else the user's link, with the script's arguments."""
+    return _HEAD + (f"printf %s {_double_quoted(otherwise)}" if otherwise else "exit 0")
 
 
 def _double_quoted(text: str) -> str:
@@ -73,13 +71,9 @@ def parse_launch(argv: Sequence[str]) -> Launch | None:
     command, an absolute memidx path included."""
     if len(argv) < 4 or argv[0].rsplit("/", 1)[-1] != "sh" or argv[1] != "-c":
         return None
-    found = _RESOLVER.fullmatch(argv[2])
-    if found is None or argv[3] != NAME:
+    script = argv[2]
+    if not script.startswith(_HEAD) or argv[3] != NAME:
         return None
-    try:
-        fallback, test = tuple(shlex.split(found["fallback"])), shlex.split(found["test"])
-    except ValueError:
+    if _TAIL.fullmatch(script[len(_HEAD) :]) is None:
         return None
-    if not fallback or test != [fallback[0]]:
-        return None
-    return Launch(fallback, tuple(argv[4:]))
+    return Launch(tuple(argv[4:]))

@@ -42,6 +42,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
     if not remove:
         _warn_unless_reached(config)
+        if args.scope == "project" and not args.dry_run:
+            _warn_unless_found()
     if args.json:
         print(json.dumps({
             "schema": "memidx.agent-install/1", "dry_run": args.dry_run,
@@ -79,6 +81,18 @@ def _warn_unless_reached(config: Config) -> None:
         f"{problem}, not {config.root}: run `memidx memory use {config.root}` (or set"
         " MEMIDX_ROOT where the agent runs)\n"
     )
+
+
+def _warn_unless_found() -> None:
+    """A project install runs the memidx on PATH, else `make install`'s link: say so when this
+    person has neither, for whom the hooks would do nothing."""
+    from memidx.agents.entries import nothing_runs, unreached_link
+
+    link = unreached_link()
+    if link is not None:
+        sys.stderr.write(
+            f"memidx: warning: the project's hooks and MCP server: {nothing_runs(link)}\n"
+        )
 
 
 def _recorded(path: Path) -> Path | None:

@@ -15,18 +15,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.errors import ConfigError
-from memidx.locations import home_folder
+from memidx.locations import bin_dir
 
 NAME = "memidx"
-
-
-def bin_dir(env: Mapping[str, str]) -> Path:
-    """Where the link goes."""
-    for variable in ("MEMIDX_BIN_DIR", "XDG_BIN_HOME"):
-        value = env.get(variable, "")
-        if value and Path(value).is_absolute():
-            return Path(value)
-    return home_folder(env) / ".local" / "bin"
 
 
 def is_own_link(path: Path) -> bool:

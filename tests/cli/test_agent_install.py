@@ -273,8 +273,9 @@ def our_commands(settings: Path) -> dict[str, list[str]]:
     return found
 
 
-def test_a_project_install_runs_memidx_from_path_else_this_clone(project: Path) -> None:
-    """A project's files are committed: a teammate has no memidx at this clone's path."""
+def test_a_project_install_runs_memidx_from_path_else_the_users_link(project: Path) -> None:
+    """A project's files are committed: a teammate has no memidx at this clone's path, and
+    two teammates who both install must not rewrite each other's entries."""
     memidx_agent(project, "install", "claude-code", "--scope", "project")
 
     commands = our_commands(project / ".claude" / "settings.json")
@@ -283,10 +284,10 @@ def test_a_project_install_runs_memidx_from_path_else_this_clone(project: Path) 
     assert set(commands) >= {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}
     for event, (command,) in commands.items():
         launch = parse_launch(shlex.split(command))
-        assert launch == Launch((str(MEMIDX_BIN),), ("agent", "hook", "claude-code", event))
-    assert parse_launch([server["command"], *server["args"]]) == Launch(
-        (str(MEMIDX_BIN),), ("mcp",)
-    )
+        assert launch == Launch(("agent", "hook", "claude-code", event))
+    assert parse_launch([server["command"], *server["args"]]) == Launch(("mcp",))
+    for path in (project / ".claude" / "settings.json", project / ".mcp.json"):
+        assert str(MEMIDX_BIN) not in path.read_text() and "/.venv/" not in path.read_text()
 
 
 def test_a_user_install_keeps_this_clones_absolute_path(project: Path) -> None:
@@ -319,7 +320,7 @@ def test_installing_over_an_absolute_path_install_replaces_it(project: Path) -> 
     commands = our_commands(settings)
     assert all(len(found) == 1 for found in commands.values()), commands
     assert all(parse_launch(shlex.split(c)) for (c,) in commands.values())
-    assert old not in mcp_json.read_text().replace(str(MEMIDX_BIN), "")
+    assert old not in mcp_json.read_text()
     server = json.loads(mcp_json.read_text())["mcpServers"]["memidx"]
     assert parse_launch([server["command"], *server["args"]]) is not None
 
@@ -329,34 +330,53 @@ def test_installing_over_an_absolute_path_install_replaces_it(project: Path) -> 
     assert json.loads(mcp_json.read_text()) == THEIR_MCP
 
 
+def test_a_project_install_warns_a_person_for_whom_its_hooks_would_do_nothing(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("MEMIDX_BIN_DIR", str(tmp_path / "no-links"))
+
+    done = run_in_process(project, "agent", "install", "claude-code", "--scope", "project")
+    user = run_in_process(project, "agent", "install", "claude-code", "--scope", "user")
+
+    assert done.code == 0
+    assert (
+        "memidx: warning: the project's hooks and MCP server: they run the memidx on your PATH, "
+        f"else {tmp_path / 'no-links' / 'memidx'}; neither is here, so they do nothing: run "
+        "`make install` in your memory's clone\n"
+    ) in done.err
+    assert "neither is here" not in user.err  # a user install runs this clone's memidx
+
+
 @pytest.mark.parametrize(
-    ("memidx_on_path", "clone_there"), [(True, False), (False, True), (True, True), (False, False)]
+    ("memidx_on_path", "link_there"), [(True, False), (False, True), (True, True), (False, False)]
 )
 def test_status_of_a_project_install_says_when_no_memidx_would_run(
     project: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     memidx_on_path: bool,
-    clone_there: bool,
+    link_there: bool,
 ) -> None:
     """The portable hooks of a teammate without memidx do nothing: status says so, and says
-    nothing while a memidx on PATH or the installing clone's would run."""
+    nothing while a memidx on PATH or `make install`'s link would run."""
     memidx_agent(project, "install", "claude-code", "--scope", "project")
-    clone = str(MEMIDX_BIN) if clone_there else "/gone/clone/.venv/bin/memidx"
-    for path in (project / ".claude" / "settings.json", project / ".mcp.json"):
-        path.write_text(path.read_text().replace(str(MEMIDX_BIN), clone))
-    bin_dir = tmp_path / "bin"
+    bin_dir, link_dir = tmp_path / "bin", tmp_path / "links"
     bin_dir.mkdir()
+    link_dir.mkdir()
     if memidx_on_path:
         (bin_dir / "memidx").symlink_to(MEMIDX_BIN)
+    if link_there:
+        (link_dir / "memidx").symlink_to(MEMIDX_BIN)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
-    warned = not memidx_on_path and not clone_there
+    monkeypatch.setenv("MEMIDX_BIN_DIR", str(link_dir))
+    warned = not memidx_on_path and not link_there
 
     status = memidx_agent(project, "status")
 
     said = (
-        f" (they run the memidx on your PATH, else {clone}; neither is here, so they do "
-        "nothing: put memidx on your PATH with `make install` in your memory's clone)"
+        f" (they run the memidx on your PATH, else {link_dir / 'memidx'}; neither is here, so "
+        "they do nothing: run `make install` in your memory's clone)"
     )
     settings = project / ".claude" / "settings.json"
     assert (f"{project / '.mcp.json'}: MCP server memidx{said}\n" in status) == warned

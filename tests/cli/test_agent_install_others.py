@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from memidx.agents.launcher import Launch, parse_launch
-from tests.helpers import MEMIDX_BIN, memidx_agent, run_in_process
+from tests.helpers import memidx_agent, run_in_process
 
 THEIR_TOML = """# my codex settings
 model = "o4"  # the default model
@@ -70,13 +70,11 @@ def test_codex_project_install_into_a_fresh_repo_leaves_nothing_after_uninstall(
     memidx_agent(project, "install", "codex", "--scope", "project")
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
     server = tomllib.loads((project / ".codex" / "config.toml").read_text())["mcp_servers"]
-    # the team commits .codex/: memidx from PATH, else this clone's (tests/unit/test_launcher.py)
+    # the team commits .codex/: memidx from PATH, else the user's link (tests/unit/test_launcher.py)
     prompt = shlex.split(hooks["UserPromptSubmit"][0]["hooks"][0]["command"])
-    assert parse_launch(prompt) == Launch(
-        (str(MEMIDX_BIN),), ("agent", "hook", "codex", "UserPromptSubmit")
-    )
+    assert parse_launch(prompt) == Launch(("agent", "hook", "codex", "UserPromptSubmit"))
     argv = [server["memidx"]["command"], *server["memidx"]["args"]]
-    assert parse_launch(argv) == Launch((str(MEMIDX_BIN),), ("mcp",))
+    assert parse_launch(argv) == Launch(("mcp",))
 
     memidx_agent(project, "uninstall", "codex", "--scope", "project")
 

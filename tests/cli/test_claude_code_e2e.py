@@ -45,7 +45,8 @@ NOTES = {
 
 
 class World:
-    """A memory with notes, a fresh project with memidx installed, a throwaway HOME, a stub."""
+    """A memory with notes, a fresh project with memidx installed, a throwaway HOME (with the
+    link to memidx that `make install` makes), a stub."""
 
     def __init__(self, root: Path, models: Path, stub: AnthropicStub) -> None:
         self.memory = NotesRepo(root / "memory")
@@ -58,6 +59,9 @@ class World:
         home = root / "home"
         home.mkdir()
         self.home = home
+        self.link = home / ".local" / "bin" / "memidx"  # what `make install` links
+        self.link.parent.mkdir(parents=True)
+        self.link.symlink_to(MEMIDX_BIN)
         self.stub = stub
         self.reply: list[list[Block]] = []  # queued replies; plain text when empty
         self.script: Callable[[dict[str, Any]], list[Block] | None] | None = None
@@ -97,9 +101,9 @@ class World:
         assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
         return {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
 
-    def project_install(self, name: str, clone: str | None = None) -> Path:
-        """A new project with memidx installed in it (--scope project), as a teammate's clone
-        of it holds it: with `clone`, the installing clone's memidx is at that path instead."""
+    def project_install(self, name: str) -> Path:
+        """A new project with memidx installed in it (--scope project): what a team commits,
+        the same on every teammate's machine (no path of the installing clone's in it)."""
         project = self.project.parent / name
         subprocess.run(["git", "init", "-q", str(project)], check=True, env=clean_env())
         installed = self.memidx(
@@ -107,7 +111,7 @@ class World:
         )
         assert installed.returncode == 0, installed.stderr
         for path in (project / ".claude" / "settings.json", project / ".mcp.json"):
-            path.write_text(path.read_text().replace(str(MEMIDX_BIN), clone or str(MEMIDX_BIN)))
+            assert str(MEMIDX_BIN) not in path.read_text()
         return project
 
     def transcript(self, session: str) -> str:
@@ -262,16 +266,16 @@ def test_a_tool_call_reaches_memidx_mcp_search_and_returns_the_note(world: World
 
 
 # A project install is committed and runs on teammates' machines: its hooks and MCP server run
-# the memidx on PATH, else the installing clone's, else nothing (memidx/agents/launcher.py).
+# the memidx on PATH, else `make install`'s link in ~/.local/bin, else nothing
+# (memidx/agents/launcher.py).
 THIN_PATH = "/usr/bin:/bin"  # claude, git and sh; no memidx (HOME is the test's own)
-GONE = "/gone/clone/.venv/bin/memidx"  # the installing clone, not on this machine
 QUESTION = "How do I stop vmmem from eating all the memory on my WSL machine?"
 
 
-def test_a_teammates_memidx_on_path_recalls_where_the_installing_clone_is_not(
+def test_a_teammates_memidx_on_path_recalls_through_the_committed_install(
     world: World, tmp_path: Path
 ) -> None:
-    project = world.project_install("teammate", clone=GONE)
+    project = world.project_install("teammate")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "memidx").symlink_to(MEMIDX_BIN)  # the teammate's own memidx, by `make install`
@@ -288,9 +292,9 @@ def test_a_teammates_memidx_on_path_recalls_where_the_installing_clone_is_not(
     assert "hook_non_blocking_error" not in world.transcript(result["session_id"])
 
 
-def test_without_memidx_on_path_the_installing_clones_memidx_recalls(world: World) -> None:
-    """The person who installed it, in an agent started with a thin PATH (a desktop
-    launcher's, say)."""
+def test_without_memidx_on_path_the_users_link_recalls(world: World) -> None:
+    """An agent started with a thin PATH (a desktop launcher's, say) finds the memidx that
+    `make install` linked in ~/.local/bin."""
     project = world.project_install("launcher")
     before = len(world.stub.messages())
 
@@ -303,11 +307,14 @@ def test_without_memidx_on_path_the_installing_clones_memidx_recalls(world: Worl
 def test_with_no_memidx_anywhere_claude_answers_and_no_hook_fails(world: World) -> None:
     """A teammate without memidx: before, every event's hook failed ("/bin/sh: 1:
     /home/.../memidx: not found" on stderr and in the transcript)."""
-    project = world.project_install("no-memidx", clone=GONE)
+    project = world.project_install("no-memidx")
     world.reply.append([{"type": "text", "text": "Cap it in .wslconfig, said the stub."}])
     before = len(world.stub.messages())
-
-    result = world.claude("-p", QUESTION, cwd=project, path=THIN_PATH)
+    world.link.rename(world.link.with_name("away"))  # no `make install` on this machine
+    try:
+        result = world.claude("-p", QUESTION, cwd=project, path=THIN_PATH)
+    finally:
+        world.link.with_name("away").rename(world.link)
 
     assert result["result"] == "Cap it in .wslconfig, said the stub." and not result["is_error"]
     assert "hook" not in result["stderr"].lower(), result["stderr"]

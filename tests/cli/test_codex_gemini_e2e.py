@@ -31,7 +31,8 @@ def world(root: Path, models: Path, **env: str) -> tuple[NotesRepo, Path, dict[s
     memory.commit("notes")
     project, home = root / "project", root / "home"
     project.mkdir()
-    home.mkdir()
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / ".local" / "bin" / "memidx").symlink_to(MEMIDX_BIN)  # as `make install` links it
     subprocess.run(["git", "init", "-q", str(project)], check=True, env=clean_env())
     environment = clean_env(
         HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
@@ -146,15 +147,18 @@ def test_gemini_cli_home_moves_the_user_install_where_gemini_reads_it(
     assert f"gemini (user) {gemini_home / '.gemini' / 'settings.json'}: hooks" in status.stdout
 
 
-# A project install is committed, so it runs on teammates' machines: there, the installing
-# clone's memidx is not (GONE); the hooks run the memidx on PATH, else do nothing, and exit 0.
+# A project install is committed, so it runs on teammates' machines, where the installing
+# clone is not: the hooks run the memidx on PATH (else `make install`'s link in ~/.local/bin),
+# else do nothing, and exit 0.
 THIN_PATH = "/usr/bin:/bin"  # the CLIs, node, git and sh; no memidx (HOME is the test's own)
-GONE = "/gone/clone/.venv/bin/memidx"
 
 
 def as_on_a_teammates_machine(*files: Path) -> None:
+    """What the install wrote holds no path of this machine's memidx; the teammate never ran
+    `make install` (no link in ~/.local/bin): any memidx must come from their PATH."""
     for path in files:
-        path.write_text(path.read_text().replace(str(MEMIDX_BIN), GONE))
+        assert str(MEMIDX_BIN) not in path.read_text(), path
+        (path.parents[2] / "home" / ".local" / "bin" / "memidx").unlink(missing_ok=True)
 
 
 def teammates_path(root: Path) -> str:

