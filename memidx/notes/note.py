@@ -9,6 +9,7 @@ from memidx.frozen import Value
 from memidx.hashes import content_hash
 from memidx.notes.frontmatter import Fields, FrontMatterError, read_fields
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
+from memidx.notes.yaml_comments import Cut
 from memidx.text import is_utf8
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
@@ -27,6 +28,7 @@ class Note(Value):
     created: str | None
     lang: str | None
     content_hash: str
+    cut: tuple[Cut, ...] = ()  # front-matter values YAML ended at a comment: warned of
 
 
 class NoteError(ValueError):
@@ -95,6 +97,7 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
         created=fields.created,
         lang=fields.lang,
         content_hash=content_hash(text),  # the file's SHA-256: the text is as decoded
+        cut=fields.cut,
     )
 
 

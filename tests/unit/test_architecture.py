@@ -68,6 +68,8 @@ PURE = [
     "memidx.notes.note",
     "memidx.notes.frontmatter",
     "memidx.notes.yaml_hints",
+    "memidx.notes.yaml_comments",
+    "memidx.notes.yaml_loader",
     "memidx.notes.chunks",
     "memidx.notes.markdown",
     "memidx.notes.words",

@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 import pytest
 
 from memidx.notes.note import NoteError, first_heading, is_note_path, parse_note
+from memidx.notes.yaml_comments import Cut, cut_warning
 
 LIMIT = 1024 * 1024
 
@@ -112,6 +113,45 @@ def test_yes_no_on_and_off_in_front_matter_stay_words(block: str) -> None:
     note = parse_note("notes/nb.md", f"---\n{block}\n---\nNorsk notat\n".encode(), LIMIT)
 
     assert (note.lang, note.tags) == ("no", ("yes", "no", "on"))  # not False, true, false
+
+
+@pytest.mark.parametrize(
+    ("block", "title", "cut"),
+    [
+        ("title: Fix #123 in the parser", "Fix", [Cut("title", 2)]),
+        ("lang: en\ntitle: #123 in the parser", None, [Cut("title", 3)]),  # no value at all
+        ("title: T\ntags:\n  - bug #12\n  - ci", "T", [Cut("tags", 4, item=True)]),
+        ("title: T\nsee:\n  issue: fixed in #7", "T", [Cut("issue", 4)]),  # any key, nested
+        ("title: Two\n  lines #1", "Two lines", [Cut("title", 3)]),  # the line it ends on
+        ('title: "Fix #123 in the parser"', "Fix #123 in the parser", []),
+        ("title: 'Fix #123' # quoted", "Fix #123", []),
+        ("title: Notes on C# and F#", "Notes on C# and F#", []),  # no space before the #
+        ("title: Notes  # a comment, as YAML writes them", "Notes", []),
+        ("title: T\ntags: [a, b]  #c", "T", []),  # after the list: nothing cut
+        ("title: T\nbody: |\n  text #not-a-comment", "T", []),
+    ],
+)
+def test_a_value_yaml_cuts_at_a_hash_is_reported(
+    block: str, title: str | None, cut: list[Cut]
+) -> None:
+    """YAML reads ` #` as the start of a comment: `title: Fix #123 in the parser` is the
+    title "Fix", with no error. The note is indexed as YAML reads it, and the cut is told
+    (key and line), so the author can quote the value."""
+    note = parse_note("notes/fix.md", f"---\n{block}\n---\n# Heading\nbody\n".encode(), LIMIT)
+
+    assert (note.title, list(note.cut)) == (title or "Heading", cut)
+
+
+def test_the_cut_warning_names_file_line_key_and_fix_never_the_value() -> None:
+    said = cut_warning("notes/fix.md", Cut("title", 2))
+    item = cut_warning("notes/fix.md", Cut("tags", 4, item=True))
+
+    assert said == (
+        "notes/fix.md:2: 'title' stops at ' #': YAML reads the rest of the line as a comment "
+        '(quote the value to keep it: title: "...")'
+    )
+    assert item.startswith("notes/fix.md:4: an item of 'tags' stops at ' #'")
+    assert item.endswith('(quote the value to keep it: - "...")')
 
 
 def test_oversized_notes_are_refused_before_decoding() -> None:
