@@ -31,6 +31,10 @@ _PLAIN_EXTRA = frozenset(" _.,'()/+-")
 _SPECIAL = frozenset({"true", "false", "null", "~"})
 
 
+# For a note whose first `---` is taken for front matter but was meant as a horizontal rule.
+RULE_HINT = "a horizontal rule that opens a note can be written '***'"
+
+
 class FrontMatterError(ValueError):
     """Front matter memidx cannot read; the message says why, `line` where in the file."""
 
@@ -167,7 +171,7 @@ def _read_yaml(block: str) -> dict[str, object]:
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):
-        raise FrontMatterError("expected 'key: value' lines")
+        raise FrontMatterError(f"expected 'key: value' lines ({RULE_HINT})")
     from typing import cast
 
     fields = cast(dict[object, object], loaded)

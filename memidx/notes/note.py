@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 
 from memidx.frozen import Value
 from memidx.hashes import content_hash
-from memidx.notes.frontmatter import Fields, FrontMatterError, read_fields
+from memidx.notes.frontmatter import RULE_HINT, Fields, FrontMatterError, read_fields
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
 from memidx.notes.yaml_comments import Cut
 from memidx.text import is_utf8
@@ -128,7 +128,10 @@ def split_front_matter(text: str) -> tuple[Fields, str, int]:
     end = front_matter_end(lines)
     if not end:
         if end is None:
-            raise NoteError("malformed front matter: no closing '---' line")
+            raise NoteError(
+                "malformed front matter: no closing '---' line "
+                f"(end the front matter with one; {RULE_HINT})"
+            )
         return Fields(), text, 1
     try:
         fields = read_fields("\n".join(lines[1 : end - 1]))

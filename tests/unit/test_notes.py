@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 from pathlib import PurePosixPath
 
 import pytest
@@ -152,6 +153,39 @@ def test_the_cut_warning_names_file_line_key_and_fix_never_the_value() -> None:
     )
     assert item.startswith("notes/fix.md:4: an item of 'tags' stops at ' #'")
     assert item.endswith('(quote the value to keep it: - "...")')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\n\nThe deploy runs at night.\n",
+        "---\nThe deploy runs at night.\n",
+        "---\n\nThe deploy runs at night.\n\n---\n\nIt takes an hour.\n",
+        "---\n\n- step one\n- step two\n\n---\n",
+    ],
+)
+def test_a_note_that_opens_with_a_horizontal_rule_is_all_body(text: str) -> None:
+    """A `---` with a blank line under it, or one never closed whose first line is prose, is
+    Markdown's thematic break: the note was refused as 'malformed front matter'."""
+    note = parse_note("notes/deploy.md", text.encode(), LIMIT)
+
+    assert (note.title, note.body, note.body_line) == ("deploy", text, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("---\ntitle: Deploy\ntags: [ops]\n\nThe deploy.\n", "no closing '---' line"),
+        ("---\n\ntitle: Deploy\n\nThe deploy.\n", "no closing '---' line"),
+        ("---\ntitle Deploy\n---\nThe deploy.\n", "expected 'key: value' lines"),
+        ("---\n\ntitle: [Deploy\n---\nThe deploy.\n", "malformed front matter"),
+    ],
+)
+def test_broken_front_matter_is_still_refused(text: str, reason: str) -> None:
+    with pytest.raises(NoteError, match=re.escape(reason)) as raised:
+        parse_note("notes/deploy.md", text.encode(), LIMIT)
+    if "---' line" in reason or "key: value" in reason:
+        assert str(raised.value).endswith("a note can be written '***')")
 
 
 def test_oversized_notes_are_refused_before_decoding() -> None:
