@@ -39,19 +39,29 @@ class NoteError(ValueError):
         self.line = line
 
 
+# A note's name ends in `.md` in any case: `Deploy.MD` (Windows and old tools write it so)
+# was neither indexed nor listed anywhere, lost to memory without a word.
+NOTE_SUFFIXES = frozenset({".md", ".MD", ".Md", ".mD"})
+
+
+def has_note_suffix(name: str) -> bool:
+    """Whether a file name ends as a note's does: `.md`, in any case."""
+    return name[-3:] in NOTE_SUFFIXES
+
+
 def is_note_path(ref: str, notes_dir: str) -> bool:
-    """True for `*.md` files under the notes folder, skipping dotfiles and dot-folders, and
-    names that are not UTF-8 (git's bytes as lone surrogates): no text, so no row can hold
-    them, and one such ref failed the whole index."""
+    """True for `*.md` files (any case) under the notes folder, skipping dotfiles and
+    dot-folders, and names that are not UTF-8 (git's bytes as lone surrogates): no text, so
+    no row can hold them, and one such ref failed the whole index."""
     if not ref.isascii() and not is_utf8(ref):
         return False
     if _plain(ref) and _plain(notes_dir):  # as git lists paths: string tests, ~10x faster
         prefix = notes_dir + "/"
-        if not ref.endswith(".md") or not ref.startswith(prefix):
+        if not has_note_suffix(ref) or not ref.startswith(prefix):
             return False
         return not any(part.startswith(".") for part in ref[len(prefix) :].split("/"))
     path = PurePosixPath(ref)
-    if path.suffix != ".md" or not path.is_relative_to(notes_dir):
+    if path.suffix not in NOTE_SUFFIXES or not path.is_relative_to(notes_dir):
         return False
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
 

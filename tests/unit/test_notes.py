@@ -256,6 +256,11 @@ def test_content_hash_changes_with_content() -> None:
         ("other/a.md", False),
         ("notesx/a.md", False),
         ("notes/with space é.md", True),
+        ("notes/Deploy.MD", True),  # any case: it was neither indexed nor listed anywhere
+        ("notes/ops/Runbook.Md", True),
+        ("notes/a.mD", True),
+        ("notes/a.markdown", False),
+        ("notes/.Hidden.MD", False),
     ],
 )
 def test_which_files_are_notes(ref: str, expected: bool) -> None:
@@ -264,7 +269,7 @@ def test_which_files_are_notes(ref: str, expected: bool) -> None:
 
 def _by_pathlib(ref: str, notes_dir: str) -> bool:
     path = PurePosixPath(ref)
-    if path.suffix != ".md" or not path.is_relative_to(notes_dir):
+    if path.suffix.lower() != ".md" or not path.is_relative_to(notes_dir):
         return False
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
 
