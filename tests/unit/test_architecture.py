@@ -83,6 +83,7 @@ PURE = [
     "memidx.agents.block",
     "memidx.agents.exchange",
     "memidx.secrets.patterns",
+    "memidx.secrets.netrc",
 ]
 IO_MODULES = {"sqlite3", "subprocess", "socket", "fcntl", "shutil", "tempfile", "git",
               "fastembed", "onnxruntime", "tokenizers"}  # fmt: skip
