@@ -54,7 +54,7 @@ _MARKS = frozenset(" `~#")  # the first character of every line that can be a fe
 _CONFLICT_FIRST = frozenset("<=>")
 _CONFLICT = re.compile(r"(?:<{7}|>{7})(?:[ \t].*)?|={7}[ \t]*")
 # `key:` at the margin, the key a word or quoted: a line of YAML front matter, not of prose
-_KEY_LINE = re.compile(r"""(?:[A-Za-z_][A-Za-z0-9_-]*|"[^"\n]*"|'[^'\n]*')[ \t]*:(?:[ \t]|$)""")
+_KEY_LINE = re.compile(r"""(?:[A-Za-z_][A-Za-z0-9_-]*|"[^"\n]*"|'[^'\n]*')[ \t]*:(?:\s|$)""")
 
 
 def front_matter_end(lines: Sequence[str]) -> int | None:

@@ -73,6 +73,7 @@ def test_headings_inside_fences_are_code() -> None:
         ("---\n---", 2),
         ("---\ntitle: x\nbody", None),  # never closed
         ("---\n\nNote: x\nbody", None),  # its first line with text is a `key:` line
+        ("---\r\n\r\ntags:\r\n- a\r\n---\r\nbody", 5),  # CRLF, as the English check reads it
         ('---\n"a key": x\nbody', None),
         ("---\n\ntitle: x\n---\nbody", 4),  # a blank first line, but a `key:` line
         ("---\nIntro\n---\nbody", 3),  # no blank line under the first `---`: front matter
