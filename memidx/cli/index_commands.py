@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from memidx.haystack.indexing import RecordReport
     from memidx.haystack.record_drift import RecordDrift
     from memidx.index.documents import Store
-    from memidx.index.sync import SyncReport
+    from memidx.index.sync_report import SyncReport
 
 
 def ingest(args: argparse.Namespace, config: Config) -> int:
@@ -106,7 +106,7 @@ def finish(
 
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
-    _warn_capped(report)
+    _warn_notes(report)
     for line in records.warnings():
         print(f"memidx: {line}", file=sys.stderr)
     if args.json:
@@ -147,7 +147,7 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
         write_reconcile(report, records, fix=args.fix)
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
-    _warn_capped(report)
+    _warn_notes(report)
     if args.fix:
         clear_failures(config.hook_error_path)
         return 1 if report.skipped or records.damaged else 0
@@ -192,12 +192,9 @@ def write_reconcile(report: SyncReport, records: RecordDrift, *, fix: bool) -> N
         print(f"damage cannot be repaired from the index: {RESTORE_HINT}")
 
 
-def _warn_capped(report: SyncReport) -> None:
-    from memidx.notes.chunks import capped_warning
-    from memidx.text import display
-
-    for ref in report.capped:
-        print(f"memidx: warning: {capped_warning(display(ref))}", file=sys.stderr)
+def _warn_notes(report: SyncReport) -> None:
+    for line in report.warnings():
+        print(f"memidx: warning: {line}", file=sys.stderr)
 
 
 def _repaired(config: Config, store: Store, *, records_drift: int) -> None:

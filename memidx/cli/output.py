@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from memidx.haystack.indexing import RecordReport
     from memidx.haystack.record_drift import RecordDrift
     from memidx.index.store import Skip
-    from memidx.index.sync import SyncReport
+    from memidx.index.sync_report import SyncReport
 
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
 

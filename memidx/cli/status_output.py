@@ -60,9 +60,7 @@ def write_status(out: TextIO, status: Status) -> None:
                 "back with git checkout); `memidx sync` drops them from the index",
             )
         )
-    if status.torn:
-        rows.append(("torn", "the end of a segment cut by a crash (its writer moves it aside)"))
-        rows += [("", display(line)) for line in status.torn[:10]]
+    rows += _torn_rows(status)
     if status.damaged:
         rows.append(("damaged", f"{counted(len(status.damaged), 'place')}: {RESTORE_HINT}"))
         rows += [("", display(line)) for line in status.damaged[:10]]
@@ -86,6 +84,29 @@ def write_status(out: TextIO, status: Status) -> None:
     )
     for key, value in rows:
         out.write(f"{key + ':' if key else '':<13}{value}\n")
+
+
+# A torn tail in a segment HEAD holds: no writer changes a committed segment, so it stays.
+TORN_COMMITTED = (
+    "the end of a segment cut by a crash, committed with it: no writer changes a committed "
+    "segment, so it stays (the records before it are indexed); to drop it, cut its N bytes "
+    "off (`truncate -s -N SEGMENT`) and commit the segment"
+)
+
+
+def _torn_rows(status: Status) -> list[tuple[str, str]]:
+    """The torn tails, told apart by what will happen to them."""
+    rows: list[tuple[str, str]] = []
+    uncommitted = [line for line in status.torn if line not in status.torn_committed]
+    for lines, what in (
+        (uncommitted, "the end of a segment cut by a crash (its writer moves it aside at its "
+         "next filing or `make sync`)"),
+        (status.torn_committed, TORN_COMMITTED),
+    ):  # fmt: skip
+        if lines:
+            rows.append(("torn", what))
+            rows += [("", display(line)) for line in lines[:10]]
+    return rows
 
 
 def _drift_lines(status: Status) -> Sequence[tuple[str, str]]:

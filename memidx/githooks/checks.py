@@ -13,6 +13,7 @@ from memidx.errors import MemidxError
 from memidx.git.staged import Staged, read_staged, staged_files, staged_repo
 from memidx.index.failures import last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
+from memidx.notes.yaml_comments import cut_warning
 from memidx.text import display
 
 FIX = "make reconcile"  # the remedy for every problem the drift check reports
@@ -169,7 +170,9 @@ def _staged_problem(config: Config, ref: str, content: Content) -> str | None:
         read = content.startswith("cannot be read")
         return f"{display(ref)}:1: {content if read else f'cannot be indexed: {content}'}"
     try:
-        parse_note(ref, content, config.max_note_bytes)
+        note = parse_note(ref, content, config.max_note_bytes)
     except NoteError as exc:
         return f"{display(ref)}:{exc.line}: cannot be indexed: {exc}"
+    for cut in note.cut:  # indexed, but not as written: said, never blocking
+        print(f"memidx: warning: {cut_warning(display(ref), cut)}", file=sys.stderr)
     return None

@@ -47,13 +47,14 @@ def remember(store: Store, ref: str, torn: int, damaged: list[Damage]) -> None:
     store.set_state(DAMAGE_KEY, json.dumps(found, sort_keys=True) if found else None)
 
 
-def recorded(store: Store) -> tuple[list[str], list[str]]:
-    """(torn-tail lines, damage lines) of every segment, as last read."""
-    torn: list[str] = []
+def recorded(store: Store) -> tuple[dict[str, int], list[str]]:
+    """(the torn tail's size of each segment that has one, damage lines) of every segment, as
+    last read."""
+    torn: dict[str, int] = {}
     damaged: list[str] = []
     for ref, entry in sorted(_load(store).items()):
         if entry.get("torn"):
-            torn.append(torn_line(ref, int(entry["torn"])))
+            torn[ref] = int(entry["torn"])
         for offset, length, reason in cast(list[list[Any]], entry.get("damaged") or []):
             damaged.append(damage_line(ref, Damage(int(offset), int(length), str(reason))))
     return torn, damaged

@@ -16,6 +16,7 @@ from memidx.index.drift import Drift, SourceFile, compare, from_changes, note_pa
 from memidx.index.note_rows import NOTE, note_document, skips_not_utf8, symlink_reason
 from memidx.index.sources import GitSource, WorktreeSource
 from memidx.index.store import Skip, Store, VectorStore, transaction
+from memidx.index.sync_report import SyncReport
 from memidx.notes.chunks import split_document
 from memidx.notes.note import NoteError, parse_note, too_large
 
@@ -26,27 +27,6 @@ if TYPE_CHECKING:
 
 ATTEMPTS = 5  # plans made again when other writers keep changing the index meanwhile
 SETTINGS = "indexed_settings"  # state key: the settings that decide what is indexed and how
-
-
-class SyncReport:
-    """What one run changed in the index (filled in as the run goes)."""
-
-    __slots__ = ("capped", "commit", "deleted", "drift", "read", "renamed", "skipped",
-                 "source", "written")  # fmt: skip
-
-    def __init__(self, source: str, commit: str | None, drift: Drift | None = None) -> None:
-        self.source = source
-        self.commit = commit
-        self.drift = drift if drift is not None else Drift()
-        self.read = 0  # notes read and parsed
-        self.written = 0  # of those, rows inserted or changed
-        self.deleted = 0
-        self.renamed = 0
-        self.skipped, self.capped = list[Skip](), list[str]()  # capped: over MAX_CHUNKS
-
-    @property
-    def changed(self) -> int:
-        return self.written + self.deleted + self.renamed
 
 
 def note_source(config: Config, commit: str | None = None) -> NoteSource:
@@ -73,7 +53,8 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
 
 
 # Raised when the same file reads differently, so every note is read again.
-NOTE_READER = 4  # 2: YAML 1.2 booleans; 3: one Markdown scanner; 4: odd YAML, conflicts, caps
+NOTE_READER = 6  # 2: YAML 1.2 booleans; 3: one Markdown scanner; 4: odd YAML, conflicts, caps;
+# 5: a `---` that opens a note may be a horizontal rule; 6: `*.MD` (any case) names are notes
 
 
 def settings_of(config: Config) -> str:
@@ -280,6 +261,7 @@ class _Run:
         except NoteError as exc:
             self.skip(file, str(exc))
             return
+        self.report.cut += [(file.ref, cut) for cut in note.cut]
         added = None if note.created else self.dates.of(file.ref)
         doc = note_document(note, file.blob_id, added)
         doc_id, changed = self.store.upsert(doc)

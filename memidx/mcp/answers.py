@@ -10,6 +10,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.index.store import Filters
 from memidx.mcp.warm import WarmIndex
+from memidx.notes.note import has_note_suffix
 
 Say = Callable[[str], None]
 MAX_QUERY_CHARS = 10_000  # as `memidx search`
@@ -65,7 +66,7 @@ def get(warm: WarmIndex, ref: str, max_chars: int) -> dict[str, object]:
     ref = ref.strip()
     if not ref:
         raise UsageError("the ref is empty", "give a note's path or a record's ref or id")
-    if "@" in ref or not ref.endswith(".md"):
+    if "@" in ref or not has_note_suffix(ref):
         from memidx.haystack.lookup import show
         from memidx.memory.json_objects import record_data
 

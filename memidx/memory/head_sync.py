@@ -22,7 +22,6 @@ def sync_to_head(config: Config) -> list[str]:
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.store import RecordStore
     from memidx.index.sync import sync
-    from memidx.notes.chunks import capped_warning
     from memidx.text import display
 
     keep_out_of_git(config.state_dir)
@@ -47,7 +46,7 @@ def sync_to_head(config: Config) -> list[str]:
     clear_failures(config.hook_error_path)
     lines = [f"notice: {notice}" for notice in notices]
     lines += [f"warning: {display(s.source_ref)}: skipped: {s.reason}" for s in report.skipped]
-    lines += [f"warning: {capped_warning(display(ref))}" for ref in report.capped]
+    lines += [f"warning: {line}" for line in report.warnings()]
     if report.changed:
         lines.append(
             f"index follows {report.source}: {report.written} written, {report.deleted} removed, "

@@ -62,6 +62,7 @@ def status_data(status: Status) -> dict[str, object]:
         "segments_changed": list(status.segments_changed),
         "segments_vanished": status.segments_vanished,
         "torn": status.torn,
+        "torn_committed": status.torn_committed,
         "damaged": status.damaged,
         "vectors": {
             "model": status.model,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
-from memidx.haystack.damage import recorded
+from memidx.haystack.damage import recorded, torn_line
 from memidx.haystack.record_drift import record_drift
 from memidx.index.drift import Drift
 from memidx.index.failures import HookFailure, last_failure
@@ -41,6 +42,7 @@ class Status:
     segments_changed: tuple[str, ...] = ()
     segments_vanished: dict[str, int] = field(default_factory=dict[str, int])
     torn: list[str] = field(default_factory=list[str])  # `<segment>: ...` as last read
+    torn_committed: list[str] = field(default_factory=list[str])  # of those, in HEAD as on disk
     damaged: list[str] = field(default_factory=list[str])  # `<segment>@<offset>: ...`
     model: str = ""
     chunks: int = 0
@@ -70,12 +72,10 @@ def gather(config: Config) -> Status:
     status.hook_failure = last_failure(config.hook_error_path)
     status.agent_failure = last_failure(config.agent_hook_error_path)
     status.mcp_server = shared_server(config)
-    if config.in_git:
-        status.uncommitted = [
-            (code, ref)
-            for code, ref in GitRepo(config.root).uncommitted(config.notes_dir)
-            if is_note_path(ref, config.notes_dir)
-        ]
+    changed = GitRepo(config.root).uncommitted(config.notes_dir) if config.in_git else []
+    status.uncommitted = [
+        (code, ref) for code, ref in changed if is_note_path(ref, config.notes_dir)
+    ]
     try:
         store, _ = open_store(path, write=False)
     except MemidxError as exc:
@@ -96,7 +96,10 @@ def gather(config: Config) -> Status:
         records = record_drift(config, store, deep=False)
         status.segments_changed = records.changed_segments
         status.segments_vanished = dict(records.vanished)
-        status.torn, status.damaged = recorded(store)
+        torn, status.damaged = recorded(store)
+        status.torn = [torn_line(ref, size) for ref, size in torn.items()]
+        committed = _committed(config, torn, {ref for _, ref in changed})
+        status.torn_committed = [torn_line(ref, torn[ref]) for ref in committed]
         status.model = config.model
         status.chunks, status.chunks_with_vectors, _ = VectorStore(store.conn).counts(config.model)
         status.behind = behind_head(config, store)
@@ -104,3 +107,12 @@ def gather(config: Config) -> Status:
         store.conn.close()
     status.embed_failure = last_failure(config.embed_error_path)
     return status
+
+
+def _committed(config: Config, segments: Iterable[str], changed: set[str]) -> list[str]:
+    """The segments HEAD holds as they are on disk: a torn tail in one is in git, where no
+    writer moves it aside (a committed segment is never changed)."""
+    if not config.in_git:
+        return []
+    repo = GitRepo(config.root)
+    return [ref for ref in segments if ref not in changed and repo.has("HEAD", ref)]

@@ -17,14 +17,11 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, date, datetime
-from functools import cache
 
 from memidx.frozen import Value
+from memidx.notes.yaml_comments import Cut, cut_values
 from memidx.notes.yaml_hints import yaml_hint
-
-TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
-if TYPE_CHECKING:
-    from typing import Any
+from memidx.notes.yaml_loader import yaml_and_loader
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?")
 _ITEM = re.compile(r"( *)- (.*)")
@@ -32,6 +29,10 @@ _MAX_KEY = 1024  # YAML's limit for a simple key
 _PLAIN_EXTRA = frozenset(" _.,'()/+-")
 # Plain words that are no text: booleans (YAML 1.2's, as this module's loader reads them), null.
 _SPECIAL = frozenset({"true", "false", "null", "~"})
+
+
+# For a note whose first `---` is taken for front matter but was meant as a horizontal rule.
+RULE_HINT = "a horizontal rule that opens a note can be written '***'"
 
 
 class FrontMatterError(ValueError):
@@ -50,20 +51,24 @@ class Fields(Value):
     aliases: tuple[str, ...] = ()
     created: str | None = None
     lang: str | None = None
+    cut: tuple[Cut, ...] = ()  # values YAML ended at a `#` that reads like text (a warning)
 
 
 def read_fields(block: str) -> Fields:
     """The fields of a front-matter block (the lines between its `---` lines, the first of
     them the file's line 2); FrontMatterError when it cannot be read."""
-    fields = read_simple(block)
+    fields = read_simple(block)  # never a `#` outside quotes: nothing to cut
+    cut: tuple[Cut, ...] = ()
     if fields is None:
         fields = _read_yaml(block)
+        cut = cut_values(block) if "#" in block else ()
     return Fields(
         title=_one(fields, "title"),
         tags=_words(fields, "tags"),
         aliases=_words(fields, "aliases"),
         created=_one(fields, "created"),
         lang=_one(fields, "lang"),
+        cut=cut,
     )
 
 
@@ -149,7 +154,7 @@ def _flow_list(raw: str) -> list[str] | None:
 
 def _read_yaml(block: str) -> dict[str, object]:
     """Front matter beyond the simple shape, read by PyYAML (imported here: ~19 ms)."""
-    yaml, loader = _yaml()
+    yaml, loader = yaml_and_loader()
     try:
         loaded: object = yaml.load(block, Loader=loader)
     except yaml.YAMLError as exc:
@@ -166,7 +171,7 @@ def _read_yaml(block: str) -> dict[str, object]:
     if loaded is None:
         return {}
     if not isinstance(loaded, dict):
-        raise FrontMatterError("expected 'key: value' lines")
+        raise FrontMatterError(f"expected 'key: value' lines ({RULE_HINT})")
     from typing import cast
 
     fields = cast(dict[object, object], loaded)
@@ -183,36 +188,6 @@ def _why(exc: Exception) -> str:
     if isinstance(exc, ValueError) and str(exc):  # the value's own reason: "month must be..."
         return str(exc)
     return f"a value PyYAML cannot build ({type(exc).__name__}: {exc})"
-
-
-BOOL_TAG = "tag:yaml.org,2002:bool"
-
-
-@cache
-def _yaml() -> tuple[Any, Any]:
-    """PyYAML and its fastest safe loader (libyaml's parser when PyYAML was built with it),
-    with YAML 1.2's booleans: only true and false. YAML 1.1 also reads yes, no, on and off
-    as booleans, so `lang: no` (Norwegian) and `tags: [on]` would lose their words."""
-    import yaml
-
-    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class Loader(base):  # pyright: ignore[reportUntypedBaseClass]
-        pass
-
-    Loader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != BOOL_TAG]
-        for first, resolvers in base.yaml_implicit_resolvers.items()
-    }
-    Loader.add_implicit_resolver(  # pyright: ignore[reportUnknownMemberType]
-        BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-    )
-    return yaml, Loader
-
-
-def front_matter_loader() -> object:
-    """The YAML loader front matter is read with (for tests that compare readers)."""
-    return _yaml()[1]
 
 
 def _one(fields: dict[str, object], key: str) -> str | None:

@@ -5,8 +5,12 @@ line is a heading, or code, for all three or for none.
 The rules are CommonMark 0.31's, for the blocks memidx needs (https://spec.commonmark.org/):
 
 - Front matter (Jekyll's convention, not CommonMark): the first line is `---`, and the block
-  ends at the next `---` or `...` line; trailing whitespace is allowed on both. A block that
-  never closes is not front matter (the note reader refuses such a note).
+  ends at the next `---` or `...` line; trailing whitespace is allowed on both. That first
+  `---` is a horizontal rule instead (a thematic break) when a blank line follows it and no
+  `key:` line stands before the next `---` (pandoc's rule: its metadata block never opens
+  with a blank line), or when no `---` or `...` closes it and its first line with text is no
+  `key:` line. A block with a `key:` line that never closes is front matter that lost its
+  end (the note reader refuses such a note).
 - A fenced code block opens with a run of 3 or more backticks or tildes indented 0-3 spaces;
   after a backtick run the rest of the line may not hold a backtick (`` ```x``` `` is inline
   code in a paragraph). It closes at a run of the same character, at least as long, indented
@@ -49,17 +53,22 @@ _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
 _MARKS = frozenset(" `~#")  # the first character of every line that can be a fence or heading
 _CONFLICT_FIRST = frozenset("<=>")
 _CONFLICT = re.compile(r"(?:<{7}|>{7})(?:[ \t].*)?|={7}[ \t]*")
+# `key:` at the margin, the key a word or quoted: a line of YAML front matter, not of prose
+_KEY_LINE = re.compile(r"""(?:[A-Za-z_][A-Za-z0-9_-]*|"[^"\n]*"|'[^'\n]*')[ \t]*:(?:\s|$)""")
 
 
 def front_matter_end(lines: Sequence[str]) -> int | None:
     """How many lines the front matter takes, its `---` lines included: 0 when the text has
-    none, None when its opening line is never closed."""
+    none (a first `---` that is a horizontal rule), None when it is never closed."""
     if not lines or lines[0].rstrip() != "---":
         return 0
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            return i + 1
-    return None
+    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if close is None:  # front matter that lost its end, or a rule over the body
+        first = next((line for line in lines[1:] if line.strip()), "")
+        return None if _KEY_LINE.match(first) else 0
+    if lines[1].strip() or any(_KEY_LINE.match(line) for line in lines[1:close]):
+        return close + 1
+    return 0  # a blank line after the rule and no `key:` line up to the next rule
 
 
 def heading_of(line: str) -> Heading | None:

@@ -7,8 +7,9 @@ from pathlib import PurePosixPath
 
 from memidx.frozen import Value
 from memidx.hashes import content_hash
-from memidx.notes.frontmatter import Fields, FrontMatterError, read_fields
+from memidx.notes.frontmatter import RULE_HINT, Fields, FrontMatterError, read_fields
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
+from memidx.notes.yaml_comments import Cut
 from memidx.text import is_utf8
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
@@ -27,6 +28,7 @@ class Note(Value):
     created: str | None
     lang: str | None
     content_hash: str
+    cut: tuple[Cut, ...] = ()  # front-matter values YAML ended at a comment: warned of
 
 
 class NoteError(ValueError):
@@ -37,19 +39,29 @@ class NoteError(ValueError):
         self.line = line
 
 
+# A note's name ends in `.md` in any case: `Deploy.MD` (Windows and old tools write it so)
+# was neither indexed nor listed anywhere, lost to memory without a word.
+NOTE_SUFFIXES = frozenset({".md", ".MD", ".Md", ".mD"})
+
+
+def has_note_suffix(name: str) -> bool:
+    """Whether a file name ends as a note's does: `.md`, in any case."""
+    return name[-3:] in NOTE_SUFFIXES
+
+
 def is_note_path(ref: str, notes_dir: str) -> bool:
-    """True for `*.md` files under the notes folder, skipping dotfiles and dot-folders, and
-    names that are not UTF-8 (git's bytes as lone surrogates): no text, so no row can hold
-    them, and one such ref failed the whole index."""
+    """True for `*.md` files (any case) under the notes folder, skipping dotfiles and
+    dot-folders, and names that are not UTF-8 (git's bytes as lone surrogates): no text, so
+    no row can hold them, and one such ref failed the whole index."""
     if not ref.isascii() and not is_utf8(ref):
         return False
     if _plain(ref) and _plain(notes_dir):  # as git lists paths: string tests, ~10x faster
         prefix = notes_dir + "/"
-        if not ref.endswith(".md") or not ref.startswith(prefix):
+        if not has_note_suffix(ref) or not ref.startswith(prefix):
             return False
         return not any(part.startswith(".") for part in ref[len(prefix) :].split("/"))
     path = PurePosixPath(ref)
-    if path.suffix != ".md" or not path.is_relative_to(notes_dir):
+    if path.suffix not in NOTE_SUFFIXES or not path.is_relative_to(notes_dir):
         return False
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
 
@@ -95,6 +107,7 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
         created=fields.created,
         lang=fields.lang,
         content_hash=content_hash(text),  # the file's SHA-256: the text is as decoded
+        cut=fields.cut,
     )
 
 
@@ -125,7 +138,10 @@ def split_front_matter(text: str) -> tuple[Fields, str, int]:
     end = front_matter_end(lines)
     if not end:
         if end is None:
-            raise NoteError("malformed front matter: no closing '---' line")
+            raise NoteError(
+                "malformed front matter: no closing '---' line "
+                f"(end the front matter with one; {RULE_HINT})"
+            )
         return Fields(), text, 1
     try:
         fields = read_fields("\n".join(lines[1 : end - 1]))

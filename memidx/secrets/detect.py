@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from memidx.secrets import library
+from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
     BASIC,
     BEARER,
     COMMAND_PASSWORDS,
     EXTRA_KEYWORDS,
-    PLACEHOLDER_WORDS,
     PRIVATE_KIND,
-    REFERENCE,
     URL_PASSWORD,
     Finding,
     allowed_lines,
@@ -32,6 +31,7 @@ from memidx.secrets.patterns import (
     outside,
     own_findings,
     private_spans,
+    real_password,
     redact,
 )
 
@@ -74,12 +74,13 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
             found.extend(
                 _back(Finding(start, end, kind), places)
                 for start, end in spans(joined)
-                if kind != URL_KIND or _url_password(joined[start:end])
+                if kind != URL_KIND or real_password(joined[start:end])
             )
     for match in URL_PASSWORD.finditer(joined):
-        if _url_password(match.group(1)):
+        if real_password(match.group(1)):
             found.append(_back(Finding(*match.span(1), URL_KIND), places))
     found.extend(_command_passwords(text))
+    found.extend(netrc_passwords(text))
     if "PRIVATE KEY" in text:  # a key block has spaces: it is looked for in the whole text
         found.extend(f for f in own_findings(text, blocks=True))
     if keywords:
@@ -96,7 +97,7 @@ def _command_passwords(text: str) -> Iterable[Finding]:
             continue
         for match in pattern.finditer(text):
             password = match.group(1).rstrip(",;")
-            if len(password) >= 4 and _url_password(password):
+            if len(password) >= 4 and real_password(password):
                 yield Finding(match.start(1), match.end(1), COMMAND_KIND)
 
 
@@ -111,13 +112,7 @@ def _basic_password(token: str) -> bool:
     except (binascii.Error, UnicodeDecodeError):
         return False
     user, colon, password = decoded.strip().partition(":")
-    return bool(colon and user.isprintable() and password) and _url_password(password)
-
-
-def _url_password(value: str) -> bool:
-    """Whether a URL's password is one: not a placeholder (`<PASSWORD>`, `password`,
-    `changeme`) nor a reference (`${DB_PASSWORD}`), whichever detector found it."""
-    return not PLACEHOLDER_WORDS.match(value) and not REFERENCE.search(value)
+    return bool(colon and user.isprintable() and password) and real_password(password)
 
 
 # Every token detector's secret is a run of 16 or more characters without a space: the

@@ -103,6 +103,13 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
 
 
+def real_password(value: str) -> bool:
+    """Whether a password found in a URL, a command line or a `.netrc` entry is one: not a
+    placeholder (`<PASSWORD>`, `password`, `changeme`) nor a reference (`${DB_PASSWORD}`),
+    whichever detector found it."""
+    return not PLACEHOLDER_WORDS.match(value) and not REFERENCE.search(value)
+
+
 def _symbol(char: str) -> bool:
     return not char.isalnum()
 

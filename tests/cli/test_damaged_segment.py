@@ -102,4 +102,40 @@ def test_a_torn_tail_alone_is_no_failure_of_status(filed: tuple[NotesRepo, list[
         f"{segment}: 20 bytes of a torn record at the end are not indexed"
     ]
     assert status.json()["damaged"] == []
+    assert status.json()["torn_committed"] == []  # uncommitted: its writer moves it aside
     assert Path(repo.root / segment).stat().st_size == offset + 20
+
+
+def test_a_torn_tail_git_committed_is_said_to_stay_with_what_drops_it(
+    filed: tuple[NotesRepo, list[str]],
+) -> None:
+    """`git add -A && git commit` after a crash (not `make sync`) commits the torn bytes, and
+    no writer changes a committed segment: status said "its writer moves it aside", which
+    never happens there."""
+    import subprocess
+
+    repo, refs = filed
+    segment, offset = split(refs[-1])
+    path = repo.root / segment
+    path.write_bytes(path.read_bytes()[: offset + 20])  # a crash inside the last append
+    line = f"{segment}: 20 bytes of a torn record at the end are not indexed"
+    assert repo.memidx("sync").code == 0
+    before = repo.memidx("status")
+    repo.commit("plain git, after the crash")
+    after = repo.memidx_process("file-turn", "--json", stdin='{"text": "filed after it"}')
+    assert repo.memidx("sync").code == 0
+
+    status = repo.memidx("status")
+
+    assert "moves it aside at its next filing or `make sync`" in before.out
+    assert split(after.json()["ref"])[0] != segment  # a new segment: the torn one stays
+    assert "moves it aside" not in status.out and status.code == 0
+    assert "committed with it: no writer changes a committed segment, so it stays" in status.out
+    assert "`truncate -s -N SEGMENT`" in status.out and line in status.out
+    listed = repo.memidx("status", "--json").json()
+    assert (listed["torn"], listed["torn_committed"]) == ([line], [line])
+    subprocess.run(["truncate", "-s", "-20", str(path)], check=True)  # what status says
+    repo.commit("cut the torn tail")
+    assert repo.memidx("sync").code == 0
+    cleared = repo.memidx("status", "--json")
+    assert (cleared.code, cleared.json()["torn"], cleared.json()["torn_committed"]) == (0, [], [])

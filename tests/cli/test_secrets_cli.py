@@ -110,6 +110,18 @@ def test_check_secrets_blocks_names_file_line_and_kind_never_the_secret(repo: No
     assert AWS not in run.out + run.err and "memidx: allow-secret" in run.err
 
 
+def test_check_secrets_blocks_a_netrc_entry_in_a_note(repo: NotesRepo) -> None:
+    """A how-to that pastes its `~/.netrc` (no `=`, no URL: the password is a bare word)."""
+    password = SECRETS["netrc-password"][0](RNG)
+    body = f"```\nmachine git.example.com\n  login ci\n  password {password}\n```\n"
+    ref = repo.note("netrc.md", "Netrc for the CI", body)
+
+    run = repo.memidx_process("check", "secrets", ref)
+
+    assert (run.code, run.out) == (1, f"{ref}:8: netrc-password\n")
+    assert password not in run.out + run.err
+
+
 def test_check_secrets_reads_haystack_segments(repo: NotesRepo) -> None:
     from memidx.haystack.frames import frame, new_record
 

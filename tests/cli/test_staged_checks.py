@@ -189,6 +189,18 @@ def test_the_drift_check_reads_the_staged_note(machine: Machine) -> None:
     assert commit(machine, "-m", "bad").returncode != 0
 
 
+def test_the_checks_get_a_note_named_in_capitals(machine: Machine) -> None:
+    """pre-commit passes a hook only the files its `files` pattern matches: `\\.md$` left
+    `Deploy.MD` unchecked, though memidx indexes it as a note."""
+    ref = write(machine, "Deploy.MD", GERMAN)
+    machine.git("add", ref)
+
+    blocked = commit(machine, "-m", "a German note named in capitals")
+
+    assert blocked.returncode != 0
+    assert "notes/Deploy.MD" in blocked.stdout + blocked.stderr
+
+
 def test_commit_all_and_commit_paths_check_gits_temporary_index(machine: Machine) -> None:
     """git builds another index for `commit -a` and `commit PATHS` and names it GIT_INDEX_FILE."""
     ref = write(machine, "three.md", ENGLISH)

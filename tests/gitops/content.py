@@ -47,12 +47,13 @@ SENTENCES = (
 
 
 def is_note_path(path: str) -> bool:
-    """The driver's own reading of the README: `*.md` under notes/, no dot-named part."""
+    """The driver's own reading of the README: `*.md` (any case) under notes/, no dot-named
+    part."""
     parts = PurePosixPath(path).parts
     return (
         len(parts) > 1
         and parts[0] == "notes"
-        and path.endswith(".md")
+        and path.lower().endswith(".md")
         and not any(p.startswith(".") for p in parts[1:])
     )
 
@@ -166,7 +167,7 @@ class Writer:
         """The text a person writes to resolve a conflict: both sides, plus a new line."""
         serial = self.next()
         kept = [_body_of(s)[:1500] for s in sides if s is not None and indexable(s)]
-        if not path.endswith(".md"):
+        if not path.lower().endswith(".md"):
             return f"resolved by hand ({serial})\n".encode()
         heading = f"# Merged {self.rng.choice(WORDS)} note ({serial})"
         text = "\n\n".join([heading, self.paragraph(), *kept]).rstrip("\n") + "\n"

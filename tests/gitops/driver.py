@@ -402,7 +402,11 @@ class GitOpsDriver:
         word = self.rng.choice(WORDS)
         if self.rng.random() < 0.08:  # spaces and non-ASCII letters in the file name
             word = self.rng.choice((f"{word} and crème brûlée", f"Zoë's {word} notes"))
-        return f"{folder}/{word}-{self.writer.next()}.md"
+        serial = self.writer.next()
+        # `.md` in any case is a note; chosen by the serial, not the rng, so every other
+        # choice a seed makes stays as it was
+        suffix = ".MD" if serial % 13 == 0 else ".md"
+        return f"{folder}/{word}-{serial}{suffix}"
 
     def symlink(self, c: Clone, notes: list[str]) -> str:
         """A symlink under notes/: new, or in place of a note (a type change); to a note (maybe
@@ -425,7 +429,7 @@ class GitOpsDriver:
                 f"notes/.drafts/{word}-{n}.md",
                 f"notes/ops/.{word}-{n}.md",
                 f"docs/{word}-{n}.txt",
-                f"notes/db/{word}-{n}.MD",
+                f"notes/db/{word}-{n}.markdown",  # `.md` in any case is a note
             )
         )
         c.write(path, self.writer.note())
@@ -433,7 +437,9 @@ class GitOpsDriver:
 
     def move_across(self, c: Clone, path: str) -> str:
         """Move a note out of notes/ (or into a dot-folder), or one back in."""
-        outside = [p for p in c.files("archive") + c.files("notes/.drafts") if p.endswith(".md")]
+        outside = [
+            p for p in c.files("archive") + c.files("notes/.drafts") if p.lower().endswith(".md")
+        ]
         if outside and self.rng.random() < 0.5:
             old = self.rng.choice(outside)
             new = self.new_path()

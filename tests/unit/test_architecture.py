@@ -68,6 +68,8 @@ PURE = [
     "memidx.notes.note",
     "memidx.notes.frontmatter",
     "memidx.notes.yaml_hints",
+    "memidx.notes.yaml_comments",
+    "memidx.notes.yaml_loader",
     "memidx.notes.chunks",
     "memidx.notes.markdown",
     "memidx.notes.words",
@@ -82,6 +84,7 @@ PURE = [
     "memidx.agents.exchange",
     "memidx.agents.launcher",
     "memidx.secrets.patterns",
+    "memidx.secrets.netrc",
 ]
 IO_MODULES = {"sqlite3", "subprocess", "socket", "fcntl", "shutil", "tempfile", "git",
               "fastembed", "onnxruntime", "tokenizers"}  # fmt: skip

@@ -129,7 +129,7 @@ def test_damage_is_reported_by_segment_and_offset_and_every_other_record_indexed
         f"warning: {REF}@{AT}: {len(FRAMES[MIDDLE])} unreadable bytes skipped (no KRD1 magic); "
         "the records after them are indexed"
     ]
-    assert damage.recorded(store) == ([], [report.warnings()[0].removeprefix("warning: ")])
+    assert damage.recorded(store) == ({}, [report.warnings()[0].removeprefix("warning: ")])
 
 
 def test_a_record_whose_text_changed_is_read_again_and_marked(tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ def test_a_record_whose_text_changed_is_read_again_and_marked(tmp_path: Path) ->
     assert json.loads(meta)["damaged"]
     path.write_bytes(SEGMENT)  # restored from git: the warning and the mark go
     sync_records(config, store)
-    assert damage.recorded(store) == ([], [])
+    assert damage.recorded(store) == ({}, [])
     assert "turn number 2 about the build cache" in bodies(store)
 
 

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memidx.memory.remember import note_text, parse_tags
-from memidx.notes.frontmatter import front_matter_loader, read_simple
+from memidx.notes.frontmatter import read_simple
+from memidx.notes.yaml_loader import front_matter_loader
 
 LOADER: Any = front_matter_loader()
 

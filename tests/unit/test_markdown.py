@@ -72,7 +72,16 @@ def test_headings_inside_fences_are_code() -> None:
         ("--- \ntitle: x\n...\t\nbody", 3),
         ("---\n---", 2),
         ("---\ntitle: x\nbody", None),  # never closed
-        ("---", None),
+        ("---\n\nNote: x\nbody", None),  # its first line with text is a `key:` line
+        ("---\r\n\r\ntags:\r\n- a\r\n---\r\nbody", 5),  # CRLF, as the English check reads it
+        ('---\n"a key": x\nbody', None),
+        ("---\n\ntitle: x\n---\nbody", 4),  # a blank first line, but a `key:` line
+        ("---\nIntro\n---\nbody", 3),  # no blank line under the first `---`: front matter
+        ("---", 0),  # a rule: nothing of front matter
+        ("---\n\nSome text.\n\nMore.", 0),  # a rule over the body, never closed
+        ("---\nSome text: see below", 0),  # `Some text:` is no key
+        ("---\n\nIntro.\n\n---\n\nMore.", 0),  # a blank line under it, no `key:` line
+        ("---\n\n---", 0),
         ("----\nx\n---", 0),
         ("body\n---\nx\n---", 0),
         ("", 0),

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 from pathlib import PurePosixPath
 
 import pytest
 
 from memidx.notes.note import NoteError, first_heading, is_note_path, parse_note
+from memidx.notes.yaml_comments import Cut, cut_warning
 
 LIMIT = 1024 * 1024
 
@@ -114,6 +116,78 @@ def test_yes_no_on_and_off_in_front_matter_stay_words(block: str) -> None:
     assert (note.lang, note.tags) == ("no", ("yes", "no", "on"))  # not False, true, false
 
 
+@pytest.mark.parametrize(
+    ("block", "title", "cut"),
+    [
+        ("title: Fix #123 in the parser", "Fix", [Cut("title", 2)]),
+        ("lang: en\ntitle: #123 in the parser", None, [Cut("title", 3)]),  # no value at all
+        ("title: T\ntags:\n  - bug #12\n  - ci", "T", [Cut("tags", 4, item=True)]),
+        ("title: T\nsee:\n  issue: fixed in #7", "T", [Cut("issue", 4)]),  # any key, nested
+        ("title: Two\n  lines #1", "Two lines", [Cut("title", 3)]),  # the line it ends on
+        ('title: "Fix #123 in the parser"', "Fix #123 in the parser", []),
+        ("title: 'Fix #123' # quoted", "Fix #123", []),
+        ("title: Notes on C# and F#", "Notes on C# and F#", []),  # no space before the #
+        ("title: Notes  # a comment, as YAML writes them", "Notes", []),
+        ("title: T\ntags: [a, b]  #c", "T", []),  # after the list: nothing cut
+        ("title: T\nbody: |\n  text #not-a-comment", "T", []),
+    ],
+)
+def test_a_value_yaml_cuts_at_a_hash_is_reported(
+    block: str, title: str | None, cut: list[Cut]
+) -> None:
+    """YAML reads ` #` as the start of a comment: `title: Fix #123 in the parser` is the
+    title "Fix", with no error. The note is indexed as YAML reads it, and the cut is told
+    (key and line), so the author can quote the value."""
+    note = parse_note("notes/fix.md", f"---\n{block}\n---\n# Heading\nbody\n".encode(), LIMIT)
+
+    assert (note.title, list(note.cut)) == (title or "Heading", cut)
+
+
+def test_the_cut_warning_names_file_line_key_and_fix_never_the_value() -> None:
+    said = cut_warning("notes/fix.md", Cut("title", 2))
+    item = cut_warning("notes/fix.md", Cut("tags", 4, item=True))
+
+    assert said == (
+        "notes/fix.md:2: 'title' stops at ' #': YAML reads the rest of the line as a comment "
+        '(quote the value to keep it: title: "...")'
+    )
+    assert item.startswith("notes/fix.md:4: an item of 'tags' stops at ' #'")
+    assert item.endswith('(quote the value to keep it: - "...")')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\n\nThe deploy runs at night.\n",
+        "---\nThe deploy runs at night.\n",
+        "---\n\nThe deploy runs at night.\n\n---\n\nIt takes an hour.\n",
+        "---\n\n- step one\n- step two\n\n---\n",
+    ],
+)
+def test_a_note_that_opens_with_a_horizontal_rule_is_all_body(text: str) -> None:
+    """A `---` with a blank line under it, or one never closed whose first line is prose, is
+    Markdown's thematic break: the note was refused as 'malformed front matter'."""
+    note = parse_note("notes/deploy.md", text.encode(), LIMIT)
+
+    assert (note.title, note.body, note.body_line) == ("deploy", text, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("---\ntitle: Deploy\ntags: [ops]\n\nThe deploy.\n", "no closing '---' line"),
+        ("---\n\ntitle: Deploy\n\nThe deploy.\n", "no closing '---' line"),
+        ("---\ntitle Deploy\n---\nThe deploy.\n", "expected 'key: value' lines"),
+        ("---\n\ntitle: [Deploy\n---\nThe deploy.\n", "malformed front matter"),
+    ],
+)
+def test_broken_front_matter_is_still_refused(text: str, reason: str) -> None:
+    with pytest.raises(NoteError, match=re.escape(reason)) as raised:
+        parse_note("notes/deploy.md", text.encode(), LIMIT)
+    if "---' line" in reason or "key: value" in reason:
+        assert str(raised.value).endswith("a note can be written '***')")
+
+
 def test_oversized_notes_are_refused_before_decoding() -> None:
     with pytest.raises(NoteError, match="too large"):
         parse_note("notes/big.md", b"a" * (LIMIT + 1), LIMIT)
@@ -182,6 +256,11 @@ def test_content_hash_changes_with_content() -> None:
         ("other/a.md", False),
         ("notesx/a.md", False),
         ("notes/with space é.md", True),
+        ("notes/Deploy.MD", True),  # any case: it was neither indexed nor listed anywhere
+        ("notes/ops/Runbook.Md", True),
+        ("notes/a.mD", True),
+        ("notes/a.markdown", False),
+        ("notes/.Hidden.MD", False),
     ],
 )
 def test_which_files_are_notes(ref: str, expected: bool) -> None:
@@ -190,7 +269,7 @@ def test_which_files_are_notes(ref: str, expected: bool) -> None:
 
 def _by_pathlib(ref: str, notes_dir: str) -> bool:
     path = PurePosixPath(ref)
-    if path.suffix != ".md" or not path.is_relative_to(notes_dir):
+    if path.suffix.lower() != ".md" or not path.is_relative_to(notes_dir):
         return False
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
 

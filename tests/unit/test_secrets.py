@@ -261,6 +261,68 @@ def test_command_lines_without_a_password_are_left_alone(line: str) -> None:
     assert find_secrets(line) == []
 
 
+NETRC = "Zq8vX2m1kT"  # a fake password, assembled nowhere else
+
+
+@pytest.mark.parametrize(
+    ("text", "passwords"),
+    [
+        (f"machine api.example.com login bob password {NETRC}", [NETRC]),
+        (f"machine api.example.com\n  login bob\n  password {NETRC}\n", [NETRC]),
+        (f"machine api.example.com\npassword {NETRC}\nlogin bob", [NETRC]),  # login after
+        (f"default login anonymous password {NETRC}", [NETRC]),
+        (f"  default\n    login ci\n    password {NETRC}", [NETRC]),
+        (
+            f"machine a.com login bob password {NETRC} account x\n"
+            f"machine b.com login amy port 443 password {NETRC[::-1]}\n"
+            f"default login anonymous password {NETRC}9",
+            [NETRC, NETRC[::-1], f"{NETRC}9"],
+        ),
+        (f'echo "machine git.example.com login ci password {NETRC}" >> ~/.netrc', [NETRC]),
+        (f"`machine api.example.com login bob password {NETRC}`", [NETRC]),
+        (f"```\nmachine api.example.com login bob password {NETRC}\n```", [NETRC]),
+    ],
+)
+def test_a_netrc_entrys_password_is_a_secret(text: str, passwords: list[str]) -> None:
+    """`~/.netrc` (curl, git, ftp and pip read it) names its password with a bare word: no
+    `=` or `:` for the keyword check, no URL, no command."""
+    found = find_secrets(f"my netrc:\n{text}\nand it worked")
+
+    assert [(f.kind) for f in found] == ["netrc-password"] * len(passwords)
+    assert [f"my netrc:\n{text}\nand it worked"[f.start : f.end] for f in found] == passwords
+    assert NETRC not in redact_text(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "machine api.example.com login bob password <PASSWORD>",
+        "machine api.example.com login bob password $NETRC_PASSWORD",
+        "machine api.example.com login you password yourpassword",
+        "machine api.example.com login bob password changeme",
+        "machine api.example.com login bob password xxxxxxxx",
+        f"machine api.example.com password {NETRC}",  # no login: no entry curl would use
+        f"machine api.example.com login bob\n\npassword {NETRC}",  # a blank line ends it
+        f"machine api.example.com login bob macdef init password {NETRC}",  # a macro's text
+        "the machine learning model's password field is masked",
+        "By default login uses password authentication",
+        "The default username is `root` and the default password is empty",
+        "Log in to the machine with the password from the vault",
+    ],
+)
+def test_netrc_placeholders_and_prose_are_left_alone(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_a_long_netrc_file_is_read_in_linear_time() -> None:
+    started = time.monotonic()
+
+    found = find_secrets(f"machine h.example.com\n  login bob\n  password {NETRC}\n" * 40_000)
+
+    assert time.monotonic() - started < 10  # ~1.5 s for 2.2 MB; each entry read once
+    assert len(found) == 40_000
+
+
 def test_many_command_words_on_one_line_are_scanned_in_linear_time() -> None:
     started = time.process_time()  # CPU time: the other work on a shared machine adds none
     find_secrets("curl " * 200_000 + "mysql " * 100_000)

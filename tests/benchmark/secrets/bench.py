@@ -1,5 +1,5 @@
-"""`make bench ONLY=secrets`: the secret detector on a labeled set made at run time (23 kinds
-of fake secrets, 24 kinds of look-alikes), on each path that uses it: the pre-commit check
+"""`make bench ONLY=secrets`: the secret detector on a labeled set made at run time (25 kinds
+of fake secrets, 28 kinds of look-alikes), on each path that uses it: the pre-commit check
 (notes and haystack segments), filing (what a segment holds afterwards) and output masking;
 then its speed (lines/s over a whole transcript, with and without the keyword detector) and
 what masking adds to a search."""

@@ -132,6 +132,7 @@ SECRETS: dict[str, tuple[Callable[[random.Random], str], str]] = {
         "bot {s} replies",
     ),
     "digitalocean-token": (lambda r: "do" + "p_v1_" + _r(r, HEX, 64), "doctl auth init -t {s}"),
+    "netrc-password": (_password, "machine api.internal\n  login deploy\n  password {s}"),
 }
 
 # label -> (maker, template): text that looks like a secret to a careless scanner, and is not.
@@ -180,6 +181,11 @@ LOOK_ALIKES: dict[str, tuple[Callable[[random.Random], str], str]] = {
         "echo {s} | base64 -d",
     ),
     "prose-password": (lambda r: "the vault", "the password is kept in {s}, ask ops"),
+    "placeholder-netrc": (
+        lambda r: r.choice(["<password>", "$NETRC_PASSWORD", "yourpassword"]),
+        "echo 'machine api.example.com login you password {s}' >> ~/.netrc",
+    ),
+    "prose-machine": (lambda r: "field", "the machine learning model's password {s} is masked"),
     "prose-token": (lambda r: "expired", "my token: expired, so I logged in again"),
     "url-path": (
         lambda r: (

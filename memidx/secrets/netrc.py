@@ -1,0 +1,80 @@
+"""The passwords of `.netrc` entries in a text (pure): `~/.netrc` (curl, git, ftp and pip read
+it) names its password with a bare word, so neither the keyword check (no `=` or `:`), the
+URL patterns nor the command-line ones see it."""
+
+from __future__ import annotations
+
+import re
+
+from memidx.secrets.patterns import Finding, real_password
+
+NETRC_KIND = "netrc-password"  # the password of a .netrc entry (machine HOST login U password P)
+
+# An entry is `machine HOST login USER password PASS`, on one line or over several, or
+# `default` for any other host. It is read from its `machine` word (or a `default` that opens a
+# line: "by default login..." is prose) through keyword-value pairs only; its password counts
+# when the entry also names a login, so prose that names a machine and a password is no entry.
+START = re.compile(r"(?<![\w.-])machine(?=\s)|^[ \t>`\"']*default(?=\s)", re.MULTILINE)
+TOKEN = re.compile(r"\S+")
+PAIRS = frozenset({"machine", "login", "password", "account", "port"})  # keyword, value
+MAX_TOKENS = 60  # at most this many tokens read from one start: a long run stays linear
+
+
+def netrc_passwords(text: str) -> list[Finding]:
+    """The passwords of `.netrc` entries, each entry read from its `machine` or `default`
+    word (a placeholder such as `password <PASSWORD>` is none)."""
+    if "password" not in text or ("machine" not in text and "default" not in text):
+        return []  # literal finds first: nearly every text names neither
+    found: list[Finding] = []
+    read_to = 0  # the end of the last walk: a start inside it was read with it
+    for start in START.finditer(text):
+        at = text.index("default", start.start()) if start.group()[0] != "m" else start.start()
+        if at >= read_to:
+            passwords, read_to = _walk(text, at)
+            found += passwords
+    return found
+
+
+def _walk(text: str, at: int) -> tuple[list[Finding], int]:
+    """The passwords of the entries from `at` on, through keyword-value pairs (`default` has
+    no value) up to a word that is none of them or a blank line; each counts when its entry
+    names a login. Returns them and where the walk stopped."""
+    found: list[Finding] = []
+    passwords: list[Finding] = []  # of the entry being read
+    login = False
+    end = at
+    tokens = TOKEN.finditer(text, at)
+    for _ in range(MAX_TOKENS):
+        keyword = next(tokens, None)
+        if keyword is None or _blank_line(text, end, keyword.start()):
+            break
+        word = keyword.group()
+        if word in ("machine", "default"):  # a new entry
+            found += passwords if login else []
+            passwords, login = [], False
+        if word == "default":
+            end = keyword.end()
+            continue
+        value = next(tokens, None) if word in PAIRS else None
+        if value is None or _blank_line(text, keyword.end(), value.start()):
+            break
+        end = value.end()
+        login = login or word == "login"
+        if word == "password":
+            passwords += _password(text, value.start(), value.end())
+    return found + (passwords if login else []), end
+
+
+def _blank_line(text: str, start: int, end: int) -> bool:
+    return text.count("\n", start, end) > 1
+
+
+def _password(text: str, start: int, end: int) -> list[Finding]:
+    """The password at text[start:end], without the quotes around a pasted command's
+    (`echo "machine h login u password p" >> ~/.netrc`), unless it is a placeholder."""
+    raw = text[start:end]
+    password = raw.strip("\"'`")
+    if len(password) < 4 or not real_password(password):
+        return []
+    left = start + raw.index(password)
+    return [Finding(left, left + len(password), NETRC_KIND)]
