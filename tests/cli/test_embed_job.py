@@ -15,7 +15,7 @@ from memidx.config import Config, load_config
 from memidx.embed.job import BATCH, embed_in_background, embed_index
 from memidx.embed.matrix import current_stamp, map_matrix, matrix_path
 from memidx.index.open import mark_index_built
-from memidx.index.store import VectorStore, open_store
+from memidx.index.store import Store, VectorStore, open_store
 from memidx.index.sync import ingest, note_source
 from memidx.portable import file_lock
 from tests.helpers import FakeEmbedder, NotesRepo, add_note
@@ -36,12 +36,18 @@ class CommitWhileEmbedding(FakeEmbedder):
         return super().embed(texts)
 
 
-def test_a_note_committed_during_memidx_embed_gets_its_vectors(repo: NotesRepo) -> None:
+def _one_note_ingested(repo: NotesRepo) -> tuple[Config, Store]:
+    """A memory of one note, its index open for writing with the note's chunk to embed."""
     repo.note("a.md", "Alpha", "alpha words")
     repo.commit()
     config = load_config(repo.root)
     store, _ = open_store(config.index_path, write=True)
     ingest(config, store, note_source(config))
+    return config, store
+
+
+def test_a_note_committed_during_memidx_embed_gets_its_vectors(repo: NotesRepo) -> None:
+    config, store = _one_note_ingested(repo)
 
     def commit_and_hook() -> None:
         add_note(store, "notes/late.md", "# Late\nzebra words written while embedding\n")
@@ -120,11 +126,7 @@ def test_a_background_embed_leaves_an_index_rebuilt_under_it_alone(
 
 
 def test_memidx_embed_says_when_it_waits_for_another_embedder(repo: NotesRepo) -> None:
-    repo.note("a.md", "Alpha", "alpha words")
-    repo.commit()
-    config = load_config(repo.root)
-    store, _ = open_store(config.index_path, write=True)
-    ingest(config, store, note_source(config))
+    config, store = _one_note_ingested(repo)
     store.conn.close()
     waited = threading.Event()
     done: list[int] = []
@@ -148,11 +150,7 @@ def test_memidx_embed_says_when_it_waits_for_another_embedder(repo: NotesRepo) -
 
 
 def test_memidx_embed_says_nothing_when_no_one_holds_the_lock(repo: NotesRepo) -> None:
-    repo.note("a.md", "Alpha", "alpha words")
-    repo.commit()
-    config = load_config(repo.root)
-    store, _ = open_store(config.index_path, write=True)
-    ingest(config, store, note_source(config))
+    config, store = _one_note_ingested(repo)
     waits: list[bool] = []
     try:
         embed_index(config, store, embedder=FakeEmbedder(), waiting=lambda: waits.append(True))
