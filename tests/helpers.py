@@ -7,6 +7,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -118,6 +119,30 @@ class NotesRepo:
             check=False,
         )
         return Run(done.returncode, done.stdout, done.stderr)
+
+    def memidx_killed_as_head_moves(self, *args: str) -> None:
+        """Run `memidx ARGS` as a process and `kill -9` it the moment HEAD has moved, before
+        the git that moved it answers: the clone's reference-transaction hook (once) kills it
+        then. Returns once it is dead; what that git runs after the move may still be at work."""
+        pid_file, killed = self.root / ".git" / "memidx-test.pid", self.root / ".git" / "killed"
+        hook = self.root / ".git" / "hooks" / "reference-transaction"
+        hook.write_text(
+            "#!/bin/sh\n"
+            '[ "$1" = committed ] && grep -q " HEAD$" || exit 0\n'
+            f"[ -e {killed} ] && exit 0\n"
+            f"i=0; while [ ! -s {pid_file} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done\n"
+            f"touch {killed}; kill -9 $(cat {pid_file})\n"
+        )
+        hook.chmod(0o755)
+        run = subprocess.Popen(
+            [str(MEMIDX_BIN), *args],
+            cwd=self.root,
+            env=clean_env(MEMIDX_ROOT=str(self.root)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        pid_file.write_text(str(run.pid))
+        assert run.wait(timeout=60) == -signal.SIGKILL
 
 
 def run_in_process(root: Path, *args: str) -> Run:

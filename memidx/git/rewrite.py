@@ -4,8 +4,9 @@ built again with the new blobs in place of the old ones at their paths, same aut
 committer, dates and message, so a commit two branches share is rebuilt the same for both.
 HEAD moves to the rebuilt HEAD as memidx's own commits move it (memidx.git.commit.publish:
 never while a person's git is committing or holds the index, compare-and-swap against the
-HEAD it was built on, built again when HEAD moved); a named branch moves by a compare-and-swap
-`git update-ref` from the commit it was rebuilt from. Pushed commits are never rewritten."""
+HEAD it was built on, built again when HEAD moved; git's index learns the rebuilt segments
+in the same child process); a named branch moves by a compare-and-swap `git update-ref` from
+the commit it was rebuilt from. Pushed commits are never rewritten."""
 
 from __future__ import annotations
 
@@ -43,11 +44,11 @@ def rewrite_unpushed(
     then: Callable[[], None] = lambda: None,
 ) -> int:
     """Put the `replace` blobs into every unpushed commit of HEAD that holds the old ones under
-    `folders`, run `then` (the work tree's files at `paths` follow) and point git's index at
-    HEAD's blobs for `paths`; returns how many commits were built again. HEAD moves as
-    memidx's own commits move it (never while a person's git is committing, never from a HEAD
-    that moved since it was read: built again then); GitError when that cannot happen in
-    time, and then nothing changed."""
+    `folders`, point git's index at HEAD's blobs for `paths` (in the git that moves HEAD) and
+    run `then` (the work tree's files at `paths` follow); returns how many commits were built
+    again. HEAD moves as memidx's own commits move it (never while a person's git is
+    committing, never from a HEAD that moved since it was read: built again then); GitError
+    when that cannot happen in time, and then nothing changed."""
     import git
 
     from memidx.git.commit import WAIT_SECONDS, publish, serialized, update_user_index
@@ -69,13 +70,18 @@ def rewrite_unpushed(
         if repo.head() is None:
             then()
             return 0
+        # git's index follows HEAD in the git that moves it: a purge killed in between left
+        # the old blobs staged, for a person's next `git commit` to bring the bytes back
         head = publish(
             config.root, git_dir, build, repo.head, "memidx haystack purge", deadline=deadline,
             undone="the unpushed commits were not rewritten and no segment changed",
+            then=lambda new: ("reset", "-q", new, "--", *paths) if paths else (),
         )  # fmt: skip
         count = sum(1 for old, new in rebuilt.items() if old != new)
         then()
-        if count and paths:  # never a reset without paths: that would reset the whole index
+        # never a reset without paths (that would reset the whole index); again here: the
+        # reset with the move gives up on a lock another git holds, this one waits
+        if count and paths:
             done = f"rewrote the unpushed commits up to {head[:12]}"
             shows = "the forgotten bytes as staged"
             repository = git.Repo(config.root)

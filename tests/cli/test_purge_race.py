@@ -123,3 +123,24 @@ def test_the_purge_leaves_a_head_that_moved_since_it_was_read(
     assert memory.git("log", "-1", "--format=%s").strip() == "late: notes/late.md"
     assert not in_history(memory) and SECRET not in segments(memory)
     assert "landed meanwhile" in memory.git("show", "HEAD:notes/late.md")
+
+
+def test_a_purge_killed_as_head_moves_leaves_no_forgotten_bytes_staged(memory: NotesRepo) -> None:
+    """purge moves HEAD to the rebuilt commits, then points git's index at their blanked
+    segments: a `kill -9` in between left the old blobs staged, for a person's next `git
+    commit` to put the forgotten bytes back into history. What follows the move runs on in
+    the git that moved HEAD; the work-tree file, as it was, waits for the next purge."""
+    forgotten_turn(memory)
+    head = memory.git("rev-parse", "HEAD").strip()
+
+    memory.memidx_killed_as_head_moves("haystack", "purge")
+
+    deadline = time.monotonic() + 10  # the git that moved HEAD may still be at work
+    while memory.git("diff", "--cached", "--name-only").strip() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert memory.git("diff", "--cached", "--name-only").strip() == ""
+    assert memory.git("rev-parse", "HEAD").strip() != head and not in_history(memory)
+    memory.git("commit", "-q", "--no-verify", "--allow-empty", "-m", "a person's next commit")
+    assert not in_history(memory)
+    assert memory.memidx_process("haystack", "purge").code == 0
+    assert SECRET not in segments(memory) and unchanged(memory)

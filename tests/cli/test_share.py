@@ -3,7 +3,6 @@ conflict stops with one line that says a person must resolve it."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from memidx.errors import GitError, MemidxError
 from memidx.memory import share as share_module
 from memidx.memory.share import share
 from tests.cli.test_forget import clones
-from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
+from tests.helpers import NotesRepo
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -76,29 +75,11 @@ def test_share_killed_as_its_haystack_commit_lands_leaves_git_s_index_in_step(
     clone's reference-transaction hook kills memidx the moment HEAD has moved, before git
     answers it; what follows the move runs on in git's own process."""
     one, _ = clones(tmp_path)
-    pid_file, killed = tmp_path / "share.pid", tmp_path / "killed"
-    hook = one.root / ".git" / "hooks" / "reference-transaction"
-    hook.write_text(
-        "#!/bin/sh\n"
-        '[ "$1" = committed ] && grep -q " HEAD$" || exit 0\n'
-        f"[ -e {killed} ] && exit 0\n"
-        f"i=0; while [ ! -s {pid_file} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done\n"
-        f"touch {killed}; kill -9 $(cat {pid_file})\n"
-    )
-    hook.chmod(0o755)
     file = one.memidx_process("file-turn", stdin='{"text": "a turn share commits", "session": "s"}')
     assert file.code == 0, file.err
     head = one.git("rev-parse", "HEAD").strip()
 
-    share_run = subprocess.Popen(
-        [str(MEMIDX_BIN), "share"],
-        cwd=one.root,
-        env=clean_env(MEMIDX_ROOT=str(one.root)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    pid_file.write_text(str(share_run.pid))
-    assert share_run.wait(timeout=60) == -signal.SIGKILL
+    one.memidx_killed_as_head_moves("share")
 
     deadline = time.monotonic() + 10  # the git that moved HEAD may still be at work
     while one.git("status", "--porcelain").strip() and time.monotonic() < deadline:
