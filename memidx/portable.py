@@ -86,14 +86,10 @@ def start_piped(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
     its work when memidx is killed (a closed input is all it sees)."""
     import subprocess
 
-    pipe, env = subprocess.PIPE, dict(os.environ)
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        return subprocess.Popen(
-            argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=env
-        )  # fmt: skip
+    pipe = subprocess.PIPE
     return subprocess.Popen(
-        argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=env,
-        start_new_session=True,
+        argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=dict(os.environ),
+        start_new_session=sys.platform != "win32",  # Windows has no sessions
     )  # fmt: skip
 
 

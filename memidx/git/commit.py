@@ -51,12 +51,18 @@ def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
         commit = publish(
             root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
-            then=lambda new: ("reset", "-q", new, "--", *paths),
+            then=index_follows(paths),
         )  # fmt: skip
         # again, here: the child's reset gives up on a lock another git holds; this one waits
         done, shows = f"committed {what} as {commit[:12]}", "it as staged for deletion"
         update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
     return commit
+
+
+def index_follows(paths: Sequence[str]) -> Callable[[str], Sequence[str]]:
+    """What `publish` runs with the move: git's index takes the new commit's blobs at `paths`
+    (nothing without paths: a reset without them would reset the whole index)."""
+    return lambda new: ("reset", "-q", new, "--", *paths) if paths else ()
 
 
 def publish(

@@ -51,7 +51,13 @@ def rewrite_unpushed(
     when that cannot happen in time, and then nothing changed."""
     import git
 
-    from memidx.git.commit import WAIT_SECONDS, publish, serialized, update_user_index
+    from memidx.git.commit import (
+        WAIT_SECONDS,
+        index_follows,
+        publish,
+        serialized,
+        update_user_index,
+    )
 
     repo = GitRepo(config.root)
     git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
@@ -75,7 +81,7 @@ def rewrite_unpushed(
         head = publish(
             config.root, git_dir, build, repo.head, "memidx haystack purge", deadline=deadline,
             undone="the unpushed commits were not rewritten and no segment changed",
-            then=lambda new: ("reset", "-q", new, "--", *paths) if paths else (),
+            then=index_follows(paths),
         )  # fmt: skip
         count = sum(1 for old, new in rebuilt.items() if old != new)
         then()

@@ -39,14 +39,10 @@ class NoteError(ValueError):
         self.line = line
 
 
-# A note's name ends in `.md` in any case: `Deploy.MD` (Windows and old tools write it so)
-# was neither indexed nor listed anywhere, lost to memory without a word.
-NOTE_SUFFIXES = frozenset({".md", ".MD", ".Md", ".mD"})
-
-
 def has_note_suffix(name: str) -> bool:
-    """Whether a file name ends as a note's does: `.md`, in any case."""
-    return name[-3:] in NOTE_SUFFIXES
+    """Whether a file name ends as a note's does: `.md`, in any case (`Deploy.MD`, as Windows
+    and old tools write it, was neither indexed nor listed anywhere, lost without a word)."""
+    return name[-3:].lower() == ".md"
 
 
 def is_note_path(ref: str, notes_dir: str) -> bool:
@@ -61,7 +57,7 @@ def is_note_path(ref: str, notes_dir: str) -> bool:
             return False
         return not any(part.startswith(".") for part in ref[len(prefix) :].split("/"))
     path = PurePosixPath(ref)
-    if path.suffix not in NOTE_SUFFIXES or not path.is_relative_to(notes_dir):
+    if not has_note_suffix(path.name) or not path.is_relative_to(notes_dir):
         return False
     return not any(part.startswith(".") for part in path.relative_to(notes_dir).parts)
 
