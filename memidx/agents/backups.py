@@ -1,0 +1,56 @@
+"""What `memidx agent install` keeps outside the projects it edits, in the user's state folder
+(`$XDG_STATE_HOME/memidx`, default `~/.local/state/memidx`): a copy of each file it changes,
+under `agent-backups/` and the file's absolute path (beside the file, a teammate's
+`git add -A` of a project would commit it)."""
+
+from __future__ import annotations
+
+import glob
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memidx.errors import MemidxError
+from memidx.locations import user_state_dir
+
+SUFFIX = ".memidx-backup-"  # then the UTC time, so names sort by age
+
+
+def backup_folder(path: Path) -> Path:
+    """Where the backups of `path` go: its folder's absolute path under `agent-backups/`."""
+    folder = path.parent.resolve()
+    return user_state_dir() / "agent-backups" / folder.relative_to(folder.anchor)
+
+
+def prepare_backup(path: Path) -> None:
+    """Make the folder `path`'s backup will go to, or say why it cannot be made (before any
+    file is written, so an unwritable state folder leaves every file as it was)."""
+    folder = backup_folder(path)
+    try:
+        (user_state_dir() / "agent-backups").mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MemidxError(
+            f"cannot keep a backup of {path} in {folder}: {exc.strerror or exc}",
+            "make that folder writable, or set XDG_STATE_HOME to a folder you can write",
+        ) from exc
+
+
+def backup(path: Path) -> Path | None:
+    """A copy of `path`, `<name>.memidx-backup-<UTC time>` in its backup folder; None when
+    the file is missing."""
+    if not path.exists():
+        return None
+    prepare_backup(path)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    copy = backup_folder(path) / f"{path.name}{SUFFIX}{stamp}"
+    shutil.copy2(path, copy)
+    return copy
+
+
+def backups(path: Path) -> list[Path]:
+    """Every backup of `path`, newest first: those in its backup folder and those an older
+    memidx left beside the file."""
+    pattern = f"{glob.escape(path.name)}{SUFFIX}*"
+    found = [*backup_folder(path).glob(pattern), *path.parent.glob(pattern)]
+    return sorted(found, key=lambda one: one.name, reverse=True)
