@@ -26,6 +26,21 @@ def read_config(path: Path) -> str:
         raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
 
 
+def refuse_read_only(path: Path) -> None:
+    """Raise when `path` (or the file a link names) is read-only: a person made it so on
+    purpose, and the atomic write would replace it all the same."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # missing (or a dangling link): nothing of the person's to replace
+        return
+    if stat.S_ISREG(mode) and not stat.S_IMODE(mode) & 0o222:
+        raise MemidxError(
+            f"{path} is read-only",
+            "make it writable (chmod u+w) and run the command again, or leave memidx out of"
+            " it: memidx left every file alone",
+        )
+
+
 def earlier_text(path: Path, undone: Callable[[str], bool]) -> str | None:
     """The text of the newest backup of `path` that uninstalling gives back (`undone` says which
     does; it may raise MemidxError for a backup it cannot read), None when none does."""

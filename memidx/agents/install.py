@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.agents.backups import backup, prepare_backup
-from memidx.agents.config_text import earlier_text, read_config, write_config
+from memidx.agents.config_text import earlier_text, read_config, refuse_read_only, write_config
 from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
 from memidx.frozen import Value
 
@@ -81,6 +81,7 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
         return Change(one.path, False)
+    refuse_read_only(one.path)
 
     def undone(old_text: str) -> bool:  # a backup without memidx's, as uninstalling gives
         old = parse_json(old_text, one.path)

@@ -34,7 +34,7 @@ def config_files(agent: str, scope: str, cwd: Path) -> list[AnyFile]:
 
 def apply_all(files: list[AnyFile], *, remove: bool, dry_run: bool) -> list[Outcome]:
     """Every file's change planned first, then made: a file memidx must leave alone (not valid
-    JSON or TOML, someone else's) stops the whole install before any file is written."""
+    JSON or TOML, someone else's, read-only) stops the whole install before any file is written."""
     changes = [
         plan_text(one, remove=remove) if isinstance(one, TextFile) else plan(one, remove=remove)
         for one in files

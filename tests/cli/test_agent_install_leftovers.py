@@ -1,5 +1,6 @@
 """What `memidx agent install|uninstall` leaves behind: no backup inside the project (a team
-commits a project install, and `git add -A` would take the backups along)."""
+commits a project install, and `git add -A` would take the backups along), no read-only file
+replaced."""
 
 from __future__ import annotations
 
@@ -70,6 +71,31 @@ def test_uninstall_gives_back_the_text_from_a_backup_an_older_memidx_left_beside
     memidx_agent(project, "uninstall", "claude-code")
 
     assert settings.read_text() == THEIRS  # byte for byte, not reformatted
+
+
+@pytest.mark.parametrize("action", ["install", "uninstall"])
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_a_read_only_file_is_refused_before_any_file_is_written(
+    project: Path, agent: str, action: str
+) -> None:
+    if action == "uninstall":
+        memidx_agent(project, "install", agent)
+    file = project / (".claude/settings.json" if agent == "claude-code" else ".codex/config.toml")
+    file.parent.mkdir(exist_ok=True)
+    if not file.exists():
+        file.write_text('model = "o4"\n')
+    file.chmod(0o444)
+    before = contents(project)
+    backups_before = sorted(Path(os.environ["XDG_STATE_HOME"]).rglob("*"))
+
+    done = run_in_process(project, "agent", action, agent)
+
+    assert done.code == 1
+    assert done.err.count("\n") == 1 and f"memidx: error: {file} is read-only" in done.err
+    assert "chmod u+w" in done.err and "Traceback" not in done.err
+    assert file.stat().st_mode & 0o777 == 0o444
+    assert contents(project) == before
+    assert sorted(Path(os.environ["XDG_STATE_HOME"]).rglob("*")) == backups_before
 
 
 def test_a_state_folder_memidx_cannot_write_stops_the_install_before_any_file_is_written(
