@@ -11,7 +11,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.backups import backup, backups
+from memidx.agents.backups import backup, backups, make_folder
 from memidx.errors import MemidxError
 
 
@@ -58,7 +58,7 @@ def write_config(path: Path, text: str) -> Path | None:
     a file keeps its permissions (`~/.claude.json` may be the person's alone)."""
     saved = backup(path)
     target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(target.parent)
     tmp = target.with_name(f".{target.name}.memidx-{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8", newline="")
     with contextlib.suppress(FileNotFoundError):

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.backups import backup, prepare_backup
+from memidx.agents.backups import backup, prepare_backup, remove_made
 from memidx.agents.config_text import earlier_text, read_config, refuse_read_only, write_config
 from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
 from memidx.frozen import Value
@@ -103,6 +103,7 @@ def carry_out(change: Change, *, dry_run: bool) -> Outcome:
     if change.text is None:
         saved = backup(change.path) if change.backup else None
         change.path.unlink()
+        remove_made(change.path.parent)  # `.cursor/rules/` when memidx made it for its rule
         return Outcome(change.path, True, saved)
     return Outcome(change.path, True, write_config(change.path, change.text))
 

@@ -1,6 +1,6 @@
 """What `memidx agent install|uninstall` leaves behind: no backup inside the project (a team
 commits a project install, and `git add -A` would take the backups along), no read-only file
-replaced."""
+replaced, no empty folder it made."""
 
 from __future__ import annotations
 
@@ -112,3 +112,31 @@ def test_a_state_folder_memidx_cannot_write_stops_the_install_before_any_file_is
     assert "XDG_STATE_HOME" in done.err and "Traceback" not in done.err
     assert not (project / ".claude" / "settings.json").exists()
     assert not (project / ".claude" / "settings.local.json").exists()
+
+
+def test_cursor_uninstall_removes_the_folders_memidx_made(project: Path) -> None:
+    memidx_agent(project, "install", "cursor")
+    assert (project / ".cursor" / "rules" / "memidx.mdc").exists()
+
+    memidx_agent(project, "uninstall", "cursor")
+
+    assert not (project / ".cursor").exists()
+
+
+def test_cursor_uninstall_keeps_a_folder_that_was_there(project: Path) -> None:
+    rules = project / ".cursor" / "rules"
+    rules.mkdir(parents=True)  # the person's, empty
+    memidx_agent(project, "install", "cursor")
+
+    memidx_agent(project, "uninstall", "cursor")
+
+    assert rules.is_dir() and not any(rules.iterdir())
+
+
+def test_cursor_uninstall_keeps_a_folder_memidx_made_that_holds_something(project: Path) -> None:
+    memidx_agent(project, "install", "cursor")
+    (project / ".cursor" / "rules" / "mine.mdc").write_text("mine\n")
+
+    memidx_agent(project, "uninstall", "cursor")
+
+    assert sorted(p.name for p in (project / ".cursor").rglob("*")) == ["mine.mdc", "rules"]
