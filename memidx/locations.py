@@ -3,7 +3,8 @@ answers from any directory) and the folder of embedding models every clone share
 
 Both follow the XDG base directories: `$XDG_CONFIG_HOME/memidx/config.toml` (default
 `~/.config/memidx/config.toml`) and `$XDG_CACHE_HOME/memidx/models` (default
-`~/.cache/memidx/models`). Paths are computed from the environment given, so tests pass a
+`~/.cache/memidx/models`); agent install's backups go to `$XDG_STATE_HOME/memidx` (default
+`~/.local/state/memidx`). Paths are computed from the environment given, so tests pass a
 fake one; a relative XDG value is ignored, as the specification says.
 """
 
@@ -61,6 +62,13 @@ def user_models_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CACHE_HOME/memidx/models`: one copy of each model for every clone."""
     env = os.environ if env is None else env
     return _base(env, "XDG_CACHE_HOME", ".cache") / "memidx" / "models"
+
+
+def user_state_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_STATE_HOME/memidx`: what memidx keeps for this user outside every project (the
+    backups `memidx agent install` makes)."""
+    env = os.environ if env is None else env
+    return _base(env, "XDG_STATE_HOME", ".local/state") / "memidx"
 
 
 def recorded_memory(path: Path) -> Path | None:

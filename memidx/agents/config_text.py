@@ -1,19 +1,17 @@
 """An agent's configuration file as text, for the JSON edits (memidx/agents/settings.py) and
 the text ones (memidx/agents/text_install.py): a missing file reads as empty, an unreadable
-one is an error with a hint, and a write backs up the file it replaces before replacing it
-atomically."""
+one is an error with a hint, and a write backs up the file it replaces (memidx/agents/backups.py)
+before replacing it atomically."""
 
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
-import shutil
 import stat
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
+from memidx.agents.backups import backup, backups, make_folder
 from memidx.errors import MemidxError
 
 
@@ -28,22 +26,27 @@ def read_config(path: Path) -> str:
         raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
 
 
-def backup_config(path: Path) -> Path | None:
-    """A copy of `path` beside it, `<name>.memidx-backup-<UTC time>`; None when it is missing."""
-    if not path.exists():
-        return None
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    backup = path.with_name(f"{path.name}.memidx-backup-{stamp}")
-    shutil.copy2(path, backup)
-    return backup
+def refuse_read_only(path: Path) -> None:
+    """Raise when `path` (or the file a link names) is read-only: a person made it so on
+    purpose, and the atomic write would replace it all the same."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # missing (or a dangling link): nothing of the person's to replace
+        return
+    if stat.S_ISREG(mode) and not stat.S_IMODE(mode) & 0o222:
+        raise MemidxError(
+            f"{path} is read-only",
+            "make it writable (chmod u+w) and run the command again, or leave memidx out of"
+            " it: memidx left every file alone",
+        )
 
 
 def earlier_text(path: Path, undone: Callable[[str], bool]) -> str | None:
     """The text of the newest backup of `path` that uninstalling gives back (`undone` says which
     does; it may raise MemidxError for a backup it cannot read), None when none does."""
-    for backup in sorted(path.parent.glob(f"{glob.escape(path.name)}.memidx-backup-*"))[::-1]:
+    for one in backups(path):
         with contextlib.suppress(MemidxError):
-            text = read_config(backup)
+            text = read_config(one)
             if undone(text):
                 return text
     return None
@@ -53,12 +56,12 @@ def write_config(path: Path, text: str) -> Path | None:
     """Write `text` to `path` atomically, backing up the file it replaces; the backup's path.
     A link (settings kept in a dotfiles repository) stays a link: its target is rewritten, and
     a file keeps its permissions (`~/.claude.json` may be the person's alone)."""
-    backup = backup_config(path)
+    saved = backup(path)
     target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(target.parent)
     tmp = target.with_name(f".{target.name}.memidx-{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8", newline="")
     with contextlib.suppress(FileNotFoundError):
         tmp.chmod(stat.S_IMODE(target.stat().st_mode))
     tmp.replace(target)
-    return backup
+    return saved

@@ -9,7 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.config_text import backup_config, earlier_text, read_config, write_config
+from memidx.agents.backups import backup, prepare_backup, remove_made
+from memidx.agents.config_text import earlier_text, read_config, refuse_read_only, write_config
 from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
 from memidx.frozen import Value
 
@@ -80,6 +81,7 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
         return Change(one.path, False)
+    refuse_read_only(one.path)
 
     def undone(old_text: str) -> bool:  # a backup without memidx's, as uninstalling gives
         old = parse_json(old_text, one.path)
@@ -99,10 +101,20 @@ def carry_out(change: Change, *, dry_run: bool) -> Outcome:
     if not change.changed or dry_run:
         return Outcome(change.path, change.changed)
     if change.text is None:
-        backup = backup_config(change.path) if change.backup else None
+        saved = backup(change.path) if change.backup else None
         change.path.unlink()
-        return Outcome(change.path, True, backup)
+        remove_made(change.path.parent)  # `.cursor/rules/` when memidx made it for its rule
+        return Outcome(change.path, True, saved)
     return Outcome(change.path, True, write_config(change.path, change.text))
+
+
+def carry_out_all(changes: list[Change], *, dry_run: bool) -> list[Outcome]:
+    """Make every planned change, the backup folders first: a state folder memidx cannot
+    write stops it before any file is written."""
+    for change in [] if dry_run else changes:
+        if change.changed and change.backup and change.path.exists():
+            prepare_backup(change.path)
+    return [carry_out(change, dry_run=dry_run) for change in changes]
 
 
 def describe(outcomes: list[Outcome], *, remove: bool, dry_run: bool) -> list[str]:

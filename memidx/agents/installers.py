@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from memidx.agents.config_text import read_config
-from memidx.agents.install import ConfigFile, Outcome, carry_out, plan, states
+from memidx.agents.install import ConfigFile, Outcome, carry_out_all, plan, states
 from memidx.agents.text_install import TextFile, plan_text
 
 AnyFile = ConfigFile | TextFile
@@ -34,12 +34,12 @@ def config_files(agent: str, scope: str, cwd: Path) -> list[AnyFile]:
 
 def apply_all(files: list[AnyFile], *, remove: bool, dry_run: bool) -> list[Outcome]:
     """Every file's change planned first, then made: a file memidx must leave alone (not valid
-    JSON or TOML, someone else's) stops the whole install before any file is written."""
+    JSON or TOML, someone else's, read-only) stops the whole install before any file is written."""
     changes = [
         plan_text(one, remove=remove) if isinstance(one, TextFile) else plan(one, remove=remove)
         for one in files
     ]
-    return [carry_out(change, dry_run=dry_run) for change in changes]
+    return carry_out_all(changes, dry_run=dry_run)
 
 
 def states_all(files: list[AnyFile]) -> list[tuple[Path, list[str]]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.config_text import earlier_text, read_config
+from memidx.agents.config_text import earlier_text, read_config, refuse_read_only
 from memidx.agents.install import Change
 from memidx.errors import MemidxError
 from memidx.frozen import Value
@@ -72,6 +72,7 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
         return Change(one.path, False)
+    refuse_read_only(one.path)
     if remove and not one.whole:  # the file's own text from before, when nothing else changed
         original = earlier_text(
             one.path, lambda old: one.uninstall(old) == old and one.install(old) == before

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from memidx.agents.backups import backup_folder
 from memidx.agents.launcher import Launch, parse_launch
 from tests.helpers import MEMIDX_BIN, memidx_agent, run_in_process
 
@@ -57,10 +58,9 @@ def test_install_merges_and_twice_changes_nothing(project: Path) -> None:
     assert settings["hooks"]["Notification"] == THEIRS["hooks"]["Notification"]
     mcp = json.loads((project / ".mcp.json").read_text())["mcpServers"]
     assert set(mcp) == {"github", "memidx"}
-    backups = sorted(p.name for p in (project / ".claude").glob("settings.json.memidx-backup-*"))
-    assert len(backups) == 1
-    backup = (project / ".claude" / backups[0]).read_text()
-    assert json.loads(backup) == THEIRS
+    backups = list(backup_folder(project / ".claude" / "settings.json").glob("settings.json.*"))
+    assert len(backups) == 1 and json.loads(backups[0].read_text()) == THEIRS
+    assert f"(backup: {backups[0]})" in out
 
 
 def test_uninstall_removes_exactly_what_was_added(project: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memidx.agents.backups import backup_folder
 from memidx.agents.launcher import Launch, parse_launch
 from tests.helpers import memidx_agent, run_in_process
 
@@ -56,7 +57,7 @@ def test_codex_user_install_keeps_config_toml_and_uninstall_restores_it(project:
     assert hooks["Stop"][0] == THEIR_HOOKS["hooks"]["Stop"][0]
     status = memidx_agent(project, "status")
     assert "codex: " in status or "codex (user)" in status
-    assert list(codex.glob("config.toml.memidx-backup-*"))
+    assert list(backup_folder(codex / "config.toml").glob("config.toml.memidx-backup-*"))
 
     memidx_agent(project, "uninstall", "codex", "--scope", "user")
 
@@ -231,7 +232,8 @@ def test_uninstall_removes_memidx_own_files_an_older_memidx_wrote(
     memidx_agent(project, "uninstall", "cursor")
 
     assert not plugin.exists() and not manifest.exists() and not rule.exists()
-    backups = sorted(p.name.split(".memidx-backup-")[0] for p in plugin.parent.iterdir())
+    kept = backup_folder(plugin).iterdir()
+    backups = sorted(p.name.split(".memidx-backup-")[0] for p in kept)
     assert backups == ["__init__.py", "plugin.yaml"]  # not this memidx's text: kept aside
 
 

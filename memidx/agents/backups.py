@@ -1,0 +1,110 @@
+"""What `memidx agent install` keeps outside the projects it edits, in the user's state folder
+(`$XDG_STATE_HOME/memidx`, default `~/.local/state/memidx`): a copy of each file it changes,
+under `agent-backups/` and the file's absolute path (beside the file, a teammate's
+`git add -A` of a project would commit it), and the list of folders it made, so uninstall
+removes those again once they are empty."""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memidx.errors import MemidxError
+from memidx.locations import user_state_dir
+
+SUFFIX = ".memidx-backup-"  # then the UTC time, so names sort by age
+
+
+def backup_folder(path: Path) -> Path:
+    """Where the backups of `path` go: its folder's absolute path under `agent-backups/`."""
+    folder = path.parent.resolve()
+    return user_state_dir() / "agent-backups" / folder.relative_to(folder.anchor)
+
+
+def prepare_backup(path: Path) -> None:
+    """Make the folder `path`'s backup will go to, or say why it cannot be made (before any
+    file is written, so an unwritable state folder leaves every file as it was)."""
+    folder = backup_folder(path)
+    try:
+        (user_state_dir() / "agent-backups").mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MemidxError(
+            f"cannot keep a backup of {path} in {folder}: {exc.strerror or exc}",
+            "make that folder writable, or set XDG_STATE_HOME to a folder you can write",
+        ) from exc
+
+
+def backup(path: Path) -> Path | None:
+    """A copy of `path`, `<name>.memidx-backup-<UTC time>` in its backup folder; None when
+    the file is missing."""
+    if not path.exists():
+        return None
+    prepare_backup(path)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    copy = backup_folder(path) / f"{path.name}{SUFFIX}{stamp}"
+    shutil.copy2(path, copy)
+    return copy
+
+
+def backups(path: Path) -> list[Path]:
+    """Every backup of `path`, newest first: those in its backup folder and those an older
+    memidx left beside the file."""
+    pattern = f"{glob.escape(path.name)}{SUFFIX}*"
+    found = [*backup_folder(path).glob(pattern), *path.parent.glob(pattern)]
+    return sorted(found, key=lambda one: one.name, reverse=True)
+
+
+def _made_list() -> Path:
+    return user_state_dir() / "agent-folders"
+
+
+def _made() -> list[str]:
+    try:
+        return _made_list().read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _keep_made(folders: list[str]) -> None:
+    """Write the list of folders memidx made (best effort: without it, uninstall only leaves
+    an empty folder behind)."""
+    path = _made_list()
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text("".join(f"{one}\n" for one in folders), encoding="utf-8")
+        partial.replace(path)
+
+
+def make_folder(folder: Path) -> None:
+    """Make `folder` and its missing parents, noting each one made."""
+    missing: list[Path] = []
+    at = folder
+    while not at.exists() and at != at.parent:
+        missing.append(at)
+        at = at.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if missing:
+        made = _made()
+        new = [str(one.resolve()) for one in reversed(missing)]
+        _keep_made([*made, *(one for one in new if one not in made)])
+
+
+def remove_made(folder: Path) -> None:
+    """Remove `folder`, then its parents, while memidx made them and they are empty."""
+    made = _made()
+    kept = list(made)
+    while (key := str(folder.resolve())) in kept and folder.is_dir() and not any(folder.iterdir()):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        if folder.exists():
+            break
+        kept.remove(key)
+        folder = folder.parent
+    if kept != made:
+        _keep_made(kept)
