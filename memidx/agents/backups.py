@@ -79,6 +79,8 @@ def _keep_made(folders: list[str]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial.write_text("".join(f"{one}\n" for one in folders), encoding="utf-8")
         partial.replace(path)
+    with contextlib.suppress(OSError):
+        partial.unlink(missing_ok=True)  # a full disk may have left half of it
 
 
 def make_folder(folder: Path) -> None:
