@@ -6,7 +6,8 @@
 - starting a process detached from this one (the background embed), and leaving the parent
   that started it (the shared MCP server);
 - a folder only this user can use (the shared MCP server's socket);
-- the peak memory of this process.
+- the peak memory of this process;
+- whether a process is alive, and making a rename or a new folder durable (a folder's fsync).
 
 `tests/unit/test_portability.py` fails when a POSIX-only module or call is used anywhere else.
 """
@@ -202,3 +203,68 @@ def file_identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` runs (another user's counts); False for no such process. A pid
+    the system gave again to a new process reads as alive: callers only ever spare a file on
+    it, never remove one."""
+    if pid <= 0:
+        return False
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        # os.kill(pid, 0) would end the process there: ask for its exit code instead
+        import ctypes
+
+        kernel = ctypes.windll.kernel32
+        handle = kernel.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return ctypes.get_last_error() == 5  # access denied: alive, another user's
+        try:
+            code = ctypes.c_ulong()
+            kernel.GetExitCodeProcess(handle, ctypes.byref(code))
+            return code.value == 259  # STILL_ACTIVE
+        finally:
+            kernel.CloseHandle(handle)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, another user's
+    except OSError:
+        return False
+    return True
+
+
+def sync_folder(folder: Path) -> None:
+    """Make the names in `folder` durable (a rename into it, a file made or removed there): a
+    power loss after a file's own fsync can still lose its rename until the folder is synced.
+    A no-op where a folder cannot be opened to sync (Windows); an error syncing is ignored,
+    as the rename itself stands (only its durability is at stake)."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot sync a folder; the rename itself stands
+    finally:
+        os.close(fd)
+
+
+def make_folder(folder: Path, *, durable: bool = True) -> None:
+    """Make `folder` (and the missing folders above it) so that it survives a power loss:
+    each one made is synced into its parent. `durable=False` (the fsync setting off) only
+    makes them."""
+    missing: list[Path] = []
+    place = folder
+    while not place.is_dir() and place.parent != place:
+        missing.append(place)
+        place = place.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if durable:
+        for made in reversed(missing):
+            sync_folder(made.parent)

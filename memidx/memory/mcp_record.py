@@ -5,7 +5,6 @@ checked against the system (its pid alive, its socket there). Reads only; never 
 from __future__ import annotations
 
 import json
-import os
 import stat
 import time
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import cast
 
 from memidx.config import Config
 from memidx.frozen import Value
+from memidx.portable import process_alive
 
 RECORD = "mcp-server.json"  # memidx/mcp/daemon.py's SERVER_RECORD (a test keeps them equal)
 
@@ -48,22 +48,10 @@ def shared_server(config: Config) -> SharedServer | None:
     if isinstance(since, int | float) and not isinstance(since, bool):
         idle = max(0.0, time.time() - float(since))  # the server's wall clock, and this one's
     return SharedServer(
-        pid, socket, _alive(pid) and _is_socket(Path(socket)),
+        pid, socket, process_alive(pid) and _is_socket(Path(socket)),
         sessions if isinstance(sessions, int) and not isinstance(sessions, bool) else None,
         idle,
     )  # fmt: skip
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # alive, another user's
-    except OSError:
-        return False
-    return True
 
 
 def _is_socket(path: Path) -> bool:

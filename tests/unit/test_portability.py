@@ -24,7 +24,7 @@ POSIX_OS = frozenset(
      "getuid", "geteuid", "getgid", "getegid", "getgroups", "uname", "pwrite", "pread",
      "WNOHANG", "wait3", "wait4", "O_NOFOLLOW", "O_NONBLOCK", "O_CLOEXEC", "mkfifo", "chown",
      "lchown", "fchown", "statvfs", "sync", "nice", "getloadavg", "openpty", "ttyname",
-     "sysconf", "pipe2", "sched_getaffinity"}
+     "sysconf", "pipe2", "sched_getaffinity", "O_DIRECTORY"}
 )  # fmt: skip
 POSIX_SELECT = frozenset({"poll", "epoll", "kqueue", "devpoll", "POLLIN", "POLLOUT"})
 POSIX_NAMES = {"os": POSIX_OS, "select": POSIX_SELECT}
