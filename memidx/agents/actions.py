@@ -50,11 +50,12 @@ def session_start(config: Config, where: Where) -> str:
     """The digest for a session ("" for none), once per session and compaction: the context
     still holds the one given before (a resumed session; Codex 0.171.0 fires SessionStart twice
     after a compaction, `resume` then `compact`). The recall server is started unless one
-    answers, for the first prompt follows."""
+    answers, for the first prompt follows; a background embed killed mid-run is restarted."""
     from memidx.agents.digest import digest
 
     if config.index_path.exists() and recall_server.ask(config, {"prompt": ""}, 0.2) is None:
         recall_server.start(config)
+    restart_cut_off_embed(config)
     if where.session == NO_SESSION:
         return digest(config, where.project)
     state = session_state(config, where)
@@ -66,6 +67,17 @@ def session_start(config: Config, where: Where) -> str:
         state.set_text(DIGESTED, context)
         state.save()
     return block
+
+
+def restart_cut_off_embed(config: Config) -> None:
+    """Start the background embed again when the last one was killed mid-run (its mark is
+    left, its process gone): its chunks would otherwise wait for the next commit."""
+    from memidx.embed.running import cut_off
+
+    if config.hook_embed and cut_off(config.state_dir) is not None:
+        from memidx.memory.head_sync import start_background_embed
+
+        start_background_embed(config)
 
 
 def capture(config: Config, where: Where, exchanges: Sequence[Exchange]) -> list[Filed]:

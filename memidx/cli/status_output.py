@@ -25,6 +25,7 @@ def write_status(out: TextIO, status: Status) -> None:
     ]
     if status.index_problem:
         rows.append(("problem", f"{status.index_problem} ({status.index_remedy})"))
+        rows += [("vectors", CUT_OFF)] if status.embed_cut_off is not None else []
     else:
         indexed = status.indexed_commit[:12] if status.indexed_commit else "working tree"
         kinds = ", ".join(counted(n, k) for k, n in status.kinds.items())
@@ -34,6 +35,7 @@ def write_status(out: TextIO, status: Status) -> None:
         if status.chunks_with_vectors < status.chunks:
             coverage += "; run `make embed`"
         rows.append(("vectors", coverage))
+        rows += [("", CUT_OFF)] if status.embed_cut_off is not None else []
         if status.behind:
             rows.append(("behind", status.behind))
     drift = status.drift
@@ -85,6 +87,11 @@ def write_status(out: TextIO, status: Status) -> None:
     for key, value in rows:
         out.write(f"{key + ':' if key else '':<13}{value}\n")
 
+
+CUT_OFF = (
+    "the background embedding was cut off (killed mid-run): the next agent session start "
+    "restarts it, or run `make embed`"
+)
 
 # A torn tail in a segment HEAD holds: no writer changes a committed segment, so it stays.
 TORN_COMMITTED = (

@@ -11,6 +11,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.embed.embedders import Embedder, batches, document_embedder, encode_vector
 from memidx.embed.matrix import refresh_matrix
+from memidx.embed.running import embedding, forget_mark
 from memidx.errors import MemidxError
 from memidx.index.failures import clear_failures, record_failure
 from memidx.index.open import writable_index
@@ -99,6 +100,7 @@ def embed_index(
             done = _embed_index(
                 config, store, progress, prune=prune, embedder=embedder, bound=bound
             )
+            forget_mark(config.state_dir)  # a killed background embed's: this one finished it
         report = done if report is None else _added(report, done)
     return report
 
@@ -173,17 +175,18 @@ def embed_in_background(config: Config) -> int:
             with _embed_lock(config, wait=False) as mine:
                 if not mine:
                     return 0  # the running embedder checks the mark before it leaves
-                store = writable_index(config)
-                bound = file_identity(config.index_path)
-                try:
-                    while pending.exists():
-                        pending.unlink(missing_ok=True)
-                        embedder = embedder or document_embedder(config)
-                        _embed_index(
-                            config, store, None, prune=False, embedder=embedder, bound=bound
-                        )
-                finally:
-                    store.conn.close()
+                with embedding(config.state_dir):  # left behind only if this one is killed
+                    store = writable_index(config)
+                    bound = file_identity(config.index_path)
+                    try:
+                        while pending.exists():
+                            pending.unlink(missing_ok=True)
+                            embedder = embedder or document_embedder(config)
+                            _embed_index(
+                                config, store, None, prune=False, embedder=embedder, bound=bound
+                            )
+                    finally:
+                        store.conn.close()
     except IndexReplaced:
         return 0  # deleted, or rebuilt: whatever marks the new index's work starts its embedder
     except Exception as exc:  # noqa: BLE001 - detached: the trace is the only way to report

@@ -68,6 +68,7 @@ def status_data(status: Status) -> dict[str, object]:
             "model": status.model,
             "chunks": status.chunks,
             "with_vectors": status.chunks_with_vectors,
+            "cut_off": status.embed_cut_off is not None,
         },
         "embed_failure": None
         if status.embed_failure is None

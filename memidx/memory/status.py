@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memidx.config import Config
+from memidx.embed.running import cut_off
 from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
 from memidx.haystack.damage import recorded, torn_line
@@ -48,6 +49,7 @@ class Status:
     chunks: int = 0
     chunks_with_vectors: int = 0
     embed_failure: HookFailure | None = None
+    embed_cut_off: int | None = None  # the pid of a background embed killed mid-run (0: unknown)
     agent_failure: HookFailure | None = None  # agents' hooks fail open: shown, not unhealthy
     behind: str | None = None
     memory: str = ""  # the memory's root, and how it was chosen (memidx.config.FOUND_BY)
@@ -72,6 +74,7 @@ def gather(config: Config) -> Status:
     status.hook_failure = last_failure(config.hook_error_path)
     status.agent_failure = last_failure(config.agent_hook_error_path)
     status.mcp_server = shared_server(config)
+    status.embed_cut_off = cut_off(config.state_dir)
     changed = GitRepo(config.root).uncommitted(config.notes_dir) if config.in_git else []
     status.uncommitted = [
         (code, ref) for code, ref in changed if is_note_path(ref, config.notes_dir)

@@ -1,0 +1,62 @@
+"""The mark a background embed keeps while it runs (`.memidx/embed.running`, its pid): one
+killed mid-run (a reboot, the OOM killer, a closed laptop's kill) leaves it behind, which is
+how `memidx status` tells the vectors were cut off and the next session start restarts it.
+
+Lean: read by status and by agents' session-start hook, so only the standard library."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from memidx.portable import process_alive
+
+MARK = "embed.running"
+
+
+def running_path(state_dir: Path) -> Path:
+    return state_dir / MARK
+
+
+@contextmanager
+def embedding(state_dir: Path) -> Generator[None]:
+    """Keep the mark for the block: left behind only when the process is killed (an error is
+    reported by the embed error trace instead, and removes it)."""
+    path = running_path(state_dir)
+    partial = path.with_name(f".{MARK}.{os.getpid()}.partial")
+    partial.write_text(f"{os.getpid()}\n", encoding="ascii")  # whole, or not there at all
+    partial.replace(path)
+    try:
+        yield
+    finally:
+        forget_mark(state_dir, mine=True)
+
+
+def cut_off(state_dir: Path) -> int | None:
+    """The pid of a background embed that was killed mid-run (its mark is there, its process
+    gone); None when none was, or it still runs. A mark that names no pid was cut off too."""
+    try:
+        text = running_path(state_dir).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    try:
+        pid = int(text.strip())
+    except ValueError:
+        return 0
+    return None if process_alive(pid) else pid
+
+
+def forget_mark(state_dir: Path, *, mine: bool = False) -> None:
+    """Remove the mark: this process's own (`mine`), else only a dead embedder's (a live one
+    keeps its own)."""
+    path = running_path(state_dir)
+    if mine:
+        with suppress(OSError):
+            if path.read_text(encoding="ascii").strip() != str(os.getpid()):
+                return  # a later embedder's (this one's was replaced): not this one's to remove
+    elif cut_off(state_dir) is None:
+        return
+    with suppress(OSError):
+        path.unlink()
