@@ -15,6 +15,7 @@ import json
 import os
 import sqlite3
 import struct
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from numpy.typing import NDArray
 
 from memidx.embed.embedders import decode_matrix
 from memidx.index.store import VectorStore
+from memidx.portable import process_alive
 
 MAGIC = b"MXV1"
 
@@ -95,6 +97,7 @@ def write_matrix(path: Path, stamp: Stamp, matrix: Matrix) -> None:
     head = MAGIC + struct.pack("<I", len(header)) + header
     head += b"\0" * (-len(head) % 64)
     path.parent.mkdir(exist_ok=True)  # beside the index, never its folder: it may be gone
+    remove_dead_partials(path.parent)
     partial = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.partial")
     try:
         with partial.open("wb") as out:
@@ -106,6 +109,28 @@ def write_matrix(path: Path, stamp: Stamp, matrix: Matrix) -> None:
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
+
+
+def remove_dead_partials(folder: Path) -> list[Path]:
+    """Remove the half-written matrix files of writers that were killed (`.<file>.<pid>.<random>
+    .partial` whose pid is gone): a matrix is ~1.5 KB a chunk, so each one kept that much disk.
+    A live writer's is left alone; returns what was removed."""
+    removed: list[Path] = []
+    for partial in folder.glob(".*.partial"):
+        pid = partial_pid(partial.name)
+        if pid is not None and not process_alive(pid):
+            with suppress(FileNotFoundError):  # another writer removed it first
+                partial.unlink()
+                removed.append(partial)
+    return removed
+
+
+def partial_pid(name: str) -> int | None:
+    """The pid a matrix writer's partial file name carries; None for any other name."""
+    parts = name.removesuffix(".partial").rsplit(".", 2)
+    if not name.endswith(".partial") or len(parts) != 3 or not parts[1].isdigit():
+        return None
+    return int(parts[1])
 
 
 def map_matrix(path: Path, stamp: Stamp) -> Matrix | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -116,3 +117,27 @@ def _doc(ref: str):
     from memidx.notes.note import parse_note
 
     return note_document(parse_note(ref, b"# A\nalpha\n", 1 << 20), "blob")
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    import subprocess
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_killed_writers_partial_file_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    path = tmp_path / "m.mxv"
+    dead = tmp_path / f".m.mxv.{_dead_pid()}.0a1b2c3d.partial"  # what a killed writer left
+    live = tmp_path / f".m.mxv.{os.getpid()}.0a1b2c3d.partial"  # a writer at work
+    other = tmp_path / ".notes.partial"  # names no writer: not the matrix writer's
+    for partial in (dead, live, other):
+        partial.write_bytes(b"half a matrix")
+
+    write_matrix(path, STAMP, sample())
+
+    assert not dead.exists()
+    assert live.exists() and other.exists()
+    assert map_matrix(path, STAMP) is not None
