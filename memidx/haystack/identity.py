@@ -23,6 +23,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.haystack.writer import SEGMENT_NAME, held_lock, segment_order
+from memidx.portable import make_folder, sync_folder
 
 WRITER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
@@ -42,8 +43,9 @@ def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tup
             return ident, []  # another process of this clone just replaced it
         fresh = _new_id()
         moved = _take_over(config, fresh)  # also a deleted .memidx's: else never shared
-        _write_whole(state / "writer-id", fresh)  # the id, then the binding: a crash in
-        _write_whole(state / "writer-clone", f"{binding} {config.root}")  # between redoes it
+        # the id, then the binding: a crash in between redoes it
+        _write_whole(state / "writer-id", fresh, config.fsync)
+        _write_whole(state / "writer-clone", f"{binding} {config.root}", config.fsync)
     taken = f", keeping {len(moved)} unshared segments under it" if moved else ""
     if ident is not None:
         why = (
@@ -107,16 +109,19 @@ def _new_id() -> str:
     return f"{host[:24].strip('-') or 'writer'}-{os.urandom(4).hex()}"
 
 
-def _write_whole(path: Path, text: str) -> None:
+def _write_whole(path: Path, text: str, durable: bool) -> None:
     """Replace the file at once (a temporary file renamed over it): a reader sees the old
-    text or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    text or the new, never half; `durable` (the fsync setting): a power loss keeps it too."""
+    make_folder(path.parent, durable=durable)
     draft = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
     with draft.open("w", encoding="utf-8") as out:
         out.write(text + "\n")
         out.flush()
-        os.fsync(out.fileno())
+        if durable:
+            os.fsync(out.fileno())
     draft.replace(path)
+    if durable:
+        sync_folder(path.parent)  # the rename itself
 
 
 def _take_over(config: Config, fresh: str) -> Moved:
@@ -139,10 +144,13 @@ def _take_over(config: Config, fresh: str) -> Moved:
     ]
     moved: Moved = []
     for path in sorted(untracked, key=lambda p: (segment_order(p), p.parent.name)):
-        mine.mkdir(parents=True, exist_ok=True)
+        make_folder(mine, durable=config.fsync)
         target = _free_name(mine, path.name)
         path.rename(target)
         moved.append((path, target))
+    if config.fsync and moved:  # the new names first: a power loss never loses a segment
+        for folder in dict.fromkeys([mine, *(old.parent for old, _ in moved)]):
+            sync_folder(folder)
     return moved
 
 

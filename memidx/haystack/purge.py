@@ -34,6 +34,7 @@ from memidx.haystack.purge_named import (
 )
 from memidx.haystack.segments import segments
 from memidx.paths import refuse_links
+from memidx.portable import sync_folder
 
 
 @dataclass(slots=True)
@@ -223,7 +224,7 @@ def _purge_work_tree(
 
     def replace_files() -> None:
         for path, (new, count) in files.items():
-            _replace(path, new)
+            _replace(path, new, config.fsync)
             done.blanked[segment_ref(config, path)] = count
 
     if history is None:
@@ -283,11 +284,15 @@ def _blob(config: Config, ref: str, data: bytes | None = None) -> str:
     return repo.run("hash-object", "-w", "--stdin", input_bytes=data).decode().strip()
 
 
-def _replace(path: Path, data: bytes) -> None:
-    """Write the segment's new bytes through a temporary file renamed over it."""
+def _replace(path: Path, data: bytes, durable: bool) -> None:
+    """Write the segment's new bytes through a temporary file renamed over it; `durable` (the
+    fsync setting): synced, the rename too, so a power loss never brings the old bytes back."""
     temporary = path.with_name(f".{path.name}.purge")
     with temporary.open("wb") as out:
         out.write(data)
         out.flush()
-        os.fsync(out.fileno())
+        if durable:
+            os.fsync(out.fileno())
     temporary.replace(path)
+    if durable:
+        sync_folder(path.parent)

@@ -19,7 +19,7 @@ from pathlib import Path
 from memidx.errors import MemidxError
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
-from memidx.portable import file_lock
+from memidx.portable import file_lock, make_folder, sync_folder
 
 _LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
 # How long a filing waits for another process of the clone to let go of the writer lock: far
@@ -82,7 +82,7 @@ class Writer:
 
     def append_frame_locked(self, data: bytes) -> tuple[Path, int, int]:
         """Write one whole frame (`frame(record)`), holding locked()."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        make_folder(self.folder, durable=self.fsync)  # a new writer's folder survives too
         path = self._segment(len(data))
         with naming(path), path.open("ab") as out:
             offset = out.tell()
@@ -166,16 +166,22 @@ class Writer:
             except FileExistsError:  # a file this writer did not leave: never written to
                 number += 1
                 continue
+            if self.fsync:  # the new name, or a power loss takes the records fsynced into it
+                sync_folder(self.folder)
             return path
 
     def _move_aside(self, path: Path, tail: bytes) -> None:
         """A torn tail goes to .memidx/torn/<segment>.torn (appended, never overwritten)."""
-        self.torn.mkdir(parents=True, exist_ok=True)
+        make_folder(self.torn, durable=self.fsync)
         aside_path = self.torn / f"{path.name}.torn"
+        made = not aside_path.exists()
         with naming(aside_path), aside_path.open("ab") as aside:
             aside.write(tail)
             aside.flush()
-            os.fsync(aside.fileno())
+            if self.fsync:  # before the segment is cut: the bytes are then only here
+                os.fsync(aside.fileno())
+        if made and self.fsync:
+            sync_folder(self.torn)
 
     def _remembered(self) -> tuple[str, int, bool] | None:
         """(name, size, closed) of the segment this writer appended to last, if it knows."""

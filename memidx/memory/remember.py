@@ -3,6 +3,7 @@ plumbing (memidx.git.commit), so a concurrent edit of any other file is never to
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from memidx.git.branch import on_a_branch
 from memidx.git.commit import commit_paths
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.paths import refuse_links
+from memidx.portable import make_folder, sync_folder
 
 SLUG_LENGTH = 60
 HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
@@ -135,7 +137,7 @@ def _redacted(
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> str:
     """Create the file under a name no other writer has taken (O_EXCL), never overwriting."""
     target = config.root / folder
-    target.mkdir(parents=True, exist_ok=True)
+    make_folder(target, durable=config.fsync)
     for n in range(1, 1000):
         name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
         try:
@@ -145,6 +147,11 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
         try:
             with out:
                 out.write(text)
+                if config.fsync:  # remembered means kept, a power loss after it too
+                    out.flush()
+                    os.fsync(out.fileno())
+            if config.fsync:
+                sync_folder(target)  # the note's name
         except BaseException as exc:  # a full disk, Ctrl-C: no empty or half note is left
             (target / name).unlink(missing_ok=True)
             if isinstance(exc, OSError):

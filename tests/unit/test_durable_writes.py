@@ -1,0 +1,113 @@
+"""What memidx makes durable survives a power loss: each file written through a rename (or made
+under a new name) is fsynced, and so is the folder that holds its name (the rename is lost
+otherwise), and each new folder is synced into its parent; with the fsync setting off,
+nothing is synced. Seen through os.fsync: which files and folders it was called on."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from memidx.config import load_config
+from memidx.frozen import replace
+from memidx.haystack import identity, purge
+from memidx.haystack.frames import new_record
+from memidx.haystack.writer import Writer
+from memidx.memory import remember
+from memidx.portable import make_folder, sync_folder
+from tests.helpers import NotesRepo
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="names an fd's file through /proc"
+)
+
+
+@pytest.fixture
+def synced(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The files and folders os.fsync is called on, in order."""
+    calls: list[Path] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        calls.append(Path(f"/proc/self/fd/{fd}").readlink())
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    return calls
+
+
+def test_sync_folder_fsyncs_the_folder(tmp_path: Path, synced: list[Path]) -> None:
+    sync_folder(tmp_path)
+    assert synced == [tmp_path]
+
+
+def test_make_folder_syncs_each_new_folder_into_its_parent(
+    tmp_path: Path, synced: list[Path]
+) -> None:
+    make_folder(tmp_path / "a" / "b")
+    assert synced == [tmp_path, tmp_path / "a"]
+    synced.clear()
+    make_folder(tmp_path / "a" / "b")  # there already: nothing to sync
+    make_folder(tmp_path / "c", durable=False)
+    assert synced == [] and (tmp_path / "c").is_dir()
+
+
+def test_a_new_segment_and_its_writer_folder_are_synced(
+    tmp_path: Path, synced: list[Path]
+) -> None:
+    folder = tmp_path / "haystack" / "w"
+    writer = Writer(folder, tmp_path / "lock", 1 << 20, fsync=True)
+    path, _, _ = writer.append(new_record("turn", "a turn to keep"))
+    assert tmp_path / "haystack" in synced  # the writer's new folder
+    assert folder in synced  # the new segment's name
+    assert path in synced  # its bytes
+    synced.clear()
+    writer.append(new_record("turn", "another turn"))
+    assert folder not in synced  # same segment: no new name to sync
+
+
+def test_with_fsync_off_a_writer_syncs_nothing(tmp_path: Path, synced: list[Path]) -> None:
+    writer = Writer(tmp_path / "haystack" / "w", tmp_path / "lock", 1 << 20, fsync=False)
+    writer.append(new_record("turn", "a turn"))
+    assert synced == []
+
+
+@pytest.mark.parametrize("fsync", [True, False])
+def test_the_writer_id_is_synced_with_its_rename_as_the_setting_says(
+    repo: NotesRepo, synced: list[Path], fsync: bool
+) -> None:
+    config = replace(load_config(repo.root), fsync=fsync)
+    identity.clone_id(config)
+    state = config.state_dir
+
+    def what(path: Path) -> str:  # a draft is synced under its own name, before its rename
+        return "folder" if path == state else path.name.split(".")[1]
+
+    seen = [what(p) for p in synced if p.is_relative_to(state)]
+    assert seen == (["writer-id", "folder", "writer-clone", "folder"] if fsync else [])
+
+
+@pytest.mark.parametrize("fsync", [True, False])
+def test_a_purged_segment_is_synced_with_its_rename_as_the_setting_says(
+    tmp_path: Path, synced: list[Path], fsync: bool
+) -> None:
+    segment = tmp_path / "2026-01-01.000.krd"
+    segment.write_bytes(b"old bytes")
+    purge._replace(segment, b"blanked", fsync)  # pyright: ignore[reportPrivateUsage]
+    assert segment.read_bytes() == b"blanked"
+    assert synced == ([tmp_path / ".2026-01-01.000.krd.purge", tmp_path] if fsync else [])
+
+
+@pytest.mark.parametrize("fsync", [True, False])
+def test_a_remembered_note_is_synced_with_its_name_as_the_setting_says(
+    repo: NotesRepo, synced: list[Path], fsync: bool
+) -> None:
+    config = replace(load_config(repo.root), fsync=fsync)
+    ref = remember._write_new(  # pyright: ignore[reportPrivateUsage]
+        config, PurePosixPath("notes/new"), "a-note", "# A note\n"
+    )
+    note, folder = repo.root / ref, repo.root / "notes" / "new"
+    assert synced == ([repo.root / "notes", note, folder] if fsync else [])
