@@ -55,9 +55,7 @@ def test_make_folder_syncs_each_new_folder_into_its_parent(
     assert synced == [] and (tmp_path / "c").is_dir()
 
 
-def test_a_new_segment_and_its_writer_folder_are_synced(
-    tmp_path: Path, synced: list[Path]
-) -> None:
+def test_a_new_segment_and_its_writer_folder_are_synced(tmp_path: Path, synced: list[Path]) -> None:
     folder = tmp_path / "haystack" / "w"
     writer = Writer(folder, tmp_path / "lock", 1 << 20, fsync=True)
     path, _, _ = writer.append(new_record("turn", "a turn to keep"))
