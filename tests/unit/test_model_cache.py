@@ -4,6 +4,11 @@ whole)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -102,3 +107,78 @@ def test_a_legacy_folder_is_copied_or_else_assembled(tmp_path: Path, intact: boo
     install_once(target, load, assemble, migrate, legacy)
     assert load(target) == "whole" and assemble.calls == (0 if intact else 1)
     assert (target / "copied-junk").exists() is intact  # a failed copy is cleared first
+
+
+# An installer killed (SIGKILL: no finally runs) while it assembles, as a Ctrl-C'd or
+# OOM-killed `make install` is: its staging folder stays behind.
+KILLED_INSTALL = """
+import os, signal, sys
+from pathlib import Path
+from memidx.embed.cache import install_once
+
+def assemble(folder):
+    (folder / "model").write_text("half")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+def load(folder):
+    from memidx.errors import ModelError
+    raise ModelError("not whole")
+
+install_once(Path(sys.argv[1]), load, assemble, lambda f, s: False, None)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_a_killed_installers_staging_folder_is_removed_by_the_next_install(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "cache" / "m"
+    killed = subprocess.run([sys.executable, "-c", KILLED_INSTALL, str(target)], check=False)
+    assert killed.returncode == -signal.SIGKILL
+    assert leftovers(target.parent) != []  # its staging folder, half assembled
+
+    install_once(target, load, Assembler(), never_migrate, None)
+
+    assert load(target) == "whole" and leftovers(target.parent) == []
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_only_what_a_dead_installer_left_is_removed(tmp_path: Path) -> None:
+    target = tmp_path / "cache" / "m"
+    target.mkdir(parents=True)
+    (target / "model").write_text("whole")  # installed: only the leftovers are looked at
+    dead = _dead_pid()
+    gone = [f".m.{dead}.staging", f".m.{dead}.old", ".m.k3x_9q2z"]  # the last: an older memidx's
+    kept = [f".m.{os.getpid()}.staging", f".other.{dead}.staging", ".m.notes"]
+    for name in gone + kept:
+        (target.parent / name).mkdir()
+
+    install_once(target, load, Assembler(), never_migrate, None)
+
+    assert leftovers(target.parent) == sorted(kept)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="names an fd through /proc")
+def test_an_installed_folder_is_synced_before_and_after_its_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[str] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append(Path(f"/proc/self/fd/{fd}").readlink().name)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    target = tmp_path / "cache" / "m"
+    install_once(target, load, Assembler(), never_migrate, None, durable=False)
+    assert synced == []
+    shutil.rmtree(target)
+    install_once(target, load, Assembler(), never_migrate, None)
+    staging = f".m.{os.getpid()}.staging"
+    assert synced == ["model", staging, "cache"]  # its file, its folder, the rename
