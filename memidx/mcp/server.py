@@ -188,7 +188,17 @@ async def _answer(call: Awaitable[Json]) -> Json:
 
 
 def run_stdio(server: MCPServer[Any]) -> None:
-    server.run("stdio")
+    """One session on this process's stdin and stdout (memidx/mcp/stdio.py reads the messages)."""
+    import anyio
+
+    anyio.run(_stdio, server)
+
+
+async def _stdio(server: MCPServer[Any]) -> None:
+    from memidx.mcp.stdio import run_session, stdin_receiver
+
+    lowlevel: Any = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    await run_session(lowlevel, stdin_receiver())
 
 
 def run_http(server: MCPServer[Any], listen: Listen) -> None:
