@@ -28,21 +28,23 @@ SERVER_RECORD = "mcp-server.json"  # in the memory's .memidx: the pid and socket
 
 
 def serve_shared(config: Config, path: Path) -> int:
-    """Serve sessions on `path` until idle; 0 at once when another server holds its lock."""
-    from memidx.portable import file_lock, leave_parent
+    """Serve sessions on `path` until idle (0), or until SIGTERM or SIGHUP (128 + the signal),
+    leaving no socket nor record either way; 0 at once when another server holds its lock."""
+    from memidx.portable import file_lock, leave_parent, stopped_by_signals
 
     os.umask(0o077)  # the socket, the record and the log: this user's alone
     start_logging(config, stderr=False)
-    with file_lock(lock_for(path), wait=False) as mine:
+    with stopped_by_signals() as stop, file_lock(lock_for(path), wait=False) as mine:
         if not mine:
             return 0
         leave_parent()  # no longer a descendant of the session that started it (the lock stays)
         record = config.state_dir / SERVER_RECORD  # where status, tests and people find it
-        _write_record(record, path, sessions=0)
-        idle = idle_seconds(os.environ.get(IDLE_VARIABLE, ""))
-        log.info("memidx mcp shared for %s on %s (pid %d)", config.root, path, os.getpid())
-        workers = Workers(config)  # the index and the model load while the SDK imports
+        workers: Workers | None = None
         try:
+            _write_record(record, path, sessions=0)
+            idle = idle_seconds(os.environ.get(IDLE_VARIABLE, ""))
+            log.info("memidx mcp shared for %s on %s (pid %d)", config.root, path, os.getpid())
+            workers = Workers(config)  # the index and the model load while the SDK imports
             started = time.perf_counter()
             import anyio
 
@@ -55,9 +57,10 @@ def serve_shared(config: Config, path: Path) -> int:
             anyio.run(_listen, server, path, idle, record, workers.embed_ahead)
         finally:
             _forget(record)
-            workers.close()
-            log.info("memidx mcp shared stopped")
-    return 0
+            if workers is not None:
+                workers.close()
+            log.info("memidx mcp shared stopped%s", f" by {stop.signal_name}" * bool(stop.code))
+    return stop.code
 
 
 def idle_seconds(text: str) -> float:
