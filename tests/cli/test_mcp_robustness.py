@@ -2,7 +2,8 @@
 are not JSON-RPC messages and a message over 16 MiB (raw bytes on `memidx mcp`'s stdin, in its
 own process and through the shared server), and SIGTERM or SIGHUP, which end the shared MCP
 server, `memidx mcp --own` and the agents' recall server as a normal stop does: no socket, pid
-file or record left behind, exit status 128 + the signal."""
+file or record left behind, exit status 128 + the signal; and what `since`/`until` say of time
+zones, which is what they do."""
 
 from __future__ import annotations
 
@@ -23,7 +24,15 @@ from typing import IO, Any
 
 import pytest
 
-from tests.cli.mcp_client import gone, isolated_env, one_note_memory, run, server_log, session
+from tests.cli.mcp_client import (
+    data,
+    gone,
+    isolated_env,
+    one_note_memory,
+    run,
+    server_log,
+    session,
+)
 from tests.cli.mcp_client import server_record as record_of
 from tests.helpers import MEMIDX_BIN, NotesRepo
 
@@ -214,3 +223,31 @@ def test_a_stop_signal_ends_the_recall_server_as_an_idle_stop_does(
         if proc.poll() is None:
             proc.kill()
     assert not (folder / "recall.sock").exists() and not (folder / "recall.pid").exists()
+
+
+def test_since_and_until_read_a_time_without_zone_as_the_servers_local_time(
+    memory: NotesRepo,
+) -> None:
+    """The descriptions said nothing of zones, and a model would give UTC (what it sees in
+    hits): a time without one is the server's local time, here fourteen hours east of UTC."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    local = datetime.now(UTC).astimezone(timezone(timedelta(hours=14)))
+    hour_ago = (local - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
+    later = (local + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
+    found: list[int] = []
+
+    async def body() -> None:
+        async with session(memory.root, "--own", TZ="Etc/GMT-14") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            for name in ("since", "until"):
+                said = tools["search"].input_schema["properties"][name]["description"]
+                assert "local time" in said and "without a zone" in said, said
+            await client.call_tool("file_turn", {"text": "the kiritimati fact", "agent": "t"})
+            for window in ({"since": hour_ago}, {"since": later}, {"until": hour_ago},
+                           {"since": hour_ago, "until": later}):  # fmt: skip
+                query = {"query": "kiritimati", "mode": "bm25", **window}
+                found.append(data(await client.call_tool("search", query))["count"])
+
+    run(body)
+    assert found == [1, 0, 0, 1]
