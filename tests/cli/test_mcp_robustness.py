@@ -24,16 +24,7 @@ from typing import IO, Any
 
 import pytest
 
-from tests.cli.mcp_client import (
-    data,
-    gone,
-    isolated_env,
-    one_note_memory,
-    run,
-    server_log,
-    session,
-)
-from tests.cli.mcp_client import server_record as record_of
+from tests.cli import mcp_client as mc
 from tests.helpers import MEMIDX_BIN, NotesRepo
 
 STOPS = [("SIGTERM", 143), ("SIGHUP", 129)]
@@ -51,7 +42,7 @@ DAEMON = (
 def memory() -> Iterator[NotesRepo]:
     folder = Path(tempfile.mkdtemp(prefix="mx-"))  # short: the sockets stay in the memory
     try:
-        with one_note_memory(folder) as repo:
+        with mc.one_note_memory(folder) as repo:
             yield repo
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -64,7 +55,7 @@ class Raw:
         argv = [str(MEMIDX_BIN), "-C", str(root), "mcp", *args]
         self.err = (root.parent / "raw.err").open("ab")
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.err, env=isolated_env(root))  # fmt: skip
+                                     stderr=self.err, env=mc.isolated_env(root))  # fmt: skip
         self.lines: queue.Queue[bytes] = queue.Queue()
         out: IO[bytes] | None = self.proc.stdout
         assert out is not None
@@ -128,7 +119,7 @@ def test_a_message_over_16_mib_is_refused_and_the_next_one_answered(
     assert (refused["id"], refused["error"]["code"]) == (None, -32600)
     assert "16 MiB" in refused["error"]["message"]
     assert (answered["id"], answered["result"]) == (6, {})
-    assert "refused a message" in server_log(memory.root)
+    assert "refused a message" in mc.server_log(memory.root)
 
 
 def _wait_for(paths: list[Path], proc: subprocess.Popen[bytes] | None = None) -> None:
@@ -159,7 +150,7 @@ def test_a_stop_signal_ends_the_shared_server_as_an_idle_stop_does(
     with (root.parent / "daemon.out").open("ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-c", DAEMON, "-C", str(root), "mcp", "--daemon", str(path)],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=isolated_env(root),
+            stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=mc.isolated_env(root),
         )  # fmt: skip
     record = root / ".memidx" / "mcp-server.json"
     try:
@@ -171,7 +162,7 @@ def test_a_stop_signal_ends_the_shared_server_as_an_idle_stop_does(
         if proc.poll() is None:
             proc.kill()
     assert not path.exists() and not record.exists()
-    assert f"memidx mcp shared stopped by {name}" in server_log(root)
+    assert f"memidx mcp shared stopped by {name}" in mc.server_log(root)
 
 
 def test_the_shared_server_a_session_started_stops_on_sigterm(memory: NotesRepo) -> None:
@@ -179,15 +170,16 @@ def test_the_shared_server_a_session_started_stops_on_sigterm(memory: NotesRepo)
     root = memory.root
 
     async def body() -> None:
-        async with session(root) as client:
+        async with mc.session(root) as client:
             await client.send_ping()
 
-    run(body)
-    pid, sock = int(str(record_of(root)["pid"])), Path(str(record_of(root)["socket"]))
+    mc.run(body)
+    record = mc.server_record(root)
+    pid, sock = int(str(record["pid"])), Path(str(record["socket"]))
     os.kill(pid, signal.SIGTERM)
-    assert gone(pid, 60)
-    assert not sock.exists() and record_of(root) == {}
-    assert "memidx mcp shared stopped by SIGTERM" in server_log(root)
+    assert mc.gone(pid, 60)
+    assert not sock.exists() and mc.server_record(root) == {}
+    assert "memidx mcp shared stopped by SIGTERM" in mc.server_log(root)
 
 
 @pytest.mark.parametrize(("name", "code"), STOPS)
@@ -200,7 +192,7 @@ def test_a_stop_signal_ends_a_session_served_in_its_own_process(
     raw.proc.send_signal(getattr(signal, name))
     assert raw.proc.wait(60) == code
     raw.close()
-    assert f"memidx mcp stopped by {name}" in server_log(memory.root)
+    assert f"memidx mcp stopped by {name}" in mc.server_log(memory.root)
 
 
 @pytest.mark.parametrize(("name", "code"), STOPS)
@@ -211,7 +203,7 @@ def test_a_stop_signal_ends_the_recall_server_as_an_idle_stop_does(
     whatever process took the pid next, for whatever stops the server by it."""
     root = memory.root
     folder = root / ".memidx" / "agents"
-    env = isolated_env(root, MEMIDX_MODELS_DIR=str(models_dir))
+    env = mc.isolated_env(root, MEMIDX_MODELS_DIR=str(models_dir))
     with (root.parent / "recall.out").open("ab") as out:
         argv = [str(MEMIDX_BIN), "-C", str(root), "agent", "serve"]
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env)
@@ -238,7 +230,7 @@ def test_since_and_until_read_a_time_without_zone_as_the_servers_local_time(
     found: list[int] = []
 
     async def body() -> None:
-        async with session(memory.root, "--own", TZ="Etc/GMT-14") as client:
+        async with mc.session(memory.root, "--own", TZ="Etc/GMT-14") as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             for name in ("since", "until"):
                 said = tools["search"].input_schema["properties"][name]["description"]
@@ -247,7 +239,7 @@ def test_since_and_until_read_a_time_without_zone_as_the_servers_local_time(
             for window in ({"since": hour_ago}, {"since": later}, {"until": hour_ago},
                            {"since": hour_ago, "until": later}):  # fmt: skip
                 query = {"query": "kiritimati", "mode": "bm25", **window}
-                found.append(data(await client.call_tool("search", query))["count"])
+                found.append(mc.data(await client.call_tool("search", query))["count"])
 
-    run(body)
+    mc.run(body)
     assert found == [1, 0, 0, 1]
