@@ -125,9 +125,9 @@ def start(config: Config) -> None:
 
 def serve(config: Config, idle_exit: float | None = None) -> int:
     """Answer recall requests until idle for `idle_exit` seconds (MEMIDX_RECALL_IDLE, default
-    an hour); 0 at once when another server runs. Its pid is in `recall.pid` meanwhile."""
-    from memidx.agents.recall import Recaller
-    from memidx.portable import file_lock
+    an hour): 0; until SIGTERM or SIGHUP: 128 + the signal, its socket and pid file gone as
+    on an idle stop. 0 at once when another server runs. Its pid is in `recall.pid` meanwhile."""
+    from memidx.portable import file_lock, stopped_by_signals
 
     idle = idle_exit or float(os.environ.get("MEMIDX_RECALL_IDLE") or IDLE_EXIT)
     path = socket_path(config)
@@ -135,28 +135,35 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
         print("memidx: error: no private folder for the recall server's socket", file=sys.stderr)
         return 1
     _folder(config).mkdir(parents=True, exist_ok=True)
-    with file_lock(_folder(config) / "recall.lock", wait=False) as mine:
+    lock = _folder(config) / "recall.lock"
+    with stopped_by_signals() as stop, file_lock(lock, wait=False) as mine:
         if not mine:
             return 0
         pid = _folder(config) / "recall.pid"
-        pid.write_text(f"{os.getpid()}\n", encoding="utf-8")
         try:
-            recaller = Recaller(config, warm=True)
-            recaller.embedder()  # load the model before the first request needs it
-            path.unlink(missing_ok=True)
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-                server.bind(str(path))
-                bound = file_identity(path)
-                server.listen(16)
-                server.settimeout(1.0)
-                try:
-                    _loop(server, recaller, idle)
-                finally:
-                    if file_identity(path) == bound:  # never a later server's (.memidx deleted)
-                        path.unlink(missing_ok=True)
+            pid.write_text(f"{os.getpid()}\n", encoding="utf-8")
+            _serve(config, path, idle)
         finally:
             forget_pid(pid)
-    return 0
+    return stop.code
+
+
+def _serve(config: Config, path: Path, idle: float) -> None:
+    from memidx.agents.recall import Recaller
+
+    recaller = Recaller(config, warm=True)
+    recaller.embedder()  # load the model before the first request needs it
+    path.unlink(missing_ok=True)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(path))
+        bound = file_identity(path)
+        try:
+            server.listen(16)
+            server.settimeout(1.0)
+            _loop(server, recaller, idle)
+        finally:
+            if file_identity(path) == bound:  # never a later server's (.memidx deleted)
+                path.unlink(missing_ok=True)
 
 
 def forget_pid(pid: Path) -> None:

@@ -1,8 +1,8 @@
 """The shared MCP server of one memory (`memidx mcp --daemon SOCKET`, started by the stdio front
 in memidx/mcp/shared.py): the SDK, the index and the model loaded once, one MCP session per
 connection on a Unix socket, the same tools and workers as `memidx mcp` serving in its own
-process. Bounded: at most MAX_SESSIONS at once, a line limit per message, and it exits after
-IDLE_EXIT seconds without a session (MEMIDX_MCP_IDLE)."""
+process. Bounded: at most MAX_SESSIONS at once, 16 MiB per message (memidx/mcp/framing.py),
+and it exits after IDLE_EXIT seconds without a session (MEMIDX_MCP_IDLE)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,26 +24,27 @@ from memidx.portable import file_identity
 IDLE_VARIABLE = "MEMIDX_MCP_IDLE"
 IDLE_EXIT = 3600.0
 MAX_SESSIONS = 64  # sessions at once (agents in parallel); a front beyond it serves itself
-MAX_LINE = 16 * 1024 * 1024  # one JSON-RPC message
 SERVER_RECORD = "mcp-server.json"  # in the memory's .memidx: the pid and socket of the server
 
 
 def serve_shared(config: Config, path: Path) -> int:
-    """Serve sessions on `path` until idle; 0 at once when another server holds its lock."""
-    from memidx.portable import file_lock, leave_parent
+    """Serve sessions on `path` until idle (0), or until SIGTERM or SIGHUP (128 + the signal),
+    leaving no socket nor record either way; 0 at once when another server holds its lock."""
+    from memidx.portable import file_lock, leave_parent, stopped_by_signals
 
     os.umask(0o077)  # the socket, the record and the log: this user's alone
     start_logging(config, stderr=False)
-    with file_lock(lock_for(path), wait=False) as mine:
+    with stopped_by_signals() as stop, file_lock(lock_for(path), wait=False) as mine:
         if not mine:
             return 0
         leave_parent()  # no longer a descendant of the session that started it (the lock stays)
         record = config.state_dir / SERVER_RECORD  # where status, tests and people find it
-        _write_record(record, path, sessions=0)
-        idle = idle_seconds(os.environ.get(IDLE_VARIABLE, ""))
-        log.info("memidx mcp shared for %s on %s (pid %d)", config.root, path, os.getpid())
-        workers = Workers(config)  # the index and the model load while the SDK imports
+        workers: Workers | None = None
         try:
+            _write_record(record, path, sessions=0)
+            idle = idle_seconds(os.environ.get(IDLE_VARIABLE, ""))
+            log.info("memidx mcp shared for %s on %s (pid %d)", config.root, path, os.getpid())
+            workers = Workers(config)  # the index and the model load while the SDK imports
             started = time.perf_counter()
             import anyio
 
@@ -56,9 +57,10 @@ def serve_shared(config: Config, path: Path) -> int:
             anyio.run(_listen, server, path, idle, record, workers.embed_ahead)
         finally:
             _forget(record)
-            workers.close()
-            log.info("memidx mcp shared stopped")
-    return 0
+            if workers is not None:
+                workers.close()
+            log.info("memidx mcp shared stopped%s", f" by {stop.signal_name}" * bool(stop.code))
+    return stop.code
 
 
 def idle_seconds(text: str) -> float:
@@ -144,7 +146,7 @@ class _Sessions:
             return
 
     async def handle(self, stream: Any) -> None:
-        from mcp.server.stdio import stdio_server
+        from memidx.mcp.stdio import run_session
 
         async with stream:
             if self.active >= MAX_SESSIONS:
@@ -156,12 +158,7 @@ class _Sessions:
             self.recorded(self.active)
             try:
                 await stream.send(GREETING)  # the front pumps the protocol only after it
-                lines: Any = _Lines(stream, self.ahead)  # what the stdio transport reads
-                out: Any = _Writer(stream)
-                async with stdio_server(stdin=lines, stdout=out) as (read, write):
-                    await self.lowlevel.run(
-                        read, write, self.lowlevel.create_initialization_options()
-                    )
+                await run_session(self.lowlevel, _receiver(stream), _Writer(stream), self.heard)
             except Exception as exc:  # noqa: BLE001  # one broken session never ends the server
                 log.warning("a session ended with %s: %s", type(exc).__name__, exc)
             finally:
@@ -169,34 +166,24 @@ class _Sessions:
                 self.last = time.monotonic()
                 self.recorded(self.active)
 
-
-class _Lines:
-    """The socket's messages as the stdio transport reads stdin: one line each."""
-
-    def __init__(self, stream: Any, ahead: Callable[[str], None]) -> None:
-        from anyio.streams.buffered import BufferedByteReceiveStream
-
-        self.buffered = BufferedByteReceiveStream(stream)
-        self.ahead = ahead
-
-    def __aiter__(self) -> _Lines:
-        return self
-
-    async def __anext__(self) -> str:
-        import anyio
-
-        try:
-            line = await self.buffered.receive_until(b"\n", MAX_LINE)
-        except anyio.DelimiterNotFound:
-            log.warning("a message over %d bytes: the session ends", MAX_LINE)
-            raise StopAsyncIteration from None
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.ClosedResourceError,
-                anyio.BrokenResourceError):  # fmt: skip
-            raise StopAsyncIteration from None
+    def heard(self, line: bytes) -> None:
         query = search_query(line)
         if query is not None:
             self.ahead(query)  # the embedding starts while the SDK reads the request
-        return line.decode("utf-8", errors="replace") + "\n"
+
+
+def _receiver(stream: Any) -> Callable[[], Awaitable[bytes]]:
+    """The connection's next bytes; b"" once it ended, however it did."""
+    import anyio
+
+    async def receive() -> bytes:
+        try:
+            return bytes(await stream.receive())
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.ClosedResourceError,
+                anyio.BrokenResourceError):  # fmt: skip
+            return b""
+
+    return receive
 
 
 def search_query(line: bytes) -> str | None:

@@ -186,24 +186,28 @@ def _stderr() -> Any:
 
 
 def serve(config: Config, listen: Listen | None) -> int:
-    """Serve over stdio (listen None) or streamable HTTP until the client goes away."""
-    start_logging(config)
-    log.info("memidx mcp %s for %s (pid %d)", "stdio" if listen is None else "http",
-             config.root, os.getpid())  # fmt: skip
-    workers = Workers(config)  # the index and the model load while the SDK imports
-    try:
-        from memidx.mcp.server import build_server, run_http, run_stdio
+    """Serve over stdio (listen None) or streamable HTTP until the client goes away (0), or
+    until SIGTERM or SIGHUP (128 + the signal)."""
+    from memidx.portable import stopped_by_signals
 
-        server = build_server(workers)
-        # The SDK's ~100k long-lived objects (its pydantic models) out of the collector's
-        # sight: a full collection no longer walks them in the middle of an answer.
-        gc.freeze()
-        workers.settle()
-        if listen is None:
-            run_stdio(server)
-        else:
-            run_http(server, listen)
-    finally:
-        workers.close()
-        log.info("memidx mcp stopped")
-    return 0
+    start_logging(config)
+    with stopped_by_signals() as stop:
+        log.info("memidx mcp %s for %s (pid %d)", "stdio" if listen is None else "http",
+                 config.root, os.getpid())  # fmt: skip
+        workers = Workers(config)  # the index and the model load while the SDK imports
+        try:
+            from memidx.mcp.server import build_server, run_http, run_stdio
+
+            server = build_server(workers)
+            # The SDK's ~100k long-lived objects (its pydantic models) out of the collector's
+            # sight: a full collection no longer walks them in the middle of an answer.
+            gc.freeze()
+            workers.settle()
+            if listen is None:
+                run_stdio(server)
+            else:
+                run_http(server, listen)
+        finally:
+            workers.close()
+            log.info("memidx mcp stopped%s", f" by {stop.signal_name}" * bool(stop.code))
+    return stop.code

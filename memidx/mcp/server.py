@@ -28,6 +28,16 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world
 MAX_HITS = 1000
 MAX_CHARS = 200_000
 Kind = Literal["note", "turn", "transcript", "fact"]
+# What memidx.memory.when reads, said where the model sees it: the server's clock, not UTC.
+LOCAL = (
+    "a date is a day of the local time of the machine memidx runs on, as is a time without a "
+    "zone (2026-11-29T14:00); a time with one (2026-11-29T14:00Z, +02:00) is that moment"
+)
+SINCE = (
+    "only from this date or time on: 2026-11-29, 2026-11-29T14:00, today, yesterday, or that "
+    f"long ago: 12h, 7d, 2w; {LOCAL}"
+)
+UNTIL = f"only up to the end of this date (2026-11-29 is the whole day) or this time; {LOCAL}"
 Json = dict[str, Any]
 
 
@@ -58,12 +68,8 @@ def _read_tools(server: MCPServer[Any], workers: Workers) -> None:
         path: Annotated[
             str | None, Field(description="only refs starting with this, e.g. notes/sqlite/")
         ] = None,
-        since: Annotated[
-            str | None, Field(description="from this date or time on: 2026-11-29, 7d, 12h")
-        ] = None,
-        until: Annotated[
-            str | None, Field(description="before the end of this day or time")
-        ] = None,
+        since: Annotated[str | None, Field(description=SINCE)] = None,
+        until: Annotated[str | None, Field(description=UNTIL)] = None,
         agent: Annotated[str | None, Field(description="only records of this agent")] = None,
         drawer: Annotated[
             str | None,
@@ -188,7 +194,17 @@ async def _answer(call: Awaitable[Json]) -> Json:
 
 
 def run_stdio(server: MCPServer[Any]) -> None:
-    server.run("stdio")
+    """One session on this process's stdin and stdout (memidx/mcp/stdio.py reads the messages)."""
+    import anyio
+
+    anyio.run(_stdio, server)
+
+
+async def _stdio(server: MCPServer[Any]) -> None:
+    from memidx.mcp.stdio import run_session, stdin_receiver
+
+    lowlevel: Any = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    await run_session(lowlevel, stdin_receiver())
 
 
 def run_http(server: MCPServer[Any], listen: Listen) -> None:

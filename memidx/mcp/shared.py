@@ -216,7 +216,7 @@ def pump(conn: socket.socket, stdin: int, stdout: int) -> bool:
 
     def upstream() -> None:
         with contextlib.suppress(OSError):
-            while chunk := _read(stdin):
+            while chunk := read_chunk(stdin):
                 conn.sendall(chunk)
         ended.set()
         with contextlib.suppress(OSError):
@@ -231,7 +231,7 @@ def pump(conn: socket.socket, stdin: int, stdout: int) -> bool:
     return ended.is_set()
 
 
-def _read(fd: int) -> bytes:
+def read_chunk(fd: int) -> bytes:
     """The next bytes of `fd`, waiting for them even when the client made it non-blocking."""
     import select
 

@@ -1,0 +1,161 @@
+"""One MCP session over a stream of bytes (this process's stdin and stdout, or a connection to
+the shared server): the SDK's stdio transport, fed the messages memidx cuts out itself
+(memidx/mcp/framing.py). The SDK drops a line that is not a JSON-RPC message without a word,
+so its client waits for an answer that never comes, and it reads a line of any length into
+memory. Here such a line gets its JSON-RPC error (-32700 for what is not JSON, -32600 for
+JSON that is no request, notification or response, or a message over 16 MiB) and the
+session goes on; a blank line is no message and is passed over."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
+
+import anyio
+import mcp_types
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
+
+Receive = Callable[[], Awaitable[bytes]]  # the next bytes the client sent; b"" at its end
+log = logging.getLogger("memidx.mcp")
+NOT_JSON = "Parse error: the message is not JSON"
+NOT_JSONRPC = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
+TOO_LONG = f"Invalid Request: a message over {MAX_MESSAGE} bytes (16 MiB) is refused"
+
+
+async def run_session(
+    lowlevel: Any,
+    receive: Receive,
+    stdout: Any = None,
+    heard: Callable[[bytes], None] | None = None,
+) -> None:
+    """Serve one session of the SDK's low-level server: messages from `receive`, answers to
+    `stdout` (an object with async write and flush; None: this process's standard output,
+    which the SDK guards from stray prints). `heard` is told each good message as it arrives."""
+    messages = Messages(receive, heard)
+    async with stdio_server(stdin=cast(Any, messages), stdout=stdout) as (read, write):
+        messages.answer_to(write)
+        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+
+class Messages:
+    """The client's messages as the SDK's stdio transport reads stdin, one line of text each;
+    a bad one is answered on the session's write stream and never reaches the SDK."""
+
+    def __init__(self, receive: Receive, heard: Callable[[bytes], None] | None) -> None:
+        self.receive = receive
+        self.heard = heard
+        self.framing = Framing()
+        self.ready: deque[Frame] = deque()
+        self.ended = False
+        self.write: Any = None  # the session's write stream, once it is open
+        self.opened = anyio.Event()
+
+    def answer_to(self, write: Any) -> None:
+        self.write = write
+        self.opened.set()
+
+    def __aiter__(self) -> Messages:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            frame = await self._next_frame()
+            if frame is None:
+                raise StopAsyncIteration
+            judged = judge(frame)
+            if isinstance(judged, str):
+                if self.heard is not None and isinstance(frame, bytes):
+                    self.heard(frame)
+                return judged + "\n"
+            if judged is not None:
+                await self._refuse(judged)
+
+    async def _next_frame(self) -> Frame | None:
+        while not self.ready:
+            if self.ended:
+                return None
+            chunk = await self.receive()
+            if chunk:
+                self.ready.extend(self.framing.feed(chunk))
+            else:
+                self.ended = True
+                self.ready.extend(self.framing.end())
+        return self.ready.popleft()
+
+    async def _refuse(self, error: mcp_types.JSONRPCError) -> None:
+        log.warning("refused a message: %s", error.error.message)
+        await self.opened.wait()
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self.write.send(SessionMessage(error))
+
+
+def judge(frame: Frame) -> str | mcp_types.JSONRPCError | None:
+    """A message's text when the SDK will take it, else the error that answers it; None for
+    a blank line."""
+    if isinstance(frame, TooLong):
+        return refusal(None, mcp_types.INVALID_REQUEST, TOO_LONG)
+    text = frame.decode("utf-8", errors="replace")  # as the SDK reads stdin
+    if not text.strip():
+        return None
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValidationError:
+        pass
+    else:
+        return text
+    try:
+        message: object = json.loads(text)
+    except ValueError:
+        return refusal(None, mcp_types.PARSE_ERROR, NOT_JSON)
+    return refusal(request_id(message), mcp_types.INVALID_REQUEST, NOT_JSONRPC)
+
+
+def request_id(message: object) -> str | int | None:
+    """The id of a would-be request, when it has one of the kinds an id may be."""
+    if not isinstance(message, dict):
+        return None
+    found = cast(dict[str, object], message).get("id")
+    if isinstance(found, bool):  # JSON's true and false are no ids, though Python's ints
+        return None
+    return found if isinstance(found, str | int) else None
+
+
+def refusal(given: str | int | None, code: int, message: str) -> mcp_types.JSONRPCError:
+    return mcp_types.JSONRPCError(
+        jsonrpc="2.0", id=given, error=mcp_types.ErrorData(code=code, message=message)
+    )
+
+
+def stdin_receiver(fd: int = 0) -> Receive:
+    """What this process's stdin brings, read on a thread of its own: a daemon, so a read that
+    waits for ever never holds up the exit (a signal's, or the end of the session)."""
+    from memidx.mcp.shared import read_chunk
+
+    send, receive = anyio.create_memory_object_stream[bytes](1)
+    token = anyio.lowlevel.current_token()
+
+    def pump() -> None:
+        with contextlib.suppress(Exception):  # the loop is gone: nobody is reading
+            while chunk := read_chunk(fd):
+                anyio.from_thread.run(send.send, chunk, token=token)
+        with contextlib.suppress(Exception):
+            anyio.from_thread.run_sync(send.close, token=token)
+
+    threading.Thread(target=pump, name="memidx-mcp-stdin", daemon=True).start()
+
+    async def next_chunk() -> bytes:
+        try:
+            return await receive.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            return b""
+
+    return next_chunk

@@ -1,0 +1,73 @@
+"""Cutting an MCP client's bytes into messages: one per line, however the bytes arrive, and a
+message over the limit dropped as it arrives (never held whole) and said once."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.mcp.framing import Frame, Framing, TooLong
+from memidx.mcp.stdio import NOT_JSON, NOT_JSONRPC, TOO_LONG, judge
+
+
+def framed(chunks: list[bytes], limit: int = 8) -> list[Frame]:
+    framing = Framing(limit)
+    frames = [frame for chunk in chunks for frame in framing.feed(chunk)]
+    return frames + framing.end()
+
+
+@pytest.mark.parametrize(
+    ("chunks", "frames"),
+    [
+        ([b"ab\ncd\n"], [b"ab", b"cd"]),
+        ([b"a", b"b\nc", b"d\n"], [b"ab", b"cd"]),
+        ([b"ab\ncd"], [b"ab", b"cd"]),  # the last message without its newline
+        ([b"12345678\n"], [b"12345678"]),  # exactly the limit
+        ([b"123456789\nok\n"], [TooLong(9), b"ok"]),
+        ([b"12345", b"6789", b"abcdef\nok\n"], [TooLong(9), b"ok"]),  # said once, dropped on
+        ([b"123456789", b"abc"], [TooLong(9)]),  # the stream ends inside it
+        ([b"\n\n"], [b"", b""]),
+    ],
+)
+def test_messages_are_cut_at_newlines_and_a_long_one_is_dropped(
+    chunks: list[bytes], frames: list[Frame]
+) -> None:
+    assert framed(chunks) == frames
+
+
+def test_a_long_message_is_never_held_whole() -> None:
+    framing = Framing(limit=1024)
+    assert framing.feed(b"{" + b"x" * 1000) == []
+    for _ in range(1000):  # a megabyte more of the same message
+        assert framing.feed(b"x" * 1024) in ([], [TooLong(2025)])
+        assert len(framing.held) <= 1024
+    assert framing.feed(b'x"}\n{"next": 1}\n') == [b'{"next": 1}']
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "given", "message"),
+    [
+        (b"not json", -32700, None, NOT_JSON),
+        (b'{"jsonrpc": "2.0", "id": 3', -32700, None, NOT_JSON),
+        (b"[1, 2]", -32600, None, NOT_JSONRPC),
+        (b'"ping"', -32600, None, NOT_JSONRPC),
+        (b'{"id": "x", "method": 5}', -32600, "x", NOT_JSONRPC),
+        (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": 5}', -32600, 7,
+         NOT_JSONRPC),
+        (b'{"jsonrpc": "1.0", "id": true, "method": "ping"}', -32600, None, NOT_JSONRPC),
+    ],
+)  # fmt: skip
+def test_a_bad_message_gets_its_json_rpc_error(
+    line: bytes, code: int, given: str | int | None, message: str
+) -> None:
+    error = judge(line)
+    assert error is not None and not isinstance(error, str)
+    assert (error.error.code, error.id, error.error.message) == (code, given, message)
+
+
+def test_a_good_message_passes_and_a_blank_line_is_no_message() -> None:
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    assert judge(ping) == ping.decode()
+    assert judge(b"  \r") is None
+    too_long = judge(TooLong(1 << 25))
+    assert too_long is not None and not isinstance(too_long, str)
+    assert (too_long.error.code, too_long.id, too_long.error.message) == (-32600, None, TOO_LONG)
