@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memidx.secrets.patterns import Finding, real_password
+from memidx.secrets.patterns import Finding, character_classes, real_password
 
 NETRC_KIND = "netrc-password"  # the password of a .netrc entry (machine HOST login U password P)
 
@@ -95,12 +95,7 @@ class _Entry:
             return []
         if host == "default" or CLEAR_HOST.fullmatch(host):
             return self.passwords
-        return [f for f in self.passwords if _classes(text[f.start : f.end]) >= 2]
-
-
-def _classes(value: str) -> int:
-    tests = (str.islower, str.isupper, str.isdigit, lambda c: not c.isalnum())
-    return sum(any(test(c) for c in value) for test in tests)
+        return [f for f in self.passwords if character_classes(text[f.start : f.end]) >= 2]
 
 
 def _blank_line(text: str, start: int, end: int) -> bool:
