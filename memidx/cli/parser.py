@@ -90,7 +90,7 @@ def _search_commands(commands: Commands) -> None:
     )
     json_flag(p, "the stable JSON schema (memidx.search/1)")
 
-    p = command("show", "print a record verbatim", "search:show")
+    p = command("show", "print a record's text (--json: verbatim)", "search:show")
     p.add_argument("ref", help="a record's ref (<segment>@<offset>, as hits show) or its id")
     json_flag(p, "the whole record")
 
