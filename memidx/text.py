@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 
 def display(text: str) -> str:
     """Control characters (a newline in a file name) escaped, and bytes that are not UTF-8 (a
@@ -15,6 +17,26 @@ def _escaped(char: str) -> str:
     if 0xDC80 <= ord(char) <= 0xDCFF:  # the byte surrogateescape read
         return f"\\x{ord(char) - 0xDC00:02x}"
     return char.encode("unicode_escape").decode()
+
+
+KEPT = frozenset("\n\t")  # the controls prose is written with
+HIDDEN = frozenset({"Cc", "Cf"})  # C0 and C1 controls; format characters (bidi, zero-width, BOM)
+
+
+def prose(text: str) -> str:
+    """A note's text for people: without the characters a terminal does not show but acts on
+    (Trojan Source: a bidi override makes `b = a` read as `a = b`; an escape sequence clears
+    the screen), newlines and tabs kept. JSON output stays verbatim; a file name is
+    `display`ed (escaped) instead, so that it can still be typed."""
+    if text.isprintable():
+        return text
+    return "".join(c for c in text if c in KEPT or unicodedata.category(c) not in HIDDEN)
+
+
+def prose_line(text: str) -> str:
+    """A note's text for people on one line (a title, a heading, a reason): `prose`, and any
+    newline or tab left `display`ed."""
+    return display(prose(text))
 
 
 def counted(n: int, noun: str) -> str:

@@ -155,8 +155,9 @@ def _config(command: str, directory: Path | None) -> Config:
     return load_config(directory)
 
 
-# Arguments that name files may be any bytes the file system allows; all others are text.
-PATH_ARGUMENTS = frozenset({"directory", "file", "folder"})
+# Arguments that name files may be any bytes the file system allows (`check` names the ones
+# that are not UTF-8 itself); all others are text.
+PATH_ARGUMENTS = frozenset({"directory", "file", "files", "folder"})
 
 
 def _refuse_non_text(args: argparse.Namespace) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from memidx.search.json_result import mark, search_data
 from memidx.search.lexical import MARK_END, MARK_START, SearchResult
-from memidx.text import display
+from memidx.text import display, prose, prose_line
 
 if TYPE_CHECKING:
     from memidx.haystack.indexing import RecordReport
@@ -21,7 +21,7 @@ BOLD, RESET = "\x1b[1m", "\x1b[0m"
 
 
 def skip_line(skip: Skip) -> str:
-    return f"memidx: warning: {display(skip.source_ref)}: skipped: {skip.reason}"
+    return f"memidx: warning: {display(skip.source_ref)}: skipped: {prose_line(skip.reason)}"
 
 
 def search_json(result: SearchResult, timings: dict[str, float] | None = None) -> str:
@@ -40,12 +40,12 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
     start, end = (BOLD, RESET) if color else ("**", "**")
     for hit in result.hits:
         where = f"{display(hit.ref)}:{hit.line}"
-        out.write(f"\n{hit.rank}. {display(hit.title)}  [{hit.kind}]\n   {where}")
+        out.write(f"\n{hit.rank}. {prose_line(hit.title)}  [{hit.kind}]\n   {where}")
         if hit.heading:
-            out.write(f"  § {display(hit.heading)}")
+            out.write(f"  § {prose_line(hit.heading)}")
         extra = f"score {hit.score:.4g} · {HIT_MATCH.get(hit.match or '', 'by words')}"
         extra += f" · relevance {hit.relevance:.2f}" if hit.relevance is not None else ""
-        extra += f" · tags: {display(', '.join(hit.tags))}" if hit.tags else ""
+        extra += f" · tags: {prose_line(', '.join(hit.tags))}" if hit.tags else ""
         extra += _dated(hit.meta)
         out.write(f"\n   {extra}\n")
         for line in textwrap.wrap(_snippet(hit.snippet, start, end), 96) or [""]:
@@ -53,11 +53,12 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
 
 
 def _snippet(snippet: str, start: str, end: str) -> str:
-    """A hit's snippet on one line, its matched words marked and every other control character
-    escaped: a note or a filed turn must not drive the terminal (clear it, retitle it)."""
+    """A hit's snippet on one line, its matched words marked and every other control or format
+    character dropped: a note or a filed turn must not drive the terminal (clear it, retitle
+    it) nor disguise its text (a bidi override)."""
     folded = " ".join(snippet.split())
     shown = MARK_START.join(
-        MARK_END.join(display(piece) for piece in part.split(MARK_END))
+        MARK_END.join(prose(piece) for piece in part.split(MARK_END))
         for part in folded.split(MARK_START)
     )
     return mark(shown, start, end)
@@ -67,9 +68,9 @@ def _dated(meta: Mapping[str, object]) -> str:
     """A note's date: `created` as it says, else the commit that added it (git's)."""
     created, added = meta.get("created"), meta.get("added")
     if isinstance(created, str) and created:
-        return f" · created {display(created[:10])}"
+        return f" · created {prose_line(created[:10])}"
     if isinstance(added, str) and added:
-        return f" · added {display(added[:10])} (git)"
+        return f" · added {prose_line(added[:10])} (git)"
     return ""
 
 

@@ -90,7 +90,7 @@ def _search_commands(commands: Commands) -> None:
     )
     json_flag(p, "the stable JSON schema (memidx.search/1)")
 
-    p = command("show", "print a record verbatim", "search:show")
+    p = command("show", "print a record's text (--json: verbatim)", "search:show")
     p.add_argument("ref", help="a record's ref (<segment>@<offset>, as hits show) or its id")
     json_flag(p, "the whole record")
 
@@ -238,15 +238,15 @@ def _memory_commands(commands: Commands) -> None:
 
     p = command(
         "check",
-        "pre-commit checks: drift and indexability, English prose, or secrets",
+        "pre-commit checks: file names, drift and indexability, English prose, or secrets",
         "memory:check",
     )
     p.add_argument(
         "check",
-        choices=("drift", "english", "secrets"),
-        help="drift: the index matches HEAD, no hook failure is recorded and the given notes "
-        "can be indexed; english: the given notes are in English; secrets: the given notes "
-        "and haystack segments hold no secret",
+        choices=("names", "drift", "english", "secrets"),
+        help="names: the given file names are UTF-8 (every check begins with it); drift: the "
+        "index matches HEAD, no hook failure is recorded and the given notes can be indexed; "
+        "english: the notes are in English; secrets: the notes and segments hold no secret",
     )
     _secret_check_options(p)
     p.add_argument("files", nargs="*", help="staged files (pre-commit passes them)")

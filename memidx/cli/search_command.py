@@ -87,7 +87,10 @@ def show(args: argparse.Namespace, config: Config) -> int:
 
         print(json.dumps(record_data(shown.ref, shown.record), ensure_ascii=False, indent=2))
     else:
-        sys.stdout.write(shown.record.text)
-        if not shown.record.text.endswith("\n"):
+        from memidx.text import prose
+
+        text = prose(shown.record.text)  # for people: nothing a terminal hides or acts on
+        sys.stdout.write(text)
+        if not text.endswith("\n"):
             sys.stdout.write("\n")
     return 0

@@ -10,7 +10,7 @@ from memidx.config import FOUND_BY
 from memidx.haystack.damage import RESTORE_HINT
 from memidx.memory.json_objects import status_data
 from memidx.memory.status import Status
-from memidx.text import counted, display
+from memidx.text import counted, display, prose_line
 
 
 def status_json(status: Status) -> str:
@@ -68,7 +68,9 @@ def write_status(out: TextIO, status: Status) -> None:
         rows += [("", display(line)) for line in status.damaged[:10]]
     if status.skipped:
         rows.append(("skipped", f"{counted(len(status.skipped), 'note')} cannot be indexed"))
-        rows += [("", f"{display(s.source_ref)}: {s.reason}") for s in status.skipped[:10]]
+        rows += [
+            ("", f"{display(s.source_ref)}: {prose_line(s.reason)}") for s in status.skipped[:10]
+        ]
     rows.append(("uncommitted", _uncommitted(status)))
     rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
     failure = status.hook_failure

@@ -199,17 +199,23 @@ def hooks(args: argparse.Namespace, config: Config) -> int:
 
 
 def check(args: argparse.Namespace, config: Config) -> int:
-    from memidx.githooks.checks import check_drift, check_english
+    from memidx.githooks.checks import check_drift, check_english, check_names
 
+    # Names first, whichever check: one that is not UTF-8 can be neither read nor named.
+    problems = check_names(args.files)
+    if problems or args.check == "names":
+        return _problems(problems)
     if args.check == "secrets":
         return _check_secrets(args, config)
     if args.check == "drift":
-        problems = check_drift(config, args.files, remedy=args.remedy)
-    else:
-        problems = check_english(config, args.files)
-    for line in problems:
+        return _problems(check_drift(config, args.files, remedy=args.remedy))
+    return _problems(check_english(config, args.files))
+
+
+def _problems(lines: list[str]) -> int:
+    for line in lines:
         print(line)
-    return 1 if problems else 0
+    return 1 if lines else 0
 
 
 def _check_secrets(args: argparse.Namespace, config: Config) -> int:

@@ -14,7 +14,7 @@ from memidx.git.staged import Staged, read_staged, staged_files, staged_repo
 from memidx.index.failures import last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
 from memidx.notes.yaml_comments import cut_warning
-from memidx.text import display
+from memidx.text import display, is_utf8
 
 FIX = "make reconcile"  # the remedy for every problem the drift check reports
 
@@ -84,6 +84,17 @@ def _build_index(config: Config, fix: str) -> list[str]:
     for line in (*lines, f"built the missing index at {config.index_path}"):
         print(f"memidx: {line}", file=sys.stderr)
     return []
+
+
+def check_names(files: Sequence[str]) -> list[str]:
+    """One line per staged file whose name is not UTF-8 (bytes read with surrogateescape): the
+    pre-commit framework, git's other tools and the index cannot name it; it must be renamed."""
+    return [
+        f"{display(name)}: the file name is not UTF-8; rename it to one that is "
+        "(`git mv`), then commit"
+        for name in files
+        if not is_utf8(name)
+    ]
 
 
 def check_english(config: Config, files: Sequence[str]) -> list[str]:

@@ -22,7 +22,7 @@ def sync_to_head(config: Config) -> list[str]:
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.store import RecordStore
     from memidx.index.sync import sync
-    from memidx.text import display
+    from memidx.text import display, prose_line
 
     keep_out_of_git(config.state_dir)
     notices: list[str] = []
@@ -45,7 +45,9 @@ def sync_to_head(config: Config) -> list[str]:
         store.conn.close()
     clear_failures(config.hook_error_path)
     lines = [f"notice: {notice}" for notice in notices]
-    lines += [f"warning: {display(s.source_ref)}: skipped: {s.reason}" for s in report.skipped]
+    lines += [
+        f"warning: {display(s.source_ref)}: skipped: {prose_line(s.reason)}" for s in report.skipped
+    ]
     lines += [f"warning: {line}" for line in report.warnings()]
     if report.changed:
         lines.append(

@@ -5,19 +5,29 @@ URL patterns nor the command-line ones see it."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
-from memidx.secrets.patterns import Finding, real_password
+from memidx.secrets.patterns import Finding, character_classes, real_password
 
 NETRC_KIND = "netrc-password"  # the password of a .netrc entry (machine HOST login U password P)
 
 # An entry is `machine HOST login USER password PASS`, on one line or over several, or
 # `default` for any other host. It is read from its `machine` word (or a `default` that opens a
 # line: "by default login..." is prose) through keyword-value pairs only; its password counts
-# when the entry also names a login, so prose that names a machine and a password is no entry.
+# when the entry also names a login, every value is a value (not another keyword) and it is
+# netrc-shaped: prose that happens to string the words together ("the machine learning login
+# flow sends password resets") names no host and no password a person would set.
 START = re.compile(r"(?<![\w.-])machine(?=\s)|^[ \t>`\"']*default(?=\s)", re.MULTILINE)
 TOKEN = re.compile(r"\S+")
 PAIRS = frozenset({"machine", "login", "password", "account", "port"})  # keyword, value
+KEYWORDS = PAIRS | {"default", "macdef"}
 MAX_TOKENS = 60  # at most this many tokens read from one start: a long run stays linear
+# A host as netrc names it: a name, an address, optionally with its port; quotes of a pasted
+# command around the entry are allowed.
+HOST = re.compile(r"[\"'`]?[A-Za-z0-9][\w.-]*(?::\d+)?")
+# A host a sentence would not name: with a dot (a domain, an address), a port, or localhost.
+CLEAR_HOST = re.compile(r"[\"'`]?(?:[\w-]+[.:].*|localhost[\"'`]?)")
+SHOUTED = re.compile(r"[A-Z]+(?:_[A-Z]+)*")  # `TOKEN`, `API_KEY`: a placeholder, as HOST is
 
 
 def netrc_passwords(text: str) -> list[Finding]:
@@ -38,10 +48,9 @@ def netrc_passwords(text: str) -> list[Finding]:
 def _walk(text: str, at: int) -> tuple[list[Finding], int]:
     """The passwords of the entries from `at` on, through keyword-value pairs (`default` has
     no value) up to a word that is none of them or a blank line; each counts when its entry
-    names a login. Returns them and where the walk stopped."""
+    names a login and is netrc-shaped (`_counted`). Returns them and where the walk stopped."""
     found: list[Finding] = []
-    passwords: list[Finding] = []  # of the entry being read
-    login = False
+    entry = _Entry()
     end = at
     tokens = TOKEN.finditer(text, at)
     for _ in range(MAX_TOKENS):
@@ -50,19 +59,43 @@ def _walk(text: str, at: int) -> tuple[list[Finding], int]:
             break
         word = keyword.group()
         if word in ("machine", "default"):  # a new entry
-            found += passwords if login else []
-            passwords, login = [], False
+            found += entry.counted(text)
+            entry = _Entry(host="default" if word == "default" else None)
         if word == "default":
             end = keyword.end()
             continue
         value = next(tokens, None) if word in PAIRS else None
         if value is None or _blank_line(text, keyword.end(), value.start()):
             break
+        if value.group().strip("\"'`") in KEYWORDS:
+            break  # "machine, login and password": a list of the words, not an entry
         end = value.end()
-        login = login or word == "login"
+        if word == "machine":
+            entry.host = value.group()
+        entry.login = entry.login or word == "login"
         if word == "password":
-            passwords += _password(text, value.start(), value.end())
-    return found + (passwords if login else []), end
+            entry.passwords += _password(text, value.start(), value.end())
+    return found + entry.counted(text), end
+
+
+@dataclass(slots=True)
+class _Entry:
+    """The entry being read: its host (`default` for that entry), login and passwords."""
+
+    host: str | None = None
+    login: bool = False
+    passwords: list[Finding] = field(default_factory=list[Finding])
+
+    def counted(self, text: str) -> list[Finding]:
+        """Its passwords, when it names a login and a host-shaped host; a one-word host
+        (`machine learning`) counts only with a password no sentence holds (two classes of
+        character: `Zq8vX2m1kT`, not `resets`)."""
+        host = self.host or ""
+        if not self.login or not HOST.fullmatch(host):
+            return []
+        if host == "default" or CLEAR_HOST.fullmatch(host):
+            return self.passwords
+        return [f for f in self.passwords if character_classes(text[f.start : f.end]) >= 2]
 
 
 def _blank_line(text: str, start: int, end: int) -> bool:
@@ -74,7 +107,7 @@ def _password(text: str, start: int, end: int) -> list[Finding]:
     (`echo "machine h login u password p" >> ~/.netrc`), unless it is a placeholder."""
     raw = text[start:end]
     password = raw.strip("\"'`")
-    if len(password) < 4 or not real_password(password):
+    if len(password) < 4 or not real_password(password) or SHOUTED.fullmatch(password):
         return []
     left = start + raw.index(password)
     return [Finding(left, left + len(password), NETRC_KIND)]

@@ -97,10 +97,7 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
         return False
     if PLACEHOLDER_WORDS.match(value) or REFERENCE.search(value):
         return False
-    classes = sum(
-        any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit, _symbol)
-    )
-    return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
+    return character_classes(value) >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
 
 
 def real_password(value: str) -> bool:
@@ -108,6 +105,12 @@ def real_password(value: str) -> bool:
     placeholder (`<PASSWORD>`, `password`, `changeme`) nor a reference (`${DB_PASSWORD}`),
     whichever detector found it."""
     return not PLACEHOLDER_WORDS.match(value) and not REFERENCE.search(value)
+
+
+def character_classes(value: str) -> int:
+    """How many of lower case, upper case, digits and symbols `value` mixes (0 to 4)."""
+    tests = (str.islower, str.isupper, str.isdigit, _symbol)
+    return sum(any(test(c) for c in value) for test in tests)
 
 
 def _symbol(char: str) -> bool:

@@ -281,6 +281,9 @@ NETRC = "Zq8vX2m1kT"  # a fake password, assembled nowhere else
         (f'echo "machine git.example.com login ci password {NETRC}" >> ~/.netrc', [NETRC]),
         (f"`machine api.example.com login bob password {NETRC}`", [NETRC]),
         (f"```\nmachine api.example.com login bob password {NETRC}\n```", [NETRC]),
+        (f"machine nas login bob password {NETRC}", [NETRC]),  # a one-word host, a real one
+        ("machine 10.0.0.7 login root password hunter22", ["hunter22"]),
+        ("machine build.internal login deploy password rotated", ["rotated"]),
     ],
 )
 def test_a_netrc_entrys_password_is_a_secret(text: str, passwords: list[str]) -> None:
@@ -308,6 +311,13 @@ def test_a_netrc_entrys_password_is_a_secret(text: str, passwords: list[str]) ->
         "By default login uses password authentication",
         "The default username is `root` and the default password is empty",
         "Log in to the machine with the password from the vault",
+        "machine api.example.com login USERNAME password TOKEN",  # SHOUTED as HOST is
+        "machine api.example.com login USER password API_TOKEN",
+        "machine build login deploy password rotated",  # a sentence's words, no host
+        "machine login login password password account",  # the keywords, listed
+        "In ~/.netrc each entry reads machine, login then password; `curl -n` reads it.",
+        "A .netrc entry: machine <host> login <user> password <token>",
+        "On this machine login fails and the password prompt times out",
     ],
 )
 def test_netrc_placeholders_and_prose_are_left_alone(text: str) -> None:
