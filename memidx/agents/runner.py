@@ -10,10 +10,11 @@ import contextlib
 import importlib
 import json
 import os
+import shlex
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -58,6 +59,25 @@ def adapter(agent: str) -> Adapter:
     return cast(Adapter, module.ADAPTER)
 
 
+def run_hook_arguments(arguments: Sequence[str]) -> int:
+    """`memidx agent hook ARGUMENTS`; always 0. Anything but an agent and an event (a flag, a
+    missing or extra argument) is traced, and answered with what the agent takes for nothing."""
+    if len(arguments) == 2 and not any(a.startswith("-") for a in arguments):
+        return run_hook(arguments[0], arguments[1])
+    agent, event = (list(arguments) + ["?", "?"])[:2]
+    _trace(None, agent, event, f"takes an agent and an event, not: {shlex.join(arguments)}")
+    return _finish(_nothing(agent, event))
+
+
+def _nothing(agent: str, event: str) -> str:
+    """What `agent` takes for "nothing to add" at `event` ("" for an agent memidx does not know)."""
+    try:
+        found = adapter(agent)
+    except (KeyError, ImportError):
+        return ""
+    return found.failed(event) if found.failed else ""
+
+
 def run_hook(agent: str, event: str) -> int:
     """The hook's whole life; always 0. Ends the process itself, so a worker stuck on a lock
     cannot keep the agent waiting."""
@@ -68,7 +88,7 @@ def run_hook(agent: str, event: str) -> int:
         limit = _deadline(found, event)
     except (KeyError, ImportError, ValueError) as exc:
         _trace(None, agent, event, f"unknown agent or event: {exc}")
-        return _finish("")
+        return _finish(_nothing(agent, event))
     worker = threading.Thread(
         target=_work, args=(found, agent, event, started + limit, holder), daemon=True
     )
