@@ -27,19 +27,40 @@ def _base(env: Mapping[str, str], variable: str, default: str) -> Path:
     return home_folder(env) / default
 
 
-def home_folder(env: Mapping[str, str]) -> Path:
+def home_folder(env: Mapping[str, str] | None = None) -> Path:
     """HOME, else this user's home in the password database; ConfigError when there is
-    neither (HOME unset for a user id with no entry: containers, CI runners)."""
+    neither (HOME unset for a user id with no entry: containers, CI runners). An empty HOME is
+    an unset one: Path.home() would make it the current folder. Every home memidx uses is this."""
+    env = os.environ if env is None else env
     home = env.get("HOME")
     if home:
         return Path(home)
     try:
-        return Path.home()
-    except RuntimeError as exc:  # pathlib's "Could not determine home directory."
+        return Path(_password_home() or "")
+    except (KeyError, RuntimeError, ValueError) as exc:
         raise ConfigError(
             "HOME is not set and this user has no home folder in the password database",
             "set HOME, or XDG_CONFIG_HOME and XDG_CACHE_HOME",
         ) from exc
+
+
+def _password_home() -> str:
+    """This user's home in the password database (pathlib's own finding where there is none)."""
+    if os.name == "nt":
+        return str(Path.home())  # USERPROFILE, as Windows has no HOME of its own
+    import pwd
+
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    if not home:
+        raise ValueError("no home folder in the password database")
+    return home
+
+
+def expand_user(text: str) -> Path:
+    """`text` with a leading `~` made the home folder (home_folder(): an empty HOME is none)."""
+    if text == "~" or text.startswith(("~/", "~" + os.sep)):
+        return home_folder() / text[2:]
+    return Path(text).expanduser()
 
 
 def bin_dir(env: Mapping[str, str]) -> Path:
@@ -92,11 +113,11 @@ def recorded_memory(path: Path) -> Path | None:
     memory = table.get("memory")
     if memory is None:
         return None
-    if not isinstance(memory, str) or not Path(memory).expanduser().is_absolute():
+    if not isinstance(memory, str) or not expand_user(memory).is_absolute():
         raise ConfigError(
             f"{path}: memory must be the absolute path of a memidx memory", f"got {memory!r}"
         )
-    return Path(memory).expanduser()
+    return expand_user(memory)
 
 
 def record_memory(path: Path, memory: Path) -> None:

@@ -13,6 +13,7 @@ from memidx.agents.entries import hook_command, marker, mcp_entry, mcp_file
 from memidx.agents.install import ConfigFile, project_root
 from memidx.agents.settings import Edit, Json, is_ours
 from memidx.agents.text_install import TextFile, own_file
+from memidx.locations import home_folder
 
 MARKER = marker(NAME)
 RULE = """---
@@ -79,7 +80,7 @@ def _hooks_state(doc: Json) -> list[str]:
 
 def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     project = scope == "project"
-    folder = (project_root(cwd) if project else Path.home()) / ".cursor"
+    folder = (project_root(cwd) if project else home_folder()) / ".cursor"
     return [
         ConfigFile(folder / "hooks.json", _install_hooks(project), _uninstall_hooks, _hooks_state),
         mcp_file(folder / "mcp.json", mcp_entry(portable=project)),

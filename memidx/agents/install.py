@@ -13,6 +13,7 @@ from memidx.agents.backups import backup, prepare_backup, remove_made
 from memidx.agents.config_text import earlier_text, read_config, refuse_read_only, write_config
 from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
 from memidx.frozen import Value
+from memidx.locations import expand_user, home_folder
 
 SCOPES = ("user", "project")
 
@@ -60,7 +61,7 @@ def user_folder(variable: str, default: str) -> Path:
     """An agent's folder of user files: where the environment's `variable` moves it, else
     `~/<default>`."""
     configured = os.environ.get(variable)
-    return Path(configured).expanduser() if configured else Path.home() / default
+    return expand_user(configured) if configured else home_folder() / default
 
 
 class Change(Value):
