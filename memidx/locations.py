@@ -10,8 +10,9 @@ fake one; a relative XDG value is ignored, as the specification says.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from memidx.errors import ConfigError
@@ -120,9 +121,27 @@ def recorded_memory(path: Path) -> Path | None:
     return expand_user(memory)
 
 
+@contextlib.contextmanager
+def config_lock(path: Path) -> Iterator[None]:
+    """Hold `.<name>.lock` beside the user configuration file at `path` for the block: what reads
+    the file, decides and writes it (`memidx memory use`) does so one at a time, so two at once
+    cannot lose one another's write."""
+    from memidx.portable import file_lock
+
+    try:
+        with file_lock(path.with_name(f".{path.name}.lock")):
+            yield
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot record your memory: {exc.strerror or exc}",
+            "make its folder writable, or set XDG_CONFIG_HOME to a folder you can write",
+        ) from exc
+
+
 def record_memory(path: Path, memory: Path) -> None:
     """Write `memory = "<memory>"` into the user configuration file at `path`, keeping its
-    other lines; the file is replaced whole (a reader never sees half of it)."""
+    other lines; the file is replaced whole (a reader never sees half of it). The caller holds
+    config_lock(path)."""
     import json
 
     try:
@@ -144,11 +163,9 @@ def record_memory(path: Path, memory: Path) -> None:
         partial.write_text("".join(kept), encoding="utf-8")
         partial.replace(path)
     except OSError as exc:  # a read-only or missing home: say which file and how to move it
-        import contextlib
-
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)  # a full disk may have left half of it
         raise ConfigError(
-            f"cannot record your memory in {path}: {exc.strerror or exc}",
+            f"{path}: cannot record your memory: {exc.strerror or exc}",
             "make its folder writable, or set XDG_CONFIG_HOME to a folder you can write",
         ) from exc
