@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Mapping
 from pathlib import Path
 
 from memidx.errors import ConfigError
@@ -122,7 +122,7 @@ def recorded_memory(path: Path) -> Path | None:
 
 
 @contextlib.contextmanager
-def config_lock(path: Path) -> Iterator[None]:
+def config_lock(path: Path) -> Generator[None]:
     """Hold `.<name>.lock` beside the user configuration file at `path` for the block: what reads
     the file, decides and writes it (`memidx memory use`) does so one at a time, so two at once
     cannot lose one another's write."""

@@ -140,9 +140,7 @@ def states(files: list[ConfigFile]) -> list[tuple[Path, list[str]]]:
     found: list[tuple[Path, list[str]]] = []
     for one in files:
         try:
-            doc = read_json(one.path)
+            found.append((one.path, one.installed(read_json(one.path))))
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
             found.append((one.path, [f"unreadable: {exc}"]))
-            continue
-        found.append((one.path, one.installed(doc)))
     return found

@@ -64,7 +64,7 @@ def run_hook_arguments(arguments: Sequence[str]) -> int:
     missing or extra argument) is traced, and answered with what the agent takes for nothing."""
     if len(arguments) == 2 and not any(a.startswith("-") for a in arguments):
         return run_hook(arguments[0], arguments[1])
-    agent, event = (list(arguments) + ["?", "?"])[:2]
+    agent, event = [*arguments, "?", "?"][:2]
     _trace(None, agent, event, f"takes an agent and an event, not: {shlex.join(arguments)}")
     return _finish(_nothing(agent, event))
 

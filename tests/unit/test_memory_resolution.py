@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from memidx.agents.install import user_folder
 from memidx.config import PURGE_MARK, is_memory, load_config, resolve_root
 from memidx.errors import ConfigError
-from memidx.agents.install import user_folder
 from memidx.locations import (
     expand_user,
     home_folder,
