@@ -80,10 +80,15 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     return _base(env, "XDG_CONFIG_HOME", ".config") / "memidx" / "config.toml"
 
 
+def user_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CACHE_HOME/memidx`."""
+    env = os.environ if env is None else env
+    return _base(env, "XDG_CACHE_HOME", ".cache") / "memidx"
+
+
 def user_models_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CACHE_HOME/memidx/models`: one copy of each model for every clone."""
-    env = os.environ if env is None else env
-    return _base(env, "XDG_CACHE_HOME", ".cache") / "memidx" / "models"
+    return user_cache_dir(env) / "models"
 
 
 def user_state_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -29,6 +29,7 @@ ADAPTERS = {
     "cursor": "memidx.agents.cursor",
     "hermes": "memidx.agents.hermes",
 }
+TRACE_NAME = "agent-hook-error.log"
 DEADLINE_VARIABLE = "MEMIDX_AGENT_DEADLINE"  # seconds, for every event (tests, slow machines)
 
 
@@ -134,16 +135,29 @@ def _payload(data: bytes) -> dict[str, object]:
 def _trace(config: Config | None, agent: str, event: str, message: str) -> None:
     from memidx.index.failures import record_failure
 
-    record_failure(_trace_path(config), f"{agent} {event}", message)
+    path = trace_path(config)
+    if path is not None:
+        record_failure(path, f"{agent} {event}", message)
 
 
-def _trace_path(config: Config | None) -> Path:
+def trace_path(config: Config | None) -> Path | None:
+    """Where a failed hook leaves its line: its memory's trace, else (no memory in reach) the
+    user's cache, else (no home either) this user's private runtime folder; None when that is
+    no private folder, which another user could have made to read or plant the trace."""
     if config is not None:
         return config.agent_hook_error_path
     with contextlib.suppress(Exception):  # no memory found: the trace of the memory in reach
         return load_config().agent_hook_error_path
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "memidx" / "agent-hook-error.log"
+    from memidx.errors import ConfigError
+    from memidx.locations import user_cache_dir
+    from memidx.portable import private_dir, runtime_dir
+
+    with contextlib.suppress(ConfigError):
+        return user_cache_dir() / TRACE_NAME
+    folder = runtime_dir()
+    with contextlib.suppress(OSError):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder / TRACE_NAME if private_dir(folder) else None
 
 
 def _finish(output: str) -> int:
