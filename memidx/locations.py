@@ -16,6 +16,7 @@ from collections.abc import Generator, Mapping
 from pathlib import Path
 
 from memidx.errors import ConfigError
+from memidx.portable import password_home
 
 CONFIG_KEYS = ("memory",)
 SWITCH_HINT = "run `memidx memory use PATH` with your memory's clone"
@@ -37,24 +38,12 @@ def home_folder(env: Mapping[str, str] | None = None) -> Path:
     if home:
         return Path(home)
     try:
-        return Path(_password_home() or "")
+        return password_home()
     except (KeyError, RuntimeError, ValueError) as exc:
         raise ConfigError(
             "HOME is not set and this user has no home folder in the password database",
             "set HOME, or XDG_CONFIG_HOME and XDG_CACHE_HOME",
         ) from exc
-
-
-def _password_home() -> str:
-    """This user's home in the password database (pathlib's own finding where there is none)."""
-    if os.name == "nt":
-        return str(Path.home())  # USERPROFILE, as Windows has no HOME of its own
-    import pwd
-
-    home = pwd.getpwuid(os.getuid()).pw_dir
-    if not home:
-        raise ValueError("no home folder in the password database")
-    return home
 
 
 def expand_user(text: str) -> Path:

@@ -30,7 +30,7 @@ def _parsed(text: str, path: Path) -> dict[str, object]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise MemidxError(f"{path} is not valid TOML: {exc}", LEFT_ALONE) from exc
+        raise MemidxError(f"{path}: not valid TOML: {exc}", LEFT_ALONE) from exc
 
 
 def _install_mcp(path: Path, portable: bool):
@@ -41,7 +41,7 @@ def _install_mcp(path: Path, portable: bool):
             raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
         if isinstance(servers, dict) and SERVER in servers:
             raise MemidxError(
-                f"{path} already has an [mcp_servers.{SERVER}] that memidx did not add",
+                f"{path}: already has an [mcp_servers.{SERVER}] that memidx did not add",
                 "remove it, or leave it: memidx's hooks work without it",
             )
         after = put_block(text, mcp_block(portable=portable))

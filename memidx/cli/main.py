@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         from memidx.index.connection import ERRNO_HINTS
 
-        where = f" {exc.filename}" if exc.filename else ""
+        where = f" {exc.filename}:" if exc.filename else ""
         hint = ERRNO_HINTS.get(exc.errno or 0)
         print(
             f"memidx: error:{where} {exc.strerror or exc}{f' ({hint})' if hint else ''}",

@@ -39,7 +39,7 @@ def use(folder: Path, *, if_unset: bool = False) -> int:
         raise UsageError(f"{folder}: no such folder", "give the folder of your memory's clone")
     root, _ = find_root(folder)
     if not is_memory(root):
-        raise ConfigError(f"{root} is not a memidx memory", NOT_A_MEMORY_HINT)
+        raise ConfigError(f"{root}: not a memidx memory", NOT_A_MEMORY_HINT)
     path = user_config_path()
     with config_lock(path):  # another `memory use` reads the file only once this one wrote it
         return _record(path, root, if_unset=if_unset)

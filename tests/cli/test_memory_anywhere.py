@@ -112,7 +112,7 @@ def test_memory_use_refuses_what_is_not_a_memory(
     project: Path, tmp_path: Path, user_home: Path
 ) -> None:
     refused = memidx_in(project, "memory", "use", str(project))
-    assert refused.code == 1 and "is not a memidx memory" in refused.err
+    assert refused.code == 1 and ": not a memidx memory" in refused.err
     assert refused.err.count("\n") == 1
     missing = memidx_in(project, "memory", "use", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "no such folder" in missing.err
