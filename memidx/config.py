@@ -10,7 +10,13 @@ from pathlib import Path
 from memidx import settings
 from memidx.errors import ConfigError
 from memidx.frozen import Value, replace
-from memidx.locations import SWITCH_HINT, recorded_memory, user_config_path, user_models_dir
+from memidx.locations import (
+    SWITCH_HINT,
+    expand_user,
+    recorded_memory,
+    user_config_path,
+    user_models_dir,
+)
 
 DEFAULT_MODEL = "memidx/all-MiniLM-L6-v2-int8"
 DEFAULT_MAX_NOTE_BYTES = 1024 * 1024
@@ -134,7 +140,7 @@ def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None
     if cwd is not None:
         return Found(*find_root(cwd), "flag")
     if env.get("MEMIDX_ROOT"):
-        root = Path(env["MEMIDX_ROOT"]).expanduser().resolve()
+        root = expand_user(env["MEMIDX_ROOT"]).resolve()
         return Found(root, (root / ".git").exists(), "env")
     here, in_git = find_root(standing or Path.cwd())
     if is_memory(here):
@@ -263,10 +269,10 @@ def _apply(
     if "notes_dir" in table:
         changes["notes_dir"] = settings.folder(table["notes_dir"], name("notes_dir"), origin)
     if "index" in table:
-        index = Path(settings.text(table["index"], name("index"), origin)).expanduser()
+        index = expand_user(settings.text(table["index"], name("index"), origin))
         changes["index_path"] = index if index.is_absolute() else config.root / index
     if "models_dir" in table:
-        folder = Path(settings.text(table["models_dir"], name("models_dir"), origin)).expanduser()
+        folder = expand_user(settings.text(table["models_dir"], name("models_dir"), origin))
         changes["models_path"] = folder if folder.is_absolute() else config.root / folder
     if "model" in table:
         changes["model"] = settings.text(table["model"], name("model"), origin)

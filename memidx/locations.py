@@ -10,11 +10,13 @@ fake one; a relative XDG value is ignored, as the specification says.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from pathlib import Path
 
 from memidx.errors import ConfigError
+from memidx.portable import password_home
 
 CONFIG_KEYS = ("memory",)
 SWITCH_HINT = "run `memidx memory use PATH` with your memory's clone"
@@ -27,19 +29,28 @@ def _base(env: Mapping[str, str], variable: str, default: str) -> Path:
     return home_folder(env) / default
 
 
-def home_folder(env: Mapping[str, str]) -> Path:
+def home_folder(env: Mapping[str, str] | None = None) -> Path:
     """HOME, else this user's home in the password database; ConfigError when there is
-    neither (HOME unset for a user id with no entry: containers, CI runners)."""
+    neither (HOME unset for a user id with no entry: containers, CI runners). An empty HOME is
+    an unset one: Path.home() would make it the current folder. Every home memidx uses is this."""
+    env = os.environ if env is None else env
     home = env.get("HOME")
     if home:
         return Path(home)
     try:
-        return Path.home()
-    except RuntimeError as exc:  # pathlib's "Could not determine home directory."
+        return password_home()
+    except (KeyError, RuntimeError, ValueError) as exc:
         raise ConfigError(
             "HOME is not set and this user has no home folder in the password database",
             "set HOME, or XDG_CONFIG_HOME and XDG_CACHE_HOME",
         ) from exc
+
+
+def expand_user(text: str) -> Path:
+    """`text` with a leading `~` made the home folder (home_folder(): an empty HOME is none)."""
+    if text == "~" or text.startswith(("~/", "~" + os.sep)):
+        return home_folder() / text[2:]
+    return Path(text).expanduser()
 
 
 def bin_dir(env: Mapping[str, str]) -> Path:
@@ -58,10 +69,15 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
     return _base(env, "XDG_CONFIG_HOME", ".config") / "memidx" / "config.toml"
 
 
+def user_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CACHE_HOME/memidx`."""
+    env = os.environ if env is None else env
+    return _base(env, "XDG_CACHE_HOME", ".cache") / "memidx"
+
+
 def user_models_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CACHE_HOME/memidx/models`: one copy of each model for every clone."""
-    env = os.environ if env is None else env
-    return _base(env, "XDG_CACHE_HOME", ".cache") / "memidx" / "models"
+    return user_cache_dir(env) / "models"
 
 
 def user_state_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -92,16 +108,34 @@ def recorded_memory(path: Path) -> Path | None:
     memory = table.get("memory")
     if memory is None:
         return None
-    if not isinstance(memory, str) or not Path(memory).expanduser().is_absolute():
+    if not isinstance(memory, str) or not expand_user(memory).is_absolute():
         raise ConfigError(
             f"{path}: memory must be the absolute path of a memidx memory", f"got {memory!r}"
         )
-    return Path(memory).expanduser()
+    return expand_user(memory)
+
+
+@contextlib.contextmanager
+def config_lock(path: Path) -> Generator[None]:
+    """Hold `.<name>.lock` beside the user configuration file at `path` for the block: what reads
+    the file, decides and writes it (`memidx memory use`) does so one at a time, so two at once
+    cannot lose one another's write."""
+    from memidx.portable import file_lock
+
+    try:
+        with file_lock(path.with_name(f".{path.name}.lock")):
+            yield
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot record your memory: {exc.strerror or exc}",
+            "make its folder writable, or set XDG_CONFIG_HOME to a folder you can write",
+        ) from exc
 
 
 def record_memory(path: Path, memory: Path) -> None:
     """Write `memory = "<memory>"` into the user configuration file at `path`, keeping its
-    other lines; the file is replaced whole (a reader never sees half of it)."""
+    other lines; the file is replaced whole (a reader never sees half of it). The caller holds
+    config_lock(path)."""
     import json
 
     try:
@@ -123,11 +157,9 @@ def record_memory(path: Path, memory: Path) -> None:
         partial.write_text("".join(kept), encoding="utf-8")
         partial.replace(path)
     except OSError as exc:  # a read-only or missing home: say which file and how to move it
-        import contextlib
-
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)  # a full disk may have left half of it
         raise ConfigError(
-            f"cannot record your memory in {path}: {exc.strerror or exc}",
+            f"{path}: cannot record your memory: {exc.strerror or exc}",
             "make its folder writable, or set XDG_CONFIG_HOME to a folder you can write",
         ) from exc

@@ -160,6 +160,19 @@ def user_id() -> str:
     return str(os.getuid())
 
 
+def password_home() -> Path:
+    """This user's home in the password database (KeyError or ValueError when it has none);
+    on Windows, which has none, pathlib's finding (USERPROFILE)."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return Path.home()
+    import pwd
+
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    if not home:
+        raise ValueError("no home folder in the password database")
+    return Path(home)
+
+
 def runtime_dir() -> Path:
     """Where this user's sockets go when the memory's own folder makes their path too long for
     one: `$XDG_RUNTIME_DIR/memidx`, else `memidx-<uid>` in the temporary folder (made and

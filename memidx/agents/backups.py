@@ -34,7 +34,7 @@ def prepare_backup(path: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise MemidxError(
-            f"cannot keep a backup of {path} in {folder}: {exc.strerror or exc}",
+            f"{folder}: cannot keep the backup of {path} there: {exc.strerror or exc}",
             "make that folder writable, or set XDG_STATE_HOME to a folder you can write",
         ) from exc
 

@@ -16,6 +16,7 @@ from memidx.agents.claude_code import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_entry, mcp_file
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.settings import Json, add_to_list, remove_from_list
+from memidx.locations import home_folder
 
 CONFIG_DIR = "CLAUDE_CONFIG_DIR"
 
@@ -47,7 +48,7 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     else:
         settings = user_dir() / "settings.json"
         configured = os.environ.get(CONFIG_DIR)
-        mcp = user_dir() / ".claude.json" if configured else Path.home() / ".claude.json"
+        mcp = user_dir() / ".claude.json" if configured else home_folder() / ".claude.json"
     files = [
         hooks_file(settings, NAME, command_hooks(NAME, EVENTS, portable=project)),
         mcp_file(mcp, {"type": "stdio", **mcp_entry(portable=project)}),

@@ -30,16 +30,18 @@ def _parsed(text: str, path: Path) -> dict[str, object]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise MemidxError(f"{path} is not valid TOML: {exc}", LEFT_ALONE) from exc
+        raise MemidxError(f"{path}: not valid TOML: {exc}", LEFT_ALONE) from exc
 
 
 def _install_mcp(path: Path, portable: bool):
     def install(text: str) -> str:
         outside = drop_block(text)
         servers = _parsed(outside, path).get("mcp_servers")
+        if servers is not None and not isinstance(servers, dict):
+            raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
         if isinstance(servers, dict) and SERVER in servers:
             raise MemidxError(
-                f"{path} already has an [mcp_servers.{SERVER}] that memidx did not add",
+                f"{path}: already has an [mcp_servers.{SERVER}] that memidx did not add",
                 "remove it, or leave it: memidx's hooks work without it",
             )
         after = put_block(text, mcp_block(portable=portable))
@@ -49,8 +51,16 @@ def _install_mcp(path: Path, portable: bool):
     return install
 
 
-def _mcp_state(text: str) -> list[str]:
-    return [f"MCP server {SERVER}"] if text and find_block(text) is not None else []
+def _mcp_state(path: Path):
+    def state(text: str) -> list[str]:
+        """What of memidx's the file holds; MemidxError, naming it, for a file Codex could not
+        read (status says so rather than "nothing of memidx")."""
+        servers = _parsed(text, path).get("mcp_servers")
+        if servers is not None and not isinstance(servers, dict):
+            raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
+        return [f"MCP server {SERVER}"] if text and find_block(text) is not None else []
+
+    return state
 
 
 def user_dir() -> Path:
@@ -63,5 +73,5 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     toml = folder / "config.toml"
     return [
         hooks_file(folder / "hooks.json", NAME, command_hooks(NAME, EVENTS, portable=project)),
-        TextFile(toml, _install_mcp(toml, project), drop_block, _mcp_state),
+        TextFile(toml, _install_mcp(toml, project), drop_block, _mcp_state(toml)),
     ]

@@ -35,7 +35,7 @@ def refuse_read_only(path: Path) -> None:
         return
     if stat.S_ISREG(mode) and not stat.S_IMODE(mode) & 0o222:
         raise MemidxError(
-            f"{path} is read-only",
+            f"{path}: read-only",
             "make it writable (chmod u+w) and run the command again, or leave memidx out of"
             " it: memidx left every file alone",
         )

@@ -4,15 +4,17 @@ event a flat list of `{"command": ...}`), `.cursor/mcp.json` and the rule
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import cast
 
 from memidx.agents.cursor import EVENTS, NAME
 from memidx.agents.entries import hook_command, marker, mcp_entry, mcp_file
 from memidx.agents.install import ConfigFile, project_root
-from memidx.agents.settings import Edit, Json, is_ours
+from memidx.agents.settings import LEFT_ALONE, Edit, Json, is_ours
 from memidx.agents.text_install import TextFile, own_file
+from memidx.errors import MemidxError
+from memidx.locations import home_folder
 
 MARKER = marker(NAME)
 RULE = """---
@@ -25,8 +27,21 @@ its ref:line. Added by `memidx agent install cursor`; `memidx agent uninstall cu
 """
 
 
-def _install_hooks(portable: bool) -> Edit:
+def _hooks_table(doc: Json, path: Path) -> Json:
+    """hooks.json's `hooks` ({} when absent); MemidxError naming the file when it is not an
+    object of lists, which memidx would otherwise overwrite or misread."""
+    table = doc.get("hooks", {})
+    if not isinstance(table, dict):
+        raise MemidxError(f'{path}: "hooks" is not an object', LEFT_ALONE)
+    for event, listed in cast(Json, table).items():
+        if not isinstance(listed, list):
+            raise MemidxError(f'{path}: "hooks".{event} is not a list', LEFT_ALONE)
+    return cast(Json, table)
+
+
+def _install_hooks(path: Path, portable: bool) -> Edit:
     def install(doc: Json) -> Json:
+        _hooks_table(doc, path)
         doc = _uninstall_hooks(doc, keep=set(EVENTS))
         table = dict(cast(Json, doc.get("hooks")) if isinstance(doc.get("hooks"), dict) else {})
         for event, (timeout, _) in EVENTS.items():
@@ -68,20 +83,23 @@ def _uninstall_hooks(doc: Json, keep: Collection[str] = ()) -> Json:
     return {} if rest_doc == {"version": 1} else rest_doc
 
 
-def _hooks_state(doc: Json) -> list[str]:
-    table = doc.get("hooks")
-    events = [
-        event for event, listed in (cast(Json, table) if isinstance(table, dict) else {}).items()
-        if isinstance(listed, list) and any(is_ours(e, MARKER) for e in cast(list[object], listed))
-    ]  # fmt: skip
-    return [f"hooks: {', '.join(events)}"] if events else []
+def _hooks_state(path: Path) -> Callable[[Json], list[str]]:
+    def state(doc: Json) -> list[str]:
+        events = [
+            event for event, listed in _hooks_table(doc, path).items()
+            if any(is_ours(e, MARKER) for e in cast(list[object], listed))
+        ]  # fmt: skip
+        return [f"hooks: {', '.join(events)}"] if events else []
+
+    return state
 
 
 def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     project = scope == "project"
-    folder = (project_root(cwd) if project else Path.home()) / ".cursor"
+    folder = (project_root(cwd) if project else home_folder()) / ".cursor"
+    hooks = folder / "hooks.json"
     return [
-        ConfigFile(folder / "hooks.json", _install_hooks(project), _uninstall_hooks, _hooks_state),
+        ConfigFile(hooks, _install_hooks(hooks, project), _uninstall_hooks, _hooks_state(hooks)),
         mcp_file(folder / "mcp.json", mcp_entry(portable=project)),
         own_file(folder / "rules" / "memidx.mdc", RULE, "rule memidx.mdc"),
     ]

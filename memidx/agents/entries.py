@@ -141,7 +141,7 @@ def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
         found = get_entry(doc, ["mcpServers", SERVER])
         if found is not None and not is_our_server(found):
             raise MemidxError(
-                f"{path} already has an MCP server {SERVER!r} that memidx did not add",
+                f"{path}: already has an MCP server {SERVER!r} that memidx did not add",
                 "rename or remove it, then install again: memidx left every file alone",
             )
         kept = cast(dict[str, object], found) if isinstance(found, dict) else {}

@@ -78,13 +78,24 @@ def compresses(text: str, cwd: str) -> bool:
 def threshold(cwd: str) -> float:
     """`model.compressionThreshold` as Gemini CLI merges it: system settings over the
     workspace's over the user's; unset (or 0) means Gemini's default."""
-    home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home())
     system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
-    for path in (Path(system), *(f / ".gemini" / "settings.json" for f in (Path(cwd), home))):
+    folders = (Path(cwd), *_user_home())
+    for path in (Path(system), *(f / ".gemini" / "settings.json" for f in folders)):
         value = (_dict(_settings(path).get("model")) or {}).get("compressionThreshold")
         if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
             return float(value)
     return DEFAULT_THRESHOLD
+
+
+def _user_home() -> list[Path]:
+    """The folder of the user's `.gemini/` as Gemini CLI finds it; none without a home."""
+    from memidx.errors import ConfigError
+    from memidx.locations import home_folder
+
+    try:
+        return [Path(os.environ.get("GEMINI_CLI_HOME") or home_folder())]
+    except ConfigError:
+        return []
 
 
 def _add(messages: dict[str, dict[str, object]], message: dict[str, object] | None) -> None:

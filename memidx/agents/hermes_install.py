@@ -30,7 +30,7 @@ def _provider(text: str, path: Path) -> object:
     try:
         loaded: object = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
-        raise MemidxError(f"{path} is not valid YAML: {exc}", LEFT_ALONE) from exc
+        raise MemidxError(f"{path}: not valid YAML: {exc}", LEFT_ALONE) from exc
     memory = cast(dict[str, object], loaded).get("memory") if isinstance(loaded, dict) else None
     return cast(dict[str, object], memory).get("provider") if isinstance(memory, dict) else None
 

@@ -13,6 +13,7 @@ from memidx.agents.backups import backup, prepare_backup, remove_made
 from memidx.agents.config_text import earlier_text, read_config, refuse_read_only, write_config
 from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
 from memidx.frozen import Value
+from memidx.locations import expand_user, home_folder
 
 SCOPES = ("user", "project")
 
@@ -60,7 +61,7 @@ def user_folder(variable: str, default: str) -> Path:
     """An agent's folder of user files: where the environment's `variable` moves it, else
     `~/<default>`."""
     configured = os.environ.get(variable)
-    return Path(configured).expanduser() if configured else Path.home() / default
+    return expand_user(configured) if configured else home_folder() / default
 
 
 class Change(Value):
@@ -139,9 +140,7 @@ def states(files: list[ConfigFile]) -> list[tuple[Path, list[str]]]:
     found: list[tuple[Path, list[str]]] = []
     for one in files:
         try:
-            doc = read_json(one.path)
+            found.append((one.path, one.installed(read_json(one.path))))
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
             found.append((one.path, [f"unreadable: {exc}"]))
-            continue
-        found.append((one.path, one.installed(doc)))
     return found

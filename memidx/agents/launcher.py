@@ -9,9 +9,9 @@ the prompt when a hook's command is not found). So these files run
 
     /bin/sh -c '<resolver>' memidx agent hook claude-code UserPromptSubmit
 
-where the resolver execs `memidx` from PATH, else `make install`'s link
-(`${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx`, for an agent started with a thin
-PATH, from a desktop launcher say), else prints what the agent takes for "nothing" (Gemini CLI:
+where the resolver execs `memidx` from PATH, else `make install`'s link (`memidx` in the first
+absolute one of $MEMIDX_BIN_DIR, $XDG_BIN_HOME and ~/.local/bin, for an agent started with a
+thin PATH, from a desktop launcher say), else prints what the agent takes for "nothing" (Gemini CLI:
 `{}`) and exits 0. No path of the installing person's is in it: two teammates who both install
 write the same bytes (no churn in the shared file, no re-trusting of Codex's hooks). Agents run
 a hook's command through different shells (observed: Claude Code 2.1.197 `/bin/sh -c`; Codex
@@ -30,10 +30,18 @@ from memidx.frozen import Value
 
 SHELL = "/bin/sh"
 NAME = "memidx"
-LINK = '"${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx"'  # as locations.bin_dir
+# the first absolute one of MEMIDX_BIN_DIR, XDG_BIN_HOME and ~/.local/bin, as locations.bin_dir:
+# a relative value is ignored (the XDG specification calls it invalid; it would run whatever
+# memidx the agent's working directory holds)
 _HEAD = (
     f'command -v {NAME} >/dev/null 2>&1 && exec {NAME} "$@"; '
-    f'm={LINK}; [ -x "$m" ] && exec "$m" "$@"; '
+    'for d in "$MEMIDX_BIN_DIR" "$XDG_BIN_HOME" "$HOME/.local/bin"; do case $d in /*) '
+    f'[ -x "$d/{NAME}" ] && exec "$d/{NAME}" "$@"; break;; esac; done; '
+)
+_EARLIER_HEADS = (  # what earlier versions wrote, still memidx's for status and uninstall
+    f'command -v {NAME} >/dev/null 2>&1 && exec {NAME} "$@"; '
+    'm="${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx"; '
+    '[ -x "$m" ] && exec "$m" "$@"; ',
 )
 _TAIL = re.compile(r'exit 0|printf %s "(?:[^"\\$`]|\\.)*"', re.DOTALL)
 
@@ -72,8 +80,7 @@ def parse_launch(argv: Sequence[str]) -> Launch | None:
     if len(argv) < 4 or argv[0].rsplit("/", 1)[-1] != "sh" or argv[1] != "-c":
         return None
     script = argv[2]
-    if not script.startswith(_HEAD) or argv[3] != NAME:
-        return None
-    if _TAIL.fullmatch(script[len(_HEAD) :]) is None:
+    head = next((h for h in (_HEAD, *_EARLIER_HEADS) if script.startswith(h)), None)
+    if head is None or argv[3] != NAME or _TAIL.fullmatch(script[len(head) :]) is None:
         return None
     return Launch(tuple(argv[4:]))

@@ -10,10 +10,11 @@ import contextlib
 import importlib
 import json
 import os
+import shlex
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -28,6 +29,7 @@ ADAPTERS = {
     "cursor": "memidx.agents.cursor",
     "hermes": "memidx.agents.hermes",
 }
+TRACE_NAME = "agent-hook-error.log"
 DEADLINE_VARIABLE = "MEMIDX_AGENT_DEADLINE"  # seconds, for every event (tests, slow machines)
 
 
@@ -58,6 +60,25 @@ def adapter(agent: str) -> Adapter:
     return cast(Adapter, module.ADAPTER)
 
 
+def run_hook_arguments(arguments: Sequence[str]) -> int:
+    """`memidx agent hook ARGUMENTS`; always 0. Anything but an agent and an event (a flag, a
+    missing or extra argument) is traced, and answered with what the agent takes for nothing."""
+    if len(arguments) == 2 and not any(a.startswith("-") for a in arguments):
+        return run_hook(arguments[0], arguments[1])
+    agent, event = [*arguments, "?", "?"][:2]
+    _trace(None, agent, event, f"takes an agent and an event, not: {shlex.join(arguments)}")
+    return _finish(_nothing(agent, event))
+
+
+def _nothing(agent: str, event: str) -> str:
+    """What `agent` takes for "nothing to add" at `event` ("" for an agent memidx does not know)."""
+    try:
+        found = adapter(agent)
+    except (KeyError, ImportError):
+        return ""
+    return found.failed(event) if found.failed else ""
+
+
 def run_hook(agent: str, event: str) -> int:
     """The hook's whole life; always 0. Ends the process itself, so a worker stuck on a lock
     cannot keep the agent waiting."""
@@ -68,7 +89,7 @@ def run_hook(agent: str, event: str) -> int:
         limit = _deadline(found, event)
     except (KeyError, ImportError, ValueError) as exc:
         _trace(None, agent, event, f"unknown agent or event: {exc}")
-        return _finish("")
+        return _finish(_nothing(agent, event))
     worker = threading.Thread(
         target=_work, args=(found, agent, event, started + limit, holder), daemon=True
     )
@@ -114,16 +135,29 @@ def _payload(data: bytes) -> dict[str, object]:
 def _trace(config: Config | None, agent: str, event: str, message: str) -> None:
     from memidx.index.failures import record_failure
 
-    record_failure(_trace_path(config), f"{agent} {event}", message)
+    path = trace_path(config)
+    if path is not None:
+        record_failure(path, f"{agent} {event}", message)
 
 
-def _trace_path(config: Config | None) -> Path:
+def trace_path(config: Config | None) -> Path | None:
+    """Where a failed hook leaves its line: its memory's trace, else (no memory in reach) the
+    user's cache, else (no home either) this user's private runtime folder; None when that is
+    no private folder, which another user could have made to read or plant the trace."""
     if config is not None:
         return config.agent_hook_error_path
     with contextlib.suppress(Exception):  # no memory found: the trace of the memory in reach
         return load_config().agent_hook_error_path
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "memidx" / "agent-hook-error.log"
+    from memidx.errors import ConfigError
+    from memidx.locations import user_cache_dir
+    from memidx.portable import private_dir, runtime_dir
+
+    with contextlib.suppress(ConfigError):
+        return user_cache_dir() / TRACE_NAME
+    folder = runtime_dir()
+    with contextlib.suppress(OSError):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder / TRACE_NAME if private_dir(folder) else None
 
 
 def _finish(output: str) -> int:

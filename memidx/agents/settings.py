@@ -174,13 +174,13 @@ def parse_json(text: str, path: Path) -> Json:
     except ValueError as exc:
         if _without_comments(text) is not None:  # Gemini CLI, for one, reads such a file
             raise MemidxError(
-                f"{path} holds comments, which memidx cannot keep when it edits the file",
+                f"{path}: holds comments, which memidx cannot keep when it edits the file",
                 "take them out, or add memidx's entries by hand: memidx left the file alone",
             ) from exc
-        raise MemidxError(f"{path} is not valid JSON: {exc}", LEFT_ALONE) from exc
+        raise MemidxError(f"{path}: not valid JSON: {exc}", LEFT_ALONE) from exc
     found = _dict(loaded)
     if found is None:
-        raise MemidxError(f"{path} does not hold a JSON object", LEFT_ALONE)
+        raise MemidxError(f"{path}: does not hold a JSON object", LEFT_ALONE)
     return found
 
 

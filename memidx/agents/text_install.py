@@ -95,7 +95,7 @@ def own_file(path: Path, content: str, describe: str, mark: str = OWN_MARK) -> T
 
     def install(text: str) -> str:
         if text and text != content and BEGIN not in text and "memidx" not in text:
-            raise MemidxError(f"{path} exists and is not memidx's", "move it away and retry")
+            raise MemidxError(f"{path}: exists and is not memidx's", "move it away and retry")
         return content
 
     def uninstall(text: str) -> str:

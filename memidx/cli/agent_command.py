@@ -12,10 +12,6 @@ from memidx.config import Config
 
 
 def agent(args: argparse.Namespace, config: Config) -> int:
-    if args.action == "hook":
-        from memidx.errors import UsageError
-
-        raise UsageError("memidx agent hook takes an agent and an event", "e.g. claude-code Stop")
     if args.action == "serve":
         from memidx.agents.recall_server import serve
 

@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         from memidx.index.connection import ERRNO_HINTS
 
-        where = f" {exc.filename}" if exc.filename else ""
+        where = f" {exc.filename}:" if exc.filename else ""
         hint = ERRNO_HINTS.get(exc.errno or 0)
         print(
             f"memidx: error:{where} {exc.strerror or exc}{f' ({hint})' if hint else ''}",
@@ -211,9 +211,9 @@ def _fast_path(argv: Sequence[str]) -> int | None:
     """The exit code of a hook run without argparse; None for every other command."""
     agent_hook = _agent_hook_call(argv)
     if agent_hook is not None:  # an agent's hook: fails open, never a usage error
-        from memidx.agents.runner import run_hook as run_agent_hook
+        from memidx.agents.runner import run_hook_arguments
 
-        return run_agent_hook(*agent_hook)
+        return run_hook_arguments(agent_hook)
     hook = _hook_call(argv)
     if hook is not None:  # the git hooks' path: no argparse, nothing but what syncing needs
         from memidx.githooks.hook import run_hook
@@ -222,12 +222,13 @@ def _fast_path(argv: Sequence[str]) -> int | None:
     return None
 
 
-def _agent_hook_call(argv: Sequence[str]) -> tuple[str, str] | None:
-    """(agent, event) when argv is exactly `agent hook AGENT EVENT`, what agents run."""
+def _agent_hook_call(argv: Sequence[str]) -> list[str] | None:
+    """The arguments after `[-C DIR] agent hook`, whatever they are: what an agent runs must
+    never meet argparse, whose usage error (exit 2) some agents take for a blocking one."""
     rest = list(argv)
-    if len(rest) == 4 and rest[:2] == ["agent", "hook"] and not rest[3].startswith("-"):
-        return rest[2], rest[3]
-    return None
+    if len(rest) >= 2 and rest[0] == "-C":
+        rest = rest[2:]
+    return rest[2:] if rest[:2] == ["agent", "hook"] else None
 
 
 # The parser names a handler `group:function`; each group's module is imported only when it runs.

@@ -11,7 +11,13 @@ from pathlib import Path
 
 from memidx.config import FOUND_BY, find_root, is_memory, load_config, resolve_root
 from memidx.errors import ConfigError, UsageError
-from memidx.locations import SWITCH_HINT, record_memory, recorded_memory, user_config_path
+from memidx.locations import (
+    SWITCH_HINT,
+    config_lock,
+    record_memory,
+    recorded_memory,
+    user_config_path,
+)
 
 MEMORY_SCHEMA = "memidx.memory/1"
 NOT_A_MEMORY_HINT = (
@@ -33,8 +39,13 @@ def use(folder: Path, *, if_unset: bool = False) -> int:
         raise UsageError(f"{folder}: no such folder", "give the folder of your memory's clone")
     root, _ = find_root(folder)
     if not is_memory(root):
-        raise ConfigError(f"{root} is not a memidx memory", NOT_A_MEMORY_HINT)
+        raise ConfigError(f"{root}: not a memidx memory", NOT_A_MEMORY_HINT)
     path = user_config_path()
+    with config_lock(path):  # another `memory use` reads the file only once this one wrote it
+        return _record(path, root, if_unset=if_unset)
+
+
+def _record(path: Path, root: Path, *, if_unset: bool) -> int:
     old = recorded_memory(path)
     if old is not None and old.resolve() == root:
         print(f"memidx: your memory is {root} (recorded in {path})", file=sys.stderr)

@@ -70,7 +70,7 @@ def _path_hints(folder: Path, place: Path, env: Mapping[str, str]) -> list[str]:
     entries = [Path(p) for p in env.get("PATH", "").split(os.pathsep) if p]
     if not any(_same(p, folder) for p in entries):
         return [
-            f"memidx: {folder} is not on your PATH; add it, e.g. in ~/.profile: "
+            f"memidx: {folder}: not on your PATH; add it, e.g. in ~/.profile: "
             f'export PATH="{folder}:$PATH"'
         ]
     for entry in entries:  # the first memidx on PATH is the one a shell runs

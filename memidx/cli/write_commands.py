@@ -62,7 +62,7 @@ def archive_transcript(args: argparse.Namespace, config: Config) -> int:
     try:
         record = make_record("transcript", text, **fields)
     except (ValueError, MemidxError) as exc:
-        raise UsageError(f"cannot archive {args.file}: {exc}", "see --help") from exc
+        raise UsageError(f"{args.file}: cannot archive it: {exc}", "see --help") from exc
     return _report(args, config, file(config, record, say_notice))
 
 
@@ -142,7 +142,7 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
     if given:  # purge's options: a commit would do what it always does, the option unread
         raise UsageError(f"{given[0]} is an option of `haystack purge`, not of `haystack commit`")
     if not config.in_git:  # else git's answer reads as a detached HEAD
-        raise UsageError(f"{config.root} is not a git repository", "segments are committed by git")
+        raise UsageError(f"{config.root}: not a git repository", "segments are committed by git")
     commit = commit_haystack(config, say_notice)
     if commit is not None:
         after_commit(config, say_line)
@@ -159,7 +159,7 @@ def share(args: argparse.Namespace, config: Config) -> int:
     from memidx.memory.share import share as share_memory
 
     if not config.in_git:
-        raise UsageError(f"{config.root} is not a git repository", "memory is shared by git")
+        raise UsageError(f"{config.root}: not a git repository", "memory is shared by git")
     done = share_memory(config, say=say_line)
     if args.json:
         print(json.dumps({
@@ -178,7 +178,7 @@ def hooks(args: argparse.Namespace, config: Config) -> int:
     from memidx.githooks.install import install, states, uninstall
 
     if not config.in_git:
-        raise UsageError(f"{config.root} is not a git repository: there are no git hooks to manage")
+        raise UsageError(f"{config.root}: not a git repository: there are no git hooks to manage")
     if args.action != "status":
         for line in (install if args.action == "install" else uninstall)(config.root):
             print(line)

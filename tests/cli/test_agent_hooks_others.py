@@ -197,3 +197,38 @@ def test_a_failed_hook_still_answers_the_json_its_agent_parses(
 
     assert done.returncode == 0 and json.loads(done.stdout) == expected
     assert f"{agent} {event}" in repo.memidx("status").out
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (["claude-code", "NoSuchEvent"], ""),
+        (["claude-code", "Stop", "--bad-flag"], ""),
+        (["codex", "NoSuchEvent"], ""),
+        (["codex", "--bad-flag"], ""),
+        (["gemini", "NoSuchEvent"], "{}"),
+        (["gemini", "BeforeAgent", "--bad-flag"], "{}"),
+        (["cursor", "noSuchEvent"], ""),
+        (["cursor", "beforeSubmitPrompt", "--bad-flag"], '{"continue": true}'),
+        (["hermes", "no_such_event"], ""),
+        (["hermes", "prefetch", "extra"], ""),
+        (["no-such-agent", "Stop"], ""),
+        (["--help"], ""),
+        ([], ""),
+    ],
+)
+def test_any_arguments_to_agent_hook_fail_open_with_the_agents_nothing(
+    tmp_path: Path, arguments: list[str], expected: str
+) -> None:
+    repo = memory(tmp_path)
+
+    done = subprocess.run(
+        [str(MEMIDX_BIN), "agent", "hook", *arguments], input="{}",
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        env=clean_env(MEMIDX_ROOT=str(repo.root)),
+    )  # fmt: skip
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
+    log = (repo.root / ".memidx" / "agent-hook-error.log").read_text()
+    assert len(log.splitlines()) == 1
+    assert "agent hook" in repo.memidx("status").out

@@ -102,7 +102,7 @@ def test_a_broken_settings_file_is_left_alone(project: Path) -> None:
     done = run_in_process(project, "agent", "install", "claude-code")
 
     assert done.code == 1
-    assert "is not valid JSON" in done.err and "memidx left the file alone" in done.err
+    assert ": not valid JSON" in done.err and "memidx left the file alone" in done.err
     assert (project / ".claude" / "settings.json").read_text() == "{ not json"
 
 
@@ -113,7 +113,7 @@ def test_a_broken_file_stops_the_install_before_any_file_is_written(project: Pat
 
     done = run_in_process(project, "agent", "install", "claude-code")
 
-    assert done.code == 1 and ".mcp.json is not valid JSON" in done.err
+    assert done.code == 1 and ".mcp.json: not valid JSON" in done.err
     assert settings.read_text() == before  # not half installed: the hooks without the server
     assert not (project / ".claude" / "settings.local.json").exists()
     assert not list(project.rglob("*.memidx-backup-*"))
@@ -127,7 +127,7 @@ def test_a_broken_file_stops_the_uninstall_before_any_file_is_written(project: P
 
     done = run_in_process(project, "agent", "uninstall", "claude-code")
 
-    assert done.code == 1 and ".mcp.json is not valid JSON" in done.err
+    assert done.code == 1 and ".mcp.json: not valid JSON" in done.err
     assert settings.read_text() == installed
 
 

@@ -91,7 +91,7 @@ def test_a_read_only_file_is_refused_before_any_file_is_written(
     done = run_in_process(project, "agent", action, agent)
 
     assert done.code == 1
-    assert done.err.count("\n") == 1 and f"memidx: error: {file} is read-only" in done.err
+    assert done.err.count("\n") == 1 and f"memidx: error: {file}: read-only" in done.err
     assert "chmod u+w" in done.err and "Traceback" not in done.err
     assert file.stat().st_mode & 0o777 == 0o444
     assert contents(project) == before
@@ -108,7 +108,7 @@ def test_a_state_folder_memidx_cannot_write_stops_the_install_before_any_file_is
 
     done = run_in_process(project, "agent", "install", "claude-code")
 
-    assert done.code == 1 and f"cannot keep a backup of {project / '.mcp.json'}" in done.err
+    assert done.code == 1 and f"cannot keep the backup of {project / '.mcp.json'}" in done.err
     assert "XDG_STATE_HOME" in done.err and "Traceback" not in done.err
     assert not (project / ".claude" / "settings.json").exists()
     assert not (project / ".claude" / "settings.local.json").exists()

@@ -263,3 +263,29 @@ def test_codex_uninstall_gives_back_config_toml_byte_for_byte(project: Path, the
     memidx_agent(project, "uninstall", "codex")
 
     assert config.read_bytes() == theirs.encode()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "reason"),
+    [
+        (".codex/config.toml", "model = [[[\n", "not valid TOML"),
+        (".codex/config.toml", "mcp_servers = 3\n", "mcp_servers is not a table"),
+        (".cursor/hooks.json", "{not json", "not valid JSON"),
+        (".cursor/hooks.json", '{"hooks": []}', '"hooks" is not an object'),
+        (".cursor/hooks.json", '{"hooks": {"stop": 3}}', '"hooks".stop is not a list'),
+    ],
+)
+def test_status_names_a_broken_codex_or_cursor_file_in_one_remark(
+    project: Path, name: str, text: str, reason: str
+) -> None:
+    path = project / name
+    path.parent.mkdir()
+    path.write_text(text)
+
+    status = memidx_agent(project, "status")
+    agent = "codex" if name.startswith(".codex") else "cursor"
+    install = run_in_process(project, "agent", "install", agent)
+
+    remarks = [line for line in status.splitlines() if reason in line]
+    assert len(remarks) == 1 and remarks[0].startswith(f"{agent} (project) {path}: unreadable:")
+    assert (install.code, path.read_text()) == (1, text)

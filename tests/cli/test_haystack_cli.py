@@ -466,7 +466,7 @@ def test_a_haystack_commit_outside_git_says_so(tmp_path: Path) -> None:
 
     run = plain.memidx_process("haystack", "commit")
 
-    assert run.code == 2 and "is not a git repository" in run.err, run.err
+    assert run.code == 2 and ": not a git repository" in run.err, run.err
     assert "detached" not in run.err
 
 

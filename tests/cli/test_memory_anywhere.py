@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
+from memidx.locations import record_memory, recorded_memory
+from memidx.portable import file_lock
 from tests.helpers import MEMIDX_BIN, NotesRepo, Run, clean_env, run_in_process
 
 
@@ -109,7 +112,7 @@ def test_memory_use_refuses_what_is_not_a_memory(
     project: Path, tmp_path: Path, user_home: Path
 ) -> None:
     refused = memidx_in(project, "memory", "use", str(project))
-    assert refused.code == 1 and "is not a memidx memory" in refused.err
+    assert refused.code == 1 and ": not a memidx memory" in refused.err
     assert refused.err.count("\n") == 1
     missing = memidx_in(project, "memory", "use", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "no such folder" in missing.err
@@ -190,7 +193,7 @@ def test_a_configuration_folder_that_cannot_be_written_is_one_line_naming_the_fi
     run = memidx_in(mine.root, "memory", "use", "--if-unset", ".", XDG_CONFIG_HOME=str(blocker))
     assert run.code == 1 and run.out == "" and run.err.count("\n") == 1, run.err
     assert run.err.startswith(
-        f"memidx: error: cannot record your memory in {blocker}/memidx/config.toml: "
+        f"memidx: error: {blocker}/memidx/config.toml: cannot record your memory: "
     )
     assert "set XDG_CONFIG_HOME to a folder you can write" in run.err
 
@@ -200,17 +203,17 @@ def test_no_home_at_all_is_one_line_and_a_search_by_words_still_answers(
 ) -> None:
     """HOME unset for a user id the password database does not know (containers, CI runners):
     every command, `-C` and a search by words included, ended in pathlib's traceback."""
-    import pathlib
+    import pwd
 
-    def nowhere(cls: type[pathlib.Path]) -> pathlib.Path:
-        raise RuntimeError("Could not determine home directory.")
+    def nowhere(uid: int) -> pwd.struct_passwd:
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
 
     repo = NotesRepo(tmp_path / "memory")
     repo.note("a.md", "A note", "file lock words")
     repo.commit()
     for name in ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(pathlib.Path, "home", classmethod(nowhere))
+    monkeypatch.setattr(pwd, "getpwuid", nowhere)
     assert repo.memidx("ingest").code == 0
     assert repo.memidx("search", "--mode", "bm25", "lock").code == 0
     monkeypatch.chdir(tmp_path)
@@ -225,3 +228,25 @@ def test_no_home_at_all_is_one_line_and_a_search_by_words_still_answers(
     monkeypatch.delenv("XDG_BIN_HOME", raising=False)
     assert path_link.main([str(MEMIDX_BIN)]) == 1
     assert capsys.readouterr().err.startswith(error)
+
+
+def test_memory_use_waits_for_the_configuration_lock_and_keeps_the_write_made_under_it(
+    mine: NotesRepo, tmp_path: Path
+) -> None:
+    """Two `memory use --if-unset` at once (two `make install`s): each read the file before the
+    other wrote it, and the last write won over the first, which had said it was recorded."""
+    first = memory_with(tmp_path / "first", "Otter notes", "The otter swims.")
+    path = tmp_path / "xdg" / "memidx" / "config.toml"
+    command = [str(MEMIDX_BIN), "memory", "use", "--if-unset", str(mine.root)]
+    env = clean_env(XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+
+    with file_lock(path.with_name(".config.toml.lock")):  # the other `memory use`, writing
+        run = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(3)
+        assert run.poll() is None and not path.exists()
+        record_memory(path, first.root.resolve())
+    _, err = run.communicate(timeout=60)
+
+    assert run.returncode == 0 and recorded_memory(path) == first.root.resolve()
+    assert b"your memory stays" in err
+    assert sorted(p.name for p in path.parent.iterdir()) == [".config.toml.lock", "config.toml"]

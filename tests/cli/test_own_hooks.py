@@ -197,5 +197,5 @@ def test_hooks_outside_a_git_repository_is_a_usage_error(tmp_path: Path) -> None
         text=True,
         check=False,
     )
-    assert done.returncode == 2 and "is not a git repository" in done.stderr
+    assert done.returncode == 2 and ": not a git repository" in done.stderr
     assert "Traceback" not in done.stderr

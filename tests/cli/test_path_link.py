@@ -47,7 +47,7 @@ def test_a_folder_not_on_path_gets_a_hint(user_home: Path) -> None:
     done = make_path(PATH="/usr/bin:/bin")
     assert done.returncode == 0, done.stderr
     folder = user_home / ".local" / "bin"
-    assert f"{folder} is not on your PATH" in done.stdout
+    assert f"{folder}: not on your PATH" in done.stdout
     assert f'export PATH="{folder}:$PATH"' in done.stdout
 
 

@@ -7,6 +7,7 @@ print which one ran, with its arguments and its input."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -149,3 +150,66 @@ def test_a_home_with_spaces_and_quotes_runs_as_written(tmp_path: Path, shell: st
     assert (done.returncode, done.stdout, done.stderr) == (
         0, 'link:agent hook gemini AfterAgent:{"prompt": "hi"}', ""
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_relative_bin_folder_is_ignored_as_make_install_ignores_it(
+    project: Path, tmp_path: Path, shell: str
+) -> None:
+    """A relative MEMIDX_BIN_DIR or XDG_BIN_HOME named whatever `memidx` the agent's working
+    directory holds; `make install` (locations.bin_dir) ignores it, and so must the hooks."""
+    home = tmp_path / "home"
+    stand_in(home / ".local" / "bin" / "memidx", "link")
+    stand_in(project / "own" / "memidx", "own")
+    stand_in(project / "xdg" / "memidx", "xdg")
+    command = installed(project)["claude-code"]
+    env = {"PATH": BASE_PATH, "HOME": str(home)}
+
+    def ran(**more: str) -> str:
+        done = subprocess.run([shell, "-c", command], input="", capture_output=True,
+                              text=True, cwd=project, env={**env, **more}, timeout=30,
+                              check=False)  # fmt: skip
+        assert (done.returncode, done.stderr) == (0, "")
+        return done.stdout.partition(":")[0]
+
+    assert ran(MEMIDX_BIN_DIR="own", XDG_BIN_HOME="xdg") == "link"
+    assert ran(MEMIDX_BIN_DIR="own", XDG_BIN_HOME=str(project / "xdg")) == "xdg"
+    assert ran(MEMIDX_BIN_DIR="", XDG_BIN_HOME="xdg") == "link"
+
+
+EARLIER = (  # the resolver before a relative MEMIDX_BIN_DIR or XDG_BIN_HOME was ignored
+    'command -v memidx >/dev/null 2>&1 && exec memidx "$@"; '
+    'm="${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx"; '
+    '[ -x "$m" ] && exec "$m" "$@"; '
+)
+
+
+def earlier(argv: list[str]) -> list[str]:
+    """A portable argv as an earlier memidx wrote it."""
+    return [*argv[:2], EARLIER + argv[2].rpartition("done; ")[2], *argv[3:]]
+
+
+def test_entries_an_earlier_memidx_wrote_are_still_found_by_status_and_uninstall(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    memidx_agent(root, "install", "claude-code", "--scope", "project")
+    mcp, settings = root / ".mcp.json", root / ".claude" / "settings.json"
+    doc = json.loads(mcp.read_text())
+    server = doc["mcpServers"]["memidx"]
+    argv = earlier([server["command"], *server["args"]])
+    server["command"], server["args"] = argv[0], argv[1:]
+    mcp.write_text(json.dumps(doc))
+    hooks = json.loads(settings.read_text())
+    for groups in hooks["hooks"].values():
+        for hook in groups[-1]["hooks"]:
+            hook["command"] = shlex.join(earlier(shlex.split(hook["command"])))
+    settings.write_text(json.dumps(hooks))
+    assert "m=" in mcp.read_text() and "m=" in settings.read_text()
+
+    status = memidx_agent(root, "status")
+    memidx_agent(root, "uninstall", "claude-code", "--scope", "project")
+
+    assert "MCP server memidx" in status and "not memidx's" not in status
+    assert not mcp.exists() and not settings.exists()

@@ -183,3 +183,37 @@ def test_a_transcript_is_cut_into_records_at_line_ends(
     text: str, limit: int, expected: list[str]
 ) -> None:
     assert transcript_parts(text, limit) == expected
+
+
+def test_a_hook_trace_with_no_memory_in_reach_stays_in_this_users_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No memory in reach and no home: the trace went to pathlib's home (a traceback when the
+    password database has none); a relative XDG_CACHE_HOME was used as given."""
+    import pwd
+
+    from memidx.agents.runner import trace_path
+
+    def nowhere(uid: int) -> pwd.struct_passwd:
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+    for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "MEMIDX_ROOT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    assert trace_path(None) == tmp_path / "home" / ".cache" / "memidx" / "agent-hook-error.log"
+
+    monkeypatch.delenv("HOME")
+    monkeypatch.setattr(pwd, "getpwuid", nowhere)
+    (tmp_path / "run").mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    private = tmp_path / "run" / "memidx"
+    assert trace_path(None) == private / "agent-hook-error.log"
+    assert private.stat().st_mode & 0o777 == 0o700
+
+    shared = tmp_path / "shared" / "memidx"  # made by someone else, open to all
+    shared.mkdir(parents=True)
+    shared.chmod(0o777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared.parent))
+    assert trace_path(None) is None

@@ -17,10 +17,23 @@ HOOK = ("agent", "hook", "claude-code", "UserPromptSubmit")
 def test_the_command_runs_memidx_from_path_else_the_users_link_else_nothing() -> None:
     assert portable_command(HOOK) == (
         '/bin/sh -c \'command -v memidx >/dev/null 2>&1 && exec memidx "$@"; '
-        'm="${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx"; '
-        '[ -x "$m" ] && exec "$m" "$@"; exit 0\' '
+        'for d in "$MEMIDX_BIN_DIR" "$XDG_BIN_HOME" "$HOME/.local/bin"; do case $d in /*) '
+        '[ -x "$d/memidx" ] && exec "$d/memidx" "$@"; break;; esac; done; exit 0\' '
         "memidx agent hook claude-code UserPromptSubmit"
     )
+
+
+EARLIER = (  # what memidx wrote before it ignored a relative MEMIDX_BIN_DIR or XDG_BIN_HOME
+    'command -v memidx >/dev/null 2>&1 && exec memidx "$@"; '
+    'm="${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx"; '
+    '[ -x "$m" ] && exec "$m" "$@"; '
+)
+
+
+@pytest.mark.parametrize("tail", ["exit 0", 'printf %s "{}"'])
+def test_a_command_an_earlier_memidx_wrote_is_still_memidx_s(tail: str) -> None:
+    argv = ["/bin/sh", "-c", EARLIER + tail, "memidx", *HOOK]
+    assert parse_launch(argv) == Launch(HOOK)
 
 
 def test_the_command_names_no_path_of_the_person_who_installed_it() -> None:

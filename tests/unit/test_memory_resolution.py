@@ -4,13 +4,22 @@ folders under tmp_path; nothing of the user's is read)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from memidx.agents.install import user_folder
 from memidx.config import PURGE_MARK, is_memory, load_config, resolve_root
 from memidx.errors import ConfigError
-from memidx.locations import record_memory, recorded_memory, user_config_path, user_models_dir
+from memidx.locations import (
+    expand_user,
+    home_folder,
+    record_memory,
+    recorded_memory,
+    user_config_path,
+    user_models_dir,
+)
 
 
 def repository(root: Path, *, marker: str | None = None) -> Path:
@@ -202,3 +211,19 @@ def test_models_dir_is_the_shared_cache_unless_configured(world: dict[str, Path]
     assert config.legacy_models_dir == world["memory"].resolve() / ".memidx" / "models"
     chosen = load_config(world["memory"], env={**env, "MEMIDX_MODELS_DIR": "/m"})
     assert (chosen.models_dir, chosen.legacy_models_dir) == (Path("/m"), None)
+
+
+@pytest.mark.parametrize("env", [{"HOME": ""}, {}])
+def test_an_empty_home_is_an_unset_one_the_password_database_answers(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import pwd
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HOME")
+    monkeypatch.setattr(os, "environ", {**os.environ, **env})
+    home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    assert home_folder(env) == home_folder() == home
+    assert user_config_path(env) == home / ".config" / "memidx" / "config.toml"
+    assert expand_user("~/notes") == home / "notes"
+    assert user_folder("NO_SUCH_AGENT_HOME", ".agent") == home / ".agent"
