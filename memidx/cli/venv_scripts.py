@@ -11,7 +11,6 @@ This puts PYTHON in single quotes instead, which sh reads literally; a quote in 
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,17 +60,18 @@ def _replace(path: Path, text: str) -> None:
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(text, encoding="utf-8")
     partial.chmod(path.stat().st_mode)
-    os.replace(partial, path)
+    partial.replace(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Requote the scripts beside this interpreter (`.venv/bin/python -m memidx.cli.venv_scripts`)."""
+    """Requote the scripts beside this interpreter (`python -m memidx.cli.venv_scripts`)."""
     del argv
     python = sys.executable
     try:
         requote_folder(Path(python).parent, python)
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"memidx: error: cannot rewrite the scripts of {Path(python).parent}: {exc}", file=sys.stderr)
+        folder = Path(python).parent
+        print(f"memidx: error: cannot rewrite the scripts of {folder}: {exc}", file=sys.stderr)
         return 1
     return 0
 
