@@ -63,6 +63,7 @@ $(DEV_VENV)/.installed: $(VENV)/.installed
 	@$(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))' > \
 	"$$($(DEV_PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/memidx-runtime.pth"
 	$(DEV_PY) -m pip install --quiet -e '.[dev]'
+	@$(DEV_PY) -m memidx.cli.venv_scripts
 	@ln -sf $(call quote,$(abspath $(VENV))/bin/pre-commit) $(DEV_VENV)/bin/pre-commit
 	@touch $@
 
