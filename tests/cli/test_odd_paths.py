@@ -4,11 +4,16 @@ git hooks; a `:`, where Python makes no virtualenv, stops `make install` with on
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_make import make_in, stand_in_python
+from tests.helpers import memidx_agent
 from tests.machines import clone, hook_env, make_template
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -113,3 +118,29 @@ def test_the_git_hooks_bring_the_index_to_head_in_a_clone_at_an_odd_path(tmp_pat
     machine.git("commit", "-q", "-m", "a note")  # the pre-commit checks, then post-commit
     hits = machine.memidx("search", "--json", "--mode", "bm25", "flock").json()["hits"]
     assert [h["ref"] for h in hits] == ["notes/lock.md"]
+
+
+def claude_hook(settings: Path) -> str:
+    return json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
+
+
+@pytest.mark.parametrize("shell", ["/bin/sh", "bash"])
+def test_the_agents_hooks_run_memidx_from_a_clone_at_an_odd_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shell: str
+) -> None:
+    """Agents run a hook's command through a shell: the user scope's names this clone's memidx
+    (quoted), the project scope's finds it on PATH; both ran a Python that does not exist."""
+    venv = virtualenv(tmp_path / ODD / "memidx")
+    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+    memidx_agent(project, "install", "claude-code", "--scope", "project")
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    for settings in (Path.home() / ".claude", project / ".claude"):
+        command = claude_hook(settings / "settings.json")
+        done = subprocess.run(
+            [shell, "-c", command], env=env, capture_output=True, text=True, check=False
+        )
+        assert done.stdout == "memidx ran agent hook claude-code Stop\n", (command, done.stderr)
