@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import NotesRepo, clean_env
+from tests.helpers import NotesRepo, clean_env, venv_for_make
 
 PROJECT = Path(__file__).resolve().parents[2]
 
 
 def make(repo: NotesRepo, *args: str) -> subprocess.CompletedProcess[str]:
-    venv = Path(sys.executable).parent.parent
+    venv = venv_for_make(repo.root.parent / "make-venv")
     return subprocess.run(
         [
             "make",
