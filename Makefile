@@ -52,11 +52,13 @@ $(VENV)/.installed: pyproject.toml $(if $(VENV_MOVED),FORCE)
 	$(PYTHON) -m venv --clear $(VENV); fi
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[vectors,hooks]'
-	@$(PY) -m memidx.cli.venv_scripts
 	@if $(PY) -c 'import torch' 2>/dev/null; then echo 'error: PyTorch got into the virtualenv' >&2; exit 1; fi
 	@touch $@
 
+# Its scripts are requoted every time (memidx.cli.venv_scripts), not only when pip wrote them: a
+# clone set up before memidx did this has them right at its next make install.
 venv: $(VENV)/.installed ## create the virtualenv and install memidx with its runtime dependencies
+	@$(PY) -m memidx.cli.venv_scripts
 
 $(DEV_VENV)/.installed: $(VENV)/.installed
 	@$(DEV_PY) -m pip --version >/dev/null 2>&1 || $(PY) -m venv --clear $(DEV_VENV)

@@ -72,13 +72,16 @@ def test_the_virtualenvs_scripts_run_from_a_clone_at_an_odd_path(tmp_path: Path)
 
 def test_make_path_links_the_clone_at_an_odd_path(tmp_path: Path) -> None:
     """make path passed the clone's path in double quotes: `$HOME` in it was expanded, and the
-    link named a folder that does not exist."""
+    link named a folder that does not exist. A .venv made before (pip's script as pip wrote
+    it) is requoted too."""
     folder = tmp_path / ODD / "memidx"
     venv = virtualenv(folder)
     bin_dir = tmp_path / "bin"
     done = make_in(folder, "path", MEMIDX_BIN_DIR=str(bin_dir))
     assert done.returncode == 0, done.stderr
     assert (bin_dir / "memidx").readlink() == venv / "bin" / "memidx"
+    ran = subprocess.run([bin_dir / "memidx", "x"], capture_output=True, text=True, check=False)
+    assert ran.stdout == "memidx ran x\n", ran.stderr  # make venv requoted pip's script
 
 
 def test_make_dev_links_pre_commit_from_a_clone_at_an_odd_path(tmp_path: Path) -> None:
