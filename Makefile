@@ -65,11 +65,11 @@ $(DEV_VENV)/.installed: $(VENV)/.installed
 	@$(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))' > \
 	"$$($(DEV_PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/memidx-runtime.pth"
 	$(DEV_PY) -m pip install --quiet -e '.[dev]'
-	@$(DEV_PY) -m memidx.cli.venv_scripts
 	@ln -sf $(call quote,$(abspath $(VENV))/bin/pre-commit) $(DEV_VENV)/bin/pre-commit
 	@touch $@
 
 dev: $(DEV_VENV)/.installed ## the development tools in .venv-dev (make test and make lint run this)
+	@$(DEV_PY) -m memidx.cli.venv_scripts
 
 # Everyday targets only need memidx installed; they never reinstall, so a `git pull` that
 # changes pyproject.toml cannot make a search or a sync reach the network.
