@@ -28,16 +28,22 @@ unexport Q
 # `make install` then makes .venv again and the everyday targets say to run it.
 quote = '$(subst ','\'',$(1))'
 VENV_BIN := $(abspath $(VENV))/bin/
+# (memidx.cli.venv_scripts puts pip's `'''exec' "PYTHON"` in single quotes: VENV_SQ.)
+VENV_SQ := '$(subst ','"'"',$(VENV_BIN))
 VENV_MOVED := $(shell { read -r a && read -r b; } 2>/dev/null <$(call quote,$(MEMIDX)) && \
 	case "$$a$$b" in (\#!$(call quote,$(VENV_BIN))*|*"'''exec' "$(call quote,$(VENV_BIN))*| \
-	*"'''exec' \""$(call quote,$(VENV_BIN))*) ;; \
+	*"'''exec' \""$(call quote,$(VENV_BIN))*|*"'''exec' "$(call quote,$(VENV_SQ))*) ;; \
 	(*) echo moved ;; esac)
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 # A virtualenv without pip (`python -m venv` interrupted) or made for another folder is made again.
+# Python makes no virtualenv in a folder whose path holds a `:` (the PATH separator).
+COLON_ERROR = memidx: error: $(abspath $(VENV)) has a ":" in its path, where Python makes no \
+	virtualenv: clone or move memidx into a folder whose path has none
 $(VENV)/.installed: pyproject.toml $(if $(VENV_MOVED),FORCE)
+	@case $(call quote,$(abspath $(VENV))) in (*:*) echo $(call quote,$(COLON_ERROR)) >&2; exit 2;; esac
 	@if [ -n '$(VENV_MOVED)' ]; then \
 	echo 'memidx: $(VENV) was made for another folder (this clone was moved or copied): making it again' >&2; \
 	$(PYTHON) -m venv --clear $(VENV); \
@@ -49,17 +55,21 @@ $(VENV)/.installed: pyproject.toml $(if $(VENV_MOVED),FORCE)
 	@if $(PY) -c 'import torch' 2>/dev/null; then echo 'error: PyTorch got into the virtualenv' >&2; exit 1; fi
 	@touch $@
 
+# Its scripts are requoted every time (memidx.cli.venv_scripts), not only when pip wrote them: a
+# clone set up before memidx did this has them right at its next make install.
 venv: $(VENV)/.installed ## create the virtualenv and install memidx with its runtime dependencies
+	@$(PY) -m memidx.cli.venv_scripts
 
 $(DEV_VENV)/.installed: $(VENV)/.installed
 	@$(DEV_PY) -m pip --version >/dev/null 2>&1 || $(PY) -m venv --clear $(DEV_VENV)
 	@$(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))' > \
 	"$$($(DEV_PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/memidx-runtime.pth"
 	$(DEV_PY) -m pip install --quiet -e '.[dev]'
-	@ln -sf "$(abspath $(VENV))/bin/pre-commit" $(DEV_VENV)/bin/pre-commit
+	@ln -sf $(call quote,$(abspath $(VENV))/bin/pre-commit) $(DEV_VENV)/bin/pre-commit
 	@touch $@
 
 dev: $(DEV_VENV)/.installed ## the development tools in .venv-dev (make test and make lint run this)
+	@$(DEV_PY) -m memidx.cli.venv_scripts
 
 # Everyday targets only need memidx installed; they never reinstall, so a `git pull` that
 # changes pyproject.toml cannot make a search or a sync reach the network.
@@ -79,7 +89,7 @@ install: venv bytecode model hooks ## set everything up: virtualenv, model, git 
 	@$(MEMIDX) memory use --if-unset .
 
 path: venv ## put `memidx` on your PATH: a link in ~/.local/bin (MEMIDX_BIN_DIR, XDG_BIN_HOME)
-	@$(PY) -m memidx.cli.path_link "$(abspath $(MEMIDX))"
+	@$(PY) -m memidx.cli.path_link $(call quote,$(abspath $(MEMIDX)))
 
 # Every memidx command is a new process (hooks, agents): compiled bytecode saves it ~20-40 ms,
 # also where PYTHONDONTWRITEBYTECODE keeps Python from caching it by itself.

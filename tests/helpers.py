@@ -153,6 +153,25 @@ def run_in_process(root: Path, *args: str) -> Run:
     return Run(code, out.getvalue(), err.getvalue())
 
 
+def venv_for_make(folder: Path) -> Path:
+    """This suite's virtualenv as `make VENV=folder` can name it whatever this clone's path
+    holds (make splits a space, expands a `$`, reads a `%` as a pattern): its pyvenv.cfg, a
+    link to its lib/ and its python, and bin/memidx naming that python. Made once per folder."""
+    memidx = folder / "bin" / "memidx"
+    if memidx.exists():
+        return folder
+    (folder / "bin").mkdir(parents=True)
+    shutil.copy(Path(sys.prefix) / "pyvenv.cfg", folder / "pyvenv.cfg")
+    (folder / "lib").symlink_to(Path(sys.prefix) / "lib")
+    (folder / "bin" / "python").symlink_to(sys.executable)
+    memidx.write_text(
+        f"#!{folder / 'bin' / 'python'}\nimport sys\n"
+        "from memidx.cli.main import main\nsys.exit(main())\n"
+    )
+    memidx.chmod(0o755)
+    return folder
+
+
 def memidx_agent(root: Path, *args: str) -> str:
     """`memidx agent ARGS` in-process with `root` as the working directory; its output (the
     command must succeed)."""

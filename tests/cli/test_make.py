@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import NotesRepo, clean_env
+from tests.helpers import NotesRepo, clean_env, venv_for_make
 
 PROJECT = Path(__file__).resolve().parents[2]
 
 
 def make(repo: NotesRepo, *args: str) -> subprocess.CompletedProcess[str]:
-    venv = Path(sys.executable).parent.parent
+    venv = venv_for_make(repo.root.parent / "make-venv")
     return subprocess.run(
         [
             "make",
@@ -73,11 +72,13 @@ def test_make_search_without_a_query_is_a_usage_error(repo: NotesRepo) -> None:
     assert done.returncode == 2 and "usage: make search" in done.stderr
 
 
-def make_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The project's Makefile run in `folder` (`make -C`), with `args` (VENV=..., targets)."""
+def make_in(folder: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    """The project's Makefile run in `folder` (`make -C`), with `args` (VENV=..., targets) and
+    the `extra` environment."""
     command = ["make", "-s", "-f", str(PROJECT / "Makefile"), "-C", str(folder), *args]
     # not a sub-make of the `make test` that runs the suite: its own level, flags and jobs
-    env = {k: v for k, v in clean_env().items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    made = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")
+    env = {k: v for k, v in clean_env(**extra).items() if k not in made}
     return subprocess.run(command, env=env, capture_output=True, text=True, check=False)
 
 

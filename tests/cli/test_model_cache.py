@@ -15,7 +15,7 @@ import pytest
 
 from memidx.embed.installed import PACKAGED_NAME
 from memidx.locations import user_models_dir
-from tests.helpers import MEMIDX_BIN, NotesRepo, Run, clean_env
+from tests.helpers import MEMIDX_BIN, NotesRepo, Run, clean_env, venv_for_make
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -100,7 +100,7 @@ def test_two_clones_installing_at_once_share_one_model_copy(
 
 
 def make(repo: NotesRepo, *targets: str) -> None:
-    venv = Path(sys.executable).parent.parent
+    venv = venv_for_make(repo.root.parent / "make-venv")
     command = ["make", "-s", "-f", str(PROJECT / "Makefile"), "-C", str(repo.root), f"VENV={venv}"]
     done = subprocess.run(
         [*command, *targets], env=clean_env(), capture_output=True, text=True, check=False

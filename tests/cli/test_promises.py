@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env, venv_for_make
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -61,7 +61,7 @@ def test_make_search_after_pyproject_changed_warns_and_installs_nothing(repo: No
     repo.note("cron.md", "Cron", "In cron the albatross script fails.")
     repo.commit()
     assert repo.memidx("ingest").code == 0
-    venv = Path(sys.executable).parent.parent
+    venv = venv_for_make(repo.root.parent / "make-venv")
     stamp = venv / ".installed"
     before = stamp.stat().st_mtime_ns if stamp.exists() else None
     (repo.root / "pyproject.toml").write_text("")  # newer than the stamp: a pull changed it

@@ -1,0 +1,149 @@
+"""A clone whose path holds `$`, a space, `'`, `"`, a backquote, `#` or `%` runs the README's
+commands: `make install`'s virtualenv scripts, `make search`, `make path`, `make dev` and the
+git hooks; a `:`, where Python makes no virtualenv, stops `make install` with one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_make import make_in, stand_in_python
+from tests.helpers import memidx_agent
+from tests.machines import clone, hook_env, make_template
+
+PROJECT = Path(__file__).resolve().parents[2]
+ODD = 'my $HOME it\'s "q" `b` #1 %2'
+
+
+def made_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [x for x in done.stderr.splitlines() if not x.startswith("make")]
+
+
+def virtualenv(folder: Path) -> Path:
+    """A real virtualenv in `folder/.venv` (no pip: quick) that imports this project's memidx,
+    with `bin/memidx` as pip writes it for a path with a space: `'''exec' "PYTHON" ...`."""
+    venv = folder / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(purelib) / "memidx-project.pth").write_text(f"{PROJECT}\n")
+    memidx = venv / "bin" / "memidx"
+    memidx.write_text(
+        f"#!/bin/sh\n'''exec' \"{python}\" \"$0\" \"$@\"\n' '''\n"
+        "import sys\nprint('memidx ran', *sys.argv[1:])\n"
+    )
+    memidx.chmod(0o755)
+    (folder / "pyproject.toml").write_text("")
+    (venv / ".installed").touch()
+    return venv
+
+
+def test_the_virtualenvs_scripts_run_from_a_clone_at_an_odd_path(tmp_path: Path) -> None:
+    """pip's `'''exec' "PYTHON"` let sh expand `$HOME` (and end at the `"`): .venv/bin/memidx,
+    and so make install's every step, the PATH link and the agents' hooks, ran a Python that
+    does not exist (127)."""
+    folder = tmp_path / ODD / "memidx"
+    venv = virtualenv(folder)
+    fixed = subprocess.run(
+        [venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert fixed.returncode == 0 and fixed.stderr == "", fixed.stderr
+    ran = subprocess.run(
+        [venv / "bin" / "memidx", "a b"], capture_output=True, text=True, check=False
+    )
+    assert (ran.returncode, ran.stdout) == (0, "memidx ran a b\n"), ran.stderr
+
+    done = make_in(folder, "search", "Q=file lock")  # .venv is this folder's: not "moved"
+    assert (done.returncode, done.stdout) == (0, "memidx ran search -- file lock\n"), done.stderr
+
+
+def test_make_path_links_the_clone_at_an_odd_path(tmp_path: Path) -> None:
+    """make path passed the clone's path in double quotes: `$HOME` in it was expanded, and the
+    link named a folder that does not exist. A .venv made before (pip's script as pip wrote
+    it) is requoted too."""
+    folder = tmp_path / ODD / "memidx"
+    venv = virtualenv(folder)
+    bin_dir = tmp_path / "bin"
+    done = make_in(folder, "path", MEMIDX_BIN_DIR=str(bin_dir))
+    assert done.returncode == 0, done.stderr
+    assert (bin_dir / "memidx").readlink() == venv / "bin" / "memidx"
+    ran = subprocess.run([bin_dir / "memidx", "x"], capture_output=True, text=True, check=False)
+    assert ran.stdout == "memidx ran x\n", ran.stderr  # make venv requoted pip's script
+
+
+def test_make_dev_links_pre_commit_from_a_clone_at_an_odd_path(tmp_path: Path) -> None:
+    folder = tmp_path / ODD / "clone"
+    folder.mkdir(parents=True)
+    (folder / "pyproject.toml").write_text("")
+    stand_in_python(folder / ".venv", tmp_path / "calls.log")
+    (folder / ".venv" / "bin" / "python3").rename(folder / ".venv" / "bin" / "python")
+    (folder / ".venv" / ".installed").touch()
+    done = make_in(folder, "dev")
+    assert done.returncode == 0, done.stderr
+    link = folder / ".venv-dev" / "bin" / "pre-commit"
+    assert link.readlink() == folder / ".venv" / "bin" / "pre-commit"
+
+
+def test_make_install_in_a_folder_with_a_colon_says_to_move_the_clone(tmp_path: Path) -> None:
+    """Python's venv refuses a path with the PATH separator in it; make said so in Python's
+    words and stopped, naming no way out."""
+    folder = tmp_path / "notes:2026" / "memidx"
+    folder.mkdir(parents=True)
+    (folder / "pyproject.toml").write_text("")
+    done = make_in(folder, "venv")
+    assert done.returncode == 2
+    assert made_lines(done) == [
+        f'memidx: error: {folder}/.venv has a ":" in its path, where Python makes no '
+        "virtualenv: clone or move memidx into a folder whose path has none"
+    ]
+    assert not (folder / ".venv").exists()
+
+
+def test_the_git_hooks_bring_the_index_to_head_in_a_clone_at_an_odd_path(tmp_path: Path) -> None:
+    root = tmp_path / ODD
+    env = hook_env(root / "pre-commit-home")
+    machine = clone(make_template(root, env), root / "a", env)
+    machine.note("lock.md", "Lock", "A cron job takes a file lock with flock.")
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "-m", "a note")  # the pre-commit checks, then post-commit
+    hits = machine.memidx("search", "--json", "--mode", "bm25", "flock").json()["hits"]
+    assert [h["ref"] for h in hits] == ["notes/lock.md"]
+
+
+def claude_hook(settings: Path) -> str:
+    return json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
+
+
+@pytest.mark.parametrize("shell", ["/bin/sh", "bash"])
+def test_the_agents_hooks_run_memidx_from_a_clone_at_an_odd_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shell: str
+) -> None:
+    """Agents run a hook's command through a shell: the user scope's names this clone's memidx
+    (quoted), the project scope's finds it on PATH; both ran a Python that does not exist."""
+    venv = virtualenv(tmp_path / ODD / "memidx")
+    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+    memidx_agent(project, "install", "claude-code", "--scope", "project")
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    for settings in (Path.home() / ".claude", project / ".claude"):
+        command = claude_hook(settings / "settings.json")
+        done = subprocess.run(
+            [shell, "-c", command], env=env, capture_output=True, text=True, check=False
+        )
+        assert done.stdout == "memidx ran agent hook claude-code Stop\n", (command, done.stderr)
