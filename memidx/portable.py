@@ -7,9 +7,8 @@
   that started it (the shared MCP server);
 - a folder only this user can use (the shared MCP server's socket);
 - the peak memory of this process;
-- whether a process is alive, and making a rename or a new folder durable (a folder's fsync).
-- the stop signals a server ends on as on a normal stop (SIGTERM everywhere, SIGHUP on POSIX);
-- the peak memory of this process.
+- whether a process is alive, and making a rename or a new folder durable (a folder's fsync);
+- the stop signals a server ends on as on a normal stop (SIGTERM everywhere, SIGHUP on POSIX).
 
 `tests/unit/test_portability.py` fails when a POSIX-only module or call is used anywhere else.
 """
@@ -20,7 +19,6 @@ import os
 import sys
 from collections.abc import Generator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -284,53 +282,10 @@ def make_folder(folder: Path, *, durable: bool = True) -> None:
     if durable:
         for made in reversed(missing):
             sync_folder(made.parent)
-class Stopped(SystemExit):
-    """A stop signal arrived: raised in the main thread wherever it is, so every `finally`
-    runs as on a normal stop; a SystemExit, so no `except Exception` takes it for an error
-    of one request. Its code is a shell's for a process a signal ended: 128 + the signal."""
-
-    def __init__(self, signal_number: int) -> None:
-        super().__init__(128 + signal_number)
-        self.signal_number = signal_number
 
 
-@dataclass(slots=True)
-class Stop:
-    """How a stopped_by_signals block ended: 0, or the exit code of the signal that ended it."""
-
-    code: int = 0
-    signal_name: str = ""
-
-
-@contextmanager
-def stopped_by_signals() -> Generator[Stop]:
-    """Within the block, SIGTERM and SIGHUP (where there is one) raise Stopped in the main
-    thread; the block's own `finally` clauses run and the block ends, its Stop telling with
-    which code the process is to exit. Whatever unwinds the block once a signal came counts
-    as the stop: code the signal interrupted may have turned Stopped into an error of its own
-    (a library's callback from C does). Outside the main thread (where no handler can be set)
-    the block runs as it is."""
+def stop_signals() -> list[int]:
+    """The signals a server ends on as on a normal stop: SIGTERM, and SIGHUP where there is one."""
     import signal
-    import threading
 
-    stop = Stop()
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
-    wanted = [signal.SIGTERM, *([] if sys.platform == "win32" else [signal.SIGHUP])]
-
-    def raise_stopped(number: int, _frame: object) -> None:
-        if not stop.code:
-            stop.code = 128 + number
-            stop.signal_name = signal.Signals(number).name
-        raise Stopped(number)  # again at a second signal: the first may have been swallowed
-
-    before = {number: signal.signal(number, raise_stopped) for number in wanted}
-    try:
-        yield stop
-    except BaseException:
-        if not stop.code:
-            raise
-    finally:
-        for number, handler in before.items():
-            signal.signal(number, handler)
+    return [signal.SIGTERM, *([] if sys.platform == "win32" else [signal.SIGHUP])]

@@ -127,7 +127,8 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
     """Answer recall requests until idle for `idle_exit` seconds (MEMIDX_RECALL_IDLE, default
     an hour): 0; until SIGTERM or SIGHUP: 128 + the signal, its socket and pid file gone as
     on an idle stop. 0 at once when another server runs. Its pid is in `recall.pid` meanwhile."""
-    from memidx.portable import file_lock, stopped_by_signals
+    from memidx.portable import file_lock
+    from memidx.stopping import stopped_by_signals
 
     idle = idle_exit or float(os.environ.get("MEMIDX_RECALL_IDLE") or IDLE_EXIT)
     path = socket_path(config)

@@ -188,7 +188,7 @@ def _stderr() -> Any:
 def serve(config: Config, listen: Listen | None) -> int:
     """Serve over stdio (listen None) or streamable HTTP until the client goes away (0), or
     until SIGTERM or SIGHUP (128 + the signal)."""
-    from memidx.portable import stopped_by_signals
+    from memidx.stopping import stopped_by_signals
 
     start_logging(config)
     with stopped_by_signals() as stop:
