@@ -12,6 +12,10 @@ from memidx.config import Config
 
 
 def agent(args: argparse.Namespace, config: Config) -> int:
+    if args.action == "hook":  # reached past the fast path only by a spelling like -CDIR
+        from memidx.agents.runner import run_hook_arguments
+
+        return run_hook_arguments([a for a in (args.agent, args.event) if a])
     if args.action == "serve":
         from memidx.agents.recall_server import serve
 
