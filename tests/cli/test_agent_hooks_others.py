@@ -232,3 +232,18 @@ def test_any_arguments_to_agent_hook_fail_open_with_the_agents_nothing(
     log = (repo.root / ".memidx" / "agent-hook-error.log").read_text()
     assert len(log.splitlines()) == 1
     assert "agent hook" in repo.memidx("status").out
+
+
+def test_agent_hook_spelled_past_the_fast_path_runs_the_hook_not_install(tmp_path: Path) -> None:
+    # `-CDIR` is parsed by argparse, not by the hook's fast path: it ran `agent install` once
+    repo = memory(tmp_path)
+
+    done = subprocess.run(
+        [str(MEMIDX_BIN), f"-C{repo.root}", "agent", "hook", "claude-code", "NoSuchEvent"],
+        input="{}", cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+        env=clean_env(MEMIDX_ROOT=str(repo.root)),
+    )  # fmt: skip
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not (tmp_path / ".claude").exists() and not (repo.root / ".claude").exists()
+    assert len((repo.root / ".memidx" / "agent-hook-error.log").read_text().splitlines()) == 1
