@@ -123,7 +123,7 @@ def _sync_files(folder: Path) -> None:
     """fsync every file in `folder`, then the folder: all is on disk before it is renamed."""
     for path in folder.iterdir():
         if path.is_file() and not path.is_symlink():
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDWR)  # Windows flushes no read-only handle (EBADF)
             try:
                 os.fsync(fd)
             finally:

@@ -182,3 +182,27 @@ def test_an_installed_folder_is_synced_before_and_after_its_rename(
     install_once(target, load, Assembler(), never_migrate, None)
     staging = f".m.{os.getpid()}.staging"
     assert synced == ["model", staging, "cache"]  # its file, its folder, the rename
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="emulates Windows with fcntl")
+def test_the_files_are_synced_through_a_handle_windows_can_flush(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows flushes a file only through a handle open for writing (FlushFileBuffers; fsync
+    is EBADF otherwise): the files were synced read-only, so every Windows install failed."""
+    import errno
+    import fcntl
+
+    real = os.fsync
+
+    def windows_fsync(fd: int) -> None:
+        if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY and not os.path.isdir(
+            f"/dev/fd/{fd}"
+        ):
+            raise OSError(errno.EBADF, "Bad file descriptor")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", windows_fsync)
+    target = tmp_path / "cache" / "m"
+    install_once(target, load, Assembler(), never_migrate, None)
+    assert load(target) == "whole" and leftovers(target.parent) == []
