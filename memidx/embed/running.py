@@ -1,7 +1,8 @@
-"""The mark a background embed keeps while it runs (`.memidx/embed.running`: its pid, and where
-the system says so (Linux) when that process started, so that a pid the system gave again to
-another process, as after a reboot, is not taken for the embedder): one killed mid-run (a reboot, the OOM killer, a closed laptop's kill) leaves it behind, which is
-how `memidx status` tells the vectors were cut off and the next session start restarts it.
+"""The mark a background embed keeps while it runs (`.memidx/embed.running`: its pid and,
+where the system says (Linux), when that process started, so that its pid given again to
+another process, as after a reboot, is not taken for the embedder). One killed mid-run (a
+reboot, the OOM killer, a closed laptop's kill) leaves it behind, which is how `memidx status`
+tells the vectors were cut off and the next session start restarts it.
 
 Lean: read by status and by agents' session-start hook, so only the standard library."""
 

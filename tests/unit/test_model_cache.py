@@ -196,9 +196,8 @@ def test_the_files_are_synced_through_a_handle_windows_can_flush(
     real = os.fsync
 
     def windows_fsync(fd: int) -> None:
-        if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY and not os.path.isdir(
-            f"/dev/fd/{fd}"
-        ):
+        read_only = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+        if read_only and not Path(f"/dev/fd/{fd}").is_dir():
             raise OSError(errno.EBADF, "Bad file descriptor")
         real(fd)
 
