@@ -155,8 +155,14 @@ def test_only_what_a_dead_installer_left_is_removed(tmp_path: Path) -> None:
     dead = _dead_pid()
     gone = [f".m.{dead}.staging", f".m.{dead}.old", ".m.k3x_9q2z"]  # the last: an older memidx's
     kept = [f".m.{os.getpid()}.staging", f".other.{dead}.staging", ".m.notes"]
-    for name in gone + kept:
+    theirs = [".m.previous", f".m.{_dead_pid()}.old"]  # named as memidx's, with their files
+    for name in gone + kept + theirs:
         (target.parent / name).mkdir()
+    (target.parent / f".m.{dead}.staging" / "model.partial").write_text("half")
+    (target.parent / f".m.{dead}.old" / "model").write_text("whole")
+    for name in theirs:
+        (target.parent / name / "notes.txt").write_text("mine")
+    kept += theirs
 
     install_once(target, load, Assembler(), never_migrate, None)
 
