@@ -56,6 +56,7 @@ def install_once(
             _swap_in(staging, target)
             if durable:
                 sync_folder(target.parent)  # the swap itself
+            _remove_left_behind(target)  # those kept as holding more than the model had
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
@@ -95,9 +96,12 @@ _LEFT = re.compile(r"\.(?P<name>.+)\.(?:(?P<pid>[0-9]+)\.(?:staging|old)|[a-z0-9
 def _left_behind(target: Path) -> list[Path]:
     """The folders beside `target` that an installer killed mid-run left (its pid is gone;
     one of an older memidx, which named no pid, is left only by a killed run too: callers
-    hold the install lock, which every installer holds while its folder exists)."""
+    hold the install lock, which every installer holds while its folder exists). Only one
+    holding nothing but files `target` has (or their .partial) is memidx's: a folder someone
+    named `.<name>.previous` or `.<name>.2024.old` keeps what they put in it."""
     try:
         names = [path.name for path in target.parent.iterdir()]
+        model = {path.name for path in target.iterdir()} if target.is_dir() else set[str]()
     except OSError:
         return []
     found: list[Path] = []
@@ -109,9 +113,19 @@ def _left_behind(target: Path) -> list[Path]:
         if pid is not None and process_alive(int(pid)):
             continue
         path = target.parent / name
-        if path.is_dir() and not path.is_symlink():
+        if path.is_dir() and not path.is_symlink() and _only_model_files(path, model):
             found.append(path)
     return found
+
+
+def _only_model_files(folder: Path, model: set[str]) -> bool:
+    try:
+        return all(
+            path.name.removesuffix(".partial") in model and path.is_file() and not path.is_symlink()
+            for path in folder.iterdir()
+        )
+    except OSError:
+        return False
 
 
 def _remove_left_behind(target: Path) -> None:
@@ -123,7 +137,7 @@ def _sync_files(folder: Path) -> None:
     """fsync every file in `folder`, then the folder: all is on disk before it is renamed."""
     for path in folder.iterdir():
         if path.is_file() and not path.is_symlink():
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDWR)  # Windows flushes no read-only handle (EBADF)
             try:
                 os.fsync(fd)
             finally:

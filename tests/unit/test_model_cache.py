@@ -155,8 +155,14 @@ def test_only_what_a_dead_installer_left_is_removed(tmp_path: Path) -> None:
     dead = _dead_pid()
     gone = [f".m.{dead}.staging", f".m.{dead}.old", ".m.k3x_9q2z"]  # the last: an older memidx's
     kept = [f".m.{os.getpid()}.staging", f".other.{dead}.staging", ".m.notes"]
-    for name in gone + kept:
+    theirs = [".m.previous", f".m.{_dead_pid()}.old"]  # named as memidx's, with their files
+    for name in gone + kept + theirs:
         (target.parent / name).mkdir()
+    (target.parent / f".m.{dead}.staging" / "model.partial").write_text("half")
+    (target.parent / f".m.{dead}.old" / "model").write_text("whole")
+    for name in theirs:
+        (target.parent / name / "notes.txt").write_text("mine")
+    kept += theirs
 
     install_once(target, load, Assembler(), never_migrate, None)
 
@@ -182,3 +188,26 @@ def test_an_installed_folder_is_synced_before_and_after_its_rename(
     install_once(target, load, Assembler(), never_migrate, None)
     staging = f".m.{os.getpid()}.staging"
     assert synced == ["model", staging, "cache"]  # its file, its folder, the rename
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="emulates Windows with fcntl")
+def test_the_files_are_synced_through_a_handle_windows_can_flush(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows flushes a file only through a handle open for writing (FlushFileBuffers; fsync
+    is EBADF otherwise): the files were synced read-only, so every Windows install failed."""
+    import errno
+    import fcntl
+
+    real = os.fsync
+
+    def windows_fsync(fd: int) -> None:
+        read_only = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+        if read_only and not Path(f"/dev/fd/{fd}").is_dir():
+            raise OSError(errno.EBADF, "Bad file descriptor")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", windows_fsync)
+    target = tmp_path / "cache" / "m"
+    install_once(target, load, Assembler(), never_migrate, None)
+    assert load(target) == "whole" and leftovers(target.parent) == []
