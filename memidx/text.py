@@ -24,8 +24,9 @@ HIDDEN = frozenset({"Cc", "Cf"})  # C0 and C1 controls; format characters (bidi,
 JOINERS = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: part of emoji sequences and of some scripts
 # Format characters that show as a sign of their own (Arabic's number signs and end of ayah,
 # Syriac's abbreviation mark, Kaithi's number signs): Unicode's prepended concatenation marks.
-SHOWN = frozenset("\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2")
-SHOWN |= frozenset("\U000110bd\U000110cd")
+SHOWN = frozenset(
+    "\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2\U000110bd\U000110cd"
+)
 FLAG = "\U0001f3f4"  # an emoji tag sequence's base (the flags of England, Scotland, Wales)
 TAGS = range(0xE0020, 0xE0080)  # its tag characters, up to the cancel tag that ends it
 
@@ -42,20 +43,26 @@ def prose(text: str) -> str:
         return text
     kept: list[str] = []
     for at, char in enumerate(text):
-        if char in KEPT or char in SHOWN or unicodedata.category(char) not in HIDDEN:
-            kept.append(char)
-        elif char in JOINERS and _joins(kept, text, at):
-            kept.append(char)
-        elif ord(char) in TAGS and kept and (kept[-1] == FLAG or ord(kept[-1]) in TAGS):
+        if _shown(char) or _joins(kept, text, at) or _tags(kept, char):
             kept.append(char)
     return "".join(kept)
 
 
+def _shown(char: str) -> bool:
+    return char in KEPT or char in SHOWN or unicodedata.category(char) not in HIDDEN
+
+
+def _tags(kept: list[str], char: str) -> bool:
+    """Whether `char` is a tag character continuing a flag's tag sequence."""
+    return ord(char) in TAGS and bool(kept) and (kept[-1] == FLAG or ord(kept[-1]) in TAGS)
+
+
 def _joins(kept: list[str], text: str, at: int) -> bool:
-    """Whether the joiner at `at` stands between two shown characters that are not ASCII."""
+    """Whether `text[at]` is a joiner between two shown characters that are not ASCII."""
     after = text[at + 1 : at + 2]
     return (
-        bool(kept and after)
+        text[at] in JOINERS
+        and bool(kept and after)
         and not kept[-1].isascii()
         and not after.isascii()
         and unicodedata.category(after) not in HIDDEN
