@@ -9,6 +9,11 @@ from dataclasses import dataclass
 
 from memidx.portable import stop_signals
 
+# How long a repeated stop signal waits for the first one's stop: it is ignored meanwhile, so it
+# cannot cut the `finally` clauses the first one runs (a socket or pid file left half removed,
+# an event loop's teardown cut, which left the process hung on its worker threads).
+GRACE = 5.0
+
 
 class Stopped(SystemExit):
     """A stop signal arrived: raised in the main thread wherever it is, so every `finally`
@@ -38,18 +43,23 @@ def stopped_by_signals() -> Generator[Stop]:
     the block runs as it is."""
     import signal
     import threading
+    import time
 
     stop = Stop()
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
     wanted = stop_signals()
+    raised = [0.0]  # when Stopped was last raised
 
     def raise_stopped(number: int, _frame: object) -> None:
+        if stop.code and time.monotonic() - raised[0] < GRACE:
+            return  # the first one's stop is still running its `finally` clauses
         if not stop.code:
             stop.code = 128 + number
             stop.signal_name = signal.Signals(number).name
-        raise Stopped(number)  # again at a second signal: the first may have been swallowed
+        raised[0] = time.monotonic()
+        raise Stopped(number)  # again after the grace: the first may have been swallowed
 
     before = {number: signal.signal(number, raise_stopped) for number in wanted}
     try:

@@ -21,16 +21,52 @@ def _escaped(char: str) -> str:
 
 KEPT = frozenset("\n\t")  # the controls prose is written with
 HIDDEN = frozenset({"Cc", "Cf"})  # C0 and C1 controls; format characters (bidi, zero-width, BOM)
+JOINERS = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: part of emoji sequences and of some scripts
+# Format characters that show as a sign of their own (Arabic's number signs and end of ayah,
+# Syriac's abbreviation mark, Kaithi's number signs): Unicode's prepended concatenation marks.
+SHOWN = frozenset(
+    "\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2\U000110bd\U000110cd"
+)
+FLAG = "\U0001f3f4"  # an emoji tag sequence's base (the flags of England, Scotland, Wales)
+TAGS = range(0xE0020, 0xE0080)  # its tag characters, up to the cancel tag that ends it
 
 
 def prose(text: str) -> str:
     """A note's text for people: without the characters a terminal does not show but acts on
     (Trojan Source: a bidi override makes `b = a` read as `a = b`; an escape sequence clears
-    the screen), newlines and tabs kept. JSON output stays verbatim; a file name is
+    the screen), newlines and tabs kept. What people write with format characters stays: a
+    joiner between two characters that are not ASCII (an emoji family, Persian's ZWNJ,
+    Indic conjuncts), a flag's tag sequence, the signs Arabic writes before numbers; a joiner next
+    to ASCII (inside `user`) is dropped. JSON output stays verbatim; a file name is
     `display`ed (escaped) instead, so that it can still be typed."""
     if text.isprintable():
         return text
-    return "".join(c for c in text if c in KEPT or unicodedata.category(c) not in HIDDEN)
+    kept: list[str] = []
+    for at, char in enumerate(text):
+        if _shown(char) or _joins(kept, text, at) or _tags(kept, char):
+            kept.append(char)
+    return "".join(kept)
+
+
+def _shown(char: str) -> bool:
+    return char in KEPT or char in SHOWN or unicodedata.category(char) not in HIDDEN
+
+
+def _tags(kept: list[str], char: str) -> bool:
+    """Whether `char` is a tag character continuing a flag's tag sequence."""
+    return ord(char) in TAGS and bool(kept) and (kept[-1] == FLAG or ord(kept[-1]) in TAGS)
+
+
+def _joins(kept: list[str], text: str, at: int) -> bool:
+    """Whether `text[at]` is a joiner between two shown characters that are not ASCII."""
+    after = text[at + 1 : at + 2]
+    return (
+        text[at] in JOINERS
+        and bool(kept and after)
+        and not kept[-1].isascii()
+        and not after.isascii()
+        and unicodedata.category(after) not in HIDDEN
+    )
 
 
 def prose_line(text: str) -> str:

@@ -60,11 +60,12 @@ def adapter(agent: str) -> Adapter:
     return cast(Adapter, module.ADAPTER)
 
 
-def run_hook_arguments(arguments: Sequence[str]) -> int:
-    """`memidx agent hook ARGUMENTS`; always 0. Anything but an agent and an event (a flag, a
-    missing or extra argument) is traced, and answered with what the agent takes for nothing."""
+def run_hook_arguments(arguments: Sequence[str], directory: Path | None = None) -> int:
+    """`memidx [-C DIRECTORY] agent hook ARGUMENTS`; always 0. Anything but an agent and an
+    event (a flag, a missing or extra argument) is traced, and answered with what the agent
+    takes for nothing."""
     if len(arguments) == 2 and not any(a.startswith("-") for a in arguments):
-        return run_hook(arguments[0], arguments[1])
+        return run_hook(arguments[0], arguments[1], directory)
     agent, event = [*arguments, "?", "?"][:2]
     _trace(None, agent, event, f"takes an agent and an event, not: {shlex.join(arguments)}")
     return _finish(_nothing(agent, event))
@@ -79,9 +80,9 @@ def _nothing(agent: str, event: str) -> str:
     return found.failed(event) if found.failed else ""
 
 
-def run_hook(agent: str, event: str) -> int:
+def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
     """The hook's whole life; always 0. Ends the process itself, so a worker stuck on a lock
-    cannot keep the agent waiting."""
+    cannot keep the agent waiting. `directory` (-C) names the memory, as for every command."""
     started = time.monotonic()
     holder: dict[str, object] = {}
     try:
@@ -91,7 +92,10 @@ def run_hook(agent: str, event: str) -> int:
         _trace(None, agent, event, f"unknown agent or event: {exc}")
         return _finish(_nothing(agent, event))
     worker = threading.Thread(
-        target=_work, args=(found, agent, event, started + limit, holder), daemon=True
+        target=_work,
+        args=(found, agent, event, started + limit, holder),
+        kwargs={"directory": directory},
+        daemon=True,
     )
     worker.start()
     worker.join(max(0.0, started + limit - time.monotonic()))
@@ -112,13 +116,24 @@ def _deadline(found: Adapter, event: str) -> float:
     return float(text) if text else found.deadlines[event]
 
 
-def _work(found: Adapter, agent: str, event: str, deadline: float, holder: dict[str, object]):
+def _work(
+    found: Adapter,
+    agent: str,
+    event: str,
+    deadline: float,
+    holder: dict[str, object],
+    *,
+    directory: Path | None,
+) -> None:
     try:
         payload = _payload(sys.stdin.buffer.read(MAX_INPUT))
         cwd = str(payload.get("cwd") or "") or None
+        if directory is not None and not directory.is_dir():  # never a new memory by a typo
+            raise NotADirectoryError(f"-C {directory}: no such folder")
         # the agent's directory is where the hook stands, not a -C: MEMIDX_ROOT and the user's
         # memory still answer from a project that is no memory
-        config = load_config(standing=Path(cwd) if cwd and Path(cwd).is_dir() else None)
+        standing = Path(cwd) if cwd and Path(cwd).is_dir() else None
+        config = load_config(directory, standing=standing)
         holder["config"] = config
         holder["output"] = found.handle(HookCall(agent, event, payload, config, deadline))
     except BaseException as exc:  # noqa: BLE001  # fail open: every error is traced, none raised

@@ -15,7 +15,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     if args.action == "hook":  # reached past the fast path only by a spelling like -CDIR
         from memidx.agents.runner import run_hook_arguments
 
-        return run_hook_arguments([a for a in (args.agent, args.event) if a])
+        arguments = [a for a in (args.agent, args.event) if a]
+        return run_hook_arguments(arguments, Path(args.directory) if args.directory else None)
     if args.action == "serve":
         from memidx.agents.recall_server import serve
 

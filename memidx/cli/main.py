@@ -213,7 +213,7 @@ def _fast_path(argv: Sequence[str]) -> int | None:
     if agent_hook is not None:  # an agent's hook: fails open, never a usage error
         from memidx.agents.runner import run_hook_arguments
 
-        return run_hook_arguments(agent_hook)
+        return run_hook_arguments(*agent_hook)
     hook = _hook_call(argv)
     if hook is not None:  # the git hooks' path: no argparse, nothing but what syncing needs
         from memidx.githooks.hook import run_hook
@@ -222,13 +222,15 @@ def _fast_path(argv: Sequence[str]) -> int | None:
     return None
 
 
-def _agent_hook_call(argv: Sequence[str]) -> list[str] | None:
-    """The arguments after `[-C DIR] agent hook`, whatever they are: what an agent runs must
-    never meet argparse, whose usage error (exit 2) some agents take for a blocking one."""
+def _agent_hook_call(argv: Sequence[str]) -> tuple[list[str], Path | None] | None:
+    """The arguments after `[-C DIR] agent hook`, whatever they are, and DIR: what an agent
+    runs must never meet argparse, whose usage error (exit 2) some agents take for a blocking
+    one."""
     rest = list(argv)
+    directory = None
     if len(rest) >= 2 and rest[0] == "-C":
-        rest = rest[2:]
-    return rest[2:] if rest[:2] == ["agent", "hook"] else None
+        directory, rest = Path(rest[1]), rest[2:]
+    return (rest[2:], directory) if rest[:2] == ["agent", "hook"] else None
 
 
 # The parser names a handler `group:function`; each group's module is imported only when it runs.

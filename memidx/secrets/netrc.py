@@ -22,9 +22,9 @@ TOKEN = re.compile(r"\S+")
 PAIRS = frozenset({"machine", "login", "password", "account", "port"})  # keyword, value
 KEYWORDS = PAIRS | {"default", "macdef"}
 MAX_TOKENS = 60  # at most this many tokens read from one start: a long run stays linear
-# A host as netrc names it: a name, an address, optionally with its port; quotes of a pasted
-# command around the entry are allowed.
-HOST = re.compile(r"[\"'`]?[A-Za-z0-9][\w.-]*(?::\d+)?")
+# A host as netrc names it: a name, an address, optionally with its port; quoted (curl and
+# Python's netrc read `machine "h.example.com"`), or after the quote of a pasted command.
+HOST = re.compile(r"[\"'`]?[A-Za-z0-9][\w.-]*(?::\d+)?[\"'`]?")
 # A host a sentence would not name: with a dot (a domain, an address), a port, or localhost.
 CLEAR_HOST = re.compile(r"[\"'`]?(?:[\w-]+[.:].*|localhost[\"'`]?)")
 SHOUTED = re.compile(r"[A-Z]+(?:_[A-Z]+)*")  # `TOKEN`, `API_KEY`: a placeholder, as HOST is

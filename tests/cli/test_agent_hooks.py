@@ -230,3 +230,43 @@ def test_precompact_archives_a_transcript_over_a_records_size_in_parts(tmp_path:
     filed = repo.memidx("search", "--json", "--kind", "turn", "--mode", "bm25", "Rotated").json()
     record = json.loads(repo.memidx("show", "--json", filed["hits"][0]["ref"]).out)
     assert record["summary_of"] == latest[0]["meta"]["id"]
+
+
+def test_agent_hook_files_into_the_memory_minus_c_names(tmp_path: Path) -> None:
+    """`-C DIR` names the memory for every command: the hook ignored it and filed into the
+    memory MEMIDX_ROOT (or the agent's folder, or the user's) named instead."""
+    repo, other = memory(tmp_path / "c"), memory(tmp_path / "root")
+    path = transcript(tmp_path, *FIRST)
+    for spelled in (["-C", str(repo.root)], [f"-C{repo.root}"]):  # fast path, then argparse
+        done = subprocess.run(
+            [str(MEMIDX_BIN), *spelled, "agent", "hook", "claude-code", "Stop"],
+            input=json.dumps(stop(path, "Set memory=6GB in .wslconfig.")),
+            cwd=tmp_path,
+            env=clean_env(MEMIDX_ROOT=str(other.root), MEMIDX_HOOK_EMBED="0"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+    assert (len(turns(repo)), turns(other)) == (1, [])
+
+
+def test_agent_hook_fails_open_when_minus_c_names_no_folder(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    missing = tmp_path / "no-such-folder"
+
+    done = subprocess.run(
+        [str(MEMIDX_BIN), "-C", str(missing), "agent", "hook", "claude-code", "Stop"],
+        input="{}",
+        cwd=tmp_path,
+        env=clean_env(MEMIDX_ROOT=str(repo.root)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not missing.exists()

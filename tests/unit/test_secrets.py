@@ -284,6 +284,8 @@ NETRC = "Zq8vX2m1kT"  # a fake password, assembled nowhere else
         (f"machine nas login bob password {NETRC}", [NETRC]),  # a one-word host, a real one
         ("machine 10.0.0.7 login root password hunter22", ["hunter22"]),
         ("machine build.internal login deploy password rotated", ["rotated"]),
+        (f'machine "api.example.com" login "bob" password "{NETRC}"', [NETRC]),  # quoted
+        (f"machine 'nas' login bob password {NETRC}", [NETRC]),
     ],
 )
 def test_a_netrc_entrys_password_is_a_secret(text: str, passwords: list[str]) -> None:
