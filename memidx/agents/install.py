@@ -135,6 +135,13 @@ def describe(outcomes: list[Outcome], *, remove: bool, dry_run: bool) -> list[st
     return lines
 
 
+def unreadable(path: Path, exc: Exception) -> str:
+    """Status's remark on a file it could not read; the line names the file already, so a
+    reason that begins with it drops it."""
+    reason = str(exc)
+    return f"unreadable: {reason.removeprefix(f'{path}: ')}"
+
+
 def states(files: list[ConfigFile]) -> list[tuple[Path, list[str]]]:
     """(file, what of memidx's it holds) for each file."""
     found: list[tuple[Path, list[str]]] = []
@@ -142,5 +149,5 @@ def states(files: list[ConfigFile]) -> list[tuple[Path, list[str]]]:
         try:
             found.append((one.path, one.installed(read_json(one.path))))
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
-            found.append((one.path, [f"unreadable: {exc}"]))
+            found.append((one.path, [unreadable(one.path, exc)]))
     return found

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from memidx.agents.config_text import read_config
-from memidx.agents.install import ConfigFile, Outcome, carry_out_all, plan, states
+from memidx.agents.install import ConfigFile, Outcome, carry_out_all, plan, states, unreadable
 from memidx.agents.text_install import TextFile, plan_text
 
 AnyFile = ConfigFile | TextFile
@@ -51,5 +51,5 @@ def states_all(files: list[AnyFile]) -> list[tuple[Path, list[str]]]:
         try:
             found.append((one.path, one.installed(read_config(one.path))))
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
-            found.append((one.path, [f"unreadable: {exc}"]))
+            found.append((one.path, [unreadable(one.path, exc)]))
     return found

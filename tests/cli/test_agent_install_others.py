@@ -288,4 +288,5 @@ def test_status_names_a_broken_codex_or_cursor_file_in_one_remark(
 
     remarks = [line for line in status.splitlines() if reason in line]
     assert len(remarks) == 1 and remarks[0].startswith(f"{agent} (project) {path}: unreadable:")
+    assert remarks[0].count(str(path)) == 1  # the line names the file once
     assert (install.code, path.read_text()) == (1, text)
