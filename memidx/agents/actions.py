@@ -53,8 +53,10 @@ def session_start(config: Config, where: Where) -> str:
     answers, for the first prompt follows; a background embed killed mid-run is restarted."""
     from memidx.agents.digest import digest
 
-    if config.index_path.exists() and recall_server.ask(config, {"prompt": ""}, 0.2) is None:
-        recall_server.start(config)
+    if config.index_path.exists():
+        answer = recall_server.ask(config, {"prompt": ""}, 0.2)
+        if answer is None or "error" in answer:  # none, or one of another configuration
+            recall_server.start(config)
     restart_cut_off_embed(config)
     if where.session == NO_SESSION:
         return digest(config, where.project)
