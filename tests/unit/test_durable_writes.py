@@ -152,3 +152,57 @@ def test_an_embed_writes_its_matrix_as_the_fsync_setting_says(
     folder = Path(f"{config.index_path}-vectors")
     assert (folder in synced) is fsync
     assert any(p.parent == folder and p.name.endswith(".partial") for p in synced) is fsync
+
+
+def _draft_or(path: Path) -> Path | str:
+    """A temporary file synced before its rename, by the name it becomes; else the path."""
+    mine = f".{os.getpid()}."
+    if not path.name.startswith(".") or mine not in path.name:
+        return path
+    return f"draft of {path.name[1:].partition(mine)[0]}"
+
+
+def test_an_agent_config_write_syncs_its_backup_its_bytes_and_its_folder(
+    tmp_path: Path, synced: list[Path]
+) -> None:
+    from memidx.agents.config_text import write_config
+
+    settings = tmp_path / ".claude" / "settings.json"
+    assert write_config(settings, "{}\n") is None  # a new file: nothing to back up
+    seen = [_draft_or(p) for p in synced if p.is_relative_to(tmp_path)]  # not the state's
+    assert seen == [tmp_path, "draft of settings.json", settings.parent]  # the new folder first
+    synced.clear()
+    backup = write_config(settings, '{"hooks": {}}\n')
+    assert backup is not None and backup.read_text() == "{}\n"
+    seen = [_draft_or(p) for p in synced]
+    assert seen[-4:] == [
+        f"draft of {backup.name}", backup.parent, "draft of settings.json", settings.parent
+    ]  # the backup is on disk before the file it keeps is replaced
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+
+
+def test_git_hooks_install_and_uninstall_sync_the_hooks_folder(
+    repo: NotesRepo, synced: list[Path]
+) -> None:
+    from memidx.githooks.install import hooks_dir, install, uninstall
+
+    folder = hooks_dir(repo.root)
+    install(repo.root)
+    seen = [_draft_or(p) for p in synced if p.is_relative_to(folder)]
+    assert seen[:2] == ["draft of pre-commit", folder]
+    assert seen.count(folder) == len(seen) // 2  # each shim's draft, then its new name
+    synced.clear()
+    uninstall(repo.root)
+    assert synced and set(synced) == {folder}  # the names removed are gone for good
+
+
+@pytest.mark.parametrize("fsync", [True, False])
+def test_the_haystacks_gitattributes_is_synced_as_the_setting_says(
+    tmp_path: Path, synced: list[Path], fsync: bool
+) -> None:
+    from memidx.haystack.writer import GITATTRIBUTES, describe_folder
+
+    describe_folder(tmp_path, durable=fsync)
+    assert (tmp_path / ".gitattributes").read_text() == GITATTRIBUTES
+    seen = [_draft_or(p) for p in synced]
+    assert seen == (["draft of .gitattributes", tmp_path] if fsync else [])
