@@ -12,6 +12,11 @@ from pathlib import Path
 
 from memidx.portable import process_alive, sync_folder
 
+TYPE_CHECKING = False  # not typing's: agents' hooks import this module (memidx/portable.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import BinaryIO
+
 
 def draft_path(path: Path, kind: str) -> Path:
     """Where this process writes `path`'s new bytes before renaming them over it."""
@@ -48,14 +53,26 @@ def replace_durably(
     path: Path, data: bytes, kind: str, *, durable: bool = True, mode: int | None = None
 ) -> None:
     """Write `data` to a draft of `path` (with permissions `mode` when given) and rename it
-    over `path`; `durable` (the fsync setting): the draft is synced before the rename and the
-    folder after it, so a power loss leaves the old file or the new one, whole. A killed
-    writer's draft is removed first; a write that fails (a full disk) removes its own."""
+    over `path`, as replace_through does; a killed writer's draft is removed first."""
     remove_dead_drafts(path, kind)
-    draft = draft_path(path, kind)
+    replace_through(path, draft_path(path, kind), lambda out: out.write(data), durable=durable,
+                    mode=mode)  # fmt: skip
+
+
+def replace_through(
+    path: Path,
+    draft: Path,
+    write: Callable[[BinaryIO], object],
+    *,
+    durable: bool = True,
+    mode: int | None = None,
+) -> None:
+    """Write `draft` through `write` and rename it over `path`; `durable` (the fsync setting):
+    the draft is synced before the rename and the folder after it, so a power loss leaves the
+    old file or the new one, whole. A write that fails (a full disk) removes its draft."""
     try:
         with draft.open("wb") as out:
-            out.write(data)
+            write(out)
             out.flush()
             if durable:
                 os.fsync(out.fileno())

@@ -18,10 +18,12 @@ import struct
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
 
+from memidx.drafts import replace_through
 from memidx.embed.embedders import decode_matrix
 from memidx.index.store import VectorStore
 from memidx.portable import process_alive, sync_folder
@@ -104,21 +106,14 @@ def write_matrix(path: Path, stamp: Stamp, matrix: Matrix, *, durable: bool = Tr
         sync_folder(path.parent.parent)
     remove_dead_partials(path.parent)
     partial = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.partial")
-    try:
-        with partial.open("wb") as out:
-            out.write(head)
-            out.write(np.ascontiguousarray(matrix.chunk_ids, dtype="<i8").tobytes())
-            out.write(np.ascontiguousarray(matrix.doc_ids, dtype="<i8").tobytes())
-            out.write(np.ascontiguousarray(matrix.vectors, dtype="<f4").tobytes())
-            if durable:
-                out.flush()
-                os.fsync(out.fileno())
-        partial.replace(path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    if durable:
-        sync_folder(path.parent)
+
+    def write(out: BinaryIO) -> None:
+        out.write(head)
+        out.write(np.ascontiguousarray(matrix.chunk_ids, dtype="<i8").tobytes())
+        out.write(np.ascontiguousarray(matrix.doc_ids, dtype="<i8").tobytes())
+        out.write(np.ascontiguousarray(matrix.vectors, dtype="<f4").tobytes())
+
+    replace_through(path, partial, write, durable=durable)
 
 
 def remove_dead_partials(folder: Path) -> list[Path]:

@@ -69,6 +69,18 @@ def _killed_mid_run(config: Config) -> int:
     return child.pid
 
 
+def _counted_starts(monkeypatch: pytest.MonkeyPatch) -> list[Config]:
+    """The background embeds started from now on (recorded, none run)."""
+    started: list[Config] = []
+
+    def start(config: Config) -> list[str]:
+        started.append(config)
+        return []
+
+    monkeypatch.setattr(memidx.memory.head_sync, "start_background_embed", start)
+    return started
+
+
 def _fake_model(monkeypatch: pytest.MonkeyPatch, fake: FakeEmbedder) -> None:
     def loaded(config: Config) -> FakeEmbedder:
         return fake
@@ -128,13 +140,7 @@ def test_a_session_start_spares_a_background_embed_that_still_runs(
     config = _ingested(repo)
     config.state_dir.mkdir(exist_ok=True)
     running_path(config.state_dir).write_text(f"{os.getpid()}\n")  # alive: this process
-    started: list[Config] = []
-
-    def start(config: Config) -> list[str]:
-        started.append(config)
-        return []
-
-    monkeypatch.setattr(memidx.memory.head_sync, "start_background_embed", start)
+    started = _counted_starts(monkeypatch)
 
     with_embed = replace(load_config(repo.root), hook_embed=True)
     session_start(with_embed, Where("claude-code", NO_SESSION, str(repo.root)))
@@ -186,13 +192,7 @@ def test_three_fruitless_cut_off_runs_stop_the_restarts_until_memidx_embed(
     """An embed the OOM killer ends at every start was restarted at every session start for
     ever: after three in a row that embedded nothing, status says so and names the command."""
     config = _ingested(repo)
-    started: list[Config] = []
-
-    def start(config: Config) -> list[str]:
-        started.append(config)
-        return []
-
-    monkeypatch.setattr(memidx.memory.head_sync, "start_background_embed", start)
+    started = _counted_starts(monkeypatch)
     with_embed = replace(load_config(repo.root), hook_embed=True)
     for runs in (1, 2):
         _killed_mid_run(config)

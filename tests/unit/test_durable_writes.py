@@ -176,7 +176,10 @@ def test_an_agent_config_write_syncs_its_backup_its_bytes_and_its_folder(
     assert backup is not None and backup.read_text() == "{}\n"
     seen = [_draft_or(p) for p in synced]
     assert seen[-4:] == [
-        f"draft of {backup.name}", backup.parent, "draft of settings.json", settings.parent
+        f"draft of {backup.name}",
+        backup.parent,
+        "draft of settings.json",
+        settings.parent,
     ]  # the backup is on disk before the file it keeps is replaced
     assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
 
