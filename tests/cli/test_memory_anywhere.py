@@ -89,6 +89,19 @@ def test_c_and_memidx_root_win_over_the_configuration(
     assert status["memory"]["found_by"] == "env"
 
 
+def test_memidx_root_naming_no_folder_fails_and_makes_nothing(
+    mine: NotesRepo, project: Path, tmp_path: Path
+) -> None:
+    """-C refuses a folder that is not there; MEMIDX_ROOT made it, with an empty index."""
+    typo = tmp_path / "mnie"
+    for command in (("ingest",), ("search", "zebra"), ("status",)):
+        run = memidx_in(project, *command, MEMIDX_ROOT=str(typo))
+
+        assert run.code == 1 and "MEMIDX_ROOT" in run.err and str(typo) in run.err, run.err
+        assert len(run.err.splitlines()) == 1 and "Traceback" not in run.err
+    assert not typo.exists()
+
+
 def test_standing_in_another_memory_wins_over_the_configuration(
     mine: NotesRepo, other: NotesRepo
 ) -> None:
