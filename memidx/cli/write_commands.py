@@ -137,7 +137,9 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
 
         return purge(args, config)
     given = [
-        f"--{o.replace('_', '-')}" for o in ("pushed", "branch", "work_tree") if getattr(args, o)
+        f"--{o.replace('_', '-')}"
+        for o in ("pushed", "branch", "work_tree", "json")  # commit prints no JSON
+        if getattr(args, o)
     ]
     if given:  # purge's options: a commit would do what it always does, the option unread
         raise UsageError(f"{given[0]} is an option of `haystack purge`, not of `haystack commit`")
