@@ -183,7 +183,7 @@ def hooks(args: argparse.Namespace, config: Config) -> int:
         raise UsageError(f"{config.root}: not a git repository: there are no git hooks to manage")
     if args.action != "status":
         for line in (install if args.action == "install" else uninstall)(config.root):
-            print(line)
+            print(line, file=sys.stderr if args.json else sys.stdout)  # --json: JSON alone
     found = states(config.root)
     if args.json:
         print(json.dumps({
