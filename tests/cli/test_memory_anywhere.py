@@ -146,6 +146,22 @@ def test_if_unset_keeps_another_memory_and_says_how_to_switch(
     assert f"your memory is now {other.root}" in switched.err and str(mine.root) in switched.err
 
 
+def test_if_unset_replaces_a_recorded_memory_that_is_gone_saying_which(
+    mine: NotesRepo, tmp_path: Path, user_home: Path
+) -> None:
+    """The README: a recorded memory that no longer exists is replaced, saying which it was."""
+    gone = tmp_path / "moved-away"
+    gone.mkdir()
+    record_memory(user_home / ".config" / "memidx" / "config.toml", gone)
+    gone.rmdir()
+
+    run = memidx_in(mine.root, "memory", "use", "--if-unset", ".")
+
+    assert run.code == 0, run.err
+    assert f"your memory is now {mine.root}" in run.err and f"was {gone}" in run.err
+    assert recorded_memory(user_home / ".config" / "memidx" / "config.toml") == mine.root
+
+
 def test_memory_shows_which_memory_answers_and_why(mine: NotesRepo, project: Path) -> None:
     assert memidx_in(project, "memory", "use", str(mine.root)).code == 0
     shown = memidx_in(project, "memory", "show", "--json")
