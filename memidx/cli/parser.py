@@ -11,7 +11,7 @@ from memidx.cli.parser_connect import json_flag as _json_flag
 EXIT_CODES = """exit codes:
   0  success (a search with no hits is a success)
   1  error, drift found, a check failed, or notes skipped because they cannot be indexed
-  2  usage error (bad arguments, an empty query, bad input on stdin)
+  2  usage error (bad arguments, a query without words, bad input on stdin)
   130 interrupted"""
 
 
