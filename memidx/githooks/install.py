@@ -114,6 +114,7 @@ def states(root: Path) -> list[HookState]:
 
 def install(root: Path) -> list[str]:
     """Install memidx's shims (idempotent); returns one line per change made."""
+    _refuse_hooks_path(root)
     done: list[str] = []
     for before in states(root):
         state = before
@@ -144,6 +145,23 @@ def uninstall(root: Path) -> list[str]:
         else:
             done.append(f"{state.stage}: removed memidx's hook")
     return done
+
+
+def _refuse_hooks_path(root: Path) -> None:
+    """MemidxError when `core.hooksPath` points git at a folder of the user's (often shared by
+    every repository, or tracked in this one): memidx would move their hooks aside there and
+    put shims that fail the commits of every repository without hooks/memidx-hook."""
+    configured = _git(root, "config", "--get", "core.hooksPath", check=False).strip()
+    common = _git(root, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    if not configured or hooks_dir(root).resolve() == (Path(common) / "hooks").resolve():
+        return
+    raise MemidxError(
+        f"core.hooksPath is set to {configured}: git runs the hooks there, in a folder memidx "
+        "does not own, so memidx installed none",
+        "run `sh hooks/memidx-hook pre-commit` from your pre-commit hook there and `sh "
+        'hooks/memidx-hook hook STAGE "$@"` from each post-* one memidx serves, or `git '
+        "config --unset core.hooksPath` and run `memidx hooks install` again",
+    )
 
 
 def _state(stage: str, path: Path) -> HookState:
@@ -208,9 +226,9 @@ def _pre_commit_uninstall(root: Path, stage: str) -> str:
     return f"{stage}: removed pre-commit's hook (it stashes unstaged changes at every stage)"
 
 
-def _git(root: Path, *args: str) -> str:
+def _git(root: Path, *args: str, check: bool = True) -> str:
     done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
+    if check and done.returncode != 0:
         raise GitError(
             f"git {' '.join(args)} failed in {root}: {done.stderr.strip()}",
             "run it inside a git repository",

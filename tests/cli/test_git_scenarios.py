@@ -1,0 +1,285 @@
+"""Git as people use it on a memory with memidx's hooks: rebases that stop and are aborted or
+continued, autostash, detached checkouts, reverts, cherry-picks, amends, folder and case-only
+renames, linked work trees, hooks run from a subfolder or with GIT_DIR set. After each the index
+mirrors HEAD (status clean, no ghost or missing note), and git's index, work tree and stash are
+as git left them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.index.store import open_store
+from tests.machines import Machine, clone, hook_env, make_template
+
+
+@pytest.fixture
+def machines(tmp_path: Path) -> tuple[Machine, Machine]:
+    env = hook_env(tmp_path / "pre-commit-home")
+    remote = make_template(tmp_path, env)
+    return clone(remote, tmp_path / "a", env), clone(remote, tmp_path / "b", env)
+
+
+def indexed_notes(machine: Machine) -> set[str]:
+    store, _ = open_store(machine.root / ".memidx" / "index.sqlite", write=False)
+    try:
+        return {str(row[1]) for row in store.document_rows("note")}
+    finally:
+        store.conn.close()
+
+
+def head_notes(machine: Machine) -> set[str]:
+    listed = machine.git("ls-tree", "-r", "--name-only", "HEAD", "--", "notes/")
+    return {ref for ref in listed.splitlines() if ref.endswith(".md")}
+
+
+def in_step(machine: Machine) -> None:
+    """The index mirrors HEAD: status clean, reconcile finds nothing, the same notes."""
+    status = machine.memidx("status")
+    assert status.code == 0, status.out + status.err
+    assert machine.memidx("reconcile").code == 0
+    assert indexed_notes(machine) == head_notes(machine)
+
+
+def found(machine: Machine, word: str) -> list[str]:
+    hits = machine.memidx("search", "--json", "--mode", "bm25", word).json()["hits"]
+    return sorted(h["ref"] for h in hits)
+
+
+def conflict_on_pull(a: Machine, b: Machine) -> str:
+    """A and B both edit notes/shared.md; A pushes; B's own commit is in the way. Returns B's
+    commit before the pull."""
+    a.note("shared.md", "Shared", "base words")
+    a.commit("base")
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--ff-only")
+    a.note("shared.md", "Shared", "alpha words from machine a")
+    a.note("only-a.md", "Only A", "aardvark from machine a")
+    a.commit("a edits")
+    a.git("push", "-q", "origin", "main")
+    b.note("shared.md", "Shared", "bravo words from machine b")
+    b.note("only-b.md", "Only B", "buffalo from machine b")
+    return b.commit("b edits")
+
+
+def test_pull_rebase_stopped_on_a_conflict_then_aborted_is_behind_and_says_so_until_sync(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    before = conflict_on_pull(a, b)
+    pulled = b.run_git("pull", "--rebase")
+    assert pulled.returncode != 0 and "CONFLICT" in pulled.stdout + pulled.stderr
+    done = b.run_git("rebase", "--abort")  # git runs no hook (README)
+    assert done.returncode == 0, done.stderr
+    assert b.git("rev-parse", "HEAD").strip() == before
+    assert "Traceback" not in done.stdout + done.stderr
+    behind = b.memidx("search", "--json", "--mode", "bm25", "aardvark").json()
+    assert "run `memidx sync`" in behind["warnings"][0]  # a ghost is never served silently
+    assert b.memidx("status").code == 1
+    git_state = (b.git("status", "--porcelain=v2"), b.git("stash", "list"))
+    assert b.memidx("sync").code == 0
+    assert (b.git("status", "--porcelain=v2"), b.git("stash", "list")) == git_state
+    in_step(b)
+    assert found(b, "buffalo") == ["notes/only-b.md"]
+    assert found(b, "aardvark") == []
+
+
+def test_pull_rebase_stopped_on_a_conflict_then_continued_indexes_the_resolution(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    conflict_on_pull(a, b)
+    pulled = b.run_git("pull", "--rebase")
+    assert pulled.returncode != 0
+    b.note("shared.md", "Shared", "resolved: alpha and bravo together")
+    b.git("add", "notes/shared.md")
+    done = b.run_git("-c", "core.editor=true", "rebase", "--continue")
+    assert done.returncode == 0, done.stdout + done.stderr
+    in_step(b)
+    assert found(b, "together") == ["notes/shared.md"]
+    assert found(b, "aardvark") == ["notes/only-a.md"]
+    assert found(b, "buffalo") == ["notes/only-b.md"]
+
+
+def test_pull_with_autostash_keeps_the_dirty_note_and_indexes_what_came(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    a.note("from-a.md", "From A", "pangolin from machine a")
+    a.commit("a")
+    a.git("push", "-q", "origin", "main")
+    b.note("mine.md", "Mine", "committed by b")
+    b.commit("b")
+    dirty = b.note("mine.md", "Mine", "an edit b has not committed yet: quokka")
+    stashes = b.git("stash", "list")
+    done = b.run_git("-c", "rebase.autoStash=true", "pull", "--rebase")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "quokka" in (b.root / dirty).read_text()
+    assert b.git("stash", "list") == stashes
+    in_step(b)
+    assert found(b, "pangolin") == ["notes/from-a.md"]
+    assert found(b, "quokka") == []  # uncommitted: not in the index
+
+
+def test_memidx_while_a_rebase_is_stopped_changes_nothing_of_git_s(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    conflict_on_pull(a, b)
+    assert b.run_git("pull", "--rebase").returncode != 0
+    head = b.git("rev-parse", "HEAD").strip()
+    status_before = b.git("status", "--porcelain=v2")
+    worked = b.memidx_process("remember", "--title", "Mid rebase", stdin="Okapi facts.\n")
+    shared = b.memidx_process("share")
+    synced = b.memidx("sync")
+    for run in (worked, shared, synced):
+        assert "Traceback" not in run.err, run.err
+    assert b.git("rev-parse", "HEAD").strip() == head
+    assert b.git("status", "--porcelain=v2") == status_before or worked.code == 0
+    b.note("shared.md", "Shared", "resolved")
+    b.git("add", "notes/shared.md")
+    done = b.run_git("-c", "core.editor=true", "rebase", "--continue")
+    assert done.returncode == 0, done.stdout + done.stderr
+    in_step(b)
+
+
+def test_detached_checkout_switch_back_revert_cherry_pick_and_reset(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    a.note("one.md", "One", "walrus one")
+    first = a.commit("one")
+    a.note("two.md", "Two", "narwhal two")
+    a.commit("two")
+    a.note("three.md", "Three", "beluga three")
+    a.commit("three")
+    a.git("checkout", "-q", first)
+    in_step(a)
+    assert found(a, "narwhal") == []
+    a.git("switch", "-q", "-")
+    in_step(a)
+    assert found(a, "beluga") == ["notes/three.md"]
+    a.git("revert", "--no-edit", "HEAD~1")
+    in_step(a)
+    assert found(a, "narwhal") == []
+    a.git("checkout", "-q", "-b", "side", first)
+    a.git("cherry-pick", "main~1")  # three
+    in_step(a)
+    assert found(a, "beluga") == ["notes/three.md"]
+    a.git("checkout", "-q", "main")
+    a.git("reset", "-q", "--hard", "HEAD~2")
+    assert a.memidx("sync").code == 0
+    in_step(a)
+
+
+def test_amend_renaming_a_note_folder_move_and_case_only_rename(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    a.note("tips/x.md", "X", "ocelot x")
+    a.note("tips/y.md", "Y", "margay y")
+    a.commit("tips")
+    a.git("mv", "notes/tips/x.md", "notes/tips/renamed.md")
+    a.git("commit", "-q", "--amend", "--no-edit")
+    in_step(a)
+    assert found(a, "ocelot") == ["notes/tips/renamed.md"]
+    a.git("mv", "notes/tips", "notes/hints")
+    a.git("commit", "-q", "-m", "move the folder")
+    in_step(a)
+    assert found(a, "margay") == ["notes/hints/y.md"]
+    a.git("mv", "notes/hints/y.md", "notes/hints/Y.md")
+    a.git("commit", "-q", "-m", "case only")
+    in_step(a)
+    assert found(a, "margay") == ["notes/hints/Y.md"]
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--ff-only")
+    in_step(b)
+    assert found(b, "margay") == ["notes/hints/Y.md"]
+
+
+def test_hooks_in_a_linked_work_tree_keep_its_own_index(
+    machines: tuple[Machine, Machine], tmp_path: Path
+) -> None:
+    a, _ = machines
+    worktree = tmp_path / "wt"
+    done = a.run_git("worktree", "add", "-q", str(worktree), "-b", "wt")
+    assert done.returncode == 0, done.stderr
+    wt = Machine(worktree, a.env)
+    wt.note("wt.md", "Worktree", "tapir in the worktree")
+    wt.commit("in the worktree")
+    in_step(wt)
+    assert found(wt, "tapir") == ["notes/wt.md"]
+    in_step(a)
+    assert found(a, "tapir") == []
+
+
+def test_hooks_run_from_a_subfolder_and_with_git_dir_set(
+    machines: tuple[Machine, Machine], tmp_path: Path
+) -> None:
+    import subprocess
+
+    a, _ = machines
+    a.note("sub/deep.md", "Deep", "axolotl deep")
+    a.git("add", "-A")
+    sub = a.root / "notes" / "sub"
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", "from a subfolder"],
+        cwd=sub,
+        env=a.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    in_step(a)
+    a.note("sub/env.md", "Env", "capybara env")
+    a.git("add", "-A")
+    env = {**a.env, "GIT_DIR": str(a.root / ".git"), "GIT_WORK_TREE": str(a.root)}
+    done = subprocess.run(
+        ["git", "commit", "-q", "-m", "with GIT_DIR"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    in_step(a)
+    assert found(a, "capybara") == ["notes/sub/env.md"]
+
+
+def test_install_refuses_a_users_core_hooks_path_and_leaves_their_hooks(
+    machines: tuple[Machine, Machine], tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    a, _ = machines
+    theirs = tmp_path / "my-hooks"  # a folder every repository of theirs shares
+    theirs.mkdir()
+    (theirs / "post-commit").write_text("#!/bin/sh\necho their post-commit\n")
+    (theirs / "post-commit").chmod(0o755)
+    before = {p.name: p.read_bytes() for p in theirs.iterdir()}
+    a.git("config", "core.hooksPath", str(theirs))
+    done = subprocess.run(
+        [sys.executable, "-m", "memidx", "-C", str(a.root), "hooks", "install"],
+        env=a.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"core.hooksPath is set to {theirs}" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert {p.name: p.read_bytes() for p in theirs.iterdir()} == before
+    # the folder git uses by default, named in core.hooksPath, is memidx's to install into
+    a.git("config", "core.hooksPath", ".git/hooks")
+    again = subprocess.run(
+        [sys.executable, "-m", "memidx", "-C", str(a.root), "hooks", "install"],
+        env=a.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
