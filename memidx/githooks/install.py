@@ -45,9 +45,11 @@ SHIM = """#!/bin/sh
 # that was here before memidx ({stage}{chained}), if there is one.
 if [ -f hooks/memidx-hook ]; then
   sh hooks/memidx-hook hook {stage} "$@" </dev/null
-else
-  printf 'memidx: %s: no hooks/memidx-hook in %s: index not updated (run make reconcile)\\n' \\
-    {stage} "$PWD" >&2
+else # a checkout of a commit without it (an orphan branch): a trace for status and the checks
+  said="no hooks/memidx-hook in $PWD: index not updated"
+  printf 'memidx: %s: %s (run make reconcile)\\n' {stage} "$said" >&2
+  mkdir -p .memidx 2>/dev/null && printf '%s\\t%s\\t%s\\n' \\
+    "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said" >>.memidx/hook-error.log
 fi
 previous="$0{chained}"
 if [ -x "$previous" ]; then

@@ -128,20 +128,126 @@ def test_memidx_while_a_rebase_is_stopped_changes_nothing_of_git_s(
     a, b = machines
     conflict_on_pull(a, b)
     assert b.run_git("pull", "--rebase").returncode != 0
-    head = b.git("rev-parse", "HEAD").strip()
-    status_before = b.git("status", "--porcelain=v2")
-    worked = b.memidx_process("remember", "--title", "Mid rebase", stdin="Okapi facts.\n")
+    git_state = (b.git("rev-parse", "HEAD"), b.git("status", "--porcelain=v2"))
+    remembered = b.memidx_process("remember", "--title", "Mid rebase", stdin="Okapi facts.\n")
     shared = b.memidx_process("share")
-    synced = b.memidx("sync")
-    for run in (worked, shared, synced):
-        assert "Traceback" not in run.err, run.err
-    assert b.git("rev-parse", "HEAD").strip() == head
-    assert b.git("status", "--porcelain=v2") == status_before or worked.code == 0
+    forgot = b.memidx_process("forget", "notes/only-a.md")
+    for run in (remembered, shared, forgot):
+        assert run.code == 1 and "a rebase is in progress" in run.err, run.err
+        assert "Traceback" not in run.err
+    assert b.memidx("sync").code == 0
+    in_step(b)  # at the commit the rebase stopped on
+    assert (b.git("rev-parse", "HEAD"), b.git("status", "--porcelain=v2")) == git_state
+    assert b.git("stash", "list") == ""
     b.note("shared.md", "Shared", "resolved")
     b.git("add", "notes/shared.md")
     done = b.run_git("-c", "core.editor=true", "rebase", "--continue")
     assert done.returncode == 0, done.stdout + done.stderr
     in_step(b)
+
+
+def test_a_rebase_stopping_twice_follows_each_commit_and_its_end(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    conflict_on_pull(a, b)
+    b.note("shared.md", "Shared", "bravo again, second edit from machine b")
+    b.note("second-b.md", "Second B", "bison from machine b")
+    b.commit("b edits again")
+    assert b.run_git("pull", "--rebase").returncode != 0
+    b.note("shared.md", "Shared", "first resolution")
+    b.git("add", "notes/shared.md")
+    again = b.run_git("-c", "core.editor=true", "rebase", "--continue")
+    assert again.returncode != 0 and "CONFLICT" in again.stdout + again.stderr
+    b.note("shared.md", "Shared", "second resolution: wombat")
+    b.git("add", "notes/shared.md")
+    done = b.run_git("-c", "core.editor=true", "rebase", "--continue")
+    assert done.returncode == 0, done.stdout + done.stderr
+    in_step(b)
+    assert found(b, "wombat") == ["notes/shared.md"]
+    assert found(b, "bison") == ["notes/second-b.md"]
+
+
+def test_an_interactive_rebase_that_drops_a_commit_drops_its_note(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    a.note("kept.md", "Kept", "heron kept")
+    base = a.commit("kept")
+    a.note("dropped.md", "Dropped", "egret dropped")
+    a.commit("to drop")
+    a.note("later.md", "Later", "ibis later")
+    a.commit("later")
+    a.env = {**a.env, "GIT_SEQUENCE_EDITOR": "sed -i -e '1s/^pick/drop/'"}
+    a.git("rebase", "-q", "-i", base)
+    in_step(a)
+    assert found(a, "egret") == []
+    assert found(a, "ibis") == ["notes/later.md"]
+
+
+def test_an_orphan_branch_is_never_answered_from_silently_and_switching_back_mends_it(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    a.note("main.md", "Main", "jackal on main")
+    a.commit("main note")
+    switched = a.run_git("switch", "--orphan", "fresh")  # empties the work tree, hooks/ too
+    assert switched.returncode == 0 and "no hooks/memidx-hook" in switched.stderr
+    search = a.memidx("search", "--json", "--mode", "bm25", "jackal").json()
+    assert "HEAD is branch fresh, which has no commit yet" in search["warnings"][0], search
+    status = a.memidx("status")
+    assert status.code == 1 and "post-checkout: no hooks/memidx-hook in" in status.out
+    a.git("switch", "-q", "main")
+    in_step(a)
+    assert found(a, "jackal") == ["notes/main.md"]
+
+
+def test_a_soft_reset_then_a_commit_follows_the_new_head(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, _ = machines
+    a.note("one.md", "One", "lemur one")
+    a.commit("one")
+    a.note("two.md", "Two", "loris two")
+    a.commit("two")
+    a.git("reset", "-q", "--soft", "HEAD~2")  # no hook: the drift check blocks (README)
+    (a.root / "notes" / "one.md").unlink()
+    a.git("add", "-A")
+    blocked = a.run_git("commit", "-q", "-m", "squashed, one dropped")
+    assert blocked.returncode != 0 and "make reconcile" in blocked.stdout + blocked.stderr
+    staged = a.git("diff", "--cached", "--name-status")
+    assert a.memidx("sync").code == 0
+    assert a.git("diff", "--cached", "--name-status") == staged
+    a.git("commit", "-q", "-m", "squashed, one dropped")
+    in_step(a)
+    assert found(a, "lemur") == [] and found(a, "loris") == ["notes/two.md"]
+
+
+def test_a_shallow_clone_indexes_and_follows_pulls(
+    machines: tuple[Machine, Machine], tmp_path: Path
+) -> None:
+    from tests.machines import install_hooks
+
+    a, _ = machines
+    for n in range(3):
+        a.note(f"deep-{n}.md", f"Deep {n}", f"history {n} gazelle")
+        a.commit(f"deep {n}")
+    a.git("push", "-q", "origin", "main")
+    remote = a.git("remote", "get-url", "origin").strip()
+    a.git("clone", "-q", "--depth", "1", f"file://{remote}", str(tmp_path / "shallow"))
+    shallow = Machine(tmp_path / "shallow", a.env)
+    install_hooks(shallow.root, a.env)
+    done = shallow.memidx("ingest")
+    assert done.code == 0, done.err
+    in_step(shallow)
+    a.note("deep-new.md", "Deep new", "impala arrives")
+    a.commit("new")
+    a.git("push", "-q", "origin", "main")
+    pulled = shallow.run_git("pull", "-q", "--ff-only")
+    assert pulled.returncode == 0 and "could not update" not in pulled.stdout + pulled.stderr
+    in_step(shallow)
+    assert found(shallow, "impala") == ["notes/deep-new.md"]
+    assert found(shallow, "gazelle") == [f"notes/deep-{n}.md" for n in range(3)]
 
 
 def test_detached_checkout_switch_back_revert_cherry_pick_and_reset(
