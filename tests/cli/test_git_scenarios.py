@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memidx.index.store import open_store
+from tests.helpers import NotesRepo
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -42,7 +43,7 @@ def in_step(machine: Machine) -> None:
     assert indexed_notes(machine) == head_notes(machine)
 
 
-def found(machine: Machine, word: str) -> list[str]:
+def found(machine: NotesRepo, word: str) -> list[str]:
     hits = machine.memidx("search", "--json", "--mode", "bm25", word).json()["hits"]
     return sorted(h["ref"] for h in hits)
 
@@ -339,6 +340,16 @@ def test_hooks_run_from_a_subfolder_and_with_git_dir_set(
     )
     assert done.returncode == 0, done.stdout + done.stderr
     in_step(a)
+    a.note("sub/deep.md", "Deep", "axolotl deeper, committed by path")
+    a.note("sub/other.md", "Other", "left uncommitted by the partial commit")
+    for commit in (["commit", "-q", "-m", "by path", "--", "deep.md"], ["commit", "-qam", "all"]):
+        a.note("sub/deep.md", "Deep", f"axolotl {commit[-1]}")
+        done = subprocess.run(
+            ["git", *commit], cwd=sub, env=a.env, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        in_step(a)
+        assert "other.md" in a.git("status", "--porcelain")
     a.note("sub/env.md", "Env", "capybara env")
     a.git("add", "-A")
     env = {**a.env, "GIT_DIR": str(a.root / ".git"), "GIT_WORK_TREE": str(a.root)}
@@ -389,3 +400,22 @@ def test_install_refuses_a_users_core_hooks_path_and_leaves_their_hooks(
         check=False,
     )
     assert again.returncode == 0, again.stderr
+
+
+def test_forget_killed_as_its_commit_lands_is_behind_and_says_so_until_sync(
+    repo: NotesRepo,
+) -> None:
+    repo.note("keep.md", "Keep", "kept words")
+    repo.note("secret.md", "Secret", "the serval note to forget")
+    repo.commit("two notes")
+    assert repo.memidx("ingest").code == 0
+
+    repo.memidx_killed_as_head_moves("forget", "notes/secret.md")
+
+    assert repo.git("log", "-1", "--format=%s").strip() == "memidx forget: notes/secret.md"
+    assert repo.git("status", "--porcelain").strip() == ""  # the work tree follows the commit
+    behind = repo.memidx("search", "--json", "--mode", "bm25", "serval").json()
+    assert behind["count"] == 0 or "run `memidx sync`" in behind["warnings"][0], behind
+    assert repo.memidx("sync").code == 0
+    assert found(repo, "serval") == [] and found(repo, "kept") == ["notes/keep.md"]
+    assert repo.memidx("status").code == 0
