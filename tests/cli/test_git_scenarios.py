@@ -419,3 +419,27 @@ def test_forget_killed_as_its_commit_lands_is_behind_and_says_so_until_sync(
     assert repo.memidx("sync").code == 0
     assert found(repo, "serval") == [] and found(repo, "kept") == ["notes/keep.md"]
     assert repo.memidx("status").code == 0
+
+
+def test_a_force_pushed_history_whose_indexed_commit_git_pruned_is_followed(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    a.note("gone.md", "Gone", "civet in a commit the remote loses")
+    a.commit("to be rewritten")
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--ff-only")
+    assert found(b, "civet") == ["notes/gone.md"]
+    a.git("reset", "-q", "--hard", "HEAD~1")
+    assert a.memidx("sync").code == 0  # git reset runs no hook
+    a.note("instead.md", "Instead", "genet in the rewritten history")
+    a.commit("rewritten")
+    a.git("push", "-q", "--force", "origin", "main")
+    b.git("fetch", "-q")
+    b.git("reset", "-q", "--hard", "origin/main")  # no hook
+    b.git("reflog", "expire", "--expire=now", "--all")
+    b.git("gc", "-q", "--prune=now")  # the indexed commit is gone from the clone
+    done = b.run_git("checkout", "-q", "-b", "after")
+    assert done.returncode == 0 and "could not update" not in done.stdout + done.stderr, done
+    in_step(b)
+    assert found(b, "civet") == [] and found(b, "genet") == ["notes/instead.md"]
