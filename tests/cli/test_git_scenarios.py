@@ -443,3 +443,86 @@ def test_a_force_pushed_history_whose_indexed_commit_git_pruned_is_followed(
     assert done.returncode == 0 and "could not update" not in done.stdout + done.stderr, done
     in_step(b)
     assert found(b, "civet") == [] and found(b, "genet") == ["notes/instead.md"]
+
+
+def killed_while_git_runs(repo: NotesRepo, subcommand: str, *args: str) -> None:
+    """Run `memidx ARGS` with a git that stops at SUBCOMMAND, and `kill -9` memidx and its git
+    there (power lost mid-command)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from tests.helpers import MEMIDX_BIN, clean_env
+
+    real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True)
+    marker, wrappers = repo.root / ".git" / "stopped-here", repo.root.parent / "slow-git"
+    wrappers.mkdir(exist_ok=True)
+    (wrappers / "git").write_text(
+        f'#!/bin/sh\nfor a; do [ "$a" = {subcommand} ] && echo $$ >{marker} && sleep 60; done\n'
+        f'exec {real.stdout.strip()} "$@"\n'
+    )
+    (wrappers / "git").chmod(0o755)
+    env = clean_env(MEMIDX_ROOT=str(repo.root))
+    env["PATH"] = f"{wrappers}:{env['PATH']}"
+    run = subprocess.Popen(
+        [str(MEMIDX_BIN), *args], cwd=repo.root, env=env, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not marker.exists() and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    while marker.exists() and not marker.read_text() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert marker.exists(), f"memidx never ran git {subcommand}"
+    # the git that stopped may run in a session of its own (memidx.git.publish): it goes too
+    for group in {run.pid, os.getpgid(int(marker.read_text()))}:
+        os.killpg(group, signal.SIGKILL)
+    run.wait(timeout=10)
+
+
+@pytest.mark.parametrize("stage", ["write-tree", "commit-tree"])
+def test_forget_killed_before_its_commit_leaves_head_and_git_s_index_and_is_done_again(
+    repo: NotesRepo, stage: str
+) -> None:
+    repo.note("keep.md", "Keep", "kept words")
+    repo.note("secret.md", "Secret", "the serval note to forget")
+    head = repo.commit("two notes")
+    assert repo.memidx("ingest").code == 0
+    staged = repo.git("diff", "--cached", "--name-status")
+
+    killed_while_git_runs(repo, stage, "forget", "notes/secret.md")
+
+    assert repo.git("rev-parse", "HEAD").strip() == head
+    assert repo.git("diff", "--cached", "--name-status") == staged
+    status = repo.memidx("status")  # the deleted file is named, as git status names it
+    assert "notes/secret.md" in status.out and "Traceback" not in status.out + status.err
+    again = repo.memidx_process("forget", "notes/secret.md")
+    assert again.code == 0, again.err
+    assert repo.git("status", "--porcelain").strip() == ""
+    assert found(repo, "serval") == [] and found(repo, "kept") == ["notes/keep.md"]
+    assert repo.memidx("status").code == 0
+
+
+@pytest.mark.parametrize("stage", ["commit-tree", "update-ref"])
+def test_purge_killed_while_it_rebuilds_commits_changes_nothing_and_is_done_again(
+    repo: NotesRepo, stage: str
+) -> None:
+    from tests.cli.test_purge_race import SECRET, forgotten_turn, in_history, segments
+
+    repo.note("keep.md", "Keep", "kept words")
+    repo.commit("a note")
+    assert repo.memidx("ingest").code == 0
+    forgotten_turn(repo)
+    head, before = repo.git("rev-parse", "HEAD").strip(), segments(repo)
+    staged = repo.git("diff", "--cached", "--name-status")
+
+    killed_while_git_runs(repo, stage, "haystack", "purge")
+
+    assert repo.git("rev-parse", "HEAD").strip() == head and segments(repo) == before
+    assert repo.git("diff", "--cached", "--name-status") == staged
+    assert in_history(repo)  # nothing purged yet: the next purge must find it all
+    again = repo.memidx_process("haystack", "purge")
+    assert again.code == 0, again.err
+    assert SECRET not in segments(repo) and not in_history(repo)
+    assert repo.memidx("status").code == 0
