@@ -449,18 +449,20 @@ def killed_while_git_runs(repo: NotesRepo, subcommand: str, *args: str) -> None:
     """Run `memidx ARGS` with a git that stops at SUBCOMMAND, and `kill -9` memidx and its git
     there (power lost mid-command)."""
     import os
+    import shutil
     import signal
     import subprocess
     import time
 
     from tests.helpers import MEMIDX_BIN, clean_env
 
-    real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True)
+    real = shutil.which("git")
+    assert real is not None
     marker, wrappers = repo.root / ".git" / "stopped-here", repo.root.parent / "slow-git"
     wrappers.mkdir(exist_ok=True)
     (wrappers / "git").write_text(
         f'#!/bin/sh\nfor a; do [ "$a" = {subcommand} ] && echo $$ >{marker} && sleep 60; done\n'
-        f'exec {real.stdout.strip()} "$@"\n'
+        f'exec {real} "$@"\n'
     )
     (wrappers / "git").chmod(0o755)
     env = clean_env(MEMIDX_ROOT=str(repo.root))
