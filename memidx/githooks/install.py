@@ -65,8 +65,8 @@ CHECKS_SHIM = """#!/bin/sh
 if [ -f hooks/memidx-hook ]; then
   sh hooks/memidx-hook pre-commit "$@" </dev/null || exit $?
 else
-  printf 'memidx: %s: no hooks/memidx-hook in %s: the checks cannot run (run make hooks)\\n' \\
-    {stage} "$PWD" >&2
+  printf 'memidx: %s: no hooks/memidx-hook in %s: the checks cannot run %s\\n' {stage} "$PWD" \\
+    '(check out a commit that has it, or commit with --no-verify to skip the checks)' >&2
   exit 1
 fi
 previous="$0{chained}"
@@ -136,7 +136,12 @@ def install(root: Path) -> list[str]:
 def uninstall(root: Path) -> list[str]:
     """Remove memidx's shims and put back the hooks they chained; returns what was done."""
     done: list[str] = []
-    for state in states(root):
+    default = _default_hooks_dir(root)
+    folders = [hooks_dir(root)]  # and git's own folder, where memidx installed before a
+    if default.resolve() != folders[0].resolve():  # core.hooksPath set since hid its shims
+        folders.append(default)
+    found = [_state(stage, folder / stage) for folder in folders for stage in STAGES]
+    for state in found:
         if state.state != "memidx":
             continue
         state.path.unlink()
@@ -154,8 +159,7 @@ def _refuse_hooks_path(root: Path) -> None:
     every repository, or tracked in this one): memidx would move their hooks aside there and
     put shims that fail the commits of every repository without hooks/memidx-hook."""
     configured = _git(root, "config", "--get", "core.hooksPath", check=False).strip()
-    common = _git(root, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
-    if not configured or hooks_dir(root).resolve() == (Path(common) / "hooks").resolve():
+    if not configured or hooks_dir(root).resolve() == _default_hooks_dir(root).resolve():
         return
     raise MemidxError(
         f"core.hooksPath is set to {configured}: git runs the hooks there, in a folder memidx "
@@ -164,6 +168,12 @@ def _refuse_hooks_path(root: Path) -> None:
         'hooks/memidx-hook hook STAGE "$@"` from each post-* one memidx serves, or `git '
         "config --unset core.hooksPath` and run `memidx hooks install` again",
     )
+
+
+def _default_hooks_dir(root: Path) -> Path:
+    """The hooks folder git uses when core.hooksPath is not set."""
+    common = _git(root, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    return Path(common) / "hooks"
 
 
 def _state(stage: str, path: Path) -> HookState:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memidx.githooks.install import MARKER
 from memidx.index.store import open_store
 from tests.helpers import NotesRepo
 from tests.machines import Machine, clone, hook_env, make_template
@@ -198,6 +199,11 @@ def test_an_orphan_branch_is_never_answered_from_silently_and_switching_back_men
     assert "HEAD is branch fresh, which has no commit yet" in search["warnings"][0], search
     status = a.memidx("status")
     assert status.code == 1 and "post-checkout: no hooks/memidx-hook in" in status.out
+    a.note("fresh.md", "Fresh", "dingo on the orphan branch")
+    a.git("add", "-A")
+    blocked = a.run_git("commit", "-q", "-m", "the checks cannot run here")
+    assert blocked.returncode == 1 and "or commit with --no-verify" in blocked.stderr
+    a.git("commit", "-q", "--no-verify", "-m", "first on the orphan branch")
     a.git("switch", "-q", "main")
     in_step(a)
     assert found(a, "jackal") == ["notes/main.md"]
@@ -389,6 +395,14 @@ def test_install_refuses_a_users_core_hooks_path_and_leaves_their_hooks(
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"core.hooksPath is set to {theirs}" in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+    assert {p.name: p.read_bytes() for p in theirs.iterdir()} == before
+    # shims installed before core.hooksPath was set are removed from git's own folder
+    removed = subprocess.run(
+        [sys.executable, "-m", "memidx", "-C", str(a.root), "hooks", "uninstall"],
+        env=a.env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert removed.returncode == 0 and "post-commit: removed memidx's hook" in removed.stdout
+    assert not any(MARKER in p.read_text() for p in (a.root / ".git" / "hooks").iterdir())
     assert {p.name: p.read_bytes() for p in theirs.iterdir()} == before
     # the folder git uses by default, named in core.hooksPath, is memidx's to install into
     a.git("config", "core.hooksPath", ".git/hooks")
