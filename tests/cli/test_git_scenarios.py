@@ -52,17 +52,34 @@ def found(machine: NotesRepo, word: str) -> list[str]:
 def conflict_on_pull(a: Machine, b: Machine) -> str:
     """A and B both edit notes/shared.md; A pushes; B's own commit is in the way. Returns B's
     commit before the pull."""
-    a.note("shared.md", "Shared", "base words")
-    a.commit("base")
-    a.git("push", "-q", "origin", "main")
+    pushed(a, "shared.md", "Shared", "base words")
     b.git("pull", "-q", "--ff-only")
     a.note("shared.md", "Shared", "alpha words from machine a")
-    a.note("only-a.md", "Only A", "aardvark from machine a")
-    a.commit("a edits")
-    a.git("push", "-q", "origin", "main")
+    pushed(a, "only-a.md", "Only A", "aardvark from machine a")
     b.note("shared.md", "Shared", "bravo words from machine b")
     b.note("only-b.md", "Only B", "buffalo from machine b")
     return b.commit("b edits")
+
+
+def one_commit_each(machine: Machine, *notes: tuple[str, str]) -> list[str]:
+    """Commit each (name, words) note on its own; the commits, oldest first."""
+    return [machine.note(name, name, words) and machine.commit(name) for name, words in notes]
+
+
+def pushed(machine: Machine, name: str, title: str, body: str) -> None:
+    """Commit notes/`name` and push it to the remote's main."""
+    machine.note(name, title, body)
+    machine.commit(f"{name} from {machine.root.name}")
+    machine.git("push", "-q", "origin", "main")
+
+
+def continue_with(machine: Machine, body: str) -> str:
+    """Resolve notes/shared.md to `body` and `git rebase --continue`: what git said when it
+    stopped again, "" when the rebase finished."""
+    machine.note("shared.md", "Shared", body)
+    machine.git("add", "notes/shared.md")
+    done = machine.run_git("-c", "core.editor=true", "rebase", "--continue")
+    return "" if done.returncode == 0 else done.stdout + done.stderr
 
 
 def test_pull_rebase_stopped_on_a_conflict_then_aborted_is_behind_and_says_so_until_sync(
@@ -94,10 +111,7 @@ def test_pull_rebase_stopped_on_a_conflict_then_continued_indexes_the_resolution
     conflict_on_pull(a, b)
     pulled = b.run_git("pull", "--rebase")
     assert pulled.returncode != 0
-    b.note("shared.md", "Shared", "resolved: alpha and bravo together")
-    b.git("add", "notes/shared.md")
-    done = b.run_git("-c", "core.editor=true", "rebase", "--continue")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert continue_with(b, "resolved: alpha and bravo together") == ""
     in_step(b)
     assert found(b, "together") == ["notes/shared.md"]
     assert found(b, "aardvark") == ["notes/only-a.md"]
@@ -108,9 +122,7 @@ def test_pull_with_autostash_keeps_the_dirty_note_and_indexes_what_came(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    a.note("from-a.md", "From A", "pangolin from machine a")
-    a.commit("a")
-    a.git("push", "-q", "origin", "main")
+    pushed(a, "from-a.md", "From A", "pangolin from machine a")
     b.note("mine.md", "Mine", "committed by b")
     b.commit("b")
     dirty = b.note("mine.md", "Mine", "an edit b has not committed yet: quokka")
@@ -141,10 +153,7 @@ def test_memidx_while_a_rebase_is_stopped_changes_nothing_of_git_s(
     in_step(b)  # at the commit the rebase stopped on
     assert (b.git("rev-parse", "HEAD"), b.git("status", "--porcelain=v2")) == git_state
     assert b.git("stash", "list") == ""
-    b.note("shared.md", "Shared", "resolved")
-    b.git("add", "notes/shared.md")
-    done = b.run_git("-c", "core.editor=true", "rebase", "--continue")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert continue_with(b, "resolved") == ""
     in_step(b)
 
 
@@ -157,14 +166,8 @@ def test_a_rebase_stopping_twice_follows_each_commit_and_its_end(
     b.note("second-b.md", "Second B", "bison from machine b")
     b.commit("b edits again")
     assert b.run_git("pull", "--rebase").returncode != 0
-    b.note("shared.md", "Shared", "first resolution")
-    b.git("add", "notes/shared.md")
-    again = b.run_git("-c", "core.editor=true", "rebase", "--continue")
-    assert again.returncode != 0 and "CONFLICT" in again.stdout + again.stderr
-    b.note("shared.md", "Shared", "second resolution: wombat")
-    b.git("add", "notes/shared.md")
-    done = b.run_git("-c", "core.editor=true", "rebase", "--continue")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert "CONFLICT" in continue_with(b, "first resolution")
+    assert continue_with(b, "second resolution: wombat") == ""
     in_step(b)
     assert found(b, "wombat") == ["notes/shared.md"]
     assert found(b, "bison") == ["notes/second-b.md"]
@@ -174,12 +177,9 @@ def test_an_interactive_rebase_that_drops_a_commit_drops_its_note(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, _ = machines
-    a.note("kept.md", "Kept", "heron kept")
-    base = a.commit("kept")
-    a.note("dropped.md", "Dropped", "egret dropped")
-    a.commit("to drop")
-    a.note("later.md", "Later", "ibis later")
-    a.commit("later")
+    base, _, _ = one_commit_each(
+        a, ("kept.md", "heron kept"), ("dropped.md", "egret dropped"), ("later.md", "ibis later")
+    )
     a.env = {**a.env, "GIT_SEQUENCE_EDITOR": "sed -i -e '1s/^pick/drop/'"}
     a.git("rebase", "-q", "-i", base)
     in_step(a)
@@ -191,8 +191,7 @@ def test_an_orphan_branch_is_never_answered_from_silently_and_switching_back_men
     machines: tuple[Machine, Machine],
 ) -> None:
     a, _ = machines
-    a.note("main.md", "Main", "jackal on main")
-    a.commit("main note")
+    one_commit_each(a, ("main.md", "jackal on main"))
     switched = a.run_git("switch", "--orphan", "fresh")  # empties the work tree, hooks/ too
     assert switched.returncode == 0 and "no hooks/memidx-hook" in switched.stderr
     search = a.memidx("search", "--json", "--mode", "bm25", "jackal").json()
@@ -213,10 +212,7 @@ def test_a_soft_reset_then_a_commit_follows_the_new_head(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, _ = machines
-    a.note("one.md", "One", "lemur one")
-    a.commit("one")
-    a.note("two.md", "Two", "loris two")
-    a.commit("two")
+    one_commit_each(a, ("one.md", "lemur one"), ("two.md", "loris two"))
     a.git("reset", "-q", "--soft", "HEAD~2")  # no hook: the drift check blocks (README)
     (a.root / "notes" / "one.md").unlink()
     a.git("add", "-A")
@@ -247,9 +243,7 @@ def test_a_shallow_clone_indexes_and_follows_pulls(
     done = shallow.memidx("ingest")
     assert done.code == 0, done.err
     in_step(shallow)
-    a.note("deep-new.md", "Deep new", "impala arrives")
-    a.commit("new")
-    a.git("push", "-q", "origin", "main")
+    pushed(a, "deep-new.md", "Deep new", "impala arrives")
     pulled = shallow.run_git("pull", "-q", "--ff-only")
     assert pulled.returncode == 0 and "could not update" not in pulled.stdout + pulled.stderr
     in_step(shallow)
@@ -261,12 +255,9 @@ def test_detached_checkout_switch_back_revert_cherry_pick_and_reset(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, _ = machines
-    a.note("one.md", "One", "walrus one")
-    first = a.commit("one")
-    a.note("two.md", "Two", "narwhal two")
-    a.commit("two")
-    a.note("three.md", "Three", "beluga three")
-    a.commit("three")
+    first, _, _ = one_commit_each(
+        a, ("one.md", "walrus one"), ("two.md", "narwhal two"), ("three.md", "beluga three")
+    )
     a.git("checkout", "-q", first)
     in_step(a)
     assert found(a, "narwhal") == []
@@ -290,9 +281,7 @@ def test_amend_renaming_a_note_folder_move_and_case_only_rename(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    a.note("tips/x.md", "X", "ocelot x")
-    a.note("tips/y.md", "Y", "margay y")
-    a.commit("tips")
+    one_commit_each(a, ("tips/x.md", "ocelot x"), ("tips/y.md", "margay y"))
     a.git("mv", "notes/tips/x.md", "notes/tips/renamed.md")
     a.git("commit", "-q", "--amend", "--no-edit")
     in_step(a)
@@ -439,9 +428,7 @@ def test_a_force_pushed_history_whose_indexed_commit_git_pruned_is_followed(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    a.note("gone.md", "Gone", "civet in a commit the remote loses")
-    a.commit("to be rewritten")
-    a.git("push", "-q", "origin", "main")
+    pushed(a, "gone.md", "Gone", "civet in a commit the remote loses")
     b.git("pull", "-q", "--ff-only")
     assert found(b, "civet") == ["notes/gone.md"]
     a.git("reset", "-q", "--hard", "HEAD~1")
