@@ -10,15 +10,8 @@ def read_head(root: Path) -> str | None:
     """The commit at HEAD read from .git's files, without running git (for the search path):
     None when it cannot be read this way (then callers stay silent rather than guess)."""
     try:
-        git_dir = root / ".git"
-        if git_dir.is_file():  # a linked worktree or submodule: "gitdir: <path>"
-            pointer = git_dir.read_text(encoding="utf-8").strip().removeprefix("gitdir:").strip()
-            git_dir = (root / pointer).resolve()
-        common = git_dir
-        if (git_dir / "commondir").is_file():
-            common = (
-                git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
-            ).resolve()
+        git_dir = _git_dir(root)
+        common = _common_dir(git_dir)
         value = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
         for _ in range(SYMREF_DEPTH):  # a branch may itself be a symbolic ref (an alias)
             if not value.startswith("ref:"):
@@ -29,7 +22,36 @@ def read_head(root: Path) -> str | None:
     return None
 
 
+def unborn_branch(root: Path) -> str | None:
+    """The branch HEAD names when it has no commit yet (`git switch --orphan`), read from
+    .git's files; None when HEAD has a commit or the files do not say it plainly (reftable)."""
+    try:
+        git_dir = _git_dir(root)
+        common = _common_dir(git_dir)
+        value = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if not value.startswith("ref: refs/heads/") or (common / "reftable").exists():
+            return None
+        ref = value.removeprefix("ref:").strip()
+        return None if _ref_value(git_dir, common, ref) else ref.removeprefix("refs/heads/")
+    except OSError:
+        return None
+
+
 SYMREF_DEPTH = 5  # as git's own limit on symbolic refs pointing at symbolic refs
+
+
+def _git_dir(root: Path) -> Path:
+    git_dir = root / ".git"
+    if git_dir.is_file():  # a linked worktree or submodule: "gitdir: <path>"
+        pointer = git_dir.read_text(encoding="utf-8").strip().removeprefix("gitdir:").strip()
+        git_dir = (root / pointer).resolve()
+    return git_dir
+
+
+def _common_dir(git_dir: Path) -> Path:
+    if (git_dir / "commondir").is_file():
+        return (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    return git_dir
 
 
 def _ref_value(git_dir: Path, common: Path, ref: str) -> str | None:

@@ -46,9 +46,11 @@ SHIM = """#!/bin/sh
 # that was here before memidx ({stage}{chained}), if there is one.
 if [ -f hooks/memidx-hook ]; then
   sh hooks/memidx-hook hook {stage} "$@" </dev/null
-else
-  printf 'memidx: %s: no hooks/memidx-hook in %s: index not updated (run make reconcile)\\n' \\
-    {stage} "$PWD" >&2
+else # a checkout of a commit without it (an orphan branch): a trace for status and the checks
+  said="no hooks/memidx-hook in $PWD: index not updated"
+  printf 'memidx: %s: %s (run make reconcile)\\n' {stage} "$said" >&2
+  mkdir -p .memidx 2>/dev/null && printf '%s\\t%s\\t%s\\n' \\
+    "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said" >>.memidx/hook-error.log
 fi
 previous="$0{chained}"
 if [ -x "$previous" ]; then
@@ -64,8 +66,8 @@ CHECKS_SHIM = """#!/bin/sh
 if [ -f hooks/memidx-hook ]; then
   sh hooks/memidx-hook pre-commit "$@" </dev/null || exit $?
 else
-  printf 'memidx: %s: no hooks/memidx-hook in %s: the checks cannot run (run make hooks)\\n' \\
-    {stage} "$PWD" >&2
+  printf 'memidx: %s: no hooks/memidx-hook in %s: the checks cannot run %s\\n' {stage} "$PWD" \\
+    '(check out a commit that has it, or commit with --no-verify to skip the checks)' >&2
   exit 1
 fi
 previous="$0{chained}"
@@ -115,6 +117,7 @@ def states(root: Path) -> list[HookState]:
 
 def install(root: Path) -> list[str]:
     """Install memidx's shims (idempotent); returns one line per change made."""
+    _refuse_hooks_path(root)
     done: list[str] = []
     for before in states(root):
         state = before
@@ -134,7 +137,12 @@ def install(root: Path) -> list[str]:
 def uninstall(root: Path) -> list[str]:
     """Remove memidx's shims and put back the hooks they chained; returns what was done."""
     done: list[str] = []
-    for state in states(root):
+    default = _default_hooks_dir(root)
+    folders = [hooks_dir(root)]  # and git's own folder, where memidx installed before a
+    if default.resolve() != folders[0].resolve():  # core.hooksPath set since hid its shims
+        folders.append(default)
+    found = [_state(stage, folder / stage) for folder in folders for stage in STAGES]
+    for state in found:
         if state.state != "memidx":
             continue
         state.path.unlink()
@@ -148,6 +156,28 @@ def uninstall(root: Path) -> list[str]:
         else:
             done.append(f"{state.stage}: removed memidx's hook")
     return done
+
+
+def _refuse_hooks_path(root: Path) -> None:
+    """MemidxError when `core.hooksPath` points git at a folder of the user's (often shared by
+    every repository, or tracked in this one): memidx would move their hooks aside there and
+    put shims that fail the commits of every repository without hooks/memidx-hook."""
+    configured = _git(root, "config", "--get", "core.hooksPath", check=False).strip()
+    if not configured or hooks_dir(root).resolve() == _default_hooks_dir(root).resolve():
+        return
+    raise MemidxError(
+        f"core.hooksPath is set to {configured}: git runs the hooks there, in a folder memidx "
+        "does not own, so memidx installed none",
+        "run `sh hooks/memidx-hook pre-commit` from your pre-commit hook there and `sh "
+        'hooks/memidx-hook hook STAGE "$@"` from each post-* one memidx serves, or `git '
+        "config --unset core.hooksPath` and run `memidx hooks install` again",
+    )
+
+
+def _default_hooks_dir(root: Path) -> Path:
+    """The hooks folder git uses when core.hooksPath is not set."""
+    common = _git(root, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+    return Path(common) / "hooks"
 
 
 def _state(stage: str, path: Path) -> HookState:
@@ -211,9 +241,9 @@ def _pre_commit_uninstall(root: Path, stage: str) -> str:
     return f"{stage}: removed pre-commit's hook (it stashes unstaged changes at every stage)"
 
 
-def _git(root: Path, *args: str) -> str:
+def _git(root: Path, *args: str, check: bool = True) -> str:
     done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
+    if check and done.returncode != 0:
         raise GitError(
             f"git {' '.join(args)} failed in {root}: {done.stderr.strip()}",
             "run it inside a git repository",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memidx.config import Config
-from memidx.git.refs import read_head
+from memidx.git.refs import read_head, unborn_branch
 from memidx.index.store import Store
 
 
@@ -14,10 +14,14 @@ def behind_head(config: Config, store: Store) -> str | None:
         return None
     head = read_head(config.root)
     indexed = store.get_state("indexed_commit")
-    if head is None or indexed is None or head == indexed:
+    if head is None and indexed and (branch := unborn_branch(config.root)) is not None:
+        head = f"branch {branch}, which has no commit yet"  # `git switch --orphan`
+    elif head is None or indexed is None or head == indexed:
         return None
+    else:
+        head = head[:12]
     at = indexed[:12] if indexed else "no commit"
     return (
-        f"the index is at {at} but HEAD is {head[:12]} (a git operation ran without the "
+        f"the index is at {at} but HEAD is {head} (a git operation ran without the "
         "hooks, e.g. git reset, or a hook failed): run `memidx sync`"
     )
