@@ -1,0 +1,96 @@
+"""SIGTERM and SIGHUP on `memidx mcp` as agents run it (the stdio front of the shared server)
+and on `memidx mcp --http`, with real processes: a clean stop with exit status 128 + the
+signal, no traceback, nothing of the process's own left behind; the shared server goes on
+serving the other sessions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli import mcp_client as mc
+from tests.cli.test_mcp_http import free_port, wait_for_port
+from tests.cli.test_mcp_robustness import INIT, STOPS, Raw
+from tests.helpers import MEMIDX_BIN, NotesRepo
+
+
+@pytest.fixture
+def memory() -> Iterator[NotesRepo]:
+    folder = Path(tempfile.mkdtemp(prefix="mx-"))  # short: the sockets stay in the memory
+    try:
+        with mc.one_note_memory(folder) as repo:
+            yield repo
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _sessions(root: Path, count: int) -> None:
+    """Wait until the shared server counts `count` sessions."""
+    for _ in range(600):
+        if mc.server_record(root).get("sessions") == count:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the server never counted {count} sessions: {mc.server_record(root)}")
+
+
+@pytest.mark.parametrize(("name", "code"), STOPS)
+def test_a_stop_signal_ends_a_session_through_the_shared_server_cleanly(
+    memory: NotesRepo, name: str, code: int
+) -> None:
+    """The front died of the signal (no exit status of its own, -15 or -1 to its parent)."""
+    root = memory.root
+    other = Raw(root)  # another agent's session, which must go on
+    other.send(json.dumps(INIT).encode() + b"\n")
+    assert other.answer()["id"] == 1
+    raw = Raw(root)
+    try:
+        raw.send(json.dumps(INIT).encode() + b"\n")
+        assert raw.answer()["id"] == 1
+        server = mc.server_record(root)["pid"]
+        _sessions(root, 2)
+        raw.proc.send_signal(getattr(signal, name))
+        assert raw.proc.wait(60) == code
+        _sessions(root, 1)  # the server ended this session, and only this one
+        other.send(b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}\n')
+        assert other.answer() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        assert mc.server_record(root)["pid"] == server
+    finally:
+        raw.close()
+        assert other.close() == 0
+    errors = (root.parent / "raw.err").read_text(encoding="utf-8")
+    assert "Traceback" not in errors and "Error" not in errors, errors
+
+
+@pytest.mark.parametrize(("name", "code"), STOPS)
+def test_a_stop_signal_ends_the_http_server_as_a_normal_stop(
+    tmp_path: Path, name: str, code: int
+) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    port = free_port()
+    argv = [str(MEMIDX_BIN), "-C", str(repo.root), "mcp", "--http", "--port", str(port)]
+    server = subprocess.Popen(
+        argv, env=mc.isolated_env(repo.root), stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        wait_for_port(port, server)
+        server.send_signal(getattr(signal, name))
+        out, err = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == code, err
+    assert out == b"" and b"Traceback" not in err, err
+    assert f"memidx mcp stopped by {name}" in mc.server_log(repo.root)
+    with socket.socket() as probe:  # the port is free again
+        assert probe.connect_ex(("127.0.0.1", port)) != 0
