@@ -102,8 +102,7 @@ class Messages:
         """Serve a batch when the session's revision has them, else refuse each request of it
         with its own id (a batch with none gets one -32600 with id null, as before)."""
         if self.version not in BATCH_VERSIONS:
-            given = [request_id(item) for item in items]
-            ids = [found for found in given if found is not None]
+            ids = [found for found in map(asked_id, items) if found is not None]
             for found in ids or [None]:
                 await self._refuse(
                     refusal(found, mcp_types.INVALID_REQUEST, no_batches(self.version))
@@ -113,8 +112,8 @@ class Messages:
         for item in items:
             judged = judge(json.dumps(item).encode("utf-8"))
             if isinstance(judged, str):
-                found = request_id(item)
-                if found is not None and isinstance(item, dict) and "method" in item:
+                found = asked_id(item)
+                if found is not None:
                     batch.waiting.append(found)
                 self._pass(judged)
             elif judged is not None:
@@ -170,6 +169,13 @@ def request_id(message: object) -> str | int | None:
     if isinstance(found, bool):  # JSON's true and false are no ids, though Python's ints
         return None
     return found if isinstance(found, str | int) else None
+
+
+def asked_id(item: object) -> str | int | None:
+    """The id a message of a batch is answered with: a would-be request's, never a response's
+    (the client answering a request of the server's gets no answer)."""
+    fields = cast(dict[str, object], item) if isinstance(item, dict) else {}
+    return None if "result" in fields or "error" in fields else request_id(cast(object, item))
 
 
 def refusal(given: str | int | None, code: int, message: str) -> mcp_types.JSONRPCError:

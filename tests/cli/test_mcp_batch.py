@@ -27,6 +27,7 @@ BATCH = [
                                                                        "progress": 1}},
     {"jsonrpc": "2.0", "id": "three", "method": "tools/list"},
     {"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": 5},  # not a request: refused
+    {"jsonrpc": "2.0", "id": 77, "result": {}},  # a response (to nothing): never answered
 ]  # fmt: skip
 
 
