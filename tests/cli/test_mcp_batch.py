@@ -21,7 +21,7 @@ from tests.cli.test_mcp_robustness import Raw
 from tests.helpers import NotesRepo
 
 HOW = pytest.mark.parametrize("how", [(), ("--own",)], ids=["shared", "own"])
-BATCH = [
+BATCH: list[dict[str, object]] = [
     {"jsonrpc": "2.0", "id": 2, "method": "ping"},
     {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1,
                                                                        "progress": 1}},
