@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,12 +27,8 @@ from tests.helpers import MEMIDX_BIN, NotesRepo
 
 @pytest.fixture
 def memory() -> Iterator[NotesRepo]:
-    folder = Path(tempfile.mkdtemp(prefix="mx-"))  # short: the sockets stay in the memory
-    try:
-        with mc.one_note_memory(folder) as repo:
-            yield repo
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with mc.short_memory() as repo:
+        yield repo
 
 
 def _sessions(root: Path, count: int) -> None:
