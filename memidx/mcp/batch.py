@@ -9,6 +9,7 @@ client waits for ever on one of them."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, cast
@@ -30,12 +31,12 @@ def no_batches(version: str | None) -> str:
     )
 
 
-def batch_items(text: str) -> list[object] | None:
-    """The messages of a batch, when `text` is a JSON array of at least one; else None."""
-    if not text.lstrip().startswith("["):
+def batch_items(frame: bytes) -> list[object] | None:
+    """The messages of a batch, when `frame` is a JSON array of at least one; else None."""
+    if not re.match(rb"[ \t\r\n]*\[", frame):  # looked at without copying a long message
         return None
     try:
-        found: object = json.loads(text)
+        found: object = json.loads(frame)
     except ValueError:
         return None
     return cast(list[object], found) if isinstance(found, list) and found else None

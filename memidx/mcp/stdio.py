@@ -76,26 +76,22 @@ class Messages:
             frame = await self._next_frame()
             if frame is None:
                 raise StopAsyncIteration
-            items = (
-                None
-                if isinstance(frame, TooLong)
-                else batch_items(frame.decode("utf-8", "replace"))
-            )
+            items = None if isinstance(frame, TooLong) else batch_items(frame)
             if items is not None:
                 await self._batch(items)
                 continue
             judged = judge(frame)
             if isinstance(judged, str):
-                self._pass(judged)
+                self._pass(judged, frame)
             elif judged is not None:
                 await self._refuse(judged)
         return self.lines.popleft()
 
-    def _pass(self, text: str) -> None:
+    def _pass(self, text: str, frame: Frame) -> None:
         """Hand a good message to the SDK (and to `heard`); an initialize settles the version."""
         self.version = negotiated(text) or self.version
-        if self.heard is not None:
-            self.heard(text.encode("utf-8"))
+        if self.heard is not None and isinstance(frame, bytes):
+            self.heard(frame)
         self.lines.append(text + "\n")
 
     async def _batch(self, items: list[object]) -> None:
@@ -110,12 +106,13 @@ class Messages:
             return
         batch = Batch(waiting=[])
         for item in items:
-            judged = judge(json.dumps(item).encode("utf-8"))
+            frame = json.dumps(item).encode("utf-8")
+            judged = judge(frame)
             if isinstance(judged, str):
                 found = asked_id(item)
                 if found is not None:
                     batch.waiting.append(found)
-                self._pass(judged)
+                self._pass(judged, frame)
             elif judged is not None:
                 batch.answers.append(judged)
         await self.opened.wait()

@@ -91,15 +91,16 @@ def test_each_request_of_a_batch_is_refused_with_its_id_under_2025_06_18(
 @pytest.mark.parametrize(
     ("text", "items"),
     [
-        ('[{"id": 1}, 2]', [{"id": 1}, 2]),
-        (" [1]", [1]),
-        ("[]", None),  # no batch: JSON-RPC answers it one -32600 with id null
-        ("[1", None),
-        ('{"id": 1}', None),
+        (b'[{"id": 1}, 2]', [{"id": 1}, 2]),
+        (b" \r\n[1]", [1]),
+        (b"[]", None),  # no batch: JSON-RPC answers it one -32600 with id null
+        (b"[1", None),
+        (b'{"id": 1}', None),
+        (b"\xff[1]", None),
     ],
 )
 def test_a_batch_is_a_json_array_of_at_least_one_message(
-    text: str, items: list[object] | None
+    text: bytes, items: list[object] | None
 ) -> None:
     assert batch_items(text) == items
 
