@@ -1,13 +1,14 @@
 """Cutting the bytes an MCP client sends into messages: one JSON-RPC message per line (the
 stdio transport's framing, which the shared server's socket uses too), each at most
-MAX_MESSAGE bytes. A longer one is never held whole: once over the limit it is dropped as it
-arrives, up to its newline, and said to be too long once; the next line is a message again."""
+MAX_MESSAGE bytes, its newline not counted, nor a CR before it (CRLF framing). A longer one is
+never held whole: once over the limit it is dropped as it arrives, up to its newline, and said
+to be too long once; the next line is a message again."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-MAX_MESSAGE = 16 * 1024 * 1024  # one JSON-RPC message, its newline not counted
+MAX_MESSAGE = 16 * 1024 * 1024  # one JSON-RPC message, its newline and a CR before it not counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,7 @@ class Framing:
             end = chunk.find(b"\n", start)
             piece = chunk[start:] if end < 0 else chunk[start:end]
             if not self.dropping:
-                if len(self.held) + len(piece) > self.limit:
+                if not self._fits(piece):
                     frames.append(TooLong(len(self.held) + len(piece)))
                     self.held.clear()
                     self.dropping = True
@@ -50,6 +51,13 @@ class Framing:
             self.dropping = False
             start = end + 1
         return frames
+
+    def _fits(self, piece: bytes) -> bool:
+        """Whether the message is within the limit with `piece` added: one byte over only when
+        it is a CR, which the newline that ends the message may follow (CRLF framing)."""
+        size = len(self.held) + len(piece)
+        last = piece[-1:] or self.held[-1:]
+        return size <= self.limit or (size == self.limit + 1 and last == b"\r")
 
     def end(self) -> list[Frame]:
         """The last message, when the stream ended without its newline."""

@@ -219,7 +219,39 @@ def run_http(server: MCPServer[Any], listen: Listen) -> None:
         log_level="warning", limit_concurrency=32, timeout_keep_alive=5,
     )  # fmt: skip
     log.info("serving http://%s:%d/mcp", listen.host, listen.port)
-    anyio.run(uvicorn.Server(options).serve)
+    anyio.run(_uvicorn_server()(options).serve)
+
+
+def _uvicorn_server() -> type[Any]:
+    """uvicorn's server, stopping on every stop signal (SIGHUP too) as it does on SIGTERM: it
+    shuts down, then raises the signal again for memidx.stopping's handler. A SIGHUP that
+    reached that handler inside the event loop cut uvicorn's shutdown short (a traceback)."""
+    import signal
+    import threading
+    from collections.abc import Generator
+    from contextlib import contextmanager
+
+    import uvicorn
+    from uvicorn.server import HANDLED_SIGNALS
+
+    from memidx.portable import stop_signals
+
+    class Server(uvicorn.Server):
+        @contextmanager
+        def capture_signals(self) -> Generator[None]:
+            with super().capture_signals():
+                if threading.current_thread() is not threading.main_thread():
+                    yield
+                    return
+                more = [number for number in stop_signals() if number not in HANDLED_SIGNALS]
+                before = {number: signal.signal(number, self.handle_exit) for number in more}
+                try:
+                    yield
+                finally:
+                    for number, handler in before.items():
+                        signal.signal(number, handler)
+
+    return Server
 
 
 class _BearerGuard:

@@ -73,7 +73,17 @@ def wanted(own: bool) -> bool:
 def front(config: Config) -> int | None:
     """Serve this session through the shared server: its exit code, or None when no server
     can be had (no private socket folder, the server did not come up or stayed busy), and
-    the caller serves the session in this process."""
+    the caller serves the session in this process. SIGTERM or SIGHUP ends it as the end of
+    stdin does, but with 128 + the signal: the connection closed (the server ends only this
+    session), no traceback."""
+    from memidx.stopping import stopped_by_signals
+
+    with stopped_by_signals() as stop:
+        return _front(config)
+    return stop.code
+
+
+def _front(config: Config) -> int | None:
     path = socket_for(config)
     if path is None or not _private_folder(path.parent):
         return None
@@ -195,7 +205,13 @@ def _serve_copy(config: Config, path: Path) -> None:
     """In the copy fork_detached made: serve, and never return to the front's code."""
     code = 1
     try:
+        import signal
+
         from memidx.mcp.daemon import serve_shared
+        from memidx.portable import stop_signals
+
+        for number in stop_signals():  # not the front's: as a new process has, until it serves
+            signal.signal(number, signal.SIG_DFL)
 
         code = serve_shared(config, path)
     except BaseException:  # noqa: BLE001  # whatever it is, it goes to mcp-daemon.out

@@ -4,7 +4,8 @@ the shared server): the SDK's stdio transport, fed the messages memidx cuts out 
 so its client waits for an answer that never comes, and it reads a line of any length into
 memory. Here such a line gets its JSON-RPC error (-32700 for what is not JSON, -32600 for
 JSON that is no request, notification or response, or a message over 16 MiB) and the
-session goes on; a blank line is no message and is passed over."""
+session goes on; a blank line is no message and is passed over. A batch (a JSON array) is
+served or refused as the session's protocol revision says (memidx/mcp/batch.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from memidx.mcp.batch import BATCH_VERSIONS, Answers, Batch, batch_items, negotiated, no_batches
 from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
 
 Receive = Callable[[], Awaitable[bytes]]  # the next bytes the client sent; b"" at its end
@@ -42,8 +44,9 @@ async def run_session(
     which the SDK guards from stray prints). `heard` is told each good message as it arrives."""
     messages = Messages(receive, heard)
     async with stdio_server(stdin=cast(Any, messages), stdout=stdout) as (read, write):
-        messages.answer_to(write)
-        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+        answers = Answers(write)
+        messages.answer_to(answers)
+        await lowlevel.run(read, answers, lowlevel.create_initialization_options())
 
 
 class Messages:
@@ -55,11 +58,13 @@ class Messages:
         self.heard = heard
         self.framing = Framing()
         self.ready: deque[Frame] = deque()
+        self.lines: deque[str] = deque()  # the messages of a batch being served, for the SDK
         self.ended = False
-        self.write: Any = None  # the session's write stream, once it is open
+        self.write: Any = None  # the session's write stream (Answers), once it is open
         self.opened = anyio.Event()
+        self.version: str | None = None  # the protocol revision the handshake settles on
 
-    def answer_to(self, write: Any) -> None:
+    def answer_to(self, write: Answers) -> None:
         self.write = write
         self.opened.set()
 
@@ -67,17 +72,51 @@ class Messages:
         return self
 
     async def __anext__(self) -> str:
-        while True:
+        while not self.lines:
             frame = await self._next_frame()
             if frame is None:
                 raise StopAsyncIteration
+            items = None if isinstance(frame, TooLong) else batch_items(frame)
+            if items is not None:
+                await self._batch(items)
+                continue
             judged = judge(frame)
             if isinstance(judged, str):
-                if self.heard is not None and isinstance(frame, bytes):
-                    self.heard(frame)
-                return judged + "\n"
-            if judged is not None:
+                self._pass(judged, frame)
+            elif judged is not None:
                 await self._refuse(judged)
+        return self.lines.popleft()
+
+    def _pass(self, text: str, frame: Frame) -> None:
+        """Hand a good message to the SDK (and to `heard`); an initialize settles the version."""
+        self.version = negotiated(text) or self.version
+        if self.heard is not None and isinstance(frame, bytes):
+            self.heard(frame)
+        self.lines.append(text + "\n")
+
+    async def _batch(self, items: list[object]) -> None:
+        """Serve a batch when the session's revision has them, else refuse each request of it
+        with its own id (a batch with none gets one -32600 with id null, as before)."""
+        if self.version not in BATCH_VERSIONS:
+            ids = [found for found in map(asked_id, items) if found is not None]
+            for found in ids or [None]:
+                await self._refuse(
+                    refusal(found, mcp_types.INVALID_REQUEST, no_batches(self.version))
+                )
+            return
+        batch = Batch(waiting=[])
+        for item in items:
+            frame = json.dumps(item).encode("utf-8")
+            judged = judge(frame)
+            if isinstance(judged, str):
+                found = asked_id(item)
+                if found is not None:
+                    batch.waiting.append(found)
+                self._pass(judged, frame)
+            elif judged is not None:
+                batch.answers.append(judged)
+        await self.opened.wait()
+        await self.write.hold(batch)
 
     async def _next_frame(self) -> Frame | None:
         while not self.ready:
@@ -127,6 +166,13 @@ def request_id(message: object) -> str | int | None:
     if isinstance(found, bool):  # JSON's true and false are no ids, though Python's ints
         return None
     return found if isinstance(found, str | int) else None
+
+
+def asked_id(item: object) -> str | int | None:
+    """The id a message of a batch is answered with: a would-be request's, never a response's
+    (the client answering a request of the server's gets no answer)."""
+    fields = cast(dict[str, object], item) if isinstance(item, dict) else {}
+    return None if "result" in fields or "error" in fields else request_id(cast(object, item))
 
 
 def refusal(given: str | int | None, code: int, message: str) -> mcp_types.JSONRPCError:

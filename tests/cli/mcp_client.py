@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
+import tempfile
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from contextlib import asynccontextmanager, contextmanager
@@ -129,3 +131,15 @@ def one_note_memory(folder: Path) -> Generator[NotesRepo]:
         yield repo
     finally:
         stop_shared(repo.root)
+
+
+@contextmanager
+def short_memory() -> Generator[NotesRepo]:
+    """one_note_memory in a new folder with a short path (the shared server's socket then
+    stays in the memory), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="mx-"))
+    try:
+        with one_note_memory(folder) as repo:
+            yield repo
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

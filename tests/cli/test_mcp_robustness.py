@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 import os
 import queue
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -40,12 +38,8 @@ DAEMON = (
 
 @pytest.fixture
 def memory() -> Iterator[NotesRepo]:
-    folder = Path(tempfile.mkdtemp(prefix="mx-"))  # short: the sockets stay in the memory
-    try:
-        with mc.one_note_memory(folder) as repo:
-            yield repo
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with mc.short_memory() as repo:
+        yield repo
 
 
 class Raw:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.mcp.framing import Frame, Framing, TooLong
+from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
 from memidx.mcp.stdio import NOT_JSON, NOT_JSONRPC, TOO_LONG, judge
 
 
@@ -26,12 +26,26 @@ def framed(chunks: list[bytes], limit: int = 8) -> list[Frame]:
         ([b"12345", b"6789", b"abcdef\nok\n"], [TooLong(9), b"ok"]),  # said once, dropped on
         ([b"123456789", b"abc"], [TooLong(9)]),  # the stream ends inside it
         ([b"\n\n"], [b"", b""]),
+        ([b"12345678\r\n"], [b"12345678\r"]),  # exactly the limit, CRLF: its CR not counted
+        ([b"12345678\r", b"\nok\n"], [b"12345678\r", b"ok"]),  # the LF in the next chunk
+        ([b"1234", b"5678", b"\r", b"\n"], [b"12345678\r"]),
+        ([b"12345678\r"], [b"12345678\r"]),  # the stream ends after the CR
+        ([b"123456789\r\nok\n"], [TooLong(10), b"ok"]),  # one over, CRLF
+        ([b"12345678\r", b"x\nok\n"], [TooLong(10), b"ok"]),  # that CR was no line's end
+        ([b"12345678\r\r\n"], [TooLong(10)]),
     ],
 )
 def test_messages_are_cut_at_newlines_and_a_long_one_is_dropped(
     chunks: list[bytes], frames: list[Frame]
 ) -> None:
     assert framed(chunks) == frames
+
+
+def test_a_message_of_exactly_16_mib_sent_with_crlf_passes() -> None:
+    """The CR of CRLF framing counted toward the limit: such a message was refused."""
+    body = b"x" * MAX_MESSAGE
+    assert Framing().feed(body + b"\r\n") == [body + b"\r"]
+    assert Framing().feed(body + b"x\r\n") == [TooLong(MAX_MESSAGE + 2)]
 
 
 def test_a_long_message_is_never_held_whole() -> None:

@@ -1,0 +1,129 @@
+"""JSON-RPC batches (a JSON array of messages on one line) in an MCP session over a stream.
+MCP's 2025-03-26 revision says an implementation MUST receive them; 2025-06-18 removed them,
+and every later revision's message is one object. So a session that negotiated 2025-03-26 has
+its batch served: the messages go to the SDK one by one, and the answers to its requests go
+back as one array once all are in, its notifications unanswered. Under any other revision (or
+before the handshake) each request of a batch is answered -32600 with its own id, so that no
+client waits for ever on one of them."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, cast
+
+import mcp_types
+from mcp.shared.message import SessionMessage
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+BATCH_VERSIONS = frozenset({"2025-03-26"})  # the protocol revisions that have batches
+Answer = mcp_types.JSONRPCResponse | mcp_types.JSONRPCError
+
+
+def no_batches(version: str | None) -> str:
+    """The message of the error each request of a batch gets where batches are not served."""
+    under = f"MCP {version}" if version else "a session before its initialize handshake"
+    return (
+        f"Invalid Request: a JSON-RPC batch is not served under {under} (only 2025-03-26 has "
+        "batches): send one message per line"
+    )
+
+
+def batch_items(frame: bytes) -> list[object] | None:
+    """The messages of a batch, when `frame` is a JSON array of at least one; else None."""
+    if not re.match(rb"[ \t\r\n]*\[", frame):  # looked at without copying a long message
+        return None
+    try:
+        found: object = json.loads(frame)
+    except ValueError:
+        return None
+    return cast(list[object], found) if isinstance(found, list) and found else None
+
+
+def negotiated(text: str) -> str | None:
+    """The protocol revision an `initialize` request will get (the SDK's choice: the one the
+    client asks for when the SDK has it, else its latest); None for any other message."""
+    if '"initialize"' not in text:  # no need to parse every message, some of them 16 MiB
+        return None
+    try:
+        message: object = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(message, dict):
+        return None
+    fields = cast(dict[str, object], message)
+    params = fields.get("params")
+    if fields.get("method") != "initialize" or "id" not in fields or not isinstance(params, dict):
+        return None
+    asked = cast(dict[str, object], params).get("protocolVersion")
+    return (
+        asked
+        if isinstance(asked, str) and asked in HANDSHAKE_PROTOCOL_VERSIONS
+        else LATEST_HANDSHAKE_VERSION
+    )
+
+
+@dataclass(slots=True)
+class Batch:
+    """A batch being served: the ids of its requests not yet answered, the answers so far."""
+
+    waiting: list[str | int]
+    answers: list[Answer] = field(default_factory=list[Answer])
+
+
+class BatchAnswer:
+    """The answers of one batch as the transport writes a message: one JSON array."""
+
+    def __init__(self, answers: list[Answer]) -> None:
+        self.answers = answers
+
+    def model_dump_json(self, **options: Any) -> str:
+        return "[" + ",".join(a.model_dump_json(**options) for a in self.answers) + "]"
+
+
+class Answers:
+    """The session's write stream as the SDK sees it: an answer to a request of a batch being
+    served is held until the batch's last one, then the batch's answers go as one array."""
+
+    def __init__(self, write: Any) -> None:
+        self.write = write
+        self.batches: list[Batch] = []
+
+    async def hold(self, batch: Batch) -> None:
+        """Serve `batch` (its refusals already among its answers) as its requests are answered."""
+        if batch.waiting:
+            self.batches.append(batch)
+        elif batch.answers:
+            await self._send_batch(batch)
+
+    async def send(self, item: SessionMessage, /) -> None:
+        message = item.message
+        if isinstance(message, Answer) and message.id is not None:
+            for batch in self.batches:
+                if message.id in batch.waiting:
+                    batch.waiting.remove(message.id)
+                    batch.answers.append(message)
+                    if not batch.waiting:
+                        self.batches.remove(batch)
+                        await self._send_batch(batch)
+                    return
+        await self.write.send(item)
+
+    async def _send_batch(self, batch: Batch) -> None:
+        await self.write.send(SessionMessage(cast(Any, BatchAnswer(batch.answers))))
+
+    async def aclose(self) -> None:
+        await self.write.aclose()
+
+    async def __aenter__(self) -> Answers:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
