@@ -24,7 +24,7 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Machine:
 
 
 def commit(
-    machine: Machine, name: bytes, folder: str = "notes"
+    machine: Machine, name: bytes, folder: str = "notes", **env: str
 ) -> subprocess.CompletedProcess[bytes]:
     """Stage a file named with these bytes (a note by default) and commit it with the hooks,
     output as bytes."""
@@ -33,7 +33,7 @@ def commit(
     return subprocess.run(
         ["git", *GIT_IDENTITY, "commit", "-q", "-m", "a note"],
         cwd=machine.root,
-        env=machine.env,
+        env={**machine.env, **env},
         capture_output=True,
         check=False,
     )
@@ -76,13 +76,18 @@ def test_every_check_names_a_file_whose_name_is_not_utf8(machine: Machine, check
 
 
 @pytest.mark.parametrize("name", ["-é.md", "-a.md", "-é/b.md"])
-def test_a_top_level_name_beginning_with_a_dash_is_committed(machine: Machine, name: str) -> None:
-    """Not taken for an option by `check names` (a name beyond ASCII) nor by the framework."""
+@pytest.mark.parametrize("pathspecs", ["", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS"])
+def test_a_top_level_name_beginning_with_a_dash_is_committed(
+    machine: Machine, name: str, pathspecs: str
+) -> None:
+    """Not taken for an option by `check names` (a name beyond ASCII) nor by the framework,
+    and checked, whatever the pathspec settings git is run with."""
     (machine.root / name).parent.mkdir(exist_ok=True)
 
-    done = commit(machine, name.encode(), folder=".")
+    done = commit(machine, name.encode(), folder=".", **({pathspecs: "1"} if pathspecs else {}))
 
     assert done.returncode == 0, (done.stdout + done.stderr).decode()
+    assert (done.stdout + done.stderr).count(b"Passed") == 3  # the checks ran
     assert name in machine.git("ls-files", "-z").split("\0")
 
 
