@@ -141,6 +141,11 @@ def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None
         return Found(*find_root(cwd), "flag")
     if env.get("MEMIDX_ROOT"):
         root = expand_user(env["MEMIDX_ROOT"]).resolve()
+        if not root.is_dir():  # as for -C: never a new memory by a typo
+            raise ConfigError(
+                f"MEMIDX_ROOT names {root}, which is no folder",
+                "set it to the memory's folder, or unset it",
+            )
         return Found(root, (root / ".git").exists(), "env")
     here, in_git = find_root(standing or Path.cwd())
     if is_memory(here):

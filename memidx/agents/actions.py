@@ -53,8 +53,10 @@ def session_start(config: Config, where: Where) -> str:
     answers, for the first prompt follows; a background embed killed mid-run is restarted."""
     from memidx.agents.digest import digest
 
-    if config.index_path.exists() and recall_server.ask(config, {"prompt": ""}, 0.2) is None:
-        recall_server.start(config)
+    if config.index_path.exists():
+        answer = recall_server.ask(config, {"prompt": ""}, 0.2)
+        if answer is None or "error" in answer:  # none, or one of another configuration
+            recall_server.start(config)
     restart_cut_off_embed(config)
     if where.session == NO_SESSION:
         return digest(config, where.project)
@@ -71,10 +73,12 @@ def session_start(config: Config, where: Where) -> str:
 
 def restart_cut_off_embed(config: Config) -> None:
     """Start the background embed again when the last one was killed mid-run (its mark is
-    left, its process gone): its chunks would otherwise wait for the next commit."""
-    from memidx.embed.running import cut_off
+    left, its process gone): its chunks would otherwise wait for the next commit. Not after
+    RESTARTS such runs in a row that embedded nothing (the OOM killer's at every start):
+    `memidx status` then names `memidx embed`, to run by hand."""
+    from memidx.embed.running import restart_due
 
-    if config.hook_embed and cut_off(config.state_dir) is not None:
+    if config.hook_embed and restart_due(config.state_dir):
         from memidx.memory.head_sync import start_background_embed
 
         start_background_embed(config)

@@ -13,8 +13,10 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memidx.drafts import draft_path, replace_durably
 from memidx.errors import MemidxError
 from memidx.locations import user_state_dir
+from memidx.portable import sync_folder
 
 SUFFIX = ".memidx-backup-"  # then the UTC time, so names sort by age
 
@@ -47,7 +49,16 @@ def backup(path: Path) -> Path | None:
     prepare_backup(path)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     copy = backup_folder(path) / f"{path.name}{SUFFIX}{stamp}"
-    shutil.copy2(path, copy)
+    draft = draft_path(copy, "partial")  # whole or not there: a half copy is no backup
+    try:
+        shutil.copy2(path, draft)
+        with draft.open("r+b") as out:  # read-write: Windows flushes no read-only handle
+            os.fsync(out.fileno())
+        draft.replace(copy)
+    except BaseException:
+        draft.unlink(missing_ok=True)
+        raise
+    sync_folder(copy.parent)  # the backup's name is on disk before the file it keeps changes
     return copy
 
 
@@ -74,13 +85,9 @@ def _keep_made(folders: list[str]) -> None:
     """Write the list of folders memidx made (best effort: without it, uninstall only leaves
     an empty folder behind)."""
     path = _made_list()
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # a failed write removes its partial file
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text("".join(f"{one}\n" for one in folders), encoding="utf-8")
-        partial.replace(path)
-    with contextlib.suppress(OSError):
-        partial.unlink(missing_ok=True)  # a full disk may have left half of it
+        replace_durably(path, "".join(f"{one}\n" for one in folders).encode(), "partial")
 
 
 def make_folder(folder: Path) -> None:
@@ -91,6 +98,8 @@ def make_folder(folder: Path) -> None:
         missing.append(at)
         at = at.parent
     folder.mkdir(parents=True, exist_ok=True)
+    for one in reversed(missing):
+        sync_folder(one.parent)  # a new folder's name survives a power loss, as the file in it
     if missing:
         made = _made()
         new = [str(one.resolve()) for one in reversed(missing)]

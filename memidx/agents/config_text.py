@@ -6,12 +6,12 @@ before replacing it atomically."""
 from __future__ import annotations
 
 import contextlib
-import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
 
 from memidx.agents.backups import backup, backups, make_folder
+from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
 
 
@@ -55,13 +55,13 @@ def earlier_text(path: Path, undone: Callable[[str], bool]) -> str | None:
 def write_config(path: Path, text: str) -> Path | None:
     """Write `text` to `path` atomically, backing up the file it replaces; the backup's path.
     A link (settings kept in a dotfiles repository) stays a link: its target is rewritten, and
-    a file keeps its permissions (`~/.claude.json` may be the person's alone)."""
+    a file keeps its permissions (`~/.claude.json` may be the person's alone). Durable: the
+    backup, the new bytes and the rename survive a power loss."""
     saved = backup(path)
     target = path.resolve() if path.is_symlink() else path
     make_folder(target.parent)
-    tmp = target.with_name(f".{target.name}.memidx-{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8", newline="")
+    mode: int | None = None
     with contextlib.suppress(FileNotFoundError):
-        tmp.chmod(stat.S_IMODE(target.stat().st_mode))
-    tmp.replace(target)
+        mode = stat.S_IMODE(target.stat().st_mode)
+    replace_durably(target, text.encode("utf-8"), "memidx.tmp", mode=mode)
     return saved

@@ -30,6 +30,8 @@ IDLE_EXIT = 3600.0  # seconds without a request before the server exits
 MAX_REQUESTS = 1_000_000
 CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
 SOCKET_NAME = "recall.sock"
+CONFIG = "config"  # the request's key for config_key()
+STALE = "configuration changed"  # the answer's error when the hook's configuration differs
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
 
@@ -57,6 +59,15 @@ def _folder(config: Config) -> Path:
     return config.state_dir / "agents"
 
 
+def config_key(config: Config) -> str:
+    """What the server was started with that changes an answer: a hook whose configuration
+    differs (`[tool.memidx]` edited, another MEMIDX_MODEL or MEMIDX_INDEX) is not answered by
+    it. How the memory was found (`found_by`) changes nothing."""
+    fields = {f: str(getattr(config, f)) for f in type(config).value_fields if f != "found_by"}
+    fields["models_dir"] = str(config.models_dir)
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
 def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str, object] | None:
     """The server's answer to `request`, or None when no server answers in `timeout`."""
     path = socket_path(config)
@@ -66,7 +77,8 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(max(0.01, timeout))
             conn.connect(str(path))
-            conn.sendall(json.dumps(request).encode("utf-8") + b"\n")
+            sent = {**request, CONFIG: config_key(config)}
+            conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
             conn.shutdown(socket.SHUT_WR)
             answer = _read_line(conn)
     except (OSError, ValueError):
@@ -161,7 +173,7 @@ def _serve(config: Config, path: Path, idle: float) -> None:
         try:
             server.listen(16)
             server.settimeout(1.0)
-            _loop(server, recaller, idle)
+            _loop(server, recaller, idle, config_key(config))
         finally:
             if file_identity(path) == bound:  # never a later server's (.memidx deleted)
                 path.unlink(missing_ok=True)
@@ -175,9 +187,10 @@ def forget_pid(pid: Path) -> None:
             pid.unlink()
 
 
-def _loop(server: socket.socket, recaller: Recaller, idle_exit: float) -> None:
-    """Answer until idle, or until memidx's code changed under the server (an upgrade): it
-    exits, and the next prompt starts a server of the new code."""
+def _loop(server: socket.socket, recaller: Recaller, idle_exit: float, key: str) -> None:
+    """Answer until idle, or until memidx's code changed under the server (an upgrade) or a
+    hook came with another configuration than the server's (`key`): it exits, and the next
+    prompt starts a server of the new code or configuration."""
     last = checked = time.monotonic()
     running = code_stamp()
     for _ in range(MAX_REQUESTS):
@@ -193,16 +206,22 @@ def _loop(server: socket.socket, recaller: Recaller, idle_exit: float) -> None:
         except TimeoutError:
             continue
         last = time.monotonic()
+        answer: dict[str, object] = {"error": "no request"}
         with conn, contextlib.suppress(OSError, ValueError):
             conn.settimeout(5.0)
-            conn.sendall(json.dumps(_answer(recaller, _read_line(conn))).encode("utf-8") + b"\n")
+            answer = _answer(recaller, _read_line(conn), key)
+            conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
+        if answer.get("error") == STALE:
+            return
 
 
-def _answer(recaller: Recaller, data: bytes) -> dict[str, object]:
+def _answer(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:
     if len(data) > MAX_REQUEST:
         return {"error": "request too large"}
     try:
         request = cast(dict[str, object], json.loads(data))
+        if request.get(CONFIG, key) != key:
+            return {"error": STALE}
         prompt = str(request.get("prompt", ""))
         seen = [str(s) for s in cast(list[object], request.get("seen") or [])]
         done = recaller.recall(prompt, seen)

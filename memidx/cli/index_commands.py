@@ -75,18 +75,18 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
-    filled: list[RecordReport] = []
+    filled: list[tuple[SyncReport, RecordReport]] = []
 
-    def fill(config: Config, store: Store) -> None:  # fill_index, keeping its record report
-        ingest_notes(config, store, note_source(config))
-        filled.append(sync_records(config, store, full=True))  # its warnings are said below
+    def fill(config: Config, store: Store) -> None:  # fill_index, keeping its reports
+        notes = ingest_notes(config, store, note_source(config))
+        filled.append((notes, sync_records(config, store, full=True)))  # said below
 
     store = writable_index(config, say_notice, fill=fill)  # waits for a build under way
     bar = ProgressBar("syncing notes")
     try:
         report = sync_notes(config, store, bar)
         records = sync_records(config, store)
-        records = filled[0] if filled else records  # a new index: what its fill read
+        report, records = filled[0] if filled else (report, records)  # a new index: its fill
         mark_index_built(config, store)
     finally:
         bar.close()

@@ -29,6 +29,8 @@ NOT_A_MEMORY_HINT = (
 def memory(args: argparse.Namespace, directory: Path | None) -> int:
     """`memidx memory [show|use PATH]`."""
     if args.action == "use":
+        if args.json:  # `memory --json use PATH` printed nothing a caller could parse
+            raise UsageError("--json goes with `memidx memory show`, not with `memory use`")
         return use(Path(args.folder), if_unset=args.if_unset)
     return show(directory, as_json=bool(args.json))
 

@@ -11,7 +11,7 @@ from memidx.cli.argument_parser import Parser
 EXIT_CODES = """exit codes:
   0  success (a search with no hits is a success)
   1  error or a problem found: drift, a failed check, notes not indexed, an unreadable agent file
-  2  usage error (bad arguments, an empty query, bad input on stdin)
+  2  usage error (bad arguments, a query without words, bad input on stdin)
   130 interrupted"""
 
 

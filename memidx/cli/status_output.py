@@ -25,7 +25,7 @@ def write_status(out: TextIO, status: Status) -> None:
     ]
     if status.index_problem:
         rows.append(("problem", f"{status.index_problem} ({status.index_remedy})"))
-        rows += [("vectors", CUT_OFF)] if status.embed_cut_off is not None else []
+        rows += [("vectors", _cut_off(status))] if status.embed_cut_off is not None else []
     else:
         indexed = status.indexed_commit[:12] if status.indexed_commit else "working tree"
         kinds = ", ".join(counted(n, k) for k, n in status.kinds.items())
@@ -35,7 +35,7 @@ def write_status(out: TextIO, status: Status) -> None:
         if status.chunks_with_vectors < status.chunks:
             coverage += "; run `make embed`"
         rows.append(("vectors", coverage))
-        rows += [("", CUT_OFF)] if status.embed_cut_off is not None else []
+        rows += [("", _cut_off(status))] if status.embed_cut_off is not None else []
         if status.behind:
             rows.append(("behind", status.behind))
     drift = status.drift
@@ -94,6 +94,18 @@ CUT_OFF = (
     "the background embedding was cut off (killed mid-run): the next agent session start "
     "restarts it, or run `make embed`"
 )
+STOPPED = (
+    "the background embedding was cut off (killed mid-run) {runs} times in a row without "
+    "embedding anything (the OOM killer?): agent session starts no longer restart it; run "
+    "`memidx embed` by hand to see what stops it"
+)
+
+
+def _cut_off(status: Status) -> str:
+    return (
+        STOPPED.format(runs=status.embed_cut_off_runs) if status.embed_restarts_stopped else CUT_OFF
+    )
+
 
 # A torn tail in a segment HEAD holds: no writer changes a committed segment, so it stays.
 TORN_COMMITTED = (

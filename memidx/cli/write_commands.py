@@ -137,7 +137,9 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
 
         return purge(args, config)
     given = [
-        f"--{o.replace('_', '-')}" for o in ("pushed", "branch", "work_tree") if getattr(args, o)
+        f"--{o.replace('_', '-')}"
+        for o in ("pushed", "branch", "work_tree", "json")  # commit prints no JSON
+        if getattr(args, o)
     ]
     if given:  # purge's options: a commit would do what it always does, the option unread
         raise UsageError(f"{given[0]} is an option of `haystack purge`, not of `haystack commit`")
@@ -181,7 +183,7 @@ def hooks(args: argparse.Namespace, config: Config) -> int:
         raise UsageError(f"{config.root}: not a git repository: there are no git hooks to manage")
     if args.action != "status":
         for line in (install if args.action == "install" else uninstall)(config.root):
-            print(line)
+            print(line, file=sys.stderr if args.json else sys.stdout)  # --json: JSON alone
     found = states(config.root)
     if args.json:
         print(json.dumps({

@@ -138,7 +138,10 @@ def _embed_index(
             pruned = VectorStore(store.conn).prune(config.model)
     if not current():
         raise IndexReplaced(REPLACED, REPLACED_HINT)
-    refresh_matrix(store.conn, config.index_path, embedder.name, embedder.fingerprint, embedder.dim)
+    refresh_matrix(
+        store.conn, config.index_path, embedder.name, embedder.fingerprint, embedder.dim,
+        durable=config.fsync,
+    )  # fmt: skip
     return replace(report, pruned=pruned, peak_rss_mb=peak_memory_mb())
 
 
@@ -175,7 +178,7 @@ def embed_in_background(config: Config) -> int:
             with _embed_lock(config, wait=False) as mine:
                 if not mine:
                     return 0  # the running embedder checks the mark before it leaves
-                with embedding(config.state_dir):  # left behind only if this one is killed
+                with embedding(config.state_dir) as progress:  # left only if this one is killed
                     store = writable_index(config)
                     bound = file_identity(config.index_path)
                     try:
@@ -183,8 +186,9 @@ def embed_in_background(config: Config) -> int:
                             pending.unlink(missing_ok=True)
                             embedder = embedder or document_embedder(config)
                             _embed_index(
-                                config, store, None, prune=False, embedder=embedder, bound=bound
-                            )
+                                config, store, lambda _done, _todo: progress(), prune=False,
+                                embedder=embedder, bound=bound,
+                            )  # fmt: skip
                     finally:
                         store.conn.close()
     except IndexReplaced:

@@ -18,13 +18,15 @@ import struct
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
 
+from memidx.drafts import replace_through
 from memidx.embed.embedders import decode_matrix
 from memidx.index.store import VectorStore
-from memidx.portable import process_alive
+from memidx.portable import process_alive, sync_folder
 
 MAGIC = b"MXV1"
 
@@ -79,9 +81,11 @@ def read_matrix(conn: sqlite3.Connection, model: str, dim: int) -> tuple[Matrix,
     return matrix, generation
 
 
-def write_matrix(path: Path, stamp: Stamp, matrix: Matrix) -> None:
+def write_matrix(path: Path, stamp: Stamp, matrix: Matrix, *, durable: bool = True) -> None:
     """Write the file atomically (a reader sees the old file or the new one); a write that
-    fails (a full disk) leaves no partial file behind to keep the space."""
+    fails (a full disk) leaves no partial file behind to keep the space. `durable` (the fsync
+    setting): its bytes are synced before the rename and its folder after, so a power loss
+    leaves the old file or the new one, never a new name over bytes that never reached disk."""
     count, dim = matrix.vectors.shape
     header = json.dumps(
         {
@@ -96,19 +100,20 @@ def write_matrix(path: Path, stamp: Stamp, matrix: Matrix) -> None:
     ).encode()
     head = MAGIC + struct.pack("<I", len(header)) + header
     head += b"\0" * (-len(head) % 64)
+    made = not path.parent.is_dir()
     path.parent.mkdir(exist_ok=True)  # beside the index, never its folder: it may be gone
+    if made and durable:
+        sync_folder(path.parent.parent)
     remove_dead_partials(path.parent)
     partial = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.partial")
-    try:
-        with partial.open("wb") as out:
-            out.write(head)
-            out.write(np.ascontiguousarray(matrix.chunk_ids, dtype="<i8").tobytes())
-            out.write(np.ascontiguousarray(matrix.doc_ids, dtype="<i8").tobytes())
-            out.write(np.ascontiguousarray(matrix.vectors, dtype="<f4").tobytes())
-        partial.replace(path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+
+    def write(out: BinaryIO) -> None:
+        out.write(head)
+        out.write(np.ascontiguousarray(matrix.chunk_ids, dtype="<i8").tobytes())
+        out.write(np.ascontiguousarray(matrix.doc_ids, dtype="<i8").tobytes())
+        out.write(np.ascontiguousarray(matrix.vectors, dtype="<f4").tobytes())
+
+    replace_through(path, partial, write, durable=durable)
 
 
 def remove_dead_partials(folder: Path) -> list[Path]:
@@ -164,14 +169,21 @@ def map_matrix(path: Path, stamp: Stamp) -> Matrix | None:
 
 
 def refresh_matrix(
-    conn: sqlite3.Connection, index_path: Path, model: str, fingerprint: str, dim: int
+    conn: sqlite3.Connection,
+    index_path: Path,
+    model: str,
+    fingerprint: str,
+    dim: int,
+    *,
+    durable: bool = True,
 ) -> Matrix:
-    """Make the file current for the index as it is now; returns the matrix."""
+    """Make the file current for the index as it is now (`durable`: write_matrix's); returns
+    the matrix."""
     path = matrix_path(index_path, model)
     current = map_matrix(path, current_stamp(conn, model, fingerprint))
     if current is not None:
         return current
     matrix, generation = read_matrix(conn, model, dim)
     stamp = Stamp(VectorStore(conn).index_id(), model, fingerprint, generation)
-    write_matrix(path, stamp, matrix)
+    write_matrix(path, stamp, matrix, durable=durable)
     return matrix

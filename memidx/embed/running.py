@@ -4,18 +4,25 @@ another process, as after a reboot, is not taken for the embedder). One killed m
 reboot, the OOM killer, a closed laptop's kill) leaves it behind, which is how `memidx status`
 tells the vectors were cut off and the next session start restarts it.
 
+Its second line counts the runs cut off in a row that embedded nothing (this one included, set
+back to 0 once it commits a batch): an embed the OOM killer ends at every start is restarted
+RESTARTS times, not at every session start for ever; a run that completes, or `memidx embed`,
+removes the mark and so the count.
+
 Lean: read by status and by agents' session-start hook, so only the standard library."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from memidx.drafts import draft_path, remove_dead_drafts
 from memidx.portable import process_alive
 
 MARK = "embed.running"
+RESTARTS = 3  # cut off this many times in a row without progress: no more automatic restarts
 
 
 def running_path(state_dir: Path) -> Path:
@@ -23,38 +30,80 @@ def running_path(state_dir: Path) -> Path:
 
 
 @contextmanager
-def embedding(state_dir: Path) -> Generator[None]:
+def embedding(state_dir: Path) -> Generator[Callable[[], None]]:
     """Keep the mark for the block: left behind only when the process is killed (an error is
-    reported by the embed error trace instead, and removes it)."""
+    reported by the embed error trace instead, and removes it). Yields what to call once a
+    batch is committed: progress, which sets the count of fruitless runs back."""
     path = running_path(state_dir)
-    partial = path.with_name(f".{MARK}.{os.getpid()}.partial")
+    remove_dead_drafts(path, "partial")  # a mark's partial file, left by an embedder killed
     started = process_started(os.getpid())
-    mark = f"{os.getpid()}" if started is None else f"{os.getpid()} {started}"
-    partial.write_text(mark + "\n", encoding="ascii")  # whole, or not there at all
-    partial.replace(path)
+    me = f"{os.getpid()}" if started is None else f"{os.getpid()} {started}"
+    fruitless = cut_off_runs(state_dir) + 1  # as many as that, should this one be cut off too
+    _write_mark(path, me, fruitless)
+    progressed = False
+
+    def progress() -> None:
+        nonlocal progressed
+        if not progressed:
+            progressed = True
+            _write_mark(path, me, 0)
+
     try:
-        yield
+        yield progress
     finally:
         forget_mark(state_dir, mine=True)
+
+
+def _write_mark(path: Path, me: str, fruitless: int) -> None:
+    partial = draft_path(path, "partial")
+    partial.write_text(f"{me}\n{fruitless}\n", encoding="ascii")  # whole, or not there at all
+    partial.replace(path)
+
+
+def _read_mark(state_dir: Path) -> tuple[int, str, int] | None:
+    """The mark's pid (0 for none readable), its process's start time ("" when not given) and
+    its count of fruitless runs (1 when not given, as an older memidx wrote it); None when
+    there is no mark."""
+    try:
+        text = running_path(state_dir).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    first, _, rest = text.strip().partition("\n")
+    pid, _, started = first.strip().partition(" ")
+    count = rest.strip()
+    return (
+        int(pid) if pid.isdigit() else 0,
+        started.strip(),
+        int(count) if count.isdigit() else 1,
+    )
 
 
 def cut_off(state_dir: Path) -> int | None:
     """The pid of a background embed that was killed mid-run (its mark is there, its process
     gone, or its pid now another process's); None when none was, or it still runs. A mark that
     names no pid was cut off too."""
-    try:
-        text = running_path(state_dir).read_text(encoding="ascii", errors="replace")
-    except OSError:
+    mark = _read_mark(state_dir)
+    if mark is None:
         return None
-    pid, _, started = text.strip().partition(" ")
-    try:
-        number = int(pid)
-    except ValueError:
-        return 0
+    number, started, _ = mark
     if not process_alive(number):
         return number
     now = process_started(number)
     return number if started and now is not None and now != started else None
+
+
+def cut_off_runs(state_dir: Path) -> int:
+    """How many background embeds in a row were cut off without embedding anything (0 when
+    the last one was not cut off)."""
+    mark = _read_mark(state_dir)
+    return 0 if mark is None or cut_off(state_dir) is None else mark[2]
+
+
+def restart_due(state_dir: Path) -> bool:
+    """Whether a session start restarts the background embed: one was cut off, fewer than
+    RESTARTS in a row without progress (after that, `memidx embed` by hand says what stops
+    it)."""
+    return cut_off(state_dir) is not None and cut_off_runs(state_dir) < RESTARTS
 
 
 def process_started(pid: int) -> str | None:

@@ -17,13 +17,14 @@ named, the framework never stashes the unstaged changes, and the checks read the
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from memidx.drafts import replace_durably
 from memidx.errors import GitError, MemidxError
+from memidx.portable import make_folder, sync_folder
 
 # post-applypatch: `git am` commits each patch without post-commit, so without it the index
 # stayed behind HEAD and the drift check blocked the next commit.
@@ -138,8 +139,11 @@ def uninstall(root: Path) -> list[str]:
             continue
         state.path.unlink()
         previous = state.path.with_name(state.stage + CHAINED)
-        if previous.exists():
+        restored = previous.exists()
+        if restored:
             previous.rename(state.path)
+        sync_folder(state.path.parent)  # a power loss never brings memidx's shim back
+        if restored:
             done.append(f"{state.stage}: removed memidx's hook, restored the one before it")
         else:
             done.append(f"{state.stage}: removed memidx's hook")
@@ -177,14 +181,13 @@ def _keep_previous(path: Path) -> None:
             "merge them by hand or remove one, then run `memidx hooks install` again",
         )
     path.rename(previous)
+    sync_folder(path.parent)  # the hook that was there is kept under its new name
 
 
 def _write_executable(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.memidx-{os.getpid()}")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.chmod(0o755)
-    temporary.replace(path)
+    """Put the shim in place whole, and durably: a power loss never leaves git an empty hook."""
+    make_folder(path.parent)
+    replace_durably(path, text.encode(), "memidx", mode=0o755)
 
 
 def _pre_commit_uninstall(root: Path, stage: str) -> str:

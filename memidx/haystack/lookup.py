@@ -20,8 +20,20 @@ class Shown:
     ref: str
 
 
+def without_line(ref: str) -> str:
+    """`<segment>@<offset>` of a record's ref as search prints it for people, with the line of
+    the match after it (`<segment>@<offset>:<line>`); any other text as it is."""
+    segment, at, rest = ref.rpartition("@")
+    offset, colon, line = rest.partition(":")
+    if at and colon and all(part.isascii() and part.isdigit() for part in (offset, line)):
+        return f"{segment}@{offset}"
+    return ref
+
+
 def show(config: Config, ref: str) -> Shown:
-    """The record at `<segment>@<offset>`, or the record with this id."""
+    """The record at `<segment>@<offset>` (a hit's `:<line>` after it is ignored), or the
+    record with this id."""
+    ref = without_line(ref)
     if "@" not in ref:
         store, _ = open_store(config.index_path, write=False)
         try:

@@ -14,13 +14,13 @@ the branches the person names are rewritten as HEAD's are (memidx.haystack.held)
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.blanking import blanked, blanked_or_none, names_any
 from memidx.haystack.held import Held, History, printable, work_tree_command
@@ -34,7 +34,6 @@ from memidx.haystack.purge_named import (
 )
 from memidx.haystack.segments import segments
 from memidx.paths import refuse_links
-from memidx.portable import sync_folder
 
 
 @dataclass(slots=True)
@@ -287,12 +286,4 @@ def _blob(config: Config, ref: str, data: bytes | None = None) -> str:
 def _replace(path: Path, data: bytes, durable: bool) -> None:
     """Write the segment's new bytes through a temporary file renamed over it; `durable` (the
     fsync setting): synced, the rename too, so a power loss never brings the old bytes back."""
-    temporary = path.with_name(f".{path.name}.purge")
-    with temporary.open("wb") as out:
-        out.write(data)
-        out.flush()
-        if durable:
-            os.fsync(out.fileno())
-    temporary.replace(path)
-    if durable:
-        sync_folder(path.parent)
+    replace_durably(path, data, "purge", durable=durable)

@@ -30,7 +30,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
         attributes = folder / ".gitattributes"
         made = mine.exists() and not attributes.exists()
         if made:
-            describe_folder(folder)
+            describe_folder(folder, durable=config.fsync)
         paths = [p for p in (attributes, folder / ".gitignore", mine) if p.exists()]
         refs = [p.relative_to(config.root).as_posix() for p in paths]
         status = ("status", "--porcelain", "--untracked-files=all", "--", *refs)

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
@@ -246,16 +247,12 @@ def segment_order(path: Path) -> tuple[str, int]:
 GITATTRIBUTES = "# haystack segments are binary logs, never merged as text\n*.krd binary\n"
 
 
-def describe_folder(haystack: Path) -> None:
+def describe_folder(haystack: Path, *, durable: bool = True) -> None:
     """.gitattributes of the haystack: segments are binary. Made when segments are committed,
     not at every append: made on an older commit that lacks it, it would block the checkout
-    that brings it back."""
+    that brings it back. Whole or not at all (an empty one left by a full disk would be
+    committed as it is); `durable` (the fsync setting): a power loss keeps it too."""
     path = haystack / ".gitattributes"
     if path.exists():
         return
-    draft = haystack / f".gitattributes.{os.getpid()}.tmp"
-    try:  # whole or not at all: an empty one left by a full disk would be committed as it is
-        draft.write_text(GITATTRIBUTES, encoding="utf-8")
-        draft.replace(path)
-    finally:
-        draft.unlink(missing_ok=True)
+    replace_durably(path, GITATTRIBUTES.encode(), "tmp", durable=durable)

@@ -74,7 +74,10 @@ def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | Non
 
 def _record_id(config: Config, ref: str) -> str:
     """The id of the record `ref` names, as the index knows it."""
+    from memidx.haystack.lookup import without_line
     from memidx.index.store import RecordStore, open_store
+
+    ref = without_line(ref)
 
     store, _ = open_store(config.index_path, write=False)
     try:

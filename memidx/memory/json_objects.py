@@ -69,6 +69,8 @@ def status_data(status: Status) -> dict[str, object]:
             "chunks": status.chunks,
             "with_vectors": status.chunks_with_vectors,
             "cut_off": status.embed_cut_off is not None,
+            "cut_off_runs": status.embed_cut_off_runs,
+            "restarts_stopped": status.embed_restarts_stopped,
         },
         "embed_failure": None
         if status.embed_failure is None

@@ -231,9 +231,9 @@ def _git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
         )
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
-    for stream, text in ((sys.stdout, done.stdout), (sys.stderr, done.stderr)):
+    for text in (done.stdout, done.stderr):  # git's lines are diagnostics: stdout is the result
         if text.strip() and args[0] not in LOOKS:
-            stream.write(text)
+            sys.stderr.write(text)
     return done
 
 

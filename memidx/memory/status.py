@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memidx.config import Config
-from memidx.embed.running import cut_off
+from memidx.embed.running import RESTARTS, cut_off, cut_off_runs
 from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
 from memidx.haystack.damage import recorded, torn_line
@@ -50,11 +50,17 @@ class Status:
     chunks_with_vectors: int = 0
     embed_failure: HookFailure | None = None
     embed_cut_off: int | None = None  # the pid of a background embed killed mid-run (0: unknown)
+    embed_cut_off_runs: int = 0  # background embeds cut off in a row without embedding anything
     agent_failure: HookFailure | None = None  # agents' hooks fail open: shown, not unhealthy
     behind: str | None = None
     memory: str = ""  # the memory's root, and how it was chosen (memidx.config.FOUND_BY)
     found_by: str = "flag"
     mcp_server: SharedServer | None = None  # the memory's shared MCP server, as recorded
+
+    @property
+    def embed_restarts_stopped(self) -> bool:
+        """Session starts no longer restart the background embed (memidx.embed.running)."""
+        return self.embed_cut_off_runs >= RESTARTS
 
     @property
     def healthy(self) -> bool:
@@ -75,6 +81,7 @@ def gather(config: Config) -> Status:
     status.agent_failure = last_failure(config.agent_hook_error_path)
     status.mcp_server = shared_server(config)
     status.embed_cut_off = cut_off(config.state_dir)
+    status.embed_cut_off_runs = cut_off_runs(config.state_dir)
     changed = GitRepo(config.root).uncommitted(config.notes_dir) if config.in_git else []
     status.uncommitted = [
         (code, ref) for code, ref in changed if is_note_path(ref, config.notes_dir)

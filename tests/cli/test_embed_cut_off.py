@@ -8,7 +8,9 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,6 +67,18 @@ def _killed_mid_run(config: Config) -> int:
     )
     assert child.wait(60) == -9  # killed, not exited
     return child.pid
+
+
+def _counted_starts(monkeypatch: pytest.MonkeyPatch) -> list[Config]:
+    """The background embeds started from now on (recorded, none run)."""
+    started: list[Config] = []
+
+    def start(config: Config) -> list[str]:
+        started.append(config)
+        return []
+
+    monkeypatch.setattr(memidx.memory.head_sync, "start_background_embed", start)
+    return started
 
 
 def _fake_model(monkeypatch: pytest.MonkeyPatch, fake: FakeEmbedder) -> None:
@@ -126,13 +140,7 @@ def test_a_session_start_spares_a_background_embed_that_still_runs(
     config = _ingested(repo)
     config.state_dir.mkdir(exist_ok=True)
     running_path(config.state_dir).write_text(f"{os.getpid()}\n")  # alive: this process
-    started: list[Config] = []
-
-    def start(config: Config) -> list[str]:
-        started.append(config)
-        return []
-
-    monkeypatch.setattr(memidx.memory.head_sync, "start_background_embed", start)
+    started = _counted_starts(monkeypatch)
 
     with_embed = replace(load_config(repo.root), hook_embed=True)
     session_start(with_embed, Where("claude-code", NO_SESSION, str(repo.root)))
@@ -175,3 +183,64 @@ def test_memidx_embed_clears_what_a_killed_background_embed_left(repo: NotesRepo
 def test_a_mark_naming_no_pid_reads_as_cut_off(tmp_path: Path) -> None:
     running_path(tmp_path).write_text("")  # cut before its pid was written (never, atomically)
     assert cut_off(tmp_path) == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_three_fruitless_cut_off_runs_stop_the_restarts_until_memidx_embed(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An embed the OOM killer ends at every start was restarted at every session start for
+    ever: after three in a row that embedded nothing, status says so and names the command."""
+    config = _ingested(repo)
+    started = _counted_starts(monkeypatch)
+    with_embed = replace(load_config(repo.root), hook_embed=True)
+    for runs in (1, 2):
+        _killed_mid_run(config)
+        session_start(with_embed, Where("claude-code", NO_SESSION, str(repo.root)))
+        assert len(started) == runs  # restarted
+    _killed_mid_run(config)
+    session_start(with_embed, Where("claude-code", NO_SESSION, str(repo.root)))
+    assert len(started) == 2  # the third in a row: not restarted
+    vectors = repo.memidx("status", "--json").json()["vectors"]
+    assert vectors["cut_off"] is True
+    assert (vectors["cut_off_runs"], vectors["restarts_stopped"]) == (3, True)
+    said = " ".join(repo.memidx("status").out.split())
+    assert "3 times in a row" in said and "run `memidx embed` by hand" in said
+
+    store, _ = open_store(config.index_path, write=True)  # `memidx embed` by hand
+    try:
+        embed_index(config, store, embedder=FakeEmbedder())
+    finally:
+        store.conn.close()
+    vectors = repo.memidx("status", "--json").json()["vectors"]
+    assert (vectors["cut_off"], vectors["cut_off_runs"], vectors["restarts_stopped"]) == (
+        False, 0, False
+    )  # fmt: skip
+
+
+def test_a_background_embed_that_commits_a_batch_sets_the_count_back(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cut off after it embedded something, a run is no fruitless one: restarts go on."""
+    for number in range(3):  # more chunks than one batch holds
+        sections = "".join(f"## part {number}.{i}\n\nwords {number} {i}\n\n" for i in range(30))
+        repo.write(f"notes/n{number}.md", f"# Note {number}\n\n{sections}")
+    config = _ingested(repo)
+    config.state_dir.mkdir(exist_ok=True)
+    running_path(config.state_dir).write_text(f"{_dead_pid()}\n2\n")  # two fruitless so far
+    counts: list[str] = []
+
+    class Watching(FakeEmbedder):
+        def embed(self, texts: Sequence[str]) -> Any:
+            counts.append(running_path(config.state_dir).read_text().splitlines()[1])
+            return super().embed(texts)
+
+    _fake_model(monkeypatch, Watching())
+    assert embed_in_background(config) == 0
+    assert counts[0] == "3" and set(counts[1:]) == {"0"} and len(counts) > 1
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid

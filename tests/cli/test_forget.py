@@ -136,6 +136,23 @@ def test_show_says_a_record_was_forgotten_by_its_id_as_by_its_ref(repo: NotesRep
         assert run.code == 1 and "it was forgotten" in run.err, run.err
 
 
+def test_show_and_forget_take_a_record_as_a_hit_prints_it(repo: NotesRepo) -> None:
+    """People's output prints a hit as `ref:line`; for a record that is
+    `<segment>@<offset>:<line>`, which show and forget refused as no ref ("copy it from a
+    hit"), though it was copied from a hit."""
+    gone = turn(repo, "zebra stripes turn, forget me")
+    found = repo.memidx_process("search", "--mode", "bm25", "zebra")
+    printed = next(line.strip() for line in found.out.splitlines() if "@" in line)
+    assert printed.endswith(":1"), found.out
+
+    shown = repo.memidx_process("show", printed)
+    forgot = repo.memidx_process("forget", printed)
+
+    assert shown.code == 0 and "zebra stripes" in shown.out, shown.err
+    assert forgot.code == 0 and f"forgot {gone}" in forgot.out, forgot.err
+    assert hits(repo, "zebra") == []
+
+
 def test_recent_lists_what_was_filed_never_a_tombstone(repo: NotesRepo) -> None:
     """MCP's `recent` lists memory: a tombstone (kind `forget`, no text) is none, as search
     never finds one. It came first, as the newest record."""

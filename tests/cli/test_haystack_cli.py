@@ -476,6 +476,7 @@ def test_a_haystack_commit_outside_git_says_so(tmp_path: Path) -> None:
         (["--branch", "x"], "--branch"),
         (["--work-tree", "w"], "--work-tree"),
         (["--pushed"], "--pushed"),
+        (["--json"], "--json"),  # it printed prose, which the caller could not parse
     ],
 )
 def test_purge_s_options_given_to_commit_are_a_usage_error(

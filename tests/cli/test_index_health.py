@@ -33,6 +33,21 @@ def test_search_without_an_index_says_how_to_build_it(repo: NotesRepo) -> None:
     assert not index_file(repo).exists()
 
 
+def test_sync_without_an_index_reports_the_notes_it_built_it_from(repo: NotesRepo) -> None:
+    """sync builds a missing index from every note, but said `0 written` and named none of
+    the notes it skipped: it reported the pass after the build, which found nothing to do."""
+    repo.note("a.md", "Alpha", "alpha body")
+    repo.note("b.md", "Beta", "beta body")
+    repo.write("notes/empty.md", "")
+    repo.commit()
+
+    run = repo.memidx("sync", "--json")
+
+    assert run.json()["written"] == 2, run.out
+    assert "notes/empty.md: skipped" in run.err and run.code == 1
+    assert repo.memidx("search", "--mode", "bm25", "alpha").code == 0
+
+
 def test_a_file_named_memidx_is_one_line_saying_what_to_do(repo: NotesRepo) -> None:
     """A file where memidx keeps its folder was a bare "File exists"."""
     repo.note("a.md", "A", "alpha words")

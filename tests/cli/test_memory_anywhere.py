@@ -89,6 +89,19 @@ def test_c_and_memidx_root_win_over_the_configuration(
     assert status["memory"]["found_by"] == "env"
 
 
+def test_memidx_root_naming_no_folder_fails_and_makes_nothing(
+    mine: NotesRepo, project: Path, tmp_path: Path
+) -> None:
+    """-C refuses a folder that is not there; MEMIDX_ROOT made it, with an empty index."""
+    typo = tmp_path / "mnie"
+    for command in (("ingest",), ("search", "zebra"), ("status",)):
+        run = memidx_in(project, *command, MEMIDX_ROOT=str(typo))
+
+        assert run.code == 1 and "MEMIDX_ROOT" in run.err and str(typo) in run.err, run.err
+        assert len(run.err.splitlines()) == 1 and "Traceback" not in run.err
+    assert not typo.exists()
+
+
 def test_standing_in_another_memory_wins_over_the_configuration(
     mine: NotesRepo, other: NotesRepo
 ) -> None:
@@ -116,6 +129,8 @@ def test_memory_use_refuses_what_is_not_a_memory(
     assert refused.err.count("\n") == 1
     missing = memidx_in(project, "memory", "use", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "no such folder" in missing.err
+    as_json = memidx_in(project, "memory", "--json", "use", str(project))  # printed no JSON
+    assert as_json.code == 2 and "--json goes with `memidx memory show`" in as_json.err
     assert not list(user_home.rglob("config.toml"))
 
 
@@ -131,6 +146,22 @@ def test_if_unset_keeps_another_memory_and_says_how_to_switch(
     assert f'memory = "{mine.root}"' in config.read_text()
     switched = memidx_in(other.root, "memory", "use", ".")
     assert f"your memory is now {other.root}" in switched.err and str(mine.root) in switched.err
+
+
+def test_if_unset_replaces_a_recorded_memory_that_is_gone_saying_which(
+    mine: NotesRepo, tmp_path: Path, user_home: Path
+) -> None:
+    """The README: a recorded memory that no longer exists is replaced, saying which it was."""
+    gone = tmp_path / "moved-away"
+    gone.mkdir()
+    record_memory(user_home / ".config" / "memidx" / "config.toml", gone)
+    gone.rmdir()
+
+    run = memidx_in(mine.root, "memory", "use", "--if-unset", ".")
+
+    assert run.code == 0, run.err
+    assert f"your memory is now {mine.root}" in run.err and f"was {gone}" in run.err
+    assert recorded_memory(user_home / ".config" / "memidx" / "config.toml") == mine.root
 
 
 def test_memory_shows_which_memory_answers_and_why(mine: NotesRepo, project: Path) -> None:

@@ -3,6 +3,7 @@ and never failing or stashing a git operation (merge conflicts, worktrees, a hel
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -41,7 +42,18 @@ def test_install_puts_memidx_shims_at_every_stage_not_pre_commits(machine: Machi
         assert os.access(hooks_dir(machine) / stage, os.X_OK)
     status = hooks(machine, "status", "--json")
     assert status.returncode == 0
-    assert {h["installed"] for h in __import__("json").loads(status.stdout)["hooks"]} == {"memidx"}
+    assert {h["installed"] for h in json.loads(status.stdout)["hooks"]} == {"memidx"}
+
+
+def test_install_and_uninstall_json_is_only_json_on_stdout(machine: Machine) -> None:
+    """The lines of what changed went to stdout before the JSON, which then did not parse."""
+    removed = hooks(machine, "uninstall", "--json")
+    installed = hooks(machine, "install", "--json")
+
+    for run, state in ((removed, "none"), (installed, "memidx")):
+        assert run.returncode == 0, run.stderr
+        assert {h["installed"] for h in json.loads(run.stdout)["hooks"]} == {state}
+        assert "post-commit: " in run.stderr
 
 
 def test_install_twice_changes_nothing(machine: Machine) -> None:

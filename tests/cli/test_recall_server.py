@@ -16,6 +16,7 @@ import pytest
 
 from memidx.agents import recall_server
 from memidx.config import Config
+from memidx.frozen import replace
 from tests.helpers import NotesRepo
 
 
@@ -109,3 +110,35 @@ def test_an_exiting_server_leaves_the_socket_of_the_one_that_replaced_it(
         served.join(30)
         assert not served.is_alive()
         assert path.exists()
+
+
+def test_a_hook_of_another_configuration_is_not_answered_and_the_server_makes_way(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """The server kept the configuration it was started with: after `[tool.memidx]` was edited
+    (another model, another index) or under another MEMIDX_INDEX, every prompt for up to an
+    idle hour was answered from the old index with the old model."""
+    config = indexed(tmp_path / "memory", models_dir)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    served = threading.Thread(target=recall_server.serve, args=(config, 30.0), daemon=True)
+    started = time.monotonic()
+    served.start()
+    for _ in range(600):  # at most 30 s for the model to load and the socket to be bound
+        if path.exists() or not served.is_alive():
+            break
+        time.sleep(0.05)
+    answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)
+    assert answer is not None and "error" not in answer, answer
+
+    moved = replace(config, index_path=tmp_path / "elsewhere.sqlite")
+    answer = recall_server.ask(moved, {"prompt": "vmmem"}, 10.0)
+
+    assert answer == {"error": recall_server.STALE}
+    served.join(10)
+    assert not served.is_alive()  # the next prompt starts a server of the new configuration
+    assert time.monotonic() - started < 25.0
+    assert recall_server.config_key(moved) != recall_server.config_key(config)
+    assert recall_server.config_key(replace(config, found_by="env")) == recall_server.config_key(
+        config
+    )

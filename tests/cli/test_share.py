@@ -400,3 +400,17 @@ def test_a_merge_that_keeps_failing_for_an_unknown_reason_points_at_the_clone(
         share(load_config(two.root, env={}), sleep=lambda _: None)
 
     assert raised.value.hint == "look at this clone's state (git status), then make sync again"
+
+
+def test_share_json_is_only_json_on_stdout_when_git_pulls_and_pushes(tmp_path: Path) -> None:
+    """git's own lines ("Already up to date.", a merge's summary) went to stdout before the
+    JSON, so `memidx share --json` was not JSON; they are diagnostics, on stderr."""
+    _, two = clones(tmp_path)
+    file = two.memidx_process("file-turn", stdin='{"text": "a turn to share", "session": "s"}')
+    assert file.code == 0, file.err
+
+    run = two.memidx_process("share", "--json")
+
+    assert run.code == 0, run.err
+    assert run.json()["pushed"] is True
+    assert "Already up to date" in run.err

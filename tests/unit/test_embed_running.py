@@ -6,11 +6,20 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from memidx.embed.running import cut_off, embedding, process_started, running_path
+from memidx.embed.running import (
+    RESTARTS,
+    cut_off,
+    cut_off_runs,
+    embedding,
+    process_started,
+    restart_due,
+    running_path,
+)
 
 LINUX_PROC = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs /proc")
 
@@ -45,3 +54,53 @@ def test_a_mark_of_an_older_memidx_naming_only_a_live_pid_still_runs(tmp_path: P
     assert cut_off(tmp_path) is None
     running_path(tmp_path).write_text("garbled\n")
     assert cut_off(tmp_path) == 0
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_the_next_embedder_removes_the_mark_partial_of_a_killed_one(tmp_path: Path) -> None:
+    """Killed between writing `.embed.running.<pid>.partial` and its rename: it stayed for ever."""
+    dead = tmp_path / f".embed.running.{_dead_pid()}.partial"
+    live = tmp_path / f".embed.running.{os.getppid()}.partial"  # an embedder at work
+    for one in (dead, live):
+        one.write_text("123\n")
+    with embedding(tmp_path):
+        pass
+    assert not dead.exists() and live.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [live.name]
+
+
+@pytest.mark.parametrize(
+    ("mark", "runs"),
+    [
+        (None, 0),  # no mark: none cut off
+        ("{dead}\n", 1),  # an older memidx's mark: one run cut off
+        ("{dead} 123\n2\n", 2),
+        ("{dead}\n0\n", 0),  # cut off after it embedded something: no fruitless run
+        ("{alive}\n5\n", 0),  # still running
+    ],
+)
+def test_a_mark_counts_the_runs_cut_off_in_a_row_without_progress(
+    tmp_path: Path, mark: str | None, runs: int
+) -> None:
+    if mark is not None:
+        text = mark.format(dead=_dead_pid(), alive=os.getpid())
+        running_path(tmp_path).write_text(text)
+    assert cut_off_runs(tmp_path) == runs
+    assert restart_due(tmp_path) is (mark is not None and "alive" not in mark and runs < RESTARTS)
+
+
+def test_a_run_counts_itself_fruitless_until_it_makes_progress(tmp_path: Path) -> None:
+    running_path(tmp_path).write_text(f"{_dead_pid()}\n2\n")  # two fruitless runs so far
+    with embedding(tmp_path) as progress:
+        assert running_path(tmp_path).read_text().splitlines()[1:] == ["3"]  # killed now: 3
+        assert cut_off_runs(tmp_path) == 0  # it runs
+        progress()  # a batch committed
+        first, *rest = running_path(tmp_path).read_text().splitlines()
+        assert first.split()[0] == str(os.getpid()) and rest == ["0"]
+    assert not running_path(tmp_path).exists()  # completed: the count goes with the mark

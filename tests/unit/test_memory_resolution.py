@@ -94,6 +94,20 @@ def test_the_memory_that_answers_follows_the_resolution_order(
     assert (config.root, config.found_by) == (world[expected[0]].resolve(), expected[1])
 
 
+def test_memidx_root_naming_no_folder_is_one_line_not_a_new_memory(
+    world: dict[str, Path], tmp_path: Path
+) -> None:
+    """As for -C, a typo in MEMIDX_ROOT must not make a new memory: `ingest` made the folder
+    and an empty index in it, and exited 0."""
+    typo = tmp_path / "memroy"
+    env = env_for(world["home"], world["memory"], MEMIDX_ROOT=str(typo))
+    with pytest.raises(ConfigError) as caught:
+        load_config(env=env)
+    message = str(caught.value)
+    assert "\n" not in message and "MEMIDX_ROOT" in message and str(typo) in message
+    assert not typo.exists()
+
+
 def test_a_subfolder_of_the_memory_answers_for_the_memory(
     world: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

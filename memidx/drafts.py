@@ -1,0 +1,86 @@
+"""A file's new bytes are written beside it under a name of the writing process's own,
+`.<name>.<pid>.<kind>`, then renamed over it: two writers never write into one draft, and a
+draft a killed writer left is known by its pid and removed by the next writer of that file
+(a live writer's is left alone; a pid the system gave again reads as alive, so such a draft is
+only ever spared, never removed)."""
+
+from __future__ import annotations
+
+import os
+from contextlib import suppress
+from pathlib import Path
+
+from memidx.portable import process_alive, sync_folder
+
+TYPE_CHECKING = False  # not typing's: agents' hooks import this module (memidx/portable.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import BinaryIO
+
+
+def draft_path(path: Path, kind: str) -> Path:
+    """Where this process writes `path`'s new bytes before renaming them over it."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{kind}")
+
+
+def draft_pid(path: Path, kind: str, name: str) -> int | None:
+    """The pid a draft of `path` named `name` carries; None for any other name."""
+    prefix, suffix = f".{path.name}.", f".{kind}"
+    if not name.startswith(prefix) or not name.endswith(suffix):
+        return None
+    pid = name[len(prefix) : len(name) - len(suffix)]
+    return int(pid) if pid.isdigit() and pid.isascii() else None
+
+
+def remove_dead_drafts(path: Path, kind: str) -> list[Path]:
+    """Remove the `kind` drafts of `path` whose writers are gone; returns what was removed."""
+    removed: list[Path] = []
+    try:
+        names = [one.name for one in path.parent.iterdir()]
+    except OSError:
+        return removed  # no folder to list (yet): nothing left in it
+    for name in names:
+        pid = draft_pid(path, kind, name)
+        if pid is None or pid == os.getpid() or process_alive(pid):
+            continue
+        with suppress(OSError):  # another writer removed it first, or it is no file
+            (path.parent / name).unlink()
+            removed.append(path.parent / name)
+    return removed
+
+
+def replace_durably(
+    path: Path, data: bytes, kind: str, *, durable: bool = True, mode: int | None = None
+) -> None:
+    """Write `data` to a draft of `path` (with permissions `mode` when given) and rename it
+    over `path`, as replace_through does; a killed writer's draft is removed first."""
+    remove_dead_drafts(path, kind)
+    replace_through(path, draft_path(path, kind), lambda out: out.write(data), durable=durable,
+                    mode=mode)  # fmt: skip
+
+
+def replace_through(
+    path: Path,
+    draft: Path,
+    write: Callable[[BinaryIO], object],
+    *,
+    durable: bool = True,
+    mode: int | None = None,
+) -> None:
+    """Write `draft` through `write` and rename it over `path`; `durable` (the fsync setting):
+    the draft is synced before the rename and the folder after it, so a power loss leaves the
+    old file or the new one, whole. A write that fails (a full disk) removes its draft."""
+    try:
+        with draft.open("wb") as out:
+            write(out)
+            out.flush()
+            if durable:
+                os.fsync(out.fileno())
+        if mode is not None:
+            draft.chmod(mode)
+        draft.replace(path)
+    except BaseException:
+        draft.unlink(missing_ok=True)
+        raise
+    if durable:
+        sync_folder(path.parent)

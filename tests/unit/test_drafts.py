@@ -1,0 +1,98 @@
+"""A file's new bytes are written under a name carrying the writer's pid, renamed over it: a
+killed writer's leftover is removed by the next writer of that file, a live writer's is left,
+and two writers never write into the same temporary file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memidx.drafts import draft_path, draft_pid, remove_dead_drafts, replace_durably
+from memidx.embed.installed import MANIFEST, record_file_times
+from memidx.haystack import purge
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+@pytest.mark.parametrize(
+    ("name", "pid"),
+    [
+        (".a.krd.123.purge", 123),
+        (".a.krd.purge", None),  # no pid
+        (".a.krd.12x.purge", None),
+        (".b.krd.123.purge", None),  # another file's
+        (".a.krd.123.partial", None),  # another kind
+        ("a.krd.123.purge", None),
+    ],
+)
+def test_a_draft_name_carries_its_writers_pid(name: str, pid: int | None) -> None:
+    assert draft_pid(Path("h/a.krd"), "purge", name) == pid
+
+
+def test_the_next_write_removes_a_dead_writers_draft_and_spares_a_live_ones(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "a.krd"
+    dead = tmp_path / f".a.krd.{_dead_pid()}.purge"
+    live = tmp_path / f".a.krd.{os.getppid()}.purge"  # the process that started this one
+    other = tmp_path / ".b.krd.1.purge"  # another file's: its own writer's business
+    for one in (dead, live, other):
+        one.write_bytes(b"half")
+    replace_durably(path, b"whole", "purge")
+    assert path.read_bytes() == b"whole"
+    assert not dead.exists() and live.exists() and other.exists()
+    assert not draft_path(path, "purge").exists()
+    assert remove_dead_drafts(path, "purge") == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_a_failed_write_leaves_no_draft_and_the_file_as_it_was(tmp_path: Path) -> None:
+    import resource
+
+    path = tmp_path / "a.krd"
+    path.write_bytes(b"old")
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (100, hard))  # as a full disk
+    try:
+        with pytest.raises(OSError):
+            replace_durably(path, b"x" * 1000, "purge")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert [p.name for p in tmp_path.iterdir()] == ["a.krd"] and path.read_bytes() == b"old"
+
+
+def test_a_purge_removes_what_a_killed_purge_left_beside_the_segment(tmp_path: Path) -> None:
+    segment = tmp_path / "2026-01-01.000.krd"
+    segment.write_bytes(b"old bytes")
+    left = tmp_path / f".2026-01-01.000.krd.{_dead_pid()}.purge"
+    left.write_bytes(b"half the blanked bytes")
+    purge._replace(segment, b"blanked", True)  # pyright: ignore[reportPrivateUsage]
+    assert segment.read_bytes() == b"blanked"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2026-01-01.000.krd"]
+
+
+def test_recording_file_times_removes_a_killed_recordings_partial(tmp_path: Path) -> None:
+    import json
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "a.bin").write_bytes(b"weights")
+    from memidx.embed.installed import sha256_file
+
+    meta = {"size": 7, "mtime_ns": 1, "sha256": sha256_file(model / "a.bin")}  # times changed
+    (model / MANIFEST).write_text(json.dumps({"files": {"a.bin": meta}}))
+    left = model / f".{MANIFEST}.{_dead_pid()}.partial"
+    left.write_text("{half")
+    record_file_times(model)
+    recorded = json.loads((model / MANIFEST).read_text())["files"]["a.bin"]
+    assert recorded["mtime_ns"] == (model / "a.bin").stat().st_mtime_ns
+    assert sorted(p.name for p in model.iterdir()) == ["a.bin", MANIFEST]
