@@ -6,11 +6,14 @@
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
+from typing import cast
 
 from memidx.agents.entries import combined, command_hooks, hooks_file, mcp_entry, mcp_file
 from memidx.agents.gemini import EVENTS, NAME
 from memidx.agents.install import ConfigFile, project_root, user_folder
+from memidx.agents.launcher import SHELL
 
 HOME = "GEMINI_CLI_HOME"
 # Gemini CLI 0.61.0 replaces `$NAME`, `${NAME}` and `${NAME:-default}` in every string of its
@@ -33,6 +36,11 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
         for event, entry in command_hooks(NAME, EVENTS, portable=project).items()
     }
     server = {**mcp_entry(portable=project), "timeout": 30_000}
+    argv = [str(server["command"]), *cast(list[str], server["args"])]
+    if not project and any(_VARIABLE.search(word) for word in argv):
+        # no `$` can be kept from Gemini CLI in an argv: the clone's memidx goes in a script
+        script = f'exec {unexpanded(shlex.join(argv[:-1]))} "$@"'
+        server = {**server, "command": SHELL, "args": ["-c", script, "memidx", "mcp"]}
     return [combined(hooks_file(path, NAME, hooks), mcp_file(path, server))]
 
 

@@ -222,3 +222,34 @@ def test_every_agents_hook_commands_run_memidx_from_a_clone_at_an_odd_path(
             )
             said = f"memidx ran agent hook {agent} {event}\n"
             assert done.stdout == said, (shell, command, done.stderr)
+
+
+def test_gemini_starts_memidx_mcp_from_a_clone_at_an_odd_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI expands `$HOME` in an MCP server's command and arguments as well: the user
+    entry named a memidx that does not exist. Installing again changes nothing; status and
+    uninstall know the entry as memidx's."""
+    venv = virtualenv(tmp_path / ODD / "memidx")
+    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    memidx_agent(project, "install", "gemini", "--scope", "user")
+    settings = Path.home() / ".gemini" / "settings.json"
+    server = json.loads(gemini_reads(settings.read_text(), dict(os.environ)))["mcpServers"]
+    argv = [server["memidx"]["command"], *server["memidx"]["args"]]
+
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+
+    assert done.stdout == "memidx ran mcp\n", (argv, done.stderr)
+    assert "unchanged" in memidx_agent(project, "install", "gemini", "--scope", "user")
+    [line] = [x for x in memidx_agent(project, "status").splitlines() if str(settings) in x]
+    assert line.endswith("; MCP server memidx"), line  # memidx's, and its memidx is there
+    (venv / "bin" / "memidx").rename(venv / "bin" / "moved")
+    [line] = [x for x in memidx_agent(project, "status").splitlines() if str(settings) in x]
+    gone = f"(they run {venv / 'bin' / 'memidx'}, which no longer exists: run `memidx agent"
+    assert line.endswith(f"{gone} install` again from your memory's clone)"), line
+    (venv / "bin" / "moved").rename(venv / "bin" / "memidx")
+    memidx_agent(project, "uninstall", "gemini", "--scope", "user")
+    assert "mcpServers" not in json.loads(settings.read_text() if settings.exists() else "{}")
