@@ -126,6 +126,16 @@ def test_the_git_hooks_bring_the_index_to_head_in_a_clone_at_an_odd_path(tmp_pat
     assert [h["ref"] for h in hits] == ["notes/lock.md"]
 
 
+def odd_clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """(the virtualenv of a clone at an odd path, whose memidx this process now is; a project)."""
+    venv = virtualenv(tmp_path / ODD / "memidx")
+    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    return venv, project
+
+
 def claude_hook(settings: Path) -> str:
     return json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
 
@@ -136,11 +146,7 @@ def test_the_agents_hooks_run_memidx_from_a_clone_at_an_odd_path(
 ) -> None:
     """Agents run a hook's command through a shell: the user scope's names this clone's memidx
     (quoted), the project scope's finds it on PATH; both ran a Python that does not exist."""
-    venv = virtualenv(tmp_path / ODD / "memidx")
-    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
-    project = tmp_path / "project"
-    (project / ".git").mkdir(parents=True)
-    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    venv, project = odd_clone(tmp_path, monkeypatch)
     memidx_agent(project, "install", "claude-code", "--scope", "user")
     memidx_agent(project, "install", "claude-code", "--scope", "project")
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin"}
@@ -202,11 +208,7 @@ def test_every_agents_hook_commands_run_memidx_from_a_clone_at_an_odd_path(
 ) -> None:
     """Each command string as the agent runs it, both scopes: Gemini CLI expanded the `$HOME`
     of the clone's path in its settings before bash saw the quotes around it."""
-    venv = virtualenv(tmp_path / ODD / "memidx")
-    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
-    project = tmp_path / "project"
-    (project / ".git").mkdir(parents=True)
-    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    venv, project = odd_clone(tmp_path, monkeypatch)
     memidx_agent(project, "install", agent, "--scope", "user")
     memidx_agent(project, "install", agent, "--scope", "project")
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin"}
@@ -230,11 +232,7 @@ def test_gemini_starts_memidx_mcp_from_a_clone_at_an_odd_path(
     """Gemini CLI expands `$HOME` in an MCP server's command and arguments as well: the user
     entry named a memidx that does not exist. Installing again changes nothing; status and
     uninstall know the entry as memidx's."""
-    venv = virtualenv(tmp_path / ODD / "memidx")
-    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
-    project = tmp_path / "project"
-    (project / ".git").mkdir(parents=True)
-    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    venv, project = odd_clone(tmp_path, monkeypatch)
     memidx_agent(project, "install", "gemini", "--scope", "user")
     settings = Path.home() / ".gemini" / "settings.json"
     server = json.loads(gemini_reads(settings.read_text(), dict(os.environ)))["mcpServers"]
