@@ -110,7 +110,7 @@ def gone(argvs: Sequence[Sequence[str]]) -> str:
             if link is not None:
                 return f" ({nothing_runs(link)})"
             continue
-        program = argv[0] if argv else ""
+        program = (exec_script(argv) or [*argv, ""])[0]
         if Path(program).is_absolute() and not Path(program).exists():
             return (
                 f" (they run {program}, which no longer exists: run `memidx agent install` "
@@ -164,8 +164,21 @@ def is_our_server(entry: object) -> bool:
     launch = parse_launch(argv)
     if launch is not None:
         return launch.args == ("mcp",)
-    head = argv[:-1]
+    head = exec_script(argv) or argv[:-1]
     return (len(head) == 1 and PurePath(head[0]).stem == "memidx") or head[1:] == ["-m", "memidx"]
+
+
+def exec_script(argv: Sequence[str]) -> list[str]:
+    """The command of `sh -c 'exec COMMAND "$@"' memidx mcp` (Gemini CLI's entry for a clone
+    whose path holds a `$`: memidx/agents/gemini_install.py); [] for any other argv."""
+    if len(argv) != 5 or PurePath(argv[0]).name != "sh" or argv[1:2] != ["-c"]:
+        return []
+    try:
+        words = shlex.split(argv[2])
+    except ValueError:
+        return []
+    ok = words[:1] == ["exec"] and words[-1:] == ["$@"] and argv[3:] == ["memidx", "mcp"]
+    return words[1:-1] if ok else []
 
 
 def server_argv(entry: object) -> list[str]:

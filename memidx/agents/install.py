@@ -135,19 +135,27 @@ def describe(outcomes: list[Outcome], *, remove: bool, dry_run: bool) -> list[st
     return lines
 
 
-def unreadable(path: Path, exc: Exception) -> str:
-    """Status's remark on a file it could not read; the line names the file already, so a
+class FileState(Value):
+    """What `memidx agent status` found in one file: memidx's entries in words, or why the
+    file could not be read (a problem: status exits 1)."""
+
+    path: Path
+    installed: tuple[str, ...] = ()
+    unreadable: str | None = None
+
+
+def unreadable(path: Path, exc: Exception) -> FileState:
+    """Status's finding for a file it could not read; the line names the file already, so a
     reason that begins with it drops it."""
-    reason = str(exc)
-    return f"unreadable: {reason.removeprefix(f'{path}: ')}"
+    return FileState(path, unreadable=str(exc).removeprefix(f"{path}: "))
 
 
-def states(files: list[ConfigFile]) -> list[tuple[Path, list[str]]]:
-    """(file, what of memidx's it holds) for each file."""
-    found: list[tuple[Path, list[str]]] = []
+def states(files: list[ConfigFile]) -> list[FileState]:
+    """What of memidx's each file holds."""
+    found: list[FileState] = []
     for one in files:
         try:
-            found.append((one.path, one.installed(read_json(one.path))))
+            found.append(FileState(one.path, tuple(one.installed(read_json(one.path)))))
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
-            found.append((one.path, [unreadable(one.path, exc)]))
+            found.append(unreadable(one.path, exc))
     return found

@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from memidx.agents.config_text import read_config
-from memidx.agents.install import ConfigFile, Outcome, carry_out_all, plan, states, unreadable
+from memidx.agents.install import (
+    ConfigFile,
+    FileState,
+    Outcome,
+    carry_out_all,
+    plan,
+    states,
+    unreadable,
+)
 from memidx.agents.text_install import TextFile, plan_text
 
 AnyFile = ConfigFile | TextFile
@@ -42,14 +50,14 @@ def apply_all(files: list[AnyFile], *, remove: bool, dry_run: bool) -> list[Outc
     return carry_out_all(changes, dry_run=dry_run)
 
 
-def states_all(files: list[AnyFile]) -> list[tuple[Path, list[str]]]:
-    found: list[tuple[Path, list[str]]] = []
+def states_all(files: list[AnyFile]) -> list[FileState]:
+    found: list[FileState] = []
     for one in files:
         if isinstance(one, ConfigFile):
             found.extend(states([one]))
             continue
         try:
-            found.append((one.path, one.installed(read_config(one.path))))
+            found.append(FileState(one.path, tuple(one.installed(read_config(one.path)))))
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
-            found.append((one.path, [unreadable(one.path, exc)]))
+            found.append(unreadable(one.path, exc))
     return found

@@ -7,8 +7,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memidx.config import Config
+
+if TYPE_CHECKING:
+    from memidx.agents.install import FileState
 
 
 def agent(args: argparse.Namespace, config: Config) -> int:
@@ -21,23 +25,11 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         from memidx.agents.recall_server import serve
 
         return serve(config)
-    from memidx.agents.install import SCOPES, describe
-    from memidx.agents.installers import AGENTS, apply_all, config_files, states_all
+    from memidx.agents.install import describe
+    from memidx.agents.installers import apply_all, config_files
 
     if args.action == "status":
-        rows = [
-            {"agent": name, "scope": scope, "path": str(path), "installed": what}
-            for name in AGENTS
-            for scope in SCOPES
-            for path, what in states_all(config_files(name, scope, _cwd(args)))
-        ]
-        rows = [r for i, r in enumerate(rows) if r["path"] not in {o["path"] for o in rows[:i]}]
-        if args.json:
-            print(json.dumps({"schema": "memidx.agents/1", "files": rows}, indent=2))
-        for row in [] if args.json else rows:
-            what = "; ".join(row["installed"]) or "nothing of memidx"
-            print(f"{row['agent']} ({row['scope']}) {row['path']}: {what}")
-        return 0
+        return _status(args)
     remove = args.action == "uninstall"
     files = config_files(args.agent, args.scope, _cwd(args))
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
@@ -58,6 +50,47 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         for line in describe(done, remove=remove, dry_run=args.dry_run):
             print(line)
     return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    """What of memidx's each agent file holds; 1 when a file could not be read (a problem found,
+    as a check's), after every file is reported."""
+    from memidx.agents.install import SCOPES
+    from memidx.agents.installers import AGENTS, config_files, states_all
+
+    found: list[tuple[str, str, FileState]] = []
+    for name in AGENTS:
+        for scope in SCOPES:
+            for state in states_all(config_files(name, scope, _cwd(args))):
+                if all(state.path != seen.path for _, _, seen in found):
+                    found.append((name, scope, state))
+    broken = sum(state.unreadable is not None for _, _, state in found)
+    if args.json:
+        print(json.dumps({
+            "schema": "memidx.agents/1", "healthy": not broken,
+            "files": [
+                {"agent": name, "scope": scope, "path": str(state.path),
+                 "installed": _installed(state), "unreadable": state.unreadable}
+                for name, scope, state in found
+            ],
+        }, indent=2))  # fmt: skip
+    for name, scope, state in [] if args.json else found:
+        what = "; ".join(_installed(state)) or "nothing of memidx"
+        print(f"{name} ({scope}) {state.path}: {what}")
+    if broken:
+        files = "file" if broken == 1 else "files"
+        sys.stderr.write(
+            f"memidx: {broken} agent configuration {files} could not be read (fix or move "
+            f"{'it' if broken == 1 else 'them'}, then run `memidx agent status` again)\n"
+        )
+    return 1 if broken else 0
+
+
+def _installed(state: FileState) -> list[str]:
+    """The file's `installed` entry, as before `unreadable` was its own field."""
+    if state.unreadable is not None:
+        return [f"unreadable: {state.unreadable}"]
+    return [*state.installed]
 
 
 def _warn_unless_reached(config: Config) -> None:

@@ -127,9 +127,10 @@ def _json_escapes(error: UnicodeError) -> tuple[str, int]:
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
     """parse_args, except that `check` also takes files after its options: pre-commit runs
     `<entry> <args> <files>`, and argparse fills a `nargs="*"` positional at its first chance,
-    before the options, so the files after them were unrecognized arguments (exit 2)."""
+    before the options, so the files after them were unrecognized arguments (exit 2). None of
+    them is an option, even one that begins with `-` (memidx/cli/argument_parser.py)."""
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command == "check" and not any(a.startswith("-") for a in extra):
+    if extra and args.command == "check":
         args.files = [*args.files, *extra]
     elif extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 
 from memidx import __version__
-from memidx.cli.parser_connect import connection_commands
-from memidx.cli.parser_connect import json_flag as _json_flag
+from memidx.cli import parser_connect
+from memidx.cli.argument_parser import Parser
 
 EXIT_CODES = """exit codes:
   0  success (a search with no hits is a success)
-  1  error, drift found, a check failed, or notes skipped because they cannot be indexed
+  1  error or a problem found: drift, a failed check, notes not indexed, an unreadable agent file
   2  usage error (bad arguments, a query without words, bad input on stdin)
   130 interrupted"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="memidx",
         description="Shared memory for coding agents: search and maintain the index of notes/ "
         "and of the haystack (the turn log).",
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     _search_commands(commands)
     _index_commands(commands)
     _memory_commands(commands)
-    connection_commands(commands)
+    parser_connect.connection_commands(commands)
     return parser
 
 
@@ -54,7 +54,7 @@ class Commands:
 
 
 def _search_commands(commands: Commands) -> None:
-    command, json_flag = commands.add, _json_flag
+    command, json_flag = commands.add, parser_connect.json_flag
     p = command("search", "search notes and records, best match first", "search:search")
     p.add_argument("query", nargs="+", help="words to search for")
     p.add_argument(
@@ -96,7 +96,7 @@ def _search_commands(commands: Commands) -> None:
 
 
 def _index_commands(commands: Commands) -> None:
-    command, json_flag = commands.add, _json_flag
+    command, json_flag = commands.add, parser_connect.json_flag
     p = command(
         "ingest", "rebuild the index from every note at HEAD and every record", "index:ingest"
     )
@@ -153,7 +153,7 @@ def _index_commands(commands: Commands) -> None:
 
 
 def _memory_commands(commands: Commands) -> None:
-    command, json_flag = commands.add, _json_flag
+    command, json_flag = commands.add, parser_connect.json_flag
     p = command("remember", "write a note (body on stdin) and commit it", "memory:remember")
     p.add_argument("--title", required=True, help="what the note is about (the problem)")
     p.add_argument("--tags", help="comma-separated tags, e.g. windows,build")

@@ -282,11 +282,32 @@ def test_status_names_a_broken_codex_or_cursor_file_in_one_remark(
     path.parent.mkdir()
     path.write_text(text)
 
-    status = memidx_agent(project, "status")
+    status = run_in_process(project, "agent", "status")
+    as_json = run_in_process(project, "agent", "status", "--json")
     agent = "codex" if name.startswith(".codex") else "cursor"
     install = run_in_process(project, "agent", "install", agent)
 
-    remarks = [line for line in status.splitlines() if reason in line]
+    remarks = [line for line in status.out.splitlines() if reason in line]
     assert len(remarks) == 1 and remarks[0].startswith(f"{agent} (project) {path}: unreadable:")
     assert remarks[0].count(str(path)) == 1  # the line names the file once
+    # a problem found: every file is still reported, then status fails, saying why in one line
+    assert status.code == 1 and len(status.out.splitlines()) > 1
+    assert status.err == (
+        "memidx: 1 agent configuration file could not be read (fix or move it, then run "
+        "`memidx agent status` again)\n"
+    )
+    doc = json.loads(as_json.out)
+    assert as_json.code == 1 and doc["healthy"] is False
+    [row] = [r for r in doc["files"] if r["path"] == str(path)]
+    assert reason in row["unreadable"] and row["installed"] == [f"unreadable: {row['unreadable']}"]
+    assert all(r["unreadable"] is None for r in doc["files"] if r is not row)
     assert (install.code, path.read_text()) == (1, text)
+
+
+def test_status_of_readable_files_is_healthy(project: Path) -> None:
+    memidx_agent(project, "install", "cursor")
+
+    done = run_in_process(project, "agent", "status", "--json")
+
+    assert (done.code, done.err) == (0, "")
+    assert json.loads(done.out)["healthy"] is True

