@@ -142,3 +142,33 @@ def test_a_hook_of_another_configuration_is_not_answered_and_the_server_makes_wa
     assert recall_server.config_key(replace(config, found_by="env")) == recall_server.config_key(
         config
     )
+
+
+def test_a_hook_differing_in_what_recall_never_reads_is_answered(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """The key held every setting, so a hook whose agent sets MEMIDX_FSYNC or
+    MEMIDX_HOOK_EMBED (or another segment size, note cap) made the server exit, and with a
+    second agent without them, each prompt of either restarted it and recalled in its own
+    process: none of them changes an answer."""
+    config = indexed(tmp_path / "memory", models_dir)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    served = threading.Thread(target=recall_server.serve, args=(config, 30.0), daemon=True)
+    served.start()
+    for _ in range(600):  # at most 30 s for the model to load and the socket to be bound
+        if path.exists() or not served.is_alive():
+            break
+        time.sleep(0.05)
+    other = replace(config, fsync=False, hook_embed=False, segment_bytes=4096, max_note_bytes=999)
+
+    answer = recall_server.ask(other, {"prompt": "vmmem"}, 10.0)
+
+    assert answer is not None and "error" not in answer, answer
+    assert served.is_alive()
+    answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)
+    assert answer is not None and "error" not in answer, answer
+    moved = replace(config, model="another/model")  # one that does: the server makes way
+    assert recall_server.ask(moved, {"prompt": "vmmem"}, 10.0) == {"error": recall_server.STALE}
+    served.join(10)
+    assert not served.is_alive()
