@@ -69,9 +69,14 @@ def replace_through(
 ) -> None:
     """Write `draft` through `write` and rename it over `path`; `durable` (the fsync setting):
     the draft is synced before the rename and the folder after it, so a power loss leaves the
-    old file or the new one, whole. A write that fails (a full disk) removes its draft."""
+    old file or the new one, whole. A write that fails (a full disk) removes its draft. The
+    draft is made with `mode` (less the umask), never readable by more people than the file it
+    replaces while the bytes are written (`~/.claude.json` may hold tokens)."""
     try:
-        with draft.open("wb") as out:
+        draft.unlink(missing_ok=True)  # a leftover under this pid would keep its permissions
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+        made = os.open(draft, flags, 0o666 if mode is None else mode | 0o200)
+        with os.fdopen(made, "wb") as out:
             write(out)
             out.flush()
             if durable:

@@ -59,11 +59,16 @@ def _folder(config: Config) -> Path:
     return config.state_dir / "agents"
 
 
+# Settings recall never reads: a hook differing only in them (one agent sets MEMIDX_FSYNC,
+# another does not) is answered, or each prompt of either would restart the server.
+UNREAD = frozenset({"found_by", "fsync", "hook_embed", "segment_bytes", "max_note_bytes"})
+
+
 def config_key(config: Config) -> str:
     """What the server was started with that changes an answer: a hook whose configuration
     differs (`[tool.memidx]` edited, another MEMIDX_MODEL or MEMIDX_INDEX) is not answered by
-    it. How the memory was found (`found_by`) changes nothing."""
-    fields = {f: str(getattr(config, f)) for f in type(config).value_fields if f != "found_by"}
+    it. How the memory was found, and what only writers read (UNREAD), change nothing."""
+    fields = {f: str(getattr(config, f)) for f in type(config).value_fields if f not in UNREAD}
     fields["models_dir"] = str(config.models_dir)
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 

@@ -5,9 +5,9 @@ reboot, the OOM killer, a closed laptop's kill) leaves it behind, which is how `
 tells the vectors were cut off and the next session start restarts it.
 
 Its second line counts the runs cut off in a row that embedded nothing (this one included, set
-back to 0 once it commits a batch): an embed the OOM killer ends at every start is restarted
-RESTARTS times, not at every session start for ever; a run that completes, or `memidx embed`,
-removes the mark and so the count.
+back to 0 once it commits a batch): an embed the OOM killer ends at every start runs RESTARTS
+times in all (restarted RESTARTS - 1 times), not at every session start for ever; a run that
+completes, or `memidx embed`, removes the mark and so the count.
 
 Lean: read by status and by agents' session-start hook, so only the standard library."""
 

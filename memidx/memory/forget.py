@@ -26,11 +26,23 @@ class Forgotten:
 
 def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None) -> Forgotten:
     """Forget the note at `ref` (a path under the notes folder) or the record `ref` names (its
-    id, or `<segment>@<offset>`)."""
-    clean = PurePosixPath(ref).as_posix()
-    if is_note_path(clean, config.notes_dir):
-        return _forget_note(config, clean, notice)
+    id, or `<segment>@<offset>`), either with the `:<line>` a hit is printed with."""
+    note = _note_ref(ref, config.notes_dir)
+    if note is not None:
+        return _forget_note(config, note, notice)
     return _forget_record(config, ref, notice)
+
+
+def _note_ref(ref: str, notes_dir: str) -> str | None:
+    """The note `ref` names (`notes/x.md`, or `notes/x.md:<line>` as people's output prints a
+    hit); None when it names no note."""
+    clean = PurePosixPath(ref).as_posix()
+    if is_note_path(clean, notes_dir):
+        return clean
+    head, colon, line = clean.rpartition(":")
+    if colon and line.isascii() and line.isdigit() and is_note_path(head, notes_dir):
+        return head
+    return None
 
 
 def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:

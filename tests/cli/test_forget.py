@@ -153,6 +153,25 @@ def test_show_and_forget_take_a_record_as_a_hit_prints_it(repo: NotesRepo) -> No
     assert hits(repo, "zebra") == []
 
 
+def test_forget_takes_a_note_as_a_hit_prints_it(repo: NotesRepo) -> None:
+    """People's output prints a note's hit as `notes/x.md:<line>`, which the README says
+    forget takes with or without the `:line`: it was a usage error ("no note or record")."""
+    repo.note("keep.md", "Docker cache", "docker layers cache the build")
+    gone = repo.note("gone.md", "Zebra stripes", "zebra docker stripes")
+    repo.commit("two notes")
+    assert repo.memidx("ingest").code == 0
+    found = repo.memidx_process("search", "--mode", "bm25", "zebra")
+    printed = next(line.strip() for line in found.out.splitlines() if gone in line)
+    assert printed.startswith(f"{gone}:"), found.out
+
+    run = repo.memidx_process("forget", "--json", printed)
+
+    assert run.code == 0, run.err
+    assert run.json()["kind"] == "note" and run.json()["ref"] == gone
+    assert not (repo.root / gone).exists()
+    assert hits(repo, "zebra") == []
+
+
 def test_recent_lists_what_was_filed_never_a_tombstone(repo: NotesRepo) -> None:
     """MCP's `recent` lists memory: a tombstone (kind `forget`, no text) is none, as search
     never finds one. It came first, as the newest record."""

@@ -28,6 +28,20 @@ def indexed(root: Path, models_dir: Path) -> Config:
     return Config(root=root, index_path=root / ".memidx" / "index.sqlite", models_path=models_dir)
 
 
+def serving(config: Config, idle: float) -> tuple[threading.Thread, Path]:
+    """A server of `config` in a thread, once its socket is bound (the model loads first: at
+    most 30 s); its thread and socket."""
+    path = recall_server.socket_path(config)
+    assert path is not None
+    served = threading.Thread(target=recall_server.serve, args=(config, idle), daemon=True)
+    served.start()
+    for _ in range(600):
+        if path.exists() or not served.is_alive():
+            break
+        time.sleep(0.05)
+    return served, path
+
+
 @pytest.fixture
 def runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A short $XDG_RUNTIME_DIR (pytest's folders are too deep for a socket's path)."""
@@ -95,15 +109,7 @@ def test_an_exiting_server_leaves_the_socket_of_the_one_that_replaced_it(
     """After `rm -rf .memidx` a second server binds a new socket at the same path while the
     first still runs; the first, exiting an idle hour later, deleted the second's socket, and
     every prompt then waited out its deadline for a server no one could reach."""
-    config = indexed(tmp_path / "memory", models_dir)
-    path = recall_server.socket_path(config)
-    assert path is not None
-    served = threading.Thread(target=recall_server.serve, args=(config, 1.0), daemon=True)
-    served.start()
-    for _ in range(600):  # at most 30 s for the model to load and the socket to be bound
-        if path.exists() or not served.is_alive():
-            break
-        time.sleep(0.05)
+    served, path = serving(indexed(tmp_path / "memory", models_dir), 1.0)
     path.unlink()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as other:
         other.bind(str(path))  # the second server's
@@ -119,15 +125,8 @@ def test_a_hook_of_another_configuration_is_not_answered_and_the_server_makes_wa
     (another model, another index) or under another MEMIDX_INDEX, every prompt for up to an
     idle hour was answered from the old index with the old model."""
     config = indexed(tmp_path / "memory", models_dir)
-    path = recall_server.socket_path(config)
-    assert path is not None
-    served = threading.Thread(target=recall_server.serve, args=(config, 30.0), daemon=True)
     started = time.monotonic()
-    served.start()
-    for _ in range(600):  # at most 30 s for the model to load and the socket to be bound
-        if path.exists() or not served.is_alive():
-            break
-        time.sleep(0.05)
+    served, _ = serving(config, 30.0)
     answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)
     assert answer is not None and "error" not in answer, answer
 
@@ -142,3 +141,26 @@ def test_a_hook_of_another_configuration_is_not_answered_and_the_server_makes_wa
     assert recall_server.config_key(replace(config, found_by="env")) == recall_server.config_key(
         config
     )
+
+
+def test_a_hook_differing_in_what_recall_never_reads_is_answered(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    """The key held every setting, so a hook whose agent sets MEMIDX_FSYNC or
+    MEMIDX_HOOK_EMBED (or another segment size, note cap) made the server exit, and with a
+    second agent without them, each prompt of either restarted it and recalled in its own
+    process: none of them changes an answer."""
+    config = indexed(tmp_path / "memory", models_dir)
+    served, _ = serving(config, 30.0)
+    other = replace(config, fsync=False, hook_embed=False, segment_bytes=4096, max_note_bytes=999)
+
+    answer = recall_server.ask(other, {"prompt": "vmmem"}, 10.0)
+
+    assert answer is not None and "error" not in answer, answer
+    assert served.is_alive()
+    answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)
+    assert answer is not None and "error" not in answer, answer
+    moved = replace(config, model="another/model")  # one that does: the server makes way
+    assert recall_server.ask(moved, {"prompt": "vmmem"}, 10.0) == {"error": recall_server.STALE}
+    served.join(10)
+    assert not served.is_alive()

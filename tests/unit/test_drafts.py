@@ -96,3 +96,38 @@ def test_recording_file_times_removes_a_killed_recordings_partial(tmp_path: Path
     recorded = json.loads((model / MANIFEST).read_text())["files"]["a.bin"]
     assert recorded["mtime_ns"] == (model / "a.bin").stat().st_mtime_ns
     assert sorted(p.name for p in model.iterdir()) == ["a.bin", MANIFEST]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_a_config_files_draft_is_never_more_open_than_the_file_it_replaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`~/.claude.json` may hold tokens and be the person's alone (0600): its new text was
+    written into a draft made by the umask (0644 here), narrowed only after the write, so
+    another user could open it meanwhile and read it later."""
+    import stat
+
+    from memidx.agents.config_text import write_config
+
+    secret = tmp_path / ".claude.json"
+    secret.write_text('{"token": "old"}\n')
+    secret.chmod(0o600)
+    modes: list[int] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:  # the draft is synced with its bytes in it
+        found = os.fstat(fd)
+        if stat.S_ISREG(found.st_mode):
+            modes.append(stat.S_IMODE(found.st_mode))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    before = os.umask(0o022)
+    try:
+        write_config(secret, '{"token": "new"}\n')
+    finally:
+        os.umask(before)
+
+    assert modes and set(modes) == {0o600}, [oct(m) for m in modes]
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert secret.read_text() == '{"token": "new"}\n'
