@@ -229,10 +229,12 @@ def process_alive(pid: int) -> bool:
         # os.kill(pid, 0) would end the process there: ask for its exit code instead
         import ctypes
 
-        kernel = ctypes.windll.kernel32
+        # use_last_error: else get_last_error() reads ctypes' own copy, always 0, and another
+        # user's live process (access denied) read as gone, its files as a dead writer's
+        kernel = ctypes.WinDLL("kernel32", use_last_error=True)
         handle = kernel.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-        if not handle:
-            return ctypes.get_last_error() == 5  # access denied: alive, another user's
+        if not handle:  # no such process is ERROR_INVALID_PARAMETER; anything else may run
+            return ctypes.get_last_error() != 87
         try:
             code = ctypes.c_ulong()
             kernel.GetExitCodeProcess(handle, ctypes.byref(code))
