@@ -36,7 +36,8 @@ def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
     if not result.hits:
         out.write(f"no hits for {words!r} ({engine[result.engine]})\n")
         return
-    out.write(f"{len(result.hits)} hits for {words!r} ({engine[result.engine]}; {how})\n")
+    count = f"{len(result.hits)} hit{'s' * (len(result.hits) != 1)}"
+    out.write(f"{count} for {words!r} ({engine[result.engine]}; {how})\n")
     start, end = (BOLD, RESET) if color else ("**", "**")
     for hit in result.hits:
         where = f"{display(hit.ref)}:{hit.line}"

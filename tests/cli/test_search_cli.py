@@ -85,6 +85,14 @@ def test_human_output_is_one_block_per_hit_with_the_answering_mode(indexed: Note
     assert "ranked by any word" in fallback.out
 
 
+def test_the_count_of_hits_is_singular_for_one(indexed: NotesRepo) -> None:
+    """One hit was announced as "1 hits"."""
+    one = indexed.memidx("search", "vmmem wslconfig")
+    assert one.code == 0 and one.out.startswith("1 hit for 'vmmem wslconfig'"), one.out
+    two = indexed.memidx("search", "HEAD vmmem", "--mode", "bm25")
+    assert two.out.startswith("2 hits for"), two.out
+
+
 def test_a_word_hit_names_the_heading_it_is_under(repo: NotesRepo) -> None:
     body = "Intro words.\n\n## Setup\n\nInstall it.\n\n### Deep\n\n" + "filler\n\n" * 8
     repo.note("guide.md", "Guide", body + "The hummingbird flag turns on tracing.\n")
