@@ -241,3 +241,19 @@ def test_an_empty_home_is_an_unset_one_the_password_database_answers(
     assert user_config_path(env) == home / ".config" / "memidx" / "config.toml"
     assert expand_user("~/notes") == home / "notes"
     assert user_folder("NO_SUCH_AGENT_HOME", ".agent") == home / ".agent"
+
+
+def test_c_names_a_memory_outside_git_inside_a_repository_itself(tmp_path: Path) -> None:
+    """`-C DIR` climbed to the enclosing git repository even when DIR was a memory of its own
+    outside git (MEMIDX_ROOT's, in a home folder kept in git): the background embed, the
+    recall server and the MCP server, started with `-C root`, worked on that repository,
+    writing a .memidx/ there."""
+    home = repository(tmp_path / "home")
+    memory = home / "mem"
+    (memory / "notes").mkdir(parents=True)
+    (memory / "pyproject.toml").write_text("[tool.memidx]\n", encoding="utf-8")
+
+    found = resolve_root(memory, {})
+    assert (found.root, found.in_git, found.found_by) == (memory.resolve(), False, "flag")
+    assert resolve_root(memory / "notes", {}).root == home.resolve()  # a folder in it: as before
+    assert resolve_root(home, {}).root == home.resolve()
