@@ -139,11 +139,8 @@ def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None
     the agent's) if it is a memidx memory, then the memory the user recorded."""
     if cwd is not None:
         given = cwd.resolve()
-        if not (given / ".git").exists() and is_memory(given):
-            # a memory outside git inside another repository (a home folder kept in git):
-            # itself, never that repository, so `-C root` (how memidx starts its background
-            # embed, recall and MCP servers) names the very memory that started them
-            return Found(given, False, "flag")
+        if not (given / ".git").exists() and is_memory(given):  # never the repository around it
+            return Found(given, False, "flag")  # (`-C root` starts memidx's background work)
         return Found(*find_root(cwd), "flag")
     if env.get("MEMIDX_ROOT"):
         root = expand_user(env["MEMIDX_ROOT"]).resolve()
