@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from memidx.drafts import draft_path, remove_dead_drafts
+from memidx.drafts import replace_durably
 from memidx.portable import process_alive
 
 MARK = "embed.running"
@@ -35,7 +35,6 @@ def embedding(state_dir: Path) -> Generator[Callable[[], None]]:
     reported by the embed error trace instead, and removes it). Yields what to call once a
     batch is committed: progress, which sets the count of fruitless runs back."""
     path = running_path(state_dir)
-    remove_dead_drafts(path, "partial")  # a mark's partial file, left by an embedder killed
     started = process_started(os.getpid())
     me = f"{os.getpid()}" if started is None else f"{os.getpid()} {started}"
     fruitless = cut_off_runs(state_dir) + 1  # as many as that, should this one be cut off too
@@ -55,9 +54,8 @@ def embedding(state_dir: Path) -> Generator[Callable[[], None]]:
 
 
 def _write_mark(path: Path, me: str, fruitless: int) -> None:
-    partial = draft_path(path, "partial")
-    partial.write_text(f"{me}\n{fruitless}\n", encoding="ascii")  # whole, or not there at all
-    partial.replace(path)
+    """Whole, or not there at all; a mark's partial file an embedder killed left is removed."""
+    replace_durably(path, f"{me}\n{fruitless}\n".encode("ascii"), "partial", durable=False)
 
 
 def _read_mark(state_dir: Path) -> tuple[int, str, int] | None:
@@ -83,8 +81,10 @@ def cut_off(state_dir: Path) -> int | None:
     gone, or its pid now another process's); None when none was, or it still runs. A mark that
     names no pid was cut off too."""
     mark = _read_mark(state_dir)
-    if mark is None:
-        return None
+    return None if mark is None else _cut_off(mark)
+
+
+def _cut_off(mark: tuple[int, str, int]) -> int | None:
     number, started, _ = mark
     if not process_alive(number):
         return number
@@ -96,14 +96,15 @@ def cut_off_runs(state_dir: Path) -> int:
     """How many background embeds in a row were cut off without embedding anything (0 when
     the last one was not cut off)."""
     mark = _read_mark(state_dir)
-    return 0 if mark is None or cut_off(state_dir) is None else mark[2]
+    return 0 if mark is None or _cut_off(mark) is None else mark[2]
 
 
 def restart_due(state_dir: Path) -> bool:
     """Whether a session start restarts the background embed: one was cut off, fewer than
     RESTARTS in a row without progress (after that, `memidx embed` by hand says what stops
     it)."""
-    return cut_off(state_dir) is not None and cut_off_runs(state_dir) < RESTARTS
+    mark = _read_mark(state_dir)
+    return mark is not None and _cut_off(mark) is not None and mark[2] < RESTARTS
 
 
 def process_started(pid: int) -> str | None:
