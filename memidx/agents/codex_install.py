@@ -8,7 +8,6 @@ someone has trusted it in its `/hooks` screen (or with `--dangerously-bypass-hoo
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 
@@ -19,11 +18,34 @@ from memidx.agents.settings import LEFT_ALONE
 from memidx.agents.text_install import TextFile, drop_block, find_block, put_block
 from memidx.errors import MemidxError
 
+# TOML's short escapes, as json.dumps writes them
+_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r", '"': '\\"',
+            "\\": "\\\\"}  # fmt: skip
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string of ASCII, as json.dumps wrote it, except that a character
+    beyond U+FFFF (an emoji in a clone's path) is `\\U0001f600`: json.dumps writes a surrogate
+    pair, `\\ud83d\\ude00`, which TOML forbids, so neither tomllib nor Codex read the file."""
+    return '"' + "".join(_escaped(c) for c in text) + '"'
+
+
+def _escaped(c: str) -> str:
+    code = ord(c)
+    if c in _ESCAPES or 0x20 <= code < 0x7F:
+        return _ESCAPES.get(c, c)
+    if 0xD800 <= code < 0xE000:  # a byte of a name that is not UTF-8 (surrogateescape)
+        raise MemidxError(
+            "memidx's path is not UTF-8, and Codex's config.toml holds only UTF-8",
+            "move memidx's clone to a folder whose path is UTF-8, then install again",
+        )
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
 
 def mcp_block(*, portable: bool = False) -> str:
     argv = mcp_argv(portable=portable)
-    args = ", ".join(json.dumps(a) for a in argv[1:])
-    return f"[mcp_servers.{SERVER}]\ncommand = {json.dumps(argv[0])}\nargs = [{args}]\n"
+    args = ", ".join(toml_string(a) for a in argv[1:])
+    return f"[mcp_servers.{SERVER}]\ncommand = {toml_string(argv[0])}\nargs = [{args}]\n"
 
 
 def _parsed(text: str, path: Path) -> dict[str, object]:
