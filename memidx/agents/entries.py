@@ -104,13 +104,13 @@ def gone(argvs: Sequence[Sequence[str]]) -> str:
     """What to say when memidx's entries run a memidx that is not there: one by absolute path
     whose clone was moved or deleted (the agent's every call of them fails), or a portable one
     with neither a memidx on PATH nor `make install`'s link (they do nothing)."""
-    for argv in argvs:
+    for argv in map(unwrapped, argvs):
         if parse_launch(argv) is not None:
             link = unreached_link()
             if link is not None:
                 return f" ({nothing_runs(link)})"
             continue
-        program = (exec_script(argv) or [*argv, ""])[0]
+        program = (argv or [""])[0]
         if Path(program).is_absolute() and not Path(program).exists():
             return (
                 f" (they run {program}, which no longer exists: run `memidx agent install` "
@@ -158,19 +158,20 @@ def is_our_server(entry: object) -> bool:
     """Whether an `mcpServers` entry is one a memidx wrote (this one or another clone's):
     `<...>/memidx mcp`, `<python> -m memidx mcp` or a project's portable `/bin/sh -c ...
     memidx mcp`."""
-    argv = server_argv(entry)
+    argv = unwrapped(server_argv(entry))
     if not argv or argv[-1] != "mcp":
         return False
     launch = parse_launch(argv)
     if launch is not None:
         return launch.args == ("mcp",)
-    head = exec_script(argv) or argv[:-1]
+    head = argv[:-1]
     return (len(head) == 1 and PurePath(head[0]).stem == "memidx") or head[1:] == ["-m", "memidx"]
 
 
 def exec_script(argv: Sequence[str]) -> list[str]:
     """The command of `sh -c 'exec COMMAND "$@"' memidx mcp` (Gemini CLI's entry for a clone
-    whose path holds a `$`: memidx/agents/gemini_install.py); [] for any other argv."""
+    whose path holds a `$`, or for a project: memidx/agents/gemini_install.py); [] for any
+    other argv."""
     if len(argv) != 5 or PurePath(argv[0]).name != "sh" or argv[1:2] != ["-c"]:
         return []
     try:
@@ -179,6 +180,13 @@ def exec_script(argv: Sequence[str]) -> list[str]:
         return []
     ok = words[:1] == ["exec"] and words[-1:] == ["$@"] and argv[3:] == ["memidx", "mcp"]
     return words[1:-1] if ok else []
+
+
+def unwrapped(argv: Sequence[str]) -> list[str]:
+    """The argv an `sh -c 'exec COMMAND "$@"' memidx mcp` entry runs (COMMAND and `mcp`);
+    any other argv as it is."""
+    inner = exec_script(argv)
+    return [*inner, *argv[4:]] if inner else list(argv)
 
 
 def server_argv(entry: object) -> list[str]:

@@ -37,8 +37,11 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     }
     server = {**mcp_entry(portable=project), "timeout": 30_000}
     argv = [str(server["command"]), *cast(list[str], server["args"])]
-    if not project and any(_VARIABLE.search(word) for word in argv):
-        # no `$` can be kept from Gemini CLI in an argv: the clone's memidx goes in a script
+    if any(_VARIABLE.search(word) for word in argv):
+        # no `$` can be kept from Gemini CLI in an argv, so the command goes in a script, as a
+        # hook's does: the clone's memidx (its path holds a `$`), or the portable resolver,
+        # whose "$HOME" Gemini CLI replaced with HOME's value before sh parsed it (a backquote
+        # in it ran as a command, a `"` or a `$` changed the path)
         script = f'exec {unexpanded(shlex.join(argv[:-1]))} "$@"'
         server = {**server, "command": SHELL, "args": ["-c", script, "memidx", "mcp"]}
     return [combined(hooks_file(path, NAME, hooks), mcp_file(path, server))]

@@ -215,3 +215,34 @@ def test_a_gemini_project_install_works_for_a_teammate_with_or_without_memidx(
     assert without.returncode == 0 and ANSWER in without.stdout, without.stderr[-2000:]
     assert "Hook(s)" not in without.stderr and "blocked" not in without.stderr, without.stderr
     assert not any("memidx-recall" in b for b in stub.bodies[asked:])
+
+
+@pytest.mark.skipif(shutil.which("gemini") is None, reason="gemini CLI not installed")
+def test_gemini_connects_a_project_mcp_server_from_a_hostile_home(tmp_path: Path) -> None:
+    """Gemini CLI replaced `$HOME` in the project entry's script with HOME's value before sh
+    parsed it: a backquote in it ran as a command, and the server (`make install`'s link in
+    that HOME) was not found. `gemini mcp list` starts each server and sends nothing out."""
+    memory = NotesRepo(tmp_path / "memory")
+    memory.note("a.md", "A note", "Something to search.")
+    memory.commit("notes")
+    home, project = tmp_path / 'home `touch pwned` $x "q" it\'s', tmp_path / "project"
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / ".local" / "bin" / "memidx").symlink_to(MEMIDX_BIN)
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text(
+        json.dumps({**GEMINI_SETTINGS, "privacy": {"usageStatisticsEnabled": False}})
+    )
+    subprocess.run(["git", "init", "-q", str(project)], check=True, env=clean_env())
+    env = clean_env(HOME=str(home), PATH=THIN_PATH, MEMIDX_ROOT=str(memory.root), x="EXPANDED",
+                    XDG_CONFIG_HOME=str(tmp_path / "config"), GEMINI_API_KEY="dummy",
+                    XDG_STATE_HOME=str(tmp_path / "state"))  # fmt: skip
+    installed = run([str(MEMIDX_BIN), "agent", "install", "gemini", "--scope", "project"],
+                    project, env)  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+
+    listed = run(["gemini", "mcp", "list"], project, env)
+
+    said = listed.stdout + listed.stderr  # Gemini CLI 0.61.0 lists on stderr
+    assert listed.returncode == 0 and "memidx: /bin/sh" in said, said[-2000:]
+    assert "(stdio) - Connected" in said, said[-2000:]
+    assert not (project / "pwned").exists() and not (tmp_path / "pwned").exists()

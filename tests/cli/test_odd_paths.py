@@ -10,8 +10,9 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -251,3 +252,53 @@ def test_gemini_starts_memidx_mcp_from_a_clone_at_an_odd_path(
     (venv / "bin" / "moved").rename(venv / "bin" / "memidx")
     memidx_agent(project, "uninstall", "gemini", "--scope", "user")
     assert "mcpServers" not in json.loads(settings.read_text() if settings.exists() else "{}")
+
+
+# A HOME whose value a shell would read as code: a backquoted command, a `$` variable, a `"`
+# that ends a double-quoted word, a `'`, spaces. Gemini CLI pastes the value in for `$HOME`.
+HOSTILE_HOME = 'home `touch pwned` $x "q" it\'s'
+HOSTILE_ENV = {"x": "EXPANDED", "d": "/nowhere"}  # `$x` of HOME, and the resolver's own `$d`
+
+
+def mcp_argvs(project: Path, agent: str) -> list[list[str]]:
+    """The command and arguments of memidx's MCP server in the project's files of `agent`."""
+    if agent == "codex":
+        found = tomllib.loads((project / ".codex" / "config.toml").read_text())["mcp_servers"]
+    else:
+        file = {"claude-code": ".mcp.json", "gemini": ".gemini/settings.json",
+                "cursor": ".cursor/mcp.json"}[agent]  # fmt: skip
+        found = json.loads((project / file).read_text())["mcpServers"]
+    server = cast(dict[str, Any], found["memidx"])
+    return [[server["command"], *server["args"]]]
+
+
+@pytest.mark.parametrize("agent", list(SHELLS))
+def test_every_agents_project_commands_find_the_link_in_a_hostile_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str
+) -> None:
+    """A teammate without memidx on PATH runs `make install`'s link in their HOME. Gemini CLI
+    pasted HOME's value into the MCP server's script: its backquotes ran as a command and the
+    server did not start."""
+    venv, project = odd_clone(tmp_path, monkeypatch)
+    home = tmp_path / HOSTILE_HOME
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / ".local" / "bin" / "memidx").symlink_to(venv / "bin" / "memidx")
+    memidx_agent(project, "install", agent, "--scope", "project")
+    env = {"PATH": f"/usr/bin{os.pathsep}/bin", "HOME": str(home), **HOSTILE_ENV}
+    ran = tmp_path / "cwd"
+    ran.mkdir()
+
+    def reads(word: str) -> str:
+        return gemini_reads(word, env) if agent == "gemini" else word
+
+    for written in hook_commands(project / AGENT_FOLDERS[agent], agent):
+        for shell in SHELLS[agent]:
+            done = subprocess.run([shell, "-c", reads(written)], env=env, cwd=ran,
+                                  capture_output=True, text=True, check=False)  # fmt: skip
+            said = f"memidx ran agent hook {agent} {shlex.split(written)[-1]}\n"
+            assert done.stdout == said, (shell, written, done.stderr)
+    for argv in mcp_argvs(project, agent):
+        done = subprocess.run([reads(word) for word in argv], env=env, cwd=ran,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        assert done.stdout == "memidx ran mcp\n", (argv, done.stderr)
+    assert list(ran.iterdir()) == []  # no backquote ran
