@@ -29,6 +29,7 @@ INSTALLERS = {
     "hermes": "memidx.agents.hermes_install",
 }
 AGENTS = tuple(INSTALLERS)
+SCOPELESS = ("hermes",)  # one configuration, the user's: `--scope` does not move it
 
 
 class Installer(Protocol):
@@ -38,6 +39,17 @@ class Installer(Protocol):
 def config_files(agent: str, scope: str, cwd: Path) -> list[AnyFile]:
     module = cast(Installer, importlib.import_module(INSTALLERS[agent]))
     return module.config_files(scope, cwd)
+
+
+def shared_user_file(agent: str, cwd: Path) -> Path | None:
+    """The first of the user's own files that a project install from `cwd` writes too (the
+    project is the home folder, or a dotfiles repository around it), else None: there the two
+    scopes' entries replace each other, each install undoing the other's."""
+    if agent in SCOPELESS:
+        return None
+    user = {one.path.resolve() for one in config_files(agent, "user", cwd)}
+    shared = (one.path for one in config_files(agent, "project", cwd))
+    return next((path for path in shared if path.resolve() in user), None)
 
 
 def apply_all(files: list[AnyFile], *, remove: bool, dry_run: bool) -> list[Outcome]:

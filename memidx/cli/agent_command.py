@@ -37,6 +37,7 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         _warn_unless_reached(config)
         if args.scope == "project" and not args.dry_run:
             _warn_unless_found()
+            _warn_if_user_file(args.agent, _cwd(args))
     if args.json:
         print(json.dumps({
             "schema": "memidx.agent-install/1", "dry_run": args.dry_run,
@@ -126,6 +127,20 @@ def _warn_unless_found() -> None:
     if link is not None:
         sys.stderr.write(
             f"memidx: warning: the project's hooks and MCP server: {nothing_runs(link)}\n"
+        )
+
+
+def _warn_if_user_file(agent: str, cwd: Path) -> None:
+    """A project install in the home folder (or a dotfiles repository around it) writes the
+    user's own files: say that it replaced a user install's entries there, and how to undo it."""
+    from memidx.agents.installers import shared_user_file
+
+    path = shared_user_file(agent, cwd)
+    if path is not None:
+        sys.stderr.write(
+            f"memidx: warning: {path} is {agent}'s user file too: its entries are now the"
+            " project's (memidx on PATH, else `make install`'s link), in place of a user"
+            f" install's; `memidx agent install {agent} --scope user` puts those back\n"
         )
 
 
