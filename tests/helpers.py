@@ -13,13 +13,16 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memidx.cli.main import main
 from memidx.index.store import Store, VectorStore
 from memidx.index.sync import note_document
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import parse_note
+
+if TYPE_CHECKING:
+    import pytest
 
 GIT_IDENTITY = ("-c", "user.name=memidx tests", "-c", "user.email=tests@memidx.invalid")
 MEMIDX_BIN = Path(sys.executable).parent / "memidx"
@@ -178,6 +181,17 @@ def memidx_agent(root: Path, *args: str) -> str:
     done = run_in_process(root, "agent", *args)
     assert done.code == 0, done.err
     return done.out
+
+
+def clone_at(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A clone's `.venv/bin/memidx` under `folder` (an empty script), which this process's
+    memidx now is: what a user install names."""
+    script = folder / ".venv" / "bin" / "memidx"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(script.parent / "python"))
+    return script
 
 
 def copy_tree(src: Path, dst: Path) -> None:

@@ -9,26 +9,15 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from memidx.agents.codex_install import toml_string
-from tests.helpers import memidx_agent, run_in_process
+from tests.helpers import clone_at, memidx_agent, run_in_process
 
 ASTRAL = "clone 😀 𠀀"  # an emoji and a CJK Extension B character: both beyond U+FFFF
-
-
-def clone_at(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A clone's `.venv/bin/memidx` under `folder`, which this process's memidx now is."""
-    script = folder / ".venv" / "bin" / "memidx"
-    script.parent.mkdir(parents=True)
-    script.write_text("#!/bin/sh\n")
-    script.chmod(0o755)
-    monkeypatch.setattr(sys, "executable", str(script.parent / "python"))
-    return script
 
 
 @pytest.fixture

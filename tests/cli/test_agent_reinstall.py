@@ -6,25 +6,14 @@ entries an earlier memidx wrote."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from memidx.agents.installers import AGENTS, config_files
-from tests.helpers import memidx_agent, run_in_process
+from tests.helpers import clone_at, memidx_agent, run_in_process
 
 SCOPED = [a for a in AGENTS if a != "hermes"]  # Hermes has the user's configuration only
-
-
-def clone_at(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A clone's `.venv/bin/memidx` under `folder`, which this process's memidx now is."""
-    script = folder / ".venv" / "bin" / "memidx"
-    script.parent.mkdir(parents=True, exist_ok=True)
-    script.write_text("#!/bin/sh\n")
-    script.chmod(0o755)
-    monkeypatch.setattr(sys, "executable", str(script.parent / "python"))
-    return script
 
 
 @pytest.fixture
