@@ -34,11 +34,8 @@ def _escaped(c: str) -> str:
     code = ord(c)
     if c in _ESCAPES or 0x20 <= code < 0x7F:
         return _ESCAPES.get(c, c)
-    if 0xD800 <= code < 0xE000:  # a byte of a name that is not UTF-8 (surrogateescape)
-        raise MemidxError(
-            "memidx's path is not UTF-8, and Codex's config.toml holds only UTF-8",
-            "move memidx's clone to a folder whose path is UTF-8, then install again",
-        )
+    if 0xD800 <= code < 0xE000:  # a byte of a name that is not UTF-8: the write refuses it
+        return c
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 

@@ -41,6 +41,20 @@ def refuse_read_only(path: Path) -> None:
         )
 
 
+def refuse_not_utf8(path: Path, text: str) -> None:
+    """Raise when `text` cannot be written as UTF-8: it names a path that is not (a folder's
+    name of bytes that are not UTF-8, held as surrogates), which agents' files cannot hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MemidxError(
+            f"{path}: memidx's entries would name a path that is not UTF-8, which the file"
+            " cannot hold",
+            "move memidx's clone to a folder whose path is UTF-8 and install again: memidx left"
+            " every file alone",
+        ) from exc
+
+
 def earlier_text(path: Path, undone: Callable[[str], bool]) -> str | None:
     """The text of the newest backup of `path` that uninstalling gives back (`undone` says which
     does; it may raise MemidxError for a backup it cannot read), None when none does."""

@@ -10,7 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.agents.backups import backup, prepare_backup, remove_made
-from memidx.agents.config_text import earlier_text, read_config, refuse_read_only, write_config
+from memidx.agents.config_text import (
+    earlier_text,
+    read_config,
+    refuse_not_utf8,
+    refuse_read_only,
+    write_config,
+)
 from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
 from memidx.frozen import Value
 from memidx.locations import expand_user, home_folder
@@ -111,7 +117,10 @@ def carry_out(change: Change, *, dry_run: bool) -> Outcome:
 
 def carry_out_all(changes: list[Change], *, dry_run: bool) -> list[Outcome]:
     """Make every planned change, the backup folders first: a state folder memidx cannot
-    write stops it before any file is written."""
+    write, or a text that is not UTF-8, stops it before any file is written."""
+    for change in changes:
+        if change.text is not None:
+            refuse_not_utf8(change.path, change.text)
     for change in [] if dry_run else changes:
         if change.changed and change.backup and change.path.exists():
             prepare_backup(change.path)

@@ -62,15 +62,20 @@ def test_codex_user_install_from_a_clone_whose_path_holds_an_emoji(
     assert not config.exists()
 
 
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini", "cursor"])
 def test_a_clone_path_that_is_not_utf8_is_refused_in_one_line(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str
 ) -> None:
+    """Its name held as surrogates: Codex's file said `not valid TOML`, the JSON files failed
+    with a traceback (UnicodeEncodeError) at their write."""
     clone_at(tmp_path / os.fsdecode(b"clone-\xff"), monkeypatch)
+    home = set(Path.home().rglob("*"))
 
-    done = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+    done = run_in_process(project, "agent", "install", agent, "--scope", "user")
 
-    assert done.code == 1 and "not UTF-8" in done.err and len(done.err.splitlines()) == 1
-    assert not (Path.home() / ".codex").exists()  # nothing written
+    assert done.code == 1 and len(done.err.splitlines()) == 1, done.err
+    assert "memidx's entries would name a path that is not UTF-8" in done.err
+    assert set(Path.home().rglob("*")) == home  # nothing written, no backup made
 
 
 @pytest.mark.skipif(shutil.which("codex") is None, reason="codex CLI not installed")
