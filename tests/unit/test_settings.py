@@ -13,8 +13,9 @@ from memidx.errors import ConfigError
 from memidx.mcp.shared import SHARED_VARIABLE, wanted
 from memidx.settings import FALSE, TRUE
 
-SPELLINGS = [(word, True) for word in TRUE] + [(word, False) for word in FALSE]
-SPELLINGS += [("TRUE", True), (" Off ", False), ("Yes", True)]
+SPELLINGS = [(word, True) for word in TRUE] + [(word, False) for word in FALSE] + [
+    ("TRUE", True), (" Off ", False), ("Yes", True),
+]  # fmt: skip
 
 
 def memory(tmp_path: Path, table: str = "") -> Path:
