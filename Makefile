@@ -1,5 +1,10 @@
 # memidx: `make install` once, then `make search Q="..."`. `make help` lists every target.
 SHELL := /bin/bash
+# This file's path, taken whole before anything is included: make splits MAKEFILE_LIST at
+# spaces, so `make -f '/my notes/Makefile' help` read `/my` and `notes/Makefile`.
+SELF := $(strip $(MAKEFILE_LIST))
+# A shell line setting $f to it (the last makefile read, when several were given with -f).
+SELF_SH = f=$(call quote,$(SELF)); [ -f "$$f" ] || f=$(call quote,$(lastword $(MAKEFILE_LIST)))
 .DEFAULT_GOAL := help
 
 VENV ?= .venv
@@ -36,7 +41,7 @@ VENV_MOVED := $(shell { read -r a && read -r b; } 2>/dev/null <$(call quote,$(ME
 	(*) echo moved ;; esac)
 
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@$(SELF_SH); awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' "$$f"
 
 # A virtualenv without pip (`python -m venv` interrupted) or made for another folder is made again.
 # Python makes no virtualenv in a folder whose path holds a `:` (the PATH separator).
@@ -81,7 +86,7 @@ ready:
 
 install: venv bytecode model hooks ## set everything up: virtualenv, model, git hooks, memidx on PATH, embedded index
 	@# a file in the way of the link is kept and named; the rest of the set-up goes on
-	@$(MAKE) --no-print-directory path || echo 'memidx: warning: memidx is not on your PATH (see above)' >&2
+	@$(SELF_SH); $(MAKE) --no-print-directory -f "$$f" path || echo 'memidx: warning: memidx is not on your PATH (see above)' >&2
 	@# notes that cannot be indexed are listed, not fatal: one bad commit must not stop set-up
 	$(MEMIDX) ingest --allow-skipped
 	$(MEMIDX) embed

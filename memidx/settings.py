@@ -34,12 +34,20 @@ def positive_int(value: object, key: str, origin: str) -> int:
     return number
 
 
+TRUE = ("true", "1", "yes", "on")  # any case, spaces around ignored; a TOML boolean too
+FALSE = ("false", "0", "no", "off")
+
+
 def flag(value: object, key: str, origin: str) -> bool:
+    """A yes-or-no setting, in any of the spellings TRUE and FALSE name."""
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    if text in {"1", "true", "yes", "on"}:
+    if text in TRUE:
         return True
-    if text in {"0", "false", "no", "off"}:
+    if text in FALSE:
         return False
-    raise ConfigError(f"{origin}: {key} must be true or false", f"got {value!r}")
+    raise ConfigError(
+        f"{origin}: {key} must be true or false",
+        f"got {value!r}; accepted: {'/'.join(TRUE)} or {'/'.join(FALSE)}",
+    )

@@ -163,8 +163,8 @@ def _memory_commands(commands: Commands) -> None:
 
     p = command(
         "file-turn",
-        'append one turn given as JSON on stdin to the haystack: {"user": ..., "assistant": ..., '
-        '"agent": ..., "session": ..., "tags": [...], "drawer": ..., "summary_of": ..., "ts": ...}',
+        'append one turn given as JSON on stdin to the haystack: {"user", "assistant" (or '
+        '"text"), "agent", "session", "tags": [...], "drawer", "summary_of", "ts", "kind"}',
         "memory:file_turn",
     )
     json_flag(p)
@@ -190,8 +190,8 @@ def _memory_commands(commands: Commands) -> None:
     p.add_argument(
         "action",
         choices=("commit", "purge"),
-        help="commit: git add + commit of the segments; purge: blank the bytes of forgotten "
-        "records in this clone's segments not yet pushed",
+        help="commit: commit the segments (git plumbing: no hook runs); purge: blank the "
+        "bytes of forgotten records in this clone's segments not yet pushed",
     )
     p.add_argument(
         "--pushed", action="store_true",

@@ -58,7 +58,7 @@ def _mcp_command(commands: Commands) -> None:
         "--own",
         action="store_true",
         help="stdio: serve this session in this process, not through the memory's shared "
-        "server (also MEMIDX_MCP_SHARED=0)",
+        "server (also MEMIDX_MCP_SHARED=0, or false/no/off)",
     )
     p.add_argument("--daemon", metavar="SOCKET", help=argparse.SUPPRESS)  # the shared server
     p.add_argument("--port", type=int, help="with --http: the TCP port (default 8765)")

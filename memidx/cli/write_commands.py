@@ -168,12 +168,23 @@ def share(args: argparse.Namespace, config: Config) -> int:
             "schema": "memidx.share/1", "haystack_commit": done.haystack_commit,
             "attempts": done.attempts, "pushed": done.pushed, "remote": done.remote,
         }))  # fmt: skip
-    elif not done.remote:
-        print("no git remote: nothing to pull or push")
     else:
-        tries = "" if done.attempts == 1 else f" after {done.attempts} tries"
-        print(f"pulled and pushed{tries}")
+        for line in shared_lines(done.haystack_commit, done.remote, done.attempts):
+            print(line)
     return 0
+
+
+def shared_lines(commit: str | None, remote: bool, attempts: int) -> list[str]:
+    """What a share did, for people: the haystack commit it made (or that there was nothing
+    to commit), then the pull and push, or that there is no remote to push it to."""
+    made = "nothing new in the haystack to commit"
+    if commit is not None:
+        made = f"committed the haystack: {commit[:12]}"
+    if not remote:
+        kept = "the commit stays in this clone" if commit else "nothing to pull or push"
+        return [made, f"no git remote: {kept} (to share: git remote add origin URL; make sync)"]
+    tries = "" if attempts == 1 else f" after {attempts} tries"
+    return [made, f"pulled and pushed{tries}"]
 
 
 def hooks(args: argparse.Namespace, config: Config) -> int:

@@ -26,7 +26,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.frozen import replace
 
-SHARED_VARIABLE = "MEMIDX_MCP_SHARED"  # "0": every session serves itself (no shared server)
+SHARED_VARIABLE = "MEMIDX_MCP_SHARED"  # false: every session serves itself (no shared server)
 START_WAIT = 60.0  # seconds a front waits for a server it started (the SDK and the model load)
 START_GRACE = 5.0  # seconds a started server has to take its lock before it is looked for
 GREET_WAIT = 10.0  # seconds a front waits for a connected server's greeting
@@ -67,7 +67,10 @@ def _stamp(config: Config) -> str:
 
 def wanted(own: bool) -> bool:
     """Whether this session goes through the shared server."""
-    return not own and os.environ.get(SHARED_VARIABLE, "1").strip() != "0"
+    from memidx.settings import flag  # the spellings of every memidx yes-or-no setting
+
+    given = os.environ.get(SHARED_VARIABLE, "").strip()
+    return not own and (not given or flag(given, SHARED_VARIABLE, "environment"))
 
 
 def front(config: Config) -> int | None:

@@ -55,8 +55,8 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         raise MemidxError(f"{config.root} is not a git repository", "notes are forgotten by commit")
     path = config.root / ref
     committed = GitRepo(config.root).has("HEAD", ref)
-    if not committed and not path.is_file():
-        raise UsageError(f"no note {ref}", "give a note's path as search shows it")
+    if not committed and not path.is_file():  # well formed, naming nothing: exit 1, as show
+        raise MemidxError(f"no note {ref} in memory", "give a note's path as search shows it")
     if committed:
         on_a_branch(config.root, "the note was not forgotten")
     kept = path.read_bytes() if committed and path.is_file() else None
@@ -86,7 +86,7 @@ def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | Non
 
 def _record_id(config: Config, ref: str) -> str:
     """The id of the record `ref` names, as the index knows it."""
-    from memidx.haystack.lookup import without_line
+    from memidx.haystack.lookup import show, without_line
     from memidx.index.store import RecordStore, open_store
 
     ref = without_line(ref)
@@ -98,11 +98,16 @@ def _record_id(config: Config, ref: str) -> str:
             record_id = records.id_at(ref)
         else:
             record_id = ref if records.record_ref(ref) is not None else None
+        forgotten = record_id is None and "@" not in ref and ref in records.forgotten_ids()
         forgets = None if record_id is None else records.forgets(record_id)
     finally:
         store.conn.close()
+    if forgotten:  # as `memidx show` says it: an error (exit 1), not a usage error
+        raise MemidxError(f"no record with id {ref!r}: it was forgotten", "nothing left to do")
+    if record_id is None and "@" in ref:  # show's one line: malformed (2), forgotten, none (1)
+        record_id = show(config, ref).record.id
     if record_id is None:
-        raise UsageError(
+        raise MemidxError(
             f"no note or record {ref!r} in memory", "give a note's path or a record's id or ref"
         )
     if forgets is not None:  # blanked by purge, it would no longer forget: the record is back

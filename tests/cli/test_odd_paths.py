@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -302,3 +303,33 @@ def test_every_agents_project_commands_find_the_link_in_a_hostile_home(
                               capture_output=True, text=True, check=False)  # fmt: skip
         assert done.stdout == "memidx ran mcp\n", (argv, done.stderr)
     assert list(ran.iterdir()) == []  # no backquote ran
+
+
+def make_with(makefile: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`make -f MAKEFILE ARGS` run in `cwd`, not a sub-make of the `make test` running this."""
+    made = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEFILES")
+    env = {k: v for k, v in os.environ.items() if k not in made}
+    command = ["make", "--no-print-directory", "-f", str(makefile), *args]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+
+
+def test_make_help_and_install_find_their_makefile_at_an_odd_path(tmp_path: Path) -> None:
+    """make splits MAKEFILE_LIST at spaces: `make -f '<a b>/Makefile' help` read `<a` and
+    `b>/Makefile` (awk: cannot open), and make install's sub-make for `path` read no -f at
+    all, so from another folder it found no rule and memidx was left off the PATH."""
+    clone = tmp_path / ODD
+    clone.mkdir()
+    shutil.copy(PROJECT / "Makefile", clone / "Makefile")
+    work = tmp_path / "work dir"
+    work.mkdir()
+    (work / "pyproject.toml").write_text("")
+
+    helped = make_with(clone / "Makefile", tmp_path, "help")
+    planned = make_with(clone / "Makefile", tmp_path, "-n", "-C", str(work), "install")
+
+    assert helped.returncode == 0 and helped.stderr == "", helped.stderr
+    assert "make help       list the targets" in helped.stdout
+    assert "make install " in helped.stdout and "make clean " in helped.stdout
+    assert planned.returncode == 0, planned.stderr
+    assert "No rule" not in planned.stderr and "warning" not in planned.stderr, planned.stderr
+    assert "-m memidx.cli.path_link" in planned.stdout, planned.stdout

@@ -414,3 +414,26 @@ def test_share_json_is_only_json_on_stdout_when_git_pulls_and_pushes(tmp_path: P
     assert run.code == 0, run.err
     assert run.json()["pushed"] is True
     assert "Already up to date" in run.err
+
+
+def test_share_without_a_remote_says_what_it_committed_and_that_nothing_was_pushed(
+    repo: NotesRepo,
+) -> None:
+    """People's output said only "no git remote", not the haystack commit share had made (or
+    that there was none to make)."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("file-turn", stdin='{"text": "a turn to share"}').code == 0
+
+    first = repo.memidx_process("share")
+    again = repo.memidx_process("share")
+
+    head = repo.git("rev-parse", "HEAD").strip()
+    assert first.code == 0 and again.code == 0, first.err + again.err
+    assert first.out.splitlines() == [
+        f"committed the haystack: {head[:12]}",
+        "no git remote: the commit stays in this clone (to share: git remote add origin URL; "
+        "make sync)",
+    ]
+    assert again.out.splitlines()[0] == "nothing new in the haystack to commit"
+    assert again.out.splitlines()[1].startswith("no git remote: nothing to pull or push")
