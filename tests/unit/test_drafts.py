@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,10 @@ def _dead_pid() -> int:
     ("name", "pid"),
     [
         (".a.krd.123.purge", 123),
+        (".a.krd.123-4567.purge", 123),  # from another thread of process 123
+        (".a.krd.123-.purge", None),
+        (".a.krd.123-4-5.purge", None),
+        (".a.krd.1.123-4.purge", None),  # a draft of a.krd.1's
         (".a.krd.purge", None),  # no pid
         (".a.krd.12x.purge", None),
         (".b.krd.123.purge", None),  # another file's
@@ -52,6 +57,43 @@ def test_the_next_write_removes_a_dead_writers_draft_and_spares_a_live_ones(
     assert not dead.exists() and live.exists() and other.exists()
     assert not draft_path(path, "purge").exists()
     assert remove_dead_drafts(path, "purge") == []
+
+
+def test_threads_of_one_process_never_share_a_draft(tmp_path: Path) -> None:
+    """Hermes Agent runs its sessions in threads of one process: with drafts named by the pid
+    alone, one thread renamed another's half-written draft over the file, or found its own
+    gone (FileNotFoundError)."""
+    path = tmp_path / "session.json"
+    texts = [f"thread {n} ".encode() * 2000 for n in range(6)]
+    failures: list[BaseException] = []
+    start = threading.Barrier(len(texts))
+
+    def write(text: bytes) -> None:
+        start.wait()
+        try:
+            for _ in range(150):
+                replace_durably(path, text, "tmp", durable=False)
+                assert path.read_bytes() in texts  # whole, never two writers' bytes mixed
+        except BaseException as exc:  # noqa: BLE001 - reported by the test's thread below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=write, args=(text,)) for text in texts]
+    for one in threads:
+        one.start()
+    for one in threads:
+        one.join()
+    assert failures == []
+    assert [p.name for p in tmp_path.iterdir()] == ["session.json"]
+
+
+def test_a_threads_draft_names_its_process_and_thread(tmp_path: Path) -> None:
+    names: list[str] = []
+    worker = threading.Thread(target=lambda: names.append(draft_path(tmp_path / "a", "t").name))
+    worker.start()
+    worker.join()
+    assert draft_path(tmp_path / "a", "t").name == f".a.{os.getpid()}.t"  # this test's thread
+    assert names[0].startswith(f".a.{os.getpid()}-") and names[0].endswith(".t")
+    assert draft_pid(tmp_path / "a", "t", names[0]) == os.getpid()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
