@@ -247,3 +247,10 @@ def pipe_reads(monkeypatch: Any) -> list[int]:
 
     monkeypatch.setattr(memidx.git.process.os, "read", counting)
     return sizes
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended (and been reaped): a killed writer's."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid

@@ -5,7 +5,6 @@ and two writers never write into the same temporary file."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -15,13 +14,7 @@ import pytest
 from memidx.drafts import draft_path, draft_pid, remove_dead_drafts, replace_durably
 from memidx.embed.installed import MANIFEST, record_file_times
 from memidx.haystack import purge
-
-
-def _dead_pid() -> int:
-    """The pid of a process that has ended (and been reaped)."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
+from tests.helpers import dead_pid
 
 
 @pytest.mark.parametrize(
@@ -47,7 +40,7 @@ def test_the_next_write_removes_a_dead_writers_draft_and_spares_a_live_ones(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "a.krd"
-    dead = tmp_path / f".a.krd.{_dead_pid()}.purge"
+    dead = tmp_path / f".a.krd.{dead_pid()}.purge"
     live = tmp_path / f".a.krd.{os.getppid()}.purge"  # the process that started this one
     other = tmp_path / ".b.krd.1.purge"  # another file's: its own writer's business
     for one in (dead, live, other):
@@ -115,7 +108,7 @@ def test_a_failed_write_leaves_no_draft_and_the_file_as_it_was(tmp_path: Path) -
 def test_a_purge_removes_what_a_killed_purge_left_beside_the_segment(tmp_path: Path) -> None:
     segment = tmp_path / "2026-01-01.000.krd"
     segment.write_bytes(b"old bytes")
-    left = tmp_path / f".2026-01-01.000.krd.{_dead_pid()}.purge"
+    left = tmp_path / f".2026-01-01.000.krd.{dead_pid()}.purge"
     left.write_bytes(b"half the blanked bytes")
     purge._replace(segment, b"blanked", True)  # pyright: ignore[reportPrivateUsage]
     assert segment.read_bytes() == b"blanked"
@@ -132,7 +125,7 @@ def test_recording_file_times_removes_a_killed_recordings_partial(tmp_path: Path
 
     meta = {"size": 7, "mtime_ns": 1, "sha256": sha256_file(model / "a.bin")}  # times changed
     (model / MANIFEST).write_text(json.dumps({"files": {"a.bin": meta}}))
-    left = model / f".{MANIFEST}.{_dead_pid()}.partial"
+    left = model / f".{MANIFEST}.{dead_pid()}.partial"
     left.write_text("{half")
     record_file_times(model)
     recorded = json.loads((model / MANIFEST).read_text())["files"]["a.bin"]

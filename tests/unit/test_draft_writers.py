@@ -1,0 +1,55 @@
+"""Every writer that renames a file into place writes it first through memidx/drafts.py: a
+killed writer's draft is removed by the next write of that file, a live writer's is left, and
+two writers at once (processes, or threads of one) never write into one draft."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+from memidx.agents.session import SessionState
+from tests.helpers import dead_pid
+
+
+def test_a_session_save_removes_a_killed_hooks_draft_and_spares_a_live_ones(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s1.json"
+    dead = tmp_path / f".s1.json.{dead_pid()}.tmp"  # a hook killed while it saved
+    live = tmp_path / f".s1.json.{os.getppid()}.tmp"  # a hook saving right now
+    for one in (dead, live):
+        one.write_text("{half")
+    state = SessionState(path)
+    state.add("hits", "a")
+    state.save()
+    assert SessionState(path).keys("hits") == ["a"]
+    assert not dead.exists() and live.exists()
+
+
+def test_threads_saving_one_session_never_collide(tmp_path: Path) -> None:
+    """Hermes Agent runs sessions in threads of one process: with a draft named by the pid
+    alone, one thread renamed another's half-written draft, or found its own gone."""
+    path = tmp_path / "s1.json"
+    failures: list[BaseException] = []
+    start = threading.Barrier(6)
+
+    def save(n: int) -> None:
+        start.wait()
+        try:
+            for i in range(150):
+                state = SessionState(path)
+                state.set_text("last", f"thread {n} save {i} " + "x" * 4000)
+                state.save()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test's thread below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=save, args=(n,)) for n in range(6)]
+    for one in threads:
+        one.start()
+    for one in threads:
+        one.join()
+    assert failures == []
+    assert str(json.loads(path.read_text())["last"]).startswith("thread ")
+    assert [p.name for p in tmp_path.iterdir()] == ["s1.json"]
