@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 from pathlib import Path
 
@@ -53,3 +54,22 @@ def test_threads_saving_one_session_never_collide(tmp_path: Path) -> None:
     assert failures == []
     assert str(json.loads(path.read_text())["last"]).startswith("thread ")
     assert [p.name for p in tmp_path.iterdir()] == ["s1.json"]
+
+
+def test_requoting_a_venvs_scripts_removes_a_killed_runs_draft_and_keeps_the_mode(
+    tmp_path: Path,
+) -> None:
+    from memidx.cli.venv_scripts import requote_folder
+    from tests.unit.test_venv_scripts import pips_script
+
+    python = str(tmp_path / "my $HOME" / "python")
+    script = tmp_path / "memidx"
+    script.write_text(pips_script(python))
+    script.chmod(0o755)
+    dead = tmp_path / f".memidx.{dead_pid()}.partial"  # a `make install` stopped midway
+    live = tmp_path / f".memidx.{os.getppid()}.partial"  # another one at work
+    for one in (dead, live):
+        one.write_text("#!/bin/sh\n")
+    assert requote_folder(tmp_path, python) == [script]
+    assert "'''exec' '" in script.read_text() and stat.S_IMODE(script.stat().st_mode) == 0o755
+    assert not dead.exists() and live.exists()
