@@ -73,3 +73,21 @@ def test_requoting_a_venvs_scripts_removes_a_killed_runs_draft_and_keeps_the_mod
     assert requote_folder(tmp_path, python) == [script]
     assert "'''exec' '" in script.read_text() and stat.S_IMODE(script.stat().st_mode) == 0o755
     assert not dead.exists() and live.exists()
+
+
+def test_a_backup_removes_a_killed_backups_draft_and_spares_a_live_ones(tmp_path: Path) -> None:
+    """A backup's draft was named after the copy, whose name holds the time: no later backup
+    ever had that name again, so what a killed one left stayed in the state folder for good."""
+    from memidx.agents.backups import backup, backup_folder, backups
+
+    settings = tmp_path / "settings.json"
+    settings.write_text("{}\n")
+    folder = backup_folder(settings)
+    folder.mkdir(parents=True)
+    dead = folder / f".settings.json.{dead_pid()}.partial"  # an install killed while it copied
+    live = folder / f".settings.json.{os.getppid()}.partial"  # another install copying now
+    for one in (dead, live):
+        one.write_text("{")
+    saved = backup(settings)
+    assert saved is not None and saved.read_text() == "{}\n" and backups(settings) == [saved]
+    assert sorted(p.name for p in folder.iterdir()) == sorted([saved.name, live.name])
