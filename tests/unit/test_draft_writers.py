@@ -8,7 +8,10 @@ import json
 import os
 import stat
 import threading
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from memidx.agents.session import SessionState
 from tests.helpers import dead_pid
@@ -91,3 +94,53 @@ def test_a_backup_removes_a_killed_backups_draft_and_spares_a_live_ones(tmp_path
     saved = backup(settings)
     assert saved is not None and saved.read_text() == "{}\n" and backups(settings) == [saved]
     assert sorted(p.name for p in folder.iterdir()) == sorted([saved.name, live.name])
+
+
+def _write_writer_id(folder: Path) -> None:
+    from memidx.haystack import identity
+
+    identity._write_whole(folder / "writer-id", "host-0a1b2c3d", True)  # pyright: ignore[reportPrivateUsage]
+
+
+def _record_memory(folder: Path) -> None:
+    from memidx.locations import record_memory
+
+    record_memory(folder / "config.toml", folder / "memory")
+
+
+def _write_server_record(folder: Path) -> None:
+    from memidx.mcp import daemon
+
+    daemon._write_record(folder / "mcp.json", folder / "mcp.sock", sessions=1)  # pyright: ignore[reportPrivateUsage]
+
+
+def _link_memidx(folder: Path) -> None:
+    from memidx.cli.path_link import link
+
+    executable = folder / "clone" / ".venv" / "bin" / "memidx"
+    executable.parent.mkdir(parents=True)
+    executable.write_text("#!/bin/sh\n")
+    assert link(executable, {"MEMIDX_BIN_DIR": str(folder)})[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("write", "name", "kind"),
+    [
+        (_write_writer_id, "writer-id", "partial"),  # the haystack's writer id
+        (_record_memory, "config.toml", "partial"),  # the user configuration
+        (_write_server_record, "mcp.json", "tmp"),  # a shared MCP server's record
+        (_link_memidx, "memidx", "partial"),  # `make path`'s link
+    ],
+)
+def test_each_writer_removes_a_killed_writers_draft_and_spares_a_live_ones(
+    tmp_path: Path, write: Callable[[Path], None], name: str, kind: str
+) -> None:
+    """Each named its draft by its pid (and some a random part) but never removed one a
+    killed writer left: it stayed beside the file for good."""
+    dead = tmp_path / f".{name}.{dead_pid()}.{kind}"
+    live = tmp_path / f".{name}.{os.getppid()}.{kind}"
+    for one in (dead, live):
+        one.write_text("half")
+    write(tmp_path)
+    assert (tmp_path / name).exists() and (tmp_path / name).name == name
+    assert not dead.exists() and live.exists()
