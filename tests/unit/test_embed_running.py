@@ -122,7 +122,11 @@ def test_the_mark_is_synced_as_the_fsync_setting_says(
         real(fd)
 
     monkeypatch.setattr(drafts.os, "fsync", spy)
-    monkeypatch.setattr(drafts, "sync_folder", lambda folder: synced.append(-1))
+
+    def sync_folder(folder: Path) -> None:
+        synced.append(-1)
+
+    monkeypatch.setattr(drafts, "sync_folder", sync_folder)
     with embedding(tmp_path, durable=fsync) as progress:
         assert len(synced) == (2 if fsync else 0)  # the mark's bytes, then its folder
         progress()  # the count set back: written again
