@@ -10,7 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,3 +254,26 @@ def dead_pid() -> int:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     return child.pid
+
+
+def in_threads(work: Callable[[int], None], count: int) -> list[BaseException]:
+    """Run work(0), ..., work(count - 1) in threads of this process started at once; what
+    they raised."""
+    import threading
+
+    failures: list[BaseException] = []
+    start = threading.Barrier(count)
+
+    def run(n: int) -> None:
+        start.wait()
+        try:
+            work(n)
+        except BaseException as exc:  # noqa: BLE001 - returned to the test, which asserts on it
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for one in threads:
+        one.start()
+    for one in threads:
+        one.join()
+    return failures

@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from memidx.agents.session import SessionState
-from tests.helpers import dead_pid
+from tests.helpers import dead_pid, in_threads
 
 
 def test_a_session_save_removes_a_killed_hooks_draft_and_spares_a_live_ones(
@@ -36,25 +35,14 @@ def test_threads_saving_one_session_never_collide(tmp_path: Path) -> None:
     """Hermes Agent runs sessions in threads of one process: with a draft named by the pid
     alone, one thread renamed another's half-written draft, or found its own gone."""
     path = tmp_path / "s1.json"
-    failures: list[BaseException] = []
-    start = threading.Barrier(6)
 
     def save(n: int) -> None:
-        start.wait()
-        try:
-            for i in range(150):
-                state = SessionState(path)
-                state.set_text("last", f"thread {n} save {i} " + "x" * 4000)
-                state.save()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test's thread below
-            failures.append(exc)
+        for i in range(150):
+            state = SessionState(path)
+            state.set_text("last", f"thread {n} save {i} " + "x" * 4000)
+            state.save()
 
-    threads = [threading.Thread(target=save, args=(n,)) for n in range(6)]
-    for one in threads:
-        one.start()
-    for one in threads:
-        one.join()
-    assert failures == []
+    assert in_threads(save, 6) == []
     assert str(json.loads(path.read_text())["last"]).startswith("thread ")
     assert [p.name for p in tmp_path.iterdir()] == ["s1.json"]
 

@@ -14,7 +14,7 @@ import pytest
 from memidx.drafts import draft_path, draft_pid, remove_dead_drafts, replace_durably
 from memidx.embed.installed import MANIFEST, record_file_times
 from memidx.haystack import purge
-from tests.helpers import dead_pid
+from tests.helpers import dead_pid, in_threads
 
 
 @pytest.mark.parametrize(
@@ -58,24 +58,13 @@ def test_threads_of_one_process_never_share_a_draft(tmp_path: Path) -> None:
     gone (FileNotFoundError)."""
     path = tmp_path / "session.json"
     texts = [f"thread {n} ".encode() * 2000 for n in range(6)]
-    failures: list[BaseException] = []
-    start = threading.Barrier(len(texts))
 
-    def write(text: bytes) -> None:
-        start.wait()
-        try:
-            for _ in range(150):
-                replace_durably(path, text, "tmp", durable=False)
-                assert path.read_bytes() in texts  # whole, never two writers' bytes mixed
-        except BaseException as exc:  # noqa: BLE001 - reported by the test's thread below
-            failures.append(exc)
+    def write(n: int) -> None:
+        for _ in range(150):
+            replace_durably(path, texts[n], "tmp", durable=False)
+            assert path.read_bytes() in texts  # whole, never two writers' bytes mixed
 
-    threads = [threading.Thread(target=write, args=(text,)) for text in texts]
-    for one in threads:
-        one.start()
-    for one in threads:
-        one.join()
-    assert failures == []
+    assert in_threads(write, len(texts)) == []
     assert [p.name for p in tmp_path.iterdir()] == ["session.json"]
 
 
