@@ -1,16 +1,22 @@
-"""A file's new bytes are written beside it under a name of the writing process's own,
-`.<name>.<pid>.<kind>`, then renamed over it: two writers never write into one draft, and a
-draft a killed writer left is known by its pid and removed by the next writer of that file
-(a live writer's is left alone; a pid the system gave again reads as alive, so such a draft is
-only ever spared, never removed)."""
+"""A file's new bytes are written beside it under a name of the writer's own,
+`.<name>.<pid>.<kind>` (`.<name>.<pid>-<thread>.<kind>` from a process's other threads: Hermes
+Agent runs its sessions in threads of one process), then renamed over it: two writers never
+write into one draft, and a draft a killed writer left is known by its pid and removed by the
+next writer of that file (a live writer's is left alone; a pid the system gave again reads as
+alive, so such a draft is only ever spared, never removed)."""
 
 from __future__ import annotations
 
+import _thread  # not threading: ~1 ms more for every hook, which runs one thread
 import os
+import re
 from contextlib import suppress
 from pathlib import Path
 
 from memidx.portable import process_alive, sync_folder
+
+_FIRST_THREAD = _thread.get_native_id()  # the importing thread's drafts carry the pid alone
+_WRITER = re.compile(r"([0-9]+)(?:-[0-9]+)?")
 
 TYPE_CHECKING = False  # not typing's: agents' hooks import this module (memidx/portable.py)
 if TYPE_CHECKING:
@@ -19,8 +25,12 @@ if TYPE_CHECKING:
 
 
 def draft_path(path: Path, kind: str) -> Path:
-    """Where this process writes `path`'s new bytes before renaming them over it."""
-    return path.with_name(f".{path.name}.{os.getpid()}.{kind}")
+    """Where this thread writes `path`'s new bytes before renaming them over it: its pid, and
+    its thread's id unless it is the thread that imported this module (no two live threads
+    of a process have one id, so no two share a draft)."""
+    thread = _thread.get_native_id()
+    writer = f"{os.getpid()}" if thread == _FIRST_THREAD else f"{os.getpid()}-{thread}"
+    return path.with_name(f".{path.name}.{writer}.{kind}")
 
 
 def draft_pid(path: Path, kind: str, name: str) -> int | None:
@@ -28,8 +38,8 @@ def draft_pid(path: Path, kind: str, name: str) -> int | None:
     prefix, suffix = f".{path.name}.", f".{kind}"
     if not name.startswith(prefix) or not name.endswith(suffix):
         return None
-    pid = name[len(prefix) : len(name) - len(suffix)]
-    return int(pid) if pid.isdigit() and pid.isascii() else None
+    writer = _WRITER.fullmatch(name[len(prefix) : len(name) - len(suffix)])
+    return None if writer is None else int(writer[1])
 
 
 def remove_dead_drafts(path: Path, kind: str) -> list[Path]:

@@ -15,6 +15,7 @@ import os
 from collections.abc import Generator, Mapping
 from pathlib import Path
 
+from memidx.drafts import replace_durably
 from memidx.errors import ConfigError
 from memidx.portable import password_home
 
@@ -151,14 +152,10 @@ def record_memory(path: Path, memory: Path) -> None:
     kept = [x for x in old if x.partition("=")[0].strip() != "memory"]
     at = next((i for i, x in enumerate(old) if x not in kept), len(kept))
     kept.insert(at, line)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text("".join(kept), encoding="utf-8")
-        partial.replace(path)
+        replace_durably(path, "".join(kept).encode("utf-8"), "partial")  # a failed one: no draft
     except OSError as exc:  # a read-only or missing home: say which file and how to move it
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)  # a full disk may have left half of it
         raise ConfigError(
             f"{path}: cannot record your memory: {exc.strerror or exc}",
             "make its folder writable, or set XDG_CONFIG_HOME to a folder you can write",

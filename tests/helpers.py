@@ -10,7 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -261,3 +261,33 @@ def pipe_reads(monkeypatch: Any) -> list[int]:
 
     monkeypatch.setattr(memidx.git.process.os, "read", counting)
     return sizes
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended (and been reaped): a killed writer's."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def in_threads(work: Callable[[int], None], count: int) -> list[BaseException]:
+    """Run work(0), ..., work(count - 1) in threads of this process started at once; what
+    they raised."""
+    import threading
+
+    failures: list[BaseException] = []
+    start = threading.Barrier(count)
+
+    def run(n: int) -> None:
+        start.wait()
+        try:
+            work(n)
+        except BaseException as exc:  # noqa: BLE001 - returned to the test, which asserts on it
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for one in threads:
+        one.start()
+    for one in threads:
+        one.join()
+    return failures

@@ -13,7 +13,7 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memidx.drafts import draft_path, replace_durably
+from memidx.drafts import draft_path, remove_dead_drafts, replace_durably
 from memidx.errors import MemidxError
 from memidx.locations import user_state_dir
 from memidx.portable import sync_folder
@@ -49,7 +49,10 @@ def backup(path: Path) -> Path | None:
     prepare_backup(path)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     copy = backup_folder(path) / f"{path.name}{SUFFIX}{stamp}"
-    draft = draft_path(copy, "partial")  # whole or not there: a half copy is no backup
+    # whole or not there (a half copy is no backup), drafted under the file's name, not the
+    # copy's: the next backup of the file knows a killed one's draft, whatever its time
+    remove_dead_drafts(copy.with_name(path.name), "partial")
+    draft = draft_path(copy.with_name(path.name), "partial")
     try:
         shutil.copy2(path, draft)
         with draft.open("r+b") as out:  # read-write: Windows flushes no read-only handle

@@ -6,13 +6,13 @@ file per session in the clone's state folder; losing it costs a repeated hit, ne
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import cast
 
 from memidx.agents.hook_output import cwd_of
 from memidx.config import Config
+from memidx.drafts import replace_durably
 
 MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
 NO_SESSION = "unknown"  # the session of a hook call that names none
@@ -60,11 +60,12 @@ class SessionState:
         self.data[name] = value
 
     def save(self) -> None:
-        """Write the state atomically (a hook killed midway leaves the old state)."""
+        """Write the state atomically (a hook killed midway leaves the old state, and its draft
+        for the next save to remove), in a draft of this thread's own (Hermes Agent saves its
+        sessions from threads of one process). Not synced: one lost to a power loss, or torn
+        by it, reads as empty and costs a repeated hit, where a sync would slow every hook."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(self.data), encoding="utf-8")
-        tmp.replace(self.path)
+        replace_durably(self.path, json.dumps(self.data).encode("utf-8"), "tmp", durable=False)
 
 
 class Where:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from memidx.drafts import draft_path, remove_dead_drafts
 from memidx.errors import ConfigError
 from memidx.locations import bin_dir
 
@@ -59,8 +60,10 @@ def link(executable: Path, env: Mapping[str, str]) -> tuple[int, list[str]]:
 
 
 def _place_link(place: Path, executable: Path) -> None:
-    """Replace `place` with a link in one rename: never a moment without a memidx."""
-    partial = place.with_name(f".{NAME}.{os.getpid()}.partial")
+    """Replace `place` with a link in one rename: never a moment without a memidx (a killed
+    run's draft link is removed)."""
+    remove_dead_drafts(place, "partial")
+    partial = draft_path(place, "partial")
     partial.unlink(missing_ok=True)
     partial.symlink_to(executable)
     partial.replace(place)

@@ -11,9 +11,12 @@ This puts PYTHON in single quotes instead, which sh reads literally; a quote in 
 
 from __future__ import annotations
 
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from memidx.drafts import replace_durably
 
 HEAD = "#!/bin/sh"
 EXEC = "'''exec' "
@@ -56,11 +59,10 @@ def requote_folder(folder: Path, python: str) -> list[Path]:
 
 
 def _replace(path: Path, text: str) -> None:
-    """Write `text` to `path` whole (a stopped run leaves pip's script), keeping its mode."""
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.chmod(path.stat().st_mode)
-    partial.replace(path)
+    """Write `text` to `path` whole (a stopped run leaves pip's script, and its draft for the
+    next run to remove), keeping its mode."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    replace_durably(path, text.encode("utf-8"), "partial", mode=mode)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,6 +15,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from memidx.drafts import draft_pid
 from memidx.errors import ModelError
 from memidx.portable import file_lock, make_folder, process_alive, sync_folder
 
@@ -121,11 +122,19 @@ def _left_behind(target: Path) -> list[Path]:
 def _only_model_files(folder: Path, model: set[str]) -> bool:
     try:
         return all(
-            path.name.removesuffix(".partial") in model and path.is_file() and not path.is_symlink()
+            _model_file(path.name, model) and path.is_file() and not path.is_symlink()
             for path in folder.iterdir()
         )
     except OSError:
         return False
+
+
+def _model_file(name: str, model: set[str]) -> bool:
+    """Whether `name` is one of the model's files, or a draft of one (an older memidx's
+    `<file>.partial`, or drafts.py's `.<file>.<pid>.partial`)."""
+    return name.removesuffix(".partial") in model or any(
+        draft_pid(Path(one), "partial", name) is not None for one in model
+    )
 
 
 def _remove_left_behind(target: Path) -> None:

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from memidx.config import DEFAULT_MODEL, Config
-from memidx.drafts import draft_path, remove_dead_drafts
+from memidx.drafts import replace_durably
 from memidx.errors import ModelError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -114,14 +114,8 @@ def record_file_times(folder: Path) -> None:
             return  # changing while it was checked: leave it for the next install
         for name, meta in files.items():
             meta["size"], meta["mtime_ns"] = seen[name]
-        remove_dead_drafts(path, "partial")  # a killed recording's
-        partial = draft_path(path, "partial")
-        try:
-            partial.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-            partial.replace(path)
-        except OSError:
-            partial.unlink(missing_ok=True)  # a full disk keeps no half manifest
-            raise
+        # a killed recording's draft is removed; a full disk keeps no half manifest
+        replace_durably(path, json.dumps(manifest, indent=2).encode("utf-8"), "partial")
     except OSError:
         return
 

@@ -178,7 +178,8 @@ def embed_in_background(config: Config) -> int:
             with _embed_lock(config, wait=False) as mine:
                 if not mine:
                     return 0  # the running embedder checks the mark before it leaves
-                with embedding(config.state_dir) as progress:  # left only if this one is killed
+                # the mark is left only if this one is killed
+                with embedding(config.state_dir, durable=config.fsync) as progress:
                     store = writable_index(config)
                     bound = file_identity(config.index_path)
                     try:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memidx.config import DEFAULT_MODEL, Config
+from memidx.drafts import draft_path, replace_durably, replace_through
 from memidx.embed.installed import (
     INSTALL_HINT,
     MANIFEST,
@@ -241,18 +242,18 @@ def _write_manifest(folder: Path, runtime: str) -> None:
     _write(folder / MANIFEST, json.dumps(manifest, indent=2).encode())
 
 
+# Both write into an installer's own staging folder (memidx/embed/cache.py), synced whole
+# before it is renamed into place as the fsync setting says: each file needs no sync of its own.
 def _copy(source: Path, target: Path) -> None:
     import shutil
 
-    partial = target.with_suffix(target.suffix + ".partial")
-    shutil.copyfile(source, partial)
-    partial.replace(target)
+    with source.open("rb") as model:
+        replace_through(target, draft_path(target, "partial"),
+                        lambda out: shutil.copyfileobj(model, out), durable=False)  # fmt: skip
 
 
 def _write(target: Path, data: bytes) -> None:
-    partial = target.with_suffix(target.suffix + ".partial")
-    partial.write_bytes(data)
-    partial.replace(target)
+    replace_durably(target, data, "partial", durable=False)
 
 
 def _say(log: bool, message: str) -> None:

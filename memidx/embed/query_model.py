@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memidx.drafts import draft_path
+
 QUERY_MODEL = "model.query.onnx"
 # The query model's weights, in a file of their own that ONNX Runtime maps into memory rather
 # than parsing and copying them out of the graph (its constant folding turns the int8 weights
@@ -22,7 +24,7 @@ def optimize_for_queries(folder: Path) -> str:
     ort: Any = load("onnxruntime")
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-    partial = folder / (QUERY_MODEL + ".partial")
+    partial = draft_path(folder / QUERY_MODEL, "partial")
     options.optimized_model_filepath = str(partial)
     # written beside the graph, which names it; constants under 1 KB (shapes) stay inside
     prefix = "session.optimized_model_external_initializers_"

@@ -30,22 +30,23 @@ def running_path(state_dir: Path) -> Path:
 
 
 @contextmanager
-def embedding(state_dir: Path) -> Generator[Callable[[], None]]:
+def embedding(state_dir: Path, *, durable: bool = True) -> Generator[Callable[[], None]]:
     """Keep the mark for the block: left behind only when the process is killed (an error is
     reported by the embed error trace instead, and removes it). Yields what to call once a
-    batch is committed: progress, which sets the count of fruitless runs back."""
+    batch is committed: progress, which sets the count of fruitless runs back. `durable` (the
+    fsync setting): the mark is synced, so the power loss that cuts a run off keeps it."""
     path = running_path(state_dir)
     started = process_started(os.getpid())
     me = f"{os.getpid()}" if started is None else f"{os.getpid()} {started}"
     fruitless = cut_off_runs(state_dir) + 1  # as many as that, should this one be cut off too
-    _write_mark(path, me, fruitless)
+    _write_mark(path, me, fruitless, durable)
     progressed = False
 
     def progress() -> None:
         nonlocal progressed
         if not progressed:
             progressed = True
-            _write_mark(path, me, 0)
+            _write_mark(path, me, 0, durable)
 
     try:
         yield progress
@@ -53,9 +54,9 @@ def embedding(state_dir: Path) -> Generator[Callable[[], None]]:
         forget_mark(state_dir, mine=True)
 
 
-def _write_mark(path: Path, me: str, fruitless: int) -> None:
+def _write_mark(path: Path, me: str, fruitless: int, durable: bool) -> None:
     """Whole, or not there at all; a mark's partial file an embedder killed left is removed."""
-    replace_durably(path, f"{me}\n{fruitless}\n".encode("ascii"), "partial", durable=False)
+    replace_durably(path, f"{me}\n{fruitless}\n".encode("ascii"), "partial", durable=durable)
 
 
 def _read_mark(state_dir: Path) -> tuple[int, str, int] | None:

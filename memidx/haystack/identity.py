@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.writer import SEGMENT_NAME, held_lock, segment_order
 from memidx.portable import make_folder, sync_folder
@@ -113,15 +114,7 @@ def _write_whole(path: Path, text: str, durable: bool) -> None:
     """Replace the file at once (a temporary file renamed over it): a reader sees the old
     text or the new, never half; `durable` (the fsync setting): a power loss keeps it too."""
     make_folder(path.parent, durable=durable)
-    draft = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}")
-    with draft.open("w", encoding="utf-8") as out:
-        out.write(text + "\n")
-        out.flush()
-        if durable:
-            os.fsync(out.fileno())
-    draft.replace(path)
-    if durable:
-        sync_folder(path.parent)  # the rename itself
+    replace_durably(path, (text + "\n").encode("utf-8"), "partial", durable=durable)
 
 
 def _take_over(config: Config, fresh: str) -> Moved:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
+from memidx.drafts import replace_durably
 from memidx.mcp.serve import Workers, log, start_logging
 from memidx.mcp.shared import BUSY, GREETING, lock_for
 from memidx.portable import file_identity
@@ -80,13 +81,9 @@ def _write_record(record: Path, path: Path, *, sessions: int) -> None:
     clock) it has had none; replaced whole, so a reader never sees half of it."""
     data = {"pid": os.getpid(), "socket": str(path), "sessions": sessions,
             "idle_since": None if sessions else time.time()}  # fmt: skip
-    spare = record.with_name(f"{record.name}.{os.getpid()}.tmp")
-    try:
-        spare.write_text(json.dumps(data) + "\n", encoding="utf-8")
-        spare.replace(record)
-    except OSError:  # disk full, .memidx gone: status then says less; no half-written file
-        with contextlib.suppress(OSError):
-            spare.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # disk full, .memidx gone: status then says less
+        # not synced: the server it describes does not outlive a power loss either
+        replace_durably(record, (json.dumps(data) + "\n").encode("utf-8"), "tmp", durable=False)
 
 
 def _forget(record: Path) -> None:

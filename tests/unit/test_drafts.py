@@ -5,8 +5,8 @@ and two writers never write into the same temporary file."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,19 +14,17 @@ import pytest
 from memidx.drafts import draft_path, draft_pid, remove_dead_drafts, replace_durably
 from memidx.embed.installed import MANIFEST, record_file_times
 from memidx.haystack import purge
-
-
-def _dead_pid() -> int:
-    """The pid of a process that has ended (and been reaped)."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
+from tests.helpers import dead_pid, in_threads
 
 
 @pytest.mark.parametrize(
     ("name", "pid"),
     [
         (".a.krd.123.purge", 123),
+        (".a.krd.123-4567.purge", 123),  # from another thread of process 123
+        (".a.krd.123-.purge", None),
+        (".a.krd.123-4-5.purge", None),
+        (".a.krd.1.123-4.purge", None),  # a draft of a.krd.1's
         (".a.krd.purge", None),  # no pid
         (".a.krd.12x.purge", None),
         (".b.krd.123.purge", None),  # another file's
@@ -42,7 +40,7 @@ def test_the_next_write_removes_a_dead_writers_draft_and_spares_a_live_ones(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "a.krd"
-    dead = tmp_path / f".a.krd.{_dead_pid()}.purge"
+    dead = tmp_path / f".a.krd.{dead_pid()}.purge"
     live = tmp_path / f".a.krd.{os.getppid()}.purge"  # the process that started this one
     other = tmp_path / ".b.krd.1.purge"  # another file's: its own writer's business
     for one in (dead, live, other):
@@ -52,6 +50,32 @@ def test_the_next_write_removes_a_dead_writers_draft_and_spares_a_live_ones(
     assert not dead.exists() and live.exists() and other.exists()
     assert not draft_path(path, "purge").exists()
     assert remove_dead_drafts(path, "purge") == []
+
+
+def test_threads_of_one_process_never_share_a_draft(tmp_path: Path) -> None:
+    """Hermes Agent runs its sessions in threads of one process: with drafts named by the pid
+    alone, one thread renamed another's half-written draft over the file, or found its own
+    gone (FileNotFoundError)."""
+    path = tmp_path / "session.json"
+    texts = [f"thread {n} ".encode() * 2000 for n in range(6)]
+
+    def write(n: int) -> None:
+        for _ in range(150):
+            replace_durably(path, texts[n], "tmp", durable=False)
+            assert path.read_bytes() in texts  # whole, never two writers' bytes mixed
+
+    assert in_threads(write, len(texts)) == []
+    assert [p.name for p in tmp_path.iterdir()] == ["session.json"]
+
+
+def test_a_threads_draft_names_its_process_and_thread(tmp_path: Path) -> None:
+    names: list[str] = []
+    worker = threading.Thread(target=lambda: names.append(draft_path(tmp_path / "a", "t").name))
+    worker.start()
+    worker.join()
+    assert draft_path(tmp_path / "a", "t").name == f".a.{os.getpid()}.t"  # this test's thread
+    assert names[0].startswith(f".a.{os.getpid()}-") and names[0].endswith(".t")
+    assert draft_pid(tmp_path / "a", "t", names[0]) == os.getpid()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
@@ -73,7 +97,7 @@ def test_a_failed_write_leaves_no_draft_and_the_file_as_it_was(tmp_path: Path) -
 def test_a_purge_removes_what_a_killed_purge_left_beside_the_segment(tmp_path: Path) -> None:
     segment = tmp_path / "2026-01-01.000.krd"
     segment.write_bytes(b"old bytes")
-    left = tmp_path / f".2026-01-01.000.krd.{_dead_pid()}.purge"
+    left = tmp_path / f".2026-01-01.000.krd.{dead_pid()}.purge"
     left.write_bytes(b"half the blanked bytes")
     purge._replace(segment, b"blanked", True)  # pyright: ignore[reportPrivateUsage]
     assert segment.read_bytes() == b"blanked"
@@ -90,7 +114,7 @@ def test_recording_file_times_removes_a_killed_recordings_partial(tmp_path: Path
 
     meta = {"size": 7, "mtime_ns": 1, "sha256": sha256_file(model / "a.bin")}  # times changed
     (model / MANIFEST).write_text(json.dumps({"files": {"a.bin": meta}}))
-    left = model / f".{MANIFEST}.{_dead_pid()}.partial"
+    left = model / f".{MANIFEST}.{dead_pid()}.partial"
     left.write_text("{half")
     record_file_times(model)
     recorded = json.loads((model / MANIFEST).read_text())["files"]["a.bin"]

@@ -176,7 +176,7 @@ def test_an_agent_config_write_syncs_its_backup_its_bytes_and_its_folder(
     assert backup is not None and backup.read_text() == "{}\n"
     seen = [_draft_or(p) for p in synced]
     assert seen[-4:] == [
-        f"draft of {backup.name}",
+        "draft of settings.json",  # the backup's, in its folder
         backup.parent,
         "draft of settings.json",
         settings.parent,

@@ -104,3 +104,30 @@ def test_a_run_counts_itself_fruitless_until_it_makes_progress(tmp_path: Path) -
         first, *rest = running_path(tmp_path).read_text().splitlines()
         assert first.split()[0] == str(os.getpid()) and rest == ["0"]
     assert not running_path(tmp_path).exists()  # completed: the count goes with the mark
+
+
+@pytest.mark.parametrize("fsync", [True, False])
+def test_the_mark_is_synced_as_the_fsync_setting_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fsync: bool
+) -> None:
+    """The mark is how a run cut off by a power loss is known and restarted: written unsynced,
+    that power loss could take the mark with it (or leave it empty)."""
+    from memidx import drafts
+
+    synced: list[int] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(drafts.os, "fsync", spy)
+
+    def sync_folder(folder: Path) -> None:
+        synced.append(-1)
+
+    monkeypatch.setattr(drafts, "sync_folder", sync_folder)
+    with embedding(tmp_path, durable=fsync) as progress:
+        assert len(synced) == (2 if fsync else 0)  # the mark's bytes, then its folder
+        progress()  # the count set back: written again
+        assert len(synced) == (4 if fsync else 0)

@@ -158,7 +158,8 @@ def test_only_what_a_dead_installer_left_is_removed(tmp_path: Path) -> None:
     theirs = [".m.previous", f".m.{_dead_pid()}.old"]  # named as memidx's, with their files
     for name in gone + kept + theirs:
         (target.parent / name).mkdir()
-    (target.parent / f".m.{dead}.staging" / "model.partial").write_text("half")
+    (target.parent / f".m.{dead}.staging" / "model.partial").write_text("half")  # older memidx
+    (target.parent / f".m.{dead}.staging" / f".model.{dead}.partial").write_text("half")
     (target.parent / f".m.{dead}.old" / "model").write_text("whole")
     for name in theirs:
         (target.parent / name / "notes.txt").write_text("mine")
