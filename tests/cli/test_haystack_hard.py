@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
+from memidx.config import Config
+from memidx.haystack.filing import Haystack
+from memidx.haystack.frames import frame, scan_file
+from memidx.haystack.indexing import Filed
+from memidx.haystack.turn_input import make_record
+from memidx.index.store import open_store
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env, run_in_process
 
 # the index's own bookkeeping, not what it holds: when and how often it was written, its random
 # identity (a new index is a new one: vector files name it), and a shortcut of incremental syncs
@@ -68,13 +74,11 @@ def _dump(conn: sqlite3.Connection) -> dict[str, object]:
         (*names[row[1]], *row[0:1], *row[2:])
         for row in conn.execute("SELECT term, doc, col, offset FROM temp.terms")
     )
-    check = conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('integrity-check')")
-    check.close()
-    state = sorted(
-        tuple(row) for row in conn.execute("SELECT key, value FROM state") if row[0] not in BUILD_STATE
-    )
+    conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('integrity-check')").close()
+    rows = conn.execute("SELECT key, value FROM state")
+    state = sorted(tuple(row) for row in rows if row[0] not in BUILD_STATE)
     tables = {
-        table: sorted(tuple(row) for row in conn.execute(f"SELECT * FROM {table}"))  # noqa: S608
+        table: sorted(tuple(row) for row in conn.execute(f"SELECT * FROM {table}"))
         for table in ("segments", "skipped", "note_adds", "models", "vectors")
     }
     return {"documents": documents, "chunks": chunks, "terms": terms, "state": state, **tables}
@@ -150,3 +154,114 @@ def test_deleting_the_index_and_ingesting_rebuilds_it_exactly(memory: NotesRepo)
         assert found.code == 0 and found.json()["hits"] == [], (words, found.out)
     shown = repo.memidx_process("show", str(forgotten["id"]))
     assert shown.code == 1 and "forgotten" in shown.err, shown.err
+
+
+WORDS = ("alpha", "bravo", "charlie")
+# the newest frame, as the real filing path makes it (ids and times have fixed widths)
+LAST_FRAME = len(frame(make_record("turn", "turn charlie to keep", session="s")))
+
+
+def _torn_memory(root: Path) -> tuple[Config, list[Filed], Path]:
+    """A memory outside git with three turns filed by the real filing path, the last of them
+    the newest frame of the newest segment; its config, the filings and the segment."""
+    (root / "notes").mkdir(parents=True)
+    config = Config(root=root, index_path=root / ".memidx" / "index.sqlite", in_git=False,
+                    fsync=False)  # fmt: skip
+    haystack = Haystack(config)
+    try:
+        filed = [haystack.file("turn", f"turn {word} to keep", session="s") for word in WORDS]
+    finally:
+        haystack.close()
+    segment = root / filed[-1].ref.rsplit("@", 1)[0]
+    return config, filed, segment
+
+
+def _indexed_turns(config: Config) -> list[str]:
+    store, _ = open_store(config.index_path, write=False)
+    with closing(store.conn):
+        rows = store.conn.execute("SELECT body FROM documents WHERE source_kind = 'turn'")
+        return sorted(str(row[0]) for row in rows)
+
+
+@pytest.mark.parametrize("cut", range(LAST_FRAME))
+def test_a_segment_cut_anywhere_in_its_last_frame_loses_only_that_frame(
+    tmp_path: Path, cut: int
+) -> None:
+    """README, "Log format": a crash inside an append leaves a torn tail. Cut the newest
+    segment at every byte of its last frame (a real filing's): every earlier record is read,
+    the torn bytes are reported, then moved aside whole by the next filing, which is indexed
+    with every earlier record, and nothing reports a torn tail any more."""
+    config, filed, segment = _torn_memory(tmp_path / "memory")
+    start = int(filed[-1].ref.rsplit("@", 1)[1])
+    whole = segment.read_bytes()
+    assert len(whole) - start == LAST_FRAME
+    with segment.open("r+b") as stream:
+        stream.truncate(start + cut)
+    kept = [f"turn {word} to keep" for word in WORDS[:-1]]
+
+    synced = run_in_process(config.root, "sync")
+
+    assert synced.code == 0, synced.err
+    torn_line = f"{filed[-1].ref.rsplit('@', 1)[0]}: {cut} bytes of a torn record"
+    assert (torn_line in synced.err) == (cut > 0), synced.err
+    assert _indexed_turns(config) == kept
+    scan = scan_file(segment)
+    assert ([r.record.id for r in scan.records], scan.torn) == ([f.id for f in filed[:-1]], cut)
+
+    haystack = Haystack(config)
+    try:
+        after = haystack.file("turn", "turn delta filed after the crash", session="s")
+        again = haystack.file("turn", "turn bravo to keep", session="s")
+    finally:
+        haystack.close()
+
+    assert again.duplicate and again.id == filed[1].id, "an acknowledged turn is found, not lost"
+    assert segment.read_bytes() == whole[:start], "earlier bytes stay as they were"
+    aside = config.state_dir / "torn" / f"{segment.name}.torn"
+    assert (aside.read_bytes() if aside.exists() else b"") == whole[start : start + cut]
+    assert _indexed_turns(config) == sorted([*kept, "turn delta filed after the crash"])
+    status = run_in_process(config.root, "status", "--json")
+    assert status.json()["torn"] == [], status.out
+    shown = run_in_process(config.root, "show", after.ref)
+    assert (shown.code, shown.out.strip()) == (0, "turn delta filed after the crash")
+
+
+@pytest.mark.parametrize("filed_since", [False, True])
+def test_a_haystack_commit_after_the_index_folder_was_lost_never_commits_a_torn_tail(
+    memory: NotesRepo, filed_since: bool
+) -> None:
+    """README, "Log format": `haystack commit` moves a torn tail aside first, "so no commit of
+    its own holds them"; and `.memidx/` is expendable. A crash cut the last append, then
+    `.memidx/` was deleted (with the writer's memory of its segment; the fresh writer id takes
+    the segment over), and maybe a turn filed since (into a new segment, which the memory then
+    names): the commit still holds no torn bytes, and they are kept in `.memidx/torn/`."""
+    repo = memory
+    for word in WORDS:
+        file_turn(repo, {"text": f"turn {word} to keep", "session": "s"})
+    last = file_turn(repo, {"text": "turn delta cut by a crash", "session": "s"})
+    ref, offset = str(last["ref"]).rsplit("@", 1)
+    segment = repo.root / ref
+    whole = segment.read_bytes()
+    cut = int(offset) + (len(whole) - int(offset)) // 2
+    with segment.open("r+b") as stream:
+        stream.truncate(cut)
+    shutil.rmtree(repo.root / ".memidx")
+    assert repo.memidx_process("ingest").code == 0
+    if filed_since:
+        file_turn(repo, {"text": "turn echo filed since", "session": "s"})
+
+    run = repo.memidx_process("haystack", "commit")
+
+    assert run.code == 0, run.err
+    committed = [
+        name for name in repo.git("ls-tree", "-r", "--name-only", "HEAD").split("\n")
+        if name.endswith(".krd")
+    ]  # fmt: skip
+    assert len(committed) == 1 + filed_since, committed
+    size = int(repo.git("cat-file", "-s", f"HEAD:{committed[0]}"))
+    assert size == int(offset), "the commit holds the whole records and nothing after them"
+    torn = list((repo.root / ".memidx" / "torn").glob("*.torn"))
+    assert [p.read_bytes() for p in torn] == [whole[int(offset) : cut]]
+    assert repo.memidx_process("sync").err == ""
+    status = repo.memidx_process("status", "--json")
+    assert status.json()["torn"] == [], status.out
