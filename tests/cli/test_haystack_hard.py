@@ -9,6 +9,8 @@ import json
 import shutil
 import sqlite3
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -265,3 +267,67 @@ def test_a_haystack_commit_after_the_index_folder_was_lost_never_commits_a_torn_
     assert repo.memidx_process("sync").err == ""
     status = repo.memidx_process("status", "--json")
     assert status.json()["torn"] == [], status.out
+
+
+def _file_many(repo: NotesRepo, who: str, count: int, acknowledged: list[str]) -> None:
+    """`count` turns, each a real `memidx file-turn` process; the ids it acknowledged."""
+    for i in range(count):
+        payload = {"text": f"filer {who} turn {i} about lanterns", "session": f"s-{who}"}
+        run = repo.memidx_process("file-turn", "--json", stdin=json.dumps(payload))
+        assert run.code == 0, run.err
+        acknowledged.append(str(run.json()["id"]))
+
+
+def _segment_records(repo: NotesRepo) -> list[tuple[str, str]]:
+    """(id, text) of every whole record in every segment on disk."""
+    return [
+        (located.record.id, located.record.text)
+        for path in sorted((repo.root / "notes" / "haystack").glob("*/*.krd"))
+        for located in scan_file(path).records
+    ]
+
+
+def test_two_filers_and_a_purge_at_once_lose_nothing_and_leave_no_forgotten_byte(
+    memory: NotesRepo,
+) -> None:
+    """README, "The haystack": the check, the append and the indexing run under one lock per
+    clone, "so concurrent filers neither duplicate nor lose"; purge blanks a forgotten
+    record's bytes. Two processes file 40 turns each while a purge runs beside them: every
+    acknowledged turn is on disk and in the index exactly once, and the forgotten text is in
+    no segment file and not in the index."""
+    repo = memory
+    secret = "wombat-secret-4417 must go"
+    gone = file_turn(repo, {"text": secret, "session": "s-0"})
+    file_turn(repo, {"text": "a turn filed before the filers", "session": "s-0"})
+    assert repo.memidx_process("forget", str(gone["id"])).code == 0
+    acknowledged: dict[str, list[str]] = {"a": [], "b": []}
+    purges: list[int] = []
+
+    def purge_while_filing() -> None:
+        while len(acknowledged["a"]) < 10:  # once the filers are well under way
+            time.sleep(0.05)
+        purges.append(repo.memidx_process("haystack", "purge").code)
+
+    workers = [
+        threading.Thread(target=_file_many, args=(repo, who, 40, acknowledged[who]))
+        for who in acknowledged
+    ] + [threading.Thread(target=purge_while_filing)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=600)
+
+    assert purges == [0] and [len(ids) for ids in acknowledged.values()] == [40, 40]
+    on_disk = _segment_records(repo)
+    ids = [ident for ident, _ in on_disk]
+    for ident in [*acknowledged["a"], *acknowledged["b"]]:
+        assert ids.count(ident) == 1, ident
+    texts = [text for _, text in on_disk]
+    assert len(set(texts)) == len(texts) - texts.count(""), "no turn filed twice"
+    assert str(gone["id"]) in ids and secret not in texts, "blanked in place, id kept"
+    for path in (repo.root / "notes" / "haystack").glob("*/*.krd"):
+        assert b"wombat" not in path.read_bytes(), path
+    found = repo.memidx_process("search", "--json", "--mode", "bm25", "-k", "200", "lanterns")
+    assert found.code == 0 and found.json()["count"] == 80, found.out
+    assert repo.memidx_process("search", "--json", "--mode", "bm25", "wombat").json()["hits"] == []
+    assert repo.memidx_process("reconcile").code == 0
