@@ -21,13 +21,15 @@ def forget(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print(json.dumps({
             "schema": "memidx.forget/1", "kind": done.kind, "ref": done.ref,
-            "commit": done.commit, "tombstone": done.tombstone,
+            "commit": done.commit, "tombstone": done.tombstone, "already": done.already,
         }))  # fmt: skip
     elif done.kind == "note":
         how = (
             f"deletion committed as {done.commit[:12]}" if done.commit else "it was never committed"
         )
         print(f"forgot {done.ref} ({how})")
+    elif done.already:
+        print(f"{done.ref} was forgotten already (tombstone {done.tombstone})")
     else:
         print(f"forgot {done.ref} (tombstone {done.tombstone})")
         print(

@@ -71,6 +71,15 @@ class RecordStore:
         ).fetchone()
         return None if row is None else str(row[0])
 
+    def tombstone_of(self, record_id: str) -> str | None:
+        """The id of a tombstone in the index that forgets this record, if any."""
+        row = self.conn.execute(
+            "SELECT json_extract(meta, '$.id') FROM documents WHERE source_kind = 'forget' "
+            "AND json_extract(meta, '$.forgets') = ? ORDER BY source_ref LIMIT 1",
+            (record_id,),
+        ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
     def forgotten_ids(self) -> set[str]:
         """The ids the tombstones in the index forget (records of kind `forget`)."""
         rows = self.conn.execute(

@@ -331,3 +331,28 @@ def test_two_filers_and_a_purge_at_once_lose_nothing_and_leave_no_forgotten_byte
     assert found.code == 0 and found.json()["count"] == 80, found.out
     assert repo.memidx_process("search", "--json", "--mode", "bm25", "wombat").json()["hits"] == []
     assert repo.memidx_process("reconcile").code == 0
+
+
+@pytest.mark.parametrize("by", ["id", "ref"])
+def test_forgetting_a_record_twice_says_it_was_forgotten_and_writes_nothing(
+    memory: NotesRepo, by: str
+) -> None:
+    """A second `memidx forget` of a record (a script run again, a person unsure it worked)
+    is done already: it says so, exit 0, with the tombstone that forgets it, and appends no
+    second tombstone; never "no note or record in memory", as if the id were mistyped."""
+    repo = memory
+    filed = file_turn(repo, {"text": "zebra turn to forget twice"})
+    first = repo.memidx_process("forget", "--json", str(filed[by]))
+    assert first.code == 0, first.err
+    segments = {p: p.read_bytes() for p in (repo.root / "notes" / "haystack").glob("*/*.krd")}
+
+    again = repo.memidx_process("forget", str(filed[by]))
+    as_json = repo.memidx_process("forget", "--json", str(filed[by]))
+
+    tombstone = first.json()["tombstone"]
+    assert again.code == 0, again.err
+    assert again.out.strip() == f"{filed['id']} was forgotten already (tombstone {tombstone})"
+    assert as_json.code == 0 and as_json.json() == {**first.json(), "already": True}
+    assert {p: p.read_bytes() for p in segments} == segments, "no second tombstone"
+    shown = repo.memidx_process("show", str(filed["id"]))
+    assert shown.code == 1 and "it was forgotten" in shown.err
