@@ -356,3 +356,55 @@ def test_forgetting_a_record_twice_says_it_was_forgotten_and_writes_nothing(
     assert {p: p.read_bytes() for p in segments} == segments, "no second tombstone"
     shown = repo.memidx_process("show", str(filed["id"]))
     assert shown.code == 1 and "it was forgotten" in shown.err
+
+
+def _clones(tmp_path: Path) -> tuple[NotesRepo, NotesRepo]:
+    """Two clones of a bare remote holding one note; the second made after the note."""
+    remote = NotesRepo(tmp_path / "remote.git", init=False)
+    remote.git("init", "-q", "--bare", "-b", "main")
+    remote.git("clone", "-q", str(remote.root), str(tmp_path / "one"))
+    one = NotesRepo(tmp_path / "one", init=False)
+    one.note("seed.md", "Seed", "a first note about docker layers")
+    one.commit("seed")
+    one.git("push", "-q", "origin", "main")
+    assert one.memidx_process("ingest").code == 0
+    remote.git("clone", "-q", str(remote.root), str(tmp_path / "two"))
+    two = NotesRepo(tmp_path / "two", init=False)
+    assert two.memidx_process("ingest").code == 0
+    return one, two
+
+
+def _segment_bytes(repo: NotesRepo) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted((repo.root / "notes/haystack").rglob("*.krd")))
+
+
+@pytest.mark.parametrize("synced", [True, False])
+def test_purge_in_a_second_clone_names_the_pulled_record_as_pushed(
+    tmp_path: Path, synced: bool
+) -> None:
+    """README, "Forget and purge": a record another clone filed and pushed is named as pushed
+    (exit 1) and left as it is; the tombstone reaches the second clone with `git pull`.
+    Whether or not that clone's index has read the tombstone yet (a pull with no hooks
+    installed), its purge names the segment: the segments are the truth, not the index."""
+    one, two = _clones(tmp_path)
+    gone = file_turn(one, {"text": "giraffe turn filed by one"})
+    assert one.memidx_process("share").code == 0
+    two.git("pull", "-q")
+    assert two.memidx_process("sync").code == 0
+    assert one.memidx_process("forget", str(gone["id"])).code == 0
+    assert one.memidx_process("share").code == 0
+    two.git("pull", "-q")
+    if synced:
+        assert two.memidx_process("sync").code == 0
+    before = _segment_bytes(two)
+
+    run = two.memidx_process("haystack", "purge", "--json")
+
+    segment = str(gone["ref"]).rsplit("@", 1)[0]
+    assert run.code == 1, (run.out, run.err)
+    assert run.json()["pushed"] == [segment] and run.json()["blanked"] == {}
+    assert f"{segment} is already pushed" in run.err
+    assert _segment_bytes(two) == before and b"giraffe" in before
+    assert two.memidx_process("sync").code == 0
+    found = two.memidx_process("search", "--json", "--mode", "bm25", "giraffe")
+    assert found.json()["hits"] == [], found.out
