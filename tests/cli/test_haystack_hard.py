@@ -408,3 +408,43 @@ def test_purge_in_a_second_clone_names_the_pulled_record_as_pushed(
     assert two.memidx_process("sync").code == 0
     found = two.memidx_process("search", "--json", "--mode", "bm25", "giraffe")
     assert found.json()["hits"] == [], found.out
+
+
+def _name_writer(repo: NotesRepo, ident: str) -> None:
+    """Give the clone the writer id `ident` before its first filing (bound to its folder)."""
+    state = repo.root / ".memidx"
+    state.mkdir(exist_ok=True)
+    found = repo.root.stat()
+    (state / "writer-id").write_text(ident + "\n")
+    (state / "writer-clone").write_text(f"{found.st_dev} {found.st_ino} {repo.root}\n")
+
+
+@pytest.mark.parametrize("tombstone_first", [True, False])
+def test_a_record_forgotten_on_another_clone_stays_forgotten_in_a_rebuild_from_nothing(
+    tmp_path: Path, tombstone_first: bool
+) -> None:
+    """README: a forgotten id is never indexed again, "whichever segment is read first ...
+    and in a fresh rebuild". The record is filed by one clone and forgotten by the other,
+    whose segment a rebuild reads before or after the record's; then `.memidx/` is deleted
+    whole and rebuilt: search, show and reconcile agree it is gone."""
+    one, two = _clones(tmp_path)
+    _name_writer(one, "zz-filer" if tombstone_first else "aa-filer")
+    _name_writer(two, "mm-forgetter")
+    gone = file_turn(one, {"text": "giraffe turn filed by one"})
+    kept = file_turn(one, {"text": "giraffe neighbour that stays"})
+    assert one.memidx_process("share").code == 0
+    two.git("pull", "-q")
+    assert two.memidx_process("sync").code == 0
+    assert two.memidx_process("forget", str(gone["id"])).code == 0
+    assert two.memidx_process("share").code == 0
+    one.git("pull", "-q")
+
+    rebuild(one)
+
+    found = one.memidx_process("search", "--json", "--mode", "bm25", "giraffe")
+    assert [h["meta"]["id"] for h in found.json()["hits"]] == [kept["id"]], found.out
+    for ref in (gone["id"], gone["ref"]):
+        shown = one.memidx_process("show", str(ref))
+        assert shown.code == 1 and "it was forgotten" in shown.err, shown.err
+    assert one.memidx_process("reconcile").code == 0
+    assert one.memidx_process("forget", str(gone["id"])).out.startswith(f"{gone['id']} was")
