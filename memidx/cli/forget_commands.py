@@ -112,6 +112,7 @@ def _follow(config: Config, done: Purged) -> list[str]:
 
     from memidx.errors import MemidxError
     from memidx.haystack.held import printable, shell_quote
+    from memidx.index.scrub import scrub_index
     from memidx.memory.head_sync import after_commit
 
     places = [config] if config.in_git else []
@@ -126,6 +127,12 @@ def _follow(config: Config, done: Purged) -> list[str]:
     for there in places:
         try:
             after_commit(there, say_line)
+            if not scrub_index(there):  # what forget deleted from it leaves its file too
+                lines.append(
+                    f"the log of the index {printable(str(there.index_path))} may still hold "
+                    "the forgotten text: another process was reading it; once it ends, run: "
+                    f"memidx -C {shell_quote(str(there.root))} haystack purge"
+                )
         except (MemidxError, sqlite3.Error, OSError) as exc:
             lines.append(
                 f"the index {printable(str(there.index_path))} did not follow the purge and may "

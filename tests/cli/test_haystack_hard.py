@@ -448,3 +448,29 @@ def test_a_record_forgotten_on_another_clone_stays_forgotten_in_a_rebuild_from_n
         assert shown.code == 1 and "it was forgotten" in shown.err, shown.err
     assert one.memidx_process("reconcile").code == 0
     assert one.memidx_process("forget", str(gone["id"])).out.startswith(f"{gone['id']} was")
+
+
+def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text(memory: NotesRepo) -> None:
+    """A purge is how a secret filed by mistake leaves the clone's disk; its follow-up says an
+    index that could not follow it "may still hold the forgotten text", so one that did must
+    not: SQLite keeps a deleted row's bytes in free pages and its log, and FTS5 a deleted
+    document's terms until its segments merge. After forget and purge, no file under
+    `.memidx/` holds the text, and search still answers."""
+    repo = memory
+    for i in range(3):
+        file_turn(repo, {"text": f"ordinary turn {i} about lanterns"})
+    secret = "quokkasecret7731"
+    gone = file_turn(repo, {"text": f"the token is {secret} do not keep it"})
+    file_turn(repo, {"text": "a later turn about lanterns"})
+    assert repo.memidx_process("forget", str(gone["id"])).code == 0
+
+    run = repo.memidx_process("haystack", "purge")
+
+    assert run.code == 0, run.err
+    for path in (repo.root / ".memidx").rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    assert secret.encode() not in _segment_bytes(repo)
+    found = repo.memidx_process("search", "--json", "--mode", "bm25", "-k", "10", "lanterns")
+    assert found.json()["count"] == 4, found.out
+    assert repo.memidx_process("status").code == 0
