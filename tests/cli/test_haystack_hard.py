@@ -505,3 +505,28 @@ def test_purging_a_record_pulled_from_a_peer_never_makes_a_later_pull_conflict(
     )  # fmt: skip
 
     assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+
+
+def test_after_purge_rebuilds_commits_a_rebuilt_index_is_the_same(memory: NotesRepo) -> None:
+    """A purge of a committed, unpushed record builds the commits again (new ids), notes'
+    adds among them: the index that followed the rewritten HEAD and one rebuilt from nothing
+    hold the same rows (the notes' added dates, from the rewritten commits, included)."""
+    repo = memory
+    gone = file_turn(repo, {"text": "okapi turn committed then purged"})
+    file_turn(repo, {"text": "a turn that stays, committed"})
+    assert repo.memidx_process("haystack", "commit").code == 0
+    repo.note("later.md", "Later note", "written after the segment was committed")
+    repo.commit("a later note")
+    assert repo.memidx_process("sync").code == 0
+    assert repo.memidx_process("forget", str(gone["id"])).code == 0
+    head = repo.git("rev-parse", "HEAD").strip()
+
+    purged = repo.memidx_process("haystack", "purge", "--json")
+
+    assert purged.code == 0, purged.err
+    assert purged.json()["rewritten_commits"] >= 2 and repo.git("rev-parse", "HEAD") != head
+    before = index_dump(repo)
+    rebuild(repo)
+    after = index_dump(repo)
+    for table in before:
+        assert after[table] == before[table], (table, before[table], after[table])
