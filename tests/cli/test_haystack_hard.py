@@ -530,3 +530,32 @@ def test_after_purge_rebuilds_commits_a_rebuilt_index_is_the_same(memory: NotesR
     after = index_dump(repo)
     for table in before:
         assert after[table] == before[table], (table, before[table], after[table])
+
+
+def test_filers_racing_into_a_deleted_state_folder_lose_nothing(memory: NotesRepo) -> None:
+    """README, "Index maintenance": agents filing at once into a deleted index lose nothing.
+    With `.memidx/` deleted whole (the writer id with it), two processes file at once: one
+    fresh writer id, every acknowledged turn once on disk and in the index, the notes too."""
+    repo = memory
+    earlier = file_turn(repo, {"text": "a lantern turn filed before the loss"})
+    shutil.rmtree(repo.root / ".memidx")
+    acknowledged: dict[str, list[str]] = {"a": [], "b": []}
+    workers = [
+        threading.Thread(target=_file_many, args=(repo, who, 12, acknowledged[who]))
+        for who in acknowledged
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=600)
+
+    assert [len(ids) for ids in acknowledged.values()] == [12, 12]
+    writers = {p.parent.name for p in (repo.root / "notes" / "haystack").glob("*/*.krd")}
+    assert len(writers) == 1, writers  # the lost id's unshared segment taken over
+    ids = [ident for ident, _ in _segment_records(repo)]
+    for ident in [str(earlier["id"]), *acknowledged["a"], *acknowledged["b"]]:
+        assert ids.count(ident) == 1, ident
+    found = repo.memidx_process("search", "--json", "--mode", "bm25", "-k", "50", "lantern")
+    assert found.json()["count"] == 25, found.out
+    assert repo.memidx_process("search", "--json", "--mode", "bm25", "quarter").json()["count"]
+    assert repo.memidx_process("reconcile").code == 0
