@@ -23,6 +23,7 @@ from memidx.haystack.frames import frame, scan_file
 from memidx.haystack.indexing import Filed
 from memidx.haystack.turn_input import make_record
 from memidx.index.store import open_store
+from tests.cli.test_forget import clones
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env, run_in_process
 
 # the index's own bookkeeping, not what it holds: when and how often it was written, its random
@@ -92,6 +93,15 @@ def rebuild(repo: NotesRepo) -> None:
     assert run.code == 0, run.err
 
 
+def assert_rebuilt_the_same(repo: NotesRepo) -> None:
+    """The index after `rm -rf .memidx` and `memidx ingest` holds what it held before."""
+    before = index_dump(repo)
+    rebuild(repo)
+    after = index_dump(repo)
+    for table in before:
+        assert after[table] == before[table], (table, before[table], after[table])
+
+
 @pytest.fixture
 def memory(repo: NotesRepo) -> Iterator[NotesRepo]:
     repo.note("docker.md", "Docker cache", "COPY invalidates the cache of later layers")
@@ -134,23 +144,14 @@ def test_deleting_the_index_and_ingesting_rebuilds_it_exactly(memory: NotesRepo)
     assert repo.memidx_process("haystack", "purge").code == 0, "nothing of it was pushed"
     assert repo.memidx_process("forget", "notes/ops/keys.md").code == 0
     assert repo.memidx_process("sync").code == 0
-    before = index_dump(repo)
 
-    rebuild(repo)
-
-    after = index_dump(repo)
-    for table in before:
-        assert after[table] == before[table], (table, before[table], after[table])
+    assert_rebuilt_the_same(repo)
 
     # the lost .memidx/ took the writer id with it: the next filing takes a fresh one and the
     # segments no commit holds with it (README, "Log format"); a rebuild after that is exact too
     file_turn(repo, {"text": "filed by the fresh writer id"})
     assert repo.memidx_process("sync").code == 0
-    taken = index_dump(repo)
-    rebuild(repo)
-    again = index_dump(repo)
-    for table in taken:
-        assert again[table] == taken[table], (table, taken[table], again[table])
+    assert_rebuilt_the_same(repo)
     for words in ("zebra", "okapi", "rotate"):
         found = repo.memidx_process("search", "--json", "--mode", "bm25", words)
         assert found.code == 0 and found.json()["hits"] == [], (words, found.out)
@@ -359,19 +360,19 @@ def test_forgetting_a_record_twice_says_it_was_forgotten_and_writes_nothing(
 
 
 def _clones(tmp_path: Path) -> tuple[NotesRepo, NotesRepo]:
-    """Two clones of a bare remote holding one note; the second made after the note."""
-    remote = NotesRepo(tmp_path / "remote.git", init=False)
-    remote.git("init", "-q", "--bare", "-b", "main")
-    remote.git("clone", "-q", str(remote.root), str(tmp_path / "one"))
-    one = NotesRepo(tmp_path / "one", init=False)
-    one.note("seed.md", "Seed", "a first note about docker layers")
-    one.commit("seed")
-    one.git("push", "-q", "origin", "main")
-    assert one.memidx_process("ingest").code == 0
-    remote.git("clone", "-q", str(remote.root), str(tmp_path / "two"))
-    two = NotesRepo(tmp_path / "two", init=False)
-    assert two.memidx_process("ingest").code == 0
+    """Two clones of a bare remote holding one note (tests/cli/test_forget.py's), indexed."""
+    one, two = clones(tmp_path)
+    for repo in (one, two):
+        assert repo.memidx_process("ingest").code == 0
     return one, two
+
+
+def _shared(source: NotesRepo, target: NotesRepo, *, sync: bool = True) -> None:
+    """`memidx share` in `source`, then `git pull` in `target` (and its index synced)."""
+    assert source.memidx_process("share").code == 0
+    target.git("pull", "-q")
+    if sync:
+        assert target.memidx_process("sync").code == 0
 
 
 def _segment_bytes(repo: NotesRepo) -> bytes:
@@ -388,14 +389,9 @@ def test_purge_in_a_second_clone_names_the_pulled_record_as_pushed(
     installed), its purge names the segment: the segments are the truth, not the index."""
     one, two = _clones(tmp_path)
     gone = file_turn(one, {"text": "giraffe turn filed by one"})
-    assert one.memidx_process("share").code == 0
-    two.git("pull", "-q")
-    assert two.memidx_process("sync").code == 0
+    _shared(one, two)
     assert one.memidx_process("forget", str(gone["id"])).code == 0
-    assert one.memidx_process("share").code == 0
-    two.git("pull", "-q")
-    if synced:
-        assert two.memidx_process("sync").code == 0
+    _shared(one, two, sync=synced)
     before = _segment_bytes(two)
 
     run = two.memidx_process("haystack", "purge", "--json")
@@ -432,12 +428,9 @@ def test_a_record_forgotten_on_another_clone_stays_forgotten_in_a_rebuild_from_n
     _name_writer(two, "mm-forgetter")
     gone = file_turn(one, {"text": "giraffe turn filed by one"})
     kept = file_turn(one, {"text": "giraffe neighbour that stays"})
-    assert one.memidx_process("share").code == 0
-    two.git("pull", "-q")
-    assert two.memidx_process("sync").code == 0
+    _shared(one, two)
     assert two.memidx_process("forget", str(gone["id"])).code == 0
-    assert two.memidx_process("share").code == 0
-    one.git("pull", "-q")
+    _shared(two, one, sync=False)
 
     rebuild(one)
 
@@ -525,11 +518,7 @@ def test_after_purge_rebuilds_commits_a_rebuilt_index_is_the_same(memory: NotesR
 
     assert purged.code == 0, purged.err
     assert purged.json()["rewritten_commits"] >= 2 and repo.git("rev-parse", "HEAD") != head
-    before = index_dump(repo)
-    rebuild(repo)
-    after = index_dump(repo)
-    for table in before:
-        assert after[table] == before[table], (table, before[table], after[table])
+    assert_rebuilt_the_same(repo)
 
 
 def test_filers_racing_into_a_deleted_state_folder_lose_nothing(memory: NotesRepo) -> None:
