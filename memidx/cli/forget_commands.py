@@ -21,13 +21,15 @@ def forget(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print(json.dumps({
             "schema": "memidx.forget/1", "kind": done.kind, "ref": done.ref,
-            "commit": done.commit, "tombstone": done.tombstone,
+            "commit": done.commit, "tombstone": done.tombstone, "already": done.already,
         }))  # fmt: skip
     elif done.kind == "note":
         how = (
             f"deletion committed as {done.commit[:12]}" if done.commit else "it was never committed"
         )
         print(f"forgot {done.ref} ({how})")
+    elif done.already:
+        print(f"{done.ref} was forgotten already (tombstone {done.tombstone})")
     else:
         print(f"forgot {done.ref} (tombstone {done.tombstone})")
         print(
@@ -110,6 +112,7 @@ def _follow(config: Config, done: Purged) -> list[str]:
 
     from memidx.errors import MemidxError
     from memidx.haystack.held import printable, shell_quote
+    from memidx.index.scrub import scrub_index
     from memidx.memory.head_sync import after_commit
 
     places = [config] if config.in_git else []
@@ -124,6 +127,12 @@ def _follow(config: Config, done: Purged) -> list[str]:
     for there in places:
         try:
             after_commit(there, say_line)
+            if not scrub_index(there):  # what forget deleted from it leaves its file too
+                lines.append(
+                    f"the log of the index {printable(str(there.index_path))} may still hold "
+                    "the forgotten text: another process was reading it; once it ends, run: "
+                    f"memidx -C {shell_quote(str(there.root))} haystack purge"
+                )
         except (MemidxError, sqlite3.Error, OSError) as exc:
             lines.append(
                 f"the index {printable(str(there.index_path))} did not follow the purge and may "

@@ -6,8 +6,10 @@ the tombstone arrives (pull, ingest), and in a rebuild, whichever segment is rea
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
-from memidx.haystack.frames import FORGET, Located
+from memidx.haystack.frames import FORGET, Located, scan_bytes
+from memidx.haystack.segments import segments
 from memidx.index.store import RecordStore, Store
 
 
@@ -31,3 +33,18 @@ def forget_in_index(store: Store, record_id: str) -> int:
     for kind, ref in rows:
         store.delete(kind, [ref])
     return len(rows)
+
+
+def tombstones_on_disk(folder: Path) -> set[str]:
+    """The ids the tombstones in the segments under `folder` forget, read from the files: an
+    index that has not read a pulled tombstone yet (a pull with no hooks) must not hide it."""
+    found: set[str] = set()
+    for path in segments(folder):
+        data = path.read_bytes()
+        if b'"forgets"' not in data:  # a tombstone's frame names the field as it is
+            continue
+        found.update(
+            r.record.forgets for r in scan_bytes(data).records
+            if r.record.kind == FORGET and r.record.forgets
+        )  # fmt: skip
+    return found

@@ -23,6 +23,7 @@ from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.blanking import blanked, blanked_or_none, names_any
+from memidx.haystack.forgotten import tombstones_on_disk
 from memidx.haystack.held import Held, History, printable, work_tree_command
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.purge_named import (
@@ -81,6 +82,7 @@ def purge(
         forgotten = RecordStore(store.conn).forgotten_ids()
     finally:
         store.conn.close()
+    forgotten |= tombstones_on_disk(haystack_folder(config))  # pulled, maybe not yet indexed
     done = Purged()
     if not forgotten:
         return done

@@ -13,6 +13,10 @@ from memidx.haystack.indexing import haystack_folder
 from memidx.haystack.writer import describe_folder
 from memidx.text import counted
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.git.repo import GitRepo
+
 
 def commit_haystack(config: Config, notice: Callable[[str], None] | None = None) -> str | None:
     """Commit this clone's segments (and the haystack's .gitattributes); None if unchanged."""
@@ -26,7 +30,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     own = clone_writer(config, notice)  # a copied clone takes its own id before committing
     mine = own.folder
     with own.locked():  # no record lands between the commit and the closing of its segment
-        own.settle()
+        own.settle(_untracked(repo, config, mine))
         attributes = folder / ".gitattributes"
         made = mine.exists() and not attributes.exists()
         if made:
@@ -47,3 +51,13 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
             raise
         own.close()  # the next record starts a new segment: committed files stay as committed
         return commit
+
+
+def _untracked(repo: GitRepo, config: Config, mine: Path) -> list[Path]:
+    """The segments of this writer's folder that git does not track: no commit holds them."""
+    if not mine.is_dir():
+        return []
+    ref = mine.relative_to(config.root).as_posix()
+    out = repo.run("ls-files", "-z", "--others", "--", f"{ref}/", check=False)
+    names = [name for name in out.decode("utf-8", "replace").split("\0") if name]
+    return [config.root / name for name in names if name.endswith(".krd")]

@@ -99,13 +99,18 @@ class Writer:
         remembered = self._remembered()
         return None if remembered is None else self.folder / remembered[0]
 
-    def settle(self) -> None:
+    def settle(self, untracked: Iterable[Path] = ()) -> None:
         """Before a commit, holding locked(): the torn tail a crash left in the segment written
         last goes aside now, not at the next append, which a committed segment never gets (the
-        bytes would stay in git, and every clone would warn of them at every sync)."""
+        bytes would stay in git, and every clone would warn of them at every sync). So does
+        that of each of its `untracked` segments (no commit holds them), the one written last
+        included when the writer lost its memory with `.memidx/`, and those it took over."""
         remembered = self._remembered()
         if remembered is not None and not remembered[2]:
             self._as_left(self.folder / remembered[0], remembered[1])
+        for path in untracked:
+            if remembered is None or path.name != remembered[0]:
+                self._as_left(path, 0)  # the bytes after its last whole record, if any
 
     def close(self) -> None:
         """After a commit of the segments: the next record starts a new segment, so a

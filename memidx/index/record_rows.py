@@ -71,6 +71,14 @@ class RecordStore:
         ).fetchone()
         return None if row is None else str(row[0])
 
+    def tombstone_of(self, record_id: str) -> str | None:
+        """The id of a tombstone in the index that forgets this record, if any."""
+        return self._first_value(
+            "SELECT json_extract(meta, '$.id') FROM documents WHERE source_kind = 'forget' "
+            "AND json_extract(meta, '$.forgets') = ? ORDER BY source_ref LIMIT 1",
+            record_id,
+        )
+
     def forgotten_ids(self) -> set[str]:
         """The ids the tombstones in the index forget (records of kind `forget`)."""
         rows = self.conn.execute(
@@ -89,11 +97,15 @@ class RecordStore:
 
     def id_at(self, ref: str) -> str | None:
         """The id of the record indexed at `<segment>@<offset>`."""
-        row = self.conn.execute(
+        return self._first_value(
             "SELECT json_extract(meta, '$.id') FROM documents WHERE source_ref = ? "
             "AND source_kind != 'note'",
-            (ref,),
-        ).fetchone()
+            ref,
+        )
+
+    def _first_value(self, sql: str, value: str) -> str | None:
+        """The first column of the first row `sql` gives for `value` (None: no row, or NULL)."""
+        row = self.conn.execute(sql, (value,)).fetchone()
         return None if row is None or row[0] is None else str(row[0])
 
     def segments(self) -> dict[str, tuple[int, int, int, int]]:

@@ -22,6 +22,7 @@ class Forgotten:
     ref: str
     commit: str | None = None
     tombstone: str | None = None
+    already: bool = False  # a record forgotten before: `tombstone` is the one that did it
 
 
 def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None) -> Forgotten:
@@ -78,14 +79,17 @@ def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | Non
     from memidx.haystack.filing import file
     from memidx.haystack.frames import new_record
 
-    record_id = _record_id(config, ref)
+    record_id, before = _record_id(config, ref)
+    if before is not None:  # done already: a second tombstone would add nothing
+        return Forgotten("record", record_id, tombstone=before, already=True)
     tombstone = replace(new_record("forget", f"forgets {record_id}"), forgets=record_id)
     filed = file(config, tombstone, notice)
     return Forgotten("record", record_id, tombstone=filed.id)
 
 
-def _record_id(config: Config, ref: str) -> str:
-    """The id of the record `ref` names, as the index knows it."""
+def _record_id(config: Config, ref: str) -> tuple[str, str | None]:
+    """The id of the record `ref` names, as the index knows it, and the tombstone that
+    forgot it already (None when it was not forgotten)."""
     from memidx.haystack.lookup import show, without_line
     from memidx.index.store import RecordStore, open_store
 
@@ -98,13 +102,14 @@ def _record_id(config: Config, ref: str) -> str:
             record_id = records.id_at(ref)
         else:
             record_id = ref if records.record_ref(ref) is not None else None
-        forgotten = record_id is None and "@" not in ref and ref in records.forgotten_ids()
         forgets = None if record_id is None else records.forgets(record_id)
+        gone = _forgotten_at(config, ref) if record_id is None else None
+        before = None if gone is None else records.tombstone_of(gone)
     finally:
         store.conn.close()
-    if forgotten:  # as `memidx show` says it: an error (exit 1), not a usage error
-        raise MemidxError(f"no record with id {ref!r}: it was forgotten", "nothing left to do")
-    if record_id is None and "@" in ref:  # show's one line: malformed (2), forgotten, none (1)
+    if gone is not None and before is not None:
+        return gone, before
+    if record_id is None and "@" in ref:  # show's one line: malformed (2), none (1)
         record_id = show(config, ref).record.id
     if record_id is None:
         raise MemidxError(
@@ -116,4 +121,25 @@ def _record_id(config: Config, ref: str) -> str:
             "itself",
             "give the id or ref of a turn, transcript or fact",
         )
-    return record_id
+    return record_id, None
+
+
+def _forgotten_at(config: Config, ref: str) -> str | None:
+    """The id of the record `ref` names that the index does not hold (forgotten, maybe):
+    the id itself, or the id of the record at `<segment>@<offset>` read from the segment."""
+    from memidx.haystack.frames import read_at
+
+    if "@" not in ref:
+        return ref
+    segment, _, offset = ref.rpartition("@")
+    path = config.root / segment
+    if (
+        not offset.isdigit()
+        or not path.is_file()
+        or not path.resolve().is_relative_to(config.root.resolve())
+    ):
+        return None
+    try:
+        return read_at(path, int(offset)).id
+    except (MemidxError, OSError):
+        return None

@@ -309,26 +309,32 @@ def test_a_forget_whose_commit_fails_leaves_the_note_as_it_was(
 def test_forget_of_what_is_not_in_memory_is_an_error_as_show_says_not_a_usage_error(
     repo: NotesRepo,
 ) -> None:
-    """A well-formed ref naming nothing is no usage error (README "Exit codes"): forget of a
-    record forgotten already exited 2 while `show` of it exited 1. Now both exit 1, saying it
-    was forgotten, by id and by ref; a ref that is no ref stays a usage error for both."""
+    """A well-formed ref naming nothing is no usage error (README "Exit codes"): an unknown id
+    or an offset past the end exited 2 for forget and 1 for show. Now both exit 1; a ref that
+    is no ref stays a usage error for both. A record forgotten already: show says so (exit 1),
+    forget says so and does nothing (exit 0)."""
     gone = turn(repo, "zebra stripes turn, forget me")
     ref = repo.memidx_process("show", "--json", gone).json()["ref"]
     assert repo.memidx_process("forget", gone).code == 0
     segment = ref.rpartition("@")[0]
 
     cases = [
-        (gone, 1, "it was forgotten"),
-        (ref, 1, "it was forgotten"),
-        ("turn-20990101000000-000000000000", 1, "no "),
-        (f"{segment}@999999", 1, "no record at"),
-        (f"{segment}@x", 2, "is not <segment>@<offset>"),
+        (gone, 1, "it was forgotten", 0),
+        (ref, 1, "it was forgotten", 0),
+        ("turn-20990101000000-000000000000", 1, "no ", 1),
+        (f"{segment}@999999", 1, "no record at", 1),
+        (f"{segment}@x", 2, "is not <segment>@<offset>", 2),
     ]
-    for given, code, says in cases:
-        for command in ("show", "forget"):
-            run = repo.memidx_process(command, given)
-            assert run.code == code and run.err.count("\n") == 1, (command, given, run.err)
-            assert says in run.err and "Traceback" not in run.err, (command, run.err)
+    for given, code, says, forget_code in cases:
+        run = repo.memidx_process("show", given)
+        assert run.code == code and run.err.count("\n") == 1, (given, run.err)
+        assert says in run.err and "Traceback" not in run.err, run.err
+        run = repo.memidx_process("forget", given)
+        assert run.code == forget_code and "Traceback" not in run.err, (given, run.err)
+        if forget_code:
+            assert run.err.count("\n") == 1 and says in run.err, (given, run.err)
+        else:
+            assert "forgotten already" in run.out, (given, run.out)
     missing = repo.memidx_process("forget", "notes/never-here.md")
     assert missing.code == 1 and missing.err.count("\n") == 1, missing.err
     assert "no note notes/never-here.md" in missing.err, missing.err
