@@ -127,7 +127,9 @@ def _follow(config: Config, done: Purged) -> list[str]:
     for there in places:
         try:
             after_commit(there, say_line)
-            if not scrub_index(there):  # what forget deleted from it leaves its file too
+            scrubbed = scrub_index(there)  # what forget deleted from it leaves its file too
+            _scrub_matrices(there)
+            if not scrubbed:
                 lines.append(
                     f"the log of the index {printable(str(there.index_path))} may still hold "
                     "the forgotten text: another process was reading it; once it ends, run: "
@@ -140,6 +142,18 @@ def _follow(config: Config, done: Purged) -> list[str]:
                 f"memidx -C {shell_quote(str(there.root))} sync"
             )
     return lines
+
+
+def _scrub_matrices(there: Config) -> None:
+    """The vector matrix files written again without the forgotten chunks' vectors."""
+    from contextlib import closing
+
+    from memidx.embed.matrix import scrub_matrices
+    from memidx.index.store import open_store
+
+    store, _ = open_store(there.index_path, write=False)
+    with closing(store.conn):
+        scrub_matrices(store.conn, there.index_path, durable=there.fsync)
 
 
 def _same(there: Config, config: Config) -> bool:

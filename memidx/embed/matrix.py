@@ -187,3 +187,22 @@ def refresh_matrix(
     stamp = Stamp(VectorStore(conn).index_id(), model, fingerprint, generation)
     write_matrix(path, stamp, matrix, durable=durable)
     return matrix
+
+
+def scrub_matrices(conn: sqlite3.Connection, index_path: Path, *, durable: bool) -> None:
+    """After a purge: each model's matrix file written again from the index as it is now (the
+    old one held the vectors of what was forgotten), a file of a model the index no longer
+    holds removed. A derived cache: the next search reads the index without it."""
+    folder = Path(f"{index_path}-vectors")
+    if not folder.is_dir():
+        return
+    kept: set[Path] = set()
+    for model, size, fingerprint in conn.execute("SELECT model, dim, fingerprint FROM models"):
+        name = str(model)
+        path = matrix_path(index_path, name)
+        if path.exists():
+            refresh_matrix(conn, index_path, name, str(fingerprint), int(size), durable=durable)
+            kept.add(path)
+    for path in folder.glob("*.mxv"):
+        if path not in kept:
+            path.unlink(missing_ok=True)

@@ -548,3 +548,40 @@ def test_filers_racing_into_a_deleted_state_folder_lose_nothing(memory: NotesRep
     assert found.json()["count"] == 25, found.out
     assert repo.memidx_process("search", "--json", "--mode", "bm25", "quarter").json()["count"]
     assert repo.memidx_process("reconcile").code == 0
+
+
+def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text_s_vector(
+    memory: NotesRepo, cached_model: Path
+) -> None:
+    """A chunk's vector is computed from its text (and embeddings can be inverted to much of
+    it): after forget and purge, neither the vectors table nor the matrix file search maps
+    holds the forgotten turn's vector (the table kept it as a cache of text no chunk holds,
+    the matrix file until the next embed), and search by meaning answers from the rest."""
+
+    repo = memory
+    file_turn(repo, {"text": "an ordinary turn about lanterns in the hallway"})
+    secret = "the deploy token is wombat-7731, keep it out of memory"
+    gone = file_turn(repo, {"text": secret})
+    assert repo.memidx_process("embed").code == 0
+    index = repo.root / ".memidx" / "index.sqlite"
+    with closing(sqlite3.connect(index)) as conn:
+        row = conn.execute(
+            "SELECT v.vector FROM vectors v JOIN chunks c ON c.text_hash = v.text_hash "
+            "JOIN documents d ON d.id = c.doc_id WHERE d.body LIKE '%wombat-7731%'"
+        ).fetchone()
+    vector = bytes(row[0])
+    matrices = list((repo.root / ".memidx").glob("index.sqlite-vectors/*.mxv"))
+    assert matrices and any(vector in p.read_bytes() for p in matrices)  # what the test checks
+    assert repo.memidx_process("forget", str(gone["id"])).code == 0
+
+    run = repo.memidx_process("haystack", "purge")
+
+    assert run.code == 0, run.err
+    with closing(sqlite3.connect(index)) as conn:  # its bytes span pages: asked, not grepped
+        held = conn.execute("SELECT count(*) FROM vectors WHERE vector = ?", (vector,))
+        assert held.fetchone()[0] == 0
+    for path in (repo.root / ".memidx").rglob("*"):
+        if path.is_file():
+            assert vector not in path.read_bytes(), path
+    found = repo.memidx_process("search", "--json", "--mode", "vector", "lamps in a corridor")
+    assert [h["kind"] for h in found.json()["hits"]][:1] == ["turn"], found.out
