@@ -115,7 +115,7 @@ def _follow(config: Config, done: Purged) -> list[str]:
     from memidx.index.scrub import scrub_index
     from memidx.memory.head_sync import after_commit
 
-    places = [config] if config.in_git else []
+    places = [config]  # a memory outside git too: its index holds the text as well
     places += [
         part.config
         for part in done.work_trees.values()

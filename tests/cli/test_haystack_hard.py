@@ -585,3 +585,29 @@ def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text_s_vector(
             assert vector not in path.read_bytes(), path
     found = repo.memidx_process("search", "--json", "--mode", "vector", "lamps in a corridor")
     assert [h["kind"] for h in found.json()["hits"]][:1] == ["turn"], found.out
+
+
+def test_a_purge_in_a_memory_outside_git_leaves_no_forgotten_text_in_its_index(
+    tmp_path: Path,
+) -> None:
+    """A memory outside git purges as one in git does: the index follows the blanked segment
+    (status in step, no segment changed since indexed) and its file holds no forgotten text.
+    Only a memory in git's index followed: outside it the index file kept the text."""
+    plain = NotesRepo(tmp_path / "plain", init=False)
+    secret = "quokkasecret7731"
+    for text in ("ordinary lantern turn", f"the token is {secret}", "a later lantern turn"):
+        run = plain.memidx_process("file-turn", "--json", stdin=json.dumps({"text": text}))
+        assert run.code == 0, run.err
+    gone = plain.memidx_process("search", "--json", "--mode", "bm25", secret).json()["hits"]
+    assert plain.memidx_process("forget", gone[0]["meta"]["id"]).code == 0
+
+    run = plain.memidx_process("haystack", "purge")
+
+    assert run.code == 0, run.err
+    for path in (plain.root / ".memidx").rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    status = plain.memidx_process("status", "--json").json()
+    assert status["healthy"] and status["segments_changed"] == [], status
+    found = plain.memidx_process("search", "--json", "--mode", "bm25", "lantern")
+    assert found.json()["count"] == 2, found.out
