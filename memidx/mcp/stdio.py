@@ -96,10 +96,9 @@ class Messages:
 
     async def _batch(self, items: list[object]) -> None:
         """Serve a batch when the session's revision has them, else refuse each request of it
-        with its own id (a batch with none gets one -32600 with id null, as before)."""
+        with its own id (see refused_ids)."""
         if self.version not in BATCH_VERSIONS:
-            ids = [found for found in map(asked_id, items) if found is not None]
-            for found in ids or [None]:
+            for found in refused_ids(items):
                 await self._refuse(
                     refusal(found, mcp_types.INVALID_REQUEST, no_batches(self.version))
                 )
@@ -156,6 +155,18 @@ def judge(frame: Frame) -> str | mcp_types.JSONRPCError | None:
     except ValueError:
         return refusal(None, mcp_types.PARSE_ERROR, NOT_JSON)
     return refusal(request_id(message), mcp_types.INVALID_REQUEST, NOT_JSONRPC)
+
+
+def refused_ids(items: list[object]) -> list[str | int | None]:
+    """The ids a batch not served is refused with: each request's own; one null id when some
+    member is no message at all; nothing for its notifications and responses, which JSON-RPC
+    never answers (a batch of notifications alone gets no answer)."""
+    ids: list[str | int | None] = [found for found in map(asked_id, items) if found is not None]
+    unanswerable = any(
+        asked_id(item) is None and not isinstance(judge(json.dumps(item).encode()), str)
+        for item in items
+    )
+    return ids + [None] * unanswerable
 
 
 def request_id(message: object) -> str | int | None:
