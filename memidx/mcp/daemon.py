@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from memidx.config import Config
 from memidx.mcp.serve import Workers, log, start_logging
@@ -167,8 +167,8 @@ class _Sessions:
                 self.last = time.monotonic()
                 self.recorded(self.active)
 
-    def heard(self, line: bytes) -> None:
-        query = search_query(line)
+    def heard(self, message: object) -> None:
+        query = search_query(message)
         if query is not None:
             self.ahead(query)  # the embedding starts while the SDK reads the request
 
@@ -187,20 +187,19 @@ def _receiver(stream: Any) -> Callable[[], Awaitable[bytes]]:
     return receive
 
 
-def search_query(line: bytes) -> str | None:
+def search_query(message: object) -> str | None:
     """The query of a JSON-RPC `tools/call` of `search` that will embed it (mode auto, hybrid
     or vector), else None; never raises (the SDK judges the message, not this)."""
-    if b'"tools/call"' not in line or b'"search"' not in line:
+    if getattr(message, "method", None) != "tools/call":
         return None
-    try:
-        message: Any = json.loads(line)
-        params: Any = message["params"] if message["method"] == "tools/call" else {}
-        arguments: Any = params["arguments"] if params.get("name") == "search" else {}
-        query: Any = arguments.get("query")
-        mode: Any = arguments.get("mode", "auto")
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return None
+    params = _fields(getattr(message, "params", None))
+    arguments = _fields(params.get("arguments")) if params.get("name") == "search" else {}
+    query, mode = arguments.get("query"), arguments.get("mode", "auto")
     return query if isinstance(query, str) and mode in ("auto", "hybrid", "vector") else None
+
+
+def _fields(value: object) -> dict[str, object]:
+    return cast(dict[str, object], value) if isinstance(value, dict) else {}
 
 
 class _Writer:

@@ -29,7 +29,7 @@ BATCH: list[dict[str, object]] = [
 ]  # fmt: skip
 
 
-def _init(version: str) -> bytes:
+def initialize(version: str) -> bytes:
     params = {
         "protocolVersion": version,
         "capabilities": {},
@@ -51,7 +51,7 @@ def _batch(root: Path, version: str, how: tuple[str, ...], lines: int) -> list[A
     session must answer a ping after them."""
     raw = Raw(root, *how)
     try:
-        raw.send(_init(version) + b"\n")
+        raw.send(initialize(version) + b"\n")
         assert raw.answer()["result"]["protocolVersion"] == version
         raw.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
         raw.send(json.dumps(BATCH).encode() + b"\r\n")
@@ -114,7 +114,7 @@ def test_a_batch_is_a_json_array_of_at_least_one_message(
     ],
 )
 def test_the_version_an_initialize_settles_on_is_the_sdks(asked: str, version: str) -> None:
-    assert negotiated(_init(asked).decode()) == version
+    assert negotiated(initialize(asked).decode()) == version
     assert negotiated('{"jsonrpc": "2.0", "id": 1, "method": "ping"}') is None
 
 
@@ -143,7 +143,7 @@ def test_a_batch_of_notifications_alone_gets_no_answer_and_an_empty_one_gets_one
     which JSON-RPC 2.0 forbids: a batch of notifications alone is answered with nothing."""
     raw = Raw(memory.root, *how)
     try:
-        raw.send(_init(version) + b"\n")
+        raw.send(initialize(version) + b"\n")
         assert raw.answer()["result"]["protocolVersion"] == version
         raw.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
         raw.send(line + b"\n" + b'{"jsonrpc": "2.0", "id": 9, "method": "ping"}\n')
