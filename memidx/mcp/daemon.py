@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from memidx.config import Config
 from memidx.mcp.serve import Workers, log, start_logging
@@ -55,7 +55,7 @@ def serve_shared(config: Config, path: Path) -> int:
             gc.freeze()  # see serve(): the SDK's long-lived objects out of the collector's way
             workers.settle()
             log.info("the SDK imported in %.0f ms", (time.perf_counter() - started) * 1000)
-            anyio.run(_listen, server, path, idle, record, workers.embed_ahead)
+            anyio.run(_listen, server, path, idle, record, workers)
         finally:
             _forget(record)
             if workers is not None:
@@ -96,15 +96,15 @@ def _forget(record: Path) -> None:
             record.unlink()
 
 
-async def _listen(
-    server: Any, path: Path, idle: float, record: Path, ahead: Callable[[str], None]
-) -> None:
+async def _listen(server: Any, path: Path, idle: float, record: Path, workers: Workers) -> None:
     import anyio
 
     path.unlink(missing_ok=True)  # a socket left by a server that was killed (the lock is ours)
     listener = await anyio.create_unix_listener(path, mode=0o600)
     bound = file_identity(path)
-    sessions = _Sessions(server, lambda active: _write_record(record, path, sessions=active), ahead)
+    sessions = _Sessions(
+        server, lambda active: _write_record(record, path, sessions=active), workers
+    )
     try:
         async with listener, anyio.create_task_group() as group:
             group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)
@@ -117,14 +117,12 @@ async def _listen(
 class _Sessions:
     """The sessions in progress, and when the last one ended."""
 
-    def __init__(
-        self, server: Any, recorded: Callable[[int], None], ahead: Callable[[str], None]
-    ) -> None:
+    def __init__(self, server: Any, recorded: Callable[[int], None], workers: Workers) -> None:
         self.lowlevel: Any = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
         self.active = 0
         self.last = time.monotonic()
         self.recorded = recorded  # told the number of sessions whenever it changes
-        self.ahead = ahead  # told the query of each search call as soon as it arrives
+        self.workers = workers  # embeds each search call's query as soon as it arrives
 
     async def watch(
         self, idle: float, path: Path, bound: tuple[int, int] | None, scope: Any
@@ -147,6 +145,7 @@ class _Sessions:
             return
 
     async def handle(self, stream: Any) -> None:
+        from memidx.mcp.ahead import SessionAhead
         from memidx.mcp.stdio import run_session
 
         async with stream:
@@ -157,20 +156,17 @@ class _Sessions:
                 return
             self.active += 1
             self.recorded(self.active)
+            ahead = SessionAhead(self.workers.embed_ahead, self.workers.forget_ahead)
             try:
                 await stream.send(GREETING)  # the front pumps the protocol only after it
-                await run_session(self.lowlevel, _receiver(stream), _Writer(stream), self.heard)
+                await run_session(self.lowlevel, _receiver(stream), _Writer(stream), ahead.heard)
             except Exception as exc:  # noqa: BLE001  # one broken session never ends the server
                 log.warning("a session ended with %s: %s", type(exc).__name__, exc)
             finally:
+                ahead.end()
                 self.active -= 1
                 self.last = time.monotonic()
                 self.recorded(self.active)
-
-    def heard(self, message: object) -> None:
-        query = search_query(message)
-        if query is not None:
-            self.ahead(query)  # the embedding starts while the SDK reads the request
 
 
 def _receiver(stream: Any) -> Callable[[], Awaitable[bytes]]:
@@ -185,21 +181,6 @@ def _receiver(stream: Any) -> Callable[[], Awaitable[bytes]]:
             return b""
 
     return receive
-
-
-def search_query(message: object) -> str | None:
-    """The query of a JSON-RPC `tools/call` of `search` that will embed it (mode auto, hybrid
-    or vector), else None; never raises (the SDK judges the message, not this)."""
-    if getattr(message, "method", None) != "tools/call":
-        return None
-    params = _fields(getattr(message, "params", None))
-    arguments = _fields(params.get("arguments")) if params.get("name") == "search" else {}
-    query, mode = arguments.get("query"), arguments.get("mode", "auto")
-    return query if isinstance(query, str) and mode in ("auto", "hybrid", "vector") else None
-
-
-def _fields(value: object) -> dict[str, object]:
-    return cast(dict[str, object], value) if isinstance(value, dict) else {}
 
 
 class _Writer:

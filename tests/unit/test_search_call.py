@@ -1,5 +1,5 @@
 """Which requests reaching the shared MCP server start their query's embedding early
-(memidx/mcp/daemon.py's search_query): search calls that embed, nothing else, never raising."""
+(memidx/mcp/ahead.py's search_query): search calls that embed, nothing else, never raising."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import mcp_types
 import pytest
 
-from memidx.mcp.daemon import search_query
+from memidx.mcp.ahead import search_query
 
 
 def call(name: str, **arguments: object) -> bytes:
