@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import FrameType
 
 from memidx.portable import stop_signals
 
@@ -13,6 +14,8 @@ from memidx.portable import stop_signals
 # cannot cut the `finally` clauses the first one runs (a socket or pid file left half removed,
 # an event loop's teardown cut, which left the process hung on its worker threads).
 GRACE = 5.0
+# How soon a stop signal that came inside the import machinery is raised again, once out of it.
+AGAIN = 0.05
 
 
 class Stopped(SystemExit):
@@ -52,9 +55,12 @@ def stopped_by_signals() -> Generator[Stop]:
     wanted = stop_signals()
     raised = [0.0]  # when Stopped was last raised
 
-    def raise_stopped(number: int, _frame: object) -> None:
+    def raise_stopped(number: int, frame: FrameType | None) -> None:
         if stop.code and time.monotonic() - raised[0] < GRACE:
             return  # the first one's stop is still running its `finally` clauses
+        if in_imports(frame):
+            _again(number)
+            return
         if not stop.code:
             stop.code = 128 + number
             stop.signal_name = signal.Signals(number).name
@@ -70,3 +76,33 @@ def stopped_by_signals() -> Generator[Stop]:
     finally:
         for number, handler in before.items():
             signal.signal(number, handler)
+
+
+def in_imports(frame: FrameType | None) -> bool:
+    """Whether `frame` runs inside Python's import machinery, where an exception raised may
+    leave the import lock held: a weakref callback of importlib takes it before its `try`, and
+    swallows what is raised there. Every other thread's import then waits for ever (the
+    shared server's reader, which its stop waits for), and the stop itself is lost."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _again(number: int) -> None:
+    """The signal `number` once more, to the main thread (which it wakes from a wait), in
+    AGAIN seconds; where there is no pthread_kill (Windows), to this process."""
+    import signal
+    import threading
+
+    def send() -> None:
+        main = threading.main_thread().ident
+        if hasattr(signal, "pthread_kill") and main is not None:
+            signal.pthread_kill(main, number)
+        else:  # pragma: no cover - Windows
+            signal.raise_signal(number)
+
+    timer = threading.Timer(AGAIN, send)
+    timer.daemon = True
+    timer.start()
