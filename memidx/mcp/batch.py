@@ -145,19 +145,26 @@ class Answers:
 
     async def send(self, item: SessionMessage, /) -> None:
         message = item.message
-        if isinstance(message, Answer) and message.id is not None:
-            if message.id in self.unwanted:
-                del self.unwanted[message.id]
-                return  # the client cancelled it
+        if not isinstance(message, Answer) or message.id is None:
+            await self.write.send(item)
+            return
+        if message.id in self.unwanted:
+            del self.unwanted[message.id]
+            return  # the client cancelled it
+        try:
+            await self._send_answer(message, item)
+        finally:  # only once written: the end of the session then cancels no write of it
             self._answered(message.id)
-            for batch in self.batches:
-                if message.id in batch.waiting:
-                    batch.waiting.remove(message.id)
-                    batch.answers.append(message)
-                    if not batch.waiting:
-                        self.batches.remove(batch)
-                        await self._send_batch(batch)
-                    return
+
+    async def _send_answer(self, message: Answer, item: SessionMessage) -> None:
+        for batch in self.batches:
+            if message.id in batch.waiting:
+                batch.waiting.remove(message.id)
+                batch.answers.append(message)
+                if not batch.waiting:
+                    self.batches.remove(batch)
+                    await self._send_batch(batch)
+                return
         await self.write.send(item)
 
     async def _send_batch(self, batch: Batch) -> None:

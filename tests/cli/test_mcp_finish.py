@@ -7,6 +7,7 @@ made to wait on the clone's writer lock (held here) is the request in progress."
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from memidx.portable import file_lock
 from tests.cli import mcp_client as mc
 from tests.cli.test_mcp_batch import initialize
 from tests.cli.test_mcp_robustness import Raw
-from tests.helpers import NotesRepo
+from tests.helpers import MEMIDX_BIN, NotesRepo
 
 HOW = pytest.mark.parametrize("how", [(), ("--own",)], ids=["shared", "own"])
 ARGUMENTS = {"text": "a held fact", "agent": "t"}
@@ -104,3 +105,24 @@ def test_a_cancelled_request_is_never_answered_and_its_batch_goes_without_it(
     finally:
         raw.close_stdin()
     assert _rest(raw) == []
+
+
+@HOW
+def test_requests_sent_with_the_end_of_the_stream_are_all_answered(
+    memory: NotesRepo, how: tuple[str, ...]
+) -> None:
+    """A client that writes its requests and closes stdin at once (a script, `memidx mcp <
+    requests`): in its own process the answer to the last one was lost."""
+    lines = [
+        initialize("2025-06-18") + b"\n",
+        b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n',
+        _line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        _line({"jsonrpc": "2.0", "id": 3, "method": "no/such/method"}),
+    ]
+    argv = [str(MEMIDX_BIN), "-C", str(memory.root), "mcp", *how]
+    done = subprocess.run(argv, input=b"".join(lines), capture_output=True, timeout=120,
+                          env=mc.isolated_env(memory.root), check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [1, 2, 3]
+    assert answers[2]["error"]["code"] == -32601
