@@ -137,7 +137,9 @@ class Answers:
             self.quiet.set()
 
     async def hold(self, batch: Batch) -> None:
-        """Serve `batch` (its refusals already among its answers) as its requests are answered."""
+        """Serve `batch` (its refusals already among its answers) as its requests are answered;
+        one it cancels itself is not waited for."""
+        batch.waiting = [found for found in batch.waiting if found in self.asked]
         if batch.waiting:
             self.batches.append(batch)
         elif batch.answers:

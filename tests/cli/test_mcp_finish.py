@@ -126,3 +126,17 @@ def test_requests_sent_with_the_end_of_the_stream_are_all_answered(
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a["id"] for a in answers] == [1, 2, 3]
     assert answers[2]["error"]["code"] == -32601
+
+
+@HOW
+def test_a_batch_that_cancels_its_own_request_is_answered_without_it(
+    memory: NotesRepo, how: tuple[str, ...]
+) -> None:
+    raw = _session(memory.root, "2025-03-26", how)
+    try:
+        with file_lock(memory.root / ".memidx" / "haystack.lock"):
+            raw.send(json.dumps([FILING, CANCEL, PING]).encode() + b"\n")
+            assert raw.answer(timeout=20) == [{"jsonrpc": "2.0", "id": 6, "result": {}}]
+    finally:
+        raw.close_stdin()
+    assert _rest(raw) == []
