@@ -3,6 +3,7 @@ file and record removed) and it exits with the code a shell gives a process the 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,7 +46,6 @@ def stopped_by_signals() -> Generator[Stop]:
     (a library's callback from C does). Outside the main thread (where no handler can be set)
     the block runs as it is."""
     import signal
-    import threading
     import time
 
     stop = Stop()
@@ -59,7 +59,7 @@ def stopped_by_signals() -> Generator[Stop]:
         if stop.code and time.monotonic() - raised[0] < GRACE:
             return  # the first one's stop is still running its `finally` clauses
         if in_imports(frame):
-            _again(number)
+            _again(number, timers)
             return
         if not stop.code:
             stop.code = 128 + number
@@ -67,6 +67,7 @@ def stopped_by_signals() -> Generator[Stop]:
         raised[0] = time.monotonic()
         raise Stopped(number)  # again after the grace: the first may have been swallowed
 
+    timers: list[threading.Timer] = []  # signals to act on again, once out of the imports
     before = {number: signal.signal(number, raise_stopped) for number in wanted}
     try:
         yield stop
@@ -74,6 +75,8 @@ def stopped_by_signals() -> Generator[Stop]:
         if not stop.code:
             raise
     finally:
+        for timer in timers:
+            timer.cancel()
         for number, handler in before.items():
             signal.signal(number, handler)
 
@@ -90,19 +93,12 @@ def in_imports(frame: FrameType | None) -> bool:
     return False
 
 
-def _again(number: int) -> None:
-    """The signal `number` once more, to the main thread (which it wakes from a wait), in
-    AGAIN seconds; where there is no pthread_kill (Windows), to this process."""
-    import signal
-    import threading
+def _again(number: int, timers: list[threading.Timer]) -> None:
+    """The signal `number` once more, in the main thread, in AGAIN seconds (as a signal's
+    handler runs: once the main thread runs Python code; nothing once the block ended)."""
+    import _thread
 
-    def send() -> None:
-        main = threading.main_thread().ident
-        if hasattr(signal, "pthread_kill") and main is not None:
-            signal.pthread_kill(main, number)
-        else:  # pragma: no cover - Windows
-            signal.raise_signal(number)
-
-    timer = threading.Timer(AGAIN, send)
+    timer = threading.Timer(AGAIN, _thread.interrupt_main, (number,))
     timer.daemon = True
+    timers.append(timer)
     timer.start()

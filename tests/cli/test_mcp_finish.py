@@ -140,3 +140,70 @@ def test_a_batch_that_cancels_its_own_request_is_answered_without_it(
     finally:
         raw.close_stdin()
     assert _rest(raw) == []
+
+
+# The shared server with the real model, its query embeddings told on stderr and the one of
+# "slow" taking 2 s, so the next query's waits behind it.
+SPIED = (
+    "import sys, time, memidx.portable as p; p.leave_parent = lambda: None\n"
+    "from memidx.embed import embedders\n"
+    "real = embedders.OnnxEmbedder.embed_query\n"
+    "def spy(self, text):\n"
+    "    print('EMBEDDED', text, file=sys.stderr, flush=True)\n"
+    "    time.sleep(2 if 'slow' in text else 0)\n"
+    "    return real(self, text)\n"
+    "embedders.OnnxEmbedder.embed_query = spy\n"
+    "from memidx.cli.main import main; raise SystemExit(main(sys.argv[1:]))\n"
+)
+
+
+def _search(request: int, query: str) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": request, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": query}}}  # fmt: skip
+
+
+def test_a_search_cancelled_before_its_embedding_started_is_never_embedded(
+    memory: NotesRepo, models_dir: Path
+) -> None:
+    """The shared server starts a search's embedding as its line arrives: one the client
+    cancelled was embedded all the same, holding up every session's searches."""
+    import signal
+    import socket
+    import sys
+
+    root = memory.root
+    assert memory.memidx("embed").code == 0
+    path = root / ".memidx" / "mcp" / "spied.sock"
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    out = root.parent / "spied.out"
+    env = mc.isolated_env(root, MEMIDX_MODELS_DIR=str(models_dir))
+    with out.open("ab") as written:
+        argv = [sys.executable, "-c", SPIED, "-C", str(root), "mcp", "--daemon", str(path)]
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=written, stderr=written,
+                                env=env)  # fmt: skip
+    try:
+        for _ in range(1200):
+            if "EMBEDDED warm up" in out.read_text() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        with socket.socket(socket.AF_UNIX) as conn:
+            conn.settimeout(60)
+            conn.connect(str(path))
+            stream = conn.makefile("rwb")
+            assert stream.readline().startswith(b"memidx-mcp")
+            stream.write(initialize("2025-06-18") + b"\n")
+            stream.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+            stream.write(_line(_search(2, "slow query")))
+            stream.flush()
+            time.sleep(0.5)  # its embedding has started
+            stream.write(_line(_search(3, "cancelled query")) + _line(CANCEL | {"params": {
+                "requestId": 3}}) + _line(_search(4, "last query")))  # fmt: skip
+            stream.flush()
+            conn.shutdown(socket.SHUT_WR)
+            answered = [json.loads(line)["id"] for line in stream.readlines()]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+    embedded = [line for line in out.read_text().splitlines() if line.startswith("EMBEDDED")]
+    assert answered == [1, 2, 4]
+    assert embedded == ["EMBEDDED warm up", "EMBEDDED slow query", "EMBEDDED last query"]
