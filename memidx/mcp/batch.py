@@ -14,12 +14,15 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, cast
 
+import anyio
 import mcp_types
 from mcp.shared.message import SessionMessage
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 BATCH_VERSIONS = frozenset({"2025-03-26"})  # the protocol revisions that have batches
 Answer = mcp_types.JSONRPCResponse | mcp_types.JSONRPCError
+RequestId = str | int
+MAX_UNWANTED = 1024  # cancelled requests whose answer is still dropped if it comes
 
 
 def no_batches(version: str | None) -> str:
@@ -84,15 +87,59 @@ class BatchAnswer:
 
 
 class Answers:
-    """The session's write stream as the SDK sees it: an answer to a request of a batch being
-    served is held until the batch's last one, then the batch's answers go as one array."""
+    """The session's write stream as the SDK sees it. It knows the requests the SDK has not
+    answered yet: an answer to a request of a batch being served is held until the batch's
+    last one, then the batch's answers go as one array; a request the client cancelled is
+    waited for no more (nor is its answer sent, when one still comes); and once the client's
+    stream ended, `finish` waits for the answers to the requests in progress."""
 
     def __init__(self, write: Any) -> None:
         self.write = write
         self.batches: list[Batch] = []
+        self.asked: dict[RequestId, None] = {}  # requests the SDK has, unanswered, in order
+        self.unwanted: dict[RequestId, None] = {}  # cancelled: an answer still coming is not sent
+        self.quiet = anyio.Event()  # set when no request waits for its answer
+
+    def take(self, found: RequestId) -> None:
+        """A request with id `found` goes to the SDK."""
+        self.asked[found] = None
+        self.unwanted.pop(found, None)
+
+    async def cancel(self, found: RequestId) -> None:
+        """The client cancelled request `found`: MCP says it gets no answer; a batch holding it
+        goes without it (and is sent when the rest of it is in)."""
+        if found not in self.asked:
+            return  # answered already, or never asked
+        self._answered(found)
+        self.unwanted[found] = None
+        while len(self.unwanted) > MAX_UNWANTED:
+            del self.unwanted[next(iter(self.unwanted))]
+        for batch in self.batches:
+            if found in batch.waiting:
+                batch.waiting.remove(found)
+                if not batch.waiting:
+                    self.batches.remove(batch)
+                    if batch.answers:
+                        await self._send_batch(batch)
+                return
+
+    async def finish(self, wait: float) -> None:
+        """Wait up to `wait` seconds for the answers to every request the SDK has (the client's
+        stream ended, and the SDK cancels what is still in progress when it hears so)."""
+        with anyio.move_on_after(wait):
+            while self.asked:
+                self.quiet = anyio.Event()
+                await self.quiet.wait()
+
+    def _answered(self, found: RequestId) -> None:
+        self.asked.pop(found, None)
+        if not self.asked:
+            self.quiet.set()
 
     async def hold(self, batch: Batch) -> None:
-        """Serve `batch` (its refusals already among its answers) as its requests are answered."""
+        """Serve `batch` (its refusals already among its answers) as its requests are answered;
+        one it cancels itself is not waited for."""
+        batch.waiting = [found for found in batch.waiting if found in self.asked]
         if batch.waiting:
             self.batches.append(batch)
         elif batch.answers:
@@ -100,15 +147,26 @@ class Answers:
 
     async def send(self, item: SessionMessage, /) -> None:
         message = item.message
-        if isinstance(message, Answer) and message.id is not None:
-            for batch in self.batches:
-                if message.id in batch.waiting:
-                    batch.waiting.remove(message.id)
-                    batch.answers.append(message)
-                    if not batch.waiting:
-                        self.batches.remove(batch)
-                        await self._send_batch(batch)
-                    return
+        if not isinstance(message, Answer) or message.id is None:
+            await self.write.send(item)
+            return
+        if message.id in self.unwanted:
+            del self.unwanted[message.id]
+            return  # the client cancelled it
+        try:
+            await self._send_answer(message, item)
+        finally:  # only once written: the end of the session then cancels no write of it
+            self._answered(message.id)
+
+    async def _send_answer(self, message: Answer, item: SessionMessage) -> None:
+        for batch in self.batches:
+            if message.id in batch.waiting:
+                batch.waiting.remove(message.id)
+                batch.answers.append(message)
+                if not batch.waiting:
+                    self.batches.remove(batch)
+                    await self._send_batch(batch)
+                return
         await self.write.send(item)
 
     async def _send_batch(self, batch: Batch) -> None:

@@ -56,7 +56,7 @@ def serve_shared(config: Config, path: Path) -> int:
             gc.freeze()  # see serve(): the SDK's long-lived objects out of the collector's way
             workers.settle()
             log.info("the SDK imported in %.0f ms", (time.perf_counter() - started) * 1000)
-            anyio.run(_listen, server, path, idle, record, workers.embed_ahead)
+            anyio.run(_listen, server, path, idle, record, workers)
         finally:
             _forget(record)
             if workers is not None:
@@ -93,15 +93,15 @@ def _forget(record: Path) -> None:
             record.unlink()
 
 
-async def _listen(
-    server: Any, path: Path, idle: float, record: Path, ahead: Callable[[str], None]
-) -> None:
+async def _listen(server: Any, path: Path, idle: float, record: Path, workers: Workers) -> None:
     import anyio
 
     path.unlink(missing_ok=True)  # a socket left by a server that was killed (the lock is ours)
     listener = await anyio.create_unix_listener(path, mode=0o600)
     bound = file_identity(path)
-    sessions = _Sessions(server, lambda active: _write_record(record, path, sessions=active), ahead)
+    sessions = _Sessions(
+        server, lambda active: _write_record(record, path, sessions=active), workers
+    )
     try:
         async with listener, anyio.create_task_group() as group:
             group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)
@@ -114,14 +114,12 @@ async def _listen(
 class _Sessions:
     """The sessions in progress, and when the last one ended."""
 
-    def __init__(
-        self, server: Any, recorded: Callable[[int], None], ahead: Callable[[str], None]
-    ) -> None:
+    def __init__(self, server: Any, recorded: Callable[[int], None], workers: Workers) -> None:
         self.lowlevel: Any = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
         self.active = 0
         self.last = time.monotonic()
         self.recorded = recorded  # told the number of sessions whenever it changes
-        self.ahead = ahead  # told the query of each search call as soon as it arrives
+        self.workers = workers  # embeds each search call's query as soon as it arrives
 
     async def watch(
         self, idle: float, path: Path, bound: tuple[int, int] | None, scope: Any
@@ -144,6 +142,7 @@ class _Sessions:
             return
 
     async def handle(self, stream: Any) -> None:
+        from memidx.mcp.ahead import SessionAhead
         from memidx.mcp.stdio import run_session
 
         async with stream:
@@ -154,20 +153,17 @@ class _Sessions:
                 return
             self.active += 1
             self.recorded(self.active)
+            ahead = SessionAhead(self.workers.embed_ahead, self.workers.forget_ahead)
             try:
                 await stream.send(GREETING)  # the front pumps the protocol only after it
-                await run_session(self.lowlevel, _receiver(stream), _Writer(stream), self.heard)
+                await run_session(self.lowlevel, _receiver(stream), _Writer(stream), ahead.heard)
             except Exception as exc:  # noqa: BLE001  # one broken session never ends the server
                 log.warning("a session ended with %s: %s", type(exc).__name__, exc)
             finally:
+                ahead.end()
                 self.active -= 1
                 self.last = time.monotonic()
                 self.recorded(self.active)
-
-    def heard(self, line: bytes) -> None:
-        query = search_query(line)
-        if query is not None:
-            self.ahead(query)  # the embedding starts while the SDK reads the request
 
 
 def _receiver(stream: Any) -> Callable[[], Awaitable[bytes]]:
@@ -182,22 +178,6 @@ def _receiver(stream: Any) -> Callable[[], Awaitable[bytes]]:
             return b""
 
     return receive
-
-
-def search_query(line: bytes) -> str | None:
-    """The query of a JSON-RPC `tools/call` of `search` that will embed it (mode auto, hybrid
-    or vector), else None; never raises (the SDK judges the message, not this)."""
-    if b'"tools/call"' not in line or b'"search"' not in line:
-        return None
-    try:
-        message: Any = json.loads(line)
-        params: Any = message["params"] if message["method"] == "tools/call" else {}
-        arguments: Any = params["arguments"] if params.get("name") == "search" else {}
-        query: Any = arguments.get("query")
-        mode: Any = arguments.get("mode", "auto")
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return None
-    return query if isinstance(query, str) and mode in ("auto", "hybrid", "vector") else None
 
 
 class _Writer:

@@ -16,12 +16,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from logging.handlers import RotatingFileHandler
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memidx.config import Config
 from memidx.errors import REBUILD_HINT, VECTOR_MODULES, VECTORS_HINT, MemidxError, UsageError
 from memidx.mcp.answers import search_text
 from memidx.mcp.warm import WarmIndex
+
+if TYPE_CHECKING:
+    from memidx.search.searcher import Ahead
 
 LOG_BYTES = 512 * 1024  # the log file and one older copy: at most 1 MiB on disk
 TOKEN_VARIABLE = "MEMIDX_MCP_TOKEN"
@@ -94,9 +97,13 @@ class Workers:
             return
         log.info("index and model loaded in %.0f ms", (time.perf_counter() - started) * 1000)
 
-    def embed_ahead(self, query: str) -> None:
+    def embed_ahead(self, query: str) -> Ahead | None:
         """A search tool call has arrived: start embedding its query (warm.embed_ahead)."""
-        self.warm.embed_ahead(search_text(query))
+        return self.warm.embed_ahead(search_text(query))
+
+    def forget_ahead(self, ahead: Ahead) -> None:
+        """The search call `ahead` was started for was cancelled, or its session ended."""
+        self.warm.forget_ahead(ahead)
 
     def settle(self) -> None:
         """Once the SDK is in: the work that would have slowed its import (the narrow first

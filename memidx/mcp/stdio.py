@@ -15,11 +15,13 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 import anyio
 import mcp_types
 from mcp.server.stdio import stdio_server
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
@@ -27,6 +29,8 @@ from memidx.mcp.batch import BATCH_VERSIONS, Answers, Batch, batch_items, negoti
 from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
 
 Receive = Callable[[], Awaitable[bytes]]  # the next bytes the client sent; b"" at its end
+Heard = Callable[[mcp_types.JSONRPCMessage], None]  # told each good message as it arrives
+FINISH_WAIT = 60.0  # seconds the answers in progress are waited for once the client's stream ends
 log = logging.getLogger("memidx.mcp")
 NOT_JSON = "Parse error: the message is not JSON"
 NOT_JSONRPC = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
@@ -37,7 +41,7 @@ async def run_session(
     lowlevel: Any,
     receive: Receive,
     stdout: Any = None,
-    heard: Callable[[bytes], None] | None = None,
+    heard: Heard | None = None,
 ) -> None:
     """Serve one session of the SDK's low-level server: messages from `receive`, answers to
     `stdout` (an object with async write and flush; None: this process's standard output,
@@ -53,7 +57,7 @@ class Messages:
     """The client's messages as the SDK's stdio transport reads stdin, one line of text each;
     a bad one is answered on the session's write stream and never reaches the SDK."""
 
-    def __init__(self, receive: Receive, heard: Callable[[bytes], None] | None) -> None:
+    def __init__(self, receive: Receive, heard: Heard | None) -> None:
         self.receive = receive
         self.heard = heard
         self.framing = Framing()
@@ -72,50 +76,63 @@ class Messages:
         return self
 
     async def __anext__(self) -> str:
+        await self.opened.wait()
         while not self.lines:
             frame = await self._next_frame()
             if frame is None:
+                # The requests in progress are answered before the SDK hears of the end
+                # (it would cancel them), so a client that closes its stream once it has sent
+                # its last request still gets every answer.
+                await self.write.finish(FINISH_WAIT)
                 raise StopAsyncIteration
             items = None if isinstance(frame, TooLong) else batch_items(frame)
             if items is not None:
                 await self._batch(items)
                 continue
             judged = judge(frame)
-            if isinstance(judged, str):
-                self._pass(judged, frame)
+            if isinstance(judged, Good):
+                await self._pass(judged)
             elif judged is not None:
                 await self._refuse(judged)
         return self.lines.popleft()
 
-    def _pass(self, text: str, frame: Frame) -> None:
-        """Hand a good message to the SDK (and to `heard`); an initialize settles the version."""
-        self.version = negotiated(text) or self.version
-        if self.heard is not None and isinstance(frame, bytes):
-            self.heard(frame)
-        self.lines.append(text + "\n")
+    async def _pass(self, good: Good) -> None:
+        """Hand a good message to the SDK (and to `heard`); an initialize settles the version,
+        a request is waited for, a cancellation is told to the answers."""
+        self.version = negotiated(good.text) or self.version
+        message = good.message
+        if self.heard is not None:
+            self.heard(message)
+        if isinstance(message, mcp_types.JSONRPCRequest):
+            self.write.take(message.id)
+        elif (
+            isinstance(message, mcp_types.JSONRPCNotification)
+            and message.method == "notifications/cancelled"
+        ):
+            found = cancelled_request_id_from_params(message.params)
+            if found is not None:
+                await self.write.cancel(found)
+        self.lines.append(good.text + "\n")
 
     async def _batch(self, items: list[object]) -> None:
         """Serve a batch when the session's revision has them, else refuse each request of it
-        with its own id (a batch with none gets one -32600 with id null, as before)."""
+        with its own id (see refused_ids)."""
         if self.version not in BATCH_VERSIONS:
-            ids = [found for found in map(asked_id, items) if found is not None]
-            for found in ids or [None]:
+            for found in refused_ids(items):
                 await self._refuse(
                     refusal(found, mcp_types.INVALID_REQUEST, no_batches(self.version))
                 )
             return
         batch = Batch(waiting=[])
         for item in items:
-            frame = json.dumps(item).encode("utf-8")
-            judged = judge(frame)
-            if isinstance(judged, str):
+            judged = judge(json.dumps(item).encode("utf-8"))
+            if isinstance(judged, Good):
                 found = asked_id(item)
                 if found is not None:
                     batch.waiting.append(found)
-                self._pass(judged, frame)
+                await self._pass(judged)
             elif judged is not None:
                 batch.answers.append(judged)
-        await self.opened.wait()
         await self.write.hold(batch)
 
     async def _next_frame(self) -> Frame | None:
@@ -132,30 +149,48 @@ class Messages:
 
     async def _refuse(self, error: mcp_types.JSONRPCError) -> None:
         log.warning("refused a message: %s", error.error.message)
-        await self.opened.wait()
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self.write.send(SessionMessage(error))
 
 
-def judge(frame: Frame) -> str | mcp_types.JSONRPCError | None:
-    """A message's text when the SDK will take it, else the error that answers it; None for
-    a blank line."""
+@dataclass(frozen=True, slots=True)
+class Good:
+    """A message the SDK will take: its text, and what it is."""
+
+    text: str
+    message: mcp_types.JSONRPCMessage
+
+
+def judge(frame: Frame) -> Good | mcp_types.JSONRPCError | None:
+    """A good message, else the error that answers it; None for a blank line."""
     if isinstance(frame, TooLong):
         return refusal(None, mcp_types.INVALID_REQUEST, TOO_LONG)
     text = frame.decode("utf-8", errors="replace")  # as the SDK reads stdin
     if not text.strip():
         return None
     try:
-        mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        message = mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError:
         pass
     else:
-        return text
+        return Good(text, message)
     try:
-        message: object = json.loads(text)
+        loaded: object = json.loads(text)
     except ValueError:
         return refusal(None, mcp_types.PARSE_ERROR, NOT_JSON)
-    return refusal(request_id(message), mcp_types.INVALID_REQUEST, NOT_JSONRPC)
+    return refusal(request_id(loaded), mcp_types.INVALID_REQUEST, NOT_JSONRPC)
+
+
+def refused_ids(items: list[object]) -> list[str | int | None]:
+    """The ids a batch not served is refused with: each request's own; one null id when some
+    member is no message at all; nothing for its notifications and responses, which JSON-RPC
+    never answers (a batch of notifications alone gets no answer)."""
+    ids: list[str | int | None] = [found for found in map(asked_id, items) if found is not None]
+    unanswerable = any(
+        asked_id(item) is None and not isinstance(judge(json.dumps(item).encode()), Good)
+        for item in items
+    )
+    return ids + [None] * unanswerable
 
 
 def request_id(message: object) -> str | int | None:

@@ -23,7 +23,7 @@ from memidx.search.recent import recent
 
 if TYPE_CHECKING:
     from memidx.embed.embedders import Embedder
-    from memidx.search.searcher import Searcher
+    from memidx.search.searcher import Ahead, Searcher
 
 Identity = tuple[int, int]  # device and inode of the index file: a rebuilt index is another
 
@@ -55,12 +55,18 @@ class WarmIndex:
         except MemidxError:
             return  # auto falls back to words, and says why, at the first search
 
-    def embed_ahead(self, text: str) -> None:
-        """Start embedding a query whose search is on its way. The one method called from
-        another thread (the server's event loop): it touches the model, never the index."""
+    def embed_ahead(self, text: str) -> Ahead | None:
+        """Start embedding a query whose search is on its way. With forget_ahead, the methods
+        called from another thread (the server's event loop): they touch the model, never the
+        index."""
+        searcher = self._searcher
+        return searcher.embed_ahead(text) if searcher is not None else None
+
+    def forget_ahead(self, ahead: Ahead) -> None:
+        """The search `ahead` was started for will not come (Searcher.forget_ahead)."""
         searcher = self._searcher
         if searcher is not None:
-            searcher.embed_ahead(text)
+            searcher.forget_ahead(ahead)
 
     def settle(self) -> None:
         """Start what a long-lived server builds in the background once it serves (the

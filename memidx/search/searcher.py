@@ -42,6 +42,19 @@ AHEAD = 4  # queries embedded ahead of their search (embed_ahead) kept at most
 
 
 @dataclass(slots=True)
+class Ahead:
+    """A query embedded ahead of its search, and how many requests on their way want it."""
+
+    text: str
+    future: Future[NDArray[np.float32]]
+    wants: int = 1
+
+    def done(self) -> bool:
+        """Whether its embedding is over (made, failed or cancelled): nothing left to stop."""
+        return self.future.done()
+
+
+@dataclass(slots=True)
 class Searcher:
     """Search one index; the model and the vectors load lazily, once per process."""
 
@@ -58,9 +71,7 @@ class Searcher:
     _vectors: VectorIndex | None = None
     _notes: list[str] = field(default_factory=list[str])
     watch: Stopwatch = field(default_factory=Stopwatch)
-    _ahead: dict[str, Future[NDArray[np.float32]]] = field(
-        default_factory=dict[str, "Future[NDArray[np.float32]]"]
-    )
+    _ahead: dict[str, Ahead] = field(default_factory=dict[str, Ahead])
     _ahead_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def search(self, text: str, filters: Filters, limit: int, mode: str = "auto") -> SearchResult:
@@ -80,18 +91,34 @@ class Searcher:
                 self._embedder = query_embedder(self.config)
         return self._embedder
 
-    def embed_ahead(self, text: str) -> None:
+    def embed_ahead(self, text: str) -> Ahead | None:
         """Start embedding `text` now, from any thread: a search for it is on its way (a
-        server saw the request arrive). Only once the model is loaded; at most AHEAD kept."""
+        server saw the request arrive). Only once the model is loaded; at most AHEAD kept (one
+        pushed out before it started is cancelled: its search embeds its own). The Ahead
+        returned is what forget_ahead takes."""
         embedder = self._embedder
         if embedder is None:
-            return
+            return None
         with self._ahead_lock:
-            if text in self._ahead:
-                return
+            found = self._ahead.get(text)
+            if found is not None:
+                found.wants += 1
+                return found
             while len(self._ahead) >= AHEAD:
-                self._ahead.pop(next(iter(self._ahead)))
-            self._ahead[text] = _embedding_thread().submit(embedder.embed_query, text)
+                self._ahead.pop(next(iter(self._ahead))).future.cancel()
+            ahead = Ahead(text, _embedding_thread().submit(embedder.embed_query, text))
+            self._ahead[text] = ahead
+            return ahead
+
+    def forget_ahead(self, ahead: Ahead) -> None:
+        """A request that wanted `ahead` will not search (the client cancelled it, or its
+        session ended): its embedding is cancelled, from any thread, unless it has started or
+        another request wants it."""
+        with self._ahead_lock:
+            ahead.wants -= 1
+            mine = self._ahead.get(ahead.text) is ahead
+            if mine and ahead.wants <= 0 and ahead.future.cancel():
+                del self._ahead[ahead.text]
 
     def settle(self) -> None:
         """Build the narrow first pass now, in the background, if this searcher is to have
@@ -141,7 +168,8 @@ class Searcher:
         # The query is embedded on another thread while this one (which owns the connection)
         # asks the full-text index: ONNX Runtime and SQLite both let go of the GIL.
         with self._ahead_lock:
-            pending = self._ahead.pop(text, None)
+            ahead = self._ahead.pop(text, None)
+        pending = ahead.future if ahead is not None else None
         if pending is None:
             pending = _embedding_thread().submit(embedder.embed_query, text)
         with self.watch.phase("sql"):

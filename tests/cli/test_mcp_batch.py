@@ -29,7 +29,7 @@ BATCH: list[dict[str, object]] = [
 ]  # fmt: skip
 
 
-def _init(version: str) -> bytes:
+def initialize(version: str) -> bytes:
     params = {
         "protocolVersion": version,
         "capabilities": {},
@@ -51,7 +51,7 @@ def _batch(root: Path, version: str, how: tuple[str, ...], lines: int) -> list[A
     session must answer a ping after them."""
     raw = Raw(root, *how)
     try:
-        raw.send(_init(version) + b"\n")
+        raw.send(initialize(version) + b"\n")
         assert raw.answer()["result"]["protocolVersion"] == version
         raw.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
         raw.send(json.dumps(BATCH).encode() + b"\r\n")
@@ -114,5 +114,41 @@ def test_a_batch_is_a_json_array_of_at_least_one_message(
     ],
 )
 def test_the_version_an_initialize_settles_on_is_the_sdks(asked: str, version: str) -> None:
-    assert negotiated(_init(asked).decode()) == version
+    assert negotiated(initialize(asked).decode()) == version
     assert negotiated('{"jsonrpc": "2.0", "id": 1, "method": "ping"}') is None
+
+
+NOTIFICATIONS: list[dict[str, object]] = [
+    {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1,
+                                                                       "progress": 1}},
+    {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
+]  # fmt: skip
+
+
+@HOW
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", LATEST_HANDSHAKE_VERSION])
+@pytest.mark.parametrize(
+    ("line", "answered"),
+    [(json.dumps(NOTIFICATIONS).encode(), []), (b"[]", [(None, -32600)])],
+    ids=["notifications", "empty"],
+)
+def test_a_batch_of_notifications_alone_gets_no_answer_and_an_empty_one_gets_one(
+    memory: NotesRepo,
+    how: tuple[str, ...],
+    version: str,
+    line: bytes,
+    answered: list[tuple[object, int]],
+) -> None:
+    """Under a revision without batches a batch of notifications got one -32600 with id null,
+    which JSON-RPC 2.0 forbids: a batch of notifications alone is answered with nothing."""
+    raw = Raw(memory.root, *how)
+    try:
+        raw.send(initialize(version) + b"\n")
+        assert raw.answer()["result"]["protocolVersion"] == version
+        raw.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        raw.send(line + b"\n" + b'{"jsonrpc": "2.0", "id": 9, "method": "ping"}\n')
+        answers = [raw.answer() for _ in range(len(answered) + 1)]
+    finally:
+        assert raw.close() == 0
+    assert [(a["id"], a["error"]["code"]) for a in answers[:-1]] == answered
+    assert answers[-1] == {"jsonrpc": "2.0", "id": 9, "result": {}}

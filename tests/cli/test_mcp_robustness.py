@@ -64,9 +64,12 @@ class Raw:
     def answer(self, timeout: float = 60.0) -> dict[str, Any]:
         return json.loads(self.lines.get(timeout=timeout))
 
-    def close(self) -> int:
+    def close_stdin(self) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
+
+    def close(self) -> int:
+        self.close_stdin()
         code = self.proc.wait(60)
         self.err.close()
         return code

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
-from memidx.mcp.stdio import NOT_JSON, NOT_JSONRPC, TOO_LONG, judge
+from memidx.mcp.stdio import NOT_JSON, NOT_JSONRPC, TOO_LONG, Good, judge
 
 
 def framed(chunks: list[bytes], limit: int = 8) -> list[Frame]:
@@ -74,14 +74,15 @@ def test_a_bad_message_gets_its_json_rpc_error(
     line: bytes, code: int, given: str | int | None, message: str
 ) -> None:
     error = judge(line)
-    assert error is not None and not isinstance(error, str)
+    assert error is not None and not isinstance(error, Good)
     assert (error.error.code, error.id, error.error.message) == (code, given, message)
 
 
 def test_a_good_message_passes_and_a_blank_line_is_no_message() -> None:
     ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
-    assert judge(ping) == ping.decode()
+    good = judge(ping)
+    assert isinstance(good, Good) and good.text == ping.decode()
     assert judge(b"  \r") is None
     too_long = judge(TooLong(1 << 25))
-    assert too_long is not None and not isinstance(too_long, str)
+    assert too_long is not None and not isinstance(too_long, Good)
     assert (too_long.error.code, too_long.id, too_long.error.message) == (-32600, None, TOO_LONG)

@@ -46,3 +46,51 @@ def test_a_stop_signal_after_the_grace_stops_a_block_that_swallowed_the_first(
         reached.append("served on")
 
     assert (stop.code, reached) == (143, [])
+
+
+# SIGTERM arriving just as a weakref callback of importlib has taken the import lock, before
+# its `try` (seen in the shared server's start-up at a load of ~8): the callback swallowed
+# Stopped and the lock stayed taken, so the reader thread's next import waited for ever and the
+# stop, waiting for that thread, never ended.
+IMPORT_RACE = """
+import importlib._bootstrap as bootstrap, os, signal, sys, threading, time
+from memidx.stopping import stopped_by_signals
+
+real = bootstrap._imp
+
+class Interrupted:
+    def __getattr__(self, name):
+        return getattr(real, name)
+
+    def acquire_lock(self):
+        real.acquire_lock()
+        os.kill(os.getpid(), signal.SIGTERM)  # its handler runs here, the lock taken
+
+reached = []
+with stopped_by_signals() as stop:
+    lock = bootstrap._get_module_lock("memidx_no_such_module")
+    bootstrap._imp = Interrupted()
+    try:
+        del lock  # its weakref callback takes the import lock
+    finally:
+        bootstrap._imp = real
+    for _ in range(500):  # a server's loop wakes now and then
+        time.sleep(0.01)
+    reached.append("slept")
+importer = threading.Thread(target=lambda: __import__("colorsys"), daemon=True)
+importer.start()
+importer.join(10)
+print(stop.code, reached, "imported" if not importer.is_alive() else "hung", flush=True)
+os._exit(0)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="POSIX signals")
+def test_a_stop_signal_inside_the_import_machinery_is_raised_once_out_of_it() -> None:
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-c", IMPORT_RACE]
+    done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "143 [] imported", done.stderr
+    assert "Exception ignored" not in done.stderr

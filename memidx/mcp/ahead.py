@@ -1,0 +1,71 @@
+"""The query embeddings the shared server starts as a session's search calls arrive, before the
+SDK has read them (Searcher.embed_ahead), by request: one the client cancels
+(`notifications/cancelled`) is cancelled too, and so is every one still waiting when its
+session ends, so the model never embeds a query whose search will not be answered. An
+embedding that has started runs to its end (its thread cannot be stopped)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar, cast
+
+import mcp_types
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
+
+RequestId = str | int
+
+
+class Ticket(Protocol):
+    """What embed_ahead gives for one query (memidx.search.searcher.Ahead)."""
+
+    def done(self) -> bool: ...
+
+
+T = TypeVar("T", bound=Ticket)
+
+
+class SessionAhead(Generic[T]):
+    """The embeddings started for one session's search calls, by request id, until done."""
+
+    def __init__(self, start: Callable[[str], T | None], forget: Callable[[T], None]) -> None:
+        self.start = start  # starts a query's embedding: Workers.embed_ahead
+        self.forget = forget  # its search will not come: Workers.forget_ahead
+        self.tickets: dict[RequestId, T] = {}
+
+    def heard(self, message: mcp_types.JSONRPCMessage) -> None:
+        """A message of the session, as it arrives (memidx/mcp/stdio.py's `heard`)."""
+        if isinstance(message, mcp_types.JSONRPCRequest):
+            query = search_query(message)
+            ticket = self.start(query) if query is not None else None
+            if ticket is not None:
+                self.tickets = {k: t for k, t in self.tickets.items() if not t.done()}
+                self.tickets[message.id] = ticket
+        elif (
+            isinstance(message, mcp_types.JSONRPCNotification)
+            and message.method == "notifications/cancelled"
+        ):
+            found = cancelled_request_id_from_params(message.params)
+            ticket = self.tickets.pop(found, None) if found is not None else None
+            if ticket is not None:
+                self.forget(ticket)
+
+    def end(self) -> None:
+        """The session ended: no search of it is coming any more."""
+        tickets, self.tickets = self.tickets, {}
+        for ticket in tickets.values():
+            self.forget(ticket)
+
+
+def search_query(message: object) -> str | None:
+    """The query of a JSON-RPC `tools/call` of `search` that will embed it (mode auto, hybrid
+    or vector), else None; never raises (the SDK judges the message, not this)."""
+    if getattr(message, "method", None) != "tools/call":
+        return None
+    params = _fields(getattr(message, "params", None))
+    arguments = _fields(params.get("arguments")) if params.get("name") == "search" else {}
+    query, mode = arguments.get("query"), arguments.get("mode", "auto")
+    return query if isinstance(query, str) and mode in ("auto", "hybrid", "vector") else None
+
+
+def _fields(value: object) -> dict[str, object]:
+    return cast(dict[str, object], value) if isinstance(value, dict) else {}
