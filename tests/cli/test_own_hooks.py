@@ -245,3 +245,39 @@ def test_hooks_install_in_a_work_tree_git_finds_only_through_git_dir_says_what_t
     )
     assert again.returncode == 0, again.stderr
     assert MARKER in (git_dir / "hooks" / "reference-transaction").read_text()
+
+
+def test_a_users_reference_transaction_hook_sees_every_state_and_can_still_abort(
+    machine: Machine,
+) -> None:
+    """git runs it at prepared, committed and aborted; the user's hook gets each with git's
+    lines, and its status at prepared still aborts the transaction, as without memidx."""
+    hooks(machine, "uninstall")
+    log = machine.root / "user-hook.log"
+    path = hooks_dir(machine) / "reference-transaction"
+    path.write_text(
+        f'#!/bin/sh\necho "state $1" >> {log}\ncat >> {log}\n'
+        '[ "$1" = prepared ] && [ -e refuse ] && exit 1\nexit 0\n'
+    )
+    path.chmod(0o755)
+    assert "reference-transaction: the hook that was there" in hooks(machine, "install").stdout
+    machine.note("one.md", "One", "first words")
+    machine.commit("one")
+    machine.git("reset", "-q", "--hard", "HEAD~1")
+    seen = log.read_text()
+    assert "state prepared" in seen and "state committed" in seen
+    assert seen.count(" refs/heads/main\n") >= 4  # the lines reached it at both states
+    assert found_one(machine) == []  # memidx's part ran: the reset note is gone from the index
+    (machine.root / "refuse").touch()
+    refused = machine.run_git("tag", "refused")
+    assert refused.returncode != 0  # the user's hook aborted it at prepared
+    assert "refused" not in machine.git("tag")
+    removed = hooks(machine, "uninstall")
+    assert "reference-transaction: removed memidx's hook, restored the one before it" in (
+        removed.stdout
+    )
+
+
+def found_one(machine: Machine) -> list[str]:
+    hits = machine.memidx("search", "--json", "--mode", "bm25", "first").json()["hits"]
+    return [h["ref"] for h in hits]
