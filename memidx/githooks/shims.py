@@ -79,15 +79,23 @@ while read -r old new ref; do
     REBASE_HEAD) moved="${{moved:-REBASE_HEAD}}" ;;
   esac
 done
-if [ -n "$moved" ]; then
+if [ -n "$moved" ]; then # where this work tree's HEAD is, without starting git
   if [ -n "${{GIT_DIR:-}}" ]; then
-    log="$GIT_DIR/logs/HEAD"
+    dir="$GIT_DIR"
   elif [ -d .git ]; then
-    log=.git/logs/HEAD
-  else # a linked work tree: its HEAD's reflog is its own
-    log="$(git rev-parse --git-path logs/HEAD 2>/dev/null)"
+    dir=.git
+  else # a linked work tree, a separate git dir: .git is a file naming the folder
+    dir= && read -r dir 2>/dev/null <.git
+    dir="${{dir#gitdir: }}"
   fi
-  last="$(tail -n 1 "$log" 2>/dev/null)"
+  head= && read -r head 2>/dev/null <"$dir/HEAD"
+  case $moved:$head in
+    REBASE_HEAD:ref:*) ;;    # HEAD back on its branch: the end of a rebase
+    REBASE_HEAD:*) moved= ;; # a step of a rebase: its post-commit follows
+  esac
+fi
+if [ -n "$moved" ]; then
+  last="$(tail -n 1 "$dir/logs/HEAD" 2>/dev/null)"
   case $last in # the reflog message follows the line's only tab; `update-ref` without -m: none
     *"	"*) what="${{last#*	}}" ;;
     *) what= ;;
