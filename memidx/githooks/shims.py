@@ -20,6 +20,14 @@ NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated"
     "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said" >>.memidx/hook-error.log
 """
 
+# the end of the post-* and pre-commit shims: the hook that was there before memidx, if any
+THEN_PREVIOUS = """previous="$0{chained}"
+if [ -x "$previous" ]; then
+  exec "$previous" "$@"
+fi
+exit 0
+"""
+
 SHIM = """#!/bin/sh
 {marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
 # Brings the memidx index to HEAD after `git {verb}` and never fails it, then runs the hook
@@ -28,12 +36,7 @@ if [ -f hooks/memidx-hook ]; then
   sh hooks/memidx-hook hook {stage} "$@" </dev/null
 else # a checkout of a commit without it (an orphan branch): a trace for status and the checks
 {no_hook}fi
-previous="$0{chained}"
-if [ -x "$previous" ]; then
-  exec "$previous" "$@"
-fi
-exit 0
-"""
+{then_previous}"""
 
 CHECKS_SHIM = """#!/bin/sh
 {marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
@@ -46,12 +49,7 @@ else
     '(check out a commit that has it, or commit with --no-verify to skip the checks)' >&2
   exit 1
 fi
-previous="$0{chained}"
-if [ -x "$previous" ]; then
-  exec "$previous" "$@"
-fi
-exit 0
-"""
+{then_previous}"""
 
 # git (2.28 or later) runs this for every ref transaction: prepared, committed, aborted, with
 # "<old> <new> <ref>" lines on stdin. A branch HEAD names comes with a HEAD line of its own.
@@ -131,8 +129,11 @@ VERBS = {
 
 def shim(stage: str) -> str:
     """The text of memidx's shim for `stage`."""
+    then_previous = THEN_PREVIOUS.format(chained=CHAINED)
     if stage == "pre-commit":
-        return CHECKS_SHIM.format(marker=MARKER, stage=stage, chained=CHAINED)
+        return CHECKS_SHIM.format(
+            marker=MARKER, stage=stage, chained=CHAINED, then_previous=then_previous
+        )
     if stage == "reference-transaction":
         no_hook = "".join(f"  {line}\n" for line in NO_HOOK_SCRIPT.splitlines())
         return REF_SHIM.format(
@@ -144,4 +145,5 @@ def shim(stage: str) -> str:
         stage=stage,
         chained=CHAINED,
         no_hook=NO_HOOK_SCRIPT.format(stage=stage),
+        then_previous=then_previous,
     )

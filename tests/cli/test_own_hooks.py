@@ -222,13 +222,8 @@ def test_hooks_install_in_a_work_tree_git_finds_only_through_git_dir_says_what_t
     work.mkdir()
     subprocess.run(["git", "init", "-q", "--bare", str(git_dir)], check=True)
     env = {**hook_env(tmp_path / "h"), "GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work)}
-    done = subprocess.run(
-        [sys.executable, "-m", "memidx", "-C", str(work), "hooks", "install"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    install = [sys.executable, "-m", "memidx", "-C", str(work), "hooks", "install"]
+    done = subprocess.run(install, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert f"only through GIT_DIR ({git_dir})" in done.stderr
     assert f"'gitdir: %s\\n' {git_dir} > {work}/.git" in done.stderr
@@ -236,13 +231,7 @@ def test_hooks_install_in_a_work_tree_git_finds_only_through_git_dir_says_what_t
     (work / ".git").write_text(f"gitdir: {git_dir}\n")  # what the line says to do
     subprocess.run(["git", "--git-dir", str(git_dir), "config", "core.bare", "false"], check=True)
     del env["GIT_DIR"], env["GIT_WORK_TREE"]
-    again = subprocess.run(
-        [sys.executable, "-m", "memidx", "-C", str(work), "hooks", "install"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    again = subprocess.run(install, env=env, capture_output=True, text=True, check=False)
     assert again.returncode == 0, again.stderr
     assert MARKER in (git_dir / "hooks" / "reference-transaction").read_text()
 
