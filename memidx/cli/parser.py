@@ -231,8 +231,8 @@ def _memory_commands(commands: Commands) -> None:
         "action",
         choices=("install", "status", "uninstall"),
         help="install: memidx's pre-commit (the checks on the staged files, no stash), "
-        "post-commit, post-merge, post-checkout, post-rewrite and post-applypatch shims "
-        "(a hook already there runs after memidx's); uninstall: remove them and restore it",
+        "post-commit, post-merge, post-checkout, post-rewrite, post-applypatch, reference-"
+        "transaction shims (a hook already there runs after memidx's); uninstall: remove them",
     )
     json_flag(p, "what is installed")
 
@@ -260,15 +260,15 @@ def _memory_commands(commands: Commands) -> None:
 
     p = commands.sub.add_parser(
         "hook",
-        help="run by the post-* git hooks: bring the index to HEAD (never fails)",
+        help="run by memidx's git hooks: bring the index to HEAD (never fails)",
         description="Bring the index to HEAD after a git operation, then embed new chunks in "
-        "the background. Always exits 0; a failure prints one line and is recorded in "
-        ".memidx/hook-error.log for `memidx status` and the pre-commit check.",
+        "the background. Always exits 0; a failure prints one line, kept for `memidx status`.",
     )
     p.add_argument(
         "stage",
         nargs="?",
-        choices=("post-commit", "post-merge", "post-checkout", "post-rewrite", "post-applypatch"),
+        choices=[f"post-{s}" for s in ("commit", "merge", "checkout", "rewrite", "applypatch")]
+        + ["reference-transaction"],
         help="default: the stage pre-commit is running (from its PRE_COMMIT_* variables)",
     )
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")

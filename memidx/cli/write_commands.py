@@ -187,11 +187,34 @@ def shared_lines(commit: str | None, remote: bool, attempts: int) -> list[str]:
     return [made, f"pulled and pushed{tries}"]
 
 
+def _no_git_here(root: Path) -> UsageError:
+    """The line for a memory with no `.git` in its work tree: none at all, or a repository git
+    finds only through GIT_DIR (`git --git-dir=D --work-tree=W`), which memidx's later runs,
+    the agents' and git's hooks started from them never have."""
+    import os
+
+    git_dir = os.environ.get("GIT_DIR")
+    if not git_dir:
+        return UsageError(
+            f"{root}: not a git repository: there are no git hooks to manage",
+            "a repository used with --git-dir needs a .git file in its work tree, "
+            "`gitdir: <its git folder>`",
+        )
+    named = Path(git_dir).resolve()  # as git reads it: from the working directory
+    return UsageError(
+        f"{root}: git finds this repository only through GIT_DIR ({named}), which the agents "
+        "and memidx's later runs will not have set: memidx installed no hook",
+        f"give the work tree a .git file naming it, `printf 'gitdir: %s\\n' {named} > "
+        f"{root}/.git` (and `git --git-dir={named} config core.bare false` if it was made "
+        "with --bare), then run `memidx hooks install` again",
+    )
+
+
 def hooks(args: argparse.Namespace, config: Config) -> int:
     from memidx.githooks.install import install, states, uninstall
 
     if not config.in_git:
-        raise UsageError(f"{config.root}: not a git repository: there are no git hooks to manage")
+        raise _no_git_here(config.root)
     if args.action != "status":
         for line in (install if args.action == "install" else uninstall)(config.root):
             print(line, file=sys.stderr if args.json else sys.stdout)  # --json: JSON alone

@@ -10,7 +10,14 @@ from memidx.config import load_config
 from memidx.errors import MemidxError
 from memidx.index.failures import record_failure
 
-STAGES = ("post-commit", "post-merge", "post-checkout", "post-rewrite", "post-applypatch")
+STAGES = (
+    "post-commit",
+    "post-merge",
+    "post-checkout",
+    "post-rewrite",
+    "post-applypatch",
+    "reference-transaction",  # its shim starts memidx only for a HEAD move no other hook follows
+)
 
 
 def stage_from_environment() -> str:

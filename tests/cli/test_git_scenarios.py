@@ -82,17 +82,33 @@ def continue_with(machine: Machine, body: str) -> str:
     return "" if done.returncode == 0 else done.stdout + done.stderr
 
 
-def test_pull_rebase_stopped_on_a_conflict_then_aborted_is_behind_and_says_so_until_sync(
+def test_pull_rebase_stopped_on_a_conflict_then_aborted_follows_head_back(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
     before = conflict_on_pull(a, b)
     pulled = b.run_git("pull", "--rebase")
     assert pulled.returncode != 0 and "CONFLICT" in pulled.stdout + pulled.stderr
-    done = b.run_git("rebase", "--abort")  # git runs no hook (README)
+    git_state = (b.git("status", "--porcelain=v2"), b.git("stash", "list"))
+    done = b.run_git("rebase", "--abort")  # no post-* hook: reference-transaction's shim
     assert done.returncode == 0, done.stderr
     assert b.git("rev-parse", "HEAD").strip() == before
     assert "Traceback" not in done.stdout + done.stderr
+    in_step(b)
+    assert found(b, "buffalo") == ["notes/only-b.md"]
+    assert found(b, "aardvark") == []
+    assert b.git("stash", "list") == git_state[1]
+
+
+def test_an_abort_without_the_reference_transaction_hook_is_behind_and_says_so_until_sync(
+    machines: tuple[Machine, Machine],
+) -> None:
+    """A git older than 2.28 runs no reference-transaction hook: search warns until sync."""
+    a, b = machines
+    (b.root / ".git" / "hooks" / "reference-transaction").unlink()
+    conflict_on_pull(a, b)
+    assert b.run_git("pull", "--rebase").returncode != 0
+    assert b.run_git("rebase", "--abort").returncode == 0
     behind = b.memidx("search", "--json", "--mode", "bm25", "aardvark").json()
     assert "run `memidx sync`" in behind["warnings"][0]  # a ghost is never served silently
     assert b.memidx("status").code == 1
@@ -100,8 +116,32 @@ def test_pull_rebase_stopped_on_a_conflict_then_aborted_is_behind_and_says_so_un
     assert b.memidx("sync").code == 0
     assert (b.git("status", "--porcelain=v2"), b.git("stash", "list")) == git_state
     in_step(b)
-    assert found(b, "buffalo") == ["notes/only-b.md"]
     assert found(b, "aardvark") == []
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        ("reset", "-q", "--hard", "HEAD~2"),
+        ("reset", "-q", "--mixed", "HEAD~2"),
+        ("reset", "-q", "--soft", "HEAD~2"),
+        ("reset", "-q", "--keep", "HEAD~2"),
+        ("update-ref", "refs/heads/main", "HEAD~2"),
+        ("update-ref", "-m", "by hand", "HEAD", "HEAD~2"),
+    ],
+)
+def test_a_head_move_no_post_hook_follows_brings_the_index_to_head(
+    machines: tuple[Machine, Machine], move: tuple[str, ...]
+) -> None:
+    a, _ = machines
+    one_commit_each(a, ("one.md", "lemur one"), ("two.md", "loris two"), ("three.md", "okapi"))
+    done = a.run_git(*move)
+    assert done.returncode == 0 and "could not update" not in done.stdout + done.stderr, done
+    assert found(a, "okapi") == [] and found(a, "lemur") == ["notes/one.md"]
+    assert a.memidx("search", "--json", "--mode", "bm25", "lemur").json()["warnings"] == []
+    a.git("reset", "-q", "--hard", "HEAD@{1}")  # and back again
+    assert found(a, "okapi") == ["notes/three.md"]
+    assert not (a.root / ".memidx" / "hook-error.log").exists()
 
 
 def test_pull_rebase_stopped_on_a_conflict_then_continued_indexes_the_resolution(
@@ -213,14 +253,11 @@ def test_a_soft_reset_then_a_commit_follows_the_new_head(
 ) -> None:
     a, _ = machines
     one_commit_each(a, ("one.md", "lemur one"), ("two.md", "loris two"))
-    a.git("reset", "-q", "--soft", "HEAD~2")  # no hook: the drift check blocks (README)
+    a.git("reset", "-q", "--soft", "HEAD~2")  # the index follows (reference-transaction)
+    status = a.memidx("status")
+    assert status.code == 0, status.out
     (a.root / "notes" / "one.md").unlink()
     a.git("add", "-A")
-    blocked = a.run_git("commit", "-q", "-m", "squashed, one dropped")
-    assert blocked.returncode != 0 and "make reconcile" in blocked.stdout + blocked.stderr
-    staged = a.git("diff", "--cached", "--name-status")
-    assert a.memidx("sync").code == 0
-    assert a.git("diff", "--cached", "--name-status") == staged
     a.git("commit", "-q", "-m", "squashed, one dropped")
     in_step(a)
     assert found(a, "lemur") == [] and found(a, "loris") == ["notes/two.md"]
@@ -314,6 +351,33 @@ def test_hooks_in_a_linked_work_tree_keep_its_own_index(
     assert found(wt, "tapir") == ["notes/wt.md"]
     in_step(a)
     assert found(a, "tapir") == []
+    wt.git("reset", "-q", "--hard", "HEAD~1")  # the work tree's own HEAD and reflog
+    in_step(wt)
+    assert found(wt, "tapir") == []
+    in_step(a)
+
+
+def test_a_clone_with_a_separate_git_dir_installs_the_hooks_and_follows_head(
+    machines: tuple[Machine, Machine], tmp_path: Path
+) -> None:
+    """`git clone --separate-git-dir` (as `git init --separate-git-dir`): a .git file."""
+    from tests.machines import install_hooks
+
+    a, _ = machines
+    remote = a.git("remote", "get-url", "origin").strip()
+    root, git_dir = tmp_path / "sep", tmp_path / "sep.git"
+    a.git("clone", "-q", "--separate-git-dir", str(git_dir), remote, str(root))
+    assert (root / ".git").is_file()
+    install_hooks(root, a.env)
+    assert MARKER in (git_dir / "hooks" / "reference-transaction").read_text()
+    sep = Machine(root, a.env)
+    assert sep.memidx("ingest").code == 0
+    one_commit_each(sep, ("sep.md", "quokka in a separate git dir"))
+    in_step(sep)
+    assert found(sep, "quokka") == ["notes/sep.md"]
+    sep.git("reset", "-q", "--hard", "HEAD~1")
+    in_step(sep)
+    assert found(sep, "quokka") == []
 
 
 def test_hooks_run_from_a_subfolder_and_with_git_dir_set(
@@ -432,12 +496,12 @@ def test_a_force_pushed_history_whose_indexed_commit_git_pruned_is_followed(
     b.git("pull", "-q", "--ff-only")
     assert found(b, "civet") == ["notes/gone.md"]
     a.git("reset", "-q", "--hard", "HEAD~1")
-    assert a.memidx("sync").code == 0  # git reset runs no hook
     a.note("instead.md", "Instead", "genet in the rewritten history")
     a.commit("rewritten")
     a.git("push", "-q", "--force", "origin", "main")
     b.git("fetch", "-q")
-    b.git("reset", "-q", "--hard", "origin/main")  # no hook
+    # a git without the reference-transaction hook (older than 2.28): no hook runs
+    b.git("-c", "core.hooksPath=/nonexistent", "reset", "-q", "--hard", "origin/main")
     b.git("reflog", "expire", "--expire=now", "--all")
     b.git("gc", "-q", "--prune=now")  # the indexed commit is gone from the clone
     done = b.run_git("checkout", "-q", "-b", "after")

@@ -211,3 +211,62 @@ def test_hooks_outside_a_git_repository_is_a_usage_error(tmp_path: Path) -> None
     )
     assert done.returncode == 2 and ": not a git repository" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_hooks_install_in_a_work_tree_git_finds_only_through_git_dir_says_what_to_do(
+    tmp_path: Path,
+) -> None:
+    """`git --git-dir=D --work-tree=W`: memidx, run later by an agent without GIT_DIR, could
+    not find the repository; install names the .git file that makes it findable."""
+    git_dir, work = tmp_path / "dots.git", tmp_path / "work"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q", "--bare", str(git_dir)], check=True)
+    env = {**hook_env(tmp_path / "h"), "GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work)}
+    install = [sys.executable, "-m", "memidx", "-C", str(work), "hooks", "install"]
+    done = subprocess.run(install, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"only through GIT_DIR ({git_dir})" in done.stderr
+    assert f"'gitdir: %s\\n' {git_dir} > {work}/.git" in done.stderr
+    assert not (git_dir / "hooks" / "post-commit").exists()
+    (work / ".git").write_text(f"gitdir: {git_dir}\n")  # what the line says to do
+    subprocess.run(["git", "--git-dir", str(git_dir), "config", "core.bare", "false"], check=True)
+    del env["GIT_DIR"], env["GIT_WORK_TREE"]
+    again = subprocess.run(install, env=env, capture_output=True, text=True, check=False)
+    assert again.returncode == 0, again.stderr
+    assert MARKER in (git_dir / "hooks" / "reference-transaction").read_text()
+
+
+def test_a_users_reference_transaction_hook_sees_every_state_and_can_still_abort(
+    machine: Machine,
+) -> None:
+    """git runs it at prepared, committed and aborted; the user's hook gets each with git's
+    lines, and its status at prepared still aborts the transaction, as without memidx."""
+    hooks(machine, "uninstall")
+    log = machine.root / "user-hook.log"
+    path = hooks_dir(machine) / "reference-transaction"
+    path.write_text(
+        f'#!/bin/sh\necho "state $1" >> {log}\ncat >> {log}\n'
+        '[ "$1" = prepared ] && [ -e refuse ] && exit 1\nexit 0\n'
+    )
+    path.chmod(0o755)
+    assert "reference-transaction: the hook that was there" in hooks(machine, "install").stdout
+    machine.note("one.md", "One", "first words")
+    machine.commit("one")
+    machine.git("reset", "-q", "--hard", "HEAD~1")
+    seen = log.read_text()
+    assert "state prepared" in seen and "state committed" in seen
+    assert seen.count(" refs/heads/main\n") >= 4  # the lines reached it at both states
+    assert found_one(machine) == []  # memidx's part ran: the reset note is gone from the index
+    (machine.root / "refuse").touch()
+    refused = machine.run_git("tag", "refused")
+    assert refused.returncode != 0  # the user's hook aborted it at prepared
+    assert "refused" not in machine.git("tag")
+    removed = hooks(machine, "uninstall")
+    assert "reference-transaction: removed memidx's hook, restored the one before it" in (
+        removed.stdout
+    )
+
+
+def found_one(machine: Machine) -> list[str]:
+    hits = machine.memidx("search", "--json", "--mode", "bm25", "first").json()["hits"]
+    return [h["ref"] for h in hits]

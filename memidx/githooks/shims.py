@@ -1,0 +1,149 @@
+"""The text of memidx's shims in git's hooks folder (memidx.githooks.install puts them there).
+
+Each post-* shim runs `hooks/memidx-hook hook STAGE` (which never fails the git operation),
+then the hook that was there before memidx, kept as `<stage>.pre-memidx`, with the same
+arguments and input. The reference-transaction shim covers the HEAD moves no post-* hook
+follows (`git reset`, `git rebase --abort`, `git update-ref`): git runs it for every ref
+transaction, at three states, so it decides in shell, without starting Python, and starts
+memidx only when HEAD moved in a committed transaction that no other hook will follow.
+"""
+
+from __future__ import annotations
+
+MARKER = "# memidx-managed-hook"
+CHAINED = ".pre-memidx"
+
+# an orphan branch, an old commit: no hooks/memidx-hook to run; a trace for status and checks
+NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated"
+  printf 'memidx: %s: %s (run make reconcile)\\n' {stage} "$said" >&2
+  mkdir -p .memidx 2>/dev/null && printf '%s\\t%s\\t%s\\n' \\
+    "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said" >>.memidx/hook-error.log
+"""
+
+# the end of the post-* and pre-commit shims: the hook that was there before memidx, if any
+THEN_PREVIOUS = """previous="$0{chained}"
+if [ -x "$previous" ]; then
+  exec "$previous" "$@"
+fi
+exit 0
+"""
+
+SHIM = """#!/bin/sh
+{marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
+# Brings the memidx index to HEAD after `git {verb}` and never fails it, then runs the hook
+# that was here before memidx ({stage}{chained}), if there is one.
+if [ -f hooks/memidx-hook ]; then
+  sh hooks/memidx-hook hook {stage} "$@" </dev/null
+else # a checkout of a commit without it (an orphan branch): a trace for status and the checks
+{no_hook}fi
+{then_previous}"""
+
+CHECKS_SHIM = """#!/bin/sh
+{marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
+# Runs the checks of .pre-commit-config.yaml on the staged files (pre-commit run --files, which
+# never stashes unstaged changes), then the hook that was here before memidx ({stage}{chained}).
+if [ -f hooks/memidx-hook ]; then
+  sh hooks/memidx-hook pre-commit "$@" </dev/null || exit $?
+else
+  printf 'memidx: %s: no hooks/memidx-hook in %s: the checks cannot run %s\\n' {stage} "$PWD" \\
+    '(check out a commit that has it, or commit with --no-verify to skip the checks)' >&2
+  exit 1
+fi
+{then_previous}"""
+
+# git (2.28 or later) runs this for every ref transaction: prepared, committed, aborted, with
+# "<old> <new> <ref>" lines on stdin. A branch HEAD names comes with a HEAD line of its own.
+# HEAD's reflog, written before the committed state, names the command: the ones another
+# memidx hook follows are left to it (commit, merge, pull, checkout, rebase, cherry-pick,
+# revert, am, checkout -B's "branch: Reset"), and memidx's own commits sync themselves.
+# `git rebase --abort` points HEAD back at the branch without a HEAD line: its last
+# transaction drops REBASE_HEAD, when the reflog already says "(abort)". No reflog, no move.
+REF_SHIM = """#!/bin/sh
+{marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
+# Brings the memidx index to HEAD when a git command moves it and no other hook follows (`git
+# reset`, `git rebase --abort`, `git update-ref`), never failing or blocking it, then runs the
+# hook that was here before memidx ({stage}{chained}) with the same input.
+previous="$0{chained}"
+if [ "$1" != committed ]; then # prepared, aborted: nothing for memidx (its status is git's)
+  [ -x "$previous" ] && exec "$previous" "$@"
+  exit 0
+fi
+moved= input=
+while read -r old new ref; do
+  input="$input$old $new $ref
+"
+  case $ref in
+    HEAD) [ "$old" != "$new" ] && moved=HEAD ;;
+    REBASE_HEAD) moved="${{moved:-REBASE_HEAD}}" ;;
+  esac
+done
+if [ -n "$moved" ]; then # where this work tree's HEAD is, without starting git
+  if [ -n "${{GIT_DIR:-}}" ]; then
+    dir="$GIT_DIR"
+  elif [ -d .git ]; then
+    dir=.git
+  else # a linked work tree, a separate git dir: .git is a file naming the folder
+    dir= && read -r dir 2>/dev/null <.git
+    dir="${{dir#gitdir: }}"
+  fi
+  head= && read -r head 2>/dev/null <"$dir/HEAD"
+  case $moved:$head in
+    REBASE_HEAD:ref:*) ;;    # HEAD back on its branch: the end of a rebase
+    REBASE_HEAD:*) moved= ;; # a step of a rebase: its post-commit follows
+  esac
+fi
+if [ -n "$moved" ]; then
+  last="$(tail -n 1 "$dir/logs/HEAD" 2>/dev/null)"
+  case $last in # the reflog message follows the line's only tab; `update-ref` without -m: none
+    *"	"*) what="${{last#*	}}" ;;
+    *) what= ;;
+  esac
+  case $moved:$what in
+    *"(abort)"*) ;;
+    REBASE_HEAD:*) moved= ;;
+    HEAD:commit* | HEAD:merge* | HEAD:pull* | HEAD:checkout:* | HEAD:rebase* | HEAD:am* | \\
+      HEAD:cherry-pick* | HEAD:revert* | HEAD:branch:* | HEAD:memidx*) moved= ;;
+  esac
+  [ -n "$last" ] || moved= # no reflog (core.logAllRefUpdates): as before, until memidx sync
+fi
+if [ -n "$moved" ]; then
+  if [ -f hooks/memidx-hook ]; then
+    sh hooks/memidx-hook hook {stage} </dev/null
+  else
+{no_hook}  fi
+fi
+if [ -x "$previous" ]; then
+  printf '%s' "$input" | "$previous" "$@"
+fi
+exit 0
+"""
+
+VERBS = {
+    "post-commit": "commit",
+    "post-merge": "merge",
+    "post-checkout": "checkout",
+    "post-rewrite": "commit --amend` or `git rebase",
+    "post-applypatch": "am",
+}
+
+
+def shim(stage: str) -> str:
+    """The text of memidx's shim for `stage`."""
+    then_previous = THEN_PREVIOUS.format(chained=CHAINED)
+    if stage == "pre-commit":
+        return CHECKS_SHIM.format(
+            marker=MARKER, stage=stage, chained=CHAINED, then_previous=then_previous
+        )
+    if stage == "reference-transaction":
+        no_hook = "".join(f"  {line}\n" for line in NO_HOOK_SCRIPT.splitlines())
+        return REF_SHIM.format(
+            marker=MARKER, stage=stage, chained=CHAINED, no_hook=no_hook.format(stage=stage)
+        )
+    return SHIM.format(
+        marker=MARKER,
+        verb=VERBS[stage],
+        stage=stage,
+        chained=CHAINED,
+        no_hook=NO_HOOK_SCRIPT.format(stage=stage),
+        then_previous=then_previous,
+    )
