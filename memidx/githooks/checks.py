@@ -61,8 +61,9 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
         store.conn.close()
     if drift.total:
         behind = (
-            f" (it is at {indexed[:12]}, HEAD at {head[:12]}: a git operation ran without the "
-            "hooks, e.g. git reset or git rebase --abort, or a hook failed)"
+            f" (it is at {indexed[:12]}, HEAD at {head[:12]}: a git operation no memidx hook "
+            "followed, e.g. git reset where only pre-commit's hooks are installed, or a hook "
+            "failed)"
             if indexed and head
             else ""
         )

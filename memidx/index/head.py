@@ -8,8 +8,9 @@ from memidx.index.store import Store
 
 
 def behind_head(config: Config, store: Store) -> str | None:
-    """A warning when HEAD moved without a hook bringing the index along (git reset has no
-    hook; a commit may have been made without the hooks installed)."""
+    """A warning when HEAD moved without a hook bringing the index along (a commit made
+    without the hooks installed, `git reset` where only pre-commit's hooks are, a failed
+    hook)."""
     if not config.in_git:
         return None
     head = read_head(config.root)
@@ -22,6 +23,7 @@ def behind_head(config: Config, store: Store) -> str | None:
         head = head[:12]
     at = indexed[:12] if indexed else "no commit"
     return (
-        f"the index is at {at} but HEAD is {head} (a git operation ran without the "
-        "hooks, e.g. git reset, or a hook failed): run `memidx sync`"
+        f"the index is at {at} but HEAD is {head} (a git operation no memidx hook followed, "
+        "e.g. git reset where only pre-commit's hooks are installed, or a hook failed): run "
+        "`memidx sync`"
     )

@@ -105,8 +105,8 @@ def test_a_commit_without_hooks_is_drift_that_blocks_the_next_commit(
     said = blocked.stdout + blocked.stderr
     assert "the index has drifted from HEAD (it is at " in said
     assert (
-        "a git operation ran without the hooks, e.g. git reset or git rebase --abort, or a "
-        "hook failed)" in said
+        "a git operation no memidx hook followed, e.g. git reset where only pre-commit's "
+        "hooks are installed, or a hook failed)" in said
     )
     assert ": 1 missing, 0 stale, 0 orphaned" in said
     assert "make reconcile" in blocked.stdout + blocked.stderr

@@ -108,4 +108,4 @@ def test_the_default_folder_is_local_bin_under_home() -> None:
 def test_make_install_runs_make_path() -> None:
     makefile = (PROJECT / "Makefile").read_text()
     recipe = makefile.split("\ninstall:", 1)[1].split("\n\n", 1)[0]
-    assert "$(MAKE) --no-print-directory -f \"$$f\" path" in recipe
+    assert '$(MAKE) --no-print-directory -f "$$f" path' in recipe
