@@ -68,15 +68,18 @@ if [ "$1" != committed ]; then # prepared, aborted: nothing for memidx (its stat
   [ -x "$previous" ] && exec "$previous" "$@"
   exit 0
 fi
-moved= input=
-while read -r old new ref; do
-  input="$input$old $new $ref
-"
-  case $ref in
-    HEAD) [ "$old" != "$new" ] && moved=HEAD ;;
-    REBASE_HEAD) moved="${{moved:-REBASE_HEAD}}" ;;
-  esac
-done
+# the input read whole (appending line by line took minutes on a fetch of 30000 tags)
+input="$(cat; echo .)" && input="${{input%.}}" moved=
+case $input in
+  *" HEAD
+"*) line="${{input%%" HEAD
+"*}}" && line="${{line##*"
+"}}" # "<old> <new>": not a new work tree's first HEAD, its post-checkout follows
+    case ${{line%% *}} in *[!0]*) [ "${{line%% *}}" != "${{line#* }}" ] && moved=HEAD ;; esac ;;
+esac
+case $input in *" REBASE_HEAD
+"*) moved="${{moved:-REBASE_HEAD}}" ;;
+esac
 if [ -n "$moved" ]; then # where this work tree's HEAD is, without starting git
   if [ -n "${{GIT_DIR:-}}" ]; then
     dir="$GIT_DIR"
