@@ -74,8 +74,8 @@ case $input in
   *" HEAD
 "*) line="${{input%%" HEAD
 "*}}" && line="${{line##*"
-"}}" # "<old> <new>": not a new work tree's first HEAD, its post-checkout follows
-    case ${{line%% *}} in *[!0]*) [ "${{line%% *}}" != "${{line#* }}" ] && moved=HEAD ;; esac ;;
+"}}" # "<old> <new>"
+    [ "${{line%% *}}" != "${{line#* }}" ] && moved=HEAD ;;
 esac
 case $input in *" REBASE_HEAD
 "*) moved="${{moved:-REBASE_HEAD}}" ;;
@@ -108,6 +108,10 @@ if [ -n "$moved" ]; then
       HEAD:cherry-pick* | HEAD:revert* | HEAD:branch:* | HEAD:memidx*) moved= ;;
   esac
   [ -n "$last" ] || moved= # no reflog (core.logAllRefUpdates): as before, until memidx sync
+  case ${{last%% *}} in # git's input has 0{{40}} for an old value not given (update-ref): its
+    *[!0]*) ;;          # reflog's is HEAD's own; none: a new work tree's first HEAD, written
+    *) moved= ;;        # before its files, and its post-checkout follows (worktree add)
+  esac
 fi
 if [ -n "$moved" ]; then
   if [ -f hooks/memidx-hook ]; then

@@ -62,8 +62,9 @@ def test_a_new_work_tree_s_first_head_is_left_to_its_post_checkout(tmp_path: Pat
 
 
 def test_update_ref_of_head_starts_memidx_once(tmp_path: Path) -> None:
+    """git gives 0{40} as the old value update-ref was not given; HEAD's reflog has its own."""
     reflog = f"{'b' * 40} {OID} a <a@b> 1796300707 +0000\n"
     script, log = repo_with_shim(tmp_path, reflog)
-    done = run(script, f"{'b' * 40} {OID} HEAD\n{'b' * 40} {OID} refs/heads/main\n")
+    done = run(script, f"{NULL} {OID} HEAD\n{NULL} {OID} refs/heads/main\n")
     assert done.returncode == 0, done.stderr
     assert log.read_text() == "hook reference-transaction\n"
