@@ -125,21 +125,28 @@ def _follow(config: Config, done: Purged) -> list[str]:
     ]
     lines: list[str] = []
     for there in places:
+        index, root = printable(str(there.index_path)), shell_quote(str(there.root))
         try:
             after_commit(there, say_line)
-            scrubbed = scrub_index(there)  # what forget deleted from it leaves its file too
-            _scrub_matrices(there)
-            if not scrubbed:
-                lines.append(
-                    f"the log of the index {printable(str(there.index_path))} may still hold "
-                    "the forgotten text: another process was reading it; once it ends, run: "
-                    f"memidx -C {shell_quote(str(there.root))} haystack purge"
-                )
         except (MemidxError, sqlite3.Error, OSError) as exc:
             lines.append(
-                f"the index {printable(str(there.index_path))} did not follow the purge and may "
-                f"still hold the forgotten text: {exc}; then run: "
-                f"memidx -C {shell_quote(str(there.root))} sync"
+                f"the index {index} did not follow the purge and may still hold the forgotten "
+                f"text: {exc}; then run: memidx -C {root} sync"
+            )
+            continue
+        try:  # followed: only a purge run again scrubs it (sync does not)
+            scrubbed = scrub_index(there)  # what forget deleted from it leaves its file too
+            _scrub_matrices(there)
+        except (MemidxError, sqlite3.Error, OSError) as exc:
+            lines.append(
+                f"the index {index} follows the purge but its file may still hold the "
+                f"forgotten text: {exc}; then run: memidx -C {root} haystack purge"
+            )
+            continue
+        if not scrubbed:
+            lines.append(
+                f"the log of the index {index} may still hold the forgotten text: another "
+                f"process was reading it; once it ends, run: memidx -C {root} haystack purge"
             )
     return lines
 

@@ -68,15 +68,18 @@ if [ "$1" != committed ]; then # prepared, aborted: nothing for memidx (its stat
   [ -x "$previous" ] && exec "$previous" "$@"
   exit 0
 fi
-moved= input=
-while read -r old new ref; do
-  input="$input$old $new $ref
-"
-  case $ref in
-    HEAD) [ "$old" != "$new" ] && moved=HEAD ;;
-    REBASE_HEAD) moved="${{moved:-REBASE_HEAD}}" ;;
-  esac
-done
+# the input read whole (appending line by line took minutes on a fetch of 30000 tags)
+input="$(cat; echo .)" && input="${{input%.}}" moved=
+case $input in
+  *" HEAD
+"*) line="${{input%%" HEAD
+"*}}" && line="${{line##*"
+"}}" # "<old> <new>"
+    [ "${{line%% *}}" != "${{line#* }}" ] && moved=HEAD ;;
+esac
+case $input in *" REBASE_HEAD
+"*) moved="${{moved:-REBASE_HEAD}}" ;;
+esac
 if [ -n "$moved" ]; then # where this work tree's HEAD is, without starting git
   if [ -n "${{GIT_DIR:-}}" ]; then
     dir="$GIT_DIR"
@@ -105,6 +108,10 @@ if [ -n "$moved" ]; then
       HEAD:cherry-pick* | HEAD:revert* | HEAD:branch:* | HEAD:memidx*) moved= ;;
   esac
   [ -n "$last" ] || moved= # no reflog (core.logAllRefUpdates): as before, until memidx sync
+  case ${{last%% *}} in # git's input has 0{{40}} for an old value not given (update-ref): its
+    *[!0]*) ;;          # reflog's is HEAD's own; none: a new work tree's first HEAD, written
+    *) moved= ;;        # before its files, and its post-checkout follows (worktree add)
+  esac
 fi
 if [ -n "$moved" ]; then
   if [ -f hooks/memidx-hook ]; then
