@@ -176,17 +176,18 @@ def test_a_search_cancelled_before_its_embedding_started_is_never_embedded(
     path = root / ".memidx" / "mcp" / "spied.sock"
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     out = root.parent / "spied.out"
-    env = mc.isolated_env(root, MEMIDX_MODELS_DIR=str(models_dir))
+    # not the suite's 20 s idle exit: on a loaded machine the warm-up alone has taken that
+    env = mc.isolated_env(root, MEMIDX_MODELS_DIR=str(models_dir), MEMIDX_MCP_IDLE="600")
     with out.open("ab") as written:
         argv = [sys.executable, "-c", SPIED, "-C", str(root), "mcp", "--daemon", str(path)]
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=written, stderr=written,
                                 env=env)  # fmt: skip
     try:
-        for _ in range(1200):
-            warm = "EMBEDDED warm up" in out.read_text() and path.exists()
-            if warm or proc.poll() is not None:
-                break
+        warm, deadline = False, time.monotonic() + 240
+        while not warm and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
+            warm = "EMBEDDED warm up" in out.read_text() and path.exists()
+        assert warm and proc.poll() is None, out.read_text()
         with socket.socket(socket.AF_UNIX) as conn:
             conn.settimeout(60)
             conn.connect(str(path))
