@@ -11,18 +11,19 @@ from contextlib import closing
 from memidx.config import Config
 from memidx.index.connection import trouble_reported
 from memidx.index.open import writable_index
+from memidx.index.vectors import VectorStore
 
 
 def scrub_index(config: Config) -> bool:
     """Rewrite the index without the bytes of what was deleted from it: the vectors of text no
     chunk holds dropped, the full-text index merged into one segment, every free page dropped,
-    the log emptied. False when a reader
-    kept the log from being emptied (its old pages may hold deleted text until the next)."""
+    the log emptied. False when a reader kept the log from being emptied (its old pages may
+    hold deleted text until the next)."""
     store = writable_index(config)
     with closing(store.conn), trouble_reported(config.index_path, write=True):
         conn = store.conn
         conn.execute("PRAGMA secure_delete = ON")  # pages freed below are zeroed
-        conn.execute("DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)")
+        VectorStore(conn).drop_unused()
         conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')")
         conn.execute("VACUUM")
         busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]

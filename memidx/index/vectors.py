@@ -156,10 +156,13 @@ class VectorStore:
     def prune(self, keep_model: str) -> int:
         """Drop cached vectors no chunk uses, and vectors of other models; returns the count."""
         before = self.conn.total_changes
-        self.conn.execute(
-            "DELETE FROM vectors WHERE model != ? OR text_hash NOT IN "
-            "(SELECT text_hash FROM chunks)",
-            (keep_model,),
-        )
+        self.drop_unused()
+        self.conn.execute("DELETE FROM vectors WHERE model != ?", (keep_model,))
         self.conn.execute("DELETE FROM models WHERE model != ?", (keep_model,))
         return self.conn.total_changes - before
+
+    def drop_unused(self) -> None:
+        """Drop the cached vectors of text no chunk holds (any model's)."""
+        self.conn.execute(
+            "DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)"
+        )
