@@ -3,9 +3,9 @@
 Each post-* shim runs `hooks/memidx-hook hook STAGE` (which never fails the git operation),
 then the hook that was there before memidx, kept as `<stage>.pre-memidx`, with the same
 arguments and input. The reference-transaction shim covers the HEAD moves no post-* hook
-follows (`git reset`, `git rebase --abort`, `git update-ref`): git runs it for every ref
-transaction, at three states, so it decides in shell, without starting Python, and starts
-memidx only when HEAD moved in a committed transaction that no other hook will follow.
+follows (`git reset`, `git rebase --abort`, `git am --abort`, `git update-ref`): git runs it
+for every ref transaction, at three states, so it decides in shell, without starting Python,
+and starts memidx only when HEAD moved in a committed transaction that no other hook will follow.
 """
 
 from __future__ import annotations
@@ -57,7 +57,9 @@ fi
 # memidx hook follows are left to it (commit, merge, pull, checkout, rebase, cherry-pick,
 # revert, am, checkout -B's "branch: Reset"), and memidx's own commits sync themselves.
 # `git rebase --abort` points HEAD back at the branch without a HEAD line: its last
-# transaction drops REBASE_HEAD, when the reflog already says "(abort)". No reflog, no move.
+# transaction drops REBASE_HEAD, when the reflog already says "(abort)". `git am --abort`
+# says "am --abort"; `git cherry-pick --abort` and `git revert --abort` run `git reset
+# --merge` ("reset: moving to"). No reflog, no move.
 REF_SHIM = """#!/bin/sh
 {marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
 # Brings the memidx index to HEAD when a git command moves it and no other hook follows (`git
@@ -102,7 +104,7 @@ if [ -n "$moved" ]; then
     *) what= ;;
   esac
   case $moved:$what in
-    *"(abort)"*) ;;
+    *"(abort)"* | "HEAD:am --abort") ;; # HEAD back where the patches began ("am: <subject>")
     REBASE_HEAD:*) moved= ;;
     HEAD:commit* | HEAD:merge* | HEAD:pull* | HEAD:checkout:* | HEAD:rebase* | HEAD:am* | \\
       HEAD:cherry-pick* | HEAD:revert* | HEAD:branch:* | HEAD:memidx*) moved= ;;

@@ -8,6 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from memidx.githooks.shims import shim
 
 OID = "a" * 40
@@ -68,3 +70,23 @@ def test_update_ref_of_head_starts_memidx_once(tmp_path: Path) -> None:
     done = run(script, f"{NULL} {OID} HEAD\n{NULL} {OID} refs/heads/main\n")
     assert done.returncode == 0, done.stderr
     assert log.read_text() == "hook reference-transaction\n"
+
+
+@pytest.mark.parametrize(
+    ("message", "runs"),
+    [
+        ("am --abort", "hook reference-transaction\n"),  # HEAD back: no post-* hook follows
+        ("am: --abort", None),  # a patch whose subject is --abort: post-applypatch follows
+        ("am: a patch", None),
+        ("cherry-pick: a commit", None),  # post-commit follows
+        ("reset: moving to HEAD~2", "hook reference-transaction\n"),  # cherry-pick --abort too
+    ],
+)
+def test_an_abort_that_moves_head_back_starts_memidx_and_a_step_does_not(
+    tmp_path: Path, message: str, runs: str | None
+) -> None:
+    reflog = f"{'b' * 40} {OID} a <a@b> 1796300707 +0000\t{message}\n"
+    script, log = repo_with_shim(tmp_path, reflog)
+    done = run(script, f"{'b' * 40} {OID} HEAD\n{'b' * 40} {OID} refs/heads/main\n")
+    assert done.returncode == 0, done.stderr
+    assert (log.read_text() if log.exists() else None) == runs
