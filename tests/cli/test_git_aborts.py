@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_git_scenarios import found, in_step
+from tests.cli.test_git_scenarios import found, in_step, one_commit_each
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -20,21 +20,14 @@ def machine(tmp_path: Path) -> Machine:
     return clone(make_template(tmp_path, env), tmp_path / "a", env)
 
 
-def side_branch(a: Machine) -> str:
+def side_branch(a: Machine) -> None:
     """main: notes/shared.md edited; side (from before): tapir.md, zebu.md, then shared.md
-    edited otherwise, so picking side's three commits stops on the third. main's commit."""
-    a.note("shared.md", "Shared", "base words")
-    a.commit("shared")
+    edited otherwise, so picking side's three commits stops on the third."""
+    one_commit_each(a, ("shared.md", "base words"))
     a.git("checkout", "-q", "-b", "side")
-    a.note("tapir.md", "Tapir", "tapir one")
-    a.commit("tapir")
-    a.note("zebu.md", "Zebu", "zebu two")
-    a.commit("zebu")
-    a.note("shared.md", "Shared", "side words")
-    a.commit("shared on side")
+    one_commit_each(a, ("tapir.md", "tapir one"), ("zebu.md", "zebu two"), ("shared.md", "side"))
     a.git("checkout", "-q", "main")
-    a.note("shared.md", "Shared", "main words")
-    return a.commit("shared on main")
+    one_commit_each(a, ("shared.md", "main words"))
 
 
 def stopped_cherry_pick(a: Machine, tmp_path: Path) -> tuple[str, ...]:
