@@ -3,13 +3,16 @@
 Agent runs its sessions in threads of one process), then renamed over it: two writers never
 write into one draft, and a draft a killed writer left is known by its pid and removed by the
 next writer of that file (a live writer's is left alone; a pid the system gave again reads as
-alive, so such a draft is only ever spared, never removed)."""
+alive, so such a draft is only ever spared, never removed). A draft of an older memidx, whose
+name carries no pid (`.<name>.<kind>`), is removed once nothing has written it for an hour."""
 
 from __future__ import annotations
 
 import _thread  # not threading: ~1 ms more for every hook, which runs one thread
 import os
 import re
+import stat
+import time
 from contextlib import suppress
 from pathlib import Path
 
@@ -17,6 +20,9 @@ from memidx.portable import process_alive, sync_folder
 
 _FIRST_THREAD = _thread.get_native_id()  # the importing thread's drafts carry the pid alone
 _WRITER = re.compile(r"([0-9]+)(?:-[0-9]+)?")
+# A draft is written in seconds (a model file in a minute): one without a pid that nothing has
+# written for this long has no live writer, whichever memidx made it.
+ABANDONED_AFTER = 3600.0
 
 TYPE_CHECKING = False  # not typing's: agents' hooks import this module (memidx/portable.py)
 if TYPE_CHECKING:
@@ -50,6 +56,10 @@ def remove_dead_drafts(path: Path, kind: str) -> list[Path]:
     except OSError:
         return removed  # no folder to list (yet): nothing left in it
     for name in names:
+        if name == f".{path.name}.{kind}":  # an older memidx's draft: no pid to ask
+            if remove_abandoned(path.parent / name):
+                removed.append(path.parent / name)
+            continue
         pid = draft_pid(path, kind, name)
         if pid is None or pid == os.getpid() or process_alive(pid):
             continue
@@ -57,6 +67,20 @@ def remove_dead_drafts(path: Path, kind: str) -> list[Path]:
             (path.parent / name).unlink()
             removed.append(path.parent / name)
     return removed
+
+
+def remove_abandoned(draft: Path) -> bool:
+    """Remove `draft`, a file an older memidx wrote under a name without its pid, when nothing
+    has written it for ABANDONED_AFTER (no live writer's, whatever its version); whether it
+    was removed."""
+    try:
+        found = draft.lstat()
+        if not stat.S_ISREG(found.st_mode) or time.time() - found.st_mtime < ABANDONED_AFTER:
+            return False
+        draft.unlink()
+    except OSError:  # gone meanwhile, or not ours to remove
+        return False
+    return True
 
 
 def replace_durably(

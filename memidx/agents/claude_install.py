@@ -9,16 +9,29 @@ Claude Code (2.1.197) leaves it "pending approval" when the approval is in the s
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import cast
 
 from memidx.agents.claude_code import EVENTS, NAME
-from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_entry, mcp_file
+from memidx.agents.entries import (
+    SERVER,
+    command_hooks,
+    hooks_file,
+    mcp_entry,
+    mcp_file,
+    scripted,
+)
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.settings import Json, add_to_list, remove_from_list
 from memidx.locations import home_folder
 
 CONFIG_DIR = "CLAUDE_CONFIG_DIR"
+# Claude Code replaces `${NAME}` and `${NAME:-default}` in an MCP server's command, args, env,
+# url and headers (`.mcp.json` and `~/.claude.json`) with the environment's values, with no
+# escape for a `$` (a bare `$NAME` stays as it is): a clone at `/home/me/${X}/memidx` would
+# start a memidx that is not there, or another one.
+_VARIABLE = re.compile(r"\$(?=\{)")
 
 
 def _approve(doc: Json) -> Json:
@@ -51,7 +64,7 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
         mcp = user_dir() / ".claude.json" if configured else home_folder() / ".claude.json"
     files = [
         hooks_file(settings, NAME, command_hooks(NAME, EVENTS, portable=project)),
-        mcp_file(mcp, {"type": "stdio", **mcp_entry(portable=project)}),
+        mcp_file(mcp, scripted({"type": "stdio", **mcp_entry(portable=project)}, _VARIABLE)),
     ]
     if project:
         local = settings.with_name("settings.local.json")

@@ -8,6 +8,7 @@ commits, run memidx portably (memidx/agents/launcher.py): `portable=True`."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
@@ -15,7 +16,7 @@ from pathlib import Path, PurePath
 from typing import cast
 
 from memidx.agents.install import ConfigFile, memidx_argv, shell_command
-from memidx.agents.launcher import parse_launch, portable_argv, portable_command
+from memidx.agents.launcher import SHELL, parse_launch, portable_argv, portable_command
 from memidx.agents.settings import (
     HookEntry,
     Json,
@@ -74,6 +75,25 @@ def mcp_entry(*, portable: bool = False) -> dict[str, object]:
     """The MCP server as `mcpServers` entries name it: its command and its arguments."""
     argv = mcp_argv(portable=portable)
     return {"command": argv[0], "args": argv[1:]}
+
+
+def unexpanded(command: str, variable: re.Pattern[str]) -> str:
+    """A shell command line an agent that expands variables in its settings passes on as it
+    is: each `$` that `variable` matches (a `$` the agent takes for a variable) gets `''`
+    after it. Every `$` of a line shlex quoted is inside single quotes, where `$''` closes and
+    reopens them: the shell reads the same word, the agent no variable."""
+    return variable.sub("$''", command)
+
+
+def scripted(server: dict[str, object], variable: re.Pattern[str]) -> dict[str, object]:
+    """An `mcpServers` entry whose argv holds a `$` the agent would expand (`variable`), no
+    `$` of an argv having an escape: `sh -c 'exec COMMAND "$@"' memidx mcp`, its `$` made
+    unexpanded() (a clone's path, `/home/me/${X}/memidx`); any other entry as it is."""
+    argv = [str(server["command"]), *cast(list[str], server["args"])]
+    if not any(variable.search(word) for word in argv):
+        return server
+    script = f'exec {unexpanded(shlex.join(argv[:-1]), variable)} "$@"'
+    return {**server, "command": SHELL, "args": ["-c", script, "memidx", argv[-1]]}
 
 
 def hooks_file(path: Path, agent: str, hooks: dict[str, HookEntry]) -> ConfigFile:

@@ -6,14 +6,19 @@
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
-from typing import cast
 
-from memidx.agents.entries import combined, command_hooks, hooks_file, mcp_entry, mcp_file
+from memidx.agents.entries import (
+    combined,
+    command_hooks,
+    hooks_file,
+    mcp_entry,
+    mcp_file,
+    scripted,
+    unexpanded,
+)
 from memidx.agents.gemini import EVENTS, NAME
 from memidx.agents.install import ConfigFile, project_root, user_folder
-from memidx.agents.launcher import SHELL
 
 HOME = "GEMINI_CLI_HOME"
 # Gemini CLI 0.61.0 replaces `$NAME`, `${NAME}` and `${NAME:-default}` in every string of its
@@ -32,24 +37,16 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     folder = project_root(cwd) if project else user_home()
     path = folder / ".gemini" / "settings.json"
     hooks = {
-        event: {"name": f"memidx-{event}", **entry, "command": unexpanded(str(entry["command"]))}
+        event: {
+            "name": f"memidx-{event}",
+            **entry,
+            "command": unexpanded(str(entry["command"]), _VARIABLE),
+        }
         for event, entry in command_hooks(NAME, EVENTS, portable=project).items()
     }
-    server = {**mcp_entry(portable=project), "timeout": 30_000}
-    argv = [str(server["command"]), *cast(list[str], server["args"])]
-    if any(_VARIABLE.search(word) for word in argv):
-        # no `$` can be kept from Gemini CLI in an argv, so the command goes in a script, as a
-        # hook's does: the clone's memidx (its path holds a `$`), or the portable resolver,
-        # whose "$HOME" Gemini CLI replaced with HOME's value before sh parsed it (a backquote
-        # in it ran as a command, a `"` or a `$` changed the path)
-        script = f'exec {unexpanded(shlex.join(argv[:-1]))} "$@"'
-        server = {**server, "command": SHELL, "args": ["-c", script, "memidx", "mcp"]}
+    # no `$` can be kept from Gemini CLI in an argv, so the command goes in a script, as a
+    # hook's does: the clone's memidx (its path holds a `$`), or the portable resolver,
+    # whose "$HOME" Gemini CLI replaced with HOME's value before sh parsed it (a backquote
+    # in it ran as a command, a `"` or a `$` changed the path)
+    server = scripted({**mcp_entry(portable=project), "timeout": 30_000}, _VARIABLE)
     return [combined(hooks_file(path, NAME, hooks), mcp_file(path, server))]
-
-
-def unexpanded(command: str) -> str:
-    """A shell command line that Gemini CLI passes on unchanged: each `$` it would take for a
-    variable (in a clone's path, `/home/me/$HOME/memidx`; in the portable resolver, `"$HOME"`)
-    gets `''` after it. Every `$` of a line shlex quoted is inside single quotes, where `$''`
-    closes and reopens them: the shell reads the same word, Gemini CLI no variable."""
-    return _VARIABLE.sub("$''", command)

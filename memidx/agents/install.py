@@ -42,11 +42,34 @@ class Outcome(Value):
 
 
 def memidx_argv() -> list[str]:
-    """The absolute command of this very memidx, for hooks and MCP entries."""
-    script = Path(sys.executable).parent / "memidx"
+    """The absolute command of this memidx, for hooks and MCP entries: the clone's `.venv`
+    one when this runs the clone's code from another of its virtualenvs (clone_script)."""
+    executable = Path(sys.executable)
+    script = clone_script(executable, Path(__file__)) or executable.parent / "memidx"
     if script.is_file():
         return [str(script.absolute())]
-    return [str(Path(sys.executable).absolute()), "-m", "memidx"]
+    return [str(executable.absolute()), "-m", "memidx"]
+
+
+CLONE_VENV = ".venv"  # `make install`'s virtualenv, beside `make dev`'s `.venv-dev`
+
+
+def clone_script(executable: Path, source: Path) -> Path | None:
+    """`<clone>/.venv/bin/memidx` when `executable` is the Python of another virtualenv of the
+    clone whose code `source` (this module) is, and that script is there: the user's files
+    then name one memidx whichever of the clone's virtualenvs installs them (they flipped
+    between `.venv-dev` and `.venv` at each install); None otherwise."""
+    venv = executable.parent.parent
+    if venv.name == CLONE_VENV:
+        return None
+    try:
+        clone = source.resolve().parents[2]  # <clone>/memidx/agents/install.py
+        if venv.parent.resolve() != clone:  # another clone's, or an installed package
+            return None
+    except (OSError, IndexError):
+        return None
+    script = venv.parent / CLONE_VENV / "bin" / "memidx"
+    return script if script.is_file() and os.access(script, os.X_OK) else None
 
 
 def shell_command(*args: str) -> str:

@@ -159,7 +159,7 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
             return 0
         pid = _folder(config) / "recall.pid"
         try:
-            pid.write_text(f"{os.getpid()}\n", encoding="utf-8")
+            write_pid(pid)
             _serve(config, path, idle)
         finally:
             forget_pid(pid)
@@ -182,6 +182,15 @@ def _serve(config: Config, path: Path, idle: float) -> None:
         finally:
             if file_identity(path) == bound:  # never a later server's (.memidx deleted)
                 path.unlink(missing_ok=True)
+
+
+def write_pid(pid: Path) -> None:
+    """Name this process in `pid` through a draft renamed over it (only the holder of the
+    server's lock writes it): a reader never finds it empty or half written, a full disk
+    leaves none, and a killed server's draft is removed by the next one."""
+    from memidx.drafts import replace_durably
+
+    replace_durably(pid, f"{os.getpid()}\n".encode("ascii"), "tmp", durable=False)
 
 
 def forget_pid(pid: Path) -> None:

@@ -13,7 +13,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memidx.config import Config, load_config
-from memidx.errors import REBUILD_HINT, VECTOR_MODULES, VECTORS_HINT, MemidxError, UsageError
+from memidx.errors import (
+    REBUILD_HINT,
+    VECTOR_MODULES,
+    VECTORS_HINT,
+    ConfigError,
+    MemidxError,
+    UsageError,
+)
 from memidx.text import is_utf8
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -143,9 +150,10 @@ REPOSITORY_COMMANDS = frozenset({"check", "hooks"})
 
 
 def _refuse_missing(directory: Path | None) -> None:
-    """-C must name a folder: never a new memory by a typo."""
+    """-C must name a folder: never a new memory by a typo. A path is well formed, so one
+    naming nothing is an error (1), as MEMIDX_ROOT's and show's refs are, not a usage error."""
     if directory is not None and not directory.is_dir():
-        raise UsageError(f"-C {directory}: no such folder", "give the memory's folder")
+        raise ConfigError(f"-C {directory}: no such folder", "give the memory's folder")
 
 
 def _config(command: str, directory: Path | None) -> Config:

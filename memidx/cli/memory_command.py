@@ -38,7 +38,7 @@ def memory(args: argparse.Namespace, directory: Path | None) -> int:
 def use(folder: Path, *, if_unset: bool = False) -> int:
     """Record the memory around `folder` as the user's memory."""
     if not folder.is_dir():
-        raise UsageError(f"{folder}: no such folder", "give the folder of your memory's clone")
+        raise ConfigError(f"{folder}: no such folder", "give the folder of your memory's clone")
     root, _ = find_root(folder)
     if not is_memory(root):
         raise ConfigError(f"{root}: not a memidx memory", NOT_A_MEMORY_HINT)

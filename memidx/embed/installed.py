@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from memidx.config import DEFAULT_MODEL, Config
-from memidx.drafts import replace_durably
+from memidx.drafts import remove_abandoned, replace_durably
 from memidx.errors import ModelError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -114,7 +114,9 @@ def record_file_times(folder: Path) -> None:
             return  # changing while it was checked: leave it for the next install
         for name, meta in files.items():
             meta["size"], meta["mtime_ns"] = seen[name]
-        # a killed recording's draft is removed; a full disk keeps no half manifest
+        # a killed recording's draft is removed (an older memidx's `<manifest>.partial` too);
+        # a full disk keeps no half manifest
+        remove_abandoned(path.with_name(f"{path.name}.partial"))
         replace_durably(path, json.dumps(manifest, indent=2).encode("utf-8"), "partial")
     except OSError:
         return

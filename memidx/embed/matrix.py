@@ -23,7 +23,7 @@ from typing import BinaryIO
 import numpy as np
 from numpy.typing import NDArray
 
-from memidx.drafts import replace_through
+from memidx.drafts import remove_abandoned, replace_through
 from memidx.embed.embedders import decode_matrix
 from memidx.index.store import VectorStore
 from memidx.portable import process_alive, sync_folder
@@ -119,8 +119,11 @@ def write_matrix(path: Path, stamp: Stamp, matrix: Matrix, *, durable: bool = Tr
 def remove_dead_partials(folder: Path) -> list[Path]:
     """Remove the half-written matrix files of writers that were killed (`.<file>.<pid>.<random>
     .partial` whose pid is gone): a matrix is ~1.5 KB a chunk, so each one kept that much disk.
-    A live writer's is left alone; returns what was removed."""
-    removed: list[Path] = []
+    A live writer's is left alone, and an older memidx's `<model>.partial` (no pid) is removed
+    once nothing has written it for an hour; returns what was removed."""
+    removed = [
+        old for old in folder.glob("*.partial") if old.name[0] != "." and remove_abandoned(old)
+    ]
     for partial in folder.glob(".*.partial"):
         pid = partial_pid(partial.name)
         if pid is not None and not process_alive(pid):

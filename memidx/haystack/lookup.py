@@ -20,6 +20,16 @@ class Shown:
     ref: str
 
 
+def tombstone_named(record_id: str, forgets: str | None) -> UsageError:
+    """The one line `show` and `forget` give for a tombstone named: it has no text to show,
+    and is never forgotten (what it forgets would come back)."""
+    return UsageError(
+        f"{record_id} is a tombstone: it keeps {forgets or 'a record'} forgotten and is never "
+        "shown or forgotten itself",
+        "give the id or ref of a turn, transcript or fact",
+    )
+
+
 def without_line(ref: str) -> str:
     """`<segment>@<offset>` of a record's ref as search prints it for people, with the line of
     the match after it (`<segment>@<offset>:<line>`); any other text as it is."""
@@ -61,7 +71,9 @@ def show(config: Config, ref: str) -> Shown:
     if int(offset) >= size:
         raise MemidxError(f"no record at {ref}: the segment has {size} bytes", "copy it from a hit")
     record = read_at(path, int(offset))
-    if record.kind == FORGET or _is_forgotten(config, record.id):
+    if record.kind == FORGET:
+        raise tombstone_named(record.id, record.forgets)
+    if _is_forgotten(config, record.id):
         raise MemidxError(f"no record at {ref}: it was forgotten", "memidx forget removed it")
     return Shown(replace(record, text=mask(record.text)), ref)
 

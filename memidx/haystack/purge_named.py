@@ -1,6 +1,6 @@
 """The places `memidx haystack purge` is asked to rewrite beside HEAD: the branches
 (`--branch NAME`) and the clone's other work trees (`--work-tree PATH`) named. Each must exist
-(else a usage error, whether or not anything is forgotten) and be safe to rewrite now (a
+(else an error, whether or not anything is forgotten) and be safe to rewrite now (a
 branch another work tree has checked out moves only with that work tree; a rebase under way
 is never rewritten), checked before anything changes."""
 
@@ -9,18 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.git.tips import HEADS, Tip, WorkTree, unlinked
 from memidx.haystack.held import printable, shell_quote, work_tree_command
 
+if TYPE_CHECKING:
+    from memidx.git.repo import GitRepo
+
 
 def named_work_trees(
     config: Config, branches: Sequence[str], work_trees: Sequence[str]
 ) -> list[WorkTree]:
-    """UsageError for a `--branch` that is no local branch or a `--work-tree` that is no work
-    tree of the clone; the other work trees named (this one aside)."""
+    """UsageError for a `--branch` that is no branch name, MemidxError for one that names no
+    local branch or a `--work-tree` that is no work tree of the clone; the other work trees
+    named (this one aside)."""
     from memidx.git.repo import GitRepo
     from memidx.git.tips import this_work_tree
     from memidx.git.tips import work_trees as listed
@@ -34,16 +39,18 @@ def named_work_trees(
     for branch in branches:
         ref = branch_ref(branch)
         # the ref itself: rev-parse would take `main^` or `main@{1}`, which name no branch
+        if not _branch_name(repo, branch, ref):
+            raise UsageError(f"--branch {printable(branch)} is no branch name", BRANCHES_LISTED)
         if repo.run("show-ref", "--verify", "--", ref, check=False) == b"":
-            raise UsageError(f"no local branch {printable(branch)}", "`git branch` lists them")
+            raise MemidxError(f"no local branch {printable(branch)}", BRANCHES_LISTED)
     trees = listed(repo)
     here = this_work_tree(repo, trees)
     others: list[WorkTree] = []
     for path in work_trees:
         wanted = Path(path).resolve()
         tree = next((t for t in trees if Path(t.path).resolve() == wanted), None)
-        if tree is None:
-            raise UsageError(
+        if tree is None:  # a path is well formed: it names nothing here (as show's refs, 1)
+            raise MemidxError(
                 f"--work-tree {printable(path)}: no work tree of this clone",
                 "`git worktree list` lists them",
             )
@@ -65,6 +72,18 @@ def named_work_trees(
         if tree.path != here and tree not in others:
             others.append(tree)
     return others
+
+
+BRANCHES_LISTED = "`git branch` lists them"
+
+
+def _branch_name(repo: GitRepo, branch: str, ref: str) -> bool:
+    """Whether `branch` is a name git would give a branch (`main^`, `main@{1}`, `HEAD` and
+    `-x` are not): one that is names nothing when no such branch exists (exit 1), one that
+    is not is a usage error (2), as for the refs `show` and `forget` take."""
+    if branch in ("HEAD", HEADS + "HEAD") or branch.startswith("-"):
+        return False
+    return repo.run("check-ref-format", "--normalize", ref, check=False).strip() == ref.encode()
 
 
 def refuse_under_way(trees: Sequence[WorkTree]) -> None:
@@ -103,7 +122,7 @@ def named_branches(tips: Sequence[Tip], branches: Sequence[str]) -> list[Tip]:
         ref = branch_ref(branch)
         tip = next((t for t in tips if t.name == ref), None)
         if tip is None:  # deleted since it was checked
-            raise UsageError(f"no local branch {printable(branch)}", "`git branch` lists them")
+            raise MemidxError(f"no local branch {printable(branch)}", BRANCHES_LISTED)
         if tip.rebasing:
             raise MemidxError(
                 f"{ref} is being rebased in {printable(tip.checked_out or '')}: memidx never "

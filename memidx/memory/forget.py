@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from memidx.config import Config
-from memidx.errors import MemidxError, UsageError
+from memidx.errors import MemidxError
 from memidx.notes.note import is_note_path
 
 
@@ -90,7 +90,7 @@ def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | Non
 def _record_id(config: Config, ref: str) -> tuple[str, str | None]:
     """The id of the record `ref` names, as the index knows it, and the tombstone that
     forgot it already (None when it was not forgotten)."""
-    from memidx.haystack.lookup import show, without_line
+    from memidx.haystack.lookup import show, tombstone_named, without_line
     from memidx.index.store import RecordStore, open_store
 
     ref = without_line(ref)
@@ -116,11 +116,7 @@ def _record_id(config: Config, ref: str) -> tuple[str, str | None]:
             f"no note or record {ref!r} in memory", "give a note's path or a record's id or ref"
         )
     if forgets is not None:  # blanked by purge, it would no longer forget: the record is back
-        raise UsageError(
-            f"{record_id} is a tombstone: it keeps {forgets} forgotten and is never forgotten "
-            "itself",
-            "give the id or ref of a turn, transcript or fact",
-        )
+        raise tombstone_named(record_id, forgets)
     return record_id, None
 
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memidx.agents import install as install_module
 from memidx.agents.backups import backup_folder
+from memidx.agents.install import clone_script
 from memidx.agents.launcher import Launch, parse_launch
 from tests.helpers import MEMIDX_BIN, memidx_agent, run_in_process
 
@@ -296,8 +299,10 @@ def test_a_user_install_keeps_this_clones_absolute_path(project: Path) -> None:
     commands = our_commands(Path.home() / ".claude" / "settings.json")
     server = json.loads((Path.home() / ".claude.json").read_text())["mcpServers"]["memidx"]
 
-    assert commands["Stop"] == [f"{MEMIDX_BIN} agent hook claude-code Stop"]
-    assert (server["command"], server["args"]) == (str(MEMIDX_BIN), ["mcp"])
+    # the clone's .venv memidx when this runs from its .venv-dev (test_agent_reinstall.py)
+    this = clone_script(Path(sys.executable), Path(install_module.__file__)) or MEMIDX_BIN
+    assert commands["Stop"] == [f"{this} agent hook claude-code Stop"]
+    assert (server["command"], server["args"]) == (str(this), ["mcp"])
 
 
 def test_installing_over_an_absolute_path_install_replaces_it(project: Path) -> None:

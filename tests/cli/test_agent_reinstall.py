@@ -6,10 +6,15 @@ entries an earlier memidx wrote."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from memidx.agents import install as install_module
+from memidx.agents.install import clone_script
 from memidx.agents.installers import AGENTS, config_files
 from tests.helpers import clone_at, memidx_agent, run_in_process
 
@@ -119,3 +124,62 @@ def test_a_project_install_in_the_home_folder_says_it_replaced_the_user_install(
     assert f"`memidx agent install {agent} --scope user` puts those back" in done.err
     elsewhere = run_in_process(project, "agent", "install", agent, "--scope", "project")
     assert elsewhere.code == 0 and "user file too" not in elsewhere.err
+
+
+def fake_clone(root: Path, *venvs: str) -> Path:
+    """A clone's source (memidx/agents/install.py) and a `bin/memidx` in each virtualenv."""
+    source = root / "memidx" / "agents" / "install.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("")
+    for venv in venvs:
+        script = root / venv / "bin" / "memidx"
+        script.parent.mkdir(parents=True)
+        script.write_text("#!/bin/sh\n")
+        script.chmod(0o755)
+    return source
+
+
+def test_a_clones_dev_virtualenv_names_its_dot_venv_memidx(tmp_path: Path) -> None:
+    """`.venv-dev` and `.venv` both run the clone's code: a user install names `.venv`'s
+    memidx from either; from another clone's code, or without a `.venv`, its own."""
+    clone = tmp_path / "clone"
+    source = fake_clone(clone, ".venv", ".venv-dev")
+    dot_venv = clone / ".venv" / "bin" / "memidx"
+
+    assert clone_script(clone / ".venv-dev" / "bin" / "python", source) == dot_venv
+    assert clone_script(clone / ".venv" / "bin" / "python", source) is None  # its own
+    other = fake_clone(tmp_path / "other", ".venv-dev")
+    assert clone_script(tmp_path / "other" / ".venv-dev" / "bin" / "python", source) is None
+    assert clone_script(tmp_path / "other" / ".venv-dev" / "bin" / "python", other) is None
+    dot_venv.chmod(0o644)  # not runnable: not named
+    assert clone_script(clone / ".venv-dev" / "bin" / "python", source) is None
+
+
+PROJECT = Path(install_module.__file__).resolve().parents[2]
+THIS_CLONES = [PROJECT / venv / "bin" / "memidx" for venv in (".venv-dev", ".venv")]
+
+
+@pytest.mark.skipif(
+    not all(os.access(script, os.X_OK) for script in THIS_CLONES)
+    or Path(sys.executable).parent.parent.parent.resolve() != PROJECT,
+    reason="needs this clone's .venv and .venv-dev (make venv dev), and runs from one of them",
+)
+@pytest.mark.parametrize("agent", AGENTS)
+def test_installing_from_the_clones_dev_then_its_venv_changes_nothing(
+    project: Path, agent: str
+) -> None:
+    """The user's files named `.venv-dev/bin/memidx` after an install from it, then
+    `.venv/bin/memidx`: each install rewrote them (and backed them up) for the other."""
+    said: list[str] = []
+    for script in (*THIS_CLONES, *THIS_CLONES):
+        done = subprocess.run(
+            [str(script), "-C", str(project), "agent", "install", agent, "--scope", "user"],
+            cwd=project, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        said.append(done.stdout)
+
+    lines = [line for out in said[1:] for line in out.splitlines()]
+    assert all(line.startswith("unchanged: ") for line in lines), said
+    written = "".join(f.path.read_text() for f in config_files(agent, "user", project))
+    assert str(THIS_CLONES[1]) in written and ".venv-dev" not in written

@@ -217,6 +217,32 @@ def test_a_tombstone_is_never_forgotten_so_what_it_forgets_never_comes_back(
     assert hits(one, "giraffe") == [] and one.memidx("reconcile").code == 0
 
 
+def test_show_and_forget_of_a_tombstone_say_one_line(repo: NotesRepo) -> None:
+    """`show` of a tombstone said "it was forgotten" (it was not: it forgets another) where
+    `forget` said "is a tombstone": one line for both, by id and by ref."""
+    gone = turn(repo, "okapi turn to forget")
+    forgot = repo.memidx_process("forget", "--json", gone)
+    assert forgot.code == 0, forgot.err
+    tomb = forgot.json()["tombstone"]
+    (segment,) = repo.git("ls-files", "--others", "--", "*.krd").split()
+    ref = f"{segment}@{_offset_of(repo.root / segment, tomb)}"
+    line = (
+        f"memidx: usage error: {tomb} is a tombstone: it keeps {gone} forgotten and is never "
+        "shown or forgotten itself (give the id or ref of a turn, transcript or fact)"
+    )
+
+    for command in ("show", "forget"):
+        for named in (tomb, ref):
+            run = repo.memidx_process(command, named)
+            assert (run.code, run.err.splitlines()) == (2, [line]), (command, named, run.err)
+
+
+def _offset_of(segment: Path, record_id: str) -> int:
+    from memidx.haystack.frames import scan_file
+
+    return next(f.offset for f in scan_file(segment).records if f.record.id == record_id)
+
+
 def test_purge_blanks_uncommitted_and_unpushed_bytes_and_refuses_pushed_ones(
     tmp_path: Path,
 ) -> None:

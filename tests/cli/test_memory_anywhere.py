@@ -128,7 +128,7 @@ def test_memory_use_refuses_what_is_not_a_memory(
     assert refused.code == 1 and ": not a memidx memory" in refused.err
     assert refused.err.count("\n") == 1
     missing = memidx_in(project, "memory", "use", str(tmp_path / "nowhere"))
-    assert missing.code == 2 and "no such folder" in missing.err
+    assert missing.code == 1 and "no such folder" in missing.err  # names nothing: not 2
     as_json = memidx_in(project, "memory", "--json", "use", str(project))  # printed no JSON
     assert as_json.code == 2 and "--json goes with `memidx memory show`" in as_json.err
     assert not list(user_home.rglob("config.toml"))

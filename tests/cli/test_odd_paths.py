@@ -255,6 +255,49 @@ def test_gemini_starts_memidx_mcp_from_a_clone_at_an_odd_path(
     assert "mcpServers" not in json.loads(settings.read_text() if settings.exists() else "{}")
 
 
+# Claude Code replaces `${NAME}` and `${NAME:-default}` (not a bare `$NAME`) in an MCP
+# server's command and args when it loads `.mcp.json` or `~/.claude.json`; no escape.
+CLAUDE_VARIABLE = re.compile(r"\$\{([^}:]+)(?::-([^}]*))?\}")
+
+
+def claude_reads(text: str, env: dict[str, str]) -> str:
+    def value(found: re.Match[str]) -> str:
+        if found[1] in env:
+            return env[found[1]]
+        return found[2] if found[2] is not None else found[0]
+
+    return CLAUDE_VARIABLE.sub(value, text)
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_claude_code_starts_memidx_mcp_from_a_clone_whose_path_it_would_expand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scope: str
+) -> None:
+    """A clone at `.../${HOME}/memidx`: Claude Code put HOME's value in the user entry's
+    command, a memidx that does not exist. Installing again changes nothing; status and
+    uninstall know the entry as memidx's."""
+    venv = virtualenv(tmp_path / "a ${HOME} ${NO_SUCH} $x" / "memidx")
+    subprocess.run([venv / "bin" / "python", "-m", "memidx.cli.venv_scripts"], check=True)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.setattr(sys, "executable", str(venv / "bin" / "python"))
+    monkeypatch.setenv("PATH", f"{venv / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    memidx_agent(project, "install", "claude-code", "--scope", scope)
+    path = Path.home() / ".claude.json" if scope == "user" else project / ".mcp.json"
+    server = json.loads(claude_reads(path.read_text(), dict(os.environ)))["mcpServers"]["memidx"]
+    argv = [server["command"], *server["args"]]
+
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+
+    assert done.stdout == "memidx ran mcp\n", (argv, done.stderr)
+    said = memidx_agent(project, "install", "claude-code", "--scope", scope)
+    assert all(line.startswith("unchanged: ") for line in said.splitlines()), said
+    [line] = [x for x in memidx_agent(project, "status").splitlines() if str(path) in x]
+    assert line.endswith("MCP server memidx"), line
+    memidx_agent(project, "uninstall", "claude-code", "--scope", scope)
+    assert "mcpServers" not in json.loads(path.read_text() if path.exists() else "{}")
+
+
 # A HOME whose value a shell would read as code: a backquoted command, a `$` variable, a `"`
 # that ends a double-quoted word, a `'`, spaces. Gemini CLI pastes the value in for `$HOME`.
 HOSTILE_HOME = 'home `touch pwned` $x "q" it\'s'

@@ -281,7 +281,8 @@ def test_a_branch_another_work_tree_has_checked_out_is_never_moved(tmp_path: Pat
     ).stdout == ""  # fmt: skip
 
 
-def test_an_unknown_branch_is_a_usage_error_and_changes_nothing(tmp_path: Path) -> None:
+def test_an_unknown_branch_names_nothing_exit_1_and_changes_nothing(tmp_path: Path) -> None:
+    """A branch name naming no branch is well formed: exit 1, as show's refs (it was 2)."""
     one, _ = clones(tmp_path)
     gone = forgotten_on_head(one)
     assert one.memidx_process("forget", gone).code == 0
@@ -289,7 +290,9 @@ def test_an_unknown_branch_is_a_usage_error_and_changes_nothing(tmp_path: Path) 
 
     run = one.memidx_process("haystack", "purge", "--branch", "no-such-branch")
 
-    assert run.code == 2 and "no local branch no-such-branch" in run.err, run.err
+    assert run.code == 1 and run.err.splitlines() == [
+        "memidx: error: no local branch no-such-branch (`git branch` lists them)"
+    ], run.err
     assert one.git("rev-parse", "HEAD").strip() == head
 
 

@@ -223,9 +223,10 @@ def test_a_work_tree_stopped_in_a_merge_or_a_bisect_is_never_moved_until_it_ends
     assert SECRET not in reachable_bytes(one) and SECRET not in segment_bytes(other.root)
 
 
-def test_a_branch_or_work_tree_that_does_not_exist_is_a_usage_error_even_with_nothing_forgotten(
+def test_a_branch_or_work_tree_that_does_not_exist_is_exit_1_even_with_nothing_forgotten(
     tmp_path: Path,
 ) -> None:
+    """Well-formed names naming nothing exit 1, as show's and forget's refs (they exited 2)."""
     one, _ = clones(tmp_path)
     forgotten_on_head(one)  # nothing forgotten
     head = one.git("rev-parse", "HEAD").strip()
@@ -237,14 +238,14 @@ def test_a_branch_or_work_tree_that_does_not_exist_is_a_usage_error_even_with_no
     ):
         run = one.memidx_process("haystack", "purge", *args)
 
-        assert run.code == 2, (args, run.err)
+        assert run.code == 1, (args, run.err)
         lines = run.err.splitlines()
-        assert len(lines) == 1 and lines[0].startswith("memidx: usage error:") and named in lines[0]
+        assert len(lines) == 1 and lines[0].startswith("memidx: error:") and named in lines[0]
         assert run.out == ""
     assert one.git("rev-parse", "HEAD").strip() == head
 
 
-@pytest.mark.parametrize("name", ["main^", "main@{1}", "main~0", "HEAD"])
+@pytest.mark.parametrize("name", ["main^", "main@{1}", "main~0", "HEAD", "a..b"])
 def test_a_revision_that_names_no_branch_is_a_usage_error_with_something_forgotten(
     tmp_path: Path, name: str
 ) -> None:
@@ -257,7 +258,7 @@ def test_a_revision_that_names_no_branch_is_a_usage_error_with_something_forgott
     run = one.memidx_process("haystack", "purge", "--branch", name)
 
     assert run.code == 2 and run.err.splitlines() == [
-        f"memidx: usage error: no local branch {name} (`git branch` lists them)"
+        f"memidx: usage error: --branch {name} is no branch name (`git branch` lists them)"
     ], run.err
     assert one.git("rev-parse", "HEAD").strip() == head and segment_bytes(one.root) == before
 

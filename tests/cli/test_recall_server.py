@@ -4,6 +4,7 @@ stops, by that pid, a process that took it since)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import tempfile
@@ -17,7 +18,7 @@ import pytest
 from memidx.agents import recall_server
 from memidx.config import Config
 from memidx.frozen import replace
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, dead_pid
 
 
 def indexed(root: Path, models_dir: Path) -> Config:
@@ -61,6 +62,34 @@ def test_the_pid_file_goes_with_the_server(tmp_path: Path, models_dir: Path) -> 
     pid.write_text("999999\n", encoding="utf-8")  # another server's, running
     recall_server.forget_pid(pid)
     assert pid.read_text(encoding="utf-8") == "999999\n"
+
+
+def test_the_pid_file_is_renamed_into_place_and_a_killed_servers_draft_goes(
+    tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`recall.pid` was written in place: a reader could find it empty or half written, and a
+    full disk left it so. Now through a draft renamed over it (only the lock's holder writes
+    it), whose leftover from a killed server the next one removes."""
+    del runtime
+    root = tmp_path / "memory"
+    config = Config(root=root, index_path=root / ".memidx" / "index.sqlite")
+    folder = config.state_dir / "agents"
+    folder.mkdir(parents=True)
+    left = folder / f".recall.pid.{dead_pid()}.tmp"
+    left.write_text("12")
+    seen: list[tuple[list[str], str]] = []
+
+    def served(config: Config, path: Path, idle: float) -> None:
+        del config, path, idle
+        names = sorted(p.name for p in folder.iterdir())
+        seen.append((names, (folder / "recall.pid").read_text(encoding="utf-8")))
+
+    monkeypatch.setattr(recall_server, "_serve", served)
+
+    assert recall_server.serve(config, idle_exit=0.2) == 0
+
+    assert seen == [(["recall.lock", "recall.pid"], f"{os.getpid()}\n")]
+    assert sorted(p.name for p in folder.iterdir()) == ["recall.lock"]
 
 
 def test_a_memory_too_deep_for_a_socket_is_served_from_the_runtime_folder(

@@ -138,21 +138,18 @@ def test_a_query_without_words_is_a_usage_error(indexed: NotesRepo, query: str) 
     assert "Traceback" not in run.err
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--kind", "notes", "x"], "argument --kind: invalid choice: 'notes'"),  # no "0 hits"
-        (["-C", "/nonexistent/memory", "x"], "-C /nonexistent/memory: no such folder"),
-    ],
-)
-def test_a_mistyped_kind_or_folder_is_a_usage_error(
-    indexed: NotesRepo, args: list[str], message: str
-) -> None:
-    if args[0] == "-C":
-        run = indexed.memidx(args[0], args[1], "search", *args[2:])
-    else:
-        run = indexed.memidx("search", *args)
-    assert run.code == 2 and message in run.err
+def test_a_mistyped_kind_is_a_usage_error(indexed: NotesRepo) -> None:
+    run = indexed.memidx("search", "--kind", "notes", "x")
+    assert run.code == 2 and "argument --kind: invalid choice: 'notes'" in run.err  # no "0 hits"
+
+
+def test_a_folder_that_does_not_exist_is_an_error_never_a_new_memory(indexed: NotesRepo) -> None:
+    """A path is well formed: one naming no folder exits 1, as MEMIDX_ROOT's (it exited 2)."""
+    run = indexed.memidx_process("-C", "/nonexistent/memory", "search", "x")
+    assert (run.code, run.err.splitlines()) == (
+        1,
+        ["memidx: error: -C /nonexistent/memory: no such folder (give the memory's folder)"],
+    ), run.err
     assert not Path("/nonexistent/memory").exists()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,98 @@ def test_a_config_files_draft_is_never_more_open_than_the_file_it_replaces(
     assert modes and set(modes) == {0o600}, [oct(m) for m in modes]
     assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     assert secret.read_text() == '{"token": "new"}\n'
+
+
+def aged(path: Path, seconds: float = 2 * 3600) -> Path:
+    """`path` written with bytes, last written `seconds` ago."""
+    path.write_bytes(b"half")
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+    return path
+
+
+def test_an_older_memidxs_draft_without_a_pid_goes_once_nothing_wrote_it_for_an_hour(
+    tmp_path: Path,
+) -> None:
+    """Drafts of memidx before pids were in their names (`.<name>.<kind>`: a purge's beside its
+    segment, a requoted script's in .venv/bin) were never removed by any later write."""
+    path = tmp_path / "a.krd"
+    old = aged(tmp_path / ".a.krd.purge")
+    replace_durably(path, b"whole", "purge")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.krd"]
+
+    fresh = aged(tmp_path / ".a.krd.purge", seconds=60)  # an older memidx may be writing it
+    other = aged(tmp_path / ".b.krd.purge")  # another file's
+    (tmp_path / ".a.krd.partial").mkdir()  # another kind, and no file
+    replace_durably(path, b"again", "purge")
+    assert fresh.exists() and other.exists() and old == fresh
+    assert remove_dead_drafts(path, "partial") == []
+
+
+def test_an_older_memidxs_matrix_partial_goes_and_a_live_writers_stays(tmp_path: Path) -> None:
+    from memidx.embed.matrix import remove_dead_partials
+
+    old = aged(tmp_path / "org__model.partial")  # `with_suffix(".partial")` of memidx before
+    recent = aged(tmp_path / "other__model.partial", seconds=60)
+    live = aged(tmp_path / f".org__model.mxv.{os.getppid()}.ab12cd34.partial")  # running
+    dead = aged(tmp_path / f".org__model.mxv.{dead_pid()}.ab12cd34.partial", seconds=1)
+
+    assert sorted(remove_dead_partials(tmp_path)) == sorted([old, dead])
+    assert recent.exists() and live.exists()
+
+
+def manifest_with_old_times(tmp_path: Path) -> Path:
+    """A model folder copied without its files' times: its manifest's times are not theirs."""
+    import json
+
+    from memidx.embed.installed import sha256_file
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "a.bin").write_bytes(b"weights")
+    meta = {"size": 7, "mtime_ns": 1, "sha256": sha256_file(model / "a.bin")}
+    (model / MANIFEST).write_text(json.dumps({"files": {"a.bin": meta}}))
+    return model
+
+
+def test_recording_file_times_writes_the_manifest_whole_and_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The times are written through a draft synced before its rename (a power loss leaves
+    the old manifest or the new one); a full disk leaves the manifest as it was and no draft,
+    and the next load records them; an older memidx's `<manifest>.partial` goes."""
+    import json
+
+    model = manifest_with_old_times(tmp_path)
+    before = (model / MANIFEST).read_bytes()
+    legacy = aged(model / f"{MANIFEST}.partial")
+    synced: list[str] = []
+    real = os.fsync
+
+    def spy(fd: int) -> None:
+        held = Path(f"/proc/self/fd/{fd}")
+        synced.append(str(held.readlink()) if sys.platform == "linux" else "")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    if sys.platform != "win32":
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + 2, hard))  # as a full disk
+        try:
+            record_file_times(model)  # fails open: the check stays the slower one
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        assert (model / MANIFEST).read_bytes() == before
+        assert sorted(p.name for p in model.iterdir()) == ["a.bin", MANIFEST]
+        legacy = aged(model / f"{MANIFEST}.partial")
+    synced.clear()
+
+    record_file_times(model)
+
+    recorded = json.loads((model / MANIFEST).read_text())["files"]["a.bin"]
+    assert recorded["mtime_ns"] == (model / "a.bin").stat().st_mtime_ns
+    assert sorted(p.name for p in model.iterdir()) == ["a.bin", MANIFEST] and not legacy.exists()
+    if sys.platform == "linux":
+        assert any(f".{MANIFEST}.{os.getpid()}.partial" in name for name in synced), synced
