@@ -98,7 +98,7 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             f"memidx: warning: {ref} is another clone's writer's, pulled from its commits: "
             "memidx blanked it in a new commit and never rebuilds another clone's commits, "
             "so its forgotten bytes stay in them (that clone's own purge blanks them; once "
-            "pushed, the README's \"Forget and purge\" gives the rewrite)",
+            'pushed, the README\'s "Forget and purge" gives the rewrite)',
             file=sys.stderr,
         )
     for held in done.held:

@@ -1,13 +1,14 @@
 """The writer ids this clone wrote as, kept where a lost `.memidx/` cannot take them: a line
-each in `<common git folder>/memidx-writers`, with the device and inode of that folder.
+each in `<common git folder>/memidx-writers`, never committed, never fetched.
 
 A lost `.memidx/` gives the clone a fresh writer id, so "not this clone's id" cannot tell a
 peer's segments from the clone's own older ones. `memidx haystack purge` must: it rebuilds
 the unpushed commits that hold its own segments, but a peer's segment pulled straight from
 the peer (`git pull ../peer`) is in the peer's commits too, and rebuilding them here would
 make the next pull conflict. Every work tree of the clone shares the folder, so their ids
-count as the clone's; a copied clone (`cp -a`) has a copy of the file but a new folder, so the
-original's lines are not its own (it writes as a fresh id: memidx.haystack.identity)."""
+count as the clone's. A copied clone (`cp -a`, a restored backup) brings the file along with
+the history it describes: the ids it was copied with stay its own, as the segments it takes
+over do (memidx.haystack.identity)."""
 
 from __future__ import annotations
 
@@ -22,15 +23,12 @@ RECORD = "memidx-writers"
 
 def record_own(config: Config, ident: str) -> None:
     """Add `ident` to the clone's own writer ids (no-op outside git, or when it is there)."""
-    place = _place(config)
-    if place is None:
-        return
-    record, binding = place
-    if ident in _own(record, binding):
+    record = _record(config)
+    if record is None or ident in _read(record):
         return
     made = not record.exists()
     with record.open("a", encoding="utf-8") as out:  # one short line: appended whole
-        out.write(f"{ident} {binding}\n")
+        out.write(f"{ident}\n")
         out.flush()
         if config.fsync:
             os.fsync(out.fileno())
@@ -40,7 +38,7 @@ def record_own(config: Config, ident: str) -> None:
 
 def own_writers(config: Config) -> set[str]:
     """The writer ids this clone (any of its work trees) wrote as: those recorded in its git
-    folder, and each work tree's current one, read from the state folder when it is there."""
+    folder, and the work tree's current one, read from the state folder when it is there."""
     found = recorded_writers(config)
     try:
         current = (config.state_dir / "writer-id").read_text(encoding="utf-8").strip()
@@ -51,27 +49,22 @@ def own_writers(config: Config) -> set[str]:
 
 def recorded_writers(config: Config) -> set[str]:
     """The writer ids recorded as this clone's in its git folder (none outside git)."""
-    place = _place(config)
-    return set() if place is None else _own(*place)
+    record = _record(config)
+    return set() if record is None else _read(record)
 
 
-def _place(config: Config) -> tuple[Path, str] | None:
-    """The record's path and the binding its lines must carry to be this clone's."""
+def _record(config: Config) -> Path | None:
     from memidx.git.refs import common_dir
 
     if not config.in_git:
         return None
     common = common_dir(config.root)
-    if common is None:
-        return None
-    found = common.stat()
-    return common / RECORD, f"{found.st_dev} {found.st_ino}"
+    return None if common is None else common / RECORD
 
 
-def _own(record: Path, binding: str) -> set[str]:
+def _read(record: Path) -> set[str]:
     try:
         text = record.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return set()
-    lines = (line.split(" ", 1) for line in text.splitlines())
-    return {parts[0] for parts in lines if len(parts) == 2 and parts[1].strip() == binding}
+    return {line.strip() for line in text.splitlines() if line.strip()}

@@ -118,7 +118,7 @@ def test_a_haystack_commit_clears_the_torn_tail_of_a_staged_segment(repo: NotesR
     _file(repo, "a turn staged by hand")
     (segment,) = (repo.root / "notes" / "haystack").glob("*/*.krd")
     whole = segment.read_bytes()
-    segment.write_bytes(whole + b"KRD1\x40\x00\x00\x00{\"id\": \"tu")
+    segment.write_bytes(whole + b'KRD1\x40\x00\x00\x00{"id": "tu')
     repo.git("add", "--", str(segment))
     (repo.root / ".memidx" / "haystack.lock.last").unlink()
 
