@@ -51,7 +51,8 @@ def test_a_peer_segment_pulled_from_it_is_blanked_by_a_new_commit_and_pulls_merg
 ) -> None:
     """Clone two pulls one's unpushed segment straight from one, forgets and purges a record
     of it: the file and HEAD's tree are blanked by a new commit, one's commits are not built
-    again (purge names the segment, exit 1), and one's push then pulls without a conflict."""
+    again (purge names the segment, exit 1). One then pulls that from two and purges its own
+    segment (its commits rebuilt), pushes, and two pulls it without a conflict."""
     one, two = clones(tmp_path)
     for repo in (one, two):
         assert repo.memidx_process("ingest").code == 0
@@ -74,13 +75,17 @@ def test_a_peer_segment_pulled_from_it_is_blanked_by_a_new_commit_and_pulls_merg
     assert b"giraffe" not in _blob(two, f"HEAD:{others[0]}")
     assert two.git("merge-base", "--is-ancestor", filed_by_one, "HEAD", check=False) == ""
     assert two.memidx_process("haystack", "commit").code == 0
+
+    one.git("pull", "-q", "--no-rebase", str(two.root), "main")  # the tombstone, two's commit
+    assert one.memidx_process("haystack", "purge").code == 0  # one's own: its commits rebuilt
     one.git("push", "-q", "origin", "main")
     pulled = subprocess.run(
         ["git", "pull", "-q", "--no-rebase", "origin", "main"],
         cwd=two.root, env=clean_env(), capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert pulled.returncode == 0, pulled.stdout + pulled.stderr
-    assert _files_hold(two, "giraffe") == []
+    assert _files_hold(two, "giraffe") == [] and _files_hold(one, "giraffe") == []
+    assert not _history_holds(one, "giraffe", "HEAD")
 
 
 def test_an_own_record_filed_under_a_lost_writer_id_is_purged_from_the_commits(
