@@ -49,11 +49,13 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     )
     unfollowed = _follow(config, done)
     pairs = [(ref, pair) for ref, pair in done.blobs.items()]
+    others = [*done.others, *(ref for part in done.work_trees.values() for ref in part.others)]
     pairs += [(ref, pair) for part in done.work_trees.values() for ref, pair in part.blobs.items()]
     if args.json:
         print(json.dumps({
             "schema": "memidx.purge/1", "blanked": done.blanked,
             "rewritten_commits": done.rewritten_commits, "pushed": done.pushed,
+            "other_writers": others,
             "blobs": _blobs(done.blobs), "rewritten_refs": done.rewritten_refs,
             "held": [{"ref": held.ref, "run": held.run} for held in done.held],
             "work_trees": {
@@ -91,6 +93,14 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             "remote's history (the README's \"Forget and purge\" gives the rewrite)",
             file=sys.stderr,
         )
+    for ref in others:
+        print(
+            f"memidx: warning: {ref} is another clone's writer's, pulled from its commits: "
+            "memidx blanked it in a new commit and never rebuilds another clone's commits, "
+            "so its forgotten bytes stay in them (that clone's own purge blanks them; once "
+            'pushed, the README\'s "Forget and purge" gives the rewrite)',
+            file=sys.stderr,
+        )
     for held in done.held:
         print(
             f"memidx: error: {printable(held.ref)} still holds forgotten bytes {held.where} "
@@ -101,7 +111,7 @@ def purge(args: argparse.Namespace, config: Config) -> int:
         print(f"memidx: error: {line}", file=sys.stderr)
     if done.failed is not None:
         raise done.failed  # after what was done is said and every index follows it
-    return 1 if done.held or unfollowed or (done.pushed and not args.pushed) else 0
+    return 1 if done.held or unfollowed or others or (done.pushed and not args.pushed) else 0
 
 
 def _follow(config: Config, done: Purged) -> list[str]:

@@ -37,6 +37,16 @@ def unborn_branch(root: Path) -> str | None:
         return None
 
 
+def common_dir(root: Path) -> Path | None:
+    """The clone's common git folder (every work tree's `.git` leads to it), read from .git's
+    files; None when there is none to read."""
+    try:
+        common = _common_dir(_git_dir(root))
+    except OSError:
+        return None
+    return common if common.is_dir() else None
+
+
 SYMREF_DEPTH = 5  # as git's own limit on symbolic refs pointing at symbolic refs
 
 

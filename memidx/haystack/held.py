@@ -52,6 +52,7 @@ class History:
         config: Config,
         blank: Callable[[bytes], bytes | None],
         folders: Iterable[str] = (),
+        foreign: Callable[[str], bool] = lambda _: False,
     ) -> None:
         self.repo = GitRepo(config.root)
         # the segment folders, in every work tree of the clone: this one's, and those of the
@@ -59,6 +60,8 @@ class History:
         here = segment_ref(config, haystack_folder(config))
         self.folders = tuple(dict.fromkeys([here, *folders]))
         self.blank = blank  # a segment's bytes with the forgotten records blanked, or None
+        # a segment of another clone's writer: its commits are that clone's too, never rebuilt
+        self.foreign = foreign
         self.blanked: dict[str, str | None] = {}  # blob -> its blanked twin (None: nothing)
         self.replace: dict[tuple[str, str], str] = {}  # (path, blob) -> blanked twin
         self.tips: list[Tip] = []
@@ -83,7 +86,7 @@ class History:
         pushed = pushed_paths(self.repo.root, sorted({p for _, p, _ in changed}))
         self.commits = set()
         for commit, path, blob in changed:
-            if path not in pushed:
+            if path not in pushed and not self.foreign(path):
                 self.replace[path, blob] = str(self.blanked[blob])
                 self.commits.add(commit)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
+from memidx.haystack.own_writers import record_own, recorded_writers
 from memidx.haystack.writer import SEGMENT_NAME, held_lock, segment_order
 from memidx.portable import make_folder, sync_folder
 
@@ -43,7 +44,9 @@ def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tup
         if ident is not None and bound == binding:
             return ident, []  # another process of this clone just replaced it
         fresh = _new_id()
+        record_own(config, fresh)  # first: a lost .memidx/ never makes its segments a peer's
         moved = _take_over(config, fresh)  # also a deleted .memidx's: else never shared
+        drop_empty_folders(config, fresh)
         # the id, then the binding: a crash in between redoes it
         _write_whole(state / "writer-id", fresh, config.fsync)
         _write_whole(state / "writer-clone", f"{binding} {config.root}", config.fsync)
@@ -145,6 +148,27 @@ def _take_over(config: Config, fresh: str) -> Moved:
         for folder in dict.fromkeys([mine, *(old.parent for old, _ in moved)]):
             sync_folder(folder)
     return moved
+
+
+def drop_empty_folders(config: Config, current: str) -> list[Path]:
+    """Remove the folders of this clone's former writer ids (memidx.haystack.own_writers)
+    that hold nothing: a replaced id's segments were taken over, or are committed and gone
+    from this checkout. A peer's folder, and one holding any file, stays; returns those
+    removed."""
+    haystack = config.notes_path / "haystack"
+    gone: list[Path] = []
+    for ident in sorted(recorded_writers(config) - {current}):
+        folder = haystack / ident
+        if not WRITER_ID.fullmatch(ident) or folder.is_symlink() or not folder.is_dir():
+            continue
+        try:
+            folder.rmdir()  # only an empty folder: a file written meanwhile keeps it
+        except OSError:
+            continue
+        gone.append(folder)
+    if gone and config.fsync:
+        sync_folder(haystack)
+    return gone
 
 
 def _free_name(folder: Path, name: str) -> Path:

@@ -47,6 +47,7 @@ class Purged:
     blanked: dict[str, int] = field(default_factory=dict[str, int])
     rewritten_commits: int = 0
     pushed: list[str] = field(default_factory=list[str])
+    others: list[str] = field(default_factory=list[str])  # other writers': blanked on top
     blobs: dict[str, tuple[str, str]] = field(default_factory=dict[str, tuple[str, str]])
     rewritten_refs: dict[str, int] = field(default_factory=dict[str, int])
     held: list[Held] = field(default_factory=list[Held])
@@ -73,6 +74,7 @@ def purge(
     from memidx.git.rewrite import rewrite_branch
     from memidx.haystack.clone_writer import clone_writer
     from memidx.haystack.held import in_order
+    from memidx.haystack.purge_foreign import foreign_to
     from memidx.index.store import RecordStore, open_store
 
     others = named_work_trees(config, branches, work_trees)
@@ -92,7 +94,8 @@ def purge(
             _purge_work_tree(config, forgotten, done, pushed, None)
             return done
         folders = [segment_ref(there, haystack_folder(there)) for _, there in theirs]
-        history = History(config, lambda data: blanked_or_none(data, forgotten), folders)
+        foreign = foreign_to(config, writer.folder.name)
+        history = History(config, lambda data: blanked_or_none(data, forgotten), folders, foreign)
         named = named_branches(history.tips, branches)
         refuse_under_way(others)
         _purge_work_tree(config, forgotten, done, pushed, history)
@@ -220,8 +223,10 @@ def _purge_work_tree(
     from memidx.git.repo import GitRepo
     from memidx.git.rewrite import blank_staged, rewrite_unpushed
     from memidx.haystack.held import MAX_SEGMENT_BYTES
+    from memidx.haystack.purge_foreign import commit_blanked, split_foreign
 
-    files = _work_tree(config, forgotten, done, pushed)
+    found = _work_tree(config, forgotten, done, pushed)
+    files, others = split_foreign(config, found, history and history.foreign)
 
     def replace_files() -> None:
         for path, (new, count) in files.items():
@@ -243,6 +248,9 @@ def _purge_work_tree(
         )
     deadline = time.monotonic() + WAIT_SECONDS
     blank_staged(config.root, history.folders, history.blank, MAX_SEGMENT_BYTES, deadline)
+    if others:  # after HEAD's rewrite: the commit goes on top of it
+        done.others.extend(blanked := commit_blanked(config, others))
+        done.blanked |= blanked
 
 
 def _work_tree(

@@ -9,7 +9,9 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.haystack.clone_writer import clone_writer
+from memidx.haystack.identity import drop_empty_folders
 from memidx.haystack.indexing import haystack_folder
+from memidx.haystack.own_writers import record_own
 from memidx.haystack.writer import describe_folder
 from memidx.text import counted
 
@@ -29,8 +31,10 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     folder = haystack_folder(config)
     own = clone_writer(config, notice)  # a copied clone takes its own id before committing
     mine = own.folder
+    record_own(config, mine.name)  # an id made before ids were recorded: the clone's own
     with own.locked():  # no record lands between the commit and the closing of its segment
-        own.settle(_untracked(repo, config, mine))
+        own.settle(_uncommitted(repo, config, mine))
+        drop_empty_folders(config, mine.name)
         attributes = folder / ".gitattributes"
         made = mine.exists() and not attributes.exists()
         if made:
@@ -53,11 +57,18 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
         return commit
 
 
-def _untracked(repo: GitRepo, config: Config, mine: Path) -> list[Path]:
-    """The segments of this writer's folder that git does not track: no commit holds them."""
+def _uncommitted(repo: GitRepo, config: Config, mine: Path) -> list[Path]:
+    """The segments of this writer's folder that HEAD does not hold: untracked, or staged
+    (`git add`) and never committed. No commit holds them, so a torn tail goes aside."""
     if not mine.is_dir():
         return []
     ref = mine.relative_to(config.root).as_posix()
-    out = repo.run("ls-files", "-z", "--others", "--", f"{ref}/", check=False)
-    names = [name for name in out.decode("utf-8", "replace").split("\0") if name]
-    return [config.root / name for name in names if name.endswith(".krd")]
+    names: set[str] = set()
+    for listing in (("--others",), ("--cached",)):
+        out = repo.run("ls-files", "-z", *listing, "--", f"{ref}/", check=False)
+        names.update(name for name in out.decode("utf-8", "replace").split("\0") if name)
+    head = repo.head()
+    if head is not None:
+        out = repo.run("ls-tree", "-r", "-z", "--name-only", head, "--", f"{ref}/", check=False)
+        names -= set(out.decode("utf-8", "replace").split("\0"))
+    return [config.root / name for name in sorted(names) if name.endswith(".krd")]

@@ -469,11 +469,6 @@ def test_after_a_purge_no_file_of_the_index_holds_the_forgotten_text(memory: Not
     assert repo.memidx_process("status").code == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect, not fixed here: purge rewrites another clone's segment pulled from "
-    "that clone (not from the remote) as unpushed, and the next pull conflicts on it",
-)
 def test_purging_a_record_pulled_from_a_peer_never_makes_a_later_pull_conflict(
     tmp_path: Path,
 ) -> None:

@@ -1,0 +1,70 @@
+"""The writer ids this clone wrote as, kept where a lost `.memidx/` cannot take them: a line
+each in `<common git folder>/memidx-writers`, never committed, never fetched.
+
+A lost `.memidx/` gives the clone a fresh writer id, so "not this clone's id" cannot tell a
+peer's segments from the clone's own older ones. `memidx haystack purge` must: it rebuilds
+the unpushed commits that hold its own segments, but a peer's segment pulled straight from
+the peer (`git pull ../peer`) is in the peer's commits too, and rebuilding them here would
+make the next pull conflict. Every work tree of the clone shares the folder, so their ids
+count as the clone's. A copied clone (`cp -a`, a restored backup) brings the file along with
+the history it describes: the ids it was copied with stay its own, as the segments it takes
+over do (memidx.haystack.identity)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.portable import sync_folder
+
+RECORD = "memidx-writers"
+
+
+def record_own(config: Config, ident: str) -> None:
+    """Add `ident` to the clone's own writer ids (no-op outside git, or when it is there)."""
+    record = _record(config)
+    if record is None or ident in _read(record):
+        return
+    made = not record.exists()
+    with record.open("a", encoding="utf-8") as out:  # one short line: appended whole
+        out.write(f"{ident}\n")
+        out.flush()
+        if config.fsync:
+            os.fsync(out.fileno())
+    if made and config.fsync:
+        sync_folder(record.parent)
+
+
+def own_writers(config: Config) -> set[str]:
+    """The writer ids this clone (any of its work trees) wrote as: those recorded in its git
+    folder, and the work tree's current one, read from the state folder when it is there."""
+    found = recorded_writers(config)
+    try:
+        current = (config.state_dir / "writer-id").read_text(encoding="utf-8").strip()
+    except OSError:
+        current = ""
+    return found | {current} if current else found
+
+
+def recorded_writers(config: Config) -> set[str]:
+    """The writer ids recorded as this clone's in its git folder (none outside git)."""
+    record = _record(config)
+    return set() if record is None else _read(record)
+
+
+def _record(config: Config) -> Path | None:
+    from memidx.git.refs import common_dir
+
+    if not config.in_git:
+        return None
+    common = common_dir(config.root)
+    return None if common is None else common / RECORD
+
+
+def _read(record: Path) -> set[str]:
+    try:
+        text = record.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return set()
+    return {line.strip() for line in text.splitlines() if line.strip()}

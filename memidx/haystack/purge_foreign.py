@@ -1,0 +1,78 @@
+"""A segment another clone's writer filed, committed here but pushed nowhere this clone knows
+(pulled straight from that clone: `git pull ../peer`), in `memidx haystack purge`.
+
+Its commits are that clone's too: rebuilding them here with the record blanked would give one
+path two histories, and the next pull of them (once the peer pushes) would conflict. So purge
+never rebuilds them: it blanks the file and commits the blanked bytes on top, a new commit
+with git plumbing like `haystack commit`'s. Blanking is the same bytes wherever it runs, so
+the peer's own purge of that segment, or its commits as they were, merge with it cleanly. The
+forgotten bytes stay in the peer's commits, here and there, as in a pushed segment's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+
+from memidx.config import Config
+from memidx.drafts import replace_durably
+from memidx.errors import MemidxError
+from memidx.haystack.indexing import segment_ref
+from memidx.text import counted
+
+Files = dict[Path, tuple[bytes, int]]  # a segment file -> its blanked bytes, records blanked
+
+
+def foreign_to(config: Config, current: str) -> Callable[[str], bool]:
+    """Whether a segment (its path in git) is another clone's writer's: its folder is none of
+    the ids this clone wrote as (memidx.haystack.own_writers), `current` among them."""
+    from memidx.haystack.own_writers import own_writers, record_own
+
+    record_own(config, current)  # an id made before ids were recorded is this clone's
+    own = own_writers(config) | {current}
+    return lambda ref: PurePosixPath(ref).parent.name not in own
+
+
+def split_foreign(
+    config: Config, files: Files, foreign: Callable[[str], bool] | None
+) -> tuple[Files, Files]:
+    """The files purge rebuilds the commits of (its own, or no commit at HEAD holds them),
+    and the other writers' segments HEAD holds, which it commits blanked on top instead
+    (`foreign` None: outside git, every file is the first kind)."""
+    from memidx.git.repo import GitRepo
+
+    if foreign is None:
+        return files, {}
+    repo = GitRepo(config.root)
+    head = repo.head()
+    own: Files = {}
+    theirs: Files = {}
+    for path, blanked in files.items():
+        ref = segment_ref(config, path)
+        held = head is not None and foreign(ref) and repo.has(head, ref)
+        (theirs if held else own)[path] = blanked
+    return own, theirs
+
+
+def commit_blanked(config: Config, files: Files) -> dict[str, int]:
+    """Blank the other writers' segment files and commit them on HEAD (git plumbing: nothing
+    else staged changes); the records blanked per segment. When the commit fails, the files
+    HEAD does not hold blanked get their bytes back, and the error is raised: nothing changed."""
+    from memidx.git.commit import commit_paths
+    from memidx.git.repo import GitRepo
+
+    refs = {path: segment_ref(config, path) for path in files}
+    old = {path: path.read_bytes() for path in files}
+    for path, (new, _) in files.items():
+        replace_durably(path, new, "purge", durable=config.fsync)
+    subject = f"haystack purge: forgotten records blanked in {counted(len(files), 'segment')}"
+    try:
+        commit_paths(config, sorted(refs.values()), f"{subject} of other writers")
+    except MemidxError:
+        repo = GitRepo(config.root)
+        for path, (new, _) in files.items():
+            twin = repo.run("hash-object", "--stdin", input_bytes=new).strip()
+            at_head = repo.run("rev-parse", "-q", "--verify", f"HEAD:{refs[path]}", check=False)
+            if at_head.strip() != twin:
+                replace_durably(path, old[path], "purge", durable=config.fsync)
+        raise
+    return {refs[path]: count for path, (_, count) in files.items()}

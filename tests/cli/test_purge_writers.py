@@ -1,0 +1,164 @@
+"""Whose segments purge may rebuild the commits of (README, "Forget and purge"): this clone's
+own, under any writer id it wrote as (a lost `.memidx/` gives a fresh id; the old one stays
+its own), never another clone's pulled straight from it; `haystack commit` clears a staged
+segment's torn tail; a former writer id's emptied folder goes, a peer's never does."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from tests.cli.test_forget import clones
+from tests.helpers import NotesRepo, clean_env
+
+
+def _file(repo: NotesRepo, text: str) -> str:
+    run = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": text}))
+    assert run.code == 0, run.err
+    return str(run.json()["id"])
+
+
+def _writer(repo: NotesRepo) -> str:
+    return (repo.root / ".memidx" / "writer-id").read_text(encoding="utf-8").strip()
+
+
+def _files_hold(repo: NotesRepo, word: str) -> list[str]:
+    """The segment files of the work tree whose bytes hold `word`."""
+    haystack = repo.root / "notes" / "haystack"
+    return [str(p) for p in haystack.glob("*/*.krd") if word.encode() in p.read_bytes()]
+
+
+def _blob(repo: NotesRepo, name: str) -> bytes:
+    shown = subprocess.run(
+        ["git", "show", name], cwd=repo.root, env=clean_env(), capture_output=True, check=True
+    )
+    return shown.stdout
+
+
+def _pull_fails(repo: NotesRepo, source: str) -> str:
+    """What git says when `git pull` of `source`'s main fails (a conflict), else ""."""
+    pulled = subprocess.run(
+        ["git", "pull", "-q", "--no-rebase", source, "main"], cwd=repo.root, env=clean_env(),
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return "" if pulled.returncode == 0 else pulled.stdout + pulled.stderr
+
+
+def _history_holds(repo: NotesRepo, word: str, *revs: str) -> bool:
+    """Whether any commit of `revs` holds a blob with `word` in it."""
+    found = subprocess.run(
+        ["git", "log", "-p", "--text", "--format=", *revs], cwd=repo.root, env=clean_env(),
+        capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    return word.encode() in found
+
+
+def test_a_peer_segment_pulled_from_it_is_blanked_by_a_new_commit_and_pulls_merge(
+    tmp_path: Path,
+) -> None:
+    """Clone two pulls one's unpushed segment straight from one, forgets and purges a record
+    of it: the file and HEAD's tree are blanked by a new commit, one's commits are not built
+    again (purge names the segment, exit 1). One then pulls that from two and purges its own
+    segment (its commits rebuilt), pushes, and two pulls it without a conflict."""
+    one, two = clones(tmp_path)
+    for repo in (one, two):
+        assert repo.memidx_process("ingest").code == 0
+    gone = _file(one, "giraffe turn filed by one")
+    assert one.memidx_process("haystack", "commit").code == 0
+    filed_by_one = one.git("rev-parse", "HEAD").strip()
+    two.git("pull", "-q", "--no-rebase", str(one.root), "main")
+    assert two.memidx_process("sync").code == 0
+    assert two.memidx_process("forget", gone).code == 0
+
+    purged = two.memidx_process("haystack", "purge", "--json")
+
+    assert purged.code == 1, purged.err
+    segment = f"notes/haystack/{_writer(one)}/"
+    others = purged.json()["other_writers"]
+    assert len(others) == 1 and others[0].startswith(segment), purged.out
+    assert purged.json()["rewritten_commits"] == 0
+    assert "another clone's writer's" in purged.err
+    assert _files_hold(two, "giraffe") == []
+    assert b"giraffe" not in _blob(two, f"HEAD:{others[0]}")
+    assert two.git("merge-base", "--is-ancestor", filed_by_one, "HEAD", check=False) == ""
+    assert two.memidx_process("haystack", "commit").code == 0
+
+    one.git("pull", "-q", "--no-rebase", str(two.root), "main")  # the tombstone, two's commit
+    assert one.memidx_process("haystack", "purge").code == 0  # one's own: its commits rebuilt
+    one.git("push", "-q", "origin", "main")
+    assert _pull_fails(two, "origin") == ""
+    assert _files_hold(two, "giraffe") == [] and _files_hold(one, "giraffe") == []
+    assert not _history_holds(one, "giraffe", "HEAD")
+
+
+def test_an_own_record_filed_under_a_lost_writer_id_is_purged_from_the_commits(
+    repo: NotesRepo,
+) -> None:
+    """`.memidx/` deleted whole gives a fresh writer id; a record filed and committed (not
+    pushed) under the old id is still this clone's own: purge builds the commits again."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    gone = _file(repo, "walrus turn filed before the loss")
+    _file(repo, "a turn that stays")
+    old = _writer(repo)
+    assert repo.memidx_process("haystack", "commit").code == 0
+    shutil.rmtree(repo.root / ".memidx")
+    assert repo.memidx_process("ingest").code == 0
+    _file(repo, "a turn filed after the loss")  # a fresh writer id
+    assert _writer(repo) != old
+    assert repo.memidx_process("forget", gone).code == 0
+
+    purged = repo.memidx_process("haystack", "purge", "--json")
+
+    assert purged.code == 0, purged.err
+    assert purged.json()["other_writers"] == [] and purged.json()["rewritten_commits"] >= 1
+    assert _files_hold(repo, "walrus") == []
+    assert not _history_holds(repo, "walrus", "HEAD")
+
+
+def test_a_haystack_commit_clears_the_torn_tail_of_a_staged_segment(repo: NotesRepo) -> None:
+    """A segment staged by `git add` and never committed, its writer's memory of it lost,
+    with a torn tail: `haystack commit` moves the tail aside before committing it."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    _file(repo, "a turn staged by hand")
+    (segment,) = (repo.root / "notes" / "haystack").glob("*/*.krd")
+    whole = segment.read_bytes()
+    segment.write_bytes(whole + b'KRD1\x40\x00\x00\x00{"id": "tu')
+    repo.git("add", "--", str(segment))
+    (repo.root / ".memidx" / "haystack.lock.last").unlink()
+
+    done = repo.memidx_process("haystack", "commit")
+
+    assert done.code == 0, done.err
+    ref = segment.relative_to(repo.root).as_posix()
+    assert _blob(repo, f"HEAD:{ref}") == whole
+    assert list((repo.root / ".memidx" / "torn").rglob("*.torn"))
+
+
+def test_a_replaced_writer_ids_emptied_folder_goes_and_a_peers_stays(repo: NotesRepo) -> None:
+    """Records filed, then `.memidx/` lost: the next filing takes the old id's uncommitted
+    segment over, and the old id's folder, empty now, is removed; an empty folder of an id
+    this clone never wrote as (a peer's) is left."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    _file(repo, "a turn filed before the loss")
+    old = _writer(repo)
+    peer = repo.root / "notes" / "haystack" / "peer-0123abcd"
+    peer.mkdir()
+    shutil.rmtree(repo.root / ".memidx")
+
+    _file(repo, "a turn filed after the loss")
+
+    haystack = repo.root / "notes" / "haystack"
+    assert _writer(repo) != old
+    assert not (haystack / old).exists()
+    assert peer.is_dir()
+    assert len(list((haystack / _writer(repo)).glob("*.krd"))) >= 1
+    assert repo.memidx_process("haystack", "commit").code == 0
+    assert peer.is_dir()
