@@ -394,3 +394,30 @@ def test_a_user_configuration_naming_a_missing_memory_fails_open(
     trace = user_home / ".cache" / "memidx" / "agent-hook-error.log"
     assert len(trace.read_text(encoding="utf-8").splitlines()) == 8
     assert not (tmp_path / "moved-away").exists()
+
+
+# --- recall with the real model ------------------------------------------------------------
+
+
+def test_a_hit_is_injected_once_a_session_and_a_megabyte_prompt_keeps_the_deadline(
+    tmp_path: Path, cached_model: Path
+) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    body = "vmmem grows until .wslconfig caps it: set memory=6GB under [wsl2]. " * 400
+    repo.note("wsl.md", "WSL memory " + "vmmem " * 100, body)
+    repo.commit("notes")
+    assert repo.memidx("ingest").code == 0 and repo.memidx("embed").code == 0
+    question = "how do I cap vmmem memory growth on WSL?"
+    asked = {"session_id": SESSION, "cwd": str(tmp_path), "prompt": question}
+
+    slow = {"MEMIDX_AGENT_DEADLINE": "60"}  # the first prompt loads the model in its process
+    first = claude(repo, "UserPromptSubmit", asked, **slow)
+    again = claude(repo, "UserPromptSubmit", asked, **slow)
+    other = claude(repo, "UserPromptSubmit", {**asked, "session_id": "s2"}, **slow)
+
+    context = json.loads(first)["hookSpecificOutput"]["additionalContext"]
+    assert "notes/wsl.md" in context and len(context) <= HARD_CAP
+    assert again == "" and "notes/wsl.md" in other
+    huge = {**asked, "session_id": "s3", "prompt": question + " and the log:" + " x1" * 350_000}
+    done, took = run(repo, "claude-code", "UserPromptSubmit", json.dumps(huge).encode())
+    assert (done.returncode, done.stderr) == (0, b"") and took < 1.5 + 3
