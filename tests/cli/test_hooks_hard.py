@@ -421,3 +421,54 @@ def test_a_hit_is_injected_once_a_session_and_a_megabyte_prompt_keeps_the_deadli
     huge = {**asked, "session_id": "s3", "prompt": question + " and the log:" + " x1" * 350_000}
     done, took = run(repo, "claude-code", "UserPromptSubmit", json.dumps(huge).encode())
     assert (done.returncode, done.stderr) == (0, b"") and took < 1.5 + 3
+
+
+def codex_rollout(path: Path, *items: tuple[str, str]) -> Path:
+    """A rollout of `(role, text)` messages; role `tool` a shell call of `text`."""
+    lines: list[dict[str, object]] = []
+    for role, text in items:
+        if role == "tool":
+            call = {"command": ["cat", text]}
+            payload = {"type": "function_call", "name": "shell", "arguments": json.dumps(call)}
+        else:
+            kind = "input_text" if role == "user" else "output_text"
+            payload = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+        lines.append({"timestamp": "t", "type": "response_item", "payload": payload})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("written", [1, 0], ids=["prompt-only", "nothing-of-the-turn"])
+def test_a_codex_turn_filed_before_its_rollout_held_it_is_not_filed_again(
+    tmp_path: Path, written: int
+) -> None:
+    """The rollout lags the Stop event (memidx/agents/codex.py): the turn was filed as its
+    prompt and the reported answer, and once the rollout held it whole (with its tool call),
+    filed again; when even its prompt was missing, the answer was added to the turn before."""
+    repo = memory(tmp_path)
+    earlier = [("user", "what is in the zither folder?"), ("assistant", "Two zither files.")]
+    turn = [("user", "how do I cap quokkamem?"), ("tool", ".wslconfig"), ("assistant", "Capped.")]
+    path = tmp_path / "rollout.jsonl"
+    base = {"session_id": "cx", "turn_id": "t2", "transcript_path": str(path), "cwd": "/tmp"}
+    codex_rollout(path, *earlier, *turn[:written])
+    for event, extra in [
+        ("UserPromptSubmit", {"prompt": "how do I cap quokkamem?"}),
+        ("Stop", {"last_assistant_message": "Capped."}),
+    ]:
+        done, _ = run(repo, "codex", event, json.dumps({**base, **extra}).encode())
+        assert (done.returncode, done.stderr) == (0, b"")
+    codex_rollout(path, *earlier, *turn, ("user", "and swap?"), ("assistant", "swap=0."))
+    for event, extra in [
+        ("UserPromptSubmit", {"prompt": "and swap?"}),
+        ("Stop", {"last_assistant_message": "swap=0."}),
+        ("PreCompact", {"trigger": "auto"}),
+    ]:
+        done, _ = run(repo, "codex", event, json.dumps({**base, **extra}).encode())
+        assert (done.returncode, done.stderr) == (0, b"")
+
+    found = repo.memidx("search", "--json", "--kind", "turn", "--mode", "bm25", "quokkamem")
+    assert len(found.json()["hits"]) == 1
+    zither = repo.memidx("search", "--json", "--kind", "turn", "--mode", "bm25", "zither")
+    [hit] = zither.json()["hits"]
+    assert "Capped" not in shown(repo, hit)
+    assert [x for x in log_lines(repo) if "UserPromptSubmit" not in x] == []  # (no model here)
