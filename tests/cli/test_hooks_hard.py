@@ -39,6 +39,7 @@ CAPTURE_EVENTS = [
     ("gemini", "AfterAgent", "{}"),
     ("cursor", "afterAgentResponse", ""),
 ]
+HERMES_EVENTS = [("hermes", "prefetch", ""), ("hermes", "sync_turn", "")]
 SECOND = [
     line("user", "and the swap file?", "u2"),
     line("assistant", [{"type": "text", "text": "swap=0 in .wslconfig too."}], "a3"),
@@ -92,7 +93,9 @@ def shown(repo: NotesRepo, hit: Mapping[str, object]) -> str:
     ],
     ids=["binary", "latin-1", "deep", "array", "over-8-MiB", "null"],
 )
-@pytest.mark.parametrize(("agent", "event", "nothing"), [*PROMPT_EVENTS, *CAPTURE_EVENTS])
+@pytest.mark.parametrize(
+    ("agent", "event", "nothing"), [*PROMPT_EVENTS, *CAPTURE_EVENTS, *HERMES_EVENTS]
+)
 def test_hostile_stdin_fails_open_with_the_agents_nothing(
     tmp_path: Path, stdin: bytes, agent: str, event: str, nothing: str
 ) -> None:
@@ -472,3 +475,22 @@ def test_a_codex_turn_filed_before_its_rollout_held_it_is_not_filed_again(
     [hit] = zither.json()["hits"]
     assert "Capped" not in shown(repo, hit)
     assert [x for x in log_lines(repo) if "UserPromptSubmit" not in x] == []  # (no model here)
+
+
+@pytest.mark.parametrize("state", ["garbage", "folder"])
+def test_a_damaged_session_state_still_files_the_exchange_once(tmp_path: Path, state: str) -> None:
+    """The session's state is a cache (memidx/agents/session.py): torn, or a folder where its
+    file should be, it costs at most a logged line, never the exchange nor a second copy."""
+    repo = memory(tmp_path)
+    path = transcript(tmp_path, *FIRST)
+    sessions = repo.root / ".memidx" / "agents" / "claude-code" / "sessions"
+    sessions.mkdir(parents=True)
+    if state == "garbage":
+        (sessions / f"{SESSION}.json").write_bytes(b'{"filed": ["tor\xff')
+    else:
+        (sessions / f"{SESSION}.json").mkdir()
+
+    for _ in range(2):
+        claude(repo, "Stop", stop(path, "Set memory=6GB in .wslconfig."))
+
+    assert len(turns(repo)) == 1
