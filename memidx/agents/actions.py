@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from memidx.agents import recall_server
+from memidx.agents.block import strip_injected
 from memidx.agents.gate import trivial
 from memidx.agents.session import NO_SESSION, TRANSCRIPT, Where, session_state
 from memidx.config import Config
@@ -24,7 +25,9 @@ DIGESTED = "digested"  # session state: the TRANSCRIPT archived last when the di
 
 def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> str:
     """The recall block for `prompt` ("" for none), from the warm server when one answers,
-    else in this process (the server is started for the next prompt)."""
+    else in this process (the server is started for the next prompt). Injected spans in the
+    prompt (memidx's own block pasted back) are not searched with."""
+    prompt = strip_injected(prompt)
     if trivial(prompt):
         return ""
     state = session_state(config, where)

@@ -98,16 +98,34 @@ def _flat(text: str, limit: int) -> str:
 
 # hook_context: Gemini CLI 0.61.0 headless puts a SessionStart hook's context (memidx's digest,
 # its `<` escaped as `&lt;`) before the person's prompt in such a span
-_INJECTED = re.compile(
-    rf"<({RECALL_TAG}|{DIGEST_TAG}|system-reminder|hook_context)>.*?(</\1>|\Z)",
-    re.DOTALL | re.IGNORECASE,
-)
+_INJECTED = f"{RECALL_TAG}|{DIGEST_TAG}|system-reminder|hook_context"
+_TAG = re.compile(rf"<(/?)({_INJECTED})>", re.IGNORECASE)
 
 
 def strip_injected(text: str) -> str:
     """`text` without memidx's own blocks, `<system-reminder>` spans and the agents' wrappers of
-    hook context (an unclosed one runs to the end), so injected context is never filed back
-    into memory."""
+    hook context, so injected context is never filed back into memory. Spans nest (the first
+    close of a span inside another of its tag ends the inner one only); an unclosed one runs
+    to the end, and a close with no span of its tag open is text. One pass, however deep."""
     if "<" not in text:
         return text
-    return _INJECTED.sub("", text).strip()
+    kept: list[str] = []
+    open_tags: list[str] = []
+    opened: dict[str, int] = {}  # how many spans of each tag are open
+    start = 0
+    for tag in _TAG.finditer(text):
+        name = tag.group(2).lower()
+        if not tag.group(1):
+            if not open_tags:
+                kept.append(text[start : tag.start()])
+            open_tags.append(name)
+            opened[name] = opened.get(name, 0) + 1
+        elif opened.get(name):  # closes the innermost open span of its tag, and all inside it
+            while (inner := open_tags.pop()) != name:
+                opened[inner] -= 1
+            opened[name] -= 1
+            if not open_tags:
+                start = tag.end()
+    if not open_tags:
+        kept.append(text[start:])
+    return "".join(kept).strip()

@@ -14,6 +14,7 @@ from memidx.haystack.filing import file
 from memidx.haystack.frames import MAX_TEXT_BYTES
 from memidx.haystack.indexing import Filed
 from memidx.haystack.turn_input import make_record, turn_record
+from memidx.text import well_formed
 
 FILED = "filed"  # session state: content hashes of the exchanges and summaries filed
 
@@ -25,7 +26,9 @@ def file_exchanges(
     done = set(state.keys(FILED))
     filed: list[Filed] = []
     for exchange in exchanges:
-        user, assistant = exchange.texts()
+        # half an emoji escaped in JSON ("\ud83d") is no UTF-8: as U+FFFD, or the filing failed
+        # at every later event of the session too
+        user, assistant = map(well_formed, exchange.texts())
         if not assistant:
             continue
         payload: dict[str, object] = {
@@ -82,6 +85,7 @@ def transcript_parts(text: str, limit: int = MAX_TEXT_BYTES) -> list[str]:
 
 def file_summary(config: Config, where: Where, state: SessionState, summary: str) -> Filed | None:
     """File a compaction's summary once, with summary_of the transcript archived before it."""
+    summary = well_formed(summary)
     if not summary.strip() or content_hash(summary) in state.keys(FILED):
         return None
     record = make_record(

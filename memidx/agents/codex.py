@@ -17,6 +17,8 @@ from memidx.agents.session import Where, session_state, where_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from memidx.agents.exchange import Exchange
 
 NAME = "codex"
@@ -29,6 +31,7 @@ EVENTS: dict[str, tuple[int, float]] = {
     "PostCompact": (30, 10.0),
 }
 PROMPT = "codex-prompt"  # session state: the last prompt, for a Stop without a rollout
+LAGGED = "codex-lagged"  # session state: the turns filed before the rollout held them whole
 
 
 def handle(call: HookCall) -> str:
@@ -54,24 +57,56 @@ def handle(call: HookCall) -> str:
         for summary in parse(text).summaries:
             actions.summary(config, where, summary)
     elif event == "PreCompact":
-        actions.capture(config, where, [e for e in parse(text).exchanges if e.answered])
+        written = [e for e in _unfiled(call, where, parse(text).exchanges) if e.answered]
+        actions.capture(config, where, written)
         actions.archive_transcript(config, where, text)
     return ""
 
 
 def _exchanges(call: HookCall, where: Where, text: str) -> list[Exchange]:
+    """The exchanges to file at Stop. The rollout may lag the event: the turn's answer (the
+    message Stop reports), its tool calls or even its prompt (the one the prompt hook kept) may
+    be missing. The turn is then filed from what is there plus the answer, and remembered, so
+    the rollout's fuller copy of it is not filed again once it is written."""
     from memidx.agents.codex_transcript import parse
     from memidx.agents.exchange import Exchange
 
     last = str(call.payload.get("last_assistant_message") or "").strip()
-    found = list(parse(text).exchanges)
-    if found:  # the last turn: its answer is the message Stop reports, the rollout may lag
-        *done, current = found
-        if last and not any(a.strip() == last for a in current.assistant):
-            current = Exchange(current.user, (*current.assistant, last), closed=True)
-        return [*done, current]
-    prompt = session_state(call.config, where).text(PROMPT) or ""
-    return [Exchange(prompt, (last,), closed=True)] if prompt and last else []
+    state = session_state(call.config, where)
+    prompt = (state.text(PROMPT) or "").strip()
+    found = _unfiled(call, where, parse(text).exchanges)
+    if not last or (found and any(a.strip() == last for a in found[-1].assistant)):
+        return found
+    if found and (not prompt or found[-1].user.strip() == prompt):  # its answer is not written
+        turn = Exchange(found[-1].user, (*found[-1].assistant, last), closed=True)
+        found[-1] = turn
+    elif prompt:  # nor its prompt: the rollout's last turn is an earlier one
+        turn = Exchange(prompt, (last,), closed=True)
+        found.append(turn)
+    else:
+        return found
+    state.add(LAGGED, _turn_key(turn.user, last))
+    state.save()
+    return found
+
+
+def _unfiled(call: HookCall, where: Where, exchanges: Sequence[Exchange]) -> list[Exchange]:
+    """The exchanges but those filed before the rollout held them whole."""
+    lagged = set(session_state(call.config, where).keys(LAGGED))
+    return [e for e in exchanges if _turn_key(e.user, _answer(e)) not in lagged]
+
+
+def _answer(exchange: Exchange) -> str:
+    """The exchange's last message (not a tool note), as Stop reports it."""
+    texts = [a.strip() for a in exchange.assistant if not a.startswith("[tool ")]
+    return texts[-1] if texts else ""
+
+
+def _turn_key(prompt: str, answer: str) -> str:
+    import hashlib
+
+    key = f"{prompt.strip()}\n\x00\n{answer}".encode("utf-8", "surrogatepass")
+    return hashlib.sha256(key).hexdigest()
 
 
 ADAPTER = Adapter(NAME, {event: deadline for event, (_, deadline) in EVENTS.items()}, handle)

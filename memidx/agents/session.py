@@ -13,6 +13,7 @@ from typing import cast
 from memidx.agents.hook_output import cwd_of
 from memidx.config import Config
 from memidx.drafts import replace_durably
+from memidx.text import well_formed
 
 MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
 NO_SESSION = "unknown"  # the session of a hook call that names none
@@ -73,7 +74,7 @@ class Where:
 
     def __init__(self, agent: str, session: str, cwd: str) -> None:
         self.agent = agent
-        self.session = session
+        self.session = well_formed(session)  # JSON's lone "\udc80" cannot be filed as UTF-8
         self.project = project_of(cwd)
 
 

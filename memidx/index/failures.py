@@ -27,7 +27,8 @@ def record_failure(path: Path, hook: str, message: str) -> None:
     line = f"{when}\t{hook}\t{' '.join(message.split())}\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as trace:
+        # a lone surrogate (argv bytes that are not UTF-8) is written escaped, never raised
+        with path.open("a", encoding="utf-8", errors="backslashreplace") as trace:
             trace.write(line)
     except OSError:
         return
