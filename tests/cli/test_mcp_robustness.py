@@ -139,6 +139,16 @@ def _exit_code(proc: subprocess.Popen[bytes], out: Path) -> int:
         pytest.fail(f"the server did not stop within 60 s:\n{out.read_text()[-8000:]}")
 
 
+def _daemon(root: Path, path: Path, script: str) -> subprocess.Popen[bytes]:
+    """The shared server of `root` on `path`, run by `script` (its output in daemon.out)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with (root.parent / "daemon.out").open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-c", script, "-C", str(root), "mcp", "--daemon", str(path)],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=mc.isolated_env(root),
+        )  # fmt: skip
+
+
 def _greeted(path: Path) -> socket.socket:
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(30)
@@ -155,12 +165,7 @@ def test_a_stop_signal_ends_the_shared_server_as_an_idle_stop_does(
     then named a pid that may be another process's)."""
     root = memory.root
     path = root / ".memidx" / "mcp" / "signal.sock"
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with (root.parent / "daemon.out").open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", DAEMON, "-C", str(root), "mcp", "--daemon", str(path)],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=mc.isolated_env(root),
-        )  # fmt: skip
+    proc = _daemon(root, path, DAEMON)
     record = root / ".memidx" / "mcp-server.json"
     try:
         _wait_for([path, record], proc)
@@ -193,12 +198,7 @@ def test_the_shared_servers_socket_appears_only_once_it_listens(memory: NotesRep
     a full run, at a load of ~12)."""
     root = memory.root
     path = root / ".memidx" / "mcp" / "slow.sock"
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with (root.parent / "daemon.out").open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", SLOW_LISTEN, "-C", str(root), "mcp", "--daemon", str(path)],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=mc.isolated_env(root),
-        )  # fmt: skip
+    proc = _daemon(root, path, SLOW_LISTEN)
     try:
         for _ in range(24000):  # every 10 ms, as long as the warm-up may take (240 s)
             if path.exists() or proc.poll() is not None:
