@@ -1,9 +1,20 @@
 """Ending a server on a stop signal as on a normal stop: its `finally` clauses run (socket, pid
-file and record removed) and it exits with the code a shell gives a process the signal ended."""
+file and record removed) and it exits with the code a shell gives a process the signal ended.
+
+The signal's handler takes no lock and starts no thread: the main thread it interrupts may
+hold one of threading's own locks (inside `Thread.start`), which the handler would then wait
+for ever to take. What must happen later (a signal acted on again once out of the import
+machinery, the hard exit of a stop that never ends) is done by a watcher thread started with
+the block, which the handler only wakes, by writing one byte to a socket."""
 
 from __future__ import annotations
 
+import contextlib
+import math
+import os
+import socket
 import threading
+import time
 from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +28,12 @@ from memidx.portable import stop_signals
 GRACE = 5.0
 # How soon a stop signal that came inside the import machinery is raised again, once out of it.
 AGAIN = 0.05
+# How long a stop may take from its first signal: past it the process exits at once, with the
+# same code, whatever its `finally` clauses left (a main thread waiting in the import machinery
+# for a thread that itself waits for the stop never gets out of it to be stopped).
+LIMIT = 30.0
+_AGAIN_BIT = 0x80  # in a byte told to the watcher: the signal is to be raised again
+_CLOSE = 0  # the byte that ends the watcher (no signal is numbered 0)
 
 
 class Stopped(SystemExit):
@@ -43,40 +60,43 @@ def stopped_by_signals() -> Generator[Stop]:
     thread; the block's own `finally` clauses run and the block ends, its Stop telling with
     which code the process is to exit. Whatever unwinds the block once a signal came counts
     as the stop: code the signal interrupted may have turned Stopped into an error of its own
-    (a library's callback from C does). Outside the main thread (where no handler can be set)
+    (a library's callback from C does). A stop still running LIMIT seconds after the first
+    signal ends the process at once. Outside the main thread (where no handler can be set)
     the block runs as it is."""
     import signal
-    import time
 
     stop = Stop()
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
-    wanted = stop_signals()
     raised = [0.0]  # when Stopped was last raised
+    ending = [False]  # the block is ending: a signal acted on again now only sets the code
+    watcher = _Watcher()
 
     def raise_stopped(number: int, frame: FrameType | None) -> None:
         if stop.code and time.monotonic() - raised[0] < GRACE:
             return  # the first one's stop is still running its `finally` clauses
+        if not stop.code and ending[0]:
+            stop.code, stop.signal_name = 128 + number, signal.Signals(number).name
+            return
         if in_imports(frame):
-            _again(number, timers)
+            watcher.tell(number, again=True)
             return
         if not stop.code:
-            stop.code = 128 + number
-            stop.signal_name = signal.Signals(number).name
+            stop.code, stop.signal_name = 128 + number, signal.Signals(number).name
+        watcher.tell(number, again=False)
         raised[0] = time.monotonic()
         raise Stopped(number)  # again after the grace: the first may have been swallowed
 
-    timers: list[threading.Timer] = []  # signals to act on again, once out of the imports
-    before = {number: signal.signal(number, raise_stopped) for number in wanted}
+    before = {number: signal.signal(number, raise_stopped) for number in stop_signals()}
     try:
         yield stop
     except BaseException:
         if not stop.code:
             raise
     finally:
-        for timer in timers:
-            timer.cancel()
+        ending[0] = True
+        watcher.close()
         for number, handler in before.items():
             signal.signal(number, handler)
 
@@ -93,12 +113,71 @@ def in_imports(frame: FrameType | None) -> bool:
     return False
 
 
-def _again(number: int, timers: list[threading.Timer]) -> None:
-    """The signal `number` once more, in the main thread, in AGAIN seconds (as a signal's
-    handler runs: once the main thread runs Python code; nothing once the block ended)."""
-    import _thread
+class _Watcher:
+    """A daemon thread that acts for the signal handler on what the handler may not do itself:
+    it raises again, AGAIN seconds on, a signal that came inside the import machinery (in the
+    main thread, as a signal's handler runs; one at a time however many come), and it ends the
+    process LIMIT seconds after the first signal if the block is still running."""
 
-    timer = threading.Timer(AGAIN, _thread.interrupt_main, (number,))
-    timer.daemon = True
-    timers.append(timer)
-    timer.start()
+    def __init__(self) -> None:
+        self._wake, self._told = socket.socketpair()
+        self._wake.setblocking(False)
+        self.closing = False
+        self._thread = threading.Thread(target=self._run, name="memidx-stop", daemon=True)
+        self._thread.start()
+
+    def tell(self, number: int, *, again: bool) -> None:
+        """A stop signal came (from the handler: no lock taken, no thread started)."""
+        with contextlib.suppress(OSError):  # full: what it holds already says enough
+            self._wake.send(bytes([number | (_AGAIN_BIT if again else 0)]))
+
+    def close(self) -> None:
+        self.closing = True
+        with contextlib.suppress(OSError):
+            self._wake.send(bytes([_CLOSE]))
+        self._thread.join(5.0)
+        self._wake.close()
+        self._told.close()
+
+    def _run(self) -> None:
+        import _thread
+        import signal
+
+        first, deadline, pending, again_at = 0, math.inf, 0, math.inf
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                _hard_exit(first)
+            if pending and now >= again_at:
+                if not self.closing:
+                    _thread.interrupt_main(signal.Signals(pending))
+                pending, again_at = 0, math.inf
+            wait = min(deadline, again_at) - now
+            self._told.settimeout(max(wait, 0.001) if math.isfinite(wait) else None)
+            try:
+                told = self._told.recv(64)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if not told or _CLOSE in told:
+                return
+            for byte in told:
+                if not first:
+                    first, deadline = byte & ~_AGAIN_BIT, time.monotonic() + LIMIT
+                if byte & _AGAIN_BIT and not pending:
+                    pending, again_at = byte & ~_AGAIN_BIT, time.monotonic() + AGAIN
+
+
+def _hard_exit(number: int) -> None:
+    """End the process now, with the code of the signal that asked for the stop: written
+    straight to stderr, as no lock of the stuck main thread's may be waited for."""
+    import signal
+
+    line = (
+        f"memidx: error: the stop {signal.Signals(number).name} asked for did not end within "
+        f"{LIMIT:g} s; exiting at once (what it was to remove may be left behind)\n"
+    )
+    with contextlib.suppress(OSError):
+        os.write(2, line.encode())
+    os._exit(128 + number)

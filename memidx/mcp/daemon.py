@@ -96,8 +96,7 @@ def _forget(record: Path) -> None:
 async def _listen(server: Any, path: Path, idle: float, record: Path, workers: Workers) -> None:
     import anyio
 
-    path.unlink(missing_ok=True)  # a socket left by a server that was killed (the lock is ours)
-    listener = await anyio.create_unix_listener(path, mode=0o600)
+    listener = await _listening(path)
     bound = file_identity(path)
     sessions = _Sessions(
         server, lambda active: _write_record(record, path, sessions=active), workers
@@ -109,6 +108,25 @@ async def _listen(server: Any, path: Path, idle: float, record: Path, workers: W
     finally:
         if file_identity(path) == bound:  # never another server's (after .memidx was deleted)
             path.unlink(missing_ok=True)
+
+
+async def _listening(path: Path) -> Any:
+    """A listener on `path`, which appears only once it listens: bound and set listening under
+    a name of its own, then renamed in place of `path` (and of a socket a killed server left,
+    the lock being ours). A connection between the bind and the listen was refused, and a
+    client that took the socket's appearance for the server being ready gave up."""
+    import anyio
+
+    starting = path.with_name(f"{os.getpid()}.tmp")  # never longer than the socket's own name
+    starting.unlink(missing_ok=True)  # a killed server of the same pid's
+    listener = await anyio.create_unix_listener(starting, mode=0o600)
+    try:
+        starting.replace(path)
+    except BaseException:
+        await listener.aclose()
+        starting.unlink(missing_ok=True)
+        raise
+    return listener
 
 
 class _Sessions:

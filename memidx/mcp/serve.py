@@ -122,6 +122,10 @@ class Workers:
         started = time.perf_counter()
         try:
             result = await asyncio.wrap_future(pool.submit(fn, *args, **kwargs))
+        except asyncio.CancelledError:  # no failure: a call already running ends on its thread
+            log.info("%s not waited for after %.1f ms: cancelled (by the client, the session's "
+                     "end or the server's stop)", name, _ms(started))  # fmt: skip
+            raise
         except BaseException as exc:
             line = error_line(exc, self.config)
             log.info("%s failed in %.1f ms: %s", name, _ms(started), line or repr(exc))

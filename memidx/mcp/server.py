@@ -219,13 +219,17 @@ def run_http(server: MCPServer[Any], listen: Listen) -> None:
         log_level="warning", limit_concurrency=32, timeout_keep_alive=5,
     )  # fmt: skip
     log.info("serving http://%s:%d/mcp", listen.host, listen.port)
-    anyio.run(_uvicorn_server()(options).serve)
+    served = _uvicorn_server()(options)
+    anyio.run(served.serve)
+    served.raise_again()
 
 
 def _uvicorn_server() -> type[Any]:
     """uvicorn's server, stopping on every stop signal (SIGHUP too) as it does on SIGTERM: it
-    shuts down, then raises the signal again for memidx.stopping's handler. A SIGHUP that
-    reached that handler inside the event loop cut uvicorn's shutdown short (a traceback)."""
+    shuts down, and once its event loop is gone, raise_again raises the signal for
+    memidx.stopping's handler. A SIGHUP that reached that handler inside the event loop cut
+    uvicorn's shutdown short (a traceback); uvicorn's own raising of it, inside the loop too,
+    left the loop with tasks of the sessions still to end."""
     import signal
     import threading
     from collections.abc import Generator
@@ -239,17 +243,21 @@ def _uvicorn_server() -> type[Any]:
     class Server(uvicorn.Server):
         @contextmanager
         def capture_signals(self) -> Generator[None]:
-            with super().capture_signals():
-                if threading.current_thread() is not threading.main_thread():
-                    yield
-                    return
-                more = [number for number in stop_signals() if number not in HANDLED_SIGNALS]
-                before = {number: signal.signal(number, self.handle_exit) for number in more}
-                try:
-                    yield
-                finally:
-                    for number, handler in before.items():
-                        signal.signal(number, handler)
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            wanted = dict.fromkeys([*HANDLED_SIGNALS, *stop_signals()])
+            before = {number: signal.signal(number, self.handle_exit) for number in wanted}
+            try:
+                yield
+            finally:
+                for number, handler in before.items():
+                    signal.signal(number, handler)
+
+        def raise_again(self) -> None:
+            """The signals that stopped the server, raised again (last first, as uvicorn)."""
+            for number in reversed(self._captured_signals):
+                signal.raise_signal(number)
 
     return Server
 

@@ -31,6 +31,7 @@ from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
 Receive = Callable[[], Awaitable[bytes]]  # the next bytes the client sent; b"" at its end
 Heard = Callable[[mcp_types.JSONRPCMessage], None]  # told each good message as it arrives
 FINISH_WAIT = 60.0  # seconds the answers in progress are waited for once the client's stream ends
+FINISH_VARIABLE = "MEMIDX_MCP_FINISH_WAIT"  # for tests: FINISH_WAIT, in seconds
 log = logging.getLogger("memidx.mcp")
 NOT_JSON = "Parse error: the message is not JSON"
 NOT_JSONRPC = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
@@ -83,7 +84,7 @@ class Messages:
                 # The requests in progress are answered before the SDK hears of the end
                 # (it would cancel them), so a client that closes its stream once it has sent
                 # its last request still gets every answer.
-                await self.write.finish(FINISH_WAIT)
+                await self.write.finish(finish_wait())
                 raise StopAsyncIteration
             items = None if isinstance(frame, TooLong) else batch_items(frame)
             if items is not None:
@@ -151,6 +152,18 @@ class Messages:
         log.warning("refused a message: %s", error.error.message)
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self.write.send(SessionMessage(error))
+
+
+def finish_wait() -> float:
+    """FINISH_WAIT, or the seconds MEMIDX_MCP_FINISH_WAIT gives (for tests: a number from 0)."""
+    import math
+    import os
+
+    try:
+        given = float(os.environ.get(FINISH_VARIABLE, ""))
+    except ValueError:
+        return FINISH_WAIT
+    return given if math.isfinite(given) and given >= 0 else FINISH_WAIT
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,8 +35,8 @@ def memory() -> Iterator[NotesRepo]:
         yield repo
 
 
-def _session(root: Path, version: str, how: tuple[str, ...]) -> Raw:
-    raw = Raw(root, *how)
+def _session(root: Path, version: str, how: tuple[str, ...], **env: str) -> Raw:
+    raw = Raw(root, *how, **env)
     raw.send(initialize(version) + b"\n")
     assert raw.answer()["result"]["protocolVersion"] == version
     raw.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
@@ -82,6 +82,34 @@ def test_requests_in_progress_when_the_client_ends_its_stream_are_answered(
     else:
         [answer] = answers
         assert _filed(answer), answer
+
+
+@HOW
+def test_a_request_still_running_when_the_finish_wait_ends_is_dropped(
+    memory: NotesRepo, how: tuple[str, ...]
+) -> None:
+    """The wait for the answers in progress once the client's stream ended (60 s; 2 s here,
+    MEMIDX_MCP_FINISH_WAIT) has its limit: past it the session ends and the request still
+    running is answered `Connection closed`. The filing itself is never cut: the shared server
+    makes it on its thread, and `--own` exits once it is made."""
+    raw = _session(memory.root, "2025-06-18", how, MEMIDX_MCP_FINISH_WAIT="2")
+    with file_lock(memory.root / ".memidx" / "haystack.lock"):
+        raw.send(_line(FILING))
+        time.sleep(1.0)  # the filing waits for the lock
+        raw.close_stdin()
+        started = time.monotonic()
+        assert raw.answer(timeout=30) == {
+            "jsonrpc": "2.0", "id": 5, "error": {"code": -32000, "message": "Connection closed"}
+        }  # fmt: skip
+        assert time.monotonic() - started < 30  # not the default 60 s
+        if how:  # its own writer still waits for the lock, to make the filing
+            time.sleep(1.0)
+            assert raw.proc.poll() is None
+        else:
+            assert raw.proc.wait(30) == 0
+    assert _rest(raw) == []
+    log = mc.server_log(memory.root)
+    assert "file_turn not waited for" in log and "file_turn failed" not in log, log
 
 
 @HOW

@@ -46,11 +46,11 @@ def memory() -> Iterator[NotesRepo]:
 class Raw:
     """`memidx mcp` fed raw bytes; its answers read line by line, each within a deadline."""
 
-    def __init__(self, root: Path, *args: str) -> None:
+    def __init__(self, root: Path, *args: str, **env: str) -> None:
         argv = [str(MEMIDX_BIN), "-C", str(root), "mcp", *args]
         self.err = (root.parent / "raw.err").open("ab")
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.err, env=mc.isolated_env(root))  # fmt: skip
+                                     stderr=self.err, env=mc.isolated_env(root, **env))  # fmt: skip
         self.lines: queue.Queue[bytes] = queue.Queue()
         out: IO[bytes] | None = self.proc.stdout
         assert out is not None
@@ -139,6 +139,16 @@ def _exit_code(proc: subprocess.Popen[bytes], out: Path) -> int:
         pytest.fail(f"the server did not stop within 60 s:\n{out.read_text()[-8000:]}")
 
 
+def _daemon(root: Path, path: Path, script: str) -> subprocess.Popen[bytes]:
+    """The shared server of `root` on `path`, run by `script` (its output in daemon.out)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with (root.parent / "daemon.out").open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-c", script, "-C", str(root), "mcp", "--daemon", str(path)],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=mc.isolated_env(root),
+        )  # fmt: skip
+
+
 def _greeted(path: Path) -> socket.socket:
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(30)
@@ -155,12 +165,7 @@ def test_a_stop_signal_ends_the_shared_server_as_an_idle_stop_does(
     then named a pid that may be another process's)."""
     root = memory.root
     path = root / ".memidx" / "mcp" / "signal.sock"
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with (root.parent / "daemon.out").open("ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", DAEMON, "-C", str(root), "mcp", "--daemon", str(path)],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=mc.isolated_env(root),
-        )  # fmt: skip
+    proc = _daemon(root, path, DAEMON)
     record = root / ".memidx" / "mcp-server.json"
     try:
         _wait_for([path, record], proc)
@@ -172,6 +177,40 @@ def test_a_stop_signal_ends_the_shared_server_as_an_idle_stop_does(
             proc.kill()
     assert not path.exists() and not record.exists()
     assert f"memidx mcp shared stopped by {name}" in mc.server_log(root)
+
+
+# The shared server with its socket's listen held up 1 s, as a loaded machine holds it between
+# anyio's bind (on a worker thread) and its listen.
+SLOW_LISTEN = (
+    "import socket, sys, time, memidx.portable as p; p.leave_parent = lambda: None\n"
+    "real = socket.socket.listen\n"
+    "def slow(self, *args):\n"
+    "    time.sleep(1.0)\n"
+    "    return real(self, *args)\n"
+    "socket.socket.listen = slow\n"
+    "from memidx.cli.main import main; raise SystemExit(main(sys.argv[1:]))\n"
+)
+
+
+def test_the_shared_servers_socket_appears_only_once_it_listens(memory: NotesRepo) -> None:
+    """Bound before it listened, its socket refused a connection that came in between: a
+    client that took the socket's appearance for the server's readiness failed (a test beside
+    a full run, at a load of ~12)."""
+    root = memory.root
+    path = root / ".memidx" / "mcp" / "slow.sock"
+    proc = _daemon(root, path, SLOW_LISTEN)
+    try:
+        for _ in range(24000):  # every 10 ms, as long as the warm-up may take (240 s)
+            if path.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        with _greeted(path):  # at once: no "Connection refused"
+            pass
+        assert list(path.parent.glob("*.tmp")) == []
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert _exit_code(proc, root.parent / "daemon.out") == 143
+    assert not path.exists()
 
 
 def test_the_shared_server_a_session_started_stops_on_sigterm(memory: NotesRepo) -> None:

@@ -6,6 +6,7 @@ serving the other sessions."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import socket
@@ -19,6 +20,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from memidx.portable import file_lock
 from tests.cli import mcp_client as mc
 from tests.cli.test_mcp_http import free_port, wait_for_port
 from tests.cli.test_mcp_robustness import INIT, STOPS, Raw
@@ -68,12 +70,15 @@ def test_a_stop_signal_ends_a_session_through_the_shared_server_cleanly(
     assert "Traceback" not in errors and "Error" not in errors, errors
 
 
+@pytest.mark.parametrize("busy", [False, True], ids=["idle", "filing"])
 @pytest.mark.parametrize(("name", "code"), STOPS)
 def test_a_stop_signal_ends_the_http_server_as_a_normal_stop(
-    tmp_path: Path, name: str, code: int
+    tmp_path: Path, name: str, code: int, busy: bool
 ) -> None:
-    """With a client's session open. SIGHUP, which uvicorn does not handle, reached memidx's
-    handler inside the event loop and cut uvicorn's shutdown short with a traceback."""
+    """With a client's session open, and a filing in progress (waiting for the writer's lock,
+    held here). SIGHUP, which uvicorn does not handle, reached memidx's handler inside the
+    event loop and cut uvicorn's shutdown short with a traceback; the signal raised again
+    inside the loop left it with the sessions' tasks to end."""
     repo = NotesRepo(tmp_path / "memory")
     port = free_port()
     argv = [str(MEMIDX_BIN), "-C", str(repo.root), "mcp", "--http", "--port", str(port)]
@@ -91,8 +96,18 @@ def test_a_stop_signal_ends_the_http_server_as_a_normal_stop(
         ):
             await client.initialize()
             await client.send_ping()
-            server.send_signal(getattr(signal, name))
+            filing = None
+            with file_lock(repo.root / ".memidx" / "haystack.lock"):
+                if busy:
+                    arguments = {"text": "a held fact", "agent": "t"}
+                    filing = asyncio.create_task(client.call_tool("file_turn", arguments))
+                    await asyncio.sleep(1.0)
+                server.send_signal(getattr(signal, name))
+                await asyncio.sleep(1.0)
             await asyncio.to_thread(server.wait, 60)
+            if filing is not None:  # answered or not: the stop is what is tested
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(filing, 10)
 
     try:
         wait_for_port(port, server)
@@ -103,7 +118,8 @@ def test_a_stop_signal_ends_the_http_server_as_a_normal_stop(
             server.kill()
             server.communicate()
     assert server.returncode == code, err
-    assert out == b"" and b"Traceback" not in err, err
+    assert out == b"" and b"Traceback" not in err and b" ERROR " not in err, err
     assert f"memidx mcp stopped by {name}" in mc.server_log(repo.root)
+    assert " failed " not in mc.server_log(repo.root)
     with socket.socket() as probe:  # the port is free again
         assert probe.connect_ex(("127.0.0.1", port)) != 0

@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +95,43 @@ def test_a_stop_signal_inside_the_import_machinery_is_raised_once_out_of_it() ->
     done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "143 [] imported", done.stderr
     assert "Exception ignored" not in done.stderr
+
+
+# The main thread waits in the import machinery for a module another thread imports, and that
+# thread waits for the stop: the signal, acted on again every 50 ms once out of the imports,
+# never was, and the process never ended.
+STUCK = """
+import builtins, os, signal, sys, threading, time
+from memidx import stopping
+from memidx.stopping import stopped_by_signals
+
+stopping.LIMIT = 2.0
+builtins.STOPPED = threading.Event()
+sys.path.insert(0, sys.argv[1])
+with stopped_by_signals() as stop:
+    try:
+        threading.Thread(target=lambda: __import__("waits_for_the_stop"), daemon=True).start()
+        time.sleep(0.5)
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        import waits_for_the_stop
+    finally:
+        builtins.STOPPED.set()
+print("the import ended", flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="POSIX signals")
+def test_a_stop_that_cannot_end_exits_at_once_after_the_limit(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "waits_for_the_stop.py").write_text("import builtins\nbuiltins.STOPPED.wait()\n")
+    started = time.monotonic()
+    argv = [sys.executable, "-c", STUCK, str(tmp_path)]
+    done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (143, ""), done.stderr
+    assert time.monotonic() - started < 20
+    assert done.stderr == (
+        "memidx: error: the stop SIGTERM asked for did not end within 2 s; exiting at once "
+        "(what it was to remove may be left behind)\n"
+    )
