@@ -63,7 +63,8 @@ def pushed(machine: Machine, name: str, title: str, body: str) -> None:
 
 
 def file_turn(machine: Machine, text: str, session: str = "s") -> str:
-    run = machine.memidx_process("file-turn", "--json", stdin=json.dumps({"text": text, "session": session}))
+    turn = json.dumps({"text": text, "session": session})
+    run = machine.memidx_process("file-turn", "--json", stdin=turn)
     assert run.code == 0, run.err
     return str(run.json()["id"])
 
@@ -535,4 +536,29 @@ def test_share_refused_by_a_staged_note_names_it_in_its_one_line_and_loses_nothi
     assert len(said) == 1 and "would be overwritten by merge: notes/staged.md (" in said[0]
     assert b.git("status", "--short", "--", "notes/staged.md") == "A  notes/staged.md\n"
     assert len(found(b, "zebra")) == 1
+    rebuilt_the_same(b)
+
+
+def test_shares_while_an_agent_files_turns_lose_and_double_none(
+    machines: tuple[Machine, Machine],
+) -> None:
+    """The haystack's commits (share) and filings in one clone at once: every acknowledged
+    turn reaches the other clone once, and no committed segment changes afterwards."""
+    a, b = machines
+    count = 30
+    filer = subprocess.Popen(
+        [sys.executable, "-c", FILER, str(Path(sys.executable).parent / "memidx"), str(a.root),
+         str(count)],
+        env=a.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    while filer.poll() is None:
+        shared(a)
+    out, err = filer.communicate(timeout=300)
+    assert [line[:2] for line in out.splitlines()] == ["0 "] * count, out + err
+    shared(a)
+    b.git("pull", "-q", "--ff-only")
+    assert len(found(b, "wombat")) == count
+    changed = a.git("log", "--format=", "--diff-filter=M", "--name-only", "--", "notes/haystack")
+    assert changed == "", changed  # each segment committed once, never grown after
+    rebuilt_the_same(a)
     rebuilt_the_same(b)
