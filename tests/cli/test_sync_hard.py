@@ -90,6 +90,11 @@ def test_both_edit_one_note_the_conflict_never_reaches_the_index_and_the_fix_doe
     # unresolved: the index is at HEAD (B's commit): B's words, never A's or the markers
     assert found(b, "bravo") == ["notes/shared.md"]
     assert found(b, "alpha") == []
+    staged = b.git("ls-files", "-s")
+    for side in ("--theirs", "--ours"):  # post-checkout runs, and HEAD has not moved
+        b.git("checkout", side, "--", "notes/shared.md")
+        assert found(b, "alpha") == [] and found(b, "bravo") == ["notes/shared.md"]
+    assert b.git("ls-files", "-s") == staged
     status = b.memidx_process("status")
     assert "Traceback" not in status.err
     rebuilt_the_same(b)
@@ -324,14 +329,19 @@ def test_sharing_after_the_index_folder_was_deleted_loses_and_doubles_no_turn(
         rebuilt_the_same(machine)
 
 
+@pytest.mark.parametrize("indexed", [False, True])
 def test_hooks_installed_late_catch_up_exactly_at_the_first_pull(
-    remote: tuple[Path, dict[str, str]], tmp_path: Path
+    remote: tuple[Path, dict[str, str]], tmp_path: Path, indexed: bool
 ) -> None:
+    """A clone with no hooks (with no index, or one left behind by pulls), hooks installed
+    later: the first pull's hook brings the index to HEAD, dates included."""
     bare, env = remote
     a = clone(bare, tmp_path / "a", env)
     subprocess.run(["git", "clone", "-q", str(bare), str(tmp_path / "late")], env=env, check=True)
     late = Machine(tmp_path / "late", env)
     late.git("config", "pull.rebase", "false")
+    if indexed:
+        assert late.memidx_process("ingest").code == 0
     pushed(a, "one.md", "One", "first lynx note")
     late.git("pull", "-q", "--ff-only")  # no hooks, no index
     a.git("mv", "notes/one.md", "notes/moved.md")
