@@ -572,3 +572,49 @@ def test_shares_while_an_agent_files_turns_lose_and_double_none(
     assert changed == "", changed  # each segment committed once, never grown after
     rebuilt_the_same(a)
     rebuilt_the_same(b)
+
+
+def test_a_segment_committed_by_plain_git_is_never_appended_to_again(
+    machines: tuple[Machine, Machine],
+) -> None:
+    """README, "Log format": a writer never appends to a segment once plain git committed it
+    (`git add -A && git commit`), so what was committed and pushed never changes."""
+    a, b = machines
+    file_turn(b, "first turn about marmot", "m1")
+    b.commit("b commits everything, the open segment too")
+    committed = b.git("ls-files", "--", "notes/haystack").split()
+    before = {ref: (b.root / ref).read_bytes() for ref in committed}
+    file_turn(b, "second turn about marmot", "m2")
+    assert {ref: (b.root / ref).read_bytes() for ref in committed} == before
+    shared(b)
+    a.git("pull", "-q", "--ff-only")
+    assert len(found(a, "marmot")) == 2 and len(found(b, "marmot")) == 2
+    rebuilt_the_same(a)
+    rebuilt_the_same(b)
+
+
+def test_turns_filed_while_a_pull_rebase_waits_on_a_conflict_are_shared_after_it(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    pushed(a, "shared.md", "Shared", "base words")
+    b.git("pull", "-q", "--ff-only")
+    pushed(a, "shared.md", "Shared", "alpha words")
+    b.note("shared.md", "Shared", "bravo words")
+    b.commit("b edits")
+    file_turn(b, "before the rebase about bobcat", "c1")
+    assert b.run_git("pull", "--rebase").returncode != 0  # stopped on the conflict
+    file_turn(b, "during the rebase about bobcat", "c2")
+    refused = b.memidx_process("share")
+    assert refused.code == 1 and "Traceback" not in refused.err
+    assert len([line for line in refused.err.splitlines() if "error" in line]) == 1, refused.err
+    b.note("shared.md", "Shared", "resolved words")
+    b.git("add", "notes/shared.md")
+    b.git("-c", "core.editor=true", "rebase", "--continue")
+    file_turn(b, "after the rebase about bobcat", "c3")
+    shared(b)
+    a.git("pull", "-q", "--ff-only")
+    assert len(found(a, "bobcat")) == 3 and len(found(b, "bobcat")) == 3
+    assert found(a, "resolved") == ["notes/shared.md"]
+    rebuilt_the_same(a)
+    rebuilt_the_same(b)
