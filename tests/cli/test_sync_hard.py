@@ -69,6 +69,22 @@ def file_turn(machine: Machine, text: str, session: str = "s") -> str:
     return str(run.json()["id"])
 
 
+def conflicting_edits(a: Machine, b: Machine) -> None:
+    """A and B edit notes/shared.md from one base; A pushes and B commits (B's pull conflicts)."""
+    pushed(a, "shared.md", "Shared", "base words")
+    b.git("pull", "-q", "--ff-only")
+    pushed(a, "shared.md", "Shared", "alpha words from machine a")
+    b.note("shared.md", "Shared", "bravo words from machine b")
+    b.commit("b edits")
+
+
+def resolved(machine: Machine, words: str) -> None:
+    """notes/shared.md resolved to `words`, and the merge committed (with the hooks)."""
+    machine.note("shared.md", "Shared", words)
+    machine.git("add", "notes/shared.md")
+    machine.git("commit", "-q", "--no-edit")
+
+
 def shared(machine: Machine) -> None:
     run = machine.memidx_process("share")
     assert run.code == 0, run.out + run.err
@@ -78,11 +94,7 @@ def test_both_edit_one_note_the_conflict_never_reaches_the_index_and_the_fix_doe
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    pushed(a, "shared.md", "Shared", "base words")
-    b.git("pull", "-q", "--ff-only")
-    pushed(a, "shared.md", "Shared", "alpha words from machine a")
-    b.note("shared.md", "Shared", "bravo words from machine b")
-    b.commit("b edits")
+    conflicting_edits(a, b)
 
     pulled = b.run_git("pull", "--no-rebase", "--no-edit")
     assert pulled.returncode != 0 and "CONFLICT" in pulled.stdout + pulled.stderr
@@ -99,9 +111,7 @@ def test_both_edit_one_note_the_conflict_never_reaches_the_index_and_the_fix_doe
     assert "Traceback" not in status.err
     rebuilt_the_same(b)
 
-    b.note("shared.md", "Shared", "merged: alpha and bravo together")
-    b.git("add", "notes/shared.md")
-    b.git("commit", "-q", "--no-edit")
+    resolved(b, "merged: alpha and bravo together")
     assert found(b, "together") == ["notes/shared.md"]
     rebuilt_the_same(b)
     b.git("push", "-q", "origin", "main")
@@ -259,11 +269,7 @@ def test_a_secret_written_into_a_conflict_resolution_blocks_the_merge_commit(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    pushed(a, "shared.md", "Shared", "base words")
-    b.git("pull", "-q", "--ff-only")
-    pushed(a, "shared.md", "Shared", "alpha words")
-    b.note("shared.md", "Shared", "bravo words")
-    b.commit("b edits")
+    conflicting_edits(a, b)
     assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
     b.note("shared.md", "Shared", "merged, token ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8")
     b.git("add", "notes/shared.md")
@@ -273,14 +279,12 @@ def test_a_secret_written_into_a_conflict_resolution_blocks_the_merge_commit(
     assert blocked.returncode != 0
     assert "notes/shared.md:" in blocked.stdout + blocked.stderr
     assert (b.root / ".git" / "MERGE_HEAD").exists()  # the merge still waits, nothing lost
-    b.note("shared.md", "Shared", "merged without a secret")
-    b.git("add", "notes/shared.md")
-    b.git("commit", "-q", "--no-edit")
+    resolved(b, "merged without a secret")
     assert found(b, "merged") == ["notes/shared.md"]
     rebuilt_the_same(b)
 
 
-def test_amend_is_checked_like_a_commit(machines: tuple[Machine, Machine]) -> None:
+def test_an_amend_is_checked_like_a_commit(machines: tuple[Machine, Machine]) -> None:
     a, _ = machines
     a.note("first.md", "First", "english words about the deploy pipeline and its cache")
     a.commit("first")
@@ -296,6 +300,12 @@ def test_amend_is_checked_like_a_commit(machines: tuple[Machine, Machine]) -> No
     assert "notes/second.md" in blocked.stdout + blocked.stderr
     a.git("reset", "-q", "notes/second.md")
     (a.root / "notes/second.md").unlink()
+    a.note(
+        "first.md", "First", "english words, token ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    )
+    a.git("add", "-A")
+    blocked = a.run_git("commit", "-q", "--amend", "--no-edit")
+    assert blocked.returncode != 0 and "notes/first.md:" in blocked.stdout + blocked.stderr
     a.note("first.md", "First", "amended english words about the deploy pipeline")
     a.git("add", "-A")
     a.git("commit", "-q", "--amend", "--no-edit")
@@ -313,19 +323,28 @@ def test_one_title_in_two_folders_is_two_notes(machines: tuple[Machine, Machine]
     rebuilt_the_same(b)
 
 
+@pytest.mark.parametrize("pull_first", [False, True])
 def test_sharing_after_the_index_folder_was_deleted_loses_and_doubles_no_turn(
-    machines: tuple[Machine, Machine],
+    machines: tuple[Machine, Machine], pull_first: bool
 ) -> None:
+    """README, "Log format": a lost `.memidx/` hands the old id's unshared segments to the new
+    id (also when a pull's hook rebuilt the index before the next filing)."""
     a, b = machines
     file_turn(a, "first turn about ocelot", "s1")
     shared(a)
     file_turn(a, "unshared turn about ocelot", "s2")
     shutil.rmtree(a.root / ".memidx")
+    if pull_first:
+        b.git("pull", "-q", "--ff-only")
+        pushed(b, "from-b.md", "From B", "ocelot note from b")
+        a.git("pull", "-q", "--no-edit")
+        assert len(found(a, "ocelot")) == 3
+        rebuilt_the_same(a)
     file_turn(a, "after the loss about ocelot", "s3")
     shared(a)
     b.git("pull", "-q", "--ff-only")
     for machine in (a, b):
-        assert len(found(machine, "ocelot")) == 3, found(machine, "ocelot")
+        assert len(found(machine, "ocelot")) == 3 + pull_first, found(machine, "ocelot")
         rebuilt_the_same(machine)
 
 
@@ -362,12 +381,8 @@ def test_while_a_conflict_waits_sync_and_reconcile_keep_the_index_at_head(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    pushed(a, "shared.md", "Shared", "base words")
-    b.git("pull", "-q", "--ff-only")
-    pushed(a, "shared.md", "Shared", "alpha words from machine a")
-    pushed(a, "clean.md", "Clean", "cheetah merged cleanly")
-    b.note("shared.md", "Shared", "bravo words from machine b")
-    b.commit("b edits")
+    conflicting_edits(a, b)
+    pushed(a, "clean.md", "Clean", "cheetah merged cleanly")  # staged by the merge, not HEAD's
     assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
 
     for args in (("sync",), ("reconcile", "--fix"), ("status",), ("check", "drift")):
@@ -380,9 +395,7 @@ def test_while_a_conflict_waits_sync_and_reconcile_keep_the_index_at_head(
     b.git("add", "notes/shared.md")
     blocked = b.run_git("commit", "-q", "--no-edit")
     assert blocked.returncode != 0 and "notes/shared.md" in blocked.stdout + blocked.stderr
-    b.note("shared.md", "Shared", "resolved words")
-    b.git("add", "notes/shared.md")
-    b.git("commit", "-q", "--no-edit")
+    resolved(b, "resolved words")
     assert found(b, "cheetah") == ["notes/clean.md"]
     assert found(b, "alpha") == []
     rebuilt_the_same(b)
@@ -392,19 +405,13 @@ def test_remember_while_a_merge_waits_survives_the_merge_commit(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    pushed(a, "shared.md", "Shared", "base words")
-    b.git("pull", "-q", "--ff-only")
-    pushed(a, "shared.md", "Shared", "alpha words")
-    b.note("shared.md", "Shared", "bravo words")
-    b.commit("b edits")
+    conflicting_edits(a, b)
     assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
 
     run = b.memidx_process("remember", "--title", "Pangolin fact", stdin="pangolins eat ants\n")
     assert run.code == 0, run.err
     assert found(b, "pangolins") == ["notes/pangolin-fact.md"]
-    b.note("shared.md", "Shared", "resolved words")
-    b.git("add", "notes/shared.md")
-    b.git("commit", "-q", "--no-edit")
+    resolved(b, "resolved words")
 
     assert "notes/pangolin-fact.md" in b.git("ls-tree", "-r", "--name-only", "HEAD")
     assert found(b, "pangolins") == ["notes/pangolin-fact.md"]
@@ -574,34 +581,11 @@ def test_shares_while_an_agent_files_turns_lose_and_double_none(
     rebuilt_the_same(b)
 
 
-def test_a_segment_committed_by_plain_git_is_never_appended_to_again(
-    machines: tuple[Machine, Machine],
-) -> None:
-    """README, "Log format": a writer never appends to a segment once plain git committed it
-    (`git add -A && git commit`), so what was committed and pushed never changes."""
-    a, b = machines
-    file_turn(b, "first turn about marmot", "m1")
-    b.commit("b commits everything, the open segment too")
-    committed = b.git("ls-files", "--", "notes/haystack").split()
-    before = {ref: (b.root / ref).read_bytes() for ref in committed}
-    file_turn(b, "second turn about marmot", "m2")
-    assert {ref: (b.root / ref).read_bytes() for ref in committed} == before
-    shared(b)
-    a.git("pull", "-q", "--ff-only")
-    assert len(found(a, "marmot")) == 2 and len(found(b, "marmot")) == 2
-    rebuilt_the_same(a)
-    rebuilt_the_same(b)
-
-
 def test_turns_filed_while_a_pull_rebase_waits_on_a_conflict_are_shared_after_it(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    pushed(a, "shared.md", "Shared", "base words")
-    b.git("pull", "-q", "--ff-only")
-    pushed(a, "shared.md", "Shared", "alpha words")
-    b.note("shared.md", "Shared", "bravo words")
-    b.commit("b edits")
+    conflicting_edits(a, b)
     file_turn(b, "before the rebase about bobcat", "c1")
     assert b.run_git("pull", "--rebase").returncode != 0  # stopped on the conflict
     file_turn(b, "during the rebase about bobcat", "c2")
