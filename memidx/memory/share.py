@@ -184,8 +184,9 @@ def _merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> Non
             "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make sync again",
         )
     if "would be overwritten by merge" in text:
+        named = " ".join(_files_listed(text))
         raise MemidxError(
-            f"git merge refused: {_reason(done)}",
+            f"git merge refused: {_reason(done)}{' ' + named if named else ''}",
             "commit, move or delete the files git names (uncommitted edits or untracked "
             "files in the way), then make sync again",
         )
@@ -261,6 +262,19 @@ def _reason(done: subprocess.CompletedProcess[str]) -> str:
             first = " ".join(said.split(". ", 1)[0].split())
             return first if first.endswith((".", ":")) else f"{first}."
     return _last_line(done)
+
+
+def _files_listed(text: str) -> list[str]:
+    """The files git lists, an indented line each, under its lines "... would be overwritten
+    by merge:" (five at most, then how many more)."""
+    files: list[str] = []
+    listing = False
+    for line in text.splitlines():
+        if listing and line[:1] in ("\t", " ") and line.strip():
+            files.append(line.strip())
+            continue
+        listing = line.rstrip().endswith("overwritten by merge:")
+    return files if len(files) <= 5 else [*files[:5], f"and {len(files) - 5} more"]
 
 
 def _last_line(done: subprocess.CompletedProcess[str]) -> str:
