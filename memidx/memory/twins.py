@@ -59,11 +59,12 @@ def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tupl
     from memidx.memory.head_sync import after_commit
 
     after_commit(config, say)
-    for move in moves if say is not None else ():
-        say(
-            f"{move.was}: the remote has a remembered note of this name too; this clone's "
-            f"is now {move.ref}"
-        )
+    for move in moves:
+        if say is not None:
+            say(
+                f"{move.was}: the remote has a remembered note of this name too; this "
+                f"clone's is now {move.ref}"
+            )
     return tuple(moves)
 
 
@@ -151,5 +152,5 @@ def _commit(config: Config, moves: Sequence[Renamed]) -> None:
 
 def _move(config: Config, source: str, target: str) -> None:
     """Rename a file, failing (FileExistsError) rather than replace one at `target`."""
-    os.link(config.root / source, config.root / target)
-    os.unlink(config.root / source)
+    (config.root / target).hardlink_to(config.root / source)
+    (config.root / source).unlink()
