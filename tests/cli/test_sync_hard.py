@@ -459,20 +459,27 @@ def test_one_note_remembered_word_for_word_on_two_machines_shares_as_one(
     rebuilt_the_same(b)
 
 
-@pytest.mark.parametrize("by_hand", ["a", "b"])
+@pytest.mark.parametrize(
+    ("person", "how"), [("a", "writes"), ("b", "writes"), ("a", "edits"), ("b", "edits")]
+)
 def test_a_note_a_person_wrote_under_a_remembered_name_still_stops_share(
-    machines: tuple[Machine, Machine], by_hand: str
+    machines: tuple[Machine, Machine], person: str, how: str
 ) -> None:
-    """Only two notes remember wrote move apart: a person's note (on either side) is theirs to
-    merge, so share stops on the conflict as before and moves nothing."""
+    """Only two notes remember alone wrote move apart: a person's note, or a remembered one a
+    person edited since (on either side), is theirs to merge, so share stops on the conflict
+    as before and moves nothing."""
     a, b = machines
     for machine in (a, b):
-        if machine.root.name == by_hand:
-            text = f"---\ntitle: Build cache\ncreated: '2026-01-01'\n---\n\nby hand {by_hand}\n"
+        if machine.root.name == person and how == "writes":
+            text = f"---\ntitle: Build cache\ncreated: '2026-01-01'\n---\n\nby hand {person}\n"
             machine.write("notes/build-cache.md", text)
             machine.commit("a note by hand")
-        else:
-            remembered(machine, "Build cache", f"remembered on {machine.root.name}")
+            continue
+        remembered(machine, "Build cache", f"remembered on {machine.root.name}")
+        if machine.root.name == person:
+            note = machine.root / "notes/build-cache.md"
+            machine.write("notes/build-cache.md", note.read_text() + "a line by hand\n")
+            machine.commit("a person's edit")
     shared(a)
     run = b.memidx_process("share", "--json")
 
