@@ -423,13 +423,18 @@ def remembered(machine: Machine, title: str, body: str) -> None:
     assert run.code == 0, run.err
 
 
+def remembered_on_both(a: Machine, b: Machine) -> None:
+    """A and B each remember a note titled "Build cache"; A shares first."""
+    remembered(a, "Build cache", "alpha cache layers")
+    remembered(b, "Build cache", "bravo cache layers")
+    shared(a)
+
+
 def test_two_machines_remembering_one_title_share_without_a_person(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    remembered(a, "Build cache", "alpha cache layers")
-    remembered(b, "Build cache", "bravo cache layers")
-    shared(a)
+    remembered_on_both(a, b)
     run = b.memidx_process("share", "--json")
     assert run.code == 0, run.out + run.err
 
@@ -443,6 +448,18 @@ def test_two_machines_remembering_one_title_share_without_a_person(
     shared(a)
     assert found(a, "cache") == ["notes/build-cache-2.md", "notes/build-cache.md"]
     rebuilt_the_same(a)
+
+
+def test_a_remembered_note_moves_to_a_name_neither_side_has_taken(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    remembered(a, "Build cache", "another alpha note")  # A's build-cache.md
+    remembered_on_both(a, b)  # A's build-cache-2.md, B's build-cache.md
+    b.write("notes/build-cache-3.md", "an untracked draft\n")
+    shared(b)
+    assert found(b, "bravo") == ["notes/build-cache-4.md"]
+    assert (b.root / "notes/build-cache-3.md").read_text() == "an untracked draft\n"
 
 
 def test_one_note_remembered_word_for_word_on_two_machines_shares_as_one(
@@ -493,9 +510,7 @@ def test_a_remembered_note_with_uncommitted_edits_is_not_moved(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    remembered(a, "Build cache", "alpha cache layers")
-    remembered(b, "Build cache", "bravo cache layers")
-    shared(a)
+    remembered_on_both(a, b)
     note = b.root / "notes/build-cache.md"
     note.write_text(note.read_text() + "an edit not committed yet\n")
     run = b.memidx_process("share")
