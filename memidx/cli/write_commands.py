@@ -167,6 +167,7 @@ def share(args: argparse.Namespace, config: Config) -> int:
         print(json.dumps({
             "schema": "memidx.share/1", "haystack_commit": done.haystack_commit,
             "attempts": done.attempts, "pushed": done.pushed, "remote": done.remote,
+            "renamed": [{"from": move.was, "to": move.ref} for move in done.renamed],
         }))  # fmt: skip
     else:
         for line in shared_lines(done.haystack_commit, done.remote, done.attempts):

@@ -12,7 +12,8 @@ with no upstream is named before any fetch. A push rejected because the remote
 moved (another clone pushed first) is the normal case when several machines sync at once:
 fetch and merge again (git's hooks index what arrives) and push again. A merge that stops on
 a conflict needs a person: the merge is left as git left it, and the error says so. Segments
-never conflict (each clone writes its own files); notes can.
+never conflict (each clone writes its own files); notes can, but two notes `remember` wrote
+under one name on two machines are moved apart before the merge (memidx.memory.twins).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from shlex import quote
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
 from memidx.git.commit import serialized
+from memidx.memory.twins import Renamed, part_twins
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
 # Fetches that fail in a row before share gives up: a blip of the network is tried again, a
@@ -56,6 +58,7 @@ class Shared:
     attempts: int
     pushed: bool
     remote: bool
+    renamed: tuple[Renamed, ...] = ()  # this clone's notes moved beside the remote's twins
 
 
 def share(
@@ -79,6 +82,7 @@ def share(
     if not remote or not branch:  # git's merge and push would each say so in lines of their own
         raise _no_upstream("origin" if "origin" in remotes else remotes[0])
     started, attempt, failed, unfetched = time.monotonic(), 0, "", 0
+    renamed: tuple[Renamed, ...] = ()
     for attempt in range(1, ATTEMPTS + 1):
         if attempt > 1 and time.monotonic() - started > DEADLINE:
             break
@@ -90,6 +94,7 @@ def share(
             _pause(attempt, sleep, say, failed)
             continue
         unfetched = 0
+        renamed += part_twins(config, say)  # before the merge, which would stop on them
         with serialized(config):  # no memidx commit moves HEAD meanwhile
             _quiet(config)
             merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
@@ -101,7 +106,7 @@ def share(
         pushed = _git(config, "push", remote, f"HEAD:{branch}")  # whatever push.default says
         if pushed.returncode == 0:
             after_commit(config, say)  # in case the hooks are not installed
-            return Shared(commit, attempt, pushed=True, remote=True)
+            return Shared(commit, attempt, pushed=True, remote=True, renamed=renamed)
         if not any(marker in pushed.stderr for marker in REJECTED):
             raise GitError(f"git push failed: {_reason(pushed)}", "see git's message above")
         failed = ""

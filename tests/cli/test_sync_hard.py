@@ -418,21 +418,105 @@ def test_remember_while_a_merge_waits_survives_the_merge_commit(
     rebuilt_the_same(b)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="remember names a note by its title's slug alone: two machines that remember one "
-    "title both add notes/<slug>.md, an add/add conflict that stops `share` for a person",
-)
+def remembered(machine: Machine, title: str, body: str) -> None:
+    run = machine.memidx_process("remember", "--title", title, stdin=body + "\n")
+    assert run.code == 0, run.err
+
+
+def remembered_on_both(a: Machine, b: Machine) -> None:
+    """A and B each remember a note titled "Build cache"; A shares first."""
+    remembered(a, "Build cache", "alpha cache layers")
+    remembered(b, "Build cache", "bravo cache layers")
+    shared(a)
+
+
 def test_two_machines_remembering_one_title_share_without_a_person(
     machines: tuple[Machine, Machine],
 ) -> None:
     a, b = machines
-    for machine, words in ((a, "alpha cache layers"), (b, "bravo cache layers")):
-        run = machine.memidx_process("remember", "--title", "Build cache", stdin=words + "\n")
-        assert run.code == 0, run.err
+    remembered_on_both(a, b)
+    run = b.memidx_process("share", "--json")
+    assert run.code == 0, run.out + run.err
+
+    moved = {"from": "notes/build-cache.md", "to": "notes/build-cache-2.md"}
+    assert run.json()["renamed"] == [moved]
+    assert "this clone's is now notes/build-cache-2.md" in run.err
+    assert found(b, "alpha") == ["notes/build-cache.md"]  # the remote's keeps the name
+    assert found(b, "bravo") == ["notes/build-cache-2.md"]
+    assert b.git("status", "--porcelain") == ""
+    rebuilt_the_same(b)
     shared(a)
+    assert found(a, "cache") == ["notes/build-cache-2.md", "notes/build-cache.md"]
+    rebuilt_the_same(a)
+
+
+def test_a_remembered_note_moves_to_a_name_neither_side_has_taken(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    remembered(a, "Build cache", "another alpha note")  # A's build-cache.md
+    remembered_on_both(a, b)  # A's build-cache-2.md, B's build-cache.md
+    b.write("notes/build-cache-3.md", "an untracked draft\n")
     shared(b)
-    assert len(found(b, "cache")) == 2
+    assert found(b, "bravo") == ["notes/build-cache-4.md"]
+    assert (b.root / "notes/build-cache-3.md").read_text() == "an untracked draft\n"
+
+
+def test_one_note_remembered_word_for_word_on_two_machines_shares_as_one(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    for machine in (a, b):
+        remembered(machine, "Build fails: file in use", "close the editor that holds the file")
+    shared(a)
+    run = b.memidx_process("share", "--json")
+    assert run.code == 0, run.out + run.err
+    assert run.json()["renamed"] == []
+    assert found(b, "editor") == ["notes/build-fails-file-in-use.md"]
+    rebuilt_the_same(b)
+
+
+@pytest.mark.parametrize(
+    ("person", "how"), [("a", "writes"), ("b", "writes"), ("a", "edits"), ("b", "edits")]
+)
+def test_a_note_a_person_wrote_under_a_remembered_name_still_stops_share(
+    machines: tuple[Machine, Machine], person: str, how: str
+) -> None:
+    """Only two notes remember alone wrote move apart: a person's note, or a remembered one a
+    person edited since (on either side), is theirs to merge, so share stops on the conflict
+    as before and moves nothing."""
+    a, b = machines
+    for machine in (a, b):
+        if machine.root.name == person and how == "writes":
+            text = f"---\ntitle: Build cache\ncreated: '2026-01-01'\n---\n\nby hand {person}\n"
+            machine.write("notes/build-cache.md", text)
+            machine.commit("a note by hand")
+            continue
+        remembered(machine, "Build cache", f"remembered on {machine.root.name}")
+        if machine.root.name == person:
+            note = machine.root / "notes/build-cache.md"
+            machine.write("notes/build-cache.md", note.read_text() + "a line by hand\n")
+            machine.commit("a person's edit")
+    shared(a)
+    run = b.memidx_process("share", "--json")
+
+    assert run.code == 1 and "merge conflict" in run.err, run.err
+    assert "now notes/build-cache-2.md" not in run.err
+    assert not (b.root / "notes/build-cache-2.md").exists()
+    assert "build-cache-2" not in b.git("log", "--all", "--name-only", "--format=")
+
+
+def test_a_remembered_note_with_uncommitted_edits_is_not_moved(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    remembered_on_both(a, b)
+    note = b.root / "notes/build-cache.md"
+    note.write_text(note.read_text() + "an edit not committed yet\n")
+    run = b.memidx_process("share")
+    assert run.code == 1, run.out + run.err
+    assert "an edit not committed yet" in note.read_text()
+    assert not (b.root / "notes/build-cache-2.md").exists()
 
 
 def test_a_turn_filed_while_git_commit_checks_a_staged_segment_fails_nothing(

@@ -1,0 +1,156 @@
+"""Twin notes: one name added on both sides of a share, each note written by `memidx remember`.
+
+`remember` names a note by its title, and two machines that remember one lesson ("Build
+fails: file in use") both add notes/build-fails-file-in-use.md. git's merge would stop on an
+add/add conflict and `share` would wait for a person. So before it merges, `share` looks at the
+notes added on both sides since the merge base. Where both are provably memidx's own (every
+commit that touched the path on either side is a `memidx remember:` commit, both parse as notes
+with the front matter remember writes, a title and a created date), differ, and this clone's
+file is as committed, this clone's note moves to the first free `<stem>-N.md`: in the work tree
+and in one commit made with plumbing (memidx.git.commit). The merge then takes the remote's note
+at the name and keeps this clone's beside it. Ours moves, not theirs: theirs is on the remote
+already (other clones have it, a person may have cited it); ours was never pushed. No text is
+changed, only a name. Identical notes need nothing: git merges one blob added twice as one.
+Anything else (a note a person wrote or edited, uncommitted changes to it, a merge already under
+way) is left to git's merge, which stops and names the conflict as before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import PurePosixPath
+
+from memidx.config import Config
+from memidx.frozen import Value
+from memidx.git.repo import GitRepo, decode_path
+from memidx.notes.note import NoteError, decode_note, is_note_path, split_front_matter
+
+REMEMBERED = "memidx remember: "  # the subject of remember's commits (memidx.memory.remember)
+SUBJECT = "memidx share: a note remembered under a name the remote took moves beside it"
+UPSTREAM = "@{upstream}"
+MOST = 1000  # names tried for one note, as remember tries
+
+
+class Renamed(Value):
+    """This clone's note moved from `was` to `ref` so the remote's keeps the name."""
+
+    was: str
+    ref: str
+
+
+def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tuple[Renamed, ...]:
+    """Move this clone's side of each pair of twin notes to a free name, commit that, index
+    it, and say so (one line each); see the module docstring."""
+    repo = GitRepo(config.root)
+    base = _merge_base(repo)
+    if base is None:
+        return ()
+    ours = _added(repo, base, "HEAD", config.notes_dir)
+    theirs = _added(repo, base, UPSTREAM, config.notes_dir)
+    moves: list[Renamed] = []
+    for path in sorted(ours & theirs):
+        if _twins(repo, base, path, config.max_note_bytes):
+            taken = {move.ref for move in moves}
+            moves.append(Renamed(path, _free_name(config, repo, path, taken)))
+    if not moves:
+        return ()
+    _commit(config, moves)
+    from memidx.memory.head_sync import after_commit
+
+    after_commit(config, say)
+    for move in moves:
+        if say is not None:
+            say(
+                f"{move.was}: the remote has a remembered note of this name too; this "
+                f"clone's is now {move.ref}"
+            )
+    return tuple(moves)
+
+
+def _merge_base(repo: GitRepo) -> str | None:
+    """Where HEAD and its upstream parted; None when there is nothing to part (no upstream,
+    no shared history) or a merge, cherry-pick or revert is under way (git's to finish)."""
+    for ongoing in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD"):
+        if repo.run("rev-parse", "-q", "--verify", ongoing, check=False).strip():
+            return None
+    base = repo.run("merge-base", "HEAD", UPSTREAM, check=False).decode().strip()
+    return base or None
+
+
+def _added(repo: GitRepo, base: str, side: str, notes_dir: str) -> set[str]:
+    """The notes `side` added since `base` (renames not followed: a moved note is no twin)."""
+    out = repo.run(
+        "diff-tree", "-r", "-z", "--no-renames", "--diff-filter=A", "--name-only",
+        base, side, "--", f"{notes_dir}/",
+    )  # fmt: skip
+    paths = (decode_path(raw) for raw in out.split(b"\0") if raw)
+    return {path for path in paths if is_note_path(path, notes_dir)}
+
+
+def _twins(repo: GitRepo, base: str, path: str, max_bytes: int) -> bool:
+    """Whether both sides' notes at `path` are remember's alone, differ, and ours is as
+    committed in the work tree (staged and unstaged)."""
+    blobs = [_blob(repo, side, path) for side in ("HEAD", UPSTREAM)]
+    if blobs[0] == blobs[1] or not all(blobs):
+        return False
+    literal = f":(literal){path}"
+    for side in ("HEAD", UPSTREAM):
+        subjects = repo.run("log", "-z", "--format=%s", f"{base}..{side}", "--", literal)
+        if not all(s.startswith(REMEMBERED) for s in subjects.decode().split("\0") if s):
+            return False
+    if any(not _remembered_note(repo.run("cat-file", "blob", blob), max_bytes) for blob in blobs):
+        return False
+    return not repo.run("status", "--porcelain", "-z", "--no-renames", "--", literal)
+
+
+def _blob(repo: GitRepo, side: str, path: str) -> str:
+    return repo.run("rev-parse", "-q", "--verify", f"{side}:{path}", check=False).decode().strip()
+
+
+def _remembered_note(data: bytes, max_bytes: int) -> bool:
+    """A note with the front matter remember writes: a title and a created date."""
+    try:
+        fields, _, _ = split_front_matter(decode_note(data, max_bytes))
+    except NoteError:
+        return False
+    return fields.title is not None and fields.created is not None
+
+
+def _free_name(config: Config, repo: GitRepo, path: str, taken: set[str]) -> str:
+    """`<stem>-N<suffix>`, the first N from 2 that neither side nor the work tree has."""
+    name = PurePosixPath(path)
+    for n in range(2, MOST):
+        ref = name.with_name(f"{name.stem}-{n}{name.suffix}").as_posix()
+        if ref in taken or os.path.lexists(config.root / ref):
+            continue
+        if not repo.has("HEAD", ref) and not repo.has(UPSTREAM, ref):
+            return ref
+    from memidx.errors import MemidxError
+
+    raise MemidxError(f"too many notes named {name.stem} in {name.parent}", "merge by hand")
+
+
+def _commit(config: Config, moves: Sequence[Renamed]) -> None:
+    """Move the files (never over another) and commit both names of each; a failed commit
+    moves them back, so the work tree is as it was."""
+    from memidx.git.commit import commit_paths
+
+    done: list[Renamed] = []
+    try:
+        for move in moves:
+            _move(config, move.was, move.ref)
+            done.append(move)
+        commit_paths(config, [p for move in moves for p in (move.was, move.ref)], SUBJECT)
+    except BaseException:
+        repo = GitRepo(config.root)
+        if not all(repo.has("HEAD", move.ref) for move in moves):  # not committed after all
+            for move in reversed(done):
+                _move(config, move.ref, move.was)
+        raise
+
+
+def _move(config: Config, source: str, target: str) -> None:
+    """Rename a file, failing (FileExistsError) rather than replace one at `target`."""
+    (config.root / target).hardlink_to(config.root / source)
+    (config.root / source).unlink()
