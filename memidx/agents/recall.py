@@ -91,6 +91,7 @@ class Recaller:
         found = self.candidates(prompt)
         fresh = [c for c in found if c.key not in seen]
         chosen = self.with_neighbours([fresh[i] for i in pick([c.signal for c in fresh], k)])
+        chosen = unrepeated(chosen, seen)
         block = recall_block([c.recalled for c in chosen], budget, k)
         return Recall(block, shown_keys(block, chosen), tuple(found))
 
@@ -182,6 +183,21 @@ def shown_keys(block: str, chosen: Sequence[Candidate]) -> tuple[str, ...]:
         if shown_around(block, c.recalled):
             keys += c.around_keys
     return tuple(dict.fromkeys(keys))
+
+
+def unrepeated(chosen: Sequence[Candidate], seen: Collection[str]) -> list[Candidate]:
+    """The chosen hits without the neighbouring turns injected before in the session (`seen`),
+    chosen as hits themselves, or shown with an earlier hit: a turn already injected came
+    back as a "same session" line of a later hit, though no hit is injected twice."""
+    shown = {*seen, *(c.key for c in chosen)}
+    kept: list[Candidate] = []
+    for c in chosen:
+        around = [(k, body) for k, body in zip(c.around_keys, c.recalled.around, strict=True)
+                  if k not in shown]  # fmt: skip
+        shown.update(k for k, _ in around)
+        recalled = replace(c.recalled, around=tuple(body for _, body in around))
+        kept.append(replace(c, recalled=recalled, around_keys=tuple(k for k, _ in around)))
+    return kept
 
 
 def _around(store: Store, candidate: Candidate) -> Candidate:

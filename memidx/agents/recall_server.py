@@ -171,17 +171,31 @@ def _serve(config: Config, path: Path, idle: float) -> None:
 
     recaller = Recaller(config, warm=True)
     recaller.embedder()  # load the model before the first request needs it
-    path.unlink(missing_ok=True)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-        server.bind(str(path))
+        _listen(server, path)
         bound = file_identity(path)
         try:
-            server.listen(16)
             server.settimeout(1.0)
             _loop(server, recaller, idle, config_key(config))
         finally:
             if file_identity(path) == bound:  # never a later server's (.memidx deleted)
                 path.unlink(missing_ok=True)
+
+
+def _listen(server: socket.socket, path: Path) -> None:
+    """Listen on `path`, which appears only once the server listens: bound and set listening
+    under a name of its own, then renamed in place of `path` (and of a socket a killed server
+    left, the lock being ours). Bound at `path` before it listened, a hook that connected in
+    between was refused and recalled in its own process (memidx/mcp/daemon.py does the same)."""
+    starting = path.with_name(f"{os.getpid()}.tmp")  # never longer than the socket's own name
+    starting.unlink(missing_ok=True)  # a killed server of the same pid's
+    try:
+        server.bind(str(starting))
+        server.listen(16)
+        starting.replace(path)
+    except BaseException:
+        starting.unlink(missing_ok=True)
+        raise
 
 
 def write_pid(pid: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import json
 import os
 import shlex
@@ -97,9 +98,11 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
         kwargs={"directory": directory},
         daemon=True,
     )
+    said = _quiet()
     worker.start()
     worker.join(max(0.0, started + limit - time.monotonic()))
     config = cast(Config | None, holder.get("config"))
+    _keep_said(config, agent, event, said.getvalue())
     failed = found.failed(event) if found.failed else ""
     if worker.is_alive():
         _trace(config, agent, event, f"no answer within {limit:g} s: gave up")
@@ -109,6 +112,23 @@ def run_hook(agent: str, event: str, directory: Path | None = None) -> int:
         _trace(config, agent, event, f"{type(error).__name__}: {error}")
         return _finish(failed)
     return _finish(str(holder.get("output") or ""))
+
+
+def _quiet() -> io.StringIO:
+    """Keep what the hook's work says on stderr, for the rest of the process (a clone's new
+    writer id, after `.memidx` was deleted): agents show a hook's stderr to the person, or
+    parse it (Gemini CLI), and a hook says nothing but its documented output."""
+    said = io.StringIO()
+    sys.stderr = said
+    return said
+
+
+def _keep_said(config: Config | None, agent: str, event: str, said: str) -> None:
+    """Each line the work said, in the hook's trace: a notice as one (which `memidx status`
+    does not show as a failure), so what a command would have said is not lost."""
+    for line in said.splitlines():
+        if text := line.strip().removeprefix("memidx: "):
+            _trace(config, agent, event, text)
 
 
 def _deadline(found: Adapter, event: str) -> float:

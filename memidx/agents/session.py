@@ -5,6 +5,7 @@ file per session in the clone's state folder; losing it costs a repeated hit, ne
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -20,14 +21,44 @@ NO_SESSION = "unknown"  # the session of a hook call that names none
 TRANSCRIPT = "transcript"  # the id of the transcript archived last (before a compaction)
 
 
+# A session id named as itself: what every agent sends (a lower-case UUID, Hermes's
+# `20261203_101500_ab12cd`). Any other id is named by a readable part and a hash of it whole.
+PLAIN_SESSION = re.compile(r"[a-z0-9][a-z0-9_.-]{0,119}")
+
+
 def session_path(config: Config, agent: str, session: str) -> Path:
+    """The state file of `session`: one per id, even for ids that differ past their first 120
+    characters, in characters a file name cannot hold or only in case (a file system that
+    ignores case), whose states once shared a file (a repeated or missing injected hit)."""
+    if PLAIN_SESSION.fullmatch(session):
+        name = session
+    else:  # "~" is in no plain id: never a plain id's name
+        readable = re.sub(r"[^a-z0-9_.-]", "_", session.lower())[:80]
+        digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = f"{readable}~{digest}"
+    return _sessions(config, agent) / f"{name}.json"
+
+
+def _legacy_path(config: Config, agent: str, session: str) -> Path | None:
+    """Where versions before the names above kept `session`'s state (shared by some ids);
+    None where that name is now a plain id's own (`task/1` kept it in `task_1.json`)."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", session)[:120] or "unknown"
-    return config.state_dir / "agents" / agent / "sessions" / f"{safe}.json"
+    return None if PLAIN_SESSION.fullmatch(safe) else _sessions(config, agent) / f"{safe}.json"
+
+
+def _sessions(config: Config, agent: str) -> Path:
+    return config.state_dir / "agents" / agent / "sessions"
 
 
 def session_state(config: Config, where: Where) -> SessionState:
-    """The state of the session a hook call is about."""
-    return SessionState(session_path(config, where.agent, where.session))
+    """The state of the session a hook call is about; that kept under its former name until
+    it is first saved under its own (an upgrade mid-session repeats no hit)."""
+    path = session_path(config, where.agent, where.session)
+    state = SessionState(path)
+    legacy = _legacy_path(config, where.agent, where.session)
+    if legacy is not None and not path.exists():
+        state.data = SessionState(legacy).data
+    return state
 
 
 class SessionState:

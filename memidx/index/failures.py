@@ -34,15 +34,18 @@ def record_failure(path: Path, hook: str, message: str) -> None:
         return
 
 
+NOTICE = "notice: "  # a line that records what a hook said, not that it failed
+
+
 def last_failure(path: Path) -> HookFailure | None:
-    """The most recent recorded failure, or None."""
+    """The most recent recorded failure, or None; notices (NOTICE) are no failures."""
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
     for line in reversed(lines):
         parts = line.split("\t", 2)
-        if len(parts) == 3:
+        if len(parts) == 3 and not parts[2].startswith(NOTICE):
             return HookFailure(*parts)
     return None
 

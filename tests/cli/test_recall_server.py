@@ -193,3 +193,28 @@ def test_a_hook_differing_in_what_recall_never_reads_is_answered(
     assert recall_server.ask(moved, {"prompt": "vmmem"}, 10.0) == {"error": recall_server.STALE}
     served.join(10)
     assert not served.is_alive()
+
+
+def test_the_servers_socket_appears_only_once_it_listens(
+    tmp_path: Path, models_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bound at its path before it listened, the socket refused a hook that connected in
+    between (a loaded machine holds a server there): that prompt recalled in its own process,
+    paying the model's load, with a server all but ready."""
+    config = indexed(tmp_path / "memory", models_dir)
+    real = socket.socket.listen
+
+    def slow(self: socket.socket, *args: int) -> None:
+        time.sleep(1.0)
+        real(self, *args)
+
+    monkeypatch.setattr(socket.socket, "listen", slow)
+    served, path = serving(config, 2.0)
+    try:
+        answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)  # at once: not refused
+
+        assert answer is not None and "error" not in answer, answer
+        assert list(path.parent.glob("*.tmp")) == []
+    finally:
+        served.join(30)
+    assert not served.is_alive() and not path.exists()

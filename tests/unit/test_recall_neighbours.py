@@ -4,12 +4,16 @@ filing order (memidx/index/lookup_rows.py) and the block that shows them (block.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from memidx.agents.block import Recalled, recall_block, shown_around
 from memidx.agents.gate import Signal
-from memidx.agents.recall import Candidate, shown_keys
+from memidx.agents.recall import Candidate, Recaller, shown_keys
+from memidx.config import Config
 from memidx.index.coverage import known_terms
 from memidx.index.lookup_rows import session_neighbours
+from memidx.index.open import open_store
+from memidx.index.schema import mark_built
 from memidx.index.store import Store
 
 
@@ -67,3 +71,57 @@ def test_a_tight_budget_drops_the_neighbours_before_the_hit() -> None:
     assert "I adopted a dog" in block and "same session" not in block
     assert shown_keys(block, [candidate]) == ("turn:turn-ref",)
     assert shown_keys("", [candidate]) == ()
+
+
+class Found(Recaller):
+    """A Recaller over a real index whose search finds the given turns, all relevant."""
+
+    def __init__(self, index: Path, found: list[tuple[str, int]]) -> None:
+        super().__init__(Config(root=index.parent, index_path=index))
+        self.found = found
+
+    def candidates(self, prompt: str) -> list[Candidate]:
+        del prompt
+        signal = Signal(0.9, 1.0, relevance=None, kind="turn")
+        return [
+            Candidate(f"turn:{ref}", Recalled("", ref, 0, f"{ref} text", "turn"), signal, doc, "a")
+            for ref, doc in self.found
+        ]
+
+
+def _session(tmp_path: Path) -> tuple[Path, list[int]]:
+    """An index of one session's five turns, t1 to t5, filed in order; their row ids."""
+    index = tmp_path / "index.sqlite"
+    store, _ = open_store(index, write=True)
+    with store.conn:
+        ids = [_turn(store, f"t{n}", f"t{n} text", "a") for n in range(1, 6)]
+    mark_built(store.conn)
+    store.conn.close()
+    return index, ids
+
+
+PROMPT = "what did we decide about the deployment window"
+
+
+def test_a_turn_injected_before_in_the_session_is_not_shown_again_as_a_neighbour(
+    tmp_path: Path,
+) -> None:
+    index, ids = _session(tmp_path)
+    recaller = Found(index, [("t3", ids[2])])
+
+    first = recaller.recall(PROMPT, seen=["turn:t2"])  # t2 came as a hit of an earlier prompt
+
+    assert "same session: t4 text" in first.block and "t2 text" not in first.block
+    assert first.keys == ("turn:t3", "turn:t4")
+
+
+def test_a_turn_is_shown_once_in_a_block_though_two_hits_neighbour_it(tmp_path: Path) -> None:
+    index, ids = _session(tmp_path)
+    recaller = Found(index, [("t2", ids[1]), ("t3", ids[2]), ("t5", ids[4])])
+
+    done = recaller.recall(PROMPT)
+
+    assert [done.block.count(f"{ref} text") for ref in ("t1", "t2", "t3", "t4", "t5")] == [
+        1, 1, 1, 1, 1
+    ]  # fmt: skip
+    assert sorted(done.keys) == ["turn:t1", "turn:t2", "turn:t3", "turn:t4", "turn:t5"]

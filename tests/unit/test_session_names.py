@@ -1,0 +1,70 @@
+"""Each agent session keeps its own state file (memidx/agents/session.py): ids were cut to 120
+characters and their unusual characters replaced, so two sessions could share one file, and
+one's injected hits went missing from, or came back in, the other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.agents.session import Where, session_path, session_state
+from memidx.config import Config
+
+UUID = "0f6b2c1e-9a4d-4c3b-8e2f-5d7a1b9c3e40"
+
+
+def _config(tmp_path: Path) -> Config:
+    return Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("s" * 120 + "-a", "s" * 120 + "-b"),  # differing past the 120th character
+        ("task/1", "task:1"),  # differing in a character a file name cannot hold
+        ("task 1", "task_1"),  # one replaced character against the one that replaced it
+        ("Session-A", "session-a"),  # only in case: one file where case is ignored
+    ],
+)
+def test_two_sessions_keep_separate_states(tmp_path: Path, one: str, other: str) -> None:
+    for order, (first_id, second_id) in enumerate(((one, other), (other, one))):
+        config = _config(tmp_path / f"memory{order}")
+        first = session_state(config, Where("claude-code", first_id, str(tmp_path)))
+        first.add("injected", "note:notes/wsl.md")
+        first.save()
+
+        second = session_state(config, Where("claude-code", second_id, str(tmp_path)))
+
+        assert second.keys("injected") == [], (first_id, second_id)
+    config = _config(tmp_path)
+    mine, theirs = (session_path(config, "claude-code", s) for s in (one, other))
+    assert mine.name.lower() != theirs.name.lower()
+    assert len(mine.name) < 120 and len(theirs.name) < 120
+
+
+def test_a_plain_session_id_keeps_the_name_it_always_had(tmp_path: Path) -> None:
+    path = session_path(_config(tmp_path), "codex", UUID)
+
+    assert path.name == f"{UUID}.json"
+
+
+def test_a_state_saved_under_the_former_name_is_read_until_saved_under_the_new(
+    tmp_path: Path,
+) -> None:
+    """An upgrade in the middle of a session repeats none of its hits."""
+    config = _config(tmp_path)
+    session = "Task/1"
+    sessions = tmp_path / ".memidx" / "agents" / "gemini" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "Task_1.json").write_text('{"injected": ["note:notes/wsl.md"]}')
+    where = Where("gemini", session, str(tmp_path))
+
+    state = session_state(config, where)
+    assert state.keys("injected") == ["note:notes/wsl.md"]
+    state.add("injected", "note:notes/git.md")
+    state.save()
+
+    again = session_state(config, where)
+    assert again.keys("injected") == ["note:notes/wsl.md", "note:notes/git.md"]
+    assert state.path.name != "Task_1.json"
