@@ -7,8 +7,10 @@ the unpushed commits that hold its own segments, but a peer's segment pulled str
 the peer (`git pull ../peer`) is in the peer's commits too, and rebuilding them here would
 make the next pull conflict. Every work tree of the clone shares the folder, so their ids
 count as the clone's. A copied clone (`cp -a`, a restored backup) brings the file along with
-the history it describes: the ids it was copied with stay its own, as the segments it takes
-over do (memidx.haystack.identity)."""
+the history it describes, but the original it was copied from goes on writing as the id the
+copy replaces (memidx.haystack.identity): that id is dropped from the copy's record, so the
+segments the original files later, pulled by the copy, are a peer's there. A clone moved to
+another file system (no original left) keeps it."""
 
 from __future__ import annotations
 
@@ -34,6 +36,19 @@ def record_own(config: Config, ident: str) -> None:
             os.fsync(out.fileno())
     if made and config.fsync:
         sync_folder(record.parent)
+
+
+def disown(config: Config, ident: str) -> None:
+    """Drop `ident` from the clone's own writer ids: another clone writes as it (the original
+    of a copy). A line another work tree appends meanwhile may be lost with it: its segments
+    then count as a peer's, blanked on top and never rebuilt, which loses nothing."""
+    from memidx.drafts import replace_durably
+
+    record = _record(config)
+    if record is None or ident not in _read(record):
+        return
+    kept = "".join(f"{line}\n" for line in sorted(_read(record) - {ident}))
+    replace_durably(record, kept.encode("utf-8"), "partial", durable=config.fsync)
 
 
 def own_writers(config: Config) -> set[str]:
