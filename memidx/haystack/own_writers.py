@@ -29,8 +29,10 @@ def record_own(config: Config, ident: str) -> None:
     if record is None or ident in _read(record):
         return
     made = not record.exists()
-    with record.open("a", encoding="utf-8") as out:  # one short line: appended whole
-        out.write(f"{ident}\n")
+    with record.open("ab") as out:  # one short line: appended whole
+        # after a line a crash tore (no newline): never glued to it, which would hide it
+        torn = out.tell() > 0 and not record.read_bytes().endswith(b"\n")
+        out.write((("\n" if torn else "") + f"{ident}\n").encode())
         out.flush()
         if config.fsync:
             os.fsync(out.fileno())

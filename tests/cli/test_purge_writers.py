@@ -196,3 +196,20 @@ def test_a_copied_clone_never_takes_the_originals_later_segments_for_its_own(
     _file(one, "one more turn of the original")
     assert one.memidx_process("haystack", "commit").code == 0
     assert _pull_fails(copy, str(one.root)) == ""
+
+
+def test_an_id_recorded_after_a_torn_line_is_a_line_of_its_own(repo: NotesRepo) -> None:
+    """A crash while an id was appended to `memidx-writers` leaves a line with no newline
+    (or a power loss, zeros): the next id recorded goes on a line of its own, never glued to
+    it, so the clone still knows it as its own."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    _file(repo, "a turn filed first")
+    record = repo.root / ".git" / "memidx-writers"
+    record.write_bytes(record.read_bytes() + b"host-12\0\0")  # torn: no newline
+    shutil.rmtree(repo.root / ".memidx")
+    assert repo.memidx_process("ingest").code == 0
+    _file(repo, "a turn filed after the loss")  # a fresh writer id, recorded
+
+    assert _writer(repo) in record.read_text(encoding="utf-8").splitlines()
