@@ -14,6 +14,7 @@ another file system (no original left) keeps it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -23,21 +24,28 @@ from memidx.portable import sync_folder
 RECORD = "memidx-writers"
 
 
-def record_own(config: Config, ident: str) -> None:
-    """Add `ident` to the clone's own writer ids (no-op outside git, or when it is there)."""
+def record_own(config: Config, ident: str) -> str | None:
+    """Add `ident` to the clone's own writer ids (no-op outside git, or when it is there).
+    The record only tells purge whose segments are whose, so a file error never stops the
+    caller (a filing): its text is returned, and the id's segments count as a peer's, which
+    loses nothing (they are blanked all the same, never rebuilt)."""
     record = _record(config)
     if record is None or ident in _read(record):
-        return
-    made = not record.exists()
-    with record.open("ab") as out:  # one short line: appended whole
-        # after a line a crash tore (no newline): never glued to it, which would hide it
-        torn = out.tell() > 0 and not record.read_bytes().endswith(b"\n")
-        out.write((("\n" if torn else "") + f"{ident}\n").encode())
-        out.flush()
-        if config.fsync:
-            os.fsync(out.fileno())
-    if made and config.fsync:
-        sync_folder(record.parent)
+        return None
+    try:
+        made = not record.exists()
+        with record.open("ab") as out:  # one short line: appended whole
+            # after a line a crash tore (no newline): never glued to it, which would hide it
+            torn = out.tell() > 0 and not record.read_bytes().endswith(b"\n")
+            out.write((("\n" if torn else "") + f"{ident}\n").encode())
+            out.flush()
+            if config.fsync:
+                os.fsync(out.fileno())
+        if made and config.fsync:
+            sync_folder(record.parent)
+    except OSError as failed:
+        return f"{record}: {failed.strerror or failed}"
+    return None
 
 
 def disown(config: Config, ident: str) -> None:
@@ -50,7 +58,8 @@ def disown(config: Config, ident: str) -> None:
     if record is None or ident not in _read(record):
         return
     kept = "".join(f"{line}\n" for line in sorted(_read(record) - {ident}))
-    replace_durably(record, kept.encode("utf-8"), "partial", durable=config.fsync)
+    with contextlib.suppress(OSError):  # kept: the original's later segments are rebuilt
+        replace_durably(record, kept.encode("utf-8"), "partial", durable=config.fsync)
 
 
 def own_writers(config: Config) -> set[str]:
@@ -82,6 +91,6 @@ def _record(config: Config) -> Path | None:
 def _read(record: Path) -> set[str]:
     try:
         text = record.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
+    except OSError:  # none yet, or unreadable: no id counts as the clone's own but its current
         return set()
     return {line.strip() for line in text.splitlines() if line.strip()}

@@ -213,3 +213,18 @@ def test_an_id_recorded_after_a_torn_line_is_a_line_of_its_own(repo: NotesRepo) 
     _file(repo, "a turn filed after the loss")  # a fresh writer id, recorded
 
     assert _writer(repo) in record.read_text(encoding="utf-8").splitlines()
+
+
+def test_a_turn_is_filed_when_the_writer_record_cannot_be_written(repo: NotesRepo) -> None:
+    """`memidx-writers` only tells purge whose segments are whose: when it cannot be read or
+    written (here a folder in its place; a read-only git folder), a turn is still filed, and
+    its writer's segments later count as a peer's, which loses nothing."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    (repo.root / ".git" / "memidx-writers").mkdir()
+
+    run = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "a kudu fact"}))
+
+    assert run.code == 0, run.err
+    assert _files_hold(repo, "kudu")
