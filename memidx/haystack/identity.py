@@ -46,8 +46,10 @@ def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tup
         fresh = _new_id()
         # first: a lost .memidx/ never makes its segments a peer's
         if (unrecorded := record_own(config, fresh)) is not None:
-            (notice or _say)(f"could not record the writer id {fresh} as this clone's "
-                             f"({unrecorded}): purge will take its segments for a peer's")
+            (notice or _say)(
+                f"could not record the writer id {fresh} as this clone's "
+                f"({unrecorded}): purge will take its segments for a peer's"
+            )
         if ident is not None and _original_lives(original, bound):
             disown(config, ident)  # the original writes on as it: what it files is a peer's
         moved = _take_over(config, fresh)  # also a deleted .memidx's: else never shared
