@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.errors import MemidxError
 from memidx.portable import sync_folder
 
 RECORD = "memidx-writers"
@@ -49,17 +50,48 @@ def record_own(config: Config, ident: str) -> str | None:
 
 
 def disown(config: Config, ident: str) -> None:
-    """Drop `ident` from the clone's own writer ids: another clone writes as it (the original
-    of a copy). A line another work tree appends meanwhile may be lost with it: its segments
-    then count as a peer's, blanked on top and never rebuilt, which loses nothing."""
+    """Keep as the clone's own only the segments of `ident` HEAD holds now: another clone
+    writes on as it (the original of a copy), and what it files later is a peer's. The line
+    becomes `<id> <last segment held>` (none held: the line goes). A line another work tree
+    appends meanwhile may be lost: its segments then count as a peer's, blanked on top and
+    never rebuilt, which loses nothing."""
     from memidx.drafts import replace_durably
 
     record = _record(config)
-    if record is None or ident not in _read(record):
+    lines = {} if record is None else _lines(record)
+    if record is None or ident not in lines or lines[ident] is not None:
         return
-    kept = "".join(f"{line}\n" for line in sorted(_read(record) - {ident}))
-    with contextlib.suppress(OSError):  # kept: the original's later segments are rebuilt
+    try:
+        lines[ident] = _last_held(config, ident)
+    except (OSError, ValueError, MemidxError):  # kept whole, as before
+        return
+    kept = "".join(
+        f"{one} {upto}\n" if upto else f"{one}\n"
+        for one, upto in sorted(lines.items())
+        if upto or one != ident
+    )
+    with contextlib.suppress(OSError):  # kept whole: the original's later segments are rebuilt
         replace_durably(record, kept.encode("utf-8"), "partial", durable=config.fsync)
+
+
+def shared_until(config: Config) -> dict[str, str]:
+    """The own ids another clone writes on as (disown), each with the last segment of it
+    this clone shares: a later one is that clone's."""
+    record = _record(config)
+    found = {} if record is None else _lines(record)
+    return {ident: upto for ident, upto in found.items() if upto}
+
+
+def _last_held(config: Config, ident: str) -> str | None:
+    """The name of the last segment of `ident`'s folder that HEAD holds (None: none)."""
+    from memidx.git.repo import GitRepo
+    from memidx.haystack.writer import segment_order
+
+    folder = (config.notes_path / "haystack" / ident).relative_to(config.root).as_posix()
+    out = GitRepo(config.root).run("ls-tree", "-z", "--name-only", "HEAD", "--", f"{folder}/",
+                                   check=False)  # fmt: skip
+    names = [Path(n).name for n in out.decode("utf-8", "replace").split("\0") if n]
+    return max(names, key=lambda n: segment_order(Path(n)), default=None)
 
 
 def own_writers(config: Config) -> set[str]:
@@ -89,8 +121,14 @@ def _record(config: Config) -> Path | None:
 
 
 def _read(record: Path) -> set[str]:
+    return set(_lines(record))
+
+
+def _lines(record: Path) -> dict[str, str | None]:
+    """Each id recorded, and the last segment of it shared with its original (disown)."""
     try:
         text = record.read_text(encoding="utf-8", errors="replace")
     except OSError:  # none yet, or unreadable: no id counts as the clone's own but its current
-        return set()
-    return {line.strip() for line in text.splitlines() if line.strip()}
+        return {}
+    words = [line.split() for line in text.splitlines()]
+    return {w[0]: (w[1] if len(w) > 1 else None) for w in words if w}
