@@ -52,7 +52,12 @@ def handle(call: HookCall) -> str:
     path = str(payload.get("transcript_path") or "")
     text = read_text(Path(path)) if path else ""
     if event == "Stop":
-        actions.capture(config, where, _exchanges(call, where, text))
+        exchanges, lagged = _exchanges(call, where, text)
+        actions.capture(config, where, exchanges)
+        if lagged is not None:  # once filed: a failed filing leaves it to the rollout's copy
+            state = session_state(config, where)
+            state.add(LAGGED, lagged)
+            state.save()
     if event in ("Stop", "PostCompact"):
         for summary in parse(text).summaries:
             actions.summary(config, where, summary)
@@ -63,11 +68,12 @@ def handle(call: HookCall) -> str:
     return ""
 
 
-def _exchanges(call: HookCall, where: Where, text: str) -> list[Exchange]:
-    """The exchanges to file at Stop. The rollout may lag the event: the turn's answer (the
-    message Stop reports), its tool calls or even its prompt (the one the prompt hook kept) may
-    be missing. The turn is then filed from what is there plus the answer, and remembered, so
-    the rollout's fuller copy of it is not filed again once it is written."""
+def _exchanges(call: HookCall, where: Where, text: str) -> tuple[list[Exchange], str | None]:
+    """The exchanges to file at Stop, and the key of a turn filed ahead of the rollout. The
+    rollout may lag the event: the turn's answer (the message Stop reports), its tool calls or
+    even its prompt (the one the prompt hook kept) may be missing. The turn is then filed from
+    what is there plus the answer, and remembered (its key, once it is filed), so the
+    rollout's fuller copy of it is not filed again once it is written."""
     from memidx.agents.codex_transcript import parse
     from memidx.agents.exchange import Exchange
 
@@ -76,7 +82,7 @@ def _exchanges(call: HookCall, where: Where, text: str) -> list[Exchange]:
     prompt = (state.text(PROMPT) or "").strip()
     found = _unfiled(call, where, parse(text).exchanges)
     if not last or (found and any(a.strip() == last for a in found[-1].assistant)):
-        return found
+        return found, None
     if found and (not prompt or found[-1].user.strip() == prompt):  # its answer is not written
         turn = Exchange(found[-1].user, (*found[-1].assistant, last), closed=True)
         found[-1] = turn
@@ -84,10 +90,8 @@ def _exchanges(call: HookCall, where: Where, text: str) -> list[Exchange]:
         turn = Exchange(prompt, (last,), closed=True)
         found.append(turn)
     else:
-        return found
-    state.add(LAGGED, _turn_key(turn.user, last))
-    state.save()
-    return found
+        return found, None
+    return found, _turn_key(turn.user, last)
 
 
 def _unfiled(call: HookCall, where: Where, exchanges: Sequence[Exchange]) -> list[Exchange]:

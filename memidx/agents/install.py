@@ -69,7 +69,26 @@ def clone_script(executable: Path, source: Path) -> Path | None:
     except (OSError, IndexError):
         return None
     script = venv.parent / CLONE_VENV / "bin" / "memidx"
-    return script if script.is_file() and os.access(script, os.X_OK) else None
+    if not (script.is_file() and os.access(script, os.X_OK)):
+        return None
+    return script if _runs_from(script, script.parent) else None
+
+
+def _runs_from(script: Path, folder: Path) -> bool:
+    """Whether `script`'s first two lines name a Python in `folder`: pip's `#!PYTHON`, or the
+    exec line memidx.cli.venv_scripts writes (its path maybe single quoted), as the
+    Makefile's VENV_MOVED tells a virtualenv of a clone copied or moved since `make install`,
+    whose script runs the original's code, or nothing."""
+    try:
+        with script.open("rb") as text:
+            head = text.readline(4096) + text.readline(4096)
+    except OSError:
+        return False
+    for name in {str(folder.absolute()), str(folder.resolve())}:
+        named = os.fsencode(name + "/")
+        if named in head or named.replace(b"'", b"'\"'\"'") in head:
+            return True
+    return False
 
 
 def shell_command(*args: str) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
-from memidx.haystack.own_writers import record_own, recorded_writers
+from memidx.haystack.own_writers import disown, record_own, recorded_writers
 from memidx.haystack.writer import SEGMENT_NAME, held_lock, segment_order
 from memidx.portable import make_folder, sync_folder
 
@@ -44,7 +44,14 @@ def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tup
         if ident is not None and bound == binding:
             return ident, []  # another process of this clone just replaced it
         fresh = _new_id()
-        record_own(config, fresh)  # first: a lost .memidx/ never makes its segments a peer's
+        # first: a lost .memidx/ never makes its segments a peer's
+        if (unrecorded := record_own(config, fresh)) is not None:
+            (notice or _say)(
+                f"could not record the writer id {fresh} as this clone's "
+                f"({unrecorded}): purge will take its segments for a peer's"
+            )
+        if ident is not None and _original_lives(original, bound):
+            disown(config, ident)  # the original writes on as it: what it files is a peer's
         moved = _take_over(config, fresh)  # also a deleted .memidx's: else never shared
         drop_empty_folders(config, fresh)
         # the id, then the binding: a crash in between redoes it
@@ -72,6 +79,17 @@ def _binding(root: Path) -> str:
     """The device and inode of the clone's folder: a copy never has the original's."""
     found = root.stat()
     return f"{found.st_dev} {found.st_ino}"
+
+
+def _original_lives(original: str | None, bound: str | None) -> bool:
+    """Whether the folder a replaced id was bound to is still there, as it was (a copy's
+    original, writing on as that id), not gone (a clone moved to another file system)."""
+    if original is None or bound is None:
+        return False
+    try:
+        return _binding(Path(original)) == bound
+    except OSError:
+        return False
 
 
 def _bound_to(state: Path) -> str | None:

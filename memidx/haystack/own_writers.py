@@ -7,33 +7,91 @@ the unpushed commits that hold its own segments, but a peer's segment pulled str
 the peer (`git pull ../peer`) is in the peer's commits too, and rebuilding them here would
 make the next pull conflict. Every work tree of the clone shares the folder, so their ids
 count as the clone's. A copied clone (`cp -a`, a restored backup) brings the file along with
-the history it describes: the ids it was copied with stay its own, as the segments it takes
-over do (memidx.haystack.identity)."""
+the history it describes, but the original it was copied from goes on writing as the id the
+copy replaces (memidx.haystack.identity): that id is dropped from the copy's record, so the
+segments the original files later, pulled by the copy, are a peer's there. A clone moved to
+another file system (no original left) keeps it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.errors import MemidxError
 from memidx.portable import sync_folder
 
 RECORD = "memidx-writers"
 
 
-def record_own(config: Config, ident: str) -> None:
-    """Add `ident` to the clone's own writer ids (no-op outside git, or when it is there)."""
+def record_own(config: Config, ident: str) -> str | None:
+    """Add `ident` to the clone's own writer ids (no-op outside git, or when it is there).
+    The record only tells purge whose segments are whose, so a file error never stops the
+    caller (a filing): its text is returned, and the id's segments count as a peer's, which
+    loses nothing (they are blanked all the same, never rebuilt)."""
     record = _record(config)
     if record is None or ident in _read(record):
+        return None
+    try:
+        made = not record.exists()
+        with record.open("ab") as out:  # one short line: appended whole
+            # after a line a crash tore (no newline): never glued to it, which would hide it
+            torn = out.tell() > 0 and not record.read_bytes().endswith(b"\n")
+            out.write((("\n" if torn else "") + f"{ident}\n").encode())
+            out.flush()
+            if config.fsync:
+                os.fsync(out.fileno())
+        if made and config.fsync:
+            sync_folder(record.parent)
+    except OSError as failed:
+        return f"{record}: {failed.strerror or failed}"
+    return None
+
+
+def disown(config: Config, ident: str) -> None:
+    """Keep as the clone's own only the segments of `ident` HEAD holds now: another clone
+    writes on as it (the original of a copy), and what it files later is a peer's. The line
+    becomes `<id> <last segment held>` (none held: the line goes). A line another work tree
+    appends meanwhile may be lost: its segments then count as a peer's, blanked on top and
+    never rebuilt, which loses nothing."""
+    from memidx.drafts import replace_durably
+
+    record = _record(config)
+    lines = {} if record is None else _lines(record)
+    if record is None or ident not in lines or lines[ident] is not None:
         return
-    made = not record.exists()
-    with record.open("a", encoding="utf-8") as out:  # one short line: appended whole
-        out.write(f"{ident}\n")
-        out.flush()
-        if config.fsync:
-            os.fsync(out.fileno())
-    if made and config.fsync:
-        sync_folder(record.parent)
+    try:
+        lines[ident] = _last_held(config, ident)
+    except (OSError, ValueError, MemidxError):  # kept whole, as before
+        return
+    kept = "".join(
+        f"{one} {upto}\n" if upto else f"{one}\n"
+        for one, upto in sorted(lines.items())
+        if upto or one != ident
+    )
+    with contextlib.suppress(OSError):  # kept whole: the original's later segments are rebuilt
+        replace_durably(record, kept.encode("utf-8"), "partial", durable=config.fsync)
+
+
+def shared_until(config: Config) -> dict[str, str]:
+    """The own ids another clone writes on as (disown), each with the last segment of it
+    this clone shares: a later one is that clone's."""
+    record = _record(config)
+    found = {} if record is None else _lines(record)
+    return {ident: upto for ident, upto in found.items() if upto}
+
+
+def _last_held(config: Config, ident: str) -> str | None:
+    """The name of the last segment of `ident`'s folder that HEAD holds (None: none)."""
+    from memidx.git.repo import GitRepo
+    from memidx.haystack.writer import segment_order
+
+    folder = (config.notes_path / "haystack" / ident).relative_to(config.root).as_posix()
+    out = GitRepo(config.root).run("ls-tree", "-z", "--name-only", "HEAD", "--", f"{folder}/",
+                                   check=False)  # fmt: skip
+    names = [Path(n).name for n in out.decode("utf-8", "replace").split("\0") if n]
+    return max(names, key=lambda n: segment_order(Path(n)), default=None)
 
 
 def own_writers(config: Config) -> set[str]:
@@ -63,8 +121,14 @@ def _record(config: Config) -> Path | None:
 
 
 def _read(record: Path) -> set[str]:
+    return set(_lines(record))
+
+
+def _lines(record: Path) -> dict[str, str | None]:
+    """Each id recorded, and the last segment of it shared with its original (disown)."""
     try:
         text = record.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return set()
-    return {line.strip() for line in text.splitlines() if line.strip()}
+    except OSError:  # none yet, or unreadable: no id counts as the clone's own but its current
+        return {}
+    words = [line.split() for line in text.splitlines()]
+    return {w[0]: (w[1] if len(w) > 1 else None) for w in words if w}

@@ -24,12 +24,22 @@ Files = dict[Path, tuple[bytes, int]]  # a segment file -> its blanked bytes, re
 
 def foreign_to(config: Config, current: str) -> Callable[[str], bool]:
     """Whether a segment (its path in git) is another clone's writer's: its folder is none of
-    the ids this clone wrote as (memidx.haystack.own_writers), `current` among them."""
-    from memidx.haystack.own_writers import own_writers, record_own
+    the ids this clone wrote as (memidx.haystack.own_writers), `current` among them, or one a
+    copy's original writes on as, and it came after those the copy shares."""
+    from memidx.haystack.own_writers import own_writers, record_own, shared_until
+    from memidx.haystack.writer import segment_order
 
     record_own(config, current)  # an id made before ids were recorded is this clone's
     own = own_writers(config) | {current}
-    return lambda ref: PurePosixPath(ref).parent.name not in own
+    until = shared_until(config)  # a copy's: its original's later segments are the original's
+
+    def foreign(ref: str) -> bool:
+        path = PurePosixPath(ref)
+        last = until.get(path.parent.name)
+        later = last is not None and segment_order(Path(path.name)) > segment_order(Path(last))
+        return path.parent.name not in own or later
+
+    return foreign
 
 
 def split_foreign(

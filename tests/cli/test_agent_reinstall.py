@@ -134,7 +134,7 @@ def fake_clone(root: Path, *venvs: str) -> Path:
     for venv in venvs:
         script = root / venv / "bin" / "memidx"
         script.parent.mkdir(parents=True)
-        script.write_text("#!/bin/sh\n")
+        script.write_text(f"#!{script.parent / 'python'}\n")
         script.chmod(0o755)
     return source
 
@@ -153,6 +153,20 @@ def test_a_clones_dev_virtualenv_names_its_dot_venv_memidx(tmp_path: Path) -> No
     assert clone_script(tmp_path / "other" / ".venv-dev" / "bin" / "python", other) is None
     dot_venv.chmod(0o644)  # not runnable: not named
     assert clone_script(clone / ".venv-dev" / "bin" / "python", source) is None
+
+
+def test_a_copied_clones_stale_dot_venv_is_never_named(tmp_path: Path) -> None:
+    """A clone copied (`cp -a`) after `make install`: its `.venv/bin/memidx` still names the
+    original's Python, which runs the original's code (README: `make install` makes it
+    again). Installed from the copy's fresh `.venv-dev`, the files name that one's memidx."""
+    clone = tmp_path / "copy"
+    source = fake_clone(clone, ".venv", ".venv-dev")
+    script = clone / ".venv" / "bin" / "memidx"
+    script.write_text(f"#!{tmp_path / 'original' / '.venv' / 'bin' / 'python'}\n")
+    assert clone_script(clone / ".venv-dev" / "bin" / "python", source) is None
+    python = clone / ".venv" / "bin" / "python"  # as memidx.cli.venv_scripts writes it
+    script.write_text(f"#!/bin/sh\n'''exec' '{python}' \"$0\" \"$@\"\n")
+    assert clone_script(clone / ".venv-dev" / "bin" / "python", source) == script
 
 
 PROJECT = Path(install_module.__file__).resolve().parents[2]

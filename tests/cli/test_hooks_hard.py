@@ -445,6 +445,19 @@ def codex_rollout(path: Path, *items: tuple[str, str]) -> Path:
     return path
 
 
+def codex_turn(
+    repo: NotesRepo, base: dict[str, str], prompt: str, answer: str, *more: str, quiet: bool = True
+) -> None:
+    """Codex's hooks for one turn: its prompt, its Stop with `answer`, then the events `more`
+    (each with trigger auto); each exits 0, and says nothing when `quiet`."""
+    events = [("UserPromptSubmit", {"prompt": prompt}),
+              ("Stop", {"last_assistant_message": answer}),
+              *((event, {"trigger": "auto"}) for event in more)]  # fmt: skip
+    for event, extra in events:
+        done, _ = run(repo, "codex", event, json.dumps({**base, **extra}).encode())
+        assert done.returncode == 0 and (done.stderr == b"" or not quiet), done.stderr
+
+
 @pytest.mark.parametrize("written", [1, 0], ids=["prompt-only", "nothing-of-the-turn"])
 def test_a_codex_turn_filed_before_its_rollout_held_it_is_not_filed_again(
     tmp_path: Path, written: int
@@ -458,20 +471,9 @@ def test_a_codex_turn_filed_before_its_rollout_held_it_is_not_filed_again(
     path = tmp_path / "rollout.jsonl"
     base = {"session_id": "cx", "turn_id": "t2", "transcript_path": str(path), "cwd": "/tmp"}
     codex_rollout(path, *earlier, *turn[:written])
-    for event, extra in [
-        ("UserPromptSubmit", {"prompt": "how do I cap quokkamem?"}),
-        ("Stop", {"last_assistant_message": "Capped."}),
-    ]:
-        done, _ = run(repo, "codex", event, json.dumps({**base, **extra}).encode())
-        assert (done.returncode, done.stderr) == (0, b"")
+    codex_turn(repo, base, "how do I cap quokkamem?", "Capped.")
     codex_rollout(path, *earlier, *turn, ("user", "and swap?"), ("assistant", "swap=0."))
-    for event, extra in [
-        ("UserPromptSubmit", {"prompt": "and swap?"}),
-        ("Stop", {"last_assistant_message": "swap=0."}),
-        ("PreCompact", {"trigger": "auto"}),
-    ]:
-        done, _ = run(repo, "codex", event, json.dumps({**base, **extra}).encode())
-        assert (done.returncode, done.stderr) == (0, b"")
+    codex_turn(repo, base, "and swap?", "swap=0.", "PreCompact")
 
     found = repo.memidx("search", "--json", "--kind", "turn", "--mode", "bm25", "quokkamem")
     assert len(found.json()["hits"]) == 1
@@ -498,3 +500,26 @@ def test_a_damaged_session_state_still_files_the_exchange_once(tmp_path: Path, s
         claude(repo, "Stop", stop(path, "Set memory=6GB in .wslconfig."))
 
     assert len(turns(repo)) == 1
+
+
+def test_a_codex_turn_whose_early_filing_failed_is_filed_once_the_rollout_holds_it(
+    tmp_path: Path,
+) -> None:
+    """The Stop that files a turn the rollout lags fails to file it (here the haystack cannot
+    be written): the turn is not remembered as filed, so once the rollout holds it whole the
+    next Stop files it. Marked first, it was never filed at all."""
+    repo = memory(tmp_path)
+    turn = [("user", "how do I cap quokkamem?"), ("tool", ".wslconfig"), ("assistant", "Capped.")]
+    path = tmp_path / "rollout.jsonl"
+    base = {"session_id": "cx", "turn_id": "t1", "transcript_path": str(path), "cwd": "/tmp"}
+    codex_rollout(path, turn[0])
+    haystack = repo.root / "notes" / "haystack"
+    shutil.rmtree(haystack, ignore_errors=True)
+    haystack.write_text("in the way\n")  # no segment can be written
+    codex_turn(repo, base, "how do I cap quokkamem?", "Capped.", quiet=False)
+    haystack.unlink()
+    codex_rollout(path, *turn, ("user", "and swap?"), ("assistant", "swap=0."))
+    codex_turn(repo, base, "and swap?", "swap=0.")
+
+    found = repo.memidx("search", "--json", "--kind", "turn", "--mode", "bm25", "quokkamem")
+    assert len(found.json()["hits"]) == 1

@@ -162,3 +162,69 @@ def test_a_replaced_writer_ids_emptied_folder_goes_and_a_peers_stays(repo: Notes
     assert len(list((haystack / _writer(repo)).glob("*.krd"))) >= 1
     assert repo.memidx_process("haystack", "commit").code == 0
     assert peer.is_dir()
+
+
+def test_a_copied_clone_never_takes_the_originals_later_segments_for_its_own(
+    tmp_path: Path,
+) -> None:
+    """A clone copied with `cp -a` brings the original's `memidx-writers`, but the original
+    goes on writing as its id: a segment it files after the copy, pulled straight from it by
+    the copy, is another clone's there. The copy's purge commits it blanked on top and never
+    rebuilds the original's commits (the next pull of them would conflict)."""
+    one, _ = clones(tmp_path)
+    assert one.memidx_process("ingest").code == 0
+    _file(one, "a turn filed before the copy")
+    assert one.memidx_process("haystack", "commit").code == 0
+    subprocess.run(["cp", "-a", str(one.root), str(tmp_path / "copy")], check=True)
+    copy = NotesRepo(tmp_path / "copy", init=False)
+    assert copy.memidx_process("ingest").code == 0
+    _file(copy, "a turn the copy files")  # the copy takes a writer id of its own
+    assert _writer(copy) != _writer(one)
+    gone = _file(one, "okapi turn filed by the original after the copy")
+    assert one.memidx_process("haystack", "commit").code == 0
+    copy.git("pull", "-q", "--no-rebase", str(one.root), "main")
+    assert copy.memidx_process("sync").code == 0
+    assert copy.memidx_process("forget", gone).code == 0
+
+    purged = copy.memidx_process("haystack", "purge", "--json")
+
+    assert purged.code == 1, purged.err
+    others = purged.json()["other_writers"]
+    assert [o.startswith(f"notes/haystack/{_writer(one)}/") for o in others] == [True]
+    assert purged.json()["rewritten_commits"] == 0
+    assert _files_hold(copy, "okapi") == []
+    _file(one, "one more turn of the original")
+    assert one.memidx_process("haystack", "commit").code == 0
+    assert _pull_fails(copy, str(one.root)) == ""
+
+
+def test_an_id_recorded_after_a_torn_line_is_a_line_of_its_own(repo: NotesRepo) -> None:
+    """A crash while an id was appended to `memidx-writers` leaves a line with no newline
+    (or a power loss, zeros): the next id recorded goes on a line of its own, never glued to
+    it, so the clone still knows it as its own."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    _file(repo, "a turn filed first")
+    record = repo.root / ".git" / "memidx-writers"
+    record.write_bytes(record.read_bytes() + b"host-12\0\0")  # torn: no newline
+    shutil.rmtree(repo.root / ".memidx")
+    assert repo.memidx_process("ingest").code == 0
+    _file(repo, "a turn filed after the loss")  # a fresh writer id, recorded
+
+    assert _writer(repo) in record.read_text(encoding="utf-8").splitlines()
+
+
+def test_a_turn_is_filed_when_the_writer_record_cannot_be_written(repo: NotesRepo) -> None:
+    """`memidx-writers` only tells purge whose segments are whose: when it cannot be read or
+    written (here a folder in its place; a read-only git folder), a turn is still filed, and
+    its writer's segments later count as a peer's, which loses nothing."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    (repo.root / ".git" / "memidx-writers").mkdir()
+
+    run = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "a kudu fact"}))
+
+    assert run.code == 0, run.err
+    assert _files_hold(repo, "kudu")
