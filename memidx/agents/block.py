@@ -105,27 +105,31 @@ _TAG = re.compile(rf"<(/?)({_INJECTED})>", re.IGNORECASE)
 def strip_injected(text: str) -> str:
     """`text` without memidx's own blocks, `<system-reminder>` spans and the agents' wrappers of
     hook context, so injected context is never filed back into memory. Spans nest (the first
-    close of a span inside another of its tag ends the inner one only); an unclosed one runs
-    to the end, and a close with no span of its tag open is text. One pass, however deep."""
+    close of a span inside another of its tag ends the inner one only). Only closed spans are
+    removed: the agents' always close, so an opening tag never closed is the person's text (a
+    prompt that quotes one), as is a close with no span of its tag open. One pass, however
+    deep."""
     if "<" not in text:
         return text
-    kept: list[str] = []
-    open_tags: list[str] = []
+    open_tags: list[tuple[str, int]] = []  # each open span's tag and where it starts
     opened: dict[str, int] = {}  # how many spans of each tag are open
-    start = 0
+    cuts: list[tuple[int, int]] = []  # the closed spans, in order, none inside another
     for tag in _TAG.finditer(text):
         name = tag.group(2).lower()
         if not tag.group(1):
-            if not open_tags:
-                kept.append(text[start : tag.start()])
-            open_tags.append(name)
+            open_tags.append((name, tag.start()))
             opened[name] = opened.get(name, 0) + 1
         elif opened.get(name):  # closes the innermost open span of its tag, and all inside it
-            while (inner := open_tags.pop()) != name:
-                opened[inner] -= 1
+            while (inner := open_tags.pop())[0] != name:
+                opened[inner[0]] -= 1
             opened[name] -= 1
-            if not open_tags:
-                start = tag.end()
-    if not open_tags:
-        kept.append(text[start:])
+            while cuts and cuts[-1][0] >= inner[1]:  # spans inside this one go with it
+                cuts.pop()
+            cuts.append((inner[1], tag.end()))
+    kept: list[str] = []
+    start = 0
+    for begin, end in cuts:
+        kept.append(text[start:begin])
+        start = end
+    kept.append(text[start:])
     return "".join(kept).strip()

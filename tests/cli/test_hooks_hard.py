@@ -191,14 +191,38 @@ def test_a_prompt_of_nothing_but_memidx_own_block_is_not_searched(
     [
         ("<system-reminder>a <system-reminder>b</system-reminder> c</system-reminder> ask", "ask"),
         ("<memidx-recall>x <system-reminder>y</system-reminder> z</memidx-recall> ask", "ask"),
-        ("ask <system-reminder>runs to the end <system-reminder>inner</system-reminder>", "ask"),
+        (
+            "ask <system-reminder>never closed <system-reminder>inner</system-reminder>",
+            "ask <system-reminder>never closed",
+        ),
+        (
+            "why does <memidx-recall> show up? it <memidx-recall>x</memidx-recall> does",
+            "why does <memidx-recall> show up? it  does",
+        ),
+        ("<system-reminder>a <system-reminder>b</system-reminder> c", "<system-reminder>a  c"),
+        ("<system-reminder>x <memidx-recall>open</system-reminder> ask", "ask"),
         ("<SYSTEM-REMINDER>loud</System-Reminder> ask", "ask"),
         ("ask </system-reminder> stray close", "ask </system-reminder> stray close"),
         ("a <system-reminder>1</system-reminder> b <memidx-digest>2</memidx-digest> c", "a  b  c"),
     ],
 )
-def test_nested_and_unclosed_injected_spans_are_removed_whole(text: str, kept: str) -> None:
+def test_closed_injected_spans_are_removed_whole_and_unclosed_tags_kept(
+    text: str, kept: str
+) -> None:
+    """The agents' spans always close: an opening tag never closed is the person's (a prompt
+    asking about one), and everything after it was dropped from filing and from the search."""
     assert strip_injected(text) == kept
+
+
+def test_a_prompt_quoting_an_unclosed_tag_is_filed_whole(tmp_path: Path) -> None:
+    repo = memory(tmp_path)
+    prompt = "Why does <system-reminder> appear in my log? The zanzibarite job prints it."
+    path = transcript(tmp_path, line("user", prompt, "u1"), *FIRST[4:])
+
+    claude(repo, "Stop", stop(path, "Set memory=6GB in .wslconfig."))
+
+    [hit] = turns(repo)
+    assert "The zanzibarite job prints it." in shown(repo, hit)
 
 
 def test_a_nested_system_reminder_is_never_filed(tmp_path: Path) -> None:
@@ -523,3 +547,4 @@ def test_a_codex_turn_whose_early_filing_failed_is_filed_once_the_rollout_holds_
 
     found = repo.memidx("search", "--json", "--kind", "turn", "--mode", "bm25", "quokkamem")
     assert len(found.json()["hits"]) == 1
+
