@@ -53,16 +53,20 @@ def handle(call: HookCall) -> str:
     text = read_text(Path(path)) if path else ""
     if event == "Stop":
         exchanges, lagged = _exchanges(call, where, text)
-        actions.capture(config, where, exchanges)
-        if lagged is not None:  # once filed: a failed filing leaves it to the rollout's copy
-            state = session_state(config, where)
-            state.add(LAGGED, lagged)
-            state.save()
+        if lagged is None:
+            actions.capture(config, where, exchanges)
+        else:  # once filed anew: a failed filing leaves it to the rollout's copy, and so does
+            # one whose text an earlier turn of the session filed (the same words again)
+            actions.capture(config, where, exchanges[:-1])
+            if any(not f.duplicate for f in actions.capture(config, where, exchanges[-1:])):
+                state = session_state(config, where)
+                state.add(LAGGED, lagged)
+                state.save()
     if event in ("Stop", "PostCompact"):
         for summary in parse(text).summaries:
             actions.summary(config, where, summary)
     elif event == "PreCompact":
-        written = [e for e in _unfiled(call, where, parse(text).exchanges) if e.answered]
+        written = [e for _, e in _unfiled(call, where, parse(text).exchanges) if e.answered]
         actions.capture(config, where, written)
         actions.archive_transcript(config, where, text)
     return ""
@@ -73,31 +77,42 @@ def _exchanges(call: HookCall, where: Where, text: str) -> tuple[list[Exchange],
     rollout may lag the event: the turn's answer (the message Stop reports), its tool calls or
     even its prompt (the one the prompt hook kept) may be missing. The turn is then filed from
     what is there plus the answer, and remembered (its key, once it is filed), so the
-    rollout's fuller copy of it is not filed again once it is written."""
+    rollout's fuller copy of it is not filed again once it is written. The key holds the
+    turn's place in the rollout: a later turn of the same words is another turn."""
     from memidx.agents.codex_transcript import parse
     from memidx.agents.exchange import Exchange
 
     last = str(call.payload.get("last_assistant_message") or "").strip()
     state = session_state(call.config, where)
     prompt = (state.text(PROMPT) or "").strip()
-    found = _unfiled(call, where, parse(text).exchanges)
-    if not last or (found and any(a.strip() == last for a in found[-1].assistant)):
-        return found, None
-    if found and (not prompt or found[-1].user.strip() == prompt):  # its answer is not written
-        turn = Exchange(found[-1].user, (*found[-1].assistant, last), closed=True)
-        found[-1] = turn
+    written = parse(text).exchanges
+    found = _unfiled(call, where, written)
+    exchanges = [e for _, e in found]
+    tail = found[-1] if found else None
+    if not last or (tail and any(a.strip() == last for a in tail[1].assistant)):
+        return exchanges, None
+    if tail and (not prompt or tail[1].user.strip() == prompt):  # its answer is not written
+        place, turn = tail[0], Exchange(tail[1].user, (*tail[1].assistant, last), closed=True)
+        exchanges[-1] = turn
     elif prompt:  # nor its prompt: the rollout's last turn is an earlier one
-        turn = Exchange(prompt, (last,), closed=True)
-        found.append(turn)
+        place, turn = len(written), Exchange(prompt, (last,), closed=True)
+        exchanges.append(turn)
     else:
-        return found, None
-    return found, _turn_key(turn.user, last)
+        return exchanges, None
+    return exchanges, _turn_key(place, turn.user, last)
 
 
-def _unfiled(call: HookCall, where: Where, exchanges: Sequence[Exchange]) -> list[Exchange]:
-    """The exchanges but those filed before the rollout held them whole."""
+def _unfiled(
+    call: HookCall, where: Where, exchanges: Sequence[Exchange]
+) -> list[tuple[int, Exchange]]:
+    """The exchanges, each with its place in the rollout, but those filed before the rollout
+    held them whole."""
     lagged = set(session_state(call.config, where).keys(LAGGED))
-    return [e for e in exchanges if _turn_key(e.user, _answer(e)) not in lagged]
+    return [
+        (place, e)
+        for place, e in enumerate(exchanges)
+        if _turn_key(place, e.user, _answer(e)) not in lagged
+    ]
 
 
 def _answer(exchange: Exchange) -> str:
@@ -106,10 +121,12 @@ def _answer(exchange: Exchange) -> str:
     return texts[-1] if texts else ""
 
 
-def _turn_key(prompt: str, answer: str) -> str:
+def _turn_key(place: int, prompt: str, answer: str) -> str:
+    """The key of the turn at `place` in the rollout (its prompt and answer too: a place the
+    prompt's text does not match is never taken for it)."""
     import hashlib
 
-    key = f"{prompt.strip()}\n\x00\n{answer}".encode("utf-8", "surrogatepass")
+    key = f"{place}\n\x00\n{prompt.strip()}\n\x00\n{answer}".encode("utf-8", "surrogatepass")
     return hashlib.sha256(key).hexdigest()
 
 
