@@ -68,7 +68,8 @@ def test_the_digest_stays_within_its_budget() -> None:
 def test_injected_spans_never_come_back() -> None:
     text = "ask <memidx-recall>\n- old\n</memidx-recall> this <system-reminder>x</system-reminder>"
     assert strip_injected(text) == "ask  this"
-    assert strip_injected("a <system-reminder>never closed") == "a"
+    # the agents' spans always close: one never closed is the person's text
+    assert strip_injected("a <system-reminder>never closed") == "a <system-reminder>never closed"
 
 
 def rec(kind: str, content: object, uuid: str, **extra: object) -> str:
