@@ -20,6 +20,7 @@ from typing import cast
 from memidx.code_stamp import code_stamp
 from memidx.config import Config
 from memidx.portable import file_identity
+from memidx.sockets import clear_starting, starting_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -187,8 +188,8 @@ def _listen(server: socket.socket, path: Path) -> None:
     under a name of its own, then renamed in place of `path` (and of a socket a killed server
     left, the lock being ours). Bound at `path` before it listened, a hook that connected in
     between was refused and recalled in its own process (memidx/mcp/daemon.py does the same)."""
-    starting = path.with_name(f"{os.getpid()}.tmp")  # never longer than the socket's own name
-    starting.unlink(missing_ok=True)  # a killed server of the same pid's
+    clear_starting(path.parent)  # killed servers' (this pid's too): never a live one's
+    starting = starting_name(path)
     try:
         server.bind(str(starting))
         server.listen(16)

@@ -27,6 +27,10 @@ from memidx.haystack.own_writers import disown, record_own, recorded_writers
 from memidx.haystack.writer import SEGMENT_NAME, held_lock, segment_order
 from memidx.portable import make_folder, sync_folder
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.git.repo import GitRepo
+
 WRITER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 Moved = list[tuple[Path, Path]]
@@ -146,18 +150,19 @@ def _take_over(config: Config, fresh: str) -> Moved:
         return []  # no merges to conflict
     from memidx.git.repo import GitRepo
 
+    repo = GitRepo(config.root)
     haystack = config.notes_path / "haystack"
-    ref = haystack.relative_to(config.root).as_posix()
-    out = GitRepo(config.root).run("ls-files", "-z", "--others", "--", f"{ref}/", check=False)
-    found = [config.root / name for name in out.decode("utf-8", "replace").split("\0") if name]
     mine = haystack / fresh
-    untracked = [
+    staged = _staged_own(repo, config, haystack)
+    out = repo.run("ls-files", "-z", "--others", "--", f"{_ref(config, haystack)}/", check=False)
+    found = [config.root / name for name in out.decode("utf-8", "replace").split("\0") if name]
+    taken = [
         p
-        for p in found
+        for p in [*found, *staged]
         if p.parent.parent == haystack and p.parent != mine and SEGMENT_NAME.fullmatch(p.name)
     ]
     moved: Moved = []
-    for path in sorted(untracked, key=lambda p: (segment_order(p), p.parent.name)):
+    for path in sorted(taken, key=lambda p: (segment_order(p), p.parent.name)):
         make_folder(mine, durable=config.fsync)
         target = _free_name(mine, path.name)
         path.rename(target)
@@ -165,7 +170,32 @@ def _take_over(config: Config, fresh: str) -> Moved:
     if config.fsync and moved:  # the new names first: a power loss never loses a segment
         for folder in dict.fromkeys([mine, *(old.parent for old, _ in moved)]):
             sync_folder(folder)
+    if gone := [_ref(config, old) for old, _ in moved if old in staged]:
+        # git's index no longer names the old paths: a `git commit` would commit them too,
+        # each record twice (the moved file, untracked, is what `haystack commit` commits)
+        repo.run("update-index", "--force-remove", "-z", "--stdin",
+                 input_bytes="\0".join(gone).encode("utf-8") + b"\0", check=False)  # fmt: skip
     return moved
+
+
+def _staged_own(repo: GitRepo, config: Config, haystack: Path) -> set[Path]:
+    """The segment files of this clone's former writer ids (memidx.haystack.own_writers) that
+    git's index stages (`git add`) and HEAD does not hold: never committed, the writer id lost
+    with `.memidx/` never commits them (a peer's, staged by a merge under way, stays)."""
+    idents = sorted(i for i in recorded_writers(config) if WRITER_ID.fullmatch(i))
+    folders = [f"{_ref(config, haystack / ident)}/" for ident in idents]
+    if not folders:
+        return set()
+    out = repo.run("ls-files", "-z", "--cached", "--", *folders, check=False)
+    names = {name for name in out.decode("utf-8", "replace").split("\0") if name}
+    if names and (head := repo.head()) is not None:
+        out = repo.run("ls-tree", "-r", "-z", "--name-only", head, "--", *folders, check=False)
+        names -= set(out.decode("utf-8", "replace").split("\0"))
+    return {config.root / name for name in names if (config.root / name).is_file()}
+
+
+def _ref(config: Config, path: Path) -> str:
+    return path.relative_to(config.root).as_posix()
 
 
 def drop_empty_folders(config: Config, current: str) -> list[Path]:

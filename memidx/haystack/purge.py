@@ -226,7 +226,7 @@ def _purge_work_tree(
     from memidx.haystack.purge_foreign import commit_blanked, split_foreign
 
     found = _work_tree(config, forgotten, done, pushed)
-    files, others = split_foreign(config, found, history and history.foreign)
+    files, others = split_foreign(config, found, history and history.foreign, forgotten)
 
     def replace_files() -> None:
         for path, (new, count) in files.items():

@@ -16,8 +16,13 @@ from pathlib import Path, PurePosixPath
 from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
-from memidx.haystack.indexing import segment_ref
+from memidx.haystack.blanking import blanked
+from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.text import counted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.git.repo import GitRepo
 
 Files = dict[Path, tuple[bytes, int]]  # a segment file -> its blanked bytes, records blanked
 
@@ -43,11 +48,12 @@ def foreign_to(config: Config, current: str) -> Callable[[str], bool]:
 
 
 def split_foreign(
-    config: Config, files: Files, foreign: Callable[[str], bool] | None
+    config: Config, files: Files, foreign: Callable[[str], bool] | None, forgotten: set[str]
 ) -> tuple[Files, Files]:
     """The files purge rebuilds the commits of (its own, or no commit at HEAD holds them),
-    and the other writers' segments HEAD holds, which it commits blanked on top instead
-    (`foreign` None: outside git, every file is the first kind)."""
+    and the other writers' segments HEAD holds, which it commits blanked on top instead, with
+    those a purge blanked and was stopped before committing (`foreign` None: outside git,
+    every file is the first kind)."""
     from memidx.git.repo import GitRepo
 
     if foreign is None:
@@ -56,11 +62,40 @@ def split_foreign(
     head = repo.head()
     own: Files = {}
     theirs: Files = {}
-    for path, blanked in files.items():
+    for path, bytes_and_count in files.items():
         ref = segment_ref(config, path)
         held = head is not None and foreign(ref) and repo.has(head, ref)
-        (theirs if held else own)[path] = blanked
+        (theirs if held else own)[path] = bytes_and_count
+    if head is not None:
+        theirs |= _blanked_uncommitted(config, repo, head, foreign, forgotten)
     return own, theirs
+
+
+def _blanked_uncommitted(
+    config: Config, repo: GitRepo, head: str, foreign: Callable[[str], bool], forgotten: set[str]
+) -> Files:
+    """The other writers' segment files that are HEAD's bytes with the forgotten records
+    blanked, not committed: a purge stopped (killed) between blanking and committing them.
+    Its file then holds nothing to blank, but HEAD still holds the forgotten text: they are
+    committed as that purge would have (a file changed any other way is left as it is)."""
+    from memidx.git.rewrite import pushed_paths
+
+    folder = segment_ref(config, haystack_folder(config))
+    out = repo.run("diff", "--name-only", "-z", head, "--", f"{folder}/", check=False)
+    refs = [ref for ref in out.decode("utf-8", "replace").split("\0") if ref and foreign(ref)]
+    found: Files = {}
+    for ref in refs:
+        path = config.root / ref
+        try:
+            data = path.read_bytes()
+        except OSError:  # deleted, or not a file: not what a purge leaves
+            continue
+        held = repo.run("cat-file", "blob", f"{head}:{ref}", check=False)  # b"": added
+        new, count = blanked(held, forgotten)
+        if count and new == data:
+            found[path] = (data, count)
+    pushed = pushed_paths(config.root, [segment_ref(config, p) for p in found])
+    return {p: v for p, v in found.items() if segment_ref(config, p) not in pushed}
 
 
 def commit_blanked(config: Config, files: Files) -> dict[str, int]:

@@ -21,6 +21,7 @@ from memidx.drafts import replace_durably
 from memidx.mcp.serve import Workers, log, start_logging
 from memidx.mcp.shared import BUSY, GREETING, lock_for
 from memidx.portable import file_identity
+from memidx.sockets import clear_starting, starting_name
 
 IDLE_VARIABLE = "MEMIDX_MCP_IDLE"
 IDLE_EXIT = 3600.0
@@ -117,8 +118,8 @@ async def _listening(path: Path) -> Any:
     client that took the socket's appearance for the server being ready gave up."""
     import anyio
 
-    starting = path.with_name(f"{os.getpid()}.tmp")  # never longer than the socket's own name
-    starting.unlink(missing_ok=True)  # a killed server of the same pid's
+    clear_starting(path.parent)  # killed servers' (this pid's too): never a live one's
+    starting = starting_name(path)
     listener = await anyio.create_unix_listener(starting, mode=0o600)
     try:
         starting.replace(path)

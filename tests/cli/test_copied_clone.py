@@ -12,7 +12,7 @@ from memidx.config import load_config
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.frames import frame, new_record, scan_file
 from memidx.haystack.identity import clone_id
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, clean_env
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -126,3 +126,32 @@ def test_a_lost_state_folder_hands_the_unshared_segments_to_the_new_id(repo: Not
     ]
     assert not path.exists()
     assert len(said) == 1 and new.folder.name in said[0]
+
+
+def test_a_lost_state_folder_hands_the_staged_segments_to_the_new_id_and_commits_them(
+    repo: NotesRepo,
+) -> None:
+    """Only untracked segments went to the new id: one staged (`git add`) and never committed
+    stayed in the lost id's folder, which `haystack commit` never commits, its turns in no
+    commit for good (and a `git commit` of the staged path and the new one: each twice)."""
+    repo.note("a.md", "A", "body")
+    repo.commit()
+    config = load_config(repo.root)
+    old = clone_writer(config)
+    path, _, _ = old.append(new_record("turn", "acknowledged, staged, never committed"))
+    staged = path.relative_to(repo.root).as_posix()
+    repo.git("add", "--", staged)
+    shutil.rmtree(repo.root / ".memidx")  # the index folder is disposable
+
+    run = repo.memidx("haystack", "commit")
+
+    assert run.code == 0, run.err
+    new = clone_writer(config).folder
+    assert new != old.folder and not path.exists()
+    listed = repo.git("ls-tree", "-r", "--name-only", "HEAD", "--", "notes/haystack/").split()
+    held = [name for name in listed if name.endswith(".krd")]
+    assert held == [(new / path.name).relative_to(repo.root).as_posix()]
+    shown = subprocess.run(["git", "show", f"HEAD:{held[0]}"], cwd=repo.root, env=clean_env(),
+                           capture_output=True, check=True).stdout  # fmt: skip
+    assert b"acknowledged, staged, never committed" in shown
+    assert staged not in repo.git("ls-files", "--", "notes/haystack/")

@@ -228,3 +228,32 @@ def test_a_turn_is_filed_when_the_writer_record_cannot_be_written(repo: NotesRep
 
     assert run.code == 0, run.err
     assert _files_hold(repo, "kudu")
+
+
+def test_a_purge_killed_before_committing_a_peer_segment_it_blanked_is_finished_by_the_next(
+    tmp_path: Path,
+) -> None:
+    """A purge killed between blanking a peer's segment file and committing it left the file
+    changed and uncommitted, holding nothing to blank: the next purge passed it by, and HEAD's
+    tree held the forgotten text for good. Now the next purge commits it as the first would."""
+    from memidx.haystack.blanking import blanked
+
+    one, two = clones(tmp_path)
+    for repo in (one, two):
+        assert repo.memidx_process("ingest").code == 0
+    gone = _file(one, "giraffe turn filed by one")
+    kept = _file(one, "okapi turn filed by one")
+    assert one.memidx_process("haystack", "commit").code == 0
+    two.git("pull", "-q", "--no-rebase", str(one.root), "main")
+    assert two.memidx_process("sync").code == 0
+    assert two.memidx_process("forget", gone).code == 0
+    [path] = [Path(p) for p in _files_hold(two, "giraffe")]
+    path.write_bytes(blanked(path.read_bytes(), {gone})[0])  # the blanking alone: then killed
+    ref = path.relative_to(two.root).as_posix()
+
+    purged = two.memidx_process("haystack", "purge", "--json")
+
+    assert purged.json()["other_writers"] == [ref], purged.out + purged.err
+    assert b"giraffe" not in _blob(two, f"HEAD:{ref}")
+    assert kept.encode() in _blob(two, f"HEAD:{ref}") and b"okapi" in _blob(two, f"HEAD:{ref}")
+    assert two.git("status", "--porcelain", "--", ref) == ""

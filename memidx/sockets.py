@@ -1,0 +1,47 @@
+"""The temporary name a server's Unix socket is bound under before it is renamed in place
+(memidx/mcp/daemon.py, memidx/agents/recall_server.py): `<pid>.tmp` beside the socket, so the
+socket appears only once the server listens. A server killed between the bind and the rename
+leaves its temporary socket; the next server to start in that folder removes those of pids
+that no longer run."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from memidx.portable import process_alive
+
+STARTING = re.compile(r"([0-9]{1,10})\.tmp")
+
+
+def starting_name(path: Path) -> Path:
+    """This process's temporary name for the socket `path` (never longer than its own)."""
+    return path.with_name(f"{os.getpid()}.tmp")
+
+
+def clear_starting(folder: Path) -> list[Path]:
+    """Remove the temporary sockets in `folder` that servers no longer running left: only
+    sockets named `<pid>.tmp` of a pid that is gone (this process's own, left by a killed
+    server the pid was given to before, too); any other file stays. Returns those removed."""
+    try:
+        paths = list(folder.iterdir())
+    except OSError:
+        return []
+    gone: list[Path] = []
+    for path in paths:
+        found = STARTING.fullmatch(path.name)
+        if found is None:
+            continue
+        pid = int(found.group(1))
+        try:
+            if not stat.S_ISSOCK(path.lstat().st_mode):
+                continue  # not a socket: never memidx's
+            if pid != os.getpid() and process_alive(pid):
+                continue  # a server starting right now
+            path.unlink()
+        except OSError:
+            continue  # gone meanwhile, or not ours to remove: the next start tries again
+        gone.append(path)
+    return gone
