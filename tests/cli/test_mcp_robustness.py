@@ -210,7 +210,8 @@ def test_the_shared_servers_socket_appears_only_once_it_listens(memory: NotesRep
     finally:
         proc.send_signal(signal.SIGTERM)
         assert _exit_code(proc, root.parent / "daemon.out") == 143
-    assert not path.exists()
+    # left once in CI after exit 143: the server's output says whether the 30 s hard exit ended it
+    assert not path.exists(), (root.parent / "daemon.out").read_text()[-8000:]
 
 
 def test_the_shared_server_a_session_started_stops_on_sigterm(memory: NotesRepo) -> None:
