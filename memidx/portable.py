@@ -5,10 +5,10 @@
 - opening a note exactly as it is (no link followed, no wait on a FIFO, no newline translation);
 - starting a process detached from this one (the background embed), and leaving the parent
   that started it (the shared MCP server);
-- a folder only this user can use (the shared MCP server's socket);
-- the peak memory of this process;
+- a folder only this user can use (the shared MCP server's socket); this process's peak memory;
 - whether a process is alive, and making a rename or a new folder durable (a folder's fsync);
-- the stop signals a server ends on as on a normal stop (SIGTERM everywhere, SIGHUP on POSIX).
+- the stop signals a server ends on as on a normal stop (SIGTERM everywhere, SIGHUP on POSIX),
+  and signalling the main thread from another.
 
 `tests/unit/test_portability.py` fails when a POSIX-only module or call is used anywhere else.
 """
@@ -37,8 +37,7 @@ else:
 @contextmanager
 def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) -> Generator[bool]:
     """Hold an exclusive lock on `path` (created when missing) for the block; yields whether
-    it was taken, which is always True when `wait` is and no `timeout` (seconds) is given
-    (the block then waits its turn, however long)."""
+    it was taken: always when `wait` is and no `timeout` (seconds) is given."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         import filelock
@@ -115,12 +114,11 @@ def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
 
 def fork_detached(log: BinaryIO) -> bool | None:
     """Go on in a detached copy of this process, as start_detached starts a new one (a session
-    of its own, no input, its output to `log`), without starting Python and importing memidx
-    again: True in the copy, False here; None where there is no fork (Windows), and callers
-    start a process instead. Only for a process that runs no other thread yet. The copy keeps
-    no file of this one but `log` (on its stdout and stderr): `log` itself is closed there.
-    A double fork: the child in between exits at once and is reaped here, so this process
-    keeps no zombie child, and the copy is no child of it."""
+    of its own, no input, its output to `log`), without starting Python again: True in the
+    copy, False here; None where there is no fork (Windows: callers start a process instead).
+    Only for a process that runs no other thread yet. The copy keeps no file of this one but
+    `log` (on its stdout and stderr). A double fork: the child in between exits at once and is
+    reaped here (no zombie), and the copy is no child of this process."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         return None
     between = os.fork()
@@ -143,8 +141,7 @@ def fork_detached(log: BinaryIO) -> bool | None:
 def leave_parent() -> None:
     """Go on in a child of this process and end this one, so the process is no longer a
     descendant of whatever started it (clients that end a server's whole process tree then
-    spare it). Open files, and the locks held through them, go on in the child. A no-op on
-    Windows, whose detached processes have no parent to speak of."""
+    spare it); open files and their locks go on in the child. A no-op on Windows."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         return
     if os.fork():
@@ -199,8 +196,7 @@ def private_dir(folder: Path) -> bool:
 
 
 def peak_memory_mb() -> float:
-    """The most memory this process has held at once (resident set), in MB; 0.0 where the
-    standard library cannot tell (Windows)."""
+    """The most memory this process has held at once (resident set), in MB; 0.0 on Windows."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         return 0.0
     import resource
@@ -221,8 +217,7 @@ def file_identity(path: Path) -> tuple[int, int] | None:
 
 def process_alive(pid: int) -> bool:
     """Whether process `pid` runs (another user's counts); False for no such process. A pid
-    the system gave again to a new process reads as alive: callers only ever spare a file on
-    it, never remove one."""
+    given again to a new process reads as alive: callers only spare a file on it."""
     if pid <= 0:
         return False
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
@@ -264,17 +259,15 @@ def sync_folder(folder: Path) -> None:
     except OSError:
         return
     try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems cannot sync a folder; the rename itself stands
+        with suppress(OSError):  # some file systems cannot sync a folder; the rename stands
+            os.fsync(fd)
     finally:
         os.close(fd)
 
 
 def make_folder(folder: Path, *, durable: bool = True) -> None:
     """Make `folder` (and the missing folders above it) so that it survives a power loss:
-    each one made is synced into its parent. `durable=False` (the fsync setting off) only
-    makes them."""
+    each one made is synced into its parent; only made with `durable=False` (fsync off)."""
     missing: list[Path] = []
     place = folder
     while not place.is_dir() and place.parent != place:
@@ -291,3 +284,17 @@ def stop_signals() -> list[int]:
     import signal
 
     return [signal.SIGTERM, *([] if sys.platform == "win32" else [signal.SIGHUP])]
+
+
+def signal_main(number: int) -> None:
+    """Signal `number` to the main thread as the system does: a sleep or select it waits in is
+    cut short (`_thread.interrupt_main`, the fallback, runs the handler only once it returns)."""
+    import signal
+    import threading
+
+    if hasattr(signal, "pthread_kill"):
+        signal.pthread_kill(threading.main_thread().ident or 0, number)
+    else:  # pragma: no cover - exercised on Windows only
+        import _thread
+
+        _thread.interrupt_main(signal.Signals(number))

@@ -4,8 +4,9 @@ file and record removed) and it exits with the code a shell gives a process the 
 The signal's handler takes no lock and starts no thread: the main thread it interrupts may
 hold one of threading's own locks (inside `Thread.start`), which the handler would then wait
 for ever to take. What must happen later (a signal acted on again once out of the import
-machinery, the hard exit of a stop that never ends) is done by a watcher thread started with
-the block, which the handler only wakes, by writing one byte to a socket."""
+machinery or out of a finalizer that swallowed it, the hard exit of a stop that never ends)
+is done by a watcher thread started with the block, which the handler only wakes, by writing
+one byte to a socket."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import contextlib
 import math
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Generator
@@ -20,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
 
-from memidx.portable import stop_signals
+from memidx.portable import signal_main, stop_signals
 
 # How long a repeated stop signal waits for the first one's stop: it is ignored meanwhile, so it
 # cannot cut the `finally` clauses the first one runs (a socket or pid file left half removed,
@@ -88,7 +90,20 @@ def stopped_by_signals() -> Generator[Stop]:
         raised[0] = time.monotonic()
         raise Stopped(number)  # again after the grace: the first may have been swallowed
 
+    unraisable = sys.unraisablehook
+
+    def swallowed(what: sys.UnraisableHookArgs) -> None:
+        """Stopped raised where no exception can leave (a `__del__`, a weakref callback, the
+        collector) is printed and dropped there, and the block would run on until LIMIT:
+        raised again, at once, once out of it."""
+        if not isinstance(what.exc_value, Stopped) or ending[0]:
+            unraisable(what)
+            return
+        raised[0] = -math.inf  # not a repeat within the grace: the first never got out
+        watcher.tell(what.exc_value.signal_number, again=True)
+
     before = {number: signal.signal(number, raise_stopped) for number in stop_signals()}
+    sys.unraisablehook = swallowed
     try:
         yield stop
     except BaseException:
@@ -96,6 +111,8 @@ def stopped_by_signals() -> Generator[Stop]:
             raise
     finally:
         ending[0] = True
+        if sys.unraisablehook is swallowed:
+            sys.unraisablehook = unraisable
         watcher.close()
         for number, handler in before.items():
             signal.signal(number, handler)
@@ -140,9 +157,6 @@ class _Watcher:
         self._told.close()
 
     def _run(self) -> None:
-        import _thread
-        import signal
-
         first, deadline, pending, again_at = 0, math.inf, 0, math.inf
         while True:
             now = time.monotonic()
@@ -150,7 +164,7 @@ class _Watcher:
                 _hard_exit(first)
             if pending and now >= again_at:
                 if not self.closing:
-                    _thread.interrupt_main(signal.Signals(pending))
+                    signal_main(pending)
                 pending, again_at = 0, math.inf
             wait = min(deadline, again_at) - now
             self._told.settimeout(max(wait, 0.001) if math.isfinite(wait) else None)

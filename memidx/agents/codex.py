@@ -13,7 +13,7 @@ from pathlib import Path
 from memidx.agents import actions
 from memidx.agents.hook_output import additional_context
 from memidx.agents.runner import Adapter, HookCall
-from memidx.agents.session import Where, session_state, where_of
+from memidx.agents.session import SessionState, Where, session_state, where_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,7 +66,8 @@ def handle(call: HookCall) -> str:
         for summary in parse(text).summaries:
             actions.summary(config, where, summary)
     elif event == "PreCompact":
-        written = [e for _, e in _unfiled(call, where, parse(text).exchanges) if e.answered]
+        lagged = _lagged(session_state(config, where))
+        written = [e for _, e in _unfiled(lagged, parse(text).exchanges) if e.answered]
         actions.capture(config, where, written)
         actions.archive_transcript(config, where, text)
     return ""
@@ -86,7 +87,7 @@ def _exchanges(call: HookCall, where: Where, text: str) -> tuple[list[Exchange],
     state = session_state(call.config, where)
     prompt = (state.text(PROMPT) or "").strip()
     written = parse(text).exchanges
-    found = _unfiled(call, where, written)
+    found = _unfiled(_lagged(state), written)
     exchanges = [e for _, e in found]
     tail = found[-1] if found else None
     if not last or (tail and any(a.strip() == last for a in tail[1].assistant)):
@@ -102,12 +103,14 @@ def _exchanges(call: HookCall, where: Where, text: str) -> tuple[list[Exchange],
     return exchanges, _turn_key(place, turn.user, last)
 
 
-def _unfiled(
-    call: HookCall, where: Where, exchanges: Sequence[Exchange]
-) -> list[tuple[int, Exchange]]:
+def _lagged(state: SessionState) -> set[str]:
+    """The keys of the turns filed before the rollout held them whole."""
+    return set(state.keys(LAGGED))
+
+
+def _unfiled(lagged: set[str], exchanges: Sequence[Exchange]) -> list[tuple[int, Exchange]]:
     """The exchanges, each with its place in the rollout, but those filed before the rollout
-    held them whole."""
-    lagged = set(session_state(call.config, where).keys(LAGGED))
+    held them whole (their keys in `lagged`)."""
     return [
         (place, e)
         for place, e in enumerate(exchanges)

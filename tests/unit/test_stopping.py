@@ -49,6 +49,29 @@ def test_a_stop_signal_after_the_grace_stops_a_block_that_swallowed_the_first(
     assert (stop.code, reached) == (143, [])
 
 
+class _Finalized:
+    """An object whose `__del__` is where the stop signal comes (a stream or transport closed
+    as a session ends): Python prints and drops any exception raised there."""
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):  # the handler raises Stopped here, inside __del__
+            time.sleep(0.001)
+
+
+def test_a_stop_signal_that_lands_in_a_finalizer_still_ends_the_block() -> None:
+    """Stopped raised inside a `__del__` was swallowed there ("Exception ignored in"): the
+    shared server served on until the 30 s hard exit ended it, its socket left behind."""
+    reached: list[str] = []
+    with stopped_by_signals() as stop:
+        finalized = _Finalized()
+        del finalized
+        time.sleep(5)  # raised again here, at once
+        reached.append("served on")
+
+    assert (stop.code, reached) == (143, [])
+
+
 # SIGTERM arriving just as a weakref callback of importlib has taken the import lock, before
 # its `try` (seen in the shared server's start-up at a load of ~8): the callback swallowed
 # Stopped and the lock stayed taken, so the reader thread's next import waited for ever and the
