@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import deque
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TypeVar
@@ -139,14 +140,14 @@ def snippets(
 
 
 def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) -> str:
-    """A snippet around the first word that starts like one of the terms (a rough stemmer:
-    "locking" starts like "lock"), matched words marked; reads only as far as it needs."""
-    stems = tuple(t if len(t) <= 4 else t[: max(4, len(t) - 3)] for t in terms)
+    """A snippet around the first word that reads like one of the terms (a rough stemmer),
+    matched words marked; reads only as far as it needs."""
+    like = _reads_like(terms)
     recent: deque[re.Match[str]] = deque(maxlen=before)
     words = WORD.finditer(body)
     chosen: list[re.Match[str]] = []
     for word in words:
-        if stems and word.group().lower().startswith(stems):
+        if like(word.group()):
             chosen = [*recent, word, *islice(words, after)]
             break
         recent.append(word)
@@ -156,11 +157,43 @@ def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) ->
     cursor = chosen[0].start()
     for word in chosen:
         pieces.append(body[cursor : word.start()])
-        hit = word.group().lower().startswith(stems)
-        pieces.append(f"{MARK_START}{word.group()}{MARK_END}" if hit else word.group())
+        text = word.group()
+        pieces.append(f"{MARK_START}{text}{MARK_END}" if like(text) else text)
         cursor = word.end()
     pieces.append("…" if cursor < len(body.rstrip()) else "")
     return "".join(pieces)
+
+
+def _reads_like(terms: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a word reads like one of the terms: without its diacritics (as the index reads
+    it), the term's stem and one of a few inflections ("locked" and "locking" read like
+    "lock", "locksmith" does not: FTS5's Porter stemmer does not match it)."""
+    stems = [_stem(_plain(term.lower())) for term in terms]
+
+    def like(word: str) -> bool:
+        plain = _plain(word.lower())
+        return any(plain.startswith(stem) and plain[len(stem) :] in _ENDINGS for stem in stems)
+
+    return like
+
+
+_SUFFIXES = ("ings", "ing", "ies", "ied", "es", "ed", "ly", "s", "e", "d", "y")
+_ENDINGS = frozenset(("", *_SUFFIXES))
+
+
+def _stem(term: str) -> str:
+    """The term without its inflection, keeping at least 3 letters ("processes": "process")."""
+    for suffix in _SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            return term[: -len(suffix)]
+    return term
+
+
+def _plain(word: str) -> str:
+    """The word without its diacritics ("café" is "cafe"), as `remove_diacritics` reads it."""
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
 def lexical_hits(

@@ -1,5 +1,6 @@
 """Search as an independent tester tried to break it, on in-memory SQLite: text the index holds
-is found by the same text as a query whatever its Unicode form."""
+is found by the same text as a query whatever its Unicode form, and a hit's line is the line of a
+word that matched, in long bodies too."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Literal
 import pytest
 
 from memidx.index.store import Filters, Store
-from memidx.search.lexical import lexical_search
+from memidx.search.lexical import LONG_BODY, lexical_search
 from tests.helpers import add_note
 
 # Text as people paste it: macOS file names and some PDFs give the decomposed (NFD) form.
@@ -43,3 +44,34 @@ def test_a_note_is_found_by_its_own_words_in_either_unicode_form(
     result = lexical_search(store, unicodedata.normalize(query_form, text), Filters(), 5)
 
     assert [(h.ref, h.line, result.match) for h in result.hits] == [("notes/words.md", 3, "and")]
+
+
+def _long_body(*lines: str) -> str:
+    filler = "padding words\n" * (LONG_BODY // 14 + 1)  # past LONG_BODY: the snippet is window()'s
+    gap = "pad\n" * 50
+    return "# Long\n\n" + filler + "".join(f"{line}\n{gap}" for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("lock", "the file lock is held"),  # not "locksmith", which FTS5 does not match
+        ("locking", "the file lock is held"),
+        ("cafe", "the café opens late"),  # the index reads café as cafe
+        ("CAFÉ", "the café opens late"),
+        ("processes", "two processes wait"),
+    ],
+)
+def test_a_long_body_s_hit_points_at_a_line_holding_a_matched_word(
+    store: Store, query: str, expected: str
+) -> None:
+    """The snippet of a body over LONG_BODY comes from a rough stemmer, which marked
+    "locksmith" for "lock" (line and snippet on a word that did not match) and nothing for
+    "cafe" in "café" (line 1, the title)."""
+    body = _long_body("the locksmith came", "the café opens late", "the file lock is held")
+    body += "two processes wait\n"
+    add_note(store, "notes/long.md", body)
+
+    hit = lexical_search(store, query, Filters(), 5).hits[0]
+
+    assert body.splitlines()[hit.line - 1] == expected
