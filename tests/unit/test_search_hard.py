@@ -75,3 +75,27 @@ def test_a_long_body_s_hit_points_at_a_line_holding_a_matched_word(
     hit = lexical_search(store, query, Filters(), 5).hits[0]
 
     assert body.splitlines()[hit.line - 1] == expected
+
+
+@pytest.mark.parametrize(
+    ("created", "since", "until", "found"),
+    [
+        ("2026-03-14 10:00", "2026-03-14T00:00:00Z", None, True),  # YAML reads it as text
+        ("2026-03-14 10:00", "2026-03-14T10:30:00Z", None, False),
+        ('"2026-03-14T10:00:00+02:00"', "2026-03-14T09:00:00Z", None, False),  # 08:00 in UTC
+        ('"2026-03-14T10:00:00+02:00"', None, "2026-03-14T09:00:00Z", True),
+        ("'2026-03-14T10:00Z'", "2026-03-14T10:00:00Z", "2026-03-14T10:00:01Z", True),
+        ('"2026-03-14"', "2026-03-14T23:00:00Z", "2026-03-15T00:00:00Z", True),  # a whole day
+    ],
+)
+def test_a_time_written_as_text_in_created_is_filtered_as_that_time(
+    store: Store, created: str, since: str | None, until: str | None, found: bool
+) -> None:
+    """`created: 2026-03-14 10:00` (no seconds: text to YAML) sorted before that day's
+    midnight, so `--since 2026-03-14` left the note out; a quoted timestamp with an offset was
+    compared as written, not in UTC."""
+    add_note(store, "notes/dated.md", f"---\ntitle: Dated\ncreated: {created}\n---\n\nheron\n")
+
+    hits = lexical_search(store, "heron", Filters(since=since, until=until), 5).hits
+
+    assert [h.ref for h in hits] == (["notes/dated.md"] if found else [])
