@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections import deque
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import islice
 from typing import TypeVar
 
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore, matched_terms
@@ -16,9 +13,8 @@ from memidx.search.masking import masked
 from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
 from memidx.search.scoring import hit_evidence
+from memidx.search.window import MARK_END, MARK_START, window
 
-# Markers that cannot occur in a note's text; replaced by the output's own markers.
-MARK_START, MARK_END = "\x02", "\x03"
 LONG_BODY = 64 * 1024  # characters: longer bodies get their snippet from window()
 POOL = 3  # with a coverage bonus, this many times the depth are ranked by OR, then re-ordered
 
@@ -137,63 +133,6 @@ def snippets(
         if len(body) > LONG_BODY:
             found[doc_id] = window(body, terms)
     return found
-
-
-def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) -> str:
-    """A snippet around the first word that reads like one of the terms (a rough stemmer),
-    matched words marked; reads only as far as it needs."""
-    like = _reads_like(terms)
-    recent: deque[re.Match[str]] = deque(maxlen=before)
-    words = WORD.finditer(body)
-    chosen: list[re.Match[str]] = []
-    for word in words:
-        if like(word.group()):
-            chosen = [*recent, word, *islice(words, after)]
-            break
-        recent.append(word)
-    if not chosen:
-        return " ".join(body[:240].split())
-    pieces = ["…" if chosen[0].start() > 0 else ""]
-    cursor = chosen[0].start()
-    for word in chosen:
-        pieces.append(body[cursor : word.start()])
-        text = word.group()
-        pieces.append(f"{MARK_START}{text}{MARK_END}" if like(text) else text)
-        cursor = word.end()
-    pieces.append("…" if cursor < len(body.rstrip()) else "")
-    return "".join(pieces)
-
-
-def _reads_like(terms: Sequence[str]) -> Callable[[str], bool]:
-    """Whether a word reads like one of the terms: without its diacritics (as the index reads
-    it), the term's stem and one of a few inflections ("locked" and "locking" read like
-    "lock", "locksmith" does not: FTS5's Porter stemmer does not match it)."""
-    stems = [_stem(_plain(term.lower())) for term in terms]
-
-    def like(word: str) -> bool:
-        plain = _plain(word.lower())
-        return any(plain.startswith(stem) and plain[len(stem) :] in _ENDINGS for stem in stems)
-
-    return like
-
-
-_SUFFIXES = ("ings", "ing", "ies", "ied", "es", "ed", "ly", "s", "e", "d", "y")
-_ENDINGS = frozenset(("", *_SUFFIXES))
-
-
-def _stem(term: str) -> str:
-    """The term without its inflection, keeping at least 3 letters ("processes": "process")."""
-    for suffix in _SUFFIXES:
-        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
-            return term[: -len(suffix)]
-    return term
-
-
-def _plain(word: str) -> str:
-    """The word without its diacritics ("café" is "cafe"), as `remove_diacritics` reads it."""
-    if word.isascii():
-        return word
-    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
 def lexical_hits(

@@ -60,6 +60,9 @@ def _long_body(*lines: str) -> str:
         ("cafe", "the café opens late"),  # the index reads café as cafe
         ("CAFÉ", "the café opens late"),
         ("processes", "two processes wait"),
+        ("resume", "the résumé is long"),  # an accent inside the stem
+        ("naive", unicodedata.normalize("NFD", "a naïve plan")),  # a decomposed body
+        ("plan", unicodedata.normalize("NFD", "a naïve plan")),  # after a decomposed word
     ],
 )
 def test_a_long_body_s_hit_points_at_a_line_holding_a_matched_word(
@@ -69,7 +72,8 @@ def test_a_long_body_s_hit_points_at_a_line_holding_a_matched_word(
     "locksmith" for "lock" (line and snippet on a word that did not match) and nothing for
     "cafe" in "café" (line 1, the title)."""
     body = _long_body("the locksmith came", "the café opens late", "the file lock is held")
-    body += "two processes wait\n"
+    body += "two processes wait\nthe résumé is long\n"
+    body += unicodedata.normalize("NFD", "a naïve plan\n")
     add_note(store, "notes/long.md", body)
 
     hit = lexical_search(store, query, Filters(), 5).hits[0]
