@@ -30,7 +30,10 @@ def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) ->
     if first is None:
         return " ".join(body[:240].split())
     start = max(0, first.start() - _SPAN * before)
-    recent = list(_WORD.finditer(body, start, first.start()))[-before:]
+    recent = list(_WORD.finditer(body, start, first.start()))
+    if recent and recent[0].start() == start > 0 and _WORD.match(body, start - 1):  # cut
+        recent.pop(0)
+    recent = recent[-before:]
     chosen = [*recent, *islice(_WORD.finditer(body, first.start()), after + 1)]
     pieces = ["…" if chosen[0].start() > 0 else ""]
     cursor = chosen[0].start()

@@ -11,6 +11,7 @@ import pytest
 
 from memidx.index.store import Filters, Store
 from memidx.search.lexical import LONG_BODY, lexical_search
+from memidx.search.window import MARK_END, MARK_START, window
 from tests.helpers import add_note
 
 # Text as people paste it: macOS file names and some PDFs give the decomposed (NFD) form.
@@ -103,3 +104,15 @@ def test_a_time_written_as_text_in_created_is_filtered_as_that_time(
     hits = lexical_search(store, "heron", Filters(since=since, until=until), 5).hits
 
     assert [h.ref for h in hits] == (["notes/dated.md"] if found else [])
+
+
+def test_a_long_body_s_snippet_opens_on_a_whole_word() -> None:
+    """The words before the match are read back a fixed number of characters, which cut a long
+    word (a hash) in two: the snippet opened on its tail."""
+    digest = "0123456789abcdef" * 4
+    body = " ".join([digest] * 30) + " the lock is held"
+
+    snippet = window(body, ["lock"])
+
+    assert snippet.startswith("…") and snippet[1:].split()[0] == digest
+    assert f"{MARK_START}lock{MARK_END}" in snippet
