@@ -66,7 +66,7 @@ def read_fields(block: str) -> Fields:
         title=_one(fields, "title"),
         tags=_words(fields, "tags"),
         aliases=_words(fields, "aliases"),
-        created=_one(fields, "created"),
+        created=_created(fields),
         lang=_one(fields, "lang"),
         cut=cut,
     )
@@ -199,6 +199,18 @@ def _one(fields: dict[str, object], key: str) -> str | None:
         found = "a list" if isinstance(value, list) else "a mapping"
         raise FrontMatterError(f"'{key}' must be text, found {found}")
     return _text(value, key).strip() or None
+
+
+def _created(fields: dict[str, object]) -> str | None:
+    """`created` as text; a time YAML leaves as text (`2026-03-14 10:00`, a quoted timestamp)
+    in UTC like YAML's own timestamps, so --since and --until compare it as a time."""
+    text = _one(fields, "created")
+    if text is None or len(text) <= len("2026-03-14"):
+        return text
+    try:
+        return _utc(datetime.fromisoformat(text), "created")
+    except ValueError:  # not a time, or none in UTC (FrontMatterError): the text it is
+        return text
 
 
 def _words(fields: dict[str, object], key: str) -> tuple[str, ...]:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections import deque
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import islice
 from typing import TypeVar
 
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore, matched_terms
@@ -15,9 +13,8 @@ from memidx.search.masking import masked
 from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
 from memidx.search.scoring import hit_evidence
+from memidx.search.window import MARK_END, MARK_START, window
 
-# Markers that cannot occur in a note's text; replaced by the output's own markers.
-MARK_START, MARK_END = "\x02", "\x03"
 LONG_BODY = 64 * 1024  # characters: longer bodies get their snippet from window()
 POOL = 3  # with a coverage bonus, this many times the depth are ranked by OR, then re-ordered
 
@@ -136,31 +133,6 @@ def snippets(
         if len(body) > LONG_BODY:
             found[doc_id] = window(body, terms)
     return found
-
-
-def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) -> str:
-    """A snippet around the first word that starts like one of the terms (a rough stemmer:
-    "locking" starts like "lock"), matched words marked; reads only as far as it needs."""
-    stems = tuple(t if len(t) <= 4 else t[: max(4, len(t) - 3)] for t in terms)
-    recent: deque[re.Match[str]] = deque(maxlen=before)
-    words = WORD.finditer(body)
-    chosen: list[re.Match[str]] = []
-    for word in words:
-        if stems and word.group().lower().startswith(stems):
-            chosen = [*recent, word, *islice(words, after)]
-            break
-        recent.append(word)
-    if not chosen:
-        return " ".join(body[:240].split())
-    pieces = ["…" if chosen[0].start() > 0 else ""]
-    cursor = chosen[0].start()
-    for word in chosen:
-        pieces.append(body[cursor : word.start()])
-        hit = word.group().lower().startswith(stems)
-        pieces.append(f"{MARK_START}{word.group()}{MARK_END}" if hit else word.group())
-        cursor = word.end()
-    pieces.append("…" if cursor < len(body.rstrip()) else "")
-    return "".join(pieces)
 
 
 def lexical_hits(

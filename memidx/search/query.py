@@ -24,6 +24,14 @@ where which who will would
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
+# The combining marks unicode61 reads as part of a word and drops with `remove_diacritics`
+# (SQLite's sqlite3Fts5UnicodeIsdiacritic: U+0300-U+0331 less a few). Python's `\w` splits a
+# word at them, so a decomposed (NFD) "naïve" would be searched as "nai" AND "ve".
+DIACRITICS = dict.fromkeys(
+    [*range(0x300, 0x305), *range(0x306, 0x30D), 0x30F, 0x311, 0x31B, *range(0x323, 0x329)]
+)
+DIACRITICS.update(dict.fromkeys([0x32D, 0x32E, 0x330, 0x331]))
+
 
 @dataclass(frozen=True, slots=True)
 class Terms:
@@ -36,7 +44,7 @@ class Terms:
 
 def tokenize(text: str) -> list[str]:
     """Split text the way the unicode61 tokenizer does, lower-cased."""
-    return [token.lower() for token in WORD.findall(text)]
+    return [token.lower() for token in WORD.findall(text.translate(DIACRITICS))]
 
 
 def query_terms(text: str) -> Terms:

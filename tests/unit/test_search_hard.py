@@ -1,0 +1,118 @@
+"""Search as an independent tester tried to break it, on in-memory SQLite: text the index holds
+is found by the same text as a query whatever its Unicode form, and a hit's line is the line of a
+word that matched, in long bodies too."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Literal
+
+import pytest
+
+from memidx.index.store import Filters, Store
+from memidx.search.lexical import LONG_BODY, lexical_search
+from memidx.search.window import MARK_END, MARK_START, window
+from tests.helpers import add_note
+
+# Text as people paste it: macOS file names and some PDFs give the decomposed (NFD) form.
+# unicode61 drops Latin diacritics, so either form finds the other.
+FOLDED = ["naïve résumé", "Ångström façade", "Việt Nam phở", "İstanbul"]
+# unicode61 neither composes nor folds these: each form finds its own.
+UNFOLDED = [
+    "Ελληνικά γλώσσα",
+    "йогурт",
+    "हिन्दी भाषा",  # Devanagari: vowel signs and virama split words in both readers
+    "שָׁלוֹם",  # Hebrew points
+    "東京 タワー",
+    "한국어 검색",
+]
+Form = Literal["NFC", "NFD"]
+FORMS: list[tuple[Form, Form]] = [("NFC", "NFC"), ("NFD", "NFD"), ("NFC", "NFD"), ("NFD", "NFC")]
+CASES = [(text, *forms) for text in FOLDED for forms in FORMS] + [
+    (text, *forms) for text in UNFOLDED for forms in FORMS[:2]
+]
+
+
+@pytest.mark.parametrize(("text", "note_form", "query_form"), CASES)
+def test_a_note_is_found_by_its_own_words_in_either_unicode_form(
+    store: Store, text: str, note_form: Form, query_form: Form
+) -> None:
+    """A decomposed "naïve" was searched as "nai" AND "ve": Python splits a word at a combining
+    mark that unicode61 keeps in the word and drops (remove_diacritics)."""
+    add_note(store, "notes/other.md", "# Other\n\nnothing alike here\n")
+    add_note(store, "notes/words.md", f"# Words\n\n{unicodedata.normalize(note_form, text)}\n")
+
+    result = lexical_search(store, unicodedata.normalize(query_form, text), Filters(), 5)
+
+    assert [(h.ref, h.line, result.match) for h in result.hits] == [("notes/words.md", 3, "and")]
+
+
+def _long_body(*lines: str) -> str:
+    filler = "padding words\n" * (LONG_BODY // 14 + 1)  # past LONG_BODY: the snippet is window()'s
+    gap = "pad\n" * 50
+    return "# Long\n\n" + filler + "".join(f"{line}\n{gap}" for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("lock", "the file lock is held"),  # not "locksmith", which FTS5 does not match
+        ("locking", "the file lock is held"),
+        ("cafe", "the café opens late"),  # the index reads café as cafe
+        ("CAFÉ", "the café opens late"),
+        ("processes", "two processes wait"),
+        ("resume", "the résumé is long"),  # an accent inside the stem
+        ("naive", unicodedata.normalize("NFD", "a naïve plan")),  # a decomposed body
+        ("plan", unicodedata.normalize("NFD", "a naïve plan")),  # after a decomposed word
+    ],
+)
+def test_a_long_body_s_hit_points_at_a_line_holding_a_matched_word(
+    store: Store, query: str, expected: str
+) -> None:
+    """The snippet of a body over LONG_BODY comes from a rough stemmer, which marked
+    "locksmith" for "lock" (line and snippet on a word that did not match) and nothing for
+    "cafe" in "café" (line 1, the title)."""
+    body = _long_body("the locksmith came", "the café opens late", "the file lock is held")
+    body += "two processes wait\nthe résumé is long\n"
+    body += unicodedata.normalize("NFD", "a naïve plan\n")
+    add_note(store, "notes/long.md", body)
+
+    hit = lexical_search(store, query, Filters(), 5).hits[0]
+
+    assert body.splitlines()[hit.line - 1] == expected
+
+
+@pytest.mark.parametrize(
+    ("created", "since", "until", "found"),
+    [
+        ("2026-03-14 10:00", "2026-03-14T00:00:00Z", None, True),  # YAML reads it as text
+        ("2026-03-14 10:00", "2026-03-14T10:30:00Z", None, False),
+        ('"2026-03-14T10:00:00+02:00"', "2026-03-14T09:00:00Z", None, False),  # 08:00 in UTC
+        ('"2026-03-14T10:00:00+02:00"', None, "2026-03-14T09:00:00Z", True),
+        ("'2026-03-14T10:00Z'", "2026-03-14T10:00:00Z", "2026-03-14T10:00:01Z", True),
+        ('"2026-03-14"', "2026-03-14T23:00:00Z", "2026-03-15T00:00:00Z", True),  # a whole day
+    ],
+)
+def test_a_time_written_as_text_in_created_is_filtered_as_that_time(
+    store: Store, created: str, since: str | None, until: str | None, found: bool
+) -> None:
+    """`created: 2026-03-14 10:00` (no seconds: text to YAML) sorted before that day's
+    midnight, so `--since 2026-03-14` left the note out; a quoted timestamp with an offset was
+    compared as written, not in UTC."""
+    add_note(store, "notes/dated.md", f"---\ntitle: Dated\ncreated: {created}\n---\n\nheron\n")
+
+    hits = lexical_search(store, "heron", Filters(since=since, until=until), 5).hits
+
+    assert [h.ref for h in hits] == (["notes/dated.md"] if found else [])
+
+
+def test_a_long_body_s_snippet_opens_on_a_whole_word() -> None:
+    """The words before the match are read back a fixed number of characters, which cut a long
+    word (a hash) in two: the snippet opened on its tail."""
+    digest = "0123456789abcdef" * 4
+    body = " ".join([digest] * 30) + " the lock is held"
+
+    snippet = window(body, ["lock"])
+
+    assert snippet.startswith("…") and snippet[1:].split()[0] == digest
+    assert f"{MARK_START}lock{MARK_END}" in snippet
