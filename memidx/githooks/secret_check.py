@@ -29,13 +29,18 @@ class Flagged:
     where: str
     kind: str
     fingerprint: str
+    what: str = ""  # ` in the file name` for a secret in the path, which is pushed too
 
 
 def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = None) -> list[str]:
     """One `file:line: <kind>` line per secret in the given notes and segments that neither an
     allow marker nor the baseline allows."""
     allowed = read_baseline(baseline or config.root / BASELINE)
-    return [f"{f.where}: {f.kind}" for f in flagged(config, files) if f.fingerprint not in allowed]
+    return [
+        f"{f.where}: {f.kind}{f.what}"
+        for f in flagged(config, files)
+        if f.fingerprint not in allowed
+    ]
 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:
@@ -79,10 +84,17 @@ def read_baseline(path: Path) -> set[str]:
 
 
 def flagged(config: Config, files: Sequence[str]) -> Iterator[Flagged]:
-    """Every secret in the given notes and segments that no allow marker allows."""
+    """Every secret in the given notes and segments that no allow marker allows, and in their
+    names (the name shown with the secret masked)."""
     from memidx.secrets.detect import find_secrets
-    from memidx.secrets.patterns import line_of
+    from memidx.secrets.patterns import line_of, redact
 
+    for ref in _refs(config, files):
+        if found := find_secrets(ref):
+            where = display(redact(ref, found))
+            for secret in found:
+                fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
+                yield Flagged(where, secret.kind, fingerprint, " in the file name")
     for label, text in _texts(config, files):
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
