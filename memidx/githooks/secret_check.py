@@ -36,11 +36,13 @@ def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = 
     """One `file:line: <kind>` line per secret in the given notes and segments that neither an
     allow marker nor the baseline allows."""
     allowed = read_baseline(baseline or config.root / BASELINE)
-    return [
+    unread: list[str] = []  # too large to read: never let through unchecked
+    found = [
         f"{f.where}: {f.kind}{f.what}"
-        for f in flagged(config, files)
+        for f in flagged(config, files, unread)
         if f.fingerprint not in allowed
     ]
+    return [*found, *unread]
 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:
@@ -83,7 +85,9 @@ def read_baseline(path: Path) -> set[str]:
     return allowed
 
 
-def flagged(config: Config, files: Sequence[str]) -> Iterator[Flagged]:
+def flagged(
+    config: Config, files: Sequence[str], unread: list[str] | None = None
+) -> Iterator[Flagged]:
     """Every secret in the given notes and segments that no allow marker allows, and in their
     names (the name shown with the secret masked)."""
     from memidx.secrets.detect import find_secrets
@@ -95,7 +99,7 @@ def flagged(config: Config, files: Sequence[str]) -> Iterator[Flagged]:
             for secret in found:
                 fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
                 yield Flagged(where, secret.kind, fingerprint, " in the file name")
-    for label, text in _texts(config, files):
+    for label, text in _texts(config, files, [] if unread is None else unread):
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             line = line_of(text, found.start)
@@ -105,9 +109,10 @@ def flagged(config: Config, files: Sequence[str]) -> Iterator[Flagged]:
 SEGMENT_LIMIT = 64 * 1024 * 1024  # a segment rolls over at `segment_bytes`; this is a guard
 
 
-def _texts(config: Config, files: Sequence[str]) -> Iterator[tuple[str, str]]:
+def _texts(config: Config, files: Sequence[str], unread: list[str]) -> Iterator[tuple[str, str]]:
     """(label, text) of each note and other text file, and of each record of each segment,
-    among `files`: what is staged (git's index), never the work tree, like the other checks."""
+    among `files`: what is staged (git's index), never the work tree, like the other checks.
+    A file too large to read is named in `unread`, a problem line."""
     from memidx.githooks.checks import staged_contents
     from memidx.haystack.frames import scan_bytes
 
@@ -115,6 +120,8 @@ def _texts(config: Config, files: Sequence[str]) -> Iterator[tuple[str, str]]:
     haystack = PurePosixPath(config.notes_dir) / "haystack"
     limit = max(config.max_note_bytes, SEGMENT_LIMIT)
     for ref, data in staged_contents(config, refs, limit).items():
+        if isinstance(data, str) and data.startswith("too large"):
+            unread.append(f"{display(ref)}: not checked for secrets: {data}")
         if not isinstance(data, bytes):
             continue  # deleted, a link or unreadable: the drift check reports those
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):

@@ -141,3 +141,22 @@ def test_a_note_staged_while_the_index_is_behind_head_is_blocked(machine: Machin
 
     assert stale.code == 1 and "the index has drifted from HEAD" in stale.out, stale
     assert "make reconcile" in stale.out and (fresh.code, fresh.out) == (0, ""), fresh
+
+
+def test_a_text_file_too_large_to_read_is_not_let_through_unchecked(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of the notes folder over the read limit (64 MiB, or max_note_bytes if higher)
+    was skipped: a pasted log that size holding a token was committed. Limits made small."""
+    from memidx.githooks import secret_check
+
+    monkeypatch.setattr(secret_check, "SEGMENT_LIMIT", 1000)
+    monkeypatch.setenv("MEMIDX_MAX_NOTE_BYTES", "1000")
+    (machine.root / "notes" / "dump.log").write_text("x" * 2000 + f"\ntoken {GITHUB}\n")
+    machine.git("add", "notes/dump.log")
+
+    run = machine.memidx("check", "secrets", "notes/dump.log")
+
+    assert run.code == 1, run
+    assert run.out.startswith("notes/dump.log: not checked for secrets: too large (2,048 bytes")
+    assert GITHUB not in run.out + run.err
