@@ -91,6 +91,10 @@ COMMAND_PASSWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"[\"']?([^\s\"']+)"
         ),
     ),
+    (  # PowerShell: the keyword check took the command's name for the password, and kept it
+        "ConvertTo-SecureString",
+        re.compile(r"\bConvertTo-SecureString\s+(?:-String\s+)?[\"']([^\"'\n]+)[\"']"),
+    ),
 )
 
 

@@ -58,6 +58,11 @@ MISSED = {
     # a password on a command line: README's command-password kind
     "docker-login-p": (f"docker login -u ci -p {PASSWORD} registry.example.com", [PASSWORD]),
     "docker-login-password": (f"podman login --password '{PASSWORD}' quay.io", [PASSWORD]),
+    # the keyword check flagged the command's name and kept the password
+    "powershell-secure-string": (
+        f"$pw = ConvertTo-SecureString '{PASSWORD}' -AsPlainText -Force",
+        [PASSWORD],
+    ),
     # Slack's app-level token and Stripe's webhook secret: README lists Slack and Stripe
     "slack-app-token": (f"SLACK_APP_TOKEN is {XAPP}", [XAPP]),
     "stripe-webhook-secret": (f"the signing secret is {WHSEC}", [WHSEC]),
@@ -135,6 +140,7 @@ DAILY = {
     '"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',
     "docker-run-port": "docker run -p 8080:80 -p 5432:5432 postgres:16",
     "docker-login-stdin": 'echo "$CR_PAT" | docker login ghcr.io -u me --password-stdin',
+    "powershell-from-a-variable": "$pw = ConvertTo-SecureString $env:DEPLOY_PW -AsPlainText",
     "docker-login-variable": 'docker login -u ci -p "$REGISTRY_PASSWORD" registry.example.com',
     "a-pass-that-is-no-password": "first_pass: true\nsecond_pass: 3\nbypass_cache=1",
     "redis-url-without-password": "REDIS_URL=redis://cache:6379/0 and redis://:@cache:6379",
