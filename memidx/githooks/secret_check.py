@@ -127,11 +127,22 @@ def _texts(config: Config, files: Sequence[str], unread: list[str]) -> Iterator[
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
             for located in scan_bytes(data).records:
                 yield f"{display(ref)}@{located.offset}", located.record.text
-        elif is_note_path(ref, config.notes_dir) or b"\0" not in data[:BINARY_PROBE]:
-            yield display(ref), data.decode("utf-8", "replace")
+        elif (text := _text_of(data, is_note_path(ref, config.notes_dir))) is not None:
+            yield display(ref), text
 
 
 BINARY_PROBE = 8000  # bytes read for a NUL, as git tells a binary file from text
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # what Windows PowerShell 5.1's `>` writes
+
+
+def _text_of(data: bytes, note: bool) -> str | None:
+    """A staged file's text (UTF-16 when it opens with a byte-order mark, whose NUL bytes
+    are no sign of a binary file), or None for a binary file."""
+    if data.startswith(UTF16_MARKS):
+        return data.decode("utf-16", "replace")
+    if note or b"\0" not in data[:BINARY_PROBE]:
+        return data.decode("utf-8", "replace")
+    return None
 
 
 def _refs(config: Config, files: Sequence[str]) -> list[str]:

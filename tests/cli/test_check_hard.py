@@ -160,3 +160,18 @@ def test_a_text_file_too_large_to_read_is_not_let_through_unchecked(
     assert run.code == 1, run
     assert run.out.startswith("notes/dump.log: not checked for secrets: too large (2,048 bytes")
     assert GITHUB not in run.out + run.err
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_text_file_is_read_not_taken_for_binary(machine: Machine, encoding: str) -> None:
+    """Windows PowerShell 5.1's `>` and Out-File write UTF-16 with a byte-order mark: its
+    NUL bytes made the file binary, and the token in it went through unread."""
+    text = f"deploy steps\r\n$env:GH_TOKEN = '{GITHUB}'\r\n"
+    (machine.root / "notes" / "steps.txt").write_bytes(
+        ("\ufeff" + text).encode(encoding) if encoding.endswith("be") else text.encode(encoding)
+    )
+    machine.git("add", "notes/steps.txt")
+
+    run = machine.memidx("check", "secrets", "notes/steps.txt")
+
+    assert (run.code, run.out) == (1, "notes/steps.txt:2: github-token\n"), run
