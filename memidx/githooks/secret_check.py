@@ -29,13 +29,20 @@ class Flagged:
     where: str
     kind: str
     fingerprint: str
+    what: str = ""  # ` in the file name` for a secret in the path, which is pushed too
 
 
 def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = None) -> list[str]:
     """One `file:line: <kind>` line per secret in the given notes and segments that neither an
     allow marker nor the baseline allows."""
     allowed = read_baseline(baseline or config.root / BASELINE)
-    return [f"{f.where}: {f.kind}" for f in flagged(config, files) if f.fingerprint not in allowed]
+    unread: list[str] = []  # too large to read: never let through unchecked
+    found = [
+        f"{f.where}: {f.kind}{f.what}"
+        for f in flagged(config, files, unread)
+        if f.fingerprint not in allowed
+    ]
+    return [*found, *unread]
 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:
@@ -78,12 +85,21 @@ def read_baseline(path: Path) -> set[str]:
     return allowed
 
 
-def flagged(config: Config, files: Sequence[str]) -> Iterator[Flagged]:
-    """Every secret in the given notes and segments that no allow marker allows."""
+def flagged(
+    config: Config, files: Sequence[str], unread: list[str] | None = None
+) -> Iterator[Flagged]:
+    """Every secret in the given notes and segments that no allow marker allows, and in their
+    names (the name shown with the secret masked)."""
     from memidx.secrets.detect import find_secrets
-    from memidx.secrets.patterns import line_of
+    from memidx.secrets.patterns import line_of, redact
 
-    for label, text in _texts(config, files):
+    for ref in _refs(config, files):
+        if found := find_secrets(ref):
+            where = display(redact(ref, found))
+            for secret in found:
+                fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
+                yield Flagged(where, secret.kind, fingerprint, " in the file name")
+    for label, text in _texts(config, files, [] if unread is None else unread):
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             line = line_of(text, found.start)
@@ -93,9 +109,10 @@ def flagged(config: Config, files: Sequence[str]) -> Iterator[Flagged]:
 SEGMENT_LIMIT = 64 * 1024 * 1024  # a segment rolls over at `segment_bytes`; this is a guard
 
 
-def _texts(config: Config, files: Sequence[str]) -> Iterator[tuple[str, str]]:
+def _texts(config: Config, files: Sequence[str], unread: list[str]) -> Iterator[tuple[str, str]]:
     """(label, text) of each note and other text file, and of each record of each segment,
-    among `files`: what is staged (git's index), never the work tree, like the other checks."""
+    among `files`: what is staged (git's index), never the work tree, like the other checks.
+    A file too large to read is named in `unread`, a problem line."""
     from memidx.githooks.checks import staged_contents
     from memidx.haystack.frames import scan_bytes
 
@@ -103,16 +120,29 @@ def _texts(config: Config, files: Sequence[str]) -> Iterator[tuple[str, str]]:
     haystack = PurePosixPath(config.notes_dir) / "haystack"
     limit = max(config.max_note_bytes, SEGMENT_LIMIT)
     for ref, data in staged_contents(config, refs, limit).items():
+        if isinstance(data, str) and data.startswith("too large"):
+            unread.append(f"{display(ref)}: not checked for secrets: {data}")
         if not isinstance(data, bytes):
             continue  # deleted, a link or unreadable: the drift check reports those
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
             for located in scan_bytes(data).records:
                 yield f"{display(ref)}@{located.offset}", located.record.text
-        elif is_note_path(ref, config.notes_dir) or b"\0" not in data[:BINARY_PROBE]:
-            yield display(ref), data.decode("utf-8", "replace")
+        elif (text := _text_of(data, is_note_path(ref, config.notes_dir))) is not None:
+            yield display(ref), text
 
 
 BINARY_PROBE = 8000  # bytes read for a NUL, as git tells a binary file from text
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # what Windows PowerShell 5.1's `>` writes
+
+
+def _text_of(data: bytes, note: bool) -> str | None:
+    """A staged file's text (UTF-16 when it opens with a byte-order mark, whose NUL bytes
+    are no sign of a binary file), or None for a binary file."""
+    if data.startswith(UTF16_MARKS):
+        return data.decode("utf-16", "replace")
+    if note or b"\0" not in data[:BINARY_PROBE]:
+        return data.decode("utf-8", "replace")
+    return None
 
 
 def _refs(config: Config, files: Sequence[str]) -> list[str]:

@@ -19,6 +19,7 @@ from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
     BASIC,
     BEARER,
+    BLOCK_MARKS,
     COMMAND_PASSWORDS,
     EXTRA_KEYWORDS,
     PRIVATE_KIND,
@@ -52,7 +53,8 @@ class Redaction:
 
 @cache
 def _keyword_lines() -> re.Pattern[str]:
-    words = [*library.keyword_words(), "token", "credential", "access[_-]?key", "bearer"]
+    extra = ["token", "credential", "access[_-]?key", "bearer", r"[_-]pass\b"]  # SMTP_PASS
+    words = [*library.keyword_words(), *extra]
     # a secret-sounding word followed by an assignment (`=`, `:`, `:=`, `=>`), or `bearer`
     names = "(?:" + "|".join(words) + r")[\w\"'\]\[.-]*\s*(?:=|:|\()"
     return re.compile(r"(?i)" + names + r"|bearer\s|basic\s")
@@ -81,7 +83,7 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
             found.append(_back(Finding(*match.span(1), URL_KIND), places))
     found.extend(_command_passwords(text))
     found.extend(netrc_passwords(text))
-    if "PRIVATE KEY" in text:  # a key block has spaces: it is looked for in the whole text
+    if any(mark in text for mark in BLOCK_MARKS):  # a key block has spaces: the whole text
         found.extend(f for f in own_findings(text, blocks=True))
     if keywords:
         found.extend(_assigned(text))

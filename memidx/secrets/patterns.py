@@ -18,7 +18,8 @@ OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])")),
     ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])")),
     ("digitalocean-token", re.compile(r"do[por]_v1_[a-f0-9]{64}(?![a-f0-9])")),
-    ("stripe-key", re.compile(r"(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{24,}")),
+    ("stripe-key", re.compile(r"(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{24,}|whsec_[0-9a-zA-Z]{32,}")),
+    ("slack-token", re.compile(r"xapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}")),  # app-level token
 )
 OWN_BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the whole block, not only its BEGIN line; a block cut short runs to a blank line
@@ -27,16 +28,23 @@ OWN_BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
             r"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\n[ \t]*\n|\Z)"
+            # the SSH2 (RFC 4716) form, `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`
+            r"|---- BEGIN [A-Z0-9 ]*PRIVATE KEY ----"
+            r"[\s\S]*?(?:---- END [A-Z0-9 ]*PRIVATE KEY ----|\n[ \t]*\n|\Z)"
+            # a PuTTY key file: its header to its MAC (the key is in its Private-Lines)
+            r"|PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\n]*|\n[ \t]*\n|\Z)"
         ),
     ),
 )
+BLOCK_MARKS = ("PRIVATE KEY", "PuTTY-User-Key-File")  # a text naming none has no key block
 # `Authorization: Bearer <token>`: the token, when it looks random (checked like a value)
 BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)")
 # `Authorization: Basic <base64 of user:password>`: a password, as in a URL
 BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
-# Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`
+# Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`
 EXTRA_KEYWORDS = re.compile(
-    r"(?i)[\w.-]*(?:token|credential|access[_-]?key|secret[_-]?key)[\w-]*[\"']?\s*(?::=|=>|[:=])"
+    r"(?i)[\w.-]*(?:token|credential|access[_-]?key|secret[_-]?key|[_-]pass\b)[\w-]*[\"']?"
+    r"\s*(?::=|=>|[:=])"
     r"\s*[\"'`]?([^\s\"'`,;]+)"
 )
 ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
@@ -50,14 +58,15 @@ PLACEHOLDER_WORDS = re.compile(
 REFERENCE = re.compile(
     r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
 )
-# A password in a URL (`scheme://user:password@host`), whatever characters it holds: the
+# A password in a URL (`scheme://user:password@host`, `redis://:password@host` with no user,
+# which the library's pattern needs), whatever characters it holds: the
 # library's pattern skips passwords with RFC 3986 delimiters (`!`, `#`, `+`...), which pasted
 # connection strings often have unencoded. It is tried only where a run of scheme characters
 # starts (the scheme is the run's first letter on): tried at every letter, a long run of them
 # (a blob in a tool's output) cost time quadratic in its length, minutes for 1 MB, in C,
 # where no hook's deadline can stop it.
 URL_PASSWORD = re.compile(
-    r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@"
+    r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:([^\s@/]+)@"
 )
 
 # A password on a command line, where no name says `password`: `curl -u user:password` (and
@@ -75,6 +84,17 @@ COMMAND_PASSWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("mysql", re.compile(_NEAR + r"mysql\w*\b" + _ON + r"-p([^\s\"'-][^\s\"']*)")),
     ("sshpass", re.compile(_NEAR + r"sshpass\b" + _ON + r"-p\s*[\"']?([^\s\"']+)")),
+    (
+        "login",  # `docker login -p PASSWORD` (`--password`; `-p` of `docker run` is a port)
+        re.compile(
+            _NEAR + r"(?:docker|podman)\s+login\b" + _ON + r"(?:-p\s*|--password[\s=]+)"
+            r"[\"']?([^\s\"']+)"
+        ),
+    ),
+    (  # PowerShell: the keyword check took the command's name for the password, and kept it
+        "ConvertTo-SecureString",
+        re.compile(r"\bConvertTo-SecureString\s+(?:-String\s+)?[\"']([^\"'\n]+)[\"']"),
+    ),
 )
 
 

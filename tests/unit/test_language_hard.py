@@ -1,0 +1,68 @@
+"""An independent tester's notes for the English check: another language under an English
+title and heading, English full of foreign names, and the one way past it found (short
+items). The labeled notes are read by path from the shared data folder, never copied."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from memidx.notes.english import check_text
+
+
+def _labeled() -> list[dict[str, object]]:
+    root = Path(__file__).parents[2]
+    data = Path(os.environ["DATA"]) if os.environ.get("DATA") else root / ".." / "shared" / "data"
+    path = data / "lang" / "lang_notes.jsonl"
+    if not path.is_file():
+        pytest.skip(f"no labeled notes at {path} (set DATA to the shared data folder)")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+ENGLISH_TOP = (
+    "---\ntitle: How to rotate the deploy keys on the build servers\ntags: [ci, keys]\n---\n\n"
+    "# How to rotate the deploy keys on the build servers\n\n"
+)
+
+
+def test_another_language_under_an_english_title_and_heading_is_blocked() -> None:
+    """The title and heading are what search shows; the body is what a reader must read."""
+    notes = [n for n in _labeled() if n["label"] == "non-en" and not n["short"]]
+
+    passed = [
+        str(n["text"])[:40] for n in notes if check_text(ENGLISH_TOP + str(n["text"])).english
+    ]
+
+    assert len(notes) >= 40 and passed == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jürgen Müller and François Lefèvre met Søren Ødegaard at the Café Größenwahn in "
+        "München to debug the Zürich cluster with José García and Nguyễn Thị Minh Khai.",
+        "The Straße column broke the import: Ünal, Çelik and Doğan came out as mojibake in "
+        "the report for the İstanbul office, so we set the client encoding to UTF-8.",
+        "Ask 田中さん about the Osaka runners; the error said 磁盘已满 (disk full), which "
+        "was the cache volume filling up with old images every night.",
+    ],
+)
+def test_english_with_foreign_names_passes(text: str) -> None:
+    assert check_text(text).english
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a list item or paragraph under 30 letter bytes never votes (README, The English "
+    "check): a note of short items in another language passes; pooling them blocked lists of "
+    "foreign place names in English notes, so it was left for the lead to decide",
+)
+def test_a_note_of_short_items_in_another_language_is_blocked() -> None:
+    note = (
+        "# Notizen\n\n- Die Datei ist gesperrt.\n- Der Prozess hängt fest.\n"
+        "- Bitte neu starten.\n- Danach geht es wieder.\n- Das Cache leeren hilft.\n"
+    )
+    assert not check_text(note).english
