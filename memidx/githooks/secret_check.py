@@ -29,13 +29,22 @@ class Flagged:
     where: str
     kind: str
     fingerprint: str
+    ref: str  # the file it is in
 
 
 def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = None) -> list[str]:
     """One `file:line: <kind>` line per secret in the given notes and segments that neither an
-    allow marker nor the baseline allows."""
+    allow marker nor the baseline allows. During a merge, a file whose staged blob a remote
+    already has in the other side's history is named in a warning instead (see
+    memidx.githooks.inherited_check)."""
+    from memidx.githooks.inherited_check import judged, secret_notice
+
     allowed = read_baseline(baseline or config.root / BASELINE)
-    return [f"{f.where}: {f.kind}" for f in flagged(config, files) if f.fingerprint not in allowed]
+    problems: dict[str, list[str]] = {}
+    for f in flagged(config, files):
+        if f.fingerprint not in allowed:
+            problems.setdefault(f.ref, []).append(f"{f.where}: {f.kind}")
+    return judged(config, problems, secret_notice)
 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:
@@ -83,18 +92,19 @@ def flagged(config: Config, files: Sequence[str]) -> Iterator[Flagged]:
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of
 
-    for label, text in _texts(config, files):
+    for ref, label, text in _texts(config, files):
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             line = line_of(text, found.start)
-            yield Flagged(f"{label}:{line}", found.kind, sha256_hex(secret.encode("utf-8")))
+            fingerprint = sha256_hex(secret.encode("utf-8"))
+            yield Flagged(f"{label}:{line}", found.kind, fingerprint, ref)
 
 
 SEGMENT_LIMIT = 64 * 1024 * 1024  # a segment rolls over at `segment_bytes`; this is a guard
 
 
-def _texts(config: Config, files: Sequence[str]) -> Iterator[tuple[str, str]]:
-    """(label, text) of each note and other text file, and of each record of each segment,
+def _texts(config: Config, files: Sequence[str]) -> Iterator[tuple[str, str, str]]:
+    """(file, label, text) of each note and other text file, and of each record of each segment,
     among `files`: what is staged (git's index), never the work tree, like the other checks."""
     from memidx.githooks.checks import staged_contents
     from memidx.haystack.frames import scan_bytes
@@ -107,9 +117,9 @@ def _texts(config: Config, files: Sequence[str]) -> Iterator[tuple[str, str]]:
             continue  # deleted, a link or unreadable: the drift check reports those
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
             for located in scan_bytes(data).records:
-                yield f"{display(ref)}@{located.offset}", located.record.text
+                yield ref, f"{display(ref)}@{located.offset}", located.record.text
         elif is_note_path(ref, config.notes_dir) or b"\0" not in data[:BINARY_PROBE]:
-            yield display(ref), data.decode("utf-8", "replace")
+            yield ref, display(ref), data.decode("utf-8", "replace")
 
 
 BINARY_PROBE = 8000  # bytes read for a NUL, as git tells a binary file from text
