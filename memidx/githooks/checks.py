@@ -4,13 +4,13 @@ read what is staged (git's index), not the work tree."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.git.staged import Staged, read_staged, staged_files, staged_repo
+from memidx.githooks.notices import warn
 from memidx.index.failures import last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
 from memidx.notes.yaml_comments import cut_warning
@@ -83,7 +83,7 @@ def _build_index(config: Config, fix: str) -> list[str]:
     except MemidxError as exc:
         return [f"memidx: cannot build the missing index at {config.index_path}: {exc}; {fix}"]
     for line in (*lines, f"built the missing index at {config.index_path}"):
-        print(f"memidx: {line}", file=sys.stderr)
+        warn(f"memidx: {line}")
     return []
 
 
@@ -99,10 +99,12 @@ def check_names(files: Sequence[str]) -> list[str]:
 
 
 def check_english(config: Config, files: Sequence[str]) -> list[str]:
-    """One line per staged note whose prose is not English."""
+    """One line per staged note whose prose is not English; during a merge, a note committed
+    as staged on either side is named in a warning instead (memidx.githooks.inherited_check)."""
+    from memidx.githooks.inherited_check import english_notice, judged
     from memidx.notes.english import check_text, problem_message
 
-    problems: list[str] = []
+    problems: dict[str, list[str]] = {}
     for ref, content in staged_contents(config, _notes(config, files)).items():
         if not isinstance(content, bytes):
             continue  # the drift check reports notes that cannot be read or indexed
@@ -112,8 +114,8 @@ def check_english(config: Config, files: Sequence[str]) -> list[str]:
             continue
         verdict = check_text(text)
         if not verdict.english:
-            problems.append(problem_message(display(ref), verdict))
-    return problems
+            problems[ref] = [problem_message(display(ref), verdict)]
+    return judged(config, problems, english_notice)
 
 
 def _notes(config: Config, files: Sequence[str]) -> list[str]:
@@ -186,5 +188,5 @@ def _staged_problem(config: Config, ref: str, content: Content) -> str | None:
     except NoteError as exc:
         return f"{display(ref)}:{exc.line}: cannot be indexed: {exc}"
     for cut in note.cut:  # indexed, but not as written: said, never blocking
-        print(f"memidx: warning: {cut_warning(display(ref), cut)}", file=sys.stderr)
+        warn(f"memidx: warning: {cut_warning(display(ref), cut)}")
     return None

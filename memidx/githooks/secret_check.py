@@ -29,20 +29,24 @@ class Flagged:
     where: str
     kind: str
     fingerprint: str
+    ref: str  # the file it is in
     what: str = ""  # ` in the file name` for a secret in the path, which is pushed too
 
 
 def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = None) -> list[str]:
     """One `file:line: <kind>` line per secret in the given notes and segments that neither an
-    allow marker nor the baseline allows."""
+    allow marker nor the baseline allows. During a merge, a file whose staged blob a remote
+    already has in the other side's history is named in a warning instead (see
+    memidx.githooks.inherited_check)."""
+    from memidx.githooks.inherited_check import judged, secret_notice
+
     allowed = read_baseline(baseline or config.root / BASELINE)
     unread: list[str] = []  # too large to read: never let through unchecked
-    found = [
-        f"{f.where}: {f.kind}{f.what}"
-        for f in flagged(config, files, unread)
-        if f.fingerprint not in allowed
-    ]
-    return [*found, *unread]
+    problems: dict[str, list[str]] = {}
+    for f in flagged(config, files, unread):
+        if f.fingerprint not in allowed:
+            problems.setdefault(f.ref, []).append(f"{f.where}: {f.kind}{f.what}")
+    return [*judged(config, problems, secret_notice), *unread]
 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:
@@ -98,19 +102,21 @@ def flagged(
             where = display(redact(ref, found))
             for secret in found:
                 fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
-                yield Flagged(where, secret.kind, fingerprint, " in the file name")
-    for label, text in _texts(config, files, [] if unread is None else unread):
+                yield Flagged(where, secret.kind, fingerprint, ref, " in the file name")
+    for ref, label, text in _texts(config, files, [] if unread is None else unread):
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             line = line_of(text, found.start)
-            yield Flagged(f"{label}:{line}", found.kind, sha256_hex(secret.encode("utf-8")))
+            yield Flagged(f"{label}:{line}", found.kind, sha256_hex(secret.encode("utf-8")), ref)
 
 
 SEGMENT_LIMIT = 64 * 1024 * 1024  # a segment rolls over at `segment_bytes`; this is a guard
 
 
-def _texts(config: Config, files: Sequence[str], unread: list[str]) -> Iterator[tuple[str, str]]:
-    """(label, text) of each note and other text file, and of each record of each segment,
+def _texts(
+    config: Config, files: Sequence[str], unread: list[str]
+) -> Iterator[tuple[str, str, str]]:
+    """(file, label, text) of each note and other text file, and of each record of each segment,
     among `files`: what is staged (git's index), never the work tree, like the other checks.
     A file too large to read is named in `unread`, a problem line."""
     from memidx.githooks.checks import staged_contents
@@ -126,9 +132,9 @@ def _texts(config: Config, files: Sequence[str], unread: list[str]) -> Iterator[
             continue  # deleted, a link or unreadable: the drift check reports those
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
             for located in scan_bytes(data).records:
-                yield f"{display(ref)}@{located.offset}", located.record.text
+                yield ref, f"{display(ref)}@{located.offset}", located.record.text
         elif (text := _text_of(data, is_note_path(ref, config.notes_dir))) is not None:
-            yield display(ref), text
+            yield ref, display(ref), text
 
 
 BINARY_PROBE = 8000  # bytes read for a NUL, as git tells a binary file from text

@@ -108,23 +108,35 @@ def share(
             after_commit(config, say)  # in case the hooks are not installed
             return Shared(commit, attempt, pushed=True, remote=True, renamed=renamed)
         if not any(marker in pushed.stderr for marker in REJECTED):
-            raise GitError(f"git push failed: {_reason(pushed)}", "see git's message above")
+            raise GitError(f"git push failed: {_reason(pushed)}", f"{_kept(renamed)}; {_AGAIN}")
         failed = ""
         _pause(attempt, sleep, say, "the remote moved (another clone pushed)")
     seconds = time.monotonic() - started
     if failed:  # the last try failed before the push: name that, not a moving remote
-        merge = failed.startswith("git merge")  # the merge in this clone, not the network
+        look = (  # the merge in this clone, or the network
+            "look at this clone's state (git status)"
+            if failed.startswith("git merge")
+            else "check the remote and the network (git fetch)"
+        )
         raise GitError(
             f"{attempt} tries in {seconds:.0f} s did not get through; the last: {failed}",
-            "look at this clone's state (git status), then make sync again"
-            if merge
-            else "check the remote and the network (git fetch), then make sync again",
+            f"{_kept(renamed) + '; ' if renamed else ''}{look}, then make sync again",
         )
     raise GitError(
         f"the remote kept moving: {attempt} pulls and pushes in {seconds:.0f} s did not get "
         "through",
         "run make sync again",
     )
+
+
+# A push that failed for good: what this clone committed stays, and the next share pushes it.
+_AGAIN = "mend what git says (a protected branch, the network, the remote), then make sync again"
+
+
+def _kept(renamed: tuple[Renamed, ...]) -> str:
+    """What a failed share leaves for the next: its commits, the notes it moved among them."""
+    moved = "".join(f", {move.was} moved to {move.ref}" for move in renamed)
+    return f"nothing is lost: this clone's commits{moved} stay here, for the next make sync"
 
 
 def _quiet(config: Config) -> None:

@@ -4,7 +4,9 @@
 fails: file in use") both add notes/build-fails-file-in-use.md. git's merge would stop on an
 add/add conflict and `share` would wait for a person. So before it merges, `share` looks at the
 notes added on both sides since the merge base. Where both are provably memidx's own (every
-commit that touched the path on either side is a `memidx remember:` commit, both parse as notes
+commit that touched the path on either side is a `memidx remember:` commit, or share's own move
+of such a note: a share whose push failed left it unpushed, and a twin may take its new name
+on the remote before the next share), both parse as notes
 with the front matter remember writes, a title and a created date), differ, and this clone's
 file is as committed, this clone's note moves to the first free `<stem>-N.md`: in the work tree
 and in one commit made with plumbing (memidx.git.commit). The merge then takes the remote's note
@@ -97,7 +99,8 @@ def _twins(repo: GitRepo, base: str, path: str, max_bytes: int) -> bool:
     literal = f":(literal){path}"
     for side in ("HEAD", UPSTREAM):
         subjects = repo.run("log", "-z", "--format=%s", f"{base}..{side}", "--", literal)
-        if not all(s.startswith(REMEMBERED) for s in subjects.decode().split("\0") if s):
+        ours = (REMEMBERED, SUBJECT)  # remember's note, or one share moved (see above)
+        if not all(s.startswith(ours) for s in subjects.decode().split("\0") if s):
             return False
     if any(not _remembered_note(repo.run("cat-file", "blob", blob), max_bytes) for blob in blobs):
         return False

@@ -1,0 +1,89 @@
+"""What a commit in progress takes from commits that already hold it.
+
+A merge (MERGE_HEAD), a cherry-pick (CHERRY_PICK_HEAD) or a rebase step (REBASE_HEAD) stopped
+on a conflict is finished by the person's `git commit`, which stages everything the merge
+brought, a peer's notes included. A staged blob identical to the one at its path in HEAD or in
+the commit being merged or replayed was committed there already: the resolution does not bring
+it, and blocking the commit would not take it back. The checks name such a file instead of
+blocking it; a file the person edited while resolving has a blob of its own and is checked as
+in any commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from memidx.frozen import Value
+from memidx.git.repo import GitRepo, decode_path
+
+# The pseudo-refs of an operation git stopped for the person, and the operation's name.
+UNDER_WAY = {"MERGE_HEAD": "merge", "CHERRY_PICK_HEAD": "cherry-pick", "REBASE_HEAD": "rebase"}
+PATHSPECS = 256  # up to these many paths are asked for by name; more, the whole folder
+
+
+class Inherited(Value):
+    """A staged file whose blob `commit` (HEAD or the other side) holds at its path."""
+
+    ref: str
+    commit: str
+    operation: str  # "merge", "cherry-pick", "rebase"; "" when HEAD holds it
+    pushed: bool  # a remote-tracking branch holds `commit`: the blob has left this clone
+
+
+def other_sides(repo: GitRepo) -> list[tuple[str, str]]:
+    """(commit, operation) of each operation git has stopped for the person (the
+    parents an octopus merge names too); empty when none is under way."""
+    names = list(UNDER_WAY)
+    out = repo.run("rev-parse", *(a for name in names for a in ("--git-path", name)))
+    found: list[tuple[str, str]] = []
+    for name, raw in zip(names, out.decode().splitlines(), strict=False):
+        path = Path(raw) if Path(raw).is_absolute() else repo.root / raw
+        try:
+            lines = path.read_text(encoding="ascii").split()
+        except (OSError, UnicodeDecodeError):
+            continue
+        found.extend((line, UNDER_WAY[name]) for line in lines if line.isalnum())
+    return found
+
+
+def inherited(repo: GitRepo, folder: str, staged: Mapping[str, str]) -> dict[str, Inherited]:
+    """The files of `staged` (path -> staged blob id) whose blob HEAD or the other side of an
+    operation under way holds at that path; empty when none is under way (a plain commit)."""
+    sides = other_sides(repo)
+    if not sides or not staged:
+        return {}
+    found: dict[str, Inherited] = {}
+    for commit, operation in [("HEAD", ""), *sides]:
+        blobs = _blobs(repo, commit, folder, sorted(staged))
+        for ref, blob in blobs.items():
+            if ref not in found and staged[ref] == blob:
+                found[ref] = Inherited(ref, commit, operation, pushed=False)
+    pushed = {commit: _pushed(repo, commit) for commit in {i.commit for i in found.values()}}
+    return {
+        ref: Inherited(ref, i.commit, i.operation, pushed[i.commit]) for ref, i in found.items()
+    }
+
+
+def _blobs(repo: GitRepo, commit: str, folder: str, refs: Sequence[str]) -> dict[str, str]:
+    """The blob id of each of `refs` in the tree of `commit` (absent: not there)."""
+    wanted = set(refs)
+    specs = [f":(literal){r}" for r in refs] if len(refs) <= PATHSPECS else [f"{folder}/"]
+    out = repo.run("ls-tree", "-r", "-z", "--full-tree", commit, "--", *specs, check=False)
+    blobs: dict[str, str] = {}
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        fields = meta.split()
+        ref = decode_path(path)
+        if len(fields) == 3 and fields[1] == b"blob" and ref in wanted:
+            blobs[ref] = fields[2].decode()
+    return blobs
+
+
+def _pushed(repo: GitRepo, commit: str) -> bool:
+    """Whether a remote-tracking branch contains `commit` (as this clone last fetched it)."""
+    out = repo.run(
+        "for-each-ref", "--count=1", "--format=%(refname)", f"--contains={commit}",
+        "refs/remotes/", check=False,
+    )  # fmt: skip
+    return bool(out.strip())

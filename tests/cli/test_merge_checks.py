@@ -1,0 +1,98 @@
+"""The pre-commit checks when a person finishes a merge or cherry-pick that stopped on a
+conflict: only what this side's resolution brings is judged. A peer's note committed with
+`--no-verify` and pushed no longer keeps the person from finishing the pull (it is named in a
+warning); a note the person edits while resolving is checked in full; a secret only this
+clone's commits hold still blocks. One bare remote and two clones for the whole module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.machines import Machine, clone, hook_env, make_template
+
+GERMAN = (
+    "Dieser Text ist vollständig auf Deutsch geschrieben und beschreibt, wie man den "
+    "Zwischenspeicher der Pipeline leert, bevor man die nächste Version ausliefert."
+)
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+@pytest.fixture(scope="module")
+def machines(tmp_path_factory: pytest.TempPathFactory) -> tuple[Machine, Machine]:
+    root: Path = tmp_path_factory.mktemp("merge-checks")
+    env = hook_env(root / "pre-commit-home")
+    bare = make_template(root, env)
+    return clone(bare, root / "a", env), clone(bare, root / "b", env)
+
+
+def committed_unchecked(machine: Machine, message: str) -> None:
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "--no-verify", "-m", message)
+
+
+def conflict_on_shared(b: Machine, words: str) -> None:
+    b.note("shared.md", "Shared", words)
+    committed_unchecked(b, f"b: {words}")  # the checks are for the commit that resolves
+
+
+def test_finishing_a_pull_judges_only_what_the_resolution_brings(
+    machines: tuple[Machine, Machine],
+) -> None:
+    a, b = machines
+    a.note("shared.md", "Shared", "base words")
+    committed_unchecked(a, "base")
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--ff-only")
+    a.note("peer-de.md", "Zwischenspeicher", GERMAN)
+    a.note("peer-key.md", "Deploy key", f"the deploy uses {TOKEN} for now")
+    a.note("shared.md", "Shared", "alpha words from machine a")
+    committed_unchecked(a, "a, past the checks")
+    a.git("push", "-q", "origin", "main")
+    conflict_on_shared(b, "bravo words from machine b")
+    assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
+
+    b.note("shared.md", "Shared", "alpha and bravo words together")
+    peer = b.root / "notes/peer-de.md"
+    peer.write_text(peer.read_text() + "\nNoch ein Satz auf Deutsch, von B beim Auflösen.\n")
+    b.git("add", "-A")
+    edited = b.run_git("commit", "-q", "--no-edit")
+    said = edited.stdout + edited.stderr
+    assert edited.returncode != 0, said
+    assert "notes/peer-de.md: written in de" in said  # edited while resolving: checked in full
+    assert (b.root / ".git/MERGE_HEAD").exists()
+
+    b.git("checkout", "MERGE_HEAD", "--", "notes/peer-de.md")
+    done = b.run_git("commit", "-q", "--no-edit")
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert "notes/peer-de.md: not English, but not blocked: the merged branch (" in said
+    key = [line for line in said.splitlines() if "notes/peer-key.md:" in line]
+    assert len(key) == 1 and "which a remote holds" in key[0] and TOKEN not in said, said
+    assert "memidx forget" in key[0]
+    assert not (b.root / ".git/MERGE_HEAD").exists()
+
+
+def test_a_secret_no_remote_has_still_blocks_the_cherry_pick_that_brings_it(
+    machines: tuple[Machine, Machine],
+) -> None:
+    _, b = machines
+    b.git("switch", "-q", "-c", "side")
+    b.note("local-key.md", "Local key", f"the local run uses {TOKEN}")
+    b.note("shared.md", "Shared", "charlie words on a side branch")
+    committed_unchecked(b, "side, past the checks")
+    b.git("switch", "-q", "main")
+    conflict_on_shared(b, "delta words on main")
+    assert b.run_git("cherry-pick", "side").returncode != 0
+
+    b.note("shared.md", "Shared", "charlie and delta words")
+    b.git("add", "-A")
+    blocked = b.run_git("commit", "-q", "--no-edit")
+    said = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0, said
+    line = next(line for line in said.splitlines() if line.startswith("notes/local-key.md:"))
+    assert "which no remote has: take it out here" in line, said
+    b.note("local-key.md", "Local key", "the local run reads its token from the environment")
+    b.git("add", "-A")
+    b.git("commit", "-q", "--no-edit")
