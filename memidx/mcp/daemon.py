@@ -99,9 +99,14 @@ async def _listen(server: Any, path: Path, idle: float, record: Path, workers: W
 
     listener = await _listening(path)
     bound = file_identity(path)
-    sessions = _Sessions(
-        server, lambda active: _write_record(record, path, sessions=active), workers
-    )
+
+    def recorded(active: int) -> None:
+        # Once its socket is another server's (`.memidx` deleted, then a session started one),
+        # the record is that server's: this one, ending its last sessions, never writes over it.
+        if file_identity(path) == bound:
+            _write_record(record, path, sessions=active)
+
+    sessions = _Sessions(server, recorded, workers)
     try:
         async with listener, anyio.create_task_group() as group:
             group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)
