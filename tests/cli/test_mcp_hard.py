@@ -245,9 +245,7 @@ def test_an_argument_with_a_nul_character_is_a_usage_error_that_writes_nothing(
                 answers.get(warm, arguments["ref"], 100)
             else:
                 body = "Two writers on one SQLite file wait for each other: set a busy timeout."
-                answers.remember(
-                    config, arguments["title"], body, folder=arguments.get("folder")
-                )
+                answers.remember(config, arguments["title"], body, folder=arguments.get("folder"))
     finally:
         warm.close()
     line = error_line(refused.value, config)
