@@ -158,6 +158,42 @@ def test_a_client_that_never_reads_its_answers_holds_up_no_other_session(
     assert _sessions(root, 0) == 0
 
 
+def _answers(root: Path) -> int:
+    """How many `get` calls the memory's MCP servers have answered, as their log says."""
+    log = root / ".memidx" / "mcp.log"
+    return log.read_text(encoding="utf-8").count("get answered") if log.is_file() else 0
+
+
+def test_a_stop_signal_ends_an_own_session_whose_client_reads_nothing(
+    memory: NotesRepo,
+) -> None:
+    """`memidx mcp --own`, its client reading no answer: SIGTERM stopped the session (`memidx
+    mcp stopped by SIGTERM` in the log), then the process waited at exit for ever on the SDK's
+    thread blocked writing stdout, past the stop's 30 s limit, which had ended with it."""
+    root = memory.root
+    answered = _answers(root)
+    deaf = subprocess.Popen(
+        [str(MEMIDX_BIN), "-C", str(root), "mcp", "--own"], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=mc.isolated_env(root),
+    )  # fmt: skip
+    try:
+        assert deaf.stdin is not None
+        deaf.stdin.write(_line(INIT) + _line(INITIALIZED))
+        for request in range(100, 120):
+            deaf.stdin.write(_call(request, "get", {"ref": BIG, "max_chars": 200_000}))
+        deaf.stdin.flush()
+        end = time.monotonic() + 60  # the SDK imports; answers fill the pipe it writes to
+        while _answers(root) < answered + 3:
+            assert time.monotonic() < end and deaf.poll() is None, mc.server_log(root)
+            time.sleep(0.05)
+        deaf.send_signal(signal.SIGTERM)
+        assert deaf.wait(30) == 128 + signal.SIGTERM
+    finally:
+        if deaf.poll() is None:
+            deaf.kill()
+            deaf.wait(60)
+
+
 def test_searches_while_the_index_is_rebuilt_are_all_answered(memory: NotesRepo) -> None:
     """`memidx ingest` writing the index under a session that keeps searching: every answer
     is a result (no `database is locked`), and the same one."""
