@@ -258,6 +258,29 @@ def test_a_server_replaced_after_rm_rf_leaves_the_new_ones_record(memory: NotesR
     os.kill(second, 0)  # the new server serves on
 
 
+def test_a_server_of_another_configuration_leaves_the_later_ones_record(
+    memory: NotesRepo,
+) -> None:
+    """Two servers on one memory: a session under another configuration (or after an upgrade:
+    another socket) starts its own. The first, its sessions changing, wrote its record over
+    the later one's, and `memidx status` named it (then none, once it exited)."""
+    root = memory.root
+    first = _opened(root)
+    try:
+        earlier = mc.server_record(root)["pid"]
+        later = Raw(root, MEMIDX_MAX_NOTE_BYTES="2000000")
+        later.send(_line(INIT) + _line(INITIALIZED))
+        assert later.answer()["id"] == 1
+        assert later.close() == 0
+        recorded = mc.server_record(root)["pid"]
+        assert recorded != earlier
+    finally:
+        assert first.close() == 0
+    again = _opened(root)  # on the first server: its record was written before the greeting
+    assert again.close() == 0
+    assert mc.server_record(root)["pid"] == recorded
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
