@@ -66,6 +66,7 @@ def get(warm: WarmIndex, ref: str, max_chars: int) -> dict[str, object]:
     ref = ref.strip()
     if not ref:
         raise UsageError("the ref is empty", "give a note's path or a record's ref or id")
+    refuse_nul("ref", ref)
     if "@" in ref or not has_note_suffix(ref):
         from memidx.haystack.lookup import show
         from memidx.memory.json_objects import record_data
@@ -109,6 +110,14 @@ def note_text(config: Config, ref: str, blob_id: str | None) -> str:
         raise MemidxError(f"{ref}: cannot read it ({exc.strerror})", "run `memidx sync`") from exc
 
 
+def refuse_nul(name: str, value: str) -> None:
+    """A tool's argument that names a file or goes to git: a NUL in it (which no command line
+    can pass) failed deep in the OS with a bare ValueError, the client told nothing, and a
+    title's note was left written but not committed."""
+    if "\0" in value:
+        raise UsageError(f"the {name} holds a NUL character", f"give the {name} without it")
+
+
 def status(config: Config) -> dict[str, object]:
     """memidx.status/1, as `memidx status --json`."""
     from memidx.memory.json_objects import status_data
@@ -131,6 +140,8 @@ def remember(
     from memidx.memory.remember import parse_tags
     from memidx.memory.remember import remember as write_note
 
+    refuse_nul("title", title)
+    refuse_nul("folder", folder or "")
     done = write_note(
         config, title, body, tags=parse_tags(",".join(tags)), directory=folder or None, notice=say
     )

@@ -89,9 +89,20 @@ def _write_record(record: Path, path: Path, *, sessions: int) -> None:
 
 def _forget(record: Path) -> None:
     """Remove the record of the running server if it is this one's."""
-    with contextlib.suppress(OSError, ValueError):
-        if json.loads(record.read_text(encoding="utf-8")).get("pid") == os.getpid():
+    with contextlib.suppress(OSError):
+        if _names_this_process(record):
             record.unlink()
+
+
+def _names_this_process(record: Path) -> bool:
+    """Whether the record is this server's. Once a later server wrote its own (one started
+    under another configuration or after an upgrade, or after `.memidx` was deleted), this
+    one, its sessions ending, wrote over it, then removed it as it exited: `memidx status`
+    said none ran while the later one served."""
+    try:
+        return json.loads(record.read_text(encoding="utf-8")).get("pid") == os.getpid()
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 async def _listen(server: Any, path: Path, idle: float, record: Path, workers: Workers) -> None:
@@ -99,9 +110,12 @@ async def _listen(server: Any, path: Path, idle: float, record: Path, workers: W
 
     listener = await _listening(path)
     bound = file_identity(path)
-    sessions = _Sessions(
-        server, lambda active: _write_record(record, path, sessions=active), workers
-    )
+
+    def recorded(active: int) -> None:
+        if _names_this_process(record):
+            _write_record(record, path, sessions=active)
+
+    sessions = _Sessions(server, recorded, workers)
     try:
         async with listener, anyio.create_task_group() as group:
             group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)

@@ -30,6 +30,7 @@ LOG_BYTES = 512 * 1024  # the log file and one older copy: at most 1 MiB on disk
 TOKEN_VARIABLE = "MEMIDX_MCP_TOKEN"
 MIN_TOKEN_CHARS = 16
 DEFAULT_PORT = 8765
+BLOCKED_WAIT = 2.0  # seconds a stopped server waits for a thread blocked writing to its client
 log = logging.getLogger("memidx.mcp")
 T = TypeVar("T")
 
@@ -221,4 +222,27 @@ def serve(config: Config, listen: Listen | None) -> int:
         finally:
             workers.close()
             log.info("memidx mcp stopped%s", f" by {stop.signal_name}" * bool(stop.code))
+    if stop.code:
+        leave_blocked_writers(stop.code)
     return stop.code
+
+
+def leave_blocked_writers(code: int, wait: float = BLOCKED_WAIT) -> None:
+    """After a stop by signal: a thread still writing an answer to a client that reads
+    nothing (the SDK writes stdout on a worker thread, blocked once the pipe is full) held the
+    exit for ever, as Python waits for every such thread at exit, long after the stop's own
+    30 s limit had ended. Such threads get `wait` seconds, then the process ends at once."""
+    import sys
+    import threading
+
+    end = time.monotonic() + wait
+    for thread in threading.enumerate():
+        if thread is threading.current_thread() or thread.daemon:
+            continue
+        thread.join(max(0.0, end - time.monotonic()))
+        if thread.is_alive():
+            log.warning("memidx: warning: %s still writes to a client that reads nothing: "
+                        "exiting at once", thread.name)  # fmt: skip
+            logging.shutdown()
+            sys.stderr.flush()
+            os._exit(code)
