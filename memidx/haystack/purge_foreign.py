@@ -112,12 +112,28 @@ def commit_blanked(config: Config, files: Files) -> dict[str, int]:
     subject = f"haystack purge: forgotten records blanked in {counted(len(files), 'segment')}"
     try:
         commit_paths(config, sorted(refs.values()), f"{subject} of other writers")
-    except MemidxError:
+    except MemidxError as failed:
         repo = GitRepo(config.root)
+        undone = False
         for path, (new, _) in files.items():
             twin = repo.run("hash-object", "--stdin", input_bytes=new).strip()
             at_head = repo.run("rev-parse", "-q", "--verify", f"HEAD:{refs[path]}", check=False)
             if at_head.strip() != twin:
                 replace_durably(path, old[path], "purge", durable=config.fsync)
-        raise
+                undone = True
+        if not undone:  # committed: only what followed failed, and the error says what
+            raise
+        raise type(failed)(
+            f"{failed.message}; the segment files of other writers keep their bytes, "
+            "forgotten records included",
+            _again(failed.hint),
+        ) from None
     return {refs[path]: count for path, (_, count) in files.items()}
+
+
+def _again(hint: str) -> str:
+    """The commit's hint, ending in running the purge again rather than "try again"."""
+    run = "run memidx haystack purge again"
+    if hint.endswith("then try again"):
+        return f"{hint.removesuffix('try again')}{run}"
+    return run if hint in ("", "try again") else f"{hint}; then {run}"
