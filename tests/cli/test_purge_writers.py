@@ -257,3 +257,30 @@ def test_a_purge_killed_before_committing_a_peer_segment_it_blanked_is_finished_
     assert b"giraffe" not in _blob(two, f"HEAD:{ref}")
     assert kept.encode() in _blob(two, f"HEAD:{ref}") and b"okapi" in _blob(two, f"HEAD:{ref}")
     assert two.git("status", "--porcelain", "--", ref) == ""
+
+
+def test_staged_segments_of_a_lost_id_stay_staged_where_they_are_while_the_index_is_locked(
+    repo: NotesRepo,
+) -> None:
+    """After a lost `.memidx/`, the staged segments of the former id are handed to the new id
+    only once git's index lets them go: with the index locked (another git), they used to move
+    all the same, their old path left staged, and the next `git commit` committed the records
+    twice. Now they stay staged where they are, said in a notice, and the turn is filed."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    _file(repo, "a kudu turn staged by hand")
+    [segment] = (repo.root / "notes" / "haystack").glob("*/*.krd")
+    repo.git("add", "--", str(segment))
+    shutil.rmtree(repo.root / ".memidx")
+    (repo.root / ".git" / "index.lock").write_bytes(b"")  # another git holds the index
+
+    run = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "an eland fact"}))
+
+    (repo.root / ".git" / "index.lock").unlink()
+    assert run.code == 0, run.err
+    ref = segment.relative_to(repo.root).as_posix()
+    assert repo.git("ls-files", "--", ref).strip() == ref
+    assert segment.is_file() and segment.read_bytes() == _blob(repo, f":{ref}")
+    assert len(_files_hold(repo, "kudu")) == 1 and _files_hold(repo, "eland")
+    assert "stay staged where they are" in run.err, run.err
