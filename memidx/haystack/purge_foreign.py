@@ -172,8 +172,8 @@ def commit_blanked(config: Config, files: Files) -> dict[str, int]:
             at_head = repo.run("rev-parse", "-q", "--verify", f"HEAD:{refs[path]}", check=False)
             if at_head.strip() != twin:
                 replace_durably(path, old[path], "purge", durable=config.fsync)
-                undone = True
-        if not undone:  # committed: only what followed failed, and the error says what
+                undone = undone or old[path] != new
+        if not undone:  # committed (only what followed failed), or blanked before: as it says
             raise
         raise type(failed)(
             f"{failed.message}; the segment files of other writers keep their bytes, "
