@@ -137,17 +137,29 @@ def _purge_fails(peer: Peer, *, says: str) -> None:
     assert _leftovers(two) == []
 
 
+def test_objects_git_cannot_write_change_nothing(
+    peer: Peer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's objects folder cannot be written from the moment the purge commits (before it,
+    purge stores blanked blobs itself: it would fail there, as early, changing nothing). The
+    first case: once another case has built the commit's trees, and in the same second its
+    commit, git has nothing left to write."""
+    commit_paths = commit_module.commit_paths
+
+    def read_only_then_commit(*args: object, **kwargs: object) -> str:
+        with _read_only(peer.two.root / ".git" / "objects"):
+            return commit_paths(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(commit_module, "commit_paths", read_only_then_commit)
+    _purge_fails(peer, says="was not committed: the repository cannot be written")
+
+
 def test_a_reference_transaction_hook_that_refuses_changes_nothing(peer: Peer) -> None:
     hook = _hook(peer.two, "reference-transaction", "echo no commits today >&2; exit 1")
     try:
         _purge_fails(peer, says="transaction hook refused to move HEAD (it said: no commits today)")
     finally:
         hook.unlink()
-
-
-def test_objects_git_cannot_write_change_nothing(peer: Peer) -> None:
-    with _read_only(peer.two.root / ".git" / "objects"):
-        _purge_fails(peer, says="was not committed: the repository cannot be written")
 
 
 def test_an_index_another_git_holds_changes_nothing(
