@@ -81,14 +81,17 @@ def publish(
     moved from a HEAD it was not built on. `then(commit)`: git arguments run with the move, in
     the same child process (memidx.git.publish.move_head). GitError saying `undone` when that
     does not happen by `deadline` (HEAD is then as the other git left it)."""
-    from memidx.git.publish import BUSY, DONE, move_head
+    from memidx.git.publish import BUSY, DONE, HookRefused, move_head
 
     head = head_of()
     commit = build(head)
     for attempt in range(10_000):  # bounded by the deadline; the count only bounds the loop
         if commit == head:
             return commit  # nothing to move
-        outcome = move_head(root, git_dir, commit, head, message, then=then(commit))
+        try:
+            outcome = move_head(root, git_dir, commit, head, message, then=then(commit))
+        except HookRefused as refused:  # the person's hook: no waiting makes it say yes
+            raise GitError(f"{refused.message}; {undone}", refused.hint) from None
         if outcome == DONE:
             return commit
         now = head_of()

@@ -3,6 +3,8 @@ long and name the wrong cause (a full disk fails git's lock file first)."""
 
 from __future__ import annotations
 
+import re
+
 from memidx.errors import GitError
 
 # What git says when it cannot write, checked before its lock message: a full disk makes
@@ -10,16 +12,24 @@ from memidx.errors import GitError
 CANNOT_WRITE = (
     (("Out of diskspace", "No space left on device"), "the disk is full", "free space on its disk"),
     (
-        ("Read-only file system",),
+        (
+            "Read-only file system",
+            "Permission denied",
+            "Operation not permitted",
+            "insufficient permission",
+        ),
         "the repository cannot be written",
         "check its permissions and mount",
     ),
 )
+# GitPython's framing of git's error stream: `\n  stderr: '<git's words>'`
+FRAMED = re.compile(r"\A\s*stderr: '(.*)'\s*\Z", re.DOTALL)
 
 
 def commit_error(stderr: str, what: str) -> GitError:
-    """The one-line error for a git command of a memidx commit that failed with `stderr`."""
-    stderr = stderr.strip()
+    """The one-line error for a git command of a memidx commit that failed with `stderr`
+    (git's own, or as GitPython frames it)."""
+    stderr = (framed.group(1) if (framed := FRAMED.match(stderr)) else stderr).strip()
     for messages, why, remedy in CANNOT_WRITE:
         if any(message in stderr for message in messages):
             last = stderr.splitlines()[-1]
@@ -34,4 +44,6 @@ def commit_error(stderr: str, what: str) -> GitError:
             'set one: git config user.name "Your Name" && git config user.email you@example.com',
         )
     last = stderr.splitlines()[-1] if stderr else "git failed"
-    return GitError(f"{what} was not committed: {last}", "see git's message above")
+    return GitError(
+        f"{what} was not committed: {last}", "git's words; fix what they name, then try again"
+    )

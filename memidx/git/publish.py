@@ -29,10 +29,13 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from memidx.errors import GitError
+
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
 BUSY = "busy"  # a git command holds index.lock: wait for it, then build again if HEAD moved
 DONE = "done"
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
+HOOK_REFUSED = "aborted by hook"  # git's words when a reference-transaction hook says no
 
 
 # $1 the reflog message, $2 the new commit, then the git command to run once HEAD is there
@@ -58,34 +61,49 @@ def move_head(
     argv = ["git", "update-ref", "-m", message, "--stdin"]
     if then and SHELL is not None:
         argv = [SHELL, "-c", THEN, "memidx", message, new, *then]
+    outcome = MOVED  # HEAD moved, another git holds its lock, or git refused the update
     with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes
         try:
             git.stdin.write(f"start\nupdate HEAD {new} {old or ZERO}\nprepare\n")
             git.stdin.flush()
-            if git.stdout.readline().strip() != "start: ok":
-                return MOVED
-            if git.stdout.readline().strip() != "prepare: ok":
-                return MOVED  # HEAD moved, or another git holds its lock
-            busy = (git_dir / "index.lock").exists() or committing(root)
-            git.stdin.write("abort\n" if busy else "commit\n")
-            git.stdin.flush()
-            said = git.stdout.readline().strip()
+            if git.stdout.readline().strip() == "start: ok" and (
+                git.stdout.readline().strip() == "prepare: ok"
+            ):
+                busy = (git_dir / "index.lock").exists() or committing(root)
+                git.stdin.write("abort\n" if busy else "commit\n")
+                git.stdin.flush()
+                said = git.stdout.readline().strip()
+                outcome = BUSY if busy else DONE if said == "commit: ok" else MOVED
         except BrokenPipeError:  # git ended: it refused the update
-            return MOVED
+            pass
         finally:
-            _close(git)
-    if busy:
-        return BUSY
-    return DONE if said == "commit: ok" else MOVED
+            errors = _close(git)
+    if outcome == MOVED and HOOK_REFUSED in errors:
+        raise HookRefused(errors)
+    return outcome
 
 
-def _close(git: subprocess.Popen[str]) -> None:
-    """End git's input (an uncommitted transaction ends with it) and reap git."""
+class HookRefused(GitError):
+    """The clone's reference-transaction hook refused to move HEAD."""
+
+    def __init__(self, errors: str) -> None:
+        said = [line for line in errors.splitlines() if line.strip() and HOOK_REFUSED not in line]
+        super().__init__(
+            "the clone's reference-transaction hook refused to move HEAD"
+            + (f" (it said: {said[0].strip()})" if said else ""),
+            "fix that hook (git rev-parse --git-path hooks/reference-transaction), then try again",
+        )
+
+
+def _close(git: subprocess.Popen[str]) -> str:
+    """End git's input (an uncommitted transaction ends with it) and reap git; what it wrote
+    to its error stream."""
     try:
-        git.communicate()
+        return git.communicate()[1] or ""
     except BrokenPipeError:  # it had ended already
         git.wait()
+        return git.stderr.read() if git.stderr is not None else ""
 
 
 # git commands that read HEAD when they start and move it from that value when they end

@@ -26,6 +26,7 @@ from memidx.errors import MemidxError
 from memidx.haystack.own_writers import disown, record_own, recorded_writers
 from memidx.haystack.writer import SEGMENT_NAME, held_lock, segment_order
 from memidx.portable import make_folder, sync_folder
+from memidx.text import counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def clone_id(config: Config, notice: Callable[[str], None] | None = None) -> tup
             )
         if ident is not None and _original_lives(original, bound):
             disown(config, ident)  # the original writes on as it: what it files is a peer's
-        moved = _take_over(config, fresh)  # also a deleted .memidx's: else never shared
+        moved = _take_over(config, fresh, notice or _say)  # also a deleted .memidx's
         drop_empty_folders(config, fresh)
         # the id, then the binding: a crash in between redoes it
         _write_whole(state / "writer-id", fresh, config.fsync)
@@ -142,10 +143,11 @@ def _write_whole(path: Path, text: str, durable: bool) -> None:
     replace_durably(path, (text + "\n").encode("utf-8"), "partial", durable=durable)
 
 
-def _take_over(config: Config, fresh: str) -> Moved:
+def _take_over(config: Config, fresh: str, notice: Callable[[str], None]) -> Moved:
     """Move every segment of another writer id that no commit holds (what the copy brought
     of the original's unshared records, or a replaced id's own) into the fresh id's folder,
-    keeping its day; returns (old path, new path) of each."""
+    keeping its day; returns (old path, new path) of each. Staged ones (`git add`) move only
+    once git's index has let them go; they stay, and `notice` says so, when it does not."""
     if not config.in_git:
         return []  # no merges to conflict
     from memidx.git.repo import GitRepo
@@ -161,6 +163,12 @@ def _take_over(config: Config, fresh: str) -> Moved:
         for p in [*found, *staged]
         if p.parent.parent == haystack and p.parent != mine and SEGMENT_NAME.fullmatch(p.name)
     ]
+    kept = [p for p in taken if p in staged]
+    if kept and (refused := _unstaged(repo, config, kept)) is not None:
+        taken = [p for p in taken if p not in staged]  # staged where they are, as they were
+        notice(f"git's index kept {counted(len(kept), 'staged segment')} of a former writer "
+               f"id ({refused}), so they were not taken over: they stay staged where they "
+               f"are ({_ref(config, kept[0])}...), for your next git commit")  # fmt: skip
     moved: Moved = []
     for path in sorted(taken, key=lambda p: (segment_order(p), p.parent.name)):
         make_folder(mine, durable=config.fsync)
@@ -170,12 +178,20 @@ def _take_over(config: Config, fresh: str) -> Moved:
     if config.fsync and moved:  # the new names first: a power loss never loses a segment
         for folder in dict.fromkeys([mine, *(old.parent for old, _ in moved)]):
             sync_folder(folder)
-    if gone := [_ref(config, old) for old, _ in moved if old in staged]:
-        # git's index no longer names the old paths: a `git commit` would commit them too,
-        # each record twice (the moved file, untracked, is what `haystack commit` commits)
-        repo.run("update-index", "--force-remove", "-z", "--stdin",
-                 input_bytes="\0".join(gone).encode("utf-8") + b"\0", check=False)  # fmt: skip
     return moved
+
+
+def _unstaged(repo: GitRepo, config: Config, staged: list[Path]) -> str | None:
+    """Take the staged segments out of git's index, before they move: staged at their old
+    path, a `git commit` would commit them too, each record twice (the moved file, untracked,
+    is what `haystack commit` commits). What git said when its index refuses (another git
+    holds it): they then stay staged where they are, the clone's own all the same."""
+    gone = "\0".join(_ref(config, path) for path in staged).encode("utf-8") + b"\0"
+    try:
+        repo.run("update-index", "--force-remove", "-z", "--stdin", input_bytes=gone)
+    except MemidxError as refused:
+        return refused.message
+    return None
 
 
 def _staged_own(repo: GitRepo, config: Config, haystack: Path) -> set[Path]:

@@ -67,22 +67,74 @@ def split_foreign(
         held = head is not None and foreign(ref) and repo.has(head, ref)
         (theirs if held else own)[path] = bytes_and_count
     if head is not None:
-        theirs |= _blanked_uncommitted(config, repo, head, foreign, forgotten)
+        changed = _changed_foreign(config, repo, head, foreign)
+        theirs |= _blanked_uncommitted(config, repo, head, changed, forgotten)
     return own, theirs
 
 
-def _blanked_uncommitted(
-    config: Config, repo: GitRepo, head: str, foreign: Callable[[str], bool], forgotten: set[str]
-) -> Files:
-    """The other writers' segment files that are HEAD's bytes with the forgotten records
-    blanked, not committed: a purge stopped (killed) between blanking and committing them.
-    Its file then holds nothing to blank, but HEAD still holds the forgotten text: they are
-    committed as that purge would have (a file changed any other way is left as it is)."""
-    from memidx.git.rewrite import pushed_paths
+def finish_stopped(config: Config, current: str, notice: Callable[[str], None]) -> str | None:
+    """Commit the other writers' segments a purge blanked and was stopped (killed) before
+    committing, as it would have: until then HEAD still holds their forgotten bytes, and
+    `haystack commit` (so `memidx share`, which pushes) must not leave them there. The commit
+    made, or None; `notice` says what it committed. `current`: this clone's writer id."""
+    from memidx.git.repo import GitRepo
 
+    repo = GitRepo(config.root)
+    head = repo.head()
+    if head is None:
+        return None
+    changed = _changed_foreign(config, repo, head, foreign_to(config, current))
+    if not changed:  # as nearly always: one git diff was the whole cost
+        return None
+    found = _blanked_uncommitted(config, repo, head, changed, _forgotten(config))
+    if not found:
+        return None
+    blanked = commit_blanked(config, found)
+    notice(
+        f"a purge was stopped before it committed {counted(len(blanked), 'segment')} of other "
+        f"writers it blanked ({', '.join(sorted(blanked))}): committed now"
+    )
+    return repo.head()
+
+
+def _forgotten(config: Config) -> set[str]:
+    """The forgotten ids: the tombstones in the segment files, and those the index knows
+    when it can be read (a commit never fails for want of an index)."""
+    import sqlite3
+
+    from memidx.haystack.forgotten import tombstones_on_disk
+    from memidx.index.store import RecordStore, open_store
+
+    found = tombstones_on_disk(haystack_folder(config))
+    try:
+        store, _ = open_store(config.index_path, write=False)
+    except (MemidxError, sqlite3.Error):
+        return found
+    try:
+        return found | RecordStore(store.conn).forgotten_ids()
+    finally:
+        store.conn.close()
+
+
+def _changed_foreign(
+    config: Config, repo: GitRepo, head: str, foreign: Callable[[str], bool]
+) -> list[str]:
+    """The other writers' segments whose files differ from HEAD's (or HEAD has none)."""
     folder = segment_ref(config, haystack_folder(config))
     out = repo.run("diff", "--name-only", "-z", head, "--", f"{folder}/", check=False)
-    refs = [ref for ref in out.decode("utf-8", "replace").split("\0") if ref and foreign(ref)]
+    return [ref for ref in out.decode("utf-8", "replace").split("\0") if ref and foreign(ref)]
+
+
+def _blanked_uncommitted(
+    config: Config, repo: GitRepo, head: str, refs: list[str], forgotten: set[str]
+) -> Files:
+    """Of the other writers' segment files `refs`, those that are HEAD's bytes with the
+    forgotten records blanked, not committed: a purge stopped (killed) between blanking and
+    committing them. Its file then holds nothing to blank, but HEAD still holds the forgotten
+    text: they are committed as that purge would have (a file changed any other way is left
+    as it is)."""
+    from memidx.git.rewrite import pushed_paths
+
     found: Files = {}
     for ref in refs:
         path = config.root / ref
@@ -112,12 +164,28 @@ def commit_blanked(config: Config, files: Files) -> dict[str, int]:
     subject = f"haystack purge: forgotten records blanked in {counted(len(files), 'segment')}"
     try:
         commit_paths(config, sorted(refs.values()), f"{subject} of other writers")
-    except MemidxError:
+    except MemidxError as failed:
         repo = GitRepo(config.root)
+        undone = False
         for path, (new, _) in files.items():
             twin = repo.run("hash-object", "--stdin", input_bytes=new).strip()
             at_head = repo.run("rev-parse", "-q", "--verify", f"HEAD:{refs[path]}", check=False)
             if at_head.strip() != twin:
                 replace_durably(path, old[path], "purge", durable=config.fsync)
-        raise
+                undone = undone or old[path] != new
+        if not undone:  # committed (only what followed failed), or blanked before: as it says
+            raise
+        raise type(failed)(
+            f"{failed.message}; the segment files of other writers keep their bytes, "
+            "forgotten records included",
+            _again(failed.hint),
+        ) from None
     return {refs[path]: count for path, (_, count) in files.items()}
+
+
+def _again(hint: str) -> str:
+    """The commit's hint, ending in running the purge again rather than "try again"."""
+    run = "run memidx haystack purge again"
+    if hint.endswith("then try again"):
+        return f"{hint.removesuffix('try again')}{run}"
+    return run if hint in ("", "try again") else f"{hint}; then {run}"

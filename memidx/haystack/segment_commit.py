@@ -3,6 +3,7 @@ so a committed file is never appended to."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.identity import drop_empty_folders
 from memidx.haystack.indexing import haystack_folder
 from memidx.haystack.own_writers import record_own
+from memidx.haystack.purge_foreign import finish_stopped
 from memidx.haystack.writer import describe_folder
 from memidx.text import counted
 
@@ -21,7 +23,8 @@ if TYPE_CHECKING:
 
 
 def commit_haystack(config: Config, notice: Callable[[str], None] | None = None) -> str | None:
-    """Commit this clone's segments (and the haystack's .gitattributes); None if unchanged."""
+    """Commit this clone's segments (and the haystack's .gitattributes), first finishing a
+    purge stopped before its commit; the last commit made, None if nothing changed."""
     from memidx.git.branch import on_a_branch
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
@@ -33,6 +36,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     mine = own.folder
     record_own(config, mine.name)  # an id made before ids were recorded: the clone's own
     with own.locked():  # no record lands between the commit and the closing of its segment
+        finished = finish_stopped(config, mine.name, notice or _say)  # before any push of HEAD
         own.settle(_uncommitted(repo, config, mine))
         drop_empty_folders(config, mine.name)
         attributes = folder / ".gitattributes"
@@ -43,7 +47,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
         refs = [p.relative_to(config.root).as_posix() for p in paths]
         status = ("status", "--porcelain", "--untracked-files=all", "--", *refs)
         if not refs or not repo.run(*status).strip():
-            return None
+            return finished
         count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
         try:
             commit = commit_paths(
@@ -55,6 +59,10 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
             raise
         own.close()  # the next record starts a new segment: committed files stay as committed
         return commit
+
+
+def _say(text: str) -> None:
+    print(f"memidx: notice: {text}", file=sys.stderr)
 
 
 def _uncommitted(repo: GitRepo, config: Config, mine: Path) -> list[Path]:

@@ -235,25 +235,58 @@ def test_a_purge_killed_before_committing_a_peer_segment_it_blanked_is_finished_
 ) -> None:
     """A purge killed between blanking a peer's segment file and committing it left the file
     changed and uncommitted, holding nothing to blank: the next purge passed it by, and HEAD's
-    tree held the forgotten text for good. Now the next purge commits it as the first would."""
+    tree held the forgotten text for good. Now the next purge commits it as the first would,
+    and so does the next `haystack commit` (run by `memidx share` before it pushes HEAD),
+    which used to commit only this clone's own segments and leave the text in HEAD."""
     from memidx.haystack.blanking import blanked
 
     one, two = clones(tmp_path)
     for repo in (one, two):
         assert repo.memidx_process("ingest").code == 0
-    gone = _file(one, "giraffe turn filed by one")
+    first, second = _file(one, "giraffe turn filed by one"), _file(one, "zebra turn by one")
     kept = _file(one, "okapi turn filed by one")
     assert one.memidx_process("haystack", "commit").code == 0
     two.git("pull", "-q", "--no-rebase", str(one.root), "main")
     assert two.memidx_process("sync").code == 0
-    assert two.memidx_process("forget", gone).code == 0
     [path] = [Path(p) for p in _files_hold(two, "giraffe")]
-    path.write_bytes(blanked(path.read_bytes(), {gone})[0])  # the blanking alone: then killed
     ref = path.relative_to(two.root).as_posix()
+    for gone, word, finish in ((first, b"giraffe", "commit"), (second, b"zebra", "purge")):
+        assert two.memidx("forget", gone).code == 0
+        path.write_bytes(blanked(path.read_bytes(), {gone})[0])  # the blanking alone: killed
 
-    purged = two.memidx_process("haystack", "purge", "--json")
+        done = two.memidx("haystack", *([finish, "--json"] if finish == "purge" else [finish]))
 
-    assert purged.json()["other_writers"] == [ref], purged.out + purged.err
-    assert b"giraffe" not in _blob(two, f"HEAD:{ref}")
-    assert kept.encode() in _blob(two, f"HEAD:{ref}") and b"okapi" in _blob(two, f"HEAD:{ref}")
-    assert two.git("status", "--porcelain", "--", ref) == ""
+        if finish == "purge":
+            assert done.json()["other_writers"] == [ref], done.out + done.err
+        else:
+            assert done.code == 0 and f"of other writers it blanked ({ref})" in done.err, done.err
+        assert word not in _blob(two, f"HEAD:{ref}")
+        assert kept.encode() in _blob(two, f"HEAD:{ref}") and b"okapi" in _blob(two, f"HEAD:{ref}")
+        assert two.git("status", "--porcelain", "--", ref) == ""
+
+
+def test_staged_segments_of_a_lost_id_stay_staged_where_they_are_while_the_index_is_locked(
+    repo: NotesRepo,
+) -> None:
+    """After a lost `.memidx/`, the staged segments of the former id are handed to the new id
+    only once git's index lets them go: with the index locked (another git), they used to move
+    all the same, their old path left staged, and the next `git commit` committed the records
+    twice. Now they stay staged where they are, said in a notice, and the turn is filed."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    _file(repo, "a kudu turn staged by hand")
+    [segment] = (repo.root / "notes" / "haystack").glob("*/*.krd")
+    repo.git("add", "--", str(segment))
+    shutil.rmtree(repo.root / ".memidx")
+    (repo.root / ".git" / "index.lock").write_bytes(b"")  # another git holds the index
+
+    run = repo.memidx_process("file-turn", "--json", stdin=json.dumps({"text": "an eland fact"}))
+
+    (repo.root / ".git" / "index.lock").unlink()
+    assert run.code == 0, run.err
+    ref = segment.relative_to(repo.root).as_posix()
+    assert repo.git("ls-files", "--", ref).strip() == ref
+    assert segment.is_file() and segment.read_bytes() == _blob(repo, f":{ref}")
+    assert len(_files_hold(repo, "kudu")) == 1 and _files_hold(repo, "eland")
+    assert "stay staged where they are" in run.err, run.err
