@@ -29,6 +29,7 @@ FILLERS = ("tests/unit/",)
 HEAVIEST = (
     "tests/cli/test_sync_hard.py",
     "tests/cli/test_git_scenarios.py",
+    "tests/cli/test_random_git_ops.py",  # its fixture runs every seed, 7 processes at once
     "tests/cli/test_haystack_hard.py",
     "tests/cli/test_git_sync.py",
     "tests/cli/test_real_model.py",
