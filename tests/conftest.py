@@ -7,11 +7,17 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from memidx.index.store import Store, connect_memory
 from tests.helpers import NotesRepo
+
+if TYPE_CHECKING:
+    from xdist.remote import Producer  # pyright: ignore[reportMissingTypeStubs]
+
+    from tests.work_order import ScenariosFirst
 
 
 @pytest.fixture
@@ -85,6 +91,17 @@ def cached_model(models_dir: Path, user_home: Path) -> Path:
     cache.mkdir(parents=True)
     (cache / PACKAGED_NAME).symlink_to(models_dir / PACKAGED_NAME)
     return cache
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> ScenariosFirst | None:
+    """`--dist loadscope` hands the scenario modules out before the unit tests
+    (tests/work_order.py); any other mode is xdist's own."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from tests.work_order import ScenariosFirst
+
+    return ScenariosFirst(config, log)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

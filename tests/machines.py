@@ -3,12 +3,15 @@ with this project's hooks installed as `make hooks` does, and git driven as a us
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Generator
 from pathlib import Path
 
-from tests.helpers import GIT_IDENTITY, NotesRepo, Run, clean_env
+from tests.helpers import GIT_IDENTITY, NotesRepo, Run, clean_env, run_in_process
 
 PROJECT = Path(__file__).resolve().parent.parent
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
@@ -116,10 +119,24 @@ def clone(remote: Path, root: Path, env: dict[str, str]) -> Machine:
 
 
 def install_hooks(root: Path, env: dict[str, str]) -> None:
-    """`make hooks`: memidx's own shims (pre-commit's checks on the staged files, post-*)."""
-    subprocess.run(
-        [sys.executable, "-m", "memidx", "-C", str(root), "hooks", "install"],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
+    """`make hooks`: memidx's own shims (pre-commit's checks on the staged files, post-*).
+    `memidx hooks install` runs in this process, in the environment a process of it would
+    have: a new Python importing memidx for it cost every clone ~0.5 s (seconds on a busy
+    machine), and the suite makes hundreds of clones. (tests/cli/test_own_hooks.py and
+    test_make.py run it as a process.)"""
+    with environment(env):
+        done = run_in_process(root, "hooks", "install")
+    assert done.code == 0, done.err
+
+
+@contextlib.contextmanager
+def environment(env: dict[str, str]) -> Generator[None]:
+    """This process's environment is `env` inside the block, and as it was after it."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)

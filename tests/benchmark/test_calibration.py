@@ -35,16 +35,26 @@ def judged_hits(til: JudgedSet, split: str) -> list[tuple[float, int, int, bool]
     return found
 
 
-def test_relevance_beats_the_base_rate_on_held_out_queries(til: JudgedSet) -> None:
+@pytest.fixture(scope="module")
+def held_out_hits(til: JudgedSet) -> list[tuple[float, int, int, bool]]:
+    """The test split's hits, searched once for both tests (the index is only read)."""
+    return judged_hits(til, "test")
+
+
+def test_relevance_beats_the_base_rate_on_held_out_queries(
+    til: JudgedSet, held_out_hits: list[tuple[float, int, int, bool]]
+) -> None:
     prior = mean(label for _, label, _, _ in judged_hits(til, "dev"))
-    test = judged_hits(til, "test")
+    test = held_out_hits
     model = mean((p - label) ** 2 for p, label, _, _ in test)
     constant = mean((prior - label) ** 2 for _, label, _, _ in test)
     assert model < constant, (model, constant)
 
 
-def test_best_hit_of_an_answered_query_looks_more_relevant(til: JudgedSet) -> None:
-    firsts = [(p, answered) for p, _, rank, answered in judged_hits(til, "test") if rank == 1]
+def test_best_hit_of_an_answered_query_looks_more_relevant(
+    held_out_hits: list[tuple[float, int, int, bool]],
+) -> None:
+    firsts = [(p, answered) for p, _, rank, answered in held_out_hits if rank == 1]
     answered = mean(p for p, a in firsts if a)
     unanswered = mean(p for p, a in firsts if not a)
     assert answered > unanswered + 0.1, (answered, unanswered)
