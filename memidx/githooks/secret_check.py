@@ -41,12 +41,14 @@ def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = 
     from memidx.githooks.inherited_check import judged, secret_notice
 
     allowed = read_baseline(baseline or config.root / BASELINE)
-    unread: list[str] = []  # too large to read: never let through unchecked
+    unread: dict[str, str] = {}  # too large to read: never let through unchecked
     problems: dict[str, list[str]] = {}
     for f in flagged(config, files, unread):
         if f.fingerprint not in allowed:
             problems.setdefault(f.ref, []).append(f"{f.where}: {f.kind}{f.what}")
-    return [*judged(config, problems, secret_notice), *unread]
+    for ref, line in unread.items():  # judged with its file, as what a merge may inherit
+        problems.setdefault(ref, []).append(line)
+    return judged(config, problems, secret_notice)
 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:
@@ -90,7 +92,7 @@ def read_baseline(path: Path) -> set[str]:
 
 
 def flagged(
-    config: Config, files: Sequence[str], unread: list[str] | None = None
+    config: Config, files: Sequence[str], unread: dict[str, str] | None = None
 ) -> Iterator[Flagged]:
     """Every secret in the given notes and segments that no allow marker allows, and in their
     names (the name shown with the secret masked)."""
@@ -103,7 +105,7 @@ def flagged(
             for secret in found:
                 fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
                 yield Flagged(where, secret.kind, fingerprint, ref, " in the file name")
-    for ref, label, text in _texts(config, files, [] if unread is None else unread):
+    for ref, label, text in _texts(config, files, {} if unread is None else unread):
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             line = line_of(text, found.start)
@@ -114,11 +116,11 @@ SEGMENT_LIMIT = 64 * 1024 * 1024  # a segment rolls over at `segment_bytes`; thi
 
 
 def _texts(
-    config: Config, files: Sequence[str], unread: list[str]
+    config: Config, files: Sequence[str], unread: dict[str, str]
 ) -> Iterator[tuple[str, str, str]]:
     """(file, label, text) of each note and other text file, and of each record of each segment,
     among `files`: what is staged (git's index), never the work tree, like the other checks.
-    A file too large to read is named in `unread`, a problem line."""
+    A file too large to read gets its problem line in `unread`."""
     from memidx.githooks.checks import staged_contents
     from memidx.haystack.frames import scan_bytes
 
@@ -127,7 +129,7 @@ def _texts(
     limit = max(config.max_note_bytes, SEGMENT_LIMIT)
     for ref, data in staged_contents(config, refs, limit).items():
         if isinstance(data, str) and data.startswith("too large"):
-            unread.append(f"{display(ref)}: not checked for secrets: {data}")
+            unread[ref] = f"{display(ref)}: not checked for secrets: {data}"
         if not isinstance(data, bytes):
             continue  # deleted, a link or unreadable: the drift check reports those
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):

@@ -96,3 +96,32 @@ def test_a_secret_no_remote_has_still_blocks_the_cherry_pick_that_brings_it(
     b.note("local-key.md", "Local key", "the local run reads its token from the environment")
     b.git("add", "-A")
     b.git("commit", "-q", "--no-edit")
+
+
+def test_a_file_too_large_to_read_that_a_remote_holds_does_not_stop_the_pull(
+    machines: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A peer's pushed text file over the read limit (a pasted log) blocked every resolution
+    commit of a pull that brings it, as unread: the check named it but never judged it as
+    what the merge inherits, and the pull could not be finished. Limits made small."""
+    from memidx.githooks import secret_check
+
+    a, b = machines
+    a.git("pull", "-q", "--no-rebase", "--no-edit")
+    (a.root / "notes/dump.log").write_text("x" * 2000 + "\n")
+    a.note("shared.md", "Shared", "echo words from machine a")
+    committed_unchecked(a, "a: a pasted log, past the checks")
+    a.git("push", "-q", "origin", "main")
+    conflict_on_shared(b, "foxtrot words on machine b")
+    assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
+    b.note("shared.md", "Shared", "echo and foxtrot words")
+    b.git("add", "-A")
+    monkeypatch.setattr(secret_check, "SEGMENT_LIMIT", 1000)
+    monkeypatch.setenv("MEMIDX_MAX_NOTE_BYTES", "1000")
+
+    run = b.memidx("check", "secrets", "notes/dump.log", "notes/shared.md")
+
+    b.git("merge", "--abort")
+    assert (run.code, run.out) == (0, ""), run
+    assert "notes/dump.log: not checked for secrets: too large" in run.err, run
+    assert "which a remote holds" in run.err, run
