@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from memidx.git.inherited import other_sides
+from memidx.git.repo import GitRepo
+from tests.helpers import NotesRepo
 from tests.machines import Machine, clone, hook_env, make_template
 
 GERMAN = (
@@ -125,3 +128,27 @@ def test_a_file_too_large_to_read_that_a_remote_holds_does_not_stop_the_pull(
     assert (run.code, run.out) == (0, ""), run
     assert "notes/dump.log: not checked for secrets: too large" in run.err, run
     assert "which a remote holds" in run.err, run
+
+
+def test_a_rebase_that_is_over_is_no_operation_under_way(tmp_path: Path) -> None:
+    """git leaves REBASE_HEAD behind once a rebase that stopped is continued to its end (or
+    quit): every later commit was judged as a rebase step against that old commit, its notes
+    taken as inherited (not English, yet not blocked) and its secrets named as the rebase's."""
+    repo = NotesRepo(tmp_path)
+    for branch, words in (("main", "base"), ("side", "side words"), ("main", "main words")):
+        repo.git("switch", "-q", *([] if branch == "main" else ["-c"]), branch, check=False)
+        repo.note("f.md", "F", words)
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "-m", words)
+    repo.git("switch", "-q", "side")
+    repo.git("rebase", "main", check=False)  # stops on the conflict
+    replayed = repo.git("rev-parse", "side").strip()
+    assert other_sides(GitRepo(tmp_path)) == [(replayed, "rebase")]
+
+    repo.note("f.md", "F", "main and side words")
+    repo.git("add", "-A")
+    repo.git("-c", "core.editor=true", "rebase", "--continue")
+    if not (tmp_path / ".git/REBASE_HEAD").exists():  # as git 2.39 (and a --quit) leaves it
+        repo.git("update-ref", "--no-deref", "REBASE_HEAD", replayed)
+
+    assert other_sides(GitRepo(tmp_path)) == []
