@@ -143,11 +143,14 @@ def _texts(
 
 BINARY_PROBE = 8000  # bytes read for a NUL, as git tells a binary file from text
 UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # what Windows PowerShell 5.1's `>` writes
+UTF32_MARKS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")  # `Out-File -Encoding utf32`
 
 
 def _text_of(data: bytes, note: bool) -> str | None:
-    """A staged file's text (UTF-16 when it opens with a byte-order mark, whose NUL bytes
-    are no sign of a binary file), or None for a binary file."""
+    """A staged file's text (UTF-16 or UTF-32 when it opens with a byte-order mark, whose NUL
+    bytes are no sign of a binary file), or None for a binary file."""
+    if data.startswith(UTF32_MARKS):  # before UTF-16: the little-endian marks begin alike
+        return data.decode("utf-32", "replace")
     if data.startswith(UTF16_MARKS):
         return data.decode("utf-16", "replace")
     if note or b"\0" not in data[:BINARY_PROBE]:
