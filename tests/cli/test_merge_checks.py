@@ -41,6 +41,15 @@ def conflict_on_shared(b: Machine, words: str) -> None:
     committed_unchecked(b, f"b: {words}")  # the checks are for the commit that resolves
 
 
+def pull_stopped_on_a_conflict(a: Machine, b: Machine, words_a: str, words_b: str) -> None:
+    """a pushes what it wrote, past the checks; b's pull of it stops on shared.md."""
+    a.note("shared.md", "Shared", words_a)
+    committed_unchecked(a, "a, past the checks")
+    a.git("push", "-q", "origin", "main")
+    conflict_on_shared(b, words_b)
+    assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
+
+
 def test_finishing_a_pull_judges_only_what_the_resolution_brings(
     machines: tuple[Machine, Machine],
 ) -> None:
@@ -51,11 +60,7 @@ def test_finishing_a_pull_judges_only_what_the_resolution_brings(
     b.git("pull", "-q", "--ff-only")
     a.note("peer-de.md", "Zwischenspeicher", GERMAN)
     a.note("peer-key.md", "Deploy key", f"the deploy uses {TOKEN} for now")
-    a.note("shared.md", "Shared", "alpha words from machine a")
-    committed_unchecked(a, "a, past the checks")
-    a.git("push", "-q", "origin", "main")
-    conflict_on_shared(b, "bravo words from machine b")
-    assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
+    pull_stopped_on_a_conflict(a, b, "alpha words from machine a", "bravo words from machine b")
 
     b.note("shared.md", "Shared", "alpha and bravo words together")
     peer = b.root / "notes/peer-de.md"
@@ -113,11 +118,7 @@ def test_a_file_too_large_to_read_that_a_remote_holds_does_not_stop_the_pull(
     a, b = machines
     a.git("pull", "-q", "--no-rebase", "--no-edit")
     (a.root / "notes/dump.log").write_text("x" * 2000 + "\n")
-    a.note("shared.md", "Shared", "echo words from machine a")
-    committed_unchecked(a, "a: a pasted log, past the checks")
-    a.git("push", "-q", "origin", "main")
-    conflict_on_shared(b, "foxtrot words on machine b")
-    assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
+    pull_stopped_on_a_conflict(a, b, "echo words from machine a", "foxtrot words on machine b")
     b.note("shared.md", "Shared", "echo and foxtrot words")
     b.git("add", "-A")
     monkeypatch.setattr(secret_check, "SEGMENT_LIMIT", 1000)
