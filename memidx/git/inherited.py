@@ -19,6 +19,9 @@ from memidx.git.repo import GitRepo, decode_path
 
 # The pseudo-refs of an operation git stopped for the person, and the operation's name.
 UNDER_WAY = {"MERGE_HEAD": "merge", "CHERRY_PICK_HEAD": "cherry-pick", "REBASE_HEAD": "rebase"}
+# git leaves REBASE_HEAD behind once a rebase ends (continued to its end, or quit): a rebase
+# is under way only while one of these folders is there, as `git status` tells.
+REBASING = ("rebase-merge", "rebase-apply")
 PATHSPECS = 256  # up to these many paths are asked for by name; more, the whole folder
 
 
@@ -34,11 +37,17 @@ class Inherited(Value):
 def other_sides(repo: GitRepo) -> list[tuple[str, str]]:
     """(commit, operation) of each operation git has stopped for the person (the
     parents an octopus merge names too); empty when none is under way."""
-    names = list(UNDER_WAY)
+    names = [*UNDER_WAY, *REBASING]
     out = repo.run("rev-parse", *(a for name in names for a in ("--git-path", name)))
+    paths = {
+        name: Path(raw) if Path(raw).is_absolute() else repo.root / raw
+        for name, raw in zip(names, out.decode().splitlines(), strict=False)
+    }
+    rebasing = any(paths[name].is_dir() for name in REBASING if name in paths)
     found: list[tuple[str, str]] = []
-    for name, raw in zip(names, out.decode().splitlines(), strict=False):
-        path = Path(raw) if Path(raw).is_absolute() else repo.root / raw
+    for name, path in paths.items():
+        if name not in UNDER_WAY or (name == "REBASE_HEAD" and not rebasing):
+            continue
         try:
             lines = path.read_text(encoding="ascii").split()
         except (OSError, UnicodeDecodeError):

@@ -101,7 +101,6 @@ def check_names(files: Sequence[str]) -> list[str]:
 def check_english(config: Config, files: Sequence[str]) -> list[str]:
     """One line per staged note whose prose is not English; during a merge, a note committed
     as staged on either side is named in a warning instead (memidx.githooks.inherited_check)."""
-    from memidx.githooks.inherited_check import english_notice, judged
     from memidx.notes.english import check_text, problem_message
 
     problems: dict[str, list[str]] = {}
@@ -115,6 +114,10 @@ def check_english(config: Config, files: Sequence[str]) -> list[str]:
         verdict = check_text(text)
         if not verdict.english:
             problems[ref] = [problem_message(display(ref), verdict)]
+    if not problems:
+        return []  # the usual commit: the merge checks' modules are never imported (~4 ms)
+    from memidx.githooks.inherited_check import english_notice, judged
+
     return judged(config, problems, english_notice)
 
 

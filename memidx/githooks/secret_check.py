@@ -38,15 +38,19 @@ def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = 
     allow marker nor the baseline allows. During a merge, a file whose staged blob a remote
     already has in the other side's history is named in a warning instead (see
     memidx.githooks.inherited_check)."""
-    from memidx.githooks.inherited_check import judged, secret_notice
-
     allowed = read_baseline(baseline or config.root / BASELINE)
-    unread: list[str] = []  # too large to read: never let through unchecked
+    unread: dict[str, str] = {}  # too large to read: never let through unchecked
     problems: dict[str, list[str]] = {}
     for f in flagged(config, files, unread):
         if f.fingerprint not in allowed:
             problems.setdefault(f.ref, []).append(f"{f.where}: {f.kind}{f.what}")
-    return [*judged(config, problems, secret_notice), *unread]
+    for ref, line in unread.items():  # judged with its file, as what a merge may inherit
+        problems.setdefault(ref, []).append(line)
+    if not problems:
+        return []  # the usual commit: the merge checks' modules are never imported (~4 ms)
+    from memidx.githooks.inherited_check import judged, secret_notice
+
+    return judged(config, problems, secret_notice)
 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:
@@ -90,7 +94,7 @@ def read_baseline(path: Path) -> set[str]:
 
 
 def flagged(
-    config: Config, files: Sequence[str], unread: list[str] | None = None
+    config: Config, files: Sequence[str], unread: dict[str, str] | None = None
 ) -> Iterator[Flagged]:
     """Every secret in the given notes and segments that no allow marker allows, and in their
     names (the name shown with the secret masked)."""
@@ -103,7 +107,7 @@ def flagged(
             for secret in found:
                 fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
                 yield Flagged(where, secret.kind, fingerprint, ref, " in the file name")
-    for ref, label, text in _texts(config, files, [] if unread is None else unread):
+    for ref, label, text in _texts(config, files, {} if unread is None else unread):
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             line = line_of(text, found.start)
@@ -114,11 +118,11 @@ SEGMENT_LIMIT = 64 * 1024 * 1024  # a segment rolls over at `segment_bytes`; thi
 
 
 def _texts(
-    config: Config, files: Sequence[str], unread: list[str]
+    config: Config, files: Sequence[str], unread: dict[str, str]
 ) -> Iterator[tuple[str, str, str]]:
     """(file, label, text) of each note and other text file, and of each record of each segment,
     among `files`: what is staged (git's index), never the work tree, like the other checks.
-    A file too large to read is named in `unread`, a problem line."""
+    A file too large to read gets its problem line in `unread`."""
     from memidx.githooks.checks import staged_contents
     from memidx.haystack.frames import scan_bytes
 
@@ -127,7 +131,7 @@ def _texts(
     limit = max(config.max_note_bytes, SEGMENT_LIMIT)
     for ref, data in staged_contents(config, refs, limit).items():
         if isinstance(data, str) and data.startswith("too large"):
-            unread.append(f"{display(ref)}: not checked for secrets: {data}")
+            unread[ref] = f"{display(ref)}: not checked for secrets: {data}"
         if not isinstance(data, bytes):
             continue  # deleted, a link or unreadable: the drift check reports those
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
@@ -139,11 +143,14 @@ def _texts(
 
 BINARY_PROBE = 8000  # bytes read for a NUL, as git tells a binary file from text
 UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # what Windows PowerShell 5.1's `>` writes
+UTF32_MARKS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")  # `Out-File -Encoding utf32`
 
 
 def _text_of(data: bytes, note: bool) -> str | None:
-    """A staged file's text (UTF-16 when it opens with a byte-order mark, whose NUL bytes
-    are no sign of a binary file), or None for a binary file."""
+    """A staged file's text (UTF-16 or UTF-32 when it opens with a byte-order mark, whose NUL
+    bytes are no sign of a binary file), or None for a binary file."""
+    if data.startswith(UTF32_MARKS):  # before UTF-16: the little-endian marks begin alike
+        return data.decode("utf-32", "replace")
     if data.startswith(UTF16_MARKS):
         return data.decode("utf-16", "replace")
     if note or b"\0" not in data[:BINARY_PROBE]:

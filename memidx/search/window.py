@@ -31,7 +31,7 @@ def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) ->
         return " ".join(body[:240].split())
     start = max(0, first.start() - _SPAN * before)
     recent = list(_WORD.finditer(body, start, first.start()))
-    if recent and recent[0].start() == start > 0 and _WORD.match(body, start - 1):  # cut
+    if recent and _inside(body, recent[0].start()):  # the tail of a word the read-back cut
         recent.pop(0)
     recent = recent[-before:]
     chosen = [*recent, *islice(_WORD.finditer(body, first.start()), after + 1)]
@@ -44,6 +44,14 @@ def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) ->
         cursor = word.end()
     pieces.append("…" if cursor < len(body.rstrip()) else "")
     return "".join(pieces)
+
+
+def _inside(body: str, at: int) -> bool:
+    """Whether `at` is inside a word: after a letter, combining marks between (a decomposed
+    word's, where the read-back may begin)."""
+    while at > 0 and "\u0300" <= body[at - 1] <= "\u036f":
+        at -= 1
+    return at > 0 and _WORD.match(body, at - 1) is not None
 
 
 def _first(body: str, stems: tuple[str, ...], like: Callable[[str], bool]) -> re.Match[str] | None:

@@ -162,10 +162,11 @@ def test_a_text_file_too_large_to_read_is_not_let_through_unchecked(
     assert GITHUB not in run.out + run.err
 
 
-@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
 def test_a_utf16_text_file_is_read_not_taken_for_binary(machine: Machine, encoding: str) -> None:
     """Windows PowerShell 5.1's `>` and Out-File write UTF-16 with a byte-order mark: its
-    NUL bytes made the file binary, and the token in it went through unread."""
+    NUL bytes made the file binary, and the token in it went through unread. `Out-File
+    -Encoding utf32` writes UTF-32 with one, which opens like UTF-16's little-endian mark."""
     text = f"deploy steps\r\n$env:GH_TOKEN = '{GITHUB}'\r\n"
     (machine.root / "notes" / "steps.txt").write_bytes(
         ("\ufeff" + text).encode(encoding) if encoding.endswith("be") else text.encode(encoding)

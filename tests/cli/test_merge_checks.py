@@ -6,10 +6,14 @@ clone's commits hold still blocks. One bare remote and two clones for the whole 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
+from memidx.git.inherited import other_sides
+from memidx.git.repo import GitRepo
+from tests.helpers import NotesRepo
 from tests.machines import Machine, clone, hook_env, make_template
 
 GERMAN = (
@@ -37,6 +41,15 @@ def conflict_on_shared(b: Machine, words: str) -> None:
     committed_unchecked(b, f"b: {words}")  # the checks are for the commit that resolves
 
 
+def pull_stopped_on_a_conflict(a: Machine, b: Machine, words_a: str, words_b: str) -> None:
+    """a pushes what it wrote, past the checks; b's pull of it stops on shared.md."""
+    a.note("shared.md", "Shared", words_a)
+    committed_unchecked(a, "a, past the checks")
+    a.git("push", "-q", "origin", "main")
+    conflict_on_shared(b, words_b)
+    assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
+
+
 def test_finishing_a_pull_judges_only_what_the_resolution_brings(
     machines: tuple[Machine, Machine],
 ) -> None:
@@ -47,11 +60,7 @@ def test_finishing_a_pull_judges_only_what_the_resolution_brings(
     b.git("pull", "-q", "--ff-only")
     a.note("peer-de.md", "Zwischenspeicher", GERMAN)
     a.note("peer-key.md", "Deploy key", f"the deploy uses {TOKEN} for now")
-    a.note("shared.md", "Shared", "alpha words from machine a")
-    committed_unchecked(a, "a, past the checks")
-    a.git("push", "-q", "origin", "main")
-    conflict_on_shared(b, "bravo words from machine b")
-    assert b.run_git("pull", "--no-rebase", "--no-edit").returncode != 0
+    pull_stopped_on_a_conflict(a, b, "alpha words from machine a", "bravo words from machine b")
 
     b.note("shared.md", "Shared", "alpha and bravo words together")
     peer = b.root / "notes/peer-de.md"
@@ -96,3 +105,69 @@ def test_a_secret_no_remote_has_still_blocks_the_cherry_pick_that_brings_it(
     b.note("local-key.md", "Local key", "the local run reads its token from the environment")
     b.git("add", "-A")
     b.git("commit", "-q", "--no-edit")
+
+
+def test_a_file_too_large_to_read_that_a_remote_holds_does_not_stop_the_pull(
+    machines: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A peer's pushed text file over the read limit (a pasted log) blocked every resolution
+    commit of a pull that brings it, as unread: the check named it but never judged it as
+    what the merge inherits, and the pull could not be finished. Limits made small."""
+    from memidx.githooks import secret_check
+
+    a, b = machines
+    a.git("pull", "-q", "--no-rebase", "--no-edit")
+    (a.root / "notes/dump.log").write_text("x" * 2000 + "\n")
+    pull_stopped_on_a_conflict(a, b, "echo words from machine a", "foxtrot words on machine b")
+    b.note("shared.md", "Shared", "echo and foxtrot words")
+    b.git("add", "-A")
+    monkeypatch.setattr(secret_check, "SEGMENT_LIMIT", 1000)
+    monkeypatch.setenv("MEMIDX_MAX_NOTE_BYTES", "1000")
+
+    run = b.memidx("check", "secrets", "notes/dump.log", "notes/shared.md")
+
+    b.git("merge", "--abort")
+    assert (run.code, run.out) == (0, ""), run
+    assert "notes/dump.log: not checked for secrets: too large" in run.err, run
+    assert "which a remote holds" in run.err, run
+
+
+def test_a_rebase_that_is_over_is_no_operation_under_way(tmp_path: Path) -> None:
+    """git leaves REBASE_HEAD behind once a rebase that stopped is continued to its end (or
+    quit): every later commit was judged as a rebase step against that old commit, its notes
+    taken as inherited (not English, yet not blocked) and its secrets named as the rebase's."""
+    repo = NotesRepo(tmp_path)
+    for branch, words in (("main", "base"), ("side", "side words"), ("main", "main words")):
+        repo.git("switch", "-q", *([] if branch == "main" else ["-c"]), branch, check=False)
+        repo.note("f.md", "F", words)
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "-m", words)
+    repo.git("switch", "-q", "side")
+    repo.git("rebase", "main", check=False)  # stops on the conflict
+    replayed = repo.git("rev-parse", "side").strip()
+    assert other_sides(GitRepo(tmp_path)) == [(replayed, "rebase")]
+
+    repo.note("f.md", "F", "main and side words")
+    repo.git("add", "-A")
+    repo.git("-c", "core.editor=true", "rebase", "--continue")
+    if not (tmp_path / ".git/REBASE_HEAD").exists():  # as git 2.39 (and a --quit) leaves it
+        repo.git("update-ref", "--no-deref", "REBASE_HEAD", replayed)
+
+    assert other_sides(GitRepo(tmp_path)) == []
+
+
+def test_a_commit_with_nothing_to_block_never_loads_the_merge_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The resolution's rules matter only for a problem found: loading them for every commit
+    cost each of the two checks' processes ~4 ms."""
+    repo = NotesRepo(tmp_path)
+    ref = repo.note("plain.md", "Plain", "The build cache lives on the shared disk of the runners.")
+    repo.git("add", "-A")
+    for module in ("memidx.githooks.inherited_check", "memidx.git.inherited"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+
+    runs = [repo.memidx("check", check, ref) for check in ("secrets", "english")]
+
+    assert [(r.code, r.out) for r in runs] == [(0, ""), (0, "")], runs
+    assert "memidx.git.inherited" not in sys.modules

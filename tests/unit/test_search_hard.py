@@ -116,3 +116,17 @@ def test_a_long_body_s_snippet_opens_on_a_whole_word() -> None:
 
     assert snippet.startswith("…") and snippet[1:].split()[0] == digest
     assert f"{MARK_START}lock{MARK_END}" in snippet
+
+
+def test_a_long_body_s_snippet_never_opens_inside_a_decomposed_word() -> None:
+    """The read-back could begin at a combining mark of a decomposed (NFD) word, or just after
+    one: the snippet then opened on the word's tail ("…veté" of "naïveté")."""
+    word = unicodedata.normalize("NFD", "naïveté")
+    opened: set[str] = set()
+    for pad in range(0, 420):  # every place the read-back can begin at, before the match
+        snippet = window(f"{'x ' * 5}{word} {'y' * pad} the lock is held", ["lock"])
+        opened.add(snippet.removeprefix("…").split()[0])
+
+    assert opened <= {"x", word, "the", f"{MARK_START}lock{MARK_END}"} | {
+        "y" * pad for pad in range(420)
+    }, opened - {"y" * pad for pad in range(420)}
