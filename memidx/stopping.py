@@ -76,11 +76,12 @@ def stopped_by_signals() -> Generator[Stop]:
     watcher = _Watcher()
 
     def raise_stopped(number: int, frame: FrameType | None) -> None:
+        if ending[0]:  # nothing more to stop: the block's own end runs whole (handlers put back)
+            if not stop.code:
+                stop.code, stop.signal_name = 128 + number, signal.Signals(number).name
+            return
         if stop.code and time.monotonic() - raised[0] < GRACE:
             return  # the first one's stop is still running its `finally` clauses
-        if not stop.code and ending[0]:
-            stop.code, stop.signal_name = 128 + number, signal.Signals(number).name
-            return
         if in_imports(frame):
             watcher.tell(number, again=True)
             return

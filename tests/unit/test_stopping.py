@@ -49,6 +49,27 @@ def test_a_stop_signal_after_the_grace_stops_a_block_that_swallowed_the_first(
     assert (stop.code, reached) == (143, [])
 
 
+def test_a_signal_sent_again_as_the_block_ends_leaves_its_end_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The watcher signals the main thread again (a stop swallowed earlier) just as the block
+    ends: Stopped was raised inside the block's own end, which then never put the signal
+    handlers back (SIGTERM kept raising Stopped outside any block)."""
+    monkeypatch.setattr(stopping, "GRACE", 0.0)
+    before = signal.getsignal(signal.SIGTERM)
+    close = stopping._Watcher.close  # pyright: ignore[reportPrivateUsage]
+
+    def late(self: object) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)  # sent before the watcher saw it close
+        close(self)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stopping._Watcher, "close", late)  # pyright: ignore[reportPrivateUsage]
+    with stopped_by_signals() as stop:
+        _signal_and_wait(signal.SIGTERM)
+
+    assert (stop.code, signal.getsignal(signal.SIGTERM)) == (143, before)
+
+
 class _Finalized:
     """An object whose `__del__` is where the stop signal comes (a stream or transport closed
     as a session ends): Python prints and drops any exception raised there."""
