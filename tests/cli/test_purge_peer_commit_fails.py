@@ -42,7 +42,9 @@ def _file(repo: NotesRepo, text: str) -> str:
 @pytest.fixture(scope="module")
 def peer(tmp_path_factory: pytest.TempPathFactory) -> Peer:
     one, two = clones(tmp_path_factory.mktemp("peer"))
-    for repo in (one, two):
+    for repo in (one, two):  # memidx's own processes commit: an identity of the clone's own
+        repo.git("config", "user.name", "memidx tests")  # (CI's HOME has no git config)
+        repo.git("config", "user.email", "tests@memidx.invalid")
         assert repo.memidx_process("ingest").code == 0
     gone = _file(one, "giraffe turn filed by one")
     _file(one, "okapi turn filed by one")
