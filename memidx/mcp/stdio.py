@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from memidx.mcp.batch import BATCH_VERSIONS, Answers, Batch, batch_items, negotiated, no_batches
 from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
+from memidx.text import is_utf8
 
 Receive = Callable[[], Awaitable[bytes]]  # the next bytes the client sent; b"" at its end
 Heard = Callable[[mcp_types.JSONRPCMessage], None]  # told each good message as it arrives
@@ -213,19 +214,11 @@ def request_id(message: object) -> str | int | None:
     found = cast(dict[str, object], message).get("id")
     if isinstance(found, bool):  # JSON's true and false are no ids, though Python's ints
         return None
-    if isinstance(found, str) and not _utf8(found):
+    if isinstance(found, str) and not is_utf8(found):
         # A lone surrogate (`"\ud800"`), which json reads and no UTF-8 can write: echoed in
         # the refusal, it failed the session's writer and ended the session.
         return None
     return found if isinstance(found, str | int) else None
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def asked_id(item: object) -> str | int | None:
