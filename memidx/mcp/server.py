@@ -14,6 +14,7 @@ from pydantic import Field
 
 from memidx import __version__
 from memidx.mcp import answers
+from memidx.mcp.arguments import CheckedServer
 from memidx.mcp.serve import Failed, Workers, log
 
 INSTRUCTIONS = (
@@ -42,7 +43,7 @@ Json = dict[str, Any]
 
 def build_server(workers: Workers) -> MCPServer[Any]:
     """The server with every tool and the note resources."""
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = CheckedServer(
         "memidx", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
     _read_tools(server, workers)
