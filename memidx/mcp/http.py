@@ -106,11 +106,11 @@ class JudgedPosts:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         posted = scope.get("type") == "http" and scope.get("method") == "POST"
-        if not posted or scope.get("path") != "/mcp":
+        if not posted or scope.get("path") != "/mcp" or self._too_long(scope):
             await self.app(scope, receive, send)
             return
         events: list[dict[str, Any]] = []
-        body, more = b"", True
+        body, more = bytearray(), True
         while more and len(body) <= self.limit:
             event: dict[str, Any] = await receive()
             events.append(event)
@@ -118,8 +118,8 @@ class JudgedPosts:
                 break
             body += event.get("body", b"")
             more = bool(event.get("more_body", False))
-        if not more and batch_items(body) is None:
-            verdict = judge(body)
+        if not more and batch_items(bytes(body)) is None:
+            verdict = judge(bytes(body))
             if isinstance(verdict, JSONRPCError):
                 log.warning("refused a message: %s", verdict.error.message)
                 answer = verdict.model_dump_json(by_alias=True, exclude_unset=True)
@@ -134,6 +134,11 @@ class JudgedPosts:
             return events.pop(0) if events else await receive()
 
         await self.app(scope, replay, send)
+
+    def _too_long(self, scope: Any) -> bool:
+        """Whether the body says it is over the SDK's limit (the SDK refuses it unread)."""
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"")
+        return declared.isdigit() and int(declared) > self.limit
 
 
 async def _respond(send: Any, status: int, body: bytes) -> None:

@@ -14,7 +14,7 @@ import anyio
 import httpx2
 import pytest
 
-from memidx.mcp.http import http_app
+from memidx.mcp.http import JudgedPosts, http_app
 from memidx.mcp.serve import Listen
 from memidx.mcp.stdio import run_session
 from tests.unit.mcp_stub import echo_server
@@ -95,3 +95,42 @@ async def _over_http(messages: list[bytes]) -> list[Answer]:
 def test_both_transports_answer_a_bad_message_alike(transport: Any) -> None:
     answers = anyio.run(transport, [SURROGATE, HUGE_ID, DROPPED, PING])
     assert sorted(answers, key=repr) == sorted(ANSWERS, key=repr)
+
+
+async def _posted(chunks: list[bytes], declared: int | None = None) -> tuple[bytes, list[Any]]:
+    """What the SDK's app (a recorder here) reads of a POST made of `chunks`, and what was sent
+    back when it never saw it."""
+    seen: list[bytes] = []
+    sent: list[Any] = []
+
+    async def sdk(scope: Any, receive: Any, send: Any) -> None:
+        more = True
+        while more:
+            event = await receive()
+            seen.append(event.get("body", b""))
+            more = event.get("more_body", False)
+
+    async def receive() -> dict[str, Any]:
+        body = chunks.pop(0)
+        return {"type": "http.request", "body": body, "more_body": bool(chunks)}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    headers = [] if declared is None else [(b"content-length", str(declared).encode())]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
+    await JudgedPosts(sdk, limit=64)(scope, receive, send)
+    return b"".join(seen), sent
+
+
+def test_the_sdk_reads_a_post_as_it_came_unless_it_was_answered() -> None:
+    """A good message, a batch and a body over the limit reach the SDK whole, in any chunks;
+    a bad one is answered 400 and never reaches it."""
+    for chunks in ([PING], [PING[:5], PING[5:20], PING[20:]], [b"[" + PING + b"]"]):
+        assert anyio.run(_posted, list(chunks)) == (b"".join(chunks), [])
+    long = [b"x" * 50, b"y" * 50, b"z" * 50]
+    assert anyio.run(_posted, list(long)) == (b"".join(long), [])
+    assert anyio.run(_posted, list(long), 150) == (b"".join(long), [])  # declared over the limit
+    seen, sent = anyio.run(_posted, [HUGE_ID[:10], HUGE_ID[10:]])
+    assert seen == b"" and sent[0]["status"] == 400
+    assert json.loads(sent[1]["body"])["error"]["code"] == -32600
