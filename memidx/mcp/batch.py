@@ -40,7 +40,7 @@ def batch_items(frame: bytes) -> list[object] | None:
         return None
     try:
         found: object = json.loads(frame)
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep: judged as one message, a parse error
         return None
     return cast(list[object], found) if isinstance(found, list) and found else None
 

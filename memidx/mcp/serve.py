@@ -208,7 +208,8 @@ def serve(config: Config, listen: Listen | None) -> int:
                  config.root, os.getpid())  # fmt: skip
         workers = Workers(config)  # the index and the model load while the SDK imports
         try:
-            from memidx.mcp.server import build_server, run_http, run_stdio
+            from memidx.mcp.http import run_http
+            from memidx.mcp.server import build_server, run_stdio
 
             server = build_server(workers)
             # The SDK's ~100k long-lived objects (its pydantic models) out of the collector's

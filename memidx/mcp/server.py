@@ -4,7 +4,6 @@ hints; descriptions tell the model when to call each tool."""
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Awaitable
 from typing import Annotated, Any, Literal
 
@@ -15,7 +14,8 @@ from pydantic import Field
 
 from memidx import __version__
 from memidx.mcp import answers
-from memidx.mcp.serve import Failed, Listen, Workers, log
+from memidx.mcp.arguments import CheckedServer
+from memidx.mcp.serve import Failed, Workers, log
 
 INSTRUCTIONS = (
     "memidx is the shared, persistent memory of coding agents: Markdown notes in git (what was "
@@ -43,7 +43,7 @@ Json = dict[str, Any]
 
 def build_server(workers: Workers) -> MCPServer[Any]:
     """The server with every tool and the note resources."""
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = CheckedServer(
         "memidx", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
     _read_tools(server, workers)
@@ -205,76 +205,3 @@ async def _stdio(server: MCPServer[Any]) -> None:
 
     lowlevel: Any = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
     await run_session(lowlevel, stdin_receiver())
-
-
-def run_http(server: MCPServer[Any], listen: Listen) -> None:
-    """Streamable HTTP on `listen`, every request checked for the bearer token when one is set."""
-    import anyio
-    import uvicorn
-
-    app = server.streamable_http_app(host=listen.host)
-    guarded: Any = app if listen.token is None else _BearerGuard(app, listen.token)
-    options = uvicorn.Config(
-        guarded, host=listen.host, port=listen.port, log_config=None, access_log=False,
-        log_level="warning", limit_concurrency=32, timeout_keep_alive=5,
-    )  # fmt: skip
-    log.info("serving http://%s:%d/mcp", listen.host, listen.port)
-    served = _uvicorn_server()(options)
-    anyio.run(served.serve)
-    served.raise_again()
-
-
-def _uvicorn_server() -> type[Any]:
-    """uvicorn's server, stopping on every stop signal (SIGHUP too) as it does on SIGTERM: it
-    shuts down, and once its event loop is gone, raise_again raises the signal for
-    memidx.stopping's handler. A SIGHUP that reached that handler inside the event loop cut
-    uvicorn's shutdown short (a traceback); uvicorn's own raising of it, inside the loop too,
-    left the loop with tasks of the sessions still to end."""
-    import signal
-    import threading
-    from collections.abc import Generator
-    from contextlib import contextmanager
-
-    import uvicorn
-    from uvicorn.server import HANDLED_SIGNALS
-
-    from memidx.portable import stop_signals
-
-    class Server(uvicorn.Server):
-        @contextmanager
-        def capture_signals(self) -> Generator[None]:
-            if threading.current_thread() is not threading.main_thread():
-                yield
-                return
-            wanted = dict.fromkeys([*HANDLED_SIGNALS, *stop_signals()])
-            before = {number: signal.signal(number, self.handle_exit) for number in wanted}
-            try:
-                yield
-            finally:
-                for number, handler in before.items():
-                    signal.signal(number, handler)
-
-        def raise_again(self) -> None:
-            """The signals that stopped the server, raised again (last first, as uvicorn)."""
-            for number in reversed(self._captured_signals):
-                signal.raise_signal(number)
-
-    return Server
-
-
-class _BearerGuard:
-    """ASGI middleware: HTTP requests without `Authorization: Bearer <token>` get 401."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope.get("type") == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"www-authenticate", b"Bearer")]})  # fmt: skip
-                await send({"type": "http.response.body", "body": b"memidx: unauthorized\n"})
-                return
-        await self.app(scope, receive, send)

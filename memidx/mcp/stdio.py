@@ -2,10 +2,10 @@
 the shared server): the SDK's stdio transport, fed the messages memidx cuts out itself
 (memidx/mcp/framing.py). The SDK drops a line that is not a JSON-RPC message without a word,
 so its client waits for an answer that never comes, and it reads a line of any length into
-memory. Here such a line gets its JSON-RPC error (-32700 for what is not JSON, -32600 for
-JSON that is no request, notification or response, or a message over 16 MiB) and the
-session goes on; a blank line is no message and is passed over. A batch (a JSON array) is
-served or refused as the session's protocol revision says (memidx/mcp/batch.py)."""
+memory. Here such a line gets its JSON-RPC error (memidx/mcp/verdict.py; -32600 for a
+message over 16 MiB) and the session goes on; a blank line is no message and is passed over.
+A batch (a JSON array) is served or refused as the session's protocol revision says
+(memidx/mcp/batch.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, cast
 
 import anyio
@@ -23,20 +22,16 @@ import mcp_types
 from mcp.server.stdio import stdio_server
 from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
 from memidx.mcp.batch import BATCH_VERSIONS, Answers, Batch, batch_items, negotiated, no_batches
-from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
-from memidx.text import is_utf8
+from memidx.mcp.framing import Frame, Framing, TooLong
+from memidx.mcp.verdict import Dropped, Good, asked_id, judge, refusal, refused_ids
 
 Receive = Callable[[], Awaitable[bytes]]  # the next bytes the client sent; b"" at its end
 Heard = Callable[[mcp_types.JSONRPCMessage], None]  # told each good message as it arrives
 FINISH_WAIT = 60.0  # seconds the answers in progress are waited for once the client's stream ends
 FINISH_VARIABLE = "MEMIDX_MCP_FINISH_WAIT"  # for tests: FINISH_WAIT, in seconds
 log = logging.getLogger("memidx.mcp")
-NOT_JSON = "Parse error: the message is not JSON"
-NOT_JSONRPC = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
-TOO_LONG = f"Invalid Request: a message over {MAX_MESSAGE} bytes (16 MiB) is refused"
 
 
 async def run_session(
@@ -94,6 +89,8 @@ class Messages:
             judged = judge(frame)
             if isinstance(judged, Good):
                 await self._pass(judged)
+            elif isinstance(judged, Dropped):
+                log.warning("dropped a notification: %s", judged.reason)
             elif judged is not None:
                 await self._refuse(judged)
         return self.lines.popleft()
@@ -133,7 +130,7 @@ class Messages:
                 if found is not None:
                     batch.waiting.append(found)
                 await self._pass(judged)
-            elif judged is not None:
+            elif isinstance(judged, mcp_types.JSONRPCError):
                 batch.answers.append(judged)
         await self.write.hold(batch)
 
@@ -165,73 +162,6 @@ def finish_wait() -> float:
     except ValueError:
         return FINISH_WAIT
     return given if math.isfinite(given) and given >= 0 else FINISH_WAIT
-
-
-@dataclass(frozen=True, slots=True)
-class Good:
-    """A message the SDK will take: its text, and what it is."""
-
-    text: str
-    message: mcp_types.JSONRPCMessage
-
-
-def judge(frame: Frame) -> Good | mcp_types.JSONRPCError | None:
-    """A good message, else the error that answers it; None for a blank line."""
-    if isinstance(frame, TooLong):
-        return refusal(None, mcp_types.INVALID_REQUEST, TOO_LONG)
-    text = frame.decode("utf-8", errors="replace")  # as the SDK reads stdin
-    if not text.strip():
-        return None
-    try:
-        message = mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-    except ValidationError:
-        pass
-    else:
-        return Good(text, message)
-    try:
-        loaded: object = json.loads(text)
-    except ValueError:
-        return refusal(None, mcp_types.PARSE_ERROR, NOT_JSON)
-    return refusal(request_id(loaded), mcp_types.INVALID_REQUEST, NOT_JSONRPC)
-
-
-def refused_ids(items: list[object]) -> list[str | int | None]:
-    """The ids a batch not served is refused with: each request's own; one null id when some
-    member is no message at all; nothing for its notifications and responses, which JSON-RPC
-    never answers (a batch of notifications alone gets no answer)."""
-    ids: list[str | int | None] = [found for found in map(asked_id, items) if found is not None]
-    unanswerable = any(
-        asked_id(item) is None and not isinstance(judge(json.dumps(item).encode()), Good)
-        for item in items
-    )
-    return ids + [None] * unanswerable
-
-
-def request_id(message: object) -> str | int | None:
-    """The id of a would-be request, when it has one of the kinds an id may be."""
-    if not isinstance(message, dict):
-        return None
-    found = cast(dict[str, object], message).get("id")
-    if isinstance(found, bool):  # JSON's true and false are no ids, though Python's ints
-        return None
-    if isinstance(found, str) and not is_utf8(found):
-        # A lone surrogate (`"\ud800"`), which json reads and no UTF-8 can write: echoed in
-        # the refusal, it failed the session's writer and ended the session.
-        return None
-    return found if isinstance(found, str | int) else None
-
-
-def asked_id(item: object) -> str | int | None:
-    """The id a message of a batch is answered with: a would-be request's, never a response's
-    (the client answering a request of the server's gets no answer)."""
-    fields = cast(dict[str, object], item) if isinstance(item, dict) else {}
-    return None if "result" in fields or "error" in fields else request_id(cast(object, item))
-
-
-def refusal(given: str | int | None, code: int, message: str) -> mcp_types.JSONRPCError:
-    return mcp_types.JSONRPCError(
-        jsonrpc="2.0", id=given, error=mcp_types.ErrorData(code=code, message=message)
-    )
 
 
 def stdin_receiver(fd: int = 0) -> Receive:

@@ -194,7 +194,8 @@ def test_an_index_rebuilt_under_the_server_is_followed(memory: NotesRepo) -> Non
         ("file_turn", {"text": "a", "user": "b"}, "memidx: usage error: the turn has both"),
         ("remember", {"title": "Kurz", "body": "Das ist eine Notiz auf Deutsch, nicht auf "
                       "Englisch geschrieben, und sie wird abgelehnt."}, "memidx: error: notes/"),
-        ("search", {"query": "x", "k": 0}, "greater_than_equal"),  # the schema's check
+        ("search", {"query": "x", "k": 0},
+         "memidx: usage error: invalid params: k must be an integer from 1 to 1000, not 0"),
     ],
 )  # fmt: skip
 def test_errors_are_tool_errors_with_one_line(

@@ -1,12 +1,12 @@
 """Cutting an MCP client's bytes into messages: one per line, however the bytes arrive, and a
-message over the limit dropped as it arrives (never held whole) and said once."""
+message over the limit dropped as it arrives (never held whole) and said once. What each
+message is: tests/unit/test_verdict.py."""
 
 from __future__ import annotations
 
 import pytest
 
 from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
-from memidx.mcp.stdio import NOT_JSON, NOT_JSONRPC, TOO_LONG, Good, judge
 
 
 def framed(chunks: list[bytes], limit: int = 8) -> list[Frame]:
@@ -55,34 +55,3 @@ def test_a_long_message_is_never_held_whole() -> None:
         assert framing.feed(b"x" * 1024) in ([], [TooLong(2025)])
         assert len(framing.held) <= 1024
     assert framing.feed(b'x"}\n{"next": 1}\n') == [b'{"next": 1}']
-
-
-@pytest.mark.parametrize(
-    ("line", "code", "given", "message"),
-    [
-        (b"not json", -32700, None, NOT_JSON),
-        (b'{"jsonrpc": "2.0", "id": 3', -32700, None, NOT_JSON),
-        (b"[1, 2]", -32600, None, NOT_JSONRPC),
-        (b'"ping"', -32600, None, NOT_JSONRPC),
-        (b'{"id": "x", "method": 5}', -32600, "x", NOT_JSONRPC),
-        (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": 5}', -32600, 7,
-         NOT_JSONRPC),
-        (b'{"jsonrpc": "1.0", "id": true, "method": "ping"}', -32600, None, NOT_JSONRPC),
-    ],
-)  # fmt: skip
-def test_a_bad_message_gets_its_json_rpc_error(
-    line: bytes, code: int, given: str | int | None, message: str
-) -> None:
-    error = judge(line)
-    assert error is not None and not isinstance(error, Good)
-    assert (error.error.code, error.id, error.error.message) == (code, given, message)
-
-
-def test_a_good_message_passes_and_a_blank_line_is_no_message() -> None:
-    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
-    good = judge(ping)
-    assert isinstance(good, Good) and good.text == ping.decode()
-    assert judge(b"  \r") is None
-    too_long = judge(TooLong(1 << 25))
-    assert too_long is not None and not isinstance(too_long, Good)
-    assert (too_long.error.code, too_long.id, too_long.error.message) == (-32600, None, TOO_LONG)

@@ -1,0 +1,147 @@
+"""The streamable HTTP transport: uvicorn serving the SDK's app, behind the bearer token when
+one is set, each POST's message judged as a line of the stdio transport is
+(memidx/mcp/verdict.py), so the two answer a bad message alike."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp_types import JSONRPCError
+
+from memidx.mcp.batch import batch_items
+from memidx.mcp.serve import Listen, log
+from memidx.mcp.verdict import Dropped, judge
+
+
+def run_http(server: MCPServer[Any], listen: Listen) -> None:
+    """Streamable HTTP on `listen`, every request checked for the bearer token when one is set."""
+    import anyio
+    import uvicorn
+
+    options = uvicorn.Config(
+        http_app(server, listen), host=listen.host, port=listen.port, log_config=None,
+        access_log=False, log_level="warning", limit_concurrency=32, timeout_keep_alive=5,
+    )  # fmt: skip
+    log.info("serving http://%s:%d/mcp", listen.host, listen.port)
+    served = _uvicorn_server()(options)
+    anyio.run(served.serve)
+    served.raise_again()
+
+
+def http_app(server: MCPServer[Any], listen: Listen) -> Any:
+    """The ASGI app: the SDK's, its POSTs judged, behind the bearer token when one is set."""
+    app = JudgedPosts(server.streamable_http_app(host=listen.host))
+    return app if listen.token is None else _BearerGuard(app, listen.token)
+
+
+def _uvicorn_server() -> type[Any]:
+    """uvicorn's server, stopping on every stop signal (SIGHUP too) as it does on SIGTERM: it
+    shuts down, and once its event loop is gone, raise_again raises the signal for
+    memidx.stopping's handler. A SIGHUP that reached that handler inside the event loop cut
+    uvicorn's shutdown short (a traceback); uvicorn's own raising of it, inside the loop too,
+    left the loop with tasks of the sessions still to end."""
+    import signal
+    import threading
+    from collections.abc import Generator
+    from contextlib import contextmanager
+
+    import uvicorn
+    from uvicorn.server import HANDLED_SIGNALS
+
+    from memidx.portable import stop_signals
+
+    class Server(uvicorn.Server):
+        @contextmanager
+        def capture_signals(self) -> Generator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            wanted = dict.fromkeys([*HANDLED_SIGNALS, *stop_signals()])
+            before = {number: signal.signal(number, self.handle_exit) for number in wanted}
+            try:
+                yield
+            finally:
+                for number, handler in before.items():
+                    signal.signal(number, handler)
+
+        def raise_again(self) -> None:
+            """The signals that stopped the server, raised again (last first, as uvicorn)."""
+            for number in reversed(self._captured_signals):
+                signal.raise_signal(number)
+
+    return Server
+
+
+class _BearerGuard:
+    """ASGI middleware: HTTP requests without `Authorization: Bearer <token>` get 401."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"www-authenticate", b"Bearer")]})  # fmt: skip
+                await send({"type": "http.response.body", "body": b"memidx: unauthorized\n"})
+                return
+        await self.app(scope, receive, send)
+
+
+class JudgedPosts:
+    """ASGI middleware: the message a POST to /mcp carries, judged as stdio judges a line. A
+    bad one gets its JSON-RPC error with HTTP 400 (the SDK answered a lone surrogate -32700,
+    an id of 1e400 not at all); a notification the SDK cannot take, 202 and nothing more. A
+    good message, a batch (the SDK answers it 400) and a body over the SDK's limit go on to
+    the SDK as they came."""
+
+    def __init__(self, app: Any, limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        posted = scope.get("type") == "http" and scope.get("method") == "POST"
+        if not posted or scope.get("path") != "/mcp" or self._too_long(scope):
+            await self.app(scope, receive, send)
+            return
+        events: list[dict[str, Any]] = []
+        body, more = bytearray(), True
+        while more and len(body) <= self.limit:
+            event: dict[str, Any] = await receive()
+            events.append(event)
+            if event.get("type") != "http.request":
+                break
+            body += event.get("body", b"")
+            more = bool(event.get("more_body", False))
+        if not more and batch_items(bytes(body)) is None:
+            verdict = judge(bytes(body))
+            if isinstance(verdict, JSONRPCError):
+                log.warning("refused a message: %s", verdict.error.message)
+                answer = verdict.model_dump_json(by_alias=True, exclude_unset=True)
+                await _respond(send, 400, answer.encode())
+                return
+            if isinstance(verdict, Dropped):
+                log.warning("dropped a notification: %s", verdict.reason)
+                await _respond(send, 202, b"")
+                return
+
+        async def replay() -> Any:
+            return events.pop(0) if events else await receive()
+
+        await self.app(scope, replay, send)
+
+    def _too_long(self, scope: Any) -> bool:
+        """Whether the body says it is over the SDK's limit (the SDK refuses it unread)."""
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"")
+        return declared.isdigit() and int(declared) > self.limit
+
+
+async def _respond(send: Any, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"application/json")] if body else []
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
