@@ -45,6 +45,7 @@ NASTY = [
         ("Café NAÏVE", ["café", "naïve"]),
         ("🔥 emoji", ["emoji"]),
         ("v1.2.3", ["v1", "2", "3"]),
+        ("deploy🥺fails build\ue000log", ["deploy", "fails", "build", "log"]),
     ],
 )
 def test_tokenize_splits_like_unicode61(text: str, tokens: list[str]) -> None:
