@@ -36,8 +36,9 @@ class Terms:
 
 
 def tokenize(text: str) -> list[str]:
-    """Split text the way the unicode61 tokenizer does, lower-cased."""
-    return [token.lower() for token in WORD.findall(text.translate(DIACRITICS))]
+    """Split text the way the unicode61 tokenizer does, lower-cased: lowered first, so the dot
+    that lower-casing gives "İ" as a combining mark is dropped as the index drops it ("i")."""
+    return WORD.findall(text.lower().translate(DIACRITICS))
 
 
 def query_terms(text: str) -> Terms:

@@ -69,6 +69,19 @@ def test_long_queries_keep_a_bounded_number_of_distinct_terms() -> None:
     assert terms.truncated
 
 
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("İstanbul", ("istanbul",)),  # not "i" + U+0307, as lower() gives it
+        ("İZMİR İ", ("izmir", "i")),
+        ("Café Ά", ("café", "ά")),  # composed letters stay as typed
+    ],
+)
+def test_terms_are_reported_composed(text: str, terms: tuple[str, ...]) -> None:
+    """ "İ" lower-cased is "i" and a combining dot above, which the JSON's terms showed."""
+    assert query_terms(text).terms == terms
+
+
 def test_duplicate_words_are_searched_once() -> None:
     assert query_terms("git git GIT").terms == ("git",)
 
