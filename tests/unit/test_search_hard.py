@@ -120,6 +120,26 @@ def test_a_snippet_marks_the_words_found_after_an_emoji_or_a_private_use_charact
     assert marked == [query], hit.snippet
 
 
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("---\ntitle: Pangolin armour\ntags: [scales]\n---\n", 2),
+        ("---\ntags: [scales]\ntitle: Pangolin armour\n---", 3),
+        ("---\ntags: [scales, pangolin]\n---\n\n\n", 1),  # no title: the file's first line
+    ],
+)
+def test_a_note_of_front_matter_alone_points_at_its_title_line(
+    store: Store, text: str, line: int
+) -> None:
+    """The body of a note of front matter alone started one line past the file's end, and so
+    did the `ref:line` of its hits."""
+    add_note(store, "notes/pangolin.md", text)
+
+    hits = lexical_search(store, "pangolin scales", Filters(), 5).hits
+
+    assert [(h.ref, h.line) for h in hits] == [("notes/pangolin.md", line)]
+
+
 def _long_body(*lines: str) -> str:
     filler = "padding words\n" * (LONG_BODY // 14 + 1)  # past LONG_BODY: the snippet is window()'s
     gap = "pad\n" * 50
