@@ -139,6 +139,7 @@ def snippets(
 
 
 def private_use(body: str) -> bool:
+    """Whether a body holds a private-use character (which the index reads as a space)."""
     return not body.isascii() and PRIVATE_USE.search(body) is not None
 
 
