@@ -14,6 +14,7 @@ from pathlib import Path
 
 from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnavailable, IndexUnusable, MemidxError
 from memidx.index.ownership import APPLICATION_ID, header_id, legacy, not_ours, stamp
+from memidx.notes.words import fold
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -73,6 +74,7 @@ def connect(path: Path) -> sqlite3.Connection:
     uri = f"{path.resolve().as_uri()}?mode=rwc"
     conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     try:
+        add_fold(conn)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if new:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -86,6 +88,16 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def add_fold(conn: sqlite3.Connection) -> None:
+    """Give a writer's connection `memidx_fold`, which the triggers that fill the full-text
+    index call (memidx.notes.words.fold): a connection without it cannot change a document."""
+    conn.create_function("memidx_fold", 1, _fold_value, deterministic=True)
+
+
+def _fold_value(value: str | bytes | int | float | None) -> str | bytes | int | float | None:
+    return fold(value) if isinstance(value, str) else value
 
 
 def _prove_legacy(conn: sqlite3.Connection, path: Path) -> None:

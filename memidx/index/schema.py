@@ -10,9 +10,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from memidx.index.connection import describe, passing, transaction
+from memidx.index.connection import add_fold, describe, passing, transaction
+from memidx.notes.separators import TOKENIZER
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 EMPTY = "the file is empty"
 OUTDATED = "its schema version"  # how the problem of an intact index of another version starts
 # state keys: set when the index is created (in the same transaction) and when its first
@@ -35,25 +36,6 @@ CREATE TABLE documents (
     meta TEXT NOT NULL DEFAULT '{}',
     UNIQUE (source_kind, source_ref)
 );
-CREATE VIRTUAL TABLE documents_fts USING fts5(
-    title, tags, aliases, body,
-    content='documents', content_rowid='id',
-    tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
-    INSERT INTO documents_fts(rowid, title, tags, aliases, body)
-    VALUES (new.id, new.title, new.tags, new.aliases, new.body);
-END;
-CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
-    INSERT INTO documents_fts(documents_fts, rowid, title, tags, aliases, body)
-    VALUES ('delete', old.id, old.title, old.tags, old.aliases, old.body);
-END;
-CREATE TRIGGER documents_au AFTER UPDATE OF title, tags, aliases, body ON documents BEGIN
-    INSERT INTO documents_fts(documents_fts, rowid, title, tags, aliases, body)
-    VALUES ('delete', old.id, old.title, old.tags, old.aliases, old.body);
-    INSERT INTO documents_fts(rowid, title, tags, aliases, body)
-    VALUES (new.id, new.title, new.tags, new.aliases, new.body);
-END;
 CREATE TABLE skipped (
     source_kind TEXT NOT NULL,
     source_ref TEXT NOT NULL,
@@ -86,6 +68,44 @@ CREATE TABLE vectors (
     PRIMARY KEY (text_hash, model)
 ) WITHOUT ROWID;
 """
+# The full-text index of the documents' columns as memidx_fold reads them (folded by
+# connection.add_fold; the same character count per word, so snippet() of the stored text marks
+# the words found), split into words as memidx.notes.separators says
+_FTS = f"""
+CREATE VIRTUAL TABLE documents_fts USING fts5(
+    title, tags, aliases, body,
+    content='documents', content_rowid='id',
+    tokenize="{TOKENIZER}"
+);
+CREATE TRIGGER documents_ai AFTER INSERT ON documents BEGIN
+    INSERT INTO documents_fts(rowid, title, tags, aliases, body)
+    VALUES (new.id, memidx_fold(new.title), memidx_fold(new.tags), memidx_fold(new.aliases),
+            memidx_fold(new.body));
+END;
+CREATE TRIGGER documents_ad AFTER DELETE ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, tags, aliases, body)
+    VALUES ('delete', old.id, memidx_fold(old.title), memidx_fold(old.tags),
+            memidx_fold(old.aliases), memidx_fold(old.body));
+END;
+CREATE TRIGGER documents_au AFTER UPDATE OF title, tags, aliases, body ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, title, tags, aliases, body)
+    VALUES ('delete', old.id, memidx_fold(old.title), memidx_fold(old.tags),
+            memidx_fold(old.aliases), memidx_fold(old.body));
+    INSERT INTO documents_fts(rowid, title, tags, aliases, body)
+    VALUES (new.id, memidx_fold(new.title), memidx_fold(new.tags), memidx_fold(new.aliases),
+            memidx_fold(new.body));
+END;
+"""
+# version 5: the words of documents folded (Greek and Cyrillic accents as Latin ones), and
+# emoji, symbols and private-use characters separate them: the full-text index is made anew
+_REFOLD = (
+    "DROP TRIGGER documents_ai;\nDROP TRIGGER documents_ad;\nDROP TRIGGER documents_au;\n"
+    "DROP TABLE documents_fts;\n"
+    + _FTS
+    + "INSERT INTO documents_fts(rowid, title, tags, aliases, body)\n"
+    "    SELECT id, memidx_fold(title), memidx_fold(tags), memidx_fold(aliases), "
+    "memidx_fold(body) FROM documents;\n"
+)
 # version 2: the lookup by content hash, and how far each haystack segment is indexed
 _SEGMENTS = """
 CREATE INDEX documents_content_hash ON documents (content_hash);
@@ -116,12 +136,13 @@ _GENERATION = "INSERT INTO state (key, value) VALUES ('vector_generation', '0');
     "END;\n"
     for table, event in _BUMPS
 )
-SCHEMA = _TABLES + _SEGMENTS + _NOTE_ADDS + _GENERATION
+SCHEMA = _TABLES + _FTS + _SEGMENTS + _NOTE_ADDS + _GENERATION
 
 
 def connect_memory() -> sqlite3.Connection:
     """An in-memory index with the current schema (tests and benchmarks)."""
     conn = sqlite3.connect(":memory:", isolation_level=None)
+    add_fold(conn)
     create_schema(conn)
     return conn
 
@@ -195,7 +216,7 @@ def damage(conn: sqlite3.Connection) -> str | None:
 
 # Ordered upgrades that keep what is expensive to rebuild (vectors): version -> statements that
 # bring an index of that version to the next. Any other version is rebuilt.
-MIGRATIONS: dict[int, str] = {2: _SEGMENTS, 3: _NOTE_ADDS}
+MIGRATIONS: dict[int, str] = {2: _SEGMENTS, 3: _NOTE_ADDS, 4: _REFOLD}
 
 
 def _version(conn: sqlite3.Connection) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
@@ -14,6 +15,7 @@ from memidx.text import is_utf8
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
 # when memidx.notes.note is: the search path imports this module and must not pay ~19 ms for it.
+_TITLE_KEY = re.compile(r"title\s*:")
 
 
 class Note(Value):
@@ -143,7 +145,17 @@ def split_front_matter(text: str) -> tuple[Fields, str, int]:
         fields = read_fields("\n".join(lines[1 : end - 1]))
     except FrontMatterError as exc:
         raise NoteError(str(exc), exc.line) from exc
-    return fields, "\n".join(lines[end:]), end + 1
+    body = "\n".join(lines[end:])
+    if not body.strip():  # front matter alone: no line after it to point a hit at
+        return fields, body, _title_line(lines[1 : end - 1])
+    return fields, body, end + 1
+
+
+def _title_line(keys: list[str]) -> int:
+    """The line of the `title:` key among the front matter's lines (from the file's second),
+    else the file's first: where a hit of a note without a body points."""
+    found = next((n for n, line in enumerate(keys) if _TITLE_KEY.match(line)), None)
+    return 1 if found is None else found + 2
 
 
 def first_heading(body: str) -> str | None:

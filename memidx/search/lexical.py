@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore, matched_terms
-from memidx.notes.words import WORD
+from memidx.notes.words import PRIVATE_USE, WORD
 from memidx.search.masking import masked
 from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
@@ -126,13 +126,21 @@ def snippets(
     store: Store, expression: str, terms: Sequence[str], bodies: Mapping[int, str]
 ) -> dict[int, str]:
     """Marked snippets of documents: FTS5's snippet() for ordinary bodies; for very long ones
-    (a transcript), a window found here, because snippet() slows down with every match."""
-    short = [i for i, body in bodies.items() if len(body) <= LONG_BODY]
-    found = store.snippets(expression, short, MARK_START, MARK_END)
-    for doc_id, body in bodies.items():
-        if len(body) > LONG_BODY:
-            found[doc_id] = window(body, terms)
+    (a transcript), a window found here, because snippet() slows down with every match, and for
+    those with private-use characters, which snippet() reads as letters where the index read
+    spaces (memidx.notes.words.fold): it would mark the wrong words."""
+    windowed = {i for i, body in bodies.items() if len(body) > LONG_BODY or private_use(body)}
+    found = store.snippets(
+        expression, [i for i in bodies if i not in windowed], MARK_START, MARK_END
+    )
+    for doc_id in windowed:
+        found[doc_id] = window(bodies[doc_id], terms)
     return found
+
+
+def private_use(body: str) -> bool:
+    """Whether a body holds a private-use character (which the index reads as a space)."""
+    return not body.isascii() and PRIVATE_USE.search(body) is not None
 
 
 def lexical_hits(

@@ -1,8 +1,9 @@
 """Turn user text into safe FTS5 queries (pure).
 
-The index tokenizer is unicode61: letters and digits are token characters, everything else
-separates tokens. User text is split by the same rule and every term is quoted, so no input
-(quotes, `-x`, `foo:bar`, `NEAR`, `*`, emoji) can reach FTS5 as query syntax.
+The index tokenizer is unicode61 (memidx.notes.separators): letters and digits are token
+characters, everything else separates tokens. User text is split by the same rule and every term
+is quoted, so no input (quotes, `-x`, `foo:bar`, `NEAR`, `*`, emoji) can reach FTS5 as query
+syntax.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memidx.errors import UsageError
-from memidx.notes.words import WORD
+from memidx.notes.words import DIACRITICS, WORD, fold
 
 MAX_TERMS = 32
 
@@ -24,14 +25,6 @@ where which who will would
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-# The combining marks unicode61 reads as part of a word and drops with `remove_diacritics`
-# (SQLite's sqlite3Fts5UnicodeIsdiacritic: U+0300-U+0331 less a few). Python's `\w` splits a
-# word at them, so a decomposed (NFD) "naïve" would be searched as "nai" AND "ve".
-DIACRITICS = dict.fromkeys(
-    [*range(0x300, 0x305), *range(0x306, 0x30D), 0x30F, 0x311, 0x31B, *range(0x323, 0x329)]
-)
-DIACRITICS.update(dict.fromkeys([0x32D, 0x32E, 0x330, 0x331]))
-
 
 @dataclass(frozen=True, slots=True)
 class Terms:
@@ -43,8 +36,9 @@ class Terms:
 
 
 def tokenize(text: str) -> list[str]:
-    """Split text the way the unicode61 tokenizer does, lower-cased."""
-    return [token.lower() for token in WORD.findall(text.translate(DIACRITICS))]
+    """Split text the way the unicode61 tokenizer does, lower-cased: lowered first, so the dot
+    that lower-casing gives "İ" as a combining mark is dropped as the index drops it ("i")."""
+    return WORD.findall(text.lower().translate(DIACRITICS))
 
 
 def query_terms(text: str) -> Terms:
@@ -61,8 +55,8 @@ def query_terms(text: str) -> Terms:
 
 
 def quote(term: str) -> str:
-    """An FTS5 string literal for one term."""
-    return '"' + term.replace('"', '""') + '"'
+    """An FTS5 string literal for one term, folded as the index folds its text ("ή" is "η")."""
+    return '"' + fold(term).replace('"', '""') + '"'
 
 
 def match_all(terms: Terms) -> str:

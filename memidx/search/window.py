@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import islice
 
-from memidx.search.query import DIACRITICS
+from memidx.notes.words import DIACRITICS, folds
 
 MARK_START, MARK_END = "\x02", "\x03"  # cannot occur in a note's text; the output marks them
 _SUFFIXES = ("ings", "ing", "ies", "ied", "es", "ed", "ly", "s", "e", "d", "y")
@@ -77,12 +77,11 @@ def _letter(char: str) -> str:
 
 @cache
 def _accented() -> dict[str, str]:
-    """Each ASCII letter's precomposed Latin forms ("e": "èéêë...")."""
+    """Each letter's precomposed forms, which the index reads as it ("e": "èéêë...")."""
     forms: dict[str, str] = {}
-    for code in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
-        char = chr(code)
-        base = unicodedata.normalize("NFD", char)[0].lower()
-        if base != char.lower() and base.isascii() and base.isalpha():
+    for code, folded in folds().items():
+        char, base = chr(code), folded.lower()
+        if base != char.lower() and base.isalpha():
             forms[base] = forms.get(base, "") + char
     return forms
 

@@ -132,7 +132,9 @@ def crash_with_frames_in_the_wal(index: Path) -> None:
     (no checkpoint): its -wal and -shm stay next to the index, holding the change."""
     code = (
         "import os, signal, sqlite3, sys\n"
+        "from memidx.index.connection import add_fold\n"
         "conn = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "add_fold(conn)  # the full-text index's triggers fold what they store\n"
         "conn.execute('PRAGMA wal_autocheckpoint = 0')\n"
         "conn.execute(\"UPDATE documents SET title = 'Changed in the log' WHERE source_ref = "
         "'notes/a.md'\")\n"

@@ -403,7 +403,10 @@ def test_an_index_of_the_previous_schema_is_upgraded_keeping_its_vectors(
     conn.close()
     run = indexed.memidx("sync")
     assert run.code == 0
-    assert "memidx: notice: upgraded the index" in run.err and "from schema 2 to 4" in run.err
+    assert (
+        "memidx: notice: upgraded the index" in run.err
+        and f"from schema 2 to {SCHEMA_VERSION}" in run.err
+    )
     store, _ = open_store(path, write=False)
     assert VectorStore(store.conn).counts("test/fake")[:2] == (chunks, covered)
     store.conn.close()

@@ -82,7 +82,8 @@ def test_every_hit_points_at_the_line_of_a_matched_word(
 
 
 def test_a_note_of_front_matter_alone_is_found_by_its_title_and_tags(memory: NotesRepo) -> None:
-    assert [ref for ref, _ in _search(memory, "pangolin scales")] == ["notes/front-only.md"]
+    """Its hit pointed at line 5 of a file of 4 lines: where its (empty) body began."""
+    assert _search(memory, "pangolin scales") == [("notes/front-only.md", 2)]
 
 
 def test_a_line_read_at_ref_line_holds_the_word(memory: NotesRepo) -> None:

@@ -45,6 +45,7 @@ NASTY = [
         ("Café NAÏVE", ["café", "naïve"]),
         ("🔥 emoji", ["emoji"]),
         ("v1.2.3", ["v1", "2", "3"]),
+        ("deploy🥺fails build\ue000log", ["deploy", "fails", "build", "log"]),
     ],
 )
 def test_tokenize_splits_like_unicode61(text: str, tokens: list[str]) -> None:
@@ -66,6 +67,19 @@ def test_long_queries_keep_a_bounded_number_of_distinct_terms() -> None:
     terms = query_terms(" ".join(f"w{i}" for i in range(500)))
     assert len(terms.terms) == MAX_TERMS
     assert terms.truncated
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("İstanbul", ("istanbul",)),  # not "i" + U+0307, as lower() gives it
+        ("İZMİR İ", ("izmir", "i")),
+        ("Café Ά", ("café", "ά")),  # composed letters stay as typed
+    ],
+)
+def test_terms_are_reported_composed(text: str, terms: tuple[str, ...]) -> None:
+    """ "İ" lower-cased is "i" and a combining dot above, which the JSON's terms showed."""
+    assert query_terms(text).terms == terms
 
 
 def test_duplicate_words_are_searched_once() -> None:

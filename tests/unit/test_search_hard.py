@@ -9,18 +9,25 @@ from typing import Literal
 
 import pytest
 
-from memidx.index.store import Filters, Store
+from memidx.index.store import Filters, Store, connect_memory
 from memidx.search.lexical import LONG_BODY, lexical_search
 from memidx.search.window import MARK_END, MARK_START, window
 from tests.helpers import add_note
 
 # Text as people paste it: macOS file names and some PDFs give the decomposed (NFD) form.
-# unicode61 drops Latin diacritics, so either form finds the other.
-FOLDED = ["naïve résumé", "Ångström façade", "Việt Nam phở", "İstanbul"]
+# The index drops the diacritics of every script, so either form finds the other.
+FOLDED = [
+    "naïve résumé",
+    "Ångström façade",
+    "Việt Nam phở",
+    "İstanbul",
+    "Ελληνικά γλώσσα",
+    "ΐ ϋ Ώρα",
+    "йогурт",
+    "ёлка Йошкар-Ола їжак",
+]
 # unicode61 neither composes nor folds these: each form finds its own.
 UNFOLDED = [
-    "Ελληνικά γλώσσα",
-    "йогурт",
     "हिन्दी भाषा",  # Devanagari: vowel signs and virama split words in both readers
     "שָׁלוֹם",  # Hebrew points
     "東京 タワー",
@@ -45,6 +52,92 @@ def test_a_note_is_found_by_its_own_words_in_either_unicode_form(
     result = lexical_search(store, unicodedata.normalize(query_form, text), Filters(), 5)
 
     assert [(h.ref, h.line, result.match) for h in result.hits] == [("notes/words.md", 3, "and")]
+
+
+@pytest.mark.parametrize(
+    ("written", "query"),
+    [
+        ("Καλημέρα κόσμε", "καλημερα"),  # Greek typed without its accents, as Latin is
+        ("ΚΑΛΗΜΈΡΑ", "καλημέρα"),
+        ("йогурт", "иогурт"),
+        ("ёлка", "елка"),
+    ],
+)
+def test_greek_and_cyrillic_accents_are_ignored_as_latin_ones_are(
+    store: Store, written: str, query: str
+) -> None:
+    """ "ή" (U+03AE) and "η" + U+0301 did not find each other: unicode61 drops the mark of the
+    decomposed form and keeps the composed letter, which it folds only in Latin."""
+    add_note(store, "notes/words.md", f"# Words\n\n{written}\n")
+
+    result = lexical_search(store, query, Filters(), 5)
+
+    assert [(h.ref, h.line) for h in result.hits] == [("notes/words.md", 3)]
+    assert f"{MARK_START}{written.split(maxsplit=1)[0]}{MARK_END}" in result.hits[0].snippet
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "deploy🥺fails",  # an emoji newer than unicode61's Unicode 6.1
+        "deploy🫠fails",
+        "deploy🚀fails",
+        "deploy\U0001faf8fails",  # not yet assigned in an emoji block: tomorrow's emoji
+        "deploy\ue000fails",  # private use, as icon fonts write them
+        "deploy\U000f0001fails",
+        "deploy👍🏽fails",  # a skin tone modifier
+        "deploy₽fails",  # a currency sign newer than Unicode 6.1
+    ],
+)
+@pytest.mark.parametrize("query", ["deploy", "fails", "deploy fails"])
+def test_an_emoji_or_a_private_use_character_separates_words(
+    store: Store, written: str, query: str
+) -> None:
+    """The index read a new emoji or a private-use character as a letter ("deploy🥺fails" one
+    word) and a query as a separator: neither "deploy" nor "fails" found the note."""
+    add_note(store, "notes/other.md", "# Other\n\nnothing alike here\n")
+    add_note(store, "notes/glued.md", f"# Glued\n\nfirst line\n{written} now\n")
+
+    result = lexical_search(store, query, Filters(), 5)
+
+    assert [(h.ref, h.line, result.match) for h in result.hits] == [("notes/glued.md", 4, "and")]
+
+
+@pytest.mark.parametrize("glue", ["🥺", "\ue000", "\U000f0001"])
+@pytest.mark.parametrize("query", ["now", "fails"])
+def test_a_snippet_marks_the_words_found_after_an_emoji_or_a_private_use_character(
+    glue: str, query: str
+) -> None:
+    """FTS5's snippet() splits the stored text again: a word it reads differently from the
+    index shifts every mark after it onto another word."""
+    store = Store(connect_memory())
+    add_note(store, "notes/glued.md", f"# Glued\n\nfirst line\ndeploy{glue}fails γλώσσα now\n")
+
+    hit = lexical_search(store, query, Filters(), 5).hits[0]
+
+    assert hit.line == 4
+    marked = [w.split(MARK_END)[0] for w in hit.snippet.split(MARK_START)[1:]]
+    assert marked == [query], hit.snippet
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("---\ntitle: Pangolin armour\ntags: [scales]\n---\n", 2),
+        ("---\ntags: [scales]\ntitle: Pangolin armour\n---", 3),
+        ("---\ntags: [scales, pangolin]\n---\n\n\n", 1),  # no title: the file's first line
+    ],
+)
+def test_a_note_of_front_matter_alone_points_at_its_title_line(
+    store: Store, text: str, line: int
+) -> None:
+    """The body of a note of front matter alone started one line past the file's end, and so
+    did the `ref:line` of its hits."""
+    add_note(store, "notes/pangolin.md", text)
+
+    hits = lexical_search(store, "pangolin scales", Filters(), 5).hits
+
+    assert [(h.ref, h.line) for h in hits] == [("notes/pangolin.md", line)]
 
 
 def _long_body(*lines: str) -> str:
