@@ -85,7 +85,7 @@ def _build_index(config: Config, fix: str) -> list[str]:
     except MemidxError as exc:
         return [f"memidx: cannot build the missing index at {config.index_path}: {exc}; {fix}"]
     for line in (*lines, f"built the missing index at {config.index_path}"):
-        warn(f"memidx: {line}")
+        warn(config, f"memidx: {line}")
     return []
 
 
@@ -205,5 +205,5 @@ def _staged_problem(config: Config, ref: str, content: Content) -> str | None:
     except NoteError as exc:
         return f"{display(ref)}:{exc.line}: cannot be indexed: {exc}"
     for cut in note.cut:  # indexed, but not as written: said, never blocking
-        warn(f"memidx: warning: {cut_warning(display(ref), cut)}")
+        warn(config, f"memidx: warning: {cut_warning(display(ref), cut)}")
     return None

@@ -36,7 +36,7 @@ def judged(config: Config, problems: Mapping[str, Sequence[str]], notice: Notice
         said, block = notice(taken[ref], lines) if ref in taken else (None, lines)
         kept.extend(block)
         if said is not None:
-            warn(said)
+            warn(config, said)
     return kept
 
 
