@@ -48,14 +48,15 @@ def kept_notices(config: Config) -> list[str]:
         head = _fingerprint(_tree_entries(config.root))
     except MemidxError:
         return []
-    return [line for mark, _, line in (k.partition("\t") for k in kept) if mark == head]
+    lines = [line for mark, _, line in (k.partition("\t") for k in kept) if mark == head]
+    return list(dict.fromkeys(lines))  # a staged set checked twice (a commit tried again)
 
 
 def _keep(config: Config, line: str) -> None:
     from memidx.index.ownership import keep_out_of_git
 
     try:
-        staged = _fingerprint(_staged_entries(config.root))
+        staged = _fingerprint(_staged_entries(config.root))  # ~5 ms a line: rare
         keep_out_of_git(config.state_dir)
     except (MemidxError, OSError):
         return  # said on stderr already; keeping it is a courtesy
@@ -75,7 +76,7 @@ def _staged_entries(root: Path) -> Iterable[tuple[bytes, bytes, bytes]]:
     """(mode, blob, path) of every file git's index (GIT_INDEX_FILE) stages: the next commit."""
     from memidx.git.staged import staged_repo
 
-    out = staged_repo(root).run("ls-files", "--stage", "-z", "--full-name")
+    out = staged_repo(root).run("ls-files", "--stage", "-z", "--full-name", "--", ":(top)")
     for record in out.split(b"\0"):
         meta, _, path = record.partition(b"\t")
         if len(fields := meta.split()) == 3:

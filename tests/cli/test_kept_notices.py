@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.githooks.notices import NOTICES, PENDING
+from memidx.config import load_config
+from memidx.githooks.notices import NOTICES, PENDING, kept_notices, warn
 from tests.helpers import NotesRepo
 
 BUILT = "memidx: built the missing index at"  # the drift check's warning before a first commit
@@ -48,3 +49,19 @@ def test_the_warning_of_a_commit_not_made_is_never_shown(repo: NotesRepo) -> Non
 
     assert shown.code == 0 and BUILT not in shown.out, shown
     assert not (repo.root / ".memidx" / PENDING).exists()
+
+
+@pytest.mark.usefixtures("framework")
+def test_a_staged_set_checked_twice_says_its_warning_once(
+    repo: NotesRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A commit tried again (another hook failed, nothing restaged) checks the same set again."""
+    config = load_config(repo.root)
+    repo.note("a.md", "A", "The build cache lives on the shared disk of the runners.")
+    repo.git("add", "-A")
+    for _ in range(2):
+        warn(config, "memidx: warning: said once")
+    repo.git("commit", "-q", "--no-verify", "-m", "a")
+
+    assert capsys.readouterr().err == "memidx: warning: said once\n" * 2
+    assert kept_notices(config) == ["memidx: warning: said once"]
