@@ -40,7 +40,7 @@ def kept_notices(config: Config) -> list[str]:
     of any other staged set are dropped: that commit was not made)."""
     path = config.state_dir / PENDING
     try:
-        kept = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+        kept = path.read_text(encoding="utf-8", errors="replace").splitlines()
         path.unlink()
     except OSError:
         return []
