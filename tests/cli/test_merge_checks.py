@@ -179,7 +179,8 @@ def test_a_secret_blocks_a_merge_only_where_refusing_it_keeps_the_secret_in(
     """Each side of a merge, before and after a remote has it. The merged branch's commits go
     out with the merge: while no remote has them, refusing it keeps the secret in (blocked).
     HEAD's go out at the next push whatever this commit does: refusing cannot keep it in, so
-    it is a warning, which says whether it has left yet."""
+    it is a warning, which says whether it has left yet. A secret pushed long ago under
+    commits not pushed yet has left (it blocked, or was said to be still in the clone)."""
     repo = NotesRepo(tmp_path / "memory")
     repo.note("shared.md", "Shared", "base words")
     committed = ("commit", "-q", "--no-verify", "-m")
@@ -206,7 +207,19 @@ def test_a_secret_blocks_a_merge_only_where_refusing_it_keeps_the_secret_in(
     assert "git merge --abort" in local.out and "notes/main-key.md" not in local.out, local
     head = next(line for line in local.err.splitlines() if "notes/main-key.md" in line)
     assert "HEAD's commits, which no remote has yet" in head and "before you push" in head
-    assert (pushed.code, pushed.out) == (0, ""), pushed
-    warned = [line for line in pushed.err.splitlines() if "key.md:5: github-token" in line]
-    assert len(warned) == 2 and all("which a remote holds" in line for line in warned), pushed
-    assert all("memidx forget" in line for line in warned) and TOKEN not in str(pushed)
+    repo.git("merge", "--abort")
+    for branch in ("side", "main"):  # commits no remote has, over the pushed secrets
+        repo.git("switch", "-q", branch)
+        repo.note("shared.md", "Shared", f"{branch} words, later")
+        repo.git("add", "-A")
+        repo.git(*committed, f"{branch}, later")
+    assert "CONFLICT" in repo.git("merge", "side", check=False)
+    repo.note("shared.md", "Shared", "main and side words, later")
+    repo.git("add", "-A")
+    under = repo.memidx("check", "secrets", *files)
+
+    for run in (pushed, under):  # the secrets have left the clone: refusing cannot help
+        assert (run.code, run.out) == (0, ""), run
+        warned = [line for line in run.err.splitlines() if "key.md:5: github-token" in line]
+        assert len(warned) == 2 and all("which a remote holds" in line for line in warned), run
+        assert all("memidx forget" in line for line in warned) and TOKEN not in str(run)
