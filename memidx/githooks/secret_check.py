@@ -35,9 +35,9 @@ class Flagged:
 
 def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = None) -> list[str]:
     """One `file:line: <kind>` line per secret in the given notes and segments that neither an
-    allow marker nor the baseline allows. During a merge, a file whose staged blob a remote
-    already has in the other side's history is named in a warning instead (see
-    memidx.githooks.inherited_check)."""
+    allow marker nor the baseline allows. During a merge, cherry-pick or rebase step, a file
+    staged as HEAD or the other side committed it blocks only where refusing the commit keeps
+    the secret in, and is named in a warning elsewhere (memidx.githooks.inherited_check)."""
     allowed = read_baseline(baseline or config.root / BASELINE)
     unread: dict[str, str] = {}  # too large to read: never let through unchecked
     problems: dict[str, list[str]] = {}
