@@ -31,7 +31,7 @@ class Inherited(Value):
     ref: str
     commit: str
     operation: str  # "merge", "cherry-pick", "rebase"; "" when HEAD holds it
-    pushed: bool  # a remote-tracking branch holds `commit`: the blob has left this clone
+    pushed: bool  # the blob came from a commit a remote-tracking branch has: it left the clone
 
 
 def other_sides(repo: GitRepo) -> list[tuple[str, str]]:
@@ -68,9 +68,9 @@ def inherited(repo: GitRepo, folder: str, staged: Mapping[str, str]) -> dict[str
         for ref, blob in blobs.items():
             if ref not in found and staged[ref] == blob:
                 found[ref] = Inherited(ref, commit, operation, pushed=False)
-    pushed = {commit: _pushed(repo, commit) for commit in {i.commit for i in found.values()}}
     return {
-        ref: Inherited(ref, i.commit, i.operation, pushed[i.commit]) for ref, i in found.items()
+        ref: Inherited(ref, i.commit, i.operation, _pushed(repo, i.commit, ref))
+        for ref, i in found.items()
     }
 
 
@@ -89,10 +89,9 @@ def _blobs(repo: GitRepo, commit: str, folder: str, refs: Sequence[str]) -> dict
     return blobs
 
 
-def _pushed(repo: GitRepo, commit: str) -> bool:
-    """Whether a remote-tracking branch contains `commit` (as this clone last fetched it)."""
-    out = repo.run(
-        "for-each-ref", "--count=1", "--format=%(refname)", f"--contains={commit}",
-        "refs/remotes/", check=False,
-    )  # fmt: skip
-    return bool(out.strip())
+def _pushed(repo: GitRepo, commit: str, ref: str) -> bool:
+    """Whether the blob `commit` holds at `ref` has left this clone (as it last fetched):
+    no commit of its history that a remote-tracking branch lacks changed `ref`, so the blob
+    came from one a remote has (a secret pushed long ago, under commits not pushed yet)."""
+    out = repo.run("rev-list", "-1", commit, "--not", "--remotes", "--", f":(literal){ref}")
+    return not out.strip()

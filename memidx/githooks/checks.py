@@ -4,6 +4,8 @@ read what is staged (git's index), not the work tree."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -83,7 +85,7 @@ def _build_index(config: Config, fix: str) -> list[str]:
     except MemidxError as exc:
         return [f"memidx: cannot build the missing index at {config.index_path}: {exc}; {fix}"]
     for line in (*lines, f"built the missing index at {config.index_path}"):
-        warn(f"memidx: {line}")
+        warn(config, f"memidx: {line}")
     return []
 
 
@@ -139,36 +141,48 @@ def _notes(config: Config, files: Sequence[str]) -> list[str]:
 Content = bytes | str | None  # the staged bytes, why they cannot be read, or a deletion
 
 
+LINK = "a symlink (links are not followed)"
+
+
 def staged_contents(
-    config: Config, refs: Sequence[str], max_bytes: int | None = None
+    config: Config,
+    refs: Sequence[str],
+    max_bytes: int | None = None,
+    links: dict[str, bytes] | None = None,
 ) -> dict[str, Content]:
     """What the commit will hold for each note: its blob in git's index (GIT_INDEX_FILE when
     git names one), never the work tree, so an unstaged edit neither passes nor fails a check.
     A path the index does not hold (`pre-commit run --files` on an untracked note, or outside
-    git) is read from the work tree; one in neither is a deletion (None)."""
+    git) is read from the work tree; one in neither is a deletion (None). A symlink is never
+    followed; `links`, when given, gets its target (the blob git pushes for it)."""
     limit = config.max_note_bytes if max_bytes is None else max_bytes
     found: dict[str, Content] = dict.fromkeys(refs)
+    targets: dict[str, bytes] = {} if links is None else links
     staged: dict[str, Staged] = {}
     if config.in_git and refs:
         repo = staged_repo(config.root)
         staged = staged_files(repo, config.notes_dir, refs)
         for file, size, data in read_staged(repo, list(staged.values()), limit):
             if file.symlink:
-                found[file.ref] = "a symlink (links are not followed)"
+                found[file.ref] = LINK
+                if data is not None:
+                    targets[file.ref] = data
             elif data is None:
                 found[file.ref] = too_large(size, limit)
             else:
                 found[file.ref] = data
     for ref in refs:
         if ref not in staged:
-            found[ref] = _from_work_tree(config, ref, limit)
+            found[ref] = _from_work_tree(config, ref, limit, targets)
     return found
 
 
-def _from_work_tree(config: Config, ref: str, limit: int) -> Content:
+def _from_work_tree(config: Config, ref: str, limit: int, links: dict[str, bytes]) -> Content:
     path = config.root / ref
     if path.is_symlink():
-        return "a symlink (links are not followed)"
+        with contextlib.suppress(OSError):  # gone meanwhile: nothing to read
+            links[ref] = os.fsencode(path.readlink())
+        return LINK
     try:
         size = path.stat().st_size
         if size > limit:  # never read a pasted dump whole to say so
@@ -191,5 +205,5 @@ def _staged_problem(config: Config, ref: str, content: Content) -> str | None:
     except NoteError as exc:
         return f"{display(ref)}:{exc.line}: cannot be indexed: {exc}"
     for cut in note.cut:  # indexed, but not as written: said, never blocking
-        warn(f"memidx: warning: {cut_warning(display(ref), cut)}")
+        warn(config, f"memidx: warning: {cut_warning(display(ref), cut)}")
     return None

@@ -39,8 +39,11 @@ def run_hook(directory: Path | None, stage: str) -> int:
     try:
         config = load_config(directory)
         state_dir = config.state_dir
+        from memidx.githooks.notices import kept_notices
         from memidx.memory.head_sync import sync_to_head
 
+        for line in kept_notices(config):  # the checks' warnings pre-commit did not show
+            print(line)
         for line in sync_to_head(config):
             print(f"memidx: {line}")
     except MemidxError as exc:

@@ -2,8 +2,10 @@
 what this side's resolution brings is judged (memidx.git.inherited). A file whose staged blob
 HEAD or the other side already holds is named in one warning line instead of blocking the
 commit, so a pull can be finished whatever a peer committed with `--no-verify`. A secret is the
-exception while it has not left this clone: one the other side holds but no remote-tracking
-branch has still blocks, since this commit is then the last chance to keep it off the remote.
+exception while refusing the commit can keep it in: one the other side holds but no
+remote-tracking branch has still blocks, since this commit is then the last chance to keep it
+off the remote. HEAD's commits go out at the next push whatever this commit does, so a secret
+they hold is a warning, pushed or not.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def judged(config: Config, problems: Mapping[str, Sequence[str]], notice: Notice
         said, block = notice(taken[ref], lines) if ref in taken else (None, lines)
         kept.extend(block)
         if said is not None:
-            warn(said)
+            warn(config, said)
     return kept
 
 
@@ -63,9 +65,10 @@ def english_notice(found: Inherited, lines: Sequence[str]) -> tuple[str, Sequenc
 
 
 def secret_notice(found: Inherited, lines: Sequence[str]) -> tuple[str | None, Sequence[str]]:
-    """Secrets a remote (or HEAD) holds already: a warning, since refusing the commit cannot
-    take them back. Secrets only this clone's commits of the other side hold still block:
-    those commits go out with this one, and aborting keeps them in."""
+    """A secret blocks only where refusing the commit keeps it in: one only this clone's
+    commits of the other side hold (those commits go out with this one; aborting keeps them
+    in). HEAD's commits go out at the next push whatever this commit does, and a remote holds
+    what it holds already: a warning, pointing at how to take the secret out."""
     if found.operation and not found.pushed:
         how = (  # a merge keeps the branch's commits, which go out with it; a pick does not
             "an edit here would leave it in those commits; git merge --abort, take it out of "
@@ -74,11 +77,20 @@ def secret_notice(found: Inherited, lines: Sequence[str]) -> tuple[str | None, S
             else "take it out here, or this commit brings it"
         )
         return None, [f"{line} (in {where(found)}, which no remote has: {how})" for line in lines]
-    held = ", which a remote holds" if found.pushed else ""
+    said = f"memidx: warning: {'; '.join(lines)}: not blocked"
+    if not found.pushed:  # HEAD's own commits, not pushed yet
+        return (
+            f"{said}: already in HEAD's commits, which no remote has yet; they go out at the "
+            "next push with or without this commit, so refusing it cannot keep the secret in: "
+            "take it out of those commits before you push (`git rebase -i`; for a haystack "
+            'segment `memidx forget` and `memidx haystack purge`, as README "Forget and '
+            'purge" says)',
+            [],
+        )
     return (
-        f"memidx: warning: {'; '.join(lines)}: not blocked: already in the history of "
-        f"{where(found)}{held}, so refusing this commit cannot take it back; rotate the "
-        'secret and take it out of memory as README "Forget and purge" says (memidx forget; '
-        "memidx haystack purge --pushed for a haystack segment)",
+        f"{said}: already in the history of {where(found)}, which a remote holds, so refusing "
+        "this commit cannot take it back; rotate the secret and take it out of memory as "
+        'README "Forget and purge" says (memidx forget; memidx haystack purge --pushed for a '
+        "haystack segment)",
         [],
     )

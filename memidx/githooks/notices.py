@@ -1,24 +1,98 @@
-"""Warnings of the pre-commit checks: lines for the person that never block the commit."""
+"""Warnings of the pre-commit checks: lines for the person that never block the commit.
+
+pre-commit shows a passing hook's output only with `verbose`, which would add two lines per
+hook to every commit. Under memidx's shim (which names a file in MEMIDX_CHECK_NOTICES) a line
+goes there, and the shim shows it after the checks. Under the framework alone (it sets
+PRE_COMMIT=1: another repository using .pre-commit-hooks.yaml) it is also kept in
+`.memidx/check-notices` with a fingerprint of what was staged; `memidx hook` (memidx-sync,
+which is verbose) shows it once the commit that holds exactly that is made. A commit that was
+not made (another hook failed) leaves its lines behind unshown, and the next hook drops them.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
+from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.hashes import sha256_hex
+
 NOTICES = "MEMIDX_CHECK_NOTICES"  # a file memidx's pre-commit shim shows after the framework
+PENDING = "check-notices"  # in the state folder: lines kept for the commit's post-commit hook
 
 
-def warn(line: str) -> None:
-    """A line for the person, never blocking. pre-commit shows a passing hook's output only
-    with `verbose`, so under memidx's shim (which names a file in MEMIDX_CHECK_NOTICES) the
-    line goes there and the shim shows it after the checks; else to stderr."""
+def warn(config: Config, line: str) -> None:
+    """A line for the person, never blocking: to memidx's shim's file, else to stderr (and,
+    under the pre-commit framework alone, kept for the post-commit hook to show)."""
     path = os.environ.get(NOTICES)
-    if path:
-        try:
-            with Path(path).open("a", encoding="utf-8", errors="surrogateescape") as out:
-                out.write(line + "\n")  # one write: the framework may run checks in parallel
-            return
-        except OSError:
-            pass
+    if path and _append(Path(path), line + "\n"):  # one write: checks may run in parallel
+        return
     print(line, file=sys.stderr)
+    if os.environ.get("PRE_COMMIT") == "1" and config.in_git:
+        _keep(config, line)
+
+
+def kept_notices(config: Config) -> list[str]:
+    """The kept lines of the checks of the commit HEAD is now, taken out of the file (lines
+    of any other staged set are dropped: that commit was not made)."""
+    path = config.state_dir / PENDING
+    try:
+        kept = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        path.unlink()
+    except OSError:
+        return []
+    try:
+        head = _fingerprint(_tree_entries(config.root))
+    except MemidxError:
+        return []
+    lines = [line for mark, _, line in (k.partition("\t") for k in kept) if mark == head]
+    return list(dict.fromkeys(lines))  # a staged set checked twice (a commit tried again)
+
+
+def _keep(config: Config, line: str) -> None:
+    from memidx.index.ownership import keep_out_of_git
+
+    try:
+        staged = _fingerprint(_staged_entries(config.root))  # ~5 ms a line: rare
+        keep_out_of_git(config.state_dir)
+    except (MemidxError, OSError):
+        return  # said on stderr already; keeping it is a courtesy
+    _append(config.state_dir / PENDING, f"{staged}\t{line}\n")
+
+
+def _append(path: Path, text: str) -> bool:
+    try:
+        with path.open("a", encoding="utf-8", errors="surrogateescape") as out:
+            out.write(text)
+        return True
+    except OSError:
+        return False
+
+
+def _staged_entries(root: Path) -> Iterable[tuple[bytes, bytes, bytes]]:
+    """(mode, blob, path) of every file git's index (GIT_INDEX_FILE) stages: the next commit."""
+    from memidx.git.staged import staged_repo
+
+    out = staged_repo(root).run("ls-files", "--stage", "-z", "--full-name", "--", ":(top)")
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        if len(fields := meta.split()) == 3:
+            yield fields[0], fields[1], path
+
+
+def _tree_entries(root: Path) -> Iterable[tuple[bytes, bytes, bytes]]:
+    """(mode, blob, path) of every file of HEAD's tree."""
+    from memidx.git.repo import GitRepo
+
+    out = GitRepo(root).run("ls-tree", "-r", "-z", "--full-tree", "HEAD")
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        if len(fields := meta.split()) == 3:
+            yield fields[0], fields[2], path
+
+
+def _fingerprint(entries: Iterable[tuple[bytes, bytes, bytes]]) -> str:
+    return sha256_hex(b"\0".join(b" ".join(entry) for entry in sorted(entries)))

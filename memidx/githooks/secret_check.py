@@ -35,9 +35,9 @@ class Flagged:
 
 def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = None) -> list[str]:
     """One `file:line: <kind>` line per secret in the given notes and segments that neither an
-    allow marker nor the baseline allows. During a merge, a file whose staged blob a remote
-    already has in the other side's history is named in a warning instead (see
-    memidx.githooks.inherited_check)."""
+    allow marker nor the baseline allows. During a merge, cherry-pick or rebase step, a file
+    staged as HEAD or the other side committed it blocks only where refusing the commit keeps
+    the secret in, and is named in a warning elsewhere (memidx.githooks.inherited_check)."""
     allowed = read_baseline(baseline or config.root / BASELINE)
     unread: dict[str, str] = {}  # too large to read: never let through unchecked
     problems: dict[str, list[str]] = {}
@@ -107,38 +107,44 @@ def flagged(
             for secret in found:
                 fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
                 yield Flagged(where, secret.kind, fingerprint, ref, " in the file name")
-    for ref, label, text in _texts(config, files, {} if unread is None else unread):
+    for ref, label, text, what in _texts(config, files, {} if unread is None else unread):
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             line = line_of(text, found.start)
-            yield Flagged(f"{label}:{line}", found.kind, sha256_hex(secret.encode("utf-8")), ref)
+            fingerprint = sha256_hex(secret.encode("utf-8"))
+            yield Flagged(f"{label}:{line}", found.kind, fingerprint, ref, what)
 
 
+LINK_TARGET = " in the symlink's target"
 SEGMENT_LIMIT = 64 * 1024 * 1024  # a segment rolls over at `segment_bytes`; this is a guard
 
 
 def _texts(
     config: Config, files: Sequence[str], unread: dict[str, str]
-) -> Iterator[tuple[str, str, str]]:
-    """(file, label, text) of each note and other text file, and of each record of each segment,
-    among `files`: what is staged (git's index), never the work tree, like the other checks.
-    A file too large to read gets its problem line in `unread`."""
+) -> Iterator[tuple[str, str, str, str]]:
+    """(file, label, text, what) of each note and other text file, of each record of each
+    segment, and of each symlink's target (never followed: git pushes the target's path as
+    the link's blob), among `files`: what is staged (git's index), never the work tree, like
+    the other checks. A file too large to read gets its problem line in `unread`."""
     from memidx.githooks.checks import staged_contents
     from memidx.haystack.frames import scan_bytes
 
     refs = _refs(config, files)
     haystack = PurePosixPath(config.notes_dir) / "haystack"
     limit = max(config.max_note_bytes, SEGMENT_LIMIT)
-    for ref, data in staged_contents(config, refs, limit).items():
+    links: dict[str, bytes] = {}
+    for ref, data in staged_contents(config, refs, limit, links).items():
+        if ref in links:
+            yield ref, display(ref), links[ref].decode("utf-8", "replace"), LINK_TARGET
         if isinstance(data, str) and data.startswith("too large"):
             unread[ref] = f"{display(ref)}: not checked for secrets: {data}"
         if not isinstance(data, bytes):
             continue  # deleted, a link or unreadable: the drift check reports those
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
             for located in scan_bytes(data).records:
-                yield ref, f"{display(ref)}@{located.offset}", located.record.text
+                yield ref, f"{display(ref)}@{located.offset}", located.record.text, ""
         elif (text := _text_of(data, is_note_path(ref, config.notes_dir))) is not None:
-            yield ref, display(ref), text
+            yield ref, display(ref), text, ""
 
 
 BINARY_PROBE = 8000  # bytes read for a NUL, as git tells a binary file from text

@@ -31,6 +31,7 @@ from memidx.secrets.patterns import (
     occurrences,
     outside,
     own_findings,
+    port_not_password,
     private_spans,
     real_password,
     redact,
@@ -79,8 +80,9 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
                 if kind != URL_KIND or real_password(joined[start:end])
             )
     for match in URL_PASSWORD.finditer(joined):
-        if real_password(match.group(1)):
-            found.append(_back(Finding(*match.span(1), URL_KIND), places))
+        user, password = match.group(1, 2)
+        if real_password(password) and not port_not_password(user, password):
+            found.append(_back(Finding(*match.span(2), URL_KIND), places))
     found.extend(_command_passwords(text))
     found.extend(netrc_passwords(text))
     if any(mark in text for mark in BLOCK_MARKS):  # a key block has spaces: the whole text

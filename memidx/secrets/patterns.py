@@ -59,15 +59,23 @@ REFERENCE = re.compile(
     r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
 )
 # A password in a URL (`scheme://user:password@host`, `redis://:password@host` with no user,
-# which the library's pattern needs), whatever characters it holds: the
+# which the library's pattern needs; group 1 the user, 2 the password), whatever it holds: the
 # library's pattern skips passwords with RFC 3986 delimiters (`!`, `#`, `+`...), which pasted
 # connection strings often have unencoded. It is tried only where a run of scheme characters
 # starts (the scheme is the run's first letter on): tried at every letter, a long run of them
 # (a blob in a tool's output) cost time quadratic in its length, minutes for 1 MB, in C,
 # where no hook's deadline can stop it.
 URL_PASSWORD = re.compile(
-    r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:([^\s@/]+)@"
+    r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://([^\s:/@]*):([^\s@/]+)@"
 )
+PORT = re.compile(r"[0-9]{1,5}")
+
+
+def port_not_password(user: str, password: str) -> bool:
+    """Whether a URL's `:password@` with no user is a port (`http://:8080@proxy`, a mistyped
+    `host:port`): a password needs a user, or more than a port's digits (`redis://:pw@host`)."""
+    return not user and PORT.fullmatch(password) is not None and int(password) <= 65535
+
 
 # A password on a command line, where no name says `password`: `curl -u user:password` (and
 # `--user`), HTTPie's `-a`/`--auth user:password`, `mysql -pPASSWORD` (the mysql clients take

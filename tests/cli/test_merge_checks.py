@@ -171,3 +171,55 @@ def test_a_commit_with_nothing_to_block_never_loads_the_merge_checks(
 
     assert [(r.code, r.out) for r in runs] == [(0, ""), (0, "")], runs
     assert "memidx.git.inherited" not in sys.modules
+
+
+def test_a_secret_blocks_a_merge_only_where_refusing_it_keeps_the_secret_in(
+    tmp_path: Path,
+) -> None:
+    """Each side of a merge, before and after a remote has it. The merged branch's commits go
+    out with the merge: while no remote has them, refusing it keeps the secret in (blocked).
+    HEAD's go out at the next push whatever this commit does: refusing cannot keep it in, so
+    it is a warning, which says whether it has left yet. A secret pushed long ago under
+    commits not pushed yet has left (it blocked, or was said to be still in the clone)."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("shared.md", "Shared", "base words")
+    committed = ("commit", "-q", "--no-verify", "-m")
+    repo.git("add", "-A")
+    repo.git(*committed, "base")
+    for branch, words in (("side", "side"), ("main", "main")):
+        repo.git("switch", "-q", *([] if branch == "main" else ["-c"]), branch)
+        repo.note(f"{branch}-key.md", "Key", f"the {branch} deploy uses {TOKEN}")
+        repo.note("shared.md", "Shared", f"{words} words")
+        repo.git("add", "-A")
+        repo.git(*committed, f"{branch}, past the checks")
+    assert "CONFLICT" in repo.git("merge", "side", check=False)
+    repo.note("shared.md", "Shared", "main and side words")
+    repo.git("add", "-A")
+    files = ("notes/main-key.md", "notes/side-key.md", "notes/shared.md")
+
+    local = repo.memidx("check", "secrets", *files)
+    repo.git("init", "-q", "--bare", str(tmp_path / "remote.git"))
+    repo.git("push", "-q", str(tmp_path / "remote.git"), "main:main", "side:side")
+    repo.git("fetch", "-q", str(tmp_path / "remote.git"), "+refs/heads/*:refs/remotes/r/*")
+    pushed = repo.memidx("check", "secrets", *files)
+
+    assert local.code == 1 and local.out.startswith("notes/side-key.md:5: github-token"), local
+    assert "git merge --abort" in local.out and "notes/main-key.md" not in local.out, local
+    head = next(line for line in local.err.splitlines() if "notes/main-key.md" in line)
+    assert "HEAD's commits, which no remote has yet" in head and "before you push" in head
+    repo.git("merge", "--abort")
+    for branch in ("side", "main"):  # commits no remote has, over the pushed secrets
+        repo.git("switch", "-q", branch)
+        repo.note("shared.md", "Shared", f"{branch} words, later")
+        repo.git("add", "-A")
+        repo.git(*committed, f"{branch}, later")
+    assert "CONFLICT" in repo.git("merge", "side", check=False)
+    repo.note("shared.md", "Shared", "main and side words, later")
+    repo.git("add", "-A")
+    under = repo.memidx("check", "secrets", *files)
+
+    for run in (pushed, under):  # the secrets have left the clone: refusing cannot help
+        assert (run.code, run.out) == (0, ""), run
+        warned = [line for line in run.err.splitlines() if "key.md:5: github-token" in line]
+        assert len(warned) == 2 and all("which a remote holds" in line for line in warned), run
+        assert all("memidx forget" in line for line in warned) and TOKEN not in str(run)

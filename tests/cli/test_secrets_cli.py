@@ -191,6 +191,26 @@ def test_check_secrets_reads_every_text_file_under_the_notes_folder(repo: NotesR
     assert GITHUB not in run.out + run.err
 
 
+def test_check_secrets_reads_a_symlinks_target(repo: NotesRepo) -> None:
+    """A symlink's blob is its target path, pushed like any file's text: a token there was
+    let through (the link is not followed; its target is read as it is staged or, unstaged,
+    as the work tree has it)."""
+    (repo.root / "notes/staged.md").symlink_to(f"../keys/{GITHUB}.md")
+    repo.git("add", "notes/staged.md")
+    (repo.root / "notes/staged.md").unlink()  # what is staged is judged, not the work tree
+    (repo.root / "notes/unstaged.md").symlink_to(f"/srv/{GITHUB}")
+    (repo.root / "notes/plain.md").symlink_to("other.md")
+
+    run = repo.memidx("check", "secrets", "notes/staged.md", "notes/unstaged.md", "notes/plain.md")
+
+    assert run.code == 1, run
+    assert run.out == (
+        "notes/staged.md:1: github-token in the symlink's target\n"
+        "notes/unstaged.md:1: github-token in the symlink's target\n"
+    ), run
+    assert GITHUB not in run.out + run.err
+
+
 def test_search_and_show_mask_what_was_stored_before_the_check(repo: NotesRepo) -> None:
     repo.note("old.md", f"Old deploy {GITHUB}", f"the deploy key is {AWS} for staging\n")
     repo.commit("an old note, committed before the check existed")

@@ -145,11 +145,26 @@ DAILY = {
     "a-pass-that-is-no-password": "first_pass: true\nsecond_pass: 3\nbypass_cache=1",
     "redis-url-without-password": "REDIS_URL=redis://cache:6379/0 and redis://:@cache:6379",
     "ipv6-url": "curl http://[::1]:8080/health",
+    # no user and a port where the password goes: a mistyped `host:port`, no credential
+    "url-with-a-port-for-password": "http_proxy=http://:8080@proxy and socks5h://:1080@gw",
     "url-with-placeholder": "redis://:<password>@cache:6379 and redis://:$REDIS_PASS@cache",
     "ssh-fingerprint": "SHA256:" + base64.b64encode(RNG.randbytes(32)).decode().rstrip("="),
     "max-tokens": "max_tokens: 4096\ntokenizer = AutoTokenizer.from_pretrained('bert')",
     "k8s-secret-reference": "secretKeyRef:\n  name: db\n  key: password",
 }
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "REDIS_URL=redis://:foobared@cache:6379",  # Redis's own example password, no user
+        "redis://:123456@cache:6379/0",  # all digits, but more than a port's 65535
+        "http://admin:8080@proxy.internal",  # a user named: 8080 is that user's password
+    ],
+)
+def test_a_url_password_stays_flagged_where_it_cannot_be_a_port(url: str) -> None:
+    """`scheme://:8080@host` is taken for a mistyped `host:port`; nothing else is."""
+    assert [f.kind for f in find_secrets(url, allow=True)] == ["basic-auth"]
 
 
 @pytest.mark.parametrize("text", DAILY.values(), ids=list(DAILY))

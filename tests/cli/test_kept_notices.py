@@ -1,0 +1,67 @@
+"""A check's warning under the pre-commit framework alone (another repository's hooks from
+.pre-commit-hooks.yaml), which shows a passing hook's output only with `verbose`: it is kept
+with what was staged, and memidx-sync's post-commit hook (verbose) shows it once that commit
+is made. Real git, memidx in-process, no hook installed."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.config import load_config
+from memidx.githooks.notices import NOTICES, PENDING, kept_notices, warn
+from tests.helpers import NotesRepo
+
+BUILT = "memidx: built the missing index at"  # the drift check's warning before a first commit
+
+
+@pytest.fixture
+def framework(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRE_COMMIT", "1")  # as pre-commit sets for every hook it runs
+    monkeypatch.delenv(NOTICES, raising=False)  # not memidx's own shim
+
+
+@pytest.mark.usefixtures("framework")
+def test_a_passing_checks_warning_is_shown_after_its_commit(repo: NotesRepo) -> None:
+    ref = repo.note("a.md", "A", "The build cache lives on the shared disk of the runners.")
+    repo.git("add", "-A")
+    checked = repo.memidx("check", "drift", ref)
+    repo.git("commit", "-q", "--no-verify", "-m", "a")
+
+    shown = repo.memidx("hook", "post-commit")
+    again = repo.memidx("hook", "post-commit")
+
+    assert checked.code == 0 and BUILT in checked.err, checked
+    assert shown.code == 0 and shown.out.count(BUILT) == 1, shown
+    assert BUILT not in again.out  # shown once
+    assert not (repo.root / ".memidx" / PENDING).exists()
+
+
+@pytest.mark.usefixtures("framework")
+def test_the_warning_of_a_commit_not_made_is_never_shown(repo: NotesRepo) -> None:
+    ref = repo.note("a.md", "A", "The build cache lives on the shared disk of the runners.")
+    repo.git("add", "-A")
+    assert BUILT in repo.memidx("check", "drift", ref).err
+    repo.note("b.md", "B", "The runners share one disk for the cache of every build.")
+    repo.git("add", "-A")  # another staged set: the commit checked was not made
+    repo.git("commit", "-q", "--no-verify", "-m", "a and b")
+
+    shown = repo.memidx("hook", "post-commit")
+
+    assert shown.code == 0 and BUILT not in shown.out, shown
+    assert not (repo.root / ".memidx" / PENDING).exists()
+
+
+@pytest.mark.usefixtures("framework")
+def test_a_staged_set_checked_twice_says_its_warning_once(
+    repo: NotesRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A commit tried again (another hook failed, nothing restaged) checks the same set again."""
+    config = load_config(repo.root)
+    repo.note("a.md", "A", "The build cache lives on the shared disk of the runners.")
+    repo.git("add", "-A")
+    for _ in range(2):
+        warn(config, "memidx: warning: said once")
+    repo.git("commit", "-q", "--no-verify", "-m", "a")
+
+    assert capsys.readouterr().err == "memidx: warning: said once\n" * 2
+    assert kept_notices(config) == ["memidx: warning: said once"]
