@@ -13,7 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from memidx.agents.actions import recall_for, session_start
+from memidx.agents.recall import Recall
+from memidx.agents.session import Where
+from memidx.config import load_config
 from memidx.index import open as index_open
+from tests.cli.test_index_faults import read_only
 from tests.helpers import NotesRepo
 
 
@@ -70,3 +75,37 @@ def test_a_creation_lock_never_let_go_fails_each_writer_in_one_line_and_loses_no
     found = indexed.memidx("search", "--json", "--mode", "bm25", "bravo")
     assert [h["ref"] for h in found.json()["hits"]] == ["notes/b.md"]
     assert indexed.memidx("status").code == 0
+
+
+class RecallStub:
+    """The in-process recall, without the model: what it finds is not what is tested here."""
+
+    def __init__(self, config: object) -> None:
+        self.config = config
+
+    def recall(self, prompt: str, seen: object) -> Recall:
+        return Recall("<memidx-recall>okapi</memidx-recall>", ("notes/okapi.md:1",))
+
+
+def test_a_read_only_memory_still_recalls_for_each_prompt_and_digests_at_session_start(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory mounted read-only (shared, backed up) answers search; its agent hooks gave
+    nothing: the recall server could not be started there, nor its lock file opened, nor the
+    session's seen hits saved, and each failure ended the hook's whole answer."""
+    repo.note("okapi.md", "Okapi deploys", "how the okapi service deploys")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    agents = repo.root / ".memidx" / "agents"
+    agents.mkdir()
+    (agents / "recall.lock").touch()  # a recall server ran here before the mount
+    monkeypatch.setattr("memidx.agents.recall.Recaller", RecallStub)
+    with read_only(repo.root, tmp_path / "okapi") as ro:
+        config = load_config(ro)
+        where = Where("claude-code", "s-1", str(ro))
+
+        block = recall_for(config, where, "how does the okapi service deploy", time.monotonic() + 5)
+        digest = session_start(config, where)
+
+    assert block == "<memidx-recall>okapi</memidx-recall>"
+    assert "notes/okapi.md" in digest, digest
