@@ -9,6 +9,7 @@ import fcntl
 import io
 import time
 from collections.abc import Generator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,9 @@ from memidx.agents.recall import Recall
 from memidx.agents.session import Where
 from memidx.config import load_config
 from memidx.index import open as index_open
-from tests.cli.test_index_faults import read_only
-from tests.helpers import NotesRepo
+from memidx.embed import job
+from tests.cli.test_index_faults import fill_up, read_only, tmpfs
+from tests.helpers import FakeEmbedder, NotesRepo
 
 
 @contextlib.contextmanager
@@ -109,3 +111,36 @@ def test_a_read_only_memory_still_recalls_for_each_prompt_and_digests_at_session
 
     assert block == "<memidx-recall>okapi</memidx-recall>"
     assert "notes/okapi.md" in digest, digest
+
+
+def test_an_embed_the_full_disk_stops_at_its_vector_file_names_the_file_and_the_next_one_writes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vectors went into the index, then the disk filled before the vector file (`.mxv`)
+    was written: `memidx: error: No space left on device`, naming no file."""
+    monkeypatch.setattr(job, "document_embedder", lambda config: FakeEmbedder())
+    real = job.refresh_matrix
+    fillers: list[Path] = []
+
+    def full_first(*args: Any, **kwargs: Any) -> object:
+        fillers.append(fill_up(disk))  # the disk fills just before the vector file is written
+        return real(*args, **kwargs)
+
+    with tmpfs(tmp_path / "small", "2m") as disk:
+        repo = NotesRepo(disk / "memory")
+        for i in range(5):
+            repo.note(f"n{i}.md", f"Note {i}", f"embedded words {i}")
+        repo.commit()
+        assert repo.memidx("ingest").code == 0
+        monkeypatch.setattr(job, "refresh_matrix", full_first)
+        cut = repo.memidx("embed")
+        fillers[0].unlink()
+        monkeypatch.setattr(job, "refresh_matrix", real)
+        again = repo.memidx("embed")
+        vectors = [p.name for p in (repo.root / ".memidx").rglob("*.mxv")]
+
+    assert cut.code == 1, cut
+    assert cut.err.count("\n") == 1 and "Traceback" not in cut.err, cut.err
+    assert ".mxv" in cut.err and "free space" in cut.err, cut.err
+    assert again.code == 0, again
+    assert len(vectors) == 1, vectors
