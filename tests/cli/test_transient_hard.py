@@ -9,8 +9,8 @@ import fcntl
 import io
 import time
 from collections.abc import Generator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,8 +18,8 @@ from memidx.agents.actions import recall_for, session_start
 from memidx.agents.recall import Recall
 from memidx.agents.session import Where
 from memidx.config import load_config
-from memidx.index import open as index_open
 from memidx.embed import job
+from memidx.index import open as index_open
 from tests.cli.test_index_faults import fill_up, read_only, tmpfs
 from tests.helpers import FakeEmbedder, NotesRepo
 
