@@ -118,7 +118,11 @@ def test_an_embed_the_full_disk_stops_at_its_vector_file_names_the_file_and_the_
 ) -> None:
     """The vectors went into the index, then the disk filled before the vector file (`.mxv`)
     was written: `memidx: error: No space left on device`, naming no file."""
-    monkeypatch.setattr(job, "document_embedder", lambda config: FakeEmbedder())
+
+    def fake(config: object) -> FakeEmbedder:
+        return FakeEmbedder()
+
+    monkeypatch.setattr(job, "document_embedder", fake)
     real = job.refresh_matrix
     fillers: list[Path] = []
 
