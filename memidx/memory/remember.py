@@ -113,10 +113,27 @@ def remember(
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
+    _index(config, ref, commit, notice)
+    return Remembered(ref, commit, title)
+
+
+def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] | None) -> None:
+    """Index the commit (no hook runs for a plumbing commit). Once committed the note is
+    remembered: an index that cannot follow (a full disk, a lock) is said, never an error, which
+    an agent answered by remembering the same note again."""
+    import sqlite3
+
     from memidx.memory.head_sync import after_commit
 
-    after_commit(config, notice)  # no hook runs for a plumbing commit: index it here
-    return Remembered(ref, commit, title)
+    try:
+        after_commit(config, notice)
+    except (MemidxError, sqlite3.Error, OSError) as exc:
+        if notice is None:
+            raise
+        notice(
+            f"warning: {ref} is committed ({commit[:12]}), but the index did not follow: {exc} "
+            "(run `memidx sync` once that is fixed; do not remember the note again)"
+        )
 
 
 def _redacted(

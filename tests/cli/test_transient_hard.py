@@ -148,3 +148,28 @@ def test_an_embed_the_full_disk_stops_at_its_vector_file_names_the_file_and_the_
     assert ".mxv" in cut.err and "free space" in cut.err, cut.err
     assert again.code == 0, again
     assert len(vectors) == 1, vectors
+
+
+def test_a_note_remembered_while_the_index_disk_is_full_is_committed_once_and_said_so(
+    indexed: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`remember` committed the note, then failed on the index with "try again": exit 1, and
+    the agent that tried again committed the same note a second time (`<slug>-2.md`)."""
+    with tmpfs(tmp_path / "small", "1m") as disk:
+        monkeypatch.setenv("MEMIDX_INDEX", str(disk / "index.sqlite"))
+        assert indexed.memidx("ingest").code == 0
+        filler = fill_up(disk)
+        stdin_of(monkeypatch, "Narwhals grow one long tusk.\n")
+        remembered = indexed.memidx("remember", "--title", "Narwhal tusks")
+        filler.unlink()
+        synced = indexed.memidx("sync")
+        found = indexed.memidx("search", "--json", "--mode", "bm25", "narwhals")
+
+    assert remembered.code == 0, remembered
+    assert remembered.out == "notes/narwhal-tusks.md\n"
+    assert remembered.err.count("\n") == 1 and "Traceback" not in remembered.err, remembered.err
+    assert "notes/narwhal-tusks.md is committed" in remembered.err, remembered.err
+    assert "memidx sync" in remembered.err and "full" in remembered.err, remembered.err
+    assert indexed.git("status", "--porcelain") == ""
+    assert synced.code == 0, synced
+    assert [h["ref"] for h in found.json()["hits"]] == ["notes/narwhal-tusks.md"]
