@@ -160,6 +160,8 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
         try:
             out = (target / name).open("x", encoding="utf-8")
         except FileExistsError:
+            if _kept_from_a_failed_commit(config, (folder / name).as_posix(), text):
+                return (folder / name).as_posix()
             continue
         try:
             with out:
@@ -176,6 +178,24 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
             raise
         return (folder / name).as_posix()
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
+
+
+def _kept_from_a_failed_commit(config: Config, ref: str, text: str) -> bool:
+    """Whether `ref` is this very note, kept by a `remember` whose commit failed (a git lock
+    left behind, a full disk) and never committed: the retry commits it, where it wrote a twin
+    (`<slug>-2.md`) beside it, and both went into memory."""
+    from memidx.git.repo import GitRepo
+
+    data = text.encode("utf-8")
+    path = config.root / ref
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size != len(data):
+            return False
+        if path.read_bytes() != data:
+            return False
+    except OSError:
+        return False
+    return not GitRepo(config.root).has("HEAD", ref)
 
 
 def _check(config: Config, ref: str, text: str) -> None:

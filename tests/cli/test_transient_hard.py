@@ -173,3 +173,41 @@ def test_a_note_remembered_while_the_index_disk_is_full_is_committed_once_and_sa
     assert indexed.git("status", "--porcelain") == ""
     assert synced.code == 0, synced
     assert [h["ref"] for h in found.json()["hits"]] == ["notes/narwhal-tusks.md"]
+
+
+def test_remembering_again_after_a_failed_commit_commits_the_kept_note_not_a_twin(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A git killed mid-commit left `.git/index.lock`: remember kept its note uncommitted and
+    said to remove the lock; the retry it invites wrote `narwhal-tusks-2.md` beside it."""
+    lock = indexed.root / ".git" / "index.lock"
+    lock.touch()
+    stdin_of(monkeypatch, "Narwhals grow one long tusk.\n")
+    failed = indexed.memidx("remember", "--title", "Narwhal tusks")
+    lock.unlink()
+    stdin_of(monkeypatch, "Narwhals grow one long tusk.\n")
+    again = indexed.memidx("remember", "--title", "Narwhal tusks")
+
+    assert failed.code == 1 and "index.lock" in failed.err, failed
+    assert again.code == 0, again
+    assert again.out == "notes/narwhal-tusks.md\n"
+    assert sorted(p.name for p in (indexed.root / "notes").glob("narwhal*")) == ["narwhal-tusks.md"]
+    assert indexed.git("status", "--porcelain") == ""
+    assert "notes/narwhal-tusks.md" in indexed.git("show", "--name-only", "HEAD")
+
+
+def test_the_same_note_remembered_twice_at_once_is_one_note_in_one_commit(
+    indexed: NotesRepo,
+) -> None:
+    """Two agents remembering one lesson at once: the second finds the first's note written and
+    not yet committed, takes it as its own, and by the time it commits, the first has: its
+    commit changed nothing, and was made all the same, empty."""
+    from memidx.config import load_config
+    from memidx.git.commit import commit_paths
+
+    head = indexed.git("rev-parse", "HEAD").strip()
+
+    again = commit_paths(load_config(indexed.root), ["notes/a.md"], "memidx remember: Alpha")
+
+    assert again == head
+    assert indexed.git("rev-parse", "HEAD").strip() == head
