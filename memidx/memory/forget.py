@@ -4,6 +4,7 @@ is append-only, by a tombstone the index honours at once and on every clone afte
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
@@ -71,7 +72,15 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
                 path.write_bytes(kept)
         raise
-    after_commit(config, notice)
+    try:
+        after_commit(config, notice)
+    except (MemidxError, sqlite3.Error, OSError) as exc:  # forgotten: a retry finds no note
+        why = exc.message if isinstance(exc, MemidxError) else str(exc)
+        raise MemidxError(
+            f"{ref} is forgotten ({commit[:12]}), but the index did not follow and still holds "
+            f"it: {why}",
+            "once that is fixed (space freed, the lock let go), run `memidx sync`",
+        ) from exc
     return Forgotten("note", ref, commit=commit)
 
 

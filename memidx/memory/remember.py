@@ -130,9 +130,11 @@ def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] 
     except (MemidxError, sqlite3.Error, OSError) as exc:
         if notice is None:
             raise
+        why = exc.message if isinstance(exc, MemidxError) else str(exc)
         notice(
-            f"warning: {ref} is committed ({commit[:12]}), but the index did not follow: {exc} "
-            "(run `memidx sync` once that is fixed; do not remember the note again)"
+            f"warning: {ref} is committed ({commit[:12]}), but the index did not follow: {why} "
+            "(once that is fixed (space freed, the lock let go), run `memidx sync`; do not "
+            "remember the note again)"
         )
 
 

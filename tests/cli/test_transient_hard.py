@@ -170,6 +170,7 @@ def test_a_note_remembered_while_the_index_disk_is_full_is_committed_once_and_sa
     assert remembered.err.count("\n") == 1 and "Traceback" not in remembered.err, remembered.err
     assert "notes/narwhal-tusks.md is committed" in remembered.err, remembered.err
     assert "memidx sync" in remembered.err and "full" in remembered.err, remembered.err
+    assert "try again" not in remembered.err, remembered.err
     assert indexed.git("status", "--porcelain") == ""
     assert synced.code == 0, synced
     assert [h["ref"] for h in found.json()["hits"]] == ["notes/narwhal-tusks.md"]
@@ -211,3 +212,27 @@ def test_the_same_note_remembered_twice_at_once_is_one_note_in_one_commit(
 
     assert again == head
     assert indexed.git("rev-parse", "HEAD").strip() == head
+
+
+def test_a_note_forgotten_while_the_index_disk_is_full_says_it_is_forgotten_and_how_to_follow(
+    indexed: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`forget` committed the note's removal, then failed on the index with "try again": the
+    retry said there was no such note, while search still showed it."""
+    with tmpfs(tmp_path / "small", "1m") as disk:
+        monkeypatch.setenv("MEMIDX_INDEX", str(disk / "index.sqlite"))
+        assert indexed.memidx("ingest").code == 0
+        filler = fill_up(disk)
+        forgotten = indexed.memidx("forget", "notes/a.md")
+        filler.unlink()
+        synced = indexed.memidx("sync")
+        found = indexed.memidx("search", "--json", "--mode", "bm25", "alpha")
+
+    assert forgotten.code == 1, forgotten
+    assert forgotten.err.count("\n") == 1 and "Traceback" not in forgotten.err, forgotten.err
+    assert "notes/a.md is forgotten" in forgotten.err, forgotten.err
+    assert "still" in forgotten.err and "memidx sync" in forgotten.err, forgotten.err
+    assert "try again" not in forgotten.err, forgotten.err
+    assert not (indexed.root / "notes" / "a.md").exists()
+    assert synced.code == 0, synced
+    assert found.json()["count"] == 0
