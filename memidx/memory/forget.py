@@ -4,7 +4,6 @@ is append-only, by a tombstone the index honours at once and on every clone afte
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
@@ -51,7 +50,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     from memidx.git.branch import on_a_branch
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
-    from memidx.memory.head_sync import after_commit
+    from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
 
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes are forgotten by commit")
@@ -72,15 +71,13 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
                 path.write_bytes(kept)
         raise
-    try:
-        after_commit(config, notice)
-    except (MemidxError, sqlite3.Error, OSError) as exc:  # forgotten: a retry finds no note
-        why = exc.message if isinstance(exc, MemidxError) else str(exc)
+    why = follow_commit(config, notice)
+    if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
         raise MemidxError(
             f"{ref} is forgotten ({commit[:12]}), but the index did not follow and still holds "
             f"it: {why}",
-            "once that is fixed (space freed, the lock let go), run `memidx sync`",
-        ) from exc
+            FOLLOW_HINT,
+        )
     return Forgotten("note", ref, commit=commit)
 
 

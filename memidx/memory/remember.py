@@ -119,23 +119,17 @@ def remember(
 
 def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] | None) -> None:
     """Index the commit (no hook runs for a plumbing commit). Once committed the note is
-    remembered: an index that cannot follow (a full disk, a lock) is said, never an error, which
-    an agent answered by remembering the same note again."""
-    import sqlite3
+    remembered: an index that cannot follow (a full disk, a lock) is a warning, not an error an
+    agent answers by remembering the same note again."""
+    from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
 
-    from memidx.memory.head_sync import after_commit
-
-    try:
-        after_commit(config, notice)
-    except (MemidxError, sqlite3.Error, OSError) as exc:
-        if notice is None:
-            raise
-        why = exc.message if isinstance(exc, MemidxError) else str(exc)
-        notice(
-            f"warning: {ref} is committed ({commit[:12]}), but the index did not follow: {why} "
-            "(once that is fixed (space freed, the lock let go), run `memidx sync`; do not "
-            "remember the note again)"
-        )
+    why = follow_commit(config, notice)
+    if why is None:
+        return
+    said = f"{ref} is committed ({commit[:12]}), but the index did not follow: {why}"
+    if notice is None:
+        raise MemidxError(said, FOLLOW_HINT)
+    notice(f"warning: {said} ({FOLLOW_HINT}; do not remember the note again)")
 
 
 def _redacted(

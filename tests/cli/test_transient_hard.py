@@ -236,3 +236,30 @@ def test_a_note_forgotten_while_the_index_disk_is_full_says_it_is_forgotten_and_
     assert not (indexed.root / "notes" / "a.md").exists()
     assert synced.code == 0, synced
     assert found.json()["count"] == 0
+
+
+def test_a_haystack_committed_while_the_index_disk_is_full_says_it_is_committed(
+    indexed: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`haystack commit` made its commit, then failed on the index: exit 1 and "try again",
+    which then found nothing to commit."""
+    with tmpfs(tmp_path / "small", "1m") as disk:
+        monkeypatch.setenv("MEMIDX_INDEX", str(disk / "index.sqlite"))
+        assert indexed.memidx("ingest").code == 0
+        stdin_of(monkeypatch, '{"text": "a turn about belugas"}')
+        assert indexed.memidx("file-turn").code == 0
+        filler = fill_up(disk)
+        committed = indexed.memidx("haystack", "commit")
+        again = indexed.memidx("haystack", "commit")
+        filler.unlink()
+        synced = indexed.memidx("sync")
+
+    assert committed.code == 0, committed
+    head = indexed.git("rev-parse", "HEAD").strip()
+    assert committed.out == f"committed {head[:12]}\n"
+    assert committed.err.count("\n") == 1 and "Traceback" not in committed.err, committed.err
+    assert "warning: the index did not follow" in committed.err, committed.err
+    assert "memidx sync" in committed.err and "try again" not in committed.err, committed.err
+    assert again.out == "nothing to commit in the haystack\n"
+    assert indexed.git("status", "--porcelain") == ""
+    assert synced.code == 0, synced
