@@ -21,7 +21,7 @@ from memidx.config import load_config
 from memidx.embed import job
 from memidx.index import open as index_open
 from tests.cli.test_index_faults import fill_up, read_only, tmpfs
-from tests.helpers import FakeEmbedder, NotesRepo
+from tests.helpers import FakeEmbedder, NotesRepo, run_in_process
 
 
 @contextlib.contextmanager
@@ -263,3 +263,19 @@ def test_a_haystack_committed_while_the_index_disk_is_full_says_it_is_committed(
     assert again.out == "nothing to commit in the haystack\n"
     assert indexed.git("status", "--porcelain") == ""
     assert synced.code == 0, synced
+
+
+def test_the_post_commit_hook_in_a_read_only_memory_says_what_cannot_be_written(
+    indexed: NotesRepo, tmp_path: Path
+) -> None:
+    """It said `OSError: [Errno 30] Read-only file system: '...'`, a Python repr, where every
+    command says the file, the reason and what to do."""
+    indexed.note("b.md", "Bravo", "bravo words")
+    indexed.commit()
+    with read_only(indexed.root, tmp_path / "ro") as ro:
+        hook = run_in_process(ro, "hook", "post-commit")
+
+    assert hook.code == 0
+    assert hook.out.count("\n") == 1 and "Errno" not in hook.out, hook.out
+    assert "index.sqlite.lock" in hook.out and "Read-only file system" in hook.out, hook.out
+    assert "check the permissions and the mount" in hook.out, hook.out
