@@ -5,7 +5,6 @@ in time, and loses nothing; the next run carries on."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import io
 import time
 from collections.abc import Generator
@@ -20,16 +19,16 @@ from memidx.agents.session import Where
 from memidx.config import load_config
 from memidx.embed import job
 from memidx.index import open as index_open
+from memidx.portable import file_lock
 from tests.cli.test_index_faults import fill_up, read_only, tmpfs
 from tests.helpers import FakeEmbedder, NotesRepo, run_in_process
 
 
 @contextlib.contextmanager
 def held(lock: Path) -> Generator[None]:
-    """`lock` held as another process holds it (an open file of its own: flock locks belong to
-    an open file, so this process's memidx waits for it like any other)."""
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    """`lock` held as another process holds it (an open file of its own: a file lock belongs
+    to an open file, so this process's memidx waits for it like any other)."""
+    with file_lock(lock):
         yield
 
 
