@@ -103,9 +103,10 @@ def replace_through(
 ) -> None:
     """Write `draft` through `write` and rename it over `path`; `durable` (the fsync setting):
     the draft is synced before the rename and the folder after it, so a power loss leaves the
-    old file or the new one, whole. A write that fails (a full disk) removes its draft. The
-    draft is made with `mode` (less the umask), never readable by more people than the file it
-    replaces while the bytes are written (`~/.claude.json` may hold tokens)."""
+    old file or the new one, whole. A write that fails (a full disk) removes its draft, and its
+    error names `path`. The draft is made with `mode` (less the umask), never readable by more
+    people than the file it replaces while the bytes are written (`~/.claude.json` may hold
+    tokens)."""
     try:
         draft.unlink(missing_ok=True)  # a leftover under this pid would keep its permissions
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
@@ -118,8 +119,10 @@ def replace_through(
         if mode is not None:
             draft.chmod(mode)
         draft.replace(path)
-    except BaseException:
+    except BaseException as exc:
         draft.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(path)  # a write or flush names no file (ENOSPC, EIO): name it
         raise
     if durable:
         sync_folder(path.parent)

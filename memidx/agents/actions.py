@@ -45,7 +45,7 @@ def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> st
         block, keys = done.block, list(done.keys)
     if keys:
         state.add(SEEN, *keys)
-        state.save()
+        _save(state)
     return block
 
 
@@ -70,8 +70,18 @@ def session_start(config: Config, where: Where) -> str:
     block = digest(config, where.project)
     if block:
         state.set_text(DIGESTED, context)
-        state.save()
+        _save(state)
     return block
+
+
+def _save(state: SessionState) -> None:
+    """Save what recall keeps of a session; a memory whose folder cannot be written keeps
+    nothing (a hit may then come again), and still recalls."""
+    try:
+        state.save()
+    except OSError as exc:
+        if exc.errno not in recall_server.READ_ONLY:
+            raise
 
 
 def restart_cut_off_embed(config: Config) -> None:

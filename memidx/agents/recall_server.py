@@ -8,6 +8,7 @@ after an idle hour. The hook starts it in the background when it does not answer
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from memidx.agents.recall import Recaller
 
 MAX_REQUEST = 64 * 1024
+# What a memory whose folder cannot be written (mounted read-only, shared) answers a writer:
+# no server runs there, and the hook recalls in its own process, from the index it only reads.
+READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 IDLE_EXIT = 3600.0  # seconds without a request before the server exits
 MAX_REQUESTS = 1_000_000
 CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
@@ -112,8 +116,13 @@ def starting(config: Config) -> bool:
     lock = _folder(config) / "recall.lock"
     if not lock.exists():
         return False
-    with file_lock(lock, wait=False) as free:
-        return not free
+    try:
+        with file_lock(lock, wait=False) as free:
+            return not free
+    except OSError as exc:
+        if exc.errno not in READ_ONLY:
+            raise
+        return False  # a lock file this process cannot open: no server can start here
 
 
 def _read_line(conn: socket.socket) -> bytes:
@@ -128,17 +137,21 @@ def _read_line(conn: socket.socket) -> bytes:
 
 def start(config: Config) -> None:
     """Start the server in the background (it exits at once when another one runs); none
-    where it could have no socket."""
+    where it could have no socket, nor in a memory whose folder cannot be written."""
     from memidx.portable import start_detached
 
     if socket_path(config) is None:
         return
     log_path = _folder(config) / "recall-server.log"
-    log_path.parent.mkdir(parents=True, exist_ok=True)
     # the child serves this very memory (-C: never by changing this process's environment)
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
-    with log_path.open("ab") as log:
-        start_detached(argv, log)
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with log_path.open("ab") as log:
+            start_detached(argv, log)
+    except OSError as exc:
+        if exc.errno not in READ_ONLY:
+            raise
 
 
 def serve(config: Config, idle_exit: float | None = None) -> int:

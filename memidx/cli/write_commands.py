@@ -130,7 +130,7 @@ def _report(args: argparse.Namespace, config: Config, filed: object) -> int:
 
 def haystack(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.segment_commit import commit_haystack
-    from memidx.memory.head_sync import after_commit
+    from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
 
     if args.action == "purge":
         from memidx.cli.forget_commands import purge
@@ -146,9 +146,10 @@ def haystack(args: argparse.Namespace, config: Config) -> int:
     if not config.in_git:  # else git's answer reads as a detached HEAD
         raise UsageError(f"{config.root}: not a git repository", "segments are committed by git")
     commit = commit_haystack(config, say_notice)
-    if commit is not None:
-        after_commit(config, say_line)
+    why = None if commit is None else follow_commit(config, say_line)
     print("nothing to commit in the haystack" if commit is None else f"committed {commit[:12]}")
+    if why is not None:  # committed: a retry has nothing to commit, and the index stays behind
+        say_line(f"warning: the index did not follow the haystack's commit: {why} ({FOLLOW_HINT})")
     return 0
 
 

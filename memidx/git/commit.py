@@ -36,8 +36,8 @@ TEMP_INDEX_PREFIX = "memidx-commit-"
 
 def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
-    returns the new commit id. Nothing but HEAD's branch and these paths' index entries
-    changes; no hook runs (the caller checks and syncs in-process)."""
+    returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
+    these paths' index entries changes; no hook runs (the caller checks and syncs in-process)."""
     import git
 
     repo: Any = git.Repo(config.root)
@@ -154,6 +154,8 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
             repo.git.read_tree(head, env=env)
         repo.git.add("-A", "--", *paths, env=env)
         tree = str(repo.git.write_tree(env=env)).strip()
+        if head is not None and tree == str(repo.git.rev_parse(f"{head}^{{tree}}")).strip():
+            return head  # nothing changed (the same note remembered twice at once): no commit
         parents = ["-p", head] if head else []
         return str(repo.git.commit_tree(tree, *parents, "-m", subject)).strip()
     except git.GitCommandError as exc:

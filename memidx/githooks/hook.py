@@ -48,6 +48,11 @@ def run_hook(directory: Path | None, stage: str) -> int:
             print(f"memidx: {line}")
     except MemidxError as exc:
         return _failed(state_dir, stage, str(exc))
+    except OSError as exc:  # a read-only memory, a full disk: the line every command says
+        from memidx.index.connection import trouble
+
+        said = trouble(exc, None)
+        return _failed(state_dir, stage, str(said) if said else f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
         return _failed(state_dir, stage, f"{type(exc).__name__}: {exc}")
     return 0

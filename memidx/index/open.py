@@ -5,11 +5,12 @@ uses, and only ever replace or move a file that is provably memidx's index."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.errors import REBUILD_HINT, IndexUnusable
+from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable
 from memidx.index.connection import (
     connect,
     connect_reader,
@@ -41,6 +42,11 @@ from memidx.index.schema import (
 )
 from memidx.portable import file_lock
 
+# Seconds a writer waits for the creation lock: a build under way takes it for its whole
+# filling, but one stopped with Ctrl-Z or hung held every writer for ever (a post-commit hook
+# with it, and the `git commit` that ran it).
+LOCK_WAIT = 60.0
+
 
 def writable_index(
     config: Config,
@@ -65,7 +71,7 @@ def writable_index(
     if fill is None or build_problem(store.conn) is None:
         return store
     try:
-        with file_lock(_lock_path(path)), trouble_reported(path, write=True):
+        with _creation_lock(path), trouble_reported(path, write=True):
             if build_problem(store.conn) is not None:
                 fill(config, store)
                 mark_built(store.conn)
@@ -94,7 +100,7 @@ def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store,
             return Store(_open_reader(path)), None
     refuse_foreign(path)  # before the lock file: nothing is created next to another's file
     path.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(_lock_path(path)), trouble_reported(path, write=True):
+    with _creation_lock(path), trouble_reported(path, write=True):
         return _open_writer(path, verify)
 
 
@@ -176,6 +182,20 @@ def _inspect(path: Path, verify: bool) -> tuple[sqlite3.Connection | None, str |
             conn.close()
         raise
     return conn, problem, upgraded
+
+
+@contextmanager
+def _creation_lock(path: Path) -> Generator[None]:
+    """The creation lock of the index at `path`, waited for LOCK_WAIT seconds at most."""
+    lock = _lock_path(path)
+    with file_lock(lock, timeout=LOCK_WAIT) as taken:
+        if not taken:
+            raise IndexBusy(
+                f"another memidx process has held {lock} for {LOCK_WAIT:g} s (an ingest or a "
+                "rebuild of the index, stopped or hung?): nothing was written",
+                f"try again once it ends; `fuser -v {lock}` names it",
+            )
+        yield
 
 
 def _lock_path(index: Path) -> Path:

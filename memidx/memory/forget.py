@@ -50,7 +50,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     from memidx.git.branch import on_a_branch
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
-    from memidx.memory.head_sync import after_commit
+    from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
 
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes are forgotten by commit")
@@ -71,7 +71,13 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
                 path.write_bytes(kept)
         raise
-    after_commit(config, notice)
+    why = follow_commit(config, notice)
+    if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
+        raise MemidxError(
+            f"{ref} is forgotten ({commit[:12]}), but the index did not follow and still holds "
+            f"it: {why}",
+            FOLLOW_HINT,
+        )
     return Forgotten("note", ref, commit=commit)
 
 

@@ -78,6 +78,24 @@ def after_commit(config: Config, say: Callable[[str], None] | None = None) -> No
             say(line)
 
 
+FOLLOW_HINT = "once that is fixed (space freed, the lock let go), run `memidx sync`"
+
+
+def follow_commit(config: Config, say: Callable[[str], None] | None = None) -> str | None:
+    """after_commit, for a commit that stands whatever the index does: None once the index
+    follows, else why it could not (a full disk, a held lock), for the caller to say with the
+    commit: the bare error, with its "try again", had a note remembered twice."""
+    import sqlite3
+
+    from memidx.errors import MemidxError
+
+    try:
+        after_commit(config, say)
+    except (MemidxError, sqlite3.Error, OSError) as exc:
+        return exc.message if isinstance(exc, MemidxError) else str(exc)
+    return None
+
+
 def start_background_embed(config: Config) -> list[str]:
     """Embed new chunks in a detached process, so the git operation does not wait for it."""
     from memidx.embed.installed import model_problem  # lean: not memidx.embed.model

@@ -113,10 +113,23 @@ def remember(
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
-    from memidx.memory.head_sync import after_commit
-
-    after_commit(config, notice)  # no hook runs for a plumbing commit: index it here
+    _index(config, ref, commit, notice)
     return Remembered(ref, commit, title)
+
+
+def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] | None) -> None:
+    """Index the commit (no hook runs for a plumbing commit). Once committed the note is
+    remembered: an index that cannot follow (a full disk, a lock) is a warning, not an error an
+    agent answers by remembering the same note again."""
+    from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
+
+    why = follow_commit(config, notice)
+    if why is None:
+        return
+    said = f"{ref} is committed ({commit[:12]}), but the index did not follow: {why}"
+    if notice is None:
+        raise MemidxError(said, FOLLOW_HINT)
+    notice(f"warning: {said} ({FOLLOW_HINT}; do not remember the note again)")
 
 
 def _redacted(
@@ -143,6 +156,8 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
         try:
             out = (target / name).open("x", encoding="utf-8")
         except FileExistsError:
+            if _kept_from_a_failed_commit(config, (folder / name).as_posix(), text):
+                return (folder / name).as_posix()
             continue
         try:
             with out:
@@ -159,6 +174,24 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
             raise
         return (folder / name).as_posix()
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
+
+
+def _kept_from_a_failed_commit(config: Config, ref: str, text: str) -> bool:
+    """Whether `ref` is this very note, kept by a `remember` whose commit failed (a git lock
+    left behind, a full disk) and never committed: the retry commits it, where it wrote a twin
+    (`<slug>-2.md`) beside it, and both went into memory."""
+    from memidx.git.repo import GitRepo
+
+    data = text.encode("utf-8")
+    path = config.root / ref
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size != len(data):
+            return False
+        if path.read_bytes() != data:
+            return False
+    except OSError:
+        return False
+    return not GitRepo(config.root).has("HEAD", ref)
 
 
 def _check(config: Config, ref: str, text: str) -> None:
