@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from memidx.errors import ModelError
 from memidx.notes.markdown import front_matter_end, heading_of, scan
 
-# (language code, score) of the top guess for one piece of text.
-Detect = Callable[[str], tuple[str, float]]
+Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
+Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
 
 MIN_UNIT_BYTES = 30  # UTF-8 bytes of letters a paragraph needs before its language counts
 MIN_SCORE = 0.3  # a non-English guess below this score does not count against the note
@@ -166,7 +166,7 @@ def script_of(ch: str) -> str:
 # --- the vote (pure, given a detector) --------------------------------------------------------
 
 
-def judge_units(units: Sequence[str], detect: Detect) -> LanguageVerdict:
+def judge_units(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
     """Vote by paragraph: fail when non-English paragraphs hold most of the counted letters."""
     total = 0
     against: dict[str, int] = {}
@@ -179,7 +179,7 @@ def judge_units(units: Sequence[str], detect: Detect) -> LanguageVerdict:
         if lang != "en" and score >= MIN_SCORE:
             against[lang] = against.get(lang, 0) + weight
     if total == 0:
-        return judge_pooled(units, detect)
+        return judge_pooled(units, detect, own)
     share = sum(against.values()) / total
     if share <= 0.5:
         return LanguageVerdict(True, None, share, f"{1 - share:.0%} of the prose reads as English")
@@ -189,13 +189,13 @@ def judge_units(units: Sequence[str], detect: Detect) -> LanguageVerdict:
     )
 
 
-def judge_pooled(units: Sequence[str], detect: Detect) -> LanguageVerdict:
-    """A note of short paragraphs and items only: together they vote once they hold
-    MIN_POOL_BYTES letter bytes, against the note only with a sure guess (short sentences in
-    German or French read at 0.85-0.99; a list of German place names at 0.75). Fewer letters:
+def judge_pooled(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
+    """A note of short paragraphs and items only: `own` (default: all) vote together once they
+    hold MIN_POOL_BYTES letter bytes, against the note only with a sure guess (short German or
+    French sentences read at 0.85-0.99; German place names at 0.75). Fewer letters:
     judge_script. Items never pool beside a paragraph that votes (foreign names listed in an
-    English note)."""
-    pooled = "\n".join(units)
+    English note), nor do block quotes (a short French error quoted in an English note)."""
+    pooled = "\n".join(units if own is None else own)
     if letter_bytes(pooled) >= MIN_POOL_BYTES:
         lang, score = detect(pooled)
         if lang != "en" and score >= MIN_POOL_SCORE:
@@ -283,7 +283,7 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
     own = prose_units(text, quotes=False)
     if any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
         return judge_units(own, detect or detect_language)
-    return judge_units(prose_units(text), detect or detect_language)
+    return judge_units(prose_units(text), detect or detect_language, own)
 
 
 def problem_message(path: str, verdict: LanguageVerdict) -> str:

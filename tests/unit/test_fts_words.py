@@ -11,7 +11,7 @@ from contextlib import closing
 import pytest
 
 from memidx.notes.separators import TOKENIZER
-from memidx.notes.words import DIACRITICS, WORD, fold, folds
+from memidx.notes.words import DIACRITICS, PRIVATE_USE, WORD, fold, folds
 
 # where Unicode assigns characters below plane 15 (planes 4 to 13 hold none)
 ASSIGNED = (*range(0x80, 0x40000), *range(0xE0000, 0xE1000))
@@ -92,3 +92,21 @@ def test_fold_drops_the_marks_the_index_drops_in_every_script(text: str, folded:
     assert fold(unicodedata.normalize("NFD", text)).translate(DIACRITICS) == unicodedata.normalize(
         "NFD", folded
     ).translate(DIACRITICS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it\u2019s — done ✅ 🥺 日本語 한국어 ß ø " * 1000,  # not ASCII, nothing to fold
+        "é",
+        "\U0002f800 ideograph",  # the last range of the table, beyond the BMP
+        "\U0010fffd icon",
+        "x\ue000",
+    ],
+)
+def test_fold_copies_only_text_it_changes(text: str) -> None:
+    """A 5 MB transcript with one curly quote was translated whole (~0.4 s of its filing, a
+    copy of it in memory) though fold changed nothing in it."""
+    folded = fold(text)
+    assert folded == PRIVATE_USE.sub(" ", text.translate(folds()))
+    assert (folded is text) == (folded == text)

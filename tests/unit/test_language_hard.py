@@ -83,3 +83,16 @@ def test_a_note_of_short_items_in_another_language_is_blocked(note: str) -> None
 )
 def test_a_note_of_short_english_items_or_foreign_names_passes(note: str) -> None:
     assert check_text(note).english
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "# Build fails\n\n> Erreur : fichier introuvable\n\nRun make clean.\n",
+        "# Login\n\n> Sitzung abgelaufen, neu anmelden\n\nClear cookies.\n",
+    ],
+)
+def test_a_short_foreign_quote_in_a_short_english_note_passes(note: str) -> None:
+    """Block quotes are someone else's words: the pool of short paragraphs read them with the
+    author's, and an English note quoting a short French error was blocked as French."""
+    assert check_text(note).english
