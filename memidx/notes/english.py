@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from memidx.errors import ModelError
+from memidx.notes.language_names import LANGUAGE_NAMES
 from memidx.notes.markdown import front_matter_end, heading_of, scan
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
@@ -26,17 +27,6 @@ MIN_UNIT_BYTES = 30  # UTF-8 bytes of letters a paragraph needs before its langu
 MIN_SCORE = 0.3  # a non-English guess below this score does not count against the note
 # short paragraphs read together (judge_pooled): 1 of 2,950 pools of TIL's English ones >= 0.8
 MIN_POOL_BYTES, MIN_POOL_SCORE = 40, 0.8
-
-LANGUAGE_NAMES = {
-    "ar": "Arabic", "bg": "Bulgarian", "ca": "Catalan", "cs": "Czech", "da": "Danish",
-    "de": "German", "el": "Greek", "es": "Spanish", "et": "Estonian", "fa": "Persian",
-    "fi": "Finnish", "fr": "French", "he": "Hebrew", "hi": "Hindi", "hr": "Croatian",
-    "hu": "Hungarian", "id": "Indonesian", "it": "Italian", "ja": "Japanese", "ko": "Korean",
-    "lt": "Lithuanian", "lv": "Latvian", "ms": "Malay", "nl": "Dutch", "no": "Norwegian",
-    "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "ru": "Russian", "sk": "Slovak",
-    "sl": "Slovenian", "sr": "Serbian", "sv": "Swedish", "th": "Thai", "tr": "Turkish",
-    "uk": "Ukrainian", "vi": "Vietnamese", "zh": "Chinese",
-}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
