@@ -27,6 +27,7 @@ MIN_UNIT_BYTES = 30  # UTF-8 bytes of letters a paragraph needs before its langu
 MIN_SCORE = 0.3  # a non-English guess below this score does not count against the note
 # short paragraphs read together (judge_pooled): 1 of 2,950 pools of TIL's English ones >= 0.8
 MIN_POOL_BYTES, MIN_POOL_SCORE = 40, 0.8
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")  # a word of letters, with ' or - inside
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,12 +181,12 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
 
 
 def judge_pooled(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
-    """A note of short paragraphs and items only: `own` (default: all) vote together once they
-    hold MIN_POOL_BYTES letter bytes, against the note only with a sure guess (short German or
-    French sentences read at 0.85-0.99; German place names at 0.75). Fewer letters:
+    """A note of short paragraphs and items only: `own` (default: all) but names and titles
+    (`named`) vote together once they hold MIN_POOL_BYTES letter bytes, against the note only
+    with a sure guess (short German or French sentences read at 0.85-0.99). Fewer letters:
     judge_script. Items never pool beside a paragraph that votes (foreign names listed in an
     English note), nor do block quotes (a short French error quoted in an English note)."""
-    pooled = "\n".join(units if own is None else own)
+    pooled = "\n".join(u for u in (units if own is None else own) if not named(u))
     if letter_bytes(pooled) >= MIN_POOL_BYTES:
         lang, score = detect(pooled)
         if lang != "en" and score >= MIN_POOL_SCORE:
@@ -193,6 +194,14 @@ def judge_pooled(units: Units, detect: Detect, own: Units | None = None) -> Lang
                 False, lang, 1.0, f"its short paragraphs, read together, are not English ({lang})"
             )
     return judge_script(units, detect)
+
+
+def named(unit: str) -> bool:
+    """Whether every word of a paragraph begins with a capital: a name or a title ("Der
+    Zauberberg", "Garmisch-Partenkirchen", "Château Margaux"), which reads as its language
+    whatever the note is written in. A phrase with a word in lower case is prose."""
+    words = _WORD.findall(unit)
+    return bool(words) and all(word[0].isupper() for word in words)
 
 
 def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
