@@ -230,9 +230,9 @@ def embed(args: argparse.Namespace, config: Config) -> int:
     store = writable_index(config, say_notice)
     bar = ProgressBar("embedding chunks")
 
-    def waiting() -> None:  # on a terminal only, as the progress: a wait can be minutes
-        if bar.enabled:
-            print("memidx: another embed is running in this clone; waiting for it", file=sys.stderr)
+    def waiting() -> None:  # said off a terminal too: a wait can be minutes, and a log that
+        # shows nothing for them reads as a hang (the progress bar is for terminals only)
+        print("memidx: another embed is running in this clone; waiting for it", file=sys.stderr)
 
     try:
         report = embed_index(config, store, bar, prune=args.prune, waiting=waiting)

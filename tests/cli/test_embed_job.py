@@ -4,8 +4,11 @@ embedder found another one at work."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +21,7 @@ from memidx.index.open import mark_index_built
 from memidx.index.store import Store, VectorStore, open_store
 from memidx.index.sync import ingest, note_source
 from memidx.portable import file_lock
-from tests.helpers import FakeEmbedder, NotesRepo, add_note
+from tests.helpers import FakeEmbedder, NotesRepo, add_note, clean_env
 
 
 class CommitWhileEmbedding(FakeEmbedder):
@@ -157,3 +160,29 @@ def test_memidx_embed_says_nothing_when_no_one_holds_the_lock(repo: NotesRepo) -
     finally:
         store.conn.close()
     assert not waits
+
+
+def test_memidx_embed_off_a_terminal_says_it_waits_for_another_embed(
+    repo: NotesRepo, models_dir: Path
+) -> None:
+    """A wait can be minutes: a log (CI, an agent) must show why nothing happens."""
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    env = {**clean_env(), "MEMIDX_ROOT": str(repo.root), "MEMIDX_MODELS_DIR": str(models_dir)}
+    with file_lock(repo.root / ".memidx" / "embed.lock"):  # a background embedder at work
+        embed = subprocess.Popen(
+            [str(Path(sys.executable).parent / "memidx"), "embed"], cwd=repo.root, env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        silent = threading.Timer(20, embed.kill)  # a memidx that says nothing waits for ever
+        silent.start()
+        try:
+            assert embed.stderr is not None
+            line = embed.stderr.readline()  # blocks until memidx says something, or dies
+        finally:
+            silent.cancel()
+            embed.kill()
+            embed.wait(30)
+    assert "another embed is running in this clone; waiting for it" in line, line
