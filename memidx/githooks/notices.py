@@ -19,6 +19,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.hashes import sha256_hex
+from memidx.text import display
 
 NOTICES = "MEMIDX_CHECK_NOTICES"  # a file memidx's pre-commit shim shows after the framework
 PENDING = "check-notices"  # in the state folder: lines kept for the commit's post-commit hook
@@ -26,7 +27,10 @@ PENDING = "check-notices"  # in the state folder: lines kept for the commit's po
 
 def warn(config: Config, line: str) -> None:
     """A line for the person, never blocking: to memidx's shim's file, else to stderr (and,
-    under the pre-commit framework alone, kept for the post-commit hook to show)."""
+    under the pre-commit framework alone, kept for the post-commit hook to show). A control
+    character (an escape sequence in a merged note's name) is shown escaped, never sent to
+    the person's terminal."""
+    line = display(line)
     path = os.environ.get(NOTICES)
     if path and _append(Path(path), line + "\n"):  # one write: checks may run in parallel
         return
@@ -48,7 +52,7 @@ def kept_notices(config: Config) -> list[str]:
         head = _fingerprint(_tree_entries(config.root))
     except MemidxError:
         return []
-    lines = [line for mark, _, line in (k.partition("\t") for k in kept) if mark == head]
+    lines = [display(line) for mark, _, line in (k.partition("\t") for k in kept) if mark == head]
     return list(dict.fromkeys(lines))  # a staged set checked twice (a commit tried again)
 
 

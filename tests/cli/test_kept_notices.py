@@ -65,3 +65,27 @@ def test_a_staged_set_checked_twice_says_its_warning_once(
 
     assert capsys.readouterr().err == "memidx: warning: said once\n" * 2
     assert kept_notices(config) == ["memidx: warning: said once"]
+
+
+@pytest.mark.usefixtures("framework")
+def test_a_warning_never_sends_control_characters_to_the_terminal(
+    repo: NotesRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A warning names a file as git has it (a merged note's name, a peer's choice), printed on
+    stderr and again by the post-commit hook: an escape sequence there would drive the
+    person's terminal (clear it, set its title, hide the lines that follow)."""
+    config = load_config(repo.root)
+    repo.note("a.md", "A", "The build cache lives on the shared disk of the runners.")
+    repo.git("add", "-A")
+    warn(config, "memidx: warning: notes/\x1b[2J\x1b]0;owned\x07.md: not English")
+    repo.git("commit", "-q", "--no-verify", "-m", "a")
+    pending = repo.root / ".memidx" / PENDING
+    mark = pending.read_text().partition("\t")[0]
+    with pending.open("a") as kept_raw:  # as an older memidx kept it: read back printable too
+        kept_raw.write(f"{mark}\tmemidx: warning: \x1b[8mhidden\n")
+
+    said, kept = capsys.readouterr().err, kept_notices(config)
+
+    escaped = "memidx: warning: notes/\\x1b[2J\\x1b]0;owned\\x07.md: not English"
+    assert said == escaped + "\n"
+    assert kept == [escaped, "memidx: warning: \\x1b[8mhidden"]
