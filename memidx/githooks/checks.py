@@ -120,7 +120,7 @@ def check_english(config: Config, files: Sequence[str]) -> list[str]:
         return []  # the usual commit: the merge checks' modules are never imported (~4 ms)
     from memidx.githooks.inherited_check import english_notice, judged
 
-    return judged(config, problems, english_notice)
+    return judged(config, problems, english_notice, pushed=False)
 
 
 def _notes(config: Config, files: Sequence[str]) -> list[str]:
