@@ -11,6 +11,7 @@ not made (another hook failed) leaves its lines behind unshown, and the next hoo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterable
@@ -23,6 +24,9 @@ from memidx.text import display
 
 NOTICES = "MEMIDX_CHECK_NOTICES"  # a file memidx's pre-commit shim shows after the framework
 PENDING = "check-notices"  # in the state folder: lines kept for the commit's post-commit hook
+# Without memidx-sync at post-commit nothing takes the lines out: past this size the older ones
+# (commits made or not, never shown) are dropped, so the file cannot grow with every commit.
+KEPT_BYTES = 64 * 1024
 
 
 def warn(config: Config, line: str) -> None:
@@ -64,7 +68,11 @@ def _keep(config: Config, line: str) -> None:
         keep_out_of_git(config.state_dir)
     except (MemidxError, OSError):
         return  # said on stderr already; keeping it is a courtesy
-    _append(config.state_dir / PENDING, f"{staged}\t{line}\n")
+    path = config.state_dir / PENDING
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > KEPT_BYTES:
+            os.truncate(path, 0)  # not unlink: a read-only .memidx keeps a writable file
+    _append(path, f"{staged}\t{line}\n")
 
 
 def _append(path: Path, text: str) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from memidx.config import load_config
-from memidx.githooks.notices import NOTICES, PENDING, kept_notices, warn
+from memidx.githooks.notices import KEPT_BYTES, NOTICES, PENDING, kept_notices, warn
 from tests.helpers import NotesRepo
 
 BUILT = "memidx: built the missing index at"  # the drift check's warning before a first commit
@@ -89,3 +89,20 @@ def test_a_warning_never_sends_control_characters_to_the_terminal(
     escaped = "memidx: warning: notes/\\x1b[2J\\x1b]0;owned\\x07.md: not English"
     assert said == escaped + "\n"
     assert kept == [escaped, "memidx: warning: \\x1b[8mhidden"]
+
+
+@pytest.mark.usefixtures("framework")
+def test_kept_lines_no_post_commit_hook_takes_out_cannot_grow_forever(repo: NotesRepo) -> None:
+    """Without memidx-sync at post-commit (README: the lines stay unshown) every warning of
+    every commit was appended to the file for good."""
+    config = load_config(repo.root)
+    repo.git("add", "-A")
+    pending = repo.root / ".memidx" / PENDING
+    pending.parent.mkdir(exist_ok=True)
+    old = "0" * 64 + "\tmemidx: warning: an old commit's\n"  # 100 bytes
+    pending.write_text(old * (KEPT_BYTES // len(old) + 1))
+
+    warn(config, "memidx: warning: this commit's")
+
+    kept = pending.read_text().splitlines()
+    assert len(kept) == 1 and kept[0].endswith("\tmemidx: warning: this commit's"), kept[:2]
