@@ -72,14 +72,18 @@ def inherited(
         for ref, blob in blobs.items():
             if ref not in found and staged[ref] == blob:
                 found[ref] = Inherited(ref, commit, operation, pushed=False)
-    if not pushed:
+    if not pushed or not found:
         return found
     on_a_remote = {
         commit: _contained(repo, commit) for commit in {i.commit for i in found.values()}
     }
+    walk = not _partial(repo)
     return {  # a commit a remote has holds nothing that has not left: no walk per file
         ref: Inherited(
-            ref, i.commit, i.operation, on_a_remote[i.commit] or _pushed(repo, i.commit, ref)
+            ref,
+            i.commit,
+            i.operation,
+            on_a_remote[i.commit] or (walk and _pushed(repo, i.commit, ref)),
         )
         for ref, i in found.items()
     }
@@ -107,6 +111,17 @@ def _contained(repo: GitRepo, commit: str) -> bool:
         "refs/remotes/", check=False,
     )  # fmt: skip
     return bool(out.strip())
+
+
+def _partial(repo: GitRepo) -> bool:
+    """Whether this is a partial clone: git fetches from the remote any tree or blob it lacks
+    when a command reads it (an old commit's tree in a treeless clone), and no check may send
+    a packet off the machine."""
+    out = repo.run(
+        "config", "--get-regexp", r"^(extensions\.partialclone|remote\..*\.promisor)$",
+        check=False,
+    )  # fmt: skip
+    return any(line.split()[1:] != [b"false"] for line in out.splitlines())
 
 
 def _pushed(repo: GitRepo, commit: str, ref: str) -> bool:

@@ -271,3 +271,29 @@ def test_a_merge_walks_history_per_file_only_for_a_secret_no_remote_is_known_to_
     assert secrets.code == 0 and "which a remote holds" in secrets.err, secrets
     assert unpushed.code == 1 and "which no remote has" in unpushed.out, unpushed
     assert walked == ["notes/key.md"]  # the unpushed secret's only
+
+
+def test_a_partial_clone_never_fetches_history_to_tell_whether_a_secret_has_left(
+    tmp_path: Path,
+) -> None:
+    """A treeless clone (`--filter=tree:0`) fetches an old commit's tree from its remote the
+    moment git reads it: walking history per file sent the pre-commit check onto the network.
+    There the walk is skipped: what no remote-tracking branch contains is taken for unpushed."""
+    from memidx.git.inherited import inherited
+
+    source = NotesRepo(tmp_path / "source")
+    for words in ("first", "second", "third"):
+        source.note("a.md", "A", f"{words} words")
+        source.commit(words)
+    source.git("config", "uploadpack.allowFilter", "true")
+    source.git("clone", "-q", "--filter=tree:0", f"file://{source.root}", str(tmp_path / "clone"))
+    clone = NotesRepo(tmp_path / "clone", init=False)
+    clone.git("update-ref", "-d", "refs/remotes/origin/main")  # the walk goes down to the root
+    head = clone.git("rev-parse", "HEAD").strip()
+    (clone.root / ".git" / "MERGE_HEAD").write_text(f"{head}\n")  # an operation under way
+    blob = clone.git("rev-parse", "HEAD:notes/a.md").strip()
+    source.root.rename(tmp_path / "gone")  # a fetch now fails, as one off the machine would
+
+    found = inherited(GitRepo(clone.root), "notes", {"notes/a.md": blob})
+
+    assert [(i.commit, i.pushed) for i in found.values()] == [("HEAD", False)]
