@@ -64,7 +64,7 @@ def _keep(config: Config, line: str) -> None:
     from memidx.index.ownership import keep_out_of_git
 
     try:
-        staged = _fingerprint(_staged_entries(config.root))  # ~5 ms a line: rare
+        staged = _staged_fingerprint(config.root)
         keep_out_of_git(config.state_dir)
     except (MemidxError, OSError):
         return  # said on stderr already; keeping it is a courtesy
@@ -82,6 +82,29 @@ def _append(path: Path, text: str) -> bool:
         return True
     except OSError:
         return False
+
+
+# The staged set's fingerprint by the state of git's index it was read from (path, inode, time,
+# size): a merge's check warns once per inherited file, and a read of a 50,000-file index and
+# its hash cost ~0.3 s a line.
+_FINGERPRINTS: dict[tuple[str, int, int, int], str] = {}
+
+
+def _staged_fingerprint(root: Path) -> str:
+    from memidx.git.staged import staged_repo
+
+    repo = staged_repo(root)
+    index = repo.index_file or os.fsdecode(
+        repo.run("rev-parse", "--path-format=absolute", "--git-path", "index").strip()
+    )
+    try:
+        stat = Path(index).stat()
+    except OSError:  # no index yet (nothing ever staged): nothing to read twice
+        return _fingerprint(_staged_entries(root))
+    key = (index, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    if key not in _FINGERPRINTS:
+        _FINGERPRINTS[key] = _fingerprint(_staged_entries(root))
+    return _FINGERPRINTS[key]
 
 
 def _staged_entries(root: Path) -> Iterable[tuple[bytes, bytes, bytes]]:

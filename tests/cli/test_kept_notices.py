@@ -5,6 +5,9 @@ is made. Real git, memidx in-process, no hook installed."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 import pytest
 
 from memidx.config import load_config
@@ -106,3 +109,33 @@ def test_kept_lines_no_post_commit_hook_takes_out_cannot_grow_forever(repo: Note
 
     kept = pending.read_text().splitlines()
     assert len(kept) == 1 and kept[0].endswith("\tmemidx: warning: this commit's"), kept[:2]
+
+
+@pytest.mark.usefixtures("framework")
+def test_the_staged_set_is_read_once_for_the_warnings_of_one_check(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A merge bringing hundreds of a peer's notes warns once per note: each line read and
+    hashed the whole index again (~0.3 s a line for 50,000 files). Restaged, it is read anew."""
+    from memidx.githooks import notices
+
+    config = load_config(repo.root)
+    read: list[Path] = []
+    entries = notices._staged_entries  # pyright: ignore[reportPrivateUsage]
+
+    def counted(root: Path) -> Iterable[tuple[bytes, bytes, bytes]]:
+        read.append(root)
+        return entries(root)
+
+    monkeypatch.setattr(notices, "_staged_entries", counted)
+    repo.note("a.md", "A", "The build cache lives on the shared disk of the runners.")
+    repo.git("add", "-A")
+    for n in range(3):
+        warn(config, f"memidx: warning: inherited note {n}")
+    repo.note("b.md", "B", "The runners share one disk for the cache of every build.")
+    repo.git("add", "-A")
+    warn(config, "memidx: warning: after restaging")
+    repo.git("commit", "-q", "--no-verify", "-m", "a and b")
+
+    assert len(read) == 2
+    assert kept_notices(config) == ["memidx: warning: after restaging"]
