@@ -56,9 +56,13 @@ def other_sides(repo: GitRepo) -> list[tuple[str, str]]:
     return found
 
 
-def inherited(repo: GitRepo, folder: str, staged: Mapping[str, str]) -> dict[str, Inherited]:
+def inherited(
+    repo: GitRepo, folder: str, staged: Mapping[str, str], *, pushed: bool = True
+) -> dict[str, Inherited]:
     """The files of `staged` (path -> staged blob id) whose blob HEAD or the other side of an
-    operation under way holds at that path; empty when none is under way (a plain commit)."""
+    operation under way holds at that path; empty when none is under way (a plain commit).
+    With `pushed` False, whether each has left the clone is not asked (a walk of the commits
+    no remote has, per file: seconds for hundreds of a peer's notes) and each says False."""
     sides = other_sides(repo)
     if not sides or not staged:
         return {}
@@ -68,8 +72,19 @@ def inherited(repo: GitRepo, folder: str, staged: Mapping[str, str]) -> dict[str
         for ref, blob in blobs.items():
             if ref not in found and staged[ref] == blob:
                 found[ref] = Inherited(ref, commit, operation, pushed=False)
-    return {
-        ref: Inherited(ref, i.commit, i.operation, _pushed(repo, i.commit, ref))
+    if not pushed or not found:
+        return found
+    on_a_remote = {
+        commit: _contained(repo, commit) for commit in {i.commit for i in found.values()}
+    }
+    walk = not _partial(repo)
+    return {  # a commit a remote has holds nothing that has not left: no walk per file
+        ref: Inherited(
+            ref,
+            i.commit,
+            i.operation,
+            on_a_remote[i.commit] or (walk and _pushed(repo, i.commit, ref)),
+        )
         for ref, i in found.items()
     }
 
@@ -87,6 +102,26 @@ def _blobs(repo: GitRepo, commit: str, folder: str, refs: Sequence[str]) -> dict
         if len(fields) == 3 and fields[1] == b"blob" and ref in wanted:
             blobs[ref] = fields[2].decode()
     return blobs
+
+
+def _contained(repo: GitRepo, commit: str) -> bool:
+    """Whether a remote-tracking branch contains `commit` (as this clone last fetched it)."""
+    out = repo.run(
+        "for-each-ref", "--count=1", "--format=%(refname)", f"--contains={commit}",
+        "refs/remotes/", check=False,
+    )  # fmt: skip
+    return bool(out.strip())
+
+
+def _partial(repo: GitRepo) -> bool:
+    """Whether this is a partial clone: git fetches from the remote any tree or blob it lacks
+    when a command reads it (an old commit's tree in a treeless clone), and no check may send
+    a packet off the machine."""
+    out = repo.run(
+        "config", "--get-regexp", r"^(extensions\.partialclone|remote\..*\.promisor)$",
+        check=False,
+    )  # fmt: skip
+    return any(line.split()[1:] != [b"false"] for line in out.splitlines())
 
 
 def _pushed(repo: GitRepo, commit: str, ref: str) -> bool:

@@ -120,7 +120,7 @@ def check_english(config: Config, files: Sequence[str]) -> list[str]:
         return []  # the usual commit: the merge checks' modules are never imported (~4 ms)
     from memidx.githooks.inherited_check import english_notice, judged
 
-    return judged(config, problems, english_notice)
+    return judged(config, problems, english_notice, pushed=False)
 
 
 def _notes(config: Config, files: Sequence[str]) -> list[str]:
@@ -163,12 +163,11 @@ def staged_contents(
         repo = staged_repo(config.root)
         staged = staged_files(repo, config.notes_dir, refs)
         for file, size, data in read_staged(repo, list(staged.values()), limit):
-            if file.symlink:
-                found[file.ref] = LINK
-                if data is not None:
-                    targets[file.ref] = data
-            elif data is None:
+            if data is None:  # a link's target too: git pushes it whatever its length
                 found[file.ref] = too_large(size, limit)
+            elif file.symlink:
+                found[file.ref] = LINK
+                targets[file.ref] = data
             else:
                 found[file.ref] = data
     for ref in refs:

@@ -26,11 +26,14 @@ SIDES = {
 }
 
 
-def judged(config: Config, problems: Mapping[str, Sequence[str]], notice: Notice) -> list[str]:
+def judged(
+    config: Config, problems: Mapping[str, Sequence[str]], notice: Notice, *, pushed: bool
+) -> list[str]:
     """The problem lines that block: those of files this side brings, and what `notice` keeps
-    of an inherited file's; its warning line, if any, is said."""
+    of an inherited file's; its warning line, if any, is said. `pushed`: whether `notice`
+    needs to know if a file has left the clone (asking costs a walk of history per file)."""
     blocking = {ref: lines for ref, lines in problems.items() if lines}
-    taken = _inherited(config, list(blocking)) if blocking else {}
+    taken = _inherited(config, list(blocking), pushed) if blocking else {}
     kept: list[str] = []
     for ref, lines in blocking.items():
         said, block = notice(taken[ref], lines) if ref in taken else (None, lines)
@@ -40,12 +43,13 @@ def judged(config: Config, problems: Mapping[str, Sequence[str]], notice: Notice
     return kept
 
 
-def _inherited(config: Config, refs: Sequence[str]) -> dict[str, Inherited]:
+def _inherited(config: Config, refs: Sequence[str], pushed: bool) -> dict[str, Inherited]:
     if not config.in_git:
         return {}
     repo = staged_repo(config.root)
     staged = staged_files(repo, config.notes_dir, refs)
-    return inherited(repo, config.notes_dir, {ref: f.blob_id for ref, f in staged.items()})
+    blobs = {ref: f.blob_id for ref, f in staged.items()}
+    return inherited(repo, config.notes_dir, blobs, pushed=pushed)
 
 
 def where(found: Inherited) -> str:

@@ -11,6 +11,7 @@ not made (another hook failed) leaves its lines behind unshown, and the next hoo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterable
@@ -19,14 +20,21 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.hashes import sha256_hex
+from memidx.text import display
 
 NOTICES = "MEMIDX_CHECK_NOTICES"  # a file memidx's pre-commit shim shows after the framework
 PENDING = "check-notices"  # in the state folder: lines kept for the commit's post-commit hook
+# Without memidx-sync at post-commit nothing takes the lines out: past this size the older ones
+# (commits made or not, never shown) are dropped, so the file cannot grow with every commit.
+KEPT_BYTES = 64 * 1024
 
 
 def warn(config: Config, line: str) -> None:
     """A line for the person, never blocking: to memidx's shim's file, else to stderr (and,
-    under the pre-commit framework alone, kept for the post-commit hook to show)."""
+    under the pre-commit framework alone, kept for the post-commit hook to show). A control
+    character (an escape sequence in a merged note's name) is shown escaped, never sent to
+    the person's terminal."""
+    line = display(line)
     path = os.environ.get(NOTICES)
     if path and _append(Path(path), line + "\n"):  # one write: checks may run in parallel
         return
@@ -48,7 +56,7 @@ def kept_notices(config: Config) -> list[str]:
         head = _fingerprint(_tree_entries(config.root))
     except MemidxError:
         return []
-    lines = [line for mark, _, line in (k.partition("\t") for k in kept) if mark == head]
+    lines = [display(line) for mark, _, line in (k.partition("\t") for k in kept) if mark == head]
     return list(dict.fromkeys(lines))  # a staged set checked twice (a commit tried again)
 
 
@@ -56,11 +64,15 @@ def _keep(config: Config, line: str) -> None:
     from memidx.index.ownership import keep_out_of_git
 
     try:
-        staged = _fingerprint(_staged_entries(config.root))  # ~5 ms a line: rare
+        staged = _staged_fingerprint(config.root)
         keep_out_of_git(config.state_dir)
     except (MemidxError, OSError):
         return  # said on stderr already; keeping it is a courtesy
-    _append(config.state_dir / PENDING, f"{staged}\t{line}\n")
+    path = config.state_dir / PENDING
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > KEPT_BYTES:
+            os.truncate(path, 0)  # not unlink: a read-only .memidx keeps a writable file
+    _append(path, f"{staged}\t{line}\n")
 
 
 def _append(path: Path, text: str) -> bool:
@@ -70,6 +82,29 @@ def _append(path: Path, text: str) -> bool:
         return True
     except OSError:
         return False
+
+
+# The staged set's fingerprint by the state of git's index it was read from (path, inode, time,
+# size): a merge's check warns once per inherited file, and a read of a 50,000-file index and
+# its hash cost ~0.3 s a line.
+_FINGERPRINTS: dict[tuple[str, int, int, int], str] = {}
+
+
+def _staged_fingerprint(root: Path) -> str:
+    from memidx.git.staged import staged_repo
+
+    repo = staged_repo(root)
+    index = repo.index_file or os.fsdecode(
+        repo.run("rev-parse", "--path-format=absolute", "--git-path", "index").strip()
+    )
+    try:
+        stat = Path(index).stat()
+    except OSError:  # no index yet (nothing ever staged): nothing to read twice
+        return _fingerprint(_staged_entries(root))
+    key = (index, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    if key not in _FINGERPRINTS:
+        _FINGERPRINTS[key] = _fingerprint(_staged_entries(root))
+    return _FINGERPRINTS[key]
 
 
 def _staged_entries(root: Path) -> Iterable[tuple[bytes, bytes, bytes]]:

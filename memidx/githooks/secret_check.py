@@ -50,7 +50,7 @@ def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = 
         return []  # the usual commit: the merge checks' modules are never imported (~4 ms)
     from memidx.githooks.inherited_check import judged, secret_notice
 
-    return judged(config, problems, secret_notice)
+    return judged(config, problems, secret_notice, pushed=True)
 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:

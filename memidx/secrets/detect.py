@@ -81,7 +81,8 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
             )
     for match in URL_PASSWORD.finditer(joined):
         user, password = match.group(1, 2)
-        if real_password(password) and not port_not_password(user, password):
+        host = joined[match.end() : match.end() + 300]
+        if real_password(password) and not port_not_password(user, password, host):
             found.append(_back(Finding(*match.span(2), URL_KIND), places))
     found.extend(_command_passwords(text))
     found.extend(netrc_passwords(text))

@@ -69,12 +69,17 @@ URL_PASSWORD = re.compile(
     r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://([^\s:/@]*):([^\s@/]+)@"
 )
 PORT = re.compile(r"[0-9]{1,5}")
+HOST_WITH_PORT = re.compile(r"(?:\[[^\]\s/@]*\]|[^\s:/@?#\[\]]+):[0-9]")  # `@cache:6379`
 
 
-def port_not_password(user: str, password: str) -> bool:
+def port_not_password(user: str, password: str, host: str) -> bool:
     """Whether a URL's `:password@` with no user is a port (`http://:8080@proxy`, a mistyped
-    `host:port`): a password needs a user, or more than a port's digits (`redis://:pw@host`)."""
-    return not user and PORT.fullmatch(password) is not None and int(password) <= 65535
+    `host:port`): a password needs a user, or more than a port's digits (`redis://:pw@host`),
+    or a host that names its own port (`redis://:12345@cache:6379`); `host` is what follows
+    the `@`."""
+    if user or PORT.fullmatch(password) is None or int(password) > 65535:
+        return False
+    return HOST_WITH_PORT.match(host) is None
 
 
 # A password on a command line, where no name says `password`: `curl -u user:password` (and

@@ -211,6 +211,26 @@ def test_check_secrets_reads_a_symlinks_target(repo: NotesRepo) -> None:
     assert GITHUB not in run.out + run.err
 
 
+def test_a_symlink_target_too_large_to_read_is_not_let_through_unchecked(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git stores a link's target as a blob of any size (`update-index --cacheinfo 120000`)
+    and pushes it; one over the read limit was taken for a link with nothing to check.
+    Limits made small."""
+    from memidx.githooks import secret_check
+
+    monkeypatch.setattr(secret_check, "SEGMENT_LIMIT", 100)
+    monkeypatch.setenv("MEMIDX_MAX_NOTE_BYTES", "100")
+    (repo.root / "notes/long.md").symlink_to("x" * 150 + GITHUB)
+    repo.git("add", "notes/long.md")
+
+    run = repo.memidx("check", "secrets", "notes/long.md")
+
+    assert run.code == 1, run
+    assert run.out.startswith("notes/long.md: not checked for secrets: too large (190 bytes")
+    assert GITHUB not in run.out + run.err
+
+
 def test_search_and_show_mask_what_was_stored_before_the_check(repo: NotesRepo) -> None:
     repo.note("old.md", f"Old deploy {GITHUB}", f"the deploy key is {AWS} for staging\n")
     repo.commit("an old note, committed before the check existed")

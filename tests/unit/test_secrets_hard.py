@@ -146,7 +146,9 @@ DAILY = {
     "redis-url-without-password": "REDIS_URL=redis://cache:6379/0 and redis://:@cache:6379",
     "ipv6-url": "curl http://[::1]:8080/health",
     # no user and a port where the password goes: a mistyped `host:port`, no credential
-    "url-with-a-port-for-password": "http_proxy=http://:8080@proxy and socks5h://:1080@gw",
+    "url-with-a-port-for-password": (
+        "http_proxy=http://:8080@proxy and socks5h://:1080@gw and http://:3128@[fd00::1]/pac"
+    ),
     "url-with-placeholder": "redis://:<password>@cache:6379 and redis://:$REDIS_PASS@cache",
     "ssh-fingerprint": "SHA256:" + base64.b64encode(RNG.randbytes(32)).decode().rstrip("="),
     "max-tokens": "max_tokens: 4096\ntokenizer = AutoTokenizer.from_pretrained('bert')",
@@ -160,6 +162,8 @@ DAILY = {
         "REDIS_URL=redis://:foobared@cache:6379",  # Redis's own example password, no user
         "redis://:123456@cache:6379/0",  # all digits, but more than a port's 65535
         "http://admin:8080@proxy.internal",  # a user named: 8080 is that user's password
+        "redis://:12345@cache:6379/0",  # the host names its port: 12345 is Redis's password
+        "REDIS_URL=rediss://:2024@[::1]:6380",  # so does an IPv6 host's
     ],
 )
 def test_a_url_password_stays_flagged_where_it_cannot_be_a_port(url: str) -> None:
