@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memidx.config import load_config
 from memidx.errors import MemidxError
-from memidx.index.failures import record_failure
+from memidx.index.failures import fallback_trace, record_failure
 
 STAGES = (
     "post-commit",
@@ -34,11 +34,10 @@ def stage_from_environment() -> str:
 
 def run_hook(directory: Path | None, stage: str) -> int:
     """Bring the index to HEAD after a git operation; always returns 0."""
-    directory = directory or Path.cwd()  # the repository git works in, not the user's memory
-    state_dir = directory / ".memidx"
+    root = directory or Path.cwd()  # the repository git works in, not the user's memory
     try:
-        config = load_config(directory)
-        state_dir = config.state_dir
+        config = load_config(root)
+        root = config.root
         from memidx.githooks.notices import kept_notices
         from memidx.memory.head_sync import sync_to_head
 
@@ -47,19 +46,20 @@ def run_hook(directory: Path | None, stage: str) -> int:
         for line in sync_to_head(config):
             print(f"memidx: {line}")
     except MemidxError as exc:
-        return _failed(state_dir, stage, str(exc))
+        return _failed(root, stage, str(exc))
     except OSError as exc:  # a read-only memory, a full disk: the line every command says
         from memidx.index.connection import trouble
 
         said = trouble(exc, None)
-        return _failed(state_dir, stage, str(said) if said else f"{type(exc).__name__}: {exc}")
+        return _failed(root, stage, str(said) if said else f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
-        return _failed(state_dir, stage, f"{type(exc).__name__}: {exc}")
+        return _failed(root, stage, f"{type(exc).__name__}: {exc}")
     return 0
 
 
-def _failed(state_dir: Path, stage: str, reason: str) -> int:
+def _failed(root: Path, stage: str, reason: str) -> int:
     message = f"could not update the index: {reason}"
     print(f"memidx: {stage}: {message} (run `make reconcile`)")
-    record_failure(state_dir / "hook-error.log", stage, message)
+    trace = root / ".memidx" / "hook-error.log"  # the state folder, fixed (Config.state_dir)
+    record_failure(trace, stage, message, fallback=fallback_trace(root, trace))
     return 0
