@@ -53,7 +53,7 @@ def test_the_post_commit_hook_in_a_read_only_memory_leaves_a_trace_status_shows(
     indexed: NotesRepo, tmp_path: Path
 ) -> None:
     """The hook's trace sat on the read-only disk: nothing was written, and `memidx status`
-    said "hook error: none"."""
+    said "hook error: none"; the hook said to run `make reconcile`, which fails the same way."""
     indexed.note("b.md", "Bravo", "bravo words")
     indexed.commit()
     with read_only(indexed.root, tmp_path / "ro") as ro:
@@ -62,9 +62,12 @@ def test_the_post_commit_hook_in_a_read_only_memory_leaves_a_trace_status_shows(
         trace = user_trace_dir(load_config(ro).root)
 
     assert hook.code == 0
+    assert "make the memory writable" in hook.out and "make reconcile" in hook.out, hook.out
+    assert "(run `make reconcile`)" not in hook.out, hook.out
     assert trace is not None and (trace / "hook-error.log").is_file()
     line = next(x for x in status.out.splitlines() if x.startswith("hook error:"))
     assert "post-commit" in line and "Read-only file system" in line, status.out
+    assert line.count("make reconcile") == 1, line
 
 
 def test_an_agent_hook_in_a_read_only_memory_leaves_its_trace_for_status(
