@@ -3,9 +3,10 @@ answers from any directory) and the folder of embedding models every clone share
 
 Both follow the XDG base directories: `$XDG_CONFIG_HOME/memidx/config.toml` (default
 `~/.config/memidx/config.toml`) and `$XDG_CACHE_HOME/memidx/models` (default
-`~/.cache/memidx/models`); agent install's backups go to `$XDG_STATE_HOME/memidx` (default
-`~/.local/state/memidx`). Paths are computed from the environment given, so tests pass a
-fake one; a relative XDG value is ignored, as the specification says.
+`~/.cache/memidx/models`); agent install's backups, and the hook traces a memory cannot keep
+itself, go to `$XDG_STATE_HOME/memidx` (default `~/.local/state/memidx`). Paths are computed
+from the environment given, so tests pass a fake one; a relative XDG value is ignored, as the
+specification says.
 """
 
 from __future__ import annotations
@@ -86,6 +87,22 @@ def user_state_dir(env: Mapping[str, str] | None = None) -> Path:
     backups `memidx agent install` makes)."""
     env = os.environ if env is None else env
     return _base(env, "XDG_STATE_HOME", ".local/state") / "memidx"
+
+
+def user_trace_dir(root: Path, env: Mapping[str, str] | None = None) -> Path | None:
+    """`$XDG_STATE_HOME/memidx/traces/<name>-<hash of its path>`: where the hooks of the memory
+    at `root` leave their traces when its own state folder cannot be written (a read-only
+    mount, a full disk), so `memidx status` still finds them; None without a home."""
+    import hashlib
+
+    with contextlib.suppress(OSError, RuntimeError):
+        root = root.resolve()
+    key = hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in root.name)[:40]
+    try:
+        return user_state_dir(env) / "traces" / f"{name.lstrip('.') or 'memory'}-{key}"
+    except ConfigError:
+        return None
 
 
 def recorded_memory(path: Path) -> Path | None:

@@ -2,7 +2,8 @@
 
 A hook never blocks or breaks the agent. The work runs in a thread with a deadline; an error,
 a missing index, a held lock or the deadline mean no output, exit 0, and one line in
-`.memidx/agent-hook-error.log`, which `memidx status` shows."""
+`.memidx/agent-hook-error.log` (in the user's state folder when the memory cannot be written),
+which `memidx status` shows."""
 
 from __future__ import annotations
 
@@ -168,11 +169,12 @@ def _payload(data: bytes) -> dict[str, object]:
 
 
 def _trace(config: Config | None, agent: str, event: str, message: str) -> None:
-    from memidx.index.failures import record_failure
+    from memidx.index.failures import fallback_trace, record_failure
 
     path = trace_path(config)
-    if path is not None:
-        record_failure(path, f"{agent} {event}", message)
+    if path is not None:  # a memory that cannot be written: the trace in the user's state folder
+        fallback = None if config is None else fallback_trace(config.root, path)
+        record_failure(path, f"{agent} {event}", message, fallback=fallback)
 
 
 def trace_path(config: Config | None) -> Path | None:

@@ -83,11 +83,16 @@ def write_status(out: TextIO, status: Status) -> None:
             "hook error",
             "none"
             if failure is None
-            else f"{failure.when} {failure.hook}: {failure.message} (run `make reconcile`)",
+            else f"{failure.when} {failure.hook}: {_with_remedy(failure.message)}",
         )
     )
     for key, value in rows:
         out.write(f"{key + ':' if key else '':<13}{value}\n")
+
+
+def _with_remedy(message: str) -> str:
+    """A hook's trace line with what to do: its own (memidx.githooks.hook), else reconcile."""
+    return message if "make reconcile" in message else f"{message} (run `make reconcile`)"
 
 
 CUT_OFF = (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memidx.config import load_config
 from memidx.errors import MemidxError
-from memidx.index.failures import record_failure
+from memidx.index.failures import fallback_trace, record_failure
 
 STAGES = (
     "post-commit",
@@ -34,11 +34,10 @@ def stage_from_environment() -> str:
 
 def run_hook(directory: Path | None, stage: str) -> int:
     """Bring the index to HEAD after a git operation; always returns 0."""
-    directory = directory or Path.cwd()  # the repository git works in, not the user's memory
-    state_dir = directory / ".memidx"
+    root = directory or Path.cwd()  # the repository git works in, not the user's memory
     try:
-        config = load_config(directory)
-        state_dir = config.state_dir
+        config = load_config(root)
+        root = config.root
         from memidx.githooks.notices import kept_notices
         from memidx.memory.head_sync import sync_to_head
 
@@ -47,19 +46,38 @@ def run_hook(directory: Path | None, stage: str) -> int:
         for line in sync_to_head(config):
             print(f"memidx: {line}")
     except MemidxError as exc:
-        return _failed(state_dir, stage, str(exc))
+        return _failed(root, stage, exc)
     except OSError as exc:  # a read-only memory, a full disk: the line every command says
         from memidx.index.connection import trouble
 
         said = trouble(exc, None)
-        return _failed(state_dir, stage, str(said) if said else f"{type(exc).__name__}: {exc}")
+        return _failed(root, stage, said or MemidxError(f"{type(exc).__name__}: {exc}"))
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
-        return _failed(state_dir, stage, f"{type(exc).__name__}: {exc}")
+        return _failed(root, stage, MemidxError(f"{type(exc).__name__}: {exc}"))
     return 0
 
 
-def _failed(state_dir: Path, stage: str, reason: str) -> int:
-    message = f"could not update the index: {reason}"
-    print(f"memidx: {stage}: {message} (run `make reconcile`)")
-    record_failure(state_dir / "hook-error.log", stage, message)
+RECONCILE = "run `make reconcile`"
+
+
+def _remedy(exc: MemidxError) -> tuple[str, str]:
+    """What went wrong, and what to do that works: `make reconcile` fails just as the hook did
+    until the memory can be written again (its hint's "then try again")."""
+    from memidx.index.connection import READONLY_HINT
+
+    hint = exc.hint
+    if "then try again" not in hint:
+        return str(exc), RECONCILE
+    if hint.startswith(READONLY_HINT):  # the folder checked, the memory made writable
+        what, rest = READONLY_HINT.removesuffix(", then try again"), hint[len(READONLY_HINT) :]
+        hint = f"make the memory writable ({what}), then try again{rest}"
+    return exc.message, hint.replace("then try again", f"then {RECONCILE}", 1)
+
+
+def _failed(root: Path, stage: str, exc: MemidxError) -> int:
+    reason, what_to_do = _remedy(exc)
+    message = f"could not update the index: {reason} ({what_to_do})"
+    print(f"memidx: {stage}: {message}")
+    trace = root / ".memidx" / "hook-error.log"  # the state folder, fixed (Config.state_dir)
+    record_failure(trace, stage, message, fallback=fallback_trace(root, trace))
     return 0

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from memidx.config import Config
+from memidx.errors import MemidxError
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.frames import Record
-from memidx.haystack.indexing import Filed, file_record, fill_index
+from memidx.haystack.indexing import Filed, file_record, fill_index, not_filed
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
 from memidx.index.store import Store
@@ -18,11 +19,26 @@ from memidx.index.store import Store
 
 def file(config: Config, record: Record, notice: Callable[[str], None] | None = None) -> Filed:
     """Append and index one record in a process of its own (the CLI)."""
-    store = writable_index(config, notice, fill=fill_index)
+    store = _open(config, notice)
     try:
         return file_record(config, store, record, clone_writer(config, notice))
     finally:
         store.conn.close()
+
+
+def _open(config: Config, notice: Callable[[str], None] | None = None) -> Store:
+    """The index to file into; what stops it opening is said as what it did to the record."""
+    from memidx.index.connection import trouble
+
+    try:
+        return writable_index(config, notice, fill=fill_index)
+    except MemidxError as exc:
+        raise not_filed(exc) from exc
+    except OSError as exc:  # a lock file in a read-only folder, a full disk
+        said = trouble(exc, config.index_path)
+        if said is None:
+            raise
+        raise not_filed(said) from exc
 
 
 class Haystack:
@@ -36,7 +52,7 @@ class Haystack:
     def _store(self) -> Store:
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
-            store = writable_index(self.config, fill=fill_index)
+            store = _open(self.config)
             self._local.store = store
         return store
 

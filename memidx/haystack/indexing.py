@@ -4,18 +4,20 @@ ref `<segment>@<offset>`), kept in step with the segment files on disk."""
 from __future__ import annotations
 
 import os
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
-from memidx.errors import MemidxError
+from memidx.errors import IndexBusy, IndexUnavailable, MemidxError
 from memidx.hashes import content_hash, sha256_hex
 from memidx.haystack import damage
 from memidx.haystack.forgotten import forget_in_index, forgotten, kept
 from memidx.haystack.frames import FORGET, HEADER, KINDS, Damage, Located, Record, frame, scan_file
 from memidx.haystack.redaction import redacted
 from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments
+from memidx.index.connection import trouble
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import clean_words
@@ -113,30 +115,54 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
     writer's lock, so concurrent filers neither duplicate nor lose a record; the index's write
     transaction is taken first, so a busy index fails the filing before anything is written."""
     record = redacted(record)  # before any byte is written: the secret never reaches the log
-    with writer.locked(), transaction(store.conn):
-        _follow_take_over(config, store, writer)
-        _index_last_segment(config, store, writer)  # a record a failed filing left counts too
-        existing = RecordStore(store.conn).find_record(record.kind, record.hash, record.session)
-        if existing is not None:
-            return Filed(*existing, duplicate=True)
-        data = frame(record)
-        try:
-            path, offset, length = writer.append_frame_locked(data)
-        except OSError as exc:
-            raise _not_filed(config, exc) from exc
-        ref = segment_ref(config, path)
-        known = RecordStore(store.conn).segment(ref)
-        if (known is None and offset == 0) or (known is not None and known[2] == offset):
-            index_record(store, ref, Located(record, offset, length, _digest(data)))
-            stat = path.stat()
-            records = (known[3] if known else 0) + 1
-            RecordStore(store.conn).set_segment(
-                ref, stat.st_size, stat.st_mtime_ns, offset + length, records
-            )
-        else:  # records before this one are not indexed (a crash, a repair): rescan
-            _sync_segment(store, ref, path, path.stat(), RecordReport())
-        _follow_cuts(config, store, writer)
+    appended: list[str] = []  # the record's ref, once it is in the log
+    try:
+        with writer.locked(), transaction(store.conn):
+            return _file_locked(config, store, record, writer, appended)
+    except (MemidxError, sqlite3.Error) as exc:
+        said = trouble(exc, config.index_path) if isinstance(exc, sqlite3.Error) else exc
+        if not isinstance(said, IndexBusy | IndexUnavailable):
+            raise
+        if not appended:  # the index refused before the append: say so, as every filing does
+            raise not_filed(said) from exc
+        raise type(said)(
+            f"the record was filed in {appended[0]} but not indexed: {said.message}",
+            "it is not lost: the next filing or `memidx sync` indexes it",
+        ) from exc
+
+
+def _file_locked(
+    config: Config, store: Store, record: Record, writer: Writer, appended: list[str]
+) -> Filed:
+    _follow_take_over(config, store, writer)
+    _index_last_segment(config, store, writer)  # a record a failed filing left counts too
+    existing = RecordStore(store.conn).find_record(record.kind, record.hash, record.session)
+    if existing is not None:
+        return Filed(*existing, duplicate=True)
+    data = frame(record)
+    try:
+        path, offset, length = writer.append_frame_locked(data)
+    except OSError as exc:
+        raise _not_filed(config, exc) from exc
+    ref = segment_ref(config, path)
+    appended.append(f"{ref}@{offset}")
+    known = RecordStore(store.conn).segment(ref)
+    if (known is None and offset == 0) or (known is not None and known[2] == offset):
+        index_record(store, ref, Located(record, offset, length, _digest(data)))
+        stat = path.stat()
+        records = (known[3] if known else 0) + 1
+        RecordStore(store.conn).set_segment(
+            ref, stat.st_size, stat.st_mtime_ns, offset + length, records
+        )
+    else:  # records before this one are not indexed (a crash, a repair): rescan
+        _sync_segment(store, ref, path, path.stat(), RecordReport())
+    _follow_cuts(config, store, writer)
     return Filed(record.id, f"{ref}@{offset}", duplicate=False)
+
+
+def not_filed(exc: MemidxError) -> MemidxError:
+    """`exc`, which stopped a filing before its append, said as what it did to the record."""
+    return type(exc)(f"the record was not filed: {exc.message}", exc.hint)
 
 
 def _not_filed(config: Config, exc: OSError) -> MemidxError:

@@ -1,16 +1,20 @@
 """The trace a failed hook leaves for `memidx status` and the pre-commit check.
 
 Plain text in the state folder (not in the index, which may be the thing that is broken):
-one line per failure, `<UTC time>\\t<hook>\\t<message>`. The shell shim in hooks/ writes the same
-format when it cannot even start Python.
+one line per failure, `<UTC time>\\t<hook>\\t<message>`; where the memory's state folder cannot
+be written, in the user's state folder instead (memidx.locations.user_trace_dir). The shell
+shim in hooks/ writes the same format when it cannot even start Python.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memidx.frozen import Value
+from memidx.locations import user_trace_dir
 
 
 class HookFailure(Value):
@@ -21,24 +25,69 @@ class HookFailure(Value):
     message: str
 
 
-def record_failure(path: Path, hook: str, message: str) -> None:
-    """Append one failure line; never raises (a hook must not fail the git operation)."""
+def fallback_trace(root: Path, trace: Path) -> Path | None:
+    """Where `trace`, in the state folder of the memory at `root`, goes when that folder cannot
+    be written; None without a home."""
+    found = user_trace_dir(root)
+    return None if found is None else found / trace.name
+
+
+def traces(root: Path, trace: Path) -> tuple[Path, ...]:
+    """`trace` and its fallback: every one `memidx status` reads and an index in step clears."""
+    fallback = fallback_trace(root, trace)
+    return (trace,) if fallback is None else (trace, fallback)
+
+
+def record_failure(path: Path, hook: str, message: str, *, fallback: Path | None = None) -> None:
+    """Append one failure line to `path`, else (its folder cannot be written: a read-only
+    mount, a full disk) to `fallback`; never raises (a hook must not fail the git operation).
+    A line is written whole or not at all: a file it made and could not fill is removed."""
     when = datetime.now(UTC).isoformat(timespec="seconds")
     line = f"{when}\t{hook}\t{' '.join(message.split())}\n"
+    # a lone surrogate (argv bytes that are not UTF-8) is written escaped, never raised
+    data = line.encode("utf-8", errors="backslashreplace")
+    for where in (path, fallback):
+        if where is not None and _append_whole(where, data):
+            return
+
+
+def _append_whole(path: Path, data: bytes) -> bool:
+    """Append `data` to `path` in one write; whether it is all there."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # a lone surrogate (argv bytes that are not UTF-8) is written escaped, never raised
-        with path.open("a", encoding="utf-8", errors="backslashreplace") as trace:
-            trace.write(line)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     except OSError:
-        return
+        return False
+    before = written = 0
+    try:
+        before = os.fstat(fd).st_size
+        written = os.write(fd, data)
+    except OSError:
+        pass
+    else:
+        if written == len(data):
+            os.close(fd)
+            return True
+    with contextlib.suppress(OSError):
+        if os.fstat(fd).st_size == before + written:  # no one else appended since: take it back
+            os.ftruncate(fd, before)
+            if before == 0:
+                path.unlink()
+    os.close(fd)
+    return False
 
 
 NOTICE = "notice: "  # a line that records what a hook said, not that it failed
 
 
-def last_failure(path: Path) -> HookFailure | None:
-    """The most recent recorded failure, or None; notices (NOTICE) are no failures."""
+def last_failure(*paths: Path) -> HookFailure | None:
+    """The most recent failure recorded in any of `paths` (a memory's trace and its fallback),
+    or None; notices (NOTICE) are no failures."""
+    found = [f for f in map(_last_in, paths) if f is not None]
+    return max(found, key=lambda f: f.when) if found else None
+
+
+def _last_in(path: Path) -> HookFailure | None:
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -50,6 +99,8 @@ def last_failure(path: Path) -> HookFailure | None:
     return None
 
 
-def clear_failures(path: Path) -> None:
-    """Forget recorded failures once the index is known to be in step again."""
-    path.unlink(missing_ok=True)
+def clear_failures(*paths: Path) -> None:
+    """Forget recorded failures (in a memory's trace and its fallback) once the index is known
+    to be in step again."""
+    for path in paths:
+        path.unlink(missing_ok=True)
