@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from memidx.agents import recall_server
 from memidx.agents.block import strip_injected
-from memidx.agents.gate import trivial
+from memidx.agents.gate import MAX_PROMPT_CHARS, trivial
 from memidx.agents.session import NO_SESSION, TRANSCRIPT, Where, session_state
 from memidx.config import Config
 
@@ -26,8 +26,9 @@ DIGESTED = "digested"  # session state: the TRANSCRIPT archived last when the di
 def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> str:
     """The recall block for `prompt` ("" for none), from the warm server when one answers,
     else in this process (the server is started for the next prompt). Injected spans in the
-    prompt (memidx's own block pasted back) are not searched with."""
-    prompt = strip_injected(prompt)
+    prompt (memidx's own block pasted back) are not searched with; a long prompt is cut to
+    what recall reads before it is sent (a pasted log of megabytes is no request)."""
+    prompt = strip_injected(prompt)[:MAX_PROMPT_CHARS]
     if trivial(prompt):
         return ""
     state = session_state(config, where)

@@ -27,7 +27,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memidx.agents.recall import Recaller
 
-MAX_REQUEST = 64 * 1024
+# A request holds the prompt (at most MAX_PROMPT_CHARS, up to six bytes each in JSON) and every
+# hit the session was given (up to session.MAX_KEYS refs): at 64 KiB a session's 1,500th hit or
+# a prompt of 11,000 non-ASCII characters was "request too large", recalled in the hook's process.
+MAX_REQUEST = 4 * 1024 * 1024
 # What a memory whose folder cannot be written (mounted read-only, shared) answers a writer:
 # no server runs there, and the hook recalls in its own process, from the index it only reads.
 READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
@@ -126,13 +129,13 @@ def starting(config: Config) -> bool:
 
 
 def _read_line(conn: socket.socket) -> bytes:
-    data = b""
-    while len(data) <= MAX_REQUEST * 4 and not data.endswith(b"\n"):
+    data = bytearray()
+    while len(data) <= MAX_REQUEST and not data.endswith(b"\n"):
         chunk = conn.recv(65536)
         if not chunk:
             break
         data += chunk
-    return data
+    return bytes(data)
 
 
 def start(config: Config) -> None:

@@ -1,0 +1,120 @@
+"""The prompt hook's recall path under attack: many hooks at once on one warm server, prompts
+and sessions the server was not sized for, a server of the code before an upgrade, a wedged
+server, and two hooks of one session at once. In-process (the server in a thread of this
+process, the hooks as calls of `actions.recall_for`), one server for the module where the test
+leaves it running."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from memidx.agents import actions, recall_server
+from memidx.agents.session import Where, session_state
+from memidx.config import Config
+from memidx.frozen import replace
+from tests.cli.test_recall_server import indexed, serving
+from tests.helpers import NotesRepo
+
+PROMPT = "how do I stop vmmem from growing in WSL memory"
+REF = "notes/wsl.md"
+
+
+def embedded(root: Path, models_dir: Path) -> Config:
+    config = indexed(root, models_dir)
+    assert NotesRepo(root, init=False).memidx("embed").code == 0
+    return config
+
+
+@pytest.fixture(scope="module")
+def memory(models_dir: Path) -> Iterator[Config]:
+    """An embedded memory in a folder short enough for its own socket."""
+    folder = Path(tempfile.mkdtemp(prefix="mx-"))
+    yield embedded(folder / "m", models_dir)
+    shutil.rmtree(folder)
+
+
+@pytest.fixture(scope="module")
+def warm(memory: Config) -> Iterator[Config]:
+    """The memory with its recall server running (in a thread) for the module."""
+    served, _ = serving(memory, 120.0)
+    assert recall_server.ask(memory, {"prompt": ""}, 30.0) is not None
+    yield memory
+    recall_server.ask(replace(memory, model="another/model"), {"prompt": ""}, 5.0)  # it exits
+    served.join(30)
+
+
+def no_start(config: Config) -> None:
+    """What recall_server.start does in these tests: nothing."""
+
+
+def copied(config: Config, folder: Path) -> Config:
+    """Another memory with the same notes and index (and so a server of its own)."""
+    root = folder / "m"
+    shutil.copytree(config.root, root, ignore=shutil.ignore_patterns("agents"))
+    return replace(config, root=root, index_path=root / ".memidx" / "index.sqlite")
+
+
+def in_process_fails(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make the hook's own recall (taken when the server does not answer) a recorded no-op."""
+    fell_back: list[str] = []
+
+    class Refused:
+        def __init__(self, config: Config) -> None:
+            fell_back.append(str(config.root))
+
+        def recall(self, prompt: str, seen: object) -> object:
+            raise AssertionError("recalled in the hook's process: the server did not answer")
+
+    monkeypatch.setattr(recall_server, "start", no_start)
+    monkeypatch.setattr("memidx.agents.recall.Recaller", Refused)
+    return fell_back
+
+
+def at_once(count: int, work: Callable[[int], str]) -> tuple[list[str], float]:
+    """`work(i)` for each i in threads started together; the answers and the slowest's time."""
+    answers: list[str] = [""] * count
+    took = [0.0] * count
+    gate = threading.Barrier(count)
+
+    def one(i: int) -> None:
+        gate.wait()
+        started = time.monotonic()
+        try:
+            answers[i] = work(i)
+        finally:
+            took[i] = time.monotonic() - started
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return answers, max(took)
+
+
+def test_a_long_prompt_and_a_long_sessions_seen_hits_are_answered_by_the_server(
+    warm: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The request held the whole prompt and every hit the session was given: a pasted log
+    over 64 KiB (or 11,000 non-ASCII characters, six bytes each in JSON), or a session given
+    some 1,500 hits, was "request too large" for the server, and each such prompt paid the
+    in-process recall, past its deadline."""
+    fell_back = in_process_fails(monkeypatch)
+    where = Where("claude-code", "long-session", str(warm.root))
+    state = session_state(warm, where)
+    state.add(
+        actions.SEEN, *[f"note:notes/an-earlier-note-of-this-session-{i}.md" for i in range(2000)]
+    )
+    state.save()
+
+    block = actions.recall_for(warm, where, PROMPT + " ü" * 1_000_000, time.monotonic() + 10.0)
+
+    assert fell_back == []
+    assert REF in block
