@@ -5,9 +5,11 @@ file per session in the clone's state folder; losing it costs a repeated hit, ne
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
+from collections.abc import Generator
 from pathlib import Path
 from typing import cast
 
@@ -59,6 +61,21 @@ def session_state(config: Config, where: Where) -> SessionState:
     if legacy is not None and not path.exists():
         state.data = SessionState(legacy).data
     return state
+
+
+@contextlib.contextmanager
+def one_hook_at_a_time(config: Config, where: Where, timeout: float) -> Generator[None]:
+    """Hold the session's lock for the block (read the state, recall, save), waiting up to
+    `timeout`: two prompts of one session at once each read the hits injected before, and
+    both injected the same hit. Past `timeout`, or where no lock can be made (a read-only
+    memory), the block runs without it: a repeated hit, never a prompt without recall."""
+    from memidx.portable import file_lock
+
+    lock = session_path(config, where.agent, where.session).with_suffix(".lock")
+    with contextlib.ExitStack() as held:
+        with contextlib.suppress(OSError):
+            held.enter_context(file_lock(lock, timeout=max(0.0, timeout)))
+        yield
 
 
 class SessionState:

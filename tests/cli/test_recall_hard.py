@@ -118,3 +118,18 @@ def test_a_long_prompt_and_a_long_sessions_seen_hits_are_answered_by_the_server(
 
     assert fell_back == []
     assert REF in block
+
+
+def test_two_hooks_of_one_session_at_once_inject_a_hit_once(
+    warm: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each hook read the session's injected hits, recalled, then saved: two prompts of one
+    session at once both injected the same note."""
+    in_process_fails(monkeypatch)
+    where = Where("claude-code", "one-session-twice", str(warm.root))
+
+    answers, _ = at_once(
+        4, lambda i: actions.recall_for(warm, where, PROMPT, time.monotonic() + 10)
+    )
+
+    assert sum(REF in a for a in answers) == 1, answers
