@@ -233,9 +233,10 @@ def forget_pid(pid: Path) -> None:
 
 
 def _loop(server: socket.socket, recaller: Recaller, idle_exit: float, key: str) -> None:
-    """Answer until idle, or until memidx's code changed under the server (an upgrade) or a
-    hook came with another configuration than the server's (`key`): it exits, and the next
-    prompt starts a server of the new code or configuration."""
+    """Answer until idle, or until memidx's code changed under the server (an upgrade: looked
+    at every CODE_CHECK seconds while idle, and before each answer) or a hook came with another
+    configuration than the server's (`key`): it exits, and the next prompt starts a server of
+    the new code or configuration."""
     last = checked = time.monotonic()
     running = code_stamp()
     for _ in range(MAX_REQUESTS):
@@ -254,7 +255,10 @@ def _loop(server: socket.socket, recaller: Recaller, idle_exit: float, key: str)
         answer: dict[str, object] = {"error": "no request"}
         with conn, contextlib.suppress(OSError, ValueError):
             conn.settimeout(5.0)
-            answer = _answer(recaller, _read_line(conn), key)
+            request = _read_line(conn)
+            # ~2 ms: after an upgrade no prompt is answered by the code before it
+            upgraded = code_stamp() != running
+            answer = {"error": STALE} if upgraded else _answer(recaller, request, key)
             conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
         if answer.get("error") == STALE:
             return

@@ -133,3 +133,24 @@ def test_two_hooks_of_one_session_at_once_inject_a_hit_once(
     )
 
     assert sum(REF in a for a in answers) == 1, answers
+
+
+def test_a_server_of_the_code_before_an_upgrade_does_not_answer(
+    memory: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server looked at memidx's code every 10 s: for up to 10 s after an upgrade (or an
+    edit of a clone's code) each prompt was answered by the code that ran before it."""
+    folder = Path(tempfile.mkdtemp(prefix="mx-"))
+    try:
+        other = copied(memory, folder)
+        served, _ = serving(other, 30.0)
+        assert recall_server.ask(other, {"prompt": PROMPT}, 30.0) is not None
+        monkeypatch.setattr(recall_server, "code_stamp", lambda: "the upgrade", raising=False)
+
+        answer = recall_server.ask(other, {"prompt": PROMPT}, 5.0)
+
+        assert answer is None or "error" in answer, answer
+        served.join(10)
+        assert not served.is_alive()
+    finally:
+        shutil.rmtree(folder)
