@@ -36,10 +36,15 @@ MAX_REQUEST = 4 * 1024 * 1024
 READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 IDLE_EXIT = 3600.0  # seconds without a request before the server exits
 MAX_REQUESTS = 1_000_000
+STARTED = "recall.started"  # touched by the hook that starts a server, removed by the server
+START_GRACE = 10.0  # seconds a started server has to take its lock before hooks start another
 CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
 SOCKET_NAME = "recall.sock"
 CONFIG = "config"  # the request's key for config_key()
 STALE = "configuration changed"  # the answer's error when the hook's configuration differs
+# Hooks waiting to connect while the server answers one: at 16, the 17th of agents prompting at
+# once was refused at once and recalled in its own process (~1 s), past its deadline.
+BACKLOG = 128
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
 
@@ -143,7 +148,7 @@ def start(config: Config) -> None:
     where it could have no socket, nor in a memory whose folder cannot be written."""
     from memidx.portable import start_detached
 
-    if socket_path(config) is None:
+    if socket_path(config) is None or starting(config) or _started_lately(config):
         return
     log_path = _folder(config) / "recall-server.log"
     # the child serves this very memory (-C: never by changing this process's environment)
@@ -155,6 +160,20 @@ def start(config: Config) -> None:
     except OSError as exc:
         if exc.errno not in READ_ONLY:
             raise
+
+
+def _started_lately(config: Config) -> bool:
+    """Whether a hook started a server within START_GRACE seconds (marking it so now if not):
+    twenty hooks at once that found no server each started one, nineteen of which loaded
+    memidx only to find the first's lock, on the cores the hooks' own recall needed."""
+    mark = _folder(config) / STARTED
+    with contextlib.suppress(OSError):
+        if time.time() - mark.stat().st_mtime < START_GRACE:
+            return True
+    with contextlib.suppress(OSError):
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+    return False
 
 
 def serve(config: Config, idle_exit: float | None = None) -> int:
@@ -174,6 +193,7 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
     with stopped_by_signals() as stop, file_lock(lock, wait=False) as mine:
         if not mine:
             return 0
+        (_folder(config) / STARTED).unlink(missing_ok=True)  # started: the lock says so now
         pid = _folder(config) / "recall.pid"
         try:
             write_pid(pid)
@@ -208,7 +228,7 @@ def _listen(server: socket.socket, path: Path) -> None:
     starting = starting_name(path)
     try:
         server.bind(str(starting))
-        server.listen(16)
+        server.listen(BACKLOG)
         starting.replace(path)
     except BaseException:
         starting.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ leaves it running."""
 from __future__ import annotations
 
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -97,6 +98,49 @@ def at_once(count: int, work: Callable[[int], str]) -> tuple[list[str], float]:
     for thread in threads:
         thread.join(30)
     return answers, max(took)
+
+
+def test_twenty_hooks_connecting_at_once_are_all_queued_for_the_server() -> None:
+    """The server listened with a backlog of 16: of agents prompting at once (20 hooks, one
+    server answering each in ~60 ms), the 17th and later were refused at once (EAGAIN) and
+    recalled in their own process, ~1 s of imports and model load each, past the deadline on
+    a machine already busy with the others (10 of 20 in a run here)."""
+    folder = Path(tempfile.mkdtemp(prefix="mx-"))
+    clients: list[socket.socket] = []
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+            recall_server._listen(server, folder / "recall.sock")  # pyright: ignore[reportPrivateUsage]
+            for _ in range(20):  # none accepted yet: the server is answering another
+                clients.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+                clients[-1].settimeout(1.0)
+                clients[-1].connect(str(folder / "recall.sock"))
+    finally:
+        for client in clients:
+            client.close()
+        shutil.rmtree(folder)
+
+
+def test_twenty_hooks_that_find_no_server_start_one(
+    memory: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each hook that found no server started one: twenty at once started twenty processes,
+    nineteen of which imported memidx only to find the first's lock, on the cores the hooks'
+    own recall needed."""
+    folder = Path(tempfile.mkdtemp(prefix="mx-"))
+    started: list[list[str]] = []
+
+    def start_detached(argv: list[str], log: object) -> None:
+        started.append(argv)
+
+    monkeypatch.setattr("memidx.portable.start_detached", start_detached)
+    try:
+        config = copied(memory, folder)
+        for _ in range(20):
+            recall_server.start(config)
+    finally:
+        shutil.rmtree(folder)
+
+    assert len(started) == 1
 
 
 def test_a_long_prompt_and_a_long_sessions_seen_hits_are_answered_by_the_server(
