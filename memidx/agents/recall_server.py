@@ -15,6 +15,7 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
@@ -27,9 +28,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memidx.agents.recall import Recaller
 
-# A request holds the prompt (at most MAX_PROMPT_CHARS, up to six bytes each in JSON) and every
-# hit the session was given (up to session.MAX_KEYS refs): at 64 KiB a session's 1,500th hit or
-# a prompt of 11,000 non-ASCII characters was "request too large", recalled in the hook's process.
+# A request: the prompt (MAX_PROMPT_CHARS, 6 bytes each in JSON at most) and the session's hits
+# (up to session.MAX_KEYS refs); 64 KiB refused a session's 1,500th hit or a long prompt.
 MAX_REQUEST = 4 * 1024 * 1024
 # What a memory whose folder cannot be written (mounted read-only, shared) answers a writer:
 # no server runs there, and the hook recalls in its own process, from the index it only reads.
@@ -42,9 +42,7 @@ CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an 
 SOCKET_NAME = "recall.sock"
 CONFIG = "config"  # the request's key for config_key()
 STALE = "configuration changed"  # the answer's error when the hook's configuration differs
-# Hooks waiting to connect while the server answers one: at 16, the 17th of agents prompting at
-# once was refused at once and recalled in its own process (~1 s), past its deadline.
-BACKLOG = 128
+BACKLOG = 128  # hooks queued while one is answered: at 16 the 17th at once was refused
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
 
@@ -213,7 +211,7 @@ def _serve(config: Config, path: Path, idle: float) -> None:
         bound = file_identity(path)
         try:
             server.settimeout(1.0)
-            _loop(server, recaller, idle, config_key(config))
+            _loop(server, recaller, idle, config_key(config), lambda: file_identity(path) == bound)
         finally:
             if file_identity(path) == bound:  # never a later server's (.memidx deleted)
                 path.unlink(missing_ok=True)
@@ -252,11 +250,13 @@ def forget_pid(pid: Path) -> None:
             pid.unlink()
 
 
-def _loop(server: socket.socket, recaller: Recaller, idle_exit: float, key: str) -> None:
-    """Answer until idle, or until memidx's code changed under the server (an upgrade: looked
-    at every CODE_CHECK seconds while idle, and before each answer) or a hook came with another
-    configuration than the server's (`key`): it exits, and the next prompt starts a server of
-    the new code or configuration."""
+def _loop(
+    server: socket.socket, recaller: Recaller, idle_exit: float, key: str, ours: Callable[[], bool]
+) -> None:
+    """Answer until idle, or until memidx's code changed (an upgrade: looked at every
+    CODE_CHECK s and before each answer), its socket is no longer `ours` (removed, replaced:
+    no hook reached it, and its lock kept others from starting) or a hook came with another
+    configuration (`key`): the next prompt starts a server of the new code or configuration."""
     last = checked = time.monotonic()
     running = code_stamp()
     for _ in range(MAX_REQUESTS):
@@ -265,7 +265,7 @@ def _loop(server: socket.socket, recaller: Recaller, idle_exit: float, key: str)
             return
         if now - checked >= CODE_CHECK:
             checked = now
-            if code_stamp() != running:
+            if code_stamp() != running or not ours():
                 return
         try:
             conn, _ = server.accept()

@@ -200,6 +200,28 @@ def test_a_server_of_the_code_before_an_upgrade_does_not_answer(
         shutil.rmtree(folder)
 
 
+def test_a_server_whose_socket_was_replaced_by_a_plain_file_makes_way(
+    memory: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server whose socket was removed or replaced (a plain file, another process's socket)
+    was reached by no hook, yet held its lock for an idle hour: every hook's start of a new
+    one stepped aside, and each prompt recalled in its own process, past its deadline."""
+    monkeypatch.setattr(recall_server, "CODE_CHECK", 0.1, raising=False)
+    folder = Path(tempfile.mkdtemp(prefix="mx-"))
+    try:
+        config = copied(memory, folder)
+        served, path = serving(config, 30.0)
+        path.unlink()
+        path.write_text("not a socket\n", encoding="utf-8")
+
+        served.join(5)
+
+        assert not served.is_alive()
+        assert path.read_text(encoding="utf-8") == "not a socket\n"  # not its own: left
+    finally:
+        shutil.rmtree(folder)
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="a server that accepts and never answers (stopped by SIGSTOP, wedged) holds the "
