@@ -83,13 +83,8 @@ class SessionState:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.data: dict[str, object] = {}
-        try:
-            loaded: object = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            loaded = {}
-        if isinstance(loaded, dict):
-            self.data = cast(dict[str, object], loaded)
+        self.data = _read(path)
+        self._changed: dict[str, object] = {}  # what this hook added or set, for save()
 
     def keys(self, name: str) -> list[str]:
         value = self.data.get(name)
@@ -98,23 +93,44 @@ class SessionState:
 
     def add(self, name: str, *keys: str) -> None:
         known = self.keys(name)
-        known += [k for k in keys if k not in known]
-        self.data[name] = known[-MAX_KEYS:]
+        new = [k for k in keys if k not in known]
+        self.data[name] = (known + new)[-MAX_KEYS:]
+        self._changed[name] = [*cast(list[str], self._changed.get(name, [])), *new]
 
     def text(self, name: str) -> str | None:
         value = self.data.get(name)
         return value if isinstance(value, str) else None
 
     def set_text(self, name: str, value: str) -> None:
-        self.data[name] = value
+        self.data[name] = self._changed[name] = value
 
     def save(self) -> None:
         """Write the state atomically (a hook killed midway leaves the old state, and its draft
         for the next save to remove), in a draft of this thread's own (Hermes Agent saves its
         sessions from threads of one process). Not synced: one lost to a power loss, or torn
-        by it, reads as empty and costs a repeated hit, where a sync would slow every hook."""
+        by it, reads as empty and costs a repeated hit, where a sync would slow every hook.
+        What this hook changed goes onto the state as it is now: a Stop hook filing for
+        seconds saved the state it read at its start over the hit a prompt hook of the
+        session had injected meanwhile, which the next prompt injected again."""
+        if self.path.exists():  # else the state read from a legacy name, or none
+            self.data = _read(self.path)
+            for name, change in self._changed.items():
+                if isinstance(change, list):
+                    known = self.keys(name)
+                    fresh = [k for k in cast(list[str], change) if k not in known]
+                    self.data[name] = (known + fresh)[-MAX_KEYS:]
+                else:
+                    self.data[name] = change
         self.path.parent.mkdir(parents=True, exist_ok=True)
         replace_durably(self.path, json.dumps(self.data).encode("utf-8"), "tmp", durable=False)
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        loaded: object = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return cast(dict[str, object], loaded) if isinstance(loaded, dict) else {}
 
 
 class Where:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from memidx.agents import actions, recall_server
+from memidx.agents.capture import FILED
 from memidx.agents.session import Where, session_state
 from memidx.config import Config
 from memidx.frozen import replace
@@ -220,6 +221,29 @@ def test_a_server_whose_socket_was_replaced_by_a_plain_file_makes_way(
         assert path.read_text(encoding="utf-8") == "not a socket\n"  # not its own: left
     finally:
         shutil.rmtree(folder)
+
+
+def test_a_stop_hook_saving_after_a_prompt_hook_keeps_the_hit_it_injected(
+    tmp_path: Path,
+) -> None:
+    """A hook saved the whole state it read at its start: a Stop hook filing for seconds (or
+    Hermes's sync_turn beside its prefetch) wrote back the session as it was before a prompt
+    hook of the session injected a hit, and the next prompt injected it again."""
+    config = Config(root=tmp_path, index_path=tmp_path / "index.sqlite")
+    where = Where("claude-code", "stop-and-prompt", str(tmp_path))
+    stop = session_state(config, where)  # read as the Stop hook starts filing
+    prompt = session_state(config, where)
+    prompt.add(actions.SEEN, f"note:{REF}")
+    prompt.save()
+
+    stop.add(FILED, "a filed exchange's hash")
+    stop.set_text("transcript", "its archive")
+    stop.save()
+
+    now = session_state(config, where)
+    assert now.keys(actions.SEEN) == [f"note:{REF}"]
+    assert now.keys(FILED) == ["a filed exchange's hash"]
+    assert now.text("transcript") == "its archive"
 
 
 @pytest.mark.xfail(
