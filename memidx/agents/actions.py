@@ -9,8 +9,14 @@ from collections.abc import Callable, Sequence
 
 from memidx.agents import recall_server
 from memidx.agents.block import strip_injected
-from memidx.agents.gate import trivial
-from memidx.agents.session import NO_SESSION, TRANSCRIPT, Where, session_state
+from memidx.agents.gate import MAX_PROMPT_CHARS, trivial
+from memidx.agents.session import (
+    NO_SESSION,
+    TRANSCRIPT,
+    Where,
+    one_hook_at_a_time,
+    session_state,
+)
 from memidx.config import Config
 
 TYPE_CHECKING = False  # the prompt hook's process imports neither filing nor typing's cost
@@ -26,27 +32,31 @@ DIGESTED = "digested"  # session state: the TRANSCRIPT archived last when the di
 def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> str:
     """The recall block for `prompt` ("" for none), from the warm server when one answers,
     else in this process (the server is started for the next prompt). Injected spans in the
-    prompt (memidx's own block pasted back) are not searched with."""
-    prompt = strip_injected(prompt)
+    prompt (memidx's own block pasted back) are not searched with; a long prompt is cut to
+    what recall reads before it is sent (a pasted log of megabytes is no request)."""
+    prompt = strip_injected(prompt)[:MAX_PROMPT_CHARS]
     if trivial(prompt):
         return ""
-    state = session_state(config, where)
-    seen = state.keys(SEEN)
+    with one_hook_at_a_time(config, where, _left(deadline)):
+        state = session_state(config, where)
+        block, keys = _recall(config, prompt, state.keys(SEEN), deadline)
+        if keys:
+            state.add(SEEN, *keys)
+            _save(state)
+    return block
+
+
+def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tuple[str, list[str]]:
+    """The block and the keys in it, from the server when one answers, else in this process."""
     request: dict[str, object] = {"prompt": prompt, "seen": seen}
     answer = recall_server.ask_waiting(config, request, _left(deadline))
     if answer is not None and "error" not in answer:
-        block = str(answer.get("block") or "")
-        keys = [str(k) for k in _items(answer.get("keys"))]
-    else:
-        recall_server.start(config)
-        from memidx.agents.recall import Recaller  # numpy and the model: only when needed
+        return str(answer.get("block") or ""), [str(k) for k in _items(answer.get("keys"))]
+    recall_server.start(config)
+    from memidx.agents.recall import Recaller  # numpy and the model: only when needed
 
-        done = Recaller(config).recall(prompt, seen)
-        block, keys = done.block, list(done.keys)
-    if keys:
-        state.add(SEEN, *keys)
-        _save(state)
-    return block
+    done = Recaller(config).recall(prompt, seen)
+    return done.block, list(done.keys)
 
 
 def session_start(config: Config, where: Where) -> str:

@@ -111,6 +111,11 @@ def pick(signals: Sequence[Signal], k: int, gate: Gate = GATE) -> list[int]:
 
 
 MIN_PROMPT_CHARS = 12
+# A prompt is measured by its first MAX_PROMPT_CHARS: the search keeps its first 32 words and
+# the model its first 256 tokens anyway, while reading a pasted log of megabytes whole cost
+# seconds (1 MB: 1.8 s, 5 MB: 10.5 s, in process here), past every hook's deadline; the hook
+# cuts it before it asks the server, whose request it must fit.
+MAX_PROMPT_CHARS = 32_000
 MIN_CONTENT_WORDS = 2
 # Prompts that carry a turn of conversation, not a question: never worth a search.
 _CHATTER_TEXT = """

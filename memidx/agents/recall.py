@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from memidx.agents.block import BUDGET, MAX_HITS, Recalled, recall_block, shown_around
 from memidx.agents.gate import (
+    MAX_PROMPT_CHARS,
     Signal,
     exchange,
     pick,
@@ -39,10 +40,6 @@ CANDIDATES = 12
 # side of `python -m tests.benchmark.recall_held`, the right turn among those injected went
 # from 0.61 to 0.74 of LoCoMo questions with the gate off; see README, "Agents").
 NEIGHBOURS = 1
-# A prompt is measured by its first MAX_PROMPT_CHARS: the search keeps its first 32 words and
-# the model its first 256 tokens anyway, while reading a pasted log of megabytes whole cost
-# seconds (1 MB: 1.8 s, 5 MB: 10.5 s, in process here), past every hook's deadline.
-MAX_PROMPT_CHARS = 32_000
 NEVER_INJECTED = frozenset({"transcript"})  # whole transcripts are archives, not answers
 
 

@@ -15,6 +15,7 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
@@ -27,16 +28,21 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memidx.agents.recall import Recaller
 
-MAX_REQUEST = 64 * 1024
+# A request: the prompt (MAX_PROMPT_CHARS, 6 bytes each in JSON at most) and the session's hits
+# (up to session.MAX_KEYS refs); 64 KiB refused a session's 1,500th hit or a long prompt.
+MAX_REQUEST = 4 * 1024 * 1024
 # What a memory whose folder cannot be written (mounted read-only, shared) answers a writer:
 # no server runs there, and the hook recalls in its own process, from the index it only reads.
 READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 IDLE_EXIT = 3600.0  # seconds without a request before the server exits
 MAX_REQUESTS = 1_000_000
+STARTED = "recall.started"  # touched by the hook that starts a server, removed by the server
+START_GRACE = 10.0  # seconds a started server has to take its lock before hooks start another
 CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
 SOCKET_NAME = "recall.sock"
 CONFIG = "config"  # the request's key for config_key()
 STALE = "configuration changed"  # the answer's error when the hook's configuration differs
+BACKLOG = 128  # hooks queued while one is answered: at 16 the 17th at once was refused
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
 
@@ -126,13 +132,13 @@ def starting(config: Config) -> bool:
 
 
 def _read_line(conn: socket.socket) -> bytes:
-    data = b""
-    while len(data) <= MAX_REQUEST * 4 and not data.endswith(b"\n"):
+    data = bytearray()
+    while len(data) <= MAX_REQUEST and not data.endswith(b"\n"):
         chunk = conn.recv(65536)
         if not chunk:
             break
         data += chunk
-    return data
+    return bytes(data)
 
 
 def start(config: Config) -> None:
@@ -140,7 +146,7 @@ def start(config: Config) -> None:
     where it could have no socket, nor in a memory whose folder cannot be written."""
     from memidx.portable import start_detached
 
-    if socket_path(config) is None:
+    if socket_path(config) is None or starting(config) or _started_lately(config):
         return
     log_path = _folder(config) / "recall-server.log"
     # the child serves this very memory (-C: never by changing this process's environment)
@@ -152,6 +158,20 @@ def start(config: Config) -> None:
     except OSError as exc:
         if exc.errno not in READ_ONLY:
             raise
+
+
+def _started_lately(config: Config) -> bool:
+    """Whether a hook started a server within START_GRACE seconds (marking it so now if not):
+    twenty hooks at once that found no server each started one, nineteen of which loaded
+    memidx only to find the first's lock, on the cores the hooks' own recall needed."""
+    mark = _folder(config) / STARTED
+    with contextlib.suppress(OSError):
+        if time.time() - mark.stat().st_mtime < START_GRACE:
+            return True
+    with contextlib.suppress(OSError):
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+    return False
 
 
 def serve(config: Config, idle_exit: float | None = None) -> int:
@@ -171,6 +191,7 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
     with stopped_by_signals() as stop, file_lock(lock, wait=False) as mine:
         if not mine:
             return 0
+        (_folder(config) / STARTED).unlink(missing_ok=True)  # started: the lock says so now
         pid = _folder(config) / "recall.pid"
         try:
             write_pid(pid)
@@ -190,7 +211,7 @@ def _serve(config: Config, path: Path, idle: float) -> None:
         bound = file_identity(path)
         try:
             server.settimeout(1.0)
-            _loop(server, recaller, idle, config_key(config))
+            _loop(server, recaller, idle, config_key(config), lambda: file_identity(path) == bound)
         finally:
             if file_identity(path) == bound:  # never a later server's (.memidx deleted)
                 path.unlink(missing_ok=True)
@@ -205,7 +226,7 @@ def _listen(server: socket.socket, path: Path) -> None:
     starting = starting_name(path)
     try:
         server.bind(str(starting))
-        server.listen(16)
+        server.listen(BACKLOG)
         starting.replace(path)
     except BaseException:
         starting.unlink(missing_ok=True)
@@ -229,10 +250,13 @@ def forget_pid(pid: Path) -> None:
             pid.unlink()
 
 
-def _loop(server: socket.socket, recaller: Recaller, idle_exit: float, key: str) -> None:
-    """Answer until idle, or until memidx's code changed under the server (an upgrade) or a
-    hook came with another configuration than the server's (`key`): it exits, and the next
-    prompt starts a server of the new code or configuration."""
+def _loop(
+    server: socket.socket, recaller: Recaller, idle_exit: float, key: str, ours: Callable[[], bool]
+) -> None:
+    """Answer until idle, or until memidx's code changed (an upgrade: looked at every
+    CODE_CHECK s and before each answer), its socket is no longer `ours` (removed, replaced:
+    no hook reached it, and its lock kept others from starting) or a hook came with another
+    configuration (`key`): the next prompt starts a server of the new code or configuration."""
     last = checked = time.monotonic()
     running = code_stamp()
     for _ in range(MAX_REQUESTS):
@@ -241,7 +265,7 @@ def _loop(server: socket.socket, recaller: Recaller, idle_exit: float, key: str)
             return
         if now - checked >= CODE_CHECK:
             checked = now
-            if code_stamp() != running:
+            if code_stamp() != running or not ours():
                 return
         try:
             conn, _ = server.accept()
@@ -251,7 +275,10 @@ def _loop(server: socket.socket, recaller: Recaller, idle_exit: float, key: str)
         answer: dict[str, object] = {"error": "no request"}
         with conn, contextlib.suppress(OSError, ValueError):
             conn.settimeout(5.0)
-            answer = _answer(recaller, _read_line(conn), key)
+            request = _read_line(conn)
+            # ~2 ms: after an upgrade no prompt is answered by the code before it
+            upgraded = code_stamp() != running
+            answer = {"error": STALE} if upgraded else _answer(recaller, request, key)
             conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
         if answer.get("error") == STALE:
             return

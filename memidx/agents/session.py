@@ -5,9 +5,11 @@ file per session in the clone's state folder; losing it costs a repeated hit, ne
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
+from collections.abc import Generator
 from pathlib import Path
 from typing import cast
 
@@ -61,18 +63,28 @@ def session_state(config: Config, where: Where) -> SessionState:
     return state
 
 
+@contextlib.contextmanager
+def one_hook_at_a_time(config: Config, where: Where, timeout: float) -> Generator[None]:
+    """Hold the session's lock for the block (read the state, recall, save), waiting up to
+    `timeout`: two prompts of one session at once each read the hits injected before, and
+    both injected the same hit. Past `timeout`, or where no lock can be made (a read-only
+    memory), the block runs without it: a repeated hit, never a prompt without recall."""
+    from memidx.portable import file_lock
+
+    lock = session_path(config, where.agent, where.session).with_suffix(".lock")
+    with contextlib.ExitStack() as held:
+        with contextlib.suppress(OSError):
+            held.enter_context(file_lock(lock, timeout=max(0.0, timeout)))
+        yield
+
+
 class SessionState:
     """The state of one session, read at the start of a hook and saved at its end."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.data: dict[str, object] = {}
-        try:
-            loaded: object = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            loaded = {}
-        if isinstance(loaded, dict):
-            self.data = cast(dict[str, object], loaded)
+        self.data = _read(path)
+        self._changed: dict[str, object] = {}  # what this hook added or set, for save()
 
     def keys(self, name: str) -> list[str]:
         value = self.data.get(name)
@@ -81,23 +93,44 @@ class SessionState:
 
     def add(self, name: str, *keys: str) -> None:
         known = self.keys(name)
-        known += [k for k in keys if k not in known]
-        self.data[name] = known[-MAX_KEYS:]
+        new = [k for k in keys if k not in known]
+        self.data[name] = (known + new)[-MAX_KEYS:]
+        self._changed[name] = [*cast(list[str], self._changed.get(name, [])), *new]
 
     def text(self, name: str) -> str | None:
         value = self.data.get(name)
         return value if isinstance(value, str) else None
 
     def set_text(self, name: str, value: str) -> None:
-        self.data[name] = value
+        self.data[name] = self._changed[name] = value
 
     def save(self) -> None:
         """Write the state atomically (a hook killed midway leaves the old state, and its draft
         for the next save to remove), in a draft of this thread's own (Hermes Agent saves its
         sessions from threads of one process). Not synced: one lost to a power loss, or torn
-        by it, reads as empty and costs a repeated hit, where a sync would slow every hook."""
+        by it, reads as empty and costs a repeated hit, where a sync would slow every hook.
+        What this hook changed goes onto the state as it is now: a Stop hook filing for
+        seconds saved the state it read at its start over the hit a prompt hook of the
+        session had injected meanwhile, which the next prompt injected again."""
+        if self.path.exists():  # else the state read from a legacy name, or none
+            self.data = _read(self.path)
+            for name, change in self._changed.items():
+                if isinstance(change, list):
+                    known = self.keys(name)
+                    fresh = [k for k in cast(list[str], change) if k not in known]
+                    self.data[name] = (known + fresh)[-MAX_KEYS:]
+                else:
+                    self.data[name] = change
         self.path.parent.mkdir(parents=True, exist_ok=True)
         replace_durably(self.path, json.dumps(self.data).encode("utf-8"), "tmp", durable=False)
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        loaded: object = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return cast(dict[str, object], loaded) if isinstance(loaded, dict) else {}
 
 
 class Where:
