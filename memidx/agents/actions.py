@@ -15,6 +15,7 @@ from memidx.agents.session import (
     TRANSCRIPT,
     Where,
     one_hook_at_a_time,
+    prune_sessions,
     session_state,
 )
 from memidx.config import Config
@@ -71,6 +72,7 @@ def session_start(config: Config, where: Where) -> str:
         if answer is None or "error" in answer:  # none, or one of another configuration
             recall_server.start(config)
     restart_cut_off_embed(config)
+    prune_sessions(config, where.agent, time.time())
     if where.session == NO_SESSION:
         return digest(config, where.project)
     state = session_state(config, where)

@@ -19,6 +19,7 @@ from memidx.drafts import replace_durably
 from memidx.text import well_formed
 
 MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
+KEEP_DAYS = 30  # a session's state untouched this long is removed at a session start
 NO_SESSION = "unknown"  # the session of a hook call that names none
 TRANSCRIPT = "transcript"  # the id of the transcript archived last (before a compaction)
 
@@ -50,6 +51,29 @@ def _legacy_path(config: Config, agent: str, session: str) -> Path | None:
 
 def _sessions(config: Config, agent: str) -> Path:
     return config.state_dir / "agents" / agent / "sessions"
+
+
+def prune_sessions(config: Config, agent: str, now: float) -> None:
+    """Remove the states (and their locks) of `agent`'s sessions no hook touched for KEEP_DAYS:
+    a state and a lock per session, kept for ever, grew by thousands a year. A session taken
+    up again after that repeats a hit it was given, never loses a record. Never raises."""
+    import os
+
+    folder = _sessions(config, agent)
+    limit = now - KEEP_DAYS * 86_400
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            name = Path(entry.name)
+            if name.suffix not in (".json", ".lock") or not entry.is_file(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError):
+                if name.suffix == ".lock" and (folder / name.with_suffix(".json")).exists():
+                    continue  # it goes with its state
+                if entry.stat(follow_symlinks=False).st_mtime >= limit:
+                    continue
+                (folder / name).unlink()
+                if name.suffix == ".json":
+                    (folder / name.with_suffix(".lock")).unlink(missing_ok=True)
 
 
 def session_state(config: Config, where: Where) -> SessionState:

@@ -68,3 +68,68 @@ def test_a_state_saved_under_the_former_name_is_read_until_saved_under_the_new(
     again = session_state(config, where)
     assert again.keys("injected") == ["note:notes/wsl.md", "note:notes/git.md"]
     assert state.path.name != "Task_1.json"
+
+
+def test_a_session_start_removes_the_states_no_hook_touched_for_keep_days(tmp_path: Path) -> None:
+    """A state and a lock per session, kept for ever, grew by thousands a year."""
+    import os
+
+    from memidx.agents.session import KEEP_DAYS, prune_sessions
+
+    config = _config(tmp_path)
+    now = 2_000_000_000.0
+    old = now - KEEP_DAYS * 86_400 - 60
+
+    def state(session: str, age: float, lock_age: float | None = None) -> Path:
+        path = session_path(config, "codex", session)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}")
+        os.utime(path, (age, age))
+        if lock_age is not None:
+            lock = path.with_suffix(".lock")
+            lock.touch()
+            os.utime(lock, (lock_age, lock_age))
+        return path
+
+    stale = state("stale", old, lock_age=old)
+    fresh = state("fresh", now - 3_600, lock_age=old)  # a lock as old as its first hook
+    orphan = state("orphan", now).with_suffix(".lock")
+    orphan.with_suffix(".json").unlink()
+    orphan.touch()
+    os.utime(orphan, (old, old))
+    folder = stale.parent
+    not_a_state = folder / "notes.txt"  # no kind of file memidx keeps there: left alone
+    not_a_state.write_text("mine")
+    os.utime(not_a_state, (old, old))
+    (folder / "dir.json").mkdir()  # not a file: left alone
+    elsewhere = session_path(config, "claude-code", "stale")  # another agent's: its own start
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text("{}")
+    os.utime(elsewhere, (old, old))
+
+    prune_sessions(config, "codex", now)
+
+    assert not stale.exists() and not stale.with_suffix(".lock").exists()
+    assert fresh.exists() and fresh.with_suffix(".lock").exists()
+    assert not orphan.exists()
+    assert not_a_state.exists() and (folder / "dir.json").is_dir()
+    assert elsewhere.exists()
+    prune_sessions(_config(tmp_path / "none"), "codex", now)  # no folder: nothing to do
+
+
+def test_a_session_start_hook_prunes_its_agents_old_states(tmp_path: Path) -> None:
+    import os
+
+    from memidx.agents import actions
+    from memidx.errors import IndexUnusable
+
+    config = _config(tmp_path)
+    stale = session_path(config, "gemini", "left-last-year")
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    os.utime(stale, (1_000_000_000, 1_000_000_000))
+
+    with pytest.raises(IndexUnusable):  # no index: no digest (the hook fails open), pruned first
+        actions.session_start(config, Where("gemini", UUID, str(tmp_path)))
+
+    assert not stale.exists()
