@@ -4,6 +4,7 @@ their agent's input into these calls and the results into their agent's output."
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Callable, Sequence
 
@@ -74,13 +75,17 @@ def session_start(config: Config, where: Where) -> str:
     return block
 
 
+# What a memory whose folder cannot be written answers a save: read-only, or full.
+UNSAVED = recall_server.READ_ONLY | {errno.ENOSPC, errno.EDQUOT}
+
+
 def _save(state: SessionState) -> None:
-    """Save what recall keeps of a session; a memory whose folder cannot be written keeps
-    nothing (a hit may then come again), and still recalls."""
+    """Save what recall keeps of a session; a memory whose folder cannot be written (mounted
+    read-only, its disk full) keeps nothing (a hit may then come again), and still recalls."""
     try:
         state.save()
     except OSError as exc:
-        if exc.errno not in recall_server.READ_ONLY:
+        if exc.errno not in UNSAVED:
             raise
 
 

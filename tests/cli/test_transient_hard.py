@@ -278,3 +278,27 @@ def test_the_post_commit_hook_in_a_read_only_memory_says_what_cannot_be_written(
     assert hook.out.count("\n") == 1 and "Errno" not in hook.out, hook.out
     assert "index.sqlite.lock" in hook.out and "Read-only file system" in hook.out, hook.out
     assert "check the permissions and the mount" in hook.out, hook.out
+
+
+def test_a_prompt_on_a_full_memory_disk_still_gets_its_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk stops the session's seen hits being saved, as a read-only mount does: the
+    save's ENOSPC ended the prompt hook's whole answer, the recall it had found included."""
+    answer: dict[str, object] = {"block": "<memidx-recall>okapi</memidx-recall>", "keys": ["k"]}
+
+    def warm_server(*_: object) -> dict[str, object]:
+        return answer
+
+    monkeypatch.setattr("memidx.agents.recall_server.ask_waiting", warm_server)
+    with tmpfs(tmp_path / "small", "1m") as disk:
+        (disk / "memory").mkdir()
+        config = load_config(disk / "memory")
+        filler = fill_up(disk)
+        try:
+            where = Where("claude-code", "s-1", str(disk / "memory"))
+            block = recall_for(config, where, "okapi service deploy", time.monotonic() + 5)
+        finally:
+            filler.unlink()
+
+    assert block == answer["block"]
