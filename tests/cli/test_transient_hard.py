@@ -302,3 +302,24 @@ def test_a_prompt_on_a_full_memory_disk_still_gets_its_recall(
             filler.unlink()
 
     assert block == answer["block"]
+
+
+def test_a_haystack_commit_that_only_mends_git_index_entries_says_it_made_no_commit(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A segment staged for deletion and untracked (a kill mid-commit on Windows, the README
+    says) is mended by a haystack commit that changes no file and makes no commit: it printed
+    "committed <HEAD>", a commit it did not make (and `share` "committed the haystack")."""
+    stdin_of(monkeypatch, '{"text": "a turn about belugas"}')
+    assert indexed.memidx("file-turn").code == 0
+    assert indexed.memidx("haystack", "commit").code == 0
+    head = indexed.git("rev-parse", "HEAD").strip()
+    segments = indexed.git("ls-files", "notes/haystack").split()
+    indexed.git("rm", "-q", "--cached", *[s for s in segments if s.endswith(".krd")])
+
+    mended = indexed.memidx("haystack", "commit")
+
+    assert mended.code == 0, mended
+    assert mended.out == "nothing to commit in the haystack\n", mended.out
+    assert indexed.git("rev-parse", "HEAD").strip() == head
+    assert indexed.git("status", "--porcelain") == ""
