@@ -93,13 +93,18 @@ def restart_cut_off_embed(config: Config) -> None:
     """Start the background embed again when the last one was killed mid-run (its mark is
     left, its process gone): its chunks would otherwise wait for the next commit. Not after
     RESTARTS such runs in a row that embedded nothing (the OOM killer's at every start):
-    `memidx status` then names `memidx embed`, to run by hand."""
+    `memidx status` then names `memidx embed`, to run by hand. None in a memory that cannot be
+    written (mounted read-only while an embed ran, its disk full): the digest still comes."""
     from memidx.embed.running import restart_due
 
     if config.hook_embed and restart_due(config.state_dir):
         from memidx.memory.head_sync import start_background_embed
 
-        start_background_embed(config)
+        try:
+            start_background_embed(config)
+        except OSError as exc:  # its log cannot be opened: no embed can run (nor write) here
+            if exc.errno not in UNSAVED:
+                raise
 
 
 def capture(config: Config, where: Where, exchanges: Sequence[Exchange]) -> list[Filed]:

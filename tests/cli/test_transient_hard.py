@@ -323,3 +323,25 @@ def test_a_haystack_commit_that_only_mends_git_index_entries_says_it_made_no_com
     assert mended.out == "nothing to commit in the haystack\n", mended.out
     assert indexed.git("rev-parse", "HEAD").strip() == head
     assert indexed.git("status", "--porcelain") == ""
+
+
+def test_a_read_only_memory_with_a_cut_off_embed_still_digests_at_session_start(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory mounted read-only (a snapshot, a backup) while its background embed ran keeps
+    that embed's mark: session start restarted it, whose log could not be opened (EROFS), and
+    the digest was lost with it."""
+    repo.note("okapi.md", "Okapi deploys", "how the okapi service deploys")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    (repo.root / ".memidx" / "embed.running").write_text("999999999\n1\n")  # its pid is gone
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+
+    def model_installed(_config: object) -> None:
+        return None
+
+    monkeypatch.setattr("memidx.embed.installed.model_problem", model_installed)
+    with read_only(repo.root, tmp_path / "okapi") as ro:
+        digest = session_start(load_config(ro), Where("claude-code", "s-1", str(ro)))
+
+    assert "notes/okapi.md" in digest, digest
