@@ -4,6 +4,7 @@ their agent's input into these calls and the results into their agent's output."
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Callable, Sequence
 
@@ -86,13 +87,17 @@ def session_start(config: Config, where: Where) -> str:
     return block
 
 
+# What a memory whose folder cannot be written answers a save: read-only, or full.
+UNSAVED = recall_server.READ_ONLY | {errno.ENOSPC, errno.EDQUOT}
+
+
 def _save(state: SessionState) -> None:
-    """Save what recall keeps of a session; a memory whose folder cannot be written keeps
-    nothing (a hit may then come again), and still recalls."""
+    """Save what recall keeps of a session; a memory whose folder cannot be written (mounted
+    read-only, its disk full) keeps nothing (a hit may then come again), and still recalls."""
     try:
         state.save()
     except OSError as exc:
-        if exc.errno not in recall_server.READ_ONLY:
+        if exc.errno not in UNSAVED:
             raise
 
 
@@ -100,13 +105,18 @@ def restart_cut_off_embed(config: Config) -> None:
     """Start the background embed again when the last one was killed mid-run (its mark is
     left, its process gone): its chunks would otherwise wait for the next commit. Not after
     RESTARTS such runs in a row that embedded nothing (the OOM killer's at every start):
-    `memidx status` then names `memidx embed`, to run by hand."""
+    `memidx status` then names `memidx embed`, to run by hand. None in a memory that cannot be
+    written (mounted read-only while an embed ran, its disk full): the digest still comes."""
     from memidx.embed.running import restart_due
 
     if config.hook_embed and restart_due(config.state_dir):
         from memidx.memory.head_sync import start_background_embed
 
-        start_background_embed(config)
+        try:
+            start_background_embed(config)
+        except OSError as exc:  # its log cannot be opened: no embed can run (nor write) here
+            if exc.errno not in UNSAVED:
+                raise
 
 
 def capture(config: Config, where: Where, exchanges: Sequence[Exchange]) -> list[Filed]:

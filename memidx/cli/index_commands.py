@@ -19,10 +19,11 @@ if TYPE_CHECKING:
 
 
 def ingest(args: argparse.Namespace, config: Config) -> int:
-    from memidx.index.failures import clear_failures, traces
+    from memidx.index.failures import clear_unchanged, trace_marks, traces
     from memidx.index.open import mark_index_built, writable_index
     from memidx.text import counted
 
+    marks = trace_marks(*traces(config.root, config.hook_error_path))  # failures until now
     done: list[tuple[SyncReport, RecordReport]] = []
 
     def fill(config: Config, store: Store) -> None:
@@ -38,7 +39,7 @@ def ingest(args: argparse.Namespace, config: Config) -> int:
     finally:
         store.conn.close()
     report, records = done[0]
-    clear_failures(*traces(config.root, config.hook_error_path))
+    clear_unchanged(marks)
     summary = (
         f"indexed {counted(report.read, 'note')} from {report.source}"
         f"{f', {len(report.skipped)} skipped' if report.skipped else ''}"
@@ -68,13 +69,14 @@ def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]
 
 def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.indexing import sync_records
-    from memidx.index.failures import clear_failures, traces
+    from memidx.index.failures import clear_unchanged, trace_marks, traces
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.sync import ingest as ingest_notes
     from memidx.index.sync import note_source
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
+    marks = trace_marks(*traces(config.root, config.hook_error_path))  # failures until now
     filled: list[tuple[SyncReport, RecordReport]] = []
 
     def fill(config: Config, store: Store) -> None:  # fill_index, keeping its reports
@@ -91,7 +93,7 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     finally:
         bar.close()
         store.conn.close()
-    clear_failures(*traces(config.root, config.hook_error_path))
+    clear_unchanged(marks)
     summary = (
         f"index at {report.source}: {report.written} written, {report.deleted} removed, "
         f"{report.renamed} renamed; records: {records.indexed} indexed, {records.deleted} removed"
@@ -119,12 +121,13 @@ def finish(
 def reconcile(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import output
     from memidx.haystack.record_drift import record_drift
-    from memidx.index.failures import clear_failures, traces
+    from memidx.index.failures import clear_unchanged, trace_marks, traces
     from memidx.index.open import open_store, writable_index
     from memidx.index.sync import note_source
     from memidx.index.sync import reconcile as reconcile_notes
     from memidx.progress import ProgressBar
 
+    marks = trace_marks(*traces(config.root, config.hook_error_path))  # failures until now
     source = note_source(config)
     store = (
         writable_index(config, say_notice)
@@ -149,7 +152,7 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
         print(output.skip_line(skip), file=sys.stderr)
     _warn_notes(report)
     if args.fix:
-        clear_failures(*traces(config.root, config.hook_error_path))
+        clear_unchanged(marks)
         return 1 if report.skipped or records.damaged else 0
     return 1 if total or records.damaged else 0
 

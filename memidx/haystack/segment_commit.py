@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 def commit_haystack(config: Config, notice: Callable[[str], None] | None = None) -> str | None:
     """Commit this clone's segments (and the haystack's .gitattributes), first finishing a
-    purge stopped before its commit; the last commit made, None if nothing changed."""
+    purge stopped before its commit; the last commit made, None if none was (nothing changed,
+    or only git's index entries of the segments, which are set all the same)."""
     from memidx.git.branch import on_a_branch
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
@@ -49,6 +50,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
         if not refs or not repo.run(*status).strip():
             return finished
         count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
+        before = repo.head()
         try:
             commit = commit_paths(
                 config, refs, f"haystack: segments of {mine.name} ({counted(count, 'file')})"
@@ -58,7 +60,8 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
                 attributes.unlink(missing_ok=True)
             raise
         own.close()  # the next record starts a new segment: committed files stay as committed
-        return commit
+        # HEAD already held these bytes (only git's index entries were mended): no commit made
+        return finished if commit == before else commit
 
 
 def _say(text: str) -> None:

@@ -99,8 +99,36 @@ def _last_in(path: Path) -> HookFailure | None:
     return None
 
 
+# Each trace's identity, size and time when a sync began (None: there was none).
+Marks = tuple[tuple[Path, tuple[int, int, int] | None], ...]
+
+
 def clear_failures(*paths: Path) -> None:
-    """Forget recorded failures (in a memory's trace and its fallback) once the index is known
-    to be in step again."""
-    for path in paths:
-        path.unlink(missing_ok=True)
+    """Forget recorded failures once the work they are about is known to be done again."""
+    clear_unchanged(trace_marks(*paths))
+
+
+def trace_marks(*paths: Path) -> Marks:
+    """What the traces `paths` (a memory's trace and its fallback) hold now: taken when a sync
+    begins, for clear_unchanged once it ends in step."""
+    return tuple((path, _mark(path)) for path in paths)
+
+
+def clear_unchanged(marks: Marks) -> None:
+    """Forget the failures recorded before `marks` were taken, now that the index is in step:
+    a trace nothing was added to since goes. One a hook added to meanwhile (it failed on the
+    lock the sync held, maybe on a commit the sync did not read) stays whole, its newest line
+    first for `memidx status`. A trace that cannot be removed (a read-only mount) stays too:
+    the sync itself succeeded."""
+    for path, mark in marks:
+        if mark is not None and _mark(path) == mark:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def _mark(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)

@@ -151,3 +151,46 @@ def test_a_turn_filed_into_a_read_only_memory_says_it_was_not_filed(
     assert filed.err.count("\n") == 1 and "Traceback" not in filed.err, filed.err
     assert filed.err.startswith("memidx: error: the record was not filed: "), filed.err
     assert "Read-only file system" in filed.err, filed.err
+
+
+def test_a_hook_failure_recorded_while_a_sync_runs_outlives_that_sync(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A post-commit hook that failed on the lock a running `memidx sync` held (its commit
+    maybe not read by that sync) had its trace removed when the sync ended in step, so status
+    said "hook error: none" with the index behind; a failure from before the sync goes."""
+    config = load_config(indexed.root)
+    trace = config.hook_error_path
+    record_failure(trace, "post-commit", "could not update the index: before the sync")
+    from memidx.index import open as index_open
+
+    built = index_open.mark_index_built
+
+    def hook_fails_meanwhile(config: object, store: object) -> None:
+        record_failure(trace, "post-merge", "could not update the index: locked meanwhile")
+        built(config, store)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index_open, "mark_index_built", hook_fails_meanwhile)
+    assert indexed.memidx("sync").code == 0
+    kept = last_failure(trace)
+    monkeypatch.setattr(index_open, "mark_index_built", built)
+    assert indexed.memidx("sync").code == 0
+
+    assert kept is not None and kept.message.endswith("locked meanwhile"), kept
+    assert last_failure(trace) is None  # the next sync began after it: in step, cleared
+
+
+def test_a_sync_in_step_on_a_read_only_memory_with_its_index_elsewhere_succeeds(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync in step removes the hook traces; one from before the mount could not be
+    removed (EROFS), and the sync, which had succeeded, failed on it."""
+    repo.note("a.md", "Alpha", "alpha words about file locks")
+    repo.commit()
+    monkeypatch.setenv("MEMIDX_INDEX", str(tmp_path / "index.sqlite"))
+    assert repo.memidx("ingest").code == 0
+    record_failure(load_config(repo.root).hook_error_path, "post-commit", "could not update")
+    with read_only(repo.root, tmp_path / "ro") as ro:
+        synced = run_in_process(ro, "sync")
+
+    assert synced.code == 0, synced

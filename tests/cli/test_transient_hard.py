@@ -278,3 +278,70 @@ def test_the_post_commit_hook_in_a_read_only_memory_says_what_cannot_be_written(
     assert hook.out.count("\n") == 1 and "Errno" not in hook.out, hook.out
     assert "index.sqlite.lock" in hook.out and "Read-only file system" in hook.out, hook.out
     assert "check the permissions and the mount" in hook.out, hook.out
+
+
+def test_a_prompt_on_a_full_memory_disk_still_gets_its_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk stops the session's seen hits being saved, as a read-only mount does: the
+    save's ENOSPC ended the prompt hook's whole answer, the recall it had found included."""
+    answer: dict[str, object] = {"block": "<memidx-recall>okapi</memidx-recall>", "keys": ["k"]}
+
+    def warm_server(*_: object) -> dict[str, object]:
+        return answer
+
+    monkeypatch.setattr("memidx.agents.recall_server.ask_waiting", warm_server)
+    with tmpfs(tmp_path / "small", "1m") as disk:
+        (disk / "memory").mkdir()
+        config = load_config(disk / "memory")
+        filler = fill_up(disk)
+        try:
+            where = Where("claude-code", "s-1", str(disk / "memory"))
+            block = recall_for(config, where, "okapi service deploy", time.monotonic() + 5)
+        finally:
+            filler.unlink()
+
+    assert block == answer["block"]
+
+
+def test_a_haystack_commit_that_only_mends_git_index_entries_says_it_made_no_commit(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A segment staged for deletion and untracked (a kill mid-commit on Windows, the README
+    says) is mended by a haystack commit that changes no file and makes no commit: it printed
+    "committed <HEAD>", a commit it did not make (and `share` "committed the haystack")."""
+    stdin_of(monkeypatch, '{"text": "a turn about belugas"}')
+    assert indexed.memidx("file-turn").code == 0
+    assert indexed.memidx("haystack", "commit").code == 0
+    head = indexed.git("rev-parse", "HEAD").strip()
+    segments = indexed.git("ls-files", "notes/haystack").split()
+    indexed.git("rm", "-q", "--cached", *[s for s in segments if s.endswith(".krd")])
+
+    mended = indexed.memidx("haystack", "commit")
+
+    assert mended.code == 0, mended
+    assert mended.out == "nothing to commit in the haystack\n", mended.out
+    assert indexed.git("rev-parse", "HEAD").strip() == head
+    assert indexed.git("status", "--porcelain") == ""
+
+
+def test_a_read_only_memory_with_a_cut_off_embed_still_digests_at_session_start(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory mounted read-only (a snapshot, a backup) while its background embed ran keeps
+    that embed's mark: session start restarted it, whose log could not be opened (EROFS), and
+    the digest was lost with it."""
+    repo.note("okapi.md", "Okapi deploys", "how the okapi service deploys")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    (repo.root / ".memidx" / "embed.running").write_text("999999999\n1\n")  # its pid is gone
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+
+    def model_installed(_config: object) -> None:
+        return None
+
+    monkeypatch.setattr("memidx.embed.installed.model_problem", model_installed)
+    with read_only(repo.root, tmp_path / "okapi") as ro:
+        digest = session_start(load_config(ro), Where("claude-code", "s-1", str(ro)))
+
+    assert "notes/okapi.md" in digest, digest
