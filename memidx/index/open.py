@@ -192,7 +192,7 @@ def _creation_lock(path: Path) -> Generator[None]:
         if not taken:
             raise IndexBusy(
                 f"another memidx process has held {lock} for {LOCK_WAIT:g} s (an ingest or a "
-                "rebuild of the index, stopped or hung?): nothing was written",
+                "rebuild of the index: a long one, or one stopped or hung): nothing was written",
                 f"try again once it ends; `fuser -v {lock}` names it",
             )
         yield
