@@ -12,15 +12,15 @@ import os
 import re
 import threading
 from collections.abc import Callable, Generator, Iterable
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memidx.drafts import replace_durably
-from memidx.errors import MemidxError
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
-from memidx.portable import file_lock, make_folder, sync_folder
+from memidx.portable import make_folder, sync_folder
+from memidx.waited_lock import waited_lock
 
 _LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
 # How long a filing waits for another process of the clone to let go of the writer lock: far
@@ -212,18 +212,11 @@ class Writer:
             os.close(fd)
 
 
-@contextmanager
-def held_lock(lock: Path) -> Generator[None]:
+def held_lock(lock: Path) -> AbstractContextManager[None]:
     """The writer lock of a clone (`<state>/haystack.lock`), waited for LOCK_WAIT seconds at
     most: a process that never lets go fails the command in one line, not for ever."""
-    with file_lock(lock, timeout=LOCK_WAIT) as taken:
-        if not taken:
-            raise MemidxError(
-                f"another memidx process has held {lock} for {LOCK_WAIT:g} s (a filing, a "
-                "haystack commit or purge of this clone, stopped or hung?): nothing was written",
-                f"try again once it ends; `fuser -v {lock}` names it",
-            )
-        yield
+    holders = "a filing, a haystack commit or purge of this clone, stopped or hung?"
+    return waited_lock(lock, LOCK_WAIT, holders)
 
 
 @contextmanager

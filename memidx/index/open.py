@@ -5,8 +5,8 @@ uses, and only ever replace or move a file that is provably memidx's index."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Generator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from memidx.config import Config
@@ -40,7 +40,7 @@ from memidx.index.schema import (
     migrate,
     schema_problem,
 )
-from memidx.portable import file_lock
+from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
 # filling, but one stopped with Ctrl-Z or hung held every writer for ever (a post-commit hook
@@ -184,18 +184,10 @@ def _inspect(path: Path, verify: bool) -> tuple[sqlite3.Connection | None, str |
     return conn, problem, upgraded
 
 
-@contextmanager
-def _creation_lock(path: Path) -> Generator[None]:
+def _creation_lock(path: Path) -> AbstractContextManager[None]:
     """The creation lock of the index at `path`, waited for LOCK_WAIT seconds at most."""
-    lock = _lock_path(path)
-    with file_lock(lock, timeout=LOCK_WAIT) as taken:
-        if not taken:
-            raise IndexBusy(
-                f"another memidx process has held {lock} for {LOCK_WAIT:g} s (an ingest or a "
-                "rebuild of the index: a long one, or one stopped or hung): nothing was written",
-                f"try again once it ends; `fuser -v {lock}` names it",
-            )
-        yield
+    holders = "an ingest or a rebuild of the index: a long one, or one stopped or hung"
+    return waited_lock(_lock_path(path), LOCK_WAIT, holders, IndexBusy)
 
 
 def _lock_path(index: Path) -> Path:
