@@ -93,16 +93,23 @@ def user_trace_dir(root: Path, env: Mapping[str, str] | None = None) -> Path | N
     """`$XDG_STATE_HOME/memidx/traces/<name>-<hash of its path>`: where the hooks of the memory
     at `root` leave their traces when its own state folder cannot be written (a read-only
     mount, a full disk), so `memidx status` still finds them; None without a home."""
-    import hashlib
-
     with contextlib.suppress(OSError, RuntimeError):
         root = root.resolve()
-    key = hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
+    key = f"{_fnv1a(os.fsencode(root)):016x}"
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in root.name)[:40]
     try:
         return user_state_dir(env) / "traces" / f"{name.lstrip('.') or 'memory'}-{key}"
     except ConfigError:
         return None
+
+
+def _fnv1a(data: bytes) -> int:
+    """The 64-bit FNV-1a hash of `data`: a stable name for a path, computed by every post-commit
+    hook that clears its traces, where importing hashlib (OpenSSL) cost ~20 ms."""
+    value = 0xCBF29CE484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
 
 
 def recorded_memory(path: Path) -> Path | None:
