@@ -19,11 +19,11 @@ if TYPE_CHECKING:
 
 
 def ingest(args: argparse.Namespace, config: Config) -> int:
-    from memidx.index.failures import clear_unchanged, trace_marks, traces
+    from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
     from memidx.index.open import mark_index_built, writable_index
     from memidx.text import counted
 
-    marks = trace_marks(*traces(config.root, config.hook_error_path))  # failures until now
+    marks = trace_marks(*hook_traces(config))  # failures until now
     done: list[tuple[SyncReport, RecordReport]] = []
 
     def fill(config: Config, store: Store) -> None:
@@ -69,14 +69,14 @@ def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]
 
 def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.indexing import sync_records
-    from memidx.index.failures import clear_unchanged, trace_marks, traces
+    from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.sync import ingest as ingest_notes
     from memidx.index.sync import note_source
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
-    marks = trace_marks(*traces(config.root, config.hook_error_path))  # failures until now
+    marks = trace_marks(*hook_traces(config))  # failures until now
     filled: list[tuple[SyncReport, RecordReport]] = []
 
     def fill(config: Config, store: Store) -> None:  # fill_index, keeping its reports
@@ -121,13 +121,13 @@ def finish(
 def reconcile(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import output
     from memidx.haystack.record_drift import record_drift
-    from memidx.index.failures import clear_unchanged, trace_marks, traces
+    from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
     from memidx.index.open import open_store, writable_index
     from memidx.index.sync import note_source
     from memidx.index.sync import reconcile as reconcile_notes
     from memidx.progress import ProgressBar
 
-    marks = trace_marks(*traces(config.root, config.hook_error_path))  # failures until now
+    marks = trace_marks(*hook_traces(config))  # failures until now
     source = note_source(config)
     store = (
         writable_index(config, say_notice)

@@ -13,7 +13,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.git.staged import Staged, read_staged, staged_files, staged_repo
 from memidx.githooks.notices import warn
-from memidx.index.failures import last_failure, traces
+from memidx.index.failures import hook_traces, last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
 from memidx.notes.yaml_comments import cut_warning
 from memidx.text import display, is_utf8
@@ -35,7 +35,7 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
     problems = [p for ref, c in staged.items() if (p := _staged_problem(config, ref, c))]
     if not config.index_path.exists():
         return [*problems, *_build_index(config, fix)]
-    failure = last_failure(*traces(config.root, config.hook_error_path))
+    failure = last_failure(*hook_traces(config))
     if failure is not None:
         problems.append(
             f"memidx: a git hook could not update the index ({failure.when}, {failure.hook}: "

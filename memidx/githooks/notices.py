@@ -112,10 +112,7 @@ def _staged_entries(root: Path) -> Iterable[tuple[bytes, bytes, bytes]]:
     from memidx.git.staged import staged_repo
 
     out = staged_repo(root).run("ls-files", "--stage", "-z", "--full-name", "--", ":(top)")
-    for record in out.split(b"\0"):
-        meta, _, path = record.partition(b"\t")
-        if len(fields := meta.split()) == 3:
-            yield fields[0], fields[1], path
+    return _entries(out, blob=1)  # <mode> <blob> <stage>\t<path>
 
 
 def _tree_entries(root: Path) -> Iterable[tuple[bytes, bytes, bytes]]:
@@ -123,10 +120,16 @@ def _tree_entries(root: Path) -> Iterable[tuple[bytes, bytes, bytes]]:
     from memidx.git.repo import GitRepo
 
     out = GitRepo(root).run("ls-tree", "-r", "-z", "--full-tree", "HEAD")
+    return _entries(out, blob=2)  # <mode> <type> <blob>\t<path>
+
+
+def _entries(out: bytes, blob: int) -> Iterable[tuple[bytes, bytes, bytes]]:
+    """(mode, blob, path) of each NUL-ended record of git's output (three fields, a tab, the
+    path), the blob id the field at `blob`."""
     for record in out.split(b"\0"):
         meta, _, path = record.partition(b"\t")
         if len(fields := meta.split()) == 3:
-            yield fields[0], fields[2], path
+            yield fields[0], fields[blob], path
 
 
 def _fingerprint(entries: Iterable[tuple[bytes, bytes, bytes]]) -> str:

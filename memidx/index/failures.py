@@ -16,6 +16,10 @@ from pathlib import Path
 from memidx.frozen import Value
 from memidx.locations import user_trace_dir
 
+TYPE_CHECKING = False  # not typing's: every git hook imports this module
+if TYPE_CHECKING:
+    from memidx.config import Config
+
 
 class HookFailure(Value):
     """The last failure a hook recorded."""
@@ -36,6 +40,11 @@ def traces(root: Path, trace: Path) -> tuple[Path, ...]:
     """`trace` and its fallback: every one `memidx status` reads and an index in step clears."""
     fallback = fallback_trace(root, trace)
     return (trace,) if fallback is None else (trace, fallback)
+
+
+def hook_traces(config: Config) -> tuple[Path, ...]:
+    """The git hooks' trace of the memory `config` names, and its fallback."""
+    return traces(config.root, config.hook_error_path)
 
 
 def record_failure(path: Path, hook: str, message: str, *, fallback: Path | None = None) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from memidx.config import Config
 from memidx.errors import VECTOR_MODULES
-from memidx.index.failures import clear_unchanged, trace_marks, traces
+from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
 from memidx.index.ownership import keep_out_of_git
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -24,7 +24,7 @@ def sync_to_head(config: Config) -> list[str]:
     from memidx.index.sync import sync
     from memidx.text import display, prose_line
 
-    marks = trace_marks(*traces(config.root, config.hook_error_path))  # failures until now
+    marks = trace_marks(*hook_traces(config))  # failures until now
     keep_out_of_git(config.state_dir)
     notices: list[str] = []
     # an index whose build is not complete is filled under the creation lock, so a hook that

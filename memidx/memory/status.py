@@ -12,7 +12,7 @@ from memidx.git.repo import GitRepo
 from memidx.haystack.damage import recorded, torn_line
 from memidx.haystack.record_drift import record_drift
 from memidx.index.drift import Drift
-from memidx.index.failures import HookFailure, last_failure, traces
+from memidx.index.failures import HookFailure, hook_traces, last_failure, traces
 from memidx.index.head import behind_head
 from memidx.index.note_rows import skips_not_utf8
 from memidx.index.store import Skip, VectorStore, open_store
@@ -77,7 +77,7 @@ def gather(config: Config) -> Status:
     size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
     status = Status(source.label, source.commit, len(files), str(path), size)
     status.memory, status.found_by = str(config.root), config.found_by
-    status.hook_failure = last_failure(*traces(config.root, config.hook_error_path))
+    status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure = last_failure(*traces(config.root, config.agent_hook_error_path))
     status.mcp_server = shared_server(config)
     status.embed_cut_off = cut_off(config.state_dir)
