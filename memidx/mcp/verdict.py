@@ -2,10 +2,13 @@
 socket and HTTP alike): a good JSON-RPC message, the error that answers it, or a notification
 that is dropped unanswered. The SDK dropped a bad message without an answer over stdio, and
 over HTTP answered it with other codes. JSON-RPC 2.0's codes: -32700 for text that is not
-JSON; -32600 for JSON that is no request, notification or response, and for an id that is not
-a string or an integer (`1e400`, `1.5`, `null`, `true`: the message has an id, so it is no
-notification, but none can be echoed, so the error's id is null); -32602 for a request whose
-params hold a string no UTF-8 can write (a lone surrogate, `"\\ud800"`), its id echoed."""
+JSON, and for bytes that are no UTF-8 (MCP: JSON-RPC messages MUST be UTF-8 encoded; the SDK
+read them as U+FFFD over stdio, so a note a tool wrote held that character instead, and
+answered -32700 over HTTP); -32600 for JSON that is no request, notification or response, and
+for an id that is not a string or an integer (`1e400`, `1.5`, `null`, `true`: the message has
+an id, so it is no notification, but none can be echoed, so the error's id is null); -32602
+for a request whose params hold a string no UTF-8 can write (a lone surrogate, `"\\ud800"`),
+its id echoed."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from memidx.mcp.framing import MAX_MESSAGE, Frame, TooLong
 from memidx.text import is_utf8
 
 NOT_JSON = "Parse error: the message is not JSON"
+NOT_UTF8 = "Parse error: the message is not UTF-8 (byte {byte:#04x} at offset {offset})"
 TOO_DEEP = "Parse error: the message is nested too deeply to be read"
 NOT_JSONRPC = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
 TOO_LONG = f"Invalid Request: a message over {MAX_MESSAGE} bytes (16 MiB) is refused"
@@ -52,7 +56,11 @@ def judge(frame: Frame) -> Verdict:
     """A good message, else the error that answers it, or Dropped; None for a blank line."""
     if isinstance(frame, TooLong):
         return refusal(None, mcp_types.INVALID_REQUEST, TOO_LONG)
-    text = frame.decode("utf-8", errors="replace")  # as the SDK reads stdin
+    try:
+        text = frame.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        found = NOT_UTF8.format(byte=exc.object[exc.start], offset=exc.start)
+        return refusal(None, mcp_types.PARSE_ERROR, found)
     if not text.strip():
         return None
     try:

@@ -3,7 +3,9 @@ and the HTTP app (memidx/mcp/http.py), in this process on stub workers: the same
 gets the same JSON-RPC error on both. The SDK's HTTP answered a lone surrogate in a tool's
 arguments -32700 where stdio answered -32600 (JSON-RPC 2.0: the text parses, the request is
 one, its params are invalid: -32602 with its id), and on both took a request with an id of
-1e400 for a notification and never answered it (-32600, id null: no answer can echo it)."""
+1e400 for a notification and never answered it (-32600, id null: no answer can echo it).
+Bytes that are no UTF-8 stdio read as U+FFFD and served, where HTTP answered -32700: MCP says
+its messages MUST be UTF-8, so both answer -32700."""
 
 from __future__ import annotations
 
@@ -31,7 +33,12 @@ SURROGATE = (
 HUGE_ID = b'{"jsonrpc": "2.0", "id": 1e400, "method": "ping"}'
 DROPPED = b'{"jsonrpc": "2.0", "method": "notifications/x", "params": {"a": "\\ud800"}}'
 PING = b'{"jsonrpc": "2.0", "id": 9, "method": "ping"}'
-ANSWERS = [(3, -32602), (None, -32600), (9, None)]  # DROPPED gets no answer
+# Latin-1 where UTF-8 must be: stdio read it as U+FFFD and searched "caf\ufffd", HTTP -32700.
+NOT_UTF8 = (
+    b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", '
+    b'"params": {"name": "search", "arguments": {"query": "caf\xe9"}}}'
+)
+ANSWERS = [(3, -32602), (None, -32600), (None, -32700), (9, None)]  # DROPPED gets no answer
 Answer = tuple[object, object]
 
 
@@ -67,7 +74,9 @@ async def _over_stdio(messages: list[bytes]) -> list[Answer]:
 
 async def _over_http(messages: list[bytes]) -> list[Answer]:
     app = http_app(echo_server(), Listen("127.0.0.1", 8765, None))
-    starlette: Any = app.app
+    starlette: Any = app
+    while not hasattr(starlette, "router"):  # the SDK's app, under memidx's middleware
+        starlette = starlette.app
     headers = {"accept": "application/json, text/event-stream",
                "content-type": "application/json"}  # fmt: skip
     transport = httpx2.ASGITransport(app=app)
@@ -93,7 +102,7 @@ async def _over_http(messages: list[bytes]) -> list[Answer]:
 
 @pytest.mark.parametrize("transport", [_over_stdio, _over_http], ids=["stdio", "http"])
 def test_both_transports_answer_a_bad_message_alike(transport: Any) -> None:
-    answers = anyio.run(transport, [SURROGATE, HUGE_ID, DROPPED, PING])
+    answers = anyio.run(transport, [SURROGATE, HUGE_ID, DROPPED, NOT_UTF8, PING])
     assert sorted(answers, key=repr) == sorted(ANSWERS, key=repr)
 
 
