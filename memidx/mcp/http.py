@@ -1,6 +1,13 @@
 """The streamable HTTP transport: uvicorn serving the SDK's app, behind the bearer token when
 one is set, each POST's message judged as a line of the stdio transport is
-(memidx/mcp/verdict.py), so the two answer a bad message alike."""
+(memidx/mcp/verdict.py), so the two answer a bad message alike.
+
+A request is checked in this order, each check answering before the next looks: the bearer
+token (401), the Host and Origin headers on loopback (421, 403: DNS rebinding), the session
+id (the SDK's 404 for one it does not know, its 400 for none on a message that cannot open a
+session), then the message. Judged first, a bad message was answered, saying what was wrong
+with it, to a request from a foreign Origin or for an unknown session, which a good message
+never got past."""
 
 from __future__ import annotations
 
@@ -8,12 +15,24 @@ import hmac
 from typing import Any
 
 from mcp.server import MCPServer
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
-from mcp_types import JSONRPCError
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    TransportSecurityMiddleware,
+    TransportSecuritySettings,
+)
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp_types import INVALID_REQUEST, JSONRPCError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from memidx.mcp.batch import batch_items
 from memidx.mcp.serve import Listen, log
-from memidx.mcp.verdict import Dropped, judge
+from memidx.mcp.verdict import Dropped, Good, judge, refusal
+
+# The hosts the SDK guards against DNS rebinding, and what it lets in for them.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+MISSING_SESSION = "Bad Request: Missing session ID"  # the SDK's words for it
 
 
 def run_http(server: MCPServer[Any], listen: Listen) -> None:
@@ -32,9 +51,26 @@ def run_http(server: MCPServer[Any], listen: Listen) -> None:
 
 
 def http_app(server: MCPServer[Any], listen: Listen) -> Any:
-    """The ASGI app: the SDK's, its POSTs judged, behind the bearer token when one is set."""
-    app = JudgedPosts(server.streamable_http_app(host=listen.host))
+    """The ASGI app: the SDK's, its POSTs judged, behind the Host and Origin checks on loopback
+    and the bearer token when one is set."""
+    security = transport_security(listen.host)
+    sdk = server.streamable_http_app(host=listen.host, transport_security=security)
+    app: Any = JudgedPosts(sdk, server.session_manager)
+    if security is not None:
+        app = _HeaderGuard(app, security)
     return app if listen.token is None else _BearerGuard(app, listen.token)
+
+
+def transport_security(host: str) -> TransportSecuritySettings | None:
+    """The SDK's guard against DNS rebinding, as it sets it for a loopback host (None, no
+    guard, for any other: a remote server's clients name it as they reach it)."""
+    if host not in LOOPBACK_HOSTS:
+        return None
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
 
 
 def _uvicorn_server() -> type[Any]:
@@ -93,20 +129,51 @@ class _BearerGuard:
         await self.app(scope, receive, send)
 
 
-class JudgedPosts:
-    """ASGI middleware: the message a POST to /mcp carries, judged as stdio judges a line. A
-    bad one gets its JSON-RPC error with HTTP 400 (the SDK answered a lone surrogate -32700,
-    an id of 1e400 not at all); a notification the SDK cannot take, 202 and nothing more. A
-    good message, a batch (the SDK answers it 400) and a body over the SDK's limit go on to
-    the SDK as they came."""
+class _HeaderGuard:
+    """ASGI middleware: a request whose Host or Origin is not the loopback server's gets the
+    SDK's 421 or 403 before its session or its message is looked at (the SDK answered an
+    unknown session 404 first, and memidx a bad message 400)."""
 
-    def __init__(self, app: Any, limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> None:
+    def __init__(self, app: Any, settings: TransportSecuritySettings) -> None:
         self.app = app
+        self.security = TransportSecurityMiddleware(settings)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            from starlette.requests import Request
+
+            refused = await self.security.validate_request(Request(scope), is_post=False)
+            if refused is not None:
+                log.warning("refused a request: HTTP %d (its Host or Origin)", refused.status_code)
+                await refused(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class JudgedPosts:
+    """ASGI middleware: the message a POST to /mcp carries, judged as stdio judges a line,
+    once its session is known. A bad one gets its JSON-RPC error with HTTP 400 (the SDK
+    answered a lone surrogate -32700, an id of 1e400 not at all); a notification the SDK
+    cannot take, 202 and nothing more. A good message, a batch (the SDK answers it 400), a
+    body over the SDK's limit and a request of a session the SDK does not know (it answers
+    404 unread) go on to the SDK as they came; a bad message without a session id, which
+    only an `initialize` may lack, gets the SDK's 400 for the missing id."""
+
+    def __init__(
+        self, app: Any, sessions: StreamableHTTPSessionManager | None = None,
+        limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+    ) -> None:  # fmt: skip
+        self.app = app
+        self.sessions = sessions
         self.limit = limit
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         posted = scope.get("type") == "http" and scope.get("method") == "POST"
         if not posted or scope.get("path") != "/mcp" or self._too_long(scope):
+            await self.app(scope, receive, send)
+            return
+        session = self._session(scope)
+        if session == "unknown":
             await self.app(scope, receive, send)
             return
         events: list[dict[str, Any]] = []
@@ -120,6 +187,13 @@ class JudgedPosts:
             more = bool(event.get("more_body", False))
         if not more and batch_items(bytes(body)) is None:
             verdict = judge(bytes(body))
+            if session == "missing" and not isinstance(verdict, Good):
+                log.warning("refused a message: %s", MISSING_SESSION)
+                answer = refusal(None, INVALID_REQUEST, MISSING_SESSION)
+                await _respond(
+                    send, 400, answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
+                )
+                return
             if isinstance(verdict, JSONRPCError):
                 log.warning("refused a message: %s", verdict.error.message)
                 answer = verdict.model_dump_json(by_alias=True, exclude_unset=True)
@@ -134,6 +208,23 @@ class JudgedPosts:
             return events.pop(0) if events else await receive()
 
         await self.app(scope, replay, send)
+
+    def _session(self, scope: Any) -> str:
+        """ "live", "unknown" or "missing": the session the request names, as the SDK will find
+        it; "live" too where it has no sessions (no manager, or a revision without them)."""
+        headers = dict(scope.get("headers") or [])
+        revision = headers.get(MCP_PROTOCOL_VERSION_HEADER.encode("ascii"))
+        if self.sessions is None or (
+            revision is not None and revision.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
+        ):
+            return "live"
+        given = headers.get(MCP_SESSION_ID_HEADER.encode("ascii"))
+        if given is None:
+            return "missing"
+        # The SDK's own table (no public way to ask it): a session ended is gone from it.
+        known = self.sessions._server_instances  # pyright: ignore[reportPrivateUsage]
+        found = known.get(given.decode("latin-1"))
+        return "live" if found is not None and not found.is_terminated else "unknown"
 
     def _too_long(self, scope: Any) -> bool:
         """Whether the body says it is over the SDK's limit (the SDK refuses it unread)."""
