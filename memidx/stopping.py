@@ -17,9 +17,9 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 
 from memidx.portable import signal_main, stop_signals
@@ -50,10 +50,14 @@ class Stopped(SystemExit):
 
 @dataclass(slots=True)
 class Stop:
-    """How a stopped_by_signals block ended: 0, or the exit code of the signal that ended it."""
+    """How a stopped_by_signals block ended: 0, or the exit code of the signal that ended it.
+    `owned` holds what the block's `finally` clauses would remove, for a stop past LIMIT to
+    remove before it exits at once (a server's socket and record: left, they named a server
+    that no longer ran). Each must take no lock the stuck main thread may hold."""
 
     code: int = 0
     signal_name: str = ""
+    owned: list[Callable[[], None]] = field(default_factory=lambda: [])
 
 
 @contextmanager
@@ -73,7 +77,7 @@ def stopped_by_signals() -> Generator[Stop]:
         return
     raised = [0.0]  # when Stopped was last raised
     ending = [False]  # the block is ending: a signal acted on again now only sets the code
-    watcher = _Watcher()
+    watcher = _Watcher(stop.owned)
 
     def raise_stopped(number: int, frame: FrameType | None) -> None:
         if ending[0]:  # nothing more to stop: the block's own end runs whole (handlers put back)
@@ -137,7 +141,8 @@ class _Watcher:
     main thread, as a signal's handler runs; one at a time however many come), and it ends the
     process LIMIT seconds after the first signal if the block is still running."""
 
-    def __init__(self) -> None:
+    def __init__(self, owned: list[Callable[[], None]]) -> None:
+        self.owned = owned
         self._wake, self._told = socket.socketpair()
         self._wake.setblocking(False)
         self.closing = False
@@ -162,7 +167,7 @@ class _Watcher:
         while True:
             now = time.monotonic()
             if now >= deadline:
-                _hard_exit(first)
+                _hard_exit(first, self.owned)
             if pending and now >= again_at:
                 if not self.closing:
                     signal_main(pending)
@@ -184,14 +189,24 @@ class _Watcher:
                     pending, again_at = byte & ~_AGAIN_BIT, time.monotonic() + AGAIN
 
 
-def _hard_exit(number: int) -> None:
-    """End the process now, with the code of the signal that asked for the stop: written
-    straight to stderr, as no lock of the stuck main thread's may be waited for."""
+def _hard_exit(number: int, owned: list[Callable[[], None]]) -> None:
+    """End the process now, with the code of the signal that asked for the stop, once what it
+    owns is removed: written straight to stderr, as no lock of the stuck main thread's may be
+    waited for."""
     import signal
 
+    left = 0
+    for remove in list(owned):
+        try:
+            remove()
+        except Exception:  # noqa: BLE001  # the others are removed all the same
+            left += 1
+    what = "what it was to remove may be left behind"  # nothing registered to remove
+    if owned:
+        what = f"{left} of what it owns left behind" if left else "what it owns removed"
     line = (
         f"memidx: error: the stop {signal.Signals(number).name} asked for did not end within "
-        f"{LIMIT:g} s; exiting at once (what it was to remove may be left behind)\n"
+        f"{LIMIT:g} s; exiting at once ({what})\n"
     )
     with contextlib.suppress(OSError):
         os.write(2, line.encode())

@@ -13,11 +13,13 @@ import math
 import os
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
 from memidx.drafts import replace_durably
+from memidx.mcp.leftovers import clear_stale
 from memidx.mcp.serve import Workers, log, start_logging
 from memidx.mcp.shared import BUSY, GREETING, lock_for
 from memidx.portable import file_identity
@@ -33,18 +35,28 @@ def serve_shared(config: Config, path: Path) -> int:
     """Serve sessions on `path` until idle (0), or until SIGTERM or SIGHUP (128 + the signal),
     leaving no socket nor record either way; 0 at once when another server holds its lock."""
     from memidx.portable import file_lock, leave_parent
-    from memidx.stopping import stopped_by_signals
 
     os.umask(0o077)  # the socket, the record and the log: this user's alone
     start_logging(config, stderr=False)
-    with stopped_by_signals() as stop, file_lock(lock_for(path), wait=False) as mine:
+    with file_lock(lock_for(path), wait=False) as mine:
         if not mine:
             return 0
-        leave_parent()  # no longer a descendant of the session that started it (the lock stays)
+        # No longer a descendant of the session that started it (the lock stays), before the
+        # stop's watcher thread starts: a fork keeps no thread, and the shared server's stop
+        # was never raised again out of the imports, nor ended at its limit.
+        leave_parent()
+        return _serve(config, path)
+
+
+def _serve(config: Config, path: Path) -> int:
+    from memidx.stopping import stopped_by_signals
+
+    with stopped_by_signals() as stop:
         record = config.state_dir / SERVER_RECORD  # where status, tests and people find it
         workers: Workers | None = None
         try:
             _write_record(record, path, sessions=0)
+            stop.owned.append(lambda: _forget(record))
             idle = idle_seconds(os.environ.get(IDLE_VARIABLE, ""))
             log.info("memidx mcp shared for %s on %s (pid %d)", config.root, path, os.getpid())
             workers = Workers(config)  # the index and the model load while the SDK imports
@@ -57,7 +69,7 @@ def serve_shared(config: Config, path: Path) -> int:
             gc.freeze()  # see serve(): the SDK's long-lived objects out of the collector's way
             workers.settle()
             log.info("the SDK imported in %.0f ms", (time.perf_counter() - started) * 1000)
-            anyio.run(_listen, server, path, idle, record, workers)
+            anyio.run(partial(_listen, owned=stop.owned), server, path, idle, record, workers)
         finally:
             _forget(record)
             if workers is not None:
@@ -105,11 +117,15 @@ def _names_this_process(record: Path) -> bool:
         return False
 
 
-async def _listen(server: Any, path: Path, idle: float, record: Path, workers: Workers) -> None:
+async def _listen(
+    server: Any, path: Path, idle: float, record: Path, workers: Workers, *,
+    owned: list[Callable[[], None]],
+) -> None:  # fmt: skip
     import anyio
 
     listener = await _listening(path)
     bound = file_identity(path)
+    owned.append(lambda: _unlink_own(path, bound))
 
     def recorded(active: int) -> None:
         if _names_this_process(record):
@@ -121,8 +137,14 @@ async def _listen(server: Any, path: Path, idle: float, record: Path, workers: W
             group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)
             await listener.serve(sessions.handle, task_group=group)
     finally:
-        if file_identity(path) == bound:  # never another server's (after .memidx was deleted)
-            path.unlink(missing_ok=True)
+        _unlink_own(path, bound)
+
+
+def _unlink_own(path: Path, bound: tuple[int, int] | None) -> None:
+    """Remove the socket if it is the one this server bound: never another server's (after
+    `.memidx` was deleted and another started)."""
+    if file_identity(path) == bound:
+        path.unlink(missing_ok=True)
 
 
 async def _listening(path: Path) -> Any:
@@ -133,6 +155,7 @@ async def _listening(path: Path) -> Any:
     import anyio
 
     clear_starting(path.parent)  # killed servers' (this pid's too): never a live one's
+    clear_stale(path.parent)
     starting = starting_name(path)
     listener = await anyio.create_unix_listener(starting, mode=0o600)
     try:
