@@ -188,12 +188,7 @@ class JudgedPosts:
         if not more and batch_items(bytes(body)) is None:
             verdict = judge(bytes(body))
             if session == "missing" and not isinstance(verdict, Good):
-                log.warning("refused a message: %s", MISSING_SESSION)
-                answer = refusal(None, INVALID_REQUEST, MISSING_SESSION)
-                await _respond(
-                    send, 400, answer.model_dump_json(by_alias=True, exclude_unset=True).encode()
-                )
-                return
+                verdict = refusal(None, INVALID_REQUEST, MISSING_SESSION)  # no initialize
             if isinstance(verdict, JSONRPCError):
                 log.warning("refused a message: %s", verdict.error.message)
                 answer = verdict.model_dump_json(by_alias=True, exclude_unset=True)
@@ -210,8 +205,8 @@ class JudgedPosts:
         await self.app(scope, replay, send)
 
     def _session(self, scope: Any) -> str:
-        """ "live", "unknown" or "missing": the session the request names, as the SDK will find
-        it; "live" too where it has no sessions (no manager, or a revision without them)."""
+        """The session the request names, as the SDK will find it: "live", "unknown" or
+        "missing"; "live" too where there are none (no manager, or a revision without them)."""
         headers = dict(scope.get("headers") or [])
         revision = headers.get(MCP_PROTOCOL_VERSION_HEADER.encode("ascii"))
         if self.sessions is None or (
