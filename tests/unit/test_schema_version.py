@@ -5,16 +5,24 @@ to be embedded again, for hours."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from memidx.agents import recall_server
+from memidx.agents.recall import Recaller
+from memidx.config import Config, load_config
 from memidx.errors import NewerIndex, NotMemidxIndex
 from memidx.index.connection import transaction
 from memidx.index.open import open_store
 from memidx.index.schema import OUTDATED, connect_memory, schema_problem
 from memidx.index.schema_version import SCHEMA_VERSION
+from memidx.mcp.serve import Failed, Workers
+from memidx.mcp.warm import WarmIndex
 
 NEWER = SCHEMA_VERSION + 1
 REFUSAL = f"was built by a newer memidx (schema {NEWER}, this one knows {SCHEMA_VERSION})"
@@ -105,3 +113,59 @@ def test_another_programs_database_with_a_high_version_is_not_called_memidxs(
 
     with pytest.raises(NotMemidxIndex, match="cannot prove it made this file"):
         open_store(path, write=False)
+
+
+@pytest.fixture
+def config(index: Path) -> Config:
+    root = index.parent.parent
+    return load_config(root, env={"MEMIDX_ROOT": str(root)})
+
+
+def test_the_mcp_servers_warm_index_sees_an_upgrade_in_place(config: Config) -> None:
+    warm = WarmIndex(config)
+    try:
+        warm.store()
+        upgrade_elsewhere(config.index_path)
+        for _ in range(2):  # and again at the next call: never answered from at last
+            with pytest.raises(NewerIndex):
+                warm.store()
+    finally:
+        warm.close()
+
+
+@pytest.fixture
+def workers(config: Config) -> Iterator[Workers]:
+    workers = Workers(config)
+    workers.hand_over.delay = 3600.0  # the test's process is not to be stopped
+    workers.warming.result()  # the index opened before the upgrade, as in a running server
+    yield workers
+    workers.hand_over.cancel()
+    workers.close()
+
+
+def test_an_mcp_server_that_meets_a_newer_index_answers_traces_and_stops(
+    workers: Workers, config: Config
+) -> None:
+    upgrade_elsewhere(config.index_path)
+
+    with pytest.raises(Failed) as failed:
+        asyncio.run(workers.read("search", workers.warm.store))
+
+    assert str(failed.value).startswith("memidx: error: the index at ") and REFUSAL in str(
+        failed.value
+    )
+    assert workers.hand_over.started is not None  # its stop is on its way
+    trace = config.agent_hook_error_path.read_text()
+    assert "mcp server" in trace and REFUSAL in trace and "a new one takes over" in trace
+
+
+class _UpgradedUnder:
+    def recall(self, prompt: str, seen: list[str]) -> object:
+        raise NewerIndex("the index at x was built by a newer memidx", "upgrade memidx")
+
+
+def test_the_recall_server_hands_over_when_the_index_is_newer() -> None:
+    """A stale answer ends its loop: the hook starts a server of the code on disk."""
+    recaller = cast(Recaller, _UpgradedUnder())
+    answer = recall_server._answer(recaller, b'{"prompt": "p"}', "k")  # pyright: ignore[reportPrivateUsage]
+    assert answer == {"error": recall_server.STALE}
