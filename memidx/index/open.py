@@ -39,8 +39,9 @@ from memidx.index.schema import (
     mark_built,
     migrate,
     schema_problem,
+    upgradable,
 )
-from memidx.index.schema_version import SCHEMA_VERSION
+from memidx.index.schema_version import SCHEMA_VERSION, older_index
 from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
@@ -125,7 +126,10 @@ def _checked_reader(path: Path, *, immutable: bool) -> sqlite3.Connection:
         conn.close()
         raise
     if problem is not None:
+        older = upgradable(conn) if problem.startswith(OUTDATED) else None
         conn.close()
+        if older is not None:
+            raise older_index(path, older)
         raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
     return conn
 

@@ -227,14 +227,23 @@ def _version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
+def _upgradable(version: int) -> bool:
+    return version < SCHEMA_VERSION and all(v in MIGRATIONS for v in range(version, SCHEMA_VERSION))
+
+
+def upgradable(conn: sqlite3.Connection) -> int | None:
+    """The schema version of an index an older memidx built, when the next writer upgrades it
+    in place (keeping its vectors); else None."""
+    start = _version(conn)
+    return start if _upgradable(start) else None
+
+
 def migrate(conn: sqlite3.Connection) -> int | None:
     """Upgrade an index of an older, known version in place; returns the version it had, or
     None when there was nothing to upgrade (or no way to)."""
     try:
         start = _version(conn)
-        if start >= SCHEMA_VERSION or any(
-            v not in MIGRATIONS for v in range(start, SCHEMA_VERSION)
-        ):
+        if not _upgradable(start):
             return None
         with transaction(conn):
             for version in range(start, SCHEMA_VERSION):

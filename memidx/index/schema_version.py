@@ -1,4 +1,5 @@
-"""The index's schema version, and the refusal of an index a newer memidx built.
+"""The index's schema version: the refusal of an index a newer memidx built, and what a reader
+says of one an older memidx built.
 
 A process started before an upgrade (an agent's MCP server, the recall server, a background
 embed) outlives it and meets the index the new code upgraded. Taking that for an index "of
@@ -11,9 +12,16 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from memidx.errors import NEWER_HINT, NewerIndex
+from memidx.errors import NEWER_HINT, IndexUnusable, NewerIndex
 
 SCHEMA_VERSION = 5
+# A reader cannot upgrade an older index (it only reads); nor can it search one: schema 5 folds
+# words anew, so the query's words would miss the older full-text index's (Greek and Cyrillic
+# accents, emoji) and a search would hide notes. Any writer upgrades it in one transaction.
+UPGRADE_HINT = (
+    "run `memidx sync` (or `make ingest`) once: it upgrades the index in place, keeping its "
+    "vectors; nothing is lost"
+)
 
 
 def newer_version(conn: sqlite3.Connection) -> int | None:
@@ -28,6 +36,15 @@ def newer_index(path: Path | str, found: int) -> NewerIndex:
         f"the index at {path} was built by a newer memidx (schema {found}, this one knows "
         f"{SCHEMA_VERSION})",
         NEWER_HINT,
+    )
+
+
+def older_index(path: Path, found: int) -> IndexUnusable:
+    """What a reader says of an index of schema `found` that the next writer upgrades."""
+    return IndexUnusable(
+        f"the index at {path} was built by an older memidx (schema {found}, this one knows "
+        f"{SCHEMA_VERSION})",
+        UPGRADE_HINT,
     )
 
 
