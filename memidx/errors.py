@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 REBUILD_HINT = "run `make ingest` (or `memidx ingest`) to rebuild it"
+NEWER_HINT = "upgrade memidx or restart this process"
 # The modules of the `vectors` extra (pyproject.toml), which pre-commit's install lacks.
 VECTOR_MODULES = frozenset({"numpy", "fastembed", "onnxruntime", "tokenizers"})
 VECTORS_HINT = (
@@ -32,6 +33,11 @@ class ConfigError(MemidxError):
 
 class IndexUnusable(MemidxError):
     """The index is missing, corrupt or of an unknown schema."""
+
+
+class NewerIndex(MemidxError):
+    """The index was built by a newer memidx (a schema version this code does not know): it is
+    never rebuilt nor written, so an old process that outlived an upgrade loses no vectors."""
 
 
 class IndexBusy(MemidxError):

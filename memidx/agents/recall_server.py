@@ -21,6 +21,7 @@ from typing import cast
 
 from memidx.code_stamp import code_stamp
 from memidx.config import Config
+from memidx.errors import NewerIndex
 from memidx.portable import file_identity
 from memidx.sockets import clear_starting, starting_name
 
@@ -253,8 +254,8 @@ def forget_pid(pid: Path) -> None:
 def _loop(
     server: socket.socket, recaller: Recaller, idle_exit: float, key: str, ours: Callable[[], bool]
 ) -> None:
-    """Answer until idle, or until memidx's code changed (an upgrade: looked at every
-    CODE_CHECK s and before each answer), its socket is no longer `ours` (removed, replaced:
+    """Answer until idle, or until memidx's code (looked at every CODE_CHECK s and before each
+    answer) or the index's schema is newer, its socket is no longer `ours` (removed, replaced:
     no hook reached it, and its lock kept others from starting) or a hook came with another
     configuration (`key`): the next prompt starts a server of the new code or configuration."""
     last = checked = time.monotonic()
@@ -294,6 +295,6 @@ def _answer(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:
         prompt = str(request.get("prompt", ""))
         seen = [str(s) for s in cast(list[object], request.get("seen") or [])]
         done = recaller.recall(prompt, seen)
-    except Exception as exc:  # noqa: BLE001  # the server outlives one bad request
-        return {"error": f"{type(exc).__name__}: {exc}"}
+    except Exception as exc:  # noqa: BLE001  # outlives a bad request, not a newer index
+        return {"error": STALE if isinstance(exc, NewerIndex) else f"{type(exc).__name__}: {exc}"}
     return {"block": done.block, "keys": list(done.keys)}

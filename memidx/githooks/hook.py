@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from memidx.config import load_config
-from memidx.errors import MemidxError
+from memidx.errors import MemidxError, NewerIndex
 from memidx.index.failures import fallback_trace, record_failure
 
 STAGES = (
@@ -66,6 +66,8 @@ def _remedy(exc: MemidxError) -> tuple[str, str]:
     from memidx.index.connection import READONLY_HINT
 
     hint = exc.hint
+    if isinstance(exc, NewerIndex):  # reconcile would refuse it too: only a newer memidx will do
+        return exc.message, hint
     if "then try again" not in hint:
         return str(exc), RECONCILE
     if hint.startswith(READONLY_HINT):  # the folder checked, the memory made writable

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnavailable, IndexUnusable, MemidxError
 from memidx.index.ownership import APPLICATION_ID, header_id, legacy, not_ours, stamp
+from memidx.index.schema_version import refuse_newer
 from memidx.notes.words import fold
 
 BUSY_TIMEOUT_MS = 5000
@@ -245,7 +246,9 @@ def _size(path: Path) -> int:
 
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Generator[None]:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; a held lock is IndexBusy."""
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; a held lock is IndexBusy. An index
+    a newer memidx upgraded since this connection opened it is NewerIndex, nothing written: a
+    process that outlived an upgrade never writes into a schema it does not know."""
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
@@ -256,6 +259,7 @@ def transaction(conn: sqlite3.Connection) -> Generator[None]:
             ) from exc
         raise
     try:
+        refuse_newer(conn)  # under the write lock: no upgrade can come between (~2 us)
         yield
     except BaseException:
         if conn.in_transaction:  # SQLite may have rolled back already (disk full, I/O error)

@@ -1,6 +1,7 @@
 """Opening the index: readers get a usable, completely built index or IndexUnusable; writers
 get one always (created, upgraded or rebuilt as needed) through the one helper every writer
-uses, and only ever replace or move a file that is provably memidx's index."""
+uses, and only ever replace or move a file that is provably memidx's index. An index a newer
+memidx built is NewerIndex to both: never rebuilt at this code's older schema."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable
+from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable, NewerIndex
 from memidx.index.connection import (
     connect,
     connect_reader,
@@ -32,14 +33,15 @@ from memidx.index.ownership import (
 from memidx.index.schema import (
     EMPTY,
     OUTDATED,
-    SCHEMA_VERSION,
     build_problem,
     create_schema,
     damage,
     mark_built,
     migrate,
     schema_problem,
+    upgradable,
 )
+from memidx.index.schema_version import SCHEMA_VERSION, older_index
 from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
@@ -116,7 +118,7 @@ def _open_reader(path: Path) -> sqlite3.Connection:
 def _checked_reader(path: Path, *, immutable: bool) -> sqlite3.Connection:
     conn = connect_reader(path, immutable=immutable)
     try:
-        problem = schema_problem(conn, path) or build_problem(conn)
+        problem = _reader_problem(conn, path)
         # an empty file holds nothing to lose: the next writer fills it (run ingest, not mv)
         if problem not in (None, EMPTY) and not owned(conn, path):
             raise not_ours(path, problem)
@@ -124,9 +126,23 @@ def _checked_reader(path: Path, *, immutable: bool) -> sqlite3.Connection:
         conn.close()
         raise
     if problem is not None:
+        older = upgradable(conn) if problem.startswith(OUTDATED) else None
         conn.close()
+        if older is not None:
+            raise older_index(path, older)
         raise IndexUnusable(f"the index at {path} is unusable: {problem}", REBUILD_HINT)
     return conn
+
+
+def _reader_problem(conn: sqlite3.Connection, path: Path) -> str | None:
+    """What keeps a reader from this index, or None; NewerIndex for a newer memidx's index,
+    which is no reason to rebuild it (never REBUILD_HINT, whose ingest would refuse it)."""
+    try:
+        return schema_problem(conn, path) or build_problem(conn)
+    except NewerIndex:
+        if not owned(conn, path):
+            return "its schema version is unknown"  # another program's file, never ours
+        raise
 
 
 def _open_writer(path: Path, verify: bool) -> tuple[Store, str | None]:

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memidx.index.connection import add_fold, describe, passing, transaction
+from memidx.index.schema_version import SCHEMA_VERSION, newer_index
 from memidx.notes.separators import TOKENIZER
 
-SCHEMA_VERSION = 5
 EMPTY = "the file is empty"
-OUTDATED = "its schema version"  # how the problem of an intact index of another version starts
+OUTDATED = "its schema version"  # how the problem of an intact index of an older version starts
 # state keys: set when the index is created (in the same transaction) and when its first
 # filling is done; an index with the first and not the second was never completely built
 BUILD_STARTED = "build_started"
@@ -148,12 +148,15 @@ def connect_memory() -> sqlite3.Connection:
 
 
 def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
-    """Why this database is not a usable index of the current schema, or None."""
+    """Why this database is not a usable index of the current schema, or None; NewerIndex
+    when a newer memidx built it (nothing this code may rebuild, upgrade or write)."""
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if version == 0 and not tables:
             return EMPTY
+        if version > SCHEMA_VERSION:  # never a reason to rebuild it: its vectors would go
+            raise newer_index(path or ":memory:", version)
         if version != SCHEMA_VERSION:
             return f"{OUTDATED} {version} is not {SCHEMA_VERSION}"
         if path is not None and _truncated(conn, path):
@@ -215,7 +218,8 @@ def damage(conn: sqlite3.Connection) -> str | None:
 
 
 # Ordered upgrades that keep what is expensive to rebuild (vectors): version -> statements that
-# bring an index of that version to the next. Any other version is rebuilt.
+# bring an index of that version to the next. Any other older version is rebuilt; a newer one
+# is refused (memidx.index.schema_version).
 MIGRATIONS: dict[int, str] = {2: _SEGMENTS, 3: _NOTE_ADDS, 4: _REFOLD}
 
 
@@ -223,14 +227,23 @@ def _version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
+def _upgradable(version: int) -> bool:
+    return version < SCHEMA_VERSION and all(v in MIGRATIONS for v in range(version, SCHEMA_VERSION))
+
+
+def upgradable(conn: sqlite3.Connection) -> int | None:
+    """The schema version of an index an older memidx built, when the next writer upgrades it
+    in place (keeping its vectors); else None."""
+    start = _version(conn)
+    return start if _upgradable(start) else None
+
+
 def migrate(conn: sqlite3.Connection) -> int | None:
     """Upgrade an index of an older, known version in place; returns the version it had, or
     None when there was nothing to upgrade (or no way to)."""
     try:
         start = _version(conn)
-        if start >= SCHEMA_VERSION or any(
-            v not in MIGRATIONS for v in range(start, SCHEMA_VERSION)
-        ):
+        if not _upgradable(start):
             return None
         with transaction(conn):
             for version in range(start, SCHEMA_VERSION):

@@ -14,7 +14,8 @@ from memidx.index.drift import DocState, Skip
 from memidx.index.open import open_store
 from memidx.index.ownership import remove_index
 from memidx.index.record_rows import RecordStore
-from memidx.index.schema import SCHEMA_VERSION, connect_memory, create_schema, schema_problem
+from memidx.index.schema import connect_memory, create_schema, schema_problem
+from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.index.vectors import ChunkInfo, ChunkVectors, VectorStore
 
 __all__ = [

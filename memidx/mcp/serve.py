@@ -19,8 +19,16 @@ from logging.handlers import RotatingFileHandler
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memidx.config import Config
-from memidx.errors import REBUILD_HINT, VECTOR_MODULES, VECTORS_HINT, MemidxError, UsageError
+from memidx.errors import (
+    REBUILD_HINT,
+    VECTOR_MODULES,
+    VECTORS_HINT,
+    MemidxError,
+    NewerIndex,
+    UsageError,
+)
 from memidx.mcp.answers import search_text
+from memidx.mcp.hand_over import HandOver
 from memidx.mcp.warm import WarmIndex
 
 if TYPE_CHECKING:
@@ -88,6 +96,7 @@ class Workers:
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="memidx-read")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="memidx-write")
         self.warming = self._reader.submit(self._warm_up)
+        self.hand_over = HandOver(config)
 
     def _warm_up(self) -> None:
         started = time.perf_counter()
@@ -130,6 +139,8 @@ class Workers:
         except BaseException as exc:
             line = error_line(exc, self.config)
             log.info("%s failed in %.1f ms: %s", name, _ms(started), line or repr(exc))
+            if isinstance(exc, NewerIndex):  # this server outlived an upgrade: it stops
+                self.hand_over.met(exc)
             if line is None:
                 raise
             raise Failed(line) from None

@@ -3,8 +3,9 @@ vectors, loaded once and checked before every answer, so what other processes wr
 other agents, `git pull`, an index rebuilt and put in place) is seen without a restart.
 
 The checks are cheap: the index file's identity (a rebuilt index is another file), then
-SQLite's `PRAGMA data_version` (changes when another connection commits), then the vectors'
-generation (changes when a chunk or a vector does). Used from one thread only: SQLite
+SQLite's `PRAGMA data_version` (changes when another connection commits: then the schema
+version too, which a newer memidx may have upgraded in place), then the vectors' generation
+(changes when a chunk or a vector does). Used from one thread only: SQLite
 connections are never shared across threads."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.index.browse import NoteRow, note_row
+from memidx.index.schema_version import refuse_newer
 from memidx.index.store import Filters, Store, VectorStore, open_store
 from memidx.portable import file_identity
 from memidx.search.answer import answer, without_vectors
@@ -80,15 +82,22 @@ class WarmIndex:
         if self._store is not None and identity == self._identity:
             version = _data_version(self._store.conn)
             if version != self._version:
+                # another process committed: maybe a newer memidx, upgrading in place
+                refuse_newer(self._store.conn, self.config.index_path)
                 self._version = version
                 self._check_vectors(self._store)
             return self._store
         self.close()
         store, _ = open_store(self.config.index_path, write=False)
+        try:
+            version = _data_version(store.conn)
+            refuse_newer(store.conn, self.config.index_path)  # upgraded since open_store looked
+        except BaseException:
+            store.conn.close()
+            raise
         if self._identity is not None:
             self.reopened += 1
-        self._store, self._identity = store, identity
-        self._version = _data_version(store.conn)
+        self._store, self._identity, self._version = store, identity, version
         self._stamp = _vector_stamp(store.conn)
         if self._searcher is not None:
             self._searcher.store = store

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import sqlite3
 from collections.abc import Callable
@@ -227,10 +229,20 @@ def test_an_index_path_git_tracks_but_the_work_tree_lacks_is_refused(repo: Notes
     assert not (repo.root / "data" / "index.sqlite").exists()
 
 
-def test_an_index_of_another_schema_version_is_rebuilt_with_a_notice(indexed: NotesRepo) -> None:
-    conn = sqlite3.connect(index_file(indexed))
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 7}")
+def set_schema_version(repo: NotesRepo, version: int) -> None:
+    conn = sqlite3.connect(index_file(repo))
+    conn.execute(f"PRAGMA user_version = {version}")
     conn.close()
+
+
+# an older version no migration starts from (memidx.index.schema.MIGRATIONS)
+UNKNOWN_OLDER = 1
+
+
+def test_an_index_of_an_older_schema_it_cannot_upgrade_is_rebuilt_with_a_notice(
+    indexed: NotesRepo,
+) -> None:
+    set_schema_version(indexed, UNKNOWN_OLDER)
     assert "schema version" in indexed.memidx("search", "x").err
     run = indexed.memidx("sync")
     notices = [line for line in run.err.splitlines() if line.startswith("memidx: notice:")]
@@ -238,10 +250,8 @@ def test_an_index_of_another_schema_version_is_rebuilt_with_a_notice(indexed: No
     assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
 
 
-def test_a_filing_into_an_index_of_another_version_says_it_is_rebuilt(indexed: NotesRepo) -> None:
-    conn = sqlite3.connect(index_file(indexed))
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 7}")
-    conn.close()
+def test_a_filing_into_an_index_of_an_older_version_says_it_is_rebuilt(indexed: NotesRepo) -> None:
+    set_schema_version(indexed, UNKNOWN_OLDER)
 
     run = indexed.memidx_process("file-turn", stdin='{"text": "a turn after the rebuild"}')
 
@@ -249,6 +259,66 @@ def test_a_filing_into_an_index_of_another_version_says_it_is_rebuilt(indexed: N
     notices = [line for line in run.err.splitlines() if line.startswith("memidx: notice:")]
     assert len(notices) == 1 and "rebuilding the index" in notices[0]
     assert indexed.memidx("search", "searchable", "--json").json()["count"] == 10
+
+
+def newer_refusal(repo: NotesRepo) -> str:
+    return (
+        f"memidx: error: the index at {index_file(repo)} was built by a newer memidx (schema "
+        f"{SCHEMA_VERSION + 1}, this one knows {SCHEMA_VERSION}) (upgrade memidx or restart "
+        "this process)"
+    )
+
+
+def test_an_index_of_a_newer_schema_is_refused_by_every_command_never_rebuilt(
+    indexed: NotesRepo,
+) -> None:
+    """A process started before an upgrade (an agent's MCP or recall server) took the new
+    code's index for one "of another version" and rebuilt it at its older schema: hours of
+    vectors lost, then upgraded again by the next new process, every vector to embed anew.
+    Now every command refuses it in one line, exit 1, and the file stays as it was."""
+    set_schema_version(indexed, SCHEMA_VERSION + 1)
+    before = index_file(indexed).read_bytes()
+
+    for command in (("search", "searchable"), ("sync",), ("ingest",)):
+        run = indexed.memidx(*command)
+        assert run.code == 1, (command, run.err)
+        assert run.err.splitlines() == [newer_refusal(indexed)], (command, run.err)
+    status = indexed.memidx("status")
+    assert status.code == 1
+    assert newer_refusal(indexed).removeprefix("memidx: error: ") in status.out, status.out
+
+    assert index_file(indexed).read_bytes() == before
+    assert not (indexed.root / ".memidx" / "broken").exists()
+
+
+def test_a_filing_into_an_index_of_a_newer_version_is_refused(indexed: NotesRepo) -> None:
+    set_schema_version(indexed, SCHEMA_VERSION + 1)
+    before = index_file(indexed).read_bytes()
+
+    run = indexed.memidx_process("file-turn", stdin='{"text": "a turn for the newer index"}')
+
+    assert run.code == 1 and "memidx: notice:" not in run.err, run.err
+    assert (
+        "the record was not filed: " + newer_refusal(indexed).removeprefix("memidx: error: ")
+        in run.err
+    ), run.err
+    assert index_file(indexed).read_bytes() == before
+
+
+def test_a_git_hook_on_a_newer_index_leaves_a_trace_status_shows(indexed: NotesRepo) -> None:
+    from memidx.githooks.hook import run_hook
+
+    set_schema_version(indexed, SCHEMA_VERSION + 1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert run_hook(indexed.root, "post-commit") == 0  # it never fails the git operation
+
+    said = newer_refusal(indexed).removeprefix("memidx: error: ")
+    assert f"memidx: post-commit: could not update the index: {said}" in out.getvalue()
+    trace = (indexed.root / ".memidx" / "hook-error.log").read_text()
+    assert said in trace and "make reconcile" not in trace
+    status = indexed.memidx("status").out
+    assert any(line.startswith("hook error:") and said in line for line in status.splitlines())
 
 
 def test_index_path_is_configurable(repo: NotesRepo) -> None:

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memidx.embed.job import embed_missing
+from memidx.errors import IndexUnusable
 from memidx.index.connection import connect
 from memidx.index.schema import create_schema, mark_built
 from memidx.index.store import Filters, Store, VectorStore, open_store
@@ -82,3 +85,20 @@ def test_an_index_of_schema_4_is_folded_anew_by_the_next_writer(tmp_path: Path) 
     add_note(store, "notes/greek.md", "# Καλημέρα\n\nκαινούργια λέξη\n")  # the triggers fold
     assert _found(store, "γλωσσα") == [] and _found(store, "λεξη") == ["notes/greek.md"]
     store.conn.close()
+
+
+def test_a_search_of_a_schema_4_index_says_what_upgrades_it_and_that_nothing_is_lost(
+    tmp_path: Path,
+) -> None:
+    """A reader cannot search it: the query's folded words miss the old full-text index's."""
+    path = tmp_path / "index.sqlite"
+    _schema_4_index(path)
+
+    with pytest.raises(IndexUnusable) as refused:
+        open_store(path, write=False)
+
+    assert str(refused.value) == (
+        f"the index at {path} was built by an older memidx (schema 4, this one knows 5) (run "
+        "`memidx sync` (or `make ingest`) once: it upgrades the index in place, keeping its "
+        "vectors; nothing is lost)"
+    )
