@@ -3,13 +3,22 @@ shows, and nothing acknowledged lost (the leftovers of the hard transient tests)
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
+import subprocess
+from pathlib import Path
 
 import pytest
 
+from memidx.agents import runner
 from memidx.errors import MemidxError
+from memidx.githooks.shims import shim
+from tests.cli.test_index_faults import read_only
 from tests.cli.test_transient_hard import indexed, stdin_of
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, run_in_process
+
+HOOK_SCRIPT = Path(__file__).resolve().parents[2] / "hooks" / "memidx-hook"
 
 __all__ = ["indexed"]  # the fixture, used by name
 
@@ -46,3 +55,62 @@ def test_a_turn_appended_then_refused_by_the_index_for_any_reason_says_where_it_
     assert "but not indexed" in failed.err and "it is not lost" in failed.err, failed.err
     assert said in failed.err, failed.err
     assert again.code == 0 and again.json()["duplicate"] is True, again
+
+
+def hook_error_line(root: Path) -> str:
+    """`memidx status`'s hook error line of the memory at `root`."""
+    status = run_in_process(root, "status")
+    return next(x for x in status.out.splitlines() if x.startswith("hook error:"))
+
+
+def test_a_shim_without_its_hook_script_in_a_read_only_memory_leaves_a_trace_status_shows(
+    indexed: NotesRepo, tmp_path: Path
+) -> None:
+    """The shim of a checkout without hooks/memidx-hook (an orphan branch) wrote its trace
+    in `.memidx` only: on a read-only memory it was lost, and status said "hook error: none"."""
+    script = tmp_path / "post-checkout"
+    script.write_text(shim("post-checkout"), encoding="utf-8")
+    with read_only(indexed.root, tmp_path / "ro") as ro:
+        checkout = subprocess.run(
+            ["/bin/sh", str(script)], cwd=ro, capture_output=True, text=True, check=False
+        )
+        line = hook_error_line(ro)
+
+    assert checkout.returncode == 0, checkout.stderr
+    assert "no hooks/memidx-hook" in checkout.stderr, checkout.stderr
+    assert "post-checkout: no hooks/memidx-hook in" in line, line
+
+
+def test_the_hook_script_that_cannot_start_memidx_in_a_read_only_memory_leaves_a_trace(
+    indexed: NotesRepo, tmp_path: Path
+) -> None:
+    """hooks/memidx-hook with no Python to run memidx wrote its trace in `.memidx` only."""
+    (indexed.root / "hooks").mkdir()
+    shutil.copy(HOOK_SCRIPT, indexed.root / "hooks" / "memidx-hook")
+    with read_only(indexed.root, tmp_path / "ro") as ro:
+        hook = subprocess.run(
+            ["/bin/sh", "hooks/memidx-hook", "hook", "post-commit"],
+            cwd=ro,
+            env={**os.environ, "MEMIDX_PYTHON": str(tmp_path / "no-python")},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        line = hook_error_line(ro)
+
+    assert hook.returncode == 0, hook.stderr
+    assert "post-commit: cannot run memidx: no Python at" in line, line
+
+
+def test_an_agent_hook_that_failed_before_finding_its_memory_leaves_a_trace_status_shows(
+    indexed: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook that failed before it had its memory (bad arguments, an unknown event, input
+    that is no JSON) traced into the memory in reach, with no fallback: lost when read-only."""
+    with read_only(indexed.root, tmp_path / "ro") as ro:
+        monkeypatch.chdir(ro)
+        runner._trace(None, "claude-code", "Nope", "unknown agent or event: 'Nope'")  # pyright: ignore[reportPrivateUsage]
+        status = run_in_process(ro, "status")
+
+    line = next((x for x in status.out.splitlines() if x.startswith("agent hook")), "")
+    assert "claude-code Nope: unknown agent or event" in line, status.out
