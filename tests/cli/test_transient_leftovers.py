@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 
 from memidx.agents import runner
+from memidx.config import load_config
 from memidx.errors import MemidxError
 from memidx.githooks.shims import shim
+from memidx.haystack.clone_writer import clone_writer
+from memidx.haystack.turn_input import make_record
 from tests.cli.test_index_faults import read_only
 from tests.cli.test_transient_hard import indexed, stdin_of
 from tests.helpers import NotesRepo, run_in_process
@@ -114,3 +117,44 @@ def test_an_agent_hook_that_failed_before_finding_its_memory_leaves_a_trace_stat
 
     line = next((x for x in status.out.splitlines() if x.startswith("agent hook")), "")
     assert "claude-code Nope: unknown agent or event" in line, status.out
+
+
+def behind_with_a_new_note_and_a_turn(repo: NotesRepo) -> None:
+    """`repo` with a committed note and a filed turn its index has not read."""
+    repo.note("b.md", "Bravo", "bravo words")
+    repo.commit()
+    clone_writer(load_config(repo.root)).append(make_record("turn", "a turn not indexed"))
+
+
+def test_status_of_a_read_only_memory_says_to_make_it_writable_before_what_it_says_to_run(
+    indexed: NotesRepo, tmp_path: Path
+) -> None:
+    """It said to run `make reconcile` and `memidx sync`, which fail there as the hooks did."""
+    behind_with_a_new_note_and_a_turn(indexed)
+    with read_only(indexed.root, tmp_path / "ro") as ro:
+        status = run_in_process(ro, "status")
+        data = run_in_process(ro, "status", "--json").json()
+
+    said = [x for x in status.out.splitlines() if "make reconcile" in x or "memidx sync" in x]
+    assert len(said) == 3, status.out  # drift, records, behind
+    for line in said:
+        assert "make the memory writable, then run `" in line, line
+    assert "writable:    no: the memory is read-only" in status.out, status.out
+    assert data["unwritable"] == "read-only"
+
+
+def test_status_of_a_memory_on_a_full_disk_says_to_free_space_before_what_it_says_to_run(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    behind_with_a_new_note_and_a_turn(indexed)
+
+    def full(folder: Path) -> bool:
+        return True
+
+    monkeypatch.setattr("memidx.memory.status.disk_full", full)
+    status = run_in_process(indexed.root, "status")
+    monkeypatch.undo()
+    writable = run_in_process(indexed.root, "status")
+
+    assert "free space on its disk, then run `make reconcile`" in status.out, status.out
+    assert "writable:" not in writable.out and "(run `make reconcile`)" in writable.out
