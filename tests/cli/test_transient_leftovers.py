@@ -7,7 +7,10 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import threading
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any, TextIO
 
 import pytest
 
@@ -17,6 +20,7 @@ from memidx.errors import MemidxError
 from memidx.githooks.shims import shim
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.turn_input import make_record
+from memidx.memory import remember as remember_module
 from tests.cli.test_index_faults import read_only
 from tests.cli.test_transient_hard import indexed, stdin_of
 from tests.helpers import NotesRepo, run_in_process
@@ -158,3 +162,48 @@ def test_status_of_a_memory_on_a_full_disk_says_to_free_space_before_what_it_say
 
     assert "free space on its disk, then run `make reconcile`" in status.out, status.out
     assert "writable:" not in writable.out and "(run `make reconcile`)" in writable.out
+
+
+def test_the_same_note_remembered_while_the_first_still_writes_it_is_one_note(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second `remember` found the first's file empty (still being written), took it for
+    another note and wrote a twin, `<slug>-2.md`: the lesson twice in memory."""
+    config = load_config(indexed.root)
+    writing, written = threading.Event(), threading.Event()
+    fill = remember_module._fill  # pyright: ignore[reportPrivateUsage]
+    lock = remember_module.waited_lock
+    waiting = threading.Event()
+
+    def slow_fill(out: TextIO, text: str, *, durable: bool) -> None:
+        if not writing.is_set():  # the first remember only: it holds the file, still empty
+            writing.set()
+            assert written.wait(30)
+        fill(out, text, durable=durable)
+
+    def noted_lock(*args: Any, **kwargs: Any) -> AbstractContextManager[None]:
+        if writing.is_set():
+            waiting.set()  # the second remember, now at the lock the first holds
+        return lock(*args, **kwargs)
+
+    monkeypatch.setattr(remember_module, "_fill", slow_fill)
+    monkeypatch.setattr(remember_module, "waited_lock", noted_lock)
+    refs: list[str] = []
+
+    def remember_it() -> None:
+        refs.append(remember_module.remember(config, "Narwhal tusks", "Narwhals grow a tusk.").ref)
+
+    first = threading.Thread(target=remember_it)
+    first.start()
+    assert writing.wait(30)
+    second = threading.Thread(target=remember_it)
+    second.start()
+    while second.is_alive() and not waiting.is_set():  # a twin made, or stopped at the lock
+        second.join(0.01)
+    written.set()
+    first.join(30)
+    second.join(30)
+
+    assert refs == ["notes/narwhal-tusks.md"] * 2
+    assert sorted(p.name for p in (indexed.root / "notes").glob("narwhal*")) == ["narwhal-tusks.md"]
+    assert indexed.git("status", "--porcelain") == ""
