@@ -15,12 +15,13 @@ from typing import TextIO
 import yaml
 
 from memidx.config import Config
+from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
 from memidx.git.commit import commit_paths
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.paths import refuse_links
-from memidx.portable import make_folder, sync_folder
+from memidx.portable import sync_folder
 from memidx.waited_lock import waited_lock
 
 SLUG_LENGTH = 60

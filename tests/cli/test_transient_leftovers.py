@@ -20,6 +20,7 @@ from memidx.errors import MemidxError
 from memidx.githooks.shims import shim
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.turn_input import make_record
+from memidx.index import failures
 from memidx.memory import remember as remember_module
 from tests.cli.test_index_faults import read_only
 from tests.cli.test_transient_hard import indexed, stdin_of
@@ -207,3 +208,55 @@ def test_the_same_note_remembered_while_the_first_still_writes_it_is_one_note(
     assert refs == ["notes/narwhal-tusks.md"] * 2
     assert sorted(p.name for p in (indexed.root / "notes").glob("narwhal*")) == ["narwhal-tusks.md"]
     assert indexed.git("status", "--porcelain") == ""
+
+
+def test_a_trace_line_taken_back_on_a_full_disk_never_takes_another_hook_s_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two hooks tracing at once on a full disk: the first made the file and wrote half its
+    line; the second opened the file meanwhile; the first took its half back and removed the
+    file it had made, and the second's whole line went into that removed file: said written,
+    lost (or, written before the first looked, glued to the first's half)."""
+    trace = tmp_path / "hook-error.log"
+    torn, go_on, second_at_lock, second_writes, second_go = (threading.Event() for _ in range(5))
+    write, lock = os.write, failures.lock_open
+
+    def full_disk_write(fd: int, data: bytes | memoryview) -> int:
+        name = threading.current_thread().name
+        if name == "first":  # half of it fits, as on a disk that fills up
+            written = write(fd, bytes(data)[: len(data) // 2])
+            torn.set()
+            assert go_on.wait(30)
+            return written
+        if name == "second":
+            second_writes.set()
+            assert second_go.wait(30)
+        return write(fd, data)
+
+    def noted_lock(fd: int) -> None:
+        if threading.current_thread().name == "second":
+            second_at_lock.set()
+        lock(fd)
+
+    monkeypatch.setattr(os, "write", full_disk_write)
+    monkeypatch.setattr(failures, "lock_open", noted_lock)
+    first = threading.Thread(
+        target=failures.record_failure, args=(trace, "post-commit", "the first"), name="first"
+    )
+    second = threading.Thread(
+        target=failures.record_failure, args=(trace, "post-merge", "the second"), name="second"
+    )
+    first.start()
+    assert torn.wait(30)
+    second.start()
+    for _ in range(3000):  # until it stops at the lock the first holds (or, without it, writes)
+        if second_at_lock.wait(0.01) or second_writes.is_set():
+            break
+    go_on.set()
+    first.join(30)
+    second_go.set()
+    second.join(30)
+
+    found = failures.last_failure(trace)
+    assert found is not None and (found.hook, found.message) == ("post-merge", "the second")
+    assert trace.read_text(encoding="utf-8").count("\n") == 1
