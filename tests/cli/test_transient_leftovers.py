@@ -260,3 +260,35 @@ def test_a_trace_line_taken_back_on_a_full_disk_never_takes_another_hook_s_line(
     found = failures.last_failure(trace)
     assert found is not None and (found.hook, found.message) == ("post-merge", "the second")
     assert trace.read_text(encoding="utf-8").count("\n") == 1
+
+
+def test_a_trace_line_written_while_a_sync_clears_the_trace_outlives_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook that had opened the trace when a sync in step removed it wrote its line into
+    the removed file: said written, lost, and `memidx status` said "hook error: none"."""
+    trace = tmp_path / "hook-error.log"
+    failures.record_failure(trace, "post-commit", "an old failure, cleared by the sync")
+    marks = failures.trace_marks(trace)
+    opened, cleared = threading.Event(), threading.Event()
+    real_open = os.open
+
+    def open_then_wait(path: Any, flags: int, mode: int = 0o777) -> int:
+        fd = real_open(path, flags, mode)
+        if threading.current_thread().name == "hook" and not opened.is_set():
+            opened.set()  # the file open, its line not yet written
+            assert cleared.wait(30)
+        return fd
+
+    monkeypatch.setattr(os, "open", open_then_wait)
+    hook = threading.Thread(
+        target=failures.record_failure, args=(trace, "post-merge", "a new failure"), name="hook"
+    )
+    hook.start()
+    assert opened.wait(30)
+    failures.clear_unchanged(marks)
+    cleared.set()
+    hook.join(30)
+
+    found = failures.last_failure(trace)
+    assert found is not None and found.message == "a new failure"
