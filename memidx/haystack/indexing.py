@@ -13,7 +13,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.hashes import content_hash, sha256_hex
 from memidx.haystack import damage
-from memidx.haystack.filing_errors import append_failed, not_indexed, refused
+from memidx.haystack.filing_errors import not_indexed, refused, write_failed
 from memidx.haystack.forgotten import forget_in_index, forgotten, kept
 from memidx.haystack.frames import FORGET, HEADER, KINDS, Damage, Located, Record, frame, scan_file
 from memidx.haystack.redaction import redacted
@@ -121,8 +121,8 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
             return _file_locked(config, store, record, writer, appended)
     except (MemidxError, sqlite3.Error, OSError) as exc:
         if appended:  # in the log: say so, whatever stopped the indexing (a retry finds it)
-            raise not_indexed(appended[0], exc, config.index_path) from exc
-        said = refused(exc, config.index_path)
+            raise not_indexed(appended[0], exc, config) from exc
+        said = refused(exc, config)
         if said is None:
             raise
         raise said from exc
@@ -140,7 +140,7 @@ def _file_locked(
     try:
         path, offset, length = writer.append_frame_locked(data)
     except OSError as exc:
-        raise append_failed(config.root, exc) from exc
+        raise write_failed(config.root, exc) from exc
     ref = segment_ref(config, path)
     appended.append(f"{ref}@{offset}")
     known = RecordStore(store.conn).segment(ref)

@@ -3,6 +3,7 @@ shows, and nothing acknowledged lost (the leftovers of the hard transient tests)
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sqlite3
@@ -63,6 +64,28 @@ def test_a_turn_appended_then_refused_by_the_index_for_any_reason_says_where_it_
     assert "but not indexed" in failed.err and "it is not lost" in failed.err, failed.err
     assert said in failed.err, failed.err
     assert again.code == 0 and again.json()["duplicate"] is True, again
+
+
+def test_a_turn_stopped_by_a_file_it_cannot_write_before_its_append_says_it_was_not_filed(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An OSError before the append (the writer's lock on a read-only folder) went out as it
+    came: `memidx: error: <lock>: Read-only file system`, nothing said of the record."""
+    lock = indexed.root / ".memidx" / "haystack.lock"
+
+    def read_only(*args: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(lock))
+
+    monkeypatch.setattr("memidx.haystack.indexing._follow_take_over", read_only)
+    stdin_of(monkeypatch, '{"text": "a turn for a read-only lock"}')
+    filed = indexed.memidx("file-turn")
+
+    assert filed.code == 1, filed
+    assert filed.err == (
+        "memidx: error: the record was not filed: .memidx/haystack.lock cannot be written: "
+        "Read-only file system (check the permissions and the mount of its folder, then try "
+        "again)\n"
+    ), filed.err
 
 
 def hook_error_line(root: Path) -> str:
