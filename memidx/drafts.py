@@ -4,7 +4,8 @@ Agent runs its sessions in threads of one process), then renamed over it: two wr
 write into one draft, and a draft a killed writer left is known by its pid and removed by the
 next writer of that file (a live writer's is left alone; a pid the system gave again reads as
 alive, so such a draft is only ever spared, never removed). A draft of an older memidx, whose
-name carries no pid (`.<name>.<kind>`), is removed once nothing has written it for an hour."""
+name carries no pid (`.<name>.<kind>`), is removed once nothing has written it for an hour.
+A new folder is made durable the same way (make_folder)."""
 
 from __future__ import annotations
 
@@ -126,3 +127,17 @@ def replace_through(
         raise
     if durable:
         sync_folder(path.parent)
+
+
+def make_folder(folder: Path, *, durable: bool = True) -> None:
+    """Make `folder` (and the missing folders above it) so that it survives a power loss:
+    each one made is synced into its parent; only made with `durable=False` (fsync off)."""
+    missing: list[Path] = []
+    place = folder
+    while not place.is_dir() and place.parent != place:
+        missing.append(place)
+        place = place.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if durable:
+        for made in reversed(missing):
+            sync_folder(made.parent)

@@ -96,11 +96,19 @@ def user_trace_dir(root: Path, env: Mapping[str, str] | None = None) -> Path | N
     with contextlib.suppress(OSError, RuntimeError):
         root = root.resolve()
     key = f"{_fnv1a(os.fsencode(root)):016x}"
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in root.name)[:40]
+    # byte by byte, ASCII only: the git shims name it the same in POSIX sh (memidx.githooks.shims)
+    name = "".join(map(_name_character, os.fsencode(root.name)))[:40]
     try:
         return user_state_dir(env) / "traces" / f"{name.lstrip('.') or 'memory'}-{key}"
     except ConfigError:
         return None
+
+
+NAME_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+def _name_character(byte: int) -> str:
+    return chr(byte) if byte in NAME_BYTES else "_"
 
 
 def _fnv1a(data: bytes) -> int:

@@ -1,12 +1,13 @@
 """The one module that calls operating-system-specific APIs, each with a fallback for Windows.
 
 - file locks: POSIX systems use `fcntl.flock` (the lock dies with the process, so a killed
-  memidx never leaves one behind); Windows uses the `filelock` package, a dependency there only;
+  memidx never leaves one behind); Windows uses the `filelock` package, a dependency there only
+  (and has no lock on a file already open: lock_open);
 - opening a note exactly as it is (no link followed, no wait on a FIFO, no newline translation);
 - starting a process detached from this one (the background embed), and leaving the parent
   that started it (the shared MCP server);
 - a folder only this user can use (the shared MCP server's socket); this process's peak memory;
-- whether a process is alive, and making a rename or a new folder durable (a folder's fsync);
+- whether a process is alive, and making a rename durable (a folder's fsync);
 - the stop signals a server ends on as on a normal stop (SIGTERM everywhere, SIGHUP on POSIX),
   and signalling the main thread from another.
 
@@ -247,6 +248,15 @@ def process_alive(pid: int) -> bool:
     return True
 
 
+def lock_open(fd: int) -> None:
+    """Wait for an exclusive lock on the open file `fd`, held until it is closed; a no-op on
+    Windows (there writers of one file do not take turns)."""
+    if sys.platform != "win32":
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+
 def sync_folder(folder: Path) -> None:
     """Make the names in `folder` durable (a rename into it, a file made or removed there): a
     power loss after a file's own fsync can still lose its rename until the folder is synced.
@@ -263,20 +273,6 @@ def sync_folder(folder: Path) -> None:
             os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def make_folder(folder: Path, *, durable: bool = True) -> None:
-    """Make `folder` (and the missing folders above it) so that it survives a power loss:
-    each one made is synced into its parent; only made with `durable=False` (fsync off)."""
-    missing: list[Path] = []
-    place = folder
-    while not place.is_dir() and place.parent != place:
-        missing.append(place)
-        place = place.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    if durable:
-        for made in reversed(missing):
-            sync_folder(made.parent)
 
 
 def stop_signals() -> list[int]:

@@ -171,20 +171,30 @@ def _payload(data: bytes) -> dict[str, object]:
 def _trace(config: Config | None, agent: str, event: str, message: str) -> None:
     from memidx.index.failures import fallback_trace, record_failure
 
-    path = trace_path(config)
+    if config is None:  # the hook failed before it found its memory: the one in reach
+        config = _memory_in_reach()
+    path = _trace_path(config)
     if path is not None:  # a memory that cannot be written: the trace in the user's state folder
         fallback = None if config is None else fallback_trace(config.root, path)
         record_failure(path, f"{agent} {event}", message, fallback=fallback)
+
+
+def _memory_in_reach() -> Config | None:
+    with contextlib.suppress(Exception):
+        return load_config()
+    return None
 
 
 def trace_path(config: Config | None) -> Path | None:
     """Where a failed hook leaves its line: its memory's trace, else (no memory in reach) the
     user's cache, else (no home either) this user's private runtime folder; None when that is
     no private folder, which another user could have made to read or plant the trace."""
+    return _trace_path(_memory_in_reach() if config is None else config)
+
+
+def _trace_path(config: Config | None) -> Path | None:
     if config is not None:
         return config.agent_hook_error_path
-    with contextlib.suppress(Exception):  # no memory found: the trace of the memory in reach
-        return load_config().agent_hook_error_path
     from memidx.errors import ConfigError
     from memidx.locations import user_cache_dir
     from memidx.portable import private_dir, runtime_dir

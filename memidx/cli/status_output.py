@@ -9,7 +9,7 @@ from typing import TextIO
 from memidx.config import FOUND_BY
 from memidx.haystack.damage import RESTORE_HINT
 from memidx.memory.json_objects import status_data
-from memidx.memory.status import Status
+from memidx.memory.status import FULL, READ_ONLY, Status
 from memidx.text import counted, display, prose_line
 
 
@@ -23,8 +23,10 @@ def write_status(out: TextIO, status: Status) -> None:
         ("notes", f"{status.notes} in {status.source}"),
         ("index", f"{status.index_path} ({_size(status.index_bytes)})"),
     ]
+    if status.unwritable is not None:
+        rows.append(("writable", UNWRITABLE[status.unwritable]))
     if status.index_problem:
-        rows.append(("problem", f"{status.index_problem} ({status.index_remedy})"))
+        rows.append(("problem", f"{status.index_problem} ({_first(status, status.index_remedy)})"))
         rows += [("vectors", _cut_off(status))] if status.embed_cut_off is not None else []
     else:
         indexed = status.indexed_commit[:12] if status.indexed_commit else "working tree"
@@ -33,14 +35,14 @@ def write_status(out: TextIO, status: Status) -> None:
         rows.append(("indexed", f"{kinds} (notes from {indexed} at {status.indexed_at})"))
         coverage = f"{status.chunks_with_vectors} of {status.chunks} chunks ({status.model})"
         if status.chunks_with_vectors < status.chunks:
-            coverage += "; run `make embed`"
+            coverage += f"; {_first(status, 'run `make embed`')}"
         rows.append(("vectors", coverage))
         rows += [("", _cut_off(status))] if status.embed_cut_off is not None else []
         if status.behind:
-            rows.append(("behind", status.behind))
+            rows.append(("behind", _first(status, status.behind)))
     drift = status.drift
     if drift is not None:
-        state = "in step" if drift.total == 0 else f"{drift.summary()} (run `make reconcile`)"
+        state = "in step" if drift.total == 0 else f"{drift.summary()} ({_reconcile(status)})"
         rows.append(("drift", state))
         rows += [("", f"{label}: {display(ref)}") for label, ref in _drift_lines(status)]
     if status.segments_changed:
@@ -48,7 +50,7 @@ def write_status(out: TextIO, status: Status) -> None:
             (
                 "records",
                 f"{counted(len(status.segments_changed), 'segment')} changed since indexed "
-                "(run `memidx sync`)",
+                f"({_first(status, 'run `memidx sync`')})",
             )
         )
         rows += [("", display(ref)) for ref in status.segments_changed[:10]]
@@ -59,7 +61,8 @@ def write_status(out: TextIO, status: Status) -> None:
                 "lost",
                 f"{counted(lost, 'record')} in {counted(len(status.segments_vanished), 'segment')}"
                 " gone from disk (git clean removes uncommitted segments; a committed one comes "
-                "back with git checkout); `memidx sync` drops them from the index",
+                f"back with git checkout); {_first(status, '`memidx sync` drops them')} from the "
+                "index",
             )
         )
     rows += _torn_rows(status)
@@ -83,16 +86,41 @@ def write_status(out: TextIO, status: Status) -> None:
             "hook error",
             "none"
             if failure is None
-            else f"{failure.when} {failure.hook}: {_with_remedy(failure.message)}",
+            else f"{failure.when} {failure.hook}: {_with_remedy(status, failure.message)}",
         )
     )
     for key, value in rows:
         out.write(f"{key + ':' if key else '':<13}{value}\n")
 
 
-def _with_remedy(message: str) -> str:
+def _with_remedy(status: Status, message: str) -> str:
     """A hook's trace line with what to do: its own (memidx.githooks.hook), else reconcile."""
-    return message if "make reconcile" in message else f"{message} (run `make reconcile`)"
+    return message if "make reconcile" in message else f"{message} ({_reconcile(status)})"
+
+
+# a memory that cannot be written now: what the commands status names need first
+UNWRITABLE = {
+    READ_ONLY: "no: the memory is read-only (check the permissions and the mount of its folder); "
+    "what is said below to run fails until it is writable",
+    FULL: "no: its disk is full; what is said below to run fails until space is freed",
+}
+FIRST = {READ_ONLY: "make the memory writable", FULL: "free space on its disk"}
+
+
+def _first(status: Status, todo: str) -> str:
+    """`todo` (which names a command that writes), after what a memory that cannot be written
+    needs first: those commands fail as the hooks did until then."""
+    if status.unwritable is None:
+        return todo
+    first = FIRST[status.unwritable]
+    at = todo.find("run `")
+    if at < 0:  # a command named, not "run ..."
+        return f"{first}, then {todo}"
+    return f"{todo[:at]}{first}, then {todo[at:]}"
+
+
+def _reconcile(status: Status) -> str:
+    return _first(status, "run `make reconcile`")
 
 
 CUT_OFF = (

@@ -15,9 +15,9 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.drafts import draft_pid
+from memidx.drafts import draft_pid, make_folder
 from memidx.errors import ModelError
-from memidx.portable import file_lock, make_folder, process_alive, sync_folder
+from memidx.portable import file_lock, process_alive, sync_folder
 
 
 def install_once(

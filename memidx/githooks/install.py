@@ -22,10 +22,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from memidx.drafts import replace_durably
+from memidx.drafts import make_folder, replace_durably
 from memidx.errors import GitError, MemidxError
 from memidx.githooks.shims import CHAINED, MARKER, shim
-from memidx.portable import make_folder, sync_folder
+from memidx.portable import sync_folder
 
 # post-applypatch: `git am` commits each patch without post-commit, so without it the index
 # stayed behind HEAD and the drift check blocked the next commit.

@@ -13,11 +13,37 @@ from __future__ import annotations
 MARKER = "# memidx-managed-hook"
 CHAINED = ".pre-memidx"
 
-# an orphan branch, an old commit: no hooks/memidx-hook to run; a trace for status and checks
+# memidx.locations.user_trace_dir in POSIX sh: where the hooks of the memory at $1 leave their
+# traces when it cannot keep them (read-only, a full disk), for `memidx status`. The 64-bit
+# FNV-1a of its path in two 32-bit halves, so no product overflows the shell's arithmetic.
+# hooks/memidx-hook holds the same lines (tests/unit/test_shell_traces.py).
+TRACE_DIR = """trace_dir() { # $XDG_STATE_HOME/memidx/traces/<name>-<FNV-1a of its path>
+  state="${XDG_STATE_HOME:-}"
+  case $state in
+    /*) ;;
+    *) [ -n "${HOME:-}" ] || return 1
+      state="$HOME/.local/state" ;;
+  esac
+  set -- "$(cd "$1" 2>/dev/null && pwd -P || printf '%s' "$1")"
+  hi=3421674724 lo=2216829733
+  for byte in $(printf '%s' "$1" | od -An -v -tu1); do
+    lo=$((lo ^ byte)) && low=$((lo * 435))
+    hi=$(((hi * 435 + (low >> 32) + (lo << 8)) & 4294967295)) lo=$((low & 4294967295))
+  done
+  name="$(printf '%s' "${1##*/}" | LC_ALL=C tr -c 'A-Za-z0-9._-' _ | LC_ALL=C cut -c 1-40)"
+  while [ "${name#.}" != "$name" ]; do name="${name#.}"; done
+  printf '%s/memidx/traces/%s-%08x%08x\\n' "$state" "${name:-memory}" "$hi" "$lo"
+}
+"""
+
+# an orphan branch, an old commit: no hooks/memidx-hook to run; a trace for status and checks,
+# in the user's state folder when the memory cannot keep it
 NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated"
   printf 'memidx: %s: %s (run make reconcile)\\n' {stage} "$said" >&2
-  mkdir -p .memidx 2>/dev/null && printf '%s\\t%s\\t%s\\n' \\
-    "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said" >>.memidx/hook-error.log
+  line="$(printf '%s\\t%s\\t%s' "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said")"
+  {{ mkdir -p .memidx && printf '%s\\n' "$line" >>.memidx/hook-error.log; }} 2>/dev/null ||
+    {{ dir="$(trace_dir "$PWD")" && mkdir -p "$dir" &&
+      printf '%s\\n' "$line" >>"$dir/hook-error.log"; }} 2>/dev/null
 """
 
 # the end of the post-* and pre-commit shims: the hook that was there before memidx, if any
@@ -143,16 +169,20 @@ def shim(stage: str) -> str:
         return CHECKS_SHIM.format(
             marker=MARKER, stage=stage, chained=CHAINED, then_previous=then_previous
         )
+    no_hook = _indented(TRACE_DIR, "  ") + NO_HOOK_SCRIPT.format(stage=stage)
     if stage == "reference-transaction":
-        no_hook = "".join(f"  {line}\n" for line in NO_HOOK_SCRIPT.splitlines())
         return REF_SHIM.format(
-            marker=MARKER, stage=stage, chained=CHAINED, no_hook=no_hook.format(stage=stage)
+            marker=MARKER, stage=stage, chained=CHAINED, no_hook=_indented(no_hook, "  ")
         )
     return SHIM.format(
         marker=MARKER,
         verb=VERBS[stage],
         stage=stage,
         chained=CHAINED,
-        no_hook=NO_HOOK_SCRIPT.format(stage=stage),
+        no_hook=no_hook,
         then_previous=then_previous,
     )
+
+
+def _indented(text: str, indent: str) -> str:
+    return "".join(f"{indent}{line}\n" for line in text.splitlines())

@@ -10,8 +10,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.haystack.clone_writer import clone_writer
+from memidx.haystack.filing_errors import not_filed
 from memidx.haystack.frames import Record
-from memidx.haystack.indexing import Filed, file_record, fill_index, not_filed
+from memidx.haystack.indexing import Filed, file_record, fill_index
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
 from memidx.index.store import Store

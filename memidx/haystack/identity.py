@@ -21,11 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.drafts import replace_durably
+from memidx.drafts import make_folder, replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.own_writers import disown, record_own, recorded_writers
 from memidx.haystack.writer import SEGMENT_NAME, held_lock, segment_order
-from memidx.portable import make_folder, sync_folder
+from memidx.portable import sync_folder
 from memidx.text import counted
 
 TYPE_CHECKING = False

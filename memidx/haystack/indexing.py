@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
-from memidx.errors import IndexBusy, IndexUnavailable, MemidxError
+from memidx.errors import MemidxError
 from memidx.hashes import content_hash, sha256_hex
 from memidx.haystack import damage
+from memidx.haystack.filing_errors import not_indexed, refused, write_failed
 from memidx.haystack.forgotten import forget_in_index, forgotten, kept
 from memidx.haystack.frames import FORGET, HEADER, KINDS, Damage, Located, Record, frame, scan_file
 from memidx.haystack.redaction import redacted
 from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments
-from memidx.index.connection import trouble
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import clean_words
@@ -119,16 +119,13 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
     try:
         with writer.locked(), transaction(store.conn):
             return _file_locked(config, store, record, writer, appended)
-    except (MemidxError, sqlite3.Error) as exc:
-        said = trouble(exc, config.index_path) if isinstance(exc, sqlite3.Error) else exc
-        if not isinstance(said, IndexBusy | IndexUnavailable):
+    except (MemidxError, sqlite3.Error, OSError) as exc:
+        if appended:  # in the log: say so, whatever stopped the indexing (a retry finds it)
+            raise not_indexed(appended[0], exc, config) from exc
+        said = refused(exc, config)
+        if said is None:
             raise
-        if not appended:  # the index refused before the append: say so, as every filing does
-            raise not_filed(said) from exc
-        raise type(said)(
-            f"the record was filed in {appended[0]} but not indexed: {said.message}",
-            "it is not lost: the next filing or `memidx sync` indexes it",
-        ) from exc
+        raise said from exc
 
 
 def _file_locked(
@@ -143,7 +140,7 @@ def _file_locked(
     try:
         path, offset, length = writer.append_frame_locked(data)
     except OSError as exc:
-        raise _not_filed(config, exc) from exc
+        raise write_failed(config.root, exc) from exc
     ref = segment_ref(config, path)
     appended.append(f"{ref}@{offset}")
     known = RecordStore(store.conn).segment(ref)
@@ -158,24 +155,6 @@ def _file_locked(
         _sync_segment(store, ref, path, path.stat(), RecordReport())
     _follow_cuts(config, store, writer)
     return Filed(record.id, f"{ref}@{offset}", duplicate=False)
-
-
-def not_filed(exc: MemidxError) -> MemidxError:
-    """`exc`, which stopped a filing before its append, said as what it did to the record."""
-    return type(exc)(f"the record was not filed: {exc.message}", exc.hint)
-
-
-def _not_filed(config: Config, exc: OSError) -> MemidxError:
-    """The one line for an append that failed (a full disk, a read-only folder): which file,
-    why, and that nothing was filed (bytes of it written are moved aside by the next one)."""
-    from memidx.index.connection import ERRNO_HINTS
-
-    where = Path(str(exc.filename)) if exc.filename else None
-    if where is not None and where.is_relative_to(config.root):
-        where = where.relative_to(config.root)
-    what = f"{where} cannot be written" if where is not None else "its segment cannot be written"
-    hint = ERRNO_HINTS.get(exc.errno or 0, "check that file and its folder, then try again")
-    return MemidxError(f"the record was not filed: {what}: {exc.strerror or exc}", hint)
 
 
 def _digest(data: bytes) -> str:

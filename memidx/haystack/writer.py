@@ -16,10 +16,10 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memidx.drafts import replace_durably
+from memidx.drafts import make_folder, replace_durably
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
-from memidx.portable import make_folder, sync_folder
+from memidx.portable import sync_folder
 from memidx.waited_lock import waited_lock
 
 _LOCK = threading.Lock()  # appends from threads of one process; flock covers processes

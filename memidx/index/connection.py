@@ -145,7 +145,7 @@ def full_disk_reader(exc: BaseException, path: Path) -> bool:
     the file alone is the whole index, and no writer can change it without room to log."""
     if not isinstance(exc, sqlite3.Error) or _code(exc) not in MAYBE_FULL:
         return False
-    return _size(Path(f"{path}-wal")) == 0 and _full(path.parent)
+    return _size(Path(f"{path}-wal")) == 0 and disk_full(path.parent)
 
 
 def wal_needs_writer(path: Path) -> IndexUnavailable:
@@ -189,14 +189,14 @@ def trouble(exc: BaseException, path: Path | None, *, write: bool = True) -> Mem
         )
     if not write and code in CANNOT_WRITE and not os.access(path.parent, os.W_OK):
         return wal_needs_writer(path)
-    if code in MAYBE_FULL and _full(path.parent):  # SQLite often says "disk I/O error" then
+    if code in MAYBE_FULL and disk_full(path.parent):  # SQLite often says "disk I/O error" then
         return IndexUnavailable(
             f"{where} cannot be {verb}: its disk is full ({exc})", FULL_HINT + left
         )
     return IndexUnavailable(f"{where} cannot be {verb}: {exc}", PASSING[code] + left)
 
 
-def _full(folder: Path) -> bool:
+def disk_full(folder: Path) -> bool:
     """Whether the file system holding `folder` has (almost) no space left."""
     import shutil  # only on the way to an error
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memidx.frozen import Value
 from memidx.locations import user_trace_dir
+from memidx.portable import lock_open
 
 TYPE_CHECKING = False  # not typing's: every git hook imports this module
 if TYPE_CHECKING:
@@ -61,12 +62,28 @@ def record_failure(path: Path, hook: str, message: str, *, fallback: Path | None
 
 
 def _append_whole(path: Path, data: bytes) -> bool:
-    """Append `data` to `path` in one write; whether it is all there."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-    except OSError:
-        return False
+    """Append `data` to `path` in one write; whether it is all there. Its appenders take turns
+    (lock_open): one taking back its torn line never cuts another's, nor has its own land in
+    a file just removed."""
+    for _ in range(10):  # the file was removed (or replaced) while this waited for it
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        except OSError:
+            return False
+        try:
+            with contextlib.suppress(OSError):  # a file system without locks: append all the same
+                lock_open(fd)
+            if _still_at(fd, path):
+                return _write_whole(fd, path, data)
+        finally:
+            os.close(fd)
+    return False
+
+
+def _write_whole(fd: int, path: Path, data: bytes) -> bool:
+    """Write `data` at the end of `path`, open as `fd`, or take back what of it was written
+    (a file it made and could not fill goes)."""
     before = written = 0
     try:
         before = os.fstat(fd).st_size
@@ -75,15 +92,22 @@ def _append_whole(path: Path, data: bytes) -> bool:
         pass
     else:
         if written == len(data):
-            os.close(fd)
             return True
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # only the shell hooks append without the lock
         if os.fstat(fd).st_size == before + written:  # no one else appended since: take it back
             os.ftruncate(fd, before)
             if before == 0:
                 path.unlink()
-    os.close(fd)
     return False
+
+
+def _still_at(fd: int, path: Path) -> bool:
+    """Whether `path` still names the file open as `fd`."""
+    try:
+        here, there = os.fstat(fd), path.stat()
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 NOTICE = "notice: "  # a line that records what a hook said, not that it failed
@@ -130,9 +154,28 @@ def clear_unchanged(marks: Marks) -> None:
     first for `memidx status`. A trace that cannot be removed (a read-only mount) stays too:
     the sync itself succeeded."""
     for path, mark in marks:
-        if mark is not None and _mark(path) == mark:
+        if mark is not None:
+            _remove_unchanged(path, mark)
+
+
+def _remove_unchanged(path: Path, mark: tuple[int, int, int]) -> None:
+    """Remove the trace `path` if it is as `mark` says, holding its lock: a hook appending now
+    waits, then finds the file gone and makes a new one (its line was never in this one)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            lock_open(fd)
+        if _mark(path) == mark:
             with contextlib.suppress(OSError):
                 path.unlink()
+    finally:
+        os.close(fd)
+    if _mark(path) == mark:  # Windows removes no file that is open (and has no lock_open)
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def _mark(path: Path) -> tuple[int, int, int] | None:

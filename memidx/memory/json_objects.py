@@ -76,6 +76,7 @@ def status_data(status: Status) -> dict[str, object]:
         if status.embed_failure is None
         else {"when": status.embed_failure.when, "message": status.embed_failure.message},
         "behind_head": status.behind,
+        "unwritable": status.unwritable,
         "mcp_server": None if status.mcp_server is None else status.mcp_server.to_json(),
         "agent_hook_failure": None
         if status.agent_failure is None

@@ -10,18 +10,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import PurePosixPath
+from typing import TextIO
 
 import yaml
 
 from memidx.config import Config
+from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
 from memidx.git.commit import commit_paths
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.paths import refuse_links
-from memidx.portable import make_folder, sync_folder
+from memidx.portable import sync_folder
+from memidx.waited_lock import waited_lock
 
 SLUG_LENGTH = 60
+LOCK_WAIT = 30.0  # seconds a remember waits for another one's write (milliseconds, as a rule)
 HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
 
 
@@ -148,32 +152,41 @@ def _redacted(
 
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> str:
-    """Create the file under a name no other writer has taken (O_EXCL), never overwriting."""
+    """Create the file under a name no other writer has taken (O_EXCL), never overwriting.
+    One `remember` of this clone writes at a time (remember.lock): another of the same note
+    finds it whole, never half written (where it wrote a twin, `<slug>-2.md`, beside it), and
+    commits it as its own."""
     target = config.root / folder
     make_folder(target, durable=config.fsync)
-    for n in range(1, 1000):
-        name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
-        try:
-            out = (target / name).open("x", encoding="utf-8")
-        except FileExistsError:
-            if _kept_from_a_failed_commit(config, (folder / name).as_posix(), text):
-                return (folder / name).as_posix()
-            continue
-        try:
-            with out:
-                out.write(text)
-                if config.fsync:  # remembered means kept, a power loss after it too
-                    out.flush()
-                    os.fsync(out.fileno())
-            if config.fsync:
-                sync_folder(target)  # the note's name
-        except BaseException as exc:  # a full disk, Ctrl-C: no empty or half note is left
-            (target / name).unlink(missing_ok=True)
-            if isinstance(exc, OSError):
-                raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
-            raise
-        return (folder / name).as_posix()
+    holders = "a memidx remember of this clone, stopped or hung?"
+    with waited_lock(config.state_dir / "remember.lock", LOCK_WAIT, holders):
+        for n in range(1, 1000):
+            name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
+            try:
+                out = (target / name).open("x", encoding="utf-8")
+            except FileExistsError:
+                if _kept_from_a_failed_commit(config, (folder / name).as_posix(), text):
+                    return (folder / name).as_posix()
+                continue
+            try:
+                with out:
+                    _fill(out, text, durable=config.fsync)
+                if config.fsync:
+                    sync_folder(target)  # the note's name
+            except BaseException as exc:  # a full disk, Ctrl-C: no empty or half note is left
+                (target / name).unlink(missing_ok=True)
+                if isinstance(exc, OSError):
+                    raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
+                raise
+            return (folder / name).as_posix()
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
+
+
+def _fill(out: TextIO, text: str, *, durable: bool) -> None:
+    out.write(text)
+    if durable:  # remembered means kept, a power loss after it too
+        out.flush()
+        os.fsync(out.fileno())
 
 
 def _kept_from_a_failed_commit(config: Config, ref: str, text: str) -> bool:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from memidx.config import Config
 from memidx.embed.running import RESTARTS, cut_off, cut_off_runs
@@ -11,6 +13,7 @@ from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
 from memidx.haystack.damage import recorded, torn_line
 from memidx.haystack.record_drift import record_drift
+from memidx.index.connection import disk_full
 from memidx.index.drift import Drift
 from memidx.index.failures import HookFailure, hook_traces, last_failure, traces
 from memidx.index.head import behind_head
@@ -56,6 +59,7 @@ class Status:
     memory: str = ""  # the memory's root, and how it was chosen (memidx.config.FOUND_BY)
     found_by: str = "flag"
     mcp_server: SharedServer | None = None  # the memory's shared MCP server, as recorded
+    unwritable: str | None = None  # READ_ONLY or FULL: every command that writes fails now
 
     @property
     def embed_restarts_stopped(self) -> bool:
@@ -77,6 +81,7 @@ def gather(config: Config) -> Status:
     size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
     status = Status(source.label, source.commit, len(files), str(path), size)
     status.memory, status.found_by = str(config.root), config.found_by
+    status.unwritable = unwritable(config)
     status.hook_failure = last_failure(*hook_traces(config))
     status.agent_failure = last_failure(*traces(config.root, config.agent_hook_error_path))
     status.mcp_server = shared_server(config)
@@ -126,3 +131,25 @@ def _committed(config: Config, segments: Iterable[str], changed: set[str]) -> li
         return []
     repo = GitRepo(config.root)
     return [ref for ref in segments if ref not in changed and repo.has("HEAD", ref)]
+
+
+READ_ONLY = "read-only"
+FULL = "full"
+
+
+def unwritable(config: Config) -> str | None:
+    """Why the memory cannot be written now (READ_ONLY, FULL), or None: until it can, every
+    command that writes (sync, reconcile, embed, a filing) fails as the hooks did."""
+    folders = {
+        _existing(p) for p in (config.state_dir, config.index_path.parent, config.notes_path)
+    }
+    if not all(os.access(folder, os.W_OK) for folder in folders):
+        return READ_ONLY
+    return FULL if any(map(disk_full, folders)) else None
+
+
+def _existing(path: Path) -> Path:
+    """`path`, or its nearest folder that exists (where it would be made)."""
+    while not path.is_dir() and path.parent != path:
+        path = path.parent
+    return path

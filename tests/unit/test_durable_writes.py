@@ -13,13 +13,14 @@ import numpy as np
 import pytest
 
 from memidx.config import load_config
+from memidx.drafts import make_folder
 from memidx.embed.matrix import Matrix, Stamp, write_matrix
 from memidx.frozen import replace
 from memidx.haystack import identity, purge
 from memidx.haystack.frames import new_record
 from memidx.haystack.writer import Writer
 from memidx.memory import remember
-from memidx.portable import make_folder, sync_folder
+from memidx.portable import sync_folder
 from tests.helpers import FakeEmbedder, NotesRepo
 
 pytestmark = pytest.mark.skipif(

@@ -1,0 +1,50 @@
+"""The shell hooks name the user's trace folder of a memory as memidx.locations does: a memory
+that cannot keep its trace (read-only, a full disk) has it there, where `memidx status` reads."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from memidx.githooks.shims import TRACE_DIR
+from memidx.locations import user_trace_dir
+
+SCRIPT = Path(__file__).resolve().parents[2] / "hooks" / "memidx-hook"
+
+
+def shell_trace_dirs(roots: list[Path], env: dict[str, str]) -> list[str]:
+    """What `trace_dir` says under /bin/sh for each of `roots`, in one run."""
+    done = subprocess.run(
+        [
+            "/bin/sh",
+            "-c",
+            TRACE_DIR + 'for root; do trace_dir "$root"; done',
+            "sh",
+            *map(str, roots),
+        ],
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=30,
+    )
+    return os.fsdecode(done.stdout).splitlines()
+
+
+def test_the_shell_names_a_memory_s_trace_folder_as_memidx_does(tmp_path: Path) -> None:
+    names = ["memory", "a b", ".hidden", "...", "x" * 60, "caf\u00e9 \u00e0 la m\u00e9moire"]
+    roots = [tmp_path / name for name in names] + [Path("/")]
+    for root in roots:
+        root.mkdir(exist_ok=True)
+    (tmp_path / "link").symlink_to(tmp_path / "memory")  # resolved, as Path.resolve() does
+    roots += [tmp_path / "link", tmp_path / "not made yet"]
+    state = {"XDG_STATE_HOME": str(tmp_path / "state"), "HOME": str(tmp_path / "home")}
+    home = {"HOME": str(tmp_path / "home"), "XDG_STATE_HOME": "relative"}  # ignored, as XDG says
+
+    for env in (state, home):
+        expected = [str(user_trace_dir(root, env)) for root in roots]
+        assert shell_trace_dirs(roots, {"PATH": os.environ["PATH"], **env}) == expected
+
+
+def test_the_memidx_hook_script_holds_the_shims_trace_folder_as_it_is() -> None:
+    assert TRACE_DIR in SCRIPT.read_text(encoding="utf-8")
