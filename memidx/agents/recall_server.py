@@ -124,8 +124,8 @@ def ask_waiting(
     into the last `keep` seconds (what the hook's own recall needs when none answers)."""
     end = time.monotonic() + timeout
     answer = ask(config, request, timeout)
-    while answer is None and starting(config) and time.monotonic() < end - keep - 0.05:
-        time.sleep(0.05)
+    while answer is None and starting(config) and (now := time.monotonic()) < end - keep:
+        time.sleep(min(0.05, end - keep - now))
         answer = ask(config, request, end - time.monotonic())
     return answer
 
