@@ -70,7 +70,7 @@ class Recaller:
         self.warm = warm  # a server's: the model loads a little slower and embeds faster
         self._embedder: _LastQuery | None = None
         # the vectors and the index generation they are of, kept while it stays the same: one
-        # value, as the server's threads read and replace it each at its own pace
+        # value, so that threads of a server could read and replace it each at its own pace
         self._vectors: tuple[str, VectorIndex | None] = ("", None)
 
     def embedder(self) -> Embedder:

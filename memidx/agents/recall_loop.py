@@ -35,10 +35,12 @@ if TYPE_CHECKING:
     from memidx.agents.recall import Recaller
 
 CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
-# Threads answering prompts: 2 for the 2 cores here. 20 prompts at once on the TIL memory
-# (1.9k notes), median of 7 runs: p50 403 / p95 772 ms with one, 2 ms to acknowledge
-# each either way (README, "The recall server").
-WORKERS = 2
+# Threads answering prompts. 2 (for the 2 cores here) did not help: 20 prompts at once on the
+# TIL memory (1.9k notes), 5 rounds of 5 runs, the machine at a load of 8-10, p50 / p95 of the
+# 20 (median of each round's 5 runs): 1 thread 1,084-1,547 / 1,909-2,784 ms (medians 1,247 /
+# 2,173), 2 threads 913-1,542 / 1,592-2,624 ms (1,274 / 2,214); the model already embeds on
+# both cores. Recaller is safe to share between threads should a bigger machine want more.
+WORKERS = 1
 STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server counts as wedged
 
 

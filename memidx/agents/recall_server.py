@@ -35,9 +35,9 @@ CONFIG = "config"  # the request's key for config_key()
 STALE = "configuration changed"  # the answer's error when the hook's configuration differs
 BACKLOG = 128  # hooks connecting at once: at 16 the 17th at once was refused
 ACK = b"\x06"  # the server's first byte on each connection, at once: it is alive (recall_loop)
-# Seconds a hook waits for ACK before it counts the server as wedged: the server acknowledges
-# within 2 ms however many prompts wait (p99 of 20 at once here, the machine loaded: 12 ms),
-# and the hook still has time to recall in its own process (actions.IN_PROCESS).
+# Seconds a hook waits for ACK before it counts the server as wedged: 20 hooks at once, 7
+# times, on the 2 cores here at a load of 7-8, were acknowledged in p50 1-3 ms, p99 18-138 ms,
+# max 20-140 ms (4 runs); and the hook still has time to recall in its own process after it.
 ACK_WAIT = 0.3
 NO_ACK = "no acknowledgement"  # the answer's error when a server accepted and never acknowledged
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
