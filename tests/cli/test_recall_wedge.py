@@ -159,10 +159,10 @@ def test_a_hook_waiting_for_a_starting_server_leaves_time_to_recall_itself(
 
 
 class Slow:
-    """A recaller whose every answer takes 0.2 s."""
+    """A recaller whose every answer takes 0.1 s."""
 
     def recall(self, prompt: str, seen: object) -> Recall:
-        time.sleep(0.2)
+        time.sleep(0.1)
         return Recall("", ())
 
 
@@ -198,4 +198,4 @@ def test_a_busy_server_acknowledges_each_hook_at_once() -> None:
         shutil.rmtree(folder)
 
     assert not loop.is_alive()
-    assert max(acked) < 0.15, acked  # six answers take 0.6 s, two at a time
+    assert max(acked) < recall_server.ACK_WAIT, acked  # the six answers take 0.6 s in turn
