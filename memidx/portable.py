@@ -1,18 +1,11 @@
-"""The one module that calls operating-system-specific APIs, each with a fallback for Windows.
-
-- file locks: POSIX systems use `fcntl.flock` (the lock dies with the process, so a killed
-  memidx never leaves one behind); Windows uses the `filelock` package, a dependency there only
-  (and has no lock on a file already open: lock_open);
-- opening a note exactly as it is (no link followed, no wait on a FIFO, no newline translation);
-- starting a process detached from this one (the background embed), and leaving the parent
-  that started it (the shared MCP server);
-- a folder only this user can use (the shared MCP server's socket); this process's peak memory;
-- whether a process is alive, and making a rename durable (a folder's fsync);
-- the stop signals a server ends on as on a normal stop (SIGTERM everywhere, SIGHUP on POSIX),
-  and signalling the main thread from another.
-
-`tests/unit/test_portability.py` fails when a POSIX-only module or call is used anywhere else.
-"""
+"""The one module that calls operating-system-specific APIs, each with a fallback for Windows:
+file locks (POSIX `fcntl.flock` dies with the process: a killed memidx leaves none; Windows:
+the `filelock` package, and no lock on a file already open); opening a note as it is (no link
+followed, no FIFO waited on, no newline translation); starting a detached process, leaving the
+parent; a folder only this user can use; peak memory; whether a process is alive, ending one
+even when stopped; a durable rename (a folder's fsync); the stop signals (SIGTERM; SIGHUP on
+POSIX), and signalling the main thread. tests/unit/test_portability.py fails on POSIX-only
+calls elsewhere."""
 
 from __future__ import annotations
 
@@ -255,6 +248,13 @@ def lock_open(fd: int) -> None:
         import fcntl
 
         fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def kill(pid: int) -> None:
+    """End process `pid` at once, a stopped one too (SIGTERM waits until it is continued)."""
+    import signal
+
+    os.kill(pid, signal.SIGTERM if sys.platform == "win32" else signal.SIGKILL)
 
 
 def sync_folder(folder: Path) -> None:

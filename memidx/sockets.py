@@ -13,6 +13,10 @@ from pathlib import Path
 
 from memidx.portable import process_alive
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import socket
+
 STARTING = re.compile(r"([0-9]{1,10})\.tmp")
 
 
@@ -45,3 +49,18 @@ def clear_starting(folder: Path) -> list[Path]:
             continue  # gone meanwhile, or not ours to remove: the next start tries again
         gone.append(path)
     return gone
+
+
+def peer_pid(conn: socket.socket) -> int | None:
+    """The process at the other end of a connected Unix socket (a server's: the one that
+    listens on it), where the system tells (Linux's SO_PEERCRED); else None."""
+    import socket
+    import struct
+
+    option = getattr(socket, "SO_PEERCRED", None)  # Linux only: elsewhere none is proven
+    try:
+        found = conn.getsockopt(socket.SOL_SOCKET, option, 12) if option is not None else None
+    except OSError:  # not connected
+        return None
+    pid = struct.unpack("3i", found)[0] if found else 0
+    return int(pid) if pid > 0 else None

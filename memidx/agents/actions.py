@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
 SEEN = "seen"  # session state: the keys of the hits injected in this session
 DIGESTED = "digested"  # session state: the TRANSCRIPT archived last when the digest went in
+# Seconds the hook's own recall needs when no server answers: imports, model load and one
+# recall at a memory of one note took 248-280 ms (median 260) in 7 new processes here, on 2
+# cores at a load of 3.9. With less left, it would only finish past the deadline. A hook
+# waiting for a starting server keeps that and 0.1 s more (a late wake under load) for it.
+IN_PROCESS = 0.3
 
 
 def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> str:
@@ -49,12 +54,22 @@ def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> st
 
 
 def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tuple[str, list[str]]:
-    """The block and the keys in it, from the server when one answers, else in this process."""
+    """The block and the keys in it, from the server when one answers, else in this process
+    when the time left allows (a server found wedged is marked, or replaced: recall_wedge)."""
     request: dict[str, object] = {"prompt": prompt, "seen": seen}
-    answer = recall_server.ask_waiting(config, request, _left(deadline))
+    answer = recall_server.ask_waiting(config, request, _left(deadline), IN_PROCESS + 0.1)
     if answer is not None and "error" not in answer:
         return str(answer.get("block") or ""), [str(k) for k in _items(answer.get("keys"))]
+    if answer is not None and answer.get("error") == recall_server.NO_ACK:
+        from memidx.agents.recall_wedge import found_wedged
+
+        found_wedged(config, answer.get("pid"))
     recall_server.start(config)
+    if _left(deadline) < IN_PROCESS:  # it would only burn the cores past the deadline
+        raise TimeoutError(
+            f"the recall server did not answer, and {_left(deadline) * 1000:.0f} ms are left "
+            f"of the {IN_PROCESS * 1000:.0f} ms a recall in the hook's own process needs"
+        )
     from memidx.agents.recall import Recaller  # numpy and the model: only when needed
 
     done = Recaller(config).recall(prompt, seen)

@@ -69,8 +69,9 @@ class Recaller:
         self.config = config
         self.warm = warm  # a server's: the model loads a little slower and embeds faster
         self._embedder: _LastQuery | None = None
-        self._vectors: VectorIndex | None = None  # kept while the index's vectors stay the same
-        self._generation: str | None = None
+        # the vectors and the index generation they are of, kept while it stays the same: one
+        # value, so that threads of a server could read and replace it each at its own pace
+        self._vectors: tuple[str, VectorIndex | None] = ("", None)
 
     def embedder(self) -> Embedder:
         if self._embedder is None:
@@ -108,13 +109,13 @@ class Recaller:
         try:
             vectors_of = VectorStore(store.conn)  # a new index or any changed vector: reload
             generation = f"{vectors_of.index_id()}:{vectors_of.generation()}"
-            if generation != self._generation:
-                self._vectors, self._generation = None, generation
+            kept, loaded = self._vectors
             searcher = Searcher(store, self.config, coarse=self.warm, _embedder=self.embedder())
-            searcher._vectors = self._vectors  # pyright: ignore[reportPrivateUsage]
+            current = loaded if kept == generation else None
+            searcher._vectors = current  # pyright: ignore[reportPrivateUsage]
             result = searcher.search(prompt, Filters(), CANDIDATES + 2)
             if result.engine != "bm25":
-                self._vectors = searcher.vectors()
+                self._vectors = (generation, searcher.vectors())
             hits = [h for h in result.hits if h.kind not in NEVER_INJECTED][:CANDIDATES]
             if not hits:
                 return []

@@ -15,19 +15,10 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from memidx.code_stamp import code_stamp
 from memidx.config import Config
-from memidx.errors import NewerIndex
-from memidx.portable import file_identity
-from memidx.sockets import clear_starting, starting_name
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from memidx.agents.recall import Recaller
 
 # A request: the prompt (MAX_PROMPT_CHARS, 6 bytes each in JSON at most) and the session's hits
 # (up to session.MAX_KEYS refs); 64 KiB refused a session's 1,500th hit or a long prompt.
@@ -39,11 +30,16 @@ IDLE_EXIT = 3600.0  # seconds without a request before the server exits
 MAX_REQUESTS = 1_000_000
 STARTED = "recall.started"  # touched by the hook that starts a server, removed by the server
 START_GRACE = 10.0  # seconds a started server has to take its lock before hooks start another
-CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
 SOCKET_NAME = "recall.sock"
 CONFIG = "config"  # the request's key for config_key()
 STALE = "configuration changed"  # the answer's error when the hook's configuration differs
-BACKLOG = 128  # hooks queued while one is answered: at 16 the 17th at once was refused
+BACKLOG = 128  # hooks connecting at once: at 16 the 17th at once was refused
+ACK = b"\x06"  # the server's first byte on each connection, at once: it is alive (recall_loop)
+# Seconds a hook waits for ACK before it counts the server as wedged: 20 hooks at once, 7
+# times, on the 2 cores here at a load of 7-8, were acknowledged in p50 1-3 ms, p99 18-138 ms,
+# max 20-140 ms (4 runs); and the hook still has time to recall in its own process after it.
+ACK_WAIT = 0.3
+NO_ACK = "no acknowledgement"  # the answer's error when a server accepted and never acknowledged
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
 
@@ -86,32 +82,50 @@ def config_key(config: Config) -> str:
 
 
 def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str, object] | None:
-    """The server's answer to `request`, or None when no server answers in `timeout`."""
+    """The server's answer to `request`, or None when no server answers in `timeout`; an
+    answer whose error is NO_ACK (and `pid`, the server's process where the system tells)
+    when one took the connection and did not acknowledge it within ACK_WAIT seconds."""
     path = socket_path(config)
     if path is None or not path.exists():
         return None
+    end = time.monotonic() + timeout
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(max(0.01, timeout))
-            conn.connect(str(path))
+            conn.settimeout(max(0.01, min(timeout, ACK_WAIT)))
+            try:  # connected when the server listens; its backlog full, not even that
+                conn.connect(str(path))
+                acknowledged = conn.recv(1) == ACK
+            except TimeoutError:
+                return _unacknowledged(conn, timeout)
+            if not acknowledged:
+                return None
+            conn.settimeout(max(0.01, end - time.monotonic()))
             sent = {**request, CONFIG: config_key(config)}
             conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
             conn.shutdown(socket.SHUT_WR)
-            answer = _read_line(conn)
+            answer = read_line(conn)
     except (OSError, ValueError):
         return None
     loaded: object = json.loads(answer) if answer else None
     return cast(dict[str, object], loaded) if isinstance(loaded, dict) else None
 
 
+def _unacknowledged(conn: socket.socket, timeout: float) -> dict[str, object] | None:
+    """NO_ACK with the server's pid, when this hook waited the whole ACK_WAIT (None if less)."""
+    from memidx.sockets import peer_pid
+
+    return {"error": NO_ACK, "pid": peer_pid(conn)} if timeout >= ACK_WAIT else None
+
+
 def ask_waiting(
-    config: Config, request: dict[str, object], timeout: float
+    config: Config, request: dict[str, object], timeout: float, keep: float = 0.0
 ) -> dict[str, object] | None:
-    """ask(), waiting up to `timeout` for a server that is still loading its model."""
+    """ask(), waiting up to `timeout` for a server that is still loading its model, but not
+    into the last `keep` seconds (what the hook's own recall needs when none answers)."""
     end = time.monotonic() + timeout
     answer = ask(config, request, timeout)
-    while answer is None and starting(config) and time.monotonic() < end - 0.05:
-        time.sleep(0.05)
+    while answer is None and starting(config) and (now := time.monotonic()) < end - keep:
+        time.sleep(min(0.05, end - keep - now))
         answer = ask(config, request, end - time.monotonic())
     return answer
 
@@ -132,7 +146,7 @@ def starting(config: Config) -> bool:
         return False  # a lock file this process cannot open: no server can start here
 
 
-def _read_line(conn: socket.socket) -> bytes:
+def read_line(conn: socket.socket) -> bytes:
     data = bytearray()
     while len(data) <= MAX_REQUEST and not data.endswith(b"\n"):
         chunk = conn.recv(65536)
@@ -203,35 +217,9 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
 
 
 def _serve(config: Config, path: Path, idle: float) -> None:
-    from memidx.agents.recall import Recaller
+    from memidx.agents.recall_loop import serve_on
 
-    recaller = Recaller(config, warm=True)
-    recaller.embedder()  # load the model before the first request needs it
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-        _listen(server, path)
-        bound = file_identity(path)
-        try:
-            server.settimeout(1.0)
-            _loop(server, recaller, idle, config_key(config), lambda: file_identity(path) == bound)
-        finally:
-            if file_identity(path) == bound:  # never a later server's (.memidx deleted)
-                path.unlink(missing_ok=True)
-
-
-def _listen(server: socket.socket, path: Path) -> None:
-    """Listen on `path`, which appears only once the server listens: bound and set listening
-    under a name of its own, then renamed in place of `path` (and of a socket a killed server
-    left, the lock being ours). Bound at `path` before it listened, a hook that connected in
-    between was refused and recalled in its own process (memidx/mcp/daemon.py does the same)."""
-    clear_starting(path.parent)  # killed servers' (this pid's too): never a live one's
-    starting = starting_name(path)
-    try:
-        server.bind(str(starting))
-        server.listen(BACKLOG)
-        starting.replace(path)
-    except BaseException:
-        starting.unlink(missing_ok=True)
-        raise
+    serve_on(config, path, idle)
 
 
 def write_pid(pid: Path) -> None:
@@ -249,52 +237,3 @@ def forget_pid(pid: Path) -> None:
     with contextlib.suppress(OSError, ValueError):
         if int(pid.read_text(encoding="utf-8").strip()) == os.getpid():
             pid.unlink()
-
-
-def _loop(
-    server: socket.socket, recaller: Recaller, idle_exit: float, key: str, ours: Callable[[], bool]
-) -> None:
-    """Answer until idle, or until memidx's code (looked at every CODE_CHECK s and before each
-    answer) or the index's schema is newer, its socket is no longer `ours` (removed, replaced:
-    no hook reached it, and its lock kept others from starting) or a hook came with another
-    configuration (`key`): the next prompt starts a server of the new code or configuration."""
-    last = checked = time.monotonic()
-    running = code_stamp()
-    for _ in range(MAX_REQUESTS):
-        now = time.monotonic()
-        if now - last > idle_exit:
-            return
-        if now - checked >= CODE_CHECK:
-            checked = now
-            if code_stamp() != running or not ours():
-                return
-        try:
-            conn, _ = server.accept()
-        except TimeoutError:
-            continue
-        last = time.monotonic()
-        answer: dict[str, object] = {"error": "no request"}
-        with conn, contextlib.suppress(OSError, ValueError):
-            conn.settimeout(5.0)
-            request = _read_line(conn)
-            # ~2 ms: after an upgrade no prompt is answered by the code before it
-            upgraded = code_stamp() != running
-            answer = {"error": STALE} if upgraded else _answer(recaller, request, key)
-            conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
-        if answer.get("error") == STALE:
-            return
-
-
-def _answer(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:
-    if len(data) > MAX_REQUEST:
-        return {"error": "request too large"}
-    try:
-        request = cast(dict[str, object], json.loads(data))
-        if request.get(CONFIG, key) != key:
-            return {"error": STALE}
-        prompt = str(request.get("prompt", ""))
-        seen = [str(s) for s in cast(list[object], request.get("seen") or [])]
-        done = recaller.recall(prompt, seen)
-    except Exception as exc:  # noqa: BLE001  # outlives a bad request, not a newer index
-        return {"error": STALE if isinstance(exc, NewerIndex) else f"{type(exc).__name__}: {exc}"}
-    return {"block": done.block, "keys": list(done.keys)}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents import recall_server
+from memidx.agents import recall_loop
 from memidx.mcp import daemon
 from tests.helpers import dead_pid
 
@@ -34,7 +34,7 @@ def _socket_file(path: Path) -> None:
 
 def _recall(path: Path) -> None:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-        recall_server._listen(server, path)  # pyright: ignore[reportPrivateUsage]
+        recall_loop.listen(server, path)
 
 
 def _mcp(path: Path) -> None:

@@ -1,0 +1,169 @@
+"""The recall server's loop (memidx/agents/recall_server.py starts it): the main thread accepts
+each hook and acknowledges it at once (recall_server.ACK), then WORKERS threads answer. A hook
+so tells a server that is busy (acknowledged, its prompt waiting its turn) from one that is
+wedged (stopped by SIGSTOP: no acknowledgement), which it replaces (recall_wedge.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast
+
+from memidx.agents.recall_server import (
+    ACK,
+    BACKLOG,
+    CONFIG,
+    MAX_REQUEST,
+    MAX_REQUESTS,
+    STALE,
+    config_key,
+    read_line,
+)
+from memidx.code_stamp import code_stamp
+from memidx.config import Config
+from memidx.errors import NewerIndex
+from memidx.portable import file_identity
+from memidx.sockets import clear_starting, starting_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.agents.recall import Recaller
+
+CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
+# Threads answering prompts. 2 (for the 2 cores here) did not help: 20 prompts at once on the
+# TIL memory (1.9k notes), 5 rounds of 5 runs, the machine at a load of 8-10, p50 / p95 of the
+# 20 (median of each round's 5 runs): 1 thread 1,084-1,547 / 1,909-2,784 ms (medians 1,247 /
+# 2,173), 2 threads 913-1,542 / 1,592-2,624 ms (1,274 / 2,214); the model already embeds on
+# both cores. Recaller is safe to share between threads should a bigger machine want more.
+WORKERS = 1
+STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server counts as wedged
+
+
+def serve_on(config: Config, path: Path, idle: float) -> None:
+    """Load the model, listen on `path` and answer until idle for `idle` seconds (or another
+    reason to stop, _loop)."""
+    from memidx.agents.recall import Recaller
+
+    recaller = Recaller(config, warm=True)
+    recaller.embedder()  # load the model before the first request needs it
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        listen(server, path)
+        bound = file_identity(path)
+        try:
+            server.settimeout(1.0)
+            _loop(server, recaller, idle, config_key(config), lambda: file_identity(path) == bound)
+        finally:
+            if file_identity(path) == bound:  # never a later server's (.memidx deleted)
+                path.unlink(missing_ok=True)
+
+
+def listen(server: socket.socket, path: Path) -> None:
+    """Listen on `path`, which appears only once the server listens: bound and set listening
+    under a name of its own, then renamed in place of `path` (and of a socket a killed server
+    left, the lock being ours). Bound at `path` before it listened, a hook that connected in
+    between was refused and recalled in its own process (memidx/mcp/daemon.py does the same)."""
+    clear_starting(path.parent)  # killed servers' (this pid's too): never a live one's
+    starting = starting_name(path)
+    try:
+        server.bind(str(starting))
+        server.listen(BACKLOG)
+        starting.replace(path)
+    except BaseException:
+        starting.unlink(missing_ok=True)
+        raise
+
+
+class _Workers:
+    """The threads that answer, the hooks waiting for them, and when each began its answer."""
+
+    def __init__(self, recaller: Recaller, key: str) -> None:
+        self.recaller, self.key, self.running = recaller, key, code_stamp()
+        self.waiting: queue.SimpleQueue[socket.socket | None] = queue.SimpleQueue()
+        self.since: dict[int, float] = {}  # thread: when its answer began
+        self.stop = threading.Event()  # an answer said the server must go (STALE)
+        self.threads = [threading.Thread(target=self._work, daemon=True) for _ in range(WORKERS)]
+        for thread in self.threads:
+            thread.start()
+
+    def stuck(self, now: float) -> bool:
+        """Whether an answer has taken STUCK seconds: that thread will not come back."""
+        return any(now - began > STUCK for began in list(self.since.values()))
+
+    def close(self) -> None:
+        """Answer the hooks already acknowledged, then end the threads (one stuck is left)."""
+        for _ in self.threads:
+            self.waiting.put(None)
+        for thread in self.threads:
+            thread.join(5.0)
+
+    def _work(self) -> None:
+        me = threading.get_ident()
+        while (conn := self.waiting.get()) is not None:
+            self.since[me] = time.monotonic()
+            answer: dict[str, object] = {"error": "no request"}
+            with conn, contextlib.suppress(OSError, ValueError):
+                conn.settimeout(5.0)
+                request = read_line(conn)
+                # ~2 ms: after an upgrade no prompt is answered by the code before it
+                upgraded = code_stamp() != self.running
+                answer = {"error": STALE} if upgraded else _answer(self.recaller, request, self.key)
+                conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
+            del self.since[me]
+            if answer.get("error") == STALE:
+                self.stop.set()
+
+
+def _loop(
+    server: socket.socket, recaller: Recaller, idle_exit: float, key: str, ours: Callable[[], bool]
+) -> None:
+    """Answer until idle, or until memidx's code changed (an upgrade: looked at every
+    CODE_CHECK s and before each answer) or the index's schema is newer, its socket is no
+    longer `ours` (removed, replaced: no hook reached it, and its lock kept others from
+    starting), a hook came with another configuration (`key`): the next prompt starts a server
+    of the new code or configuration; or an answer is stuck: the server would acknowledge
+    hooks it never answers."""
+    workers = _Workers(recaller, key)
+    last = checked = time.monotonic()
+    try:
+        for _ in range(MAX_REQUESTS):
+            now = time.monotonic()
+            if now - last > idle_exit or workers.stop.is_set() or workers.stuck(now):
+                return
+            if now - checked >= CODE_CHECK:
+                checked = now
+                if code_stamp() != workers.running or not ours():
+                    return
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            last = time.monotonic()
+            try:
+                conn.sendall(ACK)  # at once, however many wait: this server is alive
+            except OSError:
+                conn.close()
+                continue
+            workers.waiting.put(conn)
+    finally:
+        workers.close()
+
+
+def _answer(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:
+    if len(data) > MAX_REQUEST:
+        return {"error": "request too large"}
+    try:
+        request = cast(dict[str, object], json.loads(data))
+        if request.get(CONFIG, key) != key:
+            return {"error": STALE}
+        prompt = str(request.get("prompt", ""))
+        seen = [str(s) for s in cast(list[object], request.get("seen") or [])]
+        done = recaller.recall(prompt, seen)
+    except Exception as exc:  # noqa: BLE001  # outlives a bad request, not a newer index
+        return {"error": STALE if isinstance(exc, NewerIndex) else f"{type(exc).__name__}: {exc}"}
+    return {"block": done.block, "keys": list(done.keys)}
