@@ -247,6 +247,7 @@ HANDLER_MODULES = {
     "search": "search_command",
     "index": "index_commands",
     "memory": "write_commands",
+    "check": "check_commands",
     "agent": "agent_command",
     "forget": "forget_commands",
     "mcp": "mcp_command",
