@@ -1,4 +1,4 @@
-"""The parser's `check` command: the checks git's pre-commit hook runs."""
+"""The parser's `check` command: the checks git's hooks run (pre-commit, commit-msg)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ def check_command(commands: Commands) -> None:
     """Add `memidx check` to the parser."""
     p = commands.add(
         "check",
-        "pre-commit checks: file names, drift and indexability, English prose, or secrets",
+        "pre-commit checks: file names, drift and indexability, English prose, or secrets (of "
+        "the staged files, or with --message of the commit message)",
         "check:check",
     )
     p.add_argument(
@@ -36,6 +37,12 @@ def check_command(commands: Commands) -> None:
 
 def _secret_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
+        "--message",
+        metavar="FILE",
+        help="secrets: check the commit message in FILE (the commit-msg hook passes it) instead "
+        "of staged files",
+    )
+    p.add_argument(
         "--baseline",
         metavar="FILE",
         help="secrets: the baseline of allowed secrets (default: .memidx-secrets-baseline)",
@@ -43,5 +50,6 @@ def _secret_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--update-baseline",
         action="store_true",
-        help="secrets: allow every secret found in the given files (adds their fingerprints)",
+        help="secrets: allow every secret found in the given files or --message file (adds "
+        "their fingerprints)",
     )
