@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import NotesRepo
 from tests.machines import Machine, clone, hook_env, make_template
 
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
@@ -55,3 +56,35 @@ def test_an_amend_with_a_secret_is_refused_a_merge_passes_no_verify_skips(
 
     machine.git("commit", "-q", "--allow-empty", "--no-verify", "-m", f"forced {TOKEN}")
     assert TOKEN in machine.git("log", "-1", "--format=%s")
+
+
+@pytest.mark.parametrize(
+    ("config", "parameters", "stripped"),
+    [
+        ({}, "", "# "),  # `#` lines of an edited message are git's comments
+        ({"core.commentChar": ";"}, "", "; "),
+        ({}, "'core.commentchar'=';'", "; "),  # `git -c core.commentChar=; commit`
+        ({"core.commentChar": ";", "commit.cleanup": "verbatim"}, "", ""),  # nothing stripped
+    ],
+)
+def test_an_edited_message_skips_the_comment_lines_git_is_told_of(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    config: dict[str, str],
+    parameters: str,
+    stripped: str,
+) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    for name, value in config.items():
+        repo.git("config", name, value)
+    monkeypatch.delenv("GIT_EDITOR", raising=False)  # git sets none when an editor ran
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", parameters)
+    message = repo.root / ".git" / "COMMIT_EDITMSG"
+    for mark in ("# ", "; "):
+        message.write_text(f"Deploy\n\n{mark}{TOKEN}\n")
+        run = repo.memidx("check", "secrets", "--message", str(message))
+        if mark == stripped:
+            assert run.code == 0 and run.out == "", (mark, run)
+        else:
+            assert run.code == 1, (mark, run)
+            assert run.out.endswith("COMMIT_EDITMSG:3: github-token in the commit message\n")
