@@ -19,8 +19,14 @@ CUT_LINE = "------------------------ >8 ------------------------"
 AUTO_CHARS = "#;@!$%^&|:"  # the comment characters git picks from for core.commentChar=auto
 # The git settings that say which lines git strips (`commit.cleanup`) and how it marks them.
 SETTINGS = r"^(core\.commentchar|core\.commentstring|commit\.cleanup)$"
-# A commit's `-c name=value` reach the hook through these; the rest of GIT_* is dropped.
-CONFIG_VARIABLES = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+# A commit's `git -c name=value` (and GIT_CONFIG_COUNT's pairs) reach the hook through these;
+# the rest of GIT_* is dropped.
+CONFIG_VARIABLES = (
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_KEY_",
+    "GIT_CONFIG_VALUE_",
+)
 
 
 def kept_lines(text: str, comment: str, *, scissors: bool = True, comments: bool = True) -> str:

@@ -59,26 +59,28 @@ def test_an_amend_with_a_secret_is_refused_a_merge_passes_no_verify_skips(
 
 
 @pytest.mark.parametrize(
-    ("config", "parameters", "stripped"),
+    ("config", "variables", "stripped"),
     [
-        ({}, "", "# "),  # `#` lines of an edited message are git's comments
-        ({"core.commentChar": ";"}, "", "; "),
-        ({}, "'core.commentchar'=';'", "; "),  # `git -c core.commentChar=; commit`
-        ({"core.commentChar": ";", "commit.cleanup": "verbatim"}, "", ""),  # nothing stripped
+        ({}, {}, "# "),  # `#` lines of an edited message are git's comments
+        ({"core.commentChar": ";"}, {}, "; "),
+        ({}, {"GIT_CONFIG_PARAMETERS": "'core.commentchar'=';'"}, "; "),  # git -c
+        ({}, {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.commentChar"}, "; "),
+        ({"core.commentChar": ";", "commit.cleanup": "verbatim"}, {}, ""),  # nothing stripped
     ],
 )
 def test_an_edited_message_skips_the_comment_lines_git_is_told_of(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     config: dict[str, str],
-    parameters: str,
+    variables: dict[str, str],
     stripped: str,
 ) -> None:
     repo = NotesRepo(tmp_path / "memory")
     for name, value in config.items():
         repo.git("config", name, value)
     monkeypatch.delenv("GIT_EDITOR", raising=False)  # git sets none when an editor ran
-    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", parameters)
+    for name, value in {**variables, "GIT_CONFIG_VALUE_0": ";"}.items():
+        monkeypatch.setenv(name, value)  # as git passes a commit's `-c` to its hooks
     message = repo.root / ".git" / "COMMIT_EDITMSG"
     for mark in ("# ", "; "):
         message.write_text(f"Deploy\n\n{mark}{TOKEN}\n")
