@@ -166,7 +166,7 @@ def _config(command: str, directory: Path | None) -> Config:
 
 # Arguments that name files may be any bytes the file system allows (`check` names the ones
 # that are not UTF-8 itself); all others are text.
-PATH_ARGUMENTS = frozenset({"directory", "file", "files", "folder"})
+PATH_ARGUMENTS = frozenset({"directory", "file", "files", "folder", "message"})
 
 
 def _refuse_non_text(args: argparse.Namespace) -> None:
@@ -186,7 +186,7 @@ def run_module() -> NoReturn:
     """`python -m memidx`, which is how the git hooks run memidx (hooks/memidx-hook)."""
     argv = sys.argv[1:]
     code = main(argv)
-    if _hook_call(argv) is not None:
+    if _hook_call(argv) is not None or _message_check_call(argv) is not None:
         # Interpreter teardown costs ~7 ms on every git operation; the hook has closed the
         # index and its files by now, so only the standard streams need flushing.
         for stream in (sys.stdout, sys.stderr):
@@ -216,6 +216,18 @@ def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
     return directory, rest[1]
 
 
+def _message_check_call(argv: Sequence[str]) -> tuple[Path | None, Path] | None:
+    """(directory, message file) when argv is exactly `[-C DIR] check secrets --message FILE`,
+    the call of the commit-msg hook at every commit; None for anything else."""
+    rest = list(argv)
+    directory = None
+    if len(rest) >= 2 and rest[0] == "-C":
+        directory, rest = Path(rest[1]), rest[2:]
+    if len(rest) != 4 or rest[:3] != ["check", "secrets", "--message"]:
+        return None
+    return directory, Path(rest[3])
+
+
 def _fast_path(argv: Sequence[str]) -> int | None:
     """The exit code of a hook run without argparse; None for every other command."""
     agent_hook = _agent_hook_call(argv)
@@ -228,6 +240,11 @@ def _fast_path(argv: Sequence[str]) -> int | None:
         from memidx.githooks.hook import run_hook
 
         return run_hook(*hook)
+    message = _message_check_call(argv)
+    if message is not None:  # the commit-msg hook's: every commit pays for its start
+        from memidx.cli.check_commands import run_message_check
+
+        return run_message_check(*message)
     return None
 
 
@@ -247,6 +264,7 @@ HANDLER_MODULES = {
     "search": "search_command",
     "index": "index_commands",
     "memory": "write_commands",
+    "check": "check_commands",
     "agent": "agent_command",
     "forget": "forget_commands",
     "mcp": "mcp_command",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from memidx import __version__
-from memidx.cli import parser_connect
+from memidx.cli import parser_checks, parser_connect
 from memidx.cli.argument_parser import Parser
 
 EXIT_CODES = """exit codes:
@@ -231,32 +231,13 @@ def _memory_commands(commands: Commands) -> None:
         "action",
         choices=("install", "status", "uninstall"),
         help="install: memidx's pre-commit (the checks on the staged files, no stash), "
-        "post-commit, post-merge, post-checkout, post-rewrite, post-applypatch, reference-"
-        "transaction shims (a hook already there runs after memidx's); uninstall: remove them",
+        "commit-msg (no secret in the message), post-commit, post-merge, post-checkout, "
+        "post-rewrite, post-applypatch, reference-transaction shims (a hook already there runs "
+        "after memidx's); uninstall: remove them",
     )
     json_flag(p, "what is installed")
 
-    p = command(
-        "check",
-        "pre-commit checks: file names, drift and indexability, English prose, or secrets",
-        "memory:check",
-    )
-    p.add_argument(
-        "check",
-        choices=("names", "drift", "english", "secrets"),
-        help="names: the given file names are UTF-8 (every check begins with it); drift: the "
-        "index matches HEAD, no hook failure is recorded and the given notes can be indexed; "
-        "english: the notes are in English; secrets: the notes and segments hold no secret",
-    )
-    _secret_check_options(p)
-    p.add_argument("files", nargs="*", help="staged files (pre-commit passes them)")
-    p.add_argument(
-        "--remedy",
-        default="make reconcile",
-        metavar="COMMAND",
-        help="what the drift check tells the user to run (default: %(default)s; the hook of "
-        ".pre-commit-hooks.yaml names its own)",
-    )
+    parser_checks.check_command(commands)
 
     p = commands.sub.add_parser(
         "hook",
@@ -272,19 +253,6 @@ def _memory_commands(commands: Commands) -> None:
         help="default: the stage pre-commit is running (from its PRE_COMMIT_* variables)",
     )
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")
-
-
-def _secret_check_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--baseline",
-        metavar="FILE",
-        help="secrets: the baseline of allowed secrets (default: .memidx-secrets-baseline)",
-    )
-    p.add_argument(
-        "--update-baseline",
-        action="store_true",
-        help="secrets: allow every secret found in the given files (adds their fingerprints)",
-    )
 
 
 MAX_HITS = 1000

@@ -6,7 +6,7 @@ so is a secret whose fingerprint (SHA-256 of its text) is in the baseline file."
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -55,9 +55,14 @@ def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:
     """Add the fingerprints of every secret in `files` to the baseline; returns how many new."""
-    path = baseline or config.root / BASELINE
+    found = {f.fingerprint: f.kind for f in flagged(config, files)}
+    return add_to_baseline(baseline or config.root / BASELINE, found)
+
+
+def add_to_baseline(path: Path, found: Mapping[str, str]) -> int:
+    """Add the fingerprints of `found` (fingerprint: kind) the baseline lacks; how many."""
     known = read_baseline(path)
-    new = {f.fingerprint: f.kind for f in flagged(config, files) if f.fingerprint not in known}
+    new = {fingerprint: kind for fingerprint, kind in found.items() if fingerprint not in known}
     if new:
         head = "" if path.exists() else BASELINE_HEAD
         with path.open("a", encoding="utf-8") as out:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
 
+from memidx.frozen import Value
 from memidx.secrets import library
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
@@ -43,8 +43,7 @@ COMMAND_KIND = "command-password"  # a password on a command line (curl -u, mysq
 URL_KIND = "basic-auth"  # a password in a URL: the library's detector and memidx's pattern
 
 
-@dataclass(frozen=True, slots=True)
-class Redaction:
+class Redaction(Value):
     """A text with its secrets and private spans replaced, and how many there were."""
 
     text: str

@@ -17,9 +17,12 @@ import sys
 import types
 from collections.abc import Callable, Iterator
 from functools import cache
-from typing import Any
 
 from memidx.errors import MemidxError
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every commit-msg check ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 # plugin module, class, memidx's kind: the detectors memidx uses from the library
 PLUGINS = (

@@ -5,7 +5,6 @@ URL patterns nor the command-line ones see it."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from memidx.secrets.patterns import Finding, character_classes, real_password
 
@@ -78,13 +77,15 @@ def _walk(text: str, at: int) -> tuple[list[Finding], int]:
     return found + entry.counted(text), end
 
 
-@dataclass(slots=True)
 class _Entry:
     """The entry being read: its host (`default` for that entry), login and passwords."""
 
-    host: str | None = None
-    login: bool = False
-    passwords: list[Finding] = field(default_factory=list[Finding])
+    __slots__ = ("host", "login", "passwords")
+
+    def __init__(self, host: str | None = None) -> None:
+        self.host = host
+        self.login = False
+        self.passwords: list[Finding] = []
 
     def counted(self, text: str) -> list[Finding]:
         """Its passwords, when it names a login and a host-shaped host; a one-word host

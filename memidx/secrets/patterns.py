@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+
+from memidx.frozen import Value
 
 # Kinds detect-secrets 1.5.0 has no plugin for (each has a test in tests/unit/test_secrets.py).
 OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -111,8 +112,7 @@ COMMAND_PASSWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Value):
     """A secret's place in a text and what kind it is."""
 
     start: int

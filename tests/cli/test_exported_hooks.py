@@ -22,8 +22,11 @@ default_install_hook_types: [pre-commit, post-commit, post-merge, post-checkout,
 repos:
   - repo: {repo}
     rev: {rev}
-    hooks: [{{id: memidx-english}}, {{id: memidx-drift}}, {{id: memidx-sync}}]
+    hooks:
+      [{{id: memidx-english}}, {{id: memidx-drift}}, {{id: memidx-sync}},
+       {{id: memidx-secrets-message}}]
 """
+GITHUB_TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
 ENGLISH = "Windows keeps a file lock while another process holds the handle, so the build fails."
 GERMAN = (
     "Der Build schlägt fehl, weil ein anderer Prozess die Datei noch geöffnet hält. Man muss "
@@ -110,6 +113,8 @@ def test_a_plain_notes_repository_commits_through_the_exported_hooks(tmp_path: P
     assert (first.stdout + first.stderr).count("memidx: built the missing index at") == 1
     assert in_step()
 
+    secret_message(repo, env)
+
     repo.note("de.md", "Build", GERMAN)
     blocked = commit("a German note")
     said = blocked.stdout + blocked.stderr
@@ -138,6 +143,19 @@ def test_a_plain_notes_repository_commits_through_the_exported_hooks(tmp_path: P
     assert git(repo.root, "status", "--porcelain", env=env) == ""  # .memidx/ ignores itself
     odd_names(repo, env)
     one_environment_without_vectors(home)
+
+
+def secret_message(repo: NotesRepo, env: dict[str, str]) -> None:
+    """The commit-msg hook (installed with `pre-commit install --hook-type commit-msg`) as
+    pre-commit runs it: it passes the message file after the hook's `--message`."""
+    message = repo.root / ".git" / "COMMIT_EDITMSG"
+    message.write_text(f"deploy with {GITHUB_TOKEN}\n")
+    args = ["run", "--hook-stage", "commit-msg", "--commit-msg-filename", str(message)]
+    done = run(repo.root, str(PRE_COMMIT), *args, env=env)
+    said = done.stdout + done.stderr
+    assert done.returncode == 1 and "- hook id: memidx-secrets-message" in said, said
+    assert "COMMIT_EDITMSG:1: github-token in the commit message" in said
+    assert GITHUB_TOKEN not in said
 
 
 def one_environment_without_vectors(home: Path) -> None:

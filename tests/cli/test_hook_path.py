@@ -136,3 +136,32 @@ def test_hook_help_and_a_wrong_stage_go_through_the_parser(tmp_path: Path) -> No
     wrong = repo.memidx("hook", "pre-push")
     assert wrong.code == 2
     assert "invalid choice" in wrong.err
+
+
+def test_the_commit_message_check_starts_without_the_parser_or_the_staged_checks(
+    tmp_path: Path,
+) -> None:
+    """The commit-msg hook runs at every commit: a clean message loads no argument parser, no
+    pre-commit check, note reader or index module, not the detect-secrets library, and none of
+    the modules the post-commit hook may not load."""
+    repo = NotesRepo(tmp_path / "memory")
+    (repo.root / ".git" / "COMMIT_EDITMSG").write_text("Deploy the docs from main\n")
+    check = ["check", "secrets", "--message", ".git/COMMIT_EDITMSG"]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memidx", *check],
+        cwd=repo.root,
+        env=clean_env(GIT_EDITOR=":"),  # as git sets it for `git commit -m`
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert HEAVY.isdisjoint(modules), HEAVY & modules  # dataclasses: memidx.frozen instead
+    assert "subprocess" not in modules  # git is asked only when an editor was used
+    slow = ("memidx.githooks.checks", "memidx.githooks.secret_check", "memidx.notes")
+    assert not {m for m in modules if m.startswith((*slow, "memidx.index", "detect_secrets"))}

@@ -1,0 +1,115 @@
+"""The checks git's hooks run: `memidx check names|drift|english|secrets FILES` on the staged
+files (pre-commit), and `memidx check secrets --message FILE` on the commit message
+(commit-msg). Each prints one line per problem and exits 1 on any."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from memidx.config import Config, load_config
+from memidx.errors import MemidxError, UsageError
+
+TYPE_CHECKING = False  # not typing's: the commit-msg check runs at every commit
+if TYPE_CHECKING:
+    import argparse
+
+
+def check(args: argparse.Namespace, config: Config) -> int:
+    baseline = Path(args.baseline) if args.baseline else None
+    if args.message is not None:
+        if args.check != "secrets" or args.files:
+            raise UsageError(
+                "--message is the secrets check of a commit message, with no other files",
+                "run `memidx check secrets --message FILE`",
+            )
+        return check_message(config, Path(args.message), baseline, update=args.update_baseline)
+    from memidx.githooks.checks import check_drift, check_english, check_names
+
+    # Names first, whichever check: one that is not UTF-8 can be neither read nor named.
+    problems = check_names(args.files)
+    if problems or args.check == "names":
+        return _problems(problems)
+    if args.check == "secrets":
+        return _check_secrets(args, config, baseline)
+    if args.check == "drift":
+        return _problems(check_drift(config, args.files, remedy=args.remedy))
+    return _problems(check_english(config, args.files))
+
+
+def _problems(lines: list[str]) -> int:
+    for line in lines:
+        print(line)
+    return 1 if lines else 0
+
+
+def _check_secrets(args: argparse.Namespace, config: Config, baseline: Path | None) -> int:
+    from memidx.githooks.secret_check import BASELINE, check_secrets, update_baseline
+
+    if args.update_baseline:
+        added = update_baseline(config, args.files, baseline)
+        print(f"{added} secret{'s' if added != 1 else ''} added to {args.baseline or BASELINE}")
+        return 0
+    problems = check_secrets(config, args.files, baseline)
+    for line in problems:
+        print(line)
+    if problems:
+        print(
+            f"memidx: {len(problems)} secret{'s' if len(problems) != 1 else ''} in staged memory: "
+            "remove them, or allow a false positive with `memidx: allow-secret` on its line "
+            f"or in {args.baseline or BASELINE} (`memidx check secrets FILE --update-baseline`)",
+            file=sys.stderr,
+        )
+    return 1 if problems else 0
+
+
+def check_message(config: Config, message: Path, baseline: Path | None, update: bool) -> int:
+    """The commit-msg check: one `FILE:line: <kind> in the commit message` line per secret
+    that neither an allow marker nor the baseline allows (`update`: allow them all)."""
+    from memidx.githooks.message_check import message_findings
+    from memidx.text import display
+
+    found = list(message_findings(config, message))
+    if not (found or update):
+        return 0  # the usual commit: the baseline's module is never imported (~8 ms)
+    from memidx.githooks.secret_check import BASELINE, add_to_baseline, read_baseline
+
+    path = baseline or config.root / BASELINE
+    if update:
+        added = add_to_baseline(path, {fingerprint: kind for _, kind, fingerprint in found})
+        named = display(str(baseline)) if baseline else BASELINE
+        print(f"{added} secret{'s' if added != 1 else ''} added to {named}")
+        return 0
+    allowed = read_baseline(path)
+    shown = display(str(message))
+    problems = [
+        f"{shown}:{line}: {kind} in the commit message"
+        for line, kind, fingerprint in found
+        if fingerprint not in allowed
+    ]
+    if problems:
+        print("\n".join(problems))
+        print(
+            f"memidx: {len(problems)} secret{'s' if len(problems) != 1 else ''} in the commit "
+            "message, which git would push with the commit: take it out and commit again (git "
+            f"left the message in {shown}), or allow a false positive with `memidx: "
+            f"allow-secret` on its line or in {display(str(baseline or BASELINE))}",
+            file=sys.stderr,
+        )
+    return 1 if problems else 0
+
+
+def run_message_check(directory: Path | None, message: Path) -> int:
+    """`memidx [-C DIR] check secrets --message FILE` without the argument parser, as the
+    commit-msg hook runs it at every commit (memidx.cli.main's fast path)."""
+    try:
+        return check_message(load_config(directory or Path.cwd()), message, None, update=False)
+    except UsageError as exc:  # a baseline line that is none
+        print(f"memidx: usage error: {exc}", file=sys.stderr)
+        return 2
+    except MemidxError as exc:
+        print(f"memidx: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("memidx: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,92 @@
+"""The commit-msg hook `memidx hooks install` puts in place: a commit whose message holds a
+secret is refused, whether new or amended, naming the kind and never the secret; a clean one
+and the messages git writes itself (a merge) pass; `--no-verify` skips it, as git documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import NotesRepo
+from tests.machines import Machine, clone, hook_env, make_template
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> Machine:
+    env = hook_env(tmp_path / "pre-commit-home")
+    return clone(make_template(tmp_path, env), tmp_path / "a", env)
+
+
+def head(machine: Machine) -> str:
+    return machine.git("rev-parse", "HEAD").strip()
+
+
+def test_a_message_holding_a_token_is_refused_and_a_clean_one_passes(machine: Machine) -> None:
+    machine.note("deploy.md", "Deploy", "the docs deploy from main")
+    machine.git("add", "-A")
+    before = head(machine)
+
+    refused = machine.run_git("commit", "-q", "-m", f"deploy with token {TOKEN}")
+
+    said = refused.stdout + refused.stderr  # git gives a hook's output to stderr
+    assert refused.returncode != 0
+    assert ".git/COMMIT_EDITMSG:1: github-token in the commit message" in said
+    assert TOKEN not in said
+    assert head(machine) == before
+    machine.git("commit", "-q", "-m", "Deploy the docs from main")
+    assert head(machine) != before
+
+
+def test_an_amend_with_a_secret_is_refused_a_merge_passes_no_verify_skips(
+    machine: Machine,
+) -> None:
+    first = head(machine)
+    amended = machine.run_git("commit", "-q", "--amend", "-m", f"template, token {TOKEN}")
+    assert amended.returncode != 0 and "github-token" in amended.stderr
+    assert head(machine) == first
+
+    machine.git("checkout", "-q", "-b", "side")
+    machine.git("commit", "-q", "--allow-empty", "--no-verify", "-m", "side work")  # not tested
+    machine.git("checkout", "-q", "main")
+    machine.git("merge", "-q", "--no-ff", "side")  # "Merge branch 'side'" passes the hook
+    assert machine.git("log", "-1", "--format=%s").strip() == "Merge branch 'side'"
+
+    machine.git("commit", "-q", "--allow-empty", "--no-verify", "-m", f"forced {TOKEN}")
+    assert TOKEN in machine.git("log", "-1", "--format=%s")
+
+
+@pytest.mark.parametrize(
+    ("config", "variables", "stripped"),
+    [
+        ({}, {}, "# "),  # `#` lines of an edited message are git's comments
+        ({"core.commentChar": ";"}, {}, "; "),
+        ({}, {"GIT_CONFIG_PARAMETERS": "'core.commentchar'=';'"}, "; "),  # git -c
+        ({}, {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.commentChar"}, "; "),
+        ({"core.commentChar": ";", "commit.cleanup": "verbatim"}, {}, ""),  # nothing stripped
+    ],
+)
+def test_an_edited_message_skips_the_comment_lines_git_is_told_of(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    config: dict[str, str],
+    variables: dict[str, str],
+    stripped: str,
+) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    for name, value in config.items():
+        repo.git("config", name, value)
+    monkeypatch.delenv("GIT_EDITOR", raising=False)  # git sets none when an editor ran
+    for name, value in {**variables, "GIT_CONFIG_VALUE_0": ";"}.items():
+        monkeypatch.setenv(name, value)  # as git passes a commit's `-c` to its hooks
+    message = repo.root / ".git" / "COMMIT_EDITMSG"
+    for mark in ("# ", "; "):
+        message.write_text(f"Deploy\n\n{mark}{TOKEN}\n")
+        run = repo.memidx("check", "secrets", "--message", str(message))
+        if mark == stripped:
+            assert run.code == 0 and run.out == "", (mark, run)
+        else:
+            assert run.code == 1, (mark, run)
+            assert run.out.endswith("COMMIT_EDITMSG:3: github-token in the commit message\n")
