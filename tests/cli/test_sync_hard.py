@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_haystack_hard import index_dump
+from tests.helpers import NotesRepo
 from tests.machines import Machine, clone, hook_env, install_hooks, make_template
 
 
@@ -686,3 +687,82 @@ def test_turns_filed_while_a_pull_rebase_waits_on_a_conflict_are_shared_after_it
     assert found(a, "resolved") == ["notes/shared.md"]
     rebuilt_the_same(a)
     rebuilt_the_same(b)
+
+
+def _a_checkout_and_its_hook_meanwhile(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, to: str
+) -> list[str]:
+    """Once, as a command that read HEAD reads the history's adds: `git checkout <to>` and its
+    post-checkout hook (which brings the index to the new HEAD first)."""
+    from memidx.config import load_config
+    from memidx.index import sync as sync_module
+    from memidx.index.store import open_store
+
+    real = sync_module._full_adds  # pyright: ignore[reportPrivateUsage]
+    moved: list[str] = []
+
+    def meanwhile(source: object) -> object:
+        if not moved:
+            repo.git("checkout", "-q", "--detach", to)
+            moved.append(to)
+            config = load_config(repo.root, env={})
+            other, _ = open_store(config.index_path, write=True)
+            try:
+                sync_module.sync(config, other)
+            finally:
+                other.conn.close()
+        return real(source)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(sync_module, "_full_adds", meanwhile)
+    return moved
+
+
+@pytest.mark.parametrize("command", [("ingest",), ("reconcile", "--fix")])
+def test_a_rebuild_that_read_head_before_a_checkout_never_takes_the_index_back(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
+) -> None:
+    """`memidx ingest` (or `reconcile --fix`) reads HEAD, then the whole history's adds (long in
+    a big memory); a pull or checkout whose hook indexes the newer HEAD meanwhile must not be
+    undone by the rebuild applying the HEAD it read first: the index would end behind HEAD,
+    with no hook failure to tell, until the next git operation."""
+    repo.note("a.md", "Alpha", "alpha words")
+    first = repo.commit("one")
+    repo.note("b.md", "Beta", "beta words")
+    second = repo.commit("two")
+    repo.git("checkout", "-q", "--detach", first)
+    assert repo.memidx("ingest").code == 0
+    moved = _a_checkout_and_its_hook_meanwhile(repo, monkeypatch, second)
+
+    assert repo.memidx(*command).code == 0
+
+    assert moved == [second]
+    status = repo.memidx("status", "--json").json()
+    assert status["index"]["indexed_commit"] == second and status["healthy"], status
+    assert repo.memidx("search", "--json", "--mode", "bm25", "beta").json()["hits"]
+
+
+def test_a_sync_that_reads_every_note_again_never_takes_the_index_back(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync that compares the whole tree (the index was built with other settings, or
+    outside git) read HEAD; a checkout's hook indexed the newer HEAD before it applied."""
+    import sqlite3
+    from contextlib import closing
+
+    from memidx.index.sync import SETTINGS
+
+    repo.note("a.md", "Alpha", "alpha words")
+    first = repo.commit("one")
+    repo.note("b.md", "Beta", "beta words")
+    second = repo.commit("two")
+    repo.git("checkout", "-q", "--detach", first)
+    assert repo.memidx("ingest").code == 0
+    with closing(sqlite3.connect(repo.root / ".memidx" / "index.sqlite")) as conn, conn:
+        conn.execute("UPDATE state SET value = 'other settings' WHERE key = ?", (SETTINGS,))
+    moved = _a_checkout_and_its_hook_meanwhile(repo, monkeypatch, second)
+
+    assert repo.memidx("sync").code == 0
+
+    assert moved == [second]
+    status = repo.memidx("status", "--json").json()
+    assert status["index"]["indexed_commit"] == second and status["healthy"], status
