@@ -146,11 +146,22 @@ def _drift_lines(status: Status) -> Sequence[tuple[str, str]]:
     return lines[:20]
 
 
+# git status's codes of a path a merge, rebase or cherry-pick left unmerged
+UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
+
+
 def _uncommitted(status: Status) -> str:
     if not status.uncommitted:
         return "none"
     n = len(status.uncommitted)
-    return f"{counted(n, 'note')} changed but not committed (not memory until committed)"
+    said = f"{counted(n, 'note')} changed but not committed (not memory until committed)"
+    conflicts = sum(code in UNMERGED for code, _ in status.uncommitted)
+    if conflicts:  # the index holds HEAD's side of each until the resolution is committed
+        said += (
+            f"; {conflicts} in an unresolved merge conflict (the index holds HEAD's side: "
+            "resolve, `git add` and commit)"
+        )
+    return said
 
 
 def _size(n: int) -> str:

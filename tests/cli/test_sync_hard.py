@@ -110,10 +110,12 @@ def test_both_edit_one_note_the_conflict_never_reaches_the_index_and_the_fix_doe
     assert b.git("ls-files", "-s") == staged
     status = b.memidx_process("status")
     assert "Traceback" not in status.err
+    assert "1 in an unresolved merge conflict (the index holds HEAD's side" in status.out
     rebuilt_the_same(b)
 
     resolved(b, "merged: alpha and bravo together")
     assert found(b, "together") == ["notes/shared.md"]
+    assert "unresolved" not in b.memidx_process("status").out
     rebuilt_the_same(b)
     b.git("push", "-q", "origin", "main")
     a.git("pull", "-q", "--ff-only")
