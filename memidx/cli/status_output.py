@@ -158,8 +158,8 @@ def _uncommitted(status: Status) -> str:
     conflicts = sum(code in UNMERGED for code, _ in status.uncommitted)
     if conflicts:  # the index holds HEAD's side of each until the resolution is committed
         said += (
-            f"; {conflicts} in an unresolved merge conflict (the index holds HEAD's side: "
-            "resolve, `git add` and commit)"
+            f"; {conflicts} in an unresolved merge conflict (the index holds HEAD's side "
+            "until the resolution is committed: `git commit`, `git rebase --continue`...)"
         )
     return said
 
