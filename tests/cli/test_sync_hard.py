@@ -825,3 +825,30 @@ def test_status_names_where_git_keeps_a_staged_segment_a_reset_hard_deleted(
     assert repo.memidx("status").code == 0
     hits = repo.memidx("search", "--json", "--mode", "bm25", "wapiti").json()["hits"]
     assert [h["ref"] for h in hits] == [ref]
+
+
+def test_a_pull_stopped_on_a_conflict_in_pyproject_names_it_in_every_command(
+    repo: NotesRepo,
+) -> None:
+    """The memory is memidx's own repository: two machines that both changed pyproject.toml
+    (a dependency bumped on each) stop a pull on it, and until it is resolved every memidx
+    command stops on its TOML. The line says it is a merge conflict and where, not only
+    "Invalid statement (fix the TOML syntax)", which sent the person looking for a typo."""
+    repo.write("pyproject.toml", '[project]\nname = "memory"\nversion = "1"\n')
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit("one")
+    repo.git("checkout", "-q", "-b", "other")
+    repo.write("pyproject.toml", '[project]\nname = "memory"\nversion = "2"\n')
+    repo.commit("two here")
+    repo.git("checkout", "-q", "main")
+    repo.write("pyproject.toml", '[project]\nname = "memory"\nversion = "3"\n')
+    repo.commit("three there")
+    assert "CONFLICT" in repo.git("merge", "other", check=False)
+
+    for command in (("status",), ("search", "alpha")):
+        run = repo.memidx(*command)
+        assert run.code == 1
+        assert run.err.strip().splitlines() == [
+            f"memidx: error: {repo.root / 'pyproject.toml'}:3: unresolved merge conflict markers "
+            "(resolve the conflict, `git add` the file, then try again)"
+        ]
