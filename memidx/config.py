@@ -109,7 +109,7 @@ def is_memory(root: Path) -> bool:
     if _holds_state(root / ".memidx"):
         return True
     try:
-        return _pyproject_table(root) is not None
+        return settings.pyproject_table(root) is not None
     except ConfigError:
         return False  # unreadable TOML: a project's file, or else the recorded memory says so
 
@@ -187,7 +187,7 @@ def load_config(
         found_by=found.found_by,
         shared_models=_shared_models(env),
     )
-    config = _apply(config, _pyproject_table(root) or {}, "pyproject.toml [tool.memidx]")
+    config = _apply(config, settings.pyproject_table(root) or {}, "pyproject.toml [tool.memidx]")
     names = {key: name for name, key in _ENV_KEYS.items()}
     config = _apply(config, _env_table(env), "environment", names)
     _refuse_a_file_for_notes(config)
@@ -231,23 +231,6 @@ _ENV_KEYS = {
 
 def _env_table(env: Mapping[str, str]) -> dict[str, object]:
     return {key: env[name] for name, key in _ENV_KEYS.items() if env.get(name)}
-
-
-def _pyproject_table(root: Path) -> dict[str, object] | None:
-    """`[tool.memidx]` of the repository's pyproject.toml; None without one."""
-    path = root / "pyproject.toml"
-    if not path.is_file():
-        return None
-    import tomllib  # only here: most memory repositories have no pyproject.toml
-    from typing import cast
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}", "fix the TOML syntax") from exc
-    tool = cast(dict[str, object], data).get("tool")
-    table = cast(dict[str, object], tool).get("memidx") if isinstance(tool, dict) else None
-    return dict(cast(dict[str, object], table)) if isinstance(table, dict) else None
 
 
 def _apply(

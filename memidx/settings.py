@@ -1,9 +1,40 @@
-"""Each memidx setting's value, checked as pyproject.toml or the environment gives it:
-ConfigError naming the setting (`key`) and where it was set (`origin`)."""
+"""The `[tool.memidx]` table of pyproject.toml, and each memidx setting's value, checked as
+pyproject.toml or the environment gives it: ConfigError naming the setting (`key`) and where
+it was set (`origin`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memidx.errors import ConfigError
+
+
+def pyproject_table(root: Path) -> dict[str, object] | None:
+    """`[tool.memidx]` of the repository's pyproject.toml; None without one."""
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return None
+    import tomllib  # only here: most memory repositories have no pyproject.toml
+    from typing import cast
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}", "fix the TOML syntax") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        lines = text.splitlines()
+        opened = [n for n, line in enumerate(lines, 1) if line.startswith("<<<<<<<")]
+        if opened:  # a pull that merged two machines' edits of it stopped on a conflict
+            raise ConfigError(
+                f"{path}:{opened[0]}: unresolved merge conflict markers",
+                "resolve the conflict, `git add` the file, then try again",
+            ) from exc
+        raise ConfigError(f"{path}: {exc}", "fix the TOML syntax") from exc
+    tool = cast(dict[str, object], data).get("tool")
+    table = cast(dict[str, object], tool).get("memidx") if isinstance(tool, dict) else None
+    return dict(cast(dict[str, object], table)) if isinstance(table, dict) else None
 
 
 def text(value: object, key: str, origin: str) -> str:

@@ -54,12 +54,11 @@ def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]
     record, read again."""
     from memidx.haystack.indexing import sync_records
     from memidx.index.sync import ingest as ingest_notes
-    from memidx.index.sync import note_source
     from memidx.progress import ProgressBar
 
     bar = ProgressBar("indexing notes")
     try:
-        report = ingest_notes(config, store, note_source(config), bar)
+        report = ingest_notes(config, store, None, bar)
         bar.close()
         bar = ProgressBar("indexing records")
         return report, sync_records(config, store, full=True, progress=bar)
@@ -72,7 +71,6 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.sync import ingest as ingest_notes
-    from memidx.index.sync import note_source
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
@@ -80,7 +78,7 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     filled: list[tuple[SyncReport, RecordReport]] = []
 
     def fill(config: Config, store: Store) -> None:  # fill_index, keeping its reports
-        notes = ingest_notes(config, store, note_source(config))
+        notes = ingest_notes(config, store, None)
         filled.append((notes, sync_records(config, store, full=True)))  # said below
 
     store = writable_index(config, say_notice, fill=fill)  # waits for a build under way
@@ -123,20 +121,18 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.record_drift import record_drift
     from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
     from memidx.index.open import open_store, writable_index
-    from memidx.index.sync import note_source
     from memidx.index.sync import reconcile as reconcile_notes
     from memidx.progress import ProgressBar
 
     marks = trace_marks(*hook_traces(config))  # failures until now
-    source = note_source(config)
     store = (
         writable_index(config, say_notice)
         if args.fix
         else open_store(config.index_path, write=False)[0]
     )
     try:
-        report = reconcile_notes(
-            config, store, source, fix=args.fix, progress=ProgressBar("repairing")
+        report = reconcile_notes(  # the notes at HEAD as it reads them
+            config, store, None, fix=args.fix, progress=ProgressBar("repairing")
         )
         records = record_drift(config, store, deep=True)
         if args.fix:

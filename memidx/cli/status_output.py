@@ -60,9 +60,11 @@ def write_status(out: TextIO, status: Status) -> None:
             (
                 "lost",
                 f"{counted(lost, 'record')} in {counted(len(status.segments_vanished), 'segment')}"
-                " gone from disk (git clean removes uncommitted segments; a committed one comes "
-                f"back with git checkout); {_first(status, '`memidx sync` drops them')} from the "
-                "index",
+                " gone from disk (git clean removes uncommitted segments, and git reset --hard "
+                "one `git add` staged: `git fsck --lost-found` puts a staged one's bytes in "
+                ".git/lost-found/other/, to copy back; a committed one comes back with git "
+                f"checkout); {_first(status, '`memidx sync` drops them')} from the index, or "
+                "reads them again",
             )
         )
     rows += _torn_rows(status)
@@ -174,11 +176,22 @@ def _drift_lines(status: Status) -> Sequence[tuple[str, str]]:
     return lines[:20]
 
 
+# git status's codes of a path a merge, rebase or cherry-pick left unmerged
+UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
+
+
 def _uncommitted(status: Status) -> str:
     if not status.uncommitted:
         return "none"
     n = len(status.uncommitted)
-    return f"{counted(n, 'note')} changed but not committed (not memory until committed)"
+    said = f"{counted(n, 'note')} changed but not committed (not memory until committed)"
+    conflicts = sum(code in UNMERGED for code, _ in status.uncommitted)
+    if conflicts:  # the index holds HEAD's side of each until the resolution is committed
+        said += (
+            f"; {conflicts} in an unresolved merge conflict (the index holds HEAD's side "
+            "until the resolution is committed: `git commit`, `git rebase --continue`...)"
+        )
+    return said
 
 
 def _size(n: int) -> str:

@@ -193,9 +193,9 @@ def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:
 def fill_index(config: Config, store: Store) -> None:
     """Fill an index that was never filled (new or rebuilt): every note and every record, so
     filing into a deleted index never leaves the rest of the memory out."""
-    from memidx.index.sync import ingest, note_source
+    from memidx.index.sync import ingest
 
-    ingest(config, store, note_source(config))
+    ingest(config, store, None)
     sync_records(config, store, full=True)
 
 

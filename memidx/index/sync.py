@@ -76,17 +76,24 @@ def settings_changed(store: Store, config: Config) -> str | None:
 
 
 def reconcile(
-    config: Config, store: Store, source: NoteSource, *, fix: bool, progress: Progress | None = None
+    config: Config,
+    store: Store,
+    source: NoteSource | None,
+    *,
+    fix: bool,
+    progress: Progress | None = None,
 ) -> SyncReport:
-    """Compare the index with the source; with fix, repair only what differs."""
+    """Compare the index with the source (None: the notes at HEAD); with fix, repair only what
+    differs."""
 
     def attempt() -> SyncReport:
         base = _base(store)
-        files = source.files()
+        notes = _source_after_base(config, source)
+        files = notes.files()
         drift = drift_of(store, files, reread=settings_changed(store, config) is not None)
-        report = SyncReport(source.label, source.commit, drift)
-        plan = _full_adds(source) if fix else None
-        run = _Run(config, store, source, report, progress=progress, base=base, history=plan)
+        report = SyncReport(notes.label, notes.commit, drift)
+        plan = _full_adds(notes) if fix else None
+        run = _Run(config, store, notes, report, progress=progress, base=base, history=plan)
         if fix:
             moved = [new for _, new in drift.renamed]  # read: a title may come from the file name
             run.apply([files[ref] for ref in (*drift.missing, *drift.stale, *moved)])
@@ -100,7 +107,7 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
     only the paths that differ between that commit and HEAD are read (`git diff-tree`), so a
     one-note commit reads one note; otherwise the whole tree is compared."""
     if not config.in_git:
-        return reconcile(config, store, note_source(config), fix=True, progress=progress)
+        return reconcile(config, store, None, fix=True, progress=progress)
     repo, folder = GitRepo(config.root), config.notes_dir
 
     def attempt() -> SyncReport:
@@ -118,7 +125,7 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
         if same_settings and indexed and head and store.get_state("indexed_source") == "git":
             found = step_or_none(repo, indexed, head, config.notes_dir)
         if found is None or indexed is None:  # a new index, a commit git lost, other settings
-            return reconcile(config, store, source, fix=True, progress=progress)
+            return reconcile(config, store, None, fix=True, progress=progress)
         changes, step = found
         plan = adds.step_plan(store.conn, repo, indexed, step, changes, folder=folder)
         paths = note_paths(changes, folder)
@@ -135,18 +142,20 @@ def sync(config: Config, store: Store, progress: Progress | None = None) -> Sync
 
 
 def ingest(
-    config: Config, store: Store, source: NoteSource, progress: Progress | None = None
+    config: Config, store: Store, source: NoteSource | None, progress: Progress | None = None
 ) -> SyncReport:
-    """Read every note of the source again and make the index mirror it exactly."""
+    """Read every note of the source (None: the notes at HEAD) again and make the index
+    mirror it exactly."""
 
     def attempt() -> SyncReport:
         base = _base(store)
-        files = source.files()
-        report = SyncReport(source.label, source.commit, drift_of(store, files))
-        run = _Run(config, store, source, report, progress=progress, base=base)
-        run.history = _full_adds(source)
+        notes = _source_after_base(config, source)
+        files = notes.files()
+        report = SyncReport(notes.label, notes.commit, drift_of(store, files))
+        run = _Run(config, store, notes, report, progress=progress, base=base)
+        run.history = _full_adds(notes)
         run.apply(sorted(files.values(), key=_ref))
-        report.skipped += skips_not_utf8(source.names_not_utf8, config.notes_dir)
+        report.skipped += skips_not_utf8(notes.names_not_utf8, config.notes_dir)
         return report
 
     report = _until_applied(attempt)
@@ -161,6 +170,13 @@ class _Replan(Exception):
 def _base(store: Store) -> str | None:
     """The commit the index mirrors: what a plan is made against, checked again on applying."""
     return store.get_state("indexed_commit") or None
+
+
+def _source_after_base(config: Config, given: NoteSource | None) -> NoteSource:
+    """The one given, else the notes at HEAD read after the indexed commit: a hook indexing a
+    newer HEAD before the run applies makes it plan again, at that HEAD (read before, the run
+    would take the index back behind HEAD, and no failure would tell)."""
+    return given if given is not None else note_source(config)
 
 
 def _until_applied(attempt: Callable[[], SyncReport]) -> SyncReport:

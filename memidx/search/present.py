@@ -25,7 +25,7 @@ def drop_vanished(result: SearchResult, root: Path) -> SearchResult:
     warning = (
         f"{dropped} record{'s' if dropped != 1 else ''} left out: "
         f"{len(gone)} segment file{'s' if len(gone) != 1 else ''} gone from disk "
-        "(git clean? uncommitted segments are untracked): run `memidx sync`, "
-        "`memidx status` lists them"
+        "(git clean, or git reset --hard after git add?): `memidx status` lists them and "
+        "how to get them back; `memidx sync` drops them"
     )
     return replace(result, hits=hits, warnings=(*result.warnings, warning))
