@@ -17,7 +17,8 @@ from memidx.agents.config_text import (
     refuse_read_only,
     write_config,
 )
-from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
+from memidx.agents.settings import Edit, Json, Misshapen, dump_json, parse_json, read_json
+from memidx.errors import MemidxError
 from memidx.frozen import Value
 from memidx.locations import expand_user, home_folder
 
@@ -127,7 +128,10 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
     changed since (its backup holds the same settings), not the same settings reformatted."""
     text = read_config(one.path)
     before = parse_json(text, one.path)
-    after = (one.uninstall if remove else one.install)(before)
+    try:
+        after = (one.uninstall if remove else one.install)(before)
+    except Misshapen as exc:
+        raise MemidxError(f"{one.path}: {exc.message}", exc.hint) from exc
     if after == before:
         return Change(one.path, False)
     refuse_read_only(one.path)

@@ -15,6 +15,7 @@ from memidx.errors import MemidxError
 
 Json = dict[str, object]
 LEFT_ALONE = "fix it: memidx left the file alone"
+MISSHAPEN = "fix it, or add memidx's entries by hand: memidx left every file alone"
 HookEntry = dict[str, object]  # {"type": "command", "command": ..., "timeout": ...}
 
 
@@ -24,6 +25,26 @@ def _dict(value: object) -> Json | None:
 
 def _list(value: object) -> list[object] | None:
     return cast(list[object], value) if isinstance(value, list) else None
+
+
+class Misshapen(MemidxError):
+    """A value memidx would write into holds something of another shape (a string where the
+    agent reads a table): the person's, so memidx stops rather than replace it. The edits are
+    pure and know no file: plan() puts the file's name before the message."""
+
+    def __init__(self, where: str, shape: str) -> None:
+        super().__init__(f"{where} is not {shape}", MISSHAPEN)
+
+
+def _table(doc: Json, key: str, where: str = "") -> Json | None:
+    """`doc[key]` when it is an object, None when absent; Misshapen when it is anything else."""
+    value = doc.get(key)
+    if value is None:
+        return None
+    found = _dict(value)
+    if found is None:
+        raise Misshapen(f"{where}{json.dumps(key)}", "an object")
+    return found
 
 
 def is_ours(entry: object, marker: str) -> bool:
@@ -37,9 +58,12 @@ def merge_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> Json:
     with the person's matcher), else in a group of its own at the end; so installing twice, or
     again after an upgrade, moves nothing. Every other hook stays; memidx's hooks of events it
     no longer hooks go."""
+    table = dict(_table(doc, "hooks") or {})
+    for event in hooks:
+        if table.get(event) is not None and _list(table[event]) is None:
+            raise Misshapen(f'"hooks".{json.dumps(event)}', "a list")
     doc = remove_hooks(doc, marker, keep=set(hooks))
-    table = _dict(doc.get("hooks"))
-    table = dict(table) if table is not None else {}
+    table = dict(_table(doc, "hooks") or {})
     for event, entry in hooks.items():
         groups = _list(table.get(event))
         table[event] = _put_hook(list(groups) if groups is not None else [], entry, marker)
@@ -118,12 +142,13 @@ def _our_hooks(doc: Json, marker: str) -> Iterator[tuple[str, object]]:
                     yield event, hook
 
 
-def set_entry(doc: Json, path: Sequence[str], value: object) -> Json:
-    """`doc` with `value` at the nested `path` (tables made as needed)."""
+def set_entry(doc: Json, path: Sequence[str], value: object, where: str = "") -> Json:
+    """`doc` with `value` at the nested `path` (tables made as needed; Misshapen where a
+    value on the way is no table)."""
     if len(path) == 1:
         return {**doc, path[0]: value}
-    inner = _dict(doc.get(path[0])) or {}
-    return {**doc, path[0]: set_entry(inner, path[1:], value)}
+    inner = _table(doc, path[0], where) or {}
+    return {**doc, path[0]: set_entry(inner, path[1:], value, f"{where}{json.dumps(path[0])}.")}
 
 
 def drop_entry(doc: Json, path: Sequence[str]) -> Json:
@@ -148,7 +173,10 @@ def get_entry(doc: Json, path: Sequence[str]) -> object:
 
 
 def add_to_list(doc: Json, key: str, item: str) -> Json:
-    items = _list(doc.get(key)) or []
+    found = doc.get(key)
+    if found is not None and _list(found) is None:
+        raise Misshapen(json.dumps(key), "a list")
+    items = _list(found) or []
     return doc if item in items else {**doc, key: [*items, item]}
 
 
