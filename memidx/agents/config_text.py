@@ -17,13 +17,38 @@ from memidx.errors import MemidxError
 
 def read_config(path: Path) -> str:
     """The text of `path` ("" when the file is missing)."""
+    return read_found(path) or ""
+
+
+def read_found(path: Path) -> str | None:
+    """The text of `path`, None when the file is missing."""
     try:
         with path.open(encoding="utf-8", newline="") as file:  # \r\n stays \r\n
             return file.read()
     except FileNotFoundError:
-        return ""
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
+
+
+class Raced(MemidxError):
+    """The file changed since memidx read it (the agent saved its own state meanwhile, a
+    dotfiles script ran): writing what memidx planned would lose that change."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path}: changed while memidx was writing it, again and again",
+            "run the command again once nothing else writes the file: memidx left it as it was",
+        )
+        self.path = path
+
+
+def unchanged_since(path: Path, expected: str) -> None:
+    """Raise Raced unless `path` still holds `expected` ("" for missing), as read when its
+    change was planned: a compare before the swap, which narrows a lost write of another
+    writer to the instant between this read and the rename."""
+    if read_config(path) != expected:
+        raise Raced(path)
 
 
 def refuse_read_only(path: Path) -> None:
@@ -66,12 +91,15 @@ def earlier_text(path: Path, undone: Callable[[str], bool]) -> str | None:
     return None
 
 
-def write_config(path: Path, text: str) -> Path | None:
+def write_config(path: Path, text: str, expected: str | None = None) -> Path | None:
     """Write `text` to `path` atomically, backing up the file it replaces; the backup's path.
     A link (settings kept in a dotfiles repository) stays a link: its target is rewritten, and
     a file keeps its permissions (`~/.claude.json` may be the person's alone). Durable: the
-    backup, the new bytes and the rename survive a power loss."""
+    backup, the new bytes and the rename survive a power loss. With `expected` (the text the
+    change was planned from), Raced when the file holds another by the time it is replaced."""
     saved = backup(path)
+    if expected is not None:
+        unchanged_since(path, expected)
     target = path.resolve() if path.is_symlink() else path
     make_folder(target.parent)
     mode: int | None = None
@@ -79,3 +107,20 @@ def write_config(path: Path, text: str) -> Path | None:
         mode = stat.S_IMODE(target.stat().st_mode)
     replace_durably(target, text.encode("utf-8"), "memidx.tmp", mode=mode)
     return saved
+
+
+def put_back(path: Path, before: str | None, written: str | None) -> None:
+    """Give `path` its text from before memidx wrote `written` (None: memidx deleted it) into
+    it, or remove it when it was missing (`before` None); best effort, and only while it holds
+    what memidx wrote: a later change of someone else's stays."""
+    with contextlib.suppress(OSError, MemidxError):
+        if read_found(path) != written:
+            return
+        target = path.resolve() if path.is_symlink() else path
+        if before is None:
+            target.unlink(missing_ok=True)
+            return
+        mode: int | None = None
+        with contextlib.suppress(FileNotFoundError):
+            mode = stat.S_IMODE(target.stat().st_mode)
+        replace_durably(target, before.encode("utf-8"), "memidx.tmp", mode=mode)

@@ -6,13 +6,15 @@ what it does not provably own, and never leaves an install half made."""
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import run_in_process
+from memidx.agents import config_text
+from tests.helpers import memidx_agent, run_in_process
 
 
 @pytest.fixture
@@ -58,3 +60,95 @@ def test_a_value_of_another_shape_is_left_alone_not_replaced(
     assert "memidx left every file alone" in done.err
     assert json.loads(path.read_text()) == theirs
     assert sorted(p.name for p in project.rglob("*") if p.is_file()) == [path.name]
+
+
+def test_uninstall_keeps_a_settings_link_into_dotfiles_and_empties_its_target(
+    project: Path, tmp_path: Path
+) -> None:
+    """A link to a dotfiles file that was not there yet: uninstall deleted the link (the
+    person's dotfiles set-up) and left memidx's hooks in the file it named."""
+    settings, _ = claude_user_files()
+    target = tmp_path / "dotfiles" / "claude" / "settings.json"
+    target.parent.mkdir(parents=True)
+    settings.parent.mkdir()
+    settings.symlink_to(target)
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+    assert "agent hook claude-code" in target.read_text()
+
+    memidx_agent(project, "uninstall", "claude-code", "--scope", "user")
+
+    assert settings.is_symlink() and settings.resolve() == target
+    assert json.loads(target.read_text()) == {}
+
+
+def test_a_change_the_agent_makes_while_memidx_writes_its_file_is_kept(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code rewrites ~/.claude.json as it runs: a write of it between memidx's reading
+    and its replacing the file was lost."""
+    _, state = claude_user_files()
+    state.write_text(json.dumps({"numStartups": 1, "projects": {}}))
+    backup = config_text.backup
+
+    def agent_writes_meanwhile(path: Path) -> Path | None:
+        saved = backup(path)
+        if path == state and json.loads(state.read_text())["numStartups"] == 1:
+            state.write_text(json.dumps({"numStartups": 2, "projects": {}}))
+        return saved
+
+    monkeypatch.setattr(config_text, "backup", agent_writes_meanwhile)
+
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+
+    written = json.loads(state.read_text())
+    assert written["numStartups"] == 2 and "memidx" in written["mcpServers"]
+
+
+def test_a_write_that_fails_midway_puts_back_the_files_written_before_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk filled up at the second file: the first kept memidx's hooks, with no MCP
+    server beside them (a half install the error message did not mention)."""
+    (project / ".claude").mkdir()
+    settings = project / ".claude" / "settings.json"
+    settings.write_text('{"model": "opus"}\n')
+    replace = config_text.replace_durably
+
+    def full_at_mcp(path: Path, data: bytes, kind: str, **options: Any) -> None:
+        if path.name == ".mcp.json":
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        replace(path, data, kind, **options)
+
+    monkeypatch.setattr(config_text, "replace_durably", full_at_mcp)
+
+    done = run_in_process(project, "agent", "install", "claude-code")
+
+    assert done.code == 1 and "No space left on device" in done.err
+    assert settings.read_text() == '{"model": "opus"}\n'
+    assert not (project / ".mcp.json").exists()
+    assert not (project / ".claude" / "settings.local.json").exists()
+
+
+def test_a_file_changed_at_every_attempt_stops_the_install_in_one_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Planned again from each new text a few times; then one line, and no file half made."""
+    settings, state = claude_user_files()
+    state.write_text(json.dumps({"numStartups": 1}))
+    backup = config_text.backup
+
+    def agent_writes_each_time(path: Path) -> Path | None:
+        saved = backup(path)
+        if path == state:
+            count = json.loads(state.read_text())["numStartups"]
+            state.write_text(json.dumps({"numStartups": count + 1}))
+        return saved
+
+    monkeypatch.setattr(config_text, "backup", agent_writes_each_time)
+
+    done = run_in_process(project, "agent", "install", "claude-code", "--scope", "user")
+
+    assert done.code == 1 and done.err.count("\n") == 1
+    assert done.err.startswith(f"memidx: error: {state}: changed while memidx was writing it")
+    assert json.loads(state.read_text()) == {"numStartups": 4}
+    assert not settings.exists()  # the hooks written before it were taken out again
