@@ -152,3 +152,41 @@ def test_a_file_changed_at_every_attempt_stops_the_install_in_one_line(
     assert done.err.startswith(f"memidx: error: {state}: changed while memidx was writing it")
     assert json.loads(state.read_text()) == {"numStartups": 4}
     assert not settings.exists()  # the hooks written before it were taken out again
+
+
+@pytest.mark.parametrize(
+    "theirs",
+    [
+        "memory: {provider: builtin, memory_char_limit: 5000}\nmodel: x\n",
+        '"memory":\n  provider: builtin\n  memory_char_limit: 5000\n',
+        "\ufeffmemory:\n  provider: builtin\n  memory_char_limit: 5000\n",
+    ],
+    ids=["flow-mapping", "quoted-key", "byte-order-mark"],
+)
+def test_hermes_memory_settings_memidx_cannot_edit_in_place_are_left_alone(
+    project: Path, theirs: str
+) -> None:
+    """memidx appended a second `memory:` mapping, which YAML readers take in place of the
+    first: Hermes lost memory_char_limit and every other memory setting of the person's."""
+    config = Path.home() / ".hermes" / "config.yaml"
+    config.parent.mkdir()
+    config.write_bytes(theirs.encode())
+
+    done = run_in_process(project, "agent", "install", "hermes")
+
+    assert done.code == 1 and done.err.startswith(f"memidx: error: {config}: ")
+    assert "memory.provider: memidx" in done.err and done.err.count("\n") == 1
+    assert config.read_bytes() == theirs.encode()
+    assert not (config.parent / "plugins").exists()
+
+
+def test_status_names_a_hermes_config_that_is_not_yaml(project: Path) -> None:
+    """It said "nothing of memidx" (exit 0) for a file Hermes cannot read either."""
+    config = Path.home() / ".hermes" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text("memory: [unclosed\n  provider: x\n")
+
+    done = run_in_process(project, "agent", "status")
+
+    assert done.code == 1
+    assert f"hermes (user) {config}: unreadable: not valid YAML" in done.out
