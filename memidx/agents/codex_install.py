@@ -8,6 +8,7 @@ someone has trusted it in its `/hooks` screen (or with `--dangerously-bypass-hoo
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -52,6 +53,20 @@ def _parsed(text: str, path: Path) -> dict[str, object]:
         raise MemidxError(f"{path}: not valid TOML: {exc}", LEFT_ALONE) from exc
 
 
+# the lines of memidx's block memidx writes; any other line in it is the person's
+_WRITTEN = re.compile(rf"(\[mcp_servers\.{SERVER}\]|command\s*=|args\s*=)")
+
+
+def _added_to_block(text: str) -> str:
+    """The lines the person added to memidx's block (`startup_timeout_sec`, an `env` table),
+    which installing again keeps, as the JSON agents' entries keep such keys."""
+    found = find_block(text)
+    if found is None:
+        return ""
+    body = text[found[0] : found[1]].splitlines(keepends=True)[1:-1]
+    return "".join(line for line in body if not _WRITTEN.match(line.strip()))
+
+
 def _install_mcp(path: Path, portable: bool):
     def install(text: str) -> str:
         outside = drop_block(text)
@@ -63,8 +78,15 @@ def _install_mcp(path: Path, portable: bool):
                 f"{path}: already has an [mcp_servers.{SERVER}] that memidx did not add",
                 "remove it, or leave it: memidx's hooks work without it",
             )
-        after = put_block(text, mcp_block(portable=portable))
-        _parsed(after, path)  # never write a file Codex could not read
+        after = put_block(text, mcp_block(portable=portable) + _added_to_block(text))
+        try:  # never write a file Codex could not read
+            tomllib.loads(after)
+        except tomllib.TOMLDecodeError as exc:  # the file is valid: memidx's table is what fails
+            raise MemidxError(
+                f"{path}: memidx cannot add [mcp_servers.{SERVER}] to it: {exc}",
+                "write mcp_servers as [mcp_servers.<name>] tables, not one inline table, or add"
+                " memidx's server by hand: memidx left every file alone",
+            ) from exc
         return after
 
     return install

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -190,3 +191,36 @@ def test_status_names_a_hermes_config_that_is_not_yaml(project: Path) -> None:
 
     assert done.code == 1
     assert f"hermes (user) {config}: unreadable: not valid YAML" in done.out
+
+
+def test_codex_install_again_keeps_what_the_person_added_to_memidx_block(project: Path) -> None:
+    """A startup timeout or an env table added to `[mcp_servers.memidx]` went at the next
+    install (the JSON agents' entries keep such keys)."""
+    config = Path.home() / ".codex" / "config.toml"
+    memidx_agent(project, "install", "codex", "--scope", "user")
+    added = 'startup_timeout_sec = 60\nenv = { MEMIDX_ROOT = "/srv/memory" }\n'
+    config.write_text(config.read_text().replace("# <<< memidx", added + "# <<< memidx"))
+
+    memidx_agent(project, "install", "codex", "--scope", "user")
+
+    server = tomllib.loads(config.read_text())["mcp_servers"]["memidx"]
+    assert server["startup_timeout_sec"] == 60 and server["env"] == {"MEMIDX_ROOT": "/srv/memory"}
+    memidx_agent(project, "uninstall", "codex", "--scope", "user")
+    assert "mcp_servers" not in tomllib.loads(config.read_text() if config.exists() else "")
+
+
+def test_codex_mcp_servers_as_an_inline_table_is_refused_without_calling_the_file_broken(
+    project: Path,
+) -> None:
+    """The file is valid TOML; memidx's table cannot extend an inline one. The error said
+    "not valid TOML ... fix it" of a file Codex reads."""
+    config = Path.home() / ".codex" / "config.toml"
+    config.parent.mkdir()
+    theirs = 'mcp_servers = { github = { command = "gh-mcp" } }\n'
+    config.write_text(theirs)
+
+    done = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert done.code == 1 and "not valid TOML" not in done.err
+    assert f"{config}: memidx cannot add [mcp_servers.memidx]" in done.err
+    assert config.read_text() == theirs
