@@ -224,3 +224,20 @@ def test_codex_mcp_servers_as_an_inline_table_is_refused_without_calling_the_fil
     assert done.code == 1 and "not valid TOML" not in done.err
     assert f"{config}: memidx cannot add [mcp_servers.memidx]" in done.err
     assert config.read_text() == theirs
+
+
+def test_an_mcp_entry_the_person_gave_a_flag_of_memidx_mcp_is_still_memidx(project: Path) -> None:
+    """`--own` is `memidx mcp`'s own flag: with it added, install refused ("an MCP server
+    memidx did not add") and uninstall left the entry in."""
+    _, state = claude_user_files()
+    state.write_text('{"numStartups": 1}')
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+    doc = json.loads(state.read_text())
+    doc["mcpServers"]["memidx"]["args"].append("--own")
+    state.write_text(json.dumps(doc))
+
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+    assert json.loads(state.read_text())["mcpServers"]["memidx"]["args"][-1] == "--own"
+    memidx_agent(project, "uninstall", "claude-code", "--scope", "user")
+
+    assert json.loads(state.read_text()) == {"numStartups": 1}
