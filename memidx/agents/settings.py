@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable, Collection, Iterator, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import cast
 
 from memidx.agents.config_text import read_config
@@ -85,11 +86,38 @@ def _put_hook(groups: list[object], entry: HookEntry, marker: str) -> list[objec
             if not is_ours(hook, marker):
                 rest.append(hook)
             elif not placed:  # keys the person added to it ("async", say) stay
-                rest.append({**cast(Json, hook), **entry})
+                rest.append(replaced(cast(Json, hook), entry))
                 placed = True
         if rest:
             kept.append({**cast(Json, group), "hooks": rest})
     return kept if placed else [*kept, {"matcher": "", "hooks": [entry]}]
+
+
+def replaced(hook: Json, entry: Json) -> Json:
+    """memidx's `hook` as `entry` has it, keeping the keys the person added, and the command
+    when the person wrapped it (`MEMIDX_ROOT=/srv/memory <...>/memidx agent hook ...`,
+    `timeout 5 ...`): installing again put memidx's bare command in its place, the hook
+    then reaching another memory."""
+    command = str(hook.get("command", ""))
+    return {**hook, **entry, **({} if written_by_memidx(command) else {"command": command})}
+
+
+def written_by_memidx(command: str) -> bool:
+    """Whether a hook's command is one a memidx wrote: `<...>/memidx agent hook A E`,
+    `<python> -m memidx agent hook A E`, or a project's `<...>/sh -c '...' memidx agent hook A
+    E` (memidx/agents/launcher.py); not one the person wrapped."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return False
+    head = argv[:-4]
+    if len(argv) < 5 or argv[-4:-2] != ["agent", "hook"]:
+        return False
+    return (
+        (len(head) == 1 and PurePath(head[0]).stem == "memidx")
+        or head[1:] == ["-m", "memidx"]
+        or (len(head) == 4 and PurePath(head[0]).name == "sh" and head[1::2] == ["-c", "memidx"])
+    )
 
 
 def remove_hooks(doc: Json, marker: str, keep: Collection[str] = ()) -> Json:

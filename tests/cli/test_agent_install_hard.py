@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -241,3 +242,43 @@ def test_an_mcp_entry_the_person_gave_a_flag_of_memidx_mcp_is_still_memidx(proje
     memidx_agent(project, "uninstall", "claude-code", "--scope", "user")
 
     assert json.loads(state.read_text()) == {"numStartups": 1}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can write another user's file")
+@pytest.mark.xfail(
+    strict=True,
+    reason="a root install (sudo -E, a container's root in a mounted home) replaces another"
+    " user's ~/.claude.json with root's 0600 file, which Claude Code running as that user can"
+    " no longer read; the fix (chown back, or refuse others' files when not root) needs"
+    " os.chown/os.getuid in memidx/portable.py, which has no room left under 300 lines",
+)
+def test_a_root_install_leaves_another_users_file_theirs(project: Path) -> None:
+    _, state = claude_user_files()
+    state.write_text('{"numStartups": 1}')
+    os.chown(state, 4242, 4242)
+    state.chmod(0o600)
+
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+
+    found = state.stat()
+    assert (found.st_uid, found.st_gid) == (4242, 4242)
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "cursor"])
+def test_install_again_keeps_a_hook_command_the_person_wrapped(project: Path, agent: str) -> None:
+    """`MEMIDX_ROOT=... <memidx hook>` sends a hook to another memory: installing again (as
+    the README says to after a move) put memidx's bare command back, to the wrong memory."""
+    memidx_agent(project, "install", agent)
+    path = project / (".claude/settings.json" if agent == "claude-code" else ".cursor/hooks.json")
+    doc = json.loads(path.read_text())
+    event = "Stop" if agent == "claude-code" else "afterAgentResponse"
+    listed = doc["hooks"][event]
+    hook = listed[0]["hooks"][0] if agent == "claude-code" else listed[0]
+    hook["command"] = wrapped = f"MEMIDX_ROOT=/srv/team-memory {hook['command']}"
+    path.write_text(json.dumps(doc))
+
+    memidx_agent(project, "install", agent)
+
+    assert wrapped in path.read_text().replace('\\"', '"')
+    memidx_agent(project, "uninstall", agent)
+    assert "agent hook" not in (path.read_text() if path.exists() else "")
