@@ -6,6 +6,7 @@ before replacing it atomically."""
 from __future__ import annotations
 
 import contextlib
+import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -102,11 +103,36 @@ def write_config(path: Path, text: str, expected: str | None = None) -> Path | N
         unchanged_since(path, expected)
     target = path.resolve() if path.is_symlink() else path
     make_folder(target.parent)
-    mode: int | None = None
-    with contextlib.suppress(FileNotFoundError):
-        mode = stat.S_IMODE(target.stat().st_mode)
-    replace_durably(target, text.encode("utf-8"), "memidx.tmp", mode=mode)
+    _replace(target, text)
     return saved
+
+
+def linked(path: Path) -> bool:
+    """Whether `path` is a link, or a file with other hard links (dotfiles managers make
+    both): memidx writes through it and never deletes it, which would cut it off."""
+    with contextlib.suppress(OSError):
+        return path.is_symlink() or path.stat().st_nlink > 1
+    return False
+
+
+def _replace(target: Path, text: str) -> None:
+    """Replace `target`'s text, keeping its permissions. A file with other hard links is
+    rewritten in place, keeping its inode: a rename would give it a new one, and the dotfiles
+    copy would keep the old text (its backup, taken first, stands in for the atomicity)."""
+    data = text.encode("utf-8")
+    try:
+        found: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        found = None
+    if found is not None and found.st_nlink > 1 and stat.S_ISREG(found.st_mode):
+        with target.open("r+b") as out:
+            out.write(data)
+            out.truncate()
+            out.flush()
+            os.fsync(out.fileno())
+        return
+    mode = None if found is None else stat.S_IMODE(found.st_mode)
+    replace_durably(target, data, "memidx.tmp", mode=mode)
 
 
 def put_back(path: Path, before: str | None, written: str | None) -> None:
@@ -120,7 +146,4 @@ def put_back(path: Path, before: str | None, written: str | None) -> None:
         if before is None:
             target.unlink(missing_ok=True)
             return
-        mode: int | None = None
-        with contextlib.suppress(FileNotFoundError):
-            mode = stat.S_IMODE(target.stat().st_mode)
-        replace_durably(target, before.encode("utf-8"), "memidx.tmp", mode=mode)
+        _replace(target, before)

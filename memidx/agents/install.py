@@ -12,6 +12,7 @@ from pathlib import Path
 from memidx.agents.backups import backup, prepare_backup, remove_made
 from memidx.agents.config_text import (
     earlier_text,
+    linked,
     put_back,
     read_found,
     refuse_not_utf8,
@@ -147,7 +148,7 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
     original = earlier_text(one.path, undone) if remove else None
     if original is not None:
         return Change(one.path, True, original, before=found)
-    if remove and not after and not one.path.is_symlink():  # a link into dotfiles stays
+    if remove and not after and not linked(one.path):  # a link into dotfiles stays
         return Change(one.path, True, before=found)  # nothing but memidx's: as if never installed
     return Change(one.path, True, dump_json(after, like=text), before=found)
 

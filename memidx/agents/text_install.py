@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.config_text import earlier_text, read_found, refuse_read_only
+from memidx.agents.config_text import earlier_text, linked, read_found, refuse_read_only
 from memidx.agents.install import Change
 from memidx.errors import MemidxError
 from memidx.frozen import Value
@@ -80,7 +80,7 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
         )
         if original is not None:
             return Change(one.path, True, original, before=found)
-    if remove and not after.strip() and not one.path.is_symlink():  # a link into dotfiles stays
+    if remove and not after.strip() and not linked(one.path):  # a link into dotfiles stays
         keep = one.whole and before != one.content  # nothing but memidx's: as if never installed
         return Change(one.path, True, backup=keep, before=found)
     return Change(one.path, True, after, before=found)

@@ -282,3 +282,24 @@ def test_install_again_keeps_a_hook_command_the_person_wrapped(project: Path, ag
     assert wrapped in path.read_text().replace('\\"', '"')
     memidx_agent(project, "uninstall", agent)
     assert "agent hook" not in (path.read_text() if path.exists() else "")
+
+
+def test_a_settings_file_hard_linked_into_dotfiles_stays_linked(
+    project: Path, tmp_path: Path
+) -> None:
+    """Some dotfiles managers hard-link: the atomic rename gave the settings a new inode, and
+    the dotfiles copy silently kept the old text (uninstall then wrote neither back)."""
+    settings, _ = claude_user_files()
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"model": "opus"}\n')
+    settings.parent.mkdir()
+    os.link(dotfiles, settings)
+
+    memidx_agent(project, "install", "claude-code", "--scope", "user")
+
+    assert settings.stat().st_ino == dotfiles.stat().st_ino
+    assert "agent hook claude-code" in dotfiles.read_text()
+    memidx_agent(project, "uninstall", "claude-code", "--scope", "user")
+    assert dotfiles.read_text() == '{"model": "opus"}\n'
+    assert settings.stat().st_ino == dotfiles.stat().st_ino
