@@ -96,8 +96,11 @@ def own_file(path: Path, content: str, describe: str, mark: str = OWN_MARK) -> T
     same name."""
 
     def install(text: str) -> str:
-        if text and text != content and BEGIN not in text and "memidx" not in text:
-            raise MemidxError(f"{path}: exists and is not memidx's", "move it away and retry")
+        if text and text != content and BEGIN not in text and mark not in text:
+            raise MemidxError(
+                f"{path}: exists and is not memidx's",
+                "move it away and install again: memidx left every file alone",
+            )
         return content
 
     def uninstall(text: str) -> str:

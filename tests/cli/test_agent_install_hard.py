@@ -303,3 +303,18 @@ def test_a_settings_file_hard_linked_into_dotfiles_stays_linked(
     memidx_agent(project, "uninstall", "claude-code", "--scope", "user")
     assert dotfiles.read_text() == '{"model": "opus"}\n'
     assert settings.stat().st_ino == dotfiles.stat().st_ino
+
+
+def test_a_cursor_rule_of_the_persons_own_named_memidx_is_left_alone(project: Path) -> None:
+    """Any file that merely said "memidx" was taken for memidx's own rule and overwritten;
+    memidx's own files carry "`memidx agent uninstall", which is what proves them memidx's."""
+    rule = project / ".cursor" / "rules" / "memidx.mdc"
+    rule.parent.mkdir(parents=True)
+    theirs = "---\nalwaysApply: true\n---\nOur team files decisions with memidx remember.\n"
+    rule.write_text(theirs)
+
+    done = run_in_process(project, "agent", "install", "cursor")
+
+    assert done.code == 1 and done.err.startswith(f"memidx: error: {rule}: exists and is not")
+    assert rule.read_text() == theirs
+    assert not (project / ".cursor" / "hooks.json").exists()
