@@ -63,8 +63,13 @@ def _added_to_block(text: str) -> str:
     found = find_block(text)
     if found is None:
         return ""
-    body = text[found[0] : found[1]].splitlines(keepends=True)[1:-1]
-    return "".join(line for line in body if not _WRITTEN.match(line.strip()))
+    added: list[str] = []
+    ours = True  # memidx's table: its command and args are memidx's to write again
+    for line in text[found[0] : found[1]].splitlines(keepends=True)[1:-1]:
+        ours = ours and not (line.lstrip().startswith("[") and not _WRITTEN.match(line.strip()))
+        if not (ours and _WRITTEN.match(line.strip())):
+            added.append(line)
+    return "".join(added)
 
 
 def _install_mcp(path: Path, portable: bool):

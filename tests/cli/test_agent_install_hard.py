@@ -199,13 +199,18 @@ def test_codex_install_again_keeps_what_the_person_added_to_memidx_block(project
     install (the JSON agents' entries keep such keys)."""
     config = Path.home() / ".codex" / "config.toml"
     memidx_agent(project, "install", "codex", "--scope", "user")
-    added = 'startup_timeout_sec = 60\nenv = { MEMIDX_ROOT = "/srv/memory" }\n'
+    added = (
+        'startup_timeout_sec = 60\nenv = { MEMIDX_ROOT = "/srv/memory" }\n'
+        '[mcp_servers.github]\ncommand = "gh-mcp"\nargs = ["serve"]\n'
+    )
     config.write_text(config.read_text().replace("# <<< memidx", added + "# <<< memidx"))
 
     memidx_agent(project, "install", "codex", "--scope", "user")
 
     server = tomllib.loads(config.read_text())["mcp_servers"]["memidx"]
     assert server["startup_timeout_sec"] == 60 and server["env"] == {"MEMIDX_ROOT": "/srv/memory"}
+    github = tomllib.loads(config.read_text())["mcp_servers"]["github"]
+    assert github == {"command": "gh-mcp", "args": ["serve"]}  # a table after memidx's: theirs
     memidx_agent(project, "uninstall", "codex", "--scope", "user")
     assert "mcp_servers" not in tomllib.loads(config.read_text() if config.exists() else "")
 
