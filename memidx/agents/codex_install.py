@@ -15,7 +15,7 @@ from pathlib import Path
 from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.install import ConfigFile, project_root, user_folder
-from memidx.agents.settings import LEFT_ALONE
+from memidx.agents.settings import LEFT_ALONE, TOO_DEEP
 from memidx.agents.text_install import TextFile, drop_block, find_block, put_block
 from memidx.errors import MemidxError
 
@@ -51,6 +51,8 @@ def _parsed(text: str, path: Path) -> dict[str, object]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MemidxError(f"{path}: not valid TOML: {exc}", LEFT_ALONE) from exc
+    except RecursionError as exc:
+        raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
 
 
 # the lines of memidx's block memidx writes; any other line in it is the person's

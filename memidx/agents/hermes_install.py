@@ -13,7 +13,7 @@ import yaml
 
 from memidx.agents.hermes_plugin import MANIFEST, plugin_source
 from memidx.agents.install import memidx_argv, user_folder
-from memidx.agents.settings import LEFT_ALONE
+from memidx.agents.settings import LEFT_ALONE, TOO_DEEP
 from memidx.agents.text_install import TextFile, drop_block, own_file, put_block
 from memidx.errors import MemidxError
 
@@ -31,6 +31,8 @@ def _loaded(text: str, path: Path) -> object:
         return yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
         raise MemidxError(f"{path}: not valid YAML: {exc}", LEFT_ALONE) from exc
+    except RecursionError as exc:
+        raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
 
 
 def _provider(text: str, path: Path) -> object:

@@ -17,6 +17,7 @@ from memidx.errors import MemidxError
 Json = dict[str, object]
 LEFT_ALONE = "fix it: memidx left the file alone"
 MISSHAPEN = "fix it, or add memidx's entries by hand: memidx left every file alone"
+TOO_DEEP = "nested too deeply for memidx to read"  # Python's parsers recurse: RecursionError
 HookEntry = dict[str, object]  # {"type": "command", "command": ..., "timeout": ...}
 
 
@@ -227,6 +228,8 @@ def parse_json(text: str, path: Path) -> Json:
         return {}
     try:
         loaded: object = json.loads(text)
+    except RecursionError as exc:
+        raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
     except ValueError as exc:
         if _without_comments(text) is not None:  # Gemini CLI, for one, reads such a file
             raise MemidxError(
@@ -247,7 +250,7 @@ def _without_comments(text: str) -> object:
     """What `text` holds once its // and /* */ comments are out; None when still not JSON."""
     try:
         return json.loads(COMMENT.sub(lambda m: m.group(1) or "", text))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

@@ -323,3 +323,29 @@ def test_a_cursor_rule_of_the_persons_own_named_memidx_is_left_alone(project: Pa
     assert done.code == 1 and done.err.startswith(f"memidx: error: {rule}: exists and is not")
     assert rule.read_text() == theirs
     assert not (project / ".cursor" / "hooks.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("agent", "where", "nested"),
+    [
+        ("claude-code", "home/.claude/settings.json", '{"a": ' + "[" * 50_000 + "]" * 50_000 + "}"),
+        ("codex", "home/.codex/config.toml", "a = " + "[" * 50_000 + "]" * 50_000 + "\n"),
+        ("hermes", "home/.hermes/config.yaml", "a: " + "[" * 50_000 + "]" * 50_000 + "\n"),
+    ],
+    ids=["json", "toml", "yaml"],
+)  # fmt: skip
+def test_a_config_nested_too_deeply_to_parse_is_one_line_not_a_traceback(
+    project: Path, agent: str, where: str, nested: str
+) -> None:
+    """Python's JSON, TOML and YAML parsers recurse: RecursionError went up as a traceback."""
+    path = Path.home() / where.split("/", 1)[1]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(nested)
+
+    done = run_in_process(project, "agent", "install", agent, "--scope", "user")
+
+    assert done.code == 1 and done.err == (
+        f"memidx: error: {path}: nested too deeply for memidx to read (fix it: memidx left the"
+        " file alone)\n"
+    )
+    assert path.read_text() == nested
