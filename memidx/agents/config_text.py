@@ -22,8 +22,14 @@ def read_config(path: Path) -> str:
 
 
 def read_found(path: Path) -> str | None:
-    """The text of `path`, None when the file is missing."""
+    """The text of `path`, None when the file is missing; MemidxError for anything but a
+    file there (a FIFO's open would wait for a writer: status hung)."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise MemidxError(
+                f"{path}: not a regular file (a folder, a FIFO or a device)",
+                "move it away, or put the agent's own file there: memidx left every file alone",
+            )
         with path.open(encoding="utf-8", newline="") as file:  # \r\n stays \r\n
             return file.read()
     except FileNotFoundError:
