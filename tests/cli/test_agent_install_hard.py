@@ -353,13 +353,13 @@ def test_a_config_nested_too_deeply_to_parse_is_one_line_not_a_traceback(
     assert path.read_text() == nested
 
 
-def _unblock_readers(fifo: Path, seconds: float) -> threading.Thread:
-    """Open `fifo` for writing, and close it at once, whenever a reader waits on it, for
-    `seconds`: a reader that regressed to opening it gets an end of file, not a hang."""
+def _unblock_readers(fifo: Path, stop: threading.Event) -> threading.Thread:
+    """Open `fifo` for writing, and close it at once, whenever a reader waits on it, until
+    `stop` (or 10 s): a reader that regressed to opening it gets an end of file, not a hang."""
 
     def writer() -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + 10.0
+        while not stop.is_set() and time.monotonic() < deadline:
             try:
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
             except OSError:  # no reader yet (ENXIO)
@@ -374,7 +374,8 @@ def test_a_fifo_where_a_config_file_should_be_is_named_not_waited_on(project: Pa
     """Opening a FIFO waits for a writer: status (and install) hung with no word."""
     mcp = project / ".mcp.json"
     os.mkfifo(mcp)
-    thread = _unblock_readers(mcp, 3.0)
+    stop = threading.Event()
+    thread = _unblock_readers(mcp, stop)
 
     status = run_in_process(project, "agent", "status")
     done = run_in_process(project, "agent", "install", "claude-code")
@@ -383,4 +384,5 @@ def test_a_fifo_where_a_config_file_should_be_is_named_not_waited_on(project: Pa
     assert f"claude-code (project) {mcp}: unreadable: not a regular file" in status.out
     assert done.code == 1 and done.err.startswith(f"memidx: error: {mcp}: not a regular file")
     assert not (project / ".claude").exists()
+    stop.set()
     thread.join()
