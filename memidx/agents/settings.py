@@ -5,6 +5,7 @@ functions on the loaded document; reading and writing are the two functions at t
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -227,7 +228,7 @@ def parse_json(text: str, path: Path) -> Json:
     if not text.strip():
         return {}
     try:
-        loaded: object = json.loads(text)
+        loaded: object = _loads(text)
     except RecursionError as exc:
         raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
     except ValueError as exc:
@@ -243,13 +244,31 @@ def parse_json(text: str, path: Path) -> Json:
     return found
 
 
+def _loads(text: str) -> object:
+    return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+
+
+def _finite(number: str) -> float:
+    """A JSON number as Python reads it, unless too large for a float: `1e400` read as inf was
+    written back `Infinity`, which no JSON reader (the agents' included) takes."""
+    value = float(number)
+    if math.isinf(value):
+        raise ValueError(f"the number {number} is too large for memidx to write back")
+    return value
+
+
+def _no_constant(name: str) -> object:
+    """NaN and Infinity, which Python reads and the agents' JSON readers do not."""
+    raise ValueError(f"{name} is no JSON value")
+
+
 COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
 def _without_comments(text: str) -> object:
     """What `text` holds once its // and /* */ comments are out; None when still not JSON."""
     try:
-        return json.loads(COMMENT.sub(lambda m: m.group(1) or "", text))
+        return _loads(COMMENT.sub(lambda m: m.group(1) or "", text))
     except (ValueError, RecursionError):
         return None
 

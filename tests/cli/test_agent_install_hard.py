@@ -386,3 +386,20 @@ def test_a_fifo_where_a_config_file_should_be_is_named_not_waited_on(project: Pa
     assert not (project / ".claude").exists()
     stop.set()
     thread.join()
+
+
+@pytest.mark.parametrize("number", ["1e400", "NaN", "-Infinity"])
+def test_a_number_json_cannot_hold_is_refused_not_written_back_as_infinity(
+    project: Path, number: str
+) -> None:
+    """`1e400` (valid JSON) read as inf was written back `Infinity`, and Python's NaN and
+    Infinity written back as they are: JSON.parse, so Claude Code, then read no setting."""
+    settings, _ = claude_user_files()
+    settings.parent.mkdir()
+    theirs = f'{{"limit": {number}}}\n'
+    settings.write_text(theirs)
+
+    done = run_in_process(project, "agent", "install", "claude-code", "--scope", "user")
+
+    assert done.code == 1 and done.err.startswith(f"memidx: error: {settings}: not valid JSON")
+    assert settings.read_text() == theirs
