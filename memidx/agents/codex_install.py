@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from typing import cast
 
 from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
@@ -74,13 +75,40 @@ def _added_to_block(text: str) -> str:
     return "".join(added)
 
 
+def _extends_block(text: str, servers: dict[str, object]) -> bool:
+    """Whether the person's `[mcp_servers.memidx...]` lines outside memidx's block only add to
+    it (`[mcp_servers.memidx.env]`: no command or url of their own)."""
+    found = servers.get(SERVER)
+    theirs = cast(dict[str, object], found) if isinstance(found, dict) else {}
+    return find_block(text) is not None and not {"command", "url"} & set(theirs)
+
+
+def _uninstall_mcp(path: Path):
+    def uninstall(text: str) -> str:
+        """`text` without memidx's block; MemidxError when the person's tables outside it
+        extend memidx's server: left without its command, Codex 0.171.0 loads no configuration
+        at all ("invalid transport")."""
+        after = drop_block(text)
+        servers = _parsed(after, path).get("mcp_servers") if after != text else None
+        if isinstance(servers, dict) and SERVER in servers:
+            raise MemidxError(
+                f"{path}: [mcp_servers.{SERVER}] has lines of yours outside memidx's block"
+                f" ([mcp_servers.{SERVER}.env], say), which Codex cannot load without it",
+                "take them out, then uninstall again: memidx left every file alone",
+            )
+        return after
+
+    return uninstall
+
+
 def _install_mcp(path: Path, portable: bool):
     def install(text: str) -> str:
         outside = drop_block(text)
         servers = _parsed(outside, path).get("mcp_servers")
         if servers is not None and not isinstance(servers, dict):
             raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
-        if isinstance(servers, dict) and SERVER in servers:
+        table = cast(dict[str, object], servers) if isinstance(servers, dict) else {}
+        if SERVER in table and not _extends_block(text, table):
             raise MemidxError(
                 f"{path}: already has an [mcp_servers.{SERVER}] that memidx did not add",
                 "remove it, or leave it: memidx's hooks work without it",
@@ -121,5 +149,5 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     toml = folder / "config.toml"
     return [
         hooks_file(folder / "hooks.json", NAME, command_hooks(NAME, EVENTS, portable=project)),
-        TextFile(toml, _install_mcp(toml, project), drop_block, _mcp_state(toml)),
+        TextFile(toml, _install_mcp(toml, project), _uninstall_mcp(toml), _mcp_state(toml)),
     ]

@@ -403,3 +403,23 @@ def test_a_number_json_cannot_hold_is_refused_not_written_back_as_infinity(
 
     assert done.code == 1 and done.err.startswith(f"memidx: error: {settings}: not valid JSON")
     assert settings.read_text() == theirs
+
+
+def test_codex_tables_the_person_added_outside_memidx_block_are_never_left_orphaned(
+    project: Path,
+) -> None:
+    """`[mcp_servers.memidx.env]` after memidx's block: install again refused it as another's
+    server, and uninstall left the table without its command, so Codex 0.171.0 loaded no
+    configuration at all ("invalid transport")."""
+    config = Path.home() / ".codex" / "config.toml"
+    memidx_agent(project, "install", "codex", "--scope", "user")
+    config.write_text(config.read_text() + '\n[mcp_servers.memidx.env]\nMEMIDX_ROOT = "/srv"\n')
+    extended = config.read_text()
+
+    memidx_agent(project, "install", "codex", "--scope", "user")
+    done = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+
+    assert config.read_text() == extended
+    assert done.code == 1 and done.err.count("\n") == 1
+    assert done.err.startswith(f"memidx: error: {config}: [mcp_servers.memidx] has lines of yours")
+    assert "memidx agent hook codex" in (config.parent / "hooks.json").read_text()
