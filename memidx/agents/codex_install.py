@@ -8,13 +8,15 @@ someone has trusted it in its `/hooks` screen (or with `--dangerously-bypass-hoo
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
+from typing import cast
 
 from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.install import ConfigFile, project_root, user_folder
-from memidx.agents.settings import LEFT_ALONE
+from memidx.agents.settings import LEFT_ALONE, TOO_DEEP
 from memidx.agents.text_install import TextFile, drop_block, find_block, put_block
 from memidx.errors import MemidxError
 
@@ -50,6 +52,53 @@ def _parsed(text: str, path: Path) -> dict[str, object]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MemidxError(f"{path}: not valid TOML: {exc}", LEFT_ALONE) from exc
+    except RecursionError as exc:
+        raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
+
+
+# the lines of memidx's block memidx writes; any other line in it is the person's
+_WRITTEN = re.compile(rf"(\[mcp_servers\.{SERVER}\]|command\s*=|args\s*=)")
+
+
+def _added_to_block(text: str) -> str:
+    """The lines the person added to memidx's block (`startup_timeout_sec`, an `env` table),
+    which installing again keeps, as the JSON agents' entries keep such keys."""
+    found = find_block(text)
+    if found is None:
+        return ""
+    added: list[str] = []
+    ours = True  # memidx's table: its command and args are memidx's to write again
+    for line in text[found[0] : found[1]].splitlines(keepends=True)[1:-1]:
+        ours = ours and not (line.lstrip().startswith("[") and not _WRITTEN.match(line.strip()))
+        if not (ours and _WRITTEN.match(line.strip())):
+            added.append(line)
+    return "".join(added)
+
+
+def _extends_block(text: str, servers: dict[str, object]) -> bool:
+    """Whether the person's `[mcp_servers.memidx...]` lines outside memidx's block only add to
+    it (`[mcp_servers.memidx.env]`: no command or url of their own)."""
+    found = servers.get(SERVER)
+    theirs = cast(dict[str, object], found) if isinstance(found, dict) else {}
+    return find_block(text) is not None and not {"command", "url"} & set(theirs)
+
+
+def _uninstall_mcp(path: Path):
+    def uninstall(text: str) -> str:
+        """`text` without memidx's block; MemidxError when the person's tables outside it
+        extend memidx's server: left without its command, Codex 0.171.0 loads no configuration
+        at all ("invalid transport")."""
+        after = drop_block(text)
+        servers = _parsed(after, path).get("mcp_servers") if after != text else None
+        if isinstance(servers, dict) and SERVER in servers:
+            raise MemidxError(
+                f"{path}: [mcp_servers.{SERVER}] has lines of yours outside memidx's block"
+                f" ([mcp_servers.{SERVER}.env], say), which Codex cannot load without it",
+                "take them out, then uninstall again: memidx left every file alone",
+            )
+        return after
+
+    return uninstall
 
 
 def _install_mcp(path: Path, portable: bool):
@@ -58,13 +107,21 @@ def _install_mcp(path: Path, portable: bool):
         servers = _parsed(outside, path).get("mcp_servers")
         if servers is not None and not isinstance(servers, dict):
             raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
-        if isinstance(servers, dict) and SERVER in servers:
+        table = cast(dict[str, object], servers) if isinstance(servers, dict) else {}
+        if SERVER in table and not _extends_block(text, table):
             raise MemidxError(
                 f"{path}: already has an [mcp_servers.{SERVER}] that memidx did not add",
                 "remove it, or leave it: memidx's hooks work without it",
             )
-        after = put_block(text, mcp_block(portable=portable))
-        _parsed(after, path)  # never write a file Codex could not read
+        after = put_block(text, mcp_block(portable=portable) + _added_to_block(text))
+        try:  # never write a file Codex could not read
+            tomllib.loads(after)
+        except tomllib.TOMLDecodeError as exc:  # the file is valid: memidx's table is what fails
+            raise MemidxError(
+                f"{path}: memidx cannot add [mcp_servers.{SERVER}] to it: {exc}",
+                "write mcp_servers as [mcp_servers.<name>] tables, not one inline table, or add"
+                " memidx's server by hand: memidx left every file alone",
+            ) from exc
         return after
 
     return install
@@ -92,5 +149,5 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     toml = folder / "config.toml"
     return [
         hooks_file(folder / "hooks.json", NAME, command_hooks(NAME, EVENTS, portable=project)),
-        TextFile(toml, _install_mcp(toml, project), drop_block, _mcp_state(toml)),
+        TextFile(toml, _install_mcp(toml, project), _uninstall_mcp(toml), _mcp_state(toml)),
     ]

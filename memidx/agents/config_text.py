@@ -6,6 +6,7 @@ before replacing it atomically."""
 from __future__ import annotations
 
 import contextlib
+import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -17,13 +18,44 @@ from memidx.errors import MemidxError
 
 def read_config(path: Path) -> str:
     """The text of `path` ("" when the file is missing)."""
+    return read_found(path) or ""
+
+
+def read_found(path: Path) -> str | None:
+    """The text of `path`, None when the file is missing; MemidxError for anything but a
+    file there (a FIFO's open would wait for a writer: status hung)."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise MemidxError(
+                f"{path}: not a regular file (a folder, a FIFO or a device)",
+                "move it away, or put the agent's own file there: memidx left every file alone",
+            )
         with path.open(encoding="utf-8", newline="") as file:  # \r\n stays \r\n
             return file.read()
     except FileNotFoundError:
-        return ""
+        return None
     except (OSError, UnicodeDecodeError) as exc:
         raise MemidxError(f"{path}: cannot read it ({exc})", "check the file") from exc
+
+
+class Raced(MemidxError):
+    """The file changed since memidx read it (the agent saved its own state meanwhile, a
+    dotfiles script ran): writing what memidx planned would lose that change."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path}: changed while memidx was writing it, again and again",
+            "run the command again once nothing else writes the file: memidx left it as it was",
+        )
+        self.path = path
+
+
+def unchanged_since(path: Path, expected: str) -> None:
+    """Raise Raced unless `path` still holds `expected` ("" for missing), as read when its
+    change was planned: a compare before the swap, which narrows a lost write of another
+    writer to the instant between this read and the rename."""
+    if read_config(path) != expected:
+        raise Raced(path)
 
 
 def refuse_read_only(path: Path) -> None:
@@ -66,16 +98,58 @@ def earlier_text(path: Path, undone: Callable[[str], bool]) -> str | None:
     return None
 
 
-def write_config(path: Path, text: str) -> Path | None:
+def write_config(path: Path, text: str, expected: str | None = None) -> Path | None:
     """Write `text` to `path` atomically, backing up the file it replaces; the backup's path.
     A link (settings kept in a dotfiles repository) stays a link: its target is rewritten, and
     a file keeps its permissions (`~/.claude.json` may be the person's alone). Durable: the
-    backup, the new bytes and the rename survive a power loss."""
+    backup, the new bytes and the rename survive a power loss. With `expected` (the text the
+    change was planned from), Raced when the file holds another by the time it is replaced."""
     saved = backup(path)
+    if expected is not None:
+        unchanged_since(path, expected)
     target = path.resolve() if path.is_symlink() else path
     make_folder(target.parent)
-    mode: int | None = None
-    with contextlib.suppress(FileNotFoundError):
-        mode = stat.S_IMODE(target.stat().st_mode)
-    replace_durably(target, text.encode("utf-8"), "memidx.tmp", mode=mode)
+    _replace(target, text)
     return saved
+
+
+def linked(path: Path) -> bool:
+    """Whether `path` is a link, or a file with other hard links (dotfiles managers make
+    both): memidx writes through it and never deletes it, which would cut it off."""
+    with contextlib.suppress(OSError):
+        return path.is_symlink() or path.stat().st_nlink > 1
+    return False
+
+
+def _replace(target: Path, text: str) -> None:
+    """Replace `target`'s text, keeping its permissions. A file with other hard links is
+    rewritten in place, keeping its inode: a rename would give it a new one, and the dotfiles
+    copy would keep the old text (its backup, taken first, stands in for the atomicity)."""
+    data = text.encode("utf-8")
+    try:
+        found: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        found = None
+    if found is not None and found.st_nlink > 1 and stat.S_ISREG(found.st_mode):
+        with target.open("r+b") as out:
+            out.write(data)
+            out.truncate()
+            out.flush()
+            os.fsync(out.fileno())
+        return
+    mode = None if found is None else stat.S_IMODE(found.st_mode)
+    replace_durably(target, data, "memidx.tmp", mode=mode)
+
+
+def put_back(path: Path, before: str | None, written: str | None) -> None:
+    """Give `path` its text from before memidx wrote `written` (None: memidx deleted it) into
+    it, or remove it when it was missing (`before` None); best effort, and only while it holds
+    what memidx wrote: a later change of someone else's stays."""
+    with contextlib.suppress(OSError, MemidxError):
+        if read_found(path) != written:
+            return
+        target = path.resolve() if path.is_symlink() else path
+        if before is None:
+            target.unlink(missing_ok=True)
+            return
+        _replace(target, before)

@@ -11,7 +11,7 @@ from typing import cast
 from memidx.agents.cursor import EVENTS, NAME
 from memidx.agents.entries import hook_command, marker, mcp_entry, mcp_file
 from memidx.agents.install import ConfigFile, project_root
-from memidx.agents.settings import LEFT_ALONE, Edit, Json, is_ours
+from memidx.agents.settings import LEFT_ALONE, Edit, Json, is_ours, replaced
 from memidx.agents.text_install import TextFile, own_file
 from memidx.errors import MemidxError
 from memidx.locations import home_folder
@@ -61,7 +61,8 @@ def _put_hook(entries: list[object], entry: Json) -> list[object]:
     ours = [i for i, e in enumerate(entries) if is_ours(e, MARKER)]
     if not ours:
         return [*entries, entry]
-    return [entry if i == ours[0] else e for i, e in enumerate(entries) if i not in ours[1:]]
+    first = replaced(cast(Json, entries[ours[0]]), entry)  # the person's keys and wrapper stay
+    return [first if i == ours[0] else e for i, e in enumerate(entries) if i not in ours[1:]]
 
 
 def _uninstall_hooks(doc: Json, keep: Collection[str] = ()) -> Json:

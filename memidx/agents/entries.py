@@ -165,7 +165,10 @@ def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
                 "rename or remove it, then install again: memidx left every file alone",
             )
         kept = cast(dict[str, object], found) if isinstance(found, dict) else {}
-        return set_entry(doc, ["mcpServers", SERVER], {**kept, **entry})  # the person's env stays
+        flags = mcp_flags(unwrapped(server_argv(kept))) or []  # `--own`, say: the person's
+        args = [*cast(list[str], entry["args"]), *flags]
+        # the person's env stays, as do the flags of `memidx mcp` they added
+        return set_entry(doc, ["mcpServers", SERVER], {**kept, **entry, "args": args})
 
     def uninstall(doc: Json) -> Json:
         found = get_entry(doc, ["mcpServers", SERVER])
@@ -177,28 +180,51 @@ def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
 def is_our_server(entry: object) -> bool:
     """Whether an `mcpServers` entry is one a memidx wrote (this one or another clone's):
     `<...>/memidx mcp`, `<python> -m memidx mcp` or a project's portable `/bin/sh -c ...
-    memidx mcp`."""
-    argv = unwrapped(server_argv(entry))
-    if not argv or argv[-1] != "mcp":
-        return False
+    memidx mcp`, maybe with flags of `memidx mcp` the person added (`--own`)."""
+    return mcp_flags(unwrapped(server_argv(entry))) is not None
+
+
+VALUED = ("--port", "--host")  # the options of `memidx mcp` that take a value
+
+
+def mcp_flags(argv: Sequence[str]) -> list[str] | None:
+    """The options after `mcp` in the argv of memidx's MCP server (`--own`, `--port 8765`);
+    None when `argv` runs anything else."""
     launch = parse_launch(argv)
     if launch is not None:
-        return launch.args == ("mcp",)
-    head = argv[:-1]
-    return (len(head) == 1 and PurePath(head[0]).stem == "memidx") or head[1:] == ["-m", "memidx"]
+        head, rest = [], list(launch.args)
+    elif "mcp" in argv:
+        at = list(argv).index("mcp")
+        head, rest = list(argv[:at]), list(argv[at:])
+        memidx = (len(head) == 1 and PurePath(head[0]).stem == "memidx") or head[1:] == [
+            "-m",
+            "memidx",
+        ]
+        if not memidx:
+            return None
+    else:
+        return None
+    if rest[:1] != ["mcp"]:
+        return None
+    flags, at = rest[1:], 0
+    while at < len(flags):
+        if not flags[at].startswith("-"):
+            return None
+        at += 2 if flags[at] in VALUED else 1
+    return flags
 
 
 def exec_script(argv: Sequence[str]) -> list[str]:
-    """The command of `sh -c 'exec COMMAND "$@"' memidx mcp` (Gemini CLI's entry for a clone
+    """The command of `sh -c 'exec COMMAND "$@"' memidx mcp [flags]` (Gemini CLI's entry for a clone
     whose path holds a `$`, or for a project: memidx/agents/gemini_install.py); [] for any
     other argv."""
-    if len(argv) != 5 or PurePath(argv[0]).name != "sh" or argv[1:2] != ["-c"]:
+    if len(argv) < 5 or PurePath(argv[0]).name != "sh" or argv[1:2] != ["-c"]:
         return []
     try:
         words = shlex.split(argv[2])
     except ValueError:
         return []
-    ok = words[:1] == ["exec"] and words[-1:] == ["$@"] and argv[3:] == ["memidx", "mcp"]
+    ok = words[:1] == ["exec"] and words[-1:] == ["$@"] and argv[3:5] == ["memidx", "mcp"]
     return words[1:-1] if ok else []
 
 

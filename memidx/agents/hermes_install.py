@@ -13,7 +13,7 @@ import yaml
 
 from memidx.agents.hermes_plugin import MANIFEST, plugin_source
 from memidx.agents.install import memidx_argv, user_folder
-from memidx.agents.settings import LEFT_ALONE
+from memidx.agents.settings import LEFT_ALONE, TOO_DEEP
 from memidx.agents.text_install import TextFile, drop_block, own_file, put_block
 from memidx.errors import MemidxError
 
@@ -26,26 +26,52 @@ def hermes_home() -> Path:
     return user_folder("HERMES_HOME", ".hermes")
 
 
-def _provider(text: str, path: Path) -> object:
+def _loaded(text: str, path: Path) -> object:
     try:
-        loaded: object = yaml.safe_load(text) or {}
+        return yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
         raise MemidxError(f"{path}: not valid YAML: {exc}", LEFT_ALONE) from exc
+    except RecursionError as exc:
+        raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
+
+
+def _provider(text: str, path: Path) -> object:
+    loaded = _loaded(text, path)
     memory = cast(dict[str, object], loaded).get("memory") if isinstance(loaded, dict) else None
     return cast(dict[str, object], memory).get("provider") if isinstance(memory, dict) else None
+
+
+def _with_provider(loaded: object) -> object:
+    """The settings `loaded` with memory.provider memidx, all else as it was (None when
+    `memory` is no mapping to set it in)."""
+    if not isinstance(loaded, dict):
+        return None
+    doc = cast(dict[str, object], loaded)
+    memory = doc.get("memory")
+    if memory is not None and not isinstance(memory, dict):
+        return None
+    return {**doc, "memory": {**cast(dict[str, object], memory or {}), "provider": "memidx"}}
 
 
 def _install(path: Path):
     def install(text: str) -> str:
         text = _uninstall(text)
+        if _provider(text, path) == "memidx":  # the person set it: theirs, uninstall keeps it
+            return text
         lines = text.splitlines(keepends=True)
         top = next((i for i, line in enumerate(lines) if TOP.match(line.rstrip("\n"))), None)
         if top is None:
             after = put_block(text, "memory:\n  provider: memidx\n")
         else:
             after = "".join(_set_provider(lines, top))
-        if _provider(after, path) != "memidx":
-            raise MemidxError(f"{path}: memidx could not set memory.provider", LEFT_ALONE)
+        # a `memory` memidx cannot edit in place (a flow mapping, a quoted key) got a second
+        # `memory:` after it, which YAML readers take in place of the person's whole mapping
+        if _loaded(after, path) != _with_provider(_loaded(text, path)):
+            raise MemidxError(
+                f"{path}: memidx cannot set memory.provider: memidx in it without changing"
+                " other settings",
+                "set it by hand, then install again: memidx left every file alone",
+            )
         return after
 
     return install
@@ -81,10 +107,13 @@ def _uninstall(text: str) -> str:
     return "".join(kept)
 
 
-def _state(text: str) -> list[str]:
-    return ["memory.provider: memidx"] if "provider: memidx" in text and _provider(
-        text, Path("config.yaml")
-    ) == "memidx" else []  # fmt: skip
+def _state(path: Path):
+    def state(text: str) -> list[str]:
+        """memidx's provider setting; MemidxError, naming the file, for one Hermes could not
+        read (status says so rather than "nothing of memidx")."""
+        return ["memory.provider: memidx"] if _provider(text, path) == "memidx" else []
+
+    return state
 
 
 def config_files(scope: str, cwd: Path) -> list[TextFile]:
@@ -95,5 +124,5 @@ def config_files(scope: str, cwd: Path) -> list[TextFile]:
     return [
         own_file(plugin / "__init__.py", plugin_source(memidx_argv()), "plugin memidx"),
         own_file(plugin / "plugin.yaml", MANIFEST, "plugin manifest", MANIFEST.split("\n")[0]),
-        TextFile(config, _install(config), _uninstall, _state),
+        TextFile(config, _install(config), _uninstall, _state(config)),
     ]

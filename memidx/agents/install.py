@@ -12,12 +12,16 @@ from pathlib import Path
 from memidx.agents.backups import backup, prepare_backup, remove_made
 from memidx.agents.config_text import (
     earlier_text,
-    read_config,
+    linked,
+    put_back,
+    read_found,
     refuse_not_utf8,
     refuse_read_only,
+    unchanged_since,
     write_config,
 )
-from memidx.agents.settings import Edit, Json, dump_json, parse_json, read_json
+from memidx.agents.settings import Edit, Json, Misshapen, dump_json, parse_json, read_json
+from memidx.errors import MemidxError
 from memidx.frozen import Value
 from memidx.locations import expand_user, home_folder
 
@@ -119,15 +123,20 @@ class Change(Value):
     changed: bool
     text: str | None = None
     backup: bool = True  # copy the file before deleting it (not memidx's own rule or plugin)
+    before: str | None = None  # the text it was planned from (None: the file was missing)
 
 
 def plan(one: ConfigFile, *, remove: bool) -> Change:
     """The change to one JSON file (reads it; raises for a file memidx must leave alone).
     Uninstalling gives back the file's own text from before the install when nothing else
     changed since (its backup holds the same settings), not the same settings reformatted."""
-    text = read_config(one.path)
+    found = read_found(one.path)
+    text = found or ""
     before = parse_json(text, one.path)
-    after = (one.uninstall if remove else one.install)(before)
+    try:
+        after = (one.uninstall if remove else one.install)(before)
+    except Misshapen as exc:
+        raise MemidxError(f"{one.path}: {exc.message}", exc.hint) from exc
     if after == before:
         return Change(one.path, False)
     refuse_read_only(one.path)
@@ -138,10 +147,10 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
 
     original = earlier_text(one.path, undone) if remove else None
     if original is not None:
-        return Change(one.path, True, original)
-    if remove and not after:
-        return Change(one.path, True)  # nothing but memidx's was in it: as if never installed
-    return Change(one.path, True, dump_json(after, like=text))
+        return Change(one.path, True, original, before=found)
+    if remove and not after and not linked(one.path):  # a link into dotfiles stays
+        return Change(one.path, True, before=found)  # nothing but memidx's: as if never installed
+    return Change(one.path, True, dump_json(after, like=text), before=found)
 
 
 def carry_out(change: Change, *, dry_run: bool) -> Outcome:
@@ -149,24 +158,37 @@ def carry_out(change: Change, *, dry_run: bool) -> Outcome:
     not written."""
     if not change.changed or dry_run:
         return Outcome(change.path, change.changed)
+    expected = change.before or ""
     if change.text is None:
         saved = backup(change.path) if change.backup else None
+        unchanged_since(change.path, expected)
         change.path.unlink()
         remove_made(change.path.parent)  # `.cursor/rules/` when memidx made it for its rule
         return Outcome(change.path, True, saved)
-    return Outcome(change.path, True, write_config(change.path, change.text))
+    return Outcome(change.path, True, write_config(change.path, change.text, expected))
 
 
 def carry_out_all(changes: list[Change], *, dry_run: bool) -> list[Outcome]:
     """Make every planned change, the backup folders first: a state folder memidx cannot
-    write, or a text that is not UTF-8, stops it before any file is written."""
+    write, or a text that is not UTF-8, stops it before any file is written; a write that
+    fails (a full disk, a file changed meanwhile) puts back the files written before it, so
+    no install is left half made (hooks without their MCP server)."""
     for change in changes:
         if change.text is not None:
             refuse_not_utf8(change.path, change.text)
     for change in [] if dry_run else changes:
         if change.changed and change.backup and change.path.exists():
             prepare_backup(change.path)
-    return [carry_out(change, dry_run=dry_run) for change in changes]
+    done: list[Outcome] = []
+    try:
+        for change in changes:
+            done.append(carry_out(change, dry_run=dry_run))
+    except BaseException:
+        for change in reversed(changes[: len(done)]):
+            if change.changed and not dry_run:
+                put_back(change.path, change.before, change.text)
+        raise
+    return done
 
 
 def describe(outcomes: list[Outcome], *, remove: bool, dry_run: bool) -> list[str]:

@@ -8,7 +8,7 @@ import importlib
 from pathlib import Path
 from typing import Protocol, cast
 
-from memidx.agents.config_text import read_config
+from memidx.agents.config_text import Raced, read_config
 from memidx.agents.install import (
     ConfigFile,
     FileState,
@@ -54,12 +54,23 @@ def shared_user_file(agent: str, cwd: Path) -> Path | None:
 
 def apply_all(files: list[AnyFile], *, remove: bool, dry_run: bool) -> list[Outcome]:
     """Every file's change planned first, then made: a file memidx must leave alone (not valid
-    JSON or TOML, someone else's, read-only) stops the whole install before any file is written."""
-    changes = [
-        plan_text(one, remove=remove) if isinstance(one, TextFile) else plan(one, remove=remove)
-        for one in files
-    ]
-    return carry_out_all(changes, dry_run=dry_run)
+    JSON or TOML, someone else's, read-only) stops the whole install before any file is written.
+    A file another writer changed meanwhile (Claude Code saves `~/.claude.json` as it runs) is
+    planned again from its new text, a few times, rather than its change overwritten."""
+    for attempt in range(ATTEMPTS):
+        changes = [
+            plan_text(one, remove=remove) if isinstance(one, TextFile) else plan(one, remove=remove)
+            for one in files
+        ]
+        try:
+            return carry_out_all(changes, dry_run=dry_run)
+        except Raced:
+            if attempt == ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+ATTEMPTS = 3
 
 
 def states_all(files: list[AnyFile]) -> list[FileState]:

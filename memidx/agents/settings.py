@@ -5,9 +5,11 @@ functions on the loaded document; reading and writing are the two functions at t
 from __future__ import annotations
 
 import json
+import math
 import re
+import shlex
 from collections.abc import Callable, Collection, Iterator, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import cast
 
 from memidx.agents.config_text import read_config
@@ -15,6 +17,8 @@ from memidx.errors import MemidxError
 
 Json = dict[str, object]
 LEFT_ALONE = "fix it: memidx left the file alone"
+MISSHAPEN = "fix it, or add memidx's entries by hand: memidx left every file alone"
+TOO_DEEP = "nested too deeply for memidx to read"  # Python's parsers recurse: RecursionError
 HookEntry = dict[str, object]  # {"type": "command", "command": ..., "timeout": ...}
 
 
@@ -24,6 +28,26 @@ def _dict(value: object) -> Json | None:
 
 def _list(value: object) -> list[object] | None:
     return cast(list[object], value) if isinstance(value, list) else None
+
+
+class Misshapen(MemidxError):
+    """A value memidx would write into holds something of another shape (a string where the
+    agent reads a table): the person's, so memidx stops rather than replace it. The edits are
+    pure and know no file: plan() puts the file's name before the message."""
+
+    def __init__(self, where: str, shape: str) -> None:
+        super().__init__(f"{where} is not {shape}", MISSHAPEN)
+
+
+def _table(doc: Json, key: str, where: str = "") -> Json | None:
+    """`doc[key]` when it is an object, None when absent; Misshapen when it is anything else."""
+    value = doc.get(key)
+    if value is None:
+        return None
+    found = _dict(value)
+    if found is None:
+        raise Misshapen(f"{where}{json.dumps(key)}", "an object")
+    return found
 
 
 def is_ours(entry: object, marker: str) -> bool:
@@ -37,9 +61,12 @@ def merge_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> Json:
     with the person's matcher), else in a group of its own at the end; so installing twice, or
     again after an upgrade, moves nothing. Every other hook stays; memidx's hooks of events it
     no longer hooks go."""
+    table = dict(_table(doc, "hooks") or {})
+    for event in hooks:
+        if table.get(event) is not None and _list(table[event]) is None:
+            raise Misshapen(f'"hooks".{json.dumps(event)}', "a list")
     doc = remove_hooks(doc, marker, keep=set(hooks))
-    table = _dict(doc.get("hooks"))
-    table = dict(table) if table is not None else {}
+    table = dict(_table(doc, "hooks") or {})
     for event, entry in hooks.items():
         groups = _list(table.get(event))
         table[event] = _put_hook(list(groups) if groups is not None else [], entry, marker)
@@ -61,11 +88,38 @@ def _put_hook(groups: list[object], entry: HookEntry, marker: str) -> list[objec
             if not is_ours(hook, marker):
                 rest.append(hook)
             elif not placed:  # keys the person added to it ("async", say) stay
-                rest.append({**cast(Json, hook), **entry})
+                rest.append(replaced(cast(Json, hook), entry))
                 placed = True
         if rest:
             kept.append({**cast(Json, group), "hooks": rest})
     return kept if placed else [*kept, {"matcher": "", "hooks": [entry]}]
+
+
+def replaced(hook: Json, entry: Json) -> Json:
+    """memidx's `hook` as `entry` has it, keeping the keys the person added, and the command
+    when the person wrapped it (`MEMIDX_ROOT=/srv/memory <...>/memidx agent hook ...`,
+    `timeout 5 ...`): installing again put memidx's bare command in its place, the hook
+    then reaching another memory."""
+    command = str(hook.get("command", ""))
+    return {**hook, **entry, **({} if written_by_memidx(command) else {"command": command})}
+
+
+def written_by_memidx(command: str) -> bool:
+    """Whether a hook's command is one a memidx wrote: `<...>/memidx agent hook A E`,
+    `<python> -m memidx agent hook A E`, or a project's `<...>/sh -c '...' memidx agent hook A
+    E` (memidx/agents/launcher.py); not one the person wrapped."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return False
+    head = argv[:-4]
+    if len(argv) < 5 or argv[-4:-2] != ["agent", "hook"]:
+        return False
+    return (
+        (len(head) == 1 and PurePath(head[0]).stem == "memidx")
+        or head[1:] == ["-m", "memidx"]
+        or (len(head) == 4 and PurePath(head[0]).name == "sh" and head[1::2] == ["-c", "memidx"])
+    )
 
 
 def remove_hooks(doc: Json, marker: str, keep: Collection[str] = ()) -> Json:
@@ -118,12 +172,13 @@ def _our_hooks(doc: Json, marker: str) -> Iterator[tuple[str, object]]:
                     yield event, hook
 
 
-def set_entry(doc: Json, path: Sequence[str], value: object) -> Json:
-    """`doc` with `value` at the nested `path` (tables made as needed)."""
+def set_entry(doc: Json, path: Sequence[str], value: object, where: str = "") -> Json:
+    """`doc` with `value` at the nested `path` (tables made as needed; Misshapen where a
+    value on the way is no table)."""
     if len(path) == 1:
         return {**doc, path[0]: value}
-    inner = _dict(doc.get(path[0])) or {}
-    return {**doc, path[0]: set_entry(inner, path[1:], value)}
+    inner = _table(doc, path[0], where) or {}
+    return {**doc, path[0]: set_entry(inner, path[1:], value, f"{where}{json.dumps(path[0])}.")}
 
 
 def drop_entry(doc: Json, path: Sequence[str]) -> Json:
@@ -148,7 +203,10 @@ def get_entry(doc: Json, path: Sequence[str]) -> object:
 
 
 def add_to_list(doc: Json, key: str, item: str) -> Json:
-    items = _list(doc.get(key)) or []
+    found = doc.get(key)
+    if found is not None and _list(found) is None:
+        raise Misshapen(json.dumps(key), "a list")
+    items = _list(found) or []
     return doc if item in items else {**doc, key: [*items, item]}
 
 
@@ -170,7 +228,9 @@ def parse_json(text: str, path: Path) -> Json:
     if not text.strip():
         return {}
     try:
-        loaded: object = json.loads(text)
+        loaded: object = _loads(text)
+    except RecursionError as exc:
+        raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
     except ValueError as exc:
         if _without_comments(text) is not None:  # Gemini CLI, for one, reads such a file
             raise MemidxError(
@@ -184,14 +244,32 @@ def parse_json(text: str, path: Path) -> Json:
     return found
 
 
+def _loads(text: str) -> object:
+    return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+
+
+def _finite(number: str) -> float:
+    """A JSON number as Python reads it, unless too large for a float: `1e400` read as inf was
+    written back `Infinity`, which no JSON reader (the agents' included) takes."""
+    value = float(number)
+    if math.isinf(value):
+        raise ValueError(f"the number {number} is too large for memidx to write back")
+    return value
+
+
+def _no_constant(name: str) -> object:
+    """NaN and Infinity, which Python reads and the agents' JSON readers do not."""
+    raise ValueError(f"{name} is no JSON value")
+
+
 COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
 def _without_comments(text: str) -> object:
     """What `text` holds once its // and /* */ comments are out; None when still not JSON."""
     try:
-        return json.loads(COMMENT.sub(lambda m: m.group(1) or "", text))
-    except ValueError:
+        return _loads(COMMENT.sub(lambda m: m.group(1) or "", text))
+    except (ValueError, RecursionError):
         return None
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memidx.agents.config_text import earlier_text, read_config, refuse_read_only
+from memidx.agents.config_text import earlier_text, linked, read_found, refuse_read_only
 from memidx.agents.install import Change
 from memidx.errors import MemidxError
 from memidx.frozen import Value
@@ -68,7 +68,8 @@ def drop_block(text: str, begin: str = BEGIN, end: str = END) -> str:
 
 def plan_text(one: TextFile, *, remove: bool) -> Change:
     """The change to one text file (reads it; raises for a file memidx must leave alone)."""
-    before = read_config(one.path)
+    found = read_found(one.path)
+    before = found or ""
     after = (one.uninstall if remove else one.install)(before)
     if after == before:
         return Change(one.path, False)
@@ -78,10 +79,11 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
             one.path, lambda old: one.uninstall(old) == old and one.install(old) == before
         )
         if original is not None:
-            return Change(one.path, True, original)
-    if remove and not after.strip():  # nothing but memidx's was in it: as if never installed
-        return Change(one.path, True, backup=one.whole and before != one.content)
-    return Change(one.path, True, after)
+            return Change(one.path, True, original, before=found)
+    if remove and not after.strip() and not linked(one.path):  # a link into dotfiles stays
+        keep = one.whole and before != one.content  # nothing but memidx's: as if never installed
+        return Change(one.path, True, backup=keep, before=found)
+    return Change(one.path, True, after, before=found)
 
 
 OWN_MARK = "`memidx agent uninstall"  # what memidx's own files say: uninstall removes them
@@ -94,8 +96,11 @@ def own_file(path: Path, content: str, describe: str, mark: str = OWN_MARK) -> T
     same name."""
 
     def install(text: str) -> str:
-        if text and text != content and BEGIN not in text and "memidx" not in text:
-            raise MemidxError(f"{path}: exists and is not memidx's", "move it away and retry")
+        if text and text != content and BEGIN not in text and mark not in text:
+            raise MemidxError(
+                f"{path}: exists and is not memidx's",
+                "move it away and install again: memidx left every file alone",
+            )
         return content
 
     def uninstall(text: str) -> str:
