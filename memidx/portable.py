@@ -150,8 +150,7 @@ def user_id() -> str:
 
 
 def password_home() -> Path:
-    """This user's home in the password database (KeyError or ValueError when it has none);
-    on Windows, which has none, pathlib's finding (USERPROFILE)."""
+    """This user's home in the password database (KeyError, ValueError: none), or USERPROFILE."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         return Path.home()
     import pwd
@@ -163,9 +162,8 @@ def password_home() -> Path:
 
 
 def runtime_dir() -> Path:
-    """Where this user's sockets go when the memory's own folder makes their path too long for
-    one: `$XDG_RUNTIME_DIR/memidx`, else `memidx-<uid>` in the temporary folder (made and
-    checked with private_dir by whoever uses it)."""
+    """Where this user's sockets go when the memory's folder makes their path too long:
+    `$XDG_RUNTIME_DIR/memidx`, else the temporary folder's `memidx-<uid>` (see private_dir)."""
     import tempfile
 
     given = os.environ.get("XDG_RUNTIME_DIR", "")
@@ -175,8 +173,8 @@ def runtime_dir() -> Path:
 
 
 def private_dir(folder: Path) -> bool:
-    """Whether `folder` is a real folder (no link) of this user that no one else can enter.
-    Always False on Windows, where memidx does not use such folders."""
+    """Whether `folder` is a real folder (no link) of this user that no one else can enter
+    (always False on Windows, where memidx does not use such folders)."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         return False
     import stat
@@ -248,6 +246,12 @@ def lock_open(fd: int) -> None:
         import fcntl
 
         fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def give_back(path: Path, found: os.stat_result) -> None:
+    """Give `path` the owner `found` had: root writing in another user's home keeps it theirs."""
+    if sys.platform != "win32" and (found.st_uid, found.st_gid) != (os.geteuid(), os.getegid()):
+        os.chown(path, found.st_uid, found.st_gid)
 
 
 def kill(pid: int) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from memidx.agents.backups import backup, backups, make_folder
 from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
+from memidx.portable import give_back
 
 
 def read_config(path: Path) -> str:
@@ -139,6 +140,8 @@ def _replace(target: Path, text: str) -> None:
         return
     mode = None if found is None else stat.S_IMODE(found.st_mode)
     replace_durably(target, data, "memidx.tmp", mode=mode)
+    if found is not None:
+        give_back(target, found)  # a root install (sudo -E) into the user's home
 
 
 def put_back(path: Path, before: str | None, written: str | None) -> None:

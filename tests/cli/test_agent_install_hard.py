@@ -252,14 +252,9 @@ def test_an_mcp_entry_the_person_gave_a_flag_of_memidx_mcp_is_still_memidx(proje
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can write another user's file")
-@pytest.mark.xfail(
-    strict=True,
-    reason="a root install (sudo -E, a container's root in a mounted home) replaces another"
-    " user's ~/.claude.json with root's 0600 file, which Claude Code running as that user can"
-    " no longer read; the fix (chown back, or refuse others' files when not root) needs"
-    " os.chown/os.getuid in memidx/portable.py, which has no room left under 300 lines",
-)
 def test_a_root_install_leaves_another_users_file_theirs(project: Path) -> None:
+    """Root with the user's HOME (sudo -E, a container's root in a mounted home) replaced the
+    user's ~/.claude.json with root's 0600 file, which Claude Code could then not read."""
     _, state = claude_user_files()
     state.write_text('{"numStartups": 1}')
     os.chown(state, 4242, 4242)
