@@ -58,12 +58,15 @@ def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tu
     when the time left allows (a server found wedged is marked, or replaced: recall_wedge)."""
     request: dict[str, object] = {"prompt": prompt, "seen": seen}
     answer = recall_server.ask_waiting(config, request, _left(deadline), IN_PROCESS + 0.1)
+    if answer is not None:
+        from memidx.agents import recall_wedge
+
+        if answer.get("error") == recall_server.NO_ACK:
+            recall_wedge.found_wedged(config, answer.get("pid"))
+        else:  # acknowledged: a server that came back is suspect no longer
+            recall_wedge.acknowledged(config)
     if answer is not None and "error" not in answer:
         return str(answer.get("block") or ""), [str(k) for k in _items(answer.get("keys"))]
-    if answer is not None and answer.get("error") == recall_server.NO_ACK:
-        from memidx.agents.recall_wedge import found_wedged
-
-        found_wedged(config, answer.get("pid"))
     recall_server.start(config)
     if _left(deadline) < IN_PROCESS:  # it would only burn the cores past the deadline
         raise TimeoutError(

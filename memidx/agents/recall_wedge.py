@@ -1,11 +1,12 @@
 """Replacing a wedged recall server. One that takes a hook's connection and never acknowledges
 it (stopped by SIGSTOP, or hung) keeps its lock, so no other server starts: every prompt would
 recall nothing from it until someone killed it. The first hook that finds it so marks it
-suspect (`recall.suspect`, naming its pid); a hook that finds it so again, SUSPECT_AFTER to
-SUSPECT_FOR seconds later, ends it, only once it is proven this memory's recall server: the
-pid in `recall.pid` (which only the lock's holder writes), the process listening on the
-memory's socket (the kernel says which) and the server's lock held. Its lock then goes with
-it, and the hook starts a new server, which takes the socket's name: never two that answer."""
+suspect (`recall.suspect`, naming its pid), which any acknowledgement since clears; a hook
+that finds it so again, SUSPECT_AFTER to SUSPECT_FOR seconds later, ends it, only once it is
+proven this memory's recall server: the pid in `recall.pid` (which only the lock's holder
+writes), the process listening on the memory's socket (the kernel says which) and the
+server's lock held. Its lock then goes with it, and the hook starts a new server, which takes
+the socket's name: never two that answer."""
 
 from __future__ import annotations
 
@@ -51,6 +52,13 @@ def found_wedged(config: Config, pid: object) -> bool:
     while starting(config) and time.monotonic() < gone:
         time.sleep(0.01)
     return True
+
+
+def acknowledged(config: Config) -> None:
+    """Forget the mark: a server acknowledged a hook since, so a stall of the machine marked
+    it, and only two stalls with no acknowledgement between them end a server (~10 us)."""
+    with contextlib.suppress(OSError):
+        (config.state_dir / "agents" / SUSPECT).unlink()
 
 
 def _age(path: Path) -> float | None:

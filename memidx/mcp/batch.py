@@ -38,9 +38,9 @@ def batch_items(frame: bytes) -> list[object] | None:
     """The messages of a batch, when `frame` is a JSON array of at least one; else None."""
     if not re.match(rb"[ \t\r\n]*\[", frame):  # looked at without copying a long message
         return None
-    try:
-        found: object = json.loads(frame)
-    except (ValueError, RecursionError):  # too deep: judged as one message, a parse error
+    try:  # decoded as UTF-8 first: json.loads reads bytes as UTF-16 or -32 too, and surrogates
+        found: object = json.loads(frame.decode("utf-8"))
+    except (ValueError, RecursionError):  # no UTF-8, too deep: judged as one message, -32700
         return None
     return cast(list[object], found) if isinstance(found, list) and found else None
 

@@ -5,7 +5,7 @@ arguments -32700 where stdio answered -32600 (JSON-RPC 2.0: the text parses, the
 one, its params are invalid: -32602 with its id), and on both took a request with an id of
 1e400 for a notification and never answered it (-32600, id null: no answer can echo it).
 Bytes that are no UTF-8 stdio read as U+FFFD and served, where HTTP answered -32700: MCP says
-its messages MUST be UTF-8, so both answer -32700."""
+its messages MUST be UTF-8, so both answer -32700, to a batch too."""
 
 from __future__ import annotations
 
@@ -38,7 +38,13 @@ NOT_UTF8 = (
     b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", '
     b'"params": {"name": "search", "arguments": {"query": "caf\xe9"}}}'
 )
-ANSWERS = [(3, -32602), (None, -32600), (None, -32700), (9, None)]  # DROPPED gets no answer
+# The same rule for a batch: stdio read a UTF-16 one, and one of encoded surrogates (which
+# Python's json reads from bytes), as a batch of good messages, where HTTP answered -32700.
+UTF16_BATCH = (b"[" + PING + b"]").decode("ascii").encode("utf-16-le")
+SURROGATE_BATCH = (
+    b'[{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"a": "\xed\xa0\x80"}}]'
+)
+ANSWERS = [(3, -32602), (None, -32600), (None, -32700), (9, None), (None, -32700), (None, -32700)]
 Answer = tuple[object, object]
 
 
@@ -102,7 +108,8 @@ async def _over_http(messages: list[bytes]) -> list[Answer]:
 
 @pytest.mark.parametrize("transport", [_over_stdio, _over_http], ids=["stdio", "http"])
 def test_both_transports_answer_a_bad_message_alike(transport: Any) -> None:
-    answers = anyio.run(transport, [SURROGATE, HUGE_ID, DROPPED, NOT_UTF8, PING])
+    sent = [SURROGATE, HUGE_ID, DROPPED, NOT_UTF8, PING, UTF16_BATCH, SURROGATE_BATCH]
+    answers = anyio.run(transport, sent)  # DROPPED gets no answer
     assert sorted(answers, key=repr) == sorted(ANSWERS, key=repr)
 
 
