@@ -122,3 +122,33 @@ def test_an_edited_comment_line_git_keeps_by_its_command_line_is_checked(
     )
 
     assert TOKEN not in repo.git("log", "--all", "--format=%B")
+
+
+def test_a_patch_git_am_would_commit_with_a_secret_in_its_message_is_refused(
+    tmp_path: Path, machine: Machine
+) -> None:
+    """`git am` runs applypatch-msg, never commit-msg: the patch's message, `#` lines and all,
+    went into history as it came."""
+    other = NotesRepo(tmp_path / "other")  # whoever sent the patch, without the hooks
+    other.git("commit", "-q", "--allow-empty", "-m", "base")
+    other.write("x.txt", "x\n")
+    other.git("add", "x.txt")
+    other.git("commit", "-q", "-m", f"Add x\n\n# the deploy token: {TOKEN}")
+    patch = other.git("format-patch", "-1", "--stdout")
+    before = head(machine)
+
+    applied = subprocess.run(
+        ["git", *GIT_IDENTITY, "am", "-q"],
+        cwd=machine.root,
+        env=machine.env,
+        input=patch,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert applied.returncode != 0
+    assert "github-token in the commit message" in applied.stderr
+    assert TOKEN not in applied.stdout + applied.stderr
+    assert head(machine) == before
+    assert TOKEN not in machine.git("log", "--all", "--format=%B")
