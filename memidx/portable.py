@@ -48,26 +48,8 @@ def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) ->
         finally:
             lock.release()
         return
-    import fcntl
-
     with path.open("a") as handle:
-        if wait and timeout is None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            yield True
-            return
-        import time
-
-        deadline = time.monotonic() + (timeout if wait and timeout is not None else 0)
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    yield False
-                    return
-                time.sleep(0.02)
-        yield True
+        yield lock_open(handle.fileno(), timeout if wait else 0)
 
 
 # A POSIX shell to run two git commands as one child process (the second must run even when
@@ -239,13 +221,28 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def lock_open(fd: int) -> None:
-    """Wait for an exclusive lock on the open file `fd`, held until it is closed; a no-op on
-    Windows (there writers of one file do not take turns)."""
-    if sys.platform != "win32":
-        import fcntl
+def lock_open(fd: int, timeout: float | None = None) -> bool:
+    """Take an exclusive lock on the open file `fd`, held until it is closed, waiting at most
+    `timeout` seconds (None: as long as it takes); whether it was taken. Always on Windows,
+    where it is a no-op (there writers of one file do not take turns)."""
+    if sys.platform == "win32":
+        return True
+    import fcntl
 
+    if timeout is None:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        return True
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
 
 
 def give_back(path: Path, found: os.stat_result) -> None:

@@ -231,7 +231,8 @@ def _memory_commands(commands: Commands) -> None:
         "action",
         choices=("install", "status", "uninstall"),
         help="install: memidx's pre-commit (the checks on the staged files, no stash), "
-        "commit-msg (no secret in the message), post-commit, post-merge, post-checkout, "
+        "commit-msg and applypatch-msg (no secret in the message), post-commit, post-merge, "
+        "post-checkout, "
         "post-rewrite, post-applypatch, reference-transaction shims (a hook already there runs "
         "after memidx's); uninstall: remove them",
     )

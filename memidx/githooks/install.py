@@ -34,6 +34,7 @@ from memidx.portable import sync_folder
 STAGES = (
     "pre-commit",
     "commit-msg",  # a secret in the message is pushed with the commit
+    "applypatch-msg",  # the same for `git am`, which runs no commit-msg
     "post-commit",
     "post-merge",
     "post-checkout",

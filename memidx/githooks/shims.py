@@ -68,7 +68,7 @@ CHECKS_SHIM = """#!/bin/sh
 {marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
 # {what}, then the hook that was here before memidx ({stage}{chained}).
 if [ -f hooks/memidx-hook ]; then
-  sh hooks/memidx-hook {command} </dev/null || exit $?
+  {command} </dev/null || exit $?
 else
   printf 'memidx: %s: no hooks/memidx-hook in %s: the checks cannot run %s\\n' {stage} "$PWD" \\
     '(check out a commit that has it, or commit with --no-verify to skip the checks)' >&2
@@ -77,14 +77,19 @@ fi
 {then_previous}"""
 CHECKS = {  # what each blocking shim runs, and what that is
     "pre-commit": (
-        'pre-commit "$@"',
+        'sh hooks/memidx-hook pre-commit "$@"',
         "Runs the checks of .pre-commit-config.yaml on the staged files (pre-commit run --files, "
         "which\n# never stashes unstaged changes)",
     ),
     # one process, not the framework's (~250 ms more, and it would stash unstaged changes)
     "commit-msg": (
-        'check secrets --message "$1"',
+        'sh hooks/memidx-hook check secrets --message "$1"',
         "Refuses a commit message that holds a secret\n# (memidx check secrets --message)",
+    ),
+    # `git am` commits each patch's message without commit-msg, `#` lines and all: no editor ran
+    "applypatch-msg": (
+        'GIT_EDITOR=: sh hooks/memidx-hook check secrets --message "$1"',
+        "Refuses a patch whose message holds a secret\n# (memidx check secrets --message)",
     ),
 }
 

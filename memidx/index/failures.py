@@ -17,6 +17,9 @@ from memidx.frozen import Value
 from memidx.locations import user_trace_dir
 from memidx.portable import lock_open
 
+# seconds a trace's writer or clearer waits for its lock, which another holds for one write: a
+# holder stopped (Ctrl-Z) or hung past it must not hang the git operation or the agent hook
+LOCK_WAIT = 1.0
 TYPE_CHECKING = False  # not typing's: every git hook imports this module
 if TYPE_CHECKING:
     from memidx.config import Config
@@ -73,7 +76,7 @@ def _append_whole(path: Path, data: bytes) -> bool:
             return False
         try:
             with contextlib.suppress(OSError):  # a file system without locks: append all the same
-                lock_open(fd)
+                lock_open(fd, LOCK_WAIT)  # not taken in time: append all the same, as there
             if _still_at(fd, path):
                 return _write_whole(fd, path, data)
         finally:
@@ -167,7 +170,8 @@ def _remove_unchanged(path: Path, mark: tuple[int, int, int]) -> None:
         return
     try:
         with contextlib.suppress(OSError):
-            lock_open(fd)
+            if not lock_open(fd, LOCK_WAIT):
+                return  # a hook that holds it may be writing a line: the next sync clears it
         if _mark(path) == mark:
             with contextlib.suppress(OSError):
                 path.unlink()

@@ -4,11 +4,13 @@ and the messages git writes itself (a merge) pass; `--no-verify` skips it, as gi
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import NotesRepo
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 from tests.machines import Machine, clone, hook_env, make_template
 
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
@@ -90,3 +92,63 @@ def test_an_edited_message_skips_the_comment_lines_git_is_told_of(
         else:
             assert run.code == 1, (mark, run)
             assert run.out.endswith("COMMIT_EDITMSG:3: github-token in the commit message\n")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="git passes no --cleanup of its command line to the hook, which strips the comment "
+    "lines of an edited message while git keeps them (--cleanup=verbatim, whitespace or "
+    "scissors): the token is committed. For the lead: read comment lines too when an editor "
+    "ran (git's own hold only names), or find git's cleanup another way",
+)
+@pytest.mark.parametrize("cleanup", ["verbatim", "whitespace"])
+def test_an_edited_comment_line_git_keeps_by_its_command_line_is_checked(
+    tmp_path: Path, cleanup: str
+) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    hook = repo.root / ".git" / "hooks" / "commit-msg"  # the shim's call, without the framework
+    hook.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m memidx check secrets --message "$1"\n')
+    hook.chmod(0o755)
+    editor = tmp_path / "editor"  # a person typing a line that begins with `#`
+    editor.write_text(f"#!/bin/sh\nprintf 'Deploy\\n\\n# {TOKEN}\\n' >\"$1\"\n")
+    editor.chmod(0o755)
+
+    subprocess.run(
+        ["git", *GIT_IDENTITY, "commit", "-q", "--allow-empty", f"--cleanup={cleanup}"],
+        cwd=repo.root,
+        env=clean_env(GIT_EDITOR=str(editor)),
+        capture_output=True,
+        check=False,
+    )
+
+    assert TOKEN not in repo.git("log", "--all", "--format=%B")
+
+
+def test_a_patch_git_am_would_commit_with_a_secret_in_its_message_is_refused(
+    tmp_path: Path, machine: Machine
+) -> None:
+    """`git am` runs applypatch-msg, never commit-msg: the patch's message, `#` lines and all,
+    went into history as it came."""
+    other = NotesRepo(tmp_path / "other")  # whoever sent the patch, without the hooks
+    other.git("commit", "-q", "--allow-empty", "-m", "base")
+    other.write("x.txt", "x\n")
+    other.git("add", "x.txt")
+    other.git("commit", "-q", "-m", f"Add x\n\n# the deploy token: {TOKEN}")
+    patch = other.git("format-patch", "-1", "--stdout")
+    before = head(machine)
+
+    applied = subprocess.run(
+        ["git", *GIT_IDENTITY, "am", "-q"],
+        cwd=machine.root,
+        env=machine.env,
+        input=patch,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert applied.returncode != 0
+    assert "github-token in the commit message" in applied.stderr
+    assert TOKEN not in applied.stdout + applied.stderr
+    assert head(machine) == before
+    assert TOKEN not in machine.git("log", "--all", "--format=%B")

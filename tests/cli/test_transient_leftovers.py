@@ -256,10 +256,10 @@ def test_a_trace_line_taken_back_on_a_full_disk_never_takes_another_hook_s_line(
             assert second_go.wait(30)
         return write(fd, data)
 
-    def noted_lock(fd: int) -> None:
+    def noted_lock(fd: int, timeout: float | None = None) -> bool:
         if threading.current_thread().name == "second":
             second_at_lock.set()
-        lock(fd)
+        return lock(fd, timeout)
 
     monkeypatch.setattr(os, "write", full_disk_write)
     monkeypatch.setattr(failures, "lock_open", noted_lock)
