@@ -11,6 +11,18 @@ and starts memidx only when HEAD moved in a committed transaction that no other 
 from __future__ import annotations
 
 MARKER = "# memidx-managed-hook"
+# The stages memidx serves. post-applypatch: `git am` commits each patch without post-commit,
+# so without it the index stayed behind HEAD and the drift check blocked the next commit.
+STAGES = (
+    "pre-commit",
+    "commit-msg",  # a secret in the message is pushed with the commit
+    "post-commit",
+    "post-merge",
+    "post-checkout",
+    "post-rewrite",
+    "post-applypatch",
+    "reference-transaction",  # git reset, rebase --abort, update-ref: no other hook follows
+)
 # what makes a memory writable (memidx.index.connection.READONLY_HINT says it too)
 CHECK_FOLDER = "check the permissions and the mount of its folder"
 CHAINED = ".pre-memidx"
