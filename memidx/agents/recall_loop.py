@@ -45,9 +45,12 @@ WORKERS = 1
 STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server counts as wedged
 
 
-def serve_on(config: Config, path: Path, idle: float) -> None:
+def serve_on(
+    config: Config, path: Path, idle: float, owned: list[Callable[[], None]] | None = None
+) -> None:
     """Load the model, listen on `path` and answer until idle for `idle` seconds (or another
-    reason to stop, _loop)."""
+    reason to stop, _loop). The socket's removal joins `owned` (memidx.stopping.Stop.owned),
+    for a stop past its limit to do as well."""
     from memidx.agents.recall import Recaller
 
     recaller = Recaller(config, warm=True)
@@ -55,12 +58,20 @@ def serve_on(config: Config, path: Path, idle: float) -> None:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         listen(server, path)
         bound = file_identity(path)
+        if owned is not None:
+            owned.append(lambda: _unlink_own(path, bound))
         try:
             server.settimeout(1.0)
             _loop(server, recaller, idle, config_key(config), lambda: file_identity(path) == bound)
         finally:
-            if file_identity(path) == bound:  # never a later server's (.memidx deleted)
-                path.unlink(missing_ok=True)
+            _unlink_own(path, bound)
+
+
+def _unlink_own(path: Path, bound: tuple[int, int] | None) -> None:
+    """Remove the socket if it is the one this server bound: never a later server's (after
+    `.memidx` was deleted and another started)."""
+    if file_identity(path) == bound:
+        path.unlink(missing_ok=True)
 
 
 def listen(server: socket.socket, path: Path) -> None:

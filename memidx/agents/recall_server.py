@@ -15,6 +15,7 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
@@ -210,16 +211,17 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
         pid = _folder(config) / "recall.pid"
         try:
             write_pid(pid)
-            _serve(config, path, idle)
+            stop.owned.append(lambda: forget_pid(pid))  # a stop past its limit removes it too
+            _serve(config, path, idle, stop.owned)
         finally:
             forget_pid(pid)
     return stop.code
 
 
-def _serve(config: Config, path: Path, idle: float) -> None:
+def _serve(config: Config, path: Path, idle: float, owned: list[Callable[[], None]]) -> None:
     from memidx.agents.recall_loop import serve_on
 
-    serve_on(config, path, idle)
+    serve_on(config, path, idle, owned)
 
 
 def write_pid(pid: Path) -> None:

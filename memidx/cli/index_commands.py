@@ -211,6 +211,10 @@ def status(args: argparse.Namespace, config: Config) -> int:
     from memidx.memory.status import gather
 
     found = gather(config)
+    if config.in_git:
+        from memidx.githooks.outdated import outdated_shims
+
+        found.hooks_outdated = outdated_shims(config.root)
     if args.json:
         print(status_output.status_json(found))
     else:

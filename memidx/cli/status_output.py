@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from memidx.config import FOUND_BY
+from memidx.githooks.outdated import outdated_line
 from memidx.haystack.damage import RESTORE_HINT
 from memidx.memory.json_objects import status_data
 from memidx.memory.status import FULL, READ_ONLY, Status
@@ -83,6 +84,7 @@ def write_status(out: TextIO, status: Status) -> None:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
     rows += _agent_rows(status)
     rows.append(("mcp server", _mcp_server(status)))
+    rows += [("git hooks", outdated_line(status.hooks_outdated))] * bool(status.hooks_outdated)
     rows.append(
         (
             "hook error",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memidx.config import load_config
 from memidx.errors import MemidxError, NewerIndex
+from memidx.githooks.outdated import AFTER_PULL, outdated_line, outdated_shims
 from memidx.index.failures import fallback_trace, record_failure
 
 STAGES = (
@@ -33,8 +34,27 @@ def stage_from_environment() -> str:
 
 
 def run_hook(directory: Path | None, stage: str) -> int:
-    """Bring the index to HEAD after a git operation; always returns 0."""
+    """Bring the index to HEAD after a git operation; always returns 0. After a pull or a
+    checkout, also say which of memidx's git hooks are missing or outdated."""
     root = directory or Path.cwd()  # the repository git works in, not the user's memory
+    _synced(root, stage)
+    if stage in AFTER_PULL:
+        _say_outdated(root)
+    return 0
+
+
+def _say_outdated(root: Path) -> None:
+    """One line when a memidx shim is missing or an older one (a clone set up before a stage
+    was added): said, never installed from here (memidx.githooks.outdated)."""
+    try:
+        stages = outdated_shims(root)
+    except Exception:  # noqa: BLE001 - a post-* hook must never fail the git operation
+        return
+    if stages:
+        print(f"memidx: git hooks: {outdated_line(stages)}")
+
+
+def _synced(root: Path, stage: str) -> int:
     try:
         config = load_config(root)
         root = config.root

@@ -11,6 +11,21 @@ and starts memidx only when HEAD moved in a committed transaction that no other 
 from __future__ import annotations
 
 MARKER = "# memidx-managed-hook"
+# The stages memidx serves. post-applypatch: `git am` commits each patch without post-commit,
+# so without it the index stayed behind HEAD and the drift check blocked the next commit.
+STAGES = (
+    "pre-commit",
+    "commit-msg",  # a secret in the message is pushed with the commit
+    "applypatch-msg",  # the same for `git am`, which runs no commit-msg
+    "post-commit",
+    "post-merge",
+    "post-checkout",
+    "post-rewrite",
+    "post-applypatch",
+    "reference-transaction",  # git reset, rebase --abort, update-ref: no other hook follows
+)
+# what makes a memory writable (memidx.index.connection.READONLY_HINT says it too)
+CHECK_FOLDER = "check the permissions and the mount of its folder"
 CHAINED = ".pre-memidx"
 
 # memidx.locations.user_trace_dir in POSIX sh: where the hooks of the memory at $1 leave their
@@ -38,8 +53,14 @@ TRACE_DIR = """trace_dir() { # $XDG_STATE_HOME/memidx/traces/<name>-<FNV-1a of i
 
 # an orphan branch, an old commit: no hooks/memidx-hook to run; a trace for status and checks,
 # in the user's state folder when the memory cannot keep it
-NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated"
-  printf 'memidx: %s: %s (run make reconcile)\\n' {stage} "$said" >&2
+# (`make reconcile` fails as the hook would on a memory that cannot be written: that first)
+NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated" todo="make reconcile"
+  if [ ! -w . ] || {{ [ -e .memidx ] && [ ! -w .memidx ]; }}; then
+    todo="make the memory writable ({check}), then run $todo"
+  else
+    todo="run $todo"
+  fi
+  printf 'memidx: %s: %s (%s)\\n' {stage} "$said" "$todo" >&2
   line="$(printf '%s\\t%s\\t%s' "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said")"
   {{ mkdir -p .memidx && printf '%s\\n' "$line" >>.memidx/hook-error.log; }} 2>/dev/null ||
     {{ dir="$(trace_dir "$PWD")" && mkdir -p "$dir" &&
@@ -191,7 +212,7 @@ def shim(stage: str) -> str:
             command=command,
             then_previous=then_previous,
         )
-    no_hook = _indented(TRACE_DIR, "  ") + NO_HOOK_SCRIPT.format(stage=stage)
+    no_hook = _indented(TRACE_DIR, "  ") + NO_HOOK_SCRIPT.format(stage=stage, check=CHECK_FOLDER)
     if stage == "reference-transaction":
         return REF_SHIM.format(
             marker=MARKER, stage=stage, chained=CHAINED, no_hook=_indented(no_hook, "  ")

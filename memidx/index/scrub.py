@@ -9,8 +9,9 @@ from __future__ import annotations
 from contextlib import closing
 
 from memidx.config import Config
-from memidx.index.connection import trouble_reported
+from memidx.index.connection import transaction, trouble_reported
 from memidx.index.open import writable_index
+from memidx.index.schema_version import refuse_newer
 from memidx.index.vectors import VectorStore
 
 
@@ -23,8 +24,10 @@ def scrub_index(config: Config) -> bool:
     with closing(store.conn), trouble_reported(config.index_path, write=True):
         conn = store.conn
         conn.execute("PRAGMA secure_delete = ON")  # pages freed below are zeroed
-        VectorStore(conn).drop_unused()
-        conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')")
+        with transaction(conn):  # under the write lock, refused if a newer memidx upgraded it
+            VectorStore(conn).drop_unused()
+            conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')")
+        refuse_newer(conn, config.index_path)  # VACUUM runs outside any transaction
         conn.execute("VACUUM")
         busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
     return not busy

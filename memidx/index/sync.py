@@ -159,7 +159,8 @@ def ingest(
         return report
 
     report = _until_applied(attempt)
-    store.conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')")
+    with transaction(store.conn):  # the newer-schema guard: an upgrade since is not written
+        store.conn.execute("INSERT INTO documents_fts(documents_fts) VALUES ('optimize')")
     return report
 
 

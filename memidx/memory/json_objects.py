@@ -64,6 +64,7 @@ def status_data(status: Status) -> dict[str, object]:
         "torn": status.torn,
         "torn_committed": status.torn_committed,
         "damaged": status.damaged,
+        "hooks_outdated": status.hooks_outdated,
         "vectors": {
             "model": status.model,
             "chunks": status.chunks,

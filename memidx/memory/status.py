@@ -60,6 +60,8 @@ class Status:
     found_by: str = "flag"
     mcp_server: SharedServer | None = None  # the memory's shared MCP server, as recorded
     unwritable: str | None = None  # READ_ONLY or FULL: every command that writes fails now
+    # memidx's git hooks missing or not its current shims (set by the CLI: githooks.outdated)
+    hooks_outdated: list[str] = field(default_factory=list[str])
 
     @property
     def embed_restarts_stopped(self) -> bool:

@@ -10,7 +10,8 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -79,8 +80,8 @@ def test_the_pid_file_is_renamed_into_place_and_a_killed_servers_draft_goes(
     left.write_text("12")
     seen: list[tuple[list[str], str]] = []
 
-    def served(config: Config, path: Path, idle: float) -> None:
-        del config, path, idle
+    def served(config: Config, path: Path, idle: float, owned: list[Callable[[], None]]) -> None:
+        del config, path, idle, owned
         names = sorted(p.name for p in folder.iterdir())
         seen.append((names, (folder / "recall.pid").read_text(encoding="utf-8")))
 
@@ -218,3 +219,53 @@ def test_the_servers_socket_appears_only_once_it_listens(
     finally:
         served.join(30)
     assert not served.is_alive() and not path.exists()
+
+
+class _NoModel:
+    def __init__(self, config: Config, warm: bool) -> None:
+        del config, warm
+
+    def embedder(self) -> None:
+        return None
+
+
+def test_a_stop_past_its_limit_removes_the_servers_pid_file_and_socket(
+    tmp_path: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hard exit of a stop that never ends (memidx.stopping.LIMIT) removes what the stop
+    owns: the recall server registered nothing, so its pid file named a process gone (and
+    whatever took the pid next) and its socket a server that no longer ran."""
+    del runtime
+    import memidx.agents.recall
+    import memidx.stopping
+
+    root = tmp_path / ("deep-" * 12) / "memory"  # its socket in the short runtime folder
+    config = Config(root=root, index_path=root / ".memidx" / "index.sqlite")
+    path = recall_server.socket_path(config)
+    assert path is not None
+    pid = config.state_dir / "agents" / "recall.pid"
+    stops: list[memidx.stopping.Stop] = []
+    opened = memidx.stopping.stopped_by_signals
+
+    @contextmanager
+    def recorded() -> Generator[memidx.stopping.Stop]:
+        with opened() as stop:
+            stops.append(stop)
+            yield stop
+
+    left: list[bool] = []
+
+    def hard_exit(*args: object) -> None:  # what memidx.stopping._hard_exit does, no exit
+        del args
+        assert path.exists() and pid.exists()
+        for remove in stops[0].owned:
+            remove()
+        left.extend([path.exists(), pid.exists()])
+
+    monkeypatch.setattr(memidx.stopping, "stopped_by_signals", recorded)
+    monkeypatch.setattr(memidx.agents.recall, "Recaller", _NoModel)
+    monkeypatch.setattr(recall_loop, "_loop", hard_exit)
+
+    assert recall_server.serve(config, idle_exit=0.2) == 0
+
+    assert left == [False, False]

@@ -18,10 +18,11 @@ import pytest
 from memidx.agents import runner
 from memidx.config import load_config
 from memidx.errors import MemidxError
-from memidx.githooks.shims import shim
+from memidx.githooks.shims import CHECK_FOLDER, shim
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.turn_input import make_record
 from memidx.index import failures
+from memidx.index.connection import READONLY_HINT
 from memidx.memory import remember as remember_module
 from tests.cli.test_index_faults import read_only
 from tests.cli.test_transient_hard import indexed, stdin_of
@@ -88,6 +89,10 @@ def test_a_turn_stopped_by_a_file_it_cannot_write_before_its_append_says_it_was_
     ), filed.err
 
 
+# what the git hooks say first on a read-only memory: what they say to run fails there too
+WRITABLE_FIRST = f"make the memory writable ({CHECK_FOLDER}), then "
+
+
 def hook_error_line(root: Path) -> str:
     """`memidx status`'s hook error line of the memory at `root`."""
     status = run_in_process(root, "status")
@@ -109,6 +114,8 @@ def test_a_shim_without_its_hook_script_in_a_read_only_memory_leaves_a_trace_sta
 
     assert checkout.returncode == 0, checkout.stderr
     assert "no hooks/memidx-hook" in checkout.stderr, checkout.stderr
+    assert checkout.stderr.endswith(f"({WRITABLE_FIRST}run make reconcile)\n"), checkout.stderr
+    assert READONLY_HINT.startswith(CHECK_FOLDER)  # as every other command says it
     assert "post-checkout: no hooks/memidx-hook in" in line, line
 
 
@@ -130,6 +137,7 @@ def test_the_hook_script_that_cannot_start_memidx_in_a_read_only_memory_leaves_a
         line = hook_error_line(ro)
 
     assert hook.returncode == 0, hook.stderr
+    assert hook.stderr.endswith(f"({WRITABLE_FIRST}run make install, then make reconcile)\n")
     assert "post-commit: cannot run memidx: no Python at" in line, line
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import cast
 
@@ -21,6 +21,7 @@ from memidx.index.connection import transaction
 from memidx.index.open import open_store
 from memidx.index.schema import OUTDATED, connect_memory, schema_problem
 from memidx.index.schema_version import SCHEMA_VERSION
+from memidx.index.store import Store
 from memidx.mcp.serve import Failed, Workers
 from memidx.mcp.warm import WarmIndex
 
@@ -169,3 +170,49 @@ def test_the_recall_server_hands_over_when_the_index_is_newer() -> None:
     recaller = cast(Recaller, _UpgradedUnder())
     answer = recall_loop._answer(recaller, b'{"prompt": "p"}', "k")  # pyright: ignore[reportPrivateUsage]
     assert answer == {"error": recall_server.STALE}
+
+
+def test_an_ingest_upgraded_under_does_not_merge_the_newer_full_text_index(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The FTS 'optimize' after an ingest ran outside any transaction, past the guard."""
+    from memidx.index import sync
+
+    applied = sync._until_applied  # pyright: ignore[reportPrivateUsage]
+
+    def then_upgraded(attempt: Callable[[], sync.SyncReport]) -> sync.SyncReport:
+        report = applied(attempt)
+        upgrade_elsewhere(config.index_path)  # between the last transaction and the optimize
+        return report
+
+    monkeypatch.setattr(sync, "_until_applied", then_upgraded)
+    store, _ = open_store(config.index_path, write=True)
+    try:
+        with pytest.raises(NewerIndex, match="newer memidx"):
+            sync.ingest(config, store, None)
+    finally:
+        store.conn.close()
+
+
+def test_a_scrub_of_an_index_upgraded_under_it_drops_and_rewrites_nothing(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """drop_unused, the FTS 'optimize' and VACUUM ran outside any transaction: the vector no
+    chunk holds, which the newer memidx keeps, was dropped."""
+    from memidx.index import scrub
+
+    opened = scrub.writable_index
+
+    def then_upgraded(config: Config) -> Store:
+        store = opened(config)
+        upgrade_elsewhere(config.index_path)
+        return store
+
+    monkeypatch.setattr(scrub, "writable_index", then_upgraded)
+
+    with pytest.raises(NewerIndex, match="newer memidx"):
+        scrub.scrub_index(config)
+
+    conn = sqlite3.connect(config.index_path)
+    assert vectors(conn) == 1
+    conn.close()
