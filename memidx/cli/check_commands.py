@@ -76,27 +76,41 @@ def check_message(config: Config, message: Path, baseline: Path | None, update: 
 
     path = baseline or config.root / BASELINE
     if update:
-        added = add_to_baseline(path, {fingerprint: kind for _, kind, fingerprint in found})
+        added = add_to_baseline(path, {fingerprint: kind for _, kind, fingerprint, _ in found})
         named = display(str(baseline)) if baseline else BASELINE
         print(f"{added} secret{'s' if added != 1 else ''} added to {named}")
         return 0
     allowed = read_baseline(path)
     shown = display(str(message))
-    problems = [
-        f"{shown}:{line}: {kind} in the commit message"
-        for line, kind, fingerprint in found
-        if fingerprint not in allowed
-    ]
-    if problems:
-        print("\n".join(problems))
+    refused = [(line, kind, note) for line, kind, sha, note in found if sha not in allowed]
+    if refused:
         print(
-            f"memidx: {len(problems)} secret{'s' if len(problems) != 1 else ''} in the commit "
-            "message, which git would push with the commit: take it out and commit again (git "
-            f"left the message in {shown}), or allow a false positive with `memidx: "
-            f"allow-secret` on its line or in {display(str(baseline or BASELINE))}",
+            "\n".join(f"{shown}:{line}: {kind} in the commit message" for line, kind, _ in refused)
+        )
+        count = f"{len(refused)} secret{'s' if len(refused) != 1 else ''}"
+        print(
+            f"memidx: {count} in {_way_out(message, shown)}, or allow a false positive with "
+            f"`memidx: allow-secret` on its line or in {display(str(baseline or BASELINE))}"
+            + (_COMMENTED if any(note for _, _, note in refused) else ""),
             file=sys.stderr,
         )
-    return 1 if problems else 0
+    return 1 if refused else 0
+
+
+# A `#` line of an edited message: git's default cleanup drops it, but `--cleanup=verbatim` or
+# `whitespace` on git's command line keeps it, and the hook cannot see which one was given.
+_COMMENTED = (
+    " (a line that begins with # is read too, though git's default cleanup would drop it: "
+    "--cleanup=verbatim or whitespace keeps it, and git does not tell its hook which was given)"
+)
+
+
+def _way_out(message: Path, shown: str) -> str:
+    """Where the secret is and what to do."""
+    return (
+        "the commit message, which git would push with the commit: take it out and commit "
+        f"again (git left the message in {shown})"
+    )
 
 
 def run_message_check(directory: Path | None, message: Path) -> int:

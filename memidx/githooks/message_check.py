@@ -1,9 +1,10 @@
 """The commit-msg check: a commit message that holds a secret blocks the commit, with the same
 detectors, allow marker and baseline as a staged note (memidx.githooks.secret_check), since git
-pushes the message with the commit. Only what git keeps of the file is read: when an editor was
-used (git sets GIT_EDITOR=: for the hook when none was), everything from the scissors line on
-(`git commit --verbose` puts the staged diff there) and, under the default cleanup, the comment
-lines; each problem is one line, `<message file>:<line>: <kind> in the commit message`."""
+pushes the message with the commit. When an editor was used (git sets GIT_EDITOR=: for the hook
+when none was), everything from the scissors line on is left out (`git commit --verbose` puts
+the staged diff there); the comment lines are read: git strips them under its default cleanup,
+but keeps them under a `--cleanup=verbatim|whitespace` of its command line, which the hook cannot
+see. Each problem is one line, `<message file>:<line>: <kind> in the commit message`."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from memidx.text import display
 
 CUT_LINE = "------------------------ >8 ------------------------"
 AUTO_CHARS = "#;@!$%^&|:"  # the comment characters git picks from for core.commentChar=auto
-# The git settings that say which lines git strips (`commit.cleanup`) and how it marks them.
-SETTINGS = r"^(core\.commentchar|core\.commentstring|commit\.cleanup)$"
+# The git settings that say how git marks its scissors line.
+SETTINGS = r"^core\.comment(char|string)$"
 # A commit's `git -c name=value` (and GIT_CONFIG_COUNT's pairs) reach the hook through these;
 # the rest of GIT_* is dropped.
 CONFIG_VARIABLES = (
@@ -29,49 +30,31 @@ CONFIG_VARIABLES = (
 )
 
 
-def kept_lines(text: str, comment: str, *, scissors: bool = True, comments: bool = True) -> str:
-    """The message as git commits it, line for line: from the scissors line on dropped
-    (`scissors`), and each line that begins with `comment` blanked (`comments`), so the lines
-    left keep their numbers in the file."""
-    if scissors:
-        cut = f"{comment} {CUT_LINE}\n"
-        if text.startswith(cut):
-            text = ""
-        elif (at := text.find(f"\n{cut}")) >= 0:
-            text = text[: at + 1]  # as git does, the newline before the scissors line stays
-    if not comments:
-        return text
-    return "\n".join("" if line.startswith(comment) else line for line in text.split("\n"))
+def kept_lines(text: str, comment: str) -> str:
+    """The message as git commits it at most: from the scissors line on dropped, the newline
+    before it kept, as git does. Comment lines stay (see the module docstring), so every line
+    keeps its number in the file."""
+    cut = f"{comment} {CUT_LINE}\n"
+    if text.startswith(cut):
+        return ""
+    at = text.find(f"\n{cut}")
+    return text[: at + 1] if at >= 0 else text
 
 
 def comment_of(settings: Mapping[str, str], text: str) -> str:
-    """The comment string git marks lines with: core.commentString or core.commentChar (the
-    later one set), `#` by default; for `auto`, the one git chose: the character of the
-    scissors line, else of the last line that begins with one it picks from (its own comment
-    lines close the template it wrote)."""
+    """The comment string git begins its scissors line with: core.commentString or
+    core.commentChar (the later one set), `#` by default; for `auto`, the character of the
+    scissors line in `text` (none there: nothing to cut, `#`)."""
     value = settings.get("comment", "#")
     if value != "auto":
         return value or "#"
     lines = text.splitlines()
-    for char in AUTO_CHARS:
-        if f"{char} {CUT_LINE}" in lines:
-            return char
-    marked = [line[0] for line in lines if line[:1] and line[0] in AUTO_CHARS]
-    return marked[-1] if marked else "#"
+    return next((char for char in AUTO_CHARS if f"{char} {CUT_LINE}" in lines), "#")
 
 
-def git_strips(editor: bool, settings: Mapping[str, str]) -> tuple[bool, bool]:
-    """(comment lines, scissors line and below): what git strips before it commits. Both only
-    when the message was edited (only then does git write a scissors line); comments only
-    under the `strip` cleanup, the default then (`--cleanup` on the command line is not seen:
-    commit.cleanup is)."""
-    if not editor:
-        return False, False  # `-m`, `-F`, `--no-edit`, a merge: cleanup is `whitespace`
-    return settings.get("cleanup", "default") in {"default", "strip"}, True
-
-
-def message_text(config: Config, path: Path) -> str:
-    """What git will commit of the message file `path` (as `kept_lines` says)."""
+def message_text(config: Config, path: Path) -> tuple[str, str]:
+    """What git may commit of the message file `path` (as `kept_lines` says), and the comment
+    mark of an edited message ("" when no editor ran)."""
     try:
         text = path.read_bytes().decode("utf-8", "replace").replace("\r\n", "\n")
     except OSError as exc:
@@ -79,28 +62,31 @@ def message_text(config: Config, path: Path) -> str:
             f"the commit message {display(str(path))} cannot be read: {exc.strerror or exc}",
             "give the file git passes to the commit-msg hook",
         ) from exc
-    editor = os.environ.get("GIT_EDITOR") != ":"  # git's own sign that no editor ran
-    settings = _git_settings(config) if editor and config.in_git else {}
-    comments, scissors = git_strips(editor, settings)
-    if not (comments or scissors):
-        return text
-    return kept_lines(text, comment_of(settings, text), scissors=scissors, comments=comments)
+    if os.environ.get("GIT_EDITOR") == ":":  # git's own sign that no editor ran: no scissors
+        return text, ""  # `-m`, `-F`, `--no-edit`, a merge's message: git keeps it whole
+    settings = _git_settings(config) if config.in_git else {}
+    comment = comment_of(settings, text)
+    return kept_lines(text, comment), comment
 
 
-def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str]]:
-    """(line, kind, fingerprint) of each secret in the message that no allow marker allows."""
+def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str, bool]]:
+    """(line, kind, fingerprint, on a comment line) of each secret in the message that no
+    allow marker allows; a comment line is one of an edited message that begins with the
+    comment mark, which git's default cleanup would have dropped."""
     from memidx.hashes import sha256_hex
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of
 
-    text = message_text(config, path)
+    text, comment = message_text(config, path)
     for found in find_secrets(text, allow=True):
         secret = text[found.start : found.end].encode("utf-8")
-        yield line_of(text, found.start), found.kind, sha256_hex(secret)
+        begins = text.rfind("\n", 0, found.start) + 1
+        commented = bool(comment) and text.startswith(comment, begins)
+        yield line_of(text, found.start), found.kind, sha256_hex(secret), commented
 
 
 def _git_settings(config: Config) -> dict[str, str]:
-    """The comment string and the cleanup mode git was told, `-c` ones included."""
+    """The comment string git was told, `-c` ones included."""
     from memidx.git.process import run_process
     from memidx.git.repo import git_env
 
@@ -116,6 +102,4 @@ def _git_settings(config: Config) -> dict[str, str]:
         key, _, value = entry.partition("\n")
         if key.startswith("core.comment"):
             settings["comment"] = value  # the later of the two wins, as in git
-        elif key == "commit.cleanup":
-            settings["cleanup"] = value.lower()
     return settings

@@ -1,5 +1,6 @@
-"""Reading a commit message as git will commit it: comment lines and everything from the
-scissors line on are dropped only when git strips them, and lines keep their numbers."""
+"""Reading a commit message as git may commit it: everything from the scissors line of an
+edited message on is dropped; comment lines are read, since a `--cleanup` on git's command line
+that keeps them never reaches the hook; lines keep their numbers."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import pytest
 from memidx.config import Config
 from memidx.githooks.message_check import (
     comment_of,
-    git_strips,
     kept_lines,
     message_findings,
 )
@@ -28,28 +28,25 @@ EDITED = (
 )
 
 
+# Comment lines were blanked when git's default cleanup was assumed; they stay now, since
+# `git commit --cleanup=verbatim|whitespace` keeps them and the hook cannot see that option.
 @pytest.mark.parametrize(
     ("text", "comment", "kept"),
     [
-        ("subject\n# a comment\nbody\n", "#", "subject\n\nbody\n"),
-        ("subject\n; a comment\n# kept\n", ";", "subject\n\n# kept\n"),
-        ("subject\n// a comment\n/ kept\n", "//", "subject\n\n/ kept\n"),
-        (EDITED, "#", "Deploy the docs\n\n\n\n"),
+        ("subject\n# a comment\nbody\n", "#", "subject\n# a comment\nbody\n"),
+        (EDITED, "#", EDITED[: EDITED.index(SCISSORS)]),  # the newline before it stays
         (f"{SCISSORS}\n+{TOKEN}\n", "#", ""),  # a scissors line at the top drops everything
-        ("a\n #not a comment\n", "#", "a\n #not a comment\n"),  # git strips only at column 0
-        (f"a\n{SCISSORS} and more\nb\n", "#", "a\n\nb\n"),  # no scissors line: a comment
+        (f"a\n; {SCISSORS[2:]}\nb\n", ";", "a\n"),
+        (f"a\n{SCISSORS}\nb\n", ";", f"a\n{SCISSORS}\nb\n"),  # not the `;` one: kept
+        (f"a\n// {SCISSORS[2:]}\nb\n", "//", "a\n"),
+        (f"a\n{SCISSORS} and more\nb\n", "#", f"a\n{SCISSORS} and more\nb\n"),  # not one
+        (f"a\n {SCISSORS}\nb\n", "#", f"a\n {SCISSORS}\nb\n"),  # git cuts at column 0 only
     ],
 )
-def test_kept_lines_blanks_comments_and_cuts_at_the_scissors(
+def test_kept_lines_cuts_at_the_scissors_and_keeps_comment_lines(
     text: str, comment: str, kept: str
 ) -> None:
     assert kept_lines(text, comment) == kept
-
-
-def test_kept_lines_keeps_comments_git_keeps_and_still_cuts_at_the_scissors() -> None:
-    kept = kept_lines(EDITED, "#", comments=False)
-    assert kept.endswith(f"with '#' will be ignored: {TOKEN}\n")
-    assert "GITHUB_TOKEN" not in kept
 
 
 @pytest.mark.parametrize(
@@ -58,7 +55,7 @@ def test_kept_lines_keeps_comments_git_keeps_and_still_cuts_at_the_scissors() ->
         ({}, "x\n", "#"),
         ({"comment": ";"}, "x\n", ";"),
         ({"comment": ""}, "x\n", "#"),
-        ({"comment": "auto"}, "x\n\n; Please enter\n;\n", ";"),
+        ({"comment": "auto"}, "x\n\n; Please enter\n;\n", "#"),  # no scissors: none to cut
         ({"comment": "auto"}, "#x\n; ------------------------ >8 ------------------------\n", ";"),
         ({"comment": "auto"}, "x\n", "#"),
     ],
@@ -69,35 +66,21 @@ def test_comment_of_follows_core_comment_char_and_auto(
     assert comment_of(settings, text) == comment
 
 
-@pytest.mark.parametrize(
-    ("editor", "settings", "stripped"),
-    [
-        (False, {}, (False, False)),  # -m, -F, a merge's own message: git keeps `#` lines
-        (True, {}, (True, True)),
-        (True, {"cleanup": "strip"}, (True, True)),
-        (True, {"cleanup": "whitespace"}, (False, True)),
-        (True, {"cleanup": "scissors"}, (False, True)),
-        (True, {"cleanup": "verbatim"}, (False, True)),
-    ],
-)
-def test_git_strips_comments_only_from_an_edited_message_under_strip(
-    editor: bool, settings: dict[str, str], stripped: tuple[bool, bool]
-) -> None:
-    assert git_strips(editor, settings) == stripped
-
-
 def message(tmp_path: Path, text: str) -> tuple[Config, Path]:
     path = tmp_path / "COMMIT_EDITMSG"
     path.write_text(text, encoding="utf-8")
     return Config(root=tmp_path, in_git=False), path
 
 
-def test_an_edited_message_is_read_without_comments_and_the_diff_below_the_scissors(
+def test_an_edited_message_is_read_with_its_comments_and_without_the_diff_below_the_scissors(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Found nothing when comment lines were skipped: `git commit --cleanup=verbatim` with an
+    editor commits line 4 as it is."""
     config, path = message(tmp_path, EDITED)
     monkeypatch.delenv("GIT_EDITOR", raising=False)  # git sets none when an editor ran
-    assert list(message_findings(config, path)) == []
+    found = [(line, kind, commented) for line, kind, _, commented in message_findings(config, path)]
+    assert found == [(4, "github-token", True)]  # on a comment line, which the refusal says
 
 
 def test_a_message_given_whole_is_read_whole_with_line_numbers_of_the_file(
@@ -105,8 +88,8 @@ def test_a_message_given_whole_is_read_whole_with_line_numbers_of_the_file(
 ) -> None:
     config, path = message(tmp_path, EDITED)
     monkeypatch.setenv("GIT_EDITOR", ":")  # `git commit -m/-F`: git keeps the `#` lines
-    found = [(line, kind) for line, kind, _ in message_findings(config, path)]
-    assert found == [(4, "github-token"), (7, "github-token")]
+    found = [(line, kind, commented) for line, kind, _, commented in message_findings(config, path)]
+    assert found == [(4, "github-token", False), (7, "github-token", False)]  # no comments here
 
 
 def test_a_secret_above_the_comments_is_found_on_its_line(
@@ -114,5 +97,5 @@ def test_a_secret_above_the_comments_is_found_on_its_line(
 ) -> None:
     config, path = message(tmp_path, f"Deploy\n\nwith {TOKEN}\r\n# comment\n")
     monkeypatch.delenv("GIT_EDITOR", raising=False)
-    found = [(line, kind) for line, kind, _ in message_findings(config, path)]
+    found = [found[:2] for found in message_findings(config, path)]
     assert found == [(3, "github-token")]
