@@ -106,7 +106,16 @@ _COMMENTED = (
 
 
 def _way_out(message: Path, shown: str) -> str:
-    """Where the secret is and what to do."""
+    """Where the secret is and what to do: `git am` stops before the patch is applied, so
+    neither `git commit` nor `git am --continue` ("No changes") gets past it."""
+    from memidx.githooks.message_check import applying_patch
+
+    if applying_patch(message):
+        return (
+            "the patch's message, which git am would commit and git push send: take it out "
+            "of the patch and apply it again (git am --abort, then git am the edited patch), "
+            "or leave the patch out (git am --skip)"
+        )
     return (
         "the commit message, which git would push with the commit: take it out and commit "
         f"again (git left the message in {shown})"

@@ -85,6 +85,12 @@ def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str
         yield line_of(text, found.start), found.kind, sha256_hex(secret), commented
 
 
+def applying_patch(path: Path) -> bool:
+    """Whether `path` is the message `git am` is about to commit (its applypatch-msg hook's),
+    not a commit's: the way out of a refusal differs."""
+    return path.name == "final-commit" and (path.parent / "applying").is_file()
+
+
 def _git_settings(config: Config) -> dict[str, str]:
     """The comment string git was told, `-c` ones included."""
     from memidx.git.process import run_process

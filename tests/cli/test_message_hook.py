@@ -145,6 +145,9 @@ def test_a_patch_git_am_would_commit_with_a_secret_in_its_message_is_refused(
 
     assert applied.returncode != 0
     assert "github-token in the commit message" in applied.stderr
+    # the patch is not applied: `git commit` and `git am --continue` ("No changes") do nothing
+    assert "git am --abort, then git am the edited patch" in applied.stderr
+    assert "commit again" not in applied.stderr
     assert TOKEN not in applied.stdout + applied.stderr
     assert head(machine) == before
     assert TOKEN not in machine.git("log", "--all", "--format=%B")
