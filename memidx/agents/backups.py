@@ -10,15 +10,17 @@ import contextlib
 import glob
 import os
 import shutil
+from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memidx.drafts import draft_path, remove_dead_drafts, replace_durably
 from memidx.errors import MemidxError
 from memidx.locations import user_state_dir
-from memidx.portable import sync_folder
+from memidx.portable import file_lock, sync_folder
 
 SUFFIX = ".memidx-backup-"  # then the UTC time, so names sort by age
+FOLDERS_LOCK_WAIT = 10.0  # seconds; the lock is held for a read and a write of a short list
 
 
 def backup_folder(path: Path) -> Path:
@@ -104,13 +106,32 @@ def make_folder(folder: Path) -> None:
     for one in reversed(missing):
         sync_folder(one.parent)  # a new folder's name survives a power loss, as the file in it
     if missing:
-        made = _made()
         new = [str(one.resolve()) for one in reversed(missing)]
-        _keep_made([*made, *(one for one in new if one not in made)])
+        with _made_locked():
+            made = _made()
+            _keep_made([*made, *(one for one in new if one not in made)])
+
+
+@contextlib.contextmanager
+def _made_locked() -> Generator[None]:
+    """Hold the lock on the list of folders memidx made, so two installs at once each keep
+    their record (each read the list, then wrote its own over the other's: uninstall left the
+    lost one's folder behind). Waited for FOLDERS_LOCK_WAIT at most, then the list is written
+    without it, best effort as ever: a hung install does not stop every other."""
+    with contextlib.ExitStack() as held:
+        with contextlib.suppress(OSError):  # no lock file to make: nor a list, best effort
+            lock = user_state_dir() / "agent-folders.lock"
+            held.enter_context(file_lock(lock, timeout=FOLDERS_LOCK_WAIT))
+        yield
 
 
 def remove_made(folder: Path) -> None:
     """Remove `folder`, then its parents, while memidx made them and they are empty."""
+    with _made_locked():
+        _remove_made(folder)
+
+
+def _remove_made(folder: Path) -> None:
     made = _made()
     kept = list(made)
     while (key := str(folder.resolve())) in kept and folder.is_dir() and not any(folder.iterdir()):
