@@ -1,6 +1,7 @@
 """What `memidx agent install` keeps in the user's state folder (memidx/agents/backups.py): a
-list of the folders it made that two installs at once both keep; and a hard-linked file
-rewritten in place that a failed write leaves as it was, never half new."""
+bounded number of backups per file, yet always the one uninstall gives back; a list of the
+folders it made that two installs at once both keep; and a hard-linked file rewritten in place
+that a failed write leaves as it was, never half new."""
 
 from __future__ import annotations
 
@@ -15,8 +16,56 @@ from pathlib import Path
 import pytest
 
 from memidx.agents import backups, config_text
-from memidx.agents.backups import make_folder, remove_made
+from memidx.agents.backups import KEEP_NEWEST, SUFFIX, backup_folder, make_folder, remove_made
+from memidx.agents.install import ConfigFile
+from memidx.agents.installers import apply_all
+from memidx.agents.settings import Json
 from memidx.errors import MemidxError
+
+
+def memidx_file(path: Path, version: list[str]) -> ConfigFile:
+    """A file whose memidx entry is `{"memidx": version[0]}`: changing version[0] makes the
+    next install update it (another clone installing), backing up a text holding memidx's."""
+
+    def install(doc: Json) -> Json:
+        return {**doc, "memidx": version[0]}
+
+    def uninstall(doc: Json) -> Json:
+        return {key: value for key, value in doc.items() if key != "memidx"}
+
+    return ConfigFile(path, install, uninstall, lambda doc: ["memidx"] if "memidx" in doc else [])
+
+
+def test_backups_are_pruned_to_the_first_the_newest_and_the_one_uninstall_gives_back(
+    user_home: Path,
+) -> None:
+    """Each install and uninstall copied the whole file (`~/.claude.json`: megabytes) and none
+    was ever removed; pruning must still keep the text uninstall gives back byte for byte,
+    even when more than KEEP_NEWEST updates of memidx's entries came after it."""
+    path = user_home / ".claude.json"
+    version = ["1"]
+    one = memidx_file(path, version)
+    path.write_text('{"theme":"dark"}\n')  # laid out as no dump would lay it out
+    apply_all([one], remove=False, dry_run=False)
+    apply_all([one], remove=True, dry_run=False)
+    path.write_text('{"theme":"light"}\n')  # the person's change: the text to give back
+    apply_all([one], remove=False, dry_run=False)
+    folder = backup_folder(path)
+    older = path.with_name(f"{path.name}{SUFFIX}20200101T000000000000Z")  # an older memidx's
+    older.write_text("{}\n")
+    theirs = folder / f"{path.name}{SUFFIX}mine"  # not a name backup() writes
+    theirs.write_text("{}\n")
+    for update in range(KEEP_NEWEST + 2):
+        version[0] = f"2.{update}"
+        apply_all([one], remove=False, dry_run=False)
+
+    kept = sorted(folder.glob(f"{path.name}{SUFFIX}2*"))
+    assert len(kept) == KEEP_NEWEST + 2  # of 3 + KEEP_NEWEST + 2 taken
+    assert kept[0].read_text() == '{"theme":"dark"}\n'  # the first ever: the person's original
+    assert kept[1].read_text() == '{"theme":"light"}\n'
+    assert older.exists() and theirs.exists()
+    apply_all([one], remove=True, dry_run=False)
+    assert path.read_text() == '{"theme":"light"}\n'
 
 
 @pytest.fixture
