@@ -1,24 +1,32 @@
 """What `memidx agent install` keeps outside the projects it edits, in the user's state folder
 (`$XDG_STATE_HOME/memidx`, default `~/.local/state/memidx`): a copy of each file it changes,
 under `agent-backups/` and the file's absolute path (beside the file, a teammate's
-`git add -A` of a project would commit it), and the list of folders it made, so uninstall
-removes those again once they are empty."""
+`git add -A` of a project would commit it), at most a few per file (prune_backups), and the
+list of folders it made, so uninstall removes those again once they are empty."""
 
 from __future__ import annotations
 
 import contextlib
 import glob
 import os
+import re
 import shutil
+from collections.abc import Callable, Generator
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memidx.drafts import draft_path, remove_dead_drafts, replace_durably
 from memidx.errors import MemidxError
 from memidx.locations import user_state_dir
-from memidx.portable import sync_folder
+from memidx.portable import file_lock, sync_folder
 
 SUFFIX = ".memidx-backup-"  # then the UTC time, so names sort by age
+STAMP = re.compile(r"[0-9]{8}T[0-9]{12}Z")  # the time in a backup's name, as backup() writes it
+# Backups kept per file, besides the first ever taken (the person's file before memidx first
+# touched it) and the newest that uninstall would give back: `~/.claude.json` can hold
+# megabytes of Claude Code's history, copied whole at each install and uninstall.
+KEEP_NEWEST = 5
+FOLDERS_LOCK_WAIT = 10.0  # seconds; the lock is held for a read and a write of a short list
 
 
 def backup_folder(path: Path) -> Path:
@@ -73,6 +81,45 @@ def backups(path: Path) -> list[Path]:
     return sorted(found, key=lambda one: one.name, reverse=True)
 
 
+def prune_backups(path: Path, original: Callable[[str], bool]) -> list[Path]:
+    """Remove `path`'s older backups from its backup folder (after a write that succeeded),
+    keeping the first ever taken, the KEEP_NEWEST newest, and the newest whose text `original`
+    accepts (one holding none of memidx's: what uninstall gives back, after many installs that
+    only updated memidx's entries); those an older memidx left beside the file stay. What
+    was removed."""
+    prefix = f"{path.name}{SUFFIX}"
+    ours = sorted(
+        (one for one in backup_folder(path).glob(f"{glob.escape(prefix)}*")
+         if STAMP.fullmatch(one.name.removeprefix(prefix))),
+        key=lambda one: one.name, reverse=True,
+    )  # fmt: skip
+    if len(ours) <= KEEP_NEWEST + 1:
+        return []
+    kept = {*ours[:KEEP_NEWEST], ours[-1]}
+    given_back = next((one for one in ours if _accepted(one, original)), None)
+    if given_back is not None:
+        kept.add(given_back)
+    removed: list[Path] = []
+    for one in ours:
+        if one not in kept:
+            with contextlib.suppress(OSError):  # another install pruned it first
+                one.unlink()
+                removed.append(one)
+    if removed:
+        sync_folder(backup_folder(path))
+    return removed
+
+
+def _accepted(copy: Path, original: Callable[[str], bool]) -> bool:
+    """Whether `original` accepts the text of the backup `copy`; never raises: the write it
+    prunes after succeeded, and a backup that cannot be read is none uninstall gives back."""
+    try:
+        with copy.open(encoding="utf-8", newline="") as file:  # \r\n stays \r\n
+            return original(file.read())
+    except Exception:  # noqa: BLE001  # unreadable, or not the file's kind (JSON, TOML, ...)
+        return False
+
+
 def _made_list() -> Path:
     return user_state_dir() / "agent-folders"
 
@@ -104,13 +151,32 @@ def make_folder(folder: Path) -> None:
     for one in reversed(missing):
         sync_folder(one.parent)  # a new folder's name survives a power loss, as the file in it
     if missing:
-        made = _made()
         new = [str(one.resolve()) for one in reversed(missing)]
-        _keep_made([*made, *(one for one in new if one not in made)])
+        with _made_locked():
+            made = _made()
+            _keep_made([*made, *(one for one in new if one not in made)])
+
+
+@contextlib.contextmanager
+def _made_locked() -> Generator[None]:
+    """Hold the lock on the list of folders memidx made, so two installs at once each keep
+    their record (each read the list, then wrote its own over the other's: uninstall left the
+    lost one's folder behind). Waited for FOLDERS_LOCK_WAIT at most, then the list is written
+    without it, best effort as ever: a hung install does not stop every other."""
+    with contextlib.ExitStack() as held:
+        with contextlib.suppress(OSError):  # no lock file to make: nor a list, best effort
+            lock = user_state_dir() / "agent-folders.lock"
+            held.enter_context(file_lock(lock, timeout=FOLDERS_LOCK_WAIT))
+        yield
 
 
 def remove_made(folder: Path) -> None:
     """Remove `folder`, then its parents, while memidx made them and they are empty."""
+    with _made_locked():
+        _remove_made(folder)
+
+
+def _remove_made(folder: Path) -> None:
     made = _made()
     kept = list(made)
     while (key := str(folder.resolve())) in kept and folder.is_dir() and not any(folder.iterdir()):

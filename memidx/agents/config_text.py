@@ -6,6 +6,7 @@ before replacing it atomically."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -15,6 +16,10 @@ from memidx.agents.backups import backup, backups, make_folder
 from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
 from memidx.portable import give_back
+
+TYPE_CHECKING = False  # not typing's, as memidx/portable.py
+if TYPE_CHECKING:
+    from io import FileIO
 
 
 def read_config(path: Path) -> str:
@@ -110,7 +115,7 @@ def write_config(path: Path, text: str, expected: str | None = None) -> Path | N
         unchanged_since(path, expected)
     target = path.resolve() if path.is_symlink() else path
     make_folder(target.parent)
-    _replace(target, text)
+    _replace(target, text, saved)
     return saved
 
 
@@ -122,26 +127,57 @@ def linked(path: Path) -> bool:
     return False
 
 
-def _replace(target: Path, text: str) -> None:
+def _replace(target: Path, text: str, saved: Path | None = None) -> None:
     """Replace `target`'s text, keeping its permissions. A file with other hard links is
     rewritten in place, keeping its inode: a rename would give it a new one, and the dotfiles
-    copy would keep the old text (its backup, taken first, stands in for the atomicity)."""
+    copy would keep the old text (a write that fails part way puts the old bytes back; its
+    backup, `saved`, taken first, is the way back should that fail too)."""
     data = text.encode("utf-8")
     try:
         found: os.stat_result | None = target.stat()
     except FileNotFoundError:
         found = None
     if found is not None and found.st_nlink > 1 and stat.S_ISREG(found.st_mode):
-        with target.open("r+b") as out:
-            out.write(data)
-            out.truncate()
-            out.flush()
-            os.fsync(out.fileno())
+        _rewrite_in_place(target, data, saved)
         return
     mode = None if found is None else stat.S_IMODE(found.st_mode)
     replace_durably(target, data, "memidx.tmp", mode=mode)
     if found is not None:
         give_back(target, found)  # a root install (sudo -E) into the user's home
+
+
+def _rewrite_in_place(target: Path, data: bytes, saved: Path | None) -> None:
+    """Write `data` over `target`'s bytes; a write that fails part way (a full disk, a file
+    size limit) puts the old bytes (its backup's) back before the error is raised, where they
+    were: the file never stays half new. The old bytes fit in blocks the file already had."""
+    with target.open("r+b", buffering=0) as out:  # unbuffered: a failed write leaves no
+        old = out.read()  # bytes pending in a buffer, to land after the old ones are back
+        try:
+            _overwrite(out, data)
+        except OSError as exc:
+            try:
+                _overwrite(out, old)
+            except OSError:
+                raise MemidxError(
+                    f"{target}: cannot write it ({exc.strerror or exc}), nor put its text back",
+                    f"copy its backup {saved} over it" if saved else "check what it holds",
+                ) from exc
+            raise MemidxError(
+                f"{target}: cannot write it ({exc.strerror or exc})",
+                "memidx put its text back as it was: run the command again once it can be written",
+            ) from exc
+
+
+def _overwrite(out: FileIO, data: bytes) -> None:
+    out.seek(0)
+    view = memoryview(data)
+    while view:
+        written = out.write(view)
+        if not written:  # a regular file takes a byte or raises: never loop for ever
+            raise OSError(errno.EIO, "no byte written")
+        view = view[written:]
+    out.truncate()
+    os.fsync(out.fileno())
 
 
 def put_back(path: Path, before: str | None, written: str | None) -> None:

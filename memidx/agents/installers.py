@@ -5,9 +5,11 @@ files, memidx/agents/text_install.py)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, cast
 
+from memidx.agents.backups import prune_backups
 from memidx.agents.config_text import Raced, read_config
 from memidx.agents.install import (
     ConfigFile,
@@ -18,6 +20,7 @@ from memidx.agents.install import (
     states,
     unreadable,
 )
+from memidx.agents.settings import parse_json
 from memidx.agents.text_install import TextFile, plan_text
 
 AnyFile = ConfigFile | TextFile
@@ -56,18 +59,37 @@ def apply_all(files: list[AnyFile], *, remove: bool, dry_run: bool) -> list[Outc
     """Every file's change planned first, then made: a file memidx must leave alone (not valid
     JSON or TOML, someone else's, read-only) stops the whole install before any file is written.
     A file another writer changed meanwhile (Claude Code saves `~/.claude.json` as it runs) is
-    planned again from its new text, a few times, rather than its change overwritten."""
+    planned again from its new text, a few times, rather than its change overwritten. Once
+    every file is written, each changed file's older backups are pruned (prune_backups)."""
     for attempt in range(ATTEMPTS):
         changes = [
             plan_text(one, remove=remove) if isinstance(one, TextFile) else plan(one, remove=remove)
             for one in files
         ]
         try:
-            return carry_out_all(changes, dry_run=dry_run)
+            done = carry_out_all(changes, dry_run=dry_run)
         except Raced:
             if attempt == ATTEMPTS - 1:
                 raise
+            continue
+        for one, outcome in zip(files, done, strict=True):
+            if outcome.changed and not dry_run:
+                prune_backups(one.path, without_memidx(one))
+        return done
     raise AssertionError("unreachable")
+
+
+def without_memidx(one: AnyFile) -> Callable[[str], bool]:
+    """Whether a text of `one`'s file holds none of memidx's entries (uninstall leaves it as
+    it is): a backup uninstall may give back."""
+    if isinstance(one, TextFile):
+        return lambda text: one.uninstall(text) == text
+
+    def holds_none(text: str) -> bool:
+        old = parse_json(text, one.path)
+        return one.uninstall(old) == old
+
+    return holds_none
 
 
 ATTEMPTS = 3
