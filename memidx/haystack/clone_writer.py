@@ -6,8 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.haystack.identity import clone_id
+from memidx.errors import MemidxError
+from memidx.haystack.identity import clone_id, read_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
+from memidx.haystack.kept import kept_folder, restore_segments
 from memidx.haystack.writer import Writer
 from memidx.paths import refuse_links
 
@@ -26,9 +28,25 @@ def clone_writer(config: Config, notice: Callable[[str], None] | None = None) ->
         config.fsync,
         history=lambda: _committed(config, folder),
         committed=_in_head(config, folder),
+        keep=kept_folder(config.state_dir, ident),
     )
     writer.taken_over = taken_over
     return writer
+
+
+def restore_own(config: Config) -> list[Path]:
+    """Write back this clone's open segments git deleted (memidx.haystack.kept); cheap when
+    none is gone: no git is run then."""
+    try:
+        ident = read_id(config.state_dir)
+        if ident is None:
+            return []
+        folder = haystack_folder(config) / ident
+        refuse_links(config.root, folder.relative_to(config.root))
+    except MemidxError:  # the filing that needs the id or the folder says what is wrong
+        return []
+    copies = kept_folder(config.state_dir, ident)
+    return restore_segments(copies, folder, lambda: _committed(config, folder), config.fsync)
 
 
 def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
