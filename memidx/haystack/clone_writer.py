@@ -72,15 +72,19 @@ def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
 
 
 def _committed(config: Config, folder: Path) -> list[str]:
-    """Names of the segments in `folder` in any commit git has: asked only by a writer with no
-    memory of its own segments (the first filing after an upgrade, or a lost .memidx file)."""
+    """Names of the segments in `folder` in any commit git has, a stash's untracked files
+    included: asked only by a writer with no memory of its own segments (the first filing after
+    an upgrade, or a lost .memidx file), and before a kept segment is written back."""
     if not config.in_git:
         return []
     from memidx.git.repo import GitRepo
 
     ref = segment_ref(config, folder)
-    out = GitRepo(config.root).run(  # -z: names as they are; --reflog: commits no ref reaches
-        "log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", f"{ref}/", check=False
-    )
+    # -z: names as they are; --reflog: commits no ref reaches; --full-history: the side
+    # parents too, as that of `git stash -u` holding the untracked files
+    out = GitRepo(config.root).run(
+        "log", "--all", "--reflog", "--full-history", "--format=", "--name-only", "-z",
+        "--", f"{ref}/", check=False,
+    )  # fmt: skip
     names = out.decode("utf-8", "replace").replace("\n", "\0").split("\0")
     return [name.rsplit("/", 1)[-1] for name in names if name]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from memidx.drafts import make_folder, replace_durably
 from memidx.haystack.frames import Record, frame, valid_end
-from memidx.haystack.kept import blank_copies, drop_copies, keep_frame
+from memidx.haystack.kept import blank_copies, copy_of, drop_copies, keep_frame
 from memidx.haystack.segments import SEGMENT_SUFFIX
 from memidx.portable import sync_folder
 from memidx.waited_lock import waited_lock
@@ -89,7 +89,7 @@ class Writer:
         make_folder(self.folder, durable=self.fsync)  # a new writer's folder survives too
         path = self._segment(len(data))
         if self.keep is not None:  # first: a copy that fails leaves the segment as it was
-            copy = self.keep / path.name
+            copy = copy_of(self.keep, path.name)
             with naming(copy):
                 keep_frame(copy, path, path.stat().st_size, data, self.fsync)
         with naming(path), path.open("ab") as out:

@@ -785,6 +785,25 @@ def test_a_turn_filed_then_staged_by_add_all_survives_a_reset_hard(repo: NotesRe
     assert repo.memidx("search", "--json", "--mode", "bm25", "wapiti").json()["hits"]
 
 
+def test_a_segment_git_stash_u_took_is_left_for_stash_pop_to_bring_back(
+    repo: NotesRepo,
+) -> None:
+    """memidx writes back a vanished open segment from .memidx/kept/, but not one a stash
+    holds: `git stash pop` would stop on the file in its way."""
+    from tests.cli.test_haystack_hard import file_turn as filed
+
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit("one")
+    assert repo.memidx("ingest").code == 0
+    filed(repo, {"text": "an acknowledged turn about wapiti", "session": "s"})
+    repo.git("stash", "-q", "-u")
+    assert repo.memidx("sync").code == 0
+
+    repo.git("stash", "pop", "-q")
+    assert repo.memidx("sync").code == 0
+    assert repo.memidx("search", "--json", "--mode", "bm25", "wapiti").json()["hits"]
+
+
 def test_status_names_where_git_keeps_a_staged_segment_a_reset_hard_deleted(
     repo: NotesRepo,
 ) -> None:
