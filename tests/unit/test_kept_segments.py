@@ -80,3 +80,15 @@ def test_a_purge_blanks_the_forgotten_record_in_the_copy_too(tmp_path: Path) -> 
 
     copy = (copy_of(writer.keep or Path(), segment.name)).read_bytes()
     assert b"okapi" not in copy and b"ordinary" in copy and len(copy) == segment.stat().st_size
+
+
+def test_only_the_copy_s_whole_records_are_written_back(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a whole turn"))
+    data = segment.read_bytes()
+    copy = copy_of(writer.keep or Path(), segment.name)
+    copy.write_bytes(copy.read_bytes() + b"KRD1\x00\x00")  # a crash cut the next copy append
+    segment.unlink()
+
+    assert restore_segments(writer.keep or Path(), writer.folder, tuple, False) == [segment]
+    assert segment.read_bytes() == data
