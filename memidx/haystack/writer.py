@@ -129,9 +129,11 @@ class Writer:
         drop_copies(self.keep, lambda name: (self.folder / name).exists())  # all committed
 
     def blank_copies(self, forgotten: set[str]) -> None:
-        """Blank the forgotten records in the copies of its open segments (a purge), holding
-        locked()."""
-        blank_copies(self.keep, forgotten, self.fsync)
+        """Blank the forgotten records in the copies of open segments (a purge), holding
+        locked(): its own, and those a former id of the clone left."""
+        if self.keep is not None and self.keep.parent.is_dir():
+            for folder in sorted(self.keep.parent.iterdir()):
+                blank_copies(folder, forgotten, self.fsync)
 
     def _segment(self, incoming: int) -> Path:
         """The segment written last if it is today's, still holds all this writer wrote there

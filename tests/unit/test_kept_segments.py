@@ -75,11 +75,15 @@ def test_a_purge_blanks_the_forgotten_record_in_the_copy_too(tmp_path: Path) -> 
     secret = new_record("turn", "the secret is okapi")
     segment, _, _ = writer.append(secret)
     writer.append(new_record("turn", "an ordinary turn"))
+    former = copy_of(tmp_path / "state" / "kept" / "old-id", segment.name)  # a former id's
+    former.parent.mkdir()
+    former.write_bytes(segment.read_bytes())
     with writer.locked():
         writer.blank_copies({secret.id})
 
-    copy = (copy_of(writer.keep or Path(), segment.name)).read_bytes()
+    copy = copy_of(writer.keep or Path(), segment.name).read_bytes()
     assert b"okapi" not in copy and b"ordinary" in copy and len(copy) == segment.stat().st_size
+    assert b"okapi" not in former.read_bytes()
 
 
 def test_only_the_copy_s_whole_records_are_written_back(tmp_path: Path) -> None:
