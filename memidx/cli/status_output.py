@@ -62,7 +62,8 @@ def write_status(out: TextIO, status: Status) -> None:
                 "lost",
                 f"{counted(lost, 'record')} in {counted(len(status.segments_vanished), 'segment')}"
                 " gone from disk (git clean removes uncommitted segments, and git reset --hard "
-                "one `git add` staged: `git fsck --lost-found` puts a staged one's bytes in "
+                "one `git add` staged: `memidx sync` writes this clone's back from .memidx/kept/; "
+                "else `git fsck --lost-found` puts a staged one's bytes in "
                 ".git/lost-found/other/, to copy back; a committed one comes back with git "
                 f"checkout); {_first(status, '`memidx sync` drops them')} from the index, or "
                 "reads them again",

@@ -6,8 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.haystack.identity import clone_id
+from memidx.errors import MemidxError
+from memidx.haystack.identity import clone_id, read_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
+from memidx.haystack.kept import kept_folder, restore_segments
 from memidx.haystack.writer import Writer
 from memidx.paths import refuse_links
 
@@ -26,9 +28,25 @@ def clone_writer(config: Config, notice: Callable[[str], None] | None = None) ->
         config.fsync,
         history=lambda: _committed(config, folder),
         committed=_in_head(config, folder),
+        keep=kept_folder(config.state_dir, ident),
     )
     writer.taken_over = taken_over
     return writer
+
+
+def restore_own(config: Config) -> list[Path]:
+    """Write back this clone's open segments git deleted (memidx.haystack.kept); cheap when
+    none is gone: no git is run then."""
+    try:
+        ident = read_id(config.state_dir)
+        if ident is None:
+            return []
+        folder = haystack_folder(config) / ident
+        refuse_links(config.root, folder.relative_to(config.root))
+    except MemidxError:  # the filing that needs the id or the folder says what is wrong
+        return []
+    copies = kept_folder(config.state_dir, ident)
+    return restore_segments(copies, folder, lambda: _committed(config, folder), config.fsync)
 
 
 def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
@@ -54,15 +72,19 @@ def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
 
 
 def _committed(config: Config, folder: Path) -> list[str]:
-    """Names of the segments in `folder` in any commit git has: asked only by a writer with no
-    memory of its own segments (the first filing after an upgrade, or a lost .memidx file)."""
+    """Names of the segments in `folder` in any commit git has, a stash's untracked files
+    included: asked only by a writer with no memory of its own segments (the first filing after
+    an upgrade, or a lost .memidx file), and before a kept segment is written back."""
     if not config.in_git:
         return []
     from memidx.git.repo import GitRepo
 
     ref = segment_ref(config, folder)
-    out = GitRepo(config.root).run(  # -z: names as they are; --reflog: commits no ref reaches
-        "log", "--all", "--reflog", "--format=", "--name-only", "-z", "--", f"{ref}/", check=False
-    )
+    # -z: names as they are; --reflog: commits no ref reaches; --full-history: the side
+    # parents too, as that of `git stash -u` holding the untracked files
+    out = GitRepo(config.root).run(
+        "log", "--all", "--reflog", "--full-history", "--format=", "--name-only", "-z",
+        "--", f"{ref}/", check=False,
+    )  # fmt: skip
     names = out.decode("utf-8", "replace").replace("\n", "\0").split("\0")
     return [name.rsplit("/", 1)[-1] for name in names if name]

@@ -108,6 +108,11 @@ def _bound_path(state: Path) -> str | None:
     return parts[2].strip() if parts and len(parts) == 3 else None
 
 
+def read_id(state: Path) -> str | None:
+    """The clone's writer id as `.memidx/writer-id` holds it, None before the first one."""
+    return _read_id(state)
+
+
 def _read_id(state: Path) -> str | None:
     path = state / "writer-id"
     ident = _read(path)

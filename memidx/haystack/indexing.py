@@ -204,7 +204,11 @@ def sync_records(
 ) -> RecordReport:
     """Index the complete records of every segment on disk and forget those that are gone.
     Segments whose size and modification time match the index are skipped unless `full`, or
-    the index was built by another record reader: then every record is read again."""
+    the index was built by another record reader: then every record is read again. This
+    clone's open segments git deleted are written back first (memidx.haystack.kept)."""
+    from memidx.haystack.clone_writer import restore_own
+
+    restore_own(config)
     report = RecordReport()
     with transaction(store.conn):  # plan inside it too: another writer may have just synced
         reread = reader_changed(store)

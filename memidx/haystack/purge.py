@@ -90,6 +90,7 @@ def purge(
         return done
     writer = clone_writer(config)
     with writer.locked():
+        writer.blank_copies(forgotten)  # a copy of a segment never brings them back
         if not config.in_git:
             _purge_work_tree(config, forgotten, done, pushed, None)
             return done

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from memidx.drafts import make_folder, replace_durably
 from memidx.haystack.frames import Record, frame, valid_end
+from memidx.haystack.kept import blank_copies, copy_of, drop_copies, keep_frame
 from memidx.haystack.segments import SEGMENT_SUFFIX
 from memidx.portable import sync_folder
 from memidx.waited_lock import waited_lock
@@ -51,6 +52,7 @@ class Writer:
         *,
         history: Callable[[], Iterable[str]] = tuple,
         committed: Callable[[str], bool] = lambda name: False,
+        keep: Path | None = None,
     ) -> None:
         self.folder = folder
         self.lock = lock
@@ -60,6 +62,7 @@ class Writer:
         self.fsync = fsync
         self.history = history  # names of this writer's segments in any commit
         self.committed = committed  # whether HEAD holds this segment (committed without close)
+        self.keep = keep  # the copies of its open segments (memidx.haystack.kept), if kept
         # segments this writer took over from the id a copied clone had (old path, new path):
         # the next filing moves their index rows (memidx.haystack.identity)
         self.taken_over: list[tuple[Path, Path]] = []
@@ -85,6 +88,10 @@ class Writer:
         """Write one whole frame (`frame(record)`), holding locked()."""
         make_folder(self.folder, durable=self.fsync)  # a new writer's folder survives too
         path = self._segment(len(data))
+        if self.keep is not None:  # first: a copy that fails leaves the segment as it was
+            copy = copy_of(self.keep, path.name)
+            with naming(copy):
+                keep_frame(copy, path, path.stat().st_size, data, self.fsync)
         with naming(path), path.open("ab") as out:
             offset = out.tell()
             self._remember(path.name, offset + len(data))
@@ -119,6 +126,14 @@ class Writer:
         remembered = self._remembered()
         if remembered is not None:
             self._remember(remembered[0], remembered[1], closed=True)
+        drop_copies(self.keep, lambda name: (self.folder / name).exists())  # all committed
+
+    def blank_copies(self, forgotten: set[str]) -> None:
+        """Blank the forgotten records in the copies of open segments (a purge), holding
+        locked(): its own, and those a former id of the clone left."""
+        if self.keep is not None and self.keep.parent.is_dir():
+            for folder in sorted(self.keep.parent.iterdir()):
+                blank_copies(folder, forgotten, self.fsync)
 
     def _segment(self, incoming: int) -> Path:
         """The segment written last if it is today's, still holds all this writer wrote there
@@ -129,6 +144,7 @@ class Writer:
         if remembered is not None and not remembered[2] and self.committed(remembered[0]):
             remembered = (*remembered[:2], True)  # committed by plain git, or close() was cut
             self._remember(*remembered[:2], closed=True)
+            drop_copies(self.keep, self.committed)
         if remembered is not None and not remembered[2]:
             name, size, _ = remembered
             path = self.folder / name

@@ -770,14 +770,6 @@ def test_a_sync_that_reads_every_note_again_never_takes_the_index_back(
     assert status["index"]["indexed_commit"] == second and status["healthy"], status
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="git reset --hard deletes a file `git add -A` staged but no commit holds: the open "
-    "segment goes with every turn not yet shared (status lists them as lost; only git's "
-    "object store keeps the blob, until gc). Git runs no hook before it (HEAD does not move), "
-    "so keeping them means keeping open segments out of `git add -A` (info/exclude until memidx "
-    "commits them), which changes how plain git commits segments: the lead's decision",
-)
 def test_a_turn_filed_then_staged_by_add_all_survives_a_reset_hard(repo: NotesRepo) -> None:
     from tests.cli.test_haystack_hard import file_turn as filed
 
@@ -793,11 +785,31 @@ def test_a_turn_filed_then_staged_by_add_all_survives_a_reset_hard(repo: NotesRe
     assert repo.memidx("search", "--json", "--mode", "bm25", "wapiti").json()["hits"]
 
 
+def test_a_segment_git_stash_u_took_is_left_for_stash_pop_to_bring_back(
+    repo: NotesRepo,
+) -> None:
+    """memidx writes back a vanished open segment from .memidx/kept/, but not one a stash
+    holds: `git stash pop` would stop on the file in its way."""
+    from tests.cli.test_haystack_hard import file_turn as filed
+
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit("one")
+    assert repo.memidx("ingest").code == 0
+    filed(repo, {"text": "an acknowledged turn about wapiti", "session": "s"})
+    repo.git("stash", "-q", "-u")
+    assert repo.memidx("sync").code == 0
+
+    repo.git("stash", "pop", "-q")
+    assert repo.memidx("sync").code == 0
+    assert repo.memidx("search", "--json", "--mode", "bm25", "wapiti").json()["hits"]
+
+
 def test_status_names_where_git_keeps_a_staged_segment_a_reset_hard_deleted(
     repo: NotesRepo,
 ) -> None:
-    """Until then: status names the lost turn and `git fsck --lost-found`, which gives the
-    segment's bytes back; copied to its path, the turn is found again, as it was."""
+    """Without memidx's copy (.memidx/kept/ deleted with the index): status names the lost
+    turn and `git fsck --lost-found`, which gives the segment's bytes back; copied to its path,
+    the turn is found again, as it was."""
     from tests.cli.test_haystack_hard import file_turn as filed
 
     repo.note("a.md", "Alpha", "alpha words")
@@ -808,6 +820,7 @@ def test_status_names_where_git_keeps_a_staged_segment_a_reset_hard_deleted(
     repo.git("add", "-A")
     repo.git("reset", "-q", "--hard")
     assert not segment.exists()
+    shutil.rmtree(repo.root / ".memidx" / "kept")
 
     status = repo.memidx("status")
     assert status.code == 1 and "1 record in 1 segment gone from disk" in status.out
@@ -854,16 +867,6 @@ def test_a_pull_stopped_on_a_conflict_in_pyproject_names_it_in_every_command(
         ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a peer's `git mv notes kb` with notes_dir = kb moves only what git tracks: this "
-    "clone's open segment stays in notes/haystack/<id>/, and the next sync drops its turns from "
-    "the index without a word (status healthy, no 'lost' line; `haystack commit` leaves it "
-    "untracked). Fix: when the indexed notes_dir differs, carry this clone's own untracked "
-    "segments (ids in memidx-writers) from the old folder to the new one, as a local `git mv` "
-    "does; at least list them in status (index/sync.py settings_changed, haystack/indexing.py "
-    "sync_records)",
-)
 def test_a_notes_folder_a_peer_renamed_keeps_this_clone_s_unshared_turns(tmp_path: Path) -> None:
     from tests.cli.test_haystack_hard import file_turn as filed
     from tests.helpers import clean_env

@@ -1,0 +1,120 @@
+"""A copy of each of this clone's segments no commit holds yet, in `.memidx/kept/<writer id>/`.
+
+Git deletes an open segment without running any hook first: `git add -A` then `git reset
+--hard` removes the staged file (no commit holds it), `git clean -fd` the untracked one, and a
+peer's rename of the notes folder leaves it behind in the old folder. The writer appends each
+frame to the copy before the segment, so every acknowledged record is in both; `memidx sync`
+writes a vanished segment back from its copy, in the notes folder of now, never over a file
+that exists. A copy goes once HEAD holds its segment (git then keeps the bytes)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from memidx.drafts import make_folder, replace_durably
+from memidx.haystack.blanking import blanked_or_none
+from memidx.haystack.frames import valid_end
+from memidx.haystack.segments import SEGMENT_SUFFIX
+from memidx.portable import sync_folder
+
+KEPT = "kept"  # under the state folder (.memidx/), which git ignores
+# a copy is not named `*.krd`: nothing that looks for segments (`find`, a glob, `git ls-files
+# --others` without --exclude-standard) finds it
+COPY_SUFFIX = ".copy"
+
+
+def kept_folder(state_dir: Path, ident: str) -> Path:
+    """Where the copies of writer `ident`'s open segments are kept."""
+    return state_dir / KEPT / ident
+
+
+def copy_of(folder: Path, segment: str) -> Path:
+    """The copy of the segment named `segment` in the kept `folder`."""
+    return folder / f"{segment}{COPY_SUFFIX}"
+
+
+def keep_frame(copy: Path, segment: Path, offset: int, data: bytes, durable: bool) -> None:
+    """Append the frame about to be written at `offset` of `segment` to the segment's copy; a
+    copy that does not end at `offset` (none yet, a crash cut it, a torn tail went aside, the
+    segment was taken over) is first made anew from the segment's first `offset` bytes."""
+    make_folder(copy.parent, durable=durable)
+    try:
+        size = copy.stat().st_size
+    except FileNotFoundError:
+        size = -1
+    if size != offset:
+        with segment.open("rb") as source:
+            head = source.read(offset)
+        replace_durably(copy, head + data, "tmp", durable=durable)
+        return
+    with copy.open("ab") as out:
+        out.write(data)
+        out.flush()
+        if durable:
+            os.fsync(out.fileno())
+
+
+def drop_copies(folder: Path | None, committed: Callable[[str], bool]) -> None:
+    """Remove the copies of the segments a commit now holds."""
+    for copy, name in _copies(folder):
+        if committed(name):
+            copy.unlink(missing_ok=True)
+
+
+def restore_segments(
+    folder: Path, target: Path, history: Callable[[], Iterable[str]], durable: bool
+) -> list[Path]:
+    """Write back into `target` (the writer's segment folder) each segment kept in `folder`
+    that is gone from it and that no commit holds (a checkout or `git stash pop` brings that
+    back, and would stop on a file in its way). Only the copy's whole records are written,
+    into a new file: one that exists is never touched."""
+    missing = [(c, name) for c, name in _copies(folder) if not (target / name).exists()]
+    if not missing:
+        return []
+    in_commits = set(history())
+    restored: list[Path] = []
+    for copy, name in missing:
+        if name in in_commits:
+            continue  # the copy stays until memidx sees the segment committed at HEAD
+        data = copy.read_bytes()
+        if _write_new(target / name, data[: valid_end(data)], durable):
+            restored.append(target / name)
+    return restored
+
+
+def blank_copies(folder: Path | None, forgotten: set[str], durable: bool) -> int:
+    """Blank the forgotten records in the copies too (`haystack purge`); how many changed."""
+    changed = 0
+    for copy, _ in _copies(folder):
+        new = blanked_or_none(copy.read_bytes(), forgotten)
+        if new is not None:
+            replace_durably(copy, new, "purge", durable=durable)
+            changed += 1
+    return changed
+
+
+def _copies(folder: Path | None) -> list[tuple[Path, str]]:
+    """Each copy in `folder` and the name of its segment."""
+    if folder is None or not folder.is_dir():
+        return []
+    found = sorted(folder.glob(f"*{SEGMENT_SUFFIX}{COPY_SUFFIX}"))
+    return [(copy, copy.name.removesuffix(COPY_SUFFIX)) for copy in found]
+
+
+def _write_new(path: Path, data: bytes, durable: bool) -> bool:
+    """Write `data` into `path` only if no file is there; False when one is."""
+    make_folder(path.parent, durable=durable)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+        out.flush()
+        if durable:
+            os.fsync(out.fileno())
+    if durable:
+        sync_folder(path.parent)
+    return True

@@ -1,0 +1,98 @@
+"""The copies of open segments under .memidx/kept/: what git deletes, sync writes back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memidx.haystack.frames import new_record, scan_bytes
+from memidx.haystack.kept import copy_of, restore_segments
+from memidx.haystack.writer import Writer
+
+
+def _writer(tmp_path: Path) -> Writer:
+    return Writer(
+        tmp_path / "notes" / "w", tmp_path / "state" / "lock", 1 << 20, fsync=False,
+        keep=tmp_path / "state" / "kept" / "w",
+    )  # fmt: skip
+
+
+def test_a_segment_git_deleted_comes_back_byte_for_byte(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "first turn about wapiti"))
+    writer.append(new_record("turn", "second turn about gnu"))
+    data = segment.read_bytes()
+    segment.unlink()  # git reset --hard of a staged segment, or git clean
+
+    assert restore_segments(writer.keep or Path(), writer.folder, tuple, False) == [segment]
+    assert segment.read_bytes() == data
+
+
+def test_a_file_at_the_segment_s_path_is_never_overwritten(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a turn"))
+    segment.write_bytes(b"the person's own bytes")
+
+    assert restore_segments(writer.keep or Path(), writer.folder, tuple, False) == []
+    assert segment.read_bytes() == b"the person's own bytes"
+
+
+def test_a_copy_lost_or_cut_is_made_anew_from_the_segment(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "before the copy was lost"))
+    copy = copy_of(writer.keep or Path(), segment.name)
+    copy.unlink()
+    writer.append(new_record("turn", "after"))
+    assert copy.read_bytes() == segment.read_bytes()
+    copy.write_bytes(copy.read_bytes()[:-3])  # a crash cut the copy's last append
+    writer.append(new_record("turn", "and one more"))
+
+    assert copy.read_bytes() == segment.read_bytes()
+    assert len(scan_bytes(copy.read_bytes()).records) == 3
+
+
+def test_a_segment_a_commit_holds_is_left_to_git(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a committed turn"))
+    segment.unlink()  # an older commit checked out: the next checkout brings it back
+
+    assert (
+        restore_segments(writer.keep or Path(), writer.folder, lambda: [segment.name], False) == []
+    )
+    assert not segment.exists()
+
+
+def test_a_commit_of_the_segments_drops_their_copies(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a turn"))
+    with writer.locked():
+        writer.close()
+
+    assert not (copy_of(writer.keep or Path(), segment.name)).exists()
+
+
+def test_a_purge_blanks_the_forgotten_record_in_the_copy_too(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    secret = new_record("turn", "the secret is okapi")
+    segment, _, _ = writer.append(secret)
+    writer.append(new_record("turn", "an ordinary turn"))
+    former = copy_of(tmp_path / "state" / "kept" / "old-id", segment.name)  # a former id's
+    former.parent.mkdir()
+    former.write_bytes(segment.read_bytes())
+    with writer.locked():
+        writer.blank_copies({secret.id})
+
+    copy = copy_of(writer.keep or Path(), segment.name).read_bytes()
+    assert b"okapi" not in copy and b"ordinary" in copy and len(copy) == segment.stat().st_size
+    assert b"okapi" not in former.read_bytes()
+
+
+def test_only_the_copy_s_whole_records_are_written_back(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a whole turn"))
+    data = segment.read_bytes()
+    copy = copy_of(writer.keep or Path(), segment.name)
+    copy.write_bytes(copy.read_bytes() + b"KRD1\x00\x00")  # a crash cut the next copy append
+    segment.unlink()
+
+    assert restore_segments(writer.keep or Path(), writer.folder, tuple, False) == [segment]
+    assert segment.read_bytes() == data
