@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 from memidx.errors import MemidxError
+from memidx.secrets.linear import linear
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every commit-msg check ~2 ms
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ KEYWORD_WORDS = (
 @cache
 def _screen() -> tuple[re.Pattern[str], ...]:
     return tuple(
-        re.compile(pattern, flags)
+        linear(re.compile(pattern, flags))[0]
         for patterns in TOKEN_PATTERNS.values()
         for pattern, flags in patterns
     )
@@ -218,6 +219,8 @@ def library_finders() -> tuple[tuple[str, Spans], ...]:
     for module, name, kind in PLUGINS:
         plugin: Any = getattr(modules[module], name)()
         plugin.verify = _refuse  # belt and braces: never called, and never able to send
+        if "analyze_string" in type(plugin).__dict__:  # it reads its denylist's findall
+            plugin.denylist = [linear(pattern)[0] for pattern in plugin.denylist]
         found.append((kind, _spans(plugin)))
     return tuple(found)
 
@@ -239,14 +242,15 @@ def _spans(plugin: Any) -> Spans:
                     yield start, start + len(secret)
                     start = text.find(secret, start + len(secret))
             return
-        for pattern in denylist:
+        for library_pattern in denylist:
+            pattern, whole = linear(library_pattern)
             for match in pattern.finditer(text):
-                groups = [g for g in range(1, (pattern.groups or 0) + 1) if match.group(g)]
-                best = max(groups, key=lambda g: len(match.group(g)), default=0)
-                if best and len(match.group(best)) >= 8:
+                groups = [g for g in range(whole + 1, pattern.groups + 1) if match.group(g)]
+                best = max(groups, key=lambda g: len(match.group(g)), default=whole)
+                if best != whole and len(match.group(best)) >= 8:
                     yield match.span(best)
                 else:
-                    yield match.span()
+                    yield match.span(whole)
 
     return spans
 

@@ -85,6 +85,7 @@ PURE = [
     "memidx.agents.launcher",
     "memidx.secrets.patterns",
     "memidx.secrets.netrc",
+    "memidx.secrets.linear",
 ]
 IO_MODULES = {"sqlite3", "subprocess", "socket", "fcntl", "shutil", "tempfile", "git",
               "fastembed", "onnxruntime", "tokenizers"}  # fmt: skip

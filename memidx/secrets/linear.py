@@ -1,0 +1,49 @@
+"""Linear stand-ins for the detect-secrets patterns that backtrack quadratically (pure).
+
+Tried at every `eyJ`, `sk-` or `//`, the library's JWT, OpenAI and npm patterns scan to the end
+of the run of characters they may span and back: a paste of `eyJeyJeyJ...` or `sk-sk-...` cost
+time quadratic in its length (9 s for 150 KB), in C, where no hook's deadline can stop it. Each
+stand-in tries its pattern only at the first such prefix of each run. Where the first one fails,
+every later one in the run fails too (their characters reach the same end of the run, and a
+later start adds no place to end: the patterns begin with the prefix, and the prefix cannot
+overlap itself), and a match leaves no other match in its run, so the stand-in finds the same
+matches. tests/unit/test_secrets_linear.py checks both, and that they stay linear.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+
+def first_in_run(run: str, prefix: str, pattern: str) -> str:
+    """`pattern`, which starts with `prefix`, tried only at the first `prefix` of each run of
+    `run` characters, as group 1 (the run's characters before it are matched but not kept)."""
+    return rf"(?<!{run})(?>{run}*?(?={re.escape(prefix)}))({pattern})"
+
+
+# detect-secrets 1.5.0's patterns (library.TOKEN_PATTERNS) and their stand-ins: group 1 of a
+# stand-in is the library pattern's whole match, its later groups the library pattern's own.
+JWT = r"eyJ[A-Za-z0-9-_=]+\.[A-Za-z0-9-_=]+\.?[A-Za-z0-9-_.+/=]*?"
+OPENAI = r"sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}"
+NPM = r"\/\/.+\/:_authToken=\s*((npm_.+)|([A-Fa-f0-9-]{36})).*"
+STAND_INS = {
+    # the JWT's lazy tail always matches nothing; possessive: `.` is not a run character
+    JWT: first_in_run("[A-Za-z0-9-_=]", "eyJ", r"eyJ[A-Za-z0-9-_=]++\.[A-Za-z0-9-_=]++\.?"),
+    OPENAI: first_in_run("[A-Za-z0-9-_]", "sk-", OPENAI),
+    NPM: first_in_run(r"[^\n]", "//", NPM),  # `.` spans a line
+}
+
+
+def linear(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], int]:
+    """The pattern to run in place of a library pattern, and which of its groups is the
+    library pattern's whole match (0: it is the library's own)."""
+    stand_in = STAND_INS.get(pattern.pattern)
+    if stand_in is None:
+        return pattern, 0
+    return _compiled(stand_in, pattern.flags), 1
+
+
+@cache
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
