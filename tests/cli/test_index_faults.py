@@ -305,7 +305,8 @@ def test_a_turn_the_full_disk_cut_fails_in_one_line_naming_its_segment_and_loses
 
         assert cut.code == 1, cut
         assert cut.err.count("\n") == 1 and "Traceback" not in cut.err, cut.err
-        assert "the record was not filed" in cut.err and segment in cut.err, cut.err
+        # the segment's copy in .memidx/kept/ is appended first, so the line may name either
+        assert "the record was not filed" in cut.err and Path(segment).name in cut.err, cut.err
         assert "free space" in cut.err, cut.err
         assert (repo.root / segment).read_bytes().startswith(before)
         filler.unlink()
