@@ -11,7 +11,7 @@ import re
 import stat
 from pathlib import Path
 
-from memidx.portable import process_alive
+from memidx.portable import file_identity, process_alive
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,6 +49,13 @@ def clear_starting(folder: Path) -> list[Path]:
             continue  # gone meanwhile, or not ours to remove: the next start tries again
         gone.append(path)
     return gone
+
+
+def unlink_own(path: Path, bound: tuple[int, int] | None) -> None:
+    """Remove the socket `path` if it is the one a server bound (`bound`, its file_identity):
+    never a later server's, after `.memidx` was deleted and another started."""
+    if file_identity(path) == bound:
+        path.unlink(missing_ok=True)
 
 
 def peer_pid(conn: socket.socket) -> int | None:

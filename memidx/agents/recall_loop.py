@@ -29,7 +29,7 @@ from memidx.code_stamp import code_stamp
 from memidx.config import Config
 from memidx.errors import NewerIndex
 from memidx.portable import file_identity
-from memidx.sockets import clear_starting, starting_name
+from memidx.sockets import clear_starting, starting_name, unlink_own
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,19 +59,12 @@ def serve_on(
         listen(server, path)
         bound = file_identity(path)
         if owned is not None:
-            owned.append(lambda: _unlink_own(path, bound))
+            owned.append(lambda: unlink_own(path, bound))
         try:
             server.settimeout(1.0)
             _loop(server, recaller, idle, config_key(config), lambda: file_identity(path) == bound)
         finally:
-            _unlink_own(path, bound)
-
-
-def _unlink_own(path: Path, bound: tuple[int, int] | None) -> None:
-    """Remove the socket if it is the one this server bound: never a later server's (after
-    `.memidx` was deleted and another started)."""
-    if file_identity(path) == bound:
-        path.unlink(missing_ok=True)
+            unlink_own(path, bound)
 
 
 def listen(server: socket.socket, path: Path) -> None:

@@ -23,7 +23,7 @@ from memidx.mcp.leftovers import clear_stale
 from memidx.mcp.serve import Workers, log, start_logging
 from memidx.mcp.shared import BUSY, GREETING, lock_for
 from memidx.portable import file_identity
-from memidx.sockets import clear_starting, starting_name
+from memidx.sockets import clear_starting, starting_name, unlink_own
 
 IDLE_VARIABLE = "MEMIDX_MCP_IDLE"
 IDLE_EXIT = 3600.0
@@ -125,7 +125,7 @@ async def _listen(
 
     listener = await _listening(path)
     bound = file_identity(path)
-    owned.append(lambda: _unlink_own(path, bound))
+    owned.append(lambda: unlink_own(path, bound))
 
     def recorded(active: int) -> None:
         if _names_this_process(record):
@@ -137,14 +137,7 @@ async def _listen(
             group.start_soon(sessions.watch, idle, path, bound, group.cancel_scope)
             await listener.serve(sessions.handle, task_group=group)
     finally:
-        _unlink_own(path, bound)
-
-
-def _unlink_own(path: Path, bound: tuple[int, int] | None) -> None:
-    """Remove the socket if it is the one this server bound: never another server's (after
-    `.memidx` was deleted and another started)."""
-    if file_identity(path) == bound:
-        path.unlink(missing_ok=True)
+        unlink_own(path, bound)
 
 
 async def _listening(path: Path) -> Any:
