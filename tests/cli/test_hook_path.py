@@ -32,11 +32,7 @@ def hook_imports(repo: NotesRepo, **env: str) -> tuple[str, set[str]]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    modules = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
+    modules = imported(done.stderr)
     return done.stdout, modules
 
 
@@ -91,6 +87,15 @@ def test_the_default_hook_starts_the_background_embed_without_the_model_module(
     assert "memidx.embed.model" not in modules
     assert "numpy" not in modules
     wait_for_vectors(repo, models_dir)
+
+
+def imported(stderr: str) -> set[str]:
+    """The modules `python -X importtime` reported importing, from its stderr."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
 
 
 def wait_for_vectors(repo: NotesRepo, models_dir: Path) -> None:
@@ -159,11 +164,7 @@ def test_the_commit_message_check_starts_without_the_parser_or_the_staged_checks
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    modules = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
+    modules = imported(done.stderr)
     assert HEAVY.isdisjoint(modules), HEAVY & modules  # dataclasses: memidx.frozen instead
     assert "subprocess" not in modules  # git is asked only when an editor was used
     slow = ("memidx.githooks.checks", "memidx.githooks.secret_check", "memidx.notes")
