@@ -719,6 +719,17 @@ def _a_checkout_and_its_hook_meanwhile(
     return moved
 
 
+def _indexed_one_commit_behind(repo: NotesRepo) -> str:
+    """Two commits, the first checked out and indexed; the second's hash."""
+    repo.note("a.md", "Alpha", "alpha words")
+    first = repo.commit("one")
+    repo.note("b.md", "Beta", "beta words")
+    second = repo.commit("two")
+    repo.git("checkout", "-q", "--detach", first)
+    assert repo.memidx("ingest").code == 0
+    return second
+
+
 @pytest.mark.parametrize("command", [("ingest",), ("reconcile", "--fix")])
 def test_a_rebuild_that_read_head_before_a_checkout_never_takes_the_index_back(
     repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
@@ -727,12 +738,7 @@ def test_a_rebuild_that_read_head_before_a_checkout_never_takes_the_index_back(
     a big memory); a pull or checkout whose hook indexes the newer HEAD meanwhile must not be
     undone by the rebuild applying the HEAD it read first: the index would end behind HEAD,
     with no hook failure to tell, until the next git operation."""
-    repo.note("a.md", "Alpha", "alpha words")
-    first = repo.commit("one")
-    repo.note("b.md", "Beta", "beta words")
-    second = repo.commit("two")
-    repo.git("checkout", "-q", "--detach", first)
-    assert repo.memidx("ingest").code == 0
+    second = _indexed_one_commit_behind(repo)
     moved = _a_checkout_and_its_hook_meanwhile(repo, monkeypatch, second)
 
     assert repo.memidx(*command).code == 0
@@ -753,12 +759,7 @@ def test_a_sync_that_reads_every_note_again_never_takes_the_index_back(
 
     from memidx.index.sync import SETTINGS
 
-    repo.note("a.md", "Alpha", "alpha words")
-    first = repo.commit("one")
-    repo.note("b.md", "Beta", "beta words")
-    second = repo.commit("two")
-    repo.git("checkout", "-q", "--detach", first)
-    assert repo.memidx("ingest").code == 0
+    second = _indexed_one_commit_behind(repo)
     with closing(sqlite3.connect(repo.root / ".memidx" / "index.sqlite")) as conn, conn:
         conn.execute("UPDATE state SET value = 'other settings' WHERE key = ?", (SETTINGS,))
     moved = _a_checkout_and_its_hook_meanwhile(repo, monkeypatch, second)
