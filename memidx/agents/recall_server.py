@@ -29,6 +29,7 @@ MAX_REQUEST = 4 * 1024 * 1024
 READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 IDLE_EXIT = 3600.0  # seconds without a request before the server exits
 MAX_REQUESTS = 1_000_000
+PID_NAME = "recall.pid"  # the running server's pid, written by the lock's holder only
 STARTED = "recall.started"  # touched by the hook that starts a server, removed by the server
 START_GRACE = 10.0  # seconds a started server has to take its lock before hooks start another
 SOCKET_NAME = "recall.sock"
@@ -48,7 +49,7 @@ def socket_path(config: Config) -> Path | None:
     """The server's socket: `.memidx/agents/recall.sock`, or where that path is too long for a
     socket (a memory in a deep folder), one named after the memory's folder in the user's
     runtime folder, which must be private; None where there can be none."""
-    local = _folder(config) / SOCKET_NAME
+    local = server_folder(config) / SOCKET_NAME
     if len(str(local)) <= MAX_SOCKET_PATH:
         return local
     from memidx.portable import private_dir, runtime_dir
@@ -63,7 +64,7 @@ def socket_path(config: Config) -> Path | None:
     return path
 
 
-def _folder(config: Config) -> Path:
+def server_folder(config: Config) -> Path:
     """The server's lock, pid and log, wherever its socket is."""
     return config.state_dir / "agents"
 
@@ -135,7 +136,7 @@ def starting(config: Config) -> bool:
     """Whether a server holds its lock (it may still be loading the model)."""
     from memidx.portable import file_lock
 
-    lock = _folder(config) / "recall.lock"
+    lock = server_folder(config) / "recall.lock"
     if not lock.exists():
         return False
     try:
@@ -164,7 +165,7 @@ def start(config: Config) -> None:
 
     if socket_path(config) is None or starting(config) or _started_lately(config):
         return
-    log_path = _folder(config) / "recall-server.log"
+    log_path = server_folder(config) / "recall-server.log"
     # the child serves this very memory (-C: never by changing this process's environment)
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
     try:
@@ -180,7 +181,7 @@ def _started_lately(config: Config) -> bool:
     """Whether a hook started a server within START_GRACE seconds (marking it so now if not):
     twenty hooks at once that found no server each started one, nineteen of which loaded
     memidx only to find the first's lock, on the cores the hooks' own recall needed."""
-    mark = _folder(config) / STARTED
+    mark = server_folder(config) / STARTED
     with contextlib.suppress(OSError):
         if time.time() - mark.stat().st_mtime < START_GRACE:
             return True
@@ -202,13 +203,13 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
     if path is None:
         print("memidx: error: no private folder for the recall server's socket", file=sys.stderr)
         return 1
-    _folder(config).mkdir(parents=True, exist_ok=True)
-    lock = _folder(config) / "recall.lock"
+    server_folder(config).mkdir(parents=True, exist_ok=True)
+    lock = server_folder(config) / "recall.lock"
     with stopped_by_signals() as stop, file_lock(lock, wait=False) as mine:
         if not mine:
             return 0
-        (_folder(config) / STARTED).unlink(missing_ok=True)  # started: the lock says so now
-        pid = _folder(config) / "recall.pid"
+        (server_folder(config) / STARTED).unlink(missing_ok=True)  # started: the lock says so now
+        pid = server_folder(config) / PID_NAME
         try:
             write_pid(pid)
             stop.owned.append(lambda: forget_pid(pid))  # a stop past its limit removes it too

@@ -14,7 +14,7 @@ import contextlib
 import time
 from pathlib import Path
 
-from memidx.agents.recall_server import starting
+from memidx.agents.recall_server import PID_NAME, server_folder, starting
 from memidx.config import Config
 
 SUSPECT = "recall.suspect"
@@ -30,8 +30,8 @@ def found_wedged(config: Config, pid: object) -> bool:
     """Mark the server `pid` (the process listening on the memory's socket, which accepted a
     hook and did not acknowledge it) suspect, or end it when it was suspect already and is
     provably this memory's recall server; True when it was ended."""
-    folder = config.state_dir / "agents"
-    if not isinstance(pid, int) or _recorded(folder / "recall.pid") != pid or not starting(config):
+    folder = server_folder(config)
+    if not isinstance(pid, int) or _recorded(folder / PID_NAME) != pid or not starting(config):
         return False  # not the server recall.pid names while holding its lock: not memidx's
     mark = folder / SUSPECT
     age = _age(mark) if _recorded(mark) == pid else None
@@ -58,7 +58,7 @@ def acknowledged(config: Config) -> None:
     """Forget the mark: a server acknowledged a hook since, so a stall of the machine marked
     it, and only two stalls with no acknowledgement between them end a server (~10 us)."""
     with contextlib.suppress(OSError):
-        (config.state_dir / "agents" / SUSPECT).unlink()
+        (server_folder(config) / SUSPECT).unlink()
 
 
 def _age(path: Path) -> float | None:
