@@ -54,13 +54,14 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print(json.dumps({
             "schema": "memidx.purge/1", "blanked": done.blanked,
-            "rewritten_commits": done.rewritten_commits, "pushed": done.pushed,
+            "rewritten_commits": done.rewritten_commits, "torn": done.torn, "pushed": done.pushed,
             "other_writers": others,
             "blobs": _blobs(done.blobs), "rewritten_refs": done.rewritten_refs,
             "held": [{"ref": held.ref, "run": held.run} for held in done.held],
             "work_trees": {
                 path: {
                     "blanked": part.blanked, "rewritten_commits": part.rewritten_commits,
+                    "torn": part.torn,
                     "pushed": part.pushed, "blobs": _blobs(part.blobs),
                 }
                 for path, part in done.work_trees.items()
@@ -77,6 +78,8 @@ def purge(args: argparse.Namespace, config: Config) -> int:
                 else ""
             )
         )
+        if done.torn:
+            print(_torn_line(done.torn))
         for ref, count in done.rewritten_refs.items():
             print(f"rebuilt {count} unpushed commits of {ref}")
         for path, part in done.work_trees.items():
@@ -84,6 +87,7 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             print(
                 f"in {printable(path)}: blanked {total} forgotten record"
                 f"{'s' if total != 1 else ''}; rebuilt {part.rewritten_commits} unpushed commits"
+                + (f"; {_torn_line(part.torn)}" if part.torn else "")
             )
         for line in dict.fromkeys(f"{ref} {old} {new}" for ref, (old, new) in pairs):
             print(line)  # for the rewrite: each work tree's HEAD may hold another blob
@@ -112,6 +116,10 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     if done.failed is not None:
         raise done.failed  # after what was done is said and every index follows it
     return 1 if done.held or unfollowed or others or (done.pushed and not args.pushed) else 0
+
+
+def _torn_line(count: int) -> str:
+    return f"blanked {count} torn tail{'s' if count != 1 else ''} in .memidx/torn"
 
 
 def _follow(config: Config, done: Purged) -> list[str]:

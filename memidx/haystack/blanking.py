@@ -1,13 +1,23 @@
 """A forgotten record's bytes leave a segment by a frame of the same length that keeps only
 its id, kind, drawer and time (`memidx haystack purge`): pure functions over a segment's bytes,
-so every other record keeps its offset (its ref)."""
+so every other record keeps its offset (its ref).
+
+`forgotten` holds the ids of the forgotten records and the content hashes of their texts
+(hashes_of). A whole record is blanked by its id only: another record with the same text is
+not forgotten. Bytes that are no whole record (a torn tail a crash left, damage, a `.torn`
+file's tails) are blanked when they name either: a record's JSON has its keys sorted, so any
+of its text comes after its `hash` and `id` (a retry after a crash files the same text under a
+new id, with the same hash). Such a span keeps its first 8 bytes (a frame's header) and the
+rest becomes spaces: it stays as unreadable as it was, and the same length."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from itertools import pairwise
 
 from memidx.hashes import content_hash
-from memidx.haystack.frames import FORGET, HEADER, MAGIC, Located, scan_bytes
+from memidx.haystack.frames import FORGET, HEADER, MAGIC, MAX_RECORD_BYTES, Located, scan_bytes
 
 
 def blank_frame(located: Located) -> bytes:
@@ -30,14 +40,29 @@ def blank_frame(located: Located) -> bytes:
 
 
 def blanked(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
-    """The segment's bytes with every forgotten record blanked; and how many were."""
+    """The segment's bytes with every forgotten record blanked, and every span of bytes that
+    is no whole record (damage, the torn tail) and names one; and how many were."""
     out = bytearray(data)
     count = 0
-    for located in scan_bytes(data).records:
+    scan = scan_bytes(data)
+    for located in scan.records:
         record = located.record
         if record.id in forgotten and record.text.strip() and record.kind != FORGET:
             out[located.offset : located.offset + located.length] = blank_frame(located)
             count += 1
+    whole = {located.offset for located in scan.records}
+    spans = [(d.offset, d.offset + d.length) for d in scan.damaged if d.offset not in whole]
+    for start, end in [*spans, (scan.end, len(data))]:
+        count += _blank_span(out, start, end, forgotten)
+    return bytes(out), count
+
+
+def blanked_torn(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
+    """A `.torn` file's bytes (torn tails appended one after another, each from a frame's
+    header on) with each tail that names a forgotten id or hash blanked; and how many were."""
+    starts = [0, *_headers(data), len(data)]
+    out = bytearray(data)
+    count = sum(_blank_span(out, a, b, forgotten) for a, b in pairwise(starts) if a < b)
     return bytes(out), count
 
 
@@ -53,3 +78,39 @@ def blanked_or_none(data: bytes, forgotten: set[str]) -> bytes | None:
 def names_any(data: bytes, forgotten: set[str]) -> bool:
     """Whether the segment's bytes name a forgotten id at all (a frame holds its id as is)."""
     return any(ident.encode() in data for ident in forgotten)
+
+
+def hashes_of(segments: Iterable[bytes], ids: set[str]) -> set[str]:
+    """The content hashes of the texts of the records with these ids in `segments` (the
+    bytes of segment files), blank ones left out: a blanked frame's text is spaces."""
+    found: set[str] = set()
+    for data in segments:
+        if names_any(data, ids):
+            found.update(
+                located.record.hash for located in scan_bytes(data).records
+                if located.record.id in ids and located.record.text.strip()
+                and located.record.kind != FORGET
+            )  # fmt: skip
+    return found
+
+
+def _blank_span(out: bytearray, start: int, end: int, forgotten: set[str]) -> int:
+    """Blank out[start:end] after its first header's worth of bytes if it names any of
+    `forgotten`; 1 when it did."""
+    keep = min(start + HEADER.size, end)
+    if keep == end or not names_any(bytes(out[keep:end]), forgotten):
+        return 0
+    out[keep:end] = b" " * (end - keep)
+    return 1
+
+
+def _headers(data: bytes) -> list[int]:
+    """The offsets after 0 where a frame's header starts: `KRD1` and a length a frame can
+    have (inside JSON the four bytes after `KRD1` are printable text: far too long)."""
+    found: list[int] = []
+    at = data.find(MAGIC, 1)
+    while at != -1:
+        if at + HEADER.size <= len(data) and HEADER.unpack_from(data, at)[1] <= MAX_RECORD_BYTES:
+            found.append(at)
+        at = data.find(MAGIC, at + 1)
+    return found

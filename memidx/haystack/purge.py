@@ -33,6 +33,7 @@ from memidx.haystack.purge_named import (
     refuse_under_way,
     work_tree_config,
 )
+from memidx.haystack.purge_torn import blank_torn_files, with_hashes
 from memidx.haystack.segments import segments
 from memidx.paths import refuse_links
 
@@ -54,6 +55,7 @@ class Purged:
     work_trees: dict[str, Purged] = field(default_factory=dict[str, "Purged"])
     config: Config | None = None
     failed: MemidxError | None = None
+    torn: int = 0  # torn tails blanked in `.torn` files (memidx.haystack.purge_torn)
 
 
 def purge(
@@ -89,7 +91,8 @@ def purge(
     if not forgotten:
         return done
     writer = clone_writer(config)
-    with writer.locked():
+    with writer.locked():  # the hashes first: a blanked copy or segment has none
+        forgotten = with_hashes(config, forgotten, [there for _, there in theirs])
         writer.blank_copies(forgotten)  # a copy of a segment never brings them back
         if not config.in_git:
             _purge_work_tree(config, forgotten, done, pushed, None)
@@ -231,11 +234,12 @@ def _purge_work_tree(
 
     def replace_files() -> None:
         for path, (new, count) in files.items():
-            _replace(path, new, config.fsync)
+            replace_durably(path, new, "purge", durable=config.fsync)  # synced, renamed
             done.blanked[segment_ref(config, path)] = count
 
     if history is None:
         replace_files()
+        done.torn += blank_torn_files(config, forgotten)
         return
     repo = GitRepo(config.root)
     head = repo.head()  # a tip at HEAD's commit: HEAD's history holds them
@@ -252,6 +256,7 @@ def _purge_work_tree(
     if others:  # after HEAD's rewrite: the commit goes on top of it
         done.others.extend(blanked := commit_blanked(config, others))
         done.blanked |= blanked
+    done.torn += blank_torn_files(config, forgotten)
 
 
 def _work_tree(
@@ -292,9 +297,3 @@ def _blob(config: Config, ref: str, data: bytes | None = None) -> str:
     if data is None:
         return repo.run("rev-parse", f"HEAD:{ref}").decode().strip()
     return repo.run("hash-object", "-w", "--stdin", input_bytes=data).decode().strip()
-
-
-def _replace(path: Path, data: bytes, durable: bool) -> None:
-    """Write the segment's new bytes through a temporary file renamed over it; `durable` (the
-    fsync setting): synced, the rename too, so a power loss never brings the old bytes back."""
-    replace_durably(path, data, "purge", durable=durable)

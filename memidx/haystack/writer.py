@@ -28,6 +28,7 @@ _LOCK = threading.Lock()  # appends from threads of one process; flock covers pr
 # longer than any append or `haystack commit` holds it (git's own lock waits 10 s), so only a
 # process that stopped (Ctrl-Z) or hung keeps it that long
 LOCK_WAIT = 30.0
+TORN = "torn"  # the folder of `.torn` files, beside the lock (in the state folder)
 
 
 class Writer:
@@ -57,7 +58,7 @@ class Writer:
         self.folder = folder
         self.lock = lock
         self.last = lock.with_name(lock.name + ".last")
-        self.torn = lock.with_name("torn")  # outside the work tree: never in a commit
+        self.torn = lock.with_name(TORN)  # outside the work tree: never in a commit
         self.segment_bytes = segment_bytes
         self.fsync = fsync
         self.history = history  # names of this writer's segments in any commit

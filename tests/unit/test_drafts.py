@@ -14,7 +14,6 @@ import pytest
 
 from memidx.drafts import draft_path, draft_pid, remove_dead_drafts, replace_durably
 from memidx.embed.installed import MANIFEST, record_file_times
-from memidx.haystack import purge
 from tests.helpers import dead_pid, in_threads
 
 
@@ -100,7 +99,7 @@ def test_a_purge_removes_what_a_killed_purge_left_beside_the_segment(tmp_path: P
     segment.write_bytes(b"old bytes")
     left = tmp_path / f".2026-01-01.000.krd.{dead_pid()}.purge"
     left.write_bytes(b"half the blanked bytes")
-    purge._replace(segment, b"blanked", True)  # pyright: ignore[reportPrivateUsage]
+    replace_durably(segment, b"blanked", "purge", durable=True)  # as purge writes a segment
     assert segment.read_bytes() == b"blanked"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["2026-01-01.000.krd"]
 

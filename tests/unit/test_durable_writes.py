@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from memidx.config import load_config
-from memidx.drafts import make_folder
+from memidx.drafts import make_folder, replace_durably
 from memidx.embed.matrix import Matrix, Stamp, write_matrix
 from memidx.frozen import replace
-from memidx.haystack import identity, purge
+from memidx.haystack import identity
 from memidx.haystack.frames import new_record
 from memidx.haystack.writer import Writer
 from memidx.memory import remember
@@ -97,7 +97,7 @@ def test_a_purged_segment_is_synced_with_its_rename_as_the_setting_says(
 ) -> None:
     segment = tmp_path / "2026-01-01.000.krd"
     segment.write_bytes(b"old bytes")
-    purge._replace(segment, b"blanked", fsync)  # pyright: ignore[reportPrivateUsage]
+    replace_durably(segment, b"blanked", "purge", durable=fsync)  # as purge writes a segment
     assert segment.read_bytes() == b"blanked"
     draft = tmp_path / f".2026-01-01.000.krd.{os.getpid()}.purge"  # the writer's own
     assert synced == ([draft, tmp_path] if fsync else [])
