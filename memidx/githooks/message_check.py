@@ -1,8 +1,8 @@
 """The commit-msg check: a commit message that holds a secret blocks the commit, with the same
 detectors, allow marker and baseline as a staged note (memidx.githooks.secret_check), since git
 pushes the message with the commit. When an editor was used (git sets GIT_EDITOR=: for the hook
-when none was), everything from the scissors line on is left out (`git commit --verbose` puts
-the staged diff there); the comment lines are read: git strips them under its default cleanup,
+when none was), everything from git's scissors line on is left out (`git commit --verbose` puts
+the staged diff there; one the person typed, with text of theirs below it, is read through); the comment lines are read: git strips them under its default cleanup,
 but keeps them under a `--cleanup=verbatim|whitespace` of its command line, which the hook cannot
 see. Each problem is one line, `<message file>:<line>: <kind> in the commit message`."""
 
@@ -31,14 +31,27 @@ CONFIG_VARIABLES = (
 
 
 def kept_lines(text: str, comment: str) -> str:
-    """The message as git commits it at most: from the scissors line on dropped, the newline
+    """The message as git commits it at most: from git's scissors line on dropped, the newline
     before it kept, as git does. Comment lines stay (see the module docstring), so every line
-    keeps its number in the file."""
+    keeps its number in the file. A scissors line the person typed is read through: git cuts
+    at one only under `--verbose` or `--cleanup=scissors`, which the hook cannot see, and
+    below its own there are only comment lines and the diff."""
     cut = f"{comment} {CUT_LINE}\n"
-    if text.startswith(cut):
-        return ""
-    at = text.find(f"\n{cut}")
-    return text[: at + 1] if at >= 0 else text
+    at = text.find(cut)
+    while at >= 0:
+        if (at == 0 or text[at - 1] == "\n") and _git_below(text[at + len(cut) :], comment):
+            return text[:at]
+        at = text.find(cut, at + 1)
+    return text
+
+
+def _git_below(rest: str, comment: str) -> bool:
+    """Whether what follows a scissors line is what git puts there: comment lines, then the
+    diff of `--verbose` (or nothing)."""
+    for line in rest.splitlines():
+        if line.strip() and not line.startswith(comment):
+            return line.startswith(("diff --git ", "Submodule "))
+    return True
 
 
 def comment_of(settings: Mapping[str, str], text: str) -> str:

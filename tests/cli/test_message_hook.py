@@ -85,13 +85,35 @@ def test_an_edited_message_ends_at_the_scissors_line_of_the_comment_mark_git_is_
         monkeypatch.setenv(name, value)  # as git passes a commit's `-c` to its hooks
     message = repo.root / ".git" / "COMMIT_EDITMSG"
     for mark in ("#", ";"):
-        message.write_text(f"Deploy\n\n{mark} {CUT_LINE}\n+{TOKEN}\n")
+        message.write_text(f"Deploy\n\n{mark} {CUT_LINE}\ndiff --git a/x b/x\n+{TOKEN}\n")
         run = repo.memidx("check", "secrets", "--message", str(message))
         if mark == cut:
             assert run.code == 0 and run.out == "", (mark, run)
         else:
             assert run.code == 1, (mark, run)
-            assert run.out.endswith("COMMIT_EDITMSG:4: github-token in the commit message\n")
+            assert run.out.endswith("COMMIT_EDITMSG:5: github-token in the commit message\n")
+
+
+def test_text_below_a_scissors_line_the_person_typed_is_checked(tmp_path: Path) -> None:
+    """git cuts at a scissors line only under --verbose or --cleanup=scissors: under its
+    default cleanup it drops the typed line itself (a comment) and commits the text below."""
+    repo = NotesRepo(tmp_path / "memory")
+    hook = repo.root / ".git" / "hooks" / "commit-msg"
+    hook.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m memidx check secrets --message "$1"\n')
+    hook.chmod(0o755)
+    editor = tmp_path / "editor"
+    editor.write_text(f"#!/bin/sh\nprintf 'Deploy\\n\\n# {CUT_LINE}\\n{TOKEN}\\n' >\"$1\"\n")
+    editor.chmod(0o755)
+
+    refused = subprocess.run(
+        ["git", *GIT_IDENTITY, "commit", "-q", "--allow-empty"],
+        cwd=repo.root, env=clean_env(GIT_EDITOR=str(editor)), capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
+
+    assert refused.returncode != 0
+    assert "COMMIT_EDITMSG:4: github-token in the commit message" in refused.stderr
+    assert TOKEN not in repo.git("log", "--all", "--format=%B")
 
 
 @pytest.mark.parametrize("cleanup", ["verbatim", "whitespace"])

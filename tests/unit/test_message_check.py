@@ -17,6 +17,7 @@ from memidx.githooks.message_check import (
 
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
 SCISSORS = "# ------------------------ >8 ------------------------"
+DIFF = "diff --git a/notes/x.md b/notes/x.md\n"  # what `git commit -v` shows below the scissors
 EDITED = (
     "Deploy the docs\n"
     "\n"
@@ -24,6 +25,7 @@ EDITED = (
     f"# with '#' will be ignored: {TOKEN}\n"
     f"{SCISSORS}\n"
     "# Do not modify or remove the line above.\n"
+    "diff --git a/notes/deploy.md b/notes/deploy.md\n"
     f"+export GITHUB_TOKEN={TOKEN}\n"
 )
 
@@ -35,10 +37,13 @@ EDITED = (
     [
         ("subject\n# a comment\nbody\n", "#", "subject\n# a comment\nbody\n"),
         (EDITED, "#", EDITED[: EDITED.index(SCISSORS)]),  # the newline before it stays
-        (f"{SCISSORS}\n+{TOKEN}\n", "#", ""),  # a scissors line at the top drops everything
-        (f"a\n; {SCISSORS[2:]}\nb\n", ";", "a\n"),
-        (f"a\n{SCISSORS}\nb\n", ";", f"a\n{SCISSORS}\nb\n"),  # not the `;` one: kept
-        (f"a\n// {SCISSORS[2:]}\nb\n", "//", "a\n"),
+        (f"{SCISSORS}\n{DIFF}+{TOKEN}\n", "#", ""),  # a scissors line at the top drops all
+        (f"a\n; {SCISSORS[2:]}\n{DIFF}b\n", ";", "a\n"),
+        (f"a\n{SCISSORS}\n{DIFF}b\n", ";", f"a\n{SCISSORS}\n{DIFF}b\n"),  # not `;`'s: kept
+        (f"a\n// {SCISSORS[2:]}\n// x\n", "//", "a\n"),  # comments only: --cleanup=scissors
+        (f"a\n{SCISSORS}\n\n{TOKEN}\n", "#", f"a\n{SCISSORS}\n\n{TOKEN}\n"),  # typed: read
+        (f"a\n{SCISSORS}\nb\n{SCISSORS}\n# x\n{DIFF}", "#", f"a\n{SCISSORS}\nb\n"),  # -v
+        (f"a\n{SCISSORS}\n# x\nSubmodule s 1..2:\n", "#", "a\n"),  # diff.submodule=log
         (f"a\n{SCISSORS} and more\nb\n", "#", f"a\n{SCISSORS} and more\nb\n"),  # not one
         (f"a\n {SCISSORS}\nb\n", "#", f"a\n {SCISSORS}\nb\n"),  # git cuts at column 0 only
     ],
@@ -89,7 +94,7 @@ def test_a_message_given_whole_is_read_whole_with_line_numbers_of_the_file(
     config, path = message(tmp_path, EDITED)
     monkeypatch.setenv("GIT_EDITOR", ":")  # `git commit -m/-F`: git keeps the `#` lines
     found = [(line, kind, commented) for line, kind, _, commented in message_findings(config, path)]
-    assert found == [(4, "github-token", False), (7, "github-token", False)]  # no comments here
+    assert found == [(4, "github-token", False), (8, "github-token", False)]  # no comments here
 
 
 def test_a_secret_above_the_comments_is_found_on_its_line(
