@@ -12,6 +12,7 @@ never got past."""
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from typing import Any
 
 from mcp.server import MCPServer
@@ -27,7 +28,7 @@ from mcp_types import INVALID_REQUEST, JSONRPCError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from memidx.mcp.batch import batch_items
-from memidx.mcp.serve import Listen, log
+from memidx.mcp.serve import Listen, is_loopback, log
 from memidx.mcp.verdict import Dropped, Good, judge, refusal
 
 # The hosts the SDK guards against DNS rebinding, and what it lets in for them.
@@ -62,15 +63,30 @@ def http_app(server: MCPServer[Any], listen: Listen) -> Any:
 
 
 def transport_security(host: str) -> TransportSecuritySettings | None:
-    """The SDK's guard against DNS rebinding, as it sets it for a loopback host (None, no
-    guard, for any other: a remote server's clients name it as they reach it)."""
-    if host not in LOOPBACK_HOSTS:
+    """The guard against DNS rebinding for a loopback host: only the names a client reaching
+    it gives in Host (and Origin) pass. None, no guard, for any other host: a remote server's
+    clients name it as they reach it. The SDK guards only its own three hosts; a page of a
+    foreign site whose name was made to resolve to 127.0.0.2 or ::1 reached any other."""
+    if not is_loopback(host):
         return None
+    names = _loopback_names(host)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        allowed_hosts=[f"{name}:*" for name in names],
+        allowed_origins=[f"http://{name}:*" for name in names],
     )
+
+
+def _loopback_names(host: str) -> list[str]:
+    """The names of the loopback `host` in a Host header: the SDK's three for its own hosts
+    (localhost reaches 127.0.0.1 and ::1 alike), else the address as given and in its
+    shortest form, an IPv6 one in brackets."""
+    bare = host.strip("[]")
+    if bare in LOOPBACK_HOSTS:
+        return ["127.0.0.1", "localhost", "[::1]"]
+    address = ipaddress.ip_address(bare)  # is_loopback: "localhost" or an address
+    spelled = dict.fromkeys([bare, address.compressed])
+    return [f"[{name}]" if address.version == 6 else name for name in spelled]
 
 
 def _uvicorn_server() -> type[Any]:
