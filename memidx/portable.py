@@ -4,8 +4,7 @@ the `filelock` package, and no lock on a file already open); opening a note as i
 followed, no FIFO waited on, no newline translation); starting a detached process, leaving the
 parent; a folder only this user can use; peak memory; whether a process is alive, ending one
 even when stopped; a durable rename (a folder's fsync); the stop signals (SIGTERM; SIGHUP on
-POSIX), and signalling the main thread. tests/unit/test_portability.py fails on POSIX-only
-calls elsewhere."""
+POSIX), signalling the main thread. tests/unit/test_portability.py enforces it."""
 
 from __future__ import annotations
 
@@ -31,7 +30,8 @@ else:
 @contextmanager
 def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) -> Generator[bool]:
     """Hold an exclusive lock on `path` (created when missing) for the block; yields whether
-    it was taken: always when `wait` is and no `timeout` (seconds) is given."""
+    it was taken: always when `wait` is and no `timeout` (seconds) is given. Its holder may
+    remove it (a stale lock): a file opened before then is let go, and the new one taken."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         import filelock
@@ -39,17 +39,20 @@ def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) ->
         limit = (-1 if timeout is None else timeout) if wait else 0
         lock = filelock.FileLock(str(path), timeout=limit)
         try:
-            lock.acquire()
+            acquired = lock.acquire()
         except filelock.Timeout:
             yield False
             return
-        try:
+        with acquired:  # released at the block's end
             yield True
-        finally:
-            lock.release()
         return
-    with path.open("a") as handle:
-        yield lock_open(handle.fileno(), timeout if wait else 0)
+    while True:  # taken again when its file was removed meanwhile (a stale lock cleared)
+        with path.open("a") as handle:
+            taken = lock_open(handle.fileno(), timeout if wait else 0)
+            opened = os.fstat(handle.fileno())
+            if not taken or file_identity(path) == (opened.st_dev, opened.st_ino):
+                yield taken
+                return
 
 
 # A POSIX shell to run two git commands as one child process (the second must run even when

@@ -9,6 +9,8 @@ from typing import TextIO
 from memidx.config import FOUND_BY
 from memidx.githooks.outdated import outdated_line
 from memidx.haystack.damage import RESTORE_HINT
+from memidx.index.failures import HookFailure
+from memidx.mcp.hand_over import TRACE_NAME as MCP_TRACE_NAME
 from memidx.memory.json_objects import status_data
 from memidx.memory.status import FULL, READ_ONLY, Status
 from memidx.text import counted, display, prose_line
@@ -219,6 +221,11 @@ def _mcp_server(status: Status) -> str:
 
 def _agent_rows(status: Status) -> list[tuple[str, str]]:
     agent = status.agent_failure
-    if agent is None:
-        return []
-    return [("agent hook", f"{agent.when} {agent.hook}: {agent.message} (failed open)")]
+    return [] if agent is None else [("agent hook", agent_line(agent))]
+
+
+def agent_line(agent: HookFailure) -> str:
+    """The last failure the agent hooks' trace holds: a hook failed open (the agent went on
+    without it); an MCP server that met a newer memidx's index did not, it stopped."""
+    outcome = "the server stopped" if agent.hook == MCP_TRACE_NAME else "failed open"
+    return f"{agent.when} {agent.hook}: {agent.message} ({outcome})"

@@ -15,6 +15,10 @@ from memidx.errors import NewerIndex
 
 HAND_OVER_DELAY = 1.0  # seconds for the refusal to reach the client before the server stops
 TRACE_NAME = "mcp server"
+# What follows the stop, true after an upgrade and after a downgrade alike: the memidx
+# installed now is newer than this server after an upgrade, and after a downgrade (a newer
+# memidx of another install built the index) the same, which refuses the index in turn.
+NEXT = "its client's next `memidx mcp` runs the memidx installed now"
 log = logging.getLogger("memidx.mcp")
 
 
@@ -32,7 +36,7 @@ class HandOver:
         with self._lock:
             if self.started is not None:
                 return
-            said = f"{exc.message}: this server (pid {os.getpid()}) stops, a new one takes over"
+            said = f"{exc.message}: this server (pid {os.getpid()}) stops; {NEXT}"
             log.warning("memidx: warning: %s", said)
             _trace(self.config, f"{said} ({exc.hint})")
             self.started = threading.Timer(self.delay, _stop)

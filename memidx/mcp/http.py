@@ -5,17 +5,23 @@ one is set, each POST's message judged as a line of the stdio transport is
 A request is checked in this order, each check answering before the next looks: the bearer
 token (401), the Host and Origin headers on loopback (421, 403: DNS rebinding), the session
 id (the SDK's 404 for one it does not know, its 400 for none on a message that cannot open a
-session), then the message. Judged first, a bad message was answered, saying what was wrong
-with it, to a request from a foreign Origin or for an unknown session, which a good message
-never got past."""
+session), the Accept and Content-Type headers (the SDK's 406, 415), then the message. Judged
+first, a bad message was answered, saying what was wrong with it, to a request from a foreign
+Origin, for an unknown session or of a media type the SDK refuses, which a good message never
+got past."""
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from typing import Any
 
 from mcp.server import MCPServer
-from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp.server.streamable_http import (
+    CONTENT_TYPE_JSON,
+    MCP_SESSION_ID_HEADER,
+    check_accept_headers,
+)
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -27,7 +33,7 @@ from mcp_types import INVALID_REQUEST, JSONRPCError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from memidx.mcp.batch import batch_items
-from memidx.mcp.serve import Listen, log
+from memidx.mcp.serve import Listen, is_loopback, log
 from memidx.mcp.verdict import Dropped, Good, judge, refusal
 
 # The hosts the SDK guards against DNS rebinding, and what it lets in for them.
@@ -62,15 +68,30 @@ def http_app(server: MCPServer[Any], listen: Listen) -> Any:
 
 
 def transport_security(host: str) -> TransportSecuritySettings | None:
-    """The SDK's guard against DNS rebinding, as it sets it for a loopback host (None, no
-    guard, for any other: a remote server's clients name it as they reach it)."""
-    if host not in LOOPBACK_HOSTS:
+    """The guard against DNS rebinding for a loopback host: only the names a client reaching
+    it gives in Host (and Origin) pass. None, no guard, for any other host: a remote server's
+    clients name it as they reach it. The SDK guards only its own three hosts; a page of a
+    foreign site whose name was made to resolve to 127.0.0.2 or ::1 reached any other."""
+    if not is_loopback(host):
         return None
+    names = _loopback_names(host)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        allowed_hosts=[f"{name}:*" for name in names],
+        allowed_origins=[f"http://{name}:*" for name in names],
     )
+
+
+def _loopback_names(host: str) -> list[str]:
+    """The names of the loopback `host` in a Host header: the SDK's three for its own hosts
+    (localhost reaches 127.0.0.1 and ::1 alike), else the address as given and in its
+    shortest form, an IPv6 one in brackets."""
+    bare = host.strip("[]")
+    if bare in LOOPBACK_HOSTS:
+        return ["127.0.0.1", "localhost", "[::1]"]
+    address = ipaddress.ip_address(bare)  # is_loopback: "localhost" or an address
+    spelled = dict.fromkeys([bare, address.compressed])
+    return [f"[{name}]" if address.version == 6 else name for name in spelled]
 
 
 def _uvicorn_server() -> type[Any]:
@@ -155,8 +176,9 @@ class JudgedPosts:
     once its session is known. A bad one gets its JSON-RPC error with HTTP 400 (the SDK
     answered a lone surrogate -32700, an id of 1e400 not at all); a notification the SDK
     cannot take, 202 and nothing more. A good message, a batch (the SDK answers it 400), a
-    body over the SDK's limit and a request of a session the SDK does not know (it answers
-    404 unread) go on to the SDK as they came; a bad message without a session id, which
+    body over the SDK's limit, a request of a session the SDK does not know (it answers 404
+    unread) and one whose Accept or Content-Type it refuses (406, 415 unread) go on to the
+    SDK as they came; a bad message without a session id, which
     only an `initialize` may lack, gets the SDK's 400 for the missing id."""
 
     def __init__(
@@ -173,7 +195,7 @@ class JudgedPosts:
             await self.app(scope, receive, send)
             return
         session = self._session(scope)
-        if session == "unknown":
+        if session == "unknown" or self._media_refused(scope):
             await self.app(scope, receive, send)
             return
         events: list[dict[str, Any]] = []
@@ -208,10 +230,7 @@ class JudgedPosts:
         """The session the request names, as the SDK will find it: "live", "unknown" or
         "missing"; "live" too where there are none (no manager, or a revision without them)."""
         headers = dict(scope.get("headers") or [])
-        revision = headers.get(MCP_PROTOCOL_VERSION_HEADER.encode("ascii"))
-        if self.sessions is None or (
-            revision is not None and revision.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
-        ):
+        if self.sessions is None or _sessionless(headers):
             return "live"
         given = headers.get(MCP_SESSION_ID_HEADER.encode("ascii"))
         if given is None:
@@ -221,10 +240,38 @@ class JudgedPosts:
         found = known.get(given.decode("latin-1"))
         return "live" if found is not None and not found.is_terminated else "unknown"
 
+    def _media_refused(self, scope: Any) -> bool:
+        """Whether the SDK refuses the request's media types before it reads the body, in its
+        order: a Content-Type that is no `application/json...` (400, its transport security),
+        an Accept without JSON, or without server-sent events unless it answers in JSON
+        (406), and under a revision with sessions a Content-Type without `application/json`
+        itself (415; its revisions without sessions do not look again)."""
+        from starlette.requests import Request
+
+        request = Request(scope)
+        given = request.headers.get("content-type", "")
+        if not given.lower().startswith(CONTENT_TYPE_JSON):
+            return True
+        as_json, as_events = check_accept_headers(request)
+        json_only = self.sessions is not None and self.sessions.json_response
+        if not as_json or not (json_only or as_events):
+            return True
+        if _sessionless(dict(scope.get("headers") or [])):
+            return False
+        parts = given.split(";")[0].split(",")
+        return all(part.strip() != CONTENT_TYPE_JSON for part in parts)  # the SDK's own test
+
     def _too_long(self, scope: Any) -> bool:
         """Whether the body says it is over the SDK's limit (the SDK refuses it unread)."""
         declared = dict(scope.get("headers") or []).get(b"content-length", b"")
         return declared.isdigit() and int(declared) > self.limit
+
+
+def _sessionless(headers: dict[bytes, bytes]) -> bool:
+    """Whether the request names a revision of MCP without sessions (the SDK serves those
+    apart): one it does not know as a revision with the `initialize` handshake."""
+    revision = headers.get(MCP_PROTOCOL_VERSION_HEADER.encode("ascii"))
+    return revision is not None and revision.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
 
 
 async def _respond(send: Any, status: int, body: bytes) -> None:

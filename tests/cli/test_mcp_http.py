@@ -4,6 +4,7 @@ token say otherwise, and then every request must carry the token."""
 from __future__ import annotations
 
 import socket
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -13,7 +14,9 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.cli.mcp_client import data, isolated_env, run
+from memidx.index.schema_version import SCHEMA_VERSION
+from memidx.mcp.hand_over import NEXT
+from tests.cli.mcp_client import data, isolated_env, run, text
 from tests.helpers import MEMIDX_BIN, NotesRepo
 
 TOKEN = "0123456789abcdef0123456789abcdef"
@@ -99,3 +102,47 @@ def test_http_on_loopback_answers_with_the_token_and_refuses_without(tmp_path: P
         out, _ = server.communicate(timeout=30)
     assert out == b""  # stdout is never used but by the stdio protocol
     assert server.returncode is not None
+
+
+def test_http_that_meets_a_newer_index_refuses_the_call_and_stops(tmp_path: Path) -> None:
+    """A newer memidx upgraded the index under the running server: the call that meets it
+    gets the one-line refusal, the trace says so, and the server stops as on SIGTERM."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("wsl.md", "WSL memory grows", "The vmmem process grows until .wslconfig caps it.")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    port = free_port()
+    args = [str(MEMIDX_BIN), "-C", str(repo.root), "mcp", "--http", "--port", str(port)]
+    server = subprocess.Popen(
+        args, env=isolated_env(repo.root), stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    refusal = f"was built by a newer memidx (schema {SCHEMA_VERSION + 1}, this one knows"
+    try:
+        wait_for_port(port, server)
+
+        async def body() -> tuple[bool, str]:
+            async with (
+                httpx2.AsyncClient(timeout=30) as http,
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http) as (
+                    read,
+                    write,
+                ),
+                ClientSession(read, write) as client,
+            ):
+                await client.initialize()
+                newer = sqlite3.connect(repo.root / ".memidx" / "index.sqlite")
+                newer.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")  # the upgrade
+                newer.close()
+                answer = await client.call_tool("search", {"query": "vmmem"})
+            return bool(answer.is_error), text(answer)
+
+        refused, said = run(body)
+        assert refused and "memidx: error: the index at " in said and refusal in said, said
+        assert server.wait(timeout=10) == 143  # stopped as on SIGTERM, 1 s after its answer
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(timeout=30)
+    trace = (repo.root / ".memidx" / "agent-hook-error.log").read_text(encoding="utf-8")
+    assert "mcp server" in trace and refusal in trace and NEXT in trace

@@ -125,3 +125,40 @@ def test_a_live_sessions_bad_message_is_judged(served: Served) -> None:
     codes = {name: _error(served.post(body, **session))["code"] for name, body in BAD.items()}
     assert codes == {"not JSON": -32700, "not UTF-8": -32700, "too deep": -32700,
                      "surrogate": -32602, "id 1e400": -32600, "no message": -32600}  # fmt: skip
+
+
+MEDIA = {
+    "JSON only accepted": ({"accept": "application/json"}, 406),
+    "no Accept": ({"accept": ""}, 406),
+    "text sent": ({"content-type": "text/plain"}, 400),  # the SDK's transport security's
+    "no Content-Type": ({"content-type": ""}, 400),
+    "JSON's cousin sent": ({"content-type": "application/json-seq"}, 415),
+}
+SESSIONLESS = {"mcp-protocol-version": "2099-01-01"}  # a revision the SDK serves apart
+
+
+@pytest.mark.parametrize(
+    ("which", "media"),
+    [(which, media) for which in ("live", "none") for media in MEDIA]
+    + [("sessionless", media) for media in MEDIA if media != "JSON's cousin sent"],
+)
+def test_a_media_type_the_sdk_refuses_gets_its_answer_before_the_message_is_judged(
+    served: Served, which: str, media: str
+) -> None:
+    """The SDK checks Accept (406) and Content-Type (415) before it reads the body: a bad
+    message with either got its JSON-RPC error (HTTP 400), which a good one never reached."""
+    given, status = MEDIA[media]
+    headers = (SESSIONLESS if which == "sessionless" else _session(served, which)) | given
+    sdk = served.post(PING, **headers)
+    assert sdk.status_code == status
+    for name, body in BAD.items():
+        answer = served.post(body, **headers)
+        assert (answer.status_code, answer.text) == (sdk.status_code, sdk.text), name
+
+
+def test_a_sessionless_revisions_body_is_judged_under_any_json_content_type(
+    served: Served,
+) -> None:
+    """The SDK's revisions without sessions take any `application/json...`: so does memidx."""
+    headers = SESSIONLESS | {"content-type": "application/json-seq"}
+    assert _error(served.post(BAD["surrogate"], **headers))["code"] == -32602

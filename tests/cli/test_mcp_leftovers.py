@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import memidx.portable
 from memidx.mcp.leftovers import clear_stale
 from memidx.mcp.shared import lock_for
 from memidx.portable import file_lock
@@ -92,7 +93,7 @@ def test_a_stop_past_its_limit_removes_the_shared_servers_socket_and_record(
         subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
                        env=mc.isolated_env(root), timeout=30, check=True)  # fmt: skip
     _wait_for(path, record)
-    assert not killed.exists()  # removed as the server started
+    assert not killed.exists() and not lock_for(killed).exists()  # removed as it started
     pid = int(json.loads(record.read_text())["pid"])
     try:
         os.kill(pid, signal.SIGTERM)
@@ -149,9 +150,57 @@ def test_the_next_start_removes_only_the_sockets_of_servers_provably_dead(short:
     try:
         with file_lock(lock_for(locked), wait=False) as held:  # a server starting right now
             assert held
-            assert clear_stale(short) == [dead]
+            assert clear_stale(short) == [dead, lock_for(dead)]
     finally:
         for server in kept:
             server.close()
     left = sorted(p.name for p in short.iterdir() if not p.name.endswith(".lock"))
     assert left == sorted(p.name for p in (listening, locked, no_lock, not_socket, other))
+
+
+def test_the_next_start_removes_only_the_locks_no_server_holds_nor_serves_under(
+    short: Path,
+) -> None:
+    """One lock stayed for ever per upgrade or change of configuration, its server gone."""
+    stale, held, serving, dead_serving, folder, linked = (
+        short / f"mcp-{n:016x}.lock" for n in range(6)
+    )
+    others = [short / "recall.lock", short / "mcp-0123.lock"]  # not named as memidx names them
+    for path in (stale, held, serving, dead_serving, *others):
+        path.touch()
+    kept = [_socket(serving.with_suffix(".sock"), listening=True)]
+    dead_serving.with_suffix(".sock").write_text("a file of a socket's name\n")  # not proven
+    folder.mkdir()
+    linked.symlink_to(stale.with_name("elsewhere"))
+    try:
+        with file_lock(held, wait=False) as taken:  # a server starting or serving right now
+            assert taken
+            assert clear_stale(short) == [stale]
+            assert held.exists()
+    finally:
+        for server in kept:
+            server.close()
+    left = {p.name for p in short.iterdir() if p.suffix == ".lock"}
+    assert left == {p.name for p in (held, serving, dead_serving, folder, linked, *others)}
+
+
+def test_a_lock_removed_as_it_is_taken_is_taken_again_never_held_twice(
+    short: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that opened the lock just before a stale lock was cleared held the removed
+    file, and a second server of its stamp, which made the lock anew, held it too."""
+    lock = short / "mcp-0000000000000000.lock"
+    taken_by_flock = memidx.portable.lock_open
+    cleared: list[Path] = []
+
+    def removed_first(fd: int, timeout: float | None = None) -> bool:
+        if not cleared:  # the cleaner's unlink, between this opening and this taking
+            lock.unlink()
+            cleared.append(lock)
+        return taken_by_flock(fd, timeout)
+
+    monkeypatch.setattr(memidx.portable, "lock_open", removed_first)
+    with file_lock(lock, wait=False) as first:
+        assert first and cleared and lock.exists()
+        with file_lock(lock, wait=False) as second:
+            assert not second  # the file at the path is held: one holder only

@@ -133,7 +133,9 @@ async def _posted(chunks: list[bytes], declared: int | None = None) -> tuple[byt
     async def send(message: Any) -> None:
         sent.append(message)
 
-    headers = [] if declared is None else [(b"content-length", str(declared).encode())]
+    headers = [(b"accept", b"application/json, text/event-stream"),
+               (b"content-type", b"application/json")]  # fmt: skip
+    headers += [] if declared is None else [(b"content-length", str(declared).encode())]
     scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
     await JudgedPosts(sdk, limit=64)(scope, receive, send)
     return b"".join(seen), sent

@@ -15,13 +15,16 @@ import pytest
 
 from memidx.agents import recall_loop, recall_server
 from memidx.agents.recall import Recaller
+from memidx.cli.status_output import agent_line
 from memidx.config import Config, load_config
 from memidx.errors import NewerIndex, NotMemidxIndex
 from memidx.index.connection import transaction
+from memidx.index.failures import HookFailure
 from memidx.index.open import open_store
 from memidx.index.schema import OUTDATED, connect_memory, schema_problem
 from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.index.store import Store
+from memidx.mcp import hand_over
 from memidx.mcp.serve import Failed, Workers
 from memidx.mcp.warm import WarmIndex
 
@@ -157,7 +160,17 @@ def test_an_mcp_server_that_meets_a_newer_index_answers_traces_and_stops(
     )
     assert workers.hand_over.started is not None  # its stop is on its way
     trace = config.agent_hook_error_path.read_text()
-    assert "mcp server" in trace and REFUSAL in trace and "a new one takes over" in trace
+    assert "mcp server" in trace and REFUSAL in trace and hand_over.NEXT in trace
+
+
+def test_status_says_the_mcp_server_that_met_a_newer_index_stopped_not_failed_open() -> None:
+    """Its trace is in the agent hooks' file, whose hooks fail open: the server does not."""
+    said = "the index at x was built by a newer memidx: this server (pid 7) stops"
+    server = agent_line(HookFailure("2026-12-04 22:00", hand_over.TRACE_NAME, said))
+    hook = agent_line(HookFailure("2026-12-04 22:00", "claude UserPromptSubmit", "boom"))
+
+    assert server.endswith(f"{said} (the server stopped)") and "failed open" not in server
+    assert hook.endswith("boom (failed open)")
 
 
 class _UpgradedUnder:
