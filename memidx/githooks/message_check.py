@@ -2,9 +2,10 @@
 detectors, allow marker and baseline as a staged note (memidx.githooks.secret_check), since git
 pushes the message with the commit. When an editor was used (git sets GIT_EDITOR=: for the hook
 when none was), everything from git's scissors line on is left out (`git commit --verbose` puts
-the staged diff there; one the person typed, with text of theirs below it, is read through); the comment lines are read: git strips them under its default cleanup,
-but keeps them under a `--cleanup=verbatim|whitespace` of its command line, which the hook cannot
-see. Each problem is one line, `<message file>:<line>: <kind> in the commit message`."""
+the staged diff there; one the person typed, with text of theirs below it, is read through).
+The comment lines are read: git strips them under its default cleanup, but keeps them under a
+`--cleanup=verbatim|whitespace` of its command line, which the hook cannot see. Each problem is
+one line, `<message file>:<line>: <kind> in the commit message`."""
 
 from __future__ import annotations
 
