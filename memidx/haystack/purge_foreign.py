@@ -99,13 +99,15 @@ def finish_stopped(config: Config, current: str, notice: Callable[[str], None]) 
 
 def _forgotten(config: Config) -> set[str]:
     """The forgotten ids: the tombstones in the segment files, and those the index knows
-    when it can be read (a commit never fails for want of an index)."""
+    when it can be read (a commit never fails for want of an index); and the hashes of their
+    texts a purge kept (memidx.haystack.purge_torn), as the purge blanked with them."""
     import sqlite3
 
     from memidx.haystack.forgotten import tombstones_on_disk
+    from memidx.haystack.purge_torn import stored_hashes
     from memidx.index.store import RecordStore, open_store
 
-    found = tombstones_on_disk(haystack_folder(config))
+    found = tombstones_on_disk(haystack_folder(config)) | stored_hashes(config)
     try:
         store, _ = open_store(config.index_path, write=False)
     except (MemidxError, sqlite3.Error):

@@ -16,16 +16,40 @@ from memidx.haystack.kept import COPY_SUFFIX, KEPT
 from memidx.haystack.segments import SEGMENT_SUFFIX, segments
 from memidx.haystack.writer import TORN
 
+# the hashes of forgotten records' texts, one per line, in the state folder (never committed)
+HASHES = "forgotten-hashes"
+
 
 def with_hashes(config: Config, forgotten: set[str], others: Iterable[Config] = ()) -> set[str]:
-    """The forgotten ids and the content hashes of their texts, read from the segments and
+    """The forgotten ids and the content hashes of their texts: read from the segments and
     the kept copies of open segments (memidx.haystack.kept) of this work tree and of the
-    `others` a purge names, before any of them is blanked (a blanked frame's hash is that of
-    spaces: the purge that blanked it blanked the torn bytes too)."""
+    `others` a purge names, before any of them is blanked, and kept in the state folder
+    (HASHES) of each that has one before this returns. A blanked frame's hash is that of
+    spaces, so a purge killed after blanking would otherwise lose them: its next run, and
+    `haystack commit` finishing it (stored_hashes), blank the same bytes it did."""
+    places = (config, *others)
     files: list[Path] = []
-    for there in (config, *others):
+    for there in places:
         files += [*segments(haystack_folder(there)), *_copies(there.state_dir / KEPT)]
-    return forgotten | hashes_of((_read(path) for path in files), forgotten)
+    found = hashes_of((_read(path) for path in files), forgotten)
+    for there in places:
+        if there.state_dir.is_dir():
+            known = stored_hashes(there)
+            if not found <= known:
+                lines = "".join(f"{h}\n" for h in sorted(known | found))
+                replace_durably(
+                    there.state_dir / HASHES, lines.encode(), "tmp", durable=there.fsync
+                )
+    return forgotten | found | stored_hashes(config)
+
+
+def stored_hashes(config: Config) -> set[str]:
+    """The hashes of forgotten texts an earlier purge of this work tree kept (with_hashes)."""
+    try:
+        text = (config.state_dir / HASHES).read_text(encoding="ascii", errors="replace")
+    except FileNotFoundError:
+        return set()
+    return {line for line in text.split() if len(line) == 64}
 
 
 def blank_torn_files(config: Config, forgotten: set[str]) -> int:
