@@ -16,7 +16,7 @@ from typing import cast
 from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.install import ConfigFile, project_root, user_folder
-from memidx.agents.settings import LEFT_ALONE, TOO_DEEP
+from memidx.agents.json_text import LEFT_ALONE, TOO_DEEP
 from memidx.agents.text_install import TextFile, drop_block, find_block, put_block
 from memidx.errors import MemidxError
 

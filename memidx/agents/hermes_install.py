@@ -13,7 +13,7 @@ import yaml
 
 from memidx.agents.hermes_plugin import MANIFEST, plugin_source
 from memidx.agents.install import memidx_argv, user_folder
-from memidx.agents.settings import LEFT_ALONE, TOO_DEEP
+from memidx.agents.json_text import LEFT_ALONE, TOO_DEEP
 from memidx.agents.text_install import TextFile, drop_block, own_file, put_block
 from memidx.errors import MemidxError
 

@@ -12,6 +12,9 @@ import pytest
 
 from memidx.agents import backups
 from memidx.agents.backups import STAMP, SUFFIX, backup
+from memidx.agents.json_text import parse_json
+from memidx.errors import MemidxError
+from tests.helpers import run_in_process
 
 
 def test_backups_taken_in_one_microsecond_never_overwrite_each_other(
@@ -36,3 +39,48 @@ def test_backups_taken_in_one_microsecond_never_overwrite_each_other(
     assert all(STAMP.fullmatch(c.name.removeprefix(f"settings.json{SUFFIX}")) for c in copies)
     assert backups.backups(settings) == copies[::-1]  # newest first
     assert sorted(p.name for p in copies[0].parent.iterdir()) == sorted(c.name for c in copies)
+
+
+TWICE = '{"hooks": {"Stop": [{"hooks": [{"command": "lint"}]}]},\n "hooks": {}}\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (TWICE, '"hooks"'),
+        (
+            '{"hooks": {"Stop": [{"hooks": [{"command": "a", "command": "b"}]}]}}',
+            '"hooks"."Stop"[0]."hooks"[0]."command"',
+        ),
+        ('{"env": {"A": "1"}, "model": "opus", "env": {"A": "1"}}', '"env"'),
+    ],
+    ids=["top-level", "nested", "same-value"],
+)  # fmt: skip
+def test_a_key_held_twice_is_refused_naming_the_file_and_the_key(text: str, where: str) -> None:
+    """Python's json keeps the last value; the rewrite then dropped the first (the person's
+    Stop hook here) without a word."""
+    path = Path("/home/me/.claude/settings.json")
+
+    with pytest.raises(MemidxError) as raised:
+        parse_json(text, path)
+
+    said = f"{path}: has the key {where} twice, of which JSON readers keep only the last"
+    assert raised.value.message == said
+    assert "memidx left every file alone" in raised.value.hint
+
+
+@pytest.mark.parametrize("command", ["install", "uninstall", "status"])
+def test_install_uninstall_and_status_say_a_key_is_held_twice(tmp_path: Path, command: str) -> None:
+    (tmp_path / ".git").mkdir()
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(TWICE)
+
+    done = run_in_process(tmp_path, "agent", command, *(["claude-code"] * (command != "status")))
+
+    assert done.code == 1
+    assert settings.read_text() == TWICE and not (tmp_path / ".mcp.json").exists()
+    said = done.err if command != "status" else done.out
+    assert f'{settings}: has the key "hooks" twice' in said or (
+        f"{settings}: unreadable: has the key" in said
+    ), said

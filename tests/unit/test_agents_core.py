@@ -13,7 +13,8 @@ from memidx.agents.block import HARD_CAP, Recalled, digest_block, recall_block, 
 from memidx.agents.capture import transcript_parts
 from memidx.agents.claude_transcript import parse
 from memidx.agents.gate import Signal, relevant, trivial, word_share
-from memidx.agents.settings import dump_json, merge_hooks, remove_hooks
+from memidx.agents.json_text import dump_json
+from memidx.agents.settings import merge_hooks, remove_hooks
 
 
 @pytest.mark.parametrize(
