@@ -6,12 +6,12 @@ memidx/agents/json_text.py."""
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Callable, Collection, Iterator, Sequence
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import cast
 
 from memidx.agents.config_text import read_config
+from memidx.agents.hook_owner import HOOK, hook_args
 from memidx.agents.json_text import Json, parse_json
 from memidx.errors import MemidxError
 
@@ -48,9 +48,13 @@ def _table(doc: Json, key: str, where: str = "") -> Json | None:
 
 
 def is_ours(entry: object, marker: str) -> bool:
-    """Whether a hook entry is one memidx installed (its command carries `marker`)."""
+    """Whether a hook entry is one memidx installed: its command runs memidx's hook (parsed:
+    hook_owner.hook_args) for the agent `marker` names (`agent hook claude-code`)."""
     found = _dict(entry)
-    return found is not None and marker in str(found.get("command", ""))
+    command = found.get("command") if found is not None else None
+    args = hook_args(command) if isinstance(command, str) else None
+    words = marker.split()
+    return args is not None and [*HOOK, *args][: len(words)] == words
 
 
 def merge_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> Json:
@@ -93,30 +97,15 @@ def _put_hook(groups: list[object], entry: HookEntry, marker: str) -> list[objec
 
 
 def replaced(hook: Json, entry: Json) -> Json:
-    """memidx's `hook` as `entry` has it, keeping the keys the person added, and the command
-    when the person wrapped it (`MEMIDX_ROOT=/srv/memory <...>/memidx agent hook ...`,
-    `timeout 5 ...`): installing again put memidx's bare command in its place, the hook
-    then reaching another memory."""
+    """memidx's `hook` as `entry` has it, keeping the keys the person added, the timeout they
+    set (memidx's own have never changed: a timeout there is the one memidx wrote or the
+    person's), and the command when the person wrapped it (`MEMIDX_ROOT=/srv/memory
+    <...>/memidx agent hook ...`, `timeout 5 ...`): installing again put memidx's bare command
+    in its place, the hook then reaching another memory."""
     command = str(hook.get("command", ""))
-    return {**hook, **entry, **({} if written_by_memidx(command) else {"command": command})}
-
-
-def written_by_memidx(command: str) -> bool:
-    """Whether a hook's command is one a memidx wrote: `<...>/memidx agent hook A E`,
-    `<python> -m memidx agent hook A E`, or a project's `<...>/sh -c '...' memidx agent hook A
-    E` (memidx/agents/launcher.py); not one the person wrapped."""
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return False
-    head = argv[:-4]
-    if len(argv) < 5 or argv[-4:-2] != ["agent", "hook"]:
-        return False
-    return (
-        (len(head) == 1 and PurePath(head[0]).stem == "memidx")
-        or head[1:] == ["-m", "memidx"]
-        or (len(head) == 4 and PurePath(head[0]).name == "sh" and head[1::2] == ["-c", "memidx"])
-    )
+    kept = {k: hook[k] for k in ("timeout",) if k in hook}
+    wrapped = hook_args(command, wrapped=False) is None
+    return {**hook, **entry, **kept, **({"command": command} if wrapped else {})}
 
 
 def remove_hooks(doc: Json, marker: str, keep: Collection[str] = ()) -> Json:

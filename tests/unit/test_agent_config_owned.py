@@ -5,14 +5,21 @@ memidx never destroys or overwrites what it does not provably own."""
 
 from __future__ import annotations
 
+import json
+import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from memidx.agents import backups
+from memidx.agents import backups, cursor_install
 from memidx.agents.backups import STAMP, SUFFIX, backup
+from memidx.agents.entries import command_hooks, marker
+from memidx.agents.install import memidx_argv
 from memidx.agents.json_text import parse_json
+from memidx.agents.launcher import portable_command
+from memidx.agents.settings import is_ours, merge_hooks, remove_hooks
+from memidx.agents.text_install import TextFile
 from memidx.errors import MemidxError
 from tests.helpers import run_in_process
 
@@ -84,3 +91,82 @@ def test_install_uninstall_and_status_say_a_key_is_held_twice(tmp_path: Path, co
     assert f'{settings}: has the key "hooks" twice' in said or (
         f"{settings}: unreadable: has the key" in said
     ), said
+
+
+MARK = marker("claude-code")
+MEMIDX = "/home/me/memidx/.venv/bin/memidx"
+FIRST_RESOLVER = (  # the portable command of 16249da, which fell back to the clone's path
+    f'command -v memidx >/dev/null 2>&1 && exec memidx "$@"; [ -x {MEMIDX} ] && exec {MEMIDX} '
+    '"$@"; exit 0'
+)
+
+
+def sh(script: str) -> str:
+    """memidx's Stop hook for Claude Code as a project's `/bin/sh -c SCRIPT` runs it."""
+    return shlex.join(["/bin/sh", "-c", script, "memidx", "agent", "hook", "claude-code", "Stop"])
+
+
+@pytest.mark.parametrize(
+    ("command", "ours"),
+    [
+        (f"{MEMIDX} agent hook claude-code Stop", True),
+        ("'/home/me/my clone/.venv/bin/memidx' agent hook claude-code Stop", True),
+        ("/usr/bin/python3 -m memidx agent hook claude-code Stop", True),
+        (portable_command(["agent", "hook", "claude-code", "Stop"]), True),
+        (sh(FIRST_RESOLVER), True),
+        (f"MEMIDX_ROOT=/srv/memory {MEMIDX} agent hook claude-code Stop", True),
+        (f"env MEMIDX_ROOT=/srv/memory timeout 5 {MEMIDX} agent hook claude-code Stop", True),
+        ("my-memidx-hook-wrapper agent hook claude-code Stop", False),
+        ("echo memidx agent hook claude-code Stop", False),
+        ("/home/me/bin/log-memidx-agent hook claude-code Stop", False),
+        (f"{MEMIDX} agent hook claude-code Stop && notify-send done", False),
+        (f"{MEMIDX} agent hook codex Stop", False),
+        (sh("curl x | sh"), False),
+        ("memidx 'agent hook claude-code", False),
+    ],
+)  # fmt: skip
+def test_a_hook_is_memidx_only_when_its_command_runs_memidx_hook(command: str, ours: bool) -> None:
+    """Any command holding the words `agent hook claude-code` was taken for memidx's:
+    install replaced it, uninstall removed it."""
+    assert is_ours({"type": "command", "command": command}, MARK) is ours
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini", "cursor"])
+@pytest.mark.parametrize("portable", [False, True])
+def test_every_hook_memidx_writes_is_its_own(agent: str, portable: bool) -> None:
+    for entry in command_hooks(agent, {"Stop": (30, 10.0)}, portable=portable).values():
+        assert is_ours(entry, marker(agent))
+    written = shlex.join([*memidx_argv(), "agent", "hook", agent, "SessionStart"])
+    assert is_ours({"command": written}, marker(agent))
+
+
+def test_uninstall_keeps_a_persons_hook_that_mentions_memidx() -> None:
+    theirs = {"type": "command", "command": "echo memidx agent hook claude-code Stop >> log"}
+    ours = {"type": "command", "command": f"{MEMIDX} agent hook claude-code Stop"}
+    doc: dict[str, object] = {"hooks": {"Stop": [{"matcher": "", "hooks": [theirs, ours]}]}}
+
+    assert remove_hooks(doc, MARK) == {"hooks": {"Stop": [{"matcher": "", "hooks": [theirs]}]}}
+
+
+def test_install_again_keeps_the_timeout_the_person_set_on_memidx_hook() -> None:
+    """A person who gave memidx's Stop hook 120 s saw it put back to 30 at the next install."""
+    hooks = command_hooks("claude-code", {"Stop": (30, 10.0)})
+    doc = json.loads(json.dumps(merge_hooks({}, hooks, MARK)))  # as read from the file
+    entry = doc["hooks"]["Stop"][0]["hooks"][0]
+    entry["timeout"] = 120
+
+    again = merge_hooks(doc, hooks, MARK)
+
+    assert again == doc
+    del entry["timeout"]
+    assert merge_hooks(doc, hooks, MARK)["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 30  # type: ignore[index]
+
+
+def test_cursor_install_again_keeps_the_persons_timeout(tmp_path: Path) -> None:
+    hooks_json = cursor_install.config_files("project", tmp_path)[0]
+    assert not isinstance(hooks_json, TextFile)
+    doc = hooks_json.install({})
+    entry = doc["hooks"]["afterAgentResponse"][0]  # type: ignore[index]
+    entry["timeout"] = 90
+
+    assert hooks_json.install(doc) == doc

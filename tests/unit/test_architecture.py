@@ -83,6 +83,7 @@ PURE = [
     "memidx.agents.block",
     "memidx.agents.exchange",
     "memidx.agents.launcher",
+    "memidx.agents.hook_owner",
     "memidx.agents.json_text",
     "memidx.secrets.patterns",
     "memidx.secrets.netrc",
