@@ -134,7 +134,11 @@ def _mcp_state(path: Path):
         servers = _parsed(text, path).get("mcp_servers")
         if servers is not None and not isinstance(servers, dict):
             raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
-        return [f"MCP server {SERVER}"] if text and find_block(text) is not None else []
+        if text and find_block(text) is not None:
+            return [f"MCP server {SERVER}"]
+        if isinstance(servers, dict) and SERVER in servers:  # install leaves it, and says so
+            return [f"MCP server {SERVER} (hand-written, not memidx's block)"]
+        return []
 
     return state
 

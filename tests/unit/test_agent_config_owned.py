@@ -170,3 +170,16 @@ def test_cursor_install_again_keeps_the_persons_timeout(tmp_path: Path) -> None:
     entry["timeout"] = 90
 
     assert hooks_json.install(doc) == doc
+
+
+def test_codex_status_shows_a_hand_written_memidx_server(tmp_path: Path) -> None:
+    """Status said nothing of it, though install refuses to add memidx's beside it."""
+    (tmp_path / ".git").mkdir()
+    toml = tmp_path / ".codex" / "config.toml"
+    toml.parent.mkdir()
+    toml.write_text('[mcp_servers.memidx]\ncommand = "memidx"\nargs = ["mcp"]\n')
+
+    done = run_in_process(tmp_path, "agent", "status", "--json")
+
+    found = next(f for f in json.loads(done.out)["files"] if f["path"] == str(toml))
+    assert found["installed"] == ["MCP server memidx (hand-written, not memidx's block)"]
