@@ -17,7 +17,13 @@ from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.json_text import LEFT_ALONE, TOO_DEEP
-from memidx.agents.text_install import TextFile, drop_block, find_block, put_block
+from memidx.agents.text_install import (
+    TextFile,
+    drop_block,
+    find_block,
+    kept_line_ending,
+    put_block,
+)
 from memidx.errors import MemidxError
 
 # TOML's short escapes, as json.dumps writes them
@@ -153,5 +159,10 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     toml = folder / "config.toml"
     return [
         hooks_file(folder / "hooks.json", NAME, command_hooks(NAME, EVENTS, portable=project)),
-        TextFile(toml, _install_mcp(toml, project), _uninstall_mcp(toml), _mcp_state(toml)),
+        TextFile(
+            toml,
+            kept_line_ending(_install_mcp(toml, project)),
+            kept_line_ending(_uninstall_mcp(toml)),
+            _mcp_state(toml),
+        ),
     ]

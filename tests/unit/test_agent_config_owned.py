@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents import backups, cursor_install
+from memidx.agents import backups, codex_install, cursor_install, hermes_install
 from memidx.agents.backups import STAMP, SUFFIX, backup
 from memidx.agents.entries import command_hooks, marker
 from memidx.agents.install import memidx_argv
@@ -183,3 +183,32 @@ def test_codex_status_shows_a_hand_written_memidx_server(tmp_path: Path) -> None
 
     found = next(f for f in json.loads(done.out)["files"] if f["path"] == str(toml))
     assert found["installed"] == ["MCP server memidx (hand-written, not memidx's block)"]
+
+
+def test_codex_config_with_crlf_lines_gets_and_loses_memidx_block_in_crlf(tmp_path: Path) -> None:
+    """memidx's block went in with \\n lines, and a block with \\r\\n lines was not taken out
+    whole (a stray line was left)."""
+    toml = codex_install.config_files("project", tmp_path)[1]
+    assert isinstance(toml, TextFile)
+    theirs = '# mine\r\nmodel = "o4"\r\n'
+
+    installed = toml.install(theirs)
+
+    assert installed.startswith(theirs) and "[mcp_servers.memidx]\r\n" in installed
+    assert "\n" not in installed.replace("\r\n", "")
+    assert toml.uninstall(installed + "[tui]\r\n") == theirs + "\r\n[tui]\r\n"
+    old = theirs + installed[len(theirs) :].replace("\r\n", "\n")  # an earlier memidx's \n block
+    assert toml.install(old) == installed and toml.uninstall(old) == theirs
+
+
+def test_hermes_config_with_crlf_lines_keeps_crlf_where_memidx_edits(tmp_path: Path) -> None:
+    config = hermes_install.config_files("user", tmp_path)[2]
+    theirs = "model: opus\r\nmemory:\r\n  provider: holographic\r\n"
+
+    installed = config.install(theirs)
+
+    assert "provider: memidx" in installed and "\n" not in installed.replace("\r\n", "")
+    assert config.uninstall(installed) == theirs
+    fresh = config.install("model: opus\r\n")
+    assert "memory:\r\n" in fresh and "\n" not in fresh.replace("\r\n", "")
+    assert config.uninstall(fresh) == "model: opus\r\n"
