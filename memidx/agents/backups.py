@@ -21,7 +21,9 @@ from memidx.locations import user_state_dir
 from memidx.portable import file_lock, sync_folder
 
 SUFFIX = ".memidx-backup-"  # then the UTC time, so names sort by age
-STAMP = re.compile(r"[0-9]{8}T[0-9]{12}Z")  # the time in a backup's name, as backup() writes it
+# the time in a backup's name, as backup() writes it, and the count of one named in the same
+# microsecond as another (sorting after it: "...Z" < "...Z-001")
+STAMP = re.compile(r"[0-9]{8}T[0-9]{12}Z(-[0-9]{3})?")
 # Backups kept per file, besides the first ever taken (the person's file before memidx first
 # touched it) and the newest that uninstall would give back: `~/.claude.json` can hold
 # megabytes of Claude Code's history, copied whole at each install and uninstall.
@@ -50,8 +52,9 @@ def prepare_backup(path: Path) -> None:
 
 
 def backup(path: Path) -> Path | None:
-    """A copy of `path`, `<name>.memidx-backup-<UTC time>` in its backup folder; None when
-    the file is missing."""
+    """A copy of `path`, `<name>.memidx-backup-<UTC time>` in its backup folder (`-001`,
+    `-002`... after the time when a copy of that name is there already); None when the file
+    is missing."""
     if not path.exists():
         return None
     prepare_backup(path)
@@ -65,12 +68,36 @@ def backup(path: Path) -> Path | None:
         shutil.copy2(path, draft)
         with draft.open("r+b") as out:  # read-write: Windows flushes no read-only handle
             os.fsync(out.fileno())
-        draft.replace(copy)
-    except BaseException:
+        copy = _name_kept(draft, copy)
+    finally:
         draft.unlink(missing_ok=True)
-        raise
     sync_folder(copy.parent)  # the backup's name is on disk before the file it keeps changes
     return copy
+
+
+def _name_kept(draft: Path, copy: Path) -> Path:
+    """Give `draft` the name `copy`, or the first of `copy-001`, `copy-002`... not taken: two
+    backups of one file named in the same microsecond (two installs at once, a clock set
+    back) overwrote each other, losing the older text. A hard link fails rather than replace
+    a name that is there, as O_EXCL does, and names the whole copy at once; where the folder
+    takes no hard links, the name is taken with O_EXCL, then the draft renamed over it."""
+    for count in range(1000):
+        named = copy if not count else copy.with_name(f"{copy.name}-{count:03d}")
+        try:
+            try:
+                os.link(draft, named)
+            except FileExistsError:
+                raise
+            except OSError:  # no hard links on this file system
+                os.close(os.open(named, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+                draft.replace(named)
+        except FileExistsError:
+            continue
+        return named
+    raise MemidxError(
+        f"{copy.parent}: a thousand backups of {copy.name.split(SUFFIX)[0]} in one microsecond",
+        "remove the extra ones, then run the command again",
+    )
 
 
 def backups(path: Path) -> list[Path]:

@@ -16,8 +16,14 @@ from typing import cast
 from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.install import ConfigFile, project_root, user_folder
-from memidx.agents.settings import LEFT_ALONE, TOO_DEEP
-from memidx.agents.text_install import TextFile, drop_block, find_block, put_block
+from memidx.agents.json_text import LEFT_ALONE, TOO_DEEP
+from memidx.agents.text_install import (
+    TextFile,
+    drop_block,
+    find_block,
+    kept_line_ending,
+    put_block,
+)
 from memidx.errors import MemidxError
 
 # TOML's short escapes, as json.dumps writes them
@@ -134,7 +140,11 @@ def _mcp_state(path: Path):
         servers = _parsed(text, path).get("mcp_servers")
         if servers is not None and not isinstance(servers, dict):
             raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
-        return [f"MCP server {SERVER}"] if text and find_block(text) is not None else []
+        if text and find_block(text) is not None:
+            return [f"MCP server {SERVER}"]
+        if isinstance(servers, dict) and SERVER in servers:  # install leaves it, and says so
+            return [f"MCP server {SERVER} (hand-written, not memidx's block)"]
+        return []
 
     return state
 
@@ -149,5 +159,10 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     toml = folder / "config.toml"
     return [
         hooks_file(folder / "hooks.json", NAME, command_hooks(NAME, EVENTS, portable=project)),
-        TextFile(toml, _install_mcp(toml, project), _uninstall_mcp(toml), _mcp_state(toml)),
+        TextFile(
+            toml,
+            kept_line_ending(_install_mcp(toml, project)),
+            kept_line_ending(_uninstall_mcp(toml)),
+            _mcp_state(toml),
+        ),
     ]

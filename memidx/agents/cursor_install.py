@@ -11,7 +11,8 @@ from typing import cast
 from memidx.agents.cursor import EVENTS, NAME
 from memidx.agents.entries import hook_command, marker, mcp_entry, mcp_file
 from memidx.agents.install import ConfigFile, project_root
-from memidx.agents.settings import LEFT_ALONE, Edit, Json, is_ours, replaced
+from memidx.agents.json_text import LEFT_ALONE
+from memidx.agents.settings import Edit, Json, is_ours, replaced
 from memidx.agents.text_install import TextFile, own_file
 from memidx.errors import MemidxError
 from memidx.locations import home_folder

@@ -13,8 +13,14 @@ import yaml
 
 from memidx.agents.hermes_plugin import MANIFEST, plugin_source
 from memidx.agents.install import memidx_argv, user_folder
-from memidx.agents.settings import LEFT_ALONE, TOO_DEEP
-from memidx.agents.text_install import TextFile, drop_block, own_file, put_block
+from memidx.agents.json_text import LEFT_ALONE, TOO_DEEP
+from memidx.agents.text_install import (
+    TextFile,
+    drop_block,
+    kept_line_ending,
+    own_file,
+    put_block,
+)
 from memidx.errors import MemidxError
 
 WAS = "  # memidx: was "
@@ -124,5 +130,7 @@ def config_files(scope: str, cwd: Path) -> list[TextFile]:
     return [
         own_file(plugin / "__init__.py", plugin_source(memidx_argv()), "plugin memidx"),
         own_file(plugin / "plugin.yaml", MANIFEST, "plugin manifest", MANIFEST.split("\n")[0]),
-        TextFile(config, _install(config), _uninstall, _state(config)),
+        TextFile(
+            config, kept_line_ending(_install(config)), kept_line_ending(_uninstall), _state(config)
+        ),
     ]

@@ -20,7 +20,8 @@ from memidx.agents.config_text import (
     unchanged_since,
     write_config,
 )
-from memidx.agents.settings import Edit, Json, Misshapen, dump_json, parse_json, read_json
+from memidx.agents.json_text import Json, dump_json, parse_json
+from memidx.agents.settings import Edit, Misshapen, read_json
 from memidx.errors import MemidxError
 from memidx.frozen import Value
 from memidx.locations import expand_user, home_folder

@@ -20,7 +20,7 @@ from memidx.agents.install import (
     states,
     unreadable,
 )
-from memidx.agents.settings import parse_json
+from memidx.agents.json_text import parse_json
 from memidx.agents.text_install import TextFile, plan_text
 
 AnyFile = ConfigFile | TextFile

@@ -30,17 +30,19 @@ from memidx.frozen import Value
 
 SHELL = "/bin/sh"
 NAME = "memidx"
+# how every resolver memidx ever wrote begins (the first, of 16249da, then fell back to the
+# installing clone's path): a hook running one is memidx's (memidx/agents/hook_owner.py)
+RESOLVER_START = f'command -v {NAME} >/dev/null 2>&1 && exec {NAME} "$@"; '
 # the first absolute one of MEMIDX_BIN_DIR, XDG_BIN_HOME and ~/.local/bin, as locations.bin_dir:
 # a relative value is ignored (the XDG specification calls it invalid; it would run whatever
 # memidx the agent's working directory holds)
 _HEAD = (
-    f'command -v {NAME} >/dev/null 2>&1 && exec {NAME} "$@"; '
-    'for d in "$MEMIDX_BIN_DIR" "$XDG_BIN_HOME" "$HOME/.local/bin"; do case $d in /*) '
+    RESOLVER_START
+    + 'for d in "$MEMIDX_BIN_DIR" "$XDG_BIN_HOME" "$HOME/.local/bin"; do case $d in /*) '
     f'[ -x "$d/{NAME}" ] && exec "$d/{NAME}" "$@"; break;; esac; done; '
 )
 _EARLIER_HEADS = (  # what earlier versions wrote, still memidx's for status and uninstall
-    f'command -v {NAME} >/dev/null 2>&1 && exec {NAME} "$@"; '
-    'm="${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx"; '
+    RESOLVER_START + 'm="${MEMIDX_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}/memidx"; '
     '[ -x "$m" ] && exec "$m" "$@"; ',
 )
 _TAIL = re.compile(r'exit 0|printf %s "(?:[^"\\$`]|\\.)*"', re.DOTALL)

@@ -1,24 +1,21 @@
 """Editing agents' JSON configuration files: merge memidx's entries in, take exactly those out,
 keep everything else as it was, and back a file up before changing it. The edits are pure
-functions on the loaded document; reading and writing are the two functions at the end."""
+functions on the loaded document; reading is the function at the end, the text itself
+memidx/agents/json_text.py."""
 
 from __future__ import annotations
 
 import json
-import math
-import re
-import shlex
 from collections.abc import Callable, Collection, Iterator, Sequence
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import cast
 
 from memidx.agents.config_text import read_config
+from memidx.agents.hook_owner import HOOK, hook_args
+from memidx.agents.json_text import Json, parse_json
 from memidx.errors import MemidxError
 
-Json = dict[str, object]
-LEFT_ALONE = "fix it: memidx left the file alone"
 MISSHAPEN = "fix it, or add memidx's entries by hand: memidx left every file alone"
-TOO_DEEP = "nested too deeply for memidx to read"  # Python's parsers recurse: RecursionError
 HookEntry = dict[str, object]  # {"type": "command", "command": ..., "timeout": ...}
 
 
@@ -51,9 +48,13 @@ def _table(doc: Json, key: str, where: str = "") -> Json | None:
 
 
 def is_ours(entry: object, marker: str) -> bool:
-    """Whether a hook entry is one memidx installed (its command carries `marker`)."""
+    """Whether a hook entry is one memidx installed: its command runs memidx's hook (parsed:
+    hook_owner.hook_args) for the agent `marker` names (`agent hook claude-code`)."""
     found = _dict(entry)
-    return found is not None and marker in str(found.get("command", ""))
+    command = found.get("command") if found is not None else None
+    args = hook_args(command) if isinstance(command, str) else None
+    words = marker.split()
+    return args is not None and [*HOOK, *args][: len(words)] == words
 
 
 def merge_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> Json:
@@ -96,30 +97,15 @@ def _put_hook(groups: list[object], entry: HookEntry, marker: str) -> list[objec
 
 
 def replaced(hook: Json, entry: Json) -> Json:
-    """memidx's `hook` as `entry` has it, keeping the keys the person added, and the command
-    when the person wrapped it (`MEMIDX_ROOT=/srv/memory <...>/memidx agent hook ...`,
-    `timeout 5 ...`): installing again put memidx's bare command in its place, the hook
-    then reaching another memory."""
+    """memidx's `hook` as `entry` has it, keeping the keys the person added, the timeout they
+    set (memidx's own have never changed: a timeout there is the one memidx wrote or the
+    person's), and the command when the person wrapped it (`MEMIDX_ROOT=/srv/memory
+    <...>/memidx agent hook ...`, `timeout 5 ...`): installing again put memidx's bare command
+    in its place, the hook then reaching another memory."""
     command = str(hook.get("command", ""))
-    return {**hook, **entry, **({} if written_by_memidx(command) else {"command": command})}
-
-
-def written_by_memidx(command: str) -> bool:
-    """Whether a hook's command is one a memidx wrote: `<...>/memidx agent hook A E`,
-    `<python> -m memidx agent hook A E`, or a project's `<...>/sh -c '...' memidx agent hook A
-    E` (memidx/agents/launcher.py); not one the person wrapped."""
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return False
-    head = argv[:-4]
-    if len(argv) < 5 or argv[-4:-2] != ["agent", "hook"]:
-        return False
-    return (
-        (len(head) == 1 and PurePath(head[0]).stem == "memidx")
-        or head[1:] == ["-m", "memidx"]
-        or (len(head) == 4 and PurePath(head[0]).name == "sh" and head[1::2] == ["-c", "memidx"])
-    )
+    kept = {k: hook[k] for k in ("timeout",) if k in hook}
+    wrapped = hook_args(command, wrapped=False) is None
+    return {**hook, **entry, **kept, **({"command": command} if wrapped else {})}
 
 
 def remove_hooks(doc: Json, marker: str, keep: Collection[str] = ()) -> Json:
@@ -221,64 +207,6 @@ def remove_from_list(doc: Json, key: str, item: str) -> Json:
 def read_json(path: Path) -> Json:
     """The JSON object in `path` ({} when the file is missing or empty)."""
     return parse_json(read_config(path), path)
-
-
-def parse_json(text: str, path: Path) -> Json:
-    """The JSON object in `text`, the content of `path` ({} when it is empty)."""
-    if not text.strip():
-        return {}
-    try:
-        loaded: object = _loads(text)
-    except RecursionError as exc:
-        raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
-    except ValueError as exc:
-        if _without_comments(text) is not None:  # Gemini CLI, for one, reads such a file
-            raise MemidxError(
-                f"{path}: holds comments, which memidx cannot keep when it edits the file",
-                "take them out, or add memidx's entries by hand: memidx left the file alone",
-            ) from exc
-        raise MemidxError(f"{path}: not valid JSON: {exc}", LEFT_ALONE) from exc
-    found = _dict(loaded)
-    if found is None:
-        raise MemidxError(f"{path}: does not hold a JSON object", LEFT_ALONE)
-    return found
-
-
-def _loads(text: str) -> object:
-    return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
-
-
-def _finite(number: str) -> float:
-    """A JSON number as Python reads it, unless too large for a float: `1e400` read as inf was
-    written back `Infinity`, which no JSON reader (the agents' included) takes."""
-    value = float(number)
-    if math.isinf(value):
-        raise ValueError(f"the number {number} is too large for memidx to write back")
-    return value
-
-
-def _no_constant(name: str) -> object:
-    """NaN and Infinity, which Python reads and the agents' JSON readers do not."""
-    raise ValueError(f"{name} is no JSON value")
-
-
-COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
-
-
-def _without_comments(text: str) -> object:
-    """What `text` holds once its // and /* */ comments are out; None when still not JSON."""
-    try:
-        return _loads(COMMENT.sub(lambda m: m.group(1) or "", text))
-    except (ValueError, RecursionError):
-        return None
-
-
-def dump_json(doc: Json, like: str = "") -> str:
-    """`doc` as the text of a settings file, indented as the file's text `like` is."""
-    indent = re.search(r"^([ \t]+)\S", like, re.MULTILINE)
-    text = json.dumps(doc, indent=indent.group(1) if indent else 2, ensure_ascii=False)
-    text += "\n" if like.endswith("\n") or not like else ""
-    return text.replace("\n", "\r\n") if "\r\n" in like else text
 
 
 Edit = Callable[[Json], Json]

@@ -66,6 +66,29 @@ def drop_block(text: str, begin: str = BEGIN, end: str = END) -> str:
     return head + tail
 
 
+def kept_line_ending(edit: TextEdit) -> TextEdit:
+    """`edit` keeping the line ending of a file whose every line ends in \\r\\n (Windows'
+    editors write them): the lines memidx adds end so too (an earlier memidx added \\n lines
+    to such a file: its block is given \\r\\n), and those it takes out go whole. A file of
+    mixed endings is edited as it is."""
+
+    def edited(text: str) -> str:
+        if not _crlf(text):
+            return edit(text)
+        return edit(text.replace("\r\n", "\n")).replace("\n", "\r\n")
+
+    return edited
+
+
+def _crlf(text: str) -> bool:
+    """Whether every line of `text` but those of memidx's block ends in \\r\\n."""
+    try:
+        rest = drop_block(text)
+    except MemidxError:  # no end marker: the edit says so
+        rest = text
+    return "\r\n" in rest and "\n" not in rest.replace("\r\n", "")
+
+
 def plan_text(one: TextFile, *, remove: bool) -> Change:
     """The change to one text file (reads it; raises for a file memidx must leave alone)."""
     found = read_found(one.path)

@@ -218,9 +218,11 @@ def test_uninstall_after_an_install_by_another_clone_leaves_none_of_memidx(
     settings = project / ".claude" / "settings.json"
     memidx_agent(project, "install", "claude-code")
     older = re.sub(
-        r'"command": "[^"]*memidx', '"command": "/gone/clone/.venv/bin/memidx', settings.read_text()
+        r'"command": "(?:[^"\\]|\\.)*memidx (agent hook [^"]*)"',
+        r'"command": "/gone/clone/.venv/bin/memidx \1"',
+        settings.read_text(),
     )
-    settings.write_text(older)  # as another clone of memidx installed it
+    settings.write_text(older)  # as another clone of memidx installed it (by absolute path)
     memidx_agent(project, "install", "claude-code")  # this clone: its backup holds the other's
 
     memidx_agent(project, "uninstall", "claude-code")

@@ -13,7 +13,8 @@ from memidx.agents.block import HARD_CAP, Recalled, digest_block, recall_block, 
 from memidx.agents.capture import transcript_parts
 from memidx.agents.claude_transcript import parse
 from memidx.agents.gate import Signal, relevant, trivial, word_share
-from memidx.agents.settings import dump_json, merge_hooks, remove_hooks
+from memidx.agents.json_text import dump_json
+from memidx.agents.settings import merge_hooks, remove_hooks
 
 
 @pytest.mark.parametrize(
@@ -108,7 +109,7 @@ def test_merging_hooks_twice_is_merging_once_and_removal_restores() -> None:
         "hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "x"}]}]}
     }
     ours: dict[str, dict[str, object]] = {
-        "Stop": {"type": "command", "command": "/m agent hook claude-code Stop"}
+        "Stop": {"type": "command", "command": "/m/memidx agent hook claude-code Stop"}
     }
 
     once = merge_hooks(theirs, ours, "agent hook claude-code")
@@ -131,7 +132,9 @@ def test_merging_hooks_again_keeps_memidx_hooks_where_they_are() -> None:
                 {"matcher": "", "hooks": [theirs]},  # the person's, added after memidx's
             ],
             "Notification": [{"matcher": "", "hooks": [theirs]}],
-            "PostCompact": [{"matcher": "", "hooks": [{**old, "command": "/old/memidx " + mark}]}],
+            "PostCompact": [
+                {"matcher": "", "hooks": [{**old, "command": f"/old/memidx {mark} PostCompact"}]}
+            ],
         }
     }
 

@@ -83,6 +83,8 @@ PURE = [
     "memidx.agents.block",
     "memidx.agents.exchange",
     "memidx.agents.launcher",
+    "memidx.agents.hook_owner",
+    "memidx.agents.json_text",
     "memidx.secrets.patterns",
     "memidx.secrets.netrc",
     "memidx.secrets.linear",

@@ -1,0 +1,130 @@
+"""An agent's JSON configuration as text and back: read strictly (a text memidx could not write
+back as it read it is refused, naming the file), written in the file's own indentation and line
+ending. Pure: text in, values out."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import cast
+
+from memidx.errors import MemidxError
+
+Json = dict[str, object]
+LEFT_ALONE = "fix it: memidx left the file alone"
+TOO_DEEP = "nested too deeply for memidx to read"  # Python's parsers recurse: RecursionError
+
+
+def parse_json(text: str, path: Path) -> Json:
+    """The JSON object in `text`, the content of `path` ({} when it is empty)."""
+    if not text.strip():
+        return {}
+    try:
+        loaded: object = _loads(text)
+    except RecursionError as exc:
+        raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
+    except _Duplicate as exc:
+        where = _twice(text) or json.dumps(exc.key)
+        raise MemidxError(
+            f"{path}: has the key {where} twice, of which JSON readers keep only the last",
+            "merge the two into one, then run the command again: memidx left every file alone",
+        ) from exc
+    except ValueError as exc:
+        if _without_comments(text) is not None:  # Gemini CLI, for one, reads such a file
+            raise MemidxError(
+                f"{path}: holds comments, which memidx cannot keep when it edits the file",
+                "take them out, or add memidx's entries by hand: memidx left the file alone",
+            ) from exc
+        raise MemidxError(f"{path}: not valid JSON: {exc}", LEFT_ALONE) from exc
+    if not isinstance(loaded, dict):
+        raise MemidxError(f"{path}: does not hold a JSON object", LEFT_ALONE)
+    return cast(Json, loaded)
+
+
+class _Duplicate(ValueError):
+    """An object holds a key twice: Python's json keeps the last value, and writing the
+    document back would drop the first (the person's hooks, say) without a word."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {key!r} is there twice")
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, object]]) -> Json:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        keys = [key for key, _ in pairs]
+        raise _Duplicate(next(key for at, key in enumerate(keys) if key in keys[:at]))
+    return found
+
+
+def _loads(text: str) -> object:
+    return json.loads(
+        text, object_pairs_hook=_unique, parse_float=_finite, parse_constant=_no_constant
+    )
+
+
+class _Pairs(list[tuple[str, object]]):
+    """An object as read, its keys in order and repeated: where a key is twice."""
+
+
+def _twice(text: str) -> str | None:
+    """The first key held twice and the path to it (`"hooks"."Stop"[0]."command"`)."""
+    try:
+        return _find_twice(json.loads(text, object_pairs_hook=_Pairs), "")
+    except (ValueError, RecursionError):
+        return None
+
+
+def _find_twice(value: object, where: str) -> str | None:
+    if isinstance(value, _Pairs):
+        seen: set[str] = set()
+        for key, _ in value:
+            if key in seen:
+                return f"{where}{json.dumps(key)}"
+            seen.add(key)
+        for key, inner in value:
+            found = _find_twice(inner, f"{where}{json.dumps(key)}.")
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for at, inner in enumerate(cast(list[object], value)):
+            found = _find_twice(inner, f"{where.removesuffix('.')}[{at}].")
+            if found is not None:
+                return found
+    return None
+
+
+def _finite(number: str) -> float:
+    """A JSON number as Python reads it, unless too large for a float: `1e400` read as inf was
+    written back `Infinity`, which no JSON reader (the agents' included) takes."""
+    value = float(number)
+    if math.isinf(value):
+        raise ValueError(f"the number {number} is too large for memidx to write back")
+    return value
+
+
+def _no_constant(name: str) -> object:
+    """NaN and Infinity, which Python reads and the agents' JSON readers do not."""
+    raise ValueError(f"{name} is no JSON value")
+
+
+COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
+
+
+def _without_comments(text: str) -> object:
+    """What `text` holds once its // and /* */ comments are out; None when still not JSON."""
+    try:
+        return _loads(COMMENT.sub(lambda m: m.group(1) or "", text))
+    except (ValueError, RecursionError):
+        return None
+
+
+def dump_json(doc: Json, like: str = "") -> str:
+    """`doc` as the text of a settings file, indented as the file's text `like` is."""
+    indent = re.search(r"^([ \t]+)\S", like, re.MULTILINE)
+    text = json.dumps(doc, indent=indent.group(1) if indent else 2, ensure_ascii=False)
+    text += "\n" if like.endswith("\n") or not like else ""
+    return text.replace("\n", "\r\n") if "\r\n" in like else text
