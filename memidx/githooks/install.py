@@ -13,8 +13,9 @@ The pre-commit shim runs the checks of .pre-commit-config.yaml through the pre-c
 (`hooks/memidx-hook pre-commit`), but as `pre-commit run --files <staged paths>`: with files
 named, the framework never stashes the unstaged changes, and the checks read the staged blobs
 (memidx.git.staged), so an edit written while they run is neither lost nor checked. The
-commit-msg shim runs `memidx check secrets --message` alone, one process (pre-commit's own
-commit-msg script, which runs the user's hooks of that stage, is chained, not removed).
+commit-msg shim runs `memidx check secrets --message` alone, one process, and the pre-push
+shim `memidx check secrets --push` (pre-commit's own script at those two stages, which runs the
+user's hooks of that stage, is chained, not removed).
 """
 
 from __future__ import annotations

@@ -203,7 +203,9 @@ def _commits(
         for ref, what, where in blobs[blob]:
             shown = where if notes else display(where)
             if data is None:  # too large to read: never let through unchecked
-                yield Found(ref, what, shown, "", f"not checked for secrets: {size} bytes")
+                yield Found(
+                    ref, what, shown, "", f"not checked for secrets: too large ({size} bytes)"
+                )
             elif (
                 text := text_of(data, notes or is_note_path(where, config.notes_dir))
             ) is not None:
