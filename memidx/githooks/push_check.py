@@ -103,20 +103,22 @@ def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterato
     """The messages, tag messages, notes and git notes the push sends (see the docstring)."""
     repo = GitRepo(config.root)
     oids = [u.local_oid for u in sent] + [u.remote_oid for u in sent if not absent(u.remote_oid)]
-    kinds = object_types(repo, oids)
-    held = [oid for oid in oids[len(sent) :] if kinds.get(oid)]  # the old values git knows
+    kinds = object_types(repo, [*oids, *(f"{oid}^{{}}" for oid in oids)])
+    # `git log` takes what peels to a commit (a tag of a tree or a blob has no history)
+    held = [oid for oid in oids[len(sent) :] if _commit(kinds, oid)]  # old values git knows
     yield from _tag_messages(repo, sent, kinds)
     for notes in (False, True):
         group = [
             u
             for u in sent
-            if u.remote_ref.startswith(NOTES_REFS) == notes and kinds[u.local_oid] in TIPS
+            if u.remote_ref.startswith(NOTES_REFS) == notes and _commit(kinds, u.local_oid)
         ]
         if group:
             yield from _commits(config, repo, remote, group, held, notes=notes)
 
 
-TIPS = ("commit", "tag")  # what `git log` takes (a tag is peeled); a tree or blob: no history
+def _commit(kinds: dict[str, str | None], oid: str) -> bool:
+    return kinds.get(f"{oid}^{{}}") == "commit"
 
 
 def object_types(repo: GitRepo, oids: Sequence[str]) -> dict[str, str | None]:
@@ -136,7 +138,7 @@ def _tag_messages(
     repo: GitRepo, sent: Sequence[Update], kinds: dict[str, str | None]
 ) -> Iterator[Found]:
     """The message of each annotated tag pushed (and of a tag it points to)."""
-    tags = {u.local_oid: u.remote_ref for u in sent if kinds[u.local_oid] == "tag"}
+    tags = {u.local_oid: u.remote_ref for u in sent if kinds.get(u.local_oid) == "tag"}
     seen: set[str] = set()
     while tags:
         pointed: dict[str, str] = {}

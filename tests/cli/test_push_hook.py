@@ -81,7 +81,8 @@ def test_a_clean_push_and_a_deletion_pass_while_an_unpushed_branch_holds_a_secre
     machine.git("commit", "-q", "--allow-empty", "--no-verify", "-m", f"Deploy {TOKEN}")
     machine.git("checkout", "-q", "main")
     machine.note("deploy.md", "Deploy", "the docs deploy from main")
-    machine.commit("Deploy the docs from main")
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "--no-verify", "-m", "Deploy the docs from main")  # ~1 s less
     machine.git("tag", "-a", "v1", "-m", "Release one")
 
     pushed = machine.run_git("push", "origin", "main", "main:refs/heads/other", "v1")
@@ -114,7 +115,9 @@ def test_the_users_own_pre_push_hook_is_chained_and_gets_gits_input(machine: Mac
     (hooks / "pre-push").chmod(0o755)
     install_hooks(machine.root, machine.env)
     machine.note("deploy.md", "Deploy", "the docs deploy from main")
-    head = machine.commit("Deploy the docs from main")
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "--no-verify", "-m", "Deploy the docs from main")
+    head = machine.git("rev-parse", "HEAD").strip()
 
     pushed = machine.run_git("push", "origin", "main")
 
