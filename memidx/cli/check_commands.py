@@ -13,10 +13,19 @@ from memidx.errors import MemidxError, UsageError
 TYPE_CHECKING = False  # not typing's: the commit-msg check runs at every commit
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
 
 def check(args: argparse.Namespace, config: Config) -> int:
     baseline = Path(args.baseline) if args.baseline else None
+    if args.push is not None:
+        if args.check != "secrets" or args.files or args.message is not None or args.baseline:
+            raise UsageError(
+                "--push is the secrets check of what git push sends, with no files, no "
+                "--message and the baseline of the repository",
+                "run `memidx check secrets --push REMOTE` with git's pre-push input on stdin",
+            )
+        return check_push(config, args.push, sys.stdin.buffer.read())
     if args.message is not None:
         if args.check != "secrets" or args.files:
             raise UsageError(
@@ -122,11 +131,50 @@ def _way_out(message: Path, shown: str) -> str:
     )
 
 
+def check_push(config: Config, remote: str, given: bytes) -> int:
+    """The pre-push check: one line per secret in what the push to `remote` sends (git's
+    pre-push input `given`), then what to do; 1 when there is any, so git pushes nothing."""
+    from memidx.githooks.push_check import parse_updates, push_problems
+
+    problems = push_problems(config, remote, parse_updates(given.decode("utf-8", "replace")))
+    if not problems:
+        return 0
+    from memidx.githooks.secret_check import BASELINE
+
+    print("\n".join(problems))
+    count = f"{len(problems)} secret{'s' if len(problems) != 1 else ''}"
+    print(
+        f"memidx: {count} in what git push would send to {remote}, so nothing was pushed: take "
+        "them out (a commit's message or note: git rebase -i, `reword` or `edit`, or git "
+        "commit --amend for the last commit; a tag: git tag -f; a git note: git notes edit), "
+        f"or allow a false positive with `memidx: allow-secret` on its line or in {BASELINE}",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def run_push_check(directory: Path | None, remote: str) -> int:
+    """`memidx [-C DIR] check secrets --push REMOTE` without the argument parser, as the
+    pre-push hook runs it at every push (memidx.cli.main's fast path)."""
+    return _fast(lambda: check_push(load_config(directory or Path.cwd()), remote, _stdin()))
+
+
+def _stdin() -> bytes:
+    return sys.stdin.buffer.read()
+
+
 def run_message_check(directory: Path | None, message: Path) -> int:
     """`memidx [-C DIR] check secrets --message FILE` without the argument parser, as the
     commit-msg hook runs it at every commit (memidx.cli.main's fast path)."""
+    return _fast(
+        lambda: check_message(load_config(directory or Path.cwd()), message, None, update=False)
+    )
+
+
+def _fast(run: Callable[[], int]) -> int:
+    """A hook's check run without the argument parser: its errors as main's."""
     try:
-        return check_message(load_config(directory or Path.cwd()), message, None, update=False)
+        return run()
     except UsageError as exc:  # a baseline line that is none
         print(f"memidx: usage error: {exc}", file=sys.stderr)
         return 2

@@ -186,7 +186,7 @@ def run_module() -> NoReturn:
     """`python -m memidx`, which is how the git hooks run memidx (hooks/memidx-hook)."""
     argv = sys.argv[1:]
     code = main(argv)
-    if _hook_call(argv) is not None or _message_check_call(argv) is not None:
+    if _hook_call(argv) or _message_check_call(argv) or _push_check_call(argv):
         # Interpreter teardown costs ~7 ms on every git operation; the hook has closed the
         # index and its files by now, so only the standard streams need flushing.
         for stream in (sys.stdout, sys.stderr):
@@ -228,6 +228,18 @@ def _message_check_call(argv: Sequence[str]) -> tuple[Path | None, Path] | None:
     return directory, Path(rest[3])
 
 
+def _push_check_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
+    """(directory, remote) when argv is exactly `[-C DIR] check secrets --push REMOTE`, the
+    call of the pre-push hook at every push; None for anything else."""
+    rest = list(argv)
+    directory = None
+    if len(rest) >= 2 and rest[0] == "-C":
+        directory, rest = Path(rest[1]), rest[2:]
+    if len(rest) != 4 or rest[:3] != ["check", "secrets", "--push"]:
+        return None
+    return directory, rest[3]
+
+
 def _fast_path(argv: Sequence[str]) -> int | None:
     """The exit code of a hook run without argparse; None for every other command."""
     agent_hook = _agent_hook_call(argv)
@@ -245,6 +257,11 @@ def _fast_path(argv: Sequence[str]) -> int | None:
         from memidx.cli.check_commands import run_message_check
 
         return run_message_check(*message)
+    push = _push_check_call(argv)
+    if push is not None:  # the pre-push hook's: every push pays for its start
+        from memidx.cli.check_commands import run_push_check
+
+        return run_push_check(*push)
     return None
 
 

@@ -43,6 +43,12 @@ def _secret_options(p: argparse.ArgumentParser) -> None:
         "of staged files",
     )
     p.add_argument(
+        "--push",
+        metavar="REMOTE",
+        help="secrets: check what git push sends to REMOTE, read from git's pre-push input on "
+        "stdin (the pre-push hook runs it), instead of staged files",
+    )
+    p.add_argument(
         "--baseline",
         metavar="FILE",
         help="secrets: the baseline of allowed secrets (default: .memidx-secrets-baseline)",

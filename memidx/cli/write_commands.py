@@ -159,12 +159,12 @@ def say_line(line: str) -> None:
 
 
 def share(args: argparse.Namespace, config: Config) -> int:
-    from memidx.githooks.outgoing_check import refuse_secret_messages
+    from memidx.githooks.outgoing_check import refuse_outgoing_secrets
     from memidx.memory.share import share as share_memory
 
     if not config.in_git:
         raise UsageError(f"{config.root}: not a git repository", "memory is shared by git")
-    refuse_secret_messages(config)  # git runs no message hook for some commits (--no-verify)
+    refuse_outgoing_secrets(config)  # git runs no message hook for some commits (--no-verify)
     done = share_memory(config, say=say_line)
     if args.json:
         print(json.dumps({

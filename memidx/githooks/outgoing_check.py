@@ -1,52 +1,42 @@
-"""The messages `memidx share` is about to push: the commits on HEAD that no remote-tracking
-branch holds. git runs no message hook for a commit made with `--no-verify`, nor for one that
-`git cherry-pick` or `git rebase` carried over whole, so share reads their messages with the
-commit-msg check's detectors, allow marker and baseline, and pushes none that holds a secret."""
+"""What `memidx share` is about to push holds no secret: the commits on HEAD that its push
+target (the branch's upstream on its remote) lacks, read as the pre-push check reads a push
+(memidx.githooks.push_check): their messages and the notes they add or change. git runs no
+message hook for a commit made with `--no-verify`, nor for one that `git cherry-pick` or `git
+rebase` carried over whole, so share refuses before anything is committed, pulled or pushed
+(a clone without memidx's pre-push hook too)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 from memidx.config import Config
 from memidx.errors import MemidxError
 
-
-def message_secrets(log: str, allowed: set[str]) -> Iterator[tuple[str, str]]:
-    """(commit, kind) of each secret in `git log -z --format=%h%n%B`'s output that neither an
-    allow marker on its line nor the baseline's fingerprints (`allowed`) allow."""
-    from memidx.hashes import sha256_hex
-    from memidx.secrets.detect import find_secrets
-
-    for entry in log.split("\0"):
-        commit, _, message = entry.partition("\n")
-        for found in find_secrets(message, allow=True):
-            if sha256_hex(message[found.start : found.end].encode("utf-8")) not in allowed:
-                yield commit, found.kind
+ZERO = "0" * 40  # git's id of a ref the remote lacks
 
 
-def refuse_secret_messages(config: Config) -> None:
-    """MemidxError naming the commits about to be pushed whose messages hold a secret; none
-    when there is no remote to push to (a memory kept on one machine pushes nothing)."""
+def refuse_outgoing_secrets(config: Config) -> None:
+    """MemidxError naming the first secret in what share's push would send, and how many
+    more; none when there is no remote or no upstream (share says so itself)."""
     from memidx.git.repo import GitRepo
-    from memidx.githooks.secret_check import BASELINE, read_baseline
+    from memidx.githooks.push_check import Update, push_problems
+    from memidx.githooks.secret_check import BASELINE
 
     repo = GitRepo(config.root)
-    if not repo.run("remote", check=False).strip():
+    branch = repo.run("symbolic-ref", "-q", "--short", "HEAD", check=False).decode().strip()
+    head = repo.run("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
+    if not branch or not head:
+        return  # a detached HEAD or no commit yet: share names what is missing
+    remote = repo.run("config", f"branch.{branch}.remote", check=False).decode().strip()
+    merge = repo.run("config", f"branch.{branch}.merge", check=False).decode().strip()
+    if not remote or not merge:
+        return  # no upstream: share refuses before any push
+    problems = push_problems(config, remote, [Update("HEAD", head, merge, ZERO)])
+    if not problems:
         return
-    argv = ("log", "-z", "--format=%h%n%B", "HEAD", "--not", "--remotes", "--")
-    log = repo.run(*argv, check=False).decode("utf-8", "replace")  # no HEAD yet: nothing
-    if not log.strip("\0\n"):
-        return  # nothing of this clone's own to push: the usual share
-    found = list(message_secrets(log, read_baseline(config.root / BASELINE)))
-    if not found:
-        return
-    commits = list(dict.fromkeys(commit for commit, _ in found))
-    kinds = ", ".join(dict.fromkeys(kind for _, kind in found))
-    named = f"commit {commits[0]}" + (f" and {len(commits) - 1} more" if commits[1:] else "")
+    more = f" (and {len(problems) - 1} more)" if problems[1:] else ""
     raise MemidxError(
-        f"{named} to push {'holds' if len(commits) == 1 else 'hold'} a secret in the message "
-        f"({kinds}), which git push would send to the remote, so nothing was pulled or pushed",
-        "take it out of the message (git rebase -i, `reword`; git commit --amend for the last "
-        f"commit), or allow a false positive with `memidx: allow-secret` on its line or in "
-        f"{BASELINE}, then make sync again",
+        f"{problems[0]}{more}: a secret git push would send to {remote}, so nothing was pulled "
+        "or pushed",
+        "take it out (a message: git rebase -i, `reword`, or git commit --amend for the last "
+        "commit; a note: git rebase -i, `edit`), or allow a false positive with `memidx: "
+        f"allow-secret` on its line or in {BASELINE}, then make sync again",
     )

@@ -148,7 +148,7 @@ def _texts(
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
             for located in scan_bytes(data).records:
                 yield ref, f"{display(ref)}@{located.offset}", located.record.text, ""
-        elif (text := _text_of(data, is_note_path(ref, config.notes_dir))) is not None:
+        elif (text := text_of(data, is_note_path(ref, config.notes_dir))) is not None:
             yield ref, display(ref), text, ""
 
 
@@ -157,7 +157,7 @@ UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # what Windows PowerShell 5.1's `>` wr
 UTF32_MARKS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")  # `Out-File -Encoding utf32`
 
 
-def _text_of(data: bytes, note: bool) -> str | None:
+def text_of(data: bytes, note: bool) -> str | None:
     """A staged file's text (UTF-16 or UTF-32 when it opens with a byte-order mark, whose NUL
     bytes are no sign of a binary file), or None for a binary file."""
     if data.startswith(UTF32_MARKS):  # before UTF-16: the little-endian marks begin alike

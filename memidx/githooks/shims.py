@@ -17,6 +17,7 @@ STAGES = (
     "pre-commit",
     "commit-msg",  # a secret in the message is pushed with the commit
     "applypatch-msg",  # the same for `git am`, which runs no commit-msg
+    "pre-push",  # what a plain `git push` sends: --no-verify commits, tags, git notes
     "post-commit",
     "post-merge",
     "post-checkout",
@@ -190,6 +191,30 @@ fi
 exit 0
 """
 
+# git runs it before a push with the remote's name and URL as arguments and one "<local ref>
+# <local oid> <remote ref> <remote oid>" line per ref on stdin; a status other than 0 stops
+# the push. The input is read whole: memidx's check and the hook chained both get it.
+PUSH_SHIM = """#!/bin/sh
+{marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
+# Refuses a push that sends a secret (memidx check secrets --push: the messages and notes of
+# the commits it sends, annotated tags, git notes), then runs the hook that was here before
+# memidx ({stage}{chained}) with the same arguments and input.
+input="$(cat; echo .)" && input="${{input%.}}"
+if [ -f hooks/memidx-hook ]; then
+  printf '%s' "$input" | sh hooks/memidx-hook check secrets --push "$1" || exit $?
+else
+  printf 'memidx: %s: no hooks/memidx-hook in %s: the checks cannot run %s\\n' {stage} "$PWD" \\
+    '(check out a commit that has it, or push with --no-verify to skip the checks)' >&2
+  exit 1
+fi
+previous="$0{chained}"
+if [ -x "$previous" ]; then
+  printf '%s' "$input" | "$previous" "$@"
+  exit $?
+fi
+exit 0
+"""
+
 VERBS = {
     "post-commit": "commit",
     "post-merge": "merge",
@@ -213,6 +238,8 @@ def shim(stage: str) -> str:
             then_previous=then_previous,
         )
     no_hook = _indented(TRACE_DIR, "  ") + NO_HOOK_SCRIPT.format(stage=stage, check=CHECK_FOLDER)
+    if stage == "pre-push":
+        return PUSH_SHIM.format(marker=MARKER, stage=stage, chained=CHAINED)
     if stage == "reference-transaction":
         return REF_SHIM.format(
             marker=MARKER, stage=stage, chained=CHAINED, no_hook=_indented(no_hook, "  ")
