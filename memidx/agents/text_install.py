@@ -56,12 +56,13 @@ def put_block(text: str, body: str, begin: str = BEGIN, end: str = END) -> str:
 
 
 def drop_block(text: str, begin: str = BEGIN, end: str = END) -> str:
-    """`text` without memidx's block (and the blank line put before it)."""
+    """`text` without memidx's block and the blank line put_block put before it, whatever
+    the person wrote after the block since."""
     found = find_block(text, begin, end)
     if found is None:
         return text
     head, tail = text[: found[0]], text[found[1] :]
-    if head.endswith("\n\n") and not tail:
+    if head.endswith("\n\n"):
         head = head[:-1]
     return head + tail
 

@@ -196,7 +196,7 @@ def test_codex_config_with_crlf_lines_gets_and_loses_memidx_block_in_crlf(tmp_pa
 
     assert installed.startswith(theirs) and "[mcp_servers.memidx]\r\n" in installed
     assert "\n" not in installed.replace("\r\n", "")
-    assert toml.uninstall(installed + "[tui]\r\n") == theirs + "\r\n[tui]\r\n"
+    assert toml.uninstall(installed + "[tui]\r\n") == theirs + "[tui]\r\n"
     old = theirs + installed[len(theirs) :].replace("\r\n", "\n")  # an earlier memidx's \n block
     assert toml.install(old) == installed and toml.uninstall(old) == theirs
 
@@ -212,3 +212,16 @@ def test_hermes_config_with_crlf_lines_keeps_crlf_where_memidx_edits(tmp_path: P
     fresh = config.install("model: opus\r\n")
     assert "memory:\r\n" in fresh and "\n" not in fresh.replace("\r\n", "")
     assert config.uninstall(fresh) == "model: opus\r\n"
+
+
+@pytest.mark.parametrize("after", ["", "[tui]\n", "\n[tui]\n"])
+def test_uninstall_takes_out_the_blank_line_install_put_before_the_block(
+    tmp_path: Path, after: str
+) -> None:
+    """A table the person added after memidx's block kept the blank line install had put
+    before it: uninstall left the file a line longer than it was."""
+    toml = codex_install.config_files("project", tmp_path)[1]
+    assert isinstance(toml, TextFile)
+    theirs = '# mine\nmodel = "o4"\n\n'  # a blank line of their own at the end stays
+
+    assert toml.uninstall(toml.install(theirs) + after) == theirs + after
