@@ -1,7 +1,9 @@
 """The recall server's loop (memidx/agents/recall_server.py starts it): the main thread accepts
 each hook and acknowledges it at once (recall_server.ACK), then WORKERS threads answer. A hook
 so tells a server that is busy (acknowledged, its prompt waiting its turn) from one that is
-wedged (stopped by SIGSTOP: no acknowledgement), which it replaces (recall_wedge.py)."""
+wedged (stopped by SIGSTOP: no acknowledgement), which it replaces (recall_wedge.py). A server
+whose answering thread is stuck on one prompt says so instead (recall_server.STALLED): the hook
+recalls in its own process at once."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from memidx.agents.recall_server import (
     MAX_REQUEST,
     MAX_REQUESTS,
     STALE,
+    STALLED,
     config_key,
     read_line,
 )
@@ -43,6 +46,11 @@ CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an 
 # both cores. Recaller is safe to share between threads should a bigger machine want more.
 WORKERS = 1
 STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server counts as wedged
+# Seconds on one answer after which the server turns hooks away (STALLED) rather than have them
+# wait for it: a warm answer takes ~25-80 ms here, ~110 ms a prompt with 20 at once at a load
+# of 8-10, and a hook waiting for its own (1.5 s deadline) asks again with 0.4 s left, by which
+# time the answer it is queued behind has run this long if it is the one stuck.
+STALLED_AFTER = 0.75
 
 
 def serve_on(
@@ -95,9 +103,13 @@ class _Workers:
         for thread in self.threads:
             thread.start()
 
+    def longest(self, now: float) -> float:
+        """How long the oldest answer being given has taken so far (0 when none is)."""
+        return max((now - began for began in list(self.since.values())), default=0.0)
+
     def stuck(self, now: float) -> bool:
         """Whether an answer has taken STUCK seconds: that thread will not come back."""
-        return any(now - began > STUCK for began in list(self.since.values()))
+        return self.longest(now) > STUCK
 
     def close(self) -> None:
         """Answer the hooks already acknowledged, then end the threads (one stuck is left)."""
@@ -148,9 +160,12 @@ def _loop(
             except TimeoutError:
                 continue
             last = time.monotonic()
+            reply = STALLED if workers.longest(last) > STALLED_AFTER else ACK
             try:
-                conn.sendall(ACK)  # at once, however many wait: this server is alive
+                conn.sendall(reply)  # at once, however many wait: this server is alive
             except OSError:
+                reply = b""
+            if reply != ACK:
                 conn.close()
                 continue
             workers.waiting.put(conn)

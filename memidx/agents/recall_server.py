@@ -42,6 +42,15 @@ ACK = b"\x06"  # the server's first byte on each connection, at once: it is aliv
 # max 20-140 ms (4 runs); and the hook still has time to recall in its own process after it.
 ACK_WAIT = 0.3
 NO_ACK = "no acknowledgement"  # the answer's error when a server accepted and never acknowledged
+# What the server sends instead of ACK, and the answer's error it makes: its answering thread
+# has been on one prompt for recall_loop.STALLED_AFTER s (a stuck read, a deadlock). The hook
+# recalls in its own process at once, and marks nothing: the server is alive, and says so.
+STALLED = b"\x13"
+TURNED_AWAY = {STALLED: "stalled on an answer"}
+# The answer's error when a server acknowledged and then closed the connection, or stalled on
+# an answer while the hook waited for it (recall_loop)
+NO_ANSWER = "no answer"
+PROBE_WAIT = 0.1  # seconds a hook waits for a second acknowledgement, to tell busy from stalled
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
 
@@ -83,10 +92,15 @@ def config_key(config: Config) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str, object] | None:
+def ask(
+    config: Config, request: dict[str, object], timeout: float, keep: float = 0.0
+) -> dict[str, object] | None:
     """The server's answer to `request`, or None when no server answers in `timeout`; an
     answer whose error is NO_ACK (and `pid`, the server's process where the system tells)
-    when one took the connection and did not acknowledge it within ACK_WAIT seconds."""
+    when one took the connection and did not acknowledge it within ACK_WAIT seconds, one of
+    TURNED_AWAY's when it said it cannot answer, NO_ANSWER when it acknowledged and then did
+    not answer: it closed, or with `keep` seconds of `timeout` left its answering thread was
+    on one prompt (a server busy with other hooks' prompts is waited for to the end)."""
     path = socket_path(config)
     if path is None or not path.exists():
         return None
@@ -96,20 +110,49 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
             conn.settimeout(max(0.01, min(timeout, ACK_WAIT)))
             try:  # connected when the server listens; its backlog full, not even that
                 conn.connect(str(path))
-                acknowledged = conn.recv(1) == ACK
+                first = conn.recv(1)
             except TimeoutError:
                 return _unacknowledged(conn, timeout)
-            if not acknowledged:
-                return None
+            if first != ACK:
+                return {"error": TURNED_AWAY[first]} if first in TURNED_AWAY else None
             conn.settimeout(max(0.01, end - time.monotonic()))
             sent = {**request, CONFIG: config_key(config)}
             conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
             conn.shutdown(socket.SHUT_WR)
-            answer = read_line(conn)
+            answer = _answer(conn, path, end, keep)
     except (OSError, ValueError):
         return None
-    loaded: object = json.loads(answer) if answer else None
+    if not answer:
+        return {"error": NO_ANSWER}
+    loaded: object = json.loads(answer)
     return cast(dict[str, object], loaded) if isinstance(loaded, dict) else None
+
+
+def _answer(conn: socket.socket, path: Path, end: float, keep: float) -> bytes:
+    """The answer's line, waited for until `keep` seconds before `end`, then to `end` only if
+    the server is answering (not stalled: _answering); b"" when it does not come."""
+    data = bytearray()
+    until = end - keep
+    while True:
+        conn.settimeout(max(0.01, until - time.monotonic()))
+        try:
+            return read_line(conn, data)
+        except TimeoutError:
+            if until >= end or not _answering(path):
+                return b""
+            until = end
+
+
+def _answering(path: Path) -> bool:
+    """Whether the server at `path` acknowledges a second connection with ACK: it is not
+    stalled on an answer, only busy with others (the connection, empty, is a no-op for it)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(PROBE_WAIT)
+        try:
+            probe.connect(str(path))
+            return probe.recv(1) == ACK
+        except OSError:
+            return False
 
 
 def _unacknowledged(conn: socket.socket, timeout: float) -> dict[str, object] | None:
@@ -123,12 +166,13 @@ def ask_waiting(
     config: Config, request: dict[str, object], timeout: float, keep: float = 0.0
 ) -> dict[str, object] | None:
     """ask(), waiting up to `timeout` for a server that is still loading its model, but not
-    into the last `keep` seconds (what the hook's own recall needs when none answers)."""
+    into the last `keep` seconds (what the hook's own recall needs when none answers), nor
+    into them for one acknowledged whose answering thread is stalled (ask)."""
     end = time.monotonic() + timeout
-    answer = ask(config, request, timeout)
+    answer = ask(config, request, timeout, keep)
     while answer is None and starting(config) and (now := time.monotonic()) < end - keep:
         time.sleep(min(0.05, end - keep - now))
-        answer = ask(config, request, end - time.monotonic())
+        answer = ask(config, request, end - time.monotonic(), keep)
     return answer
 
 
@@ -148,8 +192,9 @@ def starting(config: Config) -> bool:
         return False  # a lock file this process cannot open: no server can start here
 
 
-def read_line(conn: socket.socket) -> bytes:
-    data = bytearray()
+def read_line(conn: socket.socket, data: bytearray | None = None) -> bytes:
+    """One line from `conn` (into `data`, which keeps what came when it times out)."""
+    data = bytearray() if data is None else data
     while len(data) <= MAX_REQUEST and not data.endswith(b"\n"):
         chunk = conn.recv(65536)
         if not chunk:
