@@ -2,8 +2,8 @@
 each hook and acknowledges it at once (recall_server.ACK), then WORKERS threads answer. A hook
 so tells a server that is busy (acknowledged, its prompt waiting its turn) from one that is
 wedged (stopped by SIGSTOP: no acknowledgement), which it replaces (recall_wedge.py). A server
-whose answering thread is stuck on one prompt says so instead (recall_server.STALLED): the hook
-recalls in its own process at once."""
+whose answering thread is stuck on one prompt says so instead (recall_server.STALLED), and so
+does one that is closing (CLOSING): the hook recalls in its own process at once."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from typing import cast
 from memidx.agents.recall_server import (
     ACK,
     BACKLOG,
+    CLOSING,
     CONFIG,
     MAX_REQUEST,
     MAX_REQUESTS,
@@ -51,6 +52,7 @@ STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server 
 # of 8-10, and a hook waiting for its own (1.5 s deadline) asks again with 0.4 s left, by which
 # time the answer it is queued behind has run this long if it is the one stuck.
 STALLED_AFTER = 0.75
+CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hooks acknowledged
 
 
 def serve_on(
@@ -111,12 +113,25 @@ class _Workers:
         """Whether an answer has taken STUCK seconds: that thread will not come back."""
         return self.longest(now) > STUCK
 
-    def close(self) -> None:
-        """Answer the hooks already acknowledged, then end the threads (one stuck is left)."""
+    def answering(self, now: float) -> bool:
+        """Whether a thread is still answering, one stuck aside (it will not come back)."""
+        return any(
+            thread.is_alive() and now - self.since.get(thread.ident or 0, now) <= STUCK
+            for thread in self.threads
+        )
+
+    def close(self, stuck: bool) -> None:
+        """Have the threads answer the hooks already acknowledged, then end; when an answer is
+        stuck, close those hooks' connections at once instead: no thread will answer them."""
+        while stuck:
+            try:
+                conn = self.waiting.get_nowait()
+            except queue.Empty:
+                break
+            if conn is not None:
+                conn.close()  # the hook reads the end of its answer, and recalls itself
         for _ in self.threads:
             self.waiting.put(None)
-        for thread in self.threads:
-            thread.join(5.0)
 
     def _work(self) -> None:
         me = threading.get_ident()
@@ -170,7 +185,24 @@ def _loop(
                 continue
             workers.waiting.put(conn)
     finally:
-        workers.close()
+        workers.close(workers.stuck(time.monotonic()))
+        _turn_away(server, workers)
+
+
+def _turn_away(server: socket.socket, workers: _Workers) -> None:
+    """While the threads answer the hooks acknowledged (CLOSE_WAIT s at most), tell each hook
+    that connects that this server is closing: one not acknowledged would wait ACK_WAIT for
+    nothing and count the server as wedged, one acknowledged would wait for no answer."""
+    end = time.monotonic() + CLOSE_WAIT
+    with contextlib.suppress(OSError):
+        server.settimeout(0.05)
+        while workers.answering(now := time.monotonic()) and now < end:
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            with conn, contextlib.suppress(OSError):
+                conn.sendall(CLOSING)
 
 
 def _answer(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:

@@ -42,11 +42,13 @@ ACK = b"\x06"  # the server's first byte on each connection, at once: it is aliv
 # max 20-140 ms (4 runs); and the hook still has time to recall in its own process after it.
 ACK_WAIT = 0.3
 NO_ACK = "no acknowledgement"  # the answer's error when a server accepted and never acknowledged
-# What the server sends instead of ACK, and the answer's error it makes: its answering thread
-# has been on one prompt for recall_loop.STALLED_AFTER s (a stuck read, a deadlock). The hook
-# recalls in its own process at once, and marks nothing: the server is alive, and says so.
+# What the server sends instead of ACK, and the answer's error each makes: its answering thread
+# has been on one prompt for recall_loop.STALLED_AFTER s (a stuck read, a deadlock), or it is
+# closing (after such an answer, an upgrade, another configuration). The hook recalls in its
+# own process at once, and marks nothing: the server is alive, and says so itself.
 STALLED = b"\x13"
-TURNED_AWAY = {STALLED: "stalled on an answer"}
+CLOSING = b"\x04"
+TURNED_AWAY = {STALLED: "stalled on an answer", CLOSING: "closing"}
 # The answer's error when a server acknowledged and then closed the connection, or stalled on
 # an answer while the hook waited for it (recall_loop)
 NO_ANSWER = "no answer"
