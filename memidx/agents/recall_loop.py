@@ -49,9 +49,10 @@ WORKERS = 1
 STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server counts as wedged
 # Seconds on one answer after which the server turns hooks away (STALLED) rather than have them
 # wait for it: a warm answer takes ~25-80 ms here, ~110 ms a prompt with 20 at once at a load
-# of 8-10, and a hook waiting for its own (1.5 s deadline) asks again with 0.4 s left, by which
-# time the answer it is queued behind has run this long if it is the one stuck.
-STALLED_AFTER = 0.75
+# of 8-10. A hook waiting behind a stuck answer so learns it (recall_server.PROBE_EVERY) within
+# ~0.7 s of its 1.5 s deadline: its own recall, imports and model load, took 0.45-0.9 s at a
+# load of 6-9 here.
+STALLED_AFTER = 0.5
 CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hooks acknowledged
 
 

@@ -52,7 +52,9 @@ TURNED_AWAY = {STALLED: "stalled on an answer", CLOSING: "closing"}
 # The answer's error when a server acknowledged and then closed the connection, or stalled on
 # an answer while the hook waited for it (recall_loop)
 NO_ANSWER = "no answer"
-PROBE_WAIT = 0.1  # seconds a hook waits for a second acknowledgement, to tell busy from stalled
+# Seconds between a waiting hook's looks at whether the server is answering or stalled on an
+# answer: a new connection, acknowledged (or turned away) at once, within ACK_WAIT
+PROBE_EVERY = 0.2
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
 
@@ -94,15 +96,13 @@ def config_key(config: Config) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-def ask(
-    config: Config, request: dict[str, object], timeout: float, keep: float = 0.0
-) -> dict[str, object] | None:
+def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str, object] | None:
     """The server's answer to `request`, or None when no server answers in `timeout`; an
     answer whose error is NO_ACK (and `pid`, the server's process where the system tells)
     when one took the connection and did not acknowledge it within ACK_WAIT seconds, one of
     TURNED_AWAY's when it said it cannot answer, NO_ANSWER when it acknowledged and then did
-    not answer: it closed, or with `keep` seconds of `timeout` left its answering thread was
-    on one prompt (a server busy with other hooks' prompts is waited for to the end)."""
+    not answer: it closed, or it said meanwhile it was stalled on an answer (a server busy
+    with other hooks' prompts is waited for to the end: _answer)."""
     path = socket_path(config)
     if path is None or not path.exists():
         return None
@@ -121,7 +121,7 @@ def ask(
             sent = {**request, CONFIG: config_key(config)}
             conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
             conn.shutdown(socket.SHUT_WR)
-            answer = _answer(conn, path, end, keep)
+            answer = _answer(conn, path, end)
     except (OSError, ValueError):
         return None
     if not answer:
@@ -130,26 +130,26 @@ def ask(
     return cast(dict[str, object], loaded) if isinstance(loaded, dict) else None
 
 
-def _answer(conn: socket.socket, path: Path, end: float, keep: float) -> bytes:
-    """The answer's line, waited for until `keep` seconds before `end`, then to `end` only if
-    the server is answering (not stalled: _answering); b"" when it does not come."""
+def _answer(conn: socket.socket, path: Path, end: float) -> bytes:
+    """The answer's line, waited for until `end` while the server is answering (looked at
+    every PROBE_EVERY s: _answering), b"" when it does not come: a hook whose own prompt, or
+    one before it, the server's thread is stuck on recalls in its own process in time."""
     data = bytearray()
-    until = end - keep
-    while True:
-        conn.settimeout(max(0.01, until - time.monotonic()))
+    while (left := end - time.monotonic()) > 0:
+        conn.settimeout(max(0.01, min(PROBE_EVERY, left)))
         try:
             return read_line(conn, data)
         except TimeoutError:
-            if until >= end or not _answering(path):
+            if not _answering(path):
                 return b""
-            until = end
+    return b""
 
 
 def _answering(path: Path) -> bool:
     """Whether the server at `path` acknowledges a second connection with ACK: it is not
     stalled on an answer, only busy with others (the connection, empty, is a no-op for it)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(PROBE_WAIT)
+        probe.settimeout(ACK_WAIT)
         try:
             probe.connect(str(path))
             return probe.recv(1) == ACK
@@ -168,13 +168,12 @@ def ask_waiting(
     config: Config, request: dict[str, object], timeout: float, keep: float = 0.0
 ) -> dict[str, object] | None:
     """ask(), waiting up to `timeout` for a server that is still loading its model, but not
-    into the last `keep` seconds (what the hook's own recall needs when none answers), nor
-    into them for one acknowledged whose answering thread is stalled (ask)."""
+    into the last `keep` seconds (what the hook's own recall needs when none answers)."""
     end = time.monotonic() + timeout
-    answer = ask(config, request, timeout, keep)
+    answer = ask(config, request, timeout)
     while answer is None and starting(config) and (now := time.monotonic()) < end - keep:
         time.sleep(min(0.05, end - keep - now))
-        answer = ask(config, request, end - time.monotonic(), keep)
+        answer = ask(config, request, end - time.monotonic())
     return answer
 
 
