@@ -142,10 +142,13 @@ class _Workers:
             with conn, contextlib.suppress(OSError, ValueError):
                 conn.settimeout(5.0)
                 request = read_line(conn)
-                # ~2 ms: after an upgrade no prompt is answered by the code before it
-                upgraded = code_stamp() != self.running
-                answer = {"error": STALE} if upgraded else _answer(self.recaller, request, self.key)
-                conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
+                if request:  # none: a waiting hook's look (recall_server._answering), no answer
+                    # ~2 ms: after an upgrade no prompt is answered by the code before it
+                    upgraded = code_stamp() != self.running
+                    answer = (
+                        {"error": STALE} if upgraded else _answer(self.recaller, request, self.key)
+                    )
+                    conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
             del self.since[me]
             if answer.get("error") == STALE:
                 self.stop.set()

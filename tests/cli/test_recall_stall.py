@@ -184,6 +184,26 @@ def test_a_busy_server_is_waited_for_not_turned_away(config: Config) -> None:
     assert 0.6 < took < 1.0, took  # behind the seven, looking again three times
 
 
+def test_a_waiting_hooks_looks_cost_the_server_no_answer(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each look (an empty connection) was answered as a request: code_stamp() (~2 ms) and a
+    JSON error, 20 waiting hooks' five looks a second taking a fifth of the answering thread."""
+    stamps: list[str] = []
+    stamp = recall_loop.code_stamp
+    with served(config, Held()):
+        monkeypatch.setattr(recall_loop, "code_stamp", lambda: stamps.append("") or stamp())
+        path = recall_server.socket_path(config)
+        assert path is not None
+        looks = [recall_server._answering(path) for _ in range(5)]  # pyright: ignore[reportPrivateUsage]
+        with prompted(config) as conn:
+            assert SERVED.encode() in recall_server.read_line(conn)
+        stamped = len(stamps)
+
+    assert looks == [True] * 5
+    assert stamped == 1, stamps  # the prompt's, not the looks'
+
+
 def test_hooks_acknowledged_before_a_stuck_answer_are_let_go_when_the_server_gives_up(
     config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
