@@ -232,11 +232,13 @@ def test_a_closing_server_tells_hooks_so_at_once(config: Config) -> None:
         first = prompted(config)
         stale = asked(config, {CONFIG: "another"})  # the server closes after answering it
         queued = [prompted(config) for _ in range(4)]  # answered while it closes: 0.4 s
-        time.sleep(0.2)
+        assert recall_server.STALE.encode() in recall_server.read_line(stale)
+        time.sleep(0.1)  # the server looks whether to close every 0.05 s
         block, took = hook(config, 1.5)
         closing = loop.is_alive()
+        for conn in [first, *queued]:
+            assert SERVED.encode() in recall_server.read_line(conn)
         for conn in [first, stale, *queued]:
-            assert SERVED.encode() in recall_server.read_line(conn) or conn is stale
             conn.close()
 
     assert (block, closing, suspected(config)) == (HERE, True, False)
