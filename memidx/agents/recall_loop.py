@@ -1,7 +1,9 @@
 """The recall server's loop (memidx/agents/recall_server.py starts it): the main thread accepts
 each hook and acknowledges it at once (recall_server.ACK), then WORKERS threads answer. A hook
 so tells a server that is busy (acknowledged, its prompt waiting its turn) from one that is
-wedged (stopped by SIGSTOP: no acknowledgement), which it replaces (recall_wedge.py)."""
+wedged (stopped by SIGSTOP: no acknowledgement), which it replaces (recall_wedge.py). A server
+whose answering thread is stuck on one prompt says so instead (recall_server.STALLED), and so
+does one that is closing (CLOSING): the hook recalls in its own process at once."""
 
 from __future__ import annotations
 
@@ -18,10 +20,12 @@ from typing import cast
 from memidx.agents.recall_server import (
     ACK,
     BACKLOG,
+    CLOSING,
     CONFIG,
     MAX_REQUEST,
     MAX_REQUESTS,
     STALE,
+    STALLED,
     config_key,
     read_line,
 )
@@ -43,6 +47,13 @@ CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an 
 # both cores. Recaller is safe to share between threads should a bigger machine want more.
 WORKERS = 1
 STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server counts as wedged
+# Seconds on one answer after which the server turns hooks away (STALLED) rather than have them
+# wait for it: a warm answer takes ~25-80 ms here, ~110 ms a prompt with 20 at once at a load
+# of 8-10. A hook waiting behind a stuck answer so learns it (recall_server.PROBE_EVERY) within
+# ~0.7 s of its 1.5 s deadline: its own recall, imports and model load, took 0.45-0.9 s at a
+# load of 6-9 here.
+STALLED_AFTER = 0.5
+CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hooks acknowledged
 
 
 def serve_on(
@@ -95,16 +106,33 @@ class _Workers:
         for thread in self.threads:
             thread.start()
 
+    def longest(self, now: float) -> float:
+        """How long the oldest answer being given has taken so far (0 when none is)."""
+        return max((now - began for began in list(self.since.values())), default=0.0)
+
     def stuck(self, now: float) -> bool:
         """Whether an answer has taken STUCK seconds: that thread will not come back."""
-        return any(now - began > STUCK for began in list(self.since.values()))
+        return self.longest(now) > STUCK
 
-    def close(self) -> None:
-        """Answer the hooks already acknowledged, then end the threads (one stuck is left)."""
+    def answering(self, now: float) -> bool:
+        """Whether a thread is still answering, one stuck aside (it will not come back)."""
+        return any(
+            thread.is_alive() and now - self.since.get(thread.ident or 0, now) <= STUCK
+            for thread in self.threads
+        )
+
+    def close(self, stuck: bool) -> None:
+        """Have the threads answer the hooks already acknowledged, then end; when an answer is
+        stuck, close those hooks' connections at once instead: no thread will answer them."""
+        while stuck:
+            try:
+                conn = self.waiting.get_nowait()
+            except queue.Empty:
+                break
+            if conn is not None:
+                conn.close()  # the hook reads the end of its answer, and recalls itself
         for _ in self.threads:
             self.waiting.put(None)
-        for thread in self.threads:
-            thread.join(5.0)
 
     def _work(self) -> None:
         me = threading.get_ident()
@@ -114,10 +142,13 @@ class _Workers:
             with conn, contextlib.suppress(OSError, ValueError):
                 conn.settimeout(5.0)
                 request = read_line(conn)
-                # ~2 ms: after an upgrade no prompt is answered by the code before it
-                upgraded = code_stamp() != self.running
-                answer = {"error": STALE} if upgraded else _answer(self.recaller, request, self.key)
-                conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
+                if request:  # none: a waiting hook's look (recall_server._answering), no answer
+                    # ~2 ms: after an upgrade no prompt is answered by the code before it
+                    upgraded = code_stamp() != self.running
+                    answer = (
+                        {"error": STALE} if upgraded else _answer(self.recaller, request, self.key)
+                    )
+                    conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
             del self.since[me]
             if answer.get("error") == STALE:
                 self.stop.set()
@@ -148,14 +179,34 @@ def _loop(
             except TimeoutError:
                 continue
             last = time.monotonic()
+            reply = STALLED if workers.longest(last) > STALLED_AFTER else ACK
             try:
-                conn.sendall(ACK)  # at once, however many wait: this server is alive
+                conn.sendall(reply)  # at once, however many wait: this server is alive
             except OSError:
+                reply = b""
+            if reply != ACK:
                 conn.close()
                 continue
             workers.waiting.put(conn)
     finally:
-        workers.close()
+        workers.close(workers.stuck(time.monotonic()))
+        _turn_away(server, workers)
+
+
+def _turn_away(server: socket.socket, workers: _Workers) -> None:
+    """While the threads answer the hooks acknowledged (CLOSE_WAIT s at most), tell each hook
+    that connects that this server is closing: one not acknowledged would wait ACK_WAIT for
+    nothing and count the server as wedged, one acknowledged would wait for no answer."""
+    end = time.monotonic() + CLOSE_WAIT
+    with contextlib.suppress(OSError):
+        server.settimeout(0.05)
+        while workers.answering(now := time.monotonic()) and now < end:
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            with conn, contextlib.suppress(OSError):
+                conn.sendall(CLOSING)
 
 
 def _answer(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:

@@ -42,6 +42,19 @@ ACK = b"\x06"  # the server's first byte on each connection, at once: it is aliv
 # max 20-140 ms (4 runs); and the hook still has time to recall in its own process after it.
 ACK_WAIT = 0.3
 NO_ACK = "no acknowledgement"  # the answer's error when a server accepted and never acknowledged
+# What the server sends instead of ACK, and the answer's error each makes: its answering thread
+# has been on one prompt for recall_loop.STALLED_AFTER s (a stuck read, a deadlock), or it is
+# closing (after such an answer, an upgrade, another configuration). The hook recalls in its
+# own process at once, and marks nothing: the server is alive, and says so itself.
+STALLED = b"\x13"
+CLOSING = b"\x04"
+TURNED_AWAY = {STALLED: "stalled on an answer", CLOSING: "closing"}
+# The answer's error when a server acknowledged and then closed the connection, or stalled on
+# an answer while the hook waited for it (recall_loop)
+NO_ANSWER = "no answer"
+# Seconds between a waiting hook's looks at whether the server is answering or stalled on an
+# answer: a new connection, acknowledged (or turned away) at once, within ACK_WAIT
+PROBE_EVERY = 0.2
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 
 
@@ -86,7 +99,10 @@ def config_key(config: Config) -> str:
 def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str, object] | None:
     """The server's answer to `request`, or None when no server answers in `timeout`; an
     answer whose error is NO_ACK (and `pid`, the server's process where the system tells)
-    when one took the connection and did not acknowledge it within ACK_WAIT seconds."""
+    when one took the connection and did not acknowledge it within ACK_WAIT seconds, one of
+    TURNED_AWAY's when it said it cannot answer, NO_ANSWER when it acknowledged and then did
+    not answer: it closed, or it said meanwhile it was stalled on an answer (a server busy
+    with other hooks' prompts is waited for to the end: _answer)."""
     path = socket_path(config)
     if path is None or not path.exists():
         return None
@@ -96,20 +112,49 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
             conn.settimeout(max(0.01, min(timeout, ACK_WAIT)))
             try:  # connected when the server listens; its backlog full, not even that
                 conn.connect(str(path))
-                acknowledged = conn.recv(1) == ACK
+                first = conn.recv(1)
             except TimeoutError:
                 return _unacknowledged(conn, timeout)
-            if not acknowledged:
-                return None
+            if first != ACK:
+                return {"error": TURNED_AWAY[first]} if first in TURNED_AWAY else None
             conn.settimeout(max(0.01, end - time.monotonic()))
             sent = {**request, CONFIG: config_key(config)}
             conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
             conn.shutdown(socket.SHUT_WR)
-            answer = read_line(conn)
+            answer = _answer(conn, path, end)
     except (OSError, ValueError):
         return None
-    loaded: object = json.loads(answer) if answer else None
+    if not answer:
+        return {"error": NO_ANSWER}
+    loaded: object = json.loads(answer)
     return cast(dict[str, object], loaded) if isinstance(loaded, dict) else None
+
+
+def _answer(conn: socket.socket, path: Path, end: float) -> bytes:
+    """The answer's line, waited for until `end` while the server is answering (looked at
+    every PROBE_EVERY s: _answering), b"" when it does not come: a hook whose own prompt, or
+    one before it, the server's thread is stuck on recalls in its own process in time."""
+    data = bytearray()
+    while (left := end - time.monotonic()) > 0:
+        conn.settimeout(max(0.01, min(PROBE_EVERY, left)))
+        try:
+            return read_line(conn, data)
+        except TimeoutError:
+            if not _answering(path):
+                return b""
+    return b""
+
+
+def _answering(path: Path) -> bool:
+    """Whether the server at `path` acknowledges a second connection with ACK: it is not
+    stalled on an answer, only busy with others (the connection, empty, is a no-op for it)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(ACK_WAIT)
+        try:
+            probe.connect(str(path))
+            return probe.recv(1) == ACK
+        except OSError:
+            return False
 
 
 def _unacknowledged(conn: socket.socket, timeout: float) -> dict[str, object] | None:
@@ -148,8 +193,9 @@ def starting(config: Config) -> bool:
         return False  # a lock file this process cannot open: no server can start here
 
 
-def read_line(conn: socket.socket) -> bytes:
-    data = bytearray()
+def read_line(conn: socket.socket, data: bytearray | None = None) -> bytes:
+    """One line from `conn` (into `data`, which keeps what came when it times out)."""
+    data = bytearray() if data is None else data
     while len(data) <= MAX_REQUEST and not data.endswith(b"\n"):
         chunk = conn.recv(65536)
         if not chunk:

@@ -1,0 +1,245 @@
+"""A recall server alive but unable to answer: its answering thread stuck on one prompt after
+acknowledging it (a stuck read, a model call that never returns), or the server closing. The
+hook still recalls in its own process in time, and one busy with other hooks' prompts is
+waited for, not turned away. In-process: the server's loop in a thread of this process, its
+answers given by a recaller the test holds on an Event; the hooks are `actions._recall` calls,
+whose own recall is given too."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from memidx.agents import actions, recall_loop, recall_server, recall_wedge
+from memidx.agents.recall import Recall, Recaller
+from memidx.config import Config
+from memidx.portable import file_lock
+
+CONFIG = recall_server.CONFIG
+SERVED = "from the server"
+HERE = "recalled here"
+
+
+class Held:
+    """A server's recaller whose answers take `each` seconds, and wait while `held` is clear."""
+
+    def __init__(self, each: float = 0.0) -> None:
+        self.each, self.held = each, threading.Event()
+        self.held.set()
+
+    def recall(self, prompt: str, seen: object) -> Recall:
+        self.held.wait(10.0)
+        time.sleep(self.each)
+        return Recall(SERVED, ())
+
+
+class Here:
+    """The hook's own recall, at once."""
+
+    def __init__(self, config: Config) -> None:
+        pass
+
+    def recall(self, prompt: str, seen: object) -> Recall:
+        return Recall(HERE, ())
+
+
+def no_start(config: Config) -> None:
+    """What recall_server.start does here: nothing."""
+
+
+def never_kill(pid: int) -> None:
+    raise AssertionError(f"a hook ended the server {pid}")
+
+
+@pytest.fixture
+def config(monkeypatch: pytest.MonkeyPatch) -> Iterator[Config]:
+    """A memory in a folder short enough for its socket, whose hooks start no server and
+    recall at once in their own process, and never end a server."""
+    monkeypatch.setattr(recall_server, "start", no_start)
+    monkeypatch.setattr("memidx.portable.kill", never_kill)
+    monkeypatch.setattr("memidx.agents.recall.Recaller", Here)
+    folder = Path(tempfile.mkdtemp(prefix="mx-"))
+    yield Config(root=folder, index_path=folder / ".memidx" / "index.sqlite")
+    shutil.rmtree(folder)
+
+
+@contextmanager
+def served(config: Config, recaller: Held) -> Generator[threading.Thread]:
+    """The server's loop for `config` in a thread, answering with `recaller`, provably the
+    memory's server (its lock held, `recall.pid` naming the process listening); released and
+    ended (a hook of another configuration) when the test is done."""
+    path = recall_server.socket_path(config)
+    assert path is not None
+    folder = recall_server.server_folder(config)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / recall_server.PID_NAME).write_text(f"{os.getpid()}\n", encoding="utf-8")
+    with (
+        file_lock(folder / "recall.lock", wait=False),
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server,
+    ):
+        recall_loop.listen(server, path)
+        server.settimeout(0.05)
+        key = recall_server.config_key(config)
+        args = (server, cast(Recaller, recaller), 30.0, key, lambda: True)
+        loop = threading.Thread(target=recall_loop._loop, args=args, daemon=True)  # pyright: ignore[reportPrivateUsage]
+        loop.start()
+        try:
+            yield loop
+        finally:
+            recaller.held.set()
+            _end(config, loop)
+
+
+def _end(config: Config, loop: threading.Thread) -> None:
+    """Have the loop exit: a hook of another configuration, once the server takes one."""
+    end = time.monotonic() + 10.0
+    while loop.is_alive() and time.monotonic() < end:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn, suppress(OSError):
+            conn.settimeout(1.0)
+            conn.connect(str(recall_server.socket_path(config)))
+            if conn.recv(1) == recall_server.ACK:
+                conn.sendall(b'{"config": "another"}\n')
+                recall_server.read_line(conn)
+        loop.join(0.05)
+
+
+def asked(config: Config, request: dict[str, object]) -> socket.socket:
+    """A hook's connection, acknowledged, its request sent (its answer not read)."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(5.0)
+    conn.connect(str(recall_server.socket_path(config)))
+    assert conn.recv(1) == recall_server.ACK
+    conn.sendall(json.dumps(request).encode() + b"\n")
+    return conn
+
+
+def prompted(config: Config) -> socket.socket:
+    return asked(config, {"prompt": "a prompt", CONFIG: recall_server.config_key(config)})
+
+
+def hook(config: Config, deadline: float) -> tuple[str, float]:
+    """A prompt hook with `deadline` seconds: its block and how long it took."""
+    started = time.monotonic()
+    block, _ = actions._recall(config, "a prompt", [], started + deadline)  # pyright: ignore[reportPrivateUsage]
+    return block, time.monotonic() - started
+
+
+def suspected(config: Config) -> bool:
+    return (config.state_dir / "agents" / recall_wedge.SUSPECT).exists()
+
+
+def test_a_hook_whose_answer_is_stuck_recalls_in_its_own_process_in_time(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Acknowledged, the hook waited for an answer to its whole deadline and injected nothing,
+    every prompt for the 30 s until the server gave up on the stuck answer."""
+    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2, raising=False)
+    recaller = Held()
+    recaller.held.clear()
+    with served(config, recaller):
+        block, took = hook(config, 0.9)  # it looks again every 0.2 s: stalled from 0.2 s
+
+    assert (block, suspected(config)) == (HERE, False)
+    assert took < 0.9, took  # its deadline: it recalled with IN_PROCESS left, or raised
+
+
+def test_hooks_after_an_answer_stalled_are_turned_away_at_once(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2, raising=False)
+    recaller = Held()
+    recaller.held.clear()
+    with served(config, recaller), prompted(config):
+        time.sleep(0.25)  # the prompt before has been answered for longer than STALLED_AFTER
+        hooks = [hook(config, 1.5) for _ in range(3)]
+
+    assert [block for block, _ in hooks] == [HERE] * 3
+    assert max(took for _, took in hooks) < 0.5, hooks  # not their deadline (1.5 s)
+    assert not suspected(config)  # the server said why: it is alive, not wedged
+
+
+def test_a_busy_server_is_waited_for_not_turned_away(config: Config) -> None:
+    """What the two tests above must not do: a hook queued behind seven prompts (0.7 s of
+    answers, 0.1 s each) looks again every 0.2 s, finds the server answering (each answer
+    young) and waits for its own, rather than recall in its process on cores the server
+    needs; nor is the server ever marked or ended (the config fixture's kill fails the test)."""
+    with served(config, Held(each=0.1)):
+        queued = [prompted(config) for _ in range(7)]
+        block, took = hook(config, 1.0)
+        for conn in queued:
+            conn.close()
+
+    assert block == SERVED, took
+    assert 0.6 < took < 1.0, took  # behind the seven, looking again three times
+
+
+def test_a_waiting_hooks_looks_cost_the_server_no_answer(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each look (an empty connection) was answered as a request: code_stamp() (~2 ms) and a
+    JSON error, 20 waiting hooks' five looks a second taking a fifth of the answering thread."""
+    stamps: list[str] = []
+    stamp = recall_loop.code_stamp
+    with served(config, Held()):
+        monkeypatch.setattr(recall_loop, "code_stamp", lambda: stamps.append("") or stamp())
+        path = recall_server.socket_path(config)
+        assert path is not None
+        looks = [recall_server._answering(path) for _ in range(5)]  # pyright: ignore[reportPrivateUsage]
+        with prompted(config) as conn:
+            assert SERVED.encode() in recall_server.read_line(conn)
+        stamped = len(stamps)
+
+    assert looks == [True] * 5
+    assert stamped == 1, stamps  # the prompt's, not the looks'
+
+
+def test_hooks_acknowledged_before_a_stuck_answer_are_let_go_when_the_server_gives_up(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server gave up on a stuck answer (STUCK) and spent 5 s joining its thread: the hooks
+    it had acknowledged waited to their deadline and injected nothing."""
+    monkeypatch.setattr(recall_loop, "STUCK", 0.2)
+    monkeypatch.setattr(
+        recall_loop, "STALLED_AFTER", 10.0, raising=False
+    )  # only giving up is tried here
+    recaller = Held()
+    recaller.held.clear()
+    with served(config, recaller) as loop, prompted(config):
+        block, took = hook(config, 1.5)
+        loop.join(1.0)
+        ended = not loop.is_alive()
+
+    assert (block, ended) == (HERE, True)
+    assert took < 1.0, took  # once the server gave up, not at its deadline (1.5 s)
+
+
+def test_a_closing_server_tells_hooks_so_at_once(config: Config) -> None:
+    """A server closing (a hook of another configuration came) while it answered the hooks
+    it had acknowledged took each new hook's connection and never acknowledged it: the hook
+    waited ACK_WAIT (0.3 s) for nothing, and marked it suspect as if it were wedged."""
+    with served(config, Held(each=0.1)) as loop:
+        first = prompted(config)
+        stale = asked(config, {CONFIG: "another"})  # the server closes after answering it
+        queued = [prompted(config) for _ in range(4)]  # answered while it closes: 0.4 s
+        assert recall_server.STALE.encode() in recall_server.read_line(stale)
+        time.sleep(0.1)  # the server looks whether to close every 0.05 s
+        block, took = hook(config, 1.5)
+        closing = loop.is_alive()
+        for conn in [first, *queued]:
+            assert SERVED.encode() in recall_server.read_line(conn)
+        for conn in [first, stale, *queued]:
+            conn.close()
+
+    assert (block, closing, suspected(config)) == (HERE, True, False)
+    assert took < recall_server.ACK_WAIT, took
