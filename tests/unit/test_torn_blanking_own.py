@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memidx.haystack.blanking import blanked, blanked_torn, hashes_of
+from memidx.haystack.blanking import blanked, blanked_torn, hashes_of, names_any
 from memidx.haystack.frames import FORGET, frame, new_record, scan_bytes
 
 SECRET = "the deploy password is hunter2-walrus"
@@ -52,3 +52,14 @@ def test_damage_of_two_cut_frames_blanks_only_the_forgotten_one() -> None:
     assert count == 1 and SECRET.encode() not in new
     assert new.startswith(other) and new.endswith(after)
     assert new[len(other) : len(other) + 8] == mine[:8]  # the cut frame's header stays
+
+
+def test_a_segment_is_looked_at_only_for_a_frame_whose_own_id_or_hash_is_forgotten() -> None:
+    gone, forgotten = _forgotten()
+    tombstone = frame(replace(new_record(FORGET, f"forgets {gone}"), forgets=gone))
+    about = frame(new_record("turn", f"memidx forget {gone}"))
+    retry = frame(new_record("turn", SECRET))
+
+    assert not names_any(tombstone + about, forgotten)  # nothing in it to blank
+    assert names_any(about + retry[:-9], forgotten)  # a cut frame, by its hash
+    assert names_any(frame(replace(new_record("turn", "x"), id=gone)), forgotten)  # by its id
