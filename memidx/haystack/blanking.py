@@ -5,14 +5,17 @@ so every other record keeps its offset (its ref).
 `forgotten` holds the ids of the forgotten records and the content hashes of their texts
 (hashes_of). A whole record is blanked by its id only: another record with the same text is
 not forgotten. Bytes that are no whole record (a torn tail a crash left, damage, a `.torn`
-file's tails) are blanked when they name either: a record's JSON has its keys sorted, so any
-of its text comes after its `hash` and `id` (a retry after a crash files the same text under a
-new id, with the same hash). Such a span keeps its first 8 bytes (a frame's header) and the
-rest becomes spaces: it stays as unreadable as it was, and the same length."""
+file's tails) are cut at each frame header in them, and each cut frame is blanked when its own
+`hash` or `id` is one of them: a record's JSON has its keys sorted, so any of its text comes
+after both (a retry after a crash files the same text under a new id, with the same hash); a
+text that only mentions one (a turn about `memidx forget`, a torn tombstone) stays. A blanked
+cut frame keeps its first 8 bytes (a frame's header) and the rest becomes spaces: it stays as
+unreadable as it was, and the same length."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from itertools import pairwise
 
@@ -53,14 +56,15 @@ def blanked(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
     whole = {located.offset for located in scan.records}
     spans = [(d.offset, d.offset + d.length) for d in scan.damaged if d.offset not in whole]
     for start, end in [*spans, (scan.end, len(data))]:
-        count += _blank_span(out, start, end, forgotten)
+        cuts = [start, *_headers(data, start, end), end]  # damage may hold several cut frames
+        count += sum(_blank_span(out, a, b, forgotten) for a, b in pairwise(cuts) if a < b)
     return bytes(out), count
 
 
 def blanked_torn(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
     """A `.torn` file's bytes (torn tails appended one after another, each from a frame's
     header on) with each tail that names a forgotten id or hash blanked; and how many were."""
-    starts = [0, *_headers(data), len(data)]
+    starts = [0, *_headers(data, 0, len(data)), len(data)]
     out = bytearray(data)
     count = sum(_blank_span(out, a, b, forgotten) for a, b in pairwise(starts) if a < b)
     return bytes(out), count
@@ -76,8 +80,10 @@ def blanked_or_none(data: bytes, forgotten: set[str]) -> bytes | None:
 
 
 def names_any(data: bytes, forgotten: set[str]) -> bool:
-    """Whether the segment's bytes name a forgotten id at all (a frame holds its id as is)."""
-    return any(ident.encode() in data for ident in forgotten)
+    """Whether the segment's bytes hold a frame, whole or cut, whose own id or text hash is one
+    of `forgotten`: one pass over the bytes however many there are (a search for each took
+    seconds with a thousand forgotten records and their hashes)."""
+    return _names_own(data, forgotten)
 
 
 def hashes_of(segments: Iterable[bytes], ids: set[str]) -> set[str]:
@@ -95,22 +101,39 @@ def hashes_of(segments: Iterable[bytes], ids: set[str]) -> set[str]:
 
 
 def _blank_span(out: bytearray, start: int, end: int, forgotten: set[str]) -> int:
-    """Blank out[start:end] after its first header's worth of bytes if it names any of
-    `forgotten`; 1 when it did."""
+    """Blank out[start:end] (one cut frame) after its first header's worth of bytes if it is
+    a forgotten record's; 1 when it did."""
     keep = min(start + HEADER.size, end)
-    if keep == end or not names_any(bytes(out[keep:end]), forgotten):
+    if keep == end or not _names_own(bytes(out[keep:end]), forgotten):
         return 0
     out[keep:end] = b" " * (end - keep)
     return 1
 
 
-def _headers(data: bytes) -> list[int]:
-    """The offsets after 0 where a frame's header starts: `KRD1` and a length a frame can
-    have (inside JSON the four bytes after `KRD1` are printable text: far too long)."""
+# a frame's own `hash` or `id`: inside a JSON string every quote is escaped (`\"`), so a text
+# that mentions a forgotten id (a turn about `memidx forget`, a tombstone's) never matches
+_OWN = re.compile(rb'(?<!\\)"(?:hash|id)"\s*:\s*"([^"\\]*)"')
+
+
+def _names_own(payload: bytes, forgotten: set[str]) -> bool:
+    """Whether the JSON of frames, whole or cut, gives one the id or text hash of a forgotten
+    record. A few are first looked for as they are (faster than reading every field)."""
+    if len(forgotten) <= _FEW and not any(name.encode() in payload for name in forgotten):
+        return False
+    return any(found[1].decode("ascii", "replace") in forgotten for found in _OWN.finditer(payload))
+
+
+_FEW = 64  # a search of the bytes for each costs less than one pass over every field
+
+
+def _headers(data: bytes, start: int, end: int) -> list[int]:
+    """The offsets after `start` and before `end` where a frame's header starts: `KRD1` and a
+    length a frame can have (inside JSON the four bytes after `KRD1` are printable text: far
+    too long)."""
     found: list[int] = []
-    at = data.find(MAGIC, 1)
+    at = data.find(MAGIC, start + 1, end)
     while at != -1:
         if at + HEADER.size <= len(data) and HEADER.unpack_from(data, at)[1] <= MAX_RECORD_BYTES:
             found.append(at)
-        at = data.find(MAGIC, at + 1)
+        at = data.find(MAGIC, at + 1, end)
     return found

@@ -24,7 +24,7 @@ from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.blanking import blanked, blanked_or_none, names_any
 from memidx.haystack.forgotten import tombstones_on_disk
-from memidx.haystack.held import Held, History, printable, work_tree_command
+from memidx.haystack.held import MAX_SEGMENT_BYTES, Held, History, printable, work_tree_command
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.purge_named import (
     clone_writer_lock,
@@ -33,7 +33,7 @@ from memidx.haystack.purge_named import (
     refuse_under_way,
     work_tree_config,
 )
-from memidx.haystack.purge_torn import blank_torn_files, with_hashes
+from memidx.haystack.purge_torn import blank_torn_files, holds_torn, with_hashes
 from memidx.haystack.segments import segments
 from memidx.paths import refuse_links
 
@@ -181,13 +181,14 @@ def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[He
 
 def _holding_in(there: Config, forgotten: set[str]) -> str | None:
     """Where the other work tree still holds a forgotten record that a purge of it would
-    blank: its segment files, else the segments its git index stages other than as its HEAD
-    has them (files restored from HEAD or deleted there: its next commit commits the index)."""
+    blank: its segment files, its `.torn` files, else the segments its git index stages other
+    than as its HEAD has them (files restored from HEAD or deleted: its next commit commits)."""
     from memidx.git.rewrite import staged_to_blank
-    from memidx.haystack.held import MAX_SEGMENT_BYTES
 
     if _work_tree(there, forgotten, Purged(), False):
         return "in its segment files"
+    if holds_torn(there, forgotten):  # a crash's copy of the text, which only its purge blanks
+        return "in its .memidx/torn files"
     if not there.in_git:  # its `.git` is gone: git has no index there
         return None
     folder = segment_ref(there, haystack_folder(there))
@@ -226,9 +227,10 @@ def _purge_work_tree(
     from memidx.git.commit import WAIT_SECONDS
     from memidx.git.repo import GitRepo
     from memidx.git.rewrite import blank_staged, rewrite_unpushed
-    from memidx.haystack.held import MAX_SEGMENT_BYTES
     from memidx.haystack.purge_foreign import commit_blanked, split_foreign
 
+    # the torn copies first: once a segment is blanked, no later purge can find their hash
+    done.torn += blank_torn_files(config, forgotten)
     found = _work_tree(config, forgotten, done, pushed)
     files, others = split_foreign(config, found, history and history.foreign, forgotten)
 
@@ -239,7 +241,6 @@ def _purge_work_tree(
 
     if history is None:
         replace_files()
-        done.torn += blank_torn_files(config, forgotten)
         return
     repo = GitRepo(config.root)
     head = repo.head()  # a tip at HEAD's commit: HEAD's history holds them
@@ -256,7 +257,6 @@ def _purge_work_tree(
     if others:  # after HEAD's rewrite: the commit goes on top of it
         done.others.extend(blanked := commit_blanked(config, others))
         done.blanked |= blanked
-    done.torn += blank_torn_files(config, forgotten)
 
 
 def _work_tree(

@@ -57,13 +57,22 @@ def blank_torn_files(config: Config, forgotten: set[str]) -> int:
     (`forgotten` as with_hashes gives it), each file replaced whole; how many tails. Call it
     holding the work tree's writer lock: the writer appends to these files."""
     count = 0
-    folder = config.state_dir / TORN
-    for path in sorted(folder.glob("*.torn")) if folder.is_dir() else []:
+    for path in _torn_files(config):
         new, blanked = blanked_torn(path.read_bytes(), forgotten)
         if blanked:
             replace_durably(path, new, "purge", durable=config.fsync)
             count += blanked
     return count
+
+
+def holds_torn(config: Config, forgotten: set[str]) -> bool:
+    """Whether a `.torn` file of the work tree holds a tail blank_torn_files would blank."""
+    return any(blanked_torn(path.read_bytes(), forgotten)[1] for path in _torn_files(config))
+
+
+def _torn_files(config: Config) -> list[Path]:
+    folder = config.state_dir / TORN
+    return sorted(folder.glob("*.torn")) if folder.is_dir() else []
 
 
 def _copies(kept: Path) -> list[Path]:
