@@ -229,7 +229,7 @@ def _purge_work_tree(
     from memidx.git.rewrite import blank_staged, rewrite_unpushed
     from memidx.haystack.purge_foreign import commit_blanked, split_foreign
 
-    # the torn copies first: once a segment is blanked, no later purge can find their hash
+    # the torn copies first: a purge stopped midway never leaves them behind a blanked segment
     done.torn += blank_torn_files(config, forgotten)
     found = _work_tree(config, forgotten, done, pushed)
     files, others = split_foreign(config, found, history and history.foreign, forgotten)
