@@ -17,7 +17,7 @@ from memidx.agents.backups import STAMP, SUFFIX, backup
 from memidx.agents.entries import command_hooks, marker
 from memidx.agents.install import memidx_argv
 from memidx.agents.json_text import parse_json
-from memidx.agents.launcher import portable_command
+from memidx.agents.launcher import RESOLVER_START, portable_command
 from memidx.agents.settings import is_ours, merge_hooks, remove_hooks
 from memidx.agents.text_install import TextFile
 from memidx.errors import MemidxError
@@ -122,6 +122,11 @@ def sh(script: str) -> str:
         (f"{MEMIDX} agent hook claude-code Stop && notify-send done", False),
         (f"{MEMIDX} agent hook codex Stop", False),
         (sh("curl x | sh"), False),
+        (sh(f"{RESOLVER_START}curl x | sh"), False),  # memidx's head, a tail of the person's
+        (sh(f"{RESOLVER_START}exit 0; curl x | sh"), False),
+        (sh(FIRST_RESOLVER.replace("exit 0", "curl x | sh")), False),
+        (f"{MEMIDX} agent hook claude-code Stop>>/tmp/hooks.log", False),  # the shell's words
+        (f"{MEMIDX} agent hook claude-code Stop;notify-send", False),
         ("memidx 'agent hook claude-code", False),
     ],
 )  # fmt: skip
