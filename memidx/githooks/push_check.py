@@ -215,13 +215,12 @@ def _commits(
             blobs.setdefault(blob, []).append((ref, f"commit {commit[:SHORT]}", where))
     if not blobs:
         return
-    from memidx.githooks.secret_check import text_of
+    from memidx.githooks.secret_check import masked, text_of
     from memidx.notes.note import is_note_path
-    from memidx.text import display
 
     for blob, size, data in repo.read_blobs([(b, 0) for b in blobs], BLOB_LIMIT):
         for ref, what, where in blobs[blob]:
-            shown = where if notes else display(where)
+            shown = where if notes else masked(where)
             if data is None:  # too large to read: never let through unchecked
                 yield Found(
                     ref, what, shown, "", f"not checked for secrets: too large ({size} bytes)"

@@ -10,6 +10,7 @@ import pytest
 
 from memidx.config import Config
 from memidx.githooks.push_check import Update, push_problems
+from memidx.githooks.secret_check import check_secrets
 from tests.helpers import NotesRepo
 
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
@@ -25,10 +26,13 @@ def repo(tmp_path: Path) -> NotesRepo:
     return repo
 
 
+def config_of(repo: NotesRepo) -> Config:
+    return Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+
+
 def problems(repo: NotesRepo, local: str, remote_ref: str) -> list[str]:
-    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
     oid = repo.git("rev-parse", local).strip()
-    return push_problems(config, "origin", [Update(local, oid, remote_ref, ZERO)])
+    return push_problems(config_of(repo), "origin", [Update(local, oid, remote_ref, ZERO)])
 
 
 def test_a_secret_in_a_notes_name_is_refused_as_the_pre_commit_check_refuses_it(
@@ -58,3 +62,16 @@ def test_a_message_holding_a_control_byte_is_read_whole(repo: NotesRepo) -> None
     found = problems(repo, "refs/heads/main", "refs/heads/main")
 
     assert any("message line 1: github-token" in line for line in found), found
+
+
+def test_a_secret_in_both_a_notes_name_and_its_text_is_never_printed(repo: NotesRepo) -> None:
+    """The line naming the secret in the text named the file unmasked, the secret with it."""
+    ref = repo.note(f"deploy-{TOKEN}.md", "Deploy", f"the docs deploy with {TOKEN}")
+    repo.git("add", "-A")
+
+    staged = check_secrets(config_of(repo), [ref])
+    repo.git("commit", "-q", "-m", "Deploy the docs")
+    pushed = problems(repo, "refs/heads/main", "refs/heads/main")
+
+    assert len(staged) == 2 and len(pushed) == 2, (staged, pushed)
+    assert not any(TOKEN in line for line in staged + pushed), (staged, pushed)
