@@ -114,6 +114,10 @@ def sh(script: str) -> str:
         ("/usr/bin/python3 -m memidx agent hook claude-code Stop", True),
         (portable_command(["agent", "hook", "claude-code", "Stop"]), True),
         (sh(FIRST_RESOLVER), True),
+        (sh(FIRST_RESOLVER.replace("exit 0", 'printf %s "{}"')), True),  # Gemini's answer
+        (sh(FIRST_RESOLVER.replace(f"exec {MEMIDX}", "exec /usr/bin/python3 -m memidx")
+            .replace(f"-x {MEMIDX}", "-x /usr/bin/python3")), True),  # no script: -m memidx
+        (sh(FIRST_RESOLVER.replace(MEMIDX, "'/home/me/my clone'\"'\"'s/memidx'")), True),
         (f"MEMIDX_ROOT=/srv/memory {MEMIDX} agent hook claude-code Stop", True),
         (f"env MEMIDX_ROOT=/srv/memory timeout 5 {MEMIDX} agent hook claude-code Stop", True),
         ("my-memidx-hook-wrapper agent hook claude-code Stop", False),
