@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Generator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -30,14 +31,13 @@ else:
 @contextmanager
 def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) -> Generator[bool]:
     """Hold an exclusive lock on `path` (created when missing) for the block; yields whether
-    it was taken: always when `wait` is and no `timeout` (seconds) is given. Its holder may
-    remove it (a stale lock): a file opened before then is let go, and the new one taken."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    it was taken: always when `wait` is and no `timeout` (seconds in all) is given. Its
+    holder may remove it (a stale lock): a file opened before then is let go, a new one taken."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        path.parent.mkdir(parents=True, exist_ok=True)
         import filelock
 
-        limit = (-1 if timeout is None else timeout) if wait else 0
-        lock = filelock.FileLock(str(path), timeout=limit)
+        lock = filelock.FileLock(str(path), timeout=(-1 if timeout is None else timeout) * wait)
         try:
             acquired = lock.acquire()
         except filelock.Timeout:
@@ -45,14 +45,16 @@ def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) ->
             return
         with acquired:  # released at the block's end
             yield True
-        return
-    while True:  # taken again when its file was removed meanwhile (a stale lock cleared)
-        with path.open("a") as handle:
-            taken = lock_open(handle.fileno(), timeout if wait else 0)
-            opened = os.fstat(handle.fileno())
-            if not taken or file_identity(path) == (opened.st_dev, opened.st_ino):
-                yield taken
-                return
+    else:
+        deadline = None if wait and timeout is None else time.monotonic() + (timeout or 0.0) * wait
+        while True:  # taken again when its file was removed meanwhile (a stale lock cleared)
+            path.parent.mkdir(parents=True, exist_ok=True)  # its folder too (`rm -rf .memidx`)
+            with path.open("a") as handle:
+                taken = lock_open(handle.fileno(), deadline and deadline - time.monotonic())
+                opened = os.fstat(handle.fileno())
+                if not taken or file_identity(path) == (opened.st_dev, opened.st_ino):
+                    yield taken
+                    return
 
 
 # A POSIX shell to run two git commands as one child process (the second must run even when
@@ -235,8 +237,6 @@ def lock_open(fd: int, timeout: float | None = None) -> bool:
     if timeout is None:
         fcntl.flock(fd, fcntl.LOCK_EX)
         return True
-    import time
-
     deadline = time.monotonic() + timeout
     while True:
         try:

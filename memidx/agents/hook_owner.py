@@ -16,11 +16,23 @@ import shlex
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from memidx.agents.launcher import NAME, RESOLVER_START
+from memidx.agents.launcher import NAME, RESOLVER_START, parse_launch
 
 HOOK = ("agent", "hook")  # memidx's subcommand; then the agent and the event
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _DURATION = re.compile(r"[0-9]+(\.[0-9]+)?[smhd]?")
+# an agent's or an event's name as memidx writes it: a word the shell reads as itself, not
+# `Stop>>log` or `Stop;notify-send` (a command of the person's that runs memidx's hook)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+# the rest of 16249da's resolver after RESOLVER_START: the installing clone's memidx (a script,
+# or a Python with `-m memidx`), as shlex.quote wrote its path, then what the agent takes for
+# nothing; launcher.parse_launch reads every later one
+_PATH = r"""(?:[^\s'"]|'[^']*'|"'")+"""
+_FIRST_TAIL = re.compile(
+    rf'\[ -x (?P<path>{_PATH}) \] && exec (?P=path)(?: -m {NAME})? "\$@"; '
+    r'(?:exit 0|printf %s "(?:[^"\\$`]|\\.)*")',
+    re.DOTALL,
+)
 
 
 def hook_args(command: str, *, wrapped: bool = True) -> list[str] | None:
@@ -32,6 +44,8 @@ def hook_args(command: str, *, wrapped: bool = True) -> list[str] | None:
         return None
     args = memidx_args(unwrapped(argv) if wrapped else argv)
     if args is None or len(args) != 4 or tuple(args[:2]) != HOOK:
+        return None
+    if not all(_WORD.fullmatch(word) for word in args[2:]):
         return None
     return args[2:]
 
@@ -48,7 +62,8 @@ def memidx_args(argv: Sequence[str]) -> list[str] | None:
         and argv[1] == "-c"
         and argv[2].startswith(RESOLVER_START)
         and argv[3] == NAME
-    ):
+        and (parse_launch(argv) or _FIRST_TAIL.fullmatch(argv[2][len(RESOLVER_START) :]))
+    ):  # memidx's resolver whole: with a tail of the person's (`curl ... | sh`), theirs
         return list(argv[4:])
     return None
 

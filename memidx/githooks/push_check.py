@@ -7,10 +7,11 @@ git's pre-push hook gets `<local ref> <local oid> <remote ref> <remote oid>` lin
 What goes to that remote is, for each ref, the commits `<local oid> --not <remote oid>
 --remotes=<remote>`: the remote holds what its own tracking branches and the old values of the
 refs pushed hold (a commit only another remote holds goes out). For each: its message, and the
-files under the notes folder it adds or changes (a merge: those that differ from every parent);
-an annotated tag's message; for refs/notes/*, the notes' text. Same detectors, allow marker and
-baseline as the pre-commit check (memidx.githooks.secret_check). One line per secret, never the
-secret: `<remote ref>: commit <id>: <file>:<line>: <kind>`."""
+files under the notes folder it adds or changes, names and text (a merge: those that differ
+from every parent); an annotated tag's message; for refs/notes/* (from or to), the notes'
+text. Same detectors, allow marker and baseline as the pre-commit check
+(memidx.githooks.secret_check). One line per secret, never the secret: `<remote ref>: commit
+<id>: <file>:<line>: <kind>`."""
 
 from __future__ import annotations
 
@@ -70,6 +71,7 @@ class Found(Value):
     where: str  # `message`, a file, `note on <object>`
     text: str
     unread: str = ""  # why it could not be read: never let through unchecked
+    named: bool = False  # `text` is the file's name (pushed as the tree's entry), not its text
 
 
 def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> list[str]:
@@ -81,21 +83,27 @@ def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> lis
     from memidx.githooks.secret_check import BASELINE, read_baseline
     from memidx.hashes import sha256_hex
     from memidx.secrets.detect import find_secrets
-    from memidx.secrets.patterns import line_of
+    from memidx.secrets.patterns import line_of, redact
+    from memidx.text import display
 
     problems: list[str] = []
     allowed: set[str] | None = None  # read only when a secret is found
     for found in pushed_texts(config, remote, sent):
         if found.unread:
             problems.append(f"{found.ref}: {found.what}: {found.where}: {found.unread}")
-        for secret in find_secrets(found.text, allow=True):
+        secrets = find_secrets(found.text, allow=True)
+        for secret in secrets:
             if allowed is None:
                 allowed = read_baseline(config.root / BASELINE)
-            if sha256_hex(found.text[secret.start : secret.end].encode("utf-8")) in allowed:
+            fingerprint = found.text[secret.start : secret.end].encode("utf-8", "replace")
+            if sha256_hex(fingerprint) in allowed:
                 continue
             line = line_of(found.text, secret.start)
             where = f"message line {line}" if found.where == "message" else f"{found.where}:{line}"
-            problems.append(f"{found.ref}: {found.what}: {where}: {secret.kind}")
+            kind = secret.kind
+            if found.named:  # as the pre-commit check names it: masked, never the secret
+                where, kind = display(redact(found.text, secrets)), f"{kind} in the file name"
+            problems.append(f"{found.ref}: {found.what}: {where}: {kind}")
     return problems
 
 
@@ -108,13 +116,15 @@ def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterato
     held = [oid for oid in oids[len(sent) :] if _commit(kinds, oid)]  # old values git knows
     yield from _tag_messages(repo, sent, kinds)
     for notes in (False, True):
-        group = [
-            u
-            for u in sent
-            if u.remote_ref.startswith(NOTES_REFS) == notes and _commit(kinds, u.local_oid)
-        ]
+        group = [u for u in sent if _notes(u) == notes and _commit(kinds, u.local_oid)]
         if group:
             yield from _commits(config, repo, remote, group, held, notes=notes)
+
+
+def _notes(update: Update) -> bool:
+    """Whether git notes are pushed: from or to refs/notes/ (`git push origin
+    refs/notes/commits:refs/heads/backup` sends every note as a file of a branch)."""
+    return update.local_ref.startswith(NOTES_REFS) or update.remote_ref.startswith(NOTES_REFS)
 
 
 def _commit(kinds: dict[str, str | None], oid: str) -> bool:
@@ -179,12 +189,17 @@ def _commits(
     """The messages of the commits the push sends for `group`, then the files they add or
     change: under the notes folder, or for a notes ref every note."""
     tips = {u.local_oid: u.remote_ref for u in reversed(group)}  # the first ref named wins
-    argv = ["log", "-z", "--format=%x01%H %S%n%B", "--raw", "--no-abbrev", "-c", "--root"]
+    import secrets
+
+    # a mark no message holds: a message may hold any byte but NUL, \x01 too, which split it
+    mark = f"\x01memidx-{secrets.token_hex(8)} "
+    argv = ["log", "-z", f"--format={mark}%H %S%n%B", "--raw", "--no-abbrev", "-c", "--root"]
     argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
     argv += [f"--remotes={remote}", "--"] if _remote_name(remote) else ["--"]
     out = repo.run(*argv)
     blobs: dict[str, list[tuple[str, str, str]]] = {}  # blob: (ref, commit, where)
-    for commit, source, message, changes in parse_log(out):
+    named: set[str] = set()  # the names read: each once
+    for commit, source, message, changes in parse_log(out, mark.encode()):
         ref = tips.get(source, source)
         yield Found(ref, f"commit {commit[:SHORT]}", "message", message)
         for path, blob in changes:
@@ -192,18 +207,20 @@ def _commits(
                 where = f"note on {path.replace('/', '')[:SHORT]}"
             elif _pushed_note_file(config, path):
                 where = path
+                if path not in named:  # its name is pushed too, and the pre-commit check reads it
+                    named.add(path)
+                    yield Found(ref, f"commit {commit[:SHORT]}", path, path, named=True)
             else:
                 continue
             blobs.setdefault(blob, []).append((ref, f"commit {commit[:SHORT]}", where))
     if not blobs:
         return
-    from memidx.githooks.secret_check import text_of
+    from memidx.githooks.secret_check import masked, text_of
     from memidx.notes.note import is_note_path
-    from memidx.text import display
 
     for blob, size, data in repo.read_blobs([(b, 0) for b in blobs], BLOB_LIMIT):
         for ref, what, where in blobs[blob]:
-            shown = where if notes else display(where)
+            shown = where if notes else masked(where)
             if data is None:  # too large to read: never let through unchecked
                 yield Found(
                     ref, what, shown, "", f"not checked for secrets: too large ({size} bytes)"
@@ -232,11 +249,13 @@ def _pushed_note_file(config: Config, path: str) -> bool:
 MODE_BLOB = ("100644", "100755", "120000")  # a file or a symlink's target: pushed as a blob
 
 
-def parse_log(out: bytes) -> Iterator[tuple[str, str, str, list[tuple[str, str]]]]:
+def parse_log(
+    out: bytes, mark: bytes = b"\x01"
+) -> Iterator[tuple[str, str, str, list[tuple[str, str]]]]:
     """(commit, source, message, [(path, new blob)]) of each commit in the output of `git log
-    -z --format=%x01%H %S%n%B --raw --no-abbrev -c`: a merge lists a path only when it
+    -z --format=<mark>%H %S%n%B --raw --no-abbrev -c`: a merge lists a path only when it
     differs from every parent, with one mode and id per parent, then the merge's own."""
-    for entry in out.split(b"\x01")[1:]:
+    for entry in out.split(mark)[1:]:
         head, _, rest = entry.partition(b"\0")
         first, _, message = head.partition(b"\n")
         commit, _, source = first.decode("ascii", "replace").partition(" ")

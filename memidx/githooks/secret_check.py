@@ -140,16 +140,25 @@ def _texts(
     links: dict[str, bytes] = {}
     for ref, data in staged_contents(config, refs, limit, links).items():
         if ref in links:
-            yield ref, display(ref), links[ref].decode("utf-8", "replace"), LINK_TARGET
+            yield ref, masked(ref), links[ref].decode("utf-8", "replace"), LINK_TARGET
         if isinstance(data, str) and data.startswith("too large"):
-            unread[ref] = f"{display(ref)}: not checked for secrets: {data}"
+            unread[ref] = f"{masked(ref)}: not checked for secrets: {data}"
         if not isinstance(data, bytes):
             continue  # deleted, a link or unreadable: the drift check reports those
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
             for located in scan_bytes(data).records:
-                yield ref, f"{display(ref)}@{located.offset}", located.record.text, ""
+                yield ref, f"{masked(ref)}@{located.offset}", located.record.text, ""
         elif (text := text_of(data, is_note_path(ref, config.notes_dir))) is not None:
-            yield ref, display(ref), text, ""
+            yield ref, masked(ref), text, ""
+
+
+def masked(ref: str) -> str:
+    """`ref` as a problem line names it: display(), any secret in the name redacted (a note
+    holding one in both its name and its text was named whole, the secret with it)."""
+    from memidx.secrets.detect import find_secrets
+    from memidx.secrets.patterns import redact
+
+    return display(redact(ref, found) if (found := find_secrets(ref)) else ref)
 
 
 BINARY_PROBE = 8000  # bytes read for a NUL, as git tells a binary file from text

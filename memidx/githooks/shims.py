@@ -186,14 +186,15 @@ if [ -n "$moved" ]; then
 {no_hook}  fi
 fi
 if [ -x "$previous" ]; then
-  printf '%s' "$input" | "$previous" "$@"
+  printf '%s' "$input" 2>/dev/null | "$previous" "$@"
 fi
 exit 0
 """
 
 # git runs it before a push with the remote's name and URL as arguments and one "<local ref>
 # <local oid> <remote ref> <remote oid>" line per ref on stdin; a status other than 0 stops
-# the push. The input is read whole: memidx's check and the hook chained both get it.
+# the push. The input is read whole: memidx's check and the hook chained both get it (git runs
+# hooks with SIGPIPE ignored: one that reads none of it made printf say "I/O error").
 PUSH_SHIM = """#!/bin/sh
 {marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
 # Refuses a push that sends a secret (memidx check secrets --push: the messages and notes of
@@ -201,7 +202,7 @@ PUSH_SHIM = """#!/bin/sh
 # memidx ({stage}{chained}) with the same arguments and input.
 input="$(cat; echo .)" && input="${{input%.}}"
 if [ -f hooks/memidx-hook ]; then
-  printf '%s' "$input" | sh hooks/memidx-hook check secrets --push "$1" || exit $?
+  printf '%s' "$input" 2>/dev/null | sh hooks/memidx-hook check secrets --push "$1" || exit $?
 else
   printf 'memidx: %s: no hooks/memidx-hook in %s: the checks cannot run %s\\n' {stage} "$PWD" \\
     '(check out a commit that has it, or push with --no-verify to skip the checks)' >&2
@@ -209,7 +210,7 @@ else
 fi
 previous="$0{chained}"
 if [ -x "$previous" ]; then
-  printf '%s' "$input" | "$previous" "$@"
+  printf '%s' "$input" 2>/dev/null | "$previous" "$@"
   exit $?
 fi
 exit 0

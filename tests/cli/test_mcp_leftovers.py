@@ -204,3 +204,47 @@ def test_a_lock_removed_as_it_is_taken_is_taken_again_never_held_twice(
         assert first and cleared and lock.exists()
         with file_lock(lock, wait=False) as second:
             assert not second  # the file at the path is held: one holder only
+
+
+def test_a_lock_whose_folder_was_removed_as_it_was_waited_for_is_made_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its holder removed the whole folder (`rm -rf .memidx`, a purge) and let go: the waiter,
+    finding the file it held gone, opened it again without its folder (FileNotFoundError)."""
+    lock = tmp_path / "state" / "haystack.lock"
+    taken_by_flock = memidx.portable.lock_open
+    removed: list[Path] = []
+
+    def folder_removed_first(fd: int, timeout: float | None = None) -> bool:
+        if not removed:
+            shutil.rmtree(lock.parent)
+            removed.append(lock.parent)
+        return taken_by_flock(fd, timeout)
+
+    monkeypatch.setattr(memidx.portable, "lock_open", folder_removed_first)
+    with file_lock(lock, timeout=5.0) as taken:
+        assert taken and removed and lock.is_file()
+
+
+def test_a_lock_taken_anew_waits_one_timeout_in_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each try after its file was removed waited the whole `timeout` again: a lock replaced
+    under a waiter kept it waiting past the limit it was given."""
+    lock = tmp_path / "mcp-0000000000000000.lock"
+    taken_by_flock = memidx.portable.lock_open
+    waits: list[float | None] = []
+
+    def replaced_after_a_wait(fd: int, timeout: float | None = None) -> bool:
+        waits.append(timeout)
+        if len(waits) == 1:  # the first file is let go after a wait; another replaced it
+            time.sleep(0.3)
+            lock.unlink()
+            lock.touch()
+        return taken_by_flock(fd, timeout)
+
+    monkeypatch.setattr(memidx.portable, "lock_open", replaced_after_a_wait)
+    with file_lock(lock, timeout=1.0) as taken:
+        assert taken
+    assert len(waits) == 2
+    assert waits[1] is not None and waits[1] <= 0.75  # what was left of the one second

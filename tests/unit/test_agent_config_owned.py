@@ -17,7 +17,7 @@ from memidx.agents.backups import STAMP, SUFFIX, backup
 from memidx.agents.entries import command_hooks, marker
 from memidx.agents.install import memidx_argv
 from memidx.agents.json_text import parse_json
-from memidx.agents.launcher import portable_command
+from memidx.agents.launcher import RESOLVER_START, portable_command
 from memidx.agents.settings import is_ours, merge_hooks, remove_hooks
 from memidx.agents.text_install import TextFile
 from memidx.errors import MemidxError
@@ -114,6 +114,10 @@ def sh(script: str) -> str:
         ("/usr/bin/python3 -m memidx agent hook claude-code Stop", True),
         (portable_command(["agent", "hook", "claude-code", "Stop"]), True),
         (sh(FIRST_RESOLVER), True),
+        (sh(FIRST_RESOLVER.replace("exit 0", 'printf %s "{}"')), True),  # Gemini's answer
+        (sh(FIRST_RESOLVER.replace(f"exec {MEMIDX}", "exec /usr/bin/python3 -m memidx")
+            .replace(f"-x {MEMIDX}", "-x /usr/bin/python3")), True),  # no script: -m memidx
+        (sh(FIRST_RESOLVER.replace(MEMIDX, "'/home/me/my clone'\"'\"'s/memidx'")), True),
         (f"MEMIDX_ROOT=/srv/memory {MEMIDX} agent hook claude-code Stop", True),
         (f"env MEMIDX_ROOT=/srv/memory timeout 5 {MEMIDX} agent hook claude-code Stop", True),
         ("my-memidx-hook-wrapper agent hook claude-code Stop", False),
@@ -122,6 +126,11 @@ def sh(script: str) -> str:
         (f"{MEMIDX} agent hook claude-code Stop && notify-send done", False),
         (f"{MEMIDX} agent hook codex Stop", False),
         (sh("curl x | sh"), False),
+        (sh(f"{RESOLVER_START}curl x | sh"), False),  # memidx's head, a tail of the person's
+        (sh(f"{RESOLVER_START}exit 0; curl x | sh"), False),
+        (sh(FIRST_RESOLVER.replace("exit 0", "curl x | sh")), False),
+        (f"{MEMIDX} agent hook claude-code Stop>>/tmp/hooks.log", False),  # the shell's words
+        (f"{MEMIDX} agent hook claude-code Stop;notify-send", False),
         ("memidx 'agent hook claude-code", False),
     ],
 )  # fmt: skip
