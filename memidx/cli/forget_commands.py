@@ -41,12 +41,16 @@ def forget(args: argparse.Namespace, config: Config) -> int:
 
 
 def purge(args: argparse.Namespace, config: Config) -> int:
+    from memidx.agents.kept_prompts import forget_kept
     from memidx.haystack.held import printable
     from memidx.haystack.purge import purge as purge_segments
+    from memidx.haystack.purge_torn import forgotten_records
 
+    records = forgotten_records(config)  # before the purge blanks their text
     done = purge_segments(
         config, pushed=args.pushed, branches=args.branch, work_trees=args.work_tree
     )
+    prompts = forget_kept(config, records)
     unfollowed = _follow(config, done)
     pairs = [(ref, pair) for ref, pair in done.blobs.items()]
     others = [*done.others, *(ref for part in done.work_trees.values() for ref in part.others)]
@@ -54,7 +58,8 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print(json.dumps({
             "schema": "memidx.purge/1", "blanked": done.blanked,
-            "rewritten_commits": done.rewritten_commits, "torn": done.torn, "pushed": done.pushed,
+            "rewritten_commits": done.rewritten_commits, "torn": done.torn,
+            "kept_prompts": prompts, "pushed": done.pushed,
             "other_writers": others,
             "blobs": _blobs(done.blobs), "rewritten_refs": done.rewritten_refs,
             "held": [{"ref": held.ref, "run": held.run} for held in done.held],
@@ -80,6 +85,8 @@ def purge(args: argparse.Namespace, config: Config) -> int:
         )
         if done.torn:
             print(_torn_line(done.torn))
+        if prompts:
+            print(f"emptied {prompts} kept prompt{'s' if prompts != 1 else ''} of agent sessions")
         for ref, count in done.rewritten_refs.items():
             print(f"rebuilt {count} unpushed commits of {ref}")
         for path, part in done.work_trees.items():

@@ -20,7 +20,15 @@ from collections.abc import Iterable
 from itertools import pairwise
 
 from memidx.hashes import content_hash
-from memidx.haystack.frames import FORGET, HEADER, MAGIC, MAX_RECORD_BYTES, Located, scan_bytes
+from memidx.haystack.frames import (
+    FORGET,
+    HEADER,
+    MAGIC,
+    MAX_RECORD_BYTES,
+    Located,
+    Record,
+    scan_bytes,
+)
 
 
 def blank_frame(located: Located) -> bytes:
@@ -89,14 +97,20 @@ def names_any(data: bytes, forgotten: set[str]) -> bool:
 def hashes_of(segments: Iterable[bytes], ids: set[str]) -> set[str]:
     """The content hashes of the texts of the records with these ids in `segments` (the
     bytes of segment files), blank ones left out: a blanked frame's text is spaces."""
-    found: set[str] = set()
+    return {record.hash for record in records_of(segments, ids)}
+
+
+def records_of(segments: Iterable[bytes], ids: set[str]) -> list[Record]:
+    """The records with these ids in `segments` (the bytes of segment files) whose text is
+    not blanked yet; tombstones left out."""
+    found: list[Record] = []
     for data in segments:
         if names_any(data, ids):
-            found.update(
-                located.record.hash for located in scan_bytes(data).records
+            found += [
+                located.record for located in scan_bytes(data).records
                 if located.record.id in ids and located.record.text.strip()
                 and located.record.kind != FORGET
-            )  # fmt: skip
+            ]  # fmt: skip
     return found
 
 

@@ -23,7 +23,6 @@ from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.blanking import blanked, blanked_or_none, names_any
-from memidx.haystack.forgotten import tombstones_on_disk
 from memidx.haystack.held import MAX_SEGMENT_BYTES, Held, History, printable, work_tree_command
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.purge_named import (
@@ -33,7 +32,7 @@ from memidx.haystack.purge_named import (
     refuse_under_way,
     work_tree_config,
 )
-from memidx.haystack.purge_torn import blank_torn_files, holds_torn, with_hashes
+from memidx.haystack.purge_torn import blank_torn_files, forgotten_ids, holds_torn, with_hashes
 from memidx.haystack.segments import segments
 from memidx.paths import refuse_links
 
@@ -77,16 +76,10 @@ def purge(
     from memidx.haystack.clone_writer import clone_writer
     from memidx.haystack.held import in_order
     from memidx.haystack.purge_foreign import foreign_to
-    from memidx.index.store import RecordStore, open_store
 
     others = named_work_trees(config, branches, work_trees)
     theirs = [(tree.path, work_tree_config(tree.path)) for tree in others]
-    store, _ = open_store(config.index_path, write=False)
-    try:
-        forgotten = RecordStore(store.conn).forgotten_ids()
-    finally:
-        store.conn.close()
-    forgotten |= tombstones_on_disk(haystack_folder(config))  # pulled, maybe not yet indexed
+    forgotten = forgotten_ids(config)
     done = Purged()
     if not forgotten:
         return done

@@ -5,12 +5,13 @@ moves into `.memidx/torn/<segment>.torn`; the turn is then filed again, whole, u
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from memidx.config import Config
 from memidx.drafts import replace_durably
-from memidx.haystack.blanking import blanked_torn, hashes_of
+from memidx.haystack.blanking import blanked_torn, hashes_of, records_of
+from memidx.haystack.frames import Record
 from memidx.haystack.indexing import haystack_folder
 from memidx.haystack.kept import COPY_SUFFIX, KEPT
 from memidx.haystack.segments import SEGMENT_SUFFIX, segments
@@ -28,10 +29,7 @@ def with_hashes(config: Config, forgotten: set[str], others: Iterable[Config] = 
     spaces, so a purge killed after blanking would otherwise lose them: its next run, and
     `haystack commit` finishing it (stored_hashes), blank the same bytes it did."""
     places = (config, *others)
-    files: list[Path] = []
-    for there in places:
-        files += [*segments(haystack_folder(there)), *_copies(there.state_dir / KEPT)]
-    found = hashes_of((_read(path) for path in files), forgotten)
+    found = hashes_of(_bytes_of(places), forgotten)
     for there in places:
         if there.state_dir.is_dir():
             known = stored_hashes(there)
@@ -73,6 +71,33 @@ def holds_torn(config: Config, forgotten: set[str]) -> bool:
 def _torn_files(config: Config) -> list[Path]:
     folder = config.state_dir / TORN
     return sorted(folder.glob("*.torn")) if folder.is_dir() else []
+
+
+def forgotten_ids(config: Config) -> set[str]:
+    """The ids of the forgotten records: named by a tombstone the index read, or one in the
+    segment files (pulled, maybe not yet indexed)."""
+    from memidx.haystack.forgotten import tombstones_on_disk
+    from memidx.index.store import RecordStore, open_store
+
+    store, _ = open_store(config.index_path, write=False)
+    try:
+        found = RecordStore(store.conn).forgotten_ids()
+    finally:
+        store.conn.close()
+    return found | tombstones_on_disk(haystack_folder(config))
+
+
+def forgotten_records(config: Config) -> list[Record]:
+    """The forgotten records whose text this work tree's segments or kept copies still hold
+    (read before a purge blanks them)."""
+    return records_of(_bytes_of([config]), forgotten_ids(config))
+
+
+def _bytes_of(places: Iterable[Config]) -> Iterator[bytes]:
+    """The bytes of each segment and kept copy of each work tree of `places`."""
+    for there in places:
+        for path in [*segments(haystack_folder(there)), *_copies(there.state_dir / KEPT)]:
+            yield _read(path)
 
 
 def _copies(kept: Path) -> list[Path]:
