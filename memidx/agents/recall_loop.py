@@ -205,8 +205,11 @@ def _turn_away(server: socket.socket, workers: _Workers) -> None:
                 conn, _ = server.accept()
             except TimeoutError:
                 continue
+            # STALLED when an answer is slow: a waiting hook's look takes CLOSING for "its
+            # answer comes" (recall_server._answering), which a stuck thread would never give
+            stalled = workers.longest(now) > STALLED_AFTER
             with conn, contextlib.suppress(OSError):
-                conn.sendall(CLOSING)
+                conn.sendall(STALLED if stalled else CLOSING)
 
 
 def _answer(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:
