@@ -33,7 +33,7 @@ from memidx.code_stamp import code_stamp
 from memidx.config import Config
 from memidx.errors import NewerIndex
 from memidx.portable import file_identity
-from memidx.sockets import clear_starting, starting_name, unlink_own
+from memidx.sockets import clear_starting, hung_up, starting_name, unlink_own
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -142,7 +142,9 @@ class _Workers:
             with conn, contextlib.suppress(OSError, ValueError):
                 conn.settimeout(5.0)
                 request = read_line(conn)
-                if request:  # none: a waiting hook's look (recall_server._answering), no answer
+                # none: a waiting hook's look (recall_server._answering); a hook gone (it
+                # recalled in its own process, given up behind a stalled answer): no answer
+                if request and not hung_up(conn):
                     # ~2 ms: after an upgrade no prompt is answered by the code before it
                     upgraded = code_stamp() != self.running
                     answer = (
