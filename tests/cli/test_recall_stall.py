@@ -371,3 +371,25 @@ def test_a_hook_gone_before_its_turn_costs_the_server_no_recall(config: Config) 
 
     assert all(SERVED.encode() in answer for answer in answers)
     assert recaller.prompts == ["a prompt", "a prompt"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the answering thread waits up to 5 s (recall_loop._Workers._work's read timeout) "
+    "for the request of a hook acknowledged and then stopped before it sent it (its agent "
+    "suspended, Ctrl-Z), and that wait counts as an answer: every other agent's hook is told "
+    "STALLED and recalls in its own process meanwhile",
+)
+def test_a_hook_stopped_before_its_request_does_not_stall_the_server(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall_loop, "STALLED_AFTER", 0.2)
+    path = recall_server.socket_path(config)
+    assert path is not None
+    with served(config, Held()), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.connect(str(path))
+        assert silent.recv(1) == recall_server.ACK  # and then nothing, the hook stopped
+        time.sleep(0.3)
+        block, took = hook(config, 1.5)
+
+    assert block == SERVED, took
