@@ -267,6 +267,7 @@ def answering_once(config: Config, answer: bytes | None) -> Generator[None]:
     path = recall_server.socket_path(config)
     assert path is not None
     path.parent.mkdir(parents=True, exist_ok=True)
+    done = threading.Event()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         server.bind(str(path))
         server.listen(8)
@@ -279,13 +280,15 @@ def answering_once(config: Config, answer: bytes | None) -> Generator[None]:
                 if answer is not None:
                     conn.sendall(answer)
                     return
-                time.sleep(2.0)
+                done.wait(5.0)
 
         thread = threading.Thread(target=once, daemon=True)
         thread.start()
         try:
             yield
         finally:
+            done.set()
+            thread.join(5.0)
             path.unlink(missing_ok=True)
 
 
