@@ -76,10 +76,12 @@ def peer_pid(conn: socket.socket) -> int | None:
 def hung_up(conn: socket.socket) -> bool:
     """Whether the other end of a connected socket has closed it (not only ended its writing:
     a hook that sent its request and waits for the answer has not), where the system tells
-    (poll's POLLHUP); else False."""
+    (Linux's POLLHUP); else False. macOS's poll, built on kqueue, may say POLLHUP for an end
+    only shut for writing, which would leave every hook unanswered."""
     import select
+    import sys
 
-    if not hasattr(select, "poll"):
+    if not sys.platform.startswith("linux"):
         return False
     poller = select.poll()
     poller.register(conn, select.POLLHUP)
