@@ -71,3 +71,18 @@ def peer_pid(conn: socket.socket) -> int | None:
         return None
     pid = struct.unpack("3i", found)[0] if found else 0
     return int(pid) if pid > 0 else None
+
+
+def hung_up(conn: socket.socket) -> bool:
+    """Whether the other end of a connected socket has closed it (not only ended its writing:
+    a hook that sent its request and waits for the answer has not), where the system tells
+    (Linux's POLLHUP); else False. macOS's poll, built on kqueue, may say POLLHUP for an end
+    only shut for writing, which would leave every hook unanswered."""
+    import select
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    poller = select.poll()
+    poller.register(conn, select.POLLHUP)
+    return any(event & select.POLLHUP for _, event in poller.poll(0))

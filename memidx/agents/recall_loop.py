@@ -33,7 +33,7 @@ from memidx.code_stamp import code_stamp
 from memidx.config import Config
 from memidx.errors import NewerIndex
 from memidx.portable import file_identity
-from memidx.sockets import clear_starting, starting_name, unlink_own
+from memidx.sockets import clear_starting, hung_up, starting_name, unlink_own
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -142,7 +142,9 @@ class _Workers:
             with conn, contextlib.suppress(OSError, ValueError):
                 conn.settimeout(5.0)
                 request = read_line(conn)
-                if request:  # none: a waiting hook's look (recall_server._answering), no answer
+                # none: a waiting hook's look (recall_server._answering); a hook gone (it
+                # recalled in its own process, given up behind a stalled answer): no answer
+                if request and not hung_up(conn):
                     # ~2 ms: after an upgrade no prompt is answered by the code before it
                     upgraded = code_stamp() != self.running
                     answer = (
@@ -205,8 +207,11 @@ def _turn_away(server: socket.socket, workers: _Workers) -> None:
                 conn, _ = server.accept()
             except TimeoutError:
                 continue
+            # STALLED when an answer is slow: a waiting hook's look takes CLOSING for "its
+            # answer comes" (recall_server._answering), which a stuck thread would never give
+            stalled = workers.longest(now) > STALLED_AFTER
             with conn, contextlib.suppress(OSError):
-                conn.sendall(CLOSING)
+                conn.sendall(STALLED if stalled else CLOSING)
 
 
 def _answer(recaller: Recaller, data: bytes, key: str) -> dict[str, object]:

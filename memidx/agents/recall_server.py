@@ -124,10 +124,11 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
             answer = _answer(conn, path, end)
     except (OSError, ValueError):
         return None
-    if not answer:
-        return {"error": NO_ANSWER}
-    loaded: object = json.loads(answer)
-    return cast(dict[str, object], loaded) if isinstance(loaded, dict) else None
+    try:  # a line without its end: the server ended while it wrote (killed, closing)
+        loaded: object = json.loads(answer) if answer.endswith(b"\n") else None
+    except ValueError:
+        loaded = None
+    return cast(dict[str, object], loaded) if isinstance(loaded, dict) else {"error": NO_ANSWER}
 
 
 def _answer(conn: socket.socket, path: Path, end: float) -> bytes:
@@ -140,19 +141,20 @@ def _answer(conn: socket.socket, path: Path, end: float) -> bytes:
         try:
             return read_line(conn, data)
         except TimeoutError:
-            if not _answering(path):
+            if not _answering(path, end - time.monotonic()):
                 return b""
     return b""
 
 
-def _answering(path: Path) -> bool:
-    """Whether the server at `path` acknowledges a second connection with ACK: it is not
-    stalled on an answer, only busy with others (the connection, empty, is a no-op for it)."""
+def _answering(path: Path, left: float = ACK_WAIT) -> bool:
+    """Whether the server at `path` acknowledges a second connection with ACK, or CLOSING (it
+    answers the hooks it acknowledged first), within `left` s: not stalled on an answer, only
+    busy with others (the connection, empty, is a no-op for it)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(ACK_WAIT)
+        probe.settimeout(max(0.01, min(ACK_WAIT, left)))
         try:
             probe.connect(str(path))
-            return probe.recv(1) == ACK
+            return probe.recv(1) in (ACK, CLOSING)
         except OSError:
             return False
 
