@@ -1,0 +1,65 @@
+"""The everyday surface (`search`, `show`, `status`, `remember`, `file-turn`) as an independent
+tester tried to break it: each test is a failure found that way, run in-process."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from tests.helpers import NotesRepo, Run
+
+# a Slack bot token the detector flags, in lower case as memidx stores tags
+TOKEN = "xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"
+BODY = "The build cache is invalidated when the copy step changes.\n"
+
+
+@pytest.fixture
+def indexed(repo: NotesRepo) -> NotesRepo:
+    repo.note("sqlite.md", "SQLite database is locked", "Parallel writers hit a busy timeout.")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    return repo
+
+
+def with_stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def one_line(done: Run) -> str:
+    """The run's stderr, which must be one line and no traceback."""
+    assert "Traceback" not in done.err and done.err.count("\n") <= 1, done.err
+    return done.err
+
+
+def test_remember_keeps_a_secret_in_tags_out_of_the_commit(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--tags` went into the front matter unredacted: the title and body were redacted, the
+    tag was committed as it came, which the pre-commit check would have refused."""
+    with_stdin(monkeypatch, BODY.encode())
+    done = indexed.memidx("remember", "--title", "Slack bot", "--tags", f"ci,{TOKEN}")
+    assert done.code == 0, done.err
+    committed = indexed.git("show", f"HEAD:{done.out.strip()}")
+    assert TOKEN not in committed
+    assert "[REDACTED:slack-token]" in committed and "redacted: 1" in committed
+
+
+def test_a_secret_in_a_turns_tags_or_labels_never_reaches_the_log(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """file-turn redacted the text alone: tags, drawer, agent and session went into the
+    segment (committed and pushed by `make sync`) and into search output verbatim."""
+    turn = (
+        f'{{"text": "the pelican deploy failed", "tags": ["{TOKEN}"], "drawer": "{TOKEN}",'
+        f' "agent": "{TOKEN}", "session": "{TOKEN}"}}'
+    )
+    with_stdin(monkeypatch, turn.encode())
+    done = indexed.memidx("file-turn", "--json")
+    assert done.code == 0, done.err
+    log = b"".join(p.read_bytes() for p in (indexed.root / "notes/haystack").rglob("*.krd"))
+    assert TOKEN.encode() not in log
+    shown = indexed.memidx("show", "--json", done.json()["id"])
+    assert TOKEN not in shown.out and shown.json()["redacted"] == 4
+    assert TOKEN not in indexed.memidx("search", "--json", "pelican").out
