@@ -63,3 +63,15 @@ def test_a_secret_in_a_turns_tags_or_labels_never_reaches_the_log(
     shown = indexed.memidx("show", "--json", done.json()["id"])
     assert TOKEN not in shown.out and shown.json()["redacted"] == 4
     assert TOKEN not in indexed.memidx("search", "--json", "pelican").out
+
+
+def test_search_masks_a_secret_in_a_notes_tags(repo: NotesRepo) -> None:
+    """A note committed before the check existed: its title, heading and snippet were masked
+    in the output, its tags were printed as they were."""
+    repo.note("bot.md", "Slack bot", "the heron bot posts here", tags=["ci", TOKEN])
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    as_json = repo.memidx("search", "--json", "heron")
+    assert as_json.json()["hits"][0]["tags"] == ["ci", "[REDACTED:slack-token]"]
+    for_people = repo.memidx("search", "heron")
+    assert for_people.code == 0 and TOKEN not in for_people.out, for_people.out
