@@ -75,3 +75,19 @@ def test_search_masks_a_secret_in_a_notes_tags(repo: NotesRepo) -> None:
     assert as_json.json()["hits"][0]["tags"] == ["ci", "[REDACTED:slack-token]"]
     for_people = repo.memidx("search", "heron")
     assert for_people.code == 0 and TOKEN not in for_people.out, for_people.out
+
+
+def test_an_index_path_that_is_a_folder_is_named_not_called_missing(indexed: NotesRepo) -> None:
+    """search and status said "no index ... (run `make ingest`)", and `make ingest` then
+    refused the folder: the hint sent the user round in a circle."""
+    index = indexed.root / ".memidx" / "index.sqlite"
+    for left in index.parent.glob("index.sqlite*"):
+        left.unlink()
+    index.mkdir()
+    ingest = indexed.memidx("ingest")
+    assert ingest.code == 1 and "not a regular file" in one_line(ingest)
+    for command in (["search", "busy"], ["status"]):
+        done = indexed.memidx(*command)
+        assert done.code == 1
+        said = done.err + done.out
+        assert "not a regular file" in said and "no index at" not in said, said
