@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from memidx.search.query import clip_query
 from tests.helpers import NotesRepo, Run
 
 # a Slack bot token the detector flags, in lower case as memidx stores tags
@@ -91,3 +92,26 @@ def test_an_index_path_that_is_a_folder_is_named_not_called_missing(indexed: Not
         assert done.code == 1
         said = done.err + done.out
         assert "not a regular file" in said and "no index at" not in said, said
+
+
+def test_a_long_query_is_cut_between_words(indexed: NotesRepo) -> None:
+    """The query was cut at 10,000 characters wherever that fell: `sqlite ` pasted over and
+    over searched `sqlite` and `sqli`, so no note had every word."""
+    done = indexed.memidx("search", "--json", "--mode", "bm25", "sqlite " * 2000)
+    assert done.code == 0, done.err
+    assert done.json()["terms"] == ["sqlite"] and done.json()["match"] == "and"
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "clipped"),
+    [
+        ("sqlite sqlite", 9, "sqlite "),
+        ("sqlite sqlite", 7, "sqlite "),
+        ("sqlite sqlite", 6, "sqlite"),
+        ("sqlite, lock", 7, "sqlite,"),
+        ("aaaaaaaa", 4, "aaaa"),  # one word longer than the limit keeps its head
+        ("short", 10, "short"),
+    ],
+)
+def test_clip_query_never_cuts_a_word_in_two(text: str, limit: int, clipped: str) -> None:
+    assert clip_query(text, limit) == clipped
