@@ -115,3 +115,18 @@ def test_a_long_query_is_cut_between_words(indexed: NotesRepo) -> None:
 )
 def test_clip_query_never_cuts_a_word_in_two(text: str, limit: int, clipped: str) -> None:
     assert clip_query(text, limit) == clipped
+
+
+def test_show_of_an_empty_ref_is_a_usage_error(indexed: NotesRepo) -> None:
+    """`memidx show ''` was "no record with id ''", exit 1: an empty ref is no ref (exit 2)."""
+    for ref in ("", "   "):
+        done = indexed.memidx("show", "--", ref)
+        assert done.code == 2 and "usage error" in one_line(done)
+
+
+def test_show_of_a_note_says_show_is_for_records(indexed: NotesRepo) -> None:
+    """A person copies `notes/sqlite.md:1` from a hit into `memidx show` and was told "no
+    record with id" and to search for it: the note exists, show only prints records."""
+    for ref in ("notes/sqlite.md", "notes/sqlite.md:1"):
+        done = indexed.memidx("show", ref)
+        assert done.code == 1 and "names a note" in one_line(done), done.err
