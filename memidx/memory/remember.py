@@ -108,6 +108,8 @@ def remember(
         raise UsageError("--title is empty", "give the note a title that names the problem")
     if not body.strip():
         raise UsageError("the note has no body", "pass the body on stdin")
+    if "\x00" in title + body:  # a binary file, never indexed: refused before it is written
+        raise UsageError("the note holds a NUL byte", "remove it: a note is Markdown text")
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
     on_a_branch(config.root, "the note was not written")

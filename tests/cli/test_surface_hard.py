@@ -130,3 +130,15 @@ def test_show_of_a_note_says_show_is_for_records(indexed: NotesRepo) -> None:
     for ref in ("notes/sqlite.md", "notes/sqlite.md:1"):
         done = indexed.memidx("show", ref)
         assert done.code == 1 and "names a note" in one_line(done), done.err
+
+
+def test_remember_refuses_a_nul_byte_before_writing(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body with a NUL byte was written to notes/ as a binary file, refused by the check
+    and left there (exit 1); body that is not UTF-8 is a usage error before anything is
+    written, and so is this."""
+    with_stdin(monkeypatch, b"a log\x00with a NUL byte in the build output\n")
+    done = indexed.memidx("remember", "--title", "Binary paste")
+    assert done.code == 2 and "NUL" in one_line(done)
+    assert not list((indexed.root / "notes").glob("binary-paste*"))
