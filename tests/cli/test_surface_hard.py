@@ -142,3 +142,25 @@ def test_remember_refuses_a_nul_byte_before_writing(
     done = indexed.memidx("remember", "--title", "Binary paste")
     assert done.code == 2 and "NUL" in one_line(done)
     assert not list((indexed.root / "notes").glob("binary-paste*"))
+
+
+def test_forget_of_a_folder_named_like_a_note_touches_no_note(indexed: NotesRepo) -> None:
+    """`notes/x.md/` is a folder git holds: `forget notes/x.md` printed the raw OSError (no
+    hint); with a file of that name in the work tree it committed the deletion of the notes
+    inside the folder, which were never named."""
+    indexed.write("notes/x.md/inside.md", "# Inside\n\nthe kestrel note\n")
+    indexed.commit()
+    assert indexed.memidx("sync").code == 0
+    done = indexed.memidx("forget", "notes/x.md")
+    assert done.code == 1 and "no note notes/x.md in memory" in one_line(done)
+    (indexed.root / "notes/x.md/inside.md").unlink()
+    (indexed.root / "notes/x.md").rmdir()
+    (indexed.root / "notes/x.md").write_text("# A file now\n\nnot committed\n")
+    indexed.memidx("forget", "notes/x.md")
+    assert "notes/x.md/inside.md" in indexed.git("ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_forget_of_an_empty_ref_is_a_usage_error_as_for_show(indexed: NotesRepo) -> None:
+    for ref in ("", "  "):
+        done = indexed.memidx("forget", "--", ref)
+        assert done.code == 2 and "usage error" in one_line(done)
