@@ -8,6 +8,7 @@ from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.haystack.frames import FORGET, Record, read_at
 from memidx.haystack.indexing import haystack_folder
+from memidx.haystack.redaction import LABELS
 from memidx.index.store import RecordStore, open_store
 from memidx.notes.note import has_note_suffix
 from memidx.secrets.detect import mask
@@ -83,7 +84,15 @@ def show(config: Config, ref: str) -> Shown:
         raise tombstone_named(record.id, record.forgets)
     if _is_forgotten(config, record.id):
         raise MemidxError(f"no record at {ref}: it was forgotten", "memidx forget removed it")
-    return Shown(replace(record, text=mask(record.text)), ref)
+    return Shown(masked(record), ref)
+
+
+def masked(record: Record) -> Record:
+    """The record as it may be shown: whatever the detector flags in its text, tags, drawer,
+    agent or session masked (a record filed before redaction reached them)."""
+    labels = {k: mask(v) for k in LABELS if isinstance(v := getattr(record, k), str)}
+    tags = tuple(mask(tag) for tag in record.tags)
+    return replace(record, text=mask(record.text), tags=tags, **labels)
 
 
 def _is_forgotten(config: Config, record_id: str) -> bool:

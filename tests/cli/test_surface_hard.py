@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from memidx.haystack.frames import Record
 from memidx.search.query import clip_query
 from tests.helpers import NotesRepo, Run
 
@@ -164,3 +165,28 @@ def test_forget_of_an_empty_ref_is_a_usage_error_as_for_show(indexed: NotesRepo)
     for ref in ("", "  "):
         done = indexed.memidx("forget", "--", ref)
         assert done.code == 2 and "usage error" in one_line(done)
+
+
+def as_filed(record: Record) -> Record:
+    return record
+
+
+def test_a_record_filed_before_its_labels_were_redacted_shows_them_masked(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn an older memidx filed with a token as its agent, session and tag: show --json
+    masked its text only, search --json printed the labels in `meta` and `tags`."""
+    import memidx.haystack.indexing
+
+    turn = (
+        f'{{"text": "the osprey nests", "tags": ["{TOKEN}"], "agent": "{TOKEN}",'
+        f' "session": "{TOKEN}"}}'
+    )
+    with monkeypatch.context() as older:  # filing as a memidx that redacted text alone
+        older.setattr(memidx.haystack.indexing, "redacted", as_filed)
+        with_stdin(older, turn.encode())
+        filed = indexed.memidx("file-turn", "--json")
+    assert filed.code == 0, filed.err
+    for command in (["show", "--json", filed.json()["id"]], ["search", "--json", "osprey"]):
+        done = indexed.memidx(*command)
+        assert done.code == 0 and TOKEN not in done.out, done.out
