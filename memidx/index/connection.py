@@ -18,6 +18,7 @@ from memidx.index.ownership import (
     header_id,
     legacy,
     not_ours,
+    refuse_a_file_for_folder,
     refuse_foreign,
     stamp,
 )
@@ -130,6 +131,7 @@ def connect_reader(path: Path, *, immutable: bool = False) -> sqlite3.Connection
     its -wal holds changes, which a read-only -shm lets SQLite read. `immutable` reads the
     file as it is, with no -wal or -shm (see full_disk_reader)."""
     if not path.is_file():
+        refuse_a_file_for_folder(path.parent)  # what a rebuild says, not "rebuild it"
         with suppress(OSError):  # a folder or a FIFO there: a rebuild would refuse it too
             refuse_foreign(path)
         raise IndexUnusable(f"no index at {path}", REBUILD_HINT)

@@ -4,6 +4,7 @@ tester tried to break it: each test is a failure found that way, run in-process.
 from __future__ import annotations
 
 import io
+import shutil
 import sys
 
 import pytest
@@ -190,3 +191,17 @@ def test_a_record_filed_before_its_labels_were_redacted_shows_them_masked(
     for command in (["show", "--json", filed.json()["id"]], ["search", "--json", "osprey"]):
         done = indexed.memidx(*command)
         assert done.code == 0 and TOKEN not in done.out, done.out
+
+
+def test_a_file_in_place_of_the_memidx_folder_is_named_not_called_missing(
+    indexed: NotesRepo,
+) -> None:
+    """`.memidx` a file: search and status said "no index ... (run `make ingest`)", which
+    then refused, saying to move the file away."""
+    state = indexed.root / ".memidx"
+    shutil.rmtree(state)
+    state.write_text("not a folder\n")
+    for command in (["search", "busy"], ["status"], ["ingest"]):
+        done = indexed.memidx(*command)
+        said = done.err + done.out
+        assert done.code == 1 and ".memidx is a file" in said and "no index at" not in said, said
