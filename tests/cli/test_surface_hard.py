@@ -3,9 +3,11 @@ tester tried to break it: each test is a failure found that way, run in-process.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -205,3 +207,24 @@ def test_a_file_in_place_of_the_memidx_folder_is_named_not_called_missing(
         done = indexed.memidx(*command)
         said = done.err + done.out
         assert done.code == 1 and ".memidx is a file" in said and "no index at" not in said, said
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a bare repository named by MEMIDX_ROOT is read as a folder outside git: status says "
+    "'not a git repository' and ingest indexes 0 notes and exits 0, where it should refuse in "
+    "one line (a bare repository has no work tree of notes: clone it)",
+)
+def test_a_bare_repository_named_as_the_memory_is_refused_in_one_line(
+    indexed: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memidx.cli.main import main
+
+    bare = tmp_path / "bare.git"
+    indexed.git("clone", "-q", "--bare", str(indexed.root), str(bare))
+    monkeypatch.setenv("MEMIDX_ROOT", str(bare))
+    monkeypatch.chdir(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["ingest"])
+    assert code == 1 and "bare" in err.getvalue(), (code, out.getvalue(), err.getvalue())
