@@ -33,6 +33,7 @@ Handler = Callable[["argparse.Namespace", Config], int]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run memidx with `argv`; return the exit code."""
+    _closed_stdout_discards()
     _escape_what_stdout_cannot_encode()
     fast = _fast_path(sys.argv[1:] if argv is None else argv)
     if fast is not None:
@@ -93,6 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _closed_stdout_discards() -> None:
+    """A process started with its standard output closed (`>&-`) has no sys.stdout: print()
+    drops its text, but status, show and people's search wrote to it and died in a traceback.
+    What they print goes where print() sends it, nowhere, as the caller asked."""
+    if sys.stdout is None:  # pyright: ignore[reportUnnecessaryComparison] - None when fd 1 is closed
+        sys.stdout = Path(os.devnull).open("w", encoding="utf-8")  # noqa: SIM115 - the process's
 
 
 def _escape_what_stdout_cannot_encode() -> None:

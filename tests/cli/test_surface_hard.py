@@ -228,3 +228,19 @@ def test_a_bare_repository_named_as_the_memory_is_refused_in_one_line(
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["ingest"])
     assert code == 1 and "bare" in err.getvalue(), (code, out.getvalue(), err.getvalue())
+
+
+@pytest.mark.parametrize("command", [["status"], ["search", "busy"], ["search", "--json", "busy"]])
+def test_a_closed_standard_output_is_no_traceback(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    """`memidx status >&-`: Python has no sys.stdout then, and status, show and people's
+    search died in a traceback (AttributeError), where search --json exited 0."""
+    from memidx.cli.main import main
+
+    monkeypatch.setattr(sys, "stdout", None)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["-C", str(indexed.root), *command])
+    assert code == 0, err.getvalue()
+    assert "Traceback" not in err.getvalue()
