@@ -244,3 +244,14 @@ def test_a_closed_standard_output_is_no_traceback(
         code = main(["-C", str(indexed.root), *command])
     assert code == 0, err.getvalue()
     assert "Traceback" not in err.getvalue()
+
+
+@pytest.mark.parametrize("command", [["remember", "--title", "Closed input"], ["file-turn"]])
+def test_a_closed_standard_input_is_one_usage_line(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    """`memidx remember ... <&-`: no sys.stdin, and remember and file-turn died in a traceback
+    (AttributeError) instead of saying that nothing came on stdin."""
+    monkeypatch.setattr(sys, "stdin", None)
+    done = indexed.memidx(*command)
+    assert done.code == 2 and "usage error" in one_line(done)
