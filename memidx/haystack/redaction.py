@@ -1,5 +1,5 @@
-"""What a record may hold: its text and its labels (tags, drawer, agent, session) with secrets
-and `<private>` spans replaced, before any byte of it is written (every filing passes here:
+"""What a record may hold: its text and its labels (tags, drawer, agent, session, summary_of) with
+secrets and `<private>` spans replaced, before any byte of it is written (every filing passes here:
 file-turn, archive-transcript, agents' capture and the MCP server all call
 memidx.haystack.indexing.file_record)."""
 
@@ -10,7 +10,7 @@ from dataclasses import replace
 from memidx.hashes import content_hash
 from memidx.haystack.frames import Record
 
-LABELS = ("drawer", "agent", "session")
+LABELS = ("drawer", "agent", "session", "summary_of")
 
 
 def redacted(record: Record) -> Record:

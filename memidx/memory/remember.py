@@ -149,7 +149,10 @@ def _redacted(
 
     done_title, done_body = redact_text(title), redact_text(body, allow=True)
     done_tags = [redact_text(tag) for tag in tags]
-    count = done_title.count + done_body.count + sum(t.count for t in done_tags)
+    done_extra = {k: redact_text(v) for k, v in extra.items() if isinstance(v, str)}
+    extra.update({k: done.text for k, done in done_extra.items()})  # summary_of, say
+    count = done_title.count + done_body.count
+    count += sum(done.count for done in [*done_tags, *done_extra.values()])
     if count:
         extra["redacted"] = count
     return done_title.text, [t.text for t in done_tags], done_body.text, extra

@@ -44,11 +44,13 @@ def test_remember_keeps_a_secret_in_tags_out_of_the_commit(
     """`--tags` went into the front matter unredacted: the title and body were redacted, the
     tag was committed as it came, which the pre-commit check would have refused."""
     with_stdin(monkeypatch, BODY.encode())
-    done = indexed.memidx("remember", "--title", "Slack bot", "--tags", f"ci,{TOKEN}")
+    done = indexed.memidx(
+        "remember", "--title", "Slack bot", "--tags", f"ci,{TOKEN}", "--summary-of", TOKEN
+    )
     assert done.code == 0, done.err
     committed = indexed.git("show", f"HEAD:{done.out.strip()}")
     assert TOKEN not in committed
-    assert "[REDACTED:slack-token]" in committed and "redacted: 1" in committed
+    assert "[REDACTED:slack-token]" in committed and "redacted: 2" in committed
 
 
 def test_a_secret_in_a_turns_tags_or_labels_never_reaches_the_log(
@@ -58,7 +60,7 @@ def test_a_secret_in_a_turns_tags_or_labels_never_reaches_the_log(
     segment (committed and pushed by `make sync`) and into search output verbatim."""
     turn = (
         f'{{"text": "the pelican deploy failed", "tags": ["{TOKEN}"], "drawer": "{TOKEN}",'
-        f' "agent": "{TOKEN}", "session": "{TOKEN}"}}'
+        f' "agent": "{TOKEN}", "session": "{TOKEN}", "summary_of": "{TOKEN}"}}'
     )
     with_stdin(monkeypatch, turn.encode())
     done = indexed.memidx("file-turn", "--json")
@@ -66,7 +68,7 @@ def test_a_secret_in_a_turns_tags_or_labels_never_reaches_the_log(
     log = b"".join(p.read_bytes() for p in (indexed.root / "notes/haystack").rglob("*.krd"))
     assert TOKEN.encode() not in log
     shown = indexed.memidx("show", "--json", done.json()["id"])
-    assert TOKEN not in shown.out and shown.json()["redacted"] == 4
+    assert TOKEN not in shown.out and shown.json()["redacted"] == 5
     assert TOKEN not in indexed.memidx("search", "--json", "pelican").out
 
 
