@@ -33,6 +33,7 @@ Handler = Callable[["argparse.Namespace", Config], int]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run memidx with `argv`; return the exit code."""
+    _closed_streams_stand_empty()
     _escape_what_stdout_cannot_encode()
     fast = _fast_path(sys.argv[1:] if argv is None else argv)
     if fast is not None:
@@ -93,6 +94,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _closed_streams_stand_empty() -> None:
+    """A process started with its standard input or output closed (`<&-`, `>&-`) has no
+    sys.stdin or sys.stdout: status, show and people's search died writing to it, remember and
+    file-turn reading from it, each in a traceback. Closed output discards what is printed, as
+    print() does; closed input reads as empty, which each command answers in its one line."""
+    if sys.stdout is None:  # pyright: ignore[reportUnnecessaryComparison] - None when fd 1 is closed
+        sys.stdout = Path(os.devnull).open("w", encoding="utf-8")  # noqa: SIM115 - the process's
+    if sys.stdin is None:  # pyright: ignore[reportUnnecessaryComparison] - None when fd 0 is closed
+        sys.stdin = Path(os.devnull).open(encoding="utf-8")  # noqa: SIM115 - the process's
 
 
 def _escape_what_stdout_cannot_encode() -> None:

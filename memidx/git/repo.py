@@ -89,6 +89,11 @@ class GitRepo:
         """Whether the tree of `commit` holds `path` (False also when there is no commit)."""
         return self._run(("cat-file", "-e", f"{commit}:{path}"), b"").returncode == 0
 
+    def has_file(self, commit: str, path: str) -> bool:
+        """Whether the tree of `commit` holds a file at `path` (not a folder of that name)."""
+        done = self._run(("cat-file", "-t", f"{commit}:{path}"), b"")
+        return done.returncode == 0 and done.stdout.strip() == b"blob"
+
     def tree(self, commit: str, folder: str) -> list[TreeEntry]:
         """Every file under `folder` in the tree of `commit`."""
         out = self.run("ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--", f"{folder}/")

@@ -8,7 +8,9 @@ from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.haystack.frames import FORGET, Record, read_at
 from memidx.haystack.indexing import haystack_folder
+from memidx.haystack.redaction import LABELS
 from memidx.index.store import RecordStore, open_store
+from memidx.notes.note import has_note_suffix
 from memidx.secrets.detect import mask
 
 
@@ -44,6 +46,8 @@ def show(config: Config, ref: str) -> Shown:
     """The record at `<segment>@<offset>` (a hit's `:<line>` after it is ignored), or the
     record with this id."""
     ref = without_line(ref)
+    if not ref.strip():
+        raise UsageError("the ref is empty", "copy a record's id or <segment>@<offset> from a hit")
     if "@" not in ref:
         store, _ = open_store(config.index_path, write=False)
         try:
@@ -55,6 +59,11 @@ def show(config: Config, ref: str) -> Shown:
         if forgotten:
             raise MemidxError(
                 f"no record with id {ref!r}: it was forgotten", "memidx forget removed it"
+            )
+        if found is None and has_note_suffix(ref.rpartition(":")[0] or ref):
+            raise MemidxError(
+                f"no record with id {ref!r}: `memidx show` shows records, and this names a note",
+                "open the note's file, or read it at HEAD with `git show HEAD:<path>`",
             )
         if found is None:
             raise MemidxError(f"no record with id {ref!r}", "search for it, or give segment@offset")
@@ -75,7 +84,15 @@ def show(config: Config, ref: str) -> Shown:
         raise tombstone_named(record.id, record.forgets)
     if _is_forgotten(config, record.id):
         raise MemidxError(f"no record at {ref}: it was forgotten", "memidx forget removed it")
-    return Shown(replace(record, text=mask(record.text)), ref)
+    return Shown(masked(record), ref)
+
+
+def masked(record: Record) -> Record:
+    """The record as it may be shown: whatever the detector flags in its text, tags, drawer,
+    agent or session masked (a record filed before redaction reached them)."""
+    labels = {k: mask(v) for k in LABELS if isinstance(v := getattr(record, k), str)}
+    tags = tuple(mask(tag) for tag in record.tags)
+    return replace(record, text=mask(record.text), tags=tags, **labels)
 
 
 def _is_forgotten(config: Config, record_id: str) -> bool:

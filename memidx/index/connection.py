@@ -9,11 +9,19 @@ import errno
 import os
 import sqlite3
 from collections.abc import Generator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnavailable, IndexUnusable, MemidxError
-from memidx.index.ownership import APPLICATION_ID, header_id, legacy, not_ours, stamp
+from memidx.index.ownership import (
+    APPLICATION_ID,
+    header_id,
+    legacy,
+    not_ours,
+    refuse_a_file_for_folder,
+    refuse_foreign,
+    stamp,
+)
 from memidx.index.schema_version import refuse_newer
 from memidx.notes.words import fold
 
@@ -123,6 +131,9 @@ def connect_reader(path: Path, *, immutable: bool = False) -> sqlite3.Connection
     its -wal holds changes, which a read-only -shm lets SQLite read. `immutable` reads the
     file as it is, with no -wal or -shm (see full_disk_reader)."""
     if not path.is_file():
+        refuse_a_file_for_folder(path.parent)  # what a rebuild says, not "rebuild it"
+        with suppress(OSError):  # a folder or a FIFO there: a rebuild would refuse it too
+            refuse_foreign(path)
         raise IndexUnusable(f"no index at {path}", REBUILD_HINT)
     found = header_id(path) if _size(path) else 0
     if found is None:

@@ -153,16 +153,21 @@ def check_location(config: Config, *, ask_git: bool) -> None:
         )
 
 
+def refuse_a_file_for_folder(state_dir: Path) -> None:
+    """MemidxError when a file stands where memidx keeps its index and state (.memidx/)."""
+    if state_dir.exists() and not state_dir.is_dir():
+        raise MemidxError(
+            f"{display(str(state_dir))} is a file: memidx keeps its index and state in a "
+            "folder of that name",
+            "move the file away, then run the command again",
+        )
+
+
 def keep_out_of_git(state_dir: Path) -> None:
     """Make .memidx/ ignore itself, so a repository whose .gitignore does not name it (one
     that uses memidx's hooks through .pre-commit-hooks.yaml) never commits its index."""
     ignore = state_dir / ".gitignore"
     if not ignore.exists():
-        if state_dir.exists() and not state_dir.is_dir():
-            raise MemidxError(
-                f"{display(str(state_dir))} is a file: memidx keeps its index and state in a "
-                "folder of that name",
-                "move the file away, then run the command again",
-            )
+        refuse_a_file_for_folder(state_dir)
         state_dir.mkdir(parents=True, exist_ok=True)
         ignore.write_text("# memidx's index and state: derived, never committed\n*\n")

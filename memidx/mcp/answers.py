@@ -11,6 +11,7 @@ from memidx.errors import MemidxError, UsageError
 from memidx.index.store import Filters
 from memidx.mcp.warm import WarmIndex
 from memidx.notes.note import has_note_suffix
+from memidx.search.query import clip_query
 
 Say = Callable[[str], None]
 MAX_QUERY_CHARS = 10_000  # as `memidx search`
@@ -57,7 +58,7 @@ def _given(value: str | None) -> str | None:
 
 def search_text(query: str) -> str:
     """What search looks for, of a tool's `query`: its words, one space apart, capped."""
-    return " ".join(query.split())[:MAX_QUERY_CHARS]
+    return clip_query(" ".join(query.split()), MAX_QUERY_CHARS)
 
 
 def get(warm: WarmIndex, ref: str, max_chars: int) -> dict[str, object]:

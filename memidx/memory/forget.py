@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from memidx.config import Config
-from memidx.errors import MemidxError
+from memidx.errors import MemidxError, UsageError
 from memidx.notes.note import is_note_path
 
 
@@ -28,6 +28,8 @@ class Forgotten:
 def forget(config: Config, ref: str, notice: Callable[[str], None] | None = None) -> Forgotten:
     """Forget the note at `ref` (a path under the notes folder) or the record `ref` names (its
     id, or `<segment>@<offset>`), either with the `:<line>` a hit is printed with."""
+    if not ref.strip():  # no ref at all, as for show: a usage error (exit 2)
+        raise UsageError("the ref is empty", "give a note's path or a record's id or ref")
     note = _note_ref(ref, config.notes_dir)
     if note is not None:
         return _forget_note(config, note, notice)
@@ -55,7 +57,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes are forgotten by commit")
     path = config.root / ref
-    committed = GitRepo(config.root).has("HEAD", ref)
+    committed = GitRepo(config.root).has_file("HEAD", ref)  # a folder `x.md/` is no note
     if not committed and not path.is_file():  # well formed, naming nothing: exit 1, as show
         raise MemidxError(f"no note {ref} in memory", "give a note's path as search shows it")
     if committed:

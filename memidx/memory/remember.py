@@ -108,11 +108,13 @@ def remember(
         raise UsageError("--title is empty", "give the note a title that names the problem")
     if not body.strip():
         raise UsageError("the note has no body", "pass the body on stdin")
+    if "\x00" in title + body:  # a binary file, never indexed: refused before it is written
+        raise UsageError("the note holds a NUL byte", "remove it: a note is Markdown text")
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
     on_a_branch(config.root, "the note was not written")
     created = datetime.now(UTC).date().isoformat()
-    title, body, fields = _redacted(title, body, dict(extra or {}))
+    title, tags, body, fields = _redacted(title, tags, body, dict(extra or {}))
     text = note_text(title, tags, body, created, **fields)
     ref = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
@@ -137,18 +139,23 @@ def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] 
 
 
 def _redacted(
-    title: str, body: str, extra: dict[str, object]
-) -> tuple[str, str, dict[str, object]]:
-    """Title and body with each secret and `<private>` span replaced by `[REDACTED:<kind>]`
-    before anything is written; the note's front matter says how many (`redacted: N`). A body
-    line with an allow marker (`memidx: allow-secret`) is kept, as the pre-commit check does."""
+    title: str, tags: Sequence[str], body: str, extra: dict[str, object]
+) -> tuple[str, list[str], str, dict[str, object]]:
+    """Title, tags and body with each secret and `<private>` span replaced by
+    `[REDACTED:<kind>]` before anything is written (a tag is committed as plainly as the
+    title); the note's front matter says how many (`redacted: N`). A body line with an allow
+    marker (`memidx: allow-secret`) is kept, as the pre-commit check does."""
     from memidx.secrets.detect import redact_text
 
     done_title, done_body = redact_text(title), redact_text(body, allow=True)
+    done_tags = [redact_text(tag) for tag in tags]
+    done_extra = {k: redact_text(v) for k, v in extra.items() if isinstance(v, str)}
+    extra.update({k: done.text for k, done in done_extra.items()})  # summary_of, say
     count = done_title.count + done_body.count
+    count += sum(done.count for done in [*done_tags, *done_extra.values()])
     if count:
         extra["redacted"] = count
-    return done_title.text, done_body.text, extra
+    return done_title.text, [t.text for t in done_tags], done_body.text, extra
 
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> str:

@@ -21,24 +21,40 @@ def masked_text(text: str) -> str:
 
 
 def masked(result: SearchResult) -> SearchResult:
-    """The result with every hit's title, heading and snippet masked, in one detector pass
-    (a snippet's match marks are dropped only where something was masked: a mark may stand
-    inside the secret)."""
+    """The result with every hit's title, heading, snippet, tags and text in `meta` (a
+    record's agent, session, drawer) masked, in one detector pass (a snippet's match marks are
+    dropped only where something was masked: a mark may stand inside the secret)."""
     from memidx.secrets.detect import mask_many
 
     texts: list[str] = []
     for hit in result.hits:
-        texts += [hit.title, hit.heading or "", _plain(hit.snippet)]
+        texts += [hit.title, hit.heading or "", _plain(hit.snippet), *hit.tags]
+        texts += [v for v in hit.meta.values() if isinstance(v, str)]
     shown = mask_many(texts)
+    if shown == texts:
+        return result
     hits: list[Hit] = []
-    for n, hit in enumerate(result.hits):
-        title, heading, snippet = shown[3 * n : 3 * n + 3]
-        if (title, heading, snippet) == tuple(texts[3 * n : 3 * n + 3]):
-            hits.append(hit)
-            continue
-        if snippet == texts[3 * n + 2]:
+    start = 0
+    for hit in result.hits:
+        end = start + 3 + len(hit.tags)
+        title, heading, snippet, *tags = shown[start:end]
+        if snippet == texts[start + 2]:
             snippet = hit.snippet  # nothing masked there: keep its match marks
-        hits.append(replace(hit, title=title, heading=heading or hit.heading, snippet=snippet))
+        meta = dict(hit.meta)
+        for key, value in hit.meta.items():
+            if isinstance(value, str):
+                meta[key], end = shown[end], end + 1
+        start = end
+        hits.append(
+            replace(
+                hit,
+                title=title,
+                heading=heading or hit.heading,
+                snippet=snippet,
+                tags=tuple(tags),
+                meta=meta,
+            )
+        )
     return replace(result, hits=tuple(hits))
 
 

@@ -41,6 +41,20 @@ def tokenize(text: str) -> list[str]:
     return WORD.findall(text.lower().translate(DIACRITICS))
 
 
+def clip_query(text: str, limit: int) -> str:
+    """The query's first `limit` characters, ending before a word the limit would cut in two
+    (its first letters would be searched as a word of their own, and fail the AND pass)."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    if WORD.match(text, limit) is None:
+        return head
+    start = len(head)
+    while start and WORD.match(head[start - 1]) is not None:
+        start -= 1
+    return head[:start] if start else head
+
+
 def query_terms(text: str) -> Terms:
     """The distinct terms to search for; UsageError when the text has no searchable word."""
     tokens = list(dict.fromkeys(tokenize(text)))
