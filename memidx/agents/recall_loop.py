@@ -53,6 +53,15 @@ STUCK = 30.0  # seconds one answer may take (~50 ms is usual) before the server 
 # ~0.7 s of its 1.5 s deadline: its own recall, imports and model load, took 0.45-0.9 s at a
 # load of 6-9 here.
 STALLED_AFTER = 0.5
+# ...and on which the process used less than this share of one core since it began: a slow
+# answer computes (a big memory's vectors reloaded after an embed, a loaded machine), a stuck
+# one (a deadlock, a read that never returns) does not. A warm answer's thread got 0.2 of a
+# core at a load of 10 on 2 cores; the accepting thread's own wake-ups cost microseconds.
+IDLE_CPU = 0.05
+# Seconds the answering thread waits for the request of a hook it acknowledged: a hook sends
+# it as soon as the ACK arrives, so only one stopped in between (its agent suspended) is late;
+# its wait counts as no answer, so it turns no hook away, and only delays the next one.
+READ_WAIT = 0.5
 CLOSE_WAIT = 5.0  # seconds a closing server gives its threads to answer the hooks acknowledged
 
 
@@ -101,6 +110,7 @@ class _Workers:
         self.recaller, self.key, self.running = recaller, key, code_stamp()
         self.waiting: queue.SimpleQueue[socket.socket | None] = queue.SimpleQueue()
         self.since: dict[int, float] = {}  # thread: when its answer began
+        self.cpu: dict[int, float] = {}  # thread: the process's CPU time then
         self.stop = threading.Event()  # an answer said the server must go (STALE)
         self.threads = [threading.Thread(target=self._work, daemon=True) for _ in range(WORKERS)]
         for thread in self.threads:
@@ -109,6 +119,16 @@ class _Workers:
     def longest(self, now: float) -> float:
         """How long the oldest answer being given has taken so far (0 when none is)."""
         return max((now - began for began in list(self.since.values())), default=0.0)
+
+    def stalled(self, now: float) -> bool:
+        """Whether an answer has taken STALLED_AFTER seconds with the process all but idle
+        since it began (IDLE_CPU): hooks then do better recalling in their own process."""
+        used = time.process_time()
+        return any(
+            now - began > STALLED_AFTER
+            and used - self.cpu.get(thread, used) < IDLE_CPU * (now - began)
+            for thread, began in list(self.since.items())
+        )
 
     def stuck(self, now: float) -> bool:
         """Whether an answer has taken STUCK seconds: that thread will not come back."""
@@ -137,11 +157,11 @@ class _Workers:
     def _work(self) -> None:
         me = threading.get_ident()
         while (conn := self.waiting.get()) is not None:
-            self.since[me] = time.monotonic()
             answer: dict[str, object] = {"error": "no request"}
             with conn, contextlib.suppress(OSError, ValueError):
-                conn.settimeout(5.0)
+                conn.settimeout(READ_WAIT)
                 request = read_line(conn)
+                self.cpu[me], self.since[me] = time.process_time(), time.monotonic()
                 # none: a waiting hook's look (recall_server._answering); a hook gone (it
                 # recalled in its own process, given up behind a stalled answer): no answer
                 if request and not hung_up(conn):
@@ -151,7 +171,7 @@ class _Workers:
                         {"error": STALE} if upgraded else _answer(self.recaller, request, self.key)
                     )
                     conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
-            del self.since[me]
+            self.since.pop(me, None)
             if answer.get("error") == STALE:
                 self.stop.set()
 
@@ -181,7 +201,7 @@ def _loop(
             except TimeoutError:
                 continue
             last = time.monotonic()
-            reply = STALLED if workers.longest(last) > STALLED_AFTER else ACK
+            reply = STALLED if workers.stalled(last) else ACK
             try:
                 conn.sendall(reply)  # at once, however many wait: this server is alive
             except OSError:
@@ -209,7 +229,7 @@ def _turn_away(server: socket.socket, workers: _Workers) -> None:
                 continue
             # STALLED when an answer is slow: a waiting hook's look takes CLOSING for "its
             # answer comes" (recall_server._answering), which a stuck thread would never give
-            stalled = workers.longest(now) > STALLED_AFTER
+            stalled = workers.stalled(now)
             with conn, contextlib.suppress(OSError):
                 conn.sendall(STALLED if stalled else CLOSING)
 
