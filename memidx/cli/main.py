@@ -198,7 +198,7 @@ def run_module() -> NoReturn:
     """`python -m memidx`, which is how the git hooks run memidx (hooks/memidx-hook)."""
     argv = sys.argv[1:]
     code = main(argv)
-    if _hook_call(argv) or _message_check_call(argv) or _push_check_call(argv):
+    if _hook_call(argv) or _check_call(argv, "--message") or _check_call(argv, "--push"):
         # Interpreter teardown costs ~7 ms on every git operation; the hook has closed the
         # index and its files by now, so only the standard streams need flushing.
         for stream in (sys.stdout, sys.stderr):
@@ -228,26 +228,15 @@ def _hook_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
     return directory, rest[1]
 
 
-def _message_check_call(argv: Sequence[str]) -> tuple[Path | None, Path] | None:
-    """(directory, message file) when argv is exactly `[-C DIR] check secrets --message FILE`,
-    the call of the commit-msg hook at every commit; None for anything else."""
+def _check_call(argv: Sequence[str], flag: str) -> tuple[Path | None, str] | None:
+    """(directory, value) when argv is exactly `[-C DIR] check secrets <flag> VALUE`: the
+    call of the commit-msg hook (`--message FILE`) at every commit, of the pre-push hook
+    (`--push REMOTE`) at every push; None for anything else."""
     rest = list(argv)
     directory = None
     if len(rest) >= 2 and rest[0] == "-C":
         directory, rest = Path(rest[1]), rest[2:]
-    if len(rest) != 4 or rest[:3] != ["check", "secrets", "--message"]:
-        return None
-    return directory, Path(rest[3])
-
-
-def _push_check_call(argv: Sequence[str]) -> tuple[Path | None, str] | None:
-    """(directory, remote) when argv is exactly `[-C DIR] check secrets --push REMOTE`, the
-    call of the pre-push hook at every push; None for anything else."""
-    rest = list(argv)
-    directory = None
-    if len(rest) >= 2 and rest[0] == "-C":
-        directory, rest = Path(rest[1]), rest[2:]
-    if len(rest) != 4 or rest[:3] != ["check", "secrets", "--push"]:
+    if len(rest) != 4 or rest[:3] != ["check", "secrets", flag]:
         return None
     return directory, rest[3]
 
@@ -264,12 +253,12 @@ def _fast_path(argv: Sequence[str]) -> int | None:
         from memidx.githooks.hook import run_hook
 
         return run_hook(*hook)
-    message = _message_check_call(argv)
+    message = _check_call(argv, "--message")
     if message is not None:  # the commit-msg hook's: every commit pays for its start
         from memidx.cli.check_commands import run_message_check
 
-        return run_message_check(*message)
-    push = _push_check_call(argv)
+        return run_message_check(message[0], Path(message[1]))
+    push = _check_call(argv, "--push")
     if push is not None:  # the pre-push hook's: every push pays for its start
         from memidx.cli.check_commands import run_push_check
 
