@@ -18,3 +18,13 @@ def refuse_links(root: Path, relative: PurePosixPath | Path) -> None:
                 f"{path} is a symbolic link: memidx writes only inside the repository",
                 "replace the link with a real folder",
             )
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the file at `path` (None when there is none): a file replaced
+    under the same name (a rebuilt index, a later server's socket) is another."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino

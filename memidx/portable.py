@@ -15,6 +15,8 @@ from collections.abc import Generator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from memidx.paths import file_identity
+
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
     import subprocess
@@ -182,16 +184,6 @@ def peak_memory_mb() -> float:
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024  # bytes there, KiB here
-
-
-def file_identity(path: Path) -> tuple[int, int] | None:
-    """The device and inode of the file at `path` (None when there is none): a file replaced
-    under the same name (a rebuilt index, a later server's socket) is another."""
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 def process_alive(pid: int) -> bool:

@@ -11,7 +11,8 @@ import re
 import stat
 from pathlib import Path
 
-from memidx.portable import file_identity, process_alive
+from memidx.paths import file_identity
+from memidx.portable import process_alive
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

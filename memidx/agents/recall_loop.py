@@ -32,7 +32,7 @@ from memidx.agents.recall_server import (
 from memidx.code_stamp import code_stamp
 from memidx.config import Config
 from memidx.errors import NewerIndex
-from memidx.portable import file_identity
+from memidx.paths import file_identity
 from memidx.sockets import clear_starting, hung_up, starting_name, unlink_own
 
 TYPE_CHECKING = False

@@ -16,7 +16,8 @@ from memidx.errors import MemidxError
 from memidx.index.failures import clear_failures, record_failure
 from memidx.index.open import writable_index
 from memidx.index.store import Store, VectorStore, transaction
-from memidx.portable import file_identity, file_lock, peak_memory_mb
+from memidx.paths import file_identity
+from memidx.portable import file_lock, peak_memory_mb
 
 BATCH = 64
 REPLACED = "the index was deleted or replaced while embedding"

@@ -22,7 +22,7 @@ from memidx.drafts import replace_durably
 from memidx.mcp.leftovers import clear_stale
 from memidx.mcp.serve import Workers, log, start_logging
 from memidx.mcp.shared import BUSY, GREETING, lock_for
-from memidx.portable import file_identity
+from memidx.paths import file_identity
 from memidx.sockets import clear_starting, starting_name, unlink_own
 
 IDLE_VARIABLE = "MEMIDX_MCP_IDLE"

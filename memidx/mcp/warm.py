@@ -18,7 +18,7 @@ from memidx.errors import MemidxError
 from memidx.index.browse import NoteRow, note_row
 from memidx.index.schema_version import refuse_newer
 from memidx.index.store import Filters, Store, VectorStore, open_store
-from memidx.portable import file_identity
+from memidx.paths import file_identity
 from memidx.search.answer import answer, without_vectors
 from memidx.search.json_result import search_data
 from memidx.search.recent import recent
