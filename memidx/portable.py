@@ -4,7 +4,8 @@ the `filelock` package, and no lock on a file already open); opening a note as i
 followed, no FIFO waited on, no newline translation); starting a detached process, leaving the
 parent; a folder only this user can use; peak memory; whether a process is alive, ending one
 even when stopped; a durable rename (a folder's fsync); the stop signals (SIGTERM; SIGHUP on
-POSIX), signalling the main thread. tests/unit/test_portability.py enforces it."""
+POSIX), signalling the main thread; whether a socket's other end hung up.
+tests/unit/test_portability.py enforces it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from memidx.paths import file_identity
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
+    import socket
     import subprocess
     from typing import BinaryIO
 
@@ -150,17 +152,6 @@ def password_home() -> Path:
     return Path(home)
 
 
-def runtime_dir() -> Path:
-    """Where this user's sockets go when the memory's folder makes their path too long:
-    `$XDG_RUNTIME_DIR/memidx`, else the temporary folder's `memidx-<uid>` (see private_dir)."""
-    import tempfile
-
-    given = os.environ.get("XDG_RUNTIME_DIR", "")
-    if given and Path(given).is_dir():
-        return Path(given) / "memidx"
-    return Path(tempfile.gettempdir()) / f"memidx-{user_id()}"
-
-
 def private_dir(folder: Path) -> bool:
     """Whether `folder` is a real folder (no link) of this user that no one else can enter
     (always False on Windows, where memidx does not use such folders)."""
@@ -290,3 +281,17 @@ def signal_main(number: int) -> None:
         import _thread
 
         _thread.interrupt_main(signal.Signals(number))
+
+
+def hung_up(conn: socket.socket) -> bool:
+    """Whether the other end of a connected socket has closed it (not only ended its writing:
+    a hook that sent its request and waits for the answer has not), where the system tells
+    (Linux's POLLHUP); else False. macOS's poll, built on kqueue, may say POLLHUP for an end
+    only shut for writing, which would leave every hook unanswered."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import select
+
+    poller = select.poll()
+    poller.register(conn, select.POLLHUP)
+    return any(event & select.POLLHUP for _, event in poller.poll(0))

@@ -74,16 +74,14 @@ def peer_pid(conn: socket.socket) -> int | None:
     return int(pid) if pid > 0 else None
 
 
-def hung_up(conn: socket.socket) -> bool:
-    """Whether the other end of a connected socket has closed it (not only ended its writing:
-    a hook that sent its request and waits for the answer has not), where the system tells
-    (Linux's POLLHUP); else False. macOS's poll, built on kqueue, may say POLLHUP for an end
-    only shut for writing, which would leave every hook unanswered."""
-    import select
-    import sys
+def runtime_dir() -> Path:
+    """Where this user's sockets go when the memory's folder makes their path too long:
+    `$XDG_RUNTIME_DIR/memidx`, else the temporary folder's `memidx-<uid>` (see private_dir)."""
+    import tempfile
 
-    if not sys.platform.startswith("linux"):
-        return False
-    poller = select.poll()
-    poller.register(conn, select.POLLHUP)
-    return any(event & select.POLLHUP for _, event in poller.poll(0))
+    from memidx.portable import user_id
+
+    given = os.environ.get("XDG_RUNTIME_DIR", "")
+    if given and Path(given).is_dir():
+        return Path(given) / "memidx"
+    return Path(tempfile.gettempdir()) / f"memidx-{user_id()}"

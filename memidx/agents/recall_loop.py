@@ -33,7 +33,8 @@ from memidx.code_stamp import code_stamp
 from memidx.config import Config
 from memidx.errors import NewerIndex
 from memidx.paths import file_identity
-from memidx.sockets import clear_starting, hung_up, starting_name, unlink_own
+from memidx.portable import hung_up
+from memidx.sockets import clear_starting, starting_name, unlink_own
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

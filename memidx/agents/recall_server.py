@@ -65,7 +65,8 @@ def socket_path(config: Config) -> Path | None:
     local = server_folder(config) / SOCKET_NAME
     if len(str(local)) <= MAX_SOCKET_PATH:
         return local
-    from memidx.portable import private_dir, runtime_dir
+    from memidx.portable import private_dir
+    from memidx.sockets import runtime_dir
 
     folder = runtime_dir()
     digest = hashlib.sha256(str(config.root).encode("utf-8")).hexdigest()[:16]

@@ -197,7 +197,8 @@ def _trace_path(config: Config | None) -> Path | None:
         return config.agent_hook_error_path
     from memidx.errors import ConfigError
     from memidx.locations import user_cache_dir
-    from memidx.portable import private_dir, runtime_dir
+    from memidx.portable import private_dir
+    from memidx.sockets import runtime_dir
 
     with contextlib.suppress(ConfigError):
         return user_cache_dir() / TRACE_NAME

@@ -48,7 +48,7 @@ def socket_for(config: Config) -> Path | None:
     local = config.state_dir / "mcp" / name
     if len(str(local)) <= MAX_SOCKET_PATH:
         return local
-    from memidx.portable import runtime_dir
+    from memidx.sockets import runtime_dir
 
     runtime = runtime_dir()
     if len(str(runtime / name)) > MAX_SOCKET_PATH:
