@@ -195,7 +195,7 @@ def _commits(
     mark = f"\x01memidx-{secrets.token_hex(8)} "
     argv = ["log", "-z", f"--format={mark}%H %S%n%B", "--raw", "--no-abbrev", "-c", "--root"]
     argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
-    argv += [f"--remotes={remote}", "--"] if _remote_name(remote) else ["--"]
+    argv += [f"--remotes={remote}", "--"] if _remote_name(repo, remote) else ["--"]
     out = repo.run(*argv)
     blobs: dict[str, list[tuple[str, str, str]]] = {}  # blob: (ref, commit, where)
     named: set[str] = set()  # the names read: each once
@@ -231,10 +231,13 @@ def _commits(
                 yield Found(ref, what, shown, text)
 
 
-def _remote_name(remote: str) -> bool:
-    """Whether git named a remote (not a URL or path given to `git push`): its tracking
-    branches are refs/remotes/<name>/*."""
-    return bool(remote) and not any(c in remote for c in "/:*?[\\")
+def _remote_name(repo: GitRepo, remote: str) -> bool:
+    """Whether git named a configured remote (not a URL or path given to `git push`): its
+    tracking branches are refs/remotes/<name>/*. A name may hold `/` (`team/origin`); one
+    holding a glob character would match other remotes' branches too."""
+    if not remote or any(c in remote for c in "*?[\\"):
+        return False
+    return bool(repo.run("config", "--get", f"remote.{remote}.url", check=False).strip())
 
 
 def _pushed_note_file(config: Config, path: str) -> bool:

@@ -75,3 +75,27 @@ def test_a_secret_in_both_a_notes_name_and_its_text_is_never_printed(repo: Notes
 
     assert len(staged) == 2 and len(pushed) == 2, (staged, pushed)
     assert not any(TOKEN in line for line in staged + pushed), (staged, pushed)
+
+
+def test_a_remote_named_with_a_slash_counts_what_its_tracking_branches_hold(
+    repo: NotesRepo,
+) -> None:
+    """A remote's name may hold `/` (`team/origin`): it was taken for a URL, so a push there
+    read the whole history and an old secret the remote already has refused a clean push."""
+    repo.git("commit", "-q", "--allow-empty", "-m", f"Deploy with {TOKEN}")  # pushed long ago
+    repo.git("config", "remote.team/origin.url", str(repo.root.parent / "remote.git"))
+    repo.git("update-ref", "refs/remotes/team/origin/main", "HEAD")
+    repo.git("commit", "-q", "--allow-empty", "-m", "A clean commit")
+    oid = repo.git("rev-parse", "HEAD").strip()
+
+    named = push_problems(
+        config_of(repo), "team/origin", [Update("refs/heads/main", oid, "refs/heads/new", ZERO)]
+    )
+    by_url = push_problems(
+        config_of(repo),
+        str(repo.root.parent / "remote.git"),
+        [Update("refs/heads/main", oid, "refs/heads/new", ZERO)],
+    )
+
+    assert named == []
+    assert any("github-token" in line for line in by_url), by_url  # a URL: no tracking branches
