@@ -7,6 +7,7 @@ instead of the check's one line."""
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 
 FILE_ARGUMENTS = frozenset({"files"})  # the positional arguments that are file names
 
@@ -20,6 +21,16 @@ class Parser(argparse.ArgumentParser):
         if self._takes_files() and arg_string.startswith("-") and not self._is_option(arg_string):
             return None  # a positional: a file name
         return super()._parse_optional(arg_string)
+
+    def error(self, message: str) -> NoReturn:
+        """argparse's usage error; for a word that begins with `-` and is no option (a query
+        such as `-fPIC`), it says how to give one."""
+        if message.startswith("unrecognized arguments: -") or (
+            message.startswith("the following arguments are required") and "query" in message
+        ):
+            message += " (a query or other word that begins with `-` goes after `--`: "
+            message += "memidx search -- -fPIC)"
+        super().error(message)
 
     def _takes_files(self) -> bool:
         return any(not a.option_strings and a.dest in FILE_ARGUMENTS for a in self._actions)

@@ -13,7 +13,7 @@ import pytest
 
 from memidx.haystack.frames import Record
 from memidx.search.query import clip_query
-from tests.helpers import NotesRepo, Run
+from tests.helpers import NotesRepo, Run, run_in_process
 
 # a Slack bot token the detector flags, in lower case as memidx stores tags
 TOKEN = "xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"
@@ -270,3 +270,16 @@ def test_a_match_in_the_title_alone_points_at_the_title_line(indexed: NotesRepo)
     hit = done.json()["hits"][0]
     line = (indexed.root / hit["ref"]).read_text().splitlines()[hit["line"] - 1]
     assert "database" in line.lower(), (hit["line"], line)
+
+
+@pytest.mark.parametrize("argv", [["search", "-fPIC"], ["search", "-x"]])
+def test_a_query_that_begins_with_a_dash_is_told_to_go_after_double_dash(
+    indexed: NotesRepo, argv: list[str]
+) -> None:
+    """`memidx search -fPIC` got argparse's "unrecognized arguments" (or "required: query")
+    with no word of `--`, which is how such a query is given."""
+    run = run_in_process(indexed.root, *argv)
+
+    assert run.code == 2
+    assert "goes after `--`: memidx search -- -fPIC" in run.err, run.err
+    assert run_in_process(indexed.root, "search", "--", argv[1]).code in (0, 1)
