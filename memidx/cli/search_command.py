@@ -83,6 +83,12 @@ def show(args: argparse.Namespace, config: Config) -> int:
     from memidx.haystack.lookup import show as find
 
     shown = find(config, args.ref)
+    if not shown.intact:  # shown all the same: the rest of it may be what was lost elsewhere
+        print(
+            f"memidx: warning: {shown.ref}: the record's text does not match the hash it was "
+            "written with: its bytes changed since (damage; `memidx status` lists it)",
+            file=sys.stderr,
+        )
     if args.json:
         from memidx.memory.json_objects import record_data
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
+from memidx.hashes import content_hash
 from memidx.haystack.frames import FORGET, Record, read_at
 from memidx.haystack.indexing import haystack_folder
 from memidx.haystack.redaction import LABELS
@@ -20,6 +21,7 @@ class Shown:
 
     record: Record
     ref: str
+    intact: bool = True  # whether its text still matches the hash it was written with
 
 
 def tombstone_named(record_id: str, forgets: str | None) -> UsageError:
@@ -84,7 +86,7 @@ def show(config: Config, ref: str) -> Shown:
         raise tombstone_named(record.id, record.forgets)
     if _is_forgotten(config, record.id):
         raise MemidxError(f"no record at {ref}: it was forgotten", "memidx forget removed it")
-    return Shown(masked(record), ref)
+    return Shown(masked(record), ref, content_hash(record.text) == record.hash)
 
 
 def masked(record: Record) -> Record:

@@ -283,3 +283,19 @@ def test_a_query_that_begins_with_a_dash_is_told_to_go_after_double_dash(
     assert run.code == 2
     assert "goes after `--`: memidx search -- -fPIC" in run.err, run.err
     assert run_in_process(indexed.root, "search", "--", argv[1]).code in (0, 1)
+
+
+def test_show_of_a_record_whose_bytes_changed_says_so(indexed: NotesRepo) -> None:
+    """`show` printed a record whose text no longer matched its hash as if it were intact."""
+    filed = indexed.memidx_process("file-turn", "--json", stdin='{"text": "the key is xyzzy"}')
+    assert filed.code == 0, filed.err
+    ref = str(filed.json()["ref"])
+    segment = indexed.root / ref.rpartition("@")[0]
+    clean = run_in_process(indexed.root, "show", ref)
+    segment.write_bytes(segment.read_bytes().replace(b"xyzzy", b"plugh"))
+
+    changed = run_in_process(indexed.root, "show", ref)
+
+    assert clean.code == 0 and "warning" not in clean.err
+    assert changed.code == 0 and "plugh" in changed.out
+    assert "does not match the hash it was written with" in changed.err, changed.err
