@@ -53,6 +53,12 @@ def refuse_foreign(path: Path) -> None:
     try:
         info = path.stat()
     except FileNotFoundError:
+        if path.is_symlink():  # SQLite would say only "unable to open database file"
+            raise MemidxError(
+                f"the index path {path} is a link to {os.readlink(path)}, which does not exist",
+                "make the folder it points into (or mount its disk), or remove the link: "
+                "memidx then makes the index there",
+            ) from None
         return
     if not stat.S_ISREG(info.st_mode):
         raise not_ours(path, "it is not a regular file")

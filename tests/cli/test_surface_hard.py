@@ -299,3 +299,19 @@ def test_show_of_a_record_whose_bytes_changed_says_so(indexed: NotesRepo) -> Non
     assert clean.code == 0 and "warning" not in clean.err
     assert changed.code == 0 and "plugh" in changed.out
     assert "does not match the hash it was written with" in changed.err, changed.err
+
+
+def test_a_dangling_link_at_the_index_path_is_named(repo: NotesRepo, tmp_path: Path) -> None:
+    """A link to a folder that is gone (a disk not mounted) was called "no index ... run make
+    ingest", and ingest then failed with SQLite's "unable to open database file"."""
+    repo.note("a.md", "A", "alpha words")
+    repo.commit()
+    index = repo.root / ".memidx" / "index.sqlite"
+    index.parent.mkdir(exist_ok=True)
+    index.symlink_to(tmp_path / "unmounted" / "index.sqlite")
+
+    for argv in (["search", "alpha"], ["ingest"]):
+        run = run_in_process(repo.root, *argv)
+        assert run.code == 1, (argv, run)
+        assert "is a link to" in run.err and "which does not exist" in run.err, (argv, run.err)
+    assert index.is_symlink() and not (tmp_path / "unmounted").exists()  # nothing made there
