@@ -55,7 +55,7 @@ def refuse_foreign(path: Path) -> None:
     except FileNotFoundError:
         if path.is_symlink():  # SQLite would say only "unable to open database file"
             raise MemidxError(
-                f"the index path {path} is a link to {os.readlink(path)}, which does not exist",
+                f"the index path {path} is a link to {path.readlink()}, which does not exist",
                 "make the folder it points into (or mount its disk), or remove the link: "
                 "memidx then makes the index there",
             ) from None
