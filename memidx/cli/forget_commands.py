@@ -44,13 +44,11 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     from memidx.agents.kept_prompts import forget_kept
     from memidx.haystack.held import printable
     from memidx.haystack.purge import purge as purge_segments
-    from memidx.haystack.purge_torn import forgotten_records
 
-    records = forgotten_records(config)  # before the purge blanks their text
     done = purge_segments(
         config, pushed=args.pushed, branches=args.branch, work_trees=args.work_tree
     )
-    prompts = forget_kept(config, records)
+    prompts = forget_kept(config, done.records)  # read before the purge blanked them
     unfollowed = _follow(config, done)
     pairs = [(ref, pair) for ref, pair in done.blobs.items()]
     others = [*done.others, *(ref for part in done.work_trees.values() for ref in part.others)]

@@ -22,7 +22,9 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import MemidxError
+from memidx.haystack import purge_torn
 from memidx.haystack.blanking import blanked, blanked_or_none, names_any
+from memidx.haystack.frames import Record
 from memidx.haystack.held import MAX_SEGMENT_BYTES, Held, History, printable, work_tree_command
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.purge_named import (
@@ -32,7 +34,6 @@ from memidx.haystack.purge_named import (
     refuse_under_way,
     work_tree_config,
 )
-from memidx.haystack.purge_torn import blank_torn_files, forgotten_ids, holds_torn, with_hashes
 from memidx.haystack.segments import segments
 from memidx.paths import refuse_links
 
@@ -55,6 +56,7 @@ class Purged:
     config: Config | None = None
     failed: MemidxError | None = None
     torn: int = 0  # torn tails blanked in `.torn` files (memidx.haystack.purge_torn)
+    records: list[Record] = field(default_factory=list[Record])  # forgotten, read before
 
 
 def purge(
@@ -79,13 +81,15 @@ def purge(
 
     others = named_work_trees(config, branches, work_trees)
     theirs = [(tree.path, work_tree_config(tree.path)) for tree in others]
-    forgotten = forgotten_ids(config)
+    forgotten = purge_torn.forgotten_ids(config)
     done = Purged()
     if not forgotten:
         return done
     writer = clone_writer(config)
-    with writer.locked():  # the hashes first: a blanked copy or segment has none
-        forgotten = with_hashes(config, forgotten, [there for _, there in theirs])
+    with writer.locked():  # the records first: a blanked copy or segment has no text
+        places = [config, *(there for _, there in theirs)]
+        done.records = purge_torn.forgotten_records(places, forgotten)
+        forgotten = purge_torn.with_hashes(places, forgotten, done.records)
         writer.blank_copies(forgotten)  # a copy of a segment never brings them back
         if not config.in_git:
             _purge_work_tree(config, forgotten, done, pushed, None)
@@ -180,7 +184,9 @@ def _holding_in(there: Config, forgotten: set[str]) -> str | None:
 
     if _work_tree(there, forgotten, Purged(), False):
         return "in its segment files"
-    if holds_torn(there, forgotten):  # a crash's copy of the text, which only its purge blanks
+    if purge_torn.holds_torn(
+        there, forgotten
+    ):  # a crash's copy of the text, which only its purge blanks
         return "in its .memidx/torn files"
     if not there.in_git:  # its `.git` is gone: git has no index there
         return None
@@ -223,7 +229,7 @@ def _purge_work_tree(
     from memidx.haystack.purge_foreign import commit_blanked, split_foreign
 
     # the torn copies first: a purge stopped midway never leaves them behind a blanked segment
-    done.torn += blank_torn_files(config, forgotten)
+    done.torn += purge_torn.blank_torn_files(config, forgotten)
     found = _work_tree(config, forgotten, done, pushed)
     files, others = split_foreign(config, found, history and history.foreign, forgotten)
 

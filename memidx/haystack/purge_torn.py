@@ -5,12 +5,12 @@ moves into `.memidx/torn/<segment>.torn`; the turn is then filed again, whole, u
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from memidx.config import Config
 from memidx.drafts import replace_durably
-from memidx.haystack.blanking import blanked_torn, hashes_of, records_of
+from memidx.haystack.blanking import blanked_torn, records_of
 from memidx.haystack.frames import Record
 from memidx.haystack.indexing import haystack_folder
 from memidx.haystack.kept import COPY_SUFFIX, KEPT
@@ -21,15 +21,14 @@ from memidx.haystack.writer import TORN
 HASHES = "forgotten-hashes"
 
 
-def with_hashes(config: Config, forgotten: set[str], others: Iterable[Config] = ()) -> set[str]:
-    """The forgotten ids and the content hashes of their texts: read from the segments and
-    the kept copies of open segments (memidx.haystack.kept) of this work tree and of the
-    `others` a purge names, before any of them is blanked, and kept in the state folder
-    (HASHES) of each that has one before this returns. A blanked frame's hash is that of
-    spaces, so a purge killed after blanking would otherwise lose them: its next run, and
-    `haystack commit` finishing it (stored_hashes), blank the same bytes it did."""
-    places = (config, *others)
-    found = hashes_of(_bytes_of(places), forgotten)
+def with_hashes(places: Sequence[Config], forgotten: set[str], records: list[Record]) -> set[str]:
+    """The forgotten ids and the content hashes of their texts: those of `records` (what
+    forgotten_records read in `places`, the purge's work tree first, before any segment or
+    copy is blanked), kept in the state folder (HASHES) of each that has one before this
+    returns, and those kept before. A blanked frame's hash is that of spaces, so a purge
+    killed after blanking would otherwise lose them: its next run, and `haystack commit`
+    finishing it (stored_hashes), blank the same bytes it did."""
+    found = {record.hash for record in records}
     for there in places:
         if there.state_dir.is_dir():
             known = stored_hashes(there)
@@ -38,7 +37,7 @@ def with_hashes(config: Config, forgotten: set[str], others: Iterable[Config] = 
                 replace_durably(
                     there.state_dir / HASHES, lines.encode(), "tmp", durable=there.fsync
                 )
-    return forgotten | found | stored_hashes(config)
+    return forgotten | found | stored_hashes(places[0])
 
 
 def stored_hashes(config: Config) -> set[str]:
@@ -87,10 +86,10 @@ def forgotten_ids(config: Config) -> set[str]:
     return found | tombstones_on_disk(haystack_folder(config))
 
 
-def forgotten_records(config: Config) -> list[Record]:
-    """The forgotten records whose text this work tree's segments or kept copies still hold
-    (read before a purge blanks them)."""
-    return records_of(_bytes_of([config]), forgotten_ids(config))
+def forgotten_records(places: Iterable[Config], ids: set[str]) -> list[Record]:
+    """The records with these ids whose text the segments or kept copies of the work trees
+    of `places` still hold (read before a purge blanks them)."""
+    return records_of(_bytes_of(places), ids)
 
 
 def _bytes_of(places: Iterable[Config]) -> Iterator[bytes]:

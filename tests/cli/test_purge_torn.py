@@ -50,7 +50,7 @@ def test_a_killed_purge_of_a_peer_segment_with_a_torn_copy_is_finished_by_haysta
     hash was gone from every file once blanked; the purge keeps it in the state folder."""
     from memidx.config import load_config
     from memidx.haystack.blanking import blanked
-    from memidx.haystack.purge_torn import with_hashes
+    from memidx.haystack.purge_torn import forgotten_records, with_hashes
     from tests.cli.test_forget import clones
 
     one, two = clones(tmp_path)
@@ -66,7 +66,8 @@ def test_a_killed_purge_of_a_peer_segment_with_a_torn_copy_is_finished_by_haysta
     assert two.memidx_process("sync").code == 0
     assert two.memidx_process("forget", gone).code == 0
     path = two.root / segment.relative_to(one.root)
-    forgotten = with_hashes(load_config(two.root), {gone})  # the purge's first step
+    places = [load_config(two.root)]  # the purge's first step
+    forgotten = with_hashes(places, {gone}, forgotten_records(places, {gone}))
     path.write_bytes(blanked(path.read_bytes(), forgotten)[0])  # then killed
 
     done = two.memidx_process("haystack", "commit")
