@@ -211,25 +211,36 @@ def test_a_file_in_place_of_the_memidx_folder_is_named_not_called_missing(
         assert done.code == 1 and ".memidx is a file" in said and "no index at" not in said, said
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a bare repository named by MEMIDX_ROOT is read as a folder outside git: status says "
-    "'not a git repository' and ingest indexes 0 notes and exits 0, where it should refuse in "
-    "one line (a bare repository has no work tree of notes: clone it)",
-)
-def test_a_bare_repository_named_as_the_memory_is_refused_in_one_line(
-    indexed: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def run_here(*args: str) -> Run:
+    """memidx's main() in-process, without -C: the memory is found from where the test stands."""
     from memidx.cli.main import main
 
-    bare = tmp_path / "bare.git"
-    indexed.git("clone", "-q", "--bare", str(indexed.root), str(bare))
-    monkeypatch.setenv("MEMIDX_ROOT", str(bare))
-    monkeypatch.chdir(tmp_path)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["ingest"])
-    assert code == 1 and "bare" in err.getvalue(), (code, out.getvalue(), err.getvalue())
+        code = main(list(args))
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+def test_a_bare_repository_named_as_the_memory_is_refused_in_one_line(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bare repository named by MEMIDX_ROOT or -C was read as a folder outside git: status
+    said "not a git repository", ingest indexed 0 notes, exited 0 and wrote its .memidx/ into
+    the repository. It has no work tree of notes: one line says to name a clone's."""
+    repo.note("sqlite.md", "SQLite database is locked", "Parallel writers hit a busy timeout.")
+    repo.commit()
+    bare = tmp_path / "bare.git"
+    repo.git("clone", "-q", "--bare", str(repo.root), str(bare))
+    monkeypatch.chdir(bare / "refs")  # standing in it, no memory recorded
+    runs = [run_here("ingest"), run_here("status")]
+    runs += [run_in_process(bare, "ingest"), run_in_process(bare / "refs", "search", "busy")]
+    monkeypatch.setenv("MEMIDX_ROOT", str(bare))
+    runs += [run_here("ingest"), run_here("status", "--json")]
+    for done in runs:
+        assert done.code == 1 and "bare git repository" in one_line(done), done
+        assert str(bare) in done.err
+    assert "clone's work tree" in runs[-1].err
+    assert not (bare / ".memidx").exists() and not (bare / "refs" / ".memidx").exists()
 
 
 @pytest.mark.parametrize("command", [["status"], ["search", "busy"], ["search", "--json", "busy"]])
