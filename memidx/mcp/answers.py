@@ -11,10 +11,8 @@ from memidx.errors import MemidxError, UsageError
 from memidx.index.store import Filters
 from memidx.mcp.warm import WarmIndex
 from memidx.notes.note import has_note_suffix
-from memidx.search.query import clip_query
 
 Say = Callable[[str], None]
-MAX_QUERY_CHARS = 10_000  # as `memidx search`
 
 
 def search(
@@ -57,8 +55,9 @@ def _given(value: str | None) -> str | None:
 
 
 def search_text(query: str) -> str:
-    """What search looks for, of a tool's `query`: its words, one space apart, capped."""
-    return clip_query(" ".join(query.split()), MAX_QUERY_CHARS)
+    """What search looks for, of a tool's `query`: its words, one space apart (search keeps
+    the first MAX_QUERY_CHARS of them and names the words it leaves out)."""
+    return " ".join(query.split())
 
 
 def get(warm: WarmIndex, ref: str, max_chars: int) -> dict[str, object]:

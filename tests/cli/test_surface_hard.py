@@ -106,6 +106,37 @@ def test_a_long_query_is_cut_between_words(indexed: NotesRepo) -> None:
     done = indexed.memidx("search", "--json", "--mode", "bm25", "sqlite " * 2000)
     assert done.code == 0, done.err
     assert done.json()["terms"] == ["sqlite"] and done.json()["match"] == "and"
+    assert done.json()["unsearched"] == [] and done.err == ""  # every word was searched
+
+
+@pytest.mark.parametrize(
+    ("query", "left", "why"),
+    [
+        ("sqlite " * 2000 + "busy timeout", ["busy", "timeout"], "over 10,000 characters"),
+        (" ".join(f"w{i}" for i in range(40)), [f"w{i}" for i in range(32, 40)], "over 32"),
+    ],
+)
+def test_the_words_a_long_query_leaves_unsearched_are_named(
+    indexed: NotesRepo, query: str, left: list[str], why: str
+) -> None:
+    """Past 10,000 characters a query was cut without a word: `busy timeout` at its end was
+    never searched, and nothing said so (past 32 words a warning said only how many were)."""
+    from memidx.config import load_config
+    from memidx.mcp import answers
+    from memidx.mcp.warm import WarmIndex
+
+    done = indexed.memidx("search", "--json", "--mode", "bm25", query)
+    assert done.code == 0 and why in one_line(done)
+    assert (done.json()["unsearched"], done.json()["unsearched_count"]) == (left, len(left))
+    assert f"{len(left)} of its words were not searched ({left[0]}, {left[1]}" in done.err
+    assert done.json()["warnings"] == [done.err.removeprefix("memidx: warning: ").strip()]
+    warm = WarmIndex(load_config(indexed.root))
+    try:  # the MCP search tool, the same
+        found = answers.search(warm, query, mode="bm25")
+    finally:
+        warm.close()
+    assert (found["unsearched"], found["unsearched_count"]) == (left, len(left))
+    assert found["warnings"] == done.json()["warnings"]
 
 
 @pytest.mark.parametrize(
