@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from memidx.config import Config
-from memidx.errors import MemidxError, UsageError
+from memidx.errors import MemidxError, NewerIndex, UsageError
 from memidx.index.store import Filters
 from memidx.mcp.warm import WarmIndex
 from memidx.notes.note import has_note_suffix
@@ -119,11 +119,15 @@ def refuse_nul(name: str, value: str) -> None:
 
 
 def status(config: Config) -> dict[str, object]:
-    """memidx.status/1, as `memidx status --json`."""
+    """memidx.status/1, as `memidx status --json`; NewerIndex, as every other tool, when a
+    newer memidx built the index: this server outlived an upgrade and hands over to it."""
     from memidx.memory.json_objects import status_data
     from memidx.memory.status import gather
 
-    return status_data(gather(config))
+    found = gather(config)
+    if found.index_newer:
+        raise NewerIndex(found.index_problem or "", found.index_remedy)
+    return status_data(found)
 
 
 def remember(
