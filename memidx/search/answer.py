@@ -11,6 +11,7 @@ from memidx.config import Config
 from memidx.errors import VECTOR_MODULES, VECTORS_HINT
 from memidx.index.head import behind_head
 from memidx.index.store import Filters, Store, snapshot
+from memidx.search.front_line import point_at_front_matter
 from memidx.search.lexical import SearchResult, lexical_search
 from memidx.search.present import drop_vanished
 from memidx.search.query import NAMED_UNSEARCHED, searched_part, unsearched, unsearched_warning
@@ -58,7 +59,7 @@ def answer(
     else:
         result = searcher.search(text, filters, limit, mode)
     stale = behind_head(config, store)
-    result = drop_vanished(result, config.root)
+    result = point_at_front_matter(drop_vanished(result, config.root), config.root)
     if stale:
         result = replace(result, warnings=(stale, *result.warnings))
     return _naming_unsearched(result, query)

@@ -301,17 +301,16 @@ def test_a_closed_standard_input_is_one_usage_line(
     assert done.code == 2 and "usage error" in one_line(done)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a note whose words match only in its front-matter title gets `line` = the first "
-    "body line (here a blank one), not its `title:` line: the index keeps no title line, only "
-    "for a note of front matter alone (memidx/search/lexical.py:156, match_line)",
-)
 def test_a_match_in_the_title_alone_points_at_the_title_line(indexed: NotesRepo) -> None:
+    """A note whose words matched only in its front-matter title pointed at its first body
+    line, here a blank one: the index keeps no line of the front matter."""
     done = indexed.memidx("search", "--json", "--mode", "bm25", "database")
     hit = done.json()["hits"][0]
     line = (indexed.root / hit["ref"]).read_text().splitlines()[hit["line"] - 1]
-    assert "database" in line.lower(), (hit["line"], line)
+    assert "database" in line.lower() and line.startswith("title:"), (hit["line"], line)
+    assert hit["heading"] is None
+    in_body = indexed.memidx("search", "--json", "--mode", "bm25", "database", "busy")
+    assert in_body.json()["hits"][0]["line"] == 5  # a word in the body: the body's line
 
 
 @pytest.mark.parametrize("argv", [["search", "-fPIC"], ["search", "-x"]])
