@@ -10,6 +10,7 @@ from pathlib import Path
 from memidx import settings
 from memidx.errors import ConfigError
 from memidx.frozen import Value, replace
+from memidx.git_folders import bare_repository_around, bare_words, refuse_bare
 from memidx.locations import (
     SWITCH_HINT,
     expand_user,
@@ -105,7 +106,9 @@ def is_memory(root: Path) -> bool:
     """Whether the repository at `root` is a memidx memory: its pyproject.toml has a
     `[tool.memidx]` table (every clone of memidx), or it holds a `.memidx/` folder with
     memidx's state in it (memidx has indexed it). A `notes/` folder alone is not enough: many
-    projects have one."""
+    projects have one. A bare repository never is, whatever it holds."""
+    if bare_repository_around(root) is not None:  # an older memidx indexed one, empty
+        return False
     if _holds_state(root / ".memidx"):
         return True
     try:
@@ -139,6 +142,7 @@ def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None
     the agent's) if it is a memidx memory, then the memory the user recorded."""
     if cwd is not None:
         given = cwd.resolve()
+        refuse_bare(given, f"-C names {given}", "pass -C")
         if not (given / ".git").exists() and is_memory(given):  # never the repository around it
             return Found(given, False, "flag")  # (`-C root` starts memidx's background work)
         return Found(*find_root(cwd), "flag")
@@ -149,6 +153,7 @@ def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None
                 f"MEMIDX_ROOT names {root}, which is no folder",
                 "set it to the memory's folder, or unset it",
             )
+        refuse_bare(root, f"MEMIDX_ROOT names {root}", "point MEMIDX_ROOT at")
         return Found(root, (root / ".git").exists(), "env")
     here, in_git = find_root(standing or Path.cwd())
     if is_memory(here):
@@ -156,8 +161,10 @@ def resolve_root(cwd: Path | None, env: Mapping[str, str], standing: Path | None
     path = user_config_path(env)
     memory = recorded_memory(path)
     if memory is None:
+        bare = bare_repository_around(here)
+        what = "is" if bare is None else f"is {bare_words(here, bare)},"
         raise ConfigError(
-            f"{here} is not a memidx memory and no memory is recorded in {path}",
+            f"{here} {what} not a memidx memory and no memory is recorded in {path}",
             f"{SWITCH_HINT}, run `make install` there, or pass -C DIR",
         )
     memory = memory.resolve()

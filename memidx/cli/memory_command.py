@@ -11,6 +11,7 @@ from pathlib import Path
 
 from memidx.config import FOUND_BY, find_root, is_memory, load_config, resolve_root
 from memidx.errors import ConfigError, UsageError
+from memidx.git_folders import refuse_bare
 from memidx.locations import (
     SWITCH_HINT,
     config_lock,
@@ -39,6 +40,7 @@ def use(folder: Path, *, if_unset: bool = False) -> int:
     """Record the memory around `folder` as the user's memory."""
     if not folder.is_dir():
         raise ConfigError(f"{folder}: no such folder", "give the folder of your memory's clone")
+    refuse_bare(folder.resolve(), f"memory use names {folder}", "give")
     root, _ = find_root(folder)
     if not is_memory(root):
         raise ConfigError(f"{root}: not a memidx memory", NOT_A_MEMORY_HINT)

@@ -9,18 +9,15 @@ import time
 
 from memidx.config import Config
 
-MAX_QUERY_CHARS = 10_000
-
 
 def search(args: argparse.Namespace, config: Config) -> int:
     from memidx.cli import output
     from memidx.index.store import open_store
     from memidx.search.answer import answer, without_vectors
-    from memidx.search.query import clip_query
     from memidx.search.timing import STARTED, Stopwatch
 
     watch = Stopwatch()
-    text = clip_query(" ".join(args.query), MAX_QUERY_CHARS)
+    text = " ".join(args.query)
     filters = filters_of(args)
     missing = without_vectors() if args.mode == "auto" else None
     words_only = args.mode == "bm25" or missing is not None  # no numpy, no model: the lightest

@@ -7,14 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from memidx.config import Config
-from memidx.errors import MemidxError, UsageError
+from memidx.errors import MemidxError, NewerIndex, UsageError
 from memidx.index.store import Filters
 from memidx.mcp.warm import WarmIndex
 from memidx.notes.note import has_note_suffix
-from memidx.search.query import clip_query
 
 Say = Callable[[str], None]
-MAX_QUERY_CHARS = 10_000  # as `memidx search`
 
 
 def search(
@@ -57,8 +55,9 @@ def _given(value: str | None) -> str | None:
 
 
 def search_text(query: str) -> str:
-    """What search looks for, of a tool's `query`: its words, one space apart, capped."""
-    return clip_query(" ".join(query.split()), MAX_QUERY_CHARS)
+    """What search looks for, of a tool's `query`: its words, one space apart (search keeps
+    the first MAX_QUERY_CHARS of them and names the words it leaves out)."""
+    return " ".join(query.split())
 
 
 def get(warm: WarmIndex, ref: str, max_chars: int) -> dict[str, object]:
@@ -120,11 +119,15 @@ def refuse_nul(name: str, value: str) -> None:
 
 
 def status(config: Config) -> dict[str, object]:
-    """memidx.status/1, as `memidx status --json`."""
+    """memidx.status/1, as `memidx status --json`; NewerIndex, as every other tool, when a
+    newer memidx built the index: this server outlived an upgrade and hands over to it."""
     from memidx.memory.json_objects import status_data
     from memidx.memory.status import gather
 
-    return status_data(gather(config))
+    found = gather(config)
+    if found.index_newer:
+        raise NewerIndex(found.index_problem or "", found.index_remedy)
+    return status_data(found)
 
 
 def remember(

@@ -30,6 +30,7 @@ from memidx.errors import (
 from memidx.mcp.answers import search_text
 from memidx.mcp.hand_over import HandOver
 from memidx.mcp.warm import WarmIndex
+from memidx.search.query import searched_part
 
 if TYPE_CHECKING:
     from memidx.search.searcher import Ahead
@@ -109,7 +110,7 @@ class Workers:
 
     def embed_ahead(self, query: str) -> Ahead | None:
         """A search tool call has arrived: start embedding its query (warm.embed_ahead)."""
-        return self.warm.embed_ahead(search_text(query))
+        return self.warm.embed_ahead(searched_part(search_text(query)))  # as answer() cuts it
 
     def forget_ahead(self, ahead: Ahead) -> None:
         """The search call `ahead` was started for was cancelled, or its session ended."""

@@ -83,7 +83,8 @@ def _read_tools(server: MCPServer[Any], workers: Workers) -> None:
         Call it before starting a task, when an error or a question looks familiar, and
         before writing a note (to find one to extend instead). Returns memidx.search/1: hits
         with ref, line, title, snippet and score; pass a hit's ref to `get` for the whole
-        text."""
+        text. Of a long query the first 10,000 characters and 32 words are searched:
+        `unsearched` names the words left out."""
         return await _answer(workers.read(
             "search", answers.search, warm, query, k=k, mode=mode, kind=kind, tag=tag,
             path=path, since=since, until=until, agent=agent, drawer=drawer,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.embed.running import RESTARTS, cut_off, cut_off_runs
-from memidx.errors import MemidxError
+from memidx.errors import MemidxError, NewerIndex
 from memidx.git.repo import GitRepo
 from memidx.haystack.damage import recorded, torn_line
 from memidx.haystack.record_drift import record_drift
@@ -35,6 +35,7 @@ class Status:
     index_bytes: int
     index_problem: str | None = None
     index_remedy: str = "run `make ingest`"  # what the problem's error says to do
+    index_newer: bool = False  # the problem: a newer memidx built the index (NewerIndex)
     documents: int = 0
     indexed_commit: str | None = None
     indexed_at: str | None = None
@@ -98,6 +99,7 @@ def gather(config: Config) -> Status:
     except MemidxError as exc:
         status.index_problem = exc.message
         status.index_remedy = exc.hint or status.index_remedy
+        status.index_newer = isinstance(exc, NewerIndex)
         return status
     try:
         status.documents = store.count()

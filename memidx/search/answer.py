@@ -11,8 +11,10 @@ from memidx.config import Config
 from memidx.errors import VECTOR_MODULES, VECTORS_HINT
 from memidx.index.head import behind_head
 from memidx.index.store import Filters, Store, snapshot
+from memidx.search.front_line import point_at_front_matter
 from memidx.search.lexical import SearchResult, lexical_search
 from memidx.search.present import drop_vanished
+from memidx.search.query import NAMED_UNSEARCHED, searched_part, unsearched, unsearched_warning
 from memidx.search.timing import Stopwatch
 
 if TYPE_CHECKING:
@@ -36,7 +38,7 @@ def without_vectors() -> str | None:
 def answer(
     store: Store,
     config: Config,
-    text: str,
+    query: str,
     filters: Filters,
     limit: int,
     *,
@@ -45,8 +47,10 @@ def answer(
     missing: str | None = None,
     watch: Stopwatch | None = None,
 ) -> SearchResult:
-    """Search `store`: by words alone without a searcher (no numpy, no model), else in `mode`;
-    `missing` is without_vectors()'s warning, added to a words-only answer."""
+    """Search `store` for the first MAX_QUERY_CHARS of `query`: by words alone without a searcher
+    (no numpy, no model), else in `mode`; `missing` is without_vectors()'s warning, added to a
+    words-only answer. The words of `query` left out are named in a warning and the answer."""
+    text = searched_part(query)
     if searcher is None:
         with (watch or Stopwatch()).phase("sql"), snapshot(store.conn):
             result = lexical_search(store, text, filters, limit)
@@ -55,7 +59,21 @@ def answer(
     else:
         result = searcher.search(text, filters, limit, mode)
     stale = behind_head(config, store)
-    result = drop_vanished(result, config.root)
+    result = point_at_front_matter(drop_vanished(result, config.root), config.root)
     if stale:
         result = replace(result, warnings=(stale, *result.warnings))
-    return result
+    return _naming_unsearched(result, query)
+
+
+def _naming_unsearched(result: SearchResult, query: str) -> SearchResult:
+    """`result` with the words of `query` it did not search, counted, named and warned of."""
+    left = unsearched(query, result.terms)
+    if not left:
+        return result
+    warning = unsearched_warning(left, cut=len(result.query) < len(query))
+    return replace(
+        result,
+        unsearched=left[:NAMED_UNSEARCHED],
+        unsearched_count=len(left),
+        warnings=(*result.warnings, warning),
+    )

@@ -42,5 +42,7 @@ def search_data(result: SearchResult, timings: dict[str, float] | None = None) -
         "count": len(result.hits),
         "hits": [hit_json(h) for h in result.hits],
         "warnings": list(result.warnings),
+        "unsearched": list(result.unsearched),
+        "unsearched_count": result.unsearched_count,
         **extra,
     }

@@ -53,6 +53,8 @@ class SearchResult:
     match: str | None
     hits: tuple[Hit, ...]
     warnings: tuple[str, ...] = ()
+    unsearched: tuple[str, ...] = ()  # words of a long query not searched (the first few)
+    unsearched_count: int = 0  # how many in all
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +118,7 @@ def lexical_search(
         replace(h, match=ranking.match, relevance=relevance(found[i]), evidence=found[i])
         for h, i in zip(hits, ids, strict=True)
     ]
-    result = SearchResult(
-        text, ranking.terms, "bm25", ranking.match, tuple(hits), term_warnings(ranking.terms)
-    )
+    result = SearchResult(text, ranking.terms, "bm25", ranking.match, tuple(hits))
     return masked(result)  # secrets stored before redaction never reach the output
 
 
@@ -213,9 +213,3 @@ def _find_words(body: str, text: str) -> int:
     end = r"(?![^\W_])" if WORD.match(text[-1]) else ""
     found = re.search(start + re.escape(text) + end, body)
     return found.start() if found else -1
-
-
-def term_warnings(terms: Terms) -> tuple[str, ...]:
-    if terms.truncated:
-        return (f"the query has many words; only the first {len(terms.terms)} were searched",)
-    return ()

@@ -14,6 +14,8 @@ from memidx.errors import UsageError
 from memidx.notes.words import DIACRITICS, WORD, fold
 
 MAX_TERMS = 32
+MAX_QUERY_CHARS = 10_000  # what is searched of a query: `memidx search` and the MCP tool
+NAMED_UNSEARCHED = 32  # the words not searched that an answer names (it counts them all)
 
 # Words dropped from a query unless nothing else is left. The list was first chosen on the golden
 # set; each word now stays only where data not used to choose it supports it (`make bench
@@ -55,6 +57,11 @@ def clip_query(text: str, limit: int) -> str:
     return head[:start] if start else head
 
 
+def searched_part(query: str) -> str:
+    """What is searched of a query: its first MAX_QUERY_CHARS characters, cut between words."""
+    return clip_query(query, MAX_QUERY_CHARS)
+
+
 def query_terms(text: str) -> Terms:
     """The distinct terms to search for; UsageError when the text has no searchable word."""
     tokens = list(dict.fromkeys(tokenize(text)))
@@ -66,6 +73,27 @@ def query_terms(text: str) -> Terms:
     kept = [t for t in tokens if t not in STOPWORDS] or tokens
     dropped = tuple(t for t in tokens if t not in kept)
     return Terms(tuple(kept[:MAX_TERMS]), dropped, truncated=len(kept) > MAX_TERMS)
+
+
+def unsearched(text: str, terms: Terms) -> tuple[str, ...]:
+    """The words of the whole query `text` that `terms`, the terms of what was searched of it,
+    leave out (past MAX_QUERY_CHARS, or past the MAX_TERMS-th word), each once, in order."""
+    tokens = list(dict.fromkeys(tokenize(text)))
+    kept = [t for t in tokens if t not in STOPWORDS] or tokens
+    searched = set(terms.terms)
+    return tuple(t for t in kept if t not in searched)
+
+
+def unsearched_warning(left: tuple[str, ...], *, cut: bool) -> str:
+    """The one line that says which words of a long query were not searched; `cut`: the
+    query was over MAX_QUERY_CHARS characters (else over MAX_TERMS words)."""
+    why = f"over {MAX_QUERY_CHARS:,} characters" if cut else f"over {MAX_TERMS} distinct words"
+    named = ", ".join(left[:5]) + (", ..." if len(left) > 5 else "")
+    words = "word was" if len(left) == 1 else "words were"
+    return (
+        f"the query is {why}: {len(left)} of its {words} not searched ({named}); "
+        "search them in a query of their own"
+    )
 
 
 def quote(term: str) -> str:

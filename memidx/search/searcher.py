@@ -22,7 +22,6 @@ from memidx.search.lexical import (
     SearchResult,
     lexical_search,
     rank_lexical,
-    term_warnings,
 )
 from memidx.search.masking import masked
 from memidx.search.query import query_terms, quote
@@ -227,7 +226,6 @@ class Searcher:
             "hybrid" if fuse else "vector",
             lexical.match if lexical and lexical.rows else None,  # None: by meaning alone
             tuple(hits),
-            term_warnings(terms),
         )
         return _with_warnings(masked(result), self._notes)
 

@@ -17,7 +17,10 @@ from memidx.index.store import Store, open_store
 from tests.gitops.compare import compare_indexes
 from tests.helpers import FakeEmbedder, NotesRepo
 
-KEYS = ["schema", "query", "terms", "engine", "match", "count", "hits", "warnings"]
+KEYS = [
+    "schema", "query", "terms", "engine", "match", "count", "hits", "warnings", "unsearched",
+    "unsearched_count",
+]  # fmt: skip
 HIT_KEYS = {
     "rank", "match", "kind", "ref", "title", "score", "line", "heading", "relevance", "snippet",
     "tags", "meta", "ranks",

@@ -106,6 +106,37 @@ def test_a_long_query_is_cut_between_words(indexed: NotesRepo) -> None:
     done = indexed.memidx("search", "--json", "--mode", "bm25", "sqlite " * 2000)
     assert done.code == 0, done.err
     assert done.json()["terms"] == ["sqlite"] and done.json()["match"] == "and"
+    assert done.json()["unsearched"] == [] and done.err == ""  # every word was searched
+
+
+@pytest.mark.parametrize(
+    ("query", "left", "why"),
+    [
+        ("sqlite " * 2000 + "busy timeout", ["busy", "timeout"], "over 10,000 characters"),
+        (" ".join(f"w{i}" for i in range(40)), [f"w{i}" for i in range(32, 40)], "over 32"),
+    ],
+)
+def test_the_words_a_long_query_leaves_unsearched_are_named(
+    indexed: NotesRepo, query: str, left: list[str], why: str
+) -> None:
+    """Past 10,000 characters a query was cut without a word: `busy timeout` at its end was
+    never searched, and nothing said so (past 32 words a warning said only how many were)."""
+    from memidx.config import load_config
+    from memidx.mcp import answers
+    from memidx.mcp.warm import WarmIndex
+
+    done = indexed.memidx("search", "--json", "--mode", "bm25", query)
+    assert done.code == 0 and why in one_line(done)
+    assert (done.json()["unsearched"], done.json()["unsearched_count"]) == (left, len(left))
+    assert f"{len(left)} of its words were not searched ({left[0]}, {left[1]}" in done.err
+    assert done.json()["warnings"] == [done.err.removeprefix("memidx: warning: ").strip()]
+    warm = WarmIndex(load_config(indexed.root))
+    try:  # the MCP search tool, the same
+        found = answers.search(warm, query, mode="bm25")
+    finally:
+        warm.close()
+    assert (found["unsearched"], found["unsearched_count"]) == (left, len(left))
+    assert found["warnings"] == done.json()["warnings"]
 
 
 @pytest.mark.parametrize(
@@ -211,25 +242,36 @@ def test_a_file_in_place_of_the_memidx_folder_is_named_not_called_missing(
         assert done.code == 1 and ".memidx is a file" in said and "no index at" not in said, said
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a bare repository named by MEMIDX_ROOT is read as a folder outside git: status says "
-    "'not a git repository' and ingest indexes 0 notes and exits 0, where it should refuse in "
-    "one line (a bare repository has no work tree of notes: clone it)",
-)
-def test_a_bare_repository_named_as_the_memory_is_refused_in_one_line(
-    indexed: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def run_here(*args: str) -> Run:
+    """memidx's main() in-process, without -C: the memory is found from where the test stands."""
     from memidx.cli.main import main
 
-    bare = tmp_path / "bare.git"
-    indexed.git("clone", "-q", "--bare", str(indexed.root), str(bare))
-    monkeypatch.setenv("MEMIDX_ROOT", str(bare))
-    monkeypatch.chdir(tmp_path)
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["ingest"])
-    assert code == 1 and "bare" in err.getvalue(), (code, out.getvalue(), err.getvalue())
+        code = main(list(args))
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+def test_a_bare_repository_named_as_the_memory_is_refused_in_one_line(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bare repository named by MEMIDX_ROOT or -C was read as a folder outside git: status
+    said "not a git repository", ingest indexed 0 notes, exited 0 and wrote its .memidx/ into
+    the repository. It has no work tree of notes: one line says to name a clone's."""
+    repo.note("sqlite.md", "SQLite database is locked", "Parallel writers hit a busy timeout.")
+    repo.commit()
+    bare = tmp_path / "bare.git"
+    repo.git("clone", "-q", "--bare", str(repo.root), str(bare))
+    monkeypatch.chdir(bare / "refs")  # standing in it, no memory recorded
+    runs = [run_here("ingest"), run_here("status")]
+    runs += [run_in_process(bare, "ingest"), run_in_process(bare / "refs", "search", "busy")]
+    monkeypatch.setenv("MEMIDX_ROOT", str(bare))
+    runs += [run_here("ingest"), run_here("status", "--json")]
+    for done in runs:
+        assert done.code == 1 and "bare git repository" in one_line(done), done
+        assert str(bare) in done.err
+    assert "clone's work tree" in runs[-1].err
+    assert not (bare / ".memidx").exists() and not (bare / "refs" / ".memidx").exists()
 
 
 @pytest.mark.parametrize("command", [["status"], ["search", "busy"], ["search", "--json", "busy"]])
@@ -259,17 +301,16 @@ def test_a_closed_standard_input_is_one_usage_line(
     assert done.code == 2 and "usage error" in one_line(done)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a note whose words match only in its front-matter title gets `line` = the first "
-    "body line (here a blank one), not its `title:` line: the index keeps no title line, only "
-    "for a note of front matter alone (memidx/search/lexical.py:156, match_line)",
-)
 def test_a_match_in_the_title_alone_points_at_the_title_line(indexed: NotesRepo) -> None:
+    """A note whose words matched only in its front-matter title pointed at its first body
+    line, here a blank one: the index keeps no line of the front matter."""
     done = indexed.memidx("search", "--json", "--mode", "bm25", "database")
     hit = done.json()["hits"][0]
     line = (indexed.root / hit["ref"]).read_text().splitlines()[hit["line"] - 1]
-    assert "database" in line.lower(), (hit["line"], line)
+    assert "database" in line.lower() and line.startswith("title:"), (hit["line"], line)
+    assert hit["heading"] is None
+    in_body = indexed.memidx("search", "--json", "--mode", "bm25", "database", "busy")
+    assert in_body.json()["hits"][0]["line"] == 5  # a word in the body: the body's line
 
 
 @pytest.mark.parametrize("argv", [["search", "-fPIC"], ["search", "-x"]])

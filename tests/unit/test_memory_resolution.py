@@ -12,6 +12,7 @@ import pytest
 from memidx.agents.install import user_folder
 from memidx.config import PURGE_MARK, is_memory, load_config, resolve_root
 from memidx.errors import ConfigError
+from memidx.git_folders import bare_repository_around
 from memidx.locations import (
     expand_user,
     home_folder,
@@ -257,3 +258,40 @@ def test_c_names_a_memory_outside_git_inside_a_repository_itself(tmp_path: Path)
     assert (found.root, found.in_git, found.found_by) == (memory.resolve(), False, "flag")
     assert resolve_root(memory / "notes", {}).root == home.resolve()  # a folder in it: as before
     assert resolve_root(home, {}).root == home.resolve()
+
+
+def bare_layout(folder: Path, head: str = "ref: refs/heads/main\n") -> Path:
+    """What `git init --bare` leaves that git (and memidx) tells a git folder by."""
+    (folder / "objects").mkdir(parents=True)
+    (folder / "refs").mkdir()
+    (folder / "HEAD").write_text(head)
+    return folder
+
+
+def test_a_bare_repository_is_no_memory_even_with_a_memidx_folder(
+    world: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older memidx indexed a bare repository as an empty memory and left its .memidx/
+    there: standing in it, the recorded memory answers; -C and MEMIDX_ROOT are refused."""
+    bare = bare_layout(tmp_path / "remote.git")
+    (bare / ".memidx").mkdir()
+    (bare / ".memidx" / "index.sqlite").write_bytes(b"")
+    env = env_for(world["home"], world["memory"])
+    assert not is_memory(bare)
+    monkeypatch.chdir(bare / "refs")
+    assert resolve_root(None, env).root == world["memory"].resolve()
+    for flag, extra in ((bare / "refs", {}), (None, {"MEMIDX_ROOT": str(bare)})):
+        with pytest.raises(ConfigError, match="bare git repository") as caught:
+            resolve_root(flag, {**env, **extra})
+        assert "\n" not in str(caught.value) and "clone's work tree" in str(caught.value)
+
+
+@pytest.mark.parametrize("head", ["ref: refs/heads/main\n", "ab" * 20 + "\n", "not a ref\n"])
+def test_only_a_git_folder_is_taken_for_a_bare_repository(tmp_path: Path, head: str) -> None:
+    """A HEAD that names no ref nor commit is no git folder (git says so too); nor is a work
+    tree's own .git, whose folders answer for the work tree around it."""
+    bare = bare_layout(tmp_path / "r", head)
+    assert (bare_repository_around(bare / "refs") == bare) is (head != "not a ref\n")
+    work = repository(tmp_path / "work")
+    bare_layout(work / ".git")
+    assert bare_repository_around(work / ".git" / "refs") is None

@@ -6,7 +6,15 @@ import pytest
 
 from memidx.errors import UsageError
 from memidx.index.store import Filters, Store
-from memidx.search.query import MAX_TERMS, match_all, match_any, query_terms, tokenize
+from memidx.search.query import (
+    MAX_TERMS,
+    match_all,
+    match_any,
+    query_terms,
+    searched_part,
+    tokenize,
+    unsearched,
+)
 
 NASTY = [
     '"unbalanced',
@@ -96,3 +104,26 @@ def test_no_input_raises_an_fts_error(store: Store, text: str) -> None:
     terms = query_terms(text)
     store.lexical(match_all(terms), Filters(), 5)
     store.lexical(match_any(terms), Filters(), 5)
+
+
+@pytest.mark.parametrize(
+    ("query", "searched", "left"),
+    [
+        ("sqlite lock", "sqlite lock", ()),
+        ("sqlite lock sqlite busy", "sqlite lock", ("busy",)),  # "sqlite" was searched
+        ("what is wal", "what is", ("wal",)),  # the stopwords searched were all it had
+        ("sqlite what is", "sqlite", ()),  # stopwords past the cut: dropped anyway
+    ],
+)
+def test_unsearched_names_the_words_past_the_cut_once_each(
+    query: str, searched: str, left: tuple[str, ...]
+) -> None:
+    assert unsearched(query, query_terms(searched)) == left
+
+
+def test_words_past_the_32nd_are_unsearched_and_a_query_is_cut_at_10000_characters() -> None:
+    many = " ".join(f"w{i}" for i in range(40))
+    assert unsearched(many, query_terms(many)) == tuple(f"w{i}" for i in range(32, 40))
+    long = "sqlite " * 2000 + "busy"
+    assert searched_part(long) == "sqlite " * 1428  # 9,996 characters: never "sqli"
+    assert unsearched(long, query_terms(searched_part(long))) == ("busy",)

@@ -24,7 +24,7 @@ from memidx.index.open import open_store
 from memidx.index.schema import OUTDATED, connect_memory, schema_problem
 from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.index.store import Store
-from memidx.mcp import hand_over
+from memidx.mcp import answers, hand_over
 from memidx.mcp.serve import Failed, Workers
 from memidx.mcp.warm import WarmIndex
 
@@ -161,6 +161,24 @@ def test_an_mcp_server_that_meets_a_newer_index_answers_traces_and_stops(
     assert workers.hand_over.started is not None  # its stop is on its way
     trace = config.agent_hook_error_path.read_text()
     assert "mcp server" in trace and REFUSAL in trace and hand_over.NEXT in trace
+
+
+def test_the_mcp_status_tool_on_a_newer_index_hands_over_as_search_does(
+    workers: Workers, config: Config
+) -> None:
+    """`status` answered a newer memidx's index with its own object (the refusal among its
+    problems), and this server, older than the index, went on serving."""
+    upgrade_elsewhere(config.index_path)
+
+    with pytest.raises(Failed) as failed:
+        asyncio.run(workers.read("status", answers.status, workers.config))
+
+    assert str(failed.value).startswith("memidx: error: the index at ") and REFUSAL in str(
+        failed.value
+    )
+    assert str(failed.value).endswith("(upgrade memidx or restart this process)")
+    assert workers.hand_over.started is not None  # its stop is on its way
+    assert hand_over.NEXT in config.agent_hook_error_path.read_text()
 
 
 def test_status_says_the_mcp_server_that_met_a_newer_index_stopped_not_failed_open() -> None:

@@ -1,0 +1,64 @@
+"""The line a note's hit points at when its words matched outside the body alone (the title,
+tags or aliases of the front matter): the front-matter line that holds them, the `title:` line
+first. The index keeps the body and the line it starts at, not the front matter's lines, so the
+note's file is read here, for those hits only; a line is given only when it holds a searched
+word as the file is now, so an edit since the index never makes it point at another line."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import replace
+from pathlib import Path
+
+from memidx.notes.markdown import front_matter_end
+from memidx.search.lexical import MARK_START, Hit, SearchResult
+from memidx.search.query import tokenize
+
+NOTE = "note"
+BY_WORDS = ("and", "or")
+FRONT_BYTES = 64 * 1024  # front matter longer than this is read as none
+_KEY = re.compile(r"\s*[A-Za-z_][\w-]*\s*:")
+_TITLE_KEY = re.compile(r"title\s*:")
+
+
+def point_at_front_matter(result: SearchResult, root: Path) -> SearchResult:
+    """`result` with each note hit whose words are in its front matter alone pointing at the
+    line that holds them (its heading none: the line is before the first)."""
+    words = set(result.terms.terms)
+    hits = tuple(_pointed(hit, root, words) if _outside_body(hit) else hit for hit in result.hits)
+    return result if hits == result.hits else replace(result, hits=hits)
+
+
+def _outside_body(hit: Hit) -> bool:
+    """A note found by its words with none of them marked in its body's snippet."""
+    return hit.kind == NOTE and hit.match in BY_WORDS and MARK_START not in hit.snippet
+
+
+def _pointed(hit: Hit, root: Path, words: Collection[str]) -> Hit:
+    try:
+        with (root / hit.ref).open("rb") as stream:
+            text = stream.read(FRONT_BYTES).decode("utf-8", "replace")
+    except OSError:  # gone or unreadable since it was indexed: the body's line, as before
+        return hit
+    line = front_line(text, words)
+    return hit if line is None else replace(hit, line=line, heading=None)
+
+
+def front_line(text: str, words: Collection[str]) -> int | None:
+    """The 1-based line of the note `text` whose front-matter value holds one of `words` (the
+    query's terms), the `title:` line first; None when no such line."""
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+    end = front_matter_end(lines)
+    if not end:
+        return None
+    holding = [n for n, line in enumerate(lines[1 : end - 1], 2) if _holds(line, words)]
+    titles = [n for n in holding if _TITLE_KEY.match(lines[n - 1])]
+    return (titles or holding or [None])[0]
+
+
+def _holds(line: str, words: Collection[str]) -> bool:
+    """Whether the value on a front-matter line (after its `key:`) has one of `words`."""
+    key = _KEY.match(line)
+    value = line[key.end() :] if key else line
+    return any(token in words for token in tokenize(value))

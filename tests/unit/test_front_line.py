@@ -1,0 +1,62 @@
+"""A note whose searched words are in its front matter alone (title, tags, aliases) points at
+the front-matter line that holds them, the `title:` line first (memidx.search.front_line)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.search.front_line import front_line, point_at_front_matter
+from memidx.search.lexical import MARK_END, MARK_START, Hit, SearchResult
+from memidx.search.query import query_terms
+
+NOTE = (
+    '---\ntags: [sqlite, wal]\ntitle: "SQLite database is locked"\naliases:\n  - busy db\n'
+    "---\n\nbody\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "words", "line"),
+    [
+        (NOTE, {"database"}, 3),
+        (NOTE, {"sqlite"}, 3),  # in the tags too: the title's line first
+        (NOTE, {"wal"}, 2),
+        (NOTE, {"busy"}, 5),  # a list item of aliases
+        (NOTE, {"title"}, None),  # a key's name is no value
+        (NOTE, {"body"}, None),  # below the front matter: the body's business
+        ("\ufeff" + NOTE.replace("\n", "\r\n"), {"database"}, 3),  # as parse_note reads it
+        ("# SQLite database\n\nbody\n", {"database"}, None),  # no front matter
+        ("---\ntitle: database\n\nbody\n", {"database"}, None),  # never closed
+    ],
+)
+def test_front_line_is_the_line_of_the_value_holding_a_word(
+    text: str, words: set[str], line: int | None
+) -> None:
+    assert front_line(text, words) == line
+
+
+def hit(snippet: str, match: str, line: int = 7, kind: str = "note") -> Hit:
+    return Hit(1, kind, "notes/a.md", "SQLite database is locked", 1.0, snippet, line,
+               heading="Locks", match=match)  # fmt: skip
+
+
+def test_only_a_note_found_by_words_outside_its_body_is_pointed_again(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text(NOTE)
+    marked = f"the {MARK_START}database{MARK_END} is locked"
+    cases = [
+        (hit("a plain excerpt", "and"), 3, None),  # as hybrid gives it: the chunk's excerpt
+        (hit("a plain excerpt", "or"), 3, None),
+        (hit(marked, "and"), 7, "Locks"),  # the body has the word: its line stays
+        (hit("a plain excerpt", "meaning"), 7, "Locks"),  # found by meaning alone
+        (hit("a plain excerpt", "and", kind="turn"), 7, "Locks"),
+    ]
+    for given, line, heading in cases:
+        result = SearchResult("database", query_terms("database"), "bm25", "and", (given,))
+        pointed = point_at_front_matter(result, tmp_path).hits[0]
+        assert (pointed.line, pointed.heading) == (line, heading), given
+    (tmp_path / "notes" / "a.md").unlink()  # gone since indexed: the line it had
+    result = SearchResult("database", query_terms("database"), "bm25", "and", (cases[0][0],))
+    assert point_at_front_matter(result, tmp_path).hits[0].line == 7
