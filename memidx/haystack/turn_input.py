@@ -111,7 +111,8 @@ def make_record(kind: str, text: str, **fields: object) -> Record:
         isinstance(t, str) for t in cast(Sequence[object], raw)
     ):
         raise ValueError("tags must be a list of words or a comma string")
-    clean_tags = clean_words(cast(Sequence[str], raw))
+    # as typed: redaction reads them so, then puts them in lower case (redaction.stored_tags)
+    clean_tags = clean_words(cast(Sequence[str], raw), lower=False)
 
     def text_field(name: str) -> str | None:
         value = fields.get(name)
