@@ -122,6 +122,8 @@ def sh(script: str) -> str:
         (f"env MEMIDX_ROOT=/srv/memory timeout 5 {MEMIDX} agent hook claude-code Stop", True),
         ("my-memidx-hook-wrapper agent hook claude-code Stop", False),
         ("echo memidx agent hook claude-code Stop", False),
+        ("echo -m memidx agent hook claude-code Stop", False),  # no Python before -m memidx
+        ("/opt/py/bin/python3.13t -m memidx agent hook claude-code Stop", True),
         ("/home/me/bin/log-memidx-agent hook claude-code Stop", False),
         (f"{MEMIDX} agent hook claude-code Stop && notify-send done", False),
         (f"{MEMIDX} agent hook codex Stop", False),
