@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from memidx.haystack.frames import Record
+from memidx.index.store import open_store
 from memidx.search.query import clip_query
+from memidx.search.recent import recent
 from tests.helpers import NotesRepo, Run, run_in_process
 
 # a Slack bot token the detector flags, in lower case as memidx stores tags
@@ -195,6 +197,12 @@ def test_a_record_filed_before_its_labels_were_redacted_shows_them_masked(
     for command in (["show", "--json", filed.json()["id"]], ["search", "--json", "osprey"]):
         done = indexed.memidx(*command)
         assert done.code == 0 and TOKEN not in done.out, done.out
+    store, _ = open_store(indexed.root / ".memidx" / "index.sqlite", write=False)
+    try:  # MCP's `recent`, which an agent reads at the start of a session, printed them all
+        listed = recent(store, 10, notes_dir="notes", project=None, kind=None)
+    finally:
+        store.conn.close()
+    assert "osprey" in str(listed) and TOKEN not in str(listed)
 
 
 def test_a_file_in_place_of_the_memidx_folder_is_named_not_called_missing(
