@@ -66,11 +66,27 @@ def parse_tags(text: str | None) -> list[str]:
     return list(clean_words(words, lower=False))
 
 
+def _refuse_a_secret_in(directory: str) -> None:
+    """UsageError, naming the kind and not the secret, when `--dir` holds one: the folder's
+    name is committed and pushed as surely as the note (the title is redacted before the file
+    is named from it; a folder of the person's naming cannot be)."""
+    from memidx.secrets.detect import redact_text
+
+    found = redact_text(directory)
+    if found.count:
+        raise UsageError(
+            f"--dir holds a secret ({', '.join(found.kinds)}), which its folder's name would"
+            " commit",
+            "name the folder otherwise: nothing was written",
+        )
+
+
 def note_folder(config: Config, directory: str | None) -> PurePosixPath:
     """notes/<directory>: a relative folder inside the notes tree, not hidden, not the
     haystack (the turn log), reached through no symbolic link."""
     folder = PurePosixPath(config.notes_dir)
     if directory:
+        _refuse_a_secret_in(directory)
         sub = PurePosixPath(directory)
         parts = sub.parts
         if (

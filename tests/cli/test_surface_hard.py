@@ -152,6 +152,19 @@ def test_remember_refuses_a_nul_byte_before_writing(
     assert not list((indexed.root / "notes").glob("binary-paste*"))
 
 
+def test_remember_refuses_a_secret_in_the_folder_it_would_commit(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--dir` went into the committed path as typed, `notes/x/<token>/deploy.md`: the title
+    and tags were redacted, the folder's name was committed and pushed with the token."""
+    head = indexed.git("rev-parse", "HEAD")
+    with_stdin(monkeypatch, BODY.encode())
+    done = indexed.memidx("remember", "--title", "Deploy", "--dir", f"ops/{TOKEN}")
+    assert done.code == 2 and "--dir holds a secret (slack-token)" in one_line(done)
+    assert TOKEN not in done.err and indexed.git("rev-parse", "HEAD") == head
+    assert not (indexed.root / "notes" / "ops").exists()
+
+
 def test_forget_of_a_folder_named_like_a_note_touches_no_note(indexed: NotesRepo) -> None:
     """`notes/x.md/` is a folder git holds: `forget notes/x.md` printed the raw OSError (no
     hint); with a file of that name in the work tree it committed the deletion of the notes
