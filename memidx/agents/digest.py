@@ -42,8 +42,14 @@ def _notes(store: Store, project: str) -> list[Recalled]:
 
 
 def _records(store: Store, project: str) -> list[Recalled]:
+    """The newest records filed from `project`, masked as search masks its hits: one filed
+    before redaction gave the agent its secret at the start of every session."""
+    from memidx.secrets.detect import mask_many
+
     found: list[Recalled] = []
-    for kind, ref, ts, body in recent_records(store, project, RECORDS):
+    rows = recent_records(store, project, RECORDS)
+    bodies = mask_many([body for *_, body in rows])
+    for (kind, ref, ts, _), body in zip(rows, bodies, strict=True):
         title = body.split("\n", 1)[0]
         found.append(Recalled(title, ref, 0, body[len(title) :], kind, ts))
     return found

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from collections.abc import Sequence
 from pathlib import PurePath
 
@@ -20,6 +21,7 @@ from memidx.agents.launcher import NAME, RESOLVER_START, parse_launch
 
 HOOK = ("agent", "hook")  # memidx's subcommand; then the agent and the event
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*t?(?:\.exe)?", re.IGNORECASE)
 _DURATION = re.compile(r"[0-9]+(\.[0-9]+)?[smhd]?")
 # an agent's or an event's name as memidx writes it: a word the shell reads as itself, not
 # `Stop>>log` or `Stop;notify-send` (a command of the person's that runs memidx's hook)
@@ -54,7 +56,7 @@ def memidx_args(argv: Sequence[str]) -> list[str] | None:
     """The arguments `argv` runs memidx with, in a form memidx writes; None for another."""
     if argv and PurePath(argv[0]).name == NAME:
         return list(argv[1:])
-    if len(argv) > 2 and list(argv[1:3]) == ["-m", NAME]:
+    if len(argv) > 2 and list(argv[1:3]) == ["-m", NAME] and _python(argv[0]):
         return list(argv[3:])
     if (
         len(argv) > 3
@@ -66,6 +68,14 @@ def memidx_args(argv: Sequence[str]) -> list[str] | None:
     ):  # memidx's resolver whole: with a tail of the person's (`curl ... | sh`), theirs
         return list(argv[4:])
     return None
+
+
+def _python(program: str) -> bool:
+    """Whether `program` is a Python, as memidx writes one before `-m memidx` (this process's
+    own, or one named so): `echo -m memidx agent hook ...`, a command of the person's, was
+    taken for memidx's hook, replaced on install and removed on uninstall."""
+    name = PurePath(program).name
+    return name == PurePath(sys.executable).name or _PYTHON.fullmatch(name) is not None
 
 
 def unwrapped(argv: Sequence[str]) -> list[str]:

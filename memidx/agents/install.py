@@ -20,7 +20,7 @@ from memidx.agents.config_text import (
     unchanged_since,
     write_config,
 )
-from memidx.agents.json_text import Json, dump_json, parse_json
+from memidx.agents.json_text import Json, dump_json, parse_json, refuse_half_characters
 from memidx.agents.settings import Edit, Misshapen, read_json
 from memidx.errors import MemidxError
 from memidx.frozen import Value
@@ -151,6 +151,7 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
         return Change(one.path, True, original, before=found)
     if remove and not after and not linked(one.path):  # a link into dotfiles stays
         return Change(one.path, True, before=found)  # nothing but memidx's: as if never installed
+    refuse_half_characters(before, text, one.path)  # the person's values, written anew
     return Change(one.path, True, dump_json(after, like=text), before=found)
 
 

@@ -43,6 +43,25 @@ def parse_json(text: str, path: Path) -> Json:
     return cast(Json, loaded)
 
 
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # where a lone surrogate may be
+
+
+def refuse_half_characters(doc: Json, text: str, path: Path) -> None:
+    """Raise when `doc`, read from `text`, holds a lone surrogate (`"\\ud800"`, valid JSON):
+    dump_json writes it as it is, and the write refused the file as one whose memidx entries
+    name a path that is not UTF-8, telling the person to move memidx's clone."""
+    if not SURROGATE_ESCAPE.search(text):
+        return
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MemidxError(
+            f"{path}: holds a \\u escape of half a character (a lone surrogate, \\ud800 say),"
+            " which memidx cannot write back",
+            LEFT_ALONE,
+        ) from exc
+
+
 class _Duplicate(ValueError):
     """An object holds a key twice: Python's json keeps the last value, and writing the
     document back would drop the first (the person's hooks, say) without a word."""

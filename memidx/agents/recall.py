@@ -199,8 +199,11 @@ def unrepeated(chosen: Sequence[Candidate], seen: Collection[str]) -> list[Candi
 
 
 def _around(store: Store, candidate: Candidate) -> Candidate:
+    from memidx.secrets.detect import mask_many
+
     near = session_neighbours(store, candidate.doc_id, candidate.session, NEIGHBOURS)
-    recalled = replace(candidate.recalled, around=tuple(body for _, body, _ in near))
+    bodies = mask_many([body for _, body, _ in near])  # as the hit's snippet: filed unredacted
+    recalled = replace(candidate.recalled, around=tuple(bodies))
     return replace(candidate, recalled=recalled, around_keys=tuple(f"turn:{r}" for r, _, _ in near))
 
 

@@ -5,12 +5,16 @@ memidx.haystack.indexing.file_record)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import replace
 
 from memidx.hashes import content_hash
 from memidx.haystack.frames import Record
+from memidx.notes.note import clean_words
 
 LABELS = ("drawer", "agent", "session", "summary_of")
+PLACEHOLDER = re.compile(r"(\[REDACTED:[^\]]*\])")  # as memidx.secrets.patterns.redact writes it
 
 
 def redacted(record: Record) -> Record:
@@ -22,9 +26,10 @@ def redacted(record: Record) -> Record:
     done = redact_text(record.text)
     labels = {k: v for k in LABELS if isinstance(v := getattr(record, k), str)}
     found = _labels_redacted(record.tags, labels)
-    if found is None and not done.count:
-        return record
     tags, shown, count = found or (record.tags, labels, 0)
+    tags = stored_tags(tags)  # read as typed above: in lower case, AKIA... is no key it knows
+    if not count and not done.count:
+        return record if tags == record.tags else replace(record, tags=tags)
     return replace(
         record,
         text=done.text,
@@ -48,3 +53,17 @@ def _labels_redacted(
     done_labels = {key: redact_text(value) for key, value in labels.items()}
     count = sum(d.count for d in [*done_tags, *done_labels.values()])
     return tuple(d.text for d in done_tags), {k: d.text for k, d in done_labels.items()}, count
+
+
+def stored_tags(tags: Iterable[str]) -> tuple[str, ...]:
+    """Tags as memidx stores them (memidx.notes.note.clean_words: trimmed, in lower case, each
+    once), once redacted as typed: put in lower case first, an AWS access key (`AKIA...`) or a
+    Google API key (`AIza...`) was no secret the detector knows, and was committed and pushed
+    in lower case. A `[REDACTED:<kind>]` in a tag stays as redaction wrote it."""
+    return clean_words((_lowered(tag) for tag in tags), lower=False)
+
+
+def _lowered(tag: str) -> str:
+    return "".join(
+        part if PLACEHOLDER.fullmatch(part) else part.lower() for part in PLACEHOLDER.split(tag)
+    )

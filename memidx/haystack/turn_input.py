@@ -17,7 +17,15 @@ MAX_NUMBER_DIGITS = 100  # no field is a number; a longer one is an attack on in
 
 def parse_turn_json(text: str) -> object:
     """The JSON `file-turn` reads: duplicate keys, numbers of absurd length, nesting too deep
-    for the parser and lone surrogates (`"\\ud800"`) are usage errors, not tracebacks."""
+    for the parser and lone surrogates (`"\\ud800"`) are usage errors, not tracebacks (a
+    secret in a field's name masked, as turn_record masks its errors)."""
+    try:
+        return _parsed(text)
+    except UsageError as exc:
+        raise _masked(exc) from None
+
+
+def _parsed(text: str) -> object:
     import json
 
     try:
@@ -69,7 +77,22 @@ def _refuse_surrogates(value: object, where: str) -> None:
 
 def turn_record(payload: object) -> Record:
     """The record of one turn given as JSON: `user` and `assistant` texts (or `text`), and
-    optionally `agent`, `session`, `tags`, `drawer`, `summary_of`, `ts`, `kind`."""
+    optionally `agent`, `session`, `tags`, `drawer`, `summary_of`, `ts`, `kind`. A usage
+    error names what is wrong with a secret in it masked: `not 'xoxb-...'` (a token pasted as
+    `kind` or `ts`, or as a field's name) went to stderr, or to the agent through MCP."""
+    try:
+        return _turn_record(payload)
+    except UsageError as exc:
+        raise _masked(exc) from None
+
+
+def _masked(exc: UsageError) -> UsageError:
+    from memidx.secrets.detect import mask
+
+    return UsageError(mask(exc.message), exc.hint)
+
+
+def _turn_record(payload: object) -> Record:
     if not isinstance(payload, dict):
         raise UsageError("the turn must be a JSON object", TURN_SHAPE)
     fields: dict[str, object] = {str(k): v for k, v in cast(dict[object, object], payload).items()}
@@ -111,7 +134,8 @@ def make_record(kind: str, text: str, **fields: object) -> Record:
         isinstance(t, str) for t in cast(Sequence[object], raw)
     ):
         raise ValueError("tags must be a list of words or a comma string")
-    clean_tags = clean_words(cast(Sequence[str], raw))
+    # as typed: redaction reads them so, then puts them in lower case (redaction.stored_tags)
+    clean_tags = clean_words(cast(Sequence[str], raw), lower=False)
 
     def text_field(name: str) -> str | None:
         value = fields.get(name)

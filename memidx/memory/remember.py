@@ -19,6 +19,7 @@ from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
 from memidx.git.commit import commit_paths
+from memidx.haystack.redaction import stored_tags
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.paths import refuse_links
 from memidx.portable import sync_folder
@@ -59,8 +60,25 @@ def note_text(title: str, tags: Sequence[str], body: str, created: str, **extra:
 
 def parse_tags(text: str | None) -> list[str]:
     """Tags separated by commas, each with its runs of white space made one space, as the
-    title's are (a tag holding a line break was stored as it came)."""
-    return list(clean_words(" ".join(tag.split()) for tag in (text or "").split(",")))
+    title's are (a tag holding a line break was stored as it came); in the case they were
+    typed in, which remember() reads for secrets before it puts them in lower case."""
+    words = (" ".join(tag.split()) for tag in (text or "").split(","))
+    return list(clean_words(words, lower=False))
+
+
+def _refuse_a_secret_in(directory: str) -> None:
+    """UsageError, naming the kind and not the secret, when `--dir` holds one: the folder's
+    name is committed and pushed as surely as the note (the title is redacted before the file
+    is named from it; a folder of the person's naming cannot be)."""
+    from memidx.secrets.detect import redact_text
+
+    found = redact_text(directory)
+    if found.count:
+        raise UsageError(
+            f"--dir holds a secret ({', '.join(found.kinds)}), which its folder's name would"
+            " commit",
+            "name the folder otherwise: nothing was written",
+        )
 
 
 def note_folder(config: Config, directory: str | None) -> PurePosixPath:
@@ -68,6 +86,7 @@ def note_folder(config: Config, directory: str | None) -> PurePosixPath:
     haystack (the turn log), reached through no symbolic link."""
     folder = PurePosixPath(config.notes_dir)
     if directory:
+        _refuse_a_secret_in(directory)
         sub = PurePosixPath(directory)
         parts = sub.parts
         if (
@@ -155,7 +174,8 @@ def _redacted(
     count += sum(done.count for done in [*done_tags, *done_extra.values()])
     if count:
         extra["redacted"] = count
-    return done_title.text, [t.text for t in done_tags], done_body.text, extra
+    tags = list(stored_tags(t.text for t in done_tags))  # in lower case once read as typed
+    return done_title.text, tags, done_body.text, extra
 
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> str:

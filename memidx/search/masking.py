@@ -21,21 +21,28 @@ def masked_text(text: str) -> str:
 
 
 def masked(result: SearchResult) -> SearchResult:
-    """The result with every hit's title, heading, snippet, tags and text in `meta` (a
-    record's agent, session, drawer) masked, in one detector pass (a snippet's match marks are
-    dropped only where something was masked: a mark may stand inside the secret)."""
+    """The result with its hits masked (masked_hits)."""
+    hits = masked_hits(result.hits)
+    return result if hits is result.hits else replace(result, hits=hits)
+
+
+def masked_hits(found: tuple[Hit, ...]) -> tuple[Hit, ...]:
+    """Every hit's title, heading, snippet, tags and text in `meta` (a record's agent,
+    session, drawer) masked, in one detector pass (a snippet's match marks are dropped only
+    where something was masked: a mark may stand inside the secret); `found` itself when
+    nothing was."""
     from memidx.secrets.detect import mask_many
 
     texts: list[str] = []
-    for hit in result.hits:
+    for hit in found:
         texts += [hit.title, hit.heading or "", _plain(hit.snippet), *hit.tags]
         texts += [v for v in hit.meta.values() if isinstance(v, str)]
     shown = mask_many(texts)
     if shown == texts:
-        return result
+        return found
     hits: list[Hit] = []
     start = 0
-    for hit in result.hits:
+    for hit in found:
         end = start + 3 + len(hit.tags)
         title, heading, snippet, *tags = shown[start:end]
         if snippet == texts[start + 2]:
@@ -55,7 +62,7 @@ def masked(result: SearchResult) -> SearchResult:
                 meta=meta,
             )
         )
-    return replace(result, hits=tuple(hits))
+    return tuple(hits)
 
 
 def _plain(snippet: str) -> str:

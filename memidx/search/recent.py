@@ -7,6 +7,7 @@ from memidx.index.browse import recent_rows
 from memidx.index.store import Store, snapshot
 from memidx.search.json_result import hit_json
 from memidx.search.lexical import Hit, record_title
+from memidx.search.masking import masked_hits
 
 RECENT_SCHEMA = "memidx.recent/1"
 SNIPPET_CHARS = 240
@@ -18,7 +19,7 @@ def recent(
     """The `limit` newest documents as the hits of `memidx search --json` (score 0)."""
     with snapshot(store.conn):
         rows = recent_rows(store.conn, limit, notes_dir=notes_dir, project=project, kind=kind)
-    hits = [
+    hits = masked_hits(tuple(  # as search masks them: a record filed before redaction
         Hit(
             rank,
             row.kind,
@@ -32,7 +33,7 @@ def recent(
             row.meta,
         )
         for rank, row in enumerate(rows, 1)
-    ]
+    ))  # fmt: skip
     return {
         "schema": RECENT_SCHEMA,
         "project": project,

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from memidx.haystack.frames import Record
+from memidx.index.store import open_store
 from memidx.search.query import clip_query
+from memidx.search.recent import recent
 from tests.helpers import NotesRepo, Run, run_in_process
 
 # a Slack bot token the detector flags, in lower case as memidx stores tags
@@ -181,6 +183,19 @@ def test_remember_refuses_a_nul_byte_before_writing(
     assert not list((indexed.root / "notes").glob("binary-paste*"))
 
 
+def test_remember_refuses_a_secret_in_the_folder_it_would_commit(
+    indexed: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--dir` went into the committed path as typed, `notes/x/<token>/deploy.md`: the title
+    and tags were redacted, the folder's name was committed and pushed with the token."""
+    head = indexed.git("rev-parse", "HEAD")
+    with_stdin(monkeypatch, BODY.encode())
+    done = indexed.memidx("remember", "--title", "Deploy", "--dir", f"ops/{TOKEN}")
+    assert done.code == 2 and "--dir holds a secret (slack-token)" in one_line(done)
+    assert TOKEN not in done.err and indexed.git("rev-parse", "HEAD") == head
+    assert not (indexed.root / "notes" / "ops").exists()
+
+
 def test_forget_of_a_folder_named_like_a_note_touches_no_note(indexed: NotesRepo) -> None:
     """`notes/x.md/` is a folder git holds: `forget notes/x.md` printed the raw OSError (no
     hint); with a file of that name in the work tree it committed the deletion of the notes
@@ -226,6 +241,12 @@ def test_a_record_filed_before_its_labels_were_redacted_shows_them_masked(
     for command in (["show", "--json", filed.json()["id"]], ["search", "--json", "osprey"]):
         done = indexed.memidx(*command)
         assert done.code == 0 and TOKEN not in done.out, done.out
+    store, _ = open_store(indexed.root / ".memidx" / "index.sqlite", write=False)
+    try:  # MCP's `recent`, which an agent reads at the start of a session, printed them all
+        listed = recent(store, 10, notes_dir="notes", project=None, kind=None)
+    finally:
+        store.conn.close()
+    assert "osprey" in str(listed) and TOKEN not in str(listed)
 
 
 def test_a_file_in_place_of_the_memidx_folder_is_named_not_called_missing(

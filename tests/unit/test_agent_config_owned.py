@@ -122,6 +122,8 @@ def sh(script: str) -> str:
         (f"env MEMIDX_ROOT=/srv/memory timeout 5 {MEMIDX} agent hook claude-code Stop", True),
         ("my-memidx-hook-wrapper agent hook claude-code Stop", False),
         ("echo memidx agent hook claude-code Stop", False),
+        ("echo -m memidx agent hook claude-code Stop", False),  # no Python before -m memidx
+        ("/opt/py/bin/python3.13t -m memidx agent hook claude-code Stop", True),
         ("/home/me/bin/log-memidx-agent hook claude-code Stop", False),
         (f"{MEMIDX} agent hook claude-code Stop && notify-send done", False),
         (f"{MEMIDX} agent hook codex Stop", False),
@@ -234,3 +236,21 @@ def test_uninstall_takes_out_the_blank_line_install_put_before_the_block(
     theirs = '# mine\nmodel = "o4"\n\n'  # a blank line of their own at the end stays
 
     assert toml.uninstall(toml.install(theirs) + after) == theirs + after
+
+
+def test_a_lone_surrogate_in_the_persons_settings_is_named_as_theirs(tmp_path: Path) -> None:
+    """`"\\ud800"` is valid JSON, written back as half a character: install refused the
+    file as one where memidx's entries named a path that is not UTF-8, and told the person to
+    move memidx's clone. Status reads the file as ever."""
+    (tmp_path / ".git").mkdir()
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"statusLine": "\\ud800"}\n')
+
+    done = run_in_process(tmp_path, "agent", "install", "claude-code")
+
+    assert done.code == 1 and settings.read_text() == '{"statusLine": "\\ud800"}\n'
+    assert f"{settings}: holds a \\u escape of half a character" in done.err, done.err
+    assert "clone" not in done.err
+    status = run_in_process(tmp_path, "agent", "status")
+    assert f"{settings}: nothing of memidx" in status.out, status.out

@@ -125,3 +125,24 @@ def test_a_turn_is_shown_once_in_a_block_though_two_hits_neighbour_it(tmp_path: 
         1, 1, 1, 1, 1
     ]  # fmt: skip
     assert sorted(done.keys) == ["turn:t1", "turn:t2", "turn:t3", "turn:t4", "turn:t5"]
+
+
+TOKEN = "xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"  # a Slack bot token
+
+
+def test_the_neighbours_and_the_digest_mask_a_turn_filed_before_redaction(store: Store) -> None:
+    """A hit's snippet is masked (search masks it); the turns shown around it, and those the
+    session-start digest lists, were injected into the agent's context as they were filed."""
+    from memidx.agents.digest import _records  # pyright: ignore[reportPrivateUsage]
+    from memidx.agents.recall import _around  # pyright: ignore[reportPrivateUsage]
+
+    ids = [_turn(store, "a1", f"User: deploy with {TOKEN}", "a"), _turn(store, "a2", "hit", "a")]
+    store.conn.execute("UPDATE documents SET meta = json_set(meta, '$.drawer', 'web')")
+    hit = Recalled("", "a2", 0, "hit", "turn")
+    candidate = Candidate("turn:a2", hit, Signal(0.6, 0.5, kind="turn"), ids[1], "a")
+
+    around = _around(store, candidate).recalled.around
+    listed = _records(store, "web")
+
+    assert around == ("User: deploy with [REDACTED:slack-token]",)
+    assert TOKEN not in repr(listed) and "[REDACTED:slack-token]" in repr(listed)
