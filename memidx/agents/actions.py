@@ -64,7 +64,7 @@ def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tu
         if answer.get("error") == recall_server.NO_ACK:
             recall_wedge.found_wedged(config, answer.get("pid"))
         else:  # acknowledged: a server that came back is suspect no longer
-            recall_wedge.acknowledged(config)
+            recall_wedge.acknowledged(config, answer.get(recall_server.HEARD))
     if answer is not None and "error" not in answer:
         return str(answer.get("block") or ""), [str(k) for k in _items(answer.get("keys"))]
     recall_server.start(config)

@@ -52,6 +52,10 @@ TURNED_AWAY = {STALLED: "stalled on an answer", CLOSING: "closing"}
 # The answer's error when a server acknowledged and then closed the connection, or stalled on
 # an answer while the hook waited for it (recall_loop)
 NO_ANSWER = "no answer"
+# The answer's key for when (wall clock) the server was last heard from: its answer, or its
+# acknowledgement (or word that it cannot answer). A suspect mark made before it is cleared,
+# one made since is not (recall_wedge.acknowledged).
+HEARD = "heard"
 # Seconds between a waiting hook's looks at whether the server is answering or stalled on an
 # answer: a new connection, acknowledged (or turned away) at once, within ACK_WAIT
 PROBE_EVERY = 0.2
@@ -103,7 +107,8 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
     when one took the connection and did not acknowledge it within ACK_WAIT seconds, one of
     TURNED_AWAY's when it said it cannot answer, NO_ANSWER when it acknowledged and then did
     not answer: it closed, or it said meanwhile it was stalled on an answer (a server busy
-    with other hooks' prompts is waited for to the end: _answer)."""
+    with other hooks' prompts is waited for to the end: _answer). Each answer but None and
+    NO_ACK says when the server was last HEARD from."""
     path = socket_path(config)
     if path is None or not path.exists():
         return None
@@ -116,8 +121,9 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
                 first = conn.recv(1)
             except TimeoutError:
                 return _unacknowledged(conn, timeout)
+            heard = time.time()
             if first != ACK:
-                return {"error": TURNED_AWAY[first]} if first in TURNED_AWAY else None
+                return {"error": TURNED_AWAY[first], HEARD: heard} if first in TURNED_AWAY else None
             conn.settimeout(max(0.01, end - time.monotonic()))
             sent = {**request, CONFIG: config_key(config)}
             conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
@@ -129,7 +135,9 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
         loaded: object = json.loads(answer) if answer.endswith(b"\n") else None
     except ValueError:
         loaded = None
-    return cast(dict[str, object], loaded) if isinstance(loaded, dict) else {"error": NO_ANSWER}
+    if not isinstance(loaded, dict):
+        return {"error": NO_ANSWER, HEARD: heard}
+    return {**cast(dict[str, object], loaded), HEARD: time.time()}
 
 
 def _answer(conn: socket.socket, path: Path, end: float) -> bytes:

@@ -300,11 +300,12 @@ def test_a_waiting_hooks_look_ends_with_its_time(config: Config) -> None:
     """A look waited its whole ACK_WAIT (0.3 s) however little time the hook had left: a
     server that acknowledged the hook and then stopped kept it up to 0.3 s past its timeout."""
     with answering_once(config, None):
-        started = time.monotonic()
+        started, heard = time.monotonic(), time.time()
         answer = recall_server.ask(config, {"prompt": "a prompt"}, 0.25)
         took = time.monotonic() - started
 
-    assert answer == {"error": recall_server.NO_ANSWER}
+    assert answer is not None and answer.get("error") == recall_server.NO_ANSWER
+    assert heard <= cast(float, answer[recall_server.HEARD]) <= time.time()  # its acknowledgement
     assert took < 0.25 + 0.08, took
 
 
