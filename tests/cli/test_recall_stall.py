@@ -155,7 +155,7 @@ def test_a_hook_whose_answer_is_stuck_recalls_in_its_own_process_in_time(
         block, took = hook(config, 0.9)  # it looks again every 0.2 s: stalled from 0.2 s
 
     assert (block, suspected(config)) == (HERE, False)
-    assert took < 0.9, took  # its deadline: it recalled with IN_PROCESS left, or raised
+    assert took < 0.9, took  # its deadline: it recalled with recall_times.FLOOR left, or raised
 
 
 def test_hooks_after_an_answer_stalled_are_turned_away_at_once(
