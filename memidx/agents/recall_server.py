@@ -101,14 +101,17 @@ def config_key(config: Config) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str, object] | None:
+def ask(
+    config: Config, request: dict[str, object], timeout: float, keep: float = 0.0
+) -> dict[str, object] | None:
     """The server's answer to `request`, or None when no server answers in `timeout`; an
     answer whose error is NO_ACK (and `pid`, the server's process where the system tells)
     when one took the connection and did not acknowledge it within ACK_WAIT seconds, one of
     TURNED_AWAY's when it said it cannot answer, NO_ANSWER when it acknowledged and then did
     not answer: it closed, or it said meanwhile it was stalled on an answer (a server busy
-    with other hooks' prompts is waited for to the end: _answer). Each answer but None and
-    NO_ACK says when the server was last HEARD from."""
+    with other hooks' prompts is waited for to the end; it is looked at `keep` seconds before
+    the end too, the last moment the hook's own recall fits: _answer). Each answer but None
+    and NO_ACK says when the server was last HEARD from."""
     path = socket_path(config)
     if path is None or not path.exists():
         return None
@@ -128,7 +131,7 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
             sent = {**request, CONFIG: config_key(config)}
             conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
             conn.shutdown(socket.SHUT_WR)
-            answer = _answer(conn, path, end)
+            answer = _answer(conn, path, end, keep)
     except (OSError, ValueError):
         return None
     try:  # a line without its end: the server ended while it wrote (killed, closing)
@@ -140,13 +143,20 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
     return {**cast(dict[str, object], loaded), HEARD: time.time()}
 
 
-def _answer(conn: socket.socket, path: Path, end: float) -> bytes:
+def _answer(conn: socket.socket, path: Path, end: float, keep: float = 0.0) -> bytes:
     """The answer's line, waited for until `end` while the server is answering (looked at
-    every PROBE_EVERY s: _answering), b"" when it does not come: a hook whose own prompt, or
-    one before it, the server's thread is stuck on recalls in its own process in time."""
+    every PROBE_EVERY s, and `keep` s before `end`: _answering), b"" when it does not come: a
+    hook whose own prompt, or one before it, the server's thread is stuck on recalls in its
+    own process in time. The look at `end - keep` is the last that leaves the hook the time
+    its own recall takes (recall_times): one PROBE_EVERY later, a stall that began meanwhile
+    would be found too late for it."""
     data = bytearray()
+    last_chance = end - keep
     while (left := end - time.monotonic()) > 0:
-        conn.settimeout(max(0.01, min(PROBE_EVERY, left)))
+        wait = min(PROBE_EVERY, left)
+        if (before := last_chance - time.monotonic()) > 0:
+            wait = min(wait, before)
+        conn.settimeout(max(0.01, wait))
         try:
             return read_line(conn, data)
         except TimeoutError:
@@ -181,10 +191,10 @@ def ask_waiting(
     """ask(), waiting up to `timeout` for a server that is still loading its model, but not
     into the last `keep` seconds (what the hook's own recall needs when none answers)."""
     end = time.monotonic() + timeout
-    answer = ask(config, request, timeout)
+    answer = ask(config, request, timeout, keep)
     while answer is None and starting(config) and (now := time.monotonic()) < end - keep:
         time.sleep(min(0.05, end - keep - now))
-        answer = ask(config, request, end - time.monotonic())
+        answer = ask(config, request, end - time.monotonic(), keep)
     return answer
 
 
