@@ -169,6 +169,26 @@ def test_a_hook_waiting_for_a_starting_server_keeps_what_its_own_recall_took(
     assert kept == [pytest.approx(0.8 + actions.WAKE)]
 
 
+def test_a_hook_with_no_time_for_its_own_recall_waits_for_a_starting_server_to_the_end(
+    config: Config, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keeping the time its own recall needs, a hook left less than that gave up waiting for a
+    server loading its model at once, though the server was its only chance of an answer."""
+    recalling_in(clock, 1.2, monkeypatch)
+    actions._recall(config, "first", [], clock.now + 1.5)  # pyright: ignore[reportPrivateUsage]
+    kept: list[object] = []
+
+    def asked(*args: object) -> None:
+        kept.append(args[-1])
+
+    monkeypatch.setattr(recall_server, "ask_waiting", asked)
+
+    with pytest.raises(TimeoutError, match="the deadline left no time to recall"):
+        actions._recall(config, "second", [], clock.now + 1.0)  # pyright: ignore[reportPrivateUsage]
+
+    assert kept == [0.0]
+
+
 class Silent:
     """A hook's connection to a server that acknowledged it and never answers: each read
     waits its whole timeout on the clock."""
