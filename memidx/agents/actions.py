@@ -56,8 +56,8 @@ def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tu
     when the time left allows (a server found wedged is marked, or replaced: recall_wedge)."""
     request: dict[str, object] = {"prompt": prompt, "seen": seen}
     needed = recall_times.needed(config)  # what the hook's own recall took here lately
-    # a hook with no time for its own recall waits for a starting server to the end: its
-    # only chance of an answer (it kept the time its own recall would not have used)
+    # a hook left no time for its own recall keeps none: a starting server, waited for to
+    # its deadline, is its only chance of an answer
     keep = needed + WAKE if (left := _left(deadline)) > needed else 0.0
     answer = recall_server.ask_waiting(config, request, left, keep)
     if answer is not None:
