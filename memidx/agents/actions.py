@@ -8,7 +8,7 @@ import errno
 import time
 from collections.abc import Callable, Sequence
 
-from memidx.agents import recall_server
+from memidx.agents import recall_server, recall_times
 from memidx.agents.block import strip_injected
 from memidx.agents.gate import MAX_PROMPT_CHARS, trivial
 from memidx.agents.session import (
@@ -29,11 +29,9 @@ if TYPE_CHECKING:
 
 SEEN = "seen"  # session state: the keys of the hits injected in this session
 DIGESTED = "digested"  # session state: the TRANSCRIPT archived last when the digest went in
-# Seconds the hook's own recall needs when no server answers: imports, model load and one
-# recall at a memory of one note took 248-280 ms (median 260) in 7 new processes here, on 2
-# cores at a load of 3.9. With less left, it would only finish past the deadline. A hook
-# waiting for a starting server keeps that and 0.1 s more (a late wake under load) for it.
-IN_PROCESS = 0.3
+# Seconds more than the hook's own recall needs (recall_times) that a hook waiting for a
+# starting server keeps for it: a late wake under load.
+WAKE = 0.1
 
 
 def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> str:
@@ -57,25 +55,44 @@ def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tu
     """The block and the keys in it, from the server when one answers, else in this process
     when the time left allows (a server found wedged is marked, or replaced: recall_wedge)."""
     request: dict[str, object] = {"prompt": prompt, "seen": seen}
-    answer = recall_server.ask_waiting(config, request, _left(deadline), IN_PROCESS + 0.1)
+    needed = recall_times.needed(config)  # what the hook's own recall took here lately
+    # a hook left no time for its own recall keeps none: a starting server, waited for to
+    # its deadline, is its only chance of an answer
+    keep = needed + WAKE if (left := _left(deadline)) > needed else 0.0
+    answer = recall_server.ask_waiting(config, request, left, keep)
     if answer is not None:
         from memidx.agents import recall_wedge
 
         if answer.get("error") == recall_server.NO_ACK:
             recall_wedge.found_wedged(config, answer.get("pid"))
         else:  # acknowledged: a server that came back is suspect no longer
-            recall_wedge.acknowledged(config)
+            recall_wedge.acknowledged(config, answer.get(recall_server.HEARD))
     if answer is not None and "error" not in answer:
         return str(answer.get("block") or ""), [str(k) for k in _items(answer.get("keys"))]
     recall_server.start(config)
-    if _left(deadline) < IN_PROCESS:  # it would only burn the cores past the deadline
+    left = _left(deadline)
+    if left <= needed:  # it would only burn the cores past the deadline
         raise TimeoutError(
-            f"the recall server did not answer, and {_left(deadline) * 1000:.0f} ms are left "
-            f"of the {IN_PROCESS * 1000:.0f} ms a recall in the hook's own process needs"
+            f"the recall server did not answer, and the deadline left no time to recall in "
+            f"the hook's own process: {left * 1000:.0f} ms left, {needed * 1000:.0f} ms needed"
         )
-    from memidx.agents.recall import Recaller  # numpy and the model: only when needed
+    return _recall_here(config, prompt, seen, left)
 
-    done = Recaller(config).recall(prompt, seen)
+
+def _recall_here(
+    config: Config, prompt: str, seen: list[str], left: float
+) -> tuple[str, list[str]]:
+    """Recall in this process, timed for the hooks after it (recall_times)."""
+    began = time.monotonic()
+    recall_times.began(config, left)
+    try:
+        from memidx.agents.recall import Recaller  # numpy and the model: only when needed
+
+        done = Recaller(config).recall(prompt, seen)
+    except BaseException:
+        recall_times.failed(config)
+        raise
+    recall_times.took(config, time.monotonic() - began)
     return done.block, list(done.keys)
 
 

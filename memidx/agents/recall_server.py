@@ -52,10 +52,14 @@ TURNED_AWAY = {STALLED: "stalled on an answer", CLOSING: "closing"}
 # The answer's error when a server acknowledged and then closed the connection, or stalled on
 # an answer while the hook waited for it (recall_loop)
 NO_ANSWER = "no answer"
+# The answer's key for when (wall clock) the server was last heard from: a suspect mark made
+# before it is cleared, one made since is not (recall_wedge.acknowledged)
+HEARD = "heard"
 # Seconds between a waiting hook's looks at whether the server is answering or stalled on an
 # answer: a new connection, acknowledged (or turned away) at once, within ACK_WAIT
 PROBE_EVERY = 0.2
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
+Fields = dict[str, object]  # a request, or an answer, as JSON
 
 
 def socket_path(config: Config) -> Path | None:
@@ -97,13 +101,13 @@ def config_key(config: Config) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str, object] | None:
+def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> Fields | None:
     """The server's answer to `request`, or None when no server answers in `timeout`; an
     answer whose error is NO_ACK (and `pid`, the server's process where the system tells)
     when one took the connection and did not acknowledge it within ACK_WAIT seconds, one of
     TURNED_AWAY's when it said it cannot answer, NO_ANSWER when it acknowledged and then did
-    not answer: it closed, or it said meanwhile it was stalled on an answer (a server busy
-    with other hooks' prompts is waited for to the end: _answer)."""
+    not answer: it closed, or it said meanwhile it was stalled on an answer (one busy with
+    other hooks' prompts is waited for: _answer); each of these says when it was HEARD."""
     path = socket_path(config)
     if path is None or not path.exists():
         return None
@@ -116,29 +120,34 @@ def ask(config: Config, request: dict[str, object], timeout: float) -> dict[str,
                 first = conn.recv(1)
             except TimeoutError:
                 return _unacknowledged(conn, timeout)
+            heard = time.time()
             if first != ACK:
-                return {"error": TURNED_AWAY[first]} if first in TURNED_AWAY else None
+                return {"error": TURNED_AWAY[first], HEARD: heard} if first in TURNED_AWAY else None
             conn.settimeout(max(0.01, end - time.monotonic()))
             sent = {**request, CONFIG: config_key(config)}
             conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
             conn.shutdown(socket.SHUT_WR)
-            answer = _answer(conn, path, end)
+            answer = _answer(conn, path, end, keep)
     except (OSError, ValueError):
         return None
     try:  # a line without its end: the server ended while it wrote (killed, closing)
         loaded: object = json.loads(answer) if answer.endswith(b"\n") else None
     except ValueError:
         loaded = None
-    return cast(dict[str, object], loaded) if isinstance(loaded, dict) else {"error": NO_ANSWER}
+    if not isinstance(loaded, dict):
+        return {"error": NO_ANSWER, HEARD: heard}
+    return {**cast(dict[str, object], loaded), HEARD: time.time()}
 
 
-def _answer(conn: socket.socket, path: Path, end: float) -> bytes:
+def _answer(conn: socket.socket, path: Path, end: float, keep: float = 0.0) -> bytes:
     """The answer's line, waited for until `end` while the server is answering (looked at
-    every PROBE_EVERY s: _answering), b"" when it does not come: a hook whose own prompt, or
-    one before it, the server's thread is stuck on recalls in its own process in time."""
-    data = bytearray()
+    every PROBE_EVERY s, and `keep` s before `end`, the last moment the hook's own recall
+    fits: _answering), b"" when it does not come: a hook whose own prompt, or one before it,
+    the server's thread is stuck on recalls in its own process in time."""
+    data, last_chance = bytearray(), end - keep
     while (left := end - time.monotonic()) > 0:
-        conn.settimeout(max(0.01, min(PROBE_EVERY, left)))
+        before = last_chance - time.monotonic()  # the look then, not one PROBE_EVERY too late
+        conn.settimeout(max(0.01, min(PROBE_EVERY, left, before if before > 0 else left)))
         try:
             return read_line(conn, data)
         except TimeoutError:
@@ -160,7 +169,7 @@ def _answering(path: Path, left: float = ACK_WAIT) -> bool:
             return False
 
 
-def _unacknowledged(conn: socket.socket, timeout: float) -> dict[str, object] | None:
+def _unacknowledged(conn: socket.socket, timeout: float) -> Fields | None:
     """NO_ACK with the server's pid, when this hook waited the whole ACK_WAIT (None if less)."""
     from memidx.sockets import peer_pid
 
@@ -168,15 +177,15 @@ def _unacknowledged(conn: socket.socket, timeout: float) -> dict[str, object] | 
 
 
 def ask_waiting(
-    config: Config, request: dict[str, object], timeout: float, keep: float = 0.0
-) -> dict[str, object] | None:
+    config: Config, request: Fields, timeout: float, keep: float = 0.0
+) -> Fields | None:
     """ask(), waiting up to `timeout` for a server that is still loading its model, but not
     into the last `keep` seconds (what the hook's own recall needs when none answers)."""
     end = time.monotonic() + timeout
-    answer = ask(config, request, timeout)
+    answer = ask(config, request, timeout, keep)
     while answer is None and starting(config) and (now := time.monotonic()) < end - keep:
         time.sleep(min(0.05, end - keep - now))
-        answer = ask(config, request, end - time.monotonic())
+        answer = ask(config, request, end - time.monotonic(), keep)
     return answer
 
 

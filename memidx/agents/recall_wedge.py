@@ -1,8 +1,10 @@
 """Replacing a wedged recall server. One that takes a hook's connection and never acknowledges
 it (stopped by SIGSTOP, or hung) keeps its lock, so no other server starts: every prompt would
 recall nothing from it until someone killed it. The first hook that finds it so marks it
-suspect (`recall.suspect`, naming its pid), which any acknowledgement since clears; a hook
-that finds it so again, SUSPECT_AFTER to SUSPECT_FOR seconds later, ends it, only once it is
+suspect (`recall.suspect`, naming its pid and when it was marked), which any word from the
+server heard since clears (never one heard before it: a hook acknowledged before the server
+stopped, answered or let go only later, cleared a mark made meanwhile); a hook that finds it
+so again, SUSPECT_AFTER to SUSPECT_FOR seconds later, ends it, only once it is
 proven this memory's recall server: the pid in `recall.pid` (which only the lock's holder
 writes), the process listening on the memory's socket (the kernel says which) and the
 server's lock held. Its lock then goes with it, and the hook starts a new server, which takes
@@ -34,10 +36,10 @@ def found_wedged(config: Config, pid: object) -> bool:
     if not isinstance(pid, int) or _recorded(folder / PID_NAME) != pid or not starting(config):
         return False  # not the server recall.pid names while holding its lock: not memidx's
     mark = folder / SUSPECT
-    age = _age(mark) if _recorded(mark) == pid else None
+    age = _age(mark) if _marked(mark)[0] == pid else None
     if age is None or age > SUSPECT_FOR:  # a first sign (kept as it is until the next)
         with contextlib.suppress(OSError):
-            mark.write_text(f"{pid}\n", encoding="utf-8")
+            mark.write_text(f"{pid}\n{time.time():.6f}\n", encoding="utf-8")
         return False
     if age < SUSPECT_AFTER:
         return False
@@ -54,11 +56,30 @@ def found_wedged(config: Config, pid: object) -> bool:
     return True
 
 
-def acknowledged(config: Config) -> None:
-    """Forget the mark: a server acknowledged a hook since, so a stall of the machine marked
-    it, and only two stalls with no acknowledgement between them end a server (~10 us)."""
-    with contextlib.suppress(OSError):
-        (server_folder(config) / SUSPECT).unlink()
+def acknowledged(config: Config, heard: object) -> None:
+    """Forget the mark when the server was `heard` from (recall_server.HEARD) after it was
+    made: a stall of the machine made it, and only two stalls with no word from the server
+    between them end a server (~20 us). A mark made since is kept: that hook's wait began
+    before the server stopped, and says nothing of it now."""
+    mark = server_folder(config) / SUSPECT
+    made = _marked(mark)[1]
+    if made is not None and isinstance(heard, float) and heard > made:
+        with contextlib.suppress(OSError):
+            mark.unlink()
+
+
+def _marked(mark: Path) -> tuple[int | None, float | None]:
+    """The pid a mark names and when it was made (a mark of an older memidx, its pid alone:
+    when it was last written)."""
+    try:
+        lines = mark.read_text(encoding="utf-8").split()
+        pid = int(lines[0])
+    except (OSError, ValueError, IndexError):
+        return None, None
+    try:
+        return pid, float(lines[1]) if len(lines) > 1 else mark.stat().st_mtime
+    except (OSError, ValueError):
+        return pid, None
 
 
 def _age(path: Path) -> float | None:

@@ -155,7 +155,7 @@ def test_a_hook_whose_answer_is_stuck_recalls_in_its_own_process_in_time(
         block, took = hook(config, 0.9)  # it looks again every 0.2 s: stalled from 0.2 s
 
     assert (block, suspected(config)) == (HERE, False)
-    assert took < 0.9, took  # its deadline: it recalled with IN_PROCESS left, or raised
+    assert took < 0.9, took  # its deadline: it recalled with recall_times.FLOOR left, or raised
 
 
 def test_hooks_after_an_answer_stalled_are_turned_away_at_once(
@@ -300,11 +300,12 @@ def test_a_waiting_hooks_look_ends_with_its_time(config: Config) -> None:
     """A look waited its whole ACK_WAIT (0.3 s) however little time the hook had left: a
     server that acknowledged the hook and then stopped kept it up to 0.3 s past its timeout."""
     with answering_once(config, None):
-        started = time.monotonic()
+        started, heard = time.monotonic(), time.time()
         answer = recall_server.ask(config, {"prompt": "a prompt"}, 0.25)
         took = time.monotonic() - started
 
-    assert answer == {"error": recall_server.NO_ANSWER}
+    assert answer is not None and answer.get("error") == recall_server.NO_ANSWER
+    assert heard <= cast(float, answer[recall_server.HEARD]) <= time.time()  # its acknowledgement
     assert took < 0.25 + 0.08, took
 
 

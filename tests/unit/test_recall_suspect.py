@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,13 +36,16 @@ def no_start(config: Config) -> None:
 
 
 class Given:
-    """recall_server.ask_waiting, answering `answer`."""
+    """recall_server.ask_waiting, answering `answer`, heard from now (as ask() says of each
+    answer but NO_ACK)."""
 
     def __init__(self, answer: dict[str, object]) -> None:
         self.answer = answer
 
     def __call__(self, *args: object, **kwargs: object) -> dict[str, object]:
-        return self.answer
+        if self.answer.get("error") == recall_server.NO_ACK:
+            return self.answer
+        return {**self.answer, recall_server.HEARD: time.time()}
 
 
 @pytest.fixture
@@ -101,3 +104,36 @@ def test_a_server_that_acknowledged_since_it_was_marked_is_not_ended(
     hooks(config, [NO_ACK, ANSWERED, NO_ACK], monkeypatch)
 
     assert killed == []
+
+
+class HeardBefore:
+    """recall_server.ask_waiting for a hook the server acknowledged before it stopped: while
+    it waits, `meanwhile` runs (another hook's whole recall), then it is let go, no answer."""
+
+    def __init__(self, meanwhile: Callable[[], object]) -> None:
+        self.meanwhile = meanwhile
+
+    def __call__(self, *args: object, **kwargs: object) -> dict[str, object]:
+        heard = time.time()  # the acknowledgement, before the server stopped
+        self.meanwhile()
+        return {"error": recall_server.NO_ANSWER, recall_server.HEARD: heard}
+
+
+def test_a_hook_heard_before_the_server_stopped_leaves_the_mark_made_since(
+    config: Config, killed: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hook A was acknowledged, the server then stopped, hook B found it so and marked it
+    suspect; A, let go with no answer after that, took its acknowledgement for the server
+    having come back and cleared B's mark: the next hook only marked the server again, and a
+    wedged server was replaced one hook later than it should have been."""
+    hooks(config, [], monkeypatch)  # recall.pid names the server
+
+    def hook_b() -> None:
+        monkeypatch.setattr(recall_server, "ask_waiting", Given(NO_ACK))
+        actions._recall(config, "b", [], time.monotonic() + 1.5)  # pyright: ignore[reportPrivateUsage]
+
+    monkeypatch.setattr(recall_server, "ask_waiting", HeardBefore(hook_b))
+    actions._recall(config, "a", [], time.monotonic() + 1.5)  # pyright: ignore[reportPrivateUsage]
+    hooks(config, [NO_ACK], monkeypatch)  # hook C, over SUSPECT_AFTER after B
+
+    assert killed == [PID]

@@ -1,0 +1,229 @@
+"""The time a prompt hook's own recall takes, measured by the hooks before it
+(memidx/agents/recall_times.py): a hook starts one only when the time it has left exceeds what
+they took, and a hook waiting for its server looks at it the last moment that one still fits.
+In-process, on a clock the test moves: the hooks' recalls, servers and sockets are given."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from memidx.agents import actions, recall_server, recall_times
+from memidx.agents.recall import Recall
+from memidx.agents.recall_times import BEGAN, FLOOR, FORGET_AFTER, TOOK, Line
+from memidx.config import Config
+
+NOW = 1_800_000_000.0
+
+
+class Clock:
+    """time.monotonic and time.time at once, moved by the test (and by what it gives)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def time(self) -> float:
+        return NOW + self.now
+
+
+def took(*seconds: float, state: str = TOOK, ago: float = 1.0) -> list[Line]:
+    return [(NOW - ago, f"{100 + n}-1", s, state) for n, s in enumerate(seconds)]
+
+
+def never_gone(writer: str) -> bool:
+    return False
+
+
+def always_gone(writer: str) -> bool:
+    return True
+
+
+@pytest.mark.parametrize(
+    ("lines", "gone", "needed"),
+    [
+        ([], never_gone, FLOOR),
+        (took(0.1, 0.2), never_gone, FLOOR),  # never less than FLOOR
+        (took(0.5), never_gone, 0.5),
+        (took(0.4, 0.9, 0.5), never_gone, 0.9),  # of fewer than ten, the longest
+        # of ten, the ninth longest: one slow recall (a cold disk) is not the rule
+        (took(*[0.4] * 8, 0.6, 3.0), never_gone, 0.6),
+        (took(0.4, 0.9, ago=FORGET_AFTER + 1), never_gone, FLOOR),  # forgotten
+        (took(0.45, state=BEGAN), never_gone, FLOOR),  # still running: it took nothing yet
+        (took(0.45, state=BEGAN), always_gone, 0.9),  # cut off: more than it had, counted twice
+    ],
+    ids=["none", "floor", "one", "longest", "ninth-of-ten", "old", "running", "cut-off"],
+)
+def test_the_time_needed_is_what_nearly_all_of_the_last_recalls_took(
+    lines: list[Line], gone: Callable[[str], bool], needed: float
+) -> None:
+    assert recall_times.needed_of(lines, NOW, gone) == needed
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    return Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The hooks' clock; no server answers, none is started."""
+    moved = Clock()
+    monkeypatch.setattr(actions, "time", moved)
+    monkeypatch.setattr(recall_times, "time", moved)
+    monkeypatch.setattr(recall_server, "ask_waiting", no_answer)
+    monkeypatch.setattr(recall_server, "start", no_answer)
+    return moved
+
+
+def no_answer(*args: object) -> None:
+    """No server answers (ask_waiting), and none is started (start)."""
+
+
+def recalling_in(clock: Clock, seconds: float, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The hooks' own recall takes `seconds` on `clock`; the prompts it was asked for."""
+    asked: list[str] = []
+
+    class Timed:
+        def __init__(self, config: Config) -> None:
+            pass
+
+        def recall(self, prompt: str, seen: object) -> Recall:
+            asked.append(prompt)
+            clock.now += seconds
+            return Recall("recalled here", ())
+
+    monkeypatch.setattr("memidx.agents.recall.Recaller", Timed)
+    return asked
+
+
+def test_a_hook_left_less_than_its_own_recall_took_lately_skips_it(
+    config: Config, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook started its own recall whenever 0.3 s were left, which took 0.41-0.9 s at a
+    load of 6-9: it ran past the deadline on the cores the other hooks needed."""
+    asked = recalling_in(clock, 0.7, monkeypatch)
+    first = actions._recall(config, "first", [], clock.now + 1.5)  # pyright: ignore[reportPrivateUsage]
+
+    assert recall_times.needed(config) == pytest.approx(0.7)  # measured, and kept for the next
+    with pytest.raises(TimeoutError, match="the deadline left no time to recall"):
+        actions._recall(config, "late", [], clock.now + 0.7)  # pyright: ignore[reportPrivateUsage]
+    actions._recall(config, "in time", [], clock.now + 0.9)  # pyright: ignore[reportPrivateUsage]
+
+    assert first == ("recalled here", [])
+    assert asked == ["first", "in time"]
+
+
+def test_a_recall_cut_off_at_its_deadline_counts_as_needing_more_than_it_had(
+    config: Config, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process of a hook whose own recall outran its deadline ends there (runner): what
+    it began is all that is left of it, and the next hook with that much time skips its own."""
+    recall_times.began(config, 0.45)
+    monkeypatch.setattr(recall_times, "_gone", always_gone)  # as when its process has ended
+    asked = recalling_in(clock, 0.1, monkeypatch)
+
+    with pytest.raises(TimeoutError, match="900 ms needed"):
+        actions._recall(config, "late", [], clock.now + 0.8)  # pyright: ignore[reportPrivateUsage]
+
+    assert recall_times.needed(config) == pytest.approx(0.9)
+    assert asked == []
+
+
+def test_a_recall_that_failed_is_no_measurement(
+    config: Config, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Failing:
+        def __init__(self, config: Config) -> None:
+            clock.now += 1.2
+            raise FileNotFoundError("no index")
+
+    monkeypatch.setattr("memidx.agents.recall.Recaller", Failing)
+    monkeypatch.setattr(recall_times, "_gone", always_gone)
+    with pytest.raises(FileNotFoundError):
+        actions._recall(config, "a prompt", [], clock.now + 1.5)  # pyright: ignore[reportPrivateUsage]
+
+    assert recall_times.needed(config) == FLOOR
+
+
+def test_a_hook_waiting_for_a_starting_server_keeps_what_its_own_recall_took(
+    config: Config, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recalling_in(clock, 0.8, monkeypatch)
+    actions._recall(config, "first", [], clock.now + 1.5)  # pyright: ignore[reportPrivateUsage]
+    kept: list[object] = []
+
+    def asked(*args: object) -> None:
+        kept.append(args[-1])  # the time it keeps for its own recall
+
+    monkeypatch.setattr(recall_server, "ask_waiting", asked)
+
+    actions._recall(config, "second", [], clock.now + 1.5)  # pyright: ignore[reportPrivateUsage]
+
+    assert kept == [pytest.approx(0.8 + actions.WAKE)]
+
+
+def test_a_hook_with_no_time_for_its_own_recall_waits_for_a_starting_server_to_the_end(
+    config: Config, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keeping the time its own recall needs, a hook left less than that gave up waiting for a
+    server loading its model at once, though the server was its only chance of an answer."""
+    recalling_in(clock, 1.2, monkeypatch)
+    actions._recall(config, "first", [], clock.now + 1.5)  # pyright: ignore[reportPrivateUsage]
+    kept: list[object] = []
+
+    def asked(*args: object) -> None:
+        kept.append(args[-1])
+
+    monkeypatch.setattr(recall_server, "ask_waiting", asked)
+
+    with pytest.raises(TimeoutError, match="the deadline left no time to recall"):
+        actions._recall(config, "second", [], clock.now + 1.0)  # pyright: ignore[reportPrivateUsage]
+
+    assert kept == [0.0]
+
+
+class Silent:
+    """A hook's connection to a server that acknowledged it and never answers: each read
+    waits its whole timeout on the clock."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock, self.timeout = clock, 0.0
+
+    def settimeout(self, timeout: float) -> None:
+        self.timeout = timeout
+
+    def recv(self, size: int) -> bytes:
+        self.clock.now += self.timeout
+        raise TimeoutError
+
+
+def test_a_waiting_hook_looks_at_the_server_when_its_own_recall_last_fits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A hook waiting for its answer looked whether the server had stalled every 0.2 s from
+    its start: with 0.45 s its own recall needs, it looked with 0.6 s left and next with 0.4 s,
+    and a stall found then left it too little; it looks with 0.45 s left now."""
+    clock = Clock()
+    monkeypatch.setattr(recall_server, "time", clock)
+    end = clock.now + 1.0
+    looked: list[float] = []
+
+    def answering(path: Path, left: float) -> bool:
+        looked.append(round(end - clock.now, 6))
+        return True  # busy with other hooks' prompts: the hook goes on waiting
+
+    monkeypatch.setattr(recall_server, "_answering", answering)
+    conn = cast(socket.socket, Silent(clock))
+
+    answer = recall_server._answer(conn, Path("recall.sock"), end, keep=0.45)  # pyright: ignore[reportPrivateUsage]
+
+    assert answer == b""
+    assert 0.45 in looked, looked
+    assert looked[:2] == [0.8, 0.6], looked  # and every PROBE_EVERY s before it
