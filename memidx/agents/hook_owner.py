@@ -180,3 +180,33 @@ def _short_options(letters: str, wrapper: Wrapper) -> int | None:
         if letter not in wrapper.flags:
             return None
     return 1
+
+
+def memidx_part(command: str) -> tuple[int, str] | None:
+    """Where memidx's own command begins in `command`, a hook of memidx's (after the person's
+    wrapper: its offset in the text), and the program it runs (`<...>/memidx`, a Python with
+    `-m memidx`, or a project's `/bin/sh`); None for any other command, or one whose wrapper
+    cannot be told apart as text."""
+    if hook_args(command) is None:
+        return None
+    argv = shlex.split(command)
+    rest = unwrapped(argv)
+    head = argv[: len(argv) - len(rest)]
+    for at in (0, *(at + 1 for at, char in enumerate(command) if char in _BLANKS)):
+        try:
+            if shlex.split(command[:at]) == head and shlex.split(command[at:]) == rest:
+                return at, rest[0]
+        except ValueError:  # inside quotes
+            continue
+    return None
+
+
+_BLANKS = " \t\r\n"  # what shlex splits words at
+
+
+def rewrapped(command: str, fresh: str) -> str:
+    """`command`, memidx's hook in the person's wrapper, with memidx's part `fresh` in place of
+    its own: the wrapper's text stays as they wrote it (quoting it again would change it:
+    `'NAME=a b' memidx` runs a program of that name); `command` when it is no such hook."""
+    found = memidx_part(command)
+    return command if found is None else command[: found[0]] + fresh
