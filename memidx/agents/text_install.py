@@ -68,11 +68,11 @@ def drop_block(text: str, begin: str = BEGIN, end: str = END) -> str:
 
 
 def kept_line_ending(edit: TextEdit, own: Callable[[str], bool] = lambda _line: False) -> TextEdit:
-    """`edit` keeping the file's line ending, the one most of the person's lines end in (\r\n
+    """`edit` keeping the file's line ending, the one most of the person's lines end in (\\r\\n
     where Windows' editors wrote them): memidx's own lines (its block, and the lines `own`
     tells, without their ending) are given it, before the edit and after, and the person's
-    lines stay as they are. An earlier memidx wrote \n lines into \r\n files: such a file
-    read as one of mixed endings, and its \n lines stayed at every install."""
+    lines stay as they are. An earlier memidx wrote \\n lines into \\r\\n files: such a file
+    read as one of mixed endings, and its \\n lines stayed at every install."""
 
     def edited(text: str) -> str:
         ending = _dominant(text, own)
@@ -94,16 +94,16 @@ def _lines(text: str, own: Callable[[str], bool]) -> list[tuple[str, str, bool]]
     block = False
     for at, line in enumerate(split):
         body = line.removesuffix("\n").removesuffix("\r") if line.endswith("\n") else line
-        begins = body == BEGIN
+        begins = body.startswith(BEGIN)
         before = not body and at + 1 < len(split) and split[at + 1].startswith(BEGIN)
         found.append((body, line[len(body) :], block or begins or before or own(body)))
-        block = (block or begins) and body != END
+        block = (block or begins) and not body.startswith(END)
     return found
 
 
 def _dominant(text: str, own: Callable[[str], bool]) -> str:
     """The line ending most of the person's lines of `text` end in (of all its lines when
-    they have none): \r\n or \n."""
+    they have none): \\r\\n or \\n."""
     lines = _lines(text, own)
     endings = [end for _, end, ours in lines if end and not ours] or [e for _, e, _ in lines if e]
     return "\r\n" if endings.count("\r\n") * 2 > len(endings) else "\n"
