@@ -11,7 +11,7 @@ import glob
 import os
 import re
 import shutil
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -80,21 +80,43 @@ def _name_kept(draft: Path, copy: Path) -> Path:
     backups of one file named in the same microsecond (two installs at once, a clock set
     back) overwrote each other, losing the older text. A hard link fails rather than replace
     a name that is there, as O_EXCL does, and names the whole copy at once; where the folder
-    takes no hard links, the name is taken with O_EXCL, then the draft renamed over it."""
-    for count in range(1000):
-        named = copy if not count else copy.with_name(f"{copy.name}-{count:03d}")
+    takes no hard links, _renamed_free names it."""
+    for named in _names(copy):
         try:
-            try:
-                os.link(draft, named)
-            except FileExistsError:
-                raise
-            except OSError:  # no hard links on this file system
-                os.close(os.open(named, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-                draft.replace(named)
+            os.link(draft, named)
         except FileExistsError:
             continue
+        except OSError:  # no hard links on this file system
+            return _renamed_free(draft, copy)
         return named
-    raise MemidxError(
+    raise _too_many(copy)
+
+
+def _names(copy: Path) -> Iterator[Path]:
+    yield copy
+    for count in range(1, 1000):
+        yield copy.with_name(f"{copy.name}-{count:03d}")
+
+
+def _renamed_free(draft: Path, copy: Path) -> Path:
+    """Rename `draft` to the first of `_names(copy)` not taken, holding a lock every memidx
+    takes for it (a rename replaces a name that is there): a crash leaves the whole copy under
+    its name or none. The name was taken with O_EXCL, then the draft renamed over it, so a
+    crash between the two left an empty backup, which uninstall could give back as the file's
+    text. Where no lock can be taken (nor waited for), the name is chosen without it."""
+    with contextlib.ExitStack() as held:
+        with contextlib.suppress(OSError):
+            lock = user_state_dir() / "agent-backups.lock"
+            held.enter_context(file_lock(lock, timeout=FOLDERS_LOCK_WAIT))
+        for named in _names(copy):
+            if not os.path.lexists(named):
+                draft.replace(named)
+                return named
+    raise _too_many(copy)
+
+
+def _too_many(copy: Path) -> MemidxError:
+    return MemidxError(
         f"{copy.parent}: a thousand backups of {copy.name.split(SUFFIX)[0]} in one microsecond",
         "remove the extra ones, then run the command again",
     )

@@ -12,7 +12,7 @@ from memidx.agents.cursor import EVENTS, NAME
 from memidx.agents.entries import hook_command, marker, mcp_entry, mcp_file
 from memidx.agents.install import ConfigFile, project_root
 from memidx.agents.json_text import LEFT_ALONE
-from memidx.agents.settings import Edit, Json, is_ours, replaced
+from memidx.agents.settings import Edit, Json, is_ours, replaced, repointed
 from memidx.agents.text_install import TextFile, own_file
 from memidx.errors import MemidxError
 from memidx.locations import home_folder
@@ -96,12 +96,34 @@ def _hooks_state(path: Path) -> Callable[[Json], list[str]]:
     return state
 
 
+def _our_commands(doc: Json) -> list[str]:
+    """The commands of memidx's hooks in hooks.json, event by event."""
+    table = doc.get("hooks")
+    lists: list[object] = [*cast(Json, table).values()] if isinstance(table, dict) else []
+    found: list[str] = []
+    for listed in lists:
+        for entry in cast(list[object], listed) if isinstance(listed, list) else []:
+            if is_ours(entry, MARKER):
+                found.append(str(cast(Json, entry)["command"]))
+    return found
+
+
+def _fresh(portable: bool) -> list[str]:
+    return [hook_command(NAME, event, portable=portable) for event in EVENTS]
+
+
 def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
     project = scope == "project"
     folder = (project_root(cwd) if project else home_folder()) / ".cursor"
     hooks = folder / "hooks.json"
     return [
-        ConfigFile(hooks, _install_hooks(hooks, project), _uninstall_hooks, _hooks_state(hooks)),
+        ConfigFile(
+            hooks,
+            _install_hooks(hooks, project),
+            _uninstall_hooks,
+            _hooks_state(hooks),
+            lambda doc: repointed(_our_commands(doc), _fresh(project)),
+        ),
         mcp_file(folder / "mcp.json", mcp_entry(portable=project)),
         own_file(folder / "rules" / "memidx.mdc", RULE, "rule memidx.mdc"),
     ]

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import cast
 
+from memidx.agents import hook_owner
 from memidx.agents.install import ConfigFile, memidx_argv, shell_command
 from memidx.agents.launcher import SHELL, parse_launch, portable_argv, portable_command
 from memidx.agents.settings import (
@@ -26,6 +27,7 @@ from memidx.agents.settings import (
     hooked_events,
     merge_hooks,
     remove_hooks,
+    repointed,
     set_entry,
 )
 from memidx.errors import MemidxError
@@ -104,7 +106,12 @@ def hooks_file(path: Path, agent: str, hooks: dict[str, HookEntry]) -> ConfigFil
         lambda doc: merge_hooks(doc, hooks, mark),
         lambda doc: remove_hooks(doc, mark),
         lambda doc: hooks_state(doc, mark),
+        lambda doc: repointed(hook_commands(doc, mark), _commands(hooks)),
     )
+
+
+def _commands(hooks: Mapping[str, HookEntry]) -> list[str]:
+    return [str(entry.get("command", "")) for entry in hooks.values()]
 
 
 def hooks_state(doc: Json, mark: str) -> list[str]:
@@ -114,7 +121,7 @@ def hooks_state(doc: Json, mark: str) -> list[str]:
     argvs: list[list[str]] = []
     for command in hook_commands(doc, mark):
         try:
-            argvs.append(shlex.split(command))
+            argvs.append(hook_owner.unwrapped(shlex.split(command)))  # `timeout 5 <...>/memidx`
         except ValueError:
             continue
     return [f"hooks: {', '.join(events)}" + gone(argvs)]
@@ -270,4 +277,7 @@ def combined(*parts: ConfigFile) -> ConfigFile:
     def installed(doc: Json) -> list[str]:
         return [said for part in parts for said in part.installed(doc)]
 
-    return ConfigFile(parts[0].path, install, uninstall, installed)
+    def notes(doc: Json) -> list[str]:
+        return [said for part in parts if part.notes for said in part.notes(doc)]
+
+    return ConfigFile(parts[0].path, install, uninstall, installed, notes)

@@ -100,6 +100,11 @@ def _set_provider(lines: list[str], top: int) -> list[str]:
     return [*lines[: top + 1], f"{indent}provider: memidx{ADDED}\n", *lines[top + 1 :]]
 
 
+def _own_line(line: str) -> bool:
+    """Whether a line (without its ending) is one memidx set in the person's `memory:`."""
+    return "provider: memidx" in line and (line.endswith(ADDED) or WAS in line)
+
+
 def _uninstall(text: str) -> str:
     kept: list[str] = []
     for line in drop_block(text).splitlines(keepends=True):
@@ -131,6 +136,9 @@ def config_files(scope: str, cwd: Path) -> list[TextFile]:
         own_file(plugin / "__init__.py", plugin_source(memidx_argv()), "plugin memidx"),
         own_file(plugin / "plugin.yaml", MANIFEST, "plugin manifest", MANIFEST.split("\n")[0]),
         TextFile(
-            config, kept_line_ending(_install(config)), kept_line_ending(_uninstall), _state(config)
+            config,
+            kept_line_ending(_install(config), _own_line),
+            kept_line_ending(_uninstall, _own_line),
+            _state(config),
         ),
     ]

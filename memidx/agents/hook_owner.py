@@ -6,8 +6,10 @@ memidx has written three forms, each ending `agent hook <agent> <event>`: `<...>
 (a clone's or an installed script, by absolute path), `<python> -m memidx ...` (no script
 beside the Python), and a project's `/bin/sh -c '<resolver>' memidx ...`
 (memidx/agents/launcher.py; every resolver it ever wrote begins with RESOLVER_START). A
-person may put environment variables or a time limit before it (`MEMIDX_ROOT=/srv/memory
-<...>/memidx agent hook ...`, `env ...`, `timeout 5 ...`): still memidx's hook."""
+person may put a wrapper before it (`MEMIDX_ROOT=/srv/memory <...>/memidx agent hook ...`,
+`env -u NAME ...`, `timeout -k 1 5 ...`, `nice -n 5 ...`, `ionice -c3 ...`, `exec ...`): still
+memidx's hook. Each wrapper's options are read as it reads them (WRAPPERS), so an option's
+value is never taken for the command (`env -u memidx agent hook ...` runs `agent`)."""
 
 from __future__ import annotations
 
@@ -18,11 +20,12 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from memidx.agents.launcher import NAME, RESOLVER_START, parse_launch
+from memidx.frozen import Value
 
 HOOK = ("agent", "hook")  # memidx's subcommand; then the agent and the event
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _PYTHON = re.compile(r"(?:python|pypy)[0-9.]*t?(?:\.exe)?", re.IGNORECASE)
-_DURATION = re.compile(r"[0-9]+(\.[0-9]+)?[smhd]?")
+_DURATION = re.compile(r"([0-9]+(\.[0-9]*)?|\.[0-9]+)[smhd]?")
 # an agent's or an event's name as memidx writes it: a word the shell reads as itself, not
 # `Stop>>log` or `Stop;notify-send` (a command of the person's that runs memidx's hook)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
@@ -78,16 +81,142 @@ def _python(program: str) -> bool:
     return name == PurePath(sys.executable).name or _PYTHON.fullmatch(name) is not None
 
 
+class Wrapper(Value):
+    """A program that runs the command after it (GNU's and util-linux's, and the shell's
+    `command` and `exec`), by its options: those that take no value, those that take one (the
+    next word, or the rest of the word: `-k1`, `--kill-after=1`), those whose value is
+    optional (`--block-signal[=SIG]`); and a word it takes before the command (`timeout`'s
+    duration). Its options end at its first other word, as each of them reads them."""
+
+    flags: frozenset[str] = frozenset()
+    valued: frozenset[str] = frozenset()
+    optional: frozenset[str] = frozenset()
+    operand: re.Pattern[str] | None = None
+    legacy: re.Pattern[str] | None = None  # an old spelling of an option (`nice -5`)
+    assignments: bool = False  # `NAME=value` words after the options (env's)
+
+
+# An option not listed (`env -S`, `ionice -p`, `command -v`: they run no command, or one
+# memidx cannot read) leaves the command the person's.
+WRAPPERS = {
+    "env": Wrapper(
+        flags=frozenset({"i", "ignore-environment", "v", "debug", "list-signal-handling", ""}),
+        valued=frozenset({"u", "unset", "C", "chdir"}),
+        optional=frozenset({"block-signal", "default-signal", "ignore-signal"}),
+        assignments=True,
+    ),
+    "timeout": Wrapper(
+        flags=frozenset({"v", "verbose", "foreground", "preserve-status"}),
+        valued=frozenset({"k", "kill-after", "s", "signal"}),
+        operand=_DURATION,
+    ),
+    "nice": Wrapper(valued=frozenset({"n", "adjustment"}), legacy=re.compile(r"--?[0-9]+")),
+    "ionice": Wrapper(
+        flags=frozenset({"t", "ignore"}), valued=frozenset({"c", "class", "n", "classdata"})
+    ),
+    "nohup": Wrapper(),
+    "command": Wrapper(flags=frozenset({"p"})),
+    "exec": Wrapper(flags=frozenset({"c", "l"}), valued=frozenset({"a"})),
+}
+
+
 def unwrapped(argv: Sequence[str]) -> list[str]:
-    """`argv` without what a person may put before memidx's command: `NAME=value` words,
-    `env` with such words, `timeout DURATION`."""
-    at = 0
+    """`argv` without what a person may put before memidx's command: the shell's `NAME=value`
+    words, then WRAPPERS with their options (`env -i A=1 timeout -s KILL 5 nice -n 5 ...`).
+    A word none of them would take stops it there: what follows is not run as memidx."""
+    at, assignments = 0, True  # the shell's NAME=value words come first
     while at < len(argv):
-        word, program = argv[at], PurePath(argv[at]).name
-        if _ASSIGNMENT.match(word) or (program == "env" and at + 1 < len(argv)):
+        word = argv[at]
+        if assignments and _ASSIGNMENT.match(word):
             at += 1
-        elif program == "timeout" and at + 1 < len(argv) and _DURATION.fullmatch(argv[at + 1]):
-            at += 2
-        else:
+            continue
+        wrapper = WRAPPERS.get(PurePath(word).name)
+        after = None if wrapper is None else _after_options(argv, at + 1, wrapper)
+        if wrapper is None or after is None:
             break
+        if wrapper.operand is not None:
+            if after >= len(argv) or not wrapper.operand.fullmatch(argv[after]):
+                break
+            after += 1
+        at, assignments = after, wrapper.assignments
     return list(argv[at:])
+
+
+def _after_options(argv: Sequence[str], at: int, wrapper: Wrapper) -> int | None:
+    """Where `wrapper`'s options starting at `at` end; None at one it does not take."""
+    while at < len(argv):
+        word = argv[at]
+        if word == "--":
+            return at + 1
+        if word == "-" and "" in wrapper.flags:  # env's `-`: `-i`
+            at += 1
+        elif not word.startswith("-") or word == "-":
+            return at
+        elif wrapper.legacy is not None and wrapper.legacy.fullmatch(word):
+            at += 1
+        elif word.startswith("--"):
+            given, equals, _ = word[2:].partition("=")
+            name = _long_name(given, wrapper)
+            if name in wrapper.valued:
+                at += 1 if equals else 2
+            elif name in wrapper.optional or (name in wrapper.flags and not equals and name):
+                at += 1
+            else:
+                return None
+        else:
+            taken = _short_options(word[1:], wrapper)
+            if taken is None:
+                return None
+            at += taken
+    return at
+
+
+def _long_name(given: str, wrapper: Wrapper) -> str:
+    """The long option `given` names: itself, or the one it is the start of (GNU's programs
+    take `--kill=1` for `--kill-after=1`); "" when it names none, or several."""
+    names = [n for n in (*wrapper.flags, *wrapper.valued, *wrapper.optional) if len(n) > 1]
+    if given in names:
+        return given
+    started = [name for name in names if given and name.startswith(given)]
+    return started[0] if len(started) == 1 else ""
+
+
+def _short_options(letters: str, wrapper: Wrapper) -> int | None:
+    """How many words a cluster of short options takes (`-iu NAME`: 2, `-c3`: 1); None when
+    it holds one `wrapper` does not take."""
+    for count, letter in enumerate(letters, 1):
+        if letter in wrapper.valued:
+            return 1 if count < len(letters) else 2
+        if letter not in wrapper.flags:
+            return None
+    return 1
+
+
+def memidx_part(command: str) -> tuple[int, str] | None:
+    """Where memidx's own command begins in `command`, a hook of memidx's (after the person's
+    wrapper: its offset in the text), and the program it runs (`<...>/memidx`, a Python with
+    `-m memidx`, or a project's `/bin/sh`); None for any other command, or one whose wrapper
+    cannot be told apart as text."""
+    if hook_args(command) is None:
+        return None
+    argv = shlex.split(command)
+    rest = unwrapped(argv)
+    head = argv[: len(argv) - len(rest)]
+    for at in (0, *(at + 1 for at, char in enumerate(command) if char in _BLANKS)):
+        try:
+            if shlex.split(command[:at]) == head and shlex.split(command[at:]) == rest:
+                return at, rest[0]
+        except ValueError:  # inside quotes
+            continue
+    return None
+
+
+_BLANKS = " \t\r\n"  # what shlex splits words at
+
+
+def rewrapped(command: str, fresh: str) -> str:
+    """`command`, memidx's hook in the person's wrapper, with memidx's part `fresh` in place of
+    its own: the wrapper's text stays as they wrote it (quoting it again would change it:
+    `'NAME=a b' memidx` runs a program of that name); `command` when it is no such hook."""
+    found = memidx_part(command)
+    return command if found is None else command[: found[0]] + fresh

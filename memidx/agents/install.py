@@ -36,6 +36,7 @@ class ConfigFile(Value):
     install: Edit
     uninstall: Edit
     installed: Callable[[Json], list[str]]  # what of memidx's is in it, in words
+    notes: Callable[[Json], list[str]] | None = None  # what install says of it, besides
 
 
 class Outcome(Value):
@@ -44,6 +45,7 @@ class Outcome(Value):
     path: Path
     changed: bool
     backup: Path | None = None
+    notes: tuple[str, ...] = ()  # what else install did to it (a hook pointed anew)
 
 
 def memidx_argv() -> list[str]:
@@ -125,6 +127,7 @@ class Change(Value):
     text: str | None = None
     backup: bool = True  # copy the file before deleting it (not memidx's own rule or plugin)
     before: str | None = None  # the text it was planned from (None: the file was missing)
+    notes: tuple[str, ...] = ()
 
 
 def plan(one: ConfigFile, *, remove: bool) -> Change:
@@ -147,19 +150,20 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
         return one.uninstall(old) == old and (old == after or one.install(old) == before)
 
     original = earlier_text(one.path, undone) if remove else None
+    notes = tuple(one.notes(before)) if one.notes is not None and not remove else ()
     if original is not None:
         return Change(one.path, True, original, before=found)
     if remove and not after and not linked(one.path):  # a link into dotfiles stays
         return Change(one.path, True, before=found)  # nothing but memidx's: as if never installed
     refuse_half_characters(before, text, one.path)  # the person's values, written anew
-    return Change(one.path, True, dump_json(after, like=text), before=found)
+    return Change(one.path, True, dump_json(after, like=text), before=found, notes=notes)
 
 
 def carry_out(change: Change, *, dry_run: bool) -> Outcome:
     """Write (or delete) one planned file, backing up what it replaces; unchanged files are
     not written."""
     if not change.changed or dry_run:
-        return Outcome(change.path, change.changed)
+        return Outcome(change.path, change.changed, notes=change.notes)
     expected = change.before or ""
     if change.text is None:
         saved = backup(change.path) if change.backup else None
@@ -167,7 +171,8 @@ def carry_out(change: Change, *, dry_run: bool) -> Outcome:
         change.path.unlink()
         remove_made(change.path.parent)  # `.cursor/rules/` when memidx made it for its rule
         return Outcome(change.path, True, saved)
-    return Outcome(change.path, True, write_config(change.path, change.text, expected))
+    saved = write_config(change.path, change.text, expected)
+    return Outcome(change.path, True, saved, change.notes)
 
 
 def carry_out_all(changes: list[Change], *, dry_run: bool) -> list[Outcome]:
@@ -207,6 +212,7 @@ def describe(outcomes: list[Outcome], *, remove: bool, dry_run: bool) -> list[st
             continue
         backup = f" (backup: {one.backup})" if one.backup else ""
         lines.append(f"{verb} {one.path}{backup}")
+        lines.extend(f"  {note}" for note in one.notes)
     return lines
 
 

@@ -56,7 +56,10 @@ def _sessions(config: Config, agent: str) -> Path:
 def prune_sessions(config: Config, agent: str, now: float) -> None:
     """Remove the states (and their locks) of `agent`'s sessions no hook touched for KEEP_DAYS:
     a state and a lock per session, kept for ever, grew by thousands a year. A session taken
-    up again after that repeats a hit it was given, never loses a record. Never raises."""
+    up again after that repeats a hit it was given, never loses a record. Each is removed
+    holding its lock, not waited for; a session whose hook holds it (taken up again just now)
+    keeps both: its lock was removed under that hook, so the session's next hook took a lock
+    of its own while the first still ran, and both injected the same hit. Never raises."""
     import os
 
     folder = _sessions(config, agent)
@@ -69,11 +72,24 @@ def prune_sessions(config: Config, agent: str, now: float) -> None:
             with contextlib.suppress(OSError):
                 if name.suffix == ".lock" and (folder / name.with_suffix(".json")).exists():
                     continue  # it goes with its state
-                if entry.stat(follow_symlinks=False).st_mtime >= limit:
-                    continue
-                (folder / name).unlink()
-                if name.suffix == ".json":
-                    (folder / name.with_suffix(".lock")).unlink(missing_ok=True)
+                if entry.stat(follow_symlinks=False).st_mtime < limit:
+                    _remove_idle(folder / name.with_suffix(".json"), limit)
+
+
+def _remove_idle(state: Path, limit: float) -> None:
+    """Remove a session's state and its lock, holding the lock, unless a hook holds it or
+    touched the state since `limit` (before the lock was taken)."""
+    from memidx.portable import file_lock
+
+    lock = state.with_suffix(".lock")
+    with file_lock(lock, wait=False) as taken:
+        if not taken:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            if state.stat().st_mtime >= limit:
+                return
+            state.unlink()
+        lock.unlink(missing_ok=True)  # its holder may remove it (portable.file_lock)
 
 
 def session_state(config: Config, where: Where) -> SessionState:

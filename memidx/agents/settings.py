@@ -6,12 +6,12 @@ memidx/agents/json_text.py."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from pathlib import Path, PurePath
 from typing import cast
 
 from memidx.agents.config_text import read_config
-from memidx.agents.hook_owner import HOOK, hook_args
+from memidx.agents.hook_owner import HOOK, hook_args, memidx_part, rewrapped
 from memidx.agents.json_text import Json, parse_json
 from memidx.errors import MemidxError
 
@@ -101,11 +101,44 @@ def replaced(hook: Json, entry: Json) -> Json:
     set (memidx's own have never changed: a timeout there is the one memidx wrote or the
     person's), and the command when the person wrapped it (`MEMIDX_ROOT=/srv/memory
     <...>/memidx agent hook ...`, `timeout 5 ...`): installing again put memidx's bare command
-    in its place, the hook then reaching another memory."""
+    in its place, the hook then reaching another memory. A wrapped command whose memidx no
+    longer exists (a clone moved or deleted) runs `entry`'s in the person's wrapper: it was
+    kept as it was, failing at every event."""
     command = str(hook.get("command", ""))
     kept = {k: hook[k] for k in ("timeout",) if k in hook}
-    wrapped = hook_args(command, wrapped=False) is None
-    return {**hook, **entry, **kept, **({"command": command} if wrapped else {})}
+    if hook_args(command, wrapped=False) is not None:  # memidx's own, unwrapped
+        return {**hook, **entry, **kept}
+    if gone_program(command) is not None:
+        command = rewrapped(command, str(entry.get("command", "")))
+    return {**hook, **entry, **kept, "command": command}
+
+
+def gone_program(command: str) -> str | None:
+    """The program a hook command of memidx's runs when it is a path that no longer exists
+    (its clone moved or deleted), else None. Reads the disk: the one edit here that does."""
+    found = memidx_part(command)
+    if found is None or not Path(found[1]).is_absolute() or Path(found[1]).exists():
+        return None
+    return found[1]
+
+
+def repointed(commands: Iterable[str], fresh: Iterable[str]) -> list[str]:
+    """What install says of the hook `commands` of memidx's that the person wrapped and that
+    run a memidx no longer there (replaced() points them at the memidx of the `fresh`
+    commands, memidx's own now): one line per such program."""
+    found = (memidx_part(command) for command in fresh)
+    now = next((one[1] for one in found if one is not None), "")
+    if PurePath(now).name == "sh":  # a project's resolver
+        now = "the memidx on your PATH (else `make install`'s link)"
+    said: list[str] = []
+    for command in commands:
+        program = gone_program(command)
+        if program is not None and hook_args(command, wrapped=False) is None:
+            said.append(
+                f"hooks you wrapped ran {program}, which no longer exists: they run {now}"
+                " now, in your wrapper"
+            )
+    return list(dict.fromkeys(said))
 
 
 def remove_hooks(doc: Json, marker: str, keep: Collection[str] = ()) -> Json:

@@ -67,27 +67,61 @@ def drop_block(text: str, begin: str = BEGIN, end: str = END) -> str:
     return head + tail
 
 
-def kept_line_ending(edit: TextEdit) -> TextEdit:
-    """`edit` keeping the line ending of a file whose every line ends in \\r\\n (Windows'
-    editors write them): the lines memidx adds end so too (an earlier memidx added \\n lines
-    to such a file: its block is given \\r\\n), and those it takes out go whole. A file of
-    mixed endings is edited as it is."""
+def kept_line_ending(edit: TextEdit, own: Callable[[str], bool] = lambda _line: False) -> TextEdit:
+    """`edit` keeping the file's line ending, the one most of the person's lines end in (\\r\\n
+    where Windows' editors wrote them): memidx's own lines (its block, and the lines `own`
+    tells, without their ending) are given it, before the edit and after, and the person's
+    lines stay as they are. An earlier memidx wrote \\n lines into \\r\\n files: such a file
+    read as one of mixed endings, and its \\n lines stayed at every install."""
 
     def edited(text: str) -> str:
-        if not _crlf(text):
-            return edit(text)
-        return edit(text.replace("\r\n", "\n")).replace("\n", "\r\n")
+        ending = _dominant(text, own)
+        crlf = _own_endings(text, own, "\r\n")
+        if ending == "\r\n" and "\n" not in crlf.replace("\r\n", ""):  # every line's
+            return edit(crlf.replace("\r\n", "\n")).replace("\n", "\r\n")
+        text = _own_endings(text, own, "\n")  # memidx's lines as the edits read them
+        after = edit(text)
+        return after if ending == "\n" else _own_endings(after, own, ending, text)
 
     return edited
 
 
-def _crlf(text: str) -> bool:
-    """Whether every line of `text` but those of memidx's block ends in \\r\\n."""
-    try:
-        rest = drop_block(text)
-    except MemidxError:  # no end marker: the edit says so
-        rest = text
-    return "\r\n" in rest and "\n" not in rest.replace("\r\n", "")
+def _lines(text: str, own: Callable[[str], bool]) -> list[tuple[str, str, bool]]:
+    """(body, ending, memidx's) for each line of `text`: memidx's are its block, the blank
+    line put_block puts before it, and those `own` tells."""
+    split = text.splitlines(keepends=True)
+    found: list[tuple[str, str, bool]] = []
+    block = False
+    for at, line in enumerate(split):
+        body = line.removesuffix("\n").removesuffix("\r") if line.endswith("\n") else line
+        begins = body.startswith(BEGIN)
+        before = not body and at + 1 < len(split) and split[at + 1].startswith(BEGIN)
+        found.append((body, line[len(body) :], block or begins or before or own(body)))
+        block = (block or begins) and not body.startswith(END)
+    return found
+
+
+def _dominant(text: str, own: Callable[[str], bool]) -> str:
+    """The line ending most of the person's lines of `text` end in (of all its lines when
+    they have none): \\r\\n or \\n."""
+    lines = _lines(text, own)
+    endings = [end for _, end, ours in lines if end and not ours] or [e for _, e, _ in lines if e]
+    return "\r\n" if endings.count("\r\n") * 2 > len(endings) else "\n"
+
+
+def _own_endings(
+    text: str, own: Callable[[str], bool], ending: str, before: str | None = None
+) -> str:
+    """`text` with memidx's lines ending in `ending`; with `before`, the text it was edited
+    from, also the lines the edit wrote that `before` did not hold (a line memidx gave back)."""
+    kept: set[str] = (
+        set() if before is None else {b + e for b, e, ours in _lines(before, own) if not ours}
+    )
+    return "".join(
+        body
+        + (ending if end and (ours or (before is not None and body + end not in kept)) else end)
+        for body, end, ours in _lines(text, own)
+    )
 
 
 def plan_text(one: TextFile, *, remove: bool) -> Change:

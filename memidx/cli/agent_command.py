@@ -43,7 +43,7 @@ def agent(args: argparse.Namespace, config: Config) -> int:
             "schema": "memidx.agent-install/1", "dry_run": args.dry_run,
             "files": [
                 {"path": str(d.path), "changed": d.changed,
-                 "backup": None if d.backup is None else str(d.backup)}
+                 "backup": None if d.backup is None else str(d.backup), "notes": [*d.notes]}
                 for d in done
             ],
         }, indent=2))  # fmt: skip

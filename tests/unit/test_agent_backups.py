@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 from collections.abc import Generator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,43 @@ def test_a_rewrite_that_cannot_put_the_old_bytes_back_names_the_backup(
     with file_size_limit(16), pytest.raises(MemidxError, match="nor put its text back") as failed:
         config_text._replace(settings, "{}" * 100, saved)  # pyright: ignore[reportPrivateUsage]
     assert failed.value.hint == f"copy its backup {saved} over it"
+
+
+def no_hard_links(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system that takes no hard links (FAT, some network shares): link fails EPERM."""
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(backups.os, "link", refused)
+
+
+def test_without_hard_links_a_crash_leaves_no_backup_rather_than_an_empty_one(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The name was taken with an empty file, then the copy renamed over it: killed between
+    the two, memidx left an empty backup, which uninstall could give back as the file."""
+    no_hard_links(monkeypatch)
+    settings = user_home / "settings.json"
+    settings.write_text('{"model": "opus"}')
+
+    def killed(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as crash:
+        crash.setattr(Path, "replace", killed)
+        with pytest.raises(KeyboardInterrupt):
+            backups.backup(settings)
+
+    assert backups.backups(settings) == []
+
+    class Frozen(datetime):  # two backups in one microsecond: neither replaces the other
+        @classmethod
+        def now(cls, tz: object = None) -> Frozen:
+            return cls(2026, 12, 4, 22, 0, 0, 123456, tzinfo=UTC)
+
+    monkeypatch.setattr(backups, "datetime", Frozen)
+    first, second = backups.backup(settings), backups.backup(settings)
+    assert first is not None and second is not None
+    assert second.name == f"{first.name}-001"
+    assert first.read_text() == second.read_text() == '{"model": "opus"}'

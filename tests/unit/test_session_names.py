@@ -133,3 +133,32 @@ def test_a_session_start_hook_prunes_its_agents_old_states(tmp_path: Path) -> No
         actions.session_start(config, Where("gemini", UUID, str(tmp_path)))
 
     assert not stale.exists()
+
+
+def test_pruning_leaves_a_session_whose_hook_holds_its_lock(tmp_path: Path) -> None:
+    """Its lock was removed under the hook holding it: the session's next hook took a lock of
+    its own while the first still ran, and both injected the same hit."""
+    import os
+
+    from memidx.agents.session import KEEP_DAYS, prune_sessions
+    from memidx.portable import file_lock
+
+    config = _config(tmp_path)
+    now = 2_000_000_000.0
+    old = now - KEEP_DAYS * 86_400 - 60
+    held, idle = (session_path(config, "codex", name) for name in ("held", "idle"))
+    held.parent.mkdir(parents=True)
+    for path in (held, idle):
+        path.write_text("{}")
+        path.with_suffix(".lock").touch()
+        for one in (path, path.with_suffix(".lock")):
+            os.utime(one, (old, old))
+    orphan = session_path(config, "codex", "orphan").with_suffix(".lock")
+    orphan.touch()
+    os.utime(orphan, (old, old))
+
+    with file_lock(held.with_suffix(".lock")), file_lock(orphan):
+        prune_sessions(config, "codex", now)
+
+        assert held.exists() and held.with_suffix(".lock").exists() and orphan.exists()
+        assert not idle.exists() and not idle.with_suffix(".lock").exists()

@@ -1,0 +1,73 @@
+"""A memidx hook a person wrapped (`env -i`, `nice -n 5`, `timeout -k 1 5`, `ionice -c3`,
+`exec`, `/usr/bin/env`...) is still memidx's: only `NAME=value`, `env NAME=value` and
+`timeout DURATION` were read, so any other wrapper made the hook the person's and installing
+again added a second memidx hook beside it. A command that does not run memidx stays the
+person's, however it is wrapped. Pure: no file, no process."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memidx.agents.entries import command_hooks, marker
+from memidx.agents.settings import hook_commands, is_ours, merge_hooks, remove_hooks
+
+MARK = marker("claude-code")
+MEMIDX = "/home/me/memidx/.venv/bin/memidx"
+HOOK = f"{MEMIDX} agent hook claude-code Stop"
+
+
+@pytest.mark.parametrize(
+    "wrapper",
+    [
+        "env -i", "env -u NAME", "env -uNAME", "env --unset=NAME -C /tmp - A=1", "env -iu NAME",
+        "nice", "nice -n 5", "nice -5", "nice --adjustment=5",
+        "timeout -k 1 5", "timeout --signal=KILL 5", "timeout -sKILL --foreground 5s",
+        "timeout --kill=1 .5",  # GNU takes the start of a long option
+        "ionice -c3", "ionice -c 2 -n 7 -t", "nohup", "command", "command -p", "exec",
+        "exec -a memidx-hook", "/usr/bin/env A=1 /usr/bin/timeout 5 /usr/bin/nice",
+        "A=1 env -i B=2 timeout -k 1 5 nice -n 5 ionice -c3 exec",
+    ],
+)  # fmt: skip
+def test_a_wrapped_memidx_hook_is_memidx_s(wrapper: str) -> None:
+    assert is_ours({"command": f"{wrapper} {HOOK}"}, MARK)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "nice my-memidx-tool agent hook claude-code Stop",
+        "echo memidx agent hook claude-code Stop",
+        "/home/me/bin/memidx-backup agent hook claude-code Stop",
+        "nice -n 5 /home/me/bin/memidx-backup agent hook claude-code Stop",
+        "env -u memidx agent hook claude-code Stop",  # unsets `memidx`, runs `agent`
+        "nice -n memidx agent hook claude-code Stop",  # niceness `memidx`, runs `agent`
+        "timeout -k 5 memidx agent hook claude-code Stop",  # duration `memidx`: no command
+        "timeout memidx agent hook claude-code Stop",
+        f"timeout 5 A=1 {HOOK}",  # runs a program named A=1
+        f"command -v {HOOK}",  # prints where it is, runs nothing
+        f"ionice -p 5 {HOOK}",  # sets process 5's priority
+        f"env -S '{HOOK}'",
+        f"env --ignore {HOOK}",  # ambiguous to env: --ignore-environment or --ignore-signal
+        f"sudo {HOOK}",
+        f"nice -x {HOOK}",
+        f"echo {HOOK}",
+    ],
+)  # fmt: skip
+def test_a_wrapped_command_that_does_not_run_memidx_hook_is_the_persons(command: str) -> None:
+    assert not is_ours({"command": command}, MARK)
+
+
+@pytest.mark.parametrize("wrapper", ["env -i PATH=/usr/bin", "nice -n 5", "timeout -k 1 5"])
+def test_install_again_keeps_the_wrapped_hook_and_adds_no_second(wrapper: str) -> None:
+    hooks = command_hooks("claude-code", {"Stop": (30, 10.0)})
+    doc = json.loads(json.dumps(merge_hooks({}, hooks, MARK)))
+    entry = doc["hooks"]["Stop"][0]["hooks"][0]
+    entry["command"] = f"{wrapper} {entry['command']}"
+
+    again = merge_hooks(doc, hooks, MARK)
+
+    assert again == doc
+    assert hook_commands(again, MARK) == [entry["command"]]
+    assert remove_hooks(again, MARK) == {}
