@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
-from functools import cache
+from collections.abc import Callable, Iterable
 
 from memidx.frozen import Value
 from memidx.secrets import library
@@ -21,11 +20,11 @@ from memidx.secrets.patterns import (
     BEARER,
     BLOCK_MARKS,
     COMMAND_PASSWORDS,
-    EXTRA_KEYWORDS,
     PRIVATE_KIND,
     URL_PASSWORD,
     Finding,
     allowed_lines,
+    extra_keyword_values,
     looks_secret,
     merged,
     occurrences,
@@ -36,6 +35,7 @@ from memidx.secrets.patterns import (
     real_password,
     redact,
 )
+from memidx.secrets.windows import cut_short, secret_names, windows
 
 KEYWORD_KIND = "secret-assignment"
 BEARER_KIND = "bearer-token"
@@ -49,15 +49,6 @@ class Redaction(Value):
     text: str
     count: int
     kinds: tuple[str, ...]
-
-
-@cache
-def _keyword_lines() -> re.Pattern[str]:
-    extra = ["token", "credential", "access[_-]?key", "bearer", r"[_-]pass\b"]  # SMTP_PASS
-    words = [*library.keyword_words(), *extra]
-    # a secret-sounding word followed by an assignment (`=`, `:`, `:=`, `=>`), or `bearer`
-    names = "(?:" + "|".join(words) + r")[\w\"'\]\[.-]*\s*(?:=|:|\()"
-    return re.compile(r"(?i)" + names + r"|bearer\s|basic\s")
 
 
 # Keys their vendor publishes as examples in its documentation: notes quote them as they are
@@ -174,12 +165,14 @@ def _assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, and bearer tokens, that look like secrets."""
     for start, done in _candidate_lines(text):
         line = text[start:done]
-        if not _keyword_lines().search(line):
+        names = secret_names(line)
+        if not names:
             continue
-        find, entropy = library.keyword_finder(), library.entropy()  # loaded only for such lines
-        values = {v.split()[0] for v in find(line) if v.split()}
-        values.update(m.group(1) for m in EXTRA_KEYWORDS.finditer(line))
-        kinds = dict.fromkeys(values, KEYWORD_KIND)
+        entropy = library.entropy()  # loaded only for such lines
+        kinds: dict[str, str] = {}
+        for cut in _library_values(line, names, entropy, kinds):
+            yield Finding(start + cut.start, start + cut.end, cut.kind)
+        kinds.update(dict.fromkeys(extra_keyword_values(line), KEYWORD_KIND))
         kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
         for match in BASIC.finditer(line):
             if _basic_password(match.group(1)):
@@ -189,6 +182,51 @@ def _assigned(text: str) -> Iterable[Finding]:
             if looks_secret(value, entropy):
                 for hit in occurrences(line, value, kind):
                     yield Finding(start + hit.start, start + hit.end, kind)
+
+
+def _library_values(
+    line: str,
+    names: list[tuple[int, int]],
+    entropy: Callable[[str], float],
+    kinds: dict[str, str],
+) -> Iterable[Finding]:
+    """The library's keyword detector over the line's windows: each value it finds goes into
+    `kinds`, and one a window's end cut short that looks secret is a finding to the end of its
+    run."""
+    find = library.keyword_finder()
+    run = [0, 0]
+    for left, right in windows(line, names):
+        window = line[left:right]
+        for value in find(window):
+            if not value.split():
+                continue
+            token = value.split()[0]
+            if not cut_short(window, token, right, line):
+                kinds[token] = KEYWORD_KIND
+            elif cut := _cut_value(line, left + window.rfind(token), token, entropy, run):
+                yield cut
+            else:
+                kinds[token] = KEYWORD_KIND
+
+
+SPACE = re.compile(r"\s")
+
+
+def _cut_value(
+    line: str, at: int, token: str, entropy: Callable[[str], float], run: list[int]
+) -> Finding | None:
+    """A value a window's end cut short, at `at` in the line: when what the window read of it
+    looks secret, the whole run of characters it begins (up to the next space) is masked.
+    `run` keeps the (from, to) of the last run found: the windows cut one run again and again
+    in a long line without spaces, and looking for its end each time made them quadratic."""
+    value = token.strip("\"'`,;")
+    if not value or not looks_secret(value, entropy):
+        return None
+    begin = at + token.index(value)
+    if not run[0] <= begin < run[1]:
+        space = SPACE.search(line, begin)
+        run[:] = [begin, space.start() if space else len(line)]
+    return Finding(begin, run[1], KEYWORD_KIND)
 
 
 def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Redaction:

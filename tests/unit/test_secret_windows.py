@@ -1,0 +1,146 @@
+"""Secret-sounding names on long lines: the keyword detector reads windows of a long line
+(memidx.secrets.windows), finds the names in time linear in the line, still finds every
+assignment, and masks a value a window cut short to its end."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from memidx.secrets import library
+from memidx.secrets.detect import find_secrets, redact_text
+from memidx.secrets.patterns import extra_keyword_values
+from memidx.secrets.windows import BEFORE, LONG_LINE, REACH, secret_names
+from tests.unit.test_secrets_linear import fastest
+
+# memidx's expression for a line worth the keyword detector, before it was made linear
+OLD_NAMES = re.compile(
+    "(?i)(?:"
+    + "|".join(
+        [*library.keyword_words(), "token", "credential", "access[_-]?key", "bearer", r"[_-]pass\b"]
+    )
+    + r")[\w\"'\]\[.-]*\s*(?:=|:|\()|bearer\s|basic\s"
+)
+PIECES = [
+    "password", "PASS", "_pass", "-pass", "api_key", "apikey", "token", "bearer", "Basic",
+    "secret", "db.", '"', "'", "]", "[", "-", "_", "x", "Ab3", " ", "  ", "=", ":", "(",
+    "=>", ":=", "`", ",", "é", "ñ", "contraseña",
+]  # fmt: skip
+SECRET_VALUES = ["Zq8vN3kLp2Rt7Wx", "hV4mB9cQ1sXe6Ty", "Pw5dK2nG8rJ3Lf0", "yT7aE1uR4oI9pQz"]
+
+
+def test_names_are_the_lines_the_old_expression_found() -> None:
+    rng = random.Random(38)
+    for _ in range(3_000):
+        line = "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 14)))
+        names = secret_names(line)
+        assert bool(names) == bool(OLD_NAMES.search(line)), line
+        assert {m.span() for m in OLD_NAMES.finditer(line) if m.group()[-1] in "=:("} <= set(
+            names
+        ), line
+
+
+@pytest.mark.parametrize(("unit", "size"), [("secret", 2_000), ("-db_pass", 500)])
+def test_names_on_a_long_line_stay_linear(unit: str, size: int) -> None:
+    """`secretsecret...`: the old expression read from each word to the end of the run."""
+    library.library_finders()
+    find_secrets("password = warm")  # the keyword plugin loaded before timing
+    small, large = ((unit * (n // len(unit) + 1))[:n] for n in (size, 16 * size))
+    ratio = fastest(large) / max(fastest(small), 1e-4)
+    assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
+
+
+@pytest.fixture
+def windows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of each text the library's keyword detector is given."""
+    real = library.keyword_finder()
+    read: list[int] = []
+
+    def counting(line: str) -> Iterator[str]:
+        read.append(len(line))
+        yield from real(line)
+
+    finder: Callable[[], Callable[[str], Iterator[str]]] = lambda: counting  # noqa: E731
+    monkeypatch.setattr(library, "keyword_finder", finder)
+    return read
+
+
+def test_a_long_line_is_read_in_windows(windows_read: list[int]) -> None:
+    line = "`PASSWORD:" * 1_000
+    find_secrets(line)
+    assert windows_read and max(windows_read) <= BEFORE + REACH
+    assert sum(windows_read) <= 3 * len(line)
+
+
+def test_a_short_line_is_read_whole(windows_read: list[int]) -> None:
+    line = "x" * (LONG_LINE - 30) + " password = " + SECRET_VALUES[0]
+    assert len(line) <= LONG_LINE
+    assert SECRET_VALUES[0] not in redact_text(line).text
+    assert windows_read == [len(line)]
+
+
+def test_every_assignment_on_a_long_line_is_found() -> None:
+    """The library reports the first match of each of its expressions: on a line read whole,
+    one password of several."""
+    filler = " and some words between them" * 4
+    line = filler.join(f'password = "{value}"' for value in SECRET_VALUES) + filler
+    assert len(line) > LONG_LINE
+    redacted = redact_text(line).text
+    assert [value for value in SECRET_VALUES if value in redacted] == []
+
+
+def test_a_value_a_window_cut_short_is_masked_to_its_end() -> None:
+    rng = random.Random(7)
+    alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    value = "".join(rng.choice(alphabet) for _ in range(3 * REACH))
+    line = "x " * LONG_LINE + "token: " + value + " after"
+    redacted = redact_text(line).text
+    assert value[-40:] not in redacted and value[:40] not in redacted
+    assert redacted.endswith(" after")
+
+
+OLD_EXTRA = re.compile(
+    r"(?i)[\w.-]*(?:token|credential|access[_-]?key|secret[_-]?key|[_-]pass\b)[\w-]*[\"']?"
+    r"\s*(?::=|=>|[:=])"
+    r"\s*[\"'`]?([^\s\"'`,;]+)"
+)
+EXTRA_PIECES = [
+    "token", "TOKEN", "credential", "access_key", "access-key", "secret_key", "_pass", "-pass",
+    "pass", "x", "a.b", ".", "-", "_", '"', "'", "`", " ", "=", ":", ":=", "=>", ",", ";",
+    "v4lue", "Zq8vN3kLp2", "é",
+]  # fmt: skip
+
+
+def test_extra_keywords_find_what_the_old_expression_found() -> None:
+    rng = random.Random(381)
+    for _ in range(5_000):
+        line = "".join(rng.choice(EXTRA_PIECES) for _ in range(rng.randint(1, 12)))
+        assert list(extra_keyword_values(line)) == [m.group(1) for m in OLD_EXTRA.finditer(line)], (
+            line
+        )
+
+
+@pytest.mark.parametrize("unit", ["token", "secret_key", "a.token", "x-"])
+def test_extra_keywords_stay_linear_on_a_long_name(unit: str) -> None:
+    """`tokentoken...token=`: the old expression took 1.8 s for 1 KB, minutes for 8 KB."""
+    times: list[float] = []
+    for size in (2_000, 32_000):
+        line = unit * (size // len(unit)) + "=value"
+        times.append(fastest_of(lambda line=line: list(extra_keyword_values(line))))
+    assert times[1] / max(times[0], 1e-4) < 64
+
+
+def fastest_of(run: Callable[[], object]) -> float:
+    """The least of 3 runs, or the first over a second (the old expression took minutes)."""
+    times: list[float] = []
+    for _ in range(3):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+        if times[-1] > 1:
+            break
+    return min(times)
