@@ -4,12 +4,14 @@ event a flat list of `{"command": ...}`), `.cursor/mcp.json` and the rule
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import cast
 
+from memidx.agents import hook_owner
 from memidx.agents.cursor import EVENTS, NAME
-from memidx.agents.entries import hook_command, marker, mcp_entry, mcp_file
+from memidx.agents.entries import gone, hook_command, marker, mcp_entry, mcp_file
 from memidx.agents.install import ConfigFile, project_root
 from memidx.agents.json_text import LEFT_ALONE
 from memidx.agents.settings import Edit, Json, is_ours, replaced, repointed
@@ -91,7 +93,15 @@ def _hooks_state(path: Path) -> Callable[[Json], list[str]]:
             event for event, listed in _hooks_table(doc, path).items()
             if any(is_ours(e, MARKER) for e in cast(list[object], listed))
         ]  # fmt: skip
-        return [f"hooks: {', '.join(events)}"] if events else []
+        if not events:
+            return []
+        argvs: list[list[str]] = []
+        for command in _our_commands(doc):
+            try:
+                argvs.append(hook_owner.unwrapped(shlex.split(command)))  # `nice -n 5 <...>`
+            except ValueError:
+                continue
+        return [f"hooks: {', '.join(events)}" + gone(argvs)]  # a memidx moved or deleted
 
     return state
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memidx.agents import cursor_install
 from memidx.agents.entries import command_hooks, hooks_file, hooks_state, marker
-from memidx.agents.install import ConfigFile, carry_out, describe, memidx_argv, plan
+from memidx.agents.install import ConfigFile, carry_out, describe, memidx_argv, plan, states
 
 MARK = marker("claude-code")
 WRAPPER = 'MEMIDX_ROOT="/srv/my memory" timeout -k 1 5'
@@ -84,3 +84,19 @@ def test_cursor_install_points_a_wrapped_hook_at_a_memidx_gone_at_this_one(tmp_p
         == f"nice -n 5 {fresh}"
     )
     assert len(change.notes) == 1 and str(gone) in change.notes[0]
+
+
+def test_cursor_status_says_its_hooks_run_a_memidx_gone(tmp_path: Path) -> None:
+    """Claude Code's status said so; Cursor's listed the hooks as if they ran."""
+    gone = tmp_path / "gone" / "memidx"
+    hooks = cursor_install.config_files("user", tmp_path)[0]
+    assert isinstance(hooks, ConfigFile)
+    doc = json.loads(json.dumps(hooks.install({})))
+    entry = doc["hooks"]["afterAgentResponse"][0]
+    entry["command"] = f"nice -n 5 {gone} agent hook cursor afterAgentResponse"
+    hooks.path.parent.mkdir(parents=True)
+    hooks.path.write_text(json.dumps(doc))
+
+    (state,) = states([hooks])
+
+    assert any(f"they run {gone}, which no longer exists" in line for line in state.installed)
