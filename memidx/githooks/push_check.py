@@ -21,11 +21,12 @@ from pathlib import PurePosixPath
 from memidx.config import Config
 from memidx.errors import UsageError
 from memidx.frozen import Value
-from memidx.git.repo import GitRepo, decode_path
+from memidx.git.repo import GitRepo
+from memidx.githooks.push_files import BLOB_LIMIT, SHORT, Found, Pending
+from memidx.notes.note import is_note_path
 
 NOTES_REFS = "refs/notes/"
-SHORT = 12  # the commit ids the lines show
-BLOB_LIMIT = 64 * 1024 * 1024  # memidx.githooks.secret_check.SEGMENT_LIMIT: a guard
+FLUSH = 4096  # the files read together: what a first push of a long history holds at once
 
 
 class Update(Value):
@@ -63,24 +64,13 @@ def _hex(oid: str) -> bool:
     return len(oid) in (40, 64) and all(c in "0123456789abcdef" for c in oid)
 
 
-class Found(Value):
-    """Something the push sends that may hold a secret: where it is and its text."""
-
-    ref: str  # the remote ref it goes to
-    what: str  # `commit <id>`, `tag <id>`
-    where: str  # `message`, a file, `note on <object>`
-    text: str
-    unread: str = ""  # why it could not be read: never let through unchecked
-    named: bool = False  # `text` is the file's name (pushed as the tree's entry), not its text
-
-
 def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> list[str]:
     """One `<remote ref>: <what>: <where>:<line>: <kind>` line per secret the push to `remote`
     would send that neither an allow marker nor the baseline allows."""
     sent = [u for u in updates if not absent(u.local_oid)]  # a deletion sends nothing
     if not sent:
         return []
-    from memidx.githooks.secret_check import BASELINE, read_baseline
+    from memidx.githooks.secret_check import BASELINE, masked, read_baseline
     from memidx.hashes import sha256_hex
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of, redact
@@ -90,7 +80,7 @@ def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> lis
     allowed: set[str] | None = None  # read only when a secret is found
     for found in pushed_texts(config, remote, sent):
         if found.unread:
-            problems.append(f"{found.ref}: {found.what}: {found.where}: {found.unread}")
+            problems.append(f"{found.ref}: {found.what}: {masked(found.where)}: {found.unread}")
         secrets = find_secrets(found.text, allow=True)
         for secret in secrets:
             if allowed is None:
@@ -98,13 +88,20 @@ def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> lis
             fingerprint = found.text[secret.start : secret.end].encode("utf-8", "replace")
             if sha256_hex(fingerprint) in allowed:
                 continue
-            line = line_of(found.text, secret.start)
-            where = f"message line {line}" if found.where == "message" else f"{found.where}:{line}"
+            where = _place(found, line_of(found.text, secret.start))
             kind = secret.kind
             if found.named:  # as the pre-commit check names it: masked, never the secret
                 where, kind = display(redact(found.text, secrets)), f"{kind} in the file name"
             problems.append(f"{found.ref}: {found.what}: {where}: {kind}")
     return problems
+
+
+def _place(found: Found, line: int) -> str:
+    """Where a secret is: `message line 3`, `<file>:3`, any secret in a file's name masked (a
+    note holding one in both its name and its text is never named whole)."""
+    from memidx.githooks.secret_check import masked
+
+    return f"message line {line}" if found.where == "message" else f"{masked(found.where)}:{line}"
 
 
 def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterator[Found]:
@@ -121,34 +118,40 @@ def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterato
             yield from _commits(config, repo, remote, group, held, notes=notes)
 
 
+Kinds = dict[str, tuple[str, str]]  # an object's name: its type and id (peeled for `X^{}`)
+
+
 def _notes(update: Update) -> bool:
     """Whether git notes are pushed: from or to refs/notes/ (`git push origin
     refs/notes/commits:refs/heads/backup` sends every note as a file of a branch)."""
     return update.local_ref.startswith(NOTES_REFS) or update.remote_ref.startswith(NOTES_REFS)
 
 
-def _commit(kinds: dict[str, str | None], oid: str) -> bool:
-    return kinds.get(f"{oid}^{{}}") == "commit"
+def _kind(kinds: Kinds, name: str) -> str | None:
+    return kinds[name][0] if name in kinds else None
 
 
-def object_types(repo: GitRepo, oids: Sequence[str]) -> dict[str, str | None]:
-    """The type of each object (None for one this repository lacks)."""
-    unique = list(dict.fromkeys(oids))
+def _commit(kinds: Kinds, oid: str) -> bool:
+    return _kind(kinds, f"{oid}^{{}}") == "commit"
+
+
+def object_types(repo: GitRepo, names: Sequence[str]) -> Kinds:
+    """The type and id of each object named (none for one this repository lacks)."""
+    unique = list(dict.fromkeys(names))
     out = repo.run(
         "cat-file", "--batch-check", input_bytes="".join(f"{o}\n" for o in unique).encode()
     )
-    kinds: dict[str, str | None] = {}
-    for oid, line in zip(unique, out.decode("ascii", "replace").splitlines(), strict=False):
+    kinds: Kinds = {}
+    for name, line in zip(unique, out.decode("ascii", "replace").splitlines(), strict=False):
         fields = line.split()
-        kinds[oid] = fields[1] if len(fields) == 3 else None
+        if len(fields) == 3:
+            kinds[name] = (fields[1], fields[0])
     return kinds
 
 
-def _tag_messages(
-    repo: GitRepo, sent: Sequence[Update], kinds: dict[str, str | None]
-) -> Iterator[Found]:
+def _tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterator[Found]:
     """The message of each annotated tag pushed (and of a tag it points to)."""
-    tags = {u.local_oid: u.remote_ref for u in sent if kinds.get(u.local_oid) == "tag"}
+    tags = {u.local_oid: u.remote_ref for u in sent if _kind(kinds, u.local_oid) == "tag"}
     seen: set[str] = set()
     while tags:
         pointed: dict[str, str] = {}
@@ -186,49 +189,57 @@ def _commits(
     *,
     notes: bool,
 ) -> Iterator[Found]:
-    """The messages of the commits the push sends for `group`, then the files they add or
-    change: under the notes folder, or for a notes ref every note."""
+    """The messages of the commits the push sends for `group`, and the files they add or
+    change: under the notes folder, or for a notes ref every note. git's log is read as it
+    comes and the files read every FLUSH of them, so a first push of a long history holds
+    neither whole; a blob is read once per FLUSH files, whatever places it has among them."""
+    from memidx.githooks.push_log import sent_commits
+
     tips = {u.local_oid: u.remote_ref for u in reversed(group)}  # the first ref named wins
-    import secrets
-
-    # a mark no message holds: a message may hold any byte but NUL, \x01 too, which split it
-    mark = f"\x01memidx-{secrets.token_hex(8)} "
-    argv = ["log", "-z", f"--format={mark}%H %S%n%B", "--raw", "--no-abbrev", "-c", "--root"]
-    argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
-    argv += [f"--remotes={remote}", "--"] if _remote_name(repo, remote) else ["--"]
-    out = repo.run(*argv)
-    blobs: dict[str, list[tuple[str, str, str]]] = {}  # blob: (ref, commit, where)
+    tracking = remote if _remote_name(repo, remote) else None
+    notes_dir, haystack = _folders(config)
+    pending: list[Pending] = []
     named: set[str] = set()  # the names read: each once
-    for commit, source, message, changes in parse_log(out, mark.encode()):
-        ref = tips.get(source, source)
-        yield Found(ref, f"commit {commit[:SHORT]}", "message", message)
-        for path, blob in changes:
+    for sent in sent_commits(repo, list(tips), held, tracking):
+        ref, what = tips.get(sent.source, sent.source), f"commit {sent.commit[:SHORT]}"
+        yield Found(ref, what, "message", sent.message)
+        for path, blob in ((c.path, c.blob) for c in sent.changes):
             if notes:
-                where = f"note on {path.replace('/', '')[:SHORT]}"
-            elif _pushed_note_file(config, path):
-                where = path
-                if path not in named:  # its name is pushed too, and the pre-commit check reads it
-                    named.add(path)
-                    yield Found(ref, f"commit {commit[:SHORT]}", path, path, named=True)
-            else:
-                continue
-            blobs.setdefault(blob, []).append((ref, f"commit {commit[:SHORT]}", where))
-    if not blobs:
-        return
-    from memidx.githooks.secret_check import masked, text_of
-    from memidx.notes.note import is_note_path
-
-    for blob, size, data in repo.read_blobs([(b, 0) for b in blobs], BLOB_LIMIT):
-        for ref, what, where in blobs[blob]:
-            shown = where if notes else masked(where)
-            if data is None:  # too large to read: never let through unchecked
-                yield Found(
-                    ref, what, shown, "", f"not checked for secrets: too large ({size} bytes)"
+                pending.append(
+                    Pending(blob, ref, what, f"note on {path.replace('/', '')[:SHORT]}", True)
                 )
-            elif (
-                text := text_of(data, notes or is_note_path(where, config.notes_dir))
-            ) is not None:
-                yield Found(ref, what, shown, text)
+                continue
+            if not path.startswith(notes_dir) or _segment(path, haystack):
+                continue
+            if path not in named:  # its name is pushed too, and the pre-commit check reads it
+                named.add(path)
+                yield Found(ref, what, path, path, named=True)
+            pending.append(Pending(blob, ref, what, path, is_note_path(path, notes_dir[:-1])))
+        if len(pending) >= FLUSH:
+            yield from _read(repo, pending)
+    yield from _read(repo, pending)
+
+
+def _read(repo: GitRepo, pending: list[Pending]) -> Iterator[Found]:
+    """The texts of the pending blobs, each read once; empties `pending`."""
+    from memidx.githooks.push_files import read_pending
+
+    batch = list(pending)
+    pending.clear()
+    if batch:
+        yield from read_pending(repo, batch)
+
+
+def _folders(config: Config) -> tuple[str, str]:
+    """The notes folder and its haystack folder as git lists paths under them: `notes/`."""
+    notes = PurePosixPath(config.notes_dir).as_posix()
+    return f"{notes}/", f"{notes}/haystack/"
+
+
+def _segment(path: str, haystack: str) -> bool:
+    """A haystack segment: written by memidx, its records redacted when filed, and not read
+    again here."""
+    return path.startswith(haystack) and path.endswith(".krd")
 
 
 def _remote_name(repo: GitRepo, remote: str) -> bool:
@@ -238,42 +249,3 @@ def _remote_name(repo: GitRepo, remote: str) -> bool:
     if not remote or any(c in remote for c in "*?[\\"):
         return False
     return bool(repo.run("config", "--get", f"remote.{remote}.url", check=False).strip())
-
-
-def _pushed_note_file(config: Config, path: str) -> bool:
-    """A file under the notes folder that the pre-commit check reads (a haystack segment is
-    written by memidx, its records redacted when filed, and is not read again here)."""
-    pure = PurePosixPath(path)
-    if not pure.is_relative_to(config.notes_dir):
-        return False
-    return not (path.endswith(".krd") and pure.is_relative_to(f"{config.notes_dir}/haystack"))
-
-
-MODE_BLOB = ("100644", "100755", "120000")  # a file or a symlink's target: pushed as a blob
-
-
-def parse_log(
-    out: bytes, mark: bytes = b"\x01"
-) -> Iterator[tuple[str, str, str, list[tuple[str, str]]]]:
-    """(commit, source, message, [(path, new blob)]) of each commit in the output of `git log
-    -z --format=<mark>%H %S%n%B --raw --no-abbrev -c`: a merge lists a path only when it
-    differs from every parent, with one mode and id per parent, then the merge's own."""
-    for entry in out.split(mark)[1:]:
-        head, _, rest = entry.partition(b"\0")
-        first, _, message = head.partition(b"\n")
-        commit, _, source = first.decode("ascii", "replace").partition(" ")
-        changes: list[tuple[str, str]] = []
-        fields = rest.split(b"\0")
-        i = 0
-        while i + 1 < len(fields):
-            meta = fields[i].strip(b"\n")
-            if not meta.startswith(b":"):
-                i += 1
-                continue
-            parents = len(meta) - len(meta.lstrip(b":"))
-            parts = meta.lstrip(b":").split()
-            mode, blob = parts[parents].decode(), parts[2 * parents + 1].decode()
-            if mode in MODE_BLOB and not absent(blob):
-                changes.append((decode_path(fields[i + 1]), blob))
-            i += 2
-        yield commit, source, message.decode("utf-8", "replace"), changes
