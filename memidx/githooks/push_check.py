@@ -8,10 +8,10 @@ What goes to that remote is, for each ref, the commits `<local oid> --not <remot
 --remotes=<remote>`: the remote holds what its own tracking branches and the old values of the
 refs pushed hold (a commit only another remote holds goes out). For each: its message, and the
 files under the notes folder it adds or changes, names and text (a merge: those that differ
-from every parent); an annotated tag's message; for refs/notes/* (from or to), the notes'
-text. Same detectors, allow marker and baseline as the pre-commit check
-(memidx.githooks.secret_check). One line per secret, never the secret: `<remote ref>: commit
-<id>: <file>:<line>: <kind>`."""
+from every parent; a haystack segment: the records it adds, memidx.githooks.push_segments);
+an annotated tag's message; for refs/notes/* (from or to), the notes' text. Same detectors,
+allow marker and baseline as the pre-commit check (memidx.githooks.secret_check). One line
+per secret, never the secret: `<remote ref>: commit <id>: <file>:<line>: <kind>`."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> lis
             if sha256_hex(fingerprint) in allowed:
                 continue
             where = _place(found, line_of(found.text, secret.start))
-            kind = secret.kind
+            kind = secret.kind + found.about
             if found.named:  # as the pre-commit check names it: masked, never the secret
                 where, kind = display(redact(found.text, secrets)), f"{kind} in the file name"
             problems.append(f"{found.ref}: {found.what}: {where}: {kind}")
@@ -97,11 +97,15 @@ def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> lis
 
 
 def _place(found: Found, line: int) -> str:
-    """Where a secret is: `message line 3`, `<file>:3`, any secret in a file's name masked (a
-    note holding one in both its name and its text is never named whole)."""
+    """Where a secret is: `message line 3`, `<file>:3`, a segment's `<file>@<offset>:3` (its
+    labels': `<file>@<offset>`), any secret in a file's name masked (a note holding one in both
+    its name and its text is never named whole)."""
     from memidx.githooks.secret_check import masked
 
-    return f"message line {line}" if found.where == "message" else f"{masked(found.where)}:{line}"
+    if found.where == "message":
+        return f"message line {line}"
+    where = masked(found.where)
+    return f"{where}:{line}" if found.lines else where
 
 
 def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterator[Found]:
@@ -196,38 +200,41 @@ def _commits(
     from memidx.githooks.push_log import sent_commits
 
     tips = {u.local_oid: u.remote_ref for u in reversed(group)}  # the first ref named wins
-    tracking = remote if _remote_name(repo, remote) else None
+    named_remote, partial = _settings(repo, remote)
+    tracking = remote if named_remote and remote else None
     notes_dir, haystack = _folders(config)
     pending: list[Pending] = []
     named: set[str] = set()  # the names read: each once
     for sent in sent_commits(repo, list(tips), held, tracking):
         ref, what = tips.get(sent.source, sent.source), f"commit {sent.commit[:SHORT]}"
         yield Found(ref, what, "message", sent.message)
-        for path, blob in ((c.path, c.blob) for c in sent.changes):
+        for path, blob, before in ((c.path, c.blob, c.before) for c in sent.changes):
             if notes:
                 pending.append(
                     Pending(blob, ref, what, f"note on {path.replace('/', '')[:SHORT]}", True)
                 )
                 continue
-            if not path.startswith(notes_dir) or _segment(path, haystack):
+            if not path.startswith(notes_dir):
                 continue
             if path not in named:  # its name is pushed too, and the pre-commit check reads it
                 named.add(path)
                 yield Found(ref, what, path, path, named=True)
-            pending.append(Pending(blob, ref, what, path, is_note_path(path, notes_dir[:-1])))
+            segment = path.startswith(haystack) and path.endswith(".krd")
+            note = segment or is_note_path(path, notes_dir[:-1])
+            pending.append(Pending(blob, ref, what, path, note, segment, before if segment else ()))
         if len(pending) >= FLUSH:
-            yield from _read(repo, pending)
-    yield from _read(repo, pending)
+            yield from _read(repo, pending, partial)
+    yield from _read(repo, pending, partial)
 
 
-def _read(repo: GitRepo, pending: list[Pending]) -> Iterator[Found]:
+def _read(repo: GitRepo, pending: list[Pending], partial: bool) -> Iterator[Found]:
     """The texts of the pending blobs, each read once; empties `pending`."""
     from memidx.githooks.push_files import read_pending
 
     batch = list(pending)
     pending.clear()
     if batch:
-        yield from read_pending(repo, batch)
+        yield from read_pending(repo, batch, partial=partial)
 
 
 def _folders(config: Config) -> tuple[str, str]:
@@ -236,16 +243,18 @@ def _folders(config: Config) -> tuple[str, str]:
     return f"{notes}/", f"{notes}/haystack/"
 
 
-def _segment(path: str, haystack: str) -> bool:
-    """A haystack segment: written by memidx, its records redacted when filed, and not read
-    again here."""
-    return path.startswith(haystack) and path.endswith(".krd")
-
-
-def _remote_name(repo: GitRepo, remote: str) -> bool:
+def _settings(repo: GitRepo, remote: str) -> tuple[bool, bool]:
     """Whether git named a configured remote (not a URL or path given to `git push`): its
     tracking branches are refs/remotes/<name>/*. A name may hold `/` (`team/origin`); one
-    holding a glob character would match other remotes' branches too."""
-    if not remote or any(c in remote for c in "*?[\\"):
-        return False
-    return bool(repo.run("config", "--get", f"remote.{remote}.url", check=False).strip())
+    holding a glob character would match other remotes' branches too. And whether this is a
+    partial clone (memidx.git.inherited.partial_clone), by the same one `git config`."""
+    keys = r"^(remote\..*\.(url|promisor)|extensions\.partialclone)$"
+    out = repo.run("config", "-z", "--get-regexp", keys, check=False)
+    named = partial = False
+    for entry in out.split(b"\0"):
+        key, _, value = entry.decode("utf-8", "surrogateescape").partition("\n")
+        if key == f"remote.{remote}.url" and value.strip():
+            named = not any(c in remote for c in "*?[\\")
+        elif key.endswith((".promisor", ".partialclone")):
+            partial = partial or value != "false"
+    return named, partial

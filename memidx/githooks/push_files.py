@@ -1,5 +1,5 @@
-"""Reading what a push sends as files: the blobs its commits add or change and the git
-notes of a notes ref. Each blob is read once, by as few
+"""Reading what a push sends as files: the blobs its commits add or change (a haystack
+segment by its records) and the git notes of a notes ref. Each blob is read once, by as few
 `git cat-file --batch` runs as its size allows, and held only while it is checked."""
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ class Found(Value):
     text: str
     unread: str = ""  # why it could not be read: never let through unchecked
     named: bool = False  # `text` is the file's name (pushed as the tree's entry), not its text
+    lines: bool = True  # the line of a secret is shown (not for a record's labels)
+    about: str = ""  # added to a secret's kind: ` in the record's labels`
 
 
 class Pending(Value):
@@ -32,24 +34,59 @@ class Pending(Value):
     what: str
     where: str
     note: bool = False  # read as a note: its text whatever bytes it holds
+    segment: bool = False  # read as a haystack segment, by its records
+    before: tuple[str, ...] = ()  # a segment's blobs in the commit's parents (held or read)
 
 
-def read_pending(repo: GitRepo, pending: Sequence[Pending]) -> Iterator[Found]:
-    """The texts of the pending blobs, each blob read once."""
+def read_pending(
+    repo: GitRepo, pending: Sequence[Pending], *, partial: bool = False
+) -> Iterator[Found]:
+    """The texts of the pending blobs, each blob read once (a segment: what it adds to the
+    blob a parent held, when it starts with it; see memidx.githooks.push_segments). In a
+    `partial` clone git would fetch from the remote a parent's blob it lacks: no parent's
+    blob is looked at there, each segment read whole."""
     from memidx.githooks.secret_check import text_of
 
     places: dict[str, list[Pending]] = {}
-    for item in pending:
+    uses: dict[str, int] = {}  # a parent's blob: how many segments still start after it
+    wanted: dict[str, None] = {}  # each parent's blob before its segment's: held briefly
+    for item in reversed(pending):  # git's log is newest first: a parent's blob comes first
+        for oid in () if partial else item.before:
+            uses[oid] = uses.get(oid, 0) + 1
+            wanted[oid] = None
         places.setdefault(item.blob, []).append(item)
+        wanted[item.blob] = None
     # `git cat-file --batch` reads blobs of unknown size 16 a run: sizes first for more
-    sizes = {} if len(places) * UNKNOWN_SIZE <= BATCH_BYTES else blob_sizes(repo, list(places))
-    for blob, size, data in repo.read_blobs([(b, sizes.get(b, 0)) for b in places], BLOB_LIMIT):
-        for item in places[blob]:
+    sizes = {} if len(wanted) * UNKNOWN_SIZE <= BATCH_BYTES else blob_sizes(repo, list(wanted))
+    held: dict[str, bytes] = {}
+    for blob, size, data in repo.read_blobs([(b, sizes.get(b, 0)) for b in wanted], BLOB_LIMIT):
+        if blob in uses and data is not None:
+            held[blob] = data
+        for item in places.get(blob, ()):
             if data is None:  # too large to read: never let through unchecked
                 unread = f"not checked for secrets: too large ({size} bytes)"
                 yield Found(item.ref, item.what, item.where, "", unread)
+            elif item.segment or data.startswith(b"KRD1"):  # memidx.haystack.frames.MAGIC
+                yield from _segment(item, data, held, uses)
             elif (text := text_of(data, item.note)) is not None:
                 yield Found(item.ref, item.what, item.where, text)
+
+
+def _segment(
+    item: Pending, data: bytes, held: dict[str, bytes], uses: dict[str, int]
+) -> Iterator[Found]:
+    """The texts of a segment's blob; lets go of its parents' blobs no other segment needs."""
+    from memidx.githooks.push_segments import segment_parts
+
+    before = [held[oid] for oid in item.before if oid in held]
+    for oid in item.before:
+        if oid in uses and (left := uses[oid] - 1) >= 0:
+            uses[oid] = left
+            if not left:
+                held.pop(oid, None)
+    for part in segment_parts(data, before):
+        where = f"{item.where}@{part.offset}"
+        yield Found(item.ref, item.what, where, part.text, lines=part.lines, about=part.about)
 
 
 def blob_sizes(repo: GitRepo, oids: Sequence[str]) -> dict[str, int]:
