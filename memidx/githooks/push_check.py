@@ -9,9 +9,10 @@ What goes to that remote is, for each ref, the commits `<local oid> --not <remot
 refs pushed hold (a commit only another remote holds goes out). For each: its message, and the
 files under the notes folder it adds or changes, names and text (a merge: those that differ
 from every parent; a haystack segment: the records it adds, memidx.githooks.push_segments);
-an annotated tag's message; for refs/notes/* (from or to), the notes' text. Same detectors,
-allow marker and baseline as the pre-commit check (memidx.githooks.secret_check). One line
-per secret, never the secret: `<remote ref>: commit <id>: <file>:<line>: <kind>`."""
+an annotated tag's message; for refs/notes/* (from or to), the notes' text; for a ref pushed
+at a blob or a tree (or a tag of one), its text or files (memidx.githooks.push_files). Same
+detectors, allow marker and baseline as the pre-commit check (memidx.githooks.secret_check).
+One line per secret, never the secret: `<remote ref>: commit <id>: <file>:<line>: <kind>`."""
 
 from __future__ import annotations
 
@@ -97,25 +98,30 @@ def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> lis
 
 
 def _place(found: Found, line: int) -> str:
-    """Where a secret is: `message line 3`, `<file>:3`, a segment's `<file>@<offset>:3` (its
-    labels': `<file>@<offset>`), any secret in a file's name masked (a note holding one in both
-    its name and its text is never named whole)."""
+    """Where a secret is: `message line 3`, `line 3` of a blob pushed straight, `<file>:3`,
+    a segment's `<file>@<offset>:3` (its labels': `<file>@<offset>`), any secret in a file's
+    name masked (a note holding one in both its name and its text is never named whole)."""
     from memidx.githooks.secret_check import masked
 
-    if found.where == "message":
-        return f"message line {line}"
+    if found.where in ("message", ""):
+        return f"{found.where} line {line}".lstrip()
     where = masked(found.where)
     return f"{where}:{line}" if found.lines else where
 
 
 def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterator[Found]:
     """The messages, tag messages, notes and git notes the push sends (see the docstring)."""
+    from memidx.githooks.push_files import object_texts
+
     repo = GitRepo(config.root)
     oids = [u.local_oid for u in sent] + [u.remote_oid for u in sent if not absent(u.remote_oid)]
     kinds = object_types(repo, [*oids, *(f"{oid}^{{}}" for oid in oids)])
     # `git log` takes what peels to a commit (a tag of a tree or a blob has no history)
     held = [oid for oid in oids[len(sent) :] if _commit(kinds, oid)]  # old values git knows
     yield from _tag_messages(repo, sent, kinds)
+    straight = [(u.remote_ref, *kinds[f"{u.local_oid}^{{}}"]) for u in sent if _content(kinds, u)]
+    if straight:  # a ref pushed at a blob or a tree, or at a tag of one
+        yield from object_texts(repo, straight)
     for notes in (False, True):
         group = [u for u in sent if _notes(u) == notes and _commit(kinds, u.local_oid)]
         if group:
@@ -137,6 +143,11 @@ def _kind(kinds: Kinds, name: str) -> str | None:
 
 def _commit(kinds: Kinds, oid: str) -> bool:
     return _kind(kinds, f"{oid}^{{}}") == "commit"
+
+
+def _content(kinds: Kinds, update: Update) -> bool:
+    """Whether the ref is pushed at a blob or a tree (or a tag that peels to one)."""
+    return _kind(kinds, f"{update.local_oid}^{{}}") in ("blob", "tree")
 
 
 def object_types(repo: GitRepo, names: Sequence[str]) -> Kinds:

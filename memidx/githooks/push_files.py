@@ -1,13 +1,14 @@
 """Reading what a push sends as files: the blobs its commits add or change (a haystack
-segment by its records) and the git notes of a notes ref. Each blob is read once, by as few
-`git cat-file --batch` runs as its size allows, and held only while it is checked."""
+segment by its records), the git notes of a notes ref, and a blob or a tree a ref is pushed at
+straight (`git push origin <blob>:refs/tags/x`, a tag of a tree). Each blob is read once, by as
+few `git cat-file --batch` runs as its size allows, and held only while it is checked."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
 from memidx.frozen import Value
-from memidx.git.repo import BATCH_BYTES, UNKNOWN_SIZE, GitRepo
+from memidx.git.repo import BATCH_BYTES, UNKNOWN_SIZE, GitRepo, decode_path
 
 SHORT = 12  # the object ids the lines show
 BLOB_LIMIT = 64 * 1024 * 1024  # memidx.githooks.secret_check.SEGMENT_LIMIT: a guard
@@ -17,8 +18,8 @@ class Found(Value):
     """Something the push sends that may hold a secret: where it is and its text."""
 
     ref: str  # the remote ref it goes to
-    what: str  # `commit <id>`, `tag <id>`
-    where: str  # `message`, a file, `note on <object>`
+    what: str  # `commit <id>`, `tag <id>`, `blob <id>`, `tree <id>`
+    where: str  # `message`, a file, `note on <object>`, `` (a blob pushed straight)
     text: str
     unread: str = ""  # why it could not be read: never let through unchecked
     named: bool = False  # `text` is the file's name (pushed as the tree's entry), not its text
@@ -100,3 +101,28 @@ def blob_sizes(repo: GitRepo, oids: Sequence[str]) -> dict[str, int]:
         if len(fields) == 3 and fields[1] == "blob" and fields[2].isdigit():
             sizes[oid] = int(fields[2])
     return sizes
+
+
+def object_texts(repo: GitRepo, pushed: Sequence[tuple[str, str, str]]) -> Iterator[Found]:
+    """For each (remote ref, type, id) of a blob or a tree a ref is pushed at, or a tag peels
+    to: a blob's text as a note's, every file of a tree and its name. A tree pushed without a
+    commit has no notes folder of its own (`HEAD:notes` or `HEAD^{tree}` alike), so every file
+    of it is read, binary files (a NUL byte in the first 8,000) left out as the check of staged
+    files leaves them out, notes (`*.md`) read whatever bytes they hold."""
+    from memidx.notes.note import has_note_suffix
+
+    pending: list[Pending] = []
+    for ref, kind, oid in dict.fromkeys(pushed):
+        what = f"{kind} {oid[:SHORT]}"
+        if kind == "blob":
+            pending.append(Pending(oid, ref, what, "", note=True))
+            continue
+        out = repo.run("ls-tree", "-r", "-z", "--full-tree", oid)
+        for entry in out.split(b"\0"):
+            meta, _, raw = entry.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[1] == b"blob":
+                path = decode_path(raw)
+                yield Found(ref, what, path, path, named=True)
+                pending.append(Pending(fields[2].decode(), ref, what, path, has_note_suffix(path)))
+    yield from read_pending(repo, pending)

@@ -1,7 +1,7 @@
 """What the pre-push check reads of a push besides messages and notes, in-process on a
 repository without hooks: a haystack segment committed with `--no-verify` (or by another tool,
 or edited by hand) by its records, their labels and any bytes that are no record, only what a
-commit adds to the segment the remote holds."""
+commit adds to the segment the remote holds; and a ref pushed straight at a blob or a tree."""
 
 from __future__ import annotations
 
@@ -122,3 +122,41 @@ def test_a_push_of_many_files_reads_each_once_whatever_the_batch(
     monkeypatch.setattr(push_check, "FLUSH", 1)
 
     assert sorted(pushed(repo)) == sorted(whole) and len(whole) == 5, whole
+
+
+@pytest.mark.parametrize(
+    ("pushed_at", "ref", "what"),
+    [
+        ("HEAD:notes/deploy.md", "refs/heads/x", "blob"),  # git push origin <blob>:refs/heads/x
+        ("HEAD:notes", "refs/tags/notes", "tree"),
+        ("HEAD^{tree}", "refs/tags/snapshot", "tree"),
+        (SEGMENT, "refs/tags/segment", "blob"),
+    ],
+)
+def test_a_ref_pushed_straight_at_a_blob_or_a_tree_is_read(
+    repo: NotesRepo, pushed_at: str, ref: str, what: str
+) -> None:
+    repo.note("deploy.md", "Deploy", f"the docs deploy with {TOKEN}")
+    append(repo, record(f"turn with {TOKEN}"))
+    if pushed_at == SEGMENT:
+        pushed_at = repo.git("hash-object", "-w", str(repo.root / SEGMENT)).strip()
+    oid = repo.git("rev-parse", pushed_at).strip()
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+
+    found = push_problems(config, "origin", [Update(oid, oid, ref, ZERO)])
+
+    assert found and all(line.startswith(f"{ref}: {what} {oid[:12]}: ") for line in found)
+    assert any(line.endswith(": github-token") for line in found), found
+    assert not any(TOKEN in line for line in found)
+
+
+def test_a_tag_of_a_blob_is_read_with_its_message(repo: NotesRepo) -> None:
+    key = repo.write("key.txt", f"token {TOKEN}\n")
+    blob = repo.git("hash-object", "-w", str(key)).strip()
+    repo.git("tag", "-a", "-m", "The key", "key", blob)
+    tag = repo.git("rev-parse", "refs/tags/key").strip()
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+
+    found = push_problems(config, "origin", [Update("refs/tags/key", tag, "refs/tags/key", ZERO)])
+
+    assert found == [f"refs/tags/key: blob {blob[:12]}: line 1: github-token"]
