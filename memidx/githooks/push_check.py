@@ -115,7 +115,9 @@ def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterato
 
     repo = GitRepo(config.root)
     oids = [u.local_oid for u in sent] + [u.remote_oid for u in sent if not absent(u.remote_oid)]
-    kinds = object_types(repo, [*oids, *(f"{oid}^{{}}" for oid in oids)])
+    tracking = _tracking(remote, sent)
+    kinds = object_types(repo, [*oids, *(f"{oid}^{{}}" for oid in oids), *tracking])
+    stale = [name for name, oid in tracking.items() if name in kinds and kinds[name][1] != oid]
     # `git log` takes what peels to a commit (a tag of a tree or a blob has no history)
     held = [oid for oid in oids[len(sent) :] if _commit(kinds, oid)]  # old values git knows
     yield from _tag_messages(repo, sent, kinds)
@@ -125,10 +127,27 @@ def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterato
     for notes in (False, True):
         group = [u for u in sent if _notes(u) == notes and _commit(kinds, u.local_oid)]
         if group:
-            yield from _commits(config, repo, remote, group, held, notes=notes)
+            yield from _commits(config, repo, remote, group, held, stale=stale, notes=notes)
 
 
 Kinds = dict[str, tuple[str, str]]  # an object's name: its type and id (peeled for `X^{}`)
+REMOTES, HEADS = "refs/remotes/", "refs/heads/"
+
+
+def _tracking(remote: str, sent: Sequence[Update]) -> dict[str, str]:
+    """The tracking branch (`refs/remotes/origin/main`, as git's default fetch names it) of
+    each branch pushed and the value git says the remote holds now. One that disagrees is
+    stale: the remote's branch moved (rewritten from another clone to take a secret out) since
+    the last fetch, and what the tracking branch holds is no longer known to be on the remote
+    (git sends what the remote's own refs lack). A value git does not give (`share` reads
+    HEAD against the upstream with none) trusts the tracking branch, as git's own log does."""
+    if not remote or "\n" in remote:
+        return {}
+    return {
+        f"{REMOTES}{remote}/{u.remote_ref[len(HEADS) :]}": u.remote_oid
+        for u in sent
+        if u.remote_ref.startswith(HEADS) and not absent(u.remote_oid)
+    }
 
 
 def _notes(update: Update) -> bool:
@@ -202,6 +221,7 @@ def _commits(
     group: Sequence[Update],
     held: Sequence[str],
     *,
+    stale: Sequence[str],
     notes: bool,
 ) -> Iterator[Found]:
     """The messages of the commits the push sends for `group`, and the files they add or
@@ -216,7 +236,8 @@ def _commits(
     notes_dir, haystack = _folders(config)
     pending: list[Pending] = []
     named: set[str] = set()  # the names read: each once
-    for sent in sent_commits(repo, list(tips), held, tracking):
+    excluded = [name[len(REMOTES) :] for name in stale]
+    for sent in sent_commits(repo, list(tips), held, tracking, excluded):
         ref, what = tips.get(sent.source, sent.source), f"commit {sent.commit[:SHORT]}"
         yield Found(ref, what, "message", sent.message)
         for path, blob, before in ((c.path, c.blob, c.before) for c in sent.changes):

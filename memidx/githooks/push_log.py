@@ -34,17 +34,24 @@ class Sent(Value):
 
 
 def sent_commits(
-    repo: GitRepo, tips: Sequence[str], held: Sequence[str], remote: str | None
+    repo: GitRepo,
+    tips: Sequence[str],
+    held: Sequence[str],
+    remote: str | None,
+    stale: Sequence[str] = (),
 ) -> Iterator[Sent]:
     """The commits `tips --not held --remotes=<remote>` (no tracking branches when `remote`
-    is None: a URL or a path), newest first, read from git's output as it comes."""
+    is None: a URL or a path; none of the `stale` ones, `origin/main`), newest first, read
+    from git's output as it comes."""
     import secrets
 
     # a mark no message holds: a message may hold any byte but NUL, \x01 too, which split it
     mark = f"\x01memidx-{secrets.token_hex(8)} "
     argv = ["log", "-z", f"--format={mark}%H %S%n%B", "--raw", "--no-abbrev", "-c", "--root"]
     argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
-    argv += [f"--remotes={remote}", "--"] if remote is not None else ["--"]
+    if remote is not None:
+        argv += [*(f"--exclude={name}" for name in stale), f"--remotes={remote}"]
+    argv += ["--"]
     yield from parse_log(streamed(repo, *argv), mark.encode())
 
 
