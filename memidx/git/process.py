@@ -15,7 +15,7 @@ import contextlib
 import os
 import subprocess
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 
 from memidx.frozen import Value
@@ -74,6 +74,38 @@ def run_process(
             for helper in helpers:
                 helper.join()
     return Finished(child.returncode, output, b"".join(errors))
+
+
+class Failed(Exception):
+    """A streamed child process exited non-zero (`done` holds its status and stderr)."""
+
+    def __init__(self, done: Finished) -> None:
+        super().__init__(done.returncode)
+        self.done = done
+
+
+def stream_process(argv: list[str], env: Mapping[str, str]) -> Generator[bytes, None, None]:
+    """Run `argv` (looked up on PATH) with no input and yield its stdout in pieces as they
+    arrive, so a long output is never held whole; OSError when it cannot start, Failed after
+    the last piece when it exited non-zero. A caller that stops early ends the child."""
+    pipe, null = subprocess.PIPE, subprocess.DEVNULL
+    with subprocess.Popen(argv, stdin=null, stdout=pipe, stderr=pipe, env=env) as child:
+        out, err = child.stdout, child.stderr
+        assert out is not None and err is not None  # both are pipes
+        errors: list[bytes] = []
+        drain = threading.Thread(target=lambda: errors.append(err.read()))  # never fills up
+        drain.start()
+        read_all = False
+        try:
+            while data := os.read(out.fileno(), _READ_SIZE):
+                yield data
+            read_all = True
+        finally:
+            if not read_all:  # the caller stopped (or failed) before the end
+                child.kill()  # never a reused pid: Popen knows when the child was reaped
+            drain.join()
+    if child.returncode != 0:
+        raise Failed(Finished(child.returncode, b"", b"".join(errors)))
 
 
 def _read_watched(stream: IO[bytes], watch: Watch) -> bytes:

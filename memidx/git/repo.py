@@ -65,7 +65,7 @@ class GitRepo:
         `watch` stops it."""
         done = self._run(args, input_bytes, watch)
         if check and done.returncode != 0:
-            raise _failed(args[0], done)
+            raise failed(args[0], done)
         return done.stdout
 
     def _run(self, args: Sequence[str], input_bytes: bytes, watch: Watch | None = None) -> Finished:
@@ -82,7 +82,7 @@ class GitRepo:
         """The commit id at HEAD, or None in a repository without commits."""
         done = self._run(("rev-parse", "-q", "--verify", "HEAD^{commit}"), b"")
         if done.returncode not in (0, 1):  # 1: no commit yet; anything else is an error
-            raise _failed("rev-parse", done)
+            raise failed("rev-parse", done)
         return done.stdout.strip().decode() or None
 
     def has(self, commit: str, path: str) -> bool:
@@ -249,7 +249,8 @@ def _parse_batch(out: bytes, blob_ids: Sequence[str]) -> Iterator[tuple[str, byt
         yield blob_id, out[start : at - 1]
 
 
-def _failed(command: str, done: Finished) -> GitError:
+def failed(command: str, done: Finished) -> GitError:
+    """The error for a git command that exited non-zero: its last line of stderr."""
     message = done.stderr.decode("utf-8", "replace").strip().splitlines()
     return GitError(
         f"git {command} failed: {message[-1] if message else done.returncode}",

@@ -8,10 +8,11 @@ What goes to that remote is, for each ref, the commits `<local oid> --not <remot
 --remotes=<remote>`: the remote holds what its own tracking branches and the old values of the
 refs pushed hold (a commit only another remote holds goes out). For each: its message, and the
 files under the notes folder it adds or changes, names and text (a merge: those that differ
-from every parent); an annotated tag's message; for refs/notes/* (from or to), the notes'
-text. Same detectors, allow marker and baseline as the pre-commit check
-(memidx.githooks.secret_check). One line per secret, never the secret: `<remote ref>: commit
-<id>: <file>:<line>: <kind>`."""
+from every parent; a haystack segment: the records it adds, memidx.githooks.push_segments);
+an annotated tag's message; for refs/notes/* (from or to), the notes' text; for a ref pushed
+at a blob or a tree (or a tag of one), its text or files (memidx.githooks.push_files). Same
+detectors, allow marker and baseline as the pre-commit check (memidx.githooks.secret_check).
+One line per secret, never the secret: `<remote ref>: commit <id>: <file>:<line>: <kind>`."""
 
 from __future__ import annotations
 
@@ -21,11 +22,12 @@ from pathlib import PurePosixPath
 from memidx.config import Config
 from memidx.errors import UsageError
 from memidx.frozen import Value
-from memidx.git.repo import GitRepo, decode_path
+from memidx.git.repo import GitRepo
+from memidx.githooks.push_files import BLOB_LIMIT, SHORT, Found, Pending
+from memidx.notes.note import is_note_path
 
 NOTES_REFS = "refs/notes/"
-SHORT = 12  # the commit ids the lines show
-BLOB_LIMIT = 64 * 1024 * 1024  # memidx.githooks.secret_check.SEGMENT_LIMIT: a guard
+FLUSH = 4096  # the files read together: what a first push of a long history holds at once
 
 
 class Update(Value):
@@ -63,24 +65,13 @@ def _hex(oid: str) -> bool:
     return len(oid) in (40, 64) and all(c in "0123456789abcdef" for c in oid)
 
 
-class Found(Value):
-    """Something the push sends that may hold a secret: where it is and its text."""
-
-    ref: str  # the remote ref it goes to
-    what: str  # `commit <id>`, `tag <id>`
-    where: str  # `message`, a file, `note on <object>`
-    text: str
-    unread: str = ""  # why it could not be read: never let through unchecked
-    named: bool = False  # `text` is the file's name (pushed as the tree's entry), not its text
-
-
 def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> list[str]:
     """One `<remote ref>: <what>: <where>:<line>: <kind>` line per secret the push to `remote`
     would send that neither an allow marker nor the baseline allows."""
     sent = [u for u in updates if not absent(u.local_oid)]  # a deletion sends nothing
     if not sent:
         return []
-    from memidx.githooks.secret_check import BASELINE, read_baseline
+    from memidx.githooks.secret_check import BASELINE, masked, read_baseline
     from memidx.hashes import sha256_hex
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of, redact
@@ -90,7 +81,7 @@ def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> lis
     allowed: set[str] | None = None  # read only when a secret is found
     for found in pushed_texts(config, remote, sent):
         if found.unread:
-            problems.append(f"{found.ref}: {found.what}: {found.where}: {found.unread}")
+            problems.append(f"{found.ref}: {found.what}: {masked(found.where)}: {found.unread}")
         secrets = find_secrets(found.text, allow=True)
         for secret in secrets:
             if allowed is None:
@@ -98,27 +89,65 @@ def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> lis
             fingerprint = found.text[secret.start : secret.end].encode("utf-8", "replace")
             if sha256_hex(fingerprint) in allowed:
                 continue
-            line = line_of(found.text, secret.start)
-            where = f"message line {line}" if found.where == "message" else f"{found.where}:{line}"
-            kind = secret.kind
+            where = _place(found, line_of(found.text, secret.start))
+            kind = secret.kind + found.about
             if found.named:  # as the pre-commit check names it: masked, never the secret
                 where, kind = display(redact(found.text, secrets)), f"{kind} in the file name"
             problems.append(f"{found.ref}: {found.what}: {where}: {kind}")
     return problems
 
 
+def _place(found: Found, line: int) -> str:
+    """Where a secret is: `message line 3`, `line 3` of a blob pushed straight, `<file>:3`,
+    a segment's `<file>@<offset>:3` (its labels': `<file>@<offset>`), any secret in a file's
+    name masked (a note holding one in both its name and its text is never named whole)."""
+    from memidx.githooks.secret_check import masked
+
+    if found.where in ("message", ""):
+        return f"{found.where} line {line}".lstrip()
+    where = masked(found.where)
+    return f"{where}:{line}" if found.lines else where
+
+
 def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterator[Found]:
     """The messages, tag messages, notes and git notes the push sends (see the docstring)."""
+    from memidx.githooks.push_files import object_texts
+
     repo = GitRepo(config.root)
     oids = [u.local_oid for u in sent] + [u.remote_oid for u in sent if not absent(u.remote_oid)]
-    kinds = object_types(repo, [*oids, *(f"{oid}^{{}}" for oid in oids)])
+    tracking = _tracking(remote, sent)
+    kinds = object_types(repo, [*oids, *(f"{oid}^{{}}" for oid in oids), *tracking])
+    stale = [name for name, oid in tracking.items() if name in kinds and kinds[name][1] != oid]
     # `git log` takes what peels to a commit (a tag of a tree or a blob has no history)
     held = [oid for oid in oids[len(sent) :] if _commit(kinds, oid)]  # old values git knows
     yield from _tag_messages(repo, sent, kinds)
+    straight = [(u.remote_ref, *kinds[f"{u.local_oid}^{{}}"]) for u in sent if _content(kinds, u)]
+    if straight:  # a ref pushed at a blob or a tree, or at a tag of one
+        yield from object_texts(repo, straight)
     for notes in (False, True):
         group = [u for u in sent if _notes(u) == notes and _commit(kinds, u.local_oid)]
         if group:
-            yield from _commits(config, repo, remote, group, held, notes=notes)
+            yield from _commits(config, repo, remote, group, held, stale=stale, notes=notes)
+
+
+Kinds = dict[str, tuple[str, str]]  # an object's name: its type and id (peeled for `X^{}`)
+REMOTES, HEADS = "refs/remotes/", "refs/heads/"
+
+
+def _tracking(remote: str, sent: Sequence[Update]) -> dict[str, str]:
+    """The tracking branch (`refs/remotes/origin/main`, as git's default fetch names it) of
+    each branch pushed and the value git says the remote holds now. One that disagrees is
+    stale: the remote's branch moved (rewritten from another clone to take a secret out) since
+    the last fetch, and what the tracking branch holds is no longer known to be on the remote
+    (git sends what the remote's own refs lack). A value git does not give (`share` reads
+    HEAD against the upstream with none) trusts the tracking branch, as git's own log does."""
+    if not remote or "\n" in remote:
+        return {}
+    return {
+        f"{REMOTES}{remote}/{u.remote_ref[len(HEADS) :]}": u.remote_oid
+        for u in sent
+        if u.remote_ref.startswith(HEADS) and not absent(u.remote_oid)
+    }
 
 
 def _notes(update: Update) -> bool:
@@ -127,28 +156,36 @@ def _notes(update: Update) -> bool:
     return update.local_ref.startswith(NOTES_REFS) or update.remote_ref.startswith(NOTES_REFS)
 
 
-def _commit(kinds: dict[str, str | None], oid: str) -> bool:
-    return kinds.get(f"{oid}^{{}}") == "commit"
+def _kind(kinds: Kinds, name: str) -> str | None:
+    return kinds[name][0] if name in kinds else None
 
 
-def object_types(repo: GitRepo, oids: Sequence[str]) -> dict[str, str | None]:
-    """The type of each object (None for one this repository lacks)."""
-    unique = list(dict.fromkeys(oids))
+def _commit(kinds: Kinds, oid: str) -> bool:
+    return _kind(kinds, f"{oid}^{{}}") == "commit"
+
+
+def _content(kinds: Kinds, update: Update) -> bool:
+    """Whether the ref is pushed at a blob or a tree (or a tag that peels to one)."""
+    return _kind(kinds, f"{update.local_oid}^{{}}") in ("blob", "tree")
+
+
+def object_types(repo: GitRepo, names: Sequence[str]) -> Kinds:
+    """The type and id of each object named (none for one this repository lacks)."""
+    unique = list(dict.fromkeys(names))
     out = repo.run(
         "cat-file", "--batch-check", input_bytes="".join(f"{o}\n" for o in unique).encode()
     )
-    kinds: dict[str, str | None] = {}
-    for oid, line in zip(unique, out.decode("ascii", "replace").splitlines(), strict=False):
+    kinds: Kinds = {}
+    for name, line in zip(unique, out.decode("ascii", "replace").splitlines(), strict=False):
         fields = line.split()
-        kinds[oid] = fields[1] if len(fields) == 3 else None
+        if len(fields) == 3:
+            kinds[name] = (fields[1], fields[0])
     return kinds
 
 
-def _tag_messages(
-    repo: GitRepo, sent: Sequence[Update], kinds: dict[str, str | None]
-) -> Iterator[Found]:
+def _tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterator[Found]:
     """The message of each annotated tag pushed (and of a tag it points to)."""
-    tags = {u.local_oid: u.remote_ref for u in sent if kinds.get(u.local_oid) == "tag"}
+    tags = {u.local_oid: u.remote_ref for u in sent if _kind(kinds, u.local_oid) == "tag"}
     seen: set[str] = set()
     while tags:
         pointed: dict[str, str] = {}
@@ -184,96 +221,72 @@ def _commits(
     group: Sequence[Update],
     held: Sequence[str],
     *,
+    stale: Sequence[str],
     notes: bool,
 ) -> Iterator[Found]:
-    """The messages of the commits the push sends for `group`, then the files they add or
-    change: under the notes folder, or for a notes ref every note."""
+    """The messages of the commits the push sends for `group`, and the files they add or
+    change: under the notes folder, or for a notes ref every note. git's log is read as it
+    comes and the files read every FLUSH of them, so a first push of a long history holds
+    neither whole; a blob is read once per FLUSH files, whatever places it has among them."""
+    from memidx.githooks.push_log import sent_commits
+
     tips = {u.local_oid: u.remote_ref for u in reversed(group)}  # the first ref named wins
-    import secrets
-
-    # a mark no message holds: a message may hold any byte but NUL, \x01 too, which split it
-    mark = f"\x01memidx-{secrets.token_hex(8)} "
-    argv = ["log", "-z", f"--format={mark}%H %S%n%B", "--raw", "--no-abbrev", "-c", "--root"]
-    argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
-    argv += [f"--remotes={remote}", "--"] if _remote_name(repo, remote) else ["--"]
-    out = repo.run(*argv)
-    blobs: dict[str, list[tuple[str, str, str]]] = {}  # blob: (ref, commit, where)
+    named_remote, partial = _settings(repo, remote)
+    tracking = remote if named_remote and remote else None
+    notes_dir, haystack = _folders(config)
+    pending: list[Pending] = []
     named: set[str] = set()  # the names read: each once
-    for commit, source, message, changes in parse_log(out, mark.encode()):
-        ref = tips.get(source, source)
-        yield Found(ref, f"commit {commit[:SHORT]}", "message", message)
-        for path, blob in changes:
+    excluded = [name[len(REMOTES) :] for name in stale]
+    for sent in sent_commits(repo, list(tips), held, tracking, excluded):
+        ref, what = tips.get(sent.source, sent.source), f"commit {sent.commit[:SHORT]}"
+        yield Found(ref, what, "message", sent.message)
+        for path, blob, before in ((c.path, c.blob, c.before) for c in sent.changes):
             if notes:
-                where = f"note on {path.replace('/', '')[:SHORT]}"
-            elif _pushed_note_file(config, path):
-                where = path
-                if path not in named:  # its name is pushed too, and the pre-commit check reads it
-                    named.add(path)
-                    yield Found(ref, f"commit {commit[:SHORT]}", path, path, named=True)
-            else:
-                continue
-            blobs.setdefault(blob, []).append((ref, f"commit {commit[:SHORT]}", where))
-    if not blobs:
-        return
-    from memidx.githooks.secret_check import masked, text_of
-    from memidx.notes.note import is_note_path
-
-    for blob, size, data in repo.read_blobs([(b, 0) for b in blobs], BLOB_LIMIT):
-        for ref, what, where in blobs[blob]:
-            shown = where if notes else masked(where)
-            if data is None:  # too large to read: never let through unchecked
-                yield Found(
-                    ref, what, shown, "", f"not checked for secrets: too large ({size} bytes)"
+                pending.append(
+                    Pending(blob, ref, what, f"note on {path.replace('/', '')[:SHORT]}", True)
                 )
-            elif (
-                text := text_of(data, notes or is_note_path(where, config.notes_dir))
-            ) is not None:
-                yield Found(ref, what, shown, text)
+                continue
+            if not path.startswith(notes_dir):
+                continue
+            if path not in named:  # its name is pushed too, and the pre-commit check reads it
+                named.add(path)
+                yield Found(ref, what, path, path, named=True)
+            segment = path.startswith(haystack) and path.endswith(".krd")
+            note = segment or is_note_path(path, notes_dir[:-1])
+            pending.append(Pending(blob, ref, what, path, note, segment, before if segment else ()))
+        if len(pending) >= FLUSH:
+            yield from _read(repo, pending, partial)
+    yield from _read(repo, pending, partial)
 
 
-def _remote_name(repo: GitRepo, remote: str) -> bool:
+def _read(repo: GitRepo, pending: list[Pending], partial: bool) -> Iterator[Found]:
+    """The texts of the pending blobs, each read once; empties `pending`."""
+    from memidx.githooks.push_files import read_pending
+
+    batch = list(pending)
+    pending.clear()
+    if batch:
+        yield from read_pending(repo, batch, partial=partial)
+
+
+def _folders(config: Config) -> tuple[str, str]:
+    """The notes folder and its haystack folder as git lists paths under them: `notes/`."""
+    notes = PurePosixPath(config.notes_dir).as_posix()
+    return f"{notes}/", f"{notes}/haystack/"
+
+
+def _settings(repo: GitRepo, remote: str) -> tuple[bool, bool]:
     """Whether git named a configured remote (not a URL or path given to `git push`): its
     tracking branches are refs/remotes/<name>/*. A name may hold `/` (`team/origin`); one
-    holding a glob character would match other remotes' branches too."""
-    if not remote or any(c in remote for c in "*?[\\"):
-        return False
-    return bool(repo.run("config", "--get", f"remote.{remote}.url", check=False).strip())
-
-
-def _pushed_note_file(config: Config, path: str) -> bool:
-    """A file under the notes folder that the pre-commit check reads (a haystack segment is
-    written by memidx, its records redacted when filed, and is not read again here)."""
-    pure = PurePosixPath(path)
-    if not pure.is_relative_to(config.notes_dir):
-        return False
-    return not (path.endswith(".krd") and pure.is_relative_to(f"{config.notes_dir}/haystack"))
-
-
-MODE_BLOB = ("100644", "100755", "120000")  # a file or a symlink's target: pushed as a blob
-
-
-def parse_log(
-    out: bytes, mark: bytes = b"\x01"
-) -> Iterator[tuple[str, str, str, list[tuple[str, str]]]]:
-    """(commit, source, message, [(path, new blob)]) of each commit in the output of `git log
-    -z --format=<mark>%H %S%n%B --raw --no-abbrev -c`: a merge lists a path only when it
-    differs from every parent, with one mode and id per parent, then the merge's own."""
-    for entry in out.split(mark)[1:]:
-        head, _, rest = entry.partition(b"\0")
-        first, _, message = head.partition(b"\n")
-        commit, _, source = first.decode("ascii", "replace").partition(" ")
-        changes: list[tuple[str, str]] = []
-        fields = rest.split(b"\0")
-        i = 0
-        while i + 1 < len(fields):
-            meta = fields[i].strip(b"\n")
-            if not meta.startswith(b":"):
-                i += 1
-                continue
-            parents = len(meta) - len(meta.lstrip(b":"))
-            parts = meta.lstrip(b":").split()
-            mode, blob = parts[parents].decode(), parts[2 * parents + 1].decode()
-            if mode in MODE_BLOB and not absent(blob):
-                changes.append((decode_path(fields[i + 1]), blob))
-            i += 2
-        yield commit, source, message.decode("utf-8", "replace"), changes
+    holding a glob character would match other remotes' branches too. And whether this is a
+    partial clone (memidx.git.inherited.partial_clone), by the same one `git config`."""
+    keys = r"^(remote\..*\.(url|promisor)|extensions\.partialclone)$"
+    out = repo.run("config", "-z", "--get-regexp", keys, check=False)
+    named = partial = False
+    for entry in out.split(b"\0"):
+        key, _, value = entry.decode("utf-8", "surrogateescape").partition("\n")
+        if key == f"remote.{remote}.url" and value.strip():
+            named = not any(c in remote for c in "*?[\\")
+        elif key.endswith((".promisor", ".partialclone")):
+            partial = partial or value != "false"
+    return named, partial

@@ -99,3 +99,36 @@ def test_a_remote_named_with_a_slash_counts_what_its_tracking_branches_hold(
 
     assert named == []
     assert any("github-token" in line for line in by_url), by_url  # a URL: no tracking branches
+
+
+def test_a_stale_tracking_branch_does_not_hide_a_commit_the_remote_no_longer_has(
+    repo: NotesRepo,
+) -> None:
+    """The remote's branch was rewritten from another clone to take a secret out; this clone's
+    tracking branch still holds it, and a force-push of the old history sends it again: git
+    sends what the remote's own refs lack, whatever the tracking branches say."""
+    repo.git("commit", "-q", "--allow-empty", "-m", f"Deploy with {TOKEN}")
+    repo.git("config", "remote.origin.url", str(repo.root.parent / "remote.git"))
+    repo.git("update-ref", "refs/remotes/origin/main", "HEAD")  # as last fetched
+    repo.git("commit", "-q", "--allow-empty", "-m", "A clean commit")
+    oid = repo.git("rev-parse", "HEAD").strip()
+    config = config_of(repo)
+
+    rewritten = push_problems(
+        config, "origin", [Update("refs/heads/main", oid, "refs/heads/main", "1" * 40)]
+    )
+    as_fetched = push_problems(
+        config,
+        "origin",
+        [
+            Update(
+                "refs/heads/main",
+                oid,
+                "refs/heads/main",
+                repo.git("rev-parse", "origin/main").strip(),
+            )
+        ],
+    )
+
+    assert any("message line 1: github-token" in line for line in rewritten), rewritten
+    assert as_fetched == []

@@ -1,17 +1,18 @@
 """The pre-push check's readers: git's pre-push input, and `git log -z --raw -c` as the check
-asks for it (a merge lists a path only when it differs from every parent)."""
+asks for it (a merge lists a path only when it differs from every parent), in whatever pieces
+git's output arrives."""
 
 from __future__ import annotations
 
 import pytest
 
 from memidx.errors import UsageError
-from memidx.githooks.push_check import Update, absent, parse_log, parse_updates
+from memidx.githooks.push_check import Update, absent, parse_updates
+from memidx.githooks.push_log import Changed, Sent, parse_log
 
 A, B, C, D = ("a" * 40, "b" * 40, "c" * 40, "d" * 40)
 ZERO = "0" * 40
-NONE = list[tuple[str, str]]()  # a commit that sends no file
-Parsed = list[tuple[str, str, str, list[tuple[str, str]]]]
+NONE = ()  # a commit that sends no file
 
 
 def test_parse_updates_reads_each_line_and_refuses_one_that_is_none() -> None:
@@ -28,24 +29,29 @@ def test_parse_updates_reads_each_line_and_refuses_one_that_is_none() -> None:
 @pytest.mark.parametrize(
     ("out", "parsed"),
     [
-        (b"", Parsed()),
+        (b"", list[Sent]()),
         (
             f"\x01{A} {A}\nfourth\n\n\0\n:100644 100644 {B} {C} M\0notes/a.md\0".encode(),
-            [(A, A, "fourth\n\n", [("notes/a.md", C)])],
+            [Sent(A, A, "fourth\n\n", (Changed("notes/a.md", C, (B,)),))],
         ),
-        (  # a deletion sends no blob; a submodule is no file
+        (  # a deletion sends no blob; a submodule is no file; an added file had no blob before
             f"\x01{A} {A}\ngone\n\0\n:100644 000000 {B} {ZERO} D\0notes/a.md\0"
-            f":000000 160000 {ZERO} {C} A\0sub\0".encode(),
-            [(A, A, "gone\n", NONE)],
+            f":000000 160000 {ZERO} {C} A\0sub\0:000000 100644 {ZERO} {D} A\0b.md\0".encode(),
+            [Sent(A, A, "gone\n", (Changed("b.md", D),))],
         ),
         (  # a merge: one mode and id per parent, then its own
             f"\x01{D} {B}\nMerge\n\0\n::100644 100644 100644 {A} {B} {C} MM\0notes/x.md\0"
             f"\0\x01{B} {B}\nside\n\0\0".encode(),
-            [(D, B, "Merge\n", [("notes/x.md", C)]), (B, B, "side\n", NONE)],
+            [
+                Sent(D, B, "Merge\n", (Changed("notes/x.md", C, (A, B)),)),
+                Sent(B, B, "side\n", NONE),
+            ],
         ),
     ],
 )
+@pytest.mark.parametrize("piece", [1, 7, 1 << 16])
 def test_parse_log_gives_each_commit_its_message_and_the_blobs_it_sends(
-    out: bytes, parsed: Parsed
+    out: bytes, parsed: list[Sent], piece: int
 ) -> None:
-    assert list(parse_log(out)) == parsed
+    pieces = [out[at : at + piece] for at in range(0, len(out), piece)]
+    assert list(parse_log(pieces)) == parsed

@@ -1,0 +1,89 @@
+"""The commits a push sends, as `git log -z --raw -c` lists them: each one's message and the
+files it adds or changes, with the blob each parent held at that path. git's output is read
+as it comes and each commit handed on as soon as the next one starts, so a first push of a
+long history never holds the whole log (tens of megabytes for 20,000 commits)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from memidx.frozen import Value
+from memidx.git.repo import GitRepo, decode_path
+from memidx.git.streamed import split_at, streamed
+
+MODE_BLOB = ("100644", "100755", "120000")  # a file or a symlink's target: pushed as a blob
+ZERO_ID = "0"  # git's all-zero id, of no object: a path a side lacks
+
+
+class Changed(Value):
+    """A file a commit adds or changes: its path, its new blob, and the blob of that path in
+    each parent that has one (a merge lists the path only when it differs from every parent)."""
+
+    path: str
+    blob: str
+    before: tuple[str, ...] = ()
+
+
+class Sent(Value):
+    """A commit the push sends: its id, the ref git reached it from, its message, its files."""
+
+    commit: str
+    source: str
+    message: str
+    changes: tuple[Changed, ...]
+
+
+def sent_commits(
+    repo: GitRepo,
+    tips: Sequence[str],
+    held: Sequence[str],
+    remote: str | None,
+    stale: Sequence[str] = (),
+) -> Iterator[Sent]:
+    """The commits `tips --not held --remotes=<remote>` (no tracking branches when `remote`
+    is None: a URL or a path; none of the `stale` ones, `origin/main`), newest first, read
+    from git's output as it comes."""
+    import secrets
+
+    # a mark no message holds: a message may hold any byte but NUL, \x01 too, which split it
+    mark = f"\x01memidx-{secrets.token_hex(8)} "
+    argv = ["log", "-z", f"--format={mark}%H %S%n%B", "--raw", "--no-abbrev", "-c", "--root"]
+    argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
+    if remote is not None:
+        argv += [*(f"--exclude={name}" for name in stale), f"--remotes={remote}"]
+    argv += ["--"]
+    yield from parse_log(streamed(repo, *argv), mark.encode())
+
+
+def parse_log(pieces: Iterable[bytes], mark: bytes = b"\x01") -> Iterator[Sent]:
+    """Each commit of the output of `git log -z --format=<mark>%H %S%n%B --raw --no-abbrev -c`
+    given in pieces (any split), as soon as the next commit's mark has come."""
+    entries = split_at(pieces, mark)
+    next(entries, None)  # what precedes the first mark: nothing
+    for entry in entries:
+        yield parse_entry(entry)
+
+
+def parse_entry(entry: bytes) -> Sent:
+    """One commit of the log: `%H %S\\n%B`, NUL, then its raw changes: a merge lists a path only
+    when it differs from every parent, with one mode and id per parent, then the merge's own."""
+    head, _, rest = entry.partition(b"\0")
+    first, _, message = head.partition(b"\n")
+    commit, _, source = first.decode("ascii", "replace").partition(" ")
+    changes: list[Changed] = []
+    fields = rest.split(b"\0")
+    i = 0
+    while i + 1 < len(fields):
+        meta = fields[i].strip(b"\n")
+        if not meta.startswith(b":"):
+            i += 1
+            continue
+        parents = len(meta) - len(meta.lstrip(b":"))
+        parts = [part.decode() for part in meta.lstrip(b":").split()]
+        mode, blob = parts[parents], parts[2 * parents + 1]
+        if mode in MODE_BLOB and blob.strip(ZERO_ID):
+            olds = zip(parts[:parents], parts[parents + 1 : 2 * parents + 1], strict=True)
+            before = tuple(oid for old, oid in olds if old in MODE_BLOB and oid.strip(ZERO_ID))
+            changes.append(Changed(decode_path(fields[i + 1]), blob, before))
+        i += 2
+    return Sent(commit, source, message.decode("utf-8", "replace"), tuple(changes))
