@@ -20,6 +20,7 @@ from memidx.agents.session import (
     session_state,
 )
 from memidx.config import Config
+from memidx.search.query import clip_query
 
 TYPE_CHECKING = False  # the prompt hook's process imports neither filing nor typing's cost
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def recall_for(config: Config, where: Where, prompt: str, deadline: float) -> st
     else in this process (the server is started for the next prompt). Injected spans in the
     prompt (memidx's own block pasted back) are not searched with; a long prompt is cut to
     what recall reads before it is sent (a pasted log of megabytes is no request)."""
-    prompt = strip_injected(prompt)[:MAX_PROMPT_CHARS]
+    prompt = clip_query(strip_injected(prompt), MAX_PROMPT_CHARS)
     if trivial(prompt):
         return ""
     with one_hook_at_a_time(config, where, _left(deadline)):

@@ -11,7 +11,14 @@ from typing import cast
 
 from memidx.agents import hook_owner
 from memidx.agents.cursor import EVENTS, NAME
-from memidx.agents.entries import gone, hook_command, marker, mcp_entry, mcp_file
+from memidx.agents.entries import (
+    WRITTEN_EVENTS,
+    gone,
+    hook_command,
+    marker,
+    mcp_entry,
+    mcp_file,
+)
 from memidx.agents.install import ConfigFile, project_root
 from memidx.agents.json_text import LEFT_ALONE
 from memidx.agents.settings import Edit, Json, is_ours, replaced, repointed
@@ -20,6 +27,7 @@ from memidx.errors import MemidxError
 from memidx.locations import home_folder
 
 MARKER = marker(NAME)
+WRITTEN = WRITTEN_EVENTS[NAME] | set(EVENTS)  # the only events whose memidx hooks are memidx's
 RULE = """---
 description: memidx, the shared memory of this project's agents
 alwaysApply: true
@@ -69,12 +77,13 @@ def _put_hook(entries: list[object], entry: Json) -> list[object]:
 
 
 def _uninstall_hooks(doc: Json, keep: Collection[str] = ()) -> Json:
+    """`doc` without memidx's hooks of the events it ever hooked (WRITTEN), but `keep`'s."""
     table = doc.get("hooks")
     if not isinstance(table, dict):
         return doc
     kept: Json = {}
     for event, listed in cast(Json, table).items():
-        if not isinstance(listed, list) or event in keep:
+        if not isinstance(listed, list) or event in keep or event not in WRITTEN:
             kept[event] = listed
             continue
         entries = cast(list[object], listed)

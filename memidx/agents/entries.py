@@ -34,6 +34,19 @@ from memidx.errors import MemidxError
 from memidx.locations import bin_dir
 
 SERVER = "memidx"  # the MCP server's name in every agent's configuration
+# Every event a memidx release has put its hook on, per agent (`git log -p -S '"PreCompact"'
+# -- memidx/agents/`, each event in turn; Codex gained PostCompact, nothing was dropped yet):
+# install and uninstall take memidx's hooks off these events alone. A memidx hook a person
+# added on another event (`memidx agent hook claude-code Notification`) is theirs. An event
+# an adapter stops hooking stays listed here, so that install takes the old hook away.
+WRITTEN_EVENTS: dict[str, frozenset[str]] = {
+    "claude-code": frozenset(
+        {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact", "SessionEnd"}
+    ),
+    "codex": frozenset({"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact"}),
+    "gemini": frozenset({"SessionStart", "BeforeAgent", "AfterAgent", "PreCompress"}),
+    "cursor": frozenset({"sessionStart", "beforeSubmitPrompt", "afterAgentResponse", "preCompact"}),
+}
 
 
 def marker(agent: str) -> str:
@@ -100,11 +113,11 @@ def scripted(server: dict[str, object], variable: re.Pattern[str]) -> dict[str, 
 
 def hooks_file(path: Path, agent: str, hooks: dict[str, HookEntry]) -> ConfigFile:
     """A JSON file whose `hooks` table gets memidx's hook for each event."""
-    mark = marker(agent)
+    mark, written = marker(agent), WRITTEN_EVENTS[agent] | set(hooks)
     return ConfigFile(
         path,
-        lambda doc: merge_hooks(doc, hooks, mark),
-        lambda doc: remove_hooks(doc, mark),
+        lambda doc: merge_hooks(doc, hooks, mark, written),
+        lambda doc: remove_hooks(doc, mark, written),
         lambda doc: hooks_state(doc, mark),
         lambda doc: repointed(hook_commands(doc, mark), _commands(hooks)),
     )

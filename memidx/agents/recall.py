@@ -27,7 +27,7 @@ from memidx.index.coverage import known_terms
 from memidx.index.lookup_rows import documents_at, session_neighbours
 from memidx.index.store import Filters, Store, VectorStore, open_store
 from memidx.search.lexical import Hit
-from memidx.search.query import quote
+from memidx.search.query import clip_query, quote
 from memidx.search.searcher import Searcher
 from memidx.search.vector_index import VectorIndex
 
@@ -81,9 +81,10 @@ class Recaller:
     def recall(
         self, prompt: str, seen: Collection[str] = (), k: int = MAX_HITS, budget: int = BUDGET
     ) -> Recall:
-        """The block for `prompt` (its first MAX_PROMPT_CHARS), leaving out hits whose key
-        is in `seen`."""
-        prompt = prompt[:MAX_PROMPT_CHARS]
+        """The block for `prompt` (its first MAX_PROMPT_CHARS, cut between words as search
+        cuts a query: a word cut in two is searched as a word of its own), leaving out hits
+        whose key is in `seen`."""
+        prompt = clip_query(prompt, MAX_PROMPT_CHARS)
         if trivial(prompt):
             return Recall("", ())
         found = self.candidates(prompt)

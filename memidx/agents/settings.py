@@ -57,16 +57,19 @@ def is_ours(entry: object, marker: str) -> bool:
     return args is not None and [*HOOK, *args][: len(words)] == words
 
 
-def merge_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> Json:
+def merge_hooks(
+    doc: Json, hooks: dict[str, HookEntry], marker: str, written: Collection[str]
+) -> Json:
     """`doc` with memidx's hook for each event: where a memidx hook already is (in its group,
     with the person's matcher), else in a group of its own at the end; so installing twice, or
-    again after an upgrade, moves nothing. Every other hook stays; memidx's hooks of events it
-    no longer hooks go."""
+    again after an upgrade, moves nothing. Every other hook stays; memidx's hooks of events an
+    earlier memidx hooked (`written`) and this one no longer does go, and a memidx hook a
+    person put on any other event stays: memidx never wrote it."""
     table = dict(_table(doc, "hooks") or {})
     for event in hooks:
         if table.get(event) is not None and _list(table[event]) is None:
             raise Misshapen(f'"hooks".{json.dumps(event)}', "a list")
-    doc = remove_hooks(doc, marker, keep=set(hooks))
+    doc = remove_hooks(doc, marker, written, keep=set(hooks))
     table = dict(_table(doc, "hooks") or {})
     for event, entry in hooks.items():
         groups = _list(table.get(event))
@@ -141,16 +144,18 @@ def repointed(commands: Iterable[str], fresh: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(said))
 
 
-def remove_hooks(doc: Json, marker: str, keep: Collection[str] = ()) -> Json:
-    """`doc` without memidx's hooks (but those of the events in `keep`); a group, event or
-    table left empty by that goes too."""
+def remove_hooks(
+    doc: Json, marker: str, written: Collection[str], keep: Collection[str] = ()
+) -> Json:
+    """`doc` without memidx's hooks of the events a memidx ever hooked (`written`; but those
+    of the events in `keep`); a group, event or table left empty by that goes too."""
     table = _dict(doc.get("hooks"))
     if table is None:
         return doc
     kept: Json = {}
     for event, groups in table.items():
         listed = _list(groups)
-        if listed is None or event in keep:
+        if listed is None or event in keep or event not in written:
             kept[event] = groups
             continue
         new_groups: list[object] = []

@@ -10,7 +10,9 @@ from memidx.frozen import Value
 from memidx.notes.note import clean_word
 
 WHEN = "coalesce(json_extract(d.meta, '$.ts'), json_extract(d.meta, '$.created'))"
-EXCERPT_CHARS = 400
+# What recent shows of a body (240 characters) and, around it, what the secret detectors read
+# to mask a secret the cut runs through (memidx.secrets.cuts.REACH, 4,096)
+EXCERPT_CHARS = 8192
 
 
 class RecentRow(Value):

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 from memidx.config import Config
 from memidx.errors import MemidxError, NewerIndex, UsageError
+from memidx.index.browse import NoteRow
 from memidx.index.store import Filters
 from memidx.mcp.warm import WarmIndex
 from memidx.notes.note import has_note_suffix
@@ -75,19 +76,31 @@ def get(warm: WarmIndex, ref: str, max_chars: int) -> dict[str, object]:
         data = record_data(shown.ref, shown.record)
     else:
         row = warm.note_row(ref)
-        data: dict[str, object] = {
-            "schema": "memidx.note/1",
-            "ref": row.ref,
-            "title": row.title,
-            "tags": list(row.tags),
-            "meta": row.meta,
-            "text": note_text(warm.config, row.ref, row.blob_id),
-        }
-    text = str(data["text"])
+        data = note_data(row, note_text(warm.config, row.ref, row.blob_id))
+    text = str(data["text"])  # masked before it is measured and cut: `chars` tells what is shown
     data["chars"] = len(text)
     data["truncated"] = len(text) > max_chars
     data["text"] = text[:max_chars]
     return data
+
+
+def note_data(row: NoteRow, text: str) -> dict[str, object]:
+    """memidx.note/1 of a note, its title, tags, text and labels in `meta` masked in one
+    detector pass, as search masks its hits (a note committed before the check existed)."""
+    from memidx.secrets.detect import mask_many
+
+    labels = [key for key, value in row.meta.items() if isinstance(value, str)]
+    texts = [row.title, text, *row.tags, *(str(row.meta[key]) for key in labels)]
+    title, shown, *rest = mask_many(texts)
+    tags, values = rest[: len(row.tags)], rest[len(row.tags) :]
+    return {
+        "schema": "memidx.note/1",
+        "ref": row.ref,
+        "title": title,
+        "tags": tags,
+        "meta": {**row.meta, **dict(zip(labels, values, strict=True))},
+        "text": shown,
+    }
 
 
 def note_text(config: Config, ref: str, blob_id: str | None) -> str:

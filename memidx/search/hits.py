@@ -125,6 +125,7 @@ class HitBuilder:
 
 
 def _excerpt(chunk: ChunkInfo, size: int = 240) -> str:
+    from memidx.secrets.cuts import masked_excerpt
+
     text = chunk.text.split("\n", 2 if chunk.heading else 1)[-1]
-    text = " ".join(text.split())
-    return text if len(text) <= size else text[:size].rsplit(" ", 1)[0] + "…"
+    return masked_excerpt(text, size)  # masked before it is cut, as a snippet is

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore, matched_terms
 from memidx.notes.words import PRIVATE_USE, WORD
-from memidx.search.masking import masked
+from memidx.search.masking import masked, masked_snippets
 from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
 from memidx.search.scoring import hit_evidence
@@ -135,7 +135,7 @@ def snippets(
     )
     for doc_id in windowed:
         found[doc_id] = window(bodies[doc_id], terms)
-    return found
+    return masked_snippets(found, bodies)
 
 
 def private_use(body: str) -> bool:

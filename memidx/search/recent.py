@@ -3,7 +3,7 @@ start of a session, before it knows what to search for."""
 
 from __future__ import annotations
 
-from memidx.index.browse import recent_rows
+from memidx.index.browse import EXCERPT_CHARS, recent_rows
 from memidx.index.store import Store, snapshot
 from memidx.search.json_result import hit_json
 from memidx.search.lexical import Hit, record_title
@@ -43,5 +43,8 @@ def recent(
 
 
 def _snippet(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
+    """The excerpt's start, masked before it is cut: masked after, a secret the cut ran
+    through showed its first half."""
+    from memidx.secrets.cuts import masked_excerpt
+
+    return masked_excerpt(text, SNIPPET_CHARS, cut=len(text) >= EXCERPT_CHARS)

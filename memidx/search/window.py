@@ -28,7 +28,9 @@ def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) ->
     like = _reads_like(stems)
     first = _first(body, stems, like)
     if first is None:
-        return " ".join(body[:240].split())
+        from memidx.secrets.cuts import masked_excerpt
+
+        return masked_excerpt(body, 240)  # masked before it is cut, as every snippet is
     start = max(0, first.start() - _SPAN * before)
     recent = list(_WORD.finditer(body, start, first.start()))
     if recent and _inside(body, recent[0].start()):  # the tail of a word the read-back cut

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from memidx.config import load_config
 from memidx.haystack.frames import Record
 from memidx.index.store import open_store
+from memidx.mcp import answers
+from memidx.mcp.warm import WarmIndex
 from memidx.search.query import clip_query
 from memidx.search.recent import recent
+from memidx.secrets.detect import mask
 from tests.helpers import NotesRepo, Run, run_in_process
 
 # a Slack bot token the detector flags, in lower case as memidx stores tags
@@ -84,6 +89,28 @@ def test_search_masks_a_secret_in_a_notes_tags(repo: NotesRepo) -> None:
     assert as_json.json()["hits"][0]["tags"] == ["ci", "[REDACTED:slack-token]"]
     for_people = repo.memidx("search", "heron")
     assert for_people.code == 0 and TOKEN not in for_people.out, for_people.out
+
+
+@pytest.mark.parametrize("max_chars", [20_000, 60])
+def test_mcp_get_masks_a_note_as_search_does(repo: NotesRepo, max_chars: int) -> None:
+    """A note committed before the check existed: search masked it, MCP `get` (and the
+    note resource behind it) returned its title, tags and text as they were. `chars` and
+    `truncated` describe the masked text that is returned."""
+    body = f"the egret bot posts with {TOKEN} in its header"
+    ref = repo.note("bot.md", f"Slack bot {TOKEN}", body, tags=["ci", TOKEN])
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    warm = WarmIndex(load_config(repo.root, env={"MEMIDX_ROOT": str(repo.root)}))
+    try:
+        got = answers.get(warm, ref, max_chars)
+    finally:
+        warm.close()
+    assert TOKEN not in json.dumps(got) and TOKEN[:12] not in json.dumps(got)
+    whole = mask((repo.root / ref).read_text())
+    assert got["text"] == whole[:max_chars] and "[REDACTED:slack-token]" in whole
+    assert got["chars"] == len(whole) and got["truncated"] == (len(whole) > max_chars)
+    assert got["tags"] == ["ci", "[REDACTED:slack-token]"]
+    assert got["title"] == "Slack bot [REDACTED:slack-token]"
 
 
 def test_an_index_path_that_is_a_folder_is_named_not_called_missing(indexed: NotesRepo) -> None:
@@ -241,6 +268,12 @@ def test_a_record_filed_before_its_labels_were_redacted_shows_them_masked(
     for command in (["show", "--json", filed.json()["id"]], ["search", "--json", "osprey"]):
         done = indexed.memidx(*command)
         assert done.code == 0 and TOKEN not in done.out, done.out
+    warm = WarmIndex(load_config(indexed.root, env={"MEMIDX_ROOT": str(indexed.root)}))
+    try:  # MCP's `get` of the record, as `show --json`
+        got = answers.get(warm, filed.json()["id"], 20_000)
+    finally:
+        warm.close()
+    assert "osprey" in str(got["text"]) and TOKEN not in json.dumps(got)
     store, _ = open_store(indexed.root / ".memidx" / "index.sqlite", write=False)
     try:  # MCP's `recent`, which an agent reads at the start of a session, printed them all
         listed = recent(store, 10, notes_dir="notes", project=None, kind=None)

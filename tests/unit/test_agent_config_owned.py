@@ -12,12 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents import backups, codex_install, cursor_install, hermes_install
+from memidx.agents import (
+    backups,
+    claude_install,
+    codex_install,
+    cursor_install,
+    gemini_install,
+    hermes_install,
+)
 from memidx.agents.backups import STAMP, SUFFIX, backup
-from memidx.agents.entries import command_hooks, marker
-from memidx.agents.install import memidx_argv
+from memidx.agents.entries import WRITTEN_EVENTS, command_hooks, marker
+from memidx.agents.install import ConfigFile, memidx_argv
 from memidx.agents.json_text import parse_json
 from memidx.agents.launcher import RESOLVER_START, portable_command
+from memidx.agents.runner import adapter
 from memidx.agents.settings import is_ours, merge_hooks, remove_hooks
 from memidx.agents.text_install import TextFile
 from memidx.errors import MemidxError
@@ -94,6 +102,7 @@ def test_install_uninstall_and_status_say_a_key_is_held_twice(tmp_path: Path, co
 
 
 MARK = marker("claude-code")
+WRITTEN = WRITTEN_EVENTS["claude-code"]
 MEMIDX = "/home/me/memidx/.venv/bin/memidx"
 FIRST_RESOLVER = (  # the portable command of 16249da, which fell back to the clone's path
     f'command -v memidx >/dev/null 2>&1 && exec memidx "$@"; [ -x {MEMIDX} ] && exec {MEMIDX} '
@@ -156,21 +165,23 @@ def test_uninstall_keeps_a_persons_hook_that_mentions_memidx() -> None:
     ours = {"type": "command", "command": f"{MEMIDX} agent hook claude-code Stop"}
     doc: dict[str, object] = {"hooks": {"Stop": [{"matcher": "", "hooks": [theirs, ours]}]}}
 
-    assert remove_hooks(doc, MARK) == {"hooks": {"Stop": [{"matcher": "", "hooks": [theirs]}]}}
+    assert remove_hooks(doc, MARK, WRITTEN) == {
+        "hooks": {"Stop": [{"matcher": "", "hooks": [theirs]}]}
+    }
 
 
 def test_install_again_keeps_the_timeout_the_person_set_on_memidx_hook() -> None:
     """A person who gave memidx's Stop hook 120 s saw it put back to 30 at the next install."""
     hooks = command_hooks("claude-code", {"Stop": (30, 10.0)})
-    doc = json.loads(json.dumps(merge_hooks({}, hooks, MARK)))  # as read from the file
+    doc = json.loads(json.dumps(merge_hooks({}, hooks, MARK, WRITTEN)))  # as read from the file
     entry = doc["hooks"]["Stop"][0]["hooks"][0]
     entry["timeout"] = 120
 
-    again = merge_hooks(doc, hooks, MARK)
+    again = merge_hooks(doc, hooks, MARK, WRITTEN)
 
     assert again == doc
     del entry["timeout"]
-    assert merge_hooks(doc, hooks, MARK)["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 30  # type: ignore[index]
+    assert merge_hooks(doc, hooks, MARK, WRITTEN)["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 30  # type: ignore[index]
 
 
 def test_cursor_install_again_keeps_the_persons_timeout(tmp_path: Path) -> None:
@@ -181,6 +192,45 @@ def test_cursor_install_again_keeps_the_persons_timeout(tmp_path: Path) -> None:
     entry["timeout"] = 90
 
     assert hooks_json.install(doc) == doc
+
+
+@pytest.mark.parametrize(
+    ("agent", "event"),
+    [
+        ("claude-code", "Notification"),
+        ("codex", "SessionEnd"),
+        ("gemini", "Notification"),
+        ("cursor", "stop"),
+    ],
+)
+def test_install_and_uninstall_keep_a_memidx_hook_a_person_added(
+    tmp_path: Path, agent: str, event: str
+) -> None:
+    """`<memidx> agent hook claude-code Notification`, added by hand on an event memidx never
+    hooked, was taken away by the next install: memidx removed every hook of its own shape
+    on events it no longer hooks, though no memidx ever wrote that one."""
+    (tmp_path / ".git").mkdir()
+    module = {"claude-code": claude_install, "codex": codex_install}.get(agent)
+    module = module or {"gemini": gemini_install, "cursor": cursor_install}[agent]
+    hooks = next(
+        f for f in module.config_files("project", tmp_path)
+        if isinstance(f, ConfigFile) and f.path.name in ("settings.json", "hooks.json")
+    )  # fmt: skip
+    hand = {"type": "command", "command": f"{MEMIDX} agent hook {agent} {event}"}
+    listed: list[object] = [hand] if agent == "cursor" else [{"matcher": "", "hooks": [hand]}]
+    doc: dict[str, object] = {"hooks": {event: listed}}
+
+    installed = hooks.install(doc)
+
+    assert installed["hooks"][event] == listed  # type: ignore[index]
+    assert hooks.uninstall(installed)["hooks"] == {event: listed}  # type: ignore[index]
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini", "cursor"])
+def test_every_event_memidx_hooks_is_listed_as_written(agent: str) -> None:
+    """An event an adapter stops hooking must stay in WRITTEN_EVENTS, or install would
+    leave the old hook behind, as a person's."""
+    assert set(adapter(agent).deadlines) <= WRITTEN_EVENTS[agent]
 
 
 def test_codex_status_shows_a_hand_written_memidx_server(tmp_path: Path) -> None:

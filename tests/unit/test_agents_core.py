@@ -12,6 +12,7 @@ from memidx.agents import transcript
 from memidx.agents.block import HARD_CAP, Recalled, digest_block, recall_block, strip_injected
 from memidx.agents.capture import transcript_parts
 from memidx.agents.claude_transcript import parse
+from memidx.agents.entries import WRITTEN_EVENTS
 from memidx.agents.gate import Signal, relevant, trivial, word_share
 from memidx.agents.json_text import dump_json
 from memidx.agents.settings import merge_hooks, remove_hooks
@@ -112,12 +113,14 @@ def test_merging_hooks_twice_is_merging_once_and_removal_restores() -> None:
         "Stop": {"type": "command", "command": "/m/memidx agent hook claude-code Stop"}
     }
 
-    once = merge_hooks(theirs, ours, "agent hook claude-code")
-    twice = merge_hooks(once, ours, "agent hook claude-code")
+    written = WRITTEN_EVENTS["claude-code"]
+    once = merge_hooks(theirs, ours, "agent hook claude-code", written)
+    twice = merge_hooks(once, ours, "agent hook claude-code", written)
 
     assert once == twice
-    assert remove_hooks(twice, "agent hook claude-code") == theirs
-    assert remove_hooks(merge_hooks({}, ours, "agent hook claude-code"), "agent hook") == {}
+    assert remove_hooks(twice, "agent hook claude-code", written) == theirs
+    merged = merge_hooks({}, ours, "agent hook claude-code", written)
+    assert remove_hooks(merged, "agent hook", written) == {}
 
 
 def test_merging_hooks_again_keeps_memidx_hooks_where_they_are() -> None:
@@ -138,7 +141,7 @@ def test_merging_hooks_again_keeps_memidx_hooks_where_they_are() -> None:
         }
     }
 
-    merged = merge_hooks(doc, {"Stop": new}, mark)
+    merged = merge_hooks(doc, {"Stop": new}, mark, WRITTEN_EVENTS["claude-code"])
 
     assert merged == {
         "hooks": {
@@ -146,7 +149,7 @@ def test_merging_hooks_again_keeps_memidx_hooks_where_they_are() -> None:
             "Notification": [{"matcher": "", "hooks": [theirs]}],
         }
     }
-    assert merge_hooks(merged, {"Stop": new}, mark) == merged
+    assert merge_hooks(merged, {"Stop": new}, mark, WRITTEN_EVENTS["claude-code"]) == merged
 
 
 @pytest.mark.parametrize(

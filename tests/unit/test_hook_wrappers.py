@@ -10,10 +10,11 @@ import json
 
 import pytest
 
-from memidx.agents.entries import command_hooks, marker
+from memidx.agents.entries import WRITTEN_EVENTS, command_hooks, marker
 from memidx.agents.settings import hook_commands, is_ours, merge_hooks, remove_hooks
 
 MARK = marker("claude-code")
+WRITTEN = WRITTEN_EVENTS["claude-code"]
 MEMIDX = "/home/me/memidx/.venv/bin/memidx"
 HOOK = f"{MEMIDX} agent hook claude-code Stop"
 
@@ -62,12 +63,12 @@ def test_a_wrapped_command_that_does_not_run_memidx_hook_is_the_persons(command:
 @pytest.mark.parametrize("wrapper", ["env -i PATH=/usr/bin", "nice -n 5", "timeout -k 1 5"])
 def test_install_again_keeps_the_wrapped_hook_and_adds_no_second(wrapper: str) -> None:
     hooks = command_hooks("claude-code", {"Stop": (30, 10.0)})
-    doc = json.loads(json.dumps(merge_hooks({}, hooks, MARK)))
+    doc = json.loads(json.dumps(merge_hooks({}, hooks, MARK, WRITTEN)))
     entry = doc["hooks"]["Stop"][0]["hooks"][0]
     entry["command"] = f"{wrapper} {entry['command']}"
 
-    again = merge_hooks(doc, hooks, MARK)
+    again = merge_hooks(doc, hooks, MARK, WRITTEN)
 
     assert again == doc
     assert hook_commands(again, MARK) == [entry["command"]]
-    assert remove_hooks(again, MARK) == {}
+    assert remove_hooks(again, MARK, WRITTEN) == {}

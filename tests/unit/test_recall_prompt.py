@@ -3,10 +3,16 @@ of megabytes, read whole, took the prompt hook past its deadline every time."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import pytest
+
+from memidx.agents import actions
 from memidx.agents.recall import MAX_PROMPT_CHARS, Candidate, Recaller
+from memidx.agents.session import Where
 from memidx.config import Config
+from memidx.search.query import clip_query
 
 
 class Seen(Recaller):
@@ -28,7 +34,40 @@ def test_a_huge_prompt_is_searched_by_its_first_part_only() -> None:
 
     assert recaller.recall(huge).block == ""
 
-    assert recaller.searched == [huge[:MAX_PROMPT_CHARS]]
+    assert recaller.searched == [clip_query(huge, MAX_PROMPT_CHARS)]
+
+
+def test_a_huge_prompt_is_cut_between_words() -> None:
+    """Cut at MAX_PROMPT_CHARS, "another" became "an", searched as a word of its own (search
+    cuts a long query between words: clip_query)."""
+    head = "sqlite lock waits " + "files " * ((MAX_PROMPT_CHARS - 20) // 6)
+    huge = head + "another process holds the lock " * 1000
+    assert huge[MAX_PROMPT_CHARS - 2 : MAX_PROMPT_CHARS + 5] == "another"  # the cut falls in it
+    recaller = Seen()
+
+    recaller.recall(huge)
+
+    assert recaller.searched == [head]
+
+
+def test_the_hook_sends_a_prompt_cut_between_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook cuts the prompt before it asks the server, which searched "an" as a word."""
+    sent: list[str] = []
+
+    def recall(
+        config: Config, prompt: str, seen: list[str], deadline: float
+    ) -> tuple[str, list[str]]:
+        sent.append(prompt)
+        return "", []
+
+    monkeypatch.setattr(actions, "_recall", recall)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    head = "sqlite lock waits " + "files " * ((MAX_PROMPT_CHARS - 20) // 6)
+    where = Where("claude-code", "cut", str(tmp_path))
+    actions.recall_for(config, where, head + "another day", time.monotonic() + 5)
+    assert sent == [head]
 
 
 def test_a_prompt_of_any_usual_length_is_searched_whole() -> None:

@@ -1,0 +1,73 @@
+"""Masking a piece cut from a longer text (a search's snippet, an excerpt): masked after the
+cut, a secret the cut runs through shows its first half (or its value without the name that
+made it one); masked whole first, a 1 MB transcript costs ~1 s to show 240 characters. The
+detectors read the piece with REACH characters either side, and every secret that reaches into
+the piece is masked whole."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memidx.secrets.detect import find_secrets
+from memidx.secrets.patterns import Finding, redact
+
+# Wider than the longest secret the detectors match: a 4096-bit RSA key block in PEM, the
+# longest, is ~3,250 characters; tokens are under 200.
+REACH = 4096
+WORD = re.compile(r"\S+")
+
+
+def masked_pieces(pieces: Sequence[tuple[str, int, int]]) -> list[str]:
+    """`text[start:end]` of each (text, start, end), every secret that overlaps it masked (in
+    full, where it runs past the cut); one pass of the detectors over all the windows."""
+    found = piece_findings(pieces)
+    out: list[str] = []
+    for (text, start, end), own in zip(pieces, found, strict=True):
+        out.append(redact(text[start:end], own) if own else text[start:end])
+    return out
+
+
+def piece_findings(pieces: Sequence[tuple[str, int, int]]) -> list[list[Finding]]:
+    """The secrets that overlap `text[start:end]` of each (text, start, end), placed in that
+    piece and clipped to it; found in windows REACH wider, in one pass of the detectors."""
+    windows = [(max(0, start - REACH), min(len(text), end + REACH)) for text, start, end in pieces]
+    joined = "\n\n".join(text[a:b] for (text, _, _), (a, b) in zip(pieces, windows, strict=True))
+    findings = find_secrets(joined, allow=True) if joined.strip() else []
+    out: list[list[Finding]] = []
+    at = 0  # where the window starts in `joined`
+    for (_, start, end), (a, b) in zip(pieces, windows, strict=True):
+        low, high = at + start - a, at + end - a
+        out.append(
+            [
+                Finding(max(f.start, low) - low, min(f.end, high) - low, f.kind)
+                for f in findings
+                if f.start < high and f.end > low
+            ]
+        )
+        at += b - a + 2
+    return out
+
+
+def masked_excerpt(text: str, size: int, *, cut: bool = False) -> str:
+    """The first `size` characters of `text` with its whitespace collapsed, cut between words
+    (`…` where it was cut), every secret that reaches into them masked. `cut`: `text` is
+    itself cut from a longer one, so its last REACH characters are only read around it."""
+    end = visible_end(text, size)
+    if cut:
+        end = min(end, max(0, len(text) - REACH))
+    shown = " ".join(masked_pieces([(text, 0, end)])[0].split())
+    if len(shown) <= size:  # all of it, or shorter for its masks: whole words either way
+        return shown if not cut and WORD.search(text, end) is None else shown + "…"
+    return shown[:size].rsplit(" ", 1)[0] + "…"
+
+
+def visible_end(text: str, size: int) -> int:
+    """Where the word ends that makes `text`, its whitespace collapsed, longer than `size`
+    characters; the text's length when it is no longer."""
+    seen = -1
+    for word in WORD.finditer(text):
+        seen += 1 + len(word.group())
+        if seen > size:
+            return word.end()
+    return len(text)

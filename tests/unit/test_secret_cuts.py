@@ -1,0 +1,78 @@
+"""A secret cut in two by a snippet or an excerpt is masked whole: masked after the cut, the
+part the cut kept was no secret to the detectors (a URL's password without its `@host`, a
+value without the name it was assigned to) and was shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.index.store import Filters, Store
+from memidx.search.lexical import lexical_search
+from memidx.search.recent import recent
+from memidx.secrets import cuts
+from memidx.secrets.cuts import REACH, masked_excerpt
+from tests.helpers import add_note
+
+PASSWORD = "Hunter2Secret99xLongerPassword42"
+URL = f"https://deploy:{PASSWORD}@db.example.com/app"
+VALUE = "Xk9mP2vL8qR4tW6zQ"
+WORDS = " ".join(f"w{i}" for i in range(20))
+
+
+@pytest.mark.parametrize(
+    ("body", "secret"),
+    [  # FTS5's snippet of 24 words ends on the password, or starts on the value
+        (f"heron {WORDS} {URL} more words here", PASSWORD),
+        (
+            " ".join(f"v{i}" for i in range(30))
+            + f" password: {VALUE} "
+            + " ".join(f"u{i}" for i in range(12))
+            + f" heron {WORDS} {WORDS}",
+            VALUE,
+        ),
+    ],
+)
+def test_a_snippet_cut_through_a_secret_shows_none_of_it(
+    store: Store, body: str, secret: str
+) -> None:
+    add_note(store, "notes/heron.md", f"---\ntitle: Heron\n---\n\n{body}\n")
+    [hit] = lexical_search(store, "heron", Filters(), 5).hits
+    assert secret[:8] not in hit.snippet and "[REDACTED:" in hit.snippet, hit.snippet
+    assert "\x02heron\x03" in hit.snippet  # its match marks kept
+
+
+def test_recent_cut_through_a_secret_shows_none_of_it(store: Store) -> None:
+    """A body of one long run (a pasted command): the excerpt cut at 240 characters kept the
+    password of a URL whose `@host` came after the cut."""
+    add_note(store, "notes/deploy.md", f"---\ntitle: Deploy\n---\n\n{'a' * 200}/{URL}\n")
+    found = recent(store, 5, notes_dir="notes", project=None, kind=None)
+    assert "[REDACTED:basic-auth]" in str(found) and PASSWORD[:6] not in str(found)
+
+
+def test_an_excerpt_masks_a_window_not_the_whole_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Masking a 1 MB transcript to show 240 characters of it costs ~1 s: the detectors read
+    the excerpt and REACH characters after it."""
+    read: list[int] = []
+    find = cuts.find_secrets
+
+    def measured(text: str, **options: bool) -> object:
+        read.append(len(text))
+        return find(text, **options)
+
+    monkeypatch.setattr(cuts, "find_secrets", measured)
+    text = f"{'word ' * 40}{URL} " + "more text " * 100_000
+    shown = masked_excerpt(text, 240)
+    assert PASSWORD not in shown and shown.endswith("…") and len(shown) <= 241
+    assert read and max(read) <= 300 + REACH
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("short text", "short text"),
+        ("  spaced\n\nout  ", "spaced out"),
+        ("one two three four", "one two…"),
+    ],
+)
+def test_an_excerpt_is_cut_between_words(text: str, shown: str) -> None:
+    assert masked_excerpt(text, 10) == shown
