@@ -103,6 +103,7 @@ def flagged(
 ) -> Iterator[Flagged]:
     """Every secret in the given notes and segments that no allow marker allows, and in their
     names (the name shown with the secret masked)."""
+    from memidx.githooks.push_segments import IN_LABELS  # one string of labels: no line
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of, redact
 
@@ -115,9 +116,9 @@ def flagged(
     for ref, label, text, what in _texts(config, files, {} if unread is None else unread):
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
-            line = line_of(text, found.start)
+            where = label if what == IN_LABELS else f"{label}:{line_of(text, found.start)}"
             fingerprint = sha256_hex(secret.encode("utf-8"))
-            yield Flagged(f"{label}:{line}", found.kind, fingerprint, ref, what)
+            yield Flagged(where, found.kind, fingerprint, ref, what)
 
 
 LINK_TARGET = " in the symlink's target"
@@ -128,11 +129,12 @@ def _texts(
     config: Config, files: Sequence[str], unread: dict[str, str]
 ) -> Iterator[tuple[str, str, str, str]]:
     """(file, label, text, what) of each note and other text file, of each record of each
-    segment, and of each symlink's target (never followed: git pushes the target's path as
-    the link's blob), among `files`: what is staged (git's index), never the work tree, like
-    the other checks. A file too large to read gets its problem line in `unread`."""
+    segment (its text, its labels, and bytes that are no record), and of each symlink's target
+    (never followed: git pushes the target's path as the link's blob), among `files`: what is
+    staged (git's index), never the work tree, like the other checks. A file too large to
+    read gets its problem line in `unread`."""
     from memidx.githooks.checks import staged_contents
-    from memidx.haystack.frames import scan_bytes
+    from memidx.githooks.push_segments import segment_parts
 
     refs = _refs(config, files)
     haystack = PurePosixPath(config.notes_dir) / "haystack"
@@ -146,8 +148,8 @@ def _texts(
         if not isinstance(data, bytes):
             continue  # deleted, a link or unreadable: the drift check reports those
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
-            for located in scan_bytes(data).records:
-                yield ref, f"{masked(ref)}@{located.offset}", located.record.text, ""
+            for part in segment_parts(data):  # labels and damage too: --no-verify, by hand
+                yield ref, f"{masked(ref)}@{part.offset}", part.text, part.about
         elif (text := text_of(data, is_note_path(ref, config.notes_dir))) is not None:
             yield ref, masked(ref), text, ""
 

@@ -136,6 +136,26 @@ def test_check_secrets_reads_haystack_segments(repo: NotesRepo) -> None:
     assert GITHUB not in run.out + run.err
 
 
+def test_check_secrets_reads_a_segments_labels_and_bytes_that_are_no_record(
+    repo: NotesRepo,
+) -> None:
+    """A segment committed past memidx's filing (by hand, another tool): the check read only
+    each record's text, so a secret in a tag or in damaged bytes was committed; the pre-push
+    check read them."""
+    from memidx.haystack.frames import frame, new_record
+
+    segment = repo.write("notes/haystack/w1/2026-01-01.000.krd", b"")
+    tagged = new_record("turn", "fine", tags=(f"key-{GITHUB}",))
+    segment.write_bytes(frame(tagged) + f"junk {AWS}".encode())
+
+    run = repo.memidx("check", "secrets", "notes/haystack/w1/2026-01-01.000.krd")
+
+    assert run.code == 1, run
+    assert "@0: github-token in the record's labels" in run.out
+    assert "aws-access-key in bytes that are no record" in run.out
+    assert GITHUB not in run.out + run.err and AWS not in run.out + run.err
+
+
 def test_an_allow_marker_or_the_baseline_lets_a_false_positive_through(repo: NotesRepo) -> None:
     marked = repo.note("doc.md", "Doc", f"example {AWS}  <!-- memidx: allow-secret -->\n")
     listed = repo.note("listed.md", "Listed", f"test fixture {GITHUB}\n")
