@@ -163,7 +163,7 @@ def test_a_hook_of_another_configuration_is_not_answered_and_the_server_makes_wa
     moved = replace(config, index_path=tmp_path / "elsewhere.sqlite")
     answer = recall_server.ask(moved, {"prompt": "vmmem"}, 10.0)
 
-    assert answer == {"error": recall_server.STALE}
+    assert unheard(answer) == {"error": recall_server.STALE}
     served.join(10)
     assert not served.is_alive()  # the next prompt starts a server of the new configuration
     assert time.monotonic() - started < 25.0
@@ -191,7 +191,9 @@ def test_a_hook_differing_in_what_recall_never_reads_is_answered(
     answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)
     assert answer is not None and "error" not in answer, answer
     moved = replace(config, model="another/model")  # one that does: the server makes way
-    assert recall_server.ask(moved, {"prompt": "vmmem"}, 10.0) == {"error": recall_server.STALE}
+    assert unheard(recall_server.ask(moved, {"prompt": "vmmem"}, 10.0)) == {
+        "error": recall_server.STALE
+    }
     served.join(10)
     assert not served.is_alive()
 
@@ -269,3 +271,8 @@ def test_a_stop_past_its_limit_removes_the_servers_pid_file_and_socket(
     assert recall_server.serve(config, idle_exit=0.2) == 0
 
     assert left == [False, False]
+
+
+def unheard(answer: dict[str, object] | None) -> dict[str, object] | None:
+    """An answer without when the hook heard it (`recall_server.HEARD`, the hook's own clock)."""
+    return None if answer is None else {k: v for k, v in answer.items() if k != recall_server.HEARD}

@@ -112,4 +112,4 @@ def test_the_simple_reader_never_disagrees_with_pyyaml(fields: list[tuple[str, s
 
 def test_a_tag_given_with_a_line_break_is_one_line_like_the_title() -> None:
     """`remember --tags $'a\\nb'` stored a tag holding a line break."""
-    assert parse_tags("deploy\nnotes, #CI\t build ,") == ["deploy notes", "ci build"]
+    assert parse_tags("deploy\nnotes, #CI\t build ,") == ["deploy notes", "CI build"]  # as typed
