@@ -35,7 +35,7 @@ from memidx.secrets.patterns import (
     real_password,
     redact,
 )
-from memidx.secrets.windows import cut_short, secret_names, windows
+from memidx.secrets.windows import closed, cut_short, library_names, secret_names, windows
 
 KEYWORD_KIND = "secret-assignment"
 BEARER_KIND = "bearer-token"
@@ -170,7 +170,7 @@ def _assigned(text: str) -> Iterable[Finding]:
             continue
         entropy = library.entropy()  # loaded only for such lines
         kinds: dict[str, str] = {}
-        for cut in _library_values(line, names, entropy, kinds):
+        for cut in _library_values(line, entropy, kinds):
             yield Finding(start + cut.start, start + cut.end, cut.kind)
         kinds.update(dict.fromkeys(extra_keyword_values(line), KEYWORD_KIND))
         kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
@@ -185,28 +185,27 @@ def _assigned(text: str) -> Iterable[Finding]:
 
 
 def _library_values(
-    line: str,
-    names: list[tuple[int, int]],
-    entropy: Callable[[str], float],
-    kinds: dict[str, str],
+    line: str, entropy: Callable[[str], float], kinds: dict[str, str]
 ) -> Iterable[Finding]:
     """The library's keyword detector over the line's windows: each value it finds goes into
-    `kinds`, and one a window's end cut short that looks secret is a finding to the end of its
-    run."""
+    `kinds`, and one a window's end cut short that looks secret is also a finding to the end
+    of its run."""
     find = library.keyword_finder()
     run = [0, 0]
-    for left, right in windows(line, names):
+    for left, right in windows(line, library_names(line)):
         window = line[left:right]
-        for value in find(window):
+        for value in find(closed(window, right, line)):
             if not value.split():
                 continue
             token = value.split()[0]
-            if not cut_short(window, token, right, line):
-                kinds[token] = KEYWORD_KIND
-            elif cut := _cut_value(line, left + window.rfind(token), token, entropy, run):
+            # every place it stands, cut short or not: a cut value's start may also stand
+            # whole before it (`pwd: 'v4lue...' ... url=v4lue...`, the window's end in it)
+            kinds[token] = KEYWORD_KIND
+            at = left + window.rfind(token)
+            if cut_short(window, token, right, line) and (
+                cut := _cut_value(line, at, token, entropy, run)
+            ):
                 yield cut
-            else:
-                kinds[token] = KEYWORD_KIND
 
 
 SPACE = re.compile(r"\s")

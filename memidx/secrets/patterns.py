@@ -45,13 +45,13 @@ BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 # Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`
 # (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
 EXTRA_WORDS = re.compile(r"(?i)token|credential|access[_-]?key|secret[_-]?key|[_-]pass\b")
-# A run of name characters, then an assignment and its value (group 2). Tried only where a run
-# begins and never backing into it: the one expression of word, prefix and suffix read each
-# way of splitting a run around a word, cubic in the run (`tokentoken...token=`: 1.8 s for
-# 1 KB, minutes for 8 KB).
-EXTRA_ASSIGNED = re.compile(
-    r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])\s*[\"'`]?([^\s\"'`,;]+)"
-)
+# A run of name characters, then an assignment; VALUE its value (group 1), read only after a
+# name that holds a word. Tried only where a run begins and never backing into it: the one
+# expression of word, prefix and suffix read each way of splitting a run around a word, cubic
+# in the run (`tokentoken...token=`: 1.8 s for 1 KB, minutes for 8 KB); and a value read after
+# each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
+EXTRA_ASSIGNED = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
+VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
 
 
 def extra_keyword_values(line: str) -> Iterator[str]:
@@ -60,10 +60,16 @@ def extra_keyword_values(line: str) -> Iterator[str]:
     while match:
         start, end = match.span(1)
         last = line.rfind(".", start, end) + 1 or start  # the word is after the name's last dot
+        value = None
         if EXTRA_WORDS.search(line, last, end):
-            yield match.group(2)
-            match = EXTRA_ASSIGNED.search(line, match.end())
-        else:  # what it took for a value may hold a name
+            # `:=` or `=>` with no value after it is `:` or `=` with one that starts `=`, `>`
+            value = VALUE.match(line, match.end())
+            if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
+                value = VALUE.match(line, match.end() - 1)
+        if value:
+            yield value.group(1)
+            match = EXTRA_ASSIGNED.search(line, value.end())
+        else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
 
 

@@ -8,6 +8,11 @@ line longer than LONG_LINE is read as windows instead, each from BEFORE characte
 (`'value' == password` puts the value first) to REACH characters after its start, one window for
 each name the window before does not hold with half its reach: the work is linear in the line,
 and each window reports its own first assignments, where the whole line reported only one.
+A window starts at every name of the library's list, assigned or not (`password !== "..."`,
+`private_key "...";` are its expressions too), and at the opening quote of a value compared
+with a name (`'value' == password`), however long; a window that ends inside a quoted value is
+given its closing quote (and a `;`), so the library still reads the value (`"password": "..."`
+of 300 characters in a JSON line).
 """
 
 from __future__ import annotations
@@ -49,20 +54,72 @@ def secret_names(line: str) -> list[tuple[int, int]]:
 LONG_LINE = 256
 BEFORE = 32
 REACH = 256
+# A quoted value compared with what follows (`'value' == `, `"value" !== `), as the library's
+# reversed comparison has it; tried at quotes only, each read to the next quote: linear.
+COMPARED = re.compile(r"([\"'`])[^\v\"'`]*\1\s*[!=]{2,3}\s*")
+QUOTES = "\"'`"
+NOT_WORD = re.compile(r"\W")
+
+
+@cache
+def _library_words() -> re.Pattern[str]:
+    return re.compile("(?i)(?:" + "|".join(library.keyword_words()) + ")")
+
+
+@cache
+def _compared_name() -> re.Pattern[str]:
+    return re.compile(r"(?i)\w*?(?:" + "|".join(library.keyword_words()) + ")")
+
+
+def library_names(line: str) -> list[tuple[int, int]]:
+    """(left, start) of each place the library's keyword expressions may match in `line`, in
+    order of start: the first and the last of its names in each run of word characters, each
+    read from BEFORE characters before it (a match at a name between them is one at the first,
+    as the name's `\\w*` reaches as far, or reads no further than one at the last: a window at
+    each name of `secretsecret...` read to the window's end from each, 4 s for 64 KB), and
+    each name compared with a quoted value before it, read from that value's quote."""
+    found: list[tuple[int, int]] = []
+    first = last = None
+    for word in _library_words().finditer(line):
+        if last is not None and not NOT_WORD.search(line, last.end(), word.start()):
+            last = word  # in the run of the name before
+            continue
+        if last is not None and last is not first:
+            found.append((max(0, last.start() - BEFORE), last.start()))
+        found.append((max(0, word.start() - BEFORE), word.start()))
+        first = last = word
+    if last is not None and last is not first:
+        found.append((max(0, last.start() - BEFORE), last.start()))
+    for compared in COMPARED.finditer(line):
+        name = _compared_name().match(line, compared.end())
+        if name:
+            found.append((compared.start(), name.end()))
+    return sorted(found, key=lambda place: place[1])
 
 
 def windows(line: str, names: Iterable[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """(start, end) of each window of `line` to read, given the (start, end) of its names in
-    order: the whole line when it is short."""
+    """(start, end) of each window of `line` to read, given the (left, start) of its names
+    (library_names): the whole line when it is short."""
     if len(line) <= LONG_LINE:
         yield 0, len(line)
         return
-    end = -1
-    for start, stop in names:
-        if stop + REACH // 2 <= end:  # the window before holds this name and its value
+    left, end = len(line), -1
+    for first, start in names:
+        if start + REACH // 2 <= end and first >= left:  # the window before holds it
             continue
-        end = min(len(line), start + REACH)
-        yield max(0, start - BEFORE), end
+        left, end = first, min(len(line), start + REACH)
+        yield left, end
+
+
+def closed(window: str, end: int, line: str) -> str:
+    """The window as the library reads it: a window that ends before its line does is given
+    a copy of its last quote and a `;`, which close the quoted value a window's end cut short
+    (the library reads a quoted value only to its closing quote, `private_key "...";` to its
+    `;`); a value they closed is one the window cut short."""
+    if end >= len(line):
+        return window
+    last = max(window.rfind(quote) for quote in QUOTES)
+    return window + window[last] + ";" if last != -1 else window
 
 
 def cut_short(window: str, token: str, end: int, line: str) -> bool:

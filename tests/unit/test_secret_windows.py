@@ -13,7 +13,7 @@ import pytest
 
 from memidx.secrets import library
 from memidx.secrets.detect import find_secrets, redact_text
-from memidx.secrets.patterns import extra_keyword_values
+from memidx.secrets.patterns import extra_keyword_values, looks_secret
 from memidx.secrets.windows import BEFORE, LONG_LINE, REACH, secret_names
 from tests.unit.test_secrets_linear import fastest
 
@@ -44,12 +44,16 @@ def test_names_are_the_lines_the_old_expression_found() -> None:
         ), line
 
 
-@pytest.mark.parametrize(("unit", "size"), [("secret", 2_000), ("-db_pass", 500)])
-def test_names_on_a_long_line_stay_linear(unit: str, size: int) -> None:
-    """`secretsecret...`: the old expression read from each word to the end of the run."""
+@pytest.mark.parametrize(
+    ("unit", "size", "tail"),
+    [("secret", 2_000, ""), ("-db_pass", 500, ""), ("secret", 2_000, " password=warm")],
+)
+def test_names_on_a_long_line_stay_linear(unit: str, size: int, tail: str) -> None:
+    """`secretsecret...`: the old expression read from each word to the end of the run; with an
+    assignment on the line, a window at each name read its run to the window's end."""
     library.library_finders()
     find_secrets("password = warm")  # the keyword plugin loaded before timing
-    small, large = ((unit * (n // len(unit) + 1))[:n] for n in (size, 16 * size))
+    small, large = ((unit * (n // len(unit) + 1))[:n] + tail for n in (size, 16 * size))
     ratio = fastest(large) / max(fastest(small), 1e-4)
     assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
 
@@ -72,7 +76,7 @@ def windows_read(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_long_line_is_read_in_windows(windows_read: list[int]) -> None:
     line = "`PASSWORD:" * 1_000
     find_secrets(line)
-    assert windows_read and max(windows_read) <= BEFORE + REACH
+    assert windows_read and max(windows_read) <= BEFORE + REACH + 2  # and a closing quote and `;`
     assert sum(windows_read) <= 3 * len(line)
 
 
@@ -124,9 +128,10 @@ def test_extra_keywords_find_what_the_old_expression_found() -> None:
         )
 
 
-@pytest.mark.parametrize("unit", ["token", "secret_key", "a.token", "x-"])
+@pytest.mark.parametrize("unit", ["token", "secret_key", "a.token", "x-", "a:", "x.y="])
 def test_extra_keywords_stay_linear_on_a_long_name(unit: str) -> None:
-    """`tokentoken...token=`: the old expression took 1.8 s for 1 KB, minutes for 8 KB."""
+    """`tokentoken...token=`: the old expression took 1.8 s for 1 KB, minutes for 8 KB; `a:a:...`
+    read a value to the end of the line after each name without a word (3 s for 64 KB)."""
     times: list[float] = []
     for size in (2_000, 32_000):
         line = unit * (size // len(unit)) + "=value"
@@ -144,3 +149,72 @@ def fastest_of(run: Callable[[], object]) -> float:
         if times[-1] > 1:
             break
     return min(times)
+
+
+ALPHABET = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+LONG_VALUE = "".join(random.Random(3).choices(ALPHABET, k=300))
+FILLER = "x " * 150
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [  # JSON, and others: a window's end cut the quoted value
+        ('{"a": 1, "password": "' + LONG_VALUE + '", "b": 2}', LONG_VALUE),
+        (FILLER + 'password = "' + LONG_VALUE + '" and more', LONG_VALUE),
+        ("pwd: 1 " + FILLER + 'private_key "' + LONG_VALUE + '"; more', LONG_VALUE),
+        # a name with no `=` or `:` after it, far from the one that has
+        (
+            f'if (password !== "{SECRET_VALUES[0]}") {{ go() }} {FILLER} token: warm',
+            SECRET_VALUES[0],
+        ),
+        (f'api_key = 1; {FILLER} private_key "{SECRET_VALUES[1]}";', SECRET_VALUES[1]),
+        # a value that also starts a run a window's end cut short
+        (
+            FILLER
+            + f"password: '{SECRET_VALUES[3]}', "
+            + "y " * 100
+            + f"url={SECRET_VALUES[3]}{LONG_VALUE}",
+            SECRET_VALUES[3],
+        ),
+        # a value compared before its name, longer than BEFORE
+        (FILLER + f"if '{SECRET_VALUES[2] * 3}' == password: pass", SECRET_VALUES[2] * 3),
+    ],
+)
+def test_a_long_line_masks_what_the_whole_line_did(line: str, value: str) -> None:
+    """What the library's keyword detector found reading the whole line: a quoted value a
+    window's end cut, a name with no assignment after it, a long value compared before it."""
+    assert len(line) > LONG_LINE
+    assert value in [v.split()[0] for v in library.keyword_finder()(line)]
+    redacted = redact_text(line).text
+    assert value[:20] not in redacted and value[-20:] not in redacted
+
+
+def test_every_value_the_whole_line_gave_is_masked() -> None:
+    """The library's first value of each expression over a long line, each masked when it
+    looks secret, whatever surrounds it."""
+    rng = random.Random(11)
+    entropy = library.entropy()
+    for _ in range(150):
+        line = ", ".join(random_pieces(rng))
+        if not secret_names(line):  # a line no assigned name makes worth reading
+            continue
+        redacted = redact_text(line).text
+        for value in library.keyword_finder()(line):
+            token = value.split()[0].strip("\"'`,;") if value.split() else ""
+            if looks_secret(token, entropy):
+                assert token[:40] not in redacted, line
+
+
+def random_pieces(rng: random.Random) -> Iterator[str]:
+    names = ["password", "db_password", "API_KEY", "client_secret", "pwd", "private_key"]
+    forms = [
+        '"{n}":"{v}"', "{n}={v}", "export {n}={v}", "{n}: '{v}'", "'{v}' == {n}", '"{v}" != {n}:',
+        '{n} !== "{v}"', '{n} "{v}";', '{n} := "{v}"', "{n}={v},", "cfg.{n} = \"{v}\"",
+    ]  # fmt: skip
+    filler = ['"a":"b"', "word", ",", "  ", ";", "the quick brown fox", "k=v", "'q'"]
+    for _ in range(rng.randint(1, 24)):
+        if rng.random() < 0.3:
+            value = "".join(rng.choices(ALPHABET, k=rng.choice([12, 40, 280])))
+            yield rng.choice(forms).format(n=rng.choice(names), v=value)
+        else:
+            yield rng.choice(filler) * rng.randint(1, 30)
