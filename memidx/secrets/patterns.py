@@ -21,6 +21,16 @@ OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("digitalocean-token", re.compile(r"do[por]_v1_[a-f0-9]{64}(?![a-f0-9])")),
     ("stripe-key", re.compile(r"(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{24,}|whsec_[0-9a-zA-Z]{32,}")),
     ("slack-token", re.compile(r"xapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{32,}")),  # app-level token
+    # a private key block in base64, as kubeconfig's `client-key-data:` holds one (its BEGIN
+    # line's first bytes in base64: RSA, EC, PKCS#8, OpenSSH, encrypted PKCS#8, DSA)
+    (
+        "private-key",
+        re.compile(
+            r"LS0tLS1CRUdJTiB(?:SU0EgUFJJVkFURSBLRVkt|FQyBQUklWQVRFIEtFWS0t|QUklWQVRFIEtFWS0t"
+            r"|PUEVOU1NIIFBSSVZBVEUgS0VZLS0t|FTkNSWVBURUQgUFJJVkFURSBLRVkt|EU0EgUFJJVkFURSBLRVkt)"
+            r"[A-Za-z0-9+/]{40,}={0,2}"
+        ),
+    ),
 )
 OWN_BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # the whole block, not only its BEGIN line; a block cut short runs to a blank line

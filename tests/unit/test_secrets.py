@@ -85,6 +85,38 @@ def test_a_private_key_block_is_redacted_whole() -> None:
     assert done.text == "before\n[REDACTED:private-key]\nafter"
 
 
+@pytest.mark.parametrize(
+    "pem",
+    [
+        "RSA PRIVATE KEY",
+        "EC PRIVATE KEY",
+        "PRIVATE KEY",
+        "OPENSSH PRIVATE KEY",
+        "ENCRYPTED PRIVATE KEY",
+        "DSA PRIVATE KEY",
+    ],
+)
+def test_a_private_key_block_in_base64_is_redacted(pem: str) -> None:
+    """kubeconfig's `client-key-data:` holds the block in base64, which no pattern read."""
+    import base64
+
+    make, _ = SECRETS["private-key"]
+    block = make(random.Random(3)).replace("RSA PRIVATE KEY", pem)
+    encoded = base64.b64encode(block.encode()).decode()
+    done = redact_text(f"  user:\n    client-key-data: {encoded}\n")
+    assert done.text == "  user:\n    client-key-data: [REDACTED:private-key]\n"
+
+
+def test_a_certificate_in_base64_is_left_alone() -> None:
+    """A certificate is public: kubeconfig's `client-certificate-data:` stays as it is."""
+    import base64
+
+    make, _ = SECRETS["private-key"]
+    block = make(random.Random(3)).replace("RSA PRIVATE KEY", "CERTIFICATE")
+    text = f"client-certificate-data: {base64.b64encode(block.encode()).decode()}\n"
+    assert redact_text(text).text == text
+
+
 def test_a_url_password_is_redacted_and_the_rest_of_the_url_kept() -> None:
     password = "pa" + "ss!W0rd#x9Z"
     done = redact_text(f"postgres://app:{password}@db.internal:5432/app")
