@@ -66,8 +66,9 @@ def test_a_wrapped_hook_whose_memidx_is_there_stays_as_it_is(tmp_path: Path) -> 
     assert plan(one, remove=False).changed is False
 
 
-def test_cursor_install_points_a_wrapped_hook_at_a_memidx_gone_at_this_one(tmp_path: Path) -> None:
-    gone = tmp_path / "gone" / "memidx"
+def cursor_hooks_running(gone: Path, tmp_path: Path) -> ConfigFile:
+    """The user's Cursor hooks.json as memidx installs it, its afterAgentResponse hook run by
+    `gone` (a memidx since deleted) in the person's `nice -n 5`."""
     hooks = cursor_install.config_files("user", tmp_path)[0]
     assert isinstance(hooks, ConfigFile)
     doc = json.loads(json.dumps(hooks.install({})))
@@ -75,6 +76,12 @@ def test_cursor_install_points_a_wrapped_hook_at_a_memidx_gone_at_this_one(tmp_p
     entry["command"] = f"nice -n 5 {gone} agent hook cursor afterAgentResponse"
     hooks.path.parent.mkdir(parents=True)
     hooks.path.write_text(json.dumps(doc))
+    return hooks
+
+
+def test_cursor_install_points_a_wrapped_hook_at_a_memidx_gone_at_this_one(tmp_path: Path) -> None:
+    gone = tmp_path / "gone" / "memidx"
+    hooks = cursor_hooks_running(gone, tmp_path)
 
     change = plan(hooks, remove=False)
 
@@ -89,13 +96,7 @@ def test_cursor_install_points_a_wrapped_hook_at_a_memidx_gone_at_this_one(tmp_p
 def test_cursor_status_says_its_hooks_run_a_memidx_gone(tmp_path: Path) -> None:
     """Claude Code's status said so; Cursor's listed the hooks as if they ran."""
     gone = tmp_path / "gone" / "memidx"
-    hooks = cursor_install.config_files("user", tmp_path)[0]
-    assert isinstance(hooks, ConfigFile)
-    doc = json.loads(json.dumps(hooks.install({})))
-    entry = doc["hooks"]["afterAgentResponse"][0]
-    entry["command"] = f"nice -n 5 {gone} agent hook cursor afterAgentResponse"
-    hooks.path.parent.mkdir(parents=True)
-    hooks.path.write_text(json.dumps(doc))
+    hooks = cursor_hooks_running(gone, tmp_path)
 
     (state,) = states([hooks])
 
