@@ -51,6 +51,18 @@ def secret_names(line: str) -> list[tuple[int, int]]:
     return sorted(found)
 
 
+# What the library's rules match besides a name followed by `=`, `:` or `(`: a comparison
+# either way (`password !== "..."`, `'...' == password`) and a quoted value closed by a `;`
+# (`private_key "...";`). Each needs one of these marks, found by str.find: linear.
+UNASSIGNED_MARKS = ("!=", "==", "!!", '";', "';", "`;")
+
+
+def unassigned_name(line: str) -> bool:
+    """Whether the library's keyword rules may find a value in `line` that secret_names does
+    not make worth reading: a name of its list, and a comparison or a `;` after a quote."""
+    return any(mark in line for mark in UNASSIGNED_MARKS) and bool(_library_words().search(line))
+
+
 LONG_LINE = 256
 BEFORE = 32
 REACH = 256
