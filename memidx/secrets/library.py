@@ -255,16 +255,27 @@ def _spans(plugin: Any) -> Spans:
     return spans
 
 
+FIRST_WORD = re.compile(r"\s*+\S*+")
+
+
 @cache
 def keyword_finder() -> Callable[[str], Iterator[str]]:
     """The library's keyword detector over one line, with its config-file rules (`KEY=value`,
-    `key: value`, quoted or not): the values assigned to secret-sounding names."""
+    `key: value`, quoted or not): the values assigned to secret-sounding names. The library
+    reports each rule's first match only; each rule is read again after each match, from the
+    end of its value's first word (the part memidx reads; the rest may hold the next name:
+    `password=a password="..."`), so no place is tried twice and a long value is read once."""
     module: Any = _plugin_modules()["keyword"]
-    plugin: Any = module.KeywordDetector()
-    rules: Any = module.CONFIG_DENYLIST_REGEX_TO_GROUP
+    rules: dict[re.Pattern[str], int] = module.CONFIG_DENYLIST_REGEX_TO_GROUP
 
     def find(line: str) -> Iterator[str]:
-        yield from plugin.analyze_string(line, denylist_regex_to_group=rules)
+        for rule, group in rules.items():
+            match = rule.search(line)
+            while match:
+                yield match.group(group)
+                word = FIRST_WORD.match(line, match.start(group), match.end(group))
+                after = word.end() if word else match.end(group)
+                match = rule.search(line, max(after, match.start() + 1))
 
     return find
 

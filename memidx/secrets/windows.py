@@ -7,7 +7,7 @@ of `` `PASSWORD:`` repeated, 8 s for `-db_pass`), in C, where no hook's deadline
 line longer than LONG_LINE is read as windows instead, each from BEFORE characters before a name
 (`'value' == password` puts the value first) to REACH characters after its start, one window for
 each name the window before does not hold with half its reach: the work is linear in the line,
-and each window reports its own first assignments, where the whole line reported only one.
+and each window reports its own assignments (every match of each expression: library.py).
 A window starts at every name of the library's list, assigned or not (`password !== "..."`,
 `private_key "...";` are its expressions too), and at the opening quote of a value compared
 with a name (`'value' == password`), however long; a window that ends inside a quoted value is
