@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 from memidx.errors import MemidxError
-from memidx.secrets.linear import linear
+from memidx.secrets.linear import every_match, linear
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every commit-msg check ~2 ms
 if TYPE_CHECKING:
@@ -255,27 +255,27 @@ def _spans(plugin: Any) -> Spans:
     return spans
 
 
-FIRST_WORD = re.compile(r"\s*+\S*+")
+RULE_SETS = (  # the keyword plugin's rules for each kind of file: memidx reads notes of any
+    "CONFIG_DENYLIST_REGEX_TO_GROUP",  # `KEY=value`, `key: value`, `"v" == key`, `key "v";`
+    "GOLANG_DENYLIST_REGEX_TO_GROUP",  # `key := "v"`
+    "QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP",  # `key => "v"`
+    "COMMON_C_DENYLIST_REGEX_TO_GROUP",  # `char key[25] = "v";`, `key = @"v"`
+    "C_PLUS_PLUS_REGEX_TO_GROUP",  # `std::string key("v");`, `key.assign("v", 1)`
+)
 
 
 @cache
 def keyword_finder() -> Callable[[str], Iterator[str]]:
-    """The library's keyword detector over one line, with its config-file rules (`KEY=value`,
-    `key: value`, quoted or not): the values assigned to secret-sounding names. The library
-    reports each rule's first match only; each rule is read again after each match, from the
-    end of its value's first word (the part memidx reads; the rest may hold the next name:
-    `password=a password="..."`), so no place is tried twice and a long value is read once."""
+    """The library's keyword detector over one line, with its rules for every kind of file
+    (`KEY=value`, `key: value`, `key := "value"`, `char key[] = "value";`...): the values
+    assigned to secret-sounding names, every match of each rule (linear.every_match)."""
     module: Any = _plugin_modules()["keyword"]
-    rules: dict[re.Pattern[str], int] = module.CONFIG_DENYLIST_REGEX_TO_GROUP
+    rules: dict[re.Pattern[str], int] = {}
+    for name in RULE_SETS:  # the sets share rules: each is read once
+        rules.update(getattr(module, name))
 
     def find(line: str) -> Iterator[str]:
-        for rule, group in rules.items():
-            match = rule.search(line)
-            while match:
-                yield match.group(group)
-                word = FIRST_WORD.match(line, match.start(group), match.end(group))
-                after = word.end() if word else match.end(group)
-                match = rule.search(line, max(after, match.start() + 1))
+        yield from every_match(rules, line)
 
     return find
 

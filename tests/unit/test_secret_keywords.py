@@ -54,3 +54,20 @@ def test_reading_every_value_stays_linear(unit: str) -> None:
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
     ratio = fastest(large) / max(fastest(small), 1e-4)
     assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f'private_key := "{VALUE}"',  # Go
+        f"password := {VALUE}",
+        f'password => "{VALUE}"',  # PHP, Ruby
+        f'char password[25] = "{VALUE}";',  # C
+        f'NSString *password = @"{VALUE}";',  # Objective-C
+        f'std::string secret("{VALUE}");',  # C++
+        f'secret.assign("{VALUE}", 15);',
+    ],
+)
+def test_the_librarys_rules_for_code_are_read(line: str) -> None:
+    """Its config-file rules alone lack `:=`, `=>`, `[25] =`, `@"` and a constructor's call."""
+    assert VALUE not in redact_text(line).text
