@@ -35,7 +35,14 @@ from memidx.secrets.patterns import (
     real_password,
     redact,
 )
-from memidx.secrets.windows import closed, cut_short, library_names, secret_names, windows
+from memidx.secrets.windows import (
+    closed,
+    cut_short,
+    library_names,
+    secret_names,
+    unassigned_name,
+    windows,
+)
 
 KEYWORD_KIND = "secret-assignment"
 BEARER_KIND = "bearer-token"
@@ -165,8 +172,7 @@ def _assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, and bearer tokens, that look like secrets."""
     for start, done in _candidate_lines(text):
         line = text[start:done]
-        names = secret_names(line)
-        if not names:
+        if not secret_names(line) and not unassigned_name(line):
             continue
         entropy = library.entropy()  # loaded only for such lines
         kinds: dict[str, str] = {}

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 from memidx.errors import MemidxError
-from memidx.secrets.linear import linear
+from memidx.secrets.linear import every_match, linear
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every commit-msg check ~2 ms
 if TYPE_CHECKING:
@@ -255,16 +255,27 @@ def _spans(plugin: Any) -> Spans:
     return spans
 
 
+RULE_SETS = (  # the keyword plugin's rules for each kind of file: memidx reads notes of any
+    "CONFIG_DENYLIST_REGEX_TO_GROUP",  # `KEY=value`, `key: value`, `"v" == key`, `key "v";`
+    "GOLANG_DENYLIST_REGEX_TO_GROUP",  # `key := "v"`
+    "QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP",  # `key => "v"`
+    "COMMON_C_DENYLIST_REGEX_TO_GROUP",  # `char key[25] = "v";`, `key = @"v"`
+    "C_PLUS_PLUS_REGEX_TO_GROUP",  # `std::string key("v");`, `key.assign("v", 1)`
+)
+
+
 @cache
 def keyword_finder() -> Callable[[str], Iterator[str]]:
-    """The library's keyword detector over one line, with its config-file rules (`KEY=value`,
-    `key: value`, quoted or not): the values assigned to secret-sounding names."""
+    """The library's keyword detector over one line, with its rules for every kind of file
+    (`KEY=value`, `key: value`, `key := "value"`, `char key[] = "value";`...): the values
+    assigned to secret-sounding names, every match of each rule (linear.every_match)."""
     module: Any = _plugin_modules()["keyword"]
-    plugin: Any = module.KeywordDetector()
-    rules: Any = module.CONFIG_DENYLIST_REGEX_TO_GROUP
+    rules: dict[re.Pattern[str], int] = {}
+    for name in RULE_SETS:  # the sets share rules: each is read once
+        rules.update(getattr(module, name))
 
     def find(line: str) -> Iterator[str]:
-        yield from plugin.analyze_string(line, denylist_regex_to_group=rules)
+        yield from every_match(rules, line)
 
     return find
 

@@ -7,12 +7,15 @@ stand-in tries its pattern only at the first such prefix of each run. Where the 
 every later one in the run fails too (their characters reach the same end of the run, and a
 later start adds no place to end: the patterns begin with the prefix, and the prefix cannot
 overlap itself), and a match leaves no other match in its run, so the stand-in finds the same
-matches. tests/unit/test_secrets_linear.py checks both, and that they stay linear.
+matches. tests/unit/test_secrets_linear.py checks both, and that they stay linear. The
+library's keyword rules, which report their first match only, are read for every match here
+too, without reading a place twice (tests/unit/test_secret_keywords.py).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 
 
@@ -47,3 +50,21 @@ def linear(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], int]:
 @cache
 def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
     return re.compile(pattern, flags)
+
+
+FIRST_WORD = re.compile(r"\s*+\S*+")
+
+
+def every_match(rules: dict[re.Pattern[str], int], line: str) -> Iterator[str]:
+    """The group given for each rule (the library's keyword rules) of every match in `line`.
+    The library reports each rule's first match only; each rule is read again after each
+    match, from the end of its value's first word (the part memidx reads; the rest may hold
+    the next name: `password=a password="..."`), so no place is tried twice and a long value
+    is read once: the work is that of one reading that finds nothing."""
+    for rule, group in rules.items():
+        match = rule.search(line)
+        while match:
+            yield match.group(group)
+            word = FIRST_WORD.match(line, match.start(group), match.end(group))
+            after = word.end() if word else match.end(group)
+            match = rule.search(line, max(after, match.start() + 1))

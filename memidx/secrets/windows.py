@@ -7,7 +7,7 @@ of `` `PASSWORD:`` repeated, 8 s for `-db_pass`), in C, where no hook's deadline
 line longer than LONG_LINE is read as windows instead, each from BEFORE characters before a name
 (`'value' == password` puts the value first) to REACH characters after its start, one window for
 each name the window before does not hold with half its reach: the work is linear in the line,
-and each window reports its own first assignments, where the whole line reported only one.
+and each window reports its own assignments (every match of each expression: library.py).
 A window starts at every name of the library's list, assigned or not (`password !== "..."`,
 `private_key "...";` are its expressions too), and at the opening quote of a value compared
 with a name (`'value' == password`), however long; a window that ends inside a quoted value is
@@ -49,6 +49,18 @@ def secret_names(line: str) -> list[tuple[int, int]]:
         if word:
             found.append((word.start(), match.end()))
     return sorted(found)
+
+
+# What the library's rules match besides a name followed by `=`, `:` or `(`: a comparison
+# either way (`password !== "..."`, `'...' == password`) and a quoted value closed by a `;`
+# (`private_key "...";`). Each needs one of these marks, found by str.find: linear.
+UNASSIGNED_MARKS = ("!=", "==", "!!", '";', "';", "`;")
+
+
+def unassigned_name(line: str) -> bool:
+    """Whether the library's keyword rules may find a value in `line` that secret_names does
+    not make worth reading: a name of its list, and a comparison or a `;` after a quote."""
+    return any(mark in line for mark in UNASSIGNED_MARKS) and bool(_library_words().search(line))
 
 
 LONG_LINE = 256

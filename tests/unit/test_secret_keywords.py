@@ -1,0 +1,73 @@
+"""Values given to secret-sounding names in every form the library's keyword rules read: a
+name with no assignment after it, several values on one line, Go's `:=` and the C family's."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets, redact_text
+from tests.unit.test_secrets_linear import fastest
+
+VALUE = "Zq8vN3kLp2Rt7Wx"
+OTHER = "hV4mB9cQ1sXe6Ty"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f'if (password !== "{VALUE}") {{ go() }}',
+        f'if (password != "{VALUE}") return',
+        f'db_password "{VALUE}";',
+        f'ssl private_key "{VALUE}";',
+        f'if "{VALUE}" == password {{ }}',
+        f'"{VALUE}" != password',
+    ],
+)
+def test_a_name_compared_or_closed_by_a_semicolon_is_read(line: str) -> None:
+    """The library's comparison and `;` forms: no `=`, `:` or `(` follows the name."""
+    assert VALUE not in redact_text(line).text
+
+
+FILLER = "x " * 150
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f'password: "{VALUE}", secret: "{OTHER}" and more',  # one window, one rule, two values
+        f'{FILLER}password: "{VALUE}", secret: "{OTHER}" and more',
+        f'password=a password="{OTHER}"',  # the first value swallows the second name
+        f'if (password != "{VALUE}" && secret != "{OTHER}") {{ go() }}',
+    ],
+)
+def test_every_value_a_rule_matches_on_a_line_is_read(line: str) -> None:
+    """The library reports each of its rules' first match on a line (or a long line's window)."""
+    redacted = redact_text(line).text
+    assert OTHER not in redacted and VALUE not in redacted
+
+
+@pytest.mark.parametrize("unit", ["pwd=a ", "`PASSWORD:", "'a' == pwd ", 'pwd "a"; '])
+def test_reading_every_value_stays_linear(unit: str) -> None:
+    """Each rule read again after each match: a line dense with names (each value read to the
+    end of its window) stays linear in the line."""
+    find_secrets("password = warm")  # the plugins loaded before timing
+    small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
+    ratio = fastest(large) / max(fastest(small), 1e-4)
+    assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f'private_key := "{VALUE}"',  # Go
+        f"password := {VALUE}",
+        f'password => "{VALUE}"',  # PHP, Ruby
+        f'char password[25] = "{VALUE}";',  # C
+        f'NSString *password = @"{VALUE}";',  # Objective-C
+        f'std::string secret("{VALUE}");',  # C++
+        f'secret.assign("{VALUE}", 15);',
+    ],
+)
+def test_the_librarys_rules_for_code_are_read(line: str) -> None:
+    """Its config-file rules alone lack `:=`, `=>`, `[25] =`, `@"` and a constructor's call."""
+    assert VALUE not in redact_text(line).text
