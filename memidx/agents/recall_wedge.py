@@ -18,6 +18,7 @@ next one removes it as it starts: recall_server.serve), so none is read in anoth
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
 
@@ -67,11 +68,22 @@ def acknowledged(config: Config, heard: object) -> None:
     """Forget the mark when the server was `heard` from (recall_server.HEARD) after it was
     made: a stall of the machine made it, and only two stalls with no word from the server
     between them end a server (~20 us). A mark made since is kept: that hook's wait began
-    before the server stopped, and says nothing of it now."""
+    before the server stopped, and says nothing of it now. Only the mark read is removed: one
+    another hook wrote meanwhile (after one more cleared it) is taken aside, looked at, and put
+    back when it was made since."""
     mark = server_folder(config) / SUSPECT
-    if isinstance(heard, float) and _made_before(mark, heard):
-        with contextlib.suppress(OSError):
-            mark.unlink()
+    if not isinstance(heard, float) or not _made_before(mark, heard):
+        return
+    taken = mark.with_name(f"{SUSPECT}.{os.getpid()}")  # this hook's alone
+    try:
+        mark.replace(taken)  # the mark read, or one written since: looked at again
+    except OSError:
+        return
+    if not _made_before(taken, heard):  # put back, never over one written since it was taken
+        with contextlib.suppress(OSError):  # (no hard link there: lost, and the next stall marks)
+            os.link(taken, mark)
+    with contextlib.suppress(OSError):
+        taken.unlink()
 
 
 def _made_before(mark: Path, heard: float) -> bool:

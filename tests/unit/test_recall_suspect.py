@@ -239,6 +239,36 @@ def test_an_older_memidx_s_mark_still_counts(
     assert killed == [PID]
 
 
+@pytest.mark.parametrize("read", [1, 2], ids=["before-it-is-taken", "as-it-is-taken"])
+def test_an_answered_hook_removes_only_the_mark_it_read(
+    config: Config, killed: list[int], clock: Clock, monkeypatch: pytest.MonkeyPatch,
+    read: int,
+) -> None:  # fmt: skip
+    """Hook A, answered, read a mark made before it heard the server; meanwhile hook B,
+    answered too, removed it and hook C, not acknowledged, marked the server anew; A then
+    removed C's mark, and the stall after C's only marked the server again."""
+    hooks(config, [NO_ACK], monkeypatch)
+    mark = config.state_dir / "agents" / recall_wedge.SUSPECT
+    marked, reads = recall_wedge._marked, [0]  # pyright: ignore[reportPrivateUsage]
+
+    def b_and_c_meanwhile(path: Path) -> tuple[int | None, float | None]:
+        found = marked(path)
+        reads[0] += 1
+        if reads[0] == read:
+            mark.unlink(missing_ok=True)  # B
+            clock.passes(0.5)
+            recall_wedge.found_wedged(config, PID)  # C
+        return found
+
+    monkeypatch.setattr(recall_wedge, "_marked", b_and_c_meanwhile)
+    clock.passes(0.5)
+    recall_wedge.acknowledged(config, clock.monotonic())  # A, heard before C marked
+    monkeypatch.setattr(recall_wedge, "_marked", marked)
+    hooks(config, [NO_ACK], monkeypatch)
+
+    assert killed == [PID]
+
+
 def test_a_starting_server_removes_an_earlier_server_s_mark(
     config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
