@@ -9,7 +9,9 @@ beside the Python), and a project's `/bin/sh -c '<resolver>' memidx ...`
 person may put a wrapper before it (`MEMIDX_ROOT=/srv/memory <...>/memidx agent hook ...`,
 `env -u NAME ...`, `timeout -k 1 5 ...`, `nice -n 5 ...`, `ionice -c3 ...`, `exec ...`): still
 memidx's hook. Each wrapper's options are read as it reads them (WRAPPERS), so an option's
-value is never taken for the command (`env -u memidx agent hook ...` runs `agent`)."""
+value is never taken for the command (`env -u memidx agent hook ...` runs `agent`); and each
+word as the shell reads it: a quoted `'A=1'` is a program's name, no assignment, and `exec`
+after `nice` a program's, no builtin."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ from memidx.frozen import Value
 
 HOOK = ("agent", "hook")  # memidx's subcommand; then the agent and the event
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# a word as the shell's text, quotes and escapes kept, split where shlex splits (its blanks)
+_RAW_WORD = re.compile(r"""(?:[^ \t\r\n'"\\]|\\.|'[^']*'|"(?:[^"\\]|\\.)*")+""", re.DOTALL)
 _PYTHON = re.compile(r"(?:python|pypy)[0-9.]*t?(?:\.exe)?", re.IGNORECASE)
 _DURATION = re.compile(r"([0-9]+(\.[0-9]*)?|\.[0-9]+)[smhd]?")
 # an agent's or an event's name as memidx writes it: a word the shell reads as itself, not
@@ -47,7 +51,7 @@ def hook_args(command: str, *, wrapped: bool = True) -> list[str] | None:
         argv = shlex.split(command)
     except ValueError:
         return None
-    args = memidx_args(unwrapped(argv) if wrapped else argv)
+    args = memidx_args(unwrapped(argv, shell_assignments(command)) if wrapped else argv)
     if args is None or len(args) != 4 or tuple(args[:2]) != HOOK:
         return None
     if not all(_WORD.fullmatch(word) for word in args[2:]):
@@ -86,7 +90,9 @@ class Wrapper(Value):
     `command` and `exec`), by its options: those that take no value, those that take one (the
     next word, or the rest of the word: `-k1`, `--kill-after=1`), those whose value is
     optional (`--block-signal[=SIG]`); and a word it takes before the command (`timeout`'s
-    duration). Its options end at its first other word, as each of them reads them."""
+    duration). Its options end at its first other word, as each of them reads them. A shell's
+    builtin is one only as the shell's command (`A=1 exec ...`, `command exec ...`), not as
+    a word another wrapper runs (`nice exec ...` runs a program named `exec`)."""
 
     flags: frozenset[str] = frozenset()
     valued: frozenset[str] = frozenset()
@@ -94,6 +100,8 @@ class Wrapper(Value):
     operand: re.Pattern[str] | None = None
     legacy: re.Pattern[str] | None = None  # an old spelling of an option (`nice -5`)
     assignments: bool = False  # `NAME=value` words after the options (env's)
+    builtin: bool = False  # the shell's own: only where the shell reads a command's name
+    shell_after: bool = False  # the word after it is read by the shell still (`command`'s)
 
 
 # An option not listed (`env -S`, `ionice -p`, `command -v`: they run no command, or one
@@ -115,22 +123,25 @@ WRAPPERS = {
         flags=frozenset({"t", "ignore"}), valued=frozenset({"c", "class", "n", "classdata"})
     ),
     "nohup": Wrapper(),
-    "command": Wrapper(flags=frozenset({"p"})),
-    "exec": Wrapper(flags=frozenset({"c", "l"}), valued=frozenset({"a"})),
+    "command": Wrapper(flags=frozenset({"p"}), builtin=True, shell_after=True),
+    "exec": Wrapper(flags=frozenset({"c", "l"}), valued=frozenset({"a"}), builtin=True),
 }
 
 
-def unwrapped(argv: Sequence[str]) -> list[str]:
+def unwrapped(argv: Sequence[str], assigned: int | None = None) -> list[str]:
     """`argv` without what a person may put before memidx's command: the shell's `NAME=value`
-    words, then WRAPPERS with their options (`env -i A=1 timeout -s KILL 5 nice -n 5 ...`).
-    A word none of them would take stops it there: what follows is not run as memidx."""
-    at, assignments = 0, True  # the shell's NAME=value words come first
+    words (the first `assigned`, where its text says which are: shell_assignments), then
+    WRAPPERS with their options (`env -i A=1 timeout -s KILL 5 nice -n 5 ...`). A word none
+    of them would take stops it there: what follows is not run as memidx."""
+    at, assignments, shell = 0, True, True  # the shell's NAME=value words come first
     while at < len(argv):
         word = argv[at]
-        if assignments and _ASSIGNMENT.match(word):
+        if assignments and _ASSIGNMENT.match(word) and (assigned is None or at < assigned):
             at += 1
             continue
         wrapper = WRAPPERS.get(PurePath(word).name)
+        if wrapper is not None and wrapper.builtin and not shell:
+            break  # `nice exec ...` runs a program named `exec`, whatever it does
         after = None if wrapper is None else _after_options(argv, at + 1, wrapper)
         if wrapper is None or after is None:
             break
@@ -138,8 +149,21 @@ def unwrapped(argv: Sequence[str]) -> list[str]:
             if after >= len(argv) or not wrapper.operand.fullmatch(argv[after]):
                 break
             after += 1
-        at, assignments = after, wrapper.assignments
+        at, assignments, shell = after, wrapper.assignments, wrapper.shell_after
+        assigned = None  # env's NAME=value words, if any: env reads them unquoted
     return list(argv[at:])
+
+
+def shell_assignments(command: str) -> int:
+    """How many words at the start of `command` the shell reads as `NAME=value`: not a
+    quoted one (`'A=1'`, `"A"=1`) nor one with an escaped name (`A\\=1`), programs' names
+    all; shlex, which drops the quotes, cannot tell."""
+    count = 0
+    for word in _RAW_WORD.finditer(command):
+        if not _ASSIGNMENT.match(word.group()):
+            break
+        count += 1
+    return count
 
 
 def _after_options(argv: Sequence[str], at: int, wrapper: Wrapper) -> int | None:
@@ -200,7 +224,7 @@ def memidx_part(command: str) -> tuple[int, str] | None:
     if hook_args(command) is None:
         return None
     argv = shlex.split(command)
-    rest = unwrapped(argv)
+    rest = unwrapped(argv, shell_assignments(command))
     head = argv[: len(argv) - len(rest)]
     for at in (0, *(at + 1 for at, char in enumerate(command) if char in _BLANKS)):
         try:

@@ -49,12 +49,11 @@ NO_ACK = "no acknowledgement"  # the answer's error when a server accepted and n
 STALLED = b"\x13"
 CLOSING = b"\x04"
 TURNED_AWAY = {STALLED: "stalled on an answer", CLOSING: "closing"}
-# The answer's error when a server acknowledged and then closed the connection, or stalled on
-# an answer while the hook waited for it (recall_loop)
-NO_ANSWER = "no answer"
-# The answer's key for when (wall clock) the server was last heard from: a suspect mark made
-# before it is cleared, one made since is not (recall_wedge.acknowledged)
+NO_ANSWER = "no answer"  # the error when one acknowledged, then closed or stalled (recall_loop)
+# The answer's key for when (time.monotonic(), which every process of a boot shares) the server
+# was last heard from: a suspect mark made before it is cleared, one made since is not
 HEARD = "heard"
+SUSPECT = "recall.suspect"  # the server found wedged once (recall_wedge), removed as one starts
 # Seconds between a waiting hook's looks at whether the server is answering or stalled on an
 # answer: a new connection, acknowledged (or turned away) at once, within ACK_WAIT
 PROBE_EVERY = 0.2
@@ -120,7 +119,7 @@ def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> F
                 first = conn.recv(1)
             except TimeoutError:
                 return _unacknowledged(conn, timeout)
-            heard = time.time()
+            heard = time.monotonic()
             if first != ACK:
                 return {"error": TURNED_AWAY[first], HEARD: heard} if first in TURNED_AWAY else None
             conn.settimeout(max(0.01, end - time.monotonic()))
@@ -136,7 +135,7 @@ def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> F
         loaded = None
     if not isinstance(loaded, dict):
         return {"error": NO_ANSWER, HEARD: heard}
-    return {**cast(dict[str, object], loaded), HEARD: time.time()}
+    return {**cast(dict[str, object], loaded), HEARD: time.monotonic()}
 
 
 def _answer(conn: socket.socket, path: Path, end: float, keep: float = 0.0) -> bytes:
@@ -266,7 +265,8 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
     with stopped_by_signals() as stop, file_lock(lock, wait=False) as mine:
         if not mine:
             return 0
-        (server_folder(config) / STARTED).unlink(missing_ok=True)  # started: the lock says so now
+        for done in (STARTED, SUSPECT):  # started: the lock says so; any mark is an old server's
+            (server_folder(config) / done).unlink(missing_ok=True)
         pid = server_folder(config) / PID_NAME
         try:
             write_pid(pid)

@@ -8,18 +8,24 @@ so again, SUSPECT_AFTER to SUSPECT_FOR seconds later, ends it, only once it is
 proven this memory's recall server: the pid in `recall.pid` (which only the lock's holder
 writes), the process listening on the memory's socket (the kernel says which) and the
 server's lock held. Its lock then goes with it, and the hook starts a new server, which takes
-the socket's name: never two that answer."""
+the socket's name: never two that answer.
+
+When is on `time.monotonic()`, the clock every process of a boot shares (CLOCK_MONOTONIC on
+Linux) and that never steps: on the wall clock, stepped back (NTP), a server heard from after
+the mark seemed heard before it, and the next stall ended it. A mark outlives no server (the
+next one removes it as it starts: recall_server.serve), so none is read in another boot."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
 
-from memidx.agents.recall_server import PID_NAME, server_folder, starting
+from memidx.agents.recall_server import PID_NAME, SUSPECT, server_folder, starting
 from memidx.config import Config
 
-SUSPECT = "recall.suspect"
+__all__ = ["SUSPECT", "acknowledged", "found_wedged"]
 # A server busy with 20 prompts at once acknowledges each within milliseconds (recall_loop):
 # one that did not in ACK_WAIT twice, a second apart or more, is not coming back. Hooks at the
 # same moment (a stall of the machine) mark it once; a mark older than SUSPECT_FOR is forgotten.
@@ -36,10 +42,12 @@ def found_wedged(config: Config, pid: object) -> bool:
     if not isinstance(pid, int) or _recorded(folder / PID_NAME) != pid or not starting(config):
         return False  # not the server recall.pid names while holding its lock: not memidx's
     mark = folder / SUSPECT
-    age = _age(mark) if _marked(mark)[0] == pid else None
-    if age is None or age > SUSPECT_FOR:  # a first sign (kept as it is until the next)
-        with contextlib.suppress(OSError):
-            mark.write_text(f"{pid}\n{time.time():.6f}\n", encoding="utf-8")
+    named, made = _marked(mark)
+    age = time.monotonic() - made if named == pid and made is not None else None
+    if age is None or not 0 <= age <= SUSPECT_FOR:  # a first sign (kept until the next)
+        with contextlib.suppress(OSError):  # the wall clock's too, for an older memidx; made
+            made = time.monotonic()  # whole (repr): rounded, a word heard before seemed after
+            mark.write_text(f"{pid}\n{time.time():.6f}\n{made!r}\n", encoding="utf-8")
         return False
     if age < SUSPECT_AFTER:
         return False
@@ -60,33 +68,44 @@ def acknowledged(config: Config, heard: object) -> None:
     """Forget the mark when the server was `heard` from (recall_server.HEARD) after it was
     made: a stall of the machine made it, and only two stalls with no word from the server
     between them end a server (~20 us). A mark made since is kept: that hook's wait began
-    before the server stopped, and says nothing of it now."""
+    before the server stopped, and says nothing of it now. Only the mark read is removed: one
+    another hook wrote meanwhile (after one more cleared it) is taken aside, looked at, and put
+    back when it was made since."""
     mark = server_folder(config) / SUSPECT
+    if not isinstance(heard, float) or not _made_before(mark, heard):
+        return
+    taken = mark.with_name(f"{SUSPECT}.{os.getpid()}")  # this hook's alone
+    try:
+        mark.replace(taken)  # the mark read, or one written since: looked at again
+    except OSError:
+        return
+    if not _made_before(taken, heard):  # put back, never over one written since it was taken
+        with contextlib.suppress(OSError):  # (no hard link there: lost, and the next stall marks)
+            os.link(taken, mark)
+    with contextlib.suppress(OSError):
+        taken.unlink()
+
+
+def _made_before(mark: Path, heard: float) -> bool:
     made = _marked(mark)[1]
-    if made is not None and isinstance(heard, float) and heard > made:
-        with contextlib.suppress(OSError):
-            mark.unlink()
+    return made is not None and heard > made
 
 
 def _marked(mark: Path) -> tuple[int | None, float | None]:
-    """The pid a mark names and when it was made (a mark of an older memidx, its pid alone:
-    when it was last written)."""
+    """The pid a mark names and when it was made, on time.monotonic() (a mark of an older
+    memidx: its wall clock's time, or its pid alone and when it was last written, made so)."""
     try:
         lines = mark.read_text(encoding="utf-8").split()
         pid = int(lines[0])
     except (OSError, ValueError, IndexError):
         return None, None
     try:
-        return pid, float(lines[1]) if len(lines) > 1 else mark.stat().st_mtime
+        if len(lines) > 2:
+            return pid, float(lines[2])
+        wall = float(lines[1]) if len(lines) > 1 else mark.stat().st_mtime
+        return pid, time.monotonic() - (time.time() - wall)
     except (OSError, ValueError):
         return pid, None
-
-
-def _age(path: Path) -> float | None:
-    try:
-        return time.time() - path.stat().st_mtime
-    except OSError:
-        return None
 
 
 def _recorded(path: Path) -> int | None:

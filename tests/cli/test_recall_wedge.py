@@ -87,9 +87,10 @@ def two_hooks(config: Config) -> list[tuple[str, float]]:
         # process then kept, no measure of what the second's would take (recall_times)
         (config.state_dir / "agents" / recall_times.TIMES).unlink(missing_ok=True)
         mark = config.state_dir / "agents" / recall_wedge.SUSPECT
-        if mark.exists():
-            earlier = time.time() - recall_wedge.SUSPECT_AFTER - 1
-            os.utime(mark, (earlier, earlier))
+        if mark.exists():  # made SUSPECT_AFTER + 1 s earlier, on time.monotonic()
+            pid, wall, made = mark.read_text(encoding="utf-8").split()
+            earlier = float(made) - recall_wedge.SUSPECT_AFTER - 1
+            mark.write_text(f"{pid}\n{wall}\n{earlier!r}\n", encoding="utf-8")
         where = Where("claude-code", f"wedged-{n}", str(config.root))
         started = time.monotonic()
         block = actions.recall_for(config, where, PROMPT, started + 1.5)

@@ -28,7 +28,9 @@ HOOK = f"{MEMIDX} agent hook claude-code Stop"
         "timeout --kill=1 .5",  # GNU takes the start of a long option
         "ionice -c3", "ionice -c 2 -n 7 -t", "nohup", "command", "command -p", "exec",
         "exec -a memidx-hook", "/usr/bin/env A=1 /usr/bin/timeout 5 /usr/bin/nice",
-        "A=1 env -i B=2 timeout -k 1 5 nice -n 5 ionice -c3 exec",
+        "A=1 exec env -i B=2 timeout -k 1 5 nice -n 5 ionice -c3",
+        "A='a b' B=\"c d\"", "env 'A=1'",  # the value quoted; env reads its words unquoted
+        "command exec", "command -p nice",  # `command` runs the shell's builtins too
     ],
 )  # fmt: skip
 def test_a_wrapped_memidx_hook_is_memidx_s(wrapper: str) -> None:
@@ -57,6 +59,22 @@ def test_a_wrapped_memidx_hook_is_memidx_s(wrapper: str) -> None:
     ],
 )  # fmt: skip
 def test_a_wrapped_command_that_does_not_run_memidx_hook_is_the_persons(command: str) -> None:
+    assert not is_ours({"command": command}, MARK)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"'A=1' {HOOK}", f'"A"=1 {HOOK}', f"A\\=1 {HOOK}", f"A=1 'B=2' {HOOK}",
+        f"nice exec {HOOK}", f"timeout 5 command {HOOK}", f"env -i exec {HOOK}",
+        f"exec command {HOOK}",  # execs a program named `command`
+    ],
+)  # fmt: skip
+def test_a_command_the_shell_reads_as_another_program_s_is_the_persons(command: str) -> None:
+    """shlex drops quotes: `'A=1' memidx ...` was read as an assignment, though the shell runs
+    a program named `A=1`; and `exec` or `command` after `nice` is a program of that name, no
+    shell builtin. Both were taken for memidx's hook: install replaced them, uninstall
+    removed them."""
     assert not is_ours({"command": command}, MARK)
 
 

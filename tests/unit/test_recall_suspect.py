@@ -1,11 +1,15 @@
 """The recall server's suspect mark (memidx/agents/recall_wedge.py) against a server that
 comes back: a hook ends a server only when it failed to acknowledge twice with no
 acknowledgement in between. In-process: the server's answers are given, its checks (pid file,
-lock) pass, and the kill is recorded, not sent."""
+lock) pass, and the kill is recorded, not sent; the clocks (the wall clock and
+time.monotonic()) are the test's, moved by it alone."""
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -35,9 +39,39 @@ def no_start(config: Config) -> None:
     """What recall_server.start does here: nothing."""
 
 
+class Clock:
+    """`time` for recall_wedge and recall_server: the wall clock and time.monotonic(), which
+    only `passes` moves (and sleep)."""
+
+    def __init__(self) -> None:
+        self.wall, self.boot = time.time(), time.monotonic()
+
+    def time(self) -> float:
+        return self.wall
+
+    def monotonic(self) -> float:
+        return self.boot
+
+    def sleep(self, seconds: float) -> None:
+        self.passes(seconds)
+
+    def passes(self, seconds: float, stepped: float = 0.0) -> None:
+        """`seconds` pass; the wall clock is also stepped by `stepped` (NTP setting it back)."""
+        self.boot += seconds
+        self.wall += seconds + stepped
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    given = Clock()
+    monkeypatch.setattr(recall_wedge, "time", given)
+    monkeypatch.setattr(recall_server, "time", given)
+    return given
+
+
 class Given:
     """recall_server.ask_waiting, answering `answer`, heard from now (as ask() says of each
-    answer but NO_ACK)."""
+    answer but NO_ACK, on its clock)."""
 
     def __init__(self, answer: dict[str, object]) -> None:
         self.answer = answer
@@ -45,7 +79,7 @@ class Given:
     def __call__(self, *args: object, **kwargs: object) -> dict[str, object]:
         if self.answer.get("error") == recall_server.NO_ACK:
             return self.answer
-        return {**self.answer, recall_server.HEARD: time.time()}
+        return {**self.answer, recall_server.HEARD: recall_server.time.monotonic()}
 
 
 @pytest.fixture
@@ -66,22 +100,23 @@ def killed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
 def hooks(
     config: Config, answers: list[dict[str, object]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One prompt hook per answer, each over SUSPECT_AFTER after the one before (the mark
-    made older, not waited for)."""
+    """One prompt hook per answer, each over SUSPECT_AFTER after the one before (on the
+    test's clock, not waited for)."""
     folder = config.state_dir / "agents"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "recall.pid").write_text(f"{PID}\n", encoding="utf-8")
     for answer in answers:
-        mark = folder / recall_wedge.SUSPECT
-        if mark.exists():
-            earlier = time.time() - recall_wedge.SUSPECT_AFTER - 1
-            os.utime(mark, (earlier, earlier))
+        recall_wedge.time.sleep(recall_wedge.SUSPECT_AFTER + 1)
         monkeypatch.setattr(recall_server, "ask_waiting", Given(answer))
-        actions._recall(config, "a prompt", [], time.monotonic() + 1.5)  # pyright: ignore[reportPrivateUsage]
+        hook(config)
+
+
+def hook(config: Config) -> None:
+    actions._recall(config, "a prompt", [], time.monotonic() + 1.5)  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.fixture
-def config(tmp_path: Path) -> Config:
+def config(tmp_path: Path, clock: Clock) -> Config:
     return Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
 
 
@@ -114,7 +149,7 @@ class HeardBefore:
         self.meanwhile = meanwhile
 
     def __call__(self, *args: object, **kwargs: object) -> dict[str, object]:
-        heard = time.time()  # the acknowledgement, before the server stopped
+        heard = recall_server.time.monotonic()  # the acknowledgement, before the server stopped
         self.meanwhile()
         return {"error": recall_server.NO_ANSWER, recall_server.HEARD: heard}
 
@@ -137,3 +172,118 @@ def test_a_hook_heard_before_the_server_stopped_leaves_the_mark_made_since(
     hooks(config, [NO_ACK], monkeypatch)  # hook C, over SUSPECT_AFTER after B
 
     assert killed == [PID]
+
+
+class Served:
+    """recall_server.ask_waiting as it asks: its own ask() of a server that acknowledges at
+    once and answers (a thread on the memory's socket, for one connection)."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def __call__(self, config: Config, request: dict[str, object], *args: float) -> object:
+        path = recall_server.socket_path(config)
+        assert path is not None
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+            listener.bind(str(path))
+            listener.listen(1)
+            server = threading.Thread(target=answer_once, args=(listener,))
+            server.start()
+            try:
+                return recall_server.ask(config, request, 1.0)
+            finally:
+                server.join(5)
+                path.unlink()
+
+
+def answer_once(listener: socket.socket) -> None:
+    conn, _ = listener.accept()
+    with conn:
+        conn.sendall(recall_server.ACK)
+        recall_server.read_line(conn)
+        conn.sendall(json.dumps(ANSWERED).encode("utf-8") + b"\n")
+
+
+def test_a_server_heard_from_after_the_wall_clock_was_set_back_is_not_ended(
+    config: Config, killed: list[int], clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mark's time and when the server was heard from were the wall clock's: set back 5 s
+    (NTP) after the mark, the server's answer seemed to come before it and left the mark, and
+    the next stall ended a server that had come back."""
+    hooks(config, [NO_ACK], monkeypatch)
+    clock.passes(1.0, stepped=-5.0)
+    monkeypatch.setattr(recall_server, "ask_waiting", Served(config))
+    hook(config)  # answered: ask() says when it heard the server
+    clock.passes(recall_wedge.SUSPECT_AFTER + 5)
+    monkeypatch.setattr(recall_server, "ask_waiting", Given(NO_ACK))
+    hook(config)
+
+    assert killed == []
+
+
+@pytest.mark.parametrize("lines", [[f"{PID}", "{wall}"], [f"{PID}"]], ids=["time", "pid-only"])
+def test_an_older_memidx_s_mark_still_counts(
+    config: Config, killed: list[int], clock: Clock, monkeypatch: pytest.MonkeyPatch,
+    lines: list[str],
+) -> None:  # fmt: skip
+    """A mark an older memidx wrote (its wall clock's time, or its pid alone) 2 s ago is a
+    first sign still: the next stall ends the server."""
+    hooks(config, [], monkeypatch)
+    mark = config.state_dir / "agents" / recall_wedge.SUSPECT
+    made = clock.wall - 2.0
+    mark.write_text("\n".join(lines).format(wall=made) + "\n", encoding="utf-8")
+    os.utime(mark, (made, made))
+    monkeypatch.setattr(recall_server, "ask_waiting", Given(NO_ACK))
+    hook(config)
+
+    assert killed == [PID]
+
+
+@pytest.mark.parametrize("read", [1, 2], ids=["before-it-is-taken", "as-it-is-taken"])
+def test_an_answered_hook_removes_only_the_mark_it_read(
+    config: Config, killed: list[int], clock: Clock, monkeypatch: pytest.MonkeyPatch,
+    read: int,
+) -> None:  # fmt: skip
+    """Hook A, answered, read a mark made before it heard the server; meanwhile hook B,
+    answered too, removed it and hook C, not acknowledged, marked the server anew; A then
+    removed C's mark, and the stall after C's only marked the server again."""
+    hooks(config, [NO_ACK], monkeypatch)
+    mark = config.state_dir / "agents" / recall_wedge.SUSPECT
+    marked, reads = recall_wedge._marked, [0]  # pyright: ignore[reportPrivateUsage]
+
+    def b_and_c_meanwhile(path: Path) -> tuple[int | None, float | None]:
+        found = marked(path)
+        reads[0] += 1
+        if reads[0] == read:
+            mark.unlink(missing_ok=True)  # B
+            clock.passes(0.5)
+            recall_wedge.found_wedged(config, PID)  # C
+        return found
+
+    monkeypatch.setattr(recall_wedge, "_marked", b_and_c_meanwhile)
+    clock.passes(0.5)
+    recall_wedge.acknowledged(config, clock.monotonic())  # A, heard before C marked
+    monkeypatch.setattr(recall_wedge, "_marked", marked)
+    hooks(config, [NO_ACK], monkeypatch)
+
+    assert killed == [PID]
+
+
+def test_a_starting_server_removes_an_earlier_server_s_mark(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mark's time is time.monotonic()'s, which starts again at each boot: one left by a
+    server of an earlier boot could have seemed a few seconds old to a new server given its
+    pid. The server that starts removes it, before any hook can find it wedged."""
+    mark = config.state_dir / "agents" / recall_wedge.SUSPECT
+    mark.parent.mkdir(parents=True)
+    mark.write_text(f"{os.getpid()}\n0.0\n{time.monotonic() - 2.0!r}\n", encoding="utf-8")
+    found: list[bool] = []
+
+    def serving(*args: object) -> None:  # what it finds when it listens
+        found.append(mark.exists())
+
+    monkeypatch.setattr(recall_server, "_serve", serving)
+
+    assert recall_server.serve(config) == 0
+    assert found == [False]
