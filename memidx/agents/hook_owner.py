@@ -49,6 +49,8 @@ def hook_args(command: str, *, wrapped: bool = True) -> list[str] | None:
     of the person's, unless `wrapped` is False); None for any other command."""
     try:
         argv = shlex.split(command)
+        if _operators(command):
+            return None
     except ValueError:
         return None
     args = memidx_args(unwrapped(argv, shell_assignments(command)) if wrapped else argv)
@@ -57,6 +59,26 @@ def hook_args(command: str, *, wrapped: bool = True) -> list[str] | None:
     if not all(_WORD.fullmatch(word) for word in args[2:]):
         return None
     return args[2:]
+
+
+def _operators(command: str) -> bool:
+    """Whether the shell reads an operator in `command` outside quotes and escapes (`;`,
+    `&&`, `|`, `>`, `(`): `nice -n 5;evil <...>/memidx agent hook ...` runs a program of the
+    person's first, and shlex.split kept `5;evil` as one word, so the command was taken for
+    memidx's hook, replaced on install and removed on uninstall."""
+    quote, escaped = "", False
+    for char in command:
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in ";&|()<>":
+            return True
+    return False
 
 
 def memidx_args(argv: Sequence[str]) -> list[str] | None:

@@ -90,3 +90,21 @@ def test_install_again_keeps_the_wrapped_hook_and_adds_no_second(wrapper: str) -
     assert again == doc
     assert hook_commands(again, MARK) == [entry["command"]]
     assert remove_hooks(again, MARK, WRITTEN) == {}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"nice -n 5;evil {HOOK}", f"A=1;rm {HOOK}", f"A=1&&rm {HOOK}", f"true||{HOOK}",
+        f"(cd /tmp; {HOOK})", f"{HOOK};notify-send done", f"echo x|{HOOK}",
+    ],
+)  # fmt: skip
+def test_a_command_with_a_shell_operator_is_the_persons(command: str) -> None:
+    """shlex.split keeps `;` and `&&` inside words: `nice -n 5;evil memidx ...` runs the
+    person's `evil` first, and was taken for memidx's hook."""
+    assert not is_ours({"command": command}, MARK)
+
+
+@pytest.mark.parametrize("command", [f'env "A=;" {HOOK}', f"A='x;y' {HOOK}", f"A=a\\;b {HOOK}"])
+def test_an_operator_in_quotes_is_no_operator(command: str) -> None:
+    assert is_ours({"command": command}, MARK)
