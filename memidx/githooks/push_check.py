@@ -136,17 +136,19 @@ REMOTES, HEADS = "refs/remotes/", "refs/heads/"
 
 def _tracking(remote: str, sent: Sequence[Update]) -> dict[str, str]:
     """The tracking branch (`refs/remotes/origin/main`, as git's default fetch names it) of
-    each branch pushed and the value git says the remote holds now. One that disagrees is
-    stale: the remote's branch moved (rewritten from another clone to take a secret out) since
-    the last fetch, and what the tracking branch holds is no longer known to be on the remote
-    (git sends what the remote's own refs lack). A value git does not give (`share` reads
-    HEAD against the upstream with none) trusts the tracking branch, as git's own log does."""
+    each branch pushed and the value git says the remote holds now (`` for a branch it lacks).
+    One that disagrees is stale: the remote's branch moved or was deleted (from another clone,
+    to take a secret out) since the last fetch, and what the tracking branch holds is no longer
+    known to be on the remote (git sends what the remote's own refs lack). `share` gives the
+    tracking branch's own value (memidx.githooks.outgoing_check), as git's own log trusts it."""
     if not remote or "\n" in remote:
         return {}
     return {
-        f"{REMOTES}{remote}/{u.remote_ref[len(HEADS) :]}": u.remote_oid
+        f"{REMOTES}{remote}/{u.remote_ref[len(HEADS) :]}": ""
+        if absent(u.remote_oid)
+        else u.remote_oid
         for u in sent
-        if u.remote_ref.startswith(HEADS) and not absent(u.remote_oid)
+        if u.remote_ref.startswith(HEADS)
     }
 
 
