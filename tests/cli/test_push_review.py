@@ -47,6 +47,23 @@ def test_a_tracking_branch_of_a_branch_the_remote_deleted_hides_nothing(repo: No
     assert other_branch == []  # origin/main is no tracking branch of `new`: still trusted
 
 
+def test_another_remotes_tracking_branches_hide_nothing_from_a_remote_named_as_its_prefix(
+    repo: NotesRepo,
+) -> None:
+    """`--remotes=team` takes refs/remotes/team/*, so a push to `team` trusted what only the
+    remote `team/origin` holds (refs/remotes/team/origin/main)."""
+    for name in ("team", "team/origin"):
+        repo.git("config", f"remote.{name}.url", str(repo.root.parent / f"{name}.git"))
+    repo.git("update-ref", "refs/remotes/team/origin/main", "HEAD")
+    repo.git("commit", "-q", "--allow-empty", "-m", "A clean commit")
+
+    to_team = push(repo, "team", "refs/heads/new")
+    to_team_origin = push(repo, "team/origin", "refs/heads/new")
+
+    assert any("message line 1: github-token" in line for line in to_team), to_team
+    assert to_team_origin == []
+
+
 def test_share_still_trusts_the_tracking_branch_as_last_fetched(repo: NotesRepo) -> None:
     """share gives the tracking branch's value as what the remote holds (it cannot ask the
     remote): an old secret there does not refuse a clean commit."""
