@@ -29,7 +29,11 @@ def refuse_outgoing_secrets(config: Config) -> None:
     merge = repo.run("config", f"branch.{branch}.merge", check=False).decode().strip()
     if not remote or not merge:
         return  # no upstream: share refuses before any push
-    problems = push_problems(config, remote, [Update("HEAD", head, merge, ZERO)])
+    # what the remote holds as last fetched (git's own log trusts it): the pre-push check
+    # counts a pushed branch's tracking branch that disagrees with this value as stale
+    tracking = f"refs/remotes/{remote}/{merge.removeprefix('refs/heads/')}^{{commit}}"
+    known = repo.run("rev-parse", "-q", "--verify", tracking, check=False).decode().strip()
+    problems = push_problems(config, remote, [Update("HEAD", head, merge, known or ZERO)])
     if not problems:
         return
     more = f" (and {len(problems) - 1} more)" if problems[1:] else ""

@@ -136,17 +136,19 @@ REMOTES, HEADS = "refs/remotes/", "refs/heads/"
 
 def _tracking(remote: str, sent: Sequence[Update]) -> dict[str, str]:
     """The tracking branch (`refs/remotes/origin/main`, as git's default fetch names it) of
-    each branch pushed and the value git says the remote holds now. One that disagrees is
-    stale: the remote's branch moved (rewritten from another clone to take a secret out) since
-    the last fetch, and what the tracking branch holds is no longer known to be on the remote
-    (git sends what the remote's own refs lack). A value git does not give (`share` reads
-    HEAD against the upstream with none) trusts the tracking branch, as git's own log does."""
+    each branch pushed and the value git says the remote holds now (`` for a branch it lacks).
+    One that disagrees is stale: the remote's branch moved or was deleted (from another clone,
+    to take a secret out) since the last fetch, and what the tracking branch holds is no longer
+    known to be on the remote (git sends what the remote's own refs lack). `share` gives the
+    tracking branch's own value (memidx.githooks.outgoing_check), as git's own log trusts it."""
     if not remote or "\n" in remote:
         return {}
     return {
-        f"{REMOTES}{remote}/{u.remote_ref[len(HEADS) :]}": u.remote_oid
+        f"{REMOTES}{remote}/{u.remote_ref[len(HEADS) :]}": ""
+        if absent(u.remote_oid)
+        else u.remote_oid
         for u in sent
-        if u.remote_ref.startswith(HEADS) and not absent(u.remote_oid)
+        if u.remote_ref.startswith(HEADS)
     }
 
 
@@ -231,12 +233,13 @@ def _commits(
     from memidx.githooks.push_log import sent_commits
 
     tips = {u.local_oid: u.remote_ref for u in reversed(group)}  # the first ref named wins
-    named_remote, partial = _settings(repo, remote)
+    named_remote, partial, nested = _settings(repo, remote)
     tracking = remote if named_remote and remote else None
     notes_dir, haystack = _folders(config)
     pending: list[Pending] = []
     named: set[str] = set()  # the names read: each once
-    excluded = [name[len(REMOTES) :] for name in stale]
+    # `--remotes=team` takes refs/remotes/team/*: the remote `team/origin`'s branches too
+    excluded = [name[len(REMOTES) :] for name in stale] + nested
     for sent in sent_commits(repo, list(tips), held, tracking, excluded):
         ref, what = tips.get(sent.source, sent.source), f"commit {sent.commit[:SHORT]}"
         yield Found(ref, what, "message", sent.message)
@@ -275,18 +278,23 @@ def _folders(config: Config) -> tuple[str, str]:
     return f"{notes}/", f"{notes}/haystack/"
 
 
-def _settings(repo: GitRepo, remote: str) -> tuple[bool, bool]:
+def _settings(repo: GitRepo, remote: str) -> tuple[bool, bool, list[str]]:
     """Whether git named a configured remote (not a URL or path given to `git push`): its
     tracking branches are refs/remotes/<name>/*. A name may hold `/` (`team/origin`); one
-    holding a glob character would match other remotes' branches too. And whether this is a
-    partial clone (memidx.git.inherited.partial_clone), by the same one `git config`."""
+    holding a glob character would match other remotes' branches too. Whether this is a
+    partial clone (memidx.git.inherited.partial_clone). And the remotes under its folder
+    (`team/origin` for `team`) as `--exclude` patterns: it holds none of theirs. One call."""
     keys = r"^(remote\..*\.(url|promisor)|extensions\.partialclone)$"
     out = repo.run("config", "-z", "--get-regexp", keys, check=False)
     named = partial = False
+    nested: dict[str, None] = {}
     for entry in out.split(b"\0"):
         key, _, value = entry.decode("utf-8", "surrogateescape").partition("\n")
         if key == f"remote.{remote}.url" and value.strip():
             named = not any(c in remote for c in "*?[\\")
+        elif key.startswith(f"remote.{remote}/") and key.endswith(".url"):
+            name = key[len("remote.") : -len(".url")]  # as a pattern that matches only it
+            nested["".join(f"\\{c}" if c in "*?[\\" else c for c in name) + "/*"] = None
         elif key.endswith((".promisor", ".partialclone")):
             partial = partial or value != "false"
-    return named, partial
+    return named, partial, list(nested)

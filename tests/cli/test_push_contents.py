@@ -45,7 +45,10 @@ def append(repo: NotesRepo, data: bytes, message: str = "File a turn") -> int:
 def pushed(repo: NotesRepo, remote: str = "origin") -> list[str]:
     oid = repo.git("rev-parse", "HEAD").strip()
     config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
-    return push_problems(config, remote, [Update("refs/heads/main", oid, "refs/heads/main", ZERO)])
+    # git gives the value the remote holds: origin/main's, as `on_remote` put it there
+    held = repo.git("rev-parse", "-q", "--verify", f"refs/remotes/{remote}/main", check=False)
+    update = Update("refs/heads/main", oid, "refs/heads/main", held.strip() or ZERO)
+    return push_problems(config, remote, [update])
 
 
 def on_remote(repo: NotesRepo) -> None:
