@@ -46,11 +46,14 @@ def needed(config: Config, now: float | None = None) -> float:
 def needed_of(lines: Iterable[Line], now: float, gone: Callable[[str], bool]) -> float:
     """QUANTILE of the recalls in `lines` measured in the last FORGET_AFTER seconds, a cut-off
     one (BEGAN, its writer `gone`) counted as CUT_OFF times what it had, one still running not
-    at all; FLOOR when none is known, or they took less."""
+    at all; FLOOR when none is known, or they took less. A line from after `now` is forgotten
+    too: the wall clock was set back (NTP, a wrong clock at boot), and kept until the clock
+    came back to it, a slow one kept every hook from its own recall, which alone writes lines,
+    for as long as the clock was set back (or forever, a time of `inf`)."""
     seconds: list[float] = []
     for when, writer, took, state in lines:
-        if now - when >= FORGET_AFTER:
-            continue
+        if not 0 <= now - when < FORGET_AFTER or not 0 <= took < FORGET_AFTER:
+            continue  # from another time, or no time (`nan`, `inf`: a damaged file)
         if state == TOOK:
             seconds.append(took)
         elif gone(writer):

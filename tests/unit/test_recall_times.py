@@ -136,6 +136,37 @@ def test_a_recall_cut_off_at_its_deadline_counts_as_needing_more_than_it_had(
     assert asked == []
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [
+        took(3.0, state=BEGAN, ago=-3600.0),  # the wall clock set back an hour since
+        [(float("inf"), "100-1", 3.0, TOOK)],  # a damaged file
+        [(NOW - 1.0, "100-1", float("inf"), TOOK)],
+    ],
+    ids=["future", "inf-when", "no-time"],
+)
+def test_a_measurement_from_another_time_or_of_no_time_is_forgotten(lines: list[Line]) -> None:
+    """A line written before the wall clock was set back was kept until the clock came back
+    to it: a slow one kept every hook from its own recall, which alone writes new lines, for
+    as long (an `inf` time: forever)."""
+    assert recall_times.needed_of(lines, NOW, always_gone) == FLOOR
+
+
+def test_a_line_naming_a_pid_no_process_can_have_is_read(
+    config: Config, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asking the system about the pid raised OverflowError, through every prompt hook, and
+    the line stayed: no hook recalled in its own process again (the hook path's error)."""
+    times = recall_server.server_folder(config) / recall_times.TIMES
+    times.parent.mkdir(parents=True)
+    times.write_text(f"{clock.time() - 1:.3f} {'9' * 30}-1 0.200 began\n", encoding="ascii")
+    asked = recalling_in(clock, 0.1, monkeypatch)
+
+    assert recall_times.needed(config, clock.time()) == pytest.approx(0.4)  # cut off: gone
+    assert actions._recall(config, "p", [], clock.now + 1.0) == ("recalled here", [])  # pyright: ignore[reportPrivateUsage]
+    assert asked == ["p"]
+
+
 def test_a_recall_that_failed_is_no_measurement(
     config: Config, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
