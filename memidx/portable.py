@@ -200,7 +200,7 @@ def process_alive(pid: int) -> bool:
             kernel.CloseHandle(handle)
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # none, or a pid no process can have
         return False
     except PermissionError:
         return True  # alive, another user's

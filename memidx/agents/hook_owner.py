@@ -63,20 +63,26 @@ def hook_args(command: str, *, wrapped: bool = True) -> list[str] | None:
 
 def _operators(command: str) -> bool:
     """Whether the shell reads an operator in `command` outside quotes and escapes (`;`,
-    `&&`, `|`, `>`, `(`): `nice -n 5;evil <...>/memidx agent hook ...` runs a program of the
-    person's first, and shlex.split kept `5;evil` as one word, so the command was taken for
-    memidx's hook, replaced on install and removed on uninstall."""
-    quote, escaped = "", False
+    `&&`, `|`, `>`, `(`, a newline), or a command's substitution outside single quotes
+    (`` `...` ``, `$(...)`, in double quotes too): `nice -n 5;evil <...>/memidx agent hook
+    ...` runs a program of the person's first, and shlex.split kept `5;evil` as one word, so
+    the command was taken for memidx's hook, replaced on install and removed on uninstall."""
+    quote, escaped, previous = "", False, ""
     for char in command:
+        dollar, previous = previous == "$", char
         if escaped:
-            escaped = False
+            escaped, previous = False, ""  # an escaped `$` begins no substitution
         elif char == "\\" and quote != "'":
             escaped = True
+        elif quote == "'":
+            quote = "" if char == quote else quote
+        elif char == "`" or (char == "(" and dollar):
+            return True  # the shell runs what is inside, quoted in "..." or not
         elif quote:
             quote = "" if char == quote else quote
         elif char in "'\"":
             quote = char
-        elif char in ";&|()<>":
+        elif char in ";&|()<>\n":
             return True
     return False
 

@@ -260,14 +260,14 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
     if path is None:
         print("memidx: error: no private folder for the recall server's socket", file=sys.stderr)
         return 1
-    server_folder(config).mkdir(parents=True, exist_ok=True)
-    lock = server_folder(config) / "recall.lock"
-    with stopped_by_signals() as stop, file_lock(lock, wait=False) as mine:
+    (folder := server_folder(config)).mkdir(parents=True, exist_ok=True)
+    with stopped_by_signals() as stop, file_lock(folder / "recall.lock", wait=False) as mine:
         if not mine:
             return 0
-        for done in (STARTED, SUSPECT):  # started: the lock says so; any mark is an old server's
-            (server_folder(config) / done).unlink(missing_ok=True)
-        pid = server_folder(config) / PID_NAME
+        taken = folder.glob(f"{SUSPECT}.*")  # marks hooks cut off at their deadline had in hand
+        for done in (STARTED, SUSPECT, *taken):  # started: the lock says so; a mark: old news
+            (folder / done).unlink(missing_ok=True)
+        pid = folder / PID_NAME
         try:
             write_pid(pid)
             stop.owned.append(lambda: forget_pid(pid))  # a stop past its limit removes it too

@@ -9,7 +9,7 @@ Kept in `.memidx/agents/recall.times`, one line a recall: when it began (wall cl
 hook's process (and thread), its seconds, and TOOK, or BEGAN with the seconds it had while it
 runs. A BEGAN line whose process is gone was cut off at its deadline: it needed more than it
 had, how much more no one saw, and it counts as CUT_OFF times that. Rewritten whole (a draft
-renamed over it); two hooks writing at once may lose one line, which costs one measurement."""
+renamed over it) by one hook at a time (LOCK)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from memidx.agents.recall_server import server_folder
 from memidx.config import Config
 from memidx.drafts import replace_durably
-from memidx.portable import process_alive
+from memidx.portable import file_lock, process_alive
 
 TIMES = "recall.times"
 KEPT = 10  # the last recalls counted
@@ -34,6 +34,11 @@ FORGET_AFTER = 120.0
 CUT_OFF = 2.0  # a recall cut off at its deadline counts as this many times the time it had
 TOOK, BEGAN = "took", "began"
 MAX_BYTES = 8192  # what is read of the file: KEPT lines are ~60 bytes each
+# Hooks rewrite the file one at a time (a rewrite takes ~1 ms): one that read it before
+# another's TOOK and wrote after put that hook's BEGAN back, and its process gone, it read as
+# a recall cut off (CUT_OFF times what it had), which kept every hook from its own recall for
+# FORGET_AFTER seconds. One that waits longer measures nothing.
+LOCK, LOCK_WAIT = "recall.times.lock", 0.1
 
 Line = tuple[float, str, float, str]  # when it began, its writer, seconds, TOOK or BEGAN
 
@@ -46,11 +51,14 @@ def needed(config: Config, now: float | None = None) -> float:
 def needed_of(lines: Iterable[Line], now: float, gone: Callable[[str], bool]) -> float:
     """QUANTILE of the recalls in `lines` measured in the last FORGET_AFTER seconds, a cut-off
     one (BEGAN, its writer `gone`) counted as CUT_OFF times what it had, one still running not
-    at all; FLOOR when none is known, or they took less."""
+    at all; FLOOR when none is known, or they took less. A line from after `now` is forgotten
+    too: the wall clock was set back (NTP, a wrong clock at boot), and kept until the clock
+    came back to it, a slow one kept every hook from its own recall, which alone writes lines,
+    for as long as the clock was set back (or forever, a time of `inf`)."""
     seconds: list[float] = []
     for when, writer, took, state in lines:
-        if now - when >= FORGET_AFTER:
-            continue
+        if not 0 <= now - when < FORGET_AFTER or not 0 <= took < FORGET_AFTER:
+            continue  # from another time, or no time (`nan`, `inf`: a damaged file)
         if state == TOOK:
             seconds.append(took)
         elif gone(writer):
@@ -94,10 +102,11 @@ def _rewrite(config: Config, change: Callable[[list[Line]], list[Line]]) -> None
     """Rewrite the file with `change` made to its lines (the last KEPT); nothing in a memory
     whose folder cannot be written: the hooks then keep FLOOR."""
     path = server_folder(config) / TIMES
-    lines = change(_read(config))[-KEPT:]
-    text = "".join(f"{when:.3f} {who} {took:.3f} {state}\n" for when, who, took, state in lines)
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError), file_lock(path.with_name(LOCK), timeout=LOCK_WAIT) as mine:
+        if not mine:
+            return
+        lines = change(_read(config))[-KEPT:]
+        text = "".join(f"{at:.3f} {who} {took:.3f} {state}\n" for at, who, took, state in lines)
         replace_durably(path, text.encode("ascii"), "tmp", durable=False)
 
 

@@ -105,6 +105,28 @@ def test_a_command_with_a_shell_operator_is_the_persons(command: str) -> None:
     assert not is_ours({"command": command}, MARK)
 
 
-@pytest.mark.parametrize("command", [f'env "A=;" {HOOK}', f"A='x;y' {HOOK}", f"A=a\\;b {HOOK}"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"nice -n `mine` {HOOK}", f'nice -n "$(mine)" {HOOK}', f'A="`mine`" {HOOK}',
+        f'env A="$(mine)" {HOOK}', f'A="\\\\$(mine)" {HOOK}', f"nice -n\nmine {HOOK}",
+        f"A=1\nmine {HOOK}",
+    ],
+)  # fmt: skip
+def test_a_command_substitution_or_a_newline_runs_the_persons_program(command: str) -> None:
+    """A substitution runs its command in double quotes too, and a newline ends a command as
+    `;` does: `nice -n "$(mine)" memidx ...` and `nice -n<newline>mine memidx ...` run the
+    person's `mine`, and were taken for memidx's hook (replaced on install, removed on
+    uninstall)."""
+    assert not is_ours({"command": command}, MARK)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f'env "A=;" {HOOK}', f"A='x;y' {HOOK}", f"A=a\\;b {HOOK}", f"A='$(x)`y`' {HOOK}",
+        f'A="\\$(x)" {HOOK}', f'A="(x)\\`" {HOOK}', f"A='a\nb' {HOOK}", f'A="a\nb" {HOOK}',
+    ],
+)  # fmt: skip
 def test_an_operator_in_quotes_is_no_operator(command: str) -> None:
     assert is_ours({"command": command}, MARK)

@@ -278,12 +278,16 @@ def test_a_starting_server_removes_an_earlier_server_s_mark(
     mark = config.state_dir / "agents" / recall_wedge.SUSPECT
     mark.parent.mkdir(parents=True)
     mark.write_text(f"{os.getpid()}\n0.0\n{time.monotonic() - 2.0!r}\n", encoding="utf-8")
+    # one a hook took aside to look at (acknowledged), cut off at its deadline before it was
+    # put back or removed: it stayed for good
+    taken = mark.with_name(f"{recall_wedge.SUSPECT}.{os.getpid() + 1}")
+    taken.write_text(mark.read_text(encoding="utf-8"), encoding="utf-8")
     found: list[bool] = []
 
     def serving(*args: object) -> None:  # what it finds when it listens
-        found.append(mark.exists())
+        found.extend((mark.exists(), taken.exists()))
 
     monkeypatch.setattr(recall_server, "_serve", serving)
 
     assert recall_server.serve(config) == 0
-    assert found == [False]
+    assert found == [False, False]

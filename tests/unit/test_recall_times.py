@@ -6,6 +6,7 @@ In-process, on a clock the test moves: the hooks' recalls, servers and sockets a
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
@@ -134,6 +135,73 @@ def test_a_recall_cut_off_at_its_deadline_counts_as_needing_more_than_it_had(
 
     assert recall_times.needed(config) == pytest.approx(0.9)
     assert asked == []
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        took(3.0, state=BEGAN, ago=-3600.0),  # the wall clock set back an hour since
+        [(float("inf"), "100-1", 3.0, TOOK)],  # a damaged file
+        [(NOW - 1.0, "100-1", float("inf"), TOOK)],
+    ],
+    ids=["future", "inf-when", "no-time"],
+)
+def test_a_measurement_from_another_time_or_of_no_time_is_forgotten(lines: list[Line]) -> None:
+    """A line written before the wall clock was set back was kept until the clock came back
+    to it: a slow one kept every hook from its own recall, which alone writes new lines, for
+    as long (an `inf` time: forever)."""
+    assert recall_times.needed_of(lines, NOW, always_gone) == FLOOR
+
+
+def test_a_line_naming_a_pid_no_process_can_have_is_read(
+    config: Config, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asking the system about the pid raised OverflowError, through every prompt hook, and
+    the line stayed: no hook recalled in its own process again (the hook path's error)."""
+    times = recall_server.server_folder(config) / recall_times.TIMES
+    times.parent.mkdir(parents=True)
+    times.write_text(f"{clock.time() - 1:.3f} {'9' * 30}-1 0.200 began\n", encoding="ascii")
+    asked = recalling_in(clock, 0.1, monkeypatch)
+
+    assert recall_times.needed(config, clock.time()) == pytest.approx(0.4)  # cut off: gone
+    assert actions._recall(config, "p", [], clock.now + 1.0) == ("recalled here", [])  # pyright: ignore[reportPrivateUsage]
+    assert asked == ["p"]
+
+
+def test_a_hook_rewriting_the_times_meanwhile_puts_no_finished_recall_back(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hook B read the file before hook A's TOOK and wrote after it, putting A's BEGAN back:
+    A's process gone, that read as a recall cut off at 2.6 s, and every hook skipped its own
+    for two minutes. A runs in a thread of its own (its own writer), B in the test's."""
+    ready, go = threading.Event(), threading.Event()
+    monkeypatch.setattr(recall_times, "LOCK_WAIT", 10.0)  # A waits for B, however loaded
+
+    def hook_a() -> None:
+        recall_times.began(config, 1.3)
+        ready.set()
+        go.wait(10)
+        recall_times.took(config, 0.2)
+
+    a = threading.Thread(target=hook_a)
+    a.start()
+    assert ready.wait(10)
+    reads = recall_times._read  # pyright: ignore[reportPrivateUsage]
+
+    def b_reads(config: Config) -> list[Line]:
+        found = reads(config)
+        if threading.current_thread() is threading.main_thread() and not go.is_set():
+            go.set()  # A ends its recall while B holds what it read
+            a.join(0.3)  # done by then when nothing keeps it waiting (no lock: the defect)
+        return found
+
+    monkeypatch.setattr(recall_times, "_read", b_reads)
+    recall_times.began(config, 1.0)
+    a.join(10)
+
+    states = sorted(state for _, _, _, state in reads(config))
+    assert states == [BEGAN, TOOK]  # B's BEGAN and A's TOOK, not A's BEGAN back
+    assert recall_times.needed_of(reads(config), NOW, never_gone) == FLOOR
 
 
 def test_a_recall_that_failed_is_no_measurement(
