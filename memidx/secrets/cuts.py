@@ -49,14 +49,19 @@ def piece_findings(pieces: Sequence[tuple[str, int, int]]) -> list[list[Finding]
     return out
 
 
-def masked_excerpt(text: str, size: int, *, cut: bool = False) -> str:
+def masked_excerpt(
+    text: str, size: int, *, cut: bool = False, within: tuple[str, int] | None = None
+) -> str:
     """The first `size` characters of `text` with its whitespace collapsed, cut between words
     (`…` where it was cut), every secret that reaches into them masked. `cut`: `text` is
-    itself cut from a longer one, so its last REACH characters are only read around it."""
+    itself cut from a longer one, so its last REACH characters are only read around it.
+    `within`: the longer text `text` starts in and where (a chunk in its note's body), read
+    around it: a chunk that starts inside a secret (a key block's middle lines) is none."""
     end = visible_end(text, size)
     if cut:
         end = min(end, max(0, len(text) - REACH))
-    shown = " ".join(masked_pieces([(text, 0, end)])[0].split())
+    whole, at = within or (text, 0)
+    shown = " ".join(masked_pieces([(whole, at, at + end)])[0].split())
     if len(shown) <= size:  # all of it, or shorter for its masks: whole words either way
         return shown if not cut and WORD.search(text, end) is None else shown + "…"
     return shown[:size].rsplit(" ", 1)[0] + "…"

@@ -4,14 +4,19 @@ value without the name it was assigned to) and was shown."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from memidx.config import Config
+from memidx.embed.job import embed_missing
 from memidx.index.store import Filters, Store
 from memidx.search.lexical import lexical_search
 from memidx.search.recent import recent
+from memidx.search.searcher import Searcher
 from memidx.secrets import cuts
 from memidx.secrets.cuts import REACH, masked_excerpt
-from tests.helpers import add_note
+from tests.helpers import FakeEmbedder, add_note
 
 PASSWORD = "Hunter2Secret99xLongerPassword42"
 URL = f"https://deploy:{PASSWORD}@db.example.com/app"
@@ -76,3 +81,25 @@ def test_an_excerpt_masks_a_window_not_the_whole_text(monkeypatch: pytest.Monkey
 )
 def test_an_excerpt_is_cut_between_words(text: str, shown: str) -> None:
     assert masked_excerpt(text, 10) == shown
+
+
+def test_an_excerpt_of_a_chunk_inside_a_key_block_shows_none_of_it(
+    store: Store, tmp_path: Path
+) -> None:
+    """A hit found by meaning alone shows its best chunk's start: a key block (~3,000
+    characters) spans chunks of ~240 tokens, and a chunk from its middle has neither its
+    BEGIN nor its END line, so masked alone it showed 240 characters of the key."""
+    import base64
+    import hashlib
+
+    key = base64.b64encode(b"".join(hashlib.sha256(bytes([i])).digest() for i in range(75)))
+    lines = [key[i : i + 64].decode() for i in range(0, len(key), 64)]
+    block = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *lines, "-----END RSA PRIVATE KEY-----"])
+    add_note(store, "notes/key.md", f"# Deploy key\n\nThe deploy key:\n\n{block}\n")
+    fake = FakeEmbedder()
+    embed_missing(store, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    [hit] = Searcher(store, config, _embedder=fake).search("wombat", Filters(), 1, "hybrid").hits
+    assert hit.line > 5, hit  # a chunk from the block's middle, by meaning alone
+    assert not any(line[:12] in hit.snippet for line in lines), hit.snippet
+    assert hit.snippet.startswith("[REDACTED:private-key]")
