@@ -103,3 +103,21 @@ def test_an_excerpt_of_a_chunk_inside_a_key_block_shows_none_of_it(
     assert hit.line > 5, hit  # a chunk from the block's middle, by meaning alone
     assert not any(line[:12] in hit.snippet for line in lines), hit.snippet
     assert hit.snippet.startswith("[REDACTED:private-key]")
+
+
+def test_a_piece_more_than_reach_into_a_key_block_shows_none_of_it() -> None:
+    """An armored 4096-bit PGP key with its subkey is ~7,000 characters: a piece of its
+    second half is more than REACH after its BEGIN line, and read REACH around it, its lines
+    were no key to the detectors."""
+    import base64
+    import hashlib
+
+    raw = b"".join(hashlib.sha256(i.to_bytes(2, "big")).digest() for i in range(160))
+    key = base64.b64encode(raw).decode()
+    lines = [key[i : i + 64] for i in range(0, len(key), 64)]
+    begin, end = "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END PGP PRIVATE KEY BLOCK-----"
+    body = "\n".join(["The key:", "", begin, "", *lines, "=AbCd", end, "", "after"])
+    at = body.index(lines[-10])
+    assert at - body.index(begin) > REACH + 100  # past REACH, and past its BEGIN line's end
+    [piece] = cuts.masked_pieces([(body, at, at + 200)])
+    assert piece == "[REDACTED:private-key]"
