@@ -6,12 +6,15 @@ word as the file is now, so an edit since the index never makes it point at anot
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
 from memidx.notes.markdown import front_matter_end
+from memidx.portable import OPEN_AS_IS
 from memidx.search.lexical import MARK_START, Hit, SearchResult
 from memidx.search.query import tokenize
 
@@ -36,13 +39,29 @@ def _outside_body(hit: Hit) -> bool:
 
 
 def _pointed(hit: Hit, root: Path, words: Collection[str]) -> Hit:
-    try:
-        with (root / hit.ref).open("rb") as stream:
-            text = stream.read(FRONT_BYTES).decode("utf-8", "replace")
-    except OSError:  # gone or unreadable since it was indexed: the body's line, as before
+    text = _front_bytes(root / hit.ref)
+    if text is None:  # gone, unreadable or no note since it was indexed: the body's line
         return hit
     line = front_line(text, words)
     return hit if line is None else replace(hit, line=line, heading=None)
+
+
+def _front_bytes(path: Path) -> str | None:
+    """The first FRONT_BYTES of the note's file, None unless it is a regular file: a link is
+    not followed (git holds a link as its target's path, not as a note, and the file it
+    names may be anywhere) nor a FIFO waited on (the search would wait for a writer)."""
+    try:
+        fd = os.open(path, OPEN_AS_IS)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, FRONT_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def front_line(text: str, words: Collection[str]) -> int | None:

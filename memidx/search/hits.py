@@ -84,7 +84,7 @@ class HitBuilder:
                 heading = heading_at(headings.get(doc, []), line)
             else:
                 line, heading = chunk.line, chunk.heading
-                snippet = _excerpt(chunk)
+                snippet = _excerpt(chunk, bodies.get(doc, ""))
             ranks = {
                 k: v
                 for k, v in (("bm25", bm25_rank.get(doc)), ("vector", vector_rank.get(doc)))
@@ -124,8 +124,12 @@ class HitBuilder:
         return found
 
 
-def _excerpt(chunk: ChunkInfo, size: int = 240) -> str:
-    from memidx.secrets.cuts import masked_excerpt
+def _excerpt(chunk: ChunkInfo, body: str, size: int = 240) -> str:
+    """The chunk's first words, masked before they are cut and read in `body` around them:
+    a chunk cut from the middle of a key block (chunks are ~240 tokens, a key ~3,000
+    characters) holds none of the marks that make the detectors see one."""
+    from memidx.secrets.cuts import masked_excerpt, visible_end
 
     text = chunk.text.split("\n", 2 if chunk.heading else 1)[-1]
-    return masked_excerpt(text, size)  # masked before it is cut, as a snippet is
+    at = body.find(text[: visible_end(text, size)])
+    return masked_excerpt(text, size, within=(body, at) if at >= 0 else None)

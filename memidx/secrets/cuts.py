@@ -15,6 +15,17 @@ from memidx.secrets.patterns import Finding, redact
 # Wider than the longest secret the detectors match: a 4096-bit RSA key block in PEM, the
 # longest, is ~3,250 characters; tokens are under 200.
 REACH = 4096
+# A key block is longer (an armored 4096-bit PGP key with its subkey, ~7,000 characters): a
+# piece this far after a key's mark is read from that mark's line, so its BEGIN is read too.
+BLOCK_REACH = 64 * 1024
+LINE = 100  # longer than a BEGIN line
+# What a key block's BEGIN line (or its END's) holds, never prose naming a private key
+BLOCK_LINES = (
+    "PRIVATE KEY-----",
+    "PRIVATE KEY BLOCK-----",
+    "PRIVATE KEY ----",
+    "PuTTY-User-Key-File-",
+)
 WORD = re.compile(r"\S+")
 
 
@@ -31,7 +42,9 @@ def masked_pieces(pieces: Sequence[tuple[str, int, int]]) -> list[str]:
 def piece_findings(pieces: Sequence[tuple[str, int, int]]) -> list[list[Finding]]:
     """The secrets that overlap `text[start:end]` of each (text, start, end), placed in that
     piece and clipped to it; found in windows REACH wider, in one pass of the detectors."""
-    windows = [(max(0, start - REACH), min(len(text), end + REACH)) for text, start, end in pieces]
+    windows = [
+        (_window_start(text, start), min(len(text), end + REACH)) for text, start, end in pieces
+    ]
     joined = "\n\n".join(text[a:b] for (text, _, _), (a, b) in zip(pieces, windows, strict=True))
     findings = find_secrets(joined, allow=True) if joined.strip() else []
     out: list[list[Finding]] = []
@@ -49,14 +62,30 @@ def piece_findings(pieces: Sequence[tuple[str, int, int]]) -> list[list[Finding]
     return out
 
 
-def masked_excerpt(text: str, size: int, *, cut: bool = False) -> str:
+def _window_start(text: str, start: int) -> int:
+    """Where the detectors start reading around a piece starting at `start`: REACH before it,
+    or the line of the last key block mark up to BLOCK_REACH before it (a key runs longer)."""
+    at = max(0, start - REACH)
+    if not at:
+        return 0
+    floor = max(0, start - BLOCK_REACH)  # `+ LINE`: a mark on a BEGIN line REACH cuts
+    mark = max(text.rfind(name, floor, at + LINE) for name in BLOCK_LINES)
+    return at if mark < 0 else min(at, max(mark - LINE, text.rfind("\n", 0, mark) + 1))
+
+
+def masked_excerpt(
+    text: str, size: int, *, cut: bool = False, within: tuple[str, int] | None = None
+) -> str:
     """The first `size` characters of `text` with its whitespace collapsed, cut between words
     (`…` where it was cut), every secret that reaches into them masked. `cut`: `text` is
-    itself cut from a longer one, so its last REACH characters are only read around it."""
+    itself cut from a longer one, so its last REACH characters are only read around it.
+    `within`: the longer text `text` starts in and where (a chunk in its note's body), read
+    around it: a chunk that starts inside a secret (a key block's middle lines) is none."""
     end = visible_end(text, size)
     if cut:
         end = min(end, max(0, len(text) - REACH))
-    shown = " ".join(masked_pieces([(text, 0, end)])[0].split())
+    whole, at = within or (text, 0)
+    shown = " ".join(masked_pieces([(whole, at, at + end)])[0].split())
     if len(shown) <= size:  # all of it, or shorter for its masks: whole words either way
         return shown if not cut and WORD.search(text, end) is None else shown + "…"
     return shown[:size].rsplit(" ", 1)[0] + "…"

@@ -33,11 +33,13 @@ OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 OWN_BLOCKS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # the whole block, not only its BEGIN line; a block cut short runs to a blank line
+    # the whole block, not only its BEGIN line; a block cut short runs to a blank line, but
+    # the one that ends its headers (`Proc-Type:`, `DEK-Info:`; PGP armor has one always)
     (
         "private-key",
         re.compile(
             r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:[ \t]*\r?\n(?:[A-Za-z][\w-]*:[^\n]*\n)*[ \t]*\r?(?=\n))?"
             r"[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\n[ \t]*\n|\Z)"
             # the SSH2 (RFC 4716) form, `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`
             r"|---- BEGIN [A-Z0-9 ]*PRIVATE KEY ----"

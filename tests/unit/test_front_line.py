@@ -3,6 +3,8 @@ the front-matter line that holds them, the `title:` line first (memidx.search.fr
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,27 @@ def test_only_a_note_found_by_words_outside_its_body_is_pointed_again(tmp_path: 
     (tmp_path / "notes" / "a.md").unlink()  # gone since indexed: the line it had
     result = SearchResult("database", query_terms("database"), "bm25", "and", (cases[0][0],))
     assert point_at_front_matter(result, tmp_path).hits[0].line == 7
+
+
+def test_a_note_become_a_link_or_a_fifo_is_not_read(tmp_path: Path) -> None:
+    """The hit keeps its body's line: a link is not followed (git holds a link's target path,
+    no note; the file it names may be outside the memory), a FIFO is not waited on (the
+    search waited for a writer, forever)."""
+    (tmp_path / "notes").mkdir()
+    outside = tmp_path / "outside.md"
+    outside.write_text(NOTE)
+    (tmp_path / "notes" / "a.md").symlink_to(outside)
+    result = SearchResult("database", query_terms("database"), "bm25", "and", (hit("x", "and"),))
+    assert point_at_front_matter(result, tmp_path).hits[0].line == 7
+    (tmp_path / "notes" / "a.md").unlink()
+    os.mkfifo(tmp_path / "notes" / "a.md")
+    found: list[int] = []
+    reader = threading.Thread(
+        target=lambda: found.append(point_at_front_matter(result, tmp_path).hits[0].line),
+        daemon=True,
+    )
+    reader.start()
+    reader.join(2.0)
+    if reader.is_alive():  # let the waiting reader go before failing
+        os.close(os.open(tmp_path / "notes" / "a.md", os.O_WRONLY | os.O_NONBLOCK))
+    assert found == [7]

@@ -4,14 +4,19 @@ value without the name it was assigned to) and was shown."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from memidx.config import Config
+from memidx.embed.job import embed_missing
 from memidx.index.store import Filters, Store
 from memidx.search.lexical import lexical_search
 from memidx.search.recent import recent
+from memidx.search.searcher import Searcher
 from memidx.secrets import cuts
 from memidx.secrets.cuts import REACH, masked_excerpt
-from tests.helpers import add_note
+from tests.helpers import FakeEmbedder, add_note
 
 PASSWORD = "Hunter2Secret99xLongerPassword42"
 URL = f"https://deploy:{PASSWORD}@db.example.com/app"
@@ -76,3 +81,43 @@ def test_an_excerpt_masks_a_window_not_the_whole_text(monkeypatch: pytest.Monkey
 )
 def test_an_excerpt_is_cut_between_words(text: str, shown: str) -> None:
     assert masked_excerpt(text, 10) == shown
+
+
+def test_an_excerpt_of_a_chunk_inside_a_key_block_shows_none_of_it(
+    store: Store, tmp_path: Path
+) -> None:
+    """A hit found by meaning alone shows its best chunk's start: a key block (~3,000
+    characters) spans chunks of ~240 tokens, and a chunk from its middle has neither its
+    BEGIN nor its END line, so masked alone it showed 240 characters of the key."""
+    import base64
+    import hashlib
+
+    key = base64.b64encode(b"".join(hashlib.sha256(bytes([i])).digest() for i in range(75)))
+    lines = [key[i : i + 64].decode() for i in range(0, len(key), 64)]
+    block = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *lines, "-----END RSA PRIVATE KEY-----"])
+    add_note(store, "notes/key.md", f"# Deploy key\n\nThe deploy key:\n\n{block}\n")
+    fake = FakeEmbedder()
+    embed_missing(store, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    [hit] = Searcher(store, config, _embedder=fake).search("wombat", Filters(), 1, "hybrid").hits
+    assert hit.line > 5, hit  # a chunk from the block's middle, by meaning alone
+    assert not any(line[:12] in hit.snippet for line in lines), hit.snippet
+    assert hit.snippet.startswith("[REDACTED:private-key]")
+
+
+def test_a_piece_more_than_reach_into_a_key_block_shows_none_of_it() -> None:
+    """An armored 4096-bit PGP key with its subkey is ~7,000 characters: a piece of its
+    second half is more than REACH after its BEGIN line, and read REACH around it, its lines
+    were no key to the detectors."""
+    import base64
+    import hashlib
+
+    raw = b"".join(hashlib.sha256(i.to_bytes(2, "big")).digest() for i in range(160))
+    key = base64.b64encode(raw).decode()
+    lines = [key[i : i + 64] for i in range(0, len(key), 64)]
+    begin, end = "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----END PGP PRIVATE KEY BLOCK-----"
+    body = "\n".join(["The key:", "", begin, "", *lines, "=AbCd", end, "", "after"])
+    at = body.index(lines[-10])
+    assert at - body.index(begin) > REACH + 100  # past REACH, and past its BEGIN line's end
+    [piece] = cuts.masked_pieces([(body, at, at + 200)])
+    assert piece == "[REDACTED:private-key]"

@@ -79,6 +79,33 @@ MISSED = {
     ),
     # PuTTY's v2 header was found, but redaction kept the key's lines
     "putty-v2-redacted-whole": (PUTTY.format(2), KEY_LINES),
+    # armor (RFC 4880, as `gpg --armor --export-secret-keys` writes it) and an encrypted
+    # PEM's headers end at a blank line, where a block cut short was taken to end: only the
+    # BEGIN line was masked, and every line of the key shown
+    "pgp-armored": (
+        _block(f"-----BEGIN PGP {PRIVATE} BLOCK-----", f"-----END PGP {PRIVATE} BLOCK-----", ""),
+        KEY_LINES,
+    ),
+    "pgp-armor-headers": (
+        _block(
+            f"-----BEGIN PGP {PRIVATE} BLOCK-----",
+            f"-----END PGP {PRIVATE} BLOCK-----",
+            "Version: GnuPG v2",
+            "Comment: deploy key",
+            "",
+        ),
+        KEY_LINES,
+    ),
+    "pem-encrypted-headers": (
+        _block(
+            f"-----BEGIN RSA {PRIVATE}-----",
+            f"-----END RSA {PRIVATE}-----",
+            "Proc-Type: 4,ENCRYPTED",
+            "DEK-Info: AES-256-CBC,5F4C9A2B3E1D0C8B7A6F5E4D3C2B1A09",
+            "",
+        ),
+        KEY_LINES,
+    ),
 }
 
 
