@@ -17,13 +17,18 @@ TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
 ZERO = "0" * 40
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> NotesRepo:
+def started(tmp_path: Path) -> NotesRepo:
+    """A memory of one committed note, in `tmp_path`/memory."""
     repo = NotesRepo(tmp_path / "memory")
     repo.note("start.md", "Start", "the first note")
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "Start")
     return repo
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    return started(tmp_path)
 
 
 def config_of(repo: NotesRepo) -> Config:

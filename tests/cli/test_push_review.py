@@ -10,18 +10,13 @@ import pytest
 
 from memidx.config import Config
 from memidx.githooks.push_check import Update, push_problems
+from tests.cli.test_push_gaps import TOKEN, ZERO, started
 from tests.helpers import NotesRepo
-
-TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
-ZERO = "0" * 40
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> NotesRepo:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.note("start.md", "Start", "the first note")
-    repo.git("add", "-A")
-    repo.git("commit", "-q", "-m", "Start")
+    repo = started(tmp_path)
     repo.git("commit", "-q", "--allow-empty", "-m", f"Deploy with {TOKEN}")
     return repo
 
