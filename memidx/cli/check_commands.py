@@ -134,7 +134,8 @@ def _way_out(message: Path, shown: str) -> str:
 def check_push(config: Config, remote: str, given: bytes) -> int:
     """The pre-push check: one line per secret in what the push to `remote` sends (git's
     pre-push input `given`), then what to do; 1 when there is any, so git pushes nothing."""
-    from memidx.githooks.push_check import parse_updates, push_problems
+    from memidx.githooks.push_check import push_problems
+    from memidx.githooks.push_refs import parse_updates
 
     problems = push_problems(config, remote, parse_updates(given.decode("utf-8", "replace")))
     if not problems:

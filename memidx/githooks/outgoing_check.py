@@ -17,7 +17,8 @@ def refuse_outgoing_secrets(config: Config) -> None:
     """MemidxError naming the first secret in what share's push would send, and how many
     more; none when there is no remote or no upstream (share says so itself)."""
     from memidx.git.repo import GitRepo
-    from memidx.githooks.push_check import Update, push_problems
+    from memidx.githooks.push_check import push_problems
+    from memidx.githooks.push_refs import Update
     from memidx.githooks.secret_check import BASELINE
 
     repo = GitRepo(config.root)

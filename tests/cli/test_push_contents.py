@@ -11,7 +11,8 @@ import pytest
 
 from memidx.config import Config
 from memidx.githooks import push_check
-from memidx.githooks.push_check import Update, push_problems
+from memidx.githooks.push_check import push_problems
+from memidx.githooks.push_refs import Update
 from memidx.haystack.frames import frame, new_record
 from tests.helpers import NotesRepo
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config
-from memidx.githooks.push_check import Update, push_problems
+from memidx.githooks.push_check import push_problems
+from memidx.githooks.push_refs import Update
 from tests.cli.test_push_gaps import TOKEN, ZERO, started
 from tests.helpers import NotesRepo
 

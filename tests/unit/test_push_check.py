@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from memidx.errors import UsageError
-from memidx.githooks.push_check import Update, absent, parse_updates
 from memidx.githooks.push_log import Changed, Sent, parse_log
+from memidx.githooks.push_refs import Update, absent, parse_updates
 
 A, B, C, D = ("a" * 40, "b" * 40, "c" * 40, "d" * 40)
 ZERO = "0" * 40
