@@ -1,5 +1,5 @@
 """Reading the annotated tags a push sends: each one's message, without its signature block,
-and that of a tag it points to."""
+and that of a tag it points to (a tag of a tag: `git tag -a outer inner`), each tag read once."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterato
     tags = {u.local_oid: u.remote_ref for u in sent if kind_of(kinds, u.local_oid) == "tag"}
     seen: set[str] = set()
     while tags:
+        seen.update(tags)  # a tag pushed beside a tag pointing to it is read once, not twice
         pointed: dict[str, str] = {}
         for oid, data in _objects(repo, list(tags)):
-            seen.add(oid)
             header, _, message = data.partition(b"\n\n")
             fields = dict(line.split(b" ", 1) for line in header.split(b"\n") if b" " in line)
             target = fields.get(b"object", b"").decode("ascii", "replace")

@@ -1,0 +1,44 @@
+"""What the pre-push check reads of an annotated tag, in-process on a repository without
+hooks: a tag of a tag is read once however the push names them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config
+from memidx.githooks.push_check import push_problems
+from memidx.githooks.push_refs import Update
+from tests.helpers import NotesRepo
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
+ZERO = "0" * 40
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    """A memory of one commit, its tag `inner` holding a secret, and `outer`, a tag of it."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("start.md", "Start", "the first note")
+    repo.commit("Start")
+    repo.git("tag", "-a", "-m", f"Release with {TOKEN}", "inner", "HEAD")
+    repo.git("tag", "-a", "-m", "Signed off\n\n" + "a clean line\n" * 40, "outer", "inner")
+    return repo
+
+
+def pushed(repo: NotesRepo, *tags: str) -> list[str]:
+    """The pre-push check's lines for a push of `tags` (by name) the remote lacks."""
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+    oids = repo.git("rev-parse", *tags).split()
+    refs = [f"refs/tags/{tag}" for tag in tags]
+    updates = [Update(ref, oid, ref, ZERO) for ref, oid in zip(refs, oids, strict=True)]
+    return push_problems(config, "origin", updates)
+
+
+def test_a_tag_pushed_beside_a_tag_of_it_is_read_once(repo: NotesRepo) -> None:
+    inner = repo.git("rev-parse", "inner").strip()
+
+    found = pushed(repo, "outer", "inner")  # `git push origin outer inner`, `--tags` alike
+
+    assert found == [f"refs/tags/inner: tag {inner[:12]}: message line 1: github-token"]
