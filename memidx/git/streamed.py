@@ -3,16 +3,16 @@ log --raw` print hundreds of megabytes, which are parsed a piece at a time, neve
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 
 from memidx.errors import GitError
 from memidx.git.process import Failed, stream_process
 from memidx.git.repo import GitRepo, failed, git_env
 
 
-def streamed(repo: GitRepo, *args: str) -> Iterator[bytes]:
+def streamed(repo: GitRepo, *args: str) -> Generator[bytes, None, None]:
     """The stdout of `git <args>` in the work tree, in pieces as they arrive; GitError when git
-    cannot start or (after the last piece) fails."""
+    cannot start or (after the last piece) fails. Closing it early stops git."""
     try:
         yield from stream_process(["git", "-C", str(repo.root), *args], git_env())
     except Failed as exc:

@@ -1,13 +1,18 @@
 """Reading the annotated tags a push sends: each one's message, without its signature block,
-and that of a tag it points to (a tag of a tag: `git tag -a outer inner`), each tag read once."""
+and that of a tag it points to (a tag of a tag: `git tag -a outer inner`), each tag read once.
+A tag too large to hold (over BLOB_LIMIT, as a file is) is refused, never read as empty: only
+its header is read, as git writes it, to find the tag it may point to."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
 from memidx.git.repo import GitRepo
+from memidx.git.streamed import streamed
 from memidx.githooks.push_files import BLOB_LIMIT, SHORT, Found
 from memidx.githooks.push_refs import Kinds, Update, kind_of
+
+HEADER_LIMIT = 64 * 1024  # a tag's header (object, type, tag, tagger) is a few lines
 
 
 def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterator[Found]:
@@ -17,15 +22,36 @@ def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterato
     while tags:
         seen.update(tags)  # a tag pushed beside a tag pointing to it is read once, not twice
         pointed: dict[str, str] = {}
-        for oid, data in _objects(repo, list(tags)):
-            header, _, message = data.partition(b"\n\n")
+        for oid, size, data in repo.read_blobs([(oid, 0) for oid in tags], BLOB_LIMIT):
+            ref, what = tags[oid], f"tag {oid[:SHORT]}"
+            if data is None:
+                unread = f"not checked for secrets: too large ({size} bytes): tag it again "
+                unread += "with a shorter message (git tag -f)"
+                yield Found(ref, what, "message", "", unread)
+                header = _header(repo, oid)
+            else:
+                header, _, message = data.partition(b"\n\n")
+                yield Found(ref, what, "message", _unsigned(message.decode("utf-8", "replace")))
             fields = dict(line.split(b" ", 1) for line in header.split(b"\n") if b" " in line)
             target = fields.get(b"object", b"").decode("ascii", "replace")
             if fields.get(b"type") == b"tag" and target not in seen:
-                pointed[target] = tags[oid]
-            text = message.decode("utf-8", "replace")
-            yield Found(tags[oid], f"tag {oid[:SHORT]}", "message", _unsigned(text))
+                pointed[target] = ref
         tags = pointed
+
+
+def _header(repo: GitRepo, oid: str) -> bytes:
+    """The header of a tag too large to hold, read as git writes the tag, up to its blank
+    line (or HEADER_LIMIT); git is stopped there."""
+    pieces = streamed(repo, "cat-file", "tag", oid)
+    head = bytearray()
+    try:
+        for piece in pieces:
+            head += piece
+            if b"\n\n" in head or len(head) > HEADER_LIMIT:
+                break
+    finally:
+        pieces.close()  # the rest of the tag is never read
+    return bytes(head[:HEADER_LIMIT]).partition(b"\n\n")[0]
 
 
 def _unsigned(message: str) -> str:
@@ -33,9 +59,3 @@ def _unsigned(message: str) -> str:
     at = message.find("-----BEGIN PGP SIGNATURE-----")
     at = message.find("-----BEGIN SSH SIGNATURE-----") if at < 0 else at
     return message if at < 0 else message[:at]
-
-
-def _objects(repo: GitRepo, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
-    """(oid, contents) of each object, by `git cat-file --batch`."""
-    for oid, _, data in repo.read_blobs([(oid, 0) for oid in oids], BLOB_LIMIT):
-        yield oid, data or b""

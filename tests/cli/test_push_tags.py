@@ -1,5 +1,6 @@
 """What the pre-push check reads of an annotated tag, in-process on a repository without
-hooks: a tag of a tag is read once however the push names them."""
+hooks: a tag of a tag is read once however the push names them, and a tag too large to hold is
+refused, never read as an empty message, while the tag it points to is still read."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config
+from memidx.githooks import push_tags
 from memidx.githooks.push_check import push_problems
 from memidx.githooks.push_refs import Update
 from tests.helpers import NotesRepo
@@ -42,3 +44,19 @@ def test_a_tag_pushed_beside_a_tag_of_it_is_read_once(repo: NotesRepo) -> None:
     found = pushed(repo, "outer", "inner")  # `git push origin outer inner`, `--tags` alike
 
     assert found == [f"refs/tags/inner: tag {inner[:12]}: message line 1: github-token"]
+
+
+def test_a_tag_too_large_to_hold_is_refused_and_the_tag_it_points_to_read(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(push_tags, "BLOB_LIMIT", 256)  # `outer` is over it, `inner` not
+    outer, inner = repo.git("rev-parse", "outer", "inner").split()
+    size = repo.git("cat-file", "-s", outer).strip()
+
+    found = pushed(repo, "outer")
+
+    assert found == [
+        f"refs/tags/outer: tag {outer[:12]}: message: not checked for secrets: too large "
+        f"({size} bytes): tag it again with a shorter message (git tag -f)",
+        f"refs/tags/outer: tag {inner[:12]}: message line 1: github-token",
+    ]
