@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from typing import IO
 
 _READ_SIZE = 1 << 16
+_ERROR_TAIL = 1 << 16  # the end of a child's stderr kept: its last lines say why it failed
 
 
 class Finished(Value):
@@ -61,7 +62,7 @@ def run_process(
         # and blocks the child
         helpers = [
             threading.Thread(target=_feed, args=(feed, stdin)),
-            threading.Thread(target=lambda: errors.append(err.read())),
+            threading.Thread(target=_drain_tail, args=(err, errors)),
         ]
         for helper in helpers:
             helper.start()
@@ -86,14 +87,15 @@ class Failed(Exception):
 
 def stream_process(argv: list[str], env: Mapping[str, str]) -> Generator[bytes, None, None]:
     """Run `argv` (looked up on PATH) with no input and yield its stdout in pieces as they
-    arrive, so a long output is never held whole; OSError when it cannot start, Failed after
-    the last piece when it exited non-zero. A caller that stops early ends the child."""
+    arrive, so a long output is never held whole (nor its stderr: only its end is kept);
+    OSError when it cannot start, Failed after the last piece when it exited non-zero. A
+    caller that stops early ends the child."""
     pipe, null = subprocess.PIPE, subprocess.DEVNULL
     with subprocess.Popen(argv, stdin=null, stdout=pipe, stderr=pipe, env=env) as child:
         out, err = child.stdout, child.stderr
         assert out is not None and err is not None  # both are pipes
         errors: list[bytes] = []
-        drain = threading.Thread(target=lambda: errors.append(err.read()))  # never fills up
+        drain = threading.Thread(target=_drain_tail, args=(err, errors))  # never fills up
         drain.start()
         read_all = False
         try:
@@ -116,6 +118,17 @@ def _read_watched(stream: IO[bytes], watch: Watch) -> bytes:
         if watch(data):
             raise Stopped
     return b"".join(received)
+
+
+def _drain_tail(stream: IO[bytes], into: list[bytes]) -> None:
+    """Read `stream` to its end and add its last _ERROR_TAIL bytes to `into`: a child that
+    writes to stderr without bound never makes this process grow with it."""
+    kept = bytearray()
+    while data := os.read(stream.fileno(), _READ_SIZE):
+        kept += data
+        if len(kept) > 2 * _ERROR_TAIL:  # cut now and then: each byte is moved about once
+            del kept[:-_ERROR_TAIL]
+    into.append(bytes(kept[-_ERROR_TAIL:]))
 
 
 def _feed(stream: IO[bytes], data: bytes) -> None:

@@ -1,6 +1,6 @@
 """A child's output read as it comes (memidx.git.process.stream_process, under the pre-push
-check's `git log`): whole and in order, its failure said after the last piece, and a reader
-that stops early ends the child and leaks nothing."""
+check's `git log`): whole and in order, its failure said after the last piece with the end of
+its stderr (never all of it), and a reader that stops early ends the child and leaks nothing."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.git.process import Failed, stream_process
+from memidx.git.process import Failed, run_process, stream_process
 from memidx.git.streamed import split_at
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
@@ -29,6 +29,20 @@ def test_the_output_comes_whole_then_a_failure_with_its_stderr() -> None:
 
     assert b"".join(pieces) == bytes(300000) and len(pieces) > 1
     assert (failed.value.done.returncode, failed.value.done.stderr) == (3, b"no\n")
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_a_child_that_writes_megabytes_to_stderr_leaves_only_its_end_held(streamed: bool) -> None:
+    argv = ["sh", "-c", "head -c 8000000 /dev/zero >&2; echo why it failed >&2; exit 3"]
+    if streamed:
+        with pytest.raises(Failed) as failed:
+            list(stream_process(argv, ENV))
+        done = failed.value.done
+    else:  # a watched run drains stderr the same way
+        done = run_process(argv, ENV, watch=lambda _: False)
+
+    assert done.returncode == 3 and done.stderr.endswith(b"\x00why it failed\n")
+    assert len(done.stderr) <= 1 << 16
 
 
 def test_a_reader_that_stops_early_ends_the_child_and_leaks_nothing() -> None:
