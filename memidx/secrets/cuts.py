@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from memidx.secrets.detect import find_secrets
-from memidx.secrets.patterns import Finding, redact
+from memidx.secrets.patterns import Finding, merged, private_spans, redact
 
 # Wider than the longest secret the detectors match: a 4096-bit RSA key block in PEM, the
 # longest, is ~3,250 characters; tokens are under 200.
@@ -49,17 +49,26 @@ def piece_findings(pieces: Sequence[tuple[str, int, int]]) -> list[list[Finding]
     findings = find_secrets(joined, allow=True) if joined.strip() else []
     out: list[list[Finding]] = []
     at = 0  # where the window starts in `joined`
-    for (_, start, end), (a, b) in zip(pieces, windows, strict=True):
+    for (text, start, end), (a, b) in zip(pieces, windows, strict=True):
         low, high = at + start - a, at + end - a
-        out.append(
-            [
-                Finding(max(f.start, low) - low, min(f.end, high) - low, f.kind)
-                for f in findings
-                if f.start < high and f.end > low
-            ]
-        )
+        own = [
+            Finding(max(f.start, low) - low, min(f.end, high) - low, f.kind)
+            for f in findings
+            if f.start < high and f.end > low
+        ]
+        out.append(merged([*own, *_private_in(text, start, end)]))
         at += b - a + 2
     return out
+
+
+def _private_in(text: str, start: int, end: int) -> list[Finding]:
+    """The `<private>` spans of `text` that overlap `text[start:end]`, placed in it and
+    clipped to it: read in the whole text, as a span's open tag may be far before the piece."""
+    return [
+        Finding(max(f.start, start) - start, min(f.end, end) - start, f.kind)
+        for f in private_spans(text)
+        if f.start < end and f.end > start
+    ]
 
 
 def _window_start(text: str, start: int) -> int:
