@@ -136,8 +136,7 @@ def snippets(
     starts: dict[int, int] = {}  # where a window's text starts: FTS5 does not say
     for doc_id in windowed:
         found[doc_id], start = window_at(bodies[doc_id], terms)
-        if start is not None:
-            starts[doc_id] = start
+        starts[doc_id] = start or 0  # None: an excerpt of the body's start, masked already
     return masked_snippets(found, bodies, starts)
 
 

@@ -99,14 +99,14 @@ def masked_snippets(
 def _places(body: str, plain: str, start: int | None) -> tuple[int, list[int], int] | None:
     """The snippet's lead (1 after a `…` the body does not hold there, else 0), every place
     its text stands in the body (`start` alone where known) and that text's length; None when
-    it stands nowhere."""
+    it stands nowhere (or not at `start`): it is then masked alone."""
     trimmed = plain.removeprefix("…").removesuffix("…")
     candidates = [(0, plain)]
     if trimmed != plain:
         candidates.append((int(plain.startswith("…")), trimmed))
-    for lead, text in candidates:
-        if start is not None and text and body.startswith(text, start):
-            return lead, [start], len(text)
+    if start is not None:  # a long body is never searched: its snippet says where it is
+        found = [(lead, text) for lead, text in candidates if text and body.startswith(text, start)]
+        return (found[0][0], [start], len(found[0][1])) if found else None
     for lead, text in candidates:
         at, places = body.find(text) if text else -1, list[int]()
         while at != -1:  # overlapping places too: `abab` stands twice in `ababab`
