@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 
 from memidx.frozen import Value
 from memidx.secrets import library
+from memidx.secrets.linear import next_name
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
     BASIC,
@@ -40,6 +41,7 @@ from memidx.secrets.windows import (
     cut_short,
     library_names,
     secret_names,
+    secret_word,
     unassigned_name,
     windows,
 )
@@ -230,7 +232,8 @@ def _cut_value(
     begin = at + token.index(value)
     if not run[0] <= begin < run[1]:
         space = SPACE.search(line, begin)
-        run[:] = [begin, space.start() if space else len(line)]
+        end = space.start() if space else len(line)
+        run[:] = [begin, next_name(line, begin, end, secret_word) or end]  # `,secret=...` not
     return Finding(begin, run[1], KEYWORD_KIND)
 
 
