@@ -16,6 +16,7 @@ BUDGET = 4_000  # characters of one recall block
 HARD_CAP = 9_500  # never more, whatever the settings: under Claude Code's 10,000
 SNIPPET_CHARS = 600
 AROUND_CHARS = 300  # each neighbouring turn shown with a recalled turn
+DIGEST_CHARS = 160  # a digest item's title, and its excerpt
 MIN_SNIPPET = 80
 DIGEST_BUDGET = 1_500
 
@@ -60,7 +61,9 @@ def recall_block(hits: Sequence[Recalled], budget: int = BUDGET, k: int = MAX_HI
 def _hit_line(hit: Recalled, snippet_chars: int) -> str:
     where = f"{hit.ref}:{hit.line}" if hit.line > 0 else hit.ref
     kind = "" if hit.kind == "note" else f"{hit.kind}{f' of {hit.when}' if hit.when else ''}, "
-    return f"\n- {_flat(hit.title, 160)} ({kind}{where}): {_flat(hit.snippet, snippet_chars)}"
+    return (
+        f"\n- {_flat(hit.title, DIGEST_CHARS)} ({kind}{where}): {_flat(hit.snippet, snippet_chars)}"
+    )
 
 
 def _around_lines(hit: Recalled) -> str:
@@ -79,7 +82,7 @@ def digest_block(project: str, items: Sequence[Recalled], budget: int = DIGEST_B
     lines: list[str] = []
     used = len(head) + len(tail)
     for item in items:
-        line = _hit_line(item, 160)
+        line = _hit_line(item, DIGEST_CHARS)
         if used + len(line) > budget:
             break
         lines.append(line)

@@ -4,7 +4,7 @@ filed from it."""
 
 from __future__ import annotations
 
-from memidx.agents.block import DIGEST_BUDGET, Recalled, digest_block
+from memidx.agents.block import DIGEST_BUDGET, DIGEST_CHARS, Recalled, digest_block, strip_injected
 from memidx.config import Config
 from memidx.errors import UsageError
 from memidx.index.lookup_rows import recent_records
@@ -44,12 +44,16 @@ def _notes(store: Store, project: str) -> list[Recalled]:
 def _records(store: Store, project: str) -> list[Recalled]:
     """The newest records filed from `project`, masked as search masks its hits: one filed
     before redaction gave the agent its secret at the start of every session."""
-    from memidx.secrets.detect import mask_many
+    from memidx.secrets.cuts import masked_excerpts
 
-    found: list[Recalled] = []
     rows = recent_records(store, project, RECORDS)
-    bodies = mask_many([body for *_, body in rows])
-    for (kind, ref, ts, _), body in zip(rows, bodies, strict=True):
-        title = body.split("\n", 1)[0]
-        found.append(Recalled(title, ref, 0, body[len(title) :], kind, ts))
-    return found
+    parts: list[tuple[str, int, int]] = []
+    for *_, body in rows:  # the first line is the title; each is masked only as far as shown
+        text = strip_injected(body)
+        title_end = text.find("\n") % (len(text) + 1)  # the whole text when it is one line
+        parts += [(text, 0, title_end), (text, title_end, len(text))]
+    shown = masked_excerpts(parts, DIGEST_CHARS - 1)
+    return [
+        Recalled(title, ref, 0, rest, kind, ts)
+        for (kind, ref, ts, _), title, rest in zip(rows, shown[::2], shown[1::2], strict=True)
+    ]

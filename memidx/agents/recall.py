@@ -9,7 +9,15 @@ from collections.abc import Callable, Collection, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from memidx.agents.block import BUDGET, MAX_HITS, Recalled, recall_block, shown_around
+from memidx.agents.block import (
+    AROUND_CHARS,
+    BUDGET,
+    MAX_HITS,
+    Recalled,
+    recall_block,
+    shown_around,
+    strip_injected,
+)
 from memidx.agents.gate import (
     MAX_PROMPT_CHARS,
     Signal,
@@ -200,10 +208,13 @@ def unrepeated(chosen: Sequence[Candidate], seen: Collection[str]) -> list[Candi
 
 
 def _around(store: Store, candidate: Candidate) -> Candidate:
-    from memidx.secrets.detect import mask_many
+    from memidx.secrets.cuts import masked_excerpts
 
     near = session_neighbours(store, candidate.doc_id, candidate.session, NEIGHBOURS)
-    bodies = mask_many([body for _, body, _ in near])  # as the hit's snippet: filed unredacted
+    # masked as the hit's snippet (filed unredacted), only as far as the block shows each turn,
+    # and after injected text is taken out: what it leaves is what the block shows
+    texts = [strip_injected(body) for _, body, _ in near]
+    bodies = masked_excerpts([(text, 0, len(text)) for text in texts], AROUND_CHARS - 1)
     recalled = replace(candidate.recalled, around=tuple(bodies))
     return replace(candidate, recalled=recalled, around_keys=tuple(f"turn:{r}" for r, _, _ in near))
 

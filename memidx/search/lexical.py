@@ -13,7 +13,7 @@ from memidx.search.masking import masked, masked_snippets
 from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
 from memidx.search.scoring import hit_evidence
-from memidx.search.window import MARK_END, MARK_START, window
+from memidx.search.window import MARK_END, MARK_START, window_at
 
 LONG_BODY = 64 * 1024  # characters: longer bodies get their snippet from window()
 POOL = 3  # with a coverage bonus, this many times the depth are ranked by OR, then re-ordered
@@ -133,9 +133,11 @@ def snippets(
     found = store.snippets(
         expression, [i for i in bodies if i not in windowed], MARK_START, MARK_END
     )
+    starts: dict[int, int] = {}  # where a window's text starts: FTS5 does not say
     for doc_id in windowed:
-        found[doc_id] = window(bodies[doc_id], terms)
-    return masked_snippets(found, bodies)
+        found[doc_id], start = window_at(bodies[doc_id], terms)
+        starts[doc_id] = start or 0  # None: an excerpt of the body's start, masked already
+    return masked_snippets(found, bodies, starts)
 
 
 def private_use(body: str) -> bool:

@@ -71,28 +71,70 @@ def _plain(snippet: str) -> str:
     return snippet.replace(MARKS[0], "").replace(MARKS[1], "")
 
 
-def masked_snippets(found: Mapping[int, str], bodies: Mapping[int, str]) -> dict[int, str]:
+def masked_snippets(
+    found: Mapping[int, str], bodies: Mapping[int, str], starts: Mapping[int, int] | None = None
+) -> dict[int, str]:
     """Each document's snippet with every secret that reaches into it masked, read in its body
     around it: a snippet cuts a secret where its words end (a token's first half stays, a
-    value loses the name that made it a secret), and masked alone it showed that part. A
-    snippet not found in its body as it is (never, but cheap to be sure of) is masked alone."""
+    value loses the name that made it a secret), and masked alone it showed that part.
+    `starts`: where a snippet's text starts in its body, where that is known (window()); FTS5
+    does not say which place it cut its snippet from, so a text that stands in its body more
+    than once is masked wherever any of its places holds a secret. A snippet not found in its
+    body as it is (never, but cheap to be sure of) is masked alone."""
     from memidx.secrets.cuts import piece_findings
 
     pieces: list[tuple[str, int, int]] = []
-    places: dict[int, int] = {}  # document: where its snippet's text starts after its `…`
+    located: dict[int, tuple[int, list[int], int]] = {}  # document: lead, places, length
     for doc, snippet in found.items():
-        body, plain = bodies.get(doc, ""), _plain(snippet)
-        at = body.find(plain)
-        lead = 0
-        if at < 0:
-            lead = 1 if plain.startswith("…") else 0
-            plain = plain[lead:].removesuffix("…")
-            at = body.find(plain) if plain else -1
-        if at >= 0:
-            places[doc] = lead
-            pieces.append((body, at, at + len(plain)))
-    located = dict(zip(places, piece_findings(pieces), strict=True))
-    return {doc: _masked(s, places.get(doc, 0), located.get(doc)) for doc, s in found.items()}
+        body = bodies.get(doc, "")
+        if place := _places(body, _plain(snippet), (starts or {}).get(doc)):
+            _, at, size = located[doc] = place
+            pieces.append((body, at[0], at[-1] + size))
+    out = dict(found)
+    for (doc, (lead, at, size)), own in zip(located.items(), piece_findings(pieces), strict=True):
+        out[doc] = _masked(found[doc], lead, _union(own, at, size))
+    return out
+
+
+def _places(body: str, plain: str, start: int | None) -> tuple[int, list[int], int] | None:
+    """The snippet's lead (1 after a `…` the body does not hold there, else 0), every place
+    its text stands in the body (`start` alone where known) and that text's length; None when
+    it stands nowhere (or not at `start`): it is then masked alone."""
+    trimmed = plain.removeprefix("…").removesuffix("…")
+    candidates = [(0, plain)]
+    if trimmed != plain:
+        candidates.append((int(plain.startswith("…")), trimmed))
+    if start is not None:  # a long body is never searched: its snippet says where it is
+        found = [(lead, text) for lead, text in candidates if text and body.startswith(text, start)]
+        return (found[0][0], [start], len(found[0][1])) if found else None
+    for lead, text in candidates:
+        at, places = body.find(text) if text else -1, list[int]()
+        while at != -1:  # overlapping places too: `abab` stands twice in `ababab`
+            places.append(at)
+            at = body.find(text, at + 1)
+        if places:
+            return lead, places, len(text)
+    return None
+
+
+def _union(found: list[Finding], places: list[int], size: int) -> list[Finding]:
+    """The findings of a piece from `places[0]` that overlap any of the `size` characters from
+    each place, placed in those characters and clipped to them, joined: one place the snippet
+    may have been cut from holds a secret, so the snippet's characters there are masked."""
+    from bisect import bisect_right
+
+    from memidx.secrets.patterns import Finding, merged
+
+    ends = [f.end for f in found]
+    own: set[Finding] = set()
+    for place in places:
+        low = place - places[0]
+        index = bisect_right(ends, low)  # the first finding that ends after `low`
+        while index < len(found) and found[index].start < low + size:
+            f = found[index]
+            own.add(Finding(max(f.start, low) - low, min(f.end, low + size) - low, f.kind))
+            index += 1
+    return merged(own)
 
 
 def _masked(snippet: str, lead: int, own: list[Finding] | None) -> str:

@@ -24,13 +24,21 @@ _WORD = re.compile(rf"[^\W_](?:[^\W_]|[{_MARKS}])*")  # WORD, and the marks with
 def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) -> str:
     """A snippet around the first word that reads like one of the terms, matched words
     marked; reads only as far as it needs."""
+    return window_at(body, terms, before, after)[0]
+
+
+def window_at(
+    body: str, terms: Sequence[str], before: int = 8, after: int = 16
+) -> tuple[str, int | None]:
+    """window() and where its text starts in `body` (after its `…`); None for an excerpt
+    of a body none of whose words reads like a term, masked already."""
     stems = tuple(dict.fromkeys(_stem(_plain(term.lower())) for term in terms if term))
     like = _reads_like(stems)
     first = _first(body, stems, like)
     if first is None:
         from memidx.secrets.cuts import masked_excerpt
 
-        return masked_excerpt(body, 240)  # masked before it is cut, as every snippet is
+        return masked_excerpt(body, 240), None  # masked before it is cut, as every snippet is
     start = max(0, first.start() - _SPAN * before)
     recent = list(_WORD.finditer(body, start, first.start()))
     if recent and _inside(body, recent[0].start()):  # the tail of a word the read-back cut
@@ -45,7 +53,7 @@ def window(body: str, terms: Sequence[str], before: int = 8, after: int = 16) ->
         pieces.append(f"{MARK_START}{text}{MARK_END}" if like(text) else text)
         cursor = word.end()
     pieces.append("…" if cursor < len(body.rstrip()) else "")
-    return "".join(pieces)
+    return "".join(pieces), chosen[0].start()
 
 
 def _inside(body: str, at: int) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 
 from memidx.frozen import Value
 from memidx.secrets import library
+from memidx.secrets.linear import next_name
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
     BASIC,
@@ -40,6 +41,7 @@ from memidx.secrets.windows import (
     cut_short,
     library_names,
     secret_names,
+    secret_word,
     unassigned_name,
     windows,
 )
@@ -230,7 +232,8 @@ def _cut_value(
     begin = at + token.index(value)
     if not run[0] <= begin < run[1]:
         space = SPACE.search(line, begin)
-        run[:] = [begin, space.start() if space else len(line)]
+        end = space.start() if space else len(line)
+        run[:] = [begin, next_name(line, begin, end, secret_word) or end]  # `,secret=...` not
     return Finding(begin, run[1], KEYWORD_KIND)
 
 
@@ -249,9 +252,10 @@ def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Red
 
 
 def mask(text: str) -> str:
-    """`text` as output may show it: every secret the detector flags replaced (defence in
-    depth for what was stored before redaction existed); allow-marked lines are kept."""
-    findings = find_secrets(text, allow=True)
+    """`text` as output may show it: every secret the detector flags and every `<private>`
+    span replaced (defence in depth for what was stored before redaction existed, or before
+    the span was marked private); allow-marked lines keep their secrets, not their spans."""
+    findings = merged([*private_spans(text), *find_secrets(text, allow=True)])
     return redact(text, findings) if findings else text
 
 
@@ -261,6 +265,11 @@ def mask_many(texts: list[str]) -> list[str]:
     joined by blank lines, which no finding crosses; a finding is clipped to its own text."""
     joined = "\n\n".join(texts)
     findings = find_secrets(joined, allow=True)
+    at = 0
+    for text in texts:  # read one text at a time: an unclosed span runs to its text's end
+        findings += [Finding(at + f.start, at + f.end, f.kind) for f in private_spans(text)]
+        at += len(text) + 2
+    findings = merged(findings)
     if not findings:
         return list(texts)
     out: list[str] = []

@@ -274,8 +274,10 @@ def keyword_finder() -> Callable[[str], Iterator[str]]:
     for name in RULE_SETS:  # the sets share rules: each is read once
         rules.update(getattr(module, name))
 
+    from memidx.secrets.windows import secret_word  # windows reads this module's words
+
     def find(line: str) -> Iterator[str]:
-        yield from every_match(rules, line)
+        yield from every_match(rules, line, secret_word)
 
     return find
 

@@ -15,7 +15,7 @@ too, without reading a place twice (tests/unit/test_secret_keywords.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 
 
@@ -55,16 +55,36 @@ def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
 FIRST_WORD = re.compile(r"\s*+\S*+")
 
 
-def every_match(rules: dict[re.Pattern[str], int], line: str) -> Iterator[str]:
+def every_match(
+    rules: dict[re.Pattern[str], int], line: str, named: Callable[[str], bool] | None = None
+) -> Iterator[str]:
     """The group given for each rule (the library's keyword rules) of every match in `line`.
     The library reports each rule's first match only; each rule is read again after each
     match, from the end of its value's first word (the part memidx reads; the rest may hold
-    the next name: `password=a password="..."`), so no place is tried twice and a long value
-    is read once: the work is that of one reading that finds nothing."""
+    the next name: `password=a password="..."`), or from a name (`named`) that word holds
+    after a separator, where the value ends (`password=x,secret=...`), so no place is tried
+    twice and a long value is read once: the work is that of one reading that finds
+    nothing."""
     for rule, group in rules.items():
         match = rule.search(line)
         while match:
-            yield match.group(group)
-            word = FIRST_WORD.match(line, match.start(group), match.end(group))
+            start = match.start(group)
+            word = FIRST_WORD.match(line, start, match.end(group))
             after = word.end() if word else match.end(group)
-            match = rule.search(line, max(after, match.start() + 1))
+            cut = next_name(line, start, after, named) if named else None
+            yield match.group(group) if cut is None else line[start:cut]
+            match = rule.search(line, max(after if cut is None else cut, match.start() + 1))
+
+
+# A name after a separator within a value without spaces (`password=x,secret=...`, a query
+# string's `&token=`): its run of name characters and its assignment, read once from each.
+NEXT_NAME = re.compile(r"[,;&]([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
+
+
+def next_name(line: str, start: int, end: int, named: Callable[[str], bool]) -> int | None:
+    """Where (at its separator) the first name `named` says is secret-sounding that is given
+    a value within `line[start:end]` begins; None when there is none."""
+    for found in NEXT_NAME.finditer(line, start, end):
+        if named(found.group(1)):
+            return found.start()
+    return None

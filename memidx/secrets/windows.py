@@ -38,6 +38,11 @@ def _secret_words() -> re.Pattern[str]:
     return re.compile("(?i)(?:" + "|".join([*library.keyword_words(), *extra]) + ")")
 
 
+def secret_word(name: str) -> bool:
+    """Whether a name holds a secret-sounding word (`db_password`, `GITHUB_TOKEN`)."""
+    return _secret_words().search(name) is not None
+
+
 def secret_names(line: str) -> list[tuple[int, int]]:
     """(start, end) of each secret-sounding name given a value in `line` (a secret-sounding
     word in a run of name characters followed by an assignment), and of each `bearer `/`basic `,

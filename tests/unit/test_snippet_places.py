@@ -1,0 +1,49 @@
+"""A snippet is masked by where it was cut from, not by the first place its text stands: the
+same words outside a secret or a private span and inside one were masked as the first place
+read, so a snippet cut from the second was shown as it stood there."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.index.store import Filters, Store
+from memidx.search.lexical import lexical_search
+from memidx.search.masking import masked_snippets
+from memidx.secrets import cuts
+from tests.helpers import add_note
+
+TEXT = " ".join(["the", "heron", *(f"w{i}" for i in range(20))])
+
+
+def test_a_window_is_masked_where_it_was_cut_from(store: Store) -> None:
+    """window()'s snippet (a body with a private-use character, or a long one) starts at the
+    first word like the query's; its text also stood inside `unlock`, read first."""
+    body = f"unlock {TEXT}\n\n<private>{'-' * 400} lock {TEXT}</private> \ue000\n"
+    add_note(store, "notes/plan.md", f"---\ntitle: Plan\n---\n\n{body}")
+    [hit] = lexical_search(store, "lock", Filters(), 5).hits
+    assert "heron" not in hit.snippet and "[REDACTED:private]" in hit.snippet, hit.snippet
+
+
+def test_a_text_standing_twice_is_masked_where_either_place_holds_a_secret() -> None:
+    """FTS5 does not say which place it cut its snippet from: every place is read."""
+    body = f"{TEXT}\n\n<private>{TEXT}</private>\n"
+    snippet = TEXT.replace("heron", "\x02heron\x03")
+    assert masked_snippets({1: snippet}, {1: body}) == {1: "[REDACTED:private]"}
+    assert masked_snippets({1: snippet}, {1: f"{TEXT}\n\n{TEXT}"}) == {1: snippet}
+
+
+def test_a_text_standing_at_thousands_of_places_is_read_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One piece from its first place to its last, one pass of the detectors."""
+    read: list[int] = []
+    find = cuts.find_secrets
+
+    def measured(text: str, **options: bool) -> object:
+        read.append(len(text))
+        return find(text, **options)
+
+    monkeypatch.setattr(cuts, "find_secrets", measured)
+    body = "ab " * 20_000 + "password=Xk9mP2vL8qR4tW6zQ " + "ab " * 1_000
+    assert masked_snippets({1: "ab ab ab ab ab"}, {1: body}) == {1: "ab ab ab ab ab"}
+    assert read == [len(body)]
