@@ -13,7 +13,7 @@ from typing import cast
 
 import pytest
 
-from memidx.agents import actions, recall_server, recall_times
+from memidx.agents import actions, recall_client, recall_server, recall_times
 from memidx.agents.recall import Recall
 from memidx.agents.recall_times import BEGAN, FLOOR, FORGET_AFTER, TOOK, Line
 from memidx.config import Config
@@ -78,8 +78,8 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     moved = Clock()
     monkeypatch.setattr(actions, "time", moved)
     monkeypatch.setattr(recall_times, "time", moved)
-    monkeypatch.setattr(recall_server, "ask_waiting", no_answer)
-    monkeypatch.setattr(recall_server, "start", no_answer)
+    monkeypatch.setattr(recall_client, "ask_waiting", no_answer)
+    monkeypatch.setattr(recall_client, "start", no_answer)
     return moved
 
 
@@ -230,7 +230,7 @@ def test_a_hook_waiting_for_a_starting_server_keeps_what_its_own_recall_took(
     def asked(*args: object) -> None:
         kept.append(args[-1])  # the time it keeps for its own recall
 
-    monkeypatch.setattr(recall_server, "ask_waiting", asked)
+    monkeypatch.setattr(recall_client, "ask_waiting", asked)
 
     actions._recall(config, "second", [], clock.now + 1.5)  # pyright: ignore[reportPrivateUsage]
 
@@ -249,7 +249,7 @@ def test_a_hook_with_no_time_for_its_own_recall_waits_for_a_starting_server_to_t
     def asked(*args: object) -> None:
         kept.append(args[-1])
 
-    monkeypatch.setattr(recall_server, "ask_waiting", asked)
+    monkeypatch.setattr(recall_client, "ask_waiting", asked)
 
     with pytest.raises(TimeoutError, match="the deadline left no time to recall"):
         actions._recall(config, "second", [], clock.now + 1.0)  # pyright: ignore[reportPrivateUsage]
@@ -279,7 +279,7 @@ def test_a_waiting_hook_looks_at_the_server_when_its_own_recall_last_fits(
     its start: with 0.45 s its own recall needs, it looked with 0.6 s left and next with 0.4 s,
     and a stall found then left it too little; it looks with 0.45 s left now."""
     clock = Clock()
-    monkeypatch.setattr(recall_server, "time", clock)
+    monkeypatch.setattr(recall_client, "time", clock)
     end = clock.now + 1.0
     looked: list[float] = []
 
@@ -287,10 +287,10 @@ def test_a_waiting_hook_looks_at_the_server_when_its_own_recall_last_fits(
         looked.append(round(end - clock.now, 6))
         return True  # busy with other hooks' prompts: the hook goes on waiting
 
-    monkeypatch.setattr(recall_server, "_answering", answering)
+    monkeypatch.setattr(recall_client, "_answering", answering)
     conn = cast(socket.socket, Silent(clock))
 
-    answer = recall_server._answer(conn, Path("recall.sock"), end, keep=0.45)  # pyright: ignore[reportPrivateUsage]
+    answer = recall_client._answer(conn, Path("recall.sock"), end, keep=0.45)  # pyright: ignore[reportPrivateUsage]
 
     assert answer == b""
     assert 0.45 in looked, looked
