@@ -162,10 +162,26 @@ def _started_lately(config: Config) -> bool:
     twenty hooks at once that found no server each started one, nineteen of which loaded
     memidx only to find the first's lock, on the cores the hooks' own recall needed."""
     mark = server_folder(config) / STARTED
-    with contextlib.suppress(OSError):
-        if time.time() - mark.stat().st_mtime < START_GRACE:
-            return True
+    made = _started_at(mark)
+    if made is not None and 0 <= time.monotonic() - made < START_GRACE:
+        return True
     with contextlib.suppress(OSError):
         mark.parent.mkdir(parents=True, exist_ok=True)
-        mark.touch()
+        mark.write_text(f"{time.monotonic()!r}\n", encoding="utf-8")
     return False
+
+
+def _started_at(mark: Path) -> float | None:
+    """When the mark was made, on time.monotonic(), which every process of a boot shares and
+    which never steps: on the wall clock (its time of change), set back, every hook took a
+    server for just started and none started one for as long; set forward, a second started.
+    One of an older memidx (empty), or one being written: its time of change, made so; from the
+    future on either clock (another boot, a wall clock set back since), none, so a mark keeps
+    hooks from a start START_GRACE seconds at the most."""
+    try:
+        text = mark.read_text(encoding="utf-8").strip()
+        if text:
+            return float(text)
+        return time.monotonic() - (time.time() - mark.stat().st_mtime)
+    except (OSError, ValueError):
+        return None
