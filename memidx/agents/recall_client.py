@@ -74,17 +74,21 @@ def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> F
 
 def _answer(conn: socket.socket, path: Path, end: float, keep: float = 0.0) -> bytes:
     """The answer's line, waited for until `end` while the server is answering (looked at
-    every PROBE_EVERY s, and `keep` s before `end`, the last moment the hook's own recall
-    fits: _answering), b"" when it does not come: a hook whose own prompt, or one before it,
-    the server's thread is stuck on recalls in its own process in time."""
+    every PROBE_EVERY s, and ACK_WAIT s before `keep` s before `end`, the last moment the
+    hook's own recall fits: _answering), b"" when it does not come: a hook whose own prompt, or
+    one before it, the server's thread is stuck on recalls in its own process in time. A look
+    before that last moment ends by it: one that waited its whole ACK_WAIT ran into the time
+    kept, and the hook's own recall, promised it, was cut off or never began."""
     data, last_chance = bytearray(), end - keep
-    while (left := end - time.monotonic()) > 0:
-        before = last_chance - time.monotonic()  # the look then, not one PROBE_EVERY too late
-        conn.settimeout(max(0.01, min(PROBE_EVERY, left, before if before > 0 else left)))
+    last_look = last_chance - ACK_WAIT  # the look then, not one PROBE_EVERY too late
+    while (left := end - (now := time.monotonic())) > 0:
+        wake = last_look - now
+        conn.settimeout(max(0.01, min(PROBE_EVERY, left, wake if wake > 0 else left)))
         try:
             return read_line(conn, data)
         except TimeoutError:
-            if not _answering(path, end - time.monotonic()):
+            now = time.monotonic()
+            if not _answering(path, (last_chance if now < last_chance else end) - now):
                 return b""
     return b""
 

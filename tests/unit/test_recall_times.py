@@ -1,15 +1,13 @@
 """The time a prompt hook's own recall takes, measured by the hooks before it
 (memidx/agents/recall_times.py): a hook starts one only when the time it has left exceeds what
-they took, and a hook waiting for its server looks at it the last moment that one still fits.
+they took (a hook waiting for its server looks at it before then: test_recall_wait.py).
 In-process, on a clock the test moves: the hooks' recalls, servers and sockets are given."""
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 import pytest
 
@@ -255,43 +253,3 @@ def test_a_hook_with_no_time_for_its_own_recall_waits_for_a_starting_server_to_t
         actions._recall(config, "second", [], clock.now + 1.0)  # pyright: ignore[reportPrivateUsage]
 
     assert kept == [0.0]
-
-
-class Silent:
-    """A hook's connection to a server that acknowledged it and never answers: each read
-    waits its whole timeout on the clock."""
-
-    def __init__(self, clock: Clock) -> None:
-        self.clock, self.timeout = clock, 0.0
-
-    def settimeout(self, timeout: float) -> None:
-        self.timeout = timeout
-
-    def recv(self, size: int) -> bytes:
-        self.clock.now += self.timeout
-        raise TimeoutError
-
-
-def test_a_waiting_hook_looks_at_the_server_when_its_own_recall_last_fits(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A hook waiting for its answer looked whether the server had stalled every 0.2 s from
-    its start: with 0.45 s its own recall needs, it looked with 0.6 s left and next with 0.4 s,
-    and a stall found then left it too little; it looks with 0.45 s left now."""
-    clock = Clock()
-    monkeypatch.setattr(recall_client, "time", clock)
-    end = clock.now + 1.0
-    looked: list[float] = []
-
-    def answering(path: Path, left: float) -> bool:
-        looked.append(round(end - clock.now, 6))
-        return True  # busy with other hooks' prompts: the hook goes on waiting
-
-    monkeypatch.setattr(recall_client, "_answering", answering)
-    conn = cast(socket.socket, Silent(clock))
-
-    answer = recall_client._answer(conn, Path("recall.sock"), end, keep=0.45)  # pyright: ignore[reportPrivateUsage]
-
-    assert answer == b""
-    assert 0.45 in looked, looked
-    assert looked[:2] == [0.8, 0.6], looked  # and every PROBE_EVERY s before it

@@ -1,0 +1,97 @@
+"""A prompt hook waiting for the recall server's answer (memidx/agents/recall_client.py) looks
+whether the server is still answering, and gives up in time for its own recall when it is not.
+In-process, on a clock the test moves: the server's connection and its looks are given."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from memidx.agents import recall_client
+from memidx.agents.recall_server import ACK_WAIT
+
+KEEP = 0.45  # seconds the hook's own recall needs: kept for it
+
+
+class Clock:
+    """time.monotonic, moved by what the test gives (a read, a look) alone."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class Silent:
+    """A hook's connection to a server that acknowledged it and never answers: each read
+    waits its whole timeout on the clock."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock, self.timeout = clock, 0.0
+
+    def settimeout(self, timeout: float) -> None:
+        self.timeout = timeout
+
+    def recv(self, size: int) -> bytes:
+        self.clock.now += self.timeout
+        raise TimeoutError
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    given = Clock()
+    monkeypatch.setattr(recall_client, "time", given)
+    return given
+
+
+def waited(clock: Clock, end: float) -> bytes:
+    """What the hook's wait for its answer, until `end`, gives."""
+    conn = cast(socket.socket, Silent(clock))
+    return recall_client._answer(conn, Path("recall.sock"), end, keep=KEEP)  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_waiting_hook_looks_at_the_server_before_its_own_recall_last_fits(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook waiting for its answer looked whether the server had stalled every 0.2 s from
+    its start: with 0.45 s its own recall needs, it looked with 0.6 s left and next with 0.4 s,
+    and a stall found then left it too little. It looks ACK_WAIT before 0.45 s are left, with
+    0.75 s, so that the look, however long it waits, ends in time."""
+    end = clock.now + 1.0
+    looked: list[float] = []
+
+    def answering(path: Path, left: float) -> bool:
+        looked.append(round(end - clock.now, 6))
+        return True  # busy with other hooks' prompts: the hook goes on waiting
+
+    monkeypatch.setattr(recall_client, "_answering", answering)
+
+    assert waited(clock, end) == b""
+    assert round(KEEP + ACK_WAIT, 6) in looked, looked
+    assert looked[:2] == [0.8, 0.75], looked  # and every PROBE_EVERY s before it
+
+
+@pytest.mark.parametrize("stopped", [0.9, 0.7, 0.6])
+def test_a_look_at_a_server_that_stopped_leaves_the_hook_the_time_kept(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch, stopped: float
+) -> None:
+    """The server stops (SIGSTOP) with `stopped` s left: each look after waits as long as it
+    is let (up to ACK_WAIT, as _answering does) for an acknowledgement that never comes. A
+    look with 0.6 s left waited its whole 0.3 s, into the 0.45 s kept, and the hook's own
+    recall began with 0.3 s left, or not at all."""
+    end = clock.now + 1.0
+
+    def answering(path: Path, left: float) -> bool:
+        if end - clock.now > stopped:
+            return True
+        clock.now += max(0.01, min(ACK_WAIT, left))
+        return False
+
+    monkeypatch.setattr(recall_client, "_answering", answering)
+
+    assert waited(clock, end) == b""
+    assert round(end - clock.now, 6) >= KEEP, end - clock.now
