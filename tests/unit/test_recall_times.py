@@ -5,6 +5,7 @@ In-process, on a clock the test moves: the hooks' recalls, servers and sockets a
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ from memidx.agents import actions, recall_client, recall_server, recall_times
 from memidx.agents.recall import Recall
 from memidx.agents.recall_times import BEGAN, FLOOR, FORGET_AFTER, TOOK, Line
 from memidx.config import Config
+from memidx.embed.running import process_started
 
 NOW = 1_800_000_000.0
 
@@ -164,6 +166,22 @@ def test_a_line_naming_a_pid_no_process_can_have_is_read(
     assert recall_times.needed(config, clock.time()) == pytest.approx(0.4)  # cut off: gone
     assert actions._recall(config, "p", [], clock.now + 1.0) == ("recalled here", [])  # pyright: ignore[reportPrivateUsage]
     assert asked == ["p"]
+
+
+@pytest.mark.skipif(process_started(os.getpid()) is None, reason="Linux: /proc tells")
+def test_a_cut_off_hooks_pid_given_to_another_process_still_reads_as_cut_off(
+    config: Config, clock: Clock
+) -> None:
+    """The pid of a hook cut off at its deadline, given again to a process started since
+    (this one), read as the hook still running: its recall counted as taking nothing."""
+    times = recall_server.server_folder(config) / recall_times.TIMES
+    times.parent.mkdir(parents=True)
+    reused = f"{os.getpid()}-1-1"  # this pid, and a process started at tick 1 of the boot
+    times.write_text(f"{clock.time() - 1:.3f} {reused} 0.450 began\n", encoding="ascii")
+
+    assert recall_times.needed(config, clock.time()) == pytest.approx(0.9)
+    assert not recall_times._gone(recall_times._writer())  # pyright: ignore[reportPrivateUsage]
+    assert not recall_times._gone(f"{os.getpid()}-1")  # pyright: ignore[reportPrivateUsage]
 
 
 def test_a_hook_rewriting_the_times_meanwhile_puts_no_finished_recall_back(
