@@ -37,7 +37,8 @@ from memidx.config import Config
 def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> Fields | None:
     """The server's answer to `request`, or None when no server answers in `timeout`; an
     answer whose error is NO_ACK (and `pid`, the server's process where the system tells)
-    when one took the connection and did not acknowledge it within ACK_WAIT seconds, one of
+    when one took the connection and did not acknowledge it within ACK_WAIT seconds (waited
+    for only when that many are left before the last `keep`), one of
     TURNED_AWAY's when it said it cannot answer, NO_ANSWER when it acknowledged and then did
     not answer: it closed, or it said meanwhile it was stalled on an answer (one busy with
     other hooks' prompts is waited for: _answer); each of these says when it was HEARD."""
@@ -45,14 +46,17 @@ def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> F
     if path is None or not path.exists():
         return None
     end = time.monotonic() + timeout
+    # not into the time kept for the hook's own recall: a wedged server's whole ACK_WAIT ran
+    # into it, and that recall, promised it, was cut off or never began
+    wait = min(ACK_WAIT, timeout - keep if timeout > keep else timeout)
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(max(0.01, min(timeout, ACK_WAIT)))
+            conn.settimeout(max(0.01, wait))
             try:  # connected when the server listens; its backlog full, not even that
                 conn.connect(str(path))
                 first = conn.recv(1)
             except TimeoutError:
-                return _unacknowledged(conn, timeout)
+                return _unacknowledged(conn, wait)
             heard = time.monotonic()
             if first != ACK:
                 return {"error": TURNED_AWAY[first], HEARD: heard} if first in TURNED_AWAY else None
@@ -106,11 +110,11 @@ def _answering(path: Path, left: float = ACK_WAIT) -> bool:
             return False
 
 
-def _unacknowledged(conn: socket.socket, timeout: float) -> Fields | None:
+def _unacknowledged(conn: socket.socket, waited: float) -> Fields | None:
     """NO_ACK with the server's pid, when this hook waited the whole ACK_WAIT (None if less)."""
     from memidx.sockets import peer_pid
 
-    return {"error": NO_ACK, "pid": peer_pid(conn)} if timeout >= ACK_WAIT else None
+    return {"error": NO_ACK, "pid": peer_pid(conn)} if waited >= ACK_WAIT else None
 
 
 def ask_waiting(

@@ -1,17 +1,20 @@
-"""A prompt hook waiting for the recall server's answer (memidx/agents/recall_client.py) looks
-whether the server is still answering, and gives up in time for its own recall when it is not.
-In-process, on a clock the test moves: the server's connection and its looks are given."""
+"""A prompt hook waiting for the recall server's acknowledgement and answer
+(memidx/agents/recall_client.py) looks whether the server is still answering, and gives up in
+time for its own recall when it is not. In-process, on a clock the test moves: the server's
+connection and its looks are given."""
 
 from __future__ import annotations
 
 import socket
 from pathlib import Path
+from types import SimpleNamespace
 from typing import cast
 
 import pytest
 
 from memidx.agents import recall_client
-from memidx.agents.recall_server import ACK_WAIT
+from memidx.agents.recall_server import ACK_WAIT, NO_ACK
+from memidx.config import Config
 
 KEEP = 0.45  # seconds the hook's own recall needs: kept for it
 
@@ -39,6 +42,15 @@ class Silent:
     def recv(self, size: int) -> bytes:
         self.clock.now += self.timeout
         raise TimeoutError
+
+    def connect(self, path: str) -> None:
+        pass  # taken into the backlog of a server that accepts nothing more (SIGSTOP)
+
+    def __enter__(self) -> Silent:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass
 
 
 @pytest.fixture
@@ -94,4 +106,42 @@ def test_a_look_at_a_server_that_stopped_leaves_the_hook_the_time_kept(
     monkeypatch.setattr(recall_client, "_answering", answering)
 
     assert waited(clock, end) == b""
+    assert round(end - clock.now, 6) >= KEEP, end - clock.now
+
+
+@pytest.mark.parametrize(
+    ("timeout", "heard"),
+    [(1.0, {"error": NO_ACK, "pid": 4242}), (KEEP + 0.15, None)],  # the whole ACK_WAIT, or less
+)
+def test_a_wedged_servers_acknowledgement_is_not_waited_for_into_the_time_kept(
+    clock: Clock,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    timeout: float,
+    heard: dict[str, object] | None,
+) -> None:
+    """A server that takes the connection and never acknowledges it (stopped): a hook with
+    less than ACK_WAIT before the time kept for its own recall waited the whole ACK_WAIT, and
+    its own recall began with 0.3 s of the 0.45 s it needs, or not at all. It waits what is
+    left before it, and marks nothing: a hook with the whole ACK_WAIT to wait does that."""
+    (path := tmp_path / "recall.sock").touch()
+
+    def socket_path(config: Config) -> Path:
+        return path
+
+    def connection(*_: int) -> Silent:
+        return Silent(clock)
+
+    def peer_pid(conn: object) -> int:
+        return 4242
+
+    monkeypatch.setattr(recall_client, "socket_path", socket_path)
+    monkeypatch.setattr(
+        recall_client, "socket", SimpleNamespace(AF_UNIX=0, SOCK_STREAM=0, socket=connection)
+    )
+    monkeypatch.setattr("memidx.sockets.peer_pid", peer_pid)
+    end = clock.now + timeout
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+
+    assert recall_client.ask(config, {"prompt": "a prompt"}, timeout, keep=KEEP) == heard
     assert round(end - clock.now, 6) >= KEEP, end - clock.now
