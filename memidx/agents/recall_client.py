@@ -9,6 +9,7 @@ import json
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
@@ -60,11 +61,11 @@ def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> F
             heard = time.monotonic()
             if first != ACK:
                 return {"error": TURNED_AWAY[first], HEARD: heard} if first in TURNED_AWAY else None
-            conn.settimeout(max(0.01, end - time.monotonic()))
             sent = {**request, CONFIG: config_key(config)}
-            conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
-            conn.shutdown(socket.SHUT_WR)
-            answer = _answer(conn, path, end, keep)
+            answer = b""
+            if _send(conn, json.dumps(sent).encode("utf-8") + b"\n", path, end, keep):
+                conn.shutdown(socket.SHUT_WR)
+                answer = _answer(conn, path, end, keep)
     except (OSError, ValueError):
         return None
     try:  # a line without its end: the server ended while it wrote (killed, closing)
@@ -76,25 +77,56 @@ def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> F
     return {**cast(dict[str, object], loaded), HEARD: time.monotonic()}
 
 
+def _send(conn: socket.socket, request: bytes, path: Path, end: float, keep: float) -> bool:
+    """Whether `request` was written whole, waited on as the answer is (_answer): the server's
+    workers read it only as one is free, and a long one (a prompt of 32,000 characters each
+    escaped to 6 bytes) fills the socket's buffer until then. Written at once, it waited to
+    the deadline on a server stuck on an answer, and past the time kept for the hook's own
+    recall on one that had stopped."""
+    left = [memoryview(request)]
+
+    def sent() -> bool:
+        left[0] = left[0][conn.send(left[0]) :]
+        return not left[0]
+
+    return _while_answering(conn, path, end, keep, sent)
+
+
 def _answer(conn: socket.socket, path: Path, end: float, keep: float = 0.0) -> bytes:
-    """The answer's line, waited for until `end` while the server is answering (looked at
-    every PROBE_EVERY s, and ACK_WAIT s before `keep` s before `end`, the last moment the
-    hook's own recall fits: _answering), b"" when it does not come: a hook whose own prompt, or
-    one before it, the server's thread is stuck on recalls in its own process in time. A look
-    before that last moment ends by it: one that waited its whole ACK_WAIT ran into the time
-    kept, and the hook's own recall, promised it, was cut off or never began."""
-    data, last_chance = bytearray(), end - keep
+    """The answer's line, waited for while the server is answering (_while_answering), b""
+    when it does not come: a hook whose own prompt, or one before it, the server's thread is
+    stuck on recalls in its own process in time."""
+    data = bytearray()
+
+    def read() -> bool:
+        read_line(conn, data)  # the line, or what came before the server closed
+        return True
+
+    return bytes(data) if _while_answering(conn, path, end, keep, read) else b""
+
+
+def _while_answering(
+    conn: socket.socket, path: Path, end: float, keep: float, step: Callable[[], bool]
+) -> bool:
+    """Whether `step` (a read or a write on `conn`, which times out) was done, done again
+    until it says so while the server is answering, until `end`: it is looked at every
+    PROBE_EVERY s, and ACK_WAIT s before `keep` s before `end`, the last moment the hook's own
+    recall fits (_answering). A look before that last moment ends by it: one that waited its
+    whole ACK_WAIT ran into the time kept, and the hook's own recall, promised it, was cut off
+    or never began."""
+    last_chance = end - keep
     last_look = last_chance - ACK_WAIT  # the look then, not one PROBE_EVERY too late
     while (left := end - (now := time.monotonic())) > 0:
         wake = last_look - now
         conn.settimeout(max(0.01, min(PROBE_EVERY, left, wake if wake > 0 else left)))
         try:
-            return read_line(conn, data)
+            if step():
+                return True
         except TimeoutError:
             now = time.monotonic()
             if not _answering(path, (last_chance if now < last_chance else end) - now):
-                return b""
-    return b""
+                return False
+    return False
 
 
 def _answering(path: Path, left: float = ACK_WAIT) -> bool:

@@ -13,7 +13,7 @@ from typing import cast
 import pytest
 
 from memidx.agents import recall_client
-from memidx.agents.recall_server import ACK_WAIT, NO_ACK
+from memidx.agents.recall_server import ACK, ACK_WAIT, HEARD, NO_ACK, NO_ANSWER
 from memidx.config import Config
 
 KEEP = 0.45  # seconds the hook's own recall needs: kept for it
@@ -109,6 +109,46 @@ def test_a_look_at_a_server_that_stopped_leaves_the_hook_the_time_kept(
     assert round(end - clock.now, 6) >= KEEP, end - clock.now
 
 
+class Unread(Silent):
+    """A connection whose server acknowledges it and reads nothing of the request: a long
+    one fills the socket's buffer, and each write waits its whole timeout on the clock."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__(clock)
+        self.acknowledged = False
+
+    def recv(self, size: int) -> bytes:
+        if not self.acknowledged:
+            self.acknowledged = True
+            return ACK
+        return super().recv(size)
+
+    def send(self, data: memoryview) -> int:
+        self.clock.now += self.timeout
+        raise TimeoutError
+
+
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, conn: Silent) -> Config:
+    """A memory whose server's socket takes the hook's connection as `conn`."""
+    (path := tmp_path / "recall.sock").touch()
+
+    def socket_path(config: Config) -> Path:
+        return path
+
+    def connection(*_: int) -> Silent:
+        return conn
+
+    def peer_pid(conn: object) -> int:
+        return 4242
+
+    monkeypatch.setattr(recall_client, "socket_path", socket_path)
+    monkeypatch.setattr(
+        recall_client, "socket", SimpleNamespace(AF_UNIX=0, SOCK_STREAM=0, socket=connection)
+    )
+    monkeypatch.setattr("memidx.sockets.peer_pid", peer_pid)
+    return Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+
+
 @pytest.mark.parametrize(
     ("timeout", "heard"),
     [(1.0, {"error": NO_ACK, "pid": 4242}), (KEEP + 0.15, None)],  # the whole ACK_WAIT, or less
@@ -124,24 +164,37 @@ def test_a_wedged_servers_acknowledgement_is_not_waited_for_into_the_time_kept(
     less than ACK_WAIT before the time kept for its own recall waited the whole ACK_WAIT, and
     its own recall began with 0.3 s of the 0.45 s it needs, or not at all. It waits what is
     left before it, and marks nothing: a hook with the whole ACK_WAIT to wait does that."""
-    (path := tmp_path / "recall.sock").touch()
-
-    def socket_path(config: Config) -> Path:
-        return path
-
-    def connection(*_: int) -> Silent:
-        return Silent(clock)
-
-    def peer_pid(conn: object) -> int:
-        return 4242
-
-    monkeypatch.setattr(recall_client, "socket_path", socket_path)
-    monkeypatch.setattr(
-        recall_client, "socket", SimpleNamespace(AF_UNIX=0, SOCK_STREAM=0, socket=connection)
-    )
-    monkeypatch.setattr("memidx.sockets.peer_pid", peer_pid)
+    config = served(tmp_path, monkeypatch, Silent(clock))
     end = clock.now + timeout
-    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
 
     assert recall_client.ask(config, {"prompt": "a prompt"}, timeout, keep=KEEP) == heard
     assert round(end - clock.now, 6) >= KEEP, end - clock.now
+
+
+@pytest.mark.parametrize("stopped", [1.0, 0.7])
+def test_a_request_the_server_does_not_read_is_written_while_it_answers_and_no_longer(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stopped: float
+) -> None:
+    """A server busy with other prompts (its workers read a request only as one is free)
+    that stalls, or stops, with `stopped` s left: a request longer than the socket's buffer
+    was written at once, and waited on to the deadline, past the time kept for the hook's own
+    recall. It is written while the server is answering, looked at as an answer is waited
+    for; the server stalled, the hook is let go in time, the server heard from."""
+    config = served(tmp_path, monkeypatch, Unread(clock))
+    end = clock.now + 1.0
+    looked: list[float] = []
+
+    def answering(path: Path, left: float) -> bool:
+        looked.append(round(end - clock.now, 6))
+        if end - clock.now > stopped:
+            return True
+        clock.now += max(0.01, min(ACK_WAIT, left))
+        return False
+
+    monkeypatch.setattr(recall_client, "_answering", answering)
+
+    answer = recall_client.ask(config, {"prompt": "一" * 32_000}, 1.0, keep=KEEP)
+
+    assert answer == {"error": NO_ANSWER, HEARD: end - 1.0}
+    assert round(end - clock.now, 6) >= KEEP, end - clock.now
+    assert looked, looked
