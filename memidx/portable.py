@@ -180,7 +180,7 @@ def peak_memory_mb() -> float:
 def process_alive(pid: int) -> bool:
     """Whether process `pid` runs (another user's counts); False for no such process. A pid
     given again to a new process reads as alive: callers only spare a file on it."""
-    if pid <= 0:
+    if not 0 < pid <= 0xFFFF_FFFF:  # none has it: a DWORD on Windows, where ctypes raised past it
         return False
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         # os.kill(pid, 0) would end the process there: ask for its exit code instead

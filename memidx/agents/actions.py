@@ -8,7 +8,7 @@ import errno
 import time
 from collections.abc import Callable, Sequence
 
-from memidx.agents import recall_server, recall_times
+from memidx.agents import recall_client, recall_server, recall_times
 from memidx.agents.block import strip_injected
 from memidx.agents.gate import MAX_PROMPT_CHARS, trivial
 from memidx.agents.session import (
@@ -60,7 +60,7 @@ def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tu
     # a hook left no time for its own recall keeps none: a starting server, waited for to
     # its deadline, is its only chance of an answer
     keep = needed + WAKE if (left := _left(deadline)) > needed else 0.0
-    answer = recall_server.ask_waiting(config, request, left, keep)
+    answer = recall_client.ask_waiting(config, request, left, keep)
     if answer is not None:
         from memidx.agents import recall_wedge
 
@@ -70,7 +70,7 @@ def _recall(config: Config, prompt: str, seen: list[str], deadline: float) -> tu
             recall_wedge.acknowledged(config, answer.get(recall_server.HEARD))
     if answer is not None and "error" not in answer:
         return str(answer.get("block") or ""), [str(k) for k in _items(answer.get("keys"))]
-    recall_server.start(config)
+    recall_client.start(config)
     left = _left(deadline)
     if left <= needed:  # it would only burn the cores past the deadline
         raise TimeoutError(
@@ -105,9 +105,9 @@ def session_start(config: Config, where: Where) -> str:
     from memidx.agents.digest import digest
 
     if config.index_path.exists():
-        answer = recall_server.ask(config, {"prompt": ""}, 0.2)
+        answer = recall_client.ask(config, {"prompt": ""}, 0.2)
         if answer is None or "error" in answer:  # none, or one of another configuration
-            recall_server.start(config)
+            recall_client.start(config)
     restart_cut_off_embed(config)
     prune_sessions(config, where.agent, time.time())
     if where.session == NO_SESSION:

@@ -163,7 +163,7 @@ class _Workers:
                 conn.settimeout(READ_WAIT)
                 request = read_line(conn)
                 self.cpu[me], self.since[me] = time.process_time(), time.monotonic()
-                # none: a waiting hook's look (recall_server._answering); a hook gone (it
+                # none: a waiting hook's look (recall_client._answering); a hook gone (it
                 # recalled in its own process, given up behind a stalled answer): no answer
                 if request and not hung_up(conn):
                     # ~2 ms: after an upgrade no prompt is answered by the code before it
@@ -229,7 +229,7 @@ def _turn_away(server: socket.socket, workers: _Workers) -> None:
             except TimeoutError:
                 continue
             # STALLED when an answer is slow: a waiting hook's look takes CLOSING for "its
-            # answer comes" (recall_server._answering), which a stuck thread would never give
+            # answer comes" (recall_client._answering), which a stuck thread would never give
             stalled = workers.stalled(now)
             with conn, contextlib.suppress(OSError):
                 conn.sendall(STALLED if stalled else CLOSING)

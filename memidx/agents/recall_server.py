@@ -3,7 +3,8 @@
 and model load. A Unix socket in the clone's state folder, or where that path is too long for
 a socket, in the user's private runtime folder (nothing listens on the network);
 every loop is bounded: one request per connection, a size limit, timeouts, and the server exits
-after an idle hour. The hook starts it in the background when it does not answer."""
+after an idle hour. The hook starts it in the background when it does not answer, and asks it
+(memidx/agents/recall_client.py)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,8 @@ import json
 import os
 import socket
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 from memidx.config import Config
 
@@ -30,7 +29,7 @@ READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 IDLE_EXIT = 3600.0  # seconds without a request before the server exits
 MAX_REQUESTS = 1_000_000
 PID_NAME = "recall.pid"  # the running server's pid, written by the lock's holder only
-STARTED = "recall.started"  # touched by the hook that starts a server, removed by the server
+STARTED = "recall.started"  # when a hook started a server (recall_client), removed by the server
 START_GRACE = 10.0  # seconds a started server has to take its lock before hooks start another
 SOCKET_NAME = "recall.sock"
 CONFIG = "config"  # the request's key for config_key()
@@ -100,110 +99,6 @@ def config_key(config: Config) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> Fields | None:
-    """The server's answer to `request`, or None when no server answers in `timeout`; an
-    answer whose error is NO_ACK (and `pid`, the server's process where the system tells)
-    when one took the connection and did not acknowledge it within ACK_WAIT seconds, one of
-    TURNED_AWAY's when it said it cannot answer, NO_ANSWER when it acknowledged and then did
-    not answer: it closed, or it said meanwhile it was stalled on an answer (one busy with
-    other hooks' prompts is waited for: _answer); each of these says when it was HEARD."""
-    path = socket_path(config)
-    if path is None or not path.exists():
-        return None
-    end = time.monotonic() + timeout
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(max(0.01, min(timeout, ACK_WAIT)))
-            try:  # connected when the server listens; its backlog full, not even that
-                conn.connect(str(path))
-                first = conn.recv(1)
-            except TimeoutError:
-                return _unacknowledged(conn, timeout)
-            heard = time.monotonic()
-            if first != ACK:
-                return {"error": TURNED_AWAY[first], HEARD: heard} if first in TURNED_AWAY else None
-            conn.settimeout(max(0.01, end - time.monotonic()))
-            sent = {**request, CONFIG: config_key(config)}
-            conn.sendall(json.dumps(sent).encode("utf-8") + b"\n")
-            conn.shutdown(socket.SHUT_WR)
-            answer = _answer(conn, path, end, keep)
-    except (OSError, ValueError):
-        return None
-    try:  # a line without its end: the server ended while it wrote (killed, closing)
-        loaded: object = json.loads(answer) if answer.endswith(b"\n") else None
-    except ValueError:
-        loaded = None
-    if not isinstance(loaded, dict):
-        return {"error": NO_ANSWER, HEARD: heard}
-    return {**cast(dict[str, object], loaded), HEARD: time.monotonic()}
-
-
-def _answer(conn: socket.socket, path: Path, end: float, keep: float = 0.0) -> bytes:
-    """The answer's line, waited for until `end` while the server is answering (looked at
-    every PROBE_EVERY s, and `keep` s before `end`, the last moment the hook's own recall
-    fits: _answering), b"" when it does not come: a hook whose own prompt, or one before it,
-    the server's thread is stuck on recalls in its own process in time."""
-    data, last_chance = bytearray(), end - keep
-    while (left := end - time.monotonic()) > 0:
-        before = last_chance - time.monotonic()  # the look then, not one PROBE_EVERY too late
-        conn.settimeout(max(0.01, min(PROBE_EVERY, left, before if before > 0 else left)))
-        try:
-            return read_line(conn, data)
-        except TimeoutError:
-            if not _answering(path, end - time.monotonic()):
-                return b""
-    return b""
-
-
-def _answering(path: Path, left: float = ACK_WAIT) -> bool:
-    """Whether the server at `path` acknowledges a second connection with ACK, or CLOSING (it
-    answers the hooks it acknowledged first), within `left` s: not stalled on an answer, only
-    busy with others (the connection, empty, is a no-op for it)."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        probe.settimeout(max(0.01, min(ACK_WAIT, left)))
-        try:
-            probe.connect(str(path))
-            return probe.recv(1) in (ACK, CLOSING)
-        except OSError:
-            return False
-
-
-def _unacknowledged(conn: socket.socket, timeout: float) -> Fields | None:
-    """NO_ACK with the server's pid, when this hook waited the whole ACK_WAIT (None if less)."""
-    from memidx.sockets import peer_pid
-
-    return {"error": NO_ACK, "pid": peer_pid(conn)} if timeout >= ACK_WAIT else None
-
-
-def ask_waiting(
-    config: Config, request: Fields, timeout: float, keep: float = 0.0
-) -> Fields | None:
-    """ask(), waiting up to `timeout` for a server that is still loading its model, but not
-    into the last `keep` seconds (what the hook's own recall needs when none answers)."""
-    end = time.monotonic() + timeout
-    answer = ask(config, request, timeout, keep)
-    while answer is None and starting(config) and (now := time.monotonic()) < end - keep:
-        time.sleep(min(0.05, end - keep - now))
-        answer = ask(config, request, end - time.monotonic(), keep)
-    return answer
-
-
-def starting(config: Config) -> bool:
-    """Whether a server holds its lock (it may still be loading the model)."""
-    from memidx.portable import file_lock
-
-    lock = server_folder(config) / "recall.lock"
-    if not lock.exists():
-        return False
-    try:
-        with file_lock(lock, wait=False) as free:
-            return not free
-    except OSError as exc:
-        if exc.errno not in READ_ONLY:
-            raise
-        return False  # a lock file this process cannot open: no server can start here
-
-
 def read_line(conn: socket.socket, data: bytearray | None = None) -> bytes:
     """One line from `conn` (into `data`, which keeps what came when it times out)."""
     data = bytearray() if data is None else data
@@ -213,39 +108,6 @@ def read_line(conn: socket.socket, data: bytearray | None = None) -> bytes:
             break
         data += chunk
     return bytes(data)
-
-
-def start(config: Config) -> None:
-    """Start the server in the background (it exits at once when another one runs); none
-    where it could have no socket, nor in a memory whose folder cannot be written."""
-    from memidx.portable import start_detached
-
-    if socket_path(config) is None or starting(config) or _started_lately(config):
-        return
-    log_path = server_folder(config) / "recall-server.log"
-    # the child serves this very memory (-C: never by changing this process's environment)
-    argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
-    try:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        with log_path.open("ab") as log:
-            start_detached(argv, log)
-    except OSError as exc:
-        if exc.errno not in READ_ONLY:
-            raise
-
-
-def _started_lately(config: Config) -> bool:
-    """Whether a hook started a server within START_GRACE seconds (marking it so now if not):
-    twenty hooks at once that found no server each started one, nineteen of which loaded
-    memidx only to find the first's lock, on the cores the hooks' own recall needed."""
-    mark = server_folder(config) / STARTED
-    with contextlib.suppress(OSError):
-        if time.time() - mark.stat().st_mtime < START_GRACE:
-            return True
-    with contextlib.suppress(OSError):
-        mark.parent.mkdir(parents=True, exist_ok=True)
-        mark.touch()
-    return False
 
 
 def serve(config: Config, idle_exit: float | None = None) -> int:

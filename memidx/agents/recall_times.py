@@ -6,9 +6,10 @@ with the machine's load (248-280 ms at a memory of one note and a load of 3.9 he
 at a load of 6-9), and one started with less would only burn the cores past the deadline.
 
 Kept in `.memidx/agents/recall.times`, one line a recall: when it began (wall clock), the
-hook's process (and thread), its seconds, and TOOK, or BEGAN with the seconds it had while it
-runs. A BEGAN line whose process is gone was cut off at its deadline: it needed more than it
-had, how much more no one saw, and it counts as CUT_OFF times that. Rewritten whole (a draft
+hook's process (its thread, and on Linux when it started), its seconds, and TOOK, or BEGAN
+with the seconds it had while it runs. A BEGAN line whose process is gone (or whose pid is
+another process's now) was cut off at its deadline: it needed more than it had, how much more
+no one saw, and it counts as CUT_OFF times that. Rewritten whole (a draft
 renamed over it) by one hook at a time (LOCK)."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterable
 from memidx.agents.recall_server import server_folder
 from memidx.config import Config
 from memidx.drafts import replace_durably
+from memidx.embed.running import process_started
 from memidx.portable import file_lock, process_alive
 
 TIMES = "recall.times"
@@ -127,13 +129,24 @@ def _read(config: Config) -> list[Line]:
 
 def _writer() -> str:
     """This hook's name in the file: its process and thread (Hermes Agent runs sessions in
-    threads of one process)."""
-    return f"{os.getpid()}-{_thread.get_native_id()}"
+    threads of one process), and where the system says (Linux), when its process started."""
+    pid = os.getpid()
+    started = process_started(pid)
+    return f"{pid}-{_thread.get_native_id()}" + (f"-{started}" if started else "")
 
 
 def _gone(writer: str) -> bool:
-    """Whether the hook that wrote a line has ended (its process: the pid before the "-")."""
+    """Whether the hook that wrote a line has ended: its process (the pid before the first
+    "-") is gone, or its pid is another process's now (one started at another time). A pid
+    given again read as the hook still running, and the recall it was cut off in as running
+    for as long, not as one that needed more than it had."""
+    pid, _, rest = writer.partition("-")
     try:
-        return not process_alive(int(writer.split("-", 1)[0]))
+        number = int(pid)
     except ValueError:
         return True
+    if not process_alive(number):
+        return True
+    _, dash, started = rest.partition("-")  # none in a line of an older memidx, or not Linux
+    now = process_started(number)
+    return bool(dash) and now is not None and now != started

@@ -22,7 +22,8 @@ import os
 import time
 from pathlib import Path
 
-from memidx.agents.recall_server import PID_NAME, SUSPECT, server_folder, starting
+from memidx.agents.recall_client import starting
+from memidx.agents.recall_server import PID_NAME, SUSPECT, server_folder
 from memidx.config import Config
 
 __all__ = ["SUSPECT", "acknowledged", "found_wedged"]

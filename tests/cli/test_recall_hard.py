@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents import actions, recall_loop, recall_server
+from memidx.agents import actions, recall_client, recall_loop, recall_server
 from memidx.agents.capture import FILED
 from memidx.agents.session import Where, session_state
 from memidx.config import Config
@@ -46,14 +46,14 @@ def memory(models_dir: Path) -> Iterator[Config]:
 def warm(memory: Config) -> Iterator[Config]:
     """The memory with its recall server running (in a thread) for the module."""
     served, _ = serving(memory, 120.0)
-    assert recall_server.ask(memory, {"prompt": ""}, 30.0) is not None
+    assert recall_client.ask(memory, {"prompt": ""}, 30.0) is not None
     yield memory
-    recall_server.ask(replace(memory, model="another/model"), {"prompt": ""}, 5.0)  # it exits
+    recall_client.ask(replace(memory, model="another/model"), {"prompt": ""}, 5.0)  # it exits
     served.join(30)
 
 
 def no_start(config: Config) -> None:
-    """What recall_server.start does in these tests: nothing."""
+    """What recall_client.start does in these tests: nothing."""
 
 
 def copied(config: Config, folder: Path) -> Config:
@@ -74,7 +74,7 @@ def in_process_fails(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         def recall(self, prompt: str, seen: object) -> object:
             raise AssertionError("recalled in the hook's process: the server did not answer")
 
-    monkeypatch.setattr(recall_server, "start", no_start)
+    monkeypatch.setattr(recall_client, "start", no_start)
     monkeypatch.setattr("memidx.agents.recall.Recaller", Refused)
     return fell_back
 
@@ -137,7 +137,7 @@ def test_twenty_hooks_that_find_no_server_start_one(
     try:
         config = copied(memory, folder)
         for _ in range(20):
-            recall_server.start(config)
+            recall_client.start(config)
     finally:
         shutil.rmtree(folder)
 
@@ -189,10 +189,10 @@ def test_a_server_of_the_code_before_an_upgrade_does_not_answer(
     try:
         other = copied(memory, folder)
         served, _ = serving(other, 30.0)
-        assert recall_server.ask(other, {"prompt": PROMPT}, 30.0) is not None
+        assert recall_client.ask(other, {"prompt": PROMPT}, 30.0) is not None
         monkeypatch.setattr(recall_loop, "code_stamp", lambda: "the upgrade")
 
-        answer = recall_server.ask(other, {"prompt": PROMPT}, 5.0)
+        answer = recall_client.ask(other, {"prompt": PROMPT}, 5.0)
 
         assert answer is None or "error" in answer, answer
         served.join(10)
@@ -250,7 +250,7 @@ def test_a_server_that_never_answers_still_lets_the_hook_recall_in_time(
     memory: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = Path(tempfile.mkdtemp(prefix="mx-"))
-    monkeypatch.setattr(recall_server, "start", no_start)
+    monkeypatch.setattr(recall_client, "start", no_start)
     try:
         config = copied(memory, folder)
         path = recall_server.socket_path(config)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents import recall_loop, recall_server
+from memidx.agents import recall_client, recall_loop, recall_server
 from memidx.config import Config
 from memidx.frozen import replace
 from tests.helpers import NotesRepo, dead_pid
@@ -108,7 +108,7 @@ def test_a_memory_too_deep_for_a_socket_is_served_from_the_runtime_folder(
             if list(runtime.glob("memidx/recall-*.sock")) or not served.is_alive():
                 break
             time.sleep(0.05)
-        answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)
+        answer = recall_client.ask(config, {"prompt": "vmmem"}, 10.0)
         assert answer is not None and "error" not in answer, answer
     finally:
         served.join(30)
@@ -157,11 +157,11 @@ def test_a_hook_of_another_configuration_is_not_answered_and_the_server_makes_wa
     config = indexed(tmp_path / "memory", models_dir)
     started = time.monotonic()
     served, _ = serving(config, 30.0)
-    answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)
+    answer = recall_client.ask(config, {"prompt": "vmmem"}, 10.0)
     assert answer is not None and "error" not in answer, answer
 
     moved = replace(config, index_path=tmp_path / "elsewhere.sqlite")
-    answer = recall_server.ask(moved, {"prompt": "vmmem"}, 10.0)
+    answer = recall_client.ask(moved, {"prompt": "vmmem"}, 10.0)
 
     assert unheard(answer) == {"error": recall_server.STALE}
     served.join(10)
@@ -184,14 +184,14 @@ def test_a_hook_differing_in_what_recall_never_reads_is_answered(
     served, _ = serving(config, 30.0)
     other = replace(config, fsync=False, hook_embed=False, segment_bytes=4096, max_note_bytes=999)
 
-    answer = recall_server.ask(other, {"prompt": "vmmem"}, 10.0)
+    answer = recall_client.ask(other, {"prompt": "vmmem"}, 10.0)
 
     assert answer is not None and "error" not in answer, answer
     assert served.is_alive()
-    answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)
+    answer = recall_client.ask(config, {"prompt": "vmmem"}, 10.0)
     assert answer is not None and "error" not in answer, answer
     moved = replace(config, model="another/model")  # one that does: the server makes way
-    assert unheard(recall_server.ask(moved, {"prompt": "vmmem"}, 10.0)) == {
+    assert unheard(recall_client.ask(moved, {"prompt": "vmmem"}, 10.0)) == {
         "error": recall_server.STALE
     }
     served.join(10)
@@ -214,7 +214,7 @@ def test_the_servers_socket_appears_only_once_it_listens(
     monkeypatch.setattr(socket.socket, "listen", slow)
     served, path = serving(config, 2.0)
     try:
-        answer = recall_server.ask(config, {"prompt": "vmmem"}, 10.0)  # at once: not refused
+        answer = recall_client.ask(config, {"prompt": "vmmem"}, 10.0)  # at once: not refused
 
         assert answer is not None and "error" not in answer, answer
         assert list(path.parent.glob("*.tmp")) == []

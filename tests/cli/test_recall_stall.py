@@ -21,7 +21,7 @@ from typing import cast
 
 import pytest
 
-from memidx.agents import actions, recall_loop, recall_server, recall_wedge
+from memidx.agents import actions, recall_client, recall_loop, recall_server, recall_wedge
 from memidx.agents.recall import Recall, Recaller
 from memidx.config import Config
 from memidx.portable import file_lock
@@ -59,7 +59,7 @@ class Here:
 
 
 def no_start(config: Config) -> None:
-    """What recall_server.start does here: nothing."""
+    """What recall_client.start does here: nothing."""
 
 
 def never_kill(pid: int) -> None:
@@ -70,7 +70,7 @@ def never_kill(pid: int) -> None:
 def config(monkeypatch: pytest.MonkeyPatch) -> Iterator[Config]:
     """A memory in a folder short enough for its socket, whose hooks start no server and
     recall at once in their own process, and never end a server."""
-    monkeypatch.setattr(recall_server, "start", no_start)
+    monkeypatch.setattr(recall_client, "start", no_start)
     monkeypatch.setattr("memidx.portable.kill", never_kill)
     monkeypatch.setattr("memidx.agents.recall.Recaller", Here)
     folder = Path(tempfile.mkdtemp(prefix="mx-"))
@@ -199,7 +199,7 @@ def test_a_waiting_hooks_looks_cost_the_server_no_answer(
         monkeypatch.setattr(recall_loop, "code_stamp", lambda: stamps.append("") or stamp())
         path = recall_server.socket_path(config)
         assert path is not None
-        looks = [recall_server._answering(path) for _ in range(5)]  # pyright: ignore[reportPrivateUsage]
+        looks = [recall_client._answering(path) for _ in range(5)]  # pyright: ignore[reportPrivateUsage]
         with prompted(config) as conn:
             assert SERVED.encode() in recall_server.read_line(conn)
         stamped = len(stamps)
@@ -301,7 +301,7 @@ def test_a_waiting_hooks_look_ends_with_its_time(config: Config) -> None:
     server that acknowledged the hook and then stopped kept it up to 0.3 s past its timeout."""
     with answering_once(config, None):
         started = time.monotonic()
-        answer = recall_server.ask(config, {"prompt": "a prompt"}, 0.25)
+        answer = recall_client.ask(config, {"prompt": "a prompt"}, 0.25)
         took = time.monotonic() - started
 
     assert answer is not None and answer.get("error") == recall_server.NO_ANSWER

@@ -24,7 +24,14 @@ from typing import cast
 
 import pytest
 
-from memidx.agents import actions, recall_loop, recall_server, recall_times, recall_wedge
+from memidx.agents import (
+    actions,
+    recall_client,
+    recall_loop,
+    recall_server,
+    recall_times,
+    recall_wedge,
+)
 from memidx.agents.recall import Recall, Recaller
 from memidx.agents.session import Where
 from memidx.config import Config
@@ -53,7 +60,7 @@ time.sleep(60)
 @pytest.fixture
 def config(memory: Config, monkeypatch: pytest.MonkeyPatch) -> Iterator[Config]:
     """A memory of its own (short enough for its socket), where hooks start no server."""
-    monkeypatch.setattr(recall_server, "start", no_start)
+    monkeypatch.setattr(recall_client, "start", no_start)
     folder = Path(tempfile.mkdtemp(prefix="mx-"))
     yield copied(memory, folder)
     shutil.rmtree(folder)

@@ -290,7 +290,7 @@ def test_a_prompt_on_a_full_memory_disk_still_gets_its_recall(
     def warm_server(*_: object) -> dict[str, object]:
         return answer
 
-    monkeypatch.setattr("memidx.agents.recall_server.ask_waiting", warm_server)
+    monkeypatch.setattr("memidx.agents.recall_client.ask_waiting", warm_server)
     with tmpfs(tmp_path / "small", "1m") as disk:
         (disk / "memory").mkdir()
         config = load_config(disk / "memory")

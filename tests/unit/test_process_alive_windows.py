@@ -19,7 +19,9 @@ class FakeKernel:
     def __init__(self, error: int) -> None:
         self.error = error
 
-    def OpenProcess(self, _access: int, _inherit: bool, _pid: int) -> int:
+    def OpenProcess(self, _access: int, _inherit: bool, pid: int) -> int:
+        if pid > 0xFFFF_FFFF:  # ctypes, passing a pid to a DWORD parameter
+            raise ctypes.ArgumentError("argument 3: OverflowError: int too long to convert")
         return 0
 
 
@@ -48,3 +50,13 @@ def test_a_process_windows_will_not_open_reads_as_gone_only_when_there_is_none(
     user's live process read as gone, and its temporary files as a dead writer's."""
     windows(monkeypatch, error)
     assert portable.process_alive(os.getpid() + 100_000) is alive
+
+
+@pytest.mark.parametrize("pid", [2**32, 10**30])
+def test_a_pid_no_windows_process_can_have_reads_as_gone(
+    monkeypatch: pytest.MonkeyPatch, pid: int
+) -> None:
+    """A damaged file's pid past a DWORD: ctypes raised (ArgumentError, of OverflowError)
+    through every caller, a prompt hook reading the recall times among them."""
+    windows(monkeypatch, 87)
+    assert portable.process_alive(pid) is False

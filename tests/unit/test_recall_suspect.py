@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents import actions, recall_server, recall_wedge
+from memidx.agents import actions, recall_client, recall_server, recall_wedge
 from memidx.agents.recall import Recall
 from memidx.config import Config
 
@@ -36,7 +36,7 @@ class Here:
 
 
 def no_start(config: Config) -> None:
-    """What recall_server.start does here: nothing."""
+    """What recall_client.start does here: nothing."""
 
 
 class Clock:
@@ -65,12 +65,12 @@ class Clock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     given = Clock()
     monkeypatch.setattr(recall_wedge, "time", given)
-    monkeypatch.setattr(recall_server, "time", given)
+    monkeypatch.setattr(recall_client, "time", given)
     return given
 
 
 class Given:
-    """recall_server.ask_waiting, answering `answer`, heard from now (as ask() says of each
+    """recall_client.ask_waiting, answering `answer`, heard from now (as ask() says of each
     answer but NO_ACK, on its clock)."""
 
     def __init__(self, answer: dict[str, object]) -> None:
@@ -79,7 +79,7 @@ class Given:
     def __call__(self, *args: object, **kwargs: object) -> dict[str, object]:
         if self.answer.get("error") == recall_server.NO_ACK:
             return self.answer
-        return {**self.answer, recall_server.HEARD: recall_server.time.monotonic()}
+        return {**self.answer, recall_server.HEARD: recall_client.time.monotonic()}
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ def killed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         return not ended
 
     monkeypatch.setattr(recall_wedge, "starting", held)
-    monkeypatch.setattr(recall_server, "start", no_start)
+    monkeypatch.setattr(recall_client, "start", no_start)
     monkeypatch.setattr("memidx.agents.recall.Recaller", Here)
     yield ended
 
@@ -107,7 +107,7 @@ def hooks(
     (folder / "recall.pid").write_text(f"{PID}\n", encoding="utf-8")
     for answer in answers:
         recall_wedge.time.sleep(recall_wedge.SUSPECT_AFTER + 1)
-        monkeypatch.setattr(recall_server, "ask_waiting", Given(answer))
+        monkeypatch.setattr(recall_client, "ask_waiting", Given(answer))
         hook(config)
 
 
@@ -142,14 +142,14 @@ def test_a_server_that_acknowledged_since_it_was_marked_is_not_ended(
 
 
 class HeardBefore:
-    """recall_server.ask_waiting for a hook the server acknowledged before it stopped: while
+    """recall_client.ask_waiting for a hook the server acknowledged before it stopped: while
     it waits, `meanwhile` runs (another hook's whole recall), then it is let go, no answer."""
 
     def __init__(self, meanwhile: Callable[[], object]) -> None:
         self.meanwhile = meanwhile
 
     def __call__(self, *args: object, **kwargs: object) -> dict[str, object]:
-        heard = recall_server.time.monotonic()  # the acknowledgement, before the server stopped
+        heard = recall_client.time.monotonic()  # the acknowledgement, before the server stopped
         self.meanwhile()
         return {"error": recall_server.NO_ANSWER, recall_server.HEARD: heard}
 
@@ -164,10 +164,10 @@ def test_a_hook_heard_before_the_server_stopped_leaves_the_mark_made_since(
     hooks(config, [], monkeypatch)  # recall.pid names the server
 
     def hook_b() -> None:
-        monkeypatch.setattr(recall_server, "ask_waiting", Given(NO_ACK))
+        monkeypatch.setattr(recall_client, "ask_waiting", Given(NO_ACK))
         actions._recall(config, "b", [], time.monotonic() + 1.5)  # pyright: ignore[reportPrivateUsage]
 
-    monkeypatch.setattr(recall_server, "ask_waiting", HeardBefore(hook_b))
+    monkeypatch.setattr(recall_client, "ask_waiting", HeardBefore(hook_b))
     actions._recall(config, "a", [], time.monotonic() + 1.5)  # pyright: ignore[reportPrivateUsage]
     hooks(config, [NO_ACK], monkeypatch)  # hook C, over SUSPECT_AFTER after B
 
@@ -175,7 +175,7 @@ def test_a_hook_heard_before_the_server_stopped_leaves_the_mark_made_since(
 
 
 class Served:
-    """recall_server.ask_waiting as it asks: its own ask() of a server that acknowledges at
+    """recall_client.ask_waiting as it asks: its own ask() of a server that acknowledges at
     once and answers (a thread on the memory's socket, for one connection)."""
 
     def __init__(self, config: Config) -> None:
@@ -190,7 +190,7 @@ class Served:
             server = threading.Thread(target=answer_once, args=(listener,))
             server.start()
             try:
-                return recall_server.ask(config, request, 1.0)
+                return recall_client.ask(config, request, 1.0)
             finally:
                 server.join(5)
                 path.unlink()
@@ -212,10 +212,10 @@ def test_a_server_heard_from_after_the_wall_clock_was_set_back_is_not_ended(
     the next stall ended a server that had come back."""
     hooks(config, [NO_ACK], monkeypatch)
     clock.passes(1.0, stepped=-5.0)
-    monkeypatch.setattr(recall_server, "ask_waiting", Served(config))
+    monkeypatch.setattr(recall_client, "ask_waiting", Served(config))
     hook(config)  # answered: ask() says when it heard the server
     clock.passes(recall_wedge.SUSPECT_AFTER + 5)
-    monkeypatch.setattr(recall_server, "ask_waiting", Given(NO_ACK))
+    monkeypatch.setattr(recall_client, "ask_waiting", Given(NO_ACK))
     hook(config)
 
     assert killed == []
@@ -233,7 +233,7 @@ def test_an_older_memidx_s_mark_still_counts(
     made = clock.wall - 2.0
     mark.write_text("\n".join(lines).format(wall=made) + "\n", encoding="utf-8")
     os.utime(mark, (made, made))
-    monkeypatch.setattr(recall_server, "ask_waiting", Given(NO_ACK))
+    monkeypatch.setattr(recall_client, "ask_waiting", Given(NO_ACK))
     hook(config)
 
     assert killed == [PID]

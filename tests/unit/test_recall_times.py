@@ -1,22 +1,22 @@
 """The time a prompt hook's own recall takes, measured by the hooks before it
 (memidx/agents/recall_times.py): a hook starts one only when the time it has left exceeds what
-they took, and a hook waiting for its server looks at it the last moment that one still fits.
+they took (a hook waiting for its server looks at it before then: test_recall_wait.py).
 In-process, on a clock the test moves: the hooks' recalls, servers and sockets are given."""
 
 from __future__ import annotations
 
-import socket
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 import pytest
 
-from memidx.agents import actions, recall_server, recall_times
+from memidx.agents import actions, recall_client, recall_server, recall_times
 from memidx.agents.recall import Recall
 from memidx.agents.recall_times import BEGAN, FLOOR, FORGET_AFTER, TOOK, Line
 from memidx.config import Config
+from memidx.embed.running import process_started
 
 NOW = 1_800_000_000.0
 
@@ -78,8 +78,8 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     moved = Clock()
     monkeypatch.setattr(actions, "time", moved)
     monkeypatch.setattr(recall_times, "time", moved)
-    monkeypatch.setattr(recall_server, "ask_waiting", no_answer)
-    monkeypatch.setattr(recall_server, "start", no_answer)
+    monkeypatch.setattr(recall_client, "ask_waiting", no_answer)
+    monkeypatch.setattr(recall_client, "start", no_answer)
     return moved
 
 
@@ -168,6 +168,22 @@ def test_a_line_naming_a_pid_no_process_can_have_is_read(
     assert asked == ["p"]
 
 
+@pytest.mark.skipif(process_started(os.getpid()) is None, reason="Linux: /proc tells")
+def test_a_cut_off_hooks_pid_given_to_another_process_still_reads_as_cut_off(
+    config: Config, clock: Clock
+) -> None:
+    """The pid of a hook cut off at its deadline, given again to a process started since
+    (this one), read as the hook still running: its recall counted as taking nothing."""
+    times = recall_server.server_folder(config) / recall_times.TIMES
+    times.parent.mkdir(parents=True)
+    reused = f"{os.getpid()}-1-1"  # this pid, and a process started at tick 1 of the boot
+    times.write_text(f"{clock.time() - 1:.3f} {reused} 0.450 began\n", encoding="ascii")
+
+    assert recall_times.needed(config, clock.time()) == pytest.approx(0.9)
+    assert not recall_times._gone(recall_times._writer())  # pyright: ignore[reportPrivateUsage]
+    assert not recall_times._gone(f"{os.getpid()}-1")  # pyright: ignore[reportPrivateUsage]
+
+
 def test_a_hook_rewriting_the_times_meanwhile_puts_no_finished_recall_back(
     config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -230,7 +246,7 @@ def test_a_hook_waiting_for_a_starting_server_keeps_what_its_own_recall_took(
     def asked(*args: object) -> None:
         kept.append(args[-1])  # the time it keeps for its own recall
 
-    monkeypatch.setattr(recall_server, "ask_waiting", asked)
+    monkeypatch.setattr(recall_client, "ask_waiting", asked)
 
     actions._recall(config, "second", [], clock.now + 1.5)  # pyright: ignore[reportPrivateUsage]
 
@@ -249,49 +265,9 @@ def test_a_hook_with_no_time_for_its_own_recall_waits_for_a_starting_server_to_t
     def asked(*args: object) -> None:
         kept.append(args[-1])
 
-    monkeypatch.setattr(recall_server, "ask_waiting", asked)
+    monkeypatch.setattr(recall_client, "ask_waiting", asked)
 
     with pytest.raises(TimeoutError, match="the deadline left no time to recall"):
         actions._recall(config, "second", [], clock.now + 1.0)  # pyright: ignore[reportPrivateUsage]
 
     assert kept == [0.0]
-
-
-class Silent:
-    """A hook's connection to a server that acknowledged it and never answers: each read
-    waits its whole timeout on the clock."""
-
-    def __init__(self, clock: Clock) -> None:
-        self.clock, self.timeout = clock, 0.0
-
-    def settimeout(self, timeout: float) -> None:
-        self.timeout = timeout
-
-    def recv(self, size: int) -> bytes:
-        self.clock.now += self.timeout
-        raise TimeoutError
-
-
-def test_a_waiting_hook_looks_at_the_server_when_its_own_recall_last_fits(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A hook waiting for its answer looked whether the server had stalled every 0.2 s from
-    its start: with 0.45 s its own recall needs, it looked with 0.6 s left and next with 0.4 s,
-    and a stall found then left it too little; it looks with 0.45 s left now."""
-    clock = Clock()
-    monkeypatch.setattr(recall_server, "time", clock)
-    end = clock.now + 1.0
-    looked: list[float] = []
-
-    def answering(path: Path, left: float) -> bool:
-        looked.append(round(end - clock.now, 6))
-        return True  # busy with other hooks' prompts: the hook goes on waiting
-
-    monkeypatch.setattr(recall_server, "_answering", answering)
-    conn = cast(socket.socket, Silent(clock))
-
-    answer = recall_server._answer(conn, Path("recall.sock"), end, keep=0.45)  # pyright: ignore[reportPrivateUsage]
-
-    assert answer == b""
-    assert 0.45 in looked, looked
-    assert looked[:2] == [0.8, 0.6], looked  # and every PROBE_EVERY s before it

@@ -1,0 +1,227 @@
+"""The prompt hook's side of the warm recall server (memidx/agents/recall_server.py): asking it
+over its socket, waiting for one that is still loading its model, and starting one in the
+background when none answers. Every wait ends by the hook's deadline: it fails open."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast
+
+from memidx.agents.recall_server import (
+    ACK,
+    ACK_WAIT,
+    CLOSING,
+    CONFIG,
+    HEARD,
+    NO_ACK,
+    NO_ANSWER,
+    PROBE_EVERY,
+    READ_ONLY,
+    START_GRACE,
+    STARTED,
+    TURNED_AWAY,
+    Fields,
+    config_key,
+    read_line,
+    server_folder,
+    socket_path,
+)
+from memidx.config import Config
+
+
+def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> Fields | None:
+    """The server's answer to `request`, or None when no server answers in `timeout`; an
+    answer whose error is NO_ACK (and `pid`, the server's process where the system tells)
+    when one took the connection and did not acknowledge it within ACK_WAIT seconds (waited
+    for only when that many are left before the last `keep`), one of
+    TURNED_AWAY's when it said it cannot answer, NO_ANSWER when it acknowledged and then did
+    not answer: it closed, or it said meanwhile it was stalled on an answer (one busy with
+    other hooks' prompts is waited for: _answer); each of these says when it was HEARD."""
+    path = socket_path(config)
+    if path is None or not path.exists():
+        return None
+    end = time.monotonic() + timeout
+    # not into the time kept for the hook's own recall: a wedged server's whole ACK_WAIT ran
+    # into it, and that recall, promised it, was cut off or never began
+    wait = min(ACK_WAIT, timeout - keep if timeout > keep else timeout)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(max(0.01, wait))
+            try:  # connected when the server listens; its backlog full, not even that
+                conn.connect(str(path))
+                first = conn.recv(1)
+            except TimeoutError:
+                return _unacknowledged(conn, wait)
+            heard = time.monotonic()
+            if first != ACK:
+                return {"error": TURNED_AWAY[first], HEARD: heard} if first in TURNED_AWAY else None
+            sent = {**request, CONFIG: config_key(config)}
+            answer = b""
+            if _send(conn, json.dumps(sent).encode("utf-8") + b"\n", path, end, keep):
+                conn.shutdown(socket.SHUT_WR)
+                answer = _answer(conn, path, end, keep)
+    except (OSError, ValueError):
+        return None
+    try:  # a line without its end: the server ended while it wrote (killed, closing)
+        loaded: object = json.loads(answer) if answer.endswith(b"\n") else None
+    except ValueError:
+        loaded = None
+    if not isinstance(loaded, dict):
+        return {"error": NO_ANSWER, HEARD: heard}
+    return {**cast(dict[str, object], loaded), HEARD: time.monotonic()}
+
+
+def _send(conn: socket.socket, request: bytes, path: Path, end: float, keep: float) -> bool:
+    """Whether `request` was written whole, waited on as the answer is (_answer): the server's
+    workers read it only as one is free, and a long one (a prompt of 32,000 characters each
+    escaped to 6 bytes) fills the socket's buffer until then. Written at once, it waited to
+    the deadline on a server stuck on an answer, and past the time kept for the hook's own
+    recall on one that had stopped."""
+    left = [memoryview(request)]
+
+    def sent() -> bool:
+        left[0] = left[0][conn.send(left[0]) :]
+        return not left[0]
+
+    return _while_answering(conn, path, end, keep, sent)
+
+
+def _answer(conn: socket.socket, path: Path, end: float, keep: float = 0.0) -> bytes:
+    """The answer's line, waited for while the server is answering (_while_answering), b""
+    when it does not come: a hook whose own prompt, or one before it, the server's thread is
+    stuck on recalls in its own process in time."""
+    data = bytearray()
+
+    def read() -> bool:
+        read_line(conn, data)  # the line, or what came before the server closed
+        return True
+
+    return bytes(data) if _while_answering(conn, path, end, keep, read) else b""
+
+
+def _while_answering(
+    conn: socket.socket, path: Path, end: float, keep: float, step: Callable[[], bool]
+) -> bool:
+    """Whether `step` (a read or a write on `conn`, which times out) was done, done again
+    until it says so while the server is answering, until `end`: it is looked at every
+    PROBE_EVERY s, and ACK_WAIT s before `keep` s before `end`, the last moment the hook's own
+    recall fits (_answering). A look before that last moment ends by it: one that waited its
+    whole ACK_WAIT ran into the time kept, and the hook's own recall, promised it, was cut off
+    or never began."""
+    last_chance = end - keep
+    last_look = last_chance - ACK_WAIT  # the look then, not one PROBE_EVERY too late
+    while (left := end - (now := time.monotonic())) > 0:
+        wake = last_look - now
+        conn.settimeout(max(0.01, min(PROBE_EVERY, left, wake if wake > 0 else left)))
+        try:
+            if step():
+                return True
+        except TimeoutError:
+            now = time.monotonic()
+            if not _answering(path, (last_chance if now < last_chance else end) - now):
+                return False
+    return False
+
+
+def _answering(path: Path, left: float = ACK_WAIT) -> bool:
+    """Whether the server at `path` acknowledges a second connection with ACK, or CLOSING (it
+    answers the hooks it acknowledged first), within `left` s: not stalled on an answer, only
+    busy with others (the connection, empty, is a no-op for it)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(max(0.01, min(ACK_WAIT, left)))
+        try:
+            probe.connect(str(path))
+            return probe.recv(1) in (ACK, CLOSING)
+        except OSError:
+            return False
+
+
+def _unacknowledged(conn: socket.socket, waited: float) -> Fields | None:
+    """NO_ACK with the server's pid, when this hook waited the whole ACK_WAIT (None if less)."""
+    from memidx.sockets import peer_pid
+
+    return {"error": NO_ACK, "pid": peer_pid(conn)} if waited >= ACK_WAIT else None
+
+
+def ask_waiting(
+    config: Config, request: Fields, timeout: float, keep: float = 0.0
+) -> Fields | None:
+    """ask(), waiting up to `timeout` for a server that is still loading its model, but not
+    into the last `keep` seconds (what the hook's own recall needs when none answers)."""
+    end = time.monotonic() + timeout
+    answer = ask(config, request, timeout, keep)
+    while answer is None and starting(config) and (now := time.monotonic()) < end - keep:
+        time.sleep(min(0.05, end - keep - now))
+        answer = ask(config, request, end - time.monotonic(), keep)
+    return answer
+
+
+def starting(config: Config) -> bool:
+    """Whether a server holds its lock (it may still be loading the model)."""
+    from memidx.portable import file_lock
+
+    lock = server_folder(config) / "recall.lock"
+    if not lock.exists():
+        return False
+    try:
+        with file_lock(lock, wait=False) as free:
+            return not free
+    except OSError as exc:
+        if exc.errno not in READ_ONLY:
+            raise
+        return False  # a lock file this process cannot open: no server can start here
+
+
+def start(config: Config) -> None:
+    """Start the server in the background (it exits at once when another one runs); none
+    where it could have no socket, nor in a memory whose folder cannot be written."""
+    from memidx.portable import start_detached
+
+    if socket_path(config) is None or starting(config) or _started_lately(config):
+        return
+    log_path = server_folder(config) / "recall-server.log"
+    # the child serves this very memory (-C: never by changing this process's environment)
+    argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with log_path.open("ab") as log:
+            start_detached(argv, log)
+    except OSError as exc:
+        if exc.errno not in READ_ONLY:
+            raise
+
+
+def _started_lately(config: Config) -> bool:
+    """Whether a hook started a server within START_GRACE seconds (marking it so now if not):
+    twenty hooks at once that found no server each started one, nineteen of which loaded
+    memidx only to find the first's lock, on the cores the hooks' own recall needed."""
+    mark = server_folder(config) / STARTED
+    made = _started_at(mark)
+    if made is not None and 0 <= time.monotonic() - made < START_GRACE:
+        return True
+    with contextlib.suppress(OSError):
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.write_text(f"{time.monotonic()!r}\n", encoding="utf-8")
+    return False
+
+
+def _started_at(mark: Path) -> float | None:
+    """When the mark was made, on time.monotonic(), which every process of a boot shares and
+    which never steps: on the wall clock (its time of change), set back, every hook took a
+    server for just started and none started one for as long; set forward, a second started.
+    One of an older memidx (empty), or one being written: its time of change, made so; from the
+    future on either clock (another boot, a wall clock set back since), none, so a mark keeps
+    hooks from a start START_GRACE seconds at the most."""
+    try:
+        text = mark.read_text(encoding="utf-8").strip()
+        if text:
+            return float(text)
+        return time.monotonic() - (time.time() - mark.stat().st_mtime)
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,118 @@
+"""Hooks that find no recall server start one between them: one start in START_GRACE seconds
+(`recall.started`), judged on time.monotonic(), never on the wall clock, which NTP steps. In
+process: the start is recorded, not made; the clocks are the test's, moved by it alone."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import BinaryIO
+
+import pytest
+
+from memidx.agents import recall_client, recall_server
+from memidx.config import Config
+
+HOUR = 3600.0
+
+
+class Clock:
+    """`time` for recall_client: the wall clock and time.monotonic(), which only `passes` moves."""
+
+    def __init__(self) -> None:
+        self.wall, self.boot = time.time(), time.monotonic()
+
+    def time(self) -> float:
+        return self.wall
+
+    def monotonic(self) -> float:
+        return self.boot
+
+    def passes(self, seconds: float, stepped: float = 0.0) -> None:
+        """`seconds` pass; the wall clock is also stepped by `stepped` (NTP setting it)."""
+        self.boot += seconds
+        self.wall += seconds + stepped
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    given = Clock()
+    monkeypatch.setattr(recall_client, "time", given)
+    return given
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The servers hooks started (recorded, none runs)."""
+    argvs: list[list[str]] = []
+
+    def record(argv: list[str], log: BinaryIO) -> None:
+        argvs.append(argv)
+
+    monkeypatch.setattr("memidx.portable.start_detached", record)
+    return argvs
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    return Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+
+
+@pytest.mark.parametrize(
+    ("passed", "stepped", "starts"),
+    [
+        (1.0, 0.0, 1),  # the first start's grace: hooks wait for its lock
+        (recall_server.START_GRACE + 1, 0.0, 2),  # it never took its lock: another starts
+        (recall_server.START_GRACE + 1, -HOUR, 2),  # the wall clock set back meanwhile
+        (1.0, HOUR, 1),  # the wall clock set forward meanwhile
+    ],
+)
+def test_hooks_start_one_server_in_the_grace_whatever_the_wall_clock_does(
+    config: Config,
+    clock: Clock,
+    started: list[list[str]],
+    *,
+    passed: float,
+    stepped: float,
+    starts: int,
+) -> None:
+    recall_client.start(config)
+    clock.passes(passed, stepped)
+
+    recall_client.start(config)
+
+    assert len(started) == starts
+
+
+def test_a_mark_from_the_future_lets_a_hook_start_a_server(
+    config: Config, clock: Clock, started: list[list[str]]
+) -> None:
+    """A mark made later than now on the shared clock (the boot before this one)."""
+    folder = recall_server.server_folder(config)
+    folder.mkdir(parents=True)
+    (folder / recall_server.STARTED).write_text(f"{clock.boot + HOUR!r}\n", encoding="utf-8")
+
+    recall_client.start(config)
+
+    assert len(started) == 1
+
+
+@pytest.mark.parametrize(
+    ("age", "starts"), [(1.0, 0), (-HOUR, 1), (recall_server.START_GRACE + 1, 1)]
+)
+def test_an_older_memidxs_empty_mark_counts_by_its_time_of_change(
+    config: Config, clock: Clock, started: list[list[str]], age: float, starts: int
+) -> None:
+    """An empty mark (touched by an older memidx, or being written): its time of change on the
+    wall clock, where one from the future (the clock set back since) counts for nothing."""
+    folder = recall_server.server_folder(config)
+    folder.mkdir(parents=True)
+    mark = folder / recall_server.STARTED
+    mark.touch()
+    changed = clock.wall - age
+    os.utime(mark, (changed, changed))
+
+    recall_client.start(config)
+
+    assert len(started) == starts
