@@ -32,11 +32,21 @@ def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterato
             else:
                 header, _, message = data.partition(b"\n\n")
                 yield Found(ref, what, "message", _unsigned(message.decode("utf-8", "replace")))
-            fields = dict(line.split(b" ", 1) for line in header.split(b"\n") if b" " in line)
-            target = fields.get(b"object", b"").decode("ascii", "replace")
-            if fields.get(b"type") == b"tag" and target not in seen:
+            target, kind = _pointed(header)
+            if kind == b"tag" and target not in seen:
                 pointed[target] = ref
         tags = pointed
+
+
+def _pointed(header: bytes) -> tuple[str, bytes]:
+    """The object a tag points to and its type, as git reads them: its first line `object
+    <id>` and its second `type <type>`. A later line that names another object (a tag written
+    whole: `git hash-object --literally`) is none git follows, nor a push sends."""
+    lines = header.split(b"\n", 2)
+    target = lines[0].removeprefix(b"object ") if lines[0].startswith(b"object ") else b""
+    second = lines[1] if len(lines) > 1 else b""
+    kind = second.removeprefix(b"type ") if second.startswith(b"type ") else b""
+    return target.decode("ascii", "replace"), kind
 
 
 def _header(repo: GitRepo, oid: str) -> bytes:

@@ -60,3 +60,20 @@ def test_a_tag_too_large_to_hold_is_refused_and_the_tag_it_points_to_read(
         f"({size} bytes): tag it again with a shorter message (git tag -f)",
         f"refs/tags/outer: tag {inner[:12]}: message line 1: github-token",
     ]
+
+
+def test_a_tag_that_names_a_second_object_is_followed_as_git_follows_it(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """git reads a tag's first two lines (`object`, `type`): one written whole (`git hash-object
+    --literally`) that names a commit after them still sends, and peels to, the tag they name."""
+    inner, commit = repo.git("rev-parse", "inner", "HEAD").split()
+    header = f"object {inner}\ntype tag\ntag outer\ntagger A <a@b.example> 0 +0000\n"
+    written = tmp_path / "outer.tag"
+    written.write_text(f"{header}object {commit}\ntype commit\n\nAll clean\n")
+    outer = repo.git("hash-object", "-t", "tag", "-w", "--literally", str(written)).strip()
+    repo.git("update-ref", "refs/tags/outer", outer)
+
+    found = pushed(repo, "outer")
+
+    assert found == [f"refs/tags/outer: tag {inner[:12]}: message line 1: github-token"]
