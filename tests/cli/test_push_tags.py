@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memidx.cli.check_commands import check_push
 from memidx.config import Config
 from memidx.githooks import push_tags
 from memidx.githooks.push_check import push_problems
@@ -77,3 +78,24 @@ def test_a_tag_that_names_a_second_object_is_followed_as_git_follows_it(
     found = pushed(repo, "outer")
 
     assert found == [f"refs/tags/outer: tag {inner[:12]}: message line 1: github-token"]
+
+
+def test_a_tag_too_large_to_check_is_counted_apart_from_the_secrets(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No allow marker or baseline lets a tag too large to check through: the refusal does
+    not count it as a secret, and says what does (a shorter tag, or --no-verify)."""
+    monkeypatch.setattr(push_tags, "BLOB_LIMIT", 256)  # `outer` is over it, `inner` not
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+    outer = repo.git("rev-parse", "outer").strip()
+
+    code = check_push(
+        config, "origin", f"refs/tags/outer {outer} refs/tags/outer {ZERO}\n".encode()
+    )
+
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith(
+        "memidx: 1 secret and 1 thing too large to check in what git push would send to origin"
+    ), err
+    assert "cannot be allowed" in err and "git push --no-verify" in err, err
