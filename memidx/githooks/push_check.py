@@ -59,7 +59,8 @@ def push_problems(
     allowed: set[str] | None = None  # read only when a secret is found
     for found in pushed_texts(config, remote, sent):
         if found.unread:
-            problems.append(f"{found.ref}: {found.what}: {masked(found.where)}: {found.unread}")
+            where = f"{masked(found.where)}: " if found.where else ""  # a blob pushed straight
+            problems.append(f"{found.ref}: {found.what}: {where}{found.unread}")
             if unread is not None:
                 unread.append(problems[-1])
         secrets = find_secrets(found.text, allow=True)
