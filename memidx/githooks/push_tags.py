@@ -1,5 +1,8 @@
-"""Reading the annotated tags a push sends: each one's message, without its signature block,
-and that of a tag it points to (a tag of a tag: `git tag -a outer inner`), each tag read once.
+"""Reading the annotated tags a push sends: each one's message, and that of a tag it points to
+(a tag of a tag: `git tag -a outer inner`), each tag read once. A signature block is read too:
+no detector takes its armor for a secret (none in 3,000 random ones, nor git's own gpg and ssh
+signatures), and a message that only held its BEGIN line (`-----BEGIN PGP SIGNATURE-----`,
+pasted or typed) once hid all that followed, a key or a token, from the check.
 A tag too large to hold (over BLOB_LIMIT, as a file is) is refused, never read as empty: only
 its header is read, as git writes it, to find the tag it may point to."""
 
@@ -31,7 +34,7 @@ def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterato
                 header = _header(repo, oid)
             else:
                 header, _, message = data.partition(b"\n\n")
-                yield Found(ref, what, "message", _unsigned(message.decode("utf-8", "replace")))
+                yield Found(ref, what, "message", message.decode("utf-8", "replace"))
             target, kind = _pointed(header)
             if kind == b"tag" and target not in seen:
                 pointed[target] = ref
@@ -62,10 +65,3 @@ def _header(repo: GitRepo, oid: str) -> bytes:
     finally:
         pieces.close()  # the rest of the tag is never read
     return bytes(head[:HEADER_LIMIT]).partition(b"\n\n")[0]
-
-
-def _unsigned(message: str) -> str:
-    """A tag's message without its signature block (no secret, but the detector may think so)."""
-    at = message.find("-----BEGIN PGP SIGNATURE-----")
-    at = message.find("-----BEGIN SSH SIGNATURE-----") if at < 0 else at
-    return message if at < 0 else message[:at]

@@ -99,3 +99,32 @@ def test_a_tag_too_large_to_check_is_counted_apart_from_the_secrets(
         "memidx: 1 secret and 1 thing too large to check in what git push would send to origin"
     ), err
     assert "cannot be allowed" in err and "git push --no-verify" in err, err
+
+
+def test_a_secret_after_a_signature_line_in_a_tag_message_is_still_read(repo: NotesRepo) -> None:
+    """A message holding `-----BEGIN PGP SIGNATURE-----` (pasted, or typed to hide what
+    follows) once hid the rest of it, a key or a token, from the check."""
+    for marker in ("-----BEGIN PGP SIGNATURE-----", "-----BEGIN SSH SIGNATURE-----"):
+        message = f"Release\n\nQuoted:\n{marker}\nthen {TOKEN}\n"
+        repo.git("tag", "-f", "-a", "-m", message, "quoted", "HEAD")
+        tag = repo.git("rev-parse", "quoted").strip()
+
+        assert pushed(repo, "quoted") == [
+            f"refs/tags/quoted: tag {tag[:12]}: message line 5: github-token"
+        ], marker
+
+
+SIGNATURE = """-----BEGIN PGP SIGNATURE-----
+
+iIQEABYIACwWIQTHTQ86bNJvnmXzTrYOsOSyZCQc1QUCaxON1w4cdEBleGFtcGxl
+LmNvbQAKCRAOsOSyZCQc1VP2AQDYksugBkM3GO81W7YZQK5oQpm5TtM/uIJCuGqm
+29WshAD/QR39UpG0LK7kpwCjdrFQPnSXpSuzT/V24S4ReWlF9Ak=
+=0ViY
+-----END PGP SIGNATURE-----
+"""  # `git tag -s`'s, an ed25519 key's
+
+
+def test_a_signed_tags_signature_is_read_and_taken_for_no_secret(repo: NotesRepo) -> None:
+    repo.git("tag", "-a", "-m", f"Signed release\n{SIGNATURE}", "signed", "HEAD")
+
+    assert pushed(repo, "signed") == []
