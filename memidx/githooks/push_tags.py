@@ -13,15 +13,17 @@ from collections.abc import Iterator, Sequence
 from memidx.git.repo import GitRepo
 from memidx.git.streamed import streamed
 from memidx.githooks.push_files import BLOB_LIMIT, SHORT, Found
-from memidx.githooks.push_refs import Kinds, Update, kind_of
+from memidx.githooks.push_refs import Kinds, Update, absent, kind_of
 
 HEADER_LIMIT = 64 * 1024  # a tag's header (object, type, tag, tagger) is a few lines
 
 
 def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterator[Found]:
     """The message of each annotated tag pushed (and of a tag it points to)."""
-    tags = {u.local_oid: u.remote_ref for u in sent if kind_of(kinds, u.local_oid) == "tag"}
-    seen: set[str] = set()
+    # the old values of the refs pushed: git says the remote holds them, so it sends none again
+    seen = {u.remote_oid for u in sent if not absent(u.remote_oid)}
+    pushed = (u for u in sent if kind_of(kinds, u.local_oid) == "tag" and u.local_oid not in seen)
+    tags = {u.local_oid: u.remote_ref for u in pushed}
     while tags:
         seen.update(tags)  # a tag pushed beside a tag pointing to it is read once, not twice
         pointed: dict[str, str] = {}

@@ -128,3 +128,16 @@ def test_a_signed_tags_signature_is_read_and_taken_for_no_secret(repo: NotesRepo
     repo.git("tag", "-a", "-m", f"Signed release\n{SIGNATURE}", "signed", "HEAD")
 
     assert pushed(repo, "signed") == []
+
+
+def test_a_tag_the_remote_holds_as_the_old_value_of_a_ref_pushed_is_not_read_again(
+    repo: NotesRepo,
+) -> None:
+    """`outer` moved onto `inner`, which the remote's `outer` held (git gives it as the old
+    value): git sends only the new tag, so neither a secret the remote has already nor a size
+    too large to check (which no allow marker lets through) refuses the push for good."""
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+    outer, inner = repo.git("rev-parse", "outer", "inner").split()
+    moved = Update("refs/tags/outer", outer, "refs/tags/outer", inner)
+
+    assert push_problems(config, "origin", [moved]) == []
