@@ -141,3 +141,20 @@ def test_a_tag_the_remote_holds_as_the_old_value_of_a_ref_pushed_is_not_read_aga
     moved = Update("refs/tags/outer", outer, "refs/tags/outer", inner)
 
     assert push_problems(config, "origin", [moved]) == []
+
+
+def test_a_tag_message_in_utf16_is_read_as_a_file_in_utf16_is(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """`git tag -F` stops a message at its first NUL, but a tag written whole (git hash-object)
+    keeps a UTF-16 one, byte-order mark and all, and git pushes it so."""
+    head = repo.git("rev-parse", "HEAD").strip()
+    header = f"object {head}\ntype commit\ntag wide\ntagger A <a@b.example> 0 +0000\n\n"
+    written = tmp_path / "wide.tag"
+    written.write_bytes(header.encode() + f"\ufeffRelease with {TOKEN}\n".encode("utf-16-le"))
+    wide = repo.git("hash-object", "-t", "tag", "-w", str(written)).strip()
+    repo.git("update-ref", "refs/tags/wide", wide)
+
+    assert pushed(repo, "wide") == [
+        f"refs/tags/wide: tag {wide[:12]}: message line 1: github-token"
+    ]
