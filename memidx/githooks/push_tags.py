@@ -20,9 +20,9 @@ HEADER_LIMIT = 64 * 1024  # a tag's header (object, type, tag, tagger) is a few 
 
 def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterator[Found]:
     """The message of each annotated tag pushed (and of a tag it points to)."""
-    # the old values of the refs pushed: git says the remote holds them, so it sends none again
     from memidx.githooks.secret_check import text_of
 
+    # the old values of the refs pushed: git says the remote holds them, so it sends none again
     seen = {u.remote_oid for u in sent if not absent(u.remote_oid)}
     pushed = (u for u in sent if kind_of(kinds, u.local_oid) == "tag" and u.local_oid not in seen)
     tags = {u.local_oid: u.remote_ref for u in pushed}
