@@ -133,22 +133,40 @@ def _way_out(message: Path, shown: str) -> str:
 
 def check_push(config: Config, remote: str, given: bytes) -> int:
     """The pre-push check: one line per secret in what the push to `remote` sends (git's
-    pre-push input `given`), then what to do; 1 when there is any, so git pushes nothing."""
+    pre-push input `given`) and per thing too large to check, then what to do, each counted
+    apart (no allow marker lets the latter through); 1 when there is any: git pushes nothing."""
     from memidx.githooks.push_check import push_problems
     from memidx.githooks.push_refs import parse_updates
 
-    problems = push_problems(config, remote, parse_updates(given.decode("utf-8", "replace")))
+    unread: list[str] = []
+    updates = parse_updates(given.decode("utf-8", "replace"))
+    problems = push_problems(config, remote, updates, unread)
     if not problems:
         return 0
     from memidx.githooks.secret_check import BASELINE
 
     print("\n".join(problems))
-    count = f"{len(problems)} secret{'s' if len(problems) != 1 else ''}"
+    secrets = len(problems) - len(unread)
+    counts: list[str] = []
+    todo: list[str] = []
+    if secrets:
+        counts.append(f"{secrets} secret{'s' if secrets != 1 else ''}")
+        todo.append(
+            "take them out (a commit's message or note: git rebase -i, `reword` or `edit`, or "
+            "git commit --amend for the last commit; a tag: git tag -f; a git note: git notes "
+            f"edit), or allow a false positive with `memidx: allow-secret` on its line or in "
+            f"{BASELINE}"
+        )
+    if unread:  # no allow marker or baseline lets it through
+        counts.append(f"{len(unread)} thing{'s' if len(unread) != 1 else ''} too large to check")
+        todo.append(
+            "what is too large to check cannot be allowed: make it smaller (a tag: git tag -f "
+            "with a shorter message, then any tag of it again), or, sure it holds no secret (a "
+            "tag the remote holds already, say), push with git push --no-verify"
+        )
     print(
-        f"memidx: {count} in what git push would send to {remote}, so nothing was pushed: take "
-        "them out (a commit's message or note: git rebase -i, `reword` or `edit`, or git "
-        "commit --amend for the last commit; a tag: git tag -f; a git note: git notes edit), "
-        f"or allow a false positive with `memidx: allow-secret` on its line or in {BASELINE}",
+        f"memidx: {' and '.join(counts)} in what git push would send to {remote}, so nothing "
+        f"was pushed: {'; '.join(todo)}",
         file=sys.stderr,
     )
     return 1

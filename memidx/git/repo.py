@@ -36,8 +36,10 @@ class TreeEntry(Value):
 
 def git_env() -> dict[str, str]:
     """The environment for git subprocesses: inherited GIT_* variables (a hook's GIT_INDEX_FILE,
-    GIT_DIR of an outer repository) must not redirect our reads."""
+    GIT_DIR of an outer repository) must not redirect our reads, nor a replace ref (`git
+    replace`) show another object in the place of the one git pushes and commits hold."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_NO_REPLACE_OBJECTS"] = "1"
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env["LC_ALL"] = "C"
     return env

@@ -34,10 +34,18 @@ def refuse_outgoing_secrets(config: Config) -> None:
     # counts a pushed branch's tracking branch that disagrees with this value as stale
     tracking = f"refs/remotes/{remote}/{merge.removeprefix('refs/heads/')}^{{commit}}"
     known = repo.run("rev-parse", "-q", "--verify", tracking, check=False).decode().strip()
-    problems = push_problems(config, remote, [Update("HEAD", head, merge, known or ZERO)])
+    unread: list[str] = []
+    problems = push_problems(config, remote, [Update("HEAD", head, merge, known or ZERO)], unread)
     if not problems:
         return
     more = f" (and {len(problems) - 1} more)" if problems[1:] else ""
+    if problems[0] in unread:  # no allow marker or baseline lets it through
+        raise MemidxError(
+            f"{problems[0]}{more}: git push would send it to {remote} unchecked, so nothing "
+            "was pulled or pushed",
+            "make it smaller or take it out (git rebase -i, `edit`): no allow marker lets it "
+            "through; then make sync again",
+        )
     raise MemidxError(
         f"{problems[0]}{more}: a secret git push would send to {remote}, so nothing was pulled "
         "or pushed",

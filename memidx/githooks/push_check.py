@@ -40,9 +40,12 @@ NOTES_REFS = "refs/notes/"
 FLUSH = 4096  # the files read together: what a first push of a long history holds at once
 
 
-def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> list[str]:
+def push_problems(
+    config: Config, remote: str, updates: Sequence[Update], unread: list[str] | None = None
+) -> list[str]:
     """One `<remote ref>: <what>: <where>:<line>: <kind>` line per secret the push to `remote`
-    would send that neither an allow marker nor the baseline allows."""
+    would send that neither an allow marker nor the baseline allows, and one per thing too
+    large to read (added to `unread` too: no allow marker or baseline lets it through)."""
     sent = [u for u in updates if not absent(u.local_oid)]  # a deletion sends nothing
     if not sent:
         return []
@@ -56,7 +59,10 @@ def push_problems(config: Config, remote: str, updates: Sequence[Update]) -> lis
     allowed: set[str] | None = None  # read only when a secret is found
     for found in pushed_texts(config, remote, sent):
         if found.unread:
-            problems.append(f"{found.ref}: {found.what}: {masked(found.where)}: {found.unread}")
+            where = f"{masked(found.where)}: " if found.where else ""  # a blob pushed straight
+            problems.append(f"{found.ref}: {found.what}: {where}{found.unread}")
+            if unread is not None:
+                unread.append(problems[-1])
         secrets = find_secrets(found.text, allow=True)
         for secret in secrets:
             if allowed is None:

@@ -1,5 +1,8 @@
-"""Reading the annotated tags a push sends: each one's message, without its signature block,
-and that of a tag it points to (a tag of a tag: `git tag -a outer inner`), each tag read once.
+"""Reading the annotated tags a push sends: each one's message, and that of a tag it points to
+(a tag of a tag: `git tag -a outer inner`), each tag read once. A signature block is read too:
+no detector takes its armor for a secret (none in 3,000 random ones, nor git's own gpg and ssh
+signatures), and a message that only held its BEGIN line (`-----BEGIN PGP SIGNATURE-----`,
+pasted or typed) once hid all that followed, a key or a token, from the check.
 A tag too large to hold (over BLOB_LIMIT, as a file is) is refused, never read as empty: only
 its header is read, as git writes it, to find the tag it may point to."""
 
@@ -10,15 +13,19 @@ from collections.abc import Iterator, Sequence
 from memidx.git.repo import GitRepo
 from memidx.git.streamed import streamed
 from memidx.githooks.push_files import BLOB_LIMIT, SHORT, Found
-from memidx.githooks.push_refs import Kinds, Update, kind_of
+from memidx.githooks.push_refs import Kinds, Update, absent, kind_of
 
 HEADER_LIMIT = 64 * 1024  # a tag's header (object, type, tag, tagger) is a few lines
 
 
 def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterator[Found]:
     """The message of each annotated tag pushed (and of a tag it points to)."""
-    tags = {u.local_oid: u.remote_ref for u in sent if kind_of(kinds, u.local_oid) == "tag"}
-    seen: set[str] = set()
+    from memidx.githooks.secret_check import text_of
+
+    # the old values of the refs pushed: git says the remote holds them, so it sends none again
+    seen = {u.remote_oid for u in sent if not absent(u.remote_oid)}
+    pushed = (u for u in sent if kind_of(kinds, u.local_oid) == "tag" and u.local_oid not in seen)
+    tags = {u.local_oid: u.remote_ref for u in pushed}
     while tags:
         seen.update(tags)  # a tag pushed beside a tag pointing to it is read once, not twice
         pointed: dict[str, str] = {}
@@ -31,12 +38,23 @@ def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterato
                 header = _header(repo, oid)
             else:
                 header, _, message = data.partition(b"\n\n")
-                yield Found(ref, what, "message", _unsigned(message.decode("utf-8", "replace")))
-            fields = dict(line.split(b" ", 1) for line in header.split(b"\n") if b" " in line)
-            target = fields.get(b"object", b"").decode("ascii", "replace")
-            if fields.get(b"type") == b"tag" and target not in seen:
+                # as a file's: a message written whole (git hash-object) may be UTF-16
+                yield Found(ref, what, "message", text_of(message, note=True) or "")
+            target, kind = _pointed(header)
+            if kind == b"tag" and target not in seen:
                 pointed[target] = ref
         tags = pointed
+
+
+def _pointed(header: bytes) -> tuple[str, bytes]:
+    """The object a tag points to and its type, as git reads them: its first line `object
+    <id>` and its second `type <type>`. A later line that names another object (a tag written
+    whole: `git hash-object --literally`) is none git follows, nor a push sends."""
+    lines = header.split(b"\n", 2)
+    target = lines[0].removeprefix(b"object ") if lines[0].startswith(b"object ") else b""
+    second = lines[1] if len(lines) > 1 else b""
+    kind = second.removeprefix(b"type ") if second.startswith(b"type ") else b""
+    return target.decode("ascii", "replace"), kind
 
 
 def _header(repo: GitRepo, oid: str) -> bytes:
@@ -52,10 +70,3 @@ def _header(repo: GitRepo, oid: str) -> bytes:
     finally:
         pieces.close()  # the rest of the tag is never read
     return bytes(head[:HEADER_LIMIT]).partition(b"\n\n")[0]
-
-
-def _unsigned(message: str) -> str:
-    """A tag's message without its signature block (no secret, but the detector may think so)."""
-    at = message.find("-----BEGIN PGP SIGNATURE-----")
-    at = message.find("-----BEGIN SSH SIGNATURE-----") if at < 0 else at
-    return message if at < 0 else message[:at]

@@ -74,3 +74,28 @@ def test_share_still_trusts_the_tracking_branch_as_last_fetched(repo: NotesRepo)
     refuse_outgoing_secrets(
         Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
     )  # raises nothing
+
+
+def test_a_replace_ref_hides_neither_a_commit_nor_a_tag_git_push_sends(repo: NotesRepo) -> None:
+    """`git replace` (or `git replace --edit`, taken for a way to take a secret out) shows
+    another object in the place of one, but git push sends the one replaced: that is read."""
+    secret = repo.git("rev-parse", "HEAD").strip()
+    repo.git("tag", "-a", "-m", f"Release with {TOKEN}", "v1", "HEAD")
+    repo.git("tag", "-a", "-m", "A clean release", "clean", "HEAD")
+    repo.git("commit", "-q", "--amend", "--allow-empty", "-m", "A clean commit")
+    for replaced, shown in ((secret, "HEAD"), ("v1", "clean")):
+        repo.git("replace", "-f", *repo.git("rev-parse", replaced, shown).split())
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+    tag = repo.git("rev-parse", "v1").strip()
+
+    found = push_problems(
+        config,
+        "origin",
+        [
+            Update("refs/heads/main", secret, "refs/heads/main", ZERO),
+            Update("refs/tags/v1", tag, "refs/tags/v1", ZERO),
+        ],
+    )
+
+    assert f"refs/tags/v1: tag {tag[:12]}: message line 1: github-token" in found, found
+    assert any(f"commit {secret[:12]}: message line 1: github-token" in i for i in found), found

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memidx.cli.check_commands import check_push
 from memidx.config import Config
 from memidx.githooks import push_tags
 from memidx.githooks.push_check import push_problems
@@ -59,4 +60,101 @@ def test_a_tag_too_large_to_hold_is_refused_and_the_tag_it_points_to_read(
         f"refs/tags/outer: tag {outer[:12]}: message: not checked for secrets: too large "
         f"({size} bytes): tag it again with a shorter message (git tag -f)",
         f"refs/tags/outer: tag {inner[:12]}: message line 1: github-token",
+    ]
+
+
+def test_a_tag_that_names_a_second_object_is_followed_as_git_follows_it(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """git reads a tag's first two lines (`object`, `type`): one written whole (`git hash-object
+    --literally`) that names a commit after them still sends, and peels to, the tag they name."""
+    inner, commit = repo.git("rev-parse", "inner", "HEAD").split()
+    header = f"object {inner}\ntype tag\ntag outer\ntagger A <a@b.example> 0 +0000\n"
+    written = tmp_path / "outer.tag"
+    written.write_text(f"{header}object {commit}\ntype commit\n\nAll clean\n")
+    outer = repo.git("hash-object", "-t", "tag", "-w", "--literally", str(written)).strip()
+    repo.git("update-ref", "refs/tags/outer", outer)
+
+    found = pushed(repo, "outer")
+
+    assert found == [f"refs/tags/outer: tag {inner[:12]}: message line 1: github-token"]
+
+
+def test_a_tag_too_large_to_check_is_counted_apart_from_the_secrets(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No allow marker or baseline lets a tag too large to check through: the refusal does
+    not count it as a secret, and says what does (a shorter tag, or --no-verify)."""
+    monkeypatch.setattr(push_tags, "BLOB_LIMIT", 256)  # `outer` is over it, `inner` not
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+    outer = repo.git("rev-parse", "outer").strip()
+
+    code = check_push(
+        config, "origin", f"refs/tags/outer {outer} refs/tags/outer {ZERO}\n".encode()
+    )
+
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith(
+        "memidx: 1 secret and 1 thing too large to check in what git push would send to origin"
+    ), err
+    assert "cannot be allowed" in err and "git push --no-verify" in err, err
+
+
+def test_a_secret_after_a_signature_line_in_a_tag_message_is_still_read(repo: NotesRepo) -> None:
+    """A message holding `-----BEGIN PGP SIGNATURE-----` (pasted, or typed to hide what
+    follows) once hid the rest of it, a key or a token, from the check."""
+    for marker in ("-----BEGIN PGP SIGNATURE-----", "-----BEGIN SSH SIGNATURE-----"):
+        message = f"Release\n\nQuoted:\n{marker}\nthen {TOKEN}\n"
+        repo.git("tag", "-f", "-a", "-m", message, "quoted", "HEAD")
+        tag = repo.git("rev-parse", "quoted").strip()
+
+        assert pushed(repo, "quoted") == [
+            f"refs/tags/quoted: tag {tag[:12]}: message line 5: github-token"
+        ], marker
+
+
+SIGNATURE = """-----BEGIN PGP SIGNATURE-----
+
+iIQEABYIACwWIQTHTQ86bNJvnmXzTrYOsOSyZCQc1QUCaxON1w4cdEBleGFtcGxl
+LmNvbQAKCRAOsOSyZCQc1VP2AQDYksugBkM3GO81W7YZQK5oQpm5TtM/uIJCuGqm
+29WshAD/QR39UpG0LK7kpwCjdrFQPnSXpSuzT/V24S4ReWlF9Ak=
+=0ViY
+-----END PGP SIGNATURE-----
+"""  # `git tag -s`'s, an ed25519 key's
+
+
+def test_a_signed_tags_signature_is_read_and_taken_for_no_secret(repo: NotesRepo) -> None:
+    repo.git("tag", "-a", "-m", f"Signed release\n{SIGNATURE}", "signed", "HEAD")
+
+    assert pushed(repo, "signed") == []
+
+
+def test_a_tag_the_remote_holds_as_the_old_value_of_a_ref_pushed_is_not_read_again(
+    repo: NotesRepo,
+) -> None:
+    """`outer` moved onto `inner`, which the remote's `outer` held (git gives it as the old
+    value): git sends only the new tag, so neither a secret the remote has already nor a size
+    too large to check (which no allow marker lets through) refuses the push for good."""
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+    outer, inner = repo.git("rev-parse", "outer", "inner").split()
+    moved = Update("refs/tags/outer", outer, "refs/tags/outer", inner)
+
+    assert push_problems(config, "origin", [moved]) == []
+
+
+def test_a_tag_message_in_utf16_is_read_as_a_file_in_utf16_is(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """`git tag -F` stops a message at its first NUL, but a tag written whole (git hash-object)
+    keeps a UTF-16 one, byte-order mark and all, and git pushes it so."""
+    head = repo.git("rev-parse", "HEAD").strip()
+    header = f"object {head}\ntype commit\ntag wide\ntagger A <a@b.example> 0 +0000\n\n"
+    written = tmp_path / "wide.tag"
+    written.write_bytes(header.encode() + f"\ufeffRelease with {TOKEN}\n".encode("utf-16-le"))
+    wide = repo.git("hash-object", "-t", "tag", "-w", str(written)).strip()
+    repo.git("update-ref", "refs/tags/wide", wide)
+
+    assert pushed(repo, "wide") == [
+        f"refs/tags/wide: tag {wide[:12]}: message line 1: github-token"
     ]
