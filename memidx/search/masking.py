@@ -4,7 +4,7 @@ committed before the check existed, a record filed before redaction) is shown ma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -65,6 +65,33 @@ def masked_hits(found: tuple[Hit, ...]) -> tuple[Hit, ...]:
             )
         )
     return tuple(hits)
+
+
+def private_labels(body: str, labels: Sequence[str | None]) -> list[str | None]:
+    """Each label (a hit's title or heading) shown as `[REDACTED:private]` where it is the text
+    of a heading of `body` that stands only inside `<private>` spans: a note's title is its
+    first heading's text and a hit's heading its chunk's, so one from inside a span showed the
+    words its snippet masks (masked alone, a label holds neither tag)."""
+    from bisect import bisect_right
+
+    from memidx.notes.markdown import scan
+    from memidx.secrets.patterns import PRIVATE_KIND, PRIVATE_TAG, private_spans
+
+    if not any(labels) or PRIVATE_TAG.search(body) is None:
+        return list(labels)
+    spans = private_spans(body)
+    starts = [span.start for span in spans]
+    inside: set[str] = set()
+    outside: set[str] = set()
+    at = 0  # where the line starts in `body`
+    for line, _, heading in scan(body.split("\n")):
+        if heading is not None and heading.text:
+            index = bisect_right(starts, at) - 1
+            hidden = index >= 0 and at < spans[index].end
+            (inside if hidden else outside).add(heading.text)
+        at += len(line) + 1
+    private = inside - outside
+    return [f"[REDACTED:{PRIVATE_KIND}]" if label in private else label for label in labels]
 
 
 def _plain(snippet: str) -> str:
