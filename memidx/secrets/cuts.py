@@ -79,7 +79,21 @@ def _window_start(text: str, start: int) -> int:
         return 0
     floor = max(0, start - BLOCK_REACH)  # `+ LINE`: a mark on a BEGIN line REACH cuts
     mark = max(text.rfind(name, floor, at + LINE) for name in BLOCK_LINES)
-    return at if mark < 0 else min(at, max(mark - LINE, text.rfind("\n", 0, mark) + 1))
+    if mark >= 0:
+        at = min(at, max(mark - LINE, text.rfind("\n", 0, mark) + 1))
+    return _run_start(text, at, floor)
+
+
+def _run_start(text: str, at: int, floor: int) -> int:
+    """`at`, or when it cuts a run of characters without spaces (a 10 KB value: a key in
+    base64, kubeconfig's `client-key-data:`), up to LINE before that run on its line, where
+    its name stands, no further back than `floor`: read from its middle, the run is no secret
+    to the detectors, and a piece of it was shown."""
+    if at <= floor or text[at - 1].isspace() or text[at].isspace():
+        return at
+    space = max(text.rfind(char, floor, at) for char in " \t\n\r")
+    line = text.rfind("\n", floor, at) + 1
+    return max(floor, line, space + 1 - LINE)
 
 
 def masked_excerpt(
