@@ -106,15 +106,20 @@ def masked_snippets(
     value loses the name that made it a secret), and masked alone it showed that part.
     `starts`: where a snippet's text starts in its body, where that is known (window()); FTS5
     does not say which place it cut its snippet from, so a text that stands in its body more
-    than once is masked wherever any of its places holds a secret. A snippet not found in its
-    body as it is (never, but cheap to be sure of) is masked alone."""
+    than once is masked wherever any of its places holds a secret. The body's own match
+    marks (a control character in a turn) are taken out of it, as they are out of the snippet
+    to find it. A snippet not found in its body (never, but cheap to be sure of) is masked
+    alone."""
     from memidx.secrets.cuts import piece_findings
 
     pieces: list[tuple[str, int, int]] = []
     located: dict[int, tuple[int, list[int], int]] = {}  # document: lead, places, length
     for doc, snippet in found.items():
-        body = bodies.get(doc, "")
-        if place := _places(body, _plain(snippet), (starts or {}).get(doc)):
+        body, start = bodies.get(doc, ""), (starts or {}).get(doc)
+        if MARKS[0] in body or MARKS[1] in body:  # its own, which _plain takes from its snippet
+            start = None if start is None else len(_plain(body[:start]))
+            body = _plain(body)  # found as it was, the snippet was masked alone
+        if place := _places(body, _plain(snippet), start):
             _, at, size = located[doc] = place
             pieces.append((body, at[0], at[-1] + size))
     out = dict(found)
