@@ -168,3 +168,29 @@ def test_a_piece_more_than_reach_into_a_key_in_base64_shows_none_of_it() -> None
     at = body.index(data) + REACH + 500
     [piece] = cuts.masked_pieces([(body, at, at + 60)])
     assert piece == "[REDACTED:private-key]"
+
+
+@pytest.mark.parametrize(
+    ("unit", "most"),
+    [
+        ("ab=cd,", 2 * REACH + 400),  # a line of assignments: a value is a few characters
+        ('{"id":1,"name":"x"},', 2 * REACH + 400),  # minified JSON
+        ("A", REACH + cuts.RUN_REACH + 400),  # a hostile run: read back RUN_REACH at most
+    ],
+)
+def test_a_long_line_is_read_back_only_through_one_value(
+    monkeypatch: pytest.MonkeyPatch, unit: str, most: int
+) -> None:
+    """Followed back through any run without spaces, a 1 MB line of JSON or assignments was
+    read 64 KB wide for each snippet, seconds for a search's ten."""
+    read: list[int] = []
+    find = cuts.find_secrets
+
+    def measured(text: str, **options: bool) -> object:
+        read.append(len(text))
+        return find(text, **options)
+
+    monkeypatch.setattr(cuts, "find_secrets", measured)
+    body = "x: " + unit * (1_000_000 // len(unit))
+    cuts.masked_pieces([(body, 500_000, 500_200)])
+    assert read and read[0] <= most
