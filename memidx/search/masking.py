@@ -77,7 +77,7 @@ def private_labels(body: str, labels: Sequence[str | None]) -> list[str | None]:
     from memidx.notes.markdown import scan
     from memidx.secrets.patterns import PRIVATE_KIND, PRIVATE_TAG, private_spans
 
-    if not any(labels) or PRIVATE_TAG.search(body) is None:
+    if not any(labels) or "<" not in body or PRIVATE_TAG.search(body) is None:
         return list(labels)
     spans = private_spans(body)
     starts = [span.start for span in spans]
