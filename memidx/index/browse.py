@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 
 from memidx.frozen import Value
 from memidx.notes.note import clean_word
@@ -84,3 +85,14 @@ def note_row(conn: sqlite3.Connection, ref: str) -> NoteRow | None:
         return None
     found, title, tags, meta, blob = row
     return NoteRow(str(found), str(title), tuple(json.loads(tags)), json.loads(meta), blob)
+
+
+def note_bodies(conn: sqlite3.Connection, refs: Sequence[str]) -> dict[str, str]:
+    """The indexed body of each of these notes (those still indexed), by ref."""
+    marks = ",".join("?" * len(refs))
+    rows = conn.execute(
+        f"SELECT source_ref, body FROM documents WHERE source_kind = 'note' "
+        f"AND source_ref IN ({marks})",
+        tuple(refs),
+    )
+    return {str(ref): str(body) for ref, body in rows}

@@ -17,6 +17,7 @@ from memidx.search.lexical import (
     record_title,
     snippets,
 )
+from memidx.search.masking import private_labels
 from memidx.search.query import Terms, match_any, quote
 from memidx.search.relevance import Evidence, relevance
 
@@ -85,6 +86,9 @@ class HitBuilder:
             else:
                 line, heading = chunk.line, chunk.heading
                 snippet = _excerpt(chunk, bodies.get(doc, ""))
+            title, heading = private_labels(  # a heading inside a private span is none to show
+                bodies.get(doc, ""), [row.title or record_title(row.source_kind, row.meta), heading]
+            )
             ranks = {
                 k: v
                 for k, v in (("bm25", bm25_rank.get(doc)), ("vector", vector_rank.get(doc)))
@@ -95,7 +99,7 @@ class HitBuilder:
                     rank,
                     row.source_kind,
                     row.source_ref,
-                    row.title or record_title(row.source_kind, row.meta),
+                    title or "",
                     score,
                     snippet,
                     line,

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore, matched_terms
 from memidx.notes.words import PRIVATE_USE, WORD
-from memidx.search.masking import masked, masked_snippets
+from memidx.search.masking import masked, masked_snippets, private_labels
 from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
 from memidx.search.scoring import hit_evidence
@@ -156,17 +156,24 @@ def lexical_hits(
     hits: list[Hit] = []
     for rank, row in enumerate(rows, start=1):
         line = row.body_line + match_line(bodies.get(row.id, ""), found.get(row.id, ""))
+        title, heading = private_labels(  # a heading inside a private span is none to show
+            bodies.get(row.id, ""),
+            [
+                row.title or record_title(row.source_kind, row.meta),
+                heading_at(headings.get(row.id, []), line),
+            ],
+        )
         hits.append(
             Hit(
                 rank=rank,
                 kind=row.source_kind,
                 ref=row.source_ref,
-                title=row.title or record_title(row.source_kind, row.meta),
+                title=title or "",
                 score=row.score,
                 snippet=found.get(row.id, ""),
                 line=line,
                 tags=row.tags,
-                heading=heading_at(headings.get(row.id, []), line),
+                heading=heading,
                 meta=row.meta,
                 ranks={"bm25": rank},
             )

@@ -4,7 +4,7 @@ committed before the check existed, a record filed before redaction) is shown ma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -67,6 +67,33 @@ def masked_hits(found: tuple[Hit, ...]) -> tuple[Hit, ...]:
     return tuple(hits)
 
 
+def private_labels(body: str, labels: Sequence[str | None]) -> list[str | None]:
+    """Each label (a hit's title or heading) shown as `[REDACTED:private]` where it is the text
+    of a heading of `body` that stands only inside `<private>` spans: a note's title is its
+    first heading's text and a hit's heading its chunk's, so one from inside a span showed the
+    words its snippet masks (masked alone, a label holds neither tag)."""
+    from bisect import bisect_right
+
+    from memidx.notes.markdown import scan
+    from memidx.secrets.patterns import PRIVATE_KIND, PRIVATE_TAG, private_spans
+
+    if not any(labels) or "<" not in body or PRIVATE_TAG.search(body) is None:
+        return list(labels)
+    spans = private_spans(body)
+    starts = [span.start for span in spans]
+    inside: set[str] = set()
+    outside: set[str] = set()
+    at = 0  # where the line starts in `body`
+    for line, _, heading in scan(body.split("\n")):
+        if heading is not None and heading.text:
+            index = bisect_right(starts, at) - 1
+            hidden = index >= 0 and at < spans[index].end
+            (inside if hidden else outside).add(heading.text)
+        at += len(line) + 1
+    private = inside - outside
+    return [f"[REDACTED:{PRIVATE_KIND}]" if label in private else label for label in labels]
+
+
 def _plain(snippet: str) -> str:
     return snippet.replace(MARKS[0], "").replace(MARKS[1], "")
 
@@ -79,15 +106,20 @@ def masked_snippets(
     value loses the name that made it a secret), and masked alone it showed that part.
     `starts`: where a snippet's text starts in its body, where that is known (window()); FTS5
     does not say which place it cut its snippet from, so a text that stands in its body more
-    than once is masked wherever any of its places holds a secret. A snippet not found in its
-    body as it is (never, but cheap to be sure of) is masked alone."""
+    than once is masked wherever any of its places holds a secret. The body's own match
+    marks (a control character in a turn) are taken out of it, as they are out of the snippet
+    to find it. A snippet not found in its body (never, but cheap to be sure of) is masked
+    alone."""
     from memidx.secrets.cuts import piece_findings
 
     pieces: list[tuple[str, int, int]] = []
     located: dict[int, tuple[int, list[int], int]] = {}  # document: lead, places, length
     for doc, snippet in found.items():
-        body = bodies.get(doc, "")
-        if place := _places(body, _plain(snippet), (starts or {}).get(doc)):
+        body, start = bodies.get(doc, ""), (starts or {}).get(doc)
+        if MARKS[0] in body or MARKS[1] in body:  # its own, which _plain takes from its snippet
+            start = None if start is None else len(_plain(body[:start]))
+            body = _plain(body)  # found as it was, the snippet was masked alone
+        if place := _places(body, _plain(snippet), start):
             _, at, size = located[doc] = place
             pieces.append((body, at[0], at[-1] + size))
     out = dict(found)

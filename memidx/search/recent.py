@@ -3,11 +3,11 @@ start of a session, before it knows what to search for."""
 
 from __future__ import annotations
 
-from memidx.index.browse import EXCERPT_CHARS, recent_rows
+from memidx.index.browse import EXCERPT_CHARS, note_bodies, recent_rows
 from memidx.index.store import Store, snapshot
 from memidx.search.json_result import hit_json
 from memidx.search.lexical import Hit, record_title
-from memidx.search.masking import masked_hits
+from memidx.search.masking import masked_hits, private_labels
 
 RECENT_SCHEMA = "memidx.recent/1"
 SNIPPET_CHARS = 240
@@ -19,12 +19,15 @@ def recent(
     """The `limit` newest documents as the hits of `memidx search --json` (score 0)."""
     with snapshot(store.conn):
         rows = recent_rows(store.conn, limit, notes_dir=notes_dir, project=project, kind=kind)
+        notes = [row.ref for row in rows if row.kind == "note" and row.title]
+        bodies = note_bodies(store.conn, notes) if notes else {}
     hits = masked_hits(tuple(  # as search masks them: a record filed before redaction
         Hit(
             rank,
             row.kind,
             row.ref,
-            row.title or record_title(row.kind, row.meta),
+            private_labels(bodies.get(row.ref, ""), [row.title])[0]  # a private first heading's
+            or record_title(row.kind, row.meta),
             0.0,
             _snippet(row.excerpt),
             row.body_line,

@@ -18,6 +18,9 @@ REACH = 4096
 # A key block is longer (an armored 4096-bit PGP key with its subkey, ~7,000 characters): a
 # piece this far after a key's mark is read from that mark's line, so its BEGIN is read too.
 BLOCK_REACH = 64 * 1024
+# A value of one alphabet is read back this far to its name: longer than a key in base64
+# (an armored PGP key's ~9,500 characters); a hostile run costs the detectors 4x REACH's.
+RUN_REACH = 16 * 1024
 LINE = 100  # longer than a BEGIN line
 # What a key block's BEGIN line (or its END's) holds, never prose naming a private key
 BLOCK_LINES = (
@@ -27,6 +30,8 @@ BLOCK_LINES = (
     "PuTTY-User-Key-File-",
 )
 WORD = re.compile(r"\S+")
+VALUE_CHAR = re.compile(r"[A-Za-z0-9+/_-]")  # base64 (both alphabets) and hex, no `=`: a name
+VALUE_RUN = re.compile(r"[A-Za-z0-9+/_-]*")
 
 
 def masked_pieces(pieces: Sequence[tuple[str, int, int]]) -> list[str]:
@@ -79,7 +84,22 @@ def _window_start(text: str, start: int) -> int:
         return 0
     floor = max(0, start - BLOCK_REACH)  # `+ LINE`: a mark on a BEGIN line REACH cuts
     mark = max(text.rfind(name, floor, at + LINE) for name in BLOCK_LINES)
-    return at if mark < 0 else min(at, max(mark - LINE, text.rfind("\n", 0, mark) + 1))
+    if mark >= 0:
+        at = min(at, max(mark - LINE, text.rfind("\n", 0, mark) + 1))
+    return _run_start(text, at, max(floor, start - RUN_REACH))
+
+
+def _run_start(text: str, at: int, floor: int) -> int:
+    """`at`, or when it cuts a value of one alphabet (a 10 KB key in base64 or hex, kubeconfig's
+    `client-key-data:`), up to LINE before that value on its line, where its name stands, no
+    further back than `floor`: read from its middle, the value was no secret to the detectors,
+    and a piece of it was shown. A run of other characters (minified JSON, a line of
+    assignments) is not followed back: read 64 KB wide, such a line cost seconds a piece."""
+    if at <= floor or not (VALUE_CHAR.match(text, at - 1) and VALUE_CHAR.match(text, at)):
+        return at
+    before = VALUE_RUN.match(text[floor:at][::-1])
+    begin = at - (before.end() if before else 0)
+    return max(floor, text.rfind("\n", floor, begin) + 1, begin - LINE)
 
 
 def masked_excerpt(

@@ -83,7 +83,11 @@ NEXT_NAME = re.compile(r"[,;&]([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
 
 def next_name(line: str, start: int, end: int, named: Callable[[str], bool]) -> int | None:
     """Where (at its separator) the first name `named` says is secret-sounding that is given
-    a value within `line[start:end]` begins; None when there is none."""
+    a value within `line[start:end]` begins; None when there is none, or when the value
+    starts after a quote: a quoted value is one (`password="x,token=y"`), and cut there its
+    parts, each too short to judge, were shown where the whole was masked."""
+    if start and line[start - 1] in "\"'`":
+        return None
     for found in NEXT_NAME.finditer(line, start, end):
         if named(found.group(1)):
             return found.start()

@@ -121,3 +121,76 @@ def test_a_piece_more_than_reach_into_a_key_block_shows_none_of_it() -> None:
     assert at - body.index(begin) > REACH + 100  # past REACH, and past its BEGIN line's end
     [piece] = cuts.masked_pieces([(body, at, at + 200)])
     assert piece == "[REDACTED:private-key]"
+
+
+def _base64(size: int) -> str:
+    import base64
+    import hashlib
+
+    raw = b"".join(hashlib.sha256(i.to_bytes(2, "big")).digest() for i in range(size // 43 + 1))
+    return base64.b64encode(raw).decode()[:size]
+
+
+@pytest.mark.parametrize("name", ["api_key=", "token: ", '"client_secret": "'])
+def test_a_piece_more_than_reach_into_a_long_value_shows_none_of_it(name: str) -> None:
+    """A 10 KB value (a key in base64) is one run of characters: a piece from its middle,
+    read REACH around it, held no name and was no secret to the detectors."""
+    body = f"The settings:\n{name}{_base64(10_000)}\nafter\n"
+    at = body.index(name) + REACH + 3_000
+    [piece] = cuts.masked_pieces([(body, at, at + 60)])
+    assert piece == "[REDACTED:secret-assignment]"
+
+
+def test_a_piece_of_ordinary_text_is_read_reach_around_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a run the window's start cuts sends the detectors further back."""
+    read: list[int] = []
+    find = cuts.find_secrets
+
+    def measured(text: str, **options: bool) -> object:
+        read.append(len(text))
+        return find(text, **options)
+
+    monkeypatch.setattr(cuts, "find_secrets", measured)
+    body = "word " * 10_000
+    cuts.masked_pieces([(body, 20_000, 20_100)])
+    assert read == [100 + 2 * REACH]
+
+
+def test_a_piece_more_than_reach_into_a_key_in_base64_shows_none_of_it() -> None:
+    """kubeconfig's `client-key-data:` holds a key block in base64, 4,000 characters or more
+    on one line: a piece from its end held neither the name nor the BEGIN the base64 opens."""
+    import base64
+
+    lines = [_base64(64 * 60)[i : i + 64] for i in range(0, 64 * 60, 64)]
+    block = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *lines, "-----END RSA PRIVATE KEY-----"])
+    data = base64.b64encode(block.encode()).decode()
+    body = f"users:\n- name: admin\n  user:\n    client-key-data: {data}\n"
+    at = body.index(data) + REACH + 500
+    [piece] = cuts.masked_pieces([(body, at, at + 60)])
+    assert piece == "[REDACTED:private-key]"
+
+
+@pytest.mark.parametrize(
+    ("unit", "most"),
+    [
+        ("ab=cd,", 2 * REACH + 400),  # a line of assignments: a value is a few characters
+        ('{"id":1,"name":"x"},', 2 * REACH + 400),  # minified JSON
+        ("A", REACH + cuts.RUN_REACH + 400),  # a hostile run: read back RUN_REACH at most
+    ],
+)
+def test_a_long_line_is_read_back_only_through_one_value(
+    monkeypatch: pytest.MonkeyPatch, unit: str, most: int
+) -> None:
+    """Followed back through any run without spaces, a 1 MB line of JSON or assignments was
+    read 64 KB wide for each snippet, seconds for a search's ten."""
+    read: list[int] = []
+    find = cuts.find_secrets
+
+    def measured(text: str, **options: bool) -> object:
+        read.append(len(text))
+        return find(text, **options)
+
+    monkeypatch.setattr(cuts, "find_secrets", measured)
+    body = "x: " + unit * (1_000_000 // len(unit))
+    cuts.masked_pieces([(body, 500_000, 500_200)])
+    assert read and read[0] <= most

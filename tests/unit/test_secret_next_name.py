@@ -55,3 +55,18 @@ def test_names_within_a_value_stay_linear() -> None:
     small, large = (f"password={',secret=Zq8vN3kLp2' * n}" for n in (25, 400))
     ratio = fastest(large) / max(fastest(small), 1e-4)
     assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ('password="Xy7$kq,token=abc"', 'password="[REDACTED:secret-assignment]"'),
+        ("password: 'k9Fz2;secret=Q'", "password: '[REDACTED:secret-assignment]'"),
+        ('secret = "s3cr&token=x1"', 'secret = "[REDACTED:secret-assignment]"'),
+        ('{"password": "Xy7$kq,token=abc"}', '{"password": "[REDACTED:secret-assignment]"}'),
+    ],
+)
+def test_a_quoted_value_is_one(line: str, shown: str) -> None:
+    """A separator inside quotes is the value's own: cut there, each part was too short to be
+    a secret and the whole value, masked before, was shown."""
+    assert redact_text(line).text == shown

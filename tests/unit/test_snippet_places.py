@@ -47,3 +47,17 @@ def test_a_text_standing_at_thousands_of_places_is_read_once(
     body = "ab " * 20_000 + "password=Xk9mP2vL8qR4tW6zQ " + "ab " * 1_000
     assert masked_snippets({1: "ab ab ab ab ab"}, {1: body}) == {1: "ab ab ab ab ab"}
     assert read == [len(body)]
+
+
+@pytest.mark.parametrize("tail", ["", " \ue000"])  # FTS5's snippet; window()'s
+def test_a_body_holding_a_match_mark_is_masked_where_the_snippet_was_cut(
+    store: Store, tail: str
+) -> None:
+    """A control character a turn or a note holds is a match mark to the snippet's reader:
+    taken out of the snippet only, its text stood nowhere in its body, and the snippet was
+    masked alone, a private span's inner words shown."""
+    words = " ".join(f"w{i}" for i in range(40))
+    body = f"Intro.\n\n<private>\n{words} the code is kestrel \x02 {words}\n</private>{tail}\n"
+    add_note(store, "notes/plan.md", f"---\ntitle: Plan\n---\n\n{body}")
+    [hit] = lexical_search(store, "kestrel", Filters(), 5).hits
+    assert "kestrel" not in hit.snippet and "[REDACTED:private]" in hit.snippet, hit.snippet
