@@ -94,6 +94,9 @@ def private_labels(body: str, labels: Sequence[str | None]) -> list[str | None]:
     return [f"[REDACTED:{PRIVATE_KIND}]" if label in private else label for label in labels]
 
 
+SPREAD = 16_384  # characters over which a snippet's places are read as one piece (masked_snippets)
+
+
 def _plain(snippet: str) -> str:
     return snippet.replace(MARKS[0], "").replace(MARKS[1], "")
 
@@ -106,24 +109,35 @@ def masked_snippets(
     value loses the name that made it a secret), and masked alone it showed that part.
     `starts`: where a snippet's text starts in its body, where that is known (window()); FTS5
     does not say which place it cut its snippet from, so a text that stands in its body more
-    than once is masked wherever any of its places holds a secret. The body's own match
-    marks (a control character in a turn) are taken out of it, as they are out of the snippet
-    to find it. A snippet not found in its body (never, but cheap to be sure of) is masked
-    alone."""
+    than once is read at its first place: holding nothing there, its words are in plain view
+    and shown as they are; else it is masked wherever any of its places holds a secret, or
+    whole where its places spread over more than SPREAD (one piece over them all cost 0.33 s
+    a snippet in a 64 KB note dense with assignments). The body's own match marks (a control
+    character in a turn) are taken out of it, as they are out of the snippet to find it. A
+    snippet not found in its body (never, but cheap to be sure of) is masked alone."""
     from memidx.secrets.cuts import piece_findings
+    from memidx.secrets.patterns import Finding
 
-    pieces: list[tuple[str, int, int]] = []
-    located: dict[int, tuple[int, list[int], int]] = {}  # document: lead, places, length
+    located: dict[int, tuple[str, int, list[int], int]] = {}  # body, lead, places, length
     for doc, snippet in found.items():
         body, start = bodies.get(doc, ""), (starts or {}).get(doc)
         if MARKS[0] in body or MARKS[1] in body:  # its own, which _plain takes from its snippet
             start = None if start is None else len(_plain(body[:start]))
             body = _plain(body)  # found as it was, the snippet was masked alone
         if place := _places(body, _plain(snippet), start):
-            _, at, size = located[doc] = place
-            pieces.append((body, at[0], at[-1] + size))
+            located[doc] = (body, *place)
     out = dict(found)
-    for (doc, (lead, at, size)), own in zip(located.items(), piece_findings(pieces), strict=True):
+    firsts = piece_findings([(body, at[0], at[0] + size) for body, _, at, size in located.values()])
+    spread: dict[int, tuple[str, int, list[int], int]] = {}
+    for (doc, (body, lead, at, size)), own in zip(located.items(), firsts, strict=True):
+        if len(at) > 1 and own and at[-1] + size - at[0] <= SPREAD:
+            spread[doc] = (body, lead, at, size)
+        elif len(at) > 1 and own:
+            out[doc] = _masked(found[doc], lead, [Finding(0, size, own[0].kind)])
+        else:
+            out[doc] = _masked(found[doc], lead, own)
+    pieces = [(body, at[0], at[-1] + size) for body, _, at, size in spread.values()]
+    for (doc, (_, lead, at, size)), own in zip(spread.items(), piece_findings(pieces), strict=True):
         out[doc] = _masked(found[doc], lead, _union(own, at, size))
     return out
 
