@@ -19,6 +19,7 @@ from memidx.agents.recall_server import (
     CLOSING,
     CONFIG,
     HEARD,
+    MAX_REQUEST,
     NO_ACK,
     NO_ANSWER,
     PROBE_EVERY,
@@ -28,7 +29,6 @@ from memidx.agents.recall_server import (
     TURNED_AWAY,
     Fields,
     config_key,
-    read_line,
     server_folder,
     socket_path,
 )
@@ -99,8 +99,11 @@ def _answer(conn: socket.socket, path: Path, end: float, keep: float = 0.0) -> b
     data = bytearray()
 
     def read() -> bool:
-        read_line(conn, data)  # the line, or what came before the server closed
-        return True
+        # one read a step, not the whole line (read_line): each read waits up to its timeout,
+        # and a server that kept sending a little held the hook past its end, to MAX_REQUEST
+        chunk = conn.recv(65536)
+        data.extend(chunk)
+        return not chunk or data.endswith(b"\n") or len(data) > MAX_REQUEST
 
     return bytes(data) if _while_answering(conn, path, end, keep, read) else b""
 

@@ -198,3 +198,32 @@ def test_a_request_the_server_does_not_read_is_written_while_it_answers_and_no_l
     assert answer == {"error": NO_ANSWER, HEARD: end - 1.0}
     assert round(end - clock.now, 6) >= KEEP, end - clock.now
     assert looked, looked
+
+
+class Trickle(Silent):
+    """A connection whose server sends its answer a little at a time and never ends its line
+    (killed or stopped between writes of a long one, or not memidx's): each read gets some."""
+
+    def recv(self, size: int) -> bytes:
+        self.clock.now += min(self.timeout, 0.05)
+        return b"x" * size
+
+
+def test_an_answer_that_keeps_coming_is_waited_for_until_the_end_and_no_longer(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each read of the answer waited up to its timeout, but the answer's line was read to its
+    end or to MAX_REQUEST first: a server that kept sending a little held the hook 2 s past
+    the end it was given (10 s in a real run: ask(timeout=1.0))."""
+
+    def answering(path: Path, left: float) -> bool:
+        return True  # never asked: the server is heard from at every read
+
+    monkeypatch.setattr(recall_client, "_answering", answering)
+    end = clock.now + 1.0
+    conn = cast(socket.socket, Trickle(clock))
+
+    answer = recall_client._answer(conn, Path("recall.sock"), end, keep=KEEP)  # pyright: ignore[reportPrivateUsage]
+
+    assert clock.now <= end + 0.05, clock.now - end
+    assert not answer.endswith(b"\n")
