@@ -196,8 +196,11 @@ def start(config: Config) -> None:
         with log_path.open("ab") as log:
             start_detached(argv, log)
     except OSError as exc:
+        # raised, it went out of the prompt hook before its own recall (which starts no
+        # process) and out of the session start before its digest: no process left under a
+        # limit (EAGAIN), a full disk; the hook's stderr is a notice in its log (runner)
         if exc.errno not in READ_ONLY:
-            raise
+            print(f"memidx: notice: the recall server could not start: {exc}", file=sys.stderr)
 
 
 def _started_lately(config: Config) -> bool:

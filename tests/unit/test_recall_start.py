@@ -4,6 +4,7 @@ process: the start is recorded, not made; the clocks are the test's, moved by it
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
@@ -116,3 +117,27 @@ def test_an_older_memidxs_empty_mark_counts_by_its_time_of_change(
     recall_client.start(config)
 
     assert len(started) == starts
+
+
+@pytest.mark.parametrize(
+    "error", [errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENOSPC], ids=errno.errorcode.get
+)
+def test_a_server_that_cannot_be_started_costs_the_hook_nothing_but_a_notice(
+    config: Config, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], error: int
+) -> None:
+    """The system refused the start (no process left under a limit: EAGAIN; no memory, no
+    file left, a full disk): the error went through start() and out of the prompt hook before
+    its own recall, which needs no new process, and nothing was recalled; the session-start
+    hook's digest went the same way. It is a notice in the hook's log (its stderr is kept
+    there: runner._keep_said), and the hook goes on."""
+
+    def refused(argv: list[str], log: BinaryIO) -> None:
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr("memidx.portable.start_detached", refused)
+
+    recall_client.start(config)
+
+    said = capsys.readouterr().err
+    assert said.startswith("memidx: notice: the recall server could not start"), said
+    assert os.strerror(error) in said
