@@ -63,9 +63,12 @@ def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> F
                 return {"error": TURNED_AWAY[first], HEARD: heard} if first in TURNED_AWAY else None
             sent = {**request, CONFIG: config_key(config)}
             answer = b""
-            if _send(conn, json.dumps(sent).encode("utf-8") + b"\n", path, end, keep):
-                conn.shutdown(socket.SHUT_WR)
-                answer = _answer(conn, path, end, keep)
+            # the system's word that the server closed (it let the hooks waiting on a stuck
+            # answer go) is no answer from a server heard from, not no server
+            with contextlib.suppress(ConnectionError):
+                if _send(conn, json.dumps(sent).encode("utf-8") + b"\n", path, end, keep):
+                    conn.shutdown(socket.SHUT_WR)
+                    answer = _answer(conn, path, end, keep)
     except (OSError, ValueError):
         return None
     try:  # a line without its end: the server ended while it wrote (killed, closing)

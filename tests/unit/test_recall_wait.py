@@ -143,7 +143,9 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, conn: Silent) -> Con
 
     monkeypatch.setattr(recall_client, "socket_path", socket_path)
     monkeypatch.setattr(
-        recall_client, "socket", SimpleNamespace(AF_UNIX=0, SOCK_STREAM=0, socket=connection)
+        recall_client,
+        "socket",
+        SimpleNamespace(AF_UNIX=0, SOCK_STREAM=0, SHUT_WR=1, socket=connection),
     )
     monkeypatch.setattr("memidx.sockets.peer_pid", peer_pid)
     return Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
@@ -227,3 +229,43 @@ def test_an_answer_that_keeps_coming_is_waited_for_until_the_end_and_no_longer(
 
     assert clock.now <= end + 0.05, clock.now - end
     assert not answer.endswith(b"\n")
+
+
+class LetGo(Unread):
+    """A connection the server acknowledged and then closed unread (it gave up on a stuck
+    answer and let its waiting hooks go: recall_loop._Workers.close): the system says so to a
+    write (EPIPE), or to the read of the answer (ECONNRESET: the request was left unread)."""
+
+    def __init__(self, clock: Clock, error: OSError) -> None:
+        super().__init__(clock)
+        self.error = error
+
+    def send(self, data: memoryview) -> int:
+        if isinstance(self.error, BrokenPipeError):
+            raise self.error
+        return len(data)
+
+    def shutdown(self, how: int) -> None:
+        pass
+
+    def recv(self, size: int) -> bytes:
+        if not self.acknowledged:
+            return super().recv(size)
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    "error", [BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")], ids=str
+)
+def test_a_hook_let_go_by_the_server_that_acknowledged_it_heard_from_it(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, error: OSError
+) -> None:
+    """The hook read the system's word for "closed" as no server at all (None): it went on
+    asking while the closing server held its lock, and never said it had heard from the
+    server, which clears a mark that found it wedged (recall_wedge.acknowledged). It is
+    NO_ANSWER, as a close without that word is."""
+    config = served(tmp_path, monkeypatch, LetGo(clock, error))
+
+    answer = recall_client.ask(config, {"prompt": "a prompt"}, 1.0, keep=KEEP)
+
+    assert answer == {"error": NO_ANSWER, HEARD: clock.now}
