@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from memidx.agents.recall_server import server_folder
 from memidx.config import Config
 from memidx.drafts import replace_durably
-from memidx.embed.running import process_started
+from memidx.embed.running import process_ended, process_started
 from memidx.portable import file_lock, process_alive
 
 TIMES = "recall.times"
@@ -137,15 +137,16 @@ def _writer() -> str:
 
 def _gone(writer: str) -> bool:
     """Whether the hook that wrote a line has ended: its process (the pid before the first
-    "-") is gone, or its pid is another process's now (one started at another time). A pid
-    given again read as the hook still running, and the recall it was cut off in as running
-    for as long, not as one that needed more than it had."""
+    "-") is gone, or ended and not yet reaped by its agent (Linux), or its pid is another
+    process's now (one started at another time). A pid given again, or a zombie's, read as the
+    hook still running, and the recall it was cut off in as running for as long, not as one
+    that needed more than it had."""
     pid, _, rest = writer.partition("-")
     try:
         number = int(pid)
     except ValueError:
         return True
-    if not process_alive(number):
+    if not process_alive(number) or process_ended(number):  # a zombie: its agent reaps it later
         return True
     _, dash, started = rest.partition("-")  # none in a line of an older memidx, or not Linux
     now = process_started(number)
