@@ -34,6 +34,9 @@ from memidx.agents.recall_server import (
 )
 from memidx.config import Config
 
+START_LOCK = "recall.started.lock"  # held while a hook reads and writes STARTED
+START_LOCK_WAIT = 0.05  # seconds: the holder reads and writes a line (~0.1 ms)
+
 
 def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> Fields | None:
     """The server's answer to `request`, or None when no server answers in `timeout`; an
@@ -210,13 +213,20 @@ def _started_lately(config: Config) -> bool:
     """Whether a hook started a server within START_GRACE seconds (marking it so now if not):
     twenty hooks at once that found no server each started one, nineteen of which loaded
     memidx only to find the first's lock, on the cores the hooks' own recall needed."""
+    from memidx.portable import file_lock
+
     mark = server_folder(config) / STARTED
-    made = _started_at(mark)
-    if made is not None and 0 <= time.monotonic() - made < START_GRACE:
-        return True
-    with contextlib.suppress(OSError):
-        mark.parent.mkdir(parents=True, exist_ok=True)
-        mark.write_text(f"{time.monotonic()!r}\n", encoding="utf-8")
+    try:  # one hook at a time: one that read no mark before another wrote its own started too
+        with file_lock(mark.with_name(START_LOCK), timeout=START_LOCK_WAIT) as mine:
+            if not mine:
+                return True  # another hook is starting one this very moment
+            made = _started_at(mark)
+            if made is not None and 0 <= time.monotonic() - made < START_GRACE:
+                return True
+            with contextlib.suppress(OSError):
+                mark.write_text(f"{time.monotonic()!r}\n", encoding="utf-8")
+    except OSError:  # a memory whose folder cannot be written: nothing to mark (start())
+        pass
     return False
 
 

@@ -141,3 +141,26 @@ def test_a_server_that_cannot_be_started_costs_the_hook_nothing_but_a_notice(
     said = capsys.readouterr().err
     assert said.startswith("memidx: notice: the recall server could not start"), said
     assert os.strerror(error) in said
+
+
+def test_two_hooks_that_find_no_server_at_the_same_moment_start_one(
+    config: Config, clock: Clock, started: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each hook read the mark, then wrote its own: a second hook that read it between the
+    first one's read and write (no mark yet, for neither) started a second server. The
+    second one reads it now while the first decides, and leaves the start to it."""
+    read = recall_client._started_at  # pyright: ignore[reportPrivateUsage]
+    second = [True]
+
+    def between(mark: Path) -> float | None:
+        made = read(mark)
+        if second:  # the first hook's read done, its write not yet made: the second's start
+            second.clear()
+            recall_client.start(config)
+        return made
+
+    monkeypatch.setattr(recall_client, "_started_at", between)
+
+    recall_client.start(config)
+
+    assert len(started) == 1
