@@ -24,7 +24,7 @@ from memidx.agents.recall_server import server_folder
 from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.embed.running import process_ended, process_started
-from memidx.portable import file_lock, process_alive
+from memidx.portable import OPEN_AS_IS, file_lock, process_alive
 
 TIMES = "recall.times"
 KEPT = 10  # the last recalls counted
@@ -113,11 +113,16 @@ def _rewrite(config: Config, change: Callable[[list[Line]], list[Line]]) -> None
 
 
 def _read(config: Config) -> list[Line]:
-    try:
-        with (server_folder(config) / TIMES).open("rb") as file:
-            text = file.read(MAX_BYTES).decode("ascii", "replace")
+    try:  # as it is: a FIFO put in its place was waited on, by every prompt hook, for ever
+        fd = os.open(server_folder(config) / TIMES, OPEN_AS_IS)
     except OSError:
         return []
+    try:
+        text = os.read(fd, MAX_BYTES).decode("ascii", "replace")
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
     lines: list[Line] = []
     for row in text.splitlines():
         parts = row.split()

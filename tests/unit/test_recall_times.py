@@ -5,6 +5,7 @@ In-process, on a clock the test moves: the hooks' recalls, servers and sockets a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import threading
@@ -287,3 +288,22 @@ def test_a_cut_off_hook_its_agent_has_not_reaped_yet_reads_as_cut_off() -> None:
         assert recall_times._gone(writer)  # pyright: ignore[reportPrivateUsage]
     finally:
         hook.wait()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_in_place_of_the_times_is_read_as_none_without_waiting(config: Config) -> None:
+    """Opening it waited for a writer that never comes: every prompt hook hung there, before
+    it asked even a warm server, and recalled nothing at its deadline."""
+    times = recall_server.server_folder(config) / recall_times.TIMES
+    times.parent.mkdir(parents=True)
+    os.mkfifo(times)
+    needed: list[float] = []
+    reader = threading.Thread(target=lambda: needed.append(recall_times.needed(config)))
+    reader.daemon = True
+    reader.start()
+    reader.join(5.0)
+    try:
+        assert needed == [FLOOR]
+    finally:  # a reader waiting to open it (the fault) is let go
+        with contextlib.suppress(OSError):
+            os.close(os.open(times, os.O_WRONLY | os.O_NONBLOCK))
