@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import sys
 import time
@@ -33,6 +34,7 @@ from memidx.agents.recall_server import (
     socket_path,
 )
 from memidx.config import Config
+from memidx.portable import OPEN_AS_IS
 
 START_LOCK = "recall.started.lock"  # held while a hook reads and writes STARTED
 START_LOCK_WAIT = 0.05  # seconds: the holder reads and writes a line (~0.1 ms)
@@ -213,6 +215,7 @@ def _started_lately(config: Config) -> bool:
     """Whether a hook started a server within START_GRACE seconds (marking it so now if not):
     twenty hooks at once that found no server each started one, nineteen of which loaded
     memidx only to find the first's lock, on the cores the hooks' own recall needed."""
+    from memidx.drafts import replace_durably
     from memidx.portable import file_lock
 
     mark = server_folder(config) / STARTED
@@ -223,8 +226,10 @@ def _started_lately(config: Config) -> bool:
             made = _started_at(mark)
             if made is not None and 0 <= time.monotonic() - made < START_GRACE:
                 return True
-            with contextlib.suppress(OSError):
-                mark.write_text(f"{time.monotonic()!r}\n", encoding="utf-8")
+            with contextlib.suppress(OSError):  # renamed over it: a FIFO there is never waited on
+                replace_durably(
+                    mark, f"{time.monotonic()!r}\n".encode("ascii"), "tmp", durable=False
+                )
     except OSError:  # a memory whose folder cannot be written: nothing to mark (start())
         pass
     return False
@@ -234,11 +239,15 @@ def _started_at(mark: Path) -> float | None:
     """When the mark was made, on time.monotonic(), which every process of a boot shares and
     which never steps: on the wall clock (its time of change), set back, every hook took a
     server for just started and none started one for as long; set forward, a second started.
-    One of an older memidx (empty), or one being written: its time of change, made so; from the
+    One of an older memidx (empty), or a FIFO: its time of change, made so; from the
     future on either clock (another boot, a wall clock set back since), none, so a mark keeps
     hooks from a start START_GRACE seconds at the most."""
-    try:
-        text = mark.read_text(encoding="utf-8").strip()
+    try:  # as it is (a FIFO there was waited on for a writer, by every hook: its recall lost)
+        fd = os.open(mark, OPEN_AS_IS)
+        try:
+            text = os.read(fd, 64).decode("ascii", "replace").strip()
+        finally:
+            os.close(fd)
         if text:
             return float(text)
         return time.monotonic() - (time.time() - mark.stat().st_mtime)

@@ -4,8 +4,10 @@ process: the start is recorded, not made; the clocks are the test's, moved by it
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import threading
 import time
 from pathlib import Path
 from typing import BinaryIO
@@ -164,3 +166,27 @@ def test_two_hooks_that_find_no_server_at_the_same_moment_start_one(
     recall_client.start(config)
 
     assert len(started) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_in_place_of_the_mark_is_neither_waited_on_nor_written_into(
+    config: Config, clock: Clock, started: list[list[str]]
+) -> None:
+    """Read and written in place, a FIFO there was waited on for a writer (or a reader) that
+    never comes, by every hook that found no server, before its own recall: each recalled
+    nothing at its deadline. An old one is an older memidx's empty mark, replaced by a mark."""
+    mark = recall_server.server_folder(config) / recall_server.STARTED
+    mark.parent.mkdir(parents=True)
+    os.mkfifo(mark)
+    os.utime(mark, (clock.wall - HOUR, clock.wall - HOUR))
+    done: list[None] = []
+    hook = threading.Thread(target=lambda: done.append(recall_client.start(config)), daemon=True)
+    hook.start()
+    hook.join(5.0)
+    try:
+        assert (done, len(started)) == ([None], 1)
+        assert mark.read_text(encoding="utf-8") == f"{clock.boot!r}\n"
+    finally:  # a hook waiting to open it (the fault) is let go
+        for way in (os.O_WRONLY, os.O_RDONLY):
+            with contextlib.suppress(OSError):
+                os.close(os.open(mark, way | os.O_NONBLOCK))
