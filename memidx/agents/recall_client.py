@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import sys
 import time
@@ -19,6 +20,7 @@ from memidx.agents.recall_server import (
     CLOSING,
     CONFIG,
     HEARD,
+    MAX_REQUEST,
     NO_ACK,
     NO_ANSWER,
     PROBE_EVERY,
@@ -28,11 +30,14 @@ from memidx.agents.recall_server import (
     TURNED_AWAY,
     Fields,
     config_key,
-    read_line,
     server_folder,
     socket_path,
 )
 from memidx.config import Config
+from memidx.portable import OPEN_AS_IS
+
+START_LOCK = "recall.started.lock"  # held while a hook reads and writes STARTED
+START_LOCK_WAIT = 0.05  # seconds: the holder reads and writes a line (~0.1 ms)
 
 
 def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> Fields | None:
@@ -63,9 +68,12 @@ def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> F
                 return {"error": TURNED_AWAY[first], HEARD: heard} if first in TURNED_AWAY else None
             sent = {**request, CONFIG: config_key(config)}
             answer = b""
-            if _send(conn, json.dumps(sent).encode("utf-8") + b"\n", path, end, keep):
-                conn.shutdown(socket.SHUT_WR)
-                answer = _answer(conn, path, end, keep)
+            # the system's word that the server closed (it let the hooks waiting on a stuck
+            # answer go) is no answer from a server heard from, not no server
+            with contextlib.suppress(ConnectionError):
+                if _send(conn, json.dumps(sent).encode("utf-8") + b"\n", path, end, keep):
+                    conn.shutdown(socket.SHUT_WR)
+                    answer = _answer(conn, path, end, keep)
     except (OSError, ValueError):
         return None
     try:  # a line without its end: the server ended while it wrote (killed, closing)
@@ -99,8 +107,11 @@ def _answer(conn: socket.socket, path: Path, end: float, keep: float = 0.0) -> b
     data = bytearray()
 
     def read() -> bool:
-        read_line(conn, data)  # the line, or what came before the server closed
-        return True
+        # one read a step, not the whole line (read_line): each read waits up to its timeout,
+        # and a server that kept sending a little held the hook past its end, to MAX_REQUEST
+        chunk = conn.recv(65536)
+        data.extend(chunk)
+        return not chunk or data.endswith(b"\n") or len(data) > MAX_REQUEST
 
     return bytes(data) if _while_answering(conn, path, end, keep, read) else b""
 
@@ -193,21 +204,34 @@ def start(config: Config) -> None:
         with log_path.open("ab") as log:
             start_detached(argv, log)
     except OSError as exc:
+        # raised, it went out of the prompt hook before its own recall (which starts no
+        # process) and out of the session start before its digest: no process left under a
+        # limit (EAGAIN), a full disk; the hook's stderr is a notice in its log (runner)
         if exc.errno not in READ_ONLY:
-            raise
+            print(f"memidx: notice: the recall server could not start: {exc}", file=sys.stderr)
 
 
 def _started_lately(config: Config) -> bool:
     """Whether a hook started a server within START_GRACE seconds (marking it so now if not):
     twenty hooks at once that found no server each started one, nineteen of which loaded
     memidx only to find the first's lock, on the cores the hooks' own recall needed."""
+    from memidx.drafts import replace_durably
+    from memidx.portable import file_lock
+
     mark = server_folder(config) / STARTED
-    made = _started_at(mark)
-    if made is not None and 0 <= time.monotonic() - made < START_GRACE:
-        return True
-    with contextlib.suppress(OSError):
-        mark.parent.mkdir(parents=True, exist_ok=True)
-        mark.write_text(f"{time.monotonic()!r}\n", encoding="utf-8")
+    try:  # one hook at a time: one that read no mark before another wrote its own started too
+        with file_lock(mark.with_name(START_LOCK), timeout=START_LOCK_WAIT) as mine:
+            if not mine:
+                return True  # another hook is starting one this very moment
+            made = _started_at(mark)
+            if made is not None and 0 <= time.monotonic() - made < START_GRACE:
+                return True
+            with contextlib.suppress(OSError):  # renamed over it: a FIFO there is never waited on
+                replace_durably(
+                    mark, f"{time.monotonic()!r}\n".encode("ascii"), "tmp", durable=False
+                )
+    except OSError:  # a memory whose folder cannot be written: nothing to mark (start())
+        pass
     return False
 
 
@@ -215,11 +239,15 @@ def _started_at(mark: Path) -> float | None:
     """When the mark was made, on time.monotonic(), which every process of a boot shares and
     which never steps: on the wall clock (its time of change), set back, every hook took a
     server for just started and none started one for as long; set forward, a second started.
-    One of an older memidx (empty), or one being written: its time of change, made so; from the
+    One of an older memidx (empty), or a FIFO: its time of change, made so; from the
     future on either clock (another boot, a wall clock set back since), none, so a mark keeps
     hooks from a start START_GRACE seconds at the most."""
-    try:
-        text = mark.read_text(encoding="utf-8").strip()
+    try:  # as it is (a FIFO there was waited on for a writer, by every hook: its recall lost)
+        fd = os.open(mark, OPEN_AS_IS)
+        try:
+            text = os.read(fd, 64).decode("ascii", "replace").strip()
+        finally:
+            os.close(fd)
         if text:
             return float(text)
         return time.monotonic() - (time.time() - mark.stat().st_mtime)

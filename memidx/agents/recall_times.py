@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable
 from memidx.agents.recall_server import server_folder
 from memidx.config import Config
 from memidx.drafts import replace_durably
-from memidx.embed.running import process_started
-from memidx.portable import file_lock, process_alive
+from memidx.embed.running import process_ended, process_started
+from memidx.portable import OPEN_AS_IS, file_lock, process_alive
 
 TIMES = "recall.times"
 KEPT = 10  # the last recalls counted
@@ -113,11 +113,16 @@ def _rewrite(config: Config, change: Callable[[list[Line]], list[Line]]) -> None
 
 
 def _read(config: Config) -> list[Line]:
-    try:
-        with (server_folder(config) / TIMES).open("rb") as file:
-            text = file.read(MAX_BYTES).decode("ascii", "replace")
+    try:  # as it is: a FIFO put in its place was waited on, by every prompt hook, for ever
+        fd = os.open(server_folder(config) / TIMES, OPEN_AS_IS)
     except OSError:
         return []
+    try:
+        text = os.read(fd, MAX_BYTES).decode("ascii", "replace")
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
     lines: list[Line] = []
     for row in text.splitlines():
         parts = row.split()
@@ -137,15 +142,16 @@ def _writer() -> str:
 
 def _gone(writer: str) -> bool:
     """Whether the hook that wrote a line has ended: its process (the pid before the first
-    "-") is gone, or its pid is another process's now (one started at another time). A pid
-    given again read as the hook still running, and the recall it was cut off in as running
-    for as long, not as one that needed more than it had."""
+    "-") is gone, or ended and not yet reaped by its agent (Linux), or its pid is another
+    process's now (one started at another time). A pid given again, or a zombie's, read as the
+    hook still running, and the recall it was cut off in as running for as long, not as one
+    that needed more than it had."""
     pid, _, rest = writer.partition("-")
     try:
         number = int(pid)
     except ValueError:
         return True
-    if not process_alive(number):
+    if not process_alive(number) or process_ended(number):  # a zombie: its agent reaps it later
         return True
     _, dash, started = rest.partition("-")  # none in a line of an older memidx, or not Linux
     now = process_started(number)

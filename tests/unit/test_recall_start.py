@@ -4,7 +4,10 @@ process: the start is recorded, not made; the clocks are the test's, moved by it
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import threading
 import time
 from pathlib import Path
 from typing import BinaryIO
@@ -116,3 +119,74 @@ def test_an_older_memidxs_empty_mark_counts_by_its_time_of_change(
     recall_client.start(config)
 
     assert len(started) == starts
+
+
+@pytest.mark.parametrize(
+    "error", [errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENOSPC], ids=errno.errorcode.get
+)
+def test_a_server_that_cannot_be_started_costs_the_hook_nothing_but_a_notice(
+    config: Config, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], error: int
+) -> None:
+    """The system refused the start (no process left under a limit: EAGAIN; no memory, no
+    file left, a full disk): the error went through start() and out of the prompt hook before
+    its own recall, which needs no new process, and nothing was recalled; the session-start
+    hook's digest went the same way. It is a notice in the hook's log (its stderr is kept
+    there: runner._keep_said), and the hook goes on."""
+
+    def refused(argv: list[str], log: BinaryIO) -> None:
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr("memidx.portable.start_detached", refused)
+
+    recall_client.start(config)
+
+    said = capsys.readouterr().err
+    assert said.startswith("memidx: notice: the recall server could not start"), said
+    assert os.strerror(error) in said
+
+
+def test_two_hooks_that_find_no_server_at_the_same_moment_start_one(
+    config: Config, clock: Clock, started: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each hook read the mark, then wrote its own: a second hook that read it between the
+    first one's read and write (no mark yet, for neither) started a second server. The
+    second one reads it now while the first decides, and leaves the start to it."""
+    read = recall_client._started_at  # pyright: ignore[reportPrivateUsage]
+    second = [True]
+
+    def between(mark: Path) -> float | None:
+        made = read(mark)
+        if second:  # the first hook's read done, its write not yet made: the second's start
+            second.clear()
+            recall_client.start(config)
+        return made
+
+    monkeypatch.setattr(recall_client, "_started_at", between)
+
+    recall_client.start(config)
+
+    assert len(started) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_in_place_of_the_mark_is_neither_waited_on_nor_written_into(
+    config: Config, clock: Clock, started: list[list[str]]
+) -> None:
+    """Read and written in place, a FIFO there was waited on for a writer (or a reader) that
+    never comes, by every hook that found no server, before its own recall: each recalled
+    nothing at its deadline. An old one is an older memidx's empty mark, replaced by a mark."""
+    mark = recall_server.server_folder(config) / recall_server.STARTED
+    mark.parent.mkdir(parents=True)
+    os.mkfifo(mark)
+    os.utime(mark, (clock.wall - HOUR, clock.wall - HOUR))
+    done: list[None] = []
+    hook = threading.Thread(target=lambda: done.append(recall_client.start(config)), daemon=True)
+    hook.start()
+    hook.join(5.0)
+    try:
+        assert (done, len(started)) == ([None], 1)
+        assert mark.read_text(encoding="utf-8") == f"{clock.boot!r}\n"
+    finally:  # a hook waiting to open it (the fault) is let go
+        for way in (os.O_WRONLY, os.O_RDONLY):
+            with contextlib.suppress(OSError):
+                os.close(os.open(mark, way | os.O_NONBLOCK))

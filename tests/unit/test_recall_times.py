@@ -5,7 +5,9 @@ In-process, on a clock the test moves: the hooks' recalls, servers and sockets a
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -271,3 +273,37 @@ def test_a_hook_with_no_time_for_its_own_recall_waits_for_a_starting_server_to_t
         actions._recall(config, "second", [], clock.now + 1.0)  # pyright: ignore[reportPrivateUsage]
 
     assert kept == [0.0]
+
+
+@pytest.mark.skipif(process_started(os.getpid()) is None, reason="Linux: /proc tells")
+def test_a_cut_off_hook_its_agent_has_not_reaped_yet_reads_as_cut_off() -> None:
+    """A hook's process that ended, its agent not yet having reaped it (a zombie: the system
+    still answers for its pid, with its start time), read as the hook still running, and its
+    recall cut off at the deadline as one taking nothing."""
+    hook = subprocess.Popen(["true"])
+    try:
+        writer = f"{hook.pid}-{hook.pid}-{process_started(hook.pid)}"
+        os.waitid(os.P_PID, hook.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped
+
+        assert recall_times._gone(writer)  # pyright: ignore[reportPrivateUsage]
+    finally:
+        hook.wait()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_in_place_of_the_times_is_read_as_none_without_waiting(config: Config) -> None:
+    """Opening it waited for a writer that never comes: every prompt hook hung there, before
+    it asked even a warm server, and recalled nothing at its deadline."""
+    times = recall_server.server_folder(config) / recall_times.TIMES
+    times.parent.mkdir(parents=True)
+    os.mkfifo(times)
+    needed: list[float] = []
+    reader = threading.Thread(target=lambda: needed.append(recall_times.needed(config)))
+    reader.daemon = True
+    reader.start()
+    reader.join(5.0)
+    try:
+        assert needed == [FLOOR]
+    finally:  # a reader waiting to open it (the fault) is let go
+        with contextlib.suppress(OSError):
+            os.close(os.open(times, os.O_WRONLY | os.O_NONBLOCK))

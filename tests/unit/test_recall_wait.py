@@ -143,7 +143,9 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, conn: Silent) -> Con
 
     monkeypatch.setattr(recall_client, "socket_path", socket_path)
     monkeypatch.setattr(
-        recall_client, "socket", SimpleNamespace(AF_UNIX=0, SOCK_STREAM=0, socket=connection)
+        recall_client,
+        "socket",
+        SimpleNamespace(AF_UNIX=0, SOCK_STREAM=0, SHUT_WR=1, socket=connection),
     )
     monkeypatch.setattr("memidx.sockets.peer_pid", peer_pid)
     return Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
@@ -198,3 +200,72 @@ def test_a_request_the_server_does_not_read_is_written_while_it_answers_and_no_l
     assert answer == {"error": NO_ANSWER, HEARD: end - 1.0}
     assert round(end - clock.now, 6) >= KEEP, end - clock.now
     assert looked, looked
+
+
+class Trickle(Silent):
+    """A connection whose server sends its answer a little at a time and never ends its line
+    (killed or stopped between writes of a long one, or not memidx's): each read gets some."""
+
+    def recv(self, size: int) -> bytes:
+        self.clock.now += min(self.timeout, 0.05)
+        return b"x" * size
+
+
+def test_an_answer_that_keeps_coming_is_waited_for_until_the_end_and_no_longer(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each read of the answer waited up to its timeout, but the answer's line was read to its
+    end or to MAX_REQUEST first: a server that kept sending a little held the hook 2 s past
+    the end it was given (10 s in a real run: ask(timeout=1.0))."""
+
+    def answering(path: Path, left: float) -> bool:
+        return True  # never asked: the server is heard from at every read
+
+    monkeypatch.setattr(recall_client, "_answering", answering)
+    end = clock.now + 1.0
+    conn = cast(socket.socket, Trickle(clock))
+
+    answer = recall_client._answer(conn, Path("recall.sock"), end, keep=KEEP)  # pyright: ignore[reportPrivateUsage]
+
+    assert clock.now <= end + 0.05, clock.now - end
+    assert not answer.endswith(b"\n")
+
+
+class LetGo(Unread):
+    """A connection the server acknowledged and then closed unread (it gave up on a stuck
+    answer and let its waiting hooks go: recall_loop._Workers.close): the system says so to a
+    write (EPIPE), or to the read of the answer (ECONNRESET: the request was left unread)."""
+
+    def __init__(self, clock: Clock, error: OSError) -> None:
+        super().__init__(clock)
+        self.error = error
+
+    def send(self, data: memoryview) -> int:
+        if isinstance(self.error, BrokenPipeError):
+            raise self.error
+        return len(data)
+
+    def shutdown(self, how: int) -> None:
+        pass
+
+    def recv(self, size: int) -> bytes:
+        if not self.acknowledged:
+            return super().recv(size)
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    "error", [BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")], ids=str
+)
+def test_a_hook_let_go_by_the_server_that_acknowledged_it_heard_from_it(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, error: OSError
+) -> None:
+    """The hook read the system's word for "closed" as no server at all (None): it went on
+    asking while the closing server held its lock, and never said it had heard from the
+    server, which clears a mark that found it wedged (recall_wedge.acknowledged). It is
+    NO_ANSWER, as a close without that word is."""
+    config = served(tmp_path, monkeypatch, LetGo(clock, error))
+
+    answer = recall_client.ask(config, {"prompt": "a prompt"}, 1.0, keep=KEEP)
+
+    assert answer == {"error": NO_ANSWER, HEARD: clock.now}
