@@ -153,9 +153,10 @@ def check_push(config: Config, remote: str, given: bytes) -> int:
         counts.append(f"{secrets} secret{'s' if secrets != 1 else ''}")
         todo.append(
             "take them out (a commit's message or note: git rebase -i, `reword` or `edit`, or "
-            "git commit --amend for the last commit; a tag: git tag -f; a git note: git notes "
-            f"edit), or allow a false positive with `memidx: allow-secret` on its line or in "
-            f"{BASELINE}"
+            "git commit --amend for the last commit; its author or committer: the same with "
+            "--reset-author or --author; a tag: git tag -f; a git note: git notes edit; a "
+            "ref's name: push it under another), or allow a false positive with `memidx: "
+            f"allow-secret` on its line or in {BASELINE}"
         )
     if unread:  # no allow marker or baseline lets it through
         counts.append(f"{len(unread)} thing{'s' if len(unread) != 1 else ''} too large to check")
