@@ -59,17 +59,29 @@ def _check_secrets(args: argparse.Namespace, config: Config, baseline: Path | No
         added = update_baseline(config, args.files, baseline)
         print(f"{added} secret{'s' if added != 1 else ''} added to {args.baseline or BASELINE}")
         return 0
-    problems = check_secrets(config, args.files, baseline)
+    unread: list[str] = []
+    problems = check_secrets(config, args.files, baseline, unread)
     for line in problems:
         print(line)
-    if problems:
-        print(
-            f"memidx: {len(problems)} secret{'s' if len(problems) != 1 else ''} in staged memory: "
+    if not problems:
+        return 0
+    secrets = len(problems) - len(unread)
+    counts: list[str] = []
+    todo: list[str] = []
+    if secrets:
+        counts.append(f"{secrets} secret{'s' if secrets != 1 else ''}")
+        todo.append(
             "remove them, or allow a false positive with `memidx: allow-secret` on its line "
-            f"or in {args.baseline or BASELINE} (`memidx check secrets FILE --update-baseline`)",
-            file=sys.stderr,
+            f"or in {args.baseline or BASELINE} (`memidx check secrets FILE --update-baseline`)"
         )
-    return 1 if problems else 0
+    if unread:  # no allow marker or baseline lets it through
+        counts.append(f"{len(unread)} thing{'s' if len(unread) != 1 else ''} too large to check")
+        todo.append(
+            "what is too large to check cannot be allowed: make it smaller (split it in "
+            "several files), or, sure it holds no secret, commit with git commit --no-verify"
+        )
+    print(f"memidx: {' and '.join(counts)} in staged memory: {'; '.join(todo)}", file=sys.stderr)
+    return 1
 
 
 def check_message(config: Config, message: Path, baseline: Path | None, update: bool) -> int:
@@ -153,9 +165,10 @@ def check_push(config: Config, remote: str, given: bytes) -> int:
         counts.append(f"{secrets} secret{'s' if secrets != 1 else ''}")
         todo.append(
             "take them out (a commit's message or note: git rebase -i, `reword` or `edit`, or "
-            "git commit --amend for the last commit; a tag: git tag -f; a git note: git notes "
-            f"edit), or allow a false positive with `memidx: allow-secret` on its line or in "
-            f"{BASELINE}"
+            "git commit --amend for the last commit; its author or committer: the same with "
+            "--reset-author or --author; a tag: git tag -f; a git note: git notes edit; a "
+            "ref's name: push it under another), or allow a false positive with `memidx: "
+            f"allow-secret` on its line or in {BASELINE}"
         )
     if unread:  # no allow marker or baseline lets it through
         counts.append(f"{len(unread)} thing{'s' if len(unread) != 1 else ''} too large to check")

@@ -49,26 +49,24 @@ def run_process(
     argv: list[str], env: Mapping[str, str], stdin: bytes = b"", watch: Watch | None = None
 ) -> Finished:
     """Run `argv` (looked up on PATH) with `stdin` as its input; OSError when it cannot start,
-    Stopped (the child ended) as soon as `watch` says so."""
-    if watch is None:
-        done = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
-        return Finished(done.returncode, done.stdout, done.stderr)
+    Stopped (the child ended) as soon as `watch` says so. Only the end of its stderr is kept
+    (a child that writes to it without bound never makes this process grow with it)."""
     pipe = subprocess.PIPE
-    with subprocess.Popen(argv, stdin=pipe, stdout=pipe, stderr=pipe, env=env) as child:
-        feed, out, err = child.stdin, child.stdout, child.stderr
-        assert feed is not None and out is not None and err is not None  # all three are pipes
+    given = pipe if stdin else subprocess.DEVNULL  # no input: an empty pipe's end, at once
+    with subprocess.Popen(argv, stdin=given, stdout=pipe, stderr=pipe, env=env) as child:
+        out, err = child.stdout, child.stderr
+        assert out is not None and err is not None  # both are pipes
         errors: list[bytes] = []
         # stdin is fed and stderr drained beside the reading of stdout, so no pipe fills up
         # and blocks the child
-        helpers = [
-            threading.Thread(target=_feed, args=(feed, stdin)),
-            threading.Thread(target=_drain_tail, args=(err, errors)),
-        ]
+        helpers = [threading.Thread(target=_drain_tail, args=(err, errors))]
+        if child.stdin is not None:
+            helpers.append(threading.Thread(target=_feed, args=(child.stdin, stdin)))
         for helper in helpers:
             helper.start()
         try:
             output = _read_watched(out, watch)
-        except Stopped:
+        except BaseException:  # Stopped, or Ctrl-C: never left running
             child.kill()  # never a reused pid: Popen knows when the child was reaped
             raise
         finally:
@@ -110,12 +108,12 @@ def stream_process(argv: list[str], env: Mapping[str, str]) -> Generator[bytes, 
         raise Failed(Finished(child.returncode, b"", b"".join(errors)))
 
 
-def _read_watched(stream: IO[bytes], watch: Watch) -> bytes:
+def _read_watched(stream: IO[bytes], watch: Watch | None) -> bytes:
     """Read `stream` to its end, showing each piece to `watch`; Stopped when it says so."""
     received: list[bytes] = []
     while data := os.read(stream.fileno(), _READ_SIZE):
         received.append(data)
-        if watch(data):
+        if watch is not None and watch(data):
             raise Stopped
     return b"".join(received)
 

@@ -7,12 +7,14 @@ git's pre-push hook gets `<local ref> <local oid> <remote ref> <remote oid>` lin
 (memidx.githooks.push_refs). What goes to that remote is, for each ref, the commits `<local
 oid> --not <remote oid> --remotes=<remote>`: the remote holds what its own tracking branches
 and the old values of the refs pushed hold (a commit only another remote holds goes out). For
-each: its message, and the files under the notes folder it adds or changes, names and text (a
-merge: those that differ from every parent; a haystack segment: the records it adds,
-memidx.githooks.push_segments); an annotated tag's message (memidx.githooks.push_tags); for
-refs/notes/* (from or to), the notes' text; for a ref pushed at a blob or a tree (or a tag of
-one), its text or files (memidx.githooks.push_files). Same detectors, allow marker and
-baseline as the pre-commit check (memidx.githooks.secret_check).
+each: its message (read whole from its object when `git log` cannot show it all: a NUL, a
+header the log shows not), author and committer, and the files under the notes folder it adds
+or changes, names and text (a merge: those that differ from every parent; a haystack segment:
+the records it adds, memidx.githooks.push_segments); an annotated tag's message, name and
+tagger (memidx.githooks.push_tags); the name of each ref the remote lacks; for refs/notes/*
+(from or to), the notes' text; for a ref pushed at a blob or a tree (or a tag of one), its text
+or files (memidx.githooks.push_files). Same detectors, allow marker and baseline as the
+pre-commit check (memidx.githooks.secret_check).
 One line per secret, never the secret: `<remote ref>: commit <id>: <file>:<line>: <kind>`."""
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ from memidx.githooks.push_refs import (
 from memidx.githooks.push_tags import tag_messages
 from memidx.notes.note import is_note_path
 
+TYPE_CHECKING = False  # not typing's: a push of tags alone never reads a log
+if TYPE_CHECKING:
+    from memidx.githooks.push_log import Sent
+
 NOTES_REFS = "refs/notes/"
 FLUSH = 4096  # the files read together: what a first push of a long history holds at once
 
@@ -57,10 +63,12 @@ def push_problems(
 
     problems: list[str] = []
     allowed: set[str] | None = None  # read only when a secret is found
+    refs: dict[str, str] = {}  # each ref as the lines name it: a secret in its name masked
     for found in pushed_texts(config, remote, sent):
+        ref = refs.get(found.ref) or refs.setdefault(found.ref, masked(found.ref))
         if found.unread:
             where = f"{masked(found.where)}: " if found.where else ""  # a blob pushed straight
-            problems.append(f"{found.ref}: {found.what}: {where}{found.unread}")
+            problems.append(f"{ref}: {found.what}: {where}{found.unread}")
             if unread is not None:
                 unread.append(problems[-1])
         secrets = find_secrets(found.text, allow=True)
@@ -74,7 +82,7 @@ def push_problems(
             kind = secret.kind + found.about
             if found.named:  # as the pre-commit check names it: masked, never the secret
                 where, kind = display(redact(found.text, secrets)), f"{kind} in the file name"
-            problems.append(f"{found.ref}: {found.what}: {where}: {kind}")
+            problems.append(": ".join(part for part in (ref, found.what, where, kind) if part))
     return problems
 
 
@@ -84,7 +92,7 @@ def _place(found: Found, line: int) -> str:
     name masked (a note holding one in both its name and its text is never named whole)."""
     from memidx.githooks.secret_check import masked
 
-    if found.where in ("message", ""):
+    if found.where in ("message", "") and found.lines:
         return f"{found.where} line {line}".lstrip()
     where = masked(found.where)
     return f"{where}:{line}" if found.lines else where
@@ -101,6 +109,9 @@ def pushed_texts(config: Config, remote: str, sent: Sequence[Update]) -> Iterato
     stale = [name for name, oid in tracking.items() if name in kinds and kinds[name][1] != oid]
     # `git log` takes what peels to a commit (a tag of a tree or a blob has no history)
     held = [oid for oid in oids[len(sent) :] if _commit(kinds, oid)]  # old values git knows
+    # git sends the name of each ref it updates: a new one's the remote never had
+    for ref in dict.fromkeys(u.remote_ref for u in sent if absent(u.remote_oid)):
+        yield Found(ref, "ref name", "", ref, lines=False)
     yield from tag_messages(repo, sent, kinds)
     straight = [(u.remote_ref, *kinds[f"{u.local_oid}^{{}}"]) for u in sent if _content(kinds, u)]
     if straight:  # a ref pushed at a blob or a tree, or at a tag of one
@@ -147,12 +158,14 @@ def _commits(
     tracking = remote if named_remote and remote else None
     notes_dir, haystack = _folders(config)
     pending: list[Pending] = []
-    named: set[str] = set()  # the names read: each once
+    waiting: list[tuple[Sent, str, str]] = []  # commits read with the files: their messages
+    names: dict[str, list[Found]] = {}  # the names each commit pushes, read once each
+    named: set[str] = set()
     # `--remotes=team` takes refs/remotes/team/*: the remote `team/origin`'s branches too
     excluded = [name[len(REMOTES) :] for name in stale] + nested
     for sent in sent_commits(repo, list(tips), held, tracking, excluded):
         ref, what = tips.get(sent.source, sent.source), f"commit {sent.commit[:SHORT]}"
-        yield Found(ref, what, "message", sent.message)
+        waiting.append((sent, ref, what))
         for path, blob, before in ((c.path, c.blob, c.before) for c in sent.changes):
             if notes:
                 pending.append(
@@ -163,21 +176,33 @@ def _commits(
                 continue
             if path not in named:  # its name is pushed too, and the pre-commit check reads it
                 named.add(path)
-                yield Found(ref, what, path, path, named=True)
+                names.setdefault(sent.commit, []).append(Found(ref, what, path, path, named=True))
             segment = path.startswith(haystack) and path.endswith(".krd")
             note = segment or is_note_path(path, notes_dir[:-1])
             pending.append(Pending(blob, ref, what, path, note, segment, before if segment else ()))
-        if len(pending) >= FLUSH:
-            yield from _read(repo, pending, partial)
-    yield from _read(repo, pending, partial)
+        if len(pending) >= FLUSH or len(waiting) >= FLUSH:
+            yield from _read(repo, waiting, names, pending, partial)
+    yield from _read(repo, waiting, names, pending, partial)
 
 
-def _read(repo: GitRepo, pending: list[Pending], partial: bool) -> Iterator[Found]:
-    """The texts of the pending blobs, each read once; empties `pending`."""
+def _read(
+    repo: GitRepo,
+    waiting: list[tuple[Sent, str, str]],
+    names: dict[str, list[Found]],
+    pending: list[Pending],
+    partial: bool,
+) -> Iterator[Found]:
+    """The messages, authors and committers of the waiting commits, the names they push, and
+    the texts of the pending blobs, each read once; empties all three."""
     from memidx.githooks.push_files import read_pending
+    from memidx.githooks.push_headers import commit_texts
 
-    batch = list(pending)
+    commits, batch = list(waiting), list(pending)
+    waiting.clear()
     pending.clear()
+    for commit, found in commit_texts(repo, commits):
+        yield from found
+        yield from names.pop(commit, ())
     if batch:
         yield from read_pending(repo, batch, partial=partial)
 

@@ -13,6 +13,8 @@ from memidx.git.streamed import split_at, streamed
 
 MODE_BLOB = ("100644", "100755", "120000")  # a file or a symlink's target: pushed as a blob
 ZERO_ID = "0"  # git's all-zero id, of no object: a path a side lacks
+# what git log shows of a commit's header, a line each (none of them can hold a newline)
+HEADER = "%T%n%P%n%an%n%ae%n%ad%n%cn%n%ce%n%cd"
 
 
 class Changed(Value):
@@ -25,12 +27,18 @@ class Changed(Value):
 
 
 class Sent(Value):
-    """A commit the push sends: its id, the ref git reached it from, its message, its files."""
+    """A commit the push sends: its id, the ref git reached it from, its message, its files,
+    its author and committer (`name <email>`), and the size its object has when it holds
+    nothing else: a header the log does not show (a signature, an embedded tag, any header
+    written whole) or a message going on after a NUL (where `%B` stops) makes it larger."""
 
     commit: str
     source: str
     message: str
     changes: tuple[Changed, ...]
+    author: str = ""
+    committer: str = ""
+    size: int = 0
 
 
 def sent_commits(
@@ -47,7 +55,8 @@ def sent_commits(
 
     # a mark no message holds: a message may hold any byte but NUL, \x01 too, which split it
     mark = f"\x01memidx-{secrets.token_hex(8)} "
-    argv = ["log", "-z", f"--format={mark}%H %S%n%B", "--raw", "--no-abbrev", "-c", "--root"]
+    argv = ["log", "-z", f"--format={mark}%H %S%n{HEADER}%n%B", "--date=raw", "--raw"]
+    argv += ["--no-abbrev", "-c", "--root"]
     argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
     if remote is not None:
         argv += [*(f"--exclude={name}" for name in stale), f"--remotes={remote}"]
@@ -56,8 +65,9 @@ def sent_commits(
 
 
 def parse_log(pieces: Iterable[bytes], mark: bytes = b"\x01") -> Iterator[Sent]:
-    """Each commit of the output of `git log -z --format=<mark>%H %S%n%B --raw --no-abbrev -c`
-    given in pieces (any split), as soon as the next commit's mark has come."""
+    """Each commit of the output of `git log -z --format=<mark>%H %S%n<HEADER>%n%B --date=raw
+    --raw --no-abbrev -c` given in pieces (any split), as soon as the next commit's mark has
+    come."""
     entries = split_at(pieces, mark)
     next(entries, None)  # what precedes the first mark: nothing
     for entry in entries:
@@ -65,11 +75,14 @@ def parse_log(pieces: Iterable[bytes], mark: bytes = b"\x01") -> Iterator[Sent]:
 
 
 def parse_entry(entry: bytes) -> Sent:
-    """One commit of the log: `%H %S\\n%B`, NUL, then its raw changes: a merge lists a path only
-    when it differs from every parent, with one mode and id per parent, then the merge's own."""
+    """One commit of the log: `%H %S\\n<HEADER>\\n%B`, NUL, then its raw changes: a merge lists a
+    path only when it differs from every parent, with one mode and id per parent, then the
+    merge's own."""
     head, _, rest = entry.partition(b"\0")
-    first, _, message = head.partition(b"\n")
+    lines = head.split(b"\n", HEADER.count("%n") + 2)
+    first, message = lines[0], lines[-1] if len(lines) > 1 else b""
     commit, _, source = first.decode("ascii", "replace").partition(" ")
+    author, committer, size = _people(lines[1:-1])
     changes: list[Changed] = []
     fields = rest.split(b"\0")
     i = 0
@@ -86,4 +99,15 @@ def parse_entry(entry: bytes) -> Sent:
             before = tuple(oid for old, oid in olds if old in MODE_BLOB and oid.strip(ZERO_ID))
             changes.append(Changed(decode_path(fields[i + 1]), blob, before))
         i += 2
-    return Sent(commit, source, message.decode("utf-8", "replace"), tuple(changes))
+    text, size = message.decode("utf-8", "replace"), size + len(message)
+    return Sent(commit, source, text, tuple(changes), author, committer, size)
+
+
+def _people(fields: list[bytes]) -> tuple[str, str, int]:
+    """The author and committer (`name <email>`) of a commit's HEADER lines, and the size of
+    the header they make as git writes it, with the blank line that ends it."""
+    tree, parents, *people = (fields + [b""] * 8)[:8]
+    author, committer = b"%s <%s>" % tuple(people[:2]), b"%s <%s>" % tuple(people[3:5])
+    size = len(b"tree %s\n" % tree) + sum(len(b"parent %s\n" % p) for p in parents.split())
+    size += len(b"author %s %s\ncommitter %s %s\n\n" % (author, people[2], committer, people[5]))
+    return author.decode("utf-8", "replace"), committer.decode("utf-8", "replace"), size

@@ -33,24 +33,33 @@ class Flagged:
     what: str = ""  # ` in the file name` for a secret in the path, which is pushed too
 
 
-def check_secrets(config: Config, files: Sequence[str], baseline: Path | None = None) -> list[str]:
+def check_secrets(
+    config: Config,
+    files: Sequence[str],
+    baseline: Path | None = None,
+    unread: list[str] | None = None,
+) -> list[str]:
     """One `file:line: <kind>` line per secret in the given notes and segments that neither an
-    allow marker nor the baseline allows. During a merge, cherry-pick or rebase step, a file
-    staged as HEAD or the other side committed it blocks only where refusing the commit keeps
-    the secret in, and is named in a warning elsewhere (memidx.githooks.inherited_check)."""
+    allow marker nor the baseline allows, and one per file too large to read (added to
+    `unread` too). During a merge, cherry-pick or rebase step, a file staged as HEAD or the
+    other side committed it blocks only where refusing the commit keeps the secret in, and is
+    named in a warning elsewhere (memidx.githooks.inherited_check)."""
     allowed = read_baseline(baseline or config.root / BASELINE)
-    unread: dict[str, str] = {}  # too large to read: never let through unchecked
+    large: dict[str, str] = {}  # too large to read: never let through unchecked
     problems: dict[str, list[str]] = {}
-    for f in flagged(config, files, unread):
+    for f in flagged(config, files, large):
         if f.fingerprint not in allowed:
             problems.setdefault(f.ref, []).append(f"{f.where}: {f.kind}{f.what}")
-    for ref, line in unread.items():  # judged with its file, as what a merge may inherit
+    for ref, line in large.items():  # judged with its file, as what a merge may inherit
         problems.setdefault(ref, []).append(line)
     if not problems:
         return []  # the usual commit: the merge checks' modules are never imported (~4 ms)
     from memidx.githooks.inherited_check import judged, secret_notice
 
-    return judged(config, problems, secret_notice, pushed=True)
+    kept = judged(config, problems, secret_notice, pushed=True)
+    if unread is not None:
+        unread.extend(line for line in kept if line in large.values())
+    return kept
 
 
 def update_baseline(config: Config, files: Sequence[str], baseline: Path | None = None) -> int:

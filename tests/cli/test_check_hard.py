@@ -153,13 +153,19 @@ def test_a_text_file_too_large_to_read_is_not_let_through_unchecked(
     monkeypatch.setattr(secret_check, "SEGMENT_LIMIT", 1000)
     monkeypatch.setenv("MEMIDX_MAX_NOTE_BYTES", "1000")
     (machine.root / "notes" / "dump.log").write_text("x" * 2000 + f"\ntoken {GITHUB}\n")
-    machine.git("add", "notes/dump.log")
+    (machine.root / "notes" / "key.md").write_text(f"# Key\n\ntoken {GITHUB}\n")
+    machine.git("add", "notes/dump.log", "notes/key.md")
 
     run = machine.memidx("check", "secrets", "notes/dump.log")
+    both = machine.memidx("check", "secrets", "notes/dump.log", "notes/key.md")
 
     assert run.code == 1, run
     assert run.out.startswith("notes/dump.log: not checked for secrets: too large (2,048 bytes")
     assert GITHUB not in run.out + run.err
+    # counted apart from the secrets, as the push check counts them, each with its remedy
+    assert "memidx: 1 thing too large to check in staged memory: what is too large" in run.err
+    assert "allow-secret" not in run.err, run
+    assert "memidx: 1 secret and 1 thing too large to check in staged memory" in both.err
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])

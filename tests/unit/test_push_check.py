@@ -13,6 +13,15 @@ from memidx.githooks.push_refs import Update, absent, parse_updates
 A, B, C, D = ("a" * 40, "b" * 40, "c" * 40, "d" * 40)
 ZERO = "0" * 40
 NONE = ()  # a commit that sends no file
+# what the log shows of a commit's header (push_log.HEADER): tree, parents, author, committer
+SHOWN = f"{C}\n\nA U Thor\nau@example.com\n1 +0000\nC O Mitter\nco@example.com\n2 +0000\n"
+PEOPLE = ("A U Thor <au@example.com>", "C O Mitter <co@example.com>")
+HEADER_SIZE = len(f"tree {C}\nauthor {PEOPLE[0]} 1 +0000\ncommitter {PEOPLE[1]} 2 +0000\n\n")
+
+
+def sent(commit: str, source: str, message: str, changes: tuple[Changed, ...]) -> Sent:
+    """A commit as the log shows it, its size that of a commit holding nothing more."""
+    return Sent(commit, source, message, changes, *PEOPLE, HEADER_SIZE + len(message))
 
 
 def test_parse_updates_reads_each_line_and_refuses_one_that_is_none() -> None:
@@ -31,20 +40,20 @@ def test_parse_updates_reads_each_line_and_refuses_one_that_is_none() -> None:
     [
         (b"", list[Sent]()),
         (
-            f"\x01{A} {A}\nfourth\n\n\0\n:100644 100644 {B} {C} M\0notes/a.md\0".encode(),
-            [Sent(A, A, "fourth\n\n", (Changed("notes/a.md", C, (B,)),))],
+            f"\x01{A} {A}\n{SHOWN}fourth\n\n\0\n:100644 100644 {B} {C} M\0notes/a.md\0".encode(),
+            [sent(A, A, "fourth\n\n", (Changed("notes/a.md", C, (B,)),))],
         ),
         (  # a deletion sends no blob; a submodule is no file; an added file had no blob before
-            f"\x01{A} {A}\ngone\n\0\n:100644 000000 {B} {ZERO} D\0notes/a.md\0"
+            f"\x01{A} {A}\n{SHOWN}gone\n\0\n:100644 000000 {B} {ZERO} D\0notes/a.md\0"
             f":000000 160000 {ZERO} {C} A\0sub\0:000000 100644 {ZERO} {D} A\0b.md\0".encode(),
-            [Sent(A, A, "gone\n", (Changed("b.md", D),))],
+            [sent(A, A, "gone\n", (Changed("b.md", D),))],
         ),
         (  # a merge: one mode and id per parent, then its own
-            f"\x01{D} {B}\nMerge\n\0\n::100644 100644 100644 {A} {B} {C} MM\0notes/x.md\0"
-            f"\0\x01{B} {B}\nside\n\0\0".encode(),
+            f"\x01{D} {B}\n{SHOWN}Merge\n\0\n::100644 100644 100644 {A} {B} {C} MM\0notes/x.md\0"
+            f"\0\x01{B} {B}\n{SHOWN}side\n\0\0".encode(),
             [
-                Sent(D, B, "Merge\n", (Changed("notes/x.md", C, (A, B)),)),
-                Sent(B, B, "side\n", NONE),
+                sent(D, B, "Merge\n", (Changed("notes/x.md", C, (A, B)),)),
+                sent(B, B, "side\n", NONE),
             ],
         ),
     ],

@@ -31,15 +31,18 @@ def test_the_output_comes_whole_then_a_failure_with_its_stderr() -> None:
     assert (failed.value.done.returncode, failed.value.done.stderr) == (3, b"no\n")
 
 
-@pytest.mark.parametrize("streamed", [True, False])
-def test_a_child_that_writes_megabytes_to_stderr_leaves_only_its_end_held(streamed: bool) -> None:
+@pytest.mark.parametrize("run", ["streamed", "watched", "plain"])
+def test_a_child_that_writes_megabytes_to_stderr_leaves_only_its_end_held(run: str) -> None:
     argv = ["sh", "-c", "head -c 8000000 /dev/zero >&2; echo why it failed >&2; exit 3"]
-    if streamed:
+    if run == "streamed":
         with pytest.raises(Failed) as failed:
             list(stream_process(argv, ENV))
         done = failed.value.done
-    else:  # a watched run drains stderr the same way
+    elif run == "watched":  # a watched run drains stderr the same way
         done = run_process(argv, ENV, watch=lambda _: False)
+    else:  # and so does a plain one, with input or without
+        done = run_process(argv, ENV, b"input")
+        assert run_process(argv, ENV).stderr == done.stderr
 
     assert done.returncode == 3 and done.stderr.endswith(b"\x00why it failed\n")
     assert len(done.stderr) <= 1 << 16

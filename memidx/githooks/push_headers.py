@@ -1,0 +1,62 @@
+"""Reading what a commit or a tag holds besides its message: its header's fields (author,
+committer, tagger, a tag's name, a signature, an embedded tag, any header written whole), and
+a commit's message whole when `git log` shows it not as git stores and sends it: `%B` stops at
+a NUL, and the log shows no header but its author and committer. Such a commit's object is a
+different size from what the log shows: only those are read again, by `git cat-file`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from memidx.git.repo import GitRepo
+from memidx.githooks.push_files import BLOB_LIMIT, Found
+
+TYPE_CHECKING = False  # not typing's: a push of tags alone never reads a log
+if TYPE_CHECKING:
+    from memidx.githooks.push_log import Sent
+
+SHOWN = ("tree", "parent")  # ids, no text; `object` and `type` of a tag alike
+NAMES = {"tag": "tag name"}  # a tag's `tag` header: the name it was made with
+
+
+def header_fields(header: bytes) -> Iterator[tuple[str, str]]:
+    """Each field of a commit's or a tag's header but the ids it names: (`author`, `name
+    <email> <time> <zone>`), a field of several lines (`gpgsig`, `mergetag`) whole."""
+    fields: list[tuple[str, list[bytes]]] = []
+    for line in header.split(b"\n"):
+        if line.startswith(b" ") and fields:  # a field's next line
+            fields[-1][1].append(line[1:])
+        else:
+            key, _, value = line.partition(b" ")
+            fields.append((key.decode("utf-8", "replace"), [value]))
+    for key, lines in fields:
+        if key not in (*SHOWN, "object", "type"):
+            yield NAMES.get(key, key), b"\n".join(lines).decode("utf-8", "replace")
+
+
+def commit_texts(
+    repo: GitRepo, commits: Sequence[tuple[Sent, str, str]]
+) -> Iterator[tuple[str, list[Found]]]:
+    """For each (commit, remote ref, `commit <id>`): its message, author and committer, as
+    the log showed them or, for a commit whose object holds more, read whole."""
+    from memidx.githooks.secret_check import text_of
+
+    sizes = repo.blob_sizes([sent.commit for sent, _, _ in commits]) if commits else {}
+    whole = [(s.commit, sizes[s.commit]) for s, _, _ in commits if sizes[s.commit] != s.size]
+    raw = {oid: (size, data) for oid, size, data in repo.read_blobs(whole, BLOB_LIMIT)}
+    for sent, ref, what in commits:
+        if sent.commit not in raw:
+            found = [Found(ref, what, "message", sent.message)]
+            people = (("author", sent.author), ("committer", sent.committer))
+            found += [Found(ref, what, key, value, lines=False) for key, value in people]
+            yield sent.commit, found
+            continue
+        size, data = raw[sent.commit]
+        if data is None:
+            unread = f"not checked for secrets: too large ({size} bytes)"
+            yield sent.commit, [Found(ref, what, "message", "", unread)]
+            continue
+        header, _, message = data.partition(b"\n\n")
+        found = [Found(ref, what, "message", text_of(message, note=True) or "")]
+        fields = header_fields(header)
+        yield sent.commit, found + [Found(ref, what, k, v, lines=False) for k, v in fields]

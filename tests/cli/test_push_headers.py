@@ -1,0 +1,104 @@
+"""What the pre-push check reads besides messages and files, in-process on a repository
+without hooks, of objects written whole (`git hash-object -w --literally`): a commit's author
+and committer, a tag's name and tagger, the names of the refs pushed, any other header, and a
+message that goes on after a NUL byte, where `git log --format=%B` stops."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config
+from memidx.githooks.push_check import push_problems
+from memidx.githooks.push_refs import Update
+from tests.helpers import NotesRepo
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
+ZERO = "0" * 40
+PERSON = "A U Thor <au@example.com> 1700000000 +0000"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    """A memory of one committed note."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("start.md", "Start", "the first note")
+    repo.commit("Start")
+    return repo
+
+
+def written(repo: NotesRepo, kind: str, body: bytes) -> str:
+    """The id of an object written as it is, as git hash-object --literally writes it."""
+    source = repo.root.parent / "object"
+    source.write_bytes(body)
+    return repo.git("hash-object", "-t", kind, "-w", "--literally", str(source)).strip()
+
+
+def commit_on_head(repo: NotesRepo, header: str, message: bytes) -> str:
+    """A commit of HEAD's tree on HEAD, its header's lines after `parent` being `header`."""
+    tree, head = repo.git("rev-parse", "HEAD^{tree}", "HEAD").split()
+    body = f"tree {tree}\nparent {head}\n{header}\n\n".encode() + message
+    return written(repo, "commit", body)
+
+
+def pushed(repo: NotesRepo, oid: str, ref: str = "refs/heads/main", old: str = ZERO) -> list[str]:
+    """The pre-push check's lines for a push of `oid` to `ref`, which the remote holds at
+    `old`."""
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+    return push_problems(config, "origin", [Update(ref, oid, ref, old)])
+
+
+@pytest.mark.parametrize(
+    ("header", "where"),
+    [
+        (f"author {TOKEN} <a@example.com> 1700000000 +0000\ncommitter {PERSON}", "author"),
+        (f"author {PERSON}\ncommitter Deploy <{TOKEN}@example.com> 1 +0000", "committer"),
+        # a header git log shows not: the commit's object is read whole
+        (f"author {PERSON}\ncommitter {PERSON}\nx-deploy-key {TOKEN}", "x-deploy-key"),
+        (f"author {PERSON}\ncommitter {PERSON}\nmergetag object 1\n tagger {TOKEN}", "mergetag"),
+    ],
+)
+def test_a_secret_in_a_commits_header_is_refused_and_named_by_its_field(
+    repo: NotesRepo, header: str, where: str
+) -> None:
+    commit = commit_on_head(repo, header, b"A clean message\n")
+
+    found = pushed(repo, commit)
+
+    assert found == [f"refs/heads/main: commit {commit[:12]}: {where}: github-token"]
+
+
+def test_a_message_going_on_after_a_nul_is_read_whole(repo: NotesRepo) -> None:
+    """`git log --format=%B` stops at the NUL: what follows it was pushed unread."""
+    commit = commit_on_head(
+        repo, f"author {PERSON}\ncommitter {PERSON}", f"clean\0 token {TOKEN}\n".encode()
+    )
+
+    found = pushed(repo, commit)
+
+    assert found == [f"refs/heads/main: commit {commit[:12]}: message line 1: github-token"]
+
+
+def test_a_tags_name_and_tagger_are_read(repo: NotesRepo) -> None:
+    head = repo.git("rev-parse", "HEAD").strip()
+    tag = written(
+        repo,
+        "tag",
+        f"object {head}\ntype commit\ntag v-{TOKEN}\ntagger {TOKEN} <a@b> 1 +0000\n\nok\n".encode(),
+    )
+
+    found = pushed(repo, tag, "refs/tags/v1")
+
+    what = f"refs/tags/v1: tag {tag[:12]}"
+    assert found == [f"{what}: tag name: github-token", f"{what}: tagger: github-token"]
+
+
+def test_a_new_refs_name_is_read_and_never_printed(repo: NotesRepo) -> None:
+    head = repo.git("rev-parse", "HEAD").strip()
+
+    found = pushed(repo, head, f"refs/heads/deploy-{TOKEN}")
+    held = pushed(repo, head, f"refs/heads/deploy-{TOKEN}", old=head)  # the remote has it
+
+    assert found == ["refs/heads/deploy-[REDACTED:github-token]: ref name: github-token"]
+    assert held == []
