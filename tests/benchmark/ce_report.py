@@ -33,6 +33,7 @@ class PerQuery:
     recall5: list[float]
     any5: list[float]
     seconds: list[float]  # the cross-encoder's time per query (empty without it)
+    cpu: list[float]  # and the CPU time it took, all threads together
 
     def row(self, name: str) -> str:
         figures = [mean(x) for x in (self.recall5, self.any5, self.mrr, self.ndcg)]
@@ -42,14 +43,16 @@ class PerQuery:
 def run_queries(judged: JudgedSet, queries: Sequence[Judged], lab: Lab, c: Candidate) -> PerQuery:
     searcher = lab.searcher(c)
     order = searcher.reranker if isinstance(searcher.reranker, CrossOrder) else None
-    found = PerQuery([], [], [], [], [])
+    found = PerQuery([], [], [], [], [], [])
     for query in queries:
         if order is not None:
             order.query = query.text
         hits = searcher.search(query.text, query.filters, 10, c.mode).hits
         if order is not None and isinstance(order.scorer, CrossEncoder):
             found.seconds.append(sum(t for t, _ in order.scorer.timings))
+            found.cpu.append(sum(order.scorer.cpu))
             order.scorer.timings.clear()
+            order.scorer.cpu.clear()
             order.scorer.kept.clear()  # each query pays for its own pairs
         ranked = [judged.key(h) for h in hits]
         top = set(ranked[:5])
@@ -84,11 +87,12 @@ def report(judged: JudgedSet, split: str, name: str, every: int) -> None:
     print(found.row(name))
     print(f"MRR@10 {name} - hybrid: {interval(hybrid.mrr, found.mrr)} (paired bootstrap)")
     print(f"recall@5 difference: {interval(hybrid.recall5, found.recall5)}")
-    ms = [s * 1000 for s in found.seconds]
+    ms, cpu = [s * 1000 for s in found.seconds], [s * 1000 for s in found.cpu]
     threads = os.environ.get("BENCH_CE_THREADS", "1")
     print(
         f"cross-encoder per query ({threads} thread(s)): p50 {percentile(ms, 50):.0f} ms,"
-        f" p95 {percentile(ms, 95):.0f} ms; load average {load()}"
+        f" p95 {percentile(ms, 95):.0f} ms (CPU p50 {percentile(cpu, 50):.0f} ms,"
+        f" p95 {percentile(cpu, 95):.0f} ms); load average {load()}"
     )
 
 
