@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from memidx.search.fusion import Fusion
 from memidx.search.reranker import Learned, Order
 from memidx.search.searcher import DEPTH
+from tests.benchmark.cross_encoder import Cross
 from tests.benchmark.stopwords import CHOSEN
 
 
@@ -25,6 +26,7 @@ class Candidate:
     feedback: tuple[int, float] = (0, 0.0)  # query vector feedback: nearest chunks, weight
     reranker: Order | None = field(default_factory=Learned)  # None: the fused order
     turns: bool = True  # re-order turns in their sessions' context (memidx/search/context.py)
+    cross: Cross | None = None  # the cross-encoder over the learned top N (cross_encoder.py)
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
@@ -70,3 +72,29 @@ CANDIDATES.update(
         if c.bonus or c.fields or c.stopwords is not None
     }
 )
+# The cross-encoder over the learned re-ranker's top N (cross_encoder.py): `ce dN tT` its
+# logit alone, `... bW` W x its logit + (1 - W) x the learned score, both min-max normalised.
+CANDIDATES.update(
+    {
+        f"ce d{depth} t{tokens}" + (f" b{blend}" if blend is not None else ""): Candidate(
+            cross=Cross(depth, tokens, blend)
+        )
+        for depth in (10, 20, 30)
+        for tokens in (256, 384)
+        for blend in (None, 0.3, 0.5, 0.7)
+    }
+)
+# Turns are re-ordered after any re-ranker by the turn-context model, which undoes the
+# cross-encoder's order among them: on LoCoMo it is tried without that model too.
+CANDIDATES.update(
+    {
+        f"ce d{depth} t256" + (f" b{blend}" if blend is not None else "") + " w/o turn ctx": (
+            Candidate(cross=Cross(depth, 256, blend), turns=False)
+        )
+        for depth in (10, 20, 30)
+        for blend in (None, 0.3, 0.5, 0.7)
+    }
+)
+# Chosen on the dev splits: each kind by what won its sets there (README, "Ranking
+# candidates"): notes (TIL, NFCorpus) 0.3 x the logit, turns (LoCoMo) the logit alone.
+CANDIDATES["ce-rerank"] = Candidate(cross=Cross(10, 256, 0.3, turn_blend=None), turns=False)

@@ -34,6 +34,7 @@ from memidx.search import query as query_module
 from memidx.search.searcher import Searcher
 from memidx.search.vector_index import VectorIndex
 from tests.benchmark.candidates import CANDIDATES, DEFAULT, Candidate
+from tests.benchmark.cross_encoder import CrossOrder
 from tests.benchmark.feedback import Feedback
 from tests.benchmark.judged import BUILDERS, OPTIONAL, SPLITS, Judged, JudgedSet
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k, recall_at_k
@@ -125,7 +126,7 @@ class Lab:
             fusion=candidate.fusion,
             bonus=candidate.bonus,
             rerank=candidate.rerank,
-            reranker=candidate.reranker,
+            reranker=candidate.cross.bound(self.store) if candidate.cross else candidate.reranker,
             turns=candidate.turns,
             _embedder=embedder,
             _vectors=self.vectors,
@@ -200,6 +201,8 @@ def measure(
     latencies: list[float] = []
     for query in queries:
         embedded = query.text in seen
+        if isinstance(searcher.reranker, CrossOrder):
+            searcher.reranker.query = query.text  # the cross-encoder reads it
         start = time.perf_counter()
         hits = searcher.search(query.text, query.filters, 10, mode).hits
         took = time.perf_counter() - start
