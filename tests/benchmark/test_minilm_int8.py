@@ -42,7 +42,7 @@ def test_without_its_folder_the_candidate_says_which_variable_to_set(
 
 
 def test_vectors_are_the_mean_of_the_unmasked_token_states_normalised() -> None:
-    hidden = np.array([[[3.0, 0.0], [1.0, 4.0], [100.0, 100.0]]], np.float32)
+    hidden = np.array([[[3.0, 0.0], [1.0, 4.0], [100.0, 0.0]]], np.float32)
     mask = np.array([[1, 1, 0]], np.int64)
 
     vector = mean_pooled(hidden, mask)[0]
