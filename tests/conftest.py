@@ -63,6 +63,23 @@ def user_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     return home
 
 
+@pytest.fixture
+def detector_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of each text the detectors are given by memidx.secrets.cuts (masking a
+    piece, an excerpt or a snippet), in order: what masking costs, counted, not timed."""
+    from memidx.secrets import cuts
+
+    read: list[int] = []
+    find = cuts.find_secrets
+
+    def measured(text: str, **options: bool) -> object:
+        read.append(len(text))
+        return find(text, **options)
+
+    monkeypatch.setattr(cuts, "find_secrets", measured)
+    return read
+
+
 @pytest.fixture(scope="session")
 def models_dir() -> Path:
     """The folder holding the packaged model as `make install` assembled it for the person

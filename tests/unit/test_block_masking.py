@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from memidx.agents.block import AROUND_CHARS, DIGEST_CHARS, Recalled, digest_block, recall_block
 from memidx.agents.digest import _records  # pyright: ignore[reportPrivateUsage]
 from memidx.agents.gate import Signal
 from memidx.agents.recall import Candidate, _around  # pyright: ignore[reportPrivateUsage]
 from memidx.index.store import Store
-from memidx.secrets import cuts
 from memidx.secrets.cuts import REACH
 
 TOKEN = "ghp_" + "aB3dEf9hIjK1mNoPqR5tUvW7xYz0AbCdEf12"  # a GitHub token's form
@@ -39,16 +36,9 @@ def _neighbours(store: Store, body: str) -> tuple[str, ...]:
 
 
 def test_a_long_turn_is_masked_only_around_what_the_blocks_show(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Store, detector_reads: list[int]
 ) -> None:
-    read: list[int] = []
-    find = cuts.find_secrets
-
-    def measured(text: str, **options: bool) -> object:
-        read.append(len(text))
-        return find(text, **options)
-
-    monkeypatch.setattr(cuts, "find_secrets", measured)
+    read = detector_reads
     body = f"User: deploy with {URL}\n" + "more words of a long tool output\n" * 6_000
     [around] = _neighbours(store, body)
     [listed] = [r for r in _records(store, "web") if r.ref == "a1"]

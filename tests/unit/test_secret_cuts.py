@@ -54,17 +54,10 @@ def test_recent_cut_through_a_secret_shows_none_of_it(store: Store) -> None:
     assert "[REDACTED:basic-auth]" in str(found) and PASSWORD[:6] not in str(found)
 
 
-def test_an_excerpt_masks_a_window_not_the_whole_text(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_excerpt_masks_a_window_not_the_whole_text(detector_reads: list[int]) -> None:
     """Masking a 1 MB transcript to show 240 characters of it costs ~1 s: the detectors read
     the excerpt and REACH characters after it."""
-    read: list[int] = []
-    find = cuts.find_secrets
-
-    def measured(text: str, **options: bool) -> object:
-        read.append(len(text))
-        return find(text, **options)
-
-    monkeypatch.setattr(cuts, "find_secrets", measured)
+    read = detector_reads
     text = f"{'word ' * 40}{URL} " + "more text " * 100_000
     shown = masked_excerpt(text, 240)
     assert PASSWORD not in shown and shown.endswith("…") and len(shown) <= 241
@@ -141,16 +134,9 @@ def test_a_piece_more_than_reach_into_a_long_value_shows_none_of_it(name: str) -
     assert piece == "[REDACTED:secret-assignment]"
 
 
-def test_a_piece_of_ordinary_text_is_read_reach_around_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_piece_of_ordinary_text_is_read_reach_around_it(detector_reads: list[int]) -> None:
     """Only a run the window's start cuts sends the detectors further back."""
-    read: list[int] = []
-    find = cuts.find_secrets
-
-    def measured(text: str, **options: bool) -> object:
-        read.append(len(text))
-        return find(text, **options)
-
-    monkeypatch.setattr(cuts, "find_secrets", measured)
+    read = detector_reads
     body = "word " * 10_000
     cuts.masked_pieces([(body, 20_000, 20_100)])
     assert read == [100 + 2 * REACH]
@@ -179,18 +165,11 @@ def test_a_piece_more_than_reach_into_a_key_in_base64_shows_none_of_it() -> None
     ],
 )
 def test_a_long_line_is_read_back_only_through_one_value(
-    monkeypatch: pytest.MonkeyPatch, unit: str, most: int
+    detector_reads: list[int], unit: str, most: int
 ) -> None:
     """Followed back through any run without spaces, a 1 MB line of JSON or assignments was
     read 64 KB wide for each snippet, seconds for a search's ten."""
-    read: list[int] = []
-    find = cuts.find_secrets
-
-    def measured(text: str, **options: bool) -> object:
-        read.append(len(text))
-        return find(text, **options)
-
-    monkeypatch.setattr(cuts, "find_secrets", measured)
+    read = detector_reads
     body = "x: " + unit * (1_000_000 // len(unit))
     cuts.masked_pieces([(body, 500_000, 500_200)])
     assert read and read[0] <= most

@@ -41,34 +41,22 @@ def test_a_text_whose_first_place_holds_nothing_is_shown_as_it_stands_there() ->
     assert masked_snippets({1: snippet}, {1: body}) == {1: snippet}
 
 
-def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    read: list[int] = []
-    find = cuts.find_secrets
-
-    def measured(text: str, **options: bool) -> object:
-        read.append(len(text))
-        return find(text, **options)
-
-    monkeypatch.setattr(cuts, "find_secrets", measured)
-    return read
-
-
 def test_a_text_standing_at_thousands_of_places_is_read_at_its_first(
-    monkeypatch: pytest.MonkeyPatch,
+    detector_reads: list[int],
 ) -> None:
     """Nothing at its first place: the body beyond its reach is never read."""
-    read = _reads(monkeypatch)
+    read = detector_reads
     body = "ab " * 20_000 + "password=Xk9mP2vL8qR4tW6zQ " + "ab " * 1_000
     assert masked_snippets({1: "ab ab ab ab ab"}, {1: body}) == {1: "ab ab ab ab ab"}
     assert read == [len("ab ab ab ab ab") + cuts.REACH]
 
 
 def test_a_secret_standing_at_places_spread_wide_is_masked_whole_unread_beyond(
-    monkeypatch: pytest.MonkeyPatch,
+    detector_reads: list[int],
 ) -> None:
     """A 64 KB note dense with assignments repeating the snippet's line: one piece over every
     place cost 0.33 s a snippet (3.3 s a search of 10 hits); now its first place alone."""
-    read = _reads(monkeypatch)
+    read = detector_reads
     line = "heron password=Xk9mP2vL8qR4 token=aB3dEf9hIjK1mNoP x "
     body = line * 1_185
     [masked] = masked_snippets({1: line * 3}, {1: body}).values()
@@ -77,11 +65,11 @@ def test_a_secret_standing_at_places_spread_wide_is_masked_whole_unread_beyond(
 
 
 def test_a_secret_standing_at_places_close_together_is_masked_by_each(
-    monkeypatch: pytest.MonkeyPatch,
+    detector_reads: list[int],
 ) -> None:
     """Places within SPREAD of each other: one piece over all, masked where any place holds
     a secret or a private span."""
-    read = _reads(monkeypatch)
+    read = detector_reads
     body = f"<private>{TEXT} w1</private>\n\n{TEXT} password=Xk9mP2vL8qR4\n"
     [masked] = masked_snippets({1: TEXT}, {1: body}).values()
     assert masked == "[REDACTED:private]"
