@@ -65,23 +65,30 @@ def _check_secrets(args: argparse.Namespace, config: Config, baseline: Path | No
         print(line)
     if not problems:
         return 0
-    secrets = len(problems) - len(unread)
+    counts, todo = _refusal(
+        len(problems) - len(unread),
+        len(unread),
+        "remove them, or allow a false positive with `memidx: allow-secret` on its line "
+        f"or in {args.baseline or BASELINE} (`memidx check secrets FILE --update-baseline`)",
+        "make it smaller (split it in several files), or, sure it holds no secret, commit "
+        "with git commit --no-verify",
+    )
+    print(f"memidx: {counts} in staged memory: {todo}", file=sys.stderr)
+    return 1
+
+
+def _refusal(secrets: int, unread: int, take_out: str, too_large: str) -> tuple[str, str]:
+    """What a refusing check counts (`2 secrets and 1 thing too large to check`) and what to
+    do about each: what is too large to check no allow marker or baseline lets through."""
     counts: list[str] = []
     todo: list[str] = []
     if secrets:
         counts.append(f"{secrets} secret{'s' if secrets != 1 else ''}")
-        todo.append(
-            "remove them, or allow a false positive with `memidx: allow-secret` on its line "
-            f"or in {args.baseline or BASELINE} (`memidx check secrets FILE --update-baseline`)"
-        )
-    if unread:  # no allow marker or baseline lets it through
-        counts.append(f"{len(unread)} thing{'s' if len(unread) != 1 else ''} too large to check")
-        todo.append(
-            "what is too large to check cannot be allowed: make it smaller (split it in "
-            "several files), or, sure it holds no secret, commit with git commit --no-verify"
-        )
-    print(f"memidx: {' and '.join(counts)} in staged memory: {'; '.join(todo)}", file=sys.stderr)
-    return 1
+        todo.append(take_out)
+    if unread:
+        counts.append(f"{unread} thing{'s' if unread != 1 else ''} too large to check")
+        todo.append(f"what is too large to check cannot be allowed: {too_large}")
+    return " and ".join(counts), "; ".join(todo)
 
 
 def check_message(config: Config, message: Path, baseline: Path | None, update: bool) -> int:
@@ -158,28 +165,20 @@ def check_push(config: Config, remote: str, given: bytes) -> int:
     from memidx.githooks.secret_check import BASELINE
 
     print("\n".join(problems))
-    secrets = len(problems) - len(unread)
-    counts: list[str] = []
-    todo: list[str] = []
-    if secrets:
-        counts.append(f"{secrets} secret{'s' if secrets != 1 else ''}")
-        todo.append(
-            "take them out (a commit's message or note: git rebase -i, `reword` or `edit`, or "
-            "git commit --amend for the last commit; its author or committer: the same with "
-            "--reset-author or --author; a tag: git tag -f; a git note: git notes edit; a "
-            "ref's name: push it under another), or allow a false positive with `memidx: "
-            f"allow-secret` on its line or in {BASELINE}"
-        )
-    if unread:  # no allow marker or baseline lets it through
-        counts.append(f"{len(unread)} thing{'s' if len(unread) != 1 else ''} too large to check")
-        todo.append(
-            "what is too large to check cannot be allowed: make it smaller (a tag: git tag -f "
-            "with a shorter message, then any tag of it again), or, sure it holds no secret (a "
-            "tag the remote holds already, say), push with git push --no-verify"
-        )
+    counts, todo = _refusal(
+        len(problems) - len(unread),
+        len(unread),
+        "take them out (a commit's message or note: git rebase -i, `reword` or `edit`, or "
+        "git commit --amend for the last commit; its author or committer: the same with "
+        "--reset-author or --author; a tag: git tag -f; a git note: git notes edit; a "
+        "ref's name: push it under another), or allow a false positive with `memidx: "
+        f"allow-secret` on its line or in {BASELINE}",
+        "make it smaller (a tag: git tag -f with a shorter message, then any tag of it "
+        "again), or, sure it holds no secret (a tag the remote holds already, say), push "
+        "with git push --no-verify",
+    )
     print(
-        f"memidx: {' and '.join(counts)} in what git push would send to {remote}, so nothing "
-        f"was pushed: {'; '.join(todo)}",
+        f"memidx: {counts} in what git push would send to {remote}, so nothing was pushed: {todo}",
         file=sys.stderr,
     )
     return 1
