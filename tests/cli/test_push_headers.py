@@ -12,10 +12,9 @@ import pytest
 from memidx.config import Config
 from memidx.githooks.push_check import push_problems
 from memidx.githooks.push_refs import Update
+from tests.cli.test_push_contents import TOKEN, ZERO
 from tests.helpers import NotesRepo
 
-TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"  # memidx: allow-secret
-ZERO = "0" * 40
 PERSON = "A U Thor <au@example.com> 1700000000 +0000"
 
 
