@@ -53,7 +53,9 @@ def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) ->
         deadline = None if wait and timeout is None else time.monotonic() + (timeout or 0.0) * wait
         while True:  # taken again when its file was removed meanwhile (a stale lock cleared)
             path.parent.mkdir(parents=True, exist_ok=True)  # its folder too (`rm -rf .memidx`)
-            with path.open("a") as handle:
+            # a FIFO put in its place held every hook to its deadline: ENXIO now (flock ignores it)
+            way = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC
+            with os.fdopen(os.open(path, way, 0o666), "a") as handle:
                 taken = lock_open(handle.fileno(), deadline and deadline - time.monotonic())
                 opened = os.fstat(handle.fileno())
                 if not taken or file_identity(path) == (opened.st_dev, opened.st_ino):

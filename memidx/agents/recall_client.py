@@ -174,27 +174,40 @@ def ask_waiting(
 
 
 def starting(config: Config) -> bool:
-    """Whether a server holds its lock (it may still be loading the model)."""
+    """Whether a server holds its lock (it may still be loading the model); not when its lock
+    cannot be looked at (start() says why)."""
+    try:
+        return _held(config)
+    except OSError:  # raised, it went out of the prompt hook before its own recall
+        return False
+
+
+def _held(config: Config) -> bool:
+    """Whether a server holds its lock; OSError when the lock cannot be looked at: a folder
+    of that name (EISDIR), no descriptor left (EMFILE), a memory that cannot be written."""
     from memidx.portable import file_lock
 
     lock = server_folder(config) / "recall.lock"
     if not lock.exists():
         return False
-    try:
-        with file_lock(lock, wait=False) as free:
-            return not free
-    except OSError as exc:
-        if exc.errno not in READ_ONLY:
-            raise
-        return False  # a lock file this process cannot open: no server can start here
+    with file_lock(lock, wait=False) as free:
+        return not free
 
 
 def start(config: Config) -> None:
     """Start the server in the background (it exits at once when another one runs); none
-    where it could have no socket, nor in a memory whose folder cannot be written."""
+    where it could have no socket, nor in a memory whose folder cannot be written, nor where
+    its lock cannot be taken (the server could not take it either)."""
     from memidx.portable import start_detached
 
-    if socket_path(config) is None or starting(config) or _started_lately(config):
+    if socket_path(config) is None:
+        return
+    try:
+        if _held(config) or _started_lately(config):
+            return
+    except OSError as exc:  # a notice in the hook's log (runner), once a hook: not starting()'s
+        if exc.errno not in READ_ONLY:
+            print(f"memidx: notice: the recall server could not start: {exc}", file=sys.stderr)
         return
     log_path = server_folder(config) / "recall-server.log"
     # the child serves this very memory (-C: never by changing this process's environment)

@@ -160,8 +160,7 @@ class _Workers:
         while (conn := self.waiting.get()) is not None:
             answer: dict[str, object] = {"error": "no request"}
             with conn, contextlib.suppress(OSError, ValueError):
-                conn.settimeout(READ_WAIT)
-                request = read_line(conn)
+                request = read_line(conn, within=READ_WAIT)  # all of it: a trickle is no request
                 self.cpu[me], self.since[me] = time.process_time(), time.monotonic()
                 # none: a waiting hook's look (recall_client._answering); a hook gone (it
                 # recalled in its own process, given up behind a stalled answer): no answer

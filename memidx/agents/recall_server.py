@@ -15,6 +15,7 @@ import json
 import os
 import socket
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,10 +100,19 @@ def config_key(config: Config) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
-def read_line(conn: socket.socket, data: bytearray | None = None) -> bytes:
-    """One line from `conn` (into `data`, which keeps what came when it times out)."""
+def read_line(
+    conn: socket.socket, data: bytearray | None = None, within: float | None = None
+) -> bytes:
+    """One line from `conn` (into `data`, which keeps what came when it times out), the whole
+    of it within `within` seconds when given (TimeoutError after them): each read's timeout
+    alone let a hook sending a byte every 0.4 s hold the reader for as long as it sent."""
     data = bytearray() if data is None else data
+    end = None if within is None else time.monotonic() + within
     while len(data) <= MAX_REQUEST and not data.endswith(b"\n"):
+        if end is not None:
+            if (left := end - time.monotonic()) <= 0:
+                raise TimeoutError(f"no whole line in {within} s")
+            conn.settimeout(left)
         chunk = conn.recv(65536)
         if not chunk:
             break

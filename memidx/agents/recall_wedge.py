@@ -25,6 +25,7 @@ from pathlib import Path
 from memidx.agents.recall_client import starting
 from memidx.agents.recall_server import PID_NAME, SUSPECT, server_folder
 from memidx.config import Config
+from memidx.portable import OPEN_AS_IS
 
 __all__ = ["SUSPECT", "acknowledged", "found_wedged"]
 # A server busy with 20 prompts at once acknowledges each within milliseconds (recall_loop):
@@ -33,6 +34,7 @@ __all__ = ["SUSPECT", "acknowledged", "found_wedged"]
 SUSPECT_AFTER = 1.0
 SUSPECT_FOR = 120.0
 GONE_WAIT = 0.2  # seconds for an ended server's lock to go before the hook starts another
+MAX_MARK = 128  # bytes read of a mark or of recall.pid: a pid and two times
 
 
 def found_wedged(config: Config, pid: object) -> bool:
@@ -46,9 +48,15 @@ def found_wedged(config: Config, pid: object) -> bool:
     named, made = _marked(mark)
     age = time.monotonic() - made if named == pid and made is not None else None
     if age is None or not 0 <= age <= SUSPECT_FOR:  # a first sign (kept until the next)
-        with contextlib.suppress(OSError):  # the wall clock's too, for an older memidx; made
-            made = time.monotonic()  # whole (repr): rounded, a word heard before seemed after
-            mark.write_text(f"{pid}\n{time.time():.6f}\n{made!r}\n", encoding="utf-8")
+        from memidx.drafts import replace_durably
+
+        # the wall clock's too, for an older memidx; made whole (repr): rounded, a word heard
+        # before seemed after. Renamed over it: written in place, a FIFO there was waited on
+        # for a reader, by every hook that found the server wedged, and a link written through
+        made = time.monotonic()
+        text = f"{pid}\n{time.time():.6f}\n{made!r}\n"
+        with contextlib.suppress(OSError):
+            replace_durably(mark, text.encode("ascii"), "tmp", durable=False)
         return False
     if age < SUSPECT_AFTER:
         return False
@@ -95,22 +103,43 @@ def _made_before(mark: Path, heard: float) -> bool:
 def _marked(mark: Path) -> tuple[int | None, float | None]:
     """The pid a mark names and when it was made, on time.monotonic() (a mark of an older
     memidx: its wall clock's time, or its pid alone and when it was last written, made so)."""
+    read = _read(mark)
+    if read is None:
+        return None, None
+    text, written = read
     try:
-        lines = mark.read_text(encoding="utf-8").split()
+        lines = text.split()
         pid = int(lines[0])
-    except (OSError, ValueError, IndexError):
+    except (ValueError, IndexError):
         return None, None
     try:
         if len(lines) > 2:
             return pid, float(lines[2])
-        wall = float(lines[1]) if len(lines) > 1 else mark.stat().st_mtime
+        wall = float(lines[1]) if len(lines) > 1 else written
         return pid, time.monotonic() - (time.time() - wall)
-    except (OSError, ValueError):
+    except ValueError:
         return pid, None
 
 
 def _recorded(path: Path) -> int | None:
+    read = _read(path)
     try:
-        return int(path.read_text(encoding="utf-8").strip())
-    except (OSError, ValueError):
+        return int(read[0].strip()) if read is not None else None
+    except ValueError:
         return None
+
+
+def _read(path: Path) -> tuple[str, float] | None:
+    """The first MAX_MARK bytes of `path` and when it was last written; None when it cannot
+    be read. As it is: read in place, a FIFO there was waited on for a writer that never
+    comes, by every hook that found the server wedged or answering, and nothing recalled."""
+    try:
+        fd = os.open(path, OPEN_AS_IS)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, MAX_MARK).decode("utf-8", "replace"), os.fstat(fd).st_mtime
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -87,7 +87,9 @@ def cut_off(state_dir: Path) -> int | None:
 
 def _cut_off(mark: tuple[int, str, int]) -> int | None:
     number, started, _ = mark
-    if not process_alive(number):
+    # a zombie too (Linux): killed, not yet reaped by the hook that started it, it read as
+    # running, and no session start restarted the embed nor did status say it was cut off
+    if not process_alive(number) or process_ended(number):
         return number
     now = process_started(number)
     return number if started and now is not None and now != started else None

@@ -42,6 +42,21 @@ def test_a_mark_whose_pid_another_process_has_now_was_cut_off(tmp_path: Path) ->
         other.wait()
 
 
+@LINUX_PROC
+def test_a_killed_embedder_not_yet_reaped_was_cut_off(tmp_path: Path) -> None:
+    """An embedder killed mid-run whose parent had not reaped it yet (a zombie: the system
+    still answers for its pid, start time and all) read as running: status said nothing was
+    cut off, and no session start restarted the embed."""
+    embedder = subprocess.Popen(["true"])
+    try:
+        running_path(tmp_path).write_text(f"{embedder.pid} {process_started(embedder.pid)}\n1\n")
+        os.waitid(os.P_PID, embedder.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped
+
+        assert (cut_off(tmp_path), restart_due(tmp_path)) == (embedder.pid, True)
+    finally:
+        embedder.wait()
+
+
 def test_a_running_embedders_mark_is_not_cut_off_and_goes_when_it_ends(tmp_path: Path) -> None:
     with embedding(tmp_path):
         assert running_path(tmp_path).read_text().split()[0] == str(os.getpid())

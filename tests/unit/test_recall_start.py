@@ -14,7 +14,8 @@ from typing import BinaryIO
 
 import pytest
 
-from memidx.agents import recall_client, recall_server
+from memidx.agents import actions, recall_client, recall_server
+from memidx.agents.recall import Recall
 from memidx.config import Config
 
 HOUR = 3600.0
@@ -190,3 +191,60 @@ def test_a_fifo_in_place_of_the_mark_is_neither_waited_on_nor_written_into(
         for way in (os.O_WRONLY, os.O_RDONLY):
             with contextlib.suppress(OSError):
                 os.close(os.open(mark, way | os.O_NONBLOCK))
+
+
+NEEDS_FIFO = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+
+
+def _no_descriptor_left(path: Path, **how: object) -> contextlib.AbstractContextManager[bool]:
+    raise OSError(errno.EMFILE, os.strerror(errno.EMFILE), str(path))
+
+
+@pytest.mark.parametrize(
+    "fault", ["folder", "no-descriptor", pytest.param("fifo", marks=NEEDS_FIFO)]
+)
+def test_a_lock_that_cannot_be_looked_at_costs_the_hook_a_notice_not_its_own_recall(
+    config: Config,
+    started: list[list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fault: str,
+) -> None:
+    """A folder named recall.lock (EISDIR) or no descriptor left (EMFILE) raised out of
+    starting(), through the prompt hook before its own recall: nothing was recalled; a FIFO
+    there, opened to be locked, held the hook to its deadline. It is a notice, once, and no
+    server is started (it could not take its lock either)."""
+    lock = recall_server.server_folder(config) / "recall.lock"
+    lock.mkdir(parents=True)
+    if fault != "folder":
+        lock.rmdir()
+        lock.touch() if fault == "no-descriptor" else os.mkfifo(lock)
+    if fault == "no-descriptor":
+        monkeypatch.setattr("memidx.portable.file_lock", _no_descriptor_left)
+
+    class Here:
+        def __init__(self, config: Config) -> None:
+            pass
+
+        def recall(self, prompt: str, seen: object) -> Recall:
+            return Recall(f"recalled here: {prompt}", ())
+
+    monkeypatch.setattr("memidx.agents.recall.Recaller", Here)
+
+    recalled: list[tuple[str, list[str]]] = []
+    deadline = time.monotonic() + 1.5
+    hook = threading.Thread(
+        target=lambda: recalled.append(actions._recall(config, "a prompt", [], deadline)),  # pyright: ignore[reportPrivateUsage]
+        daemon=True,
+    )
+    hook.start()
+    hook.join(5.0)  # a bound for the fault only: done at once
+    try:
+        assert recalled == [("recalled here: a prompt", [])]
+    finally:  # a hook waiting to open it (the fault) is let go
+        with contextlib.suppress(OSError):
+            os.close(os.open(lock, os.O_RDONLY | os.O_NONBLOCK))
+        hook.join(5.0)
+    assert started == []
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1 and said[0].startswith("memidx: notice: the recall server could not")

@@ -6,6 +6,7 @@ time.monotonic()) are the test's, moved by it alone."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -291,3 +292,53 @@ def test_a_starting_server_removes_an_earlier_server_s_mark(
 
     assert recall_server.serve(config) == 0
     assert found == [False, False]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+@pytest.mark.parametrize("name", [recall_wedge.SUSPECT, recall_server.PID_NAME])
+def test_a_fifo_in_place_of_the_mark_or_the_pid_is_not_waited_on(
+    config: Config, killed: list[int], clock: Clock, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Read in place, a FIFO there was waited on for a writer that never comes, by every hook
+    the server answered or did not acknowledge, before its own recall: each recalled nothing
+    at its deadline. It reads as no mark (a mark is renamed over it), or no pid (not ended)."""
+    hooks(config, [], monkeypatch)
+    path = config.state_dir / "agents" / name
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+    done: list[bool] = []
+
+    def answered_then_not_acknowledged() -> None:
+        recall_wedge.acknowledged(config, clock.monotonic())
+        done.append(recall_wedge.found_wedged(config, PID))
+
+    hook = threading.Thread(target=answered_then_not_acknowledged, daemon=True)
+    hook.start()
+    hook.join(5.0)  # a bound for the fault only: done at once
+    try:
+        assert done == [False]
+        mark = config.state_dir / "agents" / recall_wedge.SUSPECT
+        assert mark.exists() == (name == recall_wedge.SUSPECT)  # marked: the pid was read
+        if name == recall_wedge.SUSPECT:
+            assert mark.read_text(encoding="utf-8").split()[0] == str(PID)
+    finally:  # a hook waiting to open it (the fault) is let go
+        for way in (os.O_WRONLY, os.O_RDONLY):
+            with contextlib.suppress(OSError):
+                os.close(os.open(path, way | os.O_NONBLOCK))
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")
+def test_a_link_in_place_of_the_mark_is_not_written_through(
+    config: Config, killed: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Written in place, a mark went through a link there into whatever it named."""
+    hooks(config, [], monkeypatch)
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("not memidx's\n", encoding="utf-8")
+    mark = config.state_dir / "agents" / recall_wedge.SUSPECT
+    mark.symlink_to(elsewhere)
+
+    assert not recall_wedge.found_wedged(config, PID)
+
+    assert elsewhere.read_text(encoding="utf-8") == "not memidx's\n"
+    assert not mark.is_symlink() and mark.read_text(encoding="utf-8").split()[0] == str(PID)
