@@ -101,3 +101,19 @@ def test_a_new_refs_name_is_read_and_never_printed(repo: NotesRepo) -> None:
 
     assert found == ["refs/heads/deploy-[REDACTED:github-token]: ref name: github-token"]
     assert held == []
+
+
+def test_a_hidden_header_is_read_though_the_log_shows_a_commit_of_its_size(
+    repo: NotesRepo,
+) -> None:
+    """git log re-encodes a Latin-1 message to UTF-8, each é a byte longer: as many of them
+    as a hidden header's bytes once left the commit the size the log showed, and it unread."""
+    hidden, encoding = f"x-deploy-key {TOKEN}", "encoding ISO-8859-1"
+    message = b"caf" + b"\xe9" * (len(hidden) + len(encoding) + 2) + b"\n"
+    commit = commit_on_head(
+        repo, f"author {PERSON}\ncommitter {PERSON}\n{hidden}\n{encoding}", message
+    )
+
+    found = pushed(repo, commit)
+
+    assert found == [f"refs/heads/main: commit {commit[:12]}: x-deploy-key: github-token"]
