@@ -42,8 +42,11 @@ def commit_texts(
     the log showed them or, for a commit whose object holds more, read whole."""
     from memidx.githooks.secret_check import text_of
 
-    unshown = [(sent.commit, 0) for sent, _, _ in commits if not sent.whole]
-    raw = {oid: (size, data) for oid, size, data in repo.read_blobs(unshown, BLOB_LIMIT)}
+    unshown = [sent.commit for sent, _, _ in commits if not sent.whole]
+    # their sizes first: a batch of unknown sizes is a few commits, a signed series slower
+    sizes = repo.blob_sizes(unshown) if unshown else {}
+    read = repo.read_blobs([(oid, sizes[oid]) for oid in unshown], BLOB_LIMIT)
+    raw = {oid: (size, data) for oid, size, data in read}
     for sent, ref, what in commits:
         if sent.commit not in raw:
             found = [Found(ref, what, "message", sent.message)]
