@@ -56,7 +56,8 @@ def commit_texts(
             continue
         size, data = raw[sent.commit]
         if data is None:
-            unread = f"not checked for secrets: too large ({size} bytes)"
+            unread = f"not checked for secrets: too large ({size} bytes): write it again "
+            unread += "with a shorter message (git commit --amend, git rebase -i)"
             yield sent.commit, [Found(ref, what, "message", "", unread)]
             continue
         header, _, message = data.partition(b"\n\n")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config
+from memidx.githooks import push_headers
 from memidx.githooks.push_check import push_problems
 from memidx.githooks.push_refs import Update
 from tests.cli.test_push_contents import TOKEN, ZERO
@@ -117,3 +118,24 @@ def test_a_hidden_header_is_read_though_the_log_shows_a_commit_of_its_size(
     found = pushed(repo, commit)
 
     assert found == [f"refs/heads/main: commit {commit[:12]}: x-deploy-key: github-token"]
+
+
+def test_a_commit_too_large_to_read_again_is_refused_saying_how_to_shrink_it(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A signed commit is read again whole; one over the limit is refused, never let through
+    unread, its line saying what makes it smaller, as a tag's says."""
+    monkeypatch.setattr(push_headers, "BLOB_LIMIT", 256)  # the commit below is over it
+    signature = (
+        "gpgsig -----BEGIN SSH SIGNATURE-----\n " + "A" * 300 + "\n -----END SSH SIGNATURE-----"
+    )
+    commit = commit_on_head(repo, f"author {PERSON}\ncommitter {PERSON}\n{signature}", b"ok\n")
+    size = len(repo.git("cat-file", "commit", commit).encode())
+
+    found = pushed(repo, commit)
+
+    assert found == [
+        f"refs/heads/main: commit {commit[:12]}: message: not checked for secrets: too large "
+        f"({size} bytes): write it again with a shorter message (git commit --amend, git "
+        "rebase -i)"
+    ]
