@@ -139,3 +139,19 @@ def test_a_commit_too_large_to_read_again_is_refused_saying_how_to_shrink_it(
         f"({size} bytes): write it again with a shorter message (git commit --amend, git "
         "rebase -i)"
     ]
+
+
+def test_a_signed_commit_is_not_verified_when_git_log_is_set_to(repo: NotesRepo) -> None:
+    """With log.showSignature set, git log ran gpg for each signed commit the push sends: a
+    first push of a signed history ran it thousands of times, for nothing the check reads."""
+    called = repo.root.parent / "gpg-called"
+    gpg = repo.root.parent / "gpg"
+    gpg.write_text(f"#!/bin/sh\ntouch {called}\nexit 1\n")
+    gpg.chmod(0o755)
+    repo.git("config", "log.showSignature", "true")
+    repo.git("config", "gpg.program", str(gpg))
+    signature = "gpgsig -----BEGIN PGP SIGNATURE-----\n AAAA\n -----END PGP SIGNATURE-----"
+    commit = commit_on_head(repo, f"author {PERSON}\ncommitter {PERSON}\n{signature}", b"ok\n")
+
+    assert pushed(repo, commit) == []
+    assert not called.exists()
