@@ -59,6 +59,7 @@ def sent_commits(
     # a mark no message holds: a message may hold any byte but NUL, \x01 too, which split it
     mark = f"\x01memidx-{secrets.token_hex(8)} "
     argv = ["log", "-z", f"--format={mark}%H %S%n{HEADER}%n%B", "--date=raw", "--raw"]
+    argv += ["--encoding=none"]  # messages as stored: i18n.logOutputEncoding re-encodes them
     argv += ["--no-abbrev", "-c", "--root", "--no-show-signature"]  # no gpg run per commit
     argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
     if remote is not None:

@@ -155,3 +155,19 @@ def test_a_signed_commit_is_not_verified_when_git_log_is_set_to(repo: NotesRepo)
 
     assert pushed(repo, commit) == []
     assert not called.exists()
+
+
+@pytest.mark.parametrize("encoding", ["UTF-16", "ISO-8859-1"])
+def test_a_log_output_encoding_set_neither_breaks_the_check_nor_hides_a_secret(
+    repo: NotesRepo, encoding: str
+) -> None:
+    """i18n.logOutputEncoding re-encodes what git log prints: under UTF-16 the check found no
+    commit in it, and let every one through unread, files and all."""
+    repo.git("config", "i18n.logOutputEncoding", encoding)
+    commit = commit_on_head(
+        repo, f"author {PERSON}\ncommitter {PERSON}", f"café token {TOKEN}\n".encode()
+    )
+
+    found = pushed(repo, commit)
+
+    assert found == [f"refs/heads/main: commit {commit[:12]}: message line 1: github-token"]
