@@ -171,3 +171,28 @@ def test_a_log_output_encoding_set_neither_breaks_the_check_nor_hides_a_secret(
     found = pushed(repo, commit)
 
     assert found == [f"refs/heads/main: commit {commit[:12]}: message line 1: github-token"]
+
+
+def test_an_author_many_commits_share_is_read_once(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading each commit's author and committer made a first push of 3,000 commits 0.17 s
+    slower: a history has a few people, each now read once, each commit still named."""
+    from memidx.secrets import detect
+
+    read: list[str] = []
+    find = detect.find_secrets
+
+    def counted(text: str, **options: bool) -> list[detect.Finding]:
+        read.append(text)
+        return find(text, **options)
+
+    monkeypatch.setattr(detect, "find_secrets", counted)
+    for n in range(3):
+        repo.note(f"n{n}.md", f"Note {n}", "text")
+        repo.commit(f"Add {n}")
+
+    pushed(repo, repo.git("rev-parse", "HEAD").strip())
+
+    people = [text for text in read if "@" in text and "\n" not in text]
+    assert people and len(people) == len(set(people))
