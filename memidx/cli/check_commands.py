@@ -174,8 +174,9 @@ def check_push(config: Config, remote: str, given: bytes) -> int:
         "ref's name: push it under another), or allow a false positive with `memidx: "
         f"allow-secret` on its line or in {BASELINE}",
         "make it smaller (a tag: git tag -f with a shorter message, then any tag of it "
-        "again), or, sure it holds no secret (a tag the remote holds already, say), push "
-        "with git push --no-verify",
+        "again; a commit: git commit --amend or git rebase -i, `reword`), or, sure it "
+        "holds no secret (a tag the remote holds already, say), push with git push "
+        "--no-verify",
     )
     print(
         f"memidx: {counts} in what git push would send to {remote}, so nothing was pushed: {todo}",

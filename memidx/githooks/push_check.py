@@ -57,13 +57,14 @@ def push_problems(
         return []
     from memidx.githooks.secret_check import BASELINE, masked, read_baseline
     from memidx.hashes import sha256_hex
-    from memidx.secrets.detect import find_secrets
+    from memidx.secrets.detect import Finding, find_secrets
     from memidx.secrets.patterns import line_of, redact
     from memidx.text import display
 
     problems: list[str] = []
     allowed: set[str] | None = None  # read only when a secret is found
     refs: dict[str, str] = {}  # each ref as the lines name it: a secret in its name masked
+    fields: dict[str, list[Finding]] = {}  # what each one-line field holds, read once
     for found in pushed_texts(config, remote, sent):
         ref = refs.get(found.ref) or refs.setdefault(found.ref, masked(found.ref))
         if found.unread:
@@ -71,7 +72,12 @@ def push_problems(
             problems.append(f"{ref}: {found.what}: {where}{found.unread}")
             if unread is not None:
                 unread.append(problems[-1])
-        secrets = find_secrets(found.text, allow=True)
+        if found.lines:
+            secrets = find_secrets(found.text, allow=True)
+        else:  # a field of one line (an author): most commits repeat a few, read each once
+            secrets = fields.get(found.text)
+            if secrets is None:
+                secrets = fields[found.text] = find_secrets(found.text, allow=True)
         for secret in secrets:
             if allowed is None:
                 allowed = read_baseline(config.root / BASELINE)

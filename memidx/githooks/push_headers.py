@@ -1,8 +1,9 @@
 """Reading what a commit or a tag holds besides its message: its header's fields (author,
 committer, tagger, a tag's name, a signature, an embedded tag, any header written whole), and
 a commit's message whole when `git log` shows it not as git stores and sends it: `%B` stops at
-a NUL, and the log shows no header but its author and committer. Such a commit's object is a
-different size from what the log shows: only those are read again, by `git cat-file`."""
+a NUL, and the log shows no header but its author and committer. Such a commit's object is
+not the one the log's fields make (its hash is not the commit's id): only those are read
+again, by `git cat-file`."""
 
 from __future__ import annotations
 
@@ -41,9 +42,11 @@ def commit_texts(
     the log showed them or, for a commit whose object holds more, read whole."""
     from memidx.githooks.secret_check import text_of
 
-    sizes = repo.blob_sizes([sent.commit for sent, _, _ in commits]) if commits else {}
-    whole = [(s.commit, sizes[s.commit]) for s, _, _ in commits if sizes[s.commit] != s.size]
-    raw = {oid: (size, data) for oid, size, data in repo.read_blobs(whole, BLOB_LIMIT)}
+    unshown = [sent.commit for sent, _, _ in commits if not sent.whole]
+    # their sizes first: a batch of unknown sizes is a few commits, a signed series slower
+    sizes = repo.blob_sizes(unshown) if unshown else {}
+    read = repo.read_blobs([(oid, sizes[oid]) for oid in unshown], BLOB_LIMIT)
+    raw = {oid: (size, data) for oid, size, data in read}
     for sent, ref, what in commits:
         if sent.commit not in raw:
             found = [Found(ref, what, "message", sent.message)]
@@ -53,7 +56,8 @@ def commit_texts(
             continue
         size, data = raw[sent.commit]
         if data is None:
-            unread = f"not checked for secrets: too large ({size} bytes)"
+            unread = f"not checked for secrets: too large ({size} bytes): write it again "
+            unread += "with a shorter message (git commit --amend, git rebase -i)"
             yield sent.commit, [Found(ref, what, "message", "", unread)]
             continue
         header, _, message = data.partition(b"\n\n")

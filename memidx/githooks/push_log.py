@@ -28,9 +28,12 @@ class Changed(Value):
 
 class Sent(Value):
     """A commit the push sends: its id, the ref git reached it from, its message, its files,
-    its author and committer (`name <email>`), and the size its object has when it holds
-    nothing else: a header the log does not show (a signature, an embedded tag, any header
-    written whole) or a message going on after a NUL (where `%B` stops) makes it larger."""
+    its author and committer (`name <email>`), and whether the log showed it whole: the
+    object the log's fields make, hashed as git hashes it, has the commit's id. A header the
+    log does not show (a signature, an embedded tag, an encoding, any header written whole),
+    a message going on after a NUL (where `%B` stops) or re-encoded, an author the log
+    reformats (`A<a@b>`, a zone `+0`) each makes another object. A size compared instead was
+    fooled: a Latin-1 message, each byte a UTF-8 byte longer, made up for a hidden header."""
 
     commit: str
     source: str
@@ -38,7 +41,7 @@ class Sent(Value):
     changes: tuple[Changed, ...]
     author: str = ""
     committer: str = ""
-    size: int = 0
+    whole: bool = False
 
 
 def sent_commits(
@@ -56,7 +59,8 @@ def sent_commits(
     # a mark no message holds: a message may hold any byte but NUL, \x01 too, which split it
     mark = f"\x01memidx-{secrets.token_hex(8)} "
     argv = ["log", "-z", f"--format={mark}%H %S%n{HEADER}%n%B", "--date=raw", "--raw"]
-    argv += ["--no-abbrev", "-c", "--root"]
+    argv += ["--encoding=none"]  # messages as stored: i18n.logOutputEncoding re-encodes them
+    argv += ["--no-abbrev", "-c", "--root", "--no-show-signature"]  # no gpg run per commit
     argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
     if remote is not None:
         argv += [*(f"--exclude={name}" for name in stale), f"--remotes={remote}"]
@@ -82,7 +86,7 @@ def parse_entry(entry: bytes) -> Sent:
     lines = head.split(b"\n", HEADER.count("%n") + 2)
     first, message = lines[0], lines[-1] if len(lines) > 1 else b""
     commit, _, source = first.decode("ascii", "replace").partition(" ")
-    author, committer, size = _people(lines[1:-1])
+    author, committer, header = _people(lines[1:-1])
     changes: list[Changed] = []
     fields = rest.split(b"\0")
     i = 0
@@ -99,15 +103,24 @@ def parse_entry(entry: bytes) -> Sent:
             before = tuple(oid for old, oid in olds if old in MODE_BLOB and oid.strip(ZERO_ID))
             changes.append(Changed(decode_path(fields[i + 1]), blob, before))
         i += 2
-    text, size = message.decode("utf-8", "replace"), size + len(message)
-    return Sent(commit, source, text, tuple(changes), author, committer, size)
+    text, whole = message.decode("utf-8", "replace"), _hashes_to(commit, header + message)
+    return Sent(commit, source, text, tuple(changes), author, committer, whole)
 
 
-def _people(fields: list[bytes]) -> tuple[str, str, int]:
-    """The author and committer (`name <email>`) of a commit's HEADER lines, and the size of
-    the header they make as git writes it, with the blank line that ends it."""
+def _hashes_to(commit: str, body: bytes) -> bool:
+    """Whether `body`, hashed as git hashes a commit (SHA-1, or SHA-256 for a 64-digit id),
+    is the commit `commit`: then it is all git stores and sends of it."""
+    import hashlib
+
+    hashed = hashlib.sha256 if len(commit) == 64 else hashlib.sha1
+    return hashed(b"commit %d\0%s" % (len(body), body)).hexdigest() == commit
+
+
+def _people(fields: list[bytes]) -> tuple[str, str, bytes]:
+    """The author and committer (`name <email>`) of a commit's HEADER lines, and the header
+    they make as git writes it, with the blank line that ends it."""
     tree, parents, *people = (fields + [b""] * 8)[:8]
     author, committer = b"%s <%s>" % tuple(people[:2]), b"%s <%s>" % tuple(people[3:5])
-    size = len(b"tree %s\n" % tree) + sum(len(b"parent %s\n" % p) for p in parents.split())
-    size += len(b"author %s %s\ncommitter %s %s\n\n" % (author, people[2], committer, people[5]))
-    return author.decode("utf-8", "replace"), committer.decode("utf-8", "replace"), size
+    header = b"tree %s\n" % tree + b"".join(b"parent %s\n" % p for p in parents.split())
+    header += b"author %s %s\ncommitter %s %s\n\n" % (author, people[2], committer, people[5])
+    return author.decode("utf-8", "replace"), committer.decode("utf-8", "replace"), header

@@ -4,6 +4,8 @@ git's output arrives."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from memidx.errors import UsageError
@@ -16,12 +18,32 @@ NONE = ()  # a commit that sends no file
 # what the log shows of a commit's header (push_log.HEADER): tree, parents, author, committer
 SHOWN = f"{C}\n\nA U Thor\nau@example.com\n1 +0000\nC O Mitter\nco@example.com\n2 +0000\n"
 PEOPLE = ("A U Thor <au@example.com>", "C O Mitter <co@example.com>")
-HEADER_SIZE = len(f"tree {C}\nauthor {PEOPLE[0]} 1 +0000\ncommitter {PEOPLE[1]} 2 +0000\n\n")
+HEADER = f"tree {C}\nauthor {PEOPLE[0]} 1 +0000\ncommitter {PEOPLE[1]} 2 +0000\n\n"
 
 
 def sent(commit: str, source: str, message: str, changes: tuple[Changed, ...]) -> Sent:
-    """A commit as the log shows it, its size that of a commit holding nothing more."""
-    return Sent(commit, source, message, changes, *PEOPLE, HEADER_SIZE + len(message))
+    """A commit as the log shows it, not shown whole: its made-up id is no object's hash."""
+    return Sent(commit, source, message, changes, *PEOPLE)
+
+
+@pytest.mark.parametrize(
+    ("stored", "whole"),
+    [
+        (HEADER + "fourth\n", True),
+        # the log shows the zone `+0` as `+0000`: the object it makes is not the one stored
+        (HEADER.replace("1 +0000", "1 +0") + "fourth\n", False),
+        (HEADER.replace("\n\n", "\nencoding ISO-8859-1\n\n") + "fourth\n", False),
+    ],
+)
+def test_a_commit_is_shown_whole_only_when_what_the_log_shows_hashes_to_its_id(
+    stored: str, whole: bool
+) -> None:
+    body = stored.encode()
+    commit = hashlib.sha1(b"commit %d\0%s" % (len(body), body)).hexdigest()
+
+    (parsed,) = parse_log([f"\x01{commit} {A}\n{SHOWN}fourth\n\0".encode()])
+
+    assert parsed.whole is whole
 
 
 def test_parse_updates_reads_each_line_and_refuses_one_that_is_none() -> None:
