@@ -18,6 +18,7 @@ from memidx.agents import session
 from memidx.agents.session import Where, session_path, session_state
 from memidx.config import Config
 from memidx.drafts import read_own
+from memidx.embed import running
 
 T = TypeVar("T")
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
@@ -64,3 +65,22 @@ def test_a_state_past_its_bound_reads_as_none(
     monkeypatch.setattr(session, "MAX_STATE", 14)
     assert session.SessionState(state).data == {}
     assert read_own(tmp_path / "none.json", 15) is None
+
+
+def test_a_fifo_in_place_of_the_embed_mark_reads_as_none(tmp_path: Path) -> None:
+    """Read by the session-start hook and `memidx status`: both hung."""
+    mark = running.running_path(tmp_path)
+
+    def read() -> tuple[int | None, bool, int]:
+        running.forget_mark(tmp_path, mine=True)
+        running.forget_mark(tmp_path)
+        return (
+            running.cut_off(tmp_path),
+            running.restart_due(tmp_path),
+            running.cut_off_runs(tmp_path),
+        )
+
+    assert _at_once(mark, read) == [(None, False, 0)]
+    with running.embedding(tmp_path, durable=False):  # renamed over the FIFO
+        assert running.cut_off(tmp_path) is None
+    assert not mark.exists()
