@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import pytest
 
-from memidx.agents import session
+from memidx.agents import recall_server, session
 from memidx.agents.session import Where, session_path, session_state
 from memidx.config import Config
 from memidx.drafts import read_own
@@ -84,3 +84,14 @@ def test_a_fifo_in_place_of_the_embed_mark_reads_as_none(tmp_path: Path) -> None
     with running.embedding(tmp_path, durable=False):  # renamed over the FIFO
         assert running.cut_off(tmp_path) is None
     assert not mark.exists()
+
+
+def test_a_fifo_in_place_of_the_recall_pid_is_not_waited_on_at_exit(tmp_path: Path) -> None:
+    pid = tmp_path / recall_server.PID_NAME
+
+    assert _at_once(pid, lambda: recall_server.forget_pid(pid)) == [None]
+    assert pid.exists()  # not this server's pid: left
+    pid.unlink()
+    recall_server.write_pid(pid)
+    recall_server.forget_pid(pid)
+    assert not pid.exists()
