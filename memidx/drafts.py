@@ -17,7 +17,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from memidx.portable import process_alive, sync_folder
+from memidx.portable import OPEN_AS_IS, process_alive, sync_folder
 
 _FIRST_THREAD = _thread.get_native_id()  # the importing thread's drafts carry the pid alone
 _WRITER = re.compile(r"([0-9]+)(?:-[0-9]+)?")
@@ -127,6 +127,32 @@ def replace_through(
         raise
     if durable:
         sync_folder(path.parent)
+
+
+def read_own(path: Path, limit: int) -> bytes | None:
+    """The bytes of `path`, a file memidx writes as above, read as it is: None when it is no
+    regular file (a FIFO there is not waited on, a link not followed), holds more than `limit`
+    bytes, or cannot be read. Read in place, a FIFO put there was waited on for ever."""
+    try:
+        fd = os.open(path, OPEN_AS_IS)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks) if size <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def make_folder(folder: Path, *, durable: bool = True) -> None:

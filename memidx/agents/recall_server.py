@@ -167,6 +167,9 @@ def write_pid(pid: Path) -> None:
 def forget_pid(pid: Path) -> None:
     """Remove the pid file if it names this process: a stale one would name whatever process
     takes the pid next, and what stops the server by its pid would stop that one."""
+    from memidx.drafts import read_own
+
+    read = read_own(pid, 128)  # as it is: a FIFO there was waited on for ever, at the exit
     with contextlib.suppress(OSError, ValueError):
-        if int(pid.read_text(encoding="utf-8").strip()) == os.getpid():
+        if read is not None and int(read.decode("ascii").strip()) == os.getpid():
             pid.unlink()

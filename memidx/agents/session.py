@@ -15,13 +15,17 @@ from typing import cast
 
 from memidx.agents.hook_output import cwd_of
 from memidx.config import Config
-from memidx.drafts import replace_durably
+from memidx.drafts import read_own, replace_durably
 from memidx.text import well_formed
 
 MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
 KEEP_DAYS = 30  # a session's state untouched this long is removed at a session start
 NO_SESSION = "unknown"  # the session of a hook call that names none
 TRANSCRIPT = "transcript"  # the id of the transcript archived last (before a compaction)
+# The most a state is read of. The largest a hook writes: a prompt kept whole (Codex, Cursor),
+# of up to 8 MiB of payload (runner.MAX_INPUT) that JSON's \u escapes make at most 3 times as
+# long (24 MiB), and MAX_KEYS short keys per list (< 1 MiB each). One larger is no state.
+MAX_STATE = 64 * 1024 * 1024
 
 
 # A session id named as itself: what every agent sends (a lower-case UUID, Hermes's
@@ -166,9 +170,12 @@ class SessionState:
 
 
 def _read(path: Path) -> dict[str, object]:
+    """The state at `path`; {} for none, one that is no regular file (read in place, a FIFO
+    there was waited on for ever, by every hook of the session) or one past MAX_STATE."""
+    data = read_own(path, MAX_STATE)
     try:
-        loaded: object = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        loaded: object = json.loads(data.decode("utf-8")) if data is not None else {}
+    except ValueError:  # UnicodeDecodeError too
         return {}
     return cast(dict[str, object], loaded) if isinstance(loaded, dict) else {}
 

@@ -18,11 +18,12 @@ from collections.abc import Callable, Generator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from memidx.drafts import replace_durably
+from memidx.drafts import read_own, replace_durably
 from memidx.portable import process_alive
 
 MARK = "embed.running"
 RESTARTS = 3  # cut off this many times in a row without progress: no more automatic restarts
+MAX_MARK = 256  # bytes: a pid, a start time and a count (a mark past it is none)
 
 
 def running_path(state_dir: Path) -> Path:
@@ -62,11 +63,12 @@ def _write_mark(path: Path, me: str, fruitless: int, durable: bool) -> None:
 def _read_mark(state_dir: Path) -> tuple[int, str, int] | None:
     """The mark's pid (0 for none readable), its process's start time ("" when not given) and
     its count of fruitless runs (1 when not given, as an older memidx wrote it); None when
-    there is no mark."""
-    try:
-        text = running_path(state_dir).read_text(encoding="ascii", errors="replace")
-    except OSError:
+    there is no mark, nor one that is a regular file of at most MAX_MARK bytes: read in place,
+    a FIFO there was waited on for ever, by the session-start hook and `memidx status`."""
+    data = read_own(running_path(state_dir), MAX_MARK)
+    if data is None:
         return None
+    text = data.decode("ascii", errors="replace")
     first, _, rest = text.strip().partition("\n")
     pid, _, started = first.strip().partition(" ")
     count = rest.strip()
@@ -138,9 +140,9 @@ def forget_mark(state_dir: Path, *, mine: bool = False) -> None:
     keeps its own)."""
     path = running_path(state_dir)
     if mine:
-        with suppress(OSError):
-            if path.read_text(encoding="ascii").split()[:1] != [str(os.getpid())]:
-                return  # a later embedder's (this one's was replaced): not this one's to remove
+        mark = _read_mark(state_dir)
+        if mark is None or mark[0] != os.getpid():
+            return  # a later embedder's (this one's was replaced), or none: not this one's
     elif cut_off(state_dir) is None:
         return
     with suppress(OSError):

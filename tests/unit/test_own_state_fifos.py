@@ -1,0 +1,97 @@
+"""memidx's own state files are read as they are (memidx.drafts.read_own): a FIFO put in
+place of a session's state, of `.memidx/embed.running` or of recall.pid was waited on for ever,
+read in place, by every prompt hook, the session-start hook and `memidx status`, or the recall
+server at its exit. Each reads as no state now, at once."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from memidx.agents import recall_server, session
+from memidx.agents.session import Where, session_path, session_state
+from memidx.config import Config
+from memidx.drafts import read_own
+from memidx.embed import running
+
+T = TypeVar("T")
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+
+
+def _at_once(path: Path, call: Callable[[], T]) -> list[T]:
+    """What `call` returned with a FIFO at `path`: [] when it waited on it (a bound for the
+    fault only: done at once), which is then let go."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    done: list[T] = []
+    waiting = threading.Thread(target=lambda: done.append(call()), daemon=True)
+    waiting.start()
+    waiting.join(5.0)
+    for way in (os.O_WRONLY, os.O_RDONLY):  # a call waiting to open it (the fault) is let go
+        with contextlib.suppress(OSError):
+            os.close(os.open(path, way | os.O_NONBLOCK))
+    return done
+
+
+def test_a_fifo_in_place_of_a_session_state_reads_as_none(tmp_path: Path) -> None:
+    """Read on every prompt hook's path: the hook recalled nothing at its deadline."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    where = Where("claude-code", "s1", str(tmp_path))
+
+    done = _at_once(session_path(config, "claude-code", "s1"), lambda: session_state(config, where))
+
+    assert [state.data for state in done] == [{}]
+    done[0].add("seen", "note:a.md")
+    done[0].save()  # renamed over the FIFO: memidx's own file
+    assert session_state(config, where).keys("seen") == ["note:a.md"]
+
+
+def test_a_state_past_its_bound_reads_as_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bounded well above the largest a hook writes: a kept prompt of a whole payload (8 MiB,
+    its escapes tripled in JSON) and three lists of keys."""
+    assert session.MAX_STATE >= 3 * 8 * 1024 * 1024 + 3 * session.MAX_KEYS * 512
+    state = tmp_path / "s.json"
+    state.write_bytes(b'{"seen": ["a"]}')
+    monkeypatch.setattr(session, "MAX_STATE", 15)
+    assert session.SessionState(state).keys("seen") == ["a"]
+    monkeypatch.setattr(session, "MAX_STATE", 14)
+    assert session.SessionState(state).data == {}
+    assert read_own(tmp_path / "none.json", 15) is None
+
+
+def test_a_fifo_in_place_of_the_embed_mark_reads_as_none(tmp_path: Path) -> None:
+    """Read by the session-start hook and `memidx status`: both hung."""
+    mark = running.running_path(tmp_path)
+
+    def read() -> tuple[int | None, bool, int]:
+        running.forget_mark(tmp_path, mine=True)
+        running.forget_mark(tmp_path)
+        return (
+            running.cut_off(tmp_path),
+            running.restart_due(tmp_path),
+            running.cut_off_runs(tmp_path),
+        )
+
+    assert _at_once(mark, read) == [(None, False, 0)]
+    with running.embedding(tmp_path, durable=False):  # renamed over the FIFO
+        assert running.cut_off(tmp_path) is None
+    assert not mark.exists()
+
+
+def test_a_fifo_in_place_of_the_recall_pid_is_not_waited_on_at_exit(tmp_path: Path) -> None:
+    pid = tmp_path / recall_server.PID_NAME
+
+    assert _at_once(pid, lambda: recall_server.forget_pid(pid)) == [None]
+    assert pid.exists()  # not this server's pid: left
+    pid.unlink()
+    recall_server.write_pid(pid)
+    recall_server.forget_pid(pid)
+    assert not pid.exists()
