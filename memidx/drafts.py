@@ -129,10 +129,10 @@ def replace_through(
         sync_folder(path.parent)
 
 
-def read_own(path: Path, limit: int) -> bytes | None:
-    """The bytes of `path`, a file memidx writes as above, read as it is: None when it is no
-    regular file (a FIFO there is not waited on, a link not followed), holds more than `limit`
-    bytes, or cannot be read. Read in place, a FIFO put there was waited on for ever."""
+def read_regular(path: Path, most: int) -> bytes | None:
+    """At most `most` bytes from the start of `path`, read as it is: None when it is no
+    regular file (a FIFO there is not waited on for a writer, a link not followed) or cannot
+    be read."""
     try:
         fd = os.open(path, OPEN_AS_IS)
     except OSError:
@@ -142,17 +142,22 @@ def read_own(path: Path, limit: int) -> bytes | None:
             return None
         chunks: list[bytes] = []
         size = 0
-        while size <= limit:
-            chunk = os.read(fd, limit + 1 - size)
-            if not chunk:
-                break
+        while size < most and (chunk := os.read(fd, most - size)):
             chunks.append(chunk)
             size += len(chunk)
-        return b"".join(chunks) if size <= limit else None
+        return b"".join(chunks)
     except OSError:
         return None
     finally:
         os.close(fd)
+
+
+def read_own(path: Path, limit: int) -> bytes | None:
+    """The bytes of `path`, a file memidx writes as above, read as it is (read_regular): None
+    also when it holds more than `limit` bytes. Read in place, a FIFO put there was waited on
+    for ever."""
+    data = read_regular(path, limit + 1)
+    return None if data is None or len(data) > limit else data
 
 
 def make_folder(folder: Path, *, durable: bool = True) -> None:

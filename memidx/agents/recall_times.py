@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable
 
 from memidx.agents.recall_server import server_folder
 from memidx.config import Config
-from memidx.drafts import replace_durably
+from memidx.drafts import read_regular, replace_durably
 from memidx.embed.running import process_ended, process_started
-from memidx.portable import OPEN_AS_IS, file_lock, process_alive
+from memidx.portable import file_lock, process_alive
 
 TIMES = "recall.times"
 KEPT = 10  # the last recalls counted
@@ -113,16 +113,11 @@ def _rewrite(config: Config, change: Callable[[list[Line]], list[Line]]) -> None
 
 
 def _read(config: Config) -> list[Line]:
-    try:  # as it is: a FIFO put in its place was waited on, by every prompt hook, for ever
-        fd = os.open(server_folder(config) / TIMES, OPEN_AS_IS)
-    except OSError:
+    # as it is: a FIFO put in its place was waited on, by every prompt hook, for ever
+    data = read_regular(server_folder(config) / TIMES, MAX_BYTES)
+    if data is None:
         return []
-    try:
-        text = os.read(fd, MAX_BYTES).decode("ascii", "replace")
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
+    text = data.decode("ascii", "replace")
     lines: list[Line] = []
     for row in text.splitlines():
         parts = row.split()

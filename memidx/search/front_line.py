@@ -6,15 +6,13 @@ word as the file is now, so an edit since the index never makes it point at anot
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
+from memidx.drafts import read_regular
 from memidx.notes.markdown import front_matter_end
-from memidx.portable import OPEN_AS_IS
 from memidx.search.lexical import MARK_START, Hit, SearchResult
 from memidx.search.query import tokenize
 
@@ -50,18 +48,8 @@ def _front_bytes(path: Path) -> str | None:
     """The first FRONT_BYTES of the note's file, None unless it is a regular file: a link is
     not followed (git holds a link as its target's path, not as a note, and the file it
     names may be anywhere) nor a FIFO waited on (the search would wait for a writer)."""
-    try:
-        fd = os.open(path, OPEN_AS_IS)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return os.read(fd, FRONT_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    data = read_regular(path, FRONT_BYTES)
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 def front_line(text: str, words: Collection[str]) -> int | None:
