@@ -4,7 +4,7 @@ shared by every searcher a candidate makes, and the candidate's BM25 settings wh
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,27 +18,14 @@ from memidx.search.searcher import Searcher
 from memidx.search.vector_index import VectorIndex
 from tests.benchmark.candidates import DEFAULT, Candidate
 from tests.benchmark.feedback import Feedback
+from tests.benchmark.stand_in import StandIn
 
 
 @dataclass(slots=True)
-class QueryVectors:
+class QueryVectors(StandIn):
     """The model's query vectors, each embedded once, with the time that took."""
 
-    model: Embedder
-    name: str = ""
-    dim: int = 0
-    fingerprint: str = ""
     seen: dict[str, tuple[Vectors, float]] = field(default_factory=dict[str, tuple[Vectors, float]])
-
-    def __post_init__(self) -> None:
-        self.name, self.dim, self.fingerprint = (
-            self.model.name,
-            self.model.dim,
-            self.model.fingerprint,
-        )
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        return self.model.embed(texts)
 
     def embed_query(self, text: str) -> Vectors:
         if text not in self.seen:
