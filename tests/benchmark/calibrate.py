@@ -25,7 +25,7 @@ from memidx.search.relevance import Evidence
 from memidx.search.searcher import Searcher
 from tests.benchmark.embedder_candidates import index_of
 from tests.benchmark.judged import BUILDERS, JudgedSet
-from tests.benchmark.ranking import has_vectors
+from tests.benchmark.lab import has_vectors
 from tests.benchmark.refits import COMMITTED, REFITS, refitted
 from tests.benchmark.workspace import PROJECT
 

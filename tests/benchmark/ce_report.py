@@ -21,8 +21,9 @@ import numpy as np
 from tests.benchmark.candidates import CANDIDATES, Candidate
 from tests.benchmark.cross_encoder import CrossEncoder, CrossOrder
 from tests.benchmark.judged import BUILDERS, Judged, JudgedSet
+from tests.benchmark.lab import Lab, lab_of
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
-from tests.benchmark.ranking import Lab, every_of, lab_of, sample
+from tests.benchmark.ranking import every_of, sample
 from tests.benchmark.timing import percentile
 
 

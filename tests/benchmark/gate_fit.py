@@ -24,7 +24,7 @@ from memidx.agents.recall import Candidate, Recaller, shown_keys
 from memidx.embed.embedders import Embedder
 from memidx.frozen import replace
 from tests.benchmark.embedder_candidates import index_of
-from tests.benchmark.ranking import QueryVectors
+from tests.benchmark.lab import QueryVectors
 from tests.benchmark.recall import grid
 from tests.benchmark.refits import gate_of
 

@@ -31,9 +31,8 @@ import numpy as np
 
 from memidx.embed.embedders import Vectors
 from memidx.embed.installed import PACKAGED_NAME, sha256_file
-from memidx.embed.runtime import load
 from memidx.text import well_formed
-from tests.benchmark.embedder_candidates import CandidateMissing
+from tests.benchmark.candidate_model import check_pinned, named_folder, session, tokenizer
 
 INT8_DIR = "BENCH_MINILM_INT8_DIR"
 # what `rewrite` makes of the packaged model.onnx (sha256 8199be6f…)
@@ -109,7 +108,8 @@ def mean_pooled(hidden: Any, mask: Any) -> Vectors:
 
 class MinilmInt8Embedder:
     """The rewritten graph through onnxruntime, run as memidx runs the packaged model (one text
-    a run, graph optimizations on, ONNX Runtime's threads unless BENCH_MINILM_THREADS)."""
+    a run, graph optimizations on: onnxruntime's default; its threads unless
+    BENCH_MINILM_THREADS)."""
 
     name = "memidx/all-MiniLM-L6-v2-int8-kernels"
     dim = 384
@@ -117,29 +117,18 @@ class MinilmInt8Embedder:
     def __init__(self, threads: int | None = None) -> None:
         from tests.benchmark.workspace import MODELS
 
-        folder = Path(os.environ.get(INT8_DIR, ""))
-        if not os.environ.get(INT8_DIR) or not folder.is_dir():
-            raise CandidateMissing(f"set {INT8_DIR} to the folder of the rewritten model.onnx")
-        graph = folder / "model.onnx"
-        if not graph.is_file() or sha256_file(graph) != MODEL_SHA256:
-            raise CandidateMissing(
-                f"{graph} is missing or not the pinned rewrite {MODEL_SHA256[:12]}…"
-            )
-        packaged = MODELS / PACKAGED_NAME
-        ort: Any = load("onnxruntime")
-        tokenizer: Any = load("tokenizers").Tokenizer.from_file(str(packaged / "tokenizer.json"))
-        settings = json.loads((packaged / "tokenizer_config.json").read_text(encoding="utf-8"))
-        tokenizer.enable_truncation(max_length=int(settings["model_max_length"]))
-        tokenizer.no_padding()
-        self._tokenizer: Any = tokenizer
-        options: Any = ort.SessionOptions()
-        threads = threads or int(os.environ.get("BENCH_MINILM_THREADS", "0"))
-        if threads:
-            options.intra_op_num_threads = options.inter_op_num_threads = threads
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session: Any = ort.InferenceSession(
-            str(graph), options, providers=["CPUExecutionProvider"]
+        folder = named_folder(INT8_DIR, "the folder of the rewritten model.onnx")
+        check_pinned(
+            folder,
+            {"model.onnx": MODEL_SHA256},
+            "{path} is missing or not the pinned rewrite {sha}…",
         )
+        packaged = MODELS / PACKAGED_NAME
+        settings = json.loads((packaged / "tokenizer_config.json").read_text(encoding="utf-8"))
+        max_tokens = int(settings["model_max_length"])
+        self._tokenizer: Any = tokenizer(packaged / "tokenizer.json", max_tokens)
+        threads = threads or int(os.environ.get("BENCH_MINILM_THREADS", "0"))
+        self._session: Any = session(folder / "model.onnx", threads)  # 0: onnxruntime's count
         self.fingerprint = MODEL_SHA256
 
     def embed(self, texts: Sequence[str]) -> Vectors:

@@ -20,26 +20,38 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections.abc import Generator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import dataclass
 from statistics import mean
 
-from memidx.config import load_config
-from memidx.embed.embedders import Embedder, Vectors
-from memidx.index import documents
-from memidx.index.store import Store, VectorStore, open_store
-from memidx.search import query as query_module
+from memidx.embed.embedders import Vectors
 from memidx.search.searcher import Searcher
-from memidx.search.vector_index import VectorIndex
-from tests.benchmark.candidates import CANDIDATES, DEFAULT, Candidate
+from tests.benchmark.candidates import CANDIDATES, Candidate
 from tests.benchmark.cross_encoder import CrossOrder
-from tests.benchmark.feedback import Feedback
 from tests.benchmark.judged import BUILDERS, OPTIONAL, SPLITS, Judged, JudgedSet
+from tests.benchmark.lab import Lab, QueryVectors, has_vectors, lab_of, lexical_settings
 from tests.benchmark.metrics import mrr_at_k, ndcg_at_k, recall_at_k
 from tests.benchmark.timing import ms, percentile
 from tests.benchmark.workspace import memidx
+
+__all__ = [  # the lab's names too: the bench's scripts import them from here
+    "HEADER",
+    "Figures",
+    "Lab",
+    "QueryVectors",
+    "adopted",
+    "embedder_rows",
+    "evaluate",
+    "every_of",
+    "has_vectors",
+    "lab_of",
+    "measure",
+    "run",
+    "sample",
+    "summary",
+    "table",
+    "verdict",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,94 +87,6 @@ def adopted(verdicts: Sequence[tuple[str, str]]) -> bool:
     """Whether a candidate wins on every set that was not tuned on (golden is in-sample)."""
     held_out = [v for name, v in verdicts if name != "golden"]
     return bool(held_out) and all(v == "wins" for v in held_out)
-
-
-@dataclass(slots=True)
-class QueryVectors:
-    """The model's query vectors, each embedded once, with the time that took."""
-
-    model: Embedder
-    name: str = ""
-    dim: int = 0
-    fingerprint: str = ""
-    seen: dict[str, tuple[Vectors, float]] = field(default_factory=dict[str, tuple[Vectors, float]])
-
-    def __post_init__(self) -> None:
-        self.name, self.dim, self.fingerprint = (
-            self.model.name,
-            self.model.dim,
-            self.model.fingerprint,
-        )
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        return self.model.embed(texts)
-
-    def embed_query(self, text: str) -> Vectors:
-        if text not in self.seen:
-            start = time.perf_counter()
-            vector = self.model.embed_query(text)
-            self.seen[text] = (vector, time.perf_counter() - start)
-        return self.seen[text][0]
-
-
-@dataclass(slots=True)
-class Lab:
-    """One set's index, opened once, its vectors and query vectors shared by every searcher."""
-
-    store: Store
-    root: Path
-    queries: QueryVectors | None = None
-    vectors: VectorIndex | None = None
-
-    def searcher(self, candidate: Candidate = DEFAULT) -> Searcher:
-        chunks, weight = candidate.feedback
-        embedder: Embedder | None = self.queries
-        if chunks and self.queries is not None and self.vectors is not None:
-            embedder = Feedback(self.queries, self.vectors, chunks, weight)
-        return Searcher(
-            self.store,
-            load_config(self.root),
-            depth=candidate.depth,
-            fusion=candidate.fusion,
-            bonus=candidate.bonus,
-            rerank=candidate.rerank,
-            reranker=candidate.cross.bound(self.store) if candidate.cross else candidate.reranker,
-            turns=candidate.turns,
-            _embedder=embedder,
-            _vectors=self.vectors,
-        )
-
-
-def lab_of(root: Path) -> Lab:
-    store, _ = open_store(root / ".memidx" / "index.sqlite", write=False)
-    lab = Lab(store, root)
-    base = lab.searcher()
-    if has_vectors(base):
-        lab.queries = QueryVectors(base.embedder())
-        lab.vectors = lab.searcher().vectors()
-    return lab
-
-
-def has_vectors(searcher: Searcher) -> bool:
-    """Whether every chunk has a vector of the model (else the words alone are compared)."""
-    vectors = VectorStore(searcher.store.conn)
-    if vectors.model(searcher.config.model) is None:
-        return False
-    return not vectors.missing(searcher.config.model)
-
-
-@contextmanager
-def lexical_settings(candidate: Candidate) -> Generator[None]:
-    """The candidate's BM25 field weights and stopword list while it runs."""
-    saved = documents.BM25_WEIGHTS, query_module.STOPWORDS
-    if candidate.fields is not None:
-        documents.BM25_WEIGHTS = candidate.fields
-    if candidate.stopwords is not None:
-        query_module.STOPWORDS = candidate.stopwords
-    try:
-        yield
-    finally:
-        documents.BM25_WEIGHTS, query_module.STOPWORDS = saved
 
 
 def sample(judged: JudgedSet, split: str, every: int = 1) -> list[Judged]:

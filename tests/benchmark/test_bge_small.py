@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.benchmark import bge_small
+from tests.benchmark import bge_small, candidate_model
 from tests.benchmark.bge_small import (
     MEMBER,
     QUERY_INSTRUCTION,
@@ -72,7 +72,7 @@ def test_a_model_file_that_is_not_the_pinned_one_is_refused_unloaded_and_left_al
     def never(name: str) -> None:
         raise AssertionError(f"{name} loaded before the files were checked")
 
-    monkeypatch.setattr(bge_small, "load", never)
+    monkeypatch.setattr(candidate_model, "load", never)
 
     with pytest.raises(CandidateMissing, match=r"model.onnx is not the pinned file"):
         EMBEDDERS["bge-small-int8"]()

@@ -13,7 +13,7 @@ import pytest
 from memidx.index.store import Filters
 from memidx.search.reranker import WEIGHTS, Learned
 from memidx.search.searcher import Searcher
-from tests.benchmark import embedder_candidates, ranking, refits
+from tests.benchmark import candidate_model, embedder_candidates, ranking, refits
 from tests.benchmark.embedder_candidates import (
     CandidateMissing,
     MpnetEmbedder,
@@ -116,7 +116,7 @@ def test_an_mpnet_export_that_is_not_the_pinned_build_is_refused_unloaded(
     def never(name: str) -> None:
         raise AssertionError(f"{name} loaded before the files were checked")
 
-    monkeypatch.setattr(embedder_candidates, "load", never)
+    monkeypatch.setattr(candidate_model, "load", never)
 
     with pytest.raises(CandidateMissing, match="not the pinned build"):
         MpnetEmbedder()

@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 
 from memidx.embed.embedders import Vectors
-from tests.benchmark.feedback import moved
+from memidx.search.vector_index import VectorIndex
+from tests.benchmark.feedback import Feedback, moved
+from tests.benchmark.lab import QueryVectors
+from tests.helpers import FakeEmbedder
 
 
 def unit(*values: float) -> Vectors:
@@ -29,3 +32,20 @@ def test_the_query_moves_towards_its_nearest_chunks_only() -> None:
 def test_no_feedback_leaves_the_query_as_it_was(chunks: int, weight: float) -> None:
     query = unit(1.0, 0.0, 0.0)
     np.testing.assert_allclose(moved(query, MATRIX, chunks, weight), query)
+
+
+def test_the_bench_embedders_are_the_model_but_for_their_queries() -> None:
+    """QueryVectors and Feedback go by the model's name, width and fingerprint (the index's
+    vectors are found by them) and embed passages as it does; QueryVectors embeds a query
+    once however often it is asked, and Feedback moves it."""
+    model = FakeEmbedder("test/stand-in", 3)
+    queries = QueryVectors(model)
+    vectors = VectorIndex(MATRIX, np.arange(3), np.arange(3), 0)
+    feedback = Feedback(queries, vectors, 2, 1.0)
+
+    for embedder in (queries, feedback):
+        assert (embedder.name, embedder.dim, embedder.fingerprint) == ("test/stand-in", 3, "fake-3")
+        np.testing.assert_allclose(embedder.embed(["flock"]), model.embed(["flock"]))
+    np.testing.assert_allclose(queries.embed_query("locks"), queries.embed_query("locks"))
+    assert list(queries.seen) == ["locks"]
+    assert not np.allclose(feedback.embed_query("locks"), queries.embed_query("locks"))

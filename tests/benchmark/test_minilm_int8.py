@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.benchmark import minilm_int8
+from tests.benchmark import candidate_model
 from tests.benchmark.embedder_candidates import EMBEDDERS, CandidateMissing
 from tests.benchmark.minilm_int8 import INT8_DIR, MinilmInt8Embedder, mean_pooled
 
@@ -26,7 +26,7 @@ def test_a_graph_that_is_not_the_pinned_rewrite_is_refused_unloaded(
     def never(name: str) -> None:
         raise AssertionError(f"{name} loaded before the graph was checked")
 
-    monkeypatch.setattr(minilm_int8, "load", never)
+    monkeypatch.setattr(candidate_model, "load", never)
 
     with pytest.raises(CandidateMissing, match="not the pinned rewrite"):
         MinilmInt8Embedder()

@@ -11,18 +11,13 @@ from typing import cast
 import pytest
 
 from memidx.agents import recall_loop, recall_server
+from tests.unit.clocks import Ticks
 
 STEP = 0.4  # seconds between the trickling hook's bytes: under each read's own timeout
 
 
-class Clock:
+class Clock(Ticks):
     """`time` for the server's modules: only the connection's reads move it."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def monotonic(self) -> float:
-        return self.now
 
     def process_time(self) -> float:
         return 0.0

@@ -17,26 +17,9 @@ import pytest
 from memidx.agents import actions, recall_client, recall_server
 from memidx.agents.recall import Recall
 from memidx.config import Config
+from tests.unit.clocks import Clock
 
 HOUR = 3600.0
-
-
-class Clock:
-    """`time` for recall_client: the wall clock and time.monotonic(), which only `passes` moves."""
-
-    def __init__(self) -> None:
-        self.wall, self.boot = time.time(), time.monotonic()
-
-    def time(self) -> float:
-        return self.wall
-
-    def monotonic(self) -> float:
-        return self.boot
-
-    def passes(self, seconds: float, stepped: float = 0.0) -> None:
-        """`seconds` pass; the wall clock is also stepped by `stepped` (NTP setting it)."""
-        self.boot += seconds
-        self.wall += seconds + stepped
 
 
 @pytest.fixture

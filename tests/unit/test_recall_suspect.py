@@ -20,6 +20,7 @@ import pytest
 from memidx.agents import actions, recall_client, recall_server, recall_wedge
 from memidx.agents.recall import Recall
 from memidx.config import Config
+from tests.unit.clocks import Clock
 
 PID = 4242  # never signalled: the kill is recorded
 NO_ACK: dict[str, object] = {"error": recall_server.NO_ACK, "pid": PID}
@@ -38,28 +39,6 @@ class Here:
 
 def no_start(config: Config) -> None:
     """What recall_client.start does here: nothing."""
-
-
-class Clock:
-    """`time` for recall_wedge and recall_server: the wall clock and time.monotonic(), which
-    only `passes` moves (and sleep)."""
-
-    def __init__(self) -> None:
-        self.wall, self.boot = time.time(), time.monotonic()
-
-    def time(self) -> float:
-        return self.wall
-
-    def monotonic(self) -> float:
-        return self.boot
-
-    def sleep(self, seconds: float) -> None:
-        self.passes(seconds)
-
-    def passes(self, seconds: float, stepped: float = 0.0) -> None:
-        """`seconds` pass; the wall clock is also stepped by `stepped` (NTP setting it back)."""
-        self.boot += seconds
-        self.wall += seconds + stepped
 
 
 @pytest.fixture

@@ -19,18 +19,13 @@ from memidx.agents.recall import Recall
 from memidx.agents.recall_times import BEGAN, FLOOR, FORGET_AFTER, TOOK, Line
 from memidx.config import Config
 from memidx.embed.running import process_started
+from tests.unit.clocks import Ticks
 
 NOW = 1_800_000_000.0
 
 
-class Clock:
+class Clock(Ticks):
     """time.monotonic and time.time at once, moved by the test (and by what it gives)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def monotonic(self) -> float:
-        return self.now
 
     def time(self) -> float:
         return NOW + self.now

@@ -15,25 +15,16 @@ import pytest
 from memidx.agents import recall_client
 from memidx.agents.recall_server import ACK, ACK_WAIT, HEARD, NO_ACK, NO_ANSWER
 from memidx.config import Config
+from tests.unit.clocks import Ticks
 
 KEEP = 0.45  # seconds the hook's own recall needs: kept for it
-
-
-class Clock:
-    """time.monotonic, moved by what the test gives (a read, a look) alone."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def monotonic(self) -> float:
-        return self.now
 
 
 class Silent:
     """A hook's connection to a server that acknowledged it and never answers: each read
     waits its whole timeout on the clock."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Ticks) -> None:
         self.clock, self.timeout = clock, 0.0
 
     def settimeout(self, timeout: float) -> None:
@@ -54,20 +45,20 @@ class Silent:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    given = Clock()
+def clock(monkeypatch: pytest.MonkeyPatch) -> Ticks:
+    given = Ticks()
     monkeypatch.setattr(recall_client, "time", given)
     return given
 
 
-def waited(clock: Clock, end: float) -> bytes:
+def waited(clock: Ticks, end: float) -> bytes:
     """What the hook's wait for its answer, until `end`, gives."""
     conn = cast(socket.socket, Silent(clock))
     return recall_client._answer(conn, Path("recall.sock"), end, keep=KEEP)  # pyright: ignore[reportPrivateUsage]
 
 
 def test_a_waiting_hook_looks_at_the_server_before_its_own_recall_last_fits(
-    clock: Clock, monkeypatch: pytest.MonkeyPatch
+    clock: Ticks, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A hook waiting for its answer looked whether the server had stalled every 0.2 s from
     its start: with 0.45 s its own recall needs, it looked with 0.6 s left and next with 0.4 s,
@@ -89,7 +80,7 @@ def test_a_waiting_hook_looks_at_the_server_before_its_own_recall_last_fits(
 
 @pytest.mark.parametrize("stopped", [0.9, 0.7, 0.6])
 def test_a_look_at_a_server_that_stopped_leaves_the_hook_the_time_kept(
-    clock: Clock, monkeypatch: pytest.MonkeyPatch, stopped: float
+    clock: Ticks, monkeypatch: pytest.MonkeyPatch, stopped: float
 ) -> None:
     """The server stops (SIGSTOP) with `stopped` s left: each look after waits as long as it
     is let (up to ACK_WAIT, as _answering does) for an acknowledgement that never comes. A
@@ -113,7 +104,7 @@ class Unread(Silent):
     """A connection whose server acknowledges it and reads nothing of the request: a long
     one fills the socket's buffer, and each write waits its whole timeout on the clock."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Ticks) -> None:
         super().__init__(clock)
         self.acknowledged = False
 
@@ -156,7 +147,7 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, conn: Silent) -> Con
     [(1.0, {"error": NO_ACK, "pid": 4242}), (KEEP + 0.15, None)],  # the whole ACK_WAIT, or less
 )
 def test_a_wedged_servers_acknowledgement_is_not_waited_for_into_the_time_kept(
-    clock: Clock,
+    clock: Ticks,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     timeout: float,
@@ -175,7 +166,7 @@ def test_a_wedged_servers_acknowledgement_is_not_waited_for_into_the_time_kept(
 
 @pytest.mark.parametrize("stopped", [1.0, 0.7])
 def test_a_request_the_server_does_not_read_is_written_while_it_answers_and_no_longer(
-    clock: Clock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stopped: float
+    clock: Ticks, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stopped: float
 ) -> None:
     """A server busy with other prompts (its workers read a request only as one is free)
     that stalls, or stops, with `stopped` s left: a request longer than the socket's buffer
@@ -212,7 +203,7 @@ class Trickle(Silent):
 
 
 def test_an_answer_that_keeps_coming_is_waited_for_until_the_end_and_no_longer(
-    clock: Clock, monkeypatch: pytest.MonkeyPatch
+    clock: Ticks, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each read of the answer waited up to its timeout, but the answer's line was read to its
     end or to MAX_REQUEST first: a server that kept sending a little held the hook 2 s past
@@ -236,7 +227,7 @@ class LetGo(Unread):
     answer and let its waiting hooks go: recall_loop._Workers.close): the system says so to a
     write (EPIPE), or to the read of the answer (ECONNRESET: the request was left unread)."""
 
-    def __init__(self, clock: Clock, error: OSError) -> None:
+    def __init__(self, clock: Ticks, error: OSError) -> None:
         super().__init__(clock)
         self.error = error
 
@@ -258,7 +249,7 @@ class LetGo(Unread):
     "error", [BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")], ids=str
 )
 def test_a_hook_let_go_by_the_server_that_acknowledged_it_heard_from_it(
-    clock: Clock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, error: OSError
+    clock: Ticks, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, error: OSError
 ) -> None:
     """The hook read the system's word for "closed" as no server at all (None): it went on
     asking while the closing server held its lock, and never said it had heard from the
