@@ -11,6 +11,7 @@ from memidx.hashes import content_hash
 from memidx.notes.frontmatter import RULE_HINT, Fields, FrontMatterError, read_fields
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
 from memidx.notes.yaml_comments import Cut
+from memidx.private import private_ranges, without_private
 from memidx.text import is_utf8
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
@@ -84,7 +85,8 @@ def _plain(path: str) -> bool:
 
 
 def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
-    """Parse the bytes of one note; raise NoteError saying why it cannot be indexed."""
+    """Parse the bytes of one note into what is indexed (its `<private>` spans never are);
+    raise NoteError saying why it cannot be indexed."""
     text = decode_note(data, max_bytes)
     lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
     conflict = conflict_start(lines)
@@ -94,12 +96,15 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
             "(resolve the conflict, then commit the note again)",
             line=conflict + 1,
         )
-    fields, body, body_line = split_front_matter("\n".join(lines))
+    whole = "\n".join(lines)
+    fields, body, body_line = split_front_matter(whole)
+    body = _public_body(whole, body)
+    title = without_private(fields.title) if fields.title else first_heading(body)
     return Note(
         ref=ref,
-        title=fields.title or first_heading(body) or PurePosixPath(ref).stem,
-        tags=clean_words(fields.tags, lower=True),
-        aliases=clean_words(fields.aliases, lower=False),
+        title=title or PurePosixPath(ref).stem,
+        tags=_public(clean_words(fields.tags, lower=True)),
+        aliases=_public(clean_words(fields.aliases, lower=False)),
         body=body,
         body_line=body_line,
         created=fields.created,
@@ -107,6 +112,20 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
         content_hash=content_hash(text),  # the file's SHA-256: the text is as decoded
         cut=fields.cut,
     )
+
+
+def _public_body(whole: str, body: str) -> str:
+    """The body (the end of `whole`) as indexed: each `<private>` span of the whole note, read
+    as output reads it (one opened in the front matter runs on into the body), replaced by
+    `[REDACTED:private]` and its line breaks (memidx.private). The file is never changed."""
+    at = len(whole) - len(body)
+    spans = [(max(s, at) - at, e - at) for s, e in private_ranges(whole) if e > at]
+    return without_private(body, spans)
+
+
+def _public(words: tuple[str, ...]) -> tuple[str, ...]:
+    """Tags or aliases as indexed: a private span in one replaced, repeats dropped again."""
+    return tuple(dict.fromkeys(without_private(word) for word in words))
 
 
 def decode_note(data: bytes, max_bytes: int) -> str:
