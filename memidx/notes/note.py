@@ -11,7 +11,7 @@ from memidx.hashes import content_hash
 from memidx.notes.frontmatter import RULE_HINT, Fields, FrontMatterError, read_fields
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
 from memidx.notes.yaml_comments import Cut
-from memidx.private import private_ranges, without_private
+from memidx.private import PRIVATE_MARK, private_ranges, without_private
 from memidx.text import is_utf8
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
@@ -98,13 +98,15 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
         )
     whole = "\n".join(lines)
     fields, body, body_line = split_front_matter(whole)
-    body = _public_body(whole, body)
-    title = without_private(fields.title) if fields.title else first_heading(body)
+    at, spans = len(whole) - len(body), private_ranges(whole)
+    front = _public_front(whole[:at], spans)
+    body = without_private(body, [(max(s, at) - at, e - at) for s, e in spans if e > at])
+    title = _public_value(fields.title, front) if fields.title else first_heading(body)
     return Note(
         ref=ref,
         title=title or PurePosixPath(ref).stem,
-        tags=_public(clean_words(fields.tags, lower=True)),
-        aliases=_public(clean_words(fields.aliases, lower=False)),
+        tags=_public(clean_words(fields.tags, lower=True), front),
+        aliases=_public(clean_words(fields.aliases, lower=False), front),
         body=body,
         body_line=body_line,
         created=fields.created,
@@ -114,18 +116,29 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
     )
 
 
-def _public_body(whole: str, body: str) -> str:
-    """The body (the end of `whole`) as indexed: each `<private>` span of the whole note, read
-    as output reads it (one opened in the front matter runs on into the body), replaced by
-    `[REDACTED:private]` and its line breaks (memidx.private). The file is never changed."""
-    at = len(whole) - len(body)
-    spans = [(max(s, at) - at, e - at) for s, e in private_ranges(whole) if e > at]
-    return without_private(body, spans)
+# What is indexed of a note never holds its `<private>` spans (memidx.private finds them, as
+# output does, in the whole note: one opened in the front matter runs on into the body). Each
+# becomes `[REDACTED:private]` and the line breaks it held, so lines, headings and chunks after
+# it stay where they are in the file, which is never changed.
 
 
-def _public(words: tuple[str, ...]) -> tuple[str, ...]:
-    """Tags or aliases as indexed: a private span in one replaced, repeats dropped again."""
-    return tuple(dict.fromkeys(without_private(word) for word in words))
+def _public_front(front: str, spans: list[tuple[int, int]]) -> str | None:
+    """The front matter's text without its spans, in lower case; None when it holds none."""
+    inside = [(s, min(e, len(front))) for s, e in spans if s < len(front)]
+    return without_private(front, inside).lower() if inside else None
+
+
+def _public_value(value: str, front: str | None) -> str:
+    """A title, tag or alias as indexed: its own spans replaced; the marker alone where it
+    does not stand in the front matter without its spans (YAML read it from a span that runs
+    over several values or lines, whose close or open it does not hold)."""
+    shown = without_private(value)
+    return shown if front is None or shown.lower() in front else PRIVATE_MARK
+
+
+def _public(words: tuple[str, ...], front: str | None) -> tuple[str, ...]:
+    """Tags or aliases as indexed (_public_value), repeats dropped again."""
+    return tuple(dict.fromkeys(_public_value(word, front) for word in words))
 
 
 def decode_note(data: bytes, max_bytes: int) -> str:

@@ -114,6 +114,21 @@ def test_the_span_rules_are_those_output_masks_by(body: str) -> None:
     assert note.body.count("\n") == body.count("\n") + 1  # every line kept
 
 
+@pytest.mark.parametrize(
+    "front",
+    [
+        "summary: <private>x\ntitle: Kestrel\ntags: [kestrel]\nlang: en</private>",  # over keys
+        "title: Plan <private>\ntags: [kestrel]",  # unclosed: to the end of the note
+        "title: Plan\ntags:\n  - ops\n  - <private>a\n  - kestrel</private>",  # over list items
+        'title: "Plan <private>and\n  kestrel</private> too"',  # a quoted value over lines
+    ],
+)
+def test_a_span_yaml_reads_across_values_hides_them_whole(front: str) -> None:
+    note = parse_note(REF, f"---\n{front}\n---\n# Plan\nbody\n".encode(), 1 << 20)
+    assert "kestrel" not in f"{note.title} {note.tags} {note.body}".lower(), note
+    assert [tag for tag in note.tags if tag not in ("ops", HIDDEN)] == [], note.tags
+
+
 def test_a_private_first_heading_is_no_title() -> None:
     note = parse_note(REF, b"<private>\n# Globex merger\n</private>\n# Plan\ntext\n", 1 << 20)
     assert (note.title, note.body) == ("Plan", f"{HIDDEN}\n\n\n# Plan\ntext\n")
