@@ -48,11 +48,15 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
         return [*problems, f"memidx: {exc.message} ({hint})"]
     try:
         built = settings_changed(store, config)
+        now = settings_of(config)
+        if built is not None and _reader_only(built, now):
+            store.conn.close()  # the sync below writes through a connection of its own
+            done = f"read every note again: the index was built with {built}, not {now}"
+            return [*problems, *_to_head(config, fix, done, "cannot read the notes again")]
         if built is not None:
             return [
                 *problems,
-                f"memidx: the index was built with {built}, the settings are now "
-                f"{settings_of(config)}; {fix}",
+                f"memidx: the index was built with {built}, the settings are now {now}; {fix}",
             ]
         indexed = store.get_state("indexed_commit")
         head = read_head(config.root) if config.in_git else None
@@ -78,13 +82,27 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
 def _build_index(config: Config, fix: str) -> list[str]:
     """Build the missing index at HEAD, as the post-commit hook would (which creates it too):
     nothing is lost when it is deleted, and nothing blocks before its first commit."""
+    missing = f"the missing index at {config.index_path}"
+    return _to_head(config, fix, f"built {missing}", f"cannot build {missing}")
+
+
+def _reader_only(built: str, now: str) -> bool:
+    """Whether the index's settings differ from these only by memidx's note reader (memidx was
+    upgraded, nothing the person changed): the next hook reads every note again, so the check
+    does it now instead of blocking the commit (an index with private words, never again)."""
+    return built.partition("; note_reader=")[0] == now.partition("; note_reader=")[0]
+
+
+def _to_head(config: Config, fix: str, done: str, failed: str) -> list[str]:
+    """Bring the index to HEAD as the post-commit hook would, saying `done`; else the one
+    problem, `failed`."""
     from memidx.memory.head_sync import sync_to_head
 
     try:
         lines = sync_to_head(config)
     except MemidxError as exc:
-        return [f"memidx: cannot build the missing index at {config.index_path}: {exc}; {fix}"]
-    for line in (*lines, f"built the missing index at {config.index_path}"):
+        return [f"memidx: {failed}: {exc}; {fix}"]
+    for line in (*lines, done):
         warn(config, f"memidx: {line}")
     return []
 

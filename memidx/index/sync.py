@@ -53,10 +53,10 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
 
 
 # Raised when the same file reads differently, so every note is read again.
-NOTE_READER = 8  # 2: YAML 1.2 booleans; 3: one Markdown scanner; 4: odd YAML, conflicts, caps;
+NOTE_READER = 9  # 2: YAML 1.2 booleans; 3: one Markdown scanner; 4: odd YAML, conflicts, caps;
 # 5: a `---` that opens a note may be a horizontal rule; 6: `*.MD` (any case) names are notes;
 # 7: a time YAML leaves as text in `created` is stored in UTC; 8: the body of a note of front
-# matter alone starts at its `title:` line, not past the file's end
+# matter alone starts at its `title:` line, not past the file's end; 9: no private span indexed
 
 
 def settings_of(config: Config) -> str:

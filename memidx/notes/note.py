@@ -11,6 +11,7 @@ from memidx.hashes import content_hash
 from memidx.notes.frontmatter import RULE_HINT, Fields, FrontMatterError, read_fields
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
 from memidx.notes.yaml_comments import Cut
+from memidx.private import PRIVATE_MARK, private_ranges, without_private
 from memidx.text import is_utf8
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
@@ -84,7 +85,8 @@ def _plain(path: str) -> bool:
 
 
 def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
-    """Parse the bytes of one note; raise NoteError saying why it cannot be indexed."""
+    """Parse the bytes of one note into what is indexed (its `<private>` spans never are);
+    raise NoteError saying why it cannot be indexed."""
     text = decode_note(data, max_bytes)
     lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
     conflict = conflict_start(lines)
@@ -94,12 +96,17 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
             "(resolve the conflict, then commit the note again)",
             line=conflict + 1,
         )
-    fields, body, body_line = split_front_matter("\n".join(lines))
+    whole = "\n".join(lines)
+    fields, body, body_line = split_front_matter(whole)
+    at, spans = len(whole) - len(body), private_ranges(whole)
+    front = _public_front(whole[:at], spans)
+    body = without_private(body, [(max(s, at) - at, e - at) for s, e in spans if e > at])
+    title = _public_value(fields.title, front) if fields.title else first_heading(body)
     return Note(
         ref=ref,
-        title=fields.title or first_heading(body) or PurePosixPath(ref).stem,
-        tags=clean_words(fields.tags, lower=True),
-        aliases=clean_words(fields.aliases, lower=False),
+        title=title or PurePosixPath(ref).stem,
+        tags=_public(clean_words(fields.tags, lower=True), front),
+        aliases=_public(clean_words(fields.aliases, lower=False), front),
         body=body,
         body_line=body_line,
         created=fields.created,
@@ -107,6 +114,31 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
         content_hash=content_hash(text),  # the file's SHA-256: the text is as decoded
         cut=fields.cut,
     )
+
+
+# What is indexed of a note never holds its `<private>` spans (memidx.private finds them, as
+# output does, in the whole note: one opened in the front matter runs on into the body). Each
+# becomes `[REDACTED:private]` and the line breaks it held, so lines, headings and chunks after
+# it stay where they are in the file, which is never changed.
+
+
+def _public_front(front: str, spans: list[tuple[int, int]]) -> str | None:
+    """The front matter's text without its spans, in lower case; None when it holds none."""
+    inside = [(s, min(e, len(front))) for s, e in spans if s < len(front)]
+    return without_private(front, inside).lower() if inside else None
+
+
+def _public_value(value: str, front: str | None) -> str:
+    """A title, tag or alias as indexed: its own spans replaced; the marker alone where it
+    does not stand in the front matter without its spans (YAML read it from a span that runs
+    over several values or lines, whose close or open it does not hold)."""
+    shown = without_private(value)
+    return shown if front is None or shown.lower() in front else PRIVATE_MARK
+
+
+def _public(words: tuple[str, ...], front: str | None) -> tuple[str, ...]:
+    """Tags or aliases as indexed (_public_value), repeats dropped again."""
+    return tuple(dict.fromkeys(_public_value(word, front) for word in words))
 
 
 def decode_note(data: bytes, max_bytes: int) -> str:

@@ -75,23 +75,23 @@ def private_labels(body: str, labels: Sequence[str | None]) -> list[str | None]:
     from bisect import bisect_right
 
     from memidx.notes.markdown import scan
-    from memidx.secrets.patterns import PRIVATE_KIND, PRIVATE_TAG, private_spans
+    from memidx.private import PRIVATE_MARK, PRIVATE_TAG, private_ranges
 
     if not any(labels) or "<" not in body or PRIVATE_TAG.search(body) is None:
         return list(labels)
-    spans = private_spans(body)
-    starts = [span.start for span in spans]
+    spans = private_ranges(body)
+    starts = [start for start, _ in spans]
     inside: set[str] = set()
     outside: set[str] = set()
     at = 0  # where the line starts in `body`
     for line, _, heading in scan(body.split("\n")):
         if heading is not None and heading.text:
             index = bisect_right(starts, at) - 1
-            hidden = index >= 0 and at < spans[index].end
+            hidden = index >= 0 and at < spans[index][1]
             (inside if hidden else outside).add(heading.text)
         at += len(line) + 1
     private = inside - outside
-    return [f"[REDACTED:{PRIVATE_KIND}]" if label in private else label for label in labels]
+    return [PRIVATE_MARK if label in private else label for label in labels]
 
 
 SPREAD = 16_384  # characters over which a snippet's places are read as one piece (masked_snippets)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from memidx.frozen import Value
+from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
 from memidx.secrets.linear import next_name
 from memidx.secrets.netrc import netrc_passwords
@@ -21,7 +22,6 @@ from memidx.secrets.patterns import (
     BEARER,
     BLOCK_MARKS,
     COMMAND_PASSWORDS,
-    PRIVATE_KIND,
     URL_PASSWORD,
     Finding,
     allowed_lines,

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from memidx.frozen import Value
+from memidx.private import PRIVATE_KIND, private_ranges
 
 # Kinds detect-secrets 1.5.0 has no plugin for (each has a test in tests/unit/test_secrets.py).
 OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -86,8 +87,6 @@ def extra_keyword_values(line: str) -> Iterator[str]:
 
 
 ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
-PRIVATE_TAG = re.compile(r"(?i)<(/?)private\s*>")  # `<private>`, `</private >`, any case
-PRIVATE_KIND = "private"
 PLACEHOLDER_WORDS = re.compile(
     r"(?i)^(?:x+|\*+|\.+|-+|changeme|change[_-]?me|pass(?:word)?\d*|passwd|pwd|secret|example\w*|sample\w*|"
     r"dummy\w*|placeholder\w*|redacted|none|null|true|false|undefined|todo|tbd|fixme|"
@@ -188,21 +187,8 @@ def _symbol(char: str) -> bool:
 
 
 def private_spans(text: str) -> list[Finding]:
-    """`<private>…</private>` spans, tags included, each to the close that matches its open
-    (a private span inside one ends neither); an unclosed one runs to the end."""
-    spans: list[Finding] = []
-    depth = start = 0
-    for tag in PRIVATE_TAG.finditer(text):
-        if not tag.group(1):
-            start = tag.start() if depth == 0 else start
-            depth += 1
-        elif depth:  # a close with nothing open is text
-            depth -= 1
-            if depth == 0:
-                spans.append(Finding(start, tag.end(), PRIVATE_KIND))
-    if depth:
-        spans.append(Finding(start, len(text), PRIVATE_KIND))
-    return spans
+    """`<private>…</private>` spans, tags included, as findings (memidx.private finds them)."""
+    return [Finding(start, end, PRIVATE_KIND) for start, end in private_ranges(text)]
 
 
 def own_findings(text: str, *, blocks: bool = False) -> Iterable[Finding]:

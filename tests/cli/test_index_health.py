@@ -340,24 +340,51 @@ def test_a_bad_setting_is_a_one_line_error(repo: NotesRepo) -> None:
     )
 
 
-def test_an_index_from_an_older_note_reader_is_read_again_whole(repo: NotesRepo) -> None:
+def plant_older_reader(repo: NotesRepo, settings: str) -> None:
     from memidx.index.store import open_store
 
+    store, _ = open_store(repo.root / ".memidx" / "index.sqlite", write=True)
+    with store.conn:
+        store.set_state("indexed_settings", settings)
+    store.conn.close()
+
+
+def test_an_index_from_an_older_note_reader_is_read_again_whole(repo: NotesRepo) -> None:
     repo.write("notes/nb.md", "---\nlang: no\n---\nNorsk notat om fjorder\n")
     repo.note("other.md", "Other", "another note")
     repo.commit()
     assert repo.memidx("ingest").code == 0
-    store, _ = open_store(repo.root / ".memidx" / "index.sqlite", write=True)
-    with store.conn:  # what the reader before YAML 1.2 booleans recorded
-        store.set_state("indexed_settings", "notes_dir=notes; max_note_bytes=1048576")
-    store.conn.close()
+    before_booleans = "notes_dir=notes; max_note_bytes=1048576"  # what that reader recorded
+    plant_older_reader(repo, before_booleans)
 
-    check = repo.memidx("check", "drift")
     synced = repo.memidx("sync", "--json")
 
-    assert check.code == 1 and "note_reader=" in check.out + check.err
     assert (synced.code, synced.json()["read"]) == (0, 2)  # every note, not what git changed
     assert repo.memidx("check", "drift").code == 0
+
+
+def test_the_check_reads_an_older_readers_index_again_instead_of_blocking(
+    repo: NotesRepo,
+) -> None:
+    """memidx was upgraded, the person changed nothing: the commit goes on, the notes read as
+    this memidx reads them (an older index held the words of notes' private spans)."""
+    from memidx.index.store import open_store
+    from memidx.index.sync import NOTE_READER
+
+    repo.write("notes/plan.md", "# Plan\n\nShip it.\n")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    plant_older_reader(repo, "notes_dir=notes; max_note_bytes=1048576; note_reader=8")
+
+    check = repo.memidx("check", "drift")
+
+    assert check.code == 0, check.out + check.err
+    assert "read every note again: the index was built with " in check.err
+    assert "note_reader=8, not notes_dir=notes; max_note_bytes=1048576; note_reader=" in check.err
+    store, _ = open_store(index_file(repo), write=False)
+    built = store.get_state("indexed_settings")
+    store.conn.close()
+    assert built == f"notes_dir=notes; max_note_bytes=1048576; note_reader={NOTE_READER}"
 
 
 def test_titles_read_before_the_one_markdown_scanner_are_read_again(repo: NotesRepo) -> None:

@@ -65,6 +65,7 @@ PURE = [
     "memidx.frozen",
     "memidx.hashes",
     "memidx.text",
+    "memidx.private",
     "memidx.notes.note",
     "memidx.notes.frontmatter",
     "memidx.notes.yaml_hints",

@@ -19,7 +19,7 @@ from memidx.search.lexical import lexical_search
 from memidx.search.masking import private_labels
 from memidx.search.recent import recent
 from memidx.search.searcher import Searcher
-from tests.helpers import FakeEmbedder, add_note
+from tests.helpers import FakeEmbedder, add_older_note
 
 HIDDEN = "[REDACTED:private]"
 SECRET = "<private>\n# Globex merger\n\nWe buy Globex in March: falcon.\n</private>\n"
@@ -43,7 +43,7 @@ def test_a_heading_only_inside_a_private_span_is_masked(body: str, shown: str) -
 
 
 def test_search_masks_a_title_from_a_private_heading(store: Store) -> None:
-    add_note(store, "notes/plan.md", SECRET)
+    add_older_note(store, "notes/plan.md", SECRET)
     [hit] = lexical_search(store, "falcon", Filters(), 5).hits
     assert "Globex" not in f"{hit.title} {hit.heading} {hit.snippet}", hit
     assert hit.title == HIDDEN
@@ -55,7 +55,7 @@ def test_a_meaning_hit_masks_the_heading_of_its_private_chunk(store: Store, tmp_
     body = (
         f"# Plan\n\n{words}\n\n<private>\n## Acquisition of Globex\n\nfalcon {words}\n</private>\n"
     )
-    add_note(store, "notes/plan.md", body)
+    add_older_note(store, "notes/plan.md", body)
     fake = FakeEmbedder()
     embed_missing(store, fake)
     config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
@@ -65,7 +65,7 @@ def test_a_meaning_hit_masks_the_heading_of_its_private_chunk(store: Store, tmp_
 
 
 def test_mcp_get_and_recent_mask_a_title_from_a_private_heading(store: Store) -> None:
-    add_note(store, "notes/plan.md", SECRET)
+    add_older_note(store, "notes/plan.md", SECRET)
     found = recent(store, 5, notes_dir="notes", project=None, kind=None)
     assert "Globex" not in str(found) and HIDDEN in str(found), found
     data = note_data(NoteRow("notes/plan.md", "Globex merger", (), {}, None), SECRET)

@@ -12,7 +12,7 @@ from memidx.index.store import Filters, Store
 from memidx.mcp.answers import note_data
 from memidx.search.lexical import lexical_search
 from memidx.secrets.detect import mask, mask_many
-from tests.helpers import add_note
+from tests.helpers import add_older_note
 
 WORDS = " ".join(f"w{i}" for i in range(40))
 PLAN = "the launch code is kestrel"
@@ -32,7 +32,7 @@ def test_mask_many_reads_each_text_for_its_own_spans() -> None:
 def test_a_snippet_inside_a_private_span_shows_none_of_it(store: Store) -> None:
     """FTS5's snippet of a long span holds neither tag: masked alone it was shown as is."""
     body = f"Intro.\n\n<private>\n{WORDS} {PLAN} {WORDS}\n</private>\n\nOutro.\n"
-    add_note(store, "notes/plan.md", f"---\ntitle: Plan\n---\n\n{body}")
+    add_older_note(store, "notes/plan.md", f"---\ntitle: Plan\n---\n\n{body}")
     [hit] = lexical_search(store, "kestrel", Filters(), 5).hits
     assert "kestrel" not in hit.snippet and "[REDACTED:private]" in hit.snippet, hit.snippet
 

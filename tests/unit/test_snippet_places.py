@@ -10,7 +10,7 @@ from memidx.index.store import Filters, Store
 from memidx.search.lexical import lexical_search
 from memidx.search.masking import masked_snippets
 from memidx.secrets import cuts
-from tests.helpers import add_note
+from tests.helpers import add_older_note
 
 TEXT = " ".join(["the", "heron", *(f"w{i}" for i in range(20))])
 
@@ -19,7 +19,7 @@ def test_a_window_is_masked_where_it_was_cut_from(store: Store) -> None:
     """window()'s snippet (a body with a private-use character, or a long one) starts at the
     first word like the query's; its text also stood inside `unlock`, read first."""
     body = f"unlock {TEXT}\n\n<private>{'-' * 400} lock {TEXT}</private> \ue000\n"
-    add_note(store, "notes/plan.md", f"---\ntitle: Plan\n---\n\n{body}")
+    add_older_note(store, "notes/plan.md", f"---\ntitle: Plan\n---\n\n{body}")
     [hit] = lexical_search(store, "lock", Filters(), 5).hits
     assert "heron" not in hit.snippet and "[REDACTED:private]" in hit.snippet, hit.snippet
 
@@ -85,6 +85,6 @@ def test_a_body_holding_a_match_mark_is_masked_where_the_snippet_was_cut(
     masked alone, a private span's inner words shown."""
     words = " ".join(f"w{i}" for i in range(40))
     body = f"Intro.\n\n<private>\n{words} the code is kestrel \x02 {words}\n</private>{tail}\n"
-    add_note(store, "notes/plan.md", f"---\ntitle: Plan\n---\n\n{body}")
+    add_older_note(store, "notes/plan.md", f"---\ntitle: Plan\n---\n\n{body}")
     [hit] = lexical_search(store, "kestrel", Filters(), 5).hits
     assert "kestrel" not in hit.snippet and "[REDACTED:private]" in hit.snippet, hit.snippet

@@ -1,0 +1,46 @@
+"""`<private>…</private>` spans (pure): where they stand in a text, and the text as memidx may
+index it. Shared by the secret detectors (records never store a span, output masks one) and by
+the note reader (a note's spans are never indexed), so both read the same spans."""
+
+from __future__ import annotations
+
+import re
+
+PRIVATE_TAG = re.compile(r"(?i)<(/?)private\s*>")  # `<private>`, `</private >`, any case
+PRIVATE_KIND = "private"
+PRIVATE_MARK = f"[REDACTED:{PRIVATE_KIND}]"
+
+
+def private_ranges(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each `<private>…</private>` span, tags included, each to the close that
+    matches its open (a private span inside one ends neither); an unclosed one runs to the end."""
+    if "<" not in text:  # most texts: no tag to look for
+        return []
+    spans: list[tuple[int, int]] = []
+    depth = start = 0
+    for tag in PRIVATE_TAG.finditer(text):
+        if not tag.group(1):
+            start = tag.start() if depth == 0 else start
+            depth += 1
+        elif depth:  # a close with nothing open is text
+            depth -= 1
+            if depth == 0:
+                spans.append((start, tag.end()))
+    if depth:
+        spans.append((start, len(text)))
+    return spans
+
+
+def without_private(text: str, spans: list[tuple[int, int]] | None = None) -> str:
+    """`text` with each private span (`spans`, else its own) replaced by `[REDACTED:private]`
+    and the line breaks the span held, so every line after it keeps its number."""
+    spans = private_ranges(text) if spans is None else spans
+    if not spans:
+        return text
+    pieces: list[str] = []
+    cursor = 0
+    for start, end in spans:
+        pieces += [text[cursor:start], PRIVATE_MARK, "\n" * text.count("\n", start, end)]
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
