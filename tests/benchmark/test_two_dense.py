@@ -4,6 +4,7 @@ are the re-ranker's two last features, and a copy of the index with other docume
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 from contextlib import closing
@@ -14,7 +15,8 @@ import pytest
 
 from memidx.config import Config
 from memidx.embed.job import embed_missing
-from memidx.index.store import Filters, Store
+from memidx.index.store import Filters, Store, VectorStore
+from memidx.notes.chunks import chunk_document
 from memidx.search.searcher import DEPTH, Searcher
 from memidx.search.vector_index import VectorIndex
 from tests.benchmark.two_bench import bootstrap
@@ -35,7 +37,13 @@ NOTES = {
     "notes/ssh.md": "# SSH agent\nforward the agent with -A.\n",
     "notes/dns.md": "# DNS cache\nflush it with resolvectl.\n",
 }
-QUERIES = ("vmmem", "ram swap", "wombat", "head of a tag", "memory")
+TURNS = (  # (ref, body, session, agent): the turn-context model re-orders these
+    ("m1", "Melanie: which hobby did you take up this spring?", "s1", "Melanie"),
+    ("c1", "Caroline: pottery, I go to a class on Sundays", "s1", "Caroline"),
+    ("m2", "Melanie: my hobby is painting, I take my kids along", "s2", "Melanie"),
+    ("c2", "Caroline: that sounds fun", "s2", "Caroline"),
+)
+QUERIES = ("vmmem", "ram swap", "wombat", "head of a tag", "memory", "Caroline's new hobby")
 
 
 @pytest.fixture
@@ -47,6 +55,16 @@ def fake() -> FakeEmbedder:
 def searcher(store: Store, fake: FakeEmbedder, tmp_path: Path) -> Searcher:
     for ref, text in NOTES.items():
         add_note(store, ref, text)
+    for ref, body, session, agent in TURNS:
+        meta = {"session": session, "agent": agent, "ts": "2026-12-01T10:00:00Z"}
+        cursor = store.conn.execute(
+            "INSERT INTO documents (source_kind, source_ref, title, body, content_hash, meta) "
+            "VALUES ('turn', ?, '', ?, ?, ?)",
+            (ref, body, ref, json.dumps(meta)),
+        )
+        VectorStore(store.conn).replace_chunks(
+            int(cursor.lastrowid or 0), chunk_document("", body, 0)
+        )
     embed_missing(store, fake)
     config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
     return Searcher(store, config, _embedder=fake)
@@ -102,7 +120,8 @@ def test_without_second_vectors_it_is_memidx_hybrid_hit_for_hit(
 def test_the_second_models_list_counts_in_the_fusion(searcher: Searcher) -> None:
     query = searcher.embedder().embed_query("vmmem")
     ((first, _, _),) = searcher.vectors().rank(query, 1, None)
-    doc = next(d for ref, d in ids(searcher.store).items() if d != first and ref != "notes/wsl.md")
+    notes = {r: d for r, d in ids(searcher.store).items() if r.startswith("notes/")}
+    doc = next(d for ref, d in notes.items() if d != first and ref != "notes/wsl.md")
     ref = next(r for r, d in ids(searcher.store).items() if d == doc)
     alone: list[Recorded] = []
     pools: list[Recorded] = []
