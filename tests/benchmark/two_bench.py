@@ -32,8 +32,8 @@ from memidx.search.lexical import Hit
 from memidx.search.searcher import Searcher
 from tests.benchmark.embedder_candidates import EMBEDDERS, candidate_searcher
 from tests.benchmark.judged import BUILDERS, Judged, JudgedSet
-from tests.benchmark.metrics import mrr_at_k, ndcg_at_k
-from tests.benchmark.ranking import Figures, QueryVectors, sample
+from tests.benchmark.metrics import mrr_at_k, ndcg_at_k, recall_at_k
+from tests.benchmark.ranking import HEADER, Figures, QueryVectors, sample
 from tests.benchmark.refits import REFITS, refitted
 from tests.benchmark.rerank_fit import Query, fit_pairwise, pairs
 from tests.benchmark.rerank_fit import figures as pool_figures
@@ -96,7 +96,7 @@ def open_two(judged: JudgedSet) -> Two:
 
 
 def per_query(judged: JudgedSet, queries: Sequence[Judged], rank: Rank) -> np.ndarray:
-    """Per query: MRR@10, nDCG@10, recall@5, any@5 and the search's seconds."""
+    """Per query: MRR@10, nDCG@10, recall@5, any@5, the search's seconds and recall@10."""
     rows: list[list[float]] = []
     for q in queries:
         start = time.perf_counter()
@@ -110,6 +110,7 @@ def per_query(judged: JudgedSet, queries: Sequence[Judged], rank: Rank) -> np.nd
                 len(top) / len(q.relevant),
                 float(bool(top)),
                 took,
+                recall_at_k(ranked, set(q.relevant)),
             ]
         )
     return np.asarray(rows, dtype=np.float64)
@@ -169,10 +170,11 @@ def rows(
 
 def report(title: str, results: dict[str, np.ndarray]) -> None:
     base = results["MiniLM hybrid"]
-    print(f"\n{title}: {len(base)} queries; embedding p50 in ms is in p50")
+    print(f"\n{title}: {len(base)} queries; p50 adds the row's query embeddings")
+    print(HEADER)
     for row, v in results.items():
         m = v.mean(axis=0)
-        figures = Figures(m[2], m[3], m[0], m[1], float(np.median(v[:, 4])), len(v))
+        figures = Figures(m[2], m[3], m[0], m[1], float(np.median(v[:, 4])), len(v), m[5])
         print(figures.row(row), flush=True)
     for row, v in results.items():
         if row == "MiniLM hybrid":
