@@ -1,7 +1,8 @@
 """memidx's own state files are read as they are (memidx.drafts.read_own): a FIFO put in
 place of a session's state, of `.memidx/embed.running` or of recall.pid was waited on for ever,
 read in place, by every prompt hook, the session-start hook and `memidx status`, or the recall
-server at its exit. Each reads as no state now, at once."""
+server at its exit; so were the list of folders an agent install made, a backup it prunes, and
+git's MERGE_HEAD, by the staged check. Each reads as no state now, at once."""
 
 from __future__ import annotations
 
@@ -14,11 +15,15 @@ from typing import TypeVar
 
 import pytest
 
-from memidx.agents import recall_server, session
+from memidx.agents import backups, recall_server, session
 from memidx.agents.session import Where, session_path, session_state
 from memidx.config import Config
 from memidx.drafts import read_own
 from memidx.embed import running
+from memidx.git.inherited import other_sides
+from memidx.git.repo import GitRepo
+from memidx.locations import user_state_dir
+from tests.helpers import NotesRepo
 
 T = TypeVar("T")
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
@@ -95,3 +100,51 @@ def test_a_fifo_in_place_of_the_recall_pid_is_not_waited_on_at_exit(tmp_path: Pa
     recall_server.write_pid(pid)
     recall_server.forget_pid(pid)
     assert not pid.exists()
+
+
+def test_a_fifo_in_place_of_the_list_of_folders_made_reads_as_none(tmp_path: Path) -> None:
+    """Read by every `memidx agent install` and uninstall that makes or removes a folder."""
+    made = user_state_dir() / "agent-folders"
+    read = backups._made  # pyright: ignore[reportPrivateUsage]
+
+    assert _at_once(made, read) == [[]]
+    backups.make_folder(tmp_path / "a" / "b")  # the list, renamed over the FIFO
+    backups.remove_made(tmp_path / "a" / "b")
+    assert not (tmp_path / "a").exists()
+
+
+def test_backups_a_fifo_or_a_size_leaves_unread_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read by the prune after each install's write; unread, such a backup may be the one
+    uninstall gives back, so the older one that `original` accepts is kept too."""
+    path = tmp_path / "settings.json"
+    folder = backups.backup_folder(path)
+    folder.mkdir(parents=True)
+    names = [f"{path.name}{backups.SUFFIX}202601{n:02}T000000000000Z" for n in range(10, 0, -1)]
+    for name in names:
+        (folder / name).write_text("memidx's")
+    (folder / names[-2]).write_text("the person's")  # what uninstall gives back
+    (folder / names[-3]).write_text("x" * 11)  # past the bound below
+    fifo = folder / names[-4]
+    fifo.unlink()
+    monkeypatch.setattr(backups, "MAX_READ", 10)
+
+    removed = _at_once(fifo, lambda: backups.prune_backups(path, lambda text: "memidx" not in text))
+
+    assert removed == [[folder / names[5]]]  # the KEEP_NEWEST newest stay, and the first
+    assert sorted(one.name for one in folder.iterdir()) == sorted(names[:5] + names[6:])
+
+
+def test_a_fifo_in_place_of_merge_head_names_no_operation(repo: NotesRepo) -> None:
+    """Read by the staged check of each commit: it hung (git itself waits on it only after
+    the pre-commit hook). Read as it is, it names nothing: the files are checked as in any
+    commit, blocked where they hold a secret."""
+    repo.write("notes/a.md", "# A\n")
+    commit = repo.commit()
+    git = GitRepo(repo.root)
+
+    assert _at_once(repo.root / ".git" / "MERGE_HEAD", lambda: other_sides(git)) == [[]]
+    (repo.root / ".git" / "MERGE_HEAD").unlink()
+    (repo.root / ".git" / "MERGE_HEAD").write_text(f"{commit}\n")
+    assert other_sides(git) == [(commit, "merge")]
