@@ -20,9 +20,16 @@ from memidx.agents.session import Where, session_path, session_state
 from memidx.config import Config
 from memidx.drafts import read_own
 from memidx.embed import running
+from memidx.errors import MemidxError
 from memidx.git.inherited import other_sides
 from memidx.git.repo import GitRepo
+from memidx.githooks import notices
+from memidx.haystack import identity
+from memidx.haystack.own_writers import own_writers
+from memidx.haystack.writer import Writer
 from memidx.locations import user_state_dir
+from memidx.mcp import daemon
+from memidx.memory import mcp_record
 from tests.helpers import NotesRepo
 
 T = TypeVar("T")
@@ -33,7 +40,8 @@ def _at_once(path: Path, call: Callable[[], T]) -> list[T]:
     """What `call` returned with a FIFO at `path`: [] when it waited on it (a bound for the
     fault only: done at once), which is then let go."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(path)
+    if not os.path.lexists(path):  # the FIFO of a call before
+        os.mkfifo(path)
     done: list[T] = []
     waiting = threading.Thread(target=lambda: done.append(call()), daemon=True)
     waiting.start()
@@ -148,3 +156,55 @@ def test_a_fifo_in_place_of_merge_head_names_no_operation(repo: NotesRepo) -> No
     (repo.root / ".git" / "MERGE_HEAD").unlink()
     (repo.root / ".git" / "MERGE_HEAD").write_text(f"{commit}\n")
     assert other_sides(git) == [(commit, "merge")]
+
+
+def _error(call: Callable[[], object]) -> str:
+    """The message of the MemidxError `call` raised ("" when it raised none)."""
+    try:
+        call()
+    except MemidxError as exc:
+        return str(exc)
+    return ""
+
+
+def _failed(call: Callable[[], object]) -> bool:
+    """Whether `call` raised an OSError (ENXIO: a FIFO without a reader, opened to write)."""
+    try:
+        call()
+    except OSError:
+        return True
+    return False
+
+
+def test_fifos_in_place_of_the_haystack_writer_s_state_are_not_waited_on(tmp_path: Path) -> None:
+    """Read (and the last segment's memory written) by every filing, an agent's hook's: each
+    hung on a FIFO. The writer id is named as no file memidx wrote; its own writers are read
+    without it; the memory is none, and writing it fails at once."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    writer_id = config.state_dir / "writer-id"
+
+    (said,) = _at_once(writer_id, lambda: _error(lambda: identity.read_id(config.state_dir)))
+    assert said.startswith(f"{writer_id}: not a file memidx wrote")
+    assert _at_once(writer_id, lambda: own_writers(config)) == [set()]
+    lock = config.state_dir / "haystack.lock"
+    writer = Writer(tmp_path / "haystack", lock, 1 << 20)
+    assert _at_once(writer.last, writer._remembered) == [None]  # pyright: ignore[reportPrivateUsage]
+    remember = writer._remember  # pyright: ignore[reportPrivateUsage]
+    assert _at_once(writer.last, lambda: _failed(lambda: remember("a.krd", 1))) == [True]
+
+
+def test_fifos_in_place_of_the_check_notices_and_the_mcp_record_are_not_waited_on(
+    tmp_path: Path,
+) -> None:
+    """The kept notices are read by the post-commit hook and appended to by the checks; the
+    shared MCP server's record is read by `memidx status` and by the server at its exit."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    kept = config.state_dir / notices.PENDING
+    record = config.state_dir / mcp_record.RECORD
+
+    assert _at_once(kept, lambda: notices.kept_notices(config)) == [[]]
+    append = notices._append  # pyright: ignore[reportPrivateUsage]
+    assert _at_once(kept, lambda: append(kept, "a line\n")) == [False]
+    assert _at_once(record, lambda: mcp_record.shared_server(config)) == [None]
+    names = daemon._names_this_process  # pyright: ignore[reportPrivateUsage]
+    assert _at_once(record, lambda: names(record)) == [False]
