@@ -27,6 +27,7 @@ from memidx.githooks import notices
 from memidx.haystack import identity
 from memidx.haystack.own_writers import own_writers
 from memidx.haystack.writer import Writer
+from memidx.index import failures
 from memidx.locations import user_state_dir
 from memidx.mcp import daemon
 from memidx.memory import mcp_record
@@ -208,3 +209,26 @@ def test_fifos_in_place_of_the_check_notices_and_the_mcp_record_are_not_waited_o
     assert _at_once(record, lambda: mcp_record.shared_server(config)) == [None]
     names = daemon._names_this_process  # pyright: ignore[reportPrivateUsage]
     assert _at_once(record, lambda: names(record)) == [False]
+
+
+def test_a_fifo_in_place_of_a_hook_trace_is_neither_read_nor_written(tmp_path: Path) -> None:
+    """Read by the pre-commit check and `memidx status`, appended to by a hook that failed:
+    each hung; a failure goes to the fallback trace instead."""
+    trace, fallback = tmp_path / "hook-errors.log", tmp_path / "fallback" / "hook-errors.log"
+
+    assert _at_once(trace, lambda: failures.last_failure(trace)) == [None]
+    record = failures.record_failure
+    assert _at_once(trace, lambda: record(trace, "post-commit", "x", fallback=fallback)) == [None]
+    assert failures.last_failure(fallback) == failures.HookFailure(
+        fallback.read_text().split("\t")[0], "post-commit", "x"
+    )
+
+
+def test_only_the_end_of_a_long_trace_is_read(tmp_path: Path) -> None:
+    trace = tmp_path / "hook-errors.log"
+    trace.write_text("t\tpost-commit\tfirst\n" * 10_000 + "t\tpost-merge\tlast\n")
+    assert trace.stat().st_size > failures.TAIL_BYTES
+
+    assert failures.last_failure(trace) == failures.HookFailure("t", "post-merge", "last")
+    trace.write_text("t\tpost-commit\tfirst\n" + "x" * failures.TAIL_BYTES)  # one cut line
+    assert failures.last_failure(trace) is None
