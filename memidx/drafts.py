@@ -152,6 +152,30 @@ def read_regular(path: Path, most: int) -> bytes | None:
         os.close(fd)
 
 
+def read_tail(path: Path, most: int) -> tuple[bytes, bool] | None:
+    """The last `most` bytes of `path` and whether they are all it holds, read as it is
+    (read_regular): None when it is no regular file or cannot be read."""
+    try:
+        fd = os.open(path, OPEN_AS_IS)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd)
+        if not stat.S_ISREG(size.st_mode):
+            return None
+        os.lseek(fd, max(0, size.st_size - most), os.SEEK_SET)
+        chunks: list[bytes] = []
+        got = 0
+        while got < most and (chunk := os.read(fd, most - got)):
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks), size.st_size <= most
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def read_own(path: Path, limit: int) -> bytes | None:
     """The bytes of `path`, a file memidx writes as above, read as it is (read_regular): None
     also when it holds more than `limit` bytes. Read in place, a FIFO put there was waited on

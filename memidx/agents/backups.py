@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import io
 import os
 import re
 import shutil
@@ -15,7 +16,7 @@ from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memidx.drafts import draft_path, remove_dead_drafts, replace_durably
+from memidx.drafts import draft_path, read_own, read_regular, remove_dead_drafts, replace_durably
 from memidx.errors import MemidxError
 from memidx.locations import user_state_dir
 from memidx.portable import file_lock, sync_folder
@@ -29,6 +30,8 @@ STAMP = re.compile(r"[0-9]{8}T[0-9]{12}Z(-[0-9]{3})?")
 # megabytes of Claude Code's history, copied whole at each install and uninstall.
 KEEP_NEWEST = 5
 FOLDERS_LOCK_WAIT = 10.0  # seconds; the lock is held for a read and a write of a short list
+MAX_MADE = 1 << 20  # bytes of the list of folders memidx made: a few paths per agent
+MAX_READ = 64 << 20  # bytes of a backup read to tell whether uninstall gives it back
 
 
 def backup_folder(path: Path) -> Path:
@@ -134,8 +137,8 @@ def prune_backups(path: Path, original: Callable[[str], bool]) -> list[Path]:
     """Remove `path`'s older backups from its backup folder (after a write that succeeded),
     keeping the first ever taken, the KEEP_NEWEST newest, and the newest whose text `original`
     accepts (one holding none of memidx's: what uninstall gives back, after many installs that
-    only updated memidx's entries); those an older memidx left beside the file stay. What
-    was removed."""
+    only updated memidx's entries) and any newer that cannot be read to tell; those an older
+    memidx left beside the file stay. What was removed."""
     prefix = f"{path.name}{SUFFIX}"
     ours = sorted(
         (one for one in backup_folder(path).glob(f"{glob.escape(prefix)}*")
@@ -145,9 +148,12 @@ def prune_backups(path: Path, original: Callable[[str], bool]) -> list[Path]:
     if len(ours) <= KEEP_NEWEST + 1:
         return []
     kept = {*ours[:KEEP_NEWEST], ours[-1]}
-    given_back = next((one for one in ours if _accepted(one, original)), None)
-    if given_back is not None:
-        kept.add(given_back)
+    for one in ours:  # newest first, to the one uninstall gives back; what is unread stays
+        accepted = _accepted(one, original)
+        if accepted is not False:
+            kept.add(one)
+        if accepted:
+            break
     removed: list[Path] = []
     for one in ours:
         if one not in kept:
@@ -159,13 +165,17 @@ def prune_backups(path: Path, original: Callable[[str], bool]) -> list[Path]:
     return removed
 
 
-def _accepted(copy: Path, original: Callable[[str], bool]) -> bool:
-    """Whether `original` accepts the text of the backup `copy`; never raises: the write it
-    prunes after succeeded, and a backup that cannot be read is none uninstall gives back."""
-    try:
-        with copy.open(encoding="utf-8", newline="") as file:  # \r\n stays \r\n
-            return original(file.read())
-    except Exception:  # noqa: BLE001  # unreadable, or not the file's kind (JSON, TOML, ...)
+def _accepted(copy: Path, original: Callable[[str], bool]) -> bool | None:
+    """Whether `original` accepts the text of the backup `copy`, read as it is (a FIFO there
+    was waited on for ever, after the install's write); None, unread, when it is no file,
+    cannot be read or holds over MAX_READ bytes (it may be what uninstall gives back: kept).
+    Never raises: the write it prunes after succeeded."""
+    data = read_regular(copy, MAX_READ + 1)
+    if data is None or len(data) > MAX_READ:
+        return None
+    try:  # newline="": \r\n stays \r\n, as uninstall reads it
+        return original(io.TextIOWrapper(io.BytesIO(data), "utf-8", newline="").read())
+    except Exception:  # noqa: BLE001  # not UTF-8, or not the file's kind (JSON, TOML, ...)
         return False
 
 
@@ -174,9 +184,12 @@ def _made_list() -> Path:
 
 
 def _made() -> list[str]:
+    """The list, read as it is: a FIFO there was waited on for ever by `memidx agent install`
+    and uninstall; one over MAX_MADE bytes, or that is no file, reads as an empty list."""
+    data = read_own(_made_list(), MAX_MADE)
     try:
-        return _made_list().read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        return [] if data is None else data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
         return []
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from memidx.errors import GitError
 from memidx.frozen import Value
 from memidx.git.change import Change
-from memidx.git.repo import GitRepo, decode_path, parse_raw
+from memidx.git.repo import AS_STORED, GitRepo, decode_path, parse_raw
 
 # The user's configuration must not change what git log prints: a root commit's files are
 # added, one path is never followed across renames, no signature or colour in the output,
@@ -63,7 +63,7 @@ def added_between(repo: GitRepo, old: str, new: str, folder: str) -> tuple[set[s
 def _log_adds(repo: GitRepo, spec: Sequence[str], folder: str) -> Iterator[tuple[str, Added]]:
     out = repo.run(
         *LOG_CONFIG, "log", "--left-right", "--full-history", "--no-renames", "--diff-filter=A",
-        "--name-only", "-z", "--format=%x01%m%H %at", *spec, "--", f"{folder}/",
+        "--name-only", "-z", "--format=%x01%m%H %at", AS_STORED, *spec, "--", f"{folder}/",
     )  # fmt: skip
     side, commit, at, first = "", "", 0, False
     for field in out.split(b"\0"):
@@ -101,7 +101,7 @@ def step_or_none(
     try:  # "<new>": its header and parents; "<new> <old>": the diff from old to new
         out = repo.run(
             "diff-tree", "--stdin", "--always", "-r", "-z", "--raw", "-M",
-            "--format=%x01%P %at%x01", "--", f"{folder}/",
+            "--format=%x01%P %at%x01", AS_STORED, "--", f"{folder}/",
             input_bytes=f"{new}\n{new} {old}\n".encode(),
         )  # fmt: skip
     except GitError:
@@ -144,7 +144,7 @@ def introduced(repo: GitRepo, tips: Sequence[str], folder: str) -> list[tuple[st
         return []  # git log would read HEAD, which may have no commit yet
     out = repo.run(
         *LOG_CONFIG, "log", "--stdin", "--root", "-m", "--raw", "--no-abbrev", "--no-renames",
-        "-z", "--format=%x01%H%x01", "--not", "--remotes", "--", f"{folder}/",
+        "-z", "--format=%x01%H%x01", AS_STORED, "--not", "--remotes", "--", f"{folder}/",
         input_bytes="".join(f"{tip}\n" for tip in tips).encode(),
     )  # fmt: skip
     found: list[tuple[str, str, str]] = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from memidx.drafts import read_regular
 from memidx.frozen import Value
 from memidx.git.repo import GitRepo, decode_path
 
@@ -23,6 +24,7 @@ UNDER_WAY = {"MERGE_HEAD": "merge", "CHERRY_PICK_HEAD": "cherry-pick", "REBASE_H
 # is under way only while one of these folders is there, as `git status` tells.
 REBASING = ("rebase-merge", "rebase-apply")
 PATHSPECS = 256  # up to these many paths are asked for by name; more, the whole folder
+MOST_IDS = 1 << 20  # bytes of MERGE_HEAD and the like: an octopus merge's 16,000 parents
 
 
 class Inherited(Value):
@@ -48,10 +50,12 @@ def other_sides(repo: GitRepo) -> list[tuple[str, str]]:
     for name, path in paths.items():
         if name not in UNDER_WAY or (name == "REBASE_HEAD" and not rebasing):
             continue
-        try:
-            lines = path.read_text(encoding="ascii").split()
-        except (OSError, UnicodeDecodeError):
+        # as it is: a FIFO there was waited on for ever by the check, a link followed; such a
+        # file, or one over MOST_IDS, names no operation: the files are checked as in any commit
+        data = read_regular(path, MOST_IDS + 1)
+        if data is None or len(data) > MOST_IDS:
             continue
+        lines = data.decode("ascii", "replace").split()
         found.extend((line, UNDER_WAY[name]) for line in lines if line.isalnum())
     return found
 

@@ -23,6 +23,10 @@ BATCH_BYTES = 16 << 20
 BATCH_BLOBS = 512
 UNKNOWN_SIZE = 1 << 20
 BLOB_HEADER = 100  # "<id> blob <size>", at most (ids of SHA-256 repositories included)
+# For every command that prints a commit with --format (log, reflog, diff-tree):
+# i18n.logOutputEncoding re-encodes all it prints, ids and NULs too (UTF-16), not only the
+# message; with this, git prints messages as stored and the rest as ASCII.
+AS_STORED = "--encoding=none"
 
 
 class TreeEntry(Value):

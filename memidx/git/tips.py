@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from memidx.frozen import Value
-from memidx.git.repo import GitRepo, decode_path
+from memidx.git.repo import AS_STORED, GitRepo, decode_path
 
 BRANCH, TAG, STASH, WORK_TREE, OTHER = "branch", "tag", "stash", "work tree", "ref"
 HEADS, TAGS = "refs/heads/", "refs/tags/"
@@ -140,7 +140,7 @@ def _stashes(repo: GitRepo) -> list[str]:
     """The commit of each stash entry, stash@{0} first."""
     if not repo.run("rev-parse", "-q", "--verify", "refs/stash", check=False).strip():
         return []
-    return repo.run("reflog", "show", "--format=%H", "refs/stash", "--").decode().split()
+    return repo.run("reflog", "show", "--format=%H", AS_STORED, "refs/stash", "--").decode().split()
 
 
 def _refs(repo: GitRepo) -> list[tuple[str, str, str]]:

@@ -18,8 +18,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.drafts import read_own
 from memidx.errors import MemidxError
 from memidx.hashes import sha256_hex
+from memidx.portable import NO_FIFO_WAIT
 from memidx.text import display
 
 NOTICES = "MEMIDX_CHECK_NOTICES"  # a file memidx's pre-commit shim shows after the framework
@@ -47,11 +49,14 @@ def kept_notices(config: Config) -> list[str]:
     """The kept lines of the checks of the commit HEAD is now, taken out of the file (lines
     of any other staged set are dropped: that commit was not made)."""
     path = config.state_dir / PENDING
+    data = read_own(path, 4 * KEPT_BYTES)  # as it is: a FIFO there hung the post-commit hook
     try:
-        kept = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if data is None:
+            return []  # none, or not what _keep writes: one past KEPT_BYTES is emptied there
         path.unlink()
     except OSError:
         return []
+    kept = data.decode("utf-8", "replace").splitlines()
     try:
         head = _fingerprint(_tree_entries(config.root))
     except MemidxError:
@@ -76,9 +81,12 @@ def _keep(config: Config, line: str) -> None:
 
 
 def _append(path: Path, text: str) -> bool:
-    try:
-        with path.open("a", encoding="utf-8", errors="surrogateescape") as out:
-            out.write(text)
+    try:  # a FIFO there fails to open rather than wait for a reader for ever
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FIFO_WAIT, 0o666)
+        try:
+            os.write(fd, text.encode("utf-8", "surrogateescape"))
+        finally:
+            os.close(fd)
         return True
     except OSError:
         return False

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from memidx.frozen import Value
-from memidx.git.repo import GitRepo, decode_path
+from memidx.git.repo import AS_STORED, GitRepo, decode_path
 from memidx.git.streamed import split_at, streamed
 
 MODE_BLOB = ("100644", "100755", "120000")  # a file or a symlink's target: pushed as a blob
@@ -59,7 +59,7 @@ def sent_commits(
     # a mark no message holds: a message may hold any byte but NUL, \x01 too, which split it
     mark = f"\x01memidx-{secrets.token_hex(8)} "
     argv = ["log", "-z", f"--format={mark}%H %S%n{HEADER}%n%B", "--date=raw", "--raw"]
-    argv += ["--encoding=none"]  # messages as stored: i18n.logOutputEncoding re-encodes them
+    argv += [AS_STORED]  # messages as stored: i18n.logOutputEncoding re-encodes them
     argv += ["--no-abbrev", "-c", "--root", "--no-show-signature"]  # no gpg run per commit
     argv += ["--no-renames", "--no-ext-diff", "--no-textconv", *tips, "--not", *held]
     if remote is not None:

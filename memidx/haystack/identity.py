@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.drafts import make_folder, replace_durably
+from memidx.drafts import make_folder, read_own, replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.own_writers import disown, record_own, recorded_writers
 from memidx.haystack.writer import SEGMENT_NAME, held_lock, segment_order
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 WRITER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+MAX_STATE = 64 * 1024  # bytes of writer-id (an id) and writer-clone (an id, a hash, a path)
 Moved = list[tuple[Path, Path]]
 
 
@@ -128,10 +129,17 @@ def _read_id(state: Path) -> str | None:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The text of `path`, read as it is (a FIFO there was waited on for ever by every
+    filing); None when there is none."""
+    data = read_own(path, MAX_STATE)
+    if data is not None:
+        return data.decode("utf-8", "replace")
+    if not os.path.lexists(path):
         return None
+    raise MemidxError(
+        f"{path}: not a file memidx wrote (a FIFO, a link, a folder, or over {MAX_STATE} bytes)",
+        "delete it; a new one is made on the next filing",
+    )
 
 
 def _new_id() -> str:

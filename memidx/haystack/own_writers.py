@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.drafts import read_own
 from memidx.errors import MemidxError
 from memidx.portable import sync_folder
 
@@ -98,10 +99,8 @@ def own_writers(config: Config) -> set[str]:
     """The writer ids this clone (any of its work trees) wrote as: those recorded in its git
     folder, and the work tree's current one, read from the state folder when it is there."""
     found = recorded_writers(config)
-    try:
-        current = (config.state_dir / "writer-id").read_text(encoding="utf-8").strip()
-    except OSError:
-        current = ""
+    data = read_own(config.state_dir / "writer-id", 4096)  # as it is: no FIFO waited on
+    current = "" if data is None else data.decode("utf-8", "replace").strip()
     return found | {current} if current else found
 
 

@@ -16,11 +16,11 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memidx.drafts import make_folder, replace_durably
+from memidx.drafts import make_folder, read_own, replace_durably
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.kept import blank_copies, copy_of, drop_copies, keep_frame
 from memidx.haystack.segments import SEGMENT_SUFFIX
-from memidx.portable import sync_folder
+from memidx.portable import NO_FIFO_WAIT, sync_folder
 from memidx.waited_lock import waited_lock
 
 _LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
@@ -208,10 +208,8 @@ class Writer:
 
     def _remembered(self) -> tuple[str, int, bool] | None:
         """(name, size, closed) of the segment this writer appended to last, if it knows."""
-        try:
-            found = _MEMORY.fullmatch(self.last.read_text(encoding="utf-8").strip())
-        except (OSError, UnicodeDecodeError):
-            return None
+        data = read_own(self.last, 4096)  # as it is: a FIFO there hung every filing
+        found = None if data is None else _MEMORY.fullmatch(data.decode("ascii", "replace").strip())
         return (found.group(1), int(found.group(2)), bool(found.group(3))) if found else None
 
     def _remember(self, name: str, size: int, *, closed: bool = False) -> None:
@@ -219,7 +217,7 @@ class Writer:
         rename would need the folder's too). A write cut by a crash reads as no memory, which
         is safe: the writer then starts a new segment after every name git knows."""
         line = f"{name} {size}{' closed' if closed else ''}".ljust(_MEMORY_WIDTH) + "\n"
-        fd = os.open(self.last, os.O_WRONLY | os.O_CREAT, 0o644)
+        fd = os.open(self.last, os.O_WRONLY | os.O_CREAT | NO_FIFO_WAIT, 0o644)  # a FIFO fails
         try:
             with naming(self.last):
                 os.write(fd, line.encode("ascii"))  # at the start: the file was just opened

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from memidx.frozen import Value
 from memidx.locations import user_trace_dir
-from memidx.portable import lock_open
+from memidx.portable import NO_FIFO_WAIT, lock_open
 
 # seconds a trace's writer or clearer waits for its lock, which another holds for one write: a
 # holder stopped (Ctrl-Z) or hung past it must not hang the git operation or the agent hook
 LOCK_WAIT = 1.0
+TAIL_BYTES = 64 * 1024  # the end of a trace read for its last failure (one line each)
 TYPE_CHECKING = False  # not typing's: every git hook imports this module
 if TYPE_CHECKING:
     from memidx.config import Config
@@ -71,7 +72,7 @@ def _append_whole(path: Path, data: bytes) -> bool:
     for _ in range(10):  # the file was removed (or replaced) while this waited for it
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FIFO_WAIT, 0o666)
         except OSError:
             return False
         try:
@@ -124,10 +125,15 @@ def last_failure(*paths: Path) -> HookFailure | None:
 
 
 def _last_in(path: Path) -> HookFailure | None:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+    from memidx.drafts import read_tail  # only here: every git hook imports this module
+
+    read = read_tail(path, TAIL_BYTES)  # as it is: a FIFO there hung the check and status
+    if read is None:
         return None
+    data, whole = read
+    lines = data.decode("utf-8", "replace").splitlines()
+    if not whole:
+        lines = lines[1:]  # the first may be the end of a line the tail cut
     for line in reversed(lines):
         parts = line.split("\t", 2)
         if len(parts) == 3 and not parts[2].startswith(NOTICE):
@@ -165,7 +171,7 @@ def _remove_unchanged(path: Path, mark: tuple[int, int, int]) -> None:
     """Remove the trace `path` if it is as `mark` says, holding its lock: a hook appending now
     waits, then finds the file gone and makes a new one (its line was never in this one)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | NO_FIFO_WAIT)
     except OSError:
         return
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
-from memidx.drafts import replace_durably
+from memidx.drafts import read_own, replace_durably
 from memidx.mcp.leftovers import clear_stale
 from memidx.mcp.serve import Workers, log, start_logging
 from memidx.mcp.shared import BUSY, GREETING, lock_for
@@ -111,9 +111,10 @@ def _names_this_process(record: Path) -> bool:
     under another configuration or after an upgrade, or after `.memidx` was deleted), this
     one, its sessions ending, wrote over it, then removed it as it exited: `memidx status`
     said none ran while the later one served."""
+    data = read_own(record, 64 * 1024)  # as it is: a FIFO there was waited on at the exit
     try:
-        return json.loads(record.read_text(encoding="utf-8")).get("pid") == os.getpid()
-    except (OSError, ValueError, AttributeError):
+        return json.loads(data or b"").get("pid") == os.getpid()
+    except (ValueError, AttributeError):
         return False
 
 

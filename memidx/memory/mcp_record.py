@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import cast
 
 from memidx.config import Config
+from memidx.drafts import read_own
 from memidx.frozen import Value
 from memidx.portable import process_alive
 
+MAX_RECORD = 64 * 1024  # bytes: a pid, a socket's path, counts
 RECORD = "mcp-server.json"  # memidx/mcp/daemon.py's SERVER_RECORD (a test keeps them equal)
 
 
@@ -33,9 +35,10 @@ class SharedServer(Value):
 
 def shared_server(config: Config) -> SharedServer | None:
     """The shared server the record names; None when there is no readable record."""
+    text = read_own(config.state_dir / RECORD, MAX_RECORD)  # as it is: a FIFO hung status
     try:
-        data: object = json.loads((config.state_dir / RECORD).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data: object = json.loads(text or b"")
+    except ValueError:
         return None
     if not isinstance(data, dict):
         return None

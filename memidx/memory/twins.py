@@ -25,7 +25,7 @@ from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.frozen import Value
-from memidx.git.repo import GitRepo, decode_path
+from memidx.git.repo import AS_STORED, GitRepo, decode_path
 from memidx.notes.note import NoteError, decode_note, is_note_path, split_front_matter
 
 REMEMBERED = "memidx remember: "  # the subject of remember's commits (memidx.memory.remember)
@@ -97,10 +97,10 @@ def _twins(repo: GitRepo, base: str, path: str, max_bytes: int) -> bool:
     if blobs[0] == blobs[1] or not all(blobs):
         return False
     literal = f":(literal){path}"
-    for side in ("HEAD", UPSTREAM):
-        subjects = repo.run("log", "-z", "--format=%s", f"{base}..{side}", "--", literal)
-        ours = (REMEMBERED, SUBJECT)  # remember's note, or one share moved (see above)
-        if not all(s.startswith(ours) for s in subjects.decode().split("\0") if s):
+    ours = (REMEMBERED.encode(), SUBJECT.encode())  # remember's note, or one share moved
+    for side in ("HEAD", UPSTREAM):  # the subjects as stored, whatever git is told to print
+        subjects = repo.run("log", "-z", "--format=%s", AS_STORED, f"{base}..{side}", "--", literal)
+        if not all(s.startswith(ours) for s in subjects.split(b"\0") if s):
             return False
     if any(not _remembered_note(repo.run("cat-file", "blob", blob), max_bytes) for blob in blobs):
         return False

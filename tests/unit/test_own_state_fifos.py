@@ -1,7 +1,8 @@
 """memidx's own state files are read as they are (memidx.drafts.read_own): a FIFO put in
 place of a session's state, of `.memidx/embed.running` or of recall.pid was waited on for ever,
 read in place, by every prompt hook, the session-start hook and `memidx status`, or the recall
-server at its exit. Each reads as no state now, at once."""
+server at its exit; so were the list of folders an agent install made, a backup it prunes, and
+git's MERGE_HEAD, by the staged check. Each reads as no state now, at once."""
 
 from __future__ import annotations
 
@@ -14,11 +15,23 @@ from typing import TypeVar
 
 import pytest
 
-from memidx.agents import recall_server, session
+from memidx.agents import backups, recall_server, session
 from memidx.agents.session import Where, session_path, session_state
 from memidx.config import Config
 from memidx.drafts import read_own
 from memidx.embed import running
+from memidx.errors import MemidxError
+from memidx.git.inherited import other_sides
+from memidx.git.repo import GitRepo
+from memidx.githooks import notices
+from memidx.haystack import identity
+from memidx.haystack.own_writers import own_writers
+from memidx.haystack.writer import Writer
+from memidx.index import failures
+from memidx.locations import user_state_dir
+from memidx.mcp import daemon
+from memidx.memory import mcp_record
+from tests.helpers import NotesRepo
 
 T = TypeVar("T")
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
@@ -28,7 +41,8 @@ def _at_once(path: Path, call: Callable[[], T]) -> list[T]:
     """What `call` returned with a FIFO at `path`: [] when it waited on it (a bound for the
     fault only: done at once), which is then let go."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(path)
+    if not os.path.lexists(path):  # the FIFO of a call before
+        os.mkfifo(path)
     done: list[T] = []
     waiting = threading.Thread(target=lambda: done.append(call()), daemon=True)
     waiting.start()
@@ -95,3 +109,126 @@ def test_a_fifo_in_place_of_the_recall_pid_is_not_waited_on_at_exit(tmp_path: Pa
     recall_server.write_pid(pid)
     recall_server.forget_pid(pid)
     assert not pid.exists()
+
+
+def test_a_fifo_in_place_of_the_list_of_folders_made_reads_as_none(tmp_path: Path) -> None:
+    """Read by every `memidx agent install` and uninstall that makes or removes a folder."""
+    made = user_state_dir() / "agent-folders"
+    read = backups._made  # pyright: ignore[reportPrivateUsage]
+
+    assert _at_once(made, read) == [[]]
+    backups.make_folder(tmp_path / "a" / "b")  # the list, renamed over the FIFO
+    backups.remove_made(tmp_path / "a" / "b")
+    assert not (tmp_path / "a").exists()
+
+
+def test_backups_a_fifo_or_a_size_leaves_unread_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read by the prune after each install's write; unread, such a backup may be the one
+    uninstall gives back, so the older one that `original` accepts is kept too."""
+    path = tmp_path / "settings.json"
+    folder = backups.backup_folder(path)
+    folder.mkdir(parents=True)
+    names = [f"{path.name}{backups.SUFFIX}202601{n:02}T000000000000Z" for n in range(10, 0, -1)]
+    for name in names:
+        (folder / name).write_text("memidx's")
+    (folder / names[-2]).write_text("the person's")  # what uninstall gives back
+    (folder / names[-3]).write_text("x" * 11)  # past the bound below
+    fifo = folder / names[-4]
+    fifo.unlink()
+    monkeypatch.setattr(backups, "MAX_READ", 10)
+
+    removed = _at_once(fifo, lambda: backups.prune_backups(path, lambda text: "memidx" not in text))
+
+    assert removed == [[folder / names[5]]]  # the KEEP_NEWEST newest stay, and the first
+    assert sorted(one.name for one in folder.iterdir()) == sorted(names[:5] + names[6:])
+
+
+def test_a_fifo_in_place_of_merge_head_names_no_operation(repo: NotesRepo) -> None:
+    """Read by the staged check of each commit: it hung (git itself waits on it only after
+    the pre-commit hook). Read as it is, it names nothing: the files are checked as in any
+    commit, blocked where they hold a secret."""
+    repo.write("notes/a.md", "# A\n")
+    commit = repo.commit()
+    git = GitRepo(repo.root)
+
+    assert _at_once(repo.root / ".git" / "MERGE_HEAD", lambda: other_sides(git)) == [[]]
+    (repo.root / ".git" / "MERGE_HEAD").unlink()
+    (repo.root / ".git" / "MERGE_HEAD").write_text(f"{commit}\n")
+    assert other_sides(git) == [(commit, "merge")]
+
+
+def _error(call: Callable[[], object]) -> str:
+    """The message of the MemidxError `call` raised ("" when it raised none)."""
+    try:
+        call()
+    except MemidxError as exc:
+        return str(exc)
+    return ""
+
+
+def _failed(call: Callable[[], object]) -> bool:
+    """Whether `call` raised an OSError (ENXIO: a FIFO without a reader, opened to write)."""
+    try:
+        call()
+    except OSError:
+        return True
+    return False
+
+
+def test_fifos_in_place_of_the_haystack_writer_s_state_are_not_waited_on(tmp_path: Path) -> None:
+    """Read (and the last segment's memory written) by every filing, an agent's hook's: each
+    hung on a FIFO. The writer id is named as no file memidx wrote; its own writers are read
+    without it; the memory is none, and writing it fails at once."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    writer_id = config.state_dir / "writer-id"
+
+    (said,) = _at_once(writer_id, lambda: _error(lambda: identity.read_id(config.state_dir)))
+    assert said.startswith(f"{writer_id}: not a file memidx wrote")
+    assert _at_once(writer_id, lambda: own_writers(config)) == [set()]
+    lock = config.state_dir / "haystack.lock"
+    writer = Writer(tmp_path / "haystack", lock, 1 << 20)
+    assert _at_once(writer.last, writer._remembered) == [None]  # pyright: ignore[reportPrivateUsage]
+    remember = writer._remember  # pyright: ignore[reportPrivateUsage]
+    assert _at_once(writer.last, lambda: _failed(lambda: remember("a.krd", 1))) == [True]
+
+
+def test_fifos_in_place_of_the_check_notices_and_the_mcp_record_are_not_waited_on(
+    tmp_path: Path,
+) -> None:
+    """The kept notices are read by the post-commit hook and appended to by the checks; the
+    shared MCP server's record is read by `memidx status` and by the server at its exit."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    kept = config.state_dir / notices.PENDING
+    record = config.state_dir / mcp_record.RECORD
+
+    assert _at_once(kept, lambda: notices.kept_notices(config)) == [[]]
+    append = notices._append  # pyright: ignore[reportPrivateUsage]
+    assert _at_once(kept, lambda: append(kept, "a line\n")) == [False]
+    assert _at_once(record, lambda: mcp_record.shared_server(config)) == [None]
+    names = daemon._names_this_process  # pyright: ignore[reportPrivateUsage]
+    assert _at_once(record, lambda: names(record)) == [False]
+
+
+def test_a_fifo_in_place_of_a_hook_trace_is_neither_read_nor_written(tmp_path: Path) -> None:
+    """Read by the pre-commit check and `memidx status`, appended to by a hook that failed:
+    each hung; a failure goes to the fallback trace instead."""
+    trace, fallback = tmp_path / "hook-errors.log", tmp_path / "fallback" / "hook-errors.log"
+
+    assert _at_once(trace, lambda: failures.last_failure(trace)) == [None]
+    record = failures.record_failure
+    assert _at_once(trace, lambda: record(trace, "post-commit", "x", fallback=fallback)) == [None]
+    assert failures.last_failure(fallback) == failures.HookFailure(
+        fallback.read_text().split("\t")[0], "post-commit", "x"
+    )
+
+
+def test_only_the_end_of_a_long_trace_is_read(tmp_path: Path) -> None:
+    trace = tmp_path / "hook-errors.log"
+    trace.write_text("t\tpost-commit\tfirst\n" * 10_000 + "t\tpost-merge\tlast\n")
+    assert trace.stat().st_size > failures.TAIL_BYTES
+
+    assert failures.last_failure(trace) == failures.HookFailure("t", "post-merge", "last")
+    trace.write_text("t\tpost-commit\tfirst\n" + "x" * failures.TAIL_BYTES)  # one cut line
+    assert failures.last_failure(trace) is None
