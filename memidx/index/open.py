@@ -21,6 +21,7 @@ from memidx.index.connection import (
     trouble_reported,
 )
 from memidx.index.documents import Store
+from memidx.index.migrations import migrate, upgradable
 from memidx.index.ownership import (
     check_location,
     keep_out_of_git,
@@ -37,9 +38,7 @@ from memidx.index.schema import (
     create_schema,
     damage,
     mark_built,
-    migrate,
     schema_problem,
-    upgradable,
 )
 from memidx.index.schema_version import SCHEMA_VERSION, older_index
 from memidx.waited_lock import waited_lock

@@ -61,17 +61,23 @@ CREATE TABLE models (
     dim INTEGER NOT NULL,
     fingerprint TEXT NOT NULL
 );
+"""
+# A rowid table: a WITHOUT ROWID row keeps ~1 KB of itself in the b-tree page (a quarter of it)
+# and spills the rest of a 1,536-byte vector to an overflow page of its own, ~4.7 KB a vector;
+# here two rows fill a page, ~2.2 KB a vector with the lookup index (schema 6)
+VECTORS = """
 CREATE TABLE vectors (
+    id INTEGER PRIMARY KEY,
     text_hash TEXT NOT NULL,
     model TEXT NOT NULL,
     vector BLOB NOT NULL,
-    PRIMARY KEY (text_hash, model)
-) WITHOUT ROWID;
+    UNIQUE (text_hash, model)
+);
 """
 # The full-text index of the documents' columns as memidx_fold reads them (folded by
 # connection.add_fold; the same character count per word, so snippet() of the stored text marks
 # the words found), split into words as memidx.notes.separators says
-_FTS = f"""
+FTS = f"""
 CREATE VIRTUAL TABLE documents_fts USING fts5(
     title, tags, aliases, body,
     content='documents', content_rowid='id',
@@ -96,18 +102,8 @@ CREATE TRIGGER documents_au AFTER UPDATE OF title, tags, aliases, body ON docume
             memidx_fold(new.body));
 END;
 """
-# version 5: the words of documents folded (Greek and Cyrillic accents as Latin ones), and
-# emoji, symbols and private-use characters separate them: the full-text index is made anew
-_REFOLD = (
-    "DROP TRIGGER documents_ai;\nDROP TRIGGER documents_ad;\nDROP TRIGGER documents_au;\n"
-    "DROP TABLE documents_fts;\n"
-    + _FTS
-    + "INSERT INTO documents_fts(rowid, title, tags, aliases, body)\n"
-    "    SELECT id, memidx_fold(title), memidx_fold(tags), memidx_fold(aliases), "
-    "memidx_fold(body) FROM documents;\n"
-)
 # version 2: the lookup by content hash, and how far each haystack segment is indexed
-_SEGMENTS = """
+SEGMENTS = """
 CREATE INDEX documents_content_hash ON documents (content_hash);
 CREATE TABLE segments (
     path TEXT PRIMARY KEY,
@@ -118,7 +114,7 @@ CREATE TABLE segments (
 );
 """
 # version 3: the commits that added each note's path (memidx.index.added), filled by the next sync
-_NOTE_ADDS = """
+NOTE_ADDS = """
 CREATE TABLE note_adds (
     path TEXT NOT NULL,
     commit_id TEXT NOT NULL,
@@ -130,13 +126,25 @@ CREATE INDEX note_adds_commit ON note_adds (commit_id);
 # every change of a chunk or a vector bumps vector_generation (VectorStore.generation)
 _BUMPS = (("chunks", "INSERT"), ("chunks", "DELETE"),
           ("vectors", "INSERT"), ("vectors", "DELETE"), ("vectors", "UPDATE"))  # fmt: skip
-_GENERATION = "INSERT INTO state (key, value) VALUES ('vector_generation', '0');\n" + "".join(
-    f"CREATE TRIGGER {table}_generation_a{event[0].lower()} AFTER {event} ON {table} BEGIN\n"
-    "    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';\n"
-    "END;\n"
-    for table, event in _BUMPS
+
+
+def generation_triggers(table: str) -> str:
+    """The triggers by which every change of `table` bumps the vector generation."""
+    return "".join(
+        f"CREATE TRIGGER {table}_generation_a{event[0].lower()} AFTER {event} ON {table} BEGIN\n"
+        "    UPDATE state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_generation';\n"
+        "END;\n"
+        for bumped, event in _BUMPS
+        if bumped == table
+    )
+
+
+_GENERATION = (
+    "INSERT INTO state (key, value) VALUES ('vector_generation', '0');\n"
+    + generation_triggers("chunks")
+    + generation_triggers("vectors")
 )
-SCHEMA = _TABLES + _FTS + _SEGMENTS + _NOTE_ADDS + _GENERATION
+SCHEMA = _TABLES + VECTORS + FTS + SEGMENTS + NOTE_ADDS + _GENERATION
 
 
 def connect_memory() -> sqlite3.Connection:
@@ -217,56 +225,12 @@ def damage(conn: sqlite3.Connection) -> str | None:
     return None if result == "ok" else f"the file is damaged ({result})"
 
 
-# Ordered upgrades that keep what is expensive to rebuild (vectors): version -> statements that
-# bring an index of that version to the next. Any other older version is rebuilt; a newer one
-# is refused (memidx.index.schema_version).
-MIGRATIONS: dict[int, str] = {2: _SEGMENTS, 3: _NOTE_ADDS, 4: _REFOLD}
-
-
-def _version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
-def _upgradable(version: int) -> bool:
-    return version < SCHEMA_VERSION and all(v in MIGRATIONS for v in range(version, SCHEMA_VERSION))
-
-
-def upgradable(conn: sqlite3.Connection) -> int | None:
-    """The schema version of an index an older memidx built, when the next writer upgrades it
-    in place (keeping its vectors); else None."""
-    start = _version(conn)
-    return start if _upgradable(start) else None
-
-
-def migrate(conn: sqlite3.Connection) -> int | None:
-    """Upgrade an index of an older, known version in place; returns the version it had, or
-    None when there was nothing to upgrade (or no way to)."""
-    try:
-        start = _version(conn)
-        if not _upgradable(start):
-            return None
-        with transaction(conn):
-            for version in range(start, SCHEMA_VERSION):
-                for statement in _statements(MIGRATIONS[version]):
-                    conn.execute(statement)
-            conn.execute(
-                "INSERT OR IGNORE INTO state (key, value) VALUES ('index_id', ?)",
-                (os.urandom(16).hex(),),
-            )
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    except sqlite3.DatabaseError as exc:
-        if passing(exc):  # a full disk: the upgrade waits, the index stays as it was
-            raise
-        return None
-    return start
-
-
 def create_schema(conn: sqlite3.Connection) -> None:
     """Create the tables of an empty database, with a random id of this index (files derived
     from the index carry it, so they are never taken for those of a rebuilt one) and the time
     its build started: until a writer marks it built, readers refuse it."""
     with transaction(conn):
-        for statement in _statements(SCHEMA):
+        for statement in statements(SCHEMA):
             conn.execute(statement)
         conn.execute(
             "INSERT INTO state (key, value) VALUES ('index_id', ?)", (os.urandom(16).hex(),)
@@ -275,7 +239,8 @@ def create_schema(conn: sqlite3.Connection) -> None:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def _statements(script: str) -> Iterator[str]:
+def statements(script: str) -> Iterator[str]:
+    """The statements of an SQL script, one at a time."""
     buffer = ""
     for line in script.splitlines(keepends=True):
         buffer += line

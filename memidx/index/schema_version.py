@@ -14,7 +14,7 @@ from pathlib import Path
 
 from memidx.errors import NEWER_HINT, IndexUnusable, NewerIndex
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # A reader cannot upgrade an older index (it only reads); nor can it search one: schema 5 folds
 # words anew, so the query's words would miss the older full-text index's (Greek and Cyrillic
 # accents, emoji) and a search would hide notes. Any writer upgrades it in one transaction.

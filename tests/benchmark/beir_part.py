@@ -33,7 +33,8 @@ def copy_vectors(source: Path, target: Path) -> None:
         conn.execute("ATTACH DATABASE ? AS source", (f"file:{source}?mode=ro",))
         conn.execute("INSERT OR REPLACE INTO models SELECT * FROM source.models")
         conn.execute(
-            """INSERT OR IGNORE INTO vectors SELECT v.* FROM source.vectors v
+            """INSERT OR IGNORE INTO vectors (text_hash, model, vector)
+               SELECT v.text_hash, v.model, v.vector FROM source.vectors v
                WHERE v.text_hash IN (SELECT text_hash FROM chunks)"""
         )
 

@@ -235,7 +235,7 @@ def set_schema_version(repo: NotesRepo, version: int) -> None:
     conn.close()
 
 
-# an older version no migration starts from (memidx.index.schema.MIGRATIONS)
+# an older version no migration starts from (memidx.index.migrations.MIGRATIONS)
 UNKNOWN_OLDER = 1
 
 

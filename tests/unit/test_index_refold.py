@@ -13,6 +13,7 @@ from memidx.embed.job import embed_missing
 from memidx.errors import IndexUnusable
 from memidx.index.connection import connect
 from memidx.index.schema import create_schema, mark_built
+from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.index.store import Filters, Store, VectorStore, open_store
 from memidx.search.lexical import lexical_search
 from tests.helpers import FakeEmbedder, add_note
@@ -75,7 +76,7 @@ def test_an_index_of_schema_4_is_folded_anew_by_the_next_writer(tmp_path: Path) 
 
     store, said = open_store(path, write=True)
 
-    assert said == f"upgraded the index at {path} from schema 4 to 5"
+    assert said == f"upgraded the index at {path} from schema 4 to {SCHEMA_VERSION}"
     assert (
         store.document_rows("note") == rows
         and VectorStore(store.conn).counts("test/fake") == counts
@@ -98,7 +99,8 @@ def test_a_search_of_a_schema_4_index_says_what_upgrades_it_and_that_nothing_is_
         open_store(path, write=False)
 
     assert str(refused.value) == (
-        f"the index at {path} was built by an older memidx (schema 4, this one knows 5) (run "
+        f"the index at {path} was built by an older memidx (schema 4, this one knows "
+        f"{SCHEMA_VERSION}) (run "
         "`memidx sync` (or `make ingest`) once: it upgrades the index in place, keeping its "
         "vectors; nothing is lost)"
     )

@@ -46,7 +46,9 @@ def index(tmp_path: Path) -> Path:
     path = tmp_path / ".memidx" / "index.sqlite"
     store, _ = open_store(path, write=True)
     with transaction(store.conn):
-        store.conn.execute("INSERT INTO vectors VALUES ('h', 'm', x'00')")
+        store.conn.execute(
+            "INSERT INTO vectors (text_hash, model, vector) VALUES ('h', 'm', x'00')"
+        )
         store.conn.execute("INSERT INTO state VALUES ('build_completed', 'now')")
     store.conn.close()
     return path

@@ -1,0 +1,95 @@
+"""Upgrades of an index an older memidx built, in place: ordered statements from each older
+schema version to the next, which keep what is expensive to rebuild (vectors). Any other
+older version is rebuilt; a newer one is refused (memidx.index.schema_version)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from memidx.index.connection import passing, transaction
+from memidx.index.schema import (
+    FTS,
+    NOTE_ADDS,
+    SEGMENTS,
+    VECTORS,
+    generation_triggers,
+    statements,
+)
+from memidx.index.schema_version import SCHEMA_VERSION
+
+# version 5: the words of documents folded (Greek and Cyrillic accents as Latin ones), and
+# emoji, symbols and private-use characters separate them: the full-text index is made anew
+_REFOLD = (
+    "DROP TRIGGER documents_ai;\nDROP TRIGGER documents_ad;\nDROP TRIGGER documents_au;\n"
+    "DROP TABLE documents_fts;\n"
+    + FTS
+    + "INSERT INTO documents_fts(rowid, title, tags, aliases, body)\n"
+    "    SELECT id, memidx_fold(title), memidx_fold(tags), memidx_fold(aliases), "
+    "memidx_fold(body) FROM documents;\n"
+)
+# version 6: the vectors moved, byte for byte, to the rowid table (the same statement as a new
+# index's); its triggers go with the old table and are made again
+_COMPACT = (
+    "ALTER TABLE vectors RENAME TO vectors_v5;\n"
+    + VECTORS
+    + "INSERT INTO vectors (text_hash, model, vector)\n"
+    "    SELECT text_hash, model, vector FROM vectors_v5 ORDER BY text_hash, model;\n"
+    "DROP TABLE vectors_v5;\n" + generation_triggers("vectors")
+)
+
+
+# version -> the statements that bring an index of that version to the next
+MIGRATIONS: dict[int, str] = {2: SEGMENTS, 3: NOTE_ADDS, 4: _REFOLD, 5: _COMPACT}
+_COMPACTED = 6  # the first version whose vectors are in the rowid table
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _upgradable(version: int) -> bool:
+    return version < SCHEMA_VERSION and all(v in MIGRATIONS for v in range(version, SCHEMA_VERSION))
+
+
+def upgradable(conn: sqlite3.Connection) -> int | None:
+    """The schema version of an index an older memidx built, when the next writer upgrades it
+    in place (keeping its vectors); else None."""
+    start = _version(conn)
+    return start if _upgradable(start) else None
+
+
+def migrate(conn: sqlite3.Connection) -> int | None:
+    """Upgrade an index of an older, known version in place; returns the version it had, or
+    None when there was nothing to upgrade (or no way to)."""
+    try:
+        start = _version(conn)
+        if not _upgradable(start):
+            return None
+        with transaction(conn):
+            for version in range(start, SCHEMA_VERSION):
+                for statement in statements(MIGRATIONS[version]):
+                    conn.execute(statement)
+            conn.execute(
+                "INSERT OR IGNORE INTO state (key, value) VALUES ('index_id', ?)",
+                (os.urandom(16).hex(),),
+            )
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except sqlite3.DatabaseError as exc:
+        if passing(exc):  # a full disk: the upgrade waits, the index stays as it was
+            raise
+        return None
+    if start < _COMPACTED:
+        _reclaim(conn)
+    return start
+
+
+def _reclaim(conn: sqlite3.Connection) -> None:
+    """Give back the pages of the vectors' old table (half the file): until a VACUUM the file
+    keeps their size as free pages. The upgrade is committed already: a VACUUM that fails (a
+    full disk: it needs room for a copy; a lock) leaves them free for the next writes."""
+    try:
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # VACUUM wrote every page to the log
+    except sqlite3.Error:
+        pass
