@@ -198,7 +198,7 @@ def start(config: Config) -> None:
     """Start the server in the background (it exits at once when another one runs); none
     where it could have no socket, nor in a memory whose folder cannot be written, nor where
     its lock cannot be taken (the server could not take it either)."""
-    from memidx.portable import start_detached
+    from memidx.children import start_detached
 
     if socket_path(config) is None:
         return

@@ -54,7 +54,7 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     def record(argv: list[str], log: BinaryIO) -> None:
         argvs.append(argv)
 
-    monkeypatch.setattr("memidx.portable.start_detached", record)
+    monkeypatch.setattr("memidx.children.start_detached", record)
     return argvs
 
 
@@ -137,7 +137,7 @@ def test_a_server_that_cannot_be_started_costs_the_hook_nothing_but_a_notice(
     def refused(argv: list[str], log: BinaryIO) -> None:
         raise OSError(error, os.strerror(error))
 
-    monkeypatch.setattr("memidx.portable.start_detached", refused)
+    monkeypatch.setattr("memidx.children.start_detached", refused)
 
     recall_client.start(config)
 
