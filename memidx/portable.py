@@ -3,8 +3,9 @@ Windows (the other, memidx/children.py, starts processes): file locks (POSIX `fc
 with the process: a killed memidx leaves none; Windows: the `filelock` package, and no lock on
 a file already open); opening a note as it is (no link followed, no FIFO waited on, no newline
 translation); a folder only this user can use; peak memory; whether a process is alive,
-ending one even when stopped; a durable rename (a folder's fsync); the stop signals (SIGTERM;
-SIGHUP on POSIX), signalling the main thread; whether a socket's other end hung up.
+ending one even when stopped; which boot this is; a durable rename (a folder's fsync); the
+stop signals (SIGTERM; SIGHUP on POSIX), signalling the main thread; whether a socket's other
+end hung up.
 tests/unit/test_portability.py enforces it."""
 
 from __future__ import annotations
@@ -163,6 +164,26 @@ def give_back(path: Path, found: os.stat_result) -> None:
     """Give `path` the owner `found` had: root writing in another user's home keeps it theirs."""
     if sys.platform != "win32" and (found.st_uid, found.st_gid) != (os.geteuid(), os.getegid()):
         os.chown(path, found.st_uid, found.st_gid)
+
+
+BOOT_ID = "/proc/sys/kernel/random/boot_id"  # Linux: a random UUID made at each boot
+
+
+def boot_id() -> str | None:
+    """This boot's id (Linux), to tell a mark on time.monotonic() from one of another boot,
+    which that clock, restarted at each boot, would read as recent; None where there is none
+    (not Linux, no /proc) or it reads as no id (~10 us to read)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fd = os.open(BOOT_ID, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            text = os.read(fd, 64).decode("ascii", "replace").strip()
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    return text if len(text) == 36 and text.replace("-", "").isalnum() else None
 
 
 def kill(pid: int) -> None:

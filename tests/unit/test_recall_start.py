@@ -17,8 +17,11 @@ import pytest
 from memidx.agents import actions, recall_client, recall_server
 from memidx.agents.recall import Recall
 from memidx.config import Config
+from memidx.portable import BOOT_ID, boot_id
 
 HOUR = 3600.0
+THIS_BOOT = "6f1d0c52-8a3e-4b57-9c1e-2d4f6a8b0c11"  # what boot_id() says in these tests
+ANOTHER_BOOT = "0b9e7d35-1c2a-4f68-8e0d-5a7b3c9f1e22"
 
 
 class Clock:
@@ -43,6 +46,7 @@ class Clock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     given = Clock()
     monkeypatch.setattr(recall_client, "time", given)
+    monkeypatch.setattr("memidx.portable.boot_id", lambda: THIS_BOOT)
     return given
 
 
@@ -103,6 +107,35 @@ def test_a_mark_from_the_future_lets_a_hook_start_a_server(
 
 
 @pytest.mark.parametrize(
+    ("boot", "starts"),
+    [(THIS_BOOT, 0), (ANOTHER_BOOT, 1), (None, 0)],
+    ids=["this boot", "another boot", "no boot id"],
+)
+def test_a_mark_of_another_boot_lets_a_hook_start_a_server(
+    config: Config, clock: Clock, started: list[list[str]], boot: str | None, starts: int
+) -> None:
+    """A mark made 1 s before now on time.monotonic(), which starts again at each boot: one
+    made in the boot before, as long after that boot's start as now is after this one's, kept
+    every hook from a start. The boot id beside the time says whose it is; a mark with its
+    time alone (an older memidx's, or made where there is no boot id) counts by it, as before."""
+    folder = recall_server.server_folder(config)
+    folder.mkdir(parents=True)
+    mark = folder / recall_server.STARTED
+    mark.write_text(f"{clock.boot - 1.0!r}\n" + (f"{boot}\n" if boot else ""), encoding="ascii")
+
+    recall_client.start(config)
+
+    assert len(started) == starts
+    if starts:  # this start's mark, of this boot
+        assert mark.read_text(encoding="ascii") == f"{clock.boot!r}\n{THIS_BOOT}\n"
+
+
+@pytest.mark.skipif(not Path(BOOT_ID).is_file(), reason="no boot id (not Linux)")
+def test_the_boot_id_is_the_systems() -> None:
+    assert boot_id() == Path(BOOT_ID).read_text(encoding="ascii").strip()
+
+
+@pytest.mark.parametrize(
     ("age", "starts"), [(1.0, 0), (-HOUR, 1), (recall_server.START_GRACE + 1, 1)]
 )
 def test_an_older_memidxs_empty_mark_counts_by_its_time_of_change(
@@ -155,8 +188,8 @@ def test_two_hooks_that_find_no_server_at_the_same_moment_start_one(
     read = recall_client._started_at  # pyright: ignore[reportPrivateUsage]
     second = [True]
 
-    def between(mark: Path) -> float | None:
-        made = read(mark)
+    def between(mark: Path, boot: str | None) -> float | None:
+        made = read(mark, boot)
         if second:  # the first hook's read done, its write not yet made: the second's start
             second.clear()
             recall_client.start(config)
@@ -186,7 +219,7 @@ def test_a_fifo_in_place_of_the_mark_is_neither_waited_on_nor_written_into(
     hook.join(5.0)
     try:
         assert (done, len(started)) == ([None], 1)
-        assert mark.read_text(encoding="utf-8") == f"{clock.boot!r}\n"
+        assert mark.read_text(encoding="utf-8") == f"{clock.boot!r}\n{THIS_BOOT}\n"
     finally:  # a hook waiting to open it (the fault) is let go
         for way in (os.O_WRONLY, os.O_RDONLY):
             with contextlib.suppress(OSError):
