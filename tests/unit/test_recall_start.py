@@ -14,6 +14,7 @@ from typing import BinaryIO
 
 import pytest
 
+from memidx import portable
 from memidx.agents import actions, recall_client, recall_server
 from memidx.agents.recall import Recall
 from memidx.config import Config
@@ -281,3 +282,42 @@ def test_a_lock_that_cannot_be_looked_at_costs_the_hook_a_notice_not_its_own_rec
     assert started == []
     said = capsys.readouterr().err.splitlines()
     assert len(said) == 1 and said[0].startswith("memidx: notice: the recall server could not")
+
+
+def test_a_hooks_look_at_the_lock_does_not_turn_a_starting_server_away(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook's look at the server's lock (recall_client.starting, every 50 ms of each hook
+    waiting while a server starts) holds it for some microseconds: a server that met one took
+    it for another server's and went at once (4 of 300 starts with 20 hooks waiting), and
+    hooks started none for START_GRACE seconds. It waits a moment for its lock: here the look
+    ends at its first wait."""
+    served: list[Path] = []
+
+    def serve(config: Config, path: Path, idle: float, owned: object) -> None:
+        served.append(path)
+
+    def socket_path(config: Config) -> Path:
+        return config.root / "recall.sock"
+
+    monkeypatch.setattr(recall_server, "_serve", serve)
+    monkeypatch.setattr(recall_server, "socket_path", socket_path)
+    look = contextlib.ExitStack()
+    look.enter_context(portable.file_lock(recall_server.server_folder(config) / "recall.lock"))
+
+    class LookEnds:
+        """`time` for memidx.portable: the look ends as the server first waits."""
+
+        monotonic = staticmethod(time.monotonic)
+
+        def sleep(self, seconds: float) -> None:
+            look.close()
+            time.sleep(seconds)
+
+    monkeypatch.setattr(portable, "time", LookEnds())
+    try:
+        assert recall_server.serve(config, idle_exit=60.0) == 0
+    finally:
+        look.close()
+
+    assert served == [config.root / "recall.sock"]
