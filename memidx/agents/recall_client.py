@@ -12,7 +12,6 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 from memidx.agents.recall_server import (
     ACK,
@@ -34,6 +33,7 @@ from memidx.agents.recall_server import (
     socket_path,
 )
 from memidx.config import Config
+from memidx.frozen import cast
 from memidx.portable import OPEN_AS_IS
 
 START_LOCK = "recall.started.lock"  # held while a hook reads and writes STARTED
