@@ -229,6 +229,11 @@ def measure(labeled: Sequence[Labeled], recallers: dict[str, Recaller]) -> Measu
     return [(p, [] if trivial(p.text) else recallers[p.memory].candidates(p.text)) for p in labeled]
 
 
+def conversations(sides: str) -> tuple[str, ...]:
+    """The conversations of the sides asked for, the only ones built (`tune,held`: all ten)."""
+    return tuple(conv for side in sides.split(",") for conv in SIDES[side][0])
+
+
 def fits_gate(side: str, fit_gate: bool, embedder: str) -> bool:
     """Whether this side's run chooses the candidate's thresholds: the tuning side's alone,
     so the held side is measured with thresholds it never saw."""
@@ -261,7 +266,7 @@ def main() -> None:
     args = parser.parse_args()
     dataset = locomo.load(args.data)
     roots = {"til": til_workspace(args.work, args.data)}
-    for conv in (*TUNE, *HELD):
+    for conv in conversations(args.sides):
         roots[conv] = conversation_workspace(args.work, args.data, dataset, conv)
         print(f"workspace {roots[conv]} ready", flush=True)
     if args.build_only:
