@@ -212,11 +212,8 @@ def clean_word(item: object, *, lower: bool = True) -> str:
 def clean_words(items: Iterable[object], *, lower: bool = True) -> tuple[str, ...]:
     """Tags (or aliases, lower=False) of a note, a record or a command line: cleaned, without
     empty words or repeats, in their first order. One cleaning, so a filter finds them all."""
-    words: list[str] = []
-    for item in items:
-        word = clean_word(item, lower=lower)
-        if word and word not in words:
-            words.append(word)
+    words = dict.fromkeys(clean_word(item, lower=lower) for item in items)  # a set in order
+    words.pop("", None)
     return tuple(words)
 
 
