@@ -24,6 +24,7 @@ from memidx.notes.private_yaml import load_hiding
 from memidx.notes.yaml_comments import Cut, cut_values
 from memidx.notes.yaml_hints import yaml_hint
 from memidx.notes.yaml_loader import yaml_and_loader
+from memidx.private import without_private
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?")
 _ITEM = re.compile(r"( *)- (.*)")
@@ -224,8 +225,8 @@ def _words(fields: dict[str, object], key: str) -> tuple[str, ...]:
         return ()
     if isinstance(value, dict):
         raise FrontMatterError(f"'{key}' must be text or a list")
-    if isinstance(value, str):
-        return tuple(value.split(","))
+    if isinstance(value, str):  # a span over its commas hides each word it covers, whole
+        return tuple(without_private(value).split(","))
     from typing import cast  # only here: importing typing costs every hook ~2 ms
 
     items = cast(list[object], value) if isinstance(value, list) else [value]

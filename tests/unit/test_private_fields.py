@@ -42,6 +42,18 @@ def test_a_value_read_out_of_a_span_is_hidden_wherever_its_words_stand(
 
 
 @pytest.mark.parametrize(
+    "front",
+    [
+        'tags: "ops, <private>kestrel, acme</private>, deploy"',  # a comma list in one string
+        "tags: ops, <private>kestrel, acme</private>, deploy",
+        "tags: |\n  ops, <private>kestrel\n  acme</private>, deploy",
+    ],
+)
+def test_a_span_over_the_commas_of_a_string_of_tags_hides_every_word_in_it(front: str) -> None:
+    assert read(front).tags == ("ops", HIDDEN, "deploy")
+
+
+@pytest.mark.parametrize(
     ("front", "title"),
     [
         ("title: >\n  Deploy\n  runbook\nsummary: <private>x</private>", "Deploy runbook"),
