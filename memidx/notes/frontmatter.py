@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
 from memidx.frozen import Value
-from memidx.notes.private_yaml import load_hiding
 from memidx.notes.yaml_comments import Cut, cut_values
 from memidx.notes.yaml_hints import yaml_hint
 from memidx.notes.yaml_loader import yaml_and_loader
@@ -159,6 +158,8 @@ def _flow_list(raw: str) -> list[str] | None:
 def _read_yaml(block: str, private: Sequence[tuple[int, int]]) -> dict[str, object]:
     """Front matter beyond the simple shape, or with `private` spans, read by PyYAML (imported
     here: ~19 ms)."""
+    from memidx.notes.private_yaml import load_hiding  # with PyYAML: never on the simple path
+
     yaml, loader = yaml_and_loader()
     try:
         loaded: object = load_hiding(loader(block), private)
