@@ -5,7 +5,10 @@ older version is rebuilt; a newer one is refused (memidx.index.schema_version)."
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+from contextlib import suppress
+from pathlib import Path
 
 from memidx.index.connection import passing, transaction
 from memidx.index.schema import (
@@ -16,7 +19,7 @@ from memidx.index.schema import (
     generation_triggers,
     statements,
 )
-from memidx.index.schema_version import SCHEMA_VERSION
+from memidx.index.schema_version import READABLE, SCHEMA_VERSION
 
 # version 5: the words of documents folded (Greek and Cyrillic accents as Latin ones), and
 # emoji, symbols and private-use characters separate them: the full-text index is made anew
@@ -66,6 +69,8 @@ def migrate(conn: sqlite3.Connection) -> int | None:
         start = _version(conn)
         if not _upgradable(start):
             return None
+        if start == READABLE and not _room_for_copies(conn, 2):
+            return None  # it waits for room; until then, written as it is (same columns)
         with transaction(conn):
             for version in range(start, SCHEMA_VERSION):
                 for statement in statements(MIGRATIONS[version]):
@@ -77,6 +82,7 @@ def migrate(conn: sqlite3.Connection) -> int | None:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except sqlite3.DatabaseError as exc:
         if passing(exc):  # a full disk: the upgrade waits, the index stays as it was
+            _empty_log(conn)  # and so does the disk
             raise
         return None
     if start < _COMPACTED:
@@ -87,9 +93,30 @@ def migrate(conn: sqlite3.Connection) -> int | None:
 def _reclaim(conn: sqlite3.Connection) -> None:
     """Give back the pages of the vectors' old table (half the file): until a VACUUM the file
     keeps their size as free pages. The upgrade is committed already: a VACUUM that fails (a
-    full disk: it needs room for a copy; a lock) leaves them free for the next writes."""
+    lock) or has no room (it writes a copy of the file to the log, and one to a temporary
+    file) leaves them free for the next writes."""
+    _empty_log(conn)  # the upgrade's pages: their room is the VACUUM's
+    with suppress(sqlite3.Error):
+        if _room_for_copies(conn, 2):
+            conn.execute("VACUUM")
+    _empty_log(conn)  # VACUUM wrote every page to the log
+
+
+def _empty_log(conn: sqlite3.Connection) -> None:
+    """Copy the log into the file and empty it. A transaction that failed on a full disk left
+    the log as large as the disk allowed, and a reader that keeps the index open (an MCP or
+    recall server) keeps it so after the writer closes: the disk stayed full for everyone."""
+    with suppress(sqlite3.Error):
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _room_for_copies(conn: sqlite3.Connection, copies: int) -> bool:
+    """Whether the index's disk has room for `copies` copies of its pages in use."""
+    pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+    free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+    size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    folder = Path(str(conn.execute("PRAGMA database_list").fetchone()[2])).parent
     try:
-        conn.execute("VACUUM")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # VACUUM wrote every page to the log
-    except sqlite3.Error:
-        pass
+        return shutil.disk_usage(folder).free > copies * (pages - free) * size
+    except OSError:
+        return False

@@ -183,7 +183,7 @@ def _inspect(path: Path, verify: bool) -> tuple[sqlite3.Connection | None, str |
     try:
         conn = connect(path)
         upgraded = migrate(conn)
-        problem = schema_problem(conn, path)
+        problem = schema_problem(conn, path, oldest=READABLE)  # 5: its upgrade waits for room
         if problem is None and verify:
             problem = damage(conn)
     except sqlite3.DatabaseError as exc:
