@@ -10,7 +10,7 @@ import sqlite3
 from contextlib import suppress
 from pathlib import Path
 
-from memidx.index.connection import passing, transaction
+from memidx.index.connection import BUSY_TIMEOUT_MS, passing, transaction
 from memidx.index.schema import (
     FTS,
     NOTE_ADDS,
@@ -41,6 +41,8 @@ _COMPACT = (
     "DROP TABLE vectors_v5;\n" + generation_triggers("vectors")
 )
 
+
+LOG_WAIT_MS = 200  # how long emptying the log waits for readers (_empty_log)
 
 # version -> the statements that bring an index of that version to the next
 MIGRATIONS: dict[int, str] = {2: SEGMENTS, 3: NOTE_ADDS, 4: _REFOLD, 5: _COMPACT}
@@ -105,9 +107,16 @@ def _reclaim(conn: sqlite3.Connection) -> None:
 def _empty_log(conn: sqlite3.Connection) -> None:
     """Copy the log into the file and empty it. A transaction that failed on a full disk left
     the log as large as the disk allowed, and a reader that keeps the index open (an MCP or
-    recall server) keeps it so after the writer closes: the disk stayed full for everyone."""
-    with suppress(sqlite3.Error):
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    recall server) keeps it so after the writer closes: the disk stayed full for everyone.
+    Emptying it waits for every reader to leave an older snapshot: a moment, not the busy
+    timeout (a search under way held the upgrading hook, and every writer behind it, 5 s);
+    a log a reader kept is reused by the next writes."""
+    conn.execute(f"PRAGMA busy_timeout = {LOG_WAIT_MS}")
+    try:
+        with suppress(sqlite3.Error):
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def _room_for_copies(conn: sqlite3.Connection, copies: int) -> bool:
