@@ -64,6 +64,14 @@ def upgradable(conn: sqlite3.Connection) -> int | None:
     return start if _upgradable(start) else None
 
 
+def waits_for_room(conn: sqlite3.Connection) -> bool:
+    """Whether the upgrade of an index of schema 5 waits for room on its disk (twice its pages
+    in use: the upgrade's copy of the vectors, then the VACUUM's of the file, in the log);
+    until then it is written as it is (the same columns). A failed upgrade had left the log
+    as large as the disk allowed (see _empty_log)."""
+    return _version(conn) == READABLE and not _room_for_copies(conn, 2)
+
+
 def migrate(conn: sqlite3.Connection) -> int | None:
     """Upgrade an index of an older, known version in place; returns the version it had, or
     None when there was nothing to upgrade (or no way to)."""
@@ -71,8 +79,6 @@ def migrate(conn: sqlite3.Connection) -> int | None:
         start = _version(conn)
         if not _upgradable(start):
             return None
-        if start == READABLE and not _room_for_copies(conn, 2):
-            return None  # it waits for room; until then, written as it is (same columns)
         with transaction(conn):
             for version in range(start, SCHEMA_VERSION):
                 for statement in statements(MIGRATIONS[version]):

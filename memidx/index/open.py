@@ -21,7 +21,7 @@ from memidx.index.connection import (
     trouble_reported,
 )
 from memidx.index.documents import Store
-from memidx.index.migrations import migrate, upgradable
+from memidx.index.migrations import migrate, upgradable, waits_for_room
 from memidx.index.ownership import (
     check_location,
     keep_out_of_git,
@@ -182,8 +182,9 @@ def _inspect(path: Path, verify: bool) -> tuple[sqlite3.Connection | None, str |
     conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
-        upgraded = migrate(conn)
-        problem = schema_problem(conn, path, oldest=READABLE)  # 5: its upgrade waits for room
+        waits = waits_for_room(conn)  # then written at schema 5, as readers read it
+        upgraded = None if waits else migrate(conn)
+        problem = schema_problem(conn, path, oldest=READABLE if waits else SCHEMA_VERSION)
         if problem is None and verify:
             problem = damage(conn)
     except sqlite3.DatabaseError as exc:
