@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from contextlib import suppress
+from pathlib import Path
 
-from memidx.index.connection import passing, transaction
+from memidx.index.connection import BUSY_TIMEOUT_MS, passing, transaction
 from memidx.index.schema import (
     FTS,
     NOTE_ADDS,
@@ -16,7 +18,7 @@ from memidx.index.schema import (
     generation_triggers,
     statements,
 )
-from memidx.index.schema_version import SCHEMA_VERSION
+from memidx.index.schema_version import READABLE, SCHEMA_VERSION
 
 # version 5: the words of documents folded (Greek and Cyrillic accents as Latin ones), and
 # emoji, symbols and private-use characters separate them: the full-text index is made anew
@@ -39,6 +41,8 @@ _COMPACT = (
 )
 
 
+LOG_WAIT_MS = 200  # how long emptying the log waits for readers (_empty_log)
+
 # version -> the statements that bring an index of that version to the next
 MIGRATIONS: dict[int, str] = {2: SEGMENTS, 3: NOTE_ADDS, 4: _REFOLD, 5: _COMPACT}
 _COMPACTED = 6  # the first version whose vectors are in the rowid table
@@ -59,6 +63,14 @@ def upgradable(conn: sqlite3.Connection) -> int | None:
     return start if _upgradable(start) else None
 
 
+def waits_for_room(conn: sqlite3.Connection) -> bool:
+    """Whether the upgrade of an index of schema 5 waits for room on its disk (twice its pages
+    in use: the upgrade's copy of the vectors, then the VACUUM's of the file, in the log);
+    until then it is written as it is (the same columns). A failed upgrade had left the log
+    as large as the disk allowed (see _empty_log)."""
+    return _version(conn) == READABLE and not _room_for_copies(conn, 2)
+
+
 def migrate(conn: sqlite3.Connection) -> int | None:
     """Upgrade an index of an older, known version in place; returns the version it had, or
     None when there was nothing to upgrade (or no way to)."""
@@ -77,6 +89,7 @@ def migrate(conn: sqlite3.Connection) -> int | None:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except sqlite3.DatabaseError as exc:
         if passing(exc):  # a full disk: the upgrade waits, the index stays as it was
+            _empty_log(conn)  # and so does the disk
             raise
         return None
     if start < _COMPACTED:
@@ -87,9 +100,39 @@ def migrate(conn: sqlite3.Connection) -> int | None:
 def _reclaim(conn: sqlite3.Connection) -> None:
     """Give back the pages of the vectors' old table (half the file): until a VACUUM the file
     keeps their size as free pages. The upgrade is committed already: a VACUUM that fails (a
-    full disk: it needs room for a copy; a lock) leaves them free for the next writes."""
+    lock) or has no room (it writes a copy of the file to the log, and one to a temporary
+    file) leaves them free for the next writes."""
+    _empty_log(conn)  # the upgrade's pages: their room is the VACUUM's
+    with suppress(sqlite3.Error):
+        if _room_for_copies(conn, 2):
+            conn.execute("VACUUM")
+    _empty_log(conn)  # VACUUM wrote every page to the log
+
+
+def _empty_log(conn: sqlite3.Connection) -> None:
+    """Copy the log into the file and empty it. A transaction that failed on a full disk left
+    the log as large as the disk allowed, and a reader that keeps the index open (an MCP or
+    recall server) keeps it so after the writer closes: the disk stayed full for everyone.
+    Emptying it waits for every reader to leave an older snapshot: a moment, not the busy
+    timeout (a search under way held the upgrading hook, and every writer behind it, 5 s);
+    a log a reader kept is reused by the next writes."""
+    conn.execute(f"PRAGMA busy_timeout = {LOG_WAIT_MS}")
     try:
-        conn.execute("VACUUM")
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # VACUUM wrote every page to the log
-    except sqlite3.Error:
-        pass
+        with suppress(sqlite3.Error):
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
+def _room_for_copies(conn: sqlite3.Connection, copies: int) -> bool:
+    """Whether the index's disk has room for `copies` copies of its pages in use."""
+    pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+    free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+    size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    folder = Path(str(conn.execute("PRAGMA database_list").fetchone()[2])).parent
+    import shutil  # only on the way to an upgrade: ~3.5 ms (bz2, lzma) every hook would pay
+
+    try:
+        return shutil.disk_usage(folder).free > copies * (pages - free) * size
+    except OSError:
+        return False

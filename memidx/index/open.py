@@ -21,7 +21,7 @@ from memidx.index.connection import (
     trouble_reported,
 )
 from memidx.index.documents import Store
-from memidx.index.migrations import migrate, upgradable
+from memidx.index.migrations import migrate, upgradable, waits_for_room
 from memidx.index.ownership import (
     check_location,
     keep_out_of_git,
@@ -40,7 +40,7 @@ from memidx.index.schema import (
     mark_built,
     schema_problem,
 )
-from memidx.index.schema_version import SCHEMA_VERSION, older_index
+from memidx.index.schema_version import READABLE, SCHEMA_VERSION, older_index
 from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
@@ -137,7 +137,7 @@ def _reader_problem(conn: sqlite3.Connection, path: Path) -> str | None:
     """What keeps a reader from this index, or None; NewerIndex for a newer memidx's index,
     which is no reason to rebuild it (never REBUILD_HINT, whose ingest would refuse it)."""
     try:
-        return schema_problem(conn, path) or build_problem(conn)
+        return schema_problem(conn, path, oldest=READABLE) or build_problem(conn)
     except NewerIndex:
         if not owned(conn, path):
             return "its schema version is unknown"  # another program's file, never ours
@@ -182,8 +182,9 @@ def _inspect(path: Path, verify: bool) -> tuple[sqlite3.Connection | None, str |
     conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
-        upgraded = migrate(conn)
-        problem = schema_problem(conn, path)
+        waits = waits_for_room(conn)  # then written at schema 5, as readers read it
+        upgraded = None if waits else migrate(conn)
+        problem = schema_problem(conn, path, oldest=READABLE if waits else SCHEMA_VERSION)
         if problem is None and verify:
             problem = damage(conn)
     except sqlite3.DatabaseError as exc:

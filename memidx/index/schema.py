@@ -155,9 +155,12 @@ def connect_memory() -> sqlite3.Connection:
     return conn
 
 
-def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
-    """Why this database is not a usable index of the current schema, or None; NewerIndex
-    when a newer memidx built it (nothing this code may rebuild, upgrade or write)."""
+def schema_problem(
+    conn: sqlite3.Connection, path: Path | None, *, oldest: int = SCHEMA_VERSION
+) -> str | None:
+    """Why this database is not a usable index of the current schema (or, to a reader, of one
+    from `oldest` on), or None; NewerIndex when a newer memidx built it (nothing this code may
+    rebuild, upgrade or write)."""
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -165,7 +168,7 @@ def schema_problem(conn: sqlite3.Connection, path: Path | None) -> str | None:
             return EMPTY
         if version > SCHEMA_VERSION:  # never a reason to rebuild it: its vectors would go
             raise newer_index(path or ":memory:", version)
-        if version != SCHEMA_VERSION:
+        if version < oldest:
             return f"{OUTDATED} {version} is not {SCHEMA_VERSION}"
         if path is not None and _truncated(conn, path):
             return "the file is truncated"

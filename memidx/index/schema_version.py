@@ -15,9 +15,13 @@ from pathlib import Path
 from memidx.errors import NEWER_HINT, IndexUnusable, NewerIndex
 
 SCHEMA_VERSION = 6
-# A reader cannot upgrade an older index (it only reads); nor can it search one: schema 5 folds
-# words anew, so the query's words would miss the older full-text index's (Greek and Cyrillic
-# accents, emoji) and a search would hide notes. Any writer upgrades it in one transaction.
+# A reader cannot upgrade an older index (it only reads); nor can it search one older than
+# schema 5: schema 5 folds words anew, so the query's words would miss the older full-text
+# index's (Greek and Cyrillic accents, emoji) and a search would hide notes. Schema 6 only
+# stores the same vectors' columns in a rowid table, so a reader reads an index of schema 5 as
+# it is (refusing it broke every search, hook and MCP server until a writer came). Any writer
+# upgrades it in one transaction.
+READABLE = 5  # the oldest schema a reader reads as it is
 UPGRADE_HINT = (
     "run `memidx sync` (or `make ingest`) once: it upgrades the index in place, keeping its "
     "vectors; nothing is lost"

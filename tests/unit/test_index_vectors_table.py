@@ -9,11 +9,12 @@ import hashlib
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from memidx.index.connection import connect
+from memidx.index.connection import connect, connect_reader
 from memidx.index.migrations import migrate
 from memidx.index.schema import connect_memory, create_schema, generation_triggers, mark_built
 from memidx.index.schema_version import SCHEMA_VERSION
@@ -151,3 +152,28 @@ def test_a_crash_mid_upgrade_leaves_a_usable_index(tmp_path: Path, at: str, vers
     store, _ = open_store(path, write=False)
     assert store.conn.execute(ROWS).fetchall() == rows
     store.conn.close()
+
+
+def test_a_reader_mid_search_holds_the_upgrade_up_for_no_more_than_a_moment(
+    tmp_path: Path,
+) -> None:
+    """The log is emptied around the VACUUM (its pages are a copy of the file), which waits
+    for every reader to leave the snapshot before it: a search under way held the upgrading
+    writer (a hook, under the creation lock every writer waits for) 5 s for each, 10 s."""
+    path = tmp_path / "index.sqlite"
+    rows = _schema_5_index(path)
+    reader = connect_reader(path)
+    reader.execute("BEGIN")  # a search under way: its snapshot of the index at schema 5
+    assert reader.execute(ROWS).fetchall() == rows
+
+    began = time.monotonic()
+    store, said = open_store(path, write=True)
+    took = time.monotonic() - began
+
+    assert said is not None and "from schema 5" in said
+    assert took < 2.0, took
+    assert reader.execute(ROWS).fetchall() == rows  # the search goes on, on its snapshot
+    reader.execute("COMMIT")
+    store.conn.close()
+    reader.close()
+    _assert_upgraded(path, rows)

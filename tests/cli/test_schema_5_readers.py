@@ -1,0 +1,105 @@
+"""An index of schema 5 differs from schema 6 only in how its vectors table stores the same
+columns: search, show, status and the MCP server read it as it is, writing nothing, until the
+next writer upgrades it (refusing it until then broke every reader right after an upgrade of
+memidx). An index of schema 4 or older is still refused (its words are folded otherwise)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import memidx.embed.job
+import memidx.search.searcher
+from memidx.config import Config, load_config
+from memidx.haystack.filing import file
+from memidx.haystack.turn_input import parse_turn_json, turn_record
+from memidx.index.store import Filters, open_store
+from memidx.mcp.warm import WarmIndex
+from tests.helpers import FakeEmbedder, NotesRepo
+from tests.unit.test_index_vectors_table import SCHEMA_5_VECTORS
+
+QUERY = ("search", "--json", "--mode", "hybrid", "words about pages")
+
+
+@pytest.fixture
+def memory(repo: NotesRepo, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
+    """Notes and a record, indexed and embedded (a fake model) at the current schema."""
+    fake = FakeEmbedder()
+
+    def model(*_: object, **__: object) -> FakeEmbedder:
+        return fake
+
+    monkeypatch.setenv("MEMIDX_MODEL", fake.name)
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    monkeypatch.setattr(memidx.embed.job, "document_embedder", model)
+    monkeypatch.setattr(memidx.search.searcher, "query_embedder", model)
+    repo.note("a.md", "Alpha", "alpha words about vectors and tables")
+    repo.note("b.md", "Beta", "beta words about pages and overflow")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    turn = '{"user": "which words about pages?", "assistant": "the beta note"}'
+    file(load_config(repo.root), turn_record(parse_turn_json(turn)), None)
+    assert repo.memidx("embed").code == 0
+    return repo
+
+
+def _index(repo: NotesRepo) -> Path:
+    return repo.root / ".memidx" / "index.sqlite"
+
+
+def _to_schema_5(path: Path) -> None:
+    """The vectors table as memidx wrote it up to schema 5, the same rows in it."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(SCHEMA_5_VECTORS)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def _answers(repo: NotesRepo) -> tuple[object, ...]:
+    found = repo.memidx(*QUERY)
+    assert found.code == 0, found.err
+    hits = found.json()["hits"]
+    record = next(h["ref"] for h in hits if h["kind"] != "note")
+    shown = repo.memidx("show", record)
+    status = repo.memidx("status", "--json")
+    assert shown.code == 0 and status.code == 0, (shown.err, status.out)
+    state = status.json()
+    del state["index"]["bytes"]  # schema 5 keeps the same vectors in more room
+    return found.out, shown.out, state
+
+
+def test_a_schema_5_index_answers_search_show_and_status_as_it_is_writing_nothing(
+    memory: NotesRepo,
+) -> None:
+    path = _index(memory)
+    expected = _answers(memory)
+    _to_schema_5(path)
+    before = path.read_bytes()
+
+    assert _answers(memory) == expected
+
+    assert path.read_bytes() == before
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 5
+
+
+def test_the_mcp_server_reads_a_schema_5_index_and_keeps_its_vectors_over_the_upgrade(
+    memory: NotesRepo,
+) -> None:
+    """The warm server loaded the vectors from the schema 5 table; the upgrade copies them byte
+    for byte and keeps the vector generation, so they are not loaded again."""
+    path = _index(memory)
+    _to_schema_5(path)
+    config: Config = load_config(memory.root)
+    warm = WarmIndex(config)
+    try:
+        first = warm.search("words about pages", Filters(), 10, "hybrid")
+        assert first["engine"] == "hybrid" and first["warnings"] == [], first
+
+        open_store(path, write=True)[0].conn.close()  # the next writer upgrades it
+
+        assert warm.search("words about pages", Filters(), 10, "hybrid") == first
+        assert (warm.reopened, warm.reloaded) == (0, 0)
+    finally:
+        warm.close()
