@@ -5,8 +5,12 @@ blobs a purge looks for, the stashes, twin notes. Plain git, no hooks: each test
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
+from memidx.config import load_config
+from memidx.git.commit import commit_paths
 from memidx.git.history import introduced
 from memidx.git.repo import GitRepo
 from memidx.git.tips import local_tips
@@ -74,3 +78,26 @@ def test_twin_notes_are_told_by_their_subjects_as_stored(repo: NotesRepo, encodi
     repo.git("branch", "-q", "--set-upstream-to=theirs")
 
     assert _twins(GitRepo(repo.root), base, "notes/build-cache.md", 1 << 20)
+
+
+def _raw(repo: NotesRepo, commit: str) -> bytes:
+    done = subprocess.run(
+        ["git", "cat-file", "commit", commit], cwd=repo.root, capture_output=True, check=True
+    )
+    return done.stdout
+
+
+def test_memidx_s_own_commits_are_labelled_as_the_utf_8_they_hold(repo: NotesRepo) -> None:
+    """Under i18n.commitEncoding=ISO-8859-1, commit-tree labelled remember's and share's UTF-8
+    subjects `encoding ISO-8859-1`: git log then showed "CafÃ©" for "Café"."""
+    repo.git("config", "i18n.commitEncoding", "ISO-8859-1")
+    repo.write("notes/start.md", "# Start\n")
+    repo.commit("start")
+    repo.write("notes/cafe.md", "# Café\n")
+    config = load_config(repo.root, env={})
+
+    commit = commit_paths(config, ["notes/cafe.md"], "memidx remember: Café")
+
+    headers, _, message = _raw(repo, commit).partition(b"\n\n")
+    assert b"\nencoding " not in headers
+    assert message == "memidx remember: Café\n".encode()
