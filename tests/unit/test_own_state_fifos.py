@@ -232,3 +232,19 @@ def test_only_the_end_of_a_long_trace_is_read(tmp_path: Path) -> None:
     assert failures.last_failure(trace) == failures.HookFailure("t", "post-merge", "last")
     trace.write_text("t\tpost-commit\tfirst\n" + "x" * failures.TAIL_BYTES)  # one cut line
     assert failures.last_failure(trace) is None
+
+
+def test_the_last_segment_s_memory_is_not_written_through_a_link(tmp_path: Path) -> None:
+    """Its read followed no link, but its write did: the memory's 81 bytes went over the start
+    of whatever file a link in place of `haystack.lock.last` named. The write now fails (no
+    record is appended after such a failure), and that file is as it was."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    writer = Writer(tmp_path / "haystack", config.state_dir / "haystack.lock", 1 << 20)
+    theirs = tmp_path / "theirs.txt"
+    theirs.write_text("not memidx's\n" * 10)
+    writer.last.parent.mkdir(parents=True)
+    writer.last.symlink_to(theirs)
+    remember = writer._remember  # pyright: ignore[reportPrivateUsage]
+
+    assert _failed(lambda: remember("2026-01-01.000.krd", 1))
+    assert theirs.read_text() == "not memidx's\n" * 10
