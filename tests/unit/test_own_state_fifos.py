@@ -17,7 +17,7 @@ import pytest
 
 from memidx.agents import backups, recall_server, session
 from memidx.agents.session import Where, session_path, session_state
-from memidx.config import Config
+from memidx.config import Config, load_config
 from memidx.drafts import read_own
 from memidx.embed import running
 from memidx.errors import MemidxError
@@ -25,7 +25,7 @@ from memidx.git.inherited import other_sides
 from memidx.git.repo import GitRepo
 from memidx.githooks import notices
 from memidx.haystack import identity
-from memidx.haystack.own_writers import own_writers
+from memidx.haystack.own_writers import RECORD, own_writers, record_own
 from memidx.haystack.writer import Writer
 from memidx.index import failures
 from memidx.locations import user_state_dir
@@ -248,3 +248,19 @@ def test_the_last_segment_s_memory_is_not_written_through_a_link(tmp_path: Path)
 
     assert _failed(lambda: remember("2026-01-01.000.krd", 1))
     assert theirs.read_text() == "not memidx's\n" * 10
+
+
+def test_a_fifo_in_place_of_the_clone_s_writer_record_is_not_waited_on(repo: NotesRepo) -> None:
+    """`.git/memidx-writers` is read and appended to by every filing (record_own) and read by
+    every purge: a FIFO there hung them. It reads as no id recorded, the append fails at once
+    and is said (the filing goes on), and an append still goes after the last line."""
+    config = load_config(repo.root, env={})
+    record = repo.root / ".git" / RECORD
+
+    assert _at_once(record, lambda: own_writers(config)) == [set()]
+    (said,) = _at_once(record, lambda: record_own(config, "abc"))
+    assert said is not None and said.startswith(f"{record}: ")
+    record.unlink()
+    record.write_bytes(b"one\ntorn")
+    assert record_own(config, "abc") is None
+    assert record.read_bytes() == b"one\ntorn\nabc\n"
