@@ -26,6 +26,7 @@ from memidx.git.repo import GitRepo
 from memidx.githooks import notices
 from memidx.haystack import identity
 from memidx.haystack.own_writers import RECORD, own_writers, record_own
+from memidx.haystack.purge_torn import HASHES, stored_hashes
 from memidx.haystack.writer import Writer
 from memidx.index import failures
 from memidx.locations import user_state_dir
@@ -264,3 +265,18 @@ def test_a_fifo_in_place_of_the_clone_s_writer_record_is_not_waited_on(repo: Not
     record.write_bytes(b"one\ntorn")
     assert record_own(config, "abc") is None
     assert record.read_bytes() == b"one\ntorn\nabc\n"
+
+
+def test_a_fifo_in_place_of_the_forgotten_hashes_fails_the_purge_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """Read by every purge and `haystack commit` (stored_hashes): a FIFO there hung them. It
+    cannot be read as no hashes (a killed purge's torn copies would stay unblanked): named."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    hashes = config.state_dir / HASHES
+
+    (said,) = _at_once(hashes, lambda: _error(lambda: stored_hashes(config)))
+    assert said.startswith(f"{hashes}: not a file memidx wrote")
+    hashes.unlink()
+    hashes.write_text("a" * 64 + "\n")
+    assert stored_hashes(config) == {"a" * 64}
