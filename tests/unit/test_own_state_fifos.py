@@ -15,22 +15,24 @@ from typing import TypeVar
 
 import pytest
 
-from memidx.agents import backups, recall_server, session
+from memidx.agents import backups, recall_client, recall_server, session
 from memidx.agents.session import Where, session_path, session_state
 from memidx.config import Config, load_config
 from memidx.drafts import read_own
 from memidx.embed import running
 from memidx.errors import MemidxError
 from memidx.git.inherited import other_sides
+from memidx.git.process import spawn_detached
 from memidx.git.repo import GitRepo
 from memidx.githooks import notices
 from memidx.haystack import identity
+from memidx.haystack.kept import keep_frame
 from memidx.haystack.own_writers import RECORD, own_writers, record_own
 from memidx.haystack.purge_torn import HASHES, stored_hashes
 from memidx.haystack.writer import Writer
 from memidx.index import failures
 from memidx.locations import user_state_dir
-from memidx.mcp import daemon
+from memidx.mcp import daemon, shared
 from memidx.memory import mcp_record
 from tests.helpers import NotesRepo
 
@@ -280,3 +282,32 @@ def test_a_fifo_in_place_of_the_forgotten_hashes_fails_the_purge_in_one_line(
     hashes.unlink()
     hashes.write_text("a" * 64 + "\n")
     assert stored_hashes(config) == {"a" * 64}
+
+
+def test_fifos_in_place_of_memidx_s_logs_and_of_a_segment_s_copy_fail_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each was opened to append, which waits for a reader for ever: the post-commit hook's
+    background sync log (spawn_detached), the recall server's log (every prompt hook that
+    starts one), the shared MCP server's output (each MCP client's start), and the copy of a
+    segment's first frame (a filing). Each fails at once now; the hook and the client go on."""
+    started: list[object] = []
+
+    def start(*args: object) -> bool:
+        started.append(args)
+        return False
+
+    monkeypatch.setattr("memidx.portable.start_detached", start)
+    monkeypatch.setattr("memidx.portable.fork_detached", start)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    log = tmp_path / "sync.log"
+    assert _at_once(log, lambda: _failed(lambda: spawn_detached(["true"], log))) == [True]
+    copy = tmp_path / "kept" / "2026-01-01.000.krd"
+    frame = lambda: keep_frame(copy, tmp_path / "2026-01-01.000.krd", 0, b"x", False)  # noqa: E731
+    assert _at_once(copy, lambda: _failed(frame)) == [True]
+    recall_log = recall_server.server_folder(config) / "recall-server.log"
+    assert _at_once(recall_log, lambda: recall_client.start(config)) == [None]
+    start_shared = shared._start  # pyright: ignore[reportPrivateUsage]
+    out = config.state_dir / "mcp-daemon.out"
+    assert _at_once(out, lambda: start_shared(config, tmp_path / "mcp.sock")) == [None]
+    assert started == []
