@@ -311,3 +311,17 @@ def test_fifos_in_place_of_memidx_s_logs_and_of_a_segment_s_copy_fail_at_once(
     out = config.state_dir / "mcp-daemon.out"
     assert _at_once(out, lambda: start_shared(config, tmp_path / "mcp.sock")) == [None]
     assert started == []
+
+
+def test_a_failure_longer_than_the_tail_read_is_still_the_last_one(tmp_path: Path) -> None:
+    """A failure whose message ran past TAIL_BYTES (git's stderr naming many paths) was read
+    as a cut line and dropped: `memidx status` and the check said no hook had failed. Its
+    line is now written short enough to be read whole, its message cut with an ellipsis."""
+    trace = tmp_path / "hook-errors.log"
+    failures.record_failure(trace, "post-commit", "earlier")
+    failures.record_failure(trace, "post-merge", "cannot sync: " + "notes/a.md " * 10_000)
+
+    last = failures.last_failure(trace)
+
+    assert last is not None and last.hook == "post-merge"
+    assert last.message.startswith("cannot sync: notes/a.md") and last.message.endswith("…")
