@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memidx.drafts import make_folder, read_own, replace_durably
+from memidx.drafts import make_folder, open_to_append, read_own, replace_durably
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.kept import blank_copies, copy_of, drop_copies, keep_frame
 from memidx.haystack.segments import SEGMENT_SUFFIX
@@ -198,7 +198,8 @@ class Writer:
         make_folder(self.torn, durable=self.fsync)
         aside_path = self.torn / f"{path.name}.torn"
         made = not aside_path.exists()
-        with naming(aside_path), aside_path.open("ab") as aside:
+        # a FIFO there fails at once (it hung the filing), the segment left uncut
+        with naming(aside_path), open_to_append(aside_path) as aside:
             aside.write(tail)
             aside.flush()
             if self.fsync:  # before the segment is cut: the bytes are then only here

@@ -325,3 +325,15 @@ def test_a_failure_longer_than_the_tail_read_is_still_the_last_one(tmp_path: Pat
 
     assert last is not None and last.hook == "post-merge"
     assert last.message.startswith("cannot sync: notes/a.md") and last.message.endswith("…")
+
+
+def test_a_fifo_in_place_of_a_torn_file_fails_the_move_aside_at_once(tmp_path: Path) -> None:
+    """A crash's torn tail is appended to `.memidx/torn/<segment>.torn` before the segment is
+    cut, by the next filing: a FIFO there hung it. It fails at once now, the segment uncut."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    writer = Writer(tmp_path / "haystack", config.state_dir / "haystack.lock", 1 << 20)
+    segment = tmp_path / "haystack" / "2026-01-01.000.krd"
+    move_aside = writer._move_aside  # pyright: ignore[reportPrivateUsage]
+
+    torn = writer.torn / f"{segment.name}.torn"
+    assert _at_once(torn, lambda: _failed(lambda: move_aside(segment, b"torn"))) == [True]
