@@ -18,13 +18,20 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
-    from typing import Any, TypeVar, dataclass_transform
+    from typing import Any, TypeVar, cast, dataclass_transform
 
     V = TypeVar("V", bound="Value")
 else:
 
     def dataclass_transform(**_options: object) -> object:
         return lambda cls: cls
+
+    def cast(_type: object, value: object) -> object:
+        """typing.cast for the hook path's modules, which import it from here."""
+        return value
+
+
+__all__ = ["FrozenValueError", "Value", "cast", "replace"]
 
 
 class FrozenValueError(AttributeError):

@@ -1,10 +1,11 @@
-"""The one module that calls operating-system-specific APIs, each with a fallback for Windows:
-file locks (POSIX `fcntl.flock` dies with the process: a killed memidx leaves none; Windows:
-the `filelock` package, and no lock on a file already open); opening a note as it is (no link
-followed, no FIFO waited on, no newline translation); starting a detached process, leaving the
-parent; a folder only this user can use; peak memory; whether a process is alive, ending one
-even when stopped; a durable rename (a folder's fsync); the stop signals (SIGTERM; SIGHUP on
-POSIX), signalling the main thread; whether a socket's other end hung up.
+"""One of the two modules that call operating-system-specific APIs, each with a fallback for
+Windows (the other, memidx/children.py, starts processes): file locks (POSIX `fcntl.flock` dies
+with the process: a killed memidx leaves none; Windows: the `filelock` package, and no lock on
+a file already open); opening a note as it is (no link followed, no FIFO waited on, no newline
+translation); a folder only this user can use; peak memory; whether a process is alive,
+ending one even when stopped; which boot this is; a durable rename (a folder's fsync); the
+stop signals (SIGTERM; SIGHUP on POSIX), signalling the main thread; whether a socket's other
+end hung up.
 tests/unit/test_portability.py enforces it."""
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ from memidx.paths import file_identity
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
     import socket
-    import subprocess
-    from typing import BinaryIO
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     # O_BINARY: os.open is in text mode there unless asked; no FIFOs there to wait on
@@ -62,78 +61,6 @@ def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) ->
                 if not taken or file_identity(path) == (opened.st_dev, opened.st_ino):
                     yield taken
                     return
-
-
-# A POSIX shell to run two git commands as one child process (the second must run even when
-# memidx is killed between them); None where there is none to count on.
-SHELL: str | None = None if sys.platform == "win32" else "/bin/sh"
-
-
-def start_piped(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
-    """Start `argv` in `cwd` with its three streams piped (text), in a session of its own on
-    POSIX: the terminal's Ctrl-C, which stops memidx, does not stop it halfway, and it ends
-    its work when memidx is killed (a closed input is all it sees)."""
-    import subprocess
-
-    pipe = subprocess.PIPE
-    return subprocess.Popen(
-        argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=dict(os.environ),
-        start_new_session=sys.platform != "win32",  # Windows has no sessions
-    )  # fmt: skip
-
-
-def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
-    """Start `argv` with no input and its output to `log`, detached from this process: a
-    session of its own on POSIX, a process group with no console on Windows, so neither the
-    terminal's Ctrl-C nor its closing reaches it."""
-    import subprocess
-
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
-        return subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            creationflags=flags,
-        )  # fmt: skip
-    return subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )  # fmt: skip
-
-
-def fork_detached(log: BinaryIO) -> bool | None:
-    """Go on in a detached copy of this process, as start_detached starts a new one (a session
-    of its own, no input, its output to `log`), without starting Python again: True in the
-    copy, False here; None where there is no fork (Windows: callers start a process instead).
-    Only for a process that runs no other thread yet. The copy keeps no file of this one but
-    `log` (on its stdout and stderr). A double fork: the child in between exits at once and is
-    reaped here (no zombie), and the copy is no child of this process."""
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        return None
-    between = os.fork()
-    if between:
-        with suppress(ChildProcessError):  # SIGCHLD ignored (inherited): reaped already
-            os.waitpid(between, 0)  # it ends as soon as it has forked the copy
-        return False
-    os.setsid()
-    if os.fork():
-        os._exit(0)  # the child in between: no flush, no atexit of this process's state
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    os.dup2(log.fileno(), 1)
-    os.dup2(log.fileno(), 2)
-    os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # as a new process has: nothing of the client's
-    return True
-
-
-def leave_parent() -> None:
-    """Go on in a child of this process and end this one, so the process is no longer a
-    descendant of whatever started it (clients that end a server's whole process tree then
-    spare it); open files and their locks go on in the child. A no-op on Windows."""
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        return
-    if os.fork():
-        os._exit(0)
 
 
 def user_id() -> str:
@@ -238,6 +165,26 @@ def give_back(path: Path, found: os.stat_result) -> None:
     """Give `path` the owner `found` had: root writing in another user's home keeps it theirs."""
     if sys.platform != "win32" and (found.st_uid, found.st_gid) != (os.geteuid(), os.getegid()):
         os.chown(path, found.st_uid, found.st_gid)
+
+
+BOOT_ID = "/proc/sys/kernel/random/boot_id"  # Linux: a random UUID made at each boot
+
+
+def boot_id() -> str | None:
+    """This boot's id (Linux), to tell a mark on time.monotonic() from one of another boot,
+    which that clock, restarted at each boot, would read as recent; None where there is none
+    (not Linux, no /proc) or it reads as no id (~10 us to read)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fd = os.open(BOOT_ID, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            text = os.read(fd, 64).decode("ascii", "replace").strip()
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    return text if len(text) == 36 and text.replace("-", "").isalnum() else None
 
 
 def kill(pid: int) -> None:

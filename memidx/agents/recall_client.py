@@ -12,7 +12,6 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 from memidx.agents.recall_server import (
     ACK,
@@ -34,10 +33,12 @@ from memidx.agents.recall_server import (
     socket_path,
 )
 from memidx.config import Config
+from memidx.frozen import cast
 from memidx.portable import OPEN_AS_IS
 
 START_LOCK = "recall.started.lock"  # held while a hook reads and writes STARTED
 START_LOCK_WAIT = 0.05  # seconds: the holder reads and writes a line (~0.1 ms)
+MAX_MARK = 128  # bytes read of STARTED: a time and a boot id (~60)
 
 
 def ask(config: Config, request: Fields, timeout: float, keep: float = 0.0) -> Fields | None:
@@ -198,8 +199,8 @@ def start(config: Config) -> None:
     """Start the server in the background (it exits at once when another one runs); none
     where it could have no socket, nor in a memory whose folder cannot be written, nor where
     its lock cannot be taken (the server could not take it either)."""
+    from memidx.children import start_detached
     from memidx.drafts import open_to_append
-    from memidx.portable import start_detached
 
     if socket_path(config) is None:
         return
@@ -230,40 +231,46 @@ def _started_lately(config: Config) -> bool:
     twenty hooks at once that found no server each started one, nineteen of which loaded
     memidx only to find the first's lock, on the cores the hooks' own recall needed."""
     from memidx.drafts import replace_durably
-    from memidx.portable import file_lock
+    from memidx.portable import boot_id, file_lock
 
     mark = server_folder(config) / STARTED
+    boot = boot_id()
     try:  # one hook at a time: one that read no mark before another wrote its own started too
         with file_lock(mark.with_name(START_LOCK), timeout=START_LOCK_WAIT) as mine:
             if not mine:
                 return True  # another hook is starting one this very moment
-            made = _started_at(mark)
+            made = _started_at(mark, boot)
             if made is not None and 0 <= time.monotonic() - made < START_GRACE:
                 return True
+            text = f"{time.monotonic()!r}\n" + (f"{boot}\n" if boot else "")
             with contextlib.suppress(OSError):  # renamed over it: a FIFO there is never waited on
-                replace_durably(
-                    mark, f"{time.monotonic()!r}\n".encode("ascii"), "tmp", durable=False
-                )
+                replace_durably(mark, text.encode("ascii"), "tmp", durable=False)
     except OSError:  # a memory whose folder cannot be written: nothing to mark (start())
         pass
     return False
 
 
-def _started_at(mark: Path) -> float | None:
+def _started_at(mark: Path, boot: str | None) -> float | None:
     """When the mark was made, on time.monotonic(), which every process of a boot shares and
     which never steps: on the wall clock (its time of change), set back, every hook took a
     server for just started and none started one for as long; set forward, a second started.
-    One of an older memidx (empty), or a FIFO: its time of change, made so; from the
+    None for a mark of another boot than `boot` (the boot id written beside the time, where
+    the system has one): that clock starts again at each boot, and a mark made before a
+    reboot at about the time since this boot read as recent, so no hook started a server.
+    One of an older memidx (empty), or a FIFO: its time of change, made so; one with a time
+    alone (an older memidx's, or written where there is no boot id) counts by it; from the
     future on either clock (another boot, a wall clock set back since), none, so a mark keeps
     hooks from a start START_GRACE seconds at the most."""
     try:  # as it is (a FIFO there was waited on for a writer, by every hook: its recall lost)
         fd = os.open(mark, OPEN_AS_IS)
         try:
-            text = os.read(fd, 64).decode("ascii", "replace").strip()
+            lines = os.read(fd, MAX_MARK).decode("ascii", "replace").split()
         finally:
             os.close(fd)
-        if text:
-            return float(text)
+        if len(lines) > 1 and boot is not None and lines[1] != boot:
+            return None  # another boot's
+        if lines:
+            return float(lines[0])
         return time.monotonic() - (time.time() - mark.stat().st_mtime)
     except (OSError, ValueError):
         return None

@@ -32,6 +32,11 @@ MAX_REQUESTS = 1_000_000
 PID_NAME = "recall.pid"  # the running server's pid, written by the lock's holder only
 STARTED = "recall.started"  # when a hook started a server (recall_client), removed by the server
 START_GRACE = 10.0  # seconds a started server has to take its lock before hooks start another
+# Seconds a starting server waits for its lock: a hook's look at it (recall_client.starting,
+# every 50 ms while a server starts) holds it some microseconds, and a server that met one
+# went away at once, as if another ran (4 of 300 starts with 20 hooks waiting), and left the
+# hooks none for START_GRACE seconds. A server that holds it keeps it: the new one goes.
+LOCK_WAIT = 0.1
 SOCKET_NAME = "recall.sock"
 CONFIG = "config"  # the request's key for config_key()
 STALE = "configuration changed"  # the answer's error when the hook's configuration differs
@@ -123,7 +128,8 @@ def read_line(
 def serve(config: Config, idle_exit: float | None = None) -> int:
     """Answer recall requests until idle for `idle_exit` seconds (MEMIDX_RECALL_IDLE, default
     an hour): 0; until SIGTERM or SIGHUP: 128 + the signal, its socket and pid file gone as
-    on an idle stop. 0 at once when another server runs. Its pid is in `recall.pid` meanwhile."""
+    on an idle stop. 0 within LOCK_WAIT s when another server runs. Its pid is in `recall.pid`
+    meanwhile."""
     from memidx.portable import file_lock
     from memidx.stopping import stopped_by_signals
 
@@ -133,7 +139,7 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
         print("memidx: error: no private folder for the recall server's socket", file=sys.stderr)
         return 1
     (folder := server_folder(config)).mkdir(parents=True, exist_ok=True)
-    with stopped_by_signals() as stop, file_lock(folder / "recall.lock", wait=False) as mine:
+    with stopped_by_signals() as stop, file_lock(folder / "recall.lock", timeout=LOCK_WAIT) as mine:
         if not mine:
             return 0
         taken = folder.glob(f"{SUSPECT}.*")  # marks hooks cut off at their deadline had in hand

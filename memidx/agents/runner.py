@@ -18,10 +18,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import cast
 
 from memidx.config import Config, load_config
-from memidx.frozen import Value
+from memidx.frozen import Value, cast
 
 MAX_INPUT = 8 * 1024 * 1024
 ADAPTERS = {

@@ -11,11 +11,11 @@ import json
 import re
 from collections.abc import Generator
 from pathlib import Path
-from typing import cast
 
 from memidx.agents.hook_output import cwd_of
 from memidx.config import Config
 from memidx.drafts import read_own, replace_durably
+from memidx.frozen import cast
 from memidx.text import well_formed
 
 MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries

@@ -18,9 +18,9 @@ import threading
 from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 
+from memidx.children import start_detached
 from memidx.drafts import open_to_append
 from memidx.frozen import Value
-from memidx.portable import start_detached
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:

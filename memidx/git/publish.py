@@ -54,7 +54,7 @@ def move_head(
     DONE, MOVED or BUSY. `then`: git arguments run right after the move in the same child
     process, so they run even if memidx dies in between (POSIX; elsewhere not at all: the
     caller runs them again anyway)."""
-    from memidx.portable import SHELL, start_piped
+    from memidx.children import SHELL, start_piped
 
     if committing(root):
         return BUSY

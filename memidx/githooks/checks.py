@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -52,7 +53,8 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
         if built is not None and _reader_only(built, now):
             store.conn.close()  # the sync below writes through a connection of its own
             done = f"read every note again: the index was built with {built}, not {now}"
-            return [*problems, *_to_head(config, fix, done, "cannot read the notes again")]
+            failed = "cannot read the notes again"
+            return [*problems, *_to_head(config, fix, done, failed, blocks=False)]
         if built is not None:
             return [
                 *problems,
@@ -93,15 +95,23 @@ def _reader_only(built: str, now: str) -> bool:
     return built.partition("; note_reader=")[0] == now.partition("; note_reader=")[0]
 
 
-def _to_head(config: Config, fix: str, done: str, failed: str) -> list[str]:
+def _to_head(config: Config, fix: str, done: str, failed: str, *, blocks: bool = True) -> list[str]:
     """Bring the index to HEAD as the post-commit hook would, saying `done`; else the one
-    problem, `failed`."""
+    problem, `failed` and why, or (not `blocks`: the index is only older than this memidx,
+    nothing the commit did) the same in a warning, and the commit goes on."""
+    from memidx.index.connection import trouble
     from memidx.memory.head_sync import sync_to_head
 
     try:
         lines = sync_to_head(config)
-    except MemidxError as exc:
-        return [f"memidx: {failed}: {exc}; {fix}"]
+    except (MemidxError, sqlite3.Error, OSError) as exc:  # a lock, a full disk, a read-only one
+        why = exc if isinstance(exc, MemidxError) else trouble(exc, config.index_path)
+        if why is None:
+            raise  # damage: the command says so, as for any other use of the index
+        if blocks:
+            return [f"memidx: {failed}: {why}; {fix}"]
+        warn(config, f"memidx: {failed}: {why}; the commit goes on (the next git hook or {fix})")
+        return []
     for line in (*lines, done):
         warn(config, f"memidx: {line}")
     return []

@@ -52,11 +52,11 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
     )
 
 
-# Raised when the same file reads differently, so every note is read again.
-NOTE_READER = 9  # 2: YAML 1.2 booleans; 3: one Markdown scanner; 4: odd YAML, conflicts, caps;
-# 5: a `---` that opens a note may be a horizontal rule; 6: `*.MD` (any case) names are notes;
-# 7: a time YAML leaves as text in `created` is stored in UTC; 8: the body of a note of front
-# matter alone starts at its `title:` line, not past the file's end; 9: no private span indexed
+NOTE_READER = 10  # raised when a file reads differently (all notes read again): 2 YAML 1.2
+# booleans; 3 one Markdown scanner; 4 odd YAML, conflicts, caps; 5 a `---` opening a note may be
+# a horizontal rule; 6 `*.MD` names are notes; 7 a text time in `created` stored in UTC; 8 a
+# note of front matter alone starts at its `title:` line; 9 no private span indexed; 10 a value
+# private by where YAML read it, a private `created` or `lang` not indexed
 
 
 def settings_of(config: Config) -> str:

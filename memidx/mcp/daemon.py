@@ -34,7 +34,8 @@ SERVER_RECORD = "mcp-server.json"  # in the memory's .memidx: the pid and socket
 def serve_shared(config: Config, path: Path) -> int:
     """Serve sessions on `path` until idle (0), or until SIGTERM or SIGHUP (128 + the signal),
     leaving no socket nor record either way; 0 at once when another server holds its lock."""
-    from memidx.portable import file_lock, leave_parent
+    from memidx.children import leave_parent
+    from memidx.portable import file_lock
 
     os.umask(0o077)  # the socket, the record and the log: this user's alone
     start_logging(config, stderr=False)

@@ -191,8 +191,8 @@ def _start(config: Config, path: Path) -> None:
     """Start a server for `path` in the background (it leaves at once if another one took
     the lock meanwhile): a detached copy of this process, which has memidx imported already
     (a new interpreter where there is no fork)."""
+    from memidx.children import fork_detached, start_detached
     from memidx.drafts import open_to_append
-    from memidx.portable import fork_detached, start_detached
 
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "mcp", "--daemon", str(path)]
     with contextlib.suppress(OSError):

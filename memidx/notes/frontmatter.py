@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
 from memidx.frozen import Value
 from memidx.notes.yaml_comments import Cut, cut_values
 from memidx.notes.yaml_hints import yaml_hint
 from memidx.notes.yaml_loader import yaml_and_loader
+from memidx.private import without_private
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?")
 _ITEM = re.compile(r"( *)- (.*)")
@@ -54,13 +56,14 @@ class Fields(Value):
     cut: tuple[Cut, ...] = ()  # values YAML ended at a `#` that reads like text (a warning)
 
 
-def read_fields(block: str) -> Fields:
+def read_fields(block: str, private: Sequence[tuple[int, int]] = ()) -> Fields:
     """The fields of a front-matter block (the lines between its `---` lines, the first of
-    them the file's line 2); FrontMatterError when it cannot be read."""
-    fields = read_simple(block)  # never a `#` outside quotes: nothing to cut
+    them the file's line 2); FrontMatterError when it cannot be read. A value YAML reads out
+    of a `private` span (offsets in `block`) is `[REDACTED:private]` (notes.private_yaml)."""
+    fields = None if private else read_simple(block)  # never a `#` outside quotes: no cut
     cut: tuple[Cut, ...] = ()
     if fields is None:
-        fields = _read_yaml(block)
+        fields = _read_yaml(block, private)
         cut = cut_values(block) if "#" in block else ()
     return Fields(
         title=_one(fields, "title"),
@@ -152,11 +155,14 @@ def _flow_list(raw: str) -> list[str] | None:
     return words
 
 
-def _read_yaml(block: str) -> dict[str, object]:
-    """Front matter beyond the simple shape, read by PyYAML (imported here: ~19 ms)."""
+def _read_yaml(block: str, private: Sequence[tuple[int, int]]) -> dict[str, object]:
+    """Front matter beyond the simple shape, or with `private` spans, read by PyYAML (imported
+    here: ~19 ms)."""
+    from memidx.notes.private_yaml import load_hiding  # with PyYAML: never on the simple path
+
     yaml, loader = yaml_and_loader()
     try:
-        loaded: object = yaml.load(block, Loader=loader)
+        loaded: object = load_hiding(loader(block), private)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
@@ -220,8 +226,8 @@ def _words(fields: dict[str, object], key: str) -> tuple[str, ...]:
         return ()
     if isinstance(value, dict):
         raise FrontMatterError(f"'{key}' must be text or a list")
-    if isinstance(value, str):
-        return tuple(value.split(","))
+    if isinstance(value, str):  # a span over its commas hides each word it covers, whole
+        return tuple(without_private(value).split(","))
     from typing import cast  # only here: importing typing costs every hook ~2 ms
 
     items = cast(list[object], value) if isinstance(value, list) else [value]

@@ -97,20 +97,20 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
             line=conflict + 1,
         )
     whole = "\n".join(lines)
-    fields, body, body_line = split_front_matter(whole)
-    at, spans = len(whole) - len(body), private_ranges(whole)
-    front = _public_front(whole[:at], spans)
+    spans = private_ranges(whole)
+    fields, body, body_line = split_front_matter(whole, spans)
+    at = len(whole) - len(body)
     body = without_private(body, [(max(s, at) - at, e - at) for s, e in spans if e > at])
-    title = _public_value(fields.title, front) if fields.title else first_heading(body)
+    title = without_private(fields.title) if fields.title else first_heading(body)
     return Note(
         ref=ref,
         title=title or PurePosixPath(ref).stem,
-        tags=_public(clean_words(fields.tags, lower=True), front),
-        aliases=_public(clean_words(fields.aliases, lower=False), front),
+        tags=_public(clean_words(fields.tags, lower=True)),
+        aliases=_public(clean_words(fields.aliases, lower=False)),
         body=body,
         body_line=body_line,
-        created=fields.created,
-        lang=fields.lang,
+        created=_public_or_none(fields.created),
+        lang=_public_or_none(fields.lang),
         content_hash=content_hash(text),  # the file's SHA-256: the text is as decoded
         cut=fields.cut,
     )
@@ -119,26 +119,23 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
 # What is indexed of a note never holds its `<private>` spans (memidx.private finds them, as
 # output does, in the whole note: one opened in the front matter runs on into the body). Each
 # becomes `[REDACTED:private]` and the line breaks it held, so lines, headings and chunks after
-# it stay where they are in the file, which is never changed.
+# it stay where they are in the file, which is never changed. A value YAML reads out of a span
+# that runs over several values is the marker alone (memidx.notes.private_yaml).
 
 
-def _public_front(front: str, spans: list[tuple[int, int]]) -> str | None:
-    """The front matter's text without its spans, in lower case; None when it holds none."""
-    inside = [(s, min(e, len(front))) for s, e in spans if s < len(front)]
-    return without_private(front, inside).lower() if inside else None
+def _public(words: tuple[str, ...]) -> tuple[str, ...]:
+    """Tags or aliases as indexed: a private span in one replaced, the marker of one read out
+    of a span as written (tags are cleaned to lower case), repeats dropped again."""
+    marks = (PRIVATE_MARK, PRIVATE_MARK.lower())
+    return tuple(dict.fromkeys(PRIVATE_MARK if w in marks else without_private(w) for w in words))
 
 
-def _public_value(value: str, front: str | None) -> str:
-    """A title, tag or alias as indexed: its own spans replaced; the marker alone where it
-    does not stand in the front matter without its spans (YAML read it from a span that runs
-    over several values or lines, whose close or open it does not hold)."""
-    shown = without_private(value)
-    return shown if front is None or shown.lower() in front else PRIVATE_MARK
-
-
-def _public(words: tuple[str, ...], front: str | None) -> tuple[str, ...]:
-    """Tags or aliases as indexed (_public_value), repeats dropped again."""
-    return tuple(dict.fromkeys(_public_value(word, front) for word in words))
+def _public_or_none(value: str | None) -> str | None:
+    """`created` or `lang` as indexed: none where a span covers any of it (the note is then
+    dated by the commit that added it, as one without `created`)."""
+    if value is None or PRIVATE_MARK in value or without_private(value) != value:
+        return None
+    return value
 
 
 def decode_note(data: bytes, max_bytes: int) -> str:
@@ -160,8 +157,12 @@ def decode_note(data: bytes, max_bytes: int) -> str:
     return text
 
 
-def split_front_matter(text: str) -> tuple[Fields, str, int]:
-    """Split optional YAML front matter from the body; returns (fields, body, body's first line)."""
+def split_front_matter(
+    text: str, private: list[tuple[int, int]] | None = None
+) -> tuple[Fields, str, int]:
+    """Split optional YAML front matter from the body; returns (fields, body, body's first line).
+    `private`: the `<private>` spans of `text` (memidx.private), each value YAML reads out of
+    one `[REDACTED:private]`."""
     if not text.startswith("---"):
         return Fields(), text, 1
     lines = text.split("\n")
@@ -174,7 +175,10 @@ def split_front_matter(text: str) -> tuple[Fields, str, int]:
             )
         return Fields(), text, 1
     try:
-        fields = read_fields("\n".join(lines[1 : end - 1]))
+        at = len(lines[0]) + 1  # where the block starts in `text`
+        block = "\n".join(lines[1 : end - 1])
+        inside = [(s - at, e - at) for s, e in private or () if s < at + len(block)]
+        fields = read_fields(block, inside)
     except FrontMatterError as exc:
         raise NoteError(str(exc), exc.line) from exc
     body = "\n".join(lines[end:])
@@ -208,11 +212,8 @@ def clean_word(item: object, *, lower: bool = True) -> str:
 def clean_words(items: Iterable[object], *, lower: bool = True) -> tuple[str, ...]:
     """Tags (or aliases, lower=False) of a note, a record or a command line: cleaned, without
     empty words or repeats, in their first order. One cleaning, so a filter finds them all."""
-    words: list[str] = []
-    for item in items:
-        word = clean_word(item, lower=lower)
-        if word and word not in words:
-            words.append(word)
+    words = dict.fromkeys(clean_word(item, lower=lower) for item in items)  # a set in order
+    words.pop("", None)
     return tuple(words)
 
 

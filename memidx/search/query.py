@@ -8,9 +8,8 @@ syntax.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from memidx.errors import UsageError
+from memidx.frozen import Value
 from memidx.notes.words import DIACRITICS, WORD, fold
 
 MAX_TERMS = 32
@@ -28,8 +27,7 @@ where which who will would
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
-@dataclass(frozen=True, slots=True)
-class Terms:
+class Terms(Value):  # not a dataclass: the prompt hook imports this module (clip_query)
     """The search terms of a query and what was left out of it."""
 
     terms: tuple[str, ...]

@@ -14,7 +14,6 @@ conversations. Off-topic and trivial prompts split by the hash of their text (re
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,14 +23,12 @@ from memidx.agents.gate import GATE, Gate, Thresholds, pick, trivial
 from memidx.agents.recall import CANDIDATES, Candidate, Recaller, shown_keys
 from memidx.config import load_config
 from memidx.frozen import replace
-from memidx.haystack.filing import Haystack
-from tests.benchmark import corpus, locomo, recall, til_eval
+from tests.benchmark import locomo, recall, til_eval
 from tests.benchmark.embedder_candidates import EMBEDDERS
 from tests.benchmark.gate_fit import CandidateRecaller, fit_gate, prompted
+from tests.benchmark.held_workspaces import conversation_workspace, til_workspace, turn_keys
 from tests.benchmark.refits import COMMITTED, REFITS, refitted
 from tests.benchmark.timing import percentile
-from tests.benchmark.turns import session_time, turn_text
-from tests.benchmark.workspace import file_stamp, memidx, repo, tree_stamp
 
 # Each conversation's negatives are the questions of the next one on its side (a cycle).
 TUNE = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
@@ -51,53 +48,6 @@ class Labeled:
     @property
     def positive(self) -> bool:
         return self.group.endswith("+")
-
-
-def til_workspace(work: Path, data: Path) -> Path:
-    """The TIL notes alone, every chunk embedded."""
-    stamp = tree_stamp(data / "til-jbranchaud") + "recall-held-til-v1"
-    root, _ = repo(work, "til", stamp, lambda r: corpus.write_til(r, data, 1))
-    memidx(root, "ingest", quiet=True)
-    memidx(root, "embed", quiet=True)
-    return root
-
-
-def conversation_workspace(work: Path, data: Path, dataset: locomo.Dataset, conv: str) -> Path:
-    """One conversation's turns alone, filed as agents file turns, every turn embedded."""
-    stamp = file_stamp(data / "locomo" / "locomo10.json") + f"recall-held-{conv}-v1"
-    root, built = repo(work, conv, stamp, lambda r: (r / "notes").mkdir())
-    if built:
-        memidx(root, "ingest", quiet=True)
-        config = replace(load_config(root), fsync=False)
-        haystack = Haystack(config)
-        ids: dict[str, str] = {}
-        for turn in (t for t in dataset.turns if t.conversation == conv):
-            filed = haystack.file(
-                "turn", turn_text(turn), drawer=conv, agent=turn.speaker,
-                session=f"{conv}:session_{turn.session}", ts=session_time(turn.date),
-            )  # fmt: skip
-            ids[turn.dia_id] = filed.id
-        haystack.close()
-        (root / ".memidx" / "held-ids.json").write_text(json.dumps(ids))
-    memidx(root, "ingest", quiet=True)
-    memidx(root, "embed", quiet=True)
-    return root
-
-
-def turn_keys(root: Path) -> dict[str, str]:
-    """dia id -> the turn's hit key (`turn:<ref>`)."""
-    ids: dict[str, str] = json.loads((root / ".memidx" / "held-ids.json").read_text())
-    from memidx.index.store import open_store
-
-    store, _ = open_store(load_config(root).index_path, write=False)
-    try:
-        rows = store.conn.execute(
-            "SELECT source_ref, meta FROM documents WHERE source_kind = 'turn'"
-        ).fetchall()
-    finally:
-        store.conn.close()
-    key_of = {json.loads(meta)["id"]: f"turn:{ref}" for ref, meta in rows}
-    return {dia: key_of[record] for dia, record in ids.items() if record in key_of}
 
 
 def chatter(memory: str, split: str) -> list[Labeled]:
@@ -229,6 +179,11 @@ def measure(labeled: Sequence[Labeled], recallers: dict[str, Recaller]) -> Measu
     return [(p, [] if trivial(p.text) else recallers[p.memory].candidates(p.text)) for p in labeled]
 
 
+def conversations(sides: str) -> tuple[str, ...]:
+    """The conversations of the sides asked for, the only ones built (`tune,held`: all ten)."""
+    return tuple(conv for side in sides.split(",") for conv in SIDES[side][0])
+
+
 def fits_gate(side: str, fit_gate: bool, embedder: str) -> bool:
     """Whether this side's run chooses the candidate's thresholds: the tuning side's alone,
     so the held side is measured with thresholds it never saw."""
@@ -261,7 +216,7 @@ def main() -> None:
     args = parser.parse_args()
     dataset = locomo.load(args.data)
     roots = {"til": til_workspace(args.work, args.data)}
-    for conv in (*TUNE, *HELD):
+    for conv in conversations(args.sides):
         roots[conv] = conversation_workspace(args.work, args.data, dataset, conv)
         print(f"workspace {roots[conv]} ready", flush=True)
     if args.build_only:

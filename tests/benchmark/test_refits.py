@@ -19,7 +19,7 @@ from memidx.search.relevance import Evidence
 from memidx.search.reranker import Learned
 from memidx.search.searcher import Searcher
 from tests.benchmark.gate_fit import Prompted, fit_gate, prompted, rates
-from tests.benchmark.recall_held import Labeled, fits_gate
+from tests.benchmark.recall_held import HELD, TUNE, Labeled, conversations, fits_gate
 from tests.benchmark.refits import Refit, refitted
 
 REFIT = Refit(
@@ -111,3 +111,10 @@ def test_the_gate_is_fitted_on_the_tuning_side_only(
     side: str, fit_gate: bool, embedder: str, fits: bool
 ) -> None:
     assert fits_gate(side, fit_gate, embedder) is fits
+
+
+def test_a_side_builds_only_its_own_conversations() -> None:
+    # the held side alone needs the five held-back conversations, not the tuning side's five
+    assert conversations("held") == HELD
+    assert conversations("tune") == TUNE
+    assert conversations("tune,held") == (*TUNE, *HELD)

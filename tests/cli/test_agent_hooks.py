@@ -186,26 +186,6 @@ def test_a_trivial_prompt_is_not_searched(tmp_path: Path) -> None:
     assert not (repo.root / ".memidx" / "agent-hook-error.log").exists()
 
 
-def test_the_prompt_hook_stays_lean_when_the_server_answers(tmp_path: Path) -> None:
-    """No numpy, model, filing or argparse in the prompt hook's own process: the server has
-    them loaded (here: a trivial prompt, which never reaches it either)."""
-    repo = memory(tmp_path)
-    done = subprocess.run(
-        [str(MEMIDX_BIN.with_name("python")), "-X", "importtime", "-m", "memidx", "agent",
-         "hook", "claude-code", "UserPromptSubmit"],
-        input=json.dumps({"session_id": SESSION, "prompt": "thanks, continue"}),
-        env=clean_env(MEMIDX_ROOT=str(repo.root)), capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    modules = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    assert done.returncode == 0
-    heavy = {"numpy", "onnxruntime", "argparse", "memidx.haystack.filing", "memidx.search.searcher"}
-    assert heavy.isdisjoint(modules), heavy & modules
-
-
 def test_precompact_archives_a_transcript_over_a_records_size_in_parts(tmp_path: Path) -> None:
     repo = memory(tmp_path)
     filler = [

@@ -536,3 +536,40 @@ def test_changed_settings_are_drift_until_every_note_is_read_again(repo: NotesRe
     assert repo.memidx("sync").code == 0
     assert found() == ["notes/other/elsewhere.md"]
     assert repo.memidx("check", "drift").code == 0
+
+
+@pytest.mark.parametrize(
+    ("failure", "why"),
+    [
+        (sqlite3.OperationalError("database is locked"), "is locked by another process"),
+        (OSError(28, "No space left on device"), "No space left on device"),
+        (sqlite3.OperationalError("attempt to write a readonly database"), "readonly database"),
+    ],
+    ids=["locked", "disk-full", "read-only"],
+)
+def test_a_read_again_that_fails_lets_the_commit_go_on_and_says_why(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, failure: Exception, why: str
+) -> None:
+    """The index is only older than this memidx, nothing the commit did: a transient failure
+    to read the notes again is one warning, the other problems are still named."""
+
+    def fail(config: object) -> list[str]:
+        raise failure
+
+    repo.write("notes/plan.md", "# Plan\n\nShip it.\n")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    plant_older_reader(repo, "notes_dir=notes; max_note_bytes=1048576; note_reader=8")
+    monkeypatch.setattr("memidx.memory.head_sync.sync_to_head", fail)
+
+    check = repo.memidx("check", "drift")
+    repo.write("notes/bad.md", b"\xff not UTF-8\n")
+    repo.git("add", "notes/bad.md")
+    blocked = repo.memidx("check", "drift", "notes/bad.md")
+
+    assert check.code == 0, check.out + check.err
+    assert "memidx: cannot read the notes again: " in check.err and why in check.err
+    assert "; the commit goes on (the next git hook or run `make reconcile`)" in check.err
+    assert "Traceback" not in check.err and check.err.count("\n") == 1, check.err
+    assert blocked.code == 1 and "notes/bad.md" in blocked.out + blocked.err, blocked
+    assert "cannot read the notes again" in blocked.err

@@ -173,7 +173,7 @@ def test_a_batch_that_cancels_its_own_request_is_answered_without_it(
 # The shared server with the real model, its query embeddings told on stderr and the one of
 # "slow" taking 2 s, so the next query's waits behind it.
 SPIED = (
-    "import sys, time, memidx.portable as p; p.leave_parent = lambda: None\n"
+    "import sys, time, memidx.children as p; p.leave_parent = lambda: None\n"
     "from memidx.embed import embedders\n"
     "real = embedders.OnnxEmbedder.embed_query\n"
     "def spy(self, text):\n"

@@ -32,7 +32,7 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 # The shared server without its last fork (leave_parent), so its exit status is this test's.
 DAEMON = (
     "import faulthandler, signal, sys; faulthandler.register(signal.SIGUSR1, all_threads=True); "
-    "import memidx.portable as p; p.leave_parent = lambda: None; "
+    "import memidx.children as p; p.leave_parent = lambda: None; "
     "from memidx.cli.main import main; raise SystemExit(main(sys.argv[1:]))"
 )
 
@@ -182,7 +182,7 @@ def test_a_stop_signal_ends_the_shared_server_as_an_idle_stop_does(
 # The shared server with its socket's listen held up 1 s, as a loaded machine holds it between
 # anyio's bind (on a worker thread) and its listen.
 SLOW_LISTEN = (
-    "import socket, sys, time, memidx.portable as p; p.leave_parent = lambda: None\n"
+    "import socket, sys, time, memidx.children as p; p.leave_parent = lambda: None\n"
     "real = socket.socket.listen\n"
     "def slow(self, *args):\n"
     "    time.sleep(1.0)\n"

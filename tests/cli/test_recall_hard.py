@@ -133,7 +133,7 @@ def test_twenty_hooks_that_find_no_server_start_one(
     def start_detached(argv: list[str], log: object) -> None:
         started.append(argv)
 
-    monkeypatch.setattr("memidx.portable.start_detached", start_detached)
+    monkeypatch.setattr("memidx.children.start_detached", start_detached)
     try:
         config = copied(memory, folder)
         for _ in range(20):

@@ -68,6 +68,7 @@ PURE = [
     "memidx.private",
     "memidx.notes.note",
     "memidx.notes.frontmatter",
+    "memidx.notes.private_yaml",
     "memidx.notes.yaml_hints",
     "memidx.notes.yaml_comments",
     "memidx.notes.yaml_loader",

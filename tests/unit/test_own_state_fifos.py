@@ -297,8 +297,8 @@ def test_fifos_in_place_of_memidx_s_logs_and_of_a_segment_s_copy_fail_at_once(
         started.append(args)
         return False
 
-    monkeypatch.setattr("memidx.portable.start_detached", start)
-    monkeypatch.setattr("memidx.portable.fork_detached", start)
+    monkeypatch.setattr("memidx.children.start_detached", start)
+    monkeypatch.setattr("memidx.children.fork_detached", start)
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
     log = tmp_path / "sync.log"
     assert _at_once(log, lambda: _failed(lambda: spawn_detached(["true"], log))) == [True]

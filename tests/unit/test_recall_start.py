@@ -14,18 +14,23 @@ from typing import BinaryIO
 
 import pytest
 
+from memidx import portable
 from memidx.agents import actions, recall_client, recall_server
 from memidx.agents.recall import Recall
 from memidx.config import Config
+from memidx.portable import BOOT_ID, boot_id
 from tests.unit.clocks import Clock
 
 HOUR = 3600.0
+THIS_BOOT = "6f1d0c52-8a3e-4b57-9c1e-2d4f6a8b0c11"  # what boot_id() says in these tests
+ANOTHER_BOOT = "0b9e7d35-1c2a-4f68-8e0d-5a7b3c9f1e22"
 
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     given = Clock()
     monkeypatch.setattr(recall_client, "time", given)
+    monkeypatch.setattr("memidx.portable.boot_id", lambda: THIS_BOOT)
     return given
 
 
@@ -37,7 +42,7 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     def record(argv: list[str], log: BinaryIO) -> None:
         argvs.append(argv)
 
-    monkeypatch.setattr("memidx.portable.start_detached", record)
+    monkeypatch.setattr("memidx.children.start_detached", record)
     return argvs
 
 
@@ -86,6 +91,35 @@ def test_a_mark_from_the_future_lets_a_hook_start_a_server(
 
 
 @pytest.mark.parametrize(
+    ("boot", "starts"),
+    [(THIS_BOOT, 0), (ANOTHER_BOOT, 1), (None, 0)],
+    ids=["this boot", "another boot", "no boot id"],
+)
+def test_a_mark_of_another_boot_lets_a_hook_start_a_server(
+    config: Config, clock: Clock, started: list[list[str]], boot: str | None, starts: int
+) -> None:
+    """A mark made 1 s before now on time.monotonic(), which starts again at each boot: one
+    made in the boot before, as long after that boot's start as now is after this one's, kept
+    every hook from a start. The boot id beside the time says whose it is; a mark with its
+    time alone (an older memidx's, or made where there is no boot id) counts by it, as before."""
+    folder = recall_server.server_folder(config)
+    folder.mkdir(parents=True)
+    mark = folder / recall_server.STARTED
+    mark.write_text(f"{clock.boot - 1.0!r}\n" + (f"{boot}\n" if boot else ""), encoding="ascii")
+
+    recall_client.start(config)
+
+    assert len(started) == starts
+    if starts:  # this start's mark, of this boot
+        assert mark.read_text(encoding="ascii") == f"{clock.boot!r}\n{THIS_BOOT}\n"
+
+
+@pytest.mark.skipif(not Path(BOOT_ID).is_file(), reason="no boot id (not Linux)")
+def test_the_boot_id_is_the_systems() -> None:
+    assert boot_id() == Path(BOOT_ID).read_text(encoding="ascii").strip()
+
+
+@pytest.mark.parametrize(
     ("age", "starts"), [(1.0, 0), (-HOUR, 1), (recall_server.START_GRACE + 1, 1)]
 )
 def test_an_older_memidxs_empty_mark_counts_by_its_time_of_change(
@@ -120,7 +154,7 @@ def test_a_server_that_cannot_be_started_costs_the_hook_nothing_but_a_notice(
     def refused(argv: list[str], log: BinaryIO) -> None:
         raise OSError(error, os.strerror(error))
 
-    monkeypatch.setattr("memidx.portable.start_detached", refused)
+    monkeypatch.setattr("memidx.children.start_detached", refused)
 
     recall_client.start(config)
 
@@ -138,8 +172,8 @@ def test_two_hooks_that_find_no_server_at_the_same_moment_start_one(
     read = recall_client._started_at  # pyright: ignore[reportPrivateUsage]
     second = [True]
 
-    def between(mark: Path) -> float | None:
-        made = read(mark)
+    def between(mark: Path, boot: str | None) -> float | None:
+        made = read(mark, boot)
         if second:  # the first hook's read done, its write not yet made: the second's start
             second.clear()
             recall_client.start(config)
@@ -169,7 +203,7 @@ def test_a_fifo_in_place_of_the_mark_is_neither_waited_on_nor_written_into(
     hook.join(5.0)
     try:
         assert (done, len(started)) == ([None], 1)
-        assert mark.read_text(encoding="utf-8") == f"{clock.boot!r}\n"
+        assert mark.read_text(encoding="utf-8") == f"{clock.boot!r}\n{THIS_BOOT}\n"
     finally:  # a hook waiting to open it (the fault) is let go
         for way in (os.O_WRONLY, os.O_RDONLY):
             with contextlib.suppress(OSError):
@@ -231,3 +265,42 @@ def test_a_lock_that_cannot_be_looked_at_costs_the_hook_a_notice_not_its_own_rec
     assert started == []
     said = capsys.readouterr().err.splitlines()
     assert len(said) == 1 and said[0].startswith("memidx: notice: the recall server could not")
+
+
+def test_a_hooks_look_at_the_lock_does_not_turn_a_starting_server_away(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook's look at the server's lock (recall_client.starting, every 50 ms of each hook
+    waiting while a server starts) holds it for some microseconds: a server that met one took
+    it for another server's and went at once (4 of 300 starts with 20 hooks waiting), and
+    hooks started none for START_GRACE seconds. It waits a moment for its lock: here the look
+    ends at its first wait."""
+    served: list[Path] = []
+
+    def serve(config: Config, path: Path, idle: float, owned: object) -> None:
+        served.append(path)
+
+    def socket_path(config: Config) -> Path:
+        return config.root / "recall.sock"
+
+    monkeypatch.setattr(recall_server, "_serve", serve)
+    monkeypatch.setattr(recall_server, "socket_path", socket_path)
+    look = contextlib.ExitStack()
+    look.enter_context(portable.file_lock(recall_server.server_folder(config) / "recall.lock"))
+
+    class LookEnds:
+        """`time` for memidx.portable: the look ends as the server first waits."""
+
+        monotonic = staticmethod(time.monotonic)
+
+        def sleep(self, seconds: float) -> None:
+            look.close()
+            time.sleep(seconds)
+
+    monkeypatch.setattr(portable, "time", LookEnds())
+    try:
+        assert recall_server.serve(config, idle_exit=60.0) == 0
+    finally:
+        look.close()
+
+    assert served == [config.root / "recall.sock"]

@@ -1,0 +1,88 @@
+"""Starting processes apart from memidx, the other module (with memidx/portable.py) that calls
+operating-system-specific APIs, each with a fallback for Windows: a child with its streams
+piped, in a session of its own on POSIX; a detached one (a session of its own, or a process
+group with no console); going on in a detached copy of this process (a double fork), or in a
+child, leaving the parent. tests/unit/test_portability.py enforces it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import suppress
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
+if TYPE_CHECKING:
+    import subprocess
+    from pathlib import Path
+    from typing import BinaryIO
+
+# A POSIX shell to run two git commands as one child process (the second must run even when
+# memidx is killed between them); None where there is none to count on.
+SHELL: str | None = None if sys.platform == "win32" else "/bin/sh"
+
+
+def start_piped(argv: list[str], cwd: Path) -> subprocess.Popen[str]:
+    """Start `argv` in `cwd` with its three streams piped (text), in a session of its own on
+    POSIX: the terminal's Ctrl-C, which stops memidx, does not stop it halfway, and it ends
+    its work when memidx is killed (a closed input is all it sees)."""
+    import subprocess
+
+    pipe = subprocess.PIPE
+    return subprocess.Popen(
+        argv, cwd=cwd, stdin=pipe, stdout=pipe, stderr=pipe, text=True, env=dict(os.environ),
+        start_new_session=sys.platform != "win32",  # Windows has no sessions
+    )  # fmt: skip
+
+
+def start_detached(argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
+    """Start `argv` with no input and its output to `log`, detached from this process: a
+    session of its own on POSIX, a process group with no console on Windows, so neither the
+    terminal's Ctrl-C nor its closing reaches it."""
+    import subprocess
+
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        flags = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
+        return subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            creationflags=flags,
+        )  # fmt: skip
+    return subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+
+
+def fork_detached(log: BinaryIO) -> bool | None:
+    """Go on in a detached copy of this process, as start_detached starts a new one (a session
+    of its own, no input, its output to `log`), without starting Python again: True in the
+    copy, False here; None where there is no fork (Windows: callers start a process instead).
+    Only for a process that runs no other thread yet. The copy keeps no file of this one but
+    `log` (on its stdout and stderr). A double fork: the child in between exits at once and is
+    reaped here (no zombie), and the copy is no child of this process."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return None
+    between = os.fork()
+    if between:
+        with suppress(ChildProcessError):  # SIGCHLD ignored (inherited): reaped already
+            os.waitpid(between, 0)  # it ends as soon as it has forked the copy
+        return False
+    os.setsid()
+    if os.fork():
+        os._exit(0)  # the child in between: no flush, no atexit of this process's state
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # as a new process has: nothing of the client's
+    return True
+
+
+def leave_parent() -> None:
+    """Go on in a child of this process and end this one, so the process is no longer a
+    descendant of whatever started it (clients that end a server's whole process tree then
+    spare it); open files and their locks go on in the child. A no-op on Windows."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return
+    if os.fork():
+        os._exit(0)

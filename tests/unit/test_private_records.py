@@ -1,0 +1,72 @@
+"""A record an older memidx filed may hold a `<private>` span in its text or tags (filing has
+replaced each with `[REDACTED:private]` since): the log keeps it verbatim, the index never
+holds it, and an index an older record reader built is read again by the next sync."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config
+from memidx.haystack.frames import frame, new_record
+from memidx.haystack.indexing import sync_records
+from memidx.index.store import Filters, Store, connect_memory, transaction
+from memidx.notes.chunks import chunk_document
+from memidx.search.lexical import lexical_search
+from tests.index_rows import index_rows, rebuilt_rows
+
+TEXT = "Deploy went fine.\n<private>\nThe vault key sits with kestrel.\n</private>\nheron next\n"
+SEGMENT = "notes/haystack/writer/2026-01-01.000.krd"
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    """A haystack with a record filed before filing replaced private spans."""
+    older = new_record("turn", TEXT, tags=("ops", "<private>acmecorp</private>"))
+    (tmp_path / SEGMENT).parent.mkdir(parents=True)
+    (tmp_path / SEGMENT).write_bytes(frame(older))
+    return Config(root=tmp_path, index_path=tmp_path / "index.sqlite", in_git=False)
+
+
+def found(store: Store, words: str, tag: str | None = None) -> list[str]:
+    return [hit.ref for hit in lexical_search(store, words, Filters(tag=tag), 5).hits]
+
+
+def test_a_span_an_older_memidx_filed_is_never_indexed(config: Config) -> None:
+    store = Store(connect_memory())
+    sync_records(config, store, full=True)
+
+    assert found(store, "kestrel") == [] and found(store, "vault") == []
+    assert found(store, "heron", tag="acmecorp") == [] and found(store, "acmecorp") == []
+    assert found(store, "heron") == [f"{SEGMENT}@0"] == found(store, "heron", tag="ops")
+    chunks = " ".join(text for (text,) in store.conn.execute("SELECT text FROM chunks"))
+    assert "kestrel" not in chunks and "[REDACTED:private]" in chunks
+    assert b"kestrel" in (config.root / SEGMENT).read_bytes()  # the log is never changed
+
+
+def test_an_index_an_older_record_reader_built_is_read_again(config: Config) -> None:
+    store = Store(connect_memory())
+    sync_records(config, store, full=True)
+    with transaction(store.conn):  # the rows record reader 3 wrote: the span in them
+        (doc,) = store.conn.execute("SELECT id FROM documents").fetchone()
+        store.conn.execute(
+            "UPDATE documents SET body = ?, tags = ? WHERE id = ?",
+            (TEXT, '["ops", "<private>acmecorp</private>"]', doc),
+        )
+        store.conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc,))
+        store.conn.executemany(
+            "INSERT INTO chunks (doc_id, seq, heading, line, text, text_hash) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                (doc, c.seq, c.heading, c.line, c.text, c.text_hash)
+                for c in chunk_document("", TEXT)
+            ),
+        )
+        store.conn.execute("UPDATE state SET value = '3' WHERE key = 'record_reader'")
+    assert found(store, "kestrel") != []  # the older rows took
+
+    sync_records(config, store)
+
+    assert found(store, "kestrel") == [] and index_rows(store) == rebuilt_rows(config)
+    store.conn.close()
