@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import pytest
 
-from memidx.agents import backups, recall_client, recall_server, session
+from memidx.agents import actions, backups, recall_client, recall_server, session
 from memidx.agents.session import Where, session_path, session_state
 from memidx.config import Config, load_config
 from memidx.drafts import read_own
@@ -34,7 +34,7 @@ from memidx.index import failures
 from memidx.locations import user_state_dir
 from memidx.mcp import daemon, shared
 from memidx.memory import mcp_record
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, dead_pid
 
 T = TypeVar("T")
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
@@ -337,3 +337,18 @@ def test_a_fifo_in_place_of_a_torn_file_fails_the_move_aside_at_once(tmp_path: P
 
     torn = writer.torn / f"{segment.name}.torn"
     assert _at_once(torn, lambda: _failed(lambda: move_aside(segment, b"torn"))) == [True]
+
+
+def test_a_fifo_in_place_of_the_embed_log_leaves_the_session_start_its_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session start restarts an embed killed mid-run: a FIFO at `.memidx/embed.log`, which
+    hung it, now fails to open at once, and that failure must not take the digest with it, as
+    a read-only memory's does not (no embed can run there)."""
+    monkeypatch.setattr("memidx.embed.installed.model_problem", lambda config: None)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    running.running_path(config.state_dir).parent.mkdir(parents=True, exist_ok=True)
+    running.running_path(config.state_dir).write_text(f"{dead_pid()}\n0\n")
+    restart = actions.restart_cut_off_embed
+
+    assert _at_once(config.state_dir / "embed.log", lambda: restart(config)) == [None]
