@@ -345,7 +345,11 @@ def test_a_fifo_in_place_of_the_embed_log_leaves_the_session_start_its_digest(
     """A session start restarts an embed killed mid-run: a FIFO at `.memidx/embed.log`, which
     hung it, now fails to open at once, and that failure must not take the digest with it, as
     a read-only memory's does not (no embed can run there)."""
-    monkeypatch.setattr("memidx.embed.installed.model_problem", lambda config: None)
+
+    def no_problem(config: Config) -> None:
+        return None
+
+    monkeypatch.setattr("memidx.embed.installed.model_problem", no_problem)
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
     running.running_path(config.state_dir).parent.mkdir(parents=True, exist_ok=True)
     running.running_path(config.state_dir).write_text(f"{dead_pid()}\n0\n")
