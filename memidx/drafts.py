@@ -10,6 +10,7 @@ A new folder is made durable the same way (make_folder)."""
 from __future__ import annotations
 
 import _thread  # not threading: ~1 ms more for every hook, which runs one thread
+import errno
 import os
 import re
 import stat
@@ -17,7 +18,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from memidx.portable import OPEN_AS_IS, process_alive, sync_folder
+from memidx.portable import NO_FIFO_WAIT, OPEN_AS_IS, process_alive, sync_folder
 
 _FIRST_THREAD = _thread.get_native_id()  # the importing thread's drafts carry the pid alone
 _WRITER = re.compile(r"([0-9]+)(?:-[0-9]+)?")
@@ -182,6 +183,17 @@ def read_own(path: Path, limit: int) -> bytes | None:
     for ever."""
     data = read_regular(path, limit + 1)
     return None if data is None or len(data) > limit else data
+
+
+def open_to_append(path: Path) -> BinaryIO:
+    """`path` (made when missing) open to append bytes: a FIFO there fails at once (ENXIO)
+    rather than wait for a reader for ever, or, read by someone, take the output."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FIFO_WAIT | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags, 0o666)
+    if stat.S_ISFIFO(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.ENXIO, "a FIFO, not a file memidx appends to", str(path))
+    return os.fdopen(fd, "ab")
 
 
 def make_folder(folder: Path, *, durable: bool = True) -> None:

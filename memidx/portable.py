@@ -30,6 +30,7 @@ else:
     # never follows a link nor waits on a FIFO, whatever the file became since it was listed
     OPEN_AS_IS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 NO_FIFO_WAIT = getattr(os, "O_NONBLOCK", 0)  # to write: a FIFO without a reader fails (ENXIO)
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # to write in place: a link there fails (ELOOP)
 
 
 @contextmanager

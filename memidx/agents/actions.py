@@ -151,7 +151,7 @@ def restart_cut_off_embed(config: Config) -> None:
         try:
             start_background_embed(config)
         except OSError as exc:  # its log cannot be opened: no embed can run (nor write) here
-            if exc.errno not in UNSAVED:
+            if exc.errno not in UNSAVED and exc.errno != errno.ENXIO:  # ENXIO: a FIFO there
                 raise
 
 

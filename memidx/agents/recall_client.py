@@ -200,6 +200,7 @@ def start(config: Config) -> None:
     where it could have no socket, nor in a memory whose folder cannot be written, nor where
     its lock cannot be taken (the server could not take it either)."""
     from memidx.children import start_detached
+    from memidx.drafts import open_to_append
 
     if socket_path(config) is None:
         return
@@ -215,7 +216,7 @@ def start(config: Config) -> None:
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
     try:
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        with log_path.open("ab") as log:
+        with open_to_append(log_path) as log:  # a FIFO there fails at once: it hung the hook
             start_detached(argv, log)
     except OSError as exc:
         # raised, it went out of the prompt hook before its own recall (which starts no

@@ -32,6 +32,7 @@ from memidx.portable import file_lock
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
 STALE_CHECK_SECONDS = 1.0  # how often a lock that stays is checked for a killed owner
 TEMP_INDEX_PREFIX = "memidx-commit-"
+UTF8 = "UTF-8"  # a commit so labelled carries no `encoding` header
 
 
 def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
@@ -157,7 +158,9 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
         if head is not None and tree == str(repo.git.rev_parse(f"{head}^{{tree}}")).strip():
             return head  # nothing changed (the same note remembered twice at once): no commit
         parents = ["-p", head] if head else []
-        return str(repo.git.commit_tree(tree, *parents, "-m", subject)).strip()
+        # the subject is UTF-8: under i18n.commitEncoding the commit was labelled otherwise
+        utf8 = repo.git(c=f"i18n.commitEncoding={UTF8}")
+        return str(utf8.commit_tree(tree, *parents, "-m", subject)).strip()
     except git.GitCommandError as exc:
         raise commit_error(str(exc.stderr or ""), ", ".join(paths)) from exc
     finally:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Generator, Mapping
 from pathlib import Path
 
 from memidx.children import start_detached
+from memidx.drafts import open_to_append
 from memidx.frozen import Value
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -147,7 +148,7 @@ def spawn_detached(argv: list[str], log: Path) -> int:
     for child in list(_detached):
         if child.poll() is not None:
             _detached.discard(child)
-    with log.open("ab") as out:
+    with open_to_append(log) as out:  # a FIFO there fails at once: it was waited on for ever
         child = start_detached(argv, out)
     _detached.add(child)
     return child.pid

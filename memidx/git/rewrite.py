@@ -158,12 +158,24 @@ def _rebuilt(
             who = "AUTHOR" if key == "author" else "COMMITTER"
             env[f"GIT_{who}_NAME"], env[f"GIT_{who}_EMAIL"] = found.group(1), found.group(2)
             env[f"GIT_{who}_DATE"] = found.group(3)
+    # the message's bytes in the encoding its header names, not the one configured now: under
+    # UTF-8 commit-tree read Latin-1 bytes as broken UTF-8 and rewrote them, and the header
+    # was dropped (or one added to a UTF-8 message)
+    encoding = next((value for key, value in fields if key == "encoding"), "UTF-8")
     args = ["commit-tree", new_tree, *[a for p in new_parents for a in ("-p", p)]]
-    return _git(repo, env, *args, stdin=message.encode("utf-8", "surrogateescape")).decode().strip()
+    message_bytes = message.encode("utf-8", "surrogateescape")
+    labelled = ("-c", f"i18n.commitEncoding={encoding}")
+    return _git(repo, env, *args, stdin=message_bytes, config=labelled).decode().strip()
 
 
-def _git(repo: GitRepo, env: Mapping[str, str], *args: str, stdin: bytes = b"") -> bytes:
-    done = run_process(["git", "-C", str(repo.root), *args], env, stdin)
+def _git(
+    repo: GitRepo,
+    env: Mapping[str, str],
+    *args: str,
+    stdin: bytes = b"",
+    config: Sequence[str] = (),
+) -> bytes:
+    done = run_process(["git", "-C", str(repo.root), *config, *args], env, stdin)
     if done.returncode != 0:
         reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {args[0]} failed: {reason[-1] if reason else 'no message'}", "")

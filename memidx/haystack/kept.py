@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from memidx.drafts import make_folder, replace_durably
+from memidx.drafts import make_folder, open_to_append, replace_durably
 from memidx.haystack.blanking import blanked_or_none
 from memidx.haystack.frames import valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
@@ -49,7 +49,7 @@ def keep_frame(copy: Path, segment: Path, offset: int, data: bytes, durable: boo
             head = source.read(offset)
         replace_durably(copy, head + data, "tmp", durable=durable)
         return
-    with copy.open("ab") as out:
+    with open_to_append(copy) as out:  # a FIFO there fails at once: it hung the filing
         out.write(data)
         out.flush()
         if durable:

@@ -21,9 +21,10 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.drafts import read_own
 from memidx.errors import MemidxError
-from memidx.portable import sync_folder
+from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, sync_folder
 
 RECORD = "memidx-writers"
+MAX_RECORD = 16 << 20  # bytes: a short line for each writer id the clone has had
 
 
 def record_own(config: Config, ident: str) -> str | None:
@@ -36,9 +37,11 @@ def record_own(config: Config, ident: str) -> str | None:
         return None
     try:
         made = not record.exists()
-        with record.open("ab") as out:  # one short line: appended whole
+        # a FIFO there fails to open rather than wait for a reader for ever, a link is not followed
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FIFO_WAIT | NO_FOLLOW
+        with os.fdopen(os.open(record, flags, 0o666), "ab") as out:  # one short line: whole
             # after a line a crash tore (no newline): never glued to it, which would hide it
-            torn = out.tell() > 0 and not record.read_bytes().endswith(b"\n")
+            torn = os.fstat(out.fileno()).st_size > 0 and not _ends_a_line(record)
             out.write((("\n" if torn else "") + f"{ident}\n").encode())
             out.flush()
             if config.fsync:
@@ -48,6 +51,12 @@ def record_own(config: Config, ident: str) -> str | None:
     except OSError as failed:
         return f"{record}: {failed.strerror or failed}"
     return None
+
+
+def _ends_a_line(record: Path) -> bool:
+    """Whether `record`, read as it is, ends with a newline."""
+    data = read_own(record, MAX_RECORD)  # unread: a newline first, which no reader minds
+    return data is not None and data.endswith(b"\n")
 
 
 def disown(config: Config, ident: str) -> None:
@@ -125,9 +134,9 @@ def _read(record: Path) -> set[str]:
 
 def _lines(record: Path) -> dict[str, str | None]:
     """Each id recorded, and the last segment of it shared with its original (disown)."""
-    try:
-        text = record.read_text(encoding="utf-8", errors="replace")
-    except OSError:  # none yet, or unreadable: no id counts as the clone's own but its current
+    data = read_own(record, MAX_RECORD)  # as it is: a FIFO there hung every filing and purge
+    if data is None:  # none yet, or unreadable: no id counts as the clone's own but its current
         return {}
+    text = data.decode("utf-8", "replace")
     words = [line.split() for line in text.splitlines()]
     return {w[0]: (w[1] if len(w) > 1 else None) for w in words if w}

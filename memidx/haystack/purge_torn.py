@@ -5,11 +5,13 @@ moves into `.memidx/torn/<segment>.torn`; the turn is then filed again, whole, u
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.drafts import replace_durably
+from memidx.drafts import read_own, replace_durably
+from memidx.errors import MemidxError
 from memidx.haystack.blanking import blanked_torn, records_of
 from memidx.haystack.frames import Record
 from memidx.haystack.indexing import haystack_folder
@@ -19,6 +21,7 @@ from memidx.haystack.writer import TORN
 
 # the hashes of forgotten records' texts, one per line, in the state folder (never committed)
 HASHES = "forgotten-hashes"
+MAX_HASHES = 64 << 20  # bytes: a million forgotten texts
 
 
 def with_hashes(places: Sequence[Config], forgotten: set[str], records: list[Record]) -> set[str]:
@@ -42,11 +45,17 @@ def with_hashes(places: Sequence[Config], forgotten: set[str], records: list[Rec
 
 def stored_hashes(config: Config) -> set[str]:
     """The hashes of forgotten texts an earlier purge of this work tree kept (with_hashes)."""
-    try:
-        text = (config.state_dir / HASHES).read_text(encoding="ascii", errors="replace")
-    except FileNotFoundError:
-        return set()
-    return {line for line in text.split() if len(line) == 64}
+    path = config.state_dir / HASHES
+    data = read_own(path, MAX_HASHES)  # as it is: a FIFO there hung every purge
+    if data is None:
+        if not os.path.lexists(path):
+            return set()
+        raise MemidxError(  # not read as none: a killed purge's torn copies would stay
+            f"{path}: not a file memidx wrote (a FIFO, a link, a folder, or over "
+            f"{MAX_HASHES} bytes)",
+            "move it aside and run the purge again with the same ids",
+        )
+    return {line for line in data.decode("ascii", "replace").split() if len(line) == 64}
 
 
 def blank_torn_files(config: Config, forgotten: set[str]) -> int:

@@ -16,11 +16,11 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memidx.drafts import make_folder, read_own, replace_durably
+from memidx.drafts import make_folder, open_to_append, read_own, replace_durably
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.kept import blank_copies, copy_of, drop_copies, keep_frame
 from memidx.haystack.segments import SEGMENT_SUFFIX
-from memidx.portable import NO_FIFO_WAIT, sync_folder
+from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, sync_folder
 from memidx.waited_lock import waited_lock
 
 _LOCK = threading.Lock()  # appends from threads of one process; flock covers processes
@@ -198,7 +198,8 @@ class Writer:
         make_folder(self.torn, durable=self.fsync)
         aside_path = self.torn / f"{path.name}.torn"
         made = not aside_path.exists()
-        with naming(aside_path), aside_path.open("ab") as aside:
+        # a FIFO there fails at once (it hung the filing), the segment left uncut
+        with naming(aside_path), open_to_append(aside_path) as aside:
             aside.write(tail)
             aside.flush()
             if self.fsync:  # before the segment is cut: the bytes are then only here
@@ -217,7 +218,8 @@ class Writer:
         rename would need the folder's too). A write cut by a crash reads as no memory, which
         is safe: the writer then starts a new segment after every name git knows."""
         line = f"{name} {size}{' closed' if closed else ''}".ljust(_MEMORY_WIDTH) + "\n"
-        fd = os.open(self.last, os.O_WRONLY | os.O_CREAT | NO_FIFO_WAIT, 0o644)  # a FIFO fails
+        # a FIFO there fails, and a link: the write went over the start of the file it named
+        fd = os.open(self.last, os.O_WRONLY | os.O_CREAT | NO_FIFO_WAIT | NO_FOLLOW, 0o644)
         try:
             with naming(self.last):
                 os.write(fd, line.encode("ascii"))  # at the start: the file was just opened

@@ -21,6 +21,7 @@ from memidx.portable import NO_FIFO_WAIT, lock_open
 # holder stopped (Ctrl-Z) or hung past it must not hang the git operation or the agent hook
 LOCK_WAIT = 1.0
 TAIL_BYTES = 64 * 1024  # the end of a trace read for its last failure (one line each)
+MAX_MESSAGE = 4096  # characters of a failure's message: its line (UTF-8) fits in TAIL_BYTES
 TYPE_CHECKING = False  # not typing's: every git hook imports this module
 if TYPE_CHECKING:
     from memidx.config import Config
@@ -57,7 +58,10 @@ def record_failure(path: Path, hook: str, message: str, *, fallback: Path | None
     mount, a full disk) to `fallback`; never raises (a hook must not fail the git operation).
     A line is written whole or not at all: a file it made and could not fill is removed."""
     when = datetime.now(UTC).isoformat(timespec="seconds")
-    line = f"{when}\t{hook}\t{' '.join(message.split())}\n"
+    said = " ".join(message.split())
+    if len(said) > MAX_MESSAGE:  # a longer line was read cut, as no failure (_last_in)
+        said = said[: MAX_MESSAGE - 1] + "…"
+    line = f"{when}\t{hook}\t{said}\n"
     # a lone surrogate (argv bytes that are not UTF-8) is written escaped, never raised
     data = line.encode("utf-8", errors="backslashreplace")
     for where in (path, fallback):

@@ -192,11 +192,13 @@ def _start(config: Config, path: Path) -> None:
     the lock meanwhile): a detached copy of this process, which has memidx imported already
     (a new interpreter where there is no fork)."""
     from memidx.children import fork_detached, start_detached
+    from memidx.drafts import open_to_append
 
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "mcp", "--daemon", str(path)]
     with contextlib.suppress(OSError):
         config.state_dir.mkdir(parents=True, exist_ok=True)
-        with (config.state_dir / "mcp-daemon.out").open("ab") as out:  # what escapes the log
+        # what escapes the log; a FIFO there fails at once: it hung the MCP client's start
+        with open_to_append(config.state_dir / "mcp-daemon.out") as out:
             forked = fork_detached(out)
             if forked:
                 _serve_copy(config, path)

@@ -15,23 +15,26 @@ from typing import TypeVar
 
 import pytest
 
-from memidx.agents import backups, recall_server, session
+from memidx.agents import actions, backups, recall_client, recall_server, session
 from memidx.agents.session import Where, session_path, session_state
-from memidx.config import Config
+from memidx.config import Config, load_config
 from memidx.drafts import read_own
 from memidx.embed import running
 from memidx.errors import MemidxError
 from memidx.git.inherited import other_sides
+from memidx.git.process import spawn_detached
 from memidx.git.repo import GitRepo
 from memidx.githooks import notices
 from memidx.haystack import identity
-from memidx.haystack.own_writers import own_writers
+from memidx.haystack.kept import keep_frame
+from memidx.haystack.own_writers import RECORD, own_writers, record_own
+from memidx.haystack.purge_torn import HASHES, stored_hashes
 from memidx.haystack.writer import Writer
 from memidx.index import failures
 from memidx.locations import user_state_dir
-from memidx.mcp import daemon
+from memidx.mcp import daemon, shared
 from memidx.memory import mcp_record
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, dead_pid
 
 T = TypeVar("T")
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
@@ -232,3 +235,124 @@ def test_only_the_end_of_a_long_trace_is_read(tmp_path: Path) -> None:
     assert failures.last_failure(trace) == failures.HookFailure("t", "post-merge", "last")
     trace.write_text("t\tpost-commit\tfirst\n" + "x" * failures.TAIL_BYTES)  # one cut line
     assert failures.last_failure(trace) is None
+
+
+def test_the_last_segment_s_memory_is_not_written_through_a_link(tmp_path: Path) -> None:
+    """Its read followed no link, but its write did: the memory's 81 bytes went over the start
+    of whatever file a link in place of `haystack.lock.last` named. The write now fails (no
+    record is appended after such a failure), and that file is as it was."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    writer = Writer(tmp_path / "haystack", config.state_dir / "haystack.lock", 1 << 20)
+    theirs = tmp_path / "theirs.txt"
+    theirs.write_text("not memidx's\n" * 10)
+    writer.last.parent.mkdir(parents=True)
+    writer.last.symlink_to(theirs)
+    remember = writer._remember  # pyright: ignore[reportPrivateUsage]
+
+    assert _failed(lambda: remember("2026-01-01.000.krd", 1))
+    assert theirs.read_text() == "not memidx's\n" * 10
+
+
+def test_a_fifo_in_place_of_the_clone_s_writer_record_is_not_waited_on(repo: NotesRepo) -> None:
+    """`.git/memidx-writers` is read and appended to by every filing (record_own) and read by
+    every purge: a FIFO there hung them. It reads as no id recorded, the append fails at once
+    and is said (the filing goes on), and an append still goes after the last line."""
+    config = load_config(repo.root, env={})
+    record = repo.root / ".git" / RECORD
+
+    assert _at_once(record, lambda: own_writers(config)) == [set()]
+    (said,) = _at_once(record, lambda: record_own(config, "abc"))
+    assert said is not None and said.startswith(f"{record}: ")
+    record.unlink()
+    record.write_bytes(b"one\ntorn")
+    assert record_own(config, "abc") is None
+    assert record.read_bytes() == b"one\ntorn\nabc\n"
+
+
+def test_a_fifo_in_place_of_the_forgotten_hashes_fails_the_purge_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """Read by every purge and `haystack commit` (stored_hashes): a FIFO there hung them. It
+    cannot be read as no hashes (a killed purge's torn copies would stay unblanked): named."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    hashes = config.state_dir / HASHES
+
+    (said,) = _at_once(hashes, lambda: _error(lambda: stored_hashes(config)))
+    assert said.startswith(f"{hashes}: not a file memidx wrote")
+    hashes.unlink()
+    hashes.write_text("a" * 64 + "\n")
+    assert stored_hashes(config) == {"a" * 64}
+
+
+def test_fifos_in_place_of_memidx_s_logs_and_of_a_segment_s_copy_fail_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each was opened to append, which waits for a reader for ever: the post-commit hook's
+    background sync log (spawn_detached), the recall server's log (every prompt hook that
+    starts one), the shared MCP server's output (each MCP client's start), and the copy of a
+    segment's first frame (a filing). Each fails at once now; the hook and the client go on."""
+    started: list[object] = []
+
+    def start(*args: object) -> bool:
+        started.append(args)
+        return False
+
+    monkeypatch.setattr("memidx.children.start_detached", start)
+    monkeypatch.setattr("memidx.children.fork_detached", start)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    log = tmp_path / "sync.log"
+    assert _at_once(log, lambda: _failed(lambda: spawn_detached(["true"], log))) == [True]
+    copy = tmp_path / "kept" / "2026-01-01.000.krd"
+    frame = lambda: keep_frame(copy, tmp_path / "2026-01-01.000.krd", 0, b"x", False)  # noqa: E731
+    assert _at_once(copy, lambda: _failed(frame)) == [True]
+    recall_log = recall_server.server_folder(config) / "recall-server.log"
+    assert _at_once(recall_log, lambda: recall_client.start(config)) == [None]
+    start_shared = shared._start  # pyright: ignore[reportPrivateUsage]
+    out = config.state_dir / "mcp-daemon.out"
+    assert _at_once(out, lambda: start_shared(config, tmp_path / "mcp.sock")) == [None]
+    assert started == []
+
+
+def test_a_failure_longer_than_the_tail_read_is_still_the_last_one(tmp_path: Path) -> None:
+    """A failure whose message ran past TAIL_BYTES (git's stderr naming many paths) was read
+    as a cut line and dropped: `memidx status` and the check said no hook had failed. Its
+    line is now written short enough to be read whole, its message cut with an ellipsis."""
+    trace = tmp_path / "hook-errors.log"
+    failures.record_failure(trace, "post-commit", "earlier")
+    failures.record_failure(trace, "post-merge", "cannot sync: " + "notes/a.md " * 10_000)
+
+    last = failures.last_failure(trace)
+
+    assert last is not None and last.hook == "post-merge"
+    assert last.message.startswith("cannot sync: notes/a.md") and last.message.endswith("…")
+
+
+def test_a_fifo_in_place_of_a_torn_file_fails_the_move_aside_at_once(tmp_path: Path) -> None:
+    """A crash's torn tail is appended to `.memidx/torn/<segment>.torn` before the segment is
+    cut, by the next filing: a FIFO there hung it. It fails at once now, the segment uncut."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    writer = Writer(tmp_path / "haystack", config.state_dir / "haystack.lock", 1 << 20)
+    segment = tmp_path / "haystack" / "2026-01-01.000.krd"
+    move_aside = writer._move_aside  # pyright: ignore[reportPrivateUsage]
+
+    torn = writer.torn / f"{segment.name}.torn"
+    assert _at_once(torn, lambda: _failed(lambda: move_aside(segment, b"torn"))) == [True]
+
+
+def test_a_fifo_in_place_of_the_embed_log_leaves_the_session_start_its_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session start restarts an embed killed mid-run: a FIFO at `.memidx/embed.log`, which
+    hung it, now fails to open at once, and that failure must not take the digest with it, as
+    a read-only memory's does not (no embed can run there)."""
+
+    def no_problem(config: Config) -> None:
+        return None
+
+    monkeypatch.setattr("memidx.embed.installed.model_problem", no_problem)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    running.running_path(config.state_dir).parent.mkdir(parents=True, exist_ok=True)
+    running.running_path(config.state_dir).write_text(f"{dead_pid()}\n0\n")
+    restart = actions.restart_cut_off_embed
+
+    assert _at_once(config.state_dir / "embed.log", lambda: restart(config)) == [None]
