@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
+from memidx.secrets.linear import next_name
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
     BASIC,
@@ -35,12 +36,12 @@ from memidx.secrets.patterns import (
     real_password,
     redact,
 )
-from memidx.secrets.pieces import RunCuts
 from memidx.secrets.windows import (
     closed,
     cut_short,
     library_names,
     secret_names,
+    secret_word,
     unassigned_name,
     windows,
 )
@@ -198,7 +199,7 @@ def _library_values(
     `kinds`, and one a window's end cut short that looks secret is also a finding to the end
     of its run."""
     find = library.keyword_finder()
-    cuts = RunCuts()
+    run = [0, 0]
     for left, right in windows(line, library_names(line)):
         window = line[left:right]
         for value in find(closed(window, right, line)):
@@ -210,22 +211,30 @@ def _library_values(
             kinds[token] = KEYWORD_KIND
             at = left + window.rfind(token)
             if cut_short(window, token, right, line) and (
-                cut := _cut_value(line, at, token, entropy, cuts)
+                cut := _cut_value(line, at, token, entropy, run)
             ):
                 yield cut
 
 
+SPACE = re.compile(r"\s")
+
+
 def _cut_value(
-    line: str, at: int, token: str, entropy: Callable[[str], float], cuts: RunCuts
+    line: str, at: int, token: str, entropy: Callable[[str], float], run: list[int]
 ) -> Finding | None:
     """A value a window's end cut short, at `at` in the line: when what the window read of it
-    looks secret, the whole run of characters it begins (up to the next space, or the next
-    secret-sounding name's separator: memidx.secrets.pieces) is masked."""
+    looks secret, the whole run of characters it begins (up to the next space) is masked.
+    `run` keeps the (from, to) of the last run found: the windows cut one run again and again
+    in a long line without spaces, and looking for its end each time made them quadratic."""
     value = token.strip("\"'`,;")
     if not value or not looks_secret(value, entropy):
         return None
     begin = at + token.index(value)
-    return Finding(begin, cuts.value_end(line, begin), KEYWORD_KIND)
+    if not run[0] <= begin < run[1]:
+        space = SPACE.search(line, begin)
+        end = space.start() if space else len(line)
+        run[:] = [begin, next_name(line, begin, end, secret_word) or end]  # `,secret=...` not
+    return Finding(begin, run[1], KEYWORD_KIND)
 
 
 def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Redaction:

@@ -274,10 +274,10 @@ def keyword_finder() -> Callable[[str], Iterator[str]]:
     for name in RULE_SETS:  # the sets share rules: each is read once
         rules.update(getattr(module, name))
 
-    from memidx.secrets.pieces import split_value  # windows, which it reads, reads this module
+    from memidx.secrets.windows import secret_word  # windows reads this module's words
 
     def find(line: str) -> Iterator[str]:
-        yield from every_match(rules, line, split_value)
+        yield from every_match(rules, line, secret_word)
 
     return find
 

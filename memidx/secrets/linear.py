@@ -14,12 +14,9 @@ too, without reading a place twice (tests/unit/test_secret_keywords.py).
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Iterator
 from functools import cache
-
-from memidx.frozen import Value
 
 
 def first_in_run(run: str, prefix: str, pattern: str) -> str:
@@ -58,39 +55,40 @@ def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
 FIRST_WORD = re.compile(r"\s*+\S*+")
 
 
-class Split(Value):
-    """Where a value's secret-sounding names begin (separators, offsets in the line, in order:
-    memidx.secrets.pieces), and whether the whole value is read too: a piece does not count."""
-
-    cuts: tuple[int, ...]
-    whole: bool
-
-
 def every_match(
-    rules: dict[re.Pattern[str], int],
-    line: str,
-    split: Callable[[str, int, int], Split] | None = None,
+    rules: dict[re.Pattern[str], int], line: str, named: Callable[[str], bool] | None = None
 ) -> Iterator[str]:
     """The group given for each rule (the library's keyword rules) of every match in `line`.
     The library reports each rule's first match only; each rule is read again after each
     match, from the end of its value's first word (the part memidx reads; the rest may hold
-    the next name: `password=a password="..."`), or from a name that word holds after a
-    separator (`split`: memidx.secrets.pieces), where the value ends (`password=x,secret=...`;
-    the whole value is given too where a piece does not count), so no place is tried twice
-    and a long value is read once: the work is that of one reading that finds nothing."""
+    the next name: `password=a password="..."`), or from a name (`named`) that word holds
+    after a separator, where the value ends (`password=x,secret=...`), so no place is tried
+    twice and a long value is read once: the work is that of one reading that finds
+    nothing."""
     for rule, group in rules.items():
         match = rule.search(line)
-        word_end, cuts = -1, ()  # the last word split, and where its names begin
         while match:
             start = match.start(group)
             word = FIRST_WORD.match(line, start, match.end(group))
             after = word.end() if word else match.end(group)
-            if split is not None and start >= word_end:  # a new word: split once
-                found = split(line, start, after)
-                word_end, cuts = after, found.cuts
-                if found.whole:
-                    yield match.group(group)  # as read before the cut, judged as a whole
-            at = bisect.bisect_left(cuts, start)
-            cut = cuts[at] if at < len(cuts) and cuts[at] < after else None
+            cut = next_name(line, start, after, named) if named else None
             yield match.group(group) if cut is None else line[start:cut]
             match = rule.search(line, max(after if cut is None else cut, match.start() + 1))
+
+
+# A name after a separator within a value without spaces (`password=x,secret=...`, a query
+# string's `&token=`): its run of name characters and its assignment, read once from each.
+NEXT_NAME = re.compile(r"[,;&]([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
+
+
+def next_name(line: str, start: int, end: int, named: Callable[[str], bool]) -> int | None:
+    """Where (at its separator) the first name `named` says is secret-sounding that is given
+    a value within `line[start:end]` begins; None when there is none, or when the value
+    starts after a quote: a quoted value is one (`password="x,token=y"`), and cut there its
+    parts, each too short to judge, were shown where the whole was masked."""
+    if start and line[start - 1] in "\"'`":
+        return None
+    for found in NEXT_NAME.finditer(line, start, end):
+        if named(found.group(1)):
+            return found.start()
+    return None
