@@ -26,9 +26,9 @@ else:
     def dataclass_transform(**_options: object) -> object:
         return lambda cls: cls
 
-    def cast(_type: object, value: object) -> object:
+    def cast(typ: object, val: object) -> object:  # typing's names: pyright checks by them
         """typing.cast for the hook path's modules, which import it from here."""
-        return value
+        return val
 
 
 __all__ = ["FrozenValueError", "Value", "cast", "replace"]

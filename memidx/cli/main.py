@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,6 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     fast = _fast_path(sys.argv[1:] if argv is None else argv)
     if fast is not None:
         return fast
+    import sqlite3  # after the hooks: ~3 ms of every prompt hook, which never opens the index
+
     from memidx.cli.parser import build_parser
 
     parser = build_parser()

@@ -29,17 +29,23 @@ IDLE_VARIABLE = "MEMIDX_MCP_IDLE"
 IDLE_EXIT = 3600.0
 MAX_SESSIONS = 64  # sessions at once (agents in parallel); a front beyond it serves itself
 SERVER_RECORD = "mcp-server.json"  # in the memory's .memidx: the pid and socket of the server
+# Seconds a starting server waits for its lock: a front's look at it (shared._nobody_serves)
+# or another stamp's server clearing leftovers holds it a moment, and a server that met one
+# went at once, as if another served (3 of 300 starts with 20 fronts looking), its front
+# waiting shared.START_GRACE seconds for nothing. A server that holds it keeps it.
+LOCK_WAIT = 0.1
 
 
 def serve_shared(config: Config, path: Path) -> int:
     """Serve sessions on `path` until idle (0), or until SIGTERM or SIGHUP (128 + the signal),
-    leaving no socket nor record either way; 0 at once when another server holds its lock."""
+    leaving no socket nor record either way; 0 within LOCK_WAIT s when another server holds
+    its lock."""
     from memidx.children import leave_parent
     from memidx.portable import file_lock
 
     os.umask(0o077)  # the socket, the record and the log: this user's alone
     start_logging(config, stderr=False)
-    with file_lock(lock_for(path), wait=False) as mine:
+    with file_lock(lock_for(path), timeout=LOCK_WAIT) as mine:
         if not mine:
             return 0
         # No longer a descendant of the session that started it (the lock stays), before the

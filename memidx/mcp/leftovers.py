@@ -43,7 +43,7 @@ def _removed(path: Path) -> bool:
         if not stat.S_ISSOCK(path.lstat().st_mode) or not lock.is_file():
             return False  # not a socket, or no lock to prove its server gone: never memidx's
         with file_lock(lock, wait=False) as free:
-            # Held, no server of that stamp can start meanwhile (it tries the lock once and
+            # Held, no server of that stamp can start meanwhile (it waits for the lock, or
             # leaves), so the socket cannot be renamed into place between the look and the unlink.
             if not free or _accepting(path):
                 return False

@@ -132,7 +132,7 @@ def _session(path: Path, wait: float = 0.0) -> tuple[socket.socket | None, str]:
     """A greeted connection to the server, waiting up to `wait` for one that starts; else
     None and why: "none" (no server runs nor starts), "busy", or another reason. While it
     waits it looks at the server's lock only now and then, after a grace: a starting server
-    tries the lock once, without waiting, and must not find a front holding it."""
+    waits only daemon.LOCK_WAIT s for a front holding it."""
     started = time.monotonic()
     looked = started
     while True:

@@ -27,13 +27,14 @@ SESSION = "0f5e8b1c-0000-4000-8000-000000000002"
 PROMPT = "how do I stop vmmem from growing in WSL memory"
 # What costs a prompt hook from a few ms to hundreds at every prompt when its own process
 # loads it: the vector stack and the model's runtime; dataclasses (inspect, ast, dis and
-# tokenize, then exec for every class: memidx.frozen instead), typing; argparse, YAML; and
-# of memidx, the recall itself, the model, the index, search, the log, the secrets scanner.
+# tokenize, then exec for every class: memidx.frozen instead), typing; argparse, YAML; SQLite
+# (~3 ms, datetime with it: the hook never opens the index); and of memidx, the recall itself,
+# the model, the index, search, the log, the secrets scanner.
 HEAVY = frozenset(
     {"numpy", "onnxruntime", "tokenizers", "fastembed", "dataclasses", "inspect", "typing",
-     "argparse", "yaml", "detect_secrets", "memidx.agents.recall", "memidx.embed.embedders",
-     "memidx.embed.model", "memidx.index", "memidx.search.searcher", "memidx.search.lexical",
-     "memidx.haystack", "memidx.secrets", "memidx.memory"}
+     "argparse", "yaml", "sqlite3", "detect_secrets", "memidx.agents.recall",
+     "memidx.embed.embedders", "memidx.embed.model", "memidx.index", "memidx.search.searcher",
+     "memidx.search.lexical", "memidx.haystack", "memidx.secrets", "memidx.memory"}
 )  # fmt: skip
 
 

@@ -151,3 +151,15 @@ def test_declared_slots_are_refused() -> None:
         class _Slotted(Value):  # pyright: ignore[reportUnusedClass]
             __slots__ = ("x",)
             x: int
+
+
+def test_frozen_cast_runs_every_call_the_type_checker_accepts() -> None:
+    """memidx.frozen.cast is typing.cast to the type checker and a function of its own at run
+    time (the prompt hook's path never imports typing): a call pyright passes, by position or
+    by typing's own keywords, must run and give back its value."""
+    from memidx import frozen
+
+    found = object()
+    assert frozen.cast(list[int], found) is found
+    assert frozen.cast(typ=list[int], val=found) is found
+    assert frozen.cast("list[int]", val=found) is found
