@@ -3,6 +3,7 @@ time.monotonic(), so a test can step the wall clock (NTP setting it) while the o
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 
@@ -37,3 +38,17 @@ class Ticks:
 
     def monotonic(self) -> float:
         return self.now
+
+
+class LookEnds:
+    """`time` for memidx.portable: another process's look at a lock (`look`, holding it) ends
+    as the server under test first waits for that lock."""
+
+    monotonic = staticmethod(time.monotonic)
+
+    def __init__(self, look: contextlib.ExitStack) -> None:
+        self.look = look
+
+    def sleep(self, seconds: float) -> None:
+        self.look.close()
+        time.sleep(seconds)

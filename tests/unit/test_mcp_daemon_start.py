@@ -16,6 +16,7 @@ from memidx import portable
 from memidx.config import Config
 from memidx.mcp import daemon
 from memidx.mcp.shared import lock_for
+from tests.unit.clocks import LookEnds
 
 SOCKET = "mcp-0123456789abcdef.sock"  # as socket_for names it
 
@@ -54,16 +55,7 @@ def test_a_look_at_the_lock_does_not_turn_a_starting_server_away(
     look = contextlib.ExitStack()
     look.enter_context(portable.file_lock(lock_for(path)))
 
-    class LookEnds:
-        """`time` for memidx.portable: the look ends as the server first waits."""
-
-        monotonic = staticmethod(time.monotonic)
-
-        def sleep(self, seconds: float) -> None:
-            look.close()
-            time.sleep(seconds)
-
-    monkeypatch.setattr(portable, "time", LookEnds())
+    monkeypatch.setattr(portable, "time", LookEnds(look))
     try:
         assert daemon.serve_shared(config, path) == 0
     finally:

@@ -19,7 +19,7 @@ from memidx.agents import actions, recall_client, recall_server
 from memidx.agents.recall import Recall
 from memidx.config import Config
 from memidx.portable import BOOT_ID, boot_id
-from tests.unit.clocks import Clock
+from tests.unit.clocks import Clock, LookEnds
 
 HOUR = 3600.0
 THIS_BOOT = "6f1d0c52-8a3e-4b57-9c1e-2d4f6a8b0c11"  # what boot_id() says in these tests
@@ -288,16 +288,7 @@ def test_a_hooks_look_at_the_lock_does_not_turn_a_starting_server_away(
     look = contextlib.ExitStack()
     look.enter_context(portable.file_lock(recall_server.server_folder(config) / "recall.lock"))
 
-    class LookEnds:
-        """`time` for memidx.portable: the look ends as the server first waits."""
-
-        monotonic = staticmethod(time.monotonic)
-
-        def sleep(self, seconds: float) -> None:
-            look.close()
-            time.sleep(seconds)
-
-    monkeypatch.setattr(portable, "time", LookEnds())
+    monkeypatch.setattr(portable, "time", LookEnds(look))
     try:
         assert recall_server.serve(config, idle_exit=60.0) == 0
     finally:
