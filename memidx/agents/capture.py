@@ -1,6 +1,8 @@
 """Filing what an agent session did into the haystack, through the same functions as
 `memidx file-turn` and `memidx archive-transcript`: each exchange once, the whole transcript
-before compaction, the compaction's summary pointing at that transcript."""
+before compaction, the compaction's summary pointing at that transcript. Each files `hurried`:
+it leaves the upgrade of an older index to a writer with time for it (a git hook, `memidx
+sync`, `ingest`, `embed`), for a hook cut off at its deadline mid-upgrade filed nothing."""
 
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ def file_exchanges(
         record = turn_record(payload)
         if record.hash in done:
             continue
-        filed.append(file(config, record))
+        filed.append(file(config, record, hurried=True))
         done.add(record.hash)
         state.add(FILED, record.hash)
     return filed
@@ -53,7 +55,7 @@ def archive(config: Config, where: Where, state: SessionState, text: str) -> Fil
         file(config, make_record(
             "transcript", part, agent=where.agent, session=where.session,
             drawer=where.project, tags=[where.agent],
-        ))
+        ), hurried=True)
         for part in transcript_parts(text)
     ]  # fmt: skip
     if not filed:
@@ -92,7 +94,7 @@ def file_summary(config: Config, where: Where, state: SessionState, summary: str
         "turn", summary, agent=where.agent, session=where.session, drawer=where.project,
         tags=[where.agent, "compact-summary"], summary_of=state.text(TRANSCRIPT),
     )  # fmt: skip
-    filed = file(config, record)
+    filed = file(config, record, hurried=True)
     state.add(FILED, content_hash(summary))
     return filed
 

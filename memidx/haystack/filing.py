@@ -18,21 +18,30 @@ from memidx.index.open import writable_index
 from memidx.index.store import Store
 
 
-def file(config: Config, record: Record, notice: Callable[[str], None] | None = None) -> Filed:
-    """Append and index one record in a process of its own (the CLI)."""
-    store = _open(config, notice)
+def file(
+    config: Config,
+    record: Record,
+    notice: Callable[[str], None] | None = None,
+    *,
+    hurried: bool = False,
+) -> Filed:
+    """Append and index one record in a process of its own (the CLI, an agent's hook: a
+    `hurried` one, see writable_index)."""
+    store = _open(config, notice, hurried=hurried)
     try:
         return file_record(config, store, record, clone_writer(config, notice))
     finally:
         store.conn.close()
 
 
-def _open(config: Config, notice: Callable[[str], None] | None = None) -> Store:
+def _open(
+    config: Config, notice: Callable[[str], None] | None = None, *, hurried: bool = False
+) -> Store:
     """The index to file into; what stops it opening is said as what it did to the record."""
     from memidx.index.connection import trouble
 
     try:
-        return writable_index(config, notice, fill=fill_index)
+        return writable_index(config, notice, fill=fill_index, hurried=hurried)
     except MemidxError as exc:
         raise not_filed(exc) from exc
     except OSError as exc:  # a lock file in a read-only folder, a full disk

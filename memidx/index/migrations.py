@@ -63,12 +63,14 @@ def upgradable(conn: sqlite3.Connection) -> int | None:
     return start if _upgradable(start) else None
 
 
-def waits_for_room(conn: sqlite3.Connection) -> bool:
-    """Whether the upgrade of an index of schema 5 waits for room on its disk (twice its pages
-    in use: the upgrade's copy of the vectors, then the VACUUM's of the file, in the log);
-    until then it is written as it is (the same columns). A failed upgrade had left the log
-    as large as the disk allowed (see _empty_log)."""
-    return _version(conn) == READABLE and not _room_for_copies(conn, 2)
+def upgrade_waits(conn: sqlite3.Connection, *, hurried: bool = False) -> bool:
+    """Whether the upgrade of an index of schema 5 waits; until then it is written as it is
+    (the same columns). It waits for a writer with time for it: a `hurried` one (an agent's
+    hook, cut off at its deadline) was cut off mid-upgrade (3-5 s at 30,000 vectors), which
+    rolled back, and so was every one after it. And for room on its disk (twice its pages in
+    use: the upgrade's copy of the vectors, then the VACUUM's of the file, in the log): a
+    failed upgrade had left the log as large as the disk allowed (see _empty_log)."""
+    return _version(conn) == READABLE and (hurried or not _room_for_copies(conn, 2))
 
 
 def migrate(conn: sqlite3.Connection) -> int | None:

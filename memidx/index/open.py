@@ -21,7 +21,7 @@ from memidx.index.connection import (
     trouble_reported,
 )
 from memidx.index.documents import Store
-from memidx.index.migrations import migrate, upgradable, waits_for_room
+from memidx.index.migrations import migrate, upgradable, upgrade_waits
 from memidx.index.ownership import (
     check_location,
     keep_out_of_git,
@@ -55,18 +55,20 @@ def writable_index(
     *,
     verify: bool = False,
     fill: Callable[[Config, Store], None] | None = None,
+    hurried: bool = False,
 ) -> Store:
     """The index for writing, made usable first (see open_store): `notice` hears of a rebuild
-    or an upgrade. With `fill`, an index not completely built (new, rebuilt, or a build that
-    was interrupted) is filled by it first, by one process while the others wait (the same
-    lock as creation), and marked built. Without, the caller brings the whole index in step
-    and calls mark_index_built."""
+    or an upgrade; a `hurried` writer (an agent's hook) leaves the upgrade of schema 5 to the
+    next writer with time for it (see upgrade_waits). With `fill`, an index not completely
+    built (new, rebuilt, or a build that was interrupted) is filled by it first, by one
+    process while the others wait (the same lock as creation), and marked built. Without, the
+    caller brings the whole index in step and calls mark_index_built."""
     path = config.index_path
     creating = not path.exists() or path.stat().st_size == 0
     check_location(config, ask_git=verify or creating)
     if creating and path.resolve().is_relative_to(config.state_dir.resolve()):
         keep_out_of_git(config.state_dir)  # a later `git add -A` must not commit it
-    store, said = open_store(path, write=True, verify=verify)
+    store, said = open_store(path, write=True, verify=verify, hurried=hurried)
     if said and notice is not None:
         notice(said)
     if fill is None or build_problem(store.conn) is None:
@@ -89,20 +91,22 @@ def mark_index_built(config: Config, store: Store) -> None:
         mark_built(store.conn)
 
 
-def open_store(path: Path, *, write: bool, verify: bool = False) -> tuple[Store, str | None]:
+def open_store(
+    path: Path, *, write: bool, verify: bool = False, hurried: bool = False
+) -> tuple[Store, str | None]:
     """Open the index. Writers create a missing one and rebuild an unusable one (with a one-line
     notice), one process at a time; `verify` also reads every page (PRAGMA quick_check) to
     find damage the quick checks miss. Readers get IndexUnusable, never an empty result that
     hides a broken or half-built index. A full disk, a read-only file system or a lock is a
     one-line error that leaves the index as it was; a file memidx cannot prove it made is
-    NotMemidxIndex, never replaced."""
+    NotMemidxIndex, never replaced. A `hurried` writer writes an index of schema 5 as it is."""
     if not write:
         with trouble_reported(path, write=False):
             return Store(_open_reader(path)), None
     refuse_foreign(path)  # before the lock file: nothing is created next to another's file
     path.parent.mkdir(parents=True, exist_ok=True)
     with _creation_lock(path), trouble_reported(path, write=True):
-        return _open_writer(path, verify)
+        return _open_writer(path, verify, hurried)
 
 
 def _open_reader(path: Path) -> sqlite3.Connection:
@@ -144,9 +148,9 @@ def _reader_problem(conn: sqlite3.Connection, path: Path) -> str | None:
         raise
 
 
-def _open_writer(path: Path, verify: bool) -> tuple[Store, str | None]:
+def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | None]:
     """Open, upgrade or rebuild the index; runs under the creation lock."""
-    conn, problem, upgraded = _inspect(path, verify)
+    conn, problem, upgraded = _inspect(path, verify, hurried)
     if conn is not None and problem is None:
         return Store(conn), _upgrade_notice(path, upgraded)
     if conn is not None and problem == EMPTY:
@@ -175,14 +179,16 @@ def _upgrade_notice(path: Path, upgraded: int | None) -> str | None:
     return f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
 
 
-def _inspect(path: Path, verify: bool) -> tuple[sqlite3.Connection | None, str | None, int | None]:
+def _inspect(
+    path: Path, verify: bool, hurried: bool
+) -> tuple[sqlite3.Connection | None, str | None, int | None]:
     """The writer's connection, what makes the index unusable, and the schema version it was
     upgraded from. Damage SQLite finds while opening is a problem without a connection: the
     file is provably memidx's by then (connect checks first), so it may be moved aside."""
     conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
-        waits = waits_for_room(conn)  # then written at schema 5, as readers read it
+        waits = upgrade_waits(conn, hurried=hurried)  # then written at schema 5, as read
         upgraded = None if waits else migrate(conn)
         problem = schema_problem(conn, path, oldest=READABLE if waits else SCHEMA_VERSION)
         if problem is None and verify:

@@ -12,13 +12,16 @@ import pytest
 
 import memidx.embed.job
 import memidx.search.searcher
+from memidx.agents import actions
+from memidx.agents.exchange import Exchange
+from memidx.agents.session import Where
 from memidx.config import Config, load_config
 from memidx.haystack.filing import file
 from memidx.haystack.turn_input import parse_turn_json, turn_record
 from memidx.index.store import Filters, open_store
 from memidx.mcp.warm import WarmIndex
 from tests.helpers import FakeEmbedder, NotesRepo
-from tests.unit.test_index_vectors_table import SCHEMA_5_VECTORS
+from tests.unit.test_index_vectors_table import ROWS, SCHEMA_5_VECTORS
 
 QUERY = ("search", "--json", "--mode", "hybrid", "words about pages")
 
@@ -103,3 +106,35 @@ def test_the_mcp_server_reads_a_schema_5_index_and_keeps_its_vectors_over_the_up
         assert (warm.reopened, warm.reloaded) == (0, 0)
     finally:
         warm.close()
+
+
+def test_an_agent_hook_files_into_a_schema_5_index_as_it_is_and_sync_upgrades_it_later(
+    memory: NotesRepo,
+) -> None:
+    """A hook has a deadline (SessionEnd 1.4 s) the upgrade outlasts on a large index (3-5 s at
+    30,000 vectors): cut off mid-upgrade, it rolled back and the exchange was not filed. The
+    hook writes schema 5 as it is; the next writer with time for it upgrades."""
+    path = _index(memory)
+    _to_schema_5(path)
+    vectors = sqlite3.connect(path).execute(ROWS).fetchall()
+    where = Where("claude-code", "session-5", str(memory.root))
+    exchange = Exchange("which index keeps schema five?", ("the one a hook wrote",), closed=True)
+
+    filed = actions.capture(load_config(memory.root), where, [exchange])
+
+    assert [f.duplicate for f in filed] == [False]
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+    found = "SELECT count(*) FROM documents WHERE body LIKE '%the one a hook wrote%'"
+    assert conn.execute(found).fetchone()[0] == 1
+    conn.close()
+
+    synced = memory.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert "from schema 5 to 6" in synced.err
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
+    assert conn.execute(ROWS).fetchall() == vectors
+    assert conn.execute(found).fetchone()[0] == 1
+    conn.close()

@@ -98,6 +98,22 @@ def test_a_schema_5_index_is_upgraded_keeping_every_vector_byte_for_byte(tmp_pat
     _assert_upgraded(path, rows)
 
 
+def test_a_hurried_writer_writes_a_schema_5_index_as_it_is(tmp_path: Path) -> None:
+    """An agent's hook: its deadline is shorter than the upgrade of a large index."""
+    path = tmp_path / "index.sqlite"
+    rows = _schema_5_index(path)
+
+    store, said = open_store(path, write=True, hurried=True)
+
+    assert said is None
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 5
+    with store.conn:
+        VectorStore(store.conn).put(MODEL, [("f" * 64, bytes(1536))])
+    store.conn.close()
+    open_store(path, write=True)[0].conn.close()  # the next writer with time for it upgrades
+    _assert_upgraded(path, sorted([*rows, ("f" * 64, MODEL, bytes(1536))]))
+
+
 def test_a_full_disk_mid_upgrade_leaves_the_index_as_it_was(tmp_path: Path) -> None:
     path = tmp_path / "index.sqlite"
     rows = _schema_5_index(path)
