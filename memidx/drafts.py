@@ -130,6 +130,20 @@ def replace_through(
         sync_folder(path.parent)
 
 
+READ_SIZE = 1 << 20  # os.read allocates what it is asked for: never a whole limit at once
+
+
+def read_up_to(fd: int, limit: int) -> bytes:
+    """At most `limit` bytes of the open file `fd`, from where it stands, read a piece at a
+    time."""
+    parts: list[bytes] = []
+    held = 0
+    while held < limit and (part := os.read(fd, min(limit - held, READ_SIZE))):
+        parts.append(part)
+        held += len(part)
+    return b"".join(parts)
+
+
 def read_regular(path: Path, most: int) -> bytes | None:
     """At most `most` bytes from the start of `path`, read as it is: None when it is no
     regular file (a FIFO there is not waited on for a writer, a link not followed) or cannot
@@ -141,12 +155,7 @@ def read_regular(path: Path, most: int) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        chunks: list[bytes] = []
-        size = 0
-        while size < most and (chunk := os.read(fd, most - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
+        return read_up_to(fd, most)
     except OSError:
         return None
     finally:
@@ -165,12 +174,7 @@ def read_tail(path: Path, most: int) -> tuple[bytes, bool] | None:
         if not stat.S_ISREG(size.st_mode):
             return None
         os.lseek(fd, max(0, size.st_size - most), os.SEEK_SET)
-        chunks: list[bytes] = []
-        got = 0
-        while got < most and (chunk := os.read(fd, most - got)):
-            chunks.append(chunk)
-            got += len(chunk)
-        return b"".join(chunks), size.st_size <= most
+        return read_up_to(fd, most), size.st_size <= most
     except OSError:
         return None
     finally:

@@ -7,6 +7,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
+from memidx.drafts import read_up_to
 from memidx.frozen import replace
 from memidx.git.repo import GitRepo
 from memidx.hashes import git_blob_id
@@ -99,7 +100,7 @@ class GitSource:
                 found = os.fstat(fd)
                 if not stat.S_ISREG(found.st_mode) or found.st_size > self.max_bytes:
                     continue
-                data = _read_up_to(fd, self.max_bytes + 1)
+                data = read_up_to(fd, self.max_bytes + 1)
             except OSError:
                 continue
             finally:
@@ -107,21 +108,6 @@ class GitSource:
             if git_blob_id(data) == blob:
                 return data
         return None
-
-
-READ_SIZE = 1 << 20  # os.read allocates what it is asked for: never max_note_bytes at once
-
-
-def _read_up_to(fd: int, limit: int) -> bytes:
-    parts: list[bytes] = []
-    held = 0
-    while held < limit:
-        part = os.read(fd, min(limit - held, READ_SIZE))
-        if not part:
-            break
-        parts.append(part)
-        held += len(part)
-    return b"".join(parts)
 
 
 class WorktreeSource:
@@ -170,7 +156,7 @@ class WorktreeSource:
             if not stat.S_ISREG(found.st_mode):
                 return None
             size = found.st_size
-            data = b"" if size > self.max_bytes else _read_up_to(fd, self.max_bytes + 1)
+            data = b"" if size > self.max_bytes else read_up_to(fd, self.max_bytes + 1)
         finally:
             os.close(fd)
         size = max(size, len(data))  # grown since: a size over the limit is skipped as such

@@ -85,13 +85,13 @@ def test_a_file_over_the_limit_is_never_read_from_disk(
     head = repo.commit()
     source = GitSource(GitRepo(repo.root), head, "notes", 4096)
     held: list[int] = []  # the size of every file read from the working tree
-    read_up_to = sources._read_up_to  # pyright: ignore[reportPrivateUsage]
+    read_up_to = sources.read_up_to
 
     def watching(fd: int, limit: int) -> bytes:
         held.append(os.fstat(fd).st_size)
         return read_up_to(fd, limit)
 
-    monkeypatch.setattr(sources, "_read_up_to", watching)
+    monkeypatch.setattr(sources, "read_up_to", watching)
 
     read, _ = read_all(source, monkeypatch)
 
