@@ -51,8 +51,23 @@ def test_remember_writes_commits_and_indexes_a_note(machine: Machine) -> None:
 
 def test_the_same_title_twice_gets_a_new_file(machine: Machine) -> None:
     first = machine.memidx_process("remember", "--title", "Disk full!", stdin=BODY)
-    second = machine.memidx_process("remember", "--title", "Disk full!", stdin=BODY)
+    second = machine.memidx_process("remember", "--title", "Disk full!", stdin=BODY + "Again.\n")
     assert (first.out.strip(), second.out.strip()) == ("notes/disk-full.md", "notes/disk-full-2.md")
+
+
+def test_the_same_note_remembered_again_is_the_note_already_committed(machine: Machine) -> None:
+    """A second `remember` of a note word for word (same title, body and day) once the first
+    had committed wrote a twin, `<slug>-2.md`: the lesson twice in memory (and, racing a first
+    still committing, one note or two by chance)."""
+    first = machine.memidx_process("remember", "--title", "Disk full!", "--json", stdin=BODY)
+    before = commits(machine)
+    second = machine.memidx_process("remember", "--title", "Disk full!", "--json", stdin=BODY)
+    assert second.code == 0, second.err
+    assert second.json()["ref"] == first.json()["ref"] == "notes/disk-full.md"
+    assert second.json()["commit"] == first.json()["commit"]
+    assert commits(machine) == before
+    assert sorted(p.name for p in (machine.root / "notes").glob("disk*")) == ["disk-full.md"]
+    assert machine.git("status", "--porcelain").strip() == ""
 
 
 def test_a_note_that_is_not_english_is_kept_but_not_committed(machine: Machine) -> None:
