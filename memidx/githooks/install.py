@@ -60,6 +60,7 @@ def states(root: Path) -> list[HookState]:
 
 def install(root: Path) -> list[str]:
     """Install memidx's shims (idempotent); returns one line per change made."""
+    _refuse_no_hook_script(root)
     _refuse_hooks_path(root)
     done: list[str] = []
     for before in states(root):
@@ -99,6 +100,19 @@ def uninstall(root: Path) -> list[str]:
         else:
             done.append(f"{state.stage}: removed memidx's hook")
     return done
+
+
+def _refuse_no_hook_script(root: Path) -> None:
+    """MemidxError when `root` has no hooks/memidx-hook (a project, not a clone of a memory):
+    the shims run it, and the pre-commit one refuses every commit without it."""
+    if (root / "hooks" / "memidx-hook").is_file():
+        return
+    raise MemidxError(
+        f"{root} has no hooks/memidx-hook: it is no clone of a memidx memory, and memidx's "
+        "hooks would refuse its commits, so memidx installed none",
+        "run `memidx hooks install` (or `make install`) in your memory's clone; in a project, "
+        "`memidx agent install <agent>` is what recalls and files memory",
+    )
 
 
 def _refuse_hooks_path(root: Path) -> None:

@@ -240,7 +240,8 @@ def test_hooks_install_in_a_work_tree_git_finds_only_through_git_dir_says_what_t
     """`git --git-dir=D --work-tree=W`: memidx, run later by an agent without GIT_DIR, could
     not find the repository; install names the .git file that makes it findable."""
     git_dir, work = tmp_path / "dots.git", tmp_path / "work"
-    work.mkdir()
+    (work / "hooks").mkdir(parents=True)
+    (work / "hooks" / "memidx-hook").write_text("")  # a memory's work tree
     subprocess.run(["git", "init", "-q", "--bare", str(git_dir)], check=True)
     env = {**hook_env(tmp_path / "h"), "GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work)}
     install = [sys.executable, "-m", "memidx", "-C", str(work), "hooks", "install"]
@@ -291,3 +292,30 @@ def test_a_users_reference_transaction_hook_sees_every_state_and_can_still_abort
 def found_one(machine: Machine) -> list[str]:
     hits = machine.memidx("search", "--json", "--mode", "bm25", "first").json()["hits"]
     return [h["ref"] for h in hits]
+
+
+def test_install_in_a_project_that_is_no_memory_installs_nothing(
+    machine: Machine, tmp_path: Path
+) -> None:
+    """`memidx hooks install` run in a project by mistake put shims whose pre-commit refused
+    every commit there ("no hooks/memidx-hook ... the checks cannot run")."""
+    project = tmp_path / "project"
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "x.txt").write_text("x\n")
+    before = sorted(p.name for p in (project / ".git" / "hooks").iterdir())
+
+    run = subprocess.run(
+        [sys.executable, "-m", "memidx", "-C", str(project), "hooks", "install"],
+        env=machine.env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    git = ["git", "-C", str(project), "-c", "user.name=a", "-c", "user.email=a@b"]
+    subprocess.run([*git, "add", "x.txt"], check=True, env=machine.env)
+    committed = subprocess.run(
+        [*git, "commit", "-qm", "x"], env=machine.env, capture_output=True, check=False
+    )
+
+    assert run.returncode == 1, run
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "has no hooks/memidx-hook" in run.stderr and "memory's clone" in run.stderr
+    assert sorted(p.name for p in (project / ".git" / "hooks").iterdir()) == before
+    assert committed.returncode == 0, committed.stderr

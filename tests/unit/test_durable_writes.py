@@ -191,6 +191,8 @@ def test_git_hooks_install_and_uninstall_sync_the_hooks_folder(
     from memidx.githooks.install import hooks_dir, install, uninstall
 
     folder = hooks_dir(repo.root)
+    (repo.root / "hooks").mkdir()
+    (repo.root / "hooks" / "memidx-hook").write_text("")  # a memory's clone
     install(repo.root)
     seen = [_draft_or(p) for p in synced if p.is_relative_to(folder)]
     assert seen[:2] == ["draft of pre-commit", folder]
