@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from memidx.search.json_result import mark, search_data
 from memidx.search.lexical import MARK_END, MARK_START, SearchResult
+from memidx.search.query import SHOWN_QUERY, shown_words
 from memidx.text import display, prose, prose_line
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def search_json(result: SearchResult, timings: dict[str, float] | None = None) -
 def write_search(out: TextIO, result: SearchResult, *, color: bool) -> None:
     """One compact block per hit, best first."""
     how = _how(result)
-    words = " ".join(result.terms.terms)
+    words = shown_words(" ".join(result.terms.terms), SHOWN_QUERY)
     engine = {"hybrid": "hybrid: words and meaning", "vector": "vector", "bm25": "bm25"}
     if not result.hits:
         out.write(f"no hits for {words!r} ({engine[result.engine]})\n")

@@ -86,12 +86,21 @@ def unsearched_warning(left: tuple[str, ...], *, cut: bool) -> str:
     """The one line that says which words of a long query were not searched; `cut`: the
     query was over MAX_QUERY_CHARS characters (else over MAX_TERMS words)."""
     why = f"over {MAX_QUERY_CHARS:,} characters" if cut else f"over {MAX_TERMS} distinct words"
-    named = ", ".join(left[:5]) + (", ..." if len(left) > 5 else "")
-    words = "word was" if len(left) == 1 else "words were"
+    named = ", ".join(shown_words(w, SHOWN_WORD) for w in left[:5]) + (", ..." * (len(left) > 5))
+    was = "was" if len(left) == 1 else "were"
     return (
-        f"the query is {why}: {len(left)} of its {words} not searched ({named}); "
+        f"the query is {why}: {len(left)} of its words {was} not searched ({named}); "
         "search them in a query of their own"
     )
+
+
+SHOWN_WORD, SHOWN_QUERY = 40, 200  # characters of a word, and of the words, a line shows
+
+
+def shown_words(words: str, limit: int) -> str:
+    """`words` as a line for people shows them: the first `limit` characters, then "…" (a query
+    may be one 10,000-letter word, and the line that echoed it was 10,000 characters)."""
+    return words if len(words) <= limit else words[: limit - 1] + "…"
 
 
 def quote(term: str) -> str:

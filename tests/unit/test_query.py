@@ -127,3 +127,22 @@ def test_words_past_the_32nd_are_unsearched_and_a_query_is_cut_at_10000_characte
     long = "sqlite " * 2000 + "busy"
     assert searched_part(long) == "sqlite " * 1428  # 9,996 characters: never "sqli"
     assert unsearched(long, query_terms(searched_part(long))) == ("busy",)
+
+
+def test_a_line_for_people_shows_a_long_query_cut_short() -> None:
+    """A query of one 100,000-letter word: the warning named it whole (a 100,000-character
+    line on stderr) and "no hits for" echoed the 10,000 letters searched."""
+    import io
+
+    from memidx.cli.output import write_search
+    from memidx.search.lexical import SearchResult
+    from memidx.search.query import Terms, unsearched_warning
+
+    word = "a" * 100_000
+    warning = unsearched_warning((word,), cut=True)
+    out = io.StringIO()
+    write_search(out, SearchResult(word, Terms((word[:10_000],)), "bm25", None, ()), color=False)
+
+    assert len(warning) < 300 and "1 of its words was not searched (aaaa" in warning
+    assert "a…)" in warning
+    assert len(out.getvalue()) < 300 and out.getvalue().startswith("no hits for 'aaa")
