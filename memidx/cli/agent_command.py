@@ -32,6 +32,10 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         return _status(args)
     remove = args.action == "uninstall"
     files = config_files(args.agent, args.scope, _cwd(args))
+    if args.agent == "hermes" and args.scope == "project":  # said, not done in silence
+        home = files[-1].path.parent
+        print(f"memidx: warning: Hermes has no project scope: --scope project means the user's "
+              f"configuration, in {home}", file=sys.stderr)  # fmt: skip
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
     if not remove:
         _warn_unless_reached(config)

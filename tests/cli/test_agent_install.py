@@ -83,6 +83,15 @@ def test_dry_run_changes_nothing(project: Path) -> None:
     assert not list((project / ".claude").glob("*.memidx-backup-*"))
 
 
+def test_hermes_with_project_scope_says_it_means_the_users_configuration(project: Path) -> None:
+    """Hermes has one configuration, the user's: `--scope project` wrote it in silence."""
+    done = run_in_process(project, "agent", "install", "hermes", "--scope", "project", "--dry-run")
+
+    assert done.code == 0, done.err
+    assert "Hermes has no project scope" in done.err and str(Path.home()) in done.err
+    assert done.err.count("Hermes") == 1 and "would install into" in done.out
+
+
 def test_user_scope_writes_the_users_files_and_status_lists_them(project: Path) -> None:
     home = Path.home()
     memidx_agent(project, "install", "claude-code", "--scope", "user")
