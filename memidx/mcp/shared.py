@@ -90,6 +90,22 @@ def _front(config: Config) -> int | None:
     path = socket_for(config)
     if path is None or not _private_folder(path.parent):
         return None
+    conn, why = _reach(config, path)
+    if conn is None:
+        print(f"memidx: warning: no shared MCP server ({why}); serving this session here (see "
+              f"{config.state_dir / 'mcp.log'} and mcp-daemon.out)", file=sys.stderr)  # fmt: skip
+        return None
+    with conn:
+        if pump(conn, sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()):
+            return 0
+    print("memidx: error: the shared MCP server closed the session (see "
+          f"{config.state_dir / 'mcp.log'})", file=sys.stderr)  # fmt: skip
+    return 1
+
+
+def _reach(config: Config, path: Path) -> tuple[socket.socket | None, str]:
+    """A greeted connection to the server on `path`, starting one when none runs; else None
+    and why (it stayed busy, or did not come up in ATTEMPTS tries)."""
     why = "it did not start"
     for _ in range(ATTEMPTS):
         conn, why = _session(path)
@@ -100,15 +116,8 @@ def _front(config: Config) -> int | None:
                 _start(config, path)
             conn, why = _session(path, wait=START_WAIT)
         if conn is not None:
-            with conn:
-                if pump(conn, sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()):
-                    return 0
-            print("memidx: error: the shared MCP server closed the session (see "
-                  f"{config.state_dir / 'mcp.log'})", file=sys.stderr)  # fmt: skip
-            return 1
-    print(f"memidx: warning: no shared MCP server ({why}); serving this session here (see "
-          f"{config.state_dir / 'mcp.log'} and mcp-daemon.out)", file=sys.stderr)  # fmt: skip
-    return None
+            return conn, why
+    return None, why
 
 
 def _private_folder(folder: Path) -> bool:
