@@ -27,6 +27,7 @@ CLOSE_AT = 0.1  # seconds the going server still has its socket after the front 
 GOING = 0.2  # seconds more it keeps its lock
 BOUND = 2.5  # seconds a front may take to reach the new server (START_GRACE is 5)
 LIMIT = 20.0  # seconds any thread of a test lives at most
+START_WAIT = 8.0  # seconds a front waits for a server (60): past START_GRACE, a failure bounded
 
 
 class Server:
@@ -95,6 +96,7 @@ def folder() -> Iterator[Path]:
 def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Server]]:
     """The servers fronts start (threads), stopped at the test's end."""
     servers: list[Server] = []
+    monkeypatch.setattr(shared, "START_WAIT", START_WAIT)
     stop = threading.Event()
 
     def start(config: Config, path: Path) -> None:
@@ -147,7 +149,9 @@ def test_fronts_that_find_the_server_going_together_reach_one_new_server(
     path = folder / SOCKET
     old = _old_server(path, "removed")
     took: list[float] = []
-    fronts = [threading.Thread(target=lambda: took.append(_reached(path))) for _ in range(3)]
+    fronts = [
+        threading.Thread(target=lambda: took.append(_reached(path)), daemon=True) for _ in range(3)
+    ]
     for front in fronts:
         front.start()
     for front in fronts:
