@@ -7,7 +7,10 @@ on stdout.
 
 The server greets each connection with one line before any byte of the protocol: GREETING
 when it took the session, BUSY when it is full. A connection that gets neither (a server
-exiting or wedged) is tried again, then the session is served in this process.
+exiting or wedged) is tried again, then the session is served in this process. A server that
+exits (idle, stopped) closes its listener, removes its socket and lets its lock go last: a
+front that finds it holding its lock without answering looks at that lock every LOOK_EVERY s
+and starts a new server as soon as it is let go.
 
 The socket's name is a stamp of the configuration and of memidx's code, so a server started
 before an upgrade or under another configuration is never reused: it goes idle and exits."""
@@ -29,6 +32,7 @@ from memidx.frozen import replace
 SHARED_VARIABLE = "MEMIDX_MCP_SHARED"  # false: every session serves itself (no shared server)
 START_WAIT = 60.0  # seconds a front waits for a server it started (the SDK and the model load)
 START_GRACE = 5.0  # seconds a started server has to take its lock before it is looked for
+LOOK_EVERY = 0.05  # seconds between looks at the lock of a server found holding it
 GREET_WAIT = 10.0  # seconds a front waits for a connected server's greeting
 ATTEMPTS = 3  # connections (and starts) tried before the session is served in this process
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
@@ -90,25 +94,36 @@ def _front(config: Config) -> int | None:
     path = socket_for(config)
     if path is None or not _private_folder(path.parent):
         return None
+    conn, why = _reach(config, path)
+    if conn is None:
+        print(f"memidx: warning: no shared MCP server ({why}); serving this session here (see "
+              f"{config.state_dir / 'mcp.log'} and mcp-daemon.out)", file=sys.stderr)  # fmt: skip
+        return None
+    with conn:
+        if pump(conn, sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()):
+            return 0
+    print("memidx: error: the shared MCP server closed the session (see "
+          f"{config.state_dir / 'mcp.log'})", file=sys.stderr)  # fmt: skip
+    return 1
+
+
+def _reach(config: Config, path: Path) -> tuple[socket.socket | None, str]:
+    """A greeted connection to the server on `path`, starting one when none runs; else None
+    and why (it stayed busy, or did not come up in ATTEMPTS tries)."""
     why = "it did not start"
     for _ in range(ATTEMPTS):
         conn, why = _session(path)
-        if why == "busy":
-            break
-        if conn is None:  # none runs (start one), or one is starting or going: wait for it
-            if why == "none":
-                _start(config, path)
+        if conn is None and why not in ("none", "busy"):
+            # one holds its lock without answering: starting, or going (idle, stopped), which
+            # lets its lock go last: waited for START_GRACE s before its lock was looked at
+            # again, a front arriving then waited 5 s for nothing
+            conn, why = _session(path, wait=START_WAIT, grace=0.0, every=LOOK_EVERY)
+        if conn is None and why == "none":
+            _start(config, path)
             conn, why = _session(path, wait=START_WAIT)
-        if conn is not None:
-            with conn:
-                if pump(conn, sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()):
-                    return 0
-            print("memidx: error: the shared MCP server closed the session (see "
-                  f"{config.state_dir / 'mcp.log'})", file=sys.stderr)  # fmt: skip
-            return 1
-    print(f"memidx: warning: no shared MCP server ({why}); serving this session here (see "
-          f"{config.state_dir / 'mcp.log'} and mcp-daemon.out)", file=sys.stderr)  # fmt: skip
-    return None
+        if conn is not None or why == "busy":
+            return conn, why
+    return None, why
 
 
 def _private_folder(folder: Path) -> bool:
@@ -128,11 +143,14 @@ def _private_folder(folder: Path) -> bool:
     return False
 
 
-def _session(path: Path, wait: float = 0.0) -> tuple[socket.socket | None, str]:
+def _session(
+    path: Path, wait: float = 0.0, grace: float = START_GRACE, every: float = 2.0
+) -> tuple[socket.socket | None, str]:
     """A greeted connection to the server, waiting up to `wait` for one that starts; else
     None and why: "none" (no server runs nor starts), "busy", or another reason. While it
-    waits it looks at the server's lock only now and then, after a grace: a starting server
-    waits only daemon.LOCK_WAIT s for a front holding it."""
+    waits it looks at the server's lock every `every` s after `grace` s: the server a front
+    started may not have taken it yet, and a starting server waits only daemon.LOCK_WAIT s
+    for a front holding it; one found holding it keeps it until it exits."""
     started = time.monotonic()
     looked = started
     while True:
@@ -142,7 +160,7 @@ def _session(path: Path, wait: float = 0.0) -> tuple[socket.socket | None, str]:
         now = time.monotonic()
         if now - started >= wait:
             return (None, "none") if _nobody_serves(path) else (None, "it did not answer")
-        if now - started >= START_GRACE and now - looked >= 2.0:
+        if now - started >= grace and now - looked >= every:
             looked = now
             if _nobody_serves(path):
                 return None, "none"
