@@ -10,6 +10,7 @@ from memidx.frozen import Value
 from memidx.hashes import content_hash
 from memidx.notes.frontmatter import RULE_HINT, Fields, FrontMatterError, read_fields
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
+from memidx.notes.private_body import indexed_body
 from memidx.notes.yaml_comments import Cut
 from memidx.private import PRIVATE_STAND_IN, private_ranges, without_private
 from memidx.text import is_utf8
@@ -100,8 +101,7 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
     spans = private_ranges(whole)
     fields, body, body_line = split_front_matter(whole, spans)
     at = len(whole) - len(body)
-    hide = [(max(s, at) - at, e - at) for s, e in spans if e > at]
-    body = without_private(body, hide, PRIVATE_STAND_IN)
+    body = indexed_body(body, [(max(s, at) - at, e - at) for s, e in spans if e > at])
     title = _hidden(fields.title) if fields.title else first_heading(body)
     return Note(
         ref=ref,
@@ -120,9 +120,9 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
 # What is indexed of a note never holds its `<private>` spans (memidx.private finds them, as
 # output does, in the whole note: one opened in the front matter runs on into the body). Each
 # becomes PRIVATE_STAND_IN, which no search reads as a word, and the line breaks it held, so
-# lines, headings and chunks after it stay where they are in the file, which is never changed.
-# A value YAML reads out of a span that runs over several values is the stand-in alone
-# (memidx.notes.private_yaml).
+# lines, headings and chunks after it stay where they are in the file, which is never changed
+# (memidx.notes.private_body). A value YAML reads out of a span that runs over several values
+# is the stand-in alone (memidx.notes.private_yaml).
 
 
 def _hidden(text: str) -> str:
