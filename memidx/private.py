@@ -9,6 +9,10 @@ import re
 PRIVATE_TAG = re.compile(r"(?i)<(/?)private\s*>")  # `<private>`, `</private >`, any case
 PRIVATE_KIND = "private"
 PRIVATE_MARK = f"[REDACTED:{PRIVATE_KIND}]"
+# What a note's span is indexed as: U+2421 SYMBOL FOR DELETE, which the index's tokenizer, a
+# query and the chunker all read as no word (the marker's words found every note with a span by
+# "private" or "redacted"); output shows it as the marker (shown_private)
+PRIVATE_STAND_IN = "\u2421"
 
 
 def private_ranges(text: str) -> list[tuple[int, int]]:
@@ -31,16 +35,24 @@ def private_ranges(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def without_private(text: str, spans: list[tuple[int, int]] | None = None) -> str:
-    """`text` with each private span (`spans`, else its own) replaced by `[REDACTED:private]`
-    and the line breaks the span held, so every line after it keeps its number."""
+def without_private(
+    text: str, spans: list[tuple[int, int]] | None = None, mark: str = PRIVATE_MARK
+) -> str:
+    """`text` with each private span (`spans`, else its own) replaced by `mark` and the line
+    breaks the span held, so every line after it keeps its number."""
     spans = private_ranges(text) if spans is None else spans
     if not spans:
         return text
     pieces: list[str] = []
     cursor = 0
     for start, end in spans:
-        pieces += [text[cursor:start], PRIVATE_MARK, "\n" * text.count("\n", start, end)]
+        pieces += [text[cursor:start], mark, "\n" * text.count("\n", start, end)]
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def shown_private(text: str) -> str:
+    """`text` as output shows it: each span a note's row holds (PRIVATE_STAND_IN) shown as
+    `[REDACTED:private]`."""
+    return text.replace(PRIVATE_STAND_IN, PRIVATE_MARK) if PRIVATE_STAND_IN in text else text

@@ -87,12 +87,14 @@ def get(warm: WarmIndex, ref: str, max_chars: int) -> dict[str, object]:
 def note_data(row: NoteRow, text: str) -> dict[str, object]:
     """memidx.note/1 of a note, its title, tags, text and labels in `meta` masked in one
     detector pass, as search masks its hits (a note committed before the check existed)."""
+    from memidx.private import shown_private
     from memidx.search.masking import private_labels
     from memidx.secrets.detect import mask_many
 
     labels = [key for key, value in row.meta.items() if isinstance(value, str)]
     [title] = private_labels(text, [row.title])  # its first heading's, inside a private span
-    texts = [title or "", text, *row.tags, *(str(row.meta[key]) for key in labels)]
+    tags = [shown_private(tag) for tag in row.tags]  # a span the index holds as its stand-in
+    texts = [shown_private(title or ""), text, *tags, *(str(row.meta[key]) for key in labels)]
     title, shown, *rest = mask_many(texts)
     tags, values = rest[: len(row.tags)], rest[len(row.tags) :]
     return {

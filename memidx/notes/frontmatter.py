@@ -23,7 +23,7 @@ from memidx.frozen import Value
 from memidx.notes.yaml_comments import Cut, cut_values
 from memidx.notes.yaml_hints import yaml_hint
 from memidx.notes.yaml_loader import yaml_and_loader
-from memidx.private import without_private
+from memidx.private import PRIVATE_STAND_IN, without_private
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?")
 _ITEM = re.compile(r"( *)- (.*)")
@@ -59,7 +59,7 @@ class Fields(Value):
 def read_fields(block: str, private: Sequence[tuple[int, int]] = ()) -> Fields:
     """The fields of a front-matter block (the lines between its `---` lines, the first of
     them the file's line 2); FrontMatterError when it cannot be read. A value YAML reads out
-    of a `private` span (offsets in `block`) is `[REDACTED:private]` (notes.private_yaml)."""
+    of a `private` span (offsets in `block`) is PRIVATE_STAND_IN (notes.private_yaml)."""
     fields = None if private else read_simple(block)  # never a `#` outside quotes: no cut
     cut: tuple[Cut, ...] = ()
     if fields is None:
@@ -227,7 +227,7 @@ def _words(fields: dict[str, object], key: str) -> tuple[str, ...]:
     if isinstance(value, dict):
         raise FrontMatterError(f"'{key}' must be text or a list")
     if isinstance(value, str):  # a span over its commas hides each word it covers, whole
-        return tuple(without_private(value).split(","))
+        return tuple(without_private(value, mark=PRIVATE_STAND_IN).split(","))
     from typing import cast  # only here: importing typing costs every hook ~2 ms
 
     items = cast(list[object], value) if isinstance(value, list) else [value]

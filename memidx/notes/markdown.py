@@ -88,23 +88,26 @@ def scan(lines: Iterable[str]) -> Iterator[tuple[str, bool, Heading | None]]:
     heading it is."""
     opening: str | None = None  # the fence run of the open code block
     for line in lines:
-        if not line or line[0] not in _MARKS:
+        if not line or line[0] not in _MARKS:  # most lines: no call
             yield line, opening is not None, None
             continue
-        found = _FENCE.match(line)
-        if opening is not None:
-            if (
-                found
-                and found.group(1).startswith(opening)
-                and not line[found.end() :].strip(" \t")
-            ):
-                opening = None  # the same character, at least as many, nothing after
-            yield line, True, None
-        elif found and not (found.group(1)[0] == "`" and "`" in line[found.end() :]):
-            opening = found.group(1)
-            yield line, True, None
-        else:
-            yield line, False, heading_of(line)
+        opening, code, heading = step(opening, line)
+        yield line, code, heading
+
+
+def step(opening: str | None, line: str) -> tuple[str | None, bool, Heading | None]:
+    """What scan reads in one line after a code block fenced by `opening` (None: none open):
+    the fence run open after it, whether it is code, and outside code the heading it is."""
+    if not line or line[0] not in _MARKS:
+        return opening, opening is not None, None
+    found = _FENCE.match(line)
+    if opening is not None:
+        if found and found.group(1).startswith(opening) and not line[found.end() :].strip(" \t"):
+            return None, True, None  # the same character, at least as many, nothing after
+        return opening, True, None
+    if found and not (found.group(1)[0] == "`" and "`" in line[found.end() :]):
+        return found.group(1), True, None
+    return None, False, heading_of(line)
 
 
 def conflict_start(lines: Sequence[str]) -> int | None:

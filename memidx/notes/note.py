@@ -10,8 +10,9 @@ from memidx.frozen import Value
 from memidx.hashes import content_hash
 from memidx.notes.frontmatter import RULE_HINT, Fields, FrontMatterError, read_fields
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
+from memidx.notes.private_body import indexed_body
 from memidx.notes.yaml_comments import Cut
-from memidx.private import PRIVATE_MARK, private_ranges, without_private
+from memidx.private import PRIVATE_STAND_IN, private_ranges, without_private
 from memidx.text import is_utf8
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
@@ -100,8 +101,8 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
     spans = private_ranges(whole)
     fields, body, body_line = split_front_matter(whole, spans)
     at = len(whole) - len(body)
-    body = without_private(body, [(max(s, at) - at, e - at) for s, e in spans if e > at])
-    title = without_private(fields.title) if fields.title else first_heading(body)
+    body = indexed_body(body, [(max(s, at) - at, e - at) for s, e in spans if e > at])
+    title = _hidden(fields.title) if fields.title else first_heading(body)
     return Note(
         ref=ref,
         title=title or PurePosixPath(ref).stem,
@@ -118,22 +119,26 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
 
 # What is indexed of a note never holds its `<private>` spans (memidx.private finds them, as
 # output does, in the whole note: one opened in the front matter runs on into the body). Each
-# becomes `[REDACTED:private]` and the line breaks it held, so lines, headings and chunks after
-# it stay where they are in the file, which is never changed. A value YAML reads out of a span
-# that runs over several values is the marker alone (memidx.notes.private_yaml).
+# becomes PRIVATE_STAND_IN, which no search reads as a word, and the line breaks it held, so
+# lines, headings and chunks after it stay where they are in the file, which is never changed
+# (memidx.notes.private_body). A value YAML reads out of a span that runs over several values
+# is the stand-in alone (memidx.notes.private_yaml).
+
+
+def _hidden(text: str) -> str:
+    """A title, tag or alias as indexed: each private span in it the stand-in."""
+    return without_private(text, mark=PRIVATE_STAND_IN)
 
 
 def _public(words: tuple[str, ...]) -> tuple[str, ...]:
-    """Tags or aliases as indexed: a private span in one replaced, the marker of one read out
-    of a span as written (tags are cleaned to lower case), repeats dropped again."""
-    marks = (PRIVATE_MARK, PRIVATE_MARK.lower())
-    return tuple(dict.fromkeys(PRIVATE_MARK if w in marks else without_private(w) for w in words))
+    """Tags or aliases as indexed: a private span in one replaced, repeats dropped again."""
+    return tuple(dict.fromkeys(_hidden(w) for w in words))
 
 
 def _public_or_none(value: str | None) -> str | None:
     """`created` or `lang` as indexed: none where a span covers any of it (the note is then
     dated by the commit that added it, as one without `created`)."""
-    if value is None or PRIVATE_MARK in value or without_private(value) != value:
+    if value is None or PRIVATE_STAND_IN in value or _hidden(value) != value:
         return None
     return value
 
@@ -162,7 +167,7 @@ def split_front_matter(
 ) -> tuple[Fields, str, int]:
     """Split optional YAML front matter from the body; returns (fields, body, body's first line).
     `private`: the `<private>` spans of `text` (memidx.private), each value YAML reads out of
-    one `[REDACTED:private]`."""
+    one PRIVATE_STAND_IN."""
     if not text.startswith("---"):
         return Fields(), text, 1
     lines = text.split("\n")

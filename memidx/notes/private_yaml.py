@@ -7,7 +7,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from memidx.private import PRIVATE_MARK
+from memidx.private import PRIVATE_STAND_IN
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -31,10 +31,11 @@ def load_hiding(loader: Any, private: Sequence[tuple[int, int]]) -> object:
 
 
 def hide_crossed(root: Any, spans: Sequence[tuple[int, int]]) -> None:
-    """Make `[REDACTED:private]` of each scalar value in the composed YAML `root` that a span
-    (offsets in the text YAML read) overlaps without standing wholly inside it: YAML read it
-    from a span that runs over several values, keys or lines. A value that holds whole spans
-    keeps them, for the note reader to replace (memidx.private.without_private)."""
+    """Make PRIVATE_STAND_IN (shown as `[REDACTED:private]`) of each scalar value in the
+    composed YAML `root` that a span (offsets in the text YAML read) overlaps without standing
+    wholly inside it: YAML read it from a span that runs over several values, keys or lines.
+    A value that holds whole spans keeps them, for the note reader to replace
+    (memidx.notes.note)."""
     import yaml
 
     starts = [start for start, _ in spans]
@@ -47,7 +48,7 @@ def hide_crossed(root: Any, spans: Sequence[tuple[int, int]]) -> None:
         seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
             if _crossed(node.start_mark.index, node.end_mark.index, starts, spans):
-                node.tag, node.value, node.style = STR_TAG, PRIVATE_MARK, None
+                node.tag, node.value, node.style = STR_TAG, PRIVATE_STAND_IN, None
         elif isinstance(node, yaml.SequenceNode):
             nodes += node.value
         elif isinstance(node, yaml.MappingNode):

@@ -31,10 +31,11 @@ def masked(result: SearchResult) -> SearchResult:
 def masked_hits(found: tuple[Hit, ...]) -> tuple[Hit, ...]:
     """Every hit's title, heading, snippet, tags and text in `meta` (a record's agent,
     session, drawer) masked, in one detector pass (a snippet's match marks are dropped only
-    where something was masked: a mark may stand inside the secret); `found` itself when
-    nothing was."""
+    where something was masked: a mark may stand inside the secret), a note's private spans
+    shown (shown_spans); `found` itself when nothing was."""
     from memidx.secrets.detect import mask_many
 
+    found = shown_spans(found)
     texts: list[str] = []
     for hit in found:
         texts += [hit.title, hit.heading or "", _plain(hit.snippet), *hit.tags]
@@ -65,6 +66,31 @@ def masked_hits(found: tuple[Hit, ...]) -> tuple[Hit, ...]:
             )
         )
     return tuple(hits)
+
+
+def shown_spans(found: tuple[Hit, ...]) -> tuple[Hit, ...]:
+    """The hits with each private span a note's row holds (its stand-in, in a title, heading,
+    snippet or tag) shown as `[REDACTED:private]`; `found` itself when none holds one."""
+    from memidx.private import PRIVATE_STAND_IN, shown_private
+
+    def holds(hit: Hit) -> bool:
+        labels = (hit.title, hit.heading or "", hit.snippet, *hit.tags)
+        return any(PRIVATE_STAND_IN in label for label in labels)
+
+    if not any(holds(hit) for hit in found):
+        return found
+    return tuple(
+        replace(
+            hit,
+            title=shown_private(hit.title),
+            heading=None if hit.heading is None else shown_private(hit.heading),
+            snippet=shown_private(hit.snippet),
+            tags=tuple(shown_private(tag) for tag in hit.tags),
+        )
+        if holds(hit)
+        else hit
+        for hit in found
+    )
 
 
 def private_labels(body: str, labels: Sequence[str | None]) -> list[str | None]:

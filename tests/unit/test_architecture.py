@@ -69,6 +69,7 @@ PURE = [
     "memidx.notes.note",
     "memidx.notes.frontmatter",
     "memidx.notes.private_yaml",
+    "memidx.notes.private_body",
     "memidx.notes.yaml_hints",
     "memidx.notes.yaml_comments",
     "memidx.notes.yaml_loader",

@@ -1,14 +1,16 @@
 """The front-matter fields of a note (title, tags, aliases, created, lang) never carry what a
-`<private>` span covers: a value YAML reads out of a span is `[REDACTED:private]` alone, by
-where YAML read it, however its words stand elsewhere; a public value beside a span is kept."""
+`<private>` span covers: a value YAML reads out of a span is the span's stand-in alone (shown
+as `[REDACTED:private]`), by where YAML read it, however its words stand elsewhere; a public
+value beside a span is kept."""
 
 from __future__ import annotations
 
 import pytest
 
 from memidx.notes.note import Note, parse_note
+from memidx.private import PRIVATE_STAND_IN
 
-HIDDEN = "[REDACTED:private]"
+HIDDEN = PRIVATE_STAND_IN
 
 
 def read(front: str) -> Note:

@@ -16,12 +16,13 @@ from memidx.index.store import Filters, Store, VectorStore, connect_memory, tran
 from memidx.index.sync import SETTINGS, ingest, note_source, sync
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import parse_note
+from memidx.private import PRIVATE_STAND_IN
 from memidx.search.lexical import lexical_search
 from memidx.search.searcher import Searcher
 from tests.helpers import FakeEmbedder, add_note, add_older_note
 from tests.index_rows import index_rows, rebuilt_rows
 
-HIDDEN = "[REDACTED:private]"
+HIDDEN = PRIVATE_STAND_IN  # what the index holds of a span (output shows the marker)
 REF = "notes/deploy.md"
 NOTE = """---
 title: Deploy <private>for Acme</private>

@@ -1,0 +1,81 @@
+"""A note's `<private>` span is indexed as a stand-in that no search reads as a word: indexed as
+`[REDACTED:private]`, its words ("redacted", "private") and the marker as a tag listed exactly
+the notes that hold a span. A hit still shows the marker where the span stood, and a note that
+says those words outside a span is still found by them."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.index.browse import NoteRow
+from memidx.index.store import Filters, Store
+from memidx.mcp.answers import note_data
+from memidx.private import PRIVATE_MARK, PRIVATE_STAND_IN
+from memidx.search.lexical import lexical_search
+from tests.helpers import add_note
+
+REF = "notes/deploy.md"
+NOTE = """---
+title: Deploy <private>for Acme</private>
+tags: [ops, <private>acmecorp</private>]
+aliases: [<private>globex</private>, rollout]
+---
+
+# Deploy runbook
+
+Restart the gateway first. <private>The vault key sits with kestrel.</private> Then wait.
+
+## Rollback <private>at Acme</private>
+
+Rollback uses the heron script.
+"""
+SAYS = "# Access\n\nThe repository is private; its logs are redacted before upload.\n"
+
+
+def refs(store: Store, words: str, tag: str | None = None) -> list[str]:
+    return [hit.ref for hit in lexical_search(store, words, Filters(tag=tag), 5).hits]
+
+
+@pytest.mark.parametrize(
+    "words", ["private", "redacted", "REDACTED:private", "[REDACTED:private]", "redacted private"]
+)
+def test_the_marker_words_find_only_a_note_that_says_them(store: Store, words: str) -> None:
+    add_note(store, REF, NOTE)
+    add_note(store, "notes/access.md", SAYS)
+    assert refs(store, words) == ["notes/access.md"]
+
+
+@pytest.mark.parametrize("tag", [PRIVATE_MARK.lower(), "redacted", "private"])
+def test_the_marker_as_a_tag_filters_no_note_in(store: Store, tag: str) -> None:
+    add_note(store, REF, NOTE)
+    assert refs(store, "heron", tag=tag) == []
+    assert refs(store, "heron", tag="ops") == [REF]
+
+
+def test_a_hit_shows_the_marker_where_the_span_stood(store: Store) -> None:
+    add_note(store, REF, NOTE)
+    [hit] = lexical_search(store, "gateway", Filters(), 5).hits
+    assert hit.title == f"Deploy {PRIVATE_MARK}"
+    assert hit.tags == ("ops", PRIVATE_MARK)
+    assert f"first. {PRIVATE_MARK} Then" in hit.snippet.replace("\x02", "").replace("\x03", "")
+    assert hit.line == NOTE.split("\n").index("# Deploy runbook") + 3
+    assert PRIVATE_STAND_IN not in f"{hit.title} {hit.tags} {hit.snippet}"
+
+
+def test_a_hit_under_a_heading_with_a_span_shows_the_marker(store: Store) -> None:
+    add_note(store, REF, NOTE)
+    [hit] = lexical_search(store, "heron", Filters(), 5).hits
+    assert hit.heading == f"Rollback {PRIVATE_MARK}"
+
+
+def test_the_dense_text_holds_no_marker_word(store: Store) -> None:
+    doc = add_note(store, REF, NOTE)
+    rows = store.conn.execute("SELECT heading, text FROM chunks WHERE doc_id = ?", (doc,))
+    read = str(rows.fetchall()).lower()
+    assert "heron" in read and "redacted" not in read and "private" not in read
+
+
+def test_mcp_get_shows_the_marker_for_a_title_or_tag_the_index_holds_hidden() -> None:
+    row = NoteRow(REF, f"Deploy {PRIVATE_STAND_IN}", ("ops", PRIVATE_STAND_IN), {}, None)
+    data = note_data(row, "# Deploy runbook\n")
+    assert (data["title"], data["tags"]) == (f"Deploy {PRIVATE_MARK}", ["ops", PRIVATE_MARK])
