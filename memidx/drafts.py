@@ -18,7 +18,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from memidx.portable import NO_FIFO_WAIT, OPEN_AS_IS, process_alive, sync_folder
+from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, OPEN_AS_IS, process_alive, sync_folder
 
 _FIRST_THREAD = _thread.get_native_id()  # the importing thread's drafts carry the pid alone
 _WRITER = re.compile(r"([0-9]+)(?:-[0-9]+)?")
@@ -181,6 +181,26 @@ def read_tail(path: Path, most: int) -> tuple[bytes, bool] | None:
         os.close(fd)
 
 
+def read_whole(path: Path) -> bytes | None:
+    """All the bytes of `path`, read as it is: None when it is gone or no regular file (a
+    FIFO there is not waited on for a writer, a link not followed); any other error (EACCES,
+    EIO) is raised, as a read in place raised it."""
+    try:
+        fd = os.open(path, OPEN_AS_IS)
+    except OSError:
+        try:
+            regular = stat.S_ISREG(path.lstat().st_mode)
+        except FileNotFoundError:
+            return None
+        if regular:
+            raise
+        return None
+    with os.fdopen(fd, "rb", buffering=0) as stream:  # one read of the size fstat gives
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return stream.readall()
+
+
 def read_own(path: Path, limit: int) -> bytes | None:
     """The bytes of `path`, a file memidx writes as above, read as it is (read_regular): None
     also when it holds more than `limit` bytes. Read in place, a FIFO put there was waited on
@@ -191,8 +211,10 @@ def read_own(path: Path, limit: int) -> bytes | None:
 
 def open_to_append(path: Path) -> BinaryIO:
     """`path` (made when missing) open to append bytes: a FIFO there fails at once (ENXIO)
-    rather than wait for a reader for ever, or, read by someone, take the output."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FIFO_WAIT | getattr(os, "O_BINARY", 0)
+    rather than wait for a reader for ever, or, read by someone, take the output; a link
+    there fails too (ELOOP): memidx appends only to a file of its own."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FIFO_WAIT | NO_FOLLOW
+    flags |= getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags, 0o666)
     if stat.S_ISFIFO(os.fstat(fd).st_mode):
         os.close(fd)

@@ -11,7 +11,6 @@ not made (another hook failed) leaves its lines behind unshown, and the next hoo
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Iterable
@@ -21,7 +20,7 @@ from memidx.config import Config
 from memidx.drafts import read_own
 from memidx.errors import MemidxError
 from memidx.hashes import sha256_hex
-from memidx.portable import NO_FIFO_WAIT
+from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW
 from memidx.text import display
 
 NOTICES = "MEMIDX_CHECK_NOTICES"  # a file memidx's pre-commit shim shows after the framework
@@ -73,17 +72,23 @@ def _keep(config: Config, line: str) -> None:
         keep_out_of_git(config.state_dir)
     except (MemidxError, OSError):
         return  # said on stderr already; keeping it is a courtesy
-    path = config.state_dir / PENDING
-    with contextlib.suppress(OSError):
-        if path.stat().st_size > KEPT_BYTES:
-            os.truncate(path, 0)  # not unlink: a read-only .memidx keeps a writable file
-    _append(path, f"{staged}\t{line}\n")
+    _append(config.state_dir / PENDING, f"{staged}\t{line}\n", empty_past=KEPT_BYTES)
 
 
-def _append(path: Path, text: str) -> bool:
-    try:  # a FIFO there fails to open rather than wait for a reader for ever
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FIFO_WAIT, 0o666)
+# a FIFO there fails to open rather than wait for a reader for ever; a link there fails too
+# (ELOOP): the lines went into whatever file it named, not one memidx owns
+_TO_APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FIFO_WAIT | NO_FOLLOW
+
+
+def _append(path: Path, text: str, *, empty_past: int | None = None) -> bool:
+    """Append `text` to `path` in one write (checks may run in parallel), the file emptied
+    first when it holds more than `empty_past` bytes (not unlinked: a read-only .memidx keeps
+    a writable file); whether it was written."""
+    try:
+        fd = os.open(path, _TO_APPEND, 0o666)
         try:
+            if empty_past is not None and os.fstat(fd).st_size > empty_past:
+                os.ftruncate(fd, 0)
             os.write(fd, text.encode("utf-8", "surrogateescape"))
         finally:
             os.close(fd)

@@ -22,7 +22,18 @@ NAMES = {"tag": "tag name"}  # a tag's `tag` header: the name it was made with
 
 def header_fields(header: bytes) -> Iterator[tuple[str, str]]:
     """Each field of a commit's or a tag's header but the ids it names: (`author`, `name
-    <email> <time> <zone>`), a field of several lines (`gpgsig`, `mergetag`) whole."""
+    <email> <time> <zone>`), a field of several lines (`gpgsig`, `mergetag`) whole, each
+    read as the commit's `encoding` header says (git re-encodes the whole header by it)."""
+    fields = _raw_fields(header)
+    encoding = _encoding(fields)
+    for key, value in fields:
+        if key not in (*SHOWN, "object", "type"):
+            for text, how in readings(value, encoding, value.decode("utf-8", "replace")):
+                yield NAMES.get(key, key) + how, text
+
+
+def _raw_fields(header: bytes) -> list[tuple[str, bytes]]:
+    """Each field of a header and its value's bytes (a field of several lines whole)."""
     fields: list[tuple[str, list[bytes]]] = []
     for line in header.split(b"\n"):
         if line.startswith(b" ") and fields:  # a field's next line
@@ -30,9 +41,36 @@ def header_fields(header: bytes) -> Iterator[tuple[str, str]]:
         else:
             key, _, value = line.partition(b" ")
             fields.append((key.decode("utf-8", "replace"), [value]))
-    for key, lines in fields:
-        if key not in (*SHOWN, "object", "type"):
-            yield NAMES.get(key, key), b"\n".join(lines).decode("utf-8", "replace")
+    return [(key, b"\n".join(lines)) for key, lines in fields]
+
+
+def _encoding(fields: list[tuple[str, bytes]]) -> str | None:
+    """The encoding a commit's header names (`encoding ISO-8859-1`), if any."""
+    named = dict(fields).get("encoding")
+    return named.decode("ascii", "replace") if named else None
+
+
+AS_UTF8 = " (read as UTF-8)"  # a reading besides the one the commit's encoding gives
+
+
+def readings(data: bytes, encoding: str | None, plain: str) -> list[tuple[str, str]]:
+    """The texts a reader may take `data` for, and how each is named: as the `encoding` its
+    commit names (`encoding ISO-8859-1`: a Latin-1 byte read as UTF-8 was U+FFFD, and a
+    secret beside it, or holding it, went unseen); as `plain`, its UTF-8 reading, when there
+    is none or it is no text encoding Python knows (never an error). Bytes that are valid
+    UTF-8 and read otherwise by the encoding are read both ways: a header naming the wrong
+    encoding must not hide what a UTF-8 reader sees."""
+    if encoding is None or encoding.replace("-", "").replace("_", "").lower() == "utf8":
+        return [(plain, "")]
+    try:
+        named = data.decode(encoding, "replace")
+    except (LookupError, ValueError):  # unknown, no text codec (`rot13`), a NUL in the name
+        return [(plain, "")]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return [(named, "")]
+    return [(named, "")] if named == plain else [(named, ""), (plain, AS_UTF8)]
 
 
 def commit_texts(
@@ -61,6 +99,8 @@ def commit_texts(
             yield sent.commit, [Found(ref, what, "message", "", unread)]
             continue
         header, _, message = data.partition(b"\n\n")
-        found = [Found(ref, what, "message", text_of(message, note=True) or "")]
+        encoding = _encoding(_raw_fields(header))
+        texts = readings(message, encoding, text_of(message, note=True) or "")
+        found = [Found(ref, what, "message", text, about=how) for text, how in texts]
         fields = header_fields(header)
         yield sent.commit, found + [Found(ref, what, k, v, lines=False) for k, v in fields]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from memidx.drafts import read_whole
 from memidx.haystack.frames import FORGET, Located, scan_bytes
 from memidx.haystack.segments import segments
 from memidx.index.store import RecordStore, Store
@@ -40,7 +41,7 @@ def tombstones_on_disk(folder: Path) -> set[str]:
     index that has not read a pulled tombstone yet (a pull with no hooks) must not hide it."""
     found: set[str] = set()
     for path in segments(folder):
-        data = path.read_bytes()
+        data = read_whole(path) or b""  # as it is: no FIFO waited on, no link followed
         if b'"forgets"' not in data:  # a tombstone's frame names the field as it is
             continue
         found.update(

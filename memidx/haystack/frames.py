@@ -266,10 +266,12 @@ def valid_end(data: bytes) -> int:
 
 
 def scan_file(path: Path) -> Scan:
-    try:
-        return scan_bytes(path.read_bytes())
-    except FileNotFoundError:
-        return Scan()
+    """The records of a segment file, read as it is: none when it is gone, a FIFO (it hung
+    every sync, a hook's too) or a link (git checks out a link a commit holds)."""
+    from memidx.drafts import read_whole
+
+    data = read_whole(path)
+    return Scan() if data is None else scan_bytes(data)
 
 
 def read_at(path: Path, offset: int) -> Record:

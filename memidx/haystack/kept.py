@@ -9,11 +9,12 @@ that exists. A copy goes once HEAD holds its segment (git then keeps the bytes).
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from memidx.drafts import make_folder, open_to_append, replace_durably
+from memidx.drafts import make_folder, open_to_append, read_whole, replace_durably
 from memidx.haystack.blanking import blanked_or_none
 from memidx.haystack.frames import valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
@@ -45,9 +46,10 @@ def keep_frame(copy: Path, segment: Path, offset: int, data: bytes, durable: boo
     except FileNotFoundError:
         size = -1
     if size != offset:
-        with segment.open("rb") as source:
-            head = source.read(offset)
-        replace_durably(copy, head + data, "tmp", durable=durable)
+        head = read_whole(segment)  # as it is: a FIFO there hung the filing
+        if head is None:
+            raise OSError(errno.ENXIO, "no segment file memidx wrote", str(segment))
+        replace_durably(copy, head[:offset] + data, "tmp", durable=durable)
         return
     with open_to_append(copy) as out:  # a FIFO there fails at once: it hung the filing
         out.write(data)
@@ -78,8 +80,8 @@ def restore_segments(
     for copy, name in missing:
         if name in in_commits:
             continue  # the copy stays until memidx sees the segment committed at HEAD
-        data = copy.read_bytes()
-        if _write_new(target / name, data[: valid_end(data)], durable):
+        data = read_whole(copy)  # as it is: a FIFO there hung every sync, a hook's too
+        if data is not None and _write_new(target / name, data[: valid_end(data)], durable):
             restored.append(target / name)
     return restored
 
@@ -88,7 +90,7 @@ def blank_copies(folder: Path | None, forgotten: set[str], durable: bool) -> int
     """Blank the forgotten records in the copies too (`haystack purge`); how many changed."""
     changed = 0
     for copy, _ in _copies(folder):
-        new = blanked_or_none(copy.read_bytes(), forgotten)
+        new = blanked_or_none(read_whole(copy) or b"", forgotten)  # a FIFO: no copy to blank
         if new is not None:
             replace_durably(copy, new, "purge", durable=durable)
             changed += 1

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.drafts import replace_durably
+from memidx.drafts import read_whole, replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack import purge_torn
 from memidx.haystack.blanking import blanked, blanked_or_none, names_any
@@ -273,7 +273,7 @@ def _work_tree(
             refuse_links(config.root, Path(ref).parent)
         except MemidxError:
             continue  # memidx never writes through a link
-        data = path.read_bytes()
+        data = read_whole(path) or b""  # as it is: a FIFO hung the purge; it holds no record
         if not names_any(data, forgotten):
             continue  # parsed only when it may hold one: every work tree's segments are read
         new, count = blanked(data, forgotten)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from memidx.config import Config
-from memidx.drafts import replace_durably
+from memidx.drafts import read_whole, replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.blanking import blanked
 from memidx.haystack.indexing import haystack_folder, segment_ref
@@ -141,8 +141,10 @@ def _blanked_uncommitted(
     for ref in refs:
         path = config.root / ref
         try:
-            data = path.read_bytes()
-        except OSError:  # deleted, or not a file: not what a purge leaves
+            data = read_whole(path)  # as it is: a FIFO there hung the purge
+        except OSError:  # not readable: not what a purge leaves
+            continue
+        if data is None:  # deleted, or not a file: not what a purge leaves
             continue
         held = repo.run("cat-file", "blob", f"{head}:{ref}", check=False)  # b"": added
         new, count = blanked(held, forgotten)

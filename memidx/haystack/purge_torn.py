@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.drafts import read_own, replace_durably
+from memidx.drafts import read_own, read_whole, replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack.blanking import blanked_torn, records_of
 from memidx.haystack.frames import Record
@@ -64,7 +64,7 @@ def blank_torn_files(config: Config, forgotten: set[str]) -> int:
     holding the work tree's writer lock: the writer appends to these files."""
     count = 0
     for path in _torn_files(config):
-        new, blanked = blanked_torn(path.read_bytes(), forgotten)
+        new, blanked = blanked_torn(read_whole(path) or b"", forgotten)  # a FIFO: no tail
         if blanked:
             replace_durably(path, new, "purge", durable=config.fsync)
             count += blanked
@@ -73,7 +73,7 @@ def blank_torn_files(config: Config, forgotten: set[str]) -> int:
 
 def holds_torn(config: Config, forgotten: set[str]) -> bool:
     """Whether a `.torn` file of the work tree holds a tail blank_torn_files would blank."""
-    return any(blanked_torn(path.read_bytes(), forgotten)[1] for path in _torn_files(config))
+    return any(blanked_torn(read_whole(path) or b"", forgotten)[1] for path in _torn_files(config))
 
 
 def _torn_files(config: Config) -> list[Path]:
@@ -113,7 +113,4 @@ def _copies(kept: Path) -> list[Path]:
 
 
 def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:  # a copy dropped or a segment taken since the listing
-        return b""
+    return read_whole(path) or b""  # gone since the listing (a copy dropped), or a FIFO

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memidx.drafts import make_folder, open_to_append, read_own, replace_durably
+from memidx.drafts import make_folder, open_to_append, read_own, read_whole, replace_durably
 from memidx.haystack.frames import Record, frame, valid_end
 from memidx.haystack.kept import blank_copies, copy_of, drop_copies, keep_frame
 from memidx.haystack.segments import SEGMENT_SUFFIX
@@ -93,7 +93,8 @@ class Writer:
             copy = copy_of(self.keep, path.name)
             with naming(copy):
                 keep_frame(copy, path, path.stat().st_size, data, self.fsync)
-        with naming(path), path.open("ab") as out:
+        # a FIFO there fails at once rather than hang the filing; a link fails too (ELOOP)
+        with naming(path), open_to_append(path) as out:
             offset = out.tell()
             self._remember(path.name, offset + len(data))
             out.write(data)
@@ -159,17 +160,19 @@ class Writer:
         """The end of the last whole record of the segment this writer wrote last, or None
         when the file is gone or does not hold all it wrote (an older commit's copy, left as
         git has it; or an append a crash cut, whose torn bytes are moved aside)."""
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+        data = read_whole(path)  # as it is: a FIFO there hung every filing, a link was read
+        if data is None:  # gone, or no file this writer made: a new segment is started
             return None
         end = valid_end(data)
         if end < len(data) and (end >= size or len(data) <= size):
             # torn bytes after all it wrote, or the start of the append the memory announced:
             # a crash cut them; they are this writer's to move aside
             self._move_aside(path, data[end:])
-            with path.open("r+b") as stream:
-                stream.truncate(end)
+            fd = os.open(path, os.O_WRONLY | NO_FIFO_WAIT | NO_FOLLOW)
+            try:
+                os.ftruncate(fd, end)
+            finally:
+                os.close(fd)
             self.cut.append(path)
         return end if end >= size else None
 

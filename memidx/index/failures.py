@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 from memidx.frozen import Value
 from memidx.locations import user_trace_dir
-from memidx.portable import NO_FIFO_WAIT, lock_open
+from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, lock_open
 
 # seconds a trace's writer or clearer waits for its lock, which another holds for one write: a
 # holder stopped (Ctrl-Z) or hung past it must not hang the git operation or the agent hook
 LOCK_WAIT = 1.0
 TAIL_BYTES = 64 * 1024  # the end of a trace read for its last failure (one line each)
 MAX_MESSAGE = 4096  # characters of a failure's message: its line (UTF-8) fits in TAIL_BYTES
+# a FIFO there fails at once (ENXIO); a link there too (ELOOP): the line went into whatever
+# file it named, not one memidx owns, and the fallback trace takes it instead
+_TO_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FIFO_WAIT | NO_FOLLOW
 TYPE_CHECKING = False  # not typing's: every git hook imports this module
 if TYPE_CHECKING:
     from memidx.config import Config
@@ -55,8 +59,9 @@ def hook_traces(config: Config) -> tuple[Path, ...]:
 
 def record_failure(path: Path, hook: str, message: str, *, fallback: Path | None = None) -> None:
     """Append one failure line to `path`, else (its folder cannot be written: a read-only
-    mount, a full disk) to `fallback`; never raises (a hook must not fail the git operation).
-    A line is written whole or not at all: a file it made and could not fill is removed."""
+    mount, a full disk; a link or a FIFO in its place) to `fallback`, else to stderr, never
+    lost unsaid; never raises (a hook must not fail the git operation). A line is written
+    whole or not at all: a file it made and could not fill is removed."""
     when = datetime.now(UTC).isoformat(timespec="seconds")
     said = " ".join(message.split())
     if len(said) > MAX_MESSAGE:  # a longer line was read cut, as no failure (_last_in)
@@ -67,6 +72,8 @@ def record_failure(path: Path, hook: str, message: str, *, fallback: Path | None
     for where in (path, fallback):
         if where is not None and _append_whole(where, data):
             return
+    with contextlib.suppress(OSError, ValueError):  # no stderr left (closed): nothing to do
+        print(f"memidx: {hook}: {said} (could not keep this in {path})", file=sys.stderr)
 
 
 def _append_whole(path: Path, data: bytes) -> bool:
@@ -76,7 +83,7 @@ def _append_whole(path: Path, data: bytes) -> bool:
     for _ in range(10):  # the file was removed (or replaced) while this waited for it
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FIFO_WAIT, 0o666)
+            fd = os.open(path, _TO_APPEND, 0o666)
         except OSError:
             return False
         try:
@@ -112,7 +119,7 @@ def _write_whole(fd: int, path: Path, data: bytes) -> bool:
 def _still_at(fd: int, path: Path) -> bool:
     """Whether `path` still names the file open as `fd`."""
     try:
-        here, there = os.fstat(fd), path.stat()
+        here, there = os.fstat(fd), path.lstat()  # a link put there since names another file
     except OSError:
         return False
     return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)

@@ -196,3 +196,52 @@ def test_an_author_many_commits_share_is_read_once(
 
     people = [text for text in read if "@" in text and "\n" not in text]
     assert people and len(people) == len(set(people))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password:\xa0Zk9xQ7mL2pWq8",  # a no-break space (0xA0) before it: U+FFFD as UTF-8
+        'password = "\xe9Zk9xQ7mL2pWq8"',  # a Latin-1 é in it
+    ],
+)
+def test_a_latin_1_commits_message_is_read_as_latin_1(repo: NotesRepo, line: str) -> None:
+    """`git -c i18n.commitEncoding=ISO-8859-1 commit` stores the message's bytes as they are
+    and names the encoding in the header: read as UTF-8, the byte beside (or in) the secret
+    was U+FFFD, and the secret went unseen."""
+    (repo.root.parent / "message").write_bytes(f"Deploy\n\n{line}\n".encode("latin-1"))
+    repo.note("deploy.md", "Deploy", "how we deploy")
+    repo.git("add", "-A")
+    encoded = ("-c", "i18n.commitEncoding=ISO-8859-1")
+    repo.git(*encoded, "commit", "-q", "--no-verify", "-F", str(repo.root.parent / "message"))
+    commit = repo.git("rev-parse", "HEAD").strip()
+    assert repo.git("log", "-1", "--format=%e", commit).strip() == "ISO-8859-1"
+
+    found = pushed(repo, commit)
+
+    assert found == [f"refs/heads/main: commit {commit[:12]}: message line 3: secret-assignment"]
+
+
+def test_a_utf_8_commits_message_with_the_same_secret_is_still_refused(repo: NotesRepo) -> None:
+    repo.note("deploy.md", "Deploy", "how we deploy")
+    commit = repo.commit('Deploy\n\npassword = "éZk9xQ7mL2pWq8"')
+
+    found = pushed(repo, commit)
+
+    assert found == [f"refs/heads/main: commit {commit[:12]}: message line 3: secret-assignment"]
+
+
+@pytest.mark.parametrize("encoding", ["x-no-such-encoding", "rot13", "base64", "UTF-16"])
+def test_a_bogus_encoding_header_neither_breaks_the_check_nor_hides_a_secret(
+    repo: NotesRepo, encoding: str
+) -> None:
+    """A name Python knows no text codec by is read as UTF-8; one that reads the bytes
+    otherwise (UTF-16 of ASCII) is read both ways, so what a UTF-8 reader sees is checked."""
+    commit = commit_on_head(
+        repo, f"author {PERSON}\ncommitter {PERSON}\nencoding {encoding}", f"{TOKEN}\n".encode()
+    )
+
+    found = pushed(repo, commit)
+
+    kind = "github-token (read as UTF-8)" if encoding == "UTF-16" else "github-token"
+    assert found == [f"refs/heads/main: commit {commit[:12]}: message line 1: {kind}"]

@@ -1,0 +1,99 @@
+"""memidx appends its notices and its hooks' failure traces only to files of its own: a link
+planted at one of their paths was followed, and memidx's lines went into (or emptied) whatever
+file it named. The link is refused now (O_NOFOLLOW), and what was to be written is still said:
+a notice on stderr, a failure in the fallback trace, else on stderr."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.githooks import notices
+from memidx.index import failures
+from tests.helpers import NotesRepo
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="no O_NOFOLLOW")
+THEIRS = "not memidx's\n"
+
+
+def _theirs(tmp_path: Path, size: int = 1) -> Path:
+    """A file memidx does not own, `size` times THEIRS."""
+    theirs = tmp_path / "theirs.txt"
+    theirs.write_text(THEIRS * size)
+    return theirs
+
+
+def _link(path: Path, target: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    return path
+
+
+def test_a_notice_is_not_appended_through_a_link_in_place_of_the_shims_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    theirs = _theirs(tmp_path)
+    shown = _link(tmp_path / "checks.notices", theirs)
+    monkeypatch.setenv(notices.NOTICES, str(shown))
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
+
+    notices.warn(load_config(repo.root, env={}), "a note inherited from a merge")
+
+    assert theirs.read_text() == THEIRS
+    assert capsys.readouterr().err == "a note inherited from a merge\n"
+
+
+def test_kept_notices_neither_empty_nor_grow_a_file_a_link_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under the framework alone a notice is kept in `.memidx/check-notices`, which is first
+    emptied past KEPT_BYTES: through a link, that emptied the file it named."""
+    repo = NotesRepo(tmp_path / "memory")
+    config = load_config(repo.root, env={})
+    big = notices.KEPT_BYTES // len(THEIRS) + 1
+    theirs = _theirs(tmp_path, big)
+    _link(config.state_dir / notices.PENDING, theirs)
+    monkeypatch.delenv(notices.NOTICES, raising=False)
+    monkeypatch.setenv("PRE_COMMIT", "1")
+
+    notices.warn(config, "a note inherited from a merge")
+
+    assert theirs.read_text() == THEIRS * big
+    assert capsys.readouterr().err == "a note inherited from a merge\n"
+
+
+def test_a_failure_is_not_appended_through_a_link_but_kept_in_the_fallback(
+    tmp_path: Path,
+) -> None:
+    theirs = _theirs(tmp_path)
+    trace = _link(tmp_path / ".memidx" / "hook-error.log", theirs)
+    fallback = tmp_path / "user-state" / "hook-error.log"
+
+    failures.record_failure(trace, "post-commit", "could not update the index", fallback=fallback)
+
+    assert theirs.read_text() == THEIRS
+    found = failures.last_failure(trace, fallback)
+    assert found is not None and (found.hook, found.message) == (
+        "post-commit",
+        "could not update the index",
+    )
+    assert trace.is_symlink()  # left as it is: not memidx's to remove
+
+
+def test_a_failure_kept_nowhere_is_said_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The embed job's trace has no fallback: a link there must not lose the failure unsaid."""
+    theirs = _theirs(tmp_path)
+    trace = _link(tmp_path / ".memidx" / "embed-error.log", theirs)
+
+    failures.record_failure(trace, "embed", "OSError: disk full")
+
+    assert theirs.read_text() == THEIRS
+    assert capsys.readouterr().err == (
+        f"memidx: embed: OSError: disk full (could not keep this in {trace})\n"
+    )
