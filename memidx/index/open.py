@@ -41,6 +41,7 @@ from memidx.index.schema import (
     schema_problem,
 )
 from memidx.index.schema_version import READABLE, SCHEMA_VERSION, older_index
+from memidx.index.upgrade_room import room_wait
 from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
@@ -150,9 +151,9 @@ def _reader_problem(conn: sqlite3.Connection, path: Path) -> str | None:
 
 def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | None]:
     """Open, upgrade or rebuild the index; runs under the creation lock."""
-    conn, problem, upgraded = _inspect(path, verify, hurried)
+    conn, problem, said = _inspect(path, verify, hurried)
     if conn is not None and problem is None:
-        return Store(conn), _upgrade_notice(path, upgraded)
+        return Store(conn), said
     if conn is not None and problem == EMPTY:
         create_schema(conn)  # a new file, or one memidx stamped and never filled
         return Store(conn), None
@@ -173,23 +174,33 @@ def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | 
     return Store(conn), said
 
 
-def _upgrade_notice(path: Path, upgraded: int | None) -> str | None:
-    if upgraded is None:
+def _upgrade_notice(conn: sqlite3.Connection, path: Path, upgraded: int | None) -> str | None:
+    """The upgrade done, or the one that waits for room on the disk (said by the command that
+    skipped it, once: a hurried writer skips it for want of time, and says nothing)."""
+    if upgraded is not None:
+        return f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
+    wait = room_wait(conn)
+    if wait is None:
         return None
-    return f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
+    return (
+        f"{wait.line()}: the index at {path} is written at schema {READABLE} until then "
+        "(free space on that disk; the next writer upgrades it)"
+    )
 
 
 def _inspect(
     path: Path, verify: bool, hurried: bool
-) -> tuple[sqlite3.Connection | None, str | None, int | None]:
-    """The writer's connection, what makes the index unusable, and the schema version it was
-    upgraded from. Damage SQLite finds while opening is a problem without a connection: the
-    file is provably memidx's by then (connect checks first), so it may be moved aside."""
+) -> tuple[sqlite3.Connection | None, str | None, str | None]:
+    """The writer's connection, what makes the index unusable, and the notice of its upgrade
+    (done, or waiting for room). Damage SQLite finds while opening is a problem without a
+    connection: the file is provably memidx's by then (connect checks first), so it may be
+    moved aside."""
     conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
         waits = upgrade_waits(conn, hurried=hurried)  # then written at schema 5, as read
         upgraded = None if waits else migrate(conn)
+        said = None if hurried else _upgrade_notice(conn, path, upgraded)
         problem = schema_problem(conn, path, oldest=READABLE if waits else SCHEMA_VERSION)
         if problem is None and verify:
             problem = damage(conn)
@@ -203,7 +214,7 @@ def _inspect(
         if conn is not None:
             conn.close()
         raise
-    return conn, problem, upgraded
+    return conn, problem, said
 
 
 def _creation_lock(path: Path) -> AbstractContextManager[None]:
