@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable, NewerIndex
+from memidx.errors import REBUILD_HINT, IndexBusy, IndexLeft, IndexUnusable, NewerIndex
 from memidx.index.connection import (
     connect,
     connect_reader,
@@ -48,6 +48,10 @@ from memidx.waited_lock import waited_lock
 # filling, but one stopped with Ctrl-Z or hung held every writer for ever (a post-commit hook
 # with it, and the `git commit` that ran it).
 LOCK_WAIT = 60.0
+# A hurried writer's (an agent's hook, its deadline 1.4 s at SessionEnd): an opening holds the
+# lock for milliseconds; longer, an upgrade (the background embed a filing starts upgrades an
+# older index), a rebuild or a filling holds it, and the hook, cut off waiting, filed nothing
+HURRIED_WAIT = 0.5
 
 
 def writable_index(
@@ -60,10 +64,11 @@ def writable_index(
 ) -> Store:
     """The index for writing, made usable first (see open_store): `notice` hears of a rebuild
     or an upgrade; a `hurried` writer (an agent's hook) leaves the upgrade of schema 5 to the
-    next writer with time for it (see upgrade_waits). With `fill`, an index not completely
-    built (new, rebuilt, or a build that was interrupted) is filled by it first, by one
-    process while the others wait (the same lock as creation), and marked built. Without, the
-    caller brings the whole index in step and calls mark_index_built."""
+    next writer with time for it (see upgrade_waits), and gets IndexLeft for an index it
+    cannot write as it is or another process holds (HURRIED_WAIT). With `fill`, an index not
+    completely built (new, rebuilt, or a build that was interrupted) is filled by it first, by
+    one process while the others wait (the same lock as creation), and marked built. Without,
+    the caller brings the whole index in step and calls mark_index_built."""
     path = config.index_path
     creating = not path.exists() or path.stat().st_size == 0
     check_location(config, ask_git=verify or creating)
@@ -75,7 +80,7 @@ def writable_index(
     if fill is None or build_problem(store.conn) is None:
         return store
     try:
-        with _creation_lock(path), trouble_reported(path, write=True):
+        with _creation_lock(path, hurried=hurried), trouble_reported(path, write=True):
             if build_problem(store.conn) is not None:
                 fill(config, store)
                 mark_built(store.conn)
@@ -106,7 +111,7 @@ def open_store(
             return Store(_open_reader(path)), None
     refuse_foreign(path)  # before the lock file: nothing is created next to another's file
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _creation_lock(path), trouble_reported(path, write=True):
+    with _creation_lock(path, hurried=hurried), trouble_reported(path, write=True):
         return _open_writer(path, verify, hurried)
 
 
@@ -194,11 +199,13 @@ def _inspect(
     """The writer's connection, what makes the index unusable, and the notice of its upgrade
     (done, or waiting for room). Damage SQLite finds while opening is a problem without a
     connection: the file is provably memidx's by then (connect checks first), so it may be
-    moved aside."""
+    moved aside. A hurried writer gets IndexLeft for an index it cannot write as it is."""
     conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
         waits = upgrade_waits(conn, hurried=hurried)  # then written at schema 5, as read
+        if hurried and not waits:
+            _refuse_older(conn, path)
         upgraded = None if waits else migrate(conn)
         said = None if hurried else _upgrade_notice(conn, path, upgraded)
         problem = schema_problem(conn, path, oldest=READABLE if waits else SCHEMA_VERSION)
@@ -217,9 +224,25 @@ def _inspect(
     return conn, problem, said
 
 
-def _creation_lock(path: Path) -> AbstractContextManager[None]:
-    """The creation lock of the index at `path`, waited for LOCK_WAIT seconds at most."""
+def _refuse_older(conn: sqlite3.Connection, path: Path) -> None:
+    """IndexLeft for an index of schema 4 or older: its upgrade makes the full-text index
+    anew and copies every vector (seconds on a large one), which cut off an agent's hook at
+    its deadline, rolled back, with nothing filed; a later writer upgrades it."""
+    older = upgradable(conn)
+    if older is not None and older < READABLE:
+        raise IndexLeft(
+            f"the index at {path} is of schema {older}: its upgrade to {SCHEMA_VERSION} is left "
+            "to a writer with time for it",
+            "run `memidx sync` once: it upgrades the index in place, keeping its vectors",
+        )
+
+
+def _creation_lock(path: Path, *, hurried: bool = False) -> AbstractContextManager[None]:
+    """The creation lock of the index at `path`, waited for LOCK_WAIT seconds at most
+    (IndexBusy), a hurried writer's HURRIED_WAIT (IndexLeft: it files in the log alone)."""
     holders = "an ingest or a rebuild of the index: a long one, or one stopped or hung"
+    if hurried:
+        return waited_lock(_lock_path(path), HURRIED_WAIT, holders, IndexLeft)
     return waited_lock(_lock_path(path), LOCK_WAIT, holders, IndexBusy)
 
 

@@ -1,25 +1,37 @@
-"""What waits in an upgrade of the index is said. An upgrade from schema 5 that waits for room
-on its disk was skipped in silence: status now says so, and so does the command that skipped
-it, once."""
+"""What waits in an upgrade of the index is said, and loses nothing. An upgrade from schema 5
+that waits for room on its disk was skipped in silence: status now says so, and so does the
+command that skipped it, once. An index of schema 4 or older cannot be written as it is: an
+agent's hook (hurried) upgraded it inside its deadline, and filed nothing when cut off; it now
+files the exchange in the log alone, and the next writer with time for it upgrades the index
+and reads the record from the log."""
 
 from __future__ import annotations
 
 import io
 import shutil
 import sqlite3
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
+from memidx.agents import actions
+from memidx.agents.exchange import Exchange
+from memidx.agents.session import Where
 from memidx.cli.status_output import write_status
 from memidx.config import Config, load_config
 from memidx.haystack.filing import file
+from memidx.haystack.frames import scan_file
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
 from memidx.index.schema_version import SCHEMA_VERSION
+from memidx.index.store import open_store
+from memidx.memory.head_sync import sync_to_head
 from memidx.memory.json_objects import status_data
 from memidx.memory.status import gather
+from memidx.portable import file_lock
 from tests.helpers import run_in_process
 from tests.unit.test_index_refold import SCHEMA_4_FTS
 from tests.unit.test_index_vectors_table import SCHEMA_5_VECTORS
@@ -68,6 +80,15 @@ def _version(path: Path) -> int:
     conn = sqlite3.connect(path)
     try:
         return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def _indexed(path: Path, words: str) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        found = "SELECT count(*) FROM documents WHERE body LIKE ?"
+        return int(conn.execute(found, (f"%{words}%",)).fetchone()[0])
     finally:
         conn.close()
 
@@ -128,3 +149,112 @@ def test_a_hurried_writer_short_of_room_says_nothing(tmp_path: Path, short_disk:
     writable_index(config, notices.append, hurried=True).conn.close()
 
     assert notices == []
+
+
+def _file_hurried(config: Config, text: str) -> tuple[str, bool]:
+    filed = file(config, make_record("turn", text, session="s-4"), hurried=True)
+    return filed.ref, filed.duplicate
+
+
+def _capture(config: Config, answer: str) -> None:
+    """The Stop hook's filing, as every agent's adapter calls it."""
+    where = Where("claude-code", "session-4", str(config.root))
+    exchange = Exchange("which index is of schema four?", (answer,), closed=True)
+    assert [f.duplicate for f in actions.capture(config, where, [exchange])] == [False]
+
+
+def _by_sync(config: Config) -> None:
+    assert run_in_process(config.root, "sync").code == 0
+
+
+def _by_ingest(config: Config) -> None:
+    assert run_in_process(config.root, "ingest").code == 0
+
+
+def _by_git_hook(config: Config) -> None:
+    sync_to_head(config)  # what every post-* git hook runs
+
+
+def _by_embed_then_filing(config: Config) -> None:
+    """The background embed the hook starts upgrades (a writer with time); the next filing
+    into the upgraded index reads the segment written since."""
+    writable_index(config).conn.close()
+    _file_hurried(config, "a later turn, into the upgraded index")
+
+
+@pytest.mark.parametrize("catch_up", [_by_sync, _by_ingest, _by_git_hook, _by_embed_then_filing])
+def test_a_hook_files_in_the_log_alone_on_a_schema_4_index_and_the_next_writer_indexes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catch_up: Callable[[Config], None]
+) -> None:
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    config = _memory(tmp_path, 4)
+    index = config.index_path
+    before = index.read_bytes()
+
+    _capture(config, "the one kept in the log")
+    ref, duplicate = _file_hurried(config, "a turn filed twice")
+    again = _file_hurried(config, "a turn filed twice")
+
+    assert not duplicate and again == (ref, True)
+    assert index.read_bytes() == before  # no upgrade in the hook: not a byte written
+    segment = tmp_path / ref.rsplit("@", 1)[0]
+    texts = [located.record.text for located in scan_file(segment).records]
+    assert sum("the one kept in the log" in text for text in texts) == 1
+    assert texts.count("a turn filed twice") == 1
+    assert _indexed(index, "kept in the log") == 0
+
+    catch_up(config)
+
+    assert _version(index) == SCHEMA_VERSION
+    assert _indexed(index, "the one kept in the log") == 1
+    assert _indexed(index, "a turn filed twice") == 1
+    store, _ = open_store(index, write=False)  # readers read it again
+    store.conn.close()
+
+
+def test_a_hurried_filing_into_a_schema_5_index_is_still_indexed_at_once(tmp_path: Path) -> None:
+    """Only an index that cannot be written as it is makes a filing go to the log alone."""
+    config = _memory(tmp_path, 5)
+
+    _file_hurried(config, "a turn into schema five")
+
+    assert _version(config.index_path) == 5
+    assert _indexed(config.index_path, "a turn into schema five") == 1
+
+
+def test_a_hook_on_a_schema_4_index_does_not_file_again_what_the_index_holds(
+    tmp_path: Path,
+) -> None:
+    """A resumed session's transcript starts with the parts archived before: filed once, as
+    the old index says (it was filed in an earlier segment than the one written last)."""
+    config = _memory(tmp_path, 4)
+    (config.state_dir / "haystack.lock.last").unlink()  # no segment written last known
+    segment = next((tmp_path / "notes" / "haystack").rglob("*.krd"))
+    before = segment.read_bytes()
+
+    ref, duplicate = _file_hurried(config, OLD_TURN)
+
+    assert duplicate
+    assert ref.startswith(segment.relative_to(tmp_path).as_posix() + "@")
+    assert segment.read_bytes() == before
+
+
+def test_a_hook_files_in_the_log_alone_while_another_process_holds_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background embed a filing starts upgrades an older index, under the lock every
+    writer opens the index with: a hook that waited there for it (60 s) was cut off at its
+    deadline, and filed nothing."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    config = _memory(tmp_path)
+    with file_lock(Path(f"{config.index_path}.lock")) as taken:  # an upgrade under way
+        assert taken
+        began = time.monotonic()
+        _ref, duplicate = _file_hurried(config, "a turn while the index is upgraded")
+        took = time.monotonic() - began
+
+    assert not duplicate
+    assert took < 1.4, took  # SessionEnd's deadline
+    assert _indexed(config.index_path, "while the index is upgraded") == 0
+    _by_sync(config)
+    assert _indexed(config.index_path, "while the index is upgraded") == 1
