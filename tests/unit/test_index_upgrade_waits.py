@@ -28,6 +28,7 @@ from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
 from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.index.store import open_store
+from memidx.mcp import answers
 from memidx.memory.head_sync import sync_to_head
 from memidx.memory.json_objects import status_data
 from memidx.memory.status import gather
@@ -258,3 +259,20 @@ def test_a_hook_files_in_the_log_alone_while_another_process_holds_the_index(
     assert _indexed(config.index_path, "while the index is upgraded") == 0
     _by_sync(config)
     assert _indexed(config.index_path, "while the index is upgraded") == 1
+
+
+def test_the_mcp_file_turn_tool_leaves_the_upgrade_of_a_schema_4_index_to_another_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool call waited for the seconds a large index's upgrade takes; the client's timeout
+    does not wait for ever either."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    config = _memory(tmp_path, 4)
+    before = config.index_path.read_bytes()
+
+    filed = answers.file_turn(config, {"text": "a fact filed by a tool call", "agent": "t"})
+
+    assert filed["duplicate"] is False
+    assert config.index_path.read_bytes() == before
+    _by_sync(config)
+    assert _indexed(config.index_path, "a fact filed by a tool call") == 1
