@@ -35,6 +35,12 @@ class IndexUnusable(MemidxError):
     """The index is missing, corrupt or of an unknown schema."""
 
 
+class IndexLeft(IndexUnusable):
+    """A hurried writer (an agent's hook) met an index it cannot write as it is (schema 4 or
+    older) or that another process holds for its upgrade, rebuild or filling: it leaves the
+    index to a writer with time for it, and files in the log alone."""
+
+
 class NewerIndex(MemidxError):
     """The index was built by a newer memidx (a schema version this code does not know): it is
     never rebuilt nor written, so an old process that outlived an upgrade loses no vectors."""

@@ -2,7 +2,9 @@
 `memidx file-turn` and `memidx archive-transcript`: each exchange once, the whole transcript
 before compaction, the compaction's summary pointing at that transcript. Each files `hurried`:
 it leaves the upgrade of an older index to a writer with time for it (a git hook, `memidx
-sync`, `ingest`, `embed`), for a hook cut off at its deadline mid-upgrade filed nothing."""
+sync`, `ingest`, `embed`), for a hook cut off at its deadline mid-upgrade filed nothing; on an
+index of schema 4 or older, which cannot be written as it is, it files in the log alone
+(memidx.haystack.log_only), and that writer indexes the record after the upgrade."""
 
 from __future__ import annotations
 

@@ -43,6 +43,8 @@ def write_status(out: TextIO, status: Status) -> None:
         rows += [("", _cut_off(status))] if status.embed_cut_off is not None else []
         if status.behind:
             rows.append(("behind", _first(status, status.behind)))
+        wait = status.upgrade_waits
+        rows += [("upgrade", wait.line())] if wait is not None else []
     drift = status.drift
     if drift is not None:
         state = "in step" if drift.total == 0 else f"{drift.summary()} ({_reconcile(status)})"

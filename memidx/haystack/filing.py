@@ -8,7 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from memidx.config import Config
-from memidx.errors import MemidxError
+from memidx.errors import IndexLeft, MemidxError
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.filing_errors import not_filed
 from memidx.haystack.frames import Record
@@ -26,8 +26,13 @@ def file(
     hurried: bool = False,
 ) -> Filed:
     """Append and index one record in a process of its own (the CLI, an agent's hook: a
-    `hurried` one, see writable_index)."""
+    `hurried` one, see writable_index; on an index it cannot write as it is, it files in the
+    log alone, see memidx.haystack.log_only)."""
     store = _open(config, notice, hurried=hurried)
+    if store is None:
+        from memidx.haystack.log_only import file_in_log
+
+        return file_in_log(config, record, clone_writer(config, notice))
     try:
         return file_record(config, store, record, clone_writer(config, notice))
     finally:
@@ -36,12 +41,15 @@ def file(
 
 def _open(
     config: Config, notice: Callable[[str], None] | None = None, *, hurried: bool = False
-) -> Store:
-    """The index to file into; what stops it opening is said as what it did to the record."""
+) -> Store | None:
+    """The index to file into, or None when a hurried filer leaves its upgrade to another;
+    what stops it opening is said as what it did to the record."""
     from memidx.index.connection import trouble
 
     try:
         return writable_index(config, notice, fill=fill_index, hurried=hurried)
+    except IndexLeft:
+        return None
     except MemidxError as exc:
         raise not_filed(exc) from exc
     except OSError as exc:  # a lock file in a read-only folder, a full disk
@@ -63,6 +71,7 @@ class Haystack:
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
             store = _open(self.config)
+            assert store is not None  # never hurried
             self._local.store = store
         return store
 

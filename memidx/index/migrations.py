@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from contextlib import suppress
-from pathlib import Path
 
 from memidx.index.connection import BUSY_TIMEOUT_MS, passing, transaction
 from memidx.index.schema import (
@@ -19,6 +18,7 @@ from memidx.index.schema import (
     statements,
 )
 from memidx.index.schema_version import READABLE, SCHEMA_VERSION
+from memidx.index.upgrade_room import COPIES, room_for_copies
 
 # version 5: the words of documents folded (Greek and Cyrillic accents as Latin ones), and
 # emoji, symbols and private-use characters separate them: the full-text index is made anew
@@ -70,7 +70,7 @@ def upgrade_waits(conn: sqlite3.Connection, *, hurried: bool = False) -> bool:
     rolled back, and so was every one after it. And for room on its disk (twice its pages in
     use: the upgrade's copy of the vectors, then the VACUUM's of the file, in the log): a
     failed upgrade had left the log as large as the disk allowed (see _empty_log)."""
-    return _version(conn) == READABLE and (hurried or not _room_for_copies(conn, 2))
+    return _version(conn) == READABLE and (hurried or not room_for_copies(conn, COPIES))
 
 
 def migrate(conn: sqlite3.Connection) -> int | None:
@@ -106,7 +106,7 @@ def _reclaim(conn: sqlite3.Connection) -> None:
     file) leaves them free for the next writes."""
     _empty_log(conn)  # the upgrade's pages: their room is the VACUUM's
     with suppress(sqlite3.Error):
-        if _room_for_copies(conn, 2):
+        if room_for_copies(conn, COPIES):
             conn.execute("VACUUM")
     _empty_log(conn)  # VACUUM wrote every page to the log
 
@@ -124,17 +124,3 @@ def _empty_log(conn: sqlite3.Connection) -> None:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-
-
-def _room_for_copies(conn: sqlite3.Connection, copies: int) -> bool:
-    """Whether the index's disk has room for `copies` copies of its pages in use."""
-    pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
-    free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
-    size = int(conn.execute("PRAGMA page_size").fetchone()[0])
-    folder = Path(str(conn.execute("PRAGMA database_list").fetchone()[2])).parent
-    import shutil  # only on the way to an upgrade: ~3.5 ms (bz2, lzma) every hook would pay
-
-    try:
-        return shutil.disk_usage(folder).free > copies * (pages - free) * size
-    except OSError:
-        return False

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.errors import REBUILD_HINT, IndexBusy, IndexUnusable, NewerIndex
+from memidx.errors import REBUILD_HINT, IndexBusy, IndexLeft, IndexUnusable, NewerIndex
 from memidx.index.connection import (
     connect,
     connect_reader,
@@ -41,12 +41,17 @@ from memidx.index.schema import (
     schema_problem,
 )
 from memidx.index.schema_version import READABLE, SCHEMA_VERSION, older_index
+from memidx.index.upgrade_room import room_wait
 from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
 # filling, but one stopped with Ctrl-Z or hung held every writer for ever (a post-commit hook
 # with it, and the `git commit` that ran it).
 LOCK_WAIT = 60.0
+# A hurried writer's (an agent's hook, its deadline 1.4 s at SessionEnd): an opening holds the
+# lock for milliseconds; longer, an upgrade (the background embed a filing starts upgrades an
+# older index), a rebuild or a filling holds it, and the hook, cut off waiting, filed nothing
+HURRIED_WAIT = 0.5
 
 
 def writable_index(
@@ -59,10 +64,11 @@ def writable_index(
 ) -> Store:
     """The index for writing, made usable first (see open_store): `notice` hears of a rebuild
     or an upgrade; a `hurried` writer (an agent's hook) leaves the upgrade of schema 5 to the
-    next writer with time for it (see upgrade_waits). With `fill`, an index not completely
-    built (new, rebuilt, or a build that was interrupted) is filled by it first, by one
-    process while the others wait (the same lock as creation), and marked built. Without, the
-    caller brings the whole index in step and calls mark_index_built."""
+    next writer with time for it (see upgrade_waits), and gets IndexLeft for an index it
+    cannot write as it is or another process holds (HURRIED_WAIT). With `fill`, an index not
+    completely built (new, rebuilt, or a build that was interrupted) is filled by it first, by
+    one process while the others wait (the same lock as creation), and marked built. Without,
+    the caller brings the whole index in step and calls mark_index_built."""
     path = config.index_path
     creating = not path.exists() or path.stat().st_size == 0
     check_location(config, ask_git=verify or creating)
@@ -74,7 +80,7 @@ def writable_index(
     if fill is None or build_problem(store.conn) is None:
         return store
     try:
-        with _creation_lock(path), trouble_reported(path, write=True):
+        with _creation_lock(path, hurried=hurried), trouble_reported(path, write=True):
             if build_problem(store.conn) is not None:
                 fill(config, store)
                 mark_built(store.conn)
@@ -105,7 +111,7 @@ def open_store(
             return Store(_open_reader(path)), None
     refuse_foreign(path)  # before the lock file: nothing is created next to another's file
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _creation_lock(path), trouble_reported(path, write=True):
+    with _creation_lock(path, hurried=hurried), trouble_reported(path, write=True):
         return _open_writer(path, verify, hurried)
 
 
@@ -150,9 +156,9 @@ def _reader_problem(conn: sqlite3.Connection, path: Path) -> str | None:
 
 def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | None]:
     """Open, upgrade or rebuild the index; runs under the creation lock."""
-    conn, problem, upgraded = _inspect(path, verify, hurried)
+    conn, problem, said = _inspect(path, verify, hurried)
     if conn is not None and problem is None:
-        return Store(conn), _upgrade_notice(path, upgraded)
+        return Store(conn), said
     if conn is not None and problem == EMPTY:
         create_schema(conn)  # a new file, or one memidx stamped and never filled
         return Store(conn), None
@@ -173,23 +179,35 @@ def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | 
     return Store(conn), said
 
 
-def _upgrade_notice(path: Path, upgraded: int | None) -> str | None:
-    if upgraded is None:
+def _upgrade_notice(conn: sqlite3.Connection, path: Path, upgraded: int | None) -> str | None:
+    """The upgrade done, or the one that waits for room on the disk (said by the command that
+    skipped it, once: a hurried writer skips it for want of time, and says nothing)."""
+    if upgraded is not None:
+        return f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
+    wait = room_wait(conn)
+    if wait is None:
         return None
-    return f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
+    return (
+        f"{wait.line()}: the index at {path} is written at schema {READABLE} until then "
+        "(free space on that disk; the next writer upgrades it)"
+    )
 
 
 def _inspect(
     path: Path, verify: bool, hurried: bool
-) -> tuple[sqlite3.Connection | None, str | None, int | None]:
-    """The writer's connection, what makes the index unusable, and the schema version it was
-    upgraded from. Damage SQLite finds while opening is a problem without a connection: the
-    file is provably memidx's by then (connect checks first), so it may be moved aside."""
+) -> tuple[sqlite3.Connection | None, str | None, str | None]:
+    """The writer's connection, what makes the index unusable, and the notice of its upgrade
+    (done, or waiting for room). Damage SQLite finds while opening is a problem without a
+    connection: the file is provably memidx's by then (connect checks first), so it may be
+    moved aside. A hurried writer gets IndexLeft for an index it cannot write as it is."""
     conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
         waits = upgrade_waits(conn, hurried=hurried)  # then written at schema 5, as read
+        if hurried and not waits:
+            _refuse_older(conn, path)
         upgraded = None if waits else migrate(conn)
+        said = None if hurried else _upgrade_notice(conn, path, upgraded)
         problem = schema_problem(conn, path, oldest=READABLE if waits else SCHEMA_VERSION)
         if problem is None and verify:
             problem = damage(conn)
@@ -203,12 +221,28 @@ def _inspect(
         if conn is not None:
             conn.close()
         raise
-    return conn, problem, upgraded
+    return conn, problem, said
 
 
-def _creation_lock(path: Path) -> AbstractContextManager[None]:
-    """The creation lock of the index at `path`, waited for LOCK_WAIT seconds at most."""
+def _refuse_older(conn: sqlite3.Connection, path: Path) -> None:
+    """IndexLeft for an index of schema 4 or older: its upgrade makes the full-text index
+    anew and copies every vector (seconds on a large one), which cut off an agent's hook at
+    its deadline, rolled back, with nothing filed; a later writer upgrades it."""
+    older = upgradable(conn)
+    if older is not None and older < READABLE:
+        raise IndexLeft(
+            f"the index at {path} is of schema {older}: its upgrade to {SCHEMA_VERSION} is left "
+            "to a writer with time for it",
+            "run `memidx sync` once: it upgrades the index in place, keeping its vectors",
+        )
+
+
+def _creation_lock(path: Path, *, hurried: bool = False) -> AbstractContextManager[None]:
+    """The creation lock of the index at `path`, waited for LOCK_WAIT seconds at most
+    (IndexBusy), a hurried writer's HURRIED_WAIT (IndexLeft: it files in the log alone)."""
     holders = "an ingest or a rebuild of the index: a long one, or one stopped or hung"
+    if hurried:
+        return waited_lock(_lock_path(path), HURRIED_WAIT, holders, IndexLeft)
     return waited_lock(_lock_path(path), LOCK_WAIT, holders, IndexBusy)
 
 

@@ -173,13 +173,16 @@ def file_turn(
     config: Config, payload: dict[str, object], say: Say | None = None
 ) -> dict[str, object]:
     """memidx.filed/1: one turn filed as `memidx file-turn` files the same JSON object, then
-    its chunks embedded in the background."""
+    its chunks embedded in the background. It files hurried, as an agent's hook does: a tool
+    call spent the seconds of a large older index's upgrade (the client's timeout, and the
+    server's writer, waiting); a git hook, `memidx sync`, ingest, or the background embed it
+    starts upgrades the index."""
     from memidx.haystack.filing import file
     from memidx.haystack.turn_input import turn_record
     from memidx.memory.head_sync import start_background_embed
     from memidx.memory.json_objects import filed_data
 
-    filed = file(config, turn_record(payload), say)
+    filed = file(config, turn_record(payload), say, hurried=True)
     if not filed.duplicate and config.hook_embed:
         for line in start_background_embed(config):
             if say is not None:

@@ -79,6 +79,7 @@ def status_data(status: Status) -> dict[str, object]:
         else {"when": status.embed_failure.when, "message": status.embed_failure.message},
         "behind_head": status.behind,
         "unwritable": status.unwritable,
+        "upgrade_waits": None if status.upgrade_waits is None else status.upgrade_waits.to_json(),
         "mcp_server": None if status.mcp_server is None else status.mcp_server.to_json(),
         "agent_hook_failure": _hook_failure(status.agent_failure),
         "hook_failure": _hook_failure(status.hook_failure),

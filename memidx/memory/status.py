@@ -20,6 +20,7 @@ from memidx.index.head import behind_head
 from memidx.index.note_rows import skips_not_utf8
 from memidx.index.store import Skip, VectorStore, open_store
 from memidx.index.sync import NOTE, drift_of, note_source, settings_changed
+from memidx.index.upgrade_room import RoomWait, room_wait
 from memidx.memory.mcp_record import SharedServer, shared_server
 from memidx.notes.note import is_note_path
 
@@ -61,6 +62,7 @@ class Status:
     found_by: str = "flag"
     mcp_server: SharedServer | None = None  # the memory's shared MCP server, as recorded
     unwritable: str | None = None  # READ_ONLY or FULL: every command that writes fails now
+    upgrade_waits: RoomWait | None = None  # the upgrade from schema 5 waits for room
     # memidx's git hooks missing or not its current shims (set by the CLI: githooks.outdated)
     hooks_outdated: list[str] = field(default_factory=list[str])
 
@@ -122,6 +124,7 @@ def gather(config: Config) -> Status:
         status.model = config.model
         status.chunks, status.chunks_with_vectors, _ = VectorStore(store.conn).counts(config.model)
         status.behind = behind_head(config, store)
+        status.upgrade_waits = room_wait(store.conn)
     finally:
         store.conn.close()
     status.embed_failure = last_failure(config.embed_error_path)

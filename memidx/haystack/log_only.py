@@ -1,0 +1,59 @@
+"""Filing in the log alone, for a hurried filer (an agent's hook) that met an index it cannot
+write as it is (schema 4 or older, memidx.errors.IndexLeft): the log is the truth for
+records, so the record is kept there now, and the index catches up with the segment when a
+writer with time for it has upgraded it (the next `memidx sync`, git hook, ingest or filing:
+each reads a segment whose size changed since it was indexed)."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing, suppress
+from typing import TYPE_CHECKING
+
+from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.haystack.filing_errors import write_failed
+from memidx.haystack.frames import Record, frame, scan_file
+from memidx.haystack.indexing import Filed, segment_ref
+from memidx.haystack.redaction import redacted
+from memidx.index.connection import connect_reader
+from memidx.index.store import RecordStore
+
+if TYPE_CHECKING:
+    from memidx.haystack.writer import Writer
+
+
+def file_in_log(config: Config, record: Record, writer: Writer) -> Filed:
+    """Append a record to this clone's log without indexing it; the same content in the same
+    session is not filed twice (as the old index or the segment written last holds it)."""
+    record = redacted(record)  # before any byte is written: the secret never reaches the log
+    with writer.locked():
+        found = _indexed(config, record) or _in_last_segment(config, record, writer)
+        if found is not None:
+            return Filed(*found, duplicate=True)
+        try:
+            path, offset, _ = writer.append_frame_locked(frame(record))
+        except OSError as exc:
+            raise write_failed(config.root, exc) from exc
+    return Filed(record.id, f"{segment_ref(config, path)}@{offset}", duplicate=False)
+
+
+def _indexed(config: Config, record: Record) -> tuple[str, str] | None:
+    """(id, ref) of the same record in the old index (read only: its documents are as they
+    were), if it can be read."""
+    with suppress(MemidxError, sqlite3.Error), closing(connect_reader(config.index_path)) as conn:
+        return RecordStore(conn).find_record(record.kind, record.hash, record.session)
+    return None
+
+
+def _in_last_segment(config: Config, record: Record, writer: Writer) -> tuple[str, str] | None:
+    """(id, ref) of the same record in the segment written last: where the filings since the
+    index was last written went."""
+    path = writer.last_segment()
+    if path is None:
+        return None
+    for located in scan_file(path).records:
+        same = located.record
+        if (same.kind, same.hash, same.session) == (record.kind, record.hash, record.session):
+            return same.id, f"{segment_ref(config, path)}@{located.offset}"
+    return None
