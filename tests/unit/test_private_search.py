@@ -79,3 +79,11 @@ def test_mcp_get_shows_the_marker_for_a_title_or_tag_the_index_holds_hidden() ->
     row = NoteRow(REF, f"Deploy {PRIVATE_STAND_IN}", ("ops", PRIVATE_STAND_IN), {}, None)
     data = note_data(row, "# Deploy runbook\n")
     assert (data["title"], data["tags"]) == (f"Deploy {PRIVATE_MARK}", ["ops", PRIVATE_MARK])
+
+
+def test_a_url_password_in_a_span_is_shown_as_the_marker_not_a_secret(store: Store) -> None:
+    # the detector read the stand-in as the URL's password: `postgres[REDACTED:basic-auth]db`
+    add_note(store, "notes/db.md", "# Db\n\npostgres://app:<private>hunter2</private>@db/app\n")
+    [hit] = lexical_search(store, "postgres", Filters(), 5).hits
+    shown = hit.snippet.replace("\x02", "").replace("\x03", "")
+    assert f"postgres://app:{PRIVATE_MARK}@db/app" in shown
