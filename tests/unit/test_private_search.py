@@ -11,7 +11,8 @@ from memidx.index.browse import NoteRow
 from memidx.index.store import Filters, Store
 from memidx.mcp.answers import note_data
 from memidx.private import PRIVATE_MARK, PRIVATE_STAND_IN
-from memidx.search.lexical import lexical_search
+from memidx.search.lexical import Hit, lexical_search
+from memidx.search.masking import masked_hits
 from tests.helpers import add_note
 
 REF = "notes/deploy.md"
@@ -87,3 +88,14 @@ def test_a_url_password_in_a_span_is_shown_as_the_marker_not_a_secret(store: Sto
     [hit] = lexical_search(store, "postgres", Filters(), 5).hits
     shown = hit.snippet.replace("\x02", "").replace("\x03", "")
     assert f"postgres://app:{PRIVATE_MARK}@db/app" in shown
+
+
+def test_a_records_own_stand_in_character_is_shown_as_it_is() -> None:
+    # a record's row never holds a span's stand-in: a turn about this code says `␡` itself
+    said = f"the stand-in is {PRIVATE_STAND_IN} (U+2421)"
+    turn = Hit(1, "turn", "haystack/a.krd@1", "turn", 1.0, said, 1)
+    note = Hit(2, "note", REF, "Deploy", 1.0, said, 1)
+    assert [hit.snippet for hit in masked_hits((turn, note))] == [
+        said,
+        f"the stand-in is {PRIVATE_MARK} (U+2421)",
+    ]
