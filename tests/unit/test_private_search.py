@@ -99,3 +99,16 @@ def test_a_records_own_stand_in_character_is_shown_as_it_is() -> None:
         said,
         f"the stand-in is {PRIVATE_MARK} (U+2421)",
     ]
+
+
+def test_a_notes_own_stand_in_character_is_shown_as_it_is(store: Store) -> None:
+    # a note about control pictures: its `␡` is no span, and is shown so
+    text = (
+        f"---\ntitle: The {PRIVATE_STAND_IN} symbol\n---\n\n"
+        f"{PRIVATE_STAND_IN} is delete. <private>kestrel</private>{PRIVATE_STAND_IN} zebra\n"
+    )
+    add_note(store, "notes/pictures.md", text)
+    [hit] = lexical_search(store, "zebra", Filters(), 5).hits
+    assert hit.title == f"The {PRIVATE_STAND_IN} symbol"
+    shown = hit.snippet.replace("\x02", "").replace("\x03", "").strip()
+    assert shown == f"{PRIVATE_STAND_IN} is delete. {PRIVATE_MARK}{PRIVATE_STAND_IN} zebra"
