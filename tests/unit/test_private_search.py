@@ -46,7 +46,7 @@ def test_the_marker_words_find_only_a_note_that_says_them(store: Store, words: s
     assert refs(store, words) == ["notes/access.md"]
 
 
-@pytest.mark.parametrize("tag", [PRIVATE_MARK.lower(), "redacted", "private"])
+@pytest.mark.parametrize("tag", [PRIVATE_MARK.lower(), "redacted", "private", PRIVATE_STAND_IN])
 def test_the_marker_as_a_tag_filters_no_note_in(store: Store, tag: str) -> None:
     add_note(store, REF, NOTE)
     assert refs(store, "heron", tag=tag) == []
@@ -112,3 +112,9 @@ def test_a_notes_own_stand_in_character_is_shown_as_it_is(store: Store) -> None:
     assert hit.title == f"The {PRIVATE_STAND_IN} symbol"
     shown = hit.snippet.replace("\x02", "").replace("\x03", "").strip()
     assert shown == f"{PRIVATE_STAND_IN} is delete. {PRIVATE_MARK}{PRIVATE_STAND_IN} zebra"
+
+
+def test_a_notes_own_stand_in_tag_filters_it_in(store: Store) -> None:
+    add_note(store, "notes/pictures.md", f"---\ntags: [{PRIVATE_STAND_IN}]\n---\n\nzebra\n")
+    add_note(store, REF, NOTE)  # its span tag is no `␡` of its own
+    assert refs(store, "zebra heron", tag=PRIVATE_STAND_IN) == ["notes/pictures.md"]
