@@ -5,6 +5,8 @@ says those words outside a span is still found by them."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from memidx.index.browse import NoteRow
@@ -13,6 +15,7 @@ from memidx.mcp.answers import note_data
 from memidx.private import PRIVATE_MARK, PRIVATE_STAND_IN
 from memidx.search.lexical import Hit, lexical_search
 from memidx.search.masking import masked_hits
+from memidx.search.recent import recent
 from tests.helpers import add_note
 
 REF = "notes/deploy.md"
@@ -118,3 +121,13 @@ def test_a_notes_own_stand_in_tag_filters_it_in(store: Store) -> None:
     add_note(store, "notes/pictures.md", f"---\ntags: [{PRIVATE_STAND_IN}]\n---\n\nzebra\n")
     add_note(store, REF, NOTE)  # its span tag is no `␡` of its own
     assert refs(store, "zebra heron", tag=PRIVATE_STAND_IN) == ["notes/pictures.md"]
+
+
+def test_recent_shows_the_marker_where_the_span_stood(store: Store) -> None:
+    # the session-start list and the MCP `recent` tool: no raw stand-in in any label
+    add_note(store, REF, NOTE)
+    found = recent(store, 5, notes_dir="notes", project=None, kind=None)
+    [item] = cast(list[dict[str, object]], found["items"])
+    assert (item["title"], item["tags"]) == (f"Deploy {PRIVATE_MARK}", ["ops", PRIVATE_MARK])
+    assert f"first. {PRIVATE_MARK} Then" in str(item["snippet"])
+    assert PRIVATE_STAND_IN not in str(item)
