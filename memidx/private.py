@@ -13,6 +13,10 @@ PRIVATE_MARK = f"[REDACTED:{PRIVATE_KIND}]"
 # query and the chunker all read as no word (the marker's words found every note with a span by
 # "private" or "redacted"); output shows it as the marker (shown_private)
 PRIVATE_STAND_IN = "\u2421"
+# A `␡` a note holds itself, as the index holds it: U+FE0E (VARIATION SELECTOR-15, invisible,
+# no word either) after it, so output tells it from a span (own_stand_ins, shown_private)
+OWN_STAND_IN = PRIVATE_STAND_IN + "\ufe0e"
+_SPAN_STAND_IN = re.compile(f"{PRIVATE_STAND_IN}(?!\ufe0e)")
 
 
 def private_ranges(text: str) -> list[tuple[int, int]]:
@@ -52,7 +56,15 @@ def without_private(
     return "".join(pieces)
 
 
+def own_stand_ins(text: str) -> str:
+    """A note's text with each `␡` it holds itself marked as its own (OWN_STAND_IN), before its
+    spans become PRIVATE_STAND_IN: one is never shown as `[REDACTED:private]`."""
+    return text.replace(PRIVATE_STAND_IN, OWN_STAND_IN) if PRIVATE_STAND_IN in text else text
+
+
 def shown_private(text: str) -> str:
     """`text` as output shows it: each span a note's row holds (PRIVATE_STAND_IN) shown as
-    `[REDACTED:private]`."""
-    return text.replace(PRIVATE_STAND_IN, PRIVATE_MARK) if PRIVATE_STAND_IN in text else text
+    `[REDACTED:private]`, each `␡` the note holds itself (OWN_STAND_IN) as `␡`."""
+    if PRIVATE_STAND_IN not in text:
+        return text
+    return _SPAN_STAND_IN.sub(PRIVATE_MARK, text).replace(OWN_STAND_IN, PRIVATE_STAND_IN)

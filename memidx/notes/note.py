@@ -12,7 +12,7 @@ from memidx.notes.frontmatter import RULE_HINT, Fields, FrontMatterError, read_f
 from memidx.notes.markdown import conflict_start, front_matter_end, scan
 from memidx.notes.private_body import indexed_body
 from memidx.notes.yaml_comments import Cut
-from memidx.private import PRIVATE_STAND_IN, private_ranges, without_private
+from memidx.private import PRIVATE_STAND_IN, own_stand_ins, private_ranges, without_private
 from memidx.text import is_utf8
 
 # yaml is imported only for front matter beyond the simple shape (memidx.notes.frontmatter), not
@@ -97,7 +97,7 @@ def parse_note(ref: str, data: bytes, max_bytes: int) -> Note:
             "(resolve the conflict, then commit the note again)",
             line=conflict + 1,
         )
-    whole = "\n".join(lines)
+    whole = own_stand_ins("\n".join(lines))  # a `␡` of its own is never shown as a span
     spans = private_ranges(whole)
     fields, body, body_line = split_front_matter(whole, spans)
     at = len(whole) - len(body)

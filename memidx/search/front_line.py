@@ -54,11 +54,15 @@ def _front_bytes(path: Path) -> str | None:
 
 def front_line(text: str, words: Collection[str]) -> int | None:
     """The 1-based line of the note `text` whose front-matter value holds one of `words` (the
-    query's terms), the `title:` line first; None when no such line."""
-    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
-    end = front_matter_end(lines)
+    query's terms), the `title:` line first; None when no such line. A word only inside a
+    `<private>` span holds none: the line a hit named told where the span said it."""
+    from memidx.private import PRIVATE_STAND_IN, without_private
+
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    end = front_matter_end(text.split("\n"))  # as the note reader reads it, spans and all
     if not end:
         return None
+    lines = without_private(text, mark=PRIVATE_STAND_IN).split("\n")  # line for line
     holding = [n for n, line in enumerate(lines[1 : end - 1], 2) if _holds(line, words)]
     titles = [n for n in holding if _TITLE_KEY.match(lines[n - 1])]
     return (titles or holding or [None])[0]

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from memidx.frozen import Value
-from memidx.private import PRIVATE_KIND, private_ranges
+from memidx.private import PRIVATE_KIND, PRIVATE_STAND_IN, private_ranges
 
 # Kinds detect-secrets 1.5.0 has no plugin for (each has a test in tests/unit/test_secrets.py).
 OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -92,8 +92,13 @@ PLACEHOLDER_WORDS = re.compile(
     r"dummy\w*|placeholder\w*|redacted|none|null|true|false|undefined|todo|tbd|fixme|"
     r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|\w*[_-]here|test(?:ing)?)$"
 )
+# A note's span as the index holds it (PRIVATE_STAND_IN, shown as `[REDACTED:private]`) is a
+# reference, as that marker is by its brackets: read as a URL's password, a hit's snippet showed
+# `postgres[REDACTED:basic-auth]db` for `postgres://app:<private>pw</private>@db`
 REFERENCE = re.compile(
-    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
+    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>"
+    + PRIVATE_STAND_IN
+    + r"]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
 )
 # A password in a URL (`scheme://user:password@host`, `redis://:password@host` with no user,
 # which the library's pattern needs; group 1 the user, 2 the password), whatever it holds: the

@@ -31,6 +31,11 @@ NOTE = (
         ("\ufeff" + NOTE.replace("\n", "\r\n"), {"database"}, 3),  # as parse_note reads it
         ("# SQLite database\n\nbody\n", {"database"}, None),  # no front matter
         ("---\ntitle: database\n\nbody\n", {"database"}, None),  # never closed
+        # a word only inside a span: the line named would say where the span holds it
+        (NOTE.replace("sqlite, wal", "<private>kestrel</private>"), {"kestrel", "wal"}, None),
+        (NOTE.replace("wal]", "<private>busy,\n  x]</private>"), {"busy"}, 6),
+        # a span over the `---` that closes the front matter: it still closes there
+        ("---\ntitle: A <private>x\n---\n</private>\n", {"x"}, None),
     ],
 )
 def test_front_line_is_the_line_of_the_value_holding_a_word(

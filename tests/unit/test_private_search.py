@@ -5,13 +5,17 @@ says those words outside a span is still found by them."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from memidx.index.browse import NoteRow
 from memidx.index.store import Filters, Store
 from memidx.mcp.answers import note_data
 from memidx.private import PRIVATE_MARK, PRIVATE_STAND_IN
-from memidx.search.lexical import lexical_search
+from memidx.search.lexical import Hit, lexical_search
+from memidx.search.masking import masked_hits
+from memidx.search.recent import recent
 from tests.helpers import add_note
 
 REF = "notes/deploy.md"
@@ -45,7 +49,7 @@ def test_the_marker_words_find_only_a_note_that_says_them(store: Store, words: s
     assert refs(store, words) == ["notes/access.md"]
 
 
-@pytest.mark.parametrize("tag", [PRIVATE_MARK.lower(), "redacted", "private"])
+@pytest.mark.parametrize("tag", [PRIVATE_MARK.lower(), "redacted", "private", PRIVATE_STAND_IN])
 def test_the_marker_as_a_tag_filters_no_note_in(store: Store, tag: str) -> None:
     add_note(store, REF, NOTE)
     assert refs(store, "heron", tag=tag) == []
@@ -79,3 +83,51 @@ def test_mcp_get_shows_the_marker_for_a_title_or_tag_the_index_holds_hidden() ->
     row = NoteRow(REF, f"Deploy {PRIVATE_STAND_IN}", ("ops", PRIVATE_STAND_IN), {}, None)
     data = note_data(row, "# Deploy runbook\n")
     assert (data["title"], data["tags"]) == (f"Deploy {PRIVATE_MARK}", ["ops", PRIVATE_MARK])
+
+
+def test_a_url_password_in_a_span_is_shown_as_the_marker_not_a_secret(store: Store) -> None:
+    # the detector read the stand-in as the URL's password: `postgres[REDACTED:basic-auth]db`
+    add_note(store, "notes/db.md", "# Db\n\npostgres://app:<private>hunter2</private>@db/app\n")
+    [hit] = lexical_search(store, "postgres", Filters(), 5).hits
+    shown = hit.snippet.replace("\x02", "").replace("\x03", "")
+    assert f"postgres://app:{PRIVATE_MARK}@db/app" in shown
+
+
+def test_a_records_own_stand_in_character_is_shown_as_it_is() -> None:
+    # a record's row never holds a span's stand-in: a turn about this code says `␡` itself
+    said = f"the stand-in is {PRIVATE_STAND_IN} (U+2421)"
+    turn = Hit(1, "turn", "haystack/a.krd@1", "turn", 1.0, said, 1)
+    note = Hit(2, "note", REF, "Deploy", 1.0, said, 1)
+    assert [hit.snippet for hit in masked_hits((turn, note))] == [
+        said,
+        f"the stand-in is {PRIVATE_MARK} (U+2421)",
+    ]
+
+
+def test_a_notes_own_stand_in_character_is_shown_as_it_is(store: Store) -> None:
+    # a note about control pictures: its `␡` is no span, and is shown so
+    text = (
+        f"---\ntitle: The {PRIVATE_STAND_IN} symbol\n---\n\n"
+        f"{PRIVATE_STAND_IN} is delete. <private>kestrel</private>{PRIVATE_STAND_IN} zebra\n"
+    )
+    add_note(store, "notes/pictures.md", text)
+    [hit] = lexical_search(store, "zebra", Filters(), 5).hits
+    assert hit.title == f"The {PRIVATE_STAND_IN} symbol"
+    shown = hit.snippet.replace("\x02", "").replace("\x03", "").strip()
+    assert shown == f"{PRIVATE_STAND_IN} is delete. {PRIVATE_MARK}{PRIVATE_STAND_IN} zebra"
+
+
+def test_a_notes_own_stand_in_tag_filters_it_in(store: Store) -> None:
+    add_note(store, "notes/pictures.md", f"---\ntags: [{PRIVATE_STAND_IN}]\n---\n\nzebra\n")
+    add_note(store, REF, NOTE)  # its span tag is no `␡` of its own
+    assert refs(store, "zebra heron", tag=PRIVATE_STAND_IN) == ["notes/pictures.md"]
+
+
+def test_recent_shows_the_marker_where_the_span_stood(store: Store) -> None:
+    # the session-start list and the MCP `recent` tool: no raw stand-in in any label
+    add_note(store, REF, NOTE)
+    found = recent(store, 5, notes_dir="notes", project=None, kind=None)
+    [item] = cast(list[dict[str, object]], found["items"])
+    assert (item["title"], item["tags"]) == (f"Deploy {PRIVATE_MARK}", ["ops", PRIVATE_MARK])
+    assert f"first. {PRIVATE_MARK} Then" in str(item["snippet"])
+    assert PRIVATE_STAND_IN not in str(item)
