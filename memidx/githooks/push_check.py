@@ -65,6 +65,7 @@ def push_problems(
     allowed: set[str] | None = None  # read only when a secret is found
     refs: dict[str, str] = {}  # each ref as the lines name it: a secret in its name masked
     fields: dict[str, list[Finding]] = {}  # what each one-line field holds, read once
+    said: set[tuple[str, ...]] = set()  # a secret a commit's two readings both hold: once
     for found in pushed_texts(config, remote, sent):
         ref = refs.get(found.ref) or refs.setdefault(found.ref, masked(found.ref))
         if found.unread:
@@ -81,15 +82,31 @@ def push_problems(
         for secret in secrets:
             if allowed is None:
                 allowed = read_baseline(config.root / BASELINE)
-            fingerprint = found.text[secret.start : secret.end].encode("utf-8", "replace")
-            if sha256_hex(fingerprint) in allowed:
+            fingerprint = sha256_hex(
+                found.text[secret.start : secret.end].encode("utf-8", "replace")
+            )
+            if fingerprint in allowed:
                 continue
             where = _place(found, line_of(found.text, secret.start))
             kind = secret.kind + found.about
+            if _said_already(said, (ref, found.what, where, kind, fingerprint)):
+                continue
             if found.named:  # as the pre-commit check names it: masked, never the secret
                 where, kind = display(redact(found.text, secrets)), f"{kind} in the file name"
             problems.append(": ".join(part for part in (ref, found.what, where, kind) if part))
     return problems
+
+
+def _said_already(said: set[tuple[str, ...]], line: tuple[str, ...]) -> bool:
+    """Whether a secret a commit's UTF-8 reading holds (memidx.githooks.push_headers.readings)
+    was said from the reading its encoding gives: same place, kind and text. Notes it."""
+    from memidx.githooks.push_headers import AS_UTF8
+
+    plain = tuple(part.removesuffix(AS_UTF8) for part in line)
+    if plain != line and plain in said:
+        return True
+    said.add(plain)
+    return False
 
 
 def _place(found: Found, line: int) -> str:

@@ -57,19 +57,17 @@ def readings(data: bytes, encoding: str | None, plain: str) -> list[tuple[str, s
     """The texts a reader may take `data` for, and how each is named: as the `encoding` its
     commit names (`encoding ISO-8859-1`: a Latin-1 byte read as UTF-8 was U+FFFD, and a
     secret beside it, or holding it, went unseen); as `plain`, its UTF-8 reading, when there
-    is none or it is no text encoding Python knows (never an error). Bytes that are valid
-    UTF-8 and read otherwise by the encoding are read both ways: a header naming the wrong
-    encoding must not hide what a UTF-8 reader sees."""
+    is none or it is no text encoding Python knows (never an error). Bytes the encoding reads
+    otherwise are read both ways, valid UTF-8 or not: a header naming the wrong encoding must
+    not hide what a UTF-8 reader sees (Shift_JIS takes a cp1252 quote and the `g` after it
+    for one character: `\x93ghp_...` held no token); push_problems says a secret both
+    readings hold once."""
     if encoding is None or encoding.replace("-", "").replace("_", "").lower() == "utf8":
         return [(plain, "")]
     try:
         named = data.decode(encoding, "replace")
     except (LookupError, ValueError):  # unknown, no text codec (`rot13`), a NUL in the name
         return [(plain, "")]
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return [(named, "")]
     return [(named, "")] if named == plain else [(named, ""), (plain, AS_UTF8)]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
-from memidx.haystack.frames import HASH_MISMATCH, Damage
+from memidx.haystack.frames import HASH_MISMATCH, NOT_A_FILE, Damage
 from memidx.index.store import Store
 
 DAMAGE_KEY = "record_damage"  # state key: {segment ref: {"torn": bytes, "damaged": [...]}}
@@ -24,6 +24,8 @@ def damage_line(ref: str, damage: Damage) -> str:
     """`<segment>@<offset>: what is wrong`, the one wording of damage in every report."""
     if damage.reason == HASH_MISMATCH:
         return f"{ref}@{damage.offset}: {damage.reason}"
+    if damage.reason == NOT_A_FILE:  # the whole path: put the segment's own file there
+        return f"{ref}: {damage.reason}"
     return (
         f"{ref}@{damage.offset}: {damage.length} unreadable bytes skipped ({damage.reason}); "
         "the records after them are indexed"

@@ -267,11 +267,17 @@ def valid_end(data: bytes) -> int:
 
 def scan_file(path: Path) -> Scan:
     """The records of a segment file, read as it is: none when it is gone, a FIFO (it hung
-    every sync, a hook's too) or a link (git checks out a link a commit holds)."""
+    every sync, a hook's too) or a link (git checks out a link a commit holds); either of
+    those is damage (NOT_A_FILE), so the records the index drops are said, not lost unsaid."""
     from memidx.drafts import read_whole
 
     data = read_whole(path)
-    return Scan() if data is None else scan_bytes(data)
+    if data is not None:
+        return scan_bytes(data)
+    return Scan(damaged=[Damage(0, 0, NOT_A_FILE)] if os.path.lexists(path) else [])
+
+
+NOT_A_FILE = "no segment file but a link or a FIFO: none of its records are read or found"
 
 
 def read_at(path: Path, offset: int) -> Record:

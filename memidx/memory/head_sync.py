@@ -3,6 +3,7 @@ runs itself after its own plumbing commits (no hook runs for those)."""
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Callable
 
@@ -109,11 +110,23 @@ def start_background_embed(config: Config) -> list[str]:
     from memidx.git.process import spawn_detached
 
     config.state_dir.mkdir(parents=True, exist_ok=True)
-    spawn_detached(
-        [sys.executable, "-m", "memidx", "-C", str(config.root), "embed", "--background"],
-        config.state_dir / "embed.log",
-    )
+    log = config.state_dir / "embed.log"
+    try:
+        spawn_detached(
+            [sys.executable, "-m", "memidx", "-C", str(config.root), "embed", "--background"], log
+        )
+    except OSError as exc:  # a link or a FIFO at its log (refused: no file of memidx's)
+        if exc.errno not in NOT_OWN:
+            raise
+        # raised, every post-commit hook said the index could not follow, and a session start
+        # lost its digest: the index is in step, only the embed waits
+        from memidx.text import display
+
+        return [f"vectors not updated: {display(str(log))} is a link or a FIFO: remove it"]
     return []
+
+
+NOT_OWN = frozenset({errno.ELOOP, errno.EMLINK, errno.ENXIO})  # O_NOFOLLOW (BSD: EMLINK), FIFO
 
 
 def vectors_installed() -> bool:

@@ -245,3 +245,63 @@ def test_a_bogus_encoding_header_neither_breaks_the_check_nor_hides_a_secret(
 
     kind = "github-token (read as UTF-8)" if encoding == "UTF-16" else "github-token"
     assert found == [f"refs/heads/main: commit {commit[:12]}: message line 1: {kind}"]
+
+
+def test_a_token_an_encodings_character_swallows_is_still_refused(repo: NotesRepo) -> None:
+    """Under i18n.commitEncoding=Shift_JIS a cp1252 quote typed before a token (0x93) takes
+    its `g` for one character: read only as Shift_JIS, the token was gone, though the bytes
+    git sends hold it (and the check of UTF-8 alone had refused it)."""
+    message = b"Deploy\n\nwith \x93" + TOKEN.encode() + b"\x94\n"
+    (repo.root.parent / "message").write_bytes(message)
+    encoded = ("-c", "i18n.commitEncoding=Shift_JIS")
+    repo.git(*encoded, "commit", "-q", "--allow-empty", "-F", str(repo.root.parent / "message"))
+    commit = repo.git("rev-parse", "HEAD").strip()
+    assert repo.git("log", "-1", "--format=%e", commit).strip() == "Shift_JIS"
+
+    found = pushed(repo, commit)
+
+    kind = f"github-token{push_headers.AS_UTF8}"
+    assert found == [f"refs/heads/main: commit {commit[:12]}: message line 3: {kind}"]
+
+
+@pytest.mark.parametrize(
+    ("encoding", "message"),
+    [
+        ("UTF-16", b"\xff" + TOKEN.encode()),  # no UTF-8, and UTF-16 pairs its bytes
+        ("ISO-8859-1", "\ufeff".encode("utf-16-le") + TOKEN.encode("utf-16-le")),  # a BOM
+    ],
+)
+def test_a_wrong_encoding_header_hides_no_secret_from_the_plain_reading(
+    repo: NotesRepo, encoding: str, message: bytes
+) -> None:
+    """Bytes that are no UTF-8 were read by the named encoding alone: a header naming the wrong
+    one hid what the plain reading (UTF-8, or UTF-16 by its byte-order mark) held."""
+    commit = commit_on_head(
+        repo, f"author {PERSON}\ncommitter {PERSON}\nencoding {encoding}", message
+    )
+
+    found = pushed(repo, commit)
+
+    kind = f"github-token{push_headers.AS_UTF8}"
+    assert found == [f"refs/heads/main: commit {commit[:12]}: message line 1: {kind}"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "café\n\n".encode() + TOKEN.encode(),  # UTF-8 under a Latin-1 header: both readings
+        "café\n\n".encode("latin-1") + TOKEN.encode(),  # Latin-1: its UTF-8 reading too
+    ],
+)
+def test_a_secret_both_readings_hold_is_said_once(repo: NotesRepo, message: bytes) -> None:
+    """i18n.commitEncoding=ISO-8859-1 set by a user whose editor writes UTF-8: the message is
+    read both ways, and the token both hold was said twice, once `(read as UTF-8)`."""
+    header = f"author José {TOKEN} <a@example.com> 1 +0000\ncommitter {PERSON}"
+    commit = commit_on_head(repo, f"{header}\nencoding ISO-8859-1", message)
+
+    found = pushed(repo, commit)
+
+    assert found == [
+        f"refs/heads/main: commit {commit[:12]}: message line 3: github-token",
+        f"refs/heads/main: commit {commit[:12]}: author: github-token",
+    ]

@@ -13,6 +13,7 @@ import pytest
 from memidx.config import load_config
 from memidx.githooks import notices
 from memidx.index import failures
+from memidx.memory import head_sync
 from tests.helpers import NotesRepo
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="no O_NOFOLLOW")
@@ -97,3 +98,30 @@ def test_a_failure_kept_nowhere_is_said_on_stderr(
     assert capsys.readouterr().err == (
         f"memidx: embed: OSError: disk full (could not keep this in {trace})\n"
     )
+
+
+def test_a_link_at_the_embed_log_starts_no_embed_and_fails_no_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embed's log is opened to append without following a link: refused, it raised out
+    of the post-commit hook (`could not update the index` on an index in step, at every
+    commit) and out of a session start (its digest lost). It is one line now."""
+    started: list[list[str]] = []
+
+    def no_problem(config: object) -> None:
+        return None
+
+    def start(argv: list[str], out: object) -> None:
+        started.append(argv)
+
+    monkeypatch.setattr("memidx.embed.installed.model_problem", no_problem)
+    monkeypatch.setattr("memidx.git.process.start_detached", start)
+    repo = NotesRepo(tmp_path / "memory")
+    config = load_config(repo.root, env={})
+    theirs = _theirs(tmp_path)
+    log = _link(config.state_dir / "embed.log", theirs)
+
+    lines = head_sync.start_background_embed(config)
+
+    assert lines == [f"vectors not updated: {log} is a link or a FIFO: remove it"]
+    assert theirs.read_text() == THEIRS and not started

@@ -17,15 +17,19 @@ import pytest
 
 from memidx.config import Config
 from memidx.drafts import open_to_append, read_whole
-from memidx.haystack import purge_torn
+from memidx.haystack import damage, purge_torn
 from memidx.haystack.forgotten import tombstones_on_disk
-from memidx.haystack.frames import Scan, frame, new_record, scan_file
+from memidx.haystack.frames import NOT_A_FILE, Damage, Scan, frame, new_record, scan_file
+from memidx.haystack.indexing import sync_records
 from memidx.haystack.kept import blank_copies, copy_of, keep_frame, restore_segments
+from memidx.haystack.record_drift import record_drift
 from memidx.haystack.writer import Writer
+from memidx.index.store import Store, connect_memory
 
 T = TypeVar("T")
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
 THEIRS = b"not memidx's\n"
+NOT_READ = Scan(damaged=[Damage(0, 0, NOT_A_FILE)])  # said by sync and status: no records
 
 
 def _at_once(path: Path, call: Callable[[], T]) -> list[T]:
@@ -102,14 +106,40 @@ def test_a_sync_reads_a_fifo_or_a_link_at_a_segment_s_path_as_no_records(
     folder = tmp_path / "haystack"
     segment = folder / "w" / "2026-01-01.000.krd"
 
-    assert _at_once(segment, lambda: scan_file(segment)) == [Scan()]
+    assert _at_once(segment, lambda: scan_file(segment)) == [NOT_READ]
     assert _at_once(segment, lambda: tombstones_on_disk(folder)) == [set()]
     segment.unlink()
     theirs = tmp_path / "theirs.krd"
     theirs.write_bytes(frame(new_record("turn", "a turn of another file")))
     segment.symlink_to(theirs)
-    assert scan_file(segment) == Scan()
+    assert scan_file(segment) == NOT_READ
     assert read_whole(theirs) == theirs.read_bytes()
+    segment.unlink()
+    assert scan_file(segment) == Scan()  # gone: no damage
+
+
+def test_records_a_link_in_place_of_their_segment_takes_from_the_index_are_said(
+    tmp_path: Path,
+) -> None:
+    """A segment moved away and linked back (or any link there) is read as no records: the
+    index let go of every record it had, and neither the sync nor `memidx status` said a word,
+    the records silently unsearchable."""
+    config = Config(root=tmp_path, index_path=tmp_path / "index.sqlite", in_git=False)
+    segment = config.root / "notes" / "haystack" / "w" / "2026-01-01.000.krd"
+    segment.parent.mkdir(parents=True)
+    segment.write_bytes(frame(new_record("turn", "a turn")))
+    store = Store(connect_memory())
+    sync_records(config, store, full=True)
+    moved = tmp_path / "archive.krd"
+    segment.rename(moved)
+    segment.symlink_to(moved)
+
+    report = sync_records(config, store, full=True)  # what `memidx ingest` runs
+
+    said = f"notes/haystack/w/2026-01-01.000.krd: {NOT_A_FILE}"
+    assert report.deleted == 1 and report.warnings() == [f"warning: {said}"]
+    assert damage.recorded(store) == ({}, [said])  # what `memidx status` shows
+    assert record_drift(config, store, deep=True).damaged == (said,)
 
 
 def test_a_fifo_in_place_of_a_kept_copy_or_its_segment_is_not_waited_on(tmp_path: Path) -> None:

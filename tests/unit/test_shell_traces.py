@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memidx.githooks.shims import TRACE_DIR
+from memidx.index.failures import last_failure
 from memidx.locations import user_trace_dir
 
 SCRIPT = Path(__file__).resolve().parents[2] / "hooks" / "memidx-hook"
@@ -75,3 +76,41 @@ def test_the_shell_and_memidx_agree_without_home_and_on_any_name(tmp_path: Path,
     )
     assert expected is not None
     assert os.fsdecode(done.stdout) == f"{expected}\n"
+
+
+@pytest.mark.parametrize("planted", ["fifo", "link"])
+def test_the_hook_script_leaves_its_trace_in_the_state_folder_past_a_fifo_or_a_link(
+    tmp_path: Path, planted: str
+) -> None:
+    """A FIFO at `.memidx/hook-error.log` held the shell's `>>` for a reader for ever (the git
+    operation hung); a link took the line into the file it named. Both now send it where
+    memidx.index.failures sends it: the user's state folder, which `memidx status` reads."""
+    root = tmp_path / "memory"
+    (root / ".git").mkdir(parents=True)  # the hook takes $PWD for the memory: no git run
+    trace = root / ".memidx" / "hook-error.log"
+    trace.parent.mkdir()
+    theirs = tmp_path / "theirs.txt"
+    theirs.write_text("not memidx's\n")
+    if planted == "fifo":
+        os.mkfifo(trace)
+    else:
+        trace.symlink_to(theirs)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home")}
+    env |= {"XDG_STATE_HOME": str(tmp_path / "state"), "MEMIDX_PYTHON": str(tmp_path / "none")}
+
+    done = subprocess.run(
+        ["/bin/sh", str(SCRIPT), "hook", "post-commit"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        check=False,
+        timeout=10,
+    )
+
+    assert done.returncode == 0
+    assert theirs.read_text() == "not memidx's\n"
+    fallback = user_trace_dir(root, env)
+    assert fallback is not None
+    found = last_failure(trace, fallback / "hook-error.log")  # what `memidx status` reads
+    assert found is not None and found.hook == "post-commit"
+    assert found.message.startswith(f"cannot run memidx: no Python at {tmp_path / 'none'} ")
