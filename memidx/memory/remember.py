@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TextIO
 
 import yaml
@@ -182,7 +182,7 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
     """Create the file under a name no other writer has taken (O_EXCL), never overwriting.
     One `remember` of this clone writes at a time (remember.lock): another of the same note
     finds it whole, never half written (where it wrote a twin, `<slug>-2.md`, beside it), and
-    takes it as its own, committed or not."""
+    takes it as its own, committed as it is or not at all."""
     target = config.root / folder
     make_folder(target, durable=config.fsync)
     holders = "a memidx remember of this clone, stopped or hung?"
@@ -192,7 +192,7 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
             try:
                 out = (target / name).open("x", encoding="utf-8")
             except FileExistsError:
-                if _the_same_note(config.root / folder / name, text):
+                if _the_same_note(config, (folder / name).as_posix(), text):
                     return (folder / name).as_posix()
                 continue
             try:
@@ -216,19 +216,32 @@ def _fill(out: TextIO, text: str, *, durable: bool) -> None:
         os.fsync(out.fileno())
 
 
-def _the_same_note(path: Path, text: str) -> bool:
-    """Whether `path` already holds this very note, byte for byte (same title, body and day):
+def _the_same_note(config: Config, ref: str, text: str) -> bool:
+    """Whether `ref` already holds this very note, byte for byte (same title, body and day):
     kept by a `remember` whose commit failed (a git lock left behind, a full disk), or committed
     by one that ran just before. The retry commits the first (nothing, once committed), where it
     wrote a twin (`<slug>-2.md`) beside it, and both went into memory; a `remember` released
-    its lock before committing, so which of the two a second one found was a race."""
+    its lock before committing, so which of the two a second one found was a race. Not a file
+    HEAD holds otherwise: that is a person's uncommitted edit, which the commit would take."""
     data = text.encode("utf-8")
+    path = config.root / ref
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size != len(data):
             return False
-        return path.read_bytes() == data
+        if path.read_bytes() != data:
+            return False
     except OSError:
         return False
+    return _committed_as(config, ref) in (None, data)
+
+
+def _committed_as(config: Config, ref: str) -> bytes | None:
+    """The bytes HEAD holds at `ref`, or None where it holds nothing there (or has no commit)."""
+    from memidx.git.repo import GitRepo
+
+    repo = GitRepo(config.root)
+    held = repo.run("cat-file", "blob", f"HEAD:{ref}", check=False)
+    return held if held or repo.has("HEAD", ref) else None
 
 
 def _check(config: Config, ref: str, text: str) -> None:

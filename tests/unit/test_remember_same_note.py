@@ -1,0 +1,45 @@
+"""Which file a `remember` of a note already on disk takes as its own (memidx.memory.remember):
+the very note, byte for byte, kept uncommitted by a `remember` whose commit failed or already
+committed as it is; never a person's uncommitted edit of a committed note, which the commit
+that followed took into history as memidx's, undoing what the person had committed."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+import pytest
+
+from memidx.config import load_config
+from memidx.memory import remember
+from tests.helpers import NotesRepo
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full.\n"
+EDITED = TEXT.replace("was full", "was full of logs")
+
+
+def _written(repo: NotesRepo) -> str:
+    config = load_config(repo.root, env={})
+    return remember._write_new(config, PurePosixPath("notes"), "disk-full", TEXT)  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("committed", "ref"),
+    [
+        (None, "notes/disk-full.md"),  # kept by a remember whose commit failed
+        (TEXT, "notes/disk-full.md"),  # committed by the remember before
+        (EDITED, "notes/disk-full-2.md"),  # a person's edit, committed, then undone on disk
+    ],
+    ids=["never-committed", "committed-as-it-is", "committed-otherwise"],
+)
+def test_a_note_on_disk_is_taken_only_when_head_holds_it_as_it_is_or_not_at_all(
+    repo: NotesRepo, committed: str | None, ref: str
+) -> None:
+    repo.write("README.md", "memory\n")
+    if committed is not None:
+        repo.write("notes/disk-full.md", committed)
+    repo.git("add", "-A")
+    repo.git("commit", "-qm", "start")
+    repo.write("notes/disk-full.md", TEXT)
+
+    assert _written(repo) == ref
+    assert (repo.root / "notes" / "disk-full.md").read_text() == TEXT  # never written over
