@@ -135,9 +135,11 @@ def remember(
     created = datetime.now(UTC).date().isoformat()
     title, tags, body, fields = _redacted(title, tags, body, dict(extra or {}))
     text = note_text(title, tags, body, created, **fields)
-    ref = _write_new(config, note_folder(config, directory), slugify(title), text)
+    ref, found = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
+    if found:  # HEAD when nothing new was committed: another note's commit, maybe
+        commit = _added_by(config, commit, ref)
     _index(config, ref, commit, notice)
     return Remembered(ref, commit, title)
 
@@ -178,11 +180,11 @@ def _redacted(
     return done_title.text, tags, done_body.text, extra
 
 
-def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> str:
+def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
     """Create the file under a name no other writer has taken (O_EXCL), never overwriting.
     One `remember` of this clone writes at a time (remember.lock): another of the same note
     finds it whole, never half written (where it wrote a twin, `<slug>-2.md`, beside it), and
-    takes it as its own, committed as it is or not at all."""
+    takes it as its own, committed as it is or not at all: (its ref, whether it was found)."""
     target = config.root / folder
     make_folder(target, durable=config.fsync)
     holders = "a memidx remember of this clone, stopped or hung?"
@@ -193,7 +195,7 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
                 out = (target / name).open("x", encoding="utf-8")
             except FileExistsError:
                 if _the_same_note(config, (folder / name).as_posix(), text):
-                    return (folder / name).as_posix()
+                    return (folder / name).as_posix(), True
                 continue
             try:
                 with out:
@@ -205,7 +207,7 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
                 if isinstance(exc, OSError):
                     raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
                 raise
-            return (folder / name).as_posix()
+            return (folder / name).as_posix(), False
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 
 
@@ -242,6 +244,15 @@ def _committed_as(config: Config, ref: str) -> bytes | None:
     repo = GitRepo(config.root)
     held = repo.run("cat-file", "blob", f"HEAD:{ref}", check=False)
     return held if held or repo.has("HEAD", ref) else None
+
+
+def _added_by(config: Config, commit: str, ref: str) -> str:
+    """The last commit up to `commit` that changed `ref`: the one that added a note found
+    already committed (`commit` itself for a note it committed)."""
+    from memidx.git.repo import GitRepo
+
+    found = GitRepo(config.root).run("rev-list", "-1", commit, "--", ref, check=False)
+    return found.decode().strip() or commit
 
 
 def _check(config: Config, ref: str, text: str) -> None:

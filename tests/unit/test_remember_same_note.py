@@ -19,7 +19,7 @@ EDITED = TEXT.replace("was full", "was full of logs")
 
 def _written(repo: NotesRepo) -> str:
     config = load_config(repo.root, env={})
-    return remember._write_new(config, PurePosixPath("notes"), "disk-full", TEXT)  # pyright: ignore[reportPrivateUsage]
+    return remember._write_new(config, PurePosixPath("notes"), "disk-full", TEXT)[0]  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize(
