@@ -224,7 +224,8 @@ def _the_same_note(config: Config, ref: str, text: str) -> bool:
     by one that ran just before. The retry commits the first (nothing, once committed), where it
     wrote a twin (`<slug>-2.md`) beside it, and both went into memory; a `remember` released
     its lock before committing, so which of the two a second one found was a race. Not a file
-    HEAD holds otherwise: that is a person's uncommitted edit, which the commit would take."""
+    HEAD or the index holds otherwise (a person's edit, which the commit would take, or which
+    the index's update after it would undo: a deletion staged, say)."""
     data = text.encode("utf-8")
     path = config.root / ref
     try:
@@ -234,16 +235,19 @@ def _the_same_note(config: Config, ref: str, text: str) -> bool:
             return False
     except OSError:
         return False
-    return _committed_as(config, ref) in (None, data)
+    committed = _held_at(config, f"HEAD:{ref}")
+    if committed not in (None, data):
+        return False
+    staged = _held_at(config, f":{ref}")
+    return staged == data or staged is committed is None  # as it is, or untracked
 
 
-def _committed_as(config: Config, ref: str) -> bytes | None:
-    """The bytes HEAD holds at `ref`, or None where it holds nothing there (or has no commit)."""
+def _held_at(config: Config, name: str) -> bytes | None:
+    """The bytes git holds at `name` (`HEAD:<ref>`, the index's `:<ref>`), or None: nothing
+    there (a note's bytes are never empty), or no commit yet."""
     from memidx.git.repo import GitRepo
 
-    repo = GitRepo(config.root)
-    held = repo.run("cat-file", "blob", f"HEAD:{ref}", check=False)
-    return held if held or repo.has("HEAD", ref) else None
+    return GitRepo(config.root).run("cat-file", "blob", name, check=False) or None
 
 
 def _added_by(config: Config, commit: str, ref: str) -> str:
