@@ -239,7 +239,7 @@ def _the_same_note(config: Config, ref: str, text: str) -> bool:
     if committed not in (None, data):
         return False
     staged = _held_at(config, f":{ref}")
-    return staged == data or staged is committed is None  # as it is, or untracked
+    return staged == data or (staged is None and committed is None)  # as it is, or untracked
 
 
 def _held_at(config: Config, name: str) -> bytes | None:
