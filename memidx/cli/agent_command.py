@@ -31,15 +31,12 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     if args.action == "status":
         return _status(args)
     remove = args.action == "uninstall"
-    files = config_files(args.agent, args.scope, _cwd(args))
-    if args.agent == "hermes" and args.scope == "project":  # said, not done in silence
-        home = files[-1].path.parent
-        print(f"memidx: warning: Hermes has no project scope: --scope project means the user's "
-              f"configuration, in {home}", file=sys.stderr)  # fmt: skip
+    scope = _scope(args)
+    files = config_files(args.agent, scope, _cwd(args))
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
     if not remove:
         _warn_unless_reached(config)
-        if args.scope == "project" and not args.dry_run:
+        if scope == "project" and not args.dry_run:
             _warn_unless_found()
             _warn_if_user_file(args.agent, _cwd(args))
     if args.json:
@@ -55,6 +52,20 @@ def agent(args: argparse.Namespace, config: Config) -> int:
         for line in describe(done, remove=remove, dry_run=args.dry_run):
             print(line)
     return 0
+
+
+def _scope(args: argparse.Namespace) -> str:
+    """The scope asked for, project by default. Hermes has one configuration, the user's: a
+    `--scope project` typed is said to mean it (it was done in silence), the default is not
+    (it warned of a flag never typed), and neither takes a project install's warnings."""
+    if args.agent != "hermes":
+        return args.scope or "project"
+    if args.scope == "project":
+        from memidx.agents.hermes_install import hermes_home
+
+        print("memidx: warning: Hermes has no project scope: --scope project means the user's "
+              f"configuration, in {hermes_home()}", file=sys.stderr)  # fmt: skip
+    return "user"
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TextIO
 
 import yaml
@@ -135,9 +135,11 @@ def remember(
     created = datetime.now(UTC).date().isoformat()
     title, tags, body, fields = _redacted(title, tags, body, dict(extra or {}))
     text = note_text(title, tags, body, created, **fields)
-    ref = _write_new(config, note_folder(config, directory), slugify(title), text)
+    ref, found = _write_new(config, note_folder(config, directory), slugify(title), text)
     _check(config, ref, text)
     commit = commit_paths(config, [ref], f"memidx remember: {title}")
+    if found:  # HEAD when nothing new was committed: another note's commit, maybe
+        commit = _added_by(config, commit, ref)
     _index(config, ref, commit, notice)
     return Remembered(ref, commit, title)
 
@@ -178,11 +180,11 @@ def _redacted(
     return done_title.text, tags, done_body.text, extra
 
 
-def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> str:
+def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
     """Create the file under a name no other writer has taken (O_EXCL), never overwriting.
     One `remember` of this clone writes at a time (remember.lock): another of the same note
     finds it whole, never half written (where it wrote a twin, `<slug>-2.md`, beside it), and
-    takes it as its own, committed or not."""
+    takes it as its own, committed as it is or not at all: (its ref, whether it was found)."""
     target = config.root / folder
     make_folder(target, durable=config.fsync)
     holders = "a memidx remember of this clone, stopped or hung?"
@@ -192,8 +194,8 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
             try:
                 out = (target / name).open("x", encoding="utf-8")
             except FileExistsError:
-                if _the_same_note(config.root / folder / name, text):
-                    return (folder / name).as_posix()
+                if _the_same_note(config, (folder / name).as_posix(), text):
+                    return (folder / name).as_posix(), True
                 continue
             try:
                 with out:
@@ -205,7 +207,7 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> s
                 if isinstance(exc, OSError):
                     raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
                 raise
-            return (folder / name).as_posix()
+            return (folder / name).as_posix(), False
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 
 
@@ -216,19 +218,45 @@ def _fill(out: TextIO, text: str, *, durable: bool) -> None:
         os.fsync(out.fileno())
 
 
-def _the_same_note(path: Path, text: str) -> bool:
-    """Whether `path` already holds this very note, byte for byte (same title, body and day):
+def _the_same_note(config: Config, ref: str, text: str) -> bool:
+    """Whether `ref` already holds this very note, byte for byte (same title, body and day):
     kept by a `remember` whose commit failed (a git lock left behind, a full disk), or committed
     by one that ran just before. The retry commits the first (nothing, once committed), where it
     wrote a twin (`<slug>-2.md`) beside it, and both went into memory; a `remember` released
-    its lock before committing, so which of the two a second one found was a race."""
+    its lock before committing, so which of the two a second one found was a race. Not a file
+    HEAD or the index holds otherwise (a person's edit, which the commit would take, or which
+    the index's update after it would undo: a deletion staged, say)."""
     data = text.encode("utf-8")
+    path = config.root / ref
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size != len(data):
             return False
-        return path.read_bytes() == data
+        if path.read_bytes() != data:
+            return False
     except OSError:
         return False
+    committed = _held_at(config, f"HEAD:{ref}")
+    if committed not in (None, data):
+        return False
+    staged = _held_at(config, f":{ref}")
+    return staged == data or (staged is None and committed is None)  # as it is, or untracked
+
+
+def _held_at(config: Config, name: str) -> bytes | None:
+    """The bytes git holds at `name` (`HEAD:<ref>`, the index's `:<ref>`), or None: nothing
+    there (a note's bytes are never empty), or no commit yet."""
+    from memidx.git.repo import GitRepo
+
+    return GitRepo(config.root).run("cat-file", "blob", name, check=False) or None
+
+
+def _added_by(config: Config, commit: str, ref: str) -> str:
+    """The last commit up to `commit` that changed `ref`: the one that added a note found
+    already committed (`commit` itself for a note it committed)."""
+    from memidx.git.repo import GitRepo
+
+    found = GitRepo(config.root).run("rev-list", "-1", commit, "--", ref, check=False)
+    return found.decode().strip() or commit
 
 
 def _check(config: Config, ref: str, text: str) -> None:

@@ -399,3 +399,16 @@ def test_status_of_a_project_install_says_when_no_memidx_would_run(
     assert bool(re.search(rf"{re.escape(str(settings))}: hooks: [A-Za-z, ]+{re.escape(said)}\n",
                           status)) == warned  # fmt: skip
     assert "no longer exists" not in status and (warned or "neither" not in status)
+
+
+def test_hermes_without_scope_installs_the_users_configuration_without_a_project_warning(
+    project: Path,
+) -> None:
+    """`--scope project` is the default: every `memidx agent install hermes` warned of a flag
+    that was never typed, and took the project's warnings (the memidx on PATH that the
+    project's hooks run), none of which Hermes's plugin, with its absolute command, has."""
+    done = run_in_process(project, "agent", "install", "hermes")
+
+    assert done.code == 0, done.err
+    assert (Path.home() / ".hermes" / "plugins" / "memidx" / "plugin.yaml").is_file()
+    assert "no project scope" not in done.err and "the project's" not in done.err, done.err

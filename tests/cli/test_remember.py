@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from memidx.config import load_config
+from memidx.memory.remember import remember
 from tests.machines import Machine, clone, hook_env, make_template
 
 BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
@@ -58,15 +60,18 @@ def test_the_same_title_twice_gets_a_new_file(machine: Machine) -> None:
 def test_the_same_note_remembered_again_is_the_note_already_committed(machine: Machine) -> None:
     """A second `remember` of a note word for word (same title, body and day) once the first
     had committed wrote a twin, `<slug>-2.md`: the lesson twice in memory (and, racing a first
-    still committing, one note or two by chance)."""
+    still committing, one note or two by chance). Its commit is the one that added it, not
+    HEAD, which another note's commit had moved on since."""
     first = machine.memidx_process("remember", "--title", "Disk full!", "--json", stdin=BODY)
+    other = remember(load_config(machine.root, env={}), "Disk slow", BODY)  # in-process: cheap
+    assert other.commit != first.json()["commit"]
     before = commits(machine)
     second = machine.memidx_process("remember", "--title", "Disk full!", "--json", stdin=BODY)
     assert second.code == 0, second.err
     assert second.json()["ref"] == first.json()["ref"] == "notes/disk-full.md"
     assert second.json()["commit"] == first.json()["commit"]
     assert commits(machine) == before
-    assert sorted(p.name for p in (machine.root / "notes").glob("disk*")) == ["disk-full.md"]
+    assert sorted(p.name for p in (machine.root / "notes").glob("disk-full*")) == ["disk-full.md"]
     assert machine.git("status", "--porcelain").strip() == ""
 
 

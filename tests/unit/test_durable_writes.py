@@ -108,7 +108,7 @@ def test_a_remembered_note_is_synced_with_its_name_as_the_setting_says(
     repo: NotesRepo, synced: list[Path], fsync: bool
 ) -> None:
     config = replace(load_config(repo.root), fsync=fsync)
-    ref = remember._write_new(  # pyright: ignore[reportPrivateUsage]
+    ref, _ = remember._write_new(  # pyright: ignore[reportPrivateUsage]
         config, PurePosixPath("notes/new"), "a-note", "# A note\n"
     )
     note, folder = repo.root / ref, repo.root / "notes" / "new"

@@ -1,0 +1,58 @@
+"""Which file a `remember` of a note already on disk takes as its own (memidx.memory.remember):
+the very note, byte for byte, kept uncommitted by a `remember` whose commit failed or already
+committed as it is; never a person's uncommitted edit of a committed note, which the commit
+that followed took into history as memidx's, undoing what the person had committed, nor a
+note whose deletion the person staged."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+import pytest
+
+from memidx.config import load_config
+from memidx.memory import remember
+from tests.helpers import NotesRepo
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full.\n"
+EDITED = TEXT.replace("was full", "was full of logs")
+
+
+def _written(repo: NotesRepo) -> str:
+    config = load_config(repo.root, env={})
+    return remember._write_new(config, PurePosixPath("notes"), "disk-full", TEXT)[0]  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("committed", "staged", "ref"),
+    [
+        (None, (), "notes/disk-full.md"),  # kept by a remember whose commit failed
+        (None, ("add",), "notes/disk-full.md"),  # and staged since, as it is
+        (TEXT, (), "notes/disk-full.md"),  # committed by the remember before
+        (EDITED, (), "notes/disk-full-2.md"),  # a person's edit, committed, then undone on disk
+        (TEXT, ("rm", "-q", "--cached"), "notes/disk-full-2.md"),  # a deletion staged
+        (None, ("edited",), "notes/disk-full-2.md"),  # an edit staged, then undone on disk
+    ],
+    ids=["never-committed", "staged-as-it-is", "committed-as-it-is", "committed-otherwise",
+         "deletion-staged", "edit-staged"],
+)  # fmt: skip
+def test_a_note_on_disk_is_taken_only_when_head_and_the_index_hold_it_as_it_is_or_not_at_all(
+    repo: NotesRepo, committed: str | None, staged: tuple[str, ...], ref: str
+) -> None:
+    """What a person staged there (a deletion, `git rm --cached`, or an edit) was undone by
+    the index's update after the commit."""
+    repo.write("README.md", "memory\n")
+    if committed is not None:
+        repo.write("notes/disk-full.md", committed)
+    repo.git("add", "-A")
+    repo.git("commit", "-qm", "start")
+    repo.write("notes/disk-full.md", TEXT)
+    if staged == ("edited",):
+        repo.write("notes/disk-full.md", EDITED)
+        repo.git("add", "notes/disk-full.md")
+        repo.write("notes/disk-full.md", TEXT)
+    elif staged:
+        repo.git(*staged, "notes/disk-full.md")
+
+    assert _written(repo) == ref
+    assert (repo.root / "notes" / "disk-full.md").read_text() == TEXT  # never written over
