@@ -123,12 +123,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> Scenari
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Stop the shared MCP servers the suite's memories started and that still wait out their
-    idle time (MEMIDX_MCP_IDLE in tests/helpers.py's clean_env)."""
+    idle time (MEMIDX_MCP_IDLE in tests/helpers.py's clean_env). Under xdist each worker stops
+    those under its own folder, at the end of its run; the controller, whose folder holds the
+    workers' folders, walks them no second time. The walk skips .git folders (most of the
+    suite's files are git objects; a record lies in a memory's .memidx/), and the MCP client's
+    imports (seconds on a busy machine) are paid only when a record is found."""
     from memidx.mcp.daemon import SERVER_RECORD
-    from tests.cli.mcp_client import stop_shared
 
     factory: pytest.TempPathFactory | None = getattr(session.config, "_tmp_path_factory", None)
-    if factory is None:
+    if factory is None or session.config.pluginmanager.has_plugin("dsession"):
         return
-    for record in factory.getbasetemp().glob(f"**/.memidx/{SERVER_RECORD}"):
-        stop_shared(record.parent.parent)
+    for folder, folders, files in os.walk(factory.getbasetemp()):
+        if ".git" in folders:
+            folders.remove(".git")
+        if SERVER_RECORD in files and Path(folder).name == ".memidx":
+            from tests.cli.mcp_client import stop_shared
+
+            stop_shared(Path(folder).parent)
