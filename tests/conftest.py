@@ -3,7 +3,10 @@ HOME and the XDG folders in a temporary folder, so no test reads or writes the u
 
 from __future__ import annotations
 
+import compileall
 import os
+import re
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,6 +111,25 @@ def cached_model(models_dir: Path, user_home: Path) -> Path:
     cache.mkdir(parents=True)
     (cache / PACKAGED_NAME).symlink_to(models_dir / PACKAGED_NAME)
     return cache
+
+
+# the modules pytest rewrites (and caches under its own name): compiled plainly, never used
+REWRITTEN = re.compile(r"(^|/)(test_[^/]*|conftest)\.py$")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Bytecode for the suite, also where PYTHONDONTWRITEBYTECODE is set: each of the suite's
+    thousands of memidx processes (hooks, CLI runs) compiled every module whose .pyc was
+    missing or older than its source (~280 ms a process instead of ~120 ms with none
+    compiled), and every pytest process rewrote and compiled all the test modules it collected
+    (~10 s of CPU, ~3.5 s from the cache). Before the workers start, memidx and the suite's
+    helper modules are compiled as `make bytecode` does; pytest writes its own cache of the
+    rewritten test modules (this process only: the processes the tests start keep the
+    setting). Only __pycache__ folders are written, which git ignores."""
+    sys.dont_write_bytecode = False
+    if not hasattr(config, "workerinput"):  # xdist's workers find it done
+        compileall.compile_dir(PROJECT / "memidx", quiet=2)
+        compileall.compile_dir(PROJECT / "tests", quiet=2, rx=REWRITTEN)
 
 
 @pytest.hookimpl(optionalhook=True)
