@@ -70,6 +70,18 @@ def traced(
     argv: Sequence[str], cwd: Path, env: dict[str, str], logs: Path, timeout: float = 300
 ) -> Trace:
     """Run `argv` without a network, under strace, and parse what every task of it did."""
+    return collect(start_traced(argv, cwd, env, logs), logs, timeout)
+
+
+def start_traced(
+    argv: Sequence[str],
+    cwd: Path,
+    env: dict[str, str],
+    logs: Path,
+    pass_fds: Sequence[int] = (),
+) -> subprocess.Popen[str]:
+    """Start `argv` without a network, under strace (`collect` waits for it and reads what it
+    did); `pass_fds` stay open in it, as subprocess.Popen's do."""
     namespace = namespace_command()
     assert namespace is not None
     logs.mkdir(parents=True, exist_ok=True)
@@ -86,18 +98,34 @@ def traced(
         str(logs / "task"),
         *argv,
     ]
-    done = subprocess.run(
-        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    return subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        pass_fds=tuple(pass_fds),
     )
+
+
+def collect(process: subprocess.Popen[str], logs: Path, timeout: float = 300) -> Trace:
+    """Wait for a command `start_traced` started and parse what every task of it did."""
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise
     families: set[str] = set()
     network: list[str] = []
     written: list[Path] = []
     for log in sorted(logs.glob("task.*")):
         _read_task(log.read_text(errors="replace").splitlines(), families, network, written)
     return Trace(
-        done.returncode,
-        done.stdout,
-        done.stderr,
+        process.returncode,
+        out,
+        err,
         frozenset(families),
         tuple(network),
         tuple(written),

@@ -28,7 +28,7 @@ memory:
   provider: holographic
 """
 DRIVER = r"""
-import json, sys, time
+import json, sys, threading, time
 from plugins.memory import load_memory_provider
 from agent.memory_manager import MemoryManager
 from agent.memory_provider import MemoryProvider
@@ -58,7 +58,12 @@ manager.on_session_end(msgs)
 sub = p.__class__()
 sub.initialize("h2", hermes_home=sys.argv[1], platform="cli", agent_context="subagent")
 sub.sync_turn("subagent numbat", "Numbat answer.", session_id="h2")
-time.sleep(8)
+# the plugin's writes still running in their threads (sync_turn's filing): the driver waits for
+# them, not for a fixed time, so a subagent write, had one started, is waited for as well
+write = sys.modules[type(p).__module__]._run
+for thread in threading.enumerate():
+    if getattr(thread, "_target", None) is write:
+        thread.join(120)
 print(json.dumps(out))
 """
 

@@ -7,26 +7,39 @@ resolves its collector about 9 s after the runtime initializes and queues events
 onnxruntime is imported. Only AF_UNIX sockets are allowed: glibc's resolver would open AF_NETLINK
 to list interfaces (getaddrinfo with AI_ADDRCONFIG) and AF_INET to reach a name server, and
 nothing memidx does needs either, so allowing them would only hide a lookup.
+
+The search starts as soon as the embed's main() has returned (the vectors it needs are written
+then), not after the embed's linger: the two processes linger side by side, each its own 12 s.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import NotesRepo, clean_env
-from tests.tracing import Trace, namespace_command, ptrace_allowed, traced
+from tests.tracing import (
+    Trace,
+    collect,
+    namespace_command,
+    ptrace_allowed,
+    start_traced,
+    traced,
+)
 
 LINGER_S = 12.0
-# Runs memidx's main() as the `memidx` executable does, then keeps the process (and the runtime's
-# threads) alive until LINGER_S after onnxruntime was imported; exit 97 if it never was.
+# Runs memidx's main() as the `memidx` executable does, writes a byte to the descriptor its first
+# argument names when main() returns, then keeps the process (and the runtime's threads) alive
+# until LINGER_S after onnxruntime was imported; exit 97 if it never was.
 DRIVER = f"""
-import sys, threading, time
+import os, sys, threading, time
 from memidx.cli.main import main
 loaded = []
 def watch():
@@ -35,7 +48,9 @@ def watch():
             loaded.append(time.monotonic())
         time.sleep(0.02)
 threading.Thread(target=watch, daemon=True).start()
-code = main(sys.argv[1:])
+code = main(sys.argv[2:])
+os.write(int(sys.argv[1]), b"r")
+os.close(int(sys.argv[1]))
 if not loaded:
     raise SystemExit(97)
 time.sleep(max(0.0, loaded[0] + {LINGER_S} - time.monotonic()))
@@ -83,8 +98,23 @@ class Outside:
         return sorted(str(p) for folder in self.folders.values() for p in folder.rglob("*"))
 
 
+def start_driver(
+    repo: NotesRepo, outside: Outside, logs: Path, *args: str
+) -> tuple[subprocess.Popen[str], int]:
+    """memidx run by DRIVER under the trace, and the descriptor that becomes readable when its
+    main() has returned (or the process ended)."""
+    returned, write_end = os.pipe()
+    try:
+        argv = [sys.executable, "-c", DRIVER, str(write_end), *args]
+        return start_traced(argv, repo.root, outside.env(), logs, (write_end,)), returned
+    finally:
+        os.close(write_end)
+
+
 def run_traced(repo: NotesRepo, outside: Outside, logs: Path, *args: str) -> Trace:
-    return traced([sys.executable, "-c", DRIVER, *args], repo.root, outside.env(), logs)
+    process, returned = start_driver(repo, outside, logs, *args)
+    with os.fdopen(returned, "rb"):  # open until the end: DRIVER's write must find a reader
+        return collect(process, logs)
 
 
 def strays(trace: Trace, allowed: list[Path]) -> list[str]:
@@ -118,12 +148,22 @@ def test_embed_and_hybrid_search_send_nothing_and_write_only_inside(
 ) -> None:
     outside = Outside(tmp_path / "outside")
     allowed = [notes.root, models_dir, outside.folders["TMPDIR"]]
-    embed = run_traced(notes, outside, tmp_path / "trace-embed", "embed")
+    embedding, returned = start_driver(notes, outside, tmp_path / "trace-embed", "embed")
+    with os.fdopen(returned, "rb") as end:
+        select.select([end], [], [], 300)  # the embed's main() returned: its vectors are written
+        search = run_traced(
+            notes,
+            outside,
+            tmp_path / "trace-search",
+            "search",
+            "--json",
+            "--mode",
+            "hybrid",
+            "busy",
+        )
+        embed = collect(embedding, tmp_path / "trace-embed")
     assert embed.code == 0, embed.err
     assert "embedded 30 chunks" in embed.out
-    search = run_traced(
-        notes, outside, tmp_path / "trace-search", "search", "--json", "--mode", "hybrid", "busy"
-    )
     assert search.code == 0, search.err
     assert '"engine": "hybrid"' in search.out
     problems: dict[str, object] = {}
