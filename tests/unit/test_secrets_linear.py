@@ -99,5 +99,9 @@ def fastest(text: str) -> float:
 def test_the_detectors_stay_linear_on_a_repeated_prefix(unit: str, size: int) -> None:
     library.library_finders()  # loaded before timing
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (size, 16 * size))
-    ratio = fastest(large) / max(fastest(small), 1e-4)
-    assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
+    ratios: list[float] = []
+    for _ in range(3):  # a loaded machine slowed one measure past 64x (once, at load 9); a
+        ratios.append(fastest(large) / max(fastest(small), 1e-4))  # quadratic one fails all 3
+        if ratios[-1] < 64:
+            break
+    assert min(ratios) < 64, f"16x the text took {[round(r) for r in ratios]}x the time"
