@@ -1,0 +1,95 @@
+"""A record an agent's hook filed in the log alone (an index of schema 4 or older) is found
+where it is, not only in the segment written last: a new day or a full segment starts another
+between two filings, and the same turn (a Stop and a SessionEnd, a resumed session's
+transcript, an MCP client's retry) was filed twice, and the next filing into the upgraded index
+left it out of the index until a sync."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config, load_config
+from memidx.haystack.filing import file
+from memidx.haystack.frames import scan_file
+from memidx.haystack.indexing import Filed
+from memidx.haystack.turn_input import make_record
+from memidx.index.open import writable_index
+from tests.helpers import run_in_process
+from tests.unit.test_index_refold import SCHEMA_4_FTS
+from tests.unit.test_index_vectors_table import SCHEMA_5_VECTORS
+
+TURN = "a turn the hook filed in the log alone"
+FILLER = "a long turn that fills the segment " + "words " * 80  # over the segment's bytes
+
+
+def _old_memory(root: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """A memory whose index is of schema 4, each record in a segment of its own."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    monkeypatch.setenv("MEMIDX_SEGMENT_BYTES", "400")
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "a.md").write_text("# Alpha\n\nalpha words\n")
+    assert run_in_process(root, "ingest").code == 0
+    config = load_config(root)
+    conn = sqlite3.connect(config.index_path, isolation_level=None)
+    conn.executescript(SCHEMA_5_VECTORS + SCHEMA_4_FTS)
+    conn.close()
+    return config
+
+
+def _file(config: Config, text: str, *, hurried: bool = True) -> Filed:
+    return file(config, make_record("turn", text, session="s-4"), hurried=hurried)
+
+
+def _indexed(path: Path, text: str) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(
+            conn.execute("SELECT count(*) FROM documents WHERE body = ?", (text,)).fetchone()[0]
+        )
+    finally:
+        conn.close()
+
+
+def _in_log(root: Path, text: str) -> int:
+    folder = root / "notes" / "haystack"
+    return sum(
+        located.record.text == text
+        for segment in folder.rglob("*.krd")
+        for located in scan_file(segment).records
+    )
+
+
+def test_a_turn_filed_in_the_log_alone_is_not_filed_again_after_a_new_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _old_memory(tmp_path, monkeypatch)
+    first = _file(config, TURN)
+    later = _file(config, FILLER)
+    assert later.ref.split("@")[0] != first.ref.split("@")[0]  # a new segment between
+
+    again = _file(config, TURN)
+
+    assert (again.id, again.ref, again.duplicate) == (first.id, first.ref, True)
+    assert _in_log(tmp_path, TURN) == 1
+
+
+def test_the_next_filing_into_the_upgraded_index_reads_every_segment_filed_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background embed upgrades the index (no records read); the next filing, a hook's
+    or `memidx file-turn`'s, reads what was filed in the log alone, not only its last segment."""
+    config = _old_memory(tmp_path, monkeypatch)
+    first = _file(config, TURN)
+    _file(config, FILLER)
+    writable_index(config).conn.close()  # the background embed's upgrade
+
+    _file(config, "the next turn, into the upgraded index")
+
+    assert _indexed(config.index_path, TURN) == 1
+    again = _file(config, TURN, hurried=False)
+    assert (again.ref, again.duplicate) == (first.ref, True)
+    assert _in_log(tmp_path, TURN) == 1
+    assert not (config.state_dir / "log-only").exists()  # read: not read again
