@@ -24,6 +24,11 @@ from memidx.index.store import RecordStore
 if TYPE_CHECKING:
     from memidx.haystack.writer import Writer
 
+# Bytes of segments a filing in the log alone reads for the same record (~20 ms a MB): the
+# segments of weeks with no writer to upgrade the index would take the hook past its deadline;
+# what is older than these is left to the index, once caught up, to find
+SCAN_BYTES = 8 * 1024 * 1024
+
 
 def file_in_log(config: Config, record: Record, writer: Writer) -> Filed:
     """Append a record to this clone's log without indexing it; the same content in the same
@@ -38,7 +43,9 @@ def file_in_log(config: Config, record: Record, writer: Writer) -> Filed:
             path, offset, _ = writer.append_frame_locked(frame(record))
         except OSError as exc:
             raise write_failed(config.root, exc) from exc
-        moved = [p for pair in writer.taken_over for p in pair]  # their rows move at the next
+        # named for the next filing into the index: this segment, one whose torn tail the
+        # append moved aside, those taken over from a copied clone's id (their rows move)
+        moved = [p for pair in writer.taken_over for p in pair]
         leave(config, (segment_ref(config, p) for p in [*moved, *writer.cut, path]))
     return Filed(record.id, f"{segment_ref(config, path)}@{offset}", duplicate=False)
 
@@ -55,10 +62,14 @@ def _in_segments(config: Config, record: Record, writer: Writer) -> tuple[str, s
     """(id, ref) of the same record in the segment written last or one a filing in the log
     alone wrote: where the filings since the index was last written went."""
     last = writer.last_segment()
-    paths = [config.root / ref for ref in left_refs(config)] + ([last] if last else [])
-    for path in dict.fromkeys(paths):
-        if not path.is_file():  # gone (taken over), or a name cut short
+    named = [config.root / ref for ref in reversed(left_refs(config))]  # the latest first
+    budget = SCAN_BYTES
+    for path in dict.fromkeys([last, *named] if last else named):
+        if not path.is_file():  # gone (taken over)
             continue
+        budget -= path.stat().st_size
+        if budget < 0 and path != last:
+            break
         for located in scan_file(path).records:
             same = located.record
             if (same.kind, same.hash, same.session) == (record.kind, record.hash, record.session):

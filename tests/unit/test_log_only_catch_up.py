@@ -13,7 +13,7 @@ import pytest
 
 from memidx.config import Config, load_config
 from memidx.haystack.filing import file
-from memidx.haystack.frames import scan_file
+from memidx.haystack.frames import Scan, scan_file
 from memidx.haystack.indexing import Filed
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
@@ -93,3 +93,28 @@ def test_the_next_filing_into_the_upgraded_index_reads_every_segment_filed_alone
     assert (again.ref, again.duplicate) == (first.ref, True)
     assert _in_log(tmp_path, TURN) == 1
     assert not (config.state_dir / "log-only").exists()  # read: not read again
+
+
+def test_a_filing_in_the_log_alone_reads_a_bounded_part_of_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Weeks with no writer to upgrade the index leave many segments filed in the log alone:
+    reading them all for the same record took an agent's hook past its deadline."""
+    from memidx.haystack import log_only
+
+    config = _old_memory(tmp_path, monkeypatch)
+    for n in range(4):
+        _file(config, f"{FILLER} {n}")
+    read: list[Path] = []
+    scan = log_only.scan_file
+
+    def counted(path: Path) -> Scan:
+        read.append(path)
+        return scan(path)
+
+    monkeypatch.setattr(log_only, "scan_file", counted)
+    monkeypatch.setattr(log_only, "SCAN_BYTES", 1000)  # two segments of these
+
+    _file(config, TURN)
+
+    assert 1 <= len(read) <= 2, read
