@@ -9,16 +9,17 @@ next `memidx sync` or git hook, which read every changed segment."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.drafts import open_to_append, read_regular
+from memidx.drafts import open_to_append, read_regular, replace_durably
 from memidx.haystack.segments import SEGMENT_SUFFIX
 
 LEFT = "log-only"  # in the state folder
 _MOST = 256 * 1024  # bytes of names read: thousands of segments, each named once
+READ_BYTES = 1024 * 1024  # of records a filing reads into the index from them (catch_up)
 
 
 def _path(config: Config) -> Path:
@@ -54,7 +55,26 @@ def leave(config: Config, refs: Iterable[str]) -> None:
             os.fsync(out.fileno())
 
 
-def caught_up(config: Config) -> None:
-    """Forget the names once a filing has read their segments into the index (committed)."""
+def catch_up(left: list[str], read: Callable[[str], int]) -> list[str]:
+    """Read the named segments into the index (`read`: the bytes of records it read), the
+    oldest first, until READ_BYTES were read; returns those read. An agent's hook files into
+    the upgraded index too, and reading days filed in the log alone took it past its deadline
+    (~0.5 s a MB), killed, its transaction rolled back: every later hook did the same."""
+    budget, done = READ_BYTES, list[str]()
+    for ref in left:
+        if budget <= 0:
+            break
+        budget -= read(ref)
+        done.append(ref)
+    return done
+
+
+def caught_up(config: Config, left: list[str], done: list[str]) -> None:
+    """Forget the names of the segments read (committed into the index); the others wait for
+    the next filing, or a sync."""
+    rest = "".join(f"{ref}\n" for ref in left if ref not in done)
     with suppress(OSError):
-        _path(config).unlink(missing_ok=True)
+        if rest:
+            replace_durably(_path(config), rest.encode("utf-8"), "tmp", durable=config.fsync)
+        else:
+            _path(config).unlink(missing_ok=True)

@@ -118,3 +118,26 @@ def test_a_filing_in_the_log_alone_reads_a_bounded_part_of_the_log(
     _file(config, TURN)
 
     assert 1 <= len(read) <= 2, read
+
+
+def test_a_filing_reads_a_bounded_part_of_the_log_into_the_index_and_the_next_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's hook that files into the upgraded index after days filed in the log alone
+    read them all, past its deadline: killed, rolled back, and so was every hook after it."""
+    from memidx.haystack import left_segments
+
+    config = _old_memory(tmp_path, monkeypatch)
+    texts = [f"{FILLER} {n}" for n in range(3)]
+    for text in texts:
+        _file(config, text)
+    writable_index(config).conn.close()  # the background embed's upgrade
+    monkeypatch.setattr(left_segments, "READ_BYTES", 1)  # a segment a filing
+
+    _file(config, "the next turn")
+
+    assert [_indexed(config.index_path, text) for text in texts] == [1, 0, 1]  # and the last
+    _file(config, "the turn after")
+    assert [_indexed(config.index_path, text) for text in texts] == [1, 1, 1]
+    _file(config, "one more turn")  # the last segment named, read already: named no more
+    assert not (config.state_dir / "log-only").exists()
