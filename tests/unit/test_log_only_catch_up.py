@@ -6,12 +6,16 @@ left it out of the index until a sync."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
 from memidx.config import Config, load_config
+from memidx.haystack import left_segments
 from memidx.haystack.filing import file
 from memidx.haystack.frames import Scan, scan_file
 from memidx.haystack.indexing import Filed
@@ -125,8 +129,6 @@ def test_a_filing_reads_a_bounded_part_of_the_log_into_the_index_and_the_next_th
 ) -> None:
     """An agent's hook that files into the upgraded index after days filed in the log alone
     read them all, past its deadline: killed, rolled back, and so was every hook after it."""
-    from memidx.haystack import left_segments
-
     config = _old_memory(tmp_path, monkeypatch)
     texts = [f"{FILLER} {n}" for n in range(3)]
     for text in texts:
@@ -141,3 +143,24 @@ def test_a_filing_reads_a_bounded_part_of_the_log_into_the_index_and_the_next_th
     assert [_indexed(config.index_path, text) for text in texts] == [1, 1, 1]
     _file(config, "one more turn")  # the last segment named, read already: named no more
     assert not (config.state_dir / "log-only").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_in_place_of_the_names_is_not_waited_on(tmp_path: Path) -> None:
+    """Read by every filing and written by each in the log alone: a FIFO there hung them."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    config.state_dir.mkdir()
+    os.mkfifo(config.state_dir / left_segments.LEFT)
+    done: list[list[str]] = []
+
+    def read_and_name() -> None:
+        left_segments.leave(config, ["notes/haystack/w/2026-01-01.000.krd"])
+        done.append(left_segments.left_refs(config))
+
+    waiting = threading.Thread(target=read_and_name, daemon=True)
+    waiting.start()
+    waiting.join(5.0)
+    for way in (os.O_WRONLY, os.O_RDONLY):  # a call waiting to open it (the fault) is let go
+        with contextlib.suppress(OSError):
+            os.close(os.open(config.state_dir / left_segments.LEFT, way | os.O_NONBLOCK))
+    assert done == [[]]
