@@ -16,6 +16,7 @@ from memidx.haystack import damage
 from memidx.haystack.filing_errors import not_indexed, refused, write_failed
 from memidx.haystack.forgotten import forget_in_index, forgotten, kept
 from memidx.haystack.frames import FORGET, HEADER, KINDS, Damage, Located, Record, frame, scan_file
+from memidx.haystack.left_segments import catch_up, caught_up, left_refs
 from memidx.haystack.redaction import redacted
 from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
@@ -115,8 +116,14 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
     record = redacted(record)  # before any byte is written: the secret never reaches the log
     appended: list[str] = []  # the record's ref, once it is in the log
     try:
-        with writer.locked(), transaction(store.conn):
-            return _file_locked(config, store, record, writer, appended)
+        with writer.locked():
+            left = left_refs(config)  # segments filings in the log alone wrote: read first
+            with transaction(store.conn):  # (the record may be there)
+                done = catch_up(left, lambda ref: _index_segment(config, store, ref, left=True))
+                filed = _file_locked(config, store, record, writer, appended)
+            if done:
+                caught_up(config, left, done)
+            return filed
     except (MemidxError, sqlite3.Error, OSError) as exc:
         if appended:  # in the log: say so, whatever stopped the indexing (a retry finds it)
             raise not_indexed(appended[0], exc, config) from exc
@@ -180,12 +187,24 @@ def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:
     """Index the writer's last segment if it changed since it was indexed: a filing that failed
     after its append (or was killed there) left a record a retry must find as a duplicate."""
     path = writer.last_segment()
-    if path is None or not path.is_file():
-        return
-    ref, stat = segment_ref(config, path), path.stat()
-    known = RecordStore(store.conn).segment(ref)
-    if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):
-        _sync_segment(store, ref, path, stat, RecordReport())
+    if path is not None:
+        _index_segment(config, store, segment_ref(config, path))
+
+
+def _index_segment(config: Config, store: Store, ref: str, *, left: bool = False) -> int:
+    """Index a segment of this clone if it changed since it was indexed (the bytes after what
+    was); one a filing in the log alone named (`left`) is forgotten when gone (taken over by
+    a fresh id), as by a sync."""
+    path, known = config.root / ref, RecordStore(store.conn).segment(ref)
+    if not path.is_file():
+        if left and known is not None and not path.exists():
+            _forget(store, ref, RecordReport())
+        return 0
+    stat = path.stat()
+    if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
+        return 0
+    _sync_segment(store, ref, path, stat, RecordReport())
+    return max(0, stat.st_size - (known[2] if known else 0))
 
 
 def fill_index(config: Config, store: Store) -> None:

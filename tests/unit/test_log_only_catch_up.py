@@ -1,0 +1,166 @@
+"""A record an agent's hook filed in the log alone (an index of schema 4 or older) is found
+where it is, not only in the segment written last: a new day or a full segment starts another
+between two filings, and the same turn (a Stop and a SessionEnd, a resumed session's
+transcript, an MCP client's retry) was filed twice, and the next filing into the upgraded index
+left it out of the index until a sync."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config, load_config
+from memidx.haystack import left_segments
+from memidx.haystack.filing import file
+from memidx.haystack.frames import Scan, scan_file
+from memidx.haystack.indexing import Filed
+from memidx.haystack.turn_input import make_record
+from memidx.index.open import writable_index
+from tests.helpers import run_in_process
+from tests.unit.test_index_refold import SCHEMA_4_FTS
+from tests.unit.test_index_vectors_table import SCHEMA_5_VECTORS
+
+TURN = "a turn the hook filed in the log alone"
+FILLER = "a long turn that fills the segment " + "words " * 80  # over the segment's bytes
+
+
+def _old_memory(root: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """A memory whose index is of schema 4, each record in a segment of its own."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    monkeypatch.setenv("MEMIDX_SEGMENT_BYTES", "400")
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "a.md").write_text("# Alpha\n\nalpha words\n")
+    assert run_in_process(root, "ingest").code == 0
+    config = load_config(root)
+    conn = sqlite3.connect(config.index_path, isolation_level=None)
+    conn.executescript(SCHEMA_5_VECTORS + SCHEMA_4_FTS)
+    conn.close()
+    return config
+
+
+def _file(config: Config, text: str, *, hurried: bool = True) -> Filed:
+    return file(config, make_record("turn", text, session="s-4"), hurried=hurried)
+
+
+def _indexed(path: Path, text: str) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(
+            conn.execute("SELECT count(*) FROM documents WHERE body = ?", (text,)).fetchone()[0]
+        )
+    finally:
+        conn.close()
+
+
+def _in_log(root: Path, text: str) -> int:
+    folder = root / "notes" / "haystack"
+    return sum(
+        located.record.text == text
+        for segment in folder.rglob("*.krd")
+        for located in scan_file(segment).records
+    )
+
+
+def test_a_turn_filed_in_the_log_alone_is_not_filed_again_after_a_new_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _old_memory(tmp_path, monkeypatch)
+    first = _file(config, TURN)
+    later = _file(config, FILLER)
+    assert later.ref.split("@")[0] != first.ref.split("@")[0]  # a new segment between
+
+    again = _file(config, TURN)
+
+    assert (again.id, again.ref, again.duplicate) == (first.id, first.ref, True)
+    assert _in_log(tmp_path, TURN) == 1
+
+
+def test_the_next_filing_into_the_upgraded_index_reads_every_segment_filed_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background embed upgrades the index (no records read); the next filing, a hook's
+    or `memidx file-turn`'s, reads what was filed in the log alone, not only its last segment."""
+    config = _old_memory(tmp_path, monkeypatch)
+    first = _file(config, TURN)
+    _file(config, FILLER)
+    writable_index(config).conn.close()  # the background embed's upgrade
+
+    _file(config, "the next turn, into the upgraded index")
+
+    assert _indexed(config.index_path, TURN) == 1
+    again = _file(config, TURN, hurried=False)
+    assert (again.ref, again.duplicate) == (first.ref, True)
+    assert _in_log(tmp_path, TURN) == 1
+    assert not (config.state_dir / "log-only").exists()  # read: not read again
+
+
+def test_a_filing_in_the_log_alone_reads_a_bounded_part_of_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Weeks with no writer to upgrade the index leave many segments filed in the log alone:
+    reading them all for the same record took an agent's hook past its deadline."""
+    from memidx.haystack import log_only
+
+    config = _old_memory(tmp_path, monkeypatch)
+    for n in range(4):
+        _file(config, f"{FILLER} {n}")
+    read: list[Path] = []
+    scan = log_only.scan_file
+
+    def counted(path: Path) -> Scan:
+        read.append(path)
+        return scan(path)
+
+    monkeypatch.setattr(log_only, "scan_file", counted)
+    monkeypatch.setattr(log_only, "SCAN_BYTES", 1000)  # two segments of these
+
+    _file(config, TURN)
+
+    assert 1 <= len(read) <= 2, read
+
+
+def test_a_filing_reads_a_bounded_part_of_the_log_into_the_index_and_the_next_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's hook that files into the upgraded index after days filed in the log alone
+    read them all, past its deadline: killed, rolled back, and so was every hook after it."""
+    config = _old_memory(tmp_path, monkeypatch)
+    texts = [f"{FILLER} {n}" for n in range(3)]
+    for text in texts:
+        _file(config, text)
+    writable_index(config).conn.close()  # the background embed's upgrade
+    monkeypatch.setattr(left_segments, "READ_BYTES", 1)  # a segment a filing
+
+    _file(config, "the next turn")
+
+    assert [_indexed(config.index_path, text) for text in texts] == [1, 0, 1]  # and the last
+    _file(config, "the turn after")
+    assert [_indexed(config.index_path, text) for text in texts] == [1, 1, 1]
+    _file(config, "one more turn")  # the last segment named, read already: named no more
+    assert not (config.state_dir / "log-only").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_in_place_of_the_names_is_not_waited_on(tmp_path: Path) -> None:
+    """Read by every filing and written by each in the log alone: a FIFO there hung them."""
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    config.state_dir.mkdir()
+    os.mkfifo(config.state_dir / left_segments.LEFT)
+    done: list[list[str]] = []
+
+    def read_and_name() -> None:
+        left_segments.leave(config, ["notes/haystack/w/2026-01-01.000.krd"])
+        done.append(left_segments.left_refs(config))
+
+    waiting = threading.Thread(target=read_and_name, daemon=True)
+    waiting.start()
+    waiting.join(5.0)
+    for way in (os.O_WRONLY, os.O_RDONLY):  # a call waiting to open it (the fault) is let go
+        with contextlib.suppress(OSError):
+            os.close(os.open(config.state_dir / left_segments.LEFT, way | os.O_NONBLOCK))
+    assert done == [[]]
