@@ -255,7 +255,8 @@ def _added_by(config: Config, commit: str, ref: str) -> str:
     already committed (`commit` itself for a note it committed)."""
     from memidx.git.repo import GitRepo
 
-    found = GitRepo(config.root).run("rev-list", "-1", commit, "--", ref, check=False)
+    spec = f":(literal){ref}"  # `--dir 'a*'` is no pattern
+    found = GitRepo(config.root).run("rev-list", "-1", commit, "--", spec, check=False)
     return found.decode().strip() or commit
 
 
