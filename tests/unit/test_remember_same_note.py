@@ -83,3 +83,32 @@ def test_a_note_in_a_folder_named_like_a_pattern_commits_only_itself(repo: Notes
     repo.git("reset", "-q", "--hard", "HEAD~1")
     added = remember._added_by(config, "HEAD", "notes/a*/disk-full.md")  # pyright: ignore[reportPrivateUsage]
     assert repo.git("rev-parse", added).strip() == start
+
+
+CRLF = TEXT.replace("full.\n", "full.\r\nOf logs.\r\n")  # a body piped from Windows
+
+
+@pytest.mark.parametrize(
+    ("attributes", "text", "on_disk", "ref"),
+    [
+        ("* text=auto\n", CRLF, CRLF, "notes/disk-full.md"),  # committed with LF
+        ("*.md text eol=crlf\n", TEXT, TEXT.replace("\n", "\r\n"), "notes/disk-full.md"),
+        ("", TEXT, TEXT.replace("\n", "\r\n"), "notes/disk-full-2.md"),  # line ends changed
+    ],
+    ids=["body-with-crlf-normalized", "checked-out-with-crlf", "line-ends-a-person-changed"],
+)
+def test_a_note_committed_is_compared_as_git_stores_it(
+    repo: NotesRepo, attributes: str, text: str, on_disk: str, ref: str
+) -> None:
+    """Each `remember` again of a note whose body had CRLF wrote a twin under `* text=auto`
+    (HEAD holds it with LF), as did one of a note checked out with CRLF."""
+    repo.write(".gitattributes", attributes)
+    repo.write("notes/disk-full.md", text)
+    repo.git("add", "-A")
+    repo.git("commit", "-qm", "start")
+    repo.write("notes/disk-full.md", on_disk.encode())
+
+    config = load_config(repo.root, env={})
+    written = remember._write_new(config, PurePosixPath("notes"), "disk-full", text)  # pyright: ignore[reportPrivateUsage]
+
+    assert written[0] == ref
