@@ -230,8 +230,8 @@ def _the_same_note(config: Config, ref: str, text: str) -> bool:
     data = text.encode("utf-8")
     path = config.root / ref
     try:
-        if path.is_symlink() or not path.is_file():
-            return False
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 2 * len(data):
+            return False  # CRLF at most doubles it: another file, never read whole
         held = path.read_bytes()
     except OSError:
         return False
