@@ -184,7 +184,7 @@ def read_tail(path: Path, most: int) -> tuple[bytes, bool] | None:
 def read_whole(path: Path) -> bytes | None:
     """All the bytes of `path`, read as it is: None when it is gone or no regular file (a
     FIFO there is not waited on for a writer, a link not followed); any other error (EACCES,
-    EIO) is raised, as a read in place raised it."""
+    EIO, a folder there) is raised, naming `path`, as a read in place raised it."""
     try:
         fd = os.open(path, OPEN_AS_IS)
     except OSError:
@@ -195,9 +195,13 @@ def read_whole(path: Path) -> bytes | None:
         if regular:
             raise
         return None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):  # raised by fdopen, naming the descriptor's number: the path
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        return None
     with os.fdopen(fd, "rb", buffering=0) as stream:  # one read of the size fstat gives
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
         return stream.readall()
 
 

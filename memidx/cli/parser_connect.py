@@ -42,7 +42,8 @@ def _agent_commands(commands: Commands) -> None:
     )
     p.add_argument("event", nargs="?", help="with hook: the agent's event, e.g. UserPromptSubmit")
     p.add_argument("--scope", choices=("user", "project"), default=None,  # None: project
-                   help="project (default): this project's files; user: the user's")  # fmt: skip
+                   help="project (default; hermes has only user): this project's files; user: "
+                   "the user's")  # fmt: skip
     p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
     json_flag(p, "what was done")
 

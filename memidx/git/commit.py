@@ -6,12 +6,11 @@ The commit is built in a temporary index (`read-tree HEAD`, `add` of exactly the
 (memidx/git/publish.py: never while a person's `git commit` holds the index, whose HEAD it would
 move from under it); when HEAD moved meanwhile it is built again on the new HEAD. memidx waits
 for another git command for at most WAIT_SECONDS, then says its note was not committed (the
-file stays). Only after that is the user's
-index told about these paths (`reset -q -- paths`, the same as `git add` of what was
-committed), so whatever else the user had staged or edited stays as it was. Commands run
-through GitPython's command wrapper (a listed dependency), one memidx commit at a time per
-clone. `publish` is the one way memidx moves HEAD to a commit it built: the haystack purge's
-rebuilt commits go through it too (memidx/git/rewrite.py).
+file stays). Only after that is the user's index told about these paths (`reset -q -- paths`,
+the same as `git add` of what was committed; each a literal pathspec, never a pattern), so
+whatever else the user had staged or edited stays as it was. Commands run through GitPython's
+command wrapper (a listed dependency), one memidx commit at a time per clone. `publish` is the
+one way memidx moves HEAD to a commit it built: the purge's go through it too (git/rewrite.py).
 """
 
 from __future__ import annotations
@@ -61,9 +60,13 @@ def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
 
 
 def index_follows(paths: Sequence[str]) -> Callable[[str], Sequence[str]]:
-    """What `publish` runs with the move: git's index takes the new commit's blobs at `paths`
+    """What `publish` runs with the move: the index takes the new blobs at exactly `paths`
     (nothing without paths: a reset without them would reset the whole index)."""
-    return lambda new: ("reset", "-q", new, "--", *paths) if paths else ()
+    return lambda new: ("reset", "-q", new, "--", *literal(paths)) if paths else ()
+
+
+def literal(paths: Sequence[str]) -> list[str]:  # `--dir 'a*'` took in a person's notes/ab/
+    return [f":(literal){path}" for path in paths]
 
 
 def publish(
@@ -153,7 +156,7 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
             repo.git.read_tree("--empty", env=env)
         else:
             repo.git.read_tree(head, env=env)
-        repo.git.add("-A", "--", *paths, env=env)
+        repo.git.add("-A", "--", *literal(paths), env=env)
         tree = str(repo.git.write_tree(env=env)).strip()
         if head is not None and tree == str(repo.git.rev_parse(f"{head}^{{tree}}")).strip():
             return head  # nothing changed (the same note remembered twice at once): no commit
@@ -176,7 +179,7 @@ def update_user_index(
 
     for attempt in range(10_000):  # bounded by the deadline (one more try past it)
         try:
-            repo.git.reset("-q", commit, "--", *paths)
+            repo.git.reset("-q", commit, "--", *literal(paths))
             return
         except git.GitCommandError as exc:
             if "index.lock" in str(exc.stderr or "") and time.monotonic() < deadline:

@@ -233,7 +233,7 @@ def sync_records(
         on_disk = list(segments(haystack_folder(config)))
         for number, path in enumerate(on_disk, start=1):
             ref = segment_ref(config, path)
-            stat = path.stat()
+            stat = path.lstat()  # a link there, dangling too, is damage said, never raised
             seen = known.pop(ref, None)
             report.segments += 1
             same = seen is not None and seen[:2] == (stat.st_size, stat.st_mtime_ns)

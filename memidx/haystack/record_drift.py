@@ -43,7 +43,7 @@ def record_drift(config: Config, store: Store, *, deep: bool) -> RecordDrift:
     missing = orphaned = stale = 0
     for path in segments(haystack_folder(config)):
         ref = segment_ref(config, path)
-        stat = path.stat()
+        stat = path.lstat()  # a link (dangling too): no raise, its change seen
         seen = known.pop(ref, None)
         if not deep:
             if outdated or seen is None or seen[:2] != (stat.st_size, stat.st_mtime_ns):

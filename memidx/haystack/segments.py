@@ -29,7 +29,7 @@ def segments_changed(
     what the index recorded (`RecordStore.segments()`)."""
     seen = 0
     for path in segments(folder):
-        stat = path.stat()
+        stat = path.lstat()  # the link, not what it names (maybe nothing)
         known = indexed.get(path.relative_to(root).as_posix())
         if known is None or known[:2] != (stat.st_size, stat.st_mtime_ns):
             return True

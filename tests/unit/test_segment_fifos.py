@@ -23,7 +23,9 @@ from memidx.haystack.frames import NOT_A_FILE, Damage, Scan, frame, new_record, 
 from memidx.haystack.indexing import sync_records
 from memidx.haystack.kept import blank_copies, copy_of, keep_frame, restore_segments
 from memidx.haystack.record_drift import record_drift
+from memidx.haystack.segments import segments_changed
 from memidx.haystack.writer import Writer
+from memidx.index.record_rows import RecordStore
 from memidx.index.store import Store, connect_memory
 
 T = TypeVar("T")
@@ -166,3 +168,31 @@ def test_a_purge_reads_a_fifo_at_a_segment_or_a_torn_file_as_nothing(tmp_path: P
     assert _at_once(segment, lambda: purge_torn.forgotten_records([config], {"x"})) == [[]]
     assert _at_once(torn, lambda: purge_torn.holds_torn(config, {"x"})) == [False]
     assert _at_once(torn, lambda: purge_torn.blank_torn_files(config, {"x"})) == [0]
+
+
+def test_a_link_at_a_segment_s_path_is_said_by_every_sync_and_a_dangling_one_raises_none(
+    tmp_path: Path,
+) -> None:
+    """Segments were compared by what a link names (`stat`): one to the segment moved away,
+    of the same size and time, was never read by a git hook's sync, so never said; a dangling
+    one (git checks out a link a commit holds) raised out of every sync and `memidx status`."""
+    config = Config(root=tmp_path, index_path=tmp_path / "index.sqlite", in_git=False)
+    segment = config.root / "notes" / "haystack" / "w" / "2026-01-01.000.krd"
+    segment.parent.mkdir(parents=True)
+    segment.write_bytes(frame(new_record("turn", "a turn")))
+    store = Store(connect_memory())
+    sync_records(config, store)
+    moved = tmp_path / "archive.krd"
+    segment.rename(moved)
+    segment.symlink_to(moved)
+    said = f"notes/haystack/w/2026-01-01.000.krd: {NOT_A_FILE}"
+
+    assert sync_records(config, store).warnings() == [f"warning: {said}"]  # a hook's sync
+    moved.unlink()  # dangling now
+    sync_records(config, store, full=True)
+    assert damage.recorded(store) == ({}, [said])  # what `memidx status` shows
+    assert record_drift(config, store, deep=False).changed_segments == ()
+    indexed = RecordStore(store.conn).segments()  # what a post-commit hook asks first
+    assert not segments_changed(config.root, segment.parent.parent, indexed)
+    segment.unlink()
+    assert sync_records(config, store).warnings() == [] and damage.recorded(store) == ({}, [])
