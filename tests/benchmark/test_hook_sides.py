@@ -24,6 +24,8 @@ def repository(tmp_path: Path) -> Path:
     root = tmp_path / "memory"
     (root / "notes").mkdir(parents=True)
     (root / "notes" / "a.md").write_text("# A note\n\nSome words.\n")
+    (root / "hooks").mkdir()  # a memory's clone: `memidx hooks install` refuses a project
+    (root / "hooks" / "memidx-hook").write_text("#!/bin/sh\n")
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "notes"]):
         subprocess.run(["git", *GIT_IDENTITY, *args], cwd=root, check=True, capture_output=True)
     return root
