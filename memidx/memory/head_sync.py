@@ -122,11 +122,13 @@ def start_background_embed(config: Config) -> list[str]:
         # lost its digest: the index is in step, only the embed waits
         from memidx.text import display
 
-        return [f"vectors not updated: {display(str(log))} is a link or a FIFO: remove it"]
+        return [f"vectors not updated: {display(str(log))} is no file (a link, a FIFO or a "
+                "folder): remove it"]  # fmt: skip
     return []
 
 
-NOT_OWN = frozenset({errno.ELOOP, errno.EMLINK, errno.ENXIO})  # O_NOFOLLOW (BSD: EMLINK), FIFO
+# O_NOFOLLOW's (BSD: EMLINK), a FIFO's, a folder's
+NOT_OWN = frozenset({errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR})
 
 
 def vectors_installed() -> bool:

@@ -123,5 +123,31 @@ def test_a_link_at_the_embed_log_starts_no_embed_and_fails_no_hook(
 
     lines = head_sync.start_background_embed(config)
 
-    assert lines == [f"vectors not updated: {log} is a link or a FIFO: remove it"]
+    assert lines == [
+        f"vectors not updated: {log} is no file (a link, a FIFO or a folder): remove it"
+    ]
     assert theirs.read_text() == THEIRS and not started
+
+
+def test_a_folder_at_the_embed_log_starts_no_embed_and_fails_no_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder at the embed's log raised EISDIR out of every post-commit hook and session
+    start, as a link there did."""
+    started: list[list[str]] = []
+
+    def no_problem(config: object) -> None:
+        return None
+
+    def start(argv: list[str], out: object) -> None:
+        started.append(argv)
+
+    monkeypatch.setattr("memidx.embed.installed.model_problem", no_problem)
+    monkeypatch.setattr("memidx.git.process.start_detached", start)
+    repo = NotesRepo(tmp_path / "memory")
+    config = load_config(repo.root, env={})
+    (config.state_dir / "embed.log").mkdir(parents=True)
+
+    lines = head_sync.start_background_embed(config)
+
+    assert len(lines) == 1 and "embed.log is no file" in lines[0] and not started
