@@ -113,6 +113,8 @@ def commit_texts(
     for sent, ref, what in commits:
         if sent.commit not in raw:
             found = [Found(ref, what, "message", sent.message)]
+            if sent.latin1:  # no UTF-8, under no `encoding` header
+                found.append(Found(ref, what, "message", sent.latin1, about=AS_LATIN1))
             people = (("author", sent.author), ("committer", sent.committer))
             found += [Found(ref, what, key, value, lines=False) for key, value in people]
             yield sent.commit, found
