@@ -98,15 +98,24 @@ def push_problems(
 
 
 def _said_already(said: set[tuple[str, ...]], line: tuple[str, ...]) -> bool:
-    """Whether a secret a commit's UTF-8 reading holds (memidx.githooks.push_headers.readings)
-    was said from the reading its encoding gives: same place, kind and text. Notes it."""
-    from memidx.githooks.push_headers import AS_UTF8
+    """Whether a secret a second reading of a message holds (memidx.githooks.push_headers.
+    readings: as UTF-8 beside its commit's encoding, as Latin-1 beside UTF-8) was said from
+    the first: same place, kind and text. Notes it."""
+    from memidx.githooks.push_headers import LABELS
 
-    plain = tuple(part.removesuffix(AS_UTF8) for part in line)
+    plain = tuple(_unlabelled(part, LABELS) for part in line)
     if plain != line and plain in said:
         return True
     said.add(plain)
     return False
+
+
+def _unlabelled(part: str, labels: Sequence[str]) -> str:
+    """`part` without the label a reading adds to a secret's kind, if it ends with one."""
+    for label in labels:
+        if part.endswith(label):
+            return part.removesuffix(label)
+    return part
 
 
 def _place(found: Found, line: int) -> str:

@@ -51,23 +51,50 @@ def _encoding(fields: list[tuple[str, bytes]]) -> str | None:
 
 
 AS_UTF8 = " (read as UTF-8)"  # a reading besides the one the commit's encoding gives
+AS_LATIN1 = " (read as Latin-1)"  # bytes no encoding names that are no UTF-8: cp1252's reading
+LABELS = (AS_UTF8, AS_LATIN1)
+
+
+def _cp1252() -> dict[int, str]:
+    """What cp1252 reads each byte 0x80-0x9F as (quotes, dashes, the euro sign) where Latin-1
+    reads a control character; the five bytes cp1252 leaves undefined keep Latin-1's."""
+    read = {byte: bytes((byte,)).decode("cp1252", "replace") for byte in range(0x80, 0xA0)}
+    return {byte: char for byte, char in read.items() if char != "\ufffd"}
+
+
+CP1252 = _cp1252()
+
+
+def latin1_reading(data: bytes, plain: str) -> list[tuple[str, str]]:
+    """`data` read as Latin-1 (cp1252, every byte one character) when it is no valid UTF-8,
+    or none: git stores a tag's message, and a commit's under no `encoding` header, as typed,
+    and a Latin-1 no-break space read as UTF-8 was U+FFFD beside a secret (`password:\xa0`),
+    which went unseen. `plain` is its UTF-8 reading: valid UTF-8 holds no U+FFFD it did not
+    write, so most messages cost no second decode, and none is read twice."""
+    if "\ufffd" not in plain:
+        return []
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return [(data.decode("latin-1").translate(CP1252), AS_LATIN1)]
+    return []
 
 
 def readings(data: bytes, encoding: str | None, plain: str) -> list[tuple[str, str]]:
     """The texts a reader may take `data` for, and how each is named: as the `encoding` its
     commit names (`encoding ISO-8859-1`: a Latin-1 byte read as UTF-8 was U+FFFD, and a
     secret beside it, or holding it, went unseen); as `plain`, its UTF-8 reading, when there
-    is none or it is no text encoding Python knows (never an error). Bytes the encoding reads
-    otherwise are read both ways, valid UTF-8 or not: a header naming the wrong encoding must
-    not hide what a UTF-8 reader sees (Shift_JIS takes a cp1252 quote and the `g` after it
-    for one character: `\x93ghp_...` held no token); push_problems says a secret both
-    readings hold once."""
+    is none or it is no text encoding Python knows (never an error), and then as Latin-1 too
+    when it is no UTF-8 (latin1_reading). Bytes the encoding reads otherwise are read both
+    ways, valid UTF-8 or not: a header naming the wrong encoding must not hide what a UTF-8
+    reader sees (Shift_JIS takes a cp1252 quote and the `g` after it for one character:
+    `\x93ghp_...` held no token); push_problems says a secret two readings hold once."""
     if encoding is None or encoding.replace("-", "").replace("_", "").lower() == "utf8":
-        return [(plain, "")]
+        return [(plain, ""), *latin1_reading(data, plain)]
     try:
         named = data.decode(encoding, "replace")
     except (LookupError, ValueError):  # unknown, no text codec (`rot13`), a NUL in the name
-        return [(plain, "")]
+        return [(plain, ""), *latin1_reading(data, plain)]
     return [(named, "")] if named == plain else [(named, ""), (plain, AS_UTF8)]
 
 
@@ -86,6 +113,8 @@ def commit_texts(
     for sent, ref, what in commits:
         if sent.commit not in raw:
             found = [Found(ref, what, "message", sent.message)]
+            if sent.latin1:  # no UTF-8, under no `encoding` header
+                found.append(Found(ref, what, "message", sent.latin1, about=AS_LATIN1))
             people = (("author", sent.author), ("committer", sent.committer))
             found += [Found(ref, what, key, value, lines=False) for key, value in people]
             yield sent.commit, found

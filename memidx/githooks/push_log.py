@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from memidx.frozen import Value
 from memidx.git.repo import AS_STORED, GitRepo, decode_path
 from memidx.git.streamed import split_at, streamed
+from memidx.githooks.push_headers import latin1_reading
 
 MODE_BLOB = ("100644", "100755", "120000")  # a file or a symlink's target: pushed as a blob
 ZERO_ID = "0"  # git's all-zero id, of no object: a path a side lacks
@@ -42,6 +43,7 @@ class Sent(Value):
     author: str = ""
     committer: str = ""
     whole: bool = False
+    latin1: str = ""  # its message read as Latin-1 when it is no UTF-8 (push_headers.readings)
 
 
 def sent_commits(
@@ -104,7 +106,9 @@ def parse_entry(entry: bytes) -> Sent:
             changes.append(Changed(decode_path(fields[i + 1]), blob, before))
         i += 2
     text, whole = message.decode("utf-8", "replace"), _hashes_to(commit, header + message)
-    return Sent(commit, source, text, tuple(changes), author, committer, whole)
+    # shown whole, it has no `encoding` header: git stored the bytes as typed
+    latin1 = "".join(other for other, _ in latin1_reading(message, text)) if whole else ""
+    return Sent(commit, source, text, tuple(changes), author, committer, whole, latin1)
 
 
 def _hashes_to(commit: str, body: bytes) -> bool:

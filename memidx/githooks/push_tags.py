@@ -20,7 +20,7 @@ HEADER_LIMIT = 64 * 1024  # a tag's header (object, type, tag, tagger) is a few 
 
 def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterator[Found]:
     """The message of each annotated tag pushed (and of a tag it points to)."""
-    from memidx.githooks.push_headers import header_fields
+    from memidx.githooks.push_headers import header_fields, readings
     from memidx.githooks.secret_check import text_of
 
     # the old values of the refs pushed: git says the remote holds them, so it sends none again
@@ -39,8 +39,11 @@ def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterato
                 header = _header(repo, oid)
             else:
                 header, _, message = data.partition(b"\n\n")
-                # as a file's: a message written whole (git hash-object) may be UTF-16
-                yield Found(ref, what, "message", text_of(message, note=True) or "")
+                # as a file's: a message written whole (git hash-object) may be UTF-16; git
+                # writes it as typed, under no `encoding` header: no UTF-8, as Latin-1 too
+                plain = text_of(message, note=True) or ""
+                for text, how in readings(message, None, plain):
+                    yield Found(ref, what, "message", text, about=how)
             for key, value in header_fields(header):  # its name and tagger are sent too
                 yield Found(ref, what, key, value, lines=False)
             target, kind = _pointed(header)

@@ -305,3 +305,19 @@ def test_a_secret_both_readings_hold_is_said_once(repo: NotesRepo, message: byte
         f"refs/heads/main: commit {commit[:12]}: message line 3: github-token",
         f"refs/heads/main: commit {commit[:12]}: author: github-token",
     ]
+
+
+@pytest.mark.parametrize("hidden", ["", "\nx-review done"])  # shown by the log, or read again
+def test_a_latin_1_message_under_no_encoding_header_is_read_as_latin_1(
+    repo: NotesRepo, hidden: str
+) -> None:
+    """`git commit -F` of a Latin-1 file under the default i18n.commitEncoding stores its bytes
+    as typed and names no encoding: read as UTF-8 alone, the no-break space before the
+    secret was U+FFFD, and the secret went unseen."""
+    message = "Deploy\n\npassword:\xa0Zk9xQ7mL2pWq8\n".encode("latin-1")
+    commit = commit_on_head(repo, f"author {PERSON}\ncommitter {PERSON}{hidden}", message)
+
+    found = pushed(repo, commit)
+
+    kind = f"secret-assignment{push_headers.AS_LATIN1}"
+    assert found == [f"refs/heads/main: commit {commit[:12]}: message line 3: {kind}"]

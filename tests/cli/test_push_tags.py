@@ -10,7 +10,7 @@ import pytest
 
 from memidx.cli.check_commands import check_push
 from memidx.config import Config
-from memidx.githooks import push_tags
+from memidx.githooks import push_headers, push_tags
 from memidx.githooks.push_check import push_problems
 from memidx.githooks.push_refs import Update
 from tests.helpers import NotesRepo
@@ -158,3 +158,54 @@ def test_a_tag_message_in_utf16_is_read_as_a_file_in_utf16_is(
     assert pushed(repo, "wide") == [
         f"refs/tags/wide: tag {wide[:12]}: message line 1: github-token"
     ]
+
+
+def tagged(repo: NotesRepo, name: str, message: bytes) -> str:
+    """The id of tag `name` of HEAD, its message `message` as typed, in Latin-1 as
+    `git -c i18n.commitEncoding=ISO-8859-1 tag` writes it: under no `encoding` header."""
+    source = repo.root.parent / "message"
+    source.write_bytes(message)
+    repo.git("-c", "i18n.commitEncoding=ISO-8859-1", "tag", "-a", name, "-F", str(source))
+    return repo.git("rev-parse", name).strip()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password:\xa0Zk9xQ7mL2pWq8",  # a no-break space (0xA0) before it: U+FFFD as UTF-8
+        'password = "\xe9Zk9xQ7mL2pWq8"',  # a Latin-1 é in it
+    ],
+)
+def test_a_latin_1_tag_message_is_read_as_latin_1(repo: NotesRepo, line: str) -> None:
+    """A tag has no `encoding` header: read as UTF-8 alone, the byte beside (or in) the
+    secret was U+FFFD and the secret went unseen, though the same commit was refused."""
+    tag = tagged(repo, "v1", f"Release\n\n{line}\n".encode("latin-1"))
+
+    found = pushed(repo, "v1")
+
+    kind = f"secret-assignment{push_headers.AS_LATIN1}"
+    assert found == [f"refs/tags/v1: tag {tag[:12]}: message line 3: {kind}"]
+
+
+def test_a_utf_8_tag_message_with_the_same_secret_is_refused_once(repo: NotesRepo) -> None:
+    tag = tagged(repo, "v1", "Release\n\npassword:\xa0Zk9xQ7mL2pWq8\n".encode())
+
+    found = pushed(repo, "v1")
+
+    assert found == [f"refs/tags/v1: tag {tag[:12]}: message line 3: secret-assignment"]
+
+
+def test_a_secret_both_readings_of_a_tag_hold_is_said_once(repo: NotesRepo) -> None:
+    tag = tagged(repo, "v1", "Café release\n\n".encode("latin-1") + f"{TOKEN}\n".encode())
+
+    found = pushed(repo, "v1")
+
+    assert found == [f"refs/tags/v1: tag {tag[:12]}: message line 3: github-token"]
+
+
+def test_a_shift_jis_tag_message_holding_no_secret_is_let_through(repo: NotesRepo) -> None:
+    """Its Latin-1 reading is mojibake (`ƒŠƒŠ[ƒX`): no detector takes it for a secret."""
+    message = "リリース 1.0\n\n認証トークンを更新しました。パスワード: 変更なし\n"
+    tagged(repo, "v1", message.encode("shift_jis"))
+
+    assert pushed(repo, "v1") == []
