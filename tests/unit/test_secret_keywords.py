@@ -71,3 +71,22 @@ def test_reading_every_value_stays_linear(unit: str) -> None:
 def test_the_librarys_rules_for_code_are_read(line: str) -> None:
     """Its config-file rules alone lack `:=`, `=>`, `[25] =`, `@"` and a constructor's call."""
     assert VALUE not in redact_text(line).text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password: \u201cZk9xQ7mL2pWq8\u201d",  # as a word processor or a chat pastes it
+        "password: \u2018Zk9xQ7mL2pWq8\u2019",
+        "password = \u00abZk9xQ7mL2pWq8\u00bb",
+        "api_key = \u201eZk9xQ7mL2pWq8\u201c",
+    ],
+)
+def test_a_value_in_typographic_quotes_is_found_as_in_plain_ones(line: str) -> None:
+    """`password: \u201cv4lue\u201d` was no assignment, where `password: "v4lue"` was one."""
+    found = find_secrets(line, allow=True)
+    assert [line[f.start : f.end] for f in found] == ["Zk9xQ7mL2pWq8"], line
+
+
+def test_a_name_in_typographic_quotes_with_no_value_is_no_secret() -> None:
+    assert find_secrets("the word \u201cpassword\u201d and \u201cchangeme\u201d", allow=True) == []
