@@ -119,6 +119,31 @@ def test_status_says_the_upgrade_waits_for_room_on_the_disk(
     assert status.healthy  # the index works as it is: no reason to exit 1
 
 
+def test_status_says_the_free_space_is_unknown_when_the_disk_would_not_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed `disk_usage` was counted as 0 bytes free, and said as "(0.0 MB free now)"."""
+    config = _memory(tmp_path, 5)
+
+    def usage(_: object) -> Usage:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(shutil, "disk_usage", usage)
+
+    status = gather(config)
+
+    wait = status.upgrade_waits
+    assert wait is not None  # no room known is no room: the upgrade still waits
+    assert status_data(status)["upgrade_waits"] == {
+        "from": 5, "to": SCHEMA_VERSION, "needed_bytes": wait.needed, "free_bytes": None,
+        "disk": wait.disk,
+    }  # fmt: skip
+    out = io.StringIO()
+    write_status(out, status)
+    assert f"free on {wait.disk} (free space unknown)\n" in out.getvalue()
+    assert "MB free now" not in out.getvalue()
+
+
 def test_status_says_nothing_of_an_upgrade_with_room_for_it(tmp_path: Path) -> None:
     config = _memory(tmp_path, 5)
 
