@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from memidx.index.documents import Store
 
 
-def sync_to_head(config: Config) -> list[str]:
-    """Sync the index and start embedding in the background; returns lines to print."""
+def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
+    """Sync the index and start embedding in the background; returns lines to print. `once`
+    (a git hook): the notice of an upgrade that waits for room is said once per state."""
     from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments_changed
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.store import RecordStore
@@ -32,6 +33,10 @@ def sync_to_head(config: Config) -> list[str]:
     # runs while `memidx ingest` or a filing fills it waits, never marking it built meanwhile
     store = writable_index(config, notices.append, fill=_fill)
     try:
+        if once:
+            from memidx.memory.upgrade_said import said_once
+
+            notices = said_once(config, store.conn, notices)
         report = sync(config, store)
         records = None
         indexed = RecordStore(store.conn).segments()
