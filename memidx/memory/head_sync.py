@@ -33,10 +33,6 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
     # runs while `memidx ingest` or a filing fills it waits, never marking it built meanwhile
     store = writable_index(config, notices.append, fill=_fill)
     try:
-        if once:
-            from memidx.memory.upgrade_said import said_once
-
-            notices = said_once(config, store.conn, notices)
         report = sync(config, store)
         records = None
         indexed = RecordStore(store.conn).segments()
@@ -48,6 +44,10 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
 
             records = sync_records(config, store)
         mark_index_built(config, store)  # every note and every changed segment is in
+        if once:  # kept as said only now: a hook that fails on the way says none of its lines
+            from memidx.memory.upgrade_said import said_once
+
+            notices = said_once(config, store.conn, notices)
     finally:
         store.conn.close()
     clear_unchanged(marks)

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config
+from memidx.errors import MemidxError
 from memidx.githooks.hook import run_hook
+from memidx.index import sync as sync_module
 from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.memory.upgrade_said import SAID, same_state
 from tests.helpers import run_in_process
@@ -74,6 +76,25 @@ def test_a_link_in_place_of_the_line_said_is_neither_followed_nor_replaced(
 
     assert (config.state_dir / SAID).is_symlink()
     assert elsewhere.read_text() == "someone's\n"
+
+
+def test_a_hook_that_fails_after_the_notice_keeps_no_line_as_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hook that failed prints its failure alone: a line kept as said then was never said."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    monkeypatch.setattr(shutil, "disk_usage", _short)
+    config = memory_at_schema(tmp_path, 5)
+
+    def failing(*_: object) -> None:
+        raise MemidxError("a sync that fails")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(sync_module, "sync", failing)
+        assert _hook(config, capsys) == []
+
+    assert not (config.state_dir / SAID).exists()
+    assert len(_hook(config, capsys)) == 1
 
 
 MB = 1024 * 1024
