@@ -11,26 +11,25 @@ from pathlib import Path
 from memidx.index.schema_version import READABLE, SCHEMA_VERSION
 
 COPIES = 2  # the upgrade's copy of the vectors, then the VACUUM's of the file, in the log
+WAITS = f"index schema {READABLE}: upgrade to {SCHEMA_VERSION} waits for "  # how its line starts
 
 
 class RoomWait:
     """An upgrade from schema 5 that waits for `needed` bytes free on the disk mounted at
-    `disk` (`free` now). No dataclass: every git hook imports this module, and dataclasses
-    (with inspect) cost it ~12 ms (cli/test_hook_path.py)."""
+    `disk` (`free` now, None when the disk would not say). No dataclass: every git hook
+    imports this module, and dataclasses (with inspect) cost it ~12 ms (cli/test_hook_path.py)."""
 
     __slots__ = ("disk", "free", "needed")
 
-    def __init__(self, needed: int, free: int, disk: str) -> None:
+    def __init__(self, needed: int, free: int | None, disk: str) -> None:
         self.needed = needed
         self.free = free
         self.disk = disk
 
     def line(self) -> str:
         """The one line for people, e.g. `index schema 5: upgrade to 6 waits for ...`."""
-        return (
-            f"index schema {READABLE}: upgrade to {SCHEMA_VERSION} waits for "
-            f"{_mb(self.needed)} free on {self.disk} ({_mb(self.free)} free now)"
-        )
+        now = "free space unknown" if self.free is None else f"{_mb(self.free)} free now"
+        return f"{WAITS}{_mb(self.needed)} free on {self.disk} ({now})"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -42,7 +41,7 @@ class RoomWait:
 def room_for_copies(conn: sqlite3.Connection, copies: int) -> bool:
     """Whether the index's disk has room for `copies` copies of its pages in use."""
     needed, free, _ = _room(conn, copies)
-    return free > needed
+    return free is not None and free > needed
 
 
 def room_wait(conn: sqlite3.Connection) -> RoomWait | None:
@@ -51,12 +50,14 @@ def room_wait(conn: sqlite3.Connection) -> RoomWait | None:
     if int(conn.execute("PRAGMA user_version").fetchone()[0]) != READABLE:
         return None
     needed, free, folder = _room(conn, COPIES)
-    return None if free > needed else RoomWait(needed, free, str(mount_of(folder)))
+    has_room = free is not None and free > needed
+    return None if has_room else RoomWait(needed, free, str(mount_of(folder)))
 
 
-def _room(conn: sqlite3.Connection, copies: int) -> tuple[int, int, Path]:
-    """(bytes `copies` copies of the pages in use take, bytes free, the index's folder); no
-    room known (an error asking) is none."""
+def _room(conn: sqlite3.Connection, copies: int) -> tuple[int, int | None, Path]:
+    """(bytes `copies` copies of the pages in use take, bytes free, the index's folder); the
+    bytes free are None when asking fails: no room known, which is no room (the upgrade
+    waits), but never said as 0 bytes free."""
     pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
     unused = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
     size = int(conn.execute("PRAGMA page_size").fetchone()[0])
@@ -64,9 +65,9 @@ def _room(conn: sqlite3.Connection, copies: int) -> tuple[int, int, Path]:
     import shutil  # only on the way to an upgrade: ~3.5 ms (bz2, lzma) every hook would pay
 
     try:
-        free = shutil.disk_usage(folder).free
+        free: int | None = shutil.disk_usage(folder).free
     except OSError:
-        free = 0
+        free = None
     return copies * (pages - unused) * size, free, folder
 
 

@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from memidx.index.documents import Store
 
 
-def sync_to_head(config: Config) -> list[str]:
-    """Sync the index and start embedding in the background; returns lines to print."""
+def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
+    """Sync the index and start embedding in the background; returns lines to print. `once`
+    (a git hook): the notice of an upgrade that waits for room is said once per state."""
     from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments_changed
     from memidx.index.open import mark_index_built, writable_index
     from memidx.index.store import RecordStore
@@ -43,6 +44,10 @@ def sync_to_head(config: Config) -> list[str]:
 
             records = sync_records(config, store)
         mark_index_built(config, store)  # every note and every changed segment is in
+        if once:  # kept as said only now: a hook that fails on the way says none of its lines
+            from memidx.memory.upgrade_said import said_once
+
+            notices = said_once(config, store.conn, notices)
     finally:
         store.conn.close()
     clear_unchanged(marks)

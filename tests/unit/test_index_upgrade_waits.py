@@ -60,7 +60,7 @@ def short_disk(monkeypatch: pytest.MonkeyPatch) -> None:
 OLD_TURN = "a turn filed before memidx was downgraded"
 
 
-def _memory(root: Path, schema: int = SCHEMA_VERSION) -> Config:
+def memory_at_schema(root: Path, schema: int = SCHEMA_VERSION) -> Config:
     """A memory (no git) of one note and one turn, indexed, its index taken back to `schema`
     (5 or 4)."""
     (root / "notes").mkdir(parents=True)
@@ -77,7 +77,7 @@ def _memory(root: Path, schema: int = SCHEMA_VERSION) -> Config:
     return config
 
 
-def _version(path: Path) -> int:
+def schema_of(path: Path) -> int:
     conn = sqlite3.connect(path)
     try:
         return int(conn.execute("PRAGMA user_version").fetchone()[0])
@@ -97,7 +97,7 @@ def _indexed(path: Path, words: str) -> int:
 def test_status_says_the_upgrade_waits_for_room_on_the_disk(
     tmp_path: Path, short_disk: None
 ) -> None:
-    config = _memory(tmp_path, 5)
+    config = memory_at_schema(tmp_path, 5)
 
     status = gather(config)
 
@@ -119,8 +119,33 @@ def test_status_says_the_upgrade_waits_for_room_on_the_disk(
     assert status.healthy  # the index works as it is: no reason to exit 1
 
 
+def test_status_says_the_free_space_is_unknown_when_the_disk_would_not_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed `disk_usage` was counted as 0 bytes free, and said as "(0.0 MB free now)"."""
+    config = memory_at_schema(tmp_path, 5)
+
+    def usage(_: object) -> Usage:
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(shutil, "disk_usage", usage)
+
+    status = gather(config)
+
+    wait = status.upgrade_waits
+    assert wait is not None  # no room known is no room: the upgrade still waits
+    assert status_data(status)["upgrade_waits"] == {
+        "from": 5, "to": SCHEMA_VERSION, "needed_bytes": wait.needed, "free_bytes": None,
+        "disk": wait.disk,
+    }  # fmt: skip
+    out = io.StringIO()
+    write_status(out, status)
+    assert f"free on {wait.disk} (free space unknown)\n" in out.getvalue()
+    assert "MB free now" not in out.getvalue()
+
+
 def test_status_says_nothing_of_an_upgrade_with_room_for_it(tmp_path: Path) -> None:
-    config = _memory(tmp_path, 5)
+    config = memory_at_schema(tmp_path, 5)
 
     assert status_data(gather(config))["upgrade_waits"] is None
 
@@ -128,7 +153,7 @@ def test_status_says_nothing_of_an_upgrade_with_room_for_it(tmp_path: Path) -> N
 def test_the_command_that_skips_the_upgrade_for_room_says_so_once_on_stderr(
     tmp_path: Path, short_disk: None
 ) -> None:
-    config = _memory(tmp_path, 5)
+    config = memory_at_schema(tmp_path, 5)
 
     synced = run_in_process(tmp_path, "sync")
 
@@ -138,13 +163,13 @@ def test_the_command_that_skips_the_upgrade_for_room_says_so_once_on_stderr(
     assert said[0].startswith("memidx: notice: index schema 5: upgrade to 6 waits for ")
     assert f"the index at {config.index_path} is written at schema 5 until then" in said[0]
     assert "waits" not in synced.out
-    assert _version(config.index_path) == 5
+    assert schema_of(config.index_path) == 5
 
 
 def test_a_hurried_writer_short_of_room_says_nothing(tmp_path: Path, short_disk: None) -> None:
     """An agent's hook skips the upgrade for want of time whatever the room: its stdout is
     its agent's, and the upgrade is not its to do."""
-    config = _memory(tmp_path, 5)
+    config = memory_at_schema(tmp_path, 5)
     notices: list[str] = []
 
     writable_index(config, notices.append, hurried=True).conn.close()
@@ -188,7 +213,7 @@ def test_a_hook_files_in_the_log_alone_on_a_schema_4_index_and_the_next_writer_i
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catch_up: Callable[[Config], None]
 ) -> None:
     monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
-    config = _memory(tmp_path, 4)
+    config = memory_at_schema(tmp_path, 4)
     index = config.index_path
     before = index.read_bytes()
 
@@ -206,7 +231,7 @@ def test_a_hook_files_in_the_log_alone_on_a_schema_4_index_and_the_next_writer_i
 
     catch_up(config)
 
-    assert _version(index) == SCHEMA_VERSION
+    assert schema_of(index) == SCHEMA_VERSION
     assert _indexed(index, "the one kept in the log") == 1
     assert _indexed(index, "a turn filed twice") == 1
     store, _ = open_store(index, write=False)  # readers read it again
@@ -215,11 +240,11 @@ def test_a_hook_files_in_the_log_alone_on_a_schema_4_index_and_the_next_writer_i
 
 def test_a_hurried_filing_into_a_schema_5_index_is_still_indexed_at_once(tmp_path: Path) -> None:
     """Only an index that cannot be written as it is makes a filing go to the log alone."""
-    config = _memory(tmp_path, 5)
+    config = memory_at_schema(tmp_path, 5)
 
     _file_hurried(config, "a turn into schema five")
 
-    assert _version(config.index_path) == 5
+    assert schema_of(config.index_path) == 5
     assert _indexed(config.index_path, "a turn into schema five") == 1
 
 
@@ -228,7 +253,7 @@ def test_a_hook_on_a_schema_4_index_does_not_file_again_what_the_index_holds(
 ) -> None:
     """A resumed session's transcript starts with the parts archived before: filed once, as
     the old index says (it was filed in an earlier segment than the one written last)."""
-    config = _memory(tmp_path, 4)
+    config = memory_at_schema(tmp_path, 4)
     (config.state_dir / "haystack.lock.last").unlink()  # no segment written last known
     segment = next((tmp_path / "notes" / "haystack").rglob("*.krd"))
     before = segment.read_bytes()
@@ -247,7 +272,7 @@ def test_a_hook_files_in_the_log_alone_while_another_process_holds_the_index(
     writer opens the index with: a hook that waited there for it (60 s) was cut off at its
     deadline, and filed nothing."""
     monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
-    config = _memory(tmp_path)
+    config = memory_at_schema(tmp_path)
     with file_lock(Path(f"{config.index_path}.lock")) as taken:  # an upgrade under way
         assert taken
         began = time.monotonic()
@@ -267,7 +292,7 @@ def test_the_mcp_file_turn_tool_leaves_the_upgrade_of_a_schema_4_index_to_anothe
     """A tool call waited for the seconds a large index's upgrade takes; the client's timeout
     does not wait for ever either."""
     monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
-    config = _memory(tmp_path, 4)
+    config = memory_at_schema(tmp_path, 4)
     before = config.index_path.read_bytes()
 
     filed = answers.file_turn(config, {"text": "a fact filed by a tool call", "agent": "t"})
