@@ -23,7 +23,7 @@ from memidx.haystack.filing import file
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
 from memidx.index.store import open_store
-from memidx.memory.head_sync import sync_to_head
+from memidx.memory.head_sync import start_background_embed, sync_to_head
 from tests.helpers import FakeEmbedder, run_in_process
 
 NOTES = 3
@@ -136,3 +136,41 @@ def test_a_hurried_filing_into_a_built_index_is_indexed_at_once(
 
     assert _indexed(config.index_path, ANSWER) == 1
 
+
+def _no_model(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """No model to embed with; what start_background_embed starts is recorded, not run."""
+    import memidx.embed.installed
+    import memidx.git.process
+
+    started: list[list[str]] = []
+
+    def spawn(argv: list[str], _log: Path) -> int:
+        started.append(argv[argv.index("-C") + 2 :])
+        return 0
+
+    def no_model(_config: Config) -> str:
+        return "no model here"
+
+    monkeypatch.setattr(memidx.embed.installed, "model_problem", no_model)
+    monkeypatch.setattr(memidx.git.process, "spawn_detached", spawn)
+    return started
+
+
+def test_without_a_model_what_the_filing_starts_builds_the_index_a_hook_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background embed builds the index: with no model (an install without the vectors
+    extra) none starts, and the index stayed unbuilt, every hook filing in the log alone."""
+    _memory(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    config = load_config(tmp_path)
+    started = _no_model(monkeypatch)
+
+    _capture(config)
+
+    assert started == [["sync"]]
+    assert run_in_process(config.root, *started[0]).code == 0
+    assert _indexed(config.index_path, "note words") == NOTES
+    assert _indexed(config.index_path, ANSWER) == 1
+    assert start_background_embed(config) == ["vectors not updated: no model here"]
+    assert started == [["sync"]]  # built: nothing more to start
