@@ -75,6 +75,8 @@ def writable_index(
     check_location(config, ask_git=verify or creating)
     if creating and path.resolve().is_relative_to(config.state_dir.resolve()):
         keep_out_of_git(config.state_dir)  # a later `git add -A` must not commit it
+    if creating and hurried and fill is not None:
+        raise _fill_left(path)  # not even made: the writer that fills it makes it
     store, said = open_store(path, write=True, verify=verify, hurried=hurried)
     if said and notice is not None:
         notice(said)

@@ -113,6 +113,8 @@ def test_a_hook_files_in_the_log_alone_on_an_unbuilt_index_and_a_writer_with_tim
 
     assert took < 1.4, took  # SessionEnd's deadline; filling was what took it past
     assert _indexed(config.index_path, "note words") == 0  # the hook built nothing
+    assert config.index_path.exists() is not missing  # nor made a missing index
+    assert (config.state_dir / ".gitignore").is_file()  # its state is kept out of git still
     assert _indexed(config.index_path, ANSWER) == 0  # the turn is in the log alone
     with pytest.raises(IndexUnusable):
         open_store(config.index_path, write=False)  # readers still refuse it
