@@ -229,7 +229,9 @@ def embed(args: argparse.Namespace, config: Config) -> int:
     from memidx.text import counted
 
     if args.background:
-        return embed_in_background(config)
+        from memidx.haystack.indexing import fill_index
+
+        return embed_in_background(config, fill_index)  # builds an index a hook left unbuilt
     store = writable_index(config, say_notice)
     bar = ProgressBar("embedding chunks")
 

@@ -163,10 +163,12 @@ def _embed_lock(
         yield taken
 
 
-def embed_in_background(config: Config) -> int:
+def embed_in_background(config: Config, fill: Callable[[Config, Store], None] | None = None) -> int:
     """What hooks and filing start, detached. Each start leaves a mark that there is work; one
     embedder runs at a time and works until no mark is left, so a burst of commits starts one
-    model, not one per commit. Failures go to .memidx/embed-error.log (`memidx status`)."""
+    model, not one per commit. Failures go to .memidx/embed-error.log (`memidx status`). An
+    index not built (missing, half built) is filled by `fill` first (every note and record):
+    an agent's hook leaves that to this writer with time for it, and files in the log alone."""
     pending = _pending(config)
     try:
         config.state_dir.mkdir(exist_ok=True)  # never the clone's own folder: it may be gone
@@ -181,7 +183,7 @@ def embed_in_background(config: Config) -> int:
                     return 0  # the running embedder checks the mark before it leaves
                 # the mark is left only if this one is killed
                 with embedding(config.state_dir, durable=config.fsync) as progress:
-                    store = writable_index(config)
+                    store = writable_index(config, fill=fill)
                     bound = file_identity(config.index_path)
                     try:
                         while pending.exists():

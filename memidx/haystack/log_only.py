@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing, suppress
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
@@ -18,6 +19,7 @@ from memidx.haystack.frames import Record, frame, scan_file
 from memidx.haystack.indexing import Filed, segment_ref
 from memidx.haystack.left_segments import leave, left_refs
 from memidx.haystack.redaction import redacted
+from memidx.haystack.segments import segments
 from memidx.index.connection import connect_reader
 from memidx.index.store import RecordStore
 
@@ -64,7 +66,8 @@ def _in_segments(config: Config, record: Record, writer: Writer) -> tuple[str, s
     last = writer.last_segment()
     named = [config.root / ref for ref in reversed(left_refs(config))]  # the latest first
     budget = SCAN_BYTES
-    for path in dict.fromkeys([last, *named] if last else named):
+    first: list[Path] = [last] if last else []
+    for path in dict.fromkeys([*first, *named, *_latest(config)]):
         if not path.is_file():  # gone (taken over)
             continue
         budget -= path.stat().st_size
@@ -75,3 +78,11 @@ def _in_segments(config: Config, record: Record, writer: Writer) -> tuple[str, s
             if (same.kind, same.hash, same.session) == (record.kind, record.hash, record.session):
                 return same.id, f"{segment_ref(config, path)}@{located.offset}"
     return None
+
+
+def _latest(config: Config) -> list[Path]:
+    """Every writer's segments, the latest day first: an index deleted with this clone's state
+    (its writer's id, the segment written last) holds nothing to tell a turn filed before it
+    from a new one, and a hook that filled the index found it there; one that leaves the filling
+    to another finds it here, within SCAN_BYTES."""
+    return sorted(segments(config.notes_path / "haystack"), key=lambda p: p.name, reverse=True)

@@ -67,18 +67,24 @@ def writable_index(
     next writer with time for it (see upgrade_waits), and gets IndexLeft for an index it
     cannot write as it is or another process holds (HURRIED_WAIT). With `fill`, an index not
     completely built (new, rebuilt, or a build that was interrupted) is filled by it first, by
-    one process while the others wait (the same lock as creation), and marked built. Without,
-    the caller brings the whole index in step and calls mark_index_built."""
+    one process while the others wait (the same lock as creation), and marked built; never
+    by a hurried writer (IndexLeft: filling a large memory takes seconds). Without, the
+    caller brings the whole index in step and calls mark_index_built."""
     path = config.index_path
     creating = not path.exists() or path.stat().st_size == 0
     check_location(config, ask_git=verify or creating)
     if creating and path.resolve().is_relative_to(config.state_dir.resolve()):
         keep_out_of_git(config.state_dir)  # a later `git add -A` must not commit it
+    if creating and hurried and fill is not None:
+        raise _fill_left(path)  # not even made: the writer that fills it makes it
     store, said = open_store(path, write=True, verify=verify, hurried=hurried)
     if said and notice is not None:
         notice(said)
     if fill is None or build_problem(store.conn) is None:
         return store
+    if hurried:
+        store.conn.close()
+        raise _fill_left(path)
     try:
         with _creation_lock(path, hurried=hurried), trouble_reported(path, write=True):
             if build_problem(store.conn) is not None:
@@ -235,6 +241,16 @@ def _refuse_older(conn: sqlite3.Connection, path: Path) -> None:
             "to a writer with time for it",
             "run `memidx sync` once: it upgrades the index in place, keeping its vectors",
         )
+
+
+def _fill_left(path: Path) -> IndexLeft:
+    """A hurried writer's on an index not built (missing, new, half built): filling every note
+    and record took a large memory's seconds, past an agent's hook deadline, rolled back with
+    nothing filed, at every hook after it too; the background embed a filing starts fills it."""
+    return IndexLeft(
+        f"the index at {path} is not built: its filling is left to a writer with time for it",
+        "run `memidx sync` once: it builds the index from the notes and the log",
+    )
 
 
 def _creation_lock(path: Path, *, hurried: bool = False) -> AbstractContextManager[None]:

@@ -104,22 +104,29 @@ def follow_commit(config: Config, say: Callable[[str], None] | None = None) -> s
 
 
 def start_background_embed(config: Config) -> list[str]:
-    """Embed new chunks in a detached process, so the git operation does not wait for it."""
+    """Embed new chunks in a detached process, so the git operation does not wait for it; it
+    fills an index an agent's hook left unbuilt first (memidx.index.open: a hurried writer
+    never fills). Without a model to embed with, a detached `memidx sync` fills such an index."""
     from memidx.embed.installed import model_problem  # lean: not memidx.embed.model
 
     problem = model_problem(config)
-    if problem is not None:
-        if not vectors_installed():
-            return []  # installed without the vectors extra (pre-commit's): words only
-        return [f"vectors not updated: {problem}"]
+    if problem is None:
+        return _detached(config, "vectors not updated", "embed", "--background")
+    lines = _detached(config, "index not built", "sync") if index_unbuilt(config) else []
+    if not vectors_installed():
+        return lines  # installed without the vectors extra (pre-commit's): words only
+    return [f"vectors not updated: {problem}", *lines]
+
+
+def _detached(config: Config, unless: str, *command: str) -> list[str]:
+    """Start `memidx <command>` detached, its output appended to .memidx/embed.log; the line
+    to say when that log is no file of memidx's (`unless`: what is left undone)."""
     from memidx.git.process import spawn_detached
 
     config.state_dir.mkdir(parents=True, exist_ok=True)
     log = config.state_dir / "embed.log"
     try:
-        spawn_detached(
-            [sys.executable, "-m", "memidx", "-C", str(config.root), "embed", "--background"], log
-        )
+        spawn_detached([sys.executable, "-m", "memidx", "-C", str(config.root), *command], log)
     except OSError as exc:  # a link or a FIFO at its log (refused: no file of memidx's)
         if exc.errno not in NOT_OWN:
             raise
@@ -127,9 +134,33 @@ def start_background_embed(config: Config) -> list[str]:
         # lost its digest: the index is in step, only the embed waits
         from memidx.text import display
 
-        return [f"vectors not updated: {display(str(log))} is no file (a link, a FIFO or a "
+        return [f"{unless}: {display(str(log))} is no file (a link, a FIFO or a "
                 "folder): remove it"]  # fmt: skip
     return []
+
+
+def index_unbuilt(config: Config) -> bool:
+    """Whether the index is missing or its build never completed (as a hurried filing leaves
+    it); an index that cannot be read is not this question's: its writer says why."""
+    import sqlite3
+    from contextlib import closing
+
+    from memidx.errors import MemidxError
+    from memidx.index.connection import connect_reader
+    from memidx.index.schema import build_problem
+
+    path = config.index_path
+    try:
+        if not path.exists():
+            return True
+        if not path.is_file():
+            return False  # a folder or a FIFO there: no index to fill (a sync says so)
+        if path.stat().st_size == 0:
+            return True
+        with closing(connect_reader(path)) as conn:
+            return build_problem(conn) is not None
+    except (MemidxError, sqlite3.Error, OSError):
+        return False
 
 
 # O_NOFOLLOW's (BSD: EMLINK), a FIFO's, a folder's
