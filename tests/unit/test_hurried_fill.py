@@ -23,8 +23,9 @@ from memidx.haystack.filing import file
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
 from memidx.index.store import open_store
-from memidx.memory.head_sync import start_background_embed, sync_to_head
+from memidx.memory.head_sync import start_background_embed
 from tests.helpers import FakeEmbedder, run_in_process
+from tests.unit.test_index_upgrade_waits import by_git_hook, by_ingest, by_sync
 
 NOTES = 3
 ANSWER = "the answer a hook filed while the index was not built"
@@ -66,18 +67,6 @@ def _half_built(config: Config) -> None:
     writable_index(config).conn.close()
 
 
-def _by_sync(config: Config) -> None:
-    assert run_in_process(config.root, "sync").code == 0
-
-
-def _by_ingest(config: Config) -> None:
-    assert run_in_process(config.root, "ingest").code == 0
-
-
-def _by_git_hook(config: Config) -> None:
-    sync_to_head(config)  # what every post-* git hook runs
-
-
 def _by_background_embed(config: Config) -> None:
     """What the filing starts: `memidx embed --background`."""
     assert run_in_process(config.root, "embed", "--background").code == 0
@@ -94,7 +83,7 @@ def _and_next_filing(config: Config) -> None:
 
 @pytest.mark.parametrize("missing", [True, False], ids=["missing", "half-built"])
 @pytest.mark.parametrize(
-    "build", [_by_sync, _by_ingest, _by_git_hook, _by_background_embed, _and_next_filing]
+    "build", [by_sync, by_ingest, by_git_hook, _by_background_embed, _and_next_filing]
 )
 def test_a_hook_files_in_the_log_alone_on_an_unbuilt_index_and_a_writer_with_time_builds_it(
     tmp_path: Path,
@@ -132,7 +121,7 @@ def test_a_hurried_filing_into_a_built_index_is_indexed_at_once(
 ) -> None:
     """Only an index not built (or not writable as it is) sends a filing to the log alone."""
     config = _memory(tmp_path, monkeypatch)
-    _by_ingest(config)
+    by_ingest(config)
 
     _capture(config)
 

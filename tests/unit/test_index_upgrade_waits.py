@@ -189,15 +189,15 @@ def _capture(config: Config, answer: str) -> None:
     assert [f.duplicate for f in actions.capture(config, where, [exchange])] == [False]
 
 
-def _by_sync(config: Config) -> None:
+def by_sync(config: Config) -> None:
     assert run_in_process(config.root, "sync").code == 0
 
 
-def _by_ingest(config: Config) -> None:
+def by_ingest(config: Config) -> None:
     assert run_in_process(config.root, "ingest").code == 0
 
 
-def _by_git_hook(config: Config) -> None:
+def by_git_hook(config: Config) -> None:
     sync_to_head(config)  # what every post-* git hook runs
 
 
@@ -208,7 +208,7 @@ def _by_embed_then_filing(config: Config) -> None:
     _file_hurried(config, "a later turn, into the upgraded index")
 
 
-@pytest.mark.parametrize("catch_up", [_by_sync, _by_ingest, _by_git_hook, _by_embed_then_filing])
+@pytest.mark.parametrize("catch_up", [by_sync, by_ingest, by_git_hook, _by_embed_then_filing])
 def test_a_hook_files_in_the_log_alone_on_a_schema_4_index_and_the_next_writer_indexes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, catch_up: Callable[[Config], None]
 ) -> None:
@@ -282,7 +282,7 @@ def test_a_hook_files_in_the_log_alone_while_another_process_holds_the_index(
     assert not duplicate
     assert took < 1.4, took  # SessionEnd's deadline
     assert _indexed(config.index_path, "while the index is upgraded") == 0
-    _by_sync(config)
+    by_sync(config)
     assert _indexed(config.index_path, "while the index is upgraded") == 1
 
 
@@ -299,5 +299,5 @@ def test_the_mcp_file_turn_tool_leaves_the_upgrade_of_a_schema_4_index_to_anothe
 
     assert filed["duplicate"] is False
     assert config.index_path.read_bytes() == before
-    _by_sync(config)
+    by_sync(config)
     assert _indexed(config.index_path, "a fact filed by a tool call") == 1

@@ -100,12 +100,8 @@ def test_a_failure_kept_nowhere_is_said_on_stderr(
     )
 
 
-def test_a_link_at_the_embed_log_starts_no_embed_and_fails_no_hook(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The embed's log is opened to append without following a link: refused, it raised out
-    of the post-commit hook (`could not update the index` on an index in step, at every
-    commit) and out of a session start (its digest lost). It is one line now."""
+def _no_embed_started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The embeds started (none, if the log is refused), with a model installed."""
     started: list[list[str]] = []
 
     def no_problem(config: object) -> None:
@@ -116,6 +112,16 @@ def test_a_link_at_the_embed_log_starts_no_embed_and_fails_no_hook(
 
     monkeypatch.setattr("memidx.embed.installed.model_problem", no_problem)
     monkeypatch.setattr("memidx.git.process.start_detached", start)
+    return started
+
+
+def test_a_link_at_the_embed_log_starts_no_embed_and_fails_no_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embed's log is opened to append without following a link: refused, it raised out
+    of the post-commit hook (`could not update the index` on an index in step, at every
+    commit) and out of a session start (its digest lost). It is one line now."""
+    started = _no_embed_started(monkeypatch)
     repo = NotesRepo(tmp_path / "memory")
     config = load_config(repo.root, env={})
     theirs = _theirs(tmp_path)
@@ -134,16 +140,7 @@ def test_a_folder_at_the_embed_log_starts_no_embed_and_fails_no_hook(
 ) -> None:
     """A folder at the embed's log raised EISDIR out of every post-commit hook and session
     start, as a link there did."""
-    started: list[list[str]] = []
-
-    def no_problem(config: object) -> None:
-        return None
-
-    def start(argv: list[str], out: object) -> None:
-        started.append(argv)
-
-    monkeypatch.setattr("memidx.embed.installed.model_problem", no_problem)
-    monkeypatch.setattr("memidx.git.process.start_detached", start)
+    started = _no_embed_started(monkeypatch)
     repo = NotesRepo(tmp_path / "memory")
     config = load_config(repo.root, env={})
     (config.state_dir / "embed.log").mkdir(parents=True)

@@ -6,12 +6,9 @@ git's MERGE_HEAD, by the staged check. Each reads as no state now, at once."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 
@@ -34,26 +31,10 @@ from memidx.index import failures
 from memidx.locations import user_state_dir
 from memidx.mcp import daemon, shared
 from memidx.memory import mcp_record
+from tests.fifos import at_once
 from tests.helpers import NotesRepo, dead_pid
 
-T = TypeVar("T")
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
-
-
-def _at_once(path: Path, call: Callable[[], T]) -> list[T]:
-    """What `call` returned with a FIFO at `path`: [] when it waited on it (a bound for the
-    fault only: done at once), which is then let go."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not os.path.lexists(path):  # the FIFO of a call before
-        os.mkfifo(path)
-    done: list[T] = []
-    waiting = threading.Thread(target=lambda: done.append(call()), daemon=True)
-    waiting.start()
-    waiting.join(5.0)
-    for way in (os.O_WRONLY, os.O_RDONLY):  # a call waiting to open it (the fault) is let go
-        with contextlib.suppress(OSError):
-            os.close(os.open(path, way | os.O_NONBLOCK))
-    return done
 
 
 def test_a_fifo_in_place_of_a_session_state_reads_as_none(tmp_path: Path) -> None:
@@ -61,7 +42,7 @@ def test_a_fifo_in_place_of_a_session_state_reads_as_none(tmp_path: Path) -> Non
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
     where = Where("claude-code", "s1", str(tmp_path))
 
-    done = _at_once(session_path(config, "claude-code", "s1"), lambda: session_state(config, where))
+    done = at_once(session_path(config, "claude-code", "s1"), lambda: session_state(config, where))
 
     assert [state.data for state in done] == [{}]
     done[0].add("seen", "note:a.md")
@@ -97,7 +78,7 @@ def test_a_fifo_in_place_of_the_embed_mark_reads_as_none(tmp_path: Path) -> None
             running.cut_off_runs(tmp_path),
         )
 
-    assert _at_once(mark, read) == [(None, False, 0)]
+    assert at_once(mark, read) == [(None, False, 0)]
     with running.embedding(tmp_path, durable=False):  # renamed over the FIFO
         assert running.cut_off(tmp_path) is None
     assert not mark.exists()
@@ -106,7 +87,7 @@ def test_a_fifo_in_place_of_the_embed_mark_reads_as_none(tmp_path: Path) -> None
 def test_a_fifo_in_place_of_the_recall_pid_is_not_waited_on_at_exit(tmp_path: Path) -> None:
     pid = tmp_path / recall_server.PID_NAME
 
-    assert _at_once(pid, lambda: recall_server.forget_pid(pid)) == [None]
+    assert at_once(pid, lambda: recall_server.forget_pid(pid)) == [None]
     assert pid.exists()  # not this server's pid: left
     pid.unlink()
     recall_server.write_pid(pid)
@@ -119,7 +100,7 @@ def test_a_fifo_in_place_of_the_list_of_folders_made_reads_as_none(tmp_path: Pat
     made = user_state_dir() / "agent-folders"
     read = backups._made  # pyright: ignore[reportPrivateUsage]
 
-    assert _at_once(made, read) == [[]]
+    assert at_once(made, read) == [[]]
     backups.make_folder(tmp_path / "a" / "b")  # the list, renamed over the FIFO
     backups.remove_made(tmp_path / "a" / "b")
     assert not (tmp_path / "a").exists()
@@ -142,7 +123,7 @@ def test_backups_a_fifo_or_a_size_leaves_unread_are_kept(
     fifo.unlink()
     monkeypatch.setattr(backups, "MAX_READ", 10)
 
-    removed = _at_once(fifo, lambda: backups.prune_backups(path, lambda text: "memidx" not in text))
+    removed = at_once(fifo, lambda: backups.prune_backups(path, lambda text: "memidx" not in text))
 
     assert removed == [[folder / names[5]]]  # the KEEP_NEWEST newest stay, and the first
     assert sorted(one.name for one in folder.iterdir()) == sorted(names[:5] + names[6:])
@@ -156,7 +137,7 @@ def test_a_fifo_in_place_of_merge_head_names_no_operation(repo: NotesRepo) -> No
     commit = repo.commit()
     git = GitRepo(repo.root)
 
-    assert _at_once(repo.root / ".git" / "MERGE_HEAD", lambda: other_sides(git)) == [[]]
+    assert at_once(repo.root / ".git" / "MERGE_HEAD", lambda: other_sides(git)) == [[]]
     (repo.root / ".git" / "MERGE_HEAD").unlink()
     (repo.root / ".git" / "MERGE_HEAD").write_text(f"{commit}\n")
     assert other_sides(git) == [(commit, "merge")]
@@ -187,14 +168,14 @@ def test_fifos_in_place_of_the_haystack_writer_s_state_are_not_waited_on(tmp_pat
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
     writer_id = config.state_dir / "writer-id"
 
-    (said,) = _at_once(writer_id, lambda: _error(lambda: identity.read_id(config.state_dir)))
+    (said,) = at_once(writer_id, lambda: _error(lambda: identity.read_id(config.state_dir)))
     assert said.startswith(f"{writer_id}: not a file memidx wrote")
-    assert _at_once(writer_id, lambda: own_writers(config)) == [set()]
+    assert at_once(writer_id, lambda: own_writers(config)) == [set()]
     lock = config.state_dir / "haystack.lock"
     writer = Writer(tmp_path / "haystack", lock, 1 << 20)
-    assert _at_once(writer.last, writer._remembered) == [None]  # pyright: ignore[reportPrivateUsage]
+    assert at_once(writer.last, writer._remembered) == [None]  # pyright: ignore[reportPrivateUsage]
     remember = writer._remember  # pyright: ignore[reportPrivateUsage]
-    assert _at_once(writer.last, lambda: _failed(lambda: remember("a.krd", 1))) == [True]
+    assert at_once(writer.last, lambda: _failed(lambda: remember("a.krd", 1))) == [True]
 
 
 def test_fifos_in_place_of_the_check_notices_and_the_mcp_record_are_not_waited_on(
@@ -206,12 +187,12 @@ def test_fifos_in_place_of_the_check_notices_and_the_mcp_record_are_not_waited_o
     kept = config.state_dir / notices.PENDING
     record = config.state_dir / mcp_record.RECORD
 
-    assert _at_once(kept, lambda: notices.kept_notices(config)) == [[]]
+    assert at_once(kept, lambda: notices.kept_notices(config)) == [[]]
     append = notices._append  # pyright: ignore[reportPrivateUsage]
-    assert _at_once(kept, lambda: append(kept, "a line\n")) == [False]
-    assert _at_once(record, lambda: mcp_record.shared_server(config)) == [None]
+    assert at_once(kept, lambda: append(kept, "a line\n")) == [False]
+    assert at_once(record, lambda: mcp_record.shared_server(config)) == [None]
     names = daemon._names_this_process  # pyright: ignore[reportPrivateUsage]
-    assert _at_once(record, lambda: names(record)) == [False]
+    assert at_once(record, lambda: names(record)) == [False]
 
 
 def test_a_fifo_in_place_of_a_hook_trace_is_neither_read_nor_written(tmp_path: Path) -> None:
@@ -219,9 +200,9 @@ def test_a_fifo_in_place_of_a_hook_trace_is_neither_read_nor_written(tmp_path: P
     each hung; a failure goes to the fallback trace instead."""
     trace, fallback = tmp_path / "hook-errors.log", tmp_path / "fallback" / "hook-errors.log"
 
-    assert _at_once(trace, lambda: failures.last_failure(trace)) == [None]
+    assert at_once(trace, lambda: failures.last_failure(trace)) == [None]
     record = failures.record_failure
-    assert _at_once(trace, lambda: record(trace, "post-commit", "x", fallback=fallback)) == [None]
+    assert at_once(trace, lambda: record(trace, "post-commit", "x", fallback=fallback)) == [None]
     assert failures.last_failure(fallback) == failures.HookFailure(
         fallback.read_text().split("\t")[0], "post-commit", "x"
     )
@@ -260,8 +241,8 @@ def test_a_fifo_in_place_of_the_clone_s_writer_record_is_not_waited_on(repo: Not
     config = load_config(repo.root, env={})
     record = repo.root / ".git" / RECORD
 
-    assert _at_once(record, lambda: own_writers(config)) == [set()]
-    (said,) = _at_once(record, lambda: record_own(config, "abc"))
+    assert at_once(record, lambda: own_writers(config)) == [set()]
+    (said,) = at_once(record, lambda: record_own(config, "abc"))
     assert said is not None and said.startswith(f"{record}: ")
     record.unlink()
     record.write_bytes(b"one\ntorn")
@@ -277,7 +258,7 @@ def test_a_fifo_in_place_of_the_forgotten_hashes_fails_the_purge_in_one_line(
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
     hashes = config.state_dir / HASHES
 
-    (said,) = _at_once(hashes, lambda: _error(lambda: stored_hashes(config)))
+    (said,) = at_once(hashes, lambda: _error(lambda: stored_hashes(config)))
     assert said.startswith(f"{hashes}: not a file memidx wrote")
     hashes.unlink()
     hashes.write_text("a" * 64 + "\n")
@@ -301,15 +282,15 @@ def test_fifos_in_place_of_memidx_s_logs_and_of_a_segment_s_copy_fail_at_once(
     monkeypatch.setattr("memidx.children.fork_detached", start)
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
     log = tmp_path / "sync.log"
-    assert _at_once(log, lambda: _failed(lambda: spawn_detached(["true"], log))) == [True]
+    assert at_once(log, lambda: _failed(lambda: spawn_detached(["true"], log))) == [True]
     copy = tmp_path / "kept" / "2026-01-01.000.krd"
     frame = lambda: keep_frame(copy, tmp_path / "2026-01-01.000.krd", 0, b"x", False)  # noqa: E731
-    assert _at_once(copy, lambda: _failed(frame)) == [True]
+    assert at_once(copy, lambda: _failed(frame)) == [True]
     recall_log = recall_server.server_folder(config) / "recall-server.log"
-    assert _at_once(recall_log, lambda: recall_client.start(config)) == [None]
+    assert at_once(recall_log, lambda: recall_client.start(config)) == [None]
     start_shared = shared._start  # pyright: ignore[reportPrivateUsage]
     out = config.state_dir / "mcp-daemon.out"
-    assert _at_once(out, lambda: start_shared(config, tmp_path / "mcp.sock")) == [None]
+    assert at_once(out, lambda: start_shared(config, tmp_path / "mcp.sock")) == [None]
     assert started == []
 
 
@@ -336,7 +317,7 @@ def test_a_fifo_in_place_of_a_torn_file_fails_the_move_aside_at_once(tmp_path: P
     move_aside = writer._move_aside  # pyright: ignore[reportPrivateUsage]
 
     torn = writer.torn / f"{segment.name}.torn"
-    assert _at_once(torn, lambda: _failed(lambda: move_aside(segment, b"torn"))) == [True]
+    assert at_once(torn, lambda: _failed(lambda: move_aside(segment, b"torn"))) == [True]
 
 
 def test_a_fifo_in_place_of_the_embed_log_leaves_the_session_start_its_digest(
@@ -355,4 +336,4 @@ def test_a_fifo_in_place_of_the_embed_log_leaves_the_session_start_its_digest(
     running.running_path(config.state_dir).write_text(f"{dead_pid()}\n0\n")
     restart = actions.restart_cut_off_embed
 
-    assert _at_once(config.state_dir / "embed.log", lambda: restart(config)) == [None]
+    assert at_once(config.state_dir / "embed.log", lambda: restart(config)) == [None]

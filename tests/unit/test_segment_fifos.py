@@ -6,12 +6,9 @@ nothing as a torn tail. Each now reads such a path as no segment, at once."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 
@@ -27,28 +24,11 @@ from memidx.haystack.segments import segments_changed
 from memidx.haystack.writer import Writer
 from memidx.index.record_rows import RecordStore
 from memidx.index.store import Store, connect_memory
+from tests.fifos import at_once
 
-T = TypeVar("T")
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
 THEIRS = b"not memidx's\n"
 NOT_READ = Scan(damaged=[Damage(0, 0, NOT_A_FILE)])  # said by sync and status: no records
-
-
-def _at_once(path: Path, call: Callable[[], T]) -> list[T]:
-    """What `call` returned with a FIFO at `path`: [] when it waited on it (bounded for the
-    fault only), which is then let go."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if os.path.lexists(path):
-        path.unlink()
-    os.mkfifo(path)
-    done: list[T] = []
-    waiting = threading.Thread(target=lambda: done.append(call()), daemon=True)
-    waiting.start()
-    waiting.join(5.0)
-    for way in (os.O_WRONLY, os.O_RDONLY):  # a call waiting to open it (the fault) is let go
-        with contextlib.suppress(OSError):
-            os.close(os.open(path, way | os.O_NONBLOCK))
-    return done
 
 
 def _writer(tmp_path: Path) -> Writer:
@@ -70,7 +50,7 @@ def test_a_fifo_at_the_segment_written_last_starts_a_new_one_at_once(tmp_path: P
     writer = _writer(tmp_path)
     segment, _, _ = writer.append(new_record("turn", "the first turn"))
 
-    (filed,) = _at_once(segment, lambda: writer.append(new_record("turn", "the next turn")))
+    (filed,) = at_once(segment, lambda: writer.append(new_record("turn", "the next turn")))
 
     assert filed[0] != segment and filed[1] == 0
     assert [r.record.text for r in scan_file(filed[0]).records] == ["the next turn"]
@@ -108,8 +88,8 @@ def test_a_sync_reads_a_fifo_or_a_link_at_a_segment_s_path_as_no_records(
     folder = tmp_path / "haystack"
     segment = folder / "w" / "2026-01-01.000.krd"
 
-    assert _at_once(segment, lambda: scan_file(segment)) == [NOT_READ]
-    assert _at_once(segment, lambda: tombstones_on_disk(folder)) == [set()]
+    assert at_once(segment, lambda: scan_file(segment)) == [NOT_READ]
+    assert at_once(segment, lambda: tombstones_on_disk(folder)) == [set()]
     segment.unlink()
     theirs = tmp_path / "theirs.krd"
     theirs.write_bytes(frame(new_record("turn", "a turn of another file")))
@@ -153,11 +133,11 @@ def test_a_fifo_in_place_of_a_kept_copy_or_its_segment_is_not_waited_on(tmp_path
     copy = copy_of(kept, segment.name)
     segment.unlink()  # git clean: the copy is written back, unless it is no file
 
-    assert _at_once(copy, lambda: restore_segments(kept, writer.folder, tuple, False)) == [[]]
-    assert _at_once(copy, lambda: blank_copies(kept, {"an id"}, False)) == [0]
+    assert at_once(copy, lambda: restore_segments(kept, writer.folder, tuple, False)) == [[]]
+    assert at_once(copy, lambda: blank_copies(kept, {"an id"}, False)) == [0]
     fresh = tmp_path / "copy.krd.copy"
     made = lambda: _raised(lambda: keep_frame(fresh, segment, 3, b"x", False))  # noqa: E731
-    assert _at_once(segment, made) == [True]
+    assert at_once(segment, made) == [True]
 
 
 def test_a_purge_reads_a_fifo_at_a_segment_or_a_torn_file_as_nothing(tmp_path: Path) -> None:
@@ -165,9 +145,9 @@ def test_a_purge_reads_a_fifo_at_a_segment_or_a_torn_file_as_nothing(tmp_path: P
     segment = config.root / "notes" / "haystack" / "w" / "2026-01-01.000.krd"
     torn = config.state_dir / "torn" / "2026-01-01.000.krd.torn"
 
-    assert _at_once(segment, lambda: purge_torn.forgotten_records([config], {"x"})) == [[]]
-    assert _at_once(torn, lambda: purge_torn.holds_torn(config, {"x"})) == [False]
-    assert _at_once(torn, lambda: purge_torn.blank_torn_files(config, {"x"})) == [0]
+    assert at_once(segment, lambda: purge_torn.forgotten_records([config], {"x"})) == [[]]
+    assert at_once(torn, lambda: purge_torn.holds_torn(config, {"x"})) == [False]
+    assert at_once(torn, lambda: purge_torn.blank_torn_files(config, {"x"})) == [0]
 
 
 def test_a_link_at_a_segment_s_path_is_said_by_every_sync_and_a_dangling_one_raises_none(
