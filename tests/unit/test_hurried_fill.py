@@ -6,7 +6,6 @@ ran ingest or sync. It now files in the log alone, and the background embed the 
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +24,7 @@ from memidx.index.open import writable_index
 from memidx.index.store import open_store
 from memidx.memory.head_sync import start_background_embed
 from tests.helpers import FakeEmbedder, run_in_process
-from tests.unit.test_index_upgrade_waits import by_git_hook, by_ingest, by_sync
+from tests.unit.test_index_upgrade_waits import by_git_hook, by_ingest, by_sync, indexed
 
 NOTES = 3
 ANSWER = "the answer a hook filed while the index was not built"
@@ -42,17 +41,6 @@ def _memory(root: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
 
 def _fake_embedder(_config: Config) -> FakeEmbedder:
     return FakeEmbedder()
-
-
-def _indexed(path: Path, words: str) -> int:
-    if not path.exists():
-        return 0
-    conn = sqlite3.connect(path)
-    try:
-        found = "SELECT count(*) FROM documents WHERE body LIKE ?"
-        return int(conn.execute(found, (f"%{words}%",)).fetchone()[0])
-    finally:
-        conn.close()
 
 
 def _capture(config: Config) -> None:
@@ -77,7 +65,7 @@ def _and_next_filing(config: Config) -> None:
     segments named in .memidx/log-only again: still one copy of each record."""
     _by_background_embed(config)
     file(config, make_record("turn", "a later turn", session="s-f"), hurried=True)
-    assert _indexed(config.index_path, "a later turn") == 1
+    assert indexed(config.index_path, "a later turn") == 1
     assert not (config.state_dir / "log-only").exists()
 
 
@@ -101,17 +89,17 @@ def test_a_hook_files_in_the_log_alone_on_an_unbuilt_index_and_a_writer_with_tim
     took = time.monotonic() - began
 
     assert took < 1.4, took  # SessionEnd's deadline; filling was what took it past
-    assert _indexed(config.index_path, "note words") == 0  # the hook built nothing
+    assert indexed(config.index_path, "note words") == 0  # the hook built nothing
     assert config.index_path.exists() is not missing  # nor made a missing index
     assert (config.state_dir / ".gitignore").is_file()  # its state is kept out of git still
-    assert _indexed(config.index_path, ANSWER) == 0  # the turn is in the log alone
+    assert indexed(config.index_path, ANSWER) == 0  # the turn is in the log alone
     with pytest.raises(IndexUnusable):
         open_store(config.index_path, write=False)  # readers still refuse it
 
     build(config)
 
-    assert _indexed(config.index_path, "note words") == NOTES
-    assert _indexed(config.index_path, ANSWER) == 1
+    assert indexed(config.index_path, "note words") == NOTES
+    assert indexed(config.index_path, ANSWER) == 1
     store, _ = open_store(config.index_path, write=False)  # built: readers read it
     store.conn.close()
 
@@ -125,7 +113,7 @@ def test_a_hurried_filing_into_a_built_index_is_indexed_at_once(
 
     _capture(config)
 
-    assert _indexed(config.index_path, ANSWER) == 1
+    assert indexed(config.index_path, ANSWER) == 1
 
 
 def _no_model(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
@@ -161,7 +149,7 @@ def test_without_a_model_what_the_filing_starts_builds_the_index_a_hook_left(
 
     assert started == [["sync"]]
     assert run_in_process(config.root, *started[0]).code == 0
-    assert _indexed(config.index_path, "note words") == NOTES
-    assert _indexed(config.index_path, ANSWER) == 1
+    assert indexed(config.index_path, "note words") == NOTES
+    assert indexed(config.index_path, ANSWER) == 1
     assert start_background_embed(config) == ["vectors not updated: no model here"]
     assert started == [["sync"]]  # built: nothing more to start

@@ -85,7 +85,10 @@ def schema_of(path: Path) -> int:
         conn.close()
 
 
-def _indexed(path: Path, words: str) -> int:
+def indexed(path: Path, words: str) -> int:
+    """How many documents of the index at `path` hold `words` (none: no index there)."""
+    if not path.exists():
+        return 0
     conn = sqlite3.connect(path)
     try:
         found = "SELECT count(*) FROM documents WHERE body LIKE ?"
@@ -227,13 +230,13 @@ def test_a_hook_files_in_the_log_alone_on_a_schema_4_index_and_the_next_writer_i
     texts = [located.record.text for located in scan_file(segment).records]
     assert sum("the one kept in the log" in text for text in texts) == 1
     assert texts.count("a turn filed twice") == 1
-    assert _indexed(index, "kept in the log") == 0
+    assert indexed(index, "kept in the log") == 0
 
     catch_up(config)
 
     assert schema_of(index) == SCHEMA_VERSION
-    assert _indexed(index, "the one kept in the log") == 1
-    assert _indexed(index, "a turn filed twice") == 1
+    assert indexed(index, "the one kept in the log") == 1
+    assert indexed(index, "a turn filed twice") == 1
     store, _ = open_store(index, write=False)  # readers read it again
     store.conn.close()
 
@@ -245,7 +248,7 @@ def test_a_hurried_filing_into_a_schema_5_index_is_still_indexed_at_once(tmp_pat
     _file_hurried(config, "a turn into schema five")
 
     assert schema_of(config.index_path) == 5
-    assert _indexed(config.index_path, "a turn into schema five") == 1
+    assert indexed(config.index_path, "a turn into schema five") == 1
 
 
 def test_a_hook_on_a_schema_4_index_does_not_file_again_what_the_index_holds(
@@ -281,9 +284,9 @@ def test_a_hook_files_in_the_log_alone_while_another_process_holds_the_index(
 
     assert not duplicate
     assert took < 1.4, took  # SessionEnd's deadline
-    assert _indexed(config.index_path, "while the index is upgraded") == 0
+    assert indexed(config.index_path, "while the index is upgraded") == 0
     by_sync(config)
-    assert _indexed(config.index_path, "while the index is upgraded") == 1
+    assert indexed(config.index_path, "while the index is upgraded") == 1
 
 
 def test_the_mcp_file_turn_tool_leaves_the_upgrade_of_a_schema_4_index_to_another_writer(
@@ -300,4 +303,4 @@ def test_the_mcp_file_turn_tool_leaves_the_upgrade_of_a_schema_4_index_to_anothe
     assert filed["duplicate"] is False
     assert config.index_path.read_bytes() == before
     by_sync(config)
-    assert _indexed(config.index_path, "a fact filed by a tool call") == 1
+    assert indexed(config.index_path, "a fact filed by a tool call") == 1
