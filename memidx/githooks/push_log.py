@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from memidx.frozen import Value
 from memidx.git.repo import AS_STORED, GitRepo, decode_path
 from memidx.git.streamed import split_at, streamed
-from memidx.githooks.push_headers import latin1_reading
+from memidx.githooks.latin1 import latin1_reading
 
 MODE_BLOB = ("100644", "100755", "120000")  # a file or a symlink's target: pushed as a blob
 ZERO_ID = "0"  # git's all-zero id, of no object: a path a side lacks
