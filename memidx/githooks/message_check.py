@@ -69,18 +69,30 @@ def comment_of(settings: Mapping[str, str], text: str) -> str:
 def message_text(config: Config, path: Path) -> tuple[str, str]:
     """What git may commit of the message file `path` (as `kept_lines` says), and the comment
     mark of an edited message ("" when no editor ran)."""
+    texts, comment = message_texts(config, path)
+    return texts[0], comment
+
+
+def message_texts(config: Config, path: Path) -> tuple[list[str], str]:
+    """What git may commit of the message file `path`, read as UTF-8 and, when it is no valid
+    UTF-8, as Latin-1 too (a Latin-1 byte read as UTF-8 was U+FFFD beside a secret, unseen, as
+    the push check reads a commit under no `encoding` header), and the comment mark."""
+    from memidx.githooks.latin1 import latin1_reading
+
     try:
-        text = path.read_bytes().decode("utf-8", "replace").replace("\r\n", "\n")
+        data = path.read_bytes()
     except OSError as exc:
         raise MemidxError(
             f"the commit message {display(str(path))} cannot be read: {exc.strerror or exc}",
             "give the file git passes to the commit-msg hook",
         ) from exc
+    plain = data.decode("utf-8", "replace")
+    texts = [t.replace("\r\n", "\n") for t in [plain, *(r for r, _ in latin1_reading(data, plain))]]
     if os.environ.get("GIT_EDITOR") == ":":  # git's own sign that no editor ran: no scissors
-        return text, ""  # `-m`, `-F`, `--no-edit`, a merge's message: git keeps it whole
+        return texts, ""  # `-m`, `-F`, `--no-edit`, a merge's message: git keeps it whole
     settings = _git_settings(config) if config.in_git else {}
-    comment = comment_of(settings, text)
-    return kept_lines(text, comment), comment
+    comment = comment_of(settings, texts[0])
+    return [kept_lines(text, comment) for text in texts], comment
 
 
 def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str, bool]]:
@@ -91,12 +103,16 @@ def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of
 
-    text, comment = message_text(config, path)
-    for found in find_secrets(text, allow=True):
-        secret = text[found.start : found.end].encode("utf-8")
-        begins = text.rfind("\n", 0, found.start) + 1
-        commented = bool(comment) and text.startswith(comment, begins)
-        yield line_of(text, found.start), found.kind, sha256_hex(secret), commented
+    texts, comment = message_texts(config, path)
+    said: dict[tuple[int, str, str], bool] = {}
+    for text in texts:  # a secret both readings hold is said once
+        for found in find_secrets(text, allow=True):
+            secret = text[found.start : found.end].encode("utf-8")
+            begins = text.rfind("\n", 0, found.start) + 1
+            commented = bool(comment) and text.startswith(comment, begins)
+            said.setdefault((line_of(text, found.start), found.kind, sha256_hex(secret)), commented)
+    for where, commented in sorted(said.items(), key=lambda item: item[0][0]):  # by line
+        yield *where, commented
 
 
 def applying_patch(path: Path) -> bool:

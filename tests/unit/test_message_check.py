@@ -104,3 +104,15 @@ def test_a_secret_above_the_comments_is_found_on_its_line(
     monkeypatch.delenv("GIT_EDITOR", raising=False)
     found = [found[:2] for found in message_findings(config, path)]
     assert found == [(3, "github-token")]
+
+
+def test_a_latin_1_message_is_read_as_latin_1_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git commit -F` of a Latin-1 file: its no-break space read as UTF-8 was U+FFFD beside
+    the password, which the commit-msg check let through (the push check refused it later)."""
+    config, path = message(tmp_path, "")
+    path.write_bytes(f"Deploy\n\npassword:\xa0Zk9xQ7mL2pWq8\nwith {TOKEN}\n".encode("latin-1"))
+    monkeypatch.setenv("GIT_EDITOR", ":")
+    found = [found[:2] for found in message_findings(config, path)]
+    assert found == [(3, "secret-assignment"), (4, "github-token")]  # the token once
