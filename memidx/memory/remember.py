@@ -135,11 +135,16 @@ def remember(
     created = datetime.now(UTC).date().isoformat()
     title, tags, body, fields = _redacted(title, tags, body, dict(extra or {}))
     text = note_text(title, tags, body, created, **fields)
-    ref, found = _write_new(config, note_folder(config, directory), slugify(title), text)
-    _check(config, ref, text)
-    commit = commit_paths(config, [ref], f"memidx remember: {title}")
-    if found:  # HEAD when nothing new was committed: another note's commit, maybe
-        commit = _added_by(config, commit, ref)
+    folder = note_folder(config, directory)
+    holders = "a memidx remember of this clone, stopped or hung?"
+    # held until committed: a second remember of the note, between the first's write and its
+    # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
+    with waited_lock(config.state_dir / "remember.lock", LOCK_WAIT, holders):
+        ref, found = _write_new(config, folder, slugify(title), text)
+        _check(config, ref, text)
+        commit = commit_paths(config, [ref], f"memidx remember: {title}")
+        if found:  # HEAD when nothing new was committed: another note's commit, maybe
+            commit = _added_by(config, commit, ref)
     _index(config, ref, commit, notice)
     return Remembered(ref, commit, title)
 
@@ -182,32 +187,32 @@ def _redacted(
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
     """Create the file under a name no other writer has taken (O_EXCL), never overwriting.
-    One `remember` of this clone writes at a time (remember.lock): another of the same note
-    finds it whole, never half written (where it wrote a twin, `<slug>-2.md`, beside it), and
-    takes it as its own, committed as it is or not at all: (its ref, whether it was found)."""
+    One `remember` of this clone writes and commits at a time (remember.lock, the caller's):
+    another of the same note finds it whole and committed, never half written (where it wrote
+    a twin, `<slug>-2.md`, beside it), and takes it as its own, committed as it is or not at
+    all: (its ref, whether it was found)."""
     target = config.root / folder
     make_folder(target, durable=config.fsync)
-    holders = "a memidx remember of this clone, stopped or hung?"
-    with waited_lock(config.state_dir / "remember.lock", LOCK_WAIT, holders):
-        for n in range(1, 1000):
-            name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
-            try:
-                out = (target / name).open("x", encoding="utf-8")
-            except FileExistsError:
-                if _the_same_note(config, (folder / name).as_posix(), text):
-                    return (folder / name).as_posix(), True
-                continue
-            try:
-                with out:
-                    _fill(out, text, durable=config.fsync)
-                if config.fsync:
-                    sync_folder(target)  # the note's name
-            except BaseException as exc:  # a full disk, Ctrl-C: no empty or half note is left
-                (target / name).unlink(missing_ok=True)
-                if isinstance(exc, OSError):
-                    raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
-                raise
-            return (folder / name).as_posix(), False
+    # under remember.lock, which the caller holds until its commit
+    for n in range(1, 1000):
+        name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
+        try:
+            out = (target / name).open("x", encoding="utf-8")
+        except FileExistsError:
+            if _the_same_note(config, (folder / name).as_posix(), text):
+                return (folder / name).as_posix(), True
+            continue
+        try:
+            with out:
+                _fill(out, text, durable=config.fsync)
+            if config.fsync:
+                sync_folder(target)  # the note's name
+        except BaseException as exc:  # a full disk, Ctrl-C: no empty or half note is left
+            (target / name).unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise OSError(exc.errno, exc.strerror, str(target / name)) from exc
+            raise
+        return (folder / name).as_posix(), False
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
 
 
