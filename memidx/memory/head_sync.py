@@ -14,6 +14,8 @@ from memidx.index.ownership import keep_out_of_git
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memidx.index.documents import Store
 
 
@@ -66,7 +68,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
     if records is not None:
         lines += records.warnings()
     if (report.written or (records is not None and records.indexed)) and config.hook_embed:
-        lines += start_background_embed(config)
+        lines += start_background_embed(config, built=True)
     return lines
 
 
@@ -103,39 +105,58 @@ def follow_commit(config: Config, say: Callable[[str], None] | None = None) -> s
     return None
 
 
-def start_background_embed(config: Config) -> list[str]:
+def start_background_embed(config: Config, *, built: bool = False) -> list[str]:
     """Embed new chunks in a detached process, so the git operation does not wait for it; it
     fills an index an agent's hook left unbuilt first (memidx.index.open: a hurried writer
-    never fills). Without a model to embed with, a detached `memidx sync` fills such an index."""
+    never fills). Without a model to embed with, a detached `memidx sync` fills such an index,
+    one at a time (memidx.memory.fill_sync); `built`: the caller just built it (sync_to_head),
+    so the index is not opened again to ask."""
     from memidx.embed.installed import model_problem  # lean: not memidx.embed.model
 
     problem = model_problem(config)
     if problem is None:
         return _detached(config, "vectors not updated", "embed", "--background")
-    lines = _detached(config, "index not built", "sync") if index_unbuilt(config) else []
+    lines = [] if built else _fill_in_background(config)
     if not vectors_installed():
         return lines  # installed without the vectors extra (pre-commit's): words only
     return [f"vectors not updated: {problem}", *lines]
 
 
-def _detached(config: Config, unless: str, *command: str) -> list[str]:
-    """Start `memidx <command>` detached, its output appended to .memidx/embed.log; the line
-    to say when that log is no file of memidx's (`unless`: what is left undone)."""
+def _fill_in_background(config: Config) -> list[str]:
+    """Start a detached `memidx sync` when the index is not built and none started runs."""
+    from memidx.memory.fill_sync import fill_running, fill_started
+
+    if fill_running(config.state_dir) or not index_unbuilt(config):
+        return []
+    return _detached(config, "index not built", "sync", started=fill_started)
+
+
+def _detached(
+    config: Config, unless: str, *command: str, started: Callable[[Path, int], None] | None = None
+) -> list[str]:
+    """Start `memidx <command>` detached, its output appended to .memidx/embed.log (`started`
+    hears its pid); the line to say when that log is no file of memidx's (`unless`: what is
+    left undone)."""
     from memidx.git.process import spawn_detached
 
     config.state_dir.mkdir(parents=True, exist_ok=True)
     log = config.state_dir / "embed.log"
     try:
-        spawn_detached([sys.executable, "-m", "memidx", "-C", str(config.root), *command], log)
+        pid = spawn_detached(
+            [sys.executable, "-m", "memidx", "-C", str(config.root), *command], log
+        )
     except OSError as exc:  # a link or a FIFO at its log (refused: no file of memidx's)
         if exc.errno not in NOT_OWN:
             raise
         # raised, every post-commit hook said the index could not follow, and a session start
-        # lost its digest: the index is in step, only the embed waits
+        # lost its digest: what failed to start waits (the embed, or the index's filling,
+        # which the next sync or git hook does), the line says what
         from memidx.text import display
 
         return [f"{unless}: {display(str(log))} is no file (a link, a FIFO or a "
                 "folder): remove it"]  # fmt: skip
+    if started is not None:
+        started(config.state_dir, pid)
     return []
 
 

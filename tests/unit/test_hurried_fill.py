@@ -6,6 +6,9 @@ ran ingest or sync. It now files in the log alone, and the background embed the 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +25,9 @@ from memidx.haystack.filing import file
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
 from memidx.index.store import open_store
-from memidx.memory.head_sync import start_background_embed
+from memidx.memory import head_sync
+from memidx.memory.fill_sync import fill_started
+from memidx.memory.head_sync import start_background_embed, sync_to_head
 from tests.helpers import FakeEmbedder, run_in_process
 from tests.unit.test_index_upgrade_waits import by_git_hook, by_ingest, by_sync, indexed
 
@@ -116,8 +121,9 @@ def test_a_hurried_filing_into_a_built_index_is_indexed_at_once(
     assert indexed(config.index_path, ANSWER) == 1
 
 
-def _no_model(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """No model to embed with; what start_background_embed starts is recorded, not run."""
+def _no_model(monkeypatch: pytest.MonkeyPatch, pid: int = 0) -> list[list[str]]:
+    """No model to embed with; what start_background_embed starts is recorded, not run (its
+    process: `pid`, 0 for none)."""
     import memidx.embed.installed
     import memidx.git.process
 
@@ -125,7 +131,7 @@ def _no_model(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 
     def spawn(argv: list[str], _log: Path) -> int:
         started.append(argv[argv.index("-C") + 2 :])
-        return 0
+        return pid
 
     def no_model(_config: Config) -> str:
         return "no model here"
@@ -153,3 +159,57 @@ def test_without_a_model_what_the_filing_starts_builds_the_index_a_hook_left(
     assert indexed(config.index_path, ANSWER) == 1
     assert start_background_embed(config) == ["vectors not updated: no model here"]
     assert started == [["sync"]]  # built: nothing more to start
+
+
+def test_without_a_model_a_git_hook_does_not_open_the_index_again_to_ask_if_it_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sync_to_head has just built the index: every post-commit hook with new chunks (no
+    model) opened it once more to ask, and found it built."""
+    _memory(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    config = load_config(tmp_path)
+    started = _no_model(monkeypatch)
+    asked: list[Path] = []
+
+    def unbuilt(config: Config) -> bool:
+        asked.append(config.index_path)
+        return False
+
+    monkeypatch.setattr(head_sync, "index_unbuilt", unbuilt)
+
+    sync_to_head(config)  # the hook that built the index
+    (config.notes_path / "new.md").write_text("# New\n\na note committed since\n")
+
+    lines = sync_to_head(config)  # the next git hook, a note written: new chunks
+
+    assert indexed(config.index_path, "committed since") == 1
+    assert "vectors not updated: no model here" in lines or not head_sync.vectors_installed()
+    assert (asked, started) == ([], [])
+
+
+def test_without_a_model_the_filings_of_a_session_start_one_detached_sync_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every hook's filing on the unbuilt index started one more `memidx sync`, each waiting
+    for the creation lock and then syncing again; one that ended lets the next start one."""
+    _memory(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    config = load_config(tmp_path)
+    started = _no_model(monkeypatch, pid=os.getpid())  # it runs: this process stands for it
+
+    _capture(config)
+    for _ in range(3):
+        start_background_embed(config)  # the next hooks' filings, in the log alone too
+
+    assert started == [["sync"]]
+    fill_started(config.state_dir, _pid_of_ended())  # that sync ended
+    start_background_embed(config)
+    assert started == [["sync"], ["sync"]]
+
+
+def _pid_of_ended() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", ""])
+    child.wait()
+    return child.pid
