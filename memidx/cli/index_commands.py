@@ -229,9 +229,11 @@ def embed(args: argparse.Namespace, config: Config) -> int:
     from memidx.text import counted
 
     if args.background:
+        from memidx.haystack.filing import read_left
         from memidx.haystack.indexing import fill_index
 
-        return embed_in_background(config, fill_index)  # builds an index a hook left unbuilt
+        # builds an index a hook left unbuilt, and reads in what hooks filed in the log alone
+        return embed_in_background(config, fill_index, read_left)
     store = writable_index(config, say_notice)
     bar = ProgressBar("embedding chunks")
 

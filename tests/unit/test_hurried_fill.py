@@ -21,10 +21,10 @@ from memidx.agents.exchange import Exchange
 from memidx.agents.session import Where
 from memidx.config import Config, load_config
 from memidx.errors import IndexUnusable
-from memidx.haystack.filing import file
+from memidx.haystack.filing import file, read_left
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
-from memidx.index.store import open_store
+from memidx.index.store import Store, open_store
 from memidx.memory import head_sync
 from memidx.memory.fill_sync import fill_started
 from memidx.memory.head_sync import start_background_embed, sync_to_head
@@ -213,3 +213,30 @@ def _pid_of_ended() -> int:
     child = subprocess.Popen([sys.executable, "-c", ""])
     child.wait()
     return child.pid
+
+
+def test_a_turn_filed_in_the_log_alone_while_the_background_embed_fills_is_read_in_by_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook that files while the background embed fills the index (after the fill read the
+    log) files in the log alone and starts the embed again, which ran on and never read it:
+    the turn was unsearchable until another filing, a session's last turn for days."""
+    from memidx.haystack.clone_writer import clone_writer
+    from memidx.haystack.indexing import fill_index
+    from memidx.haystack.log_only import file_in_log
+
+    config = _memory(tmp_path, monkeypatch)
+    monkeypatch.setattr(memidx.embed.job, "document_embedder", _fake_embedder)
+    _capture(config)
+    late = "a turn filed while the index was being filled"
+
+    def fill(config: Config, store: Store) -> None:
+        fill_index(config, store)
+        file_in_log(config, make_record("turn", late, session="s-f"), clone_writer(config))
+        (config.state_dir / "embed.pending").touch()  # the hook's start of the embed
+
+    assert memidx.embed.job.embed_in_background(config, fill, read_left) == 0
+
+    assert indexed(config.index_path, ANSWER) == 1
+    assert indexed(config.index_path, late) == 1
+    assert not (config.state_dir / "log-only").exists()
