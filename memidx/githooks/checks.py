@@ -103,7 +103,9 @@ def _to_head(config: Config, fix: str, done: str, failed: str, *, blocks: bool =
     from memidx.memory.head_sync import sync_to_head
 
     try:
-        lines = sync_to_head(config)
+        # a git hook too: the commit's post-commit hook, which keeps the line said, said the
+        # waiting upgrade's line again after this check's
+        lines = sync_to_head(config, once=True)
     except (MemidxError, sqlite3.Error, OSError) as exc:  # a lock, a full disk, a read-only one
         why = exc if isinstance(exc, MemidxError) else trouble(exc, config.index_path)
         if why is None:
