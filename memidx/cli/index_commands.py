@@ -232,8 +232,7 @@ def embed(args: argparse.Namespace, config: Config) -> int:
         from memidx.haystack.filing import read_left
         from memidx.haystack.indexing import fill_index
 
-        # builds an index a hook left unbuilt, and reads in what hooks filed in the log alone
-        return embed_in_background(config, fill_index, read_left)
+        return embed_in_background(config, fill_index, read_left)  # what hooks left to it
     store = writable_index(config, say_notice)
     bar = ProgressBar("embedding chunks")
 
