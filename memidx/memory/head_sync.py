@@ -124,8 +124,10 @@ def start_background_embed(config: Config, *, built: bool = False) -> list[str]:
 
 def _fill_in_background(config: Config) -> list[str]:
     """Start a detached `memidx sync` when the index is not built and none started runs."""
+    from memidx.git.process import reap_detached
     from memidx.memory.fill_sync import fill_running, fill_started
 
+    reap_detached()  # one this process started (an MCP server) and that has ended
     if fill_running(config.state_dir) or not index_unbuilt(config):
         return []
     return _detached(config, "index not built", "sync", started=fill_started)

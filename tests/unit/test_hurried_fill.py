@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -240,3 +241,43 @@ def test_a_turn_filed_in_the_log_alone_while_the_background_embed_fills_is_read_
     assert indexed(config.index_path, ANSWER) == 1
     assert indexed(config.index_path, late) == 1
     assert not (config.state_dir / "log-only").exists()
+
+
+def _no_zombies_told(_pid: int) -> bool:
+    """process_ended where the system does not tell a zombie (not Linux)."""
+    return False
+
+
+def test_a_long_running_process_starts_another_detached_sync_once_its_last_one_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An MCP server's detached sync that ended stays its unreaped child, a zombie, which
+    reads as running where the system does not tell zombies (not Linux): that server never
+    started another for an index deleted later."""
+    import memidx.embed.installed
+    import memidx.git.process
+    import memidx.memory.fill_sync
+
+    _memory(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    config = load_config(tmp_path)
+    children: list[subprocess.Popen[bytes]] = []
+    real_start = memidx.git.process.start_detached
+
+    def start(_argv: list[str], log: BinaryIO) -> subprocess.Popen[bytes]:
+        children.append(real_start([sys.executable, "-c", ""], log))  # ends at once
+        return children[-1]
+
+    def no_model(_config: Config) -> str:
+        return "no model here"
+
+    monkeypatch.setattr(memidx.embed.installed, "model_problem", no_model)
+    monkeypatch.setattr(memidx.git.process, "start_detached", start)
+    monkeypatch.setattr(memidx.memory.fill_sync, "process_ended", _no_zombies_told)
+
+    start_background_embed(config)
+    os.waitid(os.P_PID, children[0].pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped
+    start_background_embed(config)
+
+    assert len(children) == 2
+    children[-1].wait()
