@@ -31,6 +31,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
     marks = trace_marks(*hook_traces(config))  # failures until now
     keep_out_of_git(config.state_dir)
     notices: list[str] = []
+    wait = None  # the upgrade that waits for room, `once`
     # an index whose build is not complete is filled under the creation lock, so a hook that
     # runs while `memidx ingest` or a filing fills it waits, never marking it built meanwhile
     store = writable_index(config, notices.append, fill=_fill)
@@ -46,13 +47,19 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
 
             records = sync_records(config, store)
         mark_index_built(config, store)  # every note and every changed segment is in
-        if once:  # kept as said only now: a hook that fails on the way says none of its lines
-            from memidx.memory.upgrade_said import said_once
+        if once:  # a wait for room is kept as said once all is done (said_once, below)
+            from memidx.memory.upgrade_said import waiting_room
 
-            notices = said_once(config, store.conn, notices)
+            wait = waiting_room(store.conn, notices)
     finally:
         store.conn.close()
     clear_unchanged(marks)
+    started = report.written or (records is not None and records.indexed)
+    embed = start_background_embed(config, built=True) if started and config.hook_embed else []
+    if once:  # only now: a hook that failed on the way (its embed's start too) said none
+        from memidx.memory.upgrade_said import said_once
+
+        notices = said_once(config, wait, notices)
     lines = [f"notice: {notice}" for notice in notices]
     lines += [
         f"warning: {display(s.source_ref)}: skipped: {prose_line(s.reason)}" for s in report.skipped
@@ -67,9 +74,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
         lines.append(f"records: {records.indexed} indexed, {records.deleted} removed")
     if records is not None:
         lines += records.warnings()
-    if (report.written or (records is not None and records.indexed)) and config.hook_embed:
-        lines += start_background_embed(config, built=True)
-    return lines
+    return lines + embed
 
 
 def _fill(config: Config, store: Store) -> None:

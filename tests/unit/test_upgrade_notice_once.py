@@ -98,6 +98,31 @@ def test_a_hook_that_fails_after_the_notice_keeps_no_line_as_said(
     assert len(_hook(config, capsys)) == 1
 
 
+def test_a_hook_whose_embed_fails_to_start_after_the_sync_keeps_no_line_as_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The background embed is started after the index is synced: a start that fails (no
+    process to be had) failed the hook, which said its failure alone, the line kept said."""
+    import errno
+
+    from memidx.memory import head_sync
+
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    monkeypatch.setattr(shutil, "disk_usage", _short)
+    config = memory_at_schema(tmp_path, 5)
+    (config.notes_path / "b.md").write_text("# Beta\n\nbeta words\n")  # new chunks to embed
+
+    def failing(*_: object, **__: object) -> list[str]:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(head_sync, "start_background_embed", failing)
+        assert _hook(config, capsys) == []
+
+    assert not (config.state_dir / SAID).exists()
+    assert len(_hook(config, capsys)) == 1
+
+
 MB = 1024 * 1024
 
 
