@@ -112,10 +112,10 @@ def follow_commit(config: Config, say: Callable[[str], None] | None = None) -> s
 
 def start_background_embed(config: Config, *, built: bool = False) -> list[str]:
     """Embed new chunks in a detached process, so the git operation does not wait for it; it
-    fills an index an agent's hook left unbuilt first (memidx.index.open: a hurried writer
-    never fills). Without a model to embed with, a detached `memidx sync` fills such an index,
-    one at a time (memidx.memory.fill_sync); `built`: the caller just built it (sync_to_head),
-    so the index is not opened again to ask."""
+    fills (or upgrades) an index an agent's hook left first (memidx.index.open: a hurried
+    writer never fills, nor upgrades from schema 4). Without a model to embed with, a detached
+    `memidx sync` does, one at a time (memidx.memory.fill_sync); `built`: the caller just
+    brought the index to HEAD (sync_to_head), so it is not opened again to ask."""
     from memidx.embed.installed import model_problem  # lean: not memidx.embed.model
 
     problem = model_problem(config)
@@ -128,12 +128,13 @@ def start_background_embed(config: Config, *, built: bool = False) -> list[str]:
 
 
 def _fill_in_background(config: Config) -> list[str]:
-    """Start a detached `memidx sync` when the index is not built and none started runs."""
+    """Start a detached `memidx sync` when a hook left the index (index_left) and none started
+    runs."""
     from memidx.git.process import reap_detached
     from memidx.memory.fill_sync import fill_running, fill_started
 
     reap_detached()  # one this process started (an MCP server) and that has ended
-    if fill_running(config.state_dir) or not index_unbuilt(config):
+    if fill_running(config.state_dir) or not index_left(config):
         return []
     return _detached(config, "index not built", "sync", started=fill_started)
 
@@ -167,15 +168,18 @@ def _detached(
     return []
 
 
-def index_unbuilt(config: Config) -> bool:
-    """Whether the index is missing or its build never completed (as a hurried filing leaves
-    it); an index that cannot be read is not this question's: its writer says why."""
+def index_left(config: Config) -> bool:
+    """Whether an agent's hook leaves the index to a writer with time for it and files in the
+    log alone: it is missing, its build never completed, or it is of a schema too old to write
+    as it is (4 or older: readers refuse it too). An index that cannot be read is not this
+    question's: its writer says why."""
     import sqlite3
     from contextlib import closing
 
     from memidx.errors import MemidxError
     from memidx.index.connection import connect_reader
     from memidx.index.schema import build_problem
+    from memidx.index.schema_version import READABLE
 
     path = config.index_path
     try:
@@ -186,7 +190,8 @@ def index_unbuilt(config: Config) -> bool:
         if path.stat().st_size == 0:
             return True
         with closing(connect_reader(path)) as conn:
-            return build_problem(conn) is not None
+            schema = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            return schema < READABLE or build_problem(conn) is not None
     except (MemidxError, sqlite3.Error, OSError):
         return False
 

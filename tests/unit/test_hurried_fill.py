@@ -25,6 +25,7 @@ from memidx.errors import IndexUnusable
 from memidx.haystack.filing import file, read_left
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
+from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.index.store import Store, open_store
 from memidx.memory import head_sync
 from memidx.memory.fill_sync import fill_started
@@ -177,7 +178,7 @@ def test_without_a_model_a_git_hook_does_not_open_the_index_again_to_ask_if_it_i
         asked.append(config.index_path)
         return False
 
-    monkeypatch.setattr(head_sync, "index_unbuilt", unbuilt)
+    monkeypatch.setattr(head_sync, "index_left", unbuilt)
 
     sync_to_head(config)  # the hook that built the index
     (config.notes_path / "new.md").write_text("# New\n\na note committed since\n")
@@ -281,3 +282,25 @@ def test_a_long_running_process_starts_another_detached_sync_once_its_last_one_e
 
     assert len(children) == 2
     children[-1].wait()
+
+
+def test_without_a_model_a_filing_on_a_schema_4_index_starts_the_sync_that_upgrades_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background embed upgrades an index of schema 4 a hook filed beside: with no model
+    none starts, and search, recall and every MCP server refused the index, every hook filing
+    in the log alone, until someone ran sync or committed."""
+    from tests.unit.test_index_upgrade_waits import memory_at_schema, schema_of
+
+    config = memory_at_schema(tmp_path, 4)
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    config = load_config(tmp_path)
+    started = _no_model(monkeypatch)
+
+    _capture(config)
+
+    assert indexed(config.index_path, ANSWER) == 0  # in the log alone
+    assert started == [["sync"]]
+    assert run_in_process(config.root, *started[0]).code == 0
+    assert schema_of(config.index_path) == SCHEMA_VERSION
+    assert indexed(config.index_path, ANSWER) == 1
