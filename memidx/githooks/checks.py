@@ -45,6 +45,8 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
     try:
         store, _ = open_store(config.index_path, write=False)
     except MemidxError as exc:
+        if _build_unfinished(config):  # left to a writer with time (or one killed): as missing
+            return [*problems, *_complete_index(config, fix)]
         hint = exc.hint if remedy == FIX else fix
         return [*problems, f"memidx: {exc.message} ({hint})"]
     try:
@@ -86,6 +88,28 @@ def _build_index(config: Config, fix: str) -> list[str]:
     nothing is lost when it is deleted, and nothing blocks before its first commit."""
     missing = f"the missing index at {config.index_path}"
     return _to_head(config, fix, f"built {missing}", f"cannot build {missing}")
+
+
+def _build_unfinished(config: Config) -> bool:
+    """Whether the index's build started and never completed: an agent's hook leaves the
+    filling to the background embed or a detached sync, which a commit may come during (or
+    after it was killed); a damaged index is not this question's."""
+    from memidx.index.connection import connect_reader
+    from memidx.index.schema import build_problem
+
+    with (
+        contextlib.suppress(MemidxError, sqlite3.Error),
+        contextlib.closing(connect_reader(config.index_path)) as conn,
+    ):
+        return build_problem(conn) is not None
+    return False
+
+
+def _complete_index(config: Config, fix: str) -> list[str]:
+    """Complete the index's build at HEAD, as the post-commit hook would (it waits for a build
+    under way): the commit is not blocked for what that hook does anyway."""
+    unfinished = f"the index at {config.index_path}, whose build had not completed"
+    return _to_head(config, fix, f"completed {unfinished}", f"cannot complete {unfinished}")
 
 
 def _reader_only(built: str, now: str) -> bool:

@@ -304,3 +304,21 @@ def test_without_a_model_a_filing_on_a_schema_4_index_starts_the_sync_that_upgra
     assert run_in_process(config.root, *started[0]).code == 0
     assert schema_of(config.index_path) == SCHEMA_VERSION
     assert indexed(config.index_path, ANSWER) == 1
+
+
+def test_the_pre_commit_check_completes_an_index_whose_build_a_writer_left_unfinished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hooks leave an unbuilt index to the background embed or a detached sync: a commit
+    while one filled it, or after one was killed (the OOM killer, a reboot), was blocked with
+    `its build ... has not completed`, where a missing index is built by the check."""
+    from memidx.githooks.checks import check_drift
+
+    config = _memory(tmp_path, monkeypatch)
+    _half_built(config)
+
+    assert check_drift(config, []) == []
+
+    assert indexed(config.index_path, "note words") == NOTES
+    store, _ = open_store(config.index_path, write=False)  # built: readers read it
+    store.conn.close()
