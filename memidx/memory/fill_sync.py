@@ -8,12 +8,12 @@ Lean: read by every filing of an agent's hook, so only the standard library and 
 
 from __future__ import annotations
 
-from contextlib import suppress
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 
 from memidx.drafts import read_own, replace_durably
 from memidx.embed.running import process_ended, process_started
-from memidx.portable import process_alive
+from memidx.portable import file_lock, process_alive
 
 MARK = "fill-sync"  # in the state folder
 MOST = 64  # bytes: a pid and a start time (a mark past it is none)
@@ -21,6 +21,12 @@ MOST = 64  # bytes: a pid and a start time (a mark past it is none)
 
 def _path(state_dir: Path) -> Path:
     return state_dir / MARK
+
+
+def fill_starting(state_dir: Path) -> AbstractContextManager[bool]:
+    """Whether this process is the one to look and start it, for the block: two filings at
+    once (a Stop hook and a subagent's) each found none running and each started one."""
+    return file_lock(state_dir / f"{MARK}.lock", wait=False)
 
 
 def fill_running(state_dir: Path) -> bool:

@@ -131,12 +131,13 @@ def _fill_in_background(config: Config) -> list[str]:
     """Start a detached `memidx sync` when a hook left the index (index_left) and none started
     runs."""
     from memidx.git.process import reap_detached
-    from memidx.memory.fill_sync import fill_running, fill_started
+    from memidx.memory.fill_sync import fill_running, fill_started, fill_starting
 
     reap_detached()  # one this process started (an MCP server) and that has ended
-    if fill_running(config.state_dir) or not index_left(config):
-        return []
-    return _detached(config, "index not built", "sync", started=fill_started)
+    with fill_starting(config.state_dir) as mine:
+        if not mine or fill_running(config.state_dir) or not index_left(config):
+            return []
+        return _detached(config, "index not built", "sync", started=fill_started)
 
 
 def _detached(

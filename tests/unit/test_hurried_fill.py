@@ -322,3 +322,22 @@ def test_the_pre_commit_check_completes_an_index_whose_build_a_writer_left_unfin
     assert indexed(config.index_path, "note words") == NOTES
     store, _ = open_store(config.index_path, write=False)  # built: readers read it
     store.conn.close()
+
+
+def test_two_filings_at_once_start_one_detached_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two hooks at once (a Stop and a subagent's) each found no sync running and each
+    started one: the one that finds another starting one starts none."""
+    from memidx.memory.fill_sync import MARK
+    from memidx.portable import file_lock
+
+    _memory(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    config = load_config(tmp_path)
+    started = _no_model(monkeypatch, pid=os.getpid())
+
+    with file_lock(config.state_dir / f"{MARK}.lock"):  # the other hook, starting its sync
+        assert start_background_embed(config) == ["vectors not updated: no model here"]
+
+    assert started == []
