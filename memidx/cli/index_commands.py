@@ -229,9 +229,10 @@ def embed(args: argparse.Namespace, config: Config) -> int:
     from memidx.text import counted
 
     if args.background:
+        from memidx.haystack.filing import read_left
         from memidx.haystack.indexing import fill_index
 
-        return embed_in_background(config, fill_index)  # builds an index a hook left unbuilt
+        return embed_in_background(config, fill_index, read_left)  # what hooks left to it
     store = writable_index(config, say_notice)
     bar = ProgressBar("embedding chunks")
 

@@ -163,12 +163,17 @@ def _embed_lock(
         yield taken
 
 
-def embed_in_background(config: Config, fill: Callable[[Config, Store], None] | None = None) -> int:
+def embed_in_background(
+    config: Config,
+    fill: Callable[[Config, Store], None] | None = None,
+    read_left: Callable[[Config, Store], None] | None = None,
+) -> int:
     """What hooks and filing start, detached. Each start leaves a mark that there is work; one
     embedder runs at a time and works until no mark is left, so a burst of commits starts one
     model, not one per commit. Failures go to .memidx/embed-error.log (`memidx status`). An
     index not built (missing, half built) is filled by `fill` first (every note and record):
-    an agent's hook leaves that to this writer with time for it, and files in the log alone."""
+    an agent's hook leaves that to this writer with time for it, and files in the log alone;
+    `read_left` reads such records into the index at each mark (those filed while it filled)."""
     pending = _pending(config)
     try:
         config.state_dir.mkdir(exist_ok=True)  # never the clone's own folder: it may be gone
@@ -188,6 +193,8 @@ def embed_in_background(config: Config, fill: Callable[[Config, Store], None] | 
                     try:
                         while pending.exists():
                             pending.unlink(missing_ok=True)
+                            if read_left is not None:
+                                read_left(config, store)
                             embedder = embedder or document_embedder(config)
                             _embed_index(
                                 config, store, lambda _done, _todo: progress(), prune=False,
