@@ -100,6 +100,20 @@ def test_a_failure_kept_nowhere_is_said_on_stderr(
     )
 
 
+def test_a_sync_in_step_never_removes_a_link_at_a_trace(tmp_path: Path) -> None:
+    """A sync in step clears the traces it found unchanged: a link planted at one was marked
+    by what it named, and unlinked, though memidx never wrote it."""
+    theirs = _theirs(tmp_path)
+    trace = _link(tmp_path / ".memidx" / "hook-error.log", theirs)
+    own = tmp_path / "user-state" / "hook-error.log"
+    failures.record_failure(own, "post-commit", "could not update the index")
+
+    failures.clear_failures(trace, own)
+
+    assert trace.is_symlink() and theirs.read_text() == THEIRS
+    assert not own.exists()  # memidx's own trace is cleared as before
+
+
 def _no_embed_started(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The embeds started (none, if the log is refused), with a model installed."""
     started: list[list[str]] = []
