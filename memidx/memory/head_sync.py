@@ -3,7 +3,6 @@ runs itself after its own plumbing commits (no hook runs for those)."""
 
 from __future__ import annotations
 
-import errno
 import sys
 from collections.abc import Callable
 
@@ -128,14 +127,13 @@ def _detached(config: Config, unless: str, *command: str) -> list[str]:
     try:
         spawn_detached([sys.executable, "-m", "memidx", "-C", str(config.root), *command], log)
     except OSError as exc:  # a link or a FIFO at its log (refused: no file of memidx's)
+        from memidx.drafts import NOT_OWN, not_own
+
         if exc.errno not in NOT_OWN:
             raise
         # raised, every post-commit hook said the index could not follow, and a session start
         # lost its digest: the index is in step, only the embed waits
-        from memidx.text import display
-
-        return [f"{unless}: {display(str(log))} is no file (a link, a FIFO or a "
-                "folder): remove it"]  # fmt: skip
+        return [f"{unless}: {not_own(log)}"]
     return []
 
 
@@ -161,10 +159,6 @@ def index_unbuilt(config: Config) -> bool:
             return build_problem(conn) is not None
     except (MemidxError, sqlite3.Error, OSError):
         return False
-
-
-# O_NOFOLLOW's (BSD: EMLINK), a FIFO's, a folder's
-NOT_OWN = frozenset({errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR})
 
 
 def vectors_installed() -> bool:

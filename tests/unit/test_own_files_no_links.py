@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from memidx.config import load_config
+from memidx.agents import recall_client, recall_server
+from memidx.config import Config, load_config
 from memidx.githooks import notices
 from memidx.index import failures
+from memidx.mcp import shared
 from memidx.memory import head_sync
 from tests.helpers import NotesRepo
 
@@ -162,3 +164,59 @@ def test_a_folder_at_the_embed_log_starts_no_embed_and_fails_no_hook(
     lines = head_sync.start_background_embed(config)
 
     assert len(lines) == 1 and "embed.log is no file" in lines[0] and not started
+
+
+def _nothing_started(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The servers started (forked or run) in the background: none, if their output is refused."""
+    started: list[object] = []
+
+    def start(*args: object) -> bool:
+        started.append(args)
+        return False
+
+    monkeypatch.setattr("memidx.children.start_detached", start)
+    monkeypatch.setattr("memidx.children.fork_detached", start)
+    return started
+
+
+@pytest.mark.parametrize("planted", ["link", "folder"])
+def test_a_link_at_the_shared_server_s_output_is_said_and_never_waited_for(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    planted: str,
+) -> None:
+    """No shared MCP server can start with a link or a folder at `.memidx/mcp-daemon.out` (it
+    is refused): the front waited 15 s for the server it never started, then said only
+    `no shared MCP server (none)`. It says why at once, and serves the session itself."""
+    started = _nothing_started(monkeypatch)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    theirs = _theirs(tmp_path)
+    out = config.state_dir / "mcp-daemon.out"
+    if planted == "link":
+        _link(out, theirs)
+    else:
+        out.mkdir(parents=True)
+
+    assert shared.front(config) is None  # served in this process
+
+    said = f"{out} is no file (a link, a FIFO or a folder): remove it"
+    assert capsys.readouterr().err.startswith(f"memidx: warning: no shared MCP server ({said});")
+    assert theirs.read_text() == THEIRS and not started
+
+
+def test_a_link_at_the_recall_server_s_log_is_named_in_the_hook_s_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The prompt hook starting a recall server said the error's own words (`Too many levels
+    of symbolic links`): what is wrong with which file, and what to do, now."""
+    started = _nothing_started(monkeypatch)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    theirs = _theirs(tmp_path)
+    log = _link(recall_server.server_folder(config) / "recall-server.log", theirs)
+
+    recall_client.start(config)
+
+    said = f"{log} is no file (a link, a FIFO or a folder): remove it"
+    assert capsys.readouterr().err == f"memidx: notice: the recall server could not start: {said}\n"
+    assert theirs.read_text() == THEIRS and not started
