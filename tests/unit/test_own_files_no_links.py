@@ -5,6 +5,7 @@ a notice on stderr, a failure in the fallback trace, else on stderr."""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from memidx.githooks import notices
 from memidx.index import failures
 from memidx.mcp import shared
 from memidx.memory import head_sync
+from tests.fifos import at_once
 from tests.helpers import NotesRepo
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="no O_NOFOLLOW")
@@ -220,3 +222,36 @@ def test_a_link_at_the_recall_server_s_log_is_named_in_the_hook_s_notice(
     said = f"{log} is no file (a link, a FIFO or a folder): remove it"
     assert capsys.readouterr().err == f"memidx: notice: the recall server could not start: {said}\n"
     assert theirs.read_text() == THEIRS and not started
+
+
+@pytest.mark.parametrize("planted", ["link", "fifo"])
+def test_the_mcp_log_is_never_written_through_a_link_nor_waited_on_as_a_fifo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], planted: str
+) -> None:
+    """`.memidx/mcp.log` was opened by logging's own handler: a link there took every MCP
+    server's lines into the file it named, and a FIFO held its start for ever. The server
+    logs to stderr alone then, saying why in one line."""
+    from memidx.mcp import serve
+
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    theirs = _theirs(tmp_path)
+    log = config.state_dir / "mcp.log"
+    root = logging.getLogger()
+    before = list(root.handlers)
+    try:
+        if planted == "link":
+            _link(log, theirs)
+            serve.start_logging(config, stderr=False)
+        else:
+            assert at_once(log, lambda: serve.start_logging(config, stderr=False)) == [None]
+        logging.getLogger("memidx.mcp").warning("a line for the log")
+    finally:
+        for handler in set(root.handlers) - set(before):
+            root.removeHandler(handler)
+            handler.close()
+
+    said = f"{log} is no file (a link, a FIFO or a folder): remove it"
+    assert (
+        capsys.readouterr().err == f"memidx: warning: no log file in {config.state_dir}: {said}\n"
+    )
+    assert theirs.read_text() == THEIRS
