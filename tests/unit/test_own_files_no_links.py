@@ -255,3 +255,29 @@ def test_the_mcp_log_is_never_written_through_a_link_nor_waited_on_as_a_fifo(
         capsys.readouterr().err == f"memidx: warning: no log file in {config.state_dir}: {said}\n"
     )
     assert theirs.read_text() == THEIRS
+
+
+def test_a_dangling_link_at_memidx_s_state_files_makes_no_file_where_it_points(
+    tmp_path: Path,
+) -> None:
+    """`.memidx/.gitignore` (written when missing) and the embed's mark `embed.pending`
+    (touched) were made through a dangling link there: a file appeared wherever it pointed.
+    Neither is written through now; the embed says why it cannot run, in its trace."""
+    from memidx.embed import job
+    from memidx.index.ownership import keep_out_of_git
+
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ignore = _link(config.state_dir / ".gitignore", elsewhere / "ignore")
+    pending = _link(config.state_dir / "embed.pending", elsewhere / "pending")
+
+    keep_out_of_git(config.state_dir)
+    assert list(elsewhere.iterdir()) == []
+    ran = job.embed_in_background(config)
+
+    assert list(elsewhere.iterdir()) == []
+    assert ignore.is_symlink() and pending.is_symlink()
+    found = failures.last_failure(job.embed_error_path(config))
+    said = f"{pending} is no file (a link, a FIFO or a folder): remove it"
+    assert ran == 1 and found is not None and found.message == said
