@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
@@ -177,9 +178,15 @@ def embed_in_background(
     pending = _pending(config)
     try:
         config.state_dir.mkdir(exist_ok=True)  # never the clone's own folder: it may be gone
-        pending.touch()  # before trying the lock: a running embedder will see it
+        _leave_mark(pending)  # before trying the lock: a running embedder will see it
     except FileNotFoundError:
         return 0  # the clone was deleted before this embedder started
+    except OSError as exc:
+        from memidx.drafts import NOT_OWN, not_own
+
+        why = not_own(pending) if exc.errno in NOT_OWN else f"{type(exc).__name__}: {exc}"
+        record_failure(embed_error_path(config), "embed", why)
+        return 1
     embedder: Embedder | None = None
     try:
         while pending.exists():
@@ -211,6 +218,14 @@ def embed_in_background(
         return 1
     clear_failures(embed_error_path(config))
     return 0
+
+
+def _leave_mark(pending: Path) -> None:
+    """Make the mark where there is none. Path.touch followed a link there: one to a file
+    set that file's time, a dangling one made the file it names (ELOOP now)."""
+    from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW
+
+    os.close(os.open(pending, os.O_RDONLY | os.O_CREAT | NO_FOLLOW | NO_FIFO_WAIT, 0o666))
 
 
 def _pending(config: Config) -> Path:

@@ -3,7 +3,6 @@ runs itself after its own plumbing commits (no hook runs for those)."""
 
 from __future__ import annotations
 
-import errno
 import sys
 from collections.abc import Callable
 
@@ -155,15 +154,14 @@ def _detached(
             [sys.executable, "-m", "memidx", "-C", str(config.root), *command], log
         )
     except OSError as exc:  # a link or a FIFO at its log (refused: no file of memidx's)
+        from memidx.drafts import NOT_OWN, not_own
+
         if exc.errno not in NOT_OWN:
             raise
         # raised, every post-commit hook said the index could not follow, and a session start
         # lost its digest: what failed to start waits (the embed, or the index's filling,
         # which the next sync or git hook does), the line says what
-        from memidx.text import display
-
-        return [f"{unless}: {display(str(log))} is no file (a link, a FIFO or a "
-                "folder): remove it"]  # fmt: skip
+        return [f"{unless}: {not_own(log)}"]
     if started is not None:
         started(config.state_dir, pid)
     return []
@@ -195,10 +193,6 @@ def index_left(config: Config) -> bool:
             return schema < READABLE or build_problem(conn) is not None
     except (MemidxError, sqlite3.Error, OSError):
         return False
-
-
-# O_NOFOLLOW's (BSD: EMLINK), a FIFO's, a folder's
-NOT_OWN = frozenset({errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR})
 
 
 def vectors_installed() -> bool:
