@@ -36,6 +36,7 @@ from memidx.secrets.patterns import (
     real_password,
     redact,
 )
+from memidx.secrets.quotes import plain_quotes
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -170,17 +171,11 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
     return lines
 
 
-PLAIN_QUOTES = str.maketrans(  # curly double, guillemets; curly single, single guillemets
-    "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2018\u2019\u201a\u201b\u2039\u203a", "\"\"\"\"\"\"''''''"
-)
-
-
 def _assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, and bearer tokens, that look like secrets.
-    Typographic quotes are read as the plain ones they stand for (a value in curly quotes, as
-    a word processor or a chat pastes it, was no assignment): one character for one, so every
-    place found is the same in `text`."""
-    text = text.translate(PLAIN_QUOTES)
+    Typographic quotes that delimit a value are read as the plain ones they stand for (a
+    value in curly quotes, as a word processor or a chat pastes it, was no assignment)."""
+    text = plain_quotes(text)
     for start, done in _candidate_lines(text):
         line = text[start:done]
         if not secret_names(line) and not unassigned_name(line):
