@@ -43,7 +43,9 @@ def without_private(
     text: str, spans: list[tuple[int, int]] | None = None, mark: str = PRIVATE_MARK
 ) -> str:
     """`text` with each private span (`spans`, else its own) replaced by `mark` and the line
-    breaks the span held, so every line after it keeps its number."""
+    breaks the span held, so every line after it keeps its number. A U+FE0E right after a
+    span is dropped when the mark is PRIVATE_STAND_IN: the stand-in then U+FE0E is a note's own
+    `␡` (OWN_STAND_IN), and the span was shown as `␡`, not as `[REDACTED:private]`."""
     spans = private_ranges(text) if spans is None else spans
     if not spans:
         return text
@@ -52,6 +54,8 @@ def without_private(
     for start, end in spans:
         pieces += [text[cursor:start], mark, "\n" * text.count("\n", start, end)]
         cursor = end
+        while mark == PRIVATE_STAND_IN and text.startswith("\ufe0e", cursor):
+            cursor += 1  # an invisible selector of what the span hides: nothing to show
     pieces.append(text[cursor:])
     return "".join(pieces)
 

@@ -35,6 +35,7 @@ from memidx.secrets.patterns import (
     private_spans,
     real_password,
     redact,
+    url_password,
 )
 from memidx.secrets.quotes import plain_quotes
 from memidx.secrets.windows import (
@@ -77,7 +78,7 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
             found.extend(
                 _back(Finding(start, end, kind), places)
                 for start, end in spans(joined)
-                if kind != URL_KIND or real_password(joined[start:end])
+                if kind != URL_KIND or real_password(url_password(joined[start:end]))
             )
     for match in URL_PASSWORD.finditer(joined):
         user, password = match.group(1, 2)
