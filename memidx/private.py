@@ -72,3 +72,17 @@ def shown_private(text: str) -> str:
     if PRIVATE_STAND_IN not in text:
         return text
     return _SPAN_STAND_IN.sub(PRIVATE_MARK, text).replace(OWN_STAND_IN, PRIVATE_STAND_IN)
+
+
+def indexed_record_text(text: str) -> str:
+    """A record's text or tag as the index holds it, as a note's: each span filing replaced
+    (`[REDACTED:private]`, or a `<private>` span an older memidx filed) as PRIVATE_STAND_IN,
+    each `␡` of its own as OWN_STAND_IN. Indexed as the marker, its words listed exactly the
+    turns that held private text (`memidx search redacted`, or `private`)."""
+    if "<" not in text and "[" not in text and PRIVATE_STAND_IN not in text:
+        return text
+    hidden = without_private(own_stand_ins(text), mark=PRIVATE_STAND_IN)
+    return _FILED_MARK.sub(PRIVATE_STAND_IN, hidden)
+
+
+_FILED_MARK = re.compile(re.escape(PRIVATE_MARK), re.IGNORECASE)  # a tag's: in lower case

@@ -12,7 +12,7 @@ import pytest
 from memidx.index.browse import NoteRow
 from memidx.index.store import Filters, Store
 from memidx.mcp.answers import note_data
-from memidx.private import PRIVATE_MARK, PRIVATE_STAND_IN
+from memidx.private import PRIVATE_MARK, PRIVATE_STAND_IN, own_stand_ins
 from memidx.search.lexical import Hit, lexical_search
 from memidx.search.masking import masked_hits
 from memidx.search.recent import recent
@@ -94,10 +94,10 @@ def test_a_url_password_in_a_span_is_shown_as_the_marker_not_a_secret(store: Sto
     assert f"postgres://app:{PRIVATE_MARK}@db/app" in shown
 
 
-def test_a_records_own_stand_in_character_is_shown_as_it_is() -> None:
-    # a record's row never holds a span's stand-in: a turn about this code says `␡` itself
+def test_a_rows_own_stand_in_character_is_shown_as_it_is() -> None:
+    # a note's or a record's row holds a `␡` of its own as OWN_STAND_IN, a span's bare
     said = f"the stand-in is {PRIVATE_STAND_IN} (U+2421)"
-    turn = Hit(1, "turn", "haystack/a.krd@1", "turn", 1.0, said, 1)
+    turn = Hit(1, "turn", "haystack/a.krd@1", "turn", 1.0, own_stand_ins(said), 1)
     note = Hit(2, "note", REF, "Deploy", 1.0, said, 1)
     assert [hit.snippet for hit in masked_hits((turn, note))] == [
         said,
