@@ -9,11 +9,12 @@ import re
 # curly double, guillemets; curly single, single guillemets: each and the plain quote it is
 _TYPOGRAPHIC = "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2018\u2019\u201a\u201b\u2039\u203a"
 PLAIN_QUOTES = str.maketrans(_TYPOGRAPHIC, '"' * 6 + "'" * 6)
-_BESIDE = r"\s\"'`:=,;()\[\]{}<>" + _TYPOGRAPHIC  # what stands beside a quote that delimits
-# A typographic quote that opens or closes a value: the start, the end, a space, a quote or an
-# assignment's or a structure's sign on one side. One between two other characters is part of
-# a value (`Zk9q\u2019W2...`): read as a plain quote, it cut the password in two, each part too
-# short to judge, or masked its start alone and showed the rest.
+_BESIDE = r"\s\"'`:=,;()\[\]{}<>.!?*\u2026\u2013\u2014" + _TYPOGRAPHIC
+# A typographic quote that opens or closes a value: the start, the end, a space, a quote, an
+# assignment's or a structure's sign, or a sentence's end (`password: \u201cv4lue\u201d.`) on
+# one side. One between two other characters is part of a value (`Zk9q\u2019W2...`): read as a
+# plain quote, it cut the password in two, each part too short to judge, or masked its start
+# alone and showed the rest.
 DELIMITING_QUOTE = re.compile(f"(?<![^{_BESIDE}])[{_TYPOGRAPHIC}]|[{_TYPOGRAPHIC}](?![^{_BESIDE}])")
 
 

@@ -81,6 +81,8 @@ def test_the_librarys_rules_for_code_are_read(line: str) -> None:
         "password: \u2018Zk9xQ7mL2pWq8\u2019",
         "password = \u00abZk9xQ7mL2pWq8\u00bb",
         "api_key = \u201eZk9xQ7mL2pWq8\u201c",
+        "Set password: \u201cZk9xQ7mL2pWq8\u201d.",  # a sentence's end after it
+        "password = \u2018Zk9xQ7mL2pWq8\u2019!",
     ],
 )
 def test_a_value_in_typographic_quotes_is_found_as_in_plain_ones(line: str) -> None:
