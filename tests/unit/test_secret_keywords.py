@@ -115,3 +115,30 @@ def test_a_text_whose_quotes_delimit_nothing_is_read_as_it_is() -> None:
     text = "it\u2019s the user\u2019s build, d\u00e9j\u00e0 vu\n" * 10
     assert plain_quotes(text) is text
     assert plain_quotes("a \u201cb\u201d c\u2019d") == 'a "b" c\u2019d'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stringData:\n  password: |\n    Zk9xQ7mL2pWq8\n",  # a Kubernetes secret's block
+        "db_password: >-\n\n  Zk9xQ7mL2pWq8\nport: 5432\n",
+        "- api_key:\n    Zk9xQ7mL2pWq8\n",  # a plain value on the next line
+        "'token': |2  # the deploy's\n   Zk9xQ7mL2pWq8\n",
+    ],
+)
+def test_a_value_below_its_key_is_found(text: str) -> None:
+    found = find_secrets(text, allow=True)
+    assert [text[f.start : f.end] for f in found] == ["Zk9xQ7mL2pWq8"], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password:\n  type: string\n  minLength: 12\n",  # a schema, no value
+        "password: |\nZk9xQ7mL2pWq8\n",  # not indented: no block of the key
+        "token:\n  ${DEPLOY_TOKEN}\n",
+        "notes: |\n  Zk9xQ7mL2pWq8\n",  # no secret-sounding key
+    ],
+)
+def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -> None:
+    assert find_secrets(text, allow=True) == []
