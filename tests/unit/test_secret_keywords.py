@@ -83,6 +83,10 @@ def test_the_librarys_rules_for_code_are_read(line: str) -> None:
         "api_key = \u201eZk9xQ7mL2pWq8\u201c",
         "Set password: \u201cZk9xQ7mL2pWq8\u201d.",  # a sentence's end after it
         "password = \u2018Zk9xQ7mL2pWq8\u2019!",
+        "password: \u300cZk9xQ7mL2pWq8\u300d",  # CJK corner brackets
+        "password: \uff02Zk9xQ7mL2pWq8\uff02",  # fullwidth quotes
+        "password\uff1aZk9xQ7mL2pWq8",  # a fullwidth colon, as a CJK input method types it
+        "api_key\uff1d\u300eZk9xQ7mL2pWq8\u300f",
     ],
 )
 def test_a_value_in_typographic_quotes_is_found_as_in_plain_ones(line: str) -> None:
@@ -93,6 +97,7 @@ def test_a_value_in_typographic_quotes_is_found_as_in_plain_ones(line: str) -> N
 
 def test_a_name_in_typographic_quotes_with_no_value_is_no_secret() -> None:
     assert find_secrets("the word \u201cpassword\u201d and \u201cchangeme\u201d", allow=True) == []
+    assert find_secrets("token\uff1a\u7ba1\u7406\u8005\u306b\u805e\u304f", allow=True) == []
 
 
 @pytest.mark.parametrize(
