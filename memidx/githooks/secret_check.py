@@ -124,15 +124,21 @@ def flagged(
                 fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
                 yield Flagged(where, secret.kind, fingerprint, ref, " in the file name")
     said: set[tuple[str, str, str, str]] = set()  # a secret a file's two readings hold: once
+    plain: tuple[str, int, set[tuple[int, int, str]]] = ("", 0, set())  # its UTF-8 reading's
     for ref, label, text, what in _texts(config, files, {} if unread is None else unread):
+        aligned = what == AS_LATIN1 and plain[:2] == (ref, len(text))  # same places
+        if what != AS_LATIN1:
+            plain = (ref, len(text), set())
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             where = label if what == IN_LABELS else f"{label}:{line_of(text, found.start)}"
             fingerprint = sha256_hex(secret.encode("utf-8"))
             place = (ref, where, found.kind, fingerprint)
-            if what == AS_LATIN1 and place in said:
-                continue
+            spot = (found.start, found.end, found.kind)
+            if what == AS_LATIN1 and (place in said or (aligned and spot in plain[2])):
+                continue  # as UTF-8 too, or there with a byte of it read as U+FFFD
             said.add(place)
+            plain[2].add(spot)
             yield Flagged(where, found.kind, fingerprint, ref, what)
 
 

@@ -64,3 +64,22 @@ def test_a_file_with_a_byte_order_mark_is_never_read_as_latin_1(encoding: str) -
     data = "caf\xe9 deploy".encode(encoding)[:-1]
 
     assert [how for _, how in file_texts(data, note=True)] == [""]
+
+
+def test_a_latin_1_secret_holding_a_letter_utf_8_lacks_is_said_once(repo: NotesRepo) -> None:
+    """Its é is U+FFFD as UTF-8: both readings found it, as two secrets of one line."""
+    secret = "password=Zk9\xe9xQ7mL2pWq8\n".encode("latin-1")  # memidx: allow-secret
+    repo.write("notes/deploy.md", FRONT + secret)
+    message = repo.root.parent / "message"
+    message.write_bytes(b"Deploy\n\n" + secret)
+    repo.git("add", "-A")
+
+    staged = check_secrets(config_of(repo), ["notes/deploy.md"])
+    repo.git("commit", "-q", "-F", str(message))
+    pushed = problems(repo, "refs/heads/main", "refs/heads/main")
+
+    assert staged == ["notes/deploy.md:5: secret-assignment"]
+    assert [line.split(": ", 2)[2] for line in pushed] == [
+        "message line 3: secret-assignment",
+        staged[0],
+    ], pushed
