@@ -43,7 +43,9 @@ def without_private(
     text: str, spans: list[tuple[int, int]] | None = None, mark: str = PRIVATE_MARK
 ) -> str:
     """`text` with each private span (`spans`, else its own) replaced by `mark` and the line
-    breaks the span held, so every line after it keeps its number."""
+    breaks the span held, so every line after it keeps its number. A U+FE0E right after a
+    span is dropped when the mark is PRIVATE_STAND_IN: the stand-in then U+FE0E is a note's own
+    `␡` (OWN_STAND_IN), and the span was shown as `␡`, not as `[REDACTED:private]`."""
     spans = private_ranges(text) if spans is None else spans
     if not spans:
         return text
@@ -52,6 +54,8 @@ def without_private(
     for start, end in spans:
         pieces += [text[cursor:start], mark, "\n" * text.count("\n", start, end)]
         cursor = end
+        while mark == PRIVATE_STAND_IN and text.startswith("\ufe0e", cursor):
+            cursor += 1  # an invisible selector of what the span hides: nothing to show
     pieces.append(text[cursor:])
     return "".join(pieces)
 
@@ -68,3 +72,17 @@ def shown_private(text: str) -> str:
     if PRIVATE_STAND_IN not in text:
         return text
     return _SPAN_STAND_IN.sub(PRIVATE_MARK, text).replace(OWN_STAND_IN, PRIVATE_STAND_IN)
+
+
+def indexed_record_text(text: str) -> str:
+    """A record's text or tag as the index holds it, as a note's: each span filing replaced
+    (`[REDACTED:private]`, or a `<private>` span an older memidx filed) as PRIVATE_STAND_IN,
+    each `␡` of its own as OWN_STAND_IN. Indexed as the marker, its words listed exactly the
+    turns that held private text (`memidx search redacted`, or `private`)."""
+    if "<" not in text and "[" not in text and PRIVATE_STAND_IN not in text:
+        return text
+    hidden = without_private(own_stand_ins(text), mark=PRIVATE_STAND_IN)
+    return _FILED_MARK.sub(PRIVATE_STAND_IN, hidden)
+
+
+_FILED_MARK = re.compile(re.escape(PRIVATE_MARK), re.IGNORECASE)  # a tag's: in lower case

@@ -44,12 +44,13 @@ def _notes(store: Store, project: str) -> list[Recalled]:
 def _records(store: Store, project: str) -> list[Recalled]:
     """The newest records filed from `project`, masked as search masks its hits: one filed
     before redaction gave the agent its secret at the start of every session."""
+    from memidx.private import shown_private
     from memidx.secrets.cuts import masked_excerpts
 
     rows = recent_records(store, project, RECORDS)
     parts: list[tuple[str, int, int]] = []
     for *_, body in rows:  # the first line is the title; each is masked only as far as shown
-        text = strip_injected(body)
+        text = shown_private(strip_injected(body))  # a span the index holds: the marker
         title_end = text.find("\n") % (len(text) + 1)  # the whole text when it is one line
         parts += [(text, 0, title_end), (text, title_end, len(text))]
     shown = masked_excerpts(parts, DIGEST_CHARS - 1)

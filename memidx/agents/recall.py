@@ -208,12 +208,13 @@ def unrepeated(chosen: Sequence[Candidate], seen: Collection[str]) -> list[Candi
 
 
 def _around(store: Store, candidate: Candidate) -> Candidate:
+    from memidx.private import shown_private
     from memidx.secrets.cuts import masked_excerpts
 
     near = session_neighbours(store, candidate.doc_id, candidate.session, NEIGHBOURS)
     # masked as the hit's snippet (filed unredacted), only as far as the block shows each turn,
     # and after injected text is taken out: what it leaves is what the block shows
-    texts = [strip_injected(body) for _, body, _ in near]
+    texts = [shown_private(strip_injected(body)) for _, body, _ in near]  # a span: the marker
     bodies = masked_excerpts([(text, 0, len(text)) for text in texts], AROUND_CHARS - 1)
     recalled = replace(candidate.recalled, around=tuple(bodies))
     return replace(candidate, recalled=recalled, around_keys=tuple(f"turn:{r}" for r, _, _ in near))

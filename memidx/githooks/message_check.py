@@ -105,8 +105,14 @@ def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str
 
     texts, comment = message_texts(config, path)
     said: dict[tuple[int, str, str], bool] = {}
-    for text in texts:  # a secret both readings hold is said once
+    first: set[tuple[int, int, str]] = set()  # where the UTF-8 reading found each
+    for number, text in enumerate(texts):  # a secret both readings hold is said once
+        aligned = number > 0 and len(text) == len(texts[0])  # one U+FFFD a byte: same places
         for found in find_secrets(text, allow=True):
+            place = (found.start, found.end, found.kind)
+            if aligned and place in first:
+                continue  # the same secret, a byte of it read as U+FFFD there, é here
+            first.update([place] if number == 0 else [])
             secret = text[found.start : found.end].encode("utf-8")
             begins = text.rfind("\n", 0, found.start) + 1
             commented = bool(comment) and text.startswith(comment, begins)

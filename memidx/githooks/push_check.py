@@ -66,8 +66,10 @@ def push_problems(
     refs: dict[str, str] = {}  # each ref as the lines name it: a secret in its name masked
     fields: dict[str, list[Finding]] = {}  # what each one-line field holds, read once
     said: set[tuple[str, ...]] = set()  # a secret a commit's two readings both hold: once
+    plain: Spots = ((), 0, set())  # the secrets of a message's UTF-8 reading, by place
     for found in pushed_texts(config, remote, sent):
         ref = refs.get(found.ref) or refs.setdefault(found.ref, masked(found.ref))
+        aligned, plain = _latin1_twin(found, plain)
         if found.unread:
             where = f"{masked(found.where)}: " if found.where else ""  # a blob pushed straight
             problems.append(f"{ref}: {found.what}: {where}{found.unread}")
@@ -80,6 +82,9 @@ def push_problems(
             if secrets is None:
                 secrets = fields[found.text] = find_secrets(found.text, allow=True)
         for secret in secrets:
+            spot = (secret.start, secret.end, secret.kind)
+            twin = aligned and spot in plain[2]  # UTF-8's, a byte of it U+FFFD there, é here
+            plain[2].add(spot)
             if allowed is None:
                 allowed = read_baseline(config.root / BASELINE)
             fingerprint = sha256_hex(
@@ -89,12 +94,27 @@ def push_problems(
                 continue
             where = _place(found, line_of(found.text, secret.start))
             kind = secret.kind + found.about
-            if _said_already(said, (ref, found.what, where, kind, fingerprint)):
+            if twin or _said_already(said, (ref, found.what, where, kind, fingerprint)):
                 continue
             if found.named:  # as the pre-commit check names it: masked, never the secret
                 where, kind = display(redact(found.text, secrets)), f"{kind} in the file name"
             problems.append(": ".join(part for part in (ref, found.what, where, kind) if part))
     return problems
+
+
+Spots = tuple[tuple[str, ...], int, set[tuple[int, int, str]]]  # a text's place, size, secrets
+
+
+def _latin1_twin(found: Found, plain: Spots) -> tuple[bool, Spots]:
+    """Whether `found` is the Latin-1 reading of the text `plain` holds the secrets of, one
+    character for one (each byte that is no UTF-8 was one U+FFFD): a secret at a place that
+    one holds one is the same, said once; and what to compare the next text with."""
+    from memidx.githooks.latin1 import AS_LATIN1
+
+    key = (found.ref, found.what, found.where)
+    if found.about != AS_LATIN1:
+        return False, (key, len(found.text), set())
+    return plain[:2] == (key, len(found.text)), plain
 
 
 def _said_already(said: set[tuple[str, ...]], line: tuple[str, ...]) -> bool:

@@ -46,7 +46,7 @@ def read_pending(
     blob a parent held, when it starts with it; see memidx.githooks.push_segments). In a
     `partial` clone git would fetch from the remote a parent's blob it lacks: no parent's
     blob is looked at there, each segment read whole."""
-    from memidx.githooks.secret_check import text_of
+    from memidx.githooks.secret_check import file_texts
 
     places: dict[str, list[Pending]] = {}
     uses: dict[str, int] = {}  # a parent's blob: how many segments still start after it
@@ -69,8 +69,9 @@ def read_pending(
                 yield Found(item.ref, item.what, item.where, "", unread)
             elif item.segment or data.startswith(b"KRD1"):  # memidx.haystack.frames.MAGIC
                 yield from _segment(item, data, held, uses)
-            elif (text := text_of(data, item.note)) is not None:
-                yield Found(item.ref, item.what, item.where, text)
+            else:  # as Latin-1 too when no UTF-8: push_check says a secret both hold once
+                for text, how in file_texts(data, item.note):
+                    yield Found(item.ref, item.what, item.where, text, about=how)
 
 
 def _segment(

@@ -112,6 +112,7 @@ def flagged(
 ) -> Iterator[Flagged]:
     """Every secret in the given notes and segments that no allow marker allows, and in their
     names (the name shown with the secret masked)."""
+    from memidx.githooks.latin1 import AS_LATIN1
     from memidx.githooks.push_segments import IN_LABELS  # one string of labels: no line
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of, redact
@@ -122,11 +123,22 @@ def flagged(
             for secret in found:
                 fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
                 yield Flagged(where, secret.kind, fingerprint, ref, " in the file name")
+    said: set[tuple[str, str, str, str]] = set()  # a secret a file's two readings hold: once
+    plain: tuple[str, int, set[tuple[int, int, str]]] = ("", 0, set())  # its UTF-8 reading's
     for ref, label, text, what in _texts(config, files, {} if unread is None else unread):
+        aligned = what == AS_LATIN1 and plain[:2] == (ref, len(text))  # same places
+        if what != AS_LATIN1:
+            plain = (ref, len(text), set())
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             where = label if what == IN_LABELS else f"{label}:{line_of(text, found.start)}"
             fingerprint = sha256_hex(secret.encode("utf-8"))
+            place = (ref, where, found.kind, fingerprint)
+            spot = (found.start, found.end, found.kind)
+            if what == AS_LATIN1 and (place in said or (aligned and spot in plain[2])):
+                continue  # as UTF-8 too, or there with a byte of it read as U+FFFD
+            said.add(place)
+            plain[2].add(spot)
             yield Flagged(where, found.kind, fingerprint, ref, what)
 
 
@@ -159,8 +171,9 @@ def _texts(
         if ref.endswith(".krd") and PurePosixPath(ref).is_relative_to(haystack):
             for part in segment_parts(data):  # labels and damage too: --no-verify, by hand
                 yield ref, f"{masked(ref)}@{part.offset}", part.text, part.about
-        elif (text := text_of(data, is_note_path(ref, config.notes_dir))) is not None:
-            yield ref, masked(ref), text, ""
+        else:
+            for text, how in file_texts(data, is_note_path(ref, config.notes_dir)):
+                yield ref, masked(ref), text, how
 
 
 def masked(ref: str) -> str:
@@ -187,6 +200,21 @@ def text_of(data: bytes, note: bool) -> str | None:
     if note or b"\0" not in data[:BINARY_PROBE]:
         return data.decode("utf-8", "replace")
     return None
+
+
+def file_texts(data: bytes, note: bool) -> list[tuple[str, str]]:
+    """A staged or pushed file's readings (none for a binary file), each with what a secret
+    only it holds is named: its text (text_of) and, when that was UTF-8 and the bytes are no
+    valid UTF-8, the same bytes as Latin-1 (memidx.githooks.latin1): a Latin-1 note's
+    no-break space read as UTF-8 was U+FFFD beside a secret, which went unseen."""
+    from memidx.githooks.latin1 import latin1_reading
+
+    text = text_of(data, note)
+    if text is None:
+        return []
+    if data.startswith(UTF16_MARKS + UTF32_MARKS):  # read by their mark, never as Latin-1
+        return [(text, "")]
+    return [(text, ""), *latin1_reading(data, text)]
 
 
 def _refs(config: Config, files: Sequence[str]) -> list[str]:

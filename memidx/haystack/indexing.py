@@ -22,7 +22,7 @@ from memidx.haystack.segments import RECORD_READER, RECORD_READER_KEY, segments
 from memidx.index.store import NewDocument, RecordStore, Store, VectorStore, transaction
 from memidx.notes.chunks import chunk_document
 from memidx.notes.note import clean_words
-from memidx.private import without_private
+from memidx.private import indexed_record_text
 
 if TYPE_CHECKING:
     from memidx.haystack.writer import Writer
@@ -71,8 +71,9 @@ def segment_ref(config: Config, path: Path) -> str:
 
 def record_document(ref: str, located: Located) -> NewDocument:
     """The index row of one record: a tombstone's body empty (it is never found); tags
-    cleaned as filing cleans them and a `<private>` span in them or the text (filed by a memidx
-    before filing replaced spans; the log keeps it verbatim) as `[REDACTED:private]`."""
+    cleaned as filing cleans them; in them and the text, each `[REDACTED:private]` filing
+    wrote and each `<private>` span an older memidx filed (the log keeps it verbatim) as the
+    stand-in a note's span is (memidx.private.indexed_record_text)."""
     record = located.record
     meta: dict[str, object] = {
         "id": record.id, "drawer": record.drawer, "ts": record.ts,
@@ -85,9 +86,9 @@ def record_document(ref: str, located: Located) -> NewDocument:
         source_kind=record.kind,
         source_ref=f"{ref}@{located.offset}",
         title="",
-        tags=tuple(dict.fromkeys(without_private(tag) for tag in clean_words(record.tags))),
+        tags=tuple(dict.fromkeys(indexed_record_text(tag) for tag in clean_words(record.tags))),
         aliases=(),
-        body="" if record.kind == FORGET else without_private(record.text),
+        body="" if record.kind == FORGET else indexed_record_text(record.text),
         body_line=1,
         content_hash=record.hash if located.intact else content_hash(record.text),
         blob_id=None,

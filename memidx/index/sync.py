@@ -52,11 +52,11 @@ def drift_of(store: Store, files: Mapping[str, SourceFile], *, reread: bool = Fa
     )
 
 
-NOTE_READER = 12  # raised when a file reads differently (all notes read again): 2 YAML 1.2
+NOTE_READER = 13  # raised when a file reads differently (all notes read again): 2 YAML 1.2
 # booleans; 3 one Markdown scanner; 4 odd YAML, conflicts, caps; 5 a `---` opening a note may be
 # a horizontal rule; 6 `*.MD` names are notes; 7 a text time in `created` stored in UTC; 8 a
 # note of front matter alone at its `title:`; 9 no private span indexed; 10 a value private by
-# where YAML read it, no private created/lang; 11 a span a stand-in, fences kept; 12 own `␡`s
+# where YAML read it, no private created/lang; 11 a span a stand-in; 12 own `␡`s; 13 no U+FE0E
 
 
 def settings_of(config: Config) -> str:

@@ -69,15 +69,12 @@ def masked_hits(found: tuple[Hit, ...]) -> tuple[Hit, ...]:
 
 
 def shown_spans(found: tuple[Hit, ...]) -> tuple[Hit, ...]:
-    """The hits with each private span a note's row holds (its stand-in, in a title, heading,
-    snippet or tag) shown as `[REDACTED:private]`; `found` itself when none holds one. Only a
-    note's: a record's row never holds the stand-in (a span is filed as the marker), so a `␡`
-    in a turn (one about this very code) is the turn's own, shown as it is."""
+    """The hits with each private span a row holds (its stand-in, in a title, heading,
+    snippet or tag: a note's, and a record's since record reader 5) shown as
+    `[REDACTED:private]`, each `␡` of its own as `␡`; `found` itself when none holds one."""
     from memidx.private import PRIVATE_STAND_IN, shown_private
 
     def holds(hit: Hit) -> bool:
-        if hit.kind != "note":
-            return False
         labels = (hit.title, hit.heading or "", hit.snippet, *hit.tags)
         return any(PRIVATE_STAND_IN in label for label in labels)
 

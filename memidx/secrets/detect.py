@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
+from memidx.secrets.blocks import values_below
 from memidx.secrets.linear import next_name
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
@@ -35,7 +36,9 @@ from memidx.secrets.patterns import (
     private_spans,
     real_password,
     redact,
+    url_password,
 )
+from memidx.secrets.quotes import plain_quotes
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -76,7 +79,7 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
             found.extend(
                 _back(Finding(start, end, kind), places)
                 for start, end in spans(joined)
-                if kind != URL_KIND or real_password(joined[start:end])
+                if kind != URL_KIND or real_password(url_password(joined[start:end]))
             )
     for match in URL_PASSWORD.finditer(joined):
         user, password = match.group(1, 2)
@@ -170,19 +173,14 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
     return lines
 
 
-PLAIN_QUOTES = str.maketrans(  # curly double, guillemets; curly single, single guillemets
-    "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2018\u2019\u201a\u201b\u2039\u203a", "\"\"\"\"\"\"''''''"
-)
-
-
 def _assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, and bearer tokens, that look like secrets.
-    Typographic quotes are read as the plain ones they stand for (a value in curly quotes, as
-    a word processor or a chat pastes it, was no assignment): one character for one, so every
-    place found is the same in `text`."""
-    text = text.translate(PLAIN_QUOTES)
+    Typographic quotes that delimit a value are read as the plain ones they stand for (a
+    value in curly quotes, as a word processor or a chat pastes it, was no assignment)."""
+    text = plain_quotes(text)
     for start, done in _candidate_lines(text):
         line = text[start:done]
+        yield from values_below(text, start, done, KEYWORD_KIND)  # `password: |`, a block
         if not secret_names(line) and not unassigned_name(line):
             continue
         entropy = library.entropy()  # loaded only for such lines

@@ -94,11 +94,11 @@ PLACEHOLDER_WORDS = re.compile(
 )
 # A note's span as the index holds it (PRIVATE_STAND_IN, shown as `[REDACTED:private]`) is a
 # reference, as that marker is by its brackets: read as a URL's password, a hit's snippet showed
-# `postgres[REDACTED:basic-auth]db` for `postgres://app:<private>pw</private>@db`
+# `postgres[REDACTED:basic-auth]db` for `postgres://app:<private>pw</private>@db`. Only a value
+# that is nothing else: one holding a `␡` among other characters is a password that has it.
 REFERENCE = re.compile(
-    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>"
-    + PRIVATE_STAND_IN
-    + r"]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
+    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
+    + f"|^(?:{PRIVATE_STAND_IN}\ufe0e?)+$"
 )
 # A password in a URL (`scheme://user:password@host`, `redis://:password@host` with no user,
 # which the library's pattern needs; group 1 the user, 2 the password), whatever it holds: the
@@ -179,6 +179,14 @@ def real_password(value: str) -> bool:
     placeholder (`<PASSWORD>`, `password`, `changeme`) nor a reference (`${DB_PASSWORD}`),
     whichever detector found it."""
     return not PLACEHOLDER_WORDS.match(value) and not REFERENCE.search(value)
+
+
+def url_password(found: str) -> str:
+    """The password of what the library's basic-auth pattern matched: `://user:password@`
+    whole when the password is shorter than 8 characters, else the password alone."""
+    if found.startswith("://") and found.endswith("@"):
+        return found[3:-1].partition(":")[2]
+    return found
 
 
 def character_classes(value: str) -> int:

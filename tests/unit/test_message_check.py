@@ -116,3 +116,14 @@ def test_a_latin_1_message_is_read_as_latin_1_too(
     monkeypatch.setenv("GIT_EDITOR", ":")
     found = [found[:2] for found in message_findings(config, path)]
     assert found == [(3, "secret-assignment"), (4, "github-token")]  # the token once
+
+
+def test_a_latin_1_secret_holding_a_letter_utf_8_lacks_is_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its é is U+FFFD as UTF-8: both readings found it, as two secrets of one line."""
+    config, path = message(tmp_path, "")
+    path.write_bytes("Deploy\n\npassword=Zk9\xe9xQ7mL2pWq8\n".encode("latin-1"))
+    monkeypatch.setenv("GIT_EDITOR", ":")
+    found = [found[:2] for found in message_findings(config, path)]
+    assert found == [(3, "secret-assignment")]

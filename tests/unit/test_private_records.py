@@ -1,6 +1,8 @@
 """A record an older memidx filed may hold a `<private>` span in its text or tags (filing has
 replaced each with `[REDACTED:private]` since): the log keeps it verbatim, the index never
-holds it, and an index an older record reader built is read again by the next sync."""
+holds it, and an index an older record reader built is read again by the next sync. The index
+holds a span, and the marker filing wrote for one, as a note's span, a stand-in no search reads
+as a word: indexed as the marker, its words listed exactly the turns that held private text."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ import pytest
 from memidx.config import Config
 from memidx.haystack.frames import frame, new_record
 from memidx.haystack.indexing import sync_records
+from memidx.haystack.redaction import redacted
 from memidx.index.store import Filters, Store, connect_memory, transaction
 from memidx.notes.chunks import chunk_document
+from memidx.private import PRIVATE_MARK, PRIVATE_STAND_IN
 from memidx.search.lexical import lexical_search
 from tests.index_rows import index_rows, rebuilt_rows
 
@@ -41,7 +45,7 @@ def test_a_span_an_older_memidx_filed_is_never_indexed(config: Config) -> None:
     assert found(store, "heron", tag="acmecorp") == [] and found(store, "acmecorp") == []
     assert found(store, "heron") == [f"{SEGMENT}@0"] == found(store, "heron", tag="ops")
     chunks = " ".join(text for (text,) in store.conn.execute("SELECT text FROM chunks"))
-    assert "kestrel" not in chunks and "[REDACTED:private]" in chunks
+    assert "kestrel" not in chunks and PRIVATE_STAND_IN in chunks
     assert b"kestrel" in (config.root / SEGMENT).read_bytes()  # the log is never changed
 
 
@@ -70,3 +74,25 @@ def test_an_index_an_older_record_reader_built_is_read_again(config: Config) -> 
 
     assert found(store, "kestrel") == [] and index_rows(store) == rebuilt_rows(config)
     store.conn.close()
+
+
+def test_a_span_filing_replaced_lists_no_turn_by_the_markers_words(tmp_path: Path) -> None:
+    filed = [
+        redacted(new_record("turn", "Deploy <private>with kestrel</private> heron next")),
+        redacted(new_record("turn", "heron next, and the [REDACTED:public] wiki", tags=("ops",))),
+        redacted(new_record("turn", f"heron: the stand-in {PRIVATE_STAND_IN} is U+2421")),
+        redacted(new_record("turn", "heron again", tags=("<private>acmecorp</private>",))),
+    ]
+    (tmp_path / SEGMENT).parent.mkdir(parents=True)
+    (tmp_path / SEGMENT).write_bytes(b"".join(frame(record) for record in filed))
+    config = Config(root=tmp_path, index_path=tmp_path / "index.sqlite", in_git=False)
+    store = Store(connect_memory())
+    sync_records(config, store, full=True)
+
+    assert found(store, "private") == [] and found(store, "heron", tag=PRIVATE_MARK) == []
+    assert len(found(store, "redacted")) == 1  # the turn that says `[REDACTED:public]` itself
+    hits = lexical_search(store, "heron", Filters(), 5).hits  # as output shows them
+    shown = sorted(hit.snippet.replace("\x02", "").replace("\x03", "") for hit in hits)
+    assert shown[0] == f"Deploy {PRIVATE_MARK} heron next"  # a span: the marker
+    assert f"heron: the stand-in {PRIVATE_STAND_IN} is U+2421" in shown  # its own: as it is
+    assert [hit.tags for hit in hits if "again" in hit.snippet] == [(PRIVATE_MARK,)]

@@ -12,10 +12,11 @@ import pytest
 from memidx.index.browse import NoteRow
 from memidx.index.store import Filters, Store
 from memidx.mcp.answers import note_data
-from memidx.private import PRIVATE_MARK, PRIVATE_STAND_IN
+from memidx.private import PRIVATE_MARK, PRIVATE_STAND_IN, own_stand_ins
 from memidx.search.lexical import Hit, lexical_search
 from memidx.search.masking import masked_hits
 from memidx.search.recent import recent
+from memidx.secrets.detect import find_secrets
 from tests.helpers import add_note
 
 REF = "notes/deploy.md"
@@ -93,10 +94,10 @@ def test_a_url_password_in_a_span_is_shown_as_the_marker_not_a_secret(store: Sto
     assert f"postgres://app:{PRIVATE_MARK}@db/app" in shown
 
 
-def test_a_records_own_stand_in_character_is_shown_as_it_is() -> None:
-    # a record's row never holds a span's stand-in: a turn about this code says `␡` itself
+def test_a_rows_own_stand_in_character_is_shown_as_it_is() -> None:
+    # a note's or a record's row holds a `␡` of its own as OWN_STAND_IN, a span's bare
     said = f"the stand-in is {PRIVATE_STAND_IN} (U+2421)"
-    turn = Hit(1, "turn", "haystack/a.krd@1", "turn", 1.0, said, 1)
+    turn = Hit(1, "turn", "haystack/a.krd@1", "turn", 1.0, own_stand_ins(said), 1)
     note = Hit(2, "note", REF, "Deploy", 1.0, said, 1)
     assert [hit.snippet for hit in masked_hits((turn, note))] == [
         said,
@@ -131,3 +132,28 @@ def test_recent_shows_the_marker_where_the_span_stood(store: Store) -> None:
     assert (item["title"], item["tags"]) == (f"Deploy {PRIVATE_MARK}", ["ops", PRIVATE_MARK])
     assert f"first. {PRIVATE_MARK} Then" in str(item["snippet"])
     assert PRIVATE_STAND_IN not in str(item)
+
+
+def test_a_span_followed_by_a_variation_selector_is_shown_as_the_marker(store: Store) -> None:
+    # the stand-in and U+FE0E after it are a note's own `␡`: the span was shown as `␡`
+    add_note(store, "notes/pictures.md", "# Pictures\n\n<private>kestrel</private>\ufe0e zebra\n")
+    [hit] = lexical_search(store, "zebra", Filters(), 5).hits
+    shown = hit.snippet.replace("\x02", "").replace("\x03", "").strip()
+    assert shown.endswith(f"{PRIVATE_MARK} zebra"), shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"password: Zk9qW2{PRIVATE_STAND_IN}mX7pL4vB8n",  # a password that holds a `␡`
+        f"postgres://app:Zk9q{PRIVATE_STAND_IN}W2mX7pL4@db/app",
+    ],
+)
+def test_a_password_holding_the_stand_in_is_a_secret(text: str) -> None:
+    # read as a span's stand-in, it was a reference, and went through every check
+    found = find_secrets(text)
+    assert [PRIVATE_STAND_IN in text[f.start : f.end] for f in found] == [True], found
+
+
+def test_a_url_password_that_is_only_a_spans_stand_in_is_none() -> None:
+    assert find_secrets(f"postgres://app:{PRIVATE_STAND_IN}@db/app") == []

@@ -146,3 +146,23 @@ def test_the_neighbours_and_the_digest_mask_a_turn_filed_before_redaction(store:
 
     assert around == ("User: deploy with [REDACTED:slack-token]",)
     assert TOKEN not in repr(listed) and "[REDACTED:slack-token]" in repr(listed)
+
+
+def test_the_neighbours_and_the_digest_show_a_turns_span_as_the_marker(store: Store) -> None:
+    """A record's row holds a span as its stand-in (record reader 5): shown bare, the agent
+    read `␡` where the turn's private text stood, and a `␡` the turn says itself as a span."""
+    from memidx.agents.digest import _records  # pyright: ignore[reportPrivateUsage]
+    from memidx.agents.recall import _around  # pyright: ignore[reportPrivateUsage]
+    from memidx.private import PRIVATE_MARK, indexed_record_text
+
+    said = indexed_record_text("Title\nUser: deploy [REDACTED:private] then \u2421 (U+2421)")
+    ids = [_turn(store, "a1", said, "a"), _turn(store, "a2", "hit", "a")]
+    store.conn.execute("UPDATE documents SET meta = json_set(meta, '$.drawer', 'web')")
+    hit = Recalled("", "a2", 0, "hit", "turn")
+    candidate = Candidate("turn:a2", hit, Signal(0.6, 0.5, kind="turn"), ids[1], "a")
+
+    around = _around(store, candidate).recalled.around
+    listed = [item.snippet for item in _records(store, "web") if item.ref == "a1"]
+
+    shown = f"User: deploy {PRIVATE_MARK} then \u2421 (U+2421)"
+    assert around == (f"Title {shown}",) and listed == [shown]  # lines joined in the block

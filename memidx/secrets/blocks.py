@@ -1,0 +1,47 @@
+"""A value given on the lines below its secret-sounding key (pure): YAML's `password: |` or
+`>-` (a literal or folded block), or `password:` alone with the value on the next line, more
+indented, as a Kubernetes manifest or an Ansible file in a note holds one. Read one line at a
+time, the key's line holds no value, so no keyword rule saw one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memidx.secrets import library
+from memidx.secrets.patterns import Finding, looks_secret
+from memidx.secrets.windows import secret_word
+
+# a key alone on its line (in a list item too), in quotes or not, then a block's indicator
+# (`|`, `>`, with chomping and indentation: `|-`, `>+`, `|2`) or nothing, and a comment
+KEY_ALONE = re.compile(
+    r"([ \t]*+)(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]*+([|>][+-]?[1-9]?[+-]?)?[ \t]*+(?:#.*)?"
+)
+BLOCK_LINES = 64  # the lines of a block read: a block of nested keys is never read twice over
+
+
+def values_below(text: str, start: int, end: int, kind: str) -> Iterator[Finding]:
+    """The values that look secret on the lines below the line `text[start:end]`, when that
+    line is a secret-sounding key alone: each line of its block, or its next line."""
+    key = KEY_ALONE.fullmatch(text, start, end)
+    if key is None or not secret_word(key.group(2)):
+        return
+    entropy = library.entropy()
+    indent, block = len(key.group(1)), key.group(3) is not None
+    at = end + 1
+    for _ in range(BLOCK_LINES):
+        if at >= len(text):
+            return
+        stop = text.find("\n", at)
+        stop = len(text) if stop == -1 else stop
+        line = text[at:stop]
+        value = line.strip()
+        if value:  # a blank line is part of a block
+            begin = at + len(line) - len(line.lstrip())
+            if begin - at <= indent:
+                return  # the block ended
+            if " " not in value and looks_secret(value, entropy):
+                yield Finding(begin, begin + len(value), kind)
+            if not block:
+                return  # a plain value: its first line is all this reads
+        at = stop + 1

@@ -1,0 +1,38 @@
+"""Typographic quotes read as the plain ones they stand for, where they delimit a value, and
+fullwidth assignment signs as plain ones (pure):
+`password: \u201cv4lue\u201d`, as a word processor or a chat pastes it, was no assignment to the
+detectors, where `password: "v4lue"` was one."""
+
+from __future__ import annotations
+
+import re
+
+# curly double, guillemets, fullwidth double, CJK corner brackets; curly single, single
+# guillemets, fullwidth single: each and the plain quote it is
+_DOUBLE = "\u201c\u201d\u201e\u201f\u00ab\u00bb\uff02\u300c\u300d\u300e\u300f"
+_SINGLE = "\u2018\u2019\u201a\u201b\u2039\u203a\uff07"
+_TYPOGRAPHIC = _DOUBLE + _SINGLE
+# a fullwidth colon or equals sign, as a CJK input method types them (`password\uff1av4lue`)
+_FULLWIDTH_SIGNS = "\uff1a\uff1d"
+PLAIN_QUOTES = str.maketrans(
+    _TYPOGRAPHIC + _FULLWIDTH_SIGNS, '"' * len(_DOUBLE) + "'" * len(_SINGLE) + ":="
+)
+_BESIDE = r"\s\"'`:=,;()\[\]{}<>.!?*\u2026\u2013\u2014" + _TYPOGRAPHIC + _FULLWIDTH_SIGNS
+# A typographic quote that opens or closes a value: the start, the end, a space, a quote, an
+# assignment's or a structure's sign, or a sentence's end (`password: \u201cv4lue\u201d.`) on
+# one side. One between two other characters is part of a value (`Zk9q\u2019W2...`): read as a
+# plain quote, it cut the password in two, each part too short to judge, or masked its start
+# alone and showed the rest. A fullwidth sign is read as the plain one wherever it stands.
+DELIMITING_QUOTE = re.compile(
+    f"(?<![^{_BESIDE}])[{_TYPOGRAPHIC}]|[{_TYPOGRAPHIC}](?![^{_BESIDE}])|[{_FULLWIDTH_SIGNS}]"
+)
+
+
+def plain_quotes(text: str) -> str:
+    """`text` with each typographic quote that delimits a value read as the plain quote it
+    stands for, and each fullwidth `:` or `=` as the plain one, one character for one (every
+    place found in it is the same in `text`); `text` itself when it holds none (a long
+    transcript is never copied for it)."""
+    if DELIMITING_QUOTE.search(text) is None:
+        return text
+    return DELIMITING_QUOTE.sub(lambda quote: quote.group().translate(PLAIN_QUOTES), text)
