@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import socket
 import threading
 from collections.abc import Callable
@@ -63,17 +64,16 @@ def pump(
             conn.shutdown(socket.SHUT_WR)
 
     threading.Thread(target=upstream, name="memidx-mcp-stdin", daemon=True).start()
-    conn.settimeout(QUIET)
+    conn.settimeout(None)  # no timeout on the socket: a slow reader timed out the stdin's sends
     with contextlib.suppress(OSError):
         while True:
-            try:
-                chunk = conn.recv(CHUNK)
-            except TimeoutError:
+            if not select.select([conn], [], [], QUIET)[0]:
                 with lock:
                     waiting = bool(pending)
                 if not waiting or alive():
                     continue
                 break
+            chunk = conn.recv(CHUNK)
             if not chunk:
                 break
             with lock:
@@ -103,8 +103,6 @@ def _write(fd: int, data: bytes) -> None:
 
 def read_chunk(fd: int) -> bytes:
     """The next bytes of `fd`, waiting for them even when the client made it non-blocking."""
-    import select
-
     while True:
         try:
             return os.read(fd, CHUNK)

@@ -214,3 +214,39 @@ def test_a_server_busy_with_a_long_call_is_waited_for(config: Config) -> None:
     assert out == b""
     assert alive
     assert not hung.suspect_mark(config.state_dir / SOCKET).exists()
+
+
+def test_a_long_request_the_server_reads_late_reaches_it_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The front's looks at a silent server must not time out its sends: a request larger
+    than the socket's buffers, which a busy server reads only later, arrives whole."""
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    request = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"' + b"x" * (2 << 20)
+    request += b'"}\n'
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    got: list[int] = []
+
+    def late_reader() -> None:
+        time.sleep(3 * QUIET)
+        got.append(sum(len(chunk) for chunk in iter(lambda: server_end.recv(1 << 16), b"")))
+        server_end.close()
+
+    def client() -> None:
+        os.write(stdin, request)
+        os.close(stdin)
+
+    threads = [threading.Thread(target=work, daemon=True) for work in (late_reader, client)]
+    for thread in threads:
+        thread.start()
+    ended = relay.pump(front, client_in, client_out, lambda: True)
+    for thread in threads:
+        thread.join(LIMIT)
+    for fd in (client_in, client_out, stdout):
+        os.close(fd)
+    front.close()
+
+    assert ended is True
+    assert got == [len(request)]
