@@ -23,8 +23,10 @@ CHUNK = 65536
 QUIET = 5.0  # seconds a request waits on a silent server before the front looks at it
 # The error each request waiting then gets (JSON-RPC's "internal error")
 ENDED = -32603
-ENDED_MESSAGE = ("memidx: error: the shared MCP server stopped answering and this session "
-                 "ended (start a new session: it starts a new server)")  # fmt: skip
+ENDED_MESSAGE = (
+    "memidx: error: the shared MCP server ended this session before answering (stopped "
+    "answering, or died): start a new session, it starts a new server"
+)
 
 
 def relay(config: Config, path: Path, conn: socket.socket, stdin: int, stdout: int) -> bool | None:
@@ -59,7 +61,7 @@ def pump(
                 with lock:
                     pending.sent(chunk)
                 conn.sendall(chunk)
-        ended.set()
+            ended.set()  # stdin's end; not a send the dead server refused (the server ended it)
         with contextlib.suppress(OSError):
             conn.shutdown(socket.SHUT_WR)
 
