@@ -19,6 +19,7 @@ from typing import Any
 
 from memidx.config import Config
 from memidx.drafts import read_own, replace_durably
+from memidx.mcp.hung import suspect_mark
 from memidx.mcp.leftovers import clear_stale
 from memidx.mcp.serve import Workers, log, start_logging
 from memidx.mcp.shared import BUSY, GREETING, lock_for
@@ -48,6 +49,8 @@ def serve_shared(config: Config, path: Path) -> int:
     with file_lock(lock_for(path), timeout=LOCK_WAIT) as mine:
         if not mine:
             return 0
+        with contextlib.suppress(OSError):  # a mark of the server before it: not this one
+            suspect_mark(path).unlink(missing_ok=True)
         # No longer a descendant of the session that started it (the lock stays), before the
         # stop's watcher thread starts: a fork keeps no thread, and the shared server's stop
         # was never raised again out of the imports, nor ended at its limit.

@@ -6,8 +6,10 @@ socket. It never imports the SDK, asyncio, numpy or the model, and writes nothin
 on stdout.
 
 The server greets each connection with one line before any byte of the protocol: GREETING
-when it took the session, BUSY when it is full. A connection that gets neither (a server
-exiting or wedged) is tried again, then the session is served in this process. A server that
+when it took the session, BUSY when it is full. A connection let go without either (a server
+exiting) is tried again; one held without either for GREET_WAIT s (a server stopped or hung)
+is reported to memidx/mcp/hung.py, which ends the server on a second such finding, and the
+session is served in this process when no server greets it. A server that
 exits (idle, stopped) closes its listener, removes its socket and lets its lock go last: a
 front that finds it holding its lock without answering looks at that lock every LOOK_EVERY s
 and starts a new server as soon as it is let go.
@@ -22,7 +24,6 @@ import hashlib
 import os
 import socket
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -33,12 +34,15 @@ SHARED_VARIABLE = "MEMIDX_MCP_SHARED"  # false: every session serves itself (no 
 START_WAIT = 60.0  # seconds a front waits for a server it started (the SDK and the model load)
 START_GRACE = 5.0  # seconds a started server has to take its lock before it is looked for
 LOOK_EVERY = 0.05  # seconds between looks at the lock of a server found holding it
-GREET_WAIT = 10.0  # seconds a front waits for a connected server's greeting
+# Seconds a front waits for a connected server's greeting (and for its connect, a full
+# backlog blocking it). Its event loop greets at once however long a tool call runs (on a
+# thread): 10 s here held each session of a stopped server for 60 s, 3 tries of 2 waits.
+GREET_WAIT = 2.0
+UNGREETED = "it took the connection and did not greet it"  # a server stopped or hung
 ATTEMPTS = 3  # connections (and starts) tried before the session is served in this process
 MAX_SOCKET_PATH = 100  # below the 104-108 bytes a Unix socket's path may have
 GREETING = b"memidx-mcp 1\n"
 BUSY = b"busy\n"
-CHUNK = 65536
 
 
 def socket_for(config: Config) -> Path | None:
@@ -99,17 +103,23 @@ def _front(config: Config) -> int | None:
         print(f"memidx: warning: no shared MCP server ({why}); serving this session here (see "
               f"{config.state_dir / 'mcp.log'} and mcp-daemon.out)", file=sys.stderr)  # fmt: skip
         return None
+    from memidx.mcp.relay import relay
+
     with conn:
-        if pump(conn, sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno()):
-            return 0
-    print("memidx: error: the shared MCP server closed the session (see "
+        ended = relay(config, path, conn, sys.stdin.buffer.fileno(), sys.stdout.buffer.fileno())
+    if ended:
+        return 0
+    what = "closed the session" if ended is False else "stopped answering (hung): it was ended"
+    print(f"memidx: error: the shared MCP server {what}; start a new session (see "
           f"{config.state_dir / 'mcp.log'})", file=sys.stderr)  # fmt: skip
     return 1
 
 
 def _reach(config: Config, path: Path) -> tuple[socket.socket | None, str]:
     """A greeted connection to the server on `path`, starting one when none runs; else None
-    and why (it stayed busy, or did not come up in ATTEMPTS tries)."""
+    and why (it stayed busy, did not greet, or did not come up in ATTEMPTS tries)."""
+    from memidx.mcp.hung import look_again
+
     why = "it did not start"
     for _ in range(ATTEMPTS):
         conn, why = _session(path)
@@ -118,14 +128,28 @@ def _reach(config: Config, path: Path) -> tuple[socket.socket | None, str]:
             # lets its lock go last: waited for START_GRACE s before its lock was looked at
             # again, a front arriving then waited 5 s for nothing
             conn, why = _session(path, wait=START_WAIT, grace=0.0, every=LOOK_EVERY)
+        if conn is not None and why == UNGREETED:  # stopped or hung: ended on a 2nd finding
+            why = look_again(config, path, conn)
+            conn = None
+            if why == UNGREETED:
+                return None, why  # not provably this memory's server: never ended
         if conn is None and why == "none":
             refused = _start(config, path)
             if refused is not None:  # no server can start: not waited for, three times over
                 return None, refused
             conn, why = _session(path, wait=START_WAIT)
+            if conn is not None and why == UNGREETED:
+                conn.close()
+                return None, why
         if conn is not None or why == "busy":
             return conn, why
-    return None, why
+    return None, UNGREETED if why == "again" else why
+
+
+def knock(path: Path) -> tuple[socket.socket | None, str]:
+    """A look at the server on `path` on a new connection, as a session's start looks (the
+    caller closes it): greeted; None and why; or held without a greeting (UNGREETED)."""
+    return _session(path)
 
 
 def _private_folder(folder: Path) -> bool:
@@ -149,16 +173,19 @@ def _session(
     path: Path, wait: float = 0.0, grace: float = START_GRACE, every: float = 2.0
 ) -> tuple[socket.socket | None, str]:
     """A greeted connection to the server, waiting up to `wait` for one that starts; else
-    None and why: "none" (no server runs nor starts), "busy", or another reason. While it
-    waits it looks at the server's lock every `every` s after `grace` s: the server a front
-    started may not have taken it yet, and a starting server waits only daemon.LOCK_WAIT s
-    for a front holding it; one found holding it keeps it until it exits."""
+    None and why: "none" (no server runs nor starts), "busy", or another reason; or, with why
+    UNGREETED, the connection a server took and did not greet within GREET_WAIT s, for the
+    caller to look at and close. While it waits it looks at the server's lock every `every`
+    s after `grace` s: the server a front started may not have taken it yet, and a starting
+    server waits only daemon.LOCK_WAIT s for a front holding it; one found holding it keeps
+    it until it exits."""
     started = time.monotonic()
     looked = started
     while True:
-        conn = _connect(path)
+        began = time.monotonic()
+        conn, held = _connect(path)
         if conn is not None:
-            return _greeted(conn)
+            return (conn, UNGREETED) if held else _greeted(conn, path, began)
         now = time.monotonic()
         if now - started >= wait:
             return (None, "none") if _nobody_serves(path) else (None, "it did not answer")
@@ -176,26 +203,40 @@ def _nobody_serves(path: Path) -> bool:
         return free
 
 
-def _connect(path: Path) -> socket.socket | None:
+def _connect(path: Path) -> tuple[socket.socket | None, bool]:
+    """A connection to `path` (None when refused or missing), and whether the connect was
+    held GREET_WAIT s by a server's full backlog (stopped, it accepts none: it blocked for ever)."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(GREET_WAIT)
     try:
         conn.connect(str(path))
+    except TimeoutError:
+        return conn, True
     except OSError:
         conn.close()
-        return None
-    return conn
+        return None, False
+    return conn, False
 
 
-def _greeted(conn: socket.socket) -> tuple[socket.socket | None, str]:
+def _greeted(conn: socket.socket, path: Path, began: float) -> tuple[socket.socket | None, str]:
+    """`conn`, greeted (a connection begun at `began`); else None and "busy" or "no greeting"
+    (let go: a server exiting), or `conn` itself and UNGREETED (held: stopped or hung)."""
+    from memidx.mcp.hung import greeted
+
     conn.settimeout(GREET_WAIT)
     line = b""
-    with contextlib.suppress(OSError):
+    try:
         while not line.endswith(b"\n") and len(line) < 64:
             chunk = conn.recv(1)
             if not chunk:
                 break
             line += chunk
+    except TimeoutError:
+        return conn, UNGREETED
+    except OSError:
+        pass
     if line == GREETING:
+        greeted(path, began)
         conn.settimeout(None)
         return conn, ""
     conn.close()
@@ -254,37 +295,3 @@ def _serve_copy(config: Config, path: Path) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
-
-
-def pump(conn: socket.socket, stdin: int, stdout: int) -> bool:
-    """Copy stdin to the socket and the socket to stdout until the server closes; stdin's end
-    is passed on as the end of the socket's writing half, so the server ends the session.
-    True when the session ended because stdin did, False when the server ended it first."""
-    ended = threading.Event()
-
-    def upstream() -> None:
-        with contextlib.suppress(OSError):
-            while chunk := read_chunk(stdin):
-                conn.sendall(chunk)
-        ended.set()
-        with contextlib.suppress(OSError):
-            conn.shutdown(socket.SHUT_WR)
-
-    threading.Thread(target=upstream, name="memidx-mcp-stdin", daemon=True).start()
-    with contextlib.suppress(OSError):
-        while chunk := conn.recv(CHUNK):
-            view = memoryview(chunk)
-            while view:
-                view = view[os.write(stdout, view) :]
-    return ended.is_set()
-
-
-def read_chunk(fd: int) -> bytes:
-    """The next bytes of `fd`, waiting for them even when the client made it non-blocking."""
-    import select
-
-    while True:
-        try:
-            return os.read(fd, CHUNK)
-        except BlockingIOError:
-            select.select([fd], [], [], 1.0)

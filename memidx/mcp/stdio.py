@@ -167,7 +167,7 @@ def finish_wait() -> float:
 def stdin_receiver(fd: int = 0) -> Receive:
     """What this process's stdin brings, read on a thread of its own: a daemon, so a read that
     waits for ever never holds up the exit (a signal's, or the end of the session)."""
-    from memidx.mcp.shared import read_chunk
+    from memidx.mcp.relay import read_chunk
 
     send, receive = anyio.create_memory_object_stream[bytes](1)
     token = anyio.lowlevel.current_token()

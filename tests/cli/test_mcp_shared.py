@@ -162,7 +162,10 @@ def test_a_session_sees_the_server_die(memory: NotesRepo) -> None:
             assert data(await client.call_tool("search", QUERY))["count"] == 1
             killed.append(_server_pid(root))
             os.kill(killed[0], signal.SIGKILL)
-            with pytest.raises(MCPError, match="Connection closed"):
+            # the front answers a request it relayed; one sent after the front exited, the SDK
+            with pytest.raises(
+                MCPError, match=r"ended this session before answering|Connection closed"
+            ):
                 await asyncio.wait_for(client.call_tool("search", QUERY), 30)
 
     run(body)

@@ -1,0 +1,90 @@
+"""The requests a `memidx mcp` front relayed to the shared server and has not seen answered
+(pure: lines in, ids out). The front looks at the server only while one waits (memidx/mcp/
+relay.py), and answers those left with an error when the server it relayed them to is ended.
+Only what tells a request's id is read: the rest of each message is the server's to judge."""
+
+from __future__ import annotations
+
+import json
+from typing import cast
+
+MAX_LINE = 16 * 1024 * 1024 + 2  # framing.MAX_MESSAGE and its line end: a longer one is refused
+Key = tuple[str, str | int]  # an id and its type: 1 and "1" are two requests
+
+
+class Pending:
+    """Request ids sent and not answered, from the bytes each way."""
+
+    def __init__(self) -> None:
+        self.ids: dict[Key, str | int] = {}
+        self._sent = _Lines()
+        self._answered = _Lines()
+
+    def __bool__(self) -> bool:
+        return bool(self.ids)
+
+    def sent(self, chunk: bytes) -> None:
+        """The client's bytes, on their way to the server."""
+        for message in self._sent.messages(chunk):
+            method = message.get("method")
+            if method == "notifications/cancelled":  # MCP: a cancelled request is never answered
+                params = message.get("params")
+                if isinstance(params, dict):
+                    self._forget(cast(dict[str, object], params).get("requestId"))
+            elif method is not None and (key := _key(message.get("id"))) is not None:
+                self.ids[key] = key[1]
+
+    def answered(self, chunk: bytes) -> None:
+        """The server's bytes, on their way to the client."""
+        for message in self._answered.messages(chunk):
+            if "method" not in message:
+                self._forget(message.get("id"))
+
+    def mid_line(self) -> bool:
+        """Whether the server's last bytes ended inside a line."""
+        return bool(self._answered.part) or self._answered.over
+
+    def _forget(self, value: object) -> None:
+        if (key := _key(value)) is not None:
+            self.ids.pop(key, None)
+
+
+def _key(value: object) -> Key | None:
+    if isinstance(value, str):
+        return ("str", value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return ("int", value)
+    return None
+
+
+class _Lines:
+    """Whole lines out of chunks, each read as JSON-RPC messages (a batch's members too)."""
+
+    def __init__(self) -> None:
+        self.part = bytearray()
+        self.over = False  # the line so far is past MAX_LINE: skipped to its end
+
+    def messages(self, chunk: bytes) -> list[dict[str, object]]:
+        found: list[dict[str, object]] = []
+        *lines, rest = chunk.split(b"\n")
+        for line in lines:
+            if not self.over:
+                self.part += line
+                found += _read(bytes(self.part))
+            self.part.clear()
+            self.over = False
+        if not self.over:
+            self.part += rest
+            if len(self.part) > MAX_LINE:
+                self.part.clear()
+                self.over = True
+        return found
+
+
+def _read(line: bytes) -> list[dict[str, object]]:
+    try:
+        value: object = json.loads(line)
+    except (ValueError, RecursionError):
+        return []
+    members = cast(list[object], value) if isinstance(value, list) else [value]
+    return [cast(dict[str, object], m) for m in members if isinstance(m, dict)]

@@ -1,0 +1,252 @@
+"""A stopped (SIGSTOP) or hung shared MCP server and the `memidx mcp` fronts that meet it
+(memidx/mcp/shared.py, relay.py, hung.py): a session's start is served in bounded time and the
+server is replaced, once provably this socket's server; a session whose call it holds gets an
+error in bounded time; a server that greets but is busy with a long call is never ended. The
+server is a small Python process that holds the lock, names itself in mcp-server.json, listens
+and greets as memidx/mcp/daemon.py does, and never answers a request; every wait is bounded,
+and it is continued and killed at the end of each test."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config
+from memidx.mcp import hung, relay, shared
+from tests.helpers import dead_pid
+from tests.unit.test_mcp_front_going import SOCKET, Server
+
+GREET_WAIT = 0.3  # seconds (2): the waits of the tests, short
+QUIET = 0.2  # seconds (5)
+BOUND = 6.0  # seconds a front may take: 60 before (three tries of two 10 s waits)
+LIMIT = 20.0  # seconds any wait of a test lasts at most
+HOLDING = """\
+import fcntl, json, os, socket, sys, threading, time
+def hold(conn):  # read, never answered (a long call); closed at the session's end, as daemon.py
+    while conn.recv(65536):
+        pass
+    conn.close()
+path, lock, record, named = sys.argv[1:5]
+held = open(lock, "a")
+fcntl.flock(held, fcntl.LOCK_EX)
+with open(record, "w") as out:
+    json.dump({"pid": int(named) or os.getpid(), "socket": path, "sessions": 0}, out)
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind(path)
+server.listen(64)
+server.settimeout(0.02)
+print("listening", flush=True)
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    try:
+        conn, _ = server.accept()
+    except TimeoutError:
+        continue
+    conn.sendall(b"memidx-mcp 1\\n")
+    threading.Thread(target=hold, args=(conn,), daemon=True).start()
+"""
+
+
+@pytest.fixture
+def config(monkeypatch: pytest.MonkeyPatch) -> Iterator[Config]:
+    """A memory's folder short enough for a socket's path, the front's waits short."""
+    monkeypatch.setattr(shared, "GREET_WAIT", GREET_WAIT)
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    monkeypatch.setattr(shared, "START_WAIT", 8.0)
+    folder = Path(tempfile.mkdtemp(prefix="mx-"))
+    (folder / ".memidx").mkdir()
+    yield Config(root=folder, index_path=folder / ".memidx" / "index.sqlite")
+    shutil.rmtree(folder)
+
+
+@contextmanager
+def server(config: Config, *, named: int = 0) -> Generator[subprocess.Popen[bytes]]:
+    """A server's process listening on the socket, holding its lock; the record names it (or
+    the pid `named`). Continued and killed at the end."""
+    path = config.state_dir / SOCKET
+    record = config.state_dir / "mcp-server.json"
+    argv = [sys.executable, "-c", HOLDING, str(path), str(shared.lock_for(path)), str(record)]
+    process = subprocess.Popen([*argv, str(named)], stdout=subprocess.PIPE)
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"listening\n"
+        yield process
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGCONT)
+            process.kill()
+        process.wait(LIMIT)
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Server]]:
+    """The servers fronts start (threads that greet), stopped at the test's end."""
+    servers: list[Server] = []
+    stop = threading.Event()
+
+    def start(_: Config, path: Path) -> None:
+        servers.append(Server(path, stop))
+
+    monkeypatch.setattr(shared, "_start", start)
+    yield servers
+    stop.set()
+    for one in servers:
+        one.thread.join(LIMIT)
+
+
+def _reach(config: Config) -> tuple[socket.socket | None, str, float]:
+    """What a front reaches (bounded: a thread), and how long it took."""
+    done: list[tuple[socket.socket | None, str]] = []
+    began = time.monotonic()
+    front = threading.Thread(
+        target=lambda: done.append(shared._reach(config, config.state_dir / SOCKET)),  # pyright: ignore[reportPrivateUsage]
+        daemon=True,
+    )
+    front.start()
+    front.join(LIMIT)
+    assert done, "the front is still waiting"
+    return *done[0], time.monotonic() - began
+
+
+def test_a_stopped_server_is_replaced_by_the_front_that_finds_it(
+    config: Config, started: list[Server]
+) -> None:
+    """A server that took each connection and never greeted kept its lock: each session
+    waited 60 s for it, then served itself, and no other server could start."""
+    with server(config) as stopped:
+        os.kill(stopped.pid, signal.SIGSTOP)
+        conn, why, took = _reach(config)
+        code = stopped.wait(LIMIT)
+
+    assert conn is not None, why
+    conn.close()
+    assert code == -signal.SIGKILL
+    assert took < BOUND
+    assert [one.serves.is_set() for one in started] == [True]
+
+
+def test_a_stopped_listener_not_provably_the_server_is_never_ended(
+    config: Config, started: list[Server]
+) -> None:
+    """One the record does not name: the session is served in the front's process, at once."""
+    with server(config, named=dead_pid()) as stopped:
+        os.kill(stopped.pid, signal.SIGSTOP)
+        conn, why, took = _reach(config)
+        alive = stopped.poll() is None
+
+    assert (conn, why) == (None, shared.UNGREETED)
+    assert alive
+    assert took < BOUND
+    assert started == []
+
+
+def _relayed(config: Config, request: bytes, stop: bool) -> tuple[bool | None, bytes]:
+    """A session relayed to the server, which greets it, gets `request`, is stopped or not,
+    and never answers: what relay() returned, and what the client read, once stdin ends
+    (LIMIT s on) or the session does."""
+    path = config.state_dir / SOCKET
+    conn, why, _ = _reach(config)
+    assert conn is not None, why
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    os.write(stdin, request)
+    ended: list[bool | None] = []
+    began = time.monotonic()
+    if stop:
+        os.kill(_pid(config), signal.SIGSTOP)
+    front = threading.Thread(
+        target=lambda: ended.append(relay.relay(config, path, conn, client_in, client_out)),
+        daemon=True,
+    )
+    front.start()
+    front.join(BOUND if stop else 1.5)
+    os.close(stdin)  # the client goes: a session that still runs ends
+    front.join(LIMIT)
+    os.close(client_out)
+    with os.fdopen(stdout, "rb") as read:
+        out = read.read()
+    conn.close()
+    os.close(client_in)
+    assert ended, "the front is still waiting"
+    assert time.monotonic() - began < LIMIT
+    return ended[0], out
+
+
+def _pid(config: Config) -> int:
+    return int(json.loads((config.state_dir / "mcp-server.json").read_text())["pid"])
+
+
+REQUEST = b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {}}\n'
+
+
+def test_a_call_the_stopped_server_holds_gets_an_error_in_bounded_time(config: Config) -> None:
+    """The session waited for ever (the client's own timeout, if it has one)."""
+    with server(config) as stopped:
+        ended, out = _relayed(config, REQUEST, stop=True)
+        code = stopped.wait(LIMIT)
+
+    assert ended is None
+    assert code == -signal.SIGKILL
+    (answer,) = [json.loads(line) for line in out.splitlines()]
+    assert answer["id"] == 7
+    assert answer["error"]["code"] == relay.ENDED
+
+
+def test_a_server_busy_with_a_long_call_is_waited_for(config: Config) -> None:
+    """It greets a look at it at once: never ended, the session goes on until the client goes."""
+    with server(config) as busy:
+        ended, out = _relayed(config, REQUEST, stop=False)
+        alive = busy.poll() is None
+
+    assert ended is True
+    assert out == b""
+    assert alive
+    assert not hung.suspect_mark(config.state_dir / SOCKET).exists()
+
+
+def test_a_long_request_the_server_reads_late_reaches_it_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The front's looks at a silent server must not time out its sends: a request larger
+    than the socket's buffers, which a busy server reads only later, arrives whole."""
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    request = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"' + b"x" * (2 << 20)
+    request += b'"}\n'
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    got: list[int] = []
+
+    def late_reader() -> None:
+        time.sleep(3 * QUIET)
+        got.append(sum(len(chunk) for chunk in iter(lambda: server_end.recv(1 << 16), b"")))
+        server_end.close()
+
+    def client() -> None:
+        os.write(stdin, request)
+        os.close(stdin)
+
+    threads = [threading.Thread(target=work, daemon=True) for work in (late_reader, client)]
+    for thread in threads:
+        thread.start()
+    ended = relay.pump(front, client_in, client_out, lambda: True)
+    for thread in threads:
+        thread.join(LIMIT)
+    for fd in (client_in, client_out, stdout):
+        os.close(fd)
+    front.close()
+
+    assert ended is True
+    assert got == [len(request)]

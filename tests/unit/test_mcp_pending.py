@@ -1,0 +1,49 @@
+"""The requests a `memidx mcp` front relayed and has not seen answered (memidx/mcp/pending.py):
+the ids the front answers with an error when it ends a hung server, and the reason it looks
+at the server at all (a session whose requests are all answered is never looked at)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.mcp.pending import Pending
+
+CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n'
+CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n'
+BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"method":"x"}]\n'
+
+
+@pytest.mark.parametrize(
+    ("sent", "answered", "left"),
+    [
+        (CALL, b"", [1]),
+        (CALL, b'{"jsonrpc":"2.0","id":1,"result":{}}\n', []),
+        (CALL, b'{"jsonrpc":"2.0","id":"1","result":{}}\n', [1]),  # "1" is not 1
+        (CALL, b'{"jsonrpc":"2.0","id":1,"error":{}}\n', []),
+        (b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', b"", []),
+        (CALL + CANCEL, b"", []),
+        (BATCH, b'[{"jsonrpc":"2.0","id":"a","result":{}}]\n', [2]),
+        (b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n', b"", []),  # no id a server answers
+        (b'{"jsonrpc":"2.0","id":3,"method":\n', b"", []),  # no JSON: answered with id null
+        (b"\xff\n", b"", []),
+        (CALL, b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}\n', [1]),  # the server asks
+    ],
+)
+def test_requests_wait_until_answered(sent: bytes, answered: bytes, left: list[object]) -> None:
+    pending = Pending()
+    pending.sent(sent)
+    pending.answered(answered)
+    assert list(pending.ids.values()) == left
+    assert bool(pending) == bool(left)
+
+
+def test_lines_split_across_chunks_are_read_whole() -> None:
+    pending = Pending()
+    for at in range(0, len(CALL), 7):
+        pending.sent(CALL[at : at + 7])
+    assert list(pending.ids.values()) == [1]
+    pending.answered(b'{"jsonrpc":"2.0","id":1,')
+    assert pending.mid_line()
+    pending.answered(b'"result":{}}\n')
+    assert not pending
+    assert not pending.mid_line()
