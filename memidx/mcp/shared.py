@@ -19,7 +19,6 @@ before an upgrade or under another configuration is never reused: it goes idle a
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import socket
