@@ -1,0 +1,89 @@
+"""`memidx check all`: the pre-commit stage's drift, english and secrets checks in one process
+(one hook of .pre-commit-config.yaml), each refusal under its check's name and hook id, SKIP
+taken per check as pre-commit takes it per hook."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.benchmark.secrets.labeled import SECRETS
+from tests.helpers import NotesRepo
+
+GITHUB = SECRETS["github-token"][0](random.Random(7))
+GERMAN = (
+    "Die Dateisperre wird von einem anderen Prozess unter Windows gehalten, und das ist für "
+    "uns alle nicht gut, weil niemand mehr schreiben kann."
+)
+ENGLISH_HEADER = "memidx notes are in English: Failed\n- hook id: memidx-english\n"
+SECRETS_HEADER = "memidx notes folder holds no secret: Failed\n- hook id: memidx-secrets\n"
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
+    """An indexed memory with a German note holding a token staged."""
+    monkeypatch.delenv("SKIP", raising=False)
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("wsl.md", "WSL memory", "vmmem grows until .wslconfig caps it")
+    repo.commit("first")
+    assert repo.memidx("ingest").code == 0
+    repo.note("german.md", "Sperre", f"{GERMAN}\n\ntoken {GITHUB}")
+    repo.git("add", "-A")
+    return repo
+
+
+def test_each_refusing_check_is_named_with_its_hook_id(repo: NotesRepo) -> None:
+    done = repo.memidx("check", "all", "notes/german.md")
+
+    assert done.code == 1, done
+    english, secrets = done.out.split("\n\n")
+    assert english.startswith(ENGLISH_HEADER + "notes/german.md: written in de"), done.out
+    assert secrets == SECRETS_HEADER + "notes/german.md:7: github-token\n", done.out
+    assert "memidx-drift" not in done.out
+    assert done.err.startswith("memidx: 1 secret in staged memory: remove them"), done.err
+
+
+def test_skip_leaves_out_the_checks_it_names(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKIP", " memidx-english ,another-hook")
+    secret_only = repo.memidx("check", "all", "notes/german.md")
+    monkeypatch.setenv("SKIP", "memidx-secrets,memidx-english")
+    neither = repo.memidx("check", "all", "notes/german.md")
+
+    assert secret_only.code == 1 and secret_only.out.startswith(SECRETS_HEADER), secret_only
+    assert "memidx-english" not in secret_only.out
+    assert neither.code == 0 and neither.out == "", neither
+
+
+def test_a_linked_note_goes_to_the_drift_check_alone(repo: NotesRepo) -> None:
+    repo.git("rm", "-q", "--cached", "notes/german.md")
+    (repo.root / "notes" / "link.md").symlink_to("german.md")  # pre-commit's `symlink` type
+    repo.git("add", "notes/link.md")
+
+    done = repo.memidx("check", "all", "notes/link.md")
+
+    assert done.code == 1, done
+    assert done.out == (
+        "memidx index in step with HEAD, staged notes indexable: Failed\n"
+        "- hook id: memidx-drift\n"
+        "notes/link.md:1: cannot be indexed: a symlink (links are not followed)\n"
+    )
+
+
+def test_the_pre_commit_stage_starts_memidx_once() -> None:
+    """One framework hook runs the three checks (a Python start and memidx's imports each);
+    other repositories keep their three ids in .pre-commit-hooks.yaml."""
+    config = yaml.safe_load((PROJECT / ".pre-commit-config.yaml").read_text())
+    hooks = [hook for repo in config["repos"] for hook in repo["hooks"]]
+    at_pre_commit = [hook["entry"] for hook in hooks if "pre-commit" in hook["stages"]]
+    exported = {
+        hook["id"] for hook in yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    }
+
+    assert at_pre_commit == ["hooks/memidx-hook check all"]
+    assert {"memidx-drift", "memidx-english", "memidx-secrets"} <= exported
