@@ -16,7 +16,9 @@ from memidx.errors import UsageError
 TYPE_CHECKING = False  # not typing's: every commit runs this
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
+
+    from memidx.githooks.checks import Content
 
 # (hook id, the name its hook shows), in the order pre-commit ran them as three hooks
 CHECKS = (
@@ -34,12 +36,17 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
             "--update-baseline is the secrets check's",
             "run `memidx check secrets FILES --update-baseline`",
         )
+    from memidx.githooks.checks import staged_notes
+
     skipped = skipped_checks()
+    # the notes' staged blobs, read once for drift and english (two git processes, not four)
+    reads = {"memidx-drift", "memidx-english"} - skipped
+    staged = staged_notes(config, args.files) if reads else {}
     status = 0
     for hook, name in CHECKS:
         if hook in skipped:
             continue
-        lines, summary = run_check(hook, args, config, baseline)
+        lines, summary = run_check(hook, args, config, baseline, staged)
         if lines:
             if status:
                 print()  # a blank line between two refusing checks
@@ -52,17 +59,22 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
 
 
 def run_check(
-    hook: str, args: argparse.Namespace, config: Config, baseline: Path | None
+    hook: str,
+    args: argparse.Namespace,
+    config: Config,
+    baseline: Path | None,
+    staged: Mapping[str, Content],
 ) -> tuple[list[str], str | None]:
-    """One check's problem lines (stdout) and its closing line (stderr, or None)."""
+    """One check's problem lines (stdout) and its closing line (stderr, or None); `staged`:
+    the staged notes among the files (memidx.githooks.checks.staged_notes)."""
     from memidx.githooks.checks import check_drift, check_english
 
     files: list[str] = args.files
     if hook == "memidx-drift":
-        return check_drift(config, files, remedy=args.remedy), None
+        return check_drift(config, files, remedy=args.remedy, staged=staged), None
     regular = regular_files(config.root, files)
     if hook == "memidx-english":
-        return check_english(config, regular), None
+        return check_english(config, regular, staged), None
     from memidx.cli.check_commands import secret_refusal
 
     return secret_refusal(config, regular, baseline, args.baseline)

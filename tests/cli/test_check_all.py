@@ -5,11 +5,14 @@ taken per check as pre-commit takes it per hook."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
+from memidx.config import Config
 from tests.benchmark.secrets.labeled import SECRETS
 from tests.helpers import NotesRepo
 
@@ -87,3 +90,24 @@ def test_the_pre_commit_stage_starts_memidx_once() -> None:
 
     assert at_pre_commit == ["hooks/memidx-hook check all"]
     assert {"memidx-drift", "memidx-english", "memidx-secrets"} <= exported
+
+
+def test_the_staged_notes_are_read_once_for_drift_and_english(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each read of staged blobs starts two git processes; the secrets check reads its own
+    (other limits, the links' targets)."""
+    from memidx.githooks import checks
+
+    reads: list[int | None] = []
+    read = checks.staged_contents
+
+    def counted(config: Config, refs: Sequence[str], *args: Any, **kwargs: Any) -> Any:
+        reads.append(args[0] if args else kwargs.get("max_bytes"))
+        return read(config, refs, *args, **kwargs)
+
+    monkeypatch.setattr(checks, "staged_contents", counted)
+    done = repo.memidx("check", "all", "notes/german.md")
+
+    assert done.code == 1 and ENGLISH_HEADER in done.out and SECRETS_HEADER in done.out
+    assert len(reads) == 2 and reads[0] is None, reads  # the notes once, then secrets' read
