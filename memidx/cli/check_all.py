@@ -13,6 +13,8 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import UsageError
 
+FIX = "make reconcile"  # the drift check's remedy (memidx.githooks.checks.FIX): --remedy's default
+
 TYPE_CHECKING = False  # not typing's: every commit runs this
 if TYPE_CHECKING:
     import argparse
@@ -85,6 +87,32 @@ def regular_files(root: Path, files: Sequence[str]) -> list[str]:
     which the english and secrets hooks keep (the drift hook takes links too, and refuses a
     linked note)."""
     return [name for name in files if not (root / name).is_symlink()]
+
+
+def check_all_arguments(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The arguments argparse would give `[-C DIR] check all FILES`, as the pre-commit hook
+    runs it at every commit, without building the parser (~15-40 ms); None for any other
+    command line, or one with an option or a name that looks like one (argparse's to read)."""
+    rest = list(argv)
+    directory = None
+    if len(rest) >= 2 and rest[0] == "-C" and not rest[1].startswith("-"):
+        directory, rest = rest[1], rest[2:]
+    if rest[:2] != ["check", "all"] or any(name.startswith("-") for name in rest[2:]):
+        return None
+    import argparse
+
+    return argparse.Namespace(
+        directory=directory,
+        command="check",
+        check="all",
+        message=None,
+        push=None,
+        baseline=None,
+        update_baseline=False,
+        files=rest[2:],
+        remedy=FIX,
+        handler="check:check",
+    )
 
 
 def skipped_checks() -> set[str]:

@@ -5,6 +5,8 @@ taken per check as pre-commit takes it per hook."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,8 @@ import yaml
 
 from memidx.config import Config
 from tests.benchmark.secrets.labeled import SECRETS
-from tests.helpers import NotesRepo
+from tests.cli.test_hook_path import imported
+from tests.helpers import NotesRepo, clean_env
 
 GITHUB = SECRETS["github-token"][0](random.Random(7))
 GERMAN = (
@@ -111,3 +114,53 @@ def test_the_staged_notes_are_read_once_for_drift_and_english(
 
     assert done.code == 1 and ENGLISH_HEADER in done.out and SECRETS_HEADER in done.out
     assert len(reads) == 2 and reads[0] is None, reads  # the notes once, then secrets' read
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "all", "notes/a.md", "notes/b b.md"],
+        ["-C", "/some/memory", "check", "all"],
+        ["check", "all", "./-a.md", "notes/caf\udce9.md"],
+    ],
+)
+def test_the_hooks_arguments_are_the_parsers(argv: list[str]) -> None:
+    """What `check all` gets without the parser is what the parser gives it."""
+    from memidx.cli.check_all import check_all_arguments
+    from memidx.cli.parser import build_parser
+
+    fast = check_all_arguments(argv)
+
+    assert fast is not None and vars(fast) == vars(build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "all", "--remedy", "x", "notes/a.md"],
+        ["check", "all", "-a.md"],
+        ["check", "all", "--help"],
+        ["check", "drift", "notes/a.md"],
+        ["-C", "-x", "check", "all"],
+        ["chec", "all"],
+    ],
+)
+def test_any_other_command_line_goes_to_the_parser(argv: list[str]) -> None:
+    from memidx.cli.check_all import check_all_arguments
+
+    assert check_all_arguments(argv) is None
+
+
+def test_the_hooks_check_starts_without_the_parser(repo: NotesRepo) -> None:
+    command = ["-m", "memidx", "-C", str(repo.root), "check", "all", "notes/german.md"]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *command],
+        cwd=repo.root,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 1 and ENGLISH_HEADER in done.stdout, done.stdout + done.stderr
+    assert "memidx.cli.parser" not in imported(done.stderr)
