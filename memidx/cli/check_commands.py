@@ -1,6 +1,7 @@
 """The checks git's hooks run: `memidx check names|drift|english|secrets FILES` on the staged
-files (pre-commit), and `memidx check secrets --message FILE` on the commit message
-(commit-msg). Each prints one line per problem and exits 1 on any."""
+files (pre-commit; `check all` runs the last three in one process, memidx.cli.check_all), and
+`memidx check secrets --message FILE` on the commit message (commit-msg). Each prints one line
+per problem and exits 1 on any."""
 
 from __future__ import annotations
 
@@ -39,6 +40,10 @@ def check(args: argparse.Namespace, config: Config) -> int:
     problems = check_names(args.files)
     if problems or args.check == "names":
         return _problems(problems)
+    if args.check == "all":
+        from memidx.cli.check_all import check_all
+
+        return check_all(args, config, baseline)
     if args.check == "secrets":
         return _check_secrets(args, config, baseline)
     if args.check == "drift":
@@ -53,28 +58,40 @@ def _problems(lines: list[str]) -> int:
 
 
 def _check_secrets(args: argparse.Namespace, config: Config, baseline: Path | None) -> int:
-    from memidx.githooks.secret_check import BASELINE, check_secrets, update_baseline
+    from memidx.githooks.secret_check import BASELINE, update_baseline
 
     if args.update_baseline:
         added = update_baseline(config, args.files, baseline)
         print(f"{added} secret{'s' if added != 1 else ''} added to {args.baseline or BASELINE}")
         return 0
+    problems, summary = secret_refusal(config, args.files, baseline, args.baseline)
+    if problems:
+        print("\n".join(problems), flush=True)
+    if summary:
+        print(summary, file=sys.stderr)
+    return 1 if problems else 0
+
+
+def secret_refusal(
+    config: Config, files: list[str], baseline: Path | None, named: str | None
+) -> tuple[list[str], str | None]:
+    """The secrets check of staged `files`: one line per secret or thing too large to check,
+    and the closing line that counts them and says what to do (None when there is none)."""
+    from memidx.githooks.secret_check import BASELINE, check_secrets
+
     unread: list[str] = []
-    problems = check_secrets(config, args.files, baseline, unread)
-    for line in problems:
-        print(line)
+    problems = check_secrets(config, files, baseline, unread)
     if not problems:
-        return 0
+        return [], None
     counts, todo = _refusal(
         len(problems) - len(unread),
         len(unread),
         "remove them, or allow a false positive with `memidx: allow-secret` on its line "
-        f"or in {args.baseline or BASELINE} (`memidx check secrets FILE --update-baseline`)",
+        f"or in {named or BASELINE} (`memidx check secrets FILE --update-baseline`)",
         "make it smaller (split it in several files), or, sure it holds no secret, commit "
         "with git commit --no-verify",
     )
-    print(f"memidx: {counts} in staged memory: {todo}", file=sys.stderr)
-    return 1
+    return problems, f"memidx: {counts} in staged memory: {todo}"
 
 
 def _refusal(secrets: int, unread: int, take_out: str, too_large: str) -> tuple[str, str]:

@@ -1,7 +1,7 @@
 """The `memidx` command: dispatch and error reporting. The argument parser (memidx/cli/parser.py)
-is built for every command but `hook`, which every git operation runs and which must start
-fast; the handlers (memidx/cli/*_command*.py) are imported only when their command runs:
-search must not pay for git, YAML or the model, and --help must not pay for anything."""
+is built for every command but the hooks' (`hook`, `check all` and a few more), which git runs
+and must start fast; the handlers (memidx/cli/*_command*.py) are imported only when their
+command runs: search must not pay for git, YAML or the model, --help not for anything."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from memidx.cli.check_all import check_all_arguments
 from memidx.config import Config, load_config
 from memidx.errors import (
     REBUILD_HINT,
@@ -39,11 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fast
     import sqlite3  # after the hooks: ~3 ms of every prompt hook, which never opens the index
 
-    from memidx.cli.parser import build_parser
-
-    parser = build_parser()
-    try:
-        args = _parse(parser, argv)
+    try:  # `check all` at every commit: without the parser
+        args = check_all_arguments(sys.argv[1:] if argv is None else argv) or _parse(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     directory = Path(args.directory) if args.directory else None
@@ -144,12 +142,14 @@ def _json_escapes(error: UnicodeError) -> tuple[str, int]:
     return "".join(escaped), error.end
 
 
-def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """parse_args, except that `check` also takes files after its options: pre-commit runs
     `<entry> <args> <files>`, and argparse fills a `nargs="*"` positional at its first chance,
     before the options, so the files after them were unrecognized arguments (exit 2). None of
     them is an option, even one that begins with `-` (memidx/cli/argument_parser.py)."""
-    args, extra = parser.parse_known_args(argv)
+    from memidx.cli.parser import build_parser
+
+    args, extra = (parser := build_parser()).parse_known_args(argv)
     if extra and args.command == "check":
         args.files = [*args.files, *extra]
     elif extra:

@@ -13,16 +13,18 @@ def check_command(commands: Commands) -> None:
     """Add `memidx check` to the parser."""
     p = commands.add(
         "check",
-        "pre-commit checks: file names, drift and indexability, English prose, or secrets (of "
-        "the staged files, or with --message of the commit message)",
+        "pre-commit checks: file names, drift and indexability, English prose, secrets, or "
+        "all three (of the staged files, or with --message of the commit message)",
         "check:check",
     )
     p.add_argument(
         "check",
-        choices=("names", "drift", "english", "secrets"),
+        choices=("names", "drift", "english", "secrets", "all"),
         help="names: the given file names are UTF-8 (every check begins with it); drift: the "
         "index matches HEAD, no hook failure is recorded and the given notes can be indexed; "
-        "english: the notes are in English; secrets: the notes and segments hold no secret",
+        "english: the notes are in English; secrets: the notes and segments hold no secret; "
+        "all: drift, english and secrets in one process (the pre-commit hook; SKIP=HOOK-ID "
+        "skips one, as pre-commit does)",
     )
     _secret_options(p)
     p.add_argument("files", nargs="*", help="staged files (pre-commit passes them)")

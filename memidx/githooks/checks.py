@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memidx.config import Config
@@ -22,17 +22,23 @@ from memidx.text import display, is_utf8
 FIX = "make reconcile"  # the remedy for every problem the drift check reports
 
 
-def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list[str]:
+def check_drift(
+    config: Config,
+    files: Sequence[str],
+    remedy: str = FIX,
+    staged: Mapping[str, Content] | None = None,
+) -> list[str]:
     """Problems that must block the commit: a hook failure, drift, or a staged note that
     cannot be indexed. A missing index is built (as the next git hook would), so the first
     commit of a repository without one is not blocked; `remedy` is the command the lines name
-    (another repository's has no `make reconcile`)."""
+    (another repository's has no `make reconcile`). `staged`: what staged_notes read of the
+    files, when the caller has read it already."""
     from memidx.git.refs import read_head
     from memidx.index.store import open_store
     from memidx.index.sync import drift_of, note_source, settings_changed, settings_of
 
     fix = f"run `{remedy}`"
-    staged = staged_contents(config, _notes(config, files))
+    staged = staged_notes(config, files) if staged is None else staged
     problems = [p for ref, c in staged.items() if (p := _staged_problem(config, ref, c))]
     if not config.index_path.exists():
         return [*problems, *_build_index(config, fix)]
@@ -154,13 +160,19 @@ def check_names(files: Sequence[str]) -> list[str]:
     ]
 
 
-def check_english(config: Config, files: Sequence[str]) -> list[str]:
+def check_english(
+    config: Config, files: Sequence[str], staged: Mapping[str, Content] | None = None
+) -> list[str]:
     """One line per staged note whose prose is not English; during a merge, a note committed
-    as staged on either side is named in a warning instead (memidx.githooks.inherited_check)."""
+    as staged on either side is named in a warning instead (memidx.githooks.inherited_check).
+    `staged`: what staged_notes read of the files (or more), when the caller has read it."""
     from memidx.notes.english import check_text, problem_message
 
+    notes = _notes(config, files)
+    if staged is None:
+        staged = staged_contents(config, notes)
     problems: dict[str, list[str]] = {}
-    for ref, content in staged_contents(config, _notes(config, files)).items():
+    for ref, content in ((ref, staged[ref]) for ref in notes):
         if not isinstance(content, bytes):
             continue  # the drift check reports notes that cannot be read or indexed
         try:
@@ -175,6 +187,12 @@ def check_english(config: Config, files: Sequence[str]) -> list[str]:
     from memidx.githooks.inherited_check import english_notice, judged
 
     return judged(config, problems, english_notice, pushed=False)
+
+
+def staged_notes(config: Config, files: Sequence[str]) -> dict[str, Content]:
+    """What the commit will hold for each note among `files` (staged_contents), read once for
+    the drift and english checks of one process (memidx check all)."""
+    return staged_contents(config, _notes(config, files))
 
 
 def _notes(config: Config, files: Sequence[str]) -> list[str]:

@@ -90,6 +90,7 @@ def baseline(root: Path, rev: str, scratch: Path, env: dict[str, str]) -> Side:
     config = root / ".memidx" / "bench-hooks" / "baseline.yaml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(_pointed_at(source / ".pre-commit-config.yaml", script))
+    _run_with_config(source / "hooks" / "memidx-hook", config)
     _empty_hooks_folder(root)
     _run([str(PRE_COMMIT), "install", "--config", str(config)], root, side_env)
     if re.search(r"hooks install\b", (source / "Makefile").read_text()):  # `make hooks` runs it
@@ -124,6 +125,14 @@ def _pointed_at(config: Path, script: str) -> str:
         lambda m: "entry: " + json.dumps(script + m[1]),  # a JSON string is a YAML string
         config.read_text(),
     )
+
+
+def _run_with_config(script: Path, config: Path) -> None:
+    """`rev`'s own pre-commit shim runs the framework on the repository's config, which is this
+    code's (refresh_hook_files): it is made to name `rev`'s, so each side runs its own checks."""
+    text = script.read_text()
+    run = "-m pre_commit run "
+    script.write_text(text.replace(run, f"{run}--config {shlex.quote(str(config))} "))
 
 
 def _hooks_folder(root: Path) -> Path:

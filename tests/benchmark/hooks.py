@@ -40,11 +40,11 @@ def run(args: argparse.Namespace, stamp: str) -> None:
         commits, others = max(24, 8 * args.rounds), max(8, 4 * args.rounds)
         bench.pick_notes(2 * commits + others + 1)
         print(bench.describe(), flush=True)
-        _report("commit --no-verify (the post-commit hook only)", bench.commits(commits, False))
-        _report("commit (pre-commit's checks + the post-commit hook)", bench.commits(commits, True))
-        _report("checkout of a branch one note apart (post-checkout)", bench.checkouts(others))
-        _report("fast-forward merge of a one-note commit (post-merge)", bench.merges(others))
-        print(f"index in step after: {bench.in_step()}; {_load()}")
+        report("commit --no-verify (the post-commit hook only)", bench.commits(commits, False))
+        report("commit (pre-commit's checks + the post-commit hook)", bench.commits(commits, True))
+        report("checkout of a branch one note apart (post-checkout)", bench.checkouts(others))
+        report("fast-forward merge of a one-note commit (post-merge)", bench.merges(others))
+        print(f"index in step after: {bench.in_step()}; {load_line()}")
 
 
 def _write_corpus(root: Path, data: Path) -> None:
@@ -91,14 +91,14 @@ class Bench:
         self.count = len(every)
 
     def describe(self) -> str:
-        start = [_timed_run([sys.executable, "-c", "pass"], self.root, self.env) for _ in range(10)]
+        start = [timed_run([sys.executable, "-c", "pass"], self.root, self.env) for _ in range(10)]
         idle_hook = [sys.executable, "-m", "memidx", "hook", "post-commit"]
-        idle = [_timed_run(idle_hook, self.root, self.env) for _ in range(10)]
+        idle = [timed_run(idle_hook, self.root, self.env) for _ in range(10)]
         return (
             f"{self.count:,} notes; sides, taking turns: "
             + ", ".join(s.name for s in self.sides)
             + f". python start-up p50 {ms(median(start))}; `memidx hook post-commit` with "
-            f"nothing to do p50 {ms(median(idle))}; {_load()}"
+            f"nothing to do p50 {ms(median(idle))}; {load_line()}"
         )
 
     def commits(self, rounds: int, verify: bool) -> Timings:
@@ -231,7 +231,7 @@ class Bench:
         return done
 
 
-def _report(title: str, timings: Timings) -> None:
+def report(title: str, timings: Timings) -> None:
     """p50/p95 of each side, and of each hooked side's paired difference from no hooks."""
     sides = list(timings)
     bare = timings[sides[0]]
@@ -255,12 +255,12 @@ def _p50_p95(values: list[float]) -> str:
     return f"p50 {ms(percentile(values, 50)):>7}  p95 {ms(percentile(values, 95)):>7}"
 
 
-def _timed_run(argv: list[str], root: Path, env: dict[str, str]) -> float:
+def timed_run(argv: list[str], root: Path, env: dict[str, str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, cwd=root, env=env, capture_output=True, check=True)
     return time.perf_counter() - start
 
 
-def _load() -> str:
+def load_line() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} cores)"

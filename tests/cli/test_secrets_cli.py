@@ -191,11 +191,14 @@ def test_the_pre_commit_configs_pass_the_secret_check_every_staged_file() -> Non
     """memidx picks the files under its notes folder itself; a `files:` pattern of `.md` and
     `.krd` let a token in notes/deploy.txt through, though it is pushed with the notes."""
     root = Path(__file__).resolve().parents[2]
-    for name in (".pre-commit-config.yaml", ".pre-commit-hooks.yaml"):
+    for name, hook_id, entry in (
+        (".pre-commit-config.yaml", "memidx-checks", "check all"),  # secrets among them
+        (".pre-commit-hooks.yaml", "memidx-secrets", "check secrets"),
+    ):
         text = (root / name).read_text()
         # the hook's entry ("- id:"), not the usage example in a comment
-        hook = text.split("- id: memidx-secrets", 1)[1].split("- id:", 1)[0]
-        assert "check secrets" in hook and "files:" not in hook, name
+        hook = text.split(f"- id: {hook_id}\n", 1)[1].split("- id:", 1)[0]
+        assert entry in hook and "files:" not in hook, name
 
 
 def test_check_secrets_reads_every_text_file_under_the_notes_folder(repo: NotesRepo) -> None:

@@ -279,7 +279,8 @@ def test_a_staged_set_over_the_argument_limit_is_checked_in_parts(machine: Machi
     failed = run_commit()
     said = failed.stdout + failed.stderr
     assert failed.returncode != 0 and "zz-german.md" in said, said[-500:]
-    assert said.count("memidx notes are in English") >= 2  # more than one run of pre-commit
+    assert said.count("memidx index in step, notes in English") >= 2  # more than one run
+    assert "memidx notes are in English: Failed\n- hook id: memidx-english" in said
     machine.git("rm", "-q", "--cached", "notes/bulk/zz-german.md")
     done = run_commit()
     assert done.returncode == 0, done.stdout[-500:] + done.stderr[-500:]

@@ -1,0 +1,120 @@
+"""`memidx check all FILES`: the pre-commit stage's three checks, drift, english and secrets, in
+one process, as .pre-commit-config.yaml runs them at every commit: one Python start and one
+load of memidx instead of three. Each check reads the files its own hook of
+.pre-commit-hooks.yaml is given; a refusal names the check and its hook id, and pre-commit's
+SKIP variable skips a check by that id here as the framework skips a hook."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.errors import UsageError
+
+FIX = "make reconcile"  # the drift check's remedy (memidx.githooks.checks.FIX): --remedy's default
+
+TYPE_CHECKING = False  # not typing's: every commit runs this
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Mapping, Sequence
+
+    from memidx.githooks.checks import Content
+
+# (hook id, the name its hook shows), in the order pre-commit ran them as three hooks
+CHECKS = (
+    ("memidx-drift", "memidx index in step with HEAD, staged notes indexable"),
+    ("memidx-english", "memidx notes are in English"),
+    ("memidx-secrets", "memidx notes folder holds no secret"),
+)
+
+
+def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -> int:
+    """Every check not in SKIP, each on its files: a failing one's lines under a header naming
+    it, its summary (stderr) after them; 1 when any refused."""
+    if args.update_baseline:
+        raise UsageError(
+            "--update-baseline is the secrets check's",
+            "run `memidx check secrets FILES --update-baseline`",
+        )
+    from memidx.githooks.checks import staged_notes
+
+    skipped = skipped_checks()
+    # the notes' staged blobs, read once for drift and english (two git processes, not four)
+    reads = {"memidx-drift", "memidx-english"} - skipped
+    staged = staged_notes(config, args.files) if reads else {}
+    status = 0
+    for hook, name in CHECKS:
+        if hook in skipped:
+            continue
+        lines, summary = run_check(hook, args, config, baseline, staged)
+        if lines:
+            if status:
+                print()  # a blank line between two refusing checks
+            print(f"{name}: Failed\n- hook id: {hook}")
+            status = 1
+            print("\n".join(lines), flush=True)  # before the summary on stderr
+            if summary:
+                print(summary, file=sys.stderr, flush=True)
+    return status
+
+
+def run_check(
+    hook: str,
+    args: argparse.Namespace,
+    config: Config,
+    baseline: Path | None,
+    staged: Mapping[str, Content],
+) -> tuple[list[str], str | None]:
+    """One check's problem lines (stdout) and its closing line (stderr, or None); `staged`:
+    the staged notes among the files (memidx.githooks.checks.staged_notes)."""
+    from memidx.githooks.checks import check_drift, check_english
+
+    files: list[str] = args.files
+    if hook == "memidx-drift":
+        return check_drift(config, files, remedy=args.remedy, staged=staged), None
+    regular = regular_files(config.root, files)
+    if hook == "memidx-english":
+        return check_english(config, regular, staged), None
+    from memidx.cli.check_commands import secret_refusal
+
+    return secret_refusal(config, regular, baseline, args.baseline)
+
+
+def regular_files(root: Path, files: Sequence[str]) -> list[str]:
+    """The files that are no symlink in the work tree: pre-commit's default `types: [file]`,
+    which the english and secrets hooks keep (the drift hook takes links too, and refuses a
+    linked note)."""
+    return [name for name in files if not (root / name).is_symlink()]
+
+
+def check_all_arguments(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The arguments argparse would give `[-C DIR] check all FILES`, as the pre-commit hook
+    runs it at every commit, without building the parser (~15-40 ms); None for any other
+    command line, or one with an option or a name that looks like one (argparse's to read)."""
+    rest = list(argv)
+    directory = None
+    if len(rest) >= 2 and rest[0] == "-C" and not rest[1].startswith("-"):
+        directory, rest = rest[1], rest[2:]
+    if rest[:2] != ["check", "all"] or any(name.startswith("-") for name in rest[2:]):
+        return None
+    import argparse
+
+    return argparse.Namespace(
+        directory=directory,
+        command="check",
+        check="all",
+        message=None,
+        push=None,
+        baseline=None,
+        update_baseline=False,
+        files=rest[2:],
+        remedy=FIX,
+        handler="check:check",
+    )
+
+
+def skipped_checks() -> set[str]:
+    """The hook ids in SKIP, read as pre-commit reads it (comma-separated, spaces trimmed)."""
+    return {hook.strip() for hook in os.environ.get("SKIP", "").split(",") if hook.strip()}
