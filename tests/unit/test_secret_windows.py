@@ -132,11 +132,16 @@ def test_extra_keywords_find_what_the_old_expression_found() -> None:
 def test_extra_keywords_stay_linear_on_a_long_name(unit: str) -> None:
     """`tokentoken...token=`: the old expression took 1.8 s for 1 KB, minutes for 8 KB; `a:a:...`
     read a value to the end of the line after each name without a word (3 s for 64 KB)."""
-    times: list[float] = []
-    for size in (4_000, 64_000):  # a baseline of ~1 ms: a smaller one is noise on a busy machine
-        line = unit * (size // len(unit)) + "=value"
-        times.append(fastest_of(lambda line=line: list(extra_keyword_values(line))))
-    assert times[1] / max(times[0], 1e-4) < 64
+    ratios: list[float] = []
+    for _ in range(3):  # a loaded machine slowed one measure past 64x (66x, once, at load 12);
+        times: list[float] = []  # a quadratic expression (~256x) fails all three
+        for size in (4_000, 64_000):  # a baseline of ~1 ms: smaller is noise on a busy machine
+            line = unit * (size // len(unit)) + "=value"
+            times.append(fastest_of(lambda line=line: list(extra_keyword_values(line))))
+        ratios.append(times[1] / max(times[0], 1e-4))
+        if ratios[-1] < 64:
+            break
+    assert min(ratios) < 64, f"16x the name took {[round(r) for r in ratios]}x the time"
 
 
 def fastest_of(run: Callable[[], object]) -> float:
