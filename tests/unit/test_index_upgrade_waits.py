@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import pytest
 
+from memidx import portable
 from memidx.agents import actions
 from memidx.agents.exchange import Exchange
 from memidx.agents.session import Where
@@ -122,21 +123,49 @@ def test_status_says_the_upgrade_waits_for_room_on_the_disk(
     assert status.healthy  # the index works as it is: no reason to exit 1
 
 
+def silent_disk(_: object) -> Usage:
+    """`shutil.disk_usage` on a disk that would not say (statvfs fails on some FUSE and
+    network file systems)."""
+    raise OSError(38, "Function not implemented")
+
+
+def no_room_reserved(_folder: Path, _size: int) -> bool:
+    """`memidx.portable.room_reserved` on a disk short of room."""
+    return False
+
+
+def test_a_writer_upgrades_an_index_whose_disk_would_not_say_its_free_space(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Free space unknown was taken for no room: the index of a memory on such a disk was
+    never upgraded (twice the room for its vectors), and status said it waited, for ever.
+    The room is found by allocating it (memidx.portable.room_reserved), here on a disk with
+    room for it."""
+    config = memory_at_schema(tmp_path, 5)
+    monkeypatch.setattr(shutil, "disk_usage", silent_disk)
+
+    assert status_data(gather(config))["upgrade_waits"] is None
+    synced = run_in_process(tmp_path, "sync")
+
+    assert synced.code == 0, synced.err
+    assert "waits for" not in synced.err
+    assert schema_of(config.index_path) == SCHEMA_VERSION
+    assert indexed(config.index_path, OLD_TURN) == 1
+    assert [p.name for p in config.state_dir.iterdir() if "room" in p.name] == []
+
+
 def test_status_says_the_free_space_is_unknown_when_the_disk_would_not_say(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A failed `disk_usage` was counted as 0 bytes free, and said as "(0.0 MB free now)"."""
     config = memory_at_schema(tmp_path, 5)
-
-    def usage(_: object) -> Usage:
-        raise OSError(38, "Function not implemented")
-
-    monkeypatch.setattr(shutil, "disk_usage", usage)
+    monkeypatch.setattr(shutil, "disk_usage", silent_disk)
+    monkeypatch.setattr(portable, "room_reserved", no_room_reserved)
 
     status = gather(config)
 
     wait = status.upgrade_waits
-    assert wait is not None  # no room known is no room: the upgrade still waits
+    assert wait is not None  # not room enough to allocate: the upgrade waits
     assert status_data(status)["upgrade_waits"] == {
         "from": 5, "to": SCHEMA_VERSION, "needed_bytes": wait.needed, "free_bytes": None,
         "disk": wait.disk,
