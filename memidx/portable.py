@@ -191,9 +191,10 @@ def boot_id() -> str | None:
 def room_reserved(folder: Path, size: int) -> bool:
     """Whether `size` bytes could be given to a file in `folder` now: asked by allocating
     them to a file of its own (posix_fallocate, no data written where the file system can;
-    glibc writes a byte a block where it cannot), removed at once. For a disk that would not
-    say its free space (statvfs fails on some FUSE and network file systems). False where
-    there is no such call (Windows, whose disks say theirs) or the allocation fails."""
+    glibc writes a byte a block where it cannot), removed before it is allocated, so a killed
+    process leaves none holding the room. For a disk that would not say its free space
+    (statvfs fails on some FUSE and network file systems). False where there is no such call
+    (Windows, whose disks say theirs) or the allocation fails."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         return False
     import tempfile
@@ -203,13 +204,13 @@ def room_reserved(folder: Path, size: int) -> bool:
     except OSError:
         return False
     try:
+        with suppress(OSError):
+            Path(name).unlink()  # the room goes back when fd closes, or the process ends
         os.posix_fallocate(fd, 0, max(size, 1))
     except OSError:
         return False
     finally:
         os.close(fd)
-        with suppress(OSError):
-            Path(name).unlink()
     return True
 
 
