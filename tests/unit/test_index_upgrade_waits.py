@@ -333,3 +333,28 @@ def test_the_mcp_file_turn_tool_leaves_the_upgrade_of_a_schema_4_index_to_anothe
     assert config.index_path.read_bytes() == before
     by_sync(config)
     assert indexed(config.index_path, "a fact filed by a tool call") == 1
+
+
+@pytest.mark.parametrize("schema", [0, 1])
+def test_a_hook_leaves_the_rebuild_of_an_index_older_than_any_upgrade_to_a_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, schema: int
+) -> None:
+    """An index of schema 1 (or of no version) has no upgrade, only a rebuild: a hurried
+    writer removed and made it anew inside an agent's hook (its vectors gone with it) where
+    one of schema 2 to 4 was left to a writer with time for it."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    config = memory_at_schema(tmp_path)
+    conn = sqlite3.connect(config.index_path, isolation_level=None)
+    conn.execute(f"PRAGMA user_version = {schema}")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    before = config.index_path.read_bytes()
+
+    _ref, duplicate = _file_hurried(config, "a turn into a schema one index")
+
+    assert not duplicate
+    assert config.index_path.read_bytes() == before  # not rebuilt in the hook
+    by_sync(config)
+    assert schema_of(config.index_path) == SCHEMA_VERSION
+    assert indexed(config.index_path, "a turn into a schema one index") == 1
+    assert indexed(config.index_path, OLD_TURN) == 1
