@@ -193,7 +193,18 @@ def embed(args: argparse.Namespace, config: Config) -> int:
         from memidx.haystack.indexing import fill_index
 
         return embed_in_background(config, fill_index)  # builds an index a hook left unbuilt
-    store = writable_index(config, say_notice)
+    built: list[tuple[SyncReport, RecordReport]] = []
+
+    def fill(config: Config, store: Store) -> None:  # a fresh clone's, or one a hook left
+        built.append(_ingest_all(config, store))  # unbuilt: nothing to embed until it is in
+
+    store = writable_index(config, say_notice, fill=fill)
+    if built:
+        notes, records = built[0]
+        say_notice(
+            f"the index was not built: indexed {counted(notes.read, 'note')} and "
+            f"{counted(records.scanned, 'record')} first"
+        )
     bar = ProgressBar("embedding chunks")
 
     def waiting() -> None:  # said off a terminal too: a wait can be minutes, and a log that
