@@ -213,6 +213,18 @@ def read_own(path: Path, limit: int) -> bytes | None:
     return None if data is None or len(data) > limit else data
 
 
+# what open_to_append raises for no file of memidx's: a link (O_NOFOLLOW; BSD: EMLINK), a
+# FIFO, a folder
+NOT_OWN = frozenset({errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR})
+
+
+def not_own(path: Path) -> str:
+    """What to say of `path` when open_to_append refused it (an errno of NOT_OWN)."""
+    from memidx.text import display
+
+    return f"{display(str(path))} is no file (a link, a FIFO or a folder): remove it"
+
+
 def open_to_append(path: Path) -> BinaryIO:
     """`path` (made when missing) open to append bytes: a FIFO there fails at once (ENXIO)
     rather than wait for a reader for ever, or, read by someone, take the output; a link

@@ -20,6 +20,16 @@ def refuse_links(root: Path, relative: PurePosixPath | Path) -> None:
             )
 
 
+def through_link(root: Path, relative: PurePosixPath | Path) -> bool:
+    """Whether `root / relative` is a symbolic link, or any folder on the way to it is one."""
+    path = root
+    for part in relative.parts:
+        path = path / part
+        if path.is_symlink():
+            return True
+    return False
+
+
 def file_identity(path: Path) -> tuple[int, int] | None:
     """The device and inode of the file at `path` (None when there is none): a file replaced
     under the same name (a rebuilt index, a later server's socket) is another."""

@@ -3,7 +3,6 @@ HOME and the XDG folders in a temporary folder, so no test reads or writes the u
 
 from __future__ import annotations
 
-import compileall
 import os
 import re
 import sys
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memidx.index.store import Store, connect_memory
+from tests.bytecode import compile_tree
 from tests.helpers import NotesRepo
 
 if TYPE_CHECKING:
@@ -123,13 +123,14 @@ def pytest_configure(config: pytest.Config) -> None:
     missing or older than its source (~280 ms a process instead of ~120 ms with none
     compiled), and every pytest process rewrote and compiled all the test modules it collected
     (~10 s of CPU, ~3.5 s from the cache). Before the workers start, memidx and the suite's
-    helper modules are compiled as `make bytecode` does; pytest writes its own cache of the
-    rewritten test modules (this process only: the processes the tests start keep the
-    setting). Only __pycache__ folders are written, which git ignores."""
+    helper modules are compiled, checked against their source by hash, not time, so that no
+    edit is hidden (tests/bytecode.py); pytest writes its own cache of the rewritten test
+    modules (this process only: the processes the tests start keep the setting). Only
+    __pycache__ folders are written, which git ignores."""
     sys.dont_write_bytecode = False
     if not hasattr(config, "workerinput"):  # xdist's workers find it done
-        compileall.compile_dir(PROJECT / "memidx", quiet=2)
-        compileall.compile_dir(PROJECT / "tests", quiet=2, rx=REWRITTEN)
+        compile_tree(PROJECT / "memidx")
+        compile_tree(PROJECT / "tests", skip=REWRITTEN)
 
 
 @pytest.hookimpl(optionalhook=True)

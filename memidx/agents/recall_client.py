@@ -200,7 +200,7 @@ def start(config: Config) -> None:
     where it could have no socket, nor in a memory whose folder cannot be written, nor where
     its lock cannot be taken (the server could not take it either)."""
     from memidx.children import start_detached
-    from memidx.drafts import open_to_append
+    from memidx.drafts import NOT_OWN, not_own, open_to_append
 
     if socket_path(config) is None:
         return
@@ -222,8 +222,9 @@ def start(config: Config) -> None:
         # raised, it went out of the prompt hook before its own recall (which starts no
         # process) and out of the session start before its digest: no process left under a
         # limit (EAGAIN), a full disk; the hook's stderr is a notice in its log (runner)
+        why = not_own(log_path) if exc.errno in NOT_OWN else exc  # not ELOOP's own words
         if exc.errno not in READ_ONLY:
-            print(f"memidx: notice: the recall server could not start: {exc}", file=sys.stderr)
+            print(f"memidx: notice: the recall server could not start: {why}", file=sys.stderr)
 
 
 def _started_lately(config: Config) -> bool:

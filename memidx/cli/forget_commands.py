@@ -52,13 +52,14 @@ def purge(args: argparse.Namespace, config: Config) -> int:
     unfollowed = _follow(config, done)
     pairs = [(ref, pair) for ref, pair in done.blobs.items()]
     others = [*done.others, *(ref for part in done.work_trees.values() for ref in part.others)]
+    linked = [*done.linked, *(ref for part in done.work_trees.values() for ref in part.linked)]
     pairs += [(ref, pair) for part in done.work_trees.values() for ref, pair in part.blobs.items()]
     if args.json:
         print(json.dumps({
             "schema": "memidx.purge/1", "blanked": done.blanked,
             "rewritten_commits": done.rewritten_commits, "torn": done.torn,
             "kept_prompts": prompts, "pushed": done.pushed,
-            "other_writers": others,
+            "other_writers": others, "linked": list(dict.fromkeys(linked)),
             "blobs": _blobs(done.blobs), "rewritten_refs": done.rewritten_refs,
             "held": [{"ref": held.ref, "run": held.run} for held in done.held],
             "work_trees": {
@@ -96,7 +97,24 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             )
         for line in dict.fromkeys(f"{ref} {old} {new}" for ref, (old, new) in pairs):
             print(line)  # for the rewrite: each work tree's HEAD may hold another blob
-    for ref in done.pushed:
+    _warn(done.pushed, others, linked)
+    for held in done.held:
+        print(
+            f"memidx: error: {printable(held.ref)} still holds forgotten bytes {held.where} "
+            f"({held.why}; run: {held.run})",
+            file=sys.stderr,
+        )
+    for line in unfollowed:
+        print(f"memidx: error: {line}", file=sys.stderr)
+    if done.failed is not None:
+        raise done.failed  # after what was done is said and every index follows it
+    failed = done.held or unfollowed or others or linked
+    return 1 if failed or (done.pushed and not args.pushed) else 0
+
+
+def _warn(pushed: list[str], others: list[str], linked: list[str]) -> None:
+    """A line on stderr for each segment whose forgotten bytes the purge left where they are."""
+    for ref in pushed:
         print(
             f"memidx: warning: {ref} is already pushed: its forgotten bytes stay in the "
             "remote's history (the README's \"Forget and purge\" gives the rewrite)",
@@ -110,17 +128,13 @@ def purge(args: argparse.Namespace, config: Config) -> int:
             'pushed, the README\'s "Forget and purge" gives the rewrite)',
             file=sys.stderr,
         )
-    for held in done.held:
+    for ref in dict.fromkeys(linked):
         print(
-            f"memidx: error: {printable(held.ref)} still holds forgotten bytes {held.where} "
-            f"({held.why}; run: {held.run})",
+            f"memidx: warning: {ref} is a link, or in a folder that is one: purge never writes "
+            "through a link, so the file it names keeps any forgotten bytes (put that file in "
+            "the link's place, then run memidx haystack purge again)",
             file=sys.stderr,
         )
-    for line in unfollowed:
-        print(f"memidx: error: {line}", file=sys.stderr)
-    if done.failed is not None:
-        raise done.failed  # after what was done is said and every index follows it
-    return 1 if done.held or unfollowed or others or (done.pushed and not args.pushed) else 0
 
 
 def _torn_line(count: int) -> str:

@@ -190,9 +190,10 @@ def embed(args: argparse.Namespace, config: Config) -> int:
     from memidx.text import counted
 
     if args.background:
+        from memidx.haystack.filing import read_left
         from memidx.haystack.indexing import fill_index
 
-        return embed_in_background(config, fill_index)  # builds an index a hook left unbuilt
+        return embed_in_background(config, fill_index, read_left)  # what hooks left to it
     built: list[tuple[SyncReport, RecordReport]] = []
 
     def fill(config: Config, store: Store) -> None:  # a fresh clone's, or one a hook left

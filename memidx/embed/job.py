@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
@@ -163,18 +164,29 @@ def _embed_lock(
         yield taken
 
 
-def embed_in_background(config: Config, fill: Callable[[Config, Store], None] | None = None) -> int:
+def embed_in_background(
+    config: Config,
+    fill: Callable[[Config, Store], None] | None = None,
+    read_left: Callable[[Config, Store], None] | None = None,
+) -> int:
     """What hooks and filing start, detached. Each start leaves a mark that there is work; one
     embedder runs at a time and works until no mark is left, so a burst of commits starts one
     model, not one per commit. Failures go to .memidx/embed-error.log (`memidx status`). An
     index not built (missing, half built) is filled by `fill` first (every note and record):
-    an agent's hook leaves that to this writer with time for it, and files in the log alone."""
+    an agent's hook leaves that to this writer with time for it, and files in the log alone;
+    `read_left` reads such records into the index at each mark (those filed while it filled)."""
     pending = _pending(config)
     try:
         config.state_dir.mkdir(exist_ok=True)  # never the clone's own folder: it may be gone
-        pending.touch()  # before trying the lock: a running embedder will see it
+        _leave_mark(pending)  # before trying the lock: a running embedder will see it
     except FileNotFoundError:
         return 0  # the clone was deleted before this embedder started
+    except OSError as exc:
+        from memidx.drafts import NOT_OWN, not_own
+
+        why = not_own(pending) if exc.errno in NOT_OWN else f"{type(exc).__name__}: {exc}"
+        record_failure(embed_error_path(config), "embed", why)
+        return 1
     embedder: Embedder | None = None
     try:
         while pending.exists():
@@ -188,6 +200,8 @@ def embed_in_background(config: Config, fill: Callable[[Config, Store], None] | 
                     try:
                         while pending.exists():
                             pending.unlink(missing_ok=True)
+                            if read_left is not None:
+                                read_left(config, store)
                             embedder = embedder or document_embedder(config)
                             _embed_index(
                                 config, store, lambda _done, _todo: progress(), prune=False,
@@ -204,6 +218,14 @@ def embed_in_background(config: Config, fill: Callable[[Config, Store], None] | 
         return 1
     clear_failures(embed_error_path(config))
     return 0
+
+
+def _leave_mark(pending: Path) -> None:
+    """Make the mark where there is none. Path.touch followed a link there: one to a file
+    set that file's time, a dangling one made the file it names (ELOOP now)."""
+    from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW
+
+    os.close(os.open(pending, os.O_RDONLY | os.O_CREAT | NO_FOLLOW | NO_FIFO_WAIT, 0o666))
 
 
 def _pending(config: Config) -> Path:

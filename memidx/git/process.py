@@ -142,12 +142,18 @@ def _feed(stream: IO[bytes], data: bytes) -> None:
 _detached: set[subprocess.Popen[bytes]] = set()  # started here, reaped once they have exited
 
 
-def spawn_detached(argv: list[str], log: Path) -> int:
-    """Start `argv[0]` (a path) detached from this process, with no input and its output
-    appended to `log`, without waiting for it; returns its process id."""
+def reap_detached() -> None:
+    """Reap the detached children this process started that have exited: a zombie reads as
+    running where the system does not tell one (not Linux), as to memidx.memory.fill_sync."""
     for child in list(_detached):
         if child.poll() is not None:
             _detached.discard(child)
+
+
+def spawn_detached(argv: list[str], log: Path) -> int:
+    """Start `argv[0]` (a path) detached from this process, with no input and its output
+    appended to `log`, without waiting for it; returns its process id."""
+    reap_detached()
     with open_to_append(log) as out:  # a FIFO there fails at once: it was waited on for ever
         child = start_detached(argv, out)
     _detached.add(child)

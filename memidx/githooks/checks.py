@@ -45,6 +45,8 @@ def check_drift(config: Config, files: Sequence[str], remedy: str = FIX) -> list
     try:
         store, _ = open_store(config.index_path, write=False)
     except MemidxError as exc:
+        if _build_unfinished(config):  # left to a writer with time (or one killed): as missing
+            return [*problems, *_complete_index(config, fix)]
         hint = exc.hint if remedy == FIX else fix
         return [*problems, f"memidx: {exc.message} ({hint})"]
     try:
@@ -88,6 +90,28 @@ def _build_index(config: Config, fix: str) -> list[str]:
     return _to_head(config, fix, f"built {missing}", f"cannot build {missing}")
 
 
+def _build_unfinished(config: Config) -> bool:
+    """Whether the index's build started and never completed: an agent's hook leaves the
+    filling to the background embed or a detached sync, which a commit may come during (or
+    after it was killed); a damaged index is not this question's."""
+    from memidx.index.connection import connect_reader
+    from memidx.index.schema import build_problem
+
+    with (
+        contextlib.suppress(MemidxError, sqlite3.Error),
+        contextlib.closing(connect_reader(config.index_path)) as conn,
+    ):
+        return build_problem(conn) is not None
+    return False
+
+
+def _complete_index(config: Config, fix: str) -> list[str]:
+    """Complete the index's build at HEAD, as the post-commit hook would (it waits for a build
+    under way): the commit is not blocked for what that hook does anyway."""
+    unfinished = f"the index at {config.index_path}, whose build had not completed"
+    return _to_head(config, fix, f"completed {unfinished}", f"cannot complete {unfinished}")
+
+
 def _reader_only(built: str, now: str) -> bool:
     """Whether the index's settings differ from these only by memidx's note reader (memidx was
     upgraded, nothing the person changed): the next hook reads every note again, so the check
@@ -103,7 +127,9 @@ def _to_head(config: Config, fix: str, done: str, failed: str, *, blocks: bool =
     from memidx.memory.head_sync import sync_to_head
 
     try:
-        lines = sync_to_head(config)
+        # a git hook too: the commit's post-commit hook, which keeps the line said, said the
+        # waiting upgrade's line again after this check's
+        lines = sync_to_head(config, once=True)
     except (MemidxError, sqlite3.Error, OSError) as exc:  # a lock, a full disk, a read-only one
         why = exc if isinstance(exc, MemidxError) else trouble(exc, config.index_path)
         if why is None:

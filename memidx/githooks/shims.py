@@ -52,8 +52,14 @@ TRACE_DIR = """trace_dir() { # $XDG_STATE_HOME/memidx/traces/<name>-<FNV-1a of i
 }
 """
 
+# a trace of memidx's own: a file or none (hooks/memidx-hook holds the same line). A FIFO there
+# held `>>` for a reader for ever (the git operation hung); a link took the line into a file
+# memidx does not own (memidx.index.failures refuses both)
+OWN = """own() { [ ! -h "$1" ] && { [ -f "$1" ] || [ ! -e "$1" ]; }; }
+"""
+
 # an orphan branch, an old commit: no hooks/memidx-hook to run; a trace for status and checks,
-# in the user's state folder when the memory cannot keep it
+# in the user's state folder when the memory cannot keep it (or keeps a link or a FIFO there)
 # (`make reconcile` fails as the hook would on a memory that cannot be written: that first)
 NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated" todo="make reconcile"
   if [ ! -w . ] || {{ [ -e .memidx ] && [ ! -w .memidx ]; }}; then
@@ -63,8 +69,9 @@ NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated" tod
   fi
   printf 'memidx: %s: %s (%s)\\n' {stage} "$said" "$todo" >&2
   line="$(printf '%s\\t%s\\t%s' "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said")"
-  {{ mkdir -p .memidx && printf '%s\\n' "$line" >>.memidx/hook-error.log; }} 2>/dev/null ||
-    {{ dir="$(trace_dir "$PWD")" && mkdir -p "$dir" &&
+  {{ mkdir -p .memidx && own .memidx/hook-error.log &&
+    printf '%s\\n' "$line" >>.memidx/hook-error.log; }} 2>/dev/null ||
+    {{ dir="$(trace_dir "$PWD")" && mkdir -p "$dir" && own "$dir/hook-error.log" &&
       printf '%s\\n' "$line" >>"$dir/hook-error.log"; }} 2>/dev/null
 """
 
@@ -238,7 +245,8 @@ def shim(stage: str) -> str:
             command=command,
             then_previous=then_previous,
         )
-    no_hook = _indented(TRACE_DIR, "  ") + NO_HOOK_SCRIPT.format(stage=stage, check=CHECK_FOLDER)
+    no_hook = _indented(TRACE_DIR + OWN, "  ")
+    no_hook += NO_HOOK_SCRIPT.format(stage=stage, check=CHECK_FOLDER)
     if stage == "pre-push":
         return PUSH_SHIM.format(marker=MARKER, stage=stage, chained=CHAINED)
     if stage == "reference-transaction":

@@ -12,10 +12,11 @@ from memidx.errors import IndexLeft, MemidxError
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.filing_errors import not_filed
 from memidx.haystack.frames import Record
-from memidx.haystack.indexing import Filed, file_record, fill_index
+from memidx.haystack.indexing import Filed, file_record, fill_index, index_segment
+from memidx.haystack.left_segments import caught_up, left_refs
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
-from memidx.index.store import Store
+from memidx.index.store import Store, transaction
 
 
 def file(
@@ -37,6 +38,22 @@ def file(
         return file_record(config, store, record, clone_writer(config, notice))
     finally:
         store.conn.close()
+
+
+def read_left(config: Config, store: Store) -> None:
+    """Read every segment a filing in the log alone named into the index, for a writer with
+    time (the background embed: the hooks that filed while it filled the index, after it read
+    the log, filed in the log alone, and it ran on without reading them)."""
+    from memidx.haystack.writer import held_lock
+
+    if not left_refs(config):
+        return  # as most times: no writer's lock taken
+    with held_lock(config.state_dir / "haystack.lock"):  # the writer's: as a filing reads them
+        left = left_refs(config)
+        with transaction(store.conn):
+            for ref in left:
+                index_segment(config, store, ref, left=True)
+        caught_up(config, left, left)
 
 
 def _open(

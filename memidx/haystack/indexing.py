@@ -119,7 +119,7 @@ def file_record(config: Config, store: Store, record: Record, writer: Writer) ->
         with writer.locked():
             left = left_refs(config)  # segments filings in the log alone wrote: read first
             with transaction(store.conn):  # (the record may be there)
-                done = catch_up(left, lambda ref: _index_segment(config, store, ref, left=True))
+                done = catch_up(left, lambda ref: index_segment(config, store, ref, left=True))
                 filed = _file_locked(config, store, record, writer, appended)
             if done:
                 caught_up(config, left, done)
@@ -188,10 +188,10 @@ def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:
     after its append (or was killed there) left a record a retry must find as a duplicate."""
     path = writer.last_segment()
     if path is not None:
-        _index_segment(config, store, segment_ref(config, path))
+        index_segment(config, store, segment_ref(config, path))
 
 
-def _index_segment(config: Config, store: Store, ref: str, *, left: bool = False) -> int:
+def index_segment(config: Config, store: Store, ref: str, *, left: bool = False) -> int:
     """Index a segment of this clone if it changed since it was indexed (the bytes after what
     was); one a filing in the log alone named (`left`) is forgotten when gone (taken over by
     a fresh id), as by a sync."""

@@ -41,6 +41,19 @@ def left_refs(config: Config) -> list[str]:
     ]
 
 
+def left_record(config: Config, record_id: str) -> str | None:
+    """`<segment>@<offset>` of the record with this id in a segment a filing in the log alone
+    named, the latest first; None when none holds it. Until a filing or a sync reads it into
+    the index, `memidx show` and `forget` find it by id only here: its id was acknowledged."""
+    from memidx.haystack.frames import scan_file
+
+    for ref in reversed(left_refs(config)):
+        for located in scan_file(config.root / ref).records:  # none when gone or no file
+            if located.record.id == record_id:
+                return f"{ref}@{located.offset}"
+    return None
+
+
 def leave(config: Config, refs: Iterable[str]) -> None:
     """Name the segments a filing in the log alone wrote or changed (its own, one whose torn
     tail it moved aside, those it took over from a copied clone's id and the ids they had)."""

@@ -9,6 +9,7 @@ from memidx.errors import MemidxError, UsageError
 from memidx.hashes import content_hash
 from memidx.haystack.frames import FORGET, Record, read_at
 from memidx.haystack.indexing import haystack_folder
+from memidx.haystack.left_segments import left_record
 from memidx.haystack.redaction import LABELS
 from memidx.index.store import RecordStore, open_store
 from memidx.notes.note import has_note_suffix
@@ -62,6 +63,8 @@ def show(config: Config, ref: str) -> Shown:
             raise MemidxError(
                 f"no record with id {ref!r}: it was forgotten", "memidx forget removed it"
             )
+        if found is None and not forgotten:  # filed in the log alone: not read into it yet
+            found = left_record(config, ref)
         if found is None and has_note_suffix(ref.rpartition(":")[0] or ref):
             raise MemidxError(
                 f"no record with id {ref!r}: `memidx show` shows records, and this names a note",

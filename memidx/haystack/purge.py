@@ -35,7 +35,7 @@ from memidx.haystack.purge_named import (
     work_tree_config,
 )
 from memidx.haystack.segments import segments
-from memidx.paths import refuse_links
+from memidx.paths import through_link
 
 
 @dataclass(slots=True)
@@ -57,6 +57,7 @@ class Purged:
     failed: MemidxError | None = None
     torn: int = 0  # torn tails blanked in `.torn` files (memidx.haystack.purge_torn)
     records: list[Record] = field(default_factory=list[Record])  # forgotten, read before
+    linked: list[str] = field(default_factory=list[str])  # links: never purged through
 
 
 def purge(
@@ -269,10 +270,9 @@ def _work_tree(
     files: dict[Path, tuple[bytes, int]] = {}
     for path in segments(haystack_folder(config)):
         ref = segment_ref(config, path)
-        try:
-            refuse_links(config.root, Path(ref).parent)
-        except MemidxError:
-            continue  # memidx never writes through a link
+        if through_link(config.root, Path(ref)):  # never written through: said, left
+            done.linked.append(ref)
+            continue
         data = read_whole(path) or b""  # as it is: a FIFO hung the purge; it holds no record
         if not names_any(data, forgotten):
             continue  # parsed only when it may hold one: every work tree's segments are read

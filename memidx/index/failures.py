@@ -13,6 +13,7 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from stat import S_ISREG
 
 from memidx.frozen import Value
 from memidx.locations import user_trace_dir
@@ -181,8 +182,8 @@ def clear_unchanged(marks: Marks) -> None:
 def _remove_unchanged(path: Path, mark: tuple[int, int, int]) -> None:
     """Remove the trace `path` if it is as `mark` says, holding its lock: a hook appending now
     waits, then finds the file gone and makes a new one (its line was never in this one)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | NO_FIFO_WAIT)
+    try:  # a link put there since is not followed: the file it names is none of memidx's
+        fd = os.open(path, os.O_RDONLY | NO_FIFO_WAIT | NO_FOLLOW)
     except OSError:
         return
     try:
@@ -200,8 +201,12 @@ def _remove_unchanged(path: Path, mark: tuple[int, int, int]) -> None:
 
 
 def _mark(path: Path) -> tuple[int, int, int] | None:
+    """The trace's identity, size and time; None for no file memidx could have written there
+    (a link, a FIFO, a folder), which no sync removes: a link there was unlinked."""
     try:
-        stat = path.stat()
+        found = path.lstat()
     except OSError:
         return None
-    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    if not S_ISREG(found.st_mode):
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns)

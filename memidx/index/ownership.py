@@ -173,7 +173,7 @@ def keep_out_of_git(state_dir: Path) -> None:
     """Make .memidx/ ignore itself, so a repository whose .gitignore does not name it (one
     that uses memidx's hooks through .pre-commit-hooks.yaml) never commits its index."""
     ignore = state_dir / ".gitignore"
-    if not ignore.exists():
+    if not os.path.lexists(ignore):  # a dangling link there: never written through (made there)
         refuse_a_file_for_folder(state_dir)
         state_dir.mkdir(parents=True, exist_ok=True)
         ignore.write_text("# memidx's index and state: derived, never committed\n*\n")

@@ -28,14 +28,14 @@ def wait_for_build(
     """Return once the index a build under way was filling is built (BUILD_WAIT seconds at
     most); IndexUnusable saying it is being built when it is not by then; `refused` (what
     the reader said) when the index is no unbuilt one or no build is under way."""
-    from memidx.memory.head_sync import index_unbuilt
+    from memidx.memory.head_sync import index_left
 
-    if not index_unbuilt(config) or not _build_under_way(config):
+    if not index_left(config) or not _build_under_way(config):
         raise refused
     deadline = clock() + BUILD_WAIT
     while clock() < deadline:
         sleep(STEP)
-        if not index_unbuilt(config):
+        if not index_left(config):
             return
     raise IndexUnusable(
         f"the index at {config.index_path} is being built in the background (every note, "
@@ -45,15 +45,16 @@ def wait_for_build(
 
 
 def _build_under_way(config: Config) -> bool:
-    """Whether a writer holds the index's creation lock (a build fills it under that lock), a
-    background embed runs, or a filing in the log alone, recent enough for the build it
-    started to be on its way, left the index to one (with MEMIDX_HOOK_EMBED=0 none is
-    started: the next sync builds it)."""
+    """Whether a writer holds the index's creation lock (a build fills it under that lock),
+    a background embed or the detached sync a filing starts without a model runs, or a
+    filing in the log alone, recent enough for the build it started to be on its way, left
+    the index to one (with MEMIDX_HOOK_EMBED=0 none is started: the next sync builds it)."""
     from memidx.embed.running import cut_off, running_path
     from memidx.haystack.left_segments import LEFT
+    from memidx.memory.fill_sync import fill_running
 
     state = config.state_dir
-    if _locked(Path(f"{config.index_path}.lock")):
+    if _locked(Path(f"{config.index_path}.lock")) or fill_running(state):
         return True
     if running_path(state).exists() and cut_off(state) is None:
         return True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import io
 import ipaddress
 import logging
 import os
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from logging.handlers import RotatingFileHandler
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memidx.config import Config
@@ -181,20 +183,32 @@ def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+class _OwnLog(RotatingFileHandler):
+    """`.memidx/mcp.log`, opened as memidx's own files are (memidx.drafts.open_to_append): a
+    FIFO there held every MCP server's start for ever, and a link took its lines into the
+    file it named. Each fails at once now (OSError)."""
+
+    def _open(self) -> io.TextIOWrapper:
+        from memidx.drafts import open_to_append
+
+        stream = open_to_append(Path(self.baseFilename))
+        return io.TextIOWrapper(stream, encoding=self.encoding, errors=self.errors)
+
+
 def start_logging(config: Config, *, stderr: bool = True) -> None:
     """Diagnostics to stderr (unless not `stderr`: the shared server has none to speak of)
     and to .memidx/mcp.log (rotated at LOG_BYTES); never stdout."""
     form = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     handlers: list[logging.Handler] = [logging.StreamHandler()] if stderr else []
+    path = config.state_dir / "mcp.log"
     try:
         config.state_dir.mkdir(parents=True, exist_ok=True)
-        handlers.append(
-            RotatingFileHandler(
-                config.state_dir / "mcp.log", maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8"
-            )
-        )
+        handlers.append(_OwnLog(path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8"))
     except OSError as exc:  # a read-only memory: stderr only
-        print(f"memidx: warning: no log file in {config.state_dir}: {exc}", file=_stderr())
+        from memidx.drafts import NOT_OWN, not_own
+
+        why = not_own(path) if exc.errno in NOT_OWN else exc
+        print(f"memidx: warning: no log file in {config.state_dir}: {why}", file=_stderr())
     root = logging.getLogger()
     for handler in handlers:
         handler.setFormatter(form)

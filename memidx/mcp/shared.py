@@ -119,7 +119,9 @@ def _reach(config: Config, path: Path) -> tuple[socket.socket | None, str]:
             # again, a front arriving then waited 5 s for nothing
             conn, why = _session(path, wait=START_WAIT, grace=0.0, every=LOOK_EVERY)
         if conn is None and why == "none":
-            _start(config, path)
+            refused = _start(config, path)
+            if refused is not None:  # no server can start: not waited for, three times over
+                return None, refused
             conn, why = _session(path, wait=START_WAIT)
         if conn is not None or why == "busy":
             return conn, why
@@ -205,23 +207,30 @@ def lock_for(path: Path) -> Path:
     return path.with_suffix(".lock")
 
 
-def _start(config: Config, path: Path) -> None:
+def _start(config: Config, path: Path) -> str | None:
     """Start a server for `path` in the background (it leaves at once if another one took
     the lock meanwhile): a detached copy of this process, which has memidx imported already
-    (a new interpreter where there is no fork)."""
+    (a new interpreter where there is no fork). Why none can start when its output has no
+    file of memidx's to go to (a link, a FIFO or a folder there): the front waited 15 s for
+    a server that never came, then said only that there was none."""
     from memidx.children import fork_detached, start_detached
-    from memidx.drafts import open_to_append
+    from memidx.drafts import NOT_OWN, not_own, open_to_append
 
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "mcp", "--daemon", str(path)]
-    with contextlib.suppress(OSError):
+    out_path = config.state_dir / "mcp-daemon.out"
+    try:
         config.state_dir.mkdir(parents=True, exist_ok=True)
         # what escapes the log; a FIFO there fails at once: it hung the MCP client's start
-        with open_to_append(config.state_dir / "mcp-daemon.out") as out:
+        with open_to_append(out_path) as out:
             forked = fork_detached(out)
             if forked:
                 _serve_copy(config, path)
             elif forked is None:  # pragma: no cover - Windows
                 start_detached(argv, out)
+    except OSError as exc:
+        if exc.errno in NOT_OWN:
+            return not_own(out_path)
+    return None
 
 
 def _serve_copy(config: Config, path: Path) -> None:

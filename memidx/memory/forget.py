@@ -98,6 +98,7 @@ def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | Non
 def _record_id(config: Config, ref: str) -> tuple[str, str | None]:
     """The id of the record `ref` names, as the index knows it, and the tombstone that
     forgot it already (None when it was not forgotten)."""
+    from memidx.haystack.left_segments import left_record
     from memidx.haystack.lookup import show, tombstone_named, without_line
     from memidx.index.store import RecordStore, open_store
 
@@ -119,6 +120,8 @@ def _record_id(config: Config, ref: str) -> tuple[str, str | None]:
         return gone, before
     if record_id is None and "@" in ref:  # show's one line: malformed (2), none (1)
         record_id = show(config, ref).record.id
+    elif record_id is None and (left := left_record(config, ref)) is not None:
+        record_id = show(config, left).record.id  # filed in the log alone, not read into it yet
     if record_id is None:
         raise MemidxError(
             f"no note or record {ref!r} in memory", "give a note's path or a record's id or ref"

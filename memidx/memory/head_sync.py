@@ -3,7 +3,6 @@ runs itself after its own plumbing commits (no hook runs for those)."""
 
 from __future__ import annotations
 
-import errno
 import sys
 from collections.abc import Callable
 
@@ -14,6 +13,8 @@ from memidx.index.ownership import keep_out_of_git
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memidx.index.documents import Store
 
 
@@ -29,6 +30,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
     marks = trace_marks(*hook_traces(config))  # failures until now
     keep_out_of_git(config.state_dir)
     notices: list[str] = []
+    wait = None  # the upgrade that waits for room, `once`
     # an index whose build is not complete is filled under the creation lock, so a hook that
     # runs while `memidx ingest` or a filing fills it waits, never marking it built meanwhile
     store = writable_index(config, notices.append, fill=_fill)
@@ -44,13 +46,19 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
 
             records = sync_records(config, store)
         mark_index_built(config, store)  # every note and every changed segment is in
-        if once:  # kept as said only now: a hook that fails on the way says none of its lines
-            from memidx.memory.upgrade_said import said_once
+        if once:  # a wait for room is kept as said once all is done (said_once, below)
+            from memidx.memory.upgrade_said import waiting_room
 
-            notices = said_once(config, store.conn, notices)
+            wait = waiting_room(store.conn, notices)
     finally:
         store.conn.close()
     clear_unchanged(marks)
+    started = report.written or (records is not None and records.indexed)
+    embed = start_background_embed(config, built=True) if started and config.hook_embed else []
+    if once:  # only now: a hook that failed on the way (its embed's start too) said none
+        from memidx.memory.upgrade_said import said_once
+
+        notices = said_once(config, wait, notices)
     lines = [f"notice: {notice}" for notice in notices]
     lines += [
         f"warning: {display(s.source_ref)}: skipped: {prose_line(s.reason)}" for s in report.skipped
@@ -65,9 +73,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
         lines.append(f"records: {records.indexed} indexed, {records.deleted} removed")
     if records is not None:
         lines += records.warnings()
-    if (report.written or (records is not None and records.indexed)) and config.hook_embed:
-        lines += start_background_embed(config)
-    return lines
+    return lines + embed
 
 
 def _fill(config: Config, store: Store) -> None:
@@ -103,51 +109,76 @@ def follow_commit(config: Config, say: Callable[[str], None] | None = None) -> s
     return None
 
 
-def start_background_embed(config: Config) -> list[str]:
+def start_background_embed(config: Config, *, built: bool = False) -> list[str]:
     """Embed new chunks in a detached process, so the git operation does not wait for it; it
-    fills an index an agent's hook left unbuilt first (memidx.index.open: a hurried writer
-    never fills). Without a model to embed with, a detached `memidx sync` fills such an index."""
+    fills (or upgrades) an index an agent's hook left first (memidx.index.open: a hurried
+    writer never fills, nor upgrades from schema 4). Without a model to embed with, a detached
+    `memidx sync` does, one at a time (memidx.memory.fill_sync); `built`: the caller just
+    brought the index to HEAD (sync_to_head), so it is not opened again to ask."""
     from memidx.embed.installed import model_problem  # lean: not memidx.embed.model
 
     problem = model_problem(config)
     if problem is None:
         return _detached(config, "vectors not updated", "embed", "--background")
-    lines = _detached(config, "index not built", "sync") if index_unbuilt(config) else []
+    lines = [] if built else _fill_in_background(config)
     if not vectors_installed():
         return lines  # installed without the vectors extra (pre-commit's): words only
     return [f"vectors not updated: {problem}", *lines]
 
 
-def _detached(config: Config, unless: str, *command: str) -> list[str]:
-    """Start `memidx <command>` detached, its output appended to .memidx/embed.log; the line
-    to say when that log is no file of memidx's (`unless`: what is left undone)."""
+def _fill_in_background(config: Config) -> list[str]:
+    """Start a detached `memidx sync` when a hook left the index (index_left) and none started
+    runs."""
+    from memidx.git.process import reap_detached
+    from memidx.memory.fill_sync import fill_running, fill_started, fill_starting
+
+    reap_detached()  # one this process started (an MCP server) and that has ended
+    with fill_starting(config.state_dir) as mine:
+        if not mine or fill_running(config.state_dir) or not index_left(config):
+            return []
+        return _detached(config, "index not built", "sync", started=fill_started)
+
+
+def _detached(
+    config: Config, unless: str, *command: str, started: Callable[[Path, int], None] | None = None
+) -> list[str]:
+    """Start `memidx <command>` detached, its output appended to .memidx/embed.log (`started`
+    hears its pid); the line to say when that log is no file of memidx's (`unless`: what is
+    left undone)."""
     from memidx.git.process import spawn_detached
 
     config.state_dir.mkdir(parents=True, exist_ok=True)
     log = config.state_dir / "embed.log"
     try:
-        spawn_detached([sys.executable, "-m", "memidx", "-C", str(config.root), *command], log)
+        pid = spawn_detached(
+            [sys.executable, "-m", "memidx", "-C", str(config.root), *command], log
+        )
     except OSError as exc:  # a link or a FIFO at its log (refused: no file of memidx's)
+        from memidx.drafts import NOT_OWN, not_own
+
         if exc.errno not in NOT_OWN:
             raise
         # raised, every post-commit hook said the index could not follow, and a session start
-        # lost its digest: the index is in step, only the embed waits
-        from memidx.text import display
-
-        return [f"{unless}: {display(str(log))} is no file (a link, a FIFO or a "
-                "folder): remove it"]  # fmt: skip
+        # lost its digest: what failed to start waits (the embed, or the index's filling,
+        # which the next sync or git hook does), the line says what
+        return [f"{unless}: {not_own(log)}"]
+    if started is not None:
+        started(config.state_dir, pid)
     return []
 
 
-def index_unbuilt(config: Config) -> bool:
-    """Whether the index is missing or its build never completed (as a hurried filing leaves
-    it); an index that cannot be read is not this question's: its writer says why."""
+def index_left(config: Config) -> bool:
+    """Whether an agent's hook leaves the index to a writer with time for it and files in the
+    log alone: it is missing, its build never completed, or it is of a schema too old to write
+    as it is (4 or older: readers refuse it too). An index that cannot be read is not this
+    question's: its writer says why."""
     import sqlite3
     from contextlib import closing
 
     from memidx.errors import MemidxError
     from memidx.index.connection import connect_reader
     from memidx.index.schema import build_problem
+    from memidx.index.schema_version import READABLE
 
     path = config.index_path
     try:
@@ -158,13 +189,10 @@ def index_unbuilt(config: Config) -> bool:
         if path.stat().st_size == 0:
             return True
         with closing(connect_reader(path)) as conn:
-            return build_problem(conn) is not None
+            schema = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            return schema < READABLE or build_problem(conn) is not None
     except (MemidxError, sqlite3.Error, OSError):
         return False
-
-
-# O_NOFOLLOW's (BSD: EMLINK), a FIFO's, a folder's
-NOT_OWN = frozenset({errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR})
 
 
 def vectors_installed() -> bool:

@@ -24,13 +24,19 @@ MOST = 64 * 1024  # the file's bytes: a line and its numbers; past this it is no
 MB = 1024 * 1024
 
 
-def said_once(config: Config, conn: sqlite3.Connection, notices: list[str]) -> list[str]:
-    """`notices` (of the writer that opened the index on `conn`) less that of the upgrade
-    waiting for room when a hook said it last in the same state; forgotten once none waits."""
+def waiting_room(conn: sqlite3.Connection, notices: list[str]) -> RoomWait | None:
+    """The upgrade `notices` (of the writer that opened the index on `conn`) say waits for
+    room, as it waits now; None when none waits."""
+    return room_wait(conn) if any(n.startswith(WAITS) for n in notices) else None
+
+
+def said_once(config: Config, wait: RoomWait | None, notices: list[str]) -> list[str]:
+    """`notices` less that of the upgrade waiting for room (`wait`, see waiting_room) when a
+    hook said it last in the same state; forgotten once none waits. Called once the hook's
+    work is done: a hook that fails on the way says none of its lines."""
     path = config.state_dir / SAID
     waiting = [notice for notice in notices if notice.startswith(WAITS)]
-    wait = room_wait(conn) if waiting else None
-    if wait is None:  # upgraded (or room made since): a later wait is said anew
+    if wait is None or not waiting:  # upgraded (or room made since): a later wait is said anew
         _forget(path)
         return notices
     if _same_state(_said(path), wait):

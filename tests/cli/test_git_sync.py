@@ -168,10 +168,32 @@ def hook_python(machine: Machine) -> str:
     return sys.executable
 
 
+# The hooks' memidx waits BUSY_TIMEOUT_MS (5 s) for a locked index, then gives up: 0.5 s in the
+# processes of a hook given this folder's sitecustomize (PYTHONPATH), so that a test of the
+# giving up does not wait 5 s at each hook; it logs that it ran, so the wait is known shortened.
+SHORT_BUSY_WAIT = (
+    "import os\n"
+    "import memidx.index.connection as connection\n"
+    "connection.BUSY_TIMEOUT_MS = 500\n"
+    "with open(os.environ['SHORT_BUSY_LOG'], 'a') as log:\n"
+    "    log.write('armed\\n')\n"
+)
+
+
+def short_busy_wait(machine: Machine, folder: Path) -> Path:
+    """The hooks `machine`'s git runs wait 0.5 s for a locked index; the log of their loads."""
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(SHORT_BUSY_WAIT)
+    log = folder / "loaded.log"
+    machine.env = {**machine.env, "PYTHONPATH": str(folder), "SHORT_BUSY_LOG": str(log)}
+    return log
+
+
 def test_a_locked_index_fails_the_hook_not_the_git_operation(
-    machines: tuple[Machine, Machine],
+    machines: tuple[Machine, Machine], tmp_path: Path
 ) -> None:
     a, _ = machines
+    loaded = short_busy_wait(a, tmp_path / "short-busy-wait")
     holder = sqlite3.connect(a.root / ".memidx" / "index.sqlite", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
@@ -182,6 +204,7 @@ def test_a_locked_index_fails_the_hook_not_the_git_operation(
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+    assert loaded.read_text().count("armed") >= 2  # both hooks waited 0.5 s, not 5 s
     assert done.returncode == 0 and checkout.returncode == 0
     assert (
         "could not update the index" in done.stdout + done.stderr

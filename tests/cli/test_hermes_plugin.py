@@ -28,7 +28,7 @@ memory:
   provider: holographic
 """
 DRIVER = r"""
-import json, sys, threading, time
+import json, os, sys, threading, time
 from plugins.memory import load_memory_provider
 from agent.memory_manager import MemoryManager
 from agent.memory_provider import MemoryProvider
@@ -58,12 +58,19 @@ manager.on_session_end(msgs)
 sub = p.__class__()
 sub.initialize("h2", hermes_home=sys.argv[1], platform="cli", agent_context="subagent")
 sub.sync_turn("subagent numbat", "Numbat answer.", session_id="h2")
-# the plugin's writes still running in their threads (sync_turn's filing): the driver waits for
-# them, not for a fixed time, so a subagent write, had one started, is waited for as well
-write = sys.modules[type(p).__module__]._run
+# every write the plugin started, whatever runs it: the threads running the plugin's code (a
+# bound method or a lambda of it too), then any process left to end, so a subagent write, had
+# one started, is waited for however it was started and however slow
+plugin = type(p).__module__
 for thread in threading.enumerate():
-    if getattr(thread, "_target", None) is write:
+    target = getattr(thread, "_target", None)
+    if getattr(getattr(target, "func", target), "__module__", None) == plugin:
         thread.join(120)
+while True:
+    try:
+        os.waitpid(-1, 0)
+    except ChildProcessError:
+        break
 print(json.dumps(out))
 """
 

@@ -553,7 +553,7 @@ def test_a_read_again_that_fails_lets_the_commit_go_on_and_says_why(
     """The index is only older than this memidx, nothing the commit did: a transient failure
     to read the notes again is one warning, the other problems are still named."""
 
-    def fail(config: object) -> list[str]:
+    def fail(config: object, *, once: bool = False) -> list[str]:
         raise failure
 
     repo.write("notes/plan.md", "# Plan\n\nShip it.\n")

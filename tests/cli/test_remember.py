@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 import time
@@ -10,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
+from memidx.git import commit as commit_module
 from memidx.memory.remember import remember
-from tests.machines import Machine, clone, hook_env, make_template
+from tests.machines import Machine, clone, environment, hook_env, make_template
 
 BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
 
@@ -163,16 +165,29 @@ def test_index_lock_contention_is_retried(machine: Machine) -> None:
     assert machine.git("status", "--porcelain").strip() == ""
 
 
-def test_a_lock_that_never_goes_away_is_reported(machine: Machine) -> None:
-    holder = hold_open(machine.root / ".git" / "index.lock", 15)
+def test_a_lock_that_never_goes_away_is_reported(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another git holds index.lock past remember's wait: WAIT_SECONDS (10 s) is 1 s here, so
+    remember runs in this process (a process of it waited the whole 10 s)."""
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 1.0)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(BODY.encode())))
+    before = commits(machine)
+    holder = hold_open(machine.root / ".git" / "index.lock", 60)
     try:
-        run = machine.memidx_process("remember", "--title", "Stuck note", stdin=BODY)
+        with environment({"MEMIDX_ROOT": str(machine.root), **machine.env}):
+            started = time.monotonic()
+            run = machine.memidx("remember", "--title", "Stuck note")
+            waited = time.monotonic() - started
+        still_held = holder.poll() is None
     finally:
         holder.kill()
         holder.wait()
         (machine.root / ".git" / "index.lock").unlink(missing_ok=True)
-    assert run.code == 1
+    assert still_held and waited >= 1.0  # it waited for the lock, which never went away
+    assert run.code == 1 and "Traceback" not in run.err
     assert "index locked" in run.err and "not committed" in run.err
+    assert commits(machine) == before
 
 
 def test_a_lock_left_by_a_killed_git_is_named_with_its_remedy(machine: Machine) -> None:

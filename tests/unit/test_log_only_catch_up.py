@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config, load_config
+from memidx.errors import MemidxError
 from memidx.haystack import left_segments
 from memidx.haystack.filing import file
 from memidx.haystack.frames import Scan, scan_file
@@ -164,3 +165,30 @@ def test_a_fifo_in_place_of_the_names_is_not_waited_on(tmp_path: Path) -> None:
         with contextlib.suppress(OSError):
             os.close(os.open(config.state_dir / left_segments.LEFT, way | os.O_NONBLOCK))
     assert done == [[]]
+
+
+def test_a_record_filed_in_the_log_alone_is_shown_and_forgotten_by_its_id_before_catch_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The id a hurried filing gave back (a held creation lock: the log alone) named no record
+    for `memidx show` or `forget` until a filing or a sync read it into the index."""
+    from memidx.haystack.clone_writer import clone_writer
+    from memidx.haystack.log_only import file_in_log
+    from memidx.haystack.lookup import show
+    from memidx.memory.forget import forget
+
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    (tmp_path / "notes").mkdir()
+    assert run_in_process(tmp_path, "ingest").code == 0
+    config = load_config(tmp_path)
+    filed = file_in_log(config, make_record("turn", TURN, session="s-l"), clone_writer(config))
+
+    assert show(config, filed.id).ref == filed.ref
+    assert show(config, filed.id).record.text == TURN
+    done = forget(config, filed.id)
+
+    assert (done.kind, done.ref, done.already) == ("record", filed.id, False)
+    assert _indexed(config.index_path, TURN) == 0  # read in by the tombstone's filing, dropped
+    with pytest.raises(MemidxError, match="it was forgotten"):
+        show(config, filed.id)
+    assert forget(config, filed.id).already

@@ -290,7 +290,8 @@ def test_fifos_in_place_of_memidx_s_logs_and_of_a_segment_s_copy_fail_at_once(
     assert at_once(recall_log, lambda: recall_client.start(config)) == [None]
     start_shared = shared._start  # pyright: ignore[reportPrivateUsage]
     out = config.state_dir / "mcp-daemon.out"
-    assert at_once(out, lambda: start_shared(config, tmp_path / "mcp.sock")) == [None]
+    said = f"{out} is no file (a link, a FIFO or a folder): remove it"
+    assert at_once(out, lambda: start_shared(config, tmp_path / "mcp.sock")) == [said]
     assert started == []
 
 

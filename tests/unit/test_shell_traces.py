@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.githooks.shims import TRACE_DIR
+from memidx.githooks.shims import OWN, TRACE_DIR, shim
 from memidx.index.failures import last_failure
 from memidx.locations import user_trace_dir
 
@@ -51,6 +51,10 @@ def test_the_shell_names_a_memory_s_trace_folder_as_memidx_does(tmp_path: Path) 
 
 def test_the_memidx_hook_script_holds_the_shims_trace_folder_as_it_is() -> None:
     assert TRACE_DIR in SCRIPT.read_text(encoding="utf-8")
+
+
+def test_the_memidx_hook_script_takes_a_trace_for_its_own_as_the_shims_do() -> None:
+    assert OWN in SCRIPT.read_text(encoding="utf-8")
 
 
 @pytest.mark.xfail(
@@ -114,3 +118,38 @@ def test_the_hook_script_leaves_its_trace_in_the_state_folder_past_a_fifo_or_a_l
     found = last_failure(trace, fallback / "hook-error.log")  # what `memidx status` reads
     assert found is not None and found.hook == "post-commit"
     assert found.message.startswith(f"cannot run memidx: no Python at {tmp_path / 'none'} ")
+
+
+@pytest.mark.parametrize("planted", ["fifo", "link"])
+def test_a_shim_without_the_hook_script_leaves_its_trace_past_a_fifo_or_a_link(
+    tmp_path: Path, planted: str
+) -> None:
+    """A checkout without hooks/memidx-hook (an orphan branch): the shim's own `>>` waited on
+    a FIFO at `.memidx/hook-error.log` for ever (the git operation hung) and appended through
+    a link there. Its line goes to the user's state folder now, as the hook script's does."""
+    root = tmp_path / "memory"
+    trace = root / ".memidx" / "hook-error.log"
+    trace.parent.mkdir(parents=True)
+    theirs = tmp_path / "theirs.txt"
+    theirs.write_text("not memidx's\n")
+    if planted == "fifo":
+        os.mkfifo(trace)
+    else:
+        trace.symlink_to(theirs)
+    hook = tmp_path / "hooks" / "post-commit"
+    hook.parent.mkdir()
+    hook.write_text(shim("post-commit"), encoding="utf-8")
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home")}
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+
+    done = subprocess.run(
+        ["/bin/sh", str(hook)], cwd=root, env=env, capture_output=True, check=False, timeout=10
+    )
+
+    assert done.returncode == 0
+    assert theirs.read_text() == "not memidx's\n"
+    fallback = user_trace_dir(root, env)
+    assert fallback is not None
+    found = last_failure(trace, fallback / "hook-error.log")  # what `memidx status` reads
+    assert found is not None and found.hook == "post-commit"
+    assert found.message == f"no hooks/memidx-hook in {root}: index not updated"

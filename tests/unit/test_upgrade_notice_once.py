@@ -4,6 +4,7 @@ every time."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 
@@ -105,6 +106,31 @@ def test_a_hook_that_fails_after_the_notice_keeps_no_line_as_said(
     assert len(_hook(config, capsys)) == 1
 
 
+def test_a_hook_whose_embed_fails_to_start_after_the_sync_keeps_no_line_as_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The background embed is started after the index is synced: a start that fails (no
+    process to be had) failed the hook, which said its failure alone, the line kept said."""
+    import errno
+
+    from memidx.memory import head_sync
+
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    monkeypatch.setattr(shutil, "disk_usage", _short)
+    config = memory_at_schema(tmp_path, 5)
+    (config.notes_path / "b.md").write_text("# Beta\n\nbeta words\n")  # new chunks to embed
+
+    def failing(*_: object, **__: object) -> list[str]:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(head_sync, "start_background_embed", failing)
+        assert _hook(config, capsys) == []
+
+    assert not (config.state_dir / SAID).exists()
+    assert len(_hook(config, capsys)) == 1
+
+
 MB = 1024 * 1024
 
 
@@ -126,3 +152,29 @@ def test_a_waiting_upgrade_is_in_the_same_state_within_a_whole_mb_or_10_percent(
     said: tuple[int, int | None, str], now: tuple[int, int | None, str], same: bool
 ) -> None:
     assert same_state(said, now) is same
+
+
+def test_the_check_that_reads_every_note_again_and_the_post_commit_hook_say_it_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After memidx's note reader changed, the pre-commit check syncs the index as the
+    post-commit hook does, and said the waiting upgrade's line, which that hook said again."""
+    import sqlite3
+
+    from memidx.githooks.checks import check_drift
+    from memidx.index.sync import SETTINGS, settings_of
+
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    monkeypatch.delenv("MEMIDX_CHECK_NOTICES", raising=False)
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
+    config = memory_at_schema(tmp_path, 5)
+    monkeypatch.setattr(shutil, "disk_usage", _short)
+    older = settings_of(config).replace("note_reader=", "note_reader=0")  # an older memidx's
+    with contextlib.closing(sqlite3.connect(config.index_path)) as conn, conn:
+        conn.execute("UPDATE state SET value = ? WHERE key = ?", (older, SETTINGS))
+
+    assert check_drift(config, []) == []  # the notes read again: the commit goes on
+    checked = [line for line in capsys.readouterr().err.splitlines() if "waits for" in line]
+
+    assert len(checked) == 1
+    assert _hook(config, capsys) == []  # the commit's post-commit hook: said already

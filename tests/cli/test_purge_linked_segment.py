@@ -1,0 +1,37 @@
+"""`memidx haystack purge` never writes through a link at a segment's path (or a writer's
+folder that is one), and says so: it skipped such a segment without a word and exited 0, the
+forgotten bytes still in the file the link names."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from memidx.haystack.frames import FORGET, frame, new_record
+from tests.helpers import NotesRepo
+
+
+def test_purge_names_a_linked_segment_it_leaves_and_exits_1(tmp_path: Path) -> None:
+    memory = NotesRepo(tmp_path / "memory", init=False)  # outside git: no git run, in-process
+    gone = new_record("turn", "forget the zebra")
+    tombstone = replace(new_record(FORGET, f"forgets {gone.id}"), forgets=gone.id)
+    writer = memory.root / "notes" / "haystack" / "w"
+    writer.mkdir(parents=True)
+    (writer / "2026-01-01.000.krd").write_bytes(frame(tombstone))
+    theirs = tmp_path / "theirs.krd"
+    theirs.write_bytes(frame(gone))
+    (writer / "2026-01-02.000.krd").symlink_to(theirs)
+    assert memory.memidx("ingest").code == 0
+
+    run = memory.memidx("haystack", "purge")
+    as_json = memory.memidx("haystack", "purge", "--json")
+
+    ref = "notes/haystack/w/2026-01-02.000.krd"
+    assert run.code == 1 and run.out == "blanked 0 forgotten records in 0 segments\n"
+    assert run.err == (
+        f"memidx: warning: {ref} is a link, or in a folder that is one: purge never writes "
+        "through a link, so the file it names keeps any forgotten bytes (put that file in the "
+        "link's place, then run memidx haystack purge again)\n"
+    )
+    assert as_json.code == 1 and as_json.json()["linked"] == [ref]
+    assert theirs.read_bytes() == frame(gone)
