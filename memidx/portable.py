@@ -3,9 +3,9 @@ Windows (the other, memidx/children.py, starts processes): file locks (POSIX `fc
 with the process: a killed memidx leaves none; Windows: the `filelock` package, and no lock on
 a file already open); opening a note as it is (no link followed, no FIFO waited on, no newline
 translation); a folder only this user can use; peak memory; whether a process is alive,
-ending one even when stopped; which boot this is; a durable rename (a folder's fsync); the
-stop signals (SIGTERM; SIGHUP on POSIX), signalling the main thread; whether a socket's other
-end hung up.
+ending one even when stopped; which boot this is; room on a disk that will not say its free
+space; a durable rename (a folder's fsync); the stop signals (SIGTERM; SIGHUP on POSIX),
+signalling the main thread; whether a socket's other end hung up.
 tests/unit/test_portability.py enforces it."""
 
 from __future__ import annotations
@@ -186,6 +186,32 @@ def boot_id() -> str | None:
     except OSError:
         return None
     return text if len(text) == 36 and text.replace("-", "").isalnum() else None
+
+
+def room_reserved(folder: Path, size: int) -> bool:
+    """Whether `size` bytes could be given to a file in `folder` now: asked by allocating
+    them to a file of its own (posix_fallocate, no data written where the file system can;
+    glibc writes a byte a block where it cannot), removed before it is allocated, so a killed
+    process leaves none holding the room. For a disk that would not say its free space
+    (statvfs fails on some FUSE and network file systems). False where there is no such call
+    (Windows, whose disks say theirs) or the allocation fails."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return False
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=".memidx-room-", dir=folder)
+    except OSError:
+        return False
+    try:
+        with suppress(OSError):
+            Path(name).unlink()  # the room goes back when fd closes, or the process ends
+        os.posix_fallocate(fd, 0, max(size, 1))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
 
 
 def kill(pid: int) -> None:

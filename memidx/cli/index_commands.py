@@ -13,7 +13,6 @@ from memidx.errors import UsageError
 
 if TYPE_CHECKING:
     from memidx.haystack.indexing import RecordReport
-    from memidx.haystack.record_drift import RecordDrift
     from memidx.index.documents import Store
     from memidx.index.sync_report import SyncReport
 
@@ -143,7 +142,7 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
     if args.json:
         print(output.reconcile_json(report, records))
     else:
-        write_reconcile(report, records, fix=args.fix)
+        output.write_reconcile(report, records, fix=args.fix)
     for skip in report.skipped:
         print(output.skip_line(skip), file=sys.stderr)
     _warn_notes(report)
@@ -151,44 +150,6 @@ def reconcile(args: argparse.Namespace, config: Config) -> int:
         clear_unchanged(marks)
         return 1 if report.skipped or records.damaged else 0
     return 1 if total or records.damaged else 0
-
-
-def write_reconcile(report: SyncReport, records: RecordDrift, *, fix: bool) -> None:
-    """What reconcile found (or repaired), for people; damage is never "in step"."""
-    from memidx.haystack.damage import RESTORE_HINT
-    from memidx.text import display
-
-    drift = report.drift
-    if drift.total + records.total == 0 and records.damaged:
-        print(
-            f"damage in the haystack: {len(records.damaged)} (the index mirrors "
-            f"{report.source} and every readable record)"
-        )
-    elif drift.total + records.total == 0:
-        print(f"index in step with {report.source} and the haystack")
-    else:
-        verb = "repaired" if fix else "drift"
-        print(
-            f"{verb}: {drift.summary()} notes (against {report.source}); records: "
-            f"{records.missing} missing, {records.stale} stale, {records.orphaned} orphaned"
-        )
-        for label, refs in (
-            ("missing", drift.missing),
-            ("stale", drift.stale),
-            ("orphaned", drift.orphaned),
-        ):
-            for ref in refs:
-                print(f"  {label}: {display(ref)}")
-        for old, new in drift.renamed:
-            print(f"  renamed: {display(old)} -> {display(new)}")
-        for ref in records.changed_segments:
-            print(f"  segment: {display(ref)}")
-        if not fix:
-            print("run `make reconcile` (memidx reconcile --fix) to repair it")
-    for line in records.damaged:
-        print(f"  damaged: {display(line)}")
-    if records.damaged:
-        print(f"damage cannot be repaired from the index: {RESTORE_HINT}")
 
 
 def _warn_notes(report: SyncReport) -> None:
@@ -233,7 +194,18 @@ def embed(args: argparse.Namespace, config: Config) -> int:
         from memidx.haystack.indexing import fill_index
 
         return embed_in_background(config, fill_index, read_left)  # what hooks left to it
-    store = writable_index(config, say_notice)
+    built: list[tuple[SyncReport, RecordReport]] = []
+
+    def fill(config: Config, store: Store) -> None:  # a fresh clone's, or one a hook left
+        built.append(_ingest_all(config, store))  # unbuilt: nothing to embed until it is in
+
+    store = writable_index(config, say_notice, fill=fill)
+    if built:
+        notes, records = built[0]
+        say_notice(
+            f"the index was not built: indexed {counted(notes.read, 'note')} and "
+            f"{counted(records.scanned, 'record')} first"
+        )
     bar = ProgressBar("embedding chunks")
 
     def waiting() -> None:  # said off a terminal too: a wait can be minutes, and a log that

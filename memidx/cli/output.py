@@ -135,3 +135,40 @@ def _report_dict(report: SyncReport, command: str) -> dict[str, object]:
         "renamed": report.renamed,
         "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in report.skipped],
     }
+
+
+def write_reconcile(report: SyncReport, records: RecordDrift, *, fix: bool) -> None:
+    """What reconcile found (or repaired), for people; damage is never "in step"."""
+    from memidx.haystack.damage import RESTORE_HINT
+
+    drift = report.drift
+    if drift.total + records.total == 0 and records.damaged:
+        print(
+            f"damage in the haystack: {len(records.damaged)} (the index mirrors "
+            f"{report.source} and every readable record)"
+        )
+    elif drift.total + records.total == 0:
+        print(f"index in step with {report.source} and the haystack")
+    else:
+        verb = "repaired" if fix else "drift"
+        print(
+            f"{verb}: {drift.summary()} notes (against {report.source}); records: "
+            f"{records.missing} missing, {records.stale} stale, {records.orphaned} orphaned"
+        )
+        for label, refs in (
+            ("missing", drift.missing),
+            ("stale", drift.stale),
+            ("orphaned", drift.orphaned),
+        ):
+            for ref in refs:
+                print(f"  {label}: {display(ref)}")
+        for old, new in drift.renamed:
+            print(f"  renamed: {display(old)} -> {display(new)}")
+        for ref in records.changed_segments:
+            print(f"  segment: {display(ref)}")
+        if not fix:
+            print("run `make reconcile` (memidx reconcile --fix) to repair it")
+    for line in records.damaged:
+        print(f"  damaged: {display(line)}")
+    if records.damaged:
+        print(f"damage cannot be repaired from the index: {RESTORE_HINT}")

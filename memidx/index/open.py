@@ -233,14 +233,26 @@ def _inspect(
 def _refuse_older(conn: sqlite3.Connection, path: Path) -> None:
     """IndexLeft for an index of schema 4 or older: its upgrade makes the full-text index
     anew and copies every vector (seconds on a large one), which cut off an agent's hook at
-    its deadline, rolled back, with nothing filed; a later writer upgrades it."""
-    older = upgradable(conn)
-    if older is not None and older < READABLE:
+    its deadline, rolled back, with nothing filed; a later writer upgrades it. One older than
+    any upgrade (schema 1, or none on an earlier memidx's tables) is left to a later writer's
+    rebuild the same way: the hook removed and made it anew, its vectors gone with it."""
+    found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if found >= READABLE or (found == 0 and conn.execute(_ANY_TABLE).fetchone() is None):
+        return  # readable as it is, or a new file the writer makes at once
+    if upgradable(conn) is None:
         raise IndexLeft(
-            f"the index at {path} is of schema {older}: its upgrade to {SCHEMA_VERSION} is left "
+            f"the index at {path} is of schema {found}: its rebuild at {SCHEMA_VERSION} is left "
             "to a writer with time for it",
-            "run `memidx sync` once: it upgrades the index in place, keeping its vectors",
+            "run `memidx sync` once: it rebuilds the index from the notes and the log",
         )
+    raise IndexLeft(
+        f"the index at {path} is of schema {found}: its upgrade to {SCHEMA_VERSION} is left "
+        "to a writer with time for it",
+        "run `memidx sync` once: it upgrades the index in place, keeping its vectors",
+    )
+
+
+_ANY_TABLE = "SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1"
 
 
 def _fill_left(path: Path) -> IndexLeft:

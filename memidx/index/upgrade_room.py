@@ -40,8 +40,7 @@ class RoomWait:
 
 def room_for_copies(conn: sqlite3.Connection, copies: int) -> bool:
     """Whether the index's disk has room for `copies` copies of its pages in use."""
-    needed, free, _ = _room(conn, copies)
-    return free is not None and free > needed
+    return _has_room(*_room(conn, copies))
 
 
 def room_wait(conn: sqlite3.Connection) -> RoomWait | None:
@@ -50,14 +49,15 @@ def room_wait(conn: sqlite3.Connection) -> RoomWait | None:
     if int(conn.execute("PRAGMA user_version").fetchone()[0]) != READABLE:
         return None
     needed, free, folder = _room(conn, COPIES)
-    has_room = free is not None and free > needed
-    return None if has_room else RoomWait(needed, free, str(mount_of(folder)))
+    if _has_room(needed, free, folder):
+        return None
+    return RoomWait(needed, free, str(mount_of(folder)))
 
 
 def _room(conn: sqlite3.Connection, copies: int) -> tuple[int, int | None, Path]:
     """(bytes `copies` copies of the pages in use take, bytes free, the index's folder); the
-    bytes free are None when asking fails: no room known, which is no room (the upgrade
-    waits), but never said as 0 bytes free."""
+    bytes free are None when asking fails (statvfs, on some FUSE and network file systems),
+    never said as 0 bytes free."""
     pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
     unused = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
     size = int(conn.execute("PRAGMA page_size").fetchone()[0])
@@ -69,6 +69,18 @@ def _room(conn: sqlite3.Connection, copies: int) -> tuple[int, int | None, Path]
     except OSError:
         free = None
     return copies * (pages - unused) * size, free, folder
+
+
+def _has_room(needed: int, free: int | None, folder: Path) -> bool:
+    """Whether `needed` bytes are free: as the disk says, or, when it would not say, as
+    allocating them to a file in `folder` finds (taken for no room, the upgrade of a memory
+    on such a disk waited for ever; tried blind, one on a disk short of room left its log
+    holding the disk full, see memidx.index.migrations._empty_log)."""
+    if free is not None:
+        return free > needed
+    from memidx.portable import room_reserved
+
+    return room_reserved(folder, needed)
 
 
 def mount_of(folder: Path) -> Path:

@@ -14,7 +14,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from memidx.config import Config
-from memidx.errors import MemidxError
+from memidx.errors import IndexUnusable, MemidxError
 from memidx.index.browse import NoteRow, note_row
 from memidx.index.schema_version import refuse_newer
 from memidx.index.store import Filters, Store, VectorStore, open_store
@@ -88,7 +88,13 @@ class WarmIndex:
                 self._check_vectors(self._store)
             return self._store
         self.close()
-        store, _ = open_store(self.config.index_path, write=False)
+        try:
+            store, _ = open_store(self.config.index_path, write=False)
+        except IndexUnusable as refused:  # a filing may have left it to a background build
+            from memidx.mcp.building import wait_for_build
+
+            wait_for_build(self.config, refused)
+            store, _ = open_store(self.config.index_path, write=False)
         try:
             version = _data_version(store.conn)
             refuse_newer(store.conn, self.config.index_path)  # upgraded since open_store looked

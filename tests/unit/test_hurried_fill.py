@@ -6,6 +6,8 @@ ran ingest or sync. It now files in the log alone, and the background embed the 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -20,6 +22,7 @@ import memidx.embed.job
 from memidx.agents import actions
 from memidx.agents.exchange import Exchange
 from memidx.agents.session import Where
+from memidx.cli.main import main
 from memidx.config import Config, load_config
 from memidx.errors import IndexUnusable
 from memidx.haystack.filing import file, read_left
@@ -67,6 +70,15 @@ def _by_background_embed(config: Config) -> None:
     assert run_in_process(config.root, "embed", "--background").code == 0
 
 
+def _by_foreground_embed(config: Config) -> None:
+    """`memidx embed` by hand: it embedded an index it found unbuilt as it was (nothing), and
+    left it unbuilt, refused by every search."""
+    embedded = run_in_process(config.root, "embed")
+    assert embedded.code == 0, embedded.err
+    assert "memidx: notice: the index was not built: indexed 3 notes and " in embedded.err
+    assert "embedded 0 chunks" not in embedded.out
+
+
 def _and_next_filing(config: Config) -> None:
     """The background embed, then a later filing into the built index, which reads the
     segments named in .memidx/log-only again: still one copy of each record."""
@@ -78,7 +90,8 @@ def _and_next_filing(config: Config) -> None:
 
 @pytest.mark.parametrize("missing", [True, False], ids=["missing", "half-built"])
 @pytest.mark.parametrize(
-    "build", [by_sync, by_ingest, by_git_hook, _by_background_embed, _and_next_filing]
+    "build",
+    [by_sync, by_ingest, by_git_hook, _by_background_embed, _by_foreground_embed, _and_next_filing],
 )
 def test_a_hook_files_in_the_log_alone_on_an_unbuilt_index_and_a_writer_with_time_builds_it(
     tmp_path: Path,
@@ -161,6 +174,31 @@ def test_without_a_model_what_the_filing_starts_builds_the_index_a_hook_left(
     assert indexed(config.index_path, ANSWER) == 1
     assert start_background_embed(config) == ["vectors not updated: no model here"]
     assert started == [["sync"]]  # built: nothing more to start
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_embed_by_hand_builds_a_fresh_clones_index_with_progress_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh clone has no index: `memidx embed` embedded nothing, said so, and left an
+    index that every search refused as not built."""
+    config = _memory(tmp_path, monkeypatch)
+    monkeypatch.setattr(memidx.embed.job, "document_embedder", _fake_embedder)
+    err = _Terminal()
+
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(err):
+        assert main(["-C", str(tmp_path), "embed"]) == 0
+
+    assert "indexing notes [" in err.getvalue()  # the filling's progress, then the embedding's
+    assert err.getvalue().index("indexing notes [") < err.getvalue().index("embedding chunks [")
+    assert out.getvalue().startswith(f"embedded {NOTES} chunks with ")
+    assert indexed(config.index_path, "note words") == NOTES
+    store, _ = open_store(config.index_path, write=False)  # built: readers read it
+    store.conn.close()
 
 
 def test_without_a_model_a_git_hook_does_not_open_the_index_again_to_ask_if_it_is_built(

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import pytest
 
+from memidx import portable
 from memidx.agents import actions
 from memidx.agents.exchange import Exchange
 from memidx.agents.session import Where
@@ -122,21 +123,49 @@ def test_status_says_the_upgrade_waits_for_room_on_the_disk(
     assert status.healthy  # the index works as it is: no reason to exit 1
 
 
+def silent_disk(_: object) -> Usage:
+    """`shutil.disk_usage` on a disk that would not say (statvfs fails on some FUSE and
+    network file systems)."""
+    raise OSError(38, "Function not implemented")
+
+
+def no_room_reserved(_folder: Path, _size: int) -> bool:
+    """`memidx.portable.room_reserved` on a disk short of room."""
+    return False
+
+
+def test_a_writer_upgrades_an_index_whose_disk_would_not_say_its_free_space(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Free space unknown was taken for no room: the index of a memory on such a disk was
+    never upgraded (twice the room for its vectors), and status said it waited, for ever.
+    The room is found by allocating it (memidx.portable.room_reserved), here on a disk with
+    room for it."""
+    config = memory_at_schema(tmp_path, 5)
+    monkeypatch.setattr(shutil, "disk_usage", silent_disk)
+
+    assert status_data(gather(config))["upgrade_waits"] is None
+    synced = run_in_process(tmp_path, "sync")
+
+    assert synced.code == 0, synced.err
+    assert "waits for" not in synced.err
+    assert schema_of(config.index_path) == SCHEMA_VERSION
+    assert indexed(config.index_path, OLD_TURN) == 1
+    assert [p.name for p in config.state_dir.iterdir() if "room" in p.name] == []
+
+
 def test_status_says_the_free_space_is_unknown_when_the_disk_would_not_say(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A failed `disk_usage` was counted as 0 bytes free, and said as "(0.0 MB free now)"."""
     config = memory_at_schema(tmp_path, 5)
-
-    def usage(_: object) -> Usage:
-        raise OSError(38, "Function not implemented")
-
-    monkeypatch.setattr(shutil, "disk_usage", usage)
+    monkeypatch.setattr(shutil, "disk_usage", silent_disk)
+    monkeypatch.setattr(portable, "room_reserved", no_room_reserved)
 
     status = gather(config)
 
     wait = status.upgrade_waits
-    assert wait is not None  # no room known is no room: the upgrade still waits
+    assert wait is not None  # not room enough to allocate: the upgrade waits
     assert status_data(status)["upgrade_waits"] == {
         "from": 5, "to": SCHEMA_VERSION, "needed_bytes": wait.needed, "free_bytes": None,
         "disk": wait.disk,
@@ -304,3 +333,28 @@ def test_the_mcp_file_turn_tool_leaves_the_upgrade_of_a_schema_4_index_to_anothe
     assert config.index_path.read_bytes() == before
     by_sync(config)
     assert indexed(config.index_path, "a fact filed by a tool call") == 1
+
+
+@pytest.mark.parametrize("schema", [0, 1])
+def test_a_hook_leaves_the_rebuild_of_an_index_older_than_any_upgrade_to_a_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, schema: int
+) -> None:
+    """An index of schema 1 (or of no version) has no upgrade, only a rebuild: a hurried
+    writer removed and made it anew inside an agent's hook (its vectors gone with it) where
+    one of schema 2 to 4 was left to a writer with time for it."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    config = memory_at_schema(tmp_path)
+    conn = sqlite3.connect(config.index_path, isolation_level=None)
+    conn.execute(f"PRAGMA user_version = {schema}")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    before = config.index_path.read_bytes()
+
+    _ref, duplicate = _file_hurried(config, "a turn into a schema one index")
+
+    assert not duplicate
+    assert config.index_path.read_bytes() == before  # not rebuilt in the hook
+    by_sync(config)
+    assert schema_of(config.index_path) == SCHEMA_VERSION
+    assert indexed(config.index_path, "a turn into a schema one index") == 1
+    assert indexed(config.index_path, OLD_TURN) == 1

@@ -27,7 +27,7 @@ POSIX_OS = frozenset(
      "getuid", "geteuid", "getgid", "getegid", "getgroups", "uname", "pwrite", "pread",
      "WNOHANG", "wait3", "wait4", "O_NOFOLLOW", "O_NONBLOCK", "O_CLOEXEC", "mkfifo", "chown",
      "lchown", "fchown", "statvfs", "sync", "nice", "getloadavg", "openpty", "ttyname",
-     "sysconf", "pipe2", "sched_getaffinity", "O_DIRECTORY"}
+     "sysconf", "pipe2", "sched_getaffinity", "O_DIRECTORY", "posix_fallocate"}
 )  # fmt: skip
 POSIX_SELECT = frozenset({"poll", "epoll", "kqueue", "devpoll", "POLLIN", "POLLOUT"})
 POSIX_NAMES = {"os": POSIX_OS, "select": POSIX_SELECT}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memidx import portable
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.githooks.hook import run_hook
@@ -17,7 +18,13 @@ from memidx.index import sync as sync_module
 from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.memory.upgrade_said import SAID, same_state
 from tests.helpers import run_in_process
-from tests.unit.test_index_upgrade_waits import FREE, Usage, memory_at_schema, schema_of
+from tests.unit.test_index_upgrade_waits import (
+    FREE,
+    Usage,
+    memory_at_schema,
+    no_room_reserved,
+    schema_of,
+)
 
 
 def _short(_: object) -> Usage:
@@ -53,7 +60,8 @@ def test_git_hooks_say_the_waiting_upgrade_once_per_state_and_commands_every_tim
     said = (config.state_dir / SAID).read_text()
     assert said.endswith(first[0].removeprefix("memidx: notice: ") + "\n")
     assert [run_in_process(tmp_path, "sync").err.count("waits for") for _ in range(2)] == [1, 1]
-    free[0] = None  # the disk no longer says: the line changes, said again
+    free[0] = None  # the disk no longer says, nor has room: the line changes, said again
+    monkeypatch.setattr(portable, "room_reserved", no_room_reserved)
     assert ["free space unknown" in line for line in _hook(config, capsys)] == [True]
     assert _hook(config, capsys) == []
 

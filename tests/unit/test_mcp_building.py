@@ -1,0 +1,117 @@
+"""The MCP server's search right after its `file_turn` into a brand-new memory: the filing
+goes to the log alone and starts a background build (a hurried writer never fills an index),
+and the search answered "no index ... (run `make ingest` ...)", as if nothing had been filed.
+It now waits a moment for the build under way and finds the turn; a build that takes longer
+is said as one, and with no build under way the reader's refusal is as it was."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+import memidx.embed.installed
+import memidx.git.process
+from memidx.config import Config, load_config
+from memidx.errors import IndexUnusable
+from memidx.mcp import answers, building
+from memidx.mcp.warm import WarmIndex
+from memidx.memory.head_sync import sync_to_head
+
+TURN = "the zebra crossing is painted on Fridays"
+
+
+def _memory(root: Path) -> Config:
+    """A memory (no git) of one note, never indexed."""
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "a.md").write_text("# Alpha\n\nalpha words\n")
+    return load_config(root)
+
+
+def _no_model(_config: Config) -> str:
+    return "no model here"  # what the filing starts is then a detached `memidx sync`
+
+
+def _background(monkeypatch: pytest.MonkeyPatch, delay: float | None) -> list[threading.Thread]:
+    """What the filing starts runs in a thread after `delay` seconds (never, when None), as the
+    detached `memidx sync` does a moment after its process starts."""
+    started: list[threading.Thread] = []
+
+    def spawn(argv: list[str], _log: Path) -> int:
+        root = Path(argv[argv.index("-C") + 1])
+        if delay is not None and not started:
+            wait = delay
+
+            def build() -> None:
+                time.sleep(wait)
+                sync_to_head(load_config(root))
+
+            started.append(threading.Thread(target=build))
+            started[0].start()
+        return 0
+
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    monkeypatch.setattr(memidx.embed.installed, "model_problem", _no_model)
+    monkeypatch.setattr(memidx.git.process, "spawn_detached", spawn)
+    return started
+
+
+def _hits(config: Config, query: str) -> list[str]:
+    warm = WarmIndex(config)
+    try:
+        found = answers.search(warm, query, mode="bm25")
+    finally:
+        warm.close()
+    hits = cast(list[dict[str, object]], found["hits"])
+    return [str(hit["snippet"]) for hit in hits]
+
+
+def test_a_search_after_a_turn_filed_into_a_new_memory_finds_it_once_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    builds = _background(monkeypatch, delay=0.3)
+    config = _memory(tmp_path)
+
+    filed = answers.file_turn(config, {"text": TURN, "agent": "t"})
+
+    assert filed["duplicate"] is False and not config.index_path.exists()  # in the log alone
+    assert any("zebra** **crossing" in text for text in _hits(config, "zebra crossing"))
+    builds[0].join()
+
+
+def test_a_build_that_takes_longer_is_said_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _background(monkeypatch, delay=None)  # started, and not there yet
+    monkeypatch.setattr(building, "BUILD_WAIT", 0.3)
+    config = _memory(tmp_path)
+    answers.file_turn(config, {"text": TURN, "agent": "t"})
+
+    with pytest.raises(IndexUnusable) as refused:
+        _hits(config, "zebra crossing")
+
+    assert refused.value.message.endswith("is being built in the background (every note, "
+                                          "and what was filed in the log meanwhile)")  # fmt: skip
+    assert (
+        refused.value.hint == "search again in a moment: what was filed is found once it is built"
+    )
+
+
+def test_with_no_build_under_way_a_search_is_refused_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With MEMIDX_HOOK_EMBED=0 the filing starts nothing: no wait, the refusal as it was."""
+    _background(monkeypatch, delay=None)
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    config = _memory(tmp_path)
+    answers.file_turn(config, {"text": TURN, "agent": "t"})
+
+    began = time.monotonic()
+    with pytest.raises(IndexUnusable) as refused:
+        _hits(config, "zebra crossing")
+
+    assert time.monotonic() - began < 1.0
+    assert refused.value.message.startswith("no index at ")
