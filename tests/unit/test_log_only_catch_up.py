@@ -10,6 +10,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,47 @@ def test_a_record_filed_in_the_log_alone_is_shown_and_forgotten_by_its_id_before
 
     assert show(config, filed.id).ref == filed.ref
     assert show(config, filed.id).record.text == TURN
+    done = forget(config, filed.id)
+
+    assert (done.kind, done.ref, done.already) == ("record", filed.id, False)
+    assert _indexed(config.index_path, TURN) == 0  # read in by the tombstone's filing, dropped
+    with pytest.raises(MemidxError, match="it was forgotten"):
+        show(config, filed.id)
+    assert forget(config, filed.id).already
+
+
+def _missing(root: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """A memory never indexed (its index deleted)."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "a.md").write_text("# Alpha\n\nalpha words\n")
+    return load_config(root)
+
+
+def _half_built(root: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """An index whose build started and never completed (a killed ingest, or one running)."""
+    config = _missing(root, monkeypatch)
+    writable_index(config).conn.close()
+    return config
+
+
+@pytest.mark.parametrize(
+    "memory", [_missing, _half_built, _old_memory], ids=["missing", "half-built", "schema-4"]
+)
+def test_a_record_filed_in_the_log_alone_is_shown_and_forgotten_on_an_index_readers_refuse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: Callable[..., Config]
+) -> None:
+    """An agent's hook files in the log alone mostly because readers refuse the index (missing,
+    not built, schema 4): `memidx show` and `forget` of the id it gave back said only that
+    the index is unusable, though the record is in the log and forget builds the index."""
+    from memidx.haystack.lookup import show
+    from memidx.memory.forget import forget
+
+    config = memory(tmp_path, monkeypatch)
+    filed = _file(config, TURN)
+
+    assert show(config, filed.id).record.text == TURN
+    assert show(config, filed.ref).record.id == filed.id
     done = forget(config, filed.id)
 
     assert (done.kind, done.ref, done.already) == ("record", filed.id, False)
