@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 
 from memidx.config import Config
 from memidx.errors import VECTOR_MODULES
@@ -131,13 +132,20 @@ def _fill_in_background(config: Config) -> list[str]:
     """Start a detached `memidx sync` when a hook left the index (index_left) and none started
     runs."""
     from memidx.git.process import reap_detached
-    from memidx.memory.fill_sync import fill_running, fill_started, fill_starting
+    from memidx.memory.fill_sync import fill_lock, fill_running, fill_started, fill_starting
 
     reap_detached()  # one this process started (an MCP server) and that has ended
-    with fill_starting(config.state_dir) as mine:
+    with ExitStack() as held:
+        try:
+            mine = held.enter_context(fill_starting(config.state_dir))
+        except OSError as exc:  # a FIFO or a folder at its lock: raised after the filing,
+            if exc.errno not in NOT_OWN:  # which then failed (file-turn, MCP's file_turn)
+                raise
+            return [_no_file("index not built", fill_lock(config.state_dir))]
         if not mine or fill_running(config.state_dir) or not index_left(config):
             return []
         return _detached(config, "index not built", "sync", started=fill_started)
+    return []  # not reached: the block returns (pyright cannot tell an ExitStack lets through)
 
 
 def _detached(
@@ -160,13 +168,17 @@ def _detached(
         # raised, every post-commit hook said the index could not follow, and a session start
         # lost its digest: what failed to start waits (the embed, or the index's filling,
         # which the next sync or git hook does), the line says what
-        from memidx.text import display
-
-        return [f"{unless}: {display(str(log))} is no file (a link, a FIFO or a "
-                "folder): remove it"]  # fmt: skip
+        return [_no_file(unless, log)]
     if started is not None:
         started(config.state_dir, pid)
     return []
+
+
+def _no_file(unless: str, path: Path) -> str:
+    """The line for a file of memidx's that is no file (`unless`: what is left undone)."""
+    from memidx.text import display
+
+    return f"{unless}: {display(str(path))} is no file (a link, a FIFO or a folder): remove it"
 
 
 def index_left(config: Config) -> bool:
