@@ -234,3 +234,36 @@ def test_a_record_filed_in_the_log_alone_is_shown_and_forgotten_on_an_index_read
     with pytest.raises(MemidxError, match="it was forgotten"):
         show(config, filed.id)
     assert forget(config, filed.id).already
+
+
+def test_the_background_embed_lets_go_of_the_writers_lock_at_each_part_of_the_log_it_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background embed read every segment filed in the log alone under the writer's lock
+    at once: after days of them, seconds, while an agent's hook waiting to file passed its
+    deadline (1.4 s at SessionEnd). It reads READ_BYTES at a time, as a filing does."""
+    from memidx.haystack import writer
+    from memidx.haystack.filing import read_left
+
+    config = _old_memory(tmp_path, monkeypatch)
+    texts = [f"{FILLER} {n}" for n in range(3)]
+    for text in texts:
+        _file(config, text)  # a segment each, in the log alone
+    store = writable_index(config)  # the background embed's upgrade
+    monkeypatch.setattr(left_segments, "READ_BYTES", 1)  # a segment a part
+    taken: list[int] = []
+    held = writer.held_lock
+
+    def counted(lock: Path) -> contextlib.AbstractContextManager[None]:
+        taken.append(len(left_segments.left_refs(config)))  # names left when it is taken
+        return held(lock)
+
+    monkeypatch.setattr(writer, "held_lock", counted)
+    try:
+        read_left(config, store)
+    finally:
+        store.conn.close()
+
+    assert [_indexed(config.index_path, text) for text in texts] == [1, 1, 1]
+    assert taken == [3, 2, 1]  # let go between the parts
+    assert not (config.state_dir / "log-only").exists()
