@@ -267,3 +267,29 @@ def test_the_background_embed_lets_go_of_the_writers_lock_at_each_part_of_the_lo
     assert [_indexed(config.index_path, text) for text in texts] == [1, 1, 1]
     assert taken == [3, 2, 1]  # let go between the parts
     assert not (config.state_dir / "log-only").exists()
+
+
+def test_an_id_is_looked_for_in_the_segments_filed_alone_without_reading_every_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memidx show` (an agent's MCP tool call too) read every frame of every segment filed in
+    the log alone for an id (~25 ms a MB: weeks of them, seconds); only a segment that holds
+    its bytes is read frame by frame."""
+    from memidx.haystack import frames
+
+    config = _old_memory(tmp_path, monkeypatch)
+    first = _file(config, TURN)
+    _file(config, FILLER)  # another segment, named too
+    read: list[int] = []
+    scan = frames.scan_bytes
+
+    def counted(data: bytes) -> Scan:
+        read.append(len(data))
+        return scan(data)
+
+    monkeypatch.setattr(frames, "scan_bytes", counted)
+
+    assert left_segments.left_record(config, "turn-20260101000000-000000000000") is None
+    assert read == []
+    assert left_segments.left_record(config, first.id) == first.ref
+    assert len(read) == 1
