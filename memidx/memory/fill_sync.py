@@ -55,4 +55,7 @@ def fill_started(state_dir: Path, pid: int) -> None:
     started = process_started(pid)
     text = f"{pid}" if started is None else f"{pid} {started}"
     with suppress(OSError):
+        if started is None and not process_alive(pid):  # ended already (reaped: SIGCHLD
+            _path(state_dir).unlink(missing_ok=True)  # ignored), its bare pid, once another
+            return  # process's, read as running while that one lived: none starts meanwhile
         replace_durably(_path(state_dir), f"{text}\n".encode("ascii"), "tmp", durable=False)

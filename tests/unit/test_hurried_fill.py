@@ -368,3 +368,19 @@ def test_no_file_at_the_detached_syncs_lock_is_said_and_never_fails_the_filing(
     assert started == []
     assert any("fill-sync.lock is no file" in line for line in lines), lines
     assert (config.state_dir / "log-only").is_file()  # the turn is filed, in the log alone
+
+
+def test_a_detached_sync_that_ended_before_it_was_named_is_not_named(tmp_path: Path) -> None:
+    """Reaped before its start time was read (an MCP server that ignores SIGCHLD), the sync was
+    named by its bare pid, which reads as running once the system gives it to another process:
+    no filing started a sync while that one lived."""
+    from memidx.memory.fill_sync import MARK, fill_running
+
+    state = tmp_path / ".memidx"
+    state.mkdir()
+    fill_started(state, os.getpid())  # an earlier sync's mark, running
+
+    fill_started(state, _pid_of_ended())
+
+    assert not (state / MARK).exists()
+    assert not fill_running(state)
