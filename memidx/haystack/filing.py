@@ -13,7 +13,7 @@ from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.filing_errors import not_filed
 from memidx.haystack.frames import Record
 from memidx.haystack.indexing import Filed, file_record, fill_index, index_segment
-from memidx.haystack.left_segments import caught_up, left_refs
+from memidx.haystack.left_segments import catch_up, caught_up, left_refs
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
 from memidx.index.store import Store, transaction
@@ -46,14 +46,15 @@ def read_left(config: Config, store: Store) -> None:
     the log, filed in the log alone, and it ran on without reading them)."""
     from memidx.haystack.writer import held_lock
 
-    if not left_refs(config):
-        return  # as most times: no writer's lock taken
-    with held_lock(config.state_dir / "haystack.lock"):  # the writer's: as a filing reads them
-        left = left_refs(config)
-        with transaction(store.conn):
-            for ref in left:
-                index_segment(config, store, ref, left=True)
-        caught_up(config, left, left)
+    before: list[str] = []
+    while (left := left_refs(config)) and left != before:  # none, as most times: no lock taken
+        # the writer's lock, as a filing reads them, let go at each READ_BYTES: days filed in
+        # the log alone held it for seconds, and a hook waiting to file passed its deadline
+        with held_lock(config.state_dir / "haystack.lock"):
+            before = left = left_refs(config)
+            with transaction(store.conn):
+                done = catch_up(left, lambda ref: index_segment(config, store, ref, left=True))
+            caught_up(config, left, done)  # (unwritable: read again, once, then left to a sync)
 
 
 def _open(

@@ -45,10 +45,19 @@ def left_record(config: Config, record_id: str) -> str | None:
     """`<segment>@<offset>` of the record with this id in a segment a filing in the log alone
     named, the latest first; None when none holds it. Until a filing or a sync reads it into
     the index, `memidx show` and `forget` find it by id only here: its id was acknowledged."""
-    from memidx.haystack.frames import scan_file
+    import json
 
+    from memidx.drafts import read_whole
+    from memidx.haystack.frames import scan_bytes
+
+    # its id's bytes as a frame holds them: a segment without them is not read frame by frame
+    # (~25 ms a MB, a byte search ~50 times less; weeks filed in the log alone are many MB)
+    needle = json.dumps(record_id, ensure_ascii=False).encode("utf-8", "replace")
     for ref in reversed(left_refs(config)):
-        for located in scan_file(config.root / ref).records:  # none when gone or no file
+        data = read_whole(config.root / ref)  # as it is: None when gone, a link or a FIFO
+        if data is None or needle not in data:
+            continue
+        for located in scan_bytes(data).records:
             if located.record.id == record_id:
                 return f"{ref}@{located.offset}"
     return None

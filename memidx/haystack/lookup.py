@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from memidx.config import Config
-from memidx.errors import MemidxError, UsageError
+from memidx.errors import IndexUnusable, MemidxError, UsageError
 from memidx.hashes import content_hash
+from memidx.haystack.forgotten import tombstones_on_disk
 from memidx.haystack.frames import FORGET, Record, read_at
 from memidx.haystack.indexing import haystack_folder
-from memidx.haystack.left_segments import left_record
+from memidx.haystack.left_segments import left_record, left_refs
 from memidx.haystack.redaction import LABELS
 from memidx.index.store import RecordStore, open_store
 from memidx.notes.note import has_note_suffix
@@ -52,27 +53,7 @@ def show(config: Config, ref: str) -> Shown:
     if not ref.strip():
         raise UsageError("the ref is empty", "copy a record's id or <segment>@<offset> from a hit")
     if "@" not in ref:
-        store, _ = open_store(config.index_path, write=False)
-        try:
-            records = RecordStore(store.conn)
-            found = records.record_ref(ref)
-            forgotten = found is None and ref in records.forgotten_ids()
-        finally:
-            store.conn.close()
-        if forgotten:
-            raise MemidxError(
-                f"no record with id {ref!r}: it was forgotten", "memidx forget removed it"
-            )
-        if found is None and not forgotten:  # filed in the log alone: not read into it yet
-            found = left_record(config, ref)
-        if found is None and has_note_suffix(ref.rpartition(":")[0] or ref):
-            raise MemidxError(
-                f"no record with id {ref!r}: `memidx show` shows records, and this names a note",
-                "open the note's file, or read it at HEAD with `git show HEAD:<path>`",
-            )
-        if found is None:
-            raise MemidxError(f"no record with id {ref!r}", "search for it, or give segment@offset")
-        ref = found
+        ref = _ref_of_id(config, ref)
     segment, _, offset = ref.rpartition("@")
     if not (offset.isascii() and offset.isdigit()) or len(offset) > 19:
         raise UsageError(f"{ref!r} is not <segment>@<offset> or a record id", "copy it from a hit")
@@ -87,7 +68,7 @@ def show(config: Config, ref: str) -> Shown:
     record = read_at(path, int(offset))
     if record.kind == FORGET:
         raise tombstone_named(record.id, record.forgets)
-    if _is_forgotten(config, record.id):
+    if _is_forgotten(config, record.id, segment):
         raise MemidxError(f"no record at {ref}: it was forgotten", "memidx forget removed it")
     return Shown(masked(record), ref, content_hash(record.text) == record.hash)
 
@@ -100,8 +81,49 @@ def masked(record: Record) -> Record:
     return replace(record, text=mask(record.text), tags=tags, **labels)
 
 
-def _is_forgotten(config: Config, record_id: str) -> bool:
-    store, _ = open_store(config.index_path, write=False)
+def _ref_of_id(config: Config, record_id: str) -> str:
+    """`<segment>@<offset>` of the record with this id: the index's, else (not read into it
+    yet) a segment's a filing in the log alone named, also when readers refuse the index
+    (missing, not built, too old): a hurried filing filed there for that, and gave the id."""
+    try:
+        store, _ = open_store(config.index_path, write=False)
+    except IndexUnusable:
+        found = left_record(config, record_id)
+        if found is None:
+            raise
+        return found
+    try:
+        records = RecordStore(store.conn)
+        found = records.record_ref(record_id)
+        forgotten = found is None and record_id in records.forgotten_ids()
+    finally:
+        store.conn.close()
+    if forgotten:
+        raise MemidxError(
+            f"no record with id {record_id!r}: it was forgotten", "memidx forget removed it"
+        )
+    found = found or left_record(config, record_id)  # filed in the log alone: not read yet
+    if found is None and has_note_suffix(record_id.rpartition(":")[0] or record_id):
+        raise MemidxError(
+            f"no record with id {record_id!r}: `memidx show` shows records, and this names a note",
+            "open the note's file, or read it at HEAD with `git show HEAD:<path>`",
+        )
+    if found is None:
+        raise MemidxError(
+            f"no record with id {record_id!r}", "search for it, or give segment@offset"
+        )
+    return found
+
+
+def _is_forgotten(config: Config, record_id: str, segment: str) -> bool:
+    """Whether a tombstone forgets the record: the index's, or the log's when readers refuse
+    the index and the record was filed in the log alone (in `segment`, which one names)."""
+    try:
+        store, _ = open_store(config.index_path, write=False)
+    except IndexUnusable:
+        if segment not in left_refs(config):
+            raise
+        return record_id in tombstones_on_disk(haystack_folder(config))
     try:
         return record_id in RecordStore(store.conn).forgotten_ids()
     finally:

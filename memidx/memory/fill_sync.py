@@ -23,10 +23,14 @@ def _path(state_dir: Path) -> Path:
     return state_dir / MARK
 
 
+def fill_lock(state_dir: Path) -> Path:
+    return state_dir / f"{MARK}.lock"
+
+
 def fill_starting(state_dir: Path) -> AbstractContextManager[bool]:
     """Whether this process is the one to look and start it, for the block: two filings at
     once (a Stop hook and a subagent's) each found none running and each started one."""
-    return file_lock(state_dir / f"{MARK}.lock", wait=False)
+    return file_lock(fill_lock(state_dir), wait=False)
 
 
 def fill_running(state_dir: Path) -> bool:
@@ -51,4 +55,7 @@ def fill_started(state_dir: Path, pid: int) -> None:
     started = process_started(pid)
     text = f"{pid}" if started is None else f"{pid} {started}"
     with suppress(OSError):
+        if started is None and not process_alive(pid):  # ended already (reaped: SIGCHLD
+            _path(state_dir).unlink(missing_ok=True)  # ignored), its bare pid, once another
+            return  # process's, read as running while that one lived: none starts meanwhile
         replace_durably(_path(state_dir), f"{text}\n".encode("ascii"), "tmp", durable=False)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from memidx.config import Config
-from memidx.errors import MemidxError, UsageError
+from memidx.errors import IndexUnusable, MemidxError, UsageError
 from memidx.notes.note import is_note_path
 
 
@@ -103,8 +103,10 @@ def _record_id(config: Config, ref: str) -> tuple[str, str | None]:
     from memidx.index.store import RecordStore, open_store
 
     ref = without_line(ref)
-
-    store, _ = open_store(config.index_path, write=False)
+    try:
+        store, _ = open_store(config.index_path, write=False)
+    except IndexUnusable:  # missing, not built, too old: a record filed in the log alone is
+        return show(config, ref).record.id, None  # forgotten (its filing builds the index)
     try:
         records = RecordStore(store.conn)
         if "@" in ref:

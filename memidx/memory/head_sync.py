@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 
 from memidx.config import Config
 from memidx.errors import VECTOR_MODULES
@@ -130,13 +131,22 @@ def _fill_in_background(config: Config) -> list[str]:
     """Start a detached `memidx sync` when a hook left the index (index_left) and none started
     runs."""
     from memidx.git.process import reap_detached
-    from memidx.memory.fill_sync import fill_running, fill_started, fill_starting
+    from memidx.memory.fill_sync import fill_lock, fill_running, fill_started, fill_starting
 
     reap_detached()  # one this process started (an MCP server) and that has ended
-    with fill_starting(config.state_dir) as mine:
+    with ExitStack() as held:
+        try:
+            mine = held.enter_context(fill_starting(config.state_dir))
+        except OSError as exc:  # a FIFO or a folder at its lock: raised after the filing,
+            from memidx.drafts import NOT_OWN, not_own  # which then failed (file-turn, MCP's)
+
+            if exc.errno not in NOT_OWN:
+                raise
+            return [f"index not built: {not_own(fill_lock(config.state_dir))}"]
         if not mine or fill_running(config.state_dir) or not index_left(config):
             return []
         return _detached(config, "index not built", "sync", started=fill_started)
+    return []  # not reached: the block returns (pyright cannot tell an ExitStack lets through)
 
 
 def _detached(

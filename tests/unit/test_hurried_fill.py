@@ -379,3 +379,46 @@ def test_two_filings_at_once_start_one_detached_sync(
         assert start_background_embed(config) == ["vectors not updated: no model here"]
 
     assert started == []
+
+
+@pytest.mark.parametrize("planted", ["fifo", "folder"])
+def test_no_file_at_the_detached_syncs_lock_is_said_and_never_fails_the_filing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planted: str
+) -> None:
+    """A FIFO or a folder at .memidx/fill-sync.lock raised out of the start, after the turn
+    was filed: `memidx file-turn` and MCP's file_turn failed a filing that was done (a client
+    retries it), the hook said a traceback; the embed's log there says a line, as this does."""
+    from memidx.memory.fill_sync import MARK
+
+    if planted == "fifo" and not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs")
+    _memory(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
+    config = load_config(tmp_path)
+    started = _no_model(monkeypatch)
+    lock = config.state_dir / f"{MARK}.lock"
+    config.state_dir.mkdir()
+    os.mkfifo(lock) if planted == "fifo" else lock.mkdir()
+
+    _capture(config)
+    lines = start_background_embed(config)
+
+    assert started == []
+    assert any("fill-sync.lock is no file" in line for line in lines), lines
+    assert (config.state_dir / "log-only").is_file()  # the turn is filed, in the log alone
+
+
+def test_a_detached_sync_that_ended_before_it_was_named_is_not_named(tmp_path: Path) -> None:
+    """Reaped before its start time was read (an MCP server that ignores SIGCHLD), the sync was
+    named by its bare pid, which reads as running once the system gives it to another process:
+    no filing started a sync while that one lived."""
+    from memidx.memory.fill_sync import MARK, fill_running
+
+    state = tmp_path / ".memidx"
+    state.mkdir()
+    fill_started(state, os.getpid())  # an earlier sync's mark, running
+
+    fill_started(state, _pid_of_ended())
+
+    assert not (state / MARK).exists()
+    assert not fill_running(state)

@@ -10,6 +10,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,103 @@ def test_a_record_filed_in_the_log_alone_is_shown_and_forgotten_by_its_id_before
     with pytest.raises(MemidxError, match="it was forgotten"):
         show(config, filed.id)
     assert forget(config, filed.id).already
+
+
+def _missing(root: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """A memory never indexed (its index deleted)."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "a.md").write_text("# Alpha\n\nalpha words\n")
+    return load_config(root)
+
+
+def _half_built(root: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """An index whose build started and never completed (a killed ingest, or one running)."""
+    config = _missing(root, monkeypatch)
+    writable_index(config).conn.close()
+    return config
+
+
+@pytest.mark.parametrize(
+    "memory", [_missing, _half_built, _old_memory], ids=["missing", "half-built", "schema-4"]
+)
+def test_a_record_filed_in_the_log_alone_is_shown_and_forgotten_on_an_index_readers_refuse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory: Callable[..., Config]
+) -> None:
+    """An agent's hook files in the log alone mostly because readers refuse the index (missing,
+    not built, schema 4): `memidx show` and `forget` of the id it gave back said only that
+    the index is unusable, though the record is in the log and forget builds the index."""
+    from memidx.haystack.lookup import show
+    from memidx.memory.forget import forget
+
+    config = memory(tmp_path, monkeypatch)
+    filed = _file(config, TURN)
+
+    assert show(config, filed.id).record.text == TURN
+    assert show(config, filed.ref).record.id == filed.id
+    done = forget(config, filed.id)
+
+    assert (done.kind, done.ref, done.already) == ("record", filed.id, False)
+    assert _indexed(config.index_path, TURN) == 0  # read in by the tombstone's filing, dropped
+    with pytest.raises(MemidxError, match="it was forgotten"):
+        show(config, filed.id)
+    assert forget(config, filed.id).already
+
+
+def test_the_background_embed_lets_go_of_the_writers_lock_at_each_part_of_the_log_it_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background embed read every segment filed in the log alone under the writer's lock
+    at once: after days of them, seconds, while an agent's hook waiting to file passed its
+    deadline (1.4 s at SessionEnd). It reads READ_BYTES at a time, as a filing does."""
+    from memidx.haystack import writer
+    from memidx.haystack.filing import read_left
+
+    config = _old_memory(tmp_path, monkeypatch)
+    texts = [f"{FILLER} {n}" for n in range(3)]
+    for text in texts:
+        _file(config, text)  # a segment each, in the log alone
+    store = writable_index(config)  # the background embed's upgrade
+    monkeypatch.setattr(left_segments, "READ_BYTES", 1)  # a segment a part
+    taken: list[int] = []
+    held = writer.held_lock
+
+    def counted(lock: Path) -> contextlib.AbstractContextManager[None]:
+        taken.append(len(left_segments.left_refs(config)))  # names left when it is taken
+        return held(lock)
+
+    monkeypatch.setattr(writer, "held_lock", counted)
+    try:
+        read_left(config, store)
+    finally:
+        store.conn.close()
+
+    assert [_indexed(config.index_path, text) for text in texts] == [1, 1, 1]
+    assert taken == [3, 2, 1]  # let go between the parts
+    assert not (config.state_dir / "log-only").exists()
+
+
+def test_an_id_is_looked_for_in_the_segments_filed_alone_without_reading_every_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memidx show` (an agent's MCP tool call too) read every frame of every segment filed in
+    the log alone for an id (~25 ms a MB: weeks of them, seconds); only a segment that holds
+    its bytes is read frame by frame."""
+    from memidx.haystack import frames
+
+    config = _old_memory(tmp_path, monkeypatch)
+    first = _file(config, TURN)
+    _file(config, FILLER)  # another segment, named too
+    read: list[int] = []
+    scan = frames.scan_bytes
+
+    def counted(data: bytes) -> Scan:
+        read.append(len(data))
+        return scan(data)
+
+    monkeypatch.setattr(frames, "scan_bytes", counted)
+
+    assert left_segments.left_record(config, "turn-20260101000000-000000000000") is None
+    assert read == []
+    assert left_segments.left_record(config, first.id) == first.ref
+    assert len(read) == 1
