@@ -43,6 +43,203 @@ def once_each(machine: Machine, words: list[str]) -> None:
         assert len(found(machine, word)) == 1, (machine.root.name, word, found(machine, word))
 
 
+def test_turns_filed_on_both_machines_and_moved_by_plain_git_are_found_once_on_each(
+    machines: tuple[Machine, Machine],
+) -> None:
+    """One agent session ("s-42") files on both machines, each has a session of its own too;
+    the segments are committed by `git add -A && git commit`, merged by `git pull` and pushed
+    by `git push`. Every turn is found once on both, a turn filed after a plain commit goes to
+    a new segment (the committed one never changes), and the same words filed again in the
+    shared session on the machine that pulled them are the pulled record, not a second one."""
+    a, b = machines
+    first = filed(a, "aardvark turn one on machine a", "s-42")
+    filed(a, "anteater turn in a's own session", "a-1")
+    filed(b, "buffalo turn on machine b", "s-42")
+    filed(b, "bison turn in b's own session", "b-1")
+    committed_all(a, "a's turns")
+    a.git("push", "-q", "origin", "main")
+    filed(a, "axolotl turn after a's commit", "s-42")
+    assert a.git("status", "--porcelain", "--untracked-files=no") == ""  # nothing appended
+    committed_all(b, "b's turns")
+    b.git("pull", "-q", "--no-rebase", "--no-edit")
+    b.git("push", "-q", "origin", "main")
+    a.git("pull", "-q", "--no-rebase", "--no-edit")
+    committed_all(a, "a's later turn")
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--ff-only")
+
+    words = ["aardvark", "anteater", "buffalo", "bison", "axolotl"]
+    for machine in (a, b):
+        once_each(machine, words)
+        assert found(machine, "turn") == found(a, "turn")
+        rebuilt_the_same(machine)
+    again = filed(b, "aardvark turn one on machine a", "s-42")
+    assert again["duplicate"] is True and again["id"] == first["id"], again
+    once_each(b, ["aardvark"])
+
+
+def conflict_waits(a: Machine, b: Machine) -> None:
+    """notes/shared.md edited on both machines from one base; A pushed; B's `git pull` stopped
+    on the conflict (notes/clean.md, A's too, merged cleanly and staged)."""
+    a.note("shared.md", "Shared", "base words")
+    committed_all(a, "base")
+    a.git("push", "-q", "origin", "main")
+    b.git("pull", "-q", "--ff-only")
+    a.note("shared.md", "Shared", "alpha words from machine a")
+    a.note("clean.md", "Clean", "cheetah merged cleanly")
+    committed_all(a, "a edits")
+    a.git("push", "-q", "origin", "main")
+    b.note("shared.md", "Shared", "bravo words from machine b")
+    committed_all(b, "b edits")
+    pulled = b.run_git("pull", "--no-rebase", "--no-edit")
+    assert pulled.returncode != 0 and "CONFLICT" in pulled.stdout + pulled.stderr
+
+
+def test_forget_while_a_pull_waits_on_a_conflict_leaves_the_merge_to_the_person(
+    machines: tuple[Machine, Machine],
+) -> None:
+    """While a conflict waits, the person forgets a note the merge does not touch, then the
+    conflicted note itself (it should go). The first leaves the conflict's stages and markers
+    as git left them; the second resolves it as deleted, never indexing A's side or the
+    markers; the clean part of the merge stays staged, and `git commit` finishes the merge
+    with neither note, on both machines."""
+    a, b = machines
+    a.note("old.md", "Old", "heron words to forget")
+    committed_all(a, "old")
+    a.git("push", "-q", "origin", "main")
+    conflict_waits(a, b)
+    stages = b.git("ls-files", "-u")
+
+    run = b.memidx_process("forget", "notes/old.md")
+
+    assert run.code == 0, run.err
+    assert found(b, "heron") == []
+    assert b.git("ls-files", "-u") == stages
+    assert "<<<<<<<" in (b.root / "notes" / "shared.md").read_text()
+    run = b.memidx_process("forget", "notes/shared.md")
+    assert run.code == 0, run.err
+    assert found(b, "bravo") == [] and found(b, "alpha") == []
+    assert "notes/clean.md" in b.git("diff", "--cached", "--name-only")
+    status = b.memidx_process("status")
+    assert status.code == 0 and "Traceback" not in status.err, status.out + status.err
+    b.git("commit", "-q", "--no-edit")
+    assert len(b.git("log", "-1", "--format=%P").split()) == 2  # the merge, finished
+    tree = b.git("ls-tree", "-r", "--name-only", "HEAD")
+    assert "notes/shared.md" not in tree and "notes/old.md" not in tree
+    assert found(b, "alpha") == [] and found(b, "cheetah") == ["notes/clean.md"]
+    rebuilt_the_same(b)
+    b.git("push", "-q", "origin", "main")
+    a.git("pull", "-q", "--ff-only")
+    assert found(a, "alpha") == [] and found(a, "heron") == []
+    assert found(a, "cheetah") == ["notes/clean.md"]
+    rebuilt_the_same(a)
+
+
+def test_pull_rebase_over_unpushed_remembers_then_reset_back_and_forth(
+    machines: tuple[Machine, Machine],
+) -> None:
+    """B remembers two notes and files a turn, unpushed; A pushes a note; B `git pull
+    --rebase` (post-rewrite) rebuilds B's commits on A's. Then `git reset --hard` back to
+    before the pull and forward again (no post-* hook runs for a reset): the index follows
+    each move, and a rebuild agrees."""
+    a, b = machines
+    a.note("from-a.md", "From A", "aardvark note pushed by a")
+    committed_all(a, "a")
+    a.git("push", "-q", "origin", "main")
+    for title, body in (("Badger fact", "badgers dig setts"), ("Bison fact", "bison roam")):
+        run = b.memidx_process("remember", "--title", title, stdin=body + "\n")
+        assert run.code == 0, run.err
+    filed(b, "buffalo turn filed on b", "b-1")
+    before = b.git("rev-parse", "HEAD").strip()
+
+    b.git("pull", "-q", "--rebase")
+
+    assert found(b, "aardvark") == ["notes/from-a.md"]
+    assert found(b, "badgers") == ["notes/badger-fact.md"]
+    assert len(found(b, "buffalo")) == 1
+    rebuilt_the_same(b)
+    after = b.git("rev-parse", "HEAD").strip()
+    b.git("reset", "-q", "--hard", before)
+    assert found(b, "aardvark") == [] and found(b, "bison") == ["notes/bison-fact.md"]
+    assert len(found(b, "buffalo")) == 1  # untracked: a reset leaves it
+    assert b.memidx_process("status").code == 0
+    b.git("reset", "-q", "--hard", after)
+    assert found(b, "aardvark") == ["notes/from-a.md"]
+    rebuilt_the_same(b)
+
+
+def test_reset_hard_past_a_haystack_commit_and_back_loses_and_doubles_no_turn(
+    machines: tuple[Machine, Machine],
+) -> None:
+    """Turns committed by `memidx haystack commit`, more filed after; `git reset --hard
+    HEAD~1` takes the committed segment off the disk, a turn filed there goes to a segment of
+    its own, and `git reset --hard` forward brings the first back: every turn found once."""
+    a, _ = machines
+    filed(a, "capybara committed turn", "s")
+    assert a.memidx_process("haystack", "commit").code == 0
+    filed(a, "dromedary loose turn", "s")
+    committed = a.git("rev-parse", "HEAD").strip()
+
+    a.git("reset", "-q", "--hard", "HEAD~1")
+
+    assert found(a, "capybara") == []
+    assert len(found(a, "dromedary")) == 1
+    filed(a, "echidna turn filed on the old commit", "s")
+    rebuilt_the_same(a)
+    a.git("reset", "-q", "--hard", committed)
+    once_each(a, ["capybara", "dromedary", "echidna"])
+    rebuilt_the_same(a)
+
+
+def test_a_branch_without_notes_and_back(machines: tuple[Machine, Machine]) -> None:
+    """A branch where the notes folder is deleted (code only): nothing of HEAD's notes is
+    answered there, the turns not yet committed still are, and switching back brings every
+    note back, the index in step."""
+    a, _ = machines
+    a.note("kept.md", "Kept", "jackal note on main")
+    committed_all(a, "main note")
+    filed(a, "kestrel loose turn", "s")
+    a.git("switch", "-q", "-c", "code-only")
+    a.git("rm", "-r", "-q", "--cached", "notes")
+    a.git("commit", "-q", "-m", "no notes here")
+    # the untracked segments stay in the work tree; the committed notes leave it with git
+    a.git("clean", "-q", "-f", "--", "notes/kept.md", "notes/welcome.md")
+    assert found(a, "jackal") == []
+    assert len(found(a, "kestrel")) == 1
+    status = a.memidx_process("status")
+    assert status.code == 0, status.out + status.err
+    a.git("switch", "-q", "main")
+    assert found(a, "jackal") == ["notes/kept.md"]
+    assert len(found(a, "kestrel")) == 1
+    rebuilt_the_same(a)
+
+
+def test_a_turn_forgotten_on_the_other_machine_is_gone_after_a_plain_pull(
+    machines: tuple[Machine, Machine],
+) -> None:
+    """B files a turn and shares it; A pulls, forgets it and shares; B's plain `git pull`
+    drops it from B's search, `show` says it was forgotten, a rebuild agrees, and the same
+    words filed again in that session are a new record, found once."""
+    a, b = machines
+    gone = filed(b, "giraffe turn to forget", "s-42")
+    filed(b, "giraffe neighbour that stays", "s-42")
+    assert b.memidx_process("share").code == 0
+    a.git("pull", "-q", "--ff-only")
+    assert len(found(a, "giraffe")) == 2
+    assert a.memidx_process("forget", str(gone["id"])).code == 0
+    assert a.memidx_process("share").code == 0
+
+    b.git("pull", "-q", "--no-rebase", "--no-edit")
+
+    assert len(found(b, "giraffe")) == 1
+    shown = b.memidx_process("show", str(gone["id"]))
+    assert shown.code == 1 and "forgotten" in shown.err, shown.err
+    again = filed(b, "giraffe turn to forget", "s-42")
+    assert again["duplicate"] is False and again["id"] != gone["id"], again
+    assert len(found(b, "giraffe")) == 2
+    rebuilt_the_same(b)
+
+
 def filed_between_add_and_commit(machine: Machine) -> None:
     """`git add -A` stages the open segment; a turn filed then is appended to it; `git
     commit` holds the staged bytes only: the later turn is in the work tree, not in HEAD."""
