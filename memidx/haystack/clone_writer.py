@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.drafts import read_own
 from memidx.errors import MemidxError
 from memidx.haystack.identity import clone_id, read_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
@@ -13,6 +15,10 @@ from memidx.haystack.kept import ends_cut, kept_folder, restore_ends, restore_se
 from memidx.haystack.writer import Writer
 from memidx.paths import refuse_links
 from memidx.portable import file_lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.git.repo import GitRepo
 
 
 def clone_writer(config: Config, notice: Callable[[str], None] | None = None) -> Writer:
@@ -85,9 +91,15 @@ def _blob_size(config: Config, commit: str, ref: str) -> int:
     return int(out) if out.isdigit() else -1
 
 
+# where git keeps the stash it makes itself (`pull --rebase --autostash`, `rebase.autoStash`,
+# `merge --autostash`) until the operation ends: a commit no ref or reflog names yet
+AUTOSTASHES = ("rebase-merge/autostash", "rebase-apply/autostash", "MERGE_AUTOSTASH")
+COMMIT_ID = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
 def _holds(config: Config, folder: Path) -> Callable[[str, bytes], bool]:
-    """Whether any commit git has (a stash's, one only a reflog reaches) holds these bytes as
-    the segment `name` of `folder`."""
+    """Whether any commit git has (a stash's, an autostash's, one only a reflog reaches) holds
+    these bytes as the segment `name` of `folder`."""
     from memidx.git.repo import GitRepo
 
     def holds(name: str, data: bytes) -> bool:
@@ -97,12 +109,25 @@ def _holds(config: Config, folder: Path) -> Callable[[str, bytes], bool]:
         blob = repo.run("hash-object", "--no-filters", "--stdin", input_bytes=data).strip()
         # -m: a stash's commit is a merge, whose files show only against each parent
         out = repo.run(
-            "log", "--all", "--reflog", "--full-history", "-m", "--format=", "--raw",
-            "--no-abbrev", "--", segment_ref(config, folder / name), check=False,
+            "log", "--all", "--reflog", *_autostashes(repo), "--full-history", "-m",
+            "--format=", "--raw", "--no-abbrev", "--", segment_ref(config, folder / name),
+            check=False,
         )  # fmt: skip
         return bool(blob) and blob in out
 
     return holds
+
+
+def _autostashes(repo: GitRepo) -> list[str]:
+    """The commits of the autostashes an operation under way keeps (its end applies them)."""
+    asked = [arg for path in AUTOSTASHES for arg in ("--git-path", path)]
+    found: list[str] = []
+    for line in repo.run("rev-parse", *asked, check=False).decode().splitlines():
+        data = read_own(repo.root / line, 128)  # as it is: a FIFO there is never waited on
+        stash = None if data is None else COMMIT_ID.fullmatch(data.strip())
+        if stash is not None:
+            found.append(stash.group().decode())
+    return found
 
 
 def _committed(config: Config, folder: Path) -> list[str]:

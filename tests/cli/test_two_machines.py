@@ -271,19 +271,28 @@ def test_a_turn_filed_between_git_add_and_git_commit_survives_a_reset_hard(
     once_each(b, ["capybara", "dromedary", "echidna"])
 
 
-def test_a_segment_git_stash_took_the_end_of_is_left_for_stash_pop(
+def test_a_segment_end_a_stash_or_autostash_took_is_left_for_git_to_bring_back(
     machines: tuple[Machine, Machine],
 ) -> None:
-    """`git stash` keeps the segment's uncommitted end in the stash: memidx writes nothing
-    back meanwhile, so `git stash pop` applies, and the turn is found once after it."""
-    a, _ = machines
+    """`git stash`, and the autostash of `git pull --rebase --autostash`, keep the segment's
+    uncommitted end: memidx writes nothing back meanwhile (the hooks of the rebase run while
+    git keeps the autostash), so `git stash pop` and the autostash apply, and each turn is
+    found once after them."""
+    a, b = machines
     filed_between_add_and_commit(a)
     a.git("stash", "-q")
     assert a.memidx_process("sync").code == 0
     assert a.git("status", "--porcelain", "--untracked-files=no") == ""
-
     a.git("stash", "pop", "-q")
+    b.note("from-b.md", "From B", "buffalo note")
+    committed_all(b, "b")
+    b.git("push", "-q", "origin", "main")
 
+    pulled = a.run_git("pull", "--rebase", "--autostash")
+
+    assert pulled.returncode == 0 and "conflict" not in pulled.stdout + pulled.stderr, pulled
+    assert a.git("stash", "list") == ""
+    # git applies the autostash after the rebase's last hook: the next sync reads it
     assert a.memidx_process("sync").code == 0
-    once_each(a, ["capybara", "dromedary", "echidna"])
+    once_each(a, ["capybara", "dromedary", "echidna", "buffalo"])
     rebuilt_the_same(a)
