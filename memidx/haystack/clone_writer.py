@@ -58,7 +58,8 @@ def restore_own(config: Config) -> list[Path]:
     if cut:  # under the writer's lock (a filing appends to the copy first), not waited for
         with file_lock(config.state_dir / "haystack.lock", wait=False) as taken:  # (next time)
             if taken:
-                restored += restore_ends(cut, _holds(config, folder), config.fsync)
+                held, holds = _in_head(config, folder), _holds(config, folder)
+                restored += restore_ends(cut, held, holds, config.fsync)
     return restored
 
 

@@ -110,16 +110,20 @@ def ends_cut(folder: Path, target: Path) -> list[tuple[Path, Path]]:
 
 
 def restore_ends(
-    cut: Iterable[tuple[Path, Path]], holds: Callable[[str, bytes], bool], durable: bool
+    cut: Iterable[tuple[Path, Path]],
+    held: Callable[[str], int],
+    holds: Callable[[str, bytes], bool],
+    durable: bool,
 ) -> list[Path]:
     """Append back to each `cut` segment the records its copy has after the file's end, where
-    the file holds whole records that are exactly the copy's first ones (a commit holds a
-    part of it, and git put that part back) and no commit or stash holds the copy's records
-    whole (`holds`). The caller holds the writer's lock: a filing appends to the copy first."""
+    the file is what HEAD holds of it (`held`: its size there; git put that part back, where
+    a crash inside an append cuts a file no commit holds), holds whole records that are
+    exactly the copy's first ones, and no commit or stash holds the copy's records whole
+    (`holds`). The caller holds the writer's lock: a filing appends to the copy first."""
     restored: list[Path] = []
     for copy, path in cut:
         data, have = read_whole(copy), read_whole(path)  # as they are: a FIFO hung the sync
-        if data is None or have is None:
+        if data is None or have is None or held(path.name) != len(have):
             continue
         whole = data[: valid_end(data)]
         shorter = len(have) < len(whole) and valid_end(have) == len(have)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from memidx.haystack.frames import frame, new_record, scan_bytes
@@ -110,13 +111,31 @@ def _cut_to_first(tmp_path: Path) -> tuple[Writer, Path, bytes]:
     return writer, segment, data
 
 
+def _in_head(segment: Path) -> Callable[[str], int]:
+    """HEAD holds the segment as it is on the disk now."""
+    size = segment.stat().st_size
+    return lambda name: size
+
+
 def test_a_segment_cut_back_to_a_commit_s_part_gets_its_end_back(tmp_path: Path) -> None:
     writer, segment, data = _cut_to_first(tmp_path)
     cut = ends_cut(writer.keep or Path(), writer.folder)
 
-    assert restore_ends(cut, lambda name, whole: False, False) == [segment]
+    assert restore_ends(cut, _in_head(segment), lambda name, whole: False, False) == [segment]
     assert segment.read_bytes() == data
     assert ends_cut(writer.keep or Path(), writer.folder) == []
+
+
+def test_a_segment_no_commit_holds_cut_at_a_record_s_end_is_left_as_a_crash_left_it(
+    tmp_path: Path,
+) -> None:
+    """A crash between the copy's append and the segment's leaves the same shape: that
+    record was never acknowledged, and the torn-tail rules, not the copy, say what remains."""
+    writer, segment, data = _cut_to_first(tmp_path)
+    cut = ends_cut(writer.keep or Path(), writer.folder)
+
+    assert restore_ends(cut, lambda name: -1, lambda name, whole: False, False) == []
+    assert segment.read_bytes() != data
 
 
 def test_an_end_a_commit_or_stash_holds_is_left_to_git(tmp_path: Path) -> None:
@@ -124,7 +143,11 @@ def test_an_end_a_commit_or_stash_holds_is_left_to_git(tmp_path: Path) -> None:
     asked: list[tuple[str, bytes]] = []
     cut = ends_cut(writer.keep or Path(), writer.folder)
 
-    assert restore_ends(cut, lambda name, whole: asked.append((name, whole)) is None, False) == []
+    def holds(name: str, whole: bytes) -> bool:
+        asked.append((name, whole))
+        return True
+
+    assert restore_ends(cut, _in_head(segment), holds, False) == []
     assert asked == [(segment.name, data)] and segment.read_bytes() != data
 
 
@@ -136,7 +159,7 @@ def test_a_shorter_file_that_is_not_the_copy_s_start_is_never_appended_to(
     segment.write_bytes(other)  # the person's bytes, whole records too
     cut = ends_cut(writer.keep or Path(), writer.folder)
 
-    assert restore_ends(cut, lambda name, whole: False, False) == []
+    assert restore_ends(cut, _in_head(segment), lambda name, whole: False, False) == []
     assert segment.read_bytes() == other
 
 
