@@ -1,8 +1,8 @@
 """What a person with two machines meets, tested by a tester who did not write sync: turns filed
 on both (one agent session shared by both, and sessions of their own) and moved with plain git,
-a note edited on one machine and forgotten on the other, `memidx forget` while a pull waits on a
-conflict, a rebasing pull over unpushed remembers, `git reset --hard` back and forth past a
-haystack commit, a branch without notes/, and a turn forgotten on the other machine. No memidx
+`memidx forget` while a pull waits on a conflict, `git reset --hard` back and forth past a
+haystack commit, a branch without notes/, a turn forgotten on the other machine, and a turn
+filed between `git add -A` and `git commit` through a reset, a stash and an autostash. No memidx
 command is run by hand between git operations unless a person would run it; after each step the
 index is what a rebuild from nothing gives."""
 
@@ -133,39 +133,6 @@ def test_forget_while_a_pull_waits_on_a_conflict_leaves_the_merge_to_the_person(
     assert found(a, "alpha") == [] and found(a, "heron") == []
     assert found(a, "cheetah") == ["notes/clean.md"]
     rebuilt_the_same(a)
-
-
-def test_pull_rebase_over_unpushed_remembers_then_reset_back_and_forth(
-    machines: tuple[Machine, Machine],
-) -> None:
-    """B remembers two notes and files a turn, unpushed; A pushes a note; B `git pull
-    --rebase` (post-rewrite) rebuilds B's commits on A's. Then `git reset --hard` back to
-    before the pull and forward again (no post-* hook runs for a reset): the index follows
-    each move, and a rebuild agrees."""
-    a, b = machines
-    a.note("from-a.md", "From A", "aardvark note pushed by a")
-    committed_all(a, "a")
-    a.git("push", "-q", "origin", "main")
-    for title, body in (("Badger fact", "badgers dig setts"), ("Bison fact", "bison roam")):
-        run = b.memidx_process("remember", "--title", title, stdin=body + "\n")
-        assert run.code == 0, run.err
-    filed(b, "buffalo turn filed on b", "b-1")
-    before = b.git("rev-parse", "HEAD").strip()
-
-    b.git("pull", "-q", "--rebase")
-
-    assert found(b, "aardvark") == ["notes/from-a.md"]
-    assert found(b, "badgers") == ["notes/badger-fact.md"]
-    assert len(found(b, "buffalo")) == 1
-    rebuilt_the_same(b)
-    after = b.git("rev-parse", "HEAD").strip()
-    b.git("reset", "-q", "--hard", before)
-    assert found(b, "aardvark") == [] and found(b, "bison") == ["notes/bison-fact.md"]
-    assert len(found(b, "buffalo")) == 1  # untracked: a reset leaves it
-    assert b.memidx_process("status").code == 0
-    b.git("reset", "-q", "--hard", after)
-    assert found(b, "aardvark") == ["notes/from-a.md"]
-    rebuilt_the_same(b)
 
 
 def test_reset_hard_past_a_haystack_commit_and_back_loses_and_doubles_no_turn(
