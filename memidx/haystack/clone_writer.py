@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.drafts import read_own
 from memidx.errors import MemidxError
 from memidx.haystack.identity import clone_id, read_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
-from memidx.haystack.kept import kept_folder, restore_segments
+from memidx.haystack.kept import ends_cut, kept_folder, restore_ends, restore_segments
 from memidx.haystack.writer import Writer
 from memidx.paths import refuse_links
+from memidx.portable import file_lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.git.repo import GitRepo
 
 
 def clone_writer(config: Config, notice: Callable[[str], None] | None = None) -> Writer:
@@ -27,7 +34,7 @@ def clone_writer(config: Config, notice: Callable[[str], None] | None = None) ->
         config.segment_bytes,
         config.fsync,
         history=lambda: _committed(config, folder),
-        committed=_in_head(config, folder),
+        held=_in_head(config, folder),
         keep=kept_folder(config.state_dir, ident),
     )
     writer.taken_over = taken_over
@@ -46,29 +53,82 @@ def restore_own(config: Config) -> list[Path]:
     except MemidxError:  # the filing that needs the id or the folder says what is wrong
         return []
     copies = kept_folder(config.state_dir, ident)
-    return restore_segments(copies, folder, lambda: _committed(config, folder), config.fsync)
+    restored = restore_segments(copies, folder, lambda: _committed(config, folder), config.fsync)
+    cut = ends_cut(copies, folder)  # files git cut back to the part of them a commit holds
+    if cut:  # under the writer's lock (a filing appends to the copy first), not waited for
+        with file_lock(config.state_dir / "haystack.lock", wait=False) as taken:  # (next time)
+            if taken:
+                held, holds = _in_head(config, folder), _holds(config, folder)
+                restored += restore_ends(cut, held, holds, config.fsync)
+    return restored
 
 
-def _in_head(config: Config, folder: Path) -> Callable[[str], bool]:
-    """Whether HEAD holds a segment of `folder` (committed files are never appended to); git
-    is asked once per segment and commit, the commit read from .git's files."""
+def _in_head(config: Config, folder: Path) -> Callable[[str], int]:
+    """The size of HEAD's copy of a segment of `folder`, -1 when HEAD holds none (committed
+    files are never appended to); git is asked once per segment and commit, the commit read
+    from .git's files."""
     from memidx.git.refs import read_head
-    from memidx.git.repo import GitRepo
 
-    answers: dict[tuple[str, str], bool] = {}
+    answers: dict[tuple[str, str], int] = {}
 
-    def committed(name: str) -> bool:
+    def held(name: str) -> int:
         if not config.in_git:
-            return False
+            return -1
         ref = segment_ref(config, folder / name)
         head = read_head(config.root)
         if head is None:  # no commit yet, or not readable this way: ask git about HEAD
-            return GitRepo(config.root).has("HEAD", ref)
+            return _blob_size(config, "HEAD", ref)
         if (head, name) not in answers:
-            answers[head, name] = GitRepo(config.root).has(head, ref)
+            answers[head, name] = _blob_size(config, head, ref)
         return answers[head, name]
 
-    return committed
+    return held
+
+
+def _blob_size(config: Config, commit: str, ref: str) -> int:
+    from memidx.git.repo import GitRepo
+
+    out = GitRepo(config.root).run("cat-file", "-s", f"{commit}:{ref}", check=False).strip()
+    return int(out) if out.isdigit() else -1
+
+
+# where git keeps the stash it makes itself (`pull --rebase --autostash`, `rebase.autoStash`,
+# `merge --autostash`) until the operation ends: a commit no ref or reflog names yet
+AUTOSTASHES = ("rebase-merge/autostash", "rebase-apply/autostash", "MERGE_AUTOSTASH")
+COMMIT_ID = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _holds(config: Config, folder: Path) -> Callable[[str, bytes], bool]:
+    """Whether any commit git has (a stash's, an autostash's, one only a reflog reaches) holds
+    these bytes as the segment `name` of `folder`."""
+    from memidx.git.repo import GitRepo
+
+    def holds(name: str, data: bytes) -> bool:
+        if not config.in_git:
+            return False
+        repo = GitRepo(config.root)
+        blob = repo.run("hash-object", "--no-filters", "--stdin", input_bytes=data).strip()
+        # -m: a stash's commit is a merge, whose files show only against each parent
+        out = repo.run(
+            "log", "--all", "--reflog", *_autostashes(repo), "--full-history", "-m",
+            "--format=", "--raw", "--no-abbrev", "--", segment_ref(config, folder / name),
+            check=False,
+        )  # fmt: skip
+        return bool(blob) and blob in out
+
+    return holds
+
+
+def _autostashes(repo: GitRepo) -> list[str]:
+    """The commits of the autostashes an operation under way keeps (its end applies them)."""
+    asked = [arg for path in AUTOSTASHES for arg in ("--git-path", path)]
+    found: list[str] = []
+    for line in repo.run("rev-parse", *asked, check=False).decode().splitlines():
+        data = read_own(repo.root / line, 128)  # as it is: a FIFO there is never waited on
+        stash = None if data is None else COMMIT_ID.fullmatch(data.strip())
+        if stash is not None:
+            found.append(stash.group().decode())
+    return found
 
 
 def _committed(config: Config, folder: Path) -> list[str]:

@@ -5,7 +5,14 @@ Git deletes an open segment without running any hook first: `git add -A` then `g
 peer's rename of the notes folder leaves it behind in the old folder. The writer appends each
 frame to the copy before the segment, so every acknowledged record is in both; `memidx sync`
 writes a vanished segment back from its copy, in the notes folder of now, never over a file
-that exists. A copy goes once HEAD holds its segment (git then keeps the bytes)."""
+that exists. A copy goes once HEAD holds all of its segment's bytes (git then keeps them).
+
+A commit can hold only a part of a segment: `git add -A` stages it, a turn filed next is
+appended to it, and `git commit` commits what was staged. The rest is then in the work tree
+alone, and `git reset --hard`, `git checkout -- notes` or `git restore` take it off the disk,
+leaving the file as HEAD holds it. `memidx sync` appends the rest back from the copy, to a file
+that holds exactly the copy's first records, unless a commit or a stash holds the copy's bytes
+whole (`git stash` took them: `git stash pop` brings them back, and would stop on the file)."""
 
 from __future__ import annotations
 
@@ -58,10 +65,13 @@ def keep_frame(copy: Path, segment: Path, offset: int, data: bytes, durable: boo
             os.fsync(out.fileno())
 
 
-def drop_copies(folder: Path | None, committed: Callable[[str], bool]) -> None:
-    """Remove the copies of the segments a commit now holds."""
+def drop_copies(folder: Path | None, held: Callable[[str], int]) -> None:
+    """Remove the copies of the segments a commit now holds whole: `held` gives the size of
+    the commit's file (-1 when it holds none), and a copy longer than that keeps bytes no
+    commit has."""
     for copy, name in _copies(folder):
-        if committed(name):
+        size = held(name)
+        if size >= 0 and size >= copy.stat().st_size:
             copy.unlink(missing_ok=True)
 
 
@@ -83,6 +93,47 @@ def restore_segments(
         data = read_whole(copy)  # as it is: a FIFO there hung every sync, a hook's too
         if data is not None and _write_new(target / name, data[: valid_end(data)], durable):
             restored.append(target / name)
+    return restored
+
+
+def ends_cut(folder: Path, target: Path) -> list[tuple[Path, Path]]:
+    """(copy, segment) of each segment in `target` that is shorter than its copy in `folder`
+    (stat alone: this runs at every sync)."""
+    cut: list[tuple[Path, Path]] = []
+    for copy, name in _copies(folder):
+        try:
+            if (target / name).lstat().st_size < copy.stat().st_size:
+                cut.append((copy, target / name))
+        except OSError:  # no file: restore_segments' case
+            continue
+    return cut
+
+
+def restore_ends(
+    cut: Iterable[tuple[Path, Path]],
+    held: Callable[[str], int],
+    holds: Callable[[str, bytes], bool],
+    durable: bool,
+) -> list[Path]:
+    """Append back to each `cut` segment the records its copy has after the file's end, where
+    the file is what HEAD holds of it (`held`: its size there; git put that part back, where
+    a crash inside an append cuts a file no commit holds), holds whole records that are
+    exactly the copy's first ones, and no commit or stash holds the copy's records whole
+    (`holds`). The caller holds the writer's lock: a filing appends to the copy first."""
+    restored: list[Path] = []
+    for copy, path in cut:
+        data, have = read_whole(copy), read_whole(path)  # as they are: a FIFO hung the sync
+        if data is None or have is None or held(path.name) != len(have):
+            continue
+        whole = data[: valid_end(data)]
+        shorter = len(have) < len(whole) and valid_end(have) == len(have)
+        if shorter and whole.startswith(have) and not holds(path.name, whole):
+            with open_to_append(path) as out:  # a link there fails (ELOOP), a FIFO at once
+                out.write(whole[len(have) :])
+                out.flush()
+                if durable:
+                    os.fsync(out.fileno())
+            restored.append(path)
     return restored
 
 

@@ -52,7 +52,7 @@ class Writer:
         fsync: bool = True,
         *,
         history: Callable[[], Iterable[str]] = tuple,
-        committed: Callable[[str], bool] = lambda name: False,
+        held: Callable[[str], int] = lambda name: -1,
         keep: Path | None = None,
     ) -> None:
         self.folder = folder
@@ -62,7 +62,9 @@ class Writer:
         self.segment_bytes = segment_bytes
         self.fsync = fsync
         self.history = history  # names of this writer's segments in any commit
-        self.committed = committed  # whether HEAD holds this segment (committed without close)
+        # the size of HEAD's copy of a segment, -1 when HEAD holds none (committed without
+        # close(); `git add -A` before a filing and `git commit` after it commit a part of it)
+        self.held = held
         self.keep = keep  # the copies of its open segments (memidx.haystack.kept), if kept
         # segments this writer took over from the id a copied clone had (old path, new path):
         # the next filing moves their index rows (memidx.haystack.identity)
@@ -128,7 +130,7 @@ class Writer:
         remembered = self._remembered()
         if remembered is not None:
             self._remember(remembered[0], remembered[1], closed=True)
-        drop_copies(self.keep, lambda name: (self.folder / name).exists())  # all committed
+        drop_copies(self.keep, self._on_disk)  # committed as they are on the disk
 
     def blank_copies(self, forgotten: set[str]) -> None:
         """Blank the forgotten records in the copies of open segments (a purge), holding
@@ -143,10 +145,10 @@ class Writer:
         and has room; else a new one."""
         today = datetime.now(UTC).strftime("%Y-%m-%d")
         remembered = self._remembered()
-        if remembered is not None and not remembered[2] and self.committed(remembered[0]):
+        if remembered is not None and not remembered[2] and self.held(remembered[0]) >= 0:
             remembered = (*remembered[:2], True)  # committed by plain git, or close() was cut
             self._remember(*remembered[:2], closed=True)
-            drop_copies(self.keep, self.committed)
+            drop_copies(self.keep, self.held)
         if remembered is not None and not remembered[2]:
             name, size, _ = remembered
             path = self.folder / name
@@ -155,6 +157,13 @@ class Writer:
             if fits and name[:10] >= today:  # a later day: the clock went back, carry on
                 return path
         return self._new_segment(today, remembered[0] if remembered else None)
+
+    def _on_disk(self, name: str) -> int:
+        """The size of the segment's file (-1 when there is none)."""
+        try:
+            return (self.folder / name).stat().st_size
+        except OSError:
+            return -1
 
     def _as_left(self, path: Path, size: int) -> int | None:
         """The end of the last whole record of the segment this writer wrote last, or None

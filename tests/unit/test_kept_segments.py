@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from memidx.haystack.frames import new_record, scan_bytes
-from memidx.haystack.kept import copy_of, restore_segments
+from memidx.haystack.frames import frame, new_record, scan_bytes
+from memidx.haystack.kept import copy_of, drop_copies, ends_cut, restore_ends, restore_segments
 from memidx.haystack.writer import Writer
 
 
@@ -96,3 +97,77 @@ def test_only_the_copy_s_whole_records_are_written_back(tmp_path: Path) -> None:
 
     assert restore_segments(writer.keep or Path(), writer.folder, tuple, False) == [segment]
     assert segment.read_bytes() == data
+
+
+def _cut_to_first(tmp_path: Path) -> tuple[Writer, Path, bytes]:
+    """A segment of two records cut back to its first (a commit held only that part, and
+    `git reset --hard` put it back); the writer, the segment and its bytes before the cut."""
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "committed turn about wapiti"))
+    first = segment.stat().st_size
+    writer.append(new_record("turn", "turn filed between git add and git commit"))
+    data = segment.read_bytes()
+    segment.write_bytes(data[:first])
+    return writer, segment, data
+
+
+def _in_head(segment: Path) -> Callable[[str], int]:
+    """HEAD holds the segment as it is on the disk now."""
+    size = segment.stat().st_size
+    return lambda name: size
+
+
+def test_a_segment_cut_back_to_a_commit_s_part_gets_its_end_back(tmp_path: Path) -> None:
+    writer, segment, data = _cut_to_first(tmp_path)
+    cut = ends_cut(writer.keep or Path(), writer.folder)
+
+    assert restore_ends(cut, _in_head(segment), lambda name, whole: False, False) == [segment]
+    assert segment.read_bytes() == data
+    assert ends_cut(writer.keep or Path(), writer.folder) == []
+
+
+def test_a_segment_no_commit_holds_cut_at_a_record_s_end_is_left_as_a_crash_left_it(
+    tmp_path: Path,
+) -> None:
+    """A crash between the copy's append and the segment's leaves the same shape: that
+    record was never acknowledged, and the torn-tail rules, not the copy, say what remains."""
+    writer, segment, data = _cut_to_first(tmp_path)
+    cut = ends_cut(writer.keep or Path(), writer.folder)
+
+    assert restore_ends(cut, lambda name: -1, lambda name, whole: False, False) == []
+    assert segment.read_bytes() != data
+
+
+def test_an_end_a_commit_or_stash_holds_is_left_to_git(tmp_path: Path) -> None:
+    writer, segment, data = _cut_to_first(tmp_path)
+    asked: list[tuple[str, bytes]] = []
+    cut = ends_cut(writer.keep or Path(), writer.folder)
+
+    def holds(name: str, whole: bytes) -> bool:
+        asked.append((name, whole))
+        return True
+
+    assert restore_ends(cut, _in_head(segment), holds, False) == []
+    assert asked == [(segment.name, data)] and segment.read_bytes() != data
+
+
+def test_a_shorter_file_that_is_not_the_copy_s_start_is_never_appended_to(
+    tmp_path: Path,
+) -> None:
+    writer, segment, _ = _cut_to_first(tmp_path)
+    other = frame(new_record("turn", "x"))
+    segment.write_bytes(other)  # the person's bytes, whole records too
+    cut = ends_cut(writer.keep or Path(), writer.folder)
+
+    assert restore_ends(cut, _in_head(segment), lambda name, whole: False, False) == []
+    assert segment.read_bytes() == other
+
+
+def test_a_copy_stays_while_head_holds_only_a_part_of_its_segment(tmp_path: Path) -> None:
+    writer, segment, data = _cut_to_first(tmp_path)
+    copy = copy_of(writer.keep or Path(), segment.name)
+
+    drop_copies(writer.keep, lambda name: len(data) - 1)
+    assert copy.exists()
+    drop_copies(writer.keep, lambda name: len(data))
+    assert not copy.exists()
