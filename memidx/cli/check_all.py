@@ -1,8 +1,9 @@
 """`memidx check all FILES`: the pre-commit stage's three checks, drift, english and secrets, in
 one process, as .pre-commit-config.yaml runs them at every commit: one Python start and one
-load of memidx instead of three. Each check reads the files its own hook of
-.pre-commit-hooks.yaml is given; a refusal names the check and its hook id, and pre-commit's
-SKIP variable skips a check by that id here as the framework skips a hook."""
+load of memidx instead of three. Each check reads the staged files it judges among every one
+given, links too (drift: notes; english: notes; secrets: the notes folder's files); a refusal
+names the check and its hook id, and pre-commit's SKIP variable skips a check by that id here
+as the framework skips a hook."""
 
 from __future__ import annotations
 
@@ -71,22 +72,19 @@ def run_check(
     the staged notes among the files (memidx.githooks.checks.staged_notes)."""
     from memidx.githooks.checks import check_drift, check_english
 
+    # Every check gets every file, links too: pre-commit tells a file from a link by the work
+    # tree, but the commit holds what is staged, and each check reads that (a note staged
+    # whole and then replaced by a link went through the english and secrets hooks' default
+    # `types: [file]` unread). A staged link is refused by drift, not English prose (english
+    # skips it), and its target is what git pushes (secrets reads it).
     files: list[str] = args.files
     if hook == "memidx-drift":
         return check_drift(config, files, remedy=args.remedy, staged=staged), None
-    regular = regular_files(config.root, files)
     if hook == "memidx-english":
-        return check_english(config, regular, staged), None
+        return check_english(config, files, staged), None
     from memidx.cli.check_commands import secret_refusal
 
-    return secret_refusal(config, regular, baseline, args.baseline)
-
-
-def regular_files(root: Path, files: Sequence[str]) -> list[str]:
-    """The files that are no symlink in the work tree: pre-commit's default `types: [file]`,
-    which the english and secrets hooks keep (the drift hook takes links too, and refuses a
-    linked note)."""
-    return [name for name in files if not (root / name).is_symlink()]
+    return secret_refusal(config, files, baseline, args.baseline)
 
 
 def check_all_arguments(argv: Sequence[str]) -> argparse.Namespace | None:

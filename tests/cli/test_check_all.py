@@ -116,6 +116,18 @@ def test_the_staged_notes_are_read_once_for_drift_and_english(
     assert len(reads) == 2 and reads[0] is None, reads  # the notes once, then secrets' read
 
 
+def test_the_exported_checks_are_given_links_too() -> None:
+    """Other repositories' hooks: the framework's default `types: [file]` judges by the work
+    tree, and a file staged whole that a link replaced there went through unread."""
+    hooks = {
+        hook["id"]: hook
+        for hook in yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    }
+    for hook_id in ("memidx-drift", "memidx-english", "memidx-secrets"):
+        hook = hooks[hook_id]
+        assert hook["types"] == [] and hook["types_or"] == ["file", "symlink"], hook_id
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -164,3 +176,28 @@ def test_the_hooks_check_starts_without_the_parser(repo: NotesRepo) -> None:
 
     assert done.returncode == 1 and ENGLISH_HEADER in done.stdout, done.stdout + done.stderr
     assert "memidx.cli.parser" not in imported(done.stderr)
+
+
+def test_a_file_staged_whole_is_checked_though_a_link_stands_in_the_work_tree(
+    repo: NotesRepo,
+) -> None:
+    """pre-commit tells a file from a link by the work tree, the commit holds what is staged:
+    a note and a text file staged with a token, then replaced by links (not staged), were
+    committed with the token when the english and secrets checks left out the links; a link
+    whose target (the blob git pushes) is a token went through too."""
+    repo.git("rm", "-q", "--cached", "notes/german.md")
+    (repo.root / "notes" / "deploy.txt").write_text(f"token {GITHUB}\n")
+    (repo.root / "notes" / "token.txt").symlink_to(GITHUB)
+    repo.git("add", "notes/german.md", "notes/deploy.txt", "notes/token.txt")
+    for name in ("german.md", "deploy.txt"):
+        (repo.root / "notes" / name).unlink()
+        (repo.root / "notes" / name).symlink_to("wsl.md")
+
+    done = repo.memidx("check", "all", "notes/german.md", "notes/deploy.txt", "notes/token.txt")
+
+    assert done.code == 1, done
+    assert ENGLISH_HEADER + "notes/german.md: written in de" in done.out, done.out
+    assert done.out.endswith(
+        SECRETS_HEADER + "notes/german.md:7: github-token\nnotes/deploy.txt:1: github-token\n"
+        "notes/token.txt:1: github-token in the symlink's target\n"
+    ), done.out
