@@ -82,11 +82,14 @@ def test_a_linked_note_goes_to_the_drift_check_alone(repo: NotesRepo) -> None:
 
 
 def test_the_pre_commit_stage_starts_memidx_once() -> None:
-    """One framework hook runs the three checks (a Python start and memidx's imports each);
-    other repositories keep their three ids in .pre-commit-hooks.yaml."""
+    """One framework hook runs the three checks (a Python start and memidx's imports each),
+    in one process however many files are staged (the framework ran a batch of them per CPU
+    at once, each with its own drift check); other repositories keep their three ids in
+    .pre-commit-hooks.yaml."""
     config = yaml.safe_load((PROJECT / ".pre-commit-config.yaml").read_text())
     hooks = [hook for repo in config["repos"] for hook in repo["hooks"]]
     at_pre_commit = [hook["entry"] for hook in hooks if "pre-commit" in hook["stages"]]
+    assert all(hook.get("require_serial") for hook in hooks if "pre-commit" in hook["stages"])
     exported = {
         hook["id"] for hook in yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text())
     }
