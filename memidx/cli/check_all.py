@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.errors import UsageError
+from memidx.errors import MemidxError, UsageError
 
 FIX = "make reconcile"  # the drift check's remedy (memidx.githooks.checks.FIX): --remedy's default
 
@@ -39,6 +39,8 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
             "--update-baseline is the secrets check's",
             "run `memidx check secrets FILES --update-baseline`",
         )
+    import sqlite3  # not at the top: main imports this module for every command, hooks too
+
     from memidx.githooks.checks import staged_notes
 
     skipped = skipped_checks()
@@ -46,10 +48,17 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
     reads = {"memidx-drift", "memidx-english"} - skipped
     staged = staged_notes(config, args.files) if reads else {}
     status = 0
+    unable: Exception | None = None  # a check that could not run: said last, by main
     for hook, name in CHECKS:
         if hook in skipped:
             continue
-        lines, summary = run_check(hook, args, config, baseline, staged)
+        try:
+            lines, summary = run_check(hook, args, config, baseline, staged)
+        except (MemidxError, sqlite3.DatabaseError, OSError) as exc:
+            # the others still run: as three hooks, a damaged index's error did not hide a
+            # secret's refusal (which --no-verify, to get past the error, would then let in)
+            unable = unable or exc
+            continue
         if lines:
             if status:
                 print()  # a blank line between two refusing checks
@@ -58,6 +67,8 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
             print("\n".join(lines), flush=True)  # before the summary on stderr
             if summary:
                 print(summary, file=sys.stderr, flush=True)
+    if unable is not None:
+        raise unable  # its message and exit code, as its own hook's
     return status
 
 

@@ -5,6 +5,7 @@ taken per check as pre-commit takes it per hook."""
 from __future__ import annotations
 
 import random
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -129,6 +130,24 @@ def test_the_exported_checks_are_given_links_too() -> None:
     for hook_id in ("memidx-drift", "memidx-english", "memidx-secrets"):
         hook = hooks[hook_id]
         assert hook["types"] == [] and hook["types_or"] == ["file", "symlink"], hook_id
+
+
+def test_a_check_that_cannot_run_hides_no_other_refusal(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As three hooks, a drift check stopped by a damaged index did not keep the secrets check
+    from naming the token (which --no-verify, to get past the error, would let in)."""
+    from memidx.githooks import checks
+
+    def damaged(*_: object, **__: object) -> list[str]:
+        raise sqlite3.DatabaseError("file is not a database")
+
+    monkeypatch.setattr(checks, "check_drift", damaged)
+    done = repo.memidx("check", "all", "notes/german.md")
+
+    assert done.code == 1, done
+    assert ENGLISH_HEADER in done.out and SECRETS_HEADER in done.out, done.out
+    assert done.err.splitlines()[-1].startswith("memidx: error: the index is unusable: file is")
 
 
 @pytest.mark.parametrize(
