@@ -1,8 +1,9 @@
 """`memidx check all FILES`: the pre-commit stage's three checks, drift, english and secrets, in
 one process, as .pre-commit-config.yaml runs them at every commit: one Python start and one
-load of memidx instead of three. Each check reads the files its own hook of
-.pre-commit-hooks.yaml is given; a refusal names the check and its hook id, and pre-commit's
-SKIP variable skips a check by that id here as the framework skips a hook."""
+load of memidx instead of three. Each check reads the staged files it judges among every one
+given, links too (drift: notes; english: notes; secrets: the notes folder's files); a refusal
+names the check and its hook id, and pre-commit's SKIP variable skips a check by that id here
+as the framework skips a hook."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sys
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.errors import UsageError
+from memidx.errors import MemidxError, UsageError
 
 FIX = "make reconcile"  # the drift check's remedy (memidx.githooks.checks.FIX): --remedy's default
 
@@ -38,6 +39,8 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
             "--update-baseline is the secrets check's",
             "run `memidx check secrets FILES --update-baseline`",
         )
+    import sqlite3  # not at the top: main imports this module for every command, hooks too
+
     from memidx.githooks.checks import staged_notes
 
     skipped = skipped_checks()
@@ -45,10 +48,17 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
     reads = {"memidx-drift", "memidx-english"} - skipped
     staged = staged_notes(config, args.files) if reads else {}
     status = 0
+    unable: Exception | None = None  # a check that could not run: said last, by main
     for hook, name in CHECKS:
         if hook in skipped:
             continue
-        lines, summary = run_check(hook, args, config, baseline, staged)
+        try:
+            lines, summary = run_check(hook, args, config, baseline, staged)
+        except (MemidxError, sqlite3.DatabaseError, OSError) as exc:
+            # the others still run: as three hooks, a damaged index's error did not hide a
+            # secret's refusal (which --no-verify, to get past the error, would then let in)
+            unable = unable or exc
+            continue
         if lines:
             if status:
                 print()  # a blank line between two refusing checks
@@ -57,6 +67,8 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
             print("\n".join(lines), flush=True)  # before the summary on stderr
             if summary:
                 print(summary, file=sys.stderr, flush=True)
+    if unable is not None:
+        raise unable  # its message and exit code, as its own hook's
     return status
 
 
@@ -71,22 +83,19 @@ def run_check(
     the staged notes among the files (memidx.githooks.checks.staged_notes)."""
     from memidx.githooks.checks import check_drift, check_english
 
+    # Every check gets every file, links too: pre-commit tells a file from a link by the work
+    # tree, but the commit holds what is staged, and each check reads that (a note staged
+    # whole and then replaced by a link went through the english and secrets hooks' default
+    # `types: [file]` unread). A staged link is refused by drift, not English prose (english
+    # skips it), and its target is what git pushes (secrets reads it).
     files: list[str] = args.files
     if hook == "memidx-drift":
         return check_drift(config, files, remedy=args.remedy, staged=staged), None
-    regular = regular_files(config.root, files)
     if hook == "memidx-english":
-        return check_english(config, regular, staged), None
+        return check_english(config, files, staged), None
     from memidx.cli.check_commands import secret_refusal
 
-    return secret_refusal(config, regular, baseline, args.baseline)
-
-
-def regular_files(root: Path, files: Sequence[str]) -> list[str]:
-    """The files that are no symlink in the work tree: pre-commit's default `types: [file]`,
-    which the english and secrets hooks keep (the drift hook takes links too, and refuses a
-    linked note)."""
-    return [name for name in files if not (root / name).is_symlink()]
+    return secret_refusal(config, files, baseline, args.baseline)
 
 
 def check_all_arguments(argv: Sequence[str]) -> argparse.Namespace | None:

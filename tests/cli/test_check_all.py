@@ -5,6 +5,7 @@ taken per check as pre-commit takes it per hook."""
 from __future__ import annotations
 
 import random
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -82,11 +83,14 @@ def test_a_linked_note_goes_to_the_drift_check_alone(repo: NotesRepo) -> None:
 
 
 def test_the_pre_commit_stage_starts_memidx_once() -> None:
-    """One framework hook runs the three checks (a Python start and memidx's imports each);
-    other repositories keep their three ids in .pre-commit-hooks.yaml."""
+    """One framework hook runs the three checks (a Python start and memidx's imports each),
+    in one process however many files are staged (the framework ran a batch of them per CPU
+    at once, each with its own drift check); other repositories keep their three ids in
+    .pre-commit-hooks.yaml."""
     config = yaml.safe_load((PROJECT / ".pre-commit-config.yaml").read_text())
     hooks = [hook for repo in config["repos"] for hook in repo["hooks"]]
     at_pre_commit = [hook["entry"] for hook in hooks if "pre-commit" in hook["stages"]]
+    assert all(hook.get("require_serial") for hook in hooks if "pre-commit" in hook["stages"])
     exported = {
         hook["id"] for hook in yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text())
     }
@@ -114,6 +118,36 @@ def test_the_staged_notes_are_read_once_for_drift_and_english(
 
     assert done.code == 1 and ENGLISH_HEADER in done.out and SECRETS_HEADER in done.out
     assert len(reads) == 2 and reads[0] is None, reads  # the notes once, then secrets' read
+
+
+def test_the_exported_checks_are_given_links_too() -> None:
+    """Other repositories' hooks: the framework's default `types: [file]` judges by the work
+    tree, and a file staged whole that a link replaced there went through unread."""
+    hooks = {
+        hook["id"]: hook
+        for hook in yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    }
+    for hook_id in ("memidx-drift", "memidx-english", "memidx-secrets"):
+        hook = hooks[hook_id]
+        assert hook["types"] == [] and hook["types_or"] == ["file", "symlink"], hook_id
+
+
+def test_a_check_that_cannot_run_hides_no_other_refusal(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As three hooks, a drift check stopped by a damaged index did not keep the secrets check
+    from naming the token (which --no-verify, to get past the error, would let in)."""
+    from memidx.githooks import checks
+
+    def damaged(*_: object, **__: object) -> list[str]:
+        raise sqlite3.DatabaseError("file is not a database")
+
+    monkeypatch.setattr(checks, "check_drift", damaged)
+    done = repo.memidx("check", "all", "notes/german.md")
+
+    assert done.code == 1, done
+    assert ENGLISH_HEADER in done.out and SECRETS_HEADER in done.out, done.out
+    assert done.err.splitlines()[-1].startswith("memidx: error: the index is unusable: file is")
 
 
 @pytest.mark.parametrize(
@@ -164,3 +198,28 @@ def test_the_hooks_check_starts_without_the_parser(repo: NotesRepo) -> None:
 
     assert done.returncode == 1 and ENGLISH_HEADER in done.stdout, done.stdout + done.stderr
     assert "memidx.cli.parser" not in imported(done.stderr)
+
+
+def test_a_file_staged_whole_is_checked_though_a_link_stands_in_the_work_tree(
+    repo: NotesRepo,
+) -> None:
+    """pre-commit tells a file from a link by the work tree, the commit holds what is staged:
+    a note and a text file staged with a token, then replaced by links (not staged), were
+    committed with the token when the english and secrets checks left out the links; a link
+    whose target (the blob git pushes) is a token went through too."""
+    repo.git("rm", "-q", "--cached", "notes/german.md")
+    (repo.root / "notes" / "deploy.txt").write_text(f"token {GITHUB}\n")
+    (repo.root / "notes" / "token.txt").symlink_to(GITHUB)
+    repo.git("add", "notes/german.md", "notes/deploy.txt", "notes/token.txt")
+    for name in ("german.md", "deploy.txt"):
+        (repo.root / "notes" / name).unlink()
+        (repo.root / "notes" / name).symlink_to("wsl.md")
+
+    done = repo.memidx("check", "all", "notes/german.md", "notes/deploy.txt", "notes/token.txt")
+
+    assert done.code == 1, done
+    assert ENGLISH_HEADER + "notes/german.md: written in de" in done.out, done.out
+    assert done.out.endswith(
+        SECRETS_HEADER + "notes/german.md:7: github-token\nnotes/deploy.txt:1: github-token\n"
+        "notes/token.txt:1: github-token in the symlink's target\n"
+    ), done.out
