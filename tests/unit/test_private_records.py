@@ -96,3 +96,14 @@ def test_a_span_filing_replaced_lists_no_turn_by_the_markers_words(tmp_path: Pat
     assert shown[0] == f"Deploy {PRIVATE_MARK} heron next"  # a span: the marker
     assert f"heron: the stand-in {PRIVATE_STAND_IN} is U+2421" in shown  # its own: as it is
     assert [hit.tags for hit in hits if "again" in hit.snippet] == [(PRIVATE_MARK,)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Deploy [REDACTED:private]\ufe0e heron", "Deploy <private>kestrel</private>\ufe0e heron"],
+)
+def test_a_marker_followed_by_a_variation_selector_is_still_shown_as_the_marker(text: str) -> None:
+    # the stand-in and U+FE0E after it are a record's own `␡`: the span was shown as `␡`
+    from memidx.private import indexed_record_text, shown_private
+
+    assert shown_private(indexed_record_text(text)) == f"Deploy {PRIVATE_MARK} heron"
