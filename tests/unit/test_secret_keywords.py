@@ -166,3 +166,11 @@ def test_a_line_below_nested_keys_is_judged_once(monkeypatch: pytest.MonkeyPatch
     text = "".join(" " * depth + "token:|#Zk9xQ7mL2pWq8\n" for depth in range(64))
     find_secrets(text)
     assert len(calls) == 63  # each line below the first, once
+
+
+def test_a_block_is_read_to_its_64th_line_and_no_further() -> None:
+    """As the README says: each key reads at most 64 lines, so nested keys over a long block
+    cost 64 readings a line at most, never one for every key above it."""
+    filler = "  some words\n" * 63
+    assert find_secrets(f"password: |\n{filler}  Zk9xQ7mL2pWq8\n", allow=True) != []
+    assert find_secrets(f"password: |\n{filler}  more words\n  Zk9xQ7mL2pWq8\n") == []
