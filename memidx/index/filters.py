@@ -28,12 +28,9 @@ def filter_sql(filters: Filters) -> tuple[str, list[object]]:
     if filters.path_prefix:
         clauses.append("AND substr(d.source_ref, 1, ?) = ?")
         params += [len(filters.path_prefix), filters.path_prefix]
-    if filters.tag:  # a note's `␡` is its own (OWN_STAND_IN), never a span's stand-in
-        clauses.append(
-            "AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = "
-            "CASE d.source_kind WHEN 'note' THEN ? ELSE ? END)"
-        )
-        params += [own_stand_ins(clean_word(filters.tag)), clean_word(filters.tag)]
+    if filters.tag:  # a `␡` is a note's or record's own (OWN_STAND_IN), never a span's
+        clauses.append("AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)")
+        params.append(own_stand_ins(clean_word(filters.tag)))
     for key in ("drawer", "agent"):
         value = getattr(filters, key)
         if value:

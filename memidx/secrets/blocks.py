@@ -18,14 +18,22 @@ KEY_ALONE = re.compile(
     r"([ \t]*+)(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]*+([|>][+-]?[1-9]?[+-]?)?[ \t]*+(?:#.*)?"
 )
 BLOCK_LINES = 64  # the lines of a block read: a block of nested keys is never read twice over
+# a line below a key alone that is a key itself (`valueFrom:`, `"key":`): a nested mapping
+NESTED_KEY = re.compile(r"[\"']?+[\w.-]++[\"']?+[ \t]*+:(?!\S)")
 
 
-def values_below(text: str, start: int, end: int, kind: str) -> Iterator[Finding]:
+def values_below(
+    text: str, start: int, end: int, kind: str, judged: dict[int, bool] | None = None
+) -> Iterator[Finding]:
     """The values that look secret on the lines below the line `text[start:end]`, when that
-    line is a secret-sounding key alone: each line of its block, or its next line."""
+    line is a secret-sounding key alone: each line of its block, or its next line unless it is
+    a key (`password:` over `  secretKeyRef:`). `judged`: whether each line, by where it
+    starts, looked secret, kept across the keys of one text (nested keys read one line again
+    and again, the entropy of each measured up to 64 times over)."""
     key = KEY_ALONE.fullmatch(text, start, end)
     if key is None or not secret_word(key.group(2)):
         return
+    judged = {} if judged is None else judged
     entropy = library.entropy()
     indent, block = len(key.group(1)), key.group(3) is not None
     at = end + 1
@@ -38,9 +46,12 @@ def values_below(text: str, start: int, end: int, kind: str) -> Iterator[Finding
         value = line.strip()
         if value:  # a blank line is part of a block
             begin = at + len(line) - len(line.lstrip())
-            if begin - at <= indent:
-                return  # the block ended
-            if " " not in value and looks_secret(value, entropy):
+            if begin - at <= indent or (not block and NESTED_KEY.match(value)):
+                return  # the block ended, or the key holds a mapping
+            secret = judged.get(begin)
+            if secret is None:
+                secret = judged[begin] = " " not in value and looks_secret(value, entropy)
+            if secret:
                 yield Finding(begin, begin + len(value), kind)
             if not block:
                 return  # a plain value: its first line is all this reads

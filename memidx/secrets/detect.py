@@ -178,9 +178,10 @@ def _assigned(text: str) -> Iterable[Finding]:
     Typographic quotes that delimit a value are read as the plain ones they stand for (a
     value in curly quotes, as a word processor or a chat pastes it, was no assignment)."""
     text = plain_quotes(text)
+    judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     for start, done in _candidate_lines(text):
         line = text[start:done]
-        yield from values_below(text, start, done, KEYWORD_KIND)  # `password: |`, a block
+        yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
         if not secret_names(line) and not unassigned_name(line):
             continue
         entropy = library.entropy()  # loaded only for such lines

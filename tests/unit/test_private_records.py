@@ -96,3 +96,33 @@ def test_a_span_filing_replaced_lists_no_turn_by_the_markers_words(tmp_path: Pat
     assert shown[0] == f"Deploy {PRIVATE_MARK} heron next"  # a span: the marker
     assert f"heron: the stand-in {PRIVATE_STAND_IN} is U+2421" in shown  # its own: as it is
     assert [hit.tags for hit in hits if "again" in hit.snippet] == [(PRIVATE_MARK,)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Deploy [REDACTED:private]\ufe0e heron", "Deploy <private>kestrel</private>\ufe0e heron"],
+)
+def test_a_marker_followed_by_a_variation_selector_is_still_shown_as_the_marker(text: str) -> None:
+    # the stand-in and U+FE0E after it are a record's own `␡`: the span was shown as `␡`
+    from memidx.private import indexed_record_text, shown_private
+
+    assert shown_private(indexed_record_text(text)) == f"Deploy {PRIVATE_MARK} heron"
+
+
+def test_a_tag_filter_by_the_stand_in_finds_a_turns_own_tag_not_its_span(tmp_path: Path) -> None:
+    # a record's tag filter read the bare stand-in, as rows held it before record reader 5:
+    # `--tag ␡` then listed exactly the turns whose tag was private, never one tagged `␡`
+    filed = [
+        redacted(new_record("turn", "heron own", tags=(PRIVATE_STAND_IN,))),
+        redacted(new_record("turn", "heron span", tags=("<private>acmecorp</private>",))),
+    ]
+    (tmp_path / SEGMENT).parent.mkdir(parents=True)
+    (tmp_path / SEGMENT).write_bytes(b"".join(frame(record) for record in filed))
+    config = Config(root=tmp_path, index_path=tmp_path / "index.sqlite", in_git=False)
+    store = Store(connect_memory())
+    sync_records(config, store, full=True)
+
+    hits = lexical_search(store, "heron", Filters(tag=PRIVATE_STAND_IN), 5).hits
+    assert [(hit.snippet.replace("\x02", "").replace("\x03", ""), hit.tags) for hit in hits] == [
+        ("heron own", (PRIVATE_STAND_IN,))
+    ]

@@ -143,7 +143,34 @@ def test_a_value_below_its_key_is_found(text: str) -> None:
         "password: |\nZk9xQ7mL2pWq8\n",  # not indented: no block of the key
         "token:\n  ${DEPLOY_TOKEN}\n",
         "notes: |\n  Zk9xQ7mL2pWq8\n",  # no secret-sounding key
+        "password:\n  secretKeyRef:\n    name: db\n",  # a nested mapping: its key no value
+        "- token:\n    valueFrom:\n      configMapKeyRef: {}\n",
     ],
 )
 def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -> None:
     assert find_secrets(text, allow=True) == []
+
+
+def test_a_line_below_nested_keys_is_judged_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each key of 64 nested ones read the lines below it: the entropy of each line was
+    measured up to 64 times (a megabyte of such lines took 19 s, 3 s before blocks)."""
+    from memidx.secrets import blocks
+
+    calls: list[str] = []
+
+    def counted(value: str, entropy: object) -> bool:
+        calls.append(value)
+        return False
+
+    monkeypatch.setattr(blocks, "looks_secret", counted)
+    text = "".join(" " * depth + "token:|#Zk9xQ7mL2pWq8\n" for depth in range(64))
+    find_secrets(text)
+    assert len(calls) == 63  # each line below the first, once
+
+
+def test_a_block_is_read_to_its_64th_line_and_no_further() -> None:
+    """As the README says: each key reads at most 64 lines, so nested keys over a long block
+    cost 64 readings a line at most, never one for every key above it."""
+    filler = "  some words\n" * 63
+    assert find_secrets(f"password: |\n{filler}  Zk9xQ7mL2pWq8\n", allow=True) != []
+    assert find_secrets(f"password: |\n{filler}  more words\n  Zk9xQ7mL2pWq8\n") == []
