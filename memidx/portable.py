@@ -10,6 +10,7 @@ tests/unit/test_portability.py enforces it."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
@@ -54,14 +55,36 @@ def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) ->
         deadline = None if wait and timeout is None else time.monotonic() + (timeout or 0.0) * wait
         while True:  # taken again when its file was removed meanwhile (a stale lock cleared)
             path.parent.mkdir(parents=True, exist_ok=True)  # its folder too (`rm -rf .memidx`)
-            # a FIFO put in its place held every hook to its deadline: ENXIO now (flock ignores it)
-            way = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC
-            with os.fdopen(os.open(path, way, 0o666), "a") as handle:
+            with os.fdopen(_open_lock(path), "a") as handle:
                 taken = lock_open(handle.fileno(), deadline and deadline - time.monotonic())
                 opened = os.fstat(handle.fileno())
                 if not taken or file_identity(path) == (opened.st_dev, opened.st_ino):
                     yield taken
                     return
+
+
+class NotAFile(OSError):
+    """A lock path that is no file of memidx's (a link, a FIFO, a folder): the errno os.open
+    gave, and one line that names the path and what to do (its strerror, and what it says)."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def _open_lock(path: Path) -> int:
+    """`path` (made when missing) open to be locked, as it is: a FIFO there held every hook to
+    its deadline (ENXIO now: flock ignores it), and a dangling link made a file wherever it
+    pointed, a link to a file locked that file (ELOOP now; BSD: EMLINK)."""
+    way = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(path, way, 0o666)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR):
+            raise
+        from memidx.text import display
+
+        said = f"{display(str(path))} is no file (a link, a FIFO or a folder): remove it"
+        raise NotAFile(exc.errno, said) from None
 
 
 def user_id() -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import io
 import ipaddress
 import logging
 import os
@@ -16,8 +15,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from logging.handlers import RotatingFileHandler
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memidx.config import Config
@@ -31,6 +28,7 @@ from memidx.errors import (
 )
 from memidx.mcp.answers import search_text
 from memidx.mcp.hand_over import HandOver
+from memidx.mcp.own_log import OwnLog
 from memidx.mcp.warm import WarmIndex
 from memidx.search.query import searched_part
 
@@ -183,18 +181,6 @@ def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-class _OwnLog(RotatingFileHandler):
-    """`.memidx/mcp.log`, opened as memidx's own files are (memidx.drafts.open_to_append): a
-    FIFO there held every MCP server's start for ever, and a link took its lines into the
-    file it named. Each fails at once now (OSError)."""
-
-    def _open(self) -> io.TextIOWrapper:
-        from memidx.drafts import open_to_append
-
-        stream = open_to_append(Path(self.baseFilename))
-        return io.TextIOWrapper(stream, encoding=self.encoding, errors=self.errors)
-
-
 def start_logging(config: Config, *, stderr: bool = True) -> None:
     """Diagnostics to stderr (unless not `stderr`: the shared server has none to speak of)
     and to .memidx/mcp.log (rotated at LOG_BYTES); never stdout."""
@@ -203,7 +189,7 @@ def start_logging(config: Config, *, stderr: bool = True) -> None:
     path = config.state_dir / "mcp.log"
     try:
         config.state_dir.mkdir(parents=True, exist_ok=True)
-        handlers.append(_OwnLog(path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8"))
+        handlers.append(OwnLog(path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8"))
     except OSError as exc:  # a read-only memory: stderr only
         from memidx.drafts import NOT_OWN, not_own
 
