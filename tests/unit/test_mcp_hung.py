@@ -250,3 +250,36 @@ def test_a_long_request_the_server_reads_late_reaches_it_whole(
 
     assert ended is True
     assert got == [len(request)]
+
+
+def test_a_call_of_a_client_done_writing_gets_an_error_when_the_server_is_ended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client that writes its request and closes stdin (`printf ... | memidx mcp`) still
+    reads stdout: a server found hung and ended under it left it no answer, and the front
+    exited 0 with nothing said."""
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    os.write(stdin, REQUEST)
+    os.close(stdin)
+    looks: list[float] = []
+
+    def hung_server() -> bool:  # found hung on the look; ended (its connection goes with it)
+        looks.append(time.monotonic())
+        server_end.close()
+        return False
+
+    ended = relay.pump(front, client_in, client_out, hung_server)
+    os.close(client_out)
+    with os.fdopen(stdout, "rb") as read:
+        out = read.read()
+    os.close(client_in)
+    front.close()
+
+    assert ended is False
+    assert len(looks) == 1
+    (answer,) = [json.loads(line) for line in out.splitlines()]
+    assert answer["id"] == 7
+    assert answer["error"]["code"] == relay.ENDED
