@@ -283,3 +283,18 @@ def test_a_call_of_a_client_done_writing_gets_an_error_when_the_server_is_ended(
     (answer,) = [json.loads(line) for line in out.splitlines()]
     assert answer["id"] == 7
     assert answer["error"]["code"] == relay.ENDED
+
+
+def test_a_front_that_finds_the_hung_server_ended_by_another_joins_the_next(
+    config: Config,
+) -> None:
+    """Fronts that met one stopped server at once: the one that ended it started the next,
+    and each of the others, finding it gone (its lock let go), served its session itself."""
+    path = config.state_dir / SOCKET
+    with server(config) as stopped:
+        os.kill(stopped.pid, signal.SIGSTOP)
+        conn, why = shared._session(path)  # pyright: ignore[reportPrivateUsage]
+        assert conn is not None and why == shared.UNGREETED
+        stopped.kill()  # by the other front
+        stopped.wait(LIMIT)
+        assert hung.look_again(config, path, conn) == "none"
