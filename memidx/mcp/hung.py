@@ -86,7 +86,8 @@ def _recorded(config: Config, path: Path, pid: int) -> bool:
     return record is not None and record.pid == pid and record.socket == str(path)
 
 
-def _lock_held(path: Path) -> bool:
+def _lock_held(path: Path, *, unknown: bool = False) -> bool:
+    """Whether a server holds the socket's lock; `unknown` when the lock cannot be looked at."""
     from memidx.mcp.shared import lock_for
     from memidx.portable import file_lock
 
@@ -94,7 +95,7 @@ def _lock_held(path: Path) -> bool:
         with file_lock(lock_for(path), wait=False) as free:
             return not free
     except OSError:
-        return False
+        return unknown
 
 
 def _marked(mark: Path) -> tuple[int | None, float | None]:
@@ -114,7 +115,8 @@ def _marked(mark: Path) -> tuple[int | None, float | None]:
 
 def look_again(config: Config, path: Path, conn: socket.socket) -> str:
     """What a front does with `conn`, which the server on `path` took and did not greet
-    (closed here): "none" once that server was ended (start another); "again" once
+    (closed here): "none" once that server was ended, here or by another front (start
+    another, or join the one that front starts); "again" once
     SUSPECT_AFTER s have passed since it was first found so (look again); shared.UNGREETED
     when it cannot be ended (not provably this socket's server): serve the session here."""
     from memidx.mcp.shared import UNGREETED
@@ -122,8 +124,8 @@ def look_again(config: Config, path: Path, conn: socket.socket) -> str:
 
     with conn:
         pid = peer_pid(conn)
-    if found_hung(config, path, pid):
-        return "none"
+    if found_hung(config, path, pid) or not _lock_held(path, unknown=True):
+        return "none"  # ended here, or by another front meanwhile: the next one is started
     since = suspect_since(path)
     if since is None:
         return UNGREETED

@@ -50,8 +50,10 @@ def pump(
     """Copy stdin to the socket and the socket to stdout until the server closes; stdin's end
     is passed on as the end of the socket's writing half, so the server ends the session.
     True when the session ended because stdin did, False when the server ended it first (or
-    `alive`, asked after each QUIET s a request waited without a word from it, said no)."""
+    `alive`, asked after each QUIET s a request waited without a word from it, said no: after
+    stdin's end too, as a client done writing still reads the errors of its calls)."""
     ended = threading.Event()
+    hung = False
     pending = Pending()
     lock = threading.Lock()  # the pending ids, read and written on both threads
 
@@ -74,6 +76,7 @@ def pump(
                     waiting = bool(pending)
                 if not waiting or alive():
                     continue
+                hung = True
                 break
             chunk = conn.recv(CHUNK)
             if not chunk:
@@ -81,7 +84,7 @@ def pump(
             with lock:
                 pending.answered(chunk)
             _write(stdout, chunk)
-    if ended.is_set():
+    if ended.is_set() and not hung:
         return True
     with lock, contextlib.suppress(OSError):
         _answer_left(stdout, list(pending.ids.values()), pending.mid_line())

@@ -73,12 +73,15 @@ def config(monkeypatch: pytest.MonkeyPatch) -> Iterator[Config]:
 
 
 @contextmanager
-def server(config: Config, *, named: int = 0) -> Generator[subprocess.Popen[bytes]]:
-    """A server's process listening on the socket, holding its lock; the record names it (or
-    the pid `named`). Continued and killed at the end."""
+def server(
+    config: Config, *, named: int = 0, lock: Path | None = None
+) -> Generator[subprocess.Popen[bytes]]:
+    """A server's process listening on the socket, holding its lock (or the file `lock`); the
+    record names it (or the pid `named`). Continued and killed at the end."""
     path = config.state_dir / SOCKET
     record = config.state_dir / "mcp-server.json"
-    argv = [sys.executable, "-c", HOLDING, str(path), str(shared.lock_for(path)), str(record)]
+    held = lock or shared.lock_for(path)
+    argv = [sys.executable, "-c", HOLDING, str(path), str(held), str(record)]
     process = subprocess.Popen([*argv, str(named)], stdout=subprocess.PIPE)
     try:
         assert process.stdout is not None and process.stdout.readline() == b"listening\n"
@@ -250,3 +253,86 @@ def test_a_long_request_the_server_reads_late_reaches_it_whole(
 
     assert ended is True
     assert got == [len(request)]
+
+
+def test_a_call_of_a_client_done_writing_gets_an_error_when_the_server_is_ended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A client that writes its request and closes stdin (`printf ... | memidx mcp`) still
+    reads stdout: a server found hung and ended under it left it no answer, and the front
+    exited 0 with nothing said."""
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    os.write(stdin, REQUEST)
+    os.close(stdin)
+    looks: list[float] = []
+
+    def hung_server() -> bool:  # found hung on the look; ended (its connection goes with it)
+        looks.append(time.monotonic())
+        server_end.close()
+        return False
+
+    ended = relay.pump(front, client_in, client_out, hung_server)
+    os.close(client_out)
+    with os.fdopen(stdout, "rb") as read:
+        out = read.read()
+    os.close(client_in)
+    front.close()
+
+    assert ended is False
+    assert len(looks) == 1
+    (answer,) = [json.loads(line) for line in out.splitlines()]
+    assert answer["id"] == 7
+    assert answer["error"]["code"] == relay.ENDED
+
+
+def test_a_front_that_finds_the_hung_server_ended_by_another_joins_the_next(
+    config: Config,
+) -> None:
+    """Fronts that met one stopped server at once: the one that ended it started the next,
+    and each of the others, finding it gone (its lock let go), served its session itself."""
+    path = config.state_dir / SOCKET
+    with server(config) as stopped:
+        os.kill(stopped.pid, signal.SIGSTOP)
+        conn, why = shared._session(path)  # pyright: ignore[reportPrivateUsage]
+        assert conn is not None and why == shared.UNGREETED
+        stopped.kill()  # by the other front
+        stopped.wait(LIMIT)
+        assert hung.look_again(config, path, conn) == "none"
+
+
+def test_one_finding_never_ends_a_server(config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server is ended on a second finding SUSPECT_AFTER s after the first, never on one: a
+    stall of the machine missed one greeting; and a greeting since the mark forgets it."""
+    monkeypatch.setattr(hung, "SUSPECT_AFTER", 0.1)
+    path = config.state_dir / SOCKET
+    with server(config) as stopped:
+        os.kill(stopped.pid, signal.SIGSTOP)
+        first = hung.found_hung(config, path, stopped.pid)
+        at_once = hung.found_hung(config, path, stopped.pid)  # not SUSPECT_AFTER s later
+        time.sleep(0.01)
+        hung.greeted(path, time.monotonic())  # a connection begun after the mark was greeted
+        time.sleep(0.2)
+        after_greeting = hung.found_hung(config, path, stopped.pid)  # a first finding again
+        alive = stopped.poll() is None
+
+    assert (first, at_once, after_greeting) == (False, False, False)
+    assert alive
+
+
+def test_a_server_not_holding_the_lock_is_never_ended(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record names it and it listens on the socket, but the socket's lock is free: not
+    provably the server that serves it (one killed left its record; a process of another)."""
+    monkeypatch.setattr(hung, "SUSPECT_AFTER", 0.0)
+    path = config.state_dir / SOCKET
+    with server(config, lock=config.state_dir / "other.lock") as stopped:
+        os.kill(stopped.pid, signal.SIGSTOP)
+        found = [hung.found_hung(config, path, stopped.pid) for _ in range(2)]
+        alive = stopped.poll() is None
+
+    assert found == [False, False]
+    assert alive
