@@ -11,10 +11,11 @@ SEGMENT_SUFFIX = ".krd"
 # trimmed, in lower case and without '#'; 3: each row keeps the digest of its frame, and a
 # record whose text does not match its hash is marked; 4: a `<private>` span an older memidx
 # filed is indexed as [REDACTED:private]; 5: that marker and such a span indexed as a note's
-# span is, PRIVATE_STAND_IN, and a `␡` of the record's own told from it), so the next sync
+# span is, PRIVATE_STAND_IN, and a `␡` of the record's own told from it; 6: a U+FE0E after
+# the filed marker dropped, as after a span), so the next sync
 # indexes every record again. An index that does not record it is from before, when tags were
 # stored as filed.
-RECORD_READER = "5"
+RECORD_READER = "6"
 RECORD_READER_KEY = "record_reader"  # state key: the record reader the rows were made by
 
 
