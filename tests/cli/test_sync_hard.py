@@ -534,7 +534,8 @@ def test_a_turn_filed_while_git_commit_checks_a_staged_segment_fails_nothing(
     turn = json.dumps({"text": "second turn about quokka", "session": "q2"})
     python.write_text(
         "#!/bin/sh\n"
-        f'case "$*" in *"check drift"*) printf %s \'{turn}\' | "{sys.executable}" -m memidx '
+        f'case "$*" in *"check all"*|*"check drift"*) '  # the checks' one process, or drift's
+        f"printf %s '{turn}' | \"{sys.executable}\" -m memidx "
         f'-C "{b.root}" file-turn >/dev/null || exit 9;; esac\n'
         f'exec "{sys.executable}" "$@"\n'
     )
