@@ -281,3 +281,33 @@ def test_a_dangling_link_at_memidx_s_state_files_makes_no_file_where_it_points(
     found = failures.last_failure(job.embed_error_path(config))
     said = f"{pending} is no file (a link, a FIFO or a folder): remove it"
     assert ran == 1 and found is not None and found.message == said
+
+
+@pytest.mark.parametrize("planted", ["fifo", "link", "folder"])
+def test_no_file_at_the_embeds_mark_is_never_removed_by_an_embed(
+    tmp_path: Path, planted: str
+) -> None:
+    """The embeds removed whatever stood at `embed.pending` once done (a FIFO there opened
+    read-only as a mark, a link to a file was one): memidx made neither. Both embeds leave it;
+    the background one says why it cannot run, in its trace."""
+    from memidx.embed import job
+
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    config.state_dir.mkdir()
+    pending = config.state_dir / "embed.pending"
+    theirs = _theirs(tmp_path)
+    if planted == "fifo":
+        os.mkfifo(pending)
+    elif planted == "link":
+        pending.symlink_to(theirs)
+    else:
+        pending.mkdir()
+
+    ran = job.embed_in_background(config)
+    assert job._marked(pending) is False  # pyright: ignore[reportPrivateUsage]
+    job._take_mark(pending)  # pyright: ignore[reportPrivateUsage] - what `memidx embed` does
+
+    assert os.path.lexists(pending) and theirs.read_text() == THEIRS
+    found = failures.last_failure(job.embed_error_path(config))
+    said = f"{pending} is no file (a link, a FIFO or a folder): remove it"
+    assert ran == 1 and found is not None and found.message == said
