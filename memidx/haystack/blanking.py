@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Iterable
 from itertools import pairwise
+from pathlib import Path
 
 from memidx.hashes import content_hash
 from memidx.haystack.frames import (
@@ -151,3 +152,16 @@ def _headers(data: bytes, start: int, end: int) -> list[int]:
             found.append(at)
         at = data.find(MAGIC, at + 1, end)
     return found
+
+
+def linked_may_hold(path: Path, forgotten: set[str]) -> bool:
+    """Whether the file a linked segment at `path` names may hold a forgotten record: read
+    through the link (purge never writes through one), a dangling link or a FIFO holds none,
+    a file it cannot read may."""
+    from memidx.drafts import read_whole
+
+    try:
+        data = read_whole(path.resolve())
+    except OSError:
+        return True
+    return data is not None and names_any(data, forgotten)

@@ -23,7 +23,7 @@ from memidx.config import Config
 from memidx.drafts import read_whole, replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack import purge_torn
-from memidx.haystack.blanking import blanked, blanked_or_none, names_any
+from memidx.haystack.blanking import blanked, blanked_or_none, linked_may_hold, names_any
 from memidx.haystack.frames import Record
 from memidx.haystack.held import MAX_SEGMENT_BYTES, Held, History, printable, work_tree_command
 from memidx.haystack.indexing import haystack_folder, segment_ref
@@ -270,8 +270,9 @@ def _work_tree(
     files: dict[Path, tuple[bytes, int]] = {}
     for path in segments(haystack_folder(config)):
         ref = segment_ref(config, path)
-        if through_link(config.root, Path(ref)):  # never written through: said, left
-            done.linked.append(ref)
+        if through_link(config.root, Path(ref)):  # never written through: said, left, when
+            if linked_may_hold(path, forgotten):  # the file it names may hold a forgotten one
+                done.linked.append(ref)
             continue
         data = read_whole(path) or b""  # as it is: a FIFO hung the purge; it holds no record
         if not names_any(data, forgotten):

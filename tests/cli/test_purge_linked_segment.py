@@ -35,3 +35,27 @@ def test_purge_names_a_linked_segment_it_leaves_and_exits_1(tmp_path: Path) -> N
     )
     assert as_json.code == 1 and as_json.json()["linked"] == [ref]
     assert theirs.read_bytes() == frame(gone)
+
+
+def test_a_linked_segment_that_holds_no_forgotten_record_fails_no_purge(tmp_path: Path) -> None:
+    """Any linked segment made every purge exit 1, though the file it names (or none, for a
+    dangling link) held nothing forgotten: such a link is read through, never written, and a
+    purge that has nothing to blank there succeeds in silence."""
+    memory = NotesRepo(tmp_path / "memory", init=False)
+    gone = new_record("turn", "forget the zebra")
+    tombstone = replace(new_record(FORGET, f"forgets {gone.id}"), forgets=gone.id)
+    writer = memory.root / "notes" / "haystack" / "w"
+    writer.mkdir(parents=True)
+    (writer / "2026-01-01.000.krd").write_bytes(frame(gone) + frame(tombstone))
+    theirs = tmp_path / "theirs.krd"
+    kept = frame(new_record("turn", "keep the okapi"))
+    theirs.write_bytes(kept)
+    (writer / "2026-01-02.000.krd").symlink_to(theirs)
+    (writer / "2026-01-03.000.krd").symlink_to(tmp_path / "nothing-here.krd")
+    assert memory.memidx("ingest").code == 0
+
+    run = memory.memidx("haystack", "purge")
+
+    assert (run.code, run.err) == (0, "")
+    assert run.out == "blanked 1 forgotten record in 1 segment\n"
+    assert theirs.read_bytes() == kept
