@@ -15,10 +15,11 @@ from memidx.agents import recall_client, recall_server
 from memidx.config import Config, load_config
 from memidx.githooks import notices
 from memidx.index import failures
+from memidx.index.store import open_store
 from memidx.mcp import shared
 from memidx.memory import head_sync
 from tests.fifos import at_once
-from tests.helpers import NotesRepo
+from tests.helpers import FakeEmbedder, NotesRepo
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="no O_NOFOLLOW")
 THEIRS = "not memidx's\n"
@@ -304,8 +305,11 @@ def test_no_file_at_the_embeds_mark_is_never_removed_by_an_embed(
         pending.mkdir()
 
     ran = job.embed_in_background(config)
-    assert job._marked(pending) is False  # pyright: ignore[reportPrivateUsage]
-    job._take_mark(pending)  # pyright: ignore[reportPrivateUsage] - what `memidx embed` does
+    store, _ = open_store(config.index_path, write=True)
+    try:  # `memidx embed`: it took the mark before it embedded, whatever stood there
+        job.embed_index(config, store, embedder=FakeEmbedder())
+    finally:
+        store.conn.close()
 
     assert os.path.lexists(pending) and theirs.read_text() == THEIRS
     found = failures.last_failure(job.embed_error_path(config))
