@@ -154,14 +154,28 @@ def _headers(data: bytes, start: int, end: int) -> list[int]:
     return found
 
 
-def linked_may_hold(path: Path, forgotten: set[str]) -> bool:
-    """Whether the file a linked segment at `path` names may hold a forgotten record: read
-    through the link (purge never writes through one), a dangling link or a FIFO holds none,
-    a file it cannot read may."""
+def linked_may_hold(path: Path, forgotten: set[str], limit: int) -> bool:
+    """Whether the file a linked segment at `path` names holds a forgotten record purge would
+    blank (one blanked already is none): read through the link (purge never writes through
+    one). A dangling link or a loop names no file; a FIFO, a device or a folder holds no
+    record and is never opened (a device may act when opened); a file it cannot read, or
+    past `limit` bytes (no segment memidx wrote, never read whole), may hold one."""
+    import errno
+    import os
+    import stat
+
     from memidx.drafts import read_whole
 
     try:
-        data = read_whole(path.resolve())
+        named = path.stat()  # through every link: ELOOP for a loop (resolve raised RuntimeError)
+    except OSError as exc:
+        return exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
+    if not stat.S_ISREG(named.st_mode):
+        return False
+    if named.st_size > limit:
+        return True
+    try:
+        data = read_whole(Path(os.path.realpath(path)))
     except OSError:
         return True
-    return data is not None and names_any(data, forgotten)
+    return data is not None and blanked_or_none(data, forgotten) is not None

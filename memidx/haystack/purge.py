@@ -271,8 +271,8 @@ def _work_tree(
     for path in segments(haystack_folder(config)):
         ref = segment_ref(config, path)
         if through_link(config.root, Path(ref)):  # never written through: said, left, when
-            if linked_may_hold(path, forgotten):  # the file it names may hold a forgotten one
-                done.linked.append(ref)
+            if linked_may_hold(path, forgotten, MAX_SEGMENT_BYTES):  # the file it names may
+                done.linked.append(ref)  # hold a forgotten record
             continue
         data = read_whole(path) or b""  # as it is: a FIFO hung the purge; it holds no record
         if not names_any(data, forgotten):
