@@ -154,6 +154,20 @@ def _headers(data: bytes, start: int, end: int) -> list[int]:
     return found
 
 
+def linked_holding(links: list[Path], forgotten: set[str], blanks: list[Path]) -> list[Path]:
+    """The linked segments whose file may hold a forgotten record: not one of the segments
+    this purge `blanks` (a link to a segment of the work tree itself)."""
+    from os.path import realpath
+
+    from memidx.haystack.held import MAX_SEGMENT_BYTES
+
+    mine = {realpath(path) for path in blanks}
+    return [
+        path for path in links
+        if realpath(path) not in mine and linked_may_hold(path, forgotten, MAX_SEGMENT_BYTES)
+    ]  # fmt: skip
+
+
 def linked_may_hold(path: Path, forgotten: set[str], limit: int) -> bool:
     """Whether the file a linked segment at `path` names holds a forgotten record purge would
     blank (one blanked already is none): read through the link (purge never writes through

@@ -100,3 +100,22 @@ def test_a_file_past_a_segments_size_through_a_link_is_never_read(tmp_path: Path
 
     assert linked_may_hold(link, {gone.id}, size) is False
     assert linked_may_hold(link, {gone.id}, size - 1) is True
+
+
+def test_a_link_to_a_segment_this_purge_blanks_fails_no_purge(tmp_path: Path) -> None:
+    """A link to another segment of the work tree was named as keeping the forgotten bytes
+    (exit 1) in the purge that blanked that very segment: only the next purge exited 0."""
+    memory = NotesRepo(tmp_path / "memory", init=False)
+    gone = new_record("turn", "forget the zebra")
+    tombstone = replace(new_record(FORGET, f"forgets {gone.id}"), forgets=gone.id)
+    writer = memory.root / "notes" / "haystack" / "w"
+    writer.mkdir(parents=True)
+    (writer / "2026-01-01.000.krd").write_bytes(frame(tombstone))
+    (writer / "2026-01-03.000.krd").write_bytes(frame(gone))
+    (writer / "2026-01-02.000.krd").symlink_to(writer / "2026-01-03.000.krd")
+    assert memory.memidx("ingest").code == 0
+
+    run = memory.memidx("haystack", "purge")
+
+    assert (run.code, run.err) == (0, "")
+    assert run.out == "blanked 1 forgotten record in 1 segment\n"
