@@ -95,9 +95,9 @@ def embed_index(
     pending = _pending(config)
     report: EmbedReport | None = None
     bound = file_identity(config.index_path)  # the file `store` was opened on
-    while report is None or pending.exists():
+    while report is None or _marked(pending):
         with _embed_lock(config, wait=True, waiting=waiting):
-            pending.unlink(missing_ok=True)  # this run embeds what the mark was left for
+            _take_mark(pending)  # this run embeds what the mark was left for
             embedder = embedder or document_embedder(config)
             done = _embed_index(
                 config, store, progress, prune=prune, embedder=embedder, bound=bound
@@ -189,7 +189,7 @@ def embed_in_background(
         return 1
     embedder: Embedder | None = None
     try:
-        while pending.exists():
+        while _marked(pending):
             with _embed_lock(config, wait=False) as mine:
                 if not mine:
                     return 0  # the running embedder checks the mark before it leaves
@@ -198,8 +198,8 @@ def embed_in_background(
                     store = writable_index(config, fill=fill)
                     bound = file_identity(config.index_path)
                     try:
-                        while pending.exists():
-                            pending.unlink(missing_ok=True)
+                        while _marked(pending):
+                            _take_mark(pending)
                             if read_left is not None:
                                 read_left(config, store)
                             embedder = embedder or document_embedder(config)
@@ -223,9 +223,34 @@ def embed_in_background(
 def _leave_mark(pending: Path) -> None:
     """Make the mark where there is none. Path.touch followed a link there: one to a file
     set that file's time, a dangling one made the file it names (ELOOP now)."""
+    import errno
+    import stat
+
     from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW
 
-    os.close(os.open(pending, os.O_RDONLY | os.O_CREAT | NO_FOLLOW | NO_FIFO_WAIT, 0o666))
+    fd = os.open(pending, os.O_RDONLY | os.O_CREAT | NO_FOLLOW | NO_FIFO_WAIT, 0o666)
+    try:  # a FIFO opens (read-only, not waited on): no mark of memidx's, never removed by it
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.ENXIO, "no file", str(pending))
+    finally:
+        os.close(fd)
+
+
+def _marked(pending: Path) -> bool:
+    """Whether the mark is there: a file, never a link, a FIFO or a folder in its place (which
+    memidx did not make, so never removes; it is said by the hook that leaves the mark)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.lstat(pending).st_mode)
+    except OSError:
+        return False
+
+
+def _take_mark(pending: Path) -> None:
+    """Remove the mark (this run embeds what it was left for), only if it is one."""
+    if _marked(pending):
+        pending.unlink(missing_ok=True)
 
 
 def _pending(config: Config) -> Path:

@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Iterable
 from itertools import pairwise
+from pathlib import Path
 
 from memidx.hashes import content_hash
 from memidx.haystack.frames import (
@@ -151,3 +152,44 @@ def _headers(data: bytes, start: int, end: int) -> list[int]:
             found.append(at)
         at = data.find(MAGIC, at + 1, end)
     return found
+
+
+def linked_holding(links: list[Path], forgotten: set[str], blanks: list[Path]) -> list[Path]:
+    """The linked segments whose file may hold a forgotten record: not one of the segments
+    this purge `blanks` (a link to a segment of the work tree itself)."""
+    from os.path import realpath
+
+    from memidx.haystack.held import MAX_SEGMENT_BYTES
+
+    mine = {realpath(path) for path in blanks}
+    return [
+        path for path in links
+        if realpath(path) not in mine and linked_may_hold(path, forgotten, MAX_SEGMENT_BYTES)
+    ]  # fmt: skip
+
+
+def linked_may_hold(path: Path, forgotten: set[str], limit: int) -> bool:
+    """Whether the file a linked segment at `path` names holds a forgotten record purge would
+    blank (one blanked already is none): read through the link (purge never writes through
+    one). A dangling link or a loop names no file; a FIFO, a device or a folder holds no
+    record and is never opened (a device may act when opened); a file it cannot read, or
+    past `limit` bytes (no segment memidx wrote, never read whole), may hold one."""
+    import errno
+    import os
+    import stat
+
+    from memidx.drafts import read_whole
+
+    try:
+        named = path.stat()  # through every link: ELOOP for a loop (resolve raised RuntimeError)
+    except OSError as exc:
+        return exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
+    if not stat.S_ISREG(named.st_mode):
+        return False
+    if named.st_size > limit:
+        return True
+    try:
+        data = read_whole(Path(os.path.realpath(path)))
+    except OSError:
+        return True
+    return data is not None and blanked_or_none(data, forgotten) is not None

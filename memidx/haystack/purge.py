@@ -23,7 +23,7 @@ from memidx.config import Config
 from memidx.drafts import read_whole, replace_durably
 from memidx.errors import MemidxError
 from memidx.haystack import purge_torn
-from memidx.haystack.blanking import blanked, blanked_or_none, names_any
+from memidx.haystack.blanking import blanked, blanked_or_none, linked_holding, names_any
 from memidx.haystack.frames import Record
 from memidx.haystack.held import MAX_SEGMENT_BYTES, Held, History, printable, work_tree_command
 from memidx.haystack.indexing import haystack_folder, segment_ref
@@ -268,10 +268,11 @@ def _work_tree(
     from memidx.git.rewrite import pushed_paths
 
     files: dict[Path, tuple[bytes, int]] = {}
-    for path in segments(haystack_folder(config)):
+    links: list[Path] = []  # never written through: said, left, when the file it names holds
+    for path in segments(haystack_folder(config)):  # a forgotten record not blanked here
         ref = segment_ref(config, path)
-        if through_link(config.root, Path(ref)):  # never written through: said, left
-            done.linked.append(ref)
+        if through_link(config.root, Path(ref)):
+            links.append(path)
             continue
         data = read_whole(path) or b""  # as it is: a FIFO hung the purge; it holds no record
         if not names_any(data, forgotten):
@@ -285,6 +286,7 @@ def _work_tree(
                 done.blobs[ref] = (_blob(config, ref), _blob(config, ref, new))
             continue
         files[path] = (new, count)
+    done.linked += [segment_ref(config, p) for p in linked_holding(links, forgotten, [*files])]
     return files
 
 

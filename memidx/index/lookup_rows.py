@@ -41,16 +41,21 @@ def session_neighbours(
     store: Store, doc_id: int, session: str, span: int
 ) -> list[tuple[str, str, str]]:
     """(ref, body, ts) of up to `span` turns of `session` filed just before the document and
-    `span` just after it, in filing order; the document itself left out."""
+    `span` just after it, in filing order (their times, then their rows: a clone indexes what
+    it pulls after its own turns, so rows alone ordered two machines' turns by who pulled);
+    the document itself left out."""
     rows = store.conn.execute(
         """SELECT id, source_ref, body, COALESCE(json_extract(meta, '$.ts'), '') FROM documents
-           WHERE id BETWEEN ? AND ? AND id != ? AND source_kind = 'turn'
-             AND json_extract(meta, '$.session') = ?
-           ORDER BY id""",
-        (doc_id - NEIGHBOUR_WINDOW, doc_id + NEIGHBOUR_WINDOW, doc_id, session),
+           WHERE id BETWEEN ? AND ? AND source_kind = 'turn'
+             AND json_extract(meta, '$.session') = ?""",
+        (doc_id - NEIGHBOUR_WINDOW, doc_id + NEIGHBOUR_WINDOW, session),
     ).fetchall()
-    before = [r for r in rows if int(r[0]) < doc_id][-span:] if span else []
-    after = [r for r in rows if int(r[0]) > doc_id][:span]
+    rows.sort(key=lambda r: (str(r[3]), int(r[0])))
+    at = next((n for n, r in enumerate(rows) if int(r[0]) == doc_id), None)
+    if at is None:
+        return []
+    before = rows[max(at - span, 0) : at] if span else []
+    after = rows[at + 1 : at + 1 + span]
     return [(str(r[1]), str(r[2]), str(r[3])) for r in (*before, *after)]
 
 
@@ -60,25 +65,28 @@ ADJACENT_WINDOW = 8  # rows looked at either side for a session's turn just befo
 def adjacent_turns(store: Store, ids: Sequence[int]) -> dict[int, tuple[str, tuple[int, ...]]]:
     """For each of `ids` that is a turn with a session: its agent (the speaker, "" if none)
     and the row ids of its session's turns filed just before and just after it (up to one
-    each, within ADJACENT_WINDOW rows)."""
+    each, within ADJACENT_WINDOW rows; in filing order, as session_neighbours)."""
     if not ids:
         return {}
     span = range(-ADJACENT_WINDOW, ADJACENT_WINDOW + 1)
     near = sorted({i + step for i in ids for step in span})
     marks = ", ".join("?" for _ in near)
     rows = store.conn.execute(
-        f"""SELECT id, json_extract(meta, '$.session'), COALESCE(json_extract(meta, '$.agent'), '')
+        f"""SELECT id, json_extract(meta, '$.session'), COALESCE(json_extract(meta, '$.agent'), ''),
+                   COALESCE(json_extract(meta, '$.ts'), '')
             FROM documents WHERE id IN ({marks}) AND source_kind = 'turn'
               AND json_extract(meta, '$.session') IS NOT NULL""",
         near,
     ).fetchall()
-    session = {int(i): str(s) for i, s, _ in rows}
-    agent = {int(i): str(a) for i, _, a in rows}
+    session = {int(i): str(s) for i, s, _, _ in rows}
+    agent = {int(i): str(a) for i, _, a, _ in rows}
+    when = {int(i): str(t) for i, _, _, t in rows}
     found: dict[int, tuple[str, tuple[int, ...]]] = {}
     for doc in ids:
         if doc not in session:
             continue
-        same = [doc + step for step in span if step and session.get(doc + step) == session[doc]]
-        before, after = [i for i in same if i < doc][-1:], [i for i in same if i > doc][:1]
-        found[doc] = (agent[doc], (*before, *after))
+        same = [doc + step for step in span if session.get(doc + step) == session[doc]]
+        same.sort(key=lambda i: (when[i], i))
+        at = same.index(doc)
+        found[doc] = (agent[doc], (*same[max(at - 1, 0) : at], *same[at + 1 : at + 2]))
     return found

@@ -15,10 +15,11 @@ from memidx.agents import recall_client, recall_server
 from memidx.config import Config, load_config
 from memidx.githooks import notices
 from memidx.index import failures
+from memidx.index.store import open_store
 from memidx.mcp import shared
 from memidx.memory import head_sync
 from tests.fifos import at_once
-from tests.helpers import NotesRepo
+from tests.helpers import FakeEmbedder, NotesRepo
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="no O_NOFOLLOW")
 THEIRS = "not memidx's\n"
@@ -278,6 +279,39 @@ def test_a_dangling_link_at_memidx_s_state_files_makes_no_file_where_it_points(
 
     assert list(elsewhere.iterdir()) == []
     assert ignore.is_symlink() and pending.is_symlink()
+    found = failures.last_failure(job.embed_error_path(config))
+    said = f"{pending} is no file (a link, a FIFO or a folder): remove it"
+    assert ran == 1 and found is not None and found.message == said
+
+
+@pytest.mark.parametrize("planted", ["fifo", "link", "folder"])
+def test_no_file_at_the_embeds_mark_is_never_removed_by_an_embed(
+    tmp_path: Path, planted: str
+) -> None:
+    """The embeds removed whatever stood at `embed.pending` once done (a FIFO there opened
+    read-only as a mark, a link to a file was one): memidx made neither. Both embeds leave it;
+    the background one says why it cannot run, in its trace."""
+    from memidx.embed import job
+
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    config.state_dir.mkdir()
+    pending = config.state_dir / "embed.pending"
+    theirs = _theirs(tmp_path)
+    if planted == "fifo":
+        os.mkfifo(pending)
+    elif planted == "link":
+        pending.symlink_to(theirs)
+    else:
+        pending.mkdir()
+
+    ran = job.embed_in_background(config)
+    store, _ = open_store(config.index_path, write=True)
+    try:  # `memidx embed`: it took the mark before it embedded, whatever stood there
+        job.embed_index(config, store, embedder=FakeEmbedder())
+    finally:
+        store.conn.close()
+
+    assert os.path.lexists(pending) and theirs.read_text() == THEIRS
     found = failures.last_failure(job.embed_error_path(config))
     said = f"{pending} is no file (a link, a FIFO or a folder): remove it"
     assert ran == 1 and found is not None and found.message == said

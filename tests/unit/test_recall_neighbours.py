@@ -17,11 +17,11 @@ from memidx.index.schema import mark_built
 from memidx.index.store import Store
 
 
-def _turn(store: Store, ref: str, body: str, session: str) -> int:
+def _turn(store: Store, ref: str, body: str, session: str, ts: str = "2026-12-01T10:00:00Z") -> int:
     cursor = store.conn.execute(
         "INSERT INTO documents (source_kind, source_ref, title, body, content_hash, meta) "
         "VALUES ('turn', ?, '', ?, ?, ?)",
-        (ref, body, ref, json.dumps({"session": session, "ts": "2026-12-01T10:00:00Z"})),
+        (ref, body, ref, json.dumps({"session": session, "ts": ts})),
     )
     return int(cursor.lastrowid or 0)
 
@@ -41,6 +41,28 @@ def test_the_neighbours_are_the_sessions_turns_just_before_and_after(store: Stor
     assert [ref for ref, _, _ in session_neighbours(store, ids[2], "a", 2)] == ["a1", "a3", "a4"]
     assert [ref for ref, _, _ in session_neighbours(store, ids[0], "a", 1)] == ["a2"]
     assert session_neighbours(store, ids[1], "b", 1) == []
+
+
+def two_machines_turns(store: Store) -> dict[str, int]:
+    """One session's turns filed on two machines in turn (a1 b1 a2 b2), as the clone of the
+    first indexes them: its own, then the other's after a pull."""
+    times = {"a1": "10:00:01", "b1": "10:00:02", "a2": "10:00:03", "b2": "10:00:04"}
+    return {
+        ref: _turn(store, ref, f"turn {ref}", "s", f"2026-12-01T{times[ref]}Z")
+        for ref in ("a1", "a2", "b1", "b2")
+    }
+
+
+def test_a_sessions_neighbours_are_in_filing_order_whichever_clone_indexed_them(
+    store: Store,
+) -> None:
+    """Rows alone put a pulled machine's turns after this clone's own: a1's next turn was a2
+    here and b1 on the other machine (whose rows run b1 b2 a1 a2)."""
+    ids = two_machines_turns(store)
+
+    assert [ref for ref, _, _ in session_neighbours(store, ids["a1"], "s", 1)] == ["b1"]
+    assert [ref for ref, _, _ in session_neighbours(store, ids["a2"], "s", 1)] == ["b1", "b2"]
+    assert [ref for ref, _, _ in session_neighbours(store, ids["b2"], "s", 2)] == ["b1", "a2"]
 
 
 def test_known_terms_counts_the_words_any_document_has(store: Store) -> None:

@@ -48,6 +48,21 @@ def talk(store: Store, tmp_path: Path) -> Store:
     return store
 
 
+def test_a_turns_adjacent_turns_are_in_filing_order_whichever_clone_indexed_them(
+    store: Store,
+) -> None:
+    """The turn just before and after a hit, by the turns' times: rows put a pulled machine's
+    turns after this clone's own (two_machines_turns), which made a1's next turn a2."""
+    from tests.unit.test_recall_neighbours import two_machines_turns
+
+    ids = two_machines_turns(store)
+    found = adjacent_turns(store, [ids["a1"], ids["a2"], ids["b1"]])
+
+    assert found[ids["a1"]][1] == (ids["b1"],)
+    assert found[ids["a2"]][1] == (ids["b1"], ids["b2"])
+    assert found[ids["b1"]][1] == (ids["a1"], ids["a2"])
+
+
 def _refs(store: Store, tmp_path: Path, query: str, *, turns: bool) -> list[str]:
     fake = FakeEmbedder()
     embed_missing(store, fake)
