@@ -1,6 +1,7 @@
 """A forgotten record's bytes leave a segment by a frame of the same length that keeps only
 its id, kind, drawer and time (`memidx haystack purge`): pure functions over a segment's bytes,
-so every other record keeps its offset (its ref).
+so every other record keeps its offset (its ref), and the reading through a linked segment
+that tells whether it holds any (linked_holding: purge never writes through a link).
 
 `forgotten` holds the ids of the forgotten records and the content hashes of their texts
 (hashes_of). A whole record is blanked by its id only: another record with the same text is
