@@ -26,6 +26,7 @@ from memidx.agents.recall_client import starting
 from memidx.agents.recall_server import PID_NAME, SUSPECT, server_folder
 from memidx.config import Config
 from memidx.portable import OPEN_AS_IS
+from memidx.suspects import mark_or_end
 
 __all__ = ["SUSPECT", "acknowledged", "found_wedged"]
 # A server busy with 20 prompts at once acknowledges each within milliseconds (recall_loop):
@@ -47,30 +48,13 @@ def found_wedged(config: Config, pid: object) -> bool:
     mark = folder / SUSPECT
     named, made = _marked(mark)
     age = time.monotonic() - made if named == pid and made is not None else None
-    if age is None or not 0 <= age <= SUSPECT_FOR:  # a first sign (kept until the next)
-        from memidx.drafts import replace_durably
-
-        # the wall clock's too, for an older memidx; made whole (repr): rounded, a word heard
-        # before seemed after. Renamed over it: written in place, a FIFO there was waited on
-        # for a reader, by every hook that found the server wedged, and a link written through
-        made = time.monotonic()
-        text = f"{pid}\n{time.time():.6f}\n{made!r}\n"
-        with contextlib.suppress(OSError):
-            replace_durably(mark, text.encode("ascii"), "tmp", durable=False)
-        return False
-    if age < SUSPECT_AFTER:
-        return False
-    from memidx.portable import kill
-
-    try:
-        kill(pid)
-    except OSError:
-        return False  # gone meanwhile, or not ours to signal
-    mark.unlink(missing_ok=True)
-    gone = time.monotonic() + GONE_WAIT
-    while starting(config) and time.monotonic() < gone:
-        time.sleep(0.01)
-    return True
+    # a first sign kept until the next, with the wall clock's time too, for an older memidx;
+    # made whole (repr): rounded, a word heard before seemed after
+    text = f"{pid}\n{time.time():.6f}\n{time.monotonic()!r}\n"
+    return mark_or_end(
+        mark, pid, age, text, after=SUSPECT_AFTER, lasts=SUSPECT_FOR,
+        held=lambda: starting(config), gone_wait=GONE_WAIT, clock=time,
+    )  # fmt: skip
 
 
 def acknowledged(config: Config, heard: object) -> None:

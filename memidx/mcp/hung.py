@@ -21,6 +21,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.portable import OPEN_AS_IS
+from memidx.suspects import mark_or_end
 
 SUSPECT_AFTER = 1.0  # seconds between two findings that end a server
 SUSPECT_FOR = 120.0  # seconds a mark counts: an older one is a first finding again
@@ -42,26 +43,11 @@ def found_hung(config: Config, path: Path, pid: int | None) -> bool:
     mark = suspect_mark(path)
     named, made = _marked(mark)
     age = time.monotonic() - made if named == pid and made is not None else None
-    if age is None or not 0 <= age <= SUSPECT_FOR:
-        from memidx.drafts import replace_durably
-
-        text = f"{pid}\n{time.monotonic()!r}\n"  # renamed over: a FIFO there is never waited on
-        with contextlib.suppress(OSError):
-            replace_durably(mark, text.encode("ascii"), "tmp", durable=False)
-        return False
-    if age < SUSPECT_AFTER:
-        return False
-    from memidx.portable import kill
-
-    try:
-        kill(pid)
-    except OSError:
-        return False  # gone meanwhile, or not ours to signal
-    mark.unlink(missing_ok=True)
-    gone = time.monotonic() + GONE_WAIT
-    while _lock_held(path) and time.monotonic() < gone:
-        time.sleep(0.01)
-    return True
+    text = f"{pid}\n{time.monotonic()!r}\n"
+    return mark_or_end(
+        mark, pid, age, text, after=SUSPECT_AFTER, lasts=SUSPECT_FOR,
+        held=lambda: _lock_held(path), gone_wait=GONE_WAIT, clock=time,
+    )  # fmt: skip
 
 
 def suspect_since(path: Path) -> float | None:
