@@ -340,3 +340,26 @@ def test_a_filing_waiting_for_the_writers_lock_takes_it_between_the_parts_the_em
 
     assert 1 <= taken <= 3, f"the waiting filing took the lock after {taken} of 5 parts"
     assert [_indexed(config.index_path, f"{FILLER} {n}") for n in range(5)] == [1] * 5
+
+
+def test_a_record_filed_in_the_log_alone_is_not_shown_once_a_pulled_tombstone_forgets_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Readers refuse the index (schema 4), so whether the record is forgotten is read from
+    the log: a tombstone another clone filed and this one pulled with no hooks forgets it."""
+    from dataclasses import replace
+
+    from memidx.haystack.frames import FORGET, frame, new_record
+    from memidx.haystack.lookup import show
+
+    config = _old_memory(tmp_path, monkeypatch)
+    filed = _file(config, TURN)
+    tombstone = replace(new_record(FORGET, f"forgets {filed.id}"), forgets=filed.id)
+    theirs = tmp_path / "notes" / "haystack" / "theirs"
+    theirs.mkdir()
+    (theirs / "2026-01-01.000.krd").write_bytes(frame(tombstone))  # pulled, not indexed
+
+    with pytest.raises(MemidxError, match="it was forgotten"):
+        show(config, filed.id)
+    with pytest.raises(MemidxError, match="it was forgotten"):
+        show(config, filed.ref)
