@@ -307,7 +307,7 @@ def test_a_filing_waiting_for_the_writers_lock_takes_it_between_the_parts_the_em
     from memidx.haystack.writer import held_lock
 
     config = _old_memory(tmp_path, monkeypatch)
-    for n in range(5):
+    for n in range(4):
         _file(config, f"{FILLER} {n}")  # a segment each, in the log alone
     writable_index(config).conn.close()  # the background embed's upgrade
     monkeypatch.setattr(left_segments, "READ_BYTES", 1)  # a segment a part
@@ -338,8 +338,8 @@ def test_a_filing_waiting_for_the_writers_lock_takes_it_between_the_parts_the_em
     finally:
         reader.join()
 
-    assert 1 <= taken <= 3, f"the waiting filing took the lock after {taken} of 5 parts"
-    assert [_indexed(config.index_path, f"{FILLER} {n}") for n in range(5)] == [1] * 5
+    assert 1 <= taken <= 2, f"the waiting filing took the lock after {taken} of 4 parts"
+    assert [_indexed(config.index_path, f"{FILLER} {n}") for n in range(4)] == [1] * 4
 
 
 def test_a_record_filed_in_the_log_alone_is_not_shown_once_a_pulled_tombstone_forgets_it(
