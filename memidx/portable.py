@@ -163,6 +163,9 @@ def process_alive(pid: int) -> bool:
     return True
 
 
+LOCK_POLL = 0.02  # seconds between the looks of a process waiting for a lock (lock_open)
+
+
 def lock_open(fd: int, timeout: float | None = None) -> bool:
     """Take an exclusive lock on the open file `fd`, held until it is closed, waiting at most
     `timeout` seconds (None: as long as it takes); whether it was taken. Always on Windows,
@@ -182,7 +185,7 @@ def lock_open(fd: int, timeout: float | None = None) -> bool:
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 return False
-            time.sleep(0.02)
+            time.sleep(LOCK_POLL)
 
 
 def give_back(path: Path, found: os.stat_result) -> None:

@@ -4,6 +4,7 @@ from the CLI or from any thread of an agent process."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -17,6 +18,7 @@ from memidx.haystack.left_segments import catch_up, caught_up, left_refs
 from memidx.haystack.turn_input import make_record
 from memidx.index.open import writable_index
 from memidx.index.store import Store, transaction
+from memidx.portable import LOCK_POLL
 
 
 def file(
@@ -49,7 +51,10 @@ def read_left(config: Config, store: Store) -> None:
     before: list[str] = []
     while (left := left_refs(config)) and left != before:  # none, as most times: no lock taken
         # the writer's lock, as a filing reads them, let go at each READ_BYTES: days filed in
-        # the log alone held it for seconds, and a hook waiting to file passed its deadline
+        # the log alone held it for seconds, and a hook waiting to file passed its deadline;
+        # taken again at once, it was never free when that hook looked (every LOCK_POLL)
+        if before:
+            time.sleep(2 * LOCK_POLL)
         with held_lock(config.state_dir / "haystack.lock"):
             before = left = left_refs(config)
             with transaction(store.conn):

@@ -4,8 +4,11 @@ forgotten bytes still in the file the link names."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from memidx.haystack.blanking import blanked, linked_may_hold
 from memidx.haystack.frames import FORGET, frame, new_record
@@ -119,3 +122,27 @@ def test_a_link_to_a_segment_this_purge_blanks_fails_no_purge(tmp_path: Path) ->
 
     assert (run.code, run.err) == (0, "")
     assert run.out == "blanked 1 forgotten record in 1 segment\n"
+
+
+def test_a_folder_a_fifo_or_a_device_through_a_link_is_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No segment: none holds a record, so none fails a purge, and none is opened (a device
+    may act when opened, a folder raised and was named as a file that cannot be read)."""
+    from memidx import drafts
+
+    gone = new_record("turn", "forget the zebra")
+    (tmp_path / "folder").mkdir()
+    links = {"folder": tmp_path / "folder", "device": Path(os.devnull)}
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo")
+        links["fifo"] = tmp_path / "fifo"
+    opened: list[Path] = []
+    monkeypatch.setattr(drafts, "read_whole", opened.append)
+
+    for name, target in links.items():
+        (tmp_path / f"{name}.krd").symlink_to(target)
+
+    found = {n: linked_may_hold(tmp_path / f"{n}.krd", {gone.id}, 1 << 30) for n in links}
+    assert found == dict.fromkeys(links, False)
+    assert opened == []

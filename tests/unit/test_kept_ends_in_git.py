@@ -32,3 +32,21 @@ def test_an_end_only_a_reflog_s_commit_holds_is_left_to_git(tmp_path: Path) -> N
 
     assert restore_own(config) == []
     assert segment.read_bytes() == part
+
+
+def test_a_segment_only_a_reflog_s_commit_holds_is_left_to_git(tmp_path: Path) -> None:
+    """A segment committed, then `git reset --hard HEAD~1` back to before it: git deleted it
+    and keeps it in the reflog (`git reset --hard HEAD@{1}` brings it back, and would stop on
+    an untracked file in its way), so sync writes no file in its place."""
+    repo = NotesRepo(tmp_path)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit("before the segment")
+    segment, _, _ = clone_writer(config).append(new_record("turn", "capybara turn committed"))
+    repo.commit("the segment")
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    assert not segment.exists()
+
+    assert restore_own(config) == []
+    assert not segment.exists()

@@ -293,3 +293,73 @@ def test_an_id_is_looked_for_in_the_segments_filed_alone_without_reading_every_f
     assert read == []
     assert left_segments.left_record(config, first.id) == first.ref
     assert len(read) == 1
+
+
+def test_a_filing_waiting_for_the_writers_lock_takes_it_between_the_parts_the_embed_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background embed let go of the writer's lock between the parts of the log it reads
+    and took it again at once, while a filing waiting for it looks every 20 ms: the filing
+    waited for every part (seconds after days filed in the log alone), past a hook's deadline."""
+    import time
+
+    from memidx.haystack import filing
+    from memidx.haystack.writer import held_lock
+
+    config = _old_memory(tmp_path, monkeypatch)
+    for n in range(4):
+        _file(config, f"{FILLER} {n}")  # a segment each, in the log alone
+    writable_index(config).conn.close()  # the background embed's upgrade
+    monkeypatch.setattr(left_segments, "READ_BYTES", 1)  # a segment a part
+    read = filing.index_segment
+    parts: list[float] = []
+
+    def slow(*args: object, **kwargs: bool) -> int:
+        time.sleep(0.05)  # a MB read into the index takes ~0.5 s
+        parts.append(time.monotonic())
+        return read(*args, **kwargs)  # type: ignore[arg-type]
+
+    def embed() -> None:  # its own connection, as the background embed's
+        store = writable_index(config)
+        try:
+            filing.read_left(config, store)
+        finally:
+            store.conn.close()
+
+    monkeypatch.setattr(filing, "index_segment", slow)
+    reader = threading.Thread(target=embed)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 5
+        while not parts and reader.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.005)  # the first part is under way
+        with held_lock(config.state_dir / "haystack.lock"):
+            taken = len(parts)
+    finally:
+        reader.join()
+
+    assert 1 <= taken <= 2, f"the waiting filing took the lock after {taken} of 4 parts"
+    assert [_indexed(config.index_path, f"{FILLER} {n}") for n in range(4)] == [1] * 4
+
+
+def test_a_record_filed_in_the_log_alone_is_not_shown_once_a_pulled_tombstone_forgets_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Readers refuse the index (schema 4), so whether the record is forgotten is read from
+    the log: a tombstone another clone filed and this one pulled with no hooks forgets it."""
+    from dataclasses import replace
+
+    from memidx.haystack.frames import FORGET, frame, new_record
+    from memidx.haystack.lookup import show
+
+    config = _old_memory(tmp_path, monkeypatch)
+    filed = _file(config, TURN)
+    tombstone = replace(new_record(FORGET, f"forgets {filed.id}"), forgets=filed.id)
+    theirs = tmp_path / "notes" / "haystack" / "theirs"
+    theirs.mkdir()
+    (theirs / "2026-01-01.000.krd").write_bytes(frame(tombstone))  # pulled, not indexed
+
+    with pytest.raises(MemidxError, match="it was forgotten"):
+        show(config, filed.id)
+    with pytest.raises(MemidxError, match="it was forgotten"):
+        show(config, filed.ref)
