@@ -370,3 +370,39 @@ def test_a_call_of_a_client_done_writing_gets_an_error_when_the_server_dies(
     (answer,) = [json.loads(line) for line in out.splitlines()]
     assert answer["id"] == 7
     assert answer["error"]["code"] == relay.ENDED
+
+
+def test_an_answer_too_long_to_read_its_id_is_no_request_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The front reads no id of an answer line past pending.MAX_LINE (a batch of large `get`
+    answers): a client done writing whose server answered so and ended the session got an
+    error for that answered request, and the front exited 1."""
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    monkeypatch.setattr(pending, "MAX_LINE", 64)
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    os.write(stdin, REQUEST)
+    os.close(stdin)
+    answer = b'{"jsonrpc": "2.0", "id": 7, "result": {"text": "' + b"x" * 200 + b'"}}\n'
+
+    def answering_server() -> None:  # answers once the client's input ends, then ends
+        while server_end.recv(65536):
+            pass
+        server_end.sendall(answer[:100])  # in two reads: more than MAX_LINE before its end
+        time.sleep(0.1)
+        server_end.sendall(answer[100:])
+        server_end.close()
+
+    threading.Thread(target=answering_server, daemon=True).start()
+    ended = relay.pump(front, client_in, client_out, lambda: True)
+    os.close(client_out)
+    with os.fdopen(stdout, "rb") as read:
+        out = read.read()
+    os.close(client_in)
+    front.close()
+
+    assert (ended, out) == (True, answer)
