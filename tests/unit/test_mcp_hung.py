@@ -328,15 +328,20 @@ def test_a_server_not_holding_the_lock_is_never_ended(
     config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The record names it and it listens on the socket, but the socket's lock is free: not
-    provably the server that serves it (one killed left its record; a process of another)."""
+    provably the server that serves it (one killed left its record; a process of another).
+    The session starts the next server, which takes the socket's name (as the README says)."""
     monkeypatch.setattr(hung, "SUSPECT_AFTER", 0.0)
     path = config.state_dir / SOCKET
     with server(config, lock=config.state_dir / "other.lock") as stopped:
         os.kill(stopped.pid, signal.SIGSTOP)
         found = [hung.found_hung(config, path, stopped.pid) for _ in range(2)]
+        conn, why = shared._session(path)  # pyright: ignore[reportPrivateUsage]
+        assert conn is not None and why == shared.UNGREETED
+        then = hung.look_again(config, path, conn)
         alive = stopped.poll() is None
 
     assert found == [False, False]
+    assert then == "none"
     assert alive
 
 
