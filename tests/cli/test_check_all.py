@@ -225,8 +225,9 @@ def test_a_file_staged_whole_is_checked_though_a_link_stands_in_the_work_tree(
     ), done.out
 
 
+@pytest.mark.parametrize("instead", ["nothing", "a folder"])
 def test_a_file_staged_whole_and_gone_from_the_work_tree_is_checked(
-    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, instead: str
 ) -> None:
     """The framework passes a hook only the files the work tree holds (memidx's shim runs it
     with --files, no stash): a note staged with a token and then deleted, or moved away, was
@@ -235,6 +236,8 @@ def test_a_file_staged_whole_and_gone_from_the_work_tree_is_checked(
     committed as HEAD holds it."""
     (repo.root / "notes" / "wsl.md").unlink()  # unstaged: committed as HEAD has it
     (repo.root / "notes" / "german.md").unlink()  # staged whole, with its token
+    if instead == "a folder":  # pre-commit's `directory`, which `types_or` leaves out
+        (repo.root / "notes" / "german.md").mkdir()
     monkeypatch.setenv("PRE_COMMIT", "1")
 
     done = repo.memidx("check", "all")
