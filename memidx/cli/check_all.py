@@ -43,6 +43,7 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
 
     from memidx.githooks.checks import staged_notes
 
+    args.files = _with_staged_gone(config, args.files)
     skipped = skipped_checks()
     # the notes' staged blobs, read once for drift and english (two git processes, not four)
     reads = {"memidx-drift", "memidx-english"} - skipped
@@ -70,6 +71,22 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
     if unable is not None:
         raise unable  # its message and exit code, as its own hook's
     return status
+
+
+def _with_staged_gone(config: Config, files: list[str]) -> list[str]:
+    """`files`, and under the framework (PRE_COMMIT=1) the staged files the work tree lost,
+    which it never passes: a note staged with a token, then deleted, was committed unread."""
+    import os
+
+    if os.environ.get("PRE_COMMIT") != "1" or not config.in_git:
+        return files
+    from memidx.git.staged import staged_gone, staged_repo
+
+    given = set(files)
+    return [
+        *files,
+        *(ref for ref in staged_gone(staged_repo(config.root), config.root) if ref not in given),
+    ]
 
 
 def run_check(

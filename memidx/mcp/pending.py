@@ -40,6 +40,11 @@ class Pending:
             if "method" not in message:
                 self._forget(message.get("id"))
 
+    def unread_answer(self) -> bool:
+        """Whether an answer line too long to read (past MAX_LINE) was skipped: the ids it
+        answered are still among `ids`."""
+        return self._answered.skipped
+
     def mid_line(self) -> bool:
         """Whether the server's last bytes ended inside a line."""
         return bool(self._answered.part) or self._answered.over
@@ -63,6 +68,7 @@ class _Lines:
     def __init__(self) -> None:
         self.part = bytearray()
         self.over = False  # the line so far is past MAX_LINE: skipped to its end
+        self.skipped = False  # a line was so
 
     def messages(self, chunk: bytes) -> list[dict[str, object]]:
         found: list[dict[str, object]] = []
@@ -77,7 +83,7 @@ class _Lines:
             self.part += rest
             if len(self.part) > MAX_LINE:
                 self.part.clear()
-                self.over = True
+                self.over = self.skipped = True
         return found
 
 

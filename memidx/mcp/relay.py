@@ -49,9 +49,10 @@ def pump(
 ) -> bool:
     """Copy stdin to the socket and the socket to stdout until the server closes; stdin's end
     is passed on as the end of the socket's writing half, so the server ends the session.
-    True when the session ended because stdin did, False when the server ended it first (or
-    `alive`, asked after each QUIET s a request waited without a word from it, said no: after
-    stdin's end too, as a client done writing still reads the errors of its calls)."""
+    True when the session ended because stdin did, False when the server ended it first, or
+    left a request unanswered (it died: after stdin's end too, as a client done writing still
+    reads the errors of its calls), or `alive`, asked after each QUIET s a request waited
+    without a word from it, said no."""
     ended = threading.Event()
     hung = False
     pending = Pending()
@@ -84,10 +85,13 @@ def pump(
             with lock:
                 pending.answered(chunk)
             _write(stdout, chunk)
-    if ended.is_set() and not hung:
-        return True
+    with lock:
+        left = list(pending.ids.values())
+        unread = pending.unread_answer()  # a line of answers too long to read: ids unknown
+    if ended.is_set() and not hung and (not left or unread):  # a server ending a session
+        return True  # answers every request first: one left unanswered, it died
     with lock, contextlib.suppress(OSError):
-        _answer_left(stdout, list(pending.ids.values()), pending.mid_line())
+        _answer_left(stdout, left, pending.mid_line())
     return False
 
 

@@ -97,7 +97,10 @@ def _front(config: Config) -> int | None:
     path = socket_for(config)
     if path is None or not _private_folder(path.parent):
         return None
-    conn, why = _reach(config, path)
+    try:
+        conn, why = _reach(config, path)
+    except OSError as exc:  # its lock no file (a link there): as when none can be had
+        conn, why = None, str(exc)
     if conn is None:
         print(f"memidx: warning: no shared MCP server ({why}); serving this session here (see "
               f"{config.state_dir / 'mcp.log'} and mcp-daemon.out)", file=sys.stderr)  # fmt: skip

@@ -13,9 +13,11 @@ from memidx.secrets.patterns import Finding, looks_secret
 from memidx.secrets.windows import secret_word
 
 # a key alone on its line (in a list item too), in quotes or not, then a block's indicator
-# (`|`, `>`, with chomping and indentation: `|-`, `>+`, `|2`) or nothing, and a comment
+# (`|`, `>`, with chomping and indentation: `|-`, `>+`, `|2`) or nothing, and a comment; the
+# line's \r of a file saved on Windows (CRLF) too: such a file's keys were never read
 KEY_ALONE = re.compile(
     r"([ \t]*+)(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]*+([|>][+-]?[1-9]?[+-]?)?[ \t]*+(?:#.*)?"
+    r"\r?"
 )
 BLOCK_LINES = 64  # the lines of a block read: a block of nested keys is never read twice over
 # a line below a key alone that is a key itself (`valueFrom:`, `"key":`): a nested mapping

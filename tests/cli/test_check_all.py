@@ -223,3 +223,26 @@ def test_a_file_staged_whole_is_checked_though_a_link_stands_in_the_work_tree(
         SECRETS_HEADER + "notes/german.md:7: github-token\nnotes/deploy.txt:1: github-token\n"
         "notes/token.txt:1: github-token in the symlink's target\n"
     ), done.out
+
+
+@pytest.mark.parametrize("instead", ["nothing", "a folder"])
+def test_a_file_staged_whole_and_gone_from_the_work_tree_is_checked(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, instead: str
+) -> None:
+    """The framework passes a hook only the files the work tree holds (memidx's shim runs it
+    with --files, no stash): a note staged with a token and then deleted, or moved away, was
+    committed unread. Under the framework (PRE_COMMIT=1) the staged files it left out are
+    checked too; a deletion that is staged is none, nor a file the work tree lost that is
+    committed as HEAD holds it."""
+    (repo.root / "notes" / "wsl.md").unlink()  # unstaged: committed as HEAD has it
+    (repo.root / "notes" / "german.md").unlink()  # staged whole, with its token
+    if instead == "a folder":  # pre-commit's `directory`, which `types_or` leaves out
+        (repo.root / "notes" / "german.md").mkdir()
+    monkeypatch.setenv("PRE_COMMIT", "1")
+
+    done = repo.memidx("check", "all")
+
+    assert done.code == 1, done
+    assert ENGLISH_HEADER + "notes/german.md: written in de" in done.out, done.out
+    assert done.out.endswith(SECRETS_HEADER + "notes/german.md:7: github-token\n"), done.out
+    assert "wsl.md" not in done.out and "memidx-drift" not in done.out

@@ -90,3 +90,26 @@ def test_a_link_at_the_recall_server_s_lock_costs_the_prompt_hook_a_notice(
     said = f"{lock} is no file (a link, a FIFO or a folder): remove it"
     assert capsys.readouterr().err == f"memidx: notice: the recall server could not start: {said}\n"
     assert target is not None and target.read_text() == "theirs\n" and not started
+
+
+def test_a_link_at_the_shared_mcp_server_s_lock_serves_the_session_here(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The front looks at the shared server's lock before it starts one: the link refused
+    there ended `memidx mcp` with exit 1 and the agent's session without its memory, where
+    every other shared server it cannot have (a folder not private, a link at its output)
+    serves the session in the front's own process, saying why in one line."""
+    from memidx.mcp import shared
+
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+    path = shared.socket_for(config)
+    assert path is not None
+    path.parent.mkdir(mode=0o700, parents=True)
+    target = _planted(shared.lock_for(path), "dangling", tmp_path)
+
+    served = shared.front(config)
+
+    said = f"{shared.lock_for(path)} is no file (a link, a FIFO or a folder): remove it"
+    assert served is None  # the caller serves the session in this process
+    assert f"memidx: warning: no shared MCP server ({said}); serving" in capsys.readouterr().err
+    assert target is not None and not target.exists()

@@ -208,13 +208,14 @@ def test_a_call_the_stopped_server_holds_gets_an_error_in_bounded_time(config: C
 
 
 def test_a_server_busy_with_a_long_call_is_waited_for(config: Config) -> None:
-    """It greets a look at it at once: never ended, the session goes on until the client goes."""
+    """It greets a look at it at once: never ended, the session goes on until the client goes
+    (and the call this server drops at the session's end, unlike daemon.py, gets the error)."""
     with server(config) as busy:
         ended, out = _relayed(config, REQUEST, stop=False)
         alive = busy.poll() is None
 
-    assert ended is True
-    assert out == b""
+    assert ended is False
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [7]
     assert alive
     assert not hung.suspect_mark(config.state_dir / SOCKET).exists()
 
@@ -235,6 +236,7 @@ def test_a_long_request_the_server_reads_late_reaches_it_whole(
     def late_reader() -> None:
         time.sleep(3 * QUIET)
         got.append(sum(len(chunk) for chunk in iter(lambda: server_end.recv(1 << 16), b"")))
+        server_end.sendall(b'{"jsonrpc":"2.0","id":1,"result":{}}\n')  # answered, then ended
         server_end.close()
 
     def client() -> None:
@@ -326,13 +328,86 @@ def test_a_server_not_holding_the_lock_is_never_ended(
     config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The record names it and it listens on the socket, but the socket's lock is free: not
-    provably the server that serves it (one killed left its record; a process of another)."""
+    provably the server that serves it (one killed left its record; a process of another).
+    The session starts the next server, which takes the socket's name (as the README says)."""
     monkeypatch.setattr(hung, "SUSPECT_AFTER", 0.0)
     path = config.state_dir / SOCKET
     with server(config, lock=config.state_dir / "other.lock") as stopped:
         os.kill(stopped.pid, signal.SIGSTOP)
         found = [hung.found_hung(config, path, stopped.pid) for _ in range(2)]
+        conn, why = shared._session(path)  # pyright: ignore[reportPrivateUsage]
+        assert conn is not None and why == shared.UNGREETED
+        then = hung.look_again(config, path, conn)
         alive = stopped.poll() is None
 
     assert found == [False, False]
+    assert then == "none"
     assert alive
+
+
+def test_a_call_of_a_client_done_writing_gets_an_error_when_the_server_dies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server that dies (killed, out of memory) under a client that wrote its request and
+    closed stdin ends the session with the request unanswered: the client got no answer and
+    the front exited 0, though a server that ends a session answers every request first."""
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    os.write(stdin, REQUEST)
+    os.close(stdin)
+
+    def dying_server() -> None:  # reads the request and the end of the client's input, dies
+        while server_end.recv(65536):
+            pass
+        server_end.close()
+
+    threading.Thread(target=dying_server, daemon=True).start()
+    ended = relay.pump(front, client_in, client_out, lambda: True)
+    os.close(client_out)
+    with os.fdopen(stdout, "rb") as read:
+        out = read.read()
+    os.close(client_in)
+    front.close()
+
+    assert ended is False
+    (answer,) = [json.loads(line) for line in out.splitlines()]
+    assert answer["id"] == 7
+    assert answer["error"]["code"] == relay.ENDED
+
+
+def test_an_answer_too_long_to_read_its_id_is_no_request_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The front reads no id of an answer line past pending.MAX_LINE (a batch of large `get`
+    answers): a client done writing whose server answered so and ended the session got an
+    error for that answered request, and the front exited 1."""
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    monkeypatch.setattr(pending, "MAX_LINE", 64)
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    os.write(stdin, REQUEST)
+    os.close(stdin)
+    answer = b'{"jsonrpc": "2.0", "id": 7, "result": {"text": "' + b"x" * 200 + b'"}}\n'
+
+    def answering_server() -> None:  # answers once the client's input ends, then ends
+        while server_end.recv(65536):
+            pass
+        server_end.sendall(answer[:100])  # in two reads: more than MAX_LINE before its end
+        time.sleep(0.1)
+        server_end.sendall(answer[100:])
+        server_end.close()
+
+    threading.Thread(target=answering_server, daemon=True).start()
+    ended = relay.pump(front, client_in, client_out, lambda: True)
+    os.close(client_out)
+    with os.fdopen(stdout, "rb") as read:
+        out = read.read()
+    os.close(client_in)
+    front.close()
+
+    assert (ended, out) == (True, answer)

@@ -129,6 +129,9 @@ def test_a_text_whose_quotes_delimit_nothing_is_read_as_it_is() -> None:
         "db_password: >-\n\n  Zk9xQ7mL2pWq8\nport: 5432\n",
         "- api_key:\n    Zk9xQ7mL2pWq8\n",  # a plain value on the next line
         "'token': |2  # the deploy's\n   Zk9xQ7mL2pWq8\n",
+        # a file saved on Windows (CRLF): its key's line ends in \r, which passed it unread
+        "password:\r\n  Zk9xQ7mL2pWq8\r\n",
+        "stringData:\r\n  token: |\r\n\r\n    Zk9xQ7mL2pWq8\r\n",
     ],
 )
 def test_a_value_below_its_key_is_found(text: str) -> None:
@@ -145,6 +148,7 @@ def test_a_value_below_its_key_is_found(text: str) -> None:
         "notes: |\n  Zk9xQ7mL2pWq8\n",  # no secret-sounding key
         "password:\n  secretKeyRef:\n    name: db\n",  # a nested mapping: its key no value
         "- token:\n    valueFrom:\n      configMapKeyRef: {}\n",
+        "password:\r\n  secretKeyRef:\r\n    name: db\r\n",
     ],
 )
 def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -> None:
