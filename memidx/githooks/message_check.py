@@ -70,14 +70,15 @@ def message_text(config: Config, path: Path) -> tuple[str, str]:
     """What git may commit of the message file `path` (as `kept_lines` says), and the comment
     mark of an edited message ("" when no editor ran)."""
     texts, comment = message_texts(config, path)
-    return texts[0], comment
+    return texts[0][0], comment
 
 
-def message_texts(config: Config, path: Path) -> tuple[list[str], str]:
+def message_texts(config: Config, path: Path) -> tuple[list[tuple[str, str]], str]:
     """What git may commit of the message file `path`, read as UTF-8 and, when it is no valid
     UTF-8, as Latin-1 too (a Latin-1 byte read as UTF-8 was U+FFFD beside a secret, unseen, as
-    the push check reads a commit under no `encoding` header), and the comment mark."""
-    from memidx.githooks.latin1 import latin1_reading
+    the push check reads a commit under no `encoding` header), each with how it is named
+    (memidx.githooks.readings), and the comment mark."""
+    from memidx.githooks.readings import readings
 
     try:
         data = path.read_bytes()
@@ -87,32 +88,34 @@ def message_texts(config: Config, path: Path) -> tuple[list[str], str]:
             "give the file git passes to the commit-msg hook",
         ) from exc
     plain = data.decode("utf-8", "replace")
-    texts = [t.replace("\r\n", "\n") for t in [plain, *(r for r, _ in latin1_reading(data, plain))]]
+    texts = [(text.replace("\r\n", "\n"), how) for text, how in readings(data, None, plain)]
     if os.environ.get("GIT_EDITOR") == ":":  # git's own sign that no editor ran: no scissors
         return texts, ""  # `-m`, `-F`, `--no-edit`, a merge's message: git keeps it whole
     settings = _git_settings(config) if config.in_git else {}
-    comment = comment_of(settings, texts[0])
-    return [kept_lines(text, comment) for text in texts], comment
+    comment = comment_of(settings, texts[0][0])
+    return [(kept_lines(text, comment), how) for text, how in texts], comment
 
 
 def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str, bool]]:
     """(line, kind, fingerprint, on a comment line) of each secret in the message that no
-    allow marker allows; a comment line is one of an edited message that begins with the
-    comment mark, which git's default cleanup would have dropped."""
+    allow marker allows, once however many readings hold it (the same line and text, or the
+    same bytes read as Latin-1); a comment line is one of an edited message that begins with
+    the comment mark, which git's default cleanup would have dropped."""
+    from memidx.githooks.latin1 import AS_LATIN1
+    from memidx.githooks.readings import Utf8Found
     from memidx.hashes import sha256_hex
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of
 
     texts, comment = message_texts(config, path)
     said: dict[tuple[int, str, str], bool] = {}
-    first: set[tuple[int, int, str]] = set()  # where the UTF-8 reading found each
-    for number, text in enumerate(texts):  # a secret both readings hold is said once
-        aligned = number > 0 and len(text) == len(texts[0])  # one U+FFFD a byte: same places
+    first = Utf8Found(texts[0][0])  # the secrets of the UTF-8 reading, by place
+    for text, how in texts:
         for found in find_secrets(text, allow=True):
-            place = (found.start, found.end, found.kind)
-            if aligned and place in first:
-                continue  # the same secret, a byte of it read as U+FFFD there, é here
-            first.update([place] if number == 0 else [])
+            if how == AS_LATIN1 and first.holds(text, found.start, found.end):
+                continue  # the same bytes, one of them U+FFFD there, é here
+            if not how:
+                first.add(found.start, found.end)
             secret = text[found.start : found.end].encode("utf-8")
             begins = text.rfind("\n", 0, found.start) + 1
             commented = bool(comment) and text.startswith(comment, begins)

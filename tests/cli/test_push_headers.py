@@ -13,6 +13,7 @@ from memidx.config import Config
 from memidx.githooks import push_headers
 from memidx.githooks.push_check import push_problems
 from memidx.githooks.push_refs import Update
+from memidx.githooks.readings import AS_UTF8
 from tests.cli.test_push_contents import TOKEN, ZERO
 from tests.helpers import NotesRepo
 
@@ -260,7 +261,7 @@ def test_a_token_an_encodings_character_swallows_is_still_refused(repo: NotesRep
 
     found = pushed(repo, commit)
 
-    kind = f"github-token{push_headers.AS_UTF8}"
+    kind = f"github-token{AS_UTF8}"
     assert found == [f"refs/heads/main: commit {commit[:12]}: message line 3: {kind}"]
 
 
@@ -282,7 +283,7 @@ def test_a_wrong_encoding_header_hides_no_secret_from_the_plain_reading(
 
     found = pushed(repo, commit)
 
-    kind = f"github-token{push_headers.AS_UTF8}"
+    kind = f"github-token{AS_UTF8}"
     assert found == [f"refs/heads/main: commit {commit[:12]}: message line 1: {kind}"]
 
 
