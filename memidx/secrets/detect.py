@@ -38,7 +38,7 @@ from memidx.secrets.patterns import (
     redact,
     url_password,
 )
-from memidx.secrets.quotes import plain_quotes
+from memidx.secrets.quotes import matched_quotes, plain_quotes
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -177,8 +177,9 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
 def _assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, and bearer tokens, that look like secrets.
     Typographic quotes that delimit a value are read as the plain ones they stand for (a
-    value in curly quotes, as a word processor or a chat pastes it, was no assignment)."""
-    text = plain_quotes(text)
+    value in curly quotes, as a word processor or a chat pastes it, was no assignment), and a
+    value's closing quote unlike its opening one as that one (memidx.secrets.quotes)."""
+    text = matched_quotes(plain_quotes(text))
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     for start, done in _candidate_lines(text):
         line = text[start:done]

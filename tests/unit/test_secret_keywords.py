@@ -95,6 +95,40 @@ def test_a_value_in_typographic_quotes_is_found_as_in_plain_ones(line: str) -> N
     assert [line[f.start : f.end] for f in found] == ["Zk9xQ7mL2pWq8"], line
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password = \"Zk9xQ7mL2pWq8'",  # opened by one quote, closed by another
+        "password = 'Zk9xQ7mL2pWq8\"",
+        '{"password": "Zk9xQ7mL2pWq8\', "user": "bob"}',
+        "Set password: `Zk9xQ7mL2pWq8'.",  # TeX's quotes, a sentence's end after them
+        "password = \u201cZk9xQ7mL2pWq8'",  # a curly one, then a plain one
+        "password: \u2033Zk9xQ7mL2pWq8\u2033",  # double primes
+        "password: \u301dZk9xQ7mL2pWq8\u301e",  # CJK double prime quotation marks
+        "api_key = \u2032Zk9xQ7mL2pWq8\u2032",  # primes
+    ],
+)
+def test_a_value_between_two_different_quotes_or_primes_is_found(line: str) -> None:
+    """A demanding user reads a value between an opening quote and another closing one: the
+    detectors, asking for the same quote at both ends, missed it, and double primes too."""
+    found = find_secrets(line, allow=True)
+    assert [line[f.start : f.end] for f in found] == ["Zk9xQ7mL2pWq8"], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'the password: "don\'t" share it',  # a quote inside a word closes nothing
+        "token: 'it is what it is\"",  # no run: words
+        "password: \"changeme'",  # a placeholder between any quotes
+        "secret height: 5\u203211\u2033, key: 6\u20322\u2033 tall",  # feet and inches
+        "password = 'Zk9xQ7mL2pWq8\"x",  # a quote no sign or space follows closes nothing
+    ],
+)
+def test_prose_with_different_quotes_holds_no_secret(line: str) -> None:
+    assert find_secrets(line, allow=True) == [], line
+
+
 def test_a_name_in_typographic_quotes_with_no_value_is_no_secret() -> None:
     assert find_secrets("the word \u201cpassword\u201d and \u201cchangeme\u201d", allow=True) == []
     assert find_secrets("token\uff1a\u7ba1\u7406\u8005\u306b\u805e\u304f", allow=True) == []
