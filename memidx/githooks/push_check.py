@@ -67,7 +67,7 @@ def push_problems(
     refs: dict[str, str] = {}  # each ref as the lines name it: a secret in its name masked
     fields: dict[str, list[Finding]] = {}  # what each one-line field holds, read once
     said: set[tuple[str, ...]] = set()  # a secret a commit's two readings both hold: once
-    plain: Plain = ((), None)  # the secrets of a text's UTF-8 reading, by place
+    plain: Plain | None = None  # the secrets of a text's UTF-8 reading, by place
     for found in pushed_texts(config, remote, sent):
         ref = refs.get(found.ref) or refs.setdefault(found.ref, masked(found.ref))
         latin1, plain = _latin1_twin(found, plain)
@@ -101,29 +101,30 @@ def push_problems(
     return problems
 
 
-Plain = tuple[tuple[str, ...], "Utf8Found | None"]  # a text's place, its secrets by place
+Plain = tuple[tuple[str, ...], "Utf8Found"]  # a text's place, its secrets by place
 
 
-def _latin1_twin(found: Found, plain: Plain) -> tuple[Utf8Found | None, Plain]:
+def _latin1_twin(found: Found, plain: Plain | None) -> tuple[Utf8Found | None, Plain | None]:
     """The secrets of the UTF-8 reading `found` is the Latin-1 reading of (a secret on bytes
     one of them stands on is the same, said once), None when it is no such reading; and what
-    to compare the next text with."""
+    to compare the next text with. A header's field names its reading in its name (`author
+    (read as Latin-1)`), a message in `about`."""
     from memidx.githooks.latin1 import AS_LATIN1
     from memidx.githooks.readings import Utf8Found
 
-    key = (found.ref, found.what, found.where)
-    if found.about != AS_LATIN1:
-        return None, (key, Utf8Found(found.text) if found.lines else None)
-    return (plain[1] if plain[0] == key else None), plain
+    key = (found.ref, found.what, found.where.removesuffix(AS_LATIN1))
+    if found.about != AS_LATIN1 and not found.where.endswith(AS_LATIN1):
+        return None, (key, Utf8Found(found.text))
+    return (plain[1] if plain and plain[0] == key else None), plain
 
 
-def _twin(latin1: Utf8Found | None, plain: Plain, text: str, start: int, end: int) -> bool:
+def _twin(latin1: Utf8Found | None, plain: Plain | None, text: str, start: int, end: int) -> bool:
     """Whether the secret text[start:end] of a Latin-1 reading stands on bytes a secret of
     its UTF-8 reading `latin1` stands on (one of them U+FFFD there, é here): the same, said
     once. One of a UTF-8 reading is noted in `plain`."""
     if latin1 is not None:
         return latin1.holds(text, start, end)
-    if plain[1] is not None:
+    if plain is not None:
         plain[1].add(start, end)
     return False
 
