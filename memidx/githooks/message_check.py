@@ -5,7 +5,8 @@ when none was), everything from git's scissors line on is left out (`git commit 
 the staged diff there; one the person typed, with text of theirs below it, is read through).
 The comment lines are read: git strips them under its default cleanup, but keeps them under a
 `--cleanup=verbatim|whitespace` of its command line, which the hook cannot see. Each problem is
-one line, `<message file>:<line>: <kind> in the commit message`."""
+one line, `<message file>:<line>: <kind> in the commit message`. The message is read as the
+push check reads the commit git makes of it: in i18n.commitEncoding (memidx.githooks.readings)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from memidx.text import display
 
 CUT_LINE = "------------------------ >8 ------------------------"
 AUTO_CHARS = "#;@!$%^&|:"  # the comment characters git picks from for core.commentChar=auto
-# The git settings that say how git marks its scissors line.
-SETTINGS = r"^core\.comment(char|string)$"
+# The git settings that say how git marks its scissors line, and the encoding git names in
+# the commit's `encoding` header (it stores the message's bytes as they are).
+SETTINGS = r"^core\.comment(char|string)$|^i18n\.commitencoding$"
 # A commit's `git -c name=value` (and GIT_CONFIG_COUNT's pairs) reach the hook through these;
 # the rest of GIT_* is dropped.
 CONFIG_VARIABLES = (
@@ -70,14 +72,17 @@ def message_text(config: Config, path: Path) -> tuple[str, str]:
     """What git may commit of the message file `path` (as `kept_lines` says), and the comment
     mark of an edited message ("" when no editor ran)."""
     texts, comment = message_texts(config, path)
-    return texts[0], comment
+    return texts[0][0], comment
 
 
-def message_texts(config: Config, path: Path) -> tuple[list[str], str]:
-    """What git may commit of the message file `path`, read as UTF-8 and, when it is no valid
-    UTF-8, as Latin-1 too (a Latin-1 byte read as UTF-8 was U+FFFD beside a secret, unseen, as
-    the push check reads a commit under no `encoding` header), and the comment mark."""
-    from memidx.githooks.latin1 import latin1_reading
+def message_texts(config: Config, path: Path) -> tuple[list[tuple[str, str]], str]:
+    """What git may commit of the message file `path`, in each reading the push check gives
+    the commit git will make of it (memidx.githooks.readings: in i18n.commitEncoding, which
+    git names in the commit's `encoding` header, and as UTF-8 beside it; under UTF-8, the
+    default, as Latin-1 too when it is no valid UTF-8), each with how it is named, and the
+    comment mark. Read as UTF-8 alone, a Shift_JIS ideographic space before a password was
+    U+FFFD and the password unseen, which the push check then refused."""
+    from memidx.githooks.readings import readings
 
     try:
         data = path.read_bytes()
@@ -86,33 +91,43 @@ def message_texts(config: Config, path: Path) -> tuple[list[str], str]:
             f"the commit message {display(str(path))} cannot be read: {exc.strerror or exc}",
             "give the file git passes to the commit-msg hook",
         ) from exc
+    edited = os.environ.get("GIT_EDITOR") != ":"  # git's own sign that no editor ran
+    # git is asked only when its answer may change the reading: a scissors line to cut, or
+    # bytes an encoding may read otherwise than UTF-8 does (a message of plain ASCII, most of
+    # them, reads alike in every encoding but UTF-7's `+`, ISO-2022's ESC and UTF-16)
+    asked = config.in_git and (edited or not data.isascii() or b"+" in data or b"\x1b" in data)
+    settings = _git_settings(config) if asked else {}
     plain = data.decode("utf-8", "replace")
-    texts = [t.replace("\r\n", "\n") for t in [plain, *(r for r, _ in latin1_reading(data, plain))]]
-    if os.environ.get("GIT_EDITOR") == ":":  # git's own sign that no editor ran: no scissors
-        return texts, ""  # `-m`, `-F`, `--no-edit`, a merge's message: git keeps it whole
-    settings = _git_settings(config) if config.in_git else {}
-    comment = comment_of(settings, texts[0])
-    return [kept_lines(text, comment) for text in texts], comment
+    texts = [
+        (text.replace("\r\n", "\n"), how)
+        for text, how in readings(data, settings.get("encoding"), plain)
+    ]
+    if not edited:  # `-m`, `-F`, `--no-edit`, a merge's message: git keeps it whole
+        return texts, ""
+    comment = comment_of(settings, texts[0][0])
+    return [(kept_lines(text, comment), how) for text, how in texts], comment
 
 
 def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str, bool]]:
     """(line, kind, fingerprint, on a comment line) of each secret in the message that no
-    allow marker allows; a comment line is one of an edited message that begins with the
-    comment mark, which git's default cleanup would have dropped."""
+    allow marker allows, once however many readings hold it (the same line and text, or the
+    same bytes read as Latin-1); a comment line is one of an edited message that begins with
+    the comment mark, which git's default cleanup would have dropped."""
+    from memidx.githooks.latin1 import AS_LATIN1
+    from memidx.githooks.readings import Utf8Found
     from memidx.hashes import sha256_hex
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of
 
     texts, comment = message_texts(config, path)
     said: dict[tuple[int, str, str], bool] = {}
-    first: set[tuple[int, int, str]] = set()  # where the UTF-8 reading found each
-    for number, text in enumerate(texts):  # a secret both readings hold is said once
-        aligned = number > 0 and len(text) == len(texts[0])  # one U+FFFD a byte: same places
+    first = Utf8Found(texts[0][0])  # the secrets of the UTF-8 reading, by place
+    for text, how in texts:
         for found in find_secrets(text, allow=True):
-            place = (found.start, found.end, found.kind)
-            if aligned and place in first:
-                continue  # the same secret, a byte of it read as U+FFFD there, é here
-            first.update([place] if number == 0 else [])
+            if how == AS_LATIN1 and first.holds(text, found.start, found.end):
+                continue  # the same bytes, one of them U+FFFD there, é here
+            if not how:
+                first.add(found.start, found.end)
             secret = text[found.start : found.end].encode("utf-8")
             begins = text.rfind("\n", 0, found.start) + 1
             commented = bool(comment) and text.startswith(comment, begins)
@@ -128,7 +143,7 @@ def applying_patch(path: Path) -> bool:
 
 
 def _git_settings(config: Config) -> dict[str, str]:
-    """The comment string git was told, `-c` ones included."""
+    """The comment string and the commit encoding git was told, `-c` ones included."""
     from memidx.git.process import run_process
     from memidx.git.repo import git_env
 
@@ -144,4 +159,6 @@ def _git_settings(config: Config) -> dict[str, str]:
         key, _, value = entry.partition("\n")
         if key.startswith("core.comment"):
             settings["comment"] = value  # the later of the two wins, as in git
+        elif key == "i18n.commitencoding":
+            settings["encoding"] = value  # the last one set wins, as in git
     return settings

@@ -41,6 +41,7 @@ from memidx.notes.note import is_note_path
 TYPE_CHECKING = False  # not typing's: a push of tags alone never reads a log
 if TYPE_CHECKING:
     from memidx.githooks.push_log import Sent
+    from memidx.githooks.readings import Utf8Found
 
 NOTES_REFS = "refs/notes/"
 FLUSH = 4096  # the files read together: what a first push of a long history holds at once
@@ -66,10 +67,10 @@ def push_problems(
     refs: dict[str, str] = {}  # each ref as the lines name it: a secret in its name masked
     fields: dict[str, list[Finding]] = {}  # what each one-line field holds, read once
     said: set[tuple[str, ...]] = set()  # a secret a commit's two readings both hold: once
-    plain: Spots = ((), 0, set())  # the secrets of a message's UTF-8 reading, by place
+    plain: Plain | None = None  # the secrets of a text's UTF-8 reading, by place
     for found in pushed_texts(config, remote, sent):
         ref = refs.get(found.ref) or refs.setdefault(found.ref, masked(found.ref))
-        aligned, plain = _latin1_twin(found, plain)
+        latin1, plain = _latin1_twin(found, plain)
         if found.unread:
             where = f"{masked(found.where)}: " if found.where else ""  # a blob pushed straight
             problems.append(f"{ref}: {found.what}: {where}{found.unread}")
@@ -82,9 +83,7 @@ def push_problems(
             if secrets is None:
                 secrets = fields[found.text] = find_secrets(found.text, allow=True)
         for secret in secrets:
-            spot = (secret.start, secret.end, secret.kind)
-            twin = aligned and spot in plain[2]  # UTF-8's, a byte of it U+FFFD there, é here
-            plain[2].add(spot)
+            twin = _twin(latin1, plain, found.text, secret.start, secret.end)
             if allowed is None:
                 allowed = read_baseline(config.root / BASELINE)
             fingerprint = sha256_hex(
@@ -102,26 +101,39 @@ def push_problems(
     return problems
 
 
-Spots = tuple[tuple[str, ...], int, set[tuple[int, int, str]]]  # a text's place, size, secrets
+Plain = tuple[tuple[str, ...], "Utf8Found"]  # a text's place, its secrets by place
 
 
-def _latin1_twin(found: Found, plain: Spots) -> tuple[bool, Spots]:
-    """Whether `found` is the Latin-1 reading of the text `plain` holds the secrets of, one
-    character for one (each byte that is no UTF-8 was one U+FFFD): a secret at a place that
-    one holds one is the same, said once; and what to compare the next text with."""
+def _latin1_twin(found: Found, plain: Plain | None) -> tuple[Utf8Found | None, Plain | None]:
+    """The secrets of the UTF-8 reading `found` is the Latin-1 reading of (a secret on bytes
+    one of them stands on is the same, said once), None when it is no such reading; and what
+    to compare the next text with. A header's field names its reading in its name (`author
+    (read as Latin-1)`), a message in `about`."""
     from memidx.githooks.latin1 import AS_LATIN1
+    from memidx.githooks.readings import Utf8Found
 
-    key = (found.ref, found.what, found.where)
-    if found.about != AS_LATIN1:
-        return False, (key, len(found.text), set())
-    return plain[:2] == (key, len(found.text)), plain
+    key = (found.ref, found.what, found.where.removesuffix(AS_LATIN1))
+    if found.about != AS_LATIN1 and not found.where.endswith(AS_LATIN1):
+        return None, (key, Utf8Found(found.text))
+    return (plain[1] if plain and plain[0] == key else None), plain
+
+
+def _twin(latin1: Utf8Found | None, plain: Plain | None, text: str, start: int, end: int) -> bool:
+    """Whether the secret text[start:end] of a Latin-1 reading stands on bytes a secret of
+    its UTF-8 reading `latin1` stands on (one of them U+FFFD there, é here): the same, said
+    once. One of a UTF-8 reading is noted in `plain`."""
+    if latin1 is not None:
+        return latin1.holds(text, start, end)
+    if plain is not None:
+        plain[1].add(start, end)
+    return False
 
 
 def _said_already(said: set[tuple[str, ...]], line: tuple[str, ...]) -> bool:
-    """Whether a secret a second reading of a message holds (memidx.githooks.push_headers.
+    """Whether a secret a second reading of a message holds (memidx.githooks.readings.
     readings: as UTF-8 beside its commit's encoding, as Latin-1 beside UTF-8) was said from
     the first: same place, kind and text. Notes it."""
-    from memidx.githooks.push_headers import LABELS
+    from memidx.githooks.readings import LABELS
 
     plain = tuple(_unlabelled(part, LABELS) for part in line)
     if plain != line and plain in said:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from memidx.git.repo import GitRepo
-from memidx.githooks.latin1 import AS_LATIN1, latin1_reading
+from memidx.githooks.latin1 import AS_LATIN1
 from memidx.githooks.push_files import BLOB_LIMIT, Found
+from memidx.githooks.readings import readings
 
 TYPE_CHECKING = False  # not typing's: a push of tags alone never reads a log
 if TYPE_CHECKING:
@@ -49,28 +50,6 @@ def _encoding(fields: list[tuple[str, bytes]]) -> str | None:
     """The encoding a commit's header names (`encoding ISO-8859-1`), if any."""
     named = dict(fields).get("encoding")
     return named.decode("ascii", "replace") if named else None
-
-
-AS_UTF8 = " (read as UTF-8)"  # a reading besides the one the commit's encoding gives
-LABELS = (AS_UTF8, AS_LATIN1)
-
-
-def readings(data: bytes, encoding: str | None, plain: str) -> list[tuple[str, str]]:
-    """The texts a reader may take `data` for, and how each is named: as the `encoding` its
-    commit names (`encoding ISO-8859-1`: a Latin-1 byte read as UTF-8 was U+FFFD, and a
-    secret beside it, or holding it, went unseen); as `plain`, its UTF-8 reading, when there
-    is none or it is no text encoding Python knows (never an error), and then as Latin-1 too
-    when it is no UTF-8 (latin1_reading). Bytes the encoding reads otherwise are read both
-    ways, valid UTF-8 or not: a header naming the wrong encoding must not hide what a UTF-8
-    reader sees (Shift_JIS takes a cp1252 quote and the `g` after it for one character:
-    `\x93ghp_...` held no token); push_problems says a secret two readings hold once."""
-    if encoding is None or encoding.replace("-", "").replace("_", "").lower() == "utf8":
-        return [(plain, ""), *latin1_reading(data, plain)]
-    try:
-        named = data.decode(encoding, "replace")
-    except (LookupError, ValueError):  # unknown, no text codec (`rot13`), a NUL in the name
-        return [(plain, ""), *latin1_reading(data, plain)]
-    return [(named, "")] if named == plain else [(named, ""), (plain, AS_UTF8)]
 
 
 def commit_texts(

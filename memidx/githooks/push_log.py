@@ -43,7 +43,7 @@ class Sent(Value):
     author: str = ""
     committer: str = ""
     whole: bool = False
-    latin1: str = ""  # its message read as Latin-1 when it is no UTF-8 (push_headers.readings)
+    latin1: str = ""  # its message read as Latin-1 when it is no UTF-8 (readings.readings)
 
 
 def sent_commits(

@@ -20,7 +20,8 @@ HEADER_LIMIT = 64 * 1024  # a tag's header (object, type, tag, tagger) is a few 
 
 def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterator[Found]:
     """The message of each annotated tag pushed (and of a tag it points to)."""
-    from memidx.githooks.push_headers import header_fields, readings
+    from memidx.githooks.push_headers import header_fields
+    from memidx.githooks.readings import readings
     from memidx.githooks.secret_check import text_of
 
     # the old values of the refs pushed: git says the remote holds them, so it sends none again

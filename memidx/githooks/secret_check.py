@@ -114,6 +114,7 @@ def flagged(
     names (the name shown with the secret masked)."""
     from memidx.githooks.latin1 import AS_LATIN1
     from memidx.githooks.push_segments import IN_LABELS  # one string of labels: no line
+    from memidx.githooks.readings import Utf8Found
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of, redact
 
@@ -124,21 +125,23 @@ def flagged(
                 fingerprint = sha256_hex(ref[secret.start : secret.end].encode("utf-8", "replace"))
                 yield Flagged(where, secret.kind, fingerprint, ref, " in the file name")
     said: set[tuple[str, str, str, str]] = set()  # a secret a file's two readings hold: once
-    plain: tuple[str, int, set[tuple[int, int, str]]] = ("", 0, set())  # its UTF-8 reading's
+    plain = (("", ""), Utf8Found(""))  # a text and the secrets of its UTF-8 reading
     for ref, label, text, what in _texts(config, files, {} if unread is None else unread):
-        aligned = what == AS_LATIN1 and plain[:2] == (ref, len(text))  # same places
+        latin1 = what == AS_LATIN1 and plain[0] == (ref, label)
         if what != AS_LATIN1:
-            plain = (ref, len(text), set())
+            plain = ((ref, label), Utf8Found(text))
         for found in find_secrets(text, allow=True):
             secret = text[found.start : found.end]
             where = label if what == IN_LABELS else f"{label}:{line_of(text, found.start)}"
             fingerprint = sha256_hex(secret.encode("utf-8"))
             place = (ref, where, found.kind, fingerprint)
-            spot = (found.start, found.end, found.kind)
-            if what == AS_LATIN1 and (place in said or (aligned and spot in plain[2])):
-                continue  # as UTF-8 too, or there with a byte of it read as U+FFFD
+            if what == AS_LATIN1 and (
+                place in said or (latin1 and plain[1].holds(text, found.start, found.end))
+            ):
+                continue  # as UTF-8 too, or on its bytes, one of them U+FFFD there, é here
             said.add(place)
-            plain[2].add(spot)
+            if what != AS_LATIN1:
+                plain[1].add(found.start, found.end)
             yield Flagged(where, found.kind, fingerprint, ref, what)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from memidx.secrets import library
 from memidx.secrets.patterns import Finding, looks_secret
+from memidx.secrets.quotes import plain_quotes
 from memidx.secrets.windows import secret_word
 
 # a key alone on its line (in a list item too), in quotes or not, then a block's indicator
@@ -58,3 +59,40 @@ def values_below(
             if not block:
                 return  # a plain value: its first line is all this reads
         at = stop + 1
+
+
+def value_end(text: str, start: int, end: int) -> int:
+    """Where the value below the line text[start:end] ends when that line is a key alone: its
+    block (`password: |`, to the first line no more indented than the key), or its next line
+    when more indented and no key itself (`password:` over the value); else `end`. An allow
+    marker on the key's line allows that value, as it allows a value on the key's line."""
+    key = KEY_ALONE.fullmatch(plain_quotes(text[start:end]))
+    if key is None:
+        return end
+    indent, block = len(key.group(1)), key.group(3) is not None
+    at, last = end + 1, end
+    while at < len(text):
+        stop = text.find("\n", at)
+        stop = len(text) if stop == -1 else stop
+        line = plain_quotes(text[at:stop])
+        if value := line.strip():  # a blank line is part of a block
+            if len(line) - len(line.lstrip()) <= indent or (not block and NESTED_KEY.match(value)):
+                return last  # the block ended, or the key holds a mapping
+            last = stop
+            if not block:
+                return last  # a plain value: its first line
+        at = stop + 1
+    return last
+
+
+def allowed_values(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The allow-marked `lines` of `text`, a key alone's stretched over the value below it.
+    A line within a value already stretched over stays a line: its own value lies within
+    (more indented, it ends no later), and reading it again made nested keys quadratic."""
+    spans: list[tuple[int, int]] = []
+    covered = -1
+    for start, end in sorted(lines):
+        stretched = end if start < covered else value_end(text, start, end)
+        spans.append((start, stretched))
+        covered = max(covered, stretched)
+    return spans

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
-from memidx.secrets.blocks import values_below
+from memidx.secrets.blocks import allowed_values, values_below
 from memidx.secrets.linear import next_name
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
@@ -38,7 +38,7 @@ from memidx.secrets.patterns import (
     redact,
     url_password,
 )
-from memidx.secrets.quotes import plain_quotes
+from memidx.secrets.quotes import matched_quotes, plain_quotes
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -71,7 +71,8 @@ PUBLISHED_EXAMPLES = frozenset({"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/b
 def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> list[Finding]:
     """The secrets in `text`, merged and in order. `keywords`: also values assigned to
     secret-sounding names (`PASSWORD=...`, `api_key: ...`); `allow`: lines that carry an allow
-    marker (`memidx: allow-secret`) are left alone."""
+    marker (`memidx: allow-secret`) are left alone, and on a YAML key alone (`password: |`)
+    the value below it too."""
     joined, places = _long_runs(text)
     found: list[Finding] = [_back(f, places) for f in own_findings(joined)]
     if library.may_find(joined):  # else the plugins need not even load
@@ -93,7 +94,7 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
     if keywords:
         found.extend(_assigned(text))
     result = [f for f in merged(found) if text[f.start : f.end] not in PUBLISHED_EXAMPLES]
-    return outside(result, allowed_lines(text)) if allow else result
+    return outside(result, allowed_values(text, allowed_lines(text))) if allow else result
 
 
 def _command_passwords(text: str) -> Iterable[Finding]:
@@ -176,8 +177,9 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
 def _assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, and bearer tokens, that look like secrets.
     Typographic quotes that delimit a value are read as the plain ones they stand for (a
-    value in curly quotes, as a word processor or a chat pastes it, was no assignment)."""
-    text = plain_quotes(text)
+    value in curly quotes, as a word processor or a chat pastes it, was no assignment), and a
+    value's closing quote unlike its opening one as that one (memidx.secrets.quotes)."""
+    text = matched_quotes(plain_quotes(text))
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     for start, done in _candidate_lines(text):
         line = text[start:done]
@@ -250,7 +252,7 @@ def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Red
     `[REDACTED:<kind>]`; `allow` keeps lines with an allow marker as they are (notes)."""
     findings = merged([*private_spans(text), *find_secrets(text, keywords=keywords)])
     if allow:
-        allowed = allowed_lines(text)
+        allowed = allowed_values(text, allowed_lines(text))
         findings = [f for f in findings if f.kind == PRIVATE_KIND or f in outside([f], allowed)]
     if not findings:
         return Redaction(text, 0, ())

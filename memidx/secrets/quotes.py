@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import re
 
-# curly double, guillemets, fullwidth double, CJK corner brackets; curly single, single
-# guillemets, fullwidth single: each and the plain quote it is
-_DOUBLE = "\u201c\u201d\u201e\u201f\u00ab\u00bb\uff02\u300c\u300d\u300e\u300f"
-_SINGLE = "\u2018\u2019\u201a\u201b\u2039\u203a\uff07"
+# curly double, guillemets, fullwidth double, CJK corner brackets, double primes (and the CJK
+# ones, `\u301d...\u301e`); curly single, single guillemets, fullwidth single, primes: each and the
+# plain quote it is
+_DOUBLE = (
+    "\u201c\u201d\u201e\u201f\u00ab\u00bb\uff02\u300c\u300d\u300e\u300f"
+    "\u2033\u2036\u301d\u301e\u301f"
+)
+_SINGLE = "\u2018\u2019\u201a\u201b\u2039\u203a\uff07\u2032\u2035"
 _TYPOGRAPHIC = _DOUBLE + _SINGLE
 # a fullwidth colon or equals sign, as a CJK input method types them (`password\uff1av4lue`)
 _FULLWIDTH_SIGNS = "\uff1a\uff1d"
@@ -36,3 +40,21 @@ def plain_quotes(text: str) -> str:
     if DELIMITING_QUOTE.search(text) is None:
         return text
     return DELIMITING_QUOTE.sub(lambda quote: quote.group().translate(PLAIN_QUOTES), text)
+
+
+# A value an assignment gives between two different quotes (`password = "v4lue'`), a run
+# without spaces or quotes, its closing quote followed by a space, a sign or the line's end: a
+# quote inside a word (`don't`) closes nothing, and prose assigns no such run.
+MISMATCHED = re.compile(
+    r"(?::=|=>|[:=])[ \t]*+([\"'`])[^\s\"'`]++(?!\1)([\"'`])(?=[\s,;)\]}.!?]|$)"
+)
+
+
+def matched_quotes(text: str) -> str:
+    """`text` with the closing quote of each value opened by another quote read as the one that
+    opened it, one character for one; `text` itself when it holds none. A demanding user reads
+    `password = "hunter2secret'` as a value, which the detectors, asking for the same quote at
+    both ends, missed."""
+    if MISMATCHED.search(text) is None:
+        return text
+    return MISMATCHED.sub(lambda m: m.group()[:-1] + m.group(1), text)

@@ -166,6 +166,6 @@ def test_the_commit_message_check_starts_without_the_parser_or_the_staged_checks
     assert done.returncode == 0, done.stderr
     modules = imported(done.stderr)
     assert HEAVY.isdisjoint(modules), HEAVY & modules  # dataclasses: memidx.frozen instead
-    assert "subprocess" not in modules  # git is asked only when an editor was used
+    assert "subprocess" not in modules  # git is asked only for an edited or non-ASCII one
     slow = ("memidx.githooks.checks", "memidx.githooks.secret_check", "memidx.notes")
     assert not {m for m in modules if m.startswith((*slow, "memidx.index", "detect_secrets"))}

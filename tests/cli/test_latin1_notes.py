@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memidx.githooks.latin1 import AS_LATIN1
+from memidx.githooks.message_check import message_findings
 from memidx.githooks.secret_check import check_secrets, file_texts
 from tests.cli.test_push_gaps import TOKEN, config_of, problems, started
 from tests.helpers import NotesRepo
@@ -79,6 +80,37 @@ def test_a_latin_1_secret_holding_a_letter_utf_8_lacks_is_said_once(repo: NotesR
     pushed = problems(repo, "refs/heads/main", "refs/heads/main")
 
     assert staged == ["notes/deploy.md:5: secret-assignment"]
+    assert [line.split(": ", 2)[2] for line in pushed] == [
+        "message line 3: secret-assignment",
+        staged[0],
+    ], pushed
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Café deploy\n\n".encode() + b"password=Zk9\xe9xQ7mL2pWq8\n",  # a UTF-8 é above it
+        b"Deploy\n\npassword=Zk9\xe2\x82xQ7mL2pWq8\n",  # two bytes read as one U+FFFD
+    ],
+)
+def test_a_secret_of_a_text_utf_8_but_for_a_stray_byte_is_said_once(
+    repo: NotesRepo, body: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two readings differ in length: compared only when their lengths matched, the
+    secret was said twice by each check, once `(read as Latin-1)`."""
+    repo.write("notes/deploy.md", FRONT + body)
+    message = repo.root.parent / "message"
+    message.write_bytes(body)
+    repo.git("add", "-A")
+    monkeypatch.setenv("GIT_EDITOR", ":")  # as git sets it for `git commit -F`
+
+    staged = check_secrets(config_of(repo), ["notes/deploy.md"])
+    checked = [found[:2] for found in message_findings(config_of(repo), message)]
+    repo.git("commit", "-q", "-F", str(message))
+    pushed = problems(repo, "refs/heads/main", "refs/heads/main")
+
+    assert staged == ["notes/deploy.md:7: secret-assignment"]
+    assert checked == [(3, "secret-assignment")]
     assert [line.split(": ", 2)[2] for line in pushed] == [
         "message line 3: secret-assignment",
         staged[0],

@@ -13,6 +13,7 @@ from memidx.config import Config
 from memidx.githooks import push_headers
 from memidx.githooks.push_check import push_problems
 from memidx.githooks.push_refs import Update
+from memidx.githooks.readings import AS_UTF8
 from tests.cli.test_push_contents import TOKEN, ZERO
 from tests.helpers import NotesRepo
 
@@ -260,7 +261,7 @@ def test_a_token_an_encodings_character_swallows_is_still_refused(repo: NotesRep
 
     found = pushed(repo, commit)
 
-    kind = f"github-token{push_headers.AS_UTF8}"
+    kind = f"github-token{AS_UTF8}"
     assert found == [f"refs/heads/main: commit {commit[:12]}: message line 3: {kind}"]
 
 
@@ -282,7 +283,7 @@ def test_a_wrong_encoding_header_hides_no_secret_from_the_plain_reading(
 
     found = pushed(repo, commit)
 
-    kind = f"github-token{push_headers.AS_UTF8}"
+    kind = f"github-token{AS_UTF8}"
     assert found == [f"refs/heads/main: commit {commit[:12]}: message line 1: {kind}"]
 
 
@@ -321,3 +322,28 @@ def test_a_latin_1_message_under_no_encoding_header_is_read_as_latin_1(
 
     kind = f"secret-assignment{push_headers.AS_LATIN1}"
     assert found == [f"refs/heads/main: commit {commit[:12]}: message line 3: {kind}"]
+
+
+@pytest.mark.parametrize("author", [b"Jos\xe9", "José".encode() + b" \xe9"])  # Latin-1, mixed
+def test_a_secret_of_a_header_field_both_readings_hold_is_said_once(
+    repo: NotesRepo, author: bytes
+) -> None:
+    """A field of a commit read whole is read as Latin-1 too when it is no UTF-8: its secret,
+    holding a byte UTF-8 reads as U+FFFD, was said twice, once `(read as Latin-1)`."""
+    tree, head = repo.git("rev-parse", "HEAD^{tree}", "HEAD").split()
+    secret = b"password=Zk9\xe9xQ7mL2pWq8"  # memidx: allow-secret
+    people = b"author %s %s <a@example.com> 1 +0000\ncommitter %s\n" % (
+        author,
+        secret,
+        PERSON.encode(),
+    )
+    body = b"tree %s\nparent %s\n%sx-review done\n\nclean\n" % (
+        tree.encode(),
+        head.encode(),
+        people,
+    )
+    commit = written(repo, "commit", body)
+
+    found = pushed(repo, commit)
+
+    assert found == [f"refs/heads/main: commit {commit[:12]}: author: secret-assignment"]

@@ -95,6 +95,40 @@ def test_a_value_in_typographic_quotes_is_found_as_in_plain_ones(line: str) -> N
     assert [line[f.start : f.end] for f in found] == ["Zk9xQ7mL2pWq8"], line
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password = \"Zk9xQ7mL2pWq8'",  # opened by one quote, closed by another
+        "password = 'Zk9xQ7mL2pWq8\"",
+        '{"password": "Zk9xQ7mL2pWq8\', "user": "bob"}',
+        "Set password: `Zk9xQ7mL2pWq8'.",  # TeX's quotes, a sentence's end after them
+        "password = \u201cZk9xQ7mL2pWq8'",  # a curly one, then a plain one
+        "password: \u2033Zk9xQ7mL2pWq8\u2033",  # double primes
+        "password: \u301dZk9xQ7mL2pWq8\u301e",  # CJK double prime quotation marks
+        "api_key = \u2032Zk9xQ7mL2pWq8\u2032",  # primes
+    ],
+)
+def test_a_value_between_two_different_quotes_or_primes_is_found(line: str) -> None:
+    """A demanding user reads a value between an opening quote and another closing one: the
+    detectors, asking for the same quote at both ends, missed it, and double primes too."""
+    found = find_secrets(line, allow=True)
+    assert [line[f.start : f.end] for f in found] == ["Zk9xQ7mL2pWq8"], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'the password: "don\'t" share it',  # a quote inside a word closes nothing
+        "token: 'it is what it is\"",  # no run: words
+        "password: \"changeme'",  # a placeholder between any quotes
+        "secret height: 5\u203211\u2033, key: 6\u20322\u2033 tall",  # feet and inches
+        "password = 'Zk9xQ7mL2pWq8\"x",  # a quote no sign or space follows closes nothing
+    ],
+)
+def test_prose_with_different_quotes_holds_no_secret(line: str) -> None:
+    assert find_secrets(line, allow=True) == [], line
+
+
 def test_a_name_in_typographic_quotes_with_no_value_is_no_secret() -> None:
     assert find_secrets("the word \u201cpassword\u201d and \u201cchangeme\u201d", allow=True) == []
     assert find_secrets("token\uff1a\u7ba1\u7406\u8005\u306b\u805e\u304f", allow=True) == []
@@ -178,3 +212,53 @@ def test_a_block_is_read_to_its_64th_line_and_no_further() -> None:
     filler = "  some words\n" * 63
     assert find_secrets(f"password: |\n{filler}  Zk9xQ7mL2pWq8\n", allow=True) != []
     assert find_secrets(f"password: |\n{filler}  more words\n  Zk9xQ7mL2pWq8\n") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stringData:\n  password: |  # memidx: allow-secret\n    Zk9xQ7mL2pWq8\n\n    x8Lq\n",
+        f"ci_key: >-  # pragma: allowlist secret\n  {'ghp_' + 'a1b2c3d4e5' * 4}\n",
+        "- api_key:  # memidx: allow-secret\n    Zk9xQ7mL2pWq8\n",  # a plain value below
+        "db_password\uff1a|  # memidx: allow-secret\n  Zk9xQ7mL2pWq8\n",  # a fullwidth colon
+    ],
+)
+def test_an_allow_marker_on_a_keys_line_allows_the_value_below_it(text: str) -> None:
+    """As it allows a value on the key's line: the block below was still refused."""
+    assert find_secrets(text, allow=True) == []
+    assert find_secrets(text) != []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: |  # memidx: allow-secret\n  Zk9xQ7mL2pWq8\ntoken: |\n  Zk9xQ7mL2pWq8x\n",
+        "password:  # memidx: allow-secret\n  Zk9xQ7mL2pWq8\n  token: Zk9xQ7mL2pWq8x\n",
+        "creds:  # memidx: allow-secret\n  password: Zk9xQ7mL2pWq8x\n",  # a mapping: no value
+        "password: |  # memidx: allow-secret\n  x\napi_key: Zk9xQ7mL2pWq8x\n",  # a key after
+    ],
+)
+def test_an_allow_marker_on_a_keys_line_allows_nothing_past_its_value(text: str) -> None:
+    found = find_secrets(text, allow=True)
+    assert [text[f.start : f.end] for f in found] == ["Zk9xQ7mL2pWq8x"], text
+
+
+def test_allow_marked_keys_nested_in_a_block_are_read_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each marked key alone read its block to its end: nested ones read every line below
+    them again, quadratic in a long transcript of them."""
+    from memidx.secrets import blocks
+    from memidx.secrets.patterns import allowed_lines
+
+    read: list[str] = []
+
+    def counted(text: str) -> str:
+        read.append(text)
+        return text
+
+    monkeypatch.setattr(blocks, "plain_quotes", counted)
+    text = "".join(" " * depth + "k: |  # memidx: allow-secret\n" for depth in range(500))
+    spans = blocks.allowed_values(text, allowed_lines(text))
+    assert spans[0] == (0, len(text) - 1)  # the first key's block holds all the others
+    assert len(read) <= 2 * 500

@@ -1,0 +1,88 @@
+"""The texts a message's or a file's bytes may be taken for, and which secret of one reading is
+a secret another reading holds already (pure: the commit-msg check imports it, and must start
+without subprocess). The commit-msg check, the pre-commit check and the push check read the
+same bytes the same ways, so they refuse the same secrets, each said once."""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+
+from memidx.githooks.latin1 import AS_LATIN1, CP1252, latin1_reading
+
+AS_UTF8 = " (read as UTF-8)"  # a reading besides the one the commit's encoding gives
+LABELS = (AS_UTF8, AS_LATIN1)
+BYTES_OF = {ord(char): byte for byte, char in CP1252.items()}  # a Latin-1 reading's bytes back
+
+
+def readings(data: bytes, encoding: str | None, plain: str) -> list[tuple[str, str]]:
+    """The texts a reader may take `data` for, and how each is named: as the `encoding` its
+    commit names (`encoding ISO-8859-1`: a Latin-1 byte read as UTF-8 was U+FFFD, and a
+    secret beside it, or holding it, went unseen); as `plain`, its UTF-8 reading, when there
+    is none or it is no text encoding Python knows (never an error), and then as Latin-1 too
+    when it is no UTF-8 (latin1_reading). Bytes the encoding reads otherwise are read both
+    ways, valid UTF-8 or not: a header naming the wrong encoding must not hide what a UTF-8
+    reader sees (Shift_JIS takes a cp1252 quote and the `g` after it for one character:
+    `\x93ghp_...` held no token); the checks say a secret two readings hold once."""
+    if encoding is None or encoding.replace("-", "").replace("_", "").lower() == "utf8":
+        return [(plain, ""), *latin1_reading(data, plain)]
+    try:
+        named = data.decode(encoding, "replace")
+    except (LookupError, ValueError):  # unknown, no text codec (`rot13`), a NUL in the name
+        return [(plain, ""), *latin1_reading(data, plain)]
+    return [(named, "")] if named == plain else [(named, ""), (plain, AS_UTF8)]
+
+
+class Utf8Found:
+    """The secrets found in a UTF-8 reading (`text`, each invalid sequence one U+FFFD), to
+    tell whether a secret of the same bytes' Latin-1 reading (one character a byte) stands on
+    bytes one of them stands on: then it is the same secret, said once. One character for
+    one, the two readings' offsets differ after any valid UTF-8 letter (`café`) or a
+    sequence of several bytes that is none: compared by place, such a secret was said twice."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spans: list[tuple[int, int]] = []
+        self._bytes: list[tuple[int, int]] | None = None  # the spans in bytes, made once
+
+    def add(self, start: int, end: int) -> None:
+        """Note a secret found at text[start:end]."""
+        self.spans.append((start, end))
+        self._bytes = None
+
+    def holds(self, latin1: str, start: int, end: int) -> bool:
+        """Whether latin1[start:end], a secret of the Latin-1 reading of the bytes `text` reads,
+        overlaps in bytes a secret added."""
+        if not self.spans:
+            return False
+        if self._bytes is None:
+            places = _Places(self.text, latin1.translate(BYTES_OF).encode("latin-1", "replace"))
+            self._bytes = [(places.byte(s), places.byte(e)) for s, e in self.spans]
+        return any(s < end and start < e for s, e in self._bytes)
+
+
+class _Places:
+    """Where each character of `text`, the UTF-8 reading of `data`, begins in `data`."""
+
+    def __init__(self, text: str, data: bytes) -> None:
+        self.text = text
+        self.chars: list[int] = []  # where each U+FFFD the reading wrote stands in `text`
+        self.bytes: list[tuple[int, int]] = []  # the bytes each one stands for
+        view, at, char = memoryview(data), 0, 0
+        while at < len(data):
+            try:
+                codecs.utf_8_decode(view[at:], "strict", True)
+                break
+            except UnicodeDecodeError as exc:  # the replace handler's one U+FFFD for these
+                char += len(codecs.utf_8_decode(view[at : at + exc.start], "strict", True)[0])
+                self.chars.append(char)
+                self.bytes.append((at + exc.start, at + exc.end))
+                at, char = at + exc.end, char + 1
+
+    def byte(self, offset: int) -> int:
+        """Where text[offset] begins in the bytes (their end for len(text))."""
+        index = bisect.bisect_right(self.chars, offset) - 1
+        if index >= 0 and self.chars[index] == offset:
+            return self.bytes[index][0]
+        char, at = (self.chars[index] + 1, self.bytes[index][1]) if index >= 0 else (0, 0)
+        return at + len(self.text[char:offset].encode("utf-8", "surrogatepass"))

@@ -1,0 +1,95 @@
+"""The commit-msg check reads a message as the commit git will make of it is read by the push
+check: in i18n.commitEncoding, which git names in the commit's `encoding` header while it
+stores the message's bytes as typed, so the two checks refuse and let through the same
+messages. Real git, in a temporary repository; the checks run in-process but one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config
+from memidx.githooks.push_check import push_problems
+from memidx.githooks.push_refs import Update
+from tests.cli.test_push_contents import ZERO
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
+
+# an ideographic space (U+3000) before the password, as a CJK input method types it: read as
+# UTF-8 it was U+FFFD and a byte, and the password unseen
+SPACED = "Deploy\n\npassword:\u3000Zk9xQ7mL2pWq8\n"
+ENCODINGS = ["Shift_JIS", "GBK", "EUC-KR"]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.note("start.md", "Start", "the first note")
+    repo.commit("Start")
+    return repo
+
+
+def both_checks(repo: NotesRepo, message: bytes) -> tuple[list[str], list[str]]:
+    """The commit-msg check's lines for `message` (given whole, as `git commit -F` gives it),
+    and the push check's for the commit git makes of it."""
+    path = repo.root.parent / "message"
+    path.write_bytes(message)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GIT_EDITOR", ":")  # what git sets for the hook of `git commit -F`
+        run = repo.memidx("check", "secrets", "--message", str(path))
+    repo.git("commit", "-q", "--no-verify", "--allow-empty", "-F", str(path))
+    commit = repo.git("rev-parse", "HEAD").strip()
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+    ref = "refs/heads/main"
+    pushed = push_problems(config, "origin", [Update(ref, commit, ref, ZERO)])
+    cut = len(f"{ref}: commit {commit[:12]}: message ")
+    return run.out.replace(str(path), "message").splitlines(), [line[cut:] for line in pushed]
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_a_secret_read_in_the_commit_encoding_is_refused_by_both_checks(
+    repo: NotesRepo, encoding: str
+) -> None:
+    repo.git("config", "i18n.commitEncoding", encoding)
+
+    message_check, push_check = both_checks(repo, SPACED.encode(encoding))
+
+    assert message_check == ["message:3: secret-assignment in the commit message"]
+    assert push_check == ["line 3: secret-assignment"]
+    assert repo.git("log", "-1", "--format=%e").strip() == encoding
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_a_clean_message_in_the_commit_encoding_passes_both_checks(
+    repo: NotesRepo, encoding: str
+) -> None:
+    """Its bytes read as UTF-8 are broken: no reading makes a secret of them."""
+    text = "Deploy the docs\n\n\u6587\u66f8\u3000\u3092\u66f4\u65b0\u3057\u305f\n"
+    if encoding == "EUC-KR":
+        text = "Deploy the docs\n\n\ubb38\uc11c\u3000\uac31\uc2e0\n"
+    repo.git("config", "i18n.commitEncoding", encoding)
+
+    assert both_checks(repo, text.encode(encoding)) == ([], [])
+
+
+def test_the_commit_encoding_given_on_gits_command_line_reaches_the_hook(
+    repo: NotesRepo,
+) -> None:
+    """`git -c i18n.commitEncoding=GBK commit`: a real commit-msg hook refuses it."""
+    hook = repo.root / ".git" / "hooks" / "commit-msg"
+    hook.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m memidx check secrets --message "$1"\n')
+    hook.chmod(0o755)
+    path = repo.root.parent / "message"
+    path.write_bytes(SPACED.encode("gbk"))
+    repo.note("deploy.md", "Deploy", "how we deploy")
+    repo.git("add", "-A")
+    head = repo.git("rev-parse", "HEAD")
+
+    argv = ["git", *GIT_IDENTITY, "-c", "i18n.commitEncoding=GBK", "commit", "-q", "-F", path]
+    done = subprocess.run(argv, cwd=repo.root, env=clean_env(), capture_output=True, check=False)
+
+    assert done.returncode == 1
+    assert b":3: secret-assignment in the commit message" in done.stdout + done.stderr
+    assert repo.git("rev-parse", "HEAD") == head  # no commit made
