@@ -68,13 +68,6 @@ def comment_of(settings: Mapping[str, str], text: str) -> str:
     return next((char for char in AUTO_CHARS if f"{char} {CUT_LINE}" in lines), "#")
 
 
-def message_text(config: Config, path: Path) -> tuple[str, str]:
-    """What git may commit of the message file `path` (as `kept_lines` says), and the comment
-    mark of an edited message ("" when no editor ran)."""
-    texts, comment = message_texts(config, path)
-    return texts[0][0], comment
-
-
 def message_texts(config: Config, path: Path) -> tuple[list[tuple[str, str]], str]:
     """What git may commit of the message file `path`, in each reading the push check gives
     the commit git will make of it (memidx.githooks.readings: in i18n.commitEncoding, which
