@@ -26,8 +26,9 @@ def missing_module(name: str | None, folder: Path) -> str | None:
     import sys
 
     return (
-        f"{name} is not installed for {sys.executable}, which this memidx needs (run `make "
-        f"venv` in {folder}: it installs this checkout's memidx and its dependencies there)"
+        f"{name} is not installed for {sys.executable}, which this memidx needs (in a clone "
+        f"of memidx, run `make venv` in {folder}, which gives it a .venv of its own; elsewhere, "
+        "reinstall memidx)"
     )
 
 

@@ -89,6 +89,6 @@ def test_a_dependency_the_borrowed_interpreter_lacks_is_one_line(tmp_path: Path)
     assert "Traceback" not in done.err, done.err
     assert done.err == (
         f"memidx: error: yaml is not installed for {tmp_path}/main/.venv/bin/python, which this "
-        f"memidx needs (run `make venv` in {wt}: it installs this checkout's memidx and its "
-        "dependencies there)\n"
+        f"memidx needs (in a clone of memidx, run `make venv` in {wt}, which gives it a .venv of "
+        "its own; elsewhere, reinstall memidx)\n"
     )
