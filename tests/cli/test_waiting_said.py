@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,21 @@ from pathlib import Path
 import pytest
 
 from memidx import waited_lock as module
-from tests.helpers import clean_env
+from tests.helpers import NotesRepo, clean_env
+
+PROJECT = Path(__file__).resolve().parents[2]
+# the framework's view of the shim's mark, from a hook of its own
+SEEING = """repos:
+  - repo: local
+    hooks:
+      - id: seeing
+        name: what the checks are told
+        entry: sh -c 'printf "%s" "${MEMIDX_CHECKS_UNSEEN:-}" > .git/unseen'
+        language: system
+        pass_filenames: false
+        always_run: true
+        stages: [pre-commit]
+"""
 
 # A hook process: its stderr a pipe, as the framework gives it; the lock held by another open
 # file of its own (flock conflicts within one process too), so the wait times out quickly.
@@ -107,3 +122,32 @@ def test_a_lock_taken_at_once_opens_no_terminal(
         pass
 
     assert "/dev/tty" not in opened
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_the_shim_marks_a_commit_whose_output_goes_to_no_terminal(
+    tmp_path: Path, terminal: bool
+) -> None:
+    """An agent's `git commit`, its output piped: the person at the controlling terminal is
+    not watching that commit, and a line there would land in whatever they are doing."""
+    repo = NotesRepo(tmp_path / "memory")
+    shutil.copytree(PROJECT / "hooks", repo.root / "hooks")
+    (repo.root / ".pre-commit-config.yaml").write_text(SEEING)
+    repo.git("add", "-A")
+    master, slave = os.openpty()
+    try:
+        done = subprocess.run(
+            ["sh", "hooks/memidx-hook", "pre-commit"],
+            cwd=repo.root,
+            env=clean_env(MEMIDX_PYTHON=sys.executable, PRE_COMMIT_HOME=str(tmp_path / "pc")),
+            stdout=subprocess.PIPE,
+            stderr=slave if terminal else subprocess.PIPE,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        os.close(slave)
+        os.close(master)
+
+    assert done.returncode == 0, done
+    assert (repo.root / ".git" / "unseen").read_text() == ("" if terminal else "1")
