@@ -5,7 +5,7 @@ a file already open); opening a note as it is (no link followed, no FIFO waited 
 translation); a folder only this user can use; peak memory; whether a process is alive,
 ending one even when stopped; which boot this is; room on a disk that will not say its free
 space; a durable rename (a folder's fsync); the stop signals (SIGTERM; SIGHUP on POSIX),
-signalling the main thread; whether a socket's other end hung up; the controlling terminal.
+signalling the main thread; whether a socket's other end hung up.
 tests/unit/test_portability.py enforces it."""
 
 from __future__ import annotations
@@ -27,12 +27,9 @@ if TYPE_CHECKING:
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     # O_BINARY: os.open is in text mode there unless asked; no FIFOs there to wait on
     OPEN_AS_IS = os.O_RDONLY | os.O_BINARY
-    TERMINAL = None  # no controlling terminal to open: nothing is said there
 else:
     # never follows a link nor waits on a FIFO, whatever the file became since it was listed
     OPEN_AS_IS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    # the controlling terminal, to write a line: never made one, never waited on (Ctrl-S)
-    TERMINAL: tuple[str, int] | None = ("/dev/tty", os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
 NO_FIFO_WAIT = getattr(os, "O_NONBLOCK", 0)  # to write: a FIFO without a reader fails (ENXIO)
 NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # to write in place: a link there fails (ELOOP)
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from memidx.errors import MemidxError
-from memidx.portable import TERMINAL, file_lock
+from memidx.portable import NO_FIFO_WAIT, file_lock
 
 # Seconds a writer waits in silence for a lock before it says so on a terminal.
 SAY_AFTER = 2.0
@@ -53,14 +53,14 @@ def say_waiting(line: str) -> None:
         if sys.stderr.isatty():
             print(line, file=sys.stderr, flush=True)
         return
-    ci = os.environ.get("CI", "").lower() not in ("", "0", "false")
-    if TERMINAL is None or ci or os.environ.get(UNSEEN):
+    if os.environ.get("CI", "").lower() not in ("", "0", "false") or os.environ.get(UNSEEN):
         return
     from memidx.text import display
 
-    path, flags = TERMINAL
-    with suppress(OSError):  # no controlling terminal (ENXIO), or one not taking a line now
-        fd = os.open(path, flags)
+    # the controlling terminal (none: ENXIO; Windows has no /dev/tty), written non-blocking
+    # (O_NONBLOCK): a terminal stopped with Ctrl-S fails the write instead of holding the hook
+    with suppress(OSError):
+        fd = os.open("/dev/tty", os.O_WRONLY | NO_FIFO_WAIT)
         try:  # after the framework's `name.....`, which waits for the hook's verdict
             os.write(fd, f"\n{display(line)}\n".encode("utf-8", "replace"))
         finally:
