@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not typing's: every hook imports this module
+if TYPE_CHECKING:
+    from pathlib import Path
+
 REBUILD_HINT = "run `make ingest` (or `memidx ingest`) to rebuild it"
 NEWER_HINT = "upgrade memidx or restart this process"
 # The modules of the `vectors` extra (pyproject.toml), which pre-commit's install lacks.
@@ -9,6 +13,23 @@ VECTOR_MODULES = frozenset({"numpy", "fastembed", "onnxruntime", "tokenizers"})
 VECTORS_HINT = (
     "install memidx with its vectors extra: `make install`, or pip install 'memidx[vectors]'"
 )
+
+
+def missing_module(name: str | None, folder: Path) -> str | None:
+    """The line for a module this interpreter lacks (memidx run in `folder`): the vectors
+    extra's, or any other dependency (a git worktree run with the main checkout's interpreter,
+    a pull that added one), which stopped every commit in a traceback; None for memidx's own."""
+    if not name or name.partition(".")[0] == "memidx":
+        return None
+    if name in VECTOR_MODULES:
+        return f"{name} is not installed ({VECTORS_HINT})"
+    import sys
+
+    return (
+        f"{name} is not installed for {sys.executable}, which this memidx needs (in a clone "
+        f"of memidx, run `make venv` in {folder}, which gives it a .venv of its own; elsewhere, "
+        "reinstall memidx)"
+    )
 
 
 class MemidxError(Exception):

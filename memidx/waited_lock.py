@@ -3,16 +3,20 @@ Ctrl-Z, hung) fails the command in one line naming the lock, never holds it for 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Generator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from memidx.errors import MemidxError
-from memidx.portable import file_lock
+from memidx.portable import NO_FIFO_WAIT, file_lock
 
 # Seconds a writer waits in silence for a lock before it says so on a terminal.
 SAY_AFTER = 2.0
+# Set by memidx's pre-commit shim when the commit's output goes to no terminal (an agent's
+# `git commit`, its output piped): the person at the controlling terminal is not watching it.
+UNSEEN = "MEMIDX_CHECKS_UNSEEN"
 
 
 @contextmanager
@@ -29,12 +33,7 @@ def waited_lock(
                 yield
                 return
         left = wait - SAY_AFTER
-        if sys.stderr.isatty():
-            print(
-                f"memidx: waiting up to {left:g} s more for {lock} ({holders})",
-                file=sys.stderr,
-                flush=True,
-            )
+        say_waiting(f"memidx: waiting up to {left:g} s more for {lock} ({holders})")
     with file_lock(lock, timeout=left) as taken:
         if not taken:
             raise error(
@@ -43,3 +42,26 @@ def waited_lock(
                 f"try again once it ends; `fuser -v {lock}` names it",
             )
         yield
+
+
+def say_waiting(line: str) -> None:
+    """`line` where the person waiting sees it: on stderr when it is a terminal; under the
+    pre-commit framework (PRE_COMMIT=1), which holds a hook's output until the hook ends, on
+    the controlling terminal, written without ever waiting for it. Nowhere when there is none,
+    in CI, or when memidx's shim says the commit's output goes to no terminal (UNSEEN)."""
+    if os.environ.get("PRE_COMMIT") != "1":
+        if sys.stderr.isatty():
+            print(line, file=sys.stderr, flush=True)
+        return
+    if os.environ.get("CI", "").lower() not in ("", "0", "false") or os.environ.get(UNSEEN):
+        return
+    from memidx.text import display
+
+    # the controlling terminal (none: ENXIO; Windows has no /dev/tty), written non-blocking
+    # (O_NONBLOCK): a terminal stopped with Ctrl-S fails the write instead of holding the hook
+    with suppress(OSError):
+        fd = os.open("/dev/tty", os.O_WRONLY | NO_FIFO_WAIT)
+        try:  # after the framework's `name.....`, which waits for the hook's verdict
+            os.write(fd, f"\n{display(line)}\n".encode("utf-8", "replace"))
+        finally:
+            os.close(fd)

@@ -45,6 +45,8 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
 
     args.files = _with_staged_gone(config, args.files)
     skipped = skipped_checks()
+    if left_out := [hook for hook, _ in CHECKS if hook in skipped]:
+        _say_skipped(config, left_out)
     # the notes' staged blobs, read once for drift and english (two git processes, not four)
     reads = {"memidx-drift", "memidx-english"} - skipped
     staged = staged_notes(config, args.files) if reads else {}
@@ -139,6 +141,17 @@ def check_all_arguments(argv: Sequence[str]) -> argparse.Namespace | None:
         remedy=FIX,
         handler="check:check",
     )
+
+
+def _say_skipped(config: Config, hooks: list[str]) -> None:
+    """A passing hook shows `Passed` whatever SKIP left out (the framework shows Skipped only
+    for its own hook, memidx-checks): the checks not run are said after the checks, as the
+    framework says each hook it skips (memidx.githooks.notices)."""
+    from memidx.githooks.notices import warn
+
+    named = ", ".join(hooks[:-1]) + (" and " if len(hooks) > 1 else "") + hooks[-1]
+    nothing = ": nothing was checked" if len(hooks) == len(CHECKS) else ""
+    warn(config, f"memidx: {named} skipped (SKIP){nothing}")
 
 
 def skipped_checks() -> set[str]:

@@ -13,14 +13,7 @@ from pathlib import Path
 
 from memidx.cli.check_all import check_all_arguments
 from memidx.config import Config, load_config
-from memidx.errors import (
-    REBUILD_HINT,
-    VECTOR_MODULES,
-    VECTORS_HINT,
-    ConfigError,
-    MemidxError,
-    UsageError,
-)
+from memidx.errors import REBUILD_HINT, ConfigError, MemidxError, UsageError, missing_module
 from memidx.text import is_utf8
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
@@ -79,9 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except ModuleNotFoundError as exc:
-        if exc.name not in VECTOR_MODULES:
+        if (missing := missing_module(exc.name, directory or Path.cwd())) is None:
             raise
-        print(f"memidx: error: {exc.name} is not installed ({VECTORS_HINT})", file=sys.stderr)
+        print(f"memidx: error: {missing}", file=sys.stderr)
         return 1
     except OSError as exc:
         from memidx.index.connection import ERRNO_HINTS

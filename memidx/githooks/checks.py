@@ -44,9 +44,11 @@ def check_drift(
         return [*problems, *_build_index(config, fix)]
     failure = last_failure(*hook_traces(config))
     if failure is not None:
+        # the hook's line names `make reconcile`, which another repository has not (--remedy)
+        said = failure.message.replace(f"run `{FIX}`", fix)
         problems.append(
             f"memidx: a git hook could not update the index ({failure.when}, {failure.hook}: "
-            f"{failure.message}); {fix}"
+            f"{said}); {fix}"
         )
     try:
         store, _ = open_store(config.index_path, write=False)

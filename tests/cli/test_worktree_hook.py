@@ -1,0 +1,94 @@
+"""hooks/memidx-hook in a git worktree without a .venv of its own: it borrows the main
+checkout's interpreter, whose memidx is the main checkout's (older, here), and runs this
+checkout's memidx with it; a dependency that interpreter lacks is one line saying what to run."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import NotesRepo, Run, clean_env
+
+PROJECT = Path(__file__).resolve().parents[2]
+# the main checkout's memidx: one older than `check all` (argparse's refusal, as it said it)
+OLDER = (
+    "import sys\n"
+    "print(\"memidx check: error: argument check: invalid choice: 'all'\", file=sys.stderr)\n"
+    "raise SystemExit(2)\n"
+)
+
+
+def worktree(tmp_path: Path, *, dependencies: bool) -> Path:
+    """A main checkout with an older memidx in its .venv (with this suite's dependencies, or
+    none) and a worktree (`git worktree add`, no .venv) of a branch holding this memidx."""
+    main = NotesRepo(tmp_path / "main")
+    shutil.copytree(PROJECT / "hooks", main.root / "hooks")
+    (main.root / "memidx").mkdir()
+    (main.root / "memidx" / "__init__.py").write_text("")
+    (main.root / "memidx" / "__main__.py").write_text(OLDER)
+    (main.root / ".gitignore").write_text(".memidx/\n.venv/\n")
+    main.note("wsl.md", "WSL memory", "vmmem grows until .wslconfig caps it")
+    main.commit("an older memidx")
+    main.git("switch", "-q", "-c", "newer")
+    shutil.rmtree(main.root / "memidx")
+    (main.root / "memidx").symlink_to(PROJECT / "memidx")
+    main.commit("this memidx")
+    main.git("switch", "-q", "main")
+    main.git("worktree", "add", "-q", str(tmp_path / "wt"), "newer")
+    venv = main.root / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = venv.glob("lib/python*/site-packages")
+    (site / "memidx-main.pth").write_text(f"{main.root}\n")  # as `pip install -e` puts it
+    if dependencies:  # this suite's site-packages (its own memidx is a .pth, not read there)
+        found = [path for path in sys.path if path.endswith("site-packages")]
+        (site / "dependencies.pth").write_text("\n".join(found) + "\n")
+    return tmp_path / "wt"
+
+
+def hook(wt: Path, cwd: Path, *args: str) -> Run:
+    """The worktree's hooks/memidx-hook, started in `cwd`."""
+    done = subprocess.run(
+        ["sh", str(wt / "hooks" / "memidx-hook"), *args],
+        cwd=cwd,
+        env=clean_env(MEMIDX_HOOK_EMBED="0"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def test_a_worktree_runs_its_own_memidx_with_the_main_checkouts_interpreter(
+    tmp_path: Path,
+) -> None:
+    """Started below the top of the work tree (where `python -m` puts only that folder first),
+    the borrowed interpreter ran the main checkout's memidx: `invalid choice: 'all'`, and every
+    commit stopped."""
+    wt = worktree(tmp_path, dependencies=True)
+
+    done = hook(wt, wt / "notes", "check", "all")
+
+    assert done.code == 0, done
+    assert "invalid choice" not in done.err
+    assert (wt / ".memidx" / "index.sqlite").is_file()  # the drift check built this one's
+
+
+def test_a_dependency_the_borrowed_interpreter_lacks_is_one_line(tmp_path: Path) -> None:
+    wt = worktree(tmp_path, dependencies=False)
+    (wt / "notes" / "tagged.md").write_text(
+        # front matter only PyYAML reads (an anchor)
+        "---\ntitle: 'Tagged: {wsl}'\nseen: &first 2026\n---\n\nvmmem grows until it is capped\n"
+    )
+    subprocess.run(["git", "add", "notes/tagged.md"], cwd=wt, env=clean_env(), check=True)
+
+    done = hook(wt, wt, "check", "all", "notes/tagged.md")
+
+    assert done.code == 1, done
+    assert "Traceback" not in done.err, done.err
+    assert done.err == (
+        f"memidx: error: yaml is not installed for {tmp_path}/main/.venv/bin/python, which this "
+        f"memidx needs (in a clone of memidx, run `make venv` in {wt}, which gives it a .venv of "
+        "its own; elsewhere, reinstall memidx)\n"
+    )
