@@ -5,10 +5,16 @@ In-process and on small files: each test costs milliseconds."""
 
 from __future__ import annotations
 
+import json
+import tomllib
 from pathlib import Path
 
+import pytest
+
 from memidx.agents import backups
+from memidx.agents.text_install import BEGIN, END
 from memidx.drafts import draft_path
+from tests.helpers import run_in_process
 
 
 def test_a_link_planted_at_the_backup_draft_is_never_written_through(user_home: Path) -> None:
@@ -29,3 +35,61 @@ def test_a_link_planted_at_the_backup_draft_is_never_written_through(user_home: 
     assert saved is not None and saved.read_text() == '{"oauthAccount": "secret"}'
     assert not saved.is_symlink() and saved.stat().st_mode & 0o777 == 0o600
     assert not draft.exists() and not draft.is_symlink()
+
+
+def codex_rewrote(installed: str, theirs: str) -> str:
+    """`installed` (a config.toml memidx installed into) as `codex mcp add github -- gh-mcp`
+    0.171.0 writes it back: every comment it holds dropped but the last line (memidx's end
+    marker, below the table Codex added), memidx's table kept, `theirs` after it."""
+    kept = [line for line in installed.splitlines(keepends=True) if not line.startswith("#")]
+    return "".join(kept) + f'\n[mcp_servers.github]\ncommand = "gh-mcp"\n{END}\n{theirs}'
+
+
+@pytest.mark.parametrize("after", ["", '\n[profiles.fast]\nmodel = "o4-mini"\n'])
+def test_codex_server_is_still_memidx_after_codex_rewrote_config_toml(
+    user_home: Path, after: str
+) -> None:
+    """Codex's writer drops comments, memidx's begin marker with them: install then stopped
+    (`already has an [mcp_servers.memidx] that memidx did not add`), status called memidx's
+    server hand-written, and uninstall left it in the file."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    toml = user_home / ".codex" / "config.toml"
+    toml.parent.mkdir()
+    toml.write_text('model = "o3"\n')
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    installed = toml.read_text()
+    toml.write_text(codex_rewrote(installed, after))
+
+    status = run_in_process(project, "agent", "status", "--json")
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+    reinstalled = toml.read_text()
+    removed = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+
+    found = next(f for f in json.loads(status.out)["files"] if f["path"] == str(toml))
+    assert found["installed"] == ["MCP server memidx"]
+    assert again.code == 0, again.err
+    assert reinstalled.count(BEGIN) == reinstalled.count(END) == 1
+    assert tomllib.loads(reinstalled) == tomllib.loads(codex_rewrote(installed, after))
+    assert removed.code == 0, removed.err
+    assert toml.read_text() == f'model = "o3"\n\n[mcp_servers.github]\ncommand = "gh-mcp"\n{after}'
+
+
+def test_a_persons_memidx_server_beside_a_marker_codex_left_is_still_theirs(
+    user_home: Path,
+) -> None:
+    """Only a table that runs memidx's server is taken back: one of the person's own of that
+    name stays theirs, though memidx's end marker was left in the file."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    toml = user_home / ".codex" / "config.toml"
+    toml.parent.mkdir()
+    theirs = f'[mcp_servers.memidx]\ncommand = "/opt/other/server"\nargs = ["mcp"]\n{END}\n'
+    toml.write_text(theirs)
+
+    done = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+    removed = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+
+    assert done.code == 1 and "that memidx did not add" in done.err
+    assert removed.code == 0, removed.err
+    assert toml.read_text() == theirs.replace(f"{END}\n", "")
