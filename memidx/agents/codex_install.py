@@ -16,7 +16,7 @@ from typing import cast
 from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, is_our_server, mcp_argv
 from memidx.agents.install import ConfigFile, project_root, user_folder
-from memidx.agents.json_text import LEFT_ALONE, TOO_DEEP
+from memidx.agents.json_text import BOM, LEFT_ALONE, TOO_DEEP
 from memidx.agents.text_install import (
     BEGIN,
     END,
@@ -55,9 +55,15 @@ def mcp_block(*, portable: bool = False) -> str:
     return f"[mcp_servers.{SERVER}]\ncommand = {toml_string(argv[0])}\nargs = [{args}]\n"
 
 
+def _toml(text: str) -> dict[str, object]:
+    """The TOML document `text`, read past a byte-order mark first, as Codex 0.171.0 reads it
+    (memidx called such a file `not valid TOML`; put_block keeps the mark first)."""
+    return tomllib.loads(text.removeprefix(BOM))
+
+
 def _parsed(text: str, path: Path) -> dict[str, object]:
     try:
-        return tomllib.loads(text)
+        return _toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise MemidxError(f"{path}: not valid TOML: {exc}", LEFT_ALONE) from exc
     except RecursionError as exc:
@@ -119,7 +125,7 @@ def remarked(text: str) -> str:
     bare = _unmarked(text)
     headers = list(_HEADER.finditer(bare))
     try:
-        servers = tomllib.loads(bare).get("mcp_servers")
+        servers = _toml(bare).get("mcp_servers")
         server = cast(dict[str, object], servers).get(SERVER) if isinstance(servers, dict) else None
         if len(headers) != 1 or not is_our_server(server):
             return text
@@ -129,7 +135,7 @@ def remarked(text: str) -> str:
         marked = f"{bare[: headers[0].start()]}{BEGIN}\n{table}\n{END}{bare[stop:]}"
         if not bare[stop:]:
             marked += "\n"
-        return marked if tomllib.loads(marked) == tomllib.loads(text) else text
+        return marked if _toml(marked) == _toml(text) else text
     except tomllib.TOMLDecodeError:  # said where the file is read
         return text
 
@@ -168,7 +174,7 @@ def _install_mcp(path: Path, portable: bool):
             )
         after = put_block(text, mcp_block(portable=portable) + _added_to_block(text))
         try:  # never write a file Codex could not read
-            tomllib.loads(after)
+            _toml(after)
         except tomllib.TOMLDecodeError as exc:  # the file is valid: memidx's table is what fails
             raise MemidxError(
                 f"{path}: memidx cannot add [mcp_servers.{SERVER}] to it: {exc}",

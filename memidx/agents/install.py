@@ -37,6 +37,7 @@ class ConfigFile(Value):
     uninstall: Edit
     installed: Callable[[Json], list[str]]  # what of memidx's is in it, in words
     notes: Callable[[Json], list[str]] | None = None  # what install says of it, besides
+    bom: bool = False  # the agent reads the file when it starts with a byte-order mark
 
 
 class Outcome(Value):
@@ -136,7 +137,7 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
     changed since (its backup holds the same settings), not the same settings reformatted."""
     found = read_found(one.path)
     text = found or ""
-    before = parse_json(text, one.path)
+    before = parse_json(text, one.path, bom=one.bom)
     try:
         after = (one.uninstall if remove else one.install)(before)
     except Misshapen as exc:
@@ -146,7 +147,7 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
     refuse_read_only(one.path)
 
     def undone(old_text: str) -> bool:  # a backup without memidx's, as uninstalling gives
-        old = parse_json(old_text, one.path)
+        old = parse_json(old_text, one.path, bom=one.bom)
         return one.uninstall(old) == old and (old == after or one.install(old) == before)
 
     original = earlier_text(one.path, undone) if remove else None
@@ -236,7 +237,9 @@ def states(files: list[ConfigFile]) -> list[FileState]:
     found: list[FileState] = []
     for one in files:
         try:
-            found.append(FileState(one.path, tuple(one.installed(read_json(one.path)))))
+            found.append(
+                FileState(one.path, tuple(one.installed(read_json(one.path, bom=one.bom))))
+            )
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
             found.append(unreadable(one.path, exc))
     return found

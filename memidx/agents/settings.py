@@ -242,9 +242,9 @@ def remove_from_list(doc: Json, key: str, item: str) -> Json:
     return {**doc, key: rest} if rest else _without(doc, key)
 
 
-def read_json(path: Path) -> Json:
-    """The JSON object in `path` ({} when the file is missing or empty)."""
-    return parse_json(read_config(path), path)
+def read_json(path: Path, *, bom: bool = False) -> Json:
+    """The JSON object in `path` ({} when the file is missing or empty; `bom`: parse_json)."""
+    return parse_json(read_config(path), path, bom=bom)
 
 
 Edit = Callable[[Json], Json]

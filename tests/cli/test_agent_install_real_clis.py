@@ -49,3 +49,22 @@ def test_after_codex_mcp_add_memidx_still_reinstalls_and_uninstalls_its_server(
     assert left.returncode == 0, left.stderr[-2000:]
     assert [s["name"] for s in json.loads(left.stdout)] == ["github"]
     assert "memidx" not in toml.read_text()
+
+
+def test_codex_lists_memidx_server_from_a_config_toml_that_starts_with_a_byte_order_mark(
+    tmp_path: Path,
+) -> None:
+    """Codex reads past the mark (memidx refused the file as `not valid TOML`), and so it
+    still does once memidx's block is in."""
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    toml = Path.home() / ".codex" / "config.toml"
+    toml.parent.mkdir()
+    toml.write_bytes('\ufeff[mcp_servers.github]\r\ncommand = "gh-mcp"\r\n'.encode())
+
+    memidx_agent(project, "install", "codex", "--scope", "user")
+    listed = codex("mcp", "list", "--json")
+
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert sorted(s["name"] for s in json.loads(listed.stdout)) == ["github", "memidx"]
+    assert toml.read_bytes().startswith("\ufeff[mcp_servers.github]\r\n".encode())

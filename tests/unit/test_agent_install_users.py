@@ -93,3 +93,82 @@ def test_a_persons_memidx_server_beside_a_marker_codex_left_is_still_theirs(
     assert done.code == 1 and "that memidx did not add" in done.err
     assert removed.code == 0, removed.err
     assert toml.read_text() == theirs.replace(f"{END}\n", "")
+
+
+BOM = "\ufeff"
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_claude_settings_that_start_with_a_byte_order_mark_are_installed_into(
+    user_home: Path, ending: str
+) -> None:
+    """Windows editors (Notepad) start a UTF-8 file with U+FEFF; Claude Code 2.1.197 reads it
+    (`claude mcp list` lists such a `~/.claude.json`'s servers), memidx refused it as `not
+    valid JSON: Unexpected UTF-8 BOM`. It stays, and uninstall gives the file back whole."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    settings, state = user_home / ".claude" / "settings.json", user_home / ".claude.json"
+    settings.parent.mkdir()
+    theirs = BOM + '{\n  "model": "opus",\n  "hooks": {"Stop": []}\n}\n'.replace("\n", ending)
+    settings.write_bytes(theirs.encode())
+    state.write_bytes((BOM + '{"numStartups": 3}').encode())
+
+    done = run_in_process(project, "agent", "install", "claude-code", "--scope", "user")
+    installed = settings.read_bytes().decode()
+    status = run_in_process(project, "agent", "status", "--json")
+    removed = run_in_process(project, "agent", "uninstall", "claude-code", "--scope", "user")
+
+    assert done.code == 0, done.err
+    assert installed.startswith(BOM + "{" + ending) and "agent hook claude-code" in installed
+    assert json.loads(installed.removeprefix(BOM))["model"] == "opus"
+    assert state.read_bytes().decode().startswith(BOM)
+    found = next(f for f in json.loads(status.out)["files"] if f["path"] == str(settings))
+    assert found["unreadable"] is None and found["installed"]
+    assert removed.code == 0, removed.err
+    assert settings.read_bytes() == theirs.encode()
+
+
+def test_codex_config_toml_that_starts_with_a_byte_order_mark_is_installed_into(
+    user_home: Path,
+) -> None:
+    """Codex 0.171.0 reads such a `config.toml` (`codex mcp list`); memidx called it `not
+    valid TOML`."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    toml = user_home / ".codex" / "config.toml"
+    toml.parent.mkdir()
+    theirs = BOM + '# mine\r\nmodel = "o3"\r\n'
+    toml.write_bytes(theirs.encode())
+
+    done = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+    installed = toml.read_bytes().decode()
+    removed = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+
+    assert done.code == 0, done.err
+    assert installed.startswith(theirs) and "[mcp_servers.memidx]\r\n" in installed
+    assert removed.code == 0, removed.err
+    assert toml.read_bytes() == theirs.encode()
+
+
+@pytest.mark.parametrize(
+    ("agent", "where"),
+    [("gemini", ".gemini/settings.json"), ("codex", ".codex/hooks.json")],
+)
+def test_a_byte_order_mark_the_agent_cannot_read_is_named(
+    user_home: Path, agent: str, where: str
+) -> None:
+    """Gemini CLI 0.61.0 (`JSON.parse`) and Codex 0.171.0's hooks.json (`expected value at
+    line 1 column 1`) read no file that starts with U+FEFF: memidx says so, in one line,
+    rather than `Unexpected UTF-8 BOM (decode using utf-8-sig)`, Python's advice."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    path = user_home / where
+    path.parent.mkdir()
+    path.write_bytes((BOM + '{"theme": "dark"}').encode())
+
+    done = run_in_process(project, "agent", "install", agent, "--scope", "user")
+
+    assert done.code == 1
+    assert done.err.startswith(f"memidx: error: {path}: starts with a byte-order mark")
+    assert done.err.count("\n") == 1 and "utf-8-sig" not in done.err
+    assert path.read_bytes() == (BOM + '{"theme": "dark"}').encode()
