@@ -32,6 +32,18 @@ def block_lines(body: str, begin: str = BEGIN, end: str = END) -> str:
     return f"{begin}\n{body.rstrip()}\n{end}\n"
 
 
+class Unended(MemidxError):
+    """memidx's block has its begin marker and no end marker (a person took that line out):
+    where it ends cannot be told. The edits know no file: plan_text puts its name first."""
+
+    def __init__(self, end: str) -> None:
+        super().__init__(
+            "memidx's block has no end marker",
+            f"add a line `{end}` below memidx's lines, then run the command again: memidx left"
+            " every file alone",
+        )
+
+
 def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int] | None:
     """(start, stop) offsets of memidx's block with its marker lines, None when absent."""
     start = text.find(begin)
@@ -39,7 +51,7 @@ def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int]
         return None
     stop = text.find(end, start)
     if stop < 0:
-        raise MemidxError("memidx's block in a config file has no end marker", f"add `{end}`")
+        raise Unended(end)
     stop += len(end)
     return start, stop + 1 if text[stop : stop + 1] == "\n" else stop
 
@@ -128,7 +140,10 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
     """The change to one text file (reads it; raises for a file memidx must leave alone)."""
     found = read_found(one.path)
     before = found or ""
-    after = (one.uninstall if remove else one.install)(before)
+    try:
+        after = (one.uninstall if remove else one.install)(before)
+    except Unended as exc:  # said without the file's name (status names it on its line)
+        raise MemidxError(f"{one.path}: {exc.message}", exc.hint) from exc
     if after == before:
         return Change(one.path, False)
     refuse_read_only(one.path)

@@ -172,3 +172,29 @@ def test_a_byte_order_mark_the_agent_cannot_read_is_named(
     assert done.err.startswith(f"memidx: error: {path}: starts with a byte-order mark")
     assert done.err.count("\n") == 1 and "utf-8-sig" not in done.err
     assert path.read_bytes() == (BOM + '{"theme": "dark"}').encode()
+
+
+@pytest.mark.parametrize(
+    ("agent", "where", "theirs"),
+    [
+        ("codex", ".codex/config.toml", '[mcp_servers.memidx]\ncommand = "/opt/mine"\n'),
+        ("hermes", ".hermes/config.yaml", "memory:\n  provider: memidx\n"),
+    ],
+)
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_a_block_without_its_end_marker_is_named_with_its_file(
+    user_home: Path, agent: str, where: str, theirs: str, command: str
+) -> None:
+    """A person took out memidx's `# <<< memidx` line: the error named no file (`memidx's
+    block in a config file has no end marker`), among the several an install writes."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    path = user_home / where
+    path.parent.mkdir()
+    path.write_text(f"{BEGIN}\n{theirs}")
+
+    done = run_in_process(project, "agent", command, agent, "--scope", "user")
+
+    assert done.code == 1
+    assert done.err.startswith(f"memidx: error: {path}: memidx's block has no end marker")
+    assert done.err.count("\n") == 1 and path.read_text() == f"{BEGIN}\n{theirs}"
