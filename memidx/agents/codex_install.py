@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import cast
 
 from memidx.agents.codex import EVENTS, NAME
-from memidx.agents.entries import SERVER, command_hooks, hooks_file, is_our_server, mcp_argv
+from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.json_text import BOM, LEFT_ALONE, TOO_DEEP
+from memidx.agents.mcp_owner import is_our_server
 from memidx.agents.text_install import (
     BEGIN,
     END,

@@ -198,3 +198,36 @@ def test_a_block_without_its_end_marker_is_named_with_its_file(
     assert done.code == 1
     assert done.err.startswith(f"memidx: error: {path}: memidx's block has no end marker")
     assert done.err.count("\n") == 1 and path.read_text() == f"{BEGIN}\n{theirs}"
+
+
+def test_uninstall_says_it_removed_memidx_entries_the_person_changed(user_home: Path) -> None:
+    """A hook pointed at the team's memory (`MEMIDX_ROOT=... <memidx> agent hook ...`), a
+    timeout, an `env`: uninstall removed them with memidx's entries without a word (the file
+    then deleted, as memidx had made it); it says so, and where they are kept. Entries as
+    memidx wrote them are removed without a remark."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    settings, state = user_home / ".claude" / "settings.json", user_home / ".claude.json"
+    assert run_in_process(project, "agent", "install", "claude-code", "--scope", "user").code == 0
+    doc = json.loads(settings.read_text())
+    hook = doc["hooks"]["UserPromptSubmit"][0]["hooks"][0]
+    hook.update(command=f"MEMIDX_ROOT=/srv/team {hook['command']}", timeout=30)
+    settings.write_text(json.dumps(doc))
+    servers = json.loads(state.read_text())
+    servers["mcpServers"]["memidx"]["env"] = {"MEMIDX_ROOT": "/srv/team"}
+    state.write_text(json.dumps(servers))
+
+    done = run_in_process(project, "agent", "uninstall", "claude-code", "--scope", "user", "--json")
+
+    assert done.code == 0, done.err
+    notes = {f["path"]: f["notes"] for f in json.loads(done.out)["files"]}
+    assert notes[str(settings)] == [
+        "with your changes to the UserPromptSubmit hook's command, timeout (the backup keeps them)"
+    ]
+    assert notes[str(state)] == [
+        "with your changes to the MCP server's env (the backup keeps them)"
+    ]
+    assert not settings.exists() and not state.exists()
+    assert run_in_process(project, "agent", "install", "gemini", "--scope", "user").code == 0
+    again = run_in_process(project, "agent", "uninstall", "gemini", "--scope", "user", "--json")
+    assert [f["notes"] for f in json.loads(again.out)["files"]] == [[]]
