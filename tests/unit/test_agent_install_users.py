@@ -231,3 +231,25 @@ def test_uninstall_says_it_removed_memidx_entries_the_person_changed(user_home: 
     assert run_in_process(project, "agent", "install", "gemini", "--scope", "user").code == 0
     again = run_in_process(project, "agent", "uninstall", "gemini", "--scope", "user", "--json")
     assert [f["notes"] for f in json.loads(again.out)["files"]] == [[]]
+
+
+def test_hermes_config_whose_memory_mapping_follows_a_byte_order_mark_is_set_in_place(
+    user_home: Path,
+) -> None:
+    """Hermes 0.19.0 reads such a config.yaml (PyYAML skips the mark); memidx did not see
+    `memory:` behind the mark and refused the file as one it could not edit in place."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    config = user_home / ".hermes" / "config.yaml"
+    config.parent.mkdir()
+    theirs = BOM + "memory:\r\n  provider: holographic\r\nmodel: x\r\n"
+    config.write_bytes(theirs.encode())
+
+    done = run_in_process(project, "agent", "install", "hermes")
+    installed = config.read_bytes().decode()
+    removed = run_in_process(project, "agent", "uninstall", "hermes")
+
+    assert done.code == 0, done.err
+    assert installed.startswith(BOM + "memory:\r\n  provider: memidx  # memidx: was provider:")
+    assert removed.code == 0, removed.err
+    assert config.read_bytes() == theirs.encode()
