@@ -203,6 +203,12 @@ def _mcp_state(path: Path):
     return state
 
 
+def _edited(text: str) -> list[str]:
+    """The lines the person added to memidx's block, in words (uninstall removes them)."""
+    added = [line.strip() for line in _added_to_block(remarked(text)).splitlines() if line.strip()]
+    return [f"the MCP server's lines {', '.join(f'`{line}`' for line in added)}"] if added else []
+
+
 def user_dir() -> Path:
     return user_folder("CODEX_HOME", ".codex")
 
@@ -218,5 +224,6 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
             kept_line_ending(_install_mcp(toml, project)),
             kept_line_ending(_uninstall_mcp(toml)),
             _mcp_state(toml),
+            edited=_edited,
         ),
     ]

@@ -253,3 +253,26 @@ def test_hermes_config_whose_memory_mapping_follows_a_byte_order_mark_is_set_in_
     assert installed.startswith(BOM + "memory:\r\n  provider: memidx  # memidx: was provider:")
     assert removed.code == 0, removed.err
     assert config.read_bytes() == theirs.encode()
+
+
+def test_codex_uninstall_says_it_removed_lines_the_person_added_to_memidx_block(
+    user_home: Path,
+) -> None:
+    """Install again keeps them; uninstall removed them with the block without a word."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    toml = user_home / ".codex" / "config.toml"
+    toml.parent.mkdir()
+    toml.write_text('model = "o3"\n')
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    toml.write_text(toml.read_text().replace(END, f"startup_timeout_sec = 60\n{END}"))
+
+    done = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user", "--json")
+
+    assert done.code == 0, done.err
+    notes = {f["path"]: f["notes"] for f in json.loads(done.out)["files"]}
+    assert notes[str(toml)] == [
+        "with your changes to the MCP server's lines `startup_timeout_sec = 60`"
+        " (the backup keeps them)"
+    ]
+    assert toml.read_text() == 'model = "o3"\n'
