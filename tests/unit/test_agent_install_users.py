@@ -1,7 +1,8 @@
 """`memidx agent install|uninstall|status` against what real users' configurations meet: a link
 planted where a backup is drafted, a Codex `config.toml` that Codex itself rewrote (its writer
-drops comments, memidx's marker lines with them), files that start with a byte-order mark.
-In-process and on small files: each test costs milliseconds."""
+drops comments, memidx's marker lines with them), files that start with a byte-order mark,
+a block without its end marker, entries the person changed that uninstall removes.
+In-process and on small files: each test costs well under a second."""
 
 from __future__ import annotations
 
