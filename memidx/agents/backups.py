@@ -12,6 +12,7 @@ import io
 import os
 import re
 import shutil
+import stat
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 from memidx.drafts import draft_path, read_own, read_regular, remove_dead_drafts, replace_durably
 from memidx.errors import MemidxError
 from memidx.locations import user_state_dir
-from memidx.portable import file_lock, sync_folder
+from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, file_lock, sync_folder
 
 SUFFIX = ".memidx-backup-"  # then the UTC time, so names sort by age
 # the time in a backup's name, as backup() writes it, and the count of one named in the same
@@ -68,14 +69,30 @@ def backup(path: Path) -> Path | None:
     remove_dead_drafts(copy.with_name(path.name), "partial")
     draft = draft_path(copy.with_name(path.name), "partial")
     try:
-        shutil.copy2(path, draft)
-        with draft.open("r+b") as out:  # read-write: Windows flushes no read-only handle
-            os.fsync(out.fileno())
+        _copied(path, draft)
         copy = _name_kept(draft, copy)
     finally:
         draft.unlink(missing_ok=True)
     sync_folder(copy.parent)  # the backup's name is on disk before the file it keeps changes
     return copy
+
+
+def _copied(path: Path, draft: Path) -> None:
+    """Copy `path`'s bytes into a file made anew at `draft`, synced, with `path`'s permissions
+    (less the umask) from the start: whatever is at that predictable name (the pid's) is
+    removed, never opened. shutil.copy2 followed a link there, writing the file
+    (`~/.claude.json` may hold tokens) into the one the link named."""
+    draft.unlink(missing_ok=True)
+    source = os.open(path, os.O_RDONLY | NO_FIFO_WAIT | getattr(os, "O_BINARY", 0))
+    with os.fdopen(source, "rb") as read:
+        found = os.fstat(source)
+        if not stat.S_ISREG(found.st_mode):  # made a FIFO since it was planned: never waited on
+            raise MemidxError(f"{path}: not a regular file", "move it away, then try again")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW | getattr(os, "O_BINARY", 0)
+        with os.fdopen(os.open(draft, flags, stat.S_IMODE(found.st_mode)), "wb") as out:
+            shutil.copyfileobj(read, out)
+            out.flush()
+            os.fsync(out.fileno())
 
 
 def _name_kept(draft: Path, copy: Path) -> Path:
@@ -86,7 +103,7 @@ def _name_kept(draft: Path, copy: Path) -> Path:
     takes no hard links, _renamed_free names it."""
     for named in _names(copy):
         try:
-            os.link(draft, named)
+            os.link(draft, named, follow_symlinks=False)
         except FileExistsError:
             continue
         except OSError:  # no hard links on this file system

@@ -24,6 +24,7 @@ from memidx.agents.entries import (
 )
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.settings import Json, add_to_list, remove_from_list
+from memidx.frozen import replace
 from memidx.locations import home_folder
 
 CONFIG_DIR = "CLAUDE_CONFIG_DIR"
@@ -69,4 +70,4 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     if project:
         local = settings.with_name("settings.local.json")
         files.append(ConfigFile(local, _approve, _unapprove, _approval_state))
-    return files
+    return [replace(one, bom=True) for one in files]  # Claude Code reads past a byte-order mark

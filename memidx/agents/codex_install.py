@@ -16,8 +16,11 @@ from typing import cast
 from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.install import ConfigFile, project_root, user_folder
-from memidx.agents.json_text import LEFT_ALONE, TOO_DEEP
+from memidx.agents.json_text import BOM, LEFT_ALONE, TOO_DEEP
+from memidx.agents.mcp_owner import is_our_server
 from memidx.agents.text_install import (
+    BEGIN,
+    END,
     TextFile,
     drop_block,
     find_block,
@@ -53,9 +56,15 @@ def mcp_block(*, portable: bool = False) -> str:
     return f"[mcp_servers.{SERVER}]\ncommand = {toml_string(argv[0])}\nargs = [{args}]\n"
 
 
+def _toml(text: str) -> dict[str, object]:
+    """The TOML document `text`, read past a byte-order mark first, as Codex 0.171.0 reads it
+    (memidx called such a file `not valid TOML`; put_block keeps the mark first)."""
+    return tomllib.loads(text.removeprefix(BOM))
+
+
 def _parsed(text: str, path: Path) -> dict[str, object]:
     try:
-        return tomllib.loads(text)
+        return _toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise MemidxError(f"{path}: not valid TOML: {exc}", LEFT_ALONE) from exc
     except RecursionError as exc:
@@ -89,11 +98,55 @@ def _extends_block(text: str, servers: dict[str, object]) -> bool:
     return find_block(text) is not None and not {"command", "url"} & set(theirs)
 
 
+# memidx's server's table header, as Codex writes it back, and the header of any table
+_HEADER = re.compile(rf"^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*{SERVER}[ \t]*\][ \t]*$", re.M)
+_TABLE = re.compile(r"^[ \t]*\[", re.M)
+
+
+def _marker(line: str) -> bool:
+    return line.startswith(BEGIN) or line.rstrip("\r\n") == END
+
+
+def _unmarked(text: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if not _marker(line))
+
+
+def remarked(text: str) -> str:
+    """`text` with memidx's `[mcp_servers.memidx]` marked as memidx's block again when Codex
+    rewrote the file: its writer (`codex mcp add`, 0.171.0) drops comments, so memidx's
+    `# >>> memidx` line went and its `# <<< memidx` line was left below another table. Such
+    a table runs memidx's server (as a JSON agent's entry memidx wrote does) in a file that
+    still holds a marker line of memidx's: install took it for the person's and stopped,
+    uninstall left it, status called it hand-written. Any other text as it is."""
+    try:
+        if find_block(text) is not None or not any(map(_marker, text.splitlines())):
+            return text
+    except MemidxError:  # a begin marker without its end: put right below, or named as ever
+        pass
+    bare = _unmarked(text)
+    headers = list(_HEADER.finditer(bare))
+    try:
+        servers = _toml(bare).get("mcp_servers")
+        server = cast(dict[str, object], servers).get(SERVER) if isinstance(servers, dict) else None
+        if len(headers) != 1 or not is_our_server(server):
+            return text
+        after = _TABLE.search(bare, headers[0].end())
+        table = bare[headers[0].start() : after.start() if after else len(bare)].rstrip("\n")
+        stop = headers[0].start() + len(table)
+        marked = f"{bare[: headers[0].start()]}{BEGIN}\n{table}\n{END}{bare[stop:]}"
+        if not bare[stop:]:
+            marked += "\n"
+        return marked if _toml(marked) == _toml(text) else text
+    except tomllib.TOMLDecodeError:  # said where the file is read
+        return text
+
+
 def _uninstall_mcp(path: Path):
     def uninstall(text: str) -> str:
         """`text` without memidx's block; MemidxError when the person's tables outside it
         extend memidx's server: left without its command, Codex 0.171.0 loads no configuration
-        at all ("invalid transport")."""
+        at all ("invalid transport"). A marker line Codex left without memidx's table goes."""
+        text = remarked(text)
         after = drop_block(text)
         servers = _parsed(after, path).get("mcp_servers") if after != text else None
         if isinstance(servers, dict) and SERVER in servers:
@@ -102,13 +155,14 @@ def _uninstall_mcp(path: Path):
                 f" ([mcp_servers.{SERVER}.env], say), which Codex cannot load without it",
                 "take them out, then uninstall again: memidx left every file alone",
             )
-        return after
+        return after if find_block(after) is not None else _unmarked(after)
 
     return uninstall
 
 
 def _install_mcp(path: Path, portable: bool):
     def install(text: str) -> str:
+        text = remarked(text)
         outside = drop_block(text)
         servers = _parsed(outside, path).get("mcp_servers")
         if servers is not None and not isinstance(servers, dict):
@@ -121,7 +175,7 @@ def _install_mcp(path: Path, portable: bool):
             )
         after = put_block(text, mcp_block(portable=portable) + _added_to_block(text))
         try:  # never write a file Codex could not read
-            tomllib.loads(after)
+            _toml(after)
         except tomllib.TOMLDecodeError as exc:  # the file is valid: memidx's table is what fails
             raise MemidxError(
                 f"{path}: memidx cannot add [mcp_servers.{SERVER}] to it: {exc}",
@@ -140,13 +194,19 @@ def _mcp_state(path: Path):
         servers = _parsed(text, path).get("mcp_servers")
         if servers is not None and not isinstance(servers, dict):
             raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
-        if text and find_block(text) is not None:
+        if text and find_block(remarked(text.replace("\r\n", "\n"))) is not None:
             return [f"MCP server {SERVER}"]
         if isinstance(servers, dict) and SERVER in servers:  # install leaves it, and says so
             return [f"MCP server {SERVER} (hand-written, not memidx's block)"]
         return []
 
     return state
+
+
+def _edited(text: str) -> list[str]:
+    """The lines the person added to memidx's block, in words (uninstall removes them)."""
+    added = [line.strip() for line in _added_to_block(remarked(text)).splitlines() if line.strip()]
+    return [f"the MCP server's lines {', '.join(f'`{line}`' for line in added)}"] if added else []
 
 
 def user_dir() -> Path:
@@ -164,5 +224,6 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
             kept_line_ending(_install_mcp(toml, project)),
             kept_line_ending(_uninstall_mcp(toml)),
             _mcp_state(toml),
+            edited=_edited,
         ),
     ]

@@ -12,16 +12,18 @@ import re
 import shlex
 import shutil
 from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import cast
 
 from memidx.agents import hook_owner
 from memidx.agents.install import ConfigFile, memidx_argv, shell_command
 from memidx.agents.launcher import SHELL, parse_launch, portable_argv, portable_command
+from memidx.agents.mcp_owner import is_our_server, mcp_flags, server_argv, unwrapped
 from memidx.agents.settings import (
     HookEntry,
     Json,
     drop_entry,
+    edited_hooks,
     get_entry,
     hook_commands,
     hooked_events,
@@ -120,6 +122,7 @@ def hooks_file(path: Path, agent: str, hooks: dict[str, HookEntry]) -> ConfigFil
         lambda doc: remove_hooks(doc, mark, written),
         lambda doc: hooks_state(doc, mark),
         lambda doc: repointed(hook_commands(doc, mark), _commands(hooks)),
+        edited=lambda doc: edited_hooks(doc, hooks, mark),
     )
 
 
@@ -194,74 +197,20 @@ def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
         found = get_entry(doc, ["mcpServers", SERVER])
         return drop_entry(doc, ["mcpServers", SERVER]) if is_our_server(found) else doc
 
-    return ConfigFile(path, install, uninstall, mcp_state)
+    def edited(doc: Json) -> list[str]:
+        found = get_entry(doc, ["mcpServers", SERVER])
+        if not is_our_server(found):
+            return []
+        kept = cast(dict[str, object], found)
+        keys = [key for key in kept if key not in entry]
+        flags = mcp_flags(unwrapped(server_argv(kept)))
+        return (
+            [f"the MCP server's {', '.join(['args'] * bool(flags) + keys)}"]
+            if flags or keys
+            else []
+        )
 
-
-def is_our_server(entry: object) -> bool:
-    """Whether an `mcpServers` entry is one a memidx wrote (this one or another clone's):
-    `<...>/memidx mcp`, `<python> -m memidx mcp` or a project's portable `/bin/sh -c ...
-    memidx mcp`, maybe with flags of `memidx mcp` the person added (`--own`)."""
-    return mcp_flags(unwrapped(server_argv(entry))) is not None
-
-
-VALUED = ("--port", "--host")  # the options of `memidx mcp` that take a value
-
-
-def mcp_flags(argv: Sequence[str]) -> list[str] | None:
-    """The options after `mcp` in the argv of memidx's MCP server (`--own`, `--port 8765`);
-    None when `argv` runs anything else."""
-    launch = parse_launch(argv)
-    if launch is not None:
-        head, rest = [], list(launch.args)
-    elif "mcp" in argv:
-        at = list(argv).index("mcp")
-        head, rest = list(argv[:at]), list(argv[at:])
-        memidx = (len(head) == 1 and PurePath(head[0]).stem == "memidx") or head[1:] == [
-            "-m",
-            "memidx",
-        ]
-        if not memidx:
-            return None
-    else:
-        return None
-    if rest[:1] != ["mcp"]:
-        return None
-    flags, at = rest[1:], 0
-    while at < len(flags):
-        if not flags[at].startswith("-"):
-            return None
-        at += 2 if flags[at] in VALUED else 1
-    return flags
-
-
-def exec_script(argv: Sequence[str]) -> list[str]:
-    """The command of `sh -c 'exec COMMAND "$@"' memidx mcp [flags]` (Gemini CLI's entry for a clone
-    whose path holds a `$`, or for a project: memidx/agents/gemini_install.py); [] for any
-    other argv."""
-    if len(argv) < 5 or PurePath(argv[0]).name != "sh" or argv[1:2] != ["-c"]:
-        return []
-    try:
-        words = shlex.split(argv[2])
-    except ValueError:
-        return []
-    ok = words[:1] == ["exec"] and words[-1:] == ["$@"] and argv[3:5] == ["memidx", "mcp"]
-    return words[1:-1] if ok else []
-
-
-def unwrapped(argv: Sequence[str]) -> list[str]:
-    """The argv an `sh -c 'exec COMMAND "$@"' memidx mcp` entry runs (COMMAND and `mcp`);
-    any other argv as it is."""
-    inner = exec_script(argv)
-    return [*inner, *argv[4:]] if inner else list(argv)
-
-
-def server_argv(entry: object) -> list[str]:
-    """An `mcpServers` entry's command and arguments, as one argv ([] when it has none)."""
-    found = cast(dict[str, object], entry) if isinstance(entry, dict) else {}
-    command, args = found.get("command"), found.get("args")
-    listed = cast(list[object], args) if isinstance(args, list) else []
-    argv = [command, *listed]
-    return [str(a) for a in argv] if all(isinstance(a, str) for a in argv) else []
+    return ConfigFile(path, install, uninstall, mcp_state, edited=edited)
 
 
 def mcp_state(doc: Json) -> list[str]:
@@ -293,4 +242,7 @@ def combined(*parts: ConfigFile) -> ConfigFile:
     def notes(doc: Json) -> list[str]:
         return [said for part in parts if part.notes for said in part.notes(doc)]
 
-    return ConfigFile(parts[0].path, install, uninstall, installed, notes)
+    def edited(doc: Json) -> list[str]:
+        return [said for part in parts if part.edited for said in part.edited(doc)]
+
+    return ConfigFile(parts[0].path, install, uninstall, installed, notes, edited=edited)

@@ -25,7 +25,7 @@ from memidx.errors import MemidxError
 
 WAS = "  # memidx: was "
 ADDED = "  # memidx: added"
-TOP = re.compile(r"^memory:\s*(#.*)?$")
+TOP = re.compile(r"^\ufeff?memory:\s*(#.*)?$")  # after a byte-order mark too: Hermes reads past it
 
 
 def hermes_home() -> Path:

@@ -37,6 +37,10 @@ class ConfigFile(Value):
     uninstall: Edit
     installed: Callable[[Json], list[str]]  # what of memidx's is in it, in words
     notes: Callable[[Json], list[str]] | None = None  # what install says of it, besides
+    bom: bool = False  # the agent reads the file when it starts with a byte-order mark
+    # memidx's entries the person changed, in words ("the Stop hook's timeout"): uninstall
+    # removes them all the same, and says so (it took a wrapper of theirs without a word)
+    edited: Callable[[Json], list[str]] | None = None
 
 
 class Outcome(Value):
@@ -136,7 +140,7 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
     changed since (its backup holds the same settings), not the same settings reformatted."""
     found = read_found(one.path)
     text = found or ""
-    before = parse_json(text, one.path)
+    before = parse_json(text, one.path, bom=one.bom)
     try:
         after = (one.uninstall if remove else one.install)(before)
     except Misshapen as exc:
@@ -146,15 +150,17 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
     refuse_read_only(one.path)
 
     def undone(old_text: str) -> bool:  # a backup without memidx's, as uninstalling gives
-        old = parse_json(old_text, one.path)
+        old = parse_json(old_text, one.path, bom=one.bom)
         return one.uninstall(old) == old and (old == after or one.install(old) == before)
 
     original = earlier_text(one.path, undone) if remove else None
     notes = tuple(one.notes(before)) if one.notes is not None and not remove else ()
+    if remove and one.edited is not None and (edited := one.edited(before)):
+        notes = (f"with your changes to {', '.join(edited)} (the backup keeps them)",)
     if original is not None:
-        return Change(one.path, True, original, before=found)
+        return Change(one.path, True, original, before=found, notes=notes)
     if remove and not after and not linked(one.path):  # a link into dotfiles stays
-        return Change(one.path, True, before=found)  # nothing but memidx's: as if never installed
+        return Change(one.path, True, before=found, notes=notes)  # as if never installed
     refuse_half_characters(before, text, one.path)  # the person's values, written anew
     return Change(one.path, True, dump_json(after, like=text), before=found, notes=notes)
 
@@ -170,7 +176,7 @@ def carry_out(change: Change, *, dry_run: bool) -> Outcome:
         unchanged_since(change.path, expected)
         change.path.unlink()
         remove_made(change.path.parent)  # `.cursor/rules/` when memidx made it for its rule
-        return Outcome(change.path, True, saved)
+        return Outcome(change.path, True, saved, change.notes)
     saved = write_config(change.path, change.text, expected)
     return Outcome(change.path, True, saved, change.notes)
 
@@ -236,7 +242,9 @@ def states(files: list[ConfigFile]) -> list[FileState]:
     found: list[FileState] = []
     for one in files:
         try:
-            found.append(FileState(one.path, tuple(one.installed(read_json(one.path)))))
+            found.append(
+                FileState(one.path, tuple(one.installed(read_json(one.path, bom=one.bom))))
+            )
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
             found.append(unreadable(one.path, exc))
     return found

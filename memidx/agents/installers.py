@@ -86,7 +86,7 @@ def without_memidx(one: AnyFile) -> Callable[[str], bool]:
         return lambda text: one.uninstall(text) == text
 
     def holds_none(text: str) -> bool:
-        old = parse_json(text, one.path)
+        old = parse_json(text, one.path, bom=one.bom)
         return one.uninstall(old) == old
 
     return holds_none

@@ -15,10 +15,20 @@ from memidx.errors import MemidxError
 Json = dict[str, object]
 LEFT_ALONE = "fix it: memidx left the file alone"
 TOO_DEEP = "nested too deeply for memidx to read"  # Python's parsers recurse: RecursionError
+BOM = "\ufeff"  # the byte-order mark Windows editors (Notepad) put first in a UTF-8 file
 
 
-def parse_json(text: str, path: Path) -> Json:
-    """The JSON object in `text`, the content of `path` ({} when it is empty)."""
+def parse_json(text: str, path: Path, *, bom: bool = False) -> Json:
+    """The JSON object in `text`, the content of `path` ({} when it is empty). A byte-order
+    mark first is read past when the agent reads it too (`bom`: Claude Code does), else
+    named: Gemini CLI and Codex read no such file (memidx said `Unexpected UTF-8 BOM (decode
+    using utf-8-sig)`, Python's advice)."""
+    if text.startswith(BOM) and not bom:
+        raise MemidxError(
+            f"{path}: starts with a byte-order mark (U+FEFF), which the agent cannot read",
+            "save it as UTF-8 without one: memidx left every file alone",
+        )
+    text = text.removeprefix(BOM)
     if not text.strip():
         return {}
     try:
@@ -142,8 +152,10 @@ def _without_comments(text: str) -> object:
 
 
 def dump_json(doc: Json, like: str = "") -> str:
-    """`doc` as the text of a settings file, indented as the file's text `like` is."""
+    """`doc` as the text of a settings file, indented as the file's text `like` is, and
+    starting with a byte-order mark when it does."""
     indent = re.search(r"^([ \t]+)\S", like, re.MULTILINE)
     text = json.dumps(doc, indent=indent.group(1) if indent else 2, ensure_ascii=False)
+    text = (BOM if like.startswith(BOM) else "") + text
     text += "\n" if like.endswith("\n") or not like else ""
     return text.replace("\n", "\r\n") if "\r\n" in like else text

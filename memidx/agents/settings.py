@@ -196,6 +196,22 @@ def _our_hooks(doc: Json, marker: str) -> Iterator[tuple[str, object]]:
                     yield event, hook
 
 
+def edited_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> list[str]:
+    """memidx's hooks in `doc` that the person changed, in words (`the Stop hook's command,
+    timeout`): a command they wrapped, a key of theirs, a value other than memidx's."""
+    said: list[str] = []
+    for event, hook in _our_hooks(doc, marker):
+        entry, found = hooks.get(event), _dict(hook) or {}
+        if entry is None:  # on an event this memidx no longer hooks: an older memidx's
+            continue
+        keys = [k for k in {**found, **entry} if k != "command" and found.get(k) != entry.get(k)]
+        if hook_args(str(found.get("command", "")), wrapped=False) is None:  # wrapped
+            keys.insert(0, "command")
+        if keys:
+            said.append(f"the {event} hook's {', '.join(keys)}")
+    return said
+
+
 def set_entry(doc: Json, path: Sequence[str], value: object, where: str = "") -> Json:
     """`doc` with `value` at the nested `path` (tables made as needed; Misshapen where a
     value on the way is no table)."""
@@ -242,9 +258,9 @@ def remove_from_list(doc: Json, key: str, item: str) -> Json:
     return {**doc, key: rest} if rest else _without(doc, key)
 
 
-def read_json(path: Path) -> Json:
-    """The JSON object in `path` ({} when the file is missing or empty)."""
-    return parse_json(read_config(path), path)
+def read_json(path: Path, *, bom: bool = False) -> Json:
+    """The JSON object in `path` ({} when the file is missing or empty; `bom`: parse_json)."""
+    return parse_json(read_config(path), path, bom=bom)
 
 
 Edit = Callable[[Json], Json]

@@ -26,10 +26,23 @@ class TextFile(Value):
     installed: Callable[[str], list[str]]
     whole: bool = False  # memidx's own file (a rule, a plugin): removed whole on uninstall
     content: str = ""  # a whole file's text as this memidx writes it
+    edited: Callable[[str], list[str]] | None = None  # as ConfigFile's (memidx/agents/install.py)
 
 
 def block_lines(body: str, begin: str = BEGIN, end: str = END) -> str:
     return f"{begin}\n{body.rstrip()}\n{end}\n"
+
+
+class Unended(MemidxError):
+    """memidx's block has its begin marker and no end marker (a person took that line out):
+    where it ends cannot be told. The edits know no file: plan_text puts its name first."""
+
+    def __init__(self, end: str) -> None:
+        super().__init__(
+            "memidx's block has no end marker",
+            f"add a line `{end}` below memidx's lines, then run the command again: memidx left"
+            " every file alone",
+        )
 
 
 def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int] | None:
@@ -39,7 +52,7 @@ def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int]
         return None
     stop = text.find(end, start)
     if stop < 0:
-        raise MemidxError("memidx's block in a config file has no end marker", f"add `{end}`")
+        raise Unended(end)
     stop += len(end)
     return start, stop + 1 if text[stop : stop + 1] == "\n" else stop
 
@@ -128,20 +141,25 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
     """The change to one text file (reads it; raises for a file memidx must leave alone)."""
     found = read_found(one.path)
     before = found or ""
-    after = (one.uninstall if remove else one.install)(before)
+    try:
+        after = (one.uninstall if remove else one.install)(before)
+    except Unended as exc:  # said without the file's name (status names it on its line)
+        raise MemidxError(f"{one.path}: {exc.message}", exc.hint) from exc
     if after == before:
         return Change(one.path, False)
     refuse_read_only(one.path)
+    edited = one.edited(before) if remove and one.edited is not None else []
+    notes = (f"with your changes to {', '.join(edited)} (the backup keeps them)",) if edited else ()
     if remove and not one.whole:  # the file's own text from before, when nothing else changed
         original = earlier_text(
             one.path, lambda old: one.uninstall(old) == old and one.install(old) == before
         )
         if original is not None:
-            return Change(one.path, True, original, before=found)
+            return Change(one.path, True, original, before=found, notes=notes)
     if remove and not after.strip() and not linked(one.path):  # a link into dotfiles stays
         keep = one.whole and before != one.content  # nothing but memidx's: as if never installed
-        return Change(one.path, True, backup=keep, before=found)
-    return Change(one.path, True, after, before=found)
+        return Change(one.path, True, backup=keep, before=found, notes=notes)
+    return Change(one.path, True, after, before=found, notes=notes)
 
 
 OWN_MARK = "`memidx agent uninstall"  # what memidx's own files say: uninstall removes them

@@ -87,6 +87,7 @@ PURE = [
     "memidx.agents.exchange",
     "memidx.agents.launcher",
     "memidx.agents.hook_owner",
+    "memidx.agents.mcp_owner",
     "memidx.agents.json_text",
     "memidx.secrets.patterns",
     "memidx.secrets.netrc",
