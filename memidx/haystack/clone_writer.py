@@ -12,6 +12,7 @@ from memidx.errors import MemidxError
 from memidx.haystack.identity import clone_id, read_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.kept import ends_cut, kept_folder, restore_ends, restore_segments
+from memidx.haystack.walk_memo import WalkMemo, question
 from memidx.haystack.writer import Writer
 from memidx.paths import refuse_links
 from memidx.portable import file_lock
@@ -57,8 +58,11 @@ def restore_own(config: Config) -> list[Path]:
     cut = ends_cut(copies, folder)  # files git cut back to the part of them a commit holds
     if cut:  # under the writer's lock (a filing appends to the copy first), not waited for
         with file_lock(config.state_dir / "haystack.lock", wait=False) as taken:  # (next time)
-            if taken:
-                held, holds = _in_head(config, folder), _holds(config, folder)
+            if taken:  # the state is read before any walk: a change during one is seen
+                from memidx.git.refs import reach_state
+
+                memo = WalkMemo(config.state_dir, reach_state(config.root))
+                held, holds = _in_head(config, folder), _holds(config, folder, memo)
                 restored += restore_ends(cut, held, holds, config.fsync)
     return restored
 
@@ -98,25 +102,35 @@ AUTOSTASHES = ("rebase-merge/autostash", "rebase-apply/autostash", "MERGE_AUTOST
 COMMIT_ID = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-def _holds(config: Config, folder: Path) -> Callable[[str, bytes], bool]:
+def _holds(config: Config, folder: Path, memo: WalkMemo) -> Callable[[str, bytes], bool]:
     """Whether any commit git has (a stash's, an autostash's, one only a reflog reaches) holds
-    these bytes as the segment `name` of `folder`."""
+    these bytes as the segment `name` of `folder`; a yes the `memo` keeps is not asked again."""
     from memidx.git.repo import GitRepo
 
     def holds(name: str, data: bytes) -> bool:
         if not config.in_git:
             return False
-        repo = GitRepo(config.root)
-        blob = repo.run("hash-object", "--no-filters", "--stdin", input_bytes=data).strip()
-        # -m: a stash's commit is a merge, whose files show only against each parent
-        out = repo.run(
-            "log", "--all", "--reflog", *_autostashes(repo), "--full-history", "-m",
-            "--format=", "--raw", "--no-abbrev", "--", segment_ref(config, folder / name),
-            check=False,
-        )  # fmt: skip
-        return bool(blob) and blob in out
+        ref = segment_ref(config, folder / name)
+        asked = question("holds", ref.encode("utf-8", "surrogateescape"), data)
+        if memo.knows(asked):
+            return True
+        found = _walk_holds(GitRepo(config.root), ref, data)
+        if found:
+            memo.learn(asked)
+        return found
 
     return holds
+
+
+def _walk_holds(repo: GitRepo, ref: str, data: bytes) -> bool:
+    """Whether a commit of any ref, reflog or autostash holds `data` at `ref`."""
+    blob = repo.run("hash-object", "--no-filters", "--stdin", input_bytes=data).strip()
+    # -m: a stash's commit is a merge, whose files show only against each parent
+    out = repo.run(
+        "log", "--all", "--reflog", *_autostashes(repo), "--full-history", "-m",
+        "--format=", "--raw", "--no-abbrev", "--", ref, check=False,
+    )  # fmt: skip
+    return bool(blob) and blob in out
 
 
 def _autostashes(repo: GitRepo) -> list[str]:

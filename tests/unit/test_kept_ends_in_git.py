@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+import memidx.haystack.clone_writer as clone_writer_module
 from memidx.config import Config
+from memidx.git.repo import GitRepo
 from memidx.haystack.clone_writer import clone_writer, restore_own
 from memidx.haystack.frames import new_record
 from memidx.index.ownership import keep_out_of_git
@@ -50,3 +54,35 @@ def test_a_segment_only_a_reflog_s_commit_holds_is_left_to_git(tmp_path: Path) -
 
     assert restore_own(config) == []
     assert not segment.exists()
+
+
+def test_an_end_a_stash_holds_is_walked_for_once_until_a_ref_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every sync asks whether a commit holds a cut end, and the walk of the whole history
+    costs ~0.1 ms a commit: its yes is kept until a ref, reflog or autostash changes; then
+    the stash dropped, no commit holds the end and sync writes it back."""
+    repo = NotesRepo(tmp_path)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    writer = clone_writer(config)
+    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    whole = segment.read_bytes()
+    repo.git("commit", "-q", "-m", "the part")
+    repo.git("stash", "-q")  # the stash holds the whole, the file is HEAD's part
+    walks: list[str] = []
+    walk = clone_writer_module._walk_holds  # pyright: ignore[reportPrivateUsage]
+
+    def counted(repo: GitRepo, ref: str, data: bytes) -> bool:
+        walks.append(ref)
+        return walk(repo, ref, data)
+
+    monkeypatch.setattr(clone_writer_module, "_walk_holds", counted)
+
+    assert restore_own(config) == [] and restore_own(config) == []
+    assert len(walks) == 1 and segment.read_bytes() != whole
+    repo.git("stash", "drop", "-q")
+    assert restore_own(config) == [segment]
+    assert len(walks) == 2 and segment.read_bytes() == whole

@@ -1,0 +1,34 @@
+"""memidx.git.refs.reach_state: the digest a kept walk answer is tied to changes with every
+change of what `git log --all --reflog` and an autostash reach."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memidx.git.refs import reach_state
+from tests.helpers import NotesRepo
+
+
+def test_each_change_of_refs_reflogs_or_autostash_changes_the_state(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path)
+    repo.write("notes/a.md", "a\n")
+    repo.commit("first")
+    repo.git("branch", "side")
+    repo.git("tag", "v1")
+    steps = [
+        ("update-ref", "refs/custom/x", "HEAD"),  # a ref with no reflog
+        ("pack-refs", "--all"),
+        ("tag", "-d", "v1"),  # a packed ref gone
+        ("branch", "-D", "side"),
+        ("reflog", "expire", "--expire=now", "--all"),
+        ("commit", "-q", "--allow-empty", "-m", "second"),
+    ]
+    states = [reach_state(tmp_path)]
+    for step in steps:
+        repo.git(*step)
+        states.append(reach_state(tmp_path))
+    (tmp_path / ".git" / "MERGE_AUTOSTASH").write_text("0" * 40 + "\n")  # a merge under way
+    states.append(reach_state(tmp_path))
+
+    assert None not in states and len(set(states)) == len(states)
+    assert reach_state(tmp_path) == states[-1]  # nothing changed: the same state
