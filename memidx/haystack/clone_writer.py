@@ -11,7 +11,15 @@ from memidx.drafts import read_own
 from memidx.errors import MemidxError
 from memidx.haystack.identity import clone_id, read_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
-from memidx.haystack.kept import ends_cut, kept_folder, restore_ends, restore_segments
+from memidx.haystack.kept import (
+    copy_of,
+    drop_copies,
+    ends_cut,
+    kept_folder,
+    kept_names,
+    restore_ends,
+    restore_segments,
+)
 from memidx.haystack.walk_memo import WalkMemo, question
 from memidx.haystack.writer import Writer
 from memidx.paths import refuse_links
@@ -43,8 +51,9 @@ def clone_writer(config: Config, notice: Callable[[str], None] | None = None) ->
 
 
 def restore_own(config: Config) -> list[Path]:
-    """Write back this clone's open segments git deleted (memidx.haystack.kept); cheap when
-    none is gone: no git is run then."""
+    """Write back this clone's open segments git deleted (memidx.haystack.kept), and drop
+    the copies a commit now holds whole; cheap when none is gone and no copy is left of a
+    segment the writer moved on from: no git is run then."""
     try:
         ident = read_id(config.state_dir)
         if ident is None:
@@ -56,15 +65,51 @@ def restore_own(config: Config) -> list[Path]:
     copies = kept_folder(config.state_dir, ident)
     restored = restore_segments(copies, folder, lambda: _committed(config, folder), config.fsync)
     cut = ends_cut(copies, folder)  # files git cut back to the part of them a commit holds
-    if cut:  # under the writer's lock (a filing appends to the copy first), not waited for
-        with file_lock(config.state_dir / "haystack.lock", wait=False) as taken:  # (next time)
+    lock = config.state_dir / "haystack.lock"
+    left = set(kept_names(copies)) - {Writer(folder, lock, 0).open_segment()}
+    if cut or left:  # under the writer's lock (a filing appends to the copy first), not
+        with file_lock(lock, wait=False) as taken:  # waited for (next time)
             if taken:  # the state is read before any walk: a change during one is seen
                 from memidx.git.refs import reach_state
 
                 memo = WalkMemo(config.state_dir, reach_state(config.root))
-                held, holds = _in_head(config, folder), _holds(config, folder, memo)
-                restored += restore_ends(cut, held, holds, config.fsync)
+                held = _in_head(config, folder)
+                restored += restore_ends(cut, held, _holds(config, folder, memo), config.fsync)
+                drop_copies(copies, _left_in_head(config, folder, copies, held, memo, left=left))
     return restored
+
+
+def _left_in_head(
+    config: Config,
+    folder: Path,
+    copies: Path,
+    held: Callable[[str], int],
+    memo: WalkMemo,
+    *,
+    left: set[str],
+) -> Callable[[str], int]:
+    """HEAD's size of each segment the writer moved on from while a commit held only a part
+    of it (-1 for the others: the next filing looks at its open one): nothing else drops
+    their copies once a plain `git commit` holds them whole. A copy HEAD holds less of is
+    looked at again only once a ref changes (HEAD's commit with it)."""
+
+    def in_head(name: str) -> int:
+        if name not in left:
+            return -1
+        try:
+            size = copy_of(copies, name).stat().st_size
+        except OSError:
+            return -1
+        ref = segment_ref(config, folder / name).encode("utf-8", "surrogateescape")
+        shorter = question("head holds less", ref, str(size).encode())
+        if memo.knows(shorter):
+            return -1
+        found = held(name)
+        if found < size:
+            memo.learn(shorter)
+        return found
+
+    return in_head
 
 
 def _in_head(config: Config, folder: Path) -> Callable[[str], int]:

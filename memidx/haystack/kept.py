@@ -163,6 +163,11 @@ def blank_copies(folder: Path | None, forgotten: set[str], durable: bool) -> int
     return changed
 
 
+def kept_names(folder: Path | None) -> list[str]:
+    """The names of the segments with a copy in `folder`."""
+    return [name for _, name in _copies(folder)]
+
+
 def _copies(folder: Path | None) -> list[tuple[Path, str]]:
     """Each copy in `folder` and the name of its segment."""
     if folder is None or not folder.is_dir():

@@ -12,6 +12,7 @@ from memidx.config import Config
 from memidx.git.repo import GitRepo
 from memidx.haystack.clone_writer import clone_writer, restore_own
 from memidx.haystack.frames import new_record
+from memidx.haystack.kept import copy_of
 from memidx.index.ownership import keep_out_of_git
 from tests.helpers import NotesRepo
 
@@ -86,3 +87,38 @@ def test_an_end_a_stash_holds_is_walked_for_once_until_a_ref_changes(
     repo.git("stash", "drop", "-q")
     assert restore_own(config) == [segment]
     assert len(walks) == 2 and segment.read_bytes() == whole
+
+
+def test_a_copy_left_partly_committed_goes_once_a_plain_commit_holds_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer moves on from a segment a commit holds a part of, keeping its copy (the
+    rest is in the work tree alone); `git commit` of the rest is seen by the next sync, and
+    git is asked about HEAD again only once a ref changed."""
+    repo = NotesRepo(tmp_path)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    writer = clone_writer(config)
+    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    repo.git("commit", "-q", "-m", "the part")
+    later, _, _ = writer.append(new_record("turn", "the next turn starts a new segment"))
+    copy = copy_of(writer.keep or Path(), segment.name)
+    assert later != segment and copy.exists()
+
+    asked: list[str] = []
+    size = clone_writer_module._blob_size  # pyright: ignore[reportPrivateUsage]
+
+    def counted(config: Config, commit: str, ref: str) -> int:
+        asked.append(ref)
+        return size(config, commit, ref)
+
+    monkeypatch.setattr(clone_writer_module, "_blob_size", counted)
+
+    assert restore_own(config) == [] and copy.exists()  # the rest is in no commit yet
+    assert restore_own(config) == [] and copy.exists() and len(asked) == 1
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "the rest")
+    assert restore_own(config) == [] and not copy.exists() and len(asked) == 2
+    assert copy_of(writer.keep or Path(), later.name).exists()  # the next filing's to drop
