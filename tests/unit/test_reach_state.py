@@ -1,11 +1,17 @@
 """memidx.git.refs.reach_state: the digest a kept walk answer is tied to changes with every
-change of what `git log --all --reflog` and an autostash reach."""
+change of what `git log --all --reflog` and an autostash reach; memidx.haystack.walk_memo keeps
+an answer for that state only."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
+
 from memidx.git.refs import reach_state
+from memidx.haystack.walk_memo import MEMO, WalkMemo
+from tests.fifos import at_once
 from tests.helpers import NotesRepo
 
 
@@ -32,3 +38,16 @@ def test_each_change_of_refs_reflogs_or_autostash_changes_the_state(tmp_path: Pa
 
     assert None not in states and len(set(states)) == len(states)
     assert reach_state(tmp_path) == states[-1]  # nothing changed: the same state
+
+
+def test_a_kept_yes_holds_only_at_the_state_it_was_found_in(tmp_path: Path) -> None:
+    WalkMemo(tmp_path, "state-1").learn("q")
+
+    assert WalkMemo(tmp_path, "state-1").knows("q")
+    assert not WalkMemo(tmp_path, "state-2").knows("q")
+    assert not WalkMemo(tmp_path, None).knows("q")  # refs unreadable: nothing is kept
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_in_place_of_the_kept_answers_reads_as_none(tmp_path: Path) -> None:
+    assert at_once(tmp_path / MEMO, lambda: WalkMemo(tmp_path, "s").knows("q")) == [False]
