@@ -63,7 +63,8 @@ def restore_own(config: Config) -> list[Path]:
     except MemidxError:  # the filing that needs the id or the folder says what is wrong
         return []
     copies = kept_folder(config.state_dir, ident)
-    restored = restore_segments(copies, folder, lambda: _committed(config, folder), config.fsync)
+    committed = _committed_kept(config, folder, copies)
+    restored = restore_segments(copies, folder, committed, config.fsync)
     cut = ends_cut(copies, folder)  # files git cut back to the part of them a commit holds
     lock = config.state_dir / "haystack.lock"
     left = set(kept_names(copies)) - {Writer(folder, lock, 0).open_segment()}
@@ -77,6 +78,35 @@ def restore_own(config: Config) -> list[Path]:
                 restored += restore_ends(cut, held, _holds(config, folder, memo), config.fsync)
                 drop_copies(copies, _left_in_head(config, folder, copies, held, memo, left=left))
     return restored
+
+
+def _committed_kept(config: Config, folder: Path, copies: Path) -> Callable[[], list[str]]:
+    """_committed, asked only for the segments gone from `folder` that have a copy: a name a
+    walk found in a commit is kept (memidx.haystack.walk_memo), so that while one stays gone
+    (`git stash -u` took it, an older commit is checked out) sync walks again only once a ref
+    changes."""
+
+    def committed() -> list[str]:
+        from memidx.git.refs import reach_state
+
+        memo = WalkMemo(config.state_dir, reach_state(config.root))  # before the walk
+        gone = [name for name in kept_names(copies) if not (folder / name).exists()]
+        asked = {name: _named(config, folder, name) for name in gone}
+        if all(memo.knows(question) for question in asked.values()):
+            return gone
+        found = _committed(config, folder)
+        for name in set(found) & set(asked):
+            memo.learn(asked[name])
+        return found
+
+    return committed
+
+
+def _named(config: Config, folder: Path, name: str) -> str:
+    """The question whether a commit holds a file at the path of segment `name`."""
+    return question(
+        "committed", segment_ref(config, folder / name).encode("utf-8", "surrogateescape")
+    )
 
 
 def _left_in_head(

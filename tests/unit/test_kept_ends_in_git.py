@@ -122,3 +122,32 @@ def test_a_copy_left_partly_committed_goes_once_a_plain_commit_holds_it_whole(
     repo.git("commit", "-q", "-m", "the rest")
     assert restore_own(config) == [] and not copy.exists() and len(asked) == 2
     assert copy_of(writer.keep or Path(), later.name).exists()  # the next filing's to drop
+
+
+def test_a_segment_a_stash_took_is_walked_for_once_until_a_ref_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git stash -u` takes the open segment: every sync asks whether a commit names it, a
+    walk of the whole history, until a ref changes; the stash dropped, sync writes it back."""
+    repo = NotesRepo(tmp_path)
+    repo.write("notes/a.md", "a note\n")
+    repo.commit("first")
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    segment, _, _ = clone_writer(config).append(new_record("turn", "capybara turn"))
+    data = segment.read_bytes()
+    repo.git("stash", "-q", "-u")
+    walks: list[Path] = []
+    walk = clone_writer_module._committed  # pyright: ignore[reportPrivateUsage]
+
+    def counted(config: Config, folder: Path) -> list[str]:
+        walks.append(folder)
+        return walk(config, folder)
+
+    monkeypatch.setattr(clone_writer_module, "_committed", counted)
+
+    assert restore_own(config) == [] and restore_own(config) == []
+    assert len(walks) == 1 and not segment.exists()
+    repo.git("stash", "drop", "-q")
+    assert restore_own(config) == [segment]
+    assert len(walks) == 2 and segment.read_bytes() == data
