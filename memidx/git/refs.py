@@ -1,5 +1,6 @@
 """HEAD read from .git's own files, without running git: cheap enough for every search and
-check, and None whenever the files do not say it plainly (callers then ask git or stay silent)."""
+check, and None whenever the files do not say it plainly (callers then ask git or stay silent);
+and a digest of the files every ref and reflog is kept in, to tell when they changed."""
 
 from __future__ import annotations
 
@@ -102,6 +103,8 @@ def reach_state(root: Path) -> str | None:
     None when the files cannot all be read this way (then ask git again)."""
     try:
         git_dir = _git_dir(root)
+        if not git_dir.is_dir():  # no repository here: no state to tie an answer to
+            return None
         common = _common_dir(git_dir)
         bases = [git_dir, common]
         if (common / "worktrees").is_dir():  # the other work trees' HEADs, refs and reflogs

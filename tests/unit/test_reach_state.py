@@ -51,3 +51,7 @@ def test_a_kept_yes_holds_only_at_the_state_it_was_found_in(tmp_path: Path) -> N
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
 def test_a_fifo_in_place_of_the_kept_answers_reads_as_none(tmp_path: Path) -> None:
     assert at_once(tmp_path / MEMO, lambda: WalkMemo(tmp_path, "s").knows("q")) == [False]
+
+
+def test_a_folder_with_no_repository_has_no_state(tmp_path: Path) -> None:
+    assert reach_state(tmp_path) is None
