@@ -225,11 +225,12 @@ def not_own(path: Path) -> str:
     return f"{display(str(path))} is no file (a link, a FIFO or a folder): remove it"
 
 
-def open_to_append(path: Path) -> BinaryIO:
-    """`path` (made when missing) open to append bytes: a FIFO there fails at once (ENXIO)
-    rather than wait for a reader for ever, or, read by someone, take the output; a link
-    there fails too (ELOOP): memidx appends only to a file of its own."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | NO_FIFO_WAIT | NO_FOLLOW
+def open_to_append(path: Path, *, create: bool = True) -> BinaryIO:
+    """`path` (made when missing, unless not `create`: FileNotFoundError then) open to append
+    bytes: a FIFO there fails at once (ENXIO) rather than wait for a reader for ever, or, read
+    by someone, take the output; a link there fails too (ELOOP): memidx appends only to a file
+    of its own."""
+    flags = os.O_WRONLY | os.O_APPEND | NO_FIFO_WAIT | NO_FOLLOW | (os.O_CREAT if create else 0)
     flags |= getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags, 0o666)
     if stat.S_ISFIFO(os.fstat(fd).st_mode):

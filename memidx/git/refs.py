@@ -1,8 +1,12 @@
 """HEAD read from .git's own files, without running git: cheap enough for every search and
-check, and None whenever the files do not say it plainly (callers then ask git or stay silent)."""
+check, and None whenever the files do not say it plainly (callers then ask git or stay silent);
+and a digest of the files every ref and reflog is kept in, to tell when they changed."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import stat
 from pathlib import Path
 
 
@@ -82,3 +86,55 @@ def _ref_value(git_dir: Path, common: Path, ref: str) -> str | None:
 def _commit_id(value: str) -> bool:
     """A full object id (SHA-1 or SHA-256), not anything else a file may say."""
     return len(value) in (40, 64) and all(c in "0123456789abcdef" for c in value)
+
+
+# the files every commit git can reach hangs from: refs (loose, packed, reftable), reflogs,
+# HEAD, the autostash of an operation under way, and what rewrites history (grafts, shallow)
+REACH = (
+    "HEAD", "packed-refs", "refs", "logs", "reftable", "shallow", "info/grafts",
+    "MERGE_AUTOSTASH", "rebase-merge/autostash", "rebase-apply/autostash",
+)  # fmt: skip
+
+
+def reach_state(root: Path) -> str | None:
+    """A digest of what every ref, reflog and autostash of the clone names (each file's
+    identity, size and times: git writes a ref or rewrites a reflog into a new file and
+    appends to a reflog), so that an answer of a history walk can be kept until it changes;
+    None when the files cannot all be read this way (then ask git again)."""
+    try:
+        git_dir = _git_dir(root)
+        if not git_dir.is_dir():  # no repository here: no state to tie an answer to
+            return None
+        common = _common_dir(git_dir)
+        bases = [git_dir, common]
+        if (common / "worktrees").is_dir():  # the other work trees' HEADs, refs and reflogs
+            bases += sorted(p for p in (common / "worktrees").iterdir() if p.is_dir())
+        digest = hashlib.sha256()
+        for base in dict.fromkeys(bases):
+            for name in REACH:
+                for path, info in _files(base / name):
+                    line = f"{path}\0{info.st_dev} {info.st_ino} {info.st_size} "
+                    line += f"{info.st_mtime_ns} {info.st_ctime_ns}\n"
+                    digest.update(line.encode("utf-8", "surrogateescape"))
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def _files(place: Path) -> list[tuple[Path, os.stat_result]]:
+    """`place` and, if it is a folder, every file under it, with their lstat (none if gone)."""
+    try:
+        info = place.lstat()
+    except FileNotFoundError:
+        return []
+    if not stat.S_ISDIR(info.st_mode):
+        return [(place, info)]
+    found: list[tuple[Path, os.stat_result]] = []
+    for folder, folders, names in os.walk(place, onerror=_raise):
+        folders.sort()
+        found += [(Path(folder, n), Path(folder, n).lstat()) for n in sorted(names)]
+    return found
+
+
+def _raise(error: OSError) -> None:
+    raise error

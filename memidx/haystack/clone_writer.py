@@ -11,7 +11,16 @@ from memidx.drafts import read_own
 from memidx.errors import MemidxError
 from memidx.haystack.identity import clone_id, read_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
-from memidx.haystack.kept import ends_cut, kept_folder, restore_ends, restore_segments
+from memidx.haystack.kept import (
+    copy_of,
+    drop_copies,
+    ends_cut,
+    kept_folder,
+    kept_names,
+    restore_ends,
+    restore_segments,
+)
+from memidx.haystack.walk_memo import WalkMemo, question
 from memidx.haystack.writer import Writer
 from memidx.paths import refuse_links
 from memidx.portable import file_lock
@@ -42,8 +51,9 @@ def clone_writer(config: Config, notice: Callable[[str], None] | None = None) ->
 
 
 def restore_own(config: Config) -> list[Path]:
-    """Write back this clone's open segments git deleted (memidx.haystack.kept); cheap when
-    none is gone: no git is run then."""
+    """Write back this clone's open segments git deleted (memidx.haystack.kept), and drop
+    the copies a commit now holds whole; cheap when none is gone and no copy is left of a
+    segment the writer moved on from: no git is run then."""
     try:
         ident = read_id(config.state_dir)
         if ident is None:
@@ -53,14 +63,83 @@ def restore_own(config: Config) -> list[Path]:
     except MemidxError:  # the filing that needs the id or the folder says what is wrong
         return []
     copies = kept_folder(config.state_dir, ident)
-    restored = restore_segments(copies, folder, lambda: _committed(config, folder), config.fsync)
+    committed = _committed_kept(config, folder, copies)
+    restored = restore_segments(copies, folder, committed, config.fsync)
     cut = ends_cut(copies, folder)  # files git cut back to the part of them a commit holds
-    if cut:  # under the writer's lock (a filing appends to the copy first), not waited for
-        with file_lock(config.state_dir / "haystack.lock", wait=False) as taken:  # (next time)
-            if taken:
-                held, holds = _in_head(config, folder), _holds(config, folder)
-                restored += restore_ends(cut, held, holds, config.fsync)
+    lock = config.state_dir / "haystack.lock"
+    left = set(kept_names(copies)) - {Writer(folder, lock, 0).open_segment()}
+    if cut or left:  # under the writer's lock (a filing appends to the copy first), not
+        with file_lock(lock, wait=False) as taken:  # waited for (next time)
+            if taken:  # the state is read before any walk: a change during one is seen
+                from memidx.git.refs import reach_state
+
+                memo = WalkMemo(config.state_dir, reach_state(config.root))
+                held = _in_head(config, folder)
+                restored += restore_ends(cut, held, _holds(config, folder, memo), config.fsync)
+                drop_copies(copies, _left_in_head(config, folder, copies, held, memo, left=left))
     return restored
+
+
+def _committed_kept(config: Config, folder: Path, copies: Path) -> Callable[[], list[str]]:
+    """_committed, asked only for the segments gone from `folder` that have a copy: a name a
+    walk found in a commit is kept (memidx.haystack.walk_memo), so that while one stays gone
+    (`git stash -u` took it, an older commit is checked out) sync walks again only once a ref
+    changes."""
+
+    def committed() -> list[str]:
+        from memidx.git.refs import reach_state
+
+        memo = WalkMemo(config.state_dir, reach_state(config.root))  # before the walk
+        gone = [name for name in kept_names(copies) if not (folder / name).exists()]
+        asked = {name: _named(config, folder, name) for name in gone}
+        if all(memo.knows(question) for question in asked.values()):
+            return gone
+        found = _committed(config, folder)
+        for name in set(found) & set(asked):
+            memo.learn(asked[name])
+        return found
+
+    return committed
+
+
+def _named(config: Config, folder: Path, name: str) -> str:
+    """The question whether a commit holds a file at the path of segment `name`."""
+    return question(
+        "committed", segment_ref(config, folder / name).encode("utf-8", "surrogateescape")
+    )
+
+
+def _left_in_head(
+    config: Config,
+    folder: Path,
+    copies: Path,
+    held: Callable[[str], int],
+    memo: WalkMemo,
+    *,
+    left: set[str],
+) -> Callable[[str], int]:
+    """HEAD's size of each segment the writer moved on from while a commit held only a part
+    of it (-1 for the others: the next filing looks at its open one): nothing else drops
+    their copies once a plain `git commit` holds them whole. A copy HEAD holds less of is
+    looked at again only once a ref changes (HEAD's commit with it)."""
+
+    def in_head(name: str) -> int:
+        if name not in left:
+            return -1
+        try:
+            size = copy_of(copies, name).stat().st_size
+        except OSError:
+            return -1
+        ref = segment_ref(config, folder / name).encode("utf-8", "surrogateescape")
+        shorter = question("head holds less", ref, str(size).encode())
+        if memo.knows(shorter):
+            return -1
+        found = held(name)
+        if found < size:
+            memo.learn(shorter)
+        return found
+
+    return in_head
 
 
 def _in_head(config: Config, folder: Path) -> Callable[[str], int]:
@@ -98,25 +177,35 @@ AUTOSTASHES = ("rebase-merge/autostash", "rebase-apply/autostash", "MERGE_AUTOST
 COMMIT_ID = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-def _holds(config: Config, folder: Path) -> Callable[[str, bytes], bool]:
+def _holds(config: Config, folder: Path, memo: WalkMemo) -> Callable[[str, bytes], bool]:
     """Whether any commit git has (a stash's, an autostash's, one only a reflog reaches) holds
-    these bytes as the segment `name` of `folder`."""
+    these bytes as the segment `name` of `folder`; a yes the `memo` keeps is not asked again."""
     from memidx.git.repo import GitRepo
 
     def holds(name: str, data: bytes) -> bool:
         if not config.in_git:
             return False
-        repo = GitRepo(config.root)
-        blob = repo.run("hash-object", "--no-filters", "--stdin", input_bytes=data).strip()
-        # -m: a stash's commit is a merge, whose files show only against each parent
-        out = repo.run(
-            "log", "--all", "--reflog", *_autostashes(repo), "--full-history", "-m",
-            "--format=", "--raw", "--no-abbrev", "--", segment_ref(config, folder / name),
-            check=False,
-        )  # fmt: skip
-        return bool(blob) and blob in out
+        ref = segment_ref(config, folder / name)
+        asked = question("holds", ref.encode("utf-8", "surrogateescape"), data)
+        if memo.knows(asked):
+            return True
+        found = _walk_holds(GitRepo(config.root), ref, data)
+        if found:
+            memo.learn(asked)
+        return found
 
     return holds
+
+
+def _walk_holds(repo: GitRepo, ref: str, data: bytes) -> bool:
+    """Whether a commit of any ref, reflog or autostash holds `data` at `ref`."""
+    blob = repo.run("hash-object", "--no-filters", "--stdin", input_bytes=data).strip()
+    # -m: a stash's commit is a merge, whose files show only against each parent
+    out = repo.run(
+        "log", "--all", "--reflog", *_autostashes(repo), "--full-history", "-m",
+        "--format=", "--raw", "--no-abbrev", "--", ref, check=False,
+    )  # fmt: skip
+    return bool(blob) and blob in out
 
 
 def _autostashes(repo: GitRepo) -> list[str]:

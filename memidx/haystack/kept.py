@@ -127,14 +127,29 @@ def restore_ends(
             continue
         whole = data[: valid_end(data)]
         shorter = len(have) < len(whole) and valid_end(have) == len(have)
-        if shorter and whole.startswith(have) and not holds(path.name, whole):
-            with open_to_append(path) as out:  # a link there fails (ELOOP), a FIFO at once
-                out.write(whole[len(have) :])
-                out.flush()
-                if durable:
-                    os.fsync(out.fileno())
+        if not shorter or not whole.startswith(have) or holds(path.name, whole):
+            continue
+        if _append_to(path, len(have), whole[len(have) :], durable):
             restored.append(path)
     return restored
+
+
+def _append_to(path: Path, size: int, end: bytes, durable: bool) -> bool:
+    """Append `end` to the file at `path` if it is still there and `size` bytes long: git may
+    delete or replace it after it was read (a checkout, a reset), and a file made of the end
+    alone would be a segment without its head."""
+    try:
+        out = open_to_append(path, create=False)  # a link there fails (ELOOP), a FIFO at once
+    except FileNotFoundError:
+        return False
+    with out:
+        if os.fstat(out.fileno()).st_size != size:
+            return False
+        out.write(end)
+        out.flush()
+        if durable:
+            os.fsync(out.fileno())
+    return True
 
 
 def blank_copies(folder: Path | None, forgotten: set[str], durable: bool) -> int:
@@ -146,6 +161,11 @@ def blank_copies(folder: Path | None, forgotten: set[str], durable: bool) -> int
             replace_durably(copy, new, "purge", durable=durable)
             changed += 1
     return changed
+
+
+def kept_names(folder: Path | None) -> list[str]:
+    """The names of the segments with a copy in `folder`."""
+    return [name for _, name in _copies(folder)]
 
 
 def _copies(folder: Path | None) -> list[tuple[Path, str]]:

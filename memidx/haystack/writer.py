@@ -110,6 +110,11 @@ class Writer:
         remembered = self._remembered()
         return None if remembered is None else self.folder / remembered[0]
 
+    def open_segment(self) -> str | None:
+        """The name of the segment the next filing may append to (none after a commit)."""
+        remembered = self._remembered()
+        return None if remembered is None or remembered[2] else remembered[0]
+
     def settle(self, untracked: Iterable[Path] = ()) -> None:
         """Before a commit, holding locked(): the torn tail a crash left in the segment written
         last goes aside now, not at the next append, which a committed segment never gets (the

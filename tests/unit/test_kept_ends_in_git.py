@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+import memidx.haystack.clone_writer as clone_writer_module
 from memidx.config import Config
+from memidx.git.repo import GitRepo
 from memidx.haystack.clone_writer import clone_writer, restore_own
 from memidx.haystack.frames import new_record
+from memidx.haystack.kept import copy_of
 from memidx.index.ownership import keep_out_of_git
 from tests.helpers import NotesRepo
 
@@ -50,3 +55,99 @@ def test_a_segment_only_a_reflog_s_commit_holds_is_left_to_git(tmp_path: Path) -
 
     assert restore_own(config) == []
     assert not segment.exists()
+
+
+def test_an_end_a_stash_holds_is_walked_for_once_until_a_ref_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every sync asks whether a commit holds a cut end, and the walk of the whole history
+    costs ~0.1 ms a commit: its yes is kept until a ref, reflog or autostash changes; then
+    the stash dropped, no commit holds the end and sync writes it back."""
+    repo = NotesRepo(tmp_path)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    writer = clone_writer(config)
+    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    whole = segment.read_bytes()
+    repo.git("commit", "-q", "-m", "the part")
+    repo.git("stash", "-q")  # the stash holds the whole, the file is HEAD's part
+    walks: list[str] = []
+    walk = clone_writer_module._walk_holds  # pyright: ignore[reportPrivateUsage]
+
+    def counted(repo: GitRepo, ref: str, data: bytes) -> bool:
+        walks.append(ref)
+        return walk(repo, ref, data)
+
+    monkeypatch.setattr(clone_writer_module, "_walk_holds", counted)
+
+    assert restore_own(config) == [] and restore_own(config) == []
+    assert len(walks) == 1 and segment.read_bytes() != whole
+    repo.git("stash", "drop", "-q")
+    assert restore_own(config) == [segment]
+    assert len(walks) == 2 and segment.read_bytes() == whole
+
+
+def test_a_copy_left_partly_committed_goes_once_a_plain_commit_holds_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer moves on from a segment a commit holds a part of, keeping its copy (the
+    rest is in the work tree alone); `git commit` of the rest is seen by the next sync, and
+    git is asked about HEAD again only once a ref changed."""
+    repo = NotesRepo(tmp_path)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    writer = clone_writer(config)
+    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    repo.git("commit", "-q", "-m", "the part")
+    later, _, _ = writer.append(new_record("turn", "the next turn starts a new segment"))
+    copy = copy_of(writer.keep or Path(), segment.name)
+    assert later != segment and copy.exists()
+
+    asked: list[str] = []
+    size = clone_writer_module._blob_size  # pyright: ignore[reportPrivateUsage]
+
+    def counted(config: Config, commit: str, ref: str) -> int:
+        asked.append(ref)
+        return size(config, commit, ref)
+
+    monkeypatch.setattr(clone_writer_module, "_blob_size", counted)
+
+    assert restore_own(config) == [] and copy.exists()  # the rest is in no commit yet
+    assert restore_own(config) == [] and copy.exists() and len(asked) == 1
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "the rest")
+    assert restore_own(config) == [] and not copy.exists() and len(asked) == 2
+    assert copy_of(writer.keep or Path(), later.name).exists()  # the next filing's to drop
+
+
+def test_a_segment_a_stash_took_is_walked_for_once_until_a_ref_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git stash -u` takes the open segment: every sync asks whether a commit names it, a
+    walk of the whole history, until a ref changes; the stash dropped, sync writes it back."""
+    repo = NotesRepo(tmp_path)
+    repo.write("notes/a.md", "a note\n")
+    repo.commit("first")
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    segment, _, _ = clone_writer(config).append(new_record("turn", "capybara turn"))
+    data = segment.read_bytes()
+    repo.git("stash", "-q", "-u")
+    walks: list[Path] = []
+    walk = clone_writer_module._committed  # pyright: ignore[reportPrivateUsage]
+
+    def counted(config: Config, folder: Path) -> list[str]:
+        walks.append(folder)
+        return walk(config, folder)
+
+    monkeypatch.setattr(clone_writer_module, "_committed", counted)
+
+    assert restore_own(config) == [] and restore_own(config) == []
+    assert len(walks) == 1 and not segment.exists()
+    repo.git("stash", "drop", "-q")
+    assert restore_own(config) == [segment]
+    assert len(walks) == 2 and segment.read_bytes() == data

@@ -171,3 +171,57 @@ def test_a_copy_stays_while_head_holds_only_a_part_of_its_segment(tmp_path: Path
     assert copy.exists()
     drop_copies(writer.keep, lambda name: len(data))
     assert not copy.exists()
+
+
+def test_a_segment_git_deletes_while_its_end_is_written_back_is_not_made_anew(
+    tmp_path: Path,
+) -> None:
+    """Git deletes the file after sync read it (a checkout, a reset): nothing is written, so
+    no file holding the end alone, a segment without its head, appears."""
+    writer, segment, _ = _cut_to_first(tmp_path)
+    cut = ends_cut(writer.keep or Path(), writer.folder)
+
+    def deleted_meanwhile(name: str, whole: bytes) -> bool:
+        segment.unlink()
+        return False
+
+    assert restore_ends(cut, _in_head(segment), deleted_meanwhile, False) == []
+    assert not segment.exists()
+
+
+def test_a_segment_git_replaces_while_its_end_is_written_back_is_left_as_git_wrote_it(
+    tmp_path: Path,
+) -> None:
+    writer, segment, _ = _cut_to_first(tmp_path)
+    cut = ends_cut(writer.keep or Path(), writer.folder)
+    other = frame(new_record("turn", "git wrote another version"))
+
+    def replaced_meanwhile(name: str, whole: bytes) -> bool:
+        segment.unlink()
+        segment.write_bytes(other)
+        return False
+
+    assert restore_ends(cut, _in_head(segment), replaced_meanwhile, False) == []
+    assert segment.read_bytes() == other
+
+
+def test_a_cut_segment_ending_inside_a_record_is_never_appended_to(tmp_path: Path) -> None:
+    """A file that ends in a torn tail (HEAD holds it so too) is the torn-tail rules' to
+    handle: an end written after the torn bytes would be read as a part of that record."""
+    writer, segment, data = _cut_to_first(tmp_path)
+    torn = data[: segment.stat().st_size + 7]  # the second record's first bytes
+    segment.write_bytes(torn)
+    cut = ends_cut(writer.keep or Path(), writer.folder)
+
+    assert restore_ends(cut, _in_head(segment), lambda name, whole: False, False) == []
+    assert segment.read_bytes() == torn
+
+
+def test_only_the_copy_s_whole_records_are_appended_to_a_cut_segment(tmp_path: Path) -> None:
+    writer, segment, data = _cut_to_first(tmp_path)
+    copy = copy_of(writer.keep or Path(), segment.name)
+    copy.write_bytes(data + b"KRD1\x00\x00")  # a crash cut the next copy append
+    cut = ends_cut(writer.keep or Path(), writer.folder)
+
+    assert restore_ends(cut, _in_head(segment), lambda name, whole: False, False) == [segment]
+    assert segment.read_bytes() == data

@@ -1,0 +1,57 @@
+"""memidx.git.refs.reach_state: the digest a kept walk answer is tied to changes with every
+change of what `git log --all --reflog` and an autostash reach; memidx.haystack.walk_memo keeps
+an answer for that state only."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memidx.git.refs import reach_state
+from memidx.haystack.walk_memo import MEMO, WalkMemo
+from tests.fifos import at_once
+from tests.helpers import NotesRepo
+
+
+def test_each_change_of_refs_reflogs_or_autostash_changes_the_state(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path)
+    repo.write("notes/a.md", "a\n")
+    repo.commit("first")
+    repo.git("branch", "side")
+    repo.git("tag", "v1")
+    steps = [
+        ("update-ref", "refs/custom/x", "HEAD"),  # a ref with no reflog
+        ("pack-refs", "--all"),
+        ("tag", "-d", "v1"),  # a packed ref gone
+        ("branch", "-D", "side"),
+        ("reflog", "expire", "--expire=now", "--all"),
+        ("commit", "-q", "--allow-empty", "-m", "second"),
+    ]
+    states = [reach_state(tmp_path)]
+    for step in steps:
+        repo.git(*step)
+        states.append(reach_state(tmp_path))
+    (tmp_path / ".git" / "MERGE_AUTOSTASH").write_text("0" * 40 + "\n")  # a merge under way
+    states.append(reach_state(tmp_path))
+
+    assert None not in states and len(set(states)) == len(states)
+    assert reach_state(tmp_path) == states[-1]  # nothing changed: the same state
+
+
+def test_a_kept_yes_holds_only_at_the_state_it_was_found_in(tmp_path: Path) -> None:
+    WalkMemo(tmp_path, "state-1").learn("q")
+
+    assert WalkMemo(tmp_path, "state-1").knows("q")
+    assert not WalkMemo(tmp_path, "state-2").knows("q")
+    assert not WalkMemo(tmp_path, None).knows("q")  # refs unreadable: nothing is kept
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_in_place_of_the_kept_answers_reads_as_none(tmp_path: Path) -> None:
+    assert at_once(tmp_path / MEMO, lambda: WalkMemo(tmp_path, "s").knows("q")) == [False]
+
+
+def test_a_folder_with_no_repository_has_no_state(tmp_path: Path) -> None:
+    assert reach_state(tmp_path) is None
