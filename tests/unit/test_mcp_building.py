@@ -154,3 +154,20 @@ def test_a_build_under_way_with_nothing_filed_is_waited_for_and_said(
         _hits(config, "alpha")
 
     assert "is being built in the background" in refused.value.message
+
+
+def test_the_index_a_search_waited_for_is_kept_open_for_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file's identity was taken before the wait (none: no file yet), so the next call
+    took the built index for another file, opened it again and dropped the vectors."""
+    builds = _background(monkeypatch, delay=0.3)
+    config = _memory(tmp_path)
+    answers.file_turn(config, {"text": TURN, "agent": "t"})
+    warm = WarmIndex(config)
+    try:
+        first = warm.store()  # waits for the build
+        assert warm.store() is first
+    finally:
+        warm.close()
+    builds[0].join()
