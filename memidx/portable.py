@@ -220,8 +220,9 @@ def room_reserved(folder: Path, size: int) -> bool:
     glibc writes a byte a block where it cannot), removed before it is allocated, so a killed
     process leaves none holding the room. For a disk that would not say its free space
     (statvfs fails on some FUSE and network file systems). False where there is no such call
-    (Windows, whose disks say theirs) or the allocation fails."""
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    (Windows, whose disks say theirs; macOS, whose `os` has no posix_fallocate: it was an
+    AttributeError out of every writer there) or the allocation fails."""
+    if sys.platform == "win32" or not hasattr(os, "posix_fallocate"):
         return False
     import tempfile
 

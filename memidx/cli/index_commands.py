@@ -103,16 +103,23 @@ def finish(
 ) -> int:
     from memidx.cli import output
 
-    for skip in report.skipped:
-        print(output.skip_line(skip), file=sys.stderr)
-    _warn_notes(report)
-    for line in records.warnings():
-        print(f"memidx: {line}", file=sys.stderr)
+    _warn_read(report, records)
     if args.json:
         print(output.report_json(report, command, records))
     else:
         print(summary)
     return 1 if report.skipped and not getattr(args, "allow_skipped", False) else 0
+
+
+def _warn_read(report: SyncReport, records: RecordReport) -> None:
+    """What reading every note and record skipped or found damaged, on stderr."""
+    from memidx.cli import output
+
+    for skip in report.skipped:
+        print(output.skip_line(skip), file=sys.stderr)
+    _warn_notes(report)
+    for line in records.warnings():
+        print(f"memidx: {line}", file=sys.stderr)
 
 
 def reconcile(args: argparse.Namespace, config: Config) -> int:
@@ -206,6 +213,7 @@ def embed(args: argparse.Namespace, config: Config) -> int:
             f"the index was not built: indexed {counted(notes.read, 'note')} and "
             f"{counted(records.scanned, 'record')} first"
         )
+        _warn_read(notes, records)  # said by ingest and sync: a note skipped went unsaid
     bar = ProgressBar("embedding chunks")
 
     def waiting() -> None:  # said off a terminal too: a wait can be minutes, and a log that

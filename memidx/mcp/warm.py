@@ -94,6 +94,7 @@ class WarmIndex:
             from memidx.mcp.building import wait_for_build
 
             wait_for_build(self.config, refused)
+            identity = file_identity(self.config.index_path)  # the file the build made
             store, _ = open_store(self.config.index_path, write=False)
         try:
             version = _data_version(store.conn)

@@ -6,8 +6,12 @@ is said as one, and with no build under way the reader's refusal is as it was.""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import cast
 
@@ -16,10 +20,13 @@ import pytest
 import memidx.embed.installed
 import memidx.git.process
 from memidx.config import Config, load_config
+from memidx.embed.running import embedding
 from memidx.errors import IndexUnusable
 from memidx.mcp import answers, building
 from memidx.mcp.warm import WarmIndex
+from memidx.memory.fill_sync import fill_started
 from memidx.memory.head_sync import sync_to_head
+from memidx.portable import file_lock
 
 TURN = "the zebra crossing is painted on Fridays"
 
@@ -115,3 +122,52 @@ def test_with_no_build_under_way_a_search_is_refused_at_once(
 
     assert time.monotonic() - began < 1.0
     assert refused.value.message.startswith("no index at ")
+
+
+def _creation_lock(config: Config) -> AbstractContextManager[object]:
+    return file_lock(Path(f"{config.index_path}.lock"))  # an ingest or a rebuild filling it
+
+
+def _fill_sync(config: Config) -> AbstractContextManager[object]:
+    fill_started(config.state_dir, os.getpid())  # the detached sync a filing started
+    return contextlib.nullcontext()
+
+
+def _background_embed(config: Config) -> AbstractContextManager[object]:
+    return embedding(config.state_dir, durable=False)
+
+
+@pytest.mark.parametrize("build", [_creation_lock, _fill_sync, _background_embed])
+def test_a_build_under_way_with_nothing_filed_is_waited_for_and_said(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    build: Callable[[Config], AbstractContextManager[object]],
+) -> None:
+    """Each sign of a build under way, with no filing in the log alone to go by (a fresh
+    clone's `memidx ingest`, a background embed or the detached sync): only a recent filing
+    was ever tested, and a search that no longer looked at any of these passed every test."""
+    monkeypatch.setattr(building, "BUILD_WAIT", 0.2)
+    config = _memory(tmp_path)
+    config.state_dir.mkdir()
+
+    with build(config), pytest.raises(IndexUnusable) as refused:
+        _hits(config, "alpha")
+
+    assert "is being built in the background" in refused.value.message
+
+
+def test_the_index_a_search_waited_for_is_kept_open_for_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file's identity was taken before the wait (none: no file yet), so the next call
+    took the built index for another file, opened it again and dropped the vectors."""
+    builds = _background(monkeypatch, delay=0.3)
+    config = _memory(tmp_path)
+    answers.file_turn(config, {"text": TURN, "agent": "t"})
+    warm = WarmIndex(config)
+    try:
+        first = warm.store()  # waits for the build
+        assert warm.store() is first
+    finally:
+        warm.close()
+    builds[0].join()
