@@ -18,9 +18,9 @@ from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
-from memidx.git.commit import commit_paths
 from memidx.haystack.redaction import stored_tags
-from memidx.memory.note_state import added_by, the_same_note
+from memidx.memory.note_state import the_same_note
+from memidx.memory.pending_notes import BEHIND_WAIT, LOCK, commit_pending, keep, pending
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.paths import refuse_links
 from memidx.portable import sync_folder
@@ -29,14 +29,19 @@ from memidx.waited_lock import waited_lock
 SLUG_LENGTH = 60
 LOCK_WAIT = 30.0  # seconds a remember waits for another one's write (milliseconds, as a rule)
 HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
+PENDING_HINT = (
+    "it is kept, and committed once that git command ends: by memidx's git hook after it, the "
+    "next `memidx remember` or `memidx sync`; do not remember it again"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Remembered:
-    """A note written and committed."""
+    """A note written, and committed unless `commit` is None: pending (memory/pending_notes.py)
+    while another git command of the clone holds it."""
 
     ref: str
-    commit: str
+    commit: str | None
     title: str
 
 
@@ -122,7 +127,8 @@ def remember(
     notice: Callable[[str], None] | None = None,
 ) -> Remembered:
     """Write the note, check it as the pre-commit checks do, commit it without touching the
-    rest of the work tree, and index it."""
+    rest of the work tree, and index it; kept pending (`commit` None), not failed, while
+    another git command holds the clone past the wait (memory/pending_notes.py)."""
     title = " ".join(title.split())
     if not title:
         raise UsageError("--title is empty", "give the note a title that names the problem")
@@ -140,14 +146,30 @@ def remember(
     holders = "a memidx remember of this clone, stopped or hung?"
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
-    with waited_lock(config.state_dir / "remember.lock", LOCK_WAIT, holders):
-        ref, found = _write_new(config, folder, slugify(title), text)
+    with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
+        ref, _ = _write_new(config, folder, slugify(title), text)
         _check(config, ref, text)
-        commit = commit_paths(config, [ref], f"memidx remember: {title}")
-        if found:  # HEAD when nothing new was committed: another note's commit, maybe
-            commit = added_by(config, commit, ref)
-    _index(config, ref, commit, notice)
+        older = bool(pending(config))  # a git held the clone past a remember's wait already
+        note = keep(config, ref, title, text)
+        say = notice or _unsaid
+        done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
+    commit = done.commits.get(ref)
+    if commit is None and not note.entry.exists():  # not the note it wrote by its commit
+        raise MemidxError(
+            f"{ref} changed before its commit (edited, staged or removed), so it was not "
+            "committed: it is left as it is",
+            "commit it yourself, or remember the note again",
+        )
+    if commit is None:  # GitBusy's first words: what held the clone
+        why = done.busy.message.split(";")[0] if done.busy else "another git held the clone"
+        say(f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
+    else:
+        _index(config, ref, commit, notice)
     return Remembered(ref, commit, title)
+
+
+def _unsaid(_: str) -> None:
+    """No one to tell (the Python API without a notice): the JSON's `commit` says it."""
 
 
 def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] | None) -> None:
