@@ -66,6 +66,7 @@ def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]
 
 
 def sync(args: argparse.Namespace, config: Config) -> int:
+    from memidx.cli.write_commands import commit_pending_notes
     from memidx.haystack.indexing import sync_records
     from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
     from memidx.index.open import mark_index_built, writable_index
@@ -73,7 +74,7 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
-    _commit_pending(config)
+    commit_pending_notes(config)  # first: this sync indexes them
     marks = trace_marks(*hook_traces(config))  # failures until now
     filled: list[tuple[SyncReport, RecordReport]] = []
 
@@ -97,19 +98,6 @@ def sync(args: argparse.Namespace, config: Config) -> int:
         f"{report.renamed} renamed; records: {records.indexed} indexed, {records.deleted} removed"
     )
     return finish(report, records, args, "sync", summary)
-
-
-def _commit_pending(config: Config) -> None:
-    """The notes a `remember` left pending while a git command held the clone: committed
-    first, so the sync indexes them; one still held up is said (exit 0: it stays pending)."""
-    from memidx.cli.write_commands import say_line
-    from memidx.memory.pending_notes import finish_now
-
-    done = finish_now(config, say_line)
-    for ref, commit in done.commits.items():
-        say_line(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
-    if done.busy:
-        say_line(f"warning: the pending notes are not committed yet: {done.busy}")
 
 
 def finish(

@@ -221,6 +221,22 @@ def test_a_note_remembered_while_a_person_commits_ends_committed_once(
     assert not list((machine.root / ".memidx" / "pending-notes").glob("*.json"))
 
 
+def test_memidx_sync_commits_a_pending_note_and_indexes_it(machine: Machine) -> None:
+    """A note left pending whose git command ended without a post-* hook (a commit the
+    person's pre-commit check refused, say) is committed by the next `memidx sync`."""
+    from memidx.memory.pending_notes import keep
+
+    text = f"---\ntitle: Pending note\ncreated: '2026-12-05'\n---\n\n{BODY}"
+    (machine.root / "notes" / "pending-note.md").write_text(text)
+    keep(load_config(machine.root, env={}), "notes/pending-note.md", "Pending note", text)
+    before = commits(machine)
+    run = machine.memidx("sync")
+    assert run.code == 0 and "committed notes/pending-note.md" in run.err, run.err
+    assert commits(machine) == before + 1 and machine.git("status", "--porcelain") == ""
+    hits = machine.memidx("search", "--json", "--mode", "bm25", "vmmem").json()["hits"]
+    assert [h["ref"] for h in hits] == ["notes/pending-note.md"]
+
+
 def test_a_lock_left_by_a_killed_git_is_named_with_its_remedy(machine: Machine) -> None:
     lock = machine.root / ".git" / "index.lock"
     lock.write_text("left by a git that was killed")
