@@ -34,7 +34,8 @@ from memidx.portable import file_lock
 FOLDER = "pending-notes"
 LOCK = "remember.lock"  # one remember writes and commits at a time; the finishers take it too
 BEHIND_WAIT = 1.0  # seconds a remember waits for git behind an older pending note (not 10)
-HOOK_LOCK_WAIT = 2.0  # seconds a git hook waits for a remember under way, which then commits
+HOOK_LOCK_WAIT = 0.2  # seconds a git hook waits for a remember under way (the person waits)
+HOOK_CAME = "hook-came"  # a hook found remember.lock held: the remember tries once more
 HOOK_WAIT = 2.0  # seconds a git hook waits for another git: the person's is done by then
 SUBJECT = "memidx remember: "
 
@@ -141,5 +142,27 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
         on_a_branch(config.root, "the pending notes were not committed yet")
     except MemidxError:
         return Committed({})  # a rebase under way: its post-rewrite hook comes once it is done
+    mark = config.state_dir / FOLDER / HOOK_CAME
+    mark.touch()  # before the lock: a remember that holds it sees the mark once it lets go
     with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
-        return commit_pending(config, HOOK_WAIT, notice) if taken else Committed({})
+        if not taken:
+            return Committed({})
+        mark.unlink(missing_ok=True)  # this hook commits them: no remember need try again
+        return commit_pending(config, HOOK_WAIT, notice)
+
+
+def after_a_hook(
+    config: Config, note: PendingNote, notice: Callable[[str], None]
+) -> Committed | None:
+    """For a `remember` that left `note` pending: a post-* hook that came while it held
+    remember.lock (the git command it waited for ended as its wait did) left the commit to
+    it, so it tries once more, briefly; None when no hook came."""
+    from memidx.memory.remember import LOCK_WAIT
+    from memidx.waited_lock import waited_lock
+
+    mark = config.state_dir / FOLDER / HOOK_CAME
+    if not mark.exists():
+        return None
+    with waited_lock(config.state_dir / LOCK, LOCK_WAIT, "a memidx remember of this clone"):
+        mark.unlink(missing_ok=True)
+        return commit_pending(config, HOOK_WAIT, notice, raise_for=note)

@@ -20,7 +20,14 @@ from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
 from memidx.haystack.redaction import stored_tags
 from memidx.memory.note_state import the_same_note
-from memidx.memory.pending_notes import BEHIND_WAIT, LOCK, commit_pending, keep, pending
+from memidx.memory.pending_notes import (
+    BEHIND_WAIT,
+    LOCK,
+    after_a_hook,
+    commit_pending,
+    keep,
+    pending,
+)
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.paths import refuse_links
 from memidx.portable import sync_folder
@@ -153,8 +160,11 @@ def remember(
         note = keep(config, ref, title, text)
         say = notice or _unsaid
         done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
+        gone = not note.entry.exists()  # while no one else commits pending notes
+    if done.busy and not gone and ref not in done.commits:
+        done = after_a_hook(config, note, say) or done
     commit = done.commits.get(ref)
-    if commit is None and not note.entry.exists():  # not the note it wrote by its commit
+    if commit is None and gone:  # not the note it wrote by its commit
         raise MemidxError(
             f"{ref} changed before its commit (edited, staged or removed), so it was not "
             "committed: it is left as it is",

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config, load_config
-from memidx.memory.pending_notes import commit_pending, finish_now, keep, pending
+from memidx.memory.pending_notes import (
+    FOLDER,
+    HOOK_CAME,
+    after_a_hook,
+    commit_pending,
+    finish_now,
+    keep,
+    pending,
+)
 from tests.helpers import NotesRepo
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of logs.\n"
@@ -62,3 +70,18 @@ def test_a_pending_note_the_person_committed_makes_no_second_commit(repo: NotesR
     done = commit_pending(config, None, print)
     assert repo.git("rev-parse", done.commits[REF]).strip() == person
     assert _subjects(repo) == ["the person's"] and pending(config) == []
+
+
+def test_a_remember_tries_again_when_a_git_hook_came_while_it_held_the_lock(
+    repo: NotesRepo,
+) -> None:
+    """The person's commit ended as the remember's wait did: its post-commit hook found
+    remember.lock held and left its mark, so the remember commits its note itself, once."""
+    config = _kept(repo)
+    note = pending(config)[0]
+    assert after_a_hook(config, note, print) is None  # no hook came: nothing tried
+    (config.state_dir / FOLDER / HOOK_CAME).touch()
+    done = after_a_hook(config, note, print)
+    assert done is not None and list(done.commits) == [REF] and pending(config) == []
+    assert _subjects(repo) == ["memidx remember: Disk full"]
+    assert not (config.state_dir / FOLDER / HOOK_CAME).exists()
