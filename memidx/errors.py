@@ -84,6 +84,11 @@ class GitError(MemidxError):
     """A git operation failed."""
 
 
+class GitBusy(GitError):
+    """Another git command of the clone held the index or was committing for all of memidx's
+    wait (a person's `git commit` in its editor or hooks): waiting longer would do."""
+
+
 class ModelError(MemidxError):
     """The embedding model is missing, damaged or cannot be loaded."""
 

@@ -66,6 +66,7 @@ def _ingest_all(config: Config, store: Store) -> tuple[SyncReport, RecordReport]
 
 
 def sync(args: argparse.Namespace, config: Config) -> int:
+    from memidx.cli.write_commands import commit_pending_notes
     from memidx.haystack.indexing import sync_records
     from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
     from memidx.index.open import mark_index_built, writable_index
@@ -73,6 +74,7 @@ def sync(args: argparse.Namespace, config: Config) -> int:
     from memidx.index.sync import sync as sync_notes
     from memidx.progress import ProgressBar
 
+    commit_pending_notes(config)  # first: this sync indexes them
     marks = trace_marks(*hook_traces(config))  # failures until now
     filled: list[tuple[SyncReport, RecordReport]] = []
 

@@ -158,6 +158,18 @@ def say_line(line: str) -> None:
     print(f"memidx: {line}", file=sys.stderr)
 
 
+def commit_pending_notes(config: Config) -> None:
+    """The notes a `remember` left pending while a git command held the clone, committed
+    (`memidx sync`, `memidx share`); one still held up is a warning line and stays pending."""
+    from memidx.memory.pending_notes import finish_now
+
+    done = finish_now(config, say_line)
+    for ref, commit in done.commits.items():
+        say_line(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
+    if done.busy:
+        say_line(f"warning: the pending notes are not committed yet: {done.busy}")
+
+
 def share(args: argparse.Namespace, config: Config) -> int:
     from memidx.githooks.outgoing_check import refuse_outgoing_secrets
     from memidx.memory.share import share as share_memory
@@ -165,6 +177,7 @@ def share(args: argparse.Namespace, config: Config) -> int:
     if not config.in_git:
         raise UsageError(f"{config.root}: not a git repository", "memory is shared by git")
     refuse_outgoing_secrets(config)  # git runs no message hook for some commits (--no-verify)
+    commit_pending_notes(config)  # before the push, which takes them along
     done = share_memory(config, say=say_line)
     if args.json:
         print(json.dumps({

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
-from memidx.errors import GitError
+from memidx.errors import GitBusy, GitError
 from memidx.git.commit_error import commit_error
 from memidx.portable import file_lock
 
@@ -34,10 +34,13 @@ TEMP_INDEX_PREFIX = "memidx-commit-"
 UTF8 = "UTF-8"  # a commit so labelled carries no `encoding` header
 
 
-def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
+def commit_paths(
+    config: Config, paths: Sequence[str], subject: str, *, wait: float | None = None
+) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
-    these paths' index entries changes; no hook runs (the caller checks and syncs in-process)."""
+    these paths' index entries changes; no hook runs (the caller checks and syncs in-process);
+    GitBusy when another git holds the clone for all of `wait` seconds (WAIT_SECONDS)."""
     import git
 
     repo: Any = git.Repo(config.root)
@@ -45,7 +48,7 @@ def commit_paths(config: Config, paths: Sequence[str], subject: str) -> str:
     root = Path(str(repo.working_tree_dir))
     what = ", ".join(paths)
     undone = f"{what} was not committed"
-    deadline = time.monotonic() + WAIT_SECONDS
+    deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     with serialized(config):
         _wait_for_index(git_dir / "index.lock", undone, deadline)
         commit = publish(
@@ -113,7 +116,7 @@ def publish(
         if now != head:  # another commit landed first: build on top of it
             head, commit = now, build(now)
     _still_busy(root, git_dir, undone)
-    raise GitError(f"HEAD kept moving; {undone}", "try again")
+    raise GitBusy(f"HEAD kept moving; {undone}", "try again")
 
 
 def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) -> None:
@@ -136,13 +139,10 @@ def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
     from memidx.git.publish import committing
 
     if (git_dir / "index.lock").exists():
-        raise GitError(f"git kept its index locked; {undone}", "try again")
+        raise GitBusy(f"git kept its index locked; {undone}", "try again")
     if committing(root):
-        raise GitError(
-            f"a git commit in this clone is still under way; {undone} (so that commit does "
-            "not fail)",
-            "try again once it ends",
-        )
+        still = f"a git commit in this clone is still under way; {undone} (so that commit"
+        raise GitBusy(f"{still} does not fail)", "try again once it ends")
 
 
 def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], subject: str) -> str:
@@ -219,7 +219,7 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
         if time.monotonic() > deadline:
             break
         _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
-    raise GitError(f"git kept its index locked; {undone}", "try again")
+    raise GitBusy(f"git kept its index locked; {undone}", "try again")
 
 
 def _left_behind(lock: Path) -> bool:

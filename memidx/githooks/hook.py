@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memidx.config import load_config
+from memidx.config import Config, load_config
 from memidx.errors import MemidxError, NewerIndex
 from memidx.githooks.outdated import AFTER_PULL, outdated_line, outdated_shims
 from memidx.index.failures import fallback_trace, record_failure
@@ -63,6 +63,8 @@ def _synced(root: Path, stage: str) -> int:
 
         for line in kept_notices(config):  # the checks' warnings pre-commit did not show
             print(line)
+        if stage != "reference-transaction":  # that one runs with HEAD's ref locked
+            _commit_pending(config)
         for line in sync_to_head(config, once=True):  # a wait for room: once per state
             print(f"memidx: {line}")
     except MemidxError as exc:
@@ -75,6 +77,21 @@ def _synced(root: Path, stage: str) -> int:
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
         return _failed(root, stage, MemidxError(f"{type(exc).__name__}: {exc}"))
     return 0
+
+
+def _commit_pending(config: Config) -> None:
+    """Commit the notes a `remember` left pending while this git command held the clone; a
+    failure is said, and the index is brought to HEAD all the same."""
+    from memidx.memory.pending_notes import finish_after_git
+
+    def say(line: str) -> None:
+        print(f"memidx: {line}")
+
+    try:
+        for ref, commit in finish_after_git(config, say).commits.items():
+            say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
+    except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
+        say(f"warning: the pending notes were not committed: {exc} (`memidx sync` tries again)")
 
 
 RECONCILE = "run `make reconcile`"

@@ -18,9 +18,10 @@ STATUS_SCHEMA = "memidx.status/1"
 
 
 def remember_data(done: Remembered) -> dict[str, object]:
-    """memidx.remember/1 (`memidx remember --json`)."""
+    """memidx.remember/1 (`memidx remember --json`): `commit` null and `committed` false while
+    the note is pending (written, committed once another git command lets go of the clone)."""
     return {"schema": "memidx.remember/1", "ref": done.ref, "commit": done.commit,
-            "title": done.title}  # fmt: skip
+            "committed": done.commit is not None, "title": done.title}  # fmt: skip
 
 
 def filed_data(filed: Filed) -> dict[str, object]:

@@ -18,8 +18,16 @@ from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
-from memidx.git.commit import commit_paths
 from memidx.haystack.redaction import stored_tags
+from memidx.memory.note_state import the_same_note
+from memidx.memory.pending_notes import (
+    BEHIND_WAIT,
+    LOCK,
+    after_a_hook,
+    commit_pending,
+    keep,
+    pending,
+)
 from memidx.notes.note import NoteError, clean_words, parse_note
 from memidx.paths import refuse_links
 from memidx.portable import sync_folder
@@ -28,14 +36,19 @@ from memidx.waited_lock import waited_lock
 SLUG_LENGTH = 60
 LOCK_WAIT = 30.0  # seconds a remember waits for another one's write (milliseconds, as a rule)
 HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
+PENDING_HINT = (
+    "it is kept, and committed once that git command ends: by memidx's git hook after it, the "
+    "next `memidx remember` or `memidx sync`; do not remember it again"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Remembered:
-    """A note written and committed."""
+    """A note written, and committed unless `commit` is None: pending (memory/pending_notes.py)
+    while another git command of the clone holds it."""
 
     ref: str
-    commit: str
+    commit: str | None
     title: str
 
 
@@ -121,7 +134,8 @@ def remember(
     notice: Callable[[str], None] | None = None,
 ) -> Remembered:
     """Write the note, check it as the pre-commit checks do, commit it without touching the
-    rest of the work tree, and index it."""
+    rest of the work tree, and index it; kept pending (`commit` None), not failed, while
+    another git command holds the clone past the wait (memory/pending_notes.py)."""
     title = " ".join(title.split())
     if not title:
         raise UsageError("--title is empty", "give the note a title that names the problem")
@@ -139,14 +153,33 @@ def remember(
     holders = "a memidx remember of this clone, stopped or hung?"
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
-    with waited_lock(config.state_dir / "remember.lock", LOCK_WAIT, holders):
-        ref, found = _write_new(config, folder, slugify(title), text)
+    with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
+        ref, _ = _write_new(config, folder, slugify(title), text)
         _check(config, ref, text)
-        commit = commit_paths(config, [ref], f"memidx remember: {title}")
-        if found:  # HEAD when nothing new was committed: another note's commit, maybe
-            commit = _added_by(config, commit, ref)
-    _index(config, ref, commit, notice)
+        older = bool(pending(config))  # a git held the clone past a remember's wait already
+        note = keep(config, ref, title, text)
+        say = notice or _unsaid
+        done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
+        gone = not note.entry.exists()  # while no one else commits pending notes
+    if done.busy and not gone and ref not in done.commits:
+        done = after_a_hook(config, note, say) or done
+    commit = done.commits.get(ref)
+    if commit is None and gone:  # not the note it wrote by its commit
+        raise MemidxError(
+            f"{ref} changed before its commit (edited, staged or removed), so it was not "
+            "committed: it is left as it is",
+            "commit it yourself, or remember the note again",
+        )
+    if commit is None:  # GitBusy's first words: what held the clone
+        why = done.busy.message.split(";")[0] if done.busy else "another git held the clone"
+        say(f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
+    else:
+        _index(config, ref, commit, notice)
     return Remembered(ref, commit, title)
+
+
+def _unsaid(_: str) -> None:
+    """No one to tell (the Python API without a notice): the JSON's `commit` says it."""
 
 
 def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] | None) -> None:
@@ -199,7 +232,7 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
         try:
             out = (target / name).open("x", encoding="utf-8")
         except FileExistsError:
-            if _the_same_note(config, (folder / name).as_posix(), text):
+            if the_same_note(config, (folder / name).as_posix(), text):
                 return (folder / name).as_posix(), True
             continue
         try:
@@ -221,68 +254,6 @@ def _fill(out: TextIO, text: str, *, durable: bool) -> None:
     if durable:  # remembered means kept, a power loss after it too
         out.flush()
         os.fsync(out.fileno())
-
-
-def _the_same_note(config: Config, ref: str, text: str) -> bool:
-    """Whether `ref` already holds this very note (same title, body and day): kept by a
-    `remember` whose commit failed (a git lock left behind, a full disk), or committed by one
-    that ran just before. The retry commits the first (nothing, once committed), where it
-    wrote a twin (`<slug>-2.md`) beside it, and both went into memory; a `remember` released
-    its lock before committing, so which of the two a second one found was a race. Not a file
-    HEAD or the index holds otherwise (a person's edit, which the commit would take, or which
-    the index's update after it would undo: a deletion staged, say). Compared as git stores
-    it (`* text=auto`: a body with CRLF is committed with LF; autocrlf: checked out with CRLF)."""
-    data = text.encode("utf-8")
-    path = config.root / ref
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > 2 * len(data):
-            return False  # CRLF at most doubles it: another file, never read whole
-        held = path.read_bytes()
-    except OSError:
-        return False
-    if held.replace(b"\r\n", b"\n") != data.replace(b"\r\n", b"\n") or "\n" in ref:
-        return False  # another note (no git asked), or a name no batch line holds
-    note = _blob_id(config, ref, data)
-    if note is None or (held != data and _blob_id(config, ref, held) != note):
-        return False
-    committed, staged = _ids_at(config, ref)
-    if committed not in (None, note):
-        return False
-    return staged == note or (staged is None and committed is None)  # as it is, or untracked
-
-
-def _blob_id(config: Config, ref: str, data: bytes) -> str | None:
-    """The blob git stores for `data` at `ref`, its attributes' conversions applied."""
-    from memidx.git.repo import GitRepo
-
-    out = GitRepo(config.root).run(
-        "hash-object", f"--path={ref}", "--stdin", input_bytes=data, check=False
-    )
-    return out.decode().strip() or None
-
-
-def _ids_at(config: Config, ref: str) -> tuple[str | None, str | None]:
-    """The blobs HEAD and git's index hold at `ref`, each None when none (or no commit yet)."""
-    from memidx.git.repo import GitRepo
-
-    ask = os.fsencode(f"HEAD:{ref}\n:{ref}\n")  # as git's arguments are: a name's bytes
-    out = GitRepo(config.root).run("cat-file", "--batch-check", input_bytes=ask, check=False)
-    found = [BLOB_LINE.fullmatch(line) for line in [*out.splitlines(), b"", b""][:2]]
-    ids = [match[1].decode() if match else None for match in found]
-    return ids[0], ids[1]
-
-
-BLOB_LINE = re.compile(rb"([0-9a-f]{40,64}) blob \d+")  # else `<name> missing`, a tree's line
-
-
-def _added_by(config: Config, commit: str, ref: str) -> str:
-    """The last commit up to `commit` that changed `ref`: the one that added a note found
-    already committed (`commit` itself for a note it committed)."""
-    from memidx.git.repo import GitRepo
-
-    spec = f":(literal){ref}"  # `--dir 'a*'` is no pattern
-    found = GitRepo(config.root).run("rev-list", "-1", commit, "--", spec, check=False)
-    return found.decode().strip() or commit
 
 
 def _check(config: Config, ref: str, text: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 import pytest
 
 from memidx.config import load_config
-from memidx.memory import remember
+from memidx.memory import note_state, remember
 from tests.helpers import NotesRepo
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full.\n"
@@ -81,7 +81,7 @@ def test_a_note_in_a_folder_named_like_a_pattern_commits_only_itself(repo: Notes
     assert changed.splitlines() == ["notes/a*/disk-full.md"]
     assert repo.git("status", "--porcelain", "notes") == " M notes/ab/disk-full.md\n"
     repo.git("reset", "-q", "--hard", "HEAD~1")
-    added = remember._added_by(config, "HEAD", "notes/a*/disk-full.md")  # pyright: ignore[reportPrivateUsage]
+    added = note_state.added_by(config, "HEAD", "notes/a*/disk-full.md")
     assert repo.git("rev-parse", added).strip() == start
 
 

@@ -1,0 +1,168 @@
+"""Notes `remember` wrote and checked, kept in `.memidx/pending-notes/` (one JSON file each:
+ref, title, text) from before their commit is tried until it lands.
+
+A person's git command can hold a clone for minutes: `git commit` runs while its hooks and its
+editor do (memidx never moves HEAD under it), `git commit -a` or `git commit -- <paths>` holds
+.git/index.lock all the while, `git rebase -i` runs while its todo list is edited. A
+`remember` that finds the clone busy past its wait leaves its note pending rather than fail,
+and whoever next has the chance commits it: the post-* git hook that follows that command,
+the next `remember`, `memidx sync`. A `remember` killed mid-commit leaves its entry too.
+
+An entry is committed only while its file is the very note remembered (note_state's
+the_same_note): one a person edited, staged otherwise or deleted meanwhile is theirs, and its
+entry goes; one already committed (by a person's `git add -A; git commit`, say) makes no
+second commit. With .memidx/ deleted a pending note stays on disk, uncommitted (`memidx
+status` lists it); remembering it again commits it, never a twin.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.drafts import replace_durably
+from memidx.errors import GitBusy, MemidxError
+from memidx.git.commit import commit_paths
+from memidx.hashes import sha256_hex
+from memidx.memory.note_state import added_by, the_same_note
+from memidx.portable import file_lock
+
+FOLDER = "pending-notes"
+LOCK = "remember.lock"  # one remember writes and commits at a time; the finishers take it too
+BEHIND_WAIT = 1.0  # seconds a remember waits for git behind an older pending note (not 10)
+HOOK_LOCK_WAIT = 0.2  # seconds a git hook waits for a remember under way (the person waits)
+HOOK_CAME = "hook-came"  # a hook found remember.lock held: the remember tries once more
+HOOK_WAIT = 2.0  # seconds a git hook waits for another git: the person's is done by then
+SUBJECT = "memidx remember: "
+
+
+@dataclass(frozen=True, slots=True)
+class PendingNote:
+    """A note written and checked, not yet committed."""
+
+    ref: str
+    title: str
+    text: str
+    entry: Path
+
+
+@dataclass(slots=True)
+class Committed:
+    """What commit_pending did: {ref: the commit that added it}, and why it stopped early."""
+
+    commits: dict[str, str]
+    busy: GitBusy | None = None
+
+
+def keep(config: Config, ref: str, title: str, text: str) -> PendingNote:
+    """Keep the note pending (durably, as the note is) until it is committed."""
+    folder = config.state_dir / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    entry = folder / f"{time.time_ns():020d}-{sha256_hex(ref.encode())[:16]}.json"
+    data = json.dumps({"ref": ref, "title": title, "text": text}, ensure_ascii=False)
+    replace_durably(entry, data.encode("utf-8"), "pending", durable=config.fsync)
+    return PendingNote(ref, title, text, entry)
+
+
+def pending(config: Config) -> list[PendingNote]:
+    """The pending notes, oldest first (an entry that cannot be read is skipped, left as is)."""
+    found: list[PendingNote] = []
+    for entry in sorted((config.state_dir / FOLDER).glob("[0-9]*.json")):
+        try:
+            fields: object = json.loads(entry.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(fields, dict):
+            values = [fields.get(key) for key in ("ref", "title", "text")]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            strings = [value for value in values if isinstance(value, str)]  # pyright: ignore[reportUnknownVariableType]
+            if len(strings) == 3:
+                found.append(PendingNote(strings[0], strings[1], strings[2], entry))
+    return found
+
+
+def commit_pending(
+    config: Config,
+    wait: float | None,
+    notice: Callable[[str], None],
+    *,
+    raise_for: PendingNote | None = None,
+) -> Committed:
+    """Commit the pending notes, oldest first, each as `remember` would have (the caller holds
+    remember.lock). A git that holds the clone past `wait` seconds (WAIT_SECONDS when None)
+    leaves the rest pending. Another failure (a hook that refuses, no author identity) ends an
+    entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
+    always did."""
+    done = Committed({})
+    for note in pending(config):
+        if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
+            note.entry.unlink(missing_ok=True)
+            continue
+        try:
+            commit = commit_paths(config, [note.ref], SUBJECT + note.title, wait=wait)
+        except GitBusy as exc:
+            done.busy = exc
+            break
+        except MemidxError as exc:
+            note.entry.unlink(missing_ok=True)
+            if note == raise_for:
+                raise
+            notice(f"warning: {note.ref} was not committed: {exc} (the file is kept)")
+            continue
+        done.commits[note.ref] = added_by(config, commit, note.ref)
+        note.entry.unlink(missing_ok=True)
+    return done
+
+
+def finish_now(config: Config, notice: Callable[[str], None]) -> Committed:
+    """What `memidx sync` runs first: the pending notes committed, waiting for remember.lock
+    and for git as `remember` does."""
+    from memidx.memory.remember import LOCK_WAIT
+    from memidx.waited_lock import waited_lock
+
+    if not any((config.state_dir / FOLDER).glob("[0-9]*.json")):
+        return Committed({})
+    with waited_lock(config.state_dir / LOCK, LOCK_WAIT, "a memidx remember of this clone"):
+        return commit_pending(config, None, notice)
+
+
+def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed:
+    """What a post-* git hook runs: the notes left pending while that git command held the
+    clone, committed now that it is done. A `remember` under way (remember.lock held past
+    HOOK_LOCK_WAIT) commits them itself once that command ends; so does one on a detached
+    HEAD once back on a branch."""
+    from memidx.git.branch import on_a_branch
+
+    if not any((config.state_dir / FOLDER).glob("[0-9]*.json")):
+        return Committed({})
+    try:
+        on_a_branch(config.root, "the pending notes were not committed yet")
+    except MemidxError:
+        return Committed({})  # a rebase under way: its post-rewrite hook comes once it is done
+    mark = config.state_dir / FOLDER / HOOK_CAME
+    mark.touch()  # before the lock: a remember that holds it sees the mark once it lets go
+    with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
+        if not taken:
+            return Committed({})
+        mark.unlink(missing_ok=True)  # this hook commits them: no remember need try again
+        return commit_pending(config, HOOK_WAIT, notice)
+
+
+def after_a_hook(
+    config: Config, note: PendingNote, notice: Callable[[str], None]
+) -> Committed | None:
+    """For a `remember` that left `note` pending: a post-* hook that came while it held
+    remember.lock (the git command it waited for ended as its wait did) left the commit to
+    it, so it tries once more, briefly; None when no hook came."""
+    from memidx.memory.remember import LOCK_WAIT
+    from memidx.waited_lock import waited_lock
+
+    mark = config.state_dir / FOLDER / HOOK_CAME
+    if not mark.exists():
+        return None
+    with waited_lock(config.state_dir / LOCK, LOCK_WAIT, "a memidx remember of this clone"):
+        mark.unlink(missing_ok=True)
+        return commit_pending(config, HOOK_WAIT, notice, raise_for=note)

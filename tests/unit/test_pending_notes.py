@@ -1,0 +1,87 @@
+"""Notes a `remember` left pending while a person's git command held the clone
+(memidx.memory.pending_notes): committed later only as they were remembered, once each, and
+never a file a person changed since."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config, load_config
+from memidx.memory.pending_notes import (
+    FOLDER,
+    HOOK_CAME,
+    after_a_hook,
+    commit_pending,
+    finish_now,
+    keep,
+    pending,
+)
+from tests.helpers import NotesRepo
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of logs.\n"
+REF = "notes/disk-full.md"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    repo.commit("start")
+    return repo
+
+
+def _kept(repo: NotesRepo) -> Config:
+    """The note written and kept pending, as a `remember` that found git busy leaves it."""
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT)
+    return config
+
+
+def _subjects(repo: NotesRepo) -> list[str]:
+    return repo.git("log", "--format=%s", "--", REF).splitlines()
+
+
+def test_a_pending_note_is_committed_once_by_the_next_finisher(repo: NotesRepo) -> None:
+    config = _kept(repo)
+    keep(config, REF, "Disk full", TEXT)  # kept twice: a remember killed, then the same again
+    said: list[str] = []
+    done = finish_now(config, said.append)
+    assert list(done.commits) == [REF] and done.busy is None and said == []
+    assert _subjects(repo) == ["memidx remember: Disk full"]
+    assert repo.git("status", "--porcelain") == "" and pending(config) == []
+    assert finish_now(config, said.append).commits == {}  # nothing left to commit
+
+
+def test_a_pending_note_a_person_edited_is_theirs_and_not_committed(repo: NotesRepo) -> None:
+    config = _kept(repo)
+    repo.write(REF, TEXT + "\nThe person's own line.\n")
+    done = commit_pending(config, None, print)
+    assert done.commits == {} and pending(config) == []
+    assert _subjects(repo) == [] and repo.git("status", "--porcelain", "-uall") == f"?? {REF}\n"
+
+
+def test_a_pending_note_the_person_committed_makes_no_second_commit(repo: NotesRepo) -> None:
+    """`git add -A; git commit` by the person took the note first."""
+    config = _kept(repo)
+    person = repo.commit("the person's")
+    done = commit_pending(config, None, print)
+    assert repo.git("rev-parse", done.commits[REF]).strip() == person
+    assert _subjects(repo) == ["the person's"] and pending(config) == []
+
+
+def test_a_remember_tries_again_when_a_git_hook_came_while_it_held_the_lock(
+    repo: NotesRepo,
+) -> None:
+    """The person's commit ended as the remember's wait did: its post-commit hook found
+    remember.lock held and left its mark, so the remember commits its note itself, once."""
+    config = _kept(repo)
+    note = pending(config)[0]
+    assert after_a_hook(config, note, print) is None  # no hook came: nothing tried
+    (config.state_dir / FOLDER / HOOK_CAME).touch()
+    done = after_a_hook(config, note, print)
+    assert done is not None and list(done.commits) == [REF] and pending(config) == []
+    assert _subjects(repo) == ["memidx remember: Disk full"]
+    assert not (config.state_dir / FOLDER / HOOK_CAME).exists()
