@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from typing import cast
 
+from memidx.text import is_utf8
+
 MAX_LINE = 16 * 1024 * 1024 + 2  # framing.MAX_MESSAGE and its line end: a longer one is refused
 Key = tuple[str, str | int]  # an id and its type: 1 and "1" are two requests
 
@@ -55,7 +57,7 @@ class Pending:
 
 
 def _key(value: object) -> Key | None:
-    if isinstance(value, str):
+    if isinstance(value, str) and is_utf8(value):  # "\ud800": the server answers it id null
         return ("str", value)
     if isinstance(value, int) and not isinstance(value, bool):
         return ("int", value)
@@ -88,8 +90,12 @@ class _Lines:
 
 
 def _read(line: bytes) -> list[dict[str, object]]:
+    """The messages of a line, as the server reads it (memidx/mcp/verdict.py): UTF-8 alone,
+    no BOM. json.loads took a BOM from bytes, UTF-16 and bytes no UTF-8 holds (a lone
+    surrogate's), so a request the server refuses with id null stayed waiting: at the
+    session's end it got the error of a server that died, and the front exited 1."""
     try:
-        value: object = json.loads(line)
+        value: object = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
         return []
     members = cast(list[object], value) if isinstance(value, list) else [value]

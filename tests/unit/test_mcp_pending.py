@@ -26,6 +26,10 @@ BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"m
         (b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n', b"", []),  # no id a server answers
         (b'{"jsonrpc":"2.0","id":3,"method":\n', b"", []),  # no JSON: answered with id null
         (b"\xff\n", b"", []),
+        # what the server refuses with id null (memidx/mcp/verdict.py) waits for no answer
+        (b"\xef\xbb\xbf" + CALL, b"", []),  # a BOM: no JSON
+        (b'{"jsonrpc":"2.0","id":1,"method":"x","params":"\xed\xa0\x80"}\n', b"", []),  # no UTF-8
+        (b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}\n', b"", []),  # no id UTF-8 writes
         (CALL, b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}\n', [1]),  # the server asks
     ],
 )
