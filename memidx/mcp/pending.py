@@ -21,6 +21,7 @@ class Pending:
         self.ids: dict[Key, str | int] = {}
         self._sent = _Lines()
         self._answered = _Lines()
+        self._unread: set[Key] = set()  # waiting while an answer line too long to read came
 
     def __bool__(self) -> bool:
         return bool(self.ids)
@@ -41,11 +42,14 @@ class Pending:
         for message in self._answered.messages(chunk):
             if "method" not in message:
                 self._forget(message.get("id"))
+        if self._answered.over:  # a line too long to read: it may answer any of these
+            self._unread.update(self.ids)
 
-    def unread_answer(self) -> bool:
-        """Whether an answer line too long to read (past MAX_LINE) was skipped: the ids it
-        answered are still among `ids`."""
-        return self._answered.skipped
+    def unanswered(self) -> list[str | int]:
+        """The ids no answer was seen for, but those an answer line too long to read (past
+        MAX_LINE, skipped) may have answered: a request sent after it still counts (a skipped
+        line once made the front take every request left as answered, for the session)."""
+        return [value for key, value in self.ids.items() if key not in self._unread]
 
     def mid_line(self) -> bool:
         """Whether the server's last bytes ended inside a line."""
@@ -70,7 +74,6 @@ class _Lines:
     def __init__(self) -> None:
         self.part = bytearray()
         self.over = False  # the line so far is past MAX_LINE: skipped to its end
-        self.skipped = False  # a line was so
 
     def messages(self, chunk: bytes) -> list[dict[str, object]]:
         found: list[dict[str, object]] = []
@@ -85,7 +88,7 @@ class _Lines:
             self.part += rest
             if len(self.part) > MAX_LINE:
                 self.part.clear()
-                self.over = self.skipped = True
+                self.over = True
         return found
 
 
