@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 from typing import cast
 
+from memidx.mcp.framing import MAX_MESSAGE, Framing, TooLong
 from memidx.text import is_utf8
 
-MAX_LINE = 16 * 1024 * 1024 + 2  # framing.MAX_MESSAGE and its line end: a longer one is refused
+MAX_LINE = MAX_MESSAGE + 2  # and its line end: a longer one is refused
 Key = tuple[str, str | int]  # an id and its type: 1 and "1" are two requests
 
 
@@ -19,7 +20,8 @@ class Pending:
 
     def __init__(self) -> None:
         self.ids: dict[Key, str | int] = {}
-        self._sent = _Lines()
+        self._sent = Framing(MAX_LINE - 2)  # as the server cuts them: a line over its limit
+        # that ended in the chunk that took it there was read, the server refusing it id null
         self._answered = _Lines()
         self._unread: set[Key] = set()  # waiting while an answer line too long to read came
 
@@ -28,7 +30,8 @@ class Pending:
 
     def sent(self, chunk: bytes) -> None:
         """The client's bytes, on their way to the server."""
-        for message in self._sent.messages(chunk):
+        frames = [frame for frame in self._sent.feed(chunk) if not isinstance(frame, TooLong)]
+        for message in (found for frame in frames for found in _read(frame)):
             method = message.get("method")
             if method == "notifications/cancelled":  # MCP: a cancelled request is never answered
                 params = message.get("params")

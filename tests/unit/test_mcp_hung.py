@@ -386,7 +386,7 @@ def test_an_answer_too_long_to_read_its_id_is_no_request_left(
     from memidx.mcp import pending
 
     monkeypatch.setattr(relay, "QUIET", QUIET)
-    monkeypatch.setattr(pending, "MAX_LINE", 64)
+    monkeypatch.setattr(pending, "MAX_LINE", 100)  # the request fits, its answer not
     front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     client_in, stdin = os.pipe()
     stdout, client_out = os.pipe()
@@ -397,9 +397,9 @@ def test_an_answer_too_long_to_read_its_id_is_no_request_left(
     def answering_server() -> None:  # answers once the client's input ends, then ends
         while server_end.recv(65536):
             pass
-        server_end.sendall(answer[:100])  # in two reads: more than MAX_LINE before its end
+        server_end.sendall(answer[:150])  # in two reads: more than MAX_LINE before its end
         time.sleep(0.1)
-        server_end.sendall(answer[100:])
+        server_end.sendall(answer[150:])
         server_end.close()
 
     threading.Thread(target=answering_server, daemon=True).start()
@@ -422,7 +422,7 @@ def test_a_call_sent_after_an_answer_too_long_to_read_gets_an_error_when_the_ser
     from memidx.mcp import pending
 
     monkeypatch.setattr(relay, "QUIET", QUIET)
-    monkeypatch.setattr(pending, "MAX_LINE", 64)
+    monkeypatch.setattr(pending, "MAX_LINE", 100)  # the request fits, its answer not
     front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     client_in, stdin = os.pipe()
     stdout, client_out = os.pipe()
@@ -433,9 +433,9 @@ def test_a_call_sent_after_an_answer_too_long_to_read_gets_an_error_when_the_ser
 
     def server_dying_after_a_long_answer() -> None:
         server_end.recv(65536)  # request 7
-        server_end.sendall(answer[:100])  # in two reads: more than MAX_LINE before its end
+        server_end.sendall(answer[:150])  # in two reads: more than MAX_LINE before its end
         time.sleep(0.1)
-        server_end.sendall(answer[100:])
+        server_end.sendall(answer[150:])
         while len(relayed) < len(answer):  # the client has read it: the front did
             relayed.extend(os.read(stdout, len(answer) - len(relayed)))
         os.write(stdin, later)  # the client's next call, then the end of its input

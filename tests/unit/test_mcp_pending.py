@@ -51,3 +51,24 @@ def test_lines_split_across_chunks_are_read_whole() -> None:
     pending.answered(b'"result":{}}\n')
     assert not pending
     assert not pending.mid_line()
+
+
+@pytest.mark.parametrize(
+    ("line_end", "over", "left"),
+    [(b"\n", 0, [1]), (b"\r\n", 0, [1]), (b"\n", 1, []), (b"\r\n", 1, []), (b"\n", 2, [])],
+)
+def test_a_request_over_the_servers_limit_waits_for_no_answer(
+    monkeypatch: pytest.MonkeyPatch, line_end: bytes, over: int, left: list[object]
+) -> None:
+    """The server refuses a message over framing.MAX_MESSAGE (its line end not counted) with
+    id null: one a byte or a chunk over it, whose newline came in the chunk that took it
+    over, was read, and at the session's end got the error of a server that died."""
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(pending, "MAX_LINE", 64 + 2)
+    head = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"'
+    line = head + b"x" * (64 - len(head) - 3 + over) + b'"}}'
+    assert len(line) == 64 + over
+    waiting = Pending()
+    waiting.sent(b"{}\n" + line + line_end)  # in one chunk with its newline
+    assert list(waiting.ids.values()) == left
