@@ -6,9 +6,10 @@ Only what tells a request's id is read: the rest of each message is the server's
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import cast
 
-from memidx.mcp.framing import MAX_MESSAGE, Framing, TooLong
+from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
 from memidx.text import is_utf8
 
 MAX_LINE = MAX_MESSAGE + 2  # and its line end: a longer one is refused
@@ -30,8 +31,16 @@ class Pending:
 
     def sent(self, chunk: bytes) -> None:
         """The client's bytes, on their way to the server."""
-        frames = [frame for frame in self._sent.feed(chunk) if not isinstance(frame, TooLong)]
-        for message in (found for frame in frames for found in _read(frame)):
+        self._heard(self._sent.feed(chunk))
+
+    def input_ended(self) -> None:
+        """The client's input ended: its last line, without a newline, is a message too (the
+        server serves it, memidx/mcp/framing.py)."""
+        self._heard(self._sent.end())
+
+    def _heard(self, frames: Sequence[Frame]) -> None:
+        lines = [frame for frame in frames if not isinstance(frame, TooLong)]
+        for message in (found for line in lines for found in _read(line)):
             method = message.get("method")
             if method == "notifications/cancelled":  # MCP: a cancelled request is never answered
                 params = message.get("params")

@@ -64,6 +64,8 @@ def pump(
                 with lock:
                     pending.sent(chunk)
                 conn.sendall(chunk)
+            with lock:
+                pending.input_ended()
             ended.set()  # stdin's end; not a send the dead server refused (the server ended it)
         with contextlib.suppress(OSError):
             conn.shutdown(socket.SHUT_WR)

@@ -377,6 +377,35 @@ def test_a_call_of_a_client_done_writing_gets_an_error_when_the_server_dies(
     assert answer["error"]["code"] == relay.ENDED
 
 
+def test_a_last_call_without_a_newline_gets_an_error_when_the_server_dies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server serves the last line of a client's input though no newline ends it: the
+    front took it for no request, so a server dying under it left it unanswered, exit 0."""
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    os.write(stdin, REQUEST.rstrip(b"\n"))
+    os.close(stdin)
+
+    def dying_server() -> None:  # reads the request and the end of the client's input, dies
+        while server_end.recv(65536):
+            pass
+        server_end.close()
+
+    threading.Thread(target=dying_server, daemon=True).start()
+    ended = relay.pump(front, client_in, client_out, lambda: True)
+    os.close(client_out)
+    with os.fdopen(stdout, "rb") as read:
+        out = read.read()
+    os.close(client_in)
+    front.close()
+
+    assert ended is False
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [7]
+
+
 def test_an_answer_too_long_to_read_its_id_is_no_request_left(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -72,3 +72,13 @@ def test_a_request_over_the_servers_limit_waits_for_no_answer(
     waiting = Pending()
     waiting.sent(b"{}\n" + line + line_end)  # in one chunk with its newline
     assert list(waiting.ids.values()) == left
+
+
+def test_the_last_line_of_the_clients_input_without_a_newline_is_a_request_too() -> None:
+    """The server serves it when the input ends (memidx/mcp/framing.py): it waits for its
+    answer, and gets an error when the server dies first."""
+    waiting = Pending()
+    waiting.sent(CALL.rstrip(b"\n"))
+    assert not waiting
+    waiting.input_ended()
+    assert list(waiting.ids.values()) == [1]
