@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from memidx.frozen import Value
-from memidx.git.repo import MODE_GITLINK, GitRepo, decode_path
+from memidx.git.repo import MODE_GITLINK, GitRepo, decode_path, parse_raw
 
 MODE_SYMLINK = "120000"
 
@@ -80,12 +80,13 @@ def staged_gone(repo: GitRepo, root: Path) -> list[str]:
     """The files staged as added or changed that the work tree no longer holds as a file or a
     link (deleted, moved away, a folder in their place since): pre-commit passes a hook only
     files and links that exist, and memidx's shim runs it without its stash, so these reach
-    no check unless asked for by name."""
+    no check unless asked for by name. A submodule's folder is none of them: it has no file
+    to read (named, drift refused a `notes/x.md` submodule the framework never passes)."""
     out = repo.run(
-        "diff", "--cached", "--name-only", "-z", "--no-ext-diff", "--no-renames",
+        "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-renames",
         "--diff-filter=ACMRTUXB",
     )  # fmt: skip
-    refs = [decode_path(name) for name in out.split(b"\0") if name]
+    refs = [change.new_path for change in parse_raw(out) if change.new_path is not None]
     return [ref for ref in refs if not _file_or_link(root / ref)]
 
 
