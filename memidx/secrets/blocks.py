@@ -25,6 +25,10 @@ KEY_ALONE = re.compile(
 BLOCK_LINES = 64  # the lines of a block read: a block of nested keys is never read twice over
 # a line below a key alone that is a key itself (`valueFrom:`, `"key":`): a nested mapping
 NESTED_KEY = re.compile(r"[\"']?+[\w.-]++[\"']?+[ \t]*+:(?!\S)")
+# a key whose value on its line is a flow collection (`password: {value: x}`, `token: [x]`)
+KEY_FLOW = re.compile(
+    r"[ \t]*+(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]*+([{\[][^\n]*?[}\]])[ \t]*+(?:#.*)?\r?"
+)
 ITEM = re.compile(r"-(?:[ \t]++|$)")  # a list's item: its dash, and the item after it
 COMMENT = re.compile(r"[ \t]++#.*+")  # after a plain value (in a block, `#` is its text)
 # a flow collection's entry, between `{`, `[` or `,` and the next of them: a mapping's value
@@ -65,6 +69,16 @@ def values_below(
             if not block:
                 return  # a plain value: its first line is all this reads
         at = stop + 1
+
+
+def flow_values(
+    text: str, start: int, end: int, kind: str, judged: dict[int, bool]
+) -> Iterator[Finding]:
+    """The values that look secret of the flow collection a secret-sounding key holds on the
+    line `text[start:end]` (`password: {value: x}`): no keyword rule reads into one."""
+    key = KEY_FLOW.fullmatch(text, start, end)
+    if key is not None and secret_word(key.group(1)):
+        yield from _judged(text, key.start(2), key.end(2), kind, judged)
 
 
 def _items(

@@ -201,6 +201,23 @@ def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -
     assert find_secrets(text, allow=True) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("password: {value: Zk9xQ7mL2pWq8}\n", ["Zk9xQ7mL2pWq8"]),
+        ("- token: {name: ci, value: Zk9xQ7mL2pWq8}  # the deploy's\n", ["Zk9xQ7mL2pWq8"]),
+        ('"password": {"value": "Zk9xQ7mL2pWq8"}\n', ['"Zk9xQ7mL2pWq8"']),
+        ("api_keys: [Zk9xQ7mL2pWq8, hV4mB9cQ1sXe6Ty]\n", ["Zk9xQ7mL2pWq8", "hV4mB9cQ1sXe6Ty"]),
+        ("Password: [see the docs]\n", []),  # prose in brackets
+        ("password: {connectionString: x, minLength: 12}\n", []),  # keys are no values
+        ("notes: {value: Zk9xQ7mL2pWq8}\n", []),  # no secret-sounding key
+    ],
+)
+def test_a_flow_collection_on_its_keys_line_is_read(text: str, found: list[str]) -> None:
+    """No keyword rule read into `{...}` or `[...]`: its value went through every check."""
+    assert [text[f.start : f.end] for f in find_secrets(text, allow=True)] == found
+
+
 def test_a_line_below_nested_keys_is_judged_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each key of 64 nested ones read the lines below it: the entropy of each line was
     measured up to 64 times (a megabyte of such lines took 19 s, 3 s before blocks)."""
