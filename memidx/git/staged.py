@@ -9,7 +9,6 @@ inherited GIT_* variable is still dropped (memidx.git.repo.git_env).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -76,26 +75,12 @@ def read_staged(
             yield file, size, data
 
 
-def staged_gone(repo: GitRepo, root: Path) -> list[str]:
-    """The files staged as added or changed that the work tree no longer holds as a file or a
-    link (deleted, moved away, a folder in their place since): pre-commit passes a hook only
-    files and links that exist, and memidx's shim runs it without its stash, so these reach
-    no check unless asked for by name. A submodule's folder is none of them: it has no file
-    to read (named, drift refused a `notes/x.md` submodule the framework never passes)."""
+def staged_names(repo: GitRepo) -> list[str]:
+    """The files staged as added or changed (a rename by its new name), as pre-commit and
+    memidx's shim list what a commit holds."""
     out = repo.run(
         "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-renames",
         "--diff-filter=ACMRTUXB",
     )  # fmt: skip
-    refs = [change.new_path for change in parse_raw(out) if change.new_path is not None]
-    return [ref for ref in refs if not _file_or_link(root / ref)]
-
-
-def _file_or_link(path: Path) -> bool:
-    """What pre-commit's `types_or: [file, symlink]` takes: a link, or no folder nor socket."""
-    try:
-        found = path.lstat()
-    except OSError:
-        return False
-    return stat.S_ISLNK(found.st_mode) or not (
-        stat.S_ISDIR(found.st_mode) or stat.S_ISSOCK(found.st_mode)
-    )
+    # a submodule (mode 160000) is no file: the framework never passes one, drift refused it
+    return [change.new_path for change in parse_raw(out) if change.new_path is not None]

@@ -345,6 +345,18 @@ def test_a_server_not_holding_the_lock_is_never_ended(
     assert alive
 
 
+def test_a_front_that_cannot_look_at_the_lock_serves_its_session_itself(config: Config) -> None:
+    """A server took the connection and did not greet it, and the socket's lock cannot be
+    looked at (a folder there: its holder cannot be asked). It may still hold the socket, so
+    the front starts no other server beside it ("none"): it serves the session itself."""
+    path = config.state_dir / SOCKET
+    shared.lock_for(path).mkdir(parents=True)
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with server_end:
+        assert hung.look_again(config, path, front) == shared.UNGREETED
+    assert not hung.suspect_mark(path).exists()
+
+
 def test_a_call_of_a_client_done_writing_gets_an_error_when_the_server_dies(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
