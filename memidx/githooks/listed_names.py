@@ -22,14 +22,21 @@ LISTED = "MEMIDX_CHECK_NAMES"
 def framework_files(config: Config, given: list[str]) -> list[str]:
     """`given` and, under the framework, every staged name (the shim's list, else git's)."""
     named = os.environ.get(LISTED)
-    if named:
-        staged = [os.fsdecode(name) for name in _read(Path(named)).split(b"\0") if name]
-    elif os.environ.get("PRE_COMMIT") == "1" and config.in_git:
+    if not named and not (os.environ.get("PRE_COMMIT") == "1" and config.in_git):
+        return given
+    listed = (
+        [os.fsdecode(name) for name in _read(Path(named)).split(b"\0") if name] if named else None
+    )
+    if config.in_git:
         from memidx.git.staged import staged_names, staged_repo
 
-        staged = staged_names(staged_repo(config.root))
+        # git's own list leaves out a submodule (mode 160000), which the shim's lists too:
+        # named like a note, it is a folder with no file to read and drift refused the commit
+        files = staged_names(staged_repo(config.root))
+        held = set(files)
+        staged = files if listed is None else [name for name in listed if name in held]
     else:
-        return given
+        staged = listed or []
     known = set(staged)
     return [*staged, *(name for name in given if name not in known)]
 

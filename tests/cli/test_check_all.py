@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from memidx.config import Config
+from memidx.githooks.listed_names import LISTED
 from tests.benchmark.secrets.labeled import SECRETS
 from tests.cli.test_hook_path import imported
 from tests.helpers import NotesRepo, clean_env
@@ -259,6 +260,28 @@ def test_a_submodule_staged_in_the_notes_folder_is_no_file_gone_from_the_work_tr
     (repo.root / "notes" / "docs.md").mkdir()  # its checkout (or an empty folder: not inited)
     (repo.root / "notes" / "german.md").unlink()  # staged whole, with its token: still read
     monkeypatch.setenv("PRE_COMMIT", "1")
+
+    done = repo.memidx("check", "all")
+
+    assert done.code == 1, done
+    assert done.out.endswith(SECRETS_HEADER + "notes/german.md:7: github-token\n"), done.out
+    assert "docs.md" not in done.out + done.err and "memidx-drift" not in done.out
+
+
+def test_a_submodule_the_shims_list_names_like_a_note_is_not_read(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The shim lists what `git diff --cached --name-only` gives, a submodule too: check all
+    reads the list, and a submodule named like a note was read as one (drift refused the
+    commit, "cannot be read: Is a directory")."""
+    head = repo.git("rev-parse", "HEAD").strip()
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{head},notes/docs.md")
+    (repo.root / "notes" / "docs.md").mkdir()
+    (repo.root / "notes" / "german.md").unlink()  # staged whole, with its token: still read
+    listed = tmp_path / "names"
+    listed.write_bytes(b"notes/docs.md\0notes/german.md\0")  # as the shim writes it
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    monkeypatch.setenv(LISTED, str(listed))
 
     done = repo.memidx("check", "all")
 

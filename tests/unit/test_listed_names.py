@@ -42,12 +42,16 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
 def test_the_shims_list_gives_every_staged_name_to_one_run(
     config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    for name in ("a.md", "b é.md"):
+        (tmp_path / "notes" / name).write_text("# A\n")
+    subprocess.run(["git", "add", "notes"], cwd=tmp_path, env=clean_env(), check=True)
     listed = tmp_path / "names"
-    listed.write_bytes(b"notes/a.md\0notes/b \xc3\xa9.md\0")
+    # as the shim lists them; a name git does not stage (a submodule's) is none of the files
+    listed.write_bytes(b"notes/-new.md\0notes/a.md\0notes/b \xc3\xa9.md\0notes/sub.md\0")
     monkeypatch.setenv(LISTED, str(listed))
 
     assert framework_files(config, ["notes/b é.md", "x.md"]) == [
-        "notes/a.md", "notes/b é.md", "x.md"
+        "notes/-new.md", "notes/a.md", "notes/b é.md", "x.md"
     ]  # fmt: skip
 
 
