@@ -216,8 +216,7 @@ def boot_id() -> str | None:
 
 def room_reserved(folder: Path, size: int) -> bool:
     """Whether `size` bytes could be given to a file in `folder` now: asked by allocating
-    them to a file of its own (posix_fallocate, no data written where the file system can;
-    glibc writes a byte a block where it cannot), removed before it is allocated, so a killed
+    them to a file of its own (posix_fallocate), removed before it is allocated, so a killed
     process leaves none holding the room. For a disk that would not say its free space
     (statvfs fails on some FUSE and network file systems). False where there is no such call
     (Windows, whose disks say theirs; macOS, whose `os` has no posix_fallocate: it was an

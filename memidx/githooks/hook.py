@@ -82,6 +82,10 @@ def _synced(root: Path, stage: str) -> int:
 def _commit_pending(config: Config) -> None:
     """Commit the notes a `remember` left pending while this git command held the clone; a
     failure is said, and the index is brought to HEAD all the same."""
+    from memidx.memory.pending_mark import any_pending
+
+    if not any_pending(config):  # the usual case: no load of the committing code
+        return
     from memidx.memory.pending_notes import finish_after_git
 
     def say(line: str) -> None:

@@ -29,9 +29,9 @@ from memidx.errors import GitBusy, MemidxError
 from memidx.git.commit import commit_paths
 from memidx.hashes import sha256_hex
 from memidx.memory.note_state import added_by, the_same_note
+from memidx.memory.pending_mark import FOLDER, any_pending
 from memidx.portable import file_lock
 
-FOLDER = "pending-notes"
 LOCK = "remember.lock"  # one remember writes and commits at a time; the finishers take it too
 BEHIND_WAIT = 1.0  # seconds a remember waits for git behind an older pending note (not 10)
 HOOK_LOCK_WAIT = 0.2  # seconds a git hook waits for a remember under way (the person waits)
@@ -123,7 +123,7 @@ def finish_now(config: Config, notice: Callable[[str], None]) -> Committed:
     from memidx.memory.remember import LOCK_WAIT
     from memidx.waited_lock import waited_lock
 
-    if not any((config.state_dir / FOLDER).glob("[0-9]*.json")):
+    if not any_pending(config):
         return Committed({})
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, "a memidx remember of this clone"):
         return commit_pending(config, None, notice)
@@ -136,7 +136,7 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
     HEAD once back on a branch."""
     from memidx.git.branch import on_a_branch
 
-    if not any((config.state_dir / FOLDER).glob("[0-9]*.json")):
+    if not any_pending(config):
         return Committed({})
     try:
         on_a_branch(config.root, "the pending notes were not committed yet")
