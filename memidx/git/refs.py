@@ -122,7 +122,7 @@ def reach_state(root: Path) -> str | None:
         newest = 0
         for base in dict.fromkeys(bases):
             for name in REACH:
-                for path, info in _files(base / name):
+                for path, info in _files(str(base / name)):
                     line = f"{path}\0{info.st_dev} {info.st_ino} {info.st_size} "
                     line += f"{info.st_mtime_ns} {info.st_ctime_ns}\n"
                     digest.update(line.encode("utf-8", "surrogateescape"))
@@ -132,20 +132,20 @@ def reach_state(root: Path) -> str | None:
     return None if newest > time.time_ns() - RACY_NS else digest.hexdigest()
 
 
-def _files(place: Path) -> list[tuple[Path, os.stat_result]]:
-    """`place` and, if it is a folder, every file under it, with their lstat (none if gone)."""
+def _files(place: str) -> list[tuple[str, os.stat_result]]:
+    """`place` and, if it is a folder, every file under it, with their lstat (none if gone);
+    os.scandir and plain strings: thousands of refs and reflogs are read at every sync."""
     try:
-        info = place.lstat()
+        info = os.lstat(place)
     except FileNotFoundError:
         return []
     if not stat.S_ISDIR(info.st_mode):
         return [(place, info)]
-    found: list[tuple[Path, os.stat_result]] = []
-    for folder, folders, names in os.walk(place, onerror=_raise):
-        folders.sort()
-        found += [(Path(folder, n), Path(folder, n).lstat()) for n in sorted(names)]
+    found: list[tuple[str, os.stat_result]] = []
+    with os.scandir(place) as entries:
+        for entry in sorted(entries, key=lambda entry: entry.name):
+            if entry.is_dir(follow_symlinks=False):
+                found += _files(entry.path)
+            else:  # a link too, as it is
+                found.append((entry.path, entry.stat(follow_symlinks=False)))
     return found
-
-
-def _raise(error: OSError) -> None:
-    raise error
