@@ -23,6 +23,7 @@ def test_each_change_of_refs_reflogs_or_autostash_changes_the_state(
     repo = NotesRepo(tmp_path / "clone")
     repo.write("notes/a.md", "a\n")
     repo.commit("first")
+    other = tmp_path / "other"  # a second work tree: its HEAD and reflog are its own
     repo.git("branch", "side")
     repo.git("tag", "v1")
     steps = [
@@ -32,13 +33,19 @@ def test_each_change_of_refs_reflogs_or_autostash_changes_the_state(
         ("branch", "-D", "side"),
         ("reflog", "expire", "--expire=now", "--all"),
         ("commit", "-q", "--allow-empty", "-m", "second"),
+        ("worktree", "add", "-q", "--detach", str(other), "HEAD~1"),
+        ("-C", str(other), "commit", "-q", "--allow-empty", "-m", "in the other work tree"),
     ]
     states = [reach_state(repo.root)]
     for step in steps:
         repo.git(*step)
         states.append(reach_state(repo.root))
+    repo.git("worktree", "remove", str(other))  # its commit unreachable: as before the add
+    assert reach_state(repo.root) == states[-3]
     git_dir = repo.root / ".git"
     (git_dir / "MERGE_AUTOSTASH").write_text("0" * 40 + "\n")  # a merge under way
+    states.append(reach_state(repo.root))
+    (git_dir / "shallow").write_text(repo.git("rev-parse", "HEAD"))  # a shallow fetch
     states.append(reach_state(repo.root))
 
     assert None not in states and len(set(states)) == len(states)
