@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from pathlib import Path
 
 
@@ -96,11 +97,19 @@ REACH = (
 )  # fmt: skip
 
 
+# how recent a change of one of those files may be for its state to be kept: a file system
+# that keeps times to the second (ext4 made with 128-byte inodes, HFS+; FAT: to two) gives a
+# ref moved twice within one second the inode (ext4 hands a freed one out again), size and
+# times it had before, and the state read between the moves would come back
+RACY_NS = 2_000_000_000
+
+
 def reach_state(root: Path) -> str | None:
     """A digest of what every ref, reflog and autostash of the clone names (each file's
     identity, size and times: git writes a ref or rewrites a reflog into a new file and
     appends to a reflog), so that an answer of a history walk can be kept until it changes;
-    None when the files cannot all be read this way (then ask git again)."""
+    None when the files cannot all be read this way, or one changed RACY_NS ago or later
+    (then ask git again)."""
     try:
         git_dir = _git_dir(root)
         if not git_dir.is_dir():  # no repository here: no state to tie an answer to
@@ -110,31 +119,33 @@ def reach_state(root: Path) -> str | None:
         if (common / "worktrees").is_dir():  # the other work trees' HEADs, refs and reflogs
             bases += sorted(p for p in (common / "worktrees").iterdir() if p.is_dir())
         digest = hashlib.sha256()
+        newest = 0
         for base in dict.fromkeys(bases):
             for name in REACH:
-                for path, info in _files(base / name):
+                for path, info in _files(str(base / name)):
                     line = f"{path}\0{info.st_dev} {info.st_ino} {info.st_size} "
                     line += f"{info.st_mtime_ns} {info.st_ctime_ns}\n"
                     digest.update(line.encode("utf-8", "surrogateescape"))
+                    newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
     except OSError:
         return None
-    return digest.hexdigest()
+    return None if newest > time.time_ns() - RACY_NS else digest.hexdigest()
 
 
-def _files(place: Path) -> list[tuple[Path, os.stat_result]]:
-    """`place` and, if it is a folder, every file under it, with their lstat (none if gone)."""
+def _files(place: str) -> list[tuple[str, os.stat_result]]:
+    """`place` and, if it is a folder, every file under it, with their lstat (none if gone);
+    os.scandir and plain strings: thousands of refs and reflogs are read at every sync."""
     try:
-        info = place.lstat()
+        info = os.lstat(place)
     except FileNotFoundError:
         return []
     if not stat.S_ISDIR(info.st_mode):
         return [(place, info)]
-    found: list[tuple[Path, os.stat_result]] = []
-    for folder, folders, names in os.walk(place, onerror=_raise):
-        folders.sort()
-        found += [(Path(folder, n), Path(folder, n).lstat()) for n in sorted(names)]
+    found: list[tuple[str, os.stat_result]] = []
+    with os.scandir(place) as entries:
+        for entry in sorted(entries, key=lambda entry: entry.name):
+            if entry.is_dir(follow_symlinks=False):
+                found += _files(entry.path)
+            else:  # a link too, as it is
+                found.append((entry.path, entry.stat(follow_symlinks=False)))
     return found
-
-
-def _raise(error: OSError) -> None:
-    raise error

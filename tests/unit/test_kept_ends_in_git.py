@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import memidx.git.refs as refs_module
 import memidx.haystack.clone_writer as clone_writer_module
 from memidx.config import Config
 from memidx.git.repo import GitRepo
@@ -63,6 +64,7 @@ def test_an_end_a_stash_holds_is_walked_for_once_until_a_ref_changes(
     """Every sync asks whether a commit holds a cut end, and the walk of the whole history
     costs ~0.1 ms a commit: its yes is kept until a ref, reflog or autostash changes; then
     the stash dropped, no commit holds the end and sync writes it back."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
     repo = NotesRepo(tmp_path)
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
     keep_out_of_git(config.state_dir)
@@ -95,6 +97,7 @@ def test_a_copy_left_partly_committed_goes_once_a_plain_commit_holds_it_whole(
     """The writer moves on from a segment a commit holds a part of, keeping its copy (the
     rest is in the work tree alone); `git commit` of the rest is seen by the next sync, and
     git is asked about HEAD again only once a ref changed."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
     repo = NotesRepo(tmp_path)
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
     keep_out_of_git(config.state_dir)
@@ -129,6 +132,7 @@ def test_a_segment_a_stash_took_is_walked_for_once_until_a_ref_changes(
 ) -> None:
     """`git stash -u` takes the open segment: every sync asks whether a commit names it, a
     walk of the whole history, until a ref changes; the stash dropped, sync writes it back."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
     repo = NotesRepo(tmp_path)
     repo.write("notes/a.md", "a note\n")
     repo.commit("first")
@@ -151,3 +155,41 @@ def test_a_segment_a_stash_took_is_walked_for_once_until_a_ref_changes(
     repo.git("stash", "drop", "-q")
     assert restore_own(config) == [segment]
     assert len(walks) == 2 and segment.read_bytes() == data
+
+
+def test_an_end_no_commit_holds_is_written_back_each_time_git_cuts_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a yes of a walk is kept: git cutting the end again, no ref changed, has it written
+    back again (a kept no would leave it out until a ref changed)."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
+    repo = NotesRepo(tmp_path)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    writer = clone_writer(config)
+    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    whole = segment.read_bytes()
+    repo.git("commit", "-q", "-m", "the part")
+    for _ in range(2):
+        repo.git("checkout", "--", "notes")  # the file as HEAD holds it
+        assert restore_own(config) == [segment] and segment.read_bytes() == whole
+
+
+def test_a_segment_no_commit_names_is_written_back_each_time_git_deletes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the names a walk found are kept: `git clean` deleting the segment again, no ref
+    changed, has it written back again."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
+    repo = NotesRepo(tmp_path)
+    repo.write("notes/a.md", "a note\n")
+    repo.commit("first")
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    segment, _, _ = clone_writer(config).append(new_record("turn", "capybara turn"))
+    data = segment.read_bytes()
+    for _ in range(2):
+        repo.git("clean", "-q", "-f", "-d", "notes")
+        assert restore_own(config) == [segment] and segment.read_bytes() == data

@@ -9,16 +9,21 @@ from pathlib import Path
 
 import pytest
 
+import memidx.git.refs as refs_module
 from memidx.git.refs import reach_state
 from memidx.haystack.walk_memo import MEMO, WalkMemo
 from tests.fifos import at_once
 from tests.helpers import NotesRepo
 
 
-def test_each_change_of_refs_reflogs_or_autostash_changes_the_state(tmp_path: Path) -> None:
-    repo = NotesRepo(tmp_path)
+def test_each_change_of_refs_reflogs_or_autostash_changes_the_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # each state is read at once
+    repo = NotesRepo(tmp_path / "clone")
     repo.write("notes/a.md", "a\n")
     repo.commit("first")
+    other = tmp_path / "other"  # a second work tree: its HEAD and reflog are its own
     repo.git("branch", "side")
     repo.git("tag", "v1")
     steps = [
@@ -28,16 +33,41 @@ def test_each_change_of_refs_reflogs_or_autostash_changes_the_state(tmp_path: Pa
         ("branch", "-D", "side"),
         ("reflog", "expire", "--expire=now", "--all"),
         ("commit", "-q", "--allow-empty", "-m", "second"),
+        ("worktree", "add", "-q", "--detach", str(other), "HEAD~1"),
+        ("-C", str(other), "commit", "-q", "--allow-empty", "-m", "in the other work tree"),
     ]
-    states = [reach_state(tmp_path)]
+    states = [reach_state(repo.root)]
     for step in steps:
         repo.git(*step)
-        states.append(reach_state(tmp_path))
-    (tmp_path / ".git" / "MERGE_AUTOSTASH").write_text("0" * 40 + "\n")  # a merge under way
-    states.append(reach_state(tmp_path))
+        states.append(reach_state(repo.root))
+    repo.git("worktree", "remove", str(other))  # its commit unreachable: as before the add
+    assert reach_state(repo.root) == states[-3]
+    git_dir = repo.root / ".git"
+    (git_dir / "MERGE_AUTOSTASH").write_text("0" * 40 + "\n")  # a merge under way
+    states.append(reach_state(repo.root))
+    (git_dir / "shallow").write_text(repo.git("rev-parse", "HEAD"))  # a shallow fetch
+    states.append(reach_state(repo.root))
 
     assert None not in states and len(set(states)) == len(states)
-    assert reach_state(tmp_path) == states[-1]  # nothing changed: the same state
+    assert reach_state(repo.root) == states[-1]  # nothing changed: the same state
+
+
+def test_a_state_read_within_seconds_of_a_change_is_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system that keeps times to the second (ext4 made with 128-byte inodes, HFS+;
+    FAT: to two) gave a tag moved twice within one second the identity, size and times it had
+    before the first move (ext4 hands a freed inode out again): the state read between them
+    came back, and with it a yes kept for a commit no ref named any longer. A state read so
+    soon after a change is none: nothing is kept for it."""
+    repo = NotesRepo(tmp_path)
+    repo.write("notes/a.md", "a\n")
+    repo.commit("first")
+    repo.git("tag", "-f", "t", "HEAD")
+
+    assert reach_state(tmp_path) is None
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # the change seconds ago
+    assert reach_state(tmp_path) is not None
 
 
 def test_a_kept_yes_holds_only_at_the_state_it_was_found_in(tmp_path: Path) -> None:
