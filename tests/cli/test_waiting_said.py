@@ -10,6 +10,7 @@ import select
 import shutil
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -52,18 +53,20 @@ with file_lock(lock):
 """
 
 
-def run_hook(lock: Path, *, terminal: bool, **env: str) -> tuple[str, bytes]:
-    """What the hook said on the pty it has as its controlling terminal (or has not), and
-    on its stderr."""
+def run_hook(lock: Path, *, terminal: bool, stopped: bool = False, **env: str) -> tuple[str, bytes]:
+    """What the hook said on the pty it has as its controlling terminal (or has not), its
+    output stopped as Ctrl-S stops it (`stopped`), and on its stderr."""
     master, slave = os.openpty()
     try:
+        if stopped:
+            termios.tcflow(slave, termios.TCOOFF)
         done = subprocess.run(
             [sys.executable, "-c", CHILD, os.ttyname(slave) if terminal else "", str(lock)],
             env=clean_env(PRE_COMMIT="1", **env),
             capture_output=True,
             start_new_session=True,  # no controlling terminal but the pty it opens
             check=False,
-            timeout=60,
+            timeout=30,  # a write that blocks holds it until then
         )
         assert done.returncode == 0, done.stderr
         said = b""
@@ -85,6 +88,14 @@ def test_a_hook_waiting_says_so_on_the_controlling_terminal(tmp_path: Path) -> N
         said.replace("\r\n", "\n") == f"\nmemidx: waiting up to 0.1 s more for {lock} (a build)\n"
     )
     assert err == b""
+
+
+def test_a_stopped_terminal_never_holds_the_commit(tmp_path: Path) -> None:
+    """Output stopped with Ctrl-S: a blocking write held the check, and the commit, until
+    someone pressed Ctrl-Q; the line is dropped instead."""
+    said, err = run_hook(tmp_path / "index.sqlite.lock", terminal=True, stopped=True, CI="")
+
+    assert said == "" and err == b""
 
 
 @pytest.mark.parametrize(
