@@ -14,8 +14,9 @@ from memidx.portable import NO_FIFO_WAIT, file_lock
 
 # Seconds a writer waits in silence for a lock before it says so on a terminal.
 SAY_AFTER = 2.0
-# Set by memidx's pre-commit shim when the commit's output goes to no terminal (an agent's
-# `git commit`, its output piped): the person at the controlling terminal is not watching it.
+# Set by memidx's pre-commit shim: 1 when the commit's output goes to no terminal (an agent's
+# `git commit`, its output piped), whose person at the controlling terminal is not watching
+# it; 0 when it goes to one.
 UNSEEN = "MEMIDX_CHECKS_UNSEEN"
 
 
@@ -48,12 +49,18 @@ def say_waiting(line: str) -> None:
     """`line` where the person waiting sees it: on stderr when it is a terminal; under the
     pre-commit framework (PRE_COMMIT=1), which holds a hook's output until the hook ends, on
     the controlling terminal, written without ever waiting for it. Nowhere when there is none,
-    in CI, or when memidx's shim says the commit's output goes to no terminal (UNSEEN)."""
+    in CI, or when the commit's output goes to no terminal: memidx's shim says so (UNSEEN);
+    under the framework alone, the hook's output is then a pipe, not the pty pre-commit gives
+    it when its own stderr is a terminal (an agent's commit, or lazygit's, whose screen the
+    line landed on)."""
     if os.environ.get("PRE_COMMIT") != "1":
         if sys.stderr.isatty():
             print(line, file=sys.stderr, flush=True)
         return
-    if os.environ.get("CI", "").lower() not in ("", "0", "false") or os.environ.get(UNSEEN):
+    if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+        return
+    mark = os.environ.get(UNSEEN)  # memidx's shim's; none under the framework alone
+    if mark != "0" if mark else not sys.stdout.isatty():
         return
     from memidx.text import display
 

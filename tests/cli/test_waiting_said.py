@@ -10,6 +10,7 @@ import select
 import shutil
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -52,33 +53,51 @@ with file_lock(lock):
 """
 
 
-def run_hook(lock: Path, *, terminal: bool, **env: str) -> tuple[str, bytes]:
-    """What the hook said on the pty it has as its controlling terminal (or has not), and
-    on its stderr."""
+def run_hook(
+    lock: Path, env: dict[str, str], *, terminal: bool, watched: bool, stopped: bool = False
+) -> tuple[str, bytes]:
+    """What the hook run with `env` said on the pty it has as its controlling terminal (or has
+    not), and on its stderr. `watched`: its output is a pty of its own, as pre-commit gives a
+    hook when its own stderr is a terminal (else a pipe); `stopped`: the terminal's output
+    stopped, as Ctrl-S stops it."""
     master, slave = os.openpty()
+    output, output_slave = os.openpty() if watched else (None, None)
     try:
+        if stopped:
+            termios.tcflow(slave, termios.TCOOFF)
         done = subprocess.run(
             [sys.executable, "-c", CHILD, os.ttyname(slave) if terminal else "", str(lock)],
             env=clean_env(PRE_COMMIT="1", **env),
-            capture_output=True,
+            stdout=subprocess.PIPE if output_slave is None else output_slave,
+            stderr=subprocess.PIPE,
             start_new_session=True,  # no controlling terminal but the pty it opens
             check=False,
-            timeout=60,
+            timeout=30,  # a write that blocks holds it until then
         )
         assert done.returncode == 0, done.stderr
         said = b""
         while select.select([master], [], [], 0)[0]:
             said += os.read(master, 4096)
     finally:
-        os.close(slave)
-        os.close(master)
+        for fd in (slave, master, output_slave, output):
+            if fd is not None:
+                os.close(fd)
     return said.decode(), done.stderr
 
 
-def test_a_hook_waiting_says_so_on_the_controlling_terminal(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("watched", "env"),
+    [
+        (True, {}),  # the framework alone: its pty, as its own stderr is a terminal
+        (False, {"MEMIDX_CHECKS_UNSEEN": "0"}),  # memidx's shim saw one (pre-commit's TERM=dumb)
+    ],
+)
+def test_a_hook_waiting_says_so_on_the_controlling_terminal(
+    tmp_path: Path, watched: bool, env: dict[str, str]
+) -> None:
     lock = tmp_path / "index.sqlite.lock"
 
-    said, err = run_hook(lock, terminal=True, CI="")
+    said, err = run_hook(lock, {"CI": "", **env}, terminal=True, watched=watched)
 
     # a new line first: the framework has written `name.....` and waits for the verdict
     assert (
@@ -87,18 +106,31 @@ def test_a_hook_waiting_says_so_on_the_controlling_terminal(tmp_path: Path) -> N
     assert err == b""
 
 
+def test_a_stopped_terminal_never_holds_the_commit(tmp_path: Path) -> None:
+    """Output stopped with Ctrl-S: a blocking write held the check, and the commit, until
+    someone pressed Ctrl-Q; the line is dropped instead."""
+    lock = tmp_path / "index.sqlite.lock"
+
+    said, err = run_hook(lock, {"CI": ""}, terminal=True, watched=True, stopped=True)
+
+    assert said == "" and err == b""
+
+
 @pytest.mark.parametrize(
-    ("terminal", "env"),
+    ("terminal", "watched", "env"),
     [
-        (False, {}),  # no controlling terminal: nothing, no error
-        (True, {"CI": "true"}),
-        (True, {"MEMIDX_CHECKS_UNSEEN": "1"}),  # memidx's shim: git's stderr is no terminal
+        (False, True, {}),  # no controlling terminal: nothing, no error
+        (True, True, {"CI": "true"}),
+        (True, True, {"MEMIDX_CHECKS_UNSEEN": "1"}),  # memidx's shim: git's stderr no terminal
+        # the framework alone (another repository), its stderr no terminal: an agent's commit,
+        # or lazygit's, whose screen the line landed on
+        (True, False, {}),
     ],
 )
 def test_nothing_is_said_without_a_person_watching(
-    tmp_path: Path, terminal: bool, env: dict[str, str]
+    tmp_path: Path, terminal: bool, watched: bool, env: dict[str, str]
 ) -> None:
-    said, err = run_hook(tmp_path / "index.sqlite.lock", terminal=terminal, **env)
+    said, err = run_hook(tmp_path / "index.sqlite.lock", env, terminal=terminal, watched=watched)
 
     assert said == "" and err == b""
 
@@ -150,4 +182,4 @@ def test_the_shim_marks_a_commit_whose_output_goes_to_no_terminal(
         os.close(master)
 
     assert done.returncode == 0, done
-    assert (repo.root / ".git" / "unseen").read_text() == ("" if terminal else "1")
+    assert (repo.root / ".git" / "unseen").read_text() == ("0" if terminal else "1")
