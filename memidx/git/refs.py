@@ -4,7 +4,6 @@ and a digest of the files every ref and reflog is kept in, to tell when they cha
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import time
@@ -118,6 +117,8 @@ def reach_state(root: Path) -> str | None:
         bases = [git_dir, common]
         if (common / "worktrees").is_dir():  # the other work trees' HEADs, refs and reflogs
             bases += sorted(p for p in (common / "worktrees").iterdir() if p.is_dir())
+        import hashlib  # here: a post-* hook loads this module and seldom asks
+
         digest = hashlib.sha256()
         newest = 0
         for base in dict.fromkeys(bases):

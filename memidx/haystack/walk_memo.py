@@ -8,7 +8,6 @@ state's digest, then one digest a line for each question answered yes."""
 
 from __future__ import annotations
 
-import hashlib
 from contextlib import suppress
 from pathlib import Path
 
@@ -47,6 +46,8 @@ class WalkMemo:
 
 def question(kind: str, *parts: bytes) -> str:
     """The digest naming a question about `parts` (a segment's path, its bytes)."""
+    import hashlib  # here: a post-* hook loads this module and seldom asks
+
     digest = hashlib.sha256(kind.encode())
     for part in parts:
         digest.update(len(part).to_bytes(8, "big") + part)
