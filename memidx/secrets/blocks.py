@@ -61,22 +61,35 @@ def values_below(
         at = stop + 1
 
 
+# a line below a key alone that is a key itself, or a list item's (`- api_key: ...`), quoted,
+# plain (spaces too: `api key:`) or in a flow mapping (`{api_key: ...}`): no value of the key
+# above it, for an allow marker on that key's line (broader than NESTED_KEY: what it takes for
+# a key stays checked)
+KEY_BELOW = re.compile(r"(?:-[ \t]++)*+(?:(?:\"[^\"]*+\"|'[^']*+')[ \t]*+|[^\s#][^#]*?):(?!\S)")
+
+
 def value_end(text: str, start: int, end: int) -> int:
     """Where the value below the line text[start:end] ends when that line is a key alone: its
-    block (`password: |`, to the first line no more indented than the key), or its next line
-    when more indented and no key itself (`password:` over the value); else `end`. An allow
-    marker on the key's line allows that value, as it allows a value on the key's line."""
+    block (`password: |`, to the first line no more indented than the key, or less indented
+    than the block's first line), or its next line when more indented and no key itself
+    (`password:` over the value); else `end`. An allow marker on the key's line allows that
+    value, as it allows a value on the key's line. Indentation is YAML's, spaces: a list
+    item's key (`- password: |`) stands after its dash, where a sibling key (`  api_key:`)
+    stands, which is no line of its block."""
     key = KEY_ALONE.fullmatch(plain_quotes(text[start:end]))
     if key is None:
         return end
-    indent, block = len(key.group(1)), key.group(3) is not None
+    column = len(key.group(1)) + (2 if key.group().startswith("- ", key.end(1)) else 0)
+    block, inner = key.group(3) is not None, None  # the block's indentation: its first line's
     at, last = end + 1, end
     while at < len(text):
         stop = text.find("\n", at)
         stop = len(text) if stop == -1 else stop
         line = plain_quotes(text[at:stop])
         if value := line.strip():  # a blank line is part of a block
-            if len(line) - len(line.lstrip()) <= indent or (not block and NESTED_KEY.match(value)):
+            indent = len(line) - len(line.lstrip(" "))
+            inner = indent if inner is None else inner
+            if indent <= column or indent < inner or (not block and KEY_BELOW.match(value)):
                 return last  # the block ended, or the key holds a mapping
             last = stop
             if not block:

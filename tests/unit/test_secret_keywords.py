@@ -236,6 +236,16 @@ def test_an_allow_marker_on_a_keys_line_allows_the_value_below_it(text: str) -> 
         "password:  # memidx: allow-secret\n  Zk9xQ7mL2pWq8\n  token: Zk9xQ7mL2pWq8x\n",
         "creds:  # memidx: allow-secret\n  password: Zk9xQ7mL2pWq8x\n",  # a mapping: no value
         "password: |  # memidx: allow-secret\n  x\napi_key: Zk9xQ7mL2pWq8x\n",  # a key after
+        # a list item's sibling key: the item's keys stand after its dash, past its indent
+        "- password: |  # memidx: allow-secret\n    x\n  api_key: Zk9xQ7mL2pWq8x\n",
+        "env:\n  - password:  # memidx: allow-secret\n      x\n    api_key: Zk9xQ7mL2pWq8x\n",
+        # less indented than the block's first line, more than its key: the block has ended
+        "a:\n  password: |  # memidx: allow-secret\n      x\n    api_key: Zk9xQ7mL2pWq8x\n",
+        "password: |  # memidx: allow-secret\n  x\n\u3000api_key: Zk9xQ7mL2pWq8x\n",  # no indent
+        "password: |  # memidx: allow-secret\n  x\n\tapi_key: Zk9xQ7mL2pWq8x\n",
+        # keys below a plain key: a list of mappings, a key with a space
+        "password:  # memidx: allow-secret\n  - api_key: Zk9xQ7mL2pWq8x\n",
+        "password:  # memidx: allow-secret\n  db api_key: Zk9xQ7mL2pWq8x\n",
     ],
 )
 def test_an_allow_marker_on_a_keys_line_allows_nothing_past_its_value(text: str) -> None:
