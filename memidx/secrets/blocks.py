@@ -80,7 +80,9 @@ def value_end(text: str, start: int, end: int) -> int:
     if key is None:
         return end
     column = len(key.group(1)) + (2 if key.group().startswith("- ", key.end(1)) else 0)
-    block, inner = key.group(3) is not None, None  # the block's indentation: its first line's
+    block, digit = key.group(3) is not None, re.search(r"[1-9]", key.group(3) or "")
+    # the block's indentation: its indicator's (`|2`: the key's column and 2), or its first line's
+    inner = column + int(digit.group()) if digit else None
     at, last = end + 1, end
     while at < len(text):
         stop = text.find("\n", at)

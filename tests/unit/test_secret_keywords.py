@@ -221,6 +221,8 @@ def test_a_block_is_read_to_its_64th_line_and_no_further() -> None:
         f"ci_key: >-  # pragma: allowlist secret\n  {'ghp_' + 'a1b2c3d4e5' * 4}\n",
         "- api_key:  # memidx: allow-secret\n    Zk9xQ7mL2pWq8\n",  # a plain value below
         "db_password\uff1a|  # memidx: allow-secret\n  Zk9xQ7mL2pWq8\n",  # a fullwidth colon
+        # an indentation indicator: the block's first line more indented than the block
+        "password: |2  # memidx: allow-secret\n      x\n  Zk9xQ7mL2pWq8\n",
     ],
 )
 def test_an_allow_marker_on_a_keys_line_allows_the_value_below_it(text: str) -> None:
