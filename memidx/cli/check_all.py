@@ -42,8 +42,9 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
     import sqlite3  # not at the top: main imports this module for every command, hooks too
 
     from memidx.githooks.checks import staged_notes
+    from memidx.githooks.listed_names import framework_files
 
-    args.files = _with_staged_gone(config, args.files)
+    args.files = framework_files(config, args.files)  # under the framework: all staged
     skipped = skipped_checks()
     if left_out := [hook for hook, _ in CHECKS if hook in skipped]:
         _say_skipped(config, left_out)
@@ -73,22 +74,6 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
     if unable is not None:
         raise unable  # its message and exit code, as its own hook's
     return status
-
-
-def _with_staged_gone(config: Config, files: list[str]) -> list[str]:
-    """`files`, and under the framework (PRE_COMMIT=1) the staged files the work tree lost,
-    which it never passes: a note staged with a token, then deleted, was committed unread."""
-    import os
-
-    if os.environ.get("PRE_COMMIT") != "1" or not config.in_git:
-        return files
-    from memidx.git.staged import staged_gone, staged_repo
-
-    given = set(files)
-    return [
-        *files,
-        *(ref for ref in staged_gone(staged_repo(config.root), config.root) if ref not in given),
-    ]
 
 
 def run_check(

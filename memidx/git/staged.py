@@ -9,12 +9,11 @@ inherited GIT_* variable is still dropped (memidx.git.repo.git_env).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from memidx.frozen import Value
-from memidx.git.repo import MODE_GITLINK, GitRepo, decode_path
+from memidx.git.repo import MODE_GITLINK, GitRepo, decode_path, parse_raw
 
 MODE_SYMLINK = "120000"
 
@@ -76,25 +75,12 @@ def read_staged(
             yield file, size, data
 
 
-def staged_gone(repo: GitRepo, root: Path) -> list[str]:
-    """The files staged as added or changed that the work tree no longer holds as a file or a
-    link (deleted, moved away, a folder in their place since): pre-commit passes a hook only
-    files and links that exist, and memidx's shim runs it without its stash, so these reach
-    no check unless asked for by name."""
+def staged_names(repo: GitRepo) -> list[str]:
+    """The files staged as added or changed (a rename by its new name), as pre-commit and
+    memidx's shim list what a commit holds."""
     out = repo.run(
-        "diff", "--cached", "--name-only", "-z", "--no-ext-diff", "--no-renames",
+        "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-renames",
         "--diff-filter=ACMRTUXB",
     )  # fmt: skip
-    refs = [decode_path(name) for name in out.split(b"\0") if name]
-    return [ref for ref in refs if not _file_or_link(root / ref)]
-
-
-def _file_or_link(path: Path) -> bool:
-    """What pre-commit's `types_or: [file, symlink]` takes: a link, or no folder nor socket."""
-    try:
-        found = path.lstat()
-    except OSError:
-        return False
-    return stat.S_ISLNK(found.st_mode) or not (
-        stat.S_ISDIR(found.st_mode) or stat.S_ISSOCK(found.st_mode)
-    )
+    # a submodule (mode 160000) is no file: the framework never passes one, drift refused it
+    return [change.new_path for change in parse_raw(out) if change.new_path is not None]

@@ -5,11 +5,11 @@ the tombstone arrives (pull, ingest), and in a rebuild, whichever segment is rea
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from memidx.drafts import read_whole
-from memidx.haystack.frames import FORGET, Located, scan_bytes
+from memidx.haystack.frames import FORGET, Located, Record, scan_bytes
 from memidx.haystack.segments import segments
 from memidx.index.store import RecordStore, Store
 
@@ -39,13 +39,19 @@ def forget_in_index(store: Store, record_id: str) -> int:
 def tombstones_on_disk(folder: Path) -> set[str]:
     """The ids the tombstones in the segments under `folder` forget, read from the files: an
     index that has not read a pulled tombstone yet (a pull with no hooks) must not hide it."""
-    found: set[str] = set()
+    return {tombstone.forgets for tombstone in _tombstones(folder) if tombstone.forgets}
+
+
+def tombstone_on_disk(folder: Path, record_id: str) -> str | None:
+    """The id of a tombstone in the segments under `folder` that forgets this record (the
+    first found), read from the files as tombstones_on_disk; None when none does."""
+    return next((t.id for t in _tombstones(folder) if t.forgets == record_id), None)
+
+
+def _tombstones(folder: Path) -> Iterator[Record]:
+    """The tombstones in the segments under `folder`, segment by segment."""
     for path in segments(folder):
         data = read_whole(path) or b""  # as it is: no FIFO waited on, no link followed
         if b'"forgets"' not in data:  # a tombstone's frame names the field as it is
             continue
-        found.update(
-            r.record.forgets for r in scan_bytes(data).records
-            if r.record.kind == FORGET and r.record.forgets
-        )  # fmt: skip
-    return found
+        yield from (r.record for r in scan_bytes(data).records if r.record.kind == FORGET)

@@ -6,9 +6,13 @@ Only what tells a request's id is read: the rest of each message is the server's
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import cast
 
-MAX_LINE = 16 * 1024 * 1024 + 2  # framing.MAX_MESSAGE and its line end: a longer one is refused
+from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
+from memidx.text import is_utf8
+
+MAX_LINE = MAX_MESSAGE + 2  # and its line end: a longer one is refused
 Key = tuple[str, str | int]  # an id and its type: 1 and "1" are two requests
 
 
@@ -17,15 +21,26 @@ class Pending:
 
     def __init__(self) -> None:
         self.ids: dict[Key, str | int] = {}
-        self._sent = _Lines()
+        self._sent = Framing(MAX_LINE - 2)  # as the server cuts them: a line over its limit
+        # that ended in the chunk that took it there was read, the server refusing it id null
         self._answered = _Lines()
+        self._unread: set[Key] = set()  # waiting while an answer line too long to read came
 
     def __bool__(self) -> bool:
         return bool(self.ids)
 
     def sent(self, chunk: bytes) -> None:
         """The client's bytes, on their way to the server."""
-        for message in self._sent.messages(chunk):
+        self._heard(self._sent.feed(chunk))
+
+    def input_ended(self) -> None:
+        """The client's input ended: its last line, without a newline, is a message too (the
+        server serves it, memidx/mcp/framing.py)."""
+        self._heard(self._sent.end())
+
+    def _heard(self, frames: Sequence[Frame]) -> None:
+        lines = [frame for frame in frames if not isinstance(frame, TooLong)]
+        for message in (found for line in lines for found in _read(line)):
             method = message.get("method")
             if method == "notifications/cancelled":  # MCP: a cancelled request is never answered
                 params = message.get("params")
@@ -39,11 +54,14 @@ class Pending:
         for message in self._answered.messages(chunk):
             if "method" not in message:
                 self._forget(message.get("id"))
+        if self._answered.over:  # a line too long to read: it may answer any of these
+            self._unread.update(self.ids)
 
-    def unread_answer(self) -> bool:
-        """Whether an answer line too long to read (past MAX_LINE) was skipped: the ids it
-        answered are still among `ids`."""
-        return self._answered.skipped
+    def unanswered(self) -> list[str | int]:
+        """The ids no answer was seen for, but those an answer line too long to read (past
+        MAX_LINE, skipped) may have answered: a request sent after it still counts (a skipped
+        line once made the front take every request left as answered, for the session)."""
+        return [value for key, value in self.ids.items() if key not in self._unread]
 
     def mid_line(self) -> bool:
         """Whether the server's last bytes ended inside a line."""
@@ -55,7 +73,7 @@ class Pending:
 
 
 def _key(value: object) -> Key | None:
-    if isinstance(value, str):
+    if isinstance(value, str) and is_utf8(value):  # "\ud800": the server answers it id null
         return ("str", value)
     if isinstance(value, int) and not isinstance(value, bool):
         return ("int", value)
@@ -68,7 +86,6 @@ class _Lines:
     def __init__(self) -> None:
         self.part = bytearray()
         self.over = False  # the line so far is past MAX_LINE: skipped to its end
-        self.skipped = False  # a line was so
 
     def messages(self, chunk: bytes) -> list[dict[str, object]]:
         found: list[dict[str, object]] = []
@@ -83,13 +100,17 @@ class _Lines:
             self.part += rest
             if len(self.part) > MAX_LINE:
                 self.part.clear()
-                self.over = self.skipped = True
+                self.over = True
         return found
 
 
 def _read(line: bytes) -> list[dict[str, object]]:
+    """The messages of a line, as the server reads it (memidx/mcp/verdict.py): UTF-8 alone,
+    no BOM. json.loads took a BOM from bytes, UTF-16 and bytes no UTF-8 holds (a lone
+    surrogate's), so a request the server refuses with id null stayed waiting: at the
+    session's end it got the error of a server that died, and the front exited 1."""
     try:
-        value: object = json.loads(line)
+        value: object = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
         return []
     members = cast(list[object], value) if isinstance(value, list) else [value]

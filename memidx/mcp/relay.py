@@ -64,6 +64,8 @@ def pump(
                 with lock:
                     pending.sent(chunk)
                 conn.sendall(chunk)
+            with lock:
+                pending.input_ended()
             ended.set()  # stdin's end; not a send the dead server refused (the server ended it)
         with contextlib.suppress(OSError):
             conn.shutdown(socket.SHUT_WR)
@@ -87,9 +89,9 @@ def pump(
             _write(stdout, chunk)
     with lock:
         left = list(pending.ids.values())
-        unread = pending.unread_answer()  # a line of answers too long to read: ids unknown
-    if ended.is_set() and not hung and (not left or unread):  # a server ending a session
-        return True  # answers every request first: one left unanswered, it died
+        unanswered = pending.unanswered()  # less those a line too long to read may answer
+    if ended.is_set() and not hung and not unanswered:  # a server ending a session answers
+        return True  # every request first: one left unanswered, it died
     with lock, contextlib.suppress(OSError):
         _answer_left(stdout, left, pending.mid_line())
     return False

@@ -106,7 +106,7 @@ def _record_id(config: Config, ref: str) -> tuple[str, str | None]:
     try:
         store, _ = open_store(config.index_path, write=False)
     except IndexUnusable:  # missing, not built, too old: a record filed in the log alone is
-        return show(config, ref).record.id, None  # forgotten (its filing builds the index)
+        return _filed_in_log_alone(config, ref)  # forgotten (its filing builds the index)
     try:
         records = RecordStore(store.conn)
         if "@" in ref:
@@ -131,6 +131,27 @@ def _record_id(config: Config, ref: str) -> tuple[str, str | None]:
     if forgets is not None:  # blanked by purge, it would no longer forget: the record is back
         raise tombstone_named(record_id, forgets)
     return record_id, None
+
+
+def _filed_in_log_alone(config: Config, ref: str) -> tuple[str, str | None]:
+    """The id of the record `ref` names, filed in the log alone while readers refuse the
+    index, and the tombstone on disk that forgot it already: pulled with no hooks, it is in no
+    index (show refuses such a record: it was forgotten)."""
+    from memidx.haystack.forgotten import tombstone_on_disk
+    from memidx.haystack.indexing import haystack_folder
+    from memidx.haystack.left_segments import left_record, left_refs
+    from memidx.haystack.lookup import show
+
+    if "@" in ref:
+        left = ref.rpartition("@")[0] in left_refs(config)
+        record_id = _forgotten_at(config, ref) if left else None
+    else:
+        record_id = ref if left_record(config, ref) is not None else None
+    if record_id is not None:
+        before = tombstone_on_disk(haystack_folder(config), record_id)
+        if before is not None:
+            return record_id, before
+    return show(config, ref).record.id, None  # show's one line when it is none to forget
 
 
 def _forgotten_at(config: Config, ref: str) -> str | None:

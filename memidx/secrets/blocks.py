@@ -1,7 +1,9 @@
 """A value given on the lines below its secret-sounding key (pure): YAML's `password: |` or
 `>-` (a literal or folded block), or `password:` alone with the value on the next line, more
-indented, as a Kubernetes manifest or an Ansible file in a note holds one. Read one line at a
-time, the key's line holds no value, so no keyword rule saw one."""
+indented, as a Kubernetes manifest or an Ansible file in a note holds one: a scalar, the items
+of a list (`- value`, as indented as the key too), or the values of a flow collection
+(`{value: x}`, `[x]`). Read one line at a time, the key's line holds no value, so no keyword
+rule saw one."""
 
 from __future__ import annotations
 
@@ -23,6 +25,15 @@ KEY_ALONE = re.compile(
 BLOCK_LINES = 64  # the lines of a block read: a block of nested keys is never read twice over
 # a line below a key alone that is a key itself (`valueFrom:`, `"key":`): a nested mapping
 NESTED_KEY = re.compile(r"[\"']?+[\w.-]++[\"']?+[ \t]*+:(?!\S)")
+# a key whose value on its line is a flow collection (`password: {value: x}`, `token: [x]`)
+KEY_FLOW = re.compile(
+    r"[ \t]*+(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]*+([{\[][^\n]*?[}\]])[ \t]*+(?:#.*)?\r?"
+)
+ITEM = re.compile(r"-(?:[ \t]++|$)")  # a list's item: its dash, and the item after it
+COMMENT = re.compile(r"[ \t]++#.*+")  # after a plain value (in a block, `#` is its text)
+# a flow collection's entry, between `{`, `[` or `,` and the next of them: a mapping's value
+# after its key's `: ` (or `":` of a JSON key), else the entry itself (a sequence's item)
+FLOW_ENTRY = re.compile(r"(?:[^,{}\[\]:]*+(?::[ \t]|\":|':))?+[ \t]*+([^,{}\[\]]*)")
 
 
 def values_below(
@@ -37,8 +48,8 @@ def values_below(
     if key is None or not secret_word(key.group(2)):
         return
     judged = {} if judged is None else judged
-    entropy = library.entropy()
     indent, block = len(key.group(1)), key.group(3) is not None
+    listed = not text.startswith("- ", start + indent)  # a list may stand under its column
     at = end + 1
     for _ in range(BLOCK_LINES):
         if at >= len(text):
@@ -49,33 +60,98 @@ def values_below(
         value = line.strip()
         if value:  # a blank line is part of a block
             begin = at + len(line) - len(line.lstrip())
+            if not block and ITEM.match(value) and begin - at >= indent + (not listed):
+                yield from _items(text, at, begin - at, kind, judged)
+                return  # a list: its items are the value
             if begin - at <= indent or (not block and NESTED_KEY.match(value)):
                 return  # the block ended, or the key holds a mapping
-            secret = judged.get(begin)
-            if secret is None:
-                secret = judged[begin] = " " not in value and looks_secret(value, entropy)
-            if secret:
-                yield Finding(begin, begin + len(value), kind)
+            yield from _judged(text, begin, begin + len(value), kind, judged, plain=not block)
             if not block:
                 return  # a plain value: its first line is all this reads
         at = stop + 1
 
 
-# a line below a key alone that is a key itself, or a list item's (`- api_key: ...`), quoted,
-# plain (spaces too: `api key:`) or in a flow mapping (`{api_key: ...}`): no value of the key
-# above it, for an allow marker on that key's line (broader than NESTED_KEY: what it takes for
-# a key stays checked)
-KEY_BELOW = re.compile(r"(?:-[ \t]++)*+(?:(?:\"[^\"]*+\"|'[^']*+')[ \t]*+|[^\s#][^#]*?):(?!\S)")
+def flow_values(
+    text: str, start: int, end: int, kind: str, judged: dict[int, bool]
+) -> Iterator[Finding]:
+    """The values that look secret of the flow collection a secret-sounding key holds on the
+    line `text[start:end]` (`password: {value: x}`): no keyword rule reads into one."""
+    key = KEY_FLOW.fullmatch(text, start, end)
+    if key is not None and secret_word(key.group(1)):
+        yield from _judged(text, key.start(2), key.end(2), kind, judged)
+
+
+def _items(
+    text: str, at: int, column: int, kind: str, judged: dict[int, bool]
+) -> Iterator[Finding]:
+    """The items that look secret of the list whose first item's line begins at `at`, its
+    dashes at `column`: each item's text on its dash's line (an item that is a mapping,
+    `- name: x`, is no value; its keys are read on their own lines)."""
+    for begin, stop in item_lines(text, at, column):
+        if begin - at != column or not (dash := ITEM.match(text, begin, stop)):
+            at = stop + 1
+            continue  # a line of the item above, more indented
+        value = text[dash.end() : stop].rstrip()
+        if value and not NESTED_KEY.match(value):
+            yield from _judged(text, dash.end(), dash.end() + len(value), kind, judged)
+        at = stop + 1
+
+
+def item_lines(text: str, at: int, column: int) -> Iterator[tuple[int, int]]:
+    """Where the lines of the list whose first item's line begins at `at` begin (past their
+    indentation) and end: its items' lines (a dash at `column`) and those more indented
+    between them, up to BLOCK_LINES lines."""
+    for _ in range(BLOCK_LINES):
+        if at >= len(text):
+            return
+        stop = text.find("\n", at)
+        stop = len(text) if stop == -1 else stop
+        line = text[at:stop]
+        if value := line.strip():
+            begin = at + len(line) - len(line.lstrip())
+            if begin - at < column or (begin - at == column and not ITEM.match(value)):
+                return  # the list ended
+            yield begin, stop
+        at = stop + 1
+
+
+def _judged(
+    text: str, start: int, end: int, kind: str, judged: dict[int, bool], *, plain: bool = True
+) -> Iterator[Finding]:
+    """`text[start:end]` when it looks secret (judged once by where it starts), or each value
+    of the flow collection it is (`{value: x}`, `[x, y]`) that does; `plain`: a value not in
+    a block, whose comment is no part of it."""
+    value = COMMENT.sub("", text[start:end], count=1) if plain else text[start:end]
+    end = start + len(value)
+    if plain and value[:1] in "{[" and value[-1:] in "}]":
+        for entry in FLOW_ENTRY.finditer(text, start + 1, end - 1):
+            scalar = entry.group(1).rstrip()
+            if scalar:
+                yield from _judged(text, entry.start(1), entry.start(1) + len(scalar), kind, judged)
+        return
+    secret = judged.get(start)
+    if secret is None:
+        secret = judged[start] = " " not in value and looks_secret(value, library.entropy())
+    if secret:
+        yield Finding(start, end, kind)
+
+
+# a line below a key alone that is a key itself, or a list item's (`- api_key: ...`), quoted
+# or plain (spaces too: `api key:`): no value of the key above it, for an allow marker on that
+# key's line (broader than NESTED_KEY: what it takes for a key stays checked); a flow
+# collection (`{value: x}`) is a value
+KEY_BELOW = re.compile(r"(?:-[ \t]++)*+(?:(?:\"[^\"]*+\"|'[^']*+')[ \t]*+|[^\s#{\[][^#]*?):(?!\S)")
 
 
 def value_end(text: str, start: int, end: int) -> int:
     """Where the value below the line text[start:end] ends when that line is a key alone: its
     block (`password: |`, to the first line no more indented than the key, or less indented
     than the block's first line), or its next line when more indented and no key itself
-    (`password:` over the value); else `end`. An allow marker on the key's line allows that
-    value, as it allows a value on the key's line. Indentation is YAML's, spaces: a list
-    item's key (`- password: |`) stands after its dash, where a sibling key (`  api_key:`)
-    stands, which is no line of its block."""
+    (`password:` over the value), or the items of the list below it up to the first that is
+    a key; else `end`. An allow marker on the key's line allows that value, as it allows a
+    value on the key's line. Indentation is YAML's, spaces: a list item's key (`- password:
+    |`) stands after its dash, where a sibling key (`  api_key:`) stands, no line of its
+    block, and where a list it holds may stand."""
     key = KEY_ALONE.fullmatch(plain_quotes(text[start:end]))
     if key is None:
         return end
@@ -90,6 +166,8 @@ def value_end(text: str, start: int, end: int) -> int:
         line = plain_quotes(text[at:stop])
         if value := line.strip():  # a blank line is part of a block
             indent = len(line) - len(line.lstrip(" "))
+            if not block and ITEM.match(value) and indent >= column:
+                return _items_end(text, at, indent, last)  # a list: its items
             inner = indent if inner is None else inner
             if indent <= column or indent < inner or (not block and KEY_BELOW.match(value)):
                 return last  # the block ended, or the key holds a mapping
@@ -97,6 +175,17 @@ def value_end(text: str, start: int, end: int) -> int:
             if not block:
                 return last  # a plain value: its first line
         at = stop + 1
+    return last
+
+
+def _items_end(text: str, at: int, column: int, last: int) -> int:
+    """Where the list whose first item's line begins at `at`, its dashes at `column`, ends
+    for an allow marker on its key: at its end, or before its first line that is a key (an
+    item that is a mapping, `- name: x`, and its lines): those are no value, and stay checked."""
+    for begin, stop in item_lines(text, at, column):
+        if KEY_BELOW.match(plain_quotes(text[begin:stop])):
+            return last
+        last = stop
     return last
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
-from memidx.secrets.blocks import allowed_values, values_below
+from memidx.secrets.blocks import allowed_values, flow_values, values_below
 from memidx.secrets.linear import next_name
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
@@ -184,6 +184,7 @@ def _assigned(text: str) -> Iterable[Finding]:
     for start, done in _candidate_lines(text):
         line = text[start:done]
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
+        yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
         if not secret_names(line) and not unassigned_name(line):
             continue
         entropy = library.entropy()  # loaded only for such lines

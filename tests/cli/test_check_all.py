@@ -246,3 +246,22 @@ def test_a_file_staged_whole_and_gone_from_the_work_tree_is_checked(
     assert ENGLISH_HEADER + "notes/german.md: written in de" in done.out, done.out
     assert done.out.endswith(SECRETS_HEADER + "notes/german.md:7: github-token\n"), done.out
     assert "wsl.md" not in done.out and "memidx-drift" not in done.out
+
+
+def test_a_submodule_staged_in_the_notes_folder_is_no_file_gone_from_the_work_tree(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A submodule's folder is what the work tree holds for it, and it has no file to read:
+    the framework never passes it, but check all took one named like a note for a staged
+    file a folder replaced, and drift refused the commit ("cannot be read: Is a directory")."""
+    head = repo.git("rev-parse", "HEAD").strip()
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{head},notes/docs.md")
+    (repo.root / "notes" / "docs.md").mkdir()  # its checkout (or an empty folder: not inited)
+    (repo.root / "notes" / "german.md").unlink()  # staged whole, with its token: still read
+    monkeypatch.setenv("PRE_COMMIT", "1")
+
+    done = repo.memidx("check", "all")
+
+    assert done.code == 1, done
+    assert done.out.endswith(SECRETS_HEADER + "notes/german.md:7: github-token\n"), done.out
+    assert "docs.md" not in done.out + done.err and "memidx-drift" not in done.out

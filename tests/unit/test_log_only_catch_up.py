@@ -342,24 +342,52 @@ def test_a_filing_waiting_for_the_writers_lock_takes_it_between_the_parts_the_em
     assert [_indexed(config.index_path, f"{FILLER} {n}") for n in range(4)] == [1] * 4
 
 
+def _pulled_tombstone(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Config, Filed, str]:
+    """A schema-4 memory with a record filed in the log alone and another clone's tombstone
+    that forgets it, pulled with no hooks (in no index); the tombstone's id."""
+    from dataclasses import replace
+
+    from memidx.haystack.frames import FORGET, frame, new_record
+
+    config = _old_memory(root, monkeypatch)
+    filed = _file(config, TURN)
+    tombstone = replace(new_record(FORGET, f"forgets {filed.id}"), forgets=filed.id)
+    theirs = root / "notes" / "haystack" / "theirs"
+    theirs.mkdir()
+    (theirs / "2026-01-01.000.krd").write_bytes(frame(tombstone))  # pulled, not indexed
+    return config, filed, tombstone.id
+
+
 def test_a_record_filed_in_the_log_alone_is_not_shown_once_a_pulled_tombstone_forgets_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Readers refuse the index (schema 4), so whether the record is forgotten is read from
     the log: a tombstone another clone filed and this one pulled with no hooks forgets it."""
-    from dataclasses import replace
-
-    from memidx.haystack.frames import FORGET, frame, new_record
     from memidx.haystack.lookup import show
 
-    config = _old_memory(tmp_path, monkeypatch)
-    filed = _file(config, TURN)
-    tombstone = replace(new_record(FORGET, f"forgets {filed.id}"), forgets=filed.id)
-    theirs = tmp_path / "notes" / "haystack" / "theirs"
-    theirs.mkdir()
-    (theirs / "2026-01-01.000.krd").write_bytes(frame(tombstone))  # pulled, not indexed
+    config, filed, _ = _pulled_tombstone(tmp_path, monkeypatch)
 
     with pytest.raises(MemidxError, match="it was forgotten"):
         show(config, filed.id)
     with pytest.raises(MemidxError, match="it was forgotten"):
         show(config, filed.ref)
+
+
+def test_a_record_filed_in_the_log_alone_that_a_pulled_tombstone_forgets_is_forgotten_already(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memidx forget` of it went through show, which refuses it (it was forgotten): exit 1,
+    "no record", where any record forgotten before is forgotten already, exit 0, no write."""
+    from memidx.haystack.segments import segments
+    from memidx.memory.forget import forget
+
+    config, filed, tombstone = _pulled_tombstone(tmp_path, monkeypatch)
+    folder = config.notes_path / "haystack"
+    before = {path: path.stat().st_size for path in segments(folder)}
+
+    by_id = forget(config, filed.id)
+    by_ref = forget(config, filed.ref)
+
+    assert (by_id.ref, by_id.tombstone, by_id.already) == (filed.id, tombstone, True)
+    assert (by_ref.ref, by_ref.tombstone, by_ref.already) == (filed.id, tombstone, True)
+    assert {path: path.stat().st_size for path in segments(folder)} == before  # none filed

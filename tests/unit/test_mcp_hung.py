@@ -345,6 +345,18 @@ def test_a_server_not_holding_the_lock_is_never_ended(
     assert alive
 
 
+def test_a_front_that_cannot_look_at_the_lock_serves_its_session_itself(config: Config) -> None:
+    """A server took the connection and did not greet it, and the socket's lock cannot be
+    looked at (a folder there: its holder cannot be asked). It may still hold the socket, so
+    the front starts no other server beside it ("none"): it serves the session itself."""
+    path = config.state_dir / SOCKET
+    shared.lock_for(path).mkdir(parents=True)
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with server_end:
+        assert hung.look_again(config, path, front) == shared.UNGREETED
+    assert not hung.suspect_mark(path).exists()
+
+
 def test_a_call_of_a_client_done_writing_gets_an_error_when_the_server_dies(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -377,6 +389,35 @@ def test_a_call_of_a_client_done_writing_gets_an_error_when_the_server_dies(
     assert answer["error"]["code"] == relay.ENDED
 
 
+def test_a_last_call_without_a_newline_gets_an_error_when_the_server_dies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server serves the last line of a client's input though no newline ends it: the
+    front took it for no request, so a server dying under it left it unanswered, exit 0."""
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    os.write(stdin, REQUEST.rstrip(b"\n"))
+    os.close(stdin)
+
+    def dying_server() -> None:  # reads the request and the end of the client's input, dies
+        while server_end.recv(65536):
+            pass
+        server_end.close()
+
+    threading.Thread(target=dying_server, daemon=True).start()
+    ended = relay.pump(front, client_in, client_out, lambda: True)
+    os.close(client_out)
+    with os.fdopen(stdout, "rb") as read:
+        out = read.read()
+    os.close(client_in)
+    front.close()
+
+    assert ended is False
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [7]
+
+
 def test_an_answer_too_long_to_read_its_id_is_no_request_left(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -386,7 +427,7 @@ def test_an_answer_too_long_to_read_its_id_is_no_request_left(
     from memidx.mcp import pending
 
     monkeypatch.setattr(relay, "QUIET", QUIET)
-    monkeypatch.setattr(pending, "MAX_LINE", 64)
+    monkeypatch.setattr(pending, "MAX_LINE", 100)  # the request fits, its answer not
     front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     client_in, stdin = os.pipe()
     stdout, client_out = os.pipe()
@@ -397,9 +438,9 @@ def test_an_answer_too_long_to_read_its_id_is_no_request_left(
     def answering_server() -> None:  # answers once the client's input ends, then ends
         while server_end.recv(65536):
             pass
-        server_end.sendall(answer[:100])  # in two reads: more than MAX_LINE before its end
+        server_end.sendall(answer[:150])  # in two reads: more than MAX_LINE before its end
         time.sleep(0.1)
-        server_end.sendall(answer[100:])
+        server_end.sendall(answer[150:])
         server_end.close()
 
     threading.Thread(target=answering_server, daemon=True).start()
@@ -411,3 +452,51 @@ def test_an_answer_too_long_to_read_its_id_is_no_request_left(
     front.close()
 
     assert (ended, out) == (True, answer)
+
+
+def test_a_call_sent_after_an_answer_too_long_to_read_gets_an_error_when_the_server_dies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An answer line too long to read may answer any request waiting when it came, never one
+    sent after it: once such a line was skipped, a server dying under a client done writing
+    left every later call without an answer, and the front exited 0."""
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(relay, "QUIET", QUIET)
+    monkeypatch.setattr(pending, "MAX_LINE", 100)  # the request fits, its answer not
+    front, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    client_in, stdin = os.pipe()
+    stdout, client_out = os.pipe()
+    os.write(stdin, REQUEST)
+    answer = b'{"jsonrpc": "2.0", "id": 7, "result": {"text": "' + b"x" * 200 + b'"}}\n'
+    later = REQUEST.replace(b'"id": 7', b'"id": 8')
+    relayed = bytearray()
+
+    def server_dying_after_a_long_answer() -> None:
+        server_end.recv(65536)  # request 7
+        server_end.sendall(answer[:150])  # in two reads: more than MAX_LINE before its end
+        time.sleep(0.1)
+        server_end.sendall(answer[150:])
+        while len(relayed) < len(answer):  # the client has read it: the front did
+            relayed.extend(os.read(stdout, len(answer) - len(relayed)))
+        os.write(stdin, later)  # the client's next call, then the end of its input
+        os.close(stdin)
+        while server_end.recv(65536):
+            pass
+        server_end.close()  # dies: request 8 unanswered
+
+    server = threading.Thread(target=server_dying_after_a_long_answer, daemon=True)
+    server.start()
+    ended = relay.pump(front, client_in, client_out, lambda: True)
+    server.join(LIMIT)
+    os.close(client_out)
+    with os.fdopen(stdout, "rb") as read:
+        out = read.read()
+    os.close(client_in)
+    front.close()
+
+    assert ended is False
+    assert relayed == answer
+    errors = [json.loads(line) for line in out.splitlines()]
+    assert 8 in [error["id"] for error in errors], errors
+    assert {error["error"]["code"] for error in errors} == {relay.ENDED}

@@ -26,6 +26,10 @@ BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"m
         (b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n', b"", []),  # no id a server answers
         (b'{"jsonrpc":"2.0","id":3,"method":\n', b"", []),  # no JSON: answered with id null
         (b"\xff\n", b"", []),
+        # what the server refuses with id null (memidx/mcp/verdict.py) waits for no answer
+        (b"\xef\xbb\xbf" + CALL, b"", []),  # a BOM: no JSON
+        (b'{"jsonrpc":"2.0","id":1,"method":"x","params":"\xed\xa0\x80"}\n', b"", []),  # no UTF-8
+        (b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}\n', b"", []),  # no id UTF-8 writes
         (CALL, b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}\n', [1]),  # the server asks
     ],
 )
@@ -47,3 +51,34 @@ def test_lines_split_across_chunks_are_read_whole() -> None:
     pending.answered(b'"result":{}}\n')
     assert not pending
     assert not pending.mid_line()
+
+
+@pytest.mark.parametrize(
+    ("line_end", "over", "left"),
+    [(b"\n", 0, [1]), (b"\r\n", 0, [1]), (b"\n", 1, []), (b"\r\n", 1, []), (b"\n", 2, [])],
+)
+def test_a_request_over_the_servers_limit_waits_for_no_answer(
+    monkeypatch: pytest.MonkeyPatch, line_end: bytes, over: int, left: list[object]
+) -> None:
+    """The server refuses a message over framing.MAX_MESSAGE (its line end not counted) with
+    id null: one a byte or a chunk over it, whose newline came in the chunk that took it
+    over, was read, and at the session's end got the error of a server that died."""
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(pending, "MAX_LINE", 64 + 2)
+    head = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"'
+    line = head + b"x" * (64 - len(head) - 3 + over) + b'"}}'
+    assert len(line) == 64 + over
+    waiting = Pending()
+    waiting.sent(b"{}\n" + line + line_end)  # in one chunk with its newline
+    assert list(waiting.ids.values()) == left
+
+
+def test_the_last_line_of_the_clients_input_without_a_newline_is_a_request_too() -> None:
+    """The server serves it when the input ends (memidx/mcp/framing.py): it waits for its
+    answer, and gets an error when the server dies first."""
+    waiting = Pending()
+    waiting.sent(CALL.rstrip(b"\n"))
+    assert not waiting
+    waiting.input_ended()
+    assert list(waiting.ids.values()) == [1]

@@ -166,6 +166,13 @@ def test_a_text_whose_quotes_delimit_nothing_is_read_as_it_is() -> None:
         # a file saved on Windows (CRLF): its key's line ends in \r, which passed it unread
         "password:\r\n  Zk9xQ7mL2pWq8\r\n",
         "stringData:\r\n  token: |\r\n\r\n    Zk9xQ7mL2pWq8\r\n",
+        # a list's item, and a flow collection's value: their lines hold a space
+        "password:\n  - Zk9xQ7mL2pWq8\n",
+        "password:\n- Zk9xQ7mL2pWq8\nport: 5432\n",  # a list as indented as its key
+        "api_keys:\n  - name: ci\n  -   Zk9xQ7mL2pWq8  # the deploy's\n",
+        "password:\n  {value: Zk9xQ7mL2pWq8}\n",
+        "token:\n  {name: ci, value: Zk9xQ7mL2pWq8}\n",
+        "password:\n  [Zk9xQ7mL2pWq8]\n",
     ],
 )
 def test_a_value_below_its_key_is_found(text: str) -> None:
@@ -183,10 +190,32 @@ def test_a_value_below_its_key_is_found(text: str) -> None:
         "password:\n  secretKeyRef:\n    name: db\n",  # a nested mapping: its key no value
         "- token:\n    valueFrom:\n      configMapKeyRef: {}\n",
         "password:\r\n  secretKeyRef:\r\n    name: db\r\n",
+        "- password:\n- Zk9xQ7mL2pWq8\n",  # a list's next item: no value of the key's
+        "Password rules:\n- use a long one\n- Zk9 with spaces\n",  # prose
+        "password:\n  - name: Zk9xQ7mL2pWq8\n",  # an item that is a mapping: a key's value
+        "password:\n  {connectionString: x, minLength: 12}\n",  # no key judged as a value
+        "password: |\n  [a, b]\n",  # a block's text, not a flow collection
     ],
 )
 def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -> None:
     assert find_secrets(text, allow=True) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("password: {value: Zk9xQ7mL2pWq8}\n", ["Zk9xQ7mL2pWq8"]),
+        ("- token: {name: ci, value: Zk9xQ7mL2pWq8}  # the deploy's\n", ["Zk9xQ7mL2pWq8"]),
+        ('"password": {"value": "Zk9xQ7mL2pWq8"}\n', ['"Zk9xQ7mL2pWq8"']),
+        ("api_keys: [Zk9xQ7mL2pWq8, hV4mB9cQ1sXe6Ty]\n", ["Zk9xQ7mL2pWq8", "hV4mB9cQ1sXe6Ty"]),
+        ("Password: [see the docs]\n", []),  # prose in brackets
+        ("password: {connectionString: x, minLength: 12}\n", []),  # keys are no values
+        ("notes: {value: Zk9xQ7mL2pWq8}\n", []),  # no secret-sounding key
+    ],
+)
+def test_a_flow_collection_on_its_keys_line_is_read(text: str, found: list[str]) -> None:
+    """No keyword rule read into `{...}` or `[...]`: its value went through every check."""
+    assert [text[f.start : f.end] for f in find_secrets(text, allow=True)] == found
 
 
 def test_a_line_below_nested_keys_is_judged_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -223,6 +252,8 @@ def test_a_block_is_read_to_its_64th_line_and_no_further() -> None:
         "db_password\uff1a|  # memidx: allow-secret\n  Zk9xQ7mL2pWq8\n",  # a fullwidth colon
         # an indentation indicator: the block's first line more indented than the block
         "password: |2  # memidx: allow-secret\n      x\n  Zk9xQ7mL2pWq8\n",
+        "passwords:  # memidx: allow-secret\n- Zk9xQ7mL2pWq8\n  # one\n- hV4mB9cQ1sXe6Ty\n",
+        "password:  # memidx: allow-secret\n  {value: Zk9xQ7mL2pWq8}\n",
     ],
 )
 def test_an_allow_marker_on_a_keys_line_allows_the_value_below_it(text: str) -> None:
@@ -248,6 +279,10 @@ def test_an_allow_marker_on_a_keys_line_allows_the_value_below_it(text: str) -> 
         # keys below a plain key: a list of mappings, a key with a space
         "password:  # memidx: allow-secret\n  - api_key: Zk9xQ7mL2pWq8x\n",
         "password:  # memidx: allow-secret\n  db api_key: Zk9xQ7mL2pWq8x\n",
+        "password:  # memidx: allow-secret\n  - Zk9xQ7mL2pWq8\ntoken:\n- Zk9xQ7mL2pWq8x\n",
+        # a list's item that is a mapping: its keys are no value of the key above the list
+        "passwords:  # memidx: allow-secret\n  - Zk9xQ7mL2pWq8\n  - name: db\n"
+        "    api_key: Zk9xQ7mL2pWq8x\n",
     ],
 )
 def test_an_allow_marker_on_a_keys_line_allows_nothing_past_its_value(text: str) -> None:

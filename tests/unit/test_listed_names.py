@@ -1,0 +1,70 @@
+"""The files `memidx check all` reads under the pre-commit framework, whose hook takes no names
+(memidx/githooks/listed_names.py): the staged names memidx's shim listed, else git's; a list
+it cannot read fails the checks in one line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.githooks.listed_names import LISTED, framework_files
+from tests.helpers import clean_env
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """A repository with one note staged and one committed, under the framework."""
+    env = clean_env()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
+                       cwd=tmp_path, env=env, check=True)  # fmt: skip
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "old.md").write_text("# Old\n")
+    git("init", "-q")
+    git("add", "notes/old.md")
+    git("commit", "-q", "-m", "old")
+    (tmp_path / "notes" / "-new.md").write_text("# New\n")
+    git("add", "--", "notes/-new.md")
+    for key in [k for k in os.environ if k.startswith("GIT_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    monkeypatch.delenv(LISTED, raising=False)
+    return Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
+
+
+def test_the_shims_list_gives_every_staged_name_to_one_run(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed = tmp_path / "names"
+    listed.write_bytes(b"notes/a.md\0notes/b \xc3\xa9.md\0")
+    monkeypatch.setenv(LISTED, str(listed))
+
+    assert framework_files(config, ["notes/b é.md", "x.md"]) == [
+        "notes/a.md", "notes/b é.md", "x.md"
+    ]  # fmt: skip
+
+
+def test_the_framework_without_the_shim_reads_what_git_has_staged(config: Config) -> None:
+    assert framework_files(config, []) == ["notes/-new.md"]
+
+
+def test_outside_the_framework_only_the_given_files_are_read(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PRE_COMMIT")
+    assert framework_files(config, ["notes/old.md"]) == ["notes/old.md"]
+
+
+def test_a_list_that_cannot_be_read_fails_the_checks_in_one_line(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(LISTED, str(tmp_path / "gone"))
+    with pytest.raises(MemidxError, match="no list of the staged names"):
+        framework_files(config, [])
