@@ -23,6 +23,9 @@ AUTO_CHARS = "#;@!$%^&|:"  # the comment characters git picks from for core.comm
 # The git settings that say how git marks its scissors line, and the encoding git names in
 # the commit's `encoding` header (it stores the message's bytes as they are).
 SETTINGS = r"^core\.comment(char|string)$|^i18n\.commitencoding$"
+# The ASCII bytes that shift a 7-bit encoding out of ASCII: UTF-7's `+`, ISO-2022's ESC, HZ's
+# `~` (`~{` opens GB2312): a message holding none reads as UTF-8 reads it
+SHIFTS = (b"+", b"\x1b", b"~")
 # A commit's `git -c name=value` (and GIT_CONFIG_COUNT's pairs) reach the hook through these;
 # the rest of GIT_* is dropped.
 CONFIG_VARIABLES = (
@@ -87,8 +90,9 @@ def message_texts(config: Config, path: Path) -> tuple[list[tuple[str, str]], st
     edited = os.environ.get("GIT_EDITOR") != ":"  # git's own sign that no editor ran
     # git is asked only when its answer may change the reading: a scissors line to cut, or
     # bytes an encoding may read otherwise than UTF-8 does (a message of plain ASCII, most of
-    # them, reads alike in every encoding but UTF-7's `+`, ISO-2022's ESC and UTF-16)
-    asked = config.in_git and (edited or not data.isascii() or b"+" in data or b"\x1b" in data)
+    # them, reads alike in every encoding but those SHIFTS name, UTF-16's and UTF-32's NULs,
+    # which git refuses in a message, and EBCDIC's, which spell no ASCII letter)
+    asked = config.in_git and (edited or not data.isascii() or any(s in data for s in SHIFTS))
     settings = _git_settings(config) if asked else {}
     plain = data.decode("utf-8", "replace")
     texts = [

@@ -56,12 +56,27 @@ class Utf8Found:
         if not self.spans:
             return False
         if self._bytes is None:
-            places = _Places(self.text, latin1.translate(BYTES_OF).encode("latin-1", "replace"))
-            self._bytes = [(places.byte(s), places.byte(e)) for s, e in self.spans]
-        return any(s < end and start < e for s, e in self._bytes)
+            places = Places(self.text, latin1.translate(BYTES_OF).encode("latin-1", "replace"))
+            self._bytes = _merged(places.bytes_at(self.spans))
+        at = bisect.bisect_left(self._bytes, (end,)) - 1  # the last span that begins before end
+        return at >= 0 and self._bytes[at][1] > start
 
 
-class _Places:
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` sorted, overlapping ones merged: one bisection tells whether one overlaps."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+WINDOW = 4096  # the bytes decoded at once: a UnicodeDecodeError copies what it was given
+
+
+class Places:
     """Where each character of `text`, the UTF-8 reading of `data`, begins in `data`."""
 
     def __init__(self, text: str, data: bytes) -> None:
@@ -69,20 +84,31 @@ class _Places:
         self.chars: list[int] = []  # where each U+FFFD the reading wrote stands in `text`
         self.bytes: list[tuple[int, int]] = []  # the bytes each one stands for
         view, at, char = memoryview(data), 0, 0
-        while at < len(data):
-            try:
-                codecs.utf_8_decode(view[at:], "strict", True)
-                break
+        while at < len(data):  # a window at a time: the whole rest, copied at each stray
+            piece = view[at : at + WINDOW]  # byte, was quadratic in a long Latin-1 file
+            try:  # a sequence the window's end cuts is left for the next window
+                read, used = codecs.utf_8_decode(piece, "strict", at + WINDOW >= len(data))
             except UnicodeDecodeError as exc:  # the replace handler's one U+FFFD for these
-                char += len(codecs.utf_8_decode(view[at : at + exc.start], "strict", True)[0])
+                char += len(codecs.utf_8_decode(piece[: exc.start], "strict", True)[0])
                 self.chars.append(char)
                 self.bytes.append((at + exc.start, at + exc.end))
                 at, char = at + exc.end, char + 1
+            else:
+                at, char = at + used, char + len(read)
 
-    def byte(self, offset: int) -> int:
-        """Where text[offset] begins in the bytes (their end for len(text))."""
-        index = bisect.bisect_right(self.chars, offset) - 1
-        if index >= 0 and self.chars[index] == offset:
-            return self.bytes[index][0]
-        char, at = (self.chars[index] + 1, self.bytes[index][1]) if index >= 0 else (0, 0)
-        return at + len(self.text[char:offset].encode("utf-8", "surrogatepass"))
+    def bytes_at(self, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """`spans` of `text` in bytes, each offset placed from the one before it (from the
+        start each time, many secrets after one stray byte were quadratic)."""
+        offsets = sorted({offset for span in spans for offset in span})
+        placed: dict[int, int] = {}
+        char, at, index = 0, 0, 0  # a character and its byte, known; the next U+FFFD
+        for offset in offsets:
+            while index < len(self.chars) and self.chars[index] < offset:
+                char, at = self.chars[index] + 1, self.bytes[index][1]
+                index += 1
+            if index < len(self.chars) and self.chars[index] == offset:
+                placed[offset] = self.bytes[index][0]
+                continue
+            at += len(self.text[char:offset].encode("utf-8", "surrogatepass"))
+            char, placed[offset] = offset, at
+        return [(placed[start], placed[end]) for start, end in spans]

@@ -136,31 +136,56 @@ def _judged(
         yield Finding(start, end, kind)
 
 
+# a line below a key alone that is a key itself, or a list item's (`- api_key: ...`), quoted
+# or plain (spaces too: `api key:`): no value of the key above it, for an allow marker on that
+# key's line (broader than NESTED_KEY: what it takes for a key stays checked); a flow
+# collection (`{value: x}`) is a value
+KEY_BELOW = re.compile(r"(?:-[ \t]++)*+(?:(?:\"[^\"]*+\"|'[^']*+')[ \t]*+|[^\s#{\[][^#]*?):(?!\S)")
+
+
 def value_end(text: str, start: int, end: int) -> int:
     """Where the value below the line text[start:end] ends when that line is a key alone: its
-    block (`password: |`, to the first line no more indented than the key), or its next line
-    when more indented and no key itself (`password:` over the value); else `end`. An allow
-    marker on the key's line allows that value, as it allows a value on the key's line."""
-    key = KEY_ALONE.fullmatch(keyed := plain_quotes(text[start:end]))
+    block (`password: |`, to the first line no more indented than the key, or less indented
+    than the block's first line), or its next line when more indented and no key itself
+    (`password:` over the value), or the items of the list below it up to the first that is
+    a key; else `end`. An allow marker on the key's line allows that value, as it allows a
+    value on the key's line. Indentation is YAML's, spaces: a list item's key (`- password:
+    |`) stands after its dash, where a sibling key (`  api_key:`) stands, no line of its
+    block, and where a list it holds may stand."""
+    key = KEY_ALONE.fullmatch(plain_quotes(text[start:end]))
     if key is None:
         return end
-    indent, block = len(key.group(1)), key.group(3) is not None
-    listed = not keyed.startswith("- ", indent)  # a list may stand under its column
+    column = len(key.group(1)) + (2 if key.group().startswith("- ", key.end(1)) else 0)
+    block, digit = key.group(3) is not None, re.search(r"[1-9]", key.group(3) or "")
+    # the block's indentation: its indicator's (`|2`: the key's column and 2), or its first line's
+    inner = column + int(digit.group()) if digit else None
     at, last = end + 1, end
     while at < len(text):
         stop = text.find("\n", at)
         stop = len(text) if stop == -1 else stop
         line = plain_quotes(text[at:stop])
         if value := line.strip():  # a blank line is part of a block
-            column = len(line) - len(line.lstrip())
-            if not block and ITEM.match(value) and column >= indent + (not listed):
-                return max(stop for _, stop in item_lines(text, at, column))  # its items
-            if column <= indent or (not block and NESTED_KEY.match(value)):
+            indent = len(line) - len(line.lstrip(" "))
+            if not block and ITEM.match(value) and indent >= column:
+                return _items_end(text, at, indent, last)  # a list: its items
+            inner = indent if inner is None else inner
+            if indent <= column or indent < inner or (not block and KEY_BELOW.match(value)):
                 return last  # the block ended, or the key holds a mapping
             last = stop
             if not block:
                 return last  # a plain value: its first line
         at = stop + 1
+    return last
+
+
+def _items_end(text: str, at: int, column: int, last: int) -> int:
+    """Where the list whose first item's line begins at `at`, its dashes at `column`, ends
+    for an allow marker on its key: at its end, or before its first line that is a key (an
+    item that is a mapping, `- name: x`, and its lines): those are no value, and stay checked."""
+    for begin, stop in item_lines(text, at, column):
+        if KEY_BELOW.match(plain_quotes(text[begin:stop])):
+            return last
+        last = stop
     return last
 
 

@@ -93,3 +93,19 @@ def test_the_commit_encoding_given_on_gits_command_line_reaches_the_hook(
     assert done.returncode == 1
     assert b":3: secret-assignment in the commit message" in done.stdout + done.stderr
     assert repo.git("rev-parse", "HEAD") == head  # no commit made
+
+
+def test_a_secret_of_a_seven_bit_message_read_in_hz_is_refused_by_both_checks(
+    repo: NotesRepo,
+) -> None:
+    """HZ writes GB2312 in ASCII between `~{` and `~}`: a message of plain ASCII with no `+`
+    or ESC, whose reading git was not asked for, let the password through the commit-msg
+    check, and the push check then refused it."""
+    repo.git("config", "i18n.commitEncoding", "HZ-GB-2312")
+    message = SPACED.encode("hz")
+    assert message.isascii()
+
+    assert both_checks(repo, message) == (
+        ["message:3: secret-assignment in the commit message"],
+        ["line 3: secret-assignment"],
+    )

@@ -4,10 +4,13 @@ is none, so places are compared in bytes."""
 
 from __future__ import annotations
 
+import codecs
+
 import pytest
 
+from memidx.githooks import readings
 from memidx.githooks.latin1 import latin1_reading
-from memidx.githooks.readings import Utf8Found
+from memidx.githooks.readings import WINDOW, Places, Utf8Found
 
 BYTES = [
     b"caf\xc3\xa9 \xe9 x",  # a UTF-8 letter, then a stray Latin-1 byte
@@ -37,3 +40,47 @@ def test_a_secret_on_other_bytes_is_not_held() -> None:
 
     assert found.holds(latin1, latin1.index("Zk9"), latin1.index("Zk9") + 13)
     assert not found.holds(latin1, latin1.rindex("Zk9"), len(latin1))
+
+
+def _places(data: bytes) -> list[tuple[int, int]]:
+    """Where each character of the UTF-8 reading of `data` stands in it, in bytes."""
+    plain = data.decode("utf-8", "replace")
+    return Places(plain, data).bytes_at([(at, at + 1) for at in range(len(plain))])
+
+
+def test_characters_cut_by_a_decoding_window_are_placed_on_their_bytes() -> None:
+    """The bytes are decoded a window at a time: a character, or a sequence that is none,
+    across a window's end is placed as one read whole."""
+    data = b"".join(
+        [
+            b"a" * (WINDOW - 2) + b"\xf0\x9f\x98\x80",  # a valid emoji across the window's end
+            b"b" * (WINDOW - 4) + b"\xf0\x9f\x98x",  # a cut one across the next end
+            b"\xe9" * 3 + "caf\u00e9".encode() + b"\xed\xa0\x80" + b"c" * WINDOW + b"\xe9",
+        ]
+    )
+    plain = data.decode("utf-8", "replace")
+    places = _places(data)
+    assert [start for start, _ in places[1:]] == [end for _, end in places[:-1]]
+    assert (places[0][0], places[-1][1]) == (0, len(data))
+    assert [data[start:end].decode("utf-8", "replace") for start, end in places] == list(plain)
+
+
+def test_a_long_text_of_stray_bytes_is_decoded_once_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each stray byte's UnicodeDecodeError copied the whole rest of the bytes: a Latin-1
+    file of a few megabytes with a secret held the pre-commit check for seconds."""
+    given: list[int] = []
+    utf_8_decode = codecs.utf_8_decode
+
+    def counted(data: memoryview, errors: str, final: bool) -> tuple[str, int]:
+        given.append(len(data))
+        return utf_8_decode(data, errors, final)
+
+    monkeypatch.setattr(readings.codecs, "utf_8_decode", counted)
+    data = b"password = Zk9xQ7mL2pWq8\n" + (b"Jos\xe9 " + b"x" * 500 + b"\n") * 400
+    plain = data.decode("utf-8", "replace")
+    [(latin1, _)] = latin1_reading(data, plain)
+    found = Utf8Found(plain)
+    found.add(11, 24)
+
+    assert found.holds(latin1, 11, 24)
+    assert sum(given) < 2 * 400 * readings.WINDOW + 2 * len(data)  # the rest: 400 * 100 KB

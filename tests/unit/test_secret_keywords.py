@@ -250,6 +250,8 @@ def test_a_block_is_read_to_its_64th_line_and_no_further() -> None:
         f"ci_key: >-  # pragma: allowlist secret\n  {'ghp_' + 'a1b2c3d4e5' * 4}\n",
         "- api_key:  # memidx: allow-secret\n    Zk9xQ7mL2pWq8\n",  # a plain value below
         "db_password\uff1a|  # memidx: allow-secret\n  Zk9xQ7mL2pWq8\n",  # a fullwidth colon
+        # an indentation indicator: the block's first line more indented than the block
+        "password: |2  # memidx: allow-secret\n      x\n  Zk9xQ7mL2pWq8\n",
         "passwords:  # memidx: allow-secret\n- Zk9xQ7mL2pWq8\n  # one\n- hV4mB9cQ1sXe6Ty\n",
         "password:  # memidx: allow-secret\n  {value: Zk9xQ7mL2pWq8}\n",
     ],
@@ -267,7 +269,20 @@ def test_an_allow_marker_on_a_keys_line_allows_the_value_below_it(text: str) -> 
         "password:  # memidx: allow-secret\n  Zk9xQ7mL2pWq8\n  token: Zk9xQ7mL2pWq8x\n",
         "creds:  # memidx: allow-secret\n  password: Zk9xQ7mL2pWq8x\n",  # a mapping: no value
         "password: |  # memidx: allow-secret\n  x\napi_key: Zk9xQ7mL2pWq8x\n",  # a key after
+        # a list item's sibling key: the item's keys stand after its dash, past its indent
+        "- password: |  # memidx: allow-secret\n    x\n  api_key: Zk9xQ7mL2pWq8x\n",
+        "env:\n  - password:  # memidx: allow-secret\n      x\n    api_key: Zk9xQ7mL2pWq8x\n",
+        # less indented than the block's first line, more than its key: the block has ended
+        "a:\n  password: |  # memidx: allow-secret\n      x\n    api_key: Zk9xQ7mL2pWq8x\n",
+        "password: |  # memidx: allow-secret\n  x\n\u3000api_key: Zk9xQ7mL2pWq8x\n",  # no indent
+        "password: |  # memidx: allow-secret\n  x\n\tapi_key: Zk9xQ7mL2pWq8x\n",
+        # keys below a plain key: a list of mappings, a key with a space
+        "password:  # memidx: allow-secret\n  - api_key: Zk9xQ7mL2pWq8x\n",
+        "password:  # memidx: allow-secret\n  db api_key: Zk9xQ7mL2pWq8x\n",
         "password:  # memidx: allow-secret\n  - Zk9xQ7mL2pWq8\ntoken:\n- Zk9xQ7mL2pWq8x\n",
+        # a list's item that is a mapping: its keys are no value of the key above the list
+        "passwords:  # memidx: allow-secret\n  - Zk9xQ7mL2pWq8\n  - name: db\n"
+        "    api_key: Zk9xQ7mL2pWq8x\n",
     ],
 )
 def test_an_allow_marker_on_a_keys_line_allows_nothing_past_its_value(text: str) -> None:
