@@ -12,6 +12,7 @@ from typing import cast
 from memidx.agents import hook_owner
 from memidx.agents.cursor import EVENTS, NAME
 from memidx.agents.entries import (
+    EARLIER_TIMEOUTS,
     WRITTEN_EVENTS,
     gone,
     hook_command,
@@ -59,20 +60,21 @@ def _install_hooks(path: Path, portable: bool) -> Edit:
             listed = table.get(event)
             entries = list(cast(list[object], listed)) if isinstance(listed, list) else []
             command = hook_command(NAME, event, portable=portable)
-            table[event] = _put_hook(entries, {"command": command, "timeout": timeout})
+            entry: Json = {"command": command, "timeout": timeout}
+            table[event] = _put_hook(entries, entry, EARLIER_TIMEOUTS.get(NAME, {}).get(event, ()))
         versioned = doc if "version" in doc else {"version": 1, **doc}
         return {**versioned, "hooks": table}
 
     return install
 
 
-def _put_hook(entries: list[object], entry: Json) -> list[object]:
+def _put_hook(entries: list[object], entry: Json, earlier: Collection[object]) -> list[object]:
     """`entries` with memidx's first hook replaced by `entry` where it is (installing again,
     or after an upgrade, moves nothing) and any other of memidx's gone; else `entry` last."""
     ours = [i for i, e in enumerate(entries) if is_ours(e, MARKER)]
     if not ours:
         return [*entries, entry]
-    first = replaced(cast(Json, entries[ours[0]]), entry)  # the person's keys and wrapper stay
+    first = replaced(cast(Json, entries[ours[0]]), entry, earlier)  # the person's keys, wrapper
     return [first if i == ours[0] else e for i, e in enumerate(entries) if i not in ours[1:]]
 
 
