@@ -22,7 +22,7 @@ from memidx.agents.entries import (
 )
 from memidx.agents.install import ConfigFile, project_root
 from memidx.agents.json_text import LEFT_ALONE
-from memidx.agents.settings import Edit, Json, is_ours, replaced, repointed
+from memidx.agents.settings import Edit, Json, changed_hooks, is_ours, replaced, repointed
 from memidx.agents.text_install import TextFile, own_file
 from memidx.errors import MemidxError
 from memidx.locations import home_folder
@@ -129,6 +129,17 @@ def _our_commands(doc: Json) -> list[str]:
     return found
 
 
+def _edited(doc: Json) -> list[str]:
+    """memidx's hooks the person changed, in words (uninstall removes them: it said nothing)."""
+    table = doc.get("hooks")
+    found: list[tuple[str, object]] = []
+    for event, entries in (cast(Json, table) if isinstance(table, dict) else {}).items():
+        listed = cast(list[object], entries) if isinstance(entries, list) else []
+        found.extend((event, entry) for entry in listed if is_ours(entry, MARKER))
+    ours = {event: {"command": "", "timeout": timeout} for event, (timeout, _) in EVENTS.items()}
+    return changed_hooks(found, cast(dict[str, Json], ours), EARLIER_TIMEOUTS.get(NAME, {}))
+
+
 def _fresh(portable: bool) -> list[str]:
     return [hook_command(NAME, event, portable=portable) for event in EVENTS]
 
@@ -144,6 +155,7 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
             _uninstall_hooks,
             _hooks_state(hooks),
             lambda doc: repointed(_our_commands(doc), _fresh(project)),
+            edited=_edited,
         ),
         mcp_file(folder / "mcp.json", mcp_entry(portable=project)),
         own_file(folder / "rules" / "memidx.mdc", RULE, "rule memidx.mdc"),

@@ -214,8 +214,17 @@ def edited_hooks(
     """memidx's hooks in `doc` that the person changed, in words (`the Stop hook's command,
     timeout`): a command they wrapped, a key of theirs, a value other than memidx's (a
     timeout an earlier memidx wrote, `earlier`, is memidx's)."""
+    return changed_hooks(_our_hooks(doc, marker), hooks, earlier)
+
+
+def changed_hooks(
+    found_hooks: Iterable[tuple[str, object]],
+    hooks: dict[str, HookEntry],
+    earlier: Mapping[str, Collection[object]] | None = None,
+) -> list[str]:
+    """edited_hooks() of memidx's (event, hook entry) pairs, however the file holds them."""
     said: list[str] = []
-    for event, hook in _our_hooks(doc, marker):
+    for event, hook in found_hooks:
         entry, found = hooks.get(event), _dict(hook) or {}
         if entry is None:  # on an event this memidx no longer hooks: an older memidx's
             continue

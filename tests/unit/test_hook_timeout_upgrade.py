@@ -1,7 +1,8 @@
 """memidx's hooks after an upgrade that changes a hook's timeout: install puts the new one in
 place of the one an earlier memidx wrote (memidx/agents/entries.py EARLIER_TIMEOUTS), keeps
-one the person set, and uninstall calls only the person's theirs. Pure edits of the loaded
-documents: each test costs milliseconds."""
+one the person set, and uninstall calls only the person's theirs (Cursor's hooks.json too,
+which said nothing of them). Pure edits of the loaded documents: each test costs
+milliseconds."""
 
 from __future__ import annotations
 
@@ -69,3 +70,16 @@ def test_an_upgrade_changes_memidx_timeout_in_cursor_hooks(monkeypatch: pytest.M
 
     listed = cast(dict[str, list[Json]], after["hooks"])["afterAgentResponse"]
     assert [entry["timeout"] for entry in listed] == [45]
+
+
+def test_cursor_uninstall_names_the_hooks_the_person_changed() -> None:
+    """Cursor's hooks.json had no such note: a hook pointed at the team's memory
+    (`MEMIDX_ROOT=/srv/team <...>/memidx agent hook cursor ...`) went without a word."""
+    hooks = cursor_files("user", Path("/nonexistent"))[0]
+    assert isinstance(hooks, ConfigFile) and hooks.edited is not None
+    doc = hooks.install({})
+    assert hooks.edited(doc) == []
+    entry = cast(dict[str, list[Json]], doc["hooks"])["afterAgentResponse"][0]
+    entry.update(command=f"MEMIDX_ROOT=/srv/team {entry['command']}", timeout=90)
+
+    assert hooks.edited(doc) == ["the afterAgentResponse hook's command, timeout"]
