@@ -146,10 +146,10 @@ def remarked(text: str) -> str:
 def _table_lines(text: str) -> str:
     """`text` (a table up to the next one) without the blank and comment lines that end it,
     no newline last: a comment there heads what follows (the person's next table)."""
-    lines = text.splitlines()
+    lines = text.splitlines(keepends=True)
     while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
         lines.pop()
-    return "\n".join(lines)
+    return "".join(lines).removesuffix("\n")  # its characters as they are: offsets hold
 
 
 def _uninstall_mcp(path: Path):
