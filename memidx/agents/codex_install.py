@@ -17,7 +17,7 @@ from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.json_text import BOM, LEFT_ALONE, TOO_DEEP
-from memidx.agents.mcp_owner import is_our_server
+from memidx.agents.mcp_owner import mcp_flags, server_argv, unwrapped
 from memidx.agents.text_install import (
     BEGIN,
     END,
@@ -117,7 +117,9 @@ def remarked(text: str) -> str:
     `# >>> memidx` line went and its `# <<< memidx` line was left below another table. Such
     a table runs memidx's server (as a JSON agent's entry memidx wrote does) in a file that
     still holds a marker line of memidx's: install took it for the person's and stopped,
-    uninstall left it, status called it hand-written. Any other text as it is."""
+    uninstall left it, status called it hand-written. A table running memidx with flags
+    memidx never writes (`--own`) stays the person's: a marker is weak evidence (`codex mcp
+    remove memidx` leaves it), and install would drop the flags. Any other text as it is."""
     try:
         if find_block(text) is not None or not any(map(_marker, text.splitlines())):
             return text
@@ -128,10 +130,10 @@ def remarked(text: str) -> str:
     try:
         servers = _toml(bare).get("mcp_servers")
         server = cast(dict[str, object], servers).get(SERVER) if isinstance(servers, dict) else None
-        if len(headers) != 1 or not is_our_server(server):
+        if len(headers) != 1 or mcp_flags(unwrapped(server_argv(server))) != []:
             return text
         after = _TABLE.search(bare, headers[0].end())
-        table = bare[headers[0].start() : after.start() if after else len(bare)].rstrip("\n")
+        table = _table_lines(bare[headers[0].start() : after.start() if after else len(bare)])
         stop = headers[0].start() + len(table)
         marked = f"{bare[: headers[0].start()]}{BEGIN}\n{table}\n{END}{bare[stop:]}"
         if not bare[stop:]:
@@ -139,6 +141,15 @@ def remarked(text: str) -> str:
         return marked if _toml(marked) == _toml(text) else text
     except tomllib.TOMLDecodeError:  # said where the file is read
         return text
+
+
+def _table_lines(text: str) -> str:
+    """`text` (a table up to the next one) without the blank and comment lines that end it,
+    no newline last: a comment there heads what follows (the person's next table)."""
+    lines = text.splitlines(keepends=True)
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    return "".join(lines).removesuffix("\n")  # its characters as they are: offsets hold
 
 
 def _uninstall_mcp(path: Path):

@@ -12,6 +12,7 @@ from typing import cast
 from memidx.agents import hook_owner
 from memidx.agents.cursor import EVENTS, NAME
 from memidx.agents.entries import (
+    EARLIER_TIMEOUTS,
     WRITTEN_EVENTS,
     gone,
     hook_command,
@@ -21,7 +22,7 @@ from memidx.agents.entries import (
 )
 from memidx.agents.install import ConfigFile, project_root
 from memidx.agents.json_text import LEFT_ALONE
-from memidx.agents.settings import Edit, Json, is_ours, replaced, repointed
+from memidx.agents.settings import Edit, Json, changed_hooks, is_ours, replaced, repointed
 from memidx.agents.text_install import TextFile, own_file
 from memidx.errors import MemidxError
 from memidx.locations import home_folder
@@ -59,20 +60,21 @@ def _install_hooks(path: Path, portable: bool) -> Edit:
             listed = table.get(event)
             entries = list(cast(list[object], listed)) if isinstance(listed, list) else []
             command = hook_command(NAME, event, portable=portable)
-            table[event] = _put_hook(entries, {"command": command, "timeout": timeout})
+            entry: Json = {"command": command, "timeout": timeout}
+            table[event] = _put_hook(entries, entry, EARLIER_TIMEOUTS.get(NAME, {}).get(event, ()))
         versioned = doc if "version" in doc else {"version": 1, **doc}
         return {**versioned, "hooks": table}
 
     return install
 
 
-def _put_hook(entries: list[object], entry: Json) -> list[object]:
+def _put_hook(entries: list[object], entry: Json, earlier: Collection[object]) -> list[object]:
     """`entries` with memidx's first hook replaced by `entry` where it is (installing again,
     or after an upgrade, moves nothing) and any other of memidx's gone; else `entry` last."""
     ours = [i for i, e in enumerate(entries) if is_ours(e, MARKER)]
     if not ours:
         return [*entries, entry]
-    first = replaced(cast(Json, entries[ours[0]]), entry)  # the person's keys and wrapper stay
+    first = replaced(cast(Json, entries[ours[0]]), entry, earlier)  # the person's keys, wrapper
     return [first if i == ours[0] else e for i, e in enumerate(entries) if i not in ours[1:]]
 
 
@@ -127,6 +129,17 @@ def _our_commands(doc: Json) -> list[str]:
     return found
 
 
+def _edited(doc: Json) -> list[str]:
+    """memidx's hooks the person changed, in words (uninstall removes them: it said nothing)."""
+    table = doc.get("hooks")
+    found: list[tuple[str, object]] = []
+    for event, entries in (cast(Json, table) if isinstance(table, dict) else {}).items():
+        listed = cast(list[object], entries) if isinstance(entries, list) else []
+        found.extend((event, entry) for entry in listed if is_ours(entry, MARKER))
+    ours = {event: {"command": "", "timeout": timeout} for event, (timeout, _) in EVENTS.items()}
+    return changed_hooks(found, cast(dict[str, Json], ours), EARLIER_TIMEOUTS.get(NAME, {}))
+
+
 def _fresh(portable: bool) -> list[str]:
     return [hook_command(NAME, event, portable=portable) for event in EVENTS]
 
@@ -142,6 +155,7 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
             _uninstall_hooks,
             _hooks_state(hooks),
             lambda doc: repointed(_our_commands(doc), _fresh(project)),
+            edited=_edited,
         ),
         mcp_file(folder / "mcp.json", mcp_entry(portable=project)),
         own_file(folder / "rules" / "memidx.mdc", RULE, "rule memidx.mdc"),

@@ -51,6 +51,14 @@ WRITTEN_EVENTS: dict[str, frozenset[str]] = {
 }
 
 
+# Each timeout an earlier memidx release wrote on its hook for an event (per agent, per event)
+# that this release's adapter no longer writes there: none has changed yet. When an adapter's
+# EVENTS changes a timeout, add the old one here: install then puts the new one in its place
+# (it kept any timeout found, memidx's old one too) and uninstall does not call it the
+# person's. Any other timeout on memidx's hook is the person's, and stays.
+EARLIER_TIMEOUTS: dict[str, dict[str, frozenset[object]]] = {}
+
+
 def marker(agent: str) -> str:
     """What the command of each of memidx's hooks for `agent` carries (uninstall finds them)."""
     return f"agent hook {agent}"
@@ -116,13 +124,14 @@ def scripted(server: dict[str, object], variable: re.Pattern[str]) -> dict[str, 
 def hooks_file(path: Path, agent: str, hooks: dict[str, HookEntry]) -> ConfigFile:
     """A JSON file whose `hooks` table gets memidx's hook for each event."""
     mark, written = marker(agent), WRITTEN_EVENTS[agent] | set(hooks)
+    earlier = EARLIER_TIMEOUTS.get(agent, {})
     return ConfigFile(
         path,
-        lambda doc: merge_hooks(doc, hooks, mark, written),
+        lambda doc: merge_hooks(doc, hooks, mark, written, earlier),
         lambda doc: remove_hooks(doc, mark, written),
         lambda doc: hooks_state(doc, mark),
         lambda doc: repointed(hook_commands(doc, mark), _commands(hooks)),
-        edited=lambda doc: edited_hooks(doc, hooks, mark),
+        edited=lambda doc: edited_hooks(doc, hooks, mark, earlier),
     )
 
 

@@ -6,7 +6,7 @@ memidx/agents/json_text.py."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import cast
 
@@ -58,13 +58,18 @@ def is_ours(entry: object, marker: str) -> bool:
 
 
 def merge_hooks(
-    doc: Json, hooks: dict[str, HookEntry], marker: str, written: Collection[str]
+    doc: Json,
+    hooks: dict[str, HookEntry],
+    marker: str,
+    written: Collection[str],
+    earlier: Mapping[str, Collection[object]] | None = None,
 ) -> Json:
     """`doc` with memidx's hook for each event: where a memidx hook already is (in its group,
     with the person's matcher), else in a group of its own at the end; so installing twice, or
     again after an upgrade, moves nothing. Every other hook stays; memidx's hooks of events an
     earlier memidx hooked (`written`) and this one no longer does go, and a memidx hook a
-    person put on any other event stays: memidx never wrote it."""
+    person put on any other event stays: memidx never wrote it. `earlier`: the timeouts an
+    earlier memidx wrote on each event's hook (replaced())."""
     table = dict(_table(doc, "hooks") or {})
     for event in hooks:
         if table.get(event) is not None and _list(table[event]) is None:
@@ -73,11 +78,14 @@ def merge_hooks(
     table = dict(_table(doc, "hooks") or {})
     for event, entry in hooks.items():
         groups = _list(table.get(event))
-        table[event] = _put_hook(list(groups) if groups is not None else [], entry, marker)
+        listed = list(groups) if groups is not None else []
+        table[event] = _put_hook(listed, entry, marker, (earlier or {}).get(event, ()))
     return {**doc, "hooks": table}
 
 
-def _put_hook(groups: list[object], entry: HookEntry, marker: str) -> list[object]:
+def _put_hook(
+    groups: list[object], entry: HookEntry, marker: str, earlier: Collection[object]
+) -> list[object]:
     """`groups` with memidx's first hook replaced by `entry` and any other memidx hook gone
     (a group left empty by that too); a group holding `entry` appended when none was there."""
     placed = False
@@ -92,23 +100,24 @@ def _put_hook(groups: list[object], entry: HookEntry, marker: str) -> list[objec
             if not is_ours(hook, marker):
                 rest.append(hook)
             elif not placed:  # keys the person added to it ("async", say) stay
-                rest.append(replaced(cast(Json, hook), entry))
+                rest.append(replaced(cast(Json, hook), entry, earlier))
                 placed = True
         if rest:
             kept.append({**cast(Json, group), "hooks": rest})
     return kept if placed else [*kept, {"matcher": "", "hooks": [entry]}]
 
 
-def replaced(hook: Json, entry: Json) -> Json:
+def replaced(hook: Json, entry: Json, earlier: Collection[object] = ()) -> Json:
     """memidx's `hook` as `entry` has it, keeping the keys the person added, the timeout they
-    set (memidx's own have never changed: a timeout there is the one memidx wrote or the
-    person's), and the command when the person wrapped it (`MEMIDX_ROOT=/srv/memory
-    <...>/memidx agent hook ...`, `timeout 5 ...`): installing again put memidx's bare command
-    in its place, the hook then reaching another memory. A wrapped command whose memidx no
+    set (not one an earlier memidx wrote there, `earlier`: that one goes, else an upgrade's
+    changed timeout never applied, and uninstall called it the person's), and the command
+    when the person wrapped it (`MEMIDX_ROOT=/srv/memory <...>/memidx agent hook ...`,
+    `timeout 5 ...`): installing again put memidx's bare command in its place, the hook then
+    reaching another memory. A wrapped command whose memidx no
     longer exists (a clone moved or deleted) runs `entry`'s in the person's wrapper: it was
     kept as it was, failing at every event."""
     command = str(hook.get("command", ""))
-    kept = {k: hook[k] for k in ("timeout",) if k in hook}
+    kept = {k: hook[k] for k in ("timeout",) if k in hook and hook[k] not in earlier}
     if hook_args(command, wrapped=False) is not None:  # memidx's own, unwrapped
         return {**hook, **entry, **kept}
     if gone_program(command) is not None:
@@ -196,15 +205,37 @@ def _our_hooks(doc: Json, marker: str) -> Iterator[tuple[str, object]]:
                     yield event, hook
 
 
-def edited_hooks(doc: Json, hooks: dict[str, HookEntry], marker: str) -> list[str]:
+def edited_hooks(
+    doc: Json,
+    hooks: dict[str, HookEntry],
+    marker: str,
+    earlier: Mapping[str, Collection[object]] | None = None,
+) -> list[str]:
     """memidx's hooks in `doc` that the person changed, in words (`the Stop hook's command,
-    timeout`): a command they wrapped, a key of theirs, a value other than memidx's."""
+    timeout`): a command they wrapped, a key of theirs, a value other than memidx's (a
+    timeout an earlier memidx wrote, `earlier`, is memidx's)."""
+    return changed_hooks(_our_hooks(doc, marker), hooks, earlier)
+
+
+def changed_hooks(
+    found_hooks: Iterable[tuple[str, object]],
+    hooks: dict[str, HookEntry],
+    earlier: Mapping[str, Collection[object]] | None = None,
+) -> list[str]:
+    """edited_hooks() of memidx's (event, hook entry) pairs, however the file holds them."""
     said: list[str] = []
-    for event, hook in _our_hooks(doc, marker):
+    for event, hook in found_hooks:
         entry, found = hooks.get(event), _dict(hook) or {}
         if entry is None:  # on an event this memidx no longer hooks: an older memidx's
             continue
-        keys = [k for k in {**found, **entry} if k != "command" and found.get(k) != entry.get(k)]
+        ours = (earlier or {}).get(event, ())
+        keys = [
+            k
+            for k in {**found, **entry}
+            if k != "command"
+            and found.get(k) != entry.get(k)
+            and not (k == "timeout" and found.get(k) in ours)
+        ]
         if hook_args(str(found.get("command", "")), wrapped=False) is None:  # wrapped
             keys.insert(0, "command")
         if keys:
