@@ -142,6 +142,8 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
         on_a_branch(config.root, "the pending notes were not committed yet")
     except MemidxError:
         return Committed({})  # a rebase under way: its post-rewrite hook comes once it is done
+    if _picking(config):
+        return Committed({})  # a commit now failed git's next pick (exit 128): a later one
     mark = config.state_dir / FOLDER / HOOK_CAME
     mark.touch()  # before the lock: a remember that holds it sees the mark once it lets go
     with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
@@ -149,6 +151,18 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
             return Committed({})
         mark.unlink(missing_ok=True)  # this hook commits them: no remember need try again
         return commit_pending(config, HOOK_WAIT, notice)
+
+
+def _picking(config: Config) -> bool:
+    """Whether git's sequencer is under way (`git cherry-pick A..B`, `git revert A..B`): the
+    post-commit hook of each pick runs before the next, which a note committed then made fail,
+    "your local changes would be overwritten" (git 2.39)."""
+    from memidx.git.repo import GitRepo
+
+    found = GitRepo(config.root).run(
+        "rev-parse", "--path-format=absolute", "--git-path", "sequencer", check=False
+    )
+    return bool(found.strip()) and Path(found.decode().strip()).is_dir()
 
 
 def after_a_hook(
