@@ -1,5 +1,5 @@
 """Notes `remember` wrote and checked, kept in `.memidx/pending-notes/` (one JSON file each:
-ref, title, text) from before their commit is tried until it lands.
+ref, title, text, branch) from before their commit is tried until it lands.
 
 A person's git command can hold a clone for minutes: `git commit` runs while its hooks and its
 editor do (memidx never moves HEAD under it), `git commit -a` or `git commit -- <paths>` holds
@@ -11,7 +11,9 @@ the next `remember`, `memidx sync`. A `remember` killed mid-commit leaves its en
 An entry is committed only while its file is the very note remembered (note_state's
 the_same_note): one a person edited, staged otherwise or deleted meanwhile is theirs, and its
 entry goes; one already committed (by a person's `git add -A; git commit`, say) makes no
-second commit. With .memidx/ deleted a pending note stays on disk, uncommitted (`memidx
+second commit. An entry is committed only on the branch it was remembered on (never on a
+detached HEAD, which the next `git switch` leaves behind, taking the file off the disk); on
+another it waits. With .memidx/ deleted a pending note stays on disk, uncommitted (`memidx
 status` lists it); remembering it again commits it, never a twin.
 """
 
@@ -48,6 +50,7 @@ class PendingNote:
     title: str
     text: str
     entry: Path
+    branch: str  # refs/heads/<name>, HEAD's when it was remembered
 
 
 @dataclass(slots=True)
@@ -58,14 +61,15 @@ class Committed:
     busy: GitBusy | None = None
 
 
-def keep(config: Config, ref: str, title: str, text: str) -> PendingNote:
-    """Keep the note pending (durably, as the note is) until it is committed."""
+def keep(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:
+    """Keep the note pending (durably, as the note is) until it is committed on `branch`."""
     folder = config.state_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     entry = folder / f"{time.time_ns():020d}-{sha256_hex(ref.encode())[:16]}.json"
-    data = json.dumps({"ref": ref, "title": title, "text": text}, ensure_ascii=False)
+    fields = {"ref": ref, "title": title, "text": text, "branch": branch}
+    data = json.dumps(fields, ensure_ascii=False)
     replace_durably(entry, data.encode("utf-8"), "pending", durable=config.fsync)
-    return PendingNote(ref, title, text, entry)
+    return PendingNote(ref, title, text, entry, branch)
 
 
 def pending(config: Config) -> list[PendingNote]:
@@ -77,10 +81,12 @@ def pending(config: Config) -> list[PendingNote]:
         except (OSError, ValueError):
             continue
         if isinstance(fields, dict):
-            values = [fields.get(key) for key in ("ref", "title", "text")]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            keys = ("ref", "title", "text", "branch")
+            values = [fields.get(key) for key in keys]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             strings = [value for value in values if isinstance(value, str)]  # pyright: ignore[reportUnknownVariableType]
-            if len(strings) == 3:
-                found.append(PendingNote(strings[0], strings[1], strings[2], entry))
+            if len(strings) == len(keys):
+                ref, title, text, branch = strings
+                found.append(PendingNote(ref, title, text, entry, branch))
     return found
 
 
@@ -97,7 +103,11 @@ def commit_pending(
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did."""
     done = Committed({})
-    for note in pending(config):
+    notes = pending(config)
+    here = _branch(config) if notes else None
+    for note in notes:
+        if note.branch != here:  # detached, or on another branch: it waits for its own
+            continue
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
             note.entry.unlink(missing_ok=True)
             continue
@@ -151,6 +161,14 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
             return Committed({})
         mark.unlink(missing_ok=True)  # this hook commits them: no remember need try again
         return commit_pending(config, HOOK_WAIT, notice)
+
+
+def _branch(config: Config) -> str | None:
+    """HEAD's branch (`refs/heads/<name>`), None on a detached HEAD."""
+    from memidx.git.repo import GitRepo
+
+    found = GitRepo(config.root).run("symbolic-ref", "-q", "HEAD", check=False)
+    return found.decode().strip() or None
 
 
 def _picking(config: Config) -> bool:

@@ -145,7 +145,7 @@ def remember(
         raise UsageError("the note holds a NUL byte", "remove it: a note is Markdown text")
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
-    on_a_branch(config.root, "the note was not written")
+    branch = on_a_branch(config.root, "the note was not written")
     created = datetime.now(UTC).date().isoformat()
     title, tags, body, fields = _redacted(title, tags, body, dict(extra or {}))
     text = note_text(title, tags, body, created, **fields)
@@ -157,7 +157,7 @@ def remember(
         ref, _ = _write_new(config, folder, slugify(title), text)
         _check(config, ref, text)
         older = bool(pending(config))  # a git held the clone past a remember's wait already
-        note = keep(config, ref, title, text)
+        note = keep(config, ref, title, text, branch)
         say = notice or _unsaid
         done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
         gone = not note.entry.exists()  # while no one else commits pending notes

@@ -24,6 +24,7 @@ from tests.helpers import NotesRepo
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of logs.\n"
 REF = "notes/disk-full.md"
+MAIN = "refs/heads/main"
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def _kept(repo: NotesRepo) -> Config:
     """The note written and kept pending, as a `remember` that found git busy leaves it."""
     config = load_config(repo.root, env={})
     repo.write(REF, TEXT)
-    keep(config, REF, "Disk full", TEXT)
+    keep(config, REF, "Disk full", TEXT, MAIN)
     return config
 
 
@@ -48,7 +49,7 @@ def _subjects(repo: NotesRepo) -> list[str]:
 
 def test_a_pending_note_is_committed_once_by_the_next_finisher(repo: NotesRepo) -> None:
     config = _kept(repo)
-    keep(config, REF, "Disk full", TEXT)  # kept twice: a remember killed, then the same again
+    keep(config, REF, "Disk full", TEXT, MAIN)  # kept twice: a remember killed, then the same again
     said: list[str] = []
     done = finish_now(config, said.append)
     assert list(done.commits) == [REF] and done.busy is None and said == []
@@ -115,3 +116,20 @@ def test_a_git_hook_with_no_pending_note_imports_nothing_for_them(
     config = load_config(repo.root, env={})
     monkeypatch.setitem(sys.modules, "memidx.memory.pending_notes", None)  # an import fails
     hook._commit_pending(config)  # pyright: ignore[reportPrivateUsage]
+
+
+def test_a_pending_note_is_committed_only_on_the_branch_it_was_remembered_on(
+    repo: NotesRepo,
+) -> None:
+    """`memidx sync` on a detached HEAD (a rebase stopped on a conflict) committed the note
+    there, and the next `git switch main` took the file off the disk: the note was lost. A
+    post-checkout hook onto another branch committed it there, and it left main's memory."""
+    config = _kept(repo)
+    repo.git("checkout", "-q", "--detach")
+    assert finish_now(config, print).commits == {} and len(pending(config)) == 1
+    repo.git("checkout", "-q", "-b", "other")
+    assert finish_now(config, print).commits == {} and len(pending(config)) == 1
+    repo.git("checkout", "-q", "main")
+    assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
+    assert _subjects(repo) == ["memidx remember: Disk full"]
+    assert repo.git("log", "-1", "--format=%s", "other") == "start\n"
