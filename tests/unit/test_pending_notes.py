@@ -13,6 +13,7 @@ from memidx.config import Config, load_config
 from memidx.memory.pending_notes import (
     FOLDER,
     HOOK_CAME,
+    Committed,
     after_a_hook,
     commit_pending,
     finish_after_git,
@@ -133,3 +134,34 @@ def test_a_pending_note_is_committed_only_on_the_branch_it_was_remembered_on(
     assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
     assert _subjects(repo) == ["memidx remember: Disk full"]
     assert repo.git("log", "-1", "--format=%s", "other") == "start\n"
+
+
+def test_a_remember_whose_note_a_git_hook_committed_as_it_let_go_says_committed(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The remember's wait for git ended as the person's commit did; its post-commit hook took
+    remember.lock the moment the remember let go, took its mark away and committed the note.
+    The remember, finding no mark, said `not committed yet` and `"commit": null`, for a note
+    committed once already (and an agent that believes it may remember it again)."""
+    from memidx.errors import GitBusy
+    from memidx.memory import remember as remember_module
+
+    busy = GitBusy("git kept its index locked; notes/disk-full.md was not committed", "wait")
+
+    def git_busy(*_: object, **__: object) -> Committed:
+        return Committed({}, busy)  # the person's commit held the clone for all of the wait
+
+    monkeypatch.setattr(remember_module, "commit_pending", git_busy)
+
+    def hook_first(config: Config, *_: object) -> None:
+        commit_pending(config, None, print)  # the hook: it commits, and leaves no mark
+
+    monkeypatch.setattr(remember_module, "after_a_hook", hook_first)
+    config = load_config(repo.root, env={})
+    said: list[str] = []
+    done = remember_module.remember(
+        config, "Disk full", "The disk was full of logs.", notice=said.append
+    )
+    assert _subjects(repo) == ["memidx remember: Disk full"]
+    assert done.commit == repo.git("rev-parse", "HEAD").strip()
+    assert not any("not committed yet" in line for line in said), said
