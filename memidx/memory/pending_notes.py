@@ -40,6 +40,10 @@ HOOK_LOCK_WAIT = 0.2  # seconds a git hook waits for a remember under way (the p
 HOOK_CAME = "hook-came"  # a hook found remember.lock held: the remember tries once more
 HOOK_WAIT = 2.0  # seconds a git hook waits for another git: the person's is done by then
 SUBJECT = "memidx remember: "
+CHANGED = (  # edited, staged otherwise, deleted, or taken by `git stash -u`
+    "changed or was removed since it was remembered, so it was not committed: it is left as "
+    "it is (commit it yourself to keep it)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +114,8 @@ def commit_pending(
             continue
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
             note.entry.unlink(missing_ok=True)
+            if note != raise_for:  # that remember says it itself, as an error
+                notice(f"warning: {note.ref} {CHANGED}")
             continue
         try:
             commit = commit_paths(config, [note.ref], SUBJECT + note.title, wait=wait)

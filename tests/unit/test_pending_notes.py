@@ -62,8 +62,11 @@ def test_a_pending_note_is_committed_once_by_the_next_finisher(repo: NotesRepo) 
 def test_a_pending_note_a_person_edited_is_theirs_and_not_committed(repo: NotesRepo) -> None:
     config = _kept(repo)
     repo.write(REF, TEXT + "\nThe person's own line.\n")
-    done = commit_pending(config, None, print)
+    said: list[str] = []
+    done = commit_pending(config, None, said.append)
     assert done.commits == {} and pending(config) == []
+    line = "changed or was removed since it was remembered, so it was not committed"
+    assert said == [f"warning: {REF} {line}: it is left as it is (commit it yourself to keep it)"]
     assert _subjects(repo) == [] and repo.git("status", "--porcelain", "-uall") == f"?? {REF}\n"
 
 
