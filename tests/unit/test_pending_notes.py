@@ -5,6 +5,7 @@ never a file a person changed since."""
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from memidx.config import Config, load_config
 from memidx.memory.pending_notes import (
     FOLDER,
     HOOK_CAME,
+    HOOK_LOCK_WAIT,
+    LOCK,
     Committed,
     after_a_hook,
     commit_pending,
@@ -21,6 +24,7 @@ from memidx.memory.pending_notes import (
     keep,
     pending,
 )
+from memidx.portable import file_lock
 from tests.helpers import NotesRepo
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of logs.\n"
@@ -168,3 +172,17 @@ def test_a_remember_whose_note_a_git_hook_committed_as_it_let_go_says_committed(
     assert _subjects(repo) == ["memidx remember: Disk full"]
     assert done.commit == repo.git("rev-parse", "HEAD").strip()
     assert not any("not committed yet" in line for line in said), said
+
+
+def test_a_git_hook_that_finds_a_remember_under_way_leaves_its_mark_within_its_wait(
+    repo: NotesRepo,
+) -> None:
+    """The other half of the retry above: nothing tested that the hook leaves the mark (the
+    remember's retry then never came) nor that it waits no longer than HOOK_LOCK_WAIT."""
+    config = _kept(repo)
+    with file_lock(config.state_dir / LOCK):  # a remember holds it
+        started = time.monotonic()
+        done = finish_after_git(config, print)
+        waited = time.monotonic() - started
+    assert done.commits == {} and len(pending(config)) == 1 and _subjects(repo) == []
+    assert (config.state_dir / FOLDER / HOOK_CAME).exists() and waited < HOOK_LOCK_WAIT + 0.5
