@@ -194,13 +194,14 @@ def after_a_hook(
 ) -> Committed | None:
     """For a `remember` that left `note` pending: a post-* hook that came while it held
     remember.lock (the git command it waited for ended as its wait did) left the commit to
-    it, so it tries once more, briefly; None when no hook came."""
-    from memidx.memory.remember import LOCK_WAIT
-    from memidx.waited_lock import waited_lock
-
+    it, so it tries once more, briefly; None when no hook came, or when another holds
+    remember.lock past HOOK_WAIT (it commits every pending note: waiting LOCK_WAIT for it, then
+    failing, said `nothing was written` of a note written and pending)."""
     mark = config.state_dir / FOLDER / HOOK_CAME
     if not mark.exists():
         return None
-    with waited_lock(config.state_dir / LOCK, LOCK_WAIT, "a memidx remember of this clone"):
+    with file_lock(config.state_dir / LOCK, timeout=HOOK_WAIT) as taken:
+        if not taken:
+            return None
         mark.unlink(missing_ok=True)
         return commit_pending(config, HOOK_WAIT, notice, raise_for=note)

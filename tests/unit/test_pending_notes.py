@@ -186,3 +186,20 @@ def test_a_git_hook_that_finds_a_remember_under_way_leaves_its_mark_within_its_w
         waited = time.monotonic() - started
     assert done.commits == {} and len(pending(config)) == 1 and _subjects(repo) == []
     assert (config.state_dir / FOLDER / HOOK_CAME).exists() and waited < HOOK_LOCK_WAIT + 0.5
+
+
+def test_a_remember_retrying_after_a_hook_does_not_fail_behind_another_remember(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The retry waited LOCK_WAIT (30 s) for remember.lock, then failed the remember (exit 1,
+    "nothing written") although its note was written and pending: whoever holds the lock
+    commits every pending note anyway, so the retry gives way to it."""
+    from memidx.memory import pending_notes, remember
+
+    monkeypatch.setattr(remember, "LOCK_WAIT", 0.3)  # 30 s: the test would wait it
+    monkeypatch.setattr(pending_notes, "HOOK_WAIT", 0.1)
+    config = _kept(repo)
+    (config.state_dir / FOLDER / HOOK_CAME).touch()
+    with file_lock(config.state_dir / LOCK):  # the next remember in line holds it
+        assert after_a_hook(config, pending(config)[0], print) is None
+    assert len(pending(config)) == 1
