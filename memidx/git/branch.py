@@ -9,13 +9,15 @@ from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
 
 
-def on_a_branch(root: Path, undone: str) -> None:
+def on_a_branch(root: Path, undone: str) -> str:
     """Refuse a commit on a detached HEAD: the next `git switch` leaves it behind, and git
     takes its files off the disk (a remembered note is gone, a forgotten one is back). In a
-    rebase stopped on a conflict HEAD is detached too, and `git rebase --abort` drops it."""
+    rebase stopped on a conflict HEAD is detached too, and `git rebase --abort` drops it.
+    Returns the branch (`refs/heads/<name>`)."""
     repo = GitRepo(root)
-    if repo.run("symbolic-ref", "-q", "HEAD", check=False).strip():
-        return
+    branch = repo.run("symbolic-ref", "-q", "HEAD", check=False).decode().strip()
+    if branch:
+        return branch
     paths = repo.run("rev-parse", "--path-format=absolute", "--git-path", "rebase-merge",
                      "--git-path", "rebase-apply").decode().splitlines()  # fmt: skip
     if any(Path(path).is_dir() for path in paths):

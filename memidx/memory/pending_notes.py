@@ -1,5 +1,5 @@
 """Notes `remember` wrote and checked, kept in `.memidx/pending-notes/` (one JSON file each:
-ref, title, text) from before their commit is tried until it lands.
+ref, title, text, branch) from before their commit is tried until it lands.
 
 A person's git command can hold a clone for minutes: `git commit` runs while its hooks and its
 editor do (memidx never moves HEAD under it), `git commit -a` or `git commit -- <paths>` holds
@@ -11,7 +11,9 @@ the next `remember`, `memidx sync`. A `remember` killed mid-commit leaves its en
 An entry is committed only while its file is the very note remembered (note_state's
 the_same_note): one a person edited, staged otherwise or deleted meanwhile is theirs, and its
 entry goes; one already committed (by a person's `git add -A; git commit`, say) makes no
-second commit. With .memidx/ deleted a pending note stays on disk, uncommitted (`memidx
+second commit. An entry is committed only on the branch it was remembered on (never on a
+detached HEAD, which the next `git switch` leaves behind, taking the file off the disk); on
+another it waits. With .memidx/ deleted a pending note stays on disk, uncommitted (`memidx
 status` lists it); remembering it again commits it, never a twin.
 """
 
@@ -38,6 +40,10 @@ HOOK_LOCK_WAIT = 0.2  # seconds a git hook waits for a remember under way (the p
 HOOK_CAME = "hook-came"  # a hook found remember.lock held: the remember tries once more
 HOOK_WAIT = 2.0  # seconds a git hook waits for another git: the person's is done by then
 SUBJECT = "memidx remember: "
+CHANGED = (  # edited, staged otherwise, deleted, or taken by `git stash -u`
+    "changed or was removed since it was remembered, so it was not committed: it is left as "
+    "it is (commit it yourself to keep it)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +54,7 @@ class PendingNote:
     title: str
     text: str
     entry: Path
+    branch: str  # refs/heads/<name>, HEAD's when it was remembered
 
 
 @dataclass(slots=True)
@@ -58,14 +65,15 @@ class Committed:
     busy: GitBusy | None = None
 
 
-def keep(config: Config, ref: str, title: str, text: str) -> PendingNote:
-    """Keep the note pending (durably, as the note is) until it is committed."""
+def keep(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:
+    """Keep the note pending (durably, as the note is) until it is committed on `branch`."""
     folder = config.state_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     entry = folder / f"{time.time_ns():020d}-{sha256_hex(ref.encode())[:16]}.json"
-    data = json.dumps({"ref": ref, "title": title, "text": text}, ensure_ascii=False)
+    fields = {"ref": ref, "title": title, "text": text, "branch": branch}
+    data = json.dumps(fields, ensure_ascii=False)
     replace_durably(entry, data.encode("utf-8"), "pending", durable=config.fsync)
-    return PendingNote(ref, title, text, entry)
+    return PendingNote(ref, title, text, entry, branch)
 
 
 def pending(config: Config) -> list[PendingNote]:
@@ -77,10 +85,12 @@ def pending(config: Config) -> list[PendingNote]:
         except (OSError, ValueError):
             continue
         if isinstance(fields, dict):
-            values = [fields.get(key) for key in ("ref", "title", "text")]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            keys = ("ref", "title", "text", "branch")
+            values = [fields.get(key) for key in keys]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             strings = [value for value in values if isinstance(value, str)]  # pyright: ignore[reportUnknownVariableType]
-            if len(strings) == 3:
-                found.append(PendingNote(strings[0], strings[1], strings[2], entry))
+            if len(strings) == len(keys):
+                ref, title, text, branch = strings
+                found.append(PendingNote(ref, title, text, entry, branch))
     return found
 
 
@@ -97,9 +107,15 @@ def commit_pending(
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did."""
     done = Committed({})
-    for note in pending(config):
+    notes = pending(config)
+    here = _branch(config) if notes else None
+    for note in notes:
+        if note.branch != here:  # detached, or on another branch: it waits for its own
+            continue
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
             note.entry.unlink(missing_ok=True)
+            if note != raise_for:  # that remember says it itself, as an error
+                notice(f"warning: {note.ref} {CHANGED}")
             continue
         try:
             commit = commit_paths(config, [note.ref], SUBJECT + note.title, wait=wait)
@@ -142,6 +158,8 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
         on_a_branch(config.root, "the pending notes were not committed yet")
     except MemidxError:
         return Committed({})  # a rebase under way: its post-rewrite hook comes once it is done
+    if _picking(config):
+        return Committed({})  # a commit now failed git's next pick (exit 128): a later one
     mark = config.state_dir / FOLDER / HOOK_CAME
     mark.touch()  # before the lock: a remember that holds it sees the mark once it lets go
     with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
@@ -151,18 +169,39 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
         return commit_pending(config, HOOK_WAIT, notice)
 
 
+def _branch(config: Config) -> str | None:
+    """HEAD's branch (`refs/heads/<name>`), None on a detached HEAD."""
+    from memidx.git.repo import GitRepo
+
+    found = GitRepo(config.root).run("symbolic-ref", "-q", "HEAD", check=False)
+    return found.decode().strip() or None
+
+
+def _picking(config: Config) -> bool:
+    """Whether git's sequencer is under way (`git cherry-pick A..B`, `git revert A..B`): the
+    post-commit hook of each pick runs before the next, which a note committed then made fail,
+    "your local changes would be overwritten" (git 2.39)."""
+    from memidx.git.repo import GitRepo
+
+    found = GitRepo(config.root).run(
+        "rev-parse", "--path-format=absolute", "--git-path", "sequencer", check=False
+    )
+    return bool(found.strip()) and Path(found.decode().strip()).is_dir()
+
+
 def after_a_hook(
     config: Config, note: PendingNote, notice: Callable[[str], None]
 ) -> Committed | None:
     """For a `remember` that left `note` pending: a post-* hook that came while it held
     remember.lock (the git command it waited for ended as its wait did) left the commit to
-    it, so it tries once more, briefly; None when no hook came."""
-    from memidx.memory.remember import LOCK_WAIT
-    from memidx.waited_lock import waited_lock
-
+    it, so it tries once more, briefly; None when no hook came, or when another holds
+    remember.lock past HOOK_WAIT (it commits every pending note: waiting LOCK_WAIT for it, then
+    failing, said `nothing was written` of a note written and pending)."""
     mark = config.state_dir / FOLDER / HOOK_CAME
     if not mark.exists():
         return None
-    with waited_lock(config.state_dir / LOCK, LOCK_WAIT, "a memidx remember of this clone"):
+    with file_lock(config.state_dir / LOCK, timeout=HOOK_WAIT) as taken:
+        if not taken:
+            return None
         mark.unlink(missing_ok=True)
         return commit_pending(config, HOOK_WAIT, notice, raise_for=note)

@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TextIO
 
 import yaml
@@ -19,7 +19,7 @@ from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
 from memidx.haystack.redaction import stored_tags
-from memidx.memory.note_state import the_same_note
+from memidx.memory.note_state import added_by, ids_at, the_same_note
 from memidx.memory.pending_notes import (
     BEHIND_WAIT,
     LOCK,
@@ -145,7 +145,7 @@ def remember(
         raise UsageError("the note holds a NUL byte", "remove it: a note is Markdown text")
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
-    on_a_branch(config.root, "the note was not written")
+    branch = on_a_branch(config.root, "the note was not written")
     created = datetime.now(UTC).date().isoformat()
     title, tags, body, fields = _redacted(title, tags, body, dict(extra or {}))
     text = note_text(title, tags, body, created, **fields)
@@ -157,13 +157,13 @@ def remember(
         ref, _ = _write_new(config, folder, slugify(title), text)
         _check(config, ref, text)
         older = bool(pending(config))  # a git held the clone past a remember's wait already
-        note = keep(config, ref, title, text)
+        note = keep(config, ref, title, text, branch)
         say = notice or _unsaid
         done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
         gone = not note.entry.exists()  # while no one else commits pending notes
     if done.busy and not gone and ref not in done.commits:
         done = after_a_hook(config, note, say) or done
-    commit = done.commits.get(ref)
+    commit = done.commits.get(ref) or _committed_meanwhile(config, note.entry, ref, text)
     if commit is None and gone:  # not the note it wrote by its commit
         raise MemidxError(
             f"{ref} changed before its commit (edited, staged or removed), so it was not "
@@ -176,6 +176,14 @@ def remember(
     else:
         _index(config, ref, commit, notice)
     return Remembered(ref, commit, title)
+
+
+def _committed_meanwhile(config: Config, entry: Path, ref: str, text: str) -> str | None:
+    """The commit that added the note when a git hook committed it after this remember let go
+    of remember.lock (its mark taken away before this one looked), else None."""
+    if entry.exists() or not the_same_note(config, ref, text) or ids_at(config, ref)[0] is None:
+        return None
+    return added_by(config, "HEAD", ref)
 
 
 def _unsaid(_: str) -> None:

@@ -228,7 +228,8 @@ def test_memidx_sync_commits_a_pending_note_and_indexes_it(machine: Machine) -> 
 
     text = f"---\ntitle: Pending note\ncreated: '2026-12-05'\n---\n\n{BODY}"
     (machine.root / "notes" / "pending-note.md").write_text(text)
-    keep(load_config(machine.root, env={}), "notes/pending-note.md", "Pending note", text)
+    config = load_config(machine.root, env={})
+    keep(config, "notes/pending-note.md", "Pending note", text, "refs/heads/main")
     before = commits(machine)
     run = machine.memidx("sync")
     assert run.code == 0 and "committed notes/pending-note.md" in run.err, run.err
