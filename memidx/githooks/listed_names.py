@@ -3,10 +3,11 @@ takes no names (`pass_filenames: false`): the framework hands a hook its files i
 at most 128 KiB of names, a run each, and memidx's shim ran the framework in such parts
 through xargs too (a commit of ~2,000 notes took two runs, each running the drift check and
 saying a refusal again). So the shim lists the staged names in a file (NUL-separated) named
-in MEMIDX_CHECK_NAMES, and one run reads them all; run by the framework without the shim,
-the hook reads what git has staged, as the framework lists it. A file the work tree no
-longer holds (deleted, moved away, a folder in its place), which the framework passes no
-hook, is among them: it is committed as staged."""
+in MEMIDX_CHECK_NAMES, for one run of the framework, and the hook reads in one run what git
+has staged (the same names, asked of git: a list inherited from another commit would leave
+some out; the list is read only by a memory outside git). A file the work tree no longer
+holds (deleted, moved away, a folder in its place), which the framework passes no hook, is
+among them: it is committed as staged."""
 
 from __future__ import annotations
 
@@ -20,23 +21,23 @@ LISTED = "MEMIDX_CHECK_NAMES"
 
 
 def framework_files(config: Config, given: list[str]) -> list[str]:
-    """`given` and, under the framework, every staged name (the shim's list, else git's)."""
+    """`given` and, under the framework, every staged name (git's; the shim's list outside
+    git)."""
     named = os.environ.get(LISTED)
     if not named and not (os.environ.get("PRE_COMMIT") == "1" and config.in_git):
         return given
-    listed = (
-        [os.fsdecode(name) for name in _read(Path(named)).split(b"\0") if name] if named else None
-    )
     if config.in_git:
         from memidx.git.staged import staged_names, staged_repo
 
-        # git's own list leaves out a submodule (mode 160000), which the shim's lists too:
-        # named like a note, it is a folder with no file to read and drift refused the commit
-        files = staged_names(staged_repo(config.root))
-        held = set(files)
-        staged = files if listed is None else [name for name in listed if name in held]
+        # git's own list, not the shim's: the same names (but a submodule, mode 160000, which
+        # git diff --name-only lists and no check can read), and a list inherited from another
+        # commit (a nested repository's hook run under the shim, a shell that exported it)
+        # would leave out what this index stages, a secret committed unread
+        staged = staged_names(staged_repo(config.root))
+    elif named:
+        staged = [os.fsdecode(name) for name in _read(Path(named)).split(b"\0") if name]
     else:
-        staged = listed or []
+        staged = []
     known = set(staged)
     return [*staged, *(name for name in given if name not in known)]
 

@@ -123,6 +123,8 @@ def _judged(
     a block, whose comment is no part of it."""
     value = COMMENT.sub("", text[start:end], count=1) if plain else text[start:end]
     end = start + len(value)
+    if plain and value.startswith("{{") and value.endswith("}}"):
+        return  # a template's expression (Ansible's Jinja, Helm's): it names a value, holds none
     if plain and value[:1] in "{[" and value[-1:] in "}]":
         for entry in FLOW_ENTRY.finditer(text, start + 1, end - 1):
             scalar = entry.group(1).rstrip()

@@ -1,6 +1,6 @@
 """The files `memidx check all` reads under the pre-commit framework, whose hook takes no names
-(memidx/githooks/listed_names.py): the staged names memidx's shim listed, else git's; a list
-it cannot read fails the checks in one line."""
+(memidx/githooks/listed_names.py): the names git stages, whatever list the shim made; a list
+(read outside git) it cannot read fails the checks in one line."""
 
 from __future__ import annotations
 
@@ -66,9 +66,23 @@ def test_outside_the_framework_only_the_given_files_are_read(
     assert framework_files(config, ["notes/old.md"]) == ["notes/old.md"]
 
 
+def test_a_list_of_another_commit_leaves_out_no_staged_name(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MEMIDX_CHECK_NAMES inherited by a nested repository's hook (the outer commit's list),
+    # or left exported in a shell: what this index stages is read all the same, none dropped
+    listed = tmp_path / "names"
+    listed.write_bytes(b"notes/outer.md\0")
+    monkeypatch.setenv(LISTED, str(listed))
+    assert framework_files(config, []) == ["notes/-new.md"]
+    monkeypatch.setenv(LISTED, str(tmp_path / "gone"))  # the outer run's list deleted since
+    assert framework_files(config, []) == ["notes/-new.md"]
+
+
 def test_a_list_that_cannot_be_read_fails_the_checks_in_one_line(
     config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    config = Config(root=config.root, index_path=config.index_path, in_git=False)
     monkeypatch.setenv(LISTED, str(tmp_path / "gone"))
     with pytest.raises(MemidxError, match="no list of the staged names"):
         framework_files(config, [])

@@ -195,6 +195,7 @@ def test_a_value_below_its_key_is_found(text: str) -> None:
         "password:\n  - name: Zk9xQ7mL2pWq8\n",  # an item that is a mapping: a key's value
         "password:\n  {connectionString: x, minLength: 12}\n",  # no key judged as a value
         "password: |\n  [a, b]\n",  # a block's text, not a flow collection
+        "password:\n  {{ vault_db_password }}\n",  # a template (Ansible, Helm), no collection
     ],
 )
 def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -> None:
@@ -211,6 +212,9 @@ def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -
         ("Password: [see the docs]\n", []),  # prose in brackets
         ("password: {connectionString: x, minLength: 12}\n", []),  # keys are no values
         ("notes: {value: Zk9xQ7mL2pWq8}\n", []),  # no secret-sounding key
+        # a template's expression (Ansible's Jinja, Helm's), no collection: a name, no value
+        ("token: {{ vault_api_token }}\n", []),
+        ("- api_key: {{ lookup_api_key }}  # from the vault\n", []),
     ],
 )
 def test_a_flow_collection_on_its_keys_line_is_read(text: str, found: list[str]) -> None:
