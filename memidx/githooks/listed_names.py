@@ -1,13 +1,16 @@
-"""The files `check all` reads under the pre-commit framework (PRE_COMMIT=1), where its hook
-takes no names (`pass_filenames: false`): the framework hands a hook its files in parts of
-at most 128 KiB of names, a run each, and memidx's shim ran the framework in such parts
-through xargs too (a commit of ~2,000 notes took two runs, each running the drift check and
-saying a refusal again). So the shim lists the staged names in a file (NUL-separated) named
-in MEMIDX_CHECK_NAMES, for one run of the framework, and the hook reads in one run what git
-has staged (the same names, asked of git: a list inherited from another commit would leave
-some out; the list is read only by a memory outside git). A file the work tree no longer
-holds (deleted, moved away, a folder in its place), which the framework passes no hook, is
-among them: it is committed as staged."""
+"""The files `check all` reads under the pre-commit framework (PRE_COMMIT=1).
+
+The framework hands a hook its files in parts of at most 128 KiB of names, a run each (a
+commit of ~2,000 notes took two runs, each running the drift check and saying a refusal
+again). Under memidx's shim, which lists the staged names in a file named in
+MEMIDX_CHECK_NAMES beside the copy of the index it points GIT_INDEX_FILE at, the first run
+claims that list (renames it to `.claimed`) and reads every name git stages (git's own list: a
+submodule, which `git diff --name-only` lists and no check can read, stays out; a file the work
+tree no longer holds, which the framework passes no hook, is in: it is committed as staged);
+the runs after it find the list claimed and check nothing again. Run by hand (`pre-commit run`,
+`--all-files`, `--files`, CI's `--from-ref`), the hook reads the files the framework gives it
+and what git stages. A list whose index is not the one GIT_INDEX_FILE names (inherited from
+another commit: a nested repository's hook, a shell that exported it) is not this run's."""
 
 from __future__ import annotations
 
@@ -18,26 +21,42 @@ from memidx.config import Config
 from memidx.errors import MemidxError
 
 LISTED = "MEMIDX_CHECK_NAMES"
+CLAIMED = ".claimed"  # the list renamed by the run that read it: the later runs check nothing
 
 
-def framework_files(config: Config, given: list[str]) -> list[str]:
-    """`given` and, under the framework, every staged name (git's; the shim's list outside
-    git)."""
+def framework_files(config: Config, given: list[str]) -> list[str] | None:
+    """`given` and, under the framework, every staged name; None for a later run of one
+    framework run under the shim (the first read every staged name)."""
     named = os.environ.get(LISTED)
-    if not named and not (os.environ.get("PRE_COMMIT") == "1" and config.in_git):
+    if named and config.in_git and _this_runs(named):
+        try:
+            Path(named).rename(named + CLAIMED)
+        except FileNotFoundError:
+            if Path(named + CLAIMED).is_file():
+                return None  # claimed by the first part of this run, which read them all
+        except OSError as exc:
+            raise MemidxError(
+                f"cannot claim the staged names in {named}: {exc.strerror}",
+                "commit again; `git commit --no-verify` skips the checks",
+            ) from None
+    elif named and not config.in_git:
+        listed = [os.fsdecode(name) for name in _read(Path(named)).split(b"\0") if name]
+        return _with(listed, given)
+    if not (os.environ.get("PRE_COMMIT") == "1" and config.in_git):
         return given
-    if config.in_git:
-        from memidx.git.staged import staged_names, staged_repo
+    from memidx.git.staged import staged_names, staged_repo
 
-        # git's own list, not the shim's: the same names (but a submodule, mode 160000, which
-        # git diff --name-only lists and no check can read), and a list inherited from another
-        # commit (a nested repository's hook run under the shim, a shell that exported it)
-        # would leave out what this index stages, a secret committed unread
-        staged = staged_names(staged_repo(config.root))
-    elif named:
-        staged = [os.fsdecode(name) for name in _read(Path(named)).split(b"\0") if name]
-    else:
-        staged = []
+    return _with(staged_names(staged_repo(config.root)), given)
+
+
+def _this_runs(named: str) -> bool:
+    """Whether the list is the one memidx's shim made for this commit: it names it after the
+    copy of the index it points GIT_INDEX_FILE at (`memidx-checks-<pid>.index`, `.names`)."""
+    stem, dot, kind = named.rpartition(".")
+    return bool(dot) and kind == "names" and os.environ.get("GIT_INDEX_FILE") == f"{stem}.index"
+
+
+def _with(staged: list[str], given: list[str]) -> list[str]:
     known = set(staged)
     return [*staged, *(name for name in given if name not in known)]
 

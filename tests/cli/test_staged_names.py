@@ -146,3 +146,28 @@ def test_a_name_beginning_with_a_dash_that_is_not_utf8_is_named(machine: Machine
 
 def test_a_command_without_file_names_still_refuses_an_unknown_option(machine: Machine) -> None:
     assert machine.memidx("search", "-x", "words").code == 2
+
+
+def test_pre_commit_run_all_files_by_hand_checks_committed_files(machine: Machine) -> None:
+    """`pre-commit run --all-files` (by hand, in CI) checks what the repository holds: with
+    the hook taking no file names, `check all` read only what was staged, and a token
+    committed with --no-verify passed."""
+    token = "ghp_" + "Zk9xQ7mL2pWq8xR4tY6u" * 2
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {token[:40]}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "--no-verify", "-m", "deploy")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+        cwd=machine.root,
+        env=machine.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "notes/deploy.md:5: github-token" in done.stdout, done.stdout

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -86,3 +87,35 @@ def test_a_list_that_cannot_be_read_fails_the_checks_in_one_line(
     monkeypatch.setenv(LISTED, str(tmp_path / "gone"))
     with pytest.raises(MemidxError, match="no list of the staged names"):
         framework_files(config, [])
+
+
+def test_under_the_shim_the_first_part_reads_every_staged_name_and_the_rest_nothing(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The framework hands the hook its files in parts of 128 KiB of names, a run each: the
+    first claims the shim's list and reads all that git stages, the later ones check nothing
+    again (each ran the drift check and said a refusal again)."""
+    view = tmp_path / ".git" / "memidx-checks-7.index"
+    shutil.copyfile(tmp_path / ".git" / "index", view)  # the shim's copy of the index
+    listed = view.with_suffix(".names")
+    listed.write_bytes(b"notes/-new.md\0")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(view))
+    monkeypatch.setenv(LISTED, str(listed))
+
+    assert framework_files(config, ["notes/-new.md"]) == ["notes/-new.md"]
+    assert not listed.exists() and listed.with_suffix(".names.claimed").is_file()
+    assert framework_files(config, ["notes/-new.md"]) is None  # the next part: nothing again
+
+
+def test_a_list_of_another_index_is_never_claimed(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list the shim made for another commit (GIT_INDEX_FILE names another index) is not
+    this run's: claimed, it would make this run's parts check nothing."""
+    listed = tmp_path / "memidx-checks-9.names"
+    listed.write_bytes(b"notes/outer.md\0")
+    (tmp_path / "memidx-checks-9.names.claimed").write_bytes(b"")
+    monkeypatch.setenv(LISTED, str(listed))
+
+    assert framework_files(config, ["x.md"]) == ["notes/-new.md", "x.md"]
+    assert listed.exists()
