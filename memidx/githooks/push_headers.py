@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from memidx.frozen import replace
 from memidx.git.repo import GitRepo
 from memidx.githooks.latin1 import AS_LATIN1
 from memidx.githooks.push_files import BLOB_LIMIT, Found
-from memidx.githooks.readings import readings
+from memidx.githooks.readings import AS_UTF8, readings
 
 TYPE_CHECKING = False  # not typing's: a push of tags alone never reads a log
 if TYPE_CHECKING:
@@ -83,5 +84,7 @@ def commit_texts(
         encoding = _encoding(_raw_fields(header))
         texts = readings(message, encoding, text_of(message, note=True) or "")
         found = [Found(ref, what, "message", text, about=how) for text, how in texts]
+        if encoding and len(found) == 2 and found[1].about == AS_UTF8:  # placed by bytes
+            found[1] = replace(found[1], data=message, encoding=encoding)
         fields = header_fields(header)
         yield sent.commit, found + [Found(ref, what, k, v, lines=False) for k, v in fields]
