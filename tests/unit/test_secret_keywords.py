@@ -218,6 +218,11 @@ def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -
         ("Password: [see the docs]\n", []),  # prose in brackets
         ("password: {connectionString: x, minLength: 12}\n", []),  # keys are no values
         ("notes: {value: Zk9xQ7mL2pWq8}\n", []),  # no secret-sounding key
+        # a flow mapping on its own: its value was read as `Zk9...}`, a reference by its brace
+        ("{api_key: Zk9xQ7mL2pWq8}\n", ["Zk9xQ7mL2pWq8"]),
+        ("- [{password: Zk9xQ7mL2pWq8}]\n", ["Zk9xQ7mL2pWq8"]),
+        ("{password: ${DB_PASSWORD}}\n", []),  # a reference closes its own brace
+        ("{token: [see the docs]}\n", []),
     ],
 )
 def test_a_flow_collection_on_its_keys_line_is_read(text: str, found: list[str]) -> None:
