@@ -111,11 +111,11 @@ def _first_reading(found: Found, plain: Plain | None) -> tuple[Utf8Found | None,
     such reading; and what to compare the next text with. A header's field names its
     reading in its name (`author (read as Latin-1)`), a message in `about`."""
     from memidx.githooks.latin1 import AS_LATIN1
-    from memidx.githooks.readings import Utf8Found
+    from memidx.githooks.readings import AS_UTF8, Utf8Found
 
     key = (found.ref, found.what, found.where.removesuffix(AS_LATIN1))
-    if found.data and plain and plain[0] == key:  # as UTF-8 beside the commit's encoding
-        return plain[1], plain
+    if found.data and plain and plain[0] == (*key[:2], found.where.removesuffix(AS_UTF8)):
+        return plain[1], plain  # as UTF-8 beside the commit's encoding: `author (read as UTF-8)`
     if found.about != AS_LATIN1 and not found.where.endswith(AS_LATIN1):
         return None, (key, Utf8Found(found.text))
     return (plain[1] if plain and plain[0] == key else None), plain
