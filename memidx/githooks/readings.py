@@ -45,6 +45,7 @@ class Utf8Found:
         self.spans: list[tuple[int, int]] = []
         self._bytes: list[tuple[int, int]] | None = None  # the spans in bytes, made once
         self._named: list[tuple[int, int]] | None = None  # the same, `text` in its encoding
+        self._utf8: tuple[str, Places] | None = None  # the UTF-8 reading placed, made once
 
     def add(self, start: int, end: int) -> None:
         """Note a secret found at text[start:end]."""
@@ -74,7 +75,9 @@ class Utf8Found:
             self._named = _merged(_decoded_at(data, encoding, self.spans) or [])
         if not self._named:
             return False
-        begin, stop = Places(utf8, data).bytes_at([(start, end)])[0]
+        if self._utf8 is None or self._utf8[0] is not utf8:  # its secrets come in order:
+            self._utf8 = (utf8, Places(utf8, data))  # each placed from the one before
+        begin, stop = self._utf8[1].bytes_at([(start, end)])[0]
         at = bisect.bisect_left(self._named, (stop,)) - 1
         return at >= 0 and self._named[at][1] > begin
 
@@ -132,6 +135,7 @@ class Places:
 
     def __init__(self, text: str, data: bytes) -> None:
         self.text = text
+        self.cursor = (0, 0, 0)  # a character, its byte, the next U+FFFD: where bytes_at ended
         self.chars: list[int] = []  # where each U+FFFD the reading wrote stands in `text`
         self.bytes: list[tuple[int, int]] = []  # the bytes each one stands for
         view, at, char = memoryview(data), 0, 0
@@ -152,7 +156,9 @@ class Places:
         start each time, many secrets after one stray byte were quadratic)."""
         offsets = sorted({offset for span in spans for offset in span})
         placed: dict[int, int] = {}
-        char, at, index = 0, 0, 0  # a character and its byte, known; the next U+FFFD
+        # a character and its byte, known; the next U+FFFD: where the last call ended, when
+        # these come after it (a secret at a time, each from the start, was quadratic)
+        char, at, index = self.cursor if offsets and offsets[0] >= self.cursor[0] else (0, 0, 0)
         for offset in offsets:
             while index < len(self.chars) and self.chars[index] < offset:
                 char, at = self.chars[index] + 1, self.bytes[index][1]
@@ -162,4 +168,5 @@ class Places:
                 continue
             at += len(self.text[char:offset].encode("utf-8", "surrogatepass"))
             char, placed[offset] = offset, at
+        self.cursor = (char, at, index)
         return [(placed[start], placed[end]) for start, end in spans]
