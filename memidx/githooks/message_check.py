@@ -71,13 +71,16 @@ def comment_of(settings: Mapping[str, str], text: str) -> str:
     return next((char for char in AUTO_CHARS if f"{char} {CUT_LINE}" in lines), "#")
 
 
-def message_texts(config: Config, path: Path) -> tuple[list[tuple[str, str]], str]:
+def message_texts(
+    config: Config, path: Path
+) -> tuple[list[tuple[str, str]], str, bytes, str | None]:
     """What git may commit of the message file `path`, in each reading the push check gives
     the commit git will make of it (memidx.githooks.readings: in i18n.commitEncoding, which
     git names in the commit's `encoding` header, and as UTF-8 beside it; under UTF-8, the
-    default, as Latin-1 too when it is no valid UTF-8), each with how it is named, and the
-    comment mark. Read as UTF-8 alone, a Shift_JIS ideographic space before a password was
-    U+FFFD and the password unseen, which the push check then refused."""
+    default, as Latin-1 too when it is no valid UTF-8), each with how it is named, the
+    comment mark, and the bytes they read (a CRLF as LF) in the encoding git was told. Read
+    as UTF-8 alone, a Shift_JIS ideographic space before a password was U+FFFD and the
+    password unseen, which the push check then refused."""
     from memidx.githooks.readings import readings
 
     try:
@@ -99,30 +102,38 @@ def message_texts(config: Config, path: Path) -> tuple[list[tuple[str, str]], st
         (text.replace("\r\n", "\n"), how)
         for text, how in readings(data, settings.get("encoding"), plain)
     ]
+    data, encoding = data.replace(b"\r\n", b"\n"), settings.get("encoding")
     if not edited:  # `-m`, `-F`, `--no-edit`, a merge's message: git keeps it whole
-        return texts, ""
+        return texts, "", data, encoding
     comment = comment_of(settings, texts[0][0])
-    return [(kept_lines(text, comment), how) for text, how in texts], comment
+    return [(kept_lines(text, comment), how) for text, how in texts], comment, data, encoding
 
 
 def message_findings(config: Config, path: Path) -> Iterator[tuple[int, str, str, bool]]:
     """(line, kind, fingerprint, on a comment line) of each secret in the message that no
     allow marker allows, once however many readings hold it (the same line and text, or the
-    same bytes read as Latin-1); a comment line is one of an edited message that begins with
-    the comment mark, which git's default cleanup would have dropped."""
+    same bytes read as Latin-1, or as UTF-8 beside the commit's encoding); a comment line is
+    one of an edited message that begins with the comment mark, which git's default cleanup
+    would have dropped."""
     from memidx.githooks.latin1 import AS_LATIN1
-    from memidx.githooks.readings import Utf8Found
+    from memidx.githooks.readings import AS_UTF8, Utf8Found
     from memidx.hashes import sha256_hex
     from memidx.secrets.detect import find_secrets
     from memidx.secrets.patterns import line_of
 
-    texts, comment = message_texts(config, path)
+    texts, comment, data, encoding = message_texts(config, path)
     said: dict[tuple[int, str, str], bool] = {}
-    first = Utf8Found(texts[0][0])  # the secrets of the UTF-8 reading, by place
+    first = Utf8Found(texts[0][0])  # the secrets of the first reading, by place
     for text, how in texts:
         for found in find_secrets(text, allow=True):
             if how == AS_LATIN1 and first.holds(text, found.start, found.end):
                 continue  # the same bytes, one of them U+FFFD there, é here
+            if (
+                how == AS_UTF8
+                and encoding
+                and first.holds_as_utf8(data, encoding, text, found.start, found.end)
+            ):
+                continue  # the same bytes, é in the commit's encoding, U+FFFD here
             if not how:
                 first.add(found.start, found.end)
             secret = text[found.start : found.end].encode("utf-8")

@@ -70,7 +70,7 @@ def push_problems(
     plain: Plain | None = None  # the secrets of a text's UTF-8 reading, by place
     for found in pushed_texts(config, remote, sent):
         ref = refs.get(found.ref) or refs.setdefault(found.ref, masked(found.ref))
-        latin1, plain = _latin1_twin(found, plain)
+        first, plain = _first_reading(found, plain)
         if found.unread:
             where = f"{masked(found.where)}: " if found.where else ""  # a blob pushed straight
             problems.append(f"{ref}: {found.what}: {where}{found.unread}")
@@ -83,7 +83,7 @@ def push_problems(
             if secrets is None:
                 secrets = fields[found.text] = find_secrets(found.text, allow=True)
         for secret in secrets:
-            twin = _twin(latin1, plain, found.text, secret.start, secret.end)
+            twin = _twin(found, first, plain, secret.start, secret.end)
             if allowed is None:
                 allowed = read_baseline(config.root / BASELINE)
             fingerprint = sha256_hex(
@@ -104,26 +104,32 @@ def push_problems(
 Plain = tuple[tuple[str, ...], "Utf8Found"]  # a text's place, its secrets by place
 
 
-def _latin1_twin(found: Found, plain: Plain | None) -> tuple[Utf8Found | None, Plain | None]:
-    """The secrets of the UTF-8 reading `found` is the Latin-1 reading of (a secret on bytes
-    one of them stands on is the same, said once), None when it is no such reading; and what
-    to compare the next text with. A header's field names its reading in its name (`author
-    (read as Latin-1)`), a message in `about`."""
+def _first_reading(found: Found, plain: Plain | None) -> tuple[Utf8Found | None, Plain | None]:
+    """The secrets of the first reading `found` is a second reading of (a secret on bytes
+    one of them stands on is the same, said once): the UTF-8 one of a Latin-1 reading, the
+    one in the commit's encoding of a message's UTF-8 reading beside it; None when it is no
+    such reading; and what to compare the next text with. A header's field names its
+    reading in its name (`author (read as Latin-1)`), a message in `about`."""
     from memidx.githooks.latin1 import AS_LATIN1
-    from memidx.githooks.readings import Utf8Found
+    from memidx.githooks.readings import AS_UTF8, Utf8Found
 
     key = (found.ref, found.what, found.where.removesuffix(AS_LATIN1))
+    if found.data and plain and plain[0] == (*key[:2], found.where.removesuffix(AS_UTF8)):
+        return plain[1], plain  # as UTF-8 beside the commit's encoding: `author (read as UTF-8)`
     if found.about != AS_LATIN1 and not found.where.endswith(AS_LATIN1):
         return None, (key, Utf8Found(found.text))
     return (plain[1] if plain and plain[0] == key else None), plain
 
 
-def _twin(latin1: Utf8Found | None, plain: Plain | None, text: str, start: int, end: int) -> bool:
-    """Whether the secret text[start:end] of a Latin-1 reading stands on bytes a secret of
-    its UTF-8 reading `latin1` stands on (one of them U+FFFD there, é here): the same, said
-    once. One of a UTF-8 reading is noted in `plain`."""
-    if latin1 is not None:
-        return latin1.holds(text, start, end)
+def _twin(found: Found, first: Utf8Found | None, plain: Plain | None, start: int, end: int) -> bool:
+    """Whether the secret found.text[start:end] of a second reading stands on bytes a secret
+    of the first one, `first`, stands on (one of them U+FFFD there, é here): the same, said
+    once; a Latin-1 reading's first is its UTF-8 one, a UTF-8 one's that in its commit's
+    encoding. One of a first reading is noted in `plain`."""
+    if first is not None and found.data:
+        return first.holds_as_utf8(found.data, found.encoding, found.text, start, end)
+    if first is not None:
+        return first.holds(found.text, start, end)
     if plain is not None:
         plain[1].add(start, end)
     return False

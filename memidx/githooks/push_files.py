@@ -25,6 +25,9 @@ class Found(Value):
     named: bool = False  # `text` is the file's name (pushed as the tree's entry), not its text
     lines: bool = True  # the line of a secret is shown (not for a record's labels)
     about: str = ""  # added to a secret's kind: ` in the record's labels`
+    # a message read as UTF-8 beside its commit's encoding: its bytes, and that encoding
+    data: bytes = b""
+    encoding: str = ""
 
 
 class Pending(Value):

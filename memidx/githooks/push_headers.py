@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from memidx.frozen import replace
 from memidx.git.repo import GitRepo
 from memidx.githooks.latin1 import AS_LATIN1
 from memidx.githooks.push_files import BLOB_LIMIT, Found
-from memidx.githooks.readings import readings
+from memidx.githooks.readings import AS_UTF8, readings
 
 TYPE_CHECKING = False  # not typing's: a push of tags alone never reads a log
 if TYPE_CHECKING:
@@ -26,12 +27,19 @@ def header_fields(header: bytes) -> Iterator[tuple[str, str]]:
     """Each field of a commit's or a tag's header but the ids it names: (`author`, `name
     <email> <time> <zone>`), a field of several lines (`gpgsig`, `mergetag`) whole, each
     read as the commit's `encoding` header says (git re-encodes the whole header by it)."""
+    for key, text, _ in _fields_read(header):
+        yield key, text
+
+
+def _fields_read(header: bytes) -> Iterator[tuple[str, str, bytes]]:
+    """header_fields(), with the bytes of a field read as UTF-8 beside the header's encoding
+    (b"" for any other reading): its secrets are placed on them (readings.Utf8Found)."""
     fields = _raw_fields(header)
     encoding = _encoding(fields)
     for key, value in fields:
         if key not in (*SHOWN, "object", "type"):
             for text, how in readings(value, encoding, value.decode("utf-8", "replace")):
-                yield NAMES.get(key, key) + how, text
+                yield NAMES.get(key, key) + how, text, value if how == AS_UTF8 else b""
 
 
 def _raw_fields(header: bytes) -> list[tuple[str, bytes]]:
@@ -83,5 +91,11 @@ def commit_texts(
         encoding = _encoding(_raw_fields(header))
         texts = readings(message, encoding, text_of(message, note=True) or "")
         found = [Found(ref, what, "message", text, about=how) for text, how in texts]
-        fields = header_fields(header)
-        yield sent.commit, found + [Found(ref, what, k, v, lines=False) for k, v in fields]
+        if encoding and len(found) == 2 and found[1].about == AS_UTF8:  # placed by bytes
+            found[1] = replace(found[1], data=message, encoding=encoding)
+        fields = _fields_read(header)
+        found += [
+            Found(ref, what, k, v, lines=False, data=b, encoding=(encoding or "") if b else "")
+            for k, v, b in fields
+        ]
+        yield sent.commit, found

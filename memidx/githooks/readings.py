@@ -44,11 +44,13 @@ class Utf8Found:
         self.text = text
         self.spans: list[tuple[int, int]] = []
         self._bytes: list[tuple[int, int]] | None = None  # the spans in bytes, made once
+        self._named: list[tuple[int, int]] | None = None  # the same, `text` in its encoding
+        self._utf8: tuple[str, Places] | None = None  # the UTF-8 reading placed, made once
 
     def add(self, start: int, end: int) -> None:
         """Note a secret found at text[start:end]."""
         self.spans.append((start, end))
-        self._bytes = None
+        self._bytes = self._named = None
 
     def holds(self, latin1: str, start: int, end: int) -> bool:
         """Whether latin1[start:end], a secret of the Latin-1 reading of the bytes `text` reads,
@@ -60,6 +62,58 @@ class Utf8Found:
             self._bytes = _merged(places.bytes_at(self.spans))
         at = bisect.bisect_left(self._bytes, (end,)) - 1  # the last span that begins before end
         return at >= 0 and self._bytes[at][1] > start
+
+    def holds_as_utf8(self, data: bytes, encoding: str, utf8: str, start: int, end: int) -> bool:
+        """Whether utf8[start:end], a secret of the UTF-8 reading of `data` (AS_UTF8), overlaps
+        in bytes a secret added, `text` being the reading of `data` in its commit's
+        `encoding`: `password=Zk9\xe9x...` of a Latin-1 commit is `Zk9\u00e9x...` one way and
+        `Zk9\ufffdx...` the other, two texts of one secret, which both checks said twice. A
+        text too long to place or a codec that cannot place is never held (said twice)."""
+        if not self.spans:
+            return False
+        if self._named is None:
+            self._named = _merged(_decoded_at(data, encoding, self.spans) or [])
+        if not self._named:
+            return False
+        if self._utf8 is None or self._utf8[0] is not utf8:  # its secrets come in order:
+            self._utf8 = (utf8, Places(utf8, data))  # each placed from the one before
+        begin, stop = self._utf8[1].bytes_at([(start, end)])[0]
+        at = bisect.bisect_left(self._named, (stop,)) - 1
+        return at >= 0 and self._named[at][1] > begin
+
+
+PLACED_LIMIT = 1 << 20  # the bytes placed one at a time in a reading of a named encoding
+
+
+def _decoded_at(
+    data: bytes, encoding: str, spans: list[tuple[int, int]]
+) -> list[tuple[int, int]] | None:
+    """`spans` of the reading of `data` in `encoding` in bytes, a byte at a time through the
+    codec's incremental decoder (a multibyte or shifting encoding places no character by
+    arithmetic); None for a text too long or a codec that has none."""
+    if len(data) > PLACED_LIMIT:
+        return None
+    try:
+        decoder = codecs.getincrementaldecoder(encoding)("replace")
+    except (LookupError, TypeError, ValueError):
+        return None
+    wanted = sorted({offset for span in spans for offset in span})
+    placed: dict[int, int] = {}
+    chars, begin, index = 0, 0, 0  # characters read; where the next one's bytes begin
+    for at in range(len(data) + 1):
+        try:
+            out = decoder.decode(data[at : at + 1], at == len(data))
+        except (UnicodeError, ValueError):
+            return None
+        while index < len(wanted) and wanted[index] < chars + len(out):
+            placed[wanted[index]] = begin if wanted[index] == chars else at
+            index += 1
+        if out:
+            chars, begin = chars + len(out), at + 1
+        if index == len(wanted):
+            break
+    placed.update(dict.fromkeys(wanted[index:], len(data)))
+    return [(placed[start], placed[end]) for start, end in spans]
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -81,6 +135,7 @@ class Places:
 
     def __init__(self, text: str, data: bytes) -> None:
         self.text = text
+        self.cursor = (0, 0, 0)  # a character, its byte, the next U+FFFD: where bytes_at ended
         self.chars: list[int] = []  # where each U+FFFD the reading wrote stands in `text`
         self.bytes: list[tuple[int, int]] = []  # the bytes each one stands for
         view, at, char = memoryview(data), 0, 0
@@ -101,7 +156,9 @@ class Places:
         start each time, many secrets after one stray byte were quadratic)."""
         offsets = sorted({offset for span in spans for offset in span})
         placed: dict[int, int] = {}
-        char, at, index = 0, 0, 0  # a character and its byte, known; the next U+FFFD
+        # a character and its byte, known; the next U+FFFD: where the last call ended, when
+        # these come after it (a secret at a time, each from the start, was quadratic)
+        char, at, index = self.cursor if offsets and offsets[0] >= self.cursor[0] else (0, 0, 0)
         for offset in offsets:
             while index < len(self.chars) and self.chars[index] < offset:
                 char, at = self.chars[index] + 1, self.bytes[index][1]
@@ -111,4 +168,5 @@ class Places:
                 continue
             at += len(self.text[char:offset].encode("utf-8", "surrogatepass"))
             char, placed[offset] = offset, at
+        self.cursor = (char, at, index)
         return [(placed[start], placed[end]) for start, end in spans]

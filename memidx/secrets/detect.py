@@ -26,6 +26,7 @@ from memidx.secrets.patterns import (
     URL_PASSWORD,
     Finding,
     allowed_lines,
+    assigned_value,
     extra_keyword_values,
     looks_secret,
     merged,
@@ -197,7 +198,7 @@ def _assigned(text: str) -> Iterable[Finding]:
             if _basic_password(match.group(1)):
                 yield Finding(start + match.start(1), start + match.end(1), URL_KIND)
         for raw, kind in kinds.items():
-            value = raw.strip("\"'`,;")
+            value = assigned_value(raw)
             if looks_secret(value, entropy):
                 for hit in occurrences(line, value, kind):
                     yield Finding(start + hit.start, start + hit.end, kind)

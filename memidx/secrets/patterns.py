@@ -174,6 +174,19 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     return character_classes(value) >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
 
 
+OPENERS = {"}": "{", "]": "["}
+
+
+def assigned_value(raw: str) -> str:
+    """A value a keyword rule read, without the quotes and separators around it, nor the
+    brackets it ends with that close a flow collection it sits in (`{api_key: v4lue}`, its
+    value read as `v4lue}`, was a reference by its brace; `${TOKEN}` closes its own)."""
+    value = raw.strip("\"'`,;")
+    while value[-1:] in OPENERS and value.count(value[-1]) > value.count(OPENERS[value[-1]]):
+        value = value[:-1].rstrip("\"'`,;")
+    return value
+
+
 def real_password(value: str) -> bool:
     """Whether a password found in a URL, a command line or a `.netrc` entry is one: not a
     placeholder (`<PASSWORD>`, `password`, `changeme`) nor a reference (`${DB_PASSWORD}`),

@@ -43,10 +43,11 @@ def plain_quotes(text: str) -> str:
 
 
 # A value an assignment gives between two different quotes (`password = "v4lue'`), a run
-# without spaces or quotes, its closing quote followed by a space, a sign or the line's end: a
-# quote inside a word (`don't`) closes nothing, and prose assigns no such run.
+# without spaces or quotes, its closing quotes (`'v4lue""`, `"v4lue'''`: a stray quote
+# after the closing one hid the value) followed by a space, a sign or the line's end: a quote
+# inside a word (`don't`) closes nothing, and prose assigns no such run.
 MISMATCHED = re.compile(
-    r"(?::=|=>|[:=])[ \t]*+([\"'`])[^\s\"'`]++(?!\1)([\"'`])(?=[\s,;)\]}.!?]|$)"
+    r"(?::=|=>|[:=])[ \t]*+([\"'`])[^\s\"'`]++(?!\1)([\"'`][\"'`]*+)(?=[\s,;)\]}.!?]|$)"
 )
 
 
@@ -57,4 +58,10 @@ def matched_quotes(text: str) -> str:
     both ends, missed."""
     if MISMATCHED.search(text) is None:
         return text
-    return MISMATCHED.sub(lambda m: m.group()[:-1] + m.group(1), text)
+    return MISMATCHED.sub(_closed_alike, text)
+
+
+def _closed_alike(match: re.Match[str]) -> str:
+    """The assignment `match` with its closing quotes each read as the one that opened it."""
+    closing = len(match.group(2))
+    return match.group()[:-closing] + match.group(1) * closing

@@ -109,3 +109,34 @@ def test_a_secret_of_a_seven_bit_message_read_in_hz_is_refused_by_both_checks(
         ["message:3: secret-assignment in the commit message"],
         ["line 3: secret-assignment"],
     )
+
+
+# a Latin-1 password holding a letter UTF-8 lacks: `Zk9é...` in the commit's encoding,
+# `Zk9\ufffd...` read as UTF-8 beside it, two texts of one secret
+ACCENTED = "Caf\xe9\n\npassword=Zk9\xe9xQ7mL2pWq8\n".encode("latin-1")
+
+
+def test_a_secret_two_readings_hold_in_other_texts_is_said_once_by_both_checks(
+    repo: NotesRepo,
+) -> None:
+    """Both checks said it twice: `message:3` twice, and `line 3` beside `line 3 ... (read as
+    UTF-8)`: compared by their text, the two readings' secrets differ."""
+    repo.git("config", "i18n.commitEncoding", "ISO-8859-1")
+
+    assert both_checks(repo, ACCENTED) == (
+        ["message:3: secret-assignment in the commit message"],
+        ["line 3: secret-assignment"],
+    )
+
+
+def test_a_baseline_the_message_check_writes_lets_the_push_through(repo: NotesRepo) -> None:
+    """`--update-baseline` records the secret as the commit-msg check reads it: the push check
+    must take its other reading for the same secret, not refuse it."""
+    repo.git("config", "i18n.commitEncoding", "ISO-8859-1")
+    path = repo.root.parent / "message"
+    path.write_bytes(ACCENTED)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GIT_EDITOR", ":")
+        repo.memidx("check", "secrets", "--message", str(path), "--update-baseline")
+
+    assert both_checks(repo, ACCENTED) == ([], [])

@@ -347,3 +347,24 @@ def test_a_secret_of_a_header_field_both_readings_hold_is_said_once(
     found = pushed(repo, commit)
 
     assert found == [f"refs/heads/main: commit {commit[:12]}: author: secret-assignment"]
+
+
+def test_a_secret_of_an_encoded_commits_field_two_readings_give_as_other_texts_is_said_once(
+    repo: NotesRepo,
+) -> None:
+    """Under `encoding ISO-8859-1` a password holding é is `Zk9é...` in the commit's encoding
+    and `Zk9\ufffd...` read as UTF-8 beside it: compared by text, `author` and `author (read
+    as UTF-8)` both said it."""
+    tree, head = repo.git("rev-parse", "HEAD^{tree}", "HEAD").split()
+    secret = b"password=Zk9\xe9xQ7mL2pWq8"  # memidx: allow-secret
+    body = b"tree %s\nparent %s\nauthor Jos\xe9 %s <a@example.com> 1 +0000\n" % (
+        tree.encode(),
+        head.encode(),
+        secret,
+    )
+    body += b"committer %s\nencoding ISO-8859-1\n\nclean\n" % PERSON.encode()
+    commit = written(repo, "commit", body)
+
+    found = pushed(repo, commit)
+
+    assert found == [f"refs/heads/main: commit {commit[:12]}: author: secret-assignment"]

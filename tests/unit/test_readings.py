@@ -84,3 +84,22 @@ def test_a_long_text_of_stray_bytes_is_decoded_once_over(monkeypatch: pytest.Mon
 
     assert found.holds(latin1, 11, 24)
     assert sum(given) < 2 * 400 * readings.WINDOW + 2 * len(data)  # the rest: 400 * 100 KB
+
+
+@pytest.mark.parametrize("encoding", ["ISO-8859-1", "Shift_JIS", "GBK", "ISO-2022-JP"])
+def test_a_secret_of_the_utf_8_reading_beside_a_commits_encoding_is_placed_on_its_bytes(
+    encoding: str,
+) -> None:
+    """`Zk9\u00e9x...` in the commit's encoding and `Zk9\ufffdx...` read as UTF-8 are one secret;
+    another one later on the line, on other bytes, is not (a codec of several bytes a
+    character, or of shifts, places none by arithmetic)."""
+    letter = "\u00e9" if encoding == "ISO-8859-1" else "\u30a2"
+    data = f"{letter}{letter} password=Zk9{letter}xQ7mL2pWq8 Zk9xQ7mL2pWq8\n".encode(encoding)
+    named = data.decode(encoding)
+    plain = data.decode("utf-8", "replace")
+    found = Utf8Found(named)
+    found.add(named.index("Zk9"), named.index(" ", named.index("Zk9")))
+    start = plain.index("Zk9")
+
+    assert found.holds_as_utf8(data, encoding, plain, start, plain.index(" ", start))
+    assert not found.holds_as_utf8(data, encoding, plain, plain.rindex("Zk9"), len(plain) - 1)

@@ -106,6 +106,9 @@ def test_a_value_in_typographic_quotes_is_found_as_in_plain_ones(line: str) -> N
         "password: \u2033Zk9xQ7mL2pWq8\u2033",  # double primes
         "password: \u301dZk9xQ7mL2pWq8\u301e",  # CJK double prime quotation marks
         "api_key = \u2032Zk9xQ7mL2pWq8\u2032",  # primes
+        'password=\'Zk9xQ7mL2pWq8""',  # a stray quote after the closing one hid it
+        "secret = \"Zk9xQ7mL2pWq8'''",
+        "api_key: `Zk9xQ7mL2pWq8'\" # the old one",
     ],
 )
 def test_a_value_between_two_different_quotes_or_primes_is_found(line: str) -> None:
@@ -123,6 +126,10 @@ def test_a_value_between_two_different_quotes_or_primes_is_found(line: str) -> N
         "password: \"changeme'",  # a placeholder between any quotes
         "secret height: 5\u203211\u2033, key: 6\u20322\u2033 tall",  # feet and inches
         "password = 'Zk9xQ7mL2pWq8\"x",  # a quote no sign or space follows closes nothing
+        'password = \'Zk9xQ7mL2pWq8""x',
+        'password = "a\'"',  # a string holding a quote, no run that looks secret
+        "I don't know the password: \"don't'\" he said",
+        'secret: "it\'s\'" and "changeme\'""',
     ],
 )
 def test_prose_with_different_quotes_holds_no_secret(line: str) -> None:
@@ -215,6 +222,11 @@ def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -
         # a template's expression (Ansible's Jinja, Helm's), no collection: a name, no value
         ("token: {{ vault_api_token }}\n", []),
         ("- api_key: {{ lookup_api_key }}  # from the vault\n", []),
+        # a flow mapping on its own: its value was read as `Zk9...}`, a reference by its brace
+        ("{api_key: Zk9xQ7mL2pWq8}\n", ["Zk9xQ7mL2pWq8"]),
+        ("- [{password: Zk9xQ7mL2pWq8}]\n", ["Zk9xQ7mL2pWq8"]),
+        ("{password: ${DB_PASSWORD}}\n", []),  # a reference closes its own brace
+        ("{token: [see the docs]}\n", []),
     ],
 )
 def test_a_flow_collection_on_its_keys_line_is_read(text: str, found: list[str]) -> None:
