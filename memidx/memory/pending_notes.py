@@ -13,8 +13,9 @@ the_same_note): one a person edited, staged otherwise or deleted meanwhile is th
 entry goes; one already committed (by a person's `git add -A; git commit`, say) makes no
 second commit. An entry is committed only on the branch it was remembered on (never on a
 detached HEAD, which the next `git switch` leaves behind, taking the file off the disk); on
-another it waits. With .memidx/ deleted a pending note stays on disk, uncommitted (`memidx
-status` lists it); remembering it again commits it, never a twin.
+another it waits, while that branch is there (renamed or deleted, it never comes back). With
+.memidx/ deleted a pending note stays on disk, uncommitted (`memidx status` lists it);
+remembering it again commits it, never a twin.
 """
 
 from __future__ import annotations
@@ -86,9 +87,9 @@ def pending(config: Config) -> list[PendingNote]:
             continue
         if isinstance(fields, dict):
             keys = ("ref", "title", "text", "branch")
-            values = [fields.get(key) for key in keys]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            values = [fields.get(key, "") for key in keys]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             strings = [value for value in values if isinstance(value, str)]  # pyright: ignore[reportUnknownVariableType]
-            if len(strings) == len(keys):
+            if len(strings) == len(keys):  # no branch: kept before entries named theirs
                 ref, title, text, branch = strings
                 found.append(PendingNote(ref, title, text, entry, branch))
     return found
@@ -110,8 +111,8 @@ def commit_pending(
     notes = pending(config)
     here = _branch(config) if notes else None
     for note in notes:
-        if note.branch != here:  # detached, or on another branch: it waits for its own
-            continue
+        if here is None or (note.branch != here and _exists(config, note.branch)):
+            continue  # detached, or on another branch: it waits for its own, while there is one
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
             note.entry.unlink(missing_ok=True)
             if note != raise_for:  # that remember says it itself, as an error
@@ -175,6 +176,17 @@ def _branch(config: Config) -> str | None:
 
     found = GitRepo(config.root).run("symbolic-ref", "-q", "HEAD", check=False)
     return found.decode().strip() or None
+
+
+def _exists(config: Config, branch: str) -> bool:
+    """Whether `branch` is still there: one renamed (`git branch -m`) or deleted (merged, then
+    `git branch -d`) never comes back, and a note waiting for it was never committed."""
+    from memidx.git.repo import GitRepo
+
+    if not branch.startswith("refs/heads/"):
+        return False
+    found = GitRepo(config.root).run("rev-parse", "--verify", "-q", branch, check=False)
+    return bool(found.strip())
 
 
 def _picking(config: Config) -> bool:

@@ -202,3 +202,29 @@ def test_a_remember_retrying_after_a_hook_does_not_fail_behind_another_remember(
     with file_lock(config.state_dir / LOCK):  # the next remember in line holds it
         assert after_a_hook(config, pending(config)[0], print) is None
     assert len(pending(config)) == 1
+
+
+def test_a_pending_note_whose_branch_is_gone_is_committed_on_the_one_checked_out(
+    repo: NotesRepo,
+) -> None:
+    """Its branch renamed (`git branch -m`) or deleted (merged, then `git branch -d`), a
+    pending note waited for a branch that never came back: never committed, without a word.
+    An entry kept before entries named their branch waited the same way."""
+    repo.git("checkout", "-q", "-b", "topic")
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT, "refs/heads/topic")
+    repo.git("branch", "-q", "-m", "renamed")  # HEAD follows: refs/heads/renamed
+    assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
+    other = "notes/other.md"
+    repo.write(other, TEXT.replace("Disk full", "Other"))
+    keep(config, other, "Other", TEXT.replace("Disk full", "Other"), "refs/heads/renamed")
+    repo.git("checkout", "-q", "main")  # the untracked note comes along
+    repo.git("branch", "-q", "-D", "renamed")
+    old = "notes/old.md"
+    repo.write(old, TEXT.replace("Disk full", "Old"))
+    entry = keep(config, old, "Old", TEXT.replace("Disk full", "Old"), MAIN).entry
+    entry.write_text(entry.read_text().replace(', "branch": "refs/heads/main"', ""))
+    assert len(pending(config)) == 2
+    assert sorted(finish_now(config, print).commits) == [old, other] and pending(config) == []
+    assert repo.git("status", "--porcelain") == ""
