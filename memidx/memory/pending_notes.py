@@ -190,15 +190,23 @@ def _exists(config: Config, branch: str) -> bool:
 
 
 def _picking(config: Config) -> bool:
-    """Whether git's sequencer is under way (`git cherry-pick A..B`, `git revert A..B`): the
+    """Whether git's sequencer has more to do (`git cherry-pick A..B`, `git revert A..B`): the
     post-commit hook of each pick runs before the next, which a note committed then made fail,
-    "your local changes would be overwritten" (git 2.39)."""
+    "your local changes would be overwritten" (git 2.39). The last pick's hook sees the
+    sequencer still there, its todo down to that pick, and no hook comes after it."""
     from memidx.git.repo import GitRepo
 
     found = GitRepo(config.root).run(
         "rev-parse", "--path-format=absolute", "--git-path", "sequencer", check=False
     )
-    return bool(found.strip()) and Path(found.decode().strip()).is_dir()
+    folder = Path(found.decode().strip()) if found.strip() else None
+    if folder is None or not folder.is_dir():
+        return False
+    try:  # the pick just committed heads the todo: the last pick's hook is the last one there is
+        todo = (folder / "todo").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return True
+    return len([line for line in todo if line.strip() and not line.startswith("#")]) != 1
 
 
 def after_a_hook(

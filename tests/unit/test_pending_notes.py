@@ -108,7 +108,10 @@ def test_a_hook_amid_a_cherry_pick_of_several_commits_leaves_the_note_pending(
     (repo.root / ".git" / "sequencer").mkdir()  # as git leaves it between two picks
     done = finish_after_git(config, print)
     assert done.commits == {} and _subjects(repo) == [] and len(pending(config)) == 1
-    (repo.root / ".git" / "sequencer").rmdir()  # the sequence ended
+    todo = repo.root / ".git" / "sequencer" / "todo"
+    todo.write_text("pick 1111111 two\npick 2222222 three\n")  # the pick just made, one more
+    assert finish_after_git(config, print).commits == {} and len(pending(config)) == 1
+    todo.write_text("pick 2222222 three\n")  # the last pick's hook: none comes after it
     assert list(finish_after_git(config, print).commits) == [REF]
 
 
