@@ -231,3 +231,16 @@ def test_a_pending_note_whose_branch_is_gone_is_committed_on_the_one_checked_out
     assert len(pending(config)) == 2
     assert sorted(finish_now(config, print).commits) == [old, other] and pending(config) == []
     assert repo.git("status", "--porcelain") == ""
+
+
+def test_a_remember_whose_own_note_changed_gets_no_warning_besides_its_error(
+    repo: NotesRepo,
+) -> None:
+    """The remember says it itself, as an error (`changed before its commit`): a warning line
+    for its own note as well said it twice."""
+    config = _kept(repo)
+    note = pending(config)[0]
+    repo.write(REF, TEXT + "\nThe person's own line.\n")
+    said: list[str] = []
+    assert commit_pending(config, None, said.append, raise_for=note).commits == {}
+    assert said == [] and pending(config) == []
