@@ -13,8 +13,9 @@ the_same_note): one a person edited, staged otherwise or deleted meanwhile is th
 entry goes; one already committed (by a person's `git add -A; git commit`, say) makes no
 second commit. An entry is committed only on the branch it was remembered on (never on a
 detached HEAD, which the next `git switch` leaves behind, taking the file off the disk); on
-another it waits. With .memidx/ deleted a pending note stays on disk, uncommitted (`memidx
-status` lists it); remembering it again commits it, never a twin.
+another it waits, while that branch is there (renamed or deleted, it never comes back). With
+.memidx/ deleted a pending note stays on disk, uncommitted (`memidx status` lists it);
+remembering it again commits it, never a twin.
 """
 
 from __future__ import annotations
@@ -86,9 +87,9 @@ def pending(config: Config) -> list[PendingNote]:
             continue
         if isinstance(fields, dict):
             keys = ("ref", "title", "text", "branch")
-            values = [fields.get(key) for key in keys]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            values = [fields.get(key, "") for key in keys]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             strings = [value for value in values if isinstance(value, str)]  # pyright: ignore[reportUnknownVariableType]
-            if len(strings) == len(keys):
+            if len(strings) == len(keys):  # no branch: kept before entries named theirs
                 ref, title, text, branch = strings
                 found.append(PendingNote(ref, title, text, entry, branch))
     return found
@@ -110,8 +111,8 @@ def commit_pending(
     notes = pending(config)
     here = _branch(config) if notes else None
     for note in notes:
-        if note.branch != here:  # detached, or on another branch: it waits for its own
-            continue
+        if here is None or (note.branch != here and _exists(config, note.branch)):
+            continue  # detached, or on another branch: it waits for its own, while there is one
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
             note.entry.unlink(missing_ok=True)
             if note != raise_for:  # that remember says it itself, as an error
@@ -177,16 +178,35 @@ def _branch(config: Config) -> str | None:
     return found.decode().strip() or None
 
 
+def _exists(config: Config, branch: str) -> bool:
+    """Whether `branch` is still there: one renamed (`git branch -m`) or deleted (merged, then
+    `git branch -d`) never comes back, and a note waiting for it was never committed."""
+    from memidx.git.repo import GitRepo
+
+    if not branch.startswith("refs/heads/"):
+        return False
+    found = GitRepo(config.root).run("rev-parse", "--verify", "-q", branch, check=False)
+    return bool(found.strip())
+
+
 def _picking(config: Config) -> bool:
-    """Whether git's sequencer is under way (`git cherry-pick A..B`, `git revert A..B`): the
+    """Whether git's sequencer has more to do (`git cherry-pick A..B`, `git revert A..B`): the
     post-commit hook of each pick runs before the next, which a note committed then made fail,
-    "your local changes would be overwritten" (git 2.39)."""
+    "your local changes would be overwritten" (git 2.39). The last pick's hook sees the
+    sequencer still there, its todo down to that pick, and no hook comes after it."""
     from memidx.git.repo import GitRepo
 
     found = GitRepo(config.root).run(
         "rev-parse", "--path-format=absolute", "--git-path", "sequencer", check=False
     )
-    return bool(found.strip()) and Path(found.decode().strip()).is_dir()
+    folder = Path(found.decode().strip()) if found.strip() else None
+    if folder is None or not folder.is_dir():
+        return False
+    try:  # the pick just committed heads the todo: the last pick's hook is the last one there is
+        todo = (folder / "todo").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return True
+    return len([line for line in todo if line.strip() and not line.startswith("#")]) != 1
 
 
 def after_a_hook(

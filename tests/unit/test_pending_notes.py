@@ -108,7 +108,10 @@ def test_a_hook_amid_a_cherry_pick_of_several_commits_leaves_the_note_pending(
     (repo.root / ".git" / "sequencer").mkdir()  # as git leaves it between two picks
     done = finish_after_git(config, print)
     assert done.commits == {} and _subjects(repo) == [] and len(pending(config)) == 1
-    (repo.root / ".git" / "sequencer").rmdir()  # the sequence ended
+    todo = repo.root / ".git" / "sequencer" / "todo"
+    todo.write_text("pick 1111111 two\npick 2222222 three\n")  # the pick just made, one more
+    assert finish_after_git(config, print).commits == {} and len(pending(config)) == 1
+    todo.write_text("pick 2222222 three\n")  # the last pick's hook: none comes after it
     assert list(finish_after_git(config, print).commits) == [REF]
 
 
@@ -202,3 +205,42 @@ def test_a_remember_retrying_after_a_hook_does_not_fail_behind_another_remember(
     with file_lock(config.state_dir / LOCK):  # the next remember in line holds it
         assert after_a_hook(config, pending(config)[0], print) is None
     assert len(pending(config)) == 1
+
+
+def test_a_pending_note_whose_branch_is_gone_is_committed_on_the_one_checked_out(
+    repo: NotesRepo,
+) -> None:
+    """Its branch renamed (`git branch -m`) or deleted (merged, then `git branch -d`), a
+    pending note waited for a branch that never came back: never committed, without a word.
+    An entry kept before entries named their branch waited the same way."""
+    repo.git("checkout", "-q", "-b", "topic")
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT, "refs/heads/topic")
+    repo.git("branch", "-q", "-m", "renamed")  # HEAD follows: refs/heads/renamed
+    assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
+    other = "notes/other.md"
+    repo.write(other, TEXT.replace("Disk full", "Other"))
+    keep(config, other, "Other", TEXT.replace("Disk full", "Other"), "refs/heads/renamed")
+    repo.git("checkout", "-q", "main")  # the untracked note comes along
+    repo.git("branch", "-q", "-D", "renamed")
+    old = "notes/old.md"
+    repo.write(old, TEXT.replace("Disk full", "Old"))
+    entry = keep(config, old, "Old", TEXT.replace("Disk full", "Old"), MAIN).entry
+    entry.write_text(entry.read_text().replace(', "branch": "refs/heads/main"', ""))
+    assert len(pending(config)) == 2
+    assert sorted(finish_now(config, print).commits) == [old, other] and pending(config) == []
+    assert repo.git("status", "--porcelain") == ""
+
+
+def test_a_remember_whose_own_note_changed_gets_no_warning_besides_its_error(
+    repo: NotesRepo,
+) -> None:
+    """The remember says it itself, as an error (`changed before its commit`): a warning line
+    for its own note as well said it twice."""
+    config = _kept(repo)
+    note = pending(config)[0]
+    repo.write(REF, TEXT + "\nThe person's own line.\n")
+    said: list[str] = []
+    assert commit_pending(config, None, said.append, raise_for=note).commits == {}
+    assert said == [] and pending(config) == []
