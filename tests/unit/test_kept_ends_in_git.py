@@ -193,3 +193,32 @@ def test_a_segment_no_commit_names_is_written_back_each_time_git_deletes_it(
     for _ in range(2):
         repo.git("clean", "-q", "-f", "-d", "notes")
         assert restore_own(config) == [segment] and segment.read_bytes() == data
+
+
+def test_a_sync_with_a_gone_segment_and_a_left_copy_reads_the_refs_state_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state a walk's answer is tied to stats every ref and reflog: a sync that writes a
+    gone segment back and looks at a copy the writer moved on from reads it once."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
+    repo = NotesRepo(tmp_path)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    writer = clone_writer(config)
+    writer.append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    repo.git("commit", "-q", "-m", "the part")  # the writer moves on, the copy is left
+    later, _, _ = writer.append(new_record("turn", "the next turn starts a new segment"))
+    repo.git("clean", "-q", "-f", "-d", "notes")  # the new segment gone
+    reads: list[Path] = []
+    state = refs_module.reach_state
+
+    def counted(root: Path) -> str | None:
+        reads.append(root)
+        return state(root)
+
+    monkeypatch.setattr(refs_module, "reach_state", counted)
+
+    assert restore_own(config) == [later] and later.exists()
+    assert len(reads) == 1
