@@ -69,7 +69,7 @@ def restore_own(config: Config) -> list[Path]:
     cut = ends_cut(copies, folder)  # files git cut back to the part of them a commit holds
     lock = config.state_dir / "haystack.lock"
     left = set(kept_names(copies)) - {Writer(folder, lock, 0).open_segment()}
-    if cut or left:  # under the writer's lock (a filing appends to the copy first), not
+    if cut or left:  # under the writer's lock (a filing appends to both), not
         with file_lock(lock, wait=False) as taken:  # waited for (next time)
             if taken:
                 held = _in_head(config, folder)
