@@ -9,6 +9,10 @@ import stat
 import time
 from pathlib import Path
 
+# what .git's files raise when they do not say it plainly: a gitfile or ref with invalid
+# UTF-8 (UnicodeDecodeError), a gitfile naming a path with a NUL in it (ValueError)
+UNREADABLE = (OSError, ValueError)
+
 
 def read_head(root: Path) -> str | None:
     """The commit at HEAD read from .git's files, without running git (for the search path):
@@ -21,7 +25,7 @@ def read_head(root: Path) -> str | None:
             if not value.startswith("ref:"):
                 return value if _commit_id(value) else None
             value = _ref_value(git_dir, common, value.removeprefix("ref:").strip()) or ""
-    except OSError:
+    except UNREADABLE:
         return None
     return None
 
@@ -37,7 +41,7 @@ def unborn_branch(root: Path) -> str | None:
             return None
         ref = value.removeprefix("ref:").strip()
         return None if _ref_value(git_dir, common, ref) else ref.removeprefix("refs/heads/")
-    except OSError:
+    except UNREADABLE:
         return None
 
 
@@ -46,7 +50,7 @@ def common_dir(root: Path) -> Path | None:
     files; None when there is none to read."""
     try:
         common = _common_dir(_git_dir(root))
-    except OSError:
+    except UNREADABLE:
         return None
     return common if common.is_dir() else None
 
@@ -128,7 +132,7 @@ def reach_state(root: Path) -> str | None:
                     line += f"{info.st_mtime_ns} {info.st_ctime_ns}\n"
                     digest.update(line.encode("utf-8", "surrogateescape"))
                     newest = max(newest, info.st_mtime_ns, info.st_ctime_ns)
-    except OSError:
+    except UNREADABLE:
         return None
     return None if newest > time.time_ns() - RACY_NS else digest.hexdigest()
 

@@ -63,40 +63,53 @@ def restore_own(config: Config) -> list[Path]:
     except MemidxError:  # the filing that needs the id or the folder says what is wrong
         return []
     copies = kept_folder(config.state_dir, ident)
-    committed = _committed_kept(config, folder, copies)
+    memo = _walk_memo(config)
+    committed = _committed_kept(config, folder, copies, memo)
     restored = restore_segments(copies, folder, committed, config.fsync)
     cut = ends_cut(copies, folder)  # files git cut back to the part of them a commit holds
     lock = config.state_dir / "haystack.lock"
     left = set(kept_names(copies)) - {Writer(folder, lock, 0).open_segment()}
-    if cut or left:  # under the writer's lock (a filing appends to the copy first), not
+    if cut or left:  # under the writer's lock (a filing appends to both), not
         with file_lock(lock, wait=False) as taken:  # waited for (next time)
-            if taken:  # the state is read before any walk: a change during one is seen
-                from memidx.git.refs import reach_state
-
-                memo = WalkMemo(config.state_dir, reach_state(config.root))
+            if taken:
                 held = _in_head(config, folder)
-                restored += restore_ends(cut, held, _holds(config, folder, memo), config.fsync)
-                drop_copies(copies, _left_in_head(config, folder, copies, held, memo, left=left))
+                restored += restore_ends(cut, held, _holds(config, folder, memo()), config.fsync)
+                drop_copies(copies, _left_in_head(config, folder, copies, held, memo(), left=left))
     return restored
 
 
-def _committed_kept(config: Config, folder: Path, copies: Path) -> Callable[[], list[str]]:
+def _walk_memo(config: Config) -> Callable[[], WalkMemo]:
+    """The memo of one sync's walks, its state read once, before the first walk (a change of
+    the refs during one is then seen by the next sync): each read stats every ref and reflog."""
+    made: list[WalkMemo] = []
+
+    def memo() -> WalkMemo:
+        if not made:
+            from memidx.git.refs import reach_state
+
+            made.append(WalkMemo(config.state_dir, reach_state(config.root)))
+        return made[0]
+
+    return memo
+
+
+def _committed_kept(
+    config: Config, folder: Path, copies: Path, memo: Callable[[], WalkMemo]
+) -> Callable[[], list[str]]:
     """_committed, asked only for the segments gone from `folder` that have a copy: a name a
     walk found in a commit is kept (memidx.haystack.walk_memo), so that while one stays gone
     (`git stash -u` took it, an older commit is checked out) sync walks again only once a ref
     changes."""
 
     def committed() -> list[str]:
-        from memidx.git.refs import reach_state
-
-        memo = WalkMemo(config.state_dir, reach_state(config.root))  # before the walk
+        walked = memo()  # before the walk
         gone = [name for name in kept_names(copies) if not (folder / name).exists()]
         asked = {name: _named(config, folder, name) for name in gone}
-        if all(memo.knows(question) for question in asked.values()):
+        if all(walked.knows(question) for question in asked.values()):
             return gone
         found = _committed(config, folder)
         for name in set(found) & set(asked):
-            memo.learn(asked[name])
+            walked.learn(asked[name])
         return found
 
     return committed

@@ -187,6 +187,7 @@ def _follow_cuts(config: Config, store: Store, writer: Writer) -> None:
 def _index_last_segment(config: Config, store: Store, writer: Writer) -> None:
     """Index the writer's last segment if it changed since it was indexed: a filing that failed
     after its append (or was killed there) left a record a retry must find as a duplicate."""
+    writer.keep_up()
     path = writer.last_segment()
     if path is not None:
         index_segment(config, store, segment_ref(config, path))

@@ -3,7 +3,9 @@
 Git deletes an open segment without running any hook first: `git add -A` then `git reset
 --hard` removes the staged file (no commit holds it), `git clean -fd` the untracked one, and a
 peer's rename of the notes folder leaves it behind in the old folder. The writer appends each
-frame to the copy before the segment, so every acknowledged record is in both; `memidx sync`
+frame to the copy after the segment (a copy then holds no frame a crash kept from its segment:
+a sync would write it back, and a retry would file the turn twice), before the filing says it
+is filed, so every acknowledged record is in both; `memidx sync`
 writes a vanished segment back from its copy, in the notes folder of now, never over a file
 that exists. A copy goes once HEAD holds all of its segment's bytes (git then keeps them).
 
@@ -44,7 +46,7 @@ def copy_of(folder: Path, segment: str) -> Path:
 
 
 def keep_frame(copy: Path, segment: Path, offset: int, data: bytes, durable: bool) -> None:
-    """Append the frame about to be written at `offset` of `segment` to the segment's copy; a
+    """Append the frame just written at `offset` of `segment` to the segment's copy; a
     copy that does not end at `offset` (none yet, a crash cut it, a torn tail went aside, the
     segment was taken over) is first made anew from the segment's first `offset` bytes."""
     make_folder(copy.parent, durable=durable)
@@ -63,6 +65,39 @@ def keep_frame(copy: Path, segment: Path, offset: int, data: bytes, durable: boo
         out.flush()
         if durable:
             os.fsync(out.fileno())
+
+
+def keep_written(
+    copy: Path, segment: Path, fd: int, offset: int, data: bytes, *, durable: bool
+) -> None:
+    """keep_frame, for the frame just written at `offset` of `segment` (open at `fd`): a frame
+    kept first, a crash before the segment's write, was written back by a sync once a commit
+    held the file, twice with the retry's. A copy that fails takes the frame off the segment
+    again, if the file is as the append left it: not filed (the next filing starts anew)."""
+    try:
+        keep_frame(copy, segment, offset, data, durable)
+    except OSError:
+        if os.fstat(fd).st_size == offset + len(data):
+            os.ftruncate(fd, offset)
+            if durable:
+                os.fsync(fd)
+        raise
+
+
+def keep_up(copy: Path, segment: Path, durable: bool) -> None:
+    """Give the copy of the segment being written the whole records it lacks, when the
+    segment holds the copy's bytes and more: a crash between the segment's write and the
+    copy's left them out, and a retry finds the record filed (stat alone when in step)."""
+    try:
+        if segment.lstat().st_size <= (copy.stat().st_size if copy.exists() else -1):
+            return
+    except OSError:  # no segment: nothing to keep
+        return
+    data = read_whole(segment)  # as it is: a FIFO there hung the filing
+    whole, kept = b"" if data is None else data[: valid_end(data)], read_whole(copy) or b""
+    if len(whole) > len(kept) and whole.startswith(kept):
+        make_folder(copy.parent, durable=durable)
+        replace_durably(copy, whole, "tmp", durable=durable)
 
 
 def drop_copies(folder: Path | None, held: Callable[[str], int]) -> None:
@@ -119,7 +154,7 @@ def restore_ends(
     the file is what HEAD holds of it (`held`: its size there; git put that part back, where
     a crash inside an append cuts a file no commit holds), holds whole records that are
     exactly the copy's first ones, and no commit or stash holds the copy's records whole
-    (`holds`). The caller holds the writer's lock: a filing appends to the copy first."""
+    (`holds`). The caller holds the writer's lock: a filing appends to both."""
     restored: list[Path] = []
     for copy, path in cut:
         data, have = read_whole(copy), read_whole(path)  # as they are: a FIFO hung the sync

@@ -38,6 +38,7 @@ def file_in_log(config: Config, record: Record, writer: Writer) -> Filed:
     the log alone wrote holds it). The segment is named for the next filing into the index."""
     record = redacted(record)  # before any byte is written: the secret never reaches the log
     with writer.locked():
+        writer.keep_up()  # a record a crash kept from the copy, found here, is kept
         found = _indexed(config, record) or _in_segments(config, record, writer)
         if found is not None:
             return Filed(*found, duplicate=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from memidx.drafts import make_folder, open_to_append, read_own, read_whole, replace_durably
 from memidx.haystack.frames import Record, frame, valid_end
-from memidx.haystack.kept import blank_copies, copy_of, drop_copies, keep_frame
+from memidx.haystack.kept import blank_copies, copy_of, drop_copies, keep_up, keep_written
 from memidx.haystack.segments import SEGMENT_SUFFIX
 from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, sync_folder
 from memidx.waited_lock import waited_lock
@@ -91,10 +91,6 @@ class Writer:
         """Write one whole frame (`frame(record)`), holding locked()."""
         make_folder(self.folder, durable=self.fsync)  # a new writer's folder survives too
         path = self._segment(len(data))
-        if self.keep is not None:  # first: a copy that fails leaves the segment as it was
-            copy = copy_of(self.keep, path.name)
-            with naming(copy):
-                keep_frame(copy, path, path.stat().st_size, data, self.fsync)
         # a FIFO there fails at once rather than hang the filing; a link fails too (ELOOP)
         with naming(path), open_to_append(path) as out:
             offset = out.tell()
@@ -103,7 +99,18 @@ class Writer:
             out.flush()
             if self.fsync:
                 os.fsync(out.fileno())
+            if self.keep is not None:  # after: a copy holds no frame its segment never had
+                copy = copy_of(self.keep, path.name)
+                with naming(copy):
+                    keep_written(copy, path, out.fileno(), offset, data, durable=self.fsync)
         return path, offset, len(data)
+
+    def keep_up(self) -> None:
+        """Holding locked(), before a filing looks for its record: the open segment's copy
+        gets what a crash kept from it (a retry finds that record filed, so it is kept)."""
+        name = self.open_segment()
+        if self.keep is not None and name is not None:
+            keep_up(copy_of(self.keep, name), self.folder / name, self.fsync)
 
     def last_segment(self) -> Path | None:
         """The segment this writer appended to last, if it knows."""

@@ -3,17 +3,24 @@ only when no commit git still has holds it, one only a reflog names too."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import memidx.git.refs as refs_module
 import memidx.haystack.clone_writer as clone_writer_module
+import memidx.haystack.kept as kept_module
+import memidx.haystack.writer as writer_module
 from memidx.config import Config
 from memidx.git.repo import GitRepo
 from memidx.haystack.clone_writer import clone_writer, restore_own
-from memidx.haystack.frames import new_record
+from memidx.haystack.filing import file
+from memidx.haystack.frames import Record, new_record, scan_bytes
+from memidx.haystack.indexing import Filed
 from memidx.haystack.kept import copy_of
+from memidx.haystack.log_only import file_in_log
+from memidx.haystack.writer import Writer
 from memidx.index.ownership import keep_out_of_git
 from tests.helpers import NotesRepo
 
@@ -193,3 +200,101 @@ def test_a_segment_no_commit_names_is_written_back_each_time_git_deletes_it(
     for _ in range(2):
         repo.git("clean", "-q", "-f", "-d", "notes")
         assert restore_own(config) == [segment] and segment.read_bytes() == data
+
+
+def test_a_sync_with_a_gone_segment_and_a_left_copy_reads_the_refs_state_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state a walk's answer is tied to stats every ref and reflog: a sync that writes a
+    gone segment back and looks at a copy the writer moved on from reads it once."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
+    repo = NotesRepo(tmp_path)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    writer = clone_writer(config)
+    writer.append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    repo.git("commit", "-q", "-m", "the part")  # the writer moves on, the copy is left
+    later, _, _ = writer.append(new_record("turn", "the next turn starts a new segment"))
+    repo.git("clean", "-q", "-f", "-d", "notes")  # the new segment gone
+    reads: list[Path] = []
+    state = refs_module.reach_state
+
+    def counted(root: Path) -> str | None:
+        reads.append(root)
+        return state(root)
+
+    monkeypatch.setattr(refs_module, "reach_state", counted)
+
+    assert restore_own(config) == [later] and later.exists()
+    assert len(reads) == 1
+
+
+class Crash(BaseException):
+    """The process killed where it is."""
+
+
+def test_a_frame_a_crash_kept_from_its_segment_is_never_written_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filing killed before its segment's write, a plain `git commit` of the segment, the
+    agent's hook filing the turn again (into a new segment: HEAD holds the old one): sync
+    writes nothing into the committed file, and the turn is in the log once."""
+    repo = NotesRepo(tmp_path)
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    writer = clone_writer(config)
+    segment, _, _ = writer.append(new_record("turn", "capybara turn filed whole"))
+    committed = segment.read_bytes()
+
+    def killed(path: Path, *, create: bool = True) -> None:
+        raise Crash
+
+    with monkeypatch.context() as patched:
+        patched.setattr(writer_module, "open_to_append", killed)
+        with pytest.raises(Crash):
+            writer.append(new_record("turn", "dromedary turn the crash cut"))
+    repo.commit("a plain git commit")
+    later, _, _ = writer.append(new_record("turn", "dromedary turn the crash cut"))
+
+    assert later != segment and restore_own(config) == []
+    assert segment.read_bytes() == committed
+    texts = [r.record.text for p in (segment, later) for r in scan_bytes(p.read_bytes()).records]
+    assert texts.count("dromedary turn the crash cut") == 1
+
+
+def _file_indexed(config: Config, record: Record, writer: Writer) -> Filed:
+    return file(config, record)  # its own writer, as each hook's process has
+
+
+@pytest.mark.parametrize("filing", [file_in_log, _file_indexed])
+def test_a_record_a_crash_kept_from_the_copy_is_kept_once_a_retry_finds_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    filing: Callable[[Config, Record, Writer], Filed],
+) -> None:
+    """A filing killed between its segment's write and its copy's: the retry (in the log
+    alone, or into the index) finds the record filed, so the copy gets it first, and git
+    deleting the segment then has it back."""
+    repo = NotesRepo(tmp_path)
+    repo.write("notes/a.md", "a note\n")
+    repo.commit("first")
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    writer = clone_writer(config)
+    filing(config, new_record("turn", "capybara turn filed whole"), writer)
+
+    def killed(*args: object) -> None:
+        raise Crash
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_module, "keep_frame", killed)
+        with pytest.raises(Crash):
+            filing(config, new_record("turn", "dromedary turn"), writer)
+    assert filing(config, new_record("turn", "dromedary turn"), writer).duplicate
+    segment = writer.last_segment() or Path()
+    whole = segment.read_bytes()
+    repo.git("clean", "-q", "-f", "-d", "notes")  # the segment gone
+
+    assert restore_own(config) == [segment] and segment.read_bytes() == whole

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+import memidx.haystack.kept as kept_module
 from memidx.haystack.frames import frame, new_record, scan_bytes
 from memidx.haystack.kept import copy_of, drop_copies, ends_cut, restore_ends, restore_segments
 from memidx.haystack.writer import Writer
@@ -225,3 +229,28 @@ def test_only_the_copy_s_whole_records_are_appended_to_a_cut_segment(tmp_path: P
 
     assert restore_ends(cut, _in_head(segment), lambda name, whole: False, False) == [segment]
     assert segment.read_bytes() == data
+
+
+def test_a_copy_that_fails_takes_the_frame_off_the_segment_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy is written after the segment: one that fails (a full disk) leaves the segment
+    as it was, the record not filed; the next filing keeps both in step."""
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a turn filed whole"))
+    before = segment.read_bytes()
+
+    def full(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_module, "keep_frame", full)
+        with pytest.raises(OSError, match="No space left"):
+            writer.append(new_record("turn", "a turn the full disk refused"))
+    assert segment.read_bytes() == before
+
+    later, _, _ = writer.append(new_record("turn", "the next turn"))
+    copy = copy_of(writer.keep or Path(), later.name)
+    assert copy.read_bytes() == later.read_bytes()
+    texts = [r.record.text for p in (segment, later) for r in scan_bytes(p.read_bytes()).records]
+    assert "a turn the full disk refused" not in texts

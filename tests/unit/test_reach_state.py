@@ -85,3 +85,26 @@ def test_a_fifo_in_place_of_the_kept_answers_reads_as_none(tmp_path: Path) -> No
 
 def test_a_folder_with_no_repository_has_no_state(tmp_path: Path) -> None:
     assert reach_state(tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    ("place", "data"),
+    [
+        (".git", b"gitdir: \xff\xfe\n"),  # a gitfile that is not UTF-8
+        (".git", b"gitdir: wt\x00x\n"),  # a gitfile naming a path with a NUL in it
+        (".git/HEAD", b"ref: refs/heads/\xff\n"),  # a HEAD that is not UTF-8
+    ],
+)
+def test_git_files_that_do_not_say_it_plainly_read_as_no_state(
+    tmp_path: Path, place: str, data: bytes
+) -> None:
+    """A `.git` git would refuse reads as no state and no HEAD (callers then ask git, or stay
+    silent), never a ValueError out of a sync, a hook or a search."""
+    if place != ".git":
+        (tmp_path / ".git" / "refs").mkdir(parents=True)
+    (tmp_path / place).write_bytes(data)
+
+    assert refs_module.read_head(tmp_path) is None
+    assert refs_module.unborn_branch(tmp_path) is None
+    if place == ".git":  # no git folder to read at all
+        assert refs_module.common_dir(tmp_path) is None and reach_state(tmp_path) is None
