@@ -25,6 +25,9 @@ class Pending:
         # that ended in the chunk that took it there was read, the server refusing it id null
         self._answered = _Lines()
         self._unread: set[Key] = set()  # waiting while an answer line too long to read came
+        self._sent_count = 0  # requests heard so far
+        self._order: dict[Key, int] = {}  # the count each waiting request was heard at
+        self._line_began = 0  # the count when the server's answer line in progress began
 
     def __bool__(self) -> bool:
         return bool(self.ids)
@@ -48,14 +51,22 @@ class Pending:
                     self._forget(cast(dict[str, object], params).get("requestId"))
             elif method is not None and (key := _key(message.get("id"))) is not None:
                 self.ids[key] = key[1]
+                self._sent_count += 1
+                self._order[key] = self._sent_count
+                self._unread.discard(key)  # a request again: no line begun before answers it
 
     def answered(self, chunk: bytes) -> None:
         """The server's bytes, on their way to the client."""
+        begins = b"\n" in chunk or not (self._answered.part or self._answered.over)
         for message in self._answered.messages(chunk):
             if "method" not in message:
                 self._forget(message.get("id"))
-        if self._answered.over:  # a line too long to read: it may answer any of these
-            self._unread.update(self.ids)
+        if begins:  # the line this chunk leaves open began in it
+            self._line_began = self._sent_count
+        if self._answered.over:  # a line too long to read may answer those waiting when it
+            # began, never one sent while it came (the server answers only what it has read)
+            began = self._line_began
+            self._unread.update(key for key, at in self._order.items() if at <= began)
 
     def unanswered(self) -> list[str | int]:
         """The ids no answer was seen for, but those an answer line too long to read (past
@@ -70,6 +81,8 @@ class Pending:
     def _forget(self, value: object) -> None:
         if (key := _key(value)) is not None:
             self.ids.pop(key, None)
+            self._order.pop(key, None)
+            self._unread.discard(key)
 
 
 def _key(value: object) -> Key | None:

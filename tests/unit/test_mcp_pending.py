@@ -82,3 +82,24 @@ def test_the_last_line_of_the_clients_input_without_a_newline_is_a_request_too()
     assert not waiting
     waiting.input_ended()
     assert list(waiting.ids.values()) == [1]
+
+
+def test_a_request_sent_while_an_answer_too_long_to_read_streams_is_not_taken_as_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server writes an answer line after reading the requests it answers: one sent while
+    a line too long to read was still arriving was taken as maybe answered by it, so a server
+    dying under a client done writing left it without an answer, and the front exited 0."""
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(pending, "MAX_LINE", 100)
+    answer = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"x" * 300 + b'"}}\n'
+    waiting = Pending()
+    waiting.sent(CALL)
+    waiting.answered(answer[:150])  # over MAX_LINE: skipped to its end
+    waiting.sent(CALL.replace(b'"id":1', b'"id":2'))
+    waiting.answered(answer[150:250])  # still the same line
+    waiting.answered(answer[250:])
+    assert waiting.unanswered() == [2]
+    waiting.answered(b'{"jsonrpc":"2.0","id":2,"result":{}}\n')
+    assert not waiting.unanswered()
