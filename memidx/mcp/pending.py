@@ -28,6 +28,7 @@ class Pending:
         self._sent_count = 0  # requests heard so far
         self._order: dict[Key, int] = {}  # the count each waiting request was heard at
         self._line_began = 0  # the count when the server's answer line in progress began
+        self._line_marked = False  # its waiting requests are in _unread (once a line)
 
     def __bool__(self) -> bool:
         return bool(self.ids)
@@ -62,10 +63,11 @@ class Pending:
             if "method" not in message:
                 self._forget(message.get("id"))
         if begins:  # the line this chunk leaves open began in it
-            self._line_began = self._sent_count
-        if self._answered.over:  # a line too long to read may answer those waiting when it
-            # began, never one sent while it came (the server answers only what it has read)
-            began = self._line_began
+            self._line_began, self._line_marked = self._sent_count, False
+        if self._answered.over and not self._line_marked:  # a line too long to read may
+            # answer those waiting when it began, never one sent while it came (the server
+            # answers only what it has read)
+            began, self._line_marked = self._line_began, True
             self._unread.update(key for key, at in self._order.items() if at <= began)
 
     def unanswered(self) -> list[str | int]:
