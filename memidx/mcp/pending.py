@@ -6,6 +6,7 @@ Only what tells a request's id is read: the rest of each message is the server's
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -14,6 +15,10 @@ from memidx.text import is_utf8
 
 MAX_LINE = MAX_MESSAGE + 2  # and its line end: a longer one is refused
 Key = tuple[str, str | int]  # an id and its type: 1 and "1" are two requests
+HEAD = 4096  # the bytes kept of an answer line too long to read, to read its id from
+# A response as the server writes it: its id before its result or error
+_RESPONSE = re.compile(rb'[ \t\r]*\{"jsonrpc": ?"2\.0", ?"id": ?')
+_RESULT = re.compile(r'[ \t\r]*, ?"(?:result|error)":')
 
 
 class Pending:
@@ -66,8 +71,10 @@ class Pending:
             self._line_began, self._line_marked = self._sent_count, False
         if self._answered.over and not self._line_marked:  # a line too long to read may
             # answer those waiting when it began, never one sent while it came (the server
-            # answers only what it has read)
+            # answers only what it has read); one response answers the id it starts with
             began, self._line_marked = self._line_began, True
+            if _head_id(self._answered.head) is not None:
+                return
             self._unread.update(key for key, at in self._order.items() if at <= began)
 
     def unanswered(self) -> list[str | int]:
@@ -101,6 +108,7 @@ class _Lines:
     def __init__(self) -> None:
         self.part = bytearray()
         self.over = False  # the line so far is past MAX_LINE: skipped to its end
+        self.head = b""  # its first bytes
 
     def messages(self, chunk: bytes) -> list[dict[str, object]]:
         found: list[dict[str, object]] = []
@@ -109,11 +117,14 @@ class _Lines:
             if not self.over:
                 self.part += line
                 found += _read(bytes(self.part))
+            elif (key := _head_id(self.head)) is not None:  # a response, now all relayed
+                found.append({"id": key[1]})
             self.part.clear()
             self.over = False
         if not self.over:
             self.part += rest
             if len(self.part) > MAX_LINE:
+                self.head = bytes(self.part[:HEAD])
                 self.part.clear()
                 self.over = True
         return found
@@ -130,3 +141,18 @@ def _read(line: bytes) -> list[dict[str, object]]:
         return []
     members = cast(list[object], value) if isinstance(value, list) else [value]
     return [cast(dict[str, object], m) for m in members if isinstance(m, dict)]
+
+
+def _head_id(head: bytes) -> Key | None:
+    """The id of an answer line too long to read, from its first bytes, when it is one
+    response as the server writes it (`{"jsonrpc":"2.0","id":7,"result":`); None for a
+    batch of them, or anything else."""
+    start = _RESPONSE.match(head)
+    if start is None:
+        return None
+    text = head[start.end() :].decode("utf-8", "surrogateescape")
+    try:
+        value, end = json.JSONDecoder().raw_decode(text)
+    except ValueError:
+        return None
+    return _key(cast(object, value)) if _RESULT.match(text, end) else None

@@ -103,3 +103,25 @@ def test_a_request_sent_while_an_answer_too_long_to_read_streams_is_not_taken_as
     assert waiting.unanswered() == [2]
     waiting.answered(b'{"jsonrpc":"2.0","id":2,"result":{}}\n')
     assert not waiting.unanswered()
+
+
+def test_an_answer_too_long_to_read_answers_the_id_it_starts_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One response too long to read answers its own id, read from its first bytes: the
+    other requests waiting with it were taken as maybe answered (no error for them when the
+    server died), and it got the error of a server that died besides its answer."""
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(pending, "MAX_LINE", 100)
+    answer = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"x" * 300 + b'"}}\n'
+    waiting = Pending()
+    waiting.sent(CALL + CALL.replace(b'"id":1', b'"id":2'))
+    waiting.answered(answer[:150])
+    assert waiting.unanswered() == [1, 2]  # 1 until its line is all relayed
+    waiting.answered(answer[150:])
+    assert (list(waiting.ids.values()), waiting.unanswered()) == ([2], [2])
+    batch = b"[" + answer.rstrip(b"\n") + b"]\n"  # a batch's ids are not read: maybe any
+    waiting.answered(batch[:150])
+    waiting.answered(batch[150:])
+    assert (list(waiting.ids.values()), waiting.unanswered()) == ([2], [])
