@@ -153,6 +153,6 @@ def _head_id(head: bytes) -> Key | None:
     text = head[start.end() :].decode("utf-8", "surrogateescape")
     try:
         value, end = json.JSONDecoder().raw_decode(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # `[[[...`: a broken server's, read as no id
         return None
     return _key(cast(object, value)) if _RESULT.match(text, end) else None

@@ -125,3 +125,16 @@ def test_an_answer_too_long_to_read_answers_the_id_it_starts_with(
     waiting.answered(batch[:150])
     waiting.answered(batch[150:])
     assert (list(waiting.ids.values()), waiting.unanswered()) == ([2], [])
+
+
+def test_an_answer_too_long_to_read_nested_too_deep_where_its_id_goes_is_no_response(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(pending, "MAX_LINE", 100)
+    waiting = Pending()
+    waiting.sent(CALL)
+    waiting.answered(b'{"jsonrpc":"2.0","id":' + b"[" * 4000)  # no traceback
+    waiting.answered(b"\n")
+    assert (list(waiting.ids.values()), waiting.unanswered()) == ([1], [])
