@@ -51,7 +51,8 @@ class Pending:
         lines = [frame for frame in frames if not isinstance(frame, TooLong)]
         for message in (found for line in lines for found in _read(line)):
             method = message.get("method")
-            if method == "notifications/cancelled":  # MCP: a cancelled request is never answered
+            if method == "notifications/cancelled" and "id" not in message:  # MCP: a cancelled
+                # request is never answered; with an id, the server takes it for no notification
                 params = message.get("params")
                 if isinstance(params, dict):
                     self._forget(cast(dict[str, object], params).get("requestId"))

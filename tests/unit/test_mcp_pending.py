@@ -22,6 +22,9 @@ BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"m
         (CALL, b'{"jsonrpc":"2.0","id":1,"error":{}}\n', []),
         (b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', b"", []),
         (CALL + CANCEL, b"", []),
+        # with an id it is a request the server answers, and cancels nothing (verdict.py)
+        (CALL + CANCEL.replace(b'"method"', b'"id":2,"method"'), b"", [1, 2]),
+        (CALL + CANCEL.replace(b'"method"', b'"id":null,"method"'), b"", [1]),
         (BATCH, b'[{"jsonrpc":"2.0","id":"a","result":{}}]\n', [2]),
         (b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n', b"", []),  # no id a server answers
         (b'{"jsonrpc":"2.0","id":3,"method":\n', b"", []),  # no JSON: answered with id null
