@@ -6,6 +6,7 @@ Only what tells a request's id is read: the rest of each message is the server's
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -14,6 +15,10 @@ from memidx.text import is_utf8
 
 MAX_LINE = MAX_MESSAGE + 2  # and its line end: a longer one is refused
 Key = tuple[str, str | int]  # an id and its type: 1 and "1" are two requests
+HEAD = 4096  # the bytes kept of an answer line too long to read, to read its id from
+# A response as the server writes it: its id before its result or error
+_RESPONSE = re.compile(rb'[ \t\r]*\{"jsonrpc": ?"2\.0", ?"id": ?')
+_RESULT = re.compile(r'[ \t\r]*, ?"(?:result|error)":')
 
 
 class Pending:
@@ -25,6 +30,10 @@ class Pending:
         # that ended in the chunk that took it there was read, the server refusing it id null
         self._answered = _Lines()
         self._unread: set[Key] = set()  # waiting while an answer line too long to read came
+        self._sent_count = 0  # requests heard so far
+        self._order: dict[Key, int] = {}  # the count each waiting request was heard at
+        self._line_began = 0  # the count when the server's answer line in progress began
+        self._line_marked = False  # its waiting requests are in _unread (once a line)
 
     def __bool__(self) -> bool:
         return bool(self.ids)
@@ -42,20 +51,32 @@ class Pending:
         lines = [frame for frame in frames if not isinstance(frame, TooLong)]
         for message in (found for line in lines for found in _read(line)):
             method = message.get("method")
-            if method == "notifications/cancelled":  # MCP: a cancelled request is never answered
+            if method == "notifications/cancelled" and "id" not in message:  # MCP: a cancelled
+                # request is never answered; with an id, the server takes it for no notification
                 params = message.get("params")
                 if isinstance(params, dict):
                     self._forget(cast(dict[str, object], params).get("requestId"))
             elif method is not None and (key := _key(message.get("id"))) is not None:
                 self.ids[key] = key[1]
+                self._sent_count += 1
+                self._order[key] = self._sent_count
+                self._unread.discard(key)  # a request again: no line begun before answers it
 
     def answered(self, chunk: bytes) -> None:
         """The server's bytes, on their way to the client."""
+        begins = b"\n" in chunk or not (self._answered.part or self._answered.over)
         for message in self._answered.messages(chunk):
             if "method" not in message:
                 self._forget(message.get("id"))
-        if self._answered.over:  # a line too long to read: it may answer any of these
-            self._unread.update(self.ids)
+        if begins:  # the line this chunk leaves open began in it
+            self._line_began, self._line_marked = self._sent_count, False
+        if self._answered.over and not self._line_marked:  # a line too long to read may
+            # answer those waiting when it began, never one sent while it came (the server
+            # answers only what it has read); one response answers the id it starts with
+            began, self._line_marked = self._line_began, True
+            if _head_id(self._answered.head) is not None:
+                return
+            self._unread.update(key for key, at in self._order.items() if at <= began)
 
     def unanswered(self) -> list[str | int]:
         """The ids no answer was seen for, but those an answer line too long to read (past
@@ -70,6 +91,8 @@ class Pending:
     def _forget(self, value: object) -> None:
         if (key := _key(value)) is not None:
             self.ids.pop(key, None)
+            self._order.pop(key, None)
+            self._unread.discard(key)
 
 
 def _key(value: object) -> Key | None:
@@ -86,6 +109,7 @@ class _Lines:
     def __init__(self) -> None:
         self.part = bytearray()
         self.over = False  # the line so far is past MAX_LINE: skipped to its end
+        self.head = b""  # its first bytes
 
     def messages(self, chunk: bytes) -> list[dict[str, object]]:
         found: list[dict[str, object]] = []
@@ -94,11 +118,14 @@ class _Lines:
             if not self.over:
                 self.part += line
                 found += _read(bytes(self.part))
+            elif (key := _head_id(self.head)) is not None:  # a response, now all relayed
+                found.append({"id": key[1]})
             self.part.clear()
             self.over = False
         if not self.over:
             self.part += rest
             if len(self.part) > MAX_LINE:
+                self.head = bytes(self.part[:HEAD])
                 self.part.clear()
                 self.over = True
         return found
@@ -115,3 +142,18 @@ def _read(line: bytes) -> list[dict[str, object]]:
         return []
     members = cast(list[object], value) if isinstance(value, list) else [value]
     return [cast(dict[str, object], m) for m in members if isinstance(m, dict)]
+
+
+def _head_id(head: bytes) -> Key | None:
+    """The id of an answer line too long to read, from its first bytes, when it is one
+    response as the server writes it (`{"jsonrpc":"2.0","id":7,"result":`); None for a
+    batch of them, or anything else."""
+    start = _RESPONSE.match(head)
+    if start is None:
+        return None
+    text = head[start.end() :].decode("utf-8", "surrogateescape")
+    try:
+        value, end = json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):  # `[[[...`: a broken server's, read as no id
+        return None
+    return _key(cast(object, value)) if _RESULT.match(text, end) else None

@@ -22,6 +22,9 @@ BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"m
         (CALL, b'{"jsonrpc":"2.0","id":1,"error":{}}\n', []),
         (b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n', b"", []),
         (CALL + CANCEL, b"", []),
+        # with an id it is a request the server answers, and cancels nothing (verdict.py)
+        (CALL + CANCEL.replace(b'"method"', b'"id":2,"method"'), b"", [1, 2]),
+        (CALL + CANCEL.replace(b'"method"', b'"id":null,"method"'), b"", [1]),
         (BATCH, b'[{"jsonrpc":"2.0","id":"a","result":{}}]\n', [2]),
         (b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n', b"", []),  # no id a server answers
         (b'{"jsonrpc":"2.0","id":3,"method":\n', b"", []),  # no JSON: answered with id null
@@ -82,3 +85,59 @@ def test_the_last_line_of_the_clients_input_without_a_newline_is_a_request_too()
     assert not waiting
     waiting.input_ended()
     assert list(waiting.ids.values()) == [1]
+
+
+def test_a_request_sent_while_an_answer_too_long_to_read_streams_is_not_taken_as_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server writes an answer line after reading the requests it answers: one sent while
+    a line too long to read was still arriving was taken as maybe answered by it, so a server
+    dying under a client done writing left it without an answer, and the front exited 0."""
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(pending, "MAX_LINE", 100)
+    answer = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"x" * 300 + b'"}}\n'
+    waiting = Pending()
+    waiting.sent(CALL)
+    waiting.answered(answer[:150])  # over MAX_LINE: skipped to its end
+    waiting.sent(CALL.replace(b'"id":1', b'"id":2'))
+    waiting.answered(answer[150:250])  # still the same line
+    waiting.answered(answer[250:])
+    assert waiting.unanswered() == [2]
+    waiting.answered(b'{"jsonrpc":"2.0","id":2,"result":{}}\n')
+    assert not waiting.unanswered()
+
+
+def test_an_answer_too_long_to_read_answers_the_id_it_starts_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One response too long to read answers its own id, read from its first bytes: the
+    other requests waiting with it were taken as maybe answered (no error for them when the
+    server died), and it got the error of a server that died besides its answer."""
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(pending, "MAX_LINE", 100)
+    answer = b'{"jsonrpc":"2.0","id":1,"result":{"text":"' + b"x" * 300 + b'"}}\n'
+    waiting = Pending()
+    waiting.sent(CALL + CALL.replace(b'"id":1', b'"id":2'))
+    waiting.answered(answer[:150])
+    assert waiting.unanswered() == [1, 2]  # 1 until its line is all relayed
+    waiting.answered(answer[150:])
+    assert (list(waiting.ids.values()), waiting.unanswered()) == ([2], [2])
+    batch = b"[" + answer.rstrip(b"\n") + b"]\n"  # a batch's ids are not read: maybe any
+    waiting.answered(batch[:150])
+    waiting.answered(batch[150:])
+    assert (list(waiting.ids.values()), waiting.unanswered()) == ([2], [])
+
+
+def test_an_answer_too_long_to_read_nested_too_deep_where_its_id_goes_is_no_response(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memidx.mcp import pending
+
+    monkeypatch.setattr(pending, "MAX_LINE", 100)
+    waiting = Pending()
+    waiting.sent(CALL)
+    waiting.answered(b'{"jsonrpc":"2.0","id":' + b"[" * 4000)  # no traceback
+    waiting.answered(b"\n")
+    assert (list(waiting.ids.values()), waiting.unanswered()) == ([1], [])
