@@ -131,8 +131,11 @@ def _run_with_config(script: Path, config: Path) -> None:
     """`rev`'s own pre-commit shim runs the framework on the repository's config, which is this
     code's (refresh_hook_files): it is made to name `rev`'s, so each side runs its own checks."""
     text = script.read_text()
-    run = "-m pre_commit run "
-    script.write_text(text.replace(run, f"{run}--config {shlex.quote(str(config))} "))
+    run = "-m pre_commit run "  # the shim before it started the framework from Python
+    text = text.replace(run, f"{run}--config {shlex.quote(str(config))} ")
+    called = 'main(["run", '  # since: `pre_commit.main.main` called with the staged names
+    path = json.dumps(str(config)).replace("'", "'\\''")  # inside the shim's '...' of sh
+    script.write_text(text.replace(called, f'{called}"--config", {path}, '))
 
 
 def _hooks_folder(root: Path) -> Path:

@@ -61,7 +61,7 @@ def test_baseline_side_runs_its_own_post_commit_hook(
     if kind != PRE_COMMIT_MARKER:
         assert " hooks/memidx-hook" not in post_commit  # never this code's script
         # its pre-commit shim runs the framework on its own checks, not this code's config
-        assert f"-m pre_commit run --config {config} " in Path(script).read_text()
+        assert f'main(["run", "--config", "{config}", ' in Path(script).read_text()
     assert side.env["PYTHONPATH"] == str(tmp_path / "baseline")
     # an index of its own: a revision's drift check may refuse the index this code wrote
     assert side.index is not None

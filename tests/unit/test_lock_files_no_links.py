@@ -93,7 +93,7 @@ def test_a_link_at_the_recall_server_s_lock_costs_the_prompt_hook_a_notice(
 
 
 def test_a_link_at_the_shared_mcp_server_s_lock_serves_the_session_here(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The front looks at the shared server's lock before it starts one: the link refused
     there ended `memidx mcp` with exit 1 and the agent's session without its memory, where
@@ -101,10 +101,13 @@ def test_a_link_at_the_shared_mcp_server_s_lock_serves_the_session_here(
     serves the session in the front's own process, saying why in one line."""
     from memidx.mcp import shared
 
+    # a deep tmp_path (xdist's) puts the socket in the runtime folder: this test's own, never
+    # the user's /tmp/memidx-<uid> (which exists where memidx has run, and would get the link)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
     path = shared.socket_for(config)
-    assert path is not None
-    path.parent.mkdir(mode=0o700, parents=True)
+    assert path is not None and path.is_relative_to(tmp_path)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     target = _planted(shared.lock_for(path), "dangling", tmp_path)
 
     served = shared.front(config)
