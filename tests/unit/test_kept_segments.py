@@ -275,3 +275,24 @@ def test_a_copy_whose_sync_fails_keeps_no_frame_the_segment_gave_back(
         with pytest.raises(OSError, match="Input/output"):
             writer.append(new_record("turn", "a turn the disk refused"))
     assert copy_of(writer.keep or Path(), segment.name).read_bytes() == segment.read_bytes()
+
+
+def test_a_failed_copy_takes_off_the_segment_nothing_appended_after_its_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The segment gives the frame back only when it is as the append left it: bytes another
+    writer appended after it (no lock of this clone holds it) are never cut with it."""
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a turn filed whole"))
+    later = frame(new_record("turn", "a turn another writer appended"))
+
+    def appended_then_full(copy: Path, segment: Path, *args: object) -> None:
+        with segment.open("ab") as out:
+            out.write(later)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_module, "keep_frame", appended_then_full)
+        with pytest.raises(OSError, match="No space left"):
+            writer.append(new_record("turn", "a turn the full disk refused"))
+    assert segment.read_bytes().endswith(later)
