@@ -27,7 +27,7 @@ from memidx.drafts import make_folder, open_to_append, read_whole, replace_durab
 from memidx.haystack.blanking import blanked_or_none
 from memidx.haystack.frames import valid_end
 from memidx.haystack.segments import SEGMENT_SUFFIX
-from memidx.portable import sync_folder
+from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, sync_folder
 
 KEPT = "kept"  # under the state folder (.memidx/), which git ignores
 # a copy is not named `*.krd`: nothing that looks for segments (`find`, a glob, `git ls-files
@@ -81,7 +81,29 @@ def keep_written(
             os.ftruncate(fd, offset)
             if durable:
                 os.fsync(fd)
+            _give_back(copy, offset, data, durable)
         raise
+
+
+def _give_back(copy: Path, offset: int, data: bytes, durable: bool) -> None:
+    """Cut from the copy the frame (or its start) a failed keep_frame left at `offset` (its
+    fsync or the folder's failed after the write): the segment gave it back, and a copy that
+    kept it has a sync write the unfiled turn back, the retry's in the log twice."""
+    try:
+        held = read_whole(copy)  # as it is: no FIFO waited on, no link followed
+        if held is None or not offset < len(held) <= offset + len(data):
+            return
+        if held[offset:] != data[: len(held) - offset]:
+            return
+        fd = os.open(copy, os.O_WRONLY | NO_FIFO_WAIT | NO_FOLLOW)
+        try:
+            os.ftruncate(fd, offset)
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # the first failure is the one said
 
 
 def keep_up(copy: Path, segment: Path, durable: bool) -> None:

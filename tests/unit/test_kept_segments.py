@@ -254,3 +254,45 @@ def test_a_copy_that_fails_takes_the_frame_off_the_segment_again(
     assert copy.read_bytes() == later.read_bytes()
     texts = [r.record.text for p in (segment, later) for r in scan_bytes(p.read_bytes()).records]
     assert "a turn the full disk refused" not in texts
+
+
+def test_a_copy_whose_sync_fails_keeps_no_frame_the_segment_gave_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy that took the frame and then failed (its fsync, the folder's): the segment gives
+    the frame back, and so does the copy, else a sync writes the unfiled turn back once a
+    commit holds the segment, and the retry's turn is in the log twice."""
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a turn filed whole"))
+    real = kept_module.keep_frame
+
+    def synced_badly(copy: Path, segment: Path, offset: int, data: bytes, durable: bool) -> None:
+        real(copy, segment, offset, data, durable)
+        raise OSError(errno.EIO, "Input/output error")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_module, "keep_frame", synced_badly)
+        with pytest.raises(OSError, match="Input/output"):
+            writer.append(new_record("turn", "a turn the disk refused"))
+    assert copy_of(writer.keep or Path(), segment.name).read_bytes() == segment.read_bytes()
+
+
+def test_a_failed_copy_takes_off_the_segment_nothing_appended_after_its_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The segment gives the frame back only when it is as the append left it: bytes another
+    writer appended after it (no lock of this clone holds it) are never cut with it."""
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a turn filed whole"))
+    later = frame(new_record("turn", "a turn another writer appended"))
+
+    def appended_then_full(copy: Path, segment: Path, *args: object) -> None:
+        with segment.open("ab") as out:
+            out.write(later)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_module, "keep_frame", appended_then_full)
+        with pytest.raises(OSError, match="No space left"):
+            writer.append(new_record("turn", "a turn the full disk refused"))
+    assert segment.read_bytes().endswith(later)
