@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -93,7 +95,10 @@ def test_a_link_at_the_recall_server_s_lock_costs_the_prompt_hook_a_notice(
 
 
 def test_a_link_at_the_shared_mcp_server_s_lock_serves_the_session_here(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
     """The front looks at the shared server's lock before it starts one: the link refused
     there ended `memidx mcp` with exit 1 and the agent's session without its memory, where
@@ -103,10 +108,12 @@ def test_a_link_at_the_shared_mcp_server_s_lock_serves_the_session_here(
 
     # a deep tmp_path (xdist's) puts the socket in the runtime folder: this test's own, never
     # the user's /tmp/memidx-<uid> (which exists where memidx has run, and would get the link)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    runtime = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))  # short: a socket path fits
+    request.addfinalizer(lambda: shutil.rmtree(runtime, ignore_errors=True))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite")
     path = shared.socket_for(config)
-    assert path is not None and path.is_relative_to(tmp_path)
+    assert path is not None and any(path.is_relative_to(own) for own in (runtime, tmp_path))
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     target = _planted(shared.lock_for(path), "dangling", tmp_path)
 
