@@ -50,25 +50,15 @@ def values_below(
     judged = {} if judged is None else judged
     indent, block = len(key.group(1)), key.group(3) is not None
     listed = not text.startswith("- ", start + indent)  # a list may stand under its column
-    at = end + 1
-    for _ in range(BLOCK_LINES):
-        if at >= len(text):
-            return
-        stop = text.find("\n", at)
-        stop = len(text) if stop == -1 else stop
-        line = text[at:stop]
-        value = line.strip()
-        if value:  # a blank line is part of a block
-            begin = at + len(line) - len(line.lstrip())
-            if not block and ITEM.match(value) and begin - at >= indent + (not listed):
-                yield from _items(text, at, begin - at, kind, judged)
-                return  # a list: its items are the value
-            if begin - at <= indent or (not block and NESTED_KEY.match(value)):
-                return  # the block ended, or the key holds a mapping
-            yield from _judged(text, begin, begin + len(value), kind, judged, plain=not block)
-            if not block:
-                return  # a plain value: its first line is all this reads
-        at = stop + 1
+    for at, begin, _, value in _lines_below(text, end + 1):  # a blank line is part of a block
+        if not block and ITEM.match(value) and begin - at >= indent + (not listed):
+            yield from _items(text, at, begin - at, kind, judged)
+            return  # a list: its items are the value
+        if begin - at <= indent or (not block and NESTED_KEY.match(value)):
+            return  # the block ended, or the key holds a mapping
+        yield from _judged(text, begin, begin + len(value), kind, judged, plain=not block)
+        if not block:
+            return  # a plain value: its first line is all this reads
 
 
 def flow_values(
@@ -101,6 +91,15 @@ def item_lines(text: str, at: int, column: int) -> Iterator[tuple[int, int]]:
     """Where the lines of the list whose first item's line begins at `at` begin (past their
     indentation) and end: its items' lines (a dash at `column`) and those more indented
     between them, up to BLOCK_LINES lines."""
+    for line_at, begin, stop, value in _lines_below(text, at):
+        if begin - line_at < column or (begin - line_at == column and not ITEM.match(value)):
+            return  # the list ended
+        yield begin, stop
+
+
+def _lines_below(text: str, at: int) -> Iterator[tuple[int, int, int, str]]:
+    """Of the lines from `at` on, at most BLOCK_LINES, those that are not blank: where each
+    begins, where its text begins (past its indentation), where it ends, and its text."""
     for _ in range(BLOCK_LINES):
         if at >= len(text):
             return
@@ -108,10 +107,7 @@ def item_lines(text: str, at: int, column: int) -> Iterator[tuple[int, int]]:
         stop = len(text) if stop == -1 else stop
         line = text[at:stop]
         if value := line.strip():
-            begin = at + len(line) - len(line.lstrip())
-            if begin - at < column or (begin - at == column and not ITEM.match(value)):
-                return  # the list ended
-            yield begin, stop
+            yield at, at + len(line) - len(line.lstrip()), stop, value
         at = stop + 1
 
 
