@@ -233,7 +233,8 @@ def _memory_commands(commands: Commands) -> None:
         help="install: memidx's pre-commit (the checks on the staged files, no stash), "
         "commit-msg and applypatch-msg (no secret in the message), post-commit, post-merge, "
         "post-checkout, "
-        "post-rewrite, post-applypatch, reference-transaction shims (a hook already there runs "
+        "post-rewrite, post-applypatch, reference-transaction, post-index-change shims (a hook "
+        "already there runs "
         "after memidx's); uninstall: remove them",
     )
     json_flag(p, "what is installed")
@@ -250,7 +251,7 @@ def _memory_commands(commands: Commands) -> None:
         "stage",
         nargs="?",
         choices=[f"post-{s}" for s in ("commit", "merge", "checkout", "rewrite", "applypatch")]
-        + ["reference-transaction"],
+        + ["reference-transaction", "post-index-change"],
         help="default: the stage pre-commit is running (from its PRE_COMMIT_* variables)",
     )
     p.add_argument("hook_args", nargs="*", help="what git passes to the hook (ignored)")

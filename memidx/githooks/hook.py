@@ -18,7 +18,11 @@ STAGES = (
     "post-rewrite",
     "post-applypatch",
     "reference-transaction",  # its shim starts memidx only for a HEAD move no other hook follows
+    "post-index-change",  # its shim starts memidx only when git applies an autostash
 )
+# the stages that run in the middle of a git command (HEAD's ref locked, an autostash being
+# applied): no pending note is committed there
+MIDWAY = frozenset({"reference-transaction", "post-index-change"})
 
 
 def stage_from_environment() -> str:
@@ -63,7 +67,7 @@ def _synced(root: Path, stage: str) -> int:
 
         for line in kept_notices(config):  # the checks' warnings pre-commit did not show
             print(line)
-        if stage != "reference-transaction":  # that one runs with HEAD's ref locked
+        if stage not in MIDWAY:
             _commit_pending(config)
         for line in sync_to_head(config, once=True):  # a wait for room: once per state
             print(f"memidx: {line}")

@@ -10,6 +10,8 @@ and starts memidx only when HEAD moved in a committed transaction that no other 
 
 from __future__ import annotations
 
+from memidx.githooks.autostash_shim import INDEX_SHIM
+
 MARKER = "# memidx-managed-hook"
 # The stages memidx serves. post-applypatch: `git am` commits each patch without post-commit,
 # so without it the index stayed behind HEAD and the drift check blocked the next commit.
@@ -24,6 +26,7 @@ STAGES = (
     "post-rewrite",
     "post-applypatch",
     "reference-transaction",  # git reset, rebase --abort, update-ref: no other hook follows
+    "post-index-change",  # the autostash git applies after the last hook of a pull or rebase
 )
 # what makes a memory writable (memidx.index.connection.READONLY_HINT says it too)
 CHECK_FOLDER = "check the permissions and the mount of its folder"
@@ -249,6 +252,11 @@ def shim(stage: str) -> str:
     no_hook += NO_HOOK_SCRIPT.format(stage=stage, check=CHECK_FOLDER)
     if stage == "pre-push":
         return PUSH_SHIM.format(marker=MARKER, stage=stage, chained=CHAINED)
+    if stage == "post-index-change":
+        return INDEX_SHIM.format(
+            marker=MARKER, stage=stage, chained=CHAINED, no_hook=_indented(no_hook, " " * 12),
+            then_previous=then_previous,
+        )  # fmt: skip
     if stage == "reference-transaction":
         return REF_SHIM.format(
             marker=MARKER, stage=stage, chained=CHAINED, no_hook=_indented(no_hook, "  ")

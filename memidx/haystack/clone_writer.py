@@ -21,7 +21,7 @@ from memidx.haystack.kept import (
     restore_segments,
 )
 from memidx.haystack.walk_memo import WalkMemo, question
-from memidx.haystack.writer import Writer
+from memidx.haystack.writer import SEGMENT_NAME, Writer, segment_order
 from memidx.paths import refuse_links
 from memidx.portable import file_lock
 
@@ -42,7 +42,7 @@ def clone_writer(config: Config, notice: Callable[[str], None] | None = None) ->
         lock,
         config.segment_bytes,
         config.fsync,
-        history=lambda: _committed(config, folder),
+        history=_history(config, folder),
         held=_in_head(config, folder),
         keep=kept_folder(config.state_dir, ident),
     )
@@ -72,7 +72,7 @@ def restore_own(config: Config) -> list[Path]:
     if cut or left:  # under the writer's lock (a filing appends to both), not
         with file_lock(lock, wait=False) as taken:  # waited for (next time)
             if taken:
-                held = _in_head(config, folder)
+                held = _in_head_kept(config, folder, memo())
                 restored += restore_ends(cut, held, _holds(config, folder, memo()), config.fsync)
                 drop_copies(copies, _left_in_head(config, folder, copies, held, memo(), left=left))
     return restored
@@ -175,6 +175,46 @@ def _in_head(config: Config, folder: Path) -> Callable[[str], int]:
         return answers[head, name]
 
     return held
+
+
+def _in_head_kept(config: Config, folder: Path, memo: WalkMemo) -> Callable[[str], int]:
+    """_in_head, its answers kept with the refs' state, HEAD's among them (a sync runs in a new
+    process each time: while a stash holds a segment's cut end, every one asked git, ~2-4 ms)."""
+    held = _in_head(config, folder)
+
+    def in_head(name: str) -> int:
+        ref = segment_ref(config, folder / name).encode("utf-8", "surrogateescape")
+        asked = question("head size", ref)
+        kept = memo.recall(asked)
+        if kept is not None and kept.removeprefix("-").isdigit():
+            return int(kept)
+        size = held(name)
+        memo.keep(asked, str(size))
+        return size
+
+    return in_head
+
+
+def _history(config: Config, folder: Path) -> Callable[[], list[str]]:
+    """_committed, for a writer that lost its memory: it numbers a new segment after the last
+    name a commit holds, which a walk found is kept with the refs' state (never that it found
+    none)."""
+    memo = _walk_memo(config)
+
+    def history() -> list[str]:
+        walked = memo()  # before the walk
+        asked = question(
+            "last committed", segment_ref(config, folder).encode("utf-8", "surrogateescape")
+        )
+        kept = walked.recall(asked)
+        if kept is not None and SEGMENT_NAME.fullmatch(kept):
+            return [kept]
+        found = [name for name in _committed(config, folder) if SEGMENT_NAME.fullmatch(name)]
+        if found:
+            walked.keep(asked, max(found, key=lambda name: segment_order(Path(name))))
+        return found
+
+    return history
 
 
 def _blob_size(config: Config, commit: str, ref: str) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from pathlib import Path
 
 from memidx.drafts import make_folder, open_to_append, read_whole, replace_durably
@@ -68,12 +69,20 @@ def keep_frame(copy: Path, segment: Path, offset: int, data: bytes, durable: boo
 
 
 def keep_written(
-    copy: Path, segment: Path, fd: int, offset: int, data: bytes, *, durable: bool
+    copy: Path,
+    segment: Path,
+    fd: int,
+    offset: int,
+    data: bytes,
+    *,
+    durable: bool,
+    given_back: Callable[[], None] = lambda: None,
 ) -> None:
     """keep_frame, for the frame just written at `offset` of `segment` (open at `fd`): a frame
     kept first, a crash before the segment's write, was written back by a sync once a commit
     held the file, twice with the retry's. A copy that fails takes the frame off the segment
-    again, if the file is as the append left it: not filed (the next filing starts anew)."""
+    again, if the file is as the append left it: not filed, and `given_back` tells the writer
+    its segment ends at `offset` again (the next filing appends there, no new segment)."""
     try:
         keep_frame(copy, segment, offset, data, durable)
     except OSError:
@@ -82,6 +91,8 @@ def keep_written(
             if durable:
                 os.fsync(fd)
             _give_back(copy, offset, data, durable)
+            with suppress(OSError):  # the first failure is the one said (a new segment then)
+                given_back()
         raise
 
 

@@ -3,8 +3,10 @@ an autostash changes (memidx.git.refs.reach_state): a segment's cut end a branch
 holds is asked about at every sync, every git hook's too, and the walk costs ~0.1 ms a commit.
 
 Only what a walk found is kept, never that it found nothing: an answer kept wrongly can then
-only leave an end to git for longer, never write back bytes a commit holds. The file is the
-state's digest, then one digest a line for each question answered yes."""
+only leave an end to git for longer, never write back bytes a commit holds. What git says of a
+commit the refs name (the size of HEAD's copy of a segment, the last segment name a walk
+found) is kept as a value, for the same state: HEAD and every ref are part of it. The file is
+the state's digest, then a line for each question: its digest, or `<digest>=<value>`."""
 
 from __future__ import annotations
 
@@ -24,10 +26,16 @@ class WalkMemo:
         self.path = state_dir / MEMO
         self.state = state  # None: the refs could not be read from .git's files, keep nothing
         self.found: set[str] = set()
+        self.values: dict[str, str] = {}
         data = read_own(self.path, LIMIT) if state is not None else None
         lines = (data or b"").decode("ascii", "replace").split()
         if lines and lines[0] == state:
-            self.found = set(lines[1:])
+            for line in lines[1:]:
+                asked, kept, value = line.partition("=")
+                if kept:
+                    self.values[asked] = value
+                else:
+                    self.found.add(asked)
 
     def knows(self, question: str) -> bool:
         """Whether a walk made at this state answered `question` yes."""
@@ -39,7 +47,23 @@ class WalkMemo:
         if self.state is None or question in self.found:
             return
         self.found.add(question)
-        text = "\n".join([self.state, *sorted(self.found)]) + "\n"
+        self._write()
+
+    def recall(self, question: str) -> str | None:
+        """The value git gave for `question` at this state, if kept."""
+        return self.values.get(question) if self.state is not None else None
+
+    def keep(self, question: str, value: str) -> None:
+        """Keep git's answer to `question` at this state: one word (no space, no `=`)."""
+        if self.state is None or self.values.get(question) == value:
+            return
+        self.values[question] = value
+        self._write()
+
+    def _write(self) -> None:
+        """The memo, whole (lost on a failed write: the next sync asks git again)."""
+        kept = [f"{asked}={value}" for asked, value in sorted(self.values.items())]
+        text = "\n".join([str(self.state), *sorted(self.found), *kept]) + "\n"
         with suppress(OSError):
             replace_durably(self.path, text.encode("ascii"), "tmp", durable=False)
 

@@ -102,7 +102,10 @@ class Writer:
             if self.keep is not None:  # after: a copy holds no frame its segment never had
                 copy = copy_of(self.keep, path.name)
                 with naming(copy):
-                    keep_written(copy, path, out.fileno(), offset, data, durable=self.fsync)
+                    keep_written(
+                        copy, path, out.fileno(), offset, data, durable=self.fsync,
+                        given_back=lambda: self._remember(path.name, offset),
+                    )  # fmt: skip
         return path, offset, len(data)
 
     def keep_up(self) -> None:

@@ -256,6 +256,31 @@ def test_a_copy_that_fails_takes_the_frame_off_the_segment_again(
     assert "a turn the full disk refused" not in texts
 
 
+def test_the_filing_after_a_failed_copy_appends_to_the_same_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy that failed gave the frame back and left the segment whole: the next filing
+    appends to it (a failed copy used to start a new segment, one more file per disk hiccup),
+    and the copy follows it."""
+    writer = _writer(tmp_path)
+    segment, _, _ = writer.append(new_record("turn", "a turn filed whole"))
+
+    def full(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_module, "keep_frame", full)
+        with pytest.raises(OSError, match="No space left"):
+            writer.append(new_record("turn", "a turn the full disk refused"))
+
+    later, offset, _ = writer.append(new_record("turn", "the next turn"))
+    assert later == segment and offset > 0
+    assert sorted(p.name for p in segment.parent.iterdir()) == [segment.name]
+    assert copy_of(writer.keep or Path(), segment.name).read_bytes() == segment.read_bytes()
+    texts = [r.record.text for r in scan_bytes(segment.read_bytes()).records]
+    assert texts == ["a turn filed whole", "the next turn"]
+
+
 def test_a_copy_whose_sync_fails_keeps_no_frame_the_segment_gave_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

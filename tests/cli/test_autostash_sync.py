@@ -1,0 +1,84 @@
+"""The records an autostash brings back are found as soon as the pull that applied it ends: git
+applies it after the pull's last other hook, and memidx's post-index-change shim syncs then,
+starting memidx for that apply only (git runs the hook at every write of its index). A bare
+remote and two clones with memidx's hooks; no memidx command run by hand between git steps."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_sync_hard import found, rebuilt_the_same
+from tests.cli.test_two_machines import committed_all, filed_between_add_and_commit
+from tests.machines import Machine, clone, hook_env, make_template
+
+
+@pytest.fixture
+def machines(tmp_path: Path) -> tuple[Machine, Machine, Path]:
+    """Two clones whose hooks start memidx through a script that logs each start."""
+    started = tmp_path / "started.log"
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\necho "$*" >>"{started}"\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    env = hook_env(tmp_path / "pre-commit-home", MEMIDX_PYTHON=str(python))
+    remote = make_template(tmp_path, env)
+    return clone(remote, tmp_path / "a", env), clone(remote, tmp_path / "b", env), started
+
+
+def index_change_syncs(started: Path) -> int:
+    """How many times memidx's post-index-change shim started memidx."""
+    lines = started.read_text().splitlines() if started.exists() else []
+    return sum("hook post-index-change" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "pull",
+    [
+        ["pull", "--rebase", "--autostash"],  # a's commit rebased onto b's
+        ["pull", "--no-rebase", "--autostash"],  # a merge commit
+        ["-c", "rebase.autoStash=true", "-c", "rebase.backend=apply", "pull", "--rebase"],
+    ],
+    ids=["rebase", "merge", "apply-backend"],
+)
+def test_turns_an_autostash_brings_back_are_found_right_after_the_pull(
+    machines: tuple[Machine, Machine, Path], pull: list[str]
+) -> None:
+    """A turn filed between `git add -A` and `git commit` is in the work tree alone; the pull
+    takes it aside, its hooks sync the segment cut back to HEAD's part, and the autostash
+    puts it back: found at once, once, with no sync run by hand; memidx started once for
+    the apply."""
+    a, b, started = machines
+    filed_between_add_and_commit(a)
+    b.note("from-b.md", "From B", "buffalo note")
+    committed_all(b, "b")
+    b.git("push", "-q", "origin", "main")
+    before = index_change_syncs(started)
+
+    pulled = a.run_git(*pull)
+
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    assert "Applied autostash" in pulled.stdout + pulled.stderr
+    for word in ("capybara", "dromedary", "echidna", "buffalo"):
+        assert len(found(a, word)) == 1, (word, found(a, word))
+    assert index_change_syncs(started) - before == 1
+    rebuilt_the_same(a)
+
+
+def test_index_writes_outside_an_autostash_start_no_memidx(
+    machines: tuple[Machine, Machine, Path],
+) -> None:
+    """git writes its index at every add, status, reset and checkout: the shim starts memidx
+    for none of them (nor for `git stash pop`, whose own writes no autostash waits for)."""
+    a, _, started = machines
+    filed_between_add_and_commit(a)
+    a.note("idea.md", "Idea", "a note in the work tree")
+    a.git("add", "-A")
+    a.git("status", "--porcelain")
+    a.git("reset", "-q")
+    a.git("stash", "-q")
+    a.git("stash", "pop", "-q")
+    a.git("checkout", "-q", "-b", "side")
+    a.git("checkout", "-q", "main")
+    assert index_change_syncs(started) == 0

@@ -1,0 +1,106 @@
+"""What git says of the commits the refs name, kept in `.memidx/haystack.walked` with the refs'
+state (memidx.haystack.walk_memo): HEAD's size of a segment whose end stays cut, and the last
+segment name a writer that lost its memory numbers after. Real git, no hooks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import memidx.git.refs as refs_module
+import memidx.haystack.clone_writer as clone_writer_module
+from memidx.config import Config
+from memidx.haystack.clone_writer import clone_writer, restore_own
+from memidx.haystack.frames import new_record
+from memidx.haystack.walk_memo import WalkMemo
+from memidx.index.ownership import keep_out_of_git
+from tests.helpers import NotesRepo
+
+
+def _config(root: Path) -> Config:
+    config = Config(root=root, index_path=root / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    return config
+
+
+def test_head_s_size_of_a_cut_segment_is_asked_once_until_a_ref_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While `git stash` holds a segment's end, every sync looked at the cut file and ran `git
+    cat-file -s HEAD:<segment>` (~2-4 ms): the answer is kept until a ref changes, HEAD's
+    included; the stash dropped, the end is written back."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
+    repo = NotesRepo(tmp_path)
+    config = _config(tmp_path)
+    writer = clone_writer(config)
+    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    whole = segment.read_bytes()
+    repo.git("commit", "-q", "-m", "the part")
+    repo.git("stash", "-q")  # the stash holds the whole, the file is HEAD's part
+    asked: list[str] = []
+    size = clone_writer_module._blob_size  # pyright: ignore[reportPrivateUsage]
+
+    def counted(config: Config, commit: str, ref: str) -> int:
+        asked.append(ref)
+        return size(config, commit, ref)
+
+    monkeypatch.setattr(clone_writer_module, "_blob_size", counted)
+
+    for _ in range(3):
+        assert restore_own(config) == [] and segment.read_bytes() != whole
+    assert len(asked) == 1
+    repo.git("stash", "drop", "-q")
+    assert restore_own(config) == [segment] and segment.read_bytes() == whole
+    assert len(asked) == 2
+
+
+def test_a_writer_without_memory_walks_the_history_once_until_a_ref_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer that lost its memory (`.memidx/haystack.lock.last`) numbers a new segment after
+    every name a commit holds, a walk of the whole history: the last name it found is kept
+    until a ref changes, and the numbering is the same."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
+    repo = NotesRepo(tmp_path)
+    config = _config(tmp_path)
+    first, _, _ = clone_writer(config).append(new_record("turn", "capybara turn"))
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "the segment")
+    repo.git("rm", "-q", "-r", "notes/haystack")  # its file off the disk: only git names it
+    repo.git("commit", "-q", "-m", "the haystack moved out")
+    walks: list[Path] = []
+    walk = clone_writer_module._committed  # pyright: ignore[reportPrivateUsage]
+
+    def counted(config: Config, folder: Path) -> list[str]:
+        walks.append(folder)
+        return walk(config, folder)
+
+    monkeypatch.setattr(clone_writer_module, "_committed", counted)
+    made: list[str] = []
+    for text in ("dromedary turn", "echidna turn"):
+        (config.state_dir / "haystack.lock.last").unlink()  # the memory lost
+        segment, _, _ = clone_writer(config).append(new_record("turn", text))
+        made.append(segment.name)
+        segment.unlink()  # the next one numbers after the history, not after this file
+    assert made == [first.name.replace(".000.", ".001.")] * 2
+    assert len(walks) == 1
+    repo.git("commit", "-q", "--allow-empty", "-m", "a ref moved")
+    (config.state_dir / "haystack.lock.last").unlink()
+    clone_writer(config).append(new_record("turn", "fennec turn"))
+    assert len(walks) == 2
+
+
+def test_a_kept_value_is_read_back_only_at_its_state(tmp_path: Path) -> None:
+    """Values and yes-answers share the memo's file; another state reads as an empty memo."""
+    memo = WalkMemo(tmp_path, "state-1")
+    memo.learn("yes-question")
+    memo.keep("size-question", "-1")
+    again = WalkMemo(tmp_path, "state-1")
+    assert again.knows("yes-question") and again.recall("size-question") == "-1"
+    assert again.recall("yes-question") is None and not again.knows("size-question")
+    other = WalkMemo(tmp_path, "state-2")
+    assert other.recall("size-question") is None and not other.knows("yes-question")
+    assert WalkMemo(tmp_path, None).recall("size-question") is None
