@@ -65,7 +65,7 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
         mcp = user_dir() / ".claude.json" if configured else home_folder() / ".claude.json"
     files = [
         hooks_file(settings, NAME, command_hooks(NAME, EVENTS, portable=project)),
-        mcp_file(mcp, scripted({"type": "stdio", **mcp_entry(portable=project)}, _VARIABLE)),
+        mcp_file(mcp, NAME, scripted({"type": "stdio", **mcp_entry(portable=project)}, _VARIABLE)),
     ]
     if project:
         local = settings.with_name("settings.local.json")

@@ -49,4 +49,4 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     # whose "$HOME" Gemini CLI replaced with HOME's value before sh parsed it (a backquote
     # in it ran as a command, a `"` or a `$` changed the path)
     server = scripted({**mcp_entry(portable=project), "timeout": 30_000}, _VARIABLE)
-    return [combined(hooks_file(path, NAME, hooks), mcp_file(path, server))]
+    return [combined(hooks_file(path, NAME, hooks), mcp_file(path, NAME, server))]

@@ -46,4 +46,26 @@ def test_a_dry_run_uninstall_says_a_backup_would_keep_the_persons_changes(
     assert done.code == 0, done.err
     kept = list(backup_folder(mcp).glob(".mcp.json.*"))
     assert len(kept) == 1 and "/srv/team" in kept[0].read_text()
-    assert f"(backup: {kept[0]})\n  with your changes to the MCP server's env (the backup" in done.out
+    said = "with your changes to the MCP server's env (the backup keeps them)"
+    assert f"(backup: {kept[0]})\n  {said}\n" in done.out
+
+
+def test_a_timeout_the_person_set_on_gemini_mcp_server_stays_and_is_named(
+    user_home: Path,
+) -> None:
+    """Installing again put memidx's `"timeout": 30000` back over the person's without a
+    word, and uninstall did not name it among their changes."""
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "gemini").code == 0
+    settings = project / ".gemini" / "settings.json"
+    doc = json.loads(settings.read_text())
+    doc["mcpServers"]["memidx"]["timeout"] = 90_000
+    settings.write_text(json.dumps(doc, indent=2))
+
+    again = run_in_process(project, "agent", "install", "gemini")
+    dry = run_in_process(project, "agent", "uninstall", "gemini", "--dry-run")
+
+    assert again.code == 0 and dry.code == 0, again.err + dry.err
+    assert f"unchanged: {settings}" in again.out
+    assert json.loads(settings.read_text())["mcpServers"]["memidx"]["timeout"] == 90_000
+    assert "  with your changes to the MCP server's timeout (a backup" in dry.out
