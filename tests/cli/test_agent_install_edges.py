@@ -6,9 +6,15 @@ throwaway HOME: each test costs well under a second."""
 from __future__ import annotations
 
 import json
+import shutil
+import tomllib
 from pathlib import Path
 
+import pytest
+
 from memidx.agents.backups import backup_folder
+from memidx.agents.text_install import END
+from tests.cli.test_agent_install_real_clis import codex
 from tests.helpers import run_in_process
 
 
@@ -69,3 +75,80 @@ def test_a_timeout_the_person_set_on_gemini_mcp_server_stays_and_is_named(
     assert f"unchanged: {settings}" in again.out
     assert json.loads(settings.read_text())["mcpServers"]["memidx"]["timeout"] == 90_000
     assert "  with your changes to the MCP server's timeout (a backup" in dry.out
+
+
+def codex_args(toml: Path) -> list[str]:
+    return tomllib.loads(toml.read_text())["mcp_servers"]["memidx"]["args"]
+
+
+def args_lines(items: list[str], spread: bool) -> list[str]:
+    """The block's args with `--own` and the person's comments, on one line or on several."""
+    if not spread:
+        return [f"args = {json.dumps([*items, '--own'])}  # the team's memory\n"]
+    return [
+        "args = [  # the team's memory\n",
+        *(f"  {json.dumps(item)},\n" for item in items),
+        "  # only my own notes:\n",
+        '  "--own",\n',
+        "]\n",
+    ]
+
+
+@pytest.mark.parametrize("spread", [False, True])
+def test_flags_and_comments_the_person_put_in_memidx_codex_block_stay(
+    user_home: Path, spread: bool
+) -> None:
+    """`--own` on the block's args line went at the next install (memidx wrote its args line
+    anew), with a comment on that line; in an args array written over several lines, the
+    array's other lines were kept as the person's: a file no TOML reader reads, refused."""
+    project = project_in(user_home)
+    toml = user_home / ".codex" / "config.toml"
+    toml.parent.mkdir()
+    toml.write_text('model = "o3"\n')
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    lines = toml.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("args = "))
+    items = json.loads(lines[at].removeprefix("args = "))
+    lines[at : at + 1] = args_lines(items, spread)
+    toml.write_text("".join(lines))
+    want = [*items, "--own"]
+    assert codex_args(toml) == want
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+    twice = toml.read_text()
+    third = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+    dry = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user", "--dry-run")
+
+    assert again.code == 0 and third.code == 0 and dry.code == 0, again.err + dry.err
+    assert codex_args(toml) == want and toml.read_text() == twice
+    notes = ["# the team's memory", *["# only my own notes:"] * spread]
+    assert "".join(f"{note}\n" for note in notes) + END in twice
+    listed = ", ".join(f"`{note}`" for note in notes)
+    said = f"the MCP server's args, lines {listed} (a backup of the file would keep them)"
+    assert said in dry.out
+    if shutil.which("codex"):  # the real Codex CLI reads the file as memidx does
+        found = codex("mcp", "list", "--json")
+        assert found.returncode == 0, found.stderr[-2000:]
+        assert json.loads(found.stdout)[0]["transport"]["args"] == want
+
+
+def test_a_command_of_the_persons_in_memidx_codex_block_is_left_alone(user_home: Path) -> None:
+    """memidx wrote its own command and args over it at the next install, without a word."""
+    project = project_in(user_home)
+    toml = user_home / ".codex" / "config.toml"
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    lines = [
+        'command = "my-memory-server"\n' if line.startswith("command = ") else line
+        for line in toml.read_text().splitlines(keepends=True)
+        if not line.startswith("args = ")
+    ]
+    toml.write_text("".join(lines))
+    theirs = toml.read_text()
+
+    done = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+    dry = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user", "--dry-run")
+
+    assert done.code == 1 and toml.read_text() == theirs
+    assert done.err.startswith(f"memidx: error: {toml}: the command and args of memidx's")
+    assert done.err.count("\n") == 1 and "Traceback" not in done.err
+    assert "with your changes to the MCP server's command, args (a backup" in dry.out
