@@ -16,10 +16,13 @@ from typing import cast
 
 from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.codex_block import added_to_block, block_flags
+from memidx.agents.config_text import read_config
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
+from memidx.agents.hooks_off import Switch, toml_switch, toml_table
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.json_text import BOM, LEFT_ALONE, TOO_DEEP
 from memidx.agents.mcp_owner import mcp_flags, server_argv, unwrapped
+from memidx.agents.settings import get_entry
 from memidx.agents.text_install import (
     BEGIN,
     END,
@@ -237,3 +240,20 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
             edited=_edited,
         ),
     ]
+
+
+_FEATURE = (("features", "hooks"), ("features", "codex_hooks"))  # 0.171.0's name, then the old
+
+
+def hooks_switches(cwd: Path) -> list[Switch]:
+    """Where Codex CLI reads its `hooks` feature (`[features] hooks = false`: no hooks run),
+    highest precedence first: the project's `.codex/config.toml`, which Codex 0.171.0 reads
+    only in a project the user trusts (`[projects."<root>"] trust_level = "trusted"` in their
+    config.toml), then the user's."""
+    user, root = user_dir() / "config.toml", project_root(cwd)
+    try:
+        level = get_entry(toml_table(read_config(user)), ["projects", str(root), "trust_level"])
+    except (MemidxError, ValueError, RecursionError):
+        level = None
+    project = [toml_switch(root / ".codex" / "config.toml", _FEATURE, False)]
+    return [*(project if level == "trusted" else []), toml_switch(user, _FEATURE, False)]

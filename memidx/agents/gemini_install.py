@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from memidx.agents.entries import (
     unexpanded,
 )
 from memidx.agents.gemini import EVENTS, NAME
+from memidx.agents.hooks_off import Switch, json_switch
 from memidx.agents.install import ConfigFile, project_root, user_folder
 
 HOME = "GEMINI_CLI_HOME"
@@ -50,3 +52,16 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     # in it ran as a command, a `"` or a `$` changed the path)
     server = scripted({**mcp_entry(portable=project), "timeout": 30_000}, _VARIABLE)
     return [combined(hooks_file(path, NAME, hooks), mcp_file(path, NAME, server))]
+
+
+def hooks_switches(cwd: Path) -> list[Switch]:
+    """Where Gemini CLI 0.61.0 reads `hooksConfig.enabled` ("When disabled, no hooks will be
+    executed"), highest precedence first: the system's settings, the project's, the user's,
+    the system's defaults (each system file where its variable moves it)."""
+    system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
+    defaults = os.environ.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") or (
+        "/etc/gemini-cli/system-defaults.json"
+    )
+    project = project_root(cwd) / ".gemini" / "settings.json"
+    files = (Path(system), project, user_home() / ".gemini" / "settings.json", Path(defaults))
+    return [json_switch(path, ["hooksConfig", "enabled"], False) for path in files]

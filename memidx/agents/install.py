@@ -241,6 +241,7 @@ class FileState(Value):
     path: Path
     installed: tuple[str, ...] = ()
     unreadable: str | None = None
+    hooks_off: Path | None = None  # the agent's file that switches memidx's hooks here off
 
 
 def unreadable(path: Path, exc: Exception) -> FileState:

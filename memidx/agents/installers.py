@@ -11,6 +11,7 @@ from typing import Protocol, cast
 
 from memidx.agents.backups import prune_backups
 from memidx.agents.config_text import Raced, read_config
+from memidx.agents.hooks_off import Switch, switched_off
 from memidx.agents.install import (
     ConfigFile,
     FileState,
@@ -22,6 +23,7 @@ from memidx.agents.install import (
 )
 from memidx.agents.json_text import parse_json
 from memidx.agents.text_install import TextFile, plan_text
+from memidx.frozen import replace
 
 AnyFile = ConfigFile | TextFile
 INSTALLERS = {
@@ -106,3 +108,17 @@ def states_all(files: list[AnyFile]) -> list[FileState]:
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
             found.append(unreadable(one.path, exc))
     return found
+
+
+def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileState]:
+    """`found` with, on each file holding memidx's hooks, the agent's own settings file that
+    switches its hooks off (status said they were installed, and they never ran)."""
+    module = importlib.import_module(INSTALLERS[agent])
+    switches = cast(
+        "Callable[[Path], list[Switch]] | None", getattr(module, "hooks_switches", None)
+    )
+    off = switched_off(switches(cwd)) if switches is not None else None
+    if off is None:
+        return found
+    hooked = [any(said.startswith("hooks: ") for said in state.installed) for state in found]
+    return [replace(s, hooks_off=off) if h else s for s, h in zip(found, hooked, strict=True)]

@@ -71,13 +71,15 @@ def _scope(args: argparse.Namespace) -> str:
 def _status(args: argparse.Namespace) -> int:
     """What of memidx's each agent file holds; 1 when a file could not be read (a problem found,
     as a check's), after every file is reported."""
+    from memidx.agents.hooks_off import off_note
     from memidx.agents.install import SCOPES
-    from memidx.agents.installers import AGENTS, config_files, states_all
+    from memidx.agents.installers import AGENTS, config_files, states_all, with_hooks_off
 
     found: list[tuple[str, str, FileState]] = []
     for name in AGENTS:
         for scope in SCOPES:
-            for state in states_all(config_files(name, scope, _cwd(args))):
+            files = config_files(name, scope, _cwd(args))
+            for state in with_hooks_off(name, _cwd(args), states_all(files)):
                 if all(state.path != seen.path for _, _, seen in found):
                     found.append((name, scope, state))
     broken = sum(state.unreadable is not None for _, _, state in found)
@@ -86,12 +88,18 @@ def _status(args: argparse.Namespace) -> int:
             "schema": "memidx.agents/1", "healthy": not broken,
             "files": [
                 {"agent": name, "scope": scope, "path": str(state.path),
-                 "installed": _installed(state), "unreadable": state.unreadable}
+                 "installed": _installed(state), "unreadable": state.unreadable,
+                 "hooks_off": None if state.hooks_off is None else str(state.hooks_off)}
                 for name, scope, state in found
             ],
         }, indent=2))  # fmt: skip
     for name, scope, state in [] if args.json else found:
-        what = "; ".join(_installed(state)) or "nothing of memidx"
+        said: list[str] = []
+        for item in _installed(state):  # the agent's switch right after memidx's hooks
+            said.append(item)
+            if state.hooks_off is not None and item.startswith("hooks: "):
+                said.append(off_note(state.hooks_off))
+        what = "; ".join(said) or "nothing of memidx"
         print(f"{name} ({scope}) {state.path}: {what}")
     if broken:
         files = "file" if broken == 1 else "files"

@@ -152,3 +152,87 @@ def test_a_command_of_the_persons_in_memidx_codex_block_is_left_alone(user_home:
     assert done.err.startswith(f"memidx: error: {toml}: the command and args of memidx's")
     assert done.err.count("\n") == 1 and "Traceback" not in done.err
     assert "with your changes to the MCP server's command, args (a backup" in dry.out
+
+
+def status_of(project: Path, path: Path) -> tuple[str, object]:
+    """`memidx agent status`'s line for `path`, and its `hooks_off` in `--json`."""
+    said = run_in_process(project, "agent", "status")
+    listed = run_in_process(project, "agent", "status", "--json")
+    assert said.code == 0 and listed.code == 0, said.err + listed.err
+    line = next(line for line in said.out.splitlines() if f" {path}: " in line)
+    found = next(f for f in json.loads(listed.out)["files"] if f["path"] == str(path))
+    return line, found["hooks_off"]
+
+
+def test_status_says_when_claude_code_has_switched_its_hooks_off(user_home: Path) -> None:
+    """`disableAllHooks: true` stops every hook Claude Code 2.1.197 does not manage; status
+    listed memidx's hooks as installed all the same. The project's own settings.local.json
+    has the last word over the user's settings."""
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "claude-code").code == 0
+    settings = project / ".claude" / "settings.json"
+    user = user_home / ".claude" / "settings.json"
+    user.parent.mkdir()
+    user.write_text('{"disableAllHooks": true}')
+
+    line, off = status_of(project, settings)
+
+    assert off == str(user)
+    assert line.endswith(f"`make install` in your memory's clone); installed, but hooks are"
+                         f" switched off in {user}")  # fmt: skip
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({**json.loads(local.read_text()), "disableAllHooks": False}))
+    assert status_of(project, settings)[1] is None
+    assert status_of(project, project / ".mcp.json")[1] is None  # no hooks there
+
+
+def test_status_says_when_gemini_cli_has_switched_its_hooks_off(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`hooksConfig.enabled: false` ("no hooks will be executed", Gemini CLI 0.61.0), in the
+    user's settings, or in the system's that outrank the project's."""
+    for variable in ("SETTINGS", "DEFAULTS"):  # none of this machine's /etc
+        monkeypatch.setenv(f"GEMINI_CLI_SYSTEM_{variable}_PATH", str(user_home / variable))
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "gemini").code == 0
+    settings = project / ".gemini" / "settings.json"
+    user = user_home / ".gemini" / "settings.json"
+    user.parent.mkdir()
+    user.write_text('{"hooksConfig": {"enabled": false}}')
+
+    line, off = status_of(project, settings)
+
+    assert off == str(user)
+    hooks_item, *_ = line.split("; MCP server")
+    assert hooks_item.endswith(f"; installed, but hooks are switched off in {user}")
+    doc = json.loads(settings.read_text())
+    settings.write_text(json.dumps({**doc, "hooksConfig": {"enabled": True}}))
+    assert status_of(project, settings)[1] is None
+    (user_home / "SETTINGS").write_text('{"hooksConfig": {"enabled": false}}')
+    assert status_of(project, settings)[1] == str(user_home / "SETTINGS")
+
+
+def test_status_says_when_codex_has_switched_its_hooks_off(user_home: Path) -> None:
+    """`[features] hooks = false` in the user's config.toml (`codex features list` says
+    `hooks ... false`), or in a trusted project's own .codex/config.toml."""
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "codex").code == 0
+    hooks = project / ".codex" / "hooks.json"
+    user = user_home / ".codex" / "config.toml"
+    user.parent.mkdir()
+    user.write_text("[features]\nhooks = false\n")
+
+    line, off = status_of(project, hooks)
+
+    assert off == str(user) and line.endswith(f"installed, but hooks are switched off in {user}")
+    if shutil.which("codex"):
+        listed = codex("features", "list").stdout.splitlines()
+        assert [row.split() for row in listed if row.startswith("hooks ")] == [
+            ["hooks", "stable", "false"]
+        ]
+    toml = project / ".codex" / "config.toml"
+    user.write_text("")
+    toml.write_text(toml.read_text() + "\n[features]\nhooks = false\n")
+    assert status_of(project, hooks)[1] is None  # Codex reads it in a trusted project only
+    user.write_text(f'[projects."{project.resolve()}"]\ntrust_level = "trusted"\n')
+    assert status_of(project, hooks)[1] == str(toml)
