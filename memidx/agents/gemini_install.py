@@ -19,6 +19,7 @@ from memidx.agents.entries import (
     unexpanded,
 )
 from memidx.agents.gemini import EVENTS, NAME
+from memidx.agents.gemini_trust import distrust_switch, trusted_folders, untrusted_warning
 from memidx.agents.hooks_off import Switch, json_switch
 from memidx.agents.install import ConfigFile, project_root, user_folder
 
@@ -54,14 +55,32 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     return [combined(hooks_file(path, NAME, hooks), mcp_file(path, NAME, server))]
 
 
-def hooks_switches(cwd: Path) -> list[Switch]:
-    """Where Gemini CLI 0.61.0 reads `hooksConfig.enabled` ("When disabled, no hooks will be
-    executed"), highest precedence first: the system's settings, the project's, the user's,
-    the system's defaults (each system file where its variable moves it)."""
-    system = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json"
-    defaults = os.environ.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") or (
-        "/etc/gemini-cli/system-defaults.json"
+def _system(variable: str, default: str) -> Path:
+    return Path(
+        os.environ.get(f"GEMINI_CLI_SYSTEM_{variable}_PATH") or f"/etc/gemini-cli/{default}"
     )
-    project = project_root(cwd) / ".gemini" / "settings.json"
-    files = (Path(system), project, user_home() / ".gemini" / "settings.json", Path(defaults))
-    return [json_switch(path, ["hooksConfig", "enabled"], False) for path in files]
+
+
+def hooks_switches(cwd: Path) -> list[Switch]:
+    """Where Gemini CLI 0.61.0 reads whether memidx's hooks run in the project at `cwd`,
+    highest precedence first: the person's distrust of the folder (gemini_trust), then
+    `hooksConfig.enabled` ("When disabled, no hooks will be executed") in the system's
+    settings, the project's, the user's and the system's defaults (the system's files where
+    their variables move them)."""
+    user = user_home() / ".gemini" / "settings.json"
+    system, root = _system("SETTINGS", "settings.json"), project_root(cwd)
+    files = (
+        system,
+        root / ".gemini" / "settings.json",
+        user,
+        _system("DEFAULTS", "system-defaults.json"),
+    )
+    trust = distrust_switch(trusted_folders(user_home()), root, [system, user])
+    return [trust, *(json_switch(path, ["hooksConfig", "enabled"], False) for path in files)]
+
+
+def install_warnings(cwd: Path) -> list[str]:
+    """What install says besides: that Gemini CLI does not trust the project's folder."""
+    settings = [_system("SETTINGS", "settings.json"), user_home() / ".gemini" / "settings.json"]
+    said = untrusted_warning(user_home(), project_root(cwd), settings)
+    return [said] if said else []

@@ -122,3 +122,11 @@ def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileSt
         return found
     hooked = [any(said.startswith("hooks: ") for said in state.installed) for state in found]
     return [replace(s, hooks_off=off) if h else s for s, h in zip(found, hooked, strict=True)]
+
+
+def install_warnings(agent: str, cwd: Path) -> list[str]:
+    """What the agent's installer says besides the files (Gemini CLI's untrusted folder)."""
+    module = importlib.import_module(INSTALLERS[agent])
+    found = getattr(module, "install_warnings", None)  # not every agent has any
+    warnings = cast("Callable[[Path], list[str]] | None", found)
+    return warnings(cwd) if warnings is not None else []

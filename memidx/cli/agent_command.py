@@ -26,7 +26,7 @@ def agent(args: argparse.Namespace, config: Config) -> int:
 
         return serve(config)
     from memidx.agents.install import describe
-    from memidx.agents.installers import apply_all, config_files
+    from memidx.agents.installers import apply_all, config_files, install_warnings
 
     if args.action == "status":
         return _status(args)
@@ -36,6 +36,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
     if not remove:
         _warn_unless_reached(config)
+        for warning in install_warnings(args.agent, _cwd(args)):
+            sys.stderr.write(f"memidx: warning: {warning}\n")
         if scope == "project" and not args.dry_run:
             _warn_unless_found()
             _warn_if_user_file(args.agent, _cwd(args))

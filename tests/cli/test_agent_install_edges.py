@@ -6,7 +6,9 @@ throwaway HOME: each test costs well under a second."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -236,3 +238,52 @@ def test_status_says_when_codex_has_switched_its_hooks_off(user_home: Path) -> N
     assert status_of(project, hooks)[1] is None  # Codex reads it in a trusted project only
     user.write_text(f'[projects."{project.resolve()}"]\ntrust_level = "trusted"\n')
     assert status_of(project, hooks)[1] == str(toml)
+
+
+def offline(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str] | None:
+    """`argv` in a network namespace of its own (nothing it does leaves the machine), with
+    this test's HOME; None where no such namespace can be made here."""
+    if shutil.which(argv[0]) is None or shutil.which("unshare") is None:
+        return None
+    env = {"PATH": os.environ["PATH"], "HOME": str(Path.home())}
+    env |= {name: value for name, value in os.environ.items() if name.startswith("GEMINI_CLI_")}
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False).returncode:
+        return None
+    return subprocess.run(["unshare", "-n", *argv], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+
+
+def test_install_says_when_gemini_cli_does_not_trust_the_folder(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI 0.61.0 trusts no folder until the person says so (folder trust is on by
+    default), and in such a folder starts no MCP server (`gemini mcp list`: "Disabled") and
+    runs no hooks: memidx's install looked done and did nothing there, unsaid."""
+    for variable in ("SETTINGS", "DEFAULTS"):
+        monkeypatch.setenv(f"GEMINI_CLI_SYSTEM_{variable}_PATH", str(user_home / variable))
+    project = project_in(user_home)
+    trust = user_home / ".gemini" / "trustedFolders.json"
+
+    first = run_in_process(project, "agent", "install", "gemini")
+
+    assert first.code == 0, first.err
+    assert (
+        "memidx: warning: Gemini CLI runs no hooks and starts no MCP server in a folder you have"
+        f" not trusted, and {project.resolve()} is not trusted yet ({trust}): run `gemini`"
+    ) in first.err
+    listed = offline(["gemini", "mcp", "list"], project)
+    said = "" if listed is None else listed.stdout + listed.stderr
+    assert listed is None or ("memidx: /bin/sh" in said and " - Disabled" in said)
+    assert status_of(project, project / ".gemini" / "settings.json")[1] is None  # it will ask
+
+    trust.write_text(json.dumps({str(user_home): "TRUST_FOLDER"}))
+    trusted = run_in_process(project, "agent", "install", "gemini")
+    trust.write_text(json.dumps({str(user_home): "TRUST_FOLDER", str(project): "DO_NOT_TRUST"}))
+    told = run_in_process(project, "agent", "install", "gemini")
+
+    assert "Gemini CLI" not in trusted.err
+    assert f"you told Gemini CLI not to trust {project.resolve()} ({trust})" in told.err
+    assert status_of(project, project / ".gemini" / "settings.json")[1] == str(trust)
+    settings = user_home / ".gemini" / "settings.json"
+    settings.write_text('{"security": {"folderTrust": {"enabled": false}}}')
+    assert "Gemini CLI" not in run_in_process(project, "agent", "install", "gemini").err
