@@ -175,7 +175,7 @@ def _install_mcp(path: Path, portable: bool):
         if flags is None:
             raise MemidxError(
                 f"{path}: the command and args of memidx's [mcp_servers.{SERVER}] block run"
-                " something else than memidx's MCP server (yours?)",
+                " something other than memidx's MCP server (yours?)",
                 "delete the block to let memidx write its own, or its two marker lines to keep"
                 " it as yours, then install again: memidx left every file alone",
             )
