@@ -20,7 +20,7 @@ from memidx.agents.entries import (
 )
 from memidx.agents.gemini import EVENTS, NAME
 from memidx.agents.gemini_trust import distrust_switch, trusted_folders, untrusted_warning
-from memidx.agents.hooks_off import Switch, json_switch
+from memidx.agents.hooks_off import Switch, json_strings, json_switch
 from memidx.agents.install import ConfigFile, project_root, user_folder
 
 HOME = "GEMINI_CLI_HOME"
@@ -41,7 +41,7 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     path = folder / ".gemini" / "settings.json"
     hooks = {
         event: {
-            "name": f"memidx-{event}",
+            "name": f"memidx-{event}",  # skipped_hooks() knows them by it
             **entry,
             "command": unexpanded(str(entry["command"]), _VARIABLE),
         }
@@ -67,16 +67,33 @@ def hooks_switches(cwd: Path) -> list[Switch]:
     `hooksConfig.enabled` ("When disabled, no hooks will be executed") in the system's
     settings, the project's, the user's and the system's defaults (the system's files where
     their variables move them)."""
-    user = user_home() / ".gemini" / "settings.json"
-    system, root = _system("SETTINGS", "settings.json"), project_root(cwd)
-    files = (
-        system,
-        root / ".gemini" / "settings.json",
-        user,
+    system, project, user, defaults = _settings_files(cwd)
+    trust = distrust_switch(trusted_folders(user_home()), project_root(cwd), [system, user])
+    files = (system, project, user, defaults)
+    return [trust, *(json_switch(path, ["hooksConfig", "enabled"], False) for path in files)]
+
+
+def _settings_files(cwd: Path) -> tuple[Path, Path, Path, Path]:
+    """Gemini CLI's settings files, highest precedence first: the system's, the project's,
+    the user's, the system's defaults."""
+    return (
+        _system("SETTINGS", "settings.json"),
+        project_root(cwd) / ".gemini" / "settings.json",
+        user_home() / ".gemini" / "settings.json",
         _system("DEFAULTS", "system-defaults.json"),
     )
-    trust = distrust_switch(trusted_folders(user_home()), root, [system, user])
-    return [trust, *(json_switch(path, ["hooksConfig", "enabled"], False) for path in files)]
+
+
+def skipped_hooks(cwd: Path) -> list[tuple[str, Path]]:
+    """memidx's hooks Gemini CLI skips by name (`hooksConfig.disabled`, which `/hooks
+    disable` writes; the lists of every settings file add up), each with the first file
+    that names it, in the order of memidx's events."""
+    named: dict[str, Path] = {}
+    for path in _settings_files(cwd):
+        for name in json_strings(path, ["hooksConfig", "disabled"]):
+            named.setdefault(name, path)
+    ours = (f"memidx-{event}" for event in EVENTS)  # the `name` of each of memidx's hooks
+    return [(name, named[name]) for name in ours if name in named]
 
 
 def install_warnings(cwd: Path) -> list[str]:

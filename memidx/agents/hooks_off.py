@@ -8,6 +8,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 from memidx.agents.config_text import read_config
 from memidx.agents.json_text import BOM, parse_json
@@ -46,6 +47,17 @@ def json_switch(path: Path, keys: Sequence[str], off: bool) -> Switch:
         return value == off if isinstance(value, bool) else None
 
     return Switch(path, read)
+
+
+def json_strings(path: Path, keys: Sequence[str]) -> list[str]:
+    """The strings of the list at `keys` in a JSON settings file ([] for none, or for a file
+    that cannot be read)."""
+    try:
+        value = get_entry(parse_json(read_config(path), path, bom=True), keys)
+    except MemidxError:
+        return []
+    listed = cast(list[object], value) if isinstance(value, list) else []
+    return [one for one in listed if isinstance(one, str)]
 
 
 def toml_table(text: str) -> dict[str, object]:

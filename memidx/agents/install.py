@@ -242,6 +242,7 @@ class FileState(Value):
     installed: tuple[str, ...] = ()
     unreadable: str | None = None
     hooks_off: Path | None = None  # the agent's file that switches memidx's hooks here off
+    hooks_skipped: tuple[tuple[str, Path], ...] = ()  # (hook, file): Gemini CLI's disabled
 
 
 def unreadable(path: Path, exc: Exception) -> FileState:

@@ -112,16 +112,25 @@ def states_all(files: list[AnyFile]) -> list[FileState]:
 
 def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileState]:
     """`found` with, on each file holding memidx's hooks, the agent's own settings file that
-    switches its hooks off (status said they were installed, and they never ran)."""
+    switches its hooks off, and memidx's hooks it skips by name (status said they were
+    installed, and they never ran)."""
     module = importlib.import_module(INSTALLERS[agent])
     switches = cast(
         "Callable[[Path], list[Switch]] | None", getattr(module, "hooks_switches", None)
     )
+    by_name = cast(
+        "Callable[[Path], list[tuple[str, Path]]] | None", getattr(module, "skipped_hooks", None)
+    )
     off = switched_off(switches(cwd)) if switches is not None else None
-    if off is None:
+    skipped = tuple(by_name(cwd)) if by_name is not None else ()
+    if off is None and not skipped:
         return found
-    hooked = [any(said.startswith("hooks: ") for said in state.installed) for state in found]
-    return [replace(s, hooks_off=off) if h else s for s, h in zip(found, hooked, strict=True)]
+    return [
+        replace(state, hooks_off=off, hooks_skipped=skipped)
+        if any(said.startswith("hooks: ") for said in state.installed)
+        else state
+        for state in found
+    ]
 
 
 def install_warnings(agent: str, cwd: Path) -> list[str]:

@@ -73,7 +73,6 @@ def _scope(args: argparse.Namespace) -> str:
 def _status(args: argparse.Namespace) -> int:
     """What of memidx's each agent file holds; 1 when a file could not be read (a problem found,
     as a check's), after every file is reported."""
-    from memidx.agents.hooks_off import off_note
     from memidx.agents.install import SCOPES
     from memidx.agents.installers import AGENTS, config_files, states_all, with_hooks_off
 
@@ -91,7 +90,9 @@ def _status(args: argparse.Namespace) -> int:
             "files": [
                 {"agent": name, "scope": scope, "path": str(state.path),
                  "installed": _installed(state), "unreadable": state.unreadable,
-                 "hooks_off": None if state.hooks_off is None else str(state.hooks_off)}
+                 "hooks_off": None if state.hooks_off is None else str(state.hooks_off),
+                 "hooks_skipped": [{"hook": hook, "file": str(path)}
+                                   for hook, path in state.hooks_skipped]}
                 for name, scope, state in found
             ],
         }, indent=2))  # fmt: skip
@@ -99,8 +100,8 @@ def _status(args: argparse.Namespace) -> int:
         said: list[str] = []
         for item in _installed(state):  # the agent's switch right after memidx's hooks
             said.append(item)
-            if state.hooks_off is not None and item.startswith("hooks: "):
-                said.append(off_note(state.hooks_off))
+            if item.startswith("hooks: "):
+                said.extend(off_notes(state))
         what = "; ".join(said) or "nothing of memidx"
         print(f"{name} ({scope}) {state.path}: {what}")
     if broken:
@@ -110,6 +111,20 @@ def _status(args: argparse.Namespace) -> int:
             f"{'it' if broken == 1 else 'them'}, then run `memidx agent status` again)\n"
         )
     return 1 if broken else 0
+
+
+def off_notes(state: FileState) -> list[str]:
+    """What status says of memidx's hooks in a file that the agent does not run: all of them
+    (switched off), or some by name (Gemini CLI's `hooksConfig.disabled`)."""
+    from memidx.agents.hooks_off import off_note
+
+    said = [] if state.hooks_off is None else [off_note(state.hooks_off)]
+    files = list(dict.fromkeys(path for _, path in state.hooks_skipped))
+    for path in files:
+        hooks = [hook for hook, where in state.hooks_skipped if where == path]
+        are = "is" if len(hooks) == 1 else "are"
+        said.append(f"installed, but {', '.join(hooks)} {are} switched off in {path}")
+    return said
 
 
 def _installed(state: FileState) -> list[str]:

@@ -287,3 +287,38 @@ def test_install_says_when_gemini_cli_does_not_trust_the_folder(
     settings = user_home / ".gemini" / "settings.json"
     settings.write_text('{"security": {"folderTrust": {"enabled": false}}}')
     assert "Gemini CLI" not in run_in_process(project, "agent", "install", "gemini").err
+
+
+def test_status_names_memidx_hooks_gemini_cli_skips_by_name(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`/hooks disable memidx-BeforeAgent` puts the hook's name in `hooksConfig.disabled`
+    (Gemini CLI 0.61.0 then never runs it, recall with it): status listed it as installed."""
+    for variable in ("SETTINGS", "DEFAULTS"):
+        monkeypatch.setenv(f"GEMINI_CLI_SYSTEM_{variable}_PATH", str(user_home / variable))
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "gemini").code == 0
+    settings = project / ".gemini" / "settings.json"
+    user = user_home / ".gemini" / "settings.json"
+    user.parent.mkdir()
+    disabled = ["lint", "memidx-AfterAgent", "memidx-BeforeAgent"]
+    user.write_text(json.dumps({"hooksConfig": {"disabled": disabled}}))
+    (user_home / "SETTINGS").write_text('{"hooksConfig": {"disabled": ["memidx-PreCompress"]}}')
+
+    said = run_in_process(project, "agent", "status")
+    listed = run_in_process(project, "agent", "status", "--json")
+
+    assert said.code == 0 and listed.code == 0, said.err + listed.err
+    line = next(line for line in said.out.splitlines() if f" {settings}: " in line)
+    assert (
+        f"; installed, but memidx-BeforeAgent, memidx-AfterAgent are switched off in {user}"
+        f"; installed, but memidx-PreCompress is switched off in {user_home / 'SETTINGS'}"
+        "; MCP server memidx"
+    ) in line
+    found = next(f for f in json.loads(listed.out)["files"] if f["path"] == str(settings))
+    assert found["hooks_off"] is None
+    assert found["hooks_skipped"] == [
+        {"hook": "memidx-BeforeAgent", "file": str(user)},
+        {"hook": "memidx-AfterAgent", "file": str(user)},
+        {"hook": "memidx-PreCompress", "file": str(user_home / "SETTINGS")},
+    ]
