@@ -88,8 +88,8 @@ def persons_keys(
 ) -> dict[str, object]:
     """The keys of memidx's `mcpServers` entry `found` that are the person's: any but its
     command and args whose value is neither the one this memidx writes (`entry`) nor one an
-    earlier memidx wrote there (`earlier`, per key). A key memidx stopped writing was the
-    person's, and one whose value they changed (Gemini CLI's `timeout`) memidx's."""
+    earlier memidx wrote there (`earlier`, per key): a key they added (`env`), a value they
+    changed (Gemini CLI's `timeout`)."""
     return {
         key: value
         for key, value in found.items()
