@@ -22,6 +22,7 @@ from memidx.agents.entries import (
     mcp_file,
     scripted,
 )
+from memidx.agents.hooks_off import Switch, json_switch
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.settings import Json, add_to_list, remove_from_list
 from memidx.frozen import replace
@@ -65,9 +66,21 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
         mcp = user_dir() / ".claude.json" if configured else home_folder() / ".claude.json"
     files = [
         hooks_file(settings, NAME, command_hooks(NAME, EVENTS, portable=project)),
-        mcp_file(mcp, scripted({"type": "stdio", **mcp_entry(portable=project)}, _VARIABLE)),
+        mcp_file(mcp, NAME, scripted({"type": "stdio", **mcp_entry(portable=project)}, _VARIABLE)),
     ]
     if project:
         local = settings.with_name("settings.local.json")
         files.append(ConfigFile(local, _approve, _unapprove, _approval_state))
     return [replace(one, bom=True) for one in files]  # Claude Code reads past a byte-order mark
+
+
+def hooks_switches(cwd: Path) -> list[Switch]:
+    """Where Claude Code reads `disableAllHooks` (2.1.197 then runs no hooks but managed
+    ones), highest precedence first: the project's own settings, its shared ones, the user's."""
+    project = project_root(cwd) / ".claude"
+    files = (
+        project / "settings.local.json",
+        project / "settings.json",
+        user_dir() / "settings.json",
+    )
+    return [json_switch(path, ["disableAllHooks"], True) for path in files]

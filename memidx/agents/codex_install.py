@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
 from memidx.agents.codex import EVENTS, NAME
+from memidx.agents.codex_block import added_to_block, block_flags
+from memidx.agents.config_text import read_config
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
+from memidx.agents.hooks_off import Switch, toml_switch, toml_table
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.json_text import BOM, LEFT_ALONE, TOO_DEEP
 from memidx.agents.mcp_owner import mcp_flags, server_argv, unwrapped
+from memidx.agents.settings import get_entry
 from memidx.agents.text_install import (
     BEGIN,
     END,
@@ -50,8 +55,9 @@ def _escaped(c: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def mcp_block(*, portable: bool = False) -> str:
-    argv = mcp_argv(portable=portable)
+def mcp_block(*, portable: bool = False, flags: Sequence[str] = ()) -> str:
+    """memidx's table, its args ending with the flags of `memidx mcp` the person added."""
+    argv = [*mcp_argv(portable=portable), *flags]
     args = ", ".join(toml_string(a) for a in argv[1:])
     return f"[mcp_servers.{SERVER}]\ncommand = {toml_string(argv[0])}\nargs = [{args}]\n"
 
@@ -69,25 +75,6 @@ def _parsed(text: str, path: Path) -> dict[str, object]:
         raise MemidxError(f"{path}: not valid TOML: {exc}", LEFT_ALONE) from exc
     except RecursionError as exc:
         raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
-
-
-# the lines of memidx's block memidx writes; any other line in it is the person's
-_WRITTEN = re.compile(rf"(\[mcp_servers\.{SERVER}\]|command\s*=|args\s*=)")
-
-
-def _added_to_block(text: str) -> str:
-    """The lines the person added to memidx's block (`startup_timeout_sec`, an `env` table),
-    which installing again keeps, as the JSON agents' entries keep such keys."""
-    found = find_block(text)
-    if found is None:
-        return ""
-    added: list[str] = []
-    ours = True  # memidx's table: its command and args are memidx's to write again
-    for line in text[found[0] : found[1]].splitlines(keepends=True)[1:-1]:
-        ours = ours and not (line.lstrip().startswith("[") and not _WRITTEN.match(line.strip()))
-        if not (ours and _WRITTEN.match(line.strip())):
-            added.append(line)
-    return "".join(added)
 
 
 def _extends_block(text: str, servers: dict[str, object]) -> bool:
@@ -184,7 +171,16 @@ def _install_mcp(path: Path, portable: bool):
                 f"{path}: already has an [mcp_servers.{SERVER}] that memidx did not add",
                 "remove it, or leave it: memidx's hooks work without it",
             )
-        after = put_block(text, mcp_block(portable=portable) + _added_to_block(text))
+        flags = block_flags(text)
+        if flags is None:
+            raise MemidxError(
+                f"{path}: the command and args of memidx's [mcp_servers.{SERVER}] block run"
+                " something other than memidx's MCP server (yours?)",
+                "delete the block to let memidx write its own, or its two marker lines to keep"
+                " it as yours, then install again: memidx left every file alone",
+            )
+        body = mcp_block(portable=portable, flags=flags) + added_to_block(text)
+        after = put_block(text, body)
         try:  # never write a file Codex could not read
             _toml(after)
         except tomllib.TOMLDecodeError as exc:  # the file is valid: memidx's table is what fails
@@ -215,9 +211,15 @@ def _mcp_state(path: Path):
 
 
 def _edited(text: str) -> list[str]:
-    """The lines the person added to memidx's block, in words (uninstall removes them)."""
-    added = [line.strip() for line in _added_to_block(remarked(text)).splitlines() if line.strip()]
-    return [f"the MCP server's lines {', '.join(f'`{line}`' for line in added)}"] if added else []
+    """What the person changed in memidx's block, in words (uninstall removes it): flags of
+    `memidx mcp` on its args (or a command of their own), the lines they added."""
+    text = remarked(text)
+    flags = block_flags(text)
+    said = ["command, args"] if flags is None else ["args"] if flags else []
+    added = [line.strip() for line in added_to_block(text).splitlines() if line.strip()]
+    if added:
+        said.append(f"lines {', '.join(f'`{line}`' for line in added)}")
+    return [f"the MCP server's {', '.join(said)}"] if said else []
 
 
 def user_dir() -> Path:
@@ -238,3 +240,20 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
             edited=_edited,
         ),
     ]
+
+
+_FEATURE = (("features", "hooks"), ("features", "codex_hooks"))  # 0.171.0's name, then the old
+
+
+def hooks_switches(cwd: Path) -> list[Switch]:
+    """Where Codex CLI reads its `hooks` feature (`[features] hooks = false`: no hooks run),
+    highest precedence first: the project's `.codex/config.toml`, which Codex 0.171.0 reads
+    only in a project the user trusts (`[projects."<root>"] trust_level = "trusted"` in their
+    config.toml), then the user's."""
+    user, root = user_dir() / "config.toml", project_root(cwd)
+    try:
+        level = get_entry(toml_table(read_config(user)), ["projects", str(root), "trust_level"])
+    except (MemidxError, ValueError, RecursionError):
+        level = None
+    project = [toml_switch(root / ".codex" / "config.toml", _FEATURE, False)]
+    return [*(project if level == "trusted" else []), toml_switch(user, _FEATURE, False)]

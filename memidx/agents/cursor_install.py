@@ -157,6 +157,6 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
             lambda doc: repointed(_our_commands(doc), _fresh(project)),
             edited=_edited,
         ),
-        mcp_file(folder / "mcp.json", mcp_entry(portable=project)),
+        mcp_file(folder / "mcp.json", NAME, mcp_entry(portable=project)),
         own_file(folder / "rules" / "memidx.mdc", RULE, "rule memidx.mdc"),
     ]

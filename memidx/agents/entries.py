@@ -18,7 +18,13 @@ from typing import cast
 from memidx.agents import hook_owner
 from memidx.agents.install import ConfigFile, memidx_argv, shell_command
 from memidx.agents.launcher import SHELL, parse_launch, portable_argv, portable_command
-from memidx.agents.mcp_owner import is_our_server, mcp_flags, server_argv, unwrapped
+from memidx.agents.mcp_owner import (
+    is_our_server,
+    mcp_flags,
+    persons_keys,
+    server_argv,
+    unwrapped,
+)
 from memidx.agents.settings import (
     HookEntry,
     Json,
@@ -57,6 +63,15 @@ WRITTEN_EVENTS: dict[str, frozenset[str]] = {
 # (it kept any timeout found, memidx's old one too) and uninstall does not call it the
 # person's. Any other timeout on memidx's hook is the person's, and stays.
 EARLIER_TIMEOUTS: dict[str, dict[str, frozenset[object]]] = {}
+
+
+# Each value an earlier memidx release wrote under a key of its MCP server's entry (per
+# agent, per key) that this release no longer writes there: a key dropped (all its old
+# values), or a value changed (the old one). None has changed yet: Gemini CLI's entry has had
+# `"timeout": 30000` since its first release. Install takes these away (or puts this
+# release's value in their place) and uninstall does not call them the person's; any other
+# key or value on memidx's entry is the person's, and stays (memidx/agents/mcp_owner.py).
+EARLIER_MCP_VALUES: dict[str, dict[str, tuple[object, ...]]] = {}
 
 
 def marker(agent: str) -> str:
@@ -185,9 +200,10 @@ def nothing_runs(link: Path) -> str:
     )
 
 
-def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
+def mcp_file(path: Path, agent: str, entry: dict[str, object]) -> ConfigFile:
     """A JSON file whose `mcpServers` table gets memidx's MCP server as `entry`; a server of
     that name memidx did not write is left alone (install stops, uninstall keeps it)."""
+    earlier = EARLIER_MCP_VALUES.get(agent, {})
 
     def install(doc: Json) -> Json:
         found = get_entry(doc, ["mcpServers", SERVER])
@@ -199,8 +215,11 @@ def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
         kept = cast(dict[str, object], found) if isinstance(found, dict) else {}
         flags = mcp_flags(unwrapped(server_argv(kept))) or []  # `--own`, say: the person's
         args = [*cast(list[str], entry["args"]), *flags]
-        # the person's env stays, as do the flags of `memidx mcp` they added
-        return set_entry(doc, ["mcpServers", SERVER], {**kept, **entry, "args": args})
+        # the person's keys and values stay (`env`, a timeout), as do the flags of `memidx
+        # mcp` they added; an earlier memidx's go
+        theirs = persons_keys(kept, entry, earlier)
+        order = {key: value for key, value in kept.items() if key in entry or key in theirs}
+        return set_entry(doc, ["mcpServers", SERVER], {**order, **entry, **theirs, "args": args})
 
     def uninstall(doc: Json) -> Json:
         found = get_entry(doc, ["mcpServers", SERVER])
@@ -211,7 +230,7 @@ def mcp_file(path: Path, entry: dict[str, object]) -> ConfigFile:
         if not is_our_server(found):
             return []
         kept = cast(dict[str, object], found)
-        keys = [key for key in kept if key not in entry]
+        keys = list(persons_keys(kept, entry, earlier))
         flags = mcp_flags(unwrapped(server_argv(kept)))
         return (
             [f"the MCP server's {', '.join(['args'] * bool(flags) + keys)}"]

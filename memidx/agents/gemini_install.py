@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from memidx.agents.entries import (
     unexpanded,
 )
 from memidx.agents.gemini import EVENTS, NAME
+from memidx.agents.gemini_trust import distrust_switch, trusted_folders, untrusted_warning
+from memidx.agents.hooks_off import Switch, json_strings, json_switch
 from memidx.agents.install import ConfigFile, project_root, user_folder
 
 HOME = "GEMINI_CLI_HOME"
@@ -38,7 +41,7 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     path = folder / ".gemini" / "settings.json"
     hooks = {
         event: {
-            "name": f"memidx-{event}",
+            "name": f"memidx-{event}",  # skipped_hooks() knows them by it
             **entry,
             "command": unexpanded(str(entry["command"]), _VARIABLE),
         }
@@ -49,4 +52,52 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     # whose "$HOME" Gemini CLI replaced with HOME's value before sh parsed it (a backquote
     # in it ran as a command, a `"` or a `$` changed the path)
     server = scripted({**mcp_entry(portable=project), "timeout": 30_000}, _VARIABLE)
-    return [combined(hooks_file(path, NAME, hooks), mcp_file(path, server))]
+    return [combined(hooks_file(path, NAME, hooks), mcp_file(path, NAME, server))]
+
+
+def _system(variable: str, default: str) -> Path:
+    return Path(
+        os.environ.get(f"GEMINI_CLI_SYSTEM_{variable}_PATH") or f"/etc/gemini-cli/{default}"
+    )
+
+
+def hooks_switches(cwd: Path) -> list[Switch]:
+    """Where Gemini CLI 0.61.0 reads whether memidx's hooks run in the project at `cwd`,
+    highest precedence first: the person's distrust of the folder (gemini_trust), then
+    `hooksConfig.enabled` ("When disabled, no hooks will be executed") in the system's
+    settings, the project's, the user's and the system's defaults (the system's files where
+    their variables move them)."""
+    system, project, user, defaults = _settings_files(cwd)
+    trust = distrust_switch(trusted_folders(user_home()), project_root(cwd), [system, user])
+    files = (system, project, user, defaults)
+    return [trust, *(json_switch(path, ["hooksConfig", "enabled"], False) for path in files)]
+
+
+def _settings_files(cwd: Path) -> tuple[Path, Path, Path, Path]:
+    """Gemini CLI's settings files, highest precedence first: the system's, the project's,
+    the user's, the system's defaults."""
+    return (
+        _system("SETTINGS", "settings.json"),
+        project_root(cwd) / ".gemini" / "settings.json",
+        user_home() / ".gemini" / "settings.json",
+        _system("DEFAULTS", "system-defaults.json"),
+    )
+
+
+def skipped_hooks(cwd: Path) -> list[tuple[str, Path]]:
+    """memidx's hooks Gemini CLI skips by name (`hooksConfig.disabled`, which `/hooks
+    disable` writes; the lists of every settings file add up), each with the first file
+    that names it, in the order of memidx's events."""
+    named: dict[str, Path] = {}
+    for path in _settings_files(cwd):
+        for name in json_strings(path, ["hooksConfig", "disabled"]):
+            named.setdefault(name, path)
+    ours = (f"memidx-{event}" for event in EVENTS)  # the `name` of each of memidx's hooks
+    return [(name, named[name]) for name in ours if name in named]
+
+
+def install_warnings(cwd: Path) -> list[str]:
+    """What install says besides: that Gemini CLI does not trust the project's folder."""
+    settings = [_system("SETTINGS", "settings.json"), user_home() / ".gemini" / "settings.json"]
+    said = untrusted_warning(user_home(), project_root(cwd), settings)
+    return [said] if said else []

@@ -132,6 +132,17 @@ class Change(Value):
     backup: bool = True  # copy the file before deleting it (not memidx's own rule or plugin)
     before: str | None = None  # the text it was planned from (None: the file was missing)
     notes: tuple[str, ...] = ()
+    edited: tuple[str, ...] = ()  # memidx's entries the person changed (ConfigFile.edited)
+
+
+def edited_note(edited: tuple[str, ...], *, dry_run: bool) -> tuple[str, ...]:
+    """What uninstall says of memidx's entries the person changed: removed all the same, and
+    kept in the backup it takes first, which a dry run takes not (it said "the backup keeps
+    them" of a backup that was never made)."""
+    if not edited:
+        return ()
+    kept = "a backup of the file would keep them" if dry_run else "the backup keeps them"
+    return (f"with your changes to {', '.join(edited)} ({kept})",)
 
 
 def plan(one: ConfigFile, *, remove: bool) -> Change:
@@ -155,30 +166,31 @@ def plan(one: ConfigFile, *, remove: bool) -> Change:
 
     original = earlier_text(one.path, undone) if remove else None
     notes = tuple(one.notes(before)) if one.notes is not None and not remove else ()
-    if remove and one.edited is not None and (edited := one.edited(before)):
-        notes = (f"with your changes to {', '.join(edited)} (the backup keeps them)",)
+    edited = tuple(one.edited(before)) if remove and one.edited is not None else ()
     if original is not None:
-        return Change(one.path, True, original, before=found, notes=notes)
+        return Change(one.path, True, original, before=found, notes=notes, edited=edited)
     if remove and not after and not linked(one.path):  # a link into dotfiles stays
-        return Change(one.path, True, before=found, notes=notes)  # as if never installed
+        return Change(one.path, True, before=found, edited=edited)  # as if never installed
     refuse_half_characters(before, text, one.path)  # the person's values, written anew
-    return Change(one.path, True, dump_json(after, like=text), before=found, notes=notes)
+    text = dump_json(after, like=text)
+    return Change(one.path, True, text, before=found, notes=notes, edited=edited)
 
 
 def carry_out(change: Change, *, dry_run: bool) -> Outcome:
     """Write (or delete) one planned file, backing up what it replaces; unchanged files are
     not written."""
+    notes = change.notes + edited_note(change.edited, dry_run=dry_run)
     if not change.changed or dry_run:
-        return Outcome(change.path, change.changed, notes=change.notes)
+        return Outcome(change.path, change.changed, notes=notes)
     expected = change.before or ""
     if change.text is None:
         saved = backup(change.path) if change.backup else None
         unchanged_since(change.path, expected)
         change.path.unlink()
         remove_made(change.path.parent)  # `.cursor/rules/` when memidx made it for its rule
-        return Outcome(change.path, True, saved, change.notes)
+        return Outcome(change.path, True, saved, notes)
     saved = write_config(change.path, change.text, expected)
-    return Outcome(change.path, True, saved, change.notes)
+    return Outcome(change.path, True, saved, notes)
 
 
 def carry_out_all(changes: list[Change], *, dry_run: bool) -> list[Outcome]:
@@ -229,6 +241,8 @@ class FileState(Value):
     path: Path
     installed: tuple[str, ...] = ()
     unreadable: str | None = None
+    hooks_off: Path | None = None  # the agent's file that switches memidx's hooks here off
+    hooks_skipped: tuple[tuple[str, Path], ...] = ()  # (hook, file): Gemini CLI's disabled
 
 
 def unreadable(path: Path, exc: Exception) -> FileState:

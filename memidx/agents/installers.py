@@ -11,6 +11,7 @@ from typing import Protocol, cast
 
 from memidx.agents.backups import prune_backups
 from memidx.agents.config_text import Raced, read_config
+from memidx.agents.hooks_off import Switch, switched_off
 from memidx.agents.install import (
     ConfigFile,
     FileState,
@@ -22,6 +23,7 @@ from memidx.agents.install import (
 )
 from memidx.agents.json_text import parse_json
 from memidx.agents.text_install import TextFile, plan_text
+from memidx.frozen import replace
 
 AnyFile = ConfigFile | TextFile
 INSTALLERS = {
@@ -106,3 +108,34 @@ def states_all(files: list[AnyFile]) -> list[FileState]:
         except Exception as exc:  # noqa: BLE001  # status reports a broken file, never stops
             found.append(unreadable(one.path, exc))
     return found
+
+
+def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileState]:
+    """`found` with, on each file holding memidx's hooks, the agent's own settings file that
+    switches its hooks off, and memidx's hooks it skips by name (status said they were
+    installed, and they never ran)."""
+    module = importlib.import_module(INSTALLERS[agent])
+    switches = cast(
+        "Callable[[Path], list[Switch]] | None", getattr(module, "hooks_switches", None)
+    )
+    by_name = cast(
+        "Callable[[Path], list[tuple[str, Path]]] | None", getattr(module, "skipped_hooks", None)
+    )
+    off = switched_off(switches(cwd)) if switches is not None else None
+    skipped = tuple(by_name(cwd)) if by_name is not None else ()
+    if off is None and not skipped:
+        return found
+    return [
+        replace(state, hooks_off=off, hooks_skipped=skipped)
+        if any(said.startswith("hooks: ") for said in state.installed)
+        else state
+        for state in found
+    ]
+
+
+def install_warnings(agent: str, cwd: Path) -> list[str]:
+    """What the agent's installer says besides the files (Gemini CLI's untrusted folder)."""
+    module = importlib.import_module(INSTALLERS[agent])
+    found = getattr(module, "install_warnings", None)  # not every agent has any
+    warnings = cast("Callable[[Path], list[str]] | None", found)
+    return warnings(cwd) if warnings is not None else []

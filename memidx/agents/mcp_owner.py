@@ -4,7 +4,7 @@ wrote it, and the flags of `memidx mcp` a person added to it (pure)."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import PurePath
 from typing import cast
 
@@ -76,3 +76,24 @@ def server_argv(entry: object) -> list[str]:
     listed = cast(list[object], args) if isinstance(args, list) else []
     argv = [command, *listed]
     return [str(a) for a in argv] if all(isinstance(a, str) for a in argv) else []
+
+
+SERVER_KEYS = ("command", "args")  # what runs memidx's server: install writes them anew
+
+
+def persons_keys(
+    found: Mapping[str, object],
+    entry: Mapping[str, object],
+    earlier: Mapping[str, Collection[object]],
+) -> dict[str, object]:
+    """The keys of memidx's `mcpServers` entry `found` that are the person's: any but its
+    command and args whose value is neither the one this memidx writes (`entry`) nor one an
+    earlier memidx wrote there (`earlier`, per key): a key they added (`env`), a value they
+    changed (Gemini CLI's `timeout`)."""
+    return {
+        key: value
+        for key, value in found.items()
+        if key not in SERVER_KEYS
+        and not (key in entry and value == entry[key])
+        and value not in earlier.get(key, ())
+    }

@@ -148,18 +148,17 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
     if after == before:
         return Change(one.path, False)
     refuse_read_only(one.path)
-    edited = one.edited(before) if remove and one.edited is not None else []
-    notes = (f"with your changes to {', '.join(edited)} (the backup keeps them)",) if edited else ()
+    edited = tuple(one.edited(before)) if remove and one.edited is not None else ()
     if remove and not one.whole:  # the file's own text from before, when nothing else changed
         original = earlier_text(
             one.path, lambda old: one.uninstall(old) == old and one.install(old) == before
         )
         if original is not None:
-            return Change(one.path, True, original, before=found, notes=notes)
+            return Change(one.path, True, original, before=found, edited=edited)
     if remove and not after.strip() and not linked(one.path):  # a link into dotfiles stays
         keep = one.whole and before != one.content  # nothing but memidx's: as if never installed
-        return Change(one.path, True, backup=keep, before=found, notes=notes)
-    return Change(one.path, True, after, before=found, notes=notes)
+        return Change(one.path, True, backup=keep, before=found, edited=edited)
+    return Change(one.path, True, after, before=found, edited=edited)
 
 
 OWN_MARK = "`memidx agent uninstall"  # what memidx's own files say: uninstall removes them

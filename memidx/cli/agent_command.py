@@ -26,7 +26,7 @@ def agent(args: argparse.Namespace, config: Config) -> int:
 
         return serve(config)
     from memidx.agents.install import describe
-    from memidx.agents.installers import apply_all, config_files
+    from memidx.agents.installers import apply_all, config_files, install_warnings
 
     if args.action == "status":
         return _status(args)
@@ -36,6 +36,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
     if not remove:
         _warn_unless_reached(config)
+        for warning in install_warnings(args.agent, _cwd(args)):
+            sys.stderr.write(f"memidx: warning: {warning}\n")
         if scope == "project" and not args.dry_run:
             _warn_unless_found()
             _warn_if_user_file(args.agent, _cwd(args))
@@ -72,12 +74,13 @@ def _status(args: argparse.Namespace) -> int:
     """What of memidx's each agent file holds; 1 when a file could not be read (a problem found,
     as a check's), after every file is reported."""
     from memidx.agents.install import SCOPES
-    from memidx.agents.installers import AGENTS, config_files, states_all
+    from memidx.agents.installers import AGENTS, config_files, states_all, with_hooks_off
 
     found: list[tuple[str, str, FileState]] = []
     for name in AGENTS:
         for scope in SCOPES:
-            for state in states_all(config_files(name, scope, _cwd(args))):
+            files = config_files(name, scope, _cwd(args))
+            for state in with_hooks_off(name, _cwd(args), states_all(files)):
                 if all(state.path != seen.path for _, _, seen in found):
                     found.append((name, scope, state))
     broken = sum(state.unreadable is not None for _, _, state in found)
@@ -86,12 +89,20 @@ def _status(args: argparse.Namespace) -> int:
             "schema": "memidx.agents/1", "healthy": not broken,
             "files": [
                 {"agent": name, "scope": scope, "path": str(state.path),
-                 "installed": _installed(state), "unreadable": state.unreadable}
+                 "installed": _installed(state), "unreadable": state.unreadable,
+                 "hooks_off": None if state.hooks_off is None else str(state.hooks_off),
+                 "hooks_skipped": [{"hook": hook, "file": str(path)}
+                                   for hook, path in state.hooks_skipped]}
                 for name, scope, state in found
             ],
         }, indent=2))  # fmt: skip
     for name, scope, state in [] if args.json else found:
-        what = "; ".join(_installed(state)) or "nothing of memidx"
+        said: list[str] = []
+        for item in _installed(state):  # the agent's switch right after memidx's hooks
+            said.append(item)
+            if item.startswith("hooks: "):
+                said.extend(off_notes(state))
+        what = "; ".join(said) or "nothing of memidx"
         print(f"{name} ({scope}) {state.path}: {what}")
     if broken:
         files = "file" if broken == 1 else "files"
@@ -100,6 +111,20 @@ def _status(args: argparse.Namespace) -> int:
             f"{'it' if broken == 1 else 'them'}, then run `memidx agent status` again)\n"
         )
     return 1 if broken else 0
+
+
+def off_notes(state: FileState) -> list[str]:
+    """What status says of memidx's hooks in a file that the agent does not run: all of them
+    (switched off), or some by name (Gemini CLI's `hooksConfig.disabled`)."""
+    from memidx.agents.hooks_off import off_note
+
+    said = [] if state.hooks_off is None else [off_note(state.hooks_off)]
+    files = list(dict.fromkeys(path for _, path in state.hooks_skipped))
+    for path in files:
+        hooks = [hook for hook, where in state.hooks_skipped if where == path]
+        are = "is" if len(hooks) == 1 else "are"
+        said.append(f"installed, but {', '.join(hooks)} {are} switched off in {path}")
+    return said
 
 
 def _installed(state: FileState) -> list[str]:

@@ -1,0 +1,90 @@
+"""memidx's `[mcp_servers.memidx]` block in Codex CLI's config.toml, read line by line (pure):
+the lines memidx writes again at each install (its table's header, command and args, however
+many lines a value spans), the person's (any other line of the block, and a comment on or
+inside memidx's lines), and the flags of `memidx mcp` the person added to its args (`--own`),
+which installing again keeps, as the JSON agents' entries keep them."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from typing import cast
+
+from memidx.agents.entries import SERVER
+from memidx.agents.json_text import BOM
+from memidx.agents.mcp_owner import mcp_flags, server_argv, unwrapped
+from memidx.agents.text_install import find_block
+
+# the lines of memidx's block memidx writes; any other line in it is the person's
+_WRITTEN = re.compile(rf"(\[mcp_servers\.{SERVER}\]|command\s*=|args\s*=)")
+
+
+def _block(text: str) -> str | None:
+    found = find_block(text)
+    return None if found is None else text[found[0] : found[1]]
+
+
+def added_to_block(text: str) -> str:
+    """The lines the person added to memidx's block (`startup_timeout_sec`, an `env` table, a
+    comment), each comment on memidx's own lines as a line of its own."""
+    block = _block(text)
+    lines = [] if block is None else block.splitlines(keepends=True)[1:-1]
+    added: list[str] = []
+    ours = True  # memidx's table: its command and args are memidx's to write again
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        ours = ours and not (line.lstrip().startswith("[") and not _WRITTEN.match(line.strip()))
+        if not (ours and _WRITTEN.match(line.strip())):
+            added.append(line)
+            at += 1
+            continue
+        span = 1 if line.lstrip().startswith("[") else _value_span(lines, at)
+        added.extend(f"{note}\n" for one in lines[at : at + span] if (note := comment(one)))
+        at += span
+    return "".join(added)
+
+
+def _value_span(lines: list[str], at: int) -> int:
+    """How many lines the key and value at `lines[at]` take (an args array written over
+    several lines); 1 when no run of lines from there reads as TOML."""
+    for count in range(1, len(lines) - at + 1):
+        try:
+            tomllib.loads("".join(lines[at : at + count]))
+        except tomllib.TOMLDecodeError:
+            continue
+        return count
+    return 1
+
+
+def comment(line: str) -> str:
+    """The comment that ends a line of TOML (`# mine`), "" for none: its first `#` outside a
+    string (a basic string with its escapes, or a literal one)."""
+    quote, escaped = "", False
+    for at, char in enumerate(line):
+        if quote == '"' and escaped:
+            escaped = False
+        elif quote == '"' and char == "\\":
+            escaped = True
+        elif quote and char == quote:
+            quote = ""
+        elif not quote and char in "\"'":
+            quote = char
+        elif not quote and char == "#":
+            return line[at:].rstrip("\r\n")
+    return ""
+
+
+def block_flags(text: str) -> list[str] | None:
+    """The flags of `memidx mcp` on the args of memidx's block (`--own`; [] for none, or no
+    block, or one that is no TOML by itself); None when its command and args run anything else
+    (the person rewrote them)."""
+    block = _block(text)
+    if block is None:
+        return []
+    try:
+        servers = tomllib.loads(block.removeprefix(BOM)).get("mcp_servers")
+    except tomllib.TOMLDecodeError:
+        return []
+    table = cast(dict[str, object], servers) if isinstance(servers, dict) else {}
+    return mcp_flags(unwrapped(server_argv(table.get(SERVER))))

@@ -1,0 +1,97 @@
+"""Gemini CLI's folder trust (0.61.0, on unless `security.folderTrust.enabled` is false): in a
+folder the person has not trusted, Gemini CLI reads no project settings, starts no MCP server
+(the user's neither: `gemini mcp list` says "Disabled") and runs no hooks, and headless
+(`gemini -p`) it stops. The person's answers to its trust prompt are in
+`~/.gemini/trustedFolders.json` (`GEMINI_CLI_TRUSTED_FOLDERS_PATH` moves it): memidx reads them,
+and never writes them (trusting a folder lets its own settings run commands: the person's call)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memidx.agents.config_text import read_config
+from memidx.agents.hooks_off import Said, Switch
+from memidx.agents.json_text import parse_json
+from memidx.agents.settings import get_entry
+from memidx.errors import MemidxError
+
+TRUSTED = ("TRUST_FOLDER", "TRUST_PARENT")
+DISTRUSTED = "DO_NOT_TRUST"
+
+
+def trusted_folders(home: Path) -> Path:
+    """Where Gemini CLI keeps the person's answers (`home`: the folder holding `.gemini/`)."""
+    moved = os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+    return Path(moved) if moved else home / ".gemini" / "trustedFolders.json"
+
+
+def trust_level(text: str, path: Path, folder: Path) -> str | None:
+    """The answer that covers `folder` in trustedFolders.json's `text`, as Gemini CLI picks it
+    (the longest rule whose folder holds it, a TRUST_PARENT rule's parent folder); None for
+    none. MemidxError for a file that is no JSON object (Gemini CLI stops on it too)."""
+    rules = parse_json(text, path)
+    found, longest = None, -1
+    for rule, level in rules.items():
+        where = Path(rule).parent if level == "TRUST_PARENT" else Path(rule)
+        if _holds(where, folder) and len(rule) > longest:
+            found, longest = level, len(rule)
+    return found if isinstance(found, str) else None
+
+
+def _holds(where: Path, folder: Path) -> bool:
+    try:
+        return folder.resolve().is_relative_to(where.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
+def trust_enabled(settings: list[Path]) -> bool:
+    """Whether folder trust is on: the first of `settings` (the system's, then the user's)
+    that sets `security.folderTrust.enabled`, else on."""
+    for path in settings:
+        try:
+            value = get_entry(parse_json(read_config(path), path, bom=True), _ENABLED)
+        except MemidxError:
+            continue
+        if isinstance(value, bool):
+            return value
+    return True
+
+
+_ENABLED = ("security", "folderTrust", "enabled")
+
+
+def distrust_switch(path: Path, folder: Path, settings: list[Path]) -> Switch:
+    """trustedFolders.json as a switch of memidx's hooks in `folder`: off where the person
+    told Gemini CLI not to trust it (an unanswered folder gets asked: not off)."""
+
+    def read(text: str) -> Said:
+        off = trust_enabled(settings) and trust_level(text, path, folder) == DISTRUSTED
+        return True if off else None
+
+    return Switch(path, read)
+
+
+def untrusted_warning(home: Path, folder: Path, settings: list[Path]) -> str | None:
+    """What install says when Gemini CLI does not trust `folder` (its hooks and MCP server
+    then do nothing there), else None."""
+    path = trusted_folders(home)
+    if not trust_enabled(settings):
+        return None
+    try:
+        level = trust_level(read_config(path), path, folder)
+    except MemidxError:
+        return None  # Gemini CLI names that file itself, at every start
+    if level in TRUSTED:
+        return None
+    if level == DISTRUSTED:
+        return (
+            f"you told Gemini CLI not to trust {folder} ({path}): it runs none of memidx's"
+            " hooks and starts no MCP server there; `/permissions trust` in Gemini CLI trusts it"
+        )
+    return (
+        f"Gemini CLI runs no hooks and starts no MCP server in a folder you have not trusted,"
+        f" and {folder} is not trusted yet ({path}): run `gemini` there and trust the folder"
+        " when it asks (headless, `gemini -p` stops there until you do)"
+    )
