@@ -41,7 +41,7 @@ from memidx.index.schema import (
     schema_problem,
 )
 from memidx.index.schema_version import READABLE, SCHEMA_VERSION, older_index
-from memidx.index.upgrade_room import room_wait
+from memidx.index.upgrade_room import RoomWait, room_wait
 from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
@@ -185,12 +185,11 @@ def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | 
     return Store(conn), said
 
 
-def _upgrade_notice(conn: sqlite3.Connection, path: Path, upgraded: int | None) -> str | None:
+def _upgrade_notice(path: Path, upgraded: int | None, wait: RoomWait | None) -> str | None:
     """The upgrade done, or the one that waits for room on the disk (said by the command that
     skipped it, once: a hurried writer skips it for want of time, and says nothing)."""
     if upgraded is not None:
         return f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
-    wait = room_wait(conn)
     if wait is None:
         return None
     return (
@@ -209,11 +208,14 @@ def _inspect(
     conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
-        waits = upgrade_waits(conn, hurried=hurried)  # then written at schema 5, as read
-        if hurried and not waits:
+        # the room an upgrade from schema 5 needs, asked once (it was asked up to three
+        # times, each by allocating it where the disk would not say its free space)
+        wait = None if hurried else room_wait(conn)
+        waits = upgrade_waits(conn, hurried=hurried, room=wait is None)  # then written at
+        if hurried and not waits:  # schema 5, as read
             _refuse_older(conn, path)
-        upgraded = None if waits else migrate(conn)
-        said = None if hurried else _upgrade_notice(conn, path, upgraded)
+        upgraded = None if waits else migrate(conn, room=wait is None)
+        said = None if hurried else _upgrade_notice(path, upgraded, wait)
         problem = schema_problem(conn, path, oldest=READABLE if waits else SCHEMA_VERSION)
         if problem is None and verify:
             problem = damage(conn)
