@@ -162,9 +162,11 @@ def _reader_problem(conn: sqlite3.Connection, path: Path) -> str | None:
 
 def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | None]:
     """Open, upgrade or rebuild the index; runs under the creation lock."""
-    conn, problem, said = _inspect(path, verify, hurried)
+    conn, problem, said, wait = _inspect(path, verify, hurried)
     if conn is not None and problem is None:
-        return Store(conn), said
+        store = Store(conn)
+        store.room_wait = wait
+        return store, said
     if conn is not None and problem == EMPTY:
         create_schema(conn)  # a new file, or one memidx stamped and never filled
         return Store(conn), None
@@ -200,11 +202,12 @@ def _upgrade_notice(path: Path, upgraded: int | None, wait: RoomWait | None) -> 
 
 def _inspect(
     path: Path, verify: bool, hurried: bool
-) -> tuple[sqlite3.Connection | None, str | None, str | None]:
-    """The writer's connection, what makes the index unusable, and the notice of its upgrade
-    (done, or waiting for room). Damage SQLite finds while opening is a problem without a
-    connection: the file is provably memidx's by then (connect checks first), so it may be
-    moved aside. A hurried writer gets IndexLeft for an index it cannot write as it is."""
+) -> tuple[sqlite3.Connection | None, str | None, str | None, RoomWait | None]:
+    """The writer's connection, what makes the index unusable, the notice of its upgrade
+    (done, or waiting for room) and the wait for room it found. Damage SQLite finds while
+    opening is a problem without a connection: the file is provably memidx's by then (connect
+    checks first), so it may be moved aside. A hurried writer gets IndexLeft for an index it
+    cannot write as it is."""
     conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
@@ -224,12 +227,12 @@ def _inspect(
             conn.close()
         if passing(exc):
             raise  # a full disk or a lock says nothing about the file: left as it was
-        return None, describe(exc), None
+        return None, describe(exc), None, None
     except BaseException:
         if conn is not None:
             conn.close()
         raise
-    return conn, problem, said
+    return conn, problem, said, wait
 
 
 def _refuse_older(conn: sqlite3.Connection, path: Path) -> None:

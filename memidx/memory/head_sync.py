@@ -50,7 +50,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
         if once:  # a wait for room is kept as said once all is done (said_once, below)
             from memidx.memory.upgrade_said import waiting_room
 
-            wait = waiting_room(store.conn, notices)
+            wait = waiting_room(store, notices)
     finally:
         store.conn.close()
     clear_unchanged(marks)

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from memidx import portable
+from memidx.githooks.hook import run_hook
 from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.memory.status import gather
+from memidx.memory.upgrade_said import SAID
 from tests.helpers import run_in_process
 from tests.unit.test_index_upgrade_waits import memory_at_schema, schema_of, silent_disk
 
@@ -84,6 +86,29 @@ def test_the_room_is_asked_once_per_opening(
     assert len(asked) == 1
     assert ("waits for" in synced.err) is not room
     assert schema_of(config.index_path) == (SCHEMA_VERSION if room else 5)
+
+
+def test_a_git_hook_asks_the_room_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A post-commit hook asked it at the opening, then again to keep the line it said: the
+    room allocated twice per hook on a disk short of it (a third time before)."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    config = memory_at_schema(tmp_path, 5)
+    monkeypatch.setattr(shutil, "disk_usage", silent_disk)
+    asked: list[int] = []
+
+    def short(_folder: Path, size: int) -> bool:
+        asked.append(size)
+        return False
+
+    monkeypatch.setattr(portable, "room_reserved", short)
+
+    assert run_hook(config.root, "post-commit") == 0
+
+    assert "free space unknown" in capsys.readouterr().out
+    assert len(asked) == 1
+    assert (config.state_dir / SAID).is_file()  # kept as said, from the opening's finding
 
 
 def test_a_room_file_a_killed_check_left_is_removed_by_the_next(tmp_path: Path) -> None:
