@@ -215,23 +215,23 @@ def boot_id() -> str | None:
 
 
 def room_reserved(folder: Path, size: int) -> bool:
-    """Whether `size` bytes could be given to a file in `folder` now: asked by allocating
-    them to a file of its own (posix_fallocate), removed before it is allocated, so a killed
-    process leaves none holding the room. For a disk that would not say its free space
-    (statvfs fails on some FUSE and network file systems). False where there is no such call
-    (Windows, whose disks say theirs; macOS, whose `os` has no posix_fallocate: it was an
-    AttributeError out of every writer there) or the allocation fails."""
+    """Whether `size` bytes could be given to a file in `folder` now (statvfs fails on some
+    FUSE and network disks): posix_fallocate on a file removed first (one a kill left before,
+    memidx.room_files removes). False without that call (Windows, macOS) or room."""
     if sys.platform == "win32" or not hasattr(os, "posix_fallocate"):
         return False
     import tempfile
 
+    from memidx.room_files import PREFIX, clean_stale
+
     try:
-        fd, name = tempfile.mkstemp(prefix=".memidx-room-", dir=folder)
+        fd, name = tempfile.mkstemp(prefix=PREFIX, dir=folder)
     except OSError:
         return False
     try:
         with suppress(OSError):
             Path(name).unlink()  # the room goes back when fd closes, or the process ends
+        clean_stale(folder, os.fstat(fd))
         os.posix_fallocate(fd, 0, max(size, 1))
     except OSError:
         return False

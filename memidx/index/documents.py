@@ -14,6 +14,8 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook process
 if TYPE_CHECKING:
     from typing import Any
 
+    from memidx.index.upgrade_room import RoomWait
+
 # Title and tags say what a note is about; the body only mentions things. bm25 weights per
 # column, in the order of the FTS table: title, tags, aliases, body.
 BM25_WEIGHTS = (8.0, 6.0, 6.0, 1.0)
@@ -53,6 +55,7 @@ class Store:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.room_wait: RoomWait | None = None  # the wait for room its opening found (once)
 
     # -- documents -------------------------------------------------------------------------
     def document_states(self, kind: str) -> dict[str, DocState]:

@@ -63,19 +63,25 @@ def upgradable(conn: sqlite3.Connection) -> int | None:
     return start if _upgradable(start) else None
 
 
-def upgrade_waits(conn: sqlite3.Connection, *, hurried: bool = False) -> bool:
+def upgrade_waits(
+    conn: sqlite3.Connection, *, hurried: bool = False, room: bool | None = None
+) -> bool:
     """Whether the upgrade of an index of schema 5 waits; until then it is written as it is
     (the same columns). It waits for a writer with time for it: a `hurried` one (an agent's
     hook, cut off at its deadline) was cut off mid-upgrade (3-5 s at 30,000 vectors), which
     rolled back, and so was every one after it. And for room on its disk (twice its pages in
     use: the upgrade's copy of the vectors, then the VACUUM's of the file, in the log): a
-    failed upgrade had left the log as large as the disk allowed (see _empty_log)."""
-    return _version(conn) == READABLE and (hurried or not room_for_copies(conn, COPIES))
+    failed upgrade had left the log as large as the disk allowed (see _empty_log). `room`:
+    what the opening found of that room already (None: not asked)."""
+    if _version(conn) != READABLE:
+        return False
+    return hurried or not (room_for_copies(conn, COPIES) if room is None else room)
 
 
-def migrate(conn: sqlite3.Connection) -> int | None:
+def migrate(conn: sqlite3.Connection, *, room: bool | None = None) -> int | None:
     """Upgrade an index of an older, known version in place; returns the version it had, or
-    None when there was nothing to upgrade (or no way to)."""
+    None when there was nothing to upgrade (or no way to). `room`: whether the opening found
+    room for an upgrade from schema 5 (its copy, then the VACUUM's), not asked again."""
     try:
         start = _version(conn)
         if not _upgradable(start):
@@ -95,18 +101,18 @@ def migrate(conn: sqlite3.Connection) -> int | None:
             raise
         return None
     if start < _COMPACTED:
-        _reclaim(conn)
+        _reclaim(conn, room if start == READABLE else None)
     return start
 
 
-def _reclaim(conn: sqlite3.Connection) -> None:
+def _reclaim(conn: sqlite3.Connection, room: bool | None) -> None:
     """Give back the pages of the vectors' old table (half the file): until a VACUUM the file
     keeps their size as free pages. The upgrade is committed already: a VACUUM that fails (a
     lock) or has no room (it writes a copy of the file to the log, and one to a temporary
     file) leaves them free for the next writes."""
     _empty_log(conn)  # the upgrade's pages: their room is the VACUUM's
     with suppress(sqlite3.Error):
-        if room_for_copies(conn, COPIES):
+        if room_for_copies(conn, COPIES) if room is None else room:
             conn.execute("VACUUM")
     _empty_log(conn)  # VACUUM wrote every page to the log
 

@@ -41,7 +41,7 @@ from memidx.index.schema import (
     schema_problem,
 )
 from memidx.index.schema_version import READABLE, SCHEMA_VERSION, older_index
-from memidx.index.upgrade_room import room_wait
+from memidx.index.upgrade_room import RoomWait, room_wait
 from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
@@ -162,9 +162,11 @@ def _reader_problem(conn: sqlite3.Connection, path: Path) -> str | None:
 
 def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | None]:
     """Open, upgrade or rebuild the index; runs under the creation lock."""
-    conn, problem, said = _inspect(path, verify, hurried)
+    conn, problem, said, wait = _inspect(path, verify, hurried)
     if conn is not None and problem is None:
-        return Store(conn), said
+        store = Store(conn)
+        store.room_wait = wait
+        return store, said
     if conn is not None and problem == EMPTY:
         create_schema(conn)  # a new file, or one memidx stamped and never filled
         return Store(conn), None
@@ -185,12 +187,11 @@ def _open_writer(path: Path, verify: bool, hurried: bool) -> tuple[Store, str | 
     return Store(conn), said
 
 
-def _upgrade_notice(conn: sqlite3.Connection, path: Path, upgraded: int | None) -> str | None:
+def _upgrade_notice(path: Path, upgraded: int | None, wait: RoomWait | None) -> str | None:
     """The upgrade done, or the one that waits for room on the disk (said by the command that
     skipped it, once: a hurried writer skips it for want of time, and says nothing)."""
     if upgraded is not None:
         return f"upgraded the index at {path} from schema {upgraded} to {SCHEMA_VERSION}"
-    wait = room_wait(conn)
     if wait is None:
         return None
     return (
@@ -201,19 +202,23 @@ def _upgrade_notice(conn: sqlite3.Connection, path: Path, upgraded: int | None) 
 
 def _inspect(
     path: Path, verify: bool, hurried: bool
-) -> tuple[sqlite3.Connection | None, str | None, str | None]:
-    """The writer's connection, what makes the index unusable, and the notice of its upgrade
-    (done, or waiting for room). Damage SQLite finds while opening is a problem without a
-    connection: the file is provably memidx's by then (connect checks first), so it may be
-    moved aside. A hurried writer gets IndexLeft for an index it cannot write as it is."""
+) -> tuple[sqlite3.Connection | None, str | None, str | None, RoomWait | None]:
+    """The writer's connection, what makes the index unusable, the notice of its upgrade
+    (done, or waiting for room) and the wait for room it found. Damage SQLite finds while
+    opening is a problem without a connection: the file is provably memidx's by then (connect
+    checks first), so it may be moved aside. A hurried writer gets IndexLeft for an index it
+    cannot write as it is."""
     conn: sqlite3.Connection | None = None
     try:
         conn = connect(path)
-        waits = upgrade_waits(conn, hurried=hurried)  # then written at schema 5, as read
-        if hurried and not waits:
+        # the room an upgrade from schema 5 needs, asked once (it was asked up to three
+        # times, each by allocating it where the disk would not say its free space)
+        wait = None if hurried else room_wait(conn)
+        waits = upgrade_waits(conn, hurried=hurried, room=wait is None)  # then written at
+        if hurried and not waits:  # schema 5, as read
             _refuse_older(conn, path)
-        upgraded = None if waits else migrate(conn)
-        said = None if hurried else _upgrade_notice(conn, path, upgraded)
+        upgraded = None if waits else migrate(conn, room=wait is None)
+        said = None if hurried else _upgrade_notice(path, upgraded, wait)
         problem = schema_problem(conn, path, oldest=READABLE if waits else SCHEMA_VERSION)
         if problem is None and verify:
             problem = damage(conn)
@@ -222,12 +227,12 @@ def _inspect(
             conn.close()
         if passing(exc):
             raise  # a full disk or a lock says nothing about the file: left as it was
-        return None, describe(exc), None
+        return None, describe(exc), None, None
     except BaseException:
         if conn is not None:
             conn.close()
         raise
-    return conn, problem, said
+    return conn, problem, said, wait
 
 
 def _refuse_older(conn: sqlite3.Connection, path: Path) -> None:

@@ -15,6 +15,7 @@ from memidx.text import is_utf8
 
 MAX_LINE = MAX_MESSAGE + 2  # and its line end: a longer one is refused
 Key = tuple[str, str | int]  # an id and its type: 1 and "1" are two requests
+BATCH_REVISION = "2025-03-26"  # the one protocol revision with batches (memidx/mcp/batch.py)
 HEAD = 4096  # the bytes kept of an answer line too long to read, to read its id from
 # A response as the server writes it: its id before its result or error
 _RESPONSE = re.compile(rb'[ \t\r]*\{"jsonrpc": ?"2\.0", ?"id": ?')
@@ -25,18 +26,25 @@ class Pending:
     """Request ids sent and not answered, from the bytes each way."""
 
     def __init__(self) -> None:
-        self.ids: dict[Key, str | int] = {}
+        # the count each request waiting was heard at, by id: two in flight with one id are
+        # two (the server answers each), and were one, the first answer taking both
+        self._waiting: dict[Key, list[int]] = {}
         self._sent = Framing(MAX_LINE - 2)  # as the server cuts them: a line over its limit
         # that ended in the chunk that took it there was read, the server refusing it id null
         self._answered = _Lines()
-        self._unread: set[Key] = set()  # waiting while an answer line too long to read came
+        self._unread: set[tuple[Key, int]] = set()  # waiting while an answer line too long
+        # to read came: maybe answered by it
         self._sent_count = 0  # requests heard so far
-        self._order: dict[Key, int] = {}  # the count each waiting request was heard at
         self._line_began = 0  # the count when the server's answer line in progress began
         self._line_marked = False  # its waiting requests are in _unread (once a line)
+        self._batches = False  # the session's revision has batches (memidx/mcp/batch.py)
 
     def __bool__(self) -> bool:
-        return bool(self.ids)
+        return bool(self._waiting)
+
+    def left(self) -> list[str | int]:
+        """The ids of the requests waiting, in the order they were sent (one per request)."""
+        return [key[1] for key, _ in sorted(self._each(), key=lambda one: one[1])]
 
     def sent(self, chunk: bytes) -> None:
         """The client's bytes, on their way to the server."""
@@ -48,19 +56,25 @@ class Pending:
         self._heard(self._sent.end())
 
     def _heard(self, frames: Sequence[Frame]) -> None:
-        lines = [frame for frame in frames if not isinstance(frame, TooLong)]
-        for message in (found for line in lines for found in _read(line)):
-            method = message.get("method")
-            if method == "notifications/cancelled" and "id" not in message:  # MCP: a cancelled
-                # request is never answered; with an id, the server takes it for no notification
-                params = message.get("params")
-                if isinstance(params, dict):
-                    self._forget(cast(dict[str, object], params).get("requestId"))
-            elif method is not None and (key := _key(message.get("id"))) is not None:
-                self.ids[key] = key[1]
-                self._sent_count += 1
-                self._order[key] = self._sent_count
-                self._unread.discard(key)  # a request again: no line begun before answers it
+        for line in (frame for frame in frames if not isinstance(frame, TooLong)):
+            messages, batch = _parsed(line)
+            served = not batch or self._batches  # a batch is run whole, or none of it is:
+            # the server refuses each request of it, and hears none of its cancels
+            for message in messages:
+                self._message(message, served)
+
+    def _message(self, message: dict[str, object], served: bool) -> None:
+        method = message.get("method")
+        if method == "notifications/cancelled" and "id" not in message:  # MCP: a cancelled
+            # request is never answered; with an id, the server takes it for no notification
+            params = message.get("params")
+            if served and isinstance(params, dict):
+                self._forget(cast(dict[str, object], params).get("requestId"))
+        elif _is_request(message) and (key := _key(message.get("id"))) is not None:
+            self._sent_count += 1
+            self._waiting.setdefault(key, []).append(self._sent_count)
+            if served and method == "initialize" and (has := _batches_had(message)) is not None:
+                self._batches = has
 
     def answered(self, chunk: bytes) -> None:
         """The server's bytes, on their way to the client."""
@@ -76,23 +90,28 @@ class Pending:
             began, self._line_marked = self._line_began, True
             if _head_id(self._answered.head) is not None:
                 return
-            self._unread.update(key for key, at in self._order.items() if at <= began)
+            self._unread.update(one for one in self._each() if one[1] <= began)
 
     def unanswered(self) -> list[str | int]:
         """The ids no answer was seen for, but those an answer line too long to read (past
         MAX_LINE, skipped) may have answered: a request sent after it still counts (a skipped
         line once made the front take every request left as answered, for the session)."""
-        return [value for key, value in self.ids.items() if key not in self._unread]
+        waiting = sorted(self._each(), key=lambda one: one[1])
+        return [key[1] for key, at in waiting if (key, at) not in self._unread]
 
     def mid_line(self) -> bool:
         """Whether the server's last bytes ended inside a line."""
         return bool(self._answered.part) or self._answered.over
 
+    def _each(self) -> list[tuple[Key, int]]:
+        return [(key, at) for key, ats in self._waiting.items() for at in ats]
+
     def _forget(self, value: object) -> None:
-        if (key := _key(value)) is not None:
-            self.ids.pop(key, None)
-            self._order.pop(key, None)
-            self._unread.discard(key)
+        """One request with id `value` answered (or cancelled): the first sent of them."""
+        if (key := _key(value)) is not None and (ats := self._waiting.get(key)):
+            self._unread.discard((key, ats.pop(0)))
+            if not ats:
+                del self._waiting[key]
 
 
 def _key(value: object) -> Key | None:
@@ -132,16 +151,67 @@ class _Lines:
 
 
 def _read(line: bytes) -> list[dict[str, object]]:
-    """The messages of a line, as the server reads it (memidx/mcp/verdict.py): UTF-8 alone,
-    no BOM. json.loads took a BOM from bytes, UTF-16 and bytes no UTF-8 holds (a lone
-    surrogate's), so a request the server refuses with id null stayed waiting: at the
-    session's end it got the error of a server that died, and the front exited 1."""
+    """The messages of a line, a batch's members too (see _parsed)."""
+    return _parsed(line)[0]
+
+
+def _parsed(line: bytes) -> tuple[list[dict[str, object]], bool]:
+    """The messages of a line, and whether it is a batch, as the server reads it (memidx/mcp/
+    verdict.py): UTF-8 alone, no BOM. json.loads took a BOM from bytes, UTF-16 and bytes no
+    UTF-8 holds (a lone surrogate's), so a request the server refuses with id null stayed
+    waiting: at the session's end it got the error of a server that died, and the front
+    exited 1."""
     try:
         value: object = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
-        return []
+        return [], False
     members = cast(list[object], value) if isinstance(value, list) else [value]
-    return [cast(dict[str, object], m) for m in members if isinstance(m, dict)]
+    found = [cast(dict[str, object], m) for m in members if isinstance(m, dict)]
+    return found, isinstance(value, list)
+
+
+def _is_request(message: dict[str, object]) -> bool:
+    """Whether the server reads `message` as a request it answers: the SDK reads one with a
+    `method` and an `error` object it takes (an integer code, a message) as an error
+    response, the client's answer to a request of the server's, answered by nothing (the
+    front waited for it, and gave it an error of a server that died); and one whose method
+    is no string, with a `result` object, as a response too."""
+    method = message.get("method")
+    if method is None or _error_object(message.get("error")):
+        return False
+    return isinstance(method, str) or not isinstance(message.get("result"), dict)
+
+
+def _error_object(value: object) -> bool:
+    """Whether `value` is a JSON-RPC error object as the SDK's (pydantic's) lax reading
+    takes one: a string message, and a code that reads as an integer (`1`, `true`, `1.0`,
+    `" 7 "`)."""
+    if not isinstance(value, dict):
+        return False
+    fields = cast(dict[str, object], value)
+    code = fields.get("code")
+    if not isinstance(fields.get("message"), str):
+        return False
+    if isinstance(code, float):
+        return code.is_integer() and abs(code) < 2**63
+    if isinstance(code, str):
+        try:
+            int(code)
+        except ValueError:
+            return False
+        return True
+    return isinstance(code, int)
+
+
+def _batches_had(initialize: dict[str, object]) -> bool | None:
+    """Whether the revision an `initialize` request settles on has batches: the one it asks
+    for when the server has it, else the server's latest, and only 2025-03-26 has them
+    (memidx/mcp/batch.py negotiated, which the front does not import: it loads the SDK);
+    None for one without params, which settles nothing."""
+    params = initialize.get("params")
+    if not isinstance(params, dict):
+        return None
+    return cast(dict[str, object], params).get("protocolVersion") == BATCH_REVISION
 
 
 def _head_id(head: bytes) -> Key | None:

@@ -88,7 +88,7 @@ def pump(
                 pending.answered(chunk)
             _write(stdout, chunk)
     with lock:
-        left = list(pending.ids.values())
+        left = pending.left()
         unanswered = pending.unanswered()  # less those a line too long to read may answer
     if ended.is_set() and not hung and not unanswered:  # a server ending a session answers
         return True  # every request first: one left unanswered, it died

@@ -2,7 +2,9 @@
 an index an agent's hook left unbuilt (memidx.memory.head_sync). Its process is named in
 `.memidx/fill-sync` (its pid and, where the system says, when it started): every hook of a
 session filed in the log alone and started one more, each waiting up to a minute for the
-creation lock and then syncing again; one that runs now is started once.
+creation lock and then syncing again; one that runs now is started once. The background embed
+a filing starts with a model is named there too: a search waits while either lives
+(memidx.mcp.building).
 
 Lean: read by every filing of an agent's hook, so only the standard library and memidx's own."""
 

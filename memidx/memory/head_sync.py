@@ -50,7 +50,7 @@ def sync_to_head(config: Config, *, once: bool = False) -> list[str]:
         if once:  # a wait for room is kept as said once all is done (said_once, below)
             from memidx.memory.upgrade_said import waiting_room
 
-            wait = waiting_room(store.conn, notices)
+            wait = waiting_room(store, notices)
     finally:
         store.conn.close()
     clear_unchanged(marks)
@@ -117,10 +117,13 @@ def start_background_embed(config: Config, *, built: bool = False) -> list[str]:
     `memidx sync` does, one at a time (memidx.memory.fill_sync); `built`: the caller just
     brought the index to HEAD (sync_to_head), so it is not opened again to ask."""
     from memidx.embed.installed import model_problem  # lean: not memidx.embed.model
+    from memidx.memory.fill_sync import fill_started
 
     problem = model_problem(config)
-    if problem is None:
-        return _detached(config, "vectors not updated", "embed", "--background")
+    if problem is None:  # named as the sync is, by a filing: a search waits for it to build
+        # the index (memidx.mcp.building), and did not see it before it marked itself
+        started = None if built else fill_started
+        return _detached(config, "vectors not updated", "embed", "--background", started=started)
     lines = [] if built else _fill_in_background(config)
     if not vectors_installed():
         return lines  # installed without the vectors extra (pre-commit's): words only

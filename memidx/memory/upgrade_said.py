@@ -13,21 +13,22 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.drafts import read_own, replace_durably
-from memidx.index.upgrade_room import WAITS, RoomWait, room_wait
+from memidx.index.upgrade_room import WAITS, RoomWait
 
 TYPE_CHECKING = False  # not typing's: every git hook imports this module
 if TYPE_CHECKING:
-    import sqlite3
+    from memidx.index.documents import Store
 
 SAID = "upgrade-notice"  # in the state folder
 MOST = 64 * 1024  # the file's bytes: a line and its numbers; past this it is not memidx's
 MB = 1024 * 1024
 
 
-def waiting_room(conn: sqlite3.Connection, notices: list[str]) -> RoomWait | None:
-    """The upgrade `notices` (of the writer that opened the index on `conn`) say waits for
-    room, as it waits now; None when none waits."""
-    return room_wait(conn) if any(n.startswith(WAITS) for n in notices) else None
+def waiting_room(store: Store, notices: list[str]) -> RoomWait | None:
+    """The upgrade `notices` (of the writer that opened `store`) say waits for room, as its
+    opening found it (asked again, it allocated the room once more on a disk that would not
+    say its free space); None when none waits."""
+    return store.room_wait if any(n.startswith(WAITS) for n in notices) else None
 
 
 def said_once(config: Config, wait: RoomWait | None, notices: list[str]) -> list[str]:

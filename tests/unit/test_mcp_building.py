@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +29,7 @@ from memidx.mcp.warm import WarmIndex
 from memidx.memory.fill_sync import fill_started
 from memidx.memory.head_sync import sync_to_head
 from memidx.portable import file_lock
+from tests.helpers import dead_pid
 
 TURN = "the zebra crossing is painted on Fridays"
 
@@ -42,9 +45,12 @@ def _no_model(_config: Config) -> str:
     return "no model here"  # what the filing starts is then a detached `memidx sync`
 
 
-def _background(monkeypatch: pytest.MonkeyPatch, delay: float | None) -> list[threading.Thread]:
+def _background(
+    monkeypatch: pytest.MonkeyPatch, delay: float | None, pid: int | None = None
+) -> list[threading.Thread]:
     """What the filing starts runs in a thread after `delay` seconds (never, when None), as the
-    detached `memidx sync` does a moment after its process starts."""
+    detached `memidx sync` does a moment after its process starts; its process is this one
+    (it lives on), or `pid`."""
     started: list[threading.Thread] = []
 
     def spawn(argv: list[str], _log: Path) -> int:
@@ -58,12 +64,16 @@ def _background(monkeypatch: pytest.MonkeyPatch, delay: float | None) -> list[th
 
             started.append(threading.Thread(target=build))
             started[0].start()
-        return 0
+        return os.getpid() if pid is None else pid
 
     monkeypatch.setenv("MEMIDX_HOOK_EMBED", "1")
     monkeypatch.setattr(memidx.embed.installed, "model_problem", _no_model)
     monkeypatch.setattr(memidx.git.process, "spawn_detached", spawn)
     return started
+
+
+def _a_model(_config: Config) -> str | None:
+    return None  # what the filing starts is then the background embed
 
 
 def _hits(config: Config, query: str) -> list[str]:
@@ -171,3 +181,59 @@ def test_the_index_a_search_waited_for_is_kept_open_for_the_next(
     finally:
         warm.close()
     builds[0].join()
+
+
+def test_a_filing_whose_build_is_not_running_is_refused_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process the filing started has ended (or never started): a search said "being
+    built" after waiting 5 s, for the 10 s after every filing, with no build running."""
+    _background(monkeypatch, delay=None, pid=dead_pid())
+    config = _memory(tmp_path)
+    answers.file_turn(config, {"text": TURN, "agent": "t"})
+
+    began = time.monotonic()
+    with pytest.raises(IndexUnusable) as refused:
+        _hits(config, "zebra crossing")
+
+    assert time.monotonic() - began < 1.0
+    assert refused.value.message.startswith("no index at ")
+
+
+def test_a_build_that_dies_is_waited_for_no_longer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build's process ended without building the index: the search waited the whole
+    BUILD_WAIT (5 s) for it all the same."""
+    builder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3)"])
+    try:
+        _background(monkeypatch, delay=None, pid=builder.pid)
+        config = _memory(tmp_path)
+        answers.file_turn(config, {"text": TURN, "agent": "t"})
+
+        began = time.monotonic()
+        with pytest.raises(IndexUnusable) as refused:
+            _hits(config, "zebra crossing")
+
+        assert 0.2 < time.monotonic() - began < 2.0  # waited while it lived, not after
+        assert refused.value.message.startswith("no index at ")
+    finally:
+        builder.kill()
+        builder.wait(10)
+
+
+def test_the_background_embed_a_filing_starts_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a model, the filing starts the background embed, which marks itself only once it
+    runs: before that, a search now sees the process the filing named."""
+    _background(monkeypatch, delay=None)
+    monkeypatch.setattr(memidx.embed.installed, "model_problem", _a_model)
+    monkeypatch.setattr(building, "BUILD_WAIT", 0.2)
+    config = _memory(tmp_path)
+    answers.file_turn(config, {"text": TURN, "agent": "t"})
+
+    with pytest.raises(IndexUnusable) as refused:
+        _hits(config, "zebra crossing")
+
+    assert "is being built in the background" in refused.value.message

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.mcp.pending import Pending
+from memidx.mcp.batch import BATCH_VERSIONS
+from memidx.mcp.pending import BATCH_REVISION, Pending
 
 CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n'
 CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n'
+INIT = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"REV"}}\n'
+INIT_0326, INIT_0618 = INIT.replace(b"REV", b"2025-03-26"), INIT.replace(b"REV", b"2025-06-18")
 BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"method":"x"}]\n'
 
 
@@ -34,13 +37,33 @@ BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"m
         (b'{"jsonrpc":"2.0","id":1,"method":"x","params":"\xed\xa0\x80"}\n', b"", []),  # no UTF-8
         (b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}\n', b"", []),  # no id UTF-8 writes
         (CALL, b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}\n', [1]),  # the server asks
+        # a batch is refused whole before an initialize of 2025-03-26: its cancel is not heard
+        (CALL + b"[" + CANCEL.rstrip() + b"]\n", b"", [1]),
+        (INIT_0326 + CALL + b"[" + CANCEL.rstrip() + b"]\n", b"", [0]),
+        (INIT_0618 + CALL + b"[" + CANCEL.rstrip() + b"]\n", b"", [0, 1]),
+        (
+            INIT_0326 + b"[" + INIT_0618.rstrip() + b"]\n" + CALL + b"[" + CANCEL.rstrip() + b"]\n",
+            b"",
+            [0, 0, 1],
+        ),
+        (b"[" + INIT_0326.rstrip() + b"]\n" + CALL + b"[" + CANCEL.rstrip() + b"]\n", b"", [0, 1]),
+        # the SDK reads a method with an error object as an error response: never answered
+        (CALL.replace(b"}\n", b',"error":{"code":-1,"message":"no"}}\n'), b"", []),
+        (CALL.replace(b"}\n", b',"error":{"code":" 7 ","message":"no"}}\n'), b"", []),
+        (CALL.replace(b"}\n", b',"error":{"code":1.5,"message":"no"}}\n'), b"", [1]),
+        (CALL.replace(b"}\n", b',"error":{"code":1}}\n'), b"", [1]),
+        (CALL.replace(b"}\n", b',"result":{}}\n'), b"", [1]),  # a request, to the SDK
+        (CALL.replace(b'"tools/call"}', b'5,"result":{}}'), b"", []),
+        # two in flight with one id are two: the first answer answers one
+        (CALL + CALL, b'{"jsonrpc":"2.0","id":1,"result":{}}\n', [1]),
+        (CALL + CALL + CANCEL, b"", [1]),
     ],
 )
 def test_requests_wait_until_answered(sent: bytes, answered: bytes, left: list[object]) -> None:
     pending = Pending()
     pending.sent(sent)
     pending.answered(answered)
-    assert list(pending.ids.values()) == left
+    assert pending.left() == left
     assert bool(pending) == bool(left)
 
 
@@ -48,7 +71,7 @@ def test_lines_split_across_chunks_are_read_whole() -> None:
     pending = Pending()
     for at in range(0, len(CALL), 7):
         pending.sent(CALL[at : at + 7])
-    assert list(pending.ids.values()) == [1]
+    assert pending.left() == [1]
     pending.answered(b'{"jsonrpc":"2.0","id":1,')
     assert pending.mid_line()
     pending.answered(b'"result":{}}\n')
@@ -74,7 +97,7 @@ def test_a_request_over_the_servers_limit_waits_for_no_answer(
     assert len(line) == 64 + over
     waiting = Pending()
     waiting.sent(b"{}\n" + line + line_end)  # in one chunk with its newline
-    assert list(waiting.ids.values()) == left
+    assert waiting.left() == left
 
 
 def test_the_last_line_of_the_clients_input_without_a_newline_is_a_request_too() -> None:
@@ -84,7 +107,7 @@ def test_the_last_line_of_the_clients_input_without_a_newline_is_a_request_too()
     waiting.sent(CALL.rstrip(b"\n"))
     assert not waiting
     waiting.input_ended()
-    assert list(waiting.ids.values()) == [1]
+    assert waiting.left() == [1]
 
 
 def test_a_request_sent_while_an_answer_too_long_to_read_streams_is_not_taken_as_answered(
@@ -123,11 +146,11 @@ def test_an_answer_too_long_to_read_answers_the_id_it_starts_with(
     waiting.answered(answer[:150])
     assert waiting.unanswered() == [1, 2]  # 1 until its line is all relayed
     waiting.answered(answer[150:])
-    assert (list(waiting.ids.values()), waiting.unanswered()) == ([2], [2])
+    assert (waiting.left(), waiting.unanswered()) == ([2], [2])
     batch = b"[" + answer.rstrip(b"\n") + b"]\n"  # a batch's ids are not read: maybe any
     waiting.answered(batch[:150])
     waiting.answered(batch[150:])
-    assert (list(waiting.ids.values()), waiting.unanswered()) == ([2], [])
+    assert (waiting.left(), waiting.unanswered()) == ([2], [])
 
 
 def test_an_answer_too_long_to_read_nested_too_deep_where_its_id_goes_is_no_response(
@@ -140,4 +163,8 @@ def test_an_answer_too_long_to_read_nested_too_deep_where_its_id_goes_is_no_resp
     waiting.sent(CALL)
     waiting.answered(b'{"jsonrpc":"2.0","id":' + b"[" * 4000)  # no traceback
     waiting.answered(b"\n")
-    assert (list(waiting.ids.values()), waiting.unanswered()) == ([1], [])
+    assert (waiting.left(), waiting.unanswered()) == ([1], [])
+
+
+def test_the_front_knows_the_revision_with_batches_as_the_server_does() -> None:
+    assert frozenset({BATCH_REVISION}) == BATCH_VERSIONS

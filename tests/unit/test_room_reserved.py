@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 from memidx import portable
+from memidx.githooks.hook import run_hook
+from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.memory.status import gather
+from memidx.memory.upgrade_said import SAID
 from tests.helpers import run_in_process
 from tests.unit.test_index_upgrade_waits import memory_at_schema, schema_of, silent_disk
 
@@ -56,3 +60,78 @@ def test_without_posix_fallocate_the_upgrade_of_a_silent_disk_waits_and_says_so(
     assert "Traceback" not in synced.err
     assert schema_of(config.index_path) == 5
     assert [p.name for p in config.state_dir.iterdir() if "room" in p.name] == []
+
+
+@pytest.mark.parametrize("room", [True, False])
+def test_the_room_is_asked_once_per_opening(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, room: bool
+) -> None:
+    """A writer opening an index of schema 5 on a disk that would not say its free space
+    allocated the room twice (whether the upgrade waits, then for its VACUUM or its notice),
+    filling the disk for a moment each time it was short."""
+    config = memory_at_schema(tmp_path, 5)
+    monkeypatch.setattr(shutil, "disk_usage", silent_disk)
+    asked: list[int] = []
+    reserve = portable.room_reserved
+
+    def counted(folder: Path, size: int) -> bool:
+        asked.append(size)
+        return room and reserve(folder, size)
+
+    monkeypatch.setattr(portable, "room_reserved", counted)
+
+    synced = run_in_process(tmp_path, "sync")
+
+    assert synced.code == 0, synced.err
+    assert len(asked) == 1
+    assert ("waits for" in synced.err) is not room
+    assert schema_of(config.index_path) == (SCHEMA_VERSION if room else 5)
+
+
+def test_a_git_hook_asks_the_room_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A post-commit hook asked it at the opening, then again to keep the line it said: the
+    room allocated twice per hook on a disk short of it (a third time before)."""
+    monkeypatch.setenv("MEMIDX_HOOK_EMBED", "0")
+    config = memory_at_schema(tmp_path, 5)
+    monkeypatch.setattr(shutil, "disk_usage", silent_disk)
+    asked: list[int] = []
+
+    def short(_folder: Path, size: int) -> bool:
+        asked.append(size)
+        return False
+
+    monkeypatch.setattr(portable, "room_reserved", short)
+
+    assert run_hook(config.root, "post-commit") == 0
+
+    assert "free space unknown" in capsys.readouterr().out
+    assert len(asked) == 1
+    assert (config.state_dir / SAID).is_file()  # kept as said, from the opening's finding
+
+
+def test_a_room_file_a_killed_check_left_is_removed_by_the_next(tmp_path: Path) -> None:
+    """Killed between making its file and removing it, a check left an empty
+    `.memidx-room-*` in `.memidx/` for good, one more at each kill. Only memidx's own (its
+    names, empty, no link) and old ones are removed: never another check's, just made."""
+    old = time.time() - 3600
+    left = tmp_path / ".memidx-room-abc_1234"
+    fresh = tmp_path / ".memidx-room-fresh123"
+    full = tmp_path / ".memidx-room-full1234"
+    other = tmp_path / ".memidx-room-x"  # not a name mkstemp gives
+    target = tmp_path / "target"
+    link = tmp_path / ".memidx-room-link1234"
+    for path in (left, fresh, other, target):
+        path.touch()
+    full.write_bytes(b"x")
+    link.symlink_to(target)
+    for path in (left, full, other, target):
+        os.utime(path, (old, old))
+    os.utime(link, (old, old), follow_symlinks=False)
+
+    assert portable.room_reserved(tmp_path, 1 << 10)
+
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in (fresh, full, other, target, link)
+    )
