@@ -17,6 +17,7 @@ from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
 from memidx.secrets.blocks import allowed_values, flow_values, values_below
 from memidx.secrets.linear import next_name
+from memidx.secrets.markup import markup_values
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
     BASIC,
@@ -176,9 +177,11 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
 
 
 def _assigned(text: str) -> Iterable[Finding]:
-    """Values assigned to secret-sounding names, and bearer tokens, that look like secrets; quotes read as memidx.secrets.quotes reads them (curly ones
+    """Values assigned to secret-sounding names, XML's too (memidx.secrets.markup), and bearer
+    tokens, that look like secrets; quotes read as memidx.secrets.quotes reads them (curly ones
     as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
     text = matched_quotes(plain_quotes(text))
+    yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     for start, done in _candidate_lines(text):
         line = text[start:done]

@@ -1,6 +1,7 @@
 """Real `git commit`s refused by the secret checks memidx's hooks run (the pre-commit check on
 the staged notes, the commit-msg check on the message), in forms the keyword rules once let
-through: a quoted value its line's end leaves open. Placeholders in the same forms commit."""
+through: a quoted value its line's end leaves open, and the values XML names (an element, a
+`key`/`name` attribute with a `value`). Placeholders and prose in the same forms commit."""
 
 from __future__ import annotations
 
@@ -37,7 +38,9 @@ def committed(repo: NotesRepo, body: str, message: str = "Add the database note"
     repo.git("add", "-A")
     head = repo.git("rev-parse", "HEAD")
     argv = ["git", *GIT_IDENTITY, "commit", "-q", "-m", message]
-    done = subprocess.run(argv, cwd=repo.root, env=clean_env(), capture_output=True, text=True)
+    done = subprocess.run(
+        argv, cwd=repo.root, env=clean_env(), capture_output=True, text=True, check=False
+    )
     moved = repo.git("rev-parse", "HEAD") != head
     assert moved == (done.returncode == 0), done.stdout + done.stderr
     return "" if moved else done.stdout + done.stderr
@@ -48,6 +51,11 @@ def committed(repo: NotesRepo, body: str, message: str = "Add the database note"
     [
         f'password = "{SECRET}',
         f"api_key: '{SECRET}",
+        f"<password>{SECRET}</password>",
+        f"<apiKey>{SECRET}</apiKey>",
+        f'<add key="ApiKey" value="{SECRET}"/>',
+        f'<entry name="token">{SECRET}</entry>',
+        f'<datasource user="app" password="{SECRET}"/>',
     ],
 )
 def test_a_note_holding_a_secret_is_refused(hooked: NotesRepo, body: str) -> None:
@@ -68,6 +76,12 @@ def test_a_message_holding_a_value_left_open_is_refused(hooked: NotesRepo) -> No
     "body",
     [
         'password = "changeme',
+        "<password>${DB_PASS}</password>",
+        "<password>changeme</password>",
+        "<password></password>",
+        "<password>***</password>",
+        '<add key="ApiKey" value="${API_KEY}"/>',
+        "Set the `<password>` element to the database's password.",
     ],
 )
 def test_a_placeholder_or_prose_commits(hooked: NotesRepo, body: str) -> None:
