@@ -1,10 +1,10 @@
 """Secrets XML names without an assignment sign (pure): an element whose name is
 secret-sounding (`<password>v4lue</password>`, `<apiKey>`), one a `name` or `key` attribute
-names so (`<entry key="db.password">v4lue</entry>`), and the `value` attribute of a tag that
-names one so (.NET's `<add key="ApiKey" value="v4lue"/>`, Spring's `<property name="password"
-value="v4lue"/>`). The keyword rules, which read `password: v4lue` and `password="v4lue"`,
-missed them. A value is judged as an assigned one is: `${DB_PASS}`, `changeme`, `***` and
-an empty element pass."""
+names so (`<entry key="db.password">v4lue</entry>`), and the `value` attribute of a tag named
+so either way (.NET's `<add key="ApiKey" value="v4lue"/>`, Spring's `<property
+name="password" value="v4lue"/>`, `<password value="v4lue"/>`). The keyword rules, which read
+`password: v4lue` and `password="v4lue"`, missed them. A value is judged as an assigned one
+is: `${DB_PASS}`, `changeme`, `***` and an empty element pass."""
 
 from __future__ import annotations
 
@@ -39,15 +39,16 @@ def markup_values(
     if "<" not in text:
         return
     for tag in TAG.finditer(text):
-        name, attributes = tag.group(1), _attributes(text, *tag.span(2))
+        attributes = _attributes(text, *tag.span(2))
         named = any(secret_word(attributes[n][0]) for n in NAMING if n in attributes)
+        named = named or secret_word(tag.group(1).rpartition(":")[2])  # `<db:password>`: `password`
         value, at = attributes.get("value", ("", 0))
         if named and _secret(value, entropy):
             yield Finding(at, at + len(value), kind)
-        if tag.group(3) or not (named or secret_word(name.rpartition(":")[2])):
-            continue  # `<add .../>` holds nothing; `<db:password>` is named by its local part
+        if tag.group(3) or not named:
+            continue  # `<add .../>` holds nothing
         held = CONTENT.match(text, tag.end())
-        if held and held.group(3) == name:
+        if held and held.group(3) == tag.group(1):
             group = 1 if held.group(1) is not None else 2
             if _secret(held.group(group), entropy):
                 yield Finding(held.start(group), held.end(group), kind)

@@ -26,6 +26,8 @@ VALUE = "Zq8vN3kLp2Rt7Wx"
         f'<entry name="token">{VALUE}</entry>',
         f'<entry key="db.password">{VALUE}</entry>',  # Java's XML properties
         f'<datasource user="app" password="{VALUE}"/>',  # an attribute: the keyword rules'
+        f'<password value="{VALUE}"/>',
+        f'<input type="password" name="password" value="{VALUE}">',
         f"<settings><password>{VALUE}</password><port>5432</port></settings>",
     ],
 )
@@ -47,6 +49,8 @@ def test_a_value_xml_names_secret_is_found(text: str) -> None:
         "<apiKey><your-api-key></apiKey>",
         '<add key="ApiKey" value="${API_KEY}"/>',
         '<add key="ApiKey" value=""/>',
+        '<input type="password" name="password" value="">',
+        f'<username value="{VALUE}"/>',
         f'<add key="Timeout" value="{VALUE}"/>',  # no secret-sounding name
         f"<username>{VALUE}</username>",
         f"<password>{VALUE}</username>",  # not one element
