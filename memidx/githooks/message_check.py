@@ -102,7 +102,7 @@ def message_texts(
     # which git refuses in a message, and EBCDIC's, which spell no ASCII letter)
     asked = config.in_git and (edited or not data.isascii() or any(s in data for s in SHIFTS))
     settings = _git_settings(config) if asked else {}
-    if unconverted(settings.get("encoding", "utf-8")):  # read as UTF-8: readings() says why
+    if unconverted(settings.get("encoding") or "utf-8"):  # read as UTF-8: readings() says why
         named = display(settings["encoding"])
         print(f"memidx: i18n.commitEncoding={named} {UNCONVERTED}", file=sys.stderr)
     plain = data.decode("utf-8", "replace")

@@ -166,8 +166,20 @@ def test_an_encoding_git_does_not_convert_is_read_as_utf8_by_both_checks(
     assert repo.git("log", "-1", "--format=%B").encode() == message + b"\n"  # as typed
 
 
-def test_the_commit_msg_check_says_it_reads_such_an_encoding_as_utf8(repo: NotesRepo) -> None:
-    repo.git("config", "i18n.commitEncoding", "unicode_escape")
+NOTICE = (
+    "memidx: i18n.commitEncoding=unicode_escape is no character set memidx reads a message "
+    "in (git shows such a message's bytes as they are): it is checked as UTF-8 (set "
+    "i18n.commitEncoding to one, such as ISO-8859-1, or unset it)"
+)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "said"), [("unicode_escape", [NOTICE]), ("ISO-8859-1", []), ("", [])]
+)
+def test_the_commit_msg_check_says_it_reads_such_an_encoding_as_utf8(
+    repo: NotesRepo, encoding: str, said: list[str]
+) -> None:
+    repo.git("config", "i18n.commitEncoding", encoding)
     path = repo.root.parent / "message"
     path.write_bytes("Deploy caf\u00e9\n".encode())
     with pytest.MonkeyPatch.context() as env:
@@ -175,8 +187,4 @@ def test_the_commit_msg_check_says_it_reads_such_an_encoding_as_utf8(repo: Notes
         run = repo.memidx("check", "secrets", "--message", str(path))
 
     assert run.code == 0
-    assert run.err.splitlines() == [
-        "memidx: i18n.commitEncoding=unicode_escape is no character set memidx reads a message "
-        "in (git shows such a message's bytes as they are): it is checked as UTF-8 (set "
-        "i18n.commitEncoding to one, such as ISO-8859-1, or unset it)"
-    ]
+    assert run.err.splitlines() == said
