@@ -69,8 +69,9 @@ def _closed_alike(match: re.Match[str]) -> str:
 
 # A value a quote opens that the line's end leaves open (`password = "hunter2secret`, its
 # closing quote deleted or never typed): the quote after an assignment's sign, a space, a
-# call's parenthesis or `@`, a run without spaces or quotes, then only spaces to the end.
-UNCLOSED = re.compile(r"(?<=[\s:=>(@,\[])([\"'`])[^\s\"'`]++(?=[ \t]*+$)")
+# call's parenthesis or `@`, a run without spaces or quotes, then only spaces to the end (a
+# CRLF file's `\r` one of them).
+UNCLOSED = re.compile(r"(?<=[\s:=>(@,\[])([\"'`])[^\s\"'`]++(?=[^\S\n]*+$)")
 
 
 def closed_at_end(line: str) -> str:

@@ -25,6 +25,7 @@ VALUE = "hunter2secret"
         f'x = 1; password = "{VALUE};',
         f"GITHUB_TOKEN=`{VALUE}",
         f'Deploy\n\npassword = "{VALUE}\nand the next line',  # a message's line
+        f'Deploy\r\n\r\npassword = "{VALUE}\r\nand the next line\r\n',  # saved with CRLF
         f'{"x " * 150}password = "{VALUE}',  # a long line, read in windows
     ],
 )
