@@ -11,6 +11,7 @@ push check reads the commit git makes of it: in i18n.commitEncoding (memidx.gith
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -26,6 +27,10 @@ SETTINGS = r"^core\.comment(char|string)$|^i18n\.commitencoding$"
 # The ASCII bytes that shift a 7-bit encoding out of ASCII: UTF-7's `+`, ISO-2022's ESC, HZ's
 # `~` (`~{` opens GB2312): a message holding none reads as UTF-8 reads it
 SHIFTS = (b"+", b"\x1b", b"~")
+UNCONVERTED = (  # an encoding readings.unconverted() names: `punycode`, `unicode_escape`
+    "is no character set memidx reads a message in (git shows such a message's bytes as they "
+    "are): it is checked as UTF-8 (set i18n.commitEncoding to one, such as ISO-8859-1, or unset it)"
+)
 # A commit's `git -c name=value` (and GIT_CONFIG_COUNT's pairs) reach the hook through these;
 # the rest of GIT_* is dropped.
 CONFIG_VARIABLES = (
@@ -81,7 +86,7 @@ def message_texts(
     comment mark, and the bytes they read (a CRLF as LF) in the encoding git was told. Read
     as UTF-8 alone, a Shift_JIS ideographic space before a password was U+FFFD and the
     password unseen, which the push check then refused."""
-    from memidx.githooks.readings import readings
+    from memidx.githooks.readings import readings, unconverted
 
     try:
         data = path.read_bytes()
@@ -97,6 +102,9 @@ def message_texts(
     # which git refuses in a message, and EBCDIC's, which spell no ASCII letter)
     asked = config.in_git and (edited or not data.isascii() or any(s in data for s in SHIFTS))
     settings = _git_settings(config) if asked else {}
+    if unconverted(settings.get("encoding") or "utf-8"):  # read as UTF-8: readings() says why
+        named = display(settings["encoding"])
+        print(f"memidx: i18n.commitEncoding={named} {UNCONVERTED}", file=sys.stderr)
     plain = data.decode("utf-8", "replace")
     texts = [
         (text.replace("\r\n", "\n"), how)

@@ -23,23 +23,24 @@ SHOWN = ("tree", "parent")  # ids, no text; `object` and `type` of a tag alike
 NAMES = {"tag": "tag name"}  # a tag's `tag` header: the name it was made with
 
 
-def header_fields(header: bytes) -> Iterator[tuple[str, str]]:
-    """Each field of a commit's or a tag's header but the ids it names: (`author`, `name
-    <email> <time> <zone>`), a field of several lines (`gpgsig`, `mergetag`) whole, each
-    read as the commit's `encoding` header says (git re-encodes the whole header by it)."""
-    for key, text, _ in _fields_read(header):
-        yield key, text
-
-
-def _fields_read(header: bytes) -> Iterator[tuple[str, str, bytes]]:
-    """header_fields(), with the bytes of a field read as UTF-8 beside the header's encoding
-    (b"" for any other reading): its secrets are placed on them (readings.Utf8Found)."""
+def header_found(ref: str, what: str, header: bytes) -> list[Found]:
+    """What each field of a commit's or a tag's header holds but the ids it names (`author
+    name <email> <time> <zone>`, a tag's name, a field of several lines, `gpgsig`, `mergetag`,
+    whole), read as its `encoding` header says (git re-encodes the whole header by it) and,
+    where that reading differs, as UTF-8 beside it, with the field's bytes and the encoding:
+    a secret of the UTF-8 reading is placed on them, and one the first reading holds said
+    once (readings.Utf8Found). A tag's fields, read without them, said it twice."""
     fields = _raw_fields(header)
     encoding = _encoding(fields)
+    found: list[Found] = []
     for key, value in fields:
-        if key not in (*SHOWN, "object", "type"):
-            for text, how in readings(value, encoding, value.decode("utf-8", "replace")):
-                yield NAMES.get(key, key) + how, text, value if how == AS_UTF8 else b""
+        if key in (*SHOWN, "object", "type"):
+            continue
+        for text, how in readings(value, encoding, value.decode("utf-8", "replace")):
+            data = value if how == AS_UTF8 else b""
+            where, named = NAMES.get(key, key) + how, (encoding or "") if data else ""
+            found.append(Found(ref, what, where, text, lines=False, data=data, encoding=named))
+    return found
 
 
 def _raw_fields(header: bytes) -> list[tuple[str, bytes]]:
@@ -93,9 +94,4 @@ def commit_texts(
         found = [Found(ref, what, "message", text, about=how) for text, how in texts]
         if encoding and len(found) == 2 and found[1].about == AS_UTF8:  # placed by bytes
             found[1] = replace(found[1], data=message, encoding=encoding)
-        fields = _fields_read(header)
-        found += [
-            Found(ref, what, k, v, lines=False, data=b, encoding=(encoding or "") if b else "")
-            for k, v, b in fields
-        ]
-        yield sent.commit, found
+        yield sent.commit, found + header_found(ref, what, header)

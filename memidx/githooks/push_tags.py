@@ -20,7 +20,7 @@ HEADER_LIMIT = 64 * 1024  # a tag's header (object, type, tag, tagger) is a few 
 
 def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterator[Found]:
     """The message of each annotated tag pushed (and of a tag it points to)."""
-    from memidx.githooks.push_headers import header_fields
+    from memidx.githooks.push_headers import header_found
     from memidx.githooks.readings import readings
     from memidx.githooks.secret_check import text_of
 
@@ -45,8 +45,7 @@ def tag_messages(repo: GitRepo, sent: Sequence[Update], kinds: Kinds) -> Iterato
                 plain = text_of(message, note=True) or ""
                 for text, how in readings(message, None, plain):
                     yield Found(ref, what, "message", text, about=how)
-            for key, value in header_fields(header):  # its name and tagger are sent too
-                yield Found(ref, what, key, value, lines=False)
+            yield from header_found(ref, what, header)  # its name and tagger are sent too
             target, kind = _pointed(header)
             if kind == b"tag" and target not in seen:
                 pointed[target] = ref

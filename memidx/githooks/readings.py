@@ -15,6 +15,21 @@ LABELS = (AS_UTF8, AS_LATIN1)
 BYTES_OF = {ord(char): byte for byte, char in CP1252.items()}  # a Latin-1 reading's bytes back
 
 
+# Python text codecs that are no character set: an escape syntax or a domain name's. git's
+# iconv knows none of them, so git stores and shows such a message's bytes as they are; read
+# in them, ASCII became other text (`\x5a` a `Z`, a `\n` a line break) and the checks disagreed.
+NO_CHARSET = frozenset({"punycode", "unicode-escape", "raw-unicode-escape", "idna", "mbcs", "oem"})
+
+
+def unconverted(encoding: str) -> bool:
+    """Whether git shows a message whose commit names `encoding` as its bytes are (UTF-8):
+    no encoding Python knows, or one that is no character set (NO_CHARSET)."""
+    try:
+        return codecs.lookup(encoding).name in NO_CHARSET
+    except (LookupError, ValueError, TypeError):  # unknown, or a NUL in the name
+        return True
+
+
 def readings(data: bytes, encoding: str | None, plain: str) -> list[tuple[str, str]]:
     """The texts a reader may take `data` for, and how each is named: as the `encoding` its
     commit names (`encoding ISO-8859-1`: a Latin-1 byte read as UTF-8 was U+FFFD, and a
@@ -23,14 +38,20 @@ def readings(data: bytes, encoding: str | None, plain: str) -> list[tuple[str, s
     when it is no UTF-8 (latin1_reading). Bytes the encoding reads otherwise are read both
     ways, valid UTF-8 or not: a header naming the wrong encoding must not hide what a UTF-8
     reader sees (Shift_JIS takes a cp1252 quote and the `g` after it for one character:
-    `\x93ghp_...` held no token); the checks say a secret two readings hold once."""
-    if encoding is None or encoding.replace("-", "").replace("_", "").lower() == "utf8":
+    `\x93ghp_...` held no token); the checks say a secret two readings hold once. An
+    encoding git does not convert (unconverted: `punycode`, `unicode_escape`) is UTF-8, as
+    git shows the message, for every check."""
+    if encoding is None or _utf8(encoding) or unconverted(encoding):
         return [(plain, ""), *latin1_reading(data, plain)]
     try:
         named = data.decode(encoding, "replace")
     except (LookupError, ValueError):  # unknown, no text codec (`rot13`), a NUL in the name
         return [(plain, ""), *latin1_reading(data, plain)]
     return [(named, "")] if named == plain else [(named, ""), (plain, AS_UTF8)]
+
+
+def _utf8(encoding: str) -> bool:
+    return encoding.replace("-", "").replace("_", "").lower() == "utf8"
 
 
 class Utf8Found:

@@ -17,6 +17,7 @@ from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
 from memidx.secrets.blocks import allowed_values, flow_values, values_below
 from memidx.secrets.linear import next_name
+from memidx.secrets.markup import markup_values
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
     BASIC,
@@ -39,7 +40,7 @@ from memidx.secrets.patterns import (
     redact,
     url_password,
 )
-from memidx.secrets.quotes import matched_quotes, plain_quotes
+from memidx.secrets.quotes import closed_at_end, matched_quotes, plain_quotes
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -176,11 +177,11 @@ def _candidate_lines(text: str) -> list[tuple[int, int]]:
 
 
 def _assigned(text: str) -> Iterable[Finding]:
-    """Values assigned to secret-sounding names, and bearer tokens, that look like secrets.
-    Typographic quotes that delimit a value are read as the plain ones they stand for (a
-    value in curly quotes, as a word processor or a chat pastes it, was no assignment), and a
-    value's closing quote unlike its opening one as that one (memidx.secrets.quotes)."""
+    """Values assigned to secret-sounding names, XML's too (memidx.secrets.markup), and bearer
+    tokens, that look like secrets; quotes read as memidx.secrets.quotes reads them (curly ones
+    as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
     text = matched_quotes(plain_quotes(text))
+    yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     for start, done in _candidate_lines(text):
         line = text[start:done]
@@ -188,10 +189,11 @@ def _assigned(text: str) -> Iterable[Finding]:
         yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
         if not secret_names(line) and not unassigned_name(line):
             continue
+        line = closed_at_end(line)  # a quote it closes stands past `done`: nothing ends there
         entropy = library.entropy()  # loaded only for such lines
         kinds: dict[str, str] = {}
         for cut in _library_values(line, entropy, kinds):
-            yield Finding(start + cut.start, start + cut.end, cut.kind)
+            yield Finding(start + cut.start, min(start + cut.end, done), cut.kind)
         kinds.update(dict.fromkeys(extra_keyword_values(line), KEYWORD_KIND))
         kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
         for match in BASIC.finditer(line):
@@ -201,7 +203,7 @@ def _assigned(text: str) -> Iterable[Finding]:
             value = assigned_value(raw)
             if looks_secret(value, entropy):
                 for hit in occurrences(line, value, kind):
-                    yield Finding(start + hit.start, start + hit.end, kind)
+                    yield Finding(start + hit.start, min(start + hit.end, done), kind)
 
 
 def _library_values(

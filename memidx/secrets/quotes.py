@@ -65,3 +65,21 @@ def _closed_alike(match: re.Match[str]) -> str:
     """The assignment `match` with its closing quotes each read as the one that opened it."""
     closing = len(match.group(2))
     return match.group()[:-closing] + match.group(1) * closing
+
+
+# A value a quote opens that the line's end leaves open (`password = "hunter2secret`, its
+# closing quote deleted or never typed): the quote after an assignment's sign, a space, a
+# call's parenthesis or `@`, a run without spaces or quotes, then only spaces to the end (a
+# CRLF file's `\r` one of them).
+UNCLOSED = re.compile(r"(?<=[\s:=>(@,\[])([\"'`])[^\s\"'`]++(?=[^\S\n]*+$)")
+
+
+def closed_at_end(line: str) -> str:
+    """`line` (one line) with a value its end leaves open closed by a copy of the quote that
+    opened it, put right after the value: every place before it is the same in `line`. The
+    detectors, asking for a closing quote, missed `password = "hunter2secret` and
+    `api_key: 'sk_...` at a line's end, where `password = hunter2secret` was refused."""
+    match = UNCLOSED.search(line)
+    if match is None:
+        return line
+    return line[: match.end()] + match.group(1) + line[match.end() :]

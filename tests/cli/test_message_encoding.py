@@ -140,3 +140,51 @@ def test_a_baseline_the_message_check_writes_lets_the_push_through(repo: NotesRe
         repo.memidx("check", "secrets", "--message", str(path), "--update-baseline")
 
     assert both_checks(repo, ACCENTED) == ([], [])
+
+
+@pytest.mark.parametrize("encoding", ["punycode", "unicode_escape"])
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        (b"Deploy\\n\\npassword=Zk9xQ7mL2pWq8\n", 1),  # `\n` typed, not a line break
+        ("Deploy caf\u00e9\n\npassword=Zk9xQ7mL2pWq8\n".encode(), 3),
+    ],
+)
+def test_an_encoding_git_does_not_convert_is_read_as_utf8_by_both_checks(
+    repo: NotesRepo, encoding: str, message: bytes, line: int
+) -> None:
+    """git's iconv knows neither: it stores the message's bytes and shows them as they are.
+    Read in Python's codec, a typed `\\n` was a line break to the push check alone (line 3
+    there, line 1 to the commit-msg check), and punycode's reading put `(read as UTF-8)` on
+    the push check's line alone."""
+    repo.git("config", "i18n.commitEncoding", encoding)
+
+    assert both_checks(repo, message) == (
+        [f"message:{line}: secret-assignment in the commit message"],
+        [f"line {line}: secret-assignment"],
+    )
+    assert repo.git("log", "-1", "--format=%B").encode() == message + b"\n"  # as typed
+
+
+NOTICE = (
+    "memidx: i18n.commitEncoding=unicode_escape is no character set memidx reads a message "
+    "in (git shows such a message's bytes as they are): it is checked as UTF-8 (set "
+    "i18n.commitEncoding to one, such as ISO-8859-1, or unset it)"
+)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "said"), [("unicode_escape", [NOTICE]), ("ISO-8859-1", []), ("", [])]
+)
+def test_the_commit_msg_check_says_it_reads_such_an_encoding_as_utf8(
+    repo: NotesRepo, encoding: str, said: list[str]
+) -> None:
+    repo.git("config", "i18n.commitEncoding", encoding)
+    path = repo.root.parent / "message"
+    path.write_bytes("Deploy caf\u00e9\n".encode())
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GIT_EDITOR", ":")
+        run = repo.memidx("check", "secrets", "--message", str(path))
+
+    assert run.code == 0
+    assert run.err.splitlines() == said

@@ -368,3 +368,22 @@ def test_a_secret_of_an_encoded_commits_field_two_readings_give_as_other_texts_i
     found = pushed(repo, commit)
 
     assert found == [f"refs/heads/main: commit {commit[:12]}: author: secret-assignment"]
+
+
+def test_a_secret_of_an_encoded_tags_field_two_readings_give_as_other_texts_is_said_once(
+    repo: NotesRepo,
+) -> None:
+    """A tag's header fields were read without their bytes: under `encoding ISO-8859-1` the
+    tagger's password holding é was said as `tagger` and again as `tagger (read as UTF-8)`,
+    where a commit's author was said once."""
+    head = repo.git("rev-parse", "HEAD").strip()
+    secret = b"password=Zk9\xe9xQ7mL2pWq8"  # memidx: allow-secret
+    body = b"object %s\ntype commit\ntag v1\ntagger Jos\xe9 %s <a@example.com> 1 +0000\n" % (
+        head.encode(),
+        secret,
+    )
+    tag = written(repo, "tag", body + b"encoding ISO-8859-1\n\nclean\n")
+
+    found = pushed(repo, tag, "refs/tags/v1")
+
+    assert found == [f"refs/tags/v1: tag {tag[:12]}: tagger: secret-assignment"]

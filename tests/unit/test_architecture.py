@@ -91,6 +91,8 @@ PURE = [
     "memidx.agents.json_text",
     "memidx.secrets.patterns",
     "memidx.secrets.netrc",
+    "memidx.secrets.markup",
+    "memidx.secrets.quotes",
     "memidx.secrets.linear",
 ]
 IO_MODULES = {"sqlite3", "subprocess", "socket", "fcntl", "shutil", "tempfile", "git",

@@ -103,3 +103,27 @@ def test_a_secret_of_the_utf_8_reading_beside_a_commits_encoding_is_placed_on_it
 
     assert found.holds_as_utf8(data, encoding, plain, start, plain.index(" ", start))
     assert not found.holds_as_utf8(data, encoding, plain, plain.rindex("Zk9"), len(plain) - 1)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "converted"),
+    [
+        ("ISO-8859-1", True),
+        ("Shift_JIS", True),
+        ("utf-7", True),
+        ("punycode", False),  # no character set: git's iconv knows it not
+        ("unicode_escape", False),
+        ("Raw-Unicode-Escape", False),
+        ("idna", False),
+        ("no-such-encoding", False),
+        ("latin\x001", False),
+    ],
+)
+def test_an_encoding_git_does_not_convert_is_read_as_utf8(encoding: str, converted: bool) -> None:
+    data = b"Deploy\\n\\npassword=Zk9xQ7mL2pWq8\n"
+    plain = data.decode("utf-8")
+
+    assert readings.unconverted(encoding) is not converted
+    assert (readings.readings(data, encoding, plain) == [(plain, "")]) is (
+        not converted or data.decode(encoding) == plain
+    )

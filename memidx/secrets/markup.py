@@ -1,0 +1,69 @@
+"""Secrets XML names without an assignment sign (pure): an element whose name is
+secret-sounding (`<password>v4lue</password>`, `<apiKey>`), one a `name` or `key` attribute
+names so (`<entry key="db.password">v4lue</entry>`), and the `value` attribute of a tag named
+so either way (.NET's `<add key="ApiKey" value="v4lue"/>`, Spring's `<property
+name="password" value="v4lue"/>`, `<password value="v4lue"/>`). The keyword rules, which read
+`password: v4lue` and `password="v4lue"`, missed them. A value is judged as an assigned one
+is: `${DB_PASS}`, `changeme`, `***` and an empty element pass."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from memidx.secrets.patterns import Finding, assigned_value, looks_secret
+
+# A start tag: its name (group 1), attributes (group 2: each `name="..."` or `name='...'`) and
+# whether it closes itself (group 3). Tried at each `<`, read to the next `<` or `>`: linear.
+TAG = re.compile(
+    r"<([A-Za-z_][\w.:-]*+)((?:\s++[\w.:-]++\s*+=\s*+(?:\"[^\"<>]*+\"|'[^'<>]*+'))*+)\s*+(/?)>"
+)
+ATTRIBUTE = re.compile(r"([\w.:-]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+# What an element holds up to its closing tag (group 3): a run without spaces (group 2), or
+# one in a CDATA section (group 1), alone between the tags or on a line of its own.
+CONTENT = re.compile(
+    r"\s*+(?:<!\[CDATA\[\s*+([^\s\]<>]++)\s*+\]\]>|([^\s<>]++))\s*+</([\w.:-]++)\s*+>"
+)
+NAMING = ("name", "key")  # the attributes that name what an element or a `value` holds
+
+
+Entropy = Callable[[str], float]
+
+
+def markup_values(
+    text: str, secret_word: Callable[[str], bool], entropy: Callable[[], Entropy], kind: str
+) -> Iterator[Finding]:
+    """The values `text`'s XML gives secret-sounding names (see the module docstring) that
+    look like secrets; `secret_word` tells a secret-sounding name, `entropy` gives the
+    measure of one (loaded only when a value is judged)."""
+    if "<" not in text:
+        return
+    for tag in TAG.finditer(text):
+        attributes = _attributes(text, *tag.span(2))
+        named = any(secret_word(attributes[n][0]) for n in NAMING if n in attributes)
+        named = named or secret_word(tag.group(1).rpartition(":")[2])  # `<db:password>`: `password`
+        value, at = attributes.get("value", ("", 0))
+        if named and _secret(value, entropy):
+            yield Finding(at, at + len(value), kind)
+        if tag.group(3) or not named:
+            continue  # `<add .../>` holds nothing
+        held = CONTENT.match(text, tag.end())
+        if held and held.group(3) == tag.group(1):
+            group = 1 if held.group(1) is not None else 2
+            if _secret(held.group(group), entropy):
+                yield Finding(held.start(group), held.end(group), kind)
+
+
+def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:
+    """Each attribute of text[start:end], a start tag's, by its name in lower case: its
+    value and where the value starts in `text`."""
+    found: dict[str, tuple[str, int]] = {}
+    for match in ATTRIBUTE.finditer(text, start, end):
+        group = 2 if match.group(2) is not None else 3
+        found[match.group(1).lower()] = (match.group(group), match.start(group))
+    return found
+
+
+def _secret(value: str, entropy: Callable[[], Entropy]) -> bool:
+    value = assigned_value(value)
+    return bool(value) and looks_secret(value, entropy())

@@ -1,0 +1,70 @@
+"""The values XML gives secret-sounding names with no assignment sign: an element's text, one
+a `name`/`key` attribute names, and a `value` attribute beside such a name. Placeholders,
+empty elements and prose pass, as in every other form."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets, redact_text
+from tests.unit.test_secrets_linear import fastest
+
+VALUE = "Zq8vN3kLp2Rt7Wx"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"<password>{VALUE}</password>",
+        f"<apiKey>{VALUE}</apiKey>",
+        f"<db:password>{VALUE}</db:password>",  # a namespace's prefix
+        f"<password>\n    {VALUE}\n  </password>",  # pretty-printed
+        f"<password><![CDATA[{VALUE}]]></password>",
+        f'<add key="ApiKey" value="{VALUE}"/>',  # .NET's appSettings
+        f'<add key="ApiKey" value="{VALUE}" />',
+        f"<property name='password' value='{VALUE}'/>",  # Spring
+        f'<entry name="token">{VALUE}</entry>',
+        f'<entry key="db.password">{VALUE}</entry>',  # Java's XML properties
+        f'<datasource user="app" password="{VALUE}"/>',  # an attribute: the keyword rules'
+        f'<password value="{VALUE}"/>',
+        f'<input type="password" name="password" value="{VALUE}">',
+        f"<settings><password>{VALUE}</password><port>5432</port></settings>",
+    ],
+)
+def test_a_value_xml_names_secret_is_found(text: str) -> None:
+    found = [text[f.start : f.end] for f in find_secrets(text)]
+
+    assert found == [VALUE]
+    assert redact_text(text).text == text.replace(VALUE, "[REDACTED:secret-assignment]")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<password>${DB_PASS}</password>",
+        "<password>changeme</password>",
+        "<password></password>",
+        "<password/>",
+        "<password>***</password>",
+        "<apiKey><your-api-key></apiKey>",
+        '<add key="ApiKey" value="${API_KEY}"/>',
+        '<add key="ApiKey" value=""/>',
+        '<input type="password" name="password" value="">',
+        f'<username value="{VALUE}"/>',
+        f'<add key="Timeout" value="{VALUE}"/>',  # no secret-sounding name
+        f"<username>{VALUE}</username>",
+        f"<password>{VALUE}</username>",  # not one element
+        "Set the <password> element to the database password in config.xml.",
+        f"<password>a few words {VALUE}</password>",  # prose, not a value
+    ],
+)
+def test_a_placeholder_an_empty_element_or_prose_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("unit", ["<password>", '<a b="x', '<add key="token" value="a"/>'])
+def test_reading_tags_stays_linear(unit: str) -> None:
+    find_secrets("password = warm")  # the plugins loaded before timing
+    small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
+    ratio = fastest(large) / max(fastest(small), 1e-4)
+    assert ratio < 64, f"16x the text took {ratio:.0f}x the time"

@@ -1,0 +1,65 @@
+"""A value a quote opens that its line's end leaves open (`password = "v4lue`, the closing
+quote deleted or never typed) is read as closed there: the keyword rules, asking for the
+closing quote, let it through where the same value unquoted was refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets
+from memidx.secrets.quotes import closed_at_end
+from tests.unit.test_secrets_linear import fastest
+
+VALUE = "hunter2secret"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'password = "{VALUE}',
+        f"api_key: '{VALUE}",
+        f"api_key: '{VALUE}   ",  # spaces after it
+        f'password => "{VALUE}',
+        f'"password": "{VALUE}',
+        f'char password[25] = "{VALUE}',
+        f'x = 1; password = "{VALUE};',
+        f"GITHUB_TOKEN=`{VALUE}",
+        f'Deploy\n\npassword = "{VALUE}\nand the next line',  # a message's line
+        f'Deploy\r\n\r\npassword = "{VALUE}\r\nand the next line\r\n',  # saved with CRLF
+        f'{"x " * 150}password = "{VALUE}',  # a long line, read in windows
+    ],
+)
+def test_a_value_left_open_at_its_lines_end_is_found(text: str) -> None:
+    found = [text[f.start : f.end] for f in find_secrets(text)]
+
+    assert found == [VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "changeme',
+        'password = "${DB_PASSWORD}',
+        "api_key: '<your-key-here>",
+        'The password: "correct horse',  # words, not a value
+        'Type the password in the "Secret',
+        "Don't share the password: it's yours",
+    ],
+)
+def test_a_placeholder_or_prose_left_open_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_closing_a_value_moves_nothing_before_it() -> None:
+    line = f'password = "{VALUE}  '
+
+    assert closed_at_end(line) == f'password = "{VALUE}"  '
+    assert closed_at_end('password = "v4lue" and more') == 'password = "v4lue" and more'
+
+
+def test_a_long_line_of_quotes_is_read_in_linear_time() -> None:
+    find_secrets("password = warm")  # the plugins loaded before timing
+    unit = 'password = "ab '
+    small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
+    ratio = fastest(large) / max(fastest(small), 1e-4)
+    assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
