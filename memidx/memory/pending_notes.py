@@ -40,6 +40,7 @@ BEHIND_WAIT = 1.0  # seconds a remember waits for git behind an older pending no
 HOOK_LOCK_WAIT = 0.2  # seconds a git hook waits for a remember under way (the person waits)
 HOOK_CAME = "hook-came"  # a hook found remember.lock held: the remember tries once more
 HOOK_WAIT = 2.0  # seconds a git hook waits for another git: the person's is done by then
+MTIME_SLACK = 0.05  # seconds a file's time may lag the clock (the kernel's coarse clock)
 SUBJECT = "memidx remember: "
 CHANGED = (  # edited, staged otherwise, deleted, or taken by `git stash -u`
     "changed or was removed since it was remembered, so it was not committed: it is left as "
@@ -210,16 +211,22 @@ def _picking(config: Config) -> bool:
 
 
 def after_a_hook(
-    config: Config, note: PendingNote, notice: Callable[[str], None]
+    config: Config, note: PendingNote, notice: Callable[[str], None], since: int
 ) -> Committed | None:
     """For a `remember` that left `note` pending: a post-* hook that came while it held
-    remember.lock (the git command it waited for ended as its wait did) left the commit to
-    it, so it tries once more, briefly; None when no hook came, or when another holds
-    remember.lock past HOOK_WAIT (it commits every pending note: waiting LOCK_WAIT for it, then
-    failing, said `nothing was written` of a note written and pending)."""
+    remember.lock (taken at `since`, time.time_ns()) left the commit to it, so it tries once
+    more, briefly; None when no hook came, or when another holds remember.lock past HOOK_WAIT
+    (it commits every pending note: waiting LOCK_WAIT for it, then failing, said `nothing was
+    written` of a note written and pending). A mark older than that lock's taking (less the
+    hook's HOOK_LOCK_WAIT) was left by an earlier command: taken as this one's, it cost a busy
+    remember a 2 s retry doomed to fail (4.0 s where 1.8 s: medians of 5)."""
     mark = config.state_dir / FOLDER / HOOK_CAME
-    if not mark.exists():
+    try:
+        came = mark.stat().st_mtime_ns
+    except OSError:
         return None
+    if came < since - int((HOOK_LOCK_WAIT + MTIME_SLACK) * 1e9):
+        return None  # a hook before this remember: its git command ended before this one's wait
     with file_lock(config.state_dir / LOCK, timeout=HOOK_WAIT) as taken:
         if not taken:
             return None

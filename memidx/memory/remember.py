@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -154,6 +155,7 @@ def remember(
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
+        since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         ref, _ = _write_new(config, folder, slugify(title), text)
         _check(config, ref, text)
         older = bool(pending(config))  # a git held the clone past a remember's wait already
@@ -162,7 +164,7 @@ def remember(
         done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
         gone = not note.entry.exists()  # while no one else commits pending notes
     if done.busy and not gone and ref not in done.commits:
-        done = after_a_hook(config, note, say) or done
+        done = after_a_hook(config, note, say, since) or done
     commit = done.commits.get(ref) or _committed_meanwhile(config, note.entry, ref, text)
     if commit is None and gone:  # not the note it wrote by its commit
         raise MemidxError(
