@@ -21,6 +21,7 @@ from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
 from memidx.haystack.redaction import stored_tags
 from memidx.memory.note_state import added_by, ids_at, the_same_note
+from memidx.memory.pending_finisher import start_finisher
 from memidx.memory.pending_notes import (
     BEHIND_WAIT,
     LOCK,
@@ -38,8 +39,9 @@ SLUG_LENGTH = 60
 LOCK_WAIT = 30.0  # seconds a remember waits for another one's write (milliseconds, as a rule)
 HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
 PENDING_HINT = (
-    "it is kept, and committed once that git command ends: by memidx's git hook after it, the "
-    "next `memidx remember` or `memidx sync`; do not remember it again"
+    "it is kept, and committed once that git command ends: by memidx's git hook after it, or by "
+    "the process memidx leaves waiting for it (10 minutes at most), the next `memidx remember` or"
+    " `memidx sync`; do not remember it again"
 )
 
 
@@ -175,6 +177,7 @@ def remember(
     if commit is None:  # GitBusy's first words: what held the clone
         why = done.busy.message.split(";")[0] if done.busy else "another git held the clone"
         say(f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
+        start_finisher(config, say)  # for a command that ends with no post-* hook
     else:
         _index(config, ref, commit, notice)
     return Remembered(ref, commit, title)
