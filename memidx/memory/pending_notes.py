@@ -30,6 +30,7 @@ from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import GitBusy, MemidxError
 from memidx.git.commit import commit_paths
+from memidx.git.underway import git_dir, stopped_pick
 from memidx.hashes import sha256_hex
 from memidx.memory.note_state import added_by, the_same_note
 from memidx.memory.pending_mark import FOLDER, any_pending
@@ -42,6 +43,8 @@ HOOK_CAME = "hook-came"  # a hook found remember.lock held: the remember tries o
 HOOK_WAIT = 2.0  # seconds a git hook waits for another git: the person's is done by then
 MTIME_SLACK = 0.05  # seconds a file's time may lag the clock (the kernel's coarse clock)
 SUBJECT = "memidx remember: "
+STOPPED = "the pending notes were not committed, so that its --abort goes back where it began"
+STOPPED_HINT = "they are once it is continued, skipped or aborted"
 CHANGED = (  # edited, staged otherwise, deleted, or taken by `git stash -u`
     "changed or was removed since it was remembered, so it was not committed: it is left as "
     "it is (commit it yourself to keep it)"
@@ -111,6 +114,10 @@ def commit_pending(
     done = Committed({})
     notes = pending(config)
     here = _branch(config) if notes else None
+    stopped = stopped_pick(git_dir(config.root)) if here else None
+    if stopped:  # its --abort took the branch back past a note committed now, and the file
+        done.busy = GitBusy(f"{stopped} is stopped on a conflict; {STOPPED}", STOPPED_HINT)
+        return done
     for note in notes:
         if here is None or (note.branch != here and _exists(config, note.branch)):
             continue  # detached, or on another branch: it waits for its own, while there is one

@@ -263,3 +263,31 @@ def test_a_remember_whose_own_note_changed_gets_no_warning_besides_its_error(
     said: list[str] = []
     assert commit_pending(config, None, said.append, raise_for=note).commits == {}
     assert said == [] and pending(config) == []
+
+
+def test_a_cherry_pick_stopped_on_a_conflict_gets_no_note_committed_into_it(
+    repo: NotesRepo,
+) -> None:
+    """remember, sync and share committed a pending note while `git cherry-pick A..B` waited
+    for the person to resolve a conflict: its `--abort` then said "You seem to have moved HEAD.
+    Not rewinding" and left the first pick and the conflict in place. The note now waits, and
+    the abort goes back where the cherry-pick began."""
+    repo.write("notes/start.md", "# Start\n\nThe first line.\n")
+    repo.commit("start note")
+    repo.git("checkout", "-q", "-b", "topic")
+    repo.write("notes/other.md", "# Other\n\nA note of the topic branch.\n")
+    repo.commit("topic one")
+    repo.write("notes/start.md", "# Start\n\nThe topic's line.\n")
+    repo.commit("topic two")
+    repo.git("checkout", "-q", "main")
+    repo.write("notes/start.md", "# Start\n\nMain's line.\n")
+    began = repo.commit("main")
+    assert "conflict" in repo.git("cherry-pick", "main..topic", check=False).lower()
+    config = _kept(repo)
+    done = finish_now(config, print)
+    assert done.commits == {} and done.busy is not None and len(pending(config)) == 1
+    assert done.busy.message.startswith("a cherry-pick is stopped on a conflict;")
+    assert _subjects(repo) == []
+    repo.git("cherry-pick", "--abort")
+    assert repo.git("rev-parse", "HEAD").strip() == began  # the first pick went too
+    assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
