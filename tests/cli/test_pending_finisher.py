@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -131,3 +132,39 @@ def test_a_finisher_gives_up_within_its_bound_while_git_holds_the_clone(repo: No
     assert said == ["the pending notes were not committed within 1 s (`memidx sync` commits them)"]
     assert finish_when_git_lets_go(config, said.append, limit=5.0) is True  # git let go
     assert _subjects(repo) == ["memidx remember: Held note", "start"]
+
+
+def test_a_hung_commit_lock_holder_leaves_the_note_pending_within_the_wait(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """commit.lock had no timeout: a memidx process that hung holding it (stopped with Ctrl-Z)
+    held every later `remember` for ever (killed after 25 s, measured). Now the remember waits
+    for it as for a busy git, then keeps its note pending and names the lock."""
+    from memidx.memory import remember as remember_module
+    from memidx.portable import file_lock
+
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 1.0)
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
+    config = load_config(repo.root, env={})
+    said: list[str] = []
+    answers: list[object] = []
+
+    def remember_behind_it() -> None:
+        answers.append(remember(config, "Hung lock note", BODY, notice=said.append).commit)
+
+    with file_lock(config.state_dir / "commit.lock"):  # the hung holder
+        thread = threading.Thread(target=remember_behind_it, daemon=True)
+        thread.start()
+        thread.join(timeout=15)  # a remember hung for ever goes on once the lock is let go
+        hung = thread.is_alive()
+    thread.join(timeout=30)
+    assert not hung and answers == [None], "the remember waited for commit.lock for ever"
+    lock = config.state_dir / "commit.lock"
+    assert len(said) == 1 and f"another memidx process held {lock} for 1 s" in said[0], said
+    assert "is written but not committed yet" in said[0] and len(pending(config)) == 1
+    assert finish_when_git_lets_go(config, said.append, limit=5.0)  # the lock let go
+    assert _subjects(repo) == ["memidx remember: Hung lock note", "start"]
+
+
+def _no_finisher(*_: object) -> None:
+    """No finisher started: this test commits the note itself."""
