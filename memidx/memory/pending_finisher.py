@@ -32,17 +32,14 @@ FINISHER_LOCK = "finisher.lock"  # in .memidx/pending-notes/: one finisher at a 
 def start_finisher(config: Config, notice: Callable[[str], None]) -> None:
     """Start the finisher for the notes pending in this clone, detached; one that cannot start
     is a warning line (the hooks, the next `remember` or `memidx sync` commit them still)."""
-    from memidx.children import start_detached
-    from memidx.drafts import open_to_append
+    from memidx.git.process import spawn_detached  # reaped by a process that lives on (MCP)
     from memidx.memory.pending_mark import FOLDER
 
     if not Path("/proc/self").is_dir():
         return  # no way to see a person's `git commit` under way: it could fail theirs
     argv = [sys.executable, "-m", "memidx.memory.pending_finisher", str(config.root)]
-    log = config.state_dir / FOLDER / LOG
     try:
-        with open_to_append(log) as out:
-            start_detached(argv, out)
+        spawn_detached(argv, config.state_dir / FOLDER / LOG)
     except OSError as exc:  # no process left under a limit, a full disk
         notice(f"warning: nothing could be started to commit it once git lets go: {exc}")
 
