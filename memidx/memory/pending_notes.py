@@ -6,7 +6,9 @@ editor do (memidx never moves HEAD under it), `git commit -a` or `git commit -- 
 .git/index.lock all the while, `git rebase -i` runs while its todo list is edited. A
 `remember` that finds the clone busy past its wait leaves its note pending rather than fail,
 and whoever next has the chance commits it: the post-* git hook that follows that command,
-the next `remember`, `memidx sync`. A `remember` killed mid-commit leaves its entry too.
+the finisher that `remember` starts (memidx/memory/pending_finisher.py: for a command that
+ends with no such hook), the next `remember`, `memidx sync`. None commits while a cherry-pick
+or revert is stopped on a conflict. A `remember` killed mid-commit leaves its entry too.
 
 An entry is committed only while its file is the very note remembered (note_state's
 the_same_note): one a person edited, staged otherwise or deleted meanwhile is theirs, and its
