@@ -47,7 +47,10 @@ def busy_with(root: Path) -> str | None:
         return "no git folder was found"
     if (folder / "index.lock").exists():
         return "git holds its index locked"
-    for name, what in (*STOPPED, *UNDER_WAY):
+    stopped = stopped_pick(folder)
+    if stopped:
+        return f"{stopped} is stopped on a conflict"
+    for name, what in UNDER_WAY:
         if (folder / name).exists():
             return f"{what} is under way"
     if committing(root):

@@ -48,6 +48,10 @@ def test_status_names_the_pending_notes_how_old_and_why_they_wait(repo: NotesRep
     assert data["uncommitted"] == [{"status": "??", "ref": REF}]  # as before
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
     assert note["why"] == COMMITTED_SOON  # git let go: the finisher or a sync commits it
+    (repo.root / ".git" / "CHERRY_PICK_HEAD").touch()  # as a pick stopped on a conflict leaves
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+    (repo.root / ".git" / "CHERRY_PICK_HEAD").unlink()
+    assert note["why"] == "a cherry-pick is stopped on a conflict"
     repo.git("checkout", "-q", "-b", "other")
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
     assert note["why"] == "its branch, main, is not checked out"
