@@ -125,3 +125,18 @@ def test_check_all_runs_the_other_checks_when_one_lacks_a_module(
     assert done.code == 1, done
     assert "notes/b.md:5: secret-assignment" in done.out.splitlines()
     assert done.err.splitlines()[-1] == said("yaml"), done.err
+
+
+@pytest.mark.parametrize("module", ["yaml", "numpy"])
+def test_the_mcp_server_says_a_missing_module_as_the_command_line_does(
+    repo: NotesRepo, module: str
+) -> None:
+    """Only the vectors extra's were said; any other module missing was taken for a bug."""
+    from memidx.config import Config
+    from memidx.mcp.serve import error_line
+
+    config = Config(root=repo.root, index_path=repo.root / ".memidx" / "index.sqlite")
+    missing = ModuleNotFoundError(f"No module named {module!r}", name=module)
+
+    assert error_line(missing, config) == f"memidx: error: {memidx.errors.missing_module(module)}"
+    assert module != "yaml" or error_line(missing, config) == said("yaml")
