@@ -61,9 +61,10 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
             continue
         try:
             lines, summary = run_check(hook, args, config, baseline, staged)
-        except (MemidxError, sqlite3.DatabaseError, OSError) as exc:
+        except (MemidxError, sqlite3.DatabaseError, OSError, ModuleNotFoundError) as exc:
             # the others still run: as three hooks, a damaged index's error did not hide a
-            # secret's refusal (which --no-verify, to get past the error, would then let in)
+            # secret's refusal (which --no-verify, to get past the error, would then let in);
+            # a module this interpreter lacks is main's one line (memidx.errors.missing_module)
             unable = unable or exc
             continue
         if lines:
