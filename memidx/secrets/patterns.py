@@ -175,16 +175,21 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
 
 
 OPENERS = {"}": "{", "]": "["}
+AFTER_CLOSE = ".!?)"  # after a flow collection's close: a sentence's end, a call's parenthesis
 
 
 def assigned_value(raw: str) -> str:
     """A value a keyword rule read, without the quotes and separators around it, nor the
     brackets it ends with that close a flow collection it sits in (`{api_key: v4lue}`, its
-    value read as `v4lue}`, was a reference by its brace; `${TOKEN}` closes its own)."""
+    value read as `v4lue}`, was a reference by its brace; `${TOKEN}` closes its own), nor
+    what ends a sentence or a call after them (`{api_key: v4lue}.`, `f({api_key: v4lue})`)."""
     value = raw.strip("\"'`,;")
-    while value[-1:] in OPENERS and value.count(value[-1]) > value.count(OPENERS[value[-1]]):
-        value = value[:-1].rstrip("\"'`,;")
-    return value
+    while True:
+        closed = value.rstrip(AFTER_CLOSE)
+        last = closed[-1:]
+        if last not in OPENERS or closed.count(last) <= closed.count(OPENERS[last]):
+            return value
+        value = closed[:-1].rstrip("\"'`,;")
 
 
 def real_password(value: str) -> bool:
