@@ -44,7 +44,7 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
     from memidx.githooks.checks import staged_notes
     from memidx.githooks.listed_names import framework_files
 
-    files = framework_files(config, args.files)  # under the framework: all staged
+    files = framework_files(config, args.files)  # under the framework: staged ones too
     if files is None:
         return 0  # a later part of the framework's run: its first part read every staged name
     args.files = files

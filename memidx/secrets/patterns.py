@@ -175,16 +175,32 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
 
 
 OPENERS = {"}": "{", "]": "["}
+AFTER_CLOSE = ".!?)"  # after a flow collection's close: a sentence's end, a call's parenthesis
+AROUND = "\"'`,;"  # the quotes and separators around a value
 
 
 def assigned_value(raw: str) -> str:
     """A value a keyword rule read, without the quotes and separators around it, nor the
     brackets it ends with that close a flow collection it sits in (`{api_key: v4lue}`, its
-    value read as `v4lue}`, was a reference by its brace; `${TOKEN}` closes its own)."""
-    value = raw.strip("\"'`,;")
-    while value[-1:] in OPENERS and value.count(value[-1]) > value.count(OPENERS[value[-1]]):
-        value = value[:-1].rstrip("\"'`,;")
-    return value
+    value read as `v4lue}`, was a reference by its brace; `${TOKEN}` closes its own), nor
+    what ends a sentence or a call after them (`{api_key: v4lue}.`, `f({api_key: v4lue})`).
+    Each character is looked at once: a bracket taken off at a time, the rest counted again
+    each time, took 13 s for `token=Zk9` and 100 KB of `}`."""
+    value = raw.strip(AROUND)
+    opened = {closer: value.count(opener) for closer, opener in OPENERS.items()}
+    closed = {closer: value.count(closer) for closer in OPENERS}
+    end = len(value)
+    while True:
+        cut = end
+        while cut and value[cut - 1] in AFTER_CLOSE:
+            cut -= 1
+        last = value[cut - 1 : cut]
+        if last not in OPENERS or closed[last] <= opened[last]:
+            return value[:end]
+        closed[last] -= 1
+        end = cut - 1
+        while end and value[end - 1] in AROUND:
+            end -= 1
 
 
 def real_password(value: str) -> bool:

@@ -203,3 +203,35 @@ def test_many_names_beyond_ascii_are_checked_in_one_run(tmp_path: Path) -> None:
         "then commit"
     ]
     assert runs.read_text().splitlines() == ["run"]  # one Python, and no framework after it
+
+
+def test_pre_commit_run_all_files_by_hand_says_a_staged_secret_once(machine: Machine) -> None:
+    """Past 128 KiB of names the framework runs the hook in parts: each part read every staged
+    name besides its own share, so a staged secret was refused in every part and again in the
+    part given its file (3,000 notes: three times)."""
+    stem = "the-espresso-machine-on-the-third-floor-needs-descaling-every-week-" * 2
+    for i in range(900):  # ~150 KiB of names: two parts
+        (machine.root / "notes" / f"{stem}{i:04d}.md").write_text(
+            f"# Espresso {i}\n\nThe espresso machine on floor {i} needs descaling every week.\n",
+            encoding="utf-8",
+        )
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "--no-verify", "-m", "espresso")
+    token = "ghp_" + "Zk9xQ7mL2pWq8xR4tY6u" * 2
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {token[:40]}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "notes/deploy.md")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+        cwd=machine.root,
+        env=machine.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.count("notes/deploy.md:5: github-token") == 1, done.stdout

@@ -227,6 +227,12 @@ def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -
         ("- [{password: Zk9xQ7mL2pWq8}]\n", ["Zk9xQ7mL2pWq8"]),
         ("{password: ${DB_PASSWORD}}\n", []),  # a reference closes its own brace
         ("{token: [see the docs]}\n", []),
+        # ... and one a sentence or a call closes after its brace: `}.` was a reference still
+        ("Set the client to {api_key: Zk9xQ7mL2pWq8}.\n", ["Zk9xQ7mL2pWq8"]),
+        ("Client({password: Zk9xQ7mL2pWq8})\n", ["Zk9xQ7mL2pWq8"]),
+        ("{password: ${DB_PASSWORD}}.\n", []),
+        ("{password: getpass()}.\n", []),
+        ("client = Client(api_key=settings.api_key)\n", []),  # a call's own parenthesis
     ],
 )
 def test_a_flow_collection_on_its_keys_line_is_read(text: str, found: list[str]) -> None:
