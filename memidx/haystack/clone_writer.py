@@ -198,11 +198,11 @@ def _in_head_kept(config: Config, folder: Path, memo: WalkMemo) -> Callable[[str
 def _history(config: Config, folder: Path) -> Callable[[], list[str]]:
     """_committed, for a writer that lost its memory: it numbers a new segment after the last
     name a commit holds, which a walk found is kept with the refs' state (never that it found
-    none)."""
-    memo = _walk_memo(config)
+    none). The refs' state is read at each ask: a writer lives as long as its process (a
+    `Haystack`), and a state read once named a walk of long ago."""
 
     def history() -> list[str]:
-        walked = memo()  # before the walk
+        walked = _walk_memo(config)()  # before the walk
         asked = question(
             "last committed", segment_ref(config, folder).encode("utf-8", "surrogateescape")
         )
