@@ -5,6 +5,7 @@ remote and two clones with memidx's hooks; no memidx command run by hand between
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -70,7 +71,8 @@ def test_index_writes_outside_an_autostash_start_no_memidx(
     machines: tuple[Machine, Machine, Path],
 ) -> None:
     """git writes its index at every add, status, reset and checkout: the shim starts memidx
-    for none of them (nor for `git stash pop`, whose own writes no autostash waits for)."""
+    for none of them (nor for `git stash pop` or `git stash apply` by hand, whose writes no
+    autostash waits for)."""
     a, _, started = machines
     filed_between_add_and_commit(a)
     a.note("idea.md", "Idea", "a note in the work tree")
@@ -79,6 +81,9 @@ def test_index_writes_outside_an_autostash_start_no_memidx(
     a.git("reset", "-q")
     a.git("stash", "-q")
     a.git("stash", "pop", "-q")
+    a.git("stash", "-q")
+    # as git runs it for an autostash (no `-c` before `stash`): no autostash waits
+    subprocess.run(["git", "stash", "apply", "-q"], cwd=a.root, env=a.env, check=True)
     a.git("checkout", "-q", "-b", "side")
     a.git("checkout", "-q", "main")
     assert index_change_syncs(started) == 0
