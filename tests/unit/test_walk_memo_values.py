@@ -132,3 +132,21 @@ def test_a_long_lived_writer_walks_again_once_a_ref_changed(
     third, _, _ = writer.append(new_record("turn", "echidna turn"))
 
     assert third.name == first.name.replace(".000.", ".002."), third.name
+
+
+def test_two_memos_of_one_state_keep_each_other_s_answers(tmp_path: Path) -> None:
+    """A sync's memo and its writer's (or two processes') read the file, then each kept an
+    answer: the second write was of its own answers alone, and the first one's was lost (the
+    walk or `git cat-file` ran again at the next sync)."""
+    first, second = WalkMemo(tmp_path, "state-1"), WalkMemo(tmp_path, "state-1")
+    first.learn("yes-question")
+    first.keep("size-question", "120")
+    second.keep("name-question", "2026-12-05.001.krd")
+    second.learn("other-yes")
+
+    again = WalkMemo(tmp_path, "state-1")
+    assert again.knows("yes-question") and again.knows("other-yes")
+    assert again.recall("size-question") == "120"
+    assert again.recall("name-question") == "2026-12-05.001.krd"
+    WalkMemo(tmp_path, "state-2").learn("newer")  # another state's file replaces it whole
+    assert not WalkMemo(tmp_path, "state-1").knows("yes-question")
