@@ -281,12 +281,13 @@ def _committed(config: Config, folder: Path) -> list[str]:
         return []
     from memidx.git.repo import GitRepo
 
-    ref = segment_ref(config, folder)
+    ref, repo = segment_ref(config, folder), GitRepo(config.root)
     # -z: names as they are; --reflog: commits no ref reaches; --full-history: the side
-    # parents too, as that of `git stash -u` holding the untracked files
-    out = GitRepo(config.root).run(
-        "log", "--all", "--reflog", "--full-history", "--format=", "--name-only", "-z",
-        "--", f"{ref}/", check=False,
+    # parents too, as that of `git stash -u` holding the untracked files; the autostash of a
+    # pull under way holds a segment `git add` staged, and its apply stops on a file put back
+    out = repo.run(
+        "log", "--all", "--reflog", *_autostashes(repo), "--full-history", "--format=",
+        "--name-only", "-z", "--", f"{ref}/", check=False,
     )  # fmt: skip
     names = out.decode("utf-8", "replace").replace("\n", "\0").split("\0")
     return [name.rsplit("/", 1)[-1] for name in names if name]
