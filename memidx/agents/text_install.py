@@ -157,6 +157,9 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
             return Change(one.path, True, original, before=found, edited=edited)
     if remove and not after.strip() and not linked(one.path):  # a link into dotfiles stays
         keep = one.whole and before != one.content  # nothing but memidx's: as if never installed
+        # lines the person put in memidx's block went with the file, unsaved (an `env` table
+        # with their key), while uninstall said "the backup keeps them"
+        keep = keep or bool(edited)
         return Change(one.path, True, backup=keep, before=found, edited=edited)
     return Change(one.path, True, after, before=found, edited=edited)
 
