@@ -68,9 +68,12 @@ def hooks_switches(cwd: Path) -> list[Switch]:
     settings, the project's, the user's and the system's defaults (the system's files where
     their variables move them)."""
     system, project, user, defaults = _settings_files(cwd)
-    trust = distrust_switch(trusted_folders(user_home()), project_root(cwd), [system, user])
+    trust = distrust_switch(
+        trusted_folders(user_home()), project_root(cwd), [system, user, defaults]
+    )
     files = (system, project, user, defaults)
-    return [trust, *(json_switch(path, ["hooksConfig", "enabled"], False) for path in files)]
+    enabled = ["hooksConfig", "enabled"]
+    return [trust, *(json_switch(path, enabled, False, comments=True) for path in files)]
 
 
 def _settings_files(cwd: Path) -> tuple[Path, Path, Path, Path]:
@@ -90,7 +93,7 @@ def skipped_hooks(cwd: Path) -> list[tuple[str, Path]]:
     that names it, in the order of memidx's events."""
     named: dict[str, Path] = {}
     for path in _settings_files(cwd):
-        for name in json_strings(path, ["hooksConfig", "disabled"]):
+        for name in json_strings(path, ["hooksConfig", "disabled"], comments=True):
             named.setdefault(name, path)
     ours = (f"memidx-{event}" for event in EVENTS)  # the `name` of each of memidx's hooks
     return [(name, named[name]) for name in ours if name in named]
@@ -98,6 +101,6 @@ def skipped_hooks(cwd: Path) -> list[tuple[str, Path]]:
 
 def install_warnings(cwd: Path) -> list[str]:
     """What install says besides: that Gemini CLI does not trust the project's folder."""
-    settings = [_system("SETTINGS", "settings.json"), user_home() / ".gemini" / "settings.json"]
-    said = untrusted_warning(user_home(), project_root(cwd), settings)
+    system, _, user, defaults = _settings_files(cwd)
+    said = untrusted_warning(user_home(), project_root(cwd), [system, user, defaults])
     return [said] if said else []

@@ -5,6 +5,7 @@ throwaway HOME."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -104,3 +105,90 @@ def test_memidx_codex_block_written_as_toml_allows_is_memidx_own(
 
     assert again.code == 0, again.err
     assert tomllib.loads(toml.read_text()) == theirs
+
+
+def gemini_home(user_home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A project with memidx's Gemini CLI install, and the system's settings files moved
+    into the test's HOME (none of this machine's /etc): the project and that folder."""
+    for variable in ("SETTINGS", "DEFAULTS"):
+        monkeypatch.setenv(f"GEMINI_CLI_SYSTEM_{variable}_PATH", str(user_home / variable))
+    project = project_in(user_home)
+    (user_home / ".gemini").mkdir()
+    return project, user_home
+
+
+def gemini_status(project: Path) -> dict[str, object]:
+    listed = run_in_process(project, "agent", "status", "--json")
+    assert listed.code == 0, listed.err
+    settings = str(project / ".gemini" / "settings.json")
+    return next(f for f in json.loads(listed.out)["files"] if f["path"] == settings)
+
+
+def test_gemini_files_with_comments_are_read_as_gemini_cli_reads_them(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI 0.61.0 reads trustedFolders.json and its settings past // comments
+    (`gemini mcp list` then says the server is "Disabled"): memidx gave such a file up as
+    unreadable, and said nothing of a folder the person had told Gemini not to trust, nor of
+    hooks switched off there."""
+    project, home = gemini_home(user_home, monkeypatch)
+    trust = home / ".gemini" / "trustedFolders.json"
+    trust.write_text(f'{{\n  // mine\n  "{project}": "DO_NOT_TRUST"\n}}\n')
+
+    told = run_in_process(project, "agent", "install", "gemini")
+
+    assert told.code == 0, told.err
+    assert f"you told Gemini CLI not to trust {project.resolve()} ({trust})" in told.err
+    assert gemini_status(project)["hooks_off"] == str(trust)
+    trust.unlink()
+    system = home / "SETTINGS"  # no file of memidx's (status names those it cannot edit)
+    system.write_text(
+        '{\n  // no hooks for now\n  "hooksConfig": {"enabled": false,'
+        ' "disabled": ["memidx-AfterAgent"]}\n}\n'
+    )
+    found = gemini_status(project)
+    assert found["hooks_off"] == str(system)
+    assert found["hooks_skipped"] == [{"hook": "memidx-AfterAgent", "file": str(system)}]
+
+
+def test_folder_trust_switched_off_in_gemini_system_defaults_is_no_untrusted_folder(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI 0.61.0 takes `security.folderTrust.enabled` from the system's settings, the
+    user's and the system's defaults: memidx read the first two only, and warned of a folder
+    left untrusted where Gemini asks of none."""
+    project, home = gemini_home(user_home, monkeypatch)
+    (home / "DEFAULTS").write_text('{"security": {"folderTrust": {"enabled": false}}}')
+
+    done = run_in_process(project, "agent", "install", "gemini")
+
+    assert done.code == 0, done.err
+    assert "trust" not in done.err
+
+
+@pytest.mark.parametrize(
+    ("rules", "trusted"),
+    [
+        ({"{project}/sub": "TRUST_PARENT", "{home}": "DO_NOT_TRUST"}, True),
+        ({"{project}": "TRUST_PARENT"}, True),  # its parent: the home, which holds it
+        ({"{home}": "TRUST_FOLDER", "{project}": "DO_NOT_TRUST"}, False),
+        ({"{project}": "DO_NOT_TRUST", "{home}": "TRUST_FOLDER"}, False),  # the longest wins
+        ({"{project}/sub": "TRUST_FOLDER"}, None),  # a folder inside it: not asked yet
+    ],
+)
+def test_gemini_trust_rules_are_read_as_gemini_cli_reads_them(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch, rules: dict[str, str], trusted: bool | None
+) -> None:
+    """The rule with the longest path that holds the folder decides (a TRUST_PARENT rule's
+    path holds its parent folder), as Gemini CLI 0.61.0's isPathTrusted reads them."""
+    project, home = gemini_home(user_home, monkeypatch)
+    trust = home / ".gemini" / "trustedFolders.json"
+    trust.write_text(
+        json.dumps({r.format(project=project, home=home): v for r, v in rules.items()})
+    )
+
+    done = run_in_process(project, "agent", "install", "gemini")
+
+    assert done.code == 0, done.err
+    assert ("you told Gemini CLI not to trust" in done.err) == (trusted is False)
+    assert ("is not trusted yet" in done.err) == (trusted is None)
