@@ -40,7 +40,7 @@ def added_to_block(text: str) -> str:
         read = _read(lines[at : at + span])
         header = lines[at].lstrip().startswith("[")
         ours = ours and (not header or read == {"mcp_servers": {SERVER: {}}})
-        if not (ours and (header or (read is not None and len(read) == 1 and _own(read)))):
+        if not (ours and (header or _own(read, lines[at]))):
             added.extend(lines[at : at + span])
         else:
             added.extend(f"{note}\n" for one in lines[at : at + span] if (note := comment(one)))
@@ -51,8 +51,16 @@ def added_to_block(text: str) -> str:
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")  # a line and its \n (splitlines cuts at U+2028 too)
 
 
-def _own(read: dict[str, object]) -> bool:
-    return next(iter(read)) in _OWN_KEYS
+def _own(read: dict[str, object] | None, line: str) -> bool:
+    """Whether a key and value of memidx's table (`read`, from `line` on) is its command or
+    args; one that is no TOML by the line's start (an earlier memidx wrote a path's emoji as
+    `\\ud83d\\ude00`, which TOML forbids: installing again writes it anew)."""
+    if read is None:
+        return _OWN_LINE.match(line) is not None
+    return len(read) == 1 and next(iter(read)) in _OWN_KEYS
+
+
+_OWN_LINE = re.compile(r'[ \t]*"?(command|args)"?[ \t]*=')
 
 
 def _read(lines: list[str]) -> dict[str, object] | None:

@@ -183,8 +183,11 @@ def _install_mcp(path: Path, portable: bool):
         after = put_block(text, body)
         try:  # never write a file Codex could not read
             _toml(after)
-        except tomllib.TOMLDecodeError as exc:  # the file is valid: memidx's table is what fails
-            raise MemidxError(
+        except tomllib.TOMLDecodeError as exc:
+            # a line of the person's in memidx's block that is no TOML stays, and the file is
+            # named as such (it was blamed on an inline mcp_servers table)
+            _parsed(text, path)
+            raise MemidxError(  # the file is valid: memidx's table is what fails
                 f"{path}: memidx cannot add [mcp_servers.{SERVER}] to it: {exc}",
                 "write mcp_servers as [mcp_servers.<name>] tables, not one inline table, or add"
                 " memidx's server by hand: memidx left every file alone",

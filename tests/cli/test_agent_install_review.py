@@ -192,3 +192,41 @@ def test_gemini_trust_rules_are_read_as_gemini_cli_reads_them(
     assert done.code == 0, done.err
     assert ("you told Gemini CLI not to trust" in done.err) == (trusted is False)
     assert ("is not trusted yet" in done.err) == (trusted is None)
+
+
+def test_an_earlier_memidx_block_naming_an_emoji_as_surrogates_is_written_anew(
+    user_home: Path,
+) -> None:
+    """An earlier memidx wrote an emoji in a clone's path as `\\ud83d\\ude00` (json.dumps),
+    which TOML forbids: its command line reads as no TOML, and must still be memidx's to
+    write again, not a line of the person's kept beside memidx's new one."""
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    toml = user_home / ".codex" / "config.toml"
+    lines = toml.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("command = "))
+    lines[at] = 'command = "/home/me/clone \\ud83d\\ude00/.venv/bin/memidx"\n'
+    toml.write_text("".join(lines))
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert again.code == 0, again.err
+    assert "\\ud83d" not in toml.read_text()
+    assert tomllib.loads(toml.read_text())["mcp_servers"]["memidx"]["command"] != ""
+
+
+def test_a_line_of_the_persons_in_memidx_codex_block_that_is_no_toml_is_named_so(
+    user_home: Path,
+) -> None:
+    """Install kept the line and blamed the file's `mcp_servers` being one inline table."""
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    toml = user_home / ".codex" / "config.toml"
+    toml.write_text(block_holding(toml, "startup_timeout_sec =\n"))
+    theirs = toml.read_text()
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert again.code == 1 and toml.read_text() == theirs
+    assert again.err.startswith(f"memidx: error: {toml}: not valid TOML: ")
+    assert again.err.count("\n") == 1 and "inline table" not in again.err
