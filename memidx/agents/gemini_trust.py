@@ -42,7 +42,7 @@ def trust_level(text: str, path: Path, folder: Path) -> str | None:
 def _holds(where: Path, folder: Path) -> bool:
     try:
         return folder.resolve().is_relative_to(where.resolve())
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # a rule's path with a NUL: install's traceback
         return False
 
 

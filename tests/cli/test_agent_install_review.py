@@ -230,3 +230,19 @@ def test_a_line_of_the_persons_in_memidx_codex_block_that_is_no_toml_is_named_so
     assert again.code == 1 and toml.read_text() == theirs
     assert again.err.startswith(f"memidx: error: {toml}: not valid TOML: ")
     assert again.err.count("\n") == 1 and "inline table" not in again.err
+
+
+def test_a_trust_rule_whose_path_holds_a_nul_is_no_traceback(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`{"/tmp/a\\u0000b": "TRUST_FOLDER"}` is JSON, which Gemini CLI reads (it holds no
+    folder): install wrote its files, then ended in a traceback (ValueError: embedded null
+    byte), exit 1."""
+    project, home = gemini_home(user_home, monkeypatch)
+    trust = home / ".gemini" / "trustedFolders.json"
+    trust.write_text('{"/tmp/a\\u0000b": "TRUST_FOLDER"}')
+
+    done = run_in_process(project, "agent", "install", "gemini")
+
+    assert done.code == 0, done.err
+    assert "Traceback" not in done.err and "is not trusted yet" in done.err
