@@ -33,13 +33,13 @@ def added_to_block(text: str) -> str:
     block = _block(text)
     lines = [] if block is None else _LINE.findall(block)[1:-1]
     added: list[str] = []
-    ours = True  # memidx's table: its command and args are memidx's to write again
+    ours = True  # in memidx's table: its command and args are memidx's to write again
     at = 0
     while at < len(lines):
         span = _value_span(lines, at)
         read = _read(lines[at : at + span])
         header = lines[at].lstrip().startswith("[")
-        ours = ours and (not header or read == {"mcp_servers": {SERVER: {}}})
+        ours = read == {"mcp_servers": {SERVER: {}}} if header else ours  # a table of yours first
         if not (ours and (header or _own(read, lines[at]))):
             added.extend(lines[at : at + span])
         else:

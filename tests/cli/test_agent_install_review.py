@@ -246,3 +246,24 @@ def test_a_trust_rule_whose_path_holds_a_nul_is_no_traceback(
 
     assert done.code == 0, done.err
     assert "Traceback" not in done.err and "is not trusted yet" in done.err
+
+
+def test_a_table_of_the_persons_above_memidx_own_in_its_codex_block_stays(
+    user_home: Path,
+) -> None:
+    """A server of the person's put in memidx's block above memidx's table made every line
+    below it the person's: install wrote its table again beside them, declared twice, and
+    refused the file (`Cannot declare ('mcp_servers', 'memidx') twice`)."""
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    toml = user_home / ".codex" / "config.toml"
+    mine = '[mcp_servers.mine]\ncommand = "my-server"\n'
+    toml.write_text(
+        toml.read_text().replace("[mcp_servers.memidx]\n", mine + "[mcp_servers.memidx]\n")
+    )
+    theirs = tomllib.loads(toml.read_text())
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert again.code == 0, again.err
+    assert tomllib.loads(toml.read_text()) == theirs
