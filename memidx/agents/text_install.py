@@ -9,6 +9,7 @@ from pathlib import Path
 
 from memidx.agents.config_text import earlier_text, linked, read_found, refuse_read_only
 from memidx.agents.install import Change
+from memidx.agents.json_text import BOM
 from memidx.errors import MemidxError
 from memidx.frozen import Value
 
@@ -48,7 +49,9 @@ class Unended(MemidxError):
 def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int] | None:
     """(start, stop) offsets of memidx's block with its marker lines, None when absent."""
     start = text.find(begin)
-    if start < 0 or (start > 0 and text[start - 1] != "\n"):
+    # first in the file, or after a byte-order mark an editor put first (Windows' Notepad
+    # saving a config.toml memidx made): install took the block for someone else's table
+    if start < 0 or (start > 0 and text[start - 1] != "\n" and text[:start] != BOM):
         return None
     stop = text.find(end, start)
     if stop < 0:

@@ -267,3 +267,22 @@ def test_a_table_of_the_persons_above_memidx_own_in_its_codex_block_stays(
 
     assert again.code == 0, again.err
     assert tomllib.loads(toml.read_text()) == theirs
+
+
+def test_a_codex_config_memidx_made_saved_with_a_byte_order_mark_stays_memidx(
+    user_home: Path,
+) -> None:
+    """An editor that saves UTF-8 with a byte-order mark put it before memidx's first marker
+    line: install took the block for a table memidx did not add (exit 1), uninstall left it."""
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    toml = user_home / ".codex" / "config.toml"
+    toml.write_text("\ufeff" + toml.read_text())
+    marked = toml.read_text()
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert again.code == 0 and toml.read_text() == marked, again.err
+    done = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+    assert done.code == 0, done.err
+    assert "mcp_servers" not in (toml.read_text() if toml.exists() else "")
