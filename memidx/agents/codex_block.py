@@ -48,6 +48,7 @@ def added_to_block(text: str) -> str:
     return "".join(added)
 
 
+_OPENS = re.compile(r"\[|\"\"\"|'''")  # what a value over several lines starts with
 _LINE = re.compile(r"[^\n]*\n|[^\n]+$")  # a line and its \n (splitlines cuts at U+2028 too)
 
 
@@ -74,6 +75,8 @@ def _value_span(lines: list[str], at: int) -> int:
     """How many lines the key and value (or the table header) at `lines[at]` take (an array
     or a multi-line string written over several lines); 1 when no run of lines from there
     reads as TOML."""
+    if not _OPENS.search(lines[at]):  # no array or multi-line string starts there: one line
+        return 1  # (each broken line cost a parse of every run of lines after it: 800, 9 s)
     for count in range(1, len(lines) - at + 1):
         if _read(lines[at : at + count]) is not None:
             return count
