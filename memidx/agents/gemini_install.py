@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 from memidx.agents.entries import (
@@ -55,10 +56,21 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     return [combined(hooks_file(path, NAME, hooks), mcp_file(path, NAME, server))]
 
 
-def _system(variable: str, default: str) -> Path:
-    return Path(
-        os.environ.get(f"GEMINI_CLI_SYSTEM_{variable}_PATH") or f"/etc/gemini-cli/{default}"
-    )
+def _system_settings() -> Path:
+    """The system's settings file, where Gemini CLI 0.61.0 looks for it."""
+    moved = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+    if moved:
+        return Path(moved)
+    if sys.platform == "darwin":
+        return Path("/Library/Application Support/GeminiCli/settings.json")
+    return Path("/etc/gemini-cli/settings.json")
+
+
+def _system_defaults() -> Path:
+    """The system's defaults, beside its settings unless moved (they were read from /etc
+    whatever GEMINI_CLI_SYSTEM_SETTINGS_PATH said, and on macOS too)."""
+    moved = os.environ.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+    return Path(moved) if moved else _system_settings().with_name("system-defaults.json")
 
 
 def hooks_switches(cwd: Path) -> list[Switch]:
@@ -80,10 +92,10 @@ def _settings_files(cwd: Path) -> tuple[Path, Path, Path, Path]:
     """Gemini CLI's settings files, highest precedence first: the system's, the project's,
     the user's, the system's defaults."""
     return (
-        _system("SETTINGS", "settings.json"),
+        _system_settings(),
         project_root(cwd) / ".gemini" / "settings.json",
         user_home() / ".gemini" / "settings.json",
-        _system("DEFAULTS", "system-defaults.json"),
+        _system_defaults(),
     )
 
 

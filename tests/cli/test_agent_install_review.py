@@ -286,3 +286,21 @@ def test_a_codex_config_memidx_made_saved_with_a_byte_order_mark_stays_memidx(
     done = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
     assert done.code == 0, done.err
     assert "mcp_servers" not in (toml.read_text() if toml.exists() else "")
+
+
+def test_gemini_system_defaults_are_read_beside_the_system_settings_moved(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI 0.61.0 reads its system defaults beside its system settings
+    (`GEMINI_CLI_SYSTEM_SETTINGS_PATH` moves both unless GEMINI_CLI_SYSTEM_DEFAULTS_PATH is
+    set): memidx read /etc/gemini-cli/system-defaults.json whatever the variable said."""
+    monkeypatch.delenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", raising=False)
+    system = user_home / "system"
+    system.mkdir()
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(system / "settings.json"))
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "gemini").code == 0
+    defaults = system / "system-defaults.json"
+    defaults.write_text('{"hooksConfig": {"enabled": false}}')
+
+    assert gemini_status(project)["hooks_off"] == str(defaults)
