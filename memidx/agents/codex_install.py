@@ -204,8 +204,10 @@ def _mcp_state(path: Path):
         servers = _parsed(text, path).get("mcp_servers")
         if servers is not None and not isinstance(servers, dict):
             raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
-        if text and find_block(remarked(text.replace("\r\n", "\n"))) is not None:
-            return [f"MCP server {SERVER}"]
+        marked = remarked(text.replace("\r\n", "\n"))
+        if text and find_block(marked) is not None:  # one running a command of the person's,
+            yours = block_flags(marked) is None  # which install leaves, was called memidx's
+            return [f"MCP server {SERVER}" + " (in memidx's block, running yours)" * yours]
         if isinstance(servers, dict) and SERVER in servers:  # install leaves it, and says so
             return [f"MCP server {SERVER} (hand-written, not memidx's block)"]
         return []

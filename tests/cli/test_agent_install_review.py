@@ -304,3 +304,21 @@ def test_gemini_system_defaults_are_read_beside_the_system_settings_moved(
     defaults.write_text('{"hooksConfig": {"enabled": false}}')
 
     assert gemini_status(project)["hooks_off"] == str(defaults)
+
+
+def test_status_says_memidx_codex_block_runs_the_persons_command(user_home: Path) -> None:
+    """Install leaves a block whose command the person changed (exit 1), and status went on
+    listing it as memidx's MCP server."""
+    project = project_in(user_home)
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    toml = user_home / ".codex" / "config.toml"
+    lines = toml.read_text().splitlines(keepends=True)
+    toml.write_text(
+        "".join('command = "my-server"\n' if x.startswith("command = ") else x for x in lines)
+    )
+
+    listed = run_in_process(project, "agent", "status", "--json")
+
+    assert listed.code == 0, listed.err
+    found = next(f for f in json.loads(listed.out)["files"] if f["path"] == str(toml))
+    assert found["installed"] == ["MCP server memidx (in memidx's block, running yours)"]
