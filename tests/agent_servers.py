@@ -1,7 +1,8 @@
 """The recall servers (`memidx -C MEMORY agent serve`) that agents' hooks start in the background
 for a test's memory (memidx/agents/recall_client.py, start): detached, in a session of their
 own, they are no child of the test and outlived it, and the suite, by their idle time. Found
-by their command line (Linux's /proc), else by the `recall.pid` each writes in its memory."""
+by their command line (Linux's /proc), else by the `recall.pid` each writes in its memory,
+its process's command line (`ps`) naming that memory: nothing else is ever signalled."""
 
 from __future__ import annotations
 
