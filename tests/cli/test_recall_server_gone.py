@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -69,7 +69,7 @@ def test_a_server_replaced_after_its_index_was_deleted_leaves_the_new_ones_socke
 
 
 @contextmanager
-def serving_process(root: Path, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+def serving_process(root: Path, env: dict[str, str]) -> Generator[subprocess.Popen[bytes]]:
     """`memidx -C root agent serve` as a prompt hook starts it; stopped at the end."""
     argv = [sys.executable, "-m", "memidx", "-C", str(root), "agent", "serve"]
     process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL)
