@@ -110,8 +110,26 @@ def test_a_worktree_whose_path_has_a_colon_is_told_to_move_for_a_venv(tmp_path: 
     assert done.code == 1, done
     assert done.err == (
         f"memidx: error: yaml is not installed for {tmp_path}/main/.venv/bin/python, which "
-        f"memidx needs (move {wt} to a path without a `:` (`git worktree move`), then "
-        "`make venv`)\n"
+        f"memidx needs (move {wt} to a path without a `:` (`git worktree move` for a "
+        "worktree), then `make venv`)\n"
+    )
+
+
+def test_no_python_for_a_worktree_whose_path_has_a_colon_is_told_to_move_it(
+    tmp_path: Path,
+) -> None:
+    """With no .venv in the main checkout either, the trace said to run `make install`, which
+    stops at once in a path with a `:`."""
+    wt = worktree(tmp_path, dependencies=False, name="w:t")
+    shutil.rmtree(tmp_path / "main" / ".venv")
+
+    done = hook(wt, wt, "hook", "post-commit")
+
+    assert done.code == 0, done  # a post-* hook never fails the git operation
+    assert done.err == (
+        f"memidx: hook post-commit: cannot run memidx: no Python at {wt}/.venv/bin/python "
+        f"(move {wt} to a path without a `:` (`git worktree move` for a worktree), then run "
+        "make install, then make reconcile)\n"
     )
 
 
