@@ -32,10 +32,15 @@ def missing_module_error(name: str | None) -> MemidxError | None:
     from pathlib import Path
 
     clone = Path(__file__).parent.parent  # where this memidx's code is (not a link's target)
-    if (clone / "Makefile").is_file() and (clone / "pyproject.toml").is_file():
-        todo = f"run `make venv` in {clone}"
-    else:
+    if not (clone / "Makefile").is_file() or not (clone / "pyproject.toml").is_file():
         todo = f"reinstall memidx for {sys.executable}"
+    elif ":" in str(clone):  # `make venv` refuses there: no virtualenv works in such a path
+        todo = (
+            f"move {clone} to a path without a `:` (`git worktree move` for a worktree), then "
+            "`make venv`"
+        )
+    else:
+        todo = f"run `make venv` in {clone}"
     return MissingModule(f"{name} is not installed for {sys.executable}, which memidx needs", todo)
 
 

@@ -18,6 +18,8 @@ OLDER = (
     "print(\"memidx check: error: argument check: invalid choice: 'all'\", file=sys.stderr)\n"
     "raise SystemExit(2)\n"
 )
+# front matter only PyYAML reads (an anchor)
+TAGGED = "---\ntitle: 'Tagged: {wsl}'\nseen: &first 2026\n---\n\nvmmem grows until it is capped\n"
 
 
 def worktree(tmp_path: Path, *, dependencies: bool, name: str = "wt") -> Path:
@@ -83,10 +85,7 @@ def test_a_worktree_runs_its_own_memidx_with_the_main_checkouts_interpreter(
 
 def test_a_dependency_the_borrowed_interpreter_lacks_is_one_line(tmp_path: Path) -> None:
     wt = worktree(tmp_path, dependencies=False)
-    (wt / "notes" / "tagged.md").write_text(
-        # front matter only PyYAML reads (an anchor)
-        "---\ntitle: 'Tagged: {wsl}'\nseen: &first 2026\n---\n\nvmmem grows until it is capped\n"
-    )
+    (wt / "notes" / "tagged.md").write_text(TAGGED)
     subprocess.run(["git", "add", "notes/tagged.md"], cwd=wt, env=clean_env(), check=True)
 
     done = hook(wt, wt, "check", "all", "notes/tagged.md")
@@ -96,6 +95,41 @@ def test_a_dependency_the_borrowed_interpreter_lacks_is_one_line(tmp_path: Path)
     assert done.err == (
         f"memidx: error: yaml is not installed for {tmp_path}/main/.venv/bin/python, which "
         f"memidx needs (run `make venv` in {wt})\n"
+    )
+
+
+def test_a_worktree_whose_path_has_a_colon_is_told_to_move_for_a_venv(tmp_path: Path) -> None:
+    """`make venv` refuses a path with a `:` (no virtualenv works there: the Makefile says
+    so): the line told such a worktree to run it."""
+    wt = worktree(tmp_path, dependencies=False, name="w:t")
+    (wt / "notes" / "tagged.md").write_text(TAGGED)
+    subprocess.run(["git", "add", "notes/tagged.md"], cwd=wt, env=clean_env(), check=True)
+
+    done = hook(wt, wt, "check", "all", "notes/tagged.md")
+
+    assert done.code == 1, done
+    assert done.err == (
+        f"memidx: error: yaml is not installed for {tmp_path}/main/.venv/bin/python, which "
+        f"memidx needs (move {wt} to a path without a `:` (`git worktree move` for a "
+        "worktree), then `make venv`)\n"
+    )
+
+
+def test_no_python_for_a_worktree_whose_path_has_a_colon_is_told_to_move_it(
+    tmp_path: Path,
+) -> None:
+    """With no .venv in the main checkout either, the trace said to run `make install`, which
+    stops at once in a path with a `:`."""
+    wt = worktree(tmp_path, dependencies=False, name="w:t")
+    shutil.rmtree(tmp_path / "main" / ".venv")
+
+    done = hook(wt, wt, "hook", "post-commit")
+
+    assert done.code == 0, done  # a post-* hook never fails the git operation
+    assert done.err == (
+        f"memidx: hook post-commit: cannot run memidx: no Python at {wt}/.venv/bin/python "
+        f"(move {wt} to a path without a `:` (`git worktree move` for a worktree), then run "
+        "make install, then make reconcile)\n"
     )
 
 
