@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND, PRIVATE_STAND_IN, private_ranges
+from memidx.secrets.identifiers import names_a_secret
 
 # Kinds detect-secrets 1.5.0 has no plugin for (each has a test in tests/unit/test_secrets.py).
 OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -165,11 +166,11 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     """Whether a value assigned to a secret-sounding name is one: long enough, no
     placeholder (`<your-token-here>`, `${TOKEN}`, `changeme`, `xxxx`), no reference to
     something else (`os.environ[...]`, `settings.password`, a path), mixed characters and
-    enough entropy (the library's measure over the base64 alphabet)."""
+    enough entropy (the library's measure over the base64 alphabet), no variable's name."""
     value = value.strip("\"'`,;.")
     if len(value) < 8 or value.startswith("[REDACTED:"):
         return False
-    if PLACEHOLDER_WORDS.match(value) or REFERENCE.search(value):
+    if PLACEHOLDER_WORDS.match(value) or REFERENCE.search(value) or names_a_secret(value):
         return False
     return character_classes(value) >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
 
