@@ -27,6 +27,12 @@ VALUE = "hunter2secret"
         f'Deploy\n\npassword = "{VALUE}\nand the next line',  # a message's line
         f'Deploy\r\n\r\npassword = "{VALUE}\r\nand the next line\r\n',  # saved with CRLF
         f'{"x " * 150}password = "{VALUE}',  # a long line, read in windows
+        # the brackets a call or a collection closes it with are no part of it: read with
+        # them, the value was a reference by its `)`
+        f'db.connect(user="app", password="{VALUE})',
+        f'connect(password="{VALUE});',
+        f"login(token=`{VALUE}))",
+        f'creds = [{{"password": "{VALUE}}}]',
     ],
 )
 def test_a_value_left_open_at_its_lines_end_is_found(text: str) -> None:
@@ -55,11 +61,15 @@ def test_closing_a_value_moves_nothing_before_it() -> None:
 
     assert closed_at_end(line) == f'password = "{VALUE}"  '
     assert closed_at_end('password = "v4lue" and more') == 'password = "v4lue" and more'
+    assert closed_at_end('f(password="v4(l)ue]);') == 'f(password="v4(l)ue"]);'
+    assert closed_at_end('f(password="${PW}")') == 'f(password="${PW}")'  # closed already
+    assert closed_at_end('password = "${PW}') == 'password = "${PW}"'  # its own brace
+    assert closed_at_end('password = ")') == 'password = ")"'  # nothing else: as it was
 
 
-def test_a_long_line_of_quotes_is_read_in_linear_time() -> None:
+@pytest.mark.parametrize(("head", "unit"), [("", 'password = "ab '), ('password = "ab', ")")])
+def test_a_long_line_of_quotes_is_read_in_linear_time(head: str, unit: str) -> None:
     find_secrets("password = warm")  # the plugins loaded before timing
-    unit = 'password = "ab '
-    small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
+    small, large = (head + (unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
     ratio = fastest(large) / max(fastest(small), 1e-4)
     assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
