@@ -175,16 +175,16 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     return character_classes(value) >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
 
 
-OPENERS = {"}": "{", "]": "["}
-AFTER_CLOSE = ".!?)"  # after a flow collection's close: a sentence's end, a call's parenthesis
+OPENERS = {"}": "{", "]": "[", ")": "("}
+AFTER_CLOSE = ".!?"  # after a collection's or a parenthesis's close: a sentence's end
 AROUND = "\"'`,;"  # the quotes and separators around a value
 
 
 def assigned_value(raw: str) -> str:
     """A value a keyword rule read, without the quotes and separators around it, nor the
-    brackets it ends with that close a flow collection it sits in (`{api_key: v4lue}`, its
-    value read as `v4lue}`, was a reference by its brace; `${TOKEN}` closes its own), nor
-    what ends a sentence or a call after them (`{api_key: v4lue}.`, `f({api_key: v4lue})`).
+    brackets it ends with that close a flow collection or a parenthesis it sits in
+    (`{api_key: v4lue}`, `(password: v4lue)`, its value read as `v4lue}`, `v4lue)`, was a
+    reference by its bracket; `${TOKEN}` closes its own), nor a sentence's end after them.
     Each character is looked at once: a bracket taken off at a time, the rest counted again
     each time, took 13 s for `token=Zk9` and 100 KB of `}`."""
     value = raw.strip(AROUND)

@@ -353,3 +353,20 @@ def test_a_variable_named_after_a_secret_is_no_secret(line: str, found: list[str
     """Code gives a secret's key the variable holding it: `password = DB_PASSWORD`, mixed
     characters and entropy enough, was refused as a secret."""
     assert [line[f.start : f.end] for f in find_secrets(line, allow=True)] == found
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("The staging DB (password: Zk9xQ7mL2pWq8) is shared.\n", ["Zk9xQ7mL2pWq8"]),
+        ("Log in as admin (password=Zk9xQ7mL2pWq8).\n", ["Zk9xQ7mL2pWq8"]),
+        ("login(user, password=Zk9xQ7mL2pWq8)\n", ["Zk9xQ7mL2pWq8"]),  # as before a `,`
+        ("login(password=getpass.getpass())\n", []),  # a call's own parentheses
+        ("secret = get_secret(name)\n", []),
+        ("(token: ${API_TOKEN})\n", []),
+    ],
+)
+def test_a_value_a_parenthesis_closes_is_read_without_it(line: str, found: list[str]) -> None:
+    """A value in parentheses was read with the `)` that closes them, a reference by it: a
+    password in a parenthesis of prose went into the commit."""
+    assert [line[f.start : f.end] for f in find_secrets(line, allow=True)] == found
