@@ -82,21 +82,4 @@ def closed_at_end(line: str) -> str:
     match = UNCLOSED.search(line)
     if match is None:
         return line
-    end = _value_end(line, match.start() + 1, match.end())
-    return line[:end] + match.group(1) + line[end:]
-
-
-OPENING = {")": "(", "]": "[", "}": "{"}
-
-
-def _value_end(line: str, start: int, end: int) -> int:
-    """Where the open value line[start:end] ends: before the brackets it ends with that close
-    none it opened, and a `;` or `,` among them (`connect(password="v4lue)`: read with the
-    call's `)`, the value was a reference, and let through)."""
-    run = line[start:end]
-    unopened = {closer: run.count(closer) - run.count(opener) for closer, opener in OPENING.items()}
-    cut = end
-    while cut > start + 1 and (line[cut - 1] in ";," or unopened.get(line[cut - 1], 0) > 0):
-        unopened[line[cut - 1]] = unopened.get(line[cut - 1], 0) - 1
-        cut -= 1
-    return cut
+    return line[: match.end()] + match.group(1) + line[match.end() :]
