@@ -4,15 +4,17 @@ Code pasted into a note or a turn gives a secret-sounding key a variable, named 
 holds: `fetch(url, {token: authToken})`, `{password: userPassword};`, `password = DB_PASSWORD`.
 Mixed case and enough entropy, each was refused as a secret (a user cannot commit the snippet
 without an allow marker). A value of letters only, in words split by case or `_`, one of them
-a secret's (`auth`, `token`, `password`, `secret`, `key`...), is such a name. A passphrase of
-words without one (`correctHorseBattery`) and any value with a digit or a sign are judged as
-before."""
+a secret's (`auth`, `token`, `password`, `secret`, `key`...), is such a name when it is
+written as code names a variable: from a small letter on (`authToken`, `auth_token`), or in
+capitals (`DB_PASSWORD`). A passphrase of words without such a word (`correctHorseBattery`),
+one from a capital on (`SuperSecret`, a password of a development setup) and any value with a
+digit or a sign are judged as before."""
 
 from __future__ import annotations
 
 import re
 
-IDENTIFIER = re.compile(r"[A-Za-z]+(?:_[A-Za-z]+)*+")
+IDENTIFIER = re.compile(r"[a-z][A-Za-z]*+(?:_[A-Za-z]++)*+|[A-Z]++(?:_[A-Z]++)++")
 # a word: a capital and small letters (`Token`), small letters, or capitals not followed by a
 # small letter (`DB`, `AUTH` in `AUTHToken`)
 WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")

@@ -345,6 +345,7 @@ def test_allow_marked_keys_nested_in_a_block_are_read_once(
         ("token: auth_token\n", []),
         ("const secret = process.env.X || clientSecret;\n", []),
         ("password: correctHorseBattery\n", ["correctHorseBattery"]),  # a passphrase
+        ("POSTGRES_PASSWORD: SuperSecret\n", ["SuperSecret"]),  # no variable's way of naming
         ("token = authToken2x\n", ["authToken2x"]),  # a digit: no variable's name of words
         ("api_key = ZkxqWpLmRtYuNv\n", ["ZkxqWpLmRtYuNv"]),  # letters, none a secret word
     ],
