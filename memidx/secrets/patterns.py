@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND, PRIVATE_STAND_IN, private_ranges
+from memidx.secrets.identifiers import names_a_secret
 
 # Kinds detect-secrets 1.5.0 has no plugin for (each has a test in tests/unit/test_secrets.py).
 OWN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -165,25 +166,25 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     """Whether a value assigned to a secret-sounding name is one: long enough, no
     placeholder (`<your-token-here>`, `${TOKEN}`, `changeme`, `xxxx`), no reference to
     something else (`os.environ[...]`, `settings.password`, a path), mixed characters and
-    enough entropy (the library's measure over the base64 alphabet)."""
+    enough entropy (the library's measure over the base64 alphabet), no variable's name."""
     value = value.strip("\"'`,;.")
     if len(value) < 8 or value.startswith("[REDACTED:"):
         return False
-    if PLACEHOLDER_WORDS.match(value) or REFERENCE.search(value):
+    if PLACEHOLDER_WORDS.match(value) or REFERENCE.search(value) or names_a_secret(value):
         return False
     return character_classes(value) >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
 
 
-OPENERS = {"}": "{", "]": "["}
-AFTER_CLOSE = ".!?)"  # after a flow collection's close: a sentence's end, a call's parenthesis
+OPENERS = {"}": "{", "]": "[", ")": "("}
+AFTER_CLOSE = ".!?"  # after a collection's or a parenthesis's close: a sentence's end
 AROUND = "\"'`,;"  # the quotes and separators around a value
 
 
 def assigned_value(raw: str) -> str:
     """A value a keyword rule read, without the quotes and separators around it, nor the
-    brackets it ends with that close a flow collection it sits in (`{api_key: v4lue}`, its
-    value read as `v4lue}`, was a reference by its brace; `${TOKEN}` closes its own), nor
-    what ends a sentence or a call after them (`{api_key: v4lue}.`, `f({api_key: v4lue})`).
+    brackets it ends with that close a flow collection or a parenthesis it sits in
+    (`{api_key: v4lue}`, `(password: v4lue)`, its value read as `v4lue}`, `v4lue)`, was a
+    reference by its bracket; `${TOKEN}` closes its own), nor a sentence's end after them.
     Each character is looked at once: a bracket taken off at a time, the rest counted again
     each time, took 13 s for `token=Zk9` and 100 KB of `}`."""
     value = raw.strip(AROUND)

@@ -107,7 +107,7 @@ def test_the_detectors_stay_linear_on_a_repeated_prefix(unit: str, size: int) ->
     assert min(ratios) < 64, f"16x the text took {[round(r) for r in ratios]}x the time"
 
 
-@pytest.mark.parametrize("tail", ["}", "]", "}.", "})"])
+@pytest.mark.parametrize("tail", ["}", "]", ")", "}.", "})", ")."])
 def test_a_value_before_a_run_of_closing_brackets_is_read_in_linear_time(tail: str) -> None:
     """`token=Zk9` and 100 KB of `}` took 13 s: the brackets that close a flow collection the
     value sits in (`{api_key: v4lue}`) were taken off it one at a time, each time counting the
