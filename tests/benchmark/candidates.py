@@ -77,7 +77,12 @@ CANDIDATES.update(
 CANDIDATES.update(
     {
         f"k1 {k1} b {b} + records {rk1}/{rb}": Candidate(saturation=Saturation(k1, b, (rk1, rb)))
-        for k1, b, rk1, rb in ((2.0, 0.75, 0.9, 0.4), (2.0, 0.75, 0.6, 0.3), (1.6, 0.5, 0.9, 0.4))
+        for k1, b, rk1, rb in (
+            (2.0, 0.75, 0.9, 0.4),
+            (2.0, 0.75, 0.6, 0.3),
+            (1.6, 0.5, 0.9, 0.4),
+            (1.2, 0.75, 0.6, 0.3),  # notes as FTS5 has them
+        )
     }
 )
 # The lexical candidates also by words alone (`--mode bm25`), against bm25.
