@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from dataclasses import replace as changed
 from typing import TypeVar
 
+from memidx.frozen import replace
+from memidx.index import documents, term_stats
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore, matched_terms
-from memidx.notes.words import PRIVATE_USE, WORD
+from memidx.notes.words import PRIVATE_USE, WORD, fold
 from memidx.search.masking import masked, masked_snippets, private_labels
+from memidx.search.okapi import Saturation, idf, okapi
 from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
 from memidx.search.scoring import hit_evidence
@@ -68,19 +72,53 @@ class LexicalRanking:
 
 
 def rank_lexical(
-    store: Store, text: str, filters: Filters, depth: int, bonus: float = 0.0
+    store: Store,
+    text: str,
+    filters: Filters,
+    depth: int,
+    bonus: float = 0.0,
+    *,
+    saturation: Saturation | None = None,
 ) -> LexicalRanking:
     """BM25 ranking: all terms must match; only when no document has them all, any term may.
-    With a `bonus` (a benchmark candidate), any term may, and BM25 grows with coverage."""
+    With a `bonus` (a benchmark candidate), any term may, and BM25 grows with coverage. With a
+    `saturation` (a benchmark candidate), FTS5's best POOL x depth are scored again by BM25
+    with its k1 and b (okapi.py)."""
     terms = query_terms(text)
     if bonus > 0 and len(terms.terms) > 1:
         return _with_coverage(store, terms, filters, depth, bonus)
+    wanted = depth * POOL if saturation is not None else depth
     expression = match_all(terms)
-    rows = store.lexical(expression, filters, depth)
-    if rows or len(terms.terms) == 1:
-        return LexicalRanking(terms, "and", expression, rows)
-    expression = match_any(terms)
-    return LexicalRanking(terms, "or", expression, store.lexical(expression, filters, depth))
+    rows = store.lexical(expression, filters, wanted)
+    match = "and"
+    if not rows and len(terms.terms) > 1:
+        expression, match = match_any(terms), "or"
+        rows = store.lexical(expression, filters, wanted)
+    if saturation is not None:
+        rows = resaturated(store, terms, rows, saturation)[:depth]
+    return LexicalRanking(terms, match, expression, rows)
+
+
+def resaturated(
+    store: Store, terms: Terms, rows: Sequence[LexicalRow], how: Saturation
+) -> list[LexicalRow]:
+    """The rows by BM25 with `how`'s k1 and b (ties by ref, as FTS5's are), each with it."""
+    conn, ids = store.conn, [r.id for r in rows]
+    if not ids:
+        return []
+    words = term_stats.stems(conn, [fold(t) for t in terms.terms])
+    count, tokens = term_stats.totals(conn)
+    scores = okapi(
+        [term_stats.postings(conn, w, ids) if w else {} for w in words],
+        [idf(count, term_stats.having(conn, w)) if w else 0.0 for w in words],
+        term_stats.lengths(conn, ids),
+        tokens / count if count else 0.0,
+        documents.BM25_WEIGHTS,  # read now: the bench's field-weight candidates change it
+        how=how,
+        records={r.id for r in rows if r.source_kind != "note"},
+    )
+    ranked = sorted(rows, key=lambda r: (-scores.get(r.id, 0.0), r.source_ref))
+    return [replace(r, score=scores.get(r.id, 0.0)) for r in ranked]
 
 
 def _with_coverage(
@@ -107,15 +145,21 @@ def by_coverage(
 
 
 def lexical_search(
-    store: Store, text: str, filters: Filters, limit: int, bonus: float = 0.0
+    store: Store,
+    text: str,
+    filters: Filters,
+    limit: int,
+    bonus: float = 0.0,
+    *,
+    saturation: Saturation | None = None,
 ) -> SearchResult:
     """Search by words only (`--mode bm25`)."""
-    ranking = rank_lexical(store, text, filters, limit, bonus)
+    ranking = rank_lexical(store, text, filters, limit, bonus, saturation=saturation)
     hits = lexical_hits(store, ranking.expression, ranking.rows, ranking.terms.terms)
     ids = [r.id for r in ranking.rows]
     found = hit_evidence(store, ranking.terms, ranking.rows, ids, every_word=ranking.match == "and")
     hits = [
-        replace(h, match=ranking.match, relevance=relevance(found[i]), evidence=found[i])
+        changed(h, match=ranking.match, relevance=relevance(found[i]), evidence=found[i])
         for h, i in zip(hits, ids, strict=True)
     ]
     result = SearchResult(text, ranking.terms, "bm25", ranking.match, tuple(hits))

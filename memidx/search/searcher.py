@@ -24,6 +24,7 @@ from memidx.search.lexical import (
     rank_lexical,
 )
 from memidx.search.masking import masked
+from memidx.search.okapi import Saturation
 from memidx.search.query import query_terms, quote
 from memidx.search.relevance import Evidence
 from memidx.search.reranker import Learned, Order
@@ -62,6 +63,7 @@ class Searcher:
     depth: int = DEPTH
     fusion: Fusion = field(default_factory=Fusion)
     bonus: float = 0.0  # > 0: words rank by OR with a bonus for coverage (lexical.rank_lexical)
+    saturation: Saturation | None = None  # BM25's k1 and b, when not FTS5's (lexical.py)
     rerank: int = 0  # re-order this many fused documents by relevance (0: RRF's order)
     reranker: Order | None = field(default_factory=Learned)  # hybrid's fused top N (reranker.py)
     turns: bool = True  # then the turns among them in their sessions' context (context.py)
@@ -80,7 +82,9 @@ class Searcher:
         self._notes = []
         with snapshot(self.store.conn):
             if mode == "bm25" or not self._vectors_usable(required=mode != "auto"):
-                result = lexical_search(self.store, text, filters, limit, self.bonus)
+                result = lexical_search(
+                    self.store, text, filters, limit, self.bonus, saturation=self.saturation
+                )
                 return _with_warnings(result, self._notes)
             return self._semantic(text, filters, limit, fuse=mode != "vector")
 
@@ -173,7 +177,9 @@ class Searcher:
             pending = _embedding_thread().submit(embedder.embed_query, text)
         with self.watch.phase("sql"):
             # also the relevance's evidence
-            words = rank_lexical(self.store, text, filters, depth, self.bonus)
+            words = rank_lexical(
+                self.store, text, filters, depth, self.bonus, saturation=self.saturation
+            )
             lexical = words if fuse else None
             allowed = None if filters == Filters() else self.store.allowed(filters)
             early = Early.fetch(self.store, words, limit) if fuse else Early()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from memidx.search.fusion import Fusion
+from memidx.search.okapi import Saturation
 from memidx.search.reranker import Learned, Order
 from memidx.search.searcher import DEPTH
 from tests.benchmark.cross_encoder import Cross
@@ -27,6 +28,7 @@ class Candidate:
     reranker: Order | None = field(default_factory=Learned)  # None: the fused order
     turns: bool = True  # re-order turns in their sessions' context (memidx/search/context.py)
     cross: Cross | None = None  # the cross-encoder over the learned top N (cross_encoder.py)
+    saturation: Saturation | None = None  # BM25's k1 and b, FTS5's best 3 x depth re-scored
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
@@ -64,12 +66,31 @@ CANDIDATES: dict[str, Candidate] = {
     "feedback 10/2 + or+cov. 1": Candidate(feedback=(10, 2.0), bonus=1.0),
     "fb 10/2 + d40 + or+cov. 1": Candidate(feedback=(10, 2.0), depth=40, bonus=1.0),
 }
+# BM25 with other k1 and b than FTS5's 1.2 and 0.75 (memidx/search/okapi.py)
+CANDIDATES.update(
+    {
+        f"k1 {k1} b {b}": Candidate(saturation=Saturation(k1, b))
+        for k1, b in ((1.2, 0.75), (0.6, 0.3), (0.9, 0.4), (1.2, 0.5), (1.6, 0.5), (2.0, 0.75))
+    }
+)
+# notes by one pair, records (conversation turns: short, and not saturated alike) by another
+CANDIDATES.update(
+    {
+        f"k1 {k1} b {b} + records {rk1}/{rb}": Candidate(saturation=Saturation(k1, b, (rk1, rb)))
+        for k1, b, rk1, rb in (
+            (2.0, 0.75, 0.9, 0.4),
+            (2.0, 0.75, 0.6, 0.3),
+            (1.6, 0.5, 0.9, 0.4),
+            (1.2, 0.75, 0.6, 0.3),  # notes as FTS5 has them
+        )
+    }
+)
 # The lexical candidates also by words alone (`--mode bm25`), against bm25.
 CANDIDATES.update(
     {
         f"bm25 {name}": replace(c, mode="bm25")
         for name, c in list(CANDIDATES.items())
-        if c.bonus or c.fields or c.stopwords is not None
+        if c.bonus or c.fields or c.stopwords is not None or c.saturation is not None
     }
 )
 # The cross-encoder over the learned re-ranker's top N (cross_encoder.py): `ce dN tT` its

@@ -55,6 +55,7 @@ class Lab:
             depth=candidate.depth,
             fusion=candidate.fusion,
             bonus=candidate.bonus,
+            saturation=candidate.saturation,
             rerank=candidate.rerank,
             reranker=candidate.cross.bound(self.store) if candidate.cross else candidate.reranker,
             turns=candidate.turns,
