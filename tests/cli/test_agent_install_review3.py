@@ -1,0 +1,56 @@
+"""`memidx agent install|uninstall` of Codex CLI where a review of the wt-ragents2 merge broke
+it: memidx's end marker inside a line of the person's, the person's lines above memidx's table
+header in its block, a value nested too deeply for tomllib, a config.toml memidx made that an
+editor saved with a byte-order mark. In-process, on real files in a throwaway HOME."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from memidx.agents.backups import backup_folder
+from tests.helpers import run_in_process
+
+
+def installed_codex(home: Path) -> tuple[Path, Path]:
+    """A project and the user's config.toml holding memidx's block, as install writes it."""
+    project = home / "project"
+    (project / ".git").mkdir(parents=True)
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    return project, home / ".codex" / "config.toml"
+
+
+def test_uninstall_removes_a_codex_config_memidx_made_that_an_editor_saved_with_a_bom(
+    user_home: Path,
+) -> None:
+    """Notepad saves UTF-8 with a byte-order mark first: uninstall took out memidx's block
+    and left a 3-byte file holding the mark (memidx made the file: it goes)."""
+    project, toml = installed_codex(user_home)
+    toml.write_text("\ufeff" + toml.read_text())
+
+    done = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+
+    assert done.code == 0, done.err
+    assert not toml.exists()
+
+
+def test_memidx_end_marker_inside_a_line_of_the_persons_does_not_end_the_block(
+    user_home: Path,
+) -> None:
+    """A comment of the person's in memidx's block that quotes its end marker (`# <<< memidx
+    took 20 s once`) ended the block mid-line: install and uninstall both called the file
+    `not valid TOML` and refused it."""
+    project, toml = installed_codex(user_home)
+    line = "startup_timeout_sec = 30 # <<< memidx took 20 s once\n"
+    toml.write_text(toml.read_text().replace('args = ["mcp"]\n', f'args = ["mcp"]\n{line}'))
+    theirs = tomllib.loads(toml.read_text())
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert again.code == 0, again.err
+    assert tomllib.loads(toml.read_text()) == theirs and line in toml.read_text()
+    done = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+    assert done.code == 0, done.err
+    assert not toml.exists()
+    kept = list(backup_folder(toml).glob("config.toml.*"))
+    assert len(kept) == 1 and line in kept[0].read_text()
