@@ -67,7 +67,7 @@ _OWN_LINE = re.compile(r'[ \t]*"?(command|args)"?[ \t]*=')
 def _read(lines: list[str]) -> dict[str, object] | None:
     try:
         return tomllib.loads("".join(lines))
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # arrays nested 1,000 deep: a traceback
         return None
 
 
@@ -80,6 +80,8 @@ def _value_span(lines: list[str], at: int) -> int:
     for count in range(1, len(lines) - at + 1):
         try:
             tomllib.loads("".join(lines[at : at + count]))
+        except RecursionError:  # nested too deeply for tomllib: no TOML memidx reads
+            return 1
         except tomllib.TOMLDecodeError as exc:
             if not str(exc).endswith(_AT_END):  # an error before the end: no more lines mend
                 return 1  # it (a line opening an array that never closes read to the block's
@@ -118,7 +120,7 @@ def block_flags(text: str) -> list[str] | None:
         return []
     try:
         servers = tomllib.loads(block.removeprefix(BOM)).get("mcp_servers")
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return []
     table = cast(dict[str, object], servers) if isinstance(servers, dict) else {}
     return mcp_flags(unwrapped(server_argv(table.get(SERVER))))

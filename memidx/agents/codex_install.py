@@ -183,6 +183,8 @@ def _install_mcp(path: Path, portable: bool):
         after = put_block(text, body)
         try:  # never write a file Codex could not read
             _toml(after)
+        except RecursionError as exc:  # the person's value in the block: it was a traceback
+            raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
         except tomllib.TOMLDecodeError as exc:
             # a line of the person's in memidx's block that is no TOML stays, and the file is
             # named as such (it was blamed on an inline mcp_servers table)

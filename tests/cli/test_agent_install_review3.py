@@ -54,3 +54,24 @@ def test_memidx_end_marker_inside_a_line_of_the_persons_does_not_end_the_block(
     assert not toml.exists()
     kept = list(backup_folder(toml).glob("config.toml.*"))
     assert len(kept) == 1 and line in kept[0].read_text()
+
+
+def test_a_value_nested_too_deeply_in_memidx_block_is_named_not_a_traceback(
+    user_home: Path,
+) -> None:
+    """An array nested 1,200 deep among the person's lines in memidx's block: install and
+    uninstall ended in a RecursionError traceback."""
+    project, toml = installed_codex(user_home)
+    deep = "x = " + "[" * 1200 + "]" * 1200 + "\n"
+    toml.write_text(toml.read_text().replace('args = ["mcp"]\n', f'args = ["mcp"]\n{deep}'))
+    written = toml.read_text()
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert again.code == 1 and "Traceback" not in again.err
+    assert f"{toml}: nested too deeply for memidx to read" in again.err
+    assert toml.read_text() == written
+    done = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+    assert done.code == 0, done.err
+    kept = list(backup_folder(toml).glob("config.toml.*"))
+    assert len(kept) == 1 and deep in kept[0].read_text()
