@@ -25,27 +25,38 @@ def _block(text: str) -> str | None:
 
 def added_to_block(text: str) -> str:
     """The lines the person added to memidx's block (`startup_timeout_sec`, an `env` table, a
-    comment), each comment on memidx's own lines as a line of its own. Read one TOML key and
-    value (or table header) at a time, however many lines it spans: a line of a value that
-    looks like memidx's (`args = 1` in the person's multi-line string) is no line of memidx's,
-    nor does a line there that starts with `[` end memidx's table (the first went, unsaid; the
-    second made memidx's own command and args the person's, and install refused)."""
+    comment), each comment on memidx's own lines as a line of its own."""
+    return "".join(added_around(text))
+
+
+def added_around(text: str) -> tuple[str, str]:
+    """The lines the person added to memidx's block above memidx's table header (which TOML
+    reads in the table before the block, or at the top: installing again keeps them there;
+    they went into memidx's table, `model = "o3"` made no setting of Codex's) and below it.
+    Read one TOML key and value (or table header) at a time, however many lines it spans: a
+    line of a value that looks like memidx's (`args = 1` in the person's multi-line string) is
+    no line of memidx's, nor does a line there that starts with `[` end memidx's table (the
+    first went, unsaid; the second made memidx's own command and args the person's, and
+    install refused)."""
     block = _block(text)
     lines = [] if block is None else _LINE.findall(block)[1:-1]
+    above: list[str] = []
     added: list[str] = []
-    ours = True  # in memidx's table: its command and args are memidx's to write again
+    ours = None  # in memidx's table: its command and args are memidx's to write again
     at = 0
     while at < len(lines):
         span = _value_span(lines, at)
         read = _read(lines[at : at + span])
         header = lines[at].lstrip().startswith("[")
         ours = read == {"mcp_servers": {SERVER: {}}} if header else ours  # a table of yours first
-        if not (ours and (header or _own(read, lines[at]))):
+        if ours is None:
+            above.extend(lines[at : at + span])
+        elif not (ours and (header or _own(read, lines[at]))):
             added.extend(lines[at : at + span])
         else:
             added.extend(f"{note}\n" for one in lines[at : at + span] if (note := comment(one)))
         at += span
-    return "".join(added)
+    return "".join(above), "".join(added)
 
 
 _OPENS = re.compile(r"\[|\"\"\"|'''")  # what a value over several lines starts with

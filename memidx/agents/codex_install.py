@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import cast
 
 from memidx.agents.codex import EVENTS, NAME
-from memidx.agents.codex_block import added_to_block, block_flags
+from memidx.agents.codex_block import added_around, added_to_block, block_flags
 from memidx.agents.config_text import read_config
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.hooks_off import Switch, toml_switch, toml_table
@@ -179,7 +179,8 @@ def _install_mcp(path: Path, portable: bool):
                 "delete the block to let memidx write its own, or its two marker lines to keep"
                 " it as yours, then install again: memidx left every file alone",
             )
-        body = mcp_block(portable=portable, flags=flags) + added_to_block(text)
+        above, below = added_around(text)
+        body = above + mcp_block(portable=portable, flags=flags) + below
         after = put_block(text, body)
         try:  # never write a file Codex could not read
             _toml(after)

@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 from memidx.agents.backups import backup_folder
+from memidx.agents.text_install import BEGIN
 from tests.helpers import run_in_process
 
 
@@ -54,6 +55,23 @@ def test_memidx_end_marker_inside_a_line_of_the_persons_does_not_end_the_block(
     assert not toml.exists()
     kept = list(backup_folder(toml).glob("config.toml.*"))
     assert len(kept) == 1 and line in kept[0].read_text()
+
+
+def test_the_persons_lines_above_memidx_header_in_its_block_stay_above_it(
+    user_home: Path,
+) -> None:
+    """A line of the person's between memidx's begin marker and its table header is, to TOML,
+    a key of the table before (here the top of the file: Codex's model): install moved it
+    below memidx's header, into memidx's server's table, and Codex's model setting was gone."""
+    project, toml = installed_codex(user_home)
+    toml.write_text(toml.read_text().replace(f"{BEGIN}\n", f'{BEGIN}\nmodel = "o3"\n'))
+    theirs = tomllib.loads(toml.read_text())
+    assert theirs["model"] == "o3"
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert again.code == 0, again.err
+    assert tomllib.loads(toml.read_text()) == theirs
 
 
 def test_a_value_nested_too_deeply_in_memidx_block_is_named_not_a_traceback(
