@@ -1,15 +1,18 @@
 """`memidx agent install|uninstall` of Codex CLI where a review of the wt-ragents2 merge broke
 it: memidx's end marker inside a line of the person's, the person's lines above memidx's table
 header in its block, a value nested too deeply for tomllib, a config.toml memidx made that an
-editor saved with a byte-order mark. In-process, on real files in a throwaway HOME."""
+editor saved with a byte-order mark; a project install Codex ignores, in a project it does
+not trust. In-process, on real files in a throwaway HOME."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
 from memidx.agents.backups import backup_folder
 from memidx.agents.text_install import BEGIN
+from tests.cli.test_agent_install_edges import offline
 from tests.helpers import run_in_process
 
 
@@ -93,3 +96,67 @@ def test_a_value_nested_too_deeply_in_memidx_block_is_named_not_a_traceback(
     assert done.code == 0, done.err
     kept = list(backup_folder(toml).glob("config.toml.*"))
     assert len(kept) == 1 and deep in kept[0].read_text()
+
+
+def codex_status(project: Path) -> dict[str, dict[str, object]]:
+    listed = run_in_process(project, "agent", "status", "--json")
+    assert listed.code == 0, listed.err
+    return {str(f["path"]): f for f in json.loads(listed.out)["files"] if f["agent"] == "codex"}
+
+
+def codex_servers(project: Path) -> list[str] | None:
+    """The servers `codex mcp list --json` lists in `project` (None without codex here)."""
+    listed = offline(["codex", "mcp", "list", "--json"], project)
+    if listed is None:
+        return None
+    assert listed.returncode == 0, listed.stderr
+    return [server["name"] for server in json.loads(listed.stdout)]
+
+
+def test_codex_project_install_in_a_project_codex_does_not_trust_is_said_to_do_nothing(
+    user_home: Path,
+) -> None:
+    """Codex 0.171.0 reads no .codex/ in a project the user's config.toml does not trust (it
+    runs none of its hooks, `codex mcp list` leaves its servers out): install said nothing
+    and status listed the project's hooks and MCP server as installed."""
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    user = user_home / ".codex" / "config.toml"
+
+    done = run_in_process(project, "agent", "install", "codex")
+
+    assert done.code == 0, done.err
+    assert f"{project} is not trusted yet ({user})" in done.err
+    found = codex_status(project)
+    hooks, toml = project / ".codex" / "hooks.json", project / ".codex" / "config.toml"
+    assert found[str(hooks)]["hooks_off"] == str(user)
+    assert found[str(toml)]["installed"] == [
+        f"MCP server memidx (not started: Codex reads no .codex/ in a project {user} does not"
+        " trust)"
+    ]
+    assert codex_servers(project) in (None, [])
+    assert run_in_process(project, "agent", "install", "codex", "--scope", "user").code == 0
+    assert codex_status(project)[str(user_home / ".codex" / "hooks.json")]["hooks_off"] is None
+    user.write_text(
+        f'[projects."{project.resolve()}"]\ntrust_level = "trusted"\n' + user.read_text()
+    )
+
+    trusted = codex_status(project)
+
+    assert trusted[str(hooks)]["hooks_off"] is None
+    assert trusted[str(toml)]["installed"] == ["MCP server memidx"]
+    assert codex_servers(project) in (None, ["memidx"])
+    again = run_in_process(project, "agent", "install", "codex")
+    assert again.code == 0 and "not trusted" not in again.err
+
+
+def test_a_repository_at_home_keeps_codex_user_hooks_on(user_home: Path) -> None:
+    """A dotfiles repository at HOME: its .codex/ is the user's, which Codex reads whatever
+    the trust, so its hooks are not said to be off."""
+    (user_home / ".git").mkdir()
+    assert run_in_process(user_home, "agent", "install", "codex", "--scope", "user").code == 0
+
+    found = codex_status(user_home)
+
+    assert found[str(user_home / ".codex" / "hooks.json")]["hooks_off"] is None
+    assert found[str(user_home / ".codex" / "config.toml")]["installed"] == ["MCP server memidx"]
