@@ -56,7 +56,7 @@ def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int]
         return None
     # the end marker is a line of its own: a comment or string of the person's in the block
     # that holds it (`# <<< memidx ends here`) cut the block there, mid-line
-    closing = re.compile(rf"^{re.escape(end)}[ \t]*(?=\r?\n|\Z)", re.M).search(text, start)
+    closing = re.compile(rf"^[ \t]*{re.escape(end)}[ \t]*(?=\r?\n|\Z)", re.M).search(text, start)
     if closing is None:
         raise Unended(end)
     stop = closing.end()
