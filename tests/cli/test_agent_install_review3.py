@@ -10,9 +10,12 @@ import json
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from memidx.agents.backups import backup_folder
 from memidx.agents.text_install import BEGIN
 from tests.cli.test_agent_install_edges import offline
+from tests.cli.test_agent_install_review import gemini_home, gemini_status
 from tests.helpers import run_in_process
 
 
@@ -160,3 +163,21 @@ def test_a_repository_at_home_keeps_codex_user_hooks_on(user_home: Path) -> None
 
     assert found[str(user_home / ".codex" / "hooks.json")]["hooks_off"] is None
     assert found[str(user_home / ".codex" / "config.toml")]["installed"] == ["MCP server memidx"]
+
+
+def test_gemini_folder_trust_off_in_system_defaults_leaves_the_hooks_on_in_status(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Folder trust switched off in Gemini CLI's system defaults: a DO_NOT_TRUST answer then
+    counts for nothing, and install warns of none; status (which read only the system's and
+    the user's settings for it) still called the hooks switched off by trustedFolders.json.
+    Install's side is tests/cli/test_agent_install_review.py's."""
+    project, home = gemini_home(user_home, monkeypatch)
+    trust = home / ".gemini" / "trustedFolders.json"
+    trust.write_text(json.dumps({str(project): "DO_NOT_TRUST"}))
+    assert run_in_process(project, "agent", "install", "gemini").code == 0
+    assert gemini_status(project)["hooks_off"] == str(trust)
+
+    (home / "DEFAULTS").write_text('{"security": {"folderTrust": {"enabled": false}}}')
+
+    assert gemini_status(project)["hooks_off"] is None
