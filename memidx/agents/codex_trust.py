@@ -12,6 +12,7 @@ from pathlib import Path
 from memidx.agents.config_text import read_config
 from memidx.agents.hooks_off import Switch, toml_table
 from memidx.agents.settings import get_entry
+from memidx.agents.text_install import BEGIN
 from memidx.errors import MemidxError
 
 
@@ -49,10 +50,17 @@ def untrusted_note(user: Path) -> str:
     return f"not started: Codex reads no .codex/ in a project {user} does not trust"
 
 
+def _holds_memidx(toml: Path) -> bool:
+    try:
+        return BEGIN in read_config(toml)
+    except MemidxError:
+        return False
+
+
 def untrusted_warning(user: Path, root: Path) -> str | None:
     """What install says when memidx's files in the project's `.codex/` do nothing."""
-    if not ignored(user, root) or not (root / ".codex").is_dir():
-        return None
+    if not ignored(user, root) or not _holds_memidx(root / ".codex" / "config.toml"):
+        return None  # (a user install warned of a .codex/ of the person's own)
     return (
         f"Codex CLI reads no .codex/ in a project you have not trusted, and {root} is not"
         f" trusted yet ({user}): memidx's hooks and MCP server there do nothing until you run"

@@ -181,3 +181,19 @@ def test_gemini_folder_trust_off_in_system_defaults_leaves_the_hooks_on_in_statu
     (home / "DEFAULTS").write_text('{"security": {"folderTrust": {"enabled": false}}}')
 
     assert gemini_status(project)["hooks_off"] is None
+
+
+def test_a_codex_user_install_warns_of_no_untrusted_project_whose_codex_folder_is_yours(
+    user_home: Path,
+) -> None:
+    """A user install in a project Codex does not trust, whose .codex/ holds only the
+    person's own files: nothing of memidx's is ignored there, so nothing to warn of."""
+    project = user_home / "project"
+    (project / ".codex").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / ".codex" / "config.toml").write_text('model = "o3"\n')
+
+    done = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert done.code == 0, done.err
+    assert "not trusted" not in done.err
