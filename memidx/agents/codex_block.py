@@ -25,27 +25,38 @@ def _block(text: str) -> str | None:
 
 def added_to_block(text: str) -> str:
     """The lines the person added to memidx's block (`startup_timeout_sec`, an `env` table, a
-    comment), each comment on memidx's own lines as a line of its own. Read one TOML key and
-    value (or table header) at a time, however many lines it spans: a line of a value that
-    looks like memidx's (`args = 1` in the person's multi-line string) is no line of memidx's,
-    nor does a line there that starts with `[` end memidx's table (the first went, unsaid; the
-    second made memidx's own command and args the person's, and install refused)."""
+    comment), each comment on memidx's own lines as a line of its own."""
+    return "".join(added_around(text))
+
+
+def added_around(text: str) -> tuple[str, str]:
+    """The lines the person added to memidx's block above memidx's table header (which TOML
+    reads in the table before the block, or at the top: installing again keeps them there;
+    they went into memidx's table, `model = "o3"` made no setting of Codex's) and below it.
+    Read one TOML key and value (or table header) at a time, however many lines it spans: a
+    line of a value that looks like memidx's (`args = 1` in the person's multi-line string) is
+    no line of memidx's, nor does a line there that starts with `[` end memidx's table (the
+    first went, unsaid; the second made memidx's own command and args the person's, and
+    install refused)."""
     block = _block(text)
     lines = [] if block is None else _LINE.findall(block)[1:-1]
+    above: list[str] = []
     added: list[str] = []
-    ours = True  # in memidx's table: its command and args are memidx's to write again
+    ours = None  # in memidx's table: its command and args are memidx's to write again
     at = 0
     while at < len(lines):
         span = _value_span(lines, at)
         read = _read(lines[at : at + span])
         header = lines[at].lstrip().startswith("[")
         ours = read == {"mcp_servers": {SERVER: {}}} if header else ours  # a table of yours first
-        if not (ours and (header or _own(read, lines[at]))):
+        if ours is None:
+            above.extend(lines[at : at + span])
+        elif not (ours and (header or _own(read, lines[at]))):
             added.extend(lines[at : at + span])
         else:
             added.extend(f"{note}\n" for one in lines[at : at + span] if (note := comment(one)))
         at += span
-    return "".join(added)
+    return "".join(above), "".join(added)
 
 
 _OPENS = re.compile(r"\[|\"\"\"|'''")  # what a value over several lines starts with
@@ -67,7 +78,7 @@ _OWN_LINE = re.compile(r'[ \t]*"?(command|args)"?[ \t]*=')
 def _read(lines: list[str]) -> dict[str, object] | None:
     try:
         return tomllib.loads("".join(lines))
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # arrays nested 1,000 deep: a traceback
         return None
 
 
@@ -78,9 +89,19 @@ def _value_span(lines: list[str], at: int) -> int:
     if not _OPENS.search(lines[at]):  # no array or multi-line string starts there: one line
         return 1  # (each broken line cost a parse of every run of lines after it: 800, 9 s)
     for count in range(1, len(lines) - at + 1):
-        if _read(lines[at : at + count]) is not None:
-            return count
+        try:
+            tomllib.loads("".join(lines[at : at + count]))
+        except RecursionError:  # nested too deeply for tomllib: no TOML memidx reads
+            return 1
+        except tomllib.TOMLDecodeError as exc:
+            if not str(exc).endswith(_AT_END):  # an error before the end: no more lines mend
+                return 1  # it (a line opening an array that never closes read to the block's
+            continue  # end, each such line: 200 of them, 0.9 s; 400, 7 s)
+        return count
     return 1
+
+
+_AT_END = "(at end of document)"  # how tomllib places an error that more lines could mend
 
 
 def comment(line: str) -> str:
@@ -110,7 +131,7 @@ def block_flags(text: str) -> list[str] | None:
         return []
     try:
         servers = tomllib.loads(block.removeprefix(BOM)).get("mcp_servers")
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return []
     table = cast(dict[str, object], servers) if isinstance(servers, dict) else {}
     return mcp_flags(unwrapped(server_argv(table.get(SERVER))))

@@ -15,14 +15,13 @@ from pathlib import Path
 from typing import cast
 
 from memidx.agents.codex import EVENTS, NAME
-from memidx.agents.codex_block import added_to_block, block_flags
-from memidx.agents.config_text import read_config
+from memidx.agents.codex_block import added_around, added_to_block, block_flags
+from memidx.agents.codex_trust import distrust_switch, ignored, untrusted_note, untrusted_warning
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
-from memidx.agents.hooks_off import Switch, toml_switch, toml_table
+from memidx.agents.hooks_off import Switch, toml_switch
 from memidx.agents.install import ConfigFile, project_root, user_folder
 from memidx.agents.json_text import BOM, LEFT_ALONE, TOO_DEEP
 from memidx.agents.mcp_owner import mcp_flags, server_argv, unwrapped
-from memidx.agents.settings import get_entry
 from memidx.agents.text_install import (
     BEGIN,
     END,
@@ -179,10 +178,13 @@ def _install_mcp(path: Path, portable: bool):
                 "delete the block to let memidx write its own, or its two marker lines to keep"
                 " it as yours, then install again: memidx left every file alone",
             )
-        body = mcp_block(portable=portable, flags=flags) + added_to_block(text)
+        above, below = added_around(text)
+        body = above + mcp_block(portable=portable, flags=flags) + below
         after = put_block(text, body)
         try:  # never write a file Codex could not read
             _toml(after)
+        except RecursionError as exc:  # the person's value in the block: it was a traceback
+            raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
         except tomllib.TOMLDecodeError as exc:
             # a line of the person's in memidx's block that is no TOML stays, and the file is
             # named as such (it was blamed on an inline mcp_servers table)
@@ -197,8 +199,18 @@ def _install_mcp(path: Path, portable: bool):
     return install
 
 
-def _mcp_state(path: Path):
+def _mcp_state(path: Path, root: Path | None = None):
+    """What status says of `path`; `root`: the project whose `.codex/` holds it."""
+
     def state(text: str) -> list[str]:
+        found = _state(text)
+        user = user_dir() / "config.toml"
+        if found and root is not None and ignored(user, root):  # codex mcp list: none
+            said, note = found[0], untrusted_note(user)
+            return [f"{said[:-1]}; {note})" if said.endswith(")") else f"{said} ({note})"]
+        return found
+
+    def _state(text: str) -> list[str]:
         """What of memidx's the file holds; MemidxError, naming it, for a file Codex could not
         read (status says so rather than "nothing of memidx")."""
         servers = _parsed(text, path).get("mcp_servers")
@@ -241,7 +253,7 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile | TextFile]:
             toml,
             kept_line_ending(_install_mcp(toml, project)),
             kept_line_ending(_uninstall_mcp(toml)),
-            _mcp_state(toml),
+            _mcp_state(toml, project_root(cwd) if project else None),
             edited=_edited,
         ),
     ]
@@ -253,12 +265,18 @@ _FEATURE = (("features", "hooks"), ("features", "codex_hooks"))  # 0.171.0's nam
 def hooks_switches(cwd: Path) -> list[Switch]:
     """Where Codex CLI reads its `hooks` feature (`[features] hooks = false`: no hooks run),
     highest precedence first: the project's `.codex/config.toml`, which Codex 0.171.0 reads
-    only in a project the user trusts (`[projects."<root>"] trust_level = "trusted"` in their
-    config.toml), then the user's."""
+    only in a project the user trusts (memidx/agents/codex_trust.py), then the user's. In a
+    project not trusted, the user's config.toml switches off the project's hooks."""
     user, root = user_dir() / "config.toml", project_root(cwd)
-    try:
-        level = get_entry(toml_table(read_config(user)), ["projects", str(root), "trust_level"])
-    except (MemidxError, ValueError, RecursionError):
-        level = None
-    project = [toml_switch(root / ".codex" / "config.toml", _FEATURE, False)]
-    return [*(project if level == "trusted" else []), toml_switch(user, _FEATURE, False)]
+    first = (
+        distrust_switch(user, root)
+        if ignored(user, root)
+        else toml_switch(root / ".codex" / "config.toml", _FEATURE, False)
+    )
+    return [first, toml_switch(user, _FEATURE, False)]
+
+
+def install_warnings(cwd: Path) -> list[str]:
+    """What install says besides: that Codex ignores the project's .codex/ (not trusted)."""
+    said = untrusted_warning(user_dir() / "config.toml", project_root(cwd))
+    return [said] if said else []

@@ -24,12 +24,16 @@ class Switch(Value):
 
     path: Path
     read: Callable[[str], Said]  # the file's text (BOM kept) to what it says
+    within: Path | None = None  # the folder whose hooks files alone it concerns (None: all)
 
 
-def switched_off(switches: Sequence[Switch]) -> Path | None:
-    """The file that switches the agent's hooks off, or None: of `switches` (the agent's own
-    precedence, highest first), the first that says on or off decides."""
+def switched_off(switches: Sequence[Switch], hooks: Path) -> Path | None:
+    """The file that switches off the agent's hooks in the file `hooks`, or None: of
+    `switches` (the agent's own precedence, highest first) that concern it, the first that
+    says on or off decides."""
     for one in switches:
+        if one.within is not None and not hooks.is_relative_to(one.within):
+            continue
         try:
             said = one.read(read_config(one.path))
         except (MemidxError, ValueError, RecursionError):

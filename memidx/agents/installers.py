@@ -121,12 +121,10 @@ def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileSt
     by_name = cast(
         "Callable[[Path], list[tuple[str, Path]]] | None", getattr(module, "skipped_hooks", None)
     )
-    off = switched_off(switches(cwd)) if switches is not None else None
+    listed = switches(cwd) if switches is not None else []
     skipped = tuple(by_name(cwd)) if by_name is not None else ()
-    if off is None and not skipped:
-        return found
     return [
-        replace(state, hooks_off=off, hooks_skipped=skipped)
+        replace(state, hooks_off=switched_off(listed, state.path), hooks_skipped=skipped)
         if any(said.startswith("hooks: ") for said in state.installed)
         else state
         for state in found

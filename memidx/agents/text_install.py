@@ -4,6 +4,7 @@ stays as it was, and uninstalling takes out exactly the block. A changed file is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -53,10 +54,12 @@ def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int]
     # saving a config.toml memidx made): install took the block for someone else's table
     if start < 0 or (start > 0 and text[start - 1] != "\n" and text[:start] != BOM):
         return None
-    stop = text.find(end, start)
-    if stop < 0:
+    # the end marker is a line of its own: a comment or string of the person's in the block
+    # that holds it (`# <<< memidx ends here`) cut the block there, mid-line
+    closing = re.compile(rf"^[ \t]*{re.escape(end)}[ \t]*(?=\r?\n|\Z)", re.M).search(text, start)
+    if closing is None:
         raise Unended(end)
-    stop += len(end)
+    stop = closing.end()
     return start, stop + 1 if text[stop : stop + 1] == "\n" else stop
 
 
@@ -158,7 +161,9 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
         )
         if original is not None:
             return Change(one.path, True, original, before=found, edited=edited)
-    if remove and not after.strip() and not linked(one.path):  # a link into dotfiles stays
+    # a byte-order mark left alone is no text of the person's (it stayed, a 3-byte file); a
+    # link into dotfiles stays
+    if remove and not after.removeprefix(BOM).strip() and not linked(one.path):
         keep = one.whole and before != one.content  # nothing but memidx's: as if never installed
         # lines the person put in memidx's block went with the file, unsaved (an `env` table
         # with their key), while uninstall said "the backup keeps them"

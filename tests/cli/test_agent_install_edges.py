@@ -235,7 +235,8 @@ def test_status_says_when_codex_has_switched_its_hooks_off(user_home: Path) -> N
     toml = project / ".codex" / "config.toml"
     user.write_text("")
     toml.write_text(toml.read_text() + "\n[features]\nhooks = false\n")
-    assert status_of(project, hooks)[1] is None  # Codex reads it in a trusted project only
+    # Codex reads no .codex/ in a project not trusted: the user's config.toml says so
+    assert status_of(project, hooks)[1] == str(user)
     user.write_text(f'[projects."{project.resolve()}"]\ntrust_level = "trusted"\n')
     assert status_of(project, hooks)[1] == str(toml)
 

@@ -21,6 +21,7 @@ from memidx.agents import (
     hermes_install,
 )
 from memidx.agents.backups import STAMP, SUFFIX, backup
+from memidx.agents.codex_trust import untrusted_note
 from memidx.agents.entries import WRITTEN_EVENTS, command_hooks, marker
 from memidx.agents.install import ConfigFile, memidx_argv
 from memidx.agents.json_text import parse_json
@@ -243,7 +244,14 @@ def test_codex_status_shows_a_hand_written_memidx_server(tmp_path: Path) -> None
     done = run_in_process(tmp_path, "agent", "status", "--json")
 
     found = next(f for f in json.loads(done.out)["files"] if f["path"] == str(toml))
-    assert found["installed"] == ["MCP server memidx (hand-written, not memidx's block)"]
+    hand_written = "MCP server memidx (hand-written, not memidx's block"
+    user = Path.home() / ".codex" / "config.toml"  # Codex reads .codex/ in a trusted project
+    assert found["installed"] == [f"{hand_written}; {untrusted_note(user)})"]
+    user.parent.mkdir()
+    user.write_text(f'[projects."{tmp_path.resolve()}"]\ntrust_level = "trusted"\n')
+    done = run_in_process(tmp_path, "agent", "status", "--json")
+    found = next(f for f in json.loads(done.out)["files"] if f["path"] == str(toml))
+    assert found["installed"] == [f"{hand_written})"]
 
 
 def test_codex_config_with_crlf_lines_gets_and_loses_memidx_block_in_crlf(tmp_path: Path) -> None:

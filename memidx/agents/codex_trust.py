@@ -1,0 +1,68 @@
+"""Codex CLI's project trust (0.171.0): in a project the user's config.toml does not trust
+(`[projects."<root>"] trust_level = "trusted"`), Codex reads no part of the project's
+`.codex/`: it runs none of the hooks there and starts none of the MCP servers
+(`codex mcp list` leaves them out). Interactive, Codex asks at its first start in the
+project; headless, `codex exec --trust` records the answer. memidx reads it, never writes it
+(trusting a project lets its own files run commands: the person's call)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memidx.agents.config_text import read_config
+from memidx.agents.hooks_off import Switch, toml_table
+from memidx.agents.settings import get_entry
+from memidx.agents.text_install import BEGIN
+from memidx.errors import MemidxError
+
+
+def trusted(user: Path, root: Path) -> bool:
+    """Whether `user` (the user's config.toml) trusts the project at `root`."""
+    try:
+        level = get_entry(toml_table(read_config(user)), ["projects", str(root), "trust_level"])
+    except (MemidxError, ValueError, RecursionError):
+        level = None
+    return level == "trusted"
+
+
+def ignored(user: Path, root: Path) -> bool:
+    """Whether Codex ignores the project's `.codex/`: not trusted, and not the user's own
+    folder (a dotfiles repository at HOME: Codex reads ~/.codex whatever the trust)."""
+    own = root / ".codex" == user.parent or _same(root / ".codex", user.parent)
+    return not own and not trusted(user, root)
+
+
+def _same(one: Path, other: Path) -> bool:
+    try:
+        return one.samefile(other)
+    except OSError:
+        return False
+
+
+def distrust_switch(user: Path, root: Path) -> Switch:
+    """The user's config.toml as the switch of the hooks in the project's `.codex/`: off
+    while it does not trust the project (status listed them as installed, and none ran)."""
+    return Switch(user, lambda _text: True, within=root / ".codex")
+
+
+def untrusted_note(user: Path) -> str:
+    """What status adds to memidx's MCP server in a project's `.codex/` Codex ignores."""
+    return f"not started: Codex reads no .codex/ in a project {user} does not trust"
+
+
+def _holds_memidx(toml: Path) -> bool:
+    try:
+        return BEGIN in read_config(toml)
+    except MemidxError:
+        return False
+
+
+def untrusted_warning(user: Path, root: Path) -> str | None:
+    """What install says when memidx's files in the project's `.codex/` do nothing."""
+    if not ignored(user, root) or not _holds_memidx(root / ".codex" / "config.toml"):
+        return None  # (a user install warned of a .codex/ of the person's own)
+    return (
+        f"Codex CLI reads no .codex/ in a project you have not trusted, and {root} is not"
+        f" trusted yet ({user}): memidx's hooks and MCP server there do nothing until you run"
+        " `codex` there and trust the folder when it asks (headless, `codex exec --trust`)"
+    )
