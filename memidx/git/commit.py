@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
-from memidx.errors import GitBusy, GitError
+from memidx.errors import GitBusy, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error
 from memidx.git.commit_lock import serialized
 
@@ -210,7 +210,7 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
         if time.monotonic() - checked >= STALE_CHECK_SECONDS:
             checked = time.monotonic()
             if _left_behind(lock):
-                raise GitError(
+                raise IndexLockLeft(
                     f"{lock} was left behind by a git process that was killed (no running "
                     f"process holds it); {undone}",
                     f"check that no git command is running, then remove it: rm {lock}",

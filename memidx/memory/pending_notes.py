@@ -30,7 +30,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.drafts import replace_durably
-from memidx.errors import GitBusy, MemidxError
+from memidx.errors import GitBusy, IndexLockLeft, MemidxError
 from memidx.git.commit import commit_paths
 from memidx.git.underway import git_dir, stopped_pick
 from memidx.hashes import sha256_hex
@@ -133,6 +133,12 @@ def commit_pending(
         except GitBusy as exc:
             done.busy = exc
             break
+        except IndexLockLeft as exc:  # dropping the entry left the note untracked for good
+            if note == raise_for:
+                note.entry.unlink(missing_ok=True)
+                raise
+            notice(f"warning: {exc.message} ({exc.hint}; it is kept, and committed then)")
+            continue
         except MemidxError as exc:
             note.entry.unlink(missing_ok=True)
             if note == raise_for:
