@@ -168,3 +168,36 @@ def test_a_hung_commit_lock_holder_leaves_the_note_pending_within_the_wait(
 
 def _no_finisher(*_: object) -> None:
     """No finisher started: this test commits the note itself."""
+
+
+def test_remembers_behind_a_long_git_leave_two_finishers_at_most(repo: NotesRepo) -> None:
+    """Each remember that left a note pending started a finisher, and each waited for the one
+    before it: an agent remembering once a second behind a person's `git rebase -i` piled up
+    hundreds of processes, 11 MB each (6 seen after 6 remembers). One looks, one more waits,
+    the others end at once; every note is still committed, once."""
+    from memidx.memory.pending_finisher import start_finisher
+
+    config = load_config(repo.root, env={})
+    lock = repo.root / ".git" / "index.lock"
+    script = f"import time; f = open({str(lock)!r}, 'w'); print('held', flush=True); time.sleep(60)"
+    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        for n in range(5):
+            text = f"---\ntitle: Piled note {n}\ncreated: '2026-12-05'\n---\n\n" + BODY
+            repo.write(f"notes/piled-note-{n}.md", text)
+            keep(config, f"notes/piled-note-{n}.md", f"Piled note {n}", text, "refs/heads/main")
+            start_finisher(config, print)
+        time.sleep(1.5)  # each started one has taken its place in line, or ended
+        running = len(list(_finishers(repo.root)))
+    finally:
+        holder.kill()
+        holder.wait()
+        lock.unlink(missing_ok=True)
+    assert running <= 2, f"{running} finishers for one clone"
+    assert _until(lambda: not any_pending(config), 20), "a note stayed pending"
+    assert sorted(_subjects(repo)) == [
+        *(f"memidx remember: Piled note {n}" for n in range(5)),
+        "start",
+    ]
+    assert _until(lambda: not list(_finishers(repo.root)), 10), "a finisher did not end"
