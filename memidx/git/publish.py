@@ -128,9 +128,9 @@ def committing(root: Path) -> bool:
             cwd = (pid_dir / "cwd").readlink()
         except OSError:
             continue  # another user's process, or one that just ended
-        if (cwd == root or root in cwd.parents) and _subcommand(argv) in COMMITTING:
-            if not _another_repository(cwd, root):
-                return True
+        mine = (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
+        if mine and _subcommand(argv) in COMMITTING:
+            return True
     return False
 
 
