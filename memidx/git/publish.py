@@ -128,8 +128,8 @@ def committing(root: Path) -> bool:
             cwd = (pid_dir / "cwd").readlink()
         except OSError:
             continue  # another user's process, or one that just ended
-        mine = (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
-        if mine and _subcommand(argv) in COMMITTING:
+        here = (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
+        if here and _subcommand(argv) in COMMITTING:
             return True
     return False
 
