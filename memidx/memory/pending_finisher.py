@@ -27,6 +27,7 @@ from memidx.config import Config
 LIMIT = 600.0  # seconds a finisher waits for git at most, then leaves the notes pending
 POLL = 0.5  # seconds between two looks at the clone
 LOG = "finisher.log"  # in .memidx/pending-notes/
+LOG_SIZE = 64 * 1024  # bytes past which it becomes finisher.log.1 (the one before goes)
 FINISHER_LOCK = "finisher.lock"  # in .memidx/pending-notes/: one finisher at a time
 NEXT_LOCK = "finisher-next.lock"  # held by the one finisher waiting for finisher.lock
 
@@ -40,8 +41,11 @@ def start_finisher(config: Config, notice: Callable[[str], None]) -> None:
     if not Path("/proc/self").is_dir():
         return  # no way to see a person's `git commit` under way: it could fail theirs
     argv = [sys.executable, "-m", "memidx.memory.pending_finisher", str(config.root)]
+    log = config.state_dir / FOLDER / LOG
     try:
-        spawn_detached(argv, config.state_dir / FOLDER / LOG)
+        if log.is_file() and log.stat().st_size > LOG_SIZE:  # it grew with each finisher
+            log.replace(log.with_name(f"{LOG}.1"))  # a finisher still writing goes on there
+        spawn_detached(argv, log)
     except OSError as exc:  # no process left under a limit, a full disk
         notice(f"warning: nothing could be started to commit it once git lets go: {exc}")
 

@@ -201,3 +201,19 @@ def test_remembers_behind_a_long_git_leave_two_finishers_at_most(repo: NotesRepo
         "start",
     ]
     assert _until(lambda: not list(_finishers(repo.root)), 10), "a finisher did not end"
+
+
+def test_the_finisher_log_is_kept_small(repo: NotesRepo) -> None:
+    """finisher.log took every finisher's lines, for ever: past LOG_SIZE it becomes
+    finisher.log.1 (the one before it goes), so the two stay under twice that."""
+    from memidx.memory.pending_finisher import LOG_SIZE, start_finisher
+
+    config = load_config(repo.root, env={})
+    folder = config.state_dir / "pending-notes"
+    folder.mkdir(parents=True)
+    (folder / "finisher.log.1").write_text("the oldest lines\n")
+    (folder / "finisher.log").write_text("an old line\n" * (LOG_SIZE // 10))
+    start_finisher(config, print)  # nothing pending: it ends at once
+    assert _until(lambda: not list(_finishers(repo.root)), 10), "the finisher did not end"
+    assert (folder / "finisher.log.1").read_text().startswith("an old line")
+    assert (folder / "finisher.log").stat().st_size < LOG_SIZE
