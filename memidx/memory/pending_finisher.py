@@ -111,7 +111,7 @@ def _finish(config: Config, say: Callable[[str], None]) -> bool:
     with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
         if not taken:
             return False
-        done = commit_pending(config, HOOK_WAIT, say)
+        done = commit_pending(config, HOOK_WAIT, say, only_commit=True)
     for ref, commit in done.commits.items():
         say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
     if done.commits:

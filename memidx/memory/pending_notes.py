@@ -107,12 +107,14 @@ def commit_pending(
     notice: Callable[[str], None],
     *,
     raise_for: PendingNote | None = None,
+    only_commit: bool = False,
 ) -> Committed:
     """Commit the pending notes, oldest first, each as `remember` would have (the caller holds
     remember.lock). A git that holds the clone past `wait` seconds (WAIT_SECONDS when None)
     leaves the rest pending. Another failure (a hook that refuses, no author identity) ends an
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
-    always did."""
+    always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
+    changed or failed note is left to a hook, `remember` or `memidx sync` to say so."""
     done = Committed({})
     notes = pending(config)
     here = _branch(config) if notes else None
@@ -124,6 +126,8 @@ def commit_pending(
         if here is None or (note.branch != here and _exists(config, note.branch)):
             continue  # detached, or on another branch: it waits for its own, while there is one
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
+            if only_commit:  # `git stash -u` took it: dropped, it stayed untracked after a pop
+                continue
             note.entry.unlink(missing_ok=True)
             if note != raise_for:  # that remember says it itself, as an error
                 notice(f"warning: {note.ref} {CHANGED}")
@@ -140,6 +144,9 @@ def commit_pending(
             notice(f"warning: {exc.message} ({exc.hint}; it is kept, and committed then)")
             continue
         except MemidxError as exc:
+            if only_commit:
+                notice(f"warning: {note.ref} was not committed: {exc} (it stays pending)")
+                continue
             note.entry.unlink(missing_ok=True)
             if note == raise_for:
                 raise

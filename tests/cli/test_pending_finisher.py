@@ -217,3 +217,22 @@ def test_the_finisher_log_is_kept_small(repo: NotesRepo) -> None:
     assert _until(lambda: not list(_finishers(repo.root)), 10), "the finisher did not end"
     assert (folder / "finisher.log.1").read_text().startswith("an old line")
     assert (folder / "finisher.log").stat().st_size < LOG_SIZE
+
+
+def test_a_note_a_stash_took_away_stays_pending_for_the_finisher(repo: NotesRepo) -> None:
+    """`git stash -u` takes the pending note's file away, and git lets go: the finisher, which
+    no one reads, dropped its entry ("changed or was removed") in its log, so once `git stash
+    pop` brought it back the note stayed untracked for good. The finisher only commits; the
+    hook, `remember` or `memidx sync` that a person sees decides about a changed note."""
+    config = load_config(repo.root, env={})
+    text = "---\ntitle: Stashed note\ncreated: '2026-12-05'\n---\n\n" + BODY
+    repo.write("notes/stashed-note.md", text)
+    keep(config, "notes/stashed-note.md", "Stashed note", text, "refs/heads/main")
+    repo.git("stash", "-u", "-q")
+    assert not (repo.root / "notes" / "stashed-note.md").exists()
+    said: list[str] = []
+    finish_when_git_lets_go(config, said.append, limit=1.0)
+    repo.git("stash", "pop", "-q")
+    assert said == [] and len(pending(config)) == 1, said
+    assert finish_when_git_lets_go(config, said.append, limit=5.0)
+    assert _subjects(repo) == ["memidx remember: Stashed note", "start"]
