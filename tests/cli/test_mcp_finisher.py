@@ -9,14 +9,26 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from memidx.config import load_config
 from memidx.memory.pending_mark import any_pending
 from memidx.memory.pending_notes import keep
 from tests.cli.mcp_client import data, run, session
-from tests.cli.test_mcp_server import memory  # noqa: F401  # pyright: ignore[reportUnusedImport]
 from tests.helpers import NotesRepo
 
 OLDER = "---\ntitle: Older note\ncreated: '2026-12-05'\n---\n\nAn older note in plain words.\n"
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.git("config", "user.name", "memidx tests")  # remember commits as the user
+    repo.git("config", "user.email", "tests@memidx.invalid")
+    repo.note("wsl.md", "WSL memory grows", "The vmmem process grows until .wslconfig caps it.")
+    repo.commit()
+    assert repo.memidx("ingest").code == 0
+    return repo
 
 
 def _children(parent: int) -> list[tuple[int, str]]:
