@@ -123,7 +123,7 @@ def commit_pending(
         done.busy = GitBusy(f"{stopped} is stopped on a conflict; {STOPPED}", STOPPED_HINT)
         return done
     for note in notes:
-        if here is None or (note.branch != here and _exists(config, note.branch)):
+        if here is None or (note.branch != here and branch_exists(config, note.branch)):
             continue  # detached, or on another branch: it waits for its own, while there is one
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
             if only_commit:  # `git stash -u` took it: dropped, it stayed untracked after a pop
@@ -201,7 +201,7 @@ def _branch(config: Config) -> str | None:
     return found.decode().strip() or None
 
 
-def _exists(config: Config, branch: str) -> bool:
+def branch_exists(config: Config, branch: str) -> bool:
     """Whether `branch` is still there: one renamed (`git branch -m`) or deleted (merged, then
     `git branch -d`) never comes back, and a note waiting for it was never committed."""
     from memidx.git.repo import GitRepo

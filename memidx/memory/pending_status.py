@@ -37,7 +37,7 @@ def pending_shown(config: Config) -> list[PendingShown]:
         return []
     from memidx.git.repo import GitRepo
     from memidx.git.underway import busy_with
-    from memidx.memory.pending_notes import pending
+    from memidx.memory.pending_notes import branch_exists, pending
 
     busy = busy_with(config.root)
     repo = GitRepo(config.root)
@@ -49,7 +49,9 @@ def pending_shown(config: Config) -> list[PendingShown]:
         stamp = note.entry.name.partition("-")[0]
         since = datetime.fromtimestamp(int(stamp) / 1e9, UTC) if stamp.isdigit() else None
         when = since.isoformat(timespec="seconds").replace("+00:00", "Z") if since else ""
-        shown.append(PendingShown(note.ref, note.branch, when, busy or _why(here, note.branch)))
+        gone = note.branch != here and not branch_exists(config, note.branch)
+        why = busy or _why(here, here if gone else note.branch)  # deleted: committed where it is
+        shown.append(PendingShown(note.ref, note.branch, when, why))
     return shown
 
 
