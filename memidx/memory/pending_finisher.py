@@ -66,7 +66,7 @@ def finish_when_git_lets_go(
     with ExitStack() as in_line:
         if not in_line.enter_context(file_lock(folder / NEXT_LOCK, wait=False)):
             return True  # the one waiting looks after this note was kept: it commits it
-        for _ in range(int(limit / POLL) + 2):  # bounded in time by the running one's LIMIT
+        for _ in range(int(limit / POLL) + 20):  # the running one's limit, and its last look
             if not folder.is_dir():
                 return True  # the clone (or its .memidx/) was deleted: nothing to commit
             with file_lock(folder / FINISHER_LOCK, wait=False) as taken:
