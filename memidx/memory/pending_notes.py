@@ -45,6 +45,7 @@ HOOK_CAME = "hook-came"  # a hook found remember.lock held: the remember tries o
 HOOK_WAIT = 2.0  # seconds a git hook waits for another git: the person's is done by then
 MTIME_SLACK = 0.05  # seconds a file's time may lag the clock (the kernel's coarse clock)
 SUBJECT = "memidx remember: "
+KEPT = "the note is kept, and committed once it is removed; do not remember it again"
 STOPPED = "the pending notes were not committed, so that its --abort goes back where it began"
 STOPPED_HINT = "they are once it is continued, skipped or aborted"
 CHANGED = (  # edited, staged otherwise, deleted, or taken by `git stash -u`
@@ -138,10 +139,9 @@ def commit_pending(
             done.busy = exc
             break
         except IndexLockLeft as exc:  # dropping the entry left the note untracked for good
-            if note == raise_for:
-                note.entry.unlink(missing_ok=True)
-                raise
-            notice(f"warning: {exc.message} ({exc.hint}; it is kept, and committed then)")
+            if note == raise_for:  # kept too: once the person removes the lock, it is committed
+                raise IndexLockLeft(exc.message, f"{exc.hint}; {KEPT}") from None
+            notice(f"warning: {exc.message} ({exc.hint}; {KEPT})")
             continue
         except MemidxError as exc:
             if only_commit:

@@ -303,7 +303,7 @@ def test_a_pending_note_outlives_an_index_lock_a_killed_git_left(repo: NotesRepo
     said: list[str] = []
     done = finish_now(config, said.append)
     assert done.commits == {} and len(pending(config)) == 1 and _subjects(repo) == []
-    assert len(said) == 1 and f"rm {lock}" in said[0] and "it is kept" in said[0], said
+    assert len(said) == 1 and f"rm {lock}" in said[0] and "the note is kept" in said[0], said
     lock.unlink()
     assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
     assert _subjects(repo) == ["memidx remember: Disk full"]
