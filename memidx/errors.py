@@ -100,6 +100,11 @@ class GitError(MemidxError):
     """A git operation failed."""
 
 
+class IndexLockLeft(GitError):
+    """`.git/index.lock` was left by a git that was killed: no waiting ends it, only its removal
+    by the person (what was to be committed is kept for then, never dropped)."""
+
+
 class GitBusy(GitError):
     """Another git command of the clone held the index or was committing for all of memidx's
     wait (a person's `git commit` in its editor or hooks): waiting longer would do."""

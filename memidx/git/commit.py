@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
-from memidx.errors import GitBusy, GitError
+from memidx.errors import GitBusy, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error
 from memidx.git.commit_lock import serialized
+from memidx.git.underway import refuse_a_stopped_pick
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
 STALE_CHECK_SECONDS = 1.0  # how often a lock that stays is checked for a killed owner
@@ -49,6 +50,7 @@ def commit_paths(
     undone = f"{what} was not committed"
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     with serialized(config, deadline, undone):
+        refuse_a_stopped_pick(git_dir, undone)
         _wait_for_index(git_dir / "index.lock", undone, deadline)
         commit = publish(
             root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
@@ -210,7 +212,7 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
         if time.monotonic() - checked >= STALE_CHECK_SECONDS:
             checked = time.monotonic()
             if _left_behind(lock):
-                raise GitError(
+                raise IndexLockLeft(
                     f"{lock} was left behind by a git process that was killed (no running "
                     f"process holds it); {undone}",
                     f"check that no git command is running, then remove it: rm {lock}",

@@ -15,6 +15,7 @@ from memidx.errors import GitBusy
 from memidx.portable import file_lock
 
 LOCK = "commit.lock"  # in the state folder
+WAIT_SECONDS = 10.0  # what share's merge waits for it, as a memidx commit waits for git
 
 
 @contextmanager

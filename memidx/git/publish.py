@@ -128,8 +128,22 @@ def committing(root: Path) -> bool:
             cwd = (pid_dir / "cwd").readlink()
         except OSError:
             continue  # another user's process, or one that just ended
-        if (cwd == root or root in cwd.parents) and _subcommand(argv) in COMMITTING:
+        here = (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
+        if here and _subcommand(argv) in COMMITTING:
             return True
+    return False
+
+
+def _another_repository(cwd: Path, root: Path) -> bool:
+    """Whether `cwd`, a folder under the clone, is in a repository of its own (a clone kept in
+    it, a submodule) before the clone's top: its commits were waited for as the clone's."""
+    folder = cwd
+    for _ in range(len(cwd.parts)):  # up to the clone's top, never past it
+        if folder == root or root not in folder.parents:
+            return False
+        if (folder / ".git").exists():
+            return True
+        folder = folder.parent
     return False
 
 

@@ -67,7 +67,8 @@ def rewrite_unpushed(
         return rebuilt.get(head, head)
 
     deadline = time.monotonic() + WAIT_SECONDS
-    with serialized(config):
+    undone = "the unpushed commits were not rewritten and no segment changed"
+    with serialized(config, deadline, undone):  # no memidx commit moves HEAD meanwhile
         if repo.head() is None:
             then()
             return 0
@@ -75,8 +76,7 @@ def rewrite_unpushed(
         # the old blobs staged, for a person's next `git commit` to bring the bytes back
         head = publish(
             config.root, git_dir, build, repo.head, "memidx haystack purge", deadline=deadline,
-            undone="the unpushed commits were not rewritten and no segment changed",
-            then=index_follows(paths),
+            undone=undone, then=index_follows(paths),
         )  # fmt: skip
         count = sum(1 for old, new in rebuilt.items() if old != new)
         then()

@@ -37,6 +37,21 @@ def stopped_pick(folder: Path | None) -> str | None:
     return next((what for name, what in STOPPED if (folder / name).exists()), None)
 
 
+def refuse_a_stopped_pick(folder: Path, undone: str) -> None:
+    """GitBusy while a cherry-pick or revert waits for the person on a conflict: a commit made
+    then (`forget`, the haystack's) made its `--abort` stop short ("You seem to have moved
+    HEAD. Not rewinding"), the first picks and the conflict left in place."""
+    from memidx.errors import GitBusy
+
+    stopped = stopped_pick(folder)
+    if stopped:
+        raise GitBusy(
+            f"{stopped} is stopped on a conflict; {undone}, so that its --abort goes back where "
+            "it began",
+            "try again once it is continued, skipped or aborted",
+        )
+
+
 def busy_with(root: Path) -> str | None:
     """What holds the clone now (its index lock, a commit under way, an operation that waits
     for the person), or None when no git command of the clone is under way."""

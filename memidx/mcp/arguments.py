@@ -66,6 +66,9 @@ class CheckedServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
     ) -> CallToolResult | InputRequiredResult:
+        from memidx.git.process import reap_detached
+
+        reap_detached()  # a finisher a remember started, ended since, is no zombie till the next
         if self.schemas is None:
             self.schemas = {tool.name: tool.input_schema for tool in await self.list_tools()}
         refused = refused_integer(self.schemas.get(name, {}), arguments)

@@ -10,8 +10,9 @@ LIMIT seconds at most, and commits only while no git of the clone is under way (
 lock, a commit seen in /proc, a rebase, merge, cherry-pick, revert or bisect): with git's
 plumbing, as `remember` does, so the person's staged work is never committed. It takes
 remember.lock as the hooks and `remember` do, so each note is committed once. One finisher
-runs at a time per clone (finisher.lock); another waits for it. Where /proc cannot tell a
-person's `git commit` under way (not Linux), none is started.
+looks at a time per clone (finisher.lock), one more waits for it (finisher-next.lock), and
+any other ends at once. Where /proc cannot tell a person's `git commit` under way (not
+Linux), none is started.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from memidx.config import Config
 LIMIT = 600.0  # seconds a finisher waits for git at most, then leaves the notes pending
 POLL = 0.5  # seconds between two looks at the clone
 LOG = "finisher.log"  # in .memidx/pending-notes/
+LOG_SIZE = 64 * 1024  # bytes past which it becomes finisher.log.1 (the one before goes)
 FINISHER_LOCK = "finisher.lock"  # in .memidx/pending-notes/: one finisher at a time
+NEXT_LOCK = "finisher-next.lock"  # held by the one finisher waiting for finisher.lock
 
 
 def start_finisher(config: Config, notice: Callable[[str], None]) -> None:
@@ -38,8 +41,11 @@ def start_finisher(config: Config, notice: Callable[[str], None]) -> None:
     if not Path("/proc/self").is_dir():
         return  # no way to see a person's `git commit` under way: it could fail theirs
     argv = [sys.executable, "-m", "memidx.memory.pending_finisher", str(config.root)]
+    log = config.state_dir / FOLDER / LOG
     try:
-        spawn_detached(argv, config.state_dir / FOLDER / LOG)
+        if log.is_file() and log.stat().st_size > LOG_SIZE:  # it grew with each finisher
+            log.replace(log.with_name(f"{LOG}.1"))  # a finisher still writing goes on there
+        spawn_detached(argv, log)
     except OSError as exc:  # no process left under a limit, a full disk
         notice(f"warning: nothing could be started to commit it once git lets go: {exc}")
 
@@ -48,22 +54,43 @@ def finish_when_git_lets_go(
     config: Config, say: Callable[[str], None], limit: float = LIMIT
 ) -> bool:
     """Wait (`limit` seconds at most) until no git of the clone is under way, then commit the
-    pending notes; True when none is left pending for the branch checked out."""
-    from memidx.memory.pending_mark import FOLDER, any_pending
+    pending notes; True when none is left pending for the branch checked out. One finisher
+    looks at a time, one more waits for it (it sees every note kept before it looks), and any
+    other ends at once: one started by each remember behind a long git piled up, 11 MB each."""
+    from contextlib import ExitStack
+
+    from memidx.memory.pending_mark import FOLDER
     from memidx.portable import file_lock
 
-    deadline = time.monotonic() + limit
-    with file_lock(config.state_dir / FOLDER / FINISHER_LOCK, timeout=limit) as taken:
-        if not taken:
-            return False
-        for _ in range(int(limit / POLL) + 2):  # bounded by the deadline too
-            if not any_pending(config):
-                return True
-            if _quiet(config) and _finish(config, say):
-                return True  # the rest (if any) waits for its branch: its hook commits it
-            if time.monotonic() >= deadline:
-                break
+    folder = config.state_dir / FOLDER
+    with ExitStack() as in_line:
+        if not in_line.enter_context(file_lock(folder / NEXT_LOCK, wait=False)):
+            return True  # the one waiting looks after this note was kept: it commits it
+        for _ in range(int(limit / POLL) + 20):  # the running one's limit, and its last look
+            if not folder.is_dir():
+                return True  # the clone (or its .memidx/) was deleted: nothing to commit
+            with file_lock(folder / FINISHER_LOCK, wait=False) as taken:
+                if taken:
+                    in_line.close()  # a later note's finisher may wait now
+                    return _look(config, say, limit)
             time.sleep(POLL)
+    say(f"another finisher of this clone ran for {limit:g} s; this one ended (`memidx sync`)")
+    return False
+
+
+def _look(config: Config, say: Callable[[str], None], limit: float) -> bool:
+    """Look every POLL seconds, for `limit` seconds at most, and commit once git lets go."""
+    from memidx.memory.pending_mark import any_pending
+
+    deadline = time.monotonic() + limit
+    for _ in range(int(limit / POLL) + 2):  # bounded by the deadline too
+        if not any_pending(config):
+            return True
+        if _quiet(config) and _finish(config, say):
+            return True  # the rest (if any) waits for its branch: its hook commits it
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(POLL)
     say(f"the pending notes were not committed within {limit:g} s (`memidx sync` commits them)")
     return False
 
@@ -84,7 +111,7 @@ def _finish(config: Config, say: Callable[[str], None]) -> bool:
     with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
         if not taken:
             return False
-        done = commit_pending(config, HOOK_WAIT, say)
+        done = commit_pending(config, HOOK_WAIT, say, only_commit=True)
     for ref, commit in done.commits.items():
         say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
     if done.commits:

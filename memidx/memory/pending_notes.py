@@ -30,7 +30,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.drafts import replace_durably
-from memidx.errors import GitBusy, MemidxError
+from memidx.errors import GitBusy, IndexLockLeft, MemidxError
 from memidx.git.commit import commit_paths
 from memidx.git.underway import git_dir, stopped_pick
 from memidx.hashes import sha256_hex
@@ -45,6 +45,7 @@ HOOK_CAME = "hook-came"  # a hook found remember.lock held: the remember tries o
 HOOK_WAIT = 2.0  # seconds a git hook waits for another git: the person's is done by then
 MTIME_SLACK = 0.05  # seconds a file's time may lag the clock (the kernel's coarse clock)
 SUBJECT = "memidx remember: "
+KEPT = "the note is kept, and committed once it is removed; do not remember it again"
 STOPPED = "the pending notes were not committed, so that its --abort goes back where it began"
 STOPPED_HINT = "they are once it is continued, skipped or aborted"
 CHANGED = (  # edited, staged otherwise, deleted, or taken by `git stash -u`
@@ -107,12 +108,14 @@ def commit_pending(
     notice: Callable[[str], None],
     *,
     raise_for: PendingNote | None = None,
+    only_commit: bool = False,
 ) -> Committed:
     """Commit the pending notes, oldest first, each as `remember` would have (the caller holds
     remember.lock). A git that holds the clone past `wait` seconds (WAIT_SECONDS when None)
     leaves the rest pending. Another failure (a hook that refuses, no author identity) ends an
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
-    always did."""
+    always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
+    changed or failed note is left to a hook, `remember` or `memidx sync` to say so."""
     done = Committed({})
     notes = pending(config)
     here = _branch(config) if notes else None
@@ -121,9 +124,11 @@ def commit_pending(
         done.busy = GitBusy(f"{stopped} is stopped on a conflict; {STOPPED}", STOPPED_HINT)
         return done
     for note in notes:
-        if here is None or (note.branch != here and _exists(config, note.branch)):
+        if here is None or (note.branch != here and branch_exists(config, note.branch)):
             continue  # detached, or on another branch: it waits for its own, while there is one
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
+            if only_commit:  # `git stash -u` took it: dropped, it stayed untracked after a pop
+                continue
             note.entry.unlink(missing_ok=True)
             if note != raise_for:  # that remember says it itself, as an error
                 notice(f"warning: {note.ref} {CHANGED}")
@@ -133,7 +138,15 @@ def commit_pending(
         except GitBusy as exc:
             done.busy = exc
             break
+        except IndexLockLeft as exc:  # dropping the entry left the note untracked for good
+            if note == raise_for:  # kept too: once the person removes the lock, it is committed
+                raise IndexLockLeft(exc.message, f"{exc.hint}; {KEPT}") from None
+            notice(f"warning: {exc.message} ({exc.hint}; {KEPT})")
+            continue
         except MemidxError as exc:
+            if only_commit:
+                notice(f"warning: {note.ref} was not committed: {exc} (it stays pending)")
+                continue
             note.entry.unlink(missing_ok=True)
             if note == raise_for:
                 raise
@@ -188,7 +201,7 @@ def _branch(config: Config) -> str | None:
     return found.decode().strip() or None
 
 
-def _exists(config: Config, branch: str) -> bool:
+def branch_exists(config: Config, branch: str) -> bool:
     """Whether `branch` is still there: one renamed (`git branch -m`) or deleted (merged, then
     `git branch -d`) never comes back, and a note waiting for it was never committed."""
     from memidx.git.repo import GitRepo

@@ -37,7 +37,7 @@ def pending_shown(config: Config) -> list[PendingShown]:
         return []
     from memidx.git.repo import GitRepo
     from memidx.git.underway import busy_with
-    from memidx.memory.pending_notes import pending
+    from memidx.memory.pending_notes import branch_exists, pending
 
     busy = busy_with(config.root)
     repo = GitRepo(config.root)
@@ -49,14 +49,17 @@ def pending_shown(config: Config) -> list[PendingShown]:
         stamp = note.entry.name.partition("-")[0]
         since = datetime.fromtimestamp(int(stamp) / 1e9, UTC) if stamp.isdigit() else None
         when = since.isoformat(timespec="seconds").replace("+00:00", "Z") if since else ""
-        shown.append(PendingShown(note.ref, note.branch, when, busy or _why(here, note.branch)))
+        gone = note.branch != here and not branch_exists(config, note.branch)
+        why = busy or _why(here, note.branch, gone)
+        shown.append(PendingShown(note.ref, note.branch, when, why))
     return shown
 
 
-def _why(here: str | None, branch: str) -> str:
+def _why(here: str | None, branch: str, gone: bool) -> str:
+    """Why it waits; a note of a branch deleted since is committed on the one checked out."""
     if here is None:
         return "HEAD is detached: it waits for a branch to be checked out"
-    if branch != here:
+    if branch != here and not gone:
         return f"its branch, {branch.removeprefix('refs/heads/')}, is not checked out"
     return COMMITTED_SOON
 

@@ -17,7 +17,7 @@ import yaml
 
 from memidx.config import Config
 from memidx.drafts import make_folder
-from memidx.errors import CheckFailed, MemidxError, UsageError
+from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
 from memidx.haystack.redaction import stored_tags
 from memidx.memory.note_state import added_by, ids_at, the_same_note
@@ -163,7 +163,11 @@ def remember(
         older = bool(pending(config))  # a git held the clone past a remember's wait already
         note = keep(config, ref, title, text, branch)
         say = notice or _unsaid
-        done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
+        try:
+            done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
+        except IndexLockLeft:  # kept: committed once the person removes the lock
+            start_finisher(config, say)
+            raise
         gone = not note.entry.exists()  # while no one else commits pending notes
     if done.busy and not gone and ref not in done.commits:
         done = after_a_hook(config, note, say, since) or done

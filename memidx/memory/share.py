@@ -30,7 +30,7 @@ from shlex import quote
 
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
-from memidx.git.commit_lock import serialized
+from memidx.git.commit_lock import WAIT_SECONDS, serialized
 from memidx.memory.twins import Renamed, part_twins
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
@@ -95,7 +95,7 @@ def share(
             continue
         unfetched = 0
         renamed += part_twins(config, say)  # before the merge, which would stop on them
-        with serialized(config):  # no memidx commit moves HEAD meanwhile
+        with serialized(config, time.monotonic() + WAIT_SECONDS, "nothing was pulled or pushed"):
             _quiet(config)
             merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
         if merged.returncode != 0:

@@ -168,3 +168,71 @@ def test_a_hung_commit_lock_holder_leaves_the_note_pending_within_the_wait(
 
 def _no_finisher(*_: object) -> None:
     """No finisher started: this test commits the note itself."""
+
+
+def test_remembers_behind_a_long_git_leave_two_finishers_at_most(repo: NotesRepo) -> None:
+    """Each remember that left a note pending started a finisher, and each waited for the one
+    before it: an agent remembering once a second behind a person's `git rebase -i` piled up
+    hundreds of processes, 11 MB each (6 seen after 6 remembers). One looks, one more waits,
+    the others end at once; every note is still committed, once."""
+    from memidx.memory.pending_finisher import start_finisher
+
+    config = load_config(repo.root, env={})
+    lock = repo.root / ".git" / "index.lock"
+    script = f"import time; f = open({str(lock)!r}, 'w'); print('held', flush=True); time.sleep(60)"
+    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        for n in range(5):
+            text = f"---\ntitle: Piled note {n}\ncreated: '2026-12-05'\n---\n\n" + BODY
+            repo.write(f"notes/piled-note-{n}.md", text)
+            keep(config, f"notes/piled-note-{n}.md", f"Piled note {n}", text, "refs/heads/main")
+            start_finisher(config, print)
+        time.sleep(1.5)  # each started one has taken its place in line, or ended
+        running = len(list(_finishers(repo.root)))
+    finally:
+        holder.kill()
+        holder.wait()
+        lock.unlink(missing_ok=True)
+    assert running <= 2, f"{running} finishers for one clone"
+    assert _until(lambda: not any_pending(config), 20), "a note stayed pending"
+    assert sorted(_subjects(repo)) == [
+        *(f"memidx remember: Piled note {n}" for n in range(5)),
+        "start",
+    ]
+    assert _until(lambda: not list(_finishers(repo.root)), 10), "a finisher did not end"
+
+
+def test_the_finisher_log_is_kept_small(repo: NotesRepo) -> None:
+    """finisher.log took every finisher's lines, for ever: past LOG_SIZE it becomes
+    finisher.log.1 (the one before it goes), so the two stay under twice that."""
+    from memidx.memory.pending_finisher import LOG_SIZE, start_finisher
+
+    config = load_config(repo.root, env={})
+    folder = config.state_dir / "pending-notes"
+    folder.mkdir(parents=True)
+    (folder / "finisher.log.1").write_text("the oldest lines\n")
+    (folder / "finisher.log").write_text("an old line\n" * (LOG_SIZE // 10))
+    start_finisher(config, print)  # nothing pending: it ends at once
+    assert _until(lambda: not list(_finishers(repo.root)), 10), "the finisher did not end"
+    assert (folder / "finisher.log.1").read_text().startswith("an old line")
+    assert (folder / "finisher.log").stat().st_size < LOG_SIZE
+
+
+def test_a_note_a_stash_took_away_stays_pending_for_the_finisher(repo: NotesRepo) -> None:
+    """`git stash -u` takes the pending note's file away, and git lets go: the finisher, which
+    no one reads, dropped its entry ("changed or was removed") in its log, so once `git stash
+    pop` brought it back the note stayed untracked for good. The finisher only commits; the
+    hook, `remember` or `memidx sync` that a person sees decides about a changed note."""
+    config = load_config(repo.root, env={})
+    text = "---\ntitle: Stashed note\ncreated: '2026-12-05'\n---\n\n" + BODY
+    repo.write("notes/stashed-note.md", text)
+    keep(config, "notes/stashed-note.md", "Stashed note", text, "refs/heads/main")
+    repo.git("stash", "-u", "-q")
+    assert not (repo.root / "notes" / "stashed-note.md").exists()
+    said: list[str] = []
+    finish_when_git_lets_go(config, said.append, limit=1.0)
+    repo.git("stash", "pop", "-q")
+    assert said == [] and len(pending(config)) == 1, said
+    assert finish_when_git_lets_go(config, said.append, limit=5.0)
+    assert _subjects(repo) == ["memidx remember: Stashed note", "start"]

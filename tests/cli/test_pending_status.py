@@ -55,3 +55,16 @@ def test_status_names_the_pending_notes_how_old_and_why_they_wait(repo: NotesRep
     repo.git("checkout", "-q", "-b", "other")
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
     assert note["why"] == "its branch, main, is not checked out"
+
+
+def test_a_note_of_a_deleted_branch_is_not_said_to_wait_for_it(repo: NotesRepo) -> None:
+    """A note remembered on a branch deleted since is committed on the branch checked out (the
+    next `memidx sync` does so at once); status said it waited for the deleted branch."""
+    config = load_config(repo.root, env={})
+    repo.git("checkout", "-q", "-b", "gone")
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT, "refs/heads/gone")
+    repo.git("checkout", "-q", "main")
+    repo.git("branch", "-q", "-D", "gone")
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert note["why"] == COMMITTED_SOON, note

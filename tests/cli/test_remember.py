@@ -246,6 +246,8 @@ def test_memidx_sync_commits_a_pending_note_and_indexes_it(machine: Machine) -> 
 
 
 def test_a_lock_left_by_a_killed_git_is_named_with_its_remedy(machine: Machine) -> None:
+    """The note is kept: once the person removes the lock as told, it is committed (its entry
+    was dropped, and the note stayed untracked for good unless remembered again)."""
     lock = machine.root / ".git" / "index.lock"
     lock.write_text("left by a git that was killed")
     before = commits(machine)
@@ -253,7 +255,28 @@ def test_a_lock_left_by_a_killed_git_is_named_with_its_remedy(machine: Machine) 
     assert run.code == 1 and "Traceback" not in run.err
     assert "left behind by a git process that was killed" in run.err
     assert f"rm {lock}" in run.err
+    assert "the note is kept, and committed once it is removed" in run.err
     assert commits(machine) == before and lock.read_text() == "left by a git that was killed"
+    lock.unlink()  # as told: the finisher the remember started commits the note, then ends
+    for _ in range(200):
+        if commits(machine) == before + 1 and not _finishers(machine.root):
+            break
+        time.sleep(0.1)
+    assert machine.git("log", "-1", "--format=%s").strip() == "memidx remember: Stale lock"
+    assert commits(machine) == before + 1 and not _finishers(machine.root)
+
+
+def _finishers(root: Path) -> list[int]:
+    """The finishers running for this clone (Linux /proc)."""
+    found: list[int] = []
+    for pid_dir in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"memidx.memory.pending_finisher" in argv and str(root).encode() in argv:
+            found.append(int(pid_dir.name))
+    return found
 
 
 def test_an_edit_made_while_remember_commits_survives_byte_for_byte(machine: Machine) -> None:

@@ -291,3 +291,19 @@ def test_a_cherry_pick_stopped_on_a_conflict_gets_no_note_committed_into_it(
     repo.git("cherry-pick", "--abort")
     assert repo.git("rev-parse", "HEAD").strip() == began  # the first pick went too
     assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
+
+
+def test_a_pending_note_outlives_an_index_lock_a_killed_git_left(repo: NotesRepo) -> None:
+    """A git killed while a note waited left .git/index.lock: `memidx sync` (or a hook, or the
+    next remember) dropped the note's entry on that error, and once the person removed the lock
+    nothing committed the note, left untracked for good. It is kept, and committed then."""
+    config = _kept(repo)
+    lock = repo.root / ".git" / "index.lock"
+    lock.write_text("left by a git that was killed")
+    said: list[str] = []
+    done = finish_now(config, said.append)
+    assert done.commits == {} and len(pending(config)) == 1 and _subjects(repo) == []
+    assert len(said) == 1 and f"rm {lock}" in said[0] and "the note is kept" in said[0], said
+    lock.unlink()
+    assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
+    assert _subjects(repo) == ["memidx remember: Disk full"]
