@@ -68,9 +68,11 @@ class Pending:
         if method == "notifications/cancelled" and "id" not in message:  # MCP: a cancelled
             # request is never answered; with an id, the server takes it for no notification
             params = message.get("params")
-            if served and isinstance(params, dict):
-                self._forget(cast(dict[str, object], params).get("requestId"))
-        elif _is_request(message) and (key := _key(message.get("id"))) is not None:
+            if served and isinstance(params, dict) and _a_notification(message):
+                self._cancel(cast(dict[str, object], params).get("requestId"))
+        elif (_is_request(message) if served else _refused_request(message)) and (
+            key := _key(message.get("id"))
+        ) is not None:
             self._sent_count += 1
             self._waiting.setdefault(key, []).append(self._sent_count)
             if served and method == "initialize" and (has := _batches_had(message)) is not None:
@@ -105,6 +107,21 @@ class Pending:
 
     def _each(self) -> list[tuple[Key, int]]:
         return [(key, at) for key, ats in self._waiting.items() for at in ats]
+
+    def _cancel(self, value: object) -> None:
+        """The request a cancel names, as the SDK finds it (mcp.shared.dispatcher's
+        coerce_request_id): the last sent whose id is `value` or reads as the same integer
+        ("7" and 7). Taken literally, a cancel of "7" left request 7 waiting: the SDK never
+        answers it, and the front gave it the error of a server that died."""
+        if (wanted := _as_integer(_key(value))) is None:
+            return
+        named = [one for one in self._each() if _as_integer(one[0]) == wanted]
+        if named:
+            key, at = max(named, key=lambda one: one[1])
+            self._waiting[key].remove(at)
+            self._unread.discard((key, at))
+            if not self._waiting[key]:
+                del self._waiting[key]
 
     def _forget(self, value: object) -> None:
         """One request with id `value` answered (or cancelled): the first sent of them."""
@@ -180,6 +197,33 @@ def _is_request(message: dict[str, object]) -> bool:
     if method is None or _error_object(message.get("error")):
         return False
     return isinstance(method, str) or not isinstance(message.get("result"), dict)
+
+
+def _refused_request(message: dict[str, object]) -> bool:
+    """Whether the server answers a member of a batch it refuses (memidx/mcp/verdict.py
+    asked_id): any with an id, but a response's (a `result` or an `error` of any shape). One
+    with a `method` and a `result` was taken as waiting, was refused nothing, and got the
+    error of a server that died at the session's end."""
+    return "result" not in message and "error" not in message
+
+
+def _a_notification(message: dict[str, object]) -> bool:
+    """Whether the SDK takes `message` (a method, no id) as a notification: JSON-RPC 2.0's,
+    its params no string UTF-8 cannot write (the server refuses those, memidx/mcp/verdict.py).
+    A cancel it refuses cancels nothing: its request is still answered."""
+    text = json.dumps(message.get("params"), ensure_ascii=False)
+    return message.get("jsonrpc") == "2.0" and is_utf8(text)
+
+
+def _as_integer(key: Key | None) -> Key | None:
+    """`key` as the SDK correlates a cancel with a request: a string int() reads is that
+    integer."""
+    if key is not None and key[0] == "str":
+        try:
+            return ("int", int(key[1]))
+        except ValueError:
+            pass
+    return key
 
 
 def _error_object(value: object) -> bool:
