@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import anyio
 import mcp_types
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
@@ -101,15 +102,20 @@ class Answers:
         self.quiet = anyio.Event()  # set when no request waits for its answer
 
     def take(self, found: RequestId) -> None:
-        """A request with id `found` goes to the SDK."""
+        """A request with id `found` goes to the SDK (the last taken last, as the SDK keeps)."""
+        self.asked.pop(found, None)
         self.asked[found] = None
         self.unwanted.pop(found, None)
 
-    async def cancel(self, found: RequestId) -> None:
-        """The client cancelled request `found`: MCP says it gets no answer; a batch holding it
-        goes without it (and is sent when the rest of it is in)."""
-        if found not in self.asked:
+    async def cancel(self, named: RequestId) -> None:
+        """The client cancelled request `named`: MCP says it gets no answer; a batch holding it
+        goes without it (and is sent when the rest of it is in). The SDK cancels the last
+        request whose id reads as the same (coerce_request_id: "7" is 7): taken literally, a
+        cancel of "7" left 7 waited for, its batch never sent, the session's end held."""
+        same = [one for one in self.asked if coerce_request_id(one) == coerce_request_id(named)]
+        if not same:
             return  # answered already, or never asked
+        found = same[-1]
         self._answered(found)
         self.unwanted[found] = None
         while len(self.unwanted) > MAX_UNWANTED:
