@@ -191,12 +191,19 @@ def _is_request(message: dict[str, object]) -> bool:
     """Whether the server reads `message` as a request it answers: the SDK reads one with a
     `method` and an `error` object it takes (an integer code, a message) as an error
     response, the client's answer to a request of the server's, answered by nothing (the
-    front waited for it, and gave it an error of a server that died); and one whose method
-    is no string, with a `result` object, as a response too."""
+    front waited for it, and gave it an error of a server that died); and one no request
+    (its method no string, or its params neither an object nor null), with a `result`
+    object, as a response too. Anything else with an id is refused with it (memidx/mcp/
+    verdict.py), a message without a method or `"jsonrpc": "2.0"` too: its refusal took the
+    place of a request in flight with that id."""
     method = message.get("method")
-    if method is None or _error_object(message.get("error")):
+    if message.get("jsonrpc") != "2.0":
+        return True
+    if _error_object(message.get("error")):
         return False
-    return isinstance(method, str) or not isinstance(message.get("result"), dict)
+    params = message.get("params")
+    a_request = isinstance(method, str) and (params is None or isinstance(params, dict))
+    return a_request or not isinstance(message.get("result"), dict)
 
 
 def _refused_request(message: dict[str, object]) -> bool:
@@ -238,12 +245,12 @@ def _error_object(value: object) -> bool:
         return False
     if isinstance(code, float):
         return code.is_integer() and abs(code) < 2**63
-    if isinstance(code, str):
+    if isinstance(code, str):  # ASCII digits alone: int() reads "\u0661" too, pydantic not
         try:
             int(code)
         except ValueError:
             return False
-        return True
+        return code.isascii()
     return isinstance(code, int)
 
 
