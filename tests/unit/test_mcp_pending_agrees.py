@@ -11,6 +11,9 @@ import json
 
 import mcp_types
 import pytest
+from mcp.shared.dispatcher import coerce_request_id
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
+from mcp_types import JSONRPCNotification
 
 from memidx.mcp.pending import Pending
 from memidx.mcp.verdict import Good, judge, refused_ids
@@ -63,4 +66,38 @@ def test_the_front_waits_for_what_the_server_answers(batch: bool) -> None:
             answered, waited = _answered(message), _waited(json.dumps(message).encode())
         if answered != waited:
             wrong.append(message)
+    assert wrong == []
+
+
+CANCELS: dict[str, list[object]] = {
+    "jsonrpc": ["2.0", ABSENT, "1.0"],
+    "id": [ABSENT, None, 3],
+    "params": [
+        ABSENT, {}, None, 5, {"requestId": 1}, {"requestId": "1"}, {"requestId": " 1"},
+        {"requestId": True}, {"requestId": 1.0}, {"requestId": "x"},
+        {"requestId": 1, "reason": "\ud800"}, {"requestId": 1, "reason": 5},
+    ],
+    "result": [ABSENT, {}, 5],
+}  # fmt: skip
+
+
+def test_the_front_takes_a_request_as_cancelled_when_the_sdk_cancels_it() -> None:
+    """Cancelled, it is never answered: a cancel of "1" the SDK applies to request 1 (its
+    coerce_request_id) left 1 waiting in the front, and one the server refuses (no JSON-RPC
+    2.0, a lone surrogate) was taken as applied."""
+    names = list(CANCELS)
+    wrong: list[dict[str, object]] = []
+    for values in itertools.product(*CANCELS.values()):
+        cancel: dict[str, object] = {"method": "notifications/cancelled"}
+        cancel.update({n: v for n, v in zip(names, values, strict=True) if v is not ABSENT})
+        line = json.dumps(cancel).encode()
+        verdict = judge(line)
+        named = None
+        if isinstance(verdict, Good) and isinstance(verdict.message, JSONRPCNotification):
+            named = cancelled_request_id_from_params(verdict.message.params)
+        pending = Pending()
+        pending.sent(b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n' + line + b"\n")
+        cancelled = named is not None and coerce_request_id(named) == 1
+        if cancelled is (1 in pending.left()):
+            wrong.append(cancel)
     assert wrong == []
