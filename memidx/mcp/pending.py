@@ -68,7 +68,7 @@ class Pending:
         if method == "notifications/cancelled" and "id" not in message:  # MCP: a cancelled
             # request is never answered; with an id, the server takes it for no notification
             params = message.get("params")
-            if served and isinstance(params, dict) and _a_notification(message):
+            if served and isinstance(params, dict) and _sdk_reads(message):
                 self._cancel(cast(dict[str, object], params).get("requestId"))
         elif (_is_request(message) if served else _refused_request(message)) and (
             key := _key(message.get("id"))
@@ -76,7 +76,7 @@ class Pending:
             self._sent_count += 1
             self._waiting.setdefault(key, []).append(self._sent_count)
             if served and method == "initialize" and (has := _batches_had(message)) is not None:
-                self._batches = has
+                self._batches = has if _sdk_reads(message) else self._batches
 
     def answered(self, chunk: bytes) -> None:
         """The server's bytes, on their way to the client."""
@@ -214,10 +214,11 @@ def _refused_request(message: dict[str, object]) -> bool:
     return "result" not in message and "error" not in message
 
 
-def _a_notification(message: dict[str, object]) -> bool:
-    """Whether the SDK takes `message` (a method, no id) as a notification: JSON-RPC 2.0's,
+def _sdk_reads(message: dict[str, object]) -> bool:
+    """Whether the SDK reads `message` (a method, params an object) at all: JSON-RPC 2.0's,
     its params no string UTF-8 cannot write (the server refuses those, memidx/mcp/verdict.py).
-    A cancel it refuses cancels nothing: its request is still answered."""
+    A cancel it refuses cancels nothing (its request is still answered), an initialize it
+    refuses settles no revision (a batch after it is still refused)."""
     text = json.dumps(message.get("params"), ensure_ascii=False)
     return message.get("jsonrpc") == "2.0" and is_utf8(text)
 

@@ -13,6 +13,7 @@ CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n'
 CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n'
 INIT = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"REV"}}\n'
 INIT_0326, INIT_0618 = INIT.replace(b"REV", b"2025-03-26"), INIT.replace(b"REV", b"2025-06-18")
+CANCELS = b"[" + CANCEL.rstrip() + b"]\n"  # a batch of one cancel
 BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"method":"x"}]\n'
 
 
@@ -64,6 +65,9 @@ BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"m
         (CALL.replace(b":1,", b':"01",') + CANCEL, b"", []),
         (CALL + CANCEL.replace(b":1}", b':"x1"}'), b"", [1]),
         (CALL + CALL.replace(b":1,", b':"1",') + CANCEL, b"", [1]),
+        # an initialize the server refuses settles no revision: the batch is refused still
+        (INIT_0326.replace(b'"jsonrpc":"2.0",', b"") + CALL + CANCELS, b"", [0, 1]),
+        (INIT_0326.replace(b"}}", b',"x":"\\ud800"}}') + CALL + CANCELS, b"", [0, 1]),
         # a cancel the server refuses (no JSON-RPC 2.0, a lone surrogate) cancels nothing
         (CALL + CANCEL.replace(b'"jsonrpc":"2.0",', b""), b"", [1]),
         (CALL + CANCEL.replace(b"}}", b',"why":"\\udc00"}}'), b"", [1]),
