@@ -6,16 +6,18 @@ waits, said as such, where the missing call was an AttributeError out of every w
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
 import time
+from collections.abc import Generator
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from memidx import portable
+from memidx import portable, room_files
 from memidx.githooks.hook import run_hook
 from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.memory.status import gather
@@ -172,3 +174,31 @@ def test_the_vacuum_after_an_upgrade_asks_for_the_room_the_upgrade_left(
     assert schema_of(index) == SCHEMA_VERSION
     with closing(sqlite3.connect(index)) as conn:
         assert int(conn.execute("PRAGMA freelist_count").fetchone()[0]) > 0  # no VACUUM
+
+
+def test_a_room_file_gone_during_the_scan_does_not_end_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another check's file, made and removed within microseconds, can be listed and gone by
+    the time it is looked at: that ended the scan, and every stale file after it stayed."""
+    old = time.time() - 3600
+    left = tmp_path / ".memidx-room-abc_1234"
+    left.touch()
+    os.utime(left, (old, old))
+    scandir = os.scandir
+
+    class Gone:
+        name = ".memidx-room-gone1234"
+        path = str(tmp_path / name)
+
+        def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+            raise FileNotFoundError(self.path)
+
+    @contextlib.contextmanager
+    def listing(folder: Path) -> Generator[list[object]]:
+        with scandir(folder) as entries:
+            yield [Gone(), *entries]
+
+    monkeypatch.setattr(os, "scandir", listing)
+
+    assert room_files.clean_stale(tmp_path, tmp_path.stat()) == [left.name]
