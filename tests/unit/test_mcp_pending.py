@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from memidx.mcp.batch import BATCH_VERSIONS
-from memidx.mcp.pending import BATCH_REVISION, Pending
+from memidx.mcp.pending import Pending
+from memidx.mcp.sdk_reading import BATCH_REVISION
 
 CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n'
 CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n'

@@ -19,12 +19,23 @@ from memidx.mcp.pending import Pending
 from memidx.mcp.verdict import Good, judge, refused_ids
 
 ABSENT = object()
+
+
+def _nested(depth: int) -> dict[str, object]:
+    """Params `depth` deep in a message (itself 1): about where the SDK's parser stops."""
+    value: object = []
+    for _ in range(depth - 3):
+        value = [value]
+    return {"x": value}
+
+
+DEEP = [_nested(depth) for depth in (201, 202)]
 ERROR = {"code": 1, "message": "m"}
 MEMBERS: dict[str, list[object]] = {
     "jsonrpc": ["2.0", ABSENT, "1.0"],
     "id": [1, "a", ABSENT, True],
     "method": [ABSENT, "ping", 5],
-    "params": [ABSENT, {}, None, 5],
+    "params": [ABSENT, {}, None, 5, {"x": "\ud800"}, *DEEP],
     "result": [ABSENT, {}, None, 5],
     "error": [
         ABSENT, None, ERROR, {**ERROR, "code": " 7 "}, {**ERROR, "code": 1.0},
@@ -76,6 +87,7 @@ CANCELS: dict[str, list[object]] = {
         ABSENT, {}, None, 5, {"requestId": 1}, {"requestId": "1"}, {"requestId": " 1"},
         {"requestId": True}, {"requestId": 1.0}, {"requestId": "x"},
         {"requestId": 1, "reason": "\ud800"}, {"requestId": 1, "reason": 5},
+        *({"requestId": 1, **deep} for deep in DEEP),
     ],
     "result": [ABSENT, {}, 5],
 }  # fmt: skip
