@@ -106,3 +106,18 @@ def test_a_request_in_a_batch_refused_whole_is_answered_only_when_the_server_ans
     finally:
         code, said = _rest(raw)
     assert (code, said) == (0, [])
+
+
+def test_of_two_requests_with_one_id_the_one_not_cancelled_is_answered(
+    memory: NotesRepo,
+) -> None:
+    """The SDK cancels one of them (the last); the server's answers took the id as cancelled
+    and dropped the other's answer too: its client waited for ever, and the front gave it the
+    error of a server that died."""
+    calls: list[object] = [{**STATUS, "id": 5}, {**STATUS, "id": 5}, _cancel(5)]
+    raw = _session(memory, (), "2025-06-18", calls)
+    try:
+        assert raw.answer(ANSWER)["result"]["content"]
+    finally:
+        code, said = _rest(raw)
+    assert (code, said) == (0, [])
