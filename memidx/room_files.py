@@ -24,8 +24,11 @@ def clean_stale(folder: Path, mine: os.stat_result) -> list[str]:
     removed: list[str] = []
     with suppress(OSError), os.scandir(folder) as entries:
         for entry in entries:
-            if _NAME.fullmatch(entry.name) and _stale(entry.stat(follow_symlinks=False), mine):
-                with suppress(OSError):
+            if not _NAME.fullmatch(entry.name):
+                continue
+            with suppress(OSError):  # one gone meanwhile (a check removing its own, just
+                # made) ended the scan: the stale ones after it were left
+                if _stale(entry.stat(follow_symlinks=False), mine):
                     Path(entry.path).unlink()
                     removed.append(entry.name)
     return removed

@@ -78,10 +78,9 @@ def upgrade_waits(
     return hurried or not (room_for_copies(conn, COPIES) if room is None else room)
 
 
-def migrate(conn: sqlite3.Connection, *, room: bool | None = None) -> int | None:
+def migrate(conn: sqlite3.Connection) -> int | None:
     """Upgrade an index of an older, known version in place; returns the version it had, or
-    None when there was nothing to upgrade (or no way to). `room`: whether the opening found
-    room for an upgrade from schema 5 (its copy, then the VACUUM's), not asked again."""
+    None when there was nothing to upgrade (or no way to)."""
     try:
         start = _version(conn)
         if not _upgradable(start):
@@ -101,18 +100,20 @@ def migrate(conn: sqlite3.Connection, *, room: bool | None = None) -> int | None
             raise
         return None
     if start < _COMPACTED:
-        _reclaim(conn, room if start == READABLE else None)
+        _reclaim(conn)
     return start
 
 
-def _reclaim(conn: sqlite3.Connection, room: bool | None) -> None:
+def _reclaim(conn: sqlite3.Connection) -> None:
     """Give back the pages of the vectors' old table (half the file): until a VACUUM the file
     keeps their size as free pages. The upgrade is committed already: a VACUUM that fails (a
     lock) or has no room (it writes a copy of the file to the log, and one to a temporary
-    file) leaves them free for the next writes."""
+    file) leaves them free for the next writes. Its room is asked now, not taken from the
+    upgrade's: the upgrade's new table grew the file by the vectors' size, and a VACUUM run
+    on the room found before it filled the disk it was to spare."""
     _empty_log(conn)  # the upgrade's pages: their room is the VACUUM's
     with suppress(sqlite3.Error):
-        if room_for_copies(conn, COPIES) if room is None else room:
+        if room_for_copies(conn, COPIES):
             conn.execute("VACUUM")
     _empty_log(conn)  # VACUUM wrote every page to the log
 

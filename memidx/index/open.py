@@ -212,12 +212,13 @@ def _inspect(
     try:
         conn = connect(path)
         # the room an upgrade from schema 5 needs, asked once (it was asked up to three
-        # times, each by allocating it where the disk would not say its free space)
+        # times, each by allocating it where the disk would not say its free space); the
+        # VACUUM after an upgrade asks its own (memidx.index.migrations._reclaim)
         wait = None if hurried else room_wait(conn)
         waits = upgrade_waits(conn, hurried=hurried, room=wait is None)  # then written at
         if hurried and not waits:  # schema 5, as read
             _refuse_older(conn, path)
-        upgraded = None if waits else migrate(conn, room=wait is None)
+        upgraded = None if waits else migrate(conn)
         said = None if hurried else _upgrade_notice(path, upgraded, wait)
         problem = schema_problem(conn, path, oldest=READABLE if waits else SCHEMA_VERSION)
         if problem is None and verify:

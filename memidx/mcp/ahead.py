@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar, cast
 
 import mcp_types
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 
 RequestId = str | int
@@ -39,13 +40,15 @@ class SessionAhead(Generic[T]):
             ticket = self.start(query) if query is not None else None
             if ticket is not None:
                 self.tickets = {k: t for k, t in self.tickets.items() if not t.done()}
-                self.tickets[message.id] = ticket
+                self.tickets[coerce_request_id(message.id)] = ticket  # as the SDK finds
+                # the request a cancel names: "7" is 7 (a search so cancelled embedded on)
         elif (
             isinstance(message, mcp_types.JSONRPCNotification)
             and message.method == "notifications/cancelled"
         ):
             found = cancelled_request_id_from_params(message.params)
-            ticket = self.tickets.pop(found, None) if found is not None else None
+            named = None if found is None else coerce_request_id(found)
+            ticket = self.tickets.pop(named, None) if named is not None else None
             if ticket is not None:
                 self.forget(ticket)
 

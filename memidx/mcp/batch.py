@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import anyio
 import mcp_types
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
@@ -96,21 +97,29 @@ class Answers:
     def __init__(self, write: Any) -> None:
         self.write = write
         self.batches: list[Batch] = []
-        self.asked: dict[RequestId, None] = {}  # requests the SDK has, unanswered, in order
+        # requests the SDK has, unanswered, in order: how many by id (a client may send two
+        # with one id; the SDK answers each)
+        self.asked: dict[RequestId, int] = {}
         self.unwanted: dict[RequestId, None] = {}  # cancelled: an answer still coming is not sent
         self.quiet = anyio.Event()  # set when no request waits for its answer
 
     def take(self, found: RequestId) -> None:
-        """A request with id `found` goes to the SDK."""
-        self.asked[found] = None
+        """A request with id `found` goes to the SDK (the last taken last, as the SDK keeps)."""
+        self.asked[found] = self.asked.pop(found, 0) + 1
         self.unwanted.pop(found, None)
 
-    async def cancel(self, found: RequestId) -> None:
-        """The client cancelled request `found`: MCP says it gets no answer; a batch holding it
-        goes without it (and is sent when the rest of it is in)."""
-        if found not in self.asked:
+    async def cancel(self, named: RequestId) -> None:
+        """The client cancelled request `named`: MCP says it gets no answer; a batch holding it
+        goes without it (and is sent when the rest of it is in). The SDK cancels the last
+        request whose id reads as the same (coerce_request_id: "7" is 7): taken literally, a
+        cancel of "7" left 7 waited for, its batch never sent, the session's end held."""
+        same = [one for one in self.asked if coerce_request_id(one) == coerce_request_id(named)]
+        if not same:
             return  # answered already, or never asked
+        found = same[-1]
         self._answered(found)
+        if found in self.asked:  # another with its id goes on: its answer is sent (both
+            return  # were dropped, and the client waited for ever on the one not cancelled)
         self.unwanted[found] = None
         while len(self.unwanted) > MAX_UNWANTED:
             del self.unwanted[next(iter(self.unwanted))]
@@ -132,7 +141,12 @@ class Answers:
                 await self.quiet.wait()
 
     def _answered(self, found: RequestId) -> None:
-        self.asked.pop(found, None)
+        """One request with id `found` answered (or cancelled)."""
+        count = self.asked.get(found, 0)
+        if count > 1:
+            self.asked[found] = count - 1
+        else:
+            self.asked.pop(found, None)
         if not self.asked:
             self.quiet.set()
 

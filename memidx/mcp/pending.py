@@ -11,11 +11,18 @@ from collections.abc import Sequence
 from typing import cast
 
 from memidx.mcp.framing import MAX_MESSAGE, Frame, Framing, TooLong
-from memidx.text import is_utf8
+from memidx.mcp.sdk_reading import (
+    Key,
+    LineHints,
+    as_integer,
+    batches_had,
+    is_request,
+    key_of,
+    refused_request,
+    sdk_reads,
+)
 
 MAX_LINE = MAX_MESSAGE + 2  # and its line end: a longer one is refused
-Key = tuple[str, str | int]  # an id and its type: 1 and "1" are two requests
-BATCH_REVISION = "2025-03-26"  # the one protocol revision with batches (memidx/mcp/batch.py)
 HEAD = 4096  # the bytes kept of an answer line too long to read, to read its id from
 # A response as the server writes it: its id before its result or error
 _RESPONSE = re.compile(rb'[ \t\r]*\{"jsonrpc": ?"2\.0", ?"id": ?')
@@ -60,21 +67,24 @@ class Pending:
             messages, batch = _parsed(line)
             served = not batch or self._batches  # a batch is run whole, or none of it is:
             # the server refuses each request of it, and hears none of its cancels
+            hints = LineHints(line)
             for message in messages:
-                self._message(message, served)
+                self._message(message, served, hints)
 
-    def _message(self, message: dict[str, object], served: bool) -> None:
+    def _message(self, message: dict[str, object], served: bool, hints: LineHints) -> None:
         method = message.get("method")
         if method == "notifications/cancelled" and "id" not in message:  # MCP: a cancelled
             # request is never answered; with an id, the server takes it for no notification
             params = message.get("params")
-            if served and isinstance(params, dict):
-                self._forget(cast(dict[str, object], params).get("requestId"))
-        elif _is_request(message) and (key := _key(message.get("id"))) is not None:
+            if served and isinstance(params, dict) and sdk_reads(message, hints):
+                self._cancel(cast(dict[str, object], params).get("requestId"))
+        elif (is_request(message, hints) if served else refused_request(message)) and (
+            key := key_of(message.get("id"))
+        ) is not None:
             self._sent_count += 1
             self._waiting.setdefault(key, []).append(self._sent_count)
-            if served and method == "initialize" and (has := _batches_had(message)) is not None:
-                self._batches = has
+            if served and method == "initialize" and (has := batches_had(message)) is not None:
+                self._batches = has if sdk_reads(message, hints) else self._batches
 
     def answered(self, chunk: bytes) -> None:
         """The server's bytes, on their way to the client."""
@@ -106,20 +116,27 @@ class Pending:
     def _each(self) -> list[tuple[Key, int]]:
         return [(key, at) for key, ats in self._waiting.items() for at in ats]
 
+    def _cancel(self, value: object) -> None:
+        """The request a cancel names, as the SDK finds it (mcp.shared.dispatcher's
+        coerce_request_id): the last sent whose id is `value` or reads as the same integer
+        ("7" and 7). Taken literally, a cancel of "7" left request 7 waiting: the SDK never
+        answers it, and the front gave it the error of a server that died."""
+        if (wanted := as_integer(key_of(value))) is None:
+            return
+        named = [one for one in self._each() if as_integer(one[0]) == wanted]
+        if named:
+            key, at = max(named, key=lambda one: one[1])
+            self._waiting[key].remove(at)
+            self._unread.discard((key, at))
+            if not self._waiting[key]:
+                del self._waiting[key]
+
     def _forget(self, value: object) -> None:
         """One request with id `value` answered (or cancelled): the first sent of them."""
-        if (key := _key(value)) is not None and (ats := self._waiting.get(key)):
+        if (key := key_of(value)) is not None and (ats := self._waiting.get(key)):
             self._unread.discard((key, ats.pop(0)))
             if not ats:
                 del self._waiting[key]
-
-
-def _key(value: object) -> Key | None:
-    if isinstance(value, str) and is_utf8(value):  # "\ud800": the server answers it id null
-        return ("str", value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return ("int", value)
-    return None
 
 
 class _Lines:
@@ -170,50 +187,6 @@ def _parsed(line: bytes) -> tuple[list[dict[str, object]], bool]:
     return found, isinstance(value, list)
 
 
-def _is_request(message: dict[str, object]) -> bool:
-    """Whether the server reads `message` as a request it answers: the SDK reads one with a
-    `method` and an `error` object it takes (an integer code, a message) as an error
-    response, the client's answer to a request of the server's, answered by nothing (the
-    front waited for it, and gave it an error of a server that died); and one whose method
-    is no string, with a `result` object, as a response too."""
-    method = message.get("method")
-    if method is None or _error_object(message.get("error")):
-        return False
-    return isinstance(method, str) or not isinstance(message.get("result"), dict)
-
-
-def _error_object(value: object) -> bool:
-    """Whether `value` is a JSON-RPC error object as the SDK's (pydantic's) lax reading
-    takes one: a string message, and a code that reads as an integer (`1`, `true`, `1.0`,
-    `" 7 "`)."""
-    if not isinstance(value, dict):
-        return False
-    fields = cast(dict[str, object], value)
-    code = fields.get("code")
-    if not isinstance(fields.get("message"), str):
-        return False
-    if isinstance(code, float):
-        return code.is_integer() and abs(code) < 2**63
-    if isinstance(code, str):
-        try:
-            int(code)
-        except ValueError:
-            return False
-        return True
-    return isinstance(code, int)
-
-
-def _batches_had(initialize: dict[str, object]) -> bool | None:
-    """Whether the revision an `initialize` request settles on has batches: the one it asks
-    for when the server has it, else the server's latest, and only 2025-03-26 has them
-    (memidx/mcp/batch.py negotiated, which the front does not import: it loads the SDK);
-    None for one without params, which settles nothing."""
-    params = initialize.get("params")
-    if not isinstance(params, dict):
-        return None
-    return cast(dict[str, object], params).get("protocolVersion") == BATCH_REVISION
-
-
 def _head_id(head: bytes) -> Key | None:
     """The id of an answer line too long to read, from its first bytes, when it is one
     response as the server writes it (`{"jsonrpc":"2.0","id":7,"result":`); None for a
@@ -226,4 +199,4 @@ def _head_id(head: bytes) -> Key | None:
         value, end = json.JSONDecoder().raw_decode(text)
     except (ValueError, RecursionError):  # `[[[...`: a broken server's, read as no id
         return None
-    return _key(cast(object, value)) if _RESULT.match(text, end) else None
+    return key_of(cast(object, value)) if _RESULT.match(text, end) else None

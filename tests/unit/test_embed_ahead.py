@@ -131,6 +131,18 @@ def test_a_session_forgets_a_cancelled_search_and_at_its_end_the_rest() -> None:
     assert session.tickets == {}
 
 
+def test_a_search_cancelled_by_its_id_as_a_string_is_forgotten() -> None:
+    """The SDK cancels request 7 for a cancel of "7" (coerce_request_id): its query was
+    embedded all the same."""
+    forgotten: list[str] = []
+    session = SessionAhead(_Ticket, lambda ticket: forgotten.append(ticket.query))
+    session.heard(_search(7, "seven"))
+    session.heard(_message(
+        '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "7"}}'
+    ))  # fmt: skip
+    assert (forgotten, session.tickets) == (["seven"], {})
+
+
 def test_a_search_notification_starts_nothing() -> None:
     """Only a request is answered, so only a request's query is worth embedding."""
     started: list[str] = []

@@ -7,12 +7,14 @@ from __future__ import annotations
 import pytest
 
 from memidx.mcp.batch import BATCH_VERSIONS
-from memidx.mcp.pending import BATCH_REVISION, Pending
+from memidx.mcp.pending import Pending
+from memidx.mcp.sdk_reading import BATCH_REVISION
 
 CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n'
 CANCEL = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n'
 INIT = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"REV"}}\n'
 INIT_0326, INIT_0618 = INIT.replace(b"REV", b"2025-03-26"), INIT.replace(b"REV", b"2025-06-18")
+CANCELS = b"[" + CANCEL.rstrip() + b"]\n"  # a batch of one cancel
 BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"method":"x"}]\n'
 
 
@@ -54,6 +56,22 @@ BATCH = b'[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":2,"m
         (CALL.replace(b"}\n", b',"error":{"code":1}}\n'), b"", [1]),
         (CALL.replace(b"}\n", b',"result":{}}\n'), b"", [1]),  # a request, to the SDK
         (CALL.replace(b'"tools/call"}', b'5,"result":{}}'), b"", []),
+        # a batch refused answers each member with an id but a response's (verdict.asked_id)
+        (b'[{"jsonrpc":"2.0","id":7,"method":"ping","result":{}}]\n', b"", []),
+        (b'[{"jsonrpc":"2.0","id":7,"method":"ping","error":null}]\n', b"", []),
+        (b'[{"jsonrpc":"2.0","id":7}]\n', b"", [7]),
+        (INIT_0326 + b'[{"jsonrpc":"2.0","id":7,"method":"ping","result":{}}]\n', b"", [0, 7]),
+        # a cancel names its request as the SDK reads it: "1" is 1, the last sent of them
+        (CALL + CANCEL.replace(b":1}", b':"1"}'), b"", []),
+        (CALL.replace(b":1,", b':"01",') + CANCEL, b"", []),
+        (CALL + CANCEL.replace(b":1}", b':"x1"}'), b"", [1]),
+        (CALL + CALL.replace(b":1,", b':"1",') + CANCEL, b"", [1]),
+        # an initialize the server refuses settles no revision: the batch is refused still
+        (INIT_0326.replace(b'"jsonrpc":"2.0",', b"") + CALL + CANCELS, b"", [0, 1]),
+        (INIT_0326.replace(b"}}", b',"x":"\\ud800"}}') + CALL + CANCELS, b"", [0, 1]),
+        # a cancel the server refuses (no JSON-RPC 2.0, a lone surrogate) cancels nothing
+        (CALL + CANCEL.replace(b'"jsonrpc":"2.0",', b""), b"", [1]),
+        (CALL + CANCEL.replace(b"}}", b',"why":"\\udc00"}}'), b"", [1]),
         # two in flight with one id are two: the first answer answers one
         (CALL + CALL, b'{"jsonrpc":"2.0","id":1,"result":{}}\n', [1]),
         (CALL + CALL + CANCEL, b"", [1]),

@@ -6,20 +6,29 @@ waits, said as such, where the missing call was an AttributeError out of every w
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import sqlite3
 import time
+from collections.abc import Generator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from memidx import portable
+from memidx import portable, room_files
 from memidx.githooks.hook import run_hook
 from memidx.index.schema_version import SCHEMA_VERSION
 from memidx.memory.status import gather
 from memidx.memory.upgrade_said import SAID
 from tests.helpers import run_in_process
-from tests.unit.test_index_upgrade_waits import memory_at_schema, schema_of, silent_disk
+from tests.unit.test_index_upgrade_waits import (
+    Usage,
+    memory_at_schema,
+    schema_of,
+    silent_disk,
+)
 
 
 def test_the_room_file_is_gone_before_its_room_is_allocated(
@@ -67,8 +76,9 @@ def test_the_room_is_asked_once_per_opening(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, room: bool
 ) -> None:
     """A writer opening an index of schema 5 on a disk that would not say its free space
-    allocated the room twice (whether the upgrade waits, then for its VACUUM or its notice),
-    filling the disk for a moment each time it was short."""
+    allocated the room twice (whether the upgrade waits, then for its notice), filling the
+    disk for a moment each time it was short. The VACUUM after an upgrade asks its own: the
+    upgrade took some of the room found before it."""
     config = memory_at_schema(tmp_path, 5)
     monkeypatch.setattr(shutil, "disk_usage", silent_disk)
     asked: list[int] = []
@@ -83,7 +93,7 @@ def test_the_room_is_asked_once_per_opening(
     synced = run_in_process(tmp_path, "sync")
 
     assert synced.code == 0, synced.err
-    assert len(asked) == 1
+    assert len(asked) == (2 if room else 1)
     assert ("waits for" in synced.err) is not room
     assert schema_of(config.index_path) == (SCHEMA_VERSION if room else 5)
 
@@ -135,3 +145,60 @@ def test_a_room_file_a_killed_check_left_is_removed_by_the_next(tmp_path: Path) 
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         p.name for p in (fresh, full, other, target, link)
     )
+
+
+def test_the_vacuum_after_an_upgrade_asks_for_the_room_the_upgrade_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The room found before the upgrade was taken for its VACUUM's too: the upgrade's new
+    table grew the file, and the VACUUM then ran where the disk no longer had room for it,
+    filling the disk (the user's notes and git with it) until it failed."""
+    config = memory_at_schema(tmp_path, 5)
+    index = config.index_path
+    with closing(sqlite3.connect(index)) as conn:
+        pages, unused, size = (
+            int(conn.execute(f"PRAGMA {name}").fetchone()[0])
+            for name in ("page_count", "freelist_count", "page_size")
+        )
+    log = Path(f"{index}-wal")
+    budget = index.stat().st_size + 2 * (pages - unused) * size + size  # a page to spare
+
+    def disk(_folder: object) -> Usage:  # what the index and its log take is gone from it
+        used = index.stat().st_size + (log.stat().st_size if log.exists() else 0)
+        return Usage(budget, used, budget - used)
+
+    monkeypatch.setattr(shutil, "disk_usage", disk)
+
+    assert run_in_process(tmp_path, "sync").code == 0
+
+    assert schema_of(index) == SCHEMA_VERSION
+    with closing(sqlite3.connect(index)) as conn:
+        assert int(conn.execute("PRAGMA freelist_count").fetchone()[0]) > 0  # no VACUUM
+
+
+def test_a_room_file_gone_during_the_scan_does_not_end_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another check's file, made and removed within microseconds, can be listed and gone by
+    the time it is looked at: that ended the scan, and every stale file after it stayed."""
+    old = time.time() - 3600
+    left = tmp_path / ".memidx-room-abc_1234"
+    left.touch()
+    os.utime(left, (old, old))
+    scandir = os.scandir
+
+    class Gone:
+        name = ".memidx-room-gone1234"
+        path = str(tmp_path / name)
+
+        def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+            raise FileNotFoundError(self.path)
+
+    @contextlib.contextmanager
+    def listing(folder: Path) -> Generator[list[object]]:
+        with scandir(folder) as entries:
+            yield [Gone(), *entries]
+
+    monkeypatch.setattr(os, "scandir", listing)
+
+    assert room_files.clean_stale(tmp_path, tmp_path.stat()) == [left.name]
