@@ -30,9 +30,11 @@ class WalkMemo:
         self._read()
 
     def _read(self) -> None:
-        """Add what the file keeps for this state (none: another state, or no file)."""
+        """Add what the file keeps for this state (none: another state, no file, or a file
+        cut short, whose last value could read as another: each write ends with a newline)."""
         data = read_own(self.path, LIMIT) if self.state is not None else None
-        lines = (data or b"").decode("ascii", "replace").split()
+        whole = data if data is not None and data.endswith(b"\n") else b""
+        lines = whole.decode("ascii", "replace").split()
         if lines and lines[0] == self.state:
             for line in lines[1:]:
                 asked, kept, value = line.partition("=")

@@ -150,3 +150,17 @@ def test_two_memos_of_one_state_keep_each_other_s_answers(tmp_path: Path) -> Non
     assert again.recall("name-question") == "2026-12-05.001.krd"
     WalkMemo(tmp_path, "state-2").learn("newer")  # another state's file replaces it whole
     assert not WalkMemo(tmp_path, "state-1").knows("yes-question")
+
+
+def test_a_memo_cut_short_is_read_as_none(tmp_path: Path) -> None:
+    """A memo cut inside its last line (a crash before the unsynced file reached the disk
+    whole, a full disk) read back `size-question=12` for 1200: HEAD's size of a segment."""
+    WalkMemo(tmp_path, "state-1").keep("size-question", "1200")
+    memo = tmp_path / "haystack.walked"
+    memo.write_bytes(memo.read_bytes()[:-3])  # "...=12": a value, but not git's
+
+    again = WalkMemo(tmp_path, "state-1")
+
+    assert again.recall("size-question") is None
+    again.keep("size-question", "1200")  # written whole again
+    assert WalkMemo(tmp_path, "state-1").recall("size-question") == "1200"
