@@ -53,6 +53,7 @@ class Remembered:
     ref: str
     commit: str | None
     title: str
+    redacted: int = 0  # secrets and <private> spans replaced before the note was written
 
 
 def slugify(title: str) -> str:
@@ -180,7 +181,7 @@ def remember(
         start_finisher(config, say)  # for a command that ends with no post-* hook
     else:
         _index(config, ref, commit, notice)
-    return Remembered(ref, commit, title)
+    return Remembered(ref, commit, title, int(str(fields.get("redacted", 0))))
 
 
 def _committed_meanwhile(config: Config, entry: Path, ref: str, text: str) -> str | None:
