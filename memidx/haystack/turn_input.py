@@ -28,6 +28,8 @@ def parse_turn_json(text: str) -> object:
 def _parsed(text: str) -> object:
     import json
 
+    if not text.strip():  # a pipe that wrote nothing: not "Expecting value at line 1"
+        raise UsageError("stdin is empty", 'give one turn as {"user": "...", "assistant": "..."}')
     try:
         payload: object = json.loads(text, object_pairs_hook=_unique, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:

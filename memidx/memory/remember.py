@@ -53,6 +53,7 @@ class Remembered:
     ref: str
     commit: str | None
     title: str
+    redacted: int = 0  # secrets and <private> spans replaced before the note was written
 
 
 def slugify(title: str) -> str:
@@ -109,7 +110,7 @@ def note_folder(config: Config, directory: str | None) -> PurePosixPath:
             sub.is_absolute()
             or not parts
             or any(p in ("..", ".") or p.startswith(".") for p in parts)
-            or parts[0] == HAYSTACK
+            or parts[0].casefold() == HAYSTACK  # Haystack/ is haystack/ on macOS, Windows
         ):
             raise UsageError(
                 f"--dir {directory!r} must be a relative folder inside {config.notes_dir}/ "
@@ -184,7 +185,7 @@ def remember(
         start_finisher(config, say)  # for a command that ends with no post-* hook
     else:
         _index(config, ref, commit, notice)
-    return Remembered(ref, commit, title)
+    return Remembered(ref, commit, title, int(str(fields.get("redacted", 0))))
 
 
 def _committed_meanwhile(config: Config, entry: Path, ref: str, text: str) -> str | None:

@@ -82,6 +82,8 @@ def test_a_filed_turn_is_searchable_at_once_and_not_filed_twice(indexed: NotesRe
     ("stdin", "message"),
     [
         ("not json", "stdin is not JSON"),
+        ("", "memidx: usage error: stdin is empty (give one turn as"),
+        (" \n", "memidx: usage error: stdin is empty (give one turn as"),
         ("[1, 2]", "must be a JSON object"),
         ('{"user": "x", "colour": "red"}', "unknown field 'colour'"),
         ('{"text": "   "}', "the record has no text"),

@@ -92,6 +92,12 @@ def test_every_tool_answers_with_the_command_lines_json(memory: NotesRepo) -> No
             read = await client.read_resource("memidx://note/notes/sqlite/busy.md")
             content = read.contents[0]
             assert isinstance(content, TextResourceContents) and content.text == note["text"]
+            # a template, read by URI: resources/list names no note, as README.md says
+            templates = (await client.list_resource_templates()).resource_templates
+            assert [t.uri_template for t in templates] == ["memidx://note/{+path}"]
+            assert (await client.list_resources()).resources == []
+            readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+            assert "`memidx://note/{+path}`" in readme and "`resources/list`" in readme
 
     run(body)
     log = (root / ".memidx" / "mcp.log").read_text(encoding="utf-8")

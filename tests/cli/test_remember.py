@@ -111,6 +111,7 @@ def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> Non
         (["--title", "Absolute", "--dir", "/etc"], BODY, "must be a relative folder"),
         (["--title", "Turn log", "--dir", "haystack"], BODY, "not haystack/"),
         (["--title", "Turn log", "--dir", "haystack/x"], BODY, "not haystack/"),
+        (["--title", "Turn log", "--dir", "Haystack"], BODY, "not haystack/"),
         (["--title", "In a file", "--dir", "kept.md"], BODY, "notes/kept.md is a file"),
         (["--title", "Under a file", "--dir", "kept.md/x"], BODY, "notes/kept.md is a file"),
     ],

@@ -86,6 +86,8 @@ def test_remember_redacts_the_note_and_says_how_many(repo: NotesRepo) -> None:
     assert done.code == 0, done.err
     text = (repo.root / done.json()["ref"]).read_text()
     assert "redacted: 3" in text and "[REDACTED:github-token]" in text
+    ref = done.json()["ref"]
+    assert f"memidx: notice: {ref}: 3 secret(s) or <private> span(s) written as" in done.err
     assert_never_stored(repo, done.out, done.err)
 
 
