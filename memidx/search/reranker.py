@@ -78,11 +78,12 @@ WEIGHTS = (-0.406, -0.120, -0.090, 9.295, 0.345, 2.720, -0.879, 0.0, 0.0)
 TOP = 30
 
 
-def features(signals: Signals, depth: int) -> tuple[float, ...]:
-    """The model's inputs for one document, in NAMES' order."""
+def features(signals: Signals, depth: int, absent: float = 0.0) -> tuple[float, ...]:
+    """The model's inputs for one document, in NAMES' order; `absent`: the cosine of a
+    document that has no vector of the model (yet)."""
     e = signals.evidence
     missing = depth + 1
-    cosine = e.cosine if e.cosine is not None else 0.0
+    cosine = e.cosine if e.cosine is not None else absent
     share = e.bm25 / e.top_bm25 if e.top_bm25 > 0 else 0.0
     second = e.second_cosine if e.second_cosine is not None else 0.0
     weighted = e.weighted_coverage if e.weighted_coverage is not None else e.coverage
@@ -113,12 +114,27 @@ class Learned:
         return any(self.weights[FINER:])
 
     def order(self, pool: Pool) -> list[int]:
+        absent = neutral_cosine(pool)
         scores = [
-            sum(w * x for w, x in zip(self.weights, features(s, pool.depth), strict=True))
+            sum(w * x for w, x in zip(self.weights, features(s, pool.depth, absent), strict=True))
             for s in pool.signals
         ]
         chosen = sorted(range(len(pool.docs)), key=lambda i: (-scores[i], i))
         return [pool.docs[i] for i in chosen]
+
+
+def neutral_cosine(pool: Pool) -> float:
+    """The median cosine of the pool's documents that have one (0 when none has): what the
+    model reads for a document with no vector yet (a note committed while its background
+    embed runs, or brought by `memidx sync`, which embeds nothing). Read as 0, the cosine's
+    weight put such a note, every word matched and first by words, below notes found by
+    meaning only (`terraform state lock`: a note of relevance 0.00 first, the right one,
+    0.71, second); every document's vector missing changes no order."""
+    cosines = sorted(s.evidence.cosine for s in pool.signals if s.evidence.cosine is not None)
+    if not cosines:
+        return 0.0
+    middle = len(cosines) // 2
+    return cosines[middle] if len(cosines) % 2 else (cosines[middle - 1] + cosines[middle]) / 2
 
 
 def pool_of(

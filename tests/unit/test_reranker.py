@@ -20,6 +20,7 @@ from memidx.search.reranker import (
     Pool,
     Signals,
     features,
+    neutral_cosine,
     pool_of,
     reordered,
 )
@@ -86,6 +87,28 @@ def test_the_order_follows_the_weighted_features() -> None:
     by_cosine = tuple(1.0 if name == "cosine" else 0.0 for name in NAMES)
     pool = Pool((7, 5), (signals(1, WEAK), signals(2, STRONG)), 20)
     assert Learned(weights=by_cosine).order(pool) == [5, 7]
+
+
+def test_a_document_with_no_vector_yet_is_read_at_the_pools_median_cosine() -> None:
+    """A note committed while its background embed runs (or brought by `memidx sync`) has no
+    vector: read as cosine 0, the shipped weights put it, first by words and with every word,
+    below a note found by meaning only (a new user's `terraform state lock`)."""
+    fresh = Signals(2, 1, None, Evidence(None, 5.0, 5.0, 1.0))
+    by_meaning = Signals(1, None, 1, Evidence(0.55, 0.0, 5.0, 0.0))
+    others = (
+        Signals(3, None, 2, Evidence(0.3, 0.0, 5.0, 0.0)),
+        Signals(4, None, 3, Evidence(0.25, 0.0, 5.0, 0.0)),
+    )
+    pool = Pool((8, 7, 5, 9), (by_meaning, fresh, *others), 20)
+    assert neutral_cosine(pool) == 0.3
+    assert Learned().order(pool)[0] == 7
+
+
+def test_the_neutral_cosine_is_0_when_no_document_has_a_vector() -> None:
+    """Words only (no model): every document reads 0, as before, so no order changes."""
+    pool = Pool((7, 5), (signals(1, Evidence(None, 1.0, 5.0, 0.5)), signals(2, WEAK)), 20)
+    assert neutral_cosine(Pool((7,), pool.signals[:1], 20)) == 0.0
+    assert neutral_cosine(Pool((7, 5, 9), (*pool.signals, signals(3, STRONG)), 20)) == 0.5
 
 
 def test_reordered_puts_the_pool_first_and_the_rest_in_fused_order() -> None:
