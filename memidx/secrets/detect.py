@@ -189,11 +189,11 @@ def _assigned(text: str) -> Iterable[Finding]:
         yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
         if not secret_names(line) and not unassigned_name(line):
             continue
-        line = closed_at_end(line)  # a quote it closes stands past `done`: nothing ends there
+        line, shut = closed_at_end(line)  # a quote it adds stands at `shut`: nothing ends past
         entropy = library.entropy()  # loaded only for such lines
         kinds: dict[str, str] = {}
         for cut in _library_values(line, entropy, kinds):
-            yield Finding(start + cut.start, min(start + cut.end, done), cut.kind)
+            yield Finding(start + cut.start, start + min(cut.end, shut), cut.kind)
         kinds.update(dict.fromkeys(extra_keyword_values(line), KEYWORD_KIND))
         kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
         for match in BASIC.finditer(line):
@@ -203,7 +203,7 @@ def _assigned(text: str) -> Iterable[Finding]:
             value = assigned_value(raw)
             if looks_secret(value, entropy):
                 for hit in occurrences(line, value, kind):
-                    yield Finding(start + hit.start, min(start + hit.end, done), kind)
+                    yield Finding(start + hit.start, start + min(hit.end, shut), kind)
 
 
 def _library_values(

@@ -74,12 +74,14 @@ def _closed_alike(match: re.Match[str]) -> str:
 UNCLOSED = re.compile(r"(?<=[\s:=>(@,\[])([\"'`])[^\s\"'`]++(?=[^\S\n]*+$)")
 
 
-def closed_at_end(line: str) -> str:
+def closed_at_end(line: str) -> tuple[str, int]:
     """`line` (one line) with a value its end leaves open closed by a copy of the quote that
-    opened it, put right after the value: every place before it is the same in `line`. The
-    detectors, asking for a closing quote, missed `password = "hunter2secret` and
-    `api_key: 'sk_...` at a line's end, where `password = hunter2secret` was refused."""
+    opened it, put right after the value, and where that quote stands (`len(line)` when none
+    is put): every place before it is the same in `line`, and nothing found ends past it (a
+    value run to its end took the `\r` or the line break after it in `line`). The detectors,
+    asking for a closing quote, missed `password = "hunter2secret` and `api_key: 'sk_...` at
+    a line's end, where `password = hunter2secret` was refused."""
     match = UNCLOSED.search(line)
     if match is None:
-        return line
-    return line[: match.end()] + match.group(1) + line[match.end() :]
+        return line, len(line)
+    return line[: match.end()] + match.group(1) + line[match.end() :], match.end()
