@@ -2,7 +2,8 @@
 secret-sounding (`<password>v4lue</password>`, `<apiKey>`), one a `name` or `key` attribute
 names so (`<entry key="db.password">v4lue</entry>`), and the `value` attribute of a tag named
 so either way (.NET's `<add key="ApiKey" value="v4lue"/>`, Spring's `<property
-name="password" value="v4lue"/>`, `<password value="v4lue"/>`). The keyword rules, which read
+name="password" value="v4lue"/>`, `<password value="v4lue"/>`, Android's `<meta-data
+android:name="io.fabric.ApiKey" android:value="v4lue"/>`). The keyword rules, which read
 `password: v4lue` and `password="v4lue"`, missed them. A value is judged as an assigned one
 is: `${DB_PASS}`, `changeme`, `***` and an empty element pass."""
 
@@ -28,10 +29,11 @@ NAMING = ("name", "key")  # the attributes that name what an element or a `value
 
 
 Entropy = Callable[[str], float]
+Words = Callable[[str], bool]
 
 
 def markup_values(
-    text: str, secret_word: Callable[[str], bool], entropy: Callable[[], Entropy], kind: str
+    text: str, secret_word: Words, entropy: Callable[[], Entropy], kind: str
 ) -> Iterator[Finding]:
     """The values `text`'s XML gives secret-sounding names (see the module docstring) that
     look like secrets; `secret_word` tells a secret-sounding name, `entropy` gives the
@@ -40,11 +42,13 @@ def markup_values(
         return
     for tag in TAG.finditer(text):
         attributes = _attributes(text, *tag.span(2))
-        named = any(secret_word(attributes[n][0]) for n in NAMING if n in attributes)
+        named = _named(attributes, "", secret_word)
         named = named or secret_word(tag.group(1).rpartition(":")[2])  # `<db:password>`: `password`
-        value, at = attributes.get("value", ("", 0))
-        if named and _secret(value, entropy):
-            yield Finding(at, at + len(value), kind)
+        for key, (value, at) in attributes.items():
+            prefix, colon, local = key.rpartition(":")  # `android:value` by `android:name`
+            own = named or _named(attributes, prefix + colon, secret_word)
+            if local == "value" and own and _secret(value, entropy):
+                yield Finding(at, at + len(value), kind)
         if tag.group(3) or not named:
             continue  # `<add .../>` holds nothing
         held = CONTENT.match(text, tag.end())
@@ -52,6 +56,11 @@ def markup_values(
             group = 1 if held.group(1) is not None else 2
             if _secret(held.group(group), entropy):
                 yield Finding(held.start(group), held.end(group), kind)
+
+
+def _named(attributes: dict[str, tuple[str, int]], prefix: str, secret_word: Words) -> bool:
+    """Whether a `name` or `key` attribute (`prefix` before it: `android:`) is secret-sounding."""
+    return any(secret_word(attributes[prefix + n][0]) for n in NAMING if prefix + n in attributes)
 
 
 def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:

@@ -96,9 +96,11 @@ PLACEHOLDER_WORDS = re.compile(
 # reference, as that marker is by its brackets: read as a URL's password, a hit's snippet showed
 # `postgres[REDACTED:basic-auth]db` for `postgres://app:<private>pw</private>@db`. Only a value
 # that is nothing else: one holding a `␡` among other characters is a password that has it.
+# An Android resource (`@string/maps_key`, `@android:string/ok`) names the value it stands for.
 REFERENCE = re.compile(
     r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
     + f"|^(?:{PRIVATE_STAND_IN}\ufe0e?)+$"
+    + r"|^@(?:\w+:)?(?:string|xml|raw|array|integer|bool|dimen|color|drawable|id)/[\w.]+$"
 )
 # A password in a URL (`scheme://user:password@host`, `redis://:password@host` with no user,
 # which the library's pattern needs; group 1 the user, 2 the password), whatever it holds: the

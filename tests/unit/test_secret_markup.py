@@ -68,3 +68,33 @@ def test_reading_tags_stays_linear(unit: str) -> None:
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
     ratio = fastest(large) / max(fastest(small), 1e-4)
     assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'<meta-data android:name="io.fabric.ApiKey" android:value="{VALUE}"/>',
+        f'<meta-data\n  android:name="com.facebook.sdk.ClientToken"\n  android:value="{VALUE}" />',
+        f'<add x:key="ApiKey" x:value="{VALUE}"/>',
+    ],
+)
+def test_a_value_a_prefixed_name_names_secret_is_found(text: str) -> None:
+    """Android's manifest names a value with `android:name` and gives it in `android:value`:
+    only an unprefixed `name`/`key` and `value` were read, and an SDK's key was let through."""
+    found = [text[f.start : f.end] for f in find_secrets(text)]
+
+    assert found == [VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<meta-data android:name="com.facebook.sdk.ClientToken" android:value="@string/token"/>',
+        '<string name="api_key">@string/maps_api_key</string>',  # a resource: a reference
+        '<string name="token">@android:string/ok</string>',
+        f'<meta-data android:name="com.example.Timeout" android:value="{VALUE}"/>',
+        f'<meta-data android:name="io.fabric.ApiKey" tools:value="{VALUE}"/>',  # another prefix
+    ],
+)
+def test_a_prefixed_value_of_no_secret_name_or_a_reference_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
