@@ -194,7 +194,7 @@ def _assigned(text: str) -> Iterable[Finding]:
         kinds: dict[str, str] = {}
         for cut in _library_values(line, entropy, kinds):
             yield Finding(start + cut.start, start + min(cut.end, shut), cut.kind)
-        kinds.update(dict.fromkeys(extra_keyword_values(line), KEYWORD_KIND))
+        kinds.update(dict.fromkeys(extra_keyword_values(line, secret_word), KEYWORD_KIND))
         kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
         for match in BASIC.finditer(line):
             if _basic_password(match.group(1)):

@@ -65,10 +65,15 @@ EXTRA_WORDS = re.compile(r"(?i)token|credential|access[_-]?key|secret[_-]?key|[_
 # each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
 EXTRA_ASSIGNED = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
 VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
+# A quoted value that starts with a sign, which the library's rules read as no value (theirs
+# must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
+# `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
+SIGN_LED = re.compile(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
 
 
-def extra_keyword_values(line: str) -> Iterator[str]:
-    """The values assigned to the names EXTRA_WORDS makes secret-sounding, in order."""
+def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
+    """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the quoted
+    values starting with a sign (SIGN_LED) given to any secret-sounding name, in order."""
     match = EXTRA_ASSIGNED.search(line)
     while match:
         start, end = match.span(1)
@@ -79,6 +84,8 @@ def extra_keyword_values(line: str) -> Iterator[str]:
             value = VALUE.match(line, match.end())
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = VALUE.match(line, match.end() - 1)
+        elif secret_word(line[last:end]):
+            value = SIGN_LED.match(line, match.end())
         if value:
             yield value.group(1)
             match = EXTRA_ASSIGNED.search(line, value.end())
