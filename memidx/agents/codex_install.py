@@ -183,8 +183,11 @@ def _install_mcp(path: Path, portable: bool):
         after = put_block(text, body)
         try:  # never write a file Codex could not read
             _toml(after)
-        except tomllib.TOMLDecodeError as exc:  # the file is valid: memidx's table is what fails
-            raise MemidxError(
+        except tomllib.TOMLDecodeError as exc:
+            # a line of the person's in memidx's block that is no TOML stays, and the file is
+            # named as such (it was blamed on an inline mcp_servers table)
+            _parsed(text, path)
+            raise MemidxError(  # the file is valid: memidx's table is what fails
                 f"{path}: memidx cannot add [mcp_servers.{SERVER}] to it: {exc}",
                 "write mcp_servers as [mcp_servers.<name>] tables, not one inline table, or add"
                 " memidx's server by hand: memidx left every file alone",
@@ -201,8 +204,10 @@ def _mcp_state(path: Path):
         servers = _parsed(text, path).get("mcp_servers")
         if servers is not None and not isinstance(servers, dict):
             raise MemidxError(f"{path}: mcp_servers is not a table", LEFT_ALONE)
-        if text and find_block(remarked(text.replace("\r\n", "\n"))) is not None:
-            return [f"MCP server {SERVER}"]
+        marked = remarked(text.replace("\r\n", "\n"))
+        if text and find_block(marked) is not None:  # one running a command of the person's,
+            yours = block_flags(marked) is None  # which install leaves, was called memidx's
+            return [f"MCP server {SERVER}" + " (in memidx's block, running yours)" * yours]
         if isinstance(servers, dict) and SERVER in servers:  # install leaves it, and says so
             return [f"MCP server {SERVER} (hand-written, not memidx's block)"]
         return []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 from memidx.agents.entries import (
@@ -55,10 +56,21 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
     return [combined(hooks_file(path, NAME, hooks), mcp_file(path, NAME, server))]
 
 
-def _system(variable: str, default: str) -> Path:
-    return Path(
-        os.environ.get(f"GEMINI_CLI_SYSTEM_{variable}_PATH") or f"/etc/gemini-cli/{default}"
-    )
+def _system_settings() -> Path:
+    """The system's settings file, where Gemini CLI 0.61.0 looks for it."""
+    moved = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+    if moved:
+        return Path(moved)
+    if sys.platform == "darwin":
+        return Path("/Library/Application Support/GeminiCli/settings.json")
+    return Path("/etc/gemini-cli/settings.json")
+
+
+def _system_defaults() -> Path:
+    """The system's defaults, beside its settings unless moved (they were read from /etc
+    whatever GEMINI_CLI_SYSTEM_SETTINGS_PATH said, and on macOS too)."""
+    moved = os.environ.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+    return Path(moved) if moved else _system_settings().with_name("system-defaults.json")
 
 
 def hooks_switches(cwd: Path) -> list[Switch]:
@@ -68,19 +80,22 @@ def hooks_switches(cwd: Path) -> list[Switch]:
     settings, the project's, the user's and the system's defaults (the system's files where
     their variables move them)."""
     system, project, user, defaults = _settings_files(cwd)
-    trust = distrust_switch(trusted_folders(user_home()), project_root(cwd), [system, user])
+    trust = distrust_switch(
+        trusted_folders(user_home()), project_root(cwd), [system, user, defaults]
+    )
     files = (system, project, user, defaults)
-    return [trust, *(json_switch(path, ["hooksConfig", "enabled"], False) for path in files)]
+    enabled = ["hooksConfig", "enabled"]
+    return [trust, *(json_switch(path, enabled, False, comments=True) for path in files)]
 
 
 def _settings_files(cwd: Path) -> tuple[Path, Path, Path, Path]:
     """Gemini CLI's settings files, highest precedence first: the system's, the project's,
     the user's, the system's defaults."""
     return (
-        _system("SETTINGS", "settings.json"),
+        _system_settings(),
         project_root(cwd) / ".gemini" / "settings.json",
         user_home() / ".gemini" / "settings.json",
-        _system("DEFAULTS", "system-defaults.json"),
+        _system_defaults(),
     )
 
 
@@ -90,7 +105,7 @@ def skipped_hooks(cwd: Path) -> list[tuple[str, Path]]:
     that names it, in the order of memidx's events."""
     named: dict[str, Path] = {}
     for path in _settings_files(cwd):
-        for name in json_strings(path, ["hooksConfig", "disabled"]):
+        for name in json_strings(path, ["hooksConfig", "disabled"], comments=True):
             named.setdefault(name, path)
     ours = (f"memidx-{event}" for event in EVENTS)  # the `name` of each of memidx's hooks
     return [(name, named[name]) for name in ours if name in named]
@@ -98,6 +113,6 @@ def skipped_hooks(cwd: Path) -> list[tuple[str, Path]]:
 
 def install_warnings(cwd: Path) -> list[str]:
     """What install says besides: that Gemini CLI does not trust the project's folder."""
-    settings = [_system("SETTINGS", "settings.json"), user_home() / ".gemini" / "settings.json"]
-    said = untrusted_warning(user_home(), project_root(cwd), settings)
+    system, _, user, defaults = _settings_files(cwd)
+    said = untrusted_warning(user_home(), project_root(cwd), [system, user, defaults])
     return [said] if said else []

@@ -30,7 +30,7 @@ def trust_level(text: str, path: Path, folder: Path) -> str | None:
     """The answer that covers `folder` in trustedFolders.json's `text`, as Gemini CLI picks it
     (the longest rule whose folder holds it, a TRUST_PARENT rule's parent folder); None for
     none. MemidxError for a file that is no JSON object (Gemini CLI stops on it too)."""
-    rules = parse_json(text, path)
+    rules = parse_json(text, path, comments=True)  # Gemini CLI reads past comments
     found, longest = None, -1
     for rule, level in rules.items():
         where = Path(rule).parent if level == "TRUST_PARENT" else Path(rule)
@@ -42,16 +42,19 @@ def trust_level(text: str, path: Path, folder: Path) -> str | None:
 def _holds(where: Path, folder: Path) -> bool:
     try:
         return folder.resolve().is_relative_to(where.resolve())
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # a rule's path with a NUL: install's traceback
         return False
 
 
 def trust_enabled(settings: list[Path]) -> bool:
-    """Whether folder trust is on: the first of `settings` (the system's, then the user's)
-    that sets `security.folderTrust.enabled`, else on."""
+    """Whether folder trust is on: the first of `settings` (the system's, the user's, then
+    the system's defaults, as Gemini CLI 0.61.0 merges them to check trust) that sets
+    `security.folderTrust.enabled`, else on."""
     for path in settings:
         try:
-            value = get_entry(parse_json(read_config(path), path, bom=True), _ENABLED)
+            value = get_entry(
+                parse_json(read_config(path), path, bom=True, comments=True), _ENABLED
+            )
         except MemidxError:
             continue
         if isinstance(value, bool):

@@ -39,21 +39,22 @@ def switched_off(switches: Sequence[Switch]) -> Path | None:
     return None
 
 
-def json_switch(path: Path, keys: Sequence[str], off: bool) -> Switch:
-    """A JSON settings file whose boolean at `keys` switches hooks off when it is `off`."""
+def json_switch(path: Path, keys: Sequence[str], off: bool, *, comments: bool = False) -> Switch:
+    """A JSON settings file whose boolean at `keys` switches hooks off when it is `off` (read
+    past comments where the agent reads them: Gemini CLI)."""
 
     def read(text: str) -> Said:
-        value = get_entry(parse_json(text, path, bom=True), keys)
+        value = get_entry(parse_json(text, path, bom=True, comments=comments), keys)
         return value == off if isinstance(value, bool) else None
 
     return Switch(path, read)
 
 
-def json_strings(path: Path, keys: Sequence[str]) -> list[str]:
+def json_strings(path: Path, keys: Sequence[str], *, comments: bool = False) -> list[str]:
     """The strings of the list at `keys` in a JSON settings file ([] for none, or for a file
     that cannot be read)."""
     try:
-        value = get_entry(parse_json(read_config(path), path, bom=True), keys)
+        value = get_entry(parse_json(read_config(path), path, bom=True, comments=comments), keys)
     except MemidxError:
         return []
     listed = cast(list[object], value) if isinstance(value, list) else []

@@ -18,11 +18,12 @@ TOO_DEEP = "nested too deeply for memidx to read"  # Python's parsers recurse: R
 BOM = "\ufeff"  # the byte-order mark Windows editors (Notepad) put first in a UTF-8 file
 
 
-def parse_json(text: str, path: Path, *, bom: bool = False) -> Json:
+def parse_json(text: str, path: Path, *, bom: bool = False, comments: bool = False) -> Json:
     """The JSON object in `text`, the content of `path` ({} when it is empty). A byte-order
     mark first is read past when the agent reads it too (`bom`: Claude Code does), else
     named: Gemini CLI and Codex read no such file (memidx said `Unexpected UTF-8 BOM (decode
-    using utf-8-sig)`, Python's advice)."""
+    using utf-8-sig)`, Python's advice). With `comments`, a file memidx only reads is read
+    past its // and /* */ comments, as Gemini CLI reads its own."""
     if text.startswith(BOM) and not bom:
         raise MemidxError(
             f"{path}: starts with a byte-order mark (U+FEFF), which the agent cannot read",
@@ -42,12 +43,14 @@ def parse_json(text: str, path: Path, *, bom: bool = False) -> Json:
             "merge the two into one, then run the command again: memidx left every file alone",
         ) from exc
     except ValueError as exc:
-        if _without_comments(text) is not None:  # Gemini CLI, for one, reads such a file
+        loaded = _without_comments(text)  # Gemini CLI, for one, reads such a file
+        if loaded is None:
+            raise MemidxError(f"{path}: not valid JSON: {exc}", LEFT_ALONE) from exc
+        if not comments:
             raise MemidxError(
                 f"{path}: holds comments, which memidx cannot keep when it edits the file",
                 "take them out, or add memidx's entries by hand: memidx left the file alone",
             ) from exc
-        raise MemidxError(f"{path}: not valid JSON: {exc}", LEFT_ALONE) from exc
     if not isinstance(loaded, dict):
         raise MemidxError(f"{path}: does not hold a JSON object", LEFT_ALONE)
     return cast(Json, loaded)

@@ -24,10 +24,13 @@ from memidx.agents.recall_server import (
     CONFIG,
     MAX_REQUEST,
     MAX_REQUESTS,
+    PID_NAME,
     STALE,
     STALLED,
     config_key,
+    named_in_pid,
     read_line,
+    server_folder,
 )
 from memidx.code_stamp import code_stamp
 from memidx.config import Config
@@ -81,9 +84,14 @@ def serve_on(
         bound = file_identity(path)
         if owned is not None:
             owned.append(lambda: unlink_own(path, bound))
+        pid = server_folder(config) / PID_NAME
+
+        def ours() -> bool:
+            return file_identity(path) == bound and named_in_pid(pid)
+
         try:
             server.settimeout(1.0)
-            _loop(server, recaller, idle, config_key(config), lambda: file_identity(path) == bound)
+            _loop(server, recaller, idle, config_key(config), ours)
         finally:
             unlink_own(path, bound)
 
@@ -180,11 +188,11 @@ def _loop(
     server: socket.socket, recaller: Recaller, idle_exit: float, key: str, ours: Callable[[], bool]
 ) -> None:
     """Answer until idle, or until memidx's code changed (an upgrade: looked at every
-    CODE_CHECK s and before each answer) or the index's schema is newer, its socket is no
-    longer `ours` (removed, replaced: no hook reached it, and its lock kept others from
-    starting), a hook came with another configuration (`key`): the next prompt starts a server
-    of the new code or configuration; or an answer is stuck: the server would acknowledge
-    hooks it never answers."""
+    CODE_CHECK s and before each answer) or the index's schema is newer, its socket or its
+    pid file is no longer `ours` (removed, replaced: no hook reached it, and its lock kept
+    others from starting; the memory's folder deleted), a hook came with another
+    configuration (`key`): the next prompt starts a server of the new code or configuration;
+    or an answer is stuck: the server would acknowledge hooks it never answers."""
     workers = _Workers(recaller, key)
     last = checked = time.monotonic()
     try:

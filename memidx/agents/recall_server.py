@@ -170,6 +170,17 @@ def write_pid(pid: Path) -> None:
     replace_durably(pid, f"{os.getpid()}\n".encode("ascii"), "tmp", durable=False)
 
 
+def named_in_pid(pid: Path) -> bool:
+    """Whether `pid` still names this process: not once the memory's folder or its `.memidx`
+    was deleted (a server whose socket is in the runtime folder outlived its memory by its
+    idle hour, answering from a deleted index), nor once a server of a new `.memidx` wrote
+    its own."""
+    from memidx.drafts import read_own
+
+    read = read_own(pid, 128)  # as it is: never a FIFO's wait
+    return read is not None and read.strip() == str(os.getpid()).encode("ascii")
+
+
 def forget_pid(pid: Path) -> None:
     """Remove the pid file if it names this process: a stale one would name whatever process
     takes the pid next, and what stops the server by its pid would stop that one."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from memidx.agents.config_text import earlier_text, linked, read_found, refuse_read_only
 from memidx.agents.install import Change
+from memidx.agents.json_text import BOM
 from memidx.errors import MemidxError
 from memidx.frozen import Value
 
@@ -48,7 +49,9 @@ class Unended(MemidxError):
 def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int] | None:
     """(start, stop) offsets of memidx's block with its marker lines, None when absent."""
     start = text.find(begin)
-    if start < 0 or (start > 0 and text[start - 1] != "\n"):
+    # first in the file, or after a byte-order mark an editor put first (Windows' Notepad
+    # saving a config.toml memidx made): install took the block for someone else's table
+    if start < 0 or (start > 0 and text[start - 1] != "\n" and text[:start] != BOM):
         return None
     stop = text.find(end, start)
     if stop < 0:
@@ -157,6 +160,9 @@ def plan_text(one: TextFile, *, remove: bool) -> Change:
             return Change(one.path, True, original, before=found, edited=edited)
     if remove and not after.strip() and not linked(one.path):  # a link into dotfiles stays
         keep = one.whole and before != one.content  # nothing but memidx's: as if never installed
+        # lines the person put in memidx's block went with the file, unsaved (an `env` table
+        # with their key), while uninstall said "the backup keeps them"
+        keep = keep or bool(edited)
         return Change(one.path, True, backup=keep, before=found, edited=edited)
     return Change(one.path, True, after, before=found, edited=edited)
 

@@ -44,7 +44,7 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
     from memidx.githooks.checks import staged_notes
     from memidx.githooks.listed_names import framework_files
 
-    files = framework_files(config, args.files)  # under the framework: all staged
+    files = framework_files(config, args.files)  # under the framework: staged ones too
     if files is None:
         return 0  # a later part of the framework's run: its first part read every staged name
     args.files = files
@@ -61,9 +61,10 @@ def check_all(args: argparse.Namespace, config: Config, baseline: Path | None) -
             continue
         try:
             lines, summary = run_check(hook, args, config, baseline, staged)
-        except (MemidxError, sqlite3.DatabaseError, OSError) as exc:
+        except (MemidxError, sqlite3.DatabaseError, OSError, ModuleNotFoundError) as exc:
             # the others still run: as three hooks, a damaged index's error did not hide a
-            # secret's refusal (which --no-verify, to get past the error, would then let in)
+            # secret's refusal (which --no-verify, to get past the error, would then let in);
+            # a module this interpreter lacks is main's one line (memidx.errors.missing_module)
             unable = unable or exc
             continue
         if lines:

@@ -26,6 +26,16 @@ Handler = Callable[["argparse.Namespace", Config], int]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run memidx with `argv`; return the exit code."""
+    try:
+        return _main(argv)
+    except ModuleNotFoundError as exc:  # the hooks' fast paths and the parser's imports too
+        if (missing := missing_module(exc.name)) is None:
+            raise
+        print(f"memidx: error: {missing}", file=sys.stderr)
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     _closed_streams_stand_empty()
     _escape_what_stdout_cannot_encode()
     fast = _fast_path(sys.argv[1:] if argv is None else argv)
@@ -71,11 +81,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except ModuleNotFoundError as exc:
-        if (missing := missing_module(exc.name, directory or Path.cwd())) is None:
-            raise
-        print(f"memidx: error: {missing}", file=sys.stderr)
-        return 1
     except OSError as exc:
         from memidx.index.connection import ERRNO_HINTS
 

@@ -84,6 +84,7 @@ def write_status(out: TextIO, status: Status) -> None:
         ]
     rows.append(("uncommitted", _uncommitted(status)))
     rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
+    rows += _pending_rows(status)
     failure = status.hook_failure
     if status.embed_failure:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
@@ -100,6 +101,17 @@ def write_status(out: TextIO, status: Status) -> None:
     )
     for key, value in rows:
         out.write(f"{key + ':' if key else '':<13}{value}\n")
+
+
+def _pending_rows(status: Status) -> list[tuple[str, str]]:
+    """The notes `remember` left pending, in one line (memidx/memory/pending_status.py)."""
+    if not status.pending_notes:
+        return []
+    from datetime import UTC, datetime
+
+    from memidx.memory.pending_status import pending_line
+
+    return [("pending", pending_line(status.pending_notes, datetime.now(UTC)))]
 
 
 def _with_remedy(status: Status, message: str) -> str:

@@ -18,15 +18,14 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable, Generator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from memidx.config import Config
 from memidx.errors import GitBusy, GitError
 from memidx.git.commit_error import commit_error
-from memidx.portable import file_lock
+from memidx.git.commit_lock import serialized
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
 STALE_CHECK_SECONDS = 1.0  # how often a lock that stays is checked for a killed owner
@@ -49,7 +48,7 @@ def commit_paths(
     what = ", ".join(paths)
     undone = f"{what} was not committed"
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
-    with serialized(config):
+    with serialized(config, deadline, undone):
         _wait_for_index(git_dir / "index.lock", undone, deadline)
         commit = publish(
             root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
@@ -291,10 +290,3 @@ def _remove_stale_temporaries(git_dir: Path) -> None:
 
 def _pause(attempt: int) -> None:
     time.sleep(0.05 * 2**attempt * (1 + random.random()))
-
-
-@contextmanager
-def serialized(config: Config) -> Generator[None]:
-    """One memidx commit (or share's pull) at a time in this clone: HEAD moves for one."""
-    with file_lock(config.state_dir / "commit.lock"):
-        yield

@@ -51,13 +51,8 @@ def rewrite_unpushed(
     when that cannot happen in time, and then nothing changed."""
     import git
 
-    from memidx.git.commit import (
-        WAIT_SECONDS,
-        index_follows,
-        publish,
-        serialized,
-        update_user_index,
-    )
+    from memidx.git.commit import WAIT_SECONDS, index_follows, publish, update_user_index
+    from memidx.git.commit_lock import serialized
 
     repo = GitRepo(config.root)
     git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from memidx.config import Config, load_config
-from memidx.errors import MemidxError, NewerIndex
+from memidx.errors import MemidxError, MissingModule, NewerIndex, missing_module_error
 from memidx.githooks.outdated import AFTER_PULL, outdated_line, outdated_shims
 from memidx.index.failures import fallback_trace, record_failure
 
@@ -79,7 +79,8 @@ def _synced(root: Path, stage: str) -> int:
         said = trouble(exc, None)
         return _failed(root, stage, said or MemidxError(f"{type(exc).__name__}: {exc}"))
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
-        return _failed(root, stage, MemidxError(f"{type(exc).__name__}: {exc}"))
+        missing = missing_module_error(exc.name) if isinstance(exc, ModuleNotFoundError) else None
+        return _failed(root, stage, missing or MemidxError(f"{type(exc).__name__}: {exc}"))
     return 0
 
 
@@ -111,7 +112,8 @@ def _remedy(exc: MemidxError) -> tuple[str, str]:
     from memidx.index.connection import READONLY_HINT
 
     hint = exc.hint
-    if isinstance(exc, NewerIndex):  # reconcile would refuse it too: only a newer memidx will do
+    # reconcile would refuse it too: only a newer memidx, or the module installed, will do
+    if isinstance(exc, NewerIndex | MissingModule):
         return exc.message, hint
     if "then try again" not in hint:
         return str(exc), RECONCILE

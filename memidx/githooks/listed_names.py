@@ -8,13 +8,18 @@ claims that list (renames it to `.claimed`) and reads every name git stages (git
 submodule, which `git diff --name-only` lists and no check can read, stays out; a file the work
 tree no longer holds, which the framework passes no hook, is in: it is committed as staged);
 the runs after it find the list claimed and check nothing again. Run by hand (`pre-commit run`,
-`--all-files`, `--files`, CI's `--from-ref`), the hook reads the files the framework gives it
-and what git stages. A list whose index is not the one GIT_INDEX_FILE names (inherited from
-another commit: a nested repository's hook, a shell that exported it) is not this run's."""
+`--all-files`, `--files`, CI's `--from-ref`), or by the framework's own git hook, the hook
+reads the files the framework gives it and the staged ones it gives no hook, which the work
+tree holds as no file (a link, a file deleted or replaced by a folder since): each part read
+every staged name, and a staged secret was refused in each part and again in the part given
+its file (three times by `pre-commit run --all-files` in a memory of 3,000 notes). A list
+whose index is not the one GIT_INDEX_FILE names (inherited from another commit: a nested
+repository's hook, a shell that exported it) is not this run's."""
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from memidx.config import Config
@@ -25,12 +30,15 @@ CLAIMED = ".claimed"  # the list renamed by the run that read it: the later runs
 
 
 def framework_files(config: Config, given: list[str]) -> list[str] | None:
-    """`given` and, under the framework, every staged name; None for a later run of one
-    framework run under the shim (the first read every staged name)."""
+    """`given` and, under the framework, the staged names: every one in the first part of
+    its run under memidx's shim, else those it gives no hook; None for a later part of a run
+    under the shim (the first read every staged name)."""
     named = os.environ.get(LISTED)
+    claimed = False
     if named and config.in_git and _this_runs(named):
         try:
             Path(named).rename(named + CLAIMED)
+            claimed = True
         except FileNotFoundError:
             if Path(named + CLAIMED).is_file():
                 return None  # claimed by the first part of this run, which read them all
@@ -46,7 +54,19 @@ def framework_files(config: Config, given: list[str]) -> list[str] | None:
         return given
     from memidx.git.staged import staged_names, staged_repo
 
-    return _with(staged_names(staged_repo(config.root)), given)
+    staged = staged_names(staged_repo(config.root))
+    if not claimed:  # the framework gives every part its share of the files the tree holds
+        staged = [name for name in staged if not _a_file(config.root / name)]
+    return _with(staged, given)
+
+
+def _a_file(path: Path) -> bool:
+    """Whether the work tree holds `path` as a file, which the framework gives a hook (it
+    leaves out a link, a folder and a name the tree lacks, as its `types: [file]` says)."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 def _this_runs(named: str) -> bool:

@@ -198,11 +198,11 @@ def _in_head_kept(config: Config, folder: Path, memo: WalkMemo) -> Callable[[str
 def _history(config: Config, folder: Path) -> Callable[[], list[str]]:
     """_committed, for a writer that lost its memory: it numbers a new segment after the last
     name a commit holds, which a walk found is kept with the refs' state (never that it found
-    none)."""
-    memo = _walk_memo(config)
+    none). The refs' state is read at each ask: a writer lives as long as its process (a
+    `Haystack`), and a state read once named a walk of long ago."""
 
     def history() -> list[str]:
-        walked = memo()  # before the walk
+        walked = _walk_memo(config)()  # before the walk
         asked = question(
             "last committed", segment_ref(config, folder).encode("utf-8", "surrogateescape")
         )
@@ -281,12 +281,13 @@ def _committed(config: Config, folder: Path) -> list[str]:
         return []
     from memidx.git.repo import GitRepo
 
-    ref = segment_ref(config, folder)
+    ref, repo = segment_ref(config, folder), GitRepo(config.root)
     # -z: names as they are; --reflog: commits no ref reaches; --full-history: the side
-    # parents too, as that of `git stash -u` holding the untracked files
-    out = GitRepo(config.root).run(
-        "log", "--all", "--reflog", "--full-history", "--format=", "--name-only", "-z",
-        "--", f"{ref}/", check=False,
+    # parents too, as that of `git stash -u` holding the untracked files; the autostash of a
+    # pull under way holds a segment `git add` staged, and its apply stops on a file put back
+    out = repo.run(
+        "log", "--all", "--reflog", *_autostashes(repo), "--full-history", "--format=",
+        "--name-only", "-z", "--", f"{ref}/", check=False,
     )  # fmt: skip
     names = out.decode("utf-8", "replace").replace("\n", "\0").split("\0")
     return [name.rsplit("/", 1)[-1] for name in names if name]

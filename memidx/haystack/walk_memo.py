@@ -27,13 +27,17 @@ class WalkMemo:
         self.state = state  # None: the refs could not be read from .git's files, keep nothing
         self.found: set[str] = set()
         self.values: dict[str, str] = {}
-        data = read_own(self.path, LIMIT) if state is not None else None
+        self._read()
+
+    def _read(self) -> None:
+        """Add what the file keeps for this state (none: another state, or no file)."""
+        data = read_own(self.path, LIMIT) if self.state is not None else None
         lines = (data or b"").decode("ascii", "replace").split()
-        if lines and lines[0] == state:
+        if lines and lines[0] == self.state:
             for line in lines[1:]:
                 asked, kept, value = line.partition("=")
                 if kept:
-                    self.values[asked] = value
+                    self.values.setdefault(asked, value)
                 else:
                     self.found.add(asked)
 
@@ -61,7 +65,10 @@ class WalkMemo:
         self._write()
 
     def _write(self) -> None:
-        """The memo, whole (lost on a failed write: the next sync asks git again)."""
+        """The memo, whole (lost on a failed write: the next sync asks git again), with what
+        another memo of the same state wrote since this one read it (one sync holds two: a
+        rewrite of its own answers alone dropped the other's)."""
+        self._read()
         kept = [f"{asked}={value}" for asked, value in sorted(self.values.items())]
         text = "\n".join([str(self.state), *sorted(self.found), *kept]) + "\n"
         with suppress(OSError):

@@ -18,14 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memidx.config import Config
-from memidx.errors import (
-    REBUILD_HINT,
-    VECTOR_MODULES,
-    VECTORS_HINT,
-    MemidxError,
-    NewerIndex,
-    UsageError,
-)
+from memidx.errors import REBUILD_HINT, MemidxError, NewerIndex, UsageError, missing_module
 from memidx.mcp.answers import search_text
 from memidx.mcp.hand_over import HandOver
 from memidx.mcp.own_log import OwnLog
@@ -169,8 +162,8 @@ def error_line(exc: BaseException, config: Config) -> str | None:
 
         passing = trouble(exc, config.index_path)
         return f"memidx: error: {passing or f'the index is unusable: {exc} ({REBUILD_HINT})'}"
-    if isinstance(exc, ModuleNotFoundError) and exc.name in VECTOR_MODULES:
-        return f"memidx: error: {exc.name} is not installed ({VECTORS_HINT})"
+    if isinstance(exc, ModuleNotFoundError) and (missing := missing_module(exc.name)):
+        return f"memidx: error: {missing}"  # the line every command says (memidx.errors)
     if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
         where = f" {exc.filename}" if exc.filename else ""
         return f"memidx: error:{where} {exc.strerror or exc}"

@@ -6,7 +6,9 @@ editor do (memidx never moves HEAD under it), `git commit -a` or `git commit -- 
 .git/index.lock all the while, `git rebase -i` runs while its todo list is edited. A
 `remember` that finds the clone busy past its wait leaves its note pending rather than fail,
 and whoever next has the chance commits it: the post-* git hook that follows that command,
-the next `remember`, `memidx sync`. A `remember` killed mid-commit leaves its entry too.
+the finisher that `remember` starts (memidx/memory/pending_finisher.py: for a command that
+ends with no such hook), the next `remember`, `memidx sync`. None commits while a cherry-pick
+or revert is stopped on a conflict. A `remember` killed mid-commit leaves its entry too.
 
 An entry is committed only while its file is the very note remembered (note_state's
 the_same_note): one a person edited, staged otherwise or deleted meanwhile is theirs, and its
@@ -30,6 +32,7 @@ from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import GitBusy, MemidxError
 from memidx.git.commit import commit_paths
+from memidx.git.underway import git_dir, stopped_pick
 from memidx.hashes import sha256_hex
 from memidx.memory.note_state import added_by, the_same_note
 from memidx.memory.pending_mark import FOLDER, any_pending
@@ -40,7 +43,10 @@ BEHIND_WAIT = 1.0  # seconds a remember waits for git behind an older pending no
 HOOK_LOCK_WAIT = 0.2  # seconds a git hook waits for a remember under way (the person waits)
 HOOK_CAME = "hook-came"  # a hook found remember.lock held: the remember tries once more
 HOOK_WAIT = 2.0  # seconds a git hook waits for another git: the person's is done by then
+MTIME_SLACK = 0.05  # seconds a file's time may lag the clock (the kernel's coarse clock)
 SUBJECT = "memidx remember: "
+STOPPED = "the pending notes were not committed, so that its --abort goes back where it began"
+STOPPED_HINT = "they are once it is continued, skipped or aborted"
 CHANGED = (  # edited, staged otherwise, deleted, or taken by `git stash -u`
     "changed or was removed since it was remembered, so it was not committed: it is left as "
     "it is (commit it yourself to keep it)"
@@ -110,6 +116,10 @@ def commit_pending(
     done = Committed({})
     notes = pending(config)
     here = _branch(config) if notes else None
+    stopped = stopped_pick(git_dir(config.root)) if here else None
+    if stopped:  # its --abort took the branch back past a note committed now, and the file
+        done.busy = GitBusy(f"{stopped} is stopped on a conflict; {STOPPED}", STOPPED_HINT)
+        return done
     for note in notes:
         if here is None or (note.branch != here and _exists(config, note.branch)):
             continue  # detached, or on another branch: it waits for its own, while there is one
@@ -210,16 +220,22 @@ def _picking(config: Config) -> bool:
 
 
 def after_a_hook(
-    config: Config, note: PendingNote, notice: Callable[[str], None]
+    config: Config, note: PendingNote, notice: Callable[[str], None], since: int
 ) -> Committed | None:
     """For a `remember` that left `note` pending: a post-* hook that came while it held
-    remember.lock (the git command it waited for ended as its wait did) left the commit to
-    it, so it tries once more, briefly; None when no hook came, or when another holds
-    remember.lock past HOOK_WAIT (it commits every pending note: waiting LOCK_WAIT for it, then
-    failing, said `nothing was written` of a note written and pending)."""
+    remember.lock (taken at `since`, time.time_ns()) left the commit to it, so it tries once
+    more, briefly; None when no hook came, or when another holds remember.lock past HOOK_WAIT
+    (it commits every pending note: waiting LOCK_WAIT for it, then failing, said `nothing was
+    written` of a note written and pending). A mark older than that lock's taking (less the
+    hook's HOOK_LOCK_WAIT) was left by an earlier command: taken as this one's, it cost a busy
+    remember a 2 s retry doomed to fail (4.0 s where 1.8 s: medians of 5)."""
     mark = config.state_dir / FOLDER / HOOK_CAME
-    if not mark.exists():
+    try:
+        came = mark.stat().st_mtime_ns
+    except OSError:
         return None
+    if came < since - int((HOOK_LOCK_WAIT + MTIME_SLACK) * 1e9):
+        return None  # a hook before this remember: its git command ended before this one's wait
     with file_lock(config.state_dir / LOCK, timeout=HOOK_WAIT) as taken:
         if not taken:
             return None

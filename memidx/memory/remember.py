@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from memidx.errors import CheckFailed, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
 from memidx.haystack.redaction import stored_tags
 from memidx.memory.note_state import added_by, ids_at, the_same_note
+from memidx.memory.pending_finisher import start_finisher
 from memidx.memory.pending_notes import (
     BEHIND_WAIT,
     LOCK,
@@ -37,8 +39,9 @@ SLUG_LENGTH = 60
 LOCK_WAIT = 30.0  # seconds a remember waits for another one's write (milliseconds, as a rule)
 HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
 PENDING_HINT = (
-    "it is kept, and committed once that git command ends: by memidx's git hook after it, the "
-    "next `memidx remember` or `memidx sync`; do not remember it again"
+    "it is kept, and committed once that git command ends: by memidx's git hook after it, or by "
+    "the process memidx leaves waiting for it (10 minutes at most), the next `memidx remember` or"
+    " `memidx sync`; do not remember it again"
 )
 
 
@@ -154,6 +157,7 @@ def remember(
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
+        since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         ref, _ = _write_new(config, folder, slugify(title), text)
         _check(config, ref, text)
         older = bool(pending(config))  # a git held the clone past a remember's wait already
@@ -162,7 +166,7 @@ def remember(
         done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
         gone = not note.entry.exists()  # while no one else commits pending notes
     if done.busy and not gone and ref not in done.commits:
-        done = after_a_hook(config, note, say) or done
+        done = after_a_hook(config, note, say, since) or done
     commit = done.commits.get(ref) or _committed_meanwhile(config, note.entry, ref, text)
     if commit is None and gone:  # not the note it wrote by its commit
         raise MemidxError(
@@ -173,6 +177,7 @@ def remember(
     if commit is None:  # GitBusy's first words: what held the clone
         why = done.busy.message.split(";")[0] if done.busy else "another git held the clone"
         say(f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
+        start_finisher(config, say)  # for a command that ends with no post-* hook
     else:
         _index(config, ref, commit, notice)
     return Remembered(ref, commit, title)

@@ -30,7 +30,7 @@ from shlex import quote
 
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
-from memidx.git.commit import serialized
+from memidx.git.commit_lock import serialized
 from memidx.memory.twins import Renamed, part_twins
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten

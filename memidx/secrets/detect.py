@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
+from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import allowed_values, flow_values, values_below
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
@@ -28,7 +29,6 @@ from memidx.secrets.patterns import (
     Finding,
     allowed_lines,
     assigned_value,
-    extra_keyword_values,
     looks_secret,
     merged,
     occurrences,

@@ -18,7 +18,7 @@ import types
 from collections.abc import Callable, Iterator
 from functools import cache
 
-from memidx.errors import MemidxError
+from memidx.errors import MemidxError, missing_module_error
 from memidx.secrets.linear import every_match, linear
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every commit-msg check ~2 ms
@@ -182,7 +182,7 @@ def _plugin_modules() -> dict[str, Any]:
     """The plugin modules, loaded with the stand-in and without the package's __init__."""
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or spec.submodule_search_locations is None:
-        raise MemidxError("detect-secrets is not installed", "pip install detect-secrets")
+        raise missing_module_error(PACKAGE) or MemidxError(f"{PACKAGE} is not installed")
     saved = {name: sys.modules.get(name) for name in (PACKAGE, *STAND_INS)}
     if PACKAGE not in sys.modules:
         package = types.ModuleType(PACKAGE)

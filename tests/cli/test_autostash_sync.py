@@ -5,13 +5,14 @@ remote and two clones with memidx's hooks; no memidx command run by hand between
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli.test_sync_hard import found, rebuilt_the_same
-from tests.cli.test_two_machines import committed_all, filed_between_add_and_commit
+from tests.cli.test_two_machines import committed_all, filed, filed_between_add_and_commit
 from tests.machines import Machine, clone, hook_env, make_template
 
 
@@ -70,7 +71,8 @@ def test_index_writes_outside_an_autostash_start_no_memidx(
     machines: tuple[Machine, Machine, Path],
 ) -> None:
     """git writes its index at every add, status, reset and checkout: the shim starts memidx
-    for none of them (nor for `git stash pop`, whose own writes no autostash waits for)."""
+    for none of them (nor for `git stash pop` or `git stash apply` by hand, whose writes no
+    autostash waits for)."""
     a, _, started = machines
     filed_between_add_and_commit(a)
     a.note("idea.md", "Idea", "a note in the work tree")
@@ -79,6 +81,39 @@ def test_index_writes_outside_an_autostash_start_no_memidx(
     a.git("reset", "-q")
     a.git("stash", "-q")
     a.git("stash", "pop", "-q")
+    a.git("stash", "-q")
+    # as git runs it for an autostash (no `-c` before `stash`): no autostash waits
+    subprocess.run(["git", "stash", "apply", "-q"], cwd=a.root, env=a.env, check=True)
     a.git("checkout", "-q", "-b", "side")
     a.git("checkout", "-q", "main")
     assert index_change_syncs(started) == 0
+
+
+@pytest.mark.parametrize(
+    "pull",
+    [["pull", "--rebase", "--autostash"], ["pull", "--no-rebase", "--autostash"]],
+    ids=["rebase", "fast-forward"],
+)
+def test_a_staged_segment_the_autostash_holds_is_left_for_git_to_bring_back(
+    machines: tuple[Machine, Machine, Path], pull: list[str]
+) -> None:
+    """`git add -A` staged a new segment, a turn was filed after it: the autostash holds the
+    file, and the pull takes it off the disk. A sync of the pull's hooks wrote it back from
+    its copy (no commit a ref names held it), and the autostash's apply stopped on it:
+    "Applying autostash resulted in conflicts", the stash left for the person to sort out."""
+    a, b, _ = machines
+    filed(a, "capybara turn before git add", "s")
+    a.git("add", "-A")
+    filed(a, "dromedary turn after git add", "s")
+    b.note("from-b.md", "From B", "buffalo note")
+    committed_all(b, "b")
+    b.git("push", "-q", "origin", "main")
+
+    pulled = a.run_git(*pull)
+
+    said = pulled.stdout + pulled.stderr
+    assert pulled.returncode == 0 and "Applied autostash" in said, said
+    assert "conflict" not in said and a.git("stash", "list") == ""
+    for word in ("capybara", "dromedary", "buffalo"):
+        assert len(found(a, word)) == 1, (word, found(a, word))
+    rebuilt_the_same(a)

@@ -8,11 +8,8 @@ Skipped when `claude` is not on PATH (`.ci/run` installs it: npm install -g
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import signal
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,6 +17,7 @@ from typing import Any, cast
 
 import pytest
 
+from tests.agent_servers import stop_servers_under
 from tests.anthropic_stub import AnthropicStub, Block, last_user_text, request_text
 from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
 
@@ -136,9 +134,10 @@ class World:
         return list(json.loads(found.stdout)["hits"])
 
     def stop_server(self) -> None:
-        pid_file = self.memory.root / ".memidx" / "agents" / "recall.pid"
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+        """Stop the recall servers the hooks started, and wait for them: signalled by the pid
+        in `recall.pid` alone, one was still running as the run ended (and one starting, or
+        started again after, none of its pid files named)."""
+        stop_servers_under(self.memory.root)
 
 
 @pytest.fixture(scope="module")

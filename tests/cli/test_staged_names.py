@@ -7,12 +7,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from tests.helpers import GIT_IDENTITY
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 from tests.machines import Machine, clone, hook_env, make_template
 
+PROJECT = Path(__file__).resolve().parents[2]
 ENGLISH = "# Cafe\n\nThe espresso machine on the third floor needs descaling every week.\n"
 
 
@@ -171,3 +173,65 @@ def test_pre_commit_run_all_files_by_hand_checks_committed_files(machine: Machin
 
     assert done.returncode == 1, done.stdout + done.stderr
     assert "notes/deploy.md:5: github-token" in done.stdout, done.stdout
+
+
+def test_many_names_beyond_ascii_are_checked_in_one_run(tmp_path: Path) -> None:
+    """The shim handed them to `check names` through xargs, which split ~250 KiB of names in
+    several runs of memidx (a Python start each, each saying its own problems); now Python
+    reads the list the shim writes, in one run."""
+    repo = NotesRepo(tmp_path / "memory")
+    for number in range(2000):  # ~125 bytes a name: past xargs' 128 KiB a run
+        (repo.root / "notes" / f"{'é' * 60}{number}.md").write_text(ENGLISH, encoding="utf-8")
+    (repo.root / "notes" / os.fsdecode(b"caf\xe9.md")).write_text(ENGLISH, encoding="utf-8")
+    repo.git("add", "-A")
+    runs = tmp_path / "runs"
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\necho run >>"{runs}"\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+
+    done = subprocess.run(
+        ["sh", str(PROJECT / "hooks" / "memidx-hook"), "pre-commit"],
+        cwd=repo.root,
+        env=clean_env(MEMIDX_PYTHON=str(python)),
+        capture_output=True,
+        check=False,
+    )
+
+    assert done.returncode == 1
+    assert (done.stdout + done.stderr).decode("utf-8").splitlines() == [
+        "notes/caf\\xe9.md: the file name is not UTF-8; rename it to one that is (`git mv`), "
+        "then commit"
+    ]
+    assert runs.read_text().splitlines() == ["run"]  # one Python, and no framework after it
+
+
+def test_pre_commit_run_all_files_by_hand_says_a_staged_secret_once(machine: Machine) -> None:
+    """Past 128 KiB of names the framework runs the hook in parts: each part read every staged
+    name besides its own share, so a staged secret was refused in every part and again in the
+    part given its file (3,000 notes: three times)."""
+    stem = "the-espresso-machine-on-the-third-floor-needs-descaling-every-week-" * 2
+    for i in range(900):  # ~150 KiB of names: two parts
+        (machine.root / "notes" / f"{stem}{i:04d}.md").write_text(
+            f"# Espresso {i}\n\nThe espresso machine on floor {i} needs descaling every week.\n",
+            encoding="utf-8",
+        )
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "--no-verify", "-m", "espresso")
+    token = "ghp_" + "Zk9xQ7mL2pWq8xR4tY6u" * 2
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {token[:40]}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "notes/deploy.md")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+        cwd=machine.root,
+        env=machine.env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.count("notes/deploy.md:5: github-token") == 1, done.stdout

@@ -46,9 +46,12 @@ def test_the_shims_list_gives_every_staged_name_to_one_run(
     for name in ("a.md", "b é.md"):
         (tmp_path / "notes" / name).write_text("# A\n")
     subprocess.run(["git", "add", "notes"], cwd=tmp_path, env=clean_env(), check=True)
-    listed = tmp_path / "names"
+    view = tmp_path / ".git" / "memidx-checks-7.index"
+    shutil.copyfile(tmp_path / ".git" / "index", view)  # the shim's copy of the index
+    listed = view.with_suffix(".names")
     # as the shim lists them; a name git does not stage (a submodule's) is none of the files
     listed.write_bytes(b"notes/-new.md\0notes/a.md\0notes/b \xc3\xa9.md\0notes/sub.md\0")
+    monkeypatch.setenv("GIT_INDEX_FILE", str(view))
     monkeypatch.setenv(LISTED, str(listed))
 
     assert framework_files(config, ["notes/b é.md", "x.md"]) == [
@@ -56,8 +59,18 @@ def test_the_shims_list_gives_every_staged_name_to_one_run(
     ]  # fmt: skip
 
 
-def test_the_framework_without_the_shim_reads_what_git_has_staged(config: Config) -> None:
+def test_the_framework_without_the_shim_reads_the_staged_files_it_gives_no_hook(
+    config: Config, tmp_path: Path
+) -> None:
+    """By hand (`pre-commit run --all-files`) or by the framework's own git hook, a staged file
+    the work tree holds is given to one part of the run: read by every part too, its secret
+    was refused in each. One the framework leaves out (gone, a link) is read all the same."""
+    assert framework_files(config, []) == []
+    assert framework_files(config, ["notes/-new.md"]) == ["notes/-new.md"]
+    (tmp_path / "notes" / "-new.md").unlink()  # staged whole, then deleted: committed as staged
     assert framework_files(config, []) == ["notes/-new.md"]
+    (tmp_path / "notes" / "-new.md").symlink_to("old.md")
+    assert framework_files(config, ["notes/old.md"]) == ["notes/-new.md", "notes/old.md"]
 
 
 def test_outside_the_framework_only_the_given_files_are_read(
@@ -75,9 +88,9 @@ def test_a_list_of_another_commit_leaves_out_no_staged_name(
     listed = tmp_path / "names"
     listed.write_bytes(b"notes/outer.md\0")
     monkeypatch.setenv(LISTED, str(listed))
-    assert framework_files(config, []) == ["notes/-new.md"]
+    assert framework_files(config, ["notes/-new.md"]) == ["notes/-new.md"]
     monkeypatch.setenv(LISTED, str(tmp_path / "gone"))  # the outer run's list deleted since
-    assert framework_files(config, []) == ["notes/-new.md"]
+    assert framework_files(config, ["notes/-new.md"]) == ["notes/-new.md"]
 
 
 def test_a_list_that_cannot_be_read_fails_the_checks_in_one_line(
@@ -117,5 +130,5 @@ def test_a_list_of_another_index_is_never_claimed(
     (tmp_path / "memidx-checks-9.names.claimed").write_bytes(b"")
     monkeypatch.setenv(LISTED, str(listed))
 
-    assert framework_files(config, ["x.md"]) == ["notes/-new.md", "x.md"]
+    assert framework_files(config, ["notes/-new.md", "x.md"]) == ["notes/-new.md", "x.md"]
     assert listed.exists()

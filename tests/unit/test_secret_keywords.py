@@ -227,6 +227,17 @@ def test_what_stands_below_a_key_is_no_value_of_it_unless_it_is_one(text: str) -
         ("- [{password: Zk9xQ7mL2pWq8}]\n", ["Zk9xQ7mL2pWq8"]),
         ("{password: ${DB_PASSWORD}}\n", []),  # a reference closes its own brace
         ("{token: [see the docs]}\n", []),
+        # ... and one a sentence or a call closes after its brace: `}.` was a reference still
+        ("Set the client to {api_key: Zk9xQ7mL2pWq8}.\n", ["Zk9xQ7mL2pWq8"]),
+        ("Client({password: Zk9xQ7mL2pWq8})\n", ["Zk9xQ7mL2pWq8"]),
+        ("{password: ${DB_PASSWORD}}.\n", []),
+        ("{password: getpass()}.\n", []),
+        ("client = Client(api_key=settings.api_key)\n", []),  # a call's own parenthesis
+        # a variable named after the secret it holds is no secret (a call's `)` made a
+        # reference of it before a brace was taken off with it)
+        ("fetch(url, {token: authToken})\n", []),
+        ("const opts = {password: userPassword};\n", []),
+        ("Client({password: correctHorseBattery})\n", ["correctHorseBattery"]),  # no such word
     ],
 )
 def test_a_flow_collection_on_its_keys_line_is_read(text: str, found: list[str]) -> None:
@@ -325,3 +336,38 @@ def test_allow_marked_keys_nested_in_a_block_are_read_once(
     spans = blocks.allowed_values(text, allowed_lines(text))
     assert spans[0] == (0, len(text) - 1)  # the first key's block holds all the others
     assert len(read) <= 2 * 500
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("password = DB_PASSWORD\n", []),
+        ("token: auth_token\n", []),
+        ("const secret = process.env.X || clientSecret;\n", []),
+        ("password: correctHorseBattery\n", ["correctHorseBattery"]),  # a passphrase
+        ("POSTGRES_PASSWORD: SuperSecret\n", ["SuperSecret"]),  # no variable's way of naming
+        ("token = authToken2x\n", ["authToken2x"]),  # a digit: no variable's name of words
+        ("api_key = ZkxqWpLmRtYuNv\n", ["ZkxqWpLmRtYuNv"]),  # letters, none a secret word
+    ],
+)
+def test_a_variable_named_after_a_secret_is_no_secret(line: str, found: list[str]) -> None:
+    """Code gives a secret's key the variable holding it: `password = DB_PASSWORD`, mixed
+    characters and entropy enough, was refused as a secret."""
+    assert [line[f.start : f.end] for f in find_secrets(line, allow=True)] == found
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("The staging DB (password: Zk9xQ7mL2pWq8) is shared.\n", ["Zk9xQ7mL2pWq8"]),
+        ("Log in as admin (password=Zk9xQ7mL2pWq8).\n", ["Zk9xQ7mL2pWq8"]),
+        ("login(user, password=Zk9xQ7mL2pWq8)\n", ["Zk9xQ7mL2pWq8"]),  # as before a `,`
+        ("login(password=getpass.getpass())\n", []),  # a call's own parentheses
+        ("secret = get_secret(name)\n", []),
+        ("(token: ${API_TOKEN})\n", []),
+    ],
+)
+def test_a_value_a_parenthesis_closes_is_read_without_it(line: str, found: list[str]) -> None:
+    """A value in parentheses was read with the `)` that closes them, a reference by it: a
+    password in a parenthesis of prose went into the commit."""
+    assert [line[f.start : f.end] for f in find_secrets(line, allow=True)] == found

@@ -27,6 +27,12 @@ VALUE = "hunter2secret"
         f'Deploy\n\npassword = "{VALUE}\nand the next line',  # a message's line
         f'Deploy\r\n\r\npassword = "{VALUE}\r\nand the next line\r\n',  # saved with CRLF
         f'{"x " * 150}password = "{VALUE}',  # a long line, read in windows
+        # the brackets a call or a collection closes it with are no part of it: read with
+        # them, the value was a reference by its `)` (memidx.secrets.patterns.assigned_value)
+        f'db.connect(user="app", password="{VALUE})',
+        f'connect(password="{VALUE});',
+        f"login(token=`{VALUE}))",
+        f'creds = [{{"password": "{VALUE}}}]',
     ],
 )
 def test_a_value_left_open_at_its_lines_end_is_found(text: str) -> None:
@@ -70,9 +76,11 @@ def test_masking_a_long_value_left_open_keeps_its_lines_end(end: str) -> None:
     assert masked == f'password = "[REDACTED:secret-assignment]{end}the next line{end}'
 
 
-def test_a_long_line_of_quotes_is_read_in_linear_time() -> None:
+@pytest.mark.parametrize(
+    ("head", "unit", "size"), [("", 'password = "ab ', 1_000), ('password = "ab', ")", 4_000)]
+)
+def test_a_long_line_of_quotes_is_read_in_linear_time(head: str, unit: str, size: int) -> None:
     find_secrets("password = warm")  # the plugins loaded before timing
-    unit = 'password = "ab '
-    small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
+    small, large = (head + (unit * (n // len(unit) + 1))[:n] for n in (size, 16 * size))
     ratio = fastest(large) / max(fastest(small), 1e-4)
     assert ratio < 64, f"16x the text took {ratio:.0f}x the time"

@@ -104,3 +104,49 @@ def test_a_kept_value_is_read_back_only_at_its_state(tmp_path: Path) -> None:
     other = WalkMemo(tmp_path, "state-2")
     assert other.recall("size-question") is None and not other.knows("yes-question")
     assert WalkMemo(tmp_path, None).recall("size-question") is None
+
+
+def test_a_long_lived_writer_walks_again_once_a_ref_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One writer, kept by its process (a `Haystack`), loses its memory twice: the second
+    time a commit holds a later segment its first walk never saw. The last name kept for the
+    refs' state of the first walk named the new segment after an older one: the name of a
+    committed segment git had taken off the disk (a collision at the next checkout of it)."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
+    repo = NotesRepo(tmp_path)
+    config = _config(tmp_path)
+    writer = clone_writer(config)
+    first, _, _ = writer.append(new_record("turn", "capybara turn"))
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "the first segment")
+    (config.state_dir / "haystack.lock.last").unlink()  # the memory lost
+    second, _, _ = writer.append(new_record("turn", "dromedary turn"))
+    assert second.name == first.name.replace(".000.", ".001.")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "the second segment")
+    repo.git("rm", "-q", "-r", "notes/haystack")  # off the disk: only git names them
+    repo.git("commit", "-q", "-m", "the haystack moved out")
+    (config.state_dir / "haystack.lock.last").unlink()  # lost again
+
+    third, _, _ = writer.append(new_record("turn", "echidna turn"))
+
+    assert third.name == first.name.replace(".000.", ".002."), third.name
+
+
+def test_two_memos_of_one_state_keep_each_other_s_answers(tmp_path: Path) -> None:
+    """A sync's memo and its writer's (or two processes') read the file, then each kept an
+    answer: the second write was of its own answers alone, and the first one's was lost (the
+    walk or `git cat-file` ran again at the next sync)."""
+    first, second = WalkMemo(tmp_path, "state-1"), WalkMemo(tmp_path, "state-1")
+    first.learn("yes-question")
+    first.keep("size-question", "120")
+    second.keep("name-question", "2026-12-05.001.krd")
+    second.learn("other-yes")
+
+    again = WalkMemo(tmp_path, "state-1")
+    assert again.knows("yes-question") and again.knows("other-yes")
+    assert again.recall("size-question") == "120"
+    assert again.recall("name-question") == "2026-12-05.001.krd"
+    WalkMemo(tmp_path, "state-2").learn("newer")  # another state's file replaces it whole
+    assert not WalkMemo(tmp_path, "state-1").knows("yes-question")

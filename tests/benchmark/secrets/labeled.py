@@ -174,6 +174,10 @@ LOOK_ALIKES: dict[str, tuple[Callable[[random.Random], str], str]] = {
     "env-reference": (lambda r: 'os.environ["DB_PASSWORD"]', "password = {s}"),
     "call-reference": (lambda r: "get_secret(name)", "secret = {s}"),
     "attribute-reference": (lambda r: "settings.DATABASE_PASSWORD", "password=config.{s}"),
+    "variable-reference": (
+        lambda r: r.choice(["authToken", "accessToken", "AUTH_TOKEN", "userPassword"]),
+        "session.token = {s}",
+    ),
     "base64-text": (
         lambda r: base64.b64encode(
             r.choice(["hello world, this is harmless", "the build cache is warm again"]).encode()

@@ -1,0 +1,58 @@
+"""What a person's git command is doing in a clone, read from git's own files (and, for a
+commit under way, Linux's /proc): whether memidx may commit there now.
+
+A cherry-pick or revert stopped on a conflict waits for the person (`--continue`, `--skip`,
+`--abort`): a commit memidx made then went into their resolution, and `git cherry-pick --abort`
+took the branch back past it, the note's file off the disk with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# The pseudo-refs git leaves while a pick waits for the person to resolve a conflict; git
+# removes them as the resolution is committed, before that commit's post-commit hook runs.
+STOPPED = (("CHERRY_PICK_HEAD", "a cherry-pick"), ("REVERT_HEAD", "a revert"))
+# What else a git command leaves while it is under way, waiting for the person or not.
+UNDER_WAY = (
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase or `git am`"),
+    ("MERGE_HEAD", "a merge"),
+    ("sequencer", "a cherry-pick or revert of several commits"),
+    ("BISECT_LOG", "a bisect"),
+)
+
+
+def git_dir(root: Path) -> Path | None:
+    """The git folder of this work tree (a linked work tree's own), None when there is none."""
+    from memidx.git.repo import GitRepo
+
+    found = GitRepo(root).run("rev-parse", "--absolute-git-dir", check=False).decode().strip()
+    return Path(found) if found else None
+
+
+def stopped_pick(folder: Path | None) -> str | None:
+    """`a cherry-pick` or `a revert` when one is stopped on a conflict in `folder` (git's)."""
+    if folder is None:
+        return None
+    return next((what for name, what in STOPPED if (folder / name).exists()), None)
+
+
+def busy_with(root: Path) -> str | None:
+    """What holds the clone now (its index lock, a commit under way, an operation that waits
+    for the person), or None when no git command of the clone is under way."""
+    from memidx.git.publish import committing
+
+    folder = git_dir(root)
+    if folder is None:
+        return "no git folder was found"
+    if (folder / "index.lock").exists():
+        return "git holds its index locked"
+    stopped = stopped_pick(folder)
+    if stopped:
+        return f"{stopped} is stopped on a conflict"
+    for name, what in UNDER_WAY:
+        if (folder / name).exists():
+            return f"{what} is under way"
+    if committing(root):
+        return "a git commit is under way"
+    return None

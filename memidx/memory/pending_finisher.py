@@ -1,0 +1,120 @@
+"""The finisher a `remember` starts when it leaves a note pending: a detached process (a
+session of its own, no input, its output to `.memidx/pending-notes/finisher.log`) that waits
+for the person's git command to let go of the clone, then commits the pending notes as a
+post-* git hook does.
+
+A command that ends with no post-* hook (a commit refused by pre-commit or commit-msg, one
+aborted with an empty message, a git killed) left the note pending until the next `remember`,
+`memidx sync` or `memidx share`, days later maybe. The finisher looks every POLL seconds, for
+LIMIT seconds at most, and commits only while no git of the clone is under way (its index
+lock, a commit seen in /proc, a rebase, merge, cherry-pick, revert or bisect): with git's
+plumbing, as `remember` does, so the person's staged work is never committed. It takes
+remember.lock as the hooks and `remember` do, so each note is committed once. One finisher
+runs at a time per clone (finisher.lock); another waits for it. Where /proc cannot tell a
+person's `git commit` under way (not Linux), none is started.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from memidx.config import Config
+
+LIMIT = 600.0  # seconds a finisher waits for git at most, then leaves the notes pending
+POLL = 0.5  # seconds between two looks at the clone
+LOG = "finisher.log"  # in .memidx/pending-notes/
+FINISHER_LOCK = "finisher.lock"  # in .memidx/pending-notes/: one finisher at a time
+
+
+def start_finisher(config: Config, notice: Callable[[str], None]) -> None:
+    """Start the finisher for the notes pending in this clone, detached; one that cannot start
+    is a warning line (the hooks, the next `remember` or `memidx sync` commit them still)."""
+    from memidx.git.process import spawn_detached  # reaped by a process that lives on (MCP)
+    from memidx.memory.pending_mark import FOLDER
+
+    if not Path("/proc/self").is_dir():
+        return  # no way to see a person's `git commit` under way: it could fail theirs
+    argv = [sys.executable, "-m", "memidx.memory.pending_finisher", str(config.root)]
+    try:
+        spawn_detached(argv, config.state_dir / FOLDER / LOG)
+    except OSError as exc:  # no process left under a limit, a full disk
+        notice(f"warning: nothing could be started to commit it once git lets go: {exc}")
+
+
+def finish_when_git_lets_go(
+    config: Config, say: Callable[[str], None], limit: float = LIMIT
+) -> bool:
+    """Wait (`limit` seconds at most) until no git of the clone is under way, then commit the
+    pending notes; True when none is left pending for the branch checked out."""
+    from memidx.memory.pending_mark import FOLDER, any_pending
+    from memidx.portable import file_lock
+
+    deadline = time.monotonic() + limit
+    with file_lock(config.state_dir / FOLDER / FINISHER_LOCK, timeout=limit) as taken:
+        if not taken:
+            return False
+        for _ in range(int(limit / POLL) + 2):  # bounded by the deadline too
+            if not any_pending(config):
+                return True
+            if _quiet(config) and _finish(config, say):
+                return True  # the rest (if any) waits for its branch: its hook commits it
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(POLL)
+    say(f"the pending notes were not committed within {limit:g} s (`memidx sync` commits them)")
+    return False
+
+
+def _quiet(config: Config) -> bool:
+    from memidx.git.underway import busy_with
+
+    return busy_with(config.root) is None
+
+
+def _finish(config: Config, say: Callable[[str], None]) -> bool:
+    """Commit the pending notes as a post-* hook does, then index them; False when a
+    `remember` holds remember.lock (it commits them itself) or git came back meanwhile."""
+    from memidx.memory.head_sync import sync_to_head
+    from memidx.memory.pending_notes import HOOK_LOCK_WAIT, HOOK_WAIT, LOCK, commit_pending
+    from memidx.portable import file_lock
+
+    with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
+        if not taken:
+            return False
+        done = commit_pending(config, HOOK_WAIT, say)
+    for ref, commit in done.commits.items():
+        say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
+    if done.commits:
+        for line in sync_to_head(config):
+            say(line)
+    return done.busy is None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m memidx.memory.pending_finisher ROOT`, as `remember` starts it."""
+    from memidx.config import load_config
+    from memidx.errors import MemidxError
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m memidx.memory.pending_finisher ROOT", file=sys.stderr)
+        return 2
+
+    def say(line: str) -> None:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        print(f"{stamp} memidx: {line}", flush=True)
+
+    try:
+        return 0 if finish_when_git_lets_go(load_config(Path(args[0])), say) else 1
+    except MemidxError as exc:
+        say(f"the pending notes were not committed: {exc}")
+    except Exception as exc:  # noqa: BLE001 - no one to see a traceback: its log says it
+        say(f"the pending notes were not committed: {type(exc).__name__}: {exc}")
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,82 @@
+"""What `memidx status` says of the notes `remember` left pending (memidx/memory/pending_notes.py):
+listed before only as untracked files, with nothing to say they wait for a commit, or why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from memidx.config import Config
+
+COMMITTED_SOON = "no git holds the clone now: the finisher or the next `memidx sync` commits it"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingShown:
+    """A pending note: its path, its branch, since when (UTC, ISO 8601), and why it waits."""
+
+    path: str
+    branch: str
+    since: str
+    why: str
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "path": self.path,
+            "branch": self.branch,
+            "since": self.since,
+            "why": self.why,
+        }
+
+
+def pending_shown(config: Config) -> list[PendingShown]:
+    """The pending notes, oldest first (none read when the folder has no entry)."""
+    from memidx.memory.pending_mark import any_pending
+
+    if not config.in_git or not any_pending(config):
+        return []
+    from memidx.git.repo import GitRepo
+    from memidx.git.underway import busy_with
+    from memidx.memory.pending_notes import pending
+
+    busy = busy_with(config.root)
+    repo = GitRepo(config.root)
+    here = repo.run("symbolic-ref", "-q", "HEAD", check=False).decode().strip() or None
+    shown: list[PendingShown] = []
+    for note in pending(config):
+        if any(seen.path == note.ref for seen in shown):
+            continue  # kept twice (a remember killed, then the same again): one note
+        stamp = note.entry.name.partition("-")[0]
+        since = datetime.fromtimestamp(int(stamp) / 1e9, UTC) if stamp.isdigit() else None
+        when = since.isoformat(timespec="seconds").replace("+00:00", "Z") if since else ""
+        shown.append(PendingShown(note.ref, note.branch, when, busy or _why(here, note.branch)))
+    return shown
+
+
+def _why(here: str | None, branch: str) -> str:
+    if here is None:
+        return "HEAD is detached: it waits for a branch to be checked out"
+    if branch != here:
+        return f"its branch, {branch.removeprefix('refs/heads/')}, is not checked out"
+    return COMMITTED_SOON
+
+
+def pending_line(shown: list[PendingShown], now: datetime) -> str:
+    """One line: how many, how long the oldest has waited, and why."""
+    oldest = shown[0]
+    try:
+        waited = (now - datetime.fromisoformat(oldest.since.replace("Z", "+00:00"))).total_seconds()
+    except ValueError:
+        waited = 0.0
+    notes = f"{len(shown)} note" + ("s" if len(shown) > 1 else "")
+    return f"{notes} written, not committed yet (the oldest {_age(waited)}): {oldest.why}"
+
+
+def _age(seconds: float) -> str:
+    if seconds < 60:
+        return "under a minute old"
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n > 1 else ''} old"
+    return ""

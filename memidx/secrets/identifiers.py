@@ -1,0 +1,36 @@
+"""A value that is the name of a variable holding a secret, not a secret (pure).
+
+Code pasted into a note or a turn gives a secret-sounding key a variable, named after what it
+holds: `fetch(url, {token: authToken})`, `{password: userPassword};`, `password = DB_PASSWORD`.
+Mixed case and enough entropy, each was refused as a secret (a user cannot commit the snippet
+without an allow marker). A value of letters only, in words split by case or `_`, one of them
+a secret's (`auth`, `token`, `password`, `secret`, `key`...), is such a name when it is
+written as code names a variable: from a small letter on (`authToken`, `auth_token`), or in
+capitals (`DB_PASSWORD`). A passphrase of words without such a word (`correctHorseBattery`),
+one from a capital on (`SuperSecret`, a password of a development setup) and any value with a
+digit or a sign are judged as before."""
+
+from __future__ import annotations
+
+import re
+
+IDENTIFIER = re.compile(r"[a-z][A-Za-z]*+(?:_[A-Za-z]++)*+|[A-Z]++(?:_[A-Z]++)++")
+# a word: a capital and small letters (`Token`), small letters, or capitals not followed by a
+# small letter (`DB`, `AUTH` in `AUTHToken`)
+WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+SECRET_WORDS = frozenset(
+    {
+        "auth", "token", "tokens", "password", "passwords", "passwd", "pwd", "pass",
+        "passphrase", "secret", "secrets", "key", "keys", "apikey", "credential",
+        "credentials", "cred", "creds",
+    }
+)  # fmt: skip
+
+
+def names_a_secret(value: str) -> bool:
+    """Whether `value` is a variable's name of two words or more, one naming a secret
+    (`authToken`, `DB_PASSWORD`, `client_secret`), as code assigns one to a secret's key."""
+    if IDENTIFIER.fullmatch(value) is None:
+        return False
+    words = WORD.findall(value)
+    return len(words) >= 2 and any(word.lower() in SECRET_WORDS for word in words)

@@ -1,0 +1,109 @@
+"""The recall servers (`memidx -C MEMORY agent serve`) that agents' hooks start in the background
+for a test's memory (memidx/agents/recall_client.py, start): detached, in a session of their
+own, they are no child of the test and outlived it, and the suite, by their idle time. Found
+by their command line (Linux's /proc), else by the `recall.pid` each writes in its memory,
+its process's command line (`ps`) naming that memory: nothing else is ever signalled."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+SERVE = ["agent", "serve"]
+PID_FILE = Path(".memidx") / "agents" / "recall.pid"
+STOP_WAIT = 10.0  # seconds: a server stopping answers the hooks it acknowledged, 5 s at most
+
+
+def servers_under(folder: Path) -> dict[int, Path]:
+    """The running recall servers of memories in `folder`: pid -> memory."""
+    folder = folder.resolve()
+    found = _by_command_line() if PROC.is_dir() else _by_pid_file(folder)
+    return {pid: memory for pid, memory in found.items() if memory.is_relative_to(folder)}
+
+
+def stop_servers_under(folder: Path) -> dict[int, Path]:
+    """Stop the recall servers of memories in `folder` (SIGTERM, then SIGKILL after STOP_WAIT
+    s); those that were running: pid -> memory."""
+    found = servers_under(folder)
+    for pid in found:
+        _signal(pid, signal.SIGTERM)
+    end, left = time.monotonic() + STOP_WAIT, found
+    while (left := {pid: m for pid, m in left.items() if _running(pid, m)}) and (
+        time.monotonic() < end
+    ):
+        time.sleep(0.02)
+    for pid in left:
+        _signal(pid, signal.SIGKILL)
+    return found
+
+
+PROC = Path("/proc")
+
+
+def _by_command_line() -> dict[int, Path]:
+    found: dict[int, Path] = {}
+    for entry in PROC.iterdir():
+        if entry.name.isdigit() and (memory := _served(int(entry.name))) is not None:
+            found[int(entry.name)] = memory
+    return found
+
+
+def _served(pid: int) -> Path | None:
+    """The memory the recall server `pid` serves, by its command line; None for any other
+    process, or one gone. A relative `-C` is the server's own working folder's (never this
+    process's: a user's `memidx -C . agent serve` read as in a test's folder was stopped)."""
+    try:
+        argv = (PROC / str(pid) / "cmdline").read_bytes().split(b"\0")[:-1]
+    except OSError:
+        return None
+    words = [os.fsdecode(word) for word in argv]
+    if words[-2:] != SERVE or "-C" not in words[:-2]:
+        return None
+    given = Path(words[words.index("-C") + 1])
+    if not given.is_absolute():
+        try:
+            given = (PROC / str(pid) / "cwd").readlink() / given
+        except OSError:  # gone, or another user's: not known, so not ours
+            return None
+    return given.resolve()
+
+
+def _by_pid_file(folder: Path) -> dict[int, Path]:
+    """Without /proc: the servers the pid files of memories in `folder` name, running, and
+    serving that memory by their command line (`ps`): a killed server's pid file named
+    whatever process took its pid since, which was stopped."""
+    found: dict[int, Path] = {}
+    for top, folders, _ in os.walk(folder):
+        if ".git" in folders:
+            folders.remove(".git")
+        pid = Path(top) / PID_FILE
+        text = pid.read_text(encoding="ascii", errors="replace").strip() if pid.is_file() else ""
+        if text.isdigit() and _running(int(text), memory := Path(top).resolve()):
+            found[int(text)] = memory
+    return found
+
+
+def _running(pid: int, memory: Path) -> bool:
+    """Whether `pid` still runs as the recall server of `memory`."""
+    if PROC.is_dir():
+        return _served(pid) == memory
+    try:
+        shown = subprocess.run(
+            ["ps", "-ww", "-o", "args=", "-p", str(pid)],  # -ww: not cut at 80 columns
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return shown.endswith(f" -C {memory} {' '.join(SERVE)}")
+
+
+def _signal(pid: int, number: int) -> None:
+    with contextlib.suppress(OSError):  # gone meanwhile
+        os.kill(pid, number)

@@ -1,0 +1,170 @@
+"""The finisher a `remember` starts when it leaves a note pending (memidx.memory.pending_finisher):
+a person's command that ends with no post-* hook (a commit their pre-commit check refused) no
+longer leaves the note pending until the next `remember` or `memidx sync`, days later maybe."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.git import commit as commit_module
+from memidx.memory.pending_finisher import finish_when_git_lets_go
+from memidx.memory.pending_mark import any_pending
+from memidx.memory.pending_notes import keep, pending
+from memidx.memory.remember import remember
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
+
+BODY = "The build cache broke when the disk filled with old logs; clear them weekly.\n"
+# The person's pre-commit check: it says it started, waits for the test's word, then refuses.
+REFUSING = """#!/bin/sh
+touch started
+i=0
+while [ ! -e go ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+echo "pre-commit: refused" >&2
+exit 1
+"""  # git runs a hook in the work tree's top folder
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.git("config", "user.name", "memidx tests")
+    repo.git("config", "user.email", "tests@memidx.invalid")
+    repo.write(".gitignore", ".memidx/\nstarted\ngo\n")
+    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "start")
+    return repo
+
+
+def _finishers(root: Path) -> Iterator[int]:
+    """The finishers running for this clone (Linux /proc)."""
+    for pid_dir in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"memidx.memory.pending_finisher" in argv and str(root).encode() in argv:
+            yield int(pid_dir.name)
+
+
+def _until(done: Callable[[], bool], seconds: float) -> bool:
+    """Whether `done()` came true within `seconds` (looked at every 0.1 s)."""
+    for _ in range(int(seconds * 10)):
+        if done():
+            return True
+        time.sleep(0.1)
+    return bool(done())
+
+
+def _subjects(repo: NotesRepo) -> list[str]:
+    return repo.git("log", "--format=%s").splitlines()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="a commit under way is seen in /proc")
+def test_a_note_pending_behind_a_refused_commit_is_committed_once_git_lets_go(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A remember behind a person's `git commit` (its pre-commit check running) leaves its note
+    pending; the check refuses, so no post-commit hook comes. The finisher the remember started
+    commits the note then, once, never while the person's commit runs, never their staged work,
+    and ends on its own."""
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 1.0)  # 10 s: the test would wait it
+    hook = repo.write(".git/hooks/pre-commit", REFUSING)
+    hook.chmod(0o755)
+    repo.write("notes/mine.md", "# Mine\n\nThe person's own note, staged for their commit.\n")
+    repo.git("add", "notes/mine.md")
+    env = {**clean_env(), "GIT_EDITOR": "true"}
+    person = subprocess.Popen(
+        ["git", *GIT_IDENTITY, "commit", "-q", "-m", "the person's"], cwd=repo.root, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert _until((repo.root / "started").exists, 10), person.communicate(timeout=5)
+        config = load_config(repo.root, env={})
+        said: list[str] = []
+        done = remember(config, "Refused commit note", BODY, notice=said.append)
+        assert done.commit is None and any("not committed yet" in line for line in said), said
+        time.sleep(1.5)  # the finisher looks meanwhile: the person's commit is still under way
+        assert any_pending(config) and _subjects(repo) == ["start"]
+        (repo.root / "go").touch()
+        _, err = person.communicate(timeout=30)
+    finally:
+        person.kill()
+        person.wait()
+    assert person.returncode == 1 and b"refused" in err  # no post-commit hook came
+    assert _until(lambda: not any_pending(config), 20), "the note stayed pending"
+    assert _subjects(repo) == ["memidx remember: Refused commit note", "start"]
+    assert repo.git("diff", "--cached", "--name-only").split() == ["notes/mine.md"]
+    assert _until(lambda: not list(_finishers(repo.root)), 10), "the finisher did not end"
+    log = (config.state_dir / "pending-notes" / "finisher.log").read_text()
+    assert "committed notes/refused-commit-note.md, remembered while git was busy" in log
+
+
+def test_a_finisher_gives_up_within_its_bound_while_git_holds_the_clone(repo: NotesRepo) -> None:
+    """A git that never lets go (an index lock a live process holds) keeps the note pending:
+    the finisher leaves it so after its bound (LIMIT, 10 minutes; 1 s here) and ends."""
+    config = load_config(repo.root, env={})
+    text = "---\ntitle: Held note\ncreated: '2026-12-05'\n---\n\n" + BODY
+    repo.write("notes/held-note.md", text)
+    keep(config, "notes/held-note.md", "Held note", text, "refs/heads/main")
+    lock = repo.root / ".git" / "index.lock"
+    script = f"import time; f = open({str(lock)!r}, 'w'); print('held', flush=True); time.sleep(30)"
+    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    said: list[str] = []
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        started = time.monotonic()
+        assert finish_when_git_lets_go(config, said.append, limit=1.0) is False
+        took = time.monotonic() - started
+    finally:
+        holder.kill()
+        holder.wait()
+        lock.unlink(missing_ok=True)
+    assert 1.0 <= took < 3.0 and len(pending(config)) == 1 and _subjects(repo) == ["start"]
+    assert said == ["the pending notes were not committed within 1 s (`memidx sync` commits them)"]
+    assert finish_when_git_lets_go(config, said.append, limit=5.0) is True  # git let go
+    assert _subjects(repo) == ["memidx remember: Held note", "start"]
+
+
+def test_a_hung_commit_lock_holder_leaves_the_note_pending_within_the_wait(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """commit.lock had no timeout: a memidx process that hung holding it (stopped with Ctrl-Z)
+    held every later `remember` for ever (killed after 25 s, measured). Now the remember waits
+    for it as for a busy git, then keeps its note pending and names the lock."""
+    from memidx.memory import remember as remember_module
+    from memidx.portable import file_lock
+
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 1.0)
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
+    config = load_config(repo.root, env={})
+    said: list[str] = []
+    answers: list[object] = []
+
+    def remember_behind_it() -> None:
+        answers.append(remember(config, "Hung lock note", BODY, notice=said.append).commit)
+
+    with file_lock(config.state_dir / "commit.lock"):  # the hung holder
+        thread = threading.Thread(target=remember_behind_it, daemon=True)
+        thread.start()
+        thread.join(timeout=15)  # a remember hung for ever goes on once the lock is let go
+        hung = thread.is_alive()
+    thread.join(timeout=30)
+    assert not hung and answers == [None], "the remember waited for commit.lock for ever"
+    lock = config.state_dir / "commit.lock"
+    assert len(said) == 1 and f"another memidx process held {lock} for 1 s" in said[0], said
+    assert "is written but not committed yet" in said[0] and len(pending(config)) == 1
+    assert finish_when_git_lets_go(config, said.append, limit=5.0)  # the lock let go
+    assert _subjects(repo) == ["memidx remember: Hung lock note", "start"]
+
+
+def _no_finisher(*_: object) -> None:
+    """No finisher started: this test commits the note itself."""
