@@ -14,12 +14,15 @@ from collections.abc import Callable, Iterator
 
 from memidx.secrets.patterns import Finding, assigned_value, looks_secret
 
-# A start tag: its name (group 1), attributes (group 2: each `name="..."` or `name='...'`) and
-# whether it closes itself (group 3). Tried at each `<`, read to the next `<` or `>`: linear.
-TAG = re.compile(
-    r"<([A-Za-z_][\w.:-]*+)((?:\s++[\w.:-]++\s*+=\s*+(?:\"[^\"<>]*+\"|'[^'<>]*+'))*+)\s*+(/?)>"
+# A start tag: its name (group 1), attributes (group 2: each `name="..."`, `name='...'`, HTML's
+# `name=...` unquoted, JSX's `name={...}`, or HTML's `required` alone: any of them made the tag
+# unread, and its value let through) and whether it closes itself (group 3). Tried at each
+# `<`, read to the next `<` or `>`: linear.
+_VALUE = r"(?:\"[^\"<>]*+\"|'[^'<>]*+'|\{[^{}<>]*+\}|[^\s\"'=<>`{}/]++)"
+TAG = re.compile(rf"<([A-Za-z_][\w.:-]*+)((?:\s++[\w.:-]++(?:\s*+=\s*+{_VALUE})?+)*+)\s*+(/?)>")
+ATTRIBUTE = re.compile(
+    r"([\w.:-]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|(\{[^{}]*\})|([^\s\"'=<>`{}/]+)))?"
 )
-ATTRIBUTE = re.compile(r"([\w.:-]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 # What an element holds up to its closing tag (group 3): a run without spaces (group 2), or
 # one in a CDATA section (group 1), alone between the tags or on a line of its own.
 CONTENT = re.compile(
@@ -68,8 +71,9 @@ def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:
     value and where the value starts in `text`."""
     found: dict[str, tuple[str, int]] = {}
     for match in ATTRIBUTE.finditer(text, start, end):
-        group = 2 if match.group(2) is not None else 3
-        found[match.group(1).lower()] = (match.group(group), match.start(group))
+        group = next((g for g in (2, 3, 4, 5) if match.group(g) is not None), 0)
+        value = match.group(group) if group else ""  # `required`: no value
+        found[match.group(1).lower()] = (value, match.start(group) if group else match.end())
     return found
 
 

@@ -62,7 +62,10 @@ def test_a_placeholder_an_empty_element_or_prose_is_no_secret(text: str) -> None
     assert find_secrets(text) == []
 
 
-@pytest.mark.parametrize("unit", ["<password>", '<a b="x', '<add key="token" value="a"/>'])
+@pytest.mark.parametrize(
+    "unit",
+    ["<password>", '<a b="x', '<add key="token" value="a"/>', "<a b ", "<a b={c ", "<a b=c "],
+)
 def test_reading_tags_stays_linear(unit: str) -> None:
     find_secrets("password = warm")  # the plugins loaded before timing
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
@@ -97,4 +100,35 @@ def test_a_value_a_prefixed_name_names_secret_is_found(text: str) -> None:
     ],
 )
 def test_a_prefixed_value_of_no_secret_name_or_a_reference_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'<input type="password" name="password" required value="{VALUE}">',  # HTML's bare one
+        f'<input type="password" name="password" value="{VALUE}" disabled>',
+        f'<input name="password" onChange={{setPassword}} value="{VALUE}" />',  # JSX's braces
+        f"<input type=password name=password value={VALUE}>",  # HTML's unquoted values
+        f"<password required>{VALUE}</password>",
+    ],
+)
+def test_a_value_in_a_tag_with_a_bare_braced_or_unquoted_attribute_is_found(text: str) -> None:
+    """A start tag was read only when every attribute was `name="..."`: one `required`, JSX's
+    `onChange={f}` or HTML's `value=v4lue` left the whole tag unread, its value let through."""
+    found = [text[f.start : f.end] for f in find_secrets(text)]
+
+    assert found == [VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<input type="password" name="password" value={password} required />',
+        "<Field name='password' component={PasswordInput} />",
+        '<input type=password name=password value="" autofocus>',
+        f"<input type=password name=username value={VALUE}>",  # no secret-sounding name
+    ],
+)
+def test_a_braced_an_empty_or_an_unnamed_value_is_no_secret(text: str) -> None:
     assert find_secrets(text) == []
