@@ -44,6 +44,8 @@ def markup_values(
     if "<" not in text:
         return
     for tag in TAG.finditer(text):
+        if not secret_word(tag.group()):  # no name in it is secret-sounding: one search a tag
+            continue
         attributes = _attributes(text, *tag.span(2))
         named = _named(attributes, "", secret_word)
         named = named or secret_word(tag.group(1).rpartition(":")[2])  # `<db:password>`: `password`

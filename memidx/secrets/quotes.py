@@ -92,7 +92,9 @@ def closed_at_end(line: str) -> tuple[str, int]:
 # parenthesis, a `,` or a `[` and at most one space, and a run without spaces or quotes in
 # tripled quotes (`'''v4lue'''`, `"""v4lue"""`, or left open at its line's end). The keyword
 # rules, asking for one quote right after the sign, missed them.
-PREFIXED = re.compile(r"(?:(?<=[=:(,\[])|(?<=[=:(,\[][ \t]))[rbfu]{1,2}(?=[\"'])")
+# (The sign is matched, not looked behind: a look-behind tried at every character cost ~20 ms
+# for 500 KB of HTML that holds no Python.)
+PREFIXED = re.compile(r"([=:(,\[][ \t]?)([rbfu]{1,2})(?=[\"'])")
 TRIPLED = re.compile(r"(?m)(\"\"\"|''')[^\s\"'`]++(\1|(?=[^\S\n]*+$))")
 
 
@@ -102,7 +104,7 @@ def python_strings(text: str) -> str:
     one; `text` itself when it holds none (a long transcript is never copied for it)."""
     if PREFIXED.search(text) is None and TRIPLED.search(text) is None:
         return text
-    text = PREFIXED.sub(lambda prefix: " " * len(prefix.group()), text)
+    text = PREFIXED.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     return TRIPLED.sub(_one_quote, text)
 
 
