@@ -28,6 +28,9 @@ ATTRIBUTE = re.compile(
 CONTENT = re.compile(
     r"\s*+(?:<!\[CDATA\[\s*+([^\s\]<>]++)\s*+\]\]>|([^\s<>]++))\s*+</([\w.:-]++)\s*+>"
 )
+# A literal part of each secret-sounding word (the library's list and memidx's: `api_?key`,
+# `passwd`, `token`...): a tag holding none names no secret (tests/unit/test_secret_markup.py).
+STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contrase")
 NAMING = ("name", "key")  # the attributes that name what an element or a `value` holds
 
 
@@ -44,7 +47,8 @@ def markup_values(
     if "<" not in text:
         return
     for tag in TAG.finditer(text):
-        if not secret_word(tag.group()):  # no name in it is secret-sounding: one search a tag
+        lower = tag.group().lower()  # a word's stem in no name: no search (~8 us each)
+        if not any(stem in lower for stem in STEMS):
             continue
         attributes = _attributes(text, *tag.span(2))
         named = _named(attributes, "", secret_word)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from memidx.secrets import library
 from memidx.secrets.detect import find_secrets, redact_text
+from memidx.secrets.markup import STEMS
+from memidx.secrets.windows import secret_word
 from tests.unit.test_secrets_linear import fastest
 
 VALUE = "Zq8vN3kLp2Rt7Wx"
@@ -132,3 +135,11 @@ def test_a_value_in_a_tag_with_a_bare_braced_or_unquoted_attribute_is_found(text
 )
 def test_a_braced_an_empty_or_an_unnamed_value_is_no_secret(text: str) -> None:
     assert find_secrets(text) == []
+
+
+def test_every_secret_sounding_word_holds_a_stem_markup_looks_for() -> None:
+    """markup reads a tag's names only when it holds a stem: a word with none was unread."""
+    words = [*library.keyword_words(), "token", "credential", "access_key", "bearer", "_pass"]
+
+    assert all(any(stem in word for stem in STEMS) for word in words), words
+    assert all(secret_word(word.replace("_?", "_")) for word in words)
