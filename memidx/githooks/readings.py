@@ -23,8 +23,10 @@ NO_CHARSET = frozenset({"punycode", "unicode-escape", "raw-unicode-escape", "idn
 
 def unconverted(encoding: str) -> bool:
     """Whether git shows a message whose commit names `encoding` as its bytes are (UTF-8):
-    no encoding Python knows, or one that is no character set (NO_CHARSET)."""
+    no encoding Python knows, no text encoding (`base64`, `rot13`: readings() read them as
+    UTF-8, and the commit-msg check did not say so), or no character set (NO_CHARSET)."""
     try:
+        b"x".decode(encoding, "replace")  # LookupError: no text encoding (b"" is never decoded)
         return codecs.lookup(encoding).name in NO_CHARSET
     except (LookupError, ValueError, TypeError):  # unknown, or a NUL in the name
         return True

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
+from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import allowed_values, flow_values, values_below
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
@@ -28,7 +29,6 @@ from memidx.secrets.patterns import (
     Finding,
     allowed_lines,
     assigned_value,
-    extra_keyword_values,
     looks_secret,
     merged,
     occurrences,
@@ -40,7 +40,7 @@ from memidx.secrets.patterns import (
     redact,
     url_password,
 )
-from memidx.secrets.quotes import closed_at_end, matched_quotes, plain_quotes
+from memidx.secrets.quotes import closed_at_end, matched_quotes, plain_quotes, python_strings
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -180,7 +180,7 @@ def _assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, XML's too (memidx.secrets.markup), and bearer
     tokens, that look like secrets; quotes read as memidx.secrets.quotes reads them (curly ones
     as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
-    text = matched_quotes(plain_quotes(text))
+    text = matched_quotes(plain_quotes(python_strings(text)))
     yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     for start, done in _candidate_lines(text):
@@ -189,12 +189,12 @@ def _assigned(text: str) -> Iterable[Finding]:
         yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
         if not secret_names(line) and not unassigned_name(line):
             continue
-        line = closed_at_end(line)  # a quote it closes stands past `done`: nothing ends there
+        line, shut = closed_at_end(line)  # a quote it adds stands at `shut`: nothing ends past
         entropy = library.entropy()  # loaded only for such lines
         kinds: dict[str, str] = {}
         for cut in _library_values(line, entropy, kinds):
-            yield Finding(start + cut.start, min(start + cut.end, done), cut.kind)
-        kinds.update(dict.fromkeys(extra_keyword_values(line), KEYWORD_KIND))
+            yield Finding(start + cut.start, start + min(cut.end, shut), cut.kind)
+        kinds.update(dict.fromkeys(extra_keyword_values(line, secret_word), KEYWORD_KIND))
         kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
         for match in BASIC.finditer(line):
             if _basic_password(match.group(1)):
@@ -203,7 +203,7 @@ def _assigned(text: str) -> Iterable[Finding]:
             value = assigned_value(raw)
             if looks_secret(value, entropy):
                 for hit in occurrences(line, value, kind):
-                    yield Finding(start + hit.start, min(start + hit.end, done), kind)
+                    yield Finding(start + hit.start, start + min(hit.end, shut), kind)
 
 
 def _library_values(

@@ -5,7 +5,7 @@ merging overlapping findings and writing `[REDACTED:<kind>]` in their place."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND, PRIVATE_STAND_IN, private_ranges
@@ -56,37 +56,6 @@ BLOCK_MARKS = ("PRIVATE KEY", "PuTTY-User-Key-File")  # a text naming none has n
 BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)")
 # `Authorization: Basic <base64 of user:password>`: a password, as in a URL
 BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
-# Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`
-# (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
-EXTRA_WORDS = re.compile(r"(?i)token|credential|access[_-]?key|secret[_-]?key|[_-]pass\b")
-# A run of name characters, then an assignment; VALUE its value (group 1), read only after a
-# name that holds a word. Tried only where a run begins and never backing into it: the one
-# expression of word, prefix and suffix read each way of splitting a run around a word, cubic
-# in the run (`tokentoken...token=`: 1.8 s for 1 KB, minutes for 8 KB); and a value read after
-# each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
-EXTRA_ASSIGNED = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
-VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
-
-
-def extra_keyword_values(line: str) -> Iterator[str]:
-    """The values assigned to the names EXTRA_WORDS makes secret-sounding, in order."""
-    match = EXTRA_ASSIGNED.search(line)
-    while match:
-        start, end = match.span(1)
-        last = line.rfind(".", start, end) + 1 or start  # the word is after the name's last dot
-        value = None
-        if EXTRA_WORDS.search(line, last, end):
-            # `:=` or `=>` with no value after it is `:` or `=` with one that starts `=`, `>`
-            value = VALUE.match(line, match.end())
-            if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
-                value = VALUE.match(line, match.end() - 1)
-        if value:
-            yield value.group(1)
-            match = EXTRA_ASSIGNED.search(line, value.end())
-        else:  # what the old expression took for a value may hold a name
-            match = EXTRA_ASSIGNED.search(line, end)
-
-
 ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
 PLACEHOLDER_WORDS = re.compile(
     r"(?i)^(?:x+|\*+|\.+|-+|changeme|change[_-]?me|pass(?:word)?\d*|passwd|pwd|secret|example\w*|sample\w*|"
@@ -97,9 +66,11 @@ PLACEHOLDER_WORDS = re.compile(
 # reference, as that marker is by its brackets: read as a URL's password, a hit's snippet showed
 # `postgres[REDACTED:basic-auth]db` for `postgres://app:<private>pw</private>@db`. Only a value
 # that is nothing else: one holding a `␡` among other characters is a password that has it.
+# An Android resource (`@string/maps_key`, `@android:string/ok`) names the value it stands for.
 REFERENCE = re.compile(
     r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
     + f"|^(?:{PRIVATE_STAND_IN}\ufe0e?)+$"
+    + r"|^@(?:\w+:)?(?:string|xml|raw|array|integer|bool|dimen|color|drawable|id)/[\w.]+$"
 )
 # A password in a URL (`scheme://user:password@host`, `redis://:password@host` with no user,
 # which the library's pattern needs; group 1 the user, 2 the password), whatever it holds: the

@@ -174,7 +174,13 @@ NOTICE = (
 
 
 @pytest.mark.parametrize(
-    ("encoding", "said"), [("unicode_escape", [NOTICE]), ("ISO-8859-1", []), ("", [])]
+    ("encoding", "said"),
+    [
+        ("unicode_escape", [NOTICE]),
+        ("base64", [NOTICE.replace("unicode_escape", "base64")]),  # no text encoding
+        ("ISO-8859-1", []),
+        ("", []),
+    ],
 )
 def test_the_commit_msg_check_says_it_reads_such_an_encoding_as_utf8(
     repo: NotesRepo, encoding: str, said: list[str]

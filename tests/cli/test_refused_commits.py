@@ -56,6 +56,10 @@ def committed(repo: NotesRepo, body: str, message: str = "Add the database note"
         f'<add key="ApiKey" value="{SECRET}"/>',
         f'<entry name="token">{SECRET}</entry>',
         f'<datasource user="app" password="{SECRET}"/>',
+        f"SECRET_KEY = b'{SECRET}'",  # a Python string's prefix
+        f"password = '''{SECRET}'''",
+        f'DB_PASSWORD="#{SECRET}"',  # a sign first
+        f'<meta-data android:name="io.fabric.ApiKey" android:value="{SECRET}"/>',
     ],
 )
 def test_a_note_holding_a_secret_is_refused(hooked: NotesRepo, body: str) -> None:
@@ -82,6 +86,8 @@ def test_a_message_holding_a_value_left_open_is_refused(hooked: NotesRepo) -> No
         "<password>***</password>",
         '<add key="ApiKey" value="${API_KEY}"/>',
         "Set the `<password>` element to the database's password.",
+        '<string name="api_key">@string/maps_api_key</string>',  # an Android resource
+        'password = "%DB_PASSWORD%"',
     ],
 )
 def test_a_placeholder_or_prose_commits(hooked: NotesRepo, body: str) -> None:

@@ -90,6 +90,7 @@ PURE = [
     "memidx.agents.mcp_owner",
     "memidx.agents.json_text",
     "memidx.secrets.patterns",
+    "memidx.secrets.assignments",
     "memidx.secrets.identifiers",
     "memidx.secrets.netrc",
     "memidx.secrets.markup",

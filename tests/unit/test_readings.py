@@ -117,6 +117,9 @@ def test_a_secret_of_the_utf_8_reading_beside_a_commits_encoding_is_placed_on_it
         ("idna", False),
         ("no-such-encoding", False),
         ("latin\x001", False),
+        ("base64", False),  # no text encoding: read as UTF-8, and said so
+        ("rot13", False),
+        ("undefined", False),
     ],
 )
 def test_an_encoding_git_does_not_convert_is_read_as_utf8(encoding: str, converted: bool) -> None:

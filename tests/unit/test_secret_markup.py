@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from memidx.secrets import library
 from memidx.secrets.detect import find_secrets, redact_text
+from memidx.secrets.markup import STEMS
+from memidx.secrets.windows import secret_word
 from tests.unit.test_secrets_linear import fastest
 
 VALUE = "Zq8vN3kLp2Rt7Wx"
@@ -62,9 +65,81 @@ def test_a_placeholder_an_empty_element_or_prose_is_no_secret(text: str) -> None
     assert find_secrets(text) == []
 
 
-@pytest.mark.parametrize("unit", ["<password>", '<a b="x', '<add key="token" value="a"/>'])
+@pytest.mark.parametrize(
+    "unit",
+    ["<password>", '<a b="x', '<add key="token" value="a"/>', "<a b ", "<a b={c ", "<a b=c "],
+)
 def test_reading_tags_stays_linear(unit: str) -> None:
     find_secrets("password = warm")  # the plugins loaded before timing
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
     ratio = fastest(large) / max(fastest(small), 1e-4)
     assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'<meta-data android:name="io.fabric.ApiKey" android:value="{VALUE}"/>',
+        f'<meta-data\n  android:name="com.facebook.sdk.ClientToken"\n  android:value="{VALUE}" />',
+        f'<add x:key="ApiKey" x:value="{VALUE}"/>',
+    ],
+)
+def test_a_value_a_prefixed_name_names_secret_is_found(text: str) -> None:
+    """Android's manifest names a value with `android:name` and gives it in `android:value`:
+    only an unprefixed `name`/`key` and `value` were read, and an SDK's key was let through."""
+    found = [text[f.start : f.end] for f in find_secrets(text)]
+
+    assert found == [VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<meta-data android:name="com.facebook.sdk.ClientToken" android:value="@string/token"/>',
+        '<string name="api_key">@string/maps_api_key</string>',  # a resource: a reference
+        '<string name="token">@android:string/ok</string>',
+        f'<meta-data android:name="com.example.Timeout" android:value="{VALUE}"/>',
+        f'<meta-data android:name="io.fabric.ApiKey" tools:value="{VALUE}"/>',  # another prefix
+    ],
+)
+def test_a_prefixed_value_of_no_secret_name_or_a_reference_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'<input type="password" name="password" required value="{VALUE}">',  # HTML's bare one
+        f'<input type="password" name="password" value="{VALUE}" disabled>',
+        f'<input name="password" onChange={{setPassword}} value="{VALUE}" />',  # JSX's braces
+        f"<input type=password name=password value={VALUE}>",  # HTML's unquoted values
+        f"<password required>{VALUE}</password>",
+    ],
+)
+def test_a_value_in_a_tag_with_a_bare_braced_or_unquoted_attribute_is_found(text: str) -> None:
+    """A start tag was read only when every attribute was `name="..."`: one `required`, JSX's
+    `onChange={f}` or HTML's `value=v4lue` left the whole tag unread, its value let through."""
+    found = [text[f.start : f.end] for f in find_secrets(text)]
+
+    assert found == [VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<input type="password" name="password" value={password} required />',
+        "<Field name='password' component={PasswordInput} />",
+        '<input type=password name=password value="" autofocus>',
+        f"<input type=password name=username value={VALUE}>",  # no secret-sounding name
+    ],
+)
+def test_a_braced_an_empty_or_an_unnamed_value_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_every_secret_sounding_word_holds_a_stem_markup_looks_for() -> None:
+    """markup reads a tag's names only when it holds a stem: a word with none was unread."""
+    words = [*library.keyword_words(), "token", "credential", "access_key", "bearer", "_pass"]
+
+    assert all(any(stem in word for stem in STEMS) for word in words), words
+    assert all(secret_word(word.replace("_?", "_")) for word in words)

@@ -12,9 +12,17 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from memidx.secrets import library
+from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.detect import find_secrets, redact_text
-from memidx.secrets.patterns import extra_keyword_values, looks_secret
-from memidx.secrets.windows import BEFORE, LONG_LINE, REACH, secret_names, unassigned_name
+from memidx.secrets.patterns import looks_secret
+from memidx.secrets.windows import (
+    BEFORE,
+    LONG_LINE,
+    REACH,
+    secret_names,
+    secret_word,
+    unassigned_name,
+)
 from tests.unit.test_secrets_linear import fastest
 
 # memidx's expression for a line worth the keyword detector, before it was made linear
@@ -123,9 +131,9 @@ def test_extra_keywords_find_what_the_old_expression_found() -> None:
     rng = random.Random(381)
     for _ in range(5_000):
         line = "".join(rng.choice(EXTRA_PIECES) for _ in range(rng.randint(1, 12)))
-        assert list(extra_keyword_values(line)) == [m.group(1) for m in OLD_EXTRA.finditer(line)], (
-            line
-        )
+        assert list(extra_keyword_values(line, secret_word)) == [
+            m.group(1) for m in OLD_EXTRA.finditer(line)
+        ], line
 
 
 @pytest.mark.parametrize("unit", ["token", "secret_key", "a.token", "x-", "a:", "x.y="])
@@ -137,7 +145,9 @@ def test_extra_keywords_stay_linear_on_a_long_name(unit: str) -> None:
         times: list[float] = []  # a quadratic expression (~256x) fails all three
         for size in (4_000, 64_000):  # a baseline of ~1 ms: smaller is noise on a busy machine
             line = unit * (size // len(unit)) + "=value"
-            times.append(fastest_of(lambda line=line: list(extra_keyword_values(line))))
+            times.append(
+                fastest_of(lambda line=line: list(extra_keyword_values(line, secret_word)))
+            )
         ratios.append(times[1] / max(times[0], 1e-4))
         if ratios[-1] < 64:
             break

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.secrets.detect import find_secrets
+from memidx.secrets.detect import find_secrets, redact_text
 from memidx.secrets.quotes import closed_at_end
 from tests.unit.test_secrets_linear import fastest
 
@@ -59,8 +59,21 @@ def test_a_placeholder_or_prose_left_open_is_no_secret(text: str) -> None:
 def test_closing_a_value_moves_nothing_before_it() -> None:
     line = f'password = "{VALUE}  '
 
-    assert closed_at_end(line) == f'password = "{VALUE}"  '
-    assert closed_at_end('password = "v4lue" and more') == 'password = "v4lue" and more'
+    assert closed_at_end(line) == (f'password = "{VALUE}"  ', line.index(" ", 12))
+    assert closed_at_end('password = "v4lue" and') == ('password = "v4lue" and', 22)
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+def test_masking_a_long_value_left_open_keeps_its_lines_end(end: str) -> None:
+    """A value longer than a window's reach is masked to the end of its run, which ran on
+    to the added quote's place: the line break (LF) or the `\r` (CRLF) after it was masked
+    too, and the masked text lost a line end."""
+    value = "Zq8vN3kLp2Rt7Wx" * 40  # read in windows: cut short by each
+    text = f'password = "{value}{end}the next line{end}'
+
+    masked = redact_text(text).text
+
+    assert masked == f'password = "[REDACTED:secret-assignment]{end}the next line{end}'
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,45 @@
+"""The values assigned to the names memidx adds to the library's list (`GITHUB_TOKEN=...`,
+`credentials: ...`), and the quoted values starting with a sign the library's rules skip for
+every secret-sounding name (pure): each is judged as every assigned value is."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+# Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`
+# (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
+EXTRA_WORDS = re.compile(r"(?i)token|credential|access[_-]?key|secret[_-]?key|[_-]pass\b")
+# A run of name characters, then an assignment; VALUE its value (group 1), read only after a
+# name that holds a word. Tried only where a run begins and never backing into it: the one
+# expression of word, prefix and suffix read each way of splitting a run around a word, cubic
+# in the run (`tokentoken...token=`: 1.8 s for 1 KB, minutes for 8 KB); and a value read after
+# each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
+EXTRA_ASSIGNED = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
+VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
+# A quoted value that starts with a sign, which the library's rules read as no value (theirs
+# must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
+# `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
+SIGN_LED = re.compile(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
+
+
+def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
+    """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the quoted
+    values starting with a sign (SIGN_LED) given to any secret-sounding name, in order."""
+    match = EXTRA_ASSIGNED.search(line)
+    while match:
+        start, end = match.span(1)
+        last = line.rfind(".", start, end) + 1 or start  # the word is after the name's last dot
+        value = None
+        if EXTRA_WORDS.search(line, last, end):
+            # `:=` or `=>` with no value after it is `:` or `=` with one that starts `=`, `>`
+            value = VALUE.match(line, match.end())
+            if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
+                value = VALUE.match(line, match.end() - 1)
+        elif secret_word(line[last:end]):
+            value = SIGN_LED.match(line, match.end())
+        if value:
+            yield value.group(1)
+            match = EXTRA_ASSIGNED.search(line, value.end())
+        else:  # what the old expression took for a value may hold a name
+            match = EXTRA_ASSIGNED.search(line, end)

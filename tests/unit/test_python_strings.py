@@ -1,0 +1,71 @@
+"""A Python string given to a secret-sounding name is read as a plain quoted value: with its
+prefix (`b"..."`, `r'...'`, `f"..."`) or in tripled quotes (`'''...'''`, `\"\"\"...\"\"\"`, or
+left open at its line's end). The keyword rules, asking for one quote right after the sign,
+let them through where `password = "v4lue"` was refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets
+from memidx.secrets.quotes import python_strings
+from tests.unit.test_secrets_linear import fastest
+
+VALUE = "Zq8vN3kLp2Rt7Wx"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'password = b"{VALUE}"',  # Flask's SECRET_KEY is often bytes
+        f"SECRET_KEY = b'{VALUE}'",
+        f'password = r"{VALUE}"',
+        f'password = f"{VALUE}"',
+        f"api_key = rb'{VALUE}'",
+        f'{{"password": u"{VALUE}"}}',
+        f"password = '''{VALUE}'''",
+        f'API_KEY = """{VALUE}"""',
+        f"password = '''{VALUE}",  # left open at its line's end
+        f'token = """{VALUE}\r\nnext line',
+        f'connect(password=b"{VALUE}")',
+    ],
+)
+def test_a_python_string_given_a_secret_name_is_found(text: str) -> None:
+    found = [text[f.start : f.end] for f in find_secrets(text)]
+
+    assert found == [VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = b"changeme"',
+        'password = f"{prefix}-{suffix}"',
+        'TOKEN_RE = r"ghp_[A-Za-z0-9]{36}"',  # a pattern, no token
+        'password = r"${DB_PASSWORD}"',
+        '"""Return the token the password gives."""',  # a docstring
+        'secret = """',  # a block opened, its value below
+        f"the keyword b'{VALUE}' is a word",  # no assignment
+    ],
+)
+def test_a_placeholder_a_pattern_or_prose_in_python_strings_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_reading_python_strings_moves_nothing() -> None:
+    text = f"x = 1\npassword = rb'''{VALUE}'''\ntoken = \"\"\"{VALUE}\n"
+
+    read = python_strings(text)
+
+    assert read == f"x = 1\npassword =     '{VALUE}'  \ntoken =   \"{VALUE}\n"
+    assert len(read) == len(text)
+    assert python_strings("no strings here") == "no strings here"
+    assert python_strings('<a href="?a=A&b=B">') == '<a href="?a=A&b=B">'  # a value, `B`
+
+
+@pytest.mark.parametrize("unit", ["'''", "=b", "password = '''ab"])
+def test_reading_python_strings_stays_linear(unit: str) -> None:
+    find_secrets("password = warm")  # the plugins loaded before timing
+    small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
+    ratio = fastest(large) / max(fastest(small), 1e-4)
+    assert ratio < 64, f"16x the text took {ratio:.0f}x the time"

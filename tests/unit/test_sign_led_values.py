@@ -1,0 +1,61 @@
+"""A quoted value that starts with a sign, given to a secret-sounding name of the library's list
+(`password`, `secret`, `api_key`): the library's rules read only a value that starts with a
+word character, and `DB_PASSWORD="#Xk9pQ2mL7vR"` was let through where `token: "#..."` (a
+name of memidx's own list) was refused. Variables, globs, options, files and versions pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets
+from tests.unit.test_secrets_linear import fastest
+
+VALUE = "Zq8vN3kLp2Rt7Wx"
+
+
+@pytest.mark.parametrize("sign", ["#", "!", "@", "&", "+", "?", "=", "|"])
+@pytest.mark.parametrize(
+    "form",
+    [
+        'DB_PASSWORD="{v}"',
+        "password: '{v}'",
+        '"password": "{v}"',
+        "secret = `{v}`",
+        'api_key => "{v}"',
+        'x = 1, password = "{v}"',
+    ],
+)
+def test_a_quoted_value_starting_with_a_sign_is_found(sign: str, form: str) -> None:
+    text = form.format(v=sign + VALUE)
+
+    found = [text[f.start : f.end] for f in find_secrets(text)]
+
+    assert found == [sign + VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "%DB_PASSWORD%"',  # a Windows variable
+        'password = "$DB_PASSWORD"',
+        'password = "*************"',
+        'password = "--password-stdin"',  # an option
+        'password_file = ".env.local"',
+        '"@aws-sdk/client-secrets-manager": "^3.450.0"',  # a version
+        'password = "~/.config/db-password"',
+        'password = "#{vault.db_password}"',
+        'password = "@string/db_password"',  # an Android resource
+        'password: "!Ref DbPassword"',  # words, not a value
+        f'username = "#{VALUE}"',  # no secret-sounding name
+    ],
+)
+def test_a_reference_or_an_option_starting_with_a_sign_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_reading_values_starting_with_a_sign_stays_linear() -> None:
+    find_secrets("password = warm")  # the plugins loaded before timing
+    unit = 'password="#ab '
+    small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
+    ratio = fastest(large) / max(fastest(small), 1e-4)
+    assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
