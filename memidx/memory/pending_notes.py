@@ -125,9 +125,8 @@ def commit_pending(
         return done
     left = False  # a lock a killed git left fails every later note too: said once
     for note in notes:
-        if left and note != raise_for:
-            continue
-        if here is None or (note.branch != here and branch_exists(config, note.branch)):
+        waits = here is None or (note.branch != here and branch_exists(config, note.branch))
+        if waits or (left and note != raise_for):
             continue  # detached, or on another branch: it waits for its own, while there is one
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
             if only_commit:  # `git stash -u` took it: dropped, it stayed untracked after a pop
