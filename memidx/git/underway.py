@@ -11,7 +11,14 @@ from pathlib import Path
 
 # The pseudo-refs git leaves while a pick waits for the person to resolve a conflict; git
 # removes them as the resolution is committed, before that commit's post-commit hook runs.
-STOPPED = (("CHERRY_PICK_HEAD", "a cherry-pick"), ("REVERT_HEAD", "a revert"))
+# A `git am` stopped on a patch keeps HEAD on the branch too, and its --abort stops short the
+# same way ("You seem to have moved HEAD since the last 'am' failure"): rebase-apply/applying
+# is am's alone (a rebase's leaves HEAD detached, where memidx commits nothing anyway).
+STOPPED = (
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+    ("rebase-apply/applying", "a `git am`"),
+)
 # What else a git command leaves while it is under way, waiting for the person or not.
 UNDER_WAY = (
     ("rebase-merge", "a rebase"),

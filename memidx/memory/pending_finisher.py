@@ -17,6 +17,7 @@ Linux), none is started.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -42,9 +43,10 @@ def start_finisher(config: Config, notice: Callable[[str], None]) -> None:
         return  # no way to see a person's `git commit` under way: it could fail theirs
     argv = [sys.executable, "-m", "memidx.memory.pending_finisher", str(config.root)]
     log = config.state_dir / FOLDER / LOG
-    try:
+    with contextlib.suppress(OSError):  # another remember rotated it first: appended to then
         if log.is_file() and log.stat().st_size > LOG_SIZE:  # it grew with each finisher
             log.replace(log.with_name(f"{LOG}.1"))  # a finisher still writing goes on there
+    try:
         spawn_detached(argv, log)
     except OSError as exc:  # no process left under a limit, a full disk
         notice(f"warning: nothing could be started to commit it once git lets go: {exc}")

@@ -123,8 +123,10 @@ def commit_pending(
     if stopped:  # its --abort took the branch back past a note committed now, and the file
         done.busy = GitBusy(f"{stopped} is stopped on a conflict; {STOPPED}", STOPPED_HINT)
         return done
+    left = False  # a lock a killed git left fails every later note too: said once
     for note in notes:
-        if here is None or (note.branch != here and branch_exists(config, note.branch)):
+        waits = here is None or (note.branch != here and branch_exists(config, note.branch))
+        if waits or (left and note != raise_for):
             continue  # detached, or on another branch: it waits for its own, while there is one
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
             if only_commit:  # `git stash -u` took it: dropped, it stayed untracked after a pop
@@ -142,6 +144,7 @@ def commit_pending(
             if note == raise_for:  # kept too: once the person removes the lock, it is committed
                 raise IndexLockLeft(exc.message, f"{exc.hint}; {KEPT}") from None
             notice(f"warning: {exc.message} ({exc.hint}; {KEPT})")
+            left = True
             continue
         except MemidxError as exc:
             if only_commit:

@@ -236,3 +236,27 @@ def test_a_note_a_stash_took_away_stays_pending_for_the_finisher(repo: NotesRepo
     assert said == [] and len(pending(config)) == 1, said
     assert finish_when_git_lets_go(config, said.append, limit=5.0)
     assert _subjects(repo) == ["memidx remember: Stashed note", "start"]
+
+
+def test_a_log_that_cannot_be_rotated_still_starts_the_finisher(repo: NotesRepo) -> None:
+    """Two remembers behind one long git each found finisher.log past LOG_SIZE; the second's
+    rename failed (the first had moved it: FileNotFoundError), and that OSError was taken for
+    a finisher that could not start: "nothing could be started to commit it", and none was.
+    A rename that fails (here: finisher.log.1 is a folder) now leaves the log as it is."""
+    from memidx.memory.pending_finisher import LOG_SIZE, start_finisher
+
+    config = load_config(repo.root, env={})
+    folder = config.state_dir / "pending-notes"
+    (folder / "finisher.log.1").mkdir(parents=True)
+    (folder / "finisher.log.1" / "x").write_text("not memidx's\n")
+    (folder / "finisher.log").write_text("an old line\n" * (LOG_SIZE // 10))
+    text = "---\ntitle: Rotated note\ncreated: '2026-12-05'\n---\n\n" + BODY
+    repo.write("notes/rotated-note.md", text)
+    keep(config, "notes/rotated-note.md", "Rotated note", text, "refs/heads/main")
+    said: list[str] = []
+    start_finisher(config, said.append)
+    assert said == [], said
+    assert _until(lambda: not any_pending(config), 20), "the note stayed pending"
+    assert _subjects(repo) == ["memidx remember: Rotated note", "start"]
+    assert _until(lambda: not list(_finishers(repo.root)), 10), "the finisher did not end"
+    assert (folder / "finisher.log.1" / "x").read_text() == "not memidx's\n"

@@ -307,3 +307,21 @@ def test_a_pending_note_outlives_an_index_lock_a_killed_git_left(repo: NotesRepo
     lock.unlink()
     assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
     assert _subjects(repo) == ["memidx remember: Disk full"]
+
+
+def test_a_left_index_lock_is_said_once_for_all_the_pending_notes(repo: NotesRepo) -> None:
+    """Behind a lock a killed git left, each pending note was tried in turn, each a look at
+    every process and a warning of its own: the third remember printed two warnings and its
+    error, the fiftieth forty-nine. The first note's warning says it; the rest stay kept."""
+    config = load_config(repo.root, env={})
+    for n in range(4):
+        ref = f"notes/left-{n}.md"
+        repo.write(ref, TEXT)
+        keep(config, ref, f"Left {n}", TEXT, MAIN)
+    (repo.root / ".git" / "index.lock").write_text("left by a git that was killed")
+    said: list[str] = []
+    done = finish_now(config, said.append)
+    assert done.commits == {} and len(pending(config)) == 4
+    assert len(said) == 1 and "notes/left-0.md was not committed" in said[0], said
+    (repo.root / ".git" / "index.lock").unlink()
+    assert len(finish_now(config, print).commits) == 4 and pending(config) == []
