@@ -110,7 +110,9 @@ def note_folder(config: Config, directory: str | None) -> PurePosixPath:
             sub.is_absolute()
             or not parts
             or any(p in ("..", ".") or p.startswith(".") for p in parts)
-            or parts[0].casefold() == HAYSTACK  # Haystack/ is haystack/ on macOS, Windows
+            # Haystack/ is haystack/ on macOS and Windows; `haystack.` and `haystack ` too on
+            # Windows, which drops a name's trailing dots and spaces
+            or parts[0].rstrip(". ").casefold() == HAYSTACK
         ):
             raise UsageError(
                 f"--dir {directory!r} must be a relative folder inside {config.notes_dir}/ "

@@ -112,6 +112,8 @@ def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> Non
         (["--title", "Turn log", "--dir", "haystack"], BODY, "not haystack/"),
         (["--title", "Turn log", "--dir", "haystack/x"], BODY, "not haystack/"),
         (["--title", "Turn log", "--dir", "Haystack"], BODY, "not haystack/"),
+        (["--title", "Turn log", "--dir", "haystack."], BODY, "not haystack/"),
+        (["--title", "Turn log", "--dir", "HAYSTACK ./x"], BODY, "not haystack/"),
         (["--title", "In a file", "--dir", "kept.md"], BODY, "notes/kept.md is a file"),
         (["--title", "Under a file", "--dir", "kept.md/x"], BODY, "notes/kept.md is a file"),
     ],
