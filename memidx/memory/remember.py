@@ -104,7 +104,9 @@ def note_folder(config: Config, directory: str | None) -> PurePosixPath:
     folder = PurePosixPath(config.notes_dir)
     if directory:
         _refuse_a_secret_in(directory)
-        sub = PurePosixPath(directory)
+        # a backslash is Windows' separator: kept as a name, `Haystack\x` was the turn log
+        # there, and a path git for Windows refuses to check out everywhere else
+        sub = PurePosixPath(directory.replace("\\", "/"))
         parts = sub.parts
         if (
             sub.is_absolute()
