@@ -61,6 +61,8 @@ def slugify(title: str) -> str:
     ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
     slug = slug[:SLUG_LENGTH].rstrip("-")
+    if re.fullmatch(r"con|prn|aux|nul|com[0-9]|lpt[0-9]", slug):  # Windows' device names:
+        return f"{slug}-note"  # git for Windows refuses to check out notes/nul.md
     return slug or "note"
 
 
