@@ -35,7 +35,8 @@ def remember(args: argparse.Namespace, config: Config) -> int:
     if done.redacted:  # the note holds other words than were typed: never in silence
         say_line(
             f"notice: {done.ref}: {done.redacted} secret(s) or <private> span(s) written as "
-            "[REDACTED:<kind>] (a false positive is kept by `memidx: allow-secret` on its line)"
+            "[REDACTED:<kind>] (a false positive in the body is kept by `memidx: allow-secret` "
+            "on its line)"
         )
     if args.json:
         from memidx.memory.json_objects import remember_data

@@ -28,6 +28,7 @@ def parse_turn_json(text: str) -> object:
 def _parsed(text: str) -> object:
     import json
 
+    text = text.removeprefix("\ufeff")  # Windows' UTF-8 BOM (`type turn.json`): not JSON's
     if not text.strip():  # a pipe that wrote nothing: not "Expecting value at line 1"
         raise UsageError("stdin is empty", 'give one turn as {"user": "...", "assistant": "..."}')
     try:

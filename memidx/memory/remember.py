@@ -61,6 +61,8 @@ def slugify(title: str) -> str:
     ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
     slug = slug[:SLUG_LENGTH].rstrip("-")
+    if re.fullmatch(r"con|prn|aux|nul|com[0-9]|lpt[0-9]", slug):  # Windows' device names:
+        return f"{slug}-note"  # git for Windows refuses to check out notes/nul.md
     return slug or "note"
 
 
@@ -104,13 +106,17 @@ def note_folder(config: Config, directory: str | None) -> PurePosixPath:
     folder = PurePosixPath(config.notes_dir)
     if directory:
         _refuse_a_secret_in(directory)
-        sub = PurePosixPath(directory)
+        # a backslash is Windows' separator: kept as a name, `Haystack\x` was the turn log
+        # there, and a path git for Windows refuses to check out everywhere else
+        sub = PurePosixPath(directory.replace("\\", "/"))
         parts = sub.parts
         if (
             sub.is_absolute()
             or not parts
             or any(p in ("..", ".") or p.startswith(".") for p in parts)
-            or parts[0].casefold() == HAYSTACK  # Haystack/ is haystack/ on macOS, Windows
+            # Haystack/ is haystack/ on macOS and Windows; `haystack.` and `haystack ` too on
+            # Windows, which drops a name's trailing dots and spaces
+            or parts[0].rstrip(". ").casefold() == HAYSTACK
         ):
             raise UsageError(
                 f"--dir {directory!r} must be a relative folder inside {config.notes_dir}/ "

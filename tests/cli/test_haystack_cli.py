@@ -84,6 +84,7 @@ def test_a_filed_turn_is_searchable_at_once_and_not_filed_twice(indexed: NotesRe
         ("not json", "stdin is not JSON"),
         ("", "memidx: usage error: stdin is empty (give one turn as"),
         (" \n", "memidx: usage error: stdin is empty (give one turn as"),
+        ("\ufeff\r\n", "memidx: usage error: stdin is empty (give one turn as"),
         ("[1, 2]", "must be a JSON object"),
         ('{"user": "x", "colour": "red"}', "unknown field 'colour'"),
         ('{"text": "   "}', "the record has no text"),
@@ -103,6 +104,12 @@ def test_a_filed_turn_is_searchable_at_once_and_not_filed_twice(indexed: NotesRe
 def test_bad_turns_are_usage_errors(indexed: NotesRepo, stdin: str, message: str) -> None:
     run = indexed.memidx_process("file-turn", stdin=stdin)
     assert run.code == 2 and message in run.err and "Traceback" not in run.err
+
+
+def test_a_turn_written_with_a_byte_order_mark_is_filed(indexed: NotesRepo) -> None:
+    # Notepad and PowerShell's Out-File write UTF-8 with a BOM, which json.loads refuses
+    run = indexed.memidx_process("file-turn", "--json", stdin="\ufeff" + json.dumps(TURN))
+    assert run.code == 0 and run.json()["duplicate"] is False, run.err
 
 
 def test_a_transcript_is_archived_verbatim_and_a_summary_points_back(indexed: NotesRepo) -> None:

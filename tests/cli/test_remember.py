@@ -55,6 +55,12 @@ def test_remember_writes_commits_and_indexes_a_note(machine: Machine) -> None:
     assert machine.memidx("status").code == 0
 
 
+def test_a_backslash_in_dir_separates_folders(machine: Machine) -> None:
+    # typed on Windows; as one name, git for Windows refuses to check the path out
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "ops\\wsl", stdin=BODY)
+    assert run.code == 0 and run.out.strip() == "notes/ops/wsl/vmmem.md", run.err
+
+
 def test_the_same_title_twice_gets_a_new_file(machine: Machine) -> None:
     first = machine.memidx_process("remember", "--title", "Disk full!", stdin=BODY)
     second = machine.memidx_process("remember", "--title", "Disk full!", stdin=BODY + "Again.\n")
@@ -112,6 +118,9 @@ def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> Non
         (["--title", "Turn log", "--dir", "haystack"], BODY, "not haystack/"),
         (["--title", "Turn log", "--dir", "haystack/x"], BODY, "not haystack/"),
         (["--title", "Turn log", "--dir", "Haystack"], BODY, "not haystack/"),
+        (["--title", "Turn log", "--dir", "haystack."], BODY, "not haystack/"),
+        (["--title", "Turn log", "--dir", "HAYSTACK ./x"], BODY, "not haystack/"),
+        (["--title", "Turn log", "--dir", "Haystack\\x"], BODY, "not haystack/"),
         (["--title", "In a file", "--dir", "kept.md"], BODY, "notes/kept.md is a file"),
         (["--title", "Under a file", "--dir", "kept.md/x"], BODY, "notes/kept.md is a file"),
     ],

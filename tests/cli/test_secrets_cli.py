@@ -88,6 +88,8 @@ def test_remember_redacts_the_note_and_says_how_many(repo: NotesRepo) -> None:
     assert "redacted: 3" in text and "[REDACTED:github-token]" in text
     ref = done.json()["ref"]
     assert f"memidx: notice: {ref}: 3 secret(s) or <private> span(s) written as" in done.err
+    # the title's token cannot be kept by a marker: the hint names the body only
+    assert "a false positive in the body is kept by `memidx: allow-secret`" in done.err
     assert_never_stored(repo, done.out, done.err)
 
 
