@@ -21,6 +21,11 @@ VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
 # must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
 # `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
 SIGN_LED = re.compile(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
+# What a sign leads in a developer's notes that is no password: a path or a package (`@/lib/x`,
+# `@azure/identity`, `+refs/heads/x`), an HTML entity (`&lt;your-password&gt;`), a filter (`|trim`); one
+# holding a secret-sounding word names a field (`#id_password1`, a CSS selector; `:password`,
+# a symbol; `@@DB_PASSWORD@@`, a placeholder; `!ENV:API_KEY`): each was refused.
+NO_PASSWORD = re.compile(r"/|&#?\w+;|^\|[a-z_][a-z0-9_]*+$")
 
 
 def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
@@ -38,6 +43,8 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = VALUE.match(line, match.end() - 1)
         elif secret_word(line[last:end]):
             value = SIGN_LED.match(line, match.end())
+            if value and (NO_PASSWORD.search(value[1]) or secret_word(value[1])):
+                value = None
         if value:
             yield value.group(1)
             match = EXTRA_ASSIGNED.search(line, value.end())
