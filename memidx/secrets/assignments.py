@@ -22,9 +22,9 @@ VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
 # `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
 SIGN_LED = re.compile(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
 # What a sign leads in a developer's notes that is no password: a path or a package (`@/lib/x`,
-# `@azure/identity`, `+refs/heads/x`), an HTML entity (`&lt;your-password&gt;`), a filter (`|trim`); one
-# holding a secret-sounding word names a field (`#id_password1`, a CSS selector; `:password`,
-# a symbol; `@@DB_PASSWORD@@`, a placeholder; `!ENV:API_KEY`): each was refused.
+# `@azure/identity`, `+refs/heads/x`), an HTML entity (`&lt;your-password&gt;`), a filter
+# (`|trim`); one holding a secret-sounding word names a field (`#id_password1`, a CSS selector;
+# `:password`, a symbol; `@@DB_PASSWORD@@`, a placeholder; `!ENV:API_KEY`): each was refused.
 NO_PASSWORD = re.compile(r"/|&#?\w+;|^\|[a-z_][a-z0-9_]*+$")
 
 
