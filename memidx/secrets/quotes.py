@@ -112,3 +112,22 @@ def _one_quote(match: re.Match[str]) -> str:
     quote = match.group(1)[0]
     value = match.group()[3 : len(match.group()) - len(match.group(2))]
     return f"  {quote}{value}" + (f"{quote}  " if match.group(2) else "")
+
+
+# JSX's string literal in braces given to a prop (`apiKey={"v4lue"}`, `value={'v4lue'}`, a
+# template without `${`): the braces made it a reference, and it was let through where
+# `apiKey="v4lue"` was refused. Read as a quoted value, each brace a space.
+BRACED = re.compile(r"(=[ \t]*+)\{([\"'`])([^\s\"'`{}$]++)\2\}")
+
+
+def jsx_literals(text: str) -> str:
+    """`text` with each JSX string literal in braces (BRACED) read as a quoted value, one
+    character for one; `text` itself when it holds none."""
+    if BRACED.search(text) is None:
+        return text
+    return BRACED.sub(lambda m: f"{m[1]} {m[2]}{m[3]}{m[2]} ", text)
+
+
+def code_strings(text: str) -> str:
+    """`text` with Python's strings and JSX's braced literals read as quoted values."""
+    return jsx_literals(python_strings(text))
