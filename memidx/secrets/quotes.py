@@ -90,8 +90,8 @@ def closed_at_end(line: str) -> tuple[str, int]:
 # A Python string given to a name: its prefix in lower case (`b"v4lue"`, `r'...'`, `f`, `rb`,
 # `u`; an HTML link's `?a=B">` ends a one-letter value) after an assignment's sign, a call's
 # parenthesis, a `,` or a `[` and any spaces (`password =  b"..."`, aligned), and a run without
-# spaces or quotes in tripled quotes (`'''v4lue'''`, `"""v4lue"""`, or left open at its line's end). The keyword
-# rules, asking for one quote right after the sign, missed them.
+# spaces or quotes in tripled quotes (`'''v4lue'''`, `"""v4lue"""`, or left open at its line's
+# end). The keyword rules, asking for one quote right after the sign, missed them.
 # (The sign is matched, not looked behind: a look-behind tried at every character cost ~20 ms
 # for 500 KB of HTML that holds no Python.)
 PREFIXED = re.compile(r"([=:(,\[][ \t]*+)([rbfu]{1,2})(?=[\"'])")
