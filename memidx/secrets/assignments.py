@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from memidx.secrets.identifiers import SECRET_WORDS, WORD
+
 # Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`
 # (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
 EXTRA_WORDS = re.compile(r"(?i)token|credential|access[_-]?key|secret[_-]?key|[_-]pass\b")
@@ -21,6 +23,29 @@ VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
 # must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
 # `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
 SIGN_LED = re.compile(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
+# What a sign leads in a developer's notes that is no password: a path or a package (`@/lib/x`,
+# `@azure/identity`, `+refs/heads/x`), an HTML entity (`&lt;your-password&gt;`) or a filter
+# (`|trim`); and a field's name (FIELD, a secret's word among its words: `#id_password1`, a
+# CSS selector; `:password`, a symbol; `@@DB_PASSWORD@@`; `!ENV:API_KEY`): each was refused.
+NO_PASSWORD = re.compile(r"/|&#?\w+;|^\|[a-z_][a-z0-9_]*+$")
+# Words joined by `_` or `-`, or by case from a small letter on (`signupPasswordInput`), as
+# identifiers.py reads a variable's name; `#hunter2secret`, `#MySecret2024` stay passwords.
+FIELD = re.compile(
+    r"[a-z][a-z0-9]*+(?:[_-][A-Za-z0-9]++|[A-Z][a-z0-9]*+)++|[A-Z][A-Z0-9]*+(?:[_-][A-Z0-9]++)++"
+)
+SIGNS = "!#&+?@|=:;,\\"
+PARTS = re.compile(r"[:;,=.]")
+
+
+def _names_a_field(rest: str) -> bool:
+    """Whether a sign-led value is a field's name, not a password (see FIELD)."""
+    for part in PARTS.split(rest.strip(SIGNS)):
+        words = [w.lower() for w in WORD.findall(part)]
+        if any(w in SECRET_WORDS for w in words) and (
+            part.lower() in SECRET_WORDS or FIELD.fullmatch(part)
+        ):
+            return True
+    return False
 
 
 def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
@@ -38,6 +63,8 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = VALUE.match(line, match.end() - 1)
         elif secret_word(line[last:end]):
             value = SIGN_LED.match(line, match.end())
+            if value and (NO_PASSWORD.search(value[1]) or _names_a_field(value[1])):
+                value = None
         if value:
             yield value.group(1)
             match = EXTRA_ASSIGNED.search(line, value.end())

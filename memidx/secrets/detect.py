@@ -40,7 +40,7 @@ from memidx.secrets.patterns import (
     redact,
     url_password,
 )
-from memidx.secrets.quotes import closed_at_end, matched_quotes, plain_quotes, python_strings
+from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -180,7 +180,7 @@ def _assigned(text: str) -> Iterable[Finding]:
     """Values assigned to secret-sounding names, XML's too (memidx.secrets.markup), and bearer
     tokens, that look like secrets; quotes read as memidx.secrets.quotes reads them (curly ones
     as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
-    text = matched_quotes(plain_quotes(python_strings(text)))
+    text = matched_quotes(plain_quotes(code_strings(text)))
     yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
     judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
     for start, done in _candidate_lines(text):

@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator
 from memidx.secrets.patterns import Finding, assigned_value, looks_secret
 
 # A start tag: its name (group 1), attributes (group 2: each `name="..."`, `name='...'`, HTML's
-# `name=...` unquoted, JSX's `name={...}`, or HTML's `required` alone: any of them made the tag
-# unread, and its value let through) and whether it closes itself (group 3). Tried at each
-# `<`, read to the next `<` or `>`: linear.
-_VALUE = r"(?:\"[^\"<>]*+\"|'[^'<>]*+'|\{[^{}<>]*+\}|[^\s\"'=<>`{}/]++)"
+# `name=...` unquoted (a `/` in it too, `data-url=/api/keys`, but for `/>`), JSX's `name={...}`,
+# or HTML's `required` alone: any of them made the tag unread, and its value let through) and
+# whether it closes itself (group 3). Tried at each `<`, read to the next `<` or `>`: linear.
+_VALUE = r"(?:\"[^\"<>]*+\"|'[^'<>]*+'|\{[^{}<>]*+\}|(?:[^\s\"'=<>`{}/]|/(?!>))++)"
 TAG = re.compile(rf"<([A-Za-z_][\w.:-]*+)((?:\s++[\w.:-]++(?:\s*+=\s*+{_VALUE})?+)*+)\s*+(/?)>")
 ATTRIBUTE = re.compile(
-    r"([\w.:-]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|(\{[^{}]*\})|([^\s\"'=<>`{}/]+)))?"
+    r"([\w.:-]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|(\{[^{}]*\})|((?:[^\s\"'=<>`{}/]|/(?!>))+)))?"
 )
 # What an element holds up to its closing tag (group 3): a run without spaces (group 2), or
 # one in a CDATA section (group 1), alone between the tags or on a line of its own.

@@ -89,12 +89,12 @@ def closed_at_end(line: str) -> tuple[str, int]:
 
 # A Python string given to a name: its prefix in lower case (`b"v4lue"`, `r'...'`, `f`, `rb`,
 # `u`; an HTML link's `?a=B">` ends a one-letter value) after an assignment's sign, a call's
-# parenthesis, a `,` or a `[` and at most one space, and a run without spaces or quotes in
-# tripled quotes (`'''v4lue'''`, `"""v4lue"""`, or left open at its line's end). The keyword
-# rules, asking for one quote right after the sign, missed them.
+# parenthesis, a `,` or a `[` and any spaces (`password =  b"..."`, aligned), and a run without
+# spaces or quotes in tripled quotes (`'''v4lue'''`, `"""v4lue"""`, or left open at its line's
+# end). The keyword rules, asking for one quote right after the sign, missed them.
 # (The sign is matched, not looked behind: a look-behind tried at every character cost ~20 ms
 # for 500 KB of HTML that holds no Python.)
-PREFIXED = re.compile(r"([=:(,\[][ \t]?)([rbfu]{1,2})(?=[\"'])")
+PREFIXED = re.compile(r"([=:(,\[][ \t]*+)([rbfu]{1,2})(?=[\"'])")
 TRIPLED = re.compile(r"(?m)(\"\"\"|''')[^\s\"'`]++(\1|(?=[^\S\n]*+$))")
 
 
@@ -112,3 +112,22 @@ def _one_quote(match: re.Match[str]) -> str:
     quote = match.group(1)[0]
     value = match.group()[3 : len(match.group()) - len(match.group(2))]
     return f"  {quote}{value}" + (f"{quote}  " if match.group(2) else "")
+
+
+# JSX's string literal in braces given to a prop (`apiKey={"v4lue"}`, `value={'v4lue'}`, a
+# template without `${`): the braces made it a reference, and it was let through where
+# `apiKey="v4lue"` was refused. Read as a quoted value, each brace a space.
+BRACED = re.compile(r"(=[ \t]*+)\{([\"'`])([^\s\"'`{}$]++)\2\}")
+
+
+def jsx_literals(text: str) -> str:
+    """`text` with each JSX string literal in braces (BRACED) read as a quoted value, one
+    character for one; `text` itself when it holds none."""
+    if BRACED.search(text) is None:
+        return text
+    return BRACED.sub(lambda m: f"{m[1]} {m[2]}{m[3]}{m[2]} ", text)
+
+
+def code_strings(text: str) -> str:
+    """`text` with Python's strings and JSX's braced literals read as quoted values."""
+    return jsx_literals(python_strings(text))

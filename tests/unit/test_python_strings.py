@@ -28,6 +28,8 @@ VALUE = "Zq8vN3kLp2Rt7Wx"
         f"password = '''{VALUE}",  # left open at its line's end
         f'token = """{VALUE}\r\nnext line',
         f'connect(password=b"{VALUE}")',
+        f'password   =   b"{VALUE}"',  # aligned: more than one space after the sign
+        f"SECRET_KEY =\tb'{VALUE}'",
     ],
 )
 def test_a_python_string_given_a_secret_name_is_found(text: str) -> None:
@@ -63,7 +65,7 @@ def test_reading_python_strings_moves_nothing() -> None:
     assert python_strings('<a href="?a=A&b=B">') == '<a href="?a=A&b=B">'  # a value, `B`
 
 
-@pytest.mark.parametrize("unit", ["'''", "=b", "password = '''ab"])
+@pytest.mark.parametrize("unit", ["'''", "=b", "password = '''ab", "=   "])
 def test_reading_python_strings_stays_linear(unit: str) -> None:
     find_secrets("password = warm")  # the plugins loaded before timing
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))

@@ -67,7 +67,15 @@ def test_a_placeholder_an_empty_element_or_prose_is_no_secret(text: str) -> None
 
 @pytest.mark.parametrize(
     "unit",
-    ["<password>", '<a b="x', '<add key="token" value="a"/>', "<a b ", "<a b={c ", "<a b=c "],
+    [
+        "<password>",
+        '<a b="x',
+        '<add key="token" value="a"/>',
+        "<a b ",
+        "<a b={c ",
+        "<a b=c ",
+        "<a b=/c/ ",
+    ],
 )
 def test_reading_tags_stays_linear(unit: str) -> None:
     find_secrets("password = warm")  # the plugins loaded before timing
@@ -114,6 +122,8 @@ def test_a_prefixed_value_of_no_secret_name_or_a_reference_is_no_secret(text: st
         f'<input name="password" onChange={{setPassword}} value="{VALUE}" />',  # JSX's braces
         f"<input type=password name=password value={VALUE}>",  # HTML's unquoted values
         f"<password required>{VALUE}</password>",
+        f'<input name=api_key value="{VALUE}" data-url=/api/keys>',  # a `/` unquoted: unread
+        f"<input name=password value={VALUE}/>",  # `/>` closes it, the value is before
     ],
 )
 def test_a_value_in_a_tag_with_a_bare_braced_or_unquoted_attribute_is_found(text: str) -> None:

@@ -53,6 +53,35 @@ def test_a_reference_or_an_option_starting_with_a_sign_is_no_secret(text: str) -
     assert find_secrets(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password_field = "#id_password1"',  # Django's field, a CSS selector in a test
+        'passwordSelector = "#user_password_confirmation"',
+        'cy.get(password_input="#signupPasswordInput")',
+        'secret_panel: "#settingsSecretPanel2"',
+        'password = ":password"',  # a symbol naming the field
+        '"password": "?password"',
+        'password = "@@DB_PASSWORD@@"',  # a placeholder
+        'api_key: "!ENV:OPENAI_API_KEY"',
+        'secret: "@/lib/secretStore"',  # a path alias
+        'password: "&lt;your-password-here&gt;"',  # an HTML entity
+        'password: "|base64decode"',  # a template filter
+    ],
+)
+def test_a_selector_a_symbol_or_a_path_led_by_a_sign_is_no_secret(text: str) -> None:
+    """Each was refused once sign-led values were read (a developer's notes hold them)."""
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("value", ["#hunter2secret", "#MySecret2024", "@Passw0rd_2024"])
+def test_a_password_holding_a_secret_word_is_still_found(value: str) -> None:
+    """A field's name is words joined as code joins them: a password's words are not."""
+    text = f'DB_PASSWORD="{value}"'
+
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [value]
+
+
 def test_reading_values_starting_with_a_sign_stays_linear() -> None:
     find_secrets("password = warm")  # the plugins loaded before timing
     unit = 'password="#ab '
