@@ -12,6 +12,16 @@ wrote the index is `git stash apply` (a `ps` of the parent; none to ask: started
 
 from __future__ import annotations
 
+# Sets `dir` to this work tree's git folder without starting git (the index and ref shims).
+FIND_DIR = """  if [ -n "${GIT_DIR:-}" ]; then
+    dir="$GIT_DIR"
+  elif [ -d .git ]; then
+    dir=.git
+  else # a linked work tree, a separate git dir: .git is a file naming the folder
+    dir= && read -r dir 2>/dev/null <.git
+    dir="${dir#gitdir: }"
+  fi"""
+
 INDEX_SHIM = """#!/bin/sh
 {marker}: installed by `memidx hooks install`, removed by `memidx hooks uninstall`.
 # Brings the memidx index to HEAD once git applies the autostash of `git pull --rebase
@@ -20,14 +30,7 @@ INDEX_SHIM = """#!/bin/sh
 # ({stage}{chained}). git runs it at every write of its index: it decides in
 # shell, and starts memidx only for that apply.
 if [ "${{1:-}}" = 1 ] && [ -z "${{MEMIDX_INDEX_CHANGE:-}}" ]; then # the work tree changed
-  if [ -n "${{GIT_DIR:-}}" ]; then
-    dir="$GIT_DIR"
-  elif [ -d .git ]; then
-    dir=.git
-  else # a linked work tree, a separate git dir: .git is a file naming the folder
-    dir= && read -r dir 2>/dev/null <.git
-    dir="${{dir#gitdir: }}"
-  fi
+{find_dir}
   if [ -f "$dir/rebase-merge/autostash" ] || [ -f "$dir/rebase-apply/autostash" ] ||
     [ -f "$dir/MERGE_AUTOSTASH" ]; then
     head= && read -r head 2>/dev/null <"$dir/HEAD"

@@ -10,7 +10,7 @@ and starts memidx only when HEAD moved in a committed transaction that no other 
 
 from __future__ import annotations
 
-from memidx.githooks.autostash_shim import INDEX_SHIM
+from memidx.githooks.autostash_shim import FIND_DIR, INDEX_SHIM
 
 MARKER = "# memidx-managed-hook"
 # The stages memidx serves. post-applypatch: `git am` commits each patch without post-commit,
@@ -157,14 +157,7 @@ case $input in *" REBASE_HEAD
 "*) moved="${{moved:-REBASE_HEAD}}" ;;
 esac
 if [ -n "$moved" ]; then # where this work tree's HEAD is, without starting git
-  if [ -n "${{GIT_DIR:-}}" ]; then
-    dir="$GIT_DIR"
-  elif [ -d .git ]; then
-    dir=.git
-  else # a linked work tree, a separate git dir: .git is a file naming the folder
-    dir= && read -r dir 2>/dev/null <.git
-    dir="${{dir#gitdir: }}"
-  fi
+{find_dir}
   head= && read -r head 2>/dev/null <"$dir/HEAD"
   case $moved:$head in
     REBASE_HEAD:ref:*) ;;    # HEAD back on its branch: the end of a rebase
@@ -255,11 +248,15 @@ def shim(stage: str) -> str:
     if stage == "post-index-change":
         return INDEX_SHIM.format(
             marker=MARKER, stage=stage, chained=CHAINED, no_hook=_indented(no_hook, " " * 12),
-            then_previous=then_previous,
+            then_previous=then_previous, find_dir=FIND_DIR,
         )  # fmt: skip
     if stage == "reference-transaction":
         return REF_SHIM.format(
-            marker=MARKER, stage=stage, chained=CHAINED, no_hook=_indented(no_hook, "  ")
+            marker=MARKER,
+            stage=stage,
+            chained=CHAINED,
+            no_hook=_indented(no_hook, "  "),
+            find_dir=FIND_DIR,
         )
     return SHIM.format(
         marker=MARKER,
