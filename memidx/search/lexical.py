@@ -6,18 +6,20 @@ import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as changed
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memidx.frozen import replace
-from memidx.index import documents, term_stats
+from memidx.index import documents
 from memidx.index.store import Filters, LexicalRow, Store, VectorStore, matched_terms
 from memidx.notes.words import PRIVATE_USE, WORD, fold
 from memidx.search.masking import masked, masked_snippets, private_labels
-from memidx.search.okapi import Saturation, idf, okapi
 from memidx.search.query import Terms, match_all, match_any, query_terms, quote
 from memidx.search.relevance import Evidence, relevance
 from memidx.search.scoring import hit_evidence
 from memidx.search.window import MARK_END, MARK_START, window_at
+
+if TYPE_CHECKING:  # the bench's BM25 (okapi, term_stats): `memidx search` never loads it
+    from memidx.search.okapi import Saturation
 
 LONG_BODY = 64 * 1024  # characters: longer bodies get their snippet from window()
 POOL = 3  # with a coverage bonus, this many times the depth are ranked by OR, then re-ordered
@@ -103,6 +105,9 @@ def resaturated(
     store: Store, terms: Terms, rows: Sequence[LexicalRow], how: Saturation
 ) -> list[LexicalRow]:
     """The rows by BM25 with `how`'s k1 and b (ties by ref, as FTS5's are), each with it."""
+    from memidx.index import term_stats  # bench only: every search process paid ~2.4 ms
+    from memidx.search.okapi import idf, okapi
+
     conn, ids = store.conn, [r.id for r in rows]
     if not ids:
         return []

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,7 +25,6 @@ from memidx.search.lexical import (
     rank_lexical,
 )
 from memidx.search.masking import masked
-from memidx.search.okapi import Saturation
 from memidx.search.query import query_terms, quote
 from memidx.search.relevance import Evidence
 from memidx.search.reranker import Learned, Order
@@ -33,6 +33,9 @@ from memidx.search.timing import Stopwatch
 from memidx.search.turn_context import in_context
 from memidx.search.vector_index import VectorIndex
 from memidx.text import counted
+
+if TYPE_CHECKING:  # the bench's BM25: a search never loads it (lexical.resaturated)
+    from memidx.search.okapi import Saturation
 
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)

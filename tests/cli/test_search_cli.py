@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_hook_path import imported
 from tests.helpers import NotesRepo
 
 HIT_KEYS = {
@@ -216,3 +217,13 @@ def test_an_output_that_is_not_utf8_gets_escapes_not_a_traceback(repo: NotesRepo
     assert json.loads(as_json.out)["hits"][0]["title"] == "Café au lait 🥛"
     assert for_people.code == 0 and "Traceback" not in for_people.err, for_people.err
     assert "Caf\\u00e9 au lait \\ud83e\\udd5b" in for_people.out
+
+
+def test_a_search_loads_none_of_the_benchs_bm25(indexed: NotesRepo) -> None:
+    """BM25 with other k1 and b (okapi.py, term_stats.py) is a bench candidate: every `memidx
+    search`, cold prompt hook and MCP server imported it (~2.4 ms a process) and never ran it."""
+    run = indexed.memidx_process("search", "vmmem wslconfig", PYTHONPROFILEIMPORTTIME="1")
+    assert run.code == 0, run.err
+    modules = imported(run.err)
+    assert "memidx.search.lexical" in modules  # the words were searched in this process
+    assert modules.isdisjoint({"memidx.search.okapi", "memidx.index.term_stats"})

@@ -82,6 +82,7 @@ PURE = [
     "memidx.search.fusion",
     "memidx.search.relevance",
     "memidx.search.reranker",
+    "memidx.search.okapi",
     "memidx.agents.gate",
     "memidx.agents.block",
     "memidx.agents.exchange",
