@@ -211,7 +211,7 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
             return
         if time.monotonic() - checked >= STALE_CHECK_SECONDS:
             checked = time.monotonic()
-            if _left_behind(lock):
+            if left_behind(lock):
                 raise IndexLockLeft(
                     f"{lock} was left behind by a git process that was killed (no running "
                     f"process holds it); {undone}",
@@ -223,7 +223,7 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
     raise GitBusy(f"git kept its index locked; {undone}", "try again")
 
 
-def _left_behind(lock: Path) -> bool:
+def left_behind(lock: Path) -> bool:
     """The same lock file before and after a look at every process, and nothing holds it (a
     git that ends during the look removes its lock: that one was not left behind)."""
     try:
