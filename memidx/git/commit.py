@@ -24,7 +24,7 @@ from typing import Any
 
 from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
-from memidx.git.commit_error import commit_error
+from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.underway import refuse_a_stopped_pick
 
@@ -47,7 +47,7 @@ def commit_paths(
     git_dir = Path(str(repo.git_dir))
     root = Path(str(repo.working_tree_dir))
     what = ", ".join(paths)
-    undone = f"{what} was not committed"
+    undone = not_committed(paths)
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
@@ -58,7 +58,8 @@ def commit_paths(
             then=index_follows(paths),
         )  # fmt: skip
         # again, here: the child's reset gives up on a lock another git holds; this one waits
-        done, shows = f"committed {what} as {commit[:12]}", "it as staged for deletion"
+        them = "it" if len(paths) == 1 else "them"
+        done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged for deletion"
         update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
     return commit
 
@@ -166,7 +167,7 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
         utf8 = repo.git(c=f"i18n.commitEncoding={UTF8}")
         return str(utf8.commit_tree(tree, *parents, "-m", subject)).strip()
     except git.GitCommandError as exc:
-        raise commit_error(str(exc.stderr or ""), ", ".join(paths)) from exc
+        raise commit_error(str(exc.stderr or ""), paths) from exc
     finally:
         temporary.unlink(missing_ok=True)
 
