@@ -32,12 +32,10 @@ def remember(args: argparse.Namespace, config: Config) -> int:
         extra=extra,
         notice=say_line,
     )
-    if done.redacted:  # the note holds other words than were typed: never in silence
-        say_line(
-            f"notice: {done.ref}: {done.redacted} secret(s) or <private> span(s) written as "
-            "[REDACTED:<kind>] (a false positive in the body is kept by `memidx: allow-secret` "
-            "on its line)"
-        )
+    if done.redactions:  # the note holds other words than were typed: never in silence
+        from memidx.memory.note_redaction import redaction_said
+
+        say_line(f"notice: {redaction_said(done.ref, done.redactions)}")
     if args.json:
         from memidx.memory.json_objects import remember_data
 

@@ -188,6 +188,7 @@ def embed_in_background(
         record_failure(embed_error_path(config), "embed", why)
         return 1
     embedder: Embedder | None = None
+    follows = 0  # indexes replaced under this run that it went on embedding
     try:
         while _marked(pending):
             with _embed_lock(config, wait=False) as mine:
@@ -195,22 +196,14 @@ def embed_in_background(
                     return 0  # the running embedder checks the mark before it leaves
                 # the mark is left only if this one is killed
                 with embedding(config.state_dir, durable=config.fsync) as progress:
-                    store = writable_index(config, fill=fill)
-                    bound = file_identity(config.index_path)
                     try:
-                        while _marked(pending):
-                            _take_mark(pending)
-                            if read_left is not None:
-                                read_left(config, store)
-                            embedder = embedder or document_embedder(config)
-                            _embed_index(
-                                config, store, lambda _done, _todo: progress(), prune=False,
-                                embedder=embedder, bound=bound,
-                            )  # fmt: skip
-                    finally:
-                        store.conn.close()
-    except IndexReplaced:
-        return 0  # deleted, or rebuilt: whatever marks the new index's work starts its embedder
+                        embedder = _embed_marked(
+                            config, pending, embedder, progress, fill=fill, read_left=read_left
+                        )
+                    except IndexReplaced:
+                        if not _follow(config, pending, follows):
+                            return 0  # deleted: whoever builds a new index starts its embedder
+                        follows += 1
     except Exception as exc:  # noqa: BLE001 - detached: the trace is the only way to report
         if not config.state_dir.is_dir():
             return 0  # the clone (or its .memidx) is gone: a trace would bring its folder back
@@ -218,6 +211,47 @@ def embed_in_background(
         return 1
     clear_failures(embed_error_path(config))
     return 0
+
+
+FOLLOWS = 3  # indexes replaced under one background run it goes on to (rebuilt in a loop: no)
+
+
+def _embed_marked(
+    config: Config,
+    pending: Path,
+    embedder: Embedder | None,
+    progress: Callable[[], None],
+    *,
+    fill: Callable[[Config, Store], None] | None,
+    read_left: Callable[[Config, Store], None] | None,
+) -> Embedder | None:
+    """Embed into the index as it is now while a mark is left; the embedder, once loaded."""
+    store = writable_index(config, fill=fill)
+    bound = file_identity(config.index_path)
+    try:
+        while _marked(pending):
+            _take_mark(pending)
+            if read_left is not None:
+                read_left(config, store)
+            embedder = embedder or document_embedder(config)
+            _embed_index(
+                config, store, lambda _done, _todo: progress(), prune=False,
+                embedder=embedder, bound=bound,
+            )  # fmt: skip
+    finally:
+        store.conn.close()
+    return embedder
+
+
+def _follow(config: Config, pending: Path, follows: int) -> bool:
+    """Whether to go on embedding an index that replaced the one this run embedded into (a
+    rebuild, `memidx ingest`): its chunks have no vectors yet, and the embedder its builder
+    started found this one at work and left (its mark taken by this run), so no one else
+    embeds them until the next filing. A deleted index, or clone, is left alone."""
+    if follows >= FOLLOWS or not config.state_dir.is_dir() or not config.index_path.is_file():
+        return False
+    _leave_mark(pending)  # the loop goes on while there is one
+    return True
 
 
 def _leave_mark(pending: Path) -> None:

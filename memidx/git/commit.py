@@ -24,7 +24,7 @@ from typing import Any
 
 from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
-from memidx.git.commit_error import commit_error
+from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.underway import refuse_a_stopped_pick
 
@@ -47,7 +47,7 @@ def commit_paths(
     git_dir = Path(str(repo.git_dir))
     root = Path(str(repo.working_tree_dir))
     what = ", ".join(paths)
-    undone = f"{what} was not committed"
+    undone = not_committed(paths)
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
@@ -58,7 +58,8 @@ def commit_paths(
             then=index_follows(paths),
         )  # fmt: skip
         # again, here: the child's reset gives up on a lock another git holds; this one waits
-        done, shows = f"committed {what} as {commit[:12]}", "it as staged for deletion"
+        them = "it" if len(paths) == 1 else "them"
+        done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged for deletion"
         update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
     return commit
 
@@ -166,7 +167,7 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
         utf8 = repo.git(c=f"i18n.commitEncoding={UTF8}")
         return str(utf8.commit_tree(tree, *parents, "-m", subject)).strip()
     except git.GitCommandError as exc:
-        raise commit_error(str(exc.stderr or ""), ", ".join(paths)) from exc
+        raise commit_error(str(exc.stderr or ""), paths) from exc
     finally:
         temporary.unlink(missing_ok=True)
 
@@ -211,7 +212,7 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
             return
         if time.monotonic() - checked >= STALE_CHECK_SECONDS:
             checked = time.monotonic()
-            if _left_behind(lock):
+            if left_behind(lock):
                 raise IndexLockLeft(
                     f"{lock} was left behind by a git process that was killed (no running "
                     f"process holds it); {undone}",
@@ -223,7 +224,7 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
     raise GitBusy(f"git kept its index locked; {undone}", "try again")
 
 
-def _left_behind(lock: Path) -> bool:
+def left_behind(lock: Path) -> bool:
     """The same lock file before and after a look at every process, and nothing holds it (a
     git that ends during the look removes its lock: that one was not left behind)."""
     try:

@@ -4,6 +4,7 @@ long and name the wrong cause (a full disk fails git's lock file first)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from memidx.errors import GitError
 
@@ -26,24 +27,26 @@ CANNOT_WRITE = (
 FRAMED = re.compile(r"\A\s*stderr: '(.*)'\s*\Z", re.DOTALL)
 
 
-def commit_error(stderr: str, what: str) -> GitError:
-    """The one-line error for a git command of a memidx commit that failed with `stderr`
-    (git's own, or as GitPython frames it)."""
+def not_committed(paths: Sequence[str]) -> str:
+    """`a.md was not committed`, `a.md, b.md were not committed`."""
+    return f"{', '.join(paths)} {'was' if len(paths) == 1 else 'were'} not committed"
+
+
+def commit_error(stderr: str, paths: Sequence[str]) -> GitError:
+    """The one-line error for a git command of a memidx commit of `paths` that failed with
+    `stderr` (git's own, or as GitPython frames it)."""
+    undone = not_committed(paths)
     stderr = (framed.group(1) if (framed := FRAMED.match(stderr)) else stderr).strip()
     for messages, why, remedy in CANNOT_WRITE:
         if any(message in stderr for message in messages):
             last = stderr.splitlines()[-1]
-            return GitError(
-                f"{what} was not committed: {why} ({last})", f"{remedy}, then try again"
-            )
+            return GitError(f"{undone}: {why} ({last})", f"{remedy}, then try again")
     if "index.lock" in stderr:
-        return GitError(f"git kept its index locked; {what} was not committed", "try again")
+        return GitError(f"git kept its index locked; {undone}", "try again")
     if "Please tell me who you are" in stderr or "empty ident" in stderr:
         return GitError(
-            f"git has no author identity, so {what} was not committed",
+            f"git has no author identity, so {undone}",
             'set one: git config user.name "Your Name" && git config user.email you@example.com',
         )
     last = stderr.splitlines()[-1] if stderr else "git failed"
-    return GitError(
-        f"{what} was not committed: {last}", "git's words; fix what they name, then try again"
-    )
+    return GitError(f"{undone}: {last}", "git's words; fix what they name, then try again")

@@ -9,6 +9,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.drafts import read_own
 from memidx.errors import MemidxError
+from memidx.haystack.head_copy import held_in_head
 from memidx.haystack.identity import clone_id, read_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.kept import (
@@ -157,24 +158,8 @@ def _left_in_head(
 
 def _in_head(config: Config, folder: Path) -> Callable[[str], int]:
     """The size of HEAD's copy of a segment of `folder`, -1 when HEAD holds none (committed
-    files are never appended to); git is asked once per segment and commit, the commit read
-    from .git's files."""
-    from memidx.git.refs import read_head
-
-    answers: dict[tuple[str, str], int] = {}
-
-    def held(name: str) -> int:
-        if not config.in_git:
-            return -1
-        ref = segment_ref(config, folder / name)
-        head = read_head(config.root)
-        if head is None:  # no commit yet, or not readable this way: ask git about HEAD
-            return _blob_size(config, "HEAD", ref)
-        if (head, name) not in answers:
-            answers[head, name] = _blob_size(config, head, ref)
-        return answers[head, name]
-
-    return held
+    files are never appended to): memidx.haystack.head_copy."""
+    return held_in_head(config, lambda name: segment_ref(config, folder / name))
 
 
 def _in_head_kept(config: Config, folder: Path, memo: WalkMemo) -> Callable[[str], int]:
@@ -215,13 +200,6 @@ def _history(config: Config, folder: Path) -> Callable[[], list[str]]:
         return found
 
     return history
-
-
-def _blob_size(config: Config, commit: str, ref: str) -> int:
-    from memidx.git.repo import GitRepo
-
-    out = GitRepo(config.root).run("cat-file", "-s", f"{commit}:{ref}", check=False).strip()
-    return int(out) if out.isdigit() else -1
 
 
 # where git keeps the stash it makes itself (`pull --rebase --autostash`, `rebase.autoStash`,

@@ -31,7 +31,9 @@ class SessionAhead(Generic[T]):
     def __init__(self, start: Callable[[str], T | None], forget: Callable[[T], None]) -> None:
         self.start = start  # starts a query's embedding: Workers.embed_ahead
         self.forget = forget  # its search will not come: Workers.forget_ahead
-        self.tickets: dict[RequestId, T] = {}
+        # a list per id: a client that sends two requests with one id (JSON-RPC says it must
+        # not) got one ticket kept, the other never forgotten on a cancel or the session's end
+        self.tickets: dict[RequestId, list[T]] = {}
 
     def heard(self, message: mcp_types.JSONRPCMessage) -> None:
         """A message of the session, as it arrives (memidx/mcp/stdio.py's `heard`)."""
@@ -39,24 +41,29 @@ class SessionAhead(Generic[T]):
             query = search_query(message)
             ticket = self.start(query) if query is not None else None
             if ticket is not None:
-                self.tickets = {k: t for k, t in self.tickets.items() if not t.done()}
-                self.tickets[coerce_request_id(message.id)] = ticket  # as the SDK finds
-                # the request a cancel names: "7" is 7 (a search so cancelled embedded on)
+                self.tickets = {k: kept for k, t in self.tickets.items() if (kept := _live(t))}
+                # as the SDK finds the request a cancel names: "7" is 7 (a search so
+                # cancelled embedded on)
+                self.tickets.setdefault(coerce_request_id(message.id), []).append(ticket)
         elif (
             isinstance(message, mcp_types.JSONRPCNotification)
             and message.method == "notifications/cancelled"
         ):
             found = cancelled_request_id_from_params(message.params)
             named = None if found is None else coerce_request_id(found)
-            ticket = self.tickets.pop(named, None) if named is not None else None
-            if ticket is not None:
+            for ticket in self.tickets.pop(named, []) if named is not None else []:
                 self.forget(ticket)
 
     def end(self) -> None:
         """The session ended: no search of it is coming any more."""
         tickets, self.tickets = self.tickets, {}
-        for ticket in tickets.values():
+        for ticket in (t for kept in tickets.values() for t in kept):
             self.forget(ticket)
+
+
+def _live(tickets: list[T]) -> list[T]:
+    """The tickets whose embedding is not over."""
+    return [t for t in tickets if not t.done()]
 
 
 def search_query(message: object) -> str | None:

@@ -157,7 +157,8 @@ def _write_tools(server: MCPServer[Any], workers: Workers) -> None:
         """Write a note to the shared memory and commit it (English prose, checked as the
         git pre-commit checks do). Call it when you solved something the next agent would
         have to rediscover: a cause found, a fix verified, a decision made. Search first and
-        extend a note that exists instead of duplicating it. Returns memidx.remember/1."""
+        extend a note that exists instead of duplicating it. Returns memidx.remember/1;
+        `redacted` names each secret or <private> span written as [REDACTED:<kind>]."""
         return await _answer(workers.write(
             "remember", answers.remember, config, title, body, tags=tags or (), folder=folder,
             say=_say,

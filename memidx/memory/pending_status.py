@@ -36,10 +36,9 @@ def pending_shown(config: Config) -> list[PendingShown]:
     if not config.in_git or not any_pending(config):
         return []
     from memidx.git.repo import GitRepo
-    from memidx.git.underway import busy_with
     from memidx.memory.pending_notes import branch_exists, pending
 
-    busy = busy_with(config.root)
+    busy = _holding(config)
     repo = GitRepo(config.root)
     here = repo.run("symbolic-ref", "-q", "HEAD", check=False).decode().strip() or None
     shown: list[PendingShown] = []
@@ -53,6 +52,24 @@ def pending_shown(config: Config) -> list[PendingShown]:
         why = busy or _why(here, note.branch, gone)
         shown.append(PendingShown(note.ref, note.branch, when, why))
     return shown
+
+
+def _holding(config: Config) -> str | None:
+    """What holds the clone now (memidx.git.underway.busy_with); an index.lock no running
+    process holds is named as `remember` and `sync` name it: a killed git's, which no waiting
+    ends, with what to do (status said "git holds its index locked", as for a live git)."""
+    from memidx.git.commit import left_behind
+    from memidx.git.underway import busy_with, git_dir
+
+    folder = git_dir(config.root)
+    lock = None if folder is None else folder / "index.lock"
+    if lock is None or not lock.exists() or not left_behind(lock):
+        return busy_with(config.root)
+    return (
+        f"{lock} was left behind by a git process that was killed (no running process holds "
+        f"it): check that no git command is running, then remove it (rm {lock}); the note is "
+        "committed once it is removed"
+    )
 
 
 def _why(here: str | None, branch: str, gone: bool) -> str:

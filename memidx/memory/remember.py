@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 import yaml
 
@@ -19,7 +19,7 @@ from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
-from memidx.haystack.redaction import stored_tags
+from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
 from memidx.memory.note_state import added_by, ids_at, the_same_note
 from memidx.memory.pending_finisher import start_finisher
 from memidx.memory.pending_notes import (
@@ -36,6 +36,7 @@ from memidx.portable import sync_folder
 from memidx.waited_lock import waited_lock
 
 SLUG_LENGTH = 60
+E = TypeVar("E", bound=MemidxError)
 LOCK_WAIT = 30.0  # seconds a remember waits for another one's write (milliseconds, as a rule)
 HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
 PENDING_HINT = (
@@ -53,7 +54,7 @@ class Remembered:
     ref: str
     commit: str | None
     title: str
-    redacted: int = 0  # secrets and <private> spans replaced before the note was written
+    redactions: tuple[Redacted, ...] = ()  # what was replaced before the note was written
 
 
 def slugify(title: str) -> str:
@@ -157,8 +158,9 @@ def remember(
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
     branch = on_a_branch(config.root, "the note was not written")
     created = datetime.now(UTC).date().isoformat()
-    title, tags, body, fields = _redacted(title, tags, body, dict(extra or {}))
-    text = note_text(title, tags, body, created, **fields)
+    note = redact_note(title, tags, body, dict(extra or {}))
+    title, found = note.title, note.redactions
+    text = note_text(title, note.tags, note.body, created, **note.fields)
     folder = note_folder(config, directory)
     holders = "a memidx remember of this clone, stopped or hung?"
     # held until committed: a second remember of the note, between the first's write and its
@@ -166,32 +168,41 @@ def remember(
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         ref, _ = _write_new(config, folder, slugify(title), text)
-        _check(config, ref, text)
+        _check(config, ref, text, found)
         older = bool(pending(config))  # a git held the clone past a remember's wait already
-        note = keep(config, ref, title, text, branch)
+        kept = keep(config, ref, title, text, branch)
         say = notice or _unsaid
         try:
-            done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=note)
-        except IndexLockLeft:  # kept: committed once the person removes the lock
+            done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=kept)
+        except IndexLockLeft as exc:  # kept: committed once the person removes the lock
             start_finisher(config, say)
-            raise
-        gone = not note.entry.exists()  # while no one else commits pending notes
+            raise _telling(exc, ref, found) from exc
+        gone = not kept.entry.exists()  # while no one else commits pending notes
     if done.busy and not gone and ref not in done.commits:
-        done = after_a_hook(config, note, say, since) or done
-    commit = done.commits.get(ref) or _committed_meanwhile(config, note.entry, ref, text)
+        done = after_a_hook(config, kept, say, since) or done
+    commit = done.commits.get(ref) or _committed_meanwhile(config, kept.entry, ref, text)
     if commit is None and gone:  # not the note it wrote by its commit
-        raise MemidxError(
+        changed = MemidxError(
             f"{ref} changed before its commit (edited, staged or removed), so it was not "
             "committed: it is left as it is",
             "commit it yourself, or remember the note again",
         )
+        raise _telling(changed, ref, found)
     if commit is None:  # GitBusy's first words: what held the clone
         why = done.busy.message.split(";")[0] if done.busy else "another git held the clone"
         say(f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
         start_finisher(config, say)  # for a command that ends with no post-* hook
     else:
         _index(config, ref, commit, notice)
-    return Remembered(ref, commit, title, int(str(fields.get("redacted", 0))))
+    return Remembered(ref, commit, title, found)
+
+
+def _telling(exc: E, ref: str, found: tuple[Redacted, ...]) -> E:
+    """The error of a remember that wrote the note and then failed, with what the note as
+    written holds in place of what was typed: the error is all the person or agent reads."""
+    if not found:
+        return exc
+    return type(exc)(f"{exc.message}; {redaction_said(ref, found)}", exc.hint)
 
 
 def _committed_meanwhile(config: Config, entry: Path, ref: str, text: str) -> str | None:
@@ -219,27 +230,6 @@ def _index(config: Config, ref: str, commit: str, notice: Callable[[str], None] 
     if notice is None:
         raise MemidxError(said, FOLLOW_HINT)
     notice(f"warning: {said} ({FOLLOW_HINT}; do not remember the note again)")
-
-
-def _redacted(
-    title: str, tags: Sequence[str], body: str, extra: dict[str, object]
-) -> tuple[str, list[str], str, dict[str, object]]:
-    """Title, tags and body with each secret and `<private>` span replaced by
-    `[REDACTED:<kind>]` before anything is written (a tag is committed as plainly as the
-    title); the note's front matter says how many (`redacted: N`). A body line with an allow
-    marker (`memidx: allow-secret`) is kept, as the pre-commit check does."""
-    from memidx.secrets.detect import redact_text
-
-    done_title, done_body = redact_text(title), redact_text(body, allow=True)
-    done_tags = [redact_text(tag) for tag in tags]
-    done_extra = {k: redact_text(v) for k, v in extra.items() if isinstance(v, str)}
-    extra.update({k: done.text for k, done in done_extra.items()})  # summary_of, say
-    count = done_title.count + done_body.count
-    count += sum(done.count for done in [*done_tags, *done_extra.values()])
-    if count:
-        extra["redacted"] = count
-    tags = list(stored_tags(t.text for t in done_tags))  # in lower case once read as typed
-    return done_title.text, tags, done_body.text, extra
 
 
 def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> tuple[str, bool]:
@@ -280,14 +270,15 @@ def _fill(out: TextIO, text: str, *, durable: bool) -> None:
         os.fsync(out.fileno())
 
 
-def _check(config: Config, ref: str, text: str) -> None:
+def _check(config: Config, ref: str, text: str, found: tuple[Redacted, ...]) -> None:
     from memidx.notes.english import check_text, problem_message
 
     keep = f"the file {ref} is kept: fix it and commit it, or delete it"
     try:
         parse_note(ref, text.encode("utf-8"), config.max_note_bytes)
     except NoteError as exc:
-        raise CheckFailed(f"{ref}: cannot be indexed: {exc}", keep) from exc
+        failed = CheckFailed(f"{ref}: cannot be indexed: {exc}", keep)
+        raise _telling(failed, ref, found) from exc
     verdict = check_text(text)
     if not verdict.english:
-        raise CheckFailed(problem_message(ref, verdict), keep)
+        raise _telling(CheckFailed(problem_message(ref, verdict), keep), ref, found)

@@ -58,11 +58,13 @@ URL_KIND = "basic-auth"  # a password in a URL: the library's detector and memid
 
 
 class Redaction(Value):
-    """A text with its secrets and private spans replaced, and how many there were."""
+    """A text with its secrets and private spans replaced: how many, their kinds, and the
+    (1-based line in the text given, kind) of each in order, never the secret itself."""
 
     text: str
     count: int
     kinds: tuple[str, ...]
+    places: tuple[tuple[int, str], ...] = ()
 
 
 # Keys their vendor publishes as examples in its documentation: notes quote them as they are
@@ -258,11 +260,9 @@ def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Red
     if allow:
         allowed = allowed_values(text, allowed_lines(text))
         findings = [f for f in findings if f.kind == PRIVATE_KIND or f in outside([f], allowed)]
-    if not findings:
-        return Redaction(text, 0, ())
-    return Redaction(
-        redact(text, findings), len(findings), tuple(sorted({f.kind for f in findings}))
-    )
+    places = tuple((text.count("\n", 0, f.start) + 1, f.kind) for f in findings)
+    kinds = tuple(sorted({f.kind for f in findings}))
+    return Redaction(redact(text, findings), len(findings), kinds, places)
 
 
 def mask(text: str) -> str:

@@ -128,6 +128,42 @@ def test_a_background_embed_leaves_an_index_rebuilt_under_it_alone(
     assert map_matrix(path, stamp) is not None  # the rebuilt index's matrix file is its own
 
 
+def test_a_background_embed_goes_on_to_an_index_rebuilt_under_it(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memidx ingest` replaces the index while the embedder works, and the embedder it starts
+    finds this one at work and leaves: this one stopped at the replaced index, and the new
+    index's chunks stayed without vectors until the next filing."""
+    config = _two_batches_ingested(repo)
+
+    def rebuild() -> None:  # a new index file in the old one's place, not embedded yet
+        config.index_path.unlink()
+        fresh, _ = open_store(config.index_path, write=True)
+        try:
+            ingest(config, fresh, note_source(config))
+            mark_index_built(config, fresh)
+        finally:
+            fresh.conn.close()
+        assert embed_in_background(config) == 0  # its builder's: leaves, this one holds the lock
+
+    fake = CommitWhileEmbedding(rebuild)
+
+    def loaded(config: Config) -> FakeEmbedder:
+        return fake
+
+    monkeypatch.setattr(memidx.embed.job, "document_embedder", loaded)
+
+    assert embed_in_background(config) == 0
+
+    fresh, _ = open_store(config.index_path, write=False)
+    try:
+        chunks, covered, _ = VectorStore(fresh.conn).counts("test/fake")
+    finally:
+        fresh.conn.close()
+    assert covered == chunks == BATCH + 6
+    assert not (config.state_dir / "embed.pending").exists()
+
+
 def test_memidx_embed_says_when_it_waits_for_another_embedder(repo: NotesRepo) -> None:
     config, store = _one_note_ingested(repo)
     store.conn.close()

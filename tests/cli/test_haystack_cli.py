@@ -453,7 +453,7 @@ def test_a_failed_haystack_commit_leaves_no_untracked_attributes(tmp_path: Path)
 
     run = a.memidx_process("haystack", "commit")
 
-    assert run.code == 1 and "was not committed" in run.err
+    assert run.code == 1 and "were not committed" in run.err, run.err
     assert not (a.root / "notes" / "haystack" / ".gitattributes").exists()
 
 

@@ -11,6 +11,7 @@ import pytest
 from memidx.config import load_config
 from memidx.memory.pending_notes import keep
 from memidx.memory.pending_status import COMMITTED_SOON
+from tests.cli.test_remember import hold_open
 from tests.helpers import NotesRepo
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
@@ -34,12 +35,25 @@ def test_status_names_the_pending_notes_how_old_and_why_they_wait(repo: NotesRep
     repo.write(REF, TEXT)
     keep(config, REF, "Disk full", TEXT, "refs/heads/main")
     keep(config, REF, "Disk full", TEXT, "refs/heads/main")  # kept twice: one note still
-    (repo.root / ".git" / "index.lock").touch()  # a person's git holds the clone
+    holder = hold_open(repo.root / ".git" / "index.lock", 30)  # a person's git holds the clone
     try:
         shown = repo.memidx("status")
         data = repo.memidx("status", "--json").json()
     finally:
-        (repo.root / ".git" / "index.lock").unlink()
+        holder.kill()  # the lock it held stays, as a killed git's: named so
+        holder.wait()
+    lock = repo.root / ".git" / "index.lock"
+    [left] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert left["why"] == (
+        f"{lock} was left behind by a git process that was killed (no running process holds "
+        f"it): check that no git command is running, then remove it (rm {lock}); the note is "
+        "committed once it is removed"
+    )
+    assert (
+        f"pending:     1 note written, not committed yet (the oldest under a minute old): {lock}"
+        in repo.memidx("status").out
+    )
+    lock.unlink()
     line = "1 note written, not committed yet (the oldest under a minute old): git holds its"
     assert f"pending:     {line} index locked\n" in shown.out, shown.out
     [note] = data["pending_notes"]

@@ -87,7 +87,8 @@ def test_remember_redacts_the_note_and_says_how_many(repo: NotesRepo) -> None:
     text = (repo.root / done.json()["ref"]).read_text()
     assert "redacted: 3" in text and "[REDACTED:github-token]" in text
     ref = done.json()["ref"]
-    assert f"memidx: notice: {ref}: 3 secret(s) or <private> span(s) written as" in done.err
+    said = f"memidx: notice: {ref} holds [REDACTED:<kind>] in place of 3 secrets or private spans"
+    assert said in done.err
     # the title's token cannot be kept by a marker: the hint names the body only
     assert "a false positive in the body is kept by `memidx: allow-secret`" in done.err
     assert_never_stored(repo, done.out, done.err)

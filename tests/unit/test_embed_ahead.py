@@ -119,7 +119,7 @@ def test_a_session_forgets_a_cancelled_search_and_at_its_end_the_rest() -> None:
     session = SessionAhead(_Ticket, lambda ticket: forgotten.append(ticket.query))
     for request, query in enumerate(["one", "two", "three", "four"], start=1):
         session.heard(_search(request, query))
-    session.tickets[3].over = True  # its search took it
+    session.tickets[3][0].over = True  # its search took it
     session.heard(_cancel(2))
     session.heard(_cancel(2))  # said twice: forgotten once
     session.heard(_cancel(99))  # no such request
@@ -157,3 +157,25 @@ def test_a_search_notification_starts_nothing() -> None:
         '"params": {"name": "search", "arguments": {"query": "x"}}}'
     ))  # fmt: skip
     assert started == []
+
+
+@pytest.mark.parametrize("cancelled", [True, False])
+def test_two_requests_with_one_id_are_both_forgotten(
+    held: tuple[Searcher, _Held], cancelled: bool
+) -> None:
+    """A client that sends one id twice (JSON-RPC says it must not): the second request's
+    ticket took the first's place, and a cancel, or the session's end, forgot one of two
+    wants: the model embedded the query for no search."""
+    searcher, embedder = held
+    session = SessionAhead(searcher.embed_ahead, searcher.forget_ahead)
+    session.heard(_search(1, "twice asked"))
+    session.heard(_search(1, "twice asked"))  # the same query: one Ahead, wanted twice
+    session.heard(_search(1, "asked once"))  # another query, under the same id
+    if cancelled:
+        session.heard(_cancel(1))
+    else:
+        session.end()
+    embedder.go.set()
+    assert session.tickets == {}
+    assert "twice asked" not in searcher._ahead and "asked once" not in searcher._ahead  # pyright: ignore[reportPrivateUsage]
+    assert embedder.queries == ["the one embedding"]

@@ -14,6 +14,7 @@ import memidx.haystack.kept as kept_module
 import memidx.haystack.writer as writer_module
 from memidx.config import Config
 from memidx.git.repo import GitRepo
+from memidx.haystack import head_copy
 from memidx.haystack.clone_writer import clone_writer, restore_own
 from memidx.haystack.filing import file
 from memidx.haystack.frames import Record, new_record, scan_bytes
@@ -118,19 +119,20 @@ def test_a_copy_left_partly_committed_goes_once_a_plain_commit_holds_it_whole(
     assert later != segment and copy.exists()
 
     asked: list[str] = []
-    size = clone_writer_module._blob_size  # pyright: ignore[reportPrivateUsage]
+    size = head_copy.blob_size
 
     def counted(config: Config, commit: str, ref: str) -> int:
         asked.append(ref)
         return size(config, commit, ref)
 
-    monkeypatch.setattr(clone_writer_module, "_blob_size", counted)
+    monkeypatch.setattr(head_copy, "blob_size", counted)
 
     assert restore_own(config) == [] and copy.exists()  # the rest is in no commit yet
-    assert restore_own(config) == [] and copy.exists() and len(asked) == 1
+    # the filing after the commit asked git at this HEAD: its answer is kept with the commit
+    assert restore_own(config) == [] and copy.exists() and asked == []
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "the rest")
-    assert restore_own(config) == [] and not copy.exists() and len(asked) == 2
+    assert restore_own(config) == [] and not copy.exists() and len(asked) == 1
     assert copy_of(writer.keep or Path(), later.name).exists()  # the next filing's to drop
 
 

@@ -11,6 +11,7 @@ import pytest
 import memidx.git.refs as refs_module
 import memidx.haystack.clone_writer as clone_writer_module
 from memidx.config import Config
+from memidx.haystack import head_copy
 from memidx.haystack.clone_writer import clone_writer, restore_own
 from memidx.haystack.frames import new_record
 from memidx.haystack.walk_memo import WalkMemo
@@ -41,20 +42,20 @@ def test_head_s_size_of_a_cut_segment_is_asked_once_until_a_ref_changes(
     repo.git("commit", "-q", "-m", "the part")
     repo.git("stash", "-q")  # the stash holds the whole, the file is HEAD's part
     asked: list[str] = []
-    size = clone_writer_module._blob_size  # pyright: ignore[reportPrivateUsage]
+    size = head_copy.blob_size
 
     def counted(config: Config, commit: str, ref: str) -> int:
         asked.append(ref)
         return size(config, commit, ref)
 
-    monkeypatch.setattr(clone_writer_module, "_blob_size", counted)
+    monkeypatch.setattr(head_copy, "blob_size", counted)
 
     for _ in range(3):
         assert restore_own(config) == [] and segment.read_bytes() != whole
     assert len(asked) == 1
     repo.git("stash", "drop", "-q")
     assert restore_own(config) == [segment] and segment.read_bytes() == whole
-    assert len(asked) == 2
+    assert len(asked) == 1  # HEAD did not move: the size kept with its commit holds
 
 
 def test_a_writer_without_memory_walks_the_history_once_until_a_ref_changes(

@@ -1,0 +1,65 @@
+"""The size of HEAD's copy of one of this clone's segments (-1 when HEAD holds none): the
+writer asks before each append whether the segment it wrote last was committed by plain git
+(`git add -A && git commit`), which it must never append to again.
+
+The answer is a fact of HEAD's commit, so it is kept in `.memidx/haystack.head` with that
+commit: a filing (a new process: every agent's Stop hook) ran `git cat-file -s` each time
+its open segment was not committed yet, ~3-5 ms of ~40; now git is asked once per commit of
+HEAD, and reading HEAD from .git's files proves the kept answer still holds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.drafts import read_own, replace_durably
+
+KEPT = "haystack.head"  # in the state folder: `<commit> <size> <segment's path>`
+LIMIT = 4096
+
+
+def held_in_head(config: Config, segment_ref: Callable[[str], str]) -> Callable[[str], int]:
+    """held() of the writer: the size of HEAD's copy of the segment named `name`
+    (`segment_ref(name)` its path in the repository), asked of git once per HEAD commit."""
+    from memidx.git.refs import read_head, unborn_branch
+
+    def held(name: str) -> int:
+        if not config.in_git:
+            return -1
+        ref = segment_ref(name)
+        head = read_head(config.root)
+        if head is None:  # no commit yet (none holds it), or not readable this way: ask git
+            return -1 if unborn_branch(config.root) else blob_size(config, "HEAD", ref)
+        path = config.state_dir / KEPT
+        kept = _kept(path, head, ref)
+        if kept is not None:
+            return kept
+        size = blob_size(config, head, ref)
+        line = f"{head} {size} {ref}\n".encode("utf-8", "surrogateescape")
+        with suppress(OSError):  # kept or not, the answer is git's
+            replace_durably(path, line, "tmp", durable=False)
+        return size
+
+    return held
+
+
+def _kept(path: Path, head: str, ref: str) -> int | None:
+    """The size kept for `ref` at commit `head`, if that is what the file keeps."""
+    data = read_own(path, LIMIT)
+    if data is None or not data.endswith(b"\n"):  # none, or cut short by a crash
+        return None
+    commit, _, rest = data[:-1].decode("utf-8", "surrogateescape").partition(" ")
+    size, _, kept_ref = rest.partition(" ")
+    if commit != head or kept_ref != ref or not size.removeprefix("-").isdigit():
+        return None
+    return int(size)
+
+
+def blob_size(config: Config, commit: str, ref: str) -> int:
+    """The size of `commit`'s copy of `ref`, -1 when it holds none."""
+    from memidx.git.repo import GitRepo
+
+    out = GitRepo(config.root).run("cat-file", "-s", f"{commit}:{ref}", check=False).strip()
+    return int(out) if out.isdigit() else -1
