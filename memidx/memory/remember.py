@@ -233,7 +233,8 @@ def _fill(out: TextIO, text: str, *, durable: bool) -> None:
 
 
 def _check(config: Config, ref: str, text: str) -> None:
-    from memidx.notes.english import check_text, problem_message
+    from memidx.notes.english import check_text
+    from memidx.notes.language_message import problem_message
 
     keep = f"the file {ref} is kept: fix it and commit it, or delete it"
     try:
@@ -241,5 +242,6 @@ def _check(config: Config, ref: str, text: str) -> None:
     except NoteError as exc:
         raise CheckFailed(f"{ref}: cannot be indexed: {exc}", keep) from exc
     verdict = check_text(text)
-    if not verdict.english:
-        raise CheckFailed(problem_message(ref, verdict), keep)
+    if not verdict.english:  # a remember of the English words is a note beside it (-2.md)
+        said = problem_message(ref, verdict, "translate it and remember it again")
+        raise CheckFailed(said, f"the file {ref} is kept, not committed: delete it first")
