@@ -86,8 +86,8 @@ def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str)
     for name in names:
         if name != part and _fold(name) == key:
             raise UsageError(
-                f"{named}: {folder / name} is there already, a folder macOS and"
-                f" Windows take for {folder / part} (case is ignored there)",
+                f"{named}: {folder / name} is there already, which macOS and Windows take"
+                f" for {folder / part} (case is ignored there)",
                 f"write it {name!r}, as it is there; nothing was written",
             )
 

@@ -202,9 +202,15 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
     all: (its ref, whether it was found)."""
     target = config.root / folder
     make_folder(target, durable=config.fsync)
+    # a name another file has in another case (`Vmmem.md`) is that file on macOS and Windows,
+    # where a clone would check out one of the two
+    names = [entry.name for entry in target.iterdir()]
+    other_case = {name.casefold() for name in names if name != name.casefold()}
     # under remember.lock, which the caller holds until its commit
     for n in range(1, 1000):
         name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
+        if name.casefold() in other_case:
+            continue
         try:
             out = (target / name).open("x", encoding="utf-8")
         except FileExistsError:

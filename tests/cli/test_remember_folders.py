@@ -84,3 +84,14 @@ def test_the_mcp_tool_refuses_the_same_folders_naming_its_argument(
     assert line is not None and line.startswith(f"memidx: usage error: folder {directory!r}")
     assert why in line
     assert untracked(machine) == before
+
+
+def test_a_note_is_never_named_as_a_file_there_in_another_case(machine: Machine) -> None:
+    """`notes/ops/vmmem.md` was written beside a person's `notes/ops/Vmmem.md`: one file on
+    macOS and Windows, where a clone checks out only one of the two."""
+    (machine.root / "notes" / "ops").mkdir()
+    (machine.root / "notes" / "ops" / "Vmmem.md").write_text("# Vmmem\n\nThe person's own.\n")
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "ops", stdin=BODY)
+    assert run.code == 0, run.err
+    assert run.out.strip() == "notes/ops/vmmem-2.md"
+    assert (machine.root / "notes" / "ops" / "Vmmem.md").read_text().endswith("own.\n")
