@@ -40,6 +40,10 @@ VENV_MOVED := $(shell { read -r a && read -r b; } 2>/dev/null <$(call quote,$(ME
 	*"'''exec' \""$(call quote,$(VENV_BIN))*|*"'''exec' "$(call quote,$(VENV_SQ))*) ;; \
 	(*) echo moved ;; esac)
 
+# One line per long step on a terminal (stderr), so a quiet pip that takes a minute does not
+# look hung; nothing when make's output goes to a file or a pipe, where errors alone are said.
+SAY = [ ! -t 2 ] || echo
+
 help: ## list the targets
 	@$(SELF_SH); awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' "$$f"
 
@@ -53,10 +57,13 @@ $(VENV)/.installed: pyproject.toml $(if $(VENV_MOVED),FORCE)
 	echo 'memidx: $(VENV) was made for another folder (this clone was moved or copied): making it again' >&2; \
 	$(PYTHON) -m venv --clear $(VENV); \
 	elif ! $(PY) -m pip --version >/dev/null 2>&1; then \
-	if [ -e $(VENV) ]; then echo 'memidx: $(VENV) has no pip (an interrupted make install?): making it again' >&2; fi; \
+	if [ -e $(VENV) ]; then echo 'memidx: $(VENV) has no pip (an interrupted make install?): making it again' >&2; \
+	else $(SAY) 'memidx: making the virtualenv $(VENV)' >&2; fi; \
 	$(PYTHON) -m venv --clear $(VENV); fi
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[vectors,hooks]'
+	@$(SAY) 'memidx: upgrading pip in $(VENV)' >&2
+	@$(PY) -m pip install --quiet --upgrade pip
+	@$(SAY) 'memidx: installing memidx and its runtime dependencies (fastembed, ONNX Runtime, pre-commit, ...) in $(VENV): this may take a minute' >&2
+	@$(PY) -m pip install --quiet -e '.[vectors,hooks]'
 	@if $(PY) -c 'import torch' 2>/dev/null; then echo 'error: PyTorch got into the virtualenv' >&2; exit 1; fi
 	@touch $@
 
@@ -69,7 +76,8 @@ $(DEV_VENV)/.installed: $(VENV)/.installed
 	@$(DEV_PY) -m pip --version >/dev/null 2>&1 || $(PY) -m venv --clear $(DEV_VENV)
 	@$(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))' > \
 	"$$($(DEV_PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/memidx-runtime.pth"
-	$(DEV_PY) -m pip install --quiet -e '.[dev]'
+	@$(SAY) 'memidx: installing the development tools (pytest, ruff, pyright, ...) in $(DEV_VENV): this may take a minute' >&2
+	@$(DEV_PY) -m pip install --quiet -e '.[dev]'
 	@ln -sf $(call quote,$(abspath $(VENV))/bin/pre-commit) $(DEV_VENV)/bin/pre-commit
 	@touch $@
 
@@ -114,7 +122,7 @@ search: ready ## search the notes: make search Q="file lock"
 	@if [ -z "$$QUERY" ]; then echo 'usage: make search Q="words to search for"' >&2; exit 2; fi
 	@$(MEMIDX) search -- "$$QUERY"
 
-ingest: ready ## rebuild the index from every note at HEAD
+ingest: ready ## rebuild the index from every note at HEAD and every haystack record
 	$(MEMIDX) ingest
 
 embed: ready ## embed the chunks that have no vector yet
@@ -126,7 +134,7 @@ index: ready ## build the whole index: ingest, then embed
 	$(MEMIDX) ingest
 	$(MEMIDX) embed
 
-reconcile: ready ## repair drift between the index and the notes at HEAD
+reconcile: ready ## repair drift between the index and the notes at HEAD and the haystack
 	$(MEMIDX) reconcile --fix
 
 status: ready ## notes, index, drift, uncommitted notes, hook failures

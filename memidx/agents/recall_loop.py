@@ -43,7 +43,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memidx.agents.recall import Recaller
 
-CODE_CHECK = 10.0  # seconds between looks at whether memidx's code changed (an upgrade)
+# Seconds between looks at whether memidx's code changed (an upgrade): ~2 ms each. With the
+# accept's ACCEPT_WAIT, a server that answers no prompt exits within 10 s of an upgrade.
+CODE_CHECK = 9.0
+ACCEPT_WAIT = 1.0  # seconds an accept waits; its socket and pid file are looked at after each
 # Threads answering prompts. 2 (for the 2 cores here) did not help: 20 prompts at once on the
 # TIL memory (1.9k notes), 5 rounds of 5 runs, the machine at a load of 8-10, p50 / p95 of the
 # 20 (median of each round's 5 runs): 1 thread 1,084-1,547 / 1,909-2,784 ms (medians 1,247 /
@@ -90,7 +93,7 @@ def serve_on(
             return file_identity(path) == bound and named_in_pid(pid)
 
         try:
-            server.settimeout(1.0)
+            server.settimeout(ACCEPT_WAIT)
             _loop(server, recaller, idle, config_key(config), ours)
         finally:
             unlink_own(path, bound)
@@ -189,8 +192,9 @@ def _loop(
 ) -> None:
     """Answer until idle, or until memidx's code changed (an upgrade: looked at every
     CODE_CHECK s and before each answer) or the index's schema is newer, its socket or its
-    pid file is no longer `ours` (removed, replaced: no hook reached it, and its lock kept
-    others from starting; the memory's folder deleted), a hook came with another
+    pid file is no longer `ours` (looked at every ACCEPT_WAIT s and before each accept;
+    removed, replaced: no hook reached it, and its lock kept others from starting; the
+    memory's folder deleted), a hook came with another
     configuration (`key`): the next prompt starts a server of the new code or configuration;
     or an answer is stuck: the server would acknowledge hooks it never answers."""
     workers = _Workers(recaller, key)
@@ -202,8 +206,10 @@ def _loop(
                 return
             if now - checked >= CODE_CHECK:
                 checked = now
-                if code_stamp() != workers.running or not ours():
+                if code_stamp() != workers.running:
                     return
+            if not ours():  # a stat and a read, ~20 us: its memory deleted, gone within ~1 s
+                return
             try:
                 conn, _ = server.accept()
             except TimeoutError:

@@ -168,7 +168,8 @@ def check_english(
     """One line per staged note whose prose is not English; during a merge, a note committed
     as staged on either side is named in a warning instead (memidx.githooks.inherited_check).
     `staged`: what staged_notes read of the files (or more), when the caller has read it."""
-    from memidx.notes.english import check_text, problem_message
+    from memidx.notes.english import check_text
+    from memidx.notes.language_message import problem_message
 
     notes = _notes(config, files)
     if staged is None:

@@ -103,16 +103,29 @@ def _ref_of_id(config: Config, record_id: str) -> str:
             f"no record with id {record_id!r}: it was forgotten", "memidx forget removed it"
         )
     found = found or left_record(config, record_id)  # filed in the log alone: not read yet
-    if found is None and has_note_suffix(record_id.rpartition(":")[0] or record_id):
-        raise MemidxError(
-            f"no record with id {record_id!r}: `memidx show` shows records, and this names a note",
-            "open the note's file, or read it at HEAD with `git show HEAD:<path>`",
-        )
+    if found is None and has_note_suffix(path := record_id.rpartition(":")[0] or record_id):
+        raise _a_note_named(config, path)
     if found is None:
         raise MemidxError(
             f"no record with id {record_id!r}", "search for it, or give segment@offset"
         )
     return found
+
+
+def _a_note_named(config: Config, path: str) -> MemidxError:
+    """The error for a note's path given to `show`, which shows records: where to read the
+    note, or, when there is no such note, that there is none and how to list them."""
+    inside = not path.startswith(("/", "\\")) and ".." not in path.replace("\\", "/").split("/")
+    if inside and (config.root / path).is_file():
+        return MemidxError(
+            f"{path} is a note: `memidx show` shows haystack records (turns, transcripts, facts)",
+            f"open the file, or read it at HEAD with `git show HEAD:{path}`",
+        )
+    notes = config.notes_dir
+    return MemidxError(
+        f"no note {path} in this memory",
+        f"list the notes with `git ls-files {notes}/`, or find one with `memidx search <words>`",
+    )
 
 
 def _is_forgotten(config: Config, record_id: str, segment: str) -> bool:

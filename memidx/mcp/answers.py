@@ -164,7 +164,13 @@ def remember(
     refuse_nul("title", title)
     refuse_nul("folder", folder or "")
     done = write_note(
-        config, title, body, tags=parse_tags(",".join(tags)), directory=folder or None, notice=say
+        config,
+        title,
+        body,
+        tags=parse_tags(",".join(tags)),
+        directory=folder or None,
+        directory_arg="folder",
+        notice=say,
     )
     return remember_data(done)
 

@@ -19,6 +19,7 @@ from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
+from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
 from memidx.memory.note_state import added_by, ids_at, the_same_note
 from memidx.memory.pending_finisher import start_finisher
@@ -31,14 +32,12 @@ from memidx.memory.pending_notes import (
     pending,
 )
 from memidx.notes.note import NoteError, clean_words, parse_note
-from memidx.paths import refuse_links
 from memidx.portable import sync_folder
 from memidx.waited_lock import waited_lock
 
 SLUG_LENGTH = 60
 E = TypeVar("E", bound=MemidxError)
 LOCK_WAIT = 30.0  # seconds a remember waits for another one's write (milliseconds, as a rule)
-HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
 PENDING_HINT = (
     "it is kept, and committed once that git command ends: by memidx's git hook after it, or by "
     "the process memidx leaves waiting for it (10 minutes at most), the next `memidx remember` or"
@@ -86,54 +85,6 @@ def parse_tags(text: str | None) -> list[str]:
     return list(clean_words(words, lower=False))
 
 
-def _refuse_a_secret_in(directory: str) -> None:
-    """UsageError, naming the kind and not the secret, when `--dir` holds one: the folder's
-    name is committed and pushed as surely as the note (the title is redacted before the file
-    is named from it; a folder of the person's naming cannot be)."""
-    from memidx.secrets.detect import redact_text
-
-    found = redact_text(directory)
-    if found.count:
-        raise UsageError(
-            f"--dir holds a secret ({', '.join(found.kinds)}), which its folder's name would"
-            " commit",
-            "name the folder otherwise: nothing was written",
-        )
-
-
-def note_folder(config: Config, directory: str | None) -> PurePosixPath:
-    """notes/<directory>: a relative folder inside the notes tree, not hidden, not the
-    haystack (the turn log), reached through no symbolic link."""
-    folder = PurePosixPath(config.notes_dir)
-    if directory:
-        _refuse_a_secret_in(directory)
-        # a backslash is Windows' separator: kept as a name, `Haystack\x` was the turn log
-        # there, and a path git for Windows refuses to check out everywhere else
-        sub = PurePosixPath(directory.replace("\\", "/"))
-        parts = sub.parts
-        if (
-            sub.is_absolute()
-            or not parts
-            or any(p in ("..", ".") or p.startswith(".") for p in parts)
-            # Haystack/ is haystack/ on macOS and Windows; `haystack.` and `haystack ` too on
-            # Windows, which drops a name's trailing dots and spaces
-            or parts[0].rstrip(". ").casefold() == HAYSTACK
-        ):
-            raise UsageError(
-                f"--dir {directory!r} must be a relative folder inside {config.notes_dir}/ "
-                f"(not hidden, not {HAYSTACK}/)",
-                "e.g. --dir windows/build",
-            )
-        for part in parts:  # a file where a folder of the way should be
-            folder = folder / part
-            if (config.root / folder).exists() and not (config.root / folder).is_dir():
-                raise UsageError(
-                    f"--dir {directory!r}: {folder} is a file", "name a folder (or a new one)"
-                )
-    refuse_links(config.root, folder)
-    return folder
-
-
 def remember(
     config: Config,
     title: str,
@@ -141,6 +92,7 @@ def remember(
     *,
     tags: Sequence[str] = (),
     directory: str | None = None,
+    directory_arg: str = "--dir",
     extra: dict[str, str] | None = None,
     notice: Callable[[str], None] | None = None,
 ) -> Remembered:
@@ -161,7 +113,7 @@ def remember(
     note = redact_note(title, tags, body, dict(extra or {}))
     title, found = note.title, note.redactions
     text = note_text(title, note.tags, note.body, created, **note.fields)
-    folder = note_folder(config, directory)
+    folder = note_folder(config, directory, directory_arg)
     holders = "a memidx remember of this clone, stopped or hung?"
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
@@ -240,9 +192,15 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
     all: (its ref, whether it was found)."""
     target = config.root / folder
     make_folder(target, durable=config.fsync)
+    # a name another file has in another case (`Vmmem.md`) is that file on macOS and Windows,
+    # where a clone would check out one of the two
+    names = [entry.name for entry in target.iterdir()]
+    other_case = {name.casefold() for name in names if name != name.casefold()}
     # under remember.lock, which the caller holds until its commit
     for n in range(1, 1000):
         name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
+        if name.casefold() in other_case:
+            continue
         try:
             out = (target / name).open("x", encoding="utf-8")
         except FileExistsError:
@@ -271,7 +229,8 @@ def _fill(out: TextIO, text: str, *, durable: bool) -> None:
 
 
 def _check(config: Config, ref: str, text: str, found: tuple[Redacted, ...]) -> None:
-    from memidx.notes.english import check_text, problem_message
+    from memidx.notes.english import check_text
+    from memidx.notes.language_message import problem_message
 
     keep = f"the file {ref} is kept: fix it and commit it, or delete it"
     try:
@@ -280,5 +239,7 @@ def _check(config: Config, ref: str, text: str, found: tuple[Redacted, ...]) -> 
         failed = CheckFailed(f"{ref}: cannot be indexed: {exc}", keep)
         raise _telling(failed, ref, found) from exc
     verdict = check_text(text)
-    if not verdict.english:
-        raise _telling(CheckFailed(problem_message(ref, verdict), keep), ref, found)
+    if not verdict.english:  # a remember of the English words is a note beside it (-2.md)
+        said = problem_message(ref, verdict, "translate it and remember it again")
+        failed = CheckFailed(said, f"the file {ref} is kept, not committed: delete it first")
+        raise _telling(failed, ref, found)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from memidx.errors import ModelError, missing_module_error
-from memidx.notes.language_names import LANGUAGE_NAMES
+from memidx.notes.loanwords import LETTER_WORD, english_beside_loanwords
 from memidx.notes.markdown import front_matter_end, heading_of, scan
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
@@ -27,7 +27,6 @@ MIN_UNIT_BYTES = 30  # UTF-8 bytes of letters a paragraph needs before its langu
 MIN_SCORE = 0.3  # a non-English guess below this score does not count against the note
 # short paragraphs read together (judge_pooled): 1 of 2,950 pools of TIL's English ones >= 0.8
 MIN_POOL_BYTES, MIN_POOL_SCORE = 40, 0.8
-_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")  # a word of letters, with ' or - inside
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +166,7 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
             continue
         total += weight
         lang, score = detect(unit)
-        if lang != "en" and score >= MIN_SCORE:
+        if lang != "en" and score >= MIN_SCORE and not english_beside_loanwords(unit, detect):
             against[lang] = against.get(lang, 0) + weight
     if total == 0:
         return judge_pooled(units, detect, own)
@@ -189,7 +188,11 @@ def judge_pooled(units: Units, detect: Detect, own: Units | None = None) -> Lang
     pooled = "\n".join(u for u in (units if own is None else own) if not named(u))
     if letter_bytes(pooled) >= MIN_POOL_BYTES:
         lang, score = detect(pooled)
-        if lang != "en" and score >= MIN_POOL_SCORE:
+        if (
+            lang != "en"
+            and score >= MIN_POOL_SCORE
+            and not english_beside_loanwords(pooled, detect)
+        ):
             return LanguageVerdict(
                 False, lang, 1.0, f"its short paragraphs, read together, are not English ({lang})"
             )
@@ -200,7 +203,7 @@ def named(unit: str) -> bool:
     """Whether every word of a paragraph begins with a capital: a name or a title ("Der
     Zauberberg", "Garmisch-Partenkirchen", "Château Margaux"), which reads as its language
     whatever the note is written in. A phrase with a word in lower case is prose."""
-    words = _WORD.findall(unit)
+    words = LETTER_WORD.findall(unit)
     return bool(words) and all(word[0].isupper() for word in words)
 
 
@@ -283,17 +286,3 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
     if any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
         return judge_units(own, detect or detect_language)
     return judge_units(prose_units(text), detect or detect_language, own)
-
-
-def problem_message(path: str, verdict: LanguageVerdict) -> str:
-    """The one-line report for a note that is not in English."""
-    if verdict.language is None:
-        what = "a non-English script"
-    else:
-        name = LANGUAGE_NAMES.get(verdict.language)
-        what = f"{verdict.language} ({name}?)" if name else verdict.language
-    return (
-        f"{path}: written in {what}, not English: notes are shared in English; "
-        "translate it, or if it must stay commit with `SKIP=memidx-english git commit ...` "
-        "(not --no-verify, which skips the secret check too)"
-    )

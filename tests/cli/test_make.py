@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -243,3 +246,71 @@ def test_make_index_embeds_after_the_ingest_even_under_make_j(tmp_path: Path) ->
     done = make_in(folder, "-j2", "index")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "embed after ingest\n"
+
+
+def test_make_help_says_ingest_reads_the_haystack_too(tmp_path: Path) -> None:
+    """`make help` said ingest rebuilt the index "from every note at HEAD": it reads every
+    haystack record too (the turn log), as `memidx ingest --help` and the README say."""
+    done = make_in(clone_folder(tmp_path / "clone"), "help")
+    assert done.returncode == 0, done.stderr
+    lines = {line.split()[1]: line for line in done.stdout.splitlines()}
+    assert lines["ingest"].endswith("every note at HEAD and every haystack record")
+    assert lines["reconcile"].endswith("the notes at HEAD and the haystack")
+
+
+def make_on_a_terminal(folder: Path, *args: str) -> tuple[int, str]:
+    """make_in with stderr on a pseudo-terminal: its exit code and what it wrote there."""
+    command = ["make", "-s", "-f", str(PROJECT / "Makefile"), "-C", str(folder), *args]
+    made = ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")
+    env = {k: v for k, v in clean_env().items() if k not in made}
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=follower)
+    os.close(follower)
+    said = b""
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the last writer closed it
+                break
+            if not chunk:
+                break
+            said += chunk
+        return proc.wait(timeout=10), said.decode().replace("\r\n", "\n")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(leader)
+
+
+def test_make_install_says_each_long_step_on_a_terminal_and_nothing_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """`make install` ran ~50 s of quiet pip with no line at all: on a terminal it says what
+    it installs and that it may take a minute; in a file or a pipe it stays quiet (errors
+    alone), and what it installs is the same either way."""
+    said: list[list[str]] = []
+    calls: list[list[str]] = []
+    for where in ("terminal", "pipe"):
+        folder = clone_folder(tmp_path / where)
+        log = tmp_path / f"{where}.log"
+        python = stand_in_python(tmp_path / f"system-{where}", log)
+        if where == "terminal":
+            code, err = make_on_a_terminal(folder, f"PYTHON={python}", "venv")
+        else:
+            done = make_in(folder, f"PYTHON={python}", "venv")
+            code, err = done.returncode, done.stderr
+        assert code == 0, err
+        said.append([line for line in err.splitlines() if line])
+        calls.append(log.read_text().replace(str(tmp_path), "").splitlines())
+    assert said[0] == [
+        "memidx: making the virtualenv .venv",
+        "memidx: upgrading pip in .venv",
+        "memidx: installing memidx and its runtime dependencies (fastembed, ONNX Runtime, "
+        "pre-commit, ...) in .venv: this may take a minute",
+    ]
+    assert said[1] == []
+    assert [c.replace("system-terminal", "system-pipe") for c in calls[0]] == calls[1]
+    assert ".venv -m pip install --quiet -e .[vectors,hooks]" in calls[1]

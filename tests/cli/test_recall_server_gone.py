@@ -23,12 +23,14 @@ __all__ = ["runtime"]  # the fixture, used by name below
 
 
 @pytest.mark.parametrize("deleted", ["memory", ".memidx"])
-def test_a_server_whose_memory_was_deleted_exits_within_a_code_check(
-    tmp_path: Path, models_dir: Path, runtime: Path, monkeypatch: pytest.MonkeyPatch, deleted: str
+def test_a_server_whose_memory_was_deleted_exits_within_seconds(
+    tmp_path: Path, models_dir: Path, runtime: Path, deleted: str
 ) -> None:
+    """The README promised an exit within 10 s; the pid file was looked at with the code, every
+    10 s after an accept's 1 s wait: 0.9-10.1 s, medians of 5 at random moments 8.4 s (memory
+    deleted) and 5.7 s (.memidx). Deleted as the server starts, the first look was 10 s on."""
     root = tmp_path / ("deep-" * 12) / "memory"
     config = indexed(root, models_dir)
-    monkeypatch.setattr(recall_loop, "CODE_CHECK", 0.1)
     served, path = serving(config, 60.0)
     assert served.is_alive() and path.parent == runtime / "memidx", path
 
@@ -37,7 +39,7 @@ def test_a_server_whose_memory_was_deleted_exits_within_a_code_check(
     served.join(15)
 
     assert not served.is_alive(), "the server outlived its memory"
-    assert time.monotonic() - gone < 10.0
+    assert time.monotonic() - gone < 2.5
     assert not path.exists()  # its own socket, removed as it exits
 
 

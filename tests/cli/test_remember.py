@@ -95,9 +95,19 @@ def test_a_note_that_is_not_english_is_kept_but_not_committed(machine: Machine) 
     assert run.code == 1
     assert "notes/speicher-unter-wsl.md: written in de" in run.err
     assert "is kept" in run.err and "Traceback" not in run.err
+    # remember's own way out: a `SKIP=... git commit` hint is the commit's, not remember's
+    assert "translate it and remember it again" in run.err and "SKIP=" not in run.err, run.err
+    assert "delete it first" in run.err and len(run.err.strip().splitlines()) == 1
+
     assert commits(machine) == before
     assert (machine.root / "notes" / "speicher-unter-wsl.md").is_file()
     assert "?? notes/speicher-unter-wsl.md" in machine.git("status", "--porcelain")
+
+
+def test_english_with_loanwords_is_remembered(machine: Machine) -> None:
+    body = "Café au lait: the naïve façade résumé is fine in English.\n"
+    run = machine.memidx_process("remember", "--title", "Coffee words", stdin=body)
+    assert run.code == 0 and run.out.strip() == "notes/coffee-words.md", run.err
 
 
 def test_an_oversized_note_is_refused_before_committing(machine: Machine) -> None:

@@ -195,7 +195,20 @@ def test_show_of_a_note_says_show_is_for_records(indexed: NotesRepo) -> None:
     record with id" and to search for it: the note exists, show only prints records."""
     for ref in ("notes/sqlite.md", "notes/sqlite.md:1"):
         done = indexed.memidx("show", ref)
-        assert done.code == 1 and "names a note" in one_line(done), done.err
+        line = one_line(done)
+        assert done.code == 1 and "notes/sqlite.md is a note: `memidx show` shows" in line
+        assert "git show HEAD:notes/sqlite.md" in line, line
+
+
+@pytest.mark.parametrize("ref", ["notes/nope.md", "notes/nope.md:3", "../sqlite.md", "nope.md"])
+def test_show_of_a_note_that_does_not_exist_says_so(indexed: NotesRepo, ref: str) -> None:
+    """`memidx show notes/nope.md` was "no record with id ...: this names a note", as if the
+    note existed: it says there is no such note, and how to list the notes."""
+    done = indexed.memidx("show", ref)
+    line = one_line(done)
+    path = ref.partition(":")[0]
+    assert done.code == 1 and line.startswith(f"memidx: error: no note {path} "), line
+    assert "git ls-files notes/" in line and "record" not in line, line
 
 
 def test_remember_refuses_a_nul_byte_before_writing(

@@ -18,10 +18,10 @@ from memidx.notes.english import (
     check_text,
     judge_units,
     letter_bytes,
-    problem_message,
     prose_units,
     script_of,
 )
+from memidx.notes.language_message import problem_message
 
 ENGLISH = """\
 # Disk full on the CI runners

@@ -1,0 +1,111 @@
+"""The folder `memidx remember --dir` (the MCP tool's `folder`) names under the notes tree: one
+every clone can check out, Windows' and macOS' too, as the note's own file name is (slugify)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import PurePosixPath
+
+from memidx.config import Config
+from memidx.errors import UsageError
+from memidx.paths import refuse_links
+
+HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
+# what Windows refuses in a name: git for Windows then fails to check out the whole clone
+WINDOWS_REFUSES = re.compile(r'[<>:"|?*\x00-\x1f]')
+# Windows' device names, which stand for the device whatever follows a dot (`aux.d` too)
+DEVICE = re.compile(r"con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]", re.IGNORECASE)
+RENAME = "rename it with letters, digits, - and _, e.g. windows/build; nothing was written"
+
+
+def note_folder(config: Config, directory: str | None, arg: str = "--dir") -> PurePosixPath:
+    """notes/<directory>: a relative folder inside the notes tree, not hidden, not the
+    haystack (the turn log), a name every system can check out, no case twin of a folder
+    already there, reached through no symbolic link; a refusal names the argument as `arg`
+    (the MCP tool's is `folder`)."""
+    folder = PurePosixPath(config.notes_dir)
+    if directory:
+        _refuse_a_secret_in(arg, directory)
+        # a backslash is Windows' separator: kept as a name, `Haystack\x` was the turn log
+        # there, and a path git for Windows refuses to check out everywhere else
+        sub = PurePosixPath(directory.replace("\\", "/"))
+        parts = sub.parts
+        if (
+            sub.is_absolute()
+            or not parts
+            or any(p in ("..", ".") or p.startswith(".") for p in parts)
+            # Haystack/ is haystack/ on macOS and Windows; `haystack.` and `haystack ` too on
+            # Windows, which drops a name's trailing dots and spaces
+            or parts[0].rstrip(". ").casefold() == HAYSTACK
+        ):
+            raise UsageError(
+                f"{arg} {directory!r} must be a relative folder inside {config.notes_dir}/ "
+                f"(not hidden, not {HAYSTACK}/)",
+                "e.g. windows/build",
+            )
+        for part in parts:
+            _refuse_unportable(arg, directory, part)
+        for part in parts:
+            _refuse_a_twin(config, f"{arg} {directory!r}", folder, part)
+            folder = folder / part
+            if (config.root / folder).exists() and not (config.root / folder).is_dir():
+                # a file where a folder of the way should be
+                raise UsageError(
+                    f"{arg} {directory!r}: {folder} is a file", "name a folder (or a new one)"
+                )
+    refuse_links(config.root, folder)
+    return folder
+
+
+def _refuse_unportable(arg: str, directory: str, part: str) -> None:
+    """UsageError when Windows cannot make folder `part`: a clone there fails to check out."""
+    why = None
+    if found := WINDOWS_REFUSES.search(part):
+        why = f"holds {found.group()!r}, which Windows refuses in a name"
+    elif DEVICE.fullmatch(part.partition(".")[0].rstrip(" ")):
+        why = "is a Windows device name"
+    elif part.endswith((".", " ")):
+        why = "ends in a dot or a space, which Windows drops"
+    if why:
+        raise UsageError(
+            f"{arg} {directory!r}: the folder {part!r} {why}, so a clone on Windows cannot "
+            "check the note out",
+            RENAME,
+        )
+
+
+def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str) -> None:
+    """UsageError when `folder` holds a name that differs from `part` only in case (or in its
+    Unicode form): macOS and Windows, whose file systems ignore that, merge the two folders."""
+    key = _fold(part)
+    try:
+        names = [p.name for p in (config.root / folder).iterdir()]
+    except OSError:  # no such folder yet: nothing to clash with
+        return
+    for name in names:
+        if name != part and _fold(name) == key:
+            raise UsageError(
+                f"{named}: {folder / name} is there already, which macOS and Windows take"
+                f" for {folder / part} (case is ignored there)",
+                f"write it {name!r}, as it is there; nothing was written",
+            )
+
+
+def _fold(name: str) -> str:
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def _refuse_a_secret_in(arg: str, directory: str) -> None:
+    """UsageError, naming the kind and not the secret, when `--dir` holds one: the folder's
+    name is committed and pushed as surely as the note (the title is redacted before the file
+    is named from it; a folder of the person's naming cannot be)."""
+    from memidx.secrets.detect import redact_text
+
+    found = redact_text(directory)
+    if found.count:
+        raise UsageError(
+            f"{arg} holds a secret ({', '.join(found.kinds)}), which its folder's name would"
+            " commit",
+            "name the folder otherwise: nothing was written",
+        )

@@ -1,0 +1,22 @@
+"""What the English check says of a note it refuses: one line, with the way out of the command
+that refused it (a commit's: SKIP; `memidx remember`'s: translate and remember again)."""
+
+from __future__ import annotations
+
+from memidx.notes.english import LanguageVerdict
+from memidx.notes.language_names import LANGUAGE_NAMES
+
+COMMIT_REMEDY = (
+    "translate it, or if it must stay commit with `SKIP=memidx-english git commit ...` "
+    "(not --no-verify, which skips the secret check too)"
+)
+
+
+def problem_message(path: str, verdict: LanguageVerdict, remedy: str = COMMIT_REMEDY) -> str:
+    """The one-line report for a note that is not in English, ending with `remedy`."""
+    if verdict.language is None:
+        what = "a non-English script"
+    else:
+        name = LANGUAGE_NAMES.get(verdict.language)
+        what = f"{verdict.language} ({name}?)" if name else verdict.language
+    return f"{path}: written in {what}, not English: notes are shared in English; {remedy}"

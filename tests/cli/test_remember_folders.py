@@ -1,0 +1,97 @@
+"""`memidx remember --dir` (the MCP tool's `folder`) names only folders every clone can check
+out: git for Windows fails the whole checkout on one it cannot make, and macOS and Windows
+merge two folders that differ only in case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.errors import UsageError
+from memidx.mcp import answers
+from memidx.mcp.serve import error_line
+from tests.helpers import NotesRepo
+from tests.machines import Machine, clone, hook_env, make_template
+
+BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
+UNPORTABLE = [
+    ("a:b", "holds ':'"),
+    ("ops/a<b", "holds '<'"),
+    ("ops/a>b", "holds '>'"),
+    ("ops/a|b", "holds '|'"),
+    ("ops/why?", "holds '?'"),
+    ("ops/all*", "holds '*'"),
+    ('ops/"quoted"', "holds '\"'"),
+    ("ops/tab\there", "holds '\\t'"),
+    ("aux", "is a Windows device name"),
+    ("ops/con", "is a Windows device name"),
+    ("ops/deep/NUL", "is a Windows device name"),
+    ("ops/com1", "is a Windows device name"),
+    ("ops/lpt9.d", "is a Windows device name"),
+    ("ops/prn .x", "is a Windows device name"),
+    ("ops/deeper.", "ends in a dot or a space"),
+    ("ops/deeper ", "ends in a dot or a space"),
+    ("Wsl/x", "notes/wsl is there already"),
+    ("wsl/Build", "notes/wsl/build is there already"),
+]
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> Machine:
+    env = hook_env(tmp_path / "pre-commit-home")
+    made = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    (made.root / "notes" / "wsl" / "build").mkdir(parents=True)
+    (made.root / "notes" / "wsl" / "build" / "kept.md").write_text("# Kept\n")
+    return made
+
+
+def untracked(repo: NotesRepo) -> str:
+    return repo.git("status", "--porcelain", "--untracked-files=all")
+
+
+@pytest.mark.parametrize(("directory", "why"), UNPORTABLE)
+def test_a_folder_windows_or_macos_cannot_check_out_is_refused_writing_nothing(
+    machine: Machine, directory: str, why: str
+) -> None:
+    before = (untracked(machine), machine.git("rev-parse", "HEAD"))
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", directory, stdin=BODY)
+    assert run.code == 2, run.err
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"memidx: usage error: --dir {directory!r}")
+    assert why in lines[0] and "nothing was written" in lines[0] and "Traceback" not in run.err
+    assert (untracked(machine), machine.git("rev-parse", "HEAD")) == before
+    assert not (machine.root / "notes" / "ops").exists()
+
+
+@pytest.mark.parametrize("directory", ["wsl/build", "ops/com10", "ops/console", "ops/a.b"])
+def test_a_folder_every_system_can_check_out_is_taken(machine: Machine, directory: str) -> None:
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", directory, stdin=BODY)
+    assert run.code == 0, run.err
+    assert run.out.strip() == f"notes/{directory}/vmmem.md"
+
+
+@pytest.mark.parametrize(("directory", "why"), [UNPORTABLE[0], UNPORTABLE[9], UNPORTABLE[16]])
+def test_the_mcp_tool_refuses_the_same_folders_naming_its_argument(
+    machine: Machine, directory: str, why: str
+) -> None:
+    config = load_config(machine.root, env={"MEMIDX_ROOT": str(machine.root)})
+    before = untracked(machine)
+    with pytest.raises(UsageError) as refused:
+        answers.remember(config, "Vmmem", BODY, folder=directory)
+    line = error_line(refused.value, config)
+    assert line is not None and line.startswith(f"memidx: usage error: folder {directory!r}")
+    assert why in line
+    assert untracked(machine) == before
+
+
+def test_a_note_is_never_named_as_a_file_there_in_another_case(machine: Machine) -> None:
+    """`notes/ops/vmmem.md` was written beside a person's `notes/ops/Vmmem.md`: one file on
+    macOS and Windows, where a clone checks out only one of the two."""
+    (machine.root / "notes" / "ops").mkdir()
+    (machine.root / "notes" / "ops" / "Vmmem.md").write_text("# Vmmem\n\nThe person's own.\n")
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "ops", stdin=BODY)
+    assert run.code == 0, run.err
+    assert run.out.strip() == "notes/ops/vmmem-2.md"
+    assert (machine.root / "notes" / "ops" / "Vmmem.md").read_text().endswith("own.\n")

@@ -1,0 +1,49 @@
+"""English with loanwords passes the English check; prose in a language with accents does not
+(the real lite model, offline)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.notes.english import check_text, detect_language
+from memidx.notes.loanwords import english_beside_loanwords
+
+ENGLISH_WITH_LOANWORDS = [
+    "Café au lait: the naïve façade résumé is fine in English.",
+    "Her résumé lists a rôle at a Zürich startup and a stint in São Paulo.",
+    "The café's crème brûlée and the résumé of the maître d' are à la carte.",
+    "# Café au lait\n\nThe naïve façade résumé is fine in English.\n",
+]
+NOT_ENGLISH = [
+    "Le cache de build est corrompu après un rebase, il faut le supprimer à la main.",
+    "Testele Playwright pică doar în CI și nu local, din cauza timpului.",
+    "Testes do Playwright instáveis só no CI",
+    "Der Build schlägt fehl, weil der Speicher auf dem Runner voll ist; räum ihn auf.",
+    "El caché de compilación está dañado después de un rebase; bórralo a mano.",
+    "Lệnh chạy toàn bộ và mất rất nhiều thời gian. Để chạy một test thì sao?",
+    "Włącz podwójny zapis flagą, zanim przełączysz odczyty na nową bazę danych.",
+]
+
+
+@pytest.mark.parametrize("text", ENGLISH_WITH_LOANWORDS)
+def test_english_with_loanwords_is_english(text: str) -> None:
+    verdict = check_text(text)
+    assert verdict.english, verdict.reason
+
+
+@pytest.mark.parametrize("text", NOT_ENGLISH)
+def test_prose_in_a_language_with_accents_is_still_refused(text: str) -> None:
+    verdict = check_text(text)
+    assert not verdict.english, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "Café au lait résumé naïve façade soupçon",  # loanwords only: nothing left to read
+        "Кафе au lait: the naïve façade résumé is fine in English.",  # another script
+        "The build failed again on the runner tonight, as it did yesterday.",  # no accents
+    ],
+)
+def test_the_second_look_needs_a_minority_of_loanwords_in_latin_prose(unit: str) -> None:
+    assert not english_beside_loanwords(unit, detect_language)
