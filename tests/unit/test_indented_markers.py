@@ -2,7 +2,8 @@
 uninstall and status read the same block, and no line of the person's changes. An indented
 end marker ended the block where it was replaced but not where line endings were kept, so
 the person's \\r\\n lines below it got memidx's \\n; an indented begin marker was no block at
-all (Codex: "hand-written", install refused; Hermes: a second block appended)."""
+all (Codex: "hand-written", install refused; Hermes: uninstall took it for the person's
+`memory.provider: memidx` and left it)."""
 
 from __future__ import annotations
 
@@ -56,8 +57,8 @@ def test_hermes_indented_markers_are_one_block(tmp_path: Path) -> None:
     assert find_block(fresh) is not None
     indented = fresh.replace(BEGIN, f"  {BEGIN}").replace(f"\n{END}", f"\n  {END}")
 
-    assert config.install(indented).count(BEGIN) == 1  # a second block was appended
-    assert config.uninstall(indented) == "model: opus\n"
+    assert config.install(indented) == fresh
+    assert config.uninstall(indented) == "model: opus\n"  # the block was left, as the person's
 
 
 def test_codex_rewrite_leaving_an_indented_end_marker_is_memidxs_table(tmp_path: Path) -> None:
