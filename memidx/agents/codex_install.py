@@ -208,7 +208,7 @@ def _mcp_state(path: Path, root: Path | None = None):
         found = _state(text)
         user = user_dir() / "config.toml"
         if found and root is not None and ignored(user, root):  # codex mcp list: none
-            said, note = found[0], untrusted_note(user)
+            said, note = found[0], untrusted_note(user, root)
             return [f"{said[:-1]}; {note})" if said.endswith(")") else f"{said} ({note})"]
         return found
 
