@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import cast
 
 from memidx.agents.claude_code import EVENTS, NAME
-from memidx.agents.claude_policy import policy_switch
+from memidx.agents.claude_policy import POLICY_WHY, policy_switch
 from memidx.agents.entries import (
     SERVER,
     command_hooks,
@@ -90,4 +90,16 @@ def hooks_switches(cwd: Path) -> list[Switch]:
     return [
         *([policy] if policy else []),
         *(json_switch(p, ["disableAllHooks"], True) for p in files),
+    ]
+
+
+def install_warnings(_cwd: Path) -> list[str]:
+    """What install says besides: that the machine's policy runs none of memidx's hooks."""
+    policy = policy_switch()
+    if policy is None:
+        return []
+    return [
+        f"Claude Code runs none of memidx's hooks on this machine: its policy, {policy.path},"
+        f" says so ({policy.why.removeprefix(POLICY_WHY)}); they do nothing until an"
+        " administrator changes that (memidx never writes it)"
     ]

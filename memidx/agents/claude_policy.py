@@ -21,6 +21,7 @@ FOLDER = Path(
     "/Library/Application Support/ClaudeCode" if sys.platform == "darwin" else "/etc/claude-code"
 )
 HOOKS_OFF = ("disableAllHooks", "allowManagedHooksOnly")  # either, true: no hook of memidx's runs
+POLICY_WHY = "the machine's policy: "  # what status adds before the setting's name
 
 
 def policy_files(folder: Path) -> list[Path]:
@@ -67,4 +68,4 @@ def policy_switch(folder: Path = FOLDER) -> Switch | None:
     if deciding is None:
         return None
     path, key = deciding
-    return Switch(path, lambda _text: True, why=f"the machine's policy: {key}")
+    return Switch(path, lambda _text: True, why=f"{POLICY_WHY}{key}")

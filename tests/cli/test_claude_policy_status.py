@@ -55,6 +55,10 @@ def test_status_says_the_machines_policy_switches_claude_code_hooks_off(
         '{"disableAllHooks": true}', tmp_path / "again",
         sys.executable, "-m", "memidx", "-C", str(project), "agent", "status",
     )  # fmt: skip
+    installed = in_namespace(
+        '{"allowManagedHooksOnly": true}', tmp_path / "install",
+        sys.executable, "-m", "memidx", "-C", str(project), "agent", "install", "claude-code",
+    )  # fmt: skip
 
     assert run.returncode == 0, run.stderr
     found = next(f for f in json.loads(run.stdout)["files"] if f["path"] == str(settings))
@@ -64,5 +68,10 @@ def test_status_says_the_machines_policy_switches_claude_code_hooks_off(
         "; installed, but hooks are switched off in /etc/claude-code/managed-settings.json"
         " (the machine's policy: disableAllHooks)"
     )
+    assert installed.returncode == 0, installed.stderr
+    assert (
+        "memidx: warning: Claude Code runs none of memidx's hooks on this machine: its policy,"
+        " /etc/claude-code/managed-settings.json, says so (allowManagedHooksOnly)"
+    ) in installed.stderr
     assert not FOLDER.exists()  # nothing written outside the namespace
     assert run_in_process(project, "agent", "status").out.count("switched off") == 0
