@@ -88,7 +88,9 @@ def distrust_switch(path: Path, folder: Path, settings: list[Path]) -> Switch:
         off = off and not trusted_by_environment()
         return True if off else None
 
-    return Switch(path, read)
+    # the IDE's trust outranks the answer, and memidx cannot see it: said, not taken as off
+    why = "you told Gemini CLI not to trust the folder, unless an IDE it is connected to trusts it"
+    return Switch(path, read, why=why)
 
 
 def untrusted_warning(home: Path, folder: Path, settings: list[Path]) -> str | None:

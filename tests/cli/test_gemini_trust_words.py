@@ -56,3 +56,22 @@ def test_gemini_trust_workspace_variable_is_trust(
     assert listed is None or ("memidx: /bin/sh" in said and "untrusted" not in said)
     monkeypatch.setenv("GEMINI_CLI_TRUST_WORKSPACE", "false")
     assert gemini_status(project)["hooks_off"] == str(trust)
+
+
+def test_gemini_status_of_a_distrusted_folder_leaves_room_for_an_ide(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Status said the hooks were switched off where an IDE's trust may switch them on."""
+    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
+    project, home = gemini_home(user_home, monkeypatch)
+    trust = home / ".gemini" / "trustedFolders.json"
+    trust.write_text(json.dumps({str(project.resolve()): "DO_NOT_TRUST"}))
+    assert run_in_process(project, "agent", "install", "gemini").code == 0
+
+    said = run_in_process(project, "agent", "status").out
+
+    assert (
+        f"installed, but hooks are switched off in {trust} (you told Gemini CLI not to trust"
+        " the folder, unless an IDE it is connected to trusts it)"
+    ) in said
+    assert gemini_status(project)["hooks_off"] == str(trust)
