@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import cast
 
 from memidx.agents.claude_code import EVENTS, NAME
+from memidx.agents.claude_policy import POLICY_WHY, policy_switch
 from memidx.agents.entries import (
     SERVER,
     command_hooks,
@@ -76,11 +77,29 @@ def config_files(scope: str, cwd: Path) -> list[ConfigFile]:
 
 def hooks_switches(cwd: Path) -> list[Switch]:
     """Where Claude Code reads `disableAllHooks` (2.1.197 then runs no hooks but managed
-    ones), highest precedence first: the project's own settings, its shared ones, the user's."""
+    ones), highest precedence first: the machine's policy (memidx/agents/claude_policy.py:
+    status said memidx's hooks ran where it switched them off), the project's own settings,
+    its shared ones, the user's."""
     project = project_root(cwd) / ".claude"
     files = (
         project / "settings.local.json",
         project / "settings.json",
         user_dir() / "settings.json",
     )
-    return [json_switch(path, ["disableAllHooks"], True) for path in files]
+    policy = policy_switch()
+    return [
+        *([policy] if policy else []),
+        *(json_switch(p, ["disableAllHooks"], True) for p in files),
+    ]
+
+
+def install_warnings(_cwd: Path) -> list[str]:
+    """What install says besides: that the machine's policy runs none of memidx's hooks."""
+    policy = policy_switch()
+    if policy is None:
+        return []
+    return [
+        f"Claude Code runs none of memidx's hooks on this machine: its policy, {policy.path},"
+        f" says so ({policy.why.removeprefix(POLICY_WHY)}); they do nothing until an"
+        " administrator changes that (memidx never writes it)"
+    ]

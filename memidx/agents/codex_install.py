@@ -26,9 +26,11 @@ from memidx.agents.text_install import (
     BEGIN,
     END,
     TextFile,
+    closes_block,
     drop_block,
     find_block,
     kept_line_ending,
+    opens_block,
     put_block,
 )
 from memidx.errors import MemidxError
@@ -90,7 +92,7 @@ _TABLE = re.compile(r"^[ \t]*\[", re.M)
 
 
 def _marker(line: str) -> bool:
-    return line.startswith(BEGIN) or line.rstrip("\r\n") == END
+    return opens_block(line) or closes_block(line.rstrip("\r\n"))
 
 
 def _unmarked(text: str) -> str:
@@ -206,7 +208,7 @@ def _mcp_state(path: Path, root: Path | None = None):
         found = _state(text)
         user = user_dir() / "config.toml"
         if found and root is not None and ignored(user, root):  # codex mcp list: none
-            said, note = found[0], untrusted_note(user)
+            said, note = found[0], untrusted_note(user, root)
             return [f"{said[:-1]}; {note})" if said.endswith(")") else f"{said} ({note})"]
         return found
 

@@ -15,14 +15,21 @@ from memidx.agents.settings import get_entry
 from memidx.agents.text_install import BEGIN
 from memidx.errors import MemidxError
 
+UNTRUSTED = "untrusted"  # the person's answer "no": `codex exec --trust` does not override it
+
+
+def trust_level(user: Path, root: Path) -> object:
+    """The `trust_level` `user` (the user's config.toml) gives the project at `root`, None for
+    none (Codex asks at its first start there) or a file it cannot read."""
+    try:
+        return get_entry(toml_table(read_config(user)), ["projects", str(root), "trust_level"])
+    except (MemidxError, ValueError, RecursionError):
+        return None
+
 
 def trusted(user: Path, root: Path) -> bool:
     """Whether `user` (the user's config.toml) trusts the project at `root`."""
-    try:
-        level = get_entry(toml_table(read_config(user)), ["projects", str(root), "trust_level"])
-    except (MemidxError, ValueError, RecursionError):
-        level = None
-    return level == "trusted"
+    return trust_level(user, root) == "trusted"
 
 
 def ignored(user: Path, root: Path) -> bool:
@@ -42,11 +49,15 @@ def _same(one: Path, other: Path) -> bool:
 def distrust_switch(user: Path, root: Path) -> Switch:
     """The user's config.toml as the switch of the hooks in the project's `.codex/`: off
     while it does not trust the project (status listed them as installed, and none ran)."""
-    return Switch(user, lambda _text: True, within=root / ".codex")
+    marked = trust_level(user, root) == UNTRUSTED
+    why = f'the project is marked trust_level = "{UNTRUSTED}" there' if marked else ""
+    return Switch(user, lambda _text: True, within=root / ".codex", why=why)
 
 
-def untrusted_note(user: Path) -> str:
+def untrusted_note(user: Path, root: Path) -> str:
     """What status adds to memidx's MCP server in a project's `.codex/` Codex ignores."""
+    if trust_level(user, root) == UNTRUSTED:  # it said "does not trust", as if never asked
+        return f"not started: {user} marks the project untrusted, so Codex reads no .codex/"
     return f"not started: Codex reads no .codex/ in a project {user} does not trust"
 
 
@@ -61,6 +72,13 @@ def untrusted_warning(user: Path, root: Path) -> str | None:
     """What install says when memidx's files in the project's `.codex/` do nothing."""
     if not ignored(user, root) or not _holds_memidx(root / ".codex" / "config.toml"):
         return None  # (a user install warned of a .codex/ of the person's own)
+    if trust_level(user, root) == UNTRUSTED:  # said "not trusted yet", and to trust it when
+        return (  # Codex asks, or with `codex exec --trust`, which leaves this as it is
+            f"Codex CLI reads no .codex/ in a project marked untrusted, and {user} marks {root}"
+            f' so (trust_level = "{UNTRUSTED}"): memidx\'s hooks and MCP server there do nothing,'
+            " and `codex exec --trust` does not change that: if you trust the folder, set"
+            f' trust_level = "trusted" under [projects."{root}"] there (memidx never does)'
+        )
     return (
         f"Codex CLI reads no .codex/ in a project you have not trusted, and {root} is not"
         f" trusted yet ({user}): memidx's hooks and MCP server there do nothing until you run"

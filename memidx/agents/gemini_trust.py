@@ -18,6 +18,20 @@ from memidx.errors import MemidxError
 
 TRUSTED = ("TRUST_FOLDER", "TRUST_PARENT")
 DISTRUSTED = "DO_NOT_TRUST"
+# "true": Gemini CLI trusts the workspace for the session, past trustedFolders.json (its docs)
+TRUST_WORKSPACE = "GEMINI_CLI_TRUST_WORKSPACE"
+# An IDE's workspace trust outranks trustedFolders.json too (Gemini CLI 0.61.0 connected to its
+# IDE companion), but only the live connection carries it: no file or variable records it.
+IDE_TRUST = (
+    "unless your IDE trusts the workspace (Gemini CLI connected to an IDE takes the IDE's"
+    " workspace trust, which memidx cannot see)"
+)
+
+
+def trusted_by_environment() -> bool:
+    """Whether this environment trusts the workspace for Gemini CLI (`GEMINI_CLI_TRUST_WORKSPACE
+    =true`, which install read as nothing: it warned of a folder Gemini CLI then trusted)."""
+    return os.environ.get(TRUST_WORKSPACE) == "true"
 
 
 def trusted_folders(home: Path) -> Path:
@@ -71,16 +85,19 @@ def distrust_switch(path: Path, folder: Path, settings: list[Path]) -> Switch:
 
     def read(text: str) -> Said:
         off = trust_enabled(settings) and trust_level(text, path, folder) == DISTRUSTED
+        off = off and not trusted_by_environment()
         return True if off else None
 
-    return Switch(path, read)
+    # the IDE's trust outranks the answer, and memidx cannot see it: said, not taken as off
+    why = "you told Gemini CLI not to trust the folder, unless an IDE it is connected to trusts it"
+    return Switch(path, read, why=why)
 
 
 def untrusted_warning(home: Path, folder: Path, settings: list[Path]) -> str | None:
     """What install says when Gemini CLI does not trust `folder` (its hooks and MCP server
     then do nothing there), else None."""
     path = trusted_folders(home)
-    if not trust_enabled(settings):
+    if not trust_enabled(settings) or trusted_by_environment():
         return None
     try:
         level = trust_level(read_config(path), path, folder)
@@ -88,13 +105,18 @@ def untrusted_warning(home: Path, folder: Path, settings: list[Path]) -> str | N
         return None  # Gemini CLI names that file itself, at every start
     if level in TRUSTED:
         return None
+    # an IDE's trust is not seen here: each says "unless" (it said the hooks did nothing
+    # in a workspace the IDE trusted, where they ran)
     if level == DISTRUSTED:
         return (
             f"you told Gemini CLI not to trust {folder} ({path}): it runs none of memidx's"
-            " hooks and starts no MCP server there; `/permissions trust` in Gemini CLI trusts it"
+            f" hooks and starts no MCP server there {IDE_TRUST}; `/permissions trust` in"
+            " Gemini CLI trusts it"
         )
     return (
-        f"Gemini CLI runs no hooks and starts no MCP server in a folder you have not trusted,"
-        f" and {folder} is not trusted yet ({path}): run `gemini` there and trust the folder"
-        " when it asks (headless, `gemini -p` stops there until you do)"
+        f"Gemini CLI runs no hooks and starts no MCP server in a folder it does not trust,"
+        f" and {folder} is not trusted in {path}: memidx's hooks and MCP server there do"
+        f" nothing {IDE_TRUST} or {TRUST_WORKSPACE}=true is set where it runs; else run"
+        " `gemini` there and trust the folder when it asks (headless, `gemini -p` stops there"
+        " until you do)"
     )

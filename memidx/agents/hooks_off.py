@@ -25,10 +25,11 @@ class Switch(Value):
     path: Path
     read: Callable[[str], Said]  # the file's text (BOM kept) to what it says
     within: Path | None = None  # the folder whose hooks files alone it concerns (None: all)
+    why: str = ""  # what status adds to the file's name (which setting of a policy)
 
 
-def switched_off(switches: Sequence[Switch], hooks: Path) -> Path | None:
-    """The file that switches off the agent's hooks in the file `hooks`, or None: of
+def switched_off(switches: Sequence[Switch], hooks: Path) -> Switch | None:
+    """The switch that switches off the agent's hooks in the file `hooks`, or None: of
     `switches` (the agent's own precedence, highest first) that concern it, the first that
     says on or off decides."""
     for one in switches:
@@ -39,7 +40,7 @@ def switched_off(switches: Sequence[Switch], hooks: Path) -> Path | None:
         except (MemidxError, ValueError, RecursionError):
             continue
         if said is not None:
-            return one.path if said else None
+            return one if said else None
     return None
 
 
@@ -85,6 +86,6 @@ def toml_switch(path: Path, keys: Sequence[Sequence[str]], off: bool) -> Switch:
     return Switch(path, read)
 
 
-def off_note(path: Path) -> str:
+def off_note(path: Path, why: str = "") -> str:
     """What status says of installed hooks that the agent has switched off."""
-    return f"installed, but hooks are switched off in {path}"
+    return f"installed, but hooks are switched off in {path}" + (f" ({why})" if why else "")

@@ -124,11 +124,18 @@ def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileSt
     listed = switches(cwd) if switches is not None else []
     skipped = tuple(by_name(cwd)) if by_name is not None else ()
     return [
-        replace(state, hooks_off=switched_off(listed, state.path), hooks_skipped=skipped)
+        _switched(state, switched_off(listed, state.path), skipped)
         if any(said.startswith("hooks: ") for said in state.installed)
         else state
         for state in found
     ]
+
+
+def _switched(
+    state: FileState, off: Switch | None, skipped: tuple[tuple[str, Path], ...]
+) -> FileState:
+    path, why = (None, "") if off is None else (off.path, off.why)
+    return replace(state, hooks_off=path, hooks_off_why=why, hooks_skipped=skipped)
 
 
 def install_warnings(agent: str, cwd: Path) -> list[str]:

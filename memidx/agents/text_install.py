@@ -47,13 +47,29 @@ class Unended(MemidxError):
         )
 
 
+def opens_block(line: str, begin: str = BEGIN) -> bool:
+    """Whether `line` is memidx's begin marker line, indented or not (or after a byte-order
+    mark: the file's first line)."""
+    return line.lstrip(" \t" + BOM).startswith(begin)
+
+
+def closes_block(line: str, end: str = END) -> bool:
+    """Whether `line` (without its ending) is memidx's end marker line, indented or not (a
+    person's editor indents comments): install, uninstall and status read the same block."""
+    return line.strip(" \t") == end
+
+
 def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int] | None:
-    """(start, stop) offsets of memidx's block with its marker lines, None when absent."""
-    start = text.find(begin)
+    """(start, stop) offsets of memidx's block with its marker lines, None when absent. Each
+    marker is a line of its own, indented or not: an indented begin marker was no block
+    (install appended a second), and an indented end marker ended the block here but not
+    where line endings are kept (memidx gave the person's lines below it its own)."""
     # first in the file, or after a byte-order mark an editor put first (Windows' Notepad
     # saving a config.toml memidx made): install took the block for someone else's table
-    if start < 0 or (start > 0 and text[start - 1] != "\n" and text[:start] != BOM):
+    opening = re.compile(rf"^(?:{BOM})?([ \t]*){re.escape(begin)}", re.M).search(text)
+    if opening is None:
         return None
+    start = opening.start(1)
     # the end marker is a line of its own: a comment or string of the person's in the block
     # that holds it (`# <<< memidx ends here`) cut the block there, mid-line
     closing = re.compile(rf"^[ \t]*{re.escape(end)}[ \t]*(?=\r?\n|\Z)", re.M).search(text, start)
@@ -113,10 +129,10 @@ def _lines(text: str, own: Callable[[str], bool]) -> list[tuple[str, str, bool]]
     block = False
     for at, line in enumerate(split):
         body = line.removesuffix("\n").removesuffix("\r") if line.endswith("\n") else line
-        begins = body.startswith(BEGIN)
-        before = not body and at + 1 < len(split) and split[at + 1].startswith(BEGIN)
+        begins = opens_block(body)
+        before = not body and at + 1 < len(split) and opens_block(split[at + 1])
         found.append((body, line[len(body) :], block or begins or before or own(body)))
-        block = (block or begins) and not body.startswith(END)
+        block = (block or begins) and not closes_block(body)
     return found
 
 

@@ -269,8 +269,8 @@ def test_install_says_when_gemini_cli_does_not_trust_the_folder(
 
     assert first.code == 0, first.err
     assert (
-        "memidx: warning: Gemini CLI runs no hooks and starts no MCP server in a folder you have"
-        f" not trusted, and {project.resolve()} is not trusted yet ({trust}): run `gemini`"
+        "memidx: warning: Gemini CLI runs no hooks and starts no MCP server in a folder it does"
+        f" not trust, and {project.resolve()} is not trusted in {trust}: memidx's hooks"
     ) in first.err
     listed = offline(["gemini", "mcp", "list"], project)
     said = "" if listed is None else listed.stdout + listed.stderr

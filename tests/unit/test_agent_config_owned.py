@@ -246,7 +246,7 @@ def test_codex_status_shows_a_hand_written_memidx_server(tmp_path: Path) -> None
     found = next(f for f in json.loads(done.out)["files"] if f["path"] == str(toml))
     hand_written = "MCP server memidx (hand-written, not memidx's block"
     user = Path.home() / ".codex" / "config.toml"  # Codex reads .codex/ in a trusted project
-    assert found["installed"] == [f"{hand_written}; {untrusted_note(user)})"]
+    assert found["installed"] == [f"{hand_written}; {untrusted_note(user, tmp_path.resolve())})"]
     user.parent.mkdir()
     user.write_text(f'[projects."{tmp_path.resolve()}"]\ntrust_level = "trusted"\n')
     done = run_in_process(tmp_path, "agent", "status", "--json")
