@@ -17,12 +17,26 @@ from memidx.errors import MemidxError
 
 
 def trusted(user: Path, root: Path) -> bool:
-    """Whether `user` (the user's config.toml) trusts the project at `root`."""
+    """Whether `user` (the user's config.toml) trusts the project at `root`, or, for a linked
+    work tree (`git worktree add`), the repository it belongs to, as Codex does."""
     try:
-        level = get_entry(toml_table(read_config(user)), ["projects", str(root), "trust_level"])
+        table = toml_table(read_config(user))
+        levels = [get_entry(table, ["projects", str(key), "trust_level"]) for key in _keys(root)]
     except (MemidxError, ValueError, RecursionError):
-        level = None
-    return level == "trusted"
+        return False
+    return "trusted" in levels
+
+
+def _keys(root: Path) -> list[Path]:
+    """`root`, then the main work tree when `root` is a linked one: its `.git` file names a
+    folder under the main `.git/worktrees/` (Codex trusted it there; memidx said it did not)."""
+    try:
+        named = (root / ".git").read_text(encoding="utf-8").strip().removeprefix("gitdir:")
+        folder = (root / named.strip()).resolve()
+        common = (folder / (folder / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except (OSError, ValueError):  # a .git folder (no linked work tree), or none
+        return [root]
+    return [root, common.parent] if common.name == ".git" else [root]
 
 
 def ignored(user: Path, root: Path) -> bool:

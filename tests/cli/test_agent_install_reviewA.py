@@ -1,0 +1,40 @@
+"""`memidx agent install|status` of Codex CLI where a review of the wt-r3agents merge broke
+it. In-process, on real files and real git work trees in a throwaway HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.test_agent_install_review3 import codex_servers, codex_status
+from tests.helpers import GIT_IDENTITY, clean_env, run_in_process
+
+
+def _git(cwd: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(["git", *GIT_IDENTITY, *args], cwd=cwd, env=clean_env(), check=True)
+
+
+def test_a_worktree_of_a_project_codex_trusts_is_not_said_untrusted(user_home: Path) -> None:
+    """Codex 0.171.0 reads the .codex/ of a `git worktree` of a project the user trusts (its
+    trust is the main work tree's): install warned `... is not trusted yet`, and status called
+    memidx's hooks there switched off and its MCP server not started, which `codex mcp list`
+    listed."""
+    main, tree = user_home / "project", user_home / "project-topic"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    user = user_home / ".codex" / "config.toml"
+    user.parent.mkdir()
+    user.write_text(f'[projects."{main.resolve()}"]\ntrust_level = "trusted"\n')
+
+    done = run_in_process(tree, "agent", "install", "codex")
+
+    assert done.code == 0 and "not trusted" not in done.err, done.err
+    found = codex_status(tree)
+    assert found[str(tree / ".codex" / "hooks.json")]["hooks_off"] is None
+    assert found[str(tree / ".codex" / "config.toml")]["installed"] == ["MCP server memidx"]
+    assert codex_servers(tree) in (None, ["memidx"])
+    user.write_text("")  # nothing trusted: said again
+    assert "is not trusted yet" in run_in_process(tree, "agent", "install", "codex").err
