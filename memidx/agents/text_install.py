@@ -49,11 +49,14 @@ class Unended(MemidxError):
 
 def find_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[int, int] | None:
     """(start, stop) offsets of memidx's block with its marker lines, None when absent."""
-    start = text.find(begin)
-    # first in the file, or after a byte-order mark an editor put first (Windows' Notepad
-    # saving a config.toml memidx made): install took the block for someone else's table
-    if start < 0 or (start > 0 and text[start - 1] != "\n" and text[:start] != BOM):
+    # at a line's start (indented as the end marker may be: install called memidx's table the
+    # person's, and uninstall left it), or after a byte-order mark an editor put first
+    # (Windows' Notepad saving a config.toml memidx made): install took the block for someone
+    # else's table
+    opening = re.compile(rf"(?:^|(?<=\A{BOM}))[ \t]*{re.escape(begin)}", re.M).search(text)
+    if opening is None:
         return None
+    start = opening.start()
     # the end marker is a line of its own: a comment or string of the person's in the block
     # that holds it (`# <<< memidx ends here`) cut the block there, mid-line
     closing = re.compile(rf"^[ \t]*{re.escape(end)}[ \t]*(?=\r?\n|\Z)", re.M).search(text, start)

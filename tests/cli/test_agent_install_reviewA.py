@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.test_agent_install_review3 import codex_servers, codex_status
+from tests.cli.test_agent_install_review3 import codex_servers, codex_status, installed_codex
 from tests.helpers import GIT_IDENTITY, clean_env, run_in_process
 
 
@@ -38,3 +38,17 @@ def test_a_worktree_of_a_project_codex_trusts_is_not_said_untrusted(user_home: P
     assert codex_servers(tree) in (None, ["memidx"])
     user.write_text("")  # nothing trusted: said again
     assert "is not trusted yet" in run_in_process(tree, "agent", "install", "codex").err
+
+
+def test_codex_block_whose_markers_an_editor_indented_is_still_memidx_s(user_home: Path) -> None:
+    """An editor indented both marker lines of memidx's block in config.toml: the end one was
+    read so, the begin one not: install refused (`already has an [mcp_servers.memidx] that
+    memidx did not add`) and uninstall said `unchanged`, leaving memidx's server there."""
+    project, toml = installed_codex(user_home)
+    toml.write_text(toml.read_text().replace("# >>>", "  # >>>").replace("# <<<", "\t# <<<"))
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert again.code == 0, again.err
+    done = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+    assert done.code == 0 and not toml.exists(), done.out + done.err
