@@ -83,7 +83,7 @@ def test_a_note_kept_while_git_am_is_stopped_is_committed_by_its_last_patch_hook
     --abort after a later patch took its file off the disk)."""
     env = hook_env(tmp_path / "pre-commit-home")
     machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
-    monkeypatch.setattr(remember_module, "start_finisher", lambda _config, _notice: None)
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
     machine.git("checkout", "-q", "-b", "topic")
     for name, line in (("start.md", "the topic's line"), ("two.md", "two"), ("three.md", "3")):
         machine.note(name, name, line)
@@ -107,3 +107,7 @@ def test_a_note_kept_while_git_am_is_stopped_is_committed_by_its_last_patch_hook
     subjects = machine.git("log", "--format=%s", "-4").splitlines()
     assert subjects == ["memidx remember: Am note", "three.md", "two.md", "start.md"], subjects
     assert not any_pending(config) and not (machine.root / ".git" / "rebase-apply").exists()
+
+
+def _no_finisher(*_: object) -> None:
+    """No finisher started: the git hooks alone must commit the note."""
