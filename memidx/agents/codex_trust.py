@@ -80,3 +80,34 @@ def untrusted_warning(user: Path, root: Path) -> str | None:
         f" trusted yet ({user}): memidx's hooks and MCP server there do nothing until you run"
         " `codex` there and trust the folder when it asks (headless, `codex exec --trust`)"
     )
+
+
+def main_tree(root: Path) -> Path | None:
+    """The main work tree when `root` is a linked one (`git worktree add`), else None."""
+    keys = _keys(root)
+    return keys[1] if len(keys) > 1 else None
+
+
+def elsewhere_switches(root: Path) -> list[Switch]:
+    """In a linked work tree Codex (0.171.0) runs the hooks of the main work tree's
+    `.codex/hooks.json`, never the linked one's (its MCP servers it reads from the linked
+    one): that file stands as the switch of the hooks there (status called them on)."""
+    main = main_tree(root)
+    if main is None:
+        return []
+    return [Switch(main / ".codex" / "hooks.json", lambda _text: True, within=root / ".codex")]
+
+
+def elsewhere_warning(root: Path) -> str | None:
+    """What install says of memidx's hooks in a linked work tree's `.codex/`."""
+    main, hooks = main_tree(root), root / ".codex" / "hooks.json"
+    try:
+        if main is None or "memidx" not in read_config(hooks):
+            return None
+    except MemidxError:
+        return None
+    return (
+        f"in a git worktree Codex CLI runs the hooks of {main / '.codex' / 'hooks.json'},"
+        f" never those of {hooks}: memidx's hooks here do nothing (install in {main} for"
+        " them; the MCP server here is read)"
+    )
