@@ -16,7 +16,14 @@ from typing import cast
 
 from memidx.agents.codex import EVENTS, NAME
 from memidx.agents.codex_block import added_around, added_to_block, block_flags
-from memidx.agents.codex_trust import distrust_switch, ignored, untrusted_note, untrusted_warning
+from memidx.agents.codex_trust import (
+    distrust_switch,
+    elsewhere_switches,
+    elsewhere_warning,
+    ignored,
+    untrusted_note,
+    untrusted_warning,
+)
 from memidx.agents.entries import SERVER, command_hooks, hooks_file, mcp_argv
 from memidx.agents.hooks_off import Switch, toml_switch
 from memidx.agents.install import ConfigFile, project_root, user_folder
@@ -275,10 +282,12 @@ def hooks_switches(cwd: Path) -> list[Switch]:
         if ignored(user, root)
         else toml_switch(root / ".codex" / "config.toml", _FEATURE, False)
     )
-    return [first, toml_switch(user, _FEATURE, False)]
+    return [*elsewhere_switches(root), first, toml_switch(user, _FEATURE, False)]
 
 
 def install_warnings(cwd: Path) -> list[str]:
-    """What install says besides: that Codex ignores the project's .codex/ (not trusted)."""
-    said = untrusted_warning(user_dir() / "config.toml", project_root(cwd))
-    return [said] if said else []
+    """What install says besides: that Codex ignores the project's .codex/ (not trusted), or
+    the hooks in a git worktree's."""
+    root = project_root(cwd)
+    said = untrusted_warning(user_dir() / "config.toml", root), elsewhere_warning(root)
+    return [one for one in said if one]

@@ -28,8 +28,21 @@ def trust_level(user: Path, root: Path) -> object:
 
 
 def trusted(user: Path, root: Path) -> bool:
-    """Whether `user` (the user's config.toml) trusts the project at `root`."""
-    return trust_level(user, root) == "trusted"
+    """Whether `user` (the user's config.toml) trusts the project at `root`, or, for a linked
+    work tree (`git worktree add`), the repository it belongs to, as Codex does."""
+    return any(trust_level(user, key) == "trusted" for key in _keys(root))
+
+
+def _keys(root: Path) -> list[Path]:
+    """`root`, then the main work tree when `root` is a linked one: its `.git` file names a
+    folder under the main `.git/worktrees/` (Codex trusted it there; memidx said it did not)."""
+    try:
+        named = (root / ".git").read_text(encoding="utf-8").strip().removeprefix("gitdir:")
+        folder = (root / named.strip()).resolve()
+        common = (folder / (folder / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except (OSError, ValueError):  # a .git folder (no linked work tree), or none
+        return [root]
+    return [root, common.parent] if common.name == ".git" else [root]
 
 
 def ignored(user: Path, root: Path) -> bool:
@@ -83,4 +96,35 @@ def untrusted_warning(user: Path, root: Path) -> str | None:
         f"Codex CLI reads no .codex/ in a project you have not trusted, and {root} is not"
         f" trusted yet ({user}): memidx's hooks and MCP server there do nothing until you run"
         " `codex` there and trust the folder when it asks (headless, `codex exec --trust`)"
+    )
+
+
+def main_tree(root: Path) -> Path | None:
+    """The main work tree when `root` is a linked one (`git worktree add`), else None."""
+    keys = _keys(root)
+    return keys[1] if len(keys) > 1 else None
+
+
+def elsewhere_switches(root: Path) -> list[Switch]:
+    """In a linked work tree Codex (0.171.0) runs the hooks of the main work tree's
+    `.codex/hooks.json`, never the linked one's (its MCP servers it reads from the linked
+    one): that file stands as the switch of the hooks there (status called them on)."""
+    main = main_tree(root)
+    if main is None:
+        return []
+    return [Switch(main / ".codex" / "hooks.json", lambda _text: True, within=root / ".codex")]
+
+
+def elsewhere_warning(root: Path) -> str | None:
+    """What install says of memidx's hooks in a linked work tree's `.codex/`."""
+    main, hooks = main_tree(root), root / ".codex" / "hooks.json"
+    try:
+        if main is None or "memidx" not in read_config(hooks):
+            return None
+    except MemidxError:
+        return None
+    return (
+        f"in a git worktree Codex CLI runs the hooks of {main / '.codex' / 'hooks.json'},"
+        f" never those of {hooks}: memidx's hooks here do nothing (install in {main} for"
+        " them; the MCP server here is read)"
     )

@@ -41,7 +41,30 @@ def stopped_pick(folder: Path | None) -> str | None:
     """`a cherry-pick` or `a revert` when one is stopped on a conflict in `folder` (git's)."""
     if folder is None:
         return None
-    return next((what for name, what in STOPPED if (folder / name).exists()), None)
+    found = next((name for name, _ in STOPPED if (folder / name).exists()), None)
+    if found is None or (found == AM and _last_patch_committed(folder / "rebase-apply")):
+        return None
+    return dict(STOPPED)[found]
+
+
+AM = STOPPED[2][0]
+
+
+def _last_patch_committed(state: Path) -> bool:
+    """Whether `git am` runs the post-applypatch hook of its last patch: rebase-apply is still
+    there, but no --abort can follow (the note waited for the finisher, 10 minutes at most,
+    after every `git am --continue`). HEAD has moved past abort-safety only in a hook (a
+    stopped am left them equal); a hook of an earlier patch commits nothing, since an --abort
+    after a later patch took the note's file off the disk."""
+    from memidx.git.repo import GitRepo
+
+    try:
+        number, last = ((state / name).read_text().strip() for name in ("next", "last"))
+        safety = (state / "abort-safety").read_text().strip()
+    except OSError:
+        return False
+    head = GitRepo(state.parent).run("rev-parse", "-q", "--verify", "HEAD", check=False).strip()
+    return number == last and bool(head) and head.decode() != safety
 
 
 def refuse_a_stopped_pick(folder: Path, undone: str) -> None:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from memidx.config import load_config
+from memidx.memory import remember as remember_module
+from memidx.memory.pending_mark import any_pending
+from memidx.memory.remember import remember
 from tests.helpers import NotesRepo
+from tests.machines import clone, environment, hook_env, make_template
 
 
 def test_forget_waits_for_a_cherry_pick_stopped_on_a_conflict(tmp_path: Path) -> None:
@@ -64,3 +71,43 @@ def test_no_haystack_commit_lands_in_a_git_am_stopped_on_a_patch(tmp_path: Path)
     assert repo.git("rev-parse", "HEAD").strip() == began and not repo.git("status", "-s", "-uno")
     assert repo.memidx("haystack", "commit").code == 0
     assert "4417" in repo.memidx("search", "zebra").out
+
+
+def test_a_note_kept_while_git_am_is_stopped_is_committed_by_its_last_patch_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note remembered while a `git am` waits on a conflict stayed pending after `git am
+    --continue` applied the rest: rebase-apply is still there in the post-applypatch hook of
+    the last patch, so that hook took the am for stopped and left the note to the finisher
+    (10 minutes at most). The last patch's hook commits it; an earlier one's does not (an
+    --abort after a later patch took its file off the disk)."""
+    env = hook_env(tmp_path / "pre-commit-home")
+    machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
+    machine.git("checkout", "-q", "-b", "topic")
+    for name, line in (("start.md", "the topic's line"), ("two.md", "two"), ("three.md", "3")):
+        machine.note(name, name, line)
+        machine.commit(name)
+    machine.git("format-patch", "-q", "-3", "-o", str(tmp_path / "patches"))
+    machine.git("checkout", "-q", "main")
+    machine.note("start.md", "start.md", "main's line")
+    machine.commit("main")
+    stopped = machine.run_git("am", "-3", *map(str, sorted((tmp_path / "patches").iterdir())))
+    assert stopped.returncode != 0 and (machine.root / ".git" / "rebase-apply").is_dir()
+    with environment({"MEMIDX_ROOT": str(machine.root), **machine.env}):
+        config = load_config(machine.root)
+        said: list[str] = []
+        kept = remember(config, "Am note", "Kept while the am waits.\n", notice=said.append)
+    assert kept.commit is None
+    assert "a `git am` is stopped" in said[0], said
+    machine.note("start.md", "start.md", "the resolved line")
+    machine.git("add", "notes/start.md")
+    done = machine.run_git("am", "--continue")
+    assert done.returncode == 0, done.stderr
+    subjects = machine.git("log", "--format=%s", "-4").splitlines()
+    assert subjects == ["memidx remember: Am note", "three.md", "two.md", "start.md"], subjects
+    assert not any_pending(config) and not (machine.root / ".git" / "rebase-apply").exists()
+
+
+def _no_finisher(*_: object) -> None:
+    """No finisher started: the git hooks alone must commit the note."""

@@ -29,3 +29,24 @@ def test_the_block_ends_at_its_end_marker_line(name: str) -> None:
 def test_an_end_marker_only_quoted_is_no_end() -> None:
     with pytest.raises(Unended):
         find_block(f"{BEGIN}\nnote = 1 # {END}\n")
+
+
+STARTS = {
+    "first in the file": ("", f"{BEGIN}\n"),
+    "indented by an editor": ('model = "o3"\n', f"  {BEGIN}\n"),
+    "indented by a tab": ('model = "o3"\n', f"\t{BEGIN}\n"),
+    "after a byte-order mark": ("\ufeff", f"{BEGIN}\n"),
+}
+
+
+@pytest.mark.parametrize("name", STARTS)
+def test_the_block_starts_at_its_begin_marker_line(name: str) -> None:
+    """An editor that indented the markers (the end one was read so) left the begin one
+    unread: install called memidx's table the person's and refused, uninstall left it."""
+    before, first = STARTS[name]
+    found = find_block(f"{before}{first}x = 1\n{END}\n")
+    assert found is not None and found[0] == len(before), found
+
+
+def test_a_begin_marker_quoted_after_text_on_its_line_is_no_begin() -> None:
+    assert find_block(f"mine = 1 # {BEGIN}\nx = 1\n{END}\n") is None

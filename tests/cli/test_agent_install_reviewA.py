@@ -1,0 +1,75 @@
+"""`memidx agent install|status` of Codex CLI where a review of the wt-r3agents merge broke
+it. In-process, on real files and real git work trees in a throwaway HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.test_agent_install_review3 import codex_servers, codex_status, installed_codex
+from tests.helpers import GIT_IDENTITY, clean_env, run_in_process
+
+
+def _git(cwd: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(["git", *GIT_IDENTITY, *args], cwd=cwd, env=clean_env(), check=True)
+
+
+def test_a_worktree_of_a_project_codex_trusts_is_not_said_untrusted(user_home: Path) -> None:
+    """Codex 0.171.0 reads the MCP servers of a `git worktree`'s .codex/ when the user trusts
+    its main work tree: install warned `... is not trusted yet`, and status called memidx's
+    server there not started, which `codex mcp list` listed. Its hooks Codex takes from the
+    main work tree's .codex/hooks.json, never the worktree's (`codex exec` ran those alone):
+    install says so, and status names that file as what switches the worktree's off."""
+    main, tree = user_home / "project", user_home / "project-topic"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    user = user_home / ".codex" / "config.toml"
+    user.parent.mkdir()
+    user.write_text(f'[projects."{main.resolve()}"]\ntrust_level = "trusted"\n')
+
+    done = run_in_process(tree, "agent", "install", "codex")
+
+    assert done.code == 0 and "not trusted" not in done.err, done.err
+    hooks = main / ".codex" / "hooks.json"
+    assert f"in a git worktree Codex CLI runs the hooks of {hooks}, never those of" in done.err
+    found = codex_status(tree)
+    assert found[str(tree / ".codex" / "hooks.json")]["hooks_off"] == str(hooks)
+    assert found[str(tree / ".codex" / "config.toml")]["installed"] == ["MCP server memidx"]
+    assert codex_servers(tree) in (None, ["memidx"])
+    user.write_text("")  # nothing trusted: said again
+    assert "is not trusted yet" in run_in_process(tree, "agent", "install", "codex").err
+
+
+def test_codex_block_whose_markers_an_editor_indented_is_still_memidx_s(user_home: Path) -> None:
+    """An editor indented both marker lines of memidx's block in config.toml: the end one was
+    read so, the begin one not: install refused (`already has an [mcp_servers.memidx] that
+    memidx did not add`) and uninstall said `unchanged`, leaving memidx's server there."""
+    project, toml = installed_codex(user_home)
+    toml.write_text(toml.read_text().replace("# >>>", "  # >>>").replace("# <<<", "\t# <<<"))
+
+    again = run_in_process(project, "agent", "install", "codex", "--scope", "user")
+
+    assert again.code == 0, again.err
+    done = run_in_process(project, "agent", "uninstall", "codex", "--scope", "user")
+    assert done.code == 0 and not toml.exists(), done.out + done.err
+
+
+def test_the_main_work_tree_of_a_worktree_keeps_its_codex_hooks_on(user_home: Path) -> None:
+    """Only a linked work tree's hooks are another's: the main one's run (trusted)."""
+    main = user_home / "project"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(main, "worktree", "add", "-q", "-b", "topic", str(user_home / "topic"))
+    (user_home / ".codex").mkdir()
+    (user_home / ".codex" / "config.toml").write_text(
+        f'[projects."{main.resolve()}"]\ntrust_level = "trusted"\n'
+    )
+
+    done = run_in_process(main, "agent", "install", "codex")
+
+    assert done.code == 0 and "worktree" not in done.err, done.err
+    assert codex_status(main)[str(main / ".codex" / "hooks.json")]["hooks_off"] is None
