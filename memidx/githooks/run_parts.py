@@ -10,9 +10,10 @@ and see one index: the first part to create a marker named after them in the git
 once cannot both) says those, the later ones only their own files' problems. The framework's
 process is known by its process id and its start time (a process id is used again; the pair
 is not, within a boot), read in /proc: where there is none (macOS), or the parent is not the
-framework's (a wrapper that does not `exec`), every part says everything, as before, a refusal
-repeated rather than one lost. A later run, or an index changed between parts, names another
-marker; the first part of each run removes the markers of runs whose process is gone.
+framework's (a wrapper that does not `exec`, a shell running `check all` with PRE_COMMIT=1
+twice), every part says everything, as before, a refusal repeated rather than one lost. A
+later run, or an index changed between parts, names another marker; the first part of each
+run removes the markers of runs whose process is gone.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def said_by_an_earlier_part(root: Path) -> bool:
 def _claim(root: Path) -> bool:
     parent = os.getppid()
     started = _start_time(parent)
+    if not _framework(parent):  # a shell running `check all` twice is no run of parts
+        return True
     boot = _read("/proc/sys/kernel/random/boot_id").strip()
     from memidx.git.underway import git_dir
 
@@ -68,6 +71,13 @@ def _start_time(pid: int) -> str | None:
     stat = _read(f"/proc/{pid}/stat")
     fields = stat[stat.rfind(")") + 2 :].split()  # its name, in parentheses, may hold spaces
     return fields[19] if len(fields) > 19 else None
+
+
+def _framework(pid: int) -> bool:
+    """Whether the process is the pre-commit framework's (`pre-commit run`, `python -m
+    pre_commit`, or the git hook it installs, which runs `-mpre_commit hook-impl`)."""
+    words = _read(f"/proc/{pid}/cmdline").split("\0")
+    return any(Path(word).name in ("pre-commit", "pre_commit", "-mpre_commit") for word in words)
 
 
 def _sweep(folder: Path, boot: str, kept: str) -> None:

@@ -85,3 +85,28 @@ def test_the_index_drifting_from_head_is_said_once(machine: Machine) -> None:
 
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.count("the index has drifted from HEAD") == 1, done.stdout
+
+
+def test_a_shell_running_the_checks_twice_is_no_run_of_parts(machine: Machine) -> None:
+    """Only the framework's process makes parts of one run: a script that runs `check all`
+    twice with PRE_COMMIT=1 from one shell has each run refuse the secret."""
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "notes/deploy.md")
+    (machine.root / "notes" / "deploy.md").unlink()
+    check = '"$MEMIDX_PYTHON" -m memidx -C "$ROOT" check all'
+
+    done = subprocess.run(
+        ["sh", "-c", f'{check}; echo "code $?"; {check}; echo "code $?"'],
+        cwd=machine.root,
+        env={**machine.env, "PRE_COMMIT": "1", "ROOT": str(machine.root)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+    assert done.stdout.count("notes/deploy.md:5: ") == 2, done.stdout + done.stderr
+    assert done.stdout.count("code 1") == 2, done.stdout + done.stderr
