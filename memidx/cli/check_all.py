@@ -89,7 +89,7 @@ def run_check(
 ) -> tuple[list[str], str | None]:
     """One check's problem lines (stdout) and its closing line (stderr, or None); `staged`:
     the staged notes among the files (memidx.githooks.checks.staged_notes)."""
-    from memidx.githooks.checks import check_drift, check_english
+    from memidx.githooks.checks import check_drift, check_english, staged_problems
 
     # Every check gets every file, links too: pre-commit tells a file from a link by the work
     # tree, but the commit holds what is staged, and each check reads that (a note staged
@@ -98,6 +98,10 @@ def run_check(
     # skips it), and its target is what git pushes (secrets reads it).
     files: list[str] = args.files
     if hook == "memidx-drift":
+        from memidx.githooks.run_parts import said_by_an_earlier_part
+
+        if said_by_an_earlier_part(config.root):  # by hand past 128 KiB: drift said once
+            return staged_problems(config, staged), None
         return check_drift(config, files, remedy=args.remedy, staged=staged), None
     if hook == "memidx-english":
         return check_english(config, files, staged), None

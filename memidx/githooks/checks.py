@@ -39,7 +39,7 @@ def check_drift(
 
     fix = f"run `{remedy}`"
     staged = staged_notes(config, files) if staged is None else staged
-    problems = [p for ref, c in staged.items() if (p := _staged_problem(config, ref, c))]
+    problems = staged_problems(config, staged)
     if not config.index_path.exists():
         return [*problems, *_build_index(config, fix)]
     failure = last_failure(*hook_traces(config))
@@ -89,6 +89,11 @@ def check_drift(
             f"memidx: the index has drifted from HEAD{behind}: {drift.summary()}; {fix}"
         )
     return problems
+
+
+def staged_problems(config: Config, staged: Mapping[str, Content]) -> list[str]:
+    """The staged notes that cannot be indexed, one line each: drift's share of the files."""
+    return [p for ref, c in staged.items() if (p := _staged_problem(config, ref, c))]
 
 
 def _build_index(config: Config, fix: str) -> list[str]:

@@ -56,6 +56,10 @@ def framework_files(config: Config, given: list[str]) -> list[str] | None:
 
     staged = staged_names(staged_repo(config.root))
     if not claimed:  # the framework gives every part its share of the files the tree holds
+        from memidx.githooks.run_parts import later_part
+
+        if later_part(config.root):  # the first part of this run said the staged ones
+            return given
         staged = [name for name in staged if not _a_file(config.root / name)]
     return _with(staged, given)
 

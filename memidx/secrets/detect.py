@@ -10,28 +10,21 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
-from memidx.secrets.assignments import extra_keyword_values
-from memidx.secrets.blocks import allowed_values, flow_values, values_below
-from memidx.secrets.linear import next_name
-from memidx.secrets.markup import markup_values
+from memidx.secrets.blocks import allowed_values
+from memidx.secrets.keywords import URL_KIND, assigned
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
-    BASIC,
-    BEARER,
     BLOCK_MARKS,
     COMMAND_PASSWORDS,
     URL_PASSWORD,
     Finding,
     allowed_lines,
-    assigned_value,
-    looks_secret,
     merged,
-    occurrences,
     outside,
     own_findings,
     port_not_password,
@@ -40,21 +33,8 @@ from memidx.secrets.patterns import (
     redact,
     url_password,
 )
-from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
-from memidx.secrets.windows import (
-    closed,
-    cut_short,
-    library_names,
-    secret_names,
-    secret_word,
-    unassigned_name,
-    windows,
-)
 
-KEYWORD_KIND = "secret-assignment"
-BEARER_KIND = "bearer-token"
 COMMAND_KIND = "command-password"  # a password on a command line (curl -u, mysql -p...)
-URL_KIND = "basic-auth"  # a password in a URL: the library's detector and memidx's pattern
 
 
 class Redaction(Value):
@@ -96,7 +76,7 @@ def find_secrets(text: str, *, keywords: bool = True, allow: bool = False) -> li
     if any(mark in text for mark in BLOCK_MARKS):  # a key block has spaces: the whole text
         found.extend(f for f in own_findings(text, blocks=True))
     if keywords:
-        found.extend(_assigned(text))
+        found.extend(assigned(text))
     result = [f for f in merged(found) if text[f.start : f.end] not in PUBLISHED_EXAMPLES]
     return outside(result, allowed_values(text, allowed_lines(text))) if allow else result
 
@@ -111,20 +91,6 @@ def _command_passwords(text: str) -> Iterable[Finding]:
             password = match.group(1).rstrip(",;")
             if len(password) >= 4 and real_password(password):
                 yield Finding(match.start(1), match.end(1), COMMAND_KIND)
-
-
-def _basic_password(token: str) -> bool:
-    """Whether an `Authorization: Basic` token holds a password (`user:password` in base64)
-    that is no placeholder (`username:password`, the usual example)."""
-    import base64
-    import binascii
-
-    try:
-        decoded = base64.b64decode(token, validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return False
-    user, colon, password = decoded.strip().partition(":")
-    return bool(colon and user.isprintable() and password) and real_password(password)
 
 
 # Every token detector's secret is a run of 16 or more characters without a space: the
@@ -154,103 +120,6 @@ def _place(offset: int, places: list[tuple[int, int]]) -> int:
     index = bisect.bisect_right(places, offset, key=lambda place: place[0]) - 1
     joined_at, text_at = places[index]
     return text_at + offset - joined_at
-
-
-# Cheap literal stems of every secret-sounding name: str.find over the text in lower case
-# finds the lines worth reading far faster than any expression of alternatives.
-STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "basic", "contrase")
-ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def _candidate_lines(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each line holding a stem, in order."""
-    lower = text.translate(ASCII_LOWER)  # same length as the text, unlike str.lower()
-    starts: set[int] = set()
-    for stem in STEMS:
-        at = lower.find(stem)
-        while at != -1:
-            starts.add(lower.rfind("\n", 0, at) + 1)
-            at = lower.find(stem, at + len(stem))
-    lines: list[tuple[int, int]] = []
-    for start in sorted(starts):
-        end = text.find("\n", start)
-        lines.append((start, len(text) if end == -1 else end))
-    return lines
-
-
-def _assigned(text: str) -> Iterable[Finding]:
-    """Values assigned to secret-sounding names, XML's too (memidx.secrets.markup), and bearer
-    tokens, that look like secrets; quotes read as memidx.secrets.quotes reads them (curly ones
-    as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
-    text = matched_quotes(plain_quotes(code_strings(text)))
-    yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
-    judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
-    for start, done in _candidate_lines(text):
-        line = text[start:done]
-        yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
-        yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
-        if not secret_names(line) and not unassigned_name(line):
-            continue
-        line, shut = closed_at_end(line)  # a quote it adds stands at `shut`: nothing ends past
-        entropy = library.entropy()  # loaded only for such lines
-        kinds: dict[str, str] = {}
-        for cut in _library_values(line, entropy, kinds):
-            yield Finding(start + cut.start, start + min(cut.end, shut), cut.kind)
-        kinds.update(dict.fromkeys(extra_keyword_values(line, secret_word), KEYWORD_KIND))
-        kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
-        for match in BASIC.finditer(line):
-            if _basic_password(match.group(1)):
-                yield Finding(start + match.start(1), start + match.end(1), URL_KIND)
-        for raw, kind in kinds.items():
-            value = assigned_value(raw)
-            if looks_secret(value, entropy):
-                for hit in occurrences(line, value, kind):
-                    yield Finding(start + hit.start, start + min(hit.end, shut), kind)
-
-
-def _library_values(
-    line: str, entropy: Callable[[str], float], kinds: dict[str, str]
-) -> Iterable[Finding]:
-    """The library's keyword detector over the line's windows: each value it finds goes into
-    `kinds`, and one a window's end cut short that looks secret is also a finding to the end
-    of its run."""
-    find = library.keyword_finder()
-    run = [0, 0]
-    for left, right in windows(line, library_names(line)):
-        window = line[left:right]
-        for value in find(closed(window, right, line)):
-            if not value.split():
-                continue
-            token = value.split()[0]
-            # every place it stands, cut short or not: a cut value's start may also stand
-            # whole before it (`pwd: 'v4lue...' ... url=v4lue...`, the window's end in it)
-            kinds[token] = KEYWORD_KIND
-            at = left + window.rfind(token)
-            if cut_short(window, token, right, line) and (
-                cut := _cut_value(line, at, token, entropy, run)
-            ):
-                yield cut
-
-
-SPACE = re.compile(r"\s")
-
-
-def _cut_value(
-    line: str, at: int, token: str, entropy: Callable[[str], float], run: list[int]
-) -> Finding | None:
-    """A value a window's end cut short, at `at` in the line: when what the window read of it
-    looks secret, the whole run of characters it begins (up to the next space) is masked.
-    `run` keeps the (from, to) of the last run found: the windows cut one run again and again
-    in a long line without spaces, and looking for its end each time made them quadratic."""
-    value = token.strip("\"'`,;")
-    if not value or not looks_secret(value, entropy):
-        return None
-    begin = at + token.index(value)
-    if not run[0] <= begin < run[1]:
-        space = SPACE.search(line, begin)
-        end = space.start() if space else len(line)
-        run[:] = [begin, next_name(line, begin, end, secret_word) or end]  # `,secret=...` not
-    return Finding(begin, run[1], KEYWORD_KIND)
 
 
 def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Redaction:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 from memidx.errors import MemidxError, missing_module_error
+from memidx.secrets.entropy import shannon
 from memidx.secrets.linear import every_match, linear
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every commit-msg check ~2 ms
@@ -291,9 +292,5 @@ def keyword_words() -> tuple[str, ...]:
 def entropy() -> Callable[[str], float]:
     """The library's Shannon entropy over the base64 alphabet (its high-entropy plugin)."""
     module: Any = _plugin_modules()["high_entropy_strings"]
-    plugin: Any = module.Base64HighEntropyString()
-
-    def measure(text: str) -> float:
-        return float(plugin.calculate_shannon_entropy(text))
-
-    return measure
+    charset = str(module.Base64HighEntropyString().charset)
+    return lambda text: shannon(text, charset)

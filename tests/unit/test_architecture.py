@@ -97,6 +97,8 @@ PURE = [
     "memidx.secrets.markup",
     "memidx.secrets.quotes",
     "memidx.secrets.linear",
+    "memidx.secrets.places",
+    "memidx.secrets.entropy",
 ]
 IO_MODULES = {"sqlite3", "subprocess", "socket", "fcntl", "shutil", "tempfile", "git",
               "fastembed", "onnxruntime", "tokenizers"}  # fmt: skip

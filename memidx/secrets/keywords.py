@@ -1,0 +1,196 @@
+"""The keyword pass of memidx.secrets.detect: values assigned to secret-sounding names, XML's
+too, and bearer and basic tokens, line by line (the lines that hold a stem of such a name).
+
+Each value is judged once in a text: a long line is read as windows (memidx.secrets.windows),
+which overlap, and each of the library's rules reads every assignment in each, so one value came
+back again and again (`password="` repeated to 1 MB: 23 s of CPU judging the same values). A
+value a window cut short that starts inside a run masked already is not judged: masked, it
+would end where that run does. The values judged secret are looked for in their line in one
+reading (memidx.secrets.places), and a run's end is looked for once (RunEnds). The findings
+are the same as before: tests/unit/test_secret_judged_once.py compares them on generated texts
+with the pass that judged each value in each window again (tests/unit/secrets_oracle.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from memidx.secrets import library
+from memidx.secrets.assignments import extra_keyword_values
+from memidx.secrets.blocks import flow_values, values_below
+from memidx.secrets.linear import next_name
+from memidx.secrets.markup import markup_values
+from memidx.secrets.patterns import (
+    BASIC,
+    BEARER,
+    Finding,
+    assigned_value,
+    looks_secret,
+    real_password,
+)
+from memidx.secrets.places import every_place
+from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
+from memidx.secrets.windows import (
+    closed,
+    cut_short,
+    library_names,
+    secret_names,
+    secret_word,
+    unassigned_name,
+    windows,
+)
+
+KEYWORD_KIND = "secret-assignment"
+BEARER_KIND = "bearer-token"
+URL_KIND = "basic-auth"  # a password in a URL, or in an `Authorization: Basic` token
+
+
+def _basic_password(token: str) -> bool:
+    """Whether an `Authorization: Basic` token holds a password (`user:password` in base64)
+    that is no placeholder (`username:password`, the usual example)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(token, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, colon, password = decoded.strip().partition(":")
+    return bool(colon and user.isprintable() and password) and real_password(password)
+
+
+# Cheap literal stems of every secret-sounding name: str.find over the text in lower case
+# finds the lines worth reading far faster than any expression of alternatives.
+STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "basic", "contrase")
+ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _candidate_lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each line holding a stem, in order."""
+    lower = text.translate(ASCII_LOWER)  # same length as the text, unlike str.lower()
+    starts: set[int] = set()
+    for stem in STEMS:
+        at = lower.find(stem)
+        while at != -1:
+            starts.add(lower.rfind("\n", 0, at) + 1)
+            at = lower.find(stem, at + len(stem))
+    lines: list[tuple[int, int]] = []
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        lines.append((start, len(text) if end == -1 else end))
+    return lines
+
+
+def assigned(text: str) -> Iterable[Finding]:
+    """Values assigned to secret-sounding names, XML's too (memidx.secrets.markup), and bearer
+    tokens, that look like secrets; quotes read as memidx.secrets.quotes reads them (curly ones
+    as plain, a closing one unlike the opening one as it, one a line's end leaves open closed)."""
+    text = matched_quotes(plain_quotes(code_strings(text)))
+    yield from markup_values(text, secret_word, library.entropy, KEYWORD_KIND)
+    judged: dict[int, bool] = {}  # each line below a key alone: whether it looked secret
+    secret: dict[str, bool] = {}  # each value judged: whether it looked secret
+    for start, done in _candidate_lines(text):
+        line = text[start:done]
+        yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
+        yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
+        if not secret_names(line) and not unassigned_name(line):
+            continue
+        line, shut = closed_at_end(line)  # a quote it adds stands at `shut`: nothing ends past
+        judge = _judge(library.entropy(), secret)  # the entropy loaded only for such lines
+        kinds: dict[str, str] = {}
+        for cut in _library_values(line, judge, kinds):
+            yield Finding(start + cut.start, start + min(cut.end, shut), cut.kind)
+        kinds.update(dict.fromkeys(extra_keyword_values(line, secret_word), KEYWORD_KIND))
+        kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
+        for match in BASIC.finditer(line):
+            if _basic_password(match.group(1)):
+                yield Finding(start + match.start(1), start + match.end(1), URL_KIND)
+        values = ((assigned_value(raw), kind) for raw, kind in kinds.items())
+        for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
+            yield Finding(start + at, start + min(end, shut), kind)
+
+
+def _judge(entropy: Callable[[str], float], secret: dict[str, bool]) -> Callable[[str], bool]:
+    """looks_secret, each value judged once: `secret` keeps each one's answer."""
+
+    def judge(value: str) -> bool:
+        known = secret.get(value)
+        if known is None:
+            known = secret[value] = looks_secret(value, entropy)
+        return known
+
+    return judge
+
+
+def _library_values(
+    line: str, judge: Callable[[str], bool], kinds: dict[str, str]
+) -> Iterable[Finding]:
+    """The library's keyword detector over the line's windows: each value it finds goes into
+    `kinds`, and one a window's end cut short that looks secret is also a finding to the end
+    of its run."""
+    find = library.keyword_finder()
+    run, ends = [0, 0], RunEnds(line)
+    for left, right in windows(line, library_names(line)):
+        window = line[left:right]
+        for value in find(closed(window, right, line)):
+            if not value.split():
+                continue
+            token = value.split()[0]
+            # every place it stands, cut short or not: a cut value's start may also stand
+            # whole before it (`pwd: 'v4lue...' ... url=v4lue...`, the window's end in it)
+            kinds[token] = KEYWORD_KIND
+            at = left + window.rfind(token)
+            if cut_short(window, token, right, line) and (
+                cut := _cut_value(ends, at, token, judge, run)
+            ):
+                yield cut
+
+
+SPACE = re.compile(r"\s")
+
+
+class RunEnds:
+    """Where a value's run ends in a long line (its next space, or a secret-sounding name's
+    separator before it: `,secret=...`), each end found once. A line of assignments without
+    a space (`password=v4lue,password=...`) gave each value cut short a search to the line's
+    end for its space: 20 s for 900 KB, quadratic. A run keeps its space and its first name
+    for every value that starts in it before them."""
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+        self.space = (1, 0)  # (from, at): no space from `from` to `at`, one at `at`
+        self.named: tuple[int, int, int | None] = (1, 0, None)  # (from, space, its name)
+
+    def end(self, begin: int) -> int:
+        """next_name's end of the run a value starting at `begin` begins, or its space."""
+        low, space = self.space
+        if not low <= begin <= space:
+            found = SPACE.search(self.line, begin)
+            space = found.start() if found else len(self.line)
+            self.space = (begin, space)
+        if begin and self.line[begin - 1] in "\"'`":  # next_name reads no name after a quote
+            return space
+        low, until, name = self.named
+        if not (low <= begin and until == space and (name is None or begin <= name)):
+            name = next_name(self.line, begin, space, secret_word)
+            self.named = (begin, space, name)
+        return name or space
+
+
+def _cut_value(
+    line: RunEnds, at: int, token: str, judge: Callable[[str], bool], run: list[int]
+) -> Finding | None:
+    """A value a window's end cut short, at `at` in the line: when what the window read of it
+    looks secret, the whole run of characters it begins (up to the next space) is masked.
+    `run` keeps the (from, to) of the last run masked: the windows cut one run again and again
+    in a long line without spaces. A value that starts in it is not judged: masked, it would
+    end where the run does, inside what is masked already."""
+    value = token.strip("\"'`,;")
+    if not value:
+        return None
+    begin = at + token.index(value)
+    if run[0] <= begin < run[1] or not judge(value):
+        return None
+    run[:] = [begin, line.end(begin)]
+    return Finding(begin, run[1], KEYWORD_KIND)

@@ -1,0 +1,112 @@
+"""`pre-commit run` by hand past 128 KiB of names: the framework runs the checks in parts, one
+process each, and what no part's share of the files holds (a file staged and then deleted from
+the work tree) or what concerns the whole index (drift) was refused in every part. The parts of
+one run share the framework's process and the index: the first part to claim a marker keyed by
+them in the git folder says those, the later ones only their own files' problems."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.machines import Machine, clone, hook_env, make_template
+
+TOKEN = "ghp_" + "Zk9xQ7mL2pWq8xR4tY6u" * 2
+STEM = "the-espresso-machine-on-the-third-floor-needs-descaling-every-week-" * 2
+
+
+@pytest.fixture
+def machine(tmp_path_factory: pytest.TempPathFactory) -> Machine:
+    root = tmp_path_factory.mktemp("parts")
+    env = hook_env(root / "pre-commit-home")
+    machine = clone(make_template(root, env), root / "a", env)
+    for i in range(900):  # ~150 KiB of names: two parts
+        (machine.root / "notes" / f"{STEM}{i:04d}.md").write_text(
+            f"# Espresso {i}\n\nThe espresso machine on floor {i} needs descaling every week.\n",
+            encoding="utf-8",
+        )
+    machine.git("add", "-A")
+    machine.git("commit", "-q", "--no-verify", "-m", "espresso")
+    return machine
+
+
+def run_all_files(machine: Machine) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+        cwd=machine.root,
+        env=machine.env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+def test_a_staged_secret_gone_from_the_work_tree_is_said_once(machine: Machine) -> None:
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "notes/deploy.md")
+    (machine.root / "notes" / "deploy.md").unlink()  # staged, then deleted: no part's share
+
+    done = run_all_files(machine)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.count("notes/deploy.md:5: ") == 1, done.stdout
+
+
+def test_each_run_says_it_again(machine: Machine) -> None:
+    """The marker is the run's: a second `pre-commit run` refuses the secret again."""
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "notes/deploy.md")
+    (machine.root / "notes" / "deploy.md").unlink()
+
+    first, second = run_all_files(machine), run_all_files(machine)
+
+    for done in (first, second):
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert done.stdout.count("notes/deploy.md:5: ") == 1, done.stdout
+
+
+def test_the_index_drifting_from_head_is_said_once(machine: Machine) -> None:
+    (machine.root / "notes" / "late.md").write_text(
+        "# Late\n\nThe espresso machine was descaled late this week.\n", encoding="utf-8"
+    )
+    machine.git("add", "notes/late.md")
+    machine.git("-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "no hook followed")
+
+    done = run_all_files(machine)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.count("the index has drifted from HEAD") == 1, done.stdout
+
+
+def test_a_shell_running_the_checks_twice_is_no_run_of_parts(machine: Machine) -> None:
+    """Only the framework's process makes parts of one run: a script that runs `check all`
+    twice with PRE_COMMIT=1 from one shell has each run refuse the secret."""
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "notes/deploy.md")
+    (machine.root / "notes" / "deploy.md").unlink()
+    check = '"$MEMIDX_PYTHON" -m memidx -C "$ROOT" check all'
+
+    done = subprocess.run(
+        ["sh", "-c", f'{check}; echo "code $?"; {check}; echo "code $?"'],
+        cwd=machine.root,
+        env={**machine.env, "PRE_COMMIT": "1", "ROOT": str(machine.root)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+    assert done.stdout.count("notes/deploy.md:5: ") == 2, done.stdout + done.stderr
+    assert done.stdout.count("code 1") == 2, done.stdout + done.stderr
