@@ -10,9 +10,13 @@ from collections.abc import Callable, Iterator
 from memidx.secrets.identifiers import SECRET_WORDS, WORD
 
 # Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`,
-# `x-api-key: ...` (HTTP's, Helm's and HTML's spelling; the library reads `api_key`, `apikey`)
+# `x-api-key: ...`, `private-key:` (HTTP's, Helm's and HTML's spelling; the library reads
+# `api_key`, `apikey`), Azure's `Ocp-Apim-Subscription-Key:`
 # (a name: a run of `[\w.-]` whose part after its last dot holds one of these words).
-EXTRA_WORDS = re.compile(r"(?i)token|credential|access[_-]?key|secret[_-]?key|api-key|[_-]pass\b")
+EXTRA_WORDS = re.compile(
+    r"(?i)token|credential|access[_-]?key|secret[_-]?key|(?:api|private)-key|subscription[_-]?key"
+    r"|[_-]pass\b"
+)
 # A run of name characters, then an assignment; VALUE its value (group 1), read only after a
 # name that holds a word. Tried only where a run begins and never backing into it: the one
 # expression of word, prefix and suffix read each way of splitting a run around a word, cubic
