@@ -62,7 +62,7 @@ def _names_a_field(rest: str) -> bool:
     return False
 
 
-def _no_password(rest: str) -> bool:
+def no_password(rest: str) -> bool:
     """Whether a sign-led value is a path, an entity, a filter or a field's name."""
     names = rest.lstrip(SIGNS).split("/")
     # two names at least with a letter: `!Passw0rd/2024` is no path
@@ -88,8 +88,10 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = VALUE.match(line, match.end() - 1)
         elif secret_word(line[last:end]):
             value = SIGN_LED.match(line, match.end())
-            if value and _no_password(value[1]):
-                value = None
+        # a sign-led path, entity, filter or field's name, after any secret-sounding name
+        # (`token: "@octokit/auth-token"` was refused where `secret: "@azure/identity"` was not)
+        if value and value[1][0] in SIGNS and no_password(value[1]):
+            value = None
         if value:
             yield value.group(1)
             match = EXTRA_ASSIGNED.search(line, value.end())

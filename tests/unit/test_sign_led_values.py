@@ -109,6 +109,11 @@ def test_a_password_with_a_slash_a_word_or_an_ampersand_is_still_found(value: st
         'secret: "@types/node"',
         'password_field = "#user-password-2"',
         'password: "&#x2022;&#x2022;&#x2022;"',
+        # memidx's own names (token, credential...) read them as the library's names do
+        'token: "@octokit/auth-token"',
+        'auth_token: "#/components/schemas/AuthToken"',
+        "GITHUB_TOKEN: ':github_token'",
+        'credentials: "@@APP_CREDENTIALS@@"',
     ],
 )
 def test_a_path_a_field_or_an_entity_read_strictly_is_still_no_secret(text: str) -> None:
