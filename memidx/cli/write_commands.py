@@ -22,6 +22,7 @@ def remember(args: argparse.Namespace, config: Config) -> int:
     if sys.stdin.isatty():
         print("memidx: reading the note's body from stdin (end with Ctrl-D)", file=sys.stderr)
     body = read_stdin("the note's body", hint="a note is far shorter: keep the lesson, not the log")
+    body = body.removeprefix("\ufeff")  # Notepad's UTF-8 BOM: no text, and it unmade a heading
     extra = {"summary_of": args.summary_of} if args.summary_of else None
     done = write_note(
         config,

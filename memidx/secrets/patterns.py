@@ -69,6 +69,7 @@ PLACEHOLDER_WORDS = re.compile(
 # An Android resource (`@string/maps_key`, `@android:string/ok`) names the value it stands for.
 REFERENCE = re.compile(
     r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
+    + r"|^[A-Za-z]:\\(?:[\w .-]+\\)*[\w .-]+$"  # a Windows path, `C:\secrets\pw.txt`
     + f"|^(?:{PRIVATE_STAND_IN}\ufe0e?)+$"
     + r"|^@(?:\w+:)?(?:string|xml|raw|array|integer|bool|dimen|color|drawable|id)/[\w.]+$"
 )

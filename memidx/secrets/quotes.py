@@ -115,9 +115,10 @@ def _one_quote(match: re.Match[str]) -> str:
 
 
 # JSX's string literal in braces given to a prop (`apiKey={"v4lue"}`, `value={'v4lue'}`, a
-# template without `${`): the braces made it a reference, and it was let through where
-# `apiKey="v4lue"` was refused. Read as a quoted value, each brace a space.
-BRACED = re.compile(r"(=[ \t]*+)\{([\"'`])([^\s\"'`{}$]++)\2\}")
+# template without `${`; spaces inside the braces too, `{ "v4lue" }`): the braces made it a
+# reference, and it was let through where `apiKey="v4lue"` was refused. Read as a quoted
+# value, each brace a space.
+BRACED = re.compile(r"(=[ \t]*+)(\{[ \t]*+)([\"'`])([^\s\"'`{}$]++)\3([ \t]*+\})")
 
 
 def jsx_literals(text: str) -> str:
@@ -125,7 +126,7 @@ def jsx_literals(text: str) -> str:
     character for one; `text` itself when it holds none."""
     if BRACED.search(text) is None:
         return text
-    return BRACED.sub(lambda m: f"{m[1]} {m[2]}{m[3]}{m[2]} ", text)
+    return BRACED.sub(lambda m: f"{m[1]}{' ' * len(m[2])}{m[3]}{m[4]}{m[3]}{' ' * len(m[5])}", text)
 
 
 def code_strings(text: str) -> str:

@@ -34,7 +34,9 @@ SPOKEN = re.compile(r"(?i)bearer\s|basic\s")
 
 @cache
 def _secret_words() -> re.Pattern[str]:
-    extra = ["token", "credential", "access[_-]?key", "bearer", r"[_-]pass\b"]  # SMTP_PASS
+    # SMTP_PASS; `x-api-key:`, `private-key:` (the library reads `api_key`, `private_key` only)
+    extra = ["token", "credential", "access[_-]?key", "(?:api|private)-key", "subscription[_-]?key"]
+    extra += ["bearer", r"[_-]pass\b"]
     return re.compile("(?i)(?:" + "|".join([*library.keyword_words(), *extra]) + ")")
 
 

@@ -61,6 +61,15 @@ def test_a_backslash_in_dir_separates_folders(machine: Machine) -> None:
     assert run.code == 0 and run.out.strip() == "notes/ops/wsl/vmmem.md", run.err
 
 
+def test_a_body_written_with_a_byte_order_mark_is_the_body_without_it(machine: Machine) -> None:
+    # Notepad's "UTF-8 with BOM": the mark was written inside the note, before its heading,
+    # which was then no heading (`\ufeff## Cap`), and an invisible character was committed
+    run = machine.memidx_process("remember", "--title", "Vmmem", stdin="\ufeff## Cap\n" + BODY)
+    assert run.code == 0, run.err
+    text = (machine.root / run.out.strip()).read_text(encoding="utf-8")
+    assert "\ufeff" not in text and "\n## Cap\n" in text
+
+
 def test_the_same_title_twice_gets_a_new_file(machine: Machine) -> None:
     first = machine.memidx_process("remember", "--title", "Disk full!", stdin=BODY)
     second = machine.memidx_process("remember", "--title", "Disk full!", stdin=BODY + "Again.\n")

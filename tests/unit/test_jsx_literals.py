@@ -20,6 +20,8 @@ VALUE = "Zq8vN3kLp2Rt7Wx"
         f"<Stripe secretKey={{`{VALUE}`}} />",
         f"<input name=\"password\" value={{'{VALUE}'}} />",
         f'password = {{"{VALUE}"}}',
+        f'<GoogleMap apiKey={{ "{VALUE}" }} />',  # spaces inside the braces, as typed by hand
+        f"<Stripe secretKey={{\t'{VALUE}'  }}/>",
     ],
 )
 def test_a_braced_literal_given_a_secret_name_is_found(text: str) -> None:
@@ -44,9 +46,10 @@ def test_reading_braced_literals_moves_nothing() -> None:
 
     assert jsx_literals(text) == f'a\n<X apiKey= "{VALUE}"  />\n'
     assert jsx_literals("no braces") == "no braces"
+    assert jsx_literals(f'<X apiKey={{  "{VALUE}" }} />') == f'<X apiKey=   "{VALUE}"   />'
 
 
-@pytest.mark.parametrize("unit", ['={"', "={'ab", "= {`a`"])
+@pytest.mark.parametrize("unit", ['={"', "={'ab", "= {`a`", "={ ", '={ "a" '])
 def test_reading_braced_literals_stays_linear(unit: str) -> None:
     find_secrets("password = warm")  # the plugins loaded before timing
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))

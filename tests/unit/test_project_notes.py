@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from tests.helpers import clean_env
+
 ROOT = Path(__file__).parents[2]
 
 
@@ -16,5 +18,6 @@ def test_the_project_ships_no_turn_log_segment() -> None:
         capture_output=True,
         text=True,
         check=True,
+        env=clean_env(),  # a GIT_DIR inherited (tests run from a git hook) named another repo
     ).stdout.split()
     assert sorted(listed) == ["notes/haystack/.gitattributes", "notes/haystack/.gitignore"]

@@ -82,9 +82,47 @@ def test_a_password_holding_a_secret_word_is_still_found(value: str) -> None:
     assert [text[f.start : f.end] for f in find_secrets(text)] == [value]
 
 
-def test_reading_values_starting_with_a_sign_stays_linear() -> None:
+@pytest.mark.parametrize(
+    "value",
+    [
+        "+wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ",  # base64: a `/` in it is no path
+        "+Xk9/qW2zLm8vN",
+        "!Passw0rd/2024",  # one name with letters: no path
+        "#secret-Zk9qW2vLp8Rt7",  # a secret's word, then random: no field's name
+        "=token_Zk9qW2vLp8Rt7",
+        "#key_8f3a9c2e1b7d",
+        "&k8Zq;2WvLp9Rt7",  # `&...;` no HTML entity
+    ],
+)
+def test_a_password_with_a_slash_a_word_or_an_ampersand_is_still_found(value: str) -> None:
+    """A path's names, a field's words and an entity are read strictly: a random value led by
+    a sign that holds a `/`, `secret-` or `&...;` was let through when any of them did."""
+    text = f'DB_PASSWORD="{value}"'
+
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password: "@/components/PasswordInput.tsx"',
+        'secret: "@types/node"',
+        'password_field = "#user-password-2"',
+        'password: "&#x2022;&#x2022;&#x2022;"',
+        # memidx's own names (token, credential...) read them as the library's names do
+        'token: "@octokit/auth-token"',
+        'auth_token: "#/components/schemas/AuthToken"',
+        "GITHUB_TOKEN: ':github_token'",
+        'credentials: "@@APP_CREDENTIALS@@"',
+    ],
+)
+def test_a_path_a_field_or_an_entity_read_strictly_is_still_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("unit", ['password="#ab ', 'password="#a/B', 'password="#aB_c-'])
+def test_reading_values_starting_with_a_sign_stays_linear(unit: str) -> None:
     find_secrets("password = warm")  # the plugins loaded before timing
-    unit = 'password="#ab '
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
     ratio = fastest(large) / max(fastest(small), 1e-4)
     assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
