@@ -34,6 +34,17 @@ FIELD = re.compile(
     r"[a-z][a-z0-9]*+(?:[_-][A-Za-z0-9]++|[A-Z][a-z0-9]*+)++|[A-Z][A-Z0-9]*+(?:[_-][A-Z0-9]++)++"
 )
 SIGNS = "!#&+?@|=:;,\\"
+# The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
+# (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
+# block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows it
+# on its line or its name has YAML_NAME's shape. Not `;` nor `,`, which end a shell's or a
+# list's value. At most 200 characters, followed by a space, a quote or the line's end: read
+# to the end of its run after every name, `password:!password:!...` took 20 s for 100 KB.
+SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
+# an anchor's or a tag's name: letters, `_`, `.`, `-`, `:`, `/` (`!!binary`, `&db_defaults`,
+# `!GetAtt`), digits at its end only (`&node2`); a password mixes them (`!Zq8vT2mW9pL`)
+YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+[0-9]*+")
+TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
 PARTS = re.compile(r"[:;,=.]")
 
 
@@ -62,7 +73,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = VALUE.match(line, match.end() - 1)
         elif secret_word(line[last:end]):
-            value = SIGN_LED.match(line, match.end())
+            value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
             if value and (NO_PASSWORD.search(value[1]) or _names_a_field(value[1])):
                 value = None
         if value:
@@ -70,3 +81,16 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             match = EXTRA_ASSIGNED.search(line, value.end())
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
+
+
+def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
+    """The unquoted value starting with a sign after the assignment that ends at `at` (group
+    1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE)."""
+    bare = SIGN_LED_BARE.match(line, at)
+    if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
+        return None  # `PASSWORD= # a comment`
+    if line[at - 1] != ":" or bare[1][0] not in "|!&":
+        return bare
+    if bare[1][0] == "|" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
+        return None
+    return bare
