@@ -28,6 +28,8 @@ ATTRIBUTE = re.compile(
 CONTENT = re.compile(
     r"\s*+(?:<!\[CDATA\[\s*+([^\s\]<>]++)\s*+\]\]>|([^\s<>]++))\s*+</([\w.:-]++)\s*+>"
 )
+CLOSING = re.compile(r"</([\w.:-]++)\s*+>")  # a closing tag and its name
+WRAPPED_LINES = 64  # the lines of an element's text read as a value wrapped over them
 # A literal part of each secret-sounding word (the library's list and memidx's: `api_?key`,
 # `passwd`, `token`...): a tag holding none names no secret (tests/unit/test_secret_markup.py).
 STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contrase")
@@ -65,6 +67,32 @@ def markup_values(
             group = 1 if held.group(1) is not None else 2
             if _secret(held.group(group), entropy):
                 yield Finding(held.start(group), held.end(group), kind)
+        elif held is None:
+            yield from _wrapped(text, tag.end(), tag.group(1), entropy, kind)
+
+
+def _wrapped(
+    text: str, at: int, name: str, entropy: Callable[[], Entropy], kind: str
+) -> Iterator[Finding]:
+    """The lines of an element's text from `at` to its closing tag, when they are one value
+    wrapped over several lines (`<privateKey>` over lines of base64), each a run without
+    spaces, that looks secret as a whole: each line. Text that holds a space is prose, and
+    an element of more than WRAPPED_LINES lines is no value. Read to the next `<` only."""
+    end = text.find("<", at)
+    close = CLOSING.match(text, end) if end != -1 else None
+    if close is None or close.group(1) != name:
+        return
+    lines = text[at:end].split("\n")
+    values = [line.strip() for line in lines]
+    if len(lines) > WRAPPED_LINES or any(" " in value for value in values):
+        return
+    if not _secret("".join(values), entropy):
+        return
+    for line, value in zip(lines, values, strict=True):
+        if value:
+            start = at + line.find(value)
+            yield Finding(start, start + len(value), kind)
+        at += len(line) + 1
 
 
 def _named(attributes: dict[str, tuple[str, int]], prefix: str, secret_word: Words) -> bool:
