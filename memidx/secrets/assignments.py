@@ -36,8 +36,9 @@ FIELD = re.compile(
 SIGNS = "!#&+?@|=:;,\\"
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
-# block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows it
-# on its line or its name has YAML_NAME's shape. Not `;` nor `,`, which end a shell's or a
+# block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows
+# it on its line or its name has YAML_NAME's shape; nor does a scope's `::`
+# (`AWS::SecretsManager::RotationSchedule`). Not `;` nor `,`, which end a shell's or a
 # list's value. At most 200 characters, followed by a space, a quote or the line's end: read
 # to the end of its run after every name, `password:!password:!...` took 20 s for 100 KB.
 SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
@@ -89,8 +90,8 @@ def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
     bare = SIGN_LED_BARE.match(line, at)
     if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
         return None  # `PASSWORD= # a comment`
-    if line[at - 1] != ":" or bare[1][0] not in "|!&":
+    if line[at - 1] != ":" or bare[1][0] not in "|!&:":
         return bare
-    if bare[1][0] == "|" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
+    if bare[1][0] in "|:" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
         return None
     return bare

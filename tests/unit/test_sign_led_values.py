@@ -125,6 +125,7 @@ def test_an_unquoted_value_starting_with_a_hash_or_a_bar_is_found(text: str) -> 
         f"password: # {VALUE}",
         "PASSWORD=!ENV:DB_PASSWORD",  # a field's name, a path, an entity (as quoted)
         "password=&lt;secret&gt;",
+        "Type: AWS::SecretsManager::RotationSchedule",  # a scope, no value
     ],
 )
 def test_a_yaml_anchor_tag_or_comment_after_a_name_is_no_secret(text: str) -> None:
