@@ -1,6 +1,8 @@
 """The values assigned to the names memidx adds to the library's list (`GITHUB_TOKEN=...`,
-`credentials: ...`), and the quoted values starting with a sign the library's rules skip for
-every secret-sounding name (pure): each is judged as every assigned value is."""
+`credentials: ...`), and for every secret-sounding name the values the library's rules skip:
+those starting with a sign, those after a space and a `:` (`{ password : v4lue }`), the
+strings it is called with and the items of a list it is given (pure): each is judged as
+every assigned value is."""
 
 from __future__ import annotations
 
@@ -61,8 +63,9 @@ def _names_a_field(rest: str) -> bool:
 
 
 def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
-    """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the quoted
-    values starting with a sign (SIGN_LED) given to any secret-sounding name, in order."""
+    """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the values
+    starting with a sign (SIGN_LED, SIGN_LED_BARE) given to any secret-sounding name, in
+    order; then the strings and items held_values reads."""
     match = EXTRA_ASSIGNED.search(line)
     while match:
         start, end = match.span(1)
@@ -74,7 +77,10 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = VALUE.match(line, match.end() - 1)
         elif secret_word(line[last:end]):
-            value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
+            if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
+                value = VALUE.match(line, match.end())  # `{ password : v4lue }`
+            else:
+                value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
             if value and (NO_PASSWORD.search(value[1]) or _names_a_field(value[1])):
                 value = None
         if value:
@@ -82,6 +88,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             match = EXTRA_ASSIGNED.search(line, value.end())
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
+    yield from held_values(line, secret_word)
 
 
 def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
@@ -95,3 +102,43 @@ def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
     if bare[1][0] in "|:" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
         return None
     return bare
+
+
+# A secret-sounding name called with strings (`setPassword("v4lue")`, `.withToken('v4lue')`:
+# the library reads `password("v4lue")` in small letters and double quotes only) or given a
+# list (`password=["v4lue"]`, `Set password: [v4lue] now`: the library's value starts with a
+# word character, and memidx read a flow collection only on its key's line alone); group 2
+# the call's `(`, group 3 the list's `[`. Tried only where a run of name characters begins.
+HOLDING = re.compile(
+    r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+(\[))"
+)
+# Each item and the `,` or closing bracket after it: a quoted string (group 2) or, in a
+# list, a plain scalar (group 3); an item of any other shape (`f(x + 1)`) ends the reading.
+HELD_ITEM = re.compile(
+    r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])"
+)
+# A call that reads, finds or clears a secret names it: its string is a name, an address or
+# a path (`get_password("alice@example.com")`, `deleteSecret("prod-db")`), no secret.
+LOOKUP = re.compile(
+    r"(?i)_?(?:get|fetch|read|load|lookup|find|list|describe|delete|remove|del|has|is|reset"
+    r"|forgot|send|request|clear|show|hide|toggle)"
+)
+
+
+def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
+    """The strings a secret-sounding name is called with and the items of the list it is
+    given (see HOLDING), in order; a lookup's (LOOKUP) none."""
+    match = HOLDING.search(line)
+    while match:
+        at = match.end()
+        name = match.group(1)
+        name = name[name.rfind(".") + 1 :]
+        if secret_word(name) and not (match.group(2) and LOOKUP.match(name)):
+            closer = ")" if match.group(2) else "]"
+            while item := HELD_ITEM.match(line, at):
+                if item.group(2) is not None or closer == "]":
+                    yield item.group(2) if item.group(2) is not None else item.group(3)
+                at = item.end()
+                if item.group(4) != ",":
+                    break
+        match = HOLDING.search(line, max(at, match.end()))
