@@ -3,7 +3,8 @@ secret-sounding (`<password>v4lue</password>`, `<apiKey>`), one a `name` or `key
 names so (`<entry key="db.password">v4lue</entry>`), and the `value` attribute of a tag named
 so either way (.NET's `<add key="ApiKey" value="v4lue"/>`, Spring's `<property
 name="password" value="v4lue"/>`, `<password value="v4lue"/>`, Android's `<meta-data
-android:name="io.fabric.ApiKey" android:value="v4lue"/>`). The keyword rules, which read
+android:name="io.fabric.ApiKey" android:value="v4lue"/>`), and the `content` of HTML's
+`<meta name="csrf-token" content="v4lue">`. The keyword rules, which read
 `password: v4lue` and `password="v4lue"`, missed them. A value is judged as an assigned one
 is: `${DB_PASS}`, `changeme`, `***` and an empty element pass."""
 
@@ -55,10 +56,11 @@ def markup_values(
         attributes = _attributes(text, *tag.span(2))
         named = _named(attributes, "", secret_word)
         named = named or secret_word(tag.group(1).rpartition(":")[2])  # `<db:password>`: `password`
+        holder = "content" if tag.group(1).lower() == "meta" else "value"  # HTML's `<meta>`
         for key, (value, at) in attributes.items():
             prefix, colon, local = key.rpartition(":")  # `android:value` by `android:name`
             own = named or _named(attributes, prefix + colon, secret_word)
-            if local == "value" and own and _secret(value, entropy):
+            if local == holder and own and _secret(value, entropy):
                 yield Finding(at, at + len(value), kind)
         if tag.group(3) or not named:
             continue  # `<add .../>` holds nothing

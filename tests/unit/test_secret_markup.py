@@ -191,3 +191,32 @@ def test_a_value_wrapped_over_several_lines_of_an_element_is_found(
 )
 def test_wrapped_prose_or_a_placeholder_in_an_element_is_no_secret(text: str) -> None:
     assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'<meta name="csrf-token" content="{VALUE}">',  # Rails', Laravel's page head
+        f'<META NAME="csrf-token" CONTENT="{VALUE}">',
+        f"<meta name='secret' content='{VALUE}' />",
+        f'<meta content="{VALUE}" name="csrf-token">',
+    ],
+)
+def test_the_content_of_a_meta_tag_named_secret_is_found(text: str) -> None:
+    """`<meta name="csrf-token" content="...">` was let through: only `value` was read."""
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<meta name="csrf-param" content="authenticity_token">',
+        '<meta name="csrf-token" content="{{ csrf_token() }}">',  # a template
+        '<meta name="csrf-token" content="<%= form_authenticity_token %>">',
+        f'<meta name="description" content="{VALUE}">',
+        '<meta property="og:title" content="Reset your password">',
+        f'<div name="token" content="{VALUE}"></div>',  # `content` is `<meta>`\'s only
+    ],
+)
+def test_a_meta_tag_naming_no_secret_or_holding_a_template_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
