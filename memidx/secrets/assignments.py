@@ -117,28 +117,48 @@ HOLDING = re.compile(
 HELD_ITEM = re.compile(
     r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])"
 )
-# A call that reads, finds or clears a secret names it: its string is a name, an address or
-# a path (`get_password("alice@example.com")`, `deleteSecret("prod-db")`), no secret.
-LOOKUP = re.compile(
-    r"(?i)_?(?:get|fetch|read|load|lookup|find|list|describe|delete|remove|del|has|is|reset"
-    r"|forgot|send|request|clear|show|hide|toggle)"
-)
+# The last word of a name that holds a secret (`password`, `apiKey`, `tokens`), the words a
+# key needs before it (`ApiKey`: a `sortKey`, a `primaryKey` is none), and the first words of
+# a call that gives one (`setPassword`, `withToken`, `check_password`): a call's name of other
+# words reads, parses or makes something else (`getPassword("alice@example.com")`,
+# `splitpasswd("user:pw")`, `impliedTagToken("html", "StartTag")`, `TokenType("NAME")`).
+HELD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey"})
+KEY_KINDS = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
+GIVING = frozenset({"set", "with", "use", "put", "update", "change", "add", "check", "verify"})
 
 
 def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
     """The strings a secret-sounding name is called with and the items of the list it is
-    given (see HOLDING), in order; a lookup's (LOOKUP) none."""
+    given (see HOLDING), in order."""
     match = HOLDING.search(line)
     while match:
         at = match.end()
-        name = match.group(1)
-        name = name[name.rfind(".") + 1 :]
-        if secret_word(name) and not (match.group(2) and LOOKUP.match(name)):
-            closer = ")" if match.group(2) else "]"
+        if _holds_a_secret(match.group(1).rpartition(".")[2], called=bool(match.group(2))):
             while item := HELD_ITEM.match(line, at):
-                if item.group(2) is not None or closer == "]":
-                    yield item.group(2) if item.group(2) is not None else item.group(3)
+                value = item.group(2) if item.group(2) is not None else item.group(3)
+                if (item.group(2) is not None or match.group(3)) and VALUE_SHAPE.search(value):
+                    yield value
                 at = item.end()
                 if item.group(4) != ",":
                     break
         match = HOLDING.search(line, max(at, match.end()))
+
+
+# An item that may be a secret: no space (`"Invalid token"` is a message), and a digit or a
+# sign beside letters (`"StartTag"`, `'NAMED_OPERATOR'`, `"basic_test_realm"` are names).
+VALUE_SHAPE = re.compile(r"^(?=\S*$)(?=.*[^A-Za-z_-])")
+
+
+def _holds_a_secret(name: str, *, called: bool) -> bool:
+    """Whether a list given to `name` holds secrets, or (`called`) a call of it is given
+    one (see HELD_WORDS): not a lexer's `tokens = [...]`, its token kinds' names."""
+    words = [word.lower() for word in WORD.findall(name)]
+    if not words or (not called and name == "tokens"):
+        return False
+    last = words[-1] if called else words[-1].removesuffix("s")
+    before = words[:-1]
+    if last == "key" and before and before[-1] in KEY_KINDS:
+        before = before[:-1]
+    elif last not in HELD_WORDS:
+        return False
+    return not called or not before or (len(before) == 1 and before[0] in GIVING)
