@@ -67,8 +67,12 @@ PLACEHOLDER_WORDS = re.compile(
 # `postgres[REDACTED:basic-auth]db` for `postgres://app:<private>pw</private>@db`. Only a value
 # that is nothing else: one holding a `␡` among other characters is a password that has it.
 # An Android resource (`@string/maps_key`, `@android:string/ok`) names the value it stands for.
+# A parenthesis makes a reference of a call (`os.getenv("X")`, `env::var(X)`, `getpass()`, or
+# its start, as a value read to a space holds it: `Password.create(`) or of a value in
+# parentheses (`(hidden)`), not of a password that holds one (`P@ss(w0rd)`).
 REFERENCE = re.compile(
-    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
+    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[\[\]{}<>]|^[A-Za-z_$][\w.:$-]*+\(|^\("
+    r"|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
     + f"|^(?:{PRIVATE_STAND_IN}\ufe0e?)+$"
     + r"|^@(?:\w+:)?(?:string|xml|raw|array|integer|bool|dimen|color|drawable|id)/[\w.]+$"
 )
@@ -133,17 +137,24 @@ class Finding(Value):
     kind: str
 
 
+# The entropy a value needs, by how many kinds of characters it mixes: the library measures it
+# over the base64 alphabet, so each sign lowers it, and `P@ss(w0rd)` (2.1), a password of all
+# four kinds, was let through; a value of two or three kinds needs 2.5.
+ENOUGH_ENTROPY = (0.0, 0.0, 2.5, 2.5, 2.0)
+
+
 def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     """Whether a value assigned to a secret-sounding name is one: long enough, no
     placeholder (`<your-token-here>`, `${TOKEN}`, `changeme`, `xxxx`), no reference to
     something else (`os.environ[...]`, `settings.password`, a path), mixed characters and
-    enough entropy (the library's measure over the base64 alphabet), no variable's name."""
+    enough entropy (ENOUGH_ENTROPY), no variable's name."""
     value = value.strip("\"'`,;.")
     if len(value) < 8 or value.startswith("[REDACTED:"):
         return False
     if PLACEHOLDER_WORDS.match(value) or REFERENCE.search(value) or names_a_secret(value):
         return False
-    return character_classes(value) >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
+    classes = character_classes(value)
+    return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= ENOUGH_ENTROPY[classes]
 
 
 OPENERS = {"}": "{", "]": "[", ")": "("}
