@@ -51,6 +51,12 @@ TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on it
 PARTS = re.compile(r"[:;,=.]")
 
 
+def no_password(value: str) -> bool:
+    """Whether a value led by a sign is a path, a package, an entity, a filter or a field's
+    name (NO_PASSWORD, FIELD), not a password."""
+    return bool(NO_PASSWORD.search(value)) or _names_a_field(value)
+
+
 def _names_a_field(rest: str) -> bool:
     """Whether a sign-led value is a field's name, not a password (see FIELD)."""
     for part in PARTS.split(rest.strip(SIGNS)):
@@ -76,12 +82,14 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             value = VALUE.match(line, match.end())
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = VALUE.match(line, match.end() - 1)
+            if value and value[1][0] in SIGNS and no_password(value[1]):
+                value = None  # as for any name (`token: "@azure/identity-broker"`)
         elif secret_word(line[last:end]):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
                 value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
-            if value and (NO_PASSWORD.search(value[1]) or _names_a_field(value[1])):
+            if value and no_password(value[1]):
                 value = None
         if value:
             yield value.group(1)

