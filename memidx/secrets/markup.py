@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from memidx.secrets.assignments import SIGNS, no_password
 from memidx.secrets.patterns import Finding, assigned_value, looks_secret
 
 # A start tag: its name (group 1), attributes (group 2: each `name="..."`, `name='...'`, HTML's
@@ -34,6 +35,7 @@ WRAPPED_LINES = 64  # the lines of an element's text read as a value wrapped ove
 # A literal part of each secret-sounding word (the library's list and memidx's: `api_?key`,
 # `passwd`, `token`...): a tag holding none names no secret (tests/unit/test_secret_markup.py).
 STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contrase")
+NOT_LED = "$%*-.^~/"  # what SIGN_LED reads no keyword's value after: a variable, an option...
 NAMING = ("name", "key")  # the attributes that name what an element or a `value` holds
 
 
@@ -114,5 +116,10 @@ def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:
 
 
 def _secret(value: str, entropy: Callable[[], Entropy]) -> bool:
+    """Whether an element's text or a `value` looks secret, judged as a keyword's value is:
+    none starting with a sign the keyword rules read no value after (`-p`, `%DB_PASSWORD%`,
+    `^1.2.3`), nor a path, an entity or a field's name after another (`@/lib/x`, `#id_pw1`)."""
     value = assigned_value(value)
-    return bool(value) and looks_secret(value, entropy())
+    if not value or value[0] in NOT_LED or (value[0] in SIGNS and no_password(value)):
+        return False
+    return looks_secret(value, entropy())

@@ -45,3 +45,20 @@ def test_a_password_beside_them_is_still_found(value: str, form: str) -> None:
     text = form.format(v=value)
 
     assert [text[f.start : f.end] for f in find_secrets(text)] == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<password>--password-stdin</password>",  # an option
+        "<password>%DB_PASSWORD%</password>",  # a Windows variable
+        "<password>#id_password1</password>",  # a selector
+        "<password>@/lib/secretStore</password>",  # a path alias
+        "<token>^1.2.3-beta.4</token>",  # a version
+        '<add key="ApiKey" value="--api-key-file"/>',
+    ],
+)
+def test_an_elements_text_is_judged_as_a_keywords_value_is(text: str) -> None:
+    """`password: --password-stdin` passed where `<password>--password-stdin</password>`
+    was refused: XML's values were judged more strictly than a keyword's."""
+    assert find_secrets(text) == []
