@@ -117,14 +117,10 @@ def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
 # list (`password=["v4lue"]`, `Set password: [v4lue] now`: the library's value starts with a
 # word character, and memidx read a flow collection only on its key's line alone); group 2
 # the call's `(`, group 3 the list's `[`. Tried only where a run of name characters begins.
-HOLDING = re.compile(
-    r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+(\[))"
-)
+HOLDING = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+(\[))")
 # Each item and the `,` or closing bracket after it: a quoted string (group 2) or, in a
 # list, a plain scalar (group 3); an item of any other shape (`f(x + 1)`) ends the reading.
-HELD_ITEM = re.compile(
-    r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])"
-)
+HELD_ITEM = re.compile(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])")
 # The last word of a name that holds a secret (`password`, `apiKey`, `tokens`), the words a
 # key needs before it (`ApiKey`: a `sortKey`, a `primaryKey` is none), and the first words of
 # a call that gives one (`setPassword`, `withToken`, `check_password`): a call's name of other

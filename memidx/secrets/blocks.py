@@ -76,14 +76,14 @@ def _tripled_below(text: str, start: int, end: int, kind: str) -> Iterator[Findi
     if opened is None or not secret_word(opened.group(1).rpartition(".")[2]):
         return
     quotes, spans = opened.group(2), list[tuple[int, int]]()
-    for _, begin, _, value in _lines_below(text, end + 1):
+    for _, begin, _, line in _lines_below(text, end + 1):
         # its closing quotes (read as one by quotes.python_strings when a `)` or `,` follows)
-        value, shut, rest = value.partition(quotes[0])
-        value = value.rstrip()
-        if " " in value or rest.strip(",;)]} \t" + quotes[0]):
+        held, shut, rest = line.partition(quotes[0])
+        held = held.rstrip()
+        if " " in held or rest.strip(",;)]} \t" + quotes[0]):
             return  # prose (a docstring's), or more than a value
-        if value:
-            spans.append((begin, begin + len(value)))
+        if held:
+            spans.append((begin, begin + len(held)))
         if shut:
             break
     else:

@@ -185,8 +185,8 @@ def test_a_value_wrapped_over_several_lines_of_an_element_is_found(
         "<password>\n  Enter your\n  password here\n</password>",  # prose
         "<password>\n  ${DB_PASS}\n  \n</password>",
         "<password>\n  abc\n  def\n</password>",  # too short as a whole
-        "<password>\n  {0}\n  {1}\n</secret>".format(*KEY_LINES),  # another element closes
-        "<password>\n  {0}\n  <b>{1}</b>\n</password>".format(*KEY_LINES),  # markup within
+        f"<password>\n  {KEY_LINES[0]}\n  {KEY_LINES[1]}\n</secret>",  # another element closes
+        f"<password>\n  {KEY_LINES[0]}\n  <b>{KEY_LINES[1]}</b>\n</password>",  # markup within
     ],
 )
 def test_wrapped_prose_or_a_placeholder_in_an_element_is_no_secret(text: str) -> None:

@@ -15,7 +15,7 @@ from memidx.secrets.patterns import looks_secret
     "text", ['password = "P@ss(w0rd)"', "DB_PASSWORD=P@ssw0rd(2024)!", "secret: 'Zq8!(vT2)mW9'"]
 )
 def test_a_password_holding_parentheses_is_found(text: str) -> None:
-    value = text.split("=" if "=" in text else ": ")[-1].strip("\"' ")
+    value = text.rsplit("=" if "=" in text else ": ", maxsplit=1)[-1].strip("\"' ")
 
     assert [text[f.start : f.end] for f in find_secrets(text)] == [value]
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from memidx.secrets import library
-from memidx.secrets.assignments import SIGNS, no_password, extra_keyword_values
+from memidx.secrets.assignments import SIGNS, extra_keyword_values, no_password
 from memidx.secrets.detect import find_secrets, redact_text
 from memidx.secrets.patterns import looks_secret
 from memidx.secrets.windows import (
