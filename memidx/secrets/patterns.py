@@ -144,6 +144,7 @@ ENOUGH_ENTROPY = (0.0, 0.0, 2.5, 2.5, 2.0)
 # One word, a capital and small letters (`Passwort`, `Kennwort`, `Tokenizer`): 46 of the 926
 # values found in 20,000 code and config files on a developer's machine, none a secret (two
 # words, `SuperSecret`, still count)
+CALLED = re.compile(r"[+*/=,!&|][A-Za-z_][\w.]*+\(")  # a call after an operator: code
 DOT_PATH = re.compile(r"\.[\w.-]*+/")  # a path from a hidden folder, or `../`
 WORD_ALONE = re.compile(r"[^\W\d_][^\W\d_A-Z]++")
 
@@ -158,7 +159,7 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     value = value.strip("\"'`,;.:")  # `:` too: a label's `Password:` is no value
     if len(value) < 8 or value.startswith("[REDACTED:"):
         return False
-    if PLACEHOLDER_WORDS.match(value) or REFERENCE.search(value) or names_a_secret(value):
+    if PLACEHOLDER_WORDS.match(value) or referred(value) or names_a_secret(value):
         return False
     if WORD_ALONE.fullmatch(value):
         return False  # a capitalised word (`Passwort` of a translation file, `Credentials`)
@@ -199,7 +200,15 @@ def real_password(value: str) -> bool:
     """Whether a password found in a URL, a command line or a `.netrc` entry is one: not a
     placeholder (`<PASSWORD>`, `password`, `changeme`) nor a reference (`${DB_PASSWORD}`),
     whichever detector found it."""
-    return not PLACEHOLDER_WORDS.match(value) and not REFERENCE.search(value)
+    return not PLACEHOLDER_WORDS.match(value) and not referred(value)
+
+
+def referred(value: str) -> bool:
+    """Whether `value` is a reference (REFERENCE), or code: a call after an operator
+    (`n+len(tokens)`) or a `)` no `(` in it opened (a signature's `ParseResults):`)."""
+    return bool(REFERENCE.search(value) or CALLED.search(value)) or (
+        value.count(")") > value.count("(")
+    )
 
 
 def url_password(found: str) -> str:

@@ -31,6 +31,11 @@ def test_a_password_holding_parentheses_is_found(text: str) -> None:
         "password = (hidden)",
         'api_key = config("API_KEY", cast=str)',
         "password = '%(db_password)s'",
+        # code on this machine, refused once a parenthesis was no reference of itself
+        "def strip_html_tags(s: str, l: int, tokens: ParseResults):",
+        "def tokenize(readline, tokeneater=printtoken):",
+        "token_number = self.tokens_taken+len(self.tokens)",
+        "f.write('machine foo.domain.com login bar password pass')",
     ],
 )
 def test_a_call_or_a_value_in_parentheses_is_no_secret(text: str) -> None:
