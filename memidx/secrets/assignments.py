@@ -1,6 +1,8 @@
 """The values assigned to the names memidx adds to the library's list (`GITHUB_TOKEN=...`,
-`credentials: ...`), and the quoted values starting with a sign the library's rules skip for
-every secret-sounding name (pure): each is judged as every assigned value is."""
+`credentials: ...`), and for every secret-sounding name the values the library's rules skip:
+those starting with a sign, those after a space and a `:` (`{ password : v4lue }`), the
+strings it is called with and the items of a list it is given (pure): each is judged as
+every assigned value is."""
 
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ NO_PASSWORD = re.compile(
 # A capital only before a small letter (`PasswordInput.tsx`), or capitals alone (`README`)
 SEGMENT = re.compile(r"(?:[A-Z][a-z]|[a-z0-9._-])*+|[A-Z._-]++")
 NAMED = re.compile(r"[A-Za-z]")
+SLASHES = re.compile(r"[/\\]")
 # Words joined by `_` or `-`, or by case from a small letter on (`signupPasswordInput`), as
 # identifiers.py reads a variable's name, each word's digits at its end (`Panel2`);
 # `#hunter2secret`, `#MySecret2024`, `#secret-Zk9qW2vLp8Rt7` stay passwords.
@@ -48,6 +51,18 @@ FIELD = re.compile(
     r"|[A-Z][A-Z0-9]*+(?:[_-][A-Z0-9]++)++"
 )
 SIGNS = "!#&+?@|=:;,\\"
+# The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
+# (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
+# block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows
+# it on its line or its name has YAML_NAME's shape; nor does a scope's `::`
+# (`AWS::SecretsManager::RotationSchedule`). Not `;` nor `,`, which end a shell's or a
+# list's value. At most 200 characters, followed by a space, a quote or the line's end: read
+# to the end of its run after every name, `password:!password:!...` took 20 s for 100 KB.
+SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
+# an anchor's or a tag's name: letters, `_`, `.`, `-`, `:`, `/` (`!!binary`, `&db_defaults`,
+# `!GetAtt`), digits at its end only (`&node2`); a password mixes them (`!Zq8vT2mW9pL`)
+YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+[0-9]*+")
+TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
 PARTS = re.compile(r"[:;,=.]")
 
 
@@ -64,7 +79,7 @@ def _names_a_field(rest: str) -> bool:
 
 def no_password(rest: str) -> bool:
     """Whether a sign-led value is a path, an entity, a filter or a field's name."""
-    names = rest.lstrip(SIGNS).split("/")
+    names = SLASHES.split(rest.lstrip(SIGNS))  # `\\host\share\pw`, as Windows names a share's
     # two names at least with a letter: `!Passw0rd/2024` is no path
     if sum(NAMED.search(name) is not None for name in names) >= 2 and all(
         SEGMENT.fullmatch(name) for name in names
@@ -74,8 +89,9 @@ def no_password(rest: str) -> bool:
 
 
 def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
-    """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the quoted
-    values starting with a sign (SIGN_LED) given to any secret-sounding name, in order."""
+    """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the values
+    starting with a sign (SIGN_LED, SIGN_LED_BARE) given to any secret-sounding name, in
+    order; then the strings and items held_values reads."""
     match = EXTRA_ASSIGNED.search(line)
     while match:
         start, end = match.span(1)
@@ -87,7 +103,12 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = VALUE.match(line, match.end() - 1)
         elif secret_word(line[last:end]):
-            value = SIGN_LED.match(line, match.end())
+            if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
+                value = VALUE.match(line, match.end())  # `{ password : v4lue }`
+            else:
+                value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
+            if value and no_password(value[1]):
+                value = None
         # a sign-led path, entity, filter or field's name, after any secret-sounding name
         # (`token: "@octokit/auth-token"` was refused where `secret: "@azure/identity"` was not)
         if value and value[1][0] in SIGNS and no_password(value[1]):
@@ -97,3 +118,73 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             match = EXTRA_ASSIGNED.search(line, value.end())
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
+    yield from held_values(line, secret_word)
+
+
+def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
+    """The unquoted value starting with a sign after the assignment that ends at `at` (group
+    1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE)."""
+    bare = SIGN_LED_BARE.match(line, at)
+    if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
+        return None  # `PASSWORD= # a comment`
+    if line[at - 1] != ":" or bare[1][0] not in "|!&:":
+        return bare
+    if bare[1][0] in "|:" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
+        return None
+    return bare
+
+
+# A secret-sounding name called with strings (`setPassword("v4lue")`, `.withToken('v4lue')`:
+# the library reads `password("v4lue")` in small letters and double quotes only) or given a
+# list (`password=["v4lue"]`, `Set password: [v4lue] now`: the library's value starts with a
+# word character, and memidx read a flow collection only on its key's line alone); group 2
+# the call's `(`, group 3 the list's `[`. Tried only where a run of name characters begins.
+HOLDING = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+(\[))")
+# Each item and the `,` or closing bracket after it: a quoted string (group 2) or, in a
+# list, a plain scalar (group 3); an item of any other shape (`f(x + 1)`) ends the reading.
+HELD_ITEM = re.compile(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])")
+# The last word of a name that holds a secret (`password`, `apiKey`, `tokens`), the words a
+# key needs before it (`ApiKey`: a `sortKey`, a `primaryKey` is none), and the first words of
+# a call that gives one (`setPassword`, `withToken`, `check_password`): a call's name of other
+# words reads, parses or makes something else (`getPassword("alice@example.com")`,
+# `splitpasswd("user:pw")`, `impliedTagToken("html", "StartTag")`, `TokenType("NAME")`).
+HELD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey"})
+KEY_KINDS = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
+GIVING = frozenset({"set", "with", "use", "put", "update", "change", "add", "check", "verify"})
+
+
+def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
+    """The strings a secret-sounding name is called with and the items of the list it is
+    given (see HOLDING), in order."""
+    match = HOLDING.search(line)
+    while match:
+        at = match.end()
+        if _holds_a_secret(match.group(1).rpartition(".")[2], called=bool(match.group(2))):
+            while item := HELD_ITEM.match(line, at):
+                value = item.group(2) if item.group(2) is not None else item.group(3)
+                if (item.group(2) is not None or match.group(3)) and VALUE_SHAPE.search(value):
+                    yield value
+                at = item.end()
+                if item.group(4) != ",":
+                    break
+        match = HOLDING.search(line, max(at, match.end()))
+
+
+# An item that may be a secret: no space (`"Invalid token"` is a message), and a digit or a
+# sign beside letters (`"StartTag"`, `'NAMED_OPERATOR'`, `"basic_test_realm"` are names).
+VALUE_SHAPE = re.compile(r"^(?=\S*$)(?=.*[^A-Za-z_-])")
+
+
+def _holds_a_secret(name: str, *, called: bool) -> bool:
+    """Whether a list given to `name` holds secrets, or (`called`) a call of it is given
+    one (see HELD_WORDS): not a lexer's `tokens = [...]`, its token kinds' names."""
+    words = [word.lower() for word in WORD.findall(name)]
+    if not words or (not called and name == "tokens"):
+        return False
+    last = words[-1] if called else words[-1].removesuffix("s")
+    before = words[:-1]
+    if last == "key" and before and before[-1] in KEY_KINDS:
+        before = before[:-1]
+    elif last not in HELD_WORDS:
+        return False
+    return not called or not before or (len(before) == 1 and before[0] in GIVING)

@@ -29,6 +29,12 @@ NESTED_KEY = re.compile(r"[\"']?+[\w.-]++[\"']?+[ \t]*+:(?!\S)")
 KEY_FLOW = re.compile(
     r"[ \t]*+(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]*+([{\[][^\n]*?[}\]])[ \t]*+(?:#.*)?\r?"
 )
+# a name given a Python string in tripled quotes that its line's end leaves open, its value
+# below (`password = """` over `Zq8...` and `"""`), a prefix (`b`, `R`) before the quotes
+TRIPLE_OPEN = re.compile(
+    r"(?<![\w.-])([\w.-]++)[\"'\]]?+[ \t]*+(?::=|=>|[:=(])[ \t]*+[rbfuRBFU]{0,2}"
+    r"(\"\"\"|''')[ \t]*+\r?$"
+)
 ITEM = re.compile(r"-(?:[ \t]++|$)")  # a list's item: its dash, and the item after it
 COMMENT = re.compile(r"[ \t]++#.*+")  # after a plain value (in a block, `#` is its text)
 # a flow collection's entry, between `{`, `[` or `,` and the next of them: a mapping's value
@@ -46,6 +52,7 @@ def values_below(
     and again, the entropy of each measured up to 64 times over)."""
     key = KEY_ALONE.fullmatch(text, start, end)
     if key is None or not secret_word(key.group(2)):
+        yield from _tripled_below(text, start, end, kind)
         return
     judged = {} if judged is None else judged
     indent, block = len(key.group(1)), key.group(3) is not None
@@ -59,6 +66,31 @@ def values_below(
         yield from _judged(text, begin, begin + len(value), kind, judged, plain=not block)
         if not block:
             return  # a plain value: its first line is all this reads
+
+
+def _tripled_below(text: str, start: int, end: int, kind: str) -> Iterator[Finding]:
+    """The lines of a Python string in tripled quotes that a secret-sounding name's line opens
+    (TRIPLE_OPEN) and the lines below hold, up to its closing quotes, when they are a value
+    (runs without spaces, at most BLOCK_LINES) that looks secret as a whole: each line."""
+    opened = TRIPLE_OPEN.search(text, start, end)
+    if opened is None or not secret_word(opened.group(1).rpartition(".")[2]):
+        return
+    quotes, spans = opened.group(2), list[tuple[int, int]]()
+    for _, begin, _, line in _lines_below(text, end + 1):
+        # its closing quotes (read as one by quotes.python_strings when a `)` or `,` follows)
+        held, shut, rest = line.partition(quotes[0])
+        held = held.rstrip()
+        if " " in held or rest.strip(",;)]} \t" + quotes[0]):
+            return  # prose (a docstring's), or more than a value
+        if held:
+            spans.append((begin, begin + len(held)))
+        if shut:
+            break
+    else:
+        return  # not closed within BLOCK_LINES lines: no value
+    value = "".join(text[a:b] for a, b in spans)
+    if spans and looks_secret(value, library.entropy()):
+        yield from (Finding(a, b, kind) for a, b in spans)
 
 
 def flow_values(

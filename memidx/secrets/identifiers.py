@@ -20,7 +20,7 @@ IDENTIFIER = re.compile(r"[a-z][A-Za-z]*+(?:_[A-Za-z]++)*+|[A-Z]++(?:_[A-Z]++)++
 WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 SECRET_WORDS = frozenset(
     {
-        "auth", "token", "tokens", "password", "passwords", "passwd", "pwd", "pass",
+        "auth", "token", "tokens", "password", "passwords", "passwd", "pwd", "pw", "pass",
         "passphrase", "secret", "secrets", "key", "keys", "apikey", "credential",
         "credentials", "cred", "creds",
     }

@@ -3,7 +3,8 @@ secret-sounding (`<password>v4lue</password>`, `<apiKey>`), one a `name` or `key
 names so (`<entry key="db.password">v4lue</entry>`), and the `value` attribute of a tag named
 so either way (.NET's `<add key="ApiKey" value="v4lue"/>`, Spring's `<property
 name="password" value="v4lue"/>`, `<password value="v4lue"/>`, Android's `<meta-data
-android:name="io.fabric.ApiKey" android:value="v4lue"/>`). The keyword rules, which read
+android:name="io.fabric.ApiKey" android:value="v4lue"/>`), and the `content` of HTML's
+`<meta name="csrf-token" content="v4lue">`. The keyword rules, which read
 `password: v4lue` and `password="v4lue"`, missed them. A value is judged as an assigned one
 is: `${DB_PASS}`, `changeme`, `***` and an empty element pass."""
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from memidx.secrets.assignments import SIGNS, no_password
 from memidx.secrets.patterns import Finding, assigned_value, looks_secret
 
 # A start tag: its name (group 1), attributes (group 2: each `name="..."`, `name='...'`, HTML's
@@ -28,9 +30,12 @@ ATTRIBUTE = re.compile(
 CONTENT = re.compile(
     r"\s*+(?:<!\[CDATA\[\s*+([^\s\]<>]++)\s*+\]\]>|([^\s<>]++))\s*+</([\w.:-]++)\s*+>"
 )
+CLOSING = re.compile(r"</([\w.:-]++)\s*+>")  # a closing tag and its name
+WRAPPED_LINES = 64  # the lines of an element's text read as a value wrapped over them
 # A literal part of each secret-sounding word (the library's list and memidx's: `api_?key`,
 # `passwd`, `token`...): a tag holding none names no secret (tests/unit/test_secret_markup.py).
 STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contrase")
+NOT_LED = "$%*-.^~/"  # what SIGN_LED reads no keyword's value after: a variable, an option...
 NAMING = ("name", "key")  # the attributes that name what an element or a `value` holds
 
 
@@ -53,10 +58,11 @@ def markup_values(
         attributes = _attributes(text, *tag.span(2))
         named = _named(attributes, "", secret_word)
         named = named or secret_word(tag.group(1).rpartition(":")[2])  # `<db:password>`: `password`
+        holder = "content" if tag.group(1).lower() == "meta" else "value"  # HTML's `<meta>`
         for key, (value, at) in attributes.items():
             prefix, colon, local = key.rpartition(":")  # `android:value` by `android:name`
             own = named or _named(attributes, prefix + colon, secret_word)
-            if local == "value" and own and _secret(value, entropy):
+            if local == holder and own and _secret(value, entropy):
                 yield Finding(at, at + len(value), kind)
         if tag.group(3) or not named:
             continue  # `<add .../>` holds nothing
@@ -65,6 +71,32 @@ def markup_values(
             group = 1 if held.group(1) is not None else 2
             if _secret(held.group(group), entropy):
                 yield Finding(held.start(group), held.end(group), kind)
+        elif held is None:
+            yield from _wrapped(text, tag.end(), tag.group(1), entropy, kind)
+
+
+def _wrapped(
+    text: str, at: int, name: str, entropy: Callable[[], Entropy], kind: str
+) -> Iterator[Finding]:
+    """The lines of an element's text from `at` to its closing tag, when they are one value
+    wrapped over several lines (`<privateKey>` over lines of base64), each a run without
+    spaces, that looks secret as a whole: each line. Text that holds a space is prose, and
+    an element of more than WRAPPED_LINES lines is no value. Read to the next `<` only."""
+    end = text.find("<", at)
+    close = CLOSING.match(text, end) if end != -1 else None
+    if close is None or close.group(1) != name:
+        return
+    lines = text[at:end].split("\n")
+    values = [line.strip() for line in lines]
+    if len(lines) > WRAPPED_LINES or any(" " in value for value in values):
+        return
+    if not _secret("".join(values), entropy):
+        return
+    for line, value in zip(lines, values, strict=True):
+        if value:
+            start = at + line.find(value)
+            yield Finding(start, start + len(value), kind)
+        at += len(line) + 1
 
 
 def _named(attributes: dict[str, tuple[str, int]], prefix: str, secret_word: Words) -> bool:
@@ -84,5 +116,10 @@ def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:
 
 
 def _secret(value: str, entropy: Callable[[], Entropy]) -> bool:
+    """Whether an element's text or a `value` looks secret, judged as a keyword's value is:
+    none starting with a sign the keyword rules read no value after (`-p`, `%DB_PASSWORD%`,
+    `^1.2.3`), nor a path, an entity or a field's name after another (`@/lib/x`, `#id_pw1`)."""
     value = assigned_value(value)
-    return bool(value) and looks_secret(value, entropy())
+    if not value or value[0] in NOT_LED or (value[0] in SIGNS and no_password(value)):
+        return False
+    return looks_secret(value, entropy())

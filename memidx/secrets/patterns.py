@@ -67,8 +67,11 @@ PLACEHOLDER_WORDS = re.compile(
 # `postgres[REDACTED:basic-auth]db` for `postgres://app:<private>pw</private>@db`. Only a value
 # that is nothing else: one holding a `␡` among other characters is a password that has it.
 # An Android resource (`@string/maps_key`, `@android:string/ok`) names the value it stands for.
+# A parenthesis makes a reference of a call (`os.getenv("X")`, `env::var(X)`, `getpass()`, or its
+# start: `Password.create(`) or of a value in parentheses, not a password's (`P@ss(w0rd)`).
 REFERENCE = re.compile(
-    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[()\[\]{}<>]|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
+    r"^(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*$|[\[\]{}<>]|^[A-Za-z_$][\w.:$-]*+\(|^\("
+    r"|\$\{|^\$|%[sd(]|^(?:/|\./|~|https?:)"
     + r"|^[A-Za-z]:\\(?:[\w .-]+\\)*[\w .-]+$"  # a Windows path, `C:\secrets\pw.txt`
     + f"|^(?:{PRIVATE_STAND_IN}\ufe0e?)+$"
     + r"|^@(?:\w+:)?(?:string|xml|raw|array|integer|bool|dimen|color|drawable|id)/[\w.]+$"
@@ -134,17 +137,34 @@ class Finding(Value):
     kind: str
 
 
+# The entropy a value needs, by how many kinds of characters it mixes: the library measures it
+# over the base64 alphabet, so each sign lowers it, and `P@ss(w0rd)` (2.1), a password of all
+# four kinds, was let through; a value of two or three kinds needs 2.5.
+ENOUGH_ENTROPY = (0.0, 0.0, 2.5, 2.5, 2.0)
+# One word, a capital and small letters (`Passwort`, `Kennwort`, `Tokenizer`): 46 of the 926
+# values found in 20,000 code and config files on a developer's machine, none a secret (two
+# words, `SuperSecret`, still count)
+CALLED = re.compile(r"[+*/=,!&|][A-Za-z_][\w.]*+\(")  # a call after an operator: code
+DOT_PATH = re.compile(r"\.[\w.-]*+/")  # a path from a hidden folder, or `../`
+WORD_ALONE = re.compile(r"[^\W\d_][^\W\d_A-Z]++")
+
+
 def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
     """Whether a value assigned to a secret-sounding name is one: long enough, no
     placeholder (`<your-token-here>`, `${TOKEN}`, `changeme`, `xxxx`), no reference to
     something else (`os.environ[...]`, `settings.password`, a path), mixed characters and
-    enough entropy (the library's measure over the base64 alphabet), no variable's name."""
-    value = value.strip("\"'`,;.")
+    enough entropy (ENOUGH_ENTROPY), no variable's name."""
+    if DOT_PATH.match(value.lstrip("\"'`")):
+        return False  # `.venv/bin/python`: its `.` taken off, it was judged as no path
+    value = value.strip("\"'`,;.:")  # `:` too: a label's `Password:` is no value
     if len(value) < 8 or value.startswith("[REDACTED:"):
         return False
-    if PLACEHOLDER_WORDS.match(value) or REFERENCE.search(value) or names_a_secret(value):
+    if PLACEHOLDER_WORDS.match(value) or referred(value) or names_a_secret(value):
         return False
-    return character_classes(value) >= 2 and len(set(value)) >= 5 and entropy(value) >= 2.5
+    if WORD_ALONE.fullmatch(value):
+        return False  # a capitalised word (`Passwort` of a translation file, `Credentials`)
+    classes = character_classes(value)
+    return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= ENOUGH_ENTROPY[classes]
 
 
 OPENERS = {"}": "{", "]": "[", ")": "("}
@@ -180,7 +200,15 @@ def real_password(value: str) -> bool:
     """Whether a password found in a URL, a command line or a `.netrc` entry is one: not a
     placeholder (`<PASSWORD>`, `password`, `changeme`) nor a reference (`${DB_PASSWORD}`),
     whichever detector found it."""
-    return not PLACEHOLDER_WORDS.match(value) and not REFERENCE.search(value)
+    return not PLACEHOLDER_WORDS.match(value) and not referred(value)
+
+
+def referred(value: str) -> bool:
+    """Whether `value` is a reference (REFERENCE), or code: a call after an operator
+    (`n+len(tokens)`) or a `)` no `(` in it opened (a signature's `ParseResults):`)."""
+    return bool(REFERENCE.search(value) or CALLED.search(value)) or (
+        value.count(")") > value.count("(")
+    )
 
 
 def url_password(found: str) -> str:

@@ -87,14 +87,16 @@ def closed_at_end(line: str) -> tuple[str, int]:
     return line[: match.end()] + match.group(1) + line[match.end() :], match.end()
 
 
-# A Python string given to a name: its prefix in lower case (`b"v4lue"`, `r'...'`, `f`, `rb`,
-# `u`; an HTML link's `?a=B">` ends a one-letter value) after an assignment's sign, a call's
-# parenthesis, a `,` or a `[` and any spaces (`password =  b"..."`, aligned), and a run without
-# spaces or quotes in tripled quotes (`'''v4lue'''`, `"""v4lue"""`, or left open at its line's
-# end). The keyword rules, asking for one quote right after the sign, missed them.
+# A Python string given to a name: its prefix (`b"v4lue"`, `r'...'`, `f`, `rb`, `u`, and in
+# capitals, `B'...'`, `RB'...'`, which were let through) followed by a quote and what no
+# closing quote is followed by (an HTML link's `?a=B">`, `=b" ` end a one-letter value) after
+# an assignment's sign, a call's parenthesis, a `,` or a `[` and any spaces
+# (`password =  b"..."`, aligned), and a run without spaces or quotes in tripled quotes
+# (`'''v4lue'''`, `"""v4lue"""`, or left open at its line's end). The keyword
+# rules, asking for one quote right after the sign, missed them.
 # (The sign is matched, not looked behind: a look-behind tried at every character cost ~20 ms
 # for 500 KB of HTML that holds no Python.)
-PREFIXED = re.compile(r"([=:(,\[][ \t]*+)([rbfu]{1,2})(?=[\"'])")
+PREFIXED = re.compile(r"([=:(,\[][ \t]*+)([rbfuRBFU]{1,2})(?=[\"'][^\s>])")
 TRIPLED = re.compile(r"(?m)(\"\"\"|''')[^\s\"'`]++(\1|(?=[^\S\n]*+$))")
 
 

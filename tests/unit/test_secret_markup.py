@@ -75,6 +75,8 @@ def test_a_placeholder_an_empty_element_or_prose_is_no_secret(text: str) -> None
         "<a b={c ",
         "<a b=c ",
         "<a b=/c/ ",
+        "<password>\na\n",  # a wrapped value's lines, read to the next `<`
+        "<password>\nab\n</password>",
     ],
 )
 def test_reading_tags_stays_linear(unit: str) -> None:
@@ -153,3 +155,68 @@ def test_every_secret_sounding_word_holds_a_stem_markup_looks_for() -> None:
 
     assert all(any(stem in word for stem in STEMS) for word in words), words
     assert all(secret_word(word.replace("_?", "_")) for word in words)
+
+
+KEY_LINES = ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("<privateKey>\n  {0}\n  {1}\n</privateKey>", list(KEY_LINES)),
+        ("<password>\r\n  {0}\r\n  {1}\r\n</password>", list(KEY_LINES)),  # CRLF
+        ("<password>{0}\n{1}</password>", list(KEY_LINES)),
+        ("<password>\n  s3cr3t\n  V4lue9Zq\n</password>", ["s3cr3t", "V4lue9Zq"]),  # one value
+    ],
+)
+def test_a_value_wrapped_over_several_lines_of_an_element_is_found(
+    text: str, found: list[str]
+) -> None:
+    """Element text over several lines (a key in base64, wrapped) was let through: only a
+    run alone between the tags or on one line of its own was read. Each line is masked."""
+    text = text.format(*KEY_LINES)
+
+    assert [text[f.start : f.end] for f in find_secrets(text)] == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<password>\n  Enter your\n  password here\n</password>",  # prose
+        "<password>\n  ${DB_PASS}\n  \n</password>",
+        "<password>\n  abc\n  def\n</password>",  # too short as a whole
+        f"<password>\n  {KEY_LINES[0]}\n  {KEY_LINES[1]}\n</secret>",  # another element closes
+        f"<password>\n  {KEY_LINES[0]}\n  <b>{KEY_LINES[1]}</b>\n</password>",  # markup within
+    ],
+)
+def test_wrapped_prose_or_a_placeholder_in_an_element_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'<meta name="csrf-token" content="{VALUE}">',  # Rails', Laravel's page head
+        f'<META NAME="csrf-token" CONTENT="{VALUE}">',
+        f"<meta name='secret' content='{VALUE}' />",
+        f'<meta content="{VALUE}" name="csrf-token">',
+    ],
+)
+def test_the_content_of_a_meta_tag_named_secret_is_found(text: str) -> None:
+    """`<meta name="csrf-token" content="...">` was let through: only `value` was read."""
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<meta name="csrf-param" content="authenticity_token">',
+        '<meta name="csrf-token" content="{{ csrf_token() }}">',  # a template
+        '<meta name="csrf-token" content="<%= form_authenticity_token %>">',
+        f'<meta name="description" content="{VALUE}">',
+        '<meta property="og:title" content="Reset your password">',
+        f'<div name="token" content="{VALUE}"></div>',  # `content` is `<meta>`\'s only
+    ],
+)
+def test_a_meta_tag_naming_no_secret_or_holding_a_template_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []

@@ -126,3 +126,53 @@ def test_reading_values_starting_with_a_sign_stays_linear(unit: str) -> None:
     small, large = ((unit * (n // len(unit) + 1))[:n] for n in (1_000, 16_000))
     ratio = fastest(large) / max(fastest(small), 1e-4)
     assert ratio < 64, f"16x the text took {ratio:.0f}x the time"
+
+
+@pytest.mark.parametrize("sign", ["!", "@", "&", "+", "?", "=", "\\"])
+@pytest.mark.parametrize(
+    "form",
+    ["PASSWORD={v}", "export DB_PASSWORD={v}", "password = {v}", "secret := {v}", "api_key: {v}"],
+)
+def test_an_unquoted_value_starting_with_a_sign_is_found(sign: str, form: str) -> None:
+    """`PASSWORD=!Zq8...` in a `.env` file was let through where `PASSWORD="!Zq8..."` was
+    refused (`&`, `!` and `#` too after `:`, when the value is no YAML anchor's or tag's)."""
+    text = form.format(v=sign + VALUE)
+
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [sign + VALUE]
+
+
+@pytest.mark.parametrize("text", [f"PASSWORD=#{VALUE}", f"PASSWORD=|{VALUE}", f"password:#{VALUE}"])
+def test_an_unquoted_value_starting_with_a_hash_or_a_bar_is_found(text: str) -> None:
+    """`#` after no space starts no comment; `|` after `=` starts no YAML block."""
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [text[text.index(VALUE) - 1 :]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: &default_password",  # YAML's anchor, alias and tags
+        "password: &defaults\n  user: app",
+        "password: *Zq8vN3kLp2Rt7Wx",
+        "db_password: !vault |",
+        "password: !!binary",
+        "secret_key: !Ref DbSecretKey2",
+        "password: &pw ${DB_PASSWORD}",
+        "api_key: !GetAtt ApiKey.Value",
+        "password: |",
+        f"PASSWORD= #{VALUE}",  # a comment
+        f"password: # {VALUE}",
+        "PASSWORD=!ENV:DB_PASSWORD",  # a field's name, a path, an entity (as quoted)
+        "password=&lt;secret&gt;",
+        "Type: AWS::SecretsManager::RotationSchedule",  # a scope, no value
+    ],
+)
+def test_a_yaml_anchor_tag_or_comment_after_a_name_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_reading_unquoted_values_starting_with_a_sign_stays_linear() -> None:
+    find_secrets("password = warm")  # the plugins loaded before timing
+    for unit in ("password=!a ", "password: &a ", "password:!", "password=&"):
+        small, large = ((unit * (n // len(unit) + 1))[:n] for n in (6_000, 100_000))
+        ratio = fastest(large) / max(fastest(small), 1e-4)
+        assert ratio < 64, f"{unit!r}: 16x the text took {ratio:.0f}x the time"
