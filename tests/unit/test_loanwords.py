@@ -23,6 +23,18 @@ NOT_ENGLISH = [
     "Lệnh chạy toàn bộ và mất rất nhiều thời gian. Để chạy một test thì sao?",
     "Włącz podwójny zapis flagą, zanim przełączysz odczyty na nową bazę danych.",
 ]
+# an English sentence beside one in another language: the paragraph's accented words are under
+# 40% of its words, and without them the English sentence carries the rest
+ENGLISH_FIRST = (
+    "The build fails when the pip cache is full, so clear the folder and run the job again."
+)
+MIXED = [
+    "O servidor não responde depois de atualizar o kernel, reinicie o serviço do docker.",
+    "O build falha quando o cache do npm está cheio, é preciso apagar a pasta e rodar o job.",
+    "Máy chủ không phản hồi sau khi cập nhật kernel, hãy khởi động lại dịch vụ docker.",
+    "Token vyprší po hodině, takže skript ho musí obnovit před každým voláním API.",
+    "Þjónninn svarar ekki eftir uppfærslu á kjarnanum, endurræstu docker þjónustuna.",
+]
 
 
 @pytest.mark.parametrize("text", ENGLISH_WITH_LOANWORDS)
@@ -34,6 +46,12 @@ def test_english_with_loanwords_is_english(text: str) -> None:
 @pytest.mark.parametrize("text", NOT_ENGLISH)
 def test_prose_in_a_language_with_accents_is_still_refused(text: str) -> None:
     verdict = check_text(text)
+    assert not verdict.english, verdict.reason
+
+
+@pytest.mark.parametrize("sentence", MIXED)
+def test_a_sentence_in_another_language_beside_an_english_one_is_refused(sentence: str) -> None:
+    verdict = check_text(f"{ENGLISH_FIRST} {sentence}")
     assert not verdict.english, verdict.reason
 
 
