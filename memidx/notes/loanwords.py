@@ -22,6 +22,7 @@ MIN_REST_SCORE = 0.6  # Portuguese "Testes do Playwright no CI" reads as English
 # as a paragraph needs to vote (english.MIN_UNIT_BYTES), against English from english.MIN_SCORE
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 MIN_SENTENCE_LETTERS, MIN_SENTENCE_SCORE = 30, 0.3
+MIN_PIECE_WORDS = 4  # a sentence or a pooled line this long is held to MAX_LOANWORDS on its own
 
 
 def english_beside_loanwords(unit: str, detect: Detect) -> bool:
@@ -33,7 +34,10 @@ def english_beside_loanwords(unit: str, detect: Detect) -> bool:
     Vietnamese or Portuguese sentence beside an English one is not a loanword."""
     if not _rest_is_english(unit, detect):
         return False
-    sentences = [s for s in SENTENCE.split(unit) if _letters(s) >= MIN_SENTENCE_LETTERS]
+    pieces = SENTENCE.split(unit)
+    if any(_mostly_accented(piece) for piece in pieces):  # a list item in Vietnamese, pooled
+        return False
+    sentences = [s for s in pieces if _letters(s) >= MIN_SENTENCE_LETTERS]
     for sentence in sentences if len(sentences) > 1 else ():
         lang, score = detect(sentence)
         if lang != "en" and score >= MIN_SENTENCE_SCORE and not _rest_is_english(sentence, detect):
@@ -54,6 +58,14 @@ def _rest_is_english(unit: str, detect: Detect) -> bool:
         return False
     lang, score = detect(text)
     return lang == "en" and score >= MIN_REST_SCORE
+
+
+def _mostly_accented(piece: str) -> bool:
+    """Whether a sentence or line of MIN_PIECE_WORDS words or more accents more than
+    MAX_LOANWORDS of them: a phrase of another language, not English with a loanword."""
+    words = LETTER_WORD.findall(piece)
+    accented = sum(1 for word in words if _ACCENTED.search(word))
+    return len(words) >= MIN_PIECE_WORDS and accented > MAX_LOANWORDS * len(words)
 
 
 def _latin(letter: str) -> bool:

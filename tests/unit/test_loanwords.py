@@ -65,3 +65,12 @@ def test_a_sentence_in_another_language_beside_an_english_one_is_refused(sentenc
 )
 def test_the_second_look_needs_a_minority_of_loanwords_in_latin_prose(unit: str) -> None:
     assert not english_beside_loanwords(unit, detect_language)
+
+
+def test_short_items_in_another_language_pooled_with_english_ones_are_refused() -> None:
+    note = (
+        "# Steps\n\n- Check the logs first\n- Khởi động lại dịch vụ\n- Update the ticket now\n"
+        "- Kiểm tra nhật ký\n- Close the PR after\n"
+    )
+    verdict = check_text(note)
+    assert not verdict.english, verdict.reason
