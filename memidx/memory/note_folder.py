@@ -83,17 +83,23 @@ def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str)
         names = [p.name for p in (config.root / folder).iterdir()]
     except OSError:  # no such folder yet: nothing to clash with
         return
+    if part in names:  # there already, twin or not: a note in it adds no folder
+        return
     for name in names:
-        if name != part and _fold(name) == key:
+        if _fold(name) == key:
             raise UsageError(
                 f"{named}: {folder / name} is there already, which macOS and Windows take"
-                f" for {folder / part} (case is ignored there)",
+                f" for {folder / part} (case and Unicode form are ignored there)",
                 f"write it {name!r}, as it is there; nothing was written",
             )
 
 
 def _fold(name: str) -> str:
-    return unicodedata.normalize("NFC", name).casefold()
+    """`name` as Windows and macOS compare names: one form, each letter in upper case alone
+    (not casefold(): `straße` and `strasse` are two folders there)."""
+    return "".join(
+        upper if len(upper := ch.upper()) == 1 else ch for ch in unicodedata.normalize("NFC", name)
+    )
 
 
 def _refuse_a_secret_in(arg: str, directory: str) -> None:

@@ -95,3 +95,32 @@ def test_a_note_is_never_named_as_a_file_there_in_another_case(machine: Machine)
     assert run.code == 0, run.err
     assert run.out.strip() == "notes/ops/vmmem-2.md"
     assert (machine.root / "notes" / "ops" / "Vmmem.md").read_text().endswith("own.\n")
+
+
+@pytest.mark.parametrize("directory", ["Wsl", "wsl"])
+def test_a_folder_of_a_twin_pair_already_there_is_taken_as_it_is(
+    machine: Machine, directory: str
+) -> None:
+    """With `Wsl/` and `wsl/` both there (a clone made on Linux), each refusal sent the person
+    to the other name, which was refused in turn: no note could go in either."""
+    (machine.root / "notes" / "Wsl").mkdir()
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", directory, stdin=BODY)
+    assert run.code == 0, run.err
+    assert run.out.strip() == f"notes/{directory}/vmmem.md"
+
+
+def test_folders_that_only_casefold_alike_are_two_folders(machine: Machine) -> None:
+    """`straße` casefolds to `strasse`, but Windows and macOS keep the two apart."""
+    (machine.root / "notes" / "strasse").mkdir()
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "straße", stdin=BODY)
+    assert run.code == 0, run.err
+    assert run.out.strip() == "notes/straße/vmmem.md"
+
+
+def test_a_folder_in_another_unicode_form_than_one_there_is_refused(machine: Machine) -> None:
+    (machine.root / "notes" / "caf\u00e9").mkdir()
+    directory = "cafe\u0301"
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", directory, stdin=BODY)
+    assert run.code == 2, run.err
+    assert "case and Unicode form are ignored there" in run.err
+    assert not (machine.root / "notes" / directory).exists()
