@@ -124,3 +124,28 @@ def test_a_folder_in_another_unicode_form_than_one_there_is_refused(machine: Mac
     assert run.code == 2, run.err
     assert "case and Unicode form are ignored there" in run.err
     assert not (machine.root / "notes" / directory).exists()
+
+
+def test_a_twin_made_while_remember_waited_for_the_lock_is_refused(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder was looked at before remember.lock was taken: a remember of `--dir Wsl`
+    waiting on one of `--dir wsl` found no twin, then made `notes/Wsl/` beside `notes/wsl/`."""
+    import contextlib
+    from collections.abc import Generator
+
+    from memidx.memory import remember as remembering
+
+    real = remembering.waited_lock
+
+    @contextlib.contextmanager
+    def the_other_first(lock: Path, wait: float, holders: str) -> Generator[None]:
+        with real(lock, wait, holders):
+            (machine.root / "notes" / "ops").mkdir()  # the other remember's folder
+            yield
+
+    monkeypatch.setattr(remembering, "waited_lock", the_other_first)
+    config = load_config(machine.root, env={"MEMIDX_ROOT": str(machine.root)})
+    with pytest.raises(UsageError, match="notes/ops is there already"):
+        remembering.remember(config, "Vmmem", BODY, directory="Ops")
+    assert not (machine.root / "notes" / "Ops").exists()
