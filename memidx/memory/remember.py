@@ -201,7 +201,7 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
     # under remember.lock, which the caller holds until its commit
     for n in range(1, 1000):
         name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
-        if name.casefold() in other_case:
+        if name.casefold() in other_case and name not in names:  # one there: the same note?
             continue
         try:
             out = (target / name).open("x", encoding="utf-8")

@@ -149,3 +149,15 @@ def test_a_twin_made_while_remember_waited_for_the_lock_is_refused(
     with pytest.raises(UsageError, match="notes/ops is there already"):
         remembering.remember(config, "Vmmem", BODY, directory="Ops")
     assert not (machine.root / "notes" / "Ops").exists()
+
+
+def test_the_same_note_beside_a_file_in_another_case_is_the_note_there(machine: Machine) -> None:
+    """With `vmmem.md` remembered and a person's `Vmmem.md` added beside it, the same note
+    remembered again skipped `vmmem.md` without looking at it and committed a twin."""
+    first = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "ops", stdin=BODY)
+    assert first.code == 0 and first.out.strip() == "notes/ops/vmmem.md", first.err
+    (machine.root / "notes" / "ops" / "Vmmem.md").write_text("# Vmmem\n\nThe person's own.\n")
+    again = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "ops", stdin=BODY)
+    assert again.code == 0, again.err
+    assert again.out.strip() == "notes/ops/vmmem.md"
+    assert not (machine.root / "notes" / "ops" / "vmmem-2.md").exists()
