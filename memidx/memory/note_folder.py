@@ -47,7 +47,7 @@ def note_folder(config: Config, directory: str | None, arg: str = "--dir") -> Pu
         for part in parts:
             _refuse_unportable(arg, directory, part)
         for part in parts:
-            _refuse_a_twin(config, f"{arg} {directory!r}", folder, part)
+            part = _refuse_a_twin(config, f"{arg} {directory!r}", folder, part)
             folder = folder / part
             if (config.root / folder).exists() and not (config.root / folder).is_dir():
                 # a file where a folder of the way should be
@@ -75,16 +75,21 @@ def _refuse_unportable(arg: str, directory: str, part: str) -> None:
         )
 
 
-def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str) -> None:
-    """UsageError when `folder` holds a name that differs from `part` only in case (or in its
-    Unicode form): macOS and Windows, whose file systems ignore that, merge the two folders."""
+def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str) -> str:
+    """The folder `part` names in `folder`: itself, or the one there in another Unicode form
+    (`café` typed, `cafe\u0301` made on a Mac: the same letters, which no one can type
+    apart); UsageError when `folder` holds one differing in case: macOS and Windows, whose
+    file systems ignore case, merge the two folders."""
     key = _fold(part)
     try:
         names = [p.name for p in (config.root / folder).iterdir()]
     except OSError:  # no such folder yet: nothing to clash with
-        return
+        return part
     if part in names:  # there already, twin or not: a note in it adds no folder
-        return
+        return part
+    same = [name for name in names if _nfc(name) == _nfc(part)]
+    if len(same) == 1:
+        return same[0]
     for name in names:
         if _fold(name) == key:
             raise UsageError(
@@ -92,6 +97,11 @@ def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str)
                 f" for {folder / part} (case and Unicode form are ignored there)",
                 f"write it {name!r}, as it is there; nothing was written",
             )
+    return part
+
+
+def _nfc(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
 
 
 def _fold(name: str) -> str:

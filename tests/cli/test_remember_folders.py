@@ -117,13 +117,23 @@ def test_folders_that_only_casefold_alike_are_two_folders(machine: Machine) -> N
     assert run.out.strip() == "notes/straße/vmmem.md"
 
 
-def test_a_folder_in_another_unicode_form_than_one_there_is_refused(machine: Machine) -> None:
-    (machine.root / "notes" / "caf\u00e9").mkdir()
-    directory = "cafe\u0301"
-    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", directory, stdin=BODY)
+def test_a_folder_in_another_unicode_form_than_one_there_is_that_folder(machine: Machine) -> None:
+    """`notes/cafe\u0301/` (made on a Mac) and `café` typed look the same: the refusal said
+    to write it as it is there, which no one can type apart; a second folder would be one
+    with the first on macOS."""
+    (machine.root / "notes" / "cafe\u0301").mkdir()
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "caf\u00e9", stdin=BODY)
+    assert run.code == 0, run.err
+    assert run.out.strip() == "notes/cafe\u0301/vmmem.md"
+    assert not (machine.root / "notes" / "caf\u00e9").exists()
+
+
+def test_a_folder_in_another_case_and_unicode_form_is_refused(machine: Machine) -> None:
+    (machine.root / "notes" / "cafe\u0301").mkdir()
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "CAF\u00c9", stdin=BODY)
     assert run.code == 2, run.err
     assert "case and Unicode form are ignored there" in run.err
-    assert not (machine.root / "notes" / directory).exists()
+    assert not (machine.root / "notes" / "CAF\u00c9").exists()
 
 
 def test_a_twin_made_while_remember_waited_for_the_lock_is_refused(
