@@ -46,9 +46,8 @@ def note_folder(config: Config, directory: str | None, arg: str = "--dir") -> Pu
             )
         for part in parts:
             _refuse_unportable(arg, directory, part)
-        for part in parts:
-            part = _refuse_a_twin(config, f"{arg} {directory!r}", folder, part)
-            folder = folder / part
+        for typed in parts:
+            folder = folder / _refuse_a_twin(config, f"{arg} {directory!r}", folder, typed)
             if (config.root / folder).exists() and not (config.root / folder).is_dir():
                 # a file where a folder of the way should be
                 raise UsageError(
