@@ -46,9 +46,8 @@ def note_folder(config: Config, directory: str | None, arg: str = "--dir") -> Pu
             )
         for part in parts:
             _refuse_unportable(arg, directory, part)
-        for part in parts:
-            _refuse_a_twin(config, f"{arg} {directory!r}", folder, part)
-            folder = folder / part
+        for typed in parts:
+            folder = folder / _refuse_a_twin(config, f"{arg} {directory!r}", folder, typed)
             if (config.root / folder).exists() and not (config.root / folder).is_dir():
                 # a file where a folder of the way should be
                 raise UsageError(
@@ -75,25 +74,41 @@ def _refuse_unportable(arg: str, directory: str, part: str) -> None:
         )
 
 
-def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str) -> None:
-    """UsageError when `folder` holds a name that differs from `part` only in case (or in its
-    Unicode form): macOS and Windows, whose file systems ignore that, merge the two folders."""
+def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str) -> str:
+    """The folder `part` names in `folder`: itself, or the one there in another Unicode form
+    (`café` typed, `cafe\u0301` made on a Mac: the same letters, which no one can type
+    apart); UsageError when `folder` holds one differing in case: macOS and Windows, whose
+    file systems ignore case, merge the two folders."""
     key = _fold(part)
     try:
         names = [p.name for p in (config.root / folder).iterdir()]
     except OSError:  # no such folder yet: nothing to clash with
-        return
+        return part
+    if part in names:  # there already, twin or not: a note in it adds no folder
+        return part
+    same = [name for name in names if _nfc(name) == _nfc(part)]
+    if len(same) == 1:
+        return same[0]
     for name in names:
-        if name != part and _fold(name) == key:
+        if _fold(name) == key:
             raise UsageError(
                 f"{named}: {folder / name} is there already, which macOS and Windows take"
-                f" for {folder / part} (case is ignored there)",
+                f" for {folder / part} (case and Unicode form are ignored there)",
                 f"write it {name!r}, as it is there; nothing was written",
             )
+    return part
+
+
+def _nfc(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
 
 
 def _fold(name: str) -> str:
-    return unicodedata.normalize("NFC", name).casefold()
+    """`name` as Windows and macOS compare names: one form, each letter in upper case alone
+    (not casefold(): `straße` and `strasse` are two folders there)."""
+    return "".join(
+        upper if len(upper := ch.upper()) == 1 else ch for ch in unicodedata.normalize("NFC", name)
+    )
 
 
 def _refuse_a_secret_in(arg: str, directory: str) -> None:

@@ -113,11 +113,13 @@ def remember(
     note = redact_note(title, tags, body, dict(extra or {}))
     title, found = note.title, note.redactions
     text = note_text(title, note.tags, note.body, created, **note.fields)
-    folder = note_folder(config, directory, directory_arg)
     holders = "a memidx remember of this clone, stopped or hung?"
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
+        # looked at under the lock: a remember of `--dir Wsl` waiting on one of `--dir wsl`
+        # saw no twin before the other made its folder, and made the second folder
+        folder = note_folder(config, directory, directory_arg)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         ref, _ = _write_new(config, folder, slugify(title), text)
         _check(config, ref, text, found)
@@ -199,7 +201,7 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
     # under remember.lock, which the caller holds until its commit
     for n in range(1, 1000):
         name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
-        if name.casefold() in other_case:
+        if name.casefold() in other_case and name not in names:  # one there: the same note?
             continue
         try:
             out = (target / name).open("x", encoding="utf-8")

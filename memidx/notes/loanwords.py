@@ -18,13 +18,35 @@ _ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
 MAX_LOANWORDS = 0.4  # share of words: Vietnamese, Polish or Turkish prose accents most of them
 MIN_REST_BYTES = 20  # letters left without the accented words, enough to read
 MIN_REST_SCORE = 0.6  # Portuguese "Testes do Playwright no CI" reads as English at 0.54
+# a sentence of a paragraph given the second look reads on its own once it has as many letters
+# as a paragraph needs to vote (english.MIN_UNIT_BYTES), against English from english.MIN_SCORE
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+MIN_SENTENCE_LETTERS, MIN_SENTENCE_SCORE = 30, 0.3
+MIN_PIECE_WORDS = 4  # a sentence or a pooled line this long is held to MAX_LOANWORDS on its own
 
 
 def english_beside_loanwords(unit: str, detect: Detect) -> bool:
     """Whether a paragraph of Latin letters that the model reads as another language is
     English once its accented words (a minority) are set aside: the rest reads as English
     with score >= MIN_REST_SCORE (English words read at 0.7 to 1.0). French, Spanish or
-    German prose keeps its own words around its accented ones, and reads as its language."""
+    German prose keeps its own words around its accented ones, and reads as its language.
+    Each sentence long enough to read that reads as another language must pass on its own: a
+    Vietnamese or Portuguese sentence beside an English one is not a loanword."""
+    if not _rest_is_english(unit, detect):
+        return False
+    pieces = SENTENCE.split(unit)
+    if any(_mostly_accented(piece) for piece in pieces):  # a list item in Vietnamese, pooled
+        return False
+    sentences = [s for s in pieces if _letters(s) >= MIN_SENTENCE_LETTERS]
+    for sentence in sentences if len(sentences) > 1 else ():
+        lang, score = detect(sentence)
+        if lang != "en" and score >= MIN_SENTENCE_SCORE and not _rest_is_english(sentence, detect):
+            return False
+    return True
+
+
+def _rest_is_english(unit: str, detect: Detect) -> bool:
+    """Whether `unit`, without its accented words (a minority), reads as English."""
     if any(ch.isalpha() and not _latin(ch) for ch in unit):
         return False
     words = LETTER_WORD.findall(unit)
@@ -32,11 +54,23 @@ def english_beside_loanwords(unit: str, detect: Detect) -> bool:
     if len(rest) == len(words) or len(words) - len(rest) > MAX_LOANWORDS * len(words):
         return False
     text = " ".join(rest)
-    if sum(ch.isalpha() for ch in text) < MIN_REST_BYTES:
+    if _letters(text) < MIN_REST_BYTES:
         return False
     lang, score = detect(text)
     return lang == "en" and score >= MIN_REST_SCORE
 
 
+def _mostly_accented(piece: str) -> bool:
+    """Whether a sentence or line of MIN_PIECE_WORDS words or more accents more than
+    MAX_LOANWORDS of them: a phrase of another language, not English with a loanword."""
+    words = LETTER_WORD.findall(piece)
+    accented = sum(1 for word in words if _ACCENTED.search(word))
+    return len(words) >= MIN_PIECE_WORDS and accented > MAX_LOANWORDS * len(words)
+
+
 def _latin(letter: str) -> bool:
     return letter < "\u0250" or "\u1e00" <= letter <= "\u1eff"
+
+
+def _letters(text: str) -> int:
+    return sum(ch.isalpha() for ch in text)

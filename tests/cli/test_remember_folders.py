@@ -95,3 +95,79 @@ def test_a_note_is_never_named_as_a_file_there_in_another_case(machine: Machine)
     assert run.code == 0, run.err
     assert run.out.strip() == "notes/ops/vmmem-2.md"
     assert (machine.root / "notes" / "ops" / "Vmmem.md").read_text().endswith("own.\n")
+
+
+@pytest.mark.parametrize("directory", ["Wsl", "wsl"])
+def test_a_folder_of_a_twin_pair_already_there_is_taken_as_it_is(
+    machine: Machine, directory: str
+) -> None:
+    """With `Wsl/` and `wsl/` both there (a clone made on Linux), each refusal sent the person
+    to the other name, which was refused in turn: no note could go in either."""
+    (machine.root / "notes" / "Wsl").mkdir()
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", directory, stdin=BODY)
+    assert run.code == 0, run.err
+    assert run.out.strip() == f"notes/{directory}/vmmem.md"
+
+
+def test_folders_that_only_casefold_alike_are_two_folders(machine: Machine) -> None:
+    """`straße` casefolds to `strasse`, but Windows and macOS keep the two apart."""
+    (machine.root / "notes" / "strasse").mkdir()
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "straße", stdin=BODY)
+    assert run.code == 0, run.err
+    assert run.out.strip() == "notes/straße/vmmem.md"
+
+
+def test_a_folder_in_another_unicode_form_than_one_there_is_that_folder(machine: Machine) -> None:
+    """`notes/cafe\u0301/` (made on a Mac) and `café` typed look the same: the refusal said
+    to write it as it is there, which no one can type apart; a second folder would be one
+    with the first on macOS."""
+    (machine.root / "notes" / "cafe\u0301").mkdir()
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "caf\u00e9", stdin=BODY)
+    assert run.code == 0, run.err
+    assert run.out.strip() == "notes/cafe\u0301/vmmem.md"
+    assert not (machine.root / "notes" / "caf\u00e9").exists()
+
+
+def test_a_folder_in_another_case_and_unicode_form_is_refused(machine: Machine) -> None:
+    (machine.root / "notes" / "cafe\u0301").mkdir()
+    run = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "CAF\u00c9", stdin=BODY)
+    assert run.code == 2, run.err
+    assert "case and Unicode form are ignored there" in run.err
+    assert not (machine.root / "notes" / "CAF\u00c9").exists()
+
+
+def test_a_twin_made_while_remember_waited_for_the_lock_is_refused(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder was looked at before remember.lock was taken: a remember of `--dir Wsl`
+    waiting on one of `--dir wsl` found no twin, then made `notes/Wsl/` beside `notes/wsl/`."""
+    import contextlib
+    from collections.abc import Generator
+
+    from memidx.memory import remember as remembering
+
+    real = remembering.waited_lock
+
+    @contextlib.contextmanager
+    def the_other_first(lock: Path, wait: float, holders: str) -> Generator[None]:
+        with real(lock, wait, holders):
+            (machine.root / "notes" / "ops").mkdir()  # the other remember's folder
+            yield
+
+    monkeypatch.setattr(remembering, "waited_lock", the_other_first)
+    config = load_config(machine.root, env={"MEMIDX_ROOT": str(machine.root)})
+    with pytest.raises(UsageError, match="notes/ops is there already"):
+        remembering.remember(config, "Vmmem", BODY, directory="Ops")
+    assert not (machine.root / "notes" / "Ops").exists()
+
+
+def test_the_same_note_beside_a_file_in_another_case_is_the_note_there(machine: Machine) -> None:
+    """With `vmmem.md` remembered and a person's `Vmmem.md` added beside it, the same note
+    remembered again skipped `vmmem.md` without looking at it and committed a twin."""
+    first = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "ops", stdin=BODY)
+    assert first.code == 0 and first.out.strip() == "notes/ops/vmmem.md", first.err
+    (machine.root / "notes" / "ops" / "Vmmem.md").write_text("# Vmmem\n\nThe person's own.\n")
+    again = machine.memidx_process("remember", "--title", "Vmmem", "--dir", "ops", stdin=BODY)
+    assert again.code == 0, again.err
+    assert again.out.strip() == "notes/ops/vmmem.md"
+    assert not (machine.root / "notes" / "ops" / "vmmem-2.md").exists()

@@ -23,6 +23,18 @@ NOT_ENGLISH = [
     "Lệnh chạy toàn bộ và mất rất nhiều thời gian. Để chạy một test thì sao?",
     "Włącz podwójny zapis flagą, zanim przełączysz odczyty na nową bazę danych.",
 ]
+# an English sentence beside one in another language: the paragraph's accented words are under
+# 40% of its words, and without them the English sentence carries the rest
+ENGLISH_FIRST = (
+    "The build fails when the pip cache is full, so clear the folder and run the job again."
+)
+MIXED = [
+    "O servidor não responde depois de atualizar o kernel, reinicie o serviço do docker.",
+    "O build falha quando o cache do npm está cheio, é preciso apagar a pasta e rodar o job.",
+    "Máy chủ không phản hồi sau khi cập nhật kernel, hãy khởi động lại dịch vụ docker.",
+    "Token vyprší po hodině, takže skript ho musí obnovit před každým voláním API.",
+    "Þjónninn svarar ekki eftir uppfærslu á kjarnanum, endurræstu docker þjónustuna.",
+]
 
 
 @pytest.mark.parametrize("text", ENGLISH_WITH_LOANWORDS)
@@ -37,6 +49,12 @@ def test_prose_in_a_language_with_accents_is_still_refused(text: str) -> None:
     assert not verdict.english, verdict.reason
 
 
+@pytest.mark.parametrize("sentence", MIXED)
+def test_a_sentence_in_another_language_beside_an_english_one_is_refused(sentence: str) -> None:
+    verdict = check_text(f"{ENGLISH_FIRST} {sentence}")
+    assert not verdict.english, verdict.reason
+
+
 @pytest.mark.parametrize(
     "unit",
     [
@@ -47,3 +65,12 @@ def test_prose_in_a_language_with_accents_is_still_refused(text: str) -> None:
 )
 def test_the_second_look_needs_a_minority_of_loanwords_in_latin_prose(unit: str) -> None:
     assert not english_beside_loanwords(unit, detect_language)
+
+
+def test_short_items_in_another_language_pooled_with_english_ones_are_refused() -> None:
+    note = (
+        "# Steps\n\n- Check the logs first\n- Khởi động lại dịch vụ\n- Update the ticket now\n"
+        "- Kiểm tra nhật ký\n- Close the PR after\n"
+    )
+    verdict = check_text(note)
+    assert not verdict.english, verdict.reason
