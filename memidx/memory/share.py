@@ -71,16 +71,17 @@ def share(
     from memidx.haystack.segment_commit import commit_haystack
     from memidx.memory.head_sync import after_commit
 
-    commit = commit_haystack(config, say)
-    if commit is not None:
-        after_commit(config, say)
     remotes = _git(config, "remote").stdout.split()
-    if not remotes:
-        after_commit(config, say)
-        return Shared(commit, 0, pushed=False, remote=False)
     remote, branch = _upstream(config)
-    if not remote or not branch:  # git's merge and push would each say so in lines of their own
+    # refused before the haystack is committed: on a local branch, a commit there took the
+    # segments off the work tree at the switch back to the branch that is shared
+    if remotes and (not remote or not branch):  # git's merge and push would each say so too
         raise _no_upstream("origin" if "origin" in remotes else remotes[0])
+    commit = commit_haystack(config, say)
+    if commit is not None or not remotes:
+        after_commit(config, say)
+    if not remotes:
+        return Shared(commit, 0, pushed=False, remote=False)
     started, attempt, failed, unfetched = time.monotonic(), 0, "", 0
     renamed: tuple[Renamed, ...] = ()
     for attempt in range(1, ATTEMPTS + 1):

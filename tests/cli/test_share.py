@@ -437,3 +437,27 @@ def test_share_without_a_remote_says_what_it_committed_and_that_nothing_was_push
     ]
     assert again.out.splitlines()[0] == "nothing new in the haystack to commit"
     assert again.out.splitlines()[1].startswith("no git remote: nothing to pull or push")
+
+
+def test_a_share_on_a_branch_without_an_upstream_commits_nothing(tmp_path: Path) -> None:
+    """Seen by tests/benchmark/chaos.py: a person on a local side branch, an agent's share
+    there committed the haystack before it refused for the missing upstream, so the turn's
+    segment went with that branch and left main's work tree at the switch back: an
+    acknowledged turn no share of main could push. Refused first, the segment stays in the
+    work tree, follows the person back, and main's share takes it to the remote."""
+    env = hook_env(tmp_path / "pre-commit-home")
+    remote = make_template(tmp_path, env)
+    machine = clone(remote, tmp_path / "a", env)
+    machine.git("switch", "-q", "-c", "side")
+    file_turn(machine, "a turn filed on a side branch")
+    head = machine.git("rev-parse", "HEAD").strip()
+
+    refused = machine.memidx_process("share")
+    machine.git("switch", "-q", "main")
+    shared = machine.memidx_process("share", "--json")
+
+    assert refused.code == 1 and "no upstream" in refused.err
+    assert machine.git("rev-parse", "side").strip() == head
+    assert shared.code == 0, shared.err
+    listed = machine.git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "main")
+    assert "notes/haystack/" in listed
