@@ -94,14 +94,18 @@ def distrust_switch(path: Path, folder: Path, settings: list[Path]) -> Switch:
     """trustedFolders.json as a switch of memidx's hooks in `folder`: off where the person
     told Gemini CLI not to trust it (an unanswered folder gets asked: not off)."""
 
+    said = distrusted_by_environment()  # before the file's answers (status called hooks on)
+
     def read(text: str) -> Said:
         off = trust_enabled(settings) and trust_level(text, path, folder) == DISTRUSTED
         off = off and not trusted_by_environment()
-        return True if off else None
+        return True if off or said else None
 
     # the IDE's trust outranks the answer, and memidx cannot see it: said, not taken as off
     why = "you told Gemini CLI not to trust the folder, unless an IDE it is connected to trusts it"
-    return Switch(path, read, why=why)
+    return Switch(
+        path, read, why=f"Gemini CLI trusts no folder where {said} is set" if said else why
+    )
 
 
 def untrusted_warning(home: Path, folder: Path, settings: list[Path]) -> str | None:
