@@ -96,7 +96,7 @@ def hooks_switches(cwd: Path) -> list[Switch]:
 def install_warnings(_cwd: Path) -> list[str]:
     """What install says besides: that the machine's policy runs none of memidx's hooks."""
     policy = policy_switch()
-    if policy is None:
+    if policy is None or not policy.read(""):  # no say, or the policy lets hooks run
         return []
     return [
         f"Claude Code runs none of memidx's hooks on this machine: its policy, {policy.path},"

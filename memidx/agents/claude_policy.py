@@ -42,6 +42,22 @@ def hooks_policy(files: Sequence[tuple[Path, str]]) -> tuple[Path, str] | None:
     `disableAllHooks` or `allowManagedHooksOnly` switches memidx's hooks off, and that key (a
     later file's value of a key wins, `false` too), None when they let them run. A file that
     is no JSON object is left out, as Claude Code leaves it."""
+    decided = _decided(files)
+    return next(((path, key) for key, (on, path) in decided.items() if on), None)
+
+
+def hooks_allowed(files: Sequence[tuple[Path, str]]) -> Path | None:
+    """The managed settings file whose `disableAllHooks: false` is the policy's last word, when
+    nothing there switches hooks off: it outranks the person's own `true` (Claude Code 2.1.197
+    runs their hooks; status said a user's settings.json switched memidx's off)."""
+    decided = _decided(files)
+    said = decided.get(HOOKS_OFF[0])
+    if said is None or said[0] or hooks_policy(files) is not None:
+        return None
+    return said[1]
+
+
+def _decided(files: Sequence[tuple[Path, str]]) -> dict[str, tuple[bool, Path]]:
     decided: dict[str, tuple[bool, Path]] = {}
     for path, text in files:
         try:
@@ -52,19 +68,22 @@ def hooks_policy(files: Sequence[tuple[Path, str]]) -> tuple[Path, str] | None:
             value = settings.get(key)
             if isinstance(value, bool):
                 decided[key] = (value, path)
-    return next(((path, key) for key, (on, path) in decided.items() if on), None)
+    return decided
 
 
 def policy_switch(folder: Path = FOLDER) -> Switch | None:
-    """The machine's policy as the first of Claude Code's hooks switches, when it switches
-    memidx's hooks off (when it does not, the person's own settings decide)."""
+    """The machine's policy as the first of Claude Code's hooks switches when it decides:
+    off (`disableAllHooks` or `allowManagedHooksOnly`), or on (`disableAllHooks: false`,
+    whatever the person's own settings say); None leaves it to those."""
     files: list[tuple[Path, str]] = []
     for path in policy_files(folder):
         try:
             files.append((path, read_config(path)))
         except MemidxError:  # unreadable: Claude Code, run by the same person, cannot read it
             continue
-    deciding = hooks_policy(files)
+    deciding, allowed = hooks_policy(files), hooks_allowed(files)
+    if allowed is not None:
+        return Switch(allowed, lambda _text: False)
     if deciding is None:
         return None
     path, key = deciding

@@ -29,8 +29,11 @@ def trust_level(user: Path, root: Path) -> object:
 
 def trusted(user: Path, root: Path) -> bool:
     """Whether `user` (the user's config.toml) trusts the project at `root`, or, for a linked
-    work tree (`git worktree add`), the repository it belongs to, as Codex does."""
-    return any(trust_level(user, key) == "trusted" for key in _keys(root))
+    work tree (`git worktree add`) it says nothing of, the repository it belongs to, as Codex
+    does: the work tree's own word comes first (one marked untrusted in a trusted repository
+    was said trusted, and `codex mcp list` there listed no server)."""
+    said = (trust_level(user, key) for key in _keys(root))
+    return next((level for level in said if level is not None), None) == "trusted"
 
 
 def _keys(root: Path) -> list[Path]:

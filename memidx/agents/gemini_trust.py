@@ -28,10 +28,21 @@ IDE_TRUST = (
 )
 
 
+# Either, set so, and Gemini CLI (0.61.0) trusts no folder, before any other word: a trusted
+# one, one with folder trust off, or with GEMINI_CLI_TRUST_WORKSPACE=true (`gemini mcp list`
+# said "Disabled"; install said nothing)
+DISTRUSTING = (("GEMINI_RESTRICTED_MODE", "true"), (TRUST_WORKSPACE, "false"))
+
+
+def distrusted_by_environment() -> str | None:
+    """The `NAME=value` of this environment by which Gemini CLI trusts no folder, else None."""
+    return next((f"{k}={v}" for k, v in DISTRUSTING if os.environ.get(k) == v), None)
+
+
 def trusted_by_environment() -> bool:
     """Whether this environment trusts the workspace for Gemini CLI (`GEMINI_CLI_TRUST_WORKSPACE
     =true`, which install read as nothing: it warned of a folder Gemini CLI then trusted)."""
-    return os.environ.get(TRUST_WORKSPACE) == "true"
+    return distrusted_by_environment() is None and os.environ.get(TRUST_WORKSPACE) == "true"
 
 
 def trusted_folders(home: Path) -> Path:
@@ -83,20 +94,30 @@ def distrust_switch(path: Path, folder: Path, settings: list[Path]) -> Switch:
     """trustedFolders.json as a switch of memidx's hooks in `folder`: off where the person
     told Gemini CLI not to trust it (an unanswered folder gets asked: not off)."""
 
+    said = distrusted_by_environment()  # before the file's answers (status called hooks on)
+
     def read(text: str) -> Said:
         off = trust_enabled(settings) and trust_level(text, path, folder) == DISTRUSTED
         off = off and not trusted_by_environment()
-        return True if off else None
+        return True if off or said else None
 
     # the IDE's trust outranks the answer, and memidx cannot see it: said, not taken as off
     why = "you told Gemini CLI not to trust the folder, unless an IDE it is connected to trusts it"
-    return Switch(path, read, why=why)
+    return Switch(
+        path, read, why=f"Gemini CLI trusts no folder where {said} is set" if said else why
+    )
 
 
 def untrusted_warning(home: Path, folder: Path, settings: list[Path]) -> str | None:
     """What install says when Gemini CLI does not trust `folder` (its hooks and MCP server
     then do nothing there), else None."""
-    path = trusted_folders(home)
+    path, said = trusted_folders(home), distrusted_by_environment()
+    if said:
+        return (
+            f"Gemini CLI trusts no folder where {said} is set, as it is here: it runs none of"
+            f" memidx's hooks and starts no MCP server in {folder} (unset it where Gemini CLI"
+            " runs)"
+        )
     if not trust_enabled(settings) or trusted_by_environment():
         return None
     try:

@@ -13,7 +13,9 @@ from pathlib import Path
 # removes them as the resolution is committed, before that commit's post-commit hook runs.
 # A `git am` stopped on a patch keeps HEAD on the branch too, and its --abort stops short the
 # same way ("You seem to have moved HEAD since the last 'am' failure"): rebase-apply/applying
-# is am's alone (a rebase's leaves HEAD detached, where memidx commits nothing anyway).
+# is am's alone (a rebase's leaves HEAD detached, where memidx commits nothing anyway). Nor
+# in am's post-applypatch hooks: one made in the hook of a last patch `git am --continue`
+# applied made it die, "Dirty index: cannot apply patches" (memidx.memory.pending_notes).
 STOPPED = (
     ("CHERRY_PICK_HEAD", "a cherry-pick"),
     ("REVERT_HEAD", "a revert"),
@@ -41,30 +43,7 @@ def stopped_pick(folder: Path | None) -> str | None:
     """`a cherry-pick` or `a revert` when one is stopped on a conflict in `folder` (git's)."""
     if folder is None:
         return None
-    found = next((name for name, _ in STOPPED if (folder / name).exists()), None)
-    if found is None or (found == AM and _last_patch_committed(folder / "rebase-apply")):
-        return None
-    return dict(STOPPED)[found]
-
-
-AM = STOPPED[2][0]
-
-
-def _last_patch_committed(state: Path) -> bool:
-    """Whether `git am` runs the post-applypatch hook of its last patch: rebase-apply is still
-    there, but no --abort can follow (the note waited for the finisher, 10 minutes at most,
-    after every `git am --continue`). HEAD has moved past abort-safety only in a hook (a
-    stopped am left them equal); a hook of an earlier patch commits nothing, since an --abort
-    after a later patch took the note's file off the disk."""
-    from memidx.git.repo import GitRepo
-
-    try:
-        number, last = ((state / name).read_text().strip() for name in ("next", "last"))
-        safety = (state / "abort-safety").read_text().strip()
-    except OSError:
-        return False
-    head = GitRepo(state.parent).run("rev-parse", "-q", "--verify", "HEAD", check=False).strip()
-    return number == last and bool(head) and head.decode() != safety
+    return next((what for name, what in STOPPED if (folder / name).exists()), None)
 
 
 def refuse_a_stopped_pick(folder: Path, undone: str) -> None:

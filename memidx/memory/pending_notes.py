@@ -187,6 +187,9 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
         return Committed({})  # a rebase under way: its post-rewrite hook comes once it is done
     if _picking(config):
         return Committed({})  # a commit now failed git's next pick (exit 128): a later one
+    if stopped_pick(git_dir(config.root)):  # a `git am` (its post-applypatch hook) or a pick
+        _finisher_for_git(config, notice)
+        return Committed({})
     mark = config.state_dir / FOLDER / HOOK_CAME
     mark.touch()  # before the lock: a remember that holds it sees the mark once it lets go
     with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
@@ -194,6 +197,15 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
             return Committed({})
         mark.unlink(missing_ok=True)  # this hook commits them: no remember need try again
         return commit_pending(config, HOOK_WAIT, notice)
+
+
+def _finisher_for_git(config: Config, notice: Callable[[str], None]) -> None:
+    """A finisher that commits the notes once git ends: a `git am --continue` whose last patch's
+    hook committed one died ("Dirty index: cannot apply patches", its index read before the
+    hook), and no hook follows an am; the one `remember` started ends after 10 minutes."""
+    from memidx.memory.pending_finisher import start_finisher
+
+    start_finisher(config, notice)
 
 
 def _branch(config: Config) -> str | None:

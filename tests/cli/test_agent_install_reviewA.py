@@ -73,3 +73,34 @@ def test_the_main_work_tree_of_a_worktree_keeps_its_codex_hooks_on(user_home: Pa
 
     assert done.code == 0 and "worktree" not in done.err, done.err
     assert codex_status(main)[str(main / ".codex" / "hooks.json")]["hooks_off"] is None
+
+
+def test_a_worktree_marked_untrusted_in_a_trusted_repository_is_said_untrusted(
+    user_home: Path,
+) -> None:
+    """Codex 0.171.0 takes a linked work tree's own trust_level before its main work tree's:
+    marked untrusted, it reads no .codex/ there (`codex mcp list` listed none), while install
+    warned of nothing and status called memidx's server there installed."""
+    main, tree = user_home / "project", user_home / "project-topic"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    user = user_home / ".codex" / "config.toml"
+    user.parent.mkdir()
+    user.write_text(
+        f'[projects."{main.resolve()}"]\ntrust_level = "trusted"\n'
+        f'[projects."{tree.resolve()}"]\ntrust_level = "untrusted"\n'
+    )
+
+    done = run_in_process(tree, "agent", "install", "codex")
+
+    assert done.code == 0 and "marks the project untrusted" not in done.err, done.err
+    assert f'marks {tree} so (trust_level = "untrusted")' in done.err, done.err
+    found = codex_status(tree)
+    said = found[str(tree / ".codex" / "config.toml")]["installed"]
+    assert said == [
+        f"MCP server memidx (not started: {user} marks the project untrusted, so"
+        " Codex reads no .codex/)"
+    ], said
+    assert codex_servers(tree) in (None, [])

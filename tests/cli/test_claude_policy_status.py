@@ -75,3 +75,31 @@ def test_status_says_the_machines_policy_switches_claude_code_hooks_off(
     ) in installed.stderr
     assert not FOLDER.exists()  # nothing written outside the namespace
     assert run_in_process(project, "agent", "status").out.count("switched off") == 0
+
+
+def test_a_policy_that_lets_hooks_run_outranks_the_persons_disable_all_hooks(
+    user_home: Path, tmp_path: Path
+) -> None:
+    """`"disableAllHooks": false` in the machine's policy: Claude Code (2.1.197) runs the
+    project's hooks though the user's settings.json says `true`; status said that file
+    switched memidx's hooks off."""
+    if sys.platform != "linux" or shutil.which("unshare") is None:
+        pytest.skip("needs Linux and unshare")
+    if in_namespace("{}", tmp_path / "probe", "true").returncode != 0:
+        pytest.skip("this kernel allows no user and mount namespace with an overlay")
+    if FOLDER.exists():
+        pytest.skip("this machine has a Claude Code policy of its own")
+    project = user_home / "project"
+    (project / ".git").mkdir(parents=True)
+    assert run_in_process(project, "agent", "install", "claude-code").code == 0
+    (user_home / ".claude").mkdir(exist_ok=True)
+    (user_home / ".claude" / "settings.json").write_text('{"disableAllHooks": true}')
+    assert "switched off" in run_in_process(project, "agent", "status").out  # the user's word
+
+    run = in_namespace(
+        '{"disableAllHooks": false}', tmp_path / "scratch",
+        sys.executable, "-m", "memidx", "-C", str(project), "agent", "status",
+    )  # fmt: skip
+
+    assert run.returncode == 0, run.stderr
+    assert "switched off" not in run.stdout, run.stdout

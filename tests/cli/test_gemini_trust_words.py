@@ -75,3 +75,39 @@ def test_gemini_status_of_a_distrusted_folder_leaves_room_for_an_ide(
         " the folder, unless an IDE it is connected to trusts it)"
     ) in said
     assert gemini_status(project)["hooks_off"] == str(trust)
+
+
+@pytest.mark.parametrize(
+    "variables",
+    [
+        {"GEMINI_RESTRICTED_MODE": "true"},
+        {"GEMINI_CLI_TRUST_WORKSPACE": "false"},
+        {"GEMINI_RESTRICTED_MODE": "true", "GEMINI_CLI_TRUST_WORKSPACE": "true"},
+    ],
+)
+def test_gemini_distrusting_variables_are_said_at_install(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch, variables: dict[str, str]
+) -> None:
+    """`GEMINI_RESTRICTED_MODE=true` or `GEMINI_CLI_TRUST_WORKSPACE=false`: Gemini CLI 0.61.0
+    trusts no folder, one trusted in trustedFolders.json neither (`gemini mcp list` said
+    "Disabled"), and the first outranks `GEMINI_CLI_TRUST_WORKSPACE=true`: install said
+    nothing of it, and status called the hooks on."""
+    project, home = gemini_home(user_home, monkeypatch)
+    trust = home / ".gemini" / "trustedFolders.json"
+    trust.write_text(json.dumps({str(project.resolve()): "TRUST_FOLDER"}))
+    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
+    monkeypatch.delenv("GEMINI_RESTRICTED_MODE", raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+
+    done = run_in_process(project, "agent", "install", "gemini")
+
+    assert done.code == 0, done.err
+    said = next(iter(variables.items()))
+    assert f"Gemini CLI trusts no folder where {said[0]}={said[1]} is set" in done.err, done.err
+    assert gemini_status(project)["hooks_off"] == str(trust)  # status called them on
+    said_by = run_in_process(project, "agent", "status").out
+    assert f"(Gemini CLI trusts no folder where {said[0]}={said[1]} is set)" in said_by, said_by
+    settings = [f"{name}={value}" for name, value in variables.items()]
+    listed = offline(["env", *settings, "gemini", "mcp", "list"], project)
+    assert listed is None or "Disabled" in listed.stdout + listed.stderr, listed

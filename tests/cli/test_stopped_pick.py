@@ -4,6 +4,7 @@ to have moved HEAD. Not rewinding", the first pick and the conflict left in plac
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -73,22 +74,28 @@ def test_no_haystack_commit_lands_in_a_git_am_stopped_on_a_patch(tmp_path: Path)
     assert "4417" in repo.memidx("search", "zebra").out
 
 
-def test_a_note_kept_while_git_am_is_stopped_is_committed_by_its_last_patch_hook(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="a finisher needs /proc")
+@pytest.mark.parametrize(("patches", "stops_at"), [(3, 1), (1, 1), (3, 3)])
+def test_a_note_kept_while_git_am_is_stopped_is_committed_once_the_am_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, patches: int, stops_at: int
 ) -> None:
-    """A note remembered while a `git am` waits on a conflict stayed pending after `git am
-    --continue` applied the rest: rebase-apply is still there in the post-applypatch hook of
-    the last patch, so that hook took the am for stopped and left the note to the finisher
-    (10 minutes at most). The last patch's hook commits it; an earlier one's does not (an
-    --abort after a later patch took its file off the disk)."""
+    """A note remembered while a `git am` waits on a conflict: the post-applypatch hook of the
+    last patch `git am --continue` applied committed it, and when that patch was the one it
+    stopped on, the am died, "Dirty index: cannot apply patches (dirty: notes/am-note.md)",
+    the note staged for deletion. No hook commits inside an am: each makes sure a finisher
+    commits it once the am is done (the one `remember` started ends after 10 minutes)."""
     env = hook_env(tmp_path / "pre-commit-home")
     machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
     monkeypatch.setattr(remember_module, "start_finisher", _no_finisher)
+    machine.note("start.md", "start.md", "the first line")
+    machine.commit("start")
     machine.git("checkout", "-q", "-b", "topic")
-    for name, line in (("start.md", "the topic's line"), ("two.md", "two"), ("three.md", "3")):
-        machine.note(name, name, line)
+    names = [f"p{number}.md" for number in range(1, patches + 1)]
+    names[stops_at - 1] = "start.md"
+    for name in names:
+        machine.note(name, name, f"the topic's {name}")
         machine.commit(name)
-    machine.git("format-patch", "-q", "-3", "-o", str(tmp_path / "patches"))
+    machine.git("format-patch", "-q", f"-{patches}", "-o", str(tmp_path / "patches"))
     machine.git("checkout", "-q", "main")
     machine.note("start.md", "start.md", "main's line")
     machine.commit("main")
@@ -104,10 +111,15 @@ def test_a_note_kept_while_git_am_is_stopped_is_committed_by_its_last_patch_hook
     machine.git("add", "notes/start.md")
     done = machine.run_git("am", "--continue")
     assert done.returncode == 0, done.stderr
-    subjects = machine.git("log", "--format=%s", "-4").splitlines()
-    assert subjects == ["memidx remember: Am note", "three.md", "two.md", "start.md"], subjects
-    assert not any_pending(config) and not (machine.root / ".git" / "rebase-apply").exists()
+    assert not (machine.root / ".git" / "rebase-apply").exists()
+    for _ in range(200):  # 20 s at most: the finisher looks every 0.5 s
+        if not any_pending(config):
+            break
+        time.sleep(0.1)
+    subjects = machine.git("log", "--format=%s", f"-{patches + 1}").splitlines()
+    assert subjects == ["memidx remember: Am note", *reversed(names)], subjects
+    assert not any_pending(config) and not machine.git("status", "--porcelain")
 
 
 def _no_finisher(*_: object) -> None:
-    """No finisher started: the git hooks alone must commit the note."""
+    """No finisher started by `remember`: the git hooks must see to the note."""

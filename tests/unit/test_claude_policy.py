@@ -58,7 +58,8 @@ def test_drop_in_files_are_read_after_the_base_in_name_order(tmp_path: Path) -> 
 
 def test_the_policy_outranks_the_persons_own_settings(tmp_path: Path) -> None:
     """The person's `disableAllHooks: false` does not switch hooks the policy stops back on;
-    a policy that says `false` does not switch back on those the person stopped."""
+    a policy that says `disableAllHooks: false` switches back on those the person stopped
+    (Claude Code 2.1.197 ran a project's hook so: status said the user's file stopped it)."""
     user = tmp_path / "settings.json"
     user.write_text('{"disableAllHooks": false}')
     (tmp_path / "managed-settings.json").write_text('{"allowManagedHooksOnly": true}')
@@ -73,4 +74,9 @@ def test_the_policy_outranks_the_persons_own_settings(tmp_path: Path) -> None:
     )
     (tmp_path / "managed-settings.json").write_text('{"disableAllHooks": false}')
     user.write_text('{"disableAllHooks": true}')
-    assert policy_switch(tmp_path) is None
+    policy = policy_switch(tmp_path)
+    assert policy is not None
+    assert switched_off([policy, json_switch(user, ["disableAllHooks"], True)], tmp_path) is None
+    (tmp_path / "managed-settings.json").write_text('{"allowManagedHooksOnly": false}')
+    assert policy_switch(tmp_path) is None  # no word on the person's own hooks
+    assert switched_off([json_switch(user, ["disableAllHooks"], True)], tmp_path) is not None
