@@ -11,9 +11,9 @@ once cannot both) says those, the later ones only their own files' problems. The
 process is known by its process id and its start time (a process id is used again; the pair
 is not, within a boot), read in /proc: where there is none (macOS), or the parent is not the
 framework's (a wrapper that does not `exec`, a shell running `check all` with PRE_COMMIT=1
-twice, one's own git hook named `pre-commit`), every part says everything, as before, a refusal repeated rather than one lost. A
-later run, or an index changed between parts, names another marker; the first part of each
-run removes the markers of runs whose process is gone.
+twice, one's own git hook named `pre-commit`), every part says everything, as before, a
+refusal repeated rather than one lost. A later run, or an index changed between parts, names
+another marker; the first part of each run removes the markers of runs whose process is gone.
 """
 
 from __future__ import annotations

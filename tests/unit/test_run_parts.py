@@ -23,8 +23,13 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
     monkeypatch.setenv("PRE_COMMIT", "1")
     monkeypatch.delenv("MEMIDX_CHECK_NAMES", raising=False)
     monkeypatch.delenv("GIT_INDEX_FILE", raising=False)
-    monkeypatch.setattr(run_parts, "_framework", lambda pid: True)
+    monkeypatch.setattr(run_parts, "_framework", framework)
     return repo
+
+
+def framework(pid: int) -> bool:
+    """The test's parent stands for the framework's process."""
+    return True
 
 
 def next_part(monkeypatch: pytest.MonkeyPatch) -> None:
