@@ -54,14 +54,17 @@ def framework_files(config: Config, given: list[str]) -> list[str] | None:
         return given
     from memidx.git.staged import staged_names, staged_repo
 
-    staged = staged_names(staged_repo(config.root))
     if not claimed:  # the framework gives every part its share of the files the tree holds
         from memidx.githooks.run_parts import later_part
 
+        # asked before the index is read: the marker is stamped with the index as it was
+        # then, so one staged while this part reads is another index's, and the next part says
+        # it (stamped after, a name staged by an agent's commit beside the run was lost)
         if later_part(config.root):  # the first part of this run said the staged ones
             return given
-        staged = [name for name in staged if not _a_file(config.root / name)]
-    return _with(staged, given)
+        staged = staged_names(staged_repo(config.root))
+        return _with([name for name in staged if not _a_file(config.root / name)], given)
+    return _with(staged_names(staged_repo(config.root)), given)
 
 
 def _a_file(path: Path) -> bool:

@@ -11,9 +11,9 @@ once cannot both) says those, the later ones only their own files' problems. The
 process is known by its process id and its start time (a process id is used again; the pair
 is not, within a boot), read in /proc: where there is none (macOS), or the parent is not the
 framework's (a wrapper that does not `exec`, a shell running `check all` with PRE_COMMIT=1
-twice), every part says everything, as before, a refusal repeated rather than one lost. A
-later run, or an index changed between parts, names another marker; the first part of each
-run removes the markers of runs whose process is gone.
+twice, one's own git hook named `pre-commit`), every part says everything, as before, a
+refusal repeated rather than one lost. A later run, or an index changed between parts, names
+another marker; the first part of each run removes the markers of runs whose process is gone.
 """
 
 from __future__ import annotations
@@ -74,10 +74,23 @@ def _start_time(pid: int) -> str | None:
 
 
 def _framework(pid: int) -> bool:
-    """Whether the process is the pre-commit framework's (`pre-commit run`, `python -m
-    pre_commit`, or the git hook it installs, which runs `-mpre_commit hook-impl`)."""
+    """Whether the process is the pre-commit framework's: its program (`pre-commit`), or
+    Python running its script (`python .../bin/pre-commit run`) or its module (`python -m
+    pre_commit`, `-mpre_commit hook-impl` from the git hook it installs). Any word named so
+    was taken for it: a git hook of one's own, `.git/hooks/pre-commit`, is a shell running
+    `check all` as often as it likes, and its second run said nothing of a staged secret."""
     words = _read(f"/proc/{pid}/cmdline").split("\0")
-    return any(Path(word).name in ("pre-commit", "pre_commit", "-mpre_commit") for word in words)
+    program = Path(words[0]).name
+    if program == "pre-commit":
+        return True
+    if not program.startswith(("python", "pypy")):
+        return False
+    for at, word in enumerate(words[1:], 1):
+        if word == "-mpre_commit" or (word == "-m" and words[at + 1 : at + 2] == ["pre_commit"]):
+            return True
+        if not word.startswith("-"):  # the script Python runs
+            return Path(word).name == "pre-commit"
+    return False
 
 
 def _sweep(folder: Path, boot: str, kept: str) -> None:

@@ -110,3 +110,33 @@ def test_a_shell_running_the_checks_twice_is_no_run_of_parts(machine: Machine) -
 
     assert done.stdout.count("notes/deploy.md:5: ") == 2, done.stdout + done.stderr
     assert done.stdout.count("code 1") == 2, done.stdout + done.stderr
+
+
+def test_a_git_hook_of_ones_own_named_pre_commit_is_no_run_of_parts(machine: Machine) -> None:
+    """A hook script of one's own, .git/hooks/pre-commit, running `check all` twice with
+    PRE_COMMIT=1 (which the README says makes it read the staged names): its name is the
+    framework's, but it is a shell, not the framework; each run refuses the secret."""
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "notes/deploy.md")
+    (machine.root / "notes" / "deploy.md").unlink()
+    hook = machine.root.parent / "own-hooks" / "pre-commit"
+    hook.parent.mkdir()
+    check = '"$MEMIDX_PYTHON" -m memidx -C "$ROOT" check all'
+    hook.write_text(f'#!/bin/sh\n{check}; echo "code $?"; {check}; echo "code $?"\n')
+    hook.chmod(0o755)
+
+    done = subprocess.run(
+        [str(hook)],
+        cwd=machine.root,
+        env={**machine.env, "PRE_COMMIT": "1", "ROOT": str(machine.root)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+    assert done.stdout.count("notes/deploy.md:5: ") == 2, done.stdout + done.stderr
+    assert done.stdout.count("code 1") == 2, done.stdout + done.stderr

@@ -79,6 +79,56 @@ def test_the_keyword_pass_finds_what_judging_each_window_again_found(seed: int, 
     ), text
 
 
+# What a hostile or foreign paste holds: curly quotes, CRLF and lone CRs, Unicode spaces and
+# separators (NBSP, U+2028, U+001C, which str.split and \\s take as spaces), a name after a
+# separator inside a run (`,secret=`: where a cut value's run ends), XML and YAML keys, runs
+# of 200-300 characters that push a value over a window's edge, and values with these inside.
+ODD = ["\u201c", "\u201d", "\u2018", "\u2019", "\r\n", "\r", "\t", "\u00a0", "\u2028", "\x1c",
+       "\x0b", "\u00e9", "\u65e5\u672c", "\U0001f600", "\u200b", ",secret=", "&token=", ";pwd=",
+       ",url=", "\\", '\\"', "</password>", "<password>", "password:\n  ", "password: |\n  ",
+       "{password: ", "://u:", "@host", "Authorization: Basic ", "Bearer ",
+       "dXNlcjpwNHNzdzByZDEyMw=="]  # fmt: skip
+
+
+def adverse(rnd: random.Random, size: int) -> str:
+    """A text of about `size` characters of assignments whose quotes, values and neighbours
+    are the odd ones above, with values used again and values standing alone."""
+    used: list[str] = []
+    parts: list[str] = []
+    while sum(map(len, parts)) < size:
+        roll = rnd.random()
+        if roll < 0.4:
+            quote = rnd.choice(["", '"', "'", "`", "\u201c", "\u2018", ""])
+            shut = rnd.choice([quote, quote, "\u201d", "\u2019", ""])
+            value = rnd.choice(used) if used and rnd.random() < 0.3 else secret(rnd)
+            value = rnd.choice(NEAR_MISSES) if rnd.random() < 0.2 else value
+            if rnd.random() < 0.15:
+                value += rnd.choice(ODD) + secret(rnd)
+            used.append(value)
+            names = [*NAMES, "contrase\u00f1a", "client_secret", "apiKey"]
+            piece = rnd.choice(names) + rnd.choice(ASSIGNS) + quote + value + shut
+        elif roll < 0.7:
+            piece = rnd.choice(MARKS + ODD)
+        elif roll < 0.8:
+            piece = rnd.choice(used) if used else secret(rnd)
+        elif roll < 0.85:
+            piece = "x" * rnd.randint(200, 300)
+        else:
+            piece = rnd.choice(["see ", "a b ", "-", "\n"])
+        parts.append(piece)
+    return "".join(parts)
+
+
+@pytest.mark.parametrize(
+    ("seed", "size"), [(seed, size) for seed in range(1000, 1060) for size in (256, 3_000)]
+)
+def test_odd_texts_find_what_judging_each_window_again_found(seed: int, size: int) -> None:
+    text = adverse(random.Random(seed), size)
+    assert in_order(list(keywords.assigned(text))) == in_order(
+        list(secrets_oracle.assigned(text))
+    ), text
+
+
 def test_a_dense_line_of_many_secrets_past_few_finds_them_as_before() -> None:
     """Past FEW values a line is read once for their places, not searched once per value."""
     rnd = random.Random(7)

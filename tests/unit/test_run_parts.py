@@ -1,0 +1,61 @@
+"""Which part of a `pre-commit run` says what concerns every part (memidx.githooks.run_parts),
+read in a real git repository: the framework's parent process is stood in for (the test's is
+pytest's), and a new part is a fresh answer (each part is a process of its own)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.git import staged
+from memidx.githooks import listed_names, run_parts
+from tests.helpers import NotesRepo
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write("notes/a.md", "# A\n\nThe espresso machine needs descaling.\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "a")
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    monkeypatch.delenv("MEMIDX_CHECK_NAMES", raising=False)
+    monkeypatch.delenv("GIT_INDEX_FILE", raising=False)
+    monkeypatch.setattr(run_parts, "_framework", framework)
+    return repo
+
+
+def framework(pid: int) -> bool:
+    """The test's parent stands for the framework's process."""
+    return True
+
+
+def next_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The framework's next part: a new process, which has answered nothing yet."""
+    monkeypatch.setattr(run_parts, "_answers", {})
+
+
+def test_a_name_staged_while_the_first_part_read_is_said_by_the_next(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first part read the staged names, then stamped its marker with the index as it was
+    after: a file staged (and deleted) in between, by an agent's commit beside the run, was in
+    no part's share and the next part took the marker as its run's and said nothing of it."""
+    config = load_config(repo.root, {})
+    read = staged.staged_names
+
+    def read_then_staged_beside(at: staged.GitRepo) -> list[str]:
+        names = read(at)
+        repo.write("notes/deploy.md", "# Deploy\n\ngithub_token: x\n")
+        repo.git("add", "notes/deploy.md")
+        (repo.root / "notes" / "deploy.md").unlink()
+        return names
+
+    monkeypatch.setattr(staged, "staged_names", read_then_staged_beside)
+    assert listed_names.framework_files(config, ["notes/a.md"]) == ["notes/a.md"]
+    monkeypatch.setattr(staged, "staged_names", read)
+    next_part(monkeypatch)
+
+    assert listed_names.framework_files(config, []) == ["notes/deploy.md"]
