@@ -19,6 +19,7 @@ from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
+from memidx.index.ownership import keep_out_of_git
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
 from memidx.memory.note_state import added_by, ids_at, the_same_note
@@ -115,6 +116,7 @@ def remember(
     text = note_text(title, note.tags, note.body, created, **note.fields)
     folder = note_folder(config, directory, directory_arg)
     holders = "a memidx remember of this clone, stopped or hung?"
+    keep_out_of_git(config.state_dir)  # its locks and pending marks: no index made it ignored
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
