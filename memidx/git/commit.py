@@ -213,10 +213,12 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
         if time.monotonic() - checked >= STALE_CHECK_SECONDS:
             checked = time.monotonic()
             if left_behind(lock):
+                from shlex import quote  # `rm /a/my memory/.git/index.lock` named /a/my
+
                 raise IndexLockLeft(
                     f"{lock} was left behind by a git process that was killed (no running "
                     f"process holds it); {undone}",
-                    f"check that no git command is running, then remove it: rm {lock}",
+                    f"check that no git command is running, then remove it: rm {quote(str(lock))}",
                 )
         if time.monotonic() > deadline:
             break
