@@ -26,6 +26,7 @@ from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
+from memidx.git.lock_holders import left_behind
 from memidx.git.underway import refuse_a_stopped_pick
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
@@ -213,71 +214,17 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
         if time.monotonic() - checked >= STALE_CHECK_SECONDS:
             checked = time.monotonic()
             if left_behind(lock):
+                from shlex import quote  # `rm /a/my memory/.git/index.lock` named /a/my
+
                 raise IndexLockLeft(
                     f"{lock} was left behind by a git process that was killed (no running "
                     f"process holds it); {undone}",
-                    f"check that no git command is running, then remove it: rm {lock}",
+                    f"check that no git command is running, then remove it: rm {quote(str(lock))}",
                 )
         if time.monotonic() > deadline:
             break
         _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
     raise GitBusy(f"git kept its index locked; {undone}", "try again")
-
-
-def left_behind(lock: Path) -> bool:
-    """The same lock file before and after a look at every process, and nothing holds it (a
-    git that ends during the look removes its lock: that one was not left behind)."""
-    try:
-        before = lock.stat()
-    except FileNotFoundError:
-        return False
-    if not _held_by_nobody(lock):
-        return False
-    try:
-        after = lock.stat()
-    except FileNotFoundError:
-        return False
-    return (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
-
-
-def _held_by_nobody(lock: Path) -> bool:
-    """True only when nothing can be holding `lock`: no process has it open, and no git
-    process runs in this repository (git keeps index.lock while its hooks run, with the file
-    closed). Linux /proc; elsewhere never True: unknown."""
-    proc = Path("/proc")
-    if not (proc / "self" / "fd").is_dir():
-        return False
-    target = str(lock.resolve())
-    repository = lock.resolve().parent.parent  # <repo>/.git/index.lock
-    for pid_dir in proc.glob("[0-9]*"):
-        if _holds(pid_dir, target) or _git_in(pid_dir, repository):
-            return False
-    return True
-
-
-def _holds(pid_dir: Path, target: str) -> bool:
-    try:
-        links = list((pid_dir / "fd").iterdir())
-    except OSError:
-        return False  # another user's process, or one that just ended
-    for link in links:
-        try:
-            if str(link.readlink()) == target:
-                return True
-        except OSError:
-            continue
-    return False
-
-
-def _git_in(pid_dir: Path, repository: Path) -> bool:
-    """A running git whose working folder is in this repository (or its .git)."""
-    try:
-        if (pid_dir / "comm").read_text().strip() != "git":
-            return False
-        cwd = (pid_dir / "cwd").readlink()
-    except OSError:
-        return False
-    return cwd == repository or repository in cwd.parents
 
 
 def _remove_stale_temporaries(git_dir: Path) -> None:

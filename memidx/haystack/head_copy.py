@@ -31,12 +31,15 @@ def held_in_head(config: Config, segment_ref: Callable[[str], str]) -> Callable[
         ref = segment_ref(name)
         head = read_head(config.root)
         if head is None:  # no commit yet (none holds it), or not readable this way: ask git
-            return -1 if unborn_branch(config.root) else blob_size(config, "HEAD", ref)
+            size = None if unborn_branch(config.root) else tree_size(config, "HEAD", ref)
+            return -1 if size is None else size
         path = config.state_dir / KEPT
         kept = _kept(path, head, ref)
         if kept is not None:
             return kept
-        size = blob_size(config, head, ref)
+        size = tree_size(config, head, ref)
+        if size is None:  # git could not read the commit: ask again at the next filing
+            return -1
         line = f"{head} {size} {ref}\n".encode("utf-8", "surrogateescape")
         with suppress(OSError):  # kept or not, the answer is git's
             replace_durably(path, line, "tmp", durable=False)
@@ -57,9 +60,22 @@ def _kept(path: Path, head: str, ref: str) -> int | None:
     return int(size)
 
 
-def blob_size(config: Config, commit: str, ref: str) -> int:
-    """The size of `commit`'s copy of `ref`, -1 when it holds none."""
+def tree_size(config: Config, commit: str, ref: str) -> int | None:
+    """The size of `commit`'s copy of `ref`, -1 when its tree holds none, None when git could
+    not tell (the commit's objects unreadable for a moment: one missing from an alternate on a
+    disk not mounted yet, a repack under way). `cat-file -s` said `exists on disk, but not in`
+    for a missing commit as for a missing path: that -1, kept with the commit, had every filing
+    at it append to the segment it held. `ls-tree` fails only when it cannot read the tree."""
+    from memidx.errors import GitError
     from memidx.git.repo import GitRepo
 
-    out = GitRepo(config.root).run("cat-file", "-s", f"{commit}:{ref}", check=False).strip()
-    return int(out) if out.isdigit() else -1
+    try:
+        out = GitRepo(config.root).run("ls-tree", "-l", "-z", commit, "--", ref)
+    except GitError:
+        return None
+    for entry in out.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.split()
+        if name.decode("utf-8", "surrogateescape") == ref and fields[1:2] == [b"blob"]:
+            return int(fields[3]) if fields[3:4] and fields[3].isdigit() else None
+    return -1

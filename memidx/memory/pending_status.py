@@ -58,6 +58,8 @@ def _holding(config: Config) -> str | None:
     """What holds the clone now (memidx.git.underway.busy_with); an index.lock no running
     process holds is named as `remember` and `sync` name it: a killed git's, which no waiting
     ends, with what to do (status said "git holds its index locked", as for a live git)."""
+    from shlex import quote
+
     from memidx.git.commit import left_behind
     from memidx.git.underway import busy_with, git_dir
 
@@ -67,8 +69,8 @@ def _holding(config: Config) -> str | None:
         return busy_with(config.root)
     return (
         f"{lock} was left behind by a git process that was killed (no running process holds "
-        f"it): check that no git command is running, then remove it (rm {lock}); the note is "
-        "committed once it is removed"
+        f"it): check that no git command is running, then remove it (rm {quote(str(lock))}); "
+        "the note is committed once it is removed"
     )
 
 

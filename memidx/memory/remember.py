@@ -19,6 +19,7 @@ from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
 from memidx.git.branch import on_a_branch
+from memidx.index.ownership import keep_out_of_git
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
 from memidx.memory.note_state import added_by, ids_at, the_same_note
@@ -114,6 +115,7 @@ def remember(
     title, found = note.title, note.redactions
     text = note_text(title, note.tags, note.body, created, **note.fields)
     holders = "a memidx remember of this clone, stopped or hung?"
+    keep_out_of_git(config.state_dir)  # its locks and pending marks: no index made it ignored
     # held until committed: a second remember of the note, between the first's write and its
     # commit (HEAD moved, git's index not yet), took the file for a person's and wrote a twin
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
@@ -124,13 +126,15 @@ def remember(
         ref, _ = _write_new(config, folder, slugify(title), text)
         _check(config, ref, text, found)
         older = bool(pending(config))  # a git held the clone past a remember's wait already
-        kept = keep(config, ref, title, text, branch)
         say = notice or _unsaid
         try:
+            kept = keep(config, ref, title, text, branch)
             done = commit_pending(config, BEHIND_WAIT if older else None, say, raise_for=kept)
-        except IndexLockLeft as exc:  # kept: committed once the person removes the lock
-            start_finisher(config, say)
-            raise _telling(exc, ref, found) from exc
+        except MemidxError as exc:  # written: no author identity, a full disk, a killed git
+            if isinstance(exc, IndexLockLeft):  # kept: committed once the lock is removed
+                start_finisher(config, say)
+            _telling(exc, ref, found)
+            raise
         gone = not kept.entry.exists()  # while no one else commits pending notes
     if done.busy and not gone and ref not in done.commits:
         done = after_a_hook(config, kept, say, since) or done
@@ -153,10 +157,12 @@ def remember(
 
 def _telling(exc: E, ref: str, found: tuple[Redacted, ...]) -> E:
     """The error of a remember that wrote the note and then failed, with what the note as
-    written holds in place of what was typed: the error is all the person or agent reads."""
-    if not found:
-        return exc
-    return type(exc)(f"{exc.message}; {redaction_said(ref, found)}", exc.hint)
+    written holds in place of what was typed: the error is all the person or agent reads.
+    Told in place: an error class may take other arguments (HookRefused)."""
+    if found:
+        exc.message = f"{exc.message}; {redaction_said(ref, found)}"
+        exc.args = (exc.message,)
+    return exc
 
 
 def _committed_meanwhile(config: Config, entry: Path, ref: str, text: str) -> str | None:

@@ -27,6 +27,7 @@ from memidx.secrets.patterns import (
     merged,
     outside,
     own_findings,
+    places_of,
     port_not_password,
     private_spans,
     real_password,
@@ -129,9 +130,8 @@ def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Red
     if allow:
         allowed = allowed_values(text, allowed_lines(text))
         findings = [f for f in findings if f.kind == PRIVATE_KIND or f in outside([f], allowed)]
-    places = tuple((text.count("\n", 0, f.start) + 1, f.kind) for f in findings)
     kinds = tuple(sorted({f.kind for f in findings}))
-    return Redaction(redact(text, findings), len(findings), kinds, places)
+    return Redaction(redact(text, findings), len(findings), kinds, places_of(text, findings))
 
 
 def mask(text: str) -> str:

@@ -4,6 +4,7 @@ files, with nothing to say they wait for a commit, since when, or why."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,24 @@ def test_a_note_of_a_deleted_branch_is_not_said_to_wait_for_it(repo: NotesRepo) 
     repo.git("branch", "-q", "-D", "gone")
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
     assert note["why"] == COMMITTED_SOON, note
+
+
+def test_the_rm_of_a_killed_gits_lock_names_a_path_with_a_space_whole(tmp_path: Path) -> None:
+    """`rm /x/my memory/.git/index.lock`, pasted, removed /x/my and not the lock: remember's
+    error and status's pending line give the path quoted for the shell."""
+    repo = NotesRepo(tmp_path / "my memory")
+    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    repo.commit("start")
+    assert repo.memidx("ingest").code == 0
+    lock = repo.root / ".git" / "index.lock"
+    lock.write_text("left by a git that was killed")
+    said = repo.memidx_process("remember", "--title", "Disk full", stdin="The disk was full.\n")
+    assert said.code == 1 and f"rm '{lock}'" in said.err, said.err
+    [left] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert f"(rm '{lock}')" in left["why"]
+    lock.unlink()
+    for _ in range(300):  # the finisher remember started commits the note, then ends
+        if "disk-full" in repo.git("log", "--name-only", "-1"):
+            return
+        time.sleep(0.1)
+    raise AssertionError("the pending note was not committed in 30 s")

@@ -14,6 +14,7 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import GitError
 from memidx.git import commit as commit_module
+from memidx.git import lock_holders
 from memidx.git import rewrite as rewrite_module
 from memidx.haystack.purge import purge
 from tests.cli.test_commit_race import held_by_someone, memory, person_commits
@@ -82,7 +83,7 @@ def test_a_purge_that_cannot_move_head_in_time_changes_nothing(
 ) -> None:
     forgotten_turn(memory)
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
-    monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
+    monkeypatch.setattr(lock_holders, "_held_by_nobody", held_by_someone)
     head, before = memory.git("rev-parse", "HEAD").strip(), segments(memory)
     lock = memory.root / ".git" / "index.lock"
     lock.write_text("held by a person's git commit")

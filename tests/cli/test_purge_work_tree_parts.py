@@ -10,6 +10,7 @@ import pytest
 
 from memidx.config import is_memory
 from memidx.git import commit as commit_module
+from memidx.git import lock_holders
 from tests.cli.test_commit_race import held_by_someone
 from tests.cli.test_forget import clones, hits, reachable_bytes, turn
 from tests.cli.test_purge_refs import SECRET, errors, forgotten_on_head, objects_of
@@ -93,7 +94,7 @@ def test_when_a_later_work_tree_fails_the_earlier_ones_are_reported_and_their_in
     first, second, third = trees
     assert one.memidx_process("forget", gone).code == 0
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
-    monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
+    monkeypatch.setattr(lock_holders, "_held_by_nobody", held_by_someone)
     lock = Path(second.git("rev-parse", "--absolute-git-dir").strip()) / "index.lock"
     lock.write_text("held by a person's git add -p")
     where = [arg for tree in trees for arg in ("--work-tree", str(tree.root))]
@@ -231,7 +232,7 @@ def test_a_work_tree_that_fails_still_names_its_pushed_segments_and_their_pairs(
     for ident in (pushed, unpushed):
         assert one.memidx_process("forget", ident).code == 0
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
-    monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
+    monkeypatch.setattr(lock_holders, "_held_by_nobody", held_by_someone)
     lock = Path(second.git("rev-parse", "--absolute-git-dir").strip()) / "index.lock"
     lock.write_text("held by a person's git add -p")
 

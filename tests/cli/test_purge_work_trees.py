@@ -18,6 +18,7 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import GitError
 from memidx.git import commit as commit_module
+from memidx.git import lock_holders
 from memidx.git import rewrite as rewrite_module
 from memidx.git.repo import GitRepo
 from memidx.haystack.purge import Purged, purge
@@ -419,7 +420,7 @@ def test_a_work_tree_whose_index_stays_locked_is_named_in_the_error_and_left_as_
     one, other, gone = beside_a_work_tree(tmp_path)
     assert one.memidx_process("forget", gone).code == 0
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
-    monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
+    monkeypatch.setattr(lock_holders, "_held_by_nobody", held_by_someone)
     head, before = other.git("rev-parse", "HEAD").strip(), segment_bytes(other.root)
     lock = Path(other.git("rev-parse", "--absolute-git-dir").strip()) / "index.lock"
     lock.write_text("held by a person's git add -p")

@@ -120,3 +120,27 @@ def test_a_note_refused_by_its_check_says_what_its_kept_file_holds(memory: Notes
     assert cli.code == 1 and "is kept, not committed: delete it first" in cli.err
     assert TOKEN not in cli.err
     assert "holds [REDACTED:<kind>] in place of 1 secret or private span: body line 1" in cli.err
+
+
+def test_a_note_git_could_not_commit_says_what_its_kept_file_holds(memory: NotesRepo) -> None:
+    """No author identity: the note is written and left, and the error named only the identity
+    (the IndexLockLeft path alone was told)."""
+    memory.git("config", "user.name", "")  # over the test HOME's: `empty ident name`
+    cli = memory.memidx_process("remember", "--title", "Deploy token expired", stdin=BODY)
+    assert cli.code == 1 and "no author identity" in cli.err and TOKEN not in cli.err
+    said = "holds [REDACTED:<kind>] in place of 2 secrets or private spans: body line 3"
+    assert f"notes/deploy-token-expired.md {said}" in cli.err
+
+
+def test_a_remember_in_a_clone_with_no_index_yet_leaves_nothing_for_git_add(
+    tmp_path: Path,
+) -> None:
+    """A remember refused before the index was made left `.memidx/` (remember.lock, and a
+    pending mark on other paths) unignored: `git add -A` committed memidx's state."""
+    repo = NotesRepo(tmp_path / "fresh")
+    repo.note("wsl.md", "WSL memory grows", "The vmmem process grows until .wslconfig caps it.")
+    repo.commit()
+    german = "Das Token war abgelaufen, und die Auslieferung ist deshalb gescheitert."
+    cli = repo.memidx_process("remember", "--title", "Token abgelaufen", stdin=german)
+    assert cli.code == 1 and (repo.root / ".memidx").is_dir()
+    assert ".memidx" not in repo.git("status", "--porcelain", "--untracked-files=all")

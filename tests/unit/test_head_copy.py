@@ -18,12 +18,12 @@ from tests.helpers import NotesRepo
 
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
-    """The `git cat-file` commands memidx runs from now on."""
+    """The git commands memidx runs from now on to read a commit's tree (`cat-file`, `ls-tree`)."""
     asked: list[tuple[str, ...]] = []
     run = GitRepo.run
 
     def counted(self: GitRepo, *args: str, **kwargs: Any) -> Any:
-        if args[:1] == ("cat-file",):
+        if args[:1] in (("cat-file",), ("ls-tree",)):
             asked.append(args)
         return run(self, *args, **kwargs)
 
@@ -64,3 +64,28 @@ def test_a_memory_with_no_commit_yet_asks_git_nothing(
     for n in range(3):
         assert clone_writer(config).append(new_record("turn", f"turn {n}"))[0] == first
     assert asked == []
+
+
+def test_a_commit_git_could_not_read_for_a_moment_is_asked_again(tmp_path: Path) -> None:
+    """HEAD's commit object unreadable for one filing (an alternate on a disk not mounted yet):
+    `cat-file -s` said `exists on disk, but not in` as for a path the commit lacks, and that
+    -1 was kept with the commit, so every later filing appended to the segment it holds."""
+    repo = NotesRepo(tmp_path)
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    first, _, _ = clone_writer(config).append(new_record("turn", "capybara turn"))
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "the segment, by plain git")
+    head = repo.git("rev-parse", "HEAD").strip()
+    loose = tmp_path / ".git" / "objects" / head[:2] / head[2:]
+    aside = tmp_path / "commit-object"
+    loose.rename(aside)
+    try:  # git cannot tell: appended as before, never kept
+        assert clone_writer(config).append(new_record("turn", "heron turn"))[0] == first
+    finally:
+        aside.rename(loose)
+    after = clone_writer(config).append(new_record("turn", "egret turn"))[0]
+    assert after != first  # HEAD holds the segment: a new one, the committed one left alone
+    assert repo.git("ls-tree", "-l", "HEAD", "--", str(first.relative_to(tmp_path)))

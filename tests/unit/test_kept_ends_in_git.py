@@ -119,13 +119,13 @@ def test_a_copy_left_partly_committed_goes_once_a_plain_commit_holds_it_whole(
     assert later != segment and copy.exists()
 
     asked: list[str] = []
-    size = head_copy.blob_size
+    size = head_copy.tree_size
 
-    def counted(config: Config, commit: str, ref: str) -> int:
+    def counted(config: Config, commit: str, ref: str) -> int | None:
         asked.append(ref)
         return size(config, commit, ref)
 
-    monkeypatch.setattr(head_copy, "blob_size", counted)
+    monkeypatch.setattr(head_copy, "tree_size", counted)
 
     assert restore_own(config) == [] and copy.exists()  # the rest is in no commit yet
     # the filing after the commit asked git at this HEAD: its answer is kept with the commit

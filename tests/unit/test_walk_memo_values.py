@@ -42,13 +42,13 @@ def test_head_s_size_of_a_cut_segment_is_asked_once_until_a_ref_changes(
     repo.git("commit", "-q", "-m", "the part")
     repo.git("stash", "-q")  # the stash holds the whole, the file is HEAD's part
     asked: list[str] = []
-    size = head_copy.blob_size
+    size = head_copy.tree_size
 
-    def counted(config: Config, commit: str, ref: str) -> int:
+    def counted(config: Config, commit: str, ref: str) -> int | None:
         asked.append(ref)
         return size(config, commit, ref)
 
-    monkeypatch.setattr(head_copy, "blob_size", counted)
+    monkeypatch.setattr(head_copy, "tree_size", counted)
 
     for _ in range(3):
         assert restore_own(config) == [] and segment.read_bytes() != whole

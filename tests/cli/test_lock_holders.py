@@ -1,0 +1,48 @@
+"""A live git in a linked work tree holds its index.lock closed while its hooks run: the
+lock was taken for a killed git's (only `.git/worktrees` was looked in for a git running
+there), and `remember` and `status` told the person to remove it. Real git, a hook that
+waits for a file (bounded), every process stopped."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+from memidx.git.commit import left_behind
+from tests.helpers import NotesRepo, clean_env
+
+
+def test_a_git_running_its_hook_in_a_linked_work_tree_holds_its_lock(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    repo.commit("start")
+    tree = tmp_path / "tree"
+    repo.git("worktree", "add", "-q", "-b", "side", str(tree))
+    go, started = tmp_path / "go", tmp_path / "started"
+    hook = repo.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text(
+        f"#!/bin/sh\ntouch '{started}'\nn=0\n"
+        f"while [ ! -e '{go}' ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done\n"
+    )
+    hook.chmod(0o755)
+    (tree / "notes" / "start.md").write_text("# Start\n\nThe first note, edited in the tree.\n")
+    lock = repo.root / ".git" / "worktrees" / "tree" / "index.lock"
+    git = subprocess.Popen(
+        ["git", "commit", "-qam", "edited"], cwd=tree, env=clean_env(),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(300):
+            if started.exists():  # git let go of the lock's file, not of the lock
+                break
+            time.sleep(0.05)
+        assert started.exists() and lock.exists()
+        assert not left_behind(lock)  # the hook runs: the git that holds it is alive
+    finally:
+        go.touch()
+        git.wait(timeout=30)
+    assert not lock.exists()
+    lock.touch()  # and one no git holds is still named left behind
+    assert left_behind(lock)
+    lock.unlink()
