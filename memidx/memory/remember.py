@@ -56,9 +56,32 @@ class Remembered:
     redactions: tuple[Redacted, ...] = ()  # what was replaced before the note was written
 
 
+# Latin letters that no decomposition makes ASCII, spelled as their languages spell them
+# without the letter: they were dropped (`Straße` was notes/strae.md, `Łódź` odz)
+_SPELLED = str.maketrans(
+    {
+        **dict.fromkeys("ßẞ", "ss"),
+        **dict.fromkeys("æÆ", "ae"),
+        **dict.fromkeys("œŒ", "oe"),
+        **dict.fromkeys("þÞ", "th"),
+        **dict.fromkeys("ŋŊ", "ng"),
+        **dict.fromkeys("øØ", "o"),
+        **dict.fromkeys("łŁ", "l"),
+        **dict.fromkeys("đĐðÐ", "d"),
+        **dict.fromkeys("ħĦ", "h"),
+        **dict.fromkeys("ŧŦ", "t"),
+        "ı": "i",
+        "ſ": "s",
+        "ĸ": "k",
+        "ƒ": "f",
+    }
+)
+
+
 def slugify(title: str) -> str:
     """A file name from a title: ASCII, lower case, words joined by hyphens."""
-    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    spelled = unicodedata.normalize("NFKD", title).translate(_SPELLED)
+    ascii_title = spelled.encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
     slug = slug[:SLUG_LENGTH].rstrip("-")
     if re.fullmatch(r"con|prn|aux|nul|com[0-9]|lpt[0-9]", slug):  # Windows' device names:
