@@ -70,8 +70,7 @@ _SPELLED = str.maketrans(
         **dict.fromkeys("đĐðÐ", "d"),
         **dict.fromkeys("ħĦ", "h"),
         **dict.fromkeys("ŧŦ", "t"),
-        "ı": "i",
-        "ſ": "s",
+        "\u0131": "i",  # dotless i
         "ĸ": "k",
         "ƒ": "f",
     }
