@@ -73,7 +73,10 @@ venv: $(VENV)/.installed ## create the virtualenv and install memidx with its ru
 	@$(PY) -m memidx.cli.venv_scripts
 
 $(DEV_VENV)/.installed: $(VENV)/.installed
-	@$(DEV_PY) -m pip --version >/dev/null 2>&1 || $(PY) -m venv --clear $(DEV_VENV)
+	@if ! $(DEV_PY) -m pip --version >/dev/null 2>&1; then \
+	if [ -e $(DEV_VENV) ]; then echo 'memidx: $(DEV_VENV) has no pip (an interrupted make dev?): making it again' >&2; \
+	else $(SAY) 'memidx: making the virtualenv $(DEV_VENV)' >&2; fi; \
+	$(PY) -m venv --clear $(DEV_VENV); fi
 	@$(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))' > \
 	"$$($(DEV_PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/memidx-runtime.pth"
 	@$(SAY) 'memidx: installing the development tools (pytest, ruff, pyright, ...) in $(DEV_VENV): this may take a minute' >&2

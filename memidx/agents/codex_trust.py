@@ -27,13 +27,21 @@ def trust_level(user: Path, root: Path) -> object:
         return None
 
 
+def said_level(user: Path, root: Path) -> tuple[object, Path]:
+    """The `trust_level` Codex takes for the project at `root` and the folder `user` gives it
+    to: `root`'s own, or, for a linked work tree (`git worktree add`) it says nothing of, the
+    repository's it belongs to, as Codex does; (None, root) when neither has one."""
+    for key in _keys(root):
+        if (level := trust_level(user, key)) is not None:
+            return level, key
+    return None, root
+
+
 def trusted(user: Path, root: Path) -> bool:
-    """Whether `user` (the user's config.toml) trusts the project at `root`, or, for a linked
-    work tree (`git worktree add`) it says nothing of, the repository it belongs to, as Codex
-    does: the work tree's own word comes first (one marked untrusted in a trusted repository
-    was said trusted, and `codex mcp list` there listed no server)."""
-    said = (trust_level(user, key) for key in _keys(root))
-    return next((level for level in said if level is not None), None) == "trusted"
+    """Whether `user` (the user's config.toml) trusts the project at `root` (said_level): the
+    work tree's own word comes first (one marked untrusted in a trusted repository was said
+    trusted, and `codex mcp list` there listed no server)."""
+    return said_level(user, root)[0] == "trusted"
 
 
 def _keys(root: Path) -> list[Path]:
@@ -65,16 +73,24 @@ def _same(one: Path, other: Path) -> bool:
 def distrust_switch(user: Path, root: Path) -> Switch:
     """The user's config.toml as the switch of the hooks in the project's `.codex/`: off
     while it does not trust the project (status listed them as installed, and none ran)."""
-    marked = trust_level(user, root) == UNTRUSTED
-    why = f'the project is marked trust_level = "{UNTRUSTED}" there' if marked else ""
+    level, key = said_level(user, root)  # a worktree's main tree's mark too: it was not said
+    marked = f"the project{_of(key, root)}"
+    why = f'{marked} is marked trust_level = "{UNTRUSTED}" there' if level == UNTRUSTED else ""
     return Switch(user, lambda _text: True, within=root / ".codex", why=why)
 
 
 def untrusted_note(user: Path, root: Path) -> str:
     """What status adds to memidx's MCP server in a project's `.codex/` Codex ignores."""
-    if trust_level(user, root) == UNTRUSTED:  # it said "does not trust", as if never asked
-        return f"not started: {user} marks the project untrusted, so Codex reads no .codex/"
+    level, key = said_level(user, root)
+    if level == UNTRUSTED:  # it said "does not trust", as if never asked
+        marks = f"{user} marks the project{_of(key, root)} untrusted"
+        return f"not started: {marks}, so Codex reads no .codex/"
     return f"not started: Codex reads no .codex/ in a project {user} does not trust"
+
+
+def _of(key: Path, root: Path) -> str:
+    """Whose trust_level it is when not the work tree's own: its main work tree's."""
+    return "" if key == root else f"'s main work tree {key}"
 
 
 def _holds_memidx(toml: Path) -> bool:
@@ -88,10 +104,15 @@ def untrusted_warning(user: Path, root: Path) -> str | None:
     """What install says when memidx's files in the project's `.codex/` do nothing."""
     if not ignored(user, root) or not _holds_memidx(root / ".codex" / "config.toml"):
         return None  # (a user install warned of a .codex/ of the person's own)
-    if trust_level(user, root) == UNTRUSTED:  # said "not trusted yet", and to trust it when
-        return (  # Codex asks, or with `codex exec --trust`, which leaves this as it is
-            f"Codex CLI reads no .codex/ in a project marked untrusted, and {user} marks {root}"
-            f' so (trust_level = "{UNTRUSTED}"): memidx\'s hooks and MCP server there do nothing,'
+    # it said "not trusted yet" (a worktree of a repository marked so too), and to trust it
+    # when Codex asks, or with `codex exec --trust`, which leaves this as it is
+    level, key = said_level(user, root)
+    if level == UNTRUSTED:
+        of = "" if key == root else f", whose worktree {root} has no trust_level of its own"
+        return (
+            f"Codex CLI reads no .codex/ in a project marked untrusted, and {user} marks {key}"
+            f' so (trust_level = "{UNTRUSTED}"{of}): memidx\'s hooks and MCP server there do'
+            " nothing,"
             " and `codex exec --trust` does not change that: if you trust the folder, set"
             f' trust_level = "trusted" under [projects."{root}"] there (memidx never does)'
         )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from memidx.config import Config
-from memidx.errors import IndexUnusable, MemidxError, UsageError
+from memidx.errors import GitError, IndexUnusable, MemidxError, UsageError
+from memidx.git.repo import GitRepo
 from memidx.hashes import content_hash
 from memidx.haystack.forgotten import tombstones_on_disk
 from memidx.haystack.frames import FORGET, Record, read_at
@@ -117,15 +118,33 @@ def _a_note_named(config: Config, path: str) -> MemidxError:
     note, or, when there is no such note, that there is none and how to list them."""
     inside = not path.startswith(("/", "\\")) and ".." not in path.replace("\\", "/").split("/")
     if inside and (config.root / path).is_file():
+        what, hint = _where_the_note_is(config, path)
         return MemidxError(
-            f"{path} is a note: `memidx show` shows haystack records (turns, transcripts, facts)",
-            f"open the file, or read it at HEAD with `git show HEAD:{path}`",
+            f"{path} is {what}: `memidx show` shows haystack records (turns, transcripts, facts)",
+            hint,
         )
     notes = config.notes_dir
     return MemidxError(
         f"no note {path} in this memory",
         f"list the notes with `git ls-files {notes}/`, or find one with `memidx search <words>`",
     )
+
+
+def _where_the_note_is(config: Config, path: str) -> tuple[str, str]:
+    """What the note file is to git, and where to read it: `git show HEAD:` failed for a note
+    not committed yet (`path 'notes/x.md' exists on disk, but not in 'HEAD'`)."""
+    repo = GitRepo(config.root)
+    try:
+        if config.in_git and repo.has_file("HEAD", path):
+            return "a note", f"open the file, or read it at HEAD with `git show HEAD:{path}`"
+        staged = config.in_git and repo.run("ls-files", "-z", "--", f":(literal){path}")
+    except GitError:
+        staged = False
+    if staged:
+        return "a note staged but not committed yet", "open the file; commit it to remember it"
+    if not config.in_git:
+        return "a note file", "open the file"
+    return "a note file git does not track yet", f"open the file; `git add {path}` and commit it"
 
 
 def _is_forgotten(config: Config, record_id: str, segment: str) -> bool:

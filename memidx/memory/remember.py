@@ -57,9 +57,33 @@ class Remembered:
     redactions: tuple[Redacted, ...] = ()  # what was replaced before the note was written
 
 
-def slugify(title: str) -> str:
-    """A file name from a title: ASCII, lower case, words joined by hyphens."""
-    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+# Latin letters that no decomposition makes ASCII, spelled as their languages spell them
+# without the letter: they were dropped (`Straße` was notes/strae.md, `Łódź` odz)
+_SPELLED = str.maketrans(
+    {
+        **dict.fromkeys("ßẞ", "ss"),
+        **dict.fromkeys("æÆ", "ae"),
+        **dict.fromkeys("œŒ", "oe"),
+        **dict.fromkeys("þÞ", "th"),
+        **dict.fromkeys("ŋŊ", "ng"),
+        **dict.fromkeys("øØ", "o"),
+        **dict.fromkeys("łŁ", "l"),
+        **dict.fromkeys("đĐðÐ", "d"),
+        **dict.fromkeys("ħĦ", "h"),
+        **dict.fromkeys("ŧŦ", "t"),
+        "\u0131": "i",  # dotless i
+        "ĸ": "k",
+        "ƒ": "f",
+    }
+)
+
+
+def slugify(title: str, *, spelled: bool = True) -> str:
+    """A file name from a title: ASCII, lower case, words joined by hyphens; `spelled` False,
+    the name an earlier memidx gave it (the letters _SPELLED spells dropped)."""
+    decomposed = unicodedata.normalize("NFKD", title)
+    decomposed = decomposed.translate(_SPELLED) if spelled else decomposed
+    ascii_title = decomposed.encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
     slug = slug[:SLUG_LENGTH].rstrip("-")
     if re.fullmatch(r"con|prn|aux|nul|com[0-9]|lpt[0-9]", slug):  # Windows' device names:
@@ -123,7 +147,8 @@ def remember(
         # saw no twin before the other made its folder, and made the second folder
         folder = note_folder(config, directory, directory_arg)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
-        ref, _ = _write_new(config, folder, slugify(title), text)
+        ref = _written_before(config, folder, title, text)
+        ref = ref or _write_new(config, folder, slugify(title), text)[0]
         _check(config, ref, text, found)
         older = bool(pending(config))  # a git held the clone past a remember's wait already
         say = notice or _unsaid
@@ -227,6 +252,21 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
             raise
         return (folder / name).as_posix(), False
     raise MemidxError(f"too many notes named {slug} in {folder}", "choose another title")
+
+
+def _written_before(config: Config, folder: PurePosixPath, title: str, text: str) -> str | None:
+    """This very note, under the name an earlier memidx gave it (`strae.md` for `Straße`),
+    when its name changed since: it wrote a twin (`strasse.md`) beside it."""
+    before = slugify(title, spelled=False)
+    if before == slugify(title):
+        return None
+    for n in range(1, 1000):
+        ref = (folder / (f"{before}.md" if n == 1 else f"{before}-{n}.md")).as_posix()
+        if not (config.root / ref).exists():
+            return None
+        if the_same_note(config, ref, text):
+            return ref
+    return None
 
 
 def _fill(out: TextIO, text: str, *, durable: bool) -> None:

@@ -104,3 +104,33 @@ def test_a_worktree_marked_untrusted_in_a_trusted_repository_is_said_untrusted(
         " Codex reads no .codex/)"
     ], said
     assert codex_servers(tree) in (None, [])
+
+
+def test_a_worktree_of_a_repository_marked_untrusted_is_said_marked(user_home: Path) -> None:
+    """A linked work tree with no trust_level of its own in a repository marked untrusted:
+    Codex takes the main work tree's mark, and `codex exec --trust` does not override it, but
+    install said the worktree was "not trusted yet", to trust it when Codex asks or with
+    `codex exec --trust`, and status that Codex did not trust it, as if never asked."""
+    main, tree = user_home / "project", user_home / "project-topic"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    user = user_home / ".codex" / "config.toml"
+    user.parent.mkdir()
+    user.write_text(f'[projects."{main.resolve()}"]\ntrust_level = "untrusted"\n')
+
+    done = run_in_process(tree, "agent", "install", "codex")
+
+    assert done.code == 0 and "not trusted yet" not in done.err, done.err
+    assert (
+        f'{user} marks {main.resolve()} so (trust_level = "untrusted", whose worktree'
+        f" {tree.resolve()} has no trust_level of its own)"
+    ) in done.err, done.err
+    assert f'under [projects."{tree.resolve()}"]' in done.err, done.err
+    found = codex_status(tree)
+    said = found[str(tree / ".codex" / "config.toml")]["installed"]
+    assert said == [
+        f"MCP server memidx (not started: {user} marks the project's main work tree"
+        f" {main.resolve()} untrusted, so Codex reads no .codex/)"
+    ], said

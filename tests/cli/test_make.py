@@ -193,6 +193,9 @@ def test_make_test_makes_a_development_virtualenv_left_without_pip_again(tmp_pat
     without_pip(folder / ".venv-dev" / "bin" / "python")
     done = make_in(folder, "dev")
     assert done.returncode == 0, done.stderr
+    assert "memidx: .venv-dev has no pip (an interrupted make dev?): making it again" in (
+        done.stderr
+    )
     calls = log.read_text().splitlines()
     assert ".venv -m venv --clear .venv-dev" in calls
     assert ".venv-dev -m pip install --quiet -e .[dev]" in calls
@@ -314,3 +317,30 @@ def test_make_install_says_each_long_step_on_a_terminal_and_nothing_elsewhere(
     assert said[1] == []
     assert [c.replace("system-terminal", "system-pipe") for c in calls[0]] == calls[1]
     assert ".venv -m pip install --quiet -e .[vectors,hooks]" in calls[1]
+
+
+def test_make_dev_says_it_makes_its_virtualenv_on_a_terminal_and_nothing_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """`make dev` made .venv-dev with no line of its own on a terminal, where `make install`
+    says each of its steps (`making the virtualenv .venv`); in a pipe it stays quiet."""
+    said: list[list[str]] = []
+    for where in ("terminal", "pipe"):
+        folder = clone_folder(tmp_path / where)
+        stand_in_python(folder / ".venv", tmp_path / f"{where}.log")
+        (folder / ".venv" / "bin" / "python3").rename(folder / ".venv" / "bin" / "python")
+        (folder / ".venv" / ".installed").touch()
+        if where == "terminal":
+            code, err = make_on_a_terminal(folder, "dev")
+        else:
+            done = make_in(folder, "dev")
+            code, err = done.returncode, done.stderr
+        assert code == 0, err
+        assert (folder / ".venv-dev" / ".installed").is_file()
+        said.append([line for line in err.splitlines() if line])
+    assert said[0] == [
+        "memidx: making the virtualenv .venv-dev",
+        "memidx: installing the development tools (pytest, ruff, pyright, ...) in .venv-dev:"
+        " this may take a minute",
+    ]
+    assert said[1] == []

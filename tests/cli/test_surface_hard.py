@@ -200,6 +200,21 @@ def test_show_of_a_note_says_show_is_for_records(indexed: NotesRepo) -> None:
         assert "git show HEAD:notes/sqlite.md" in line, line
 
 
+def test_show_of_a_note_not_committed_says_what_git_holds(indexed: NotesRepo) -> None:
+    """`memidx show notes/new.md` for a note not committed yet said to run `git show
+    HEAD:notes/new.md`, which fails (`exists on disk, but not in 'HEAD'`): it says whether git
+    tracks the file at all, and how it becomes memory."""
+    indexed.note("new.md", "WAL mode needs shared memory", "Network drives break it.")
+    untracked = one_line(indexed.memidx("show", "notes/new.md"))
+    assert "notes/new.md is a note file git does not track yet: " in untracked, untracked
+    assert "HEAD:" not in untracked and "git add notes/new.md" in untracked, untracked
+    indexed.git("add", "notes/new.md")
+    done = indexed.memidx("show", "notes/new.md:1")
+    staged = one_line(done)
+    assert done.code == 1 and "notes/new.md is a note staged but not committed yet: " in staged
+    assert "HEAD:" not in staged and "commit it" in staged, staged
+
+
 @pytest.mark.parametrize("ref", ["notes/nope.md", "notes/nope.md:3", "../sqlite.md", "nope.md"])
 def test_show_of_a_note_that_does_not_exist_says_so(indexed: NotesRepo, ref: str) -> None:
     """`memidx show notes/nope.md` was "no record with id ...: this names a note", as if the

@@ -73,3 +73,30 @@ def test_one_long_array_in_memidx_block_is_read_in_linear_time() -> None:
         if ratios[-1] < 64:
             break
     assert min(ratios) < 64, f"16x the lines took {[round(r) for r in ratios]}x the time"
+
+
+def _unclosed_cost(lines: int) -> float:
+    """The least CPU time of reading memidx's block holding `x = [` and `lines` lines like
+    `  1, [`, none of which ever closes."""
+    opened = "x = [\n" + "  1, [\n" * lines
+    text = f"{BEGIN}\n{HEAD}{opened}{END}\n"
+    times: list[float] = []
+    for _ in range(5):
+        started = time.process_time()
+        assert added_to_block(text) == opened
+        times.append(time.process_time() - started)
+        if times[-1] > 1:
+            break
+    return min(times)
+
+
+def test_lines_no_toml_starts_with_are_read_in_linear_time() -> None:
+    """Each line like `  1, [` (no key, no table header) was read to the block's end for the
+    bracket it opened: quadratic, 1,000 lines took 0.27 s, 4,000 took 4.5 s. Linear takes
+    about 16x the time for 16x the lines; quadratic, 256x."""
+    ratios: list[float] = []
+    for _ in range(3):  # a loaded machine may slow one measure; a quadratic reader fails all 3
+        ratios.append(_unclosed_cost(4_000) / max(_unclosed_cost(250), 1e-4))
+        if ratios[-1] < 64:
+            break
+    assert min(ratios) < 64, f"16x the lines took {[round(r) for r in ratios]}x the time"
