@@ -42,7 +42,8 @@ NO_PASSWORD = re.compile(
 # A capital only before a small letter (`PasswordInput.tsx`), or capitals alone (`README`)
 SEGMENT = re.compile(r"(?:[A-Z][a-z]|[a-z0-9._-])*+|[A-Z._-]++")
 NAMED = re.compile(r"[A-Za-z]")
-SLASHES = re.compile(r"[/\\]")
+SLASH = re.compile("/")
+SLASHES = re.compile(r"[/\\]")  # a share's path (`\\host\share\pw`) splits on either
 # Words joined by `_` or `-`, or by case from a small letter on (`signupPasswordInput`), as
 # identifiers.py reads a variable's name, each word's digits at its end (`Panel2`);
 # `#hunter2secret`, `#MySecret2024`, `#secret-Zk9qW2vLp8Rt7` stay passwords.
@@ -79,7 +80,9 @@ def _names_a_field(rest: str) -> bool:
 
 def no_password(rest: str) -> bool:
     """Whether a sign-led value is a path, an entity, a filter or a field's name."""
-    names = SLASHES.split(rest.lstrip(SIGNS))  # `\\host\share\pw`, as Windows names a share's
+    # a share's path, `\\host\share\pw`, on backslashes too; elsewhere a backslash is a
+    # password's sign (`@hunter2\secret9`, `!zq8xq2\abcdef` were let through as paths)
+    names = (SLASHES if rest.startswith("\\\\") else SLASH).split(rest.lstrip(SIGNS))
     # two names at least with a letter: `!Passw0rd/2024` is no path
     if sum(NAMED.search(name) is not None for name in names) >= 2 and all(
         SEGMENT.fullmatch(name) for name in names
