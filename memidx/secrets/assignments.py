@@ -64,6 +64,12 @@ SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`]
 # `!GetAtt`), digits at its end only (`&node2`); a password mixes them (`!Zq8vT2mW9pL`)
 YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+[0-9]*+")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
+# Code's negation of a variable, unquoted, given to a name of code, not all capitals
+# (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code joins them, from a
+# small letter on, digits at their ends; each was refused. `PASSWORD=!hunter22` (a `.env`
+# file's), `!Welcome2024`, `!hunter22x` are passwords.
+IDENT = r"_?[a-z]++[0-9]*+(?:_[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+)*+(?:\(\))?+"
+NEGATION = re.compile(rf"!!?+{IDENT}(?:\.{IDENT})*+[;,)]*+")
 PARTS = re.compile(r"[:;,=.]")
 
 
@@ -114,7 +120,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = None
         # a sign-led path, entity, filter or field's name, after any secret-sounding name
         # (`token: "@octokit/auth-token"` was refused where `secret: "@azure/identity"` was not)
-        if value and value[1][0] in SIGNS and no_password(value[1]):
+        if value and value[1][0] in SIGNS and (no_password(value[1]) or _negation(line, start, value)):
             value = None
         if value:
             yield value.group(1)
@@ -122,6 +128,15 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
     yield from held_values(line, secret_word)
+
+
+def _negation(line: str, start: int, value: re.Match[str]) -> bool:
+    """Whether an unquoted sign-led value given to the name at `start` is code's negation of
+    a variable (NEGATION)."""
+    named = line[start : value.start()]
+    if named.upper() == named or line[value.start(1) - 1] in "\"'`":
+        return False
+    return NEGATION.fullmatch(value[1]) is not None
 
 
 def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
