@@ -118,9 +118,11 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
             if value and no_password(value[1]):
                 value = None
-        # a sign-led path, entity, filter or field's name, after any secret-sounding name
-        # (`token: "@octokit/auth-token"` was refused where `secret: "@azure/identity"` was not)
-        if value and value[1][0] in SIGNS and (no_password(value[1]) or _negation(line, start, value)):
+        # a sign-led path, entity, filter or field's name, or code's negation, after any
+        # secret-sounding name (`token: "@octokit/auth-token"` was refused where
+        # `secret: "@azure/identity"` was not)
+        led = value is not None and value[1][0] in SIGNS
+        if led and value and (no_password(value[1]) or _negation(line, start, value)):
             value = None
         if value:
             yield value.group(1)
