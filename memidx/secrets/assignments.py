@@ -64,12 +64,14 @@ SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`]
 # `!GetAtt`), digits at its end only (`&node2`); a password mixes them (`!Zq8vT2mW9pL`)
 YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+[0-9]*+")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
-# Code's negation of a variable, unquoted, given to a name of code, not all capitals
-# (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code joins them, from a
-# small letter on, digits at their ends; each was refused. `PASSWORD=!hunter22` (a `.env`
-# file's), `!Welcome2024`, `!hunter22x` are passwords.
+# Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
+# before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
+# joins them, from a small letter on, digits at their ends; each was refused. A `.env` file's
+# `PASSWORD=!hunter22`, a `.properties` file's `db.password=!secretpass`, `!Welcome2024` and
+# `!hunter22x` are passwords.
 IDENT = r"_?[a-z]++[0-9]*+(?:_[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+)*+(?:\(\))?+"
 NEGATION = re.compile(rf"!!?+{IDENT}(?:\.{IDENT})*+[;,)]*+")
+SPACED = re.compile(r"[ \t](?::=|=)")
 PARTS = re.compile(r"[:;,=.]")
 
 
@@ -136,7 +138,9 @@ def _negation(line: str, start: int, value: re.Match[str]) -> bool:
     """Whether an unquoted sign-led value given to the name at `start` is code's negation of
     a variable (NEGATION)."""
     named = line[start : value.start()]
-    if named.upper() == named or line[value.start(1) - 1] in "\"'`":
+    if named.upper() == named or SPACED.search(named) is None:
+        return False  # `PASSWORD=!v4lue`, `db.password=!v4lue`: a config file's
+    if line[value.start(1) - 1] in "\"'`":
         return False
     return NEGATION.fullmatch(value[1]) is not None
 

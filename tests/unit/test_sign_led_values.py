@@ -194,7 +194,13 @@ def test_code_negating_a_variable_is_no_secret(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["PASSWORD=!hunter22x", "DB_PASSWORD=!correcthorse9", "password = !Welcome2024"]
+    "text",
+    [
+        "PASSWORD=!hunter22x",
+        "DB_PASSWORD=!correcthorse9",
+        "password = !Welcome2024",
+        "db.password=!secretpass",  # a .properties file's
+    ],
 )
 def test_a_password_led_by_a_bang_is_still_found(text: str) -> None:
     assert find_secrets(text) != []
