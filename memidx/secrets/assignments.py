@@ -42,7 +42,8 @@ NO_PASSWORD = re.compile(
 # A capital only before a small letter (`PasswordInput.tsx`), or capitals alone (`README`)
 SEGMENT = re.compile(r"(?:[A-Z][a-z]|[a-z0-9._-])*+|[A-Z._-]++")
 NAMED = re.compile(r"[A-Za-z]")
-SLASHES = re.compile(r"[/\\]")
+SLASH = re.compile("/")
+SLASHES = re.compile(r"[/\\]")  # a share's path (`\\host\share\pw`) splits on either
 # Words joined by `_` or `-`, or by case from a small letter on (`signupPasswordInput`), as
 # identifiers.py reads a variable's name, each word's digits at its end (`Panel2`);
 # `#hunter2secret`, `#MySecret2024`, `#secret-Zk9qW2vLp8Rt7` stay passwords.
@@ -63,6 +64,14 @@ SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`]
 # `!GetAtt`), digits at its end only (`&node2`); a password mixes them (`!Zq8vT2mW9pL`)
 YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+[0-9]*+")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
+# Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
+# before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
+# joins them, from a small letter on, digits at their ends; each was refused. A `.env` file's
+# `PASSWORD=!hunter22`, a `.properties` file's `db.password=!secretpass`, `!Welcome2024` and
+# `!hunter22x` are passwords.
+IDENT = r"_?[a-z]++[0-9]*+(?:_[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+)*+(?:\(\))?+"
+NEGATION = re.compile(rf"!!?+{IDENT}(?:\.{IDENT})*+[;,)]*+")
+SPACED = re.compile(r"[ \t](?::=|=)")
 PARTS = re.compile(r"[:;,=.]")
 
 
@@ -79,7 +88,9 @@ def _names_a_field(rest: str) -> bool:
 
 def no_password(rest: str) -> bool:
     """Whether a sign-led value is a path, an entity, a filter or a field's name."""
-    names = SLASHES.split(rest.lstrip(SIGNS))  # `\\host\share\pw`, as Windows names a share's
+    # a share's path, `\\host\share\pw`, on backslashes too; elsewhere a backslash is a
+    # password's sign (`@hunter2\secret9`, `!zq8xq2\abcdef` were let through as paths)
+    names = (SLASHES if rest.startswith("\\\\") else SLASH).split(rest.lstrip(SIGNS))
     # two names at least with a letter: `!Passw0rd/2024` is no path
     if sum(NAMED.search(name) is not None for name in names) >= 2 and all(
         SEGMENT.fullmatch(name) for name in names
@@ -109,9 +120,11 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
             if value and no_password(value[1]):
                 value = None
-        # a sign-led path, entity, filter or field's name, after any secret-sounding name
-        # (`token: "@octokit/auth-token"` was refused where `secret: "@azure/identity"` was not)
-        if value and value[1][0] in SIGNS and no_password(value[1]):
+        # a sign-led path, entity, filter or field's name, or code's negation, after any
+        # secret-sounding name (`token: "@octokit/auth-token"` was refused where
+        # `secret: "@azure/identity"` was not)
+        led = value is not None and value[1][0] in SIGNS
+        if led and value and (no_password(value[1]) or _negation(line, start, value)):
             value = None
         if value:
             yield value.group(1)
@@ -119,6 +132,17 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
     yield from held_values(line, secret_word)
+
+
+def _negation(line: str, start: int, value: re.Match[str]) -> bool:
+    """Whether an unquoted sign-led value given to the name at `start` is code's negation of
+    a variable (NEGATION)."""
+    named = line[start : value.start()]
+    if named.upper() == named or SPACED.search(named) is None:
+        return False  # `PASSWORD=!v4lue`, `db.password=!v4lue`: a config file's
+    if line[value.start(1) - 1] in "\"'`":
+        return False
+    return NEGATION.fullmatch(value[1]) is not None
 
 
 def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:

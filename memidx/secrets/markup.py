@@ -35,7 +35,14 @@ WRAPPED_LINES = 64  # the lines of an element's text read as a value wrapped ove
 # A literal part of each secret-sounding word (the library's list and memidx's: `api_?key`,
 # `passwd`, `token`...): a tag holding none names no secret (tests/unit/test_secret_markup.py).
 STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contrase")
-NOT_LED = "$%*-.^~/"  # what SIGN_LED reads no keyword's value after: a variable, an option...
+# What a sign SIGN_LED reads no keyword's value after leads in an element's text that is no
+# password: an option (`--password-stdin`), a variable (`%DB_PASSWORD%`, `$DB_PASS`), a
+# version (`^1.2.3`), a glob (`*.pem`), a path (`./pw`, `~/.pgpass`, `.env`). Any value so
+# led was let through: `<password>-Zq8vT2mW9pL</password>`, `.Zq8...`, `^Zq8...`, `*Zq8...`.
+NOT_LED = re.compile(
+    r"--?+[a-z][a-z0-9]*+(?:-[a-z0-9]++)*+(?:=\S*+)?+|%[\w.-]++%|\$\S*+|[\^~][0-9][\w.+-]*+"
+    r"|\*++(?:[./][\w.*/-]*+)?+|\.{0,2}/\S*+|~/\S*+|\.[a-z][\w.-]*+"
+)
 NAMING = ("name", "key")  # the attributes that name what an element or a `value` holds
 
 
@@ -120,6 +127,6 @@ def _secret(value: str, entropy: Callable[[], Entropy]) -> bool:
     none starting with a sign the keyword rules read no value after (`-p`, `%DB_PASSWORD%`,
     `^1.2.3`), nor a path, an entity or a field's name after another (`@/lib/x`, `#id_pw1`)."""
     value = assigned_value(value)
-    if not value or value[0] in NOT_LED or (value[0] in SIGNS and no_password(value)):
+    if not value or NOT_LED.fullmatch(value) or (value[0] in SIGNS and no_password(value)):
         return False
     return looks_secret(value, entropy())

@@ -62,3 +62,27 @@ def test_an_elements_text_is_judged_as_a_keywords_value_is(text: str) -> None:
     """`password: --password-stdin` passed where `<password>--password-stdin</password>`
     was refused: XML's values were judged more strictly than a keyword's."""
     assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("sign", ["-", ".", "^", "*"])
+@pytest.mark.parametrize("form", ["<password>{v}</password>", '<add key="ApiKey" value="{v}"/>'])
+def test_an_elements_password_led_by_a_sign_is_still_found(sign: str, form: str) -> None:
+    # any value led by `-`, `.`, `^` or `*` was let through as an option, a path, a version
+    # or a glob; only those shapes are
+    text = form.format(v=sign + VALUE)
+
+    assert [text[f.start : f.end] for f in find_secrets(text)] == [sign + VALUE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<password>$DB_PASSWORD</password>",
+        "<secretFile>./secrets/db_password</secretFile>",
+        "<password>*.pem</password>",
+        "<password>.pgpass</password>",
+        "<password>-p</password>",
+    ],
+)
+def test_an_elements_option_variable_glob_or_path_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []

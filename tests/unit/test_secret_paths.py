@@ -32,3 +32,21 @@ def test_a_value_that_only_starts_as_a_path_does_is_still_found(value: str) -> N
     text = f'DB_PASSWORD="{value}"'
 
     assert [text[f.start : f.end] for f in find_secrets(text)] == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'PASSWORD="@hunter2\\secret9"',
+        'PASSWORD="!zq8xq2\\abcdef"',
+        "DB_PASSWORD=#kp3mw9\\zq8xq2",
+        "<password>@hunter2\\secret9</password>",
+    ],
+)
+def test_a_backslash_in_a_sign_led_password_makes_no_path(text: str) -> None:
+    # only a share's path (`\\host\share\pw`) is split on backslashes: these were let through
+    assert find_secrets(text) != []
+
+
+def test_a_share_path_given_a_password_name_is_no_secret() -> None:
+    assert find_secrets("DB_PASSWORD=\\\\fileserver\\share\\pw") == []

@@ -176,3 +176,31 @@ def test_reading_unquoted_values_starting_with_a_sign_stays_linear() -> None:
         small, large = ((unit * (n // len(unit) + 1))[:n] for n in (6_000, 100_000))
         ratio = fastest(large) / max(fastest(small), 1e-4)
         assert ratio < 64, f"{unit!r}: 16x the text took {ratio:.0f}x the time"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "isSecret = !isPublic",
+        "tokenValid = !isExpired;",
+        "const hasPassword = !user.passwordHash;",
+        "needsPassword = !hasPassword()",
+        "token_ok = !!session.token_expired",
+    ],
+)
+def test_code_negating_a_variable_is_no_secret(text: str) -> None:
+    # read as an unquoted sign-led value, each was refused
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PASSWORD=!hunter22x",
+        "DB_PASSWORD=!correcthorse9",
+        "password = !Welcome2024",
+        "db.password=!secretpass",  # a .properties file's
+    ],
+)
+def test_a_password_led_by_a_bang_is_still_found(text: str) -> None:
+    assert find_secrets(text) != []
