@@ -96,3 +96,18 @@ def test_a_sentence_in_quotation_marks_in_an_english_paragraph_passes(quoted: st
     )
     verdict = check_text(note)
     assert verdict.english, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        "Reviewed by Łukasz Wróbel, Paweł Żółć and Bartłomiej Ślęzak.",
+        "Written by Jiří Dvořák, Tomáš Černý and Zdeněk Šťastný.",
+    ],
+)
+def test_a_sentence_of_accented_names_in_an_english_paragraph_passes(names: str) -> None:
+    """Passed before each sentence was read on its own: most of its words are accented names,
+    which read as their language, not the sentence's."""
+    note = f"# Socket timeout\n\n{names} The fix adds a timeout to the socket read in the worker.\n"
+    verdict = check_text(note)
+    assert verdict.english, verdict.reason
