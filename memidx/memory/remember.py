@@ -138,6 +138,7 @@ def remember(
     note = redact_note(title, tags, body, dict(extra or {}))
     title, found = note.title, note.redactions
     text = note_text(title, note.tags, note.body, created, **note.fields)
+    note_folder(config, directory, directory_arg)  # a bad name refused now, not after a wait
     holders = "a memidx remember of this clone, stopped or hung?"
     keep_out_of_git(config.state_dir)  # its locks and pending marks: no index made it ignored
     # held until committed: a second remember of the note, between the first's write and its

@@ -23,6 +23,10 @@ MIN_REST_SCORE = 0.6  # Portuguese "Testes do Playwright no CI" reads as English
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 MIN_SENTENCE_LETTERS, MIN_SENTENCE_SCORE = 30, 0.3
 MIN_PIECE_WORDS = 4  # a sentence or a pooled line this long is held to MAX_LOANWORDS on its own
+# words in quotation marks: someone else's (an error message, a proverb), as a block quote's are
+QUOTED = re.compile(
+    r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d|\u201e[^\u201c\u201d\n]*[\u201c\u201d]|\u00ab[^\u00bb\n]*\u00bb'
+)
 
 
 def english_beside_loanwords(unit: str, detect: Detect) -> bool:
@@ -31,10 +35,12 @@ def english_beside_loanwords(unit: str, detect: Detect) -> bool:
     with score >= MIN_REST_SCORE (English words read at 0.7 to 1.0). French, Spanish or
     German prose keeps its own words around its accented ones, and reads as its language.
     Each sentence long enough to read that reads as another language must pass on its own: a
-    Vietnamese or Portuguese sentence beside an English one is not a loanword."""
+    Vietnamese or Portuguese sentence beside an English one is not a loanword; one in
+    quotation marks is someone else's (an error message), held only to the first rule, and so
+    are names (Łukasz Wróbel), which read as their language in any sentence."""
     if not _rest_is_english(unit, detect):
         return False
-    pieces = SENTENCE.split(unit)
+    pieces = [_without_names(piece) for piece in SENTENCE.split(QUOTED.sub(" ", unit))]
     if any(_mostly_accented(piece) for piece in pieces):  # a list item in Vietnamese, pooled
         return False
     sentences = [s for s in pieces if _letters(s) >= MIN_SENTENCE_LETTERS]
@@ -66,6 +72,15 @@ def _mostly_accented(piece: str) -> bool:
     words = LETTER_WORD.findall(piece)
     accented = sum(1 for word in words if _ACCENTED.search(word))
     return len(words) >= MIN_PIECE_WORDS and accented > MAX_LOANWORDS * len(words)
+
+
+def _without_names(piece: str) -> str:
+    """`piece` without its accented words that begin with a capital: names (Paweł Żółć)."""
+    return LETTER_WORD.sub(lambda m: " " if _name(m[0]) else m[0], piece)
+
+
+def _name(word: str) -> bool:
+    return word[0].isupper() and _ACCENTED.search(word) is not None
 
 
 def _latin(letter: str) -> bool:

@@ -171,3 +171,21 @@ def test_the_same_note_beside_a_file_in_another_case_is_the_note_there(machine: 
     assert again.code == 0, again.err
     assert again.out.strip() == "notes/ops/vmmem.md"
     assert not (machine.root / "notes" / "ops" / "vmmem-2.md").exists()
+
+
+def test_a_folder_refused_by_its_name_is_refused_while_another_remember_holds_the_lock(
+    machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the folder was looked at under remember.lock only, `--dir ../x` beside a
+    remember holding the lock waited its 30 s and failed as a lock held, not as the usage
+    error (exit 2) it is."""
+    from memidx.memory import remember as remembering
+    from memidx.memory.pending_notes import LOCK
+    from memidx.portable import file_lock
+
+    monkeypatch.setattr(remembering, "LOCK_WAIT", 0.2)
+    config = load_config(machine.root, env={"MEMIDX_ROOT": str(machine.root)})
+    with file_lock(config.state_dir / LOCK, timeout=1.0) as taken:  # another remember's
+        assert taken
+        with pytest.raises(UsageError, match="must be a relative folder"):
+            remembering.remember(config, "Vmmem", BODY, directory="../x")

@@ -74,3 +74,40 @@ def test_short_items_in_another_language_pooled_with_english_ones_are_refused() 
     )
     verdict = check_text(note)
     assert not verdict.english, verdict.reason
+
+
+# an error message quoted in an English paragraph: someone else's words, as a block quote's
+QUOTED_ERRORS = [
+    '"Le fichier spécifié est introuvable, vérifiez le chemin d\'accès et réessayez."',
+    "\u201cNão foi possível conectar ao servidor, verifique a sua conexão e tente novamente.\u201d",
+    "\u201eNie można odnaleźć określonego pliku, sprawdź ścieżkę i spróbuj ponownie.\u201c",
+    "\u00abNão foi possível conectar ao servidor, verifique a sua conexão e tente novamente.\u00bb",
+]
+
+
+@pytest.mark.parametrize("quoted", QUOTED_ERRORS)
+def test_a_sentence_in_quotation_marks_in_an_english_paragraph_passes(quoted: str) -> None:
+    """Passed before each sentence was read on its own, which took the quoted error for a
+    sentence of the note's own prose."""
+    note = (
+        "# Build fails on the localized runner\n\nOn the Windows runner with a localized image,"
+        f" the nightly build fails at the packaging step. The log says {quoted} Closing the"
+        " Explorer window that has the output folder open fixes it; the retry then succeeds.\n"
+    )
+    verdict = check_text(note)
+    assert verdict.english, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        "Reviewed by Łukasz Wróbel, Paweł Żółć and Bartłomiej Ślęzak.",
+        "Written by Jiří Dvořák, Tomáš Černý and Zdeněk Šťastný.",
+    ],
+)
+def test_a_sentence_of_accented_names_in_an_english_paragraph_passes(names: str) -> None:
+    """Passed before each sentence was read on its own: most of its words are accented names,
+    which read as their language, not the sentence's."""
+    note = f"# Socket timeout\n\n{names} The fix adds a timeout to the socket read in the worker.\n"
+    verdict = check_text(note)
+    assert verdict.english, verdict.reason
