@@ -46,6 +46,18 @@ def stopped_pick(folder: Path | None) -> str | None:
     return next((what for name, what in STOPPED if (folder / name).exists()), None)
 
 
+def holding(stopped: str) -> str:
+    """What `stopped` (stopped_pick's) is doing, in words: `a `git am` is ...` leaves its
+    rebase-apply/applying while it applies its patches too (a `remember` during a running am
+    was told it was stopped on a conflict)."""
+    if stopped == AM:
+        return f"{stopped} is under way or stopped on a patch"
+    return f"{stopped} is stopped on a conflict"
+
+
+AM = STOPPED[2][1]
+
+
 def refuse_a_stopped_pick(folder: Path, undone: str) -> None:
     """GitBusy while a cherry-pick or revert waits for the person on a conflict: a commit made
     then (`forget`, the haystack's) made its `--abort` stop short ("You seem to have moved
@@ -55,8 +67,7 @@ def refuse_a_stopped_pick(folder: Path, undone: str) -> None:
     stopped = stopped_pick(folder)
     if stopped:
         raise GitBusy(
-            f"{stopped} is stopped on a conflict; {undone}, so that its --abort goes back where "
-            "it began",
+            f"{holding(stopped)}; {undone}, so that its --abort goes back where it began",
             "try again once it is continued, skipped or aborted",
         )
 
@@ -73,7 +84,7 @@ def busy_with(root: Path) -> str | None:
         return "git holds its index locked"
     stopped = stopped_pick(folder)
     if stopped:
-        return f"{stopped} is stopped on a conflict"
+        return holding(stopped)
     for name, what in UNDER_WAY:
         if (folder / name).exists():
             return f"{what} is under way"

@@ -32,7 +32,7 @@ from memidx.config import Config
 from memidx.drafts import replace_durably
 from memidx.errors import GitBusy, IndexLockLeft, MemidxError
 from memidx.git.commit import commit_paths
-from memidx.git.underway import git_dir, stopped_pick
+from memidx.git.underway import git_dir, holding, stopped_pick
 from memidx.hashes import sha256_hex
 from memidx.memory.note_state import added_by, the_same_note
 from memidx.memory.pending_mark import FOLDER, any_pending
@@ -121,7 +121,7 @@ def commit_pending(
     here = _branch(config) if notes else None
     stopped = stopped_pick(git_dir(config.root)) if here else None
     if stopped:  # its --abort took the branch back past a note committed now, and the file
-        done.busy = GitBusy(f"{stopped} is stopped on a conflict; {STOPPED}", STOPPED_HINT)
+        done.busy = GitBusy(f"{holding(stopped)}; {STOPPED}", STOPPED_HINT)
         return done
     left = False  # a lock a killed git left fails every later note too: said once
     for note in notes:

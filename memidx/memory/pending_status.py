@@ -9,6 +9,12 @@ from datetime import UTC, datetime
 from memidx.config import Config
 
 COMMITTED_SOON = "no git holds the clone now: the finisher or the next `memidx sync` commits it"
+# when no finisher runs (its 10 minutes ran out during a long `git am` or pick stop, then an
+# --abort or --skip that no hook follows): status said the finisher would commit it
+NO_FINISHER = (
+    "no git holds the clone now, and no finisher runs: the next `memidx remember` or "
+    "`memidx sync` commits it"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +56,8 @@ def pending_shown(config: Config) -> list[PendingShown]:
         when = since.isoformat(timespec="seconds").replace("+00:00", "Z") if since else ""
         gone = note.branch != here and not branch_exists(config, note.branch)
         why = busy or _why(here, note.branch, gone)
+        if why == COMMITTED_SOON and not _finisher_runs(config):
+            why = NO_FINISHER
         shown.append(PendingShown(note.ref, note.branch, when, why))
     return shown
 
@@ -72,6 +80,16 @@ def _holding(config: Config) -> str | None:
         f"it): check that no git command is running, then remove it (rm {quote(str(lock))}); "
         "the note is committed once it is removed"
     )
+
+
+def _finisher_runs(config: Config) -> bool:
+    """Whether a finisher of this clone looks now (it holds finisher.lock)."""
+    from memidx.memory.pending_finisher import FINISHER_LOCK
+    from memidx.memory.pending_mark import FOLDER
+    from memidx.portable import file_lock
+
+    with file_lock(config.state_dir / FOLDER / FINISHER_LOCK, wait=False) as taken:
+        return not taken
 
 
 def _why(here: str | None, branch: str, gone: bool) -> str:

@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
+from memidx.memory.pending_finisher import FINISHER_LOCK
+from memidx.memory.pending_mark import FOLDER
 from memidx.memory.pending_notes import keep
-from memidx.memory.pending_status import COMMITTED_SOON
+from memidx.memory.pending_status import COMMITTED_SOON, NO_FINISHER
+from memidx.portable import file_lock
 from tests.cli.test_remember import hold_open
 from tests.helpers import NotesRepo
 
@@ -62,6 +65,10 @@ def test_status_names_the_pending_notes_how_old_and_why_they_wait(repo: NotesRep
     assert note == {"path": REF, "branch": "refs/heads/main", "why": "git holds its index locked"}
     assert data["uncommitted"] == [{"status": "??", "ref": REF}]  # as before
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert note["why"] == NO_FINISHER  # git let go, and no finisher runs: a sync commits it
+    with file_lock(config.state_dir / FOLDER / FINISHER_LOCK, wait=False) as taken:
+        assert taken  # as a finisher that looks holds it
+        [note] = repo.memidx("status", "--json").json()["pending_notes"]
     assert note["why"] == COMMITTED_SOON  # git let go: the finisher or a sync commits it
     (repo.root / ".git" / "CHERRY_PICK_HEAD").touch()  # as a pick stopped on a conflict leaves
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
@@ -82,7 +89,7 @@ def test_a_note_of_a_deleted_branch_is_not_said_to_wait_for_it(repo: NotesRepo) 
     repo.git("checkout", "-q", "main")
     repo.git("branch", "-q", "-D", "gone")
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
-    assert note["why"] == COMMITTED_SOON, note
+    assert note["why"] == NO_FINISHER, note
 
 
 def test_the_rm_of_a_killed_gits_lock_names_a_path_with_a_space_whole(tmp_path: Path) -> None:
@@ -104,3 +111,15 @@ def test_the_rm_of_a_killed_gits_lock_names_a_path_with_a_space_whole(tmp_path: 
             return
         time.sleep(0.1)
     raise AssertionError("the pending note was not committed in 30 s")
+
+
+def test_status_says_when_no_finisher_will_commit_a_note(repo: NotesRepo) -> None:
+    """A `git am` stopped longer than the finisher's 10 minutes, then `git am --abort` (HEAD
+    never moved) or `--skip` of its last patch: no hook follows, and no finisher runs, but
+    status said "the finisher or the next `memidx sync` commits it"."""
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
+    shown = repo.memidx("status").out
+    assert f"(the oldest under a minute old): {NO_FINISHER}\n" in shown, shown
+    assert "the finisher" not in shown

@@ -4,6 +4,7 @@ to have moved HEAD. Not rewinding", the first pick and the conflict left in plac
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -66,7 +67,7 @@ def test_no_haystack_commit_lands_in_a_git_am_stopped_on_a_patch(tmp_path: Path)
     turn = '{"user": "the zebra code?", "assistant": "It is 4417.", "agent": "test"}'
     assert repo.memidx_process("file-turn", stdin=turn).code == 0
     run = repo.memidx("haystack", "commit")
-    assert run.code == 1 and "a `git am` is stopped" in run.err, run.err
+    assert run.code == 1 and "a `git am` is under way or stopped on a patch" in run.err, run.err
     assert "Traceback" not in run.err and repo.git("rev-parse", "HEAD").strip() == began
     repo.git("am", "--abort")
     assert repo.git("rev-parse", "HEAD").strip() == began and not repo.git("status", "-s", "-uno")
@@ -106,7 +107,7 @@ def test_a_note_kept_while_git_am_is_stopped_is_committed_once_the_am_ends(
         said: list[str] = []
         kept = remember(config, "Am note", "Kept while the am waits.\n", notice=said.append)
     assert kept.commit is None
-    assert "a `git am` is stopped" in said[0], said
+    assert "a `git am` is under way or stopped on a patch" in said[0], said
     machine.note("start.md", "start.md", "the resolved line")
     machine.git("add", "notes/start.md")
     done = machine.run_git("am", "--continue")
@@ -123,3 +124,40 @@ def test_a_note_kept_while_git_am_is_stopped_is_committed_once_the_am_ends(
 
 def _no_finisher(*_: object) -> None:
     """No finisher started by `remember`: the git hooks must see to the note."""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="a finisher needs /proc")
+def test_a_remember_during_a_git_am_that_never_stops_is_not_told_it_stopped(
+    tmp_path: Path,
+) -> None:
+    """A `remember` while a `git am` applies its patches (here from its pre-applypatch hook):
+    it was told "a `git am` is stopped on a conflict", of an am that never stopped. Its note is
+    kept, then committed once, after the am."""
+    env = hook_env(tmp_path / "pre-commit-home")
+    machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    machine.git("checkout", "-q", "-b", "topic")
+    for name in ("p1.md", "p2.md"):
+        machine.note(name, name, f"the topic's {name}")
+        machine.commit(name)
+    machine.git("format-patch", "-q", "-2", "-o", str(tmp_path / "patches"))
+    machine.git("checkout", "-q", "main")
+    memidx = Path(sys.executable).parent / "memidx"
+    hook = machine.root / ".git" / "hooks" / "pre-applypatch"
+    hook.write_text(
+        "#!/bin/sh\n[ -e .git/said ] && exit 0\n: >.git/said\n"  # at the work tree's top
+        f'echo "Kept while the am applies." | {memidx} remember --title "Am note" 2>.git/said\n'
+    )
+    hook.chmod(0o755)
+    done = machine.run_git("am", *map(str, sorted((tmp_path / "patches").iterdir())))
+    assert done.returncode == 0, done.stderr
+    said = (machine.root / ".git" / "said").read_text()
+    assert "a `git am` is under way or stopped on a patch" in said, said
+    assert "stopped on a conflict" not in said, said
+    config = load_config(machine.root, env={})
+    for _ in range(200):  # 20 s at most: the finisher looks every 0.5 s
+        if not any_pending(config):
+            break
+        time.sleep(0.1)
+    subjects = machine.git("log", "--format=%s", "-3").splitlines()
+    assert subjects == ["memidx remember: Am note", "p2.md", "p1.md"], subjects
+    assert not machine.git("status", "--porcelain")
