@@ -26,6 +26,7 @@ from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
+from memidx.git.index_lock import left_behind
 from memidx.git.underway import refuse_a_stopped_pick
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
@@ -35,12 +36,18 @@ UTF8 = "UTF-8"  # a commit so labelled carries no `encoding` header
 
 
 def commit_paths(
-    config: Config, paths: Sequence[str], subject: str, *, wait: float | None = None
+    config: Config,
+    paths: Sequence[str],
+    subject: str,
+    *,
+    wait: float | None = None,
+    branch: str | None = None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
     these paths' index entries changes; no hook runs (the caller checks and syncs in-process);
-    GitBusy when another git holds the clone for all of `wait` seconds (WAIT_SECONDS)."""
+    GitBusy when another git holds the clone for all of `wait` seconds (WAIT_SECONDS), or when
+    HEAD names another branch than `branch` (refs/heads/<name>, when given) at the move."""
     import git
 
     repo: Any = git.Repo(config.root)
@@ -55,7 +62,7 @@ def commit_paths(
         commit = publish(
             root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
-            then=index_follows(paths),
+            then=index_follows(paths), branch=branch,
         )  # fmt: skip
         # again, here: the child's reset gives up on a lock another git holds; this one waits
         them = "it" if len(paths) == 1 else "them"
@@ -84,13 +91,16 @@ def publish(
     undone: str,
     deadline: float,
     then: Callable[[str], Sequence[str]] = lambda _: (),
+    branch: str | None = None,
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never
     moved from a HEAD it was not built on. `then(commit)`: git arguments run with the move, in
     the same child process (memidx.git.publish.move_head). GitError saying `undone` when that
-    does not happen by `deadline` (HEAD is then as the other git left it)."""
-    from memidx.git.publish import BUSY, DONE, HookRefused, move_head
+    does not happen by `deadline` (HEAD is then as the other git left it); GitBusy at once
+    when HEAD names another branch than `branch` (a person's `git switch` meanwhile: built
+    again on that HEAD, the commit went to a branch it was never meant for)."""
+    from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
 
     head = head_of()
     commit = build(head)
@@ -98,9 +108,13 @@ def publish(
         if commit == head:
             return commit  # nothing to move
         try:
-            outcome = move_head(root, git_dir, commit, head, message, then=then(commit))
+            outcome = move_head(
+                root, git_dir, commit, head, message, then=then(commit), branch=branch
+            )
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
+        if outcome == SWITCHED:
+            raise GitBusy(f"HEAD is on another branch now; {undone}", "it waits for its own")
         if outcome == DONE:
             return commit
         now = head_of()
@@ -222,62 +236,6 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
             break
         _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
     raise GitBusy(f"git kept its index locked; {undone}", "try again")
-
-
-def left_behind(lock: Path) -> bool:
-    """The same lock file before and after a look at every process, and nothing holds it (a
-    git that ends during the look removes its lock: that one was not left behind)."""
-    try:
-        before = lock.stat()
-    except FileNotFoundError:
-        return False
-    if not _held_by_nobody(lock):
-        return False
-    try:
-        after = lock.stat()
-    except FileNotFoundError:
-        return False
-    return (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
-
-
-def _held_by_nobody(lock: Path) -> bool:
-    """True only when nothing can be holding `lock`: no process has it open, and no git
-    process runs in this repository (git keeps index.lock while its hooks run, with the file
-    closed). Linux /proc; elsewhere never True: unknown."""
-    proc = Path("/proc")
-    if not (proc / "self" / "fd").is_dir():
-        return False
-    target = str(lock.resolve())
-    repository = lock.resolve().parent.parent  # <repo>/.git/index.lock
-    for pid_dir in proc.glob("[0-9]*"):
-        if _holds(pid_dir, target) or _git_in(pid_dir, repository):
-            return False
-    return True
-
-
-def _holds(pid_dir: Path, target: str) -> bool:
-    try:
-        links = list((pid_dir / "fd").iterdir())
-    except OSError:
-        return False  # another user's process, or one that just ended
-    for link in links:
-        try:
-            if str(link.readlink()) == target:
-                return True
-        except OSError:
-            continue
-    return False
-
-
-def _git_in(pid_dir: Path, repository: Path) -> bool:
-    """A running git whose working folder is in this repository (or its .git)."""
-    try:
-        if (pid_dir / "comm").read_text().strip() != "git":
-            return False
-        cwd = (pid_dir / "cwd").readlink()
-    except OSError:
-        return False
-    return cwd == repository or repository in cwd.parents
 
 
 def _remove_stale_temporaries(git_dir: Path) -> None:

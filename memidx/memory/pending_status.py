@@ -58,7 +58,7 @@ def _holding(config: Config) -> str | None:
     """What holds the clone now (memidx.git.underway.busy_with); an index.lock no running
     process holds is named as `remember` and `sync` name it: a killed git's, which no waiting
     ends, with what to do (status said "git holds its index locked", as for a live git)."""
-    from memidx.git.commit import left_behind
+    from memidx.git.index_lock import left_behind
     from memidx.git.underway import busy_with, git_dir
 
     folder = git_dir(config.root)
