@@ -16,6 +16,7 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import GitError
 from memidx.git import commit as commit_module
+from memidx.git import index_lock
 from memidx.git.commit import commit_paths
 from tests.cli.test_forget import clones
 from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, NotesRepo, clean_env
@@ -88,7 +89,7 @@ def test_a_lock_whose_git_ends_during_the_look_for_its_owner_is_not_called_stale
         path.unlink()
         return True  # nobody holds it now: it is gone, not left behind
 
-    monkeypatch.setattr(commit_module, "_held_by_nobody", git_ends_meanwhile)
+    monkeypatch.setattr(index_lock, "_held_by_nobody", git_ends_meanwhile)
     ref = memory.note("agent.md", "Agent's note", "remembered by an agent")
 
     commit_paths(load_config(memory.root, env={}), [ref], "memidx remember: Agent's note")
@@ -106,7 +107,7 @@ def test_a_lock_that_outlasts_the_wait_leaves_the_note_uncommitted(
     monkeypatch.setattr(commit_module, "WAIT_SECONDS", 0.5)
     lock = memory.root / ".git" / "index.lock"
     lock.write_text("held")
-    monkeypatch.setattr(commit_module, "_held_by_nobody", held_by_someone)
+    monkeypatch.setattr(index_lock, "_held_by_nobody", held_by_someone)
     ref = memory.note("agent.md", "Agent's note", "remembered by an agent")
     started = time.monotonic()
 
