@@ -92,3 +92,39 @@ def test_a_note_is_kept_for_the_branch_it_is_written_on(tmp_path: Path) -> None:
     assert started.returncode == 0 and "Traceback" not in err, err
     assert "notes/wsl-memory.md" in machine.git("ls-tree", "-r", "--name-only", "main"), out + err
     assert machine.git("status", "--porcelain") == ""
+
+
+# at memidx's first read-tree, HEAD is detached on the commit before the note (a person's
+# `git pull --rebase` starts there, replaying the note's commit later)
+DETACHING_GIT = SWITCHING_GIT.replace("commit-tree", "read-tree").replace(
+    "switch -q -c side HEAD~1", "checkout -q --detach HEAD~1"
+)
+
+
+def test_a_forget_that_races_a_head_move_says_so_in_one_line(tmp_path: Path) -> None:
+    """chaos.py, seed 3: a forget during a person's `git pull --rebase` printed git's raw
+    `pathspec ':(literal)notes/x.md' did not match any files`, no cause, no remedy."""
+    env = hook_env(tmp_path / "pre-commit-home")
+    machine: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    (machine.root / "notes" / "first.md").write_text("---\ntitle: First\n---\n\n" + BODY)
+    machine.commit("first")
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "git").write_text(DETACHING_GIT)
+    (shim / "git").chmod(0o755)
+    real = shutil.which("git", path=env["PATH"])
+    assert real is not None
+    mark = tmp_path / "detached"
+
+    said = machine.memidx_process(
+        "forget", "notes/first.md", PATH=f"{shim}:{env['PATH']}", REAL_GIT=real,
+        SWITCH_MARK=str(mark),
+    )  # fmt: skip
+
+    assert mark.exists() and said.code == 1, said.out + said.err
+    lines = said.err.splitlines()
+    assert len(lines) == 1 and "pathspec" not in said.err, said.err
+    assert "notes/first.md was not forgotten" in said.err and "HEAD moved" in said.err
+    machine.git("switch", "-q", "main")
+    assert (machine.root / "notes" / "first.md").is_file()
+    assert machine.git("status", "--porcelain") == ""
