@@ -114,7 +114,7 @@ def publish(
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
         if outcome == SWITCHED:
-            raise GitBusy(f"HEAD is on another branch now; {undone}", "it waits for its own")
+            raise GitBusy(f"HEAD is on another branch now; {undone}", "try again on that branch")
         if outcome == DONE:
             return commit
         now = head_of()

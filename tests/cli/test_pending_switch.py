@@ -128,3 +128,29 @@ def test_a_forget_that_races_a_head_move_says_so_in_one_line(tmp_path: Path) -> 
     machine.git("switch", "-q", "main")
     assert (machine.root / "notes" / "first.md").is_file()
     assert machine.git("status", "--porcelain") == ""
+
+
+def test_a_haystack_commit_during_a_switch_stays_off_the_side_branch(tmp_path: Path) -> None:
+    """The same race for the haystack: the turn's segment, filed on main, was committed on
+    the side branch the person switched to while memidx built the commit."""
+    env = hook_env(tmp_path / "pre-commit-home")
+    machine: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    (machine.root / "notes" / "first.md").write_text("---\ntitle: First\n---\n\n" + BODY)
+    machine.commit("first")
+    filed = machine.memidx_process("file-turn", stdin='{"text": "a turn on main", "session": "s"}')
+    assert filed.code == 0, filed.err
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "git").write_text(SWITCHING_GIT)
+    (shim / "git").chmod(0o755)
+    real = shutil.which("git", path=env["PATH"])
+    assert real is not None
+
+    said = machine.memidx_process(
+        "haystack", "commit", PATH=f"{shim}:{env['PATH']}", REAL_GIT=real,
+        SWITCH_MARK=str(tmp_path / "switched"),
+    )  # fmt: skip
+
+    assert (tmp_path / "switched").exists() and "Traceback" not in said.err, said.err
+    assert "notes/haystack/" not in machine.git("ls-tree", "-r", "--name-only", "side")
+    assert said.code == 1 and "HEAD is on another branch now" in said.err, said.err
