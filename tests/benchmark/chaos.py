@@ -233,6 +233,15 @@ def finish(machines: Sequence[Machine], remote: Path) -> list[str]:
         if m.unstaged:
             git(m.root, m.env, "add", wip_path(m))
             git(m.root, m.env, "commit", "-q", "-m", f"person {m.index} done")
+        # a merge back git refused (the person's staged edit in the way) left a side branch:
+        # what memidx committed there, on the branch HEAD named, is merged as a person would
+        listed = git(m.root, m.env, "branch", "--no-merged", "--format=%(refname:short)").out
+        for side in listed.split():
+            if git(m.root, m.env, "merge", "-q", "--no-edit", side).code != 0:
+                git(m.root, m.env, "merge", "--abort")
+                broken.append(f"c{m.index}: side branch {side} does not merge")
+        if listed.strip():
+            m.fail("finish: merged side branches left unmerged", " ".join(listed.split()))
     roots, envs = [m.root for m in machines], [m.env for m in machines]
     quiesced = quiesce(roots, envs, remote)
     if not quiesced.converged:
