@@ -235,7 +235,9 @@ def finish(machines: Sequence[Machine], remote: Path) -> list[str]:
             git(m.root, m.env, "commit", "-q", "-m", f"person {m.index} done")
         # a merge back git refused (the person's staged edit in the way) left a side branch:
         # what memidx committed there, on the branch HEAD named, is merged as a person would
-        listed = git(m.root, m.env, "branch", "--no-merged", "--format=%(refname:short)").out
+        listed = git(
+            m.root, m.env, "branch", "--format=%(refname:short)", "--no-merged", "HEAD"
+        ).out
         for side in listed.split():
             if git(m.root, m.env, "merge", "-q", "--no-edit", side).code != 0:
                 git(m.root, m.env, "merge", "--abort")
