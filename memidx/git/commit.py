@@ -36,12 +36,18 @@ UTF8 = "UTF-8"  # a commit so labelled carries no `encoding` header
 
 
 def commit_paths(
-    config: Config, paths: Sequence[str], subject: str, *, wait: float | None = None
+    config: Config,
+    paths: Sequence[str],
+    subject: str,
+    *,
+    wait: float | None = None,
+    branch: str | None = None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
     these paths' index entries changes; no hook runs (the caller checks and syncs in-process);
-    GitBusy when another git holds the clone for all of `wait` seconds (WAIT_SECONDS)."""
+    GitBusy when another git holds the clone for all of `wait` seconds (WAIT_SECONDS), or when
+    HEAD names another branch than `branch` (refs/heads/<name>, when given) at the move."""
     import git
 
     repo: Any = git.Repo(config.root)
@@ -56,7 +62,7 @@ def commit_paths(
         commit = publish(
             root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
-            then=index_follows(paths),
+            then=index_follows(paths), branch=branch,
         )  # fmt: skip
         # again, here: the child's reset gives up on a lock another git holds; this one waits
         them = "it" if len(paths) == 1 else "them"
@@ -85,13 +91,16 @@ def publish(
     undone: str,
     deadline: float,
     then: Callable[[str], Sequence[str]] = lambda _: (),
+    branch: str | None = None,
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never
     moved from a HEAD it was not built on. `then(commit)`: git arguments run with the move, in
     the same child process (memidx.git.publish.move_head). GitError saying `undone` when that
-    does not happen by `deadline` (HEAD is then as the other git left it)."""
-    from memidx.git.publish import BUSY, DONE, HookRefused, move_head
+    does not happen by `deadline` (HEAD is then as the other git left it); GitBusy at once
+    when HEAD names another branch than `branch` (a person's `git switch` meanwhile: built
+    again on that HEAD, the commit went to a branch it was never meant for)."""
+    from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
 
     head = head_of()
     commit = build(head)
@@ -99,9 +108,13 @@ def publish(
         if commit == head:
             return commit  # nothing to move
         try:
-            outcome = move_head(root, git_dir, commit, head, message, then=then(commit))
+            outcome = move_head(
+                root, git_dir, commit, head, message, then=then(commit), branch=branch
+            )
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
+        if outcome == SWITCHED:
+            raise GitBusy(f"HEAD is on another branch now; {undone}", "try again on that branch")
         if outcome == DONE:
             return commit
         now = head_of()

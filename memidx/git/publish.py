@@ -34,6 +34,7 @@ from memidx.errors import GitError
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
 BUSY = "busy"  # a git command holds index.lock: wait for it, then build again if HEAD moved
 DONE = "done"
+SWITCHED = "switched"  # HEAD names another branch than the one the commit is for
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
 HOOK_REFUSED = "aborted by hook"  # git's words when a reference-transaction hook says no
 
@@ -48,12 +49,21 @@ THEN = (
 
 
 def move_head(
-    root: Path, git_dir: Path, new: str, old: str | None, message: str, *, then: Sequence[str] = ()
+    root: Path,
+    git_dir: Path,
+    new: str,
+    old: str | None,
+    message: str,
+    *,
+    then: Sequence[str] = (),
+    branch: str | None = None,
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
-    DONE, MOVED or BUSY. `then`: git arguments run right after the move in the same child
-    process, so they run even if memidx dies in between (POSIX; elsewhere not at all: the
-    caller runs them again anyway)."""
+    DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>) is given and HEAD names
+    another, looked at while git holds HEAD's lock (a `git switch` cannot come in between).
+    `then`: git arguments run right after the move in the same child process, so they run
+    even if memidx dies in between (POSIX; elsewhere not at all: the caller runs them again
+    anyway)."""
     from memidx.children import SHELL, start_piped
 
     if committing(root):
@@ -70,11 +80,13 @@ def move_head(
             if git.stdout.readline().strip() == "start: ok" and (
                 git.stdout.readline().strip() == "prepare: ok"
             ):
-                busy = (git_dir / "index.lock").exists() or committing(root)
+                switched = branch is not None and head_names(git_dir) != branch
+                busy = switched or (git_dir / "index.lock").exists() or committing(root)
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
-                outcome = BUSY if busy else DONE if said == "commit: ok" else MOVED
+                outcome = DONE if said == "commit: ok" else MOVED
+                outcome = SWITCHED if switched else BUSY if busy else outcome
         except BrokenPipeError:  # git ended: it refused the update
             pass
         finally:
@@ -82,6 +94,15 @@ def move_head(
     if outcome == MOVED and HOOK_REFUSED in errors:
         raise HookRefused(errors)
     return outcome
+
+
+def head_names(git_dir: Path) -> str | None:
+    """The branch HEAD names (`refs/heads/<name>`), read from its file; None when detached."""
+    try:
+        text = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    return text.removeprefix("ref:").strip() if text.startswith("ref:") else None
 
 
 class HookRefused(GitError):

@@ -31,7 +31,7 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     from memidx.git.repo import GitRepo
 
     repo = GitRepo(config.root)
-    on_a_branch(config.root, "the haystack was not committed")
+    branch = on_a_branch(config.root, "the haystack was not committed")
     folder = haystack_folder(config)
     own = clone_writer(config, notice)  # a copied clone takes its own id before committing
     mine = own.folder
@@ -52,9 +52,9 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
         count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
         before = repo.head()
         try:
-            commit = commit_paths(
-                config, refs, f"haystack: segments of {mine.name} ({counted(count, 'file')})"
-            )
+            subject = f"haystack: segments of {mine.name} ({counted(count, 'file')})"
+            # never built again on another branch a `git switch` took HEAD to meanwhile
+            commit = commit_paths(config, refs, subject, branch=branch)
         except MemidxError:
             if made:  # left untracked, it would block a pull that brings another clone's
                 attributes.unlink(missing_ok=True)

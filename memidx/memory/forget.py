@@ -60,18 +60,20 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     committed = GitRepo(config.root).has_file("HEAD", ref)  # a folder `x.md/` is no note
     if not committed and not path.is_file():  # well formed, naming nothing: exit 1, as show
         raise MemidxError(f"no note {ref} in memory", "give a note's path as search shows it")
-    if committed:
-        on_a_branch(config.root, "the note was not forgotten")
+    branch = on_a_branch(config.root, "the note was not forgotten") if committed else None
     kept = path.read_bytes() if committed and path.is_file() else None
     path.unlink(missing_ok=True)
     if not committed:  # never memory: deleting the file is all there is to do
         return Forgotten("note", ref)
     try:
-        commit = commit_paths(config, [ref], f"memidx forget: {ref}")
-    except BaseException:  # not committed (a full disk, a lock): the note stays as it was
-        if kept is not None and GitRepo(config.root).has("HEAD", ref) and not path.exists():
+        commit = commit_paths(config, [ref], f"memidx forget: {ref}", branch=branch)
+    except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
+        held = GitRepo(config.root).has("HEAD", ref)
+        if kept is not None and held and not path.exists():
             with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
                 path.write_bytes(kept)
+        if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
+            raise _head_moved(ref) from exc  # git's own words: "pathspec ... did not match"
         raise
     why = follow_commit(config, notice)
     if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
@@ -81,6 +83,23 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             FOLLOW_HINT,
         )
     return Forgotten("note", ref, commit=commit)
+
+
+def _branch_now(config: Config) -> str | None:
+    from memidx.git.publish import head_names
+    from memidx.git.underway import git_dir
+
+    folder = git_dir(config.root)
+    return None if folder is None else head_names(folder)
+
+
+def _head_moved(ref: str) -> MemidxError:
+    """A git command moved HEAD during the forget (a `git pull --rebase`, a switch)."""
+    return MemidxError(
+        f"HEAD moved while {ref} was being forgotten (another git command: a pull, rebase or "
+        f"switch), so {ref} was not forgotten",
+        "try again once that command ends",
+    )
 
 
 def _forget_record(config: Config, ref: str, notice: Callable[[str], None] | None) -> Forgotten:

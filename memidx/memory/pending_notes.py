@@ -136,7 +136,10 @@ def commit_pending(
                 notice(f"warning: {note.ref} {CHANGED}")
             continue
         try:
-            commit = commit_paths(config, [note.ref], SUBJECT + note.title, wait=wait)
+            # on the branch looked at only: built again on a HEAD a person's `git switch`
+            # moved, it went to a side branch never merged (chaos.py, seed 3)
+            subject = SUBJECT + note.title
+            commit = commit_paths(config, [note.ref], subject, wait=wait, branch=here)
         except GitBusy as exc:
             done.busy = exc
             break

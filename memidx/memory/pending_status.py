@@ -68,7 +68,7 @@ def _holding(config: Config) -> str | None:
     ends, with what to do (status said "git holds its index locked", as for a live git)."""
     from shlex import quote
 
-    from memidx.git.commit import left_behind
+    from memidx.git.lock_holders import left_behind
     from memidx.git.underway import busy_with, git_dir
 
     folder = git_dir(config.root)

@@ -133,7 +133,6 @@ def remember(
         raise UsageError("the note holds a NUL byte", "remove it: a note is Markdown text")
     if not config.in_git:
         raise MemidxError(f"{config.root} is not a git repository", "notes become memory by commit")
-    branch = on_a_branch(config.root, "the note was not written")
     created = datetime.now(UTC).date().isoformat()
     note = redact_note(title, tags, body, dict(extra or {}))
     title, found = note.title, note.redactions
@@ -147,6 +146,9 @@ def remember(
         # looked at under the lock: a remember of `--dir Wsl` waiting on one of `--dir wsl`
         # saw no twin before the other made its folder, and made the second folder
         folder = note_folder(config, directory, directory_arg)
+        # read here, not before the wait: a person's `git switch` meanwhile left the note in
+        # that branch's work tree, pending for the one it left (chaos.py, seed 3)
+        branch = on_a_branch(config.root, "the note was not written")
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         ref = _written_before(config, folder, title, text)
         ref = ref or _write_new(config, folder, slugify(title), text)[0]

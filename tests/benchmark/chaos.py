@@ -24,10 +24,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from tests.benchmark.fleet import bench_env, git, indexed, memidx, tree
-from tests.benchmark.writers import SUBJECTS, VERBS, WHEN, quiesce
+from tests.benchmark.fleet import bench_env, git, memidx
+from tests.benchmark.writers import SUBJECTS, VERBS, WHEN
 from tests.machines import clone, make_template
 
 AGENT_OPS = (
@@ -217,50 +216,6 @@ def drive(m: Machine, ops: int, actor: int) -> None:
             last = op
 
 
-def searches(m: Machine) -> list[list[tuple[str, float]]]:
-    found: list[list[tuple[str, float]]] = []
-    for query in QUERIES:
-        done = memidx(m.root, m.env, "search", "--mode", "bm25", "--json", "-k", "10", query)
-        hits: list[dict[str, Any]] = (done.last_json() or {}).get("hits") or []
-        found.append([(str(h["ref"]), round(float(h["score"]), 6)) for h in hits])
-    return found
-
-
-def finish(machines: Sequence[Machine], remote: Path) -> list[str]:
-    """The person commits their work; every clone shares until nothing changes; the checks."""
-    broken: list[str] = []
-    for m in machines:
-        if m.unstaged:
-            git(m.root, m.env, "add", wip_path(m))
-            git(m.root, m.env, "commit", "-q", "-m", f"person {m.index} done")
-    roots, envs = [m.root for m in machines], [m.env for m in machines]
-    quiesced = quiesce(roots, envs, remote)
-    if not quiesced.converged:
-        broken.append(f"clones did not converge in {quiesced.rounds} rounds of share")
-    for m in machines:
-        memidx(m.root, m.env, "sync")
-    held = tree(remote, machines[0].env)
-    notes = set[str]().union(*(m.notes - m.forgotten for m in machines))
-    gone = set[str]().union(*(m.forgotten for m in machines))
-    records = set[str]().union(*(m.records for m in machines))
-    broken += [f"remote lacks note {n}" for n in sorted(notes - held.notes)]
-    broken += [f"remote still holds forgotten {n}" for n in sorted(gone & held.notes)]
-    broken += [f"remote lacks record {r}" for r in sorted(records - held.records)]
-    for m in machines:
-        ids, refs = indexed(m.root / ".memidx" / "index.sqlite")
-        broken += [f"c{m.index} index lacks note {n}" for n in sorted(notes - refs)]
-        broken += [f"c{m.index} index lacks record {r}" for r in sorted(records - ids)]
-        status = memidx(m.root, m.env, "status", "--json")
-        if status.code != 0:
-            broken.append(f"c{m.index} status exit {status.code}: {status.out[-400:]}")
-        before = searches(m)
-        shutil.rmtree(m.root / ".memidx")
-        memidx(m.root, m.env, "ingest")
-        if searches(m) != before:
-            broken.append(f"c{m.index}: search differs after deleting .memidx/ and ingesting")
-    return broken
-
-
 def simulate(scratch: Path, clones: int, ops: int, seed: int) -> int:
     base = bench_env(scratch)
     remote = make_template(scratch, base)
@@ -276,6 +231,8 @@ def simulate(scratch: Path, clones: int, ops: int, seed: int) -> int:
     with ThreadPoolExecutor(max_workers=len(actors)) as pool:
         list(pool.map(drive, everyone, [ops] * len(actors), actors))
     driven = time.perf_counter() - started
+    from tests.benchmark.chaos_finish import finish  # which imports this module
+
     broken = [b for m in machines for b in m.broken] + finish(machines, remote)
     total = sum(sum(m.ops.values()) for m in machines)
     print(f"{total} operations on {clones} clones in {driven:.0f} s (seed {seed}); "
