@@ -6,14 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def left_behind(lock: Path) -> bool:
+def left_behind(lock: Path, work_tree: Path) -> bool:
     """The same lock file before and after a look at every process, and nothing holds it (a
-    git that ends during the look removes its lock: that one was not left behind)."""
+    git that ends during the look removes its lock: that one was not left behind).
+    `work_tree` is the clone's: a git folder elsewhere (a submodule's `.git/modules/<name>`,
+    `git init --separate-git-dir`) names no work tree a git could be running in."""
     try:
         before = lock.stat()
     except FileNotFoundError:
         return False
-    if not _held_by_nobody(lock):
+    if not _held_by_nobody(lock, work_tree):
         return False
     try:
         after = lock.stat()
@@ -22,7 +24,7 @@ def left_behind(lock: Path) -> bool:
     return (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
 
 
-def _held_by_nobody(lock: Path) -> bool:
+def _held_by_nobody(lock: Path, work_tree: Path) -> bool:
     """True only when nothing can be holding `lock`: no process has it open, and no git
     process runs in this repository (git keeps index.lock while its hooks run, with the file
     closed). Linux /proc; elsewhere never True: unknown."""
@@ -30,7 +32,7 @@ def _held_by_nobody(lock: Path) -> bool:
     if not (proc / "self" / "fd").is_dir():
         return False
     target = str(lock.resolve())
-    places = _places(lock.resolve().parent)
+    places = [work_tree.resolve(), *_places(lock.resolve().parent)]
     for pid_dir in proc.glob("[0-9]*"):
         if _holds(pid_dir, target) or any(_git_in(pid_dir, place) for place in places):
             return False

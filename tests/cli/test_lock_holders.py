@@ -38,11 +38,50 @@ def test_a_git_running_its_hook_in_a_linked_work_tree_holds_its_lock(tmp_path: P
                 break
             time.sleep(0.05)
         assert started.exists() and lock.exists()
-        assert not left_behind(lock)  # the hook runs: the git that holds it is alive
+        assert not left_behind(lock, tree)  # the hook runs: the git that holds it is alive
     finally:
         go.touch()
         git.wait(timeout=30)
     assert not lock.exists()
     lock.touch()  # and one no git holds is still named left behind
-    assert left_behind(lock)
+    assert left_behind(lock, tree)
+    lock.unlink()
+
+
+def test_a_git_running_its_hook_in_a_clone_whose_git_folder_is_elsewhere_holds_its_lock(
+    tmp_path: Path,
+) -> None:
+    """`git init --separate-git-dir` and every submodule (`.git/modules/<name>`): the git
+    folder's parent is no work tree, and a live `git commit` there, its hook running, was
+    taken for a killed one."""
+    repo = NotesRepo(tmp_path / "memory", init=False)
+    (tmp_path / "store").mkdir()
+    repo.git("init", "-q", "-b", "main", "--separate-git-dir", str(tmp_path / "store" / "git"))
+    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    repo.commit("start")
+    go, started = tmp_path / "go", tmp_path / "started"
+    hook = tmp_path / "store" / "git" / "hooks" / "pre-commit"
+    hook.write_text(
+        f"#!/bin/sh\ntouch '{started}'\nn=0\n"
+        f"while [ ! -e '{go}' ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done\n"
+    )
+    hook.chmod(0o755)
+    (repo.root / "notes" / "start.md").write_text("# Start\n\nThe first note, edited.\n")
+    lock = tmp_path / "store" / "git" / "index.lock"
+    git = subprocess.Popen(
+        ["git", "commit", "-qam", "edited"], cwd=repo.root, env=clean_env(),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(300):
+            if started.exists():
+                break
+            time.sleep(0.05)
+        assert started.exists() and lock.exists()
+        assert not left_behind(lock, repo.root)  # the hook runs: the git that holds it lives
+    finally:
+        go.touch()
+        git.wait(timeout=30)
+    lock.touch()
+    assert left_behind(lock, repo.root)
     lock.unlink()
