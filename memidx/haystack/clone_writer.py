@@ -149,7 +149,7 @@ def _left_in_head(
         if memo.knows(shorter):
             return -1
         found = held(name)
-        if found < size and found != UNKNOWN:  # git could not tell: asked again next time
+        if found < size:
             memo.learn(shorter)
         return found
 
