@@ -68,12 +68,34 @@ def _holds(pid_dir: Path, target: str) -> bool:
     return False
 
 
+# git commands that never lock the index, which a person or an editor keeps running for long
+# (`git log` in its pager, `git cat-file --batch`): one in the clone had a killed git's lock
+# called a live git's, and remember said the note is committed "once that git command ends"
+READERS = frozenset({"log", "show", "cat-file", "blame", "ls-tree", "rev-list", "shortlog"})
+# git's own options that take the next argument as their value
+VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
+
+
 def _git_in(pid_dir: Path, repository: Path) -> bool:
-    """A running git whose working folder is in this repository (or its .git)."""
+    """A running git, not a reader, whose working folder is in this repository (or its .git)."""
     try:
         if (pid_dir / "comm").read_text().strip() != "git":
             return False
         cwd = (pid_dir / "cwd").readlink()
+        argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return cwd == repository or repository in cwd.parents
+    inside = cwd == repository or repository in cwd.parents
+    return inside and _command(argv[1:]) not in READERS
+
+
+def _command(args: list[bytes]) -> str:
+    """The git command of a git's arguments, after git's own options ("" when none)."""
+    skip = False
+    for arg in args:
+        text = arg.decode("utf-8", "replace")
+        if skip or text.startswith("-"):
+            skip = not skip and text in VALUED
+            continue
+        return text
+    return ""

@@ -85,3 +85,31 @@ def test_a_git_running_its_hook_in_a_clone_whose_git_folder_is_elsewhere_holds_i
     lock.touch()
     assert left_behind(lock, repo.root)
     lock.unlink()
+
+
+def test_a_killed_git_s_lock_is_named_while_a_reader_git_runs_in_the_clone(
+    tmp_path: Path,
+) -> None:
+    """`git log` in its pager or an editor's `git cat-file --batch` never locks the index: a
+    killed git's lock was called a live git's while one ran, and remember said the note is
+    committed once that git command ends."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    repo.commit("start")
+    lock = repo.root / ".git" / "index.lock"
+    lock.touch()
+    reader = subprocess.Popen(
+        ["git", "-c", "core.quotePath=false", "cat-file", "--batch"], cwd=repo.root,
+        env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(100):  # until the process is git itself, in the clone
+            if Path(f"/proc/{reader.pid}/comm").read_text().strip() == "git":
+                break
+            time.sleep(0.02)
+        assert left_behind(lock, repo.root)
+    finally:
+        assert reader.stdin is not None
+        reader.stdin.close()
+        reader.wait(timeout=30)
+    lock.unlink()
