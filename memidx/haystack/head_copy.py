@@ -72,10 +72,11 @@ def tree_size(config: Config, commit: str, ref: str) -> int | None:
     from memidx.errors import GitError
     from memidx.git.repo import GitRepo
 
+    repo = GitRepo(config.root)
     try:
-        out = GitRepo(config.root).run("ls-tree", "-l", "-z", commit, "--", ref)
-    except GitError:
-        return None
+        out = repo.run("ls-tree", "-l", "-z", commit, "--", ref)
+    except GitError:  # unless git refuses the clone itself (not its owner): it never will
+        return None if repo.run("rev-parse", "--git-dir", check=False) else -1
     for entry in out.split(b"\0"):
         meta, _, name = entry.partition(b"\t")
         fields = meta.split()

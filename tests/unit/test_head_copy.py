@@ -92,3 +92,18 @@ def test_a_commit_git_could_not_read_for_a_moment_is_asked_again(tmp_path: Path)
     after = clone_writer(config).append(new_record("turn", "egret turn"))[0]
     assert after == unsure  # that one no commit holds: appended to
     assert repo.git("ls-tree", "-l", "HEAD", "--", str(first.relative_to(tmp_path)))
+
+
+def test_a_clone_git_refuses_gets_no_new_segment_at_every_filing(tmp_path: Path) -> None:
+    """Git refusing the clone itself (a repository format it does not know; as root in a
+    container, a clone of another owner): read as a commit unreadable for a moment, each
+    filing started a new segment."""
+    repo = NotesRepo(tmp_path)
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    repo.git("config", "core.repositoryformatversion", "99")
+    first = clone_writer(config).append(new_record("turn", "capybara turn"))[0]
+    for n in range(2):
+        assert clone_writer(config).append(new_record("turn", f"turn {n}"))[0] == first
