@@ -58,7 +58,7 @@ def commit_paths(
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
-        _wait_for_index(git_dir / "index.lock", undone, deadline)
+        _wait_for_index(git_dir / "index.lock", root, undone, deadline)
         commit = publish(
             root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
@@ -123,7 +123,7 @@ def publish(
         if time.monotonic() > deadline:
             break
         if outcome == BUSY and (git_dir / "index.lock").exists():
-            _wait_for_index(git_dir / "index.lock", undone, deadline)
+            _wait_for_index(git_dir / "index.lock", root, undone, deadline)
         elif outcome == BUSY:  # a person's commit is under way: let it move HEAD first
             _pause(min(attempt, 2))
         else:
@@ -141,7 +141,7 @@ def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) ->
     from memidx.git.publish import committing
 
     for attempt in range(10_000):  # bounded by the deadline
-        _wait_for_index(git_dir / "index.lock", undone, deadline)
+        _wait_for_index(git_dir / "index.lock", root, undone, deadline)
         if not committing(root):
             return
         if time.monotonic() > deadline:
@@ -216,7 +216,7 @@ def _head(repo: Any) -> str | None:
         return None  # an unborn branch: the first commit
 
 
-def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
+def _wait_for_index(lock: Path, root: Path, undone: str, deadline: float) -> None:
     """Wait while another git process holds the index lock (until `deadline`): the user's
     index is updated after the commit. A lock that no running process holds was left by a
     killed git: waiting for it is pointless, and removing it is the user's call."""
@@ -226,7 +226,7 @@ def _wait_for_index(lock: Path, undone: str, deadline: float) -> None:
             return
         if time.monotonic() - checked >= STALE_CHECK_SECONDS:
             checked = time.monotonic()
-            if left_behind(lock):
+            if left_behind(lock, root):
                 from shlex import quote  # `rm /a/my memory/.git/index.lock` named /a/my
 
                 raise IndexLockLeft(

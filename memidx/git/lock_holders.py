@@ -6,14 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def left_behind(lock: Path) -> bool:
+def left_behind(lock: Path, work_tree: Path) -> bool:
     """The same lock file before and after a look at every process, and nothing holds it (a
-    git that ends during the look removes its lock: that one was not left behind)."""
+    git that ends during the look removes its lock: that one was not left behind).
+    `work_tree` is the clone's: a git folder elsewhere (a submodule's `.git/modules/<name>`,
+    `git init --separate-git-dir`) names no work tree a git could be running in."""
     try:
         before = lock.stat()
     except FileNotFoundError:
         return False
-    if not _held_by_nobody(lock):
+    if not _held_by_nobody(lock, work_tree):
         return False
     try:
         after = lock.stat()
@@ -22,7 +24,7 @@ def left_behind(lock: Path) -> bool:
     return (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
 
 
-def _held_by_nobody(lock: Path) -> bool:
+def _held_by_nobody(lock: Path, work_tree: Path) -> bool:
     """True only when nothing can be holding `lock`: no process has it open, and no git
     process runs in this repository (git keeps index.lock while its hooks run, with the file
     closed). Linux /proc; elsewhere never True: unknown."""
@@ -30,7 +32,7 @@ def _held_by_nobody(lock: Path) -> bool:
     if not (proc / "self" / "fd").is_dir():
         return False
     target = str(lock.resolve())
-    places = _places(lock.resolve().parent)
+    places = [work_tree.resolve(), *_places(lock.resolve().parent)]
     for pid_dir in proc.glob("[0-9]*"):
         if _holds(pid_dir, target) or any(_git_in(pid_dir, place) for place in places):
             return False
@@ -66,12 +68,34 @@ def _holds(pid_dir: Path, target: str) -> bool:
     return False
 
 
+# git commands that never lock the index, which a person or an editor keeps running for long
+# (`git log` in its pager, `git cat-file --batch`): one in the clone had a killed git's lock
+# called a live git's, and remember said the note is committed "once that git command ends"
+READERS = frozenset({"log", "show", "cat-file", "blame", "ls-tree", "rev-list", "shortlog"})
+# git's own options that take the next argument as their value
+VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
+
+
 def _git_in(pid_dir: Path, repository: Path) -> bool:
-    """A running git whose working folder is in this repository (or its .git)."""
+    """A running git, not a reader, whose working folder is in this repository (or its .git)."""
     try:
         if (pid_dir / "comm").read_text().strip() != "git":
             return False
         cwd = (pid_dir / "cwd").readlink()
+        argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return cwd == repository or repository in cwd.parents
+    inside = cwd == repository or repository in cwd.parents
+    return inside and _command(argv[1:]) not in READERS
+
+
+def _command(args: list[bytes]) -> str:
+    """The git command of a git's arguments, after git's own options ("" when none)."""
+    skip = False
+    for arg in args:
+        text = arg.decode("utf-8", "replace")
+        if skip or text.startswith("-"):
+            skip = not skip and text in VALUED
+            continue
+        return text
+    return ""

@@ -9,7 +9,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.drafts import read_own
 from memidx.errors import MemidxError
-from memidx.haystack.head_copy import held_in_head
+from memidx.haystack.head_copy import UNKNOWN, held_in_head
 from memidx.haystack.identity import clone_id, read_id
 from memidx.haystack.indexing import haystack_folder, segment_ref
 from memidx.haystack.kept import (
@@ -174,7 +174,8 @@ def _in_head_kept(config: Config, folder: Path, memo: WalkMemo) -> Callable[[str
         if kept is not None and kept.removeprefix("-").isdigit():
             return int(kept)
         size = held(name)
-        memo.keep(asked, str(size))
+        if size != UNKNOWN:  # git could not read HEAD's commit: asked again next time
+            memo.keep(asked, str(size))
         return size
 
     return in_head

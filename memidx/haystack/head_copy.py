@@ -17,12 +17,15 @@ from memidx.config import Config
 from memidx.drafts import read_own, replace_durably
 
 KEPT = "haystack.head"  # in the state folder: `<commit> <size> <segment's path>`
+UNKNOWN = -2  # git could not read HEAD's commit: the writer starts a new segment, never kept
 LIMIT = 4096
 
 
 def held_in_head(config: Config, segment_ref: Callable[[str], str]) -> Callable[[str], int]:
     """held() of the writer: the size of HEAD's copy of the segment named `name`
-    (`segment_ref(name)` its path in the repository), asked of git once per HEAD commit."""
+    (`segment_ref(name)` its path in the repository), asked of git once per HEAD commit;
+    UNKNOWN when git could not read the commit (as -1, "none", a filing appended to a
+    segment the commit may hold: the next one is safe, a new segment is only one more file)."""
     from memidx.git.refs import read_head, unborn_branch
 
     def held(name: str) -> int:
@@ -31,15 +34,15 @@ def held_in_head(config: Config, segment_ref: Callable[[str], str]) -> Callable[
         ref = segment_ref(name)
         head = read_head(config.root)
         if head is None:  # no commit yet (none holds it), or not readable this way: ask git
-            size = None if unborn_branch(config.root) else tree_size(config, "HEAD", ref)
-            return -1 if size is None else size
+            size = -1 if unborn_branch(config.root) else tree_size(config, "HEAD", ref)
+            return UNKNOWN if size is None else size
         path = config.state_dir / KEPT
         kept = _kept(path, head, ref)
         if kept is not None:
             return kept
         size = tree_size(config, head, ref)
         if size is None:  # git could not read the commit: ask again at the next filing
-            return -1
+            return UNKNOWN
         line = f"{head} {size} {ref}\n".encode("utf-8", "surrogateescape")
         with suppress(OSError):  # kept or not, the answer is git's
             replace_durably(path, line, "tmp", durable=False)
@@ -69,10 +72,11 @@ def tree_size(config: Config, commit: str, ref: str) -> int | None:
     from memidx.errors import GitError
     from memidx.git.repo import GitRepo
 
+    repo = GitRepo(config.root)
     try:
-        out = GitRepo(config.root).run("ls-tree", "-l", "-z", commit, "--", ref)
-    except GitError:
-        return None
+        out = repo.run("ls-tree", "-l", "-z", commit, "--", ref)
+    except GitError:  # unless git refuses the clone itself (not its owner): it never will
+        return None if repo.run("rev-parse", "--git-dir", check=False) else -1
     for entry in out.split(b"\0"):
         meta, _, name = entry.partition(b"\t")
         fields = meta.split()

@@ -62,8 +62,8 @@ class Writer:
         self.segment_bytes = segment_bytes
         self.fsync = fsync
         self.history = history  # names of this writer's segments in any commit
-        # the size of HEAD's copy of a segment, -1 when HEAD holds none (committed without
-        # close(); `git add -A` before a filing and `git commit` after it commit a part of it)
+        # the size of HEAD's copy of a segment, -1 when HEAD holds none, -2 when git cannot
+        # tell (committed without close(); `git add -A`, a filing, `git commit`: a part of it)
         self.held = held
         self.keep = keep  # the copies of its open segments (memidx.haystack.kept), if kept
         # segments this writer took over from the id a copied clone had (old path, new path):
@@ -160,7 +160,7 @@ class Writer:
         and has room; else a new one."""
         today = datetime.now(UTC).strftime("%Y-%m-%d")
         remembered = self._remembered()
-        if remembered is not None and not remembered[2] and self.held(remembered[0]) >= 0:
+        if remembered is not None and not remembered[2] and self.held(remembered[0]) != -1:
             remembered = (*remembered[:2], True)  # committed by plain git, or close() was cut
             self._remember(*remembered[:2], closed=True)
             drop_copies(self.keep, self.held)

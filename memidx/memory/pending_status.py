@@ -73,7 +73,7 @@ def _holding(config: Config) -> str | None:
 
     folder = git_dir(config.root)
     lock = None if folder is None else folder / "index.lock"
-    if lock is None or not lock.exists() or not left_behind(lock):
+    if lock is None or not lock.exists() or not left_behind(lock, config.root):
         return busy_with(config.root)
     return (
         f"{lock} was left behind by a git process that was killed (no running process holds "

@@ -130,7 +130,20 @@ def redact_text(text: str, *, allow: bool = False, keywords: bool = True) -> Red
         allowed = allowed_values(text, allowed_lines(text))
         findings = [f for f in findings if f.kind == PRIVATE_KIND or f in outside([f], allowed)]
     kinds = tuple(sorted({f.kind for f in findings}))
-    return Redaction(redact(text, findings), len(findings), kinds, places_of(text, findings))
+    return Redaction(redact(text, findings), len(findings), kinds, _places_of(text, findings))
+
+
+def _places_of(text: str, findings: Iterable[Finding]) -> tuple[tuple[int, str], ...]:
+    """(1-based line, kind) of each finding, in order: the newlines are counted from the one
+    before, not from the start of the text each time (16,000 findings in a 4 MB transcript
+    took 15 s so)."""
+    places: list[tuple[int, str]] = []
+    line, at = 1, 0
+    for found in findings:
+        line += text.count("\n", at, found.start)
+        at = found.start
+        places.append((line, found.kind))
+    return tuple(places)
 
 
 def mask(text: str) -> str:

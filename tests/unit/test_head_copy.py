@@ -69,7 +69,8 @@ def test_a_memory_with_no_commit_yet_asks_git_nothing(
 def test_a_commit_git_could_not_read_for_a_moment_is_asked_again(tmp_path: Path) -> None:
     """HEAD's commit object unreadable for one filing (an alternate on a disk not mounted yet):
     `cat-file -s` said `exists on disk, but not in` as for a path the commit lacks, and that
-    -1 was kept with the commit, so every later filing appended to the segment it holds."""
+    -1 was kept with the commit, so every later filing appended to the segment it holds; then
+    -1 for that one filing, which still appended to it."""
     repo = NotesRepo(tmp_path)
     repo.note("a.md", "Alpha", "alpha words")
     repo.commit()
@@ -82,10 +83,27 @@ def test_a_commit_git_could_not_read_for_a_moment_is_asked_again(tmp_path: Path)
     loose = tmp_path / ".git" / "objects" / head[:2] / head[2:]
     aside = tmp_path / "commit-object"
     loose.rename(aside)
-    try:  # git cannot tell: appended as before, never kept
-        assert clone_writer(config).append(new_record("turn", "heron turn"))[0] == first
+    try:  # git cannot tell: a new segment (the heron turn was appended to the committed one)
+        unsure = clone_writer(config).append(new_record("turn", "heron turn"))[0]
     finally:
         aside.rename(loose)
+    assert unsure != first
+    assert repo.git("status", "--porcelain", "--", str(first.relative_to(tmp_path))) == ""
     after = clone_writer(config).append(new_record("turn", "egret turn"))[0]
-    assert after != first  # HEAD holds the segment: a new one, the committed one left alone
+    assert after == unsure  # that one no commit holds: appended to
     assert repo.git("ls-tree", "-l", "HEAD", "--", str(first.relative_to(tmp_path)))
+
+
+def test_a_clone_git_refuses_gets_no_new_segment_at_every_filing(tmp_path: Path) -> None:
+    """Git refusing the clone itself (a repository format it does not know; as root in a
+    container, a clone of another owner): read as a commit unreadable for a moment, each
+    filing started a new segment."""
+    repo = NotesRepo(tmp_path)
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    repo.git("config", "core.repositoryformatversion", "99")
+    first = clone_writer(config).append(new_record("turn", "capybara turn"))[0]
+    for n in range(2):
+        assert clone_writer(config).append(new_record("turn", f"turn {n}"))[0] == first

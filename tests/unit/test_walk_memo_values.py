@@ -165,3 +165,31 @@ def test_a_memo_cut_short_is_read_as_none(tmp_path: Path) -> None:
     assert again.recall("size-question") is None
     again.keep("size-question", "1200")  # written whole again
     assert WalkMemo(tmp_path, "state-1").recall("size-question") == "1200"
+
+
+def test_head_s_size_git_could_not_tell_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HEAD's commit unreadable for a moment (its object off the disk): the size of the cut
+    segment is not known, and was kept with the refs' state as such, so the stash dropped,
+    the end was not written back until a ref changed."""
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
+    repo = NotesRepo(tmp_path)
+    config = _config(tmp_path)
+    writer = clone_writer(config)
+    segment, _, _ = writer.append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    writer.append(new_record("turn", "dromedary turn between add and commit"))
+    whole = segment.read_bytes()
+    repo.git("commit", "-q", "-m", "the part")
+    repo.git("stash", "-q")
+    repo.git("stash", "drop", "-q")
+    head = repo.git("rev-parse", "HEAD").strip()
+    loose = tmp_path / ".git" / "objects" / head[:2] / head[2:]
+    aside = tmp_path / "commit-object"
+    loose.rename(aside)
+    try:
+        assert restore_own(config) == [] and segment.read_bytes() != whole
+    finally:
+        aside.rename(loose)
+    assert restore_own(config) == [segment] and segment.read_bytes() == whole
