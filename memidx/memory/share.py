@@ -8,12 +8,11 @@ not `git pull`, which would fetch again: seconds on a network remote between the
 the merge, time for a person's `git commit` to start), and pushes to that upstream by name
 (`git push <remote> HEAD:<its branch>`), so a branch that follows another name (local `notes`
 following `origin/main`) is shared under git's default `push.default = simple` too. A branch
-with no upstream is named before any fetch. A push rejected because the remote
+with no upstream is named before any commit or fetch. A push rejected because the remote
 moved (another clone pushed first) is the normal case when several machines sync at once:
 fetch and merge again (git's hooks index what arrives) and push again. A merge that stops on
-a conflict needs a person: the merge is left as git left it, and the error says so. Segments
-never conflict (each clone writes its own files); notes can, but two notes `remember` wrote
-under one name on two machines are moved apart before the merge (memidx.memory.twins).
+a conflict needs a person: the merge is left as git left it, and the error says so. Two notes
+`remember` wrote under one name on two machines are moved apart before the merge (twins).
 """
 
 from __future__ import annotations
@@ -34,8 +33,7 @@ from memidx.git.commit_lock import WAIT_SECONDS, serialized
 from memidx.memory.twins import Renamed, part_twins
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
-# Fetches that fail in a row before share gives up: a blip of the network is tried again, a
-# machine that is offline (or a remote that is gone) is told so in seconds, not minutes.
+# Fetches failing in a row before share gives up: a blip is tried again, an offline machine told.
 FETCH_TRIES = 5
 DEADLINE = 300.0
 FIRST_PAUSE = 0.2  # seconds, doubling, at most MAX_PAUSE, with full jitter
@@ -68,14 +66,16 @@ def share(
     sleep: Callable[[float], None] = time.sleep,
 ) -> Shared:
     """Commit the haystack, then pull and push with retries; see the module docstring."""
+    from memidx.git.branch import on_a_branch
     from memidx.haystack.segment_commit import commit_haystack
     from memidx.memory.head_sync import after_commit
 
     remotes = _git(config, "remote").stdout.split()
     remote, branch = _upstream(config)
-    # refused before the haystack is committed: on a local branch, a commit there took the
-    # segments off the work tree at the switch back to the branch that is shared
+    # refused before the haystack is committed: a commit on a local branch left the segments
+    # at the switch back (a detached HEAD, a stopped rebase's, is said as such first)
     if remotes and (not remote or not branch):  # git's merge and push would each say so too
+        on_a_branch(config.root, "the haystack was not committed")
         raise _no_upstream("origin" if "origin" in remotes else remotes[0])
     commit = commit_haystack(config, say)
     if commit is not None or not remotes:
