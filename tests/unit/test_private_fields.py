@@ -88,7 +88,7 @@ def test_a_note_of_many_tags_reads_in_linear_time(span: str) -> None:
     import time
 
     tags = ", ".join(f"tag{i}" for i in range(60_000))
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: the other work on a shared machine adds none
     note = read(f"{span}tags: [{tags}, tag7]")
     assert len(note.tags) == 60_000 and note.tags[:2] == ("tag0", "tag1")
-    assert time.perf_counter() - started < 5, "read in quadratic time"
+    assert time.process_time() - started < 5, "read in quadratic time"

@@ -359,11 +359,11 @@ def test_netrc_placeholders_and_prose_are_left_alone(text: str) -> None:
 
 
 def test_a_long_netrc_file_is_read_in_linear_time() -> None:
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: the other work on a shared machine adds none
 
     found = find_secrets(f"machine h.example.com\n  login bob\n  password {NETRC}\n" * 40_000)
 
-    assert time.monotonic() - started < 10  # ~1.5 s for 2.2 MB; each entry read once
+    assert time.process_time() - started < 10  # ~1.5 s for 2.2 MB; each entry read once
     assert len(found) == 40_000
 
 
