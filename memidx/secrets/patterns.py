@@ -245,14 +245,6 @@ def own_findings(text: str, *, blocks: bool = False) -> Iterable[Finding]:
             yield Finding(match.start(), match.end(), kind)
 
 
-def occurrences(text: str, secret: str, kind: str) -> Iterable[Finding]:
-    """Every place a secret a detector returned stands in the text."""
-    start = text.find(secret)
-    while start != -1 and secret:
-        yield Finding(start, start + len(secret), kind)
-        start = text.find(secret, start + len(secret))
-
-
 def merged(findings: Iterable[Finding]) -> list[Finding]:
     """Findings in order, overlapping ones joined (the first one's kind stays)."""
     out: list[Finding] = []
