@@ -293,7 +293,7 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
         verdict = judge_units(own, detect)
     else:
         verdict = judge_units(prose_units(text), detect, own)
-    unquoted = set_quotes_aside(own)  # its rest votes as paragraphs, without the loanword look
+    unquoted = set_quotes_aside(own) or ()  # the rest votes as paragraphs, no loanword look
     if verdict.english or not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in unquoted):
         return verdict
     return again if (again := judge_units(unquoted, detect, loanwords=False)).english else verdict

@@ -34,17 +34,20 @@ QUOTED = re.compile(
     + _SINGLE.format(open="'", close="'"),  # 'straight'
     re.VERBOSE,
 )
+_OPENING = re.compile("[\"'\u201c\u201e\u00ab\u00bb\u201a\u2018]")  # what QUOTED starts with: cheap
 MAX_QUOTED_SHARE = 0.5  # of the prose's letter bytes: more, and the quotes are the note
 
 
-def set_quotes_aside(units: Sequence[str]) -> Sequence[str]:
-    """`units` without their quoted words when those hold at most MAX_QUOTED_SHARE of the
-    units' letters (UTF-8 bytes of letters, as the vote weighs them), else `units` as is."""
-    unquoted = [QUOTED.sub(" ", unit) for unit in units]
+def set_quotes_aside(units: Sequence[str]) -> list[str] | None:
+    """`units` without their quoted words, or None when they have none or those hold more
+    than MAX_QUOTED_SHARE of the units' letters (UTF-8 bytes of letters, as the vote weighs)."""
+    unquoted = [QUOTED.sub(" ", unit) if _OPENING.search(unit) else unit for unit in units]
+    if unquoted == units:
+        return None  # the usual note: no letter counted
     total = sum(map(_letter_bytes, units))
     quoted = total - sum(map(_letter_bytes, unquoted))
     if quoted == 0 or quoted > MAX_QUOTED_SHARE * total:
-        return list(units)
+        return None
     return [unit for unit in (" ".join(u.split()) for u in unquoted) if unit]
 
 
