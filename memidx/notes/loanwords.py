@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from memidx.notes.quotation import QUOTED
+from memidx.notes.quotation import unquoted
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 
@@ -38,7 +38,7 @@ def english_beside_loanwords(unit: str, detect: Detect) -> bool:
     are names (Łukasz Wróbel), which read as their language in any sentence."""
     if not _rest_is_english(unit, detect):
         return False
-    pieces = [_without_names(piece) for piece in SENTENCE.split(QUOTED.sub(" ", unit))]
+    pieces = [_without_names(piece) for piece in SENTENCE.split(unquoted(unit))]
     if any(_mostly_accented(piece) for piece in pieces):  # a list item in Vietnamese, pooled
         return False
     sentences = [s for s in pieces if _letters(s) >= MIN_SENTENCE_LETTERS]

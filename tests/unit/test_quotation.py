@@ -4,12 +4,13 @@ foreign note through. The real lite model, and the real `memidx check english` o
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from memidx.notes.english import check_text
-from memidx.notes.quotation import QUOTED
+from memidx.notes.quotation import quotations
 from tests.helpers import NotesRepo
 
 ERROR = "Die Größe der Änderung wurde überprüft, bitte prüfen Sie die Übersicht erneut."
@@ -81,10 +82,14 @@ APOSTROPHES = (
 )
 
 
+def quoted(text: str) -> list[str]:
+    return [text[start:end] for start, end in quotations(text)]
+
+
 def test_apostrophes_open_no_quotation_and_an_english_note_of_them_passes() -> None:
     """Only `'n'` reads as quoted; the apostrophes inside words, after them (`users'`) and
     before digits (`'90s`) neither open nor close a quotation."""
-    assert [m[0] for m in QUOTED.finditer(APOSTROPHES)] == ["'n'"]
+    assert quoted(APOSTROPHES) == ["'n'"]
     assert check_text(APOSTROPHES).english
 
 
@@ -93,5 +98,26 @@ def test_apostrophes_beside_a_single_quoted_error_are_not_its_marks() -> None:
     and `users'` neither open nor close it, so the quote is the error alone."""
     note = quoting("'", "'").replace("The deploy job", "We don't know why the users' deploy job")
 
-    assert [m[0] for m in QUOTED.finditer(note)] == [f"'{ERROR}'"]
+    assert quoted(note) == [f"'{ERROR}'"]
     assert check_text(note).english
+
+
+@pytest.mark.parametrize("mark", ["'", "\u2018", "\u201e", "\u00ab", "\u201a"])
+def test_marks_that_never_close_take_linear_time(mark: str) -> None:
+    """A pattern looking for each opening mark's closing one went quadratic: 20,000
+    `'abc` that never close took 168 s to read, in a note memidx accepts (1 MiB)."""
+    text = f" {mark}abc" * 20_000 + "\nIt's \u00bbdone\u00ab"
+    started = time.perf_counter()
+
+    found = quoted(text)
+
+    assert time.perf_counter() - started < 2.0
+    assert found == ["\u00bbdone\u00ab"]
+
+
+def test_a_mark_inside_a_quotation_opens_nothing() -> None:
+    """»...« of German and «...» of French beside each other: the » closing the first
+    quotation is no opening mark, so the words between the two stay the author's."""
+    first, second = "\u00abacc\u00e8s refus\u00e9\u00bb", "\u00abfichier introuvable\u00bb"
+
+    assert quoted(f"It printed {first} and then {second} twice.") == [first, second]
