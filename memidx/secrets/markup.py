@@ -42,7 +42,8 @@ STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contr
 # so led was let through: `<password>-Zq8vT2mW9pL</password>`, `.Zq8...`, `^Zq8...`, `*Zq8...`.
 NOT_LED = re.compile(
     r"--?+[a-z][a-z0-9]*+(?:-[a-z0-9]++)*+(?:=\S*+)?+|%[\w.-]++%(?:[/\\]\S*+)?+|\$\S*+"
-    r"|[\^~][0-9][\w.+-]*+|\*++(?:[./][\w.*/-]*+)?+|\.{0,2}[/\\]\S*+|~/\S*+|\.[a-z][\w.-]*+"
+    r"|[\^~][0-9][\w.+-]*+|\*++(?:[./][\w.*/-]*+)?+|\.{0,2}/\S*+|\.{1,2}\\\S*+|~/\S*+"
+    r"|\.[a-z][\w.-]*+"
 )
 NAMING = ("name", "key")  # the attributes that name what an element or a `value` holds
 

@@ -64,7 +64,7 @@ def test_an_elements_text_is_judged_as_a_keywords_value_is(text: str) -> None:
     assert find_secrets(text) == []
 
 
-@pytest.mark.parametrize("sign", ["-", ".", "^", "*"])
+@pytest.mark.parametrize("sign", ["-", ".", "^", "*", "\\"])
 @pytest.mark.parametrize("form", ["<password>{v}</password>", '<add key="ApiKey" value="{v}"/>'])
 def test_an_elements_password_led_by_a_sign_is_still_found(sign: str, form: str) -> None:
     # any value led by `-`, `.`, `^` or `*` was let through as an option, a path, a version
