@@ -186,6 +186,9 @@ def test_reading_unquoted_values_starting_with_a_sign_stays_linear() -> None:
         "const hasPassword = !user.passwordHash;",
         "needsPassword = !hasPassword()",
         "token_ok = !!session.token_expired",
+        "let secretKey = !options.insecure;",  # a holder's name given code's shapes
+        "this.password = !this.state.revealed;",
+        "apiKey = !isProduction ? devKey : prodKey",
     ],
 )
 def test_code_negating_a_variable_is_no_secret(text: str) -> None:
