@@ -20,6 +20,7 @@ process is gone.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 PREFIX = "memidx-part-"
@@ -98,11 +99,16 @@ def _imports_the_framework(pid: int, script: str) -> bool:
     """Whether the script a Python process runs is the framework's console script, which
     imports pre_commit: one's own git hook in Python, `.git/hooks/pre-commit`, is named so too
     (taken for the framework, its second `check all` said nothing of a staged secret)."""
-    try:  # a relative name is the process's working folder's
-        with (Path(f"/proc/{pid}/cwd") / script).open("rb") as opened:
-            return b"pre_commit" in opened.read(4096)
+    try:  # a relative name is the process's working folder's; a FIFO is waited on by no one
+        fd = os.open(Path(f"/proc/{pid}/cwd") / script, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and b"pre_commit" in os.read(fd, 4096)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _sweep(folder: Path, boot: str, kept: str) -> None:
