@@ -215,6 +215,27 @@ def test_show_of_a_note_not_committed_says_what_git_holds(indexed: NotesRepo) ->
     assert "HEAD:" not in staged and "commit it" in staged, staged
 
 
+def test_show_of_a_note_git_ignores_or_with_a_space_gives_a_hint_that_works(
+    indexed: NotesRepo,
+) -> None:
+    """For a note .gitignore ignores, show said to `git add` it, which git refuses (`The
+    following paths are ignored`); for `notes/new one.md`, `git add notes/new one.md`, which
+    adds two paths: the ignored note is said ignored, and a path the shell splits is quoted."""
+    indexed.note("kept out.md", "WAL mode needs shared memory", "Network drives break it.")
+    indexed.write(".gitignore", "notes/kept*\n")
+    ignored = one_line(indexed.memidx("show", "notes/kept out.md"))
+    assert "notes/kept out.md is a note file git ignores: " in ignored, ignored
+    assert "`git add -f 'notes/kept out.md'`" in ignored, ignored
+    assert "`git check-ignore -v 'notes/kept out.md'`" in ignored, ignored
+    indexed.write(".gitignore", "")
+    untracked = one_line(indexed.memidx("show", "notes/kept out.md"))
+    assert "git does not track yet" in untracked, untracked
+    assert "`git add 'notes/kept out.md'` and commit it" in untracked, untracked
+    indexed.commit()
+    committed = one_line(indexed.memidx("show", "notes/kept out.md"))
+    assert "`git show 'HEAD:notes/kept out.md'`" in committed, committed
+
+
 @pytest.mark.parametrize("ref", ["notes/nope.md", "notes/nope.md:3", "../sqlite.md", "nope.md"])
 def test_show_of_a_note_that_does_not_exist_says_so(indexed: NotesRepo, ref: str) -> None:
     """`memidx show notes/nope.md` was "no record with id ...: this names a note", as if the
