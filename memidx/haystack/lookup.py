@@ -91,6 +91,8 @@ def _ref_of_id(config: Config, record_id: str) -> str:
         store, _ = open_store(config.index_path, write=False)
     except IndexUnusable:
         found = left_record(config, record_id)
+        if found is None and has_note_suffix(path := record_id.rpartition(":")[0] or record_id):
+            raise _a_note_named(config, path) from None  # it said to build the index first
         if found is None:
             raise
         return found

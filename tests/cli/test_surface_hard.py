@@ -236,6 +236,19 @@ def test_show_of_a_note_git_ignores_or_with_a_space_gives_a_hint_that_works(
     assert "`git show 'HEAD:notes/kept out.md'`" in committed, committed
 
 
+def test_show_of_a_note_with_no_index_says_it_is_a_note(repo: NotesRepo) -> None:
+    """In a clone with no index yet (a fresh clone), `memidx show notes/x.md` said `no index
+    ... run memidx ingest`, which, run, only led to `notes/x.md is a note`."""
+    repo.note("wal.md", "WAL mode needs shared memory", "Network drives break it.")
+    repo.commit()
+    assert not (repo.root / ".memidx" / "index.sqlite").exists()
+    done = repo.memidx("show", "notes/wal.md:2")
+    said = one_line(done)
+    assert done.code == 1 and "notes/wal.md is a note: " in said, said
+    assert "git show HEAD:notes/wal.md" in said and "ingest" not in said, said
+    assert "no note notes/gone.md in this memory" in one_line(repo.memidx("show", "notes/gone.md"))
+
+
 @pytest.mark.parametrize("ref", ["notes/nope.md", "notes/nope.md:3", "../sqlite.md", "nope.md"])
 def test_show_of_a_note_that_does_not_exist_says_so(indexed: NotesRepo, ref: str) -> None:
     """`memidx show notes/nope.md` was "no record with id ...: this names a note", as if the
