@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 from shlex import quote
 
 from memidx.config import Config
@@ -136,6 +137,7 @@ def _a_note_named(config: Config, path: str) -> MemidxError:
 def _where_the_note_is(config: Config, path: str) -> tuple[str, str]:
     """What the note file is to git, and where to read it: `git show HEAD:` failed for a note
     not committed yet (`path 'notes/x.md' exists on disk, but not in 'HEAD'`)."""
+    path = PurePosixPath(path).as_posix()  # git reads no HEAD:notes//x.md; ./ is the shell's
     repo, said = GitRepo(config.root), quote(path)  # `git add notes/a b.md` added two files
     try:
         if config.in_git and repo.has_file("HEAD", path):

@@ -200,6 +200,18 @@ def test_show_of_a_note_says_show_is_for_records(indexed: NotesRepo) -> None:
         assert "git show HEAD:notes/sqlite.md" in line, line
 
 
+@pytest.mark.parametrize("ref", ["notes//sqlite.md", "./notes/sqlite.md", "notes/./sqlite.md:1"])
+def test_show_of_a_committed_note_spelled_another_way_says_it_is_at_head(
+    indexed: NotesRepo, ref: str
+) -> None:
+    """`notes//sqlite.md`, committed, was said `staged but not committed yet` (git reads no
+    `HEAD:notes//sqlite.md`, its index the same path), and `./notes/sqlite.md` gave `git show
+    HEAD:./notes/sqlite.md`, which git reads from the folder it runs in."""
+    said = one_line(indexed.memidx("show", ref))
+    assert "is a note: `memidx show` shows" in said, said
+    assert "`git show HEAD:notes/sqlite.md`" in said, said
+
+
 def test_show_of_a_note_not_committed_says_what_git_holds(indexed: NotesRepo) -> None:
     """`memidx show notes/new.md` for a note not committed yet said to run `git show
     HEAD:notes/new.md`, which fails (`exists on disk, but not in 'HEAD'`): it says whether git
