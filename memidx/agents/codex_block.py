@@ -110,9 +110,9 @@ _CLOSING = {  # the rest of a multi-line string: its closing quotes, and up to t
 def _closing_line(lines: list[str], at: int) -> int | None:
     """How many lines from `lines[at]` it takes to close every bracket and multi-line string
     opened there (strings and comments read as such); None when they never close, when a
-    table header does not close on its own line, or when a later line holds a `=` that no
-    array can (`key = [` and no `]`, then the next key: each such line read to the block's
-    end, 200 of them 0.9 s)."""
+    table header does not close on its own line, when a line breaks in an inline table, or
+    when a later line holds a `=` that no array can (`key = [` and no `]`, then the next key:
+    each such line read to the block's end, 200 of them 0.9 s)."""
     depth: list[str] = []  # the brackets open
     quote = ""  # the multi-line string open
     for count, line in enumerate(lines[at:], 1):
@@ -139,7 +139,9 @@ def _closing_line(lines: list[str], at: int) -> int | None:
                 return None
         if not depth and not quote:
             return count
-        if count == 1 and line.lstrip().startswith("["):  # a header is one line
+        # a header is one line; TOML 1.0 breaks no line in an inline table, outside a value
+        # (`a = [{` on 1,000 lines: each was read to the block's end, 0.7 s)
+        if (count == 1 and line.lstrip().startswith("[")) or (depth[-1:] == ["{"] and not quote):
             return None
     return None
 
