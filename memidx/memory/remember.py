@@ -106,7 +106,7 @@ def parse_tags(text: str | None) -> list[str]:
     """Tags separated by commas, each with its runs of white space made one space, as the
     title's are (a tag holding a line break was stored as it came); in the case they were
     typed in, which remember() reads for secrets before it puts them in lower case."""
-    words = (" ".join(tag.split()) for tag in (text or "").split(","))
+    words = (" ".join(tag.removeprefix("\ufeff").split()) for tag in (text or "").split(","))
     return list(clean_words(words, lower=False))
 
 
@@ -124,7 +124,9 @@ def remember(
     """Write the note, check it as the pre-commit checks do, commit it without touching the
     rest of the work tree, and index it; kept pending (`commit` None), not failed, while
     another git command holds the clone past the wait (memory/pending_notes.py)."""
-    title = " ".join(title.split())
+    # a byte-order mark first (a title or body read from a file Notepad saved) is no text:
+    # the title was stored with it, `"\uFEFFWSL memory grows"`, and the MCP tool's body too
+    title, body = " ".join(title.removeprefix("\ufeff").split()), body.removeprefix("\ufeff")
     if not title:
         raise UsageError("--title is empty", "give the note a title that names the problem")
     if not body.strip():
