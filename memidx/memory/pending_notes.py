@@ -229,9 +229,9 @@ def left_for_its_branch(config: Config, ref: str, branch: str) -> str | None:
     name = branch.removeprefix("refs/heads/")
     return (
         f"{ref} is written but not committed yet: HEAD left {name} meanwhile (a switch, "
-        f"checkout or rebase); it is kept for {name}, and committed once {name} is checked out again (by "
-        "memidx's git hook after that, or the next `memidx remember` or `memidx sync` there); "
-        "do not remember it again"
+        f"checkout or rebase); it is kept for {name}, and committed once {name} is checked "
+        "out again (by memidx's git hook after that, or the next `memidx remember` or `memidx "
+        "sync` there); do not remember it again"
     )
 
 
