@@ -99,14 +99,18 @@ def move_head(
 
 def head_names(git_dir: Path) -> str | None:
     """The branch HEAD names (`refs/heads/<name>`), read from its file; None when detached.
-    A reftable clone's file names no branch (REFTABLE_STUB, for older gits): git reads its
-    table then (every remember, forget and haystack commit there was refused as a switch)."""
+    Git tells it where the file does not: a reftable clone's names no branch (REFTABLE_STUB,
+    for older gits), and with core.preferSymlinkRefs it is a link to the branch's own file
+    (read through, a commit id): every remember, forget and haystack commit there was
+    refused as if the person had switched branch."""
+    head = git_dir / "HEAD"
     try:
-        text = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        text = "" if head.is_symlink() else head.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+    text = text.strip()
     named = text.removeprefix("ref:").strip() if text.startswith("ref:") else None
-    if named != REFTABLE_STUB:
+    if text and named != REFTABLE_STUB:
         return named
     argv = ["git", f"--git-dir={git_dir}", "symbolic-ref", "-q", "HEAD"]
     found = subprocess.run(argv, capture_output=True, check=False)
