@@ -69,8 +69,11 @@ def _remembered(root: Path, env: dict[str, str]) -> None:
 def test_a_remember_where_head_is_a_link_is_committed(tmp_path: Path) -> None:
     env, root = _identity(), tmp_path / "clone"
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], env=env, check=True)
-    for argv in (["commit", "-q", "--allow-empty", "-m", "first"],
-                 ["config", "core.preferSymlinkRefs", "true"], ["switch", "-q", "-c", "side"]):
+    for argv in (
+        ["commit", "-q", "--allow-empty", "-m", "first"],
+        ["config", "core.preferSymlinkRefs", "true"],
+        ["switch", "-q", "-c", "side"],
+    ):
         subprocess.run(["git", *argv], cwd=root, env=env, check=True)  # fmt: skip
     assert (root / ".git" / "HEAD").is_symlink()  # as git < 3 still makes it with that setting
     assert head_names(root / ".git") == "refs/heads/side"
