@@ -30,6 +30,7 @@ from memidx.memory.pending_notes import (
     after_a_hook,
     commit_pending,
     keep,
+    left_for_its_branch,
     pending,
 )
 from memidx.notes.note import NoteError, clean_words, parse_note
@@ -176,10 +177,11 @@ def remember(
             "commit it yourself, or remember the note again",
         )
         raise _telling(changed, ref, found)
-    if commit is None:  # GitBusy's first words: what held the clone
+    if commit is None:  # GitBusy's first words: what held the clone, unless HEAD left its branch
         why = done.busy.message.split(";")[0] if done.busy else "another git held the clone"
-        say(f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
-        start_finisher(config, say)  # for a command that ends with no post-* hook
+        away = left_for_its_branch(config, ref, branch)
+        say(away or f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
+        start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
     else:
         _index(config, ref, commit, notice)
     return Remembered(ref, commit, title, found)
