@@ -40,27 +40,8 @@ from memidx.agents.text_install import (
     opens_block,
     put_block,
 )
+from memidx.agents.toml_text import toml_string
 from memidx.errors import MemidxError
-
-# TOML's short escapes, as json.dumps writes them
-_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r", '"': '\\"',
-            "\\": "\\\\"}  # fmt: skip
-
-
-def toml_string(text: str) -> str:
-    """`text` as a TOML basic string of ASCII, as json.dumps wrote it, except that a character
-    beyond U+FFFF (an emoji in a clone's path) is `\\U0001f600`: json.dumps writes a surrogate
-    pair, `\\ud83d\\ude00`, which TOML forbids, so neither tomllib nor Codex read the file."""
-    return '"' + "".join(_escaped(c) for c in text) + '"'
-
-
-def _escaped(c: str) -> str:
-    code = ord(c)
-    if c in _ESCAPES or 0x20 <= code < 0x7F:
-        return _ESCAPES.get(c, c)
-    if 0xD800 <= code < 0xE000:  # a byte of a name that is not UTF-8: the write refuses it
-        return c
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def mcp_block(*, portable: bool = False, flags: Sequence[str] = ()) -> str:

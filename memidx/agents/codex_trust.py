@@ -13,6 +13,7 @@ from memidx.agents.config_text import read_config
 from memidx.agents.hooks_off import Switch, toml_table
 from memidx.agents.settings import get_entry
 from memidx.agents.text_install import BEGIN
+from memidx.agents.toml_text import project_header
 from memidx.errors import MemidxError
 
 UNTRUSTED = "untrusted"  # the person's answer "no": `codex exec --trust` does not override it
@@ -114,7 +115,7 @@ def untrusted_warning(user: Path, root: Path) -> str | None:
             f' so (trust_level = "{UNTRUSTED}"{of}): memidx\'s hooks and MCP server there do'
             " nothing,"
             " and `codex exec --trust` does not change that: if you trust the folder, set"
-            f' trust_level = "trusted" under [projects."{root}"] there (memidx never does)'
+            f' trust_level = "trusted" under {project_header(str(root))} there (memidx never does)'
         )
     return (
         f"Codex CLI reads no .codex/ in a project you have not trusted, and {root} is not"

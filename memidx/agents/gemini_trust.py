@@ -34,6 +34,19 @@ IDE_TRUST = (
 DISTRUSTING = (("GEMINI_RESTRICTED_MODE", "true"), (TRUST_WORKSPACE, "false"))
 
 
+# `gemini --skip-trust` sets GEMINI_CLI_TRUST_WORKSPACE=true for its session, over a `false`
+# (0.61.0's argument parsing), but GEMINI_RESTRICTED_MODE=true still wins: checked with the
+# real CLI (`gemini -p` stops as untrusted, or runs), memidx cannot see the flags it runs with
+SKIP_TRUST = "`gemini --skip-trust`, which sets it to true for the session"
+
+
+def skip_trust_note(said: str) -> str:
+    """What `--skip-trust` does to the environment's `said` (`NAME=value`) distrust."""
+    if said.startswith(TRUST_WORKSPACE):
+        return f"unless Gemini CLI is started as {SKIP_TRUST}"
+    return "whatever `gemini --skip-trust` says"
+
+
 def distrusted_by_environment() -> str | None:
     """The `NAME=value` of this environment by which Gemini CLI trusts no folder, else None."""
     return next((f"{k}={v}" for k, v in DISTRUSTING if os.environ.get(k) == v), None)
@@ -103,9 +116,9 @@ def distrust_switch(path: Path, folder: Path, settings: list[Path]) -> Switch:
 
     # the IDE's trust outranks the answer, and memidx cannot see it: said, not taken as off
     why = "you told Gemini CLI not to trust the folder, unless an IDE it is connected to trusts it"
-    return Switch(
-        path, read, why=f"Gemini CLI trusts no folder where {said} is set" if said else why
-    )
+    if said:
+        why = f"Gemini CLI trusts no folder where {said} is set, {skip_trust_note(said)}"
+    return Switch(path, read, why=why)
 
 
 def untrusted_warning(home: Path, folder: Path, settings: list[Path]) -> str | None:
@@ -114,9 +127,9 @@ def untrusted_warning(home: Path, folder: Path, settings: list[Path]) -> str | N
     path, said = trusted_folders(home), distrusted_by_environment()
     if said:
         return (
-            f"Gemini CLI trusts no folder where {said} is set, as it is here: it runs none of"
-            f" memidx's hooks and starts no MCP server in {folder} (unset it where Gemini CLI"
-            " runs)"
+            f"Gemini CLI trusts no folder where {said} is set, as it is here,"
+            f" {skip_trust_note(said)}: it runs none of memidx's hooks and starts no MCP server"
+            f" in {folder} (unset it where Gemini CLI runs)"
         )
     if not trust_enabled(settings) or trusted_by_environment():
         return None
@@ -137,7 +150,7 @@ def untrusted_warning(home: Path, folder: Path, settings: list[Path]) -> str | N
     return (
         f"Gemini CLI runs no hooks and starts no MCP server in a folder it does not trust,"
         f" and {folder} is not trusted in {path}: memidx's hooks and MCP server there do"
-        f" nothing {IDE_TRUST} or {TRUST_WORKSPACE}=true is set where it runs; else run"
-        " `gemini` there and trust the folder when it asks (headless, `gemini -p` stops there"
-        " until you do)"
+        f" nothing {IDE_TRUST} or {TRUST_WORKSPACE}=true is set where it runs (as"
+        " `gemini --skip-trust` does for its session); else run `gemini` there and trust the"
+        " folder when it asks (headless, `gemini -p` stops there until you do)"
     )

@@ -26,6 +26,7 @@ class Switch(Value):
     read: Callable[[str], Said]  # the file's text (BOM kept) to what it says
     within: Path | None = None  # the folder whose hooks files alone it concerns (None: all)
     why: str = ""  # what status adds to the file's name (which setting of a policy)
+    remedy: str = ""  # the person's setting: how install says to switch the hooks back on
 
 
 def switched_off(switches: Sequence[Switch], hooks: Path) -> Switch | None:
@@ -52,7 +53,7 @@ def json_switch(path: Path, keys: Sequence[str], off: bool, *, comments: bool = 
         value = get_entry(parse_json(text, path, bom=True, comments=comments), keys)
         return value == off if isinstance(value, bool) else None
 
-    return Switch(path, read)
+    return Switch(path, read, remedy=_remedy(f"`{'.'.join(keys)}`", str(off).lower(), not off))
 
 
 def json_strings(path: Path, keys: Sequence[str], *, comments: bool = False) -> list[str]:
@@ -83,7 +84,12 @@ def toml_switch(path: Path, keys: Sequence[Sequence[str]], off: bool) -> Switch:
                 return value == off
         return None
 
-    return Switch(path, read)
+    named = " (or ".join(f"`{'.'.join(at)}`" for at in keys) + ")" * (len(keys) - 1)
+    return Switch(path, read, remedy=_remedy(named, str(off).lower(), not off))
+
+
+def _remedy(key: str, said: str, on: bool) -> str:
+    return f"{key} is {said} there: set it to {str(on).lower()} or remove it"
 
 
 def off_note(path: Path, why: str = "") -> str:

@@ -34,6 +34,8 @@ INSTALLERS = {
     "hermes": "memidx.agents.hermes_install",
 }
 AGENTS = tuple(INSTALLERS)
+TITLES = {"claude-code": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI",
+          "cursor": "Cursor", "hermes": "Hermes"}  # fmt: skip
 SCOPELESS = ("hermes",)  # one configuration, the user's: `--scope` does not move it
 
 
@@ -115,13 +117,10 @@ def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileSt
     switches its hooks off, and memidx's hooks it skips by name (status said they were
     installed, and they never ran)."""
     module = importlib.import_module(INSTALLERS[agent])
-    switches = cast(
-        "Callable[[Path], list[Switch]] | None", getattr(module, "hooks_switches", None)
-    )
     by_name = cast(
         "Callable[[Path], list[tuple[str, Path]]] | None", getattr(module, "skipped_hooks", None)
     )
-    listed = switches(cwd) if switches is not None else []
+    listed = _switches(agent, cwd)
     skipped = tuple(by_name(cwd)) if by_name is not None else ()
     return [
         _switched(state, switched_off(listed, state.path), skipped)
@@ -129,6 +128,13 @@ def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileSt
         else state
         for state in found
     ]
+
+
+def _switches(agent: str, cwd: Path) -> list[Switch]:
+    """The agent's hooks switches, highest precedence first ([] for an agent with none)."""
+    module = importlib.import_module(INSTALLERS[agent])
+    found = cast("Callable[[Path], list[Switch]] | None", getattr(module, "hooks_switches", None))
+    return found(cwd) if found is not None else []
 
 
 def _switched(
@@ -144,3 +150,18 @@ def install_warnings(agent: str, cwd: Path) -> list[str]:
     found = getattr(module, "install_warnings", None)  # not every agent has any
     warnings = cast("Callable[[Path], list[str]] | None", found)
     return warnings(cwd) if warnings is not None else []
+
+
+def hooks_off_warnings(agent: str, cwd: Path, files: list[AnyFile]) -> list[str]:
+    """What install says of memidx's hooks in `files` that the person's own settings switch
+    off (Claude Code's `"disableAllHooks": true`: status said so, install did not). A switch
+    with no remedy of the person's (a policy, a folder not trusted) has its own warning."""
+    said: list[str] = []
+    for state in with_hooks_off(agent, cwd, states_all(files)):
+        if state.hooks_off is None:
+            continue
+        off = switched_off(_switches(agent, cwd), state.path)
+        if off is not None and off.remedy:
+            said.append(f"{TITLES[agent]} runs none of memidx's hooks in {state.path}: {off.path}"
+                        f" switches its hooks off ({off.remedy})")  # fmt: skip
+    return said

@@ -26,7 +26,12 @@ def agent(args: argparse.Namespace, config: Config) -> int:
 
         return serve(config)
     from memidx.agents.install import describe
-    from memidx.agents.installers import apply_all, config_files, install_warnings
+    from memidx.agents.installers import (
+        apply_all,
+        config_files,
+        hooks_off_warnings,
+        install_warnings,
+    )
 
     if args.action == "status":
         return _status(args)
@@ -36,7 +41,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
     if not remove:
         _warn_unless_reached(config)
-        for warning in install_warnings(args.agent, _cwd(args)):
+        warnings = install_warnings(args.agent, _cwd(args))
+        for warning in [*warnings, *hooks_off_warnings(args.agent, _cwd(args), files)]:
             sys.stderr.write(f"memidx: warning: {warning}\n")
         if scope == "project" and not args.dry_run:
             _warn_unless_found()

@@ -36,6 +36,7 @@ BUSY = "busy"  # a git command holds index.lock: wait for it, then build again i
 DONE = "done"
 SWITCHED = "switched"  # HEAD names another branch than the one the commit is for
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
+REFTABLE_STUB = "refs/heads/.invalid"  # what a reftable clone's HEAD file says, for older gits
 HOOK_REFUSED = "aborted by hook"  # git's words when a reference-transaction hook says no
 
 
@@ -97,12 +98,23 @@ def move_head(
 
 
 def head_names(git_dir: Path) -> str | None:
-    """The branch HEAD names (`refs/heads/<name>`), read from its file; None when detached."""
+    """The branch HEAD names (`refs/heads/<name>`), read from its file; None when detached.
+    Git tells it where the file does not: a reftable clone's names no branch (REFTABLE_STUB,
+    for older gits), and with core.preferSymlinkRefs it is a link to the branch's own file
+    (read through, a commit id): every remember, forget and haystack commit there was
+    refused as if the person had switched branch."""
+    head = git_dir / "HEAD"
     try:
-        text = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        text = "" if head.is_symlink() else head.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return text.removeprefix("ref:").strip() if text.startswith("ref:") else None
+    text = text.strip()
+    named = text.removeprefix("ref:").strip() if text.startswith("ref:") else None
+    if text and named != REFTABLE_STUB:
+        return named
+    argv = ["git", f"--git-dir={git_dir}", "symbolic-ref", "-q", "HEAD"]
+    found = subprocess.run(argv, capture_output=True, check=False)
+    return found.stdout.decode(errors="replace").strip() or None
 
 
 class HookRefused(GitError):

@@ -16,10 +16,12 @@ from memidx.git.staged import Staged, read_staged, staged_files, staged_repo
 from memidx.githooks.notices import warn
 from memidx.index.failures import hook_traces, last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
+from memidx.notes.portable_name import unportable_path
 from memidx.notes.yaml_comments import cut_warning
 from memidx.text import display, is_utf8
 
 FIX = "make reconcile"  # the remedy for every problem the drift check reports
+MOVE = "rename it with letters, digits, - and _ (`git mv`), then commit"
 
 
 def check_drift(
@@ -281,6 +283,8 @@ def _from_work_tree(config: Config, ref: str, limit: int, links: dict[str, bytes
 def _staged_problem(config: Config, ref: str, content: Content) -> str | None:
     if content is None:
         return None
+    if why := unportable_path(ref):  # `remember --dir` refuses such a name; by hand it passed
+        return f"{display(ref)}:1: {why}, so a clone on Windows cannot check it out; {MOVE}"
     if isinstance(content, str):
         read = content.startswith("cannot be read")
         return f"{display(ref)}:1: {content if read else f'cannot be indexed: {content}'}"

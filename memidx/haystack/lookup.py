@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+from shlex import quote
 
 from memidx.config import Config
 from memidx.errors import GitError, IndexUnusable, MemidxError, UsageError
@@ -90,6 +92,8 @@ def _ref_of_id(config: Config, record_id: str) -> str:
         store, _ = open_store(config.index_path, write=False)
     except IndexUnusable:
         found = left_record(config, record_id)
+        if found is None and has_note_suffix(path := record_id.rpartition(":")[0] or record_id):
+            raise _a_note_named(config, path) from None  # it said to build the index first
         if found is None:
             raise
         return found
@@ -133,18 +137,24 @@ def _a_note_named(config: Config, path: str) -> MemidxError:
 def _where_the_note_is(config: Config, path: str) -> tuple[str, str]:
     """What the note file is to git, and where to read it: `git show HEAD:` failed for a note
     not committed yet (`path 'notes/x.md' exists on disk, but not in 'HEAD'`)."""
-    repo = GitRepo(config.root)
+    path = PurePosixPath(path).as_posix()  # git reads no HEAD:notes//x.md; ./ is the shell's
+    repo, said = GitRepo(config.root), quote(path)  # `git add notes/a b.md` added two files
     try:
         if config.in_git and repo.has_file("HEAD", path):
-            return "a note", f"open the file, or read it at HEAD with `git show HEAD:{path}`"
+            at_head = quote(f"HEAD:{path}")
+            return "a note", f"open the file, or read it at HEAD with `git show {at_head}`"
         staged = config.in_git and repo.run("ls-files", "-z", "--", f":(literal){path}")
+        ignored = config.in_git and not staged and repo.run("check-ignore", "--", path, check=False)
     except GitError:
-        staged = False
+        staged = ignored = False
     if staged:
         return "a note staged but not committed yet", "open the file; commit it to remember it"
+    if ignored:  # `git add` refuses it: the hint said to run it
+        rule = f"drop the rule `git check-ignore -v {said}` names, or `git add -f {said}`"
+        return "a note file git ignores", f"open the file; to remember it, {rule}, and commit it"
     if not config.in_git:
         return "a note file", "open the file"
-    return "a note file git does not track yet", f"open the file; `git add {path}` and commit it"
+    return "a note file git does not track yet", f"open the file; `git add {said}` and commit it"
 
 
 def _is_forgotten(config: Config, record_id: str, segment: str) -> bool:

@@ -3,19 +3,15 @@ every clone can check out, Windows' and macOS' too, as the note's own file name 
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.errors import UsageError
+from memidx.notes.portable_name import unportable
 from memidx.paths import refuse_links
 
 HAYSTACK = "haystack"  # notes/haystack/ holds the turn log
-# what Windows refuses in a name: git for Windows then fails to check out the whole clone
-WINDOWS_REFUSES = re.compile(r'[<>:"|?*\x00-\x1f]')
-# Windows' device names, which stand for the device whatever follows a dot (`aux.d` too)
-DEVICE = re.compile(r"con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]", re.IGNORECASE)
 RENAME = "rename it with letters, digits, - and _, e.g. windows/build; nothing was written"
 
 
@@ -44,8 +40,8 @@ def note_folder(config: Config, directory: str | None, arg: str = "--dir") -> Pu
                 f"(not hidden, not {HAYSTACK}/)",
                 "e.g. windows/build",
             )
-        for part in parts:
-            _refuse_unportable(arg, directory, part)
+        for at in range(len(parts)):
+            _refuse_unportable(config, arg, directory, parts[: at + 1])
         for typed in parts:
             folder = folder / _refuse_a_twin(config, f"{arg} {directory!r}", folder, typed)
             if (config.root / folder).exists() and not (config.root / folder).is_dir():
@@ -57,21 +53,23 @@ def note_folder(config: Config, directory: str | None, arg: str = "--dir") -> Pu
     return folder
 
 
-def _refuse_unportable(arg: str, directory: str, part: str) -> None:
-    """UsageError when Windows cannot make folder `part`: a clone there fails to check out."""
-    why = None
-    if found := WINDOWS_REFUSES.search(part):
-        why = f"holds {found.group()!r}, which Windows refuses in a name"
-    elif DEVICE.fullmatch(part.partition(".")[0].rstrip(" ")):
-        why = "is a Windows device name"
-    elif part.endswith((".", " ")):
-        why = "ends in a dot or a space, which Windows drops"
-    if why:
+def _refuse_unportable(config: Config, arg: str, directory: str, way: tuple[str, ...]) -> None:
+    """UsageError when Windows cannot make the last folder of `way`: a clone there fails to
+    check out. One made by hand before this check is there already: refused too (each note
+    put there is one more a clone on Windows cannot check out), naming it and how to move it
+    (the hint said to rename what was typed, and the folder stayed as it was)."""
+    part, there = way[-1], PurePosixPath(config.notes_dir, *way)
+    why = unportable(part)
+    if why is None:
+        return
+    said = f"{arg} {directory!r}: the folder {part!r} {why}, so a clone on Windows cannot"
+    if (config.root / there).is_dir():
         raise UsageError(
-            f"{arg} {directory!r}: the folder {part!r} {why}, so a clone on Windows cannot "
-            "check the note out",
-            RENAME,
+            f"{said} check out {there}/, which is there already",
+            f"move its notes to a folder every system can check out (`git mv {there}"
+            f" {there.parent}/<new name>`) and remember into that; nothing was written",
         )
+    raise UsageError(f"{said} check the note out", RENAME)
 
 
 def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str) -> str:

@@ -18,14 +18,23 @@ ALLOW_HINT = "a false positive in the body is kept by `memidx: allow-secret` on 
 
 class Redacted(Value):
     """One secret or `<private>` span replaced by `[REDACTED:<kind>]`: the field it was in
-    (title, tags, body, summary_of), its 1-based line in that field as given, its kind."""
+    (title, tags, body, summary_of), its 1-based line in that field as given, its kind, and
+    for a tag its 0-based place in the tags as read (every tag's line is 1: which of them
+    was not said)."""
 
     field: str
     line: int
     kind: str
+    index: int | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {"field": self.field, "line": self.line, "kind": self.kind}
+        return {"field": self.field, "line": self.line, "kind": self.kind, "index": self.index}
+
+    def said(self) -> str:
+        """Where it was, for a person: `body line 3`, `tag 2` (1-based), `title`."""
+        if self.field == "tags" and self.index is not None:
+            return f"tag {self.index + 1}"
+        return f"body line {self.line}" if self.field == "body" else self.field
 
 
 class RedactedNote(Value):
@@ -51,10 +60,12 @@ def redact_note(
     done_tags = [redact_text(tag) for tag in tags]
     done_extra = {k: redact_text(v) for k, v in extra.items() if isinstance(v, str)}
     fields = {**extra, **{k: done.text for k, done in done_extra.items()}}  # summary_of
-    parts: list[tuple[str, Redaction]] = [("title", done_title)]
-    parts += [("tags", done) for done in done_tags]
-    parts += [("body", done_body), *done_extra.items()]
-    found = tuple(Redacted(name, line, kind) for name, done in parts for line, kind in done.places)
+    parts: list[tuple[str, int | None, Redaction]] = [("title", None, done_title)]
+    parts += [("tags", at, done) for at, done in enumerate(done_tags)]
+    parts += [("body", None, done_body), *((k, None, v) for k, v in done_extra.items())]
+    found = tuple(
+        Redacted(name, line, kind, at) for name, at, done in parts for line, kind in done.places
+    )
     if found:
         fields["redacted"] = len(found)
     stored = list(stored_tags(t.text for t in done_tags))  # in lower case once read as typed
@@ -64,11 +75,8 @@ def redact_note(
 def redaction_said(ref: str, found: Sequence[Redacted]) -> str:
     """The clause naming what a note's file holds in place of what was typed, e.g.
     `notes/x.md holds [REDACTED:<kind>] in place of 2 secrets or private spans: body line 3
-    (github-token), title (private) (...)`."""
-    where = ", ".join(
-        f"{r.field} line {r.line} ({r.kind})" if r.field == "body" else f"{r.field} ({r.kind})"
-        for r in found
-    )
+    (github-token), title (private), tag 2 (aws-access-key) (...)`."""
+    where = ", ".join(f"{r.said()} ({r.kind})" for r in found)
     what = (
         "1 secret or private span" if len(found) == 1 else f"{len(found)} secrets or private spans"
     )

@@ -88,8 +88,11 @@ def _finisher_runs(config: Config) -> bool:
     from memidx.memory.pending_mark import FOLDER
     from memidx.portable import file_lock
 
-    with file_lock(config.state_dir / FOLDER / FINISHER_LOCK, wait=False) as taken:
-        return not taken
+    try:
+        with file_lock(config.state_dir / FOLDER / FINISHER_LOCK, wait=False) as taken:
+            return not taken
+    except OSError:  # a link or FIFO there (no finisher holds that either): status failed
+        return False
 
 
 def _why(here: str | None, branch: str, gone: bool) -> str:

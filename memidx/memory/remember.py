@@ -30,6 +30,7 @@ from memidx.memory.pending_notes import (
     after_a_hook,
     commit_pending,
     keep,
+    left_for_its_branch,
     pending,
 )
 from memidx.notes.note import NoteError, clean_words, parse_note
@@ -106,7 +107,7 @@ def parse_tags(text: str | None) -> list[str]:
     """Tags separated by commas, each with its runs of white space made one space, as the
     title's are (a tag holding a line break was stored as it came); in the case they were
     typed in, which remember() reads for secrets before it puts them in lower case."""
-    words = (" ".join(tag.split()) for tag in (text or "").split(","))
+    words = (" ".join(tag.removeprefix("\ufeff").split()) for tag in (text or "").split(","))
     return list(clean_words(words, lower=False))
 
 
@@ -124,7 +125,9 @@ def remember(
     """Write the note, check it as the pre-commit checks do, commit it without touching the
     rest of the work tree, and index it; kept pending (`commit` None), not failed, while
     another git command holds the clone past the wait (memory/pending_notes.py)."""
-    title = " ".join(title.split())
+    # a byte-order mark first (a title or body read from a file Notepad saved) is no text:
+    # the title was stored with it, `"\uFEFFWSL memory grows"`, and the MCP tool's body too
+    title, body = " ".join(title.removeprefix("\ufeff").split()), body.removeprefix("\ufeff")
     if not title:
         raise UsageError("--title is empty", "give the note a title that names the problem")
     if not body.strip():
@@ -174,10 +177,11 @@ def remember(
             "commit it yourself, or remember the note again",
         )
         raise _telling(changed, ref, found)
-    if commit is None:  # GitBusy's first words: what held the clone
+    if commit is None:  # GitBusy's first words: what held the clone, unless HEAD left its branch
         why = done.busy.message.split(";")[0] if done.busy else "another git held the clone"
-        say(f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
-        start_finisher(config, say)  # for a command that ends with no post-* hook
+        away = left_for_its_branch(config, ref, branch)
+        say(away or f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
+        start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
     else:
         _index(config, ref, commit, notice)
     return Remembered(ref, commit, title, found)

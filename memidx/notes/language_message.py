@@ -6,6 +6,12 @@ from __future__ import annotations
 from memidx.notes.english import LanguageVerdict
 from memidx.notes.language_names import LANGUAGE_NAMES
 
+# an error message pasted bare in an English note is refused by design: said how to keep it
+# (the refusal said only to translate it, which an error's text must not be)
+KEEP = (
+    " (text to keep as it was shown, such as an error message, goes in `backticks` or a"
+    " code block, which the check skips)"
+)
 COMMIT_REMEDY = (
     "translate it, or if it must stay commit with `SKIP=memidx-english git commit ...` "
     "(not --no-verify, which skips the secret check too)"
@@ -19,4 +25,4 @@ def problem_message(path: str, verdict: LanguageVerdict, remedy: str = COMMIT_RE
     else:
         name = LANGUAGE_NAMES.get(verdict.language)
         what = f"{verdict.language} ({name}?)" if name else verdict.language
-    return f"{path}: written in {what}, not English: notes are shared in English; {remedy}"
+    return f"{path}: written in {what}, not English: notes are shared in English{KEEP}; {remedy}"

@@ -30,16 +30,19 @@ def finish(machines: Sequence[Machine], remote: Path) -> list[str]:
             git(m.root, m.env, "add", wip_path(m))
             git(m.root, m.env, "commit", "-q", "-m", f"person {m.index} done")
         # a merge back git refused (the person's staged edit in the way) left a side branch:
-        # what memidx committed there, on the branch HEAD named, is merged as a person would
-        listed = git(
-            m.root, m.env, "branch", "--format=%(refname:short)", "--no-merged", "HEAD"
-        ).out
-        for side in listed.split():
-            if git(m.root, m.env, "merge", "-q", "--no-edit", side).code != 0:
+        # what memidx committed there, on the branch HEAD named, is merged as a person would,
+        # their own file's conflict resolved their main's way (its abort lost every note of
+        # the branch), then the branch deleted as the switch back does: a note still pending
+        # for it is committed on main then, by the share below
+        listed = git(m.root, m.env, "branch", "--format=%(refname:short)").out.split()
+        for side in (name for name in listed if name != "main"):
+            merged = git(m.root, m.env, "merge", "-q", "--no-edit", "-X", "ours", side)
+            if merged.code != 0:
                 git(m.root, m.env, "merge", "--abort")
-                broken.append(f"c{m.index}: side branch {side} does not merge")
-        if listed.strip():
-            m.fail("finish: merged side branches left unmerged", " ".join(listed.split()))
+                broken.append(f"c{m.index}: side branch {side} does not merge: {merged.err}")
+                continue
+            git(m.root, m.env, "branch", "-q", "-d", side)
+            m.fail("finish: side branch merged and deleted", side)
     roots, envs = [m.root for m in machines], [m.env for m in machines]
     quiesced = quiesce(roots, envs, remote)
     if not quiesced.converged:

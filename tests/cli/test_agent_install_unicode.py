@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memidx.agents.codex_install import toml_string
+from memidx.agents.toml_text import toml_string
 from tests.helpers import clone_at, memidx_agent, run_in_process
 
 ASTRAL = "clone 😀 𠀀"  # an emoji and a CJK Extension B character: both beyond U+FFFF

@@ -107,7 +107,7 @@ def test_gemini_distrusting_variables_are_said_at_install(
     assert f"Gemini CLI trusts no folder where {said[0]}={said[1]} is set" in done.err, done.err
     assert gemini_status(project)["hooks_off"] == str(trust)  # status called them on
     said_by = run_in_process(project, "agent", "status").out
-    assert f"(Gemini CLI trusts no folder where {said[0]}={said[1]} is set)" in said_by, said_by
+    assert f"(Gemini CLI trusts no folder where {said[0]}={said[1]} is set, " in said_by, said_by
     settings = [f"{name}={value}" for name, value in variables.items()]
     listed = offline(["env", *settings, "gemini", "mcp", "list"], project)
     assert listed is None or "Disabled" in listed.stdout + listed.stderr, listed

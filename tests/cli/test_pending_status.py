@@ -123,3 +123,16 @@ def test_status_says_when_no_finisher_will_commit_a_note(repo: NotesRepo) -> Non
     shown = repo.memidx("status").out
     assert f"(the oldest under a minute old): {NO_FINISHER}\n" in shown, shown
     assert "the finisher" not in shown
+
+
+def test_status_says_it_of_a_finisher_lock_that_is_no_file(repo: NotesRepo) -> None:
+    """1262d5a's look at finisher.lock made `memidx status` fail whole, exit 1, where a link
+    or FIFO stood in its place (no finisher can hold it either): the pending line says so."""
+    config = load_config(repo.root, env={})
+    repo.write(REF, TEXT)
+    keep(config, REF, "Disk full", TEXT, "refs/heads/main")
+    lock = config.state_dir / FOLDER / FINISHER_LOCK
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(repo.root / "nowhere")
+    shown = repo.memidx("status")
+    assert shown.code == 0 and f"{NO_FINISHER}\n" in shown.out, shown.out + shown.err

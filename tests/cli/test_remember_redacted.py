@@ -21,8 +21,8 @@ BODY = (
     "<private>the office wifi password is on the fridge</private> and the runner is fine now.\n"
 )
 REDACTED = [
-    {"field": "body", "line": 3, "kind": "github-token"},
-    {"field": "body", "line": 4, "kind": "private"},
+    {"field": "body", "line": 3, "kind": "github-token", "index": None},
+    {"field": "body", "line": 4, "kind": "private", "index": None},
 ]
 PLAIN = "Set a busy timeout of five seconds and use WAL mode, so readers never wait for writers."
 
@@ -70,8 +70,8 @@ def test_remember_json_names_what_it_redacted_in_the_title_and_tags_too(
     assert run_.code == 0, run_.err
     done = run_.json()
     assert done["redacted"] == [
-        {"field": "title", "line": 1, "kind": "github-token"},
-        {"field": "tags", "line": 1, "kind": "github-token"},
+        {"field": "title", "line": 1, "kind": "github-token", "index": None},
+        {"field": "tags", "line": 1, "kind": "github-token", "index": 1},
         *REDACTED,
     ]
     assert TOKEN not in run_.out + run_.err

@@ -200,6 +200,18 @@ def test_show_of_a_note_says_show_is_for_records(indexed: NotesRepo) -> None:
         assert "git show HEAD:notes/sqlite.md" in line, line
 
 
+@pytest.mark.parametrize("ref", ["notes//sqlite.md", "./notes/sqlite.md", "notes/./sqlite.md:1"])
+def test_show_of_a_committed_note_spelled_another_way_says_it_is_at_head(
+    indexed: NotesRepo, ref: str
+) -> None:
+    """`notes//sqlite.md`, committed, was said `staged but not committed yet` (git reads no
+    `HEAD:notes//sqlite.md`, its index the same path), and `./notes/sqlite.md` gave `git show
+    HEAD:./notes/sqlite.md`, which git reads from the folder it runs in."""
+    said = one_line(indexed.memidx("show", ref))
+    assert "is a note: `memidx show` shows" in said, said
+    assert "`git show HEAD:notes/sqlite.md`" in said, said
+
+
 def test_show_of_a_note_not_committed_says_what_git_holds(indexed: NotesRepo) -> None:
     """`memidx show notes/new.md` for a note not committed yet said to run `git show
     HEAD:notes/new.md`, which fails (`exists on disk, but not in 'HEAD'`): it says whether git
@@ -213,6 +225,40 @@ def test_show_of_a_note_not_committed_says_what_git_holds(indexed: NotesRepo) ->
     staged = one_line(done)
     assert done.code == 1 and "notes/new.md is a note staged but not committed yet: " in staged
     assert "HEAD:" not in staged and "commit it" in staged, staged
+
+
+def test_show_of_a_note_git_ignores_or_with_a_space_gives_a_hint_that_works(
+    indexed: NotesRepo,
+) -> None:
+    """For a note .gitignore ignores, show said to `git add` it, which git refuses (`The
+    following paths are ignored`); for `notes/new one.md`, `git add notes/new one.md`, which
+    adds two paths: the ignored note is said ignored, and a path the shell splits is quoted."""
+    indexed.note("kept out.md", "WAL mode needs shared memory", "Network drives break it.")
+    indexed.write(".gitignore", "notes/kept*\n")
+    ignored = one_line(indexed.memidx("show", "notes/kept out.md"))
+    assert "notes/kept out.md is a note file git ignores: " in ignored, ignored
+    assert "`git add -f 'notes/kept out.md'`" in ignored, ignored
+    assert "`git check-ignore -v 'notes/kept out.md'`" in ignored, ignored
+    indexed.write(".gitignore", "")
+    untracked = one_line(indexed.memidx("show", "notes/kept out.md"))
+    assert "git does not track yet" in untracked, untracked
+    assert "`git add 'notes/kept out.md'` and commit it" in untracked, untracked
+    indexed.commit()
+    committed = one_line(indexed.memidx("show", "notes/kept out.md"))
+    assert "`git show 'HEAD:notes/kept out.md'`" in committed, committed
+
+
+def test_show_of_a_note_with_no_index_says_it_is_a_note(repo: NotesRepo) -> None:
+    """In a clone with no index yet (a fresh clone), `memidx show notes/x.md` said `no index
+    ... run memidx ingest`, which, run, only led to `notes/x.md is a note`."""
+    repo.note("wal.md", "WAL mode needs shared memory", "Network drives break it.")
+    repo.commit()
+    assert not (repo.root / ".memidx" / "index.sqlite").exists()
+    done = repo.memidx("show", "notes/wal.md:2")
+    said = one_line(done)
+    assert done.code == 1 and "notes/wal.md is a note: " in said, said
+    assert "git show HEAD:notes/wal.md" in said and "ingest" not in said, said
+    assert "no note notes/gone.md in this memory" in one_line(repo.memidx("show", "notes/gone.md"))
 
 
 @pytest.mark.parametrize("ref", ["notes/nope.md", "notes/nope.md:3", "../sqlite.md", "nope.md"])

@@ -318,9 +318,11 @@ def test_vote_by_letter_bytes(units: list[str], english: bool, language: str | N
 def test_problem_message_is_one_line() -> None:
     verdict = LanguageVerdict(False, "de", 0.9, "90% of the prose is not English (mostly de)")
     assert problem_message("notes/x.md", verdict) == (
-        "notes/x.md: written in de (German?), not English: notes are shared in English; "
-        "translate it, or if it must stay commit with `SKIP=memidx-english git commit ...` "
-        "(not --no-verify, which skips the secret check too)"
+        "notes/x.md: written in de (German?), not English: notes are shared in English (text"
+        " to keep as it was shown, such as an error message, goes in `backticks` or a code"
+        " block, which the check skips); translate it, or if it must stay commit with"
+        " `SKIP=memidx-english git commit ...` (not --no-verify, which skips the secret check"
+        " too)"
     )
     script = LanguageVerdict(False, None, 1.0, "too short to judge")
     assert "\n" not in problem_message("notes/y.md", script)

@@ -1,0 +1,57 @@
+"""Hooks the person's own settings switch off (Claude Code's `"disableAllHooks": true`):
+`agent status` said `installed, but hooks are switched off in <file>`, and install said
+nothing, so the person believed memidx's hooks would run. Install says so in one line, with
+the setting to change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_in_process
+
+CASES = [  # the agent, its user settings file, the setting that switches hooks off, the line
+    ("claude-code", ".claude/settings.json", '{"disableAllHooks": true}\n',
+     "Claude Code", "`disableAllHooks` is true there: set it to false or remove it"),
+    ("gemini", ".gemini/settings.json", '{"hooksConfig": {"enabled": false}}\n',
+     "Gemini CLI", "`hooksConfig.enabled` is false there: set it to true or remove it"),
+    ("codex", ".codex/config.toml", "[features]\ncodex_hooks = false\n", "Codex CLI",
+     "`features.hooks` (or `features.codex_hooks`) is false there: set it to true or remove it"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
+def test_install_says_the_persons_own_settings_switch_the_hooks_off(
+    user_home: Path, case: tuple[str, str, str, str, str]
+) -> None:
+    agent, name, text, title, remedy = case
+    settings = user_home / name
+    settings.parent.mkdir(parents=True)
+    settings.write_text(text)
+
+    done = run_in_process(user_home, "agent", "install", agent, "--scope", "user")
+    said = run_in_process(user_home, "agent", "status", agent)
+
+    hooks = settings if agent != "codex" else settings.with_name("hooks.json")
+    line = (
+        f"memidx: warning: {title} runs none of memidx's hooks in {hooks}: {settings}"
+        f" switches its hooks off ({remedy})\n"
+    )
+    assert done.code == 0 and line in done.err, done.err
+    assert done.err.count(str(settings) + " switches") == 1
+    assert f"installed, but hooks are switched off in {settings}" in said.out
+
+
+def test_install_says_nothing_of_hooks_a_later_setting_switches_back_on(user_home: Path) -> None:
+    project = user_home / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (user_home / ".claude").mkdir()
+    (user_home / ".claude" / "settings.json").write_text('{"disableAllHooks": true}\n')
+    (project / ".claude" / "settings.local.json").write_text('{"disableAllHooks": false}\n')
+
+    done = run_in_process(project, "agent", "install", "claude-code")
+
+    assert done.code == 0, done.err
+    assert "runs none of memidx's hooks" not in done.err
