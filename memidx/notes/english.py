@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from memidx.errors import ModelError, missing_module_error
 from memidx.notes.loanwords import LETTER_WORD, english_beside_loanwords
 from memidx.notes.markdown import front_matter_end, heading_of, scan
+from memidx.notes.quotation import set_quotes_aside
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -156,8 +157,11 @@ def script_of(ch: str) -> str:
 # --- the vote (pure, given a detector) --------------------------------------------------------
 
 
-def judge_units(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
-    """Vote by paragraph: fail when non-English paragraphs hold most of the counted letters."""
+def judge_units(
+    units: Units, detect: Detect, own: Units | None = None, *, loanwords: bool = True
+) -> LanguageVerdict:
+    """Vote by paragraph: fail when non-English paragraphs hold most of the counted letters
+    (`loanwords`: a paragraph read as another language gets english_beside_loanwords' look)."""
     total = 0
     against: dict[str, int] = {}
     for unit in units:
@@ -166,7 +170,8 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
             continue
         total += weight
         lang, score = detect(unit)
-        if lang != "en" and score >= MIN_SCORE and not english_beside_loanwords(unit, detect):
+        foreign = lang != "en" and score >= MIN_SCORE
+        if foreign and not (loanwords and english_beside_loanwords(unit, detect)):
             against[lang] = against.get(lang, 0) + weight
     if total == 0:
         return judge_pooled(units, detect, own)
@@ -280,9 +285,15 @@ def detect_language(text: str) -> tuple[str, float]:
 
 
 def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
-    """Judge the language of one note's Markdown text. Block quotes (an error message, a
-    reply: someone else's words) vote only when the author's own prose is too short to."""
+    """Judge the language of one note's Markdown text. Block quotes (someone else's words) vote
+    only when the author's own prose is too short to; memidx.notes.quotation: quoted words."""
+    detect = detect or detect_language
     own = prose_units(text, quotes=False)
     if any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
-        return judge_units(own, detect or detect_language)
-    return judge_units(prose_units(text), detect or detect_language, own)
+        verdict = judge_units(own, detect)
+    else:
+        verdict = judge_units(prose_units(text), detect, own)
+    unquoted = set_quotes_aside(own) or ()  # the rest votes as paragraphs, no loanword look
+    if verdict.english or not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in unquoted):
+        return verdict
+    return again if (again := judge_units(unquoted, detect, loanwords=False)).english else verdict

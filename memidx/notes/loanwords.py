@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memidx.notes.quotation import unquoted
+
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 
 # a word of letters, with ' or - inside
@@ -23,10 +25,6 @@ MIN_REST_SCORE = 0.6  # Portuguese "Testes do Playwright no CI" reads as English
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 MIN_SENTENCE_LETTERS, MIN_SENTENCE_SCORE = 30, 0.3
 MIN_PIECE_WORDS = 4  # a sentence or a pooled line this long is held to MAX_LOANWORDS on its own
-# words in quotation marks: someone else's (an error message, a proverb), as a block quote's are
-QUOTED = re.compile(
-    r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d|\u201e[^\u201c\u201d\n]*[\u201c\u201d]|\u00ab[^\u00bb\n]*\u00bb'
-)
 
 
 def english_beside_loanwords(unit: str, detect: Detect) -> bool:
@@ -40,7 +38,7 @@ def english_beside_loanwords(unit: str, detect: Detect) -> bool:
     are names (Łukasz Wróbel), which read as their language in any sentence."""
     if not _rest_is_english(unit, detect):
         return False
-    pieces = [_without_names(piece) for piece in SENTENCE.split(QUOTED.sub(" ", unit))]
+    pieces = [_without_names(piece) for piece in SENTENCE.split(unquoted(unit))]
     if any(_mostly_accented(piece) for piece in pieces):  # a list item in Vietnamese, pooled
         return False
     sentences = [s for s in pieces if _letters(s) >= MIN_SENTENCE_LETTERS]

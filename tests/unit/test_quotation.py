@@ -1,0 +1,123 @@
+"""Words in quotation marks in the English check (memidx.notes.quotation): an English note
+quoting a foreign error passes, in every kind of quotation mark, and quoting never carries a
+foreign note through. The real lite model, and the real `memidx check english` once."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from memidx.notes.english import check_text
+from memidx.notes.quotation import quotations
+from tests.helpers import NotesRepo
+
+ERROR = "Die Größe der Änderung wurde überprüft, bitte prüfen Sie die Übersicht erneut."
+MARKS = [  # straight, English, German, English single, straight single, guillemets, German single
+    *zip(
+        "\"\u201c\u201e\u2018'\u00bb\u00ab\u201a",
+        "\"\u201d\u201c\u2019'\u00ab\u00bb\u2018",
+        strict=True,
+    )
+]
+
+
+def quoting(opened: str, closed: str, error: str = ERROR) -> str:
+    """An English note whose one paragraph holds a German error in quotation marks."""
+    return (
+        "# Deploy fails on the German runner\n\nThe deploy job on the German runner stops at"
+        f" the upload step with the message {opened}{error}{closed} and never retries. Clearing"
+        " the cache on the runner and starting the job again fixes it.\n"
+    )
+
+
+@pytest.mark.parametrize(("opened", "closed"), MARKS)
+def test_an_english_paragraph_quoting_a_german_error_passes(opened: str, closed: str) -> None:
+    """The quoted error outweighs the paragraph's English, so the paragraph voted German
+    and the note was refused: quoted words were left out of the sentence looks only."""
+    verdict = check_text(quoting(opened, closed))
+
+    assert verdict.english, verdict.reason
+
+
+def test_the_real_check_passes_the_note_and_refuses_a_german_one(tmp_path: Path) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write("notes/quoting.md", quoting("\u00bb", "\u00ab"))
+    repo.write("notes/german.md", f"# Hinweis\n\n{ERROR} Danach läuft der Job wieder.\n")
+    repo.git("add", "-A")
+
+    run = repo.memidx("check", "english", "notes/quoting.md", "notes/german.md")
+
+    assert (run.code, run.out.splitlines()[0].split(":")[0]) == (1, "notes/german.md"), run
+    assert len(run.out.splitlines()) == 1, run
+
+
+FOREIGN = [
+    # a whole note in quotation marks
+    f'"{ERROR} Bitte wenden Sie sich an den Administrator, wenn der Fehler bleibt."\n',
+    # an English sentence smuggling a quoted German paragraph: the quotes hold most letters
+    f'The customer wrote this in the ticket yesterday: "{ERROR} Bitte wenden Sie sich an den'
+    " Administrator, wenn der Fehler weiterhin auftritt. Die Dateien wurden nicht verändert"
+    ' und bleiben im Ordner."\n',
+    # German with half its words in quotation marks: the rest is too short to vote
+    '"Build läuft" wieder, der Cache war kaputt.\n',
+    # Hungarian, three words in guillemets: the rest is English only to the loanword look
+    "A `main` ág »védett, ezért egysoros« javításhoz is nyiss pull requestet.\n",
+]
+
+
+@pytest.mark.parametrize("note", FOREIGN)
+def test_quoting_never_carries_a_foreign_note_through(note: str) -> None:
+    verdict = check_text(note)
+
+    assert not verdict.english, verdict.reason
+
+
+APOSTROPHES = (
+    "# Why we don't deploy on Fridays\n\nIt's the team's rule: we don't ship on Fridays, and"
+    " the users' keys aren't rotated until Monday. Rock 'n' roll isn't a release plan, and"
+    " the '90s scripts we've kept can't roll back. That's why the on-call engineer's pager"
+    " stays quiet over the weekend, and nobody's unhappy about it.\n"
+)
+
+
+def quoted(text: str) -> list[str]:
+    return [text[start:end] for start, end in quotations(text)]
+
+
+def test_apostrophes_open_no_quotation_and_an_english_note_of_them_passes() -> None:
+    """Only `'n'` reads as quoted; the apostrophes inside words, after them (`users'`) and
+    before digits (`'90s`) neither open nor close a quotation."""
+    assert quoted(APOSTROPHES) == ["'n'"]
+    assert check_text(APOSTROPHES).english
+
+
+def test_apostrophes_beside_a_single_quoted_error_are_not_its_marks() -> None:
+    """An apostrophe-heavy English note quoting the error in single quotes passes: `don't`
+    and `users'` neither open nor close it, so the quote is the error alone."""
+    note = quoting("'", "'").replace("The deploy job", "We don't know why the users' deploy job")
+
+    assert quoted(note) == [f"'{ERROR}'"]
+    assert check_text(note).english
+
+
+@pytest.mark.parametrize("mark", ["'", "\u2018", "\u201e", "\u00ab", "\u201a"])
+def test_marks_that_never_close_take_linear_time(mark: str) -> None:
+    """A pattern looking for each opening mark's closing one went quadratic: 20,000
+    `'abc` that never close took 168 s to read, in a note memidx accepts (1 MiB)."""
+    text = f" {mark}abc" * 20_000 + "\nIt's \u00bbdone\u00ab"
+    started = time.perf_counter()
+
+    found = quoted(text)
+
+    assert time.perf_counter() - started < 2.0
+    assert found == ["\u00bbdone\u00ab"]
+
+
+def test_a_mark_inside_a_quotation_opens_nothing() -> None:
+    """»...« of German and «...» of French beside each other: the » closing the first
+    quotation is no opening mark, so the words between the two stay the author's."""
+    first, second = "\u00abacc\u00e8s refus\u00e9\u00bb", "\u00abfichier introuvable\u00bb"
+
+    assert quoted(f"It printed {first} and then {second} twice.") == [first, second]
