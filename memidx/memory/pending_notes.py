@@ -14,8 +14,10 @@ An entry is committed only while its file is the very note remembered (note_stat
 the_same_note): one a person edited, staged otherwise or deleted meanwhile is theirs, and its
 entry goes; one already committed (by a person's `git add -A; git commit`, say) makes no
 second commit. An entry is committed only on the branch it was remembered on (never on a
-detached HEAD, which the next `git switch` leaves behind, taking the file off the disk); on
-another it waits, while that branch is there (renamed or deleted, it never comes back). With
+detached HEAD, which the next `git switch` leaves behind, taking the file off the disk): with
+another checked out, on its own by plumbing, its file taken out of this work tree
+(memory/pending_elsewhere.py; it waited for its branch, for ever on one never checked out
+again), while that branch is there (renamed or deleted, it never comes back). With
 .memidx/ deleted a pending note stays on disk, uncommitted (`memidx status` lists it);
 remembering it again commits it, never a twin.
 """
@@ -25,7 +27,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memidx.config import Config
@@ -67,10 +69,13 @@ class PendingNote:
 
 @dataclass(slots=True)
 class Committed:
-    """What commit_pending did: {ref: the commit that added it}, and why it stopped early."""
+    """What commit_pending did: {ref: the commit that added it}, and why it stopped early;
+    `elsewhere`: the notes committed on their branch, not checked out ("": left to a person's
+    commit on the branch checked out)."""
 
     commits: dict[str, str]
     busy: GitBusy | None = None
+    elsewhere: dict[str, str] = field(default_factory=dict[str, str])
 
 
 def keep(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:
@@ -116,6 +121,8 @@ def commit_pending(
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
     changed or failed note is left to a hook, `remember` or `memidx sync` to say so."""
+    from memidx.memory.pending_elsewhere import elsewhere  # it imports this module
+
     done = Committed({})
     notes = pending(config)
     here = _branch(config) if notes else None
@@ -125,17 +132,14 @@ def commit_pending(
         return done
     left = False  # a lock a killed git left fails every later note too: said once
     for note in notes:
-        waits = here is None or (note.branch != here and branch_exists(config, note.branch))
-        if waits or (left and note != raise_for):
-            continue  # detached, or on another branch: it waits for its own, while there is one
+        if here is None or (left and note != raise_for):
+            continue  # detached: it waits for a branch (the next `git switch` leaves the commit)
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
-            if only_commit:  # `git stash -u` took it: dropped, it stayed untracked after a pop
-                continue
-            note.entry.unlink(missing_ok=True)
-            if note != raise_for:  # that remember says it itself, as an error
-                notice(f"warning: {note.ref} {CHANGED}")
+            _changed(note, notice, only_commit=only_commit, said=note == raise_for)
             continue
         try:
+            if elsewhere(config, note, here, notice, done):  # a person switched since
+                continue
             # on the branch looked at only: built again on a HEAD a person's `git switch`
             # moved, it went to a side branch never merged (chaos.py, seed 3)
             subject = SUBJECT + note.title
@@ -161,6 +165,19 @@ def commit_pending(
         done.commits[note.ref] = added_by(config, commit, note.ref)
         note.entry.unlink(missing_ok=True)
     return done
+
+
+def _changed(
+    note: PendingNote, notice: Callable[[str], None], *, only_commit: bool, said: bool
+) -> None:
+    """A note a person edited, staged otherwise or removed: its entry goes, and a warning says
+    so unless its `remember` says it (`said`); the finisher's (`only_commit`) keeps it, as
+    `git stash -u` took it (dropped, it stayed untracked after a pop)."""
+    if only_commit:
+        return
+    note.entry.unlink(missing_ok=True)
+    if not said:
+        notice(f"warning: {note.ref} {CHANGED}")
 
 
 def finish_now(config: Config, notice: Callable[[str], None]) -> Committed:

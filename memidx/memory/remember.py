@@ -166,7 +166,10 @@ def remember(
         gone = not kept.entry.exists()  # while no one else commits pending notes
     if done.busy and not gone and ref not in done.commits:
         done = after_a_hook(config, kept, say, since) or done
-    commit = done.commits.get(ref) or _committed_meanwhile(config, kept.entry, ref, text)
+    elsewhere = done.elsewhere.get(ref)  # HEAD went to another branch since it was read
+    commit = (
+        done.commits.get(ref) or elsewhere or _committed_meanwhile(config, kept.entry, ref, text)
+    )
     if commit is None and gone:  # not the note it wrote by its commit
         changed = MemidxError(
             f"{ref} changed before its commit (edited, staged or removed), so it was not "
@@ -175,10 +178,10 @@ def remember(
         )
         raise _telling(changed, ref, found)
     if commit is None:  # GitBusy's first words: what held the clone
-        why = done.busy.message.split(";")[0] if done.busy else "another git held the clone"
+        why = done.busy.message.split(";")[0] if done.busy else f"HEAD left {branch[11:]} meanwhile"
         say(f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
         start_finisher(config, say)  # for a command that ends with no post-* hook
-    else:
+    elif not elsewhere:  # one on a branch not checked out is indexed once it is
         _index(config, ref, commit, notice)
     return Remembered(ref, commit, title, found)
 
