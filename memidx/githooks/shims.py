@@ -182,9 +182,22 @@ if [ -n "$moved" ]; then
     *) moved= ;;        # before its files, and its post-checkout follows (worktree add)
   esac
 fi
-if [ -n "$moved" ]; then
+ended= # a stopped cherry-pick, revert or am ended (--abort, --skip, --quit): no post-* hook
+case $input in # follows; a note left pending past its finisher's limit waits for another one
+  *"0000000000 CHERRY_PICK_HEAD
+"* | *"0000000000 REVERT_HEAD
+"* | *"0000000000 REBASE_HEAD
+"*) ended=1 ;; # its pseudo-ref deleted (REBASE_HEAD: `git am --skip` of the last patch)
+  *" HEAD
+"*) [ -z "$moved" ] && ended=1 ;; # HEAD where it was: `git am --abort`, a pick's reset
+esac
+if [ -n "$ended" ]; then
+  ended=
+  for entry in .memidx/pending-notes/[0-9]*.json; do [ -e "$entry" ] && ended=1 && break; done
+fi
+if [ -n "$moved" ] || [ -n "$ended" ]; then
   if [ -f hooks/memidx-hook ]; then
-    sh hooks/memidx-hook hook {stage} </dev/null
+    MEMIDX_GIT_ENDED="$ended" sh hooks/memidx-hook hook {stage} </dev/null
   else
 {no_hook}  fi
 fi
