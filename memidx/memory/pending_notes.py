@@ -8,7 +8,8 @@ editor do (memidx never moves HEAD under it), `git commit -a` or `git commit -- 
 and whoever next has the chance commits it: the post-* git hook that follows that command,
 the finisher that `remember` starts (memidx/memory/pending_finisher.py: for a command that
 ends with no such hook), the next `remember`, `memidx sync`. None commits while a cherry-pick
-or revert is stopped on a conflict. A `remember` killed mid-commit leaves its entry too.
+or revert is stopped on a conflict, or a sequence of them is in progress (but its own hooks).
+A `remember` killed mid-commit leaves its entry too.
 
 An entry is committed only while its file is the very note remembered (note_state's
 the_same_note): one a person edited, staged otherwise or deleted meanwhile is theirs, and its

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config, load_config
+from memidx.git import underway
 from memidx.memory.pending_notes import (
     FOLDER,
     HOOK_CAME,
@@ -101,7 +102,7 @@ def test_a_remember_tries_again_when_a_git_hook_came_while_it_held_the_lock(
 
 
 def test_a_hook_amid_a_cherry_pick_of_several_commits_leaves_the_note_pending(
-    repo: NotesRepo,
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The post-commit hook after each pick of `git cherry-pick A..B` (or `git revert`) runs
     while git's sequencer has more to do: a note committed then failed the next pick (`your
@@ -114,6 +115,9 @@ def test_a_hook_amid_a_cherry_pick_of_several_commits_leaves_the_note_pending(
     todo.write_text("pick 1111111 two\npick 2222222 three\n")  # the pick just made, one more
     assert finish_after_git(config, print).commits == {} and len(pending(config)) == 1
     todo.write_text("pick 2222222 three\n")  # the last pick's hook: none comes after it
+    done = finish_after_git(config, print)  # but run by no git: a sequence stopped, in progress
+    assert done.commits == {} and len(pending(config)) == 1
+    monkeypatch.setattr(underway, "run_by_a_pick", lambda: True)  # as git runs its hook
     assert list(finish_after_git(config, print).commits) == [REF]
 
 
