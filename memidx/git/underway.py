@@ -40,10 +40,52 @@ def git_dir(root: Path) -> Path | None:
 
 
 def stopped_pick(folder: Path | None) -> str | None:
-    """`a cherry-pick` or `a revert` when one is stopped on a conflict in `folder` (git's)."""
+    """`a cherry-pick` or `a revert` when one is stopped on a conflict in `folder` (git's), or
+    a sequence of them is in progress (SEQUENCE: what `git status` calls so)."""
     if folder is None:
         return None
-    return next((what for name, what in STOPPED if (folder / name).exists()), None)
+    found = next((what for name, what in STOPPED if (folder / name).exists()), None)
+    if found is None and (folder / "sequencer").is_dir() and not run_by_a_pick():
+        return _sequence(folder)
+    return found
+
+
+# `git revert A..B` (or cherry-pick) whose pick fails as it starts ("your local changes would
+# be overwritten", exit 128) leaves .git/sequencer and no REVERT_HEAD: `git status` says "Revert
+# currently in progress", and a commit memidx made then made its --abort stop short ("You seem
+# to have moved HEAD. Not rewinding"). A sequence running is no time to commit either: the
+# next pick failed. Only its own post-commit hooks run inside it (memidx.memory.pending_notes).
+SEQUENCE = " of several commits"
+
+
+def _sequence(folder: Path) -> str:
+    try:
+        todo = (folder / "sequencer" / "todo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        todo = ""
+    return ("a revert" if todo.lstrip().startswith("revert") else "a cherry-pick") + SEQUENCE
+
+
+def run_by_a_pick() -> bool:
+    """Whether this process runs under a `git cherry-pick` or `git revert` (in its hook: the
+    sequence's own, which knows where it is), seen in Linux's /proc; elsewhere False."""
+    import os
+
+    pid = os.getppid()
+    for _ in range(64):  # up the parents, bounded
+        if pid <= 1:
+            return False
+        proc = Path(f"/proc/{pid}")
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            status = (proc / "status").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        if b"cherry-pick" in argv[1:4] or b"revert" in argv[1:4]:
+            return Path(os.fsdecode(argv[0])).name == "git"
+        ppid = [line for line in status.splitlines() if line.startswith("PPid:")]
+        pid = int(ppid[0].split()[1]) if ppid else 0
+    return False
 
 
 def holding(stopped: str) -> str:
@@ -52,6 +94,8 @@ def holding(stopped: str) -> str:
     was told it was stopped on a conflict)."""
     if stopped == AM:
         return f"{stopped} is under way or stopped on a patch"
+    if stopped.endswith(SEQUENCE):
+        return f"{stopped} is in progress (`git status` says so)"
     return f"{stopped} is stopped on a conflict"
 
 

@@ -23,6 +23,8 @@ STAGES = (
 # the stages that run in the middle of a git command (HEAD's ref locked, an autostash being
 # applied): no pending note is committed there
 MIDWAY = frozenset({"reference-transaction", "post-index-change"})
+# set by the reference-transaction shim when a stopped cherry-pick, revert or am ended
+ENDED = "MEMIDX_GIT_ENDED"
 
 
 def stage_from_environment() -> str:
@@ -69,6 +71,8 @@ def _synced(root: Path, stage: str) -> int:
             print(line)
         if stage not in MIDWAY:
             _commit_pending(config)
+        elif os.environ.get(ENDED):
+            _finisher_after_git(config)
         for line in sync_to_head(config, once=True):  # a wait for room: once per state
             print(f"memidx: {line}")
     except MemidxError as exc:
@@ -101,6 +105,20 @@ def _commit_pending(config: Config) -> None:
             say(f"committed {ref}, remembered while git was busy, as {commit[:12]}")
     except Exception as exc:  # noqa: BLE001 - a post-* hook must never fail the git operation
         say(f"warning: the pending notes were not committed: {exc} (`memidx sync` tries again)")
+
+
+def _finisher_after_git(config: Config) -> None:
+    """A stopped cherry-pick, revert or `git am` ended with no post-* hook after it (`--abort`,
+    `--skip`, `--quit`): the notes left pending waited for the next `remember` or `memidx sync`
+    once the finisher their `remember` started had run out (10 minutes). One is started, which
+    commits them once this git command lets go."""
+    from memidx.memory.pending_mark import any_pending
+
+    if not any_pending(config):
+        return
+    from memidx.memory.pending_finisher import start_finisher
+
+    start_finisher(config, lambda line: print(f"memidx: {line}"))
 
 
 RECONCILE = "run `make reconcile`"

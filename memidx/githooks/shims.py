@@ -145,13 +145,13 @@ if [ "$1" != committed ]; then # prepared, aborted: nothing for memidx (its stat
   exit 0
 fi
 # the input read whole (appending line by line took minutes on a fetch of 30000 tags)
-input="$(cat; echo .)" && input="${{input%.}}" moved=
+input="$(cat; echo .)" && input="${{input%.}}" moved= ended=
 case $input in
   *" HEAD
 "*) line="${{input%%" HEAD
 "*}}" && line="${{line##*"
 "}}" # "<old> <new>"
-    [ "${{line%% *}}" != "${{line#* }}" ] && moved=HEAD ;;
+    if [ "${{line%% *}}" != "${{line#* }}" ]; then moved=HEAD; else ended=1; fi ;;
 esac
 case $input in *" REBASE_HEAD
 "*) moved="${{moved:-REBASE_HEAD}}" ;;
@@ -182,9 +182,22 @@ if [ -n "$moved" ]; then
     *) moved= ;;        # before its files, and its post-checkout follows (worktree add)
   esac
 fi
-if [ -n "$moved" ]; then
+# a stopped cherry-pick, revert or am ended (--abort, --skip, --quit): no post-* hook follows;
+# a note left pending past its finisher's limit waits for another one. HEAD written where it
+# was (ended above): `git am --abort`, a pick's reset
+case $input in
+  *"0000000000 CHERRY_PICK_HEAD
+"* | *"0000000000 REVERT_HEAD
+"* | *"0000000000 REBASE_HEAD
+"*) ended=1 ;; # its pseudo-ref deleted (REBASE_HEAD: `git am --skip` of the last patch)
+esac
+if [ -n "$ended" ]; then
+  ended=
+  for entry in .memidx/pending-notes/[0-9]*.json; do [ -e "$entry" ] && ended=1 && break; done
+fi
+if [ -n "$moved" ] || [ -n "$ended" ]; then
   if [ -f hooks/memidx-hook ]; then
-    sh hooks/memidx-hook hook {stage} </dev/null
+    MEMIDX_GIT_ENDED="$ended" sh hooks/memidx-hook hook {stage} </dev/null
   else
 {no_hook}  fi
 fi

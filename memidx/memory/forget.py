@@ -69,7 +69,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         commit = commit_paths(config, [ref], f"memidx forget: {ref}", branch=branch)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
         held = GitRepo(config.root).has("HEAD", ref)
-        if kept is not None and held and not path.exists():
+        if kept is not None and (held or _indexed(config, ref)) and not path.exists():
             with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
                 path.write_bytes(kept)
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
@@ -83,6 +83,17 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             FOLLOW_HINT,
         )
     return Forgotten("note", ref, commit=commit)
+
+
+def _indexed(config: Config, ref: str) -> bool:
+    """Whether git's index still holds `ref`: a HEAD moved elsewhere that no checkout followed
+    yet (a rebase or am starting, a `git reset --soft`) held the note in the index alone, the
+    file was left deleted, and once HEAD was back `git status` showed ` D`, for the person's
+    next `git commit -a` to forget it after all."""
+    from memidx.git.repo import GitRepo
+
+    found = GitRepo(config.root).run("ls-files", "-z", "--", f":(literal){ref}", check=False)
+    return bool(found.strip(b"\0"))
 
 
 def _branch_now(config: Config) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from memidx.config import Config
 
@@ -70,3 +71,11 @@ def added_by(config: Config, commit: str, ref: str) -> str:
     spec = f":(literal){ref}"  # `--dir 'a*'` is no pattern
     found = GitRepo(config.root).run("rev-list", "-1", commit, "--", spec, check=False)
     return found.decode().strip() or commit
+
+
+def committed_meanwhile(config: Config, entry: Path, ref: str, text: str) -> str | None:
+    """The commit that added the note when a git hook committed it after this remember let go
+    of remember.lock (its mark taken away before this one looked), else None."""
+    if entry.exists() or not the_same_note(config, ref, text) or ids_at(config, ref)[0] is None:
+        return None
+    return added_by(config, "HEAD", ref)

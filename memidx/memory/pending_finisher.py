@@ -89,7 +89,7 @@ def _look(config: Config, say: Callable[[str], None], limit: float) -> bool:
         if not any_pending(config):
             return True
         if _quiet(config) and _finish(config, say):
-            return True  # the rest (if any) waits for its branch: its hook commits it
+            return True  # the rest waits for a branch checked out (or for another work tree's)
         if time.monotonic() >= deadline:
             break
         time.sleep(POLL)

@@ -8,14 +8,17 @@ editor do (memidx never moves HEAD under it), `git commit -a` or `git commit -- 
 and whoever next has the chance commits it: the post-* git hook that follows that command,
 the finisher that `remember` starts (memidx/memory/pending_finisher.py: for a command that
 ends with no such hook), the next `remember`, `memidx sync`. None commits while a cherry-pick
-or revert is stopped on a conflict. A `remember` killed mid-commit leaves its entry too.
+or revert is stopped on a conflict, or a sequence of them is in progress (but its own hooks).
+A `remember` killed mid-commit leaves its entry too.
 
 An entry is committed only while its file is the very note remembered (note_state's
 the_same_note): one a person edited, staged otherwise or deleted meanwhile is theirs, and its
 entry goes; one already committed (by a person's `git add -A; git commit`, say) makes no
 second commit. An entry is committed only on the branch it was remembered on (never on a
-detached HEAD, which the next `git switch` leaves behind, taking the file off the disk); on
-another it waits, while that branch is there (renamed or deleted, it never comes back). With
+detached HEAD, which the next `git switch` leaves behind, taking the file off the disk): with
+another checked out, on its own by plumbing, its file taken out of this work tree
+(memory/pending_elsewhere.py; it waited for its branch, for ever on one never checked out
+again), while that branch is there (renamed or deleted, it never comes back). With
 .memidx/ deleted a pending note stays on disk, uncommitted (`memidx status` lists it);
 remembering it again commits it, never a twin.
 """
@@ -25,7 +28,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memidx.config import Config
@@ -35,6 +38,7 @@ from memidx.git.commit import commit_paths
 from memidx.git.underway import git_dir, holding, stopped_pick
 from memidx.hashes import sha256_hex
 from memidx.memory.note_state import added_by, the_same_note
+from memidx.memory.pending_branch import head_branch
 from memidx.memory.pending_mark import FOLDER, any_pending
 from memidx.portable import file_lock
 
@@ -67,10 +71,13 @@ class PendingNote:
 
 @dataclass(slots=True)
 class Committed:
-    """What commit_pending did: {ref: the commit that added it}, and why it stopped early."""
+    """What commit_pending did: {ref: the commit that added it}, and why it stopped early;
+    `elsewhere`: the notes committed on their branch, not checked out ("": left to a person's
+    commit on the branch checked out)."""
 
     commits: dict[str, str]
     busy: GitBusy | None = None
+    elsewhere: dict[str, str] = field(default_factory=dict[str, str])
 
 
 def keep(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:
@@ -116,26 +123,25 @@ def commit_pending(
     entry, its file kept and said through `notice`, or, for `raise_for`, raised as `remember`
     always did. `only_commit` (the finisher, whose log no one reads): no entry is dropped, a
     changed or failed note is left to a hook, `remember` or `memidx sync` to say so."""
+    from memidx.memory.pending_elsewhere import elsewhere  # it imports this module
+
     done = Committed({})
     notes = pending(config)
-    here = _branch(config) if notes else None
+    here = head_branch(config) if notes else None
     stopped = stopped_pick(git_dir(config.root)) if here else None
     if stopped:  # its --abort took the branch back past a note committed now, and the file
         done.busy = GitBusy(f"{holding(stopped)}; {STOPPED}", STOPPED_HINT)
         return done
     left = False  # a lock a killed git left fails every later note too: said once
     for note in notes:
-        waits = here is None or (note.branch != here and branch_exists(config, note.branch))
-        if waits or (left and note != raise_for):
-            continue  # detached, or on another branch: it waits for its own, while there is one
+        if here is None or (left and note != raise_for):
+            continue  # detached: it waits for a branch (the next `git switch` leaves the commit)
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
-            if only_commit:  # `git stash -u` took it: dropped, it stayed untracked after a pop
-                continue
-            note.entry.unlink(missing_ok=True)
-            if note != raise_for:  # that remember says it itself, as an error
-                notice(f"warning: {note.ref} {CHANGED}")
+            _changed(note, notice, only_commit=only_commit, said=note == raise_for)
             continue
         try:
+            if elsewhere(config, note, here, notice, done):  # a person switched since
+                continue
             # on the branch looked at only: built again on a HEAD a person's `git switch`
             # moved, it went to a side branch never merged (chaos.py, seed 3)
             subject = SUBJECT + note.title
@@ -161,6 +167,19 @@ def commit_pending(
         done.commits[note.ref] = added_by(config, commit, note.ref)
         note.entry.unlink(missing_ok=True)
     return done
+
+
+def _changed(
+    note: PendingNote, notice: Callable[[str], None], *, only_commit: bool, said: bool
+) -> None:
+    """A note a person edited, staged otherwise or removed: its entry goes, and a warning says
+    so unless its `remember` says it (`said`); the finisher's (`only_commit`) keeps it, as
+    `git stash -u` took it (dropped, it stayed untracked after a pop)."""
+    if only_commit:
+        return
+    note.entry.unlink(missing_ok=True)
+    if not said:
+        notice(f"warning: {note.ref} {CHANGED}")
 
 
 def finish_now(config: Config, notice: Callable[[str], None]) -> Committed:
@@ -209,41 +228,6 @@ def _finisher_for_git(config: Config, notice: Callable[[str], None]) -> None:
     from memidx.memory.pending_finisher import start_finisher
 
     start_finisher(config, notice)
-
-
-def _branch(config: Config) -> str | None:
-    """HEAD's branch (`refs/heads/<name>`), None on a detached HEAD."""
-    from memidx.git.repo import GitRepo
-
-    found = GitRepo(config.root).run("symbolic-ref", "-q", "HEAD", check=False)
-    return found.decode().strip() or None
-
-
-def left_for_its_branch(config: Config, ref: str, branch: str) -> str | None:
-    """What `remember` says of a note kept for `branch` while HEAD is on another now (a
-    `git switch` during its commit): it said "committed once that git command ends", of a note
-    that waits for its branch (tests/cli/test_pending_switch.py); None when HEAD is there
-    (or the branch is gone: the note is committed on the one checked out)."""
-    if _branch(config) == branch or not branch_exists(config, branch):
-        return None
-    name = branch.removeprefix("refs/heads/")
-    return (
-        f"{ref} is written but not committed yet: HEAD left {name} meanwhile (a switch, "
-        f"checkout or rebase); it is kept for {name}, and committed once {name} is checked "
-        "out again (by memidx's git hook after that, or the next `memidx remember` or `memidx "
-        "sync` there); do not remember it again"
-    )
-
-
-def branch_exists(config: Config, branch: str) -> bool:
-    """Whether `branch` is still there: one renamed (`git branch -m`) or deleted (merged, then
-    `git branch -d`) never comes back, and a note waiting for it was never committed."""
-    from memidx.git.repo import GitRepo
-
-    if not branch.startswith("refs/heads/"):
-        return False
-    found = GitRepo(config.root).run("rev-parse", "--verify", "-q", branch, check=False)
-    return bool(found.strip())
 
 
 def _picking(config: Config) -> bool:

@@ -42,7 +42,8 @@ def pending_shown(config: Config) -> list[PendingShown]:
     if not config.in_git or not any_pending(config):
         return []
     from memidx.git.repo import GitRepo
-    from memidx.memory.pending_notes import branch_exists, pending
+    from memidx.memory.pending_branch import branch_exists
+    from memidx.memory.pending_notes import pending
 
     busy = _holding(config)
     repo = GitRepo(config.root)
@@ -55,7 +56,7 @@ def pending_shown(config: Config) -> list[PendingShown]:
         since = datetime.fromtimestamp(int(stamp) / 1e9, UTC) if stamp.isdigit() else None
         when = since.isoformat(timespec="seconds").replace("+00:00", "Z") if since else ""
         gone = note.branch != here and not branch_exists(config, note.branch)
-        why = busy or _why(here, note.branch, gone)
+        why = busy or _why(here, note.branch, gone) or _elsewhere(config, note.branch)
         if why == COMMITTED_SOON and not _finisher_runs(config):
             why = NO_FINISHER
         shown.append(PendingShown(note.ref, note.branch, when, why))
@@ -100,8 +101,26 @@ def _why(here: str | None, branch: str, gone: bool) -> str:
     if here is None:
         return "HEAD is detached: it waits for a branch to be checked out"
     if branch != here and not gone:
-        return f"its branch, {branch.removeprefix('refs/heads/')}, is not checked out"
+        return ""  # _elsewhere's
     return COMMITTED_SOON
+
+
+def _elsewhere(config: Config, branch: str) -> str:
+    """Why a note of a branch not checked out here waits: it was told it waited for its branch
+    to be checked out again, which one never merged never was."""
+    from memidx.git.side_commit import checked_out_elsewhere
+
+    name = branch.removeprefix("refs/heads/")
+    there = checked_out_elsewhere(config.root, branch)
+    if there is not None:
+        return (
+            f"its branch, {name}, is checked out in another work tree ({there}), where memidx "
+            f"commits nothing from here: it is committed once {name} is checked out here"
+        )
+    return (
+        f"its branch, {name}, is not checked out: the next `memidx sync` (or `remember`, or "
+        f"a git hook) commits it on {name} without checking it out"
+    )
 
 
 def pending_line(shown: list[PendingShown], now: datetime) -> str:

@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TextIO, TypeVar
 
 import yaml
@@ -22,7 +22,8 @@ from memidx.git.branch import on_a_branch
 from memidx.index.ownership import keep_out_of_git
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
-from memidx.memory.note_state import added_by, ids_at, the_same_note
+from memidx.memory.note_state import committed_meanwhile, the_same_note
+from memidx.memory.pending_branch import left_for_its_branch
 from memidx.memory.pending_finisher import start_finisher
 from memidx.memory.pending_notes import (
     BEHIND_WAIT,
@@ -30,7 +31,6 @@ from memidx.memory.pending_notes import (
     after_a_hook,
     commit_pending,
     keep,
-    left_for_its_branch,
     pending,
 )
 from memidx.notes.note import NoteError, clean_words, parse_note
@@ -169,7 +169,10 @@ def remember(
         gone = not kept.entry.exists()  # while no one else commits pending notes
     if done.busy and not gone and ref not in done.commits:
         done = after_a_hook(config, kept, say, since) or done
-    commit = done.commits.get(ref) or _committed_meanwhile(config, kept.entry, ref, text)
+    elsewhere = done.elsewhere.get(ref)  # HEAD went to another branch since it was read
+    commit = (
+        done.commits.get(ref) or elsewhere or committed_meanwhile(config, kept.entry, ref, text)
+    )
     if commit is None and gone:  # not the note it wrote by its commit
         changed = MemidxError(
             f"{ref} changed before its commit (edited, staged or removed), so it was not "
@@ -178,11 +181,11 @@ def remember(
         )
         raise _telling(changed, ref, found)
     if commit is None:  # GitBusy's first words: what held the clone, unless HEAD left its branch
-        why = done.busy.message.split(";")[0] if done.busy else "another git held the clone"
-        away = left_for_its_branch(config, ref, branch)
+        why = done.busy.message.split(";")[0] if done.busy else f"HEAD left {branch[11:]} meanwhile"
+        away = None if done.busy else left_for_its_branch(config, ref, branch)
         say(away or f"{ref} is written but not committed yet: {why} ({PENDING_HINT})")
         start_finisher(config, say)  # for a command that ends with no post-* hook (a rebase's)
-    else:
+    elif not elsewhere:  # one on a branch not checked out is indexed once it is
         _index(config, ref, commit, notice)
     return Remembered(ref, commit, title, found)
 
@@ -195,14 +198,6 @@ def _telling(exc: E, ref: str, found: tuple[Redacted, ...]) -> E:
         exc.message = f"{exc.message}; {redaction_said(ref, found)}"
         exc.args = (exc.message,)
     return exc
-
-
-def _committed_meanwhile(config: Config, entry: Path, ref: str, text: str) -> str | None:
-    """The commit that added the note when a git hook committed it after this remember let go
-    of remember.lock (its mark taken away before this one looked), else None."""
-    if entry.exists() or not the_same_note(config, ref, text) or ids_at(config, ref)[0] is None:
-        return None
-    return added_by(config, "HEAD", ref)
 
 
 def _unsaid(_: str) -> None:

@@ -76,7 +76,10 @@ def test_status_names_the_pending_notes_how_old_and_why_they_wait(repo: NotesRep
     assert note["why"] == "a cherry-pick is stopped on a conflict"
     repo.git("checkout", "-q", "-b", "other")
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
-    assert note["why"] == "its branch, main, is not checked out"
+    assert note["why"] == (
+        "its branch, main, is not checked out: the next `memidx sync` (or `remember`, or a git "
+        "hook) commits it on main without checking it out"
+    )
 
 
 def test_a_note_of_a_deleted_branch_is_not_said_to_wait_for_it(repo: NotesRepo) -> None:

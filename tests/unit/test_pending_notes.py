@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import Config, load_config
+from memidx.git import underway
 from memidx.memory.pending_notes import (
     FOLDER,
     HOOK_CAME,
@@ -101,7 +102,7 @@ def test_a_remember_tries_again_when_a_git_hook_came_while_it_held_the_lock(
 
 
 def test_a_hook_amid_a_cherry_pick_of_several_commits_leaves_the_note_pending(
-    repo: NotesRepo,
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The post-commit hook after each pick of `git cherry-pick A..B` (or `git revert`) runs
     while git's sequencer has more to do: a note committed then failed the next pick (`your
@@ -114,6 +115,9 @@ def test_a_hook_amid_a_cherry_pick_of_several_commits_leaves_the_note_pending(
     todo.write_text("pick 1111111 two\npick 2222222 three\n")  # the pick just made, one more
     assert finish_after_git(config, print).commits == {} and len(pending(config)) == 1
     todo.write_text("pick 2222222 three\n")  # the last pick's hook: none comes after it
+    done = finish_after_git(config, print)  # but run by no git: a sequence stopped, in progress
+    assert done.commits == {} and len(pending(config)) == 1
+    monkeypatch.setattr(underway, "run_by_a_pick", lambda: True)  # as git runs its hook
     assert list(finish_after_git(config, print).commits) == [REF]
 
 
@@ -135,16 +139,18 @@ def test_a_pending_note_is_committed_only_on_the_branch_it_was_remembered_on(
 ) -> None:
     """`memidx sync` on a detached HEAD (a rebase stopped on a conflict) committed the note
     there, and the next `git switch main` took the file off the disk: the note was lost. A
-    post-checkout hook onto another branch committed it there, and it left main's memory."""
+    post-checkout hook onto another branch committed it there, and it left main's memory: it
+    is committed on main, by plumbing, the other branch checked out left as it was."""
     config = _kept(repo)
     repo.git("checkout", "-q", "--detach")
     assert finish_now(config, print).commits == {} and len(pending(config)) == 1
     repo.git("checkout", "-q", "-b", "other")
-    assert finish_now(config, print).commits == {} and len(pending(config)) == 1
-    repo.git("checkout", "-q", "main")
-    assert list(finish_now(config, print).commits) == [REF] and pending(config) == []
-    assert _subjects(repo) == ["memidx remember: Disk full"]
+    done = finish_now(config, print)
+    assert done.commits == {} and list(done.elsewhere) == [REF] and pending(config) == []
     assert repo.git("log", "-1", "--format=%s", "other") == "start\n"
+    assert repo.git("symbolic-ref", "HEAD") == "refs/heads/other\n"
+    repo.git("checkout", "-q", "main")
+    assert _subjects(repo) == ["memidx remember: Disk full"]
 
 
 def test_a_remember_whose_note_a_git_hook_committed_as_it_let_go_says_committed(

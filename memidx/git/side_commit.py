@@ -1,0 +1,99 @@
+"""Commit one file memidx wrote on a branch that is not checked out, with git plumbing on that
+branch's ref alone: the work tree, git's index and HEAD stay as they are.
+
+A note `remember` left pending belongs to the branch it was remembered on. After a person's
+`git switch` to another branch it waited until that branch was checked out again, for ever on
+one that stayed unmerged, while each `remember` and `memidx status` said it waited.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.errors import GitBusy, MemidxError
+from memidx.git.commit import TEMP_INDEX_PREFIX, UTF8, WAIT_SECONDS
+from memidx.git.commit_lock import serialized
+from memidx.git.repo import GitRepo
+
+TRIES = 5  # the branch moved between the read of its tip and the ref's update: built again
+
+
+def checked_out_elsewhere(root: Path, branch: str) -> Path | None:
+    """The work tree where `branch` (refs/heads/<name>) is checked out, or is being rebased
+    (HEAD detached, its name in rebase-merge/ or rebase-apply/): a commit on that ref from here
+    went under that work tree's index, or was dropped when its rebase ended. None when none."""
+    repo = GitRepo(root)
+    common = repo.run("rev-parse", "--path-format=absolute", "--git-common-dir", check=False)
+    if not common.strip():
+        return None
+    folder = Path(common.decode().strip())
+    for git_dir in [folder, *sorted((folder / "worktrees").glob("*"))]:
+        names = [_read(git_dir / name) for name in HEAD_NAMES]
+        if f"ref: {branch}" == names[0] or branch in names[1:]:
+            pointer = _read(git_dir / "gitdir") if git_dir != folder else ""
+            return Path(pointer).parent if pointer else git_dir.parent
+    return None
+
+
+HEAD_NAMES = ("HEAD", "rebase-merge/head-name", "rebase-apply/head-name")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) -> str:
+    """Commit `data` at `ref` on `branch` (refs/heads/<name>), on top of its tip, moving the
+    ref from that tip only (`update-ref NEW OLD`, under git's ref lock); returns the commit
+    (the tip itself when it holds this very file already). MemidxError when the branch holds
+    another file at `ref`; GitBusy when it kept moving, or commit.lock stayed held."""
+    repo = GitRepo(config.root)
+    name = branch.removeprefix("refs/heads/")
+    undone = f"{ref} was not committed on {name}"
+    with serialized(config, time.monotonic() + WAIT_SECONDS, undone):
+        for _ in range(TRIES):
+            tip = _tip(repo, branch, undone)
+            blob = repo.run("hash-object", "-w", f"--path={ref}", "--stdin", input_bytes=data)
+            blob_id = blob.decode().strip()
+            there = repo.run("rev-parse", "--verify", "-q", f"{tip}:{ref}", check=False)
+            if there.decode().strip() == blob_id:
+                return tip  # committed there already (a person's cherry-pick of it, say)
+            if there.strip():
+                raise MemidxError(
+                    f"{name} holds another {ref} now, so {undone}",
+                    f"the file is kept in this work tree: commit it yourself on {name}",
+                )
+            commit = _build(config, tip, ref, blob_id, subject)
+            message = f"memidx: {subject}"
+            repo.run("update-ref", "-m", message, branch, commit, tip, check=False)
+            if _tip(repo, branch, undone) == commit:
+                return commit
+    raise GitBusy(f"{name} kept moving; {undone}", "try again")
+
+
+def _tip(repo: GitRepo, branch: str, undone: str) -> str:
+    found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
+    if not found.strip():
+        raise MemidxError(f"{branch} is gone; {undone}", "commit it yourself")
+    return found.decode().strip()
+
+
+def _build(config: Config, tip: str, ref: str, blob: str, subject: str) -> str:
+    """The commit of `tip`'s tree plus `blob` at `ref`, built in a temporary index."""
+    found = GitRepo(config.root).run("rev-parse", "--absolute-git-dir").decode().strip()
+    temporary = Path(found) / f"{TEMP_INDEX_PREFIX}{os.getpid()}.index"
+    repo = GitRepo(config.root, index_file=str(temporary))
+    try:
+        repo.run("read-tree", tip)
+        repo.run("update-index", "--add", "--cacheinfo", f"100644,{blob},{ref}")
+        tree = repo.run("write-tree").decode().strip()
+        utf8 = ("-c", f"i18n.commitEncoding={UTF8}")
+        return repo.run(*utf8, "commit-tree", tree, "-p", tip, "-m", subject).decode().strip()
+    finally:
+        temporary.unlink(missing_ok=True)

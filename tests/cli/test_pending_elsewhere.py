@@ -1,0 +1,107 @@
+"""A note left pending on one branch, then a person's switch to another: it waited for its
+branch to be checked out again, for ever on one that stayed unmerged, while `memidx sync` said
+nothing. It is committed on its own branch by plumbing, the person's work tree (but for the
+note's file, which git would refuse the switch back over), index and HEAD left as they were."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.memory.pending_notes import keep
+from tests.helpers import NotesRepo
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
+REF = "notes/disk-full.md"
+CACHE = "The build cache is keyed by the lock file; touch it to rebuild from scratch.\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    repo.commit("start")
+    assert repo.memidx("ingest").code == 0
+    return repo
+
+
+def _pending_on_main_then_switched(repo: NotesRepo) -> None:
+    """As a `remember` on main leaves it while git is busy, then `git switch -c feature`."""
+    repo.write(REF, TEXT)
+    keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("switch", "-q", "-c", "feature")
+
+
+def test_a_note_pending_for_a_branch_not_checked_out_is_committed_there(repo: NotesRepo) -> None:
+    _pending_on_main_then_switched(repo)
+    repo.write("notes/start.md", "# Start\n\nEdited by the person, not staged.\n")
+    repo.write("notes/staged.md", "# Staged\n\nStaged by the person on feature.\n")
+    repo.git("add", "notes/staged.md")
+    index_before = repo.git("ls-files", "-s")
+    head_before = repo.git("rev-parse", "HEAD")
+    status = repo.memidx("status", "--json").json()["pending_notes"]
+    assert "commits it on main without checking it out" in status[0]["why"], status
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert f"committed {REF} on main, the branch it was remembered on" in synced.err, synced.err
+    assert repo.git("log", "-1", "--format=%s", "main") == "memidx remember: Disk full\n"
+    assert repo.git("show", f"main:{REF}") == TEXT
+    assert repo.git("rev-parse", "HEAD") == head_before  # feature: not moved
+    assert repo.git("symbolic-ref", "HEAD") == "refs/heads/feature\n"
+    assert repo.git("ls-files", "-s") == index_before  # the person's staged work as it was
+    assert repo.git("status", "--porcelain") == "A  notes/staged.md\n M notes/start.md\n"
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
+    repo.git("switch", "-q", "main")  # refused while the untracked note was in the way
+    assert (repo.root / REF).read_text() == TEXT
+
+
+def test_a_remember_on_the_other_branch_commits_both_where_they_belong(repo: NotesRepo) -> None:
+    _pending_on_main_then_switched(repo)
+
+    said = repo.memidx_process("remember", "--title", "Cache key", "--json", stdin=CACHE)
+
+    assert said.code == 0 and said.json()["committed"], said.err
+    assert "another git held the clone" not in said.err and "not committed yet" not in said.err
+    assert repo.git("log", "--format=%s", "main", "-1") == "memidx remember: Disk full\n"
+    assert repo.git("log", "--format=%s", "feature", "-1") == "memidx remember: Cache key\n"
+    assert REF not in repo.git("ls-tree", "-r", "--name-only", "feature")
+    assert repo.git("status", "--porcelain") == ""
+
+
+def test_a_note_of_a_branch_checked_out_in_another_work_tree_waits(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """A commit on a branch another work tree has checked out went under its index (its
+    `git status` then showed the note deleted, staged): it waits, and status says why."""
+    _pending_on_main_then_switched(repo)
+    repo.git("switch", "-q", "--detach")
+    repo.git("worktree", "add", "-q", str(tmp_path / "other"), "main")
+    repo.git("switch", "-q", "feature")
+    main_before = repo.git("rev-parse", "main")
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert repo.git("rev-parse", "main") == main_before
+    assert (repo.root / REF).read_text() == TEXT
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert "is checked out in another work tree" in note["why"], note
+
+
+def test_a_note_the_person_staged_on_the_other_branch_is_left_to_them(repo: NotesRepo) -> None:
+    _pending_on_main_then_switched(repo)
+    repo.git("add", REF)
+    main_before = repo.git("rev-parse", "main")
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert "is left to your commit there" in synced.err, synced.err
+    assert repo.git("rev-parse", "main") == main_before
+    assert repo.git("status", "--porcelain") == f"A  {REF}\n"
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
