@@ -39,8 +39,13 @@ SIGN_LED = re.compile(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
 NO_PASSWORD = re.compile(
     r"&(?:[A-Za-z][a-z]{1,7}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});|^\|[a-z_][a-z0-9_]*+$"
 )
-# A capital only before a small letter (`PasswordInput.tsx`), or capitals alone (`README`)
-SEGMENT = re.compile(r"(?:[A-Z][a-z]|[a-z0-9._-])*+|[A-Z._-]++")
+# Capitals only before a small letter (`PasswordInput.tsx`, `OAuth2Client`), or capitals
+# alone (`README`); a package's version after its name (`@azure/keyvault-secrets@4.7.0`)
+SEGMENT = re.compile(r"(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9][\w.+-]*+)?+|[A-Z._-]++")
+# A name's run of letters between two of digits (`zq8xq2`, `x7k2m`): a random string's, no
+# word's; a word holds one run of digits (`client-s3`, `ed25519`, `oauth2client`, `k8s`)
+MIXED = re.compile(r"[0-9][A-Za-z]++[0-9]")
+PATH_SIGNS = "@+#:\\"  # what leads a path: a package (`@azure/x`), a refspec, a fragment
 NAMED = re.compile(r"[A-Za-z]")
 SLASH = re.compile("/")
 SLASHES = re.compile(r"[/\\]")  # a share's path (`\\host\share\pw`) splits on either
@@ -91,9 +96,12 @@ def no_password(rest: str) -> bool:
     # a share's path, `\\host\share\pw`, on backslashes too; elsewhere a backslash is a
     # password's sign (`@hunter2\secret9`, `!zq8xq2\abcdef` were let through as paths)
     names = (SLASHES if rest.startswith("\\\\") else SLASH).split(rest.lstrip(SIGNS))
-    # two names at least with a letter: `!Passw0rd/2024` is no path
-    if sum(NAMED.search(name) is not None for name in names) >= 2 and all(
-        SEGMENT.fullmatch(name) for name in names
+    # two names at least with a letter: `!Passw0rd/2024` is no path; nor is one led by `!`,
+    # `&`, `=`, `|` or `?`, which lead none (`!Zq8/abcdef`), nor a random name (`@zq8xq2/ab`)
+    if (
+        rest[:1] in PATH_SIGNS
+        and sum(NAMED.search(name) is not None for name in names) >= 2
+        and all(SEGMENT.fullmatch(name) and not MIXED.search(name) for name in names)
     ):
         return True
     return NO_PASSWORD.search(rest) is not None or _names_a_field(rest)

@@ -39,3 +39,33 @@ def test_a_password_shaped_as_a_call_is_found(text: str, secret: str) -> None:
 )
 def test_a_call_stays_a_reference(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('token: "@zq8xq2/abcdef"', "@zq8xq2/abcdef"),
+        ("password=!Zq8/abcdef", "!Zq8/abcdef"),
+        ("DB_PASSWORD=&Zq8v/T2mW", "&Zq8v/T2mW"),
+        ("api_key: '@x7k2m9/zq8vt2'", "@x7k2m9/zq8vt2"),
+    ],
+)
+def test_a_password_holding_a_slash_is_no_path(text: str, secret: str) -> None:
+    """`!`, `&`, `=`, `|`, `?` lead no path, and a random name (letters between digits) is
+    no package's nor folder's."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'secret: "@/lib/OAuth2Client"',
+        'secret: "@azure/keyvault-secrets@4.7.0"',
+        'token: "@aws-sdk/client-s3@3.400.0"',
+        'secret: "@noble/ed25519"',
+        'token: "@kubernetes/k8s-client"',
+        'secret: "#/components/schemas/Token"',
+    ],
+)
+def test_a_package_or_a_path_is_no_password(text: str) -> None:
+    assert found(text) == []
