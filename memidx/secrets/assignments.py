@@ -66,9 +66,14 @@ SIGNS = "!#&+?@|=:;,\\"
 # to the end of its run after every name, `password:!password:!...` took 20 s for 100 KB.
 SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
 # an anchor's or a tag's name: letters, `_`, `.`, `-`, `:`, `/` (`!!binary`, `&db_defaults`,
-# `!GetAtt`), digits at its end only (`&node2`); a password mixes them (`!Zq8vT2mW9pL`)
-YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+[0-9]*+")
+# `!GetAtt`), or PyYAML's `&id001`; a password has digits (`!Welcome2024`, `&hunter22`,
+# `!Zq8vT2mW9pL`): 8,547 YAML files on a developer's machine hold 23 names of anchors alone
+# after a key, none with a digit but `&id001`
+YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
+# an anchor, or a tag that keeps its value as written: the value after it is the key's
+# (`password: &pw Zq8vT2mW9pL`); after another tag (`!Ref DbSecret`) it is the tag's
+ANCHORED = re.compile(r"(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++(?=[^\s#&!*|>])")
 # Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
 # before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
 # joins them, from a small letter on, digits at their ends; each was refused. A `.env` file's
@@ -77,6 +82,11 @@ TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on it
 IDENT = r"_?[a-z]++[0-9]*+(?:_[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+)*+(?:\(\))?+"
 NEGATION = re.compile(rf"!!?+{IDENT}(?:\.{IDENT})*+[;,)]*+")
 SPACED = re.compile(r"[ \t](?::=|=)")
+# a word and digits negated is a password (`password = !hunter22`): a variable so named
+# (`!found2`) is short; without spaces around `=` (`isSecret=!isPublic`) code's names on both
+# sides, with a hump or a dot, tell negation from a config file's `db.password=!secretpass`
+WORD_DIGITS = re.compile(r"!!?+[a-z]++[0-9]++[;,)]*+")
+HUMP = re.compile(r"[a-z0-9][A-Z]")
 PARTS = re.compile(r"[:;,=.]")
 
 
@@ -146,11 +156,13 @@ def _negation(line: str, start: int, value: re.Match[str]) -> bool:
     """Whether an unquoted sign-led value given to the name at `start` is code's negation of
     a variable (NEGATION)."""
     named = line[start : value.start()]
-    if named.upper() == named or SPACED.search(named) is None:
-        return False  # `PASSWORD=!v4lue`, `db.password=!v4lue`: a config file's
-    if line[value.start(1) - 1] in "\"'`":
-        return False
-    return NEGATION.fullmatch(value[1]) is not None
+    if named.upper() == named or line[value.start(1) - 1] in "\"'`":
+        return False  # `PASSWORD=!v4lue`: a config file's
+    if SPACED.search(named) is None and not (
+        HUMP.search(named) and (HUMP.search(value[1]) or "." in value[1])
+    ):
+        return False  # `db.password=!v4lue`: a config file's
+    return NEGATION.fullmatch(value[1]) is not None and WORD_DIGITS.fullmatch(value[1]) is None
 
 
 def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
@@ -161,6 +173,8 @@ def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
         return None  # `PASSWORD= # a comment`
     if line[at - 1] != ":" or bare[1][0] not in "|!&:":
         return bare
+    if anchored := ANCHORED.match(line, bare.start(1)):
+        return VALUE.match(line, anchored.end())  # `&pw v4lue`: the value after the anchor
     if bare[1][0] in "|:" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
         return None
     return bare

@@ -69,3 +69,44 @@ def test_a_password_holding_a_slash_is_no_path(text: str, secret: str) -> None:
 )
 def test_a_package_or_a_path_is_no_password(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password: !Welcome2024", "!Welcome2024"),
+        ("password: &hunter22", "&hunter22"),
+        ("password: &pw Zq8vT2mW9pL", "Zq8vT2mW9pL"),
+        ("password: &pw 'Zq8vT2mW9pL'", "Zq8vT2mW9pL"),
+        ("api_key: !!str Zq8vT2mW9pL", "Zq8vT2mW9pL"),
+        ("password = !hunter22", "!hunter22"),
+        ("db.password=!secretpass", "!secretpass"),
+    ],
+)
+def test_a_password_led_by_a_yaml_or_a_code_sign_is_found(text: str, secret: str) -> None:
+    """A tag's or an anchor's name has no digits (`&id001` is PyYAML's); a value after an
+    anchor is the key's; a word and digits negated is no variable."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: !Ref DbSecret",
+        "password: &default",
+        "password: *default",
+        "password: !!str",
+        "password: &id001",
+        "client_secret: &oidc_client_secret_value",
+        "password: !vault |",
+        "password: !secret wifi_password",
+        "password: &pw ${DB_PASS}",
+        "isSecret = !isPublic",
+        "x = !enabled",
+        "hasToken = !!user.token;",
+        "isSecret=!isPublic",
+        "showPassword=!this.showPassword",
+    ],
+)
+def test_yaml_tags_anchors_and_code_negation_stay_no_secret(text: str) -> None:
+    assert found(text) == []
