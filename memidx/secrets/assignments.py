@@ -62,9 +62,13 @@ SIGNS = "!#&+?@|=:;,\\"
 # block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows
 # it on its line or its name has YAML_NAME's shape; nor does a scope's `::`
 # (`AWS::SecretsManager::RotationSchedule`). Not `;` nor `,`, which end a shell's or a
-# list's value. At most 200 characters, followed by a space, a quote or the line's end: read
-# to the end of its run after every name, `password:!password:!...` took 20 s for 100 KB.
+# list's value. Read to the end of its run after every name, `password:!password:!...` took
+# 20 s for 100 KB: a run over 200 characters (SIGN_LED_LONG, a value as any other: missed, a
+# 300-character `PASSWORD=!<token>` went through) is read once, and no name in it is read
+# again when it is no value (LONG_RUN; `token=!token=!...` took 30 s for 100 KB so).
 SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
+SIGN_LED_LONG = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{200}[^\s\"'`]++)")
+LONG_RUN = re.compile(r"[ \t]*+[\"'`]?+[^\s\"'`]{201}[^\s\"'`]*+")
 # an anchor's or a tag's name: letters, `_`, `.`, `-`, `:`, `/` (`!!binary`, `&db_defaults`,
 # `!GetAtt`), or PyYAML's `&id001`; a password has digits (`!Welcome2024`, `&hunter22`,
 # `!Zq8vT2mW9pL`): 8,547 YAML files on a developer's machine hold 23 names of anchors alone
@@ -147,6 +151,8 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
         if value:
             yield value.group(1)
             match = EXTRA_ASSIGNED.search(line, value.end())
+        elif long := LONG_RUN.match(line, match.end()):
+            match = EXTRA_ASSIGNED.search(line, long.end())  # read once, not from each name
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
     yield from held_values(line, secret_word)
@@ -168,7 +174,7 @@ def _negation(line: str, start: int, value: re.Match[str]) -> bool:
 def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
     """The unquoted value starting with a sign after the assignment that ends at `at` (group
     1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE)."""
-    bare = SIGN_LED_BARE.match(line, at)
+    bare = SIGN_LED_BARE.match(line, at) or SIGN_LED_LONG.match(line, at)
     if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
         return None  # `PASSWORD= # a comment`
     if line[at - 1] != ":" or bare[1][0] not in "|!&:":
