@@ -200,7 +200,12 @@ HELD_ITEM = re.compile(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++
 # a call that gives one (`setPassword`, `withToken`, `check_password`): a call's name of other
 # words reads, parses or makes something else (`getPassword("alice@example.com")`,
 # `splitpasswd("user:pw")`, `impliedTagToken("html", "StartTag")`, `TokenType("NAME")`).
-HELD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey"})
+HELD_WORDS = frozenset(
+    {"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential"}
+)
+# a type that wraps a secret's string (`SecretStr("v4lue")`, pydantic's; `SecretString`,
+# `PasswordBytes`): its last word is the type's, the word before it the secret's
+WRAPPERS = frozenset({"str", "string", "bytes"})
 KEY_KINDS = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
 GIVING = frozenset({"set", "with", "use", "put", "update", "change", "add", "check", "verify"})
 
@@ -233,7 +238,9 @@ def _holds_a_secret(name: str, *, called: bool) -> bool:
     words = [word.lower() for word in WORD.findall(name)]
     if not words or (not called and name == "tokens"):
         return False
-    last = words[-1] if called else words[-1].removesuffix("s")
+    if called and len(words) >= 2 and words[-1] in WRAPPERS:
+        words = words[:-1]  # `SecretStr(...)` gives what `Secret(...)` does
+    last = words[-1].removesuffix("s") if not called or words[-1] == "credentials" else words[-1]
     before = words[:-1]
     if last == "key" and before and before[-1] in KEY_KINDS:
         before = before[:-1]

@@ -152,3 +152,31 @@ def test_sign_led_runs_are_read_in_linear_time(unit: str) -> None:
         if ratios[-1] < 64:
             break
     assert min(ratios) < 64, f"16x the text took {[round(r) for r in ratios]}x the time"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('setCredentials("bob", "Zq8vT2mW9pL")', "Zq8vT2mW9pL"),
+        ('SecretStr("Zq8vT2mW9pL")', "Zq8vT2mW9pL"),
+        ('settings = Settings(db=SecretStr("Zq8vT2mW9pL"))', "Zq8vT2mW9pL"),
+        ("PasswordBytes(b'Zq8vT2mW9pL')", "Zq8vT2mW9pL"),
+    ],
+)
+def test_a_secret_given_to_a_credentials_setter_or_a_secret_type_is_found(
+    text: str, secret: str
+) -> None:
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'withCredentials("include")',
+        'getCredentials("bob@example.com")',
+        'ToString("Zq8vT2mW9pL")',
+        'SecretStr(os.environ["DB_PASSWORD"])',
+    ],
+)
+def test_a_credentials_getter_or_another_type_is_given_no_secret(text: str) -> None:
+    assert found(text) == []
