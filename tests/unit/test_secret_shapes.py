@@ -180,3 +180,24 @@ def test_a_secret_given_to_a_credentials_setter_or_a_secret_type_is_found(
 )
 def test_a_credentials_getter_or_another_type_is_given_no_secret(text: str) -> None:
     assert found(text) == []
+
+
+TRIPLE = '"""'
+
+
+def test_an_allow_marker_on_a_tripled_quotes_opening_line_allows_the_string_below() -> None:
+    """As on a YAML key over its block (`password: |  # memidx: allow-secret`): the marker
+    covered its own line only, and a token below it was refused."""
+    token = "ghp_" + "a1B2" * 9
+    text = (
+        f"password = {TRIPLE}  # memidx: allow-secret\nZq8vT2mW9pLxK3\nAb9vT2mW9pLxK3\n{TRIPLE}\n"
+        f"config = {TRIPLE}  # memidx: allow-secret\ntoken: {token}\n{TRIPLE}\n"
+        'api_key = "Zq8vT2mW9pLxK3zz"\n'
+    )
+    assert found(text) == ["Zq8vT2mW9pLxK3zz"]
+
+
+def test_a_comment_after_tripled_quotes_hides_no_value() -> None:
+    """Without the allow (a turn is redacted so), the value below is read as before."""
+    text = f"password = {TRIPLE}  # memidx: allow-secret\nZq8vT2mW9pLxK3\n{TRIPLE}  # end\n"
+    assert [text[f.start : f.end] for f in find_secrets(text)] == ["Zq8vT2mW9pLxK3"]
