@@ -201,3 +201,23 @@ def test_a_comment_after_tripled_quotes_hides_no_value() -> None:
     """Without the allow (a turn is redacted so), the value below is read as before."""
     text = f"password = {TRIPLE}  # memidx: allow-secret\nZq8vT2mW9pLxK3\n{TRIPLE}  # end\n"
     assert [text[f.start : f.end] for f in find_secrets(text)] == ["Zq8vT2mW9pLxK3"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<input :api-key=\"'Zq8vT2mW9pL'\">",
+        "<my-client [apiKey]=\"'Zq8vT2mW9pL'\"></my-client>",
+        "<c v-bind:password=\"'Zq8vT2mW9pL'\" />",
+        "<c [attr.api-key]=\"'Zq8vT2mW9pL'\">",
+    ],
+)
+def test_a_vue_or_angular_binding_of_a_string_literal_is_read(text: str) -> None:
+    assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    "text", ['<c :api-key="apiKey">', "<c :title=\"'Zq8vT2mW9pL'\">", '<c [apiKey]="key$">']
+)
+def test_a_binding_of_a_variable_or_of_another_name_is_no_secret(text: str) -> None:
+    assert found(text) == []
