@@ -57,6 +57,9 @@ FIELD = re.compile(
     r"|[A-Z][A-Z0-9]*+(?:[_-][A-Z0-9]++)++"
 )
 SIGNS = "!#&+?@|=:;,\\"
+# an element's id as CSS selects it, words joined by `-` or `_` (`#login-form`), given to a
+# name whose last word is no secret's (`password_input`): refused as a password before
+SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
 # block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows
@@ -140,7 +143,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
                 value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
-            if value and no_password(value[1]):
+            if value and (no_password(value[1]) or _selector(line[last:end], value[1])):
                 value = None
         # a sign-led path, entity, filter or field's name, or code's negation, after any
         # secret-sounding name (`token: "@octokit/auth-token"` was refused where
@@ -156,6 +159,13 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
     yield from held_values(line, secret_word)
+
+
+def _selector(name: str, value: str) -> bool:
+    """Whether a `#`-led value is a CSS selector (SELECTOR) given to a name of something
+    else than a secret (`password_input = "#login-form"`: its last word, `input`, names none)."""
+    words = WORD.findall(name)
+    return bool(words) and words[-1].lower() not in SECRET_WORDS and bool(SELECTOR.fullmatch(value))
 
 
 def _negation(line: str, start: int, value: re.Match[str]) -> bool:

@@ -221,3 +221,33 @@ def test_a_vue_or_angular_binding_of_a_string_literal_is_read(text: str) -> None
 )
 def test_a_binding_of_a_variable_or_of_another_name_is_no_secret(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password_input = "#login-form"',
+        'passwordField: "#signup-form"',
+        'keyring.get_password("my-service", "bob")',
+        'vault.read_secret("secret/data/prod/db")',
+        'client.getPassword("my-service2")',
+        'store.delete_token("ci-runner-7")',
+    ],
+)
+def test_a_selector_or_a_getters_argument_is_no_secret(text: str) -> None:
+    """A selector given to a name of an input, not of a secret; the name a getter is given
+    (the library's `password("...")` rule read it as one)."""
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('password = "#login-form"', "#login-form"),
+        ('password_input = "#Zq8vT2mW9pL"', "#Zq8vT2mW9pL"),
+        ('password("Zq8vT2mW9pL")', "Zq8vT2mW9pL"),
+        ('keyring.set_password("svc", "bob", "Zq8vT2mW9pL")', "Zq8vT2mW9pL"),
+    ],
+)
+def test_a_password_beside_a_selector_or_a_getter_is_still_found(text: str, secret: str) -> None:
+    assert found(text) == [secret]
