@@ -143,9 +143,7 @@ def bound_literals(text: str) -> str:
     one character for one; `text` itself when it holds none."""
     if "=\"'" not in text:
         return text
-    return BOUND.sub(
-        lambda m: f"{' ' * len(m[1])}{m[2]}{' ' * len(m[3])}= '{m[4]}' ", text
-    )
+    return BOUND.sub(lambda m: f"{' ' * len(m[1])}{m[2]}{' ' * len(m[3])}= '{m[4]}' ", text)
 
 
 def code_strings(text: str) -> str:
