@@ -60,7 +60,7 @@ ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
 PLACEHOLDER_WORDS = re.compile(
     r"(?i)^(?:x+|\*+|\.+|-+|changeme|change[_-]?me|pass(?:word)?\d*|passwd|pwd|secret|example\w*|sample\w*|"
     r"dummy\w*|placeholder\w*|redacted|none|null|true|false|undefined|todo|tbd|fixme|"
-    r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|\w*[_-]here|test(?:ing)?)$"
+    r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|[\w-]*[_-]here|test(?:ing)?)$"
 )
 # A note's span as the index holds it (PRIVATE_STAND_IN, shown as `[REDACTED:private]`) is a
 # reference, as that marker is by its brackets: read as a URL's password, a hit's snippet showed

@@ -267,3 +267,11 @@ def test_one_word_passes_and_a_word_with_digits_is_refused(text: str, secret: bo
     """The policy README states: a capitalised word alone is let through (46 of 926 values
     on a developer's machine, none a secret), a word with digits or a sign is judged."""
     assert bool(found(text)) == secret
+
+
+@pytest.mark.parametrize(
+    "text", ["token: 'my-token-here'", 'api_key = "insert-your-key-here"', "API_KEY=paste-key-here"]
+)
+def test_a_placeholder_of_words_ending_here_is_no_secret(text: str) -> None:
+    """Words joined by `-` before `-here` (`\\w*` read one word only: refused)."""
+    assert found(text) == []
