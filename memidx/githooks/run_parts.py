@@ -11,14 +11,16 @@ once cannot both) says those, the later ones only their own files' problems. The
 process is known by its process id and its start time (a process id is used again; the pair
 is not, within a boot), read in /proc: where there is none (macOS), or the parent is not the
 framework's (a wrapper that does not `exec`, a shell running `check all` with PRE_COMMIT=1
-twice, one's own git hook named `pre-commit`), every part says everything, as before, a
-refusal repeated rather than one lost. A later run, or an index changed between parts, names
-another marker; the first part of each run removes the markers of runs whose process is gone.
+twice, one's own git hook named `pre-commit`, in Python too), every part says everything, as
+before, a refusal repeated rather than one lost. A later run, or an index changed between
+parts, names another marker; the first part of each run removes the markers of runs whose
+process is gone.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 PREFIX = "memidx-part-"
@@ -89,8 +91,24 @@ def _framework(pid: int) -> bool:
         if word == "-mpre_commit" or (word == "-m" and words[at + 1 : at + 2] == ["pre_commit"]):
             return True
         if not word.startswith("-"):  # the script Python runs
-            return Path(word).name == "pre-commit"
+            return Path(word).name == "pre-commit" and _imports_the_framework(pid, word)
     return False
+
+
+def _imports_the_framework(pid: int, script: str) -> bool:
+    """Whether the script a Python process runs is the framework's console script, which
+    imports pre_commit: one's own git hook in Python, `.git/hooks/pre-commit`, is named so too
+    (taken for the framework, its second `check all` said nothing of a staged secret)."""
+    try:  # a relative name is the process's working folder's; a FIFO is waited on by no one
+        fd = os.open(Path(f"/proc/{pid}/cwd") / script, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and b"pre_commit" in os.read(fd, 4096)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _sweep(folder: Path, boot: str, kept: str) -> None:

@@ -149,7 +149,7 @@ def _left_in_head(
         if memo.knows(shorter):
             return -1
         found = held(name)
-        if found < size:
+        if found != UNKNOWN and found < size:  # UNKNOWN: asked again next time
             memo.learn(shorter)
         return found
 

@@ -16,6 +16,10 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.drafts import read_own, replace_durably
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memidx.git.repo import GitRepo
+
 KEPT = "haystack.head"  # in the state folder: `<commit> <size> <segment's path>`
 UNKNOWN = -2  # git could not read HEAD's commit: the writer starts a new segment, never kept
 LIMIT = 4096
@@ -75,11 +79,27 @@ def tree_size(config: Config, commit: str, ref: str) -> int | None:
     repo = GitRepo(config.root)
     try:
         out = repo.run("ls-tree", "-l", "-z", commit, "--", ref)
-    except GitError:  # unless git refuses the clone itself (not its owner): it never will
-        return None if repo.run("rev-parse", "--git-dir", check=False) else -1
+    except GitError:
+        return _unread(repo, commit)
     for entry in out.split(b"\0"):
         meta, _, name = entry.partition(b"\t")
         fields = meta.split()
         if name.decode("utf-8", "surrogateescape") == ref and fields[1:2] == [b"blob"]:
             return int(fields[3]) if fields[3:4] and fields[3].isdigit() else None
     return -1
+
+
+def _unread(repo: GitRepo, commit: str) -> int | None:
+    """After `ls-tree` failed: None when `commit` names a commit git could not read (asked
+    again at the next filing), -1 when there is none to read, which asking again never finds:
+    HEAD with no commit yet where .git's files do not say so (reftable), a clone git refuses
+    (not its owner), no git to run. `rev-parse --git-dir` told only the refusal: a reftable
+    memory with no commit yet got a new segment at every filing, and with no git on PATH
+    every filing failed."""
+    from memidx.errors import GitError
+
+    try:
+        named = repo.run("rev-parse", "-q", "--verify", commit, check=False)
+    except GitError:  # git cannot be run at all
+        return -1
+    return None if named.strip() else -1

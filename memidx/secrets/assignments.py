@@ -89,6 +89,16 @@ ANCHORED = re.compile(r"(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++(?=[^\s#&!*|>])")
 IDENT = r"_?[a-z]++[0-9]*+(?:_[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+)*+(?:\(\))?+"
 NEGATION = re.compile(rf"!!?+{IDENT}(?:\.{IDENT})*+[;,)]*+")
 SPACED = re.compile(r"[ \t](?::=|=)")
+# A flag's name is negated, not a holder's: a secret's word last and no flag's word first
+# (`password`, `db_password`, `apiKey`) names what holds a secret, and `password = !hunter2`,
+# an INI file's or my.cnf's, was let through as the negation of a variable `hunter2`. Given
+# a holder, only code's shapes are a negation: a member, a call, words joined by case or `_`,
+# `!!`, a `;` (`secretKey = !options.insecure;`), not one word (HOLDER_VALUE).
+FLAG_FIRST = frozenset(
+    {"is", "has", "have", "can", "should", "must", "needs", "need", "was", "did", "does",
+     "will", "use", "show", "hide", "no", "allow", "require", "requires"}
+)  # fmt: skip
+HOLDER_VALUE = re.compile(r"![a-z]++[0-9]*+")
 # a word and digits negated is a password (`password = !hunter22`): a variable so named
 # (`!found2`) is short; without spaces around `=` (`isSecret=!isPublic`) code's names on both
 # sides, with a hump or a dot, tell negation from a config file's `db.password=!secretpass`
@@ -149,7 +159,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
         # secret-sounding name (`token: "@octokit/auth-token"` was refused where
         # `secret: "@azure/identity"` was not)
         led = value is not None and value[1][0] in SIGNS
-        if led and value and (no_password(value[1]) or _negation(line, start, value)):
+        if led and value and (no_password(value[1]) or _negation(line, start, end, value)):
             value = None
         if value:
             yield value.group(1)
@@ -168,9 +178,10 @@ def _selector(name: str, value: str) -> bool:
     return bool(words) and words[-1].lower() not in SECRET_WORDS and bool(SELECTOR.fullmatch(value))
 
 
-def _negation(line: str, start: int, value: re.Match[str]) -> bool:
-    """Whether an unquoted sign-led value given to the name at `start` is code's negation of
-    a variable (NEGATION)."""
+def _negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:
+    """Whether an unquoted sign-led value given to the name line[start:end] is code's
+    negation of a variable (NEGATION) given to a flag (FLAG_FIRST), not a word and digits
+    (WORD_DIGITS)."""
     named = line[start : value.start()]
     if named.upper() == named or line[value.start(1) - 1] in "\"'`":
         return False  # `PASSWORD=!v4lue`: a config file's
@@ -178,6 +189,10 @@ def _negation(line: str, start: int, value: re.Match[str]) -> bool:
         HUMP.search(named) and (HUMP.search(value[1]) or "." in value[1])
     ):
         return False  # `db.password=!v4lue`: a config file's
+    words = [w.lower() for w in WORD.findall(line[start:end].rpartition(".")[2])]
+    holder = words and words[-1] in SECRET_WORDS and words[0] not in FLAG_FIRST
+    if holder and HOLDER_VALUE.fullmatch(value[1]):
+        return False  # `password = !hunter2`: one word given a holder's name (FLAG_FIRST)
     return NEGATION.fullmatch(value[1]) is not None and WORD_DIGITS.fullmatch(value[1]) is None
 
 

@@ -37,11 +37,13 @@ WRAPPED_LINES = 64  # the lines of an element's text read as a value wrapped ove
 STEMS = ("pass", "pwd", "secret", "key", "token", "credential", "bearer", "contrase")
 # What a sign SIGN_LED reads no keyword's value after leads in an element's text that is no
 # password: an option (`--password-stdin`), a variable (`%DB_PASSWORD%`, `$DB_PASS`), a
-# version (`^1.2.3`), a glob (`*.pem`), a path (`./pw`, `~/.pgpass`, `.env`). Any value so
-# led was let through: `<password>-Zq8vT2mW9pL</password>`, `.Zq8...`, `^Zq8...`, `*Zq8...`.
+# version (`^1.2.3`), a glob (`*.pem`), a path (`./pw`, `~/.pgpass`, `.env`; Windows's too,
+# `.\App_Data\pw.txt`, `%APPDATA%\app\pw.txt`, which a .NET config's `value` holds). Any value
+# so led was let through: `<password>-Zq8vT2mW9pL</password>`, `.Zq8...`, `^Zq8...`, `*Zq8...`.
 NOT_LED = re.compile(
-    r"--?+[a-z][a-z0-9]*+(?:-[a-z0-9]++)*+(?:=\S*+)?+|%[\w.-]++%|\$\S*+|[\^~][0-9][\w.+-]*+"
-    r"|\*++(?:[./][\w.*/-]*+)?+|\.{0,2}/\S*+|~/\S*+|\.[a-z][\w.-]*+"
+    r"--?+[a-z][a-z0-9]*+(?:-[a-z0-9]++)*+(?:=\S*+)?+|%[\w.-]++%(?:[/\\]\S*+)?+|\$\S*+"
+    r"|[\^~][0-9][\w.+-]*+|\*++(?:[./][\w.*/-]*+)?+|\.{0,2}/\S*+|\.{1,2}\\\S*+|~/\S*+"
+    r"|\.[a-z][\w.-]*+"
 )
 NAMING = ("name", "key")  # the attributes that name what an element or a `value` holds
 

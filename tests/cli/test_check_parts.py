@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -140,3 +141,65 @@ def test_a_git_hook_of_ones_own_named_pre_commit_is_no_run_of_parts(machine: Mac
 
     assert done.stdout.count("notes/deploy.md:5: ") == 2, done.stdout + done.stderr
     assert done.stdout.count("code 1") == 2, done.stdout + done.stderr
+
+
+def test_a_python_git_hook_of_ones_own_named_pre_commit_is_no_run_of_parts(
+    machine: Machine,
+) -> None:
+    """Python running a script named pre-commit was taken for the framework's console script:
+    a hook of one's own in Python, .git/hooks/pre-commit, running `check all` twice with
+    PRE_COMMIT=1 lost the second run's refusal. The framework's script imports pre_commit."""
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "notes/deploy.md")
+    (machine.root / "notes" / "deploy.md").unlink()
+    hook = machine.root / ".git" / "hooks" / "pre-commit"
+    check = '[os.environ["MEMIDX_PYTHON"], "-m", "memidx", "-C", os.environ["ROOT"], "check"]'
+    hook.write_text(
+        f"#!{sys.executable}\nimport os, subprocess\nfor _ in range(2):\n"
+        f'    done = subprocess.run({check} + ["all"], check=False)\n'
+        '    print(f"code {done.returncode}", flush=True)\n'
+    )
+    hook.chmod(0o755)
+
+    done = subprocess.run(
+        [str(hook)],
+        cwd=machine.root,
+        env={**machine.env, "PRE_COMMIT": "1", "ROOT": str(machine.root)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+    assert done.stdout.count("notes/deploy.md:5: ") == 2, done.stdout + done.stderr
+    assert done.stdout.count("code 1") == 2, done.stdout + done.stderr
+
+
+def test_the_frameworks_console_script_makes_a_run_of_parts(machine: Machine) -> None:
+    """`pre-commit run` as its console script runs it (Python running bin/pre-commit, which
+    imports pre_commit): its parts say a staged secret once, as `python -m pre_commit`'s do."""
+    script = Path(sys.executable).parent / "pre-commit"
+    if not script.is_file():
+        pytest.skip(f"no console script of the framework at {script}")
+    (machine.root / "notes" / "deploy.md").write_text(
+        f"# Deploy\n\nThe deploy bot posts as the release account.\n\ngithub_token: {TOKEN}\n",
+        encoding="utf-8",
+    )
+    machine.git("add", "notes/deploy.md")
+    (machine.root / "notes" / "deploy.md").unlink()
+
+    done = subprocess.run(
+        [str(script), "run", "--all-files"],
+        cwd=machine.root,
+        env=machine.env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.count("notes/deploy.md:5: ") == 1, done.stdout

@@ -107,3 +107,38 @@ def test_a_clone_git_refuses_gets_no_new_segment_at_every_filing(tmp_path: Path)
     first = clone_writer(config).append(new_record("turn", "capybara turn"))[0]
     for n in range(2):
         assert clone_writer(config).append(new_record("turn", f"turn {n}"))[0] == first
+
+
+def test_a_memory_with_no_commit_yet_its_files_not_saying_so_appends_to_one_segment(
+    tmp_path: Path,
+) -> None:
+    """A reftable memory (`git init --ref-format=reftable`, git 3's default) says no branch
+    plainly in .git's files, so git is asked, and `ls-tree HEAD` fails with no commit yet:
+    taken for a commit git could not read, every filing started a new segment."""
+    repo = NotesRepo(tmp_path)  # `git init`: no commit yet
+    (tmp_path / ".git" / "reftable").mkdir()  # what memidx.git.refs reads as reftable
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    first = clone_writer(config).append(new_record("turn", "capybara turn"))[0]
+    for n in range(2):
+        assert clone_writer(config).append(new_record("turn", f"turn {n}"))[0] == first
+    assert repo.git("status", "--porcelain") != ""  # nothing committed: git still reads it
+
+
+def test_a_filing_with_no_git_to_run_appends_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No git on PATH (a hook's bare environment): `ls-tree` could not run, and the second
+    question asked of git raised, so the filing failed where it appended before."""
+    repo = NotesRepo(tmp_path)
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    first = clone_writer(config).append(new_record("turn", "capybara turn"))[0]
+    ref = repo.note("b.md", "Beta", "beta words")
+    repo.git("add", "--", ref)
+    repo.git("commit", "-q", "--no-verify", "-m", "b")  # a new HEAD, its answer not kept yet
+    writer = clone_writer(config)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))
+    assert writer.append(new_record("turn", "heron turn"))[0] == first

@@ -4,6 +4,9 @@ pytest's), and a new part is a fresh answer (each part is a process of its own).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,22 @@ def test_a_name_staged_while_the_first_part_read_is_said_by_the_next(
     next_part(monkeypatch)
 
     assert listed_names.framework_files(config, []) == ["notes/deploy.md"]
+
+
+def test_a_fifo_named_pre_commit_is_not_waited_on(tmp_path: Path) -> None:
+    """Telling the framework's script by what it imports opened the script Python runs: a
+    FIFO named pre-commit, with no writer, held the check forever."""
+    fifo = tmp_path / "pre-commit"
+    os.mkfifo(fifo)
+    answers: list[bool] = []
+    ask = run_parts._imports_the_framework  # pyright: ignore[reportPrivateUsage]
+    reader = threading.Thread(target=lambda: answers.append(ask(os.getpid(), str(fifo))))
+    reader.daemon = True
+    reader.start()
+    reader.join(5)
+    try:
+        assert answers == [False]
+    finally:  # a reader still waiting is let go
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(5)

@@ -64,7 +64,7 @@ def test_an_elements_text_is_judged_as_a_keywords_value_is(text: str) -> None:
     assert find_secrets(text) == []
 
 
-@pytest.mark.parametrize("sign", ["-", ".", "^", "*"])
+@pytest.mark.parametrize("sign", ["-", ".", "^", "*", "\\"])
 @pytest.mark.parametrize("form", ["<password>{v}</password>", '<add key="ApiKey" value="{v}"/>'])
 def test_an_elements_password_led_by_a_sign_is_still_found(sign: str, form: str) -> None:
     # any value led by `-`, `.`, `^` or `*` was let through as an option, a path, a version
@@ -85,4 +85,21 @@ def test_an_elements_password_led_by_a_sign_is_still_found(sign: str, form: str)
     ],
 )
 def test_an_elements_option_variable_glob_or_path_is_no_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<add key="PasswordFile" value=".\\App_Data\\pw.txt"/>',
+        '<add key="ApiKeyPath" value="%ProgramData%\\MyApp\\key.txt"/>',
+        "<passwordFile>..\\secrets\\db_password.txt</passwordFile>",
+        "<secretFile>%APPDATA%\\app\\secret.txt</secretFile>",
+        "<secret>.\\secret.json</secret>",
+    ],
+)
+def test_an_elements_windows_path_is_no_secret(text: str) -> None:
+    # a .NET config's path, by `\` from `.` or a `%VARIABLE%`: let through as a keyword's
+    # value (`secretFile = "%APPDATA%\\app\\secret.txt"`), refused as an element's since only
+    # a path by `/` was taken for one
     assert find_secrets(text) == []

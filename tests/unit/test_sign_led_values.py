@@ -186,6 +186,9 @@ def test_reading_unquoted_values_starting_with_a_sign_stays_linear() -> None:
         "const hasPassword = !user.passwordHash;",
         "needsPassword = !hasPassword()",
         "token_ok = !!session.token_expired",
+        "let secretKey = !options.insecure;",  # a holder's name given code's shapes
+        "this.password = !this.state.revealed;",
+        "apiKey = !isProduction ? devKey : prodKey",
     ],
 )
 def test_code_negating_a_variable_is_no_secret(text: str) -> None:
@@ -203,4 +206,20 @@ def test_code_negating_a_variable_is_no_secret(text: str) -> None:
     ],
 )
 def test_a_password_led_by_a_bang_is_still_found(text: str) -> None:
+    assert find_secrets(text) != []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password = !hunter2",
+        "password = !secretpass9",
+        "db_password = !qwerty2024",
+        "dbPassword := !correcthorse9",
+        "apiKey = !sessionkey42",
+    ],
+)
+def test_a_password_led_by_a_bang_after_a_spaced_equals_is_still_found(text: str) -> None:
+    # an INI file's or my.cnf's `password = !hunter2`, read as code's negation of a variable
+    # named `hunter2`, was let through: a name that holds a secret is given no flag
     assert find_secrets(text) != []

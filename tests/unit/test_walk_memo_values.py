@@ -193,3 +193,37 @@ def test_head_s_size_git_could_not_tell_is_not_kept(
     finally:
         aside.rename(loose)
     assert restore_own(config) == [segment] and segment.read_bytes() == whole
+
+
+def test_a_copy_head_holds_whole_is_dropped_once_git_reads_head_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HEAD's commit unreadable for a moment (its object off the disk) when a sync looked at a
+    segment the writer moved on from: git's "cannot tell" was learned as "HEAD holds less",
+    kept with the refs' state, so its copy stayed until a ref changed."""
+    from memidx.haystack.identity import read_id
+    from memidx.haystack.kept import copy_of, kept_folder
+
+    monkeypatch.setattr(refs_module, "RACY_NS", 0)  # a change seconds ago
+    repo = NotesRepo(tmp_path)
+    config = _config(tmp_path)
+    first, _, _ = clone_writer(config).append(new_record("turn", "capybara turn before git add"))
+    repo.git("add", "-A")
+    clone_writer(config).append(new_record("turn", "dromedary turn between add and commit"))
+    repo.git("commit", "-q", "-m", "the part")
+    later, _, _ = clone_writer(config).append(new_record("turn", "heron turn after the commit"))
+    ident = read_id(config.state_dir)
+    assert later != first and ident is not None
+    copy = copy_of(kept_folder(config.state_dir, ident), first.name)
+    assert copy.exists()  # HEAD holds a part of it
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "the whole")
+    head = repo.git("rev-parse", "HEAD").strip()
+    loose = tmp_path / ".git" / "objects" / head[:2] / head[2:]
+    aside = tmp_path / "commit-object"
+    loose.rename(aside)
+    try:
+        assert restore_own(config) == [] and copy.exists()  # git cannot tell: kept
+    finally:
+        aside.rename(loose)
+    assert restore_own(config) == [] and not copy.exists()
