@@ -39,8 +39,13 @@ SIGN_LED = re.compile(r"[ \t]*+[\"'`]([!#&+?@|=:;,\\][^\s\"'`]*+)[\"'`]")
 NO_PASSWORD = re.compile(
     r"&(?:[A-Za-z][a-z]{1,7}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});|^\|[a-z_][a-z0-9_]*+$"
 )
-# A capital only before a small letter (`PasswordInput.tsx`), or capitals alone (`README`)
-SEGMENT = re.compile(r"(?:[A-Z][a-z]|[a-z0-9._-])*+|[A-Z._-]++")
+# Capitals only before a small letter (`PasswordInput.tsx`, `OAuth2Client`), or capitals
+# alone (`README`); a package's version after its name (`@azure/keyvault-secrets@4.7.0`)
+SEGMENT = re.compile(r"(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9][\w.+-]*+)?+|[A-Z._-]++")
+# A name's run of letters between two of digits (`zq8xq2`, `x7k2m`): a random string's, no
+# word's; a word holds one run of digits (`client-s3`, `ed25519`, `oauth2client`, `k8s`)
+MIXED = re.compile(r"[0-9][A-Za-z]++[0-9]")
+PATH_SIGNS = "@+#:\\"  # what leads a path: a package (`@azure/x`), a refspec, a fragment
 NAMED = re.compile(r"[A-Za-z]")
 SLASH = re.compile("/")
 SLASHES = re.compile(r"[/\\]")  # a share's path (`\\host\share\pw`) splits on either
@@ -52,18 +57,30 @@ FIELD = re.compile(
     r"|[A-Z][A-Z0-9]*+(?:[_-][A-Z0-9]++)++"
 )
 SIGNS = "!#&+?@|=:;,\\"
+# an element's id as CSS selects it, words joined by `-` or `_` (`#login-form`), given to a
+# name whose last word is no secret's (`password_input`): refused as a password before
+SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
 # block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows
 # it on its line or its name has YAML_NAME's shape; nor does a scope's `::`
 # (`AWS::SecretsManager::RotationSchedule`). Not `;` nor `,`, which end a shell's or a
-# list's value. At most 200 characters, followed by a space, a quote or the line's end: read
-# to the end of its run after every name, `password:!password:!...` took 20 s for 100 KB.
+# list's value. Read to the end of its run after every name, `password:!password:!...` took
+# 20 s for 100 KB: a run over 200 characters (SIGN_LED_LONG, a value as any other: missed, a
+# 300-character `PASSWORD=!<token>` went through) is read once, and no name in it is read
+# again when it is no value (LONG_RUN; `token=!token=!...` took 30 s for 100 KB so).
 SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
+SIGN_LED_LONG = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{200}[^\s\"'`]++)")
+LONG_RUN = re.compile(r"[ \t]*+[\"'`]?+[^\s\"'`]{201}[^\s\"'`]*+")
 # an anchor's or a tag's name: letters, `_`, `.`, `-`, `:`, `/` (`!!binary`, `&db_defaults`,
-# `!GetAtt`), digits at its end only (`&node2`); a password mixes them (`!Zq8vT2mW9pL`)
-YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+[0-9]*+")
+# `!GetAtt`), or PyYAML's `&id001`; a password has digits (`!Welcome2024`, `&hunter22`,
+# `!Zq8vT2mW9pL`): 8,547 YAML files on a developer's machine hold 23 names of anchors alone
+# after a key, none with a digit but `&id001`
+YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
+# an anchor, or a tag that keeps its value as written: the value after it is the key's
+# (`password: &pw Zq8vT2mW9pL`); after another tag (`!Ref DbSecret`) it is the tag's
+ANCHORED = re.compile(r"(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++(?=[^\s#&!*|>])")
 # Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
 # before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
 # joins them, from a small letter on, digits at their ends; each was refused. A `.env` file's
@@ -82,6 +99,11 @@ FLAG_FIRST = frozenset(
      "will", "use", "show", "hide", "no", "allow", "require", "requires"}
 )  # fmt: skip
 HOLDER_VALUE = re.compile(r"![a-z]++[0-9]*+")
+# a word and digits negated is a password (`password = !hunter22`): a variable so named
+# (`!found2`) is short; without spaces around `=` (`isSecret=!isPublic`) code's names on both
+# sides, with a hump or a dot, tell negation from a config file's `db.password=!secretpass`
+WORD_DIGITS = re.compile(r"!!?+[a-z]++[0-9]++[;,)]*+")
+HUMP = re.compile(r"[a-z0-9][A-Z]")
 PARTS = re.compile(r"[:;,=.]")
 
 
@@ -101,9 +123,12 @@ def no_password(rest: str) -> bool:
     # a share's path, `\\host\share\pw`, on backslashes too; elsewhere a backslash is a
     # password's sign (`@hunter2\secret9`, `!zq8xq2\abcdef` were let through as paths)
     names = (SLASHES if rest.startswith("\\\\") else SLASH).split(rest.lstrip(SIGNS))
-    # two names at least with a letter: `!Passw0rd/2024` is no path
-    if sum(NAMED.search(name) is not None for name in names) >= 2 and all(
-        SEGMENT.fullmatch(name) for name in names
+    # two names at least with a letter: `!Passw0rd/2024` is no path; nor is one led by `!`,
+    # `&`, `=`, `|` or `?`, which lead none (`!Zq8/abcdef`), nor a random name (`@zq8xq2/ab`)
+    if (
+        rest[:1] in PATH_SIGNS
+        and sum(NAMED.search(name) is not None for name in names) >= 2
+        and all(SEGMENT.fullmatch(name) and not MIXED.search(name) for name in names)
     ):
         return True
     return NO_PASSWORD.search(rest) is not None or _names_a_field(rest)
@@ -128,7 +153,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
                 value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
-            if value and no_password(value[1]):
+            if value and (no_password(value[1]) or _selector(line[last:end], value[1])):
                 value = None
         # a sign-led path, entity, filter or field's name, or code's negation, after any
         # secret-sounding name (`token: "@octokit/auth-token"` was refused where
@@ -139,34 +164,48 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
         if value:
             yield value.group(1)
             match = EXTRA_ASSIGNED.search(line, value.end())
+        elif long := LONG_RUN.match(line, match.end()):
+            match = EXTRA_ASSIGNED.search(line, long.end())  # read once, not from each name
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
     yield from held_values(line, secret_word)
 
 
+def _selector(name: str, value: str) -> bool:
+    """Whether a `#`-led value is a CSS selector (SELECTOR) given to a name of something
+    else than a secret (`password_input = "#login-form"`: its last word, `input`, names none)."""
+    words = WORD.findall(name)
+    return bool(words) and words[-1].lower() not in SECRET_WORDS and bool(SELECTOR.fullmatch(value))
+
+
 def _negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:
     """Whether an unquoted sign-led value given to the name line[start:end] is code's
-    negation of a variable (NEGATION) given to a flag (FLAG_FIRST)."""
+    negation of a variable (NEGATION) given to a flag (FLAG_FIRST), not a word and digits
+    (WORD_DIGITS)."""
     named = line[start : value.start()]
-    if named.upper() == named or SPACED.search(named) is None:
-        return False  # `PASSWORD=!v4lue`, `db.password=!v4lue`: a config file's
+    if named.upper() == named or line[value.start(1) - 1] in "\"'`":
+        return False  # `PASSWORD=!v4lue`: a config file's
+    if SPACED.search(named) is None and not (
+        HUMP.search(named) and (HUMP.search(value[1]) or "." in value[1])
+    ):
+        return False  # `db.password=!v4lue`: a config file's
     words = [w.lower() for w in WORD.findall(line[start:end].rpartition(".")[2])]
     holder = words and words[-1] in SECRET_WORDS and words[0] not in FLAG_FIRST
     if holder and HOLDER_VALUE.fullmatch(value[1]):
         return False  # `password = !hunter2`: one word given a holder's name (FLAG_FIRST)
-    if line[value.start(1) - 1] in "\"'`":
-        return False
-    return NEGATION.fullmatch(value[1]) is not None
+    return NEGATION.fullmatch(value[1]) is not None and WORD_DIGITS.fullmatch(value[1]) is None
 
 
 def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
     """The unquoted value starting with a sign after the assignment that ends at `at` (group
     1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE)."""
-    bare = SIGN_LED_BARE.match(line, at)
+    bare = SIGN_LED_BARE.match(line, at) or SIGN_LED_LONG.match(line, at)
     if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
         return None  # `PASSWORD= # a comment`
     if line[at - 1] != ":" or bare[1][0] not in "|!&:":
         return bare
+    if anchored := ANCHORED.match(line, bare.start(1)):
+        return VALUE.match(line, anchored.end())  # `&pw v4lue`: the value after the anchor
     if bare[1][0] in "|:" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
         return None
     return bare
@@ -186,7 +225,12 @@ HELD_ITEM = re.compile(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++
 # a call that gives one (`setPassword`, `withToken`, `check_password`): a call's name of other
 # words reads, parses or makes something else (`getPassword("alice@example.com")`,
 # `splitpasswd("user:pw")`, `impliedTagToken("html", "StartTag")`, `TokenType("NAME")`).
-HELD_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey"})
+HELD_WORDS = frozenset(
+    {"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential"}
+)
+# a type that wraps a secret's string (`SecretStr("v4lue")`, pydantic's; `SecretString`,
+# `PasswordBytes`): its last word is the type's, the word before it the secret's
+WRAPPERS = frozenset({"str", "string", "bytes"})
 KEY_KINDS = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
 GIVING = frozenset({"set", "with", "use", "put", "update", "change", "add", "check", "verify"})
 
@@ -219,7 +263,9 @@ def _holds_a_secret(name: str, *, called: bool) -> bool:
     words = [word.lower() for word in WORD.findall(name)]
     if not words or (not called and name == "tokens"):
         return False
-    last = words[-1] if called else words[-1].removesuffix("s")
+    if called and len(words) >= 2 and words[-1] in WRAPPERS:
+        words = words[:-1]  # `SecretStr(...)` gives what `Secret(...)` does
+    last = words[-1].removesuffix("s") if not called or words[-1] == "credentials" else words[-1]
     before = words[:-1]
     if last == "key" and before and before[-1] in KEY_KINDS:
         before = before[:-1]

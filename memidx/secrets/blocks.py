@@ -30,10 +30,11 @@ KEY_FLOW = re.compile(
     r"[ \t]*+(?:- )?[\"']?+([\w.-]++)[\"']?+[ \t]*+:[ \t]*+([{\[][^\n]*?[}\]])[ \t]*+(?:#.*)?\r?"
 )
 # a name given a Python string in tripled quotes that its line's end leaves open, its value
-# below (`password = """` over `Zq8...` and `"""`), a prefix (`b`, `R`) before the quotes
+# below (`password = """` over `Zq8...` and `"""`), a prefix (`b`, `R`) before the quotes; a
+# comment after them (an allow marker: `password = """  # memidx: allow-secret`) hid the value
 TRIPLE_OPEN = re.compile(
     r"(?<![\w.-])([\w.-]++)[\"'\]]?+[ \t]*+(?::=|=>|[:=(])[ \t]*+[rbfuRBFU]{0,2}"
-    r"(\"\"\"|''')[ \t]*+\r?$"
+    r"(\"\"\"|''')[ \t]*+(?:#[^\n]*+)?\r?$"
 )
 ITEM = re.compile(r"-(?:[ \t]++|$)")  # a list's item: its dash, and the item after it
 COMMENT = re.compile(r"[ \t]++#.*+")  # after a plain value (in a block, `#` is its text)
@@ -77,10 +78,11 @@ def _tripled_below(text: str, start: int, end: int, kind: str) -> Iterator[Findi
         return
     quotes, spans = opened.group(2), list[tuple[int, int]]()
     for _, begin, _, line in _lines_below(text, end + 1):
-        # its closing quotes (read as one by quotes.python_strings when a `)` or `,` follows)
+        # its closing quotes (read as one by quotes.python_strings when a `)` or `,` follows),
+        # and a comment after them
         held, shut, rest = line.partition(quotes[0])
         held = held.rstrip()
-        if " " in held or rest.strip(",;)]} \t" + quotes[0]):
+        if " " in held or rest.partition("#")[0].strip(",;)]} \t" + quotes[0]):
             return  # prose (a docstring's), or more than a value
         if held:
             spans.append((begin, begin + len(held)))
@@ -184,7 +186,7 @@ def value_end(text: str, start: int, end: int) -> int:
     block, and where a list it holds may stand."""
     key = KEY_ALONE.fullmatch(plain_quotes(text[start:end]))
     if key is None:
-        return end
+        return _tripled_end(text, start, end)
     column = len(key.group(1)) + (2 if key.group().startswith("- ", key.end(1)) else 0)
     block, digit = key.group(3) is not None, re.search(r"[1-9]", key.group(3) or "")
     # the block's indentation: its indicator's (`|2`: the key's column and 2), or its first line's
@@ -206,6 +208,19 @@ def value_end(text: str, start: int, end: int) -> int:
                 return last  # a plain value: its first line
         at = stop + 1
     return last
+
+
+def _tripled_end(text: str, start: int, end: int) -> int:
+    """Where the string in tripled quotes the line text[start:end] opens (TRIPLE_OPEN, any
+    name) ends: its closing quotes' line, within BLOCK_LINES lines; else `end`. An allow
+    marker on its opening line allows all of it, as on a YAML key over its block."""
+    opened = TRIPLE_OPEN.search(text, start, end)
+    if opened is None:
+        return end
+    for _, _, stop, line in _lines_below(text, end + 1):
+        if opened.group(2) in line:
+            return stop
+    return end
 
 
 def _items_end(text: str, at: int, column: int, last: int) -> int:

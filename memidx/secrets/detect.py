@@ -16,11 +16,11 @@ from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND
 from memidx.secrets import library
 from memidx.secrets.blocks import allowed_values
+from memidx.secrets.commands import COMMAND_PASSWORDS
 from memidx.secrets.keywords import URL_KIND, assigned
 from memidx.secrets.netrc import netrc_passwords
 from memidx.secrets.patterns import (
     BLOCK_MARKS,
-    COMMAND_PASSWORDS,
     URL_PASSWORD,
     Finding,
     allowed_lines,

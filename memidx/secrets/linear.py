@@ -72,8 +72,24 @@ def every_match(
             word = FIRST_WORD.match(line, start, match.end(group))
             after = word.end() if word else match.end(group)
             cut = next_name(line, start, after, named) if named else None
-            yield match.group(group) if cut is None else line[start:cut]
+            if not _getter_argument(line, start):
+                yield match.group(group) if cut is None else line[start:cut]
             match = rule.search(line, max(after if cut is None else cut, match.start() + 1))
+
+
+# A call that reads, looks up or deletes a secret is given its name, not the secret
+# (`keyring.get_password("my-service", "bob")`, `vault.read_secret("secret/data/prod/db")`):
+# the library's `password("...")` rule, in small letters, read each as a password. The call's
+# name is read back from the value's `(` at most 64 characters (linear).
+GETTER_CALL = re.compile(
+    r"(?:^|[^\w])(?:get|read|fetch|load|lookup|find|query|retrieve|delete|remove|del|has|is)"
+    r"(?:_|(?=[A-Z]))[\w]*+[ \t]*+\([ \t]*+[\"'`]?+$"
+)
+
+
+def _getter_argument(line: str, start: int) -> bool:
+    """Whether the value at `start` is the first argument of a getter's call (GETTER_CALL)."""
+    return GETTER_CALL.search(line, max(0, start - 64), start) is not None
 
 
 # A name after a separator within a value without spaces (`password=x,secret=...`, a query

@@ -60,7 +60,7 @@ ALLOW_MARKERS = ("memidx: allow-secret", "pragma: allowlist secret")
 PLACEHOLDER_WORDS = re.compile(
     r"(?i)^(?:x+|\*+|\.+|-+|changeme|change[_-]?me|pass(?:word)?\d*|passwd|pwd|secret|example\w*|sample\w*|"
     r"dummy\w*|placeholder\w*|redacted|none|null|true|false|undefined|todo|tbd|fixme|"
-    r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|\w*[_-]here|test(?:ing)?)$"
+    r"your[\w-]*|my[_-]?(?:password|secret|token|key)\w*|[\w-]*[_-]here|test(?:ing)?)$"
 )
 # A note's span as the index holds it (PRIVATE_STAND_IN, shown as `[REDACTED:private]`) is a
 # reference, as that marker is by its brackets: read as a URL's password, a hit's snippet showed
@@ -98,35 +98,6 @@ def port_not_password(user: str, password: str, host: str) -> bool:
     if user or PORT.fullmatch(password) is None or int(password) > 65535:
         return False
     return HOST_WITH_PORT.match(host) is None
-
-
-# A password on a command line, where no name says `password`: `curl -u user:password` (and
-# `--user`), HTTPie's `-a`/`--auth user:password`, `mysql -pPASSWORD` (the mysql clients take
-# it glued to `-p`), `sshpass -p PASSWORD`. Each is looked for only on a line naming its
-# command, at most 200 characters on (so a line of many `curl` words stays linear); group 1
-# is the password.
-_NEAR, _ON = r"\b", r"[^\n]{0,200}?\s"
-_USER_PASSWORD = r"[\"']?[^\s:\"']+:([^\s\"']+)"
-COMMAND_PASSWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("curl", re.compile(_NEAR + r"curl\b" + _ON + r"(?:-u\s*|--user[\s=]+)" + _USER_PASSWORD)),
-    (
-        "http",
-        re.compile(_NEAR + r"https?(?=[ \t])" + _ON + r"(?:-a\s*|--auth[\s=]+)" + _USER_PASSWORD),
-    ),
-    ("mysql", re.compile(_NEAR + r"mysql\w*\b" + _ON + r"-p([^\s\"'-][^\s\"']*)")),
-    ("sshpass", re.compile(_NEAR + r"sshpass\b" + _ON + r"-p\s*[\"']?([^\s\"']+)")),
-    (
-        "login",  # `docker login -p PASSWORD` (`--password`; `-p` of `docker run` is a port)
-        re.compile(
-            _NEAR + r"(?:docker|podman)\s+login\b" + _ON + r"(?:-p\s*|--password[\s=]+)"
-            r"[\"']?([^\s\"']+)"
-        ),
-    ),
-    (  # PowerShell: the keyword check took the command's name for the password, and kept it
-        "ConvertTo-SecureString",
-        re.compile(r"\bConvertTo-SecureString\s+(?:-String\s+)?[\"']([^\"'\n]+)[\"']"),
-    ),
-)
 
 
 class Finding(Value):
@@ -203,9 +174,19 @@ def real_password(value: str) -> bool:
     return not PLACEHOLDER_WORDS.match(value) and not referred(value)
 
 
+# A password shaped as a call: a word with digits between its letters, as a password swaps
+# them in (`Tr0ub4dor(3)`, `Passw0rd(1)`, `s3cr3t()`), given digits or nothing: read as a call,
+# each was let through. A function's name so made (`b64encode`, `oauth2client`) is given a
+# value (`b64encode(raw)`), not a digit alone; `log2(8)`, `sha256(1)` have no letter after it.
+LEET_CALL = re.compile(r"[A-Za-z]*+[0-9]++[A-Za-z][A-Za-z0-9]*+\([0-9]*+\)")
+
+
 def referred(value: str) -> bool:
     """Whether `value` is a reference (REFERENCE), or code: a call after an operator
-    (`n+len(tokens)`) or a `)` no `(` in it opened (a signature's `ParseResults):`)."""
+    (`n+len(tokens)`) or a `)` no `(` in it opened (a signature's `ParseResults):`); not a
+    password shaped as a call (LEET_CALL)."""
+    if value[:1].isalpha() and LEET_CALL.fullmatch(value):
+        return False
     return bool(REFERENCE.search(value) or CALLED.search(value)) or (
         value.count(")") > value.count("(")
     )

@@ -131,6 +131,22 @@ def jsx_literals(text: str) -> str:
     return BRACED.sub(lambda m: f"{m[1]}{' ' * len(m[2])}{m[3]}{m[4]}{m[3]}{' ' * len(m[5])}", text)
 
 
+# A Vue or Angular binding given a string literal (`:api-key="'v4lue'"`, `v-bind:token=...`,
+# `[apiKey]="'v4lue'"`): the expression's quotes inside the attribute's, and Angular's
+# brackets around the name, hid the value. Read as `api-key= 'v4lue' `, each bracket and
+# outer quote a space. Tried only where a run of name characters begins (linear).
+BOUND = re.compile(r"(?<![\w.:@\[-])(\[?+)([\w.:@-]++)(\]?+)=\"'([^\s\"'`{}$]++)'\"")
+
+
+def bound_literals(text: str) -> str:
+    """`text` with each framework binding's string literal (BOUND) read as a quoted value,
+    one character for one; `text` itself when it holds none."""
+    if "=\"'" not in text:
+        return text
+    return BOUND.sub(lambda m: f"{' ' * len(m[1])}{m[2]}{' ' * len(m[3])}= '{m[4]}' ", text)
+
+
 def code_strings(text: str) -> str:
-    """`text` with Python's strings and JSX's braced literals read as quoted values."""
-    return jsx_literals(python_strings(text))
+    """`text` with Python's strings, JSX's braced literals and Vue's or Angular's bound ones
+    read as quoted values."""
+    return bound_literals(jsx_literals(python_strings(text)))

@@ -91,6 +91,7 @@ PURE = [
     "memidx.agents.mcp_owner",
     "memidx.agents.json_text",
     "memidx.secrets.patterns",
+    "memidx.secrets.commands",
     "memidx.secrets.assignments",
     "memidx.secrets.identifiers",
     "memidx.secrets.netrc",

@@ -1,0 +1,33 @@
+"""Passwords given on a command line where no name says `password` (pure patterns)."""
+
+from __future__ import annotations
+
+import re
+
+# A password on a command line, where no name says `password`: `curl -u user:password` (and
+# `--user`), HTTPie's `-a`/`--auth user:password`, `mysql -pPASSWORD` (the mysql clients take
+# it glued to `-p`), `sshpass -p PASSWORD`. Each is looked for only on a line naming its
+# command, at most 200 characters on (so a line of many `curl` words stays linear); group 1
+# is the password.
+_NEAR, _ON = r"\b", r"[^\n]{0,200}?\s"
+_USER_PASSWORD = r"[\"']?[^\s:\"']+:([^\s\"']+)"
+COMMAND_PASSWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("curl", re.compile(_NEAR + r"curl\b" + _ON + r"(?:-u\s*|--user[\s=]+)" + _USER_PASSWORD)),
+    (
+        "http",
+        re.compile(_NEAR + r"https?(?=[ \t])" + _ON + r"(?:-a\s*|--auth[\s=]+)" + _USER_PASSWORD),
+    ),
+    ("mysql", re.compile(_NEAR + r"mysql\w*\b" + _ON + r"-p([^\s\"'-][^\s\"']*)")),
+    ("sshpass", re.compile(_NEAR + r"sshpass\b" + _ON + r"-p\s*[\"']?([^\s\"']+)")),
+    (
+        "login",  # `docker login -p PASSWORD` (`--password`; `-p` of `docker run` is a port)
+        re.compile(
+            _NEAR + r"(?:docker|podman)\s+login\b" + _ON + r"(?:-p\s*|--password[\s=]+)"
+            r"[\"']?([^\s\"']+)"
+        ),
+    ),
+    (  # PowerShell: the keyword check took the command's name for the password, and kept it
+        "ConvertTo-SecureString",
+        re.compile(r"\bConvertTo-SecureString\s+(?:-String\s+)?[\"']([^\"'\n]+)[\"']"),
+    ),
+)
