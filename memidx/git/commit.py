@@ -26,7 +26,9 @@ from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
+from memidx.git.late import settle
 from memidx.git.lock_holders import left_behind
+from memidx.git.publish import committers
 from memidx.git.underway import refuse_a_stopped_pick
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
@@ -64,6 +66,8 @@ def commit_paths(
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
             then=index_follows(paths), branch=branch,
         )  # fmt: skip
+        if late := committers(root):  # one that started at the move may have read the clone
+            settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a lock another git holds; this one waits
         them = "it" if len(paths) == 1 else "them"
         done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged for deletion"
