@@ -12,11 +12,15 @@ import threading
 import time
 from pathlib import Path
 
+import git
 import pytest
 
 from memidx.config import load_config
+from memidx.errors import GitBusy
+from memidx.git import late
 from memidx.git import publish as publish_module
 from memidx.git.commit import commit_paths
+from memidx.git.publish import started
 from tests.cli.test_forget import clones
 from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
 
@@ -112,3 +116,32 @@ def test_a_merge_that_starts_as_memidx_commits_never_deletes_the_note(
     the_person_commits(one)
     assert ref in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
     assert one.git("status", "--porcelain", "--", ref).strip() == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_late_git_that_outlasts_the_wait_leaves_the_note_unacknowledged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, _ = clones(tmp_path)
+    ref = one.note("agent.md", "Agent's note", "remembered by an agent")
+    commit = one.commit("memidx remember: Agent's note")
+    monkeypatch.setattr(late, "LATE_FLOOR", 0.3)
+    with subprocess.Popen(["sleep", "30"]) as sleeper:  # stands for a person's git merge
+        try:
+            them = {str(sleeper.pid): f"merge {started(str(sleeper.pid))}"}
+            with pytest.raises(GitBusy, match=r"a git merge of this clone .* still under way"):
+                late.settle(git.Repo(one.root), them, commit, [ref], time.monotonic())
+        finally:
+            sleeper.kill()
+
+
+def test_a_note_a_late_git_took_out_of_head_is_not_acknowledged(tmp_path: Path) -> None:
+    one, _ = clones(tmp_path)
+    ref = one.note("agent.md", "Agent's note", "remembered by an agent")
+    commit = one.commit("memidx remember: Agent's note")
+    one.git("rm", "-q", "--cached", ref)
+    one.git("commit", "-q", "--no-verify", "-m", "a merge concluded from a stale index")
+    ended = {"999999999": "merge 1"}  # no such process: it ended
+
+    with pytest.raises(GitBusy, match=r"took notes/agent\.md out of HEAD"):
+        late.settle(git.Repo(one.root), ended, commit, [ref], time.monotonic())
