@@ -70,7 +70,7 @@ def commit_paths(
         commit = publish(
             root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
-            then=index_follows(paths), branch=branch,
+            then=index_follows(paths, sorted(written or ())), branch=branch,
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
@@ -81,10 +81,20 @@ def commit_paths(
     return commit
 
 
-def index_follows(paths: Sequence[str]) -> Callable[[str], Sequence[str]]:
+def index_follows(
+    paths: Sequence[str], written: Sequence[str] = ()
+) -> Callable[[str], Sequence[str]]:
     """What `publish` runs with the move: the index takes the new blobs at exactly `paths`
-    (nothing without paths: a reset without them would reset the whole index)."""
-    return lambda new: ("reset", "-q", new, "--", *literal(paths)) if paths else ()
+    (nothing without paths: a reset without them would reset the whole index). With paths
+    `written` from memory (in no work tree yet), the work tree takes them too: a checkout of
+    `paths` (memidx's own), its hooks off, so a memidx killed right after the move leaves no
+    committed file missing from the disk."""
+    if not paths:
+        return lambda _: ()
+    if written:
+        quiet = ("-c", "core.hooksPath=/dev/null", "checkout", "-q")
+        return lambda new: (*quiet, new, "--", *literal(paths))
+    return lambda new: ("reset", "-q", new, "--", *literal(paths))
 
 
 def literal(paths: Sequence[str]) -> list[str]:  # `--dir 'a*'` took in a person's notes/ab/
