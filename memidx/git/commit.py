@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,9 @@ from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
+from memidx.git.late import settle
 from memidx.git.lock_holders import left_behind
+from memidx.git.publish import committers
 from memidx.git.underway import refuse_a_stopped_pick
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
@@ -42,12 +45,16 @@ def commit_paths(
     *,
     wait: float | None = None,
     branch: str | None = None,
+    written: Mapping[str, bytes] | None = None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
     these paths' index entries changes; no hook runs (the caller checks and syncs in-process);
     GitBusy when another git holds the clone for all of `wait` seconds (WAIT_SECONDS), or when
-    HEAD names another branch than `branch` (refs/heads/<name>, when given) at the move."""
+    HEAD names another branch than `branch` (refs/heads/<name>, when given) at the move.
+    `written`: paths of `paths` committed with these bytes, not read from the work tree (the
+    caller writes the file once it is committed: untracked meanwhile, it failed a `git pull`
+    that brought the same file)."""
     import git
 
     repo: Any = git.Repo(config.root)
@@ -56,14 +63,17 @@ def commit_paths(
     what = ", ".join(paths)
     undone = not_committed(paths)
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
+    build = partial(_build, written=written) if written else _build
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
         _wait_for_index(git_dir / "index.lock", root, undone, deadline)
         commit = publish(
-            root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
+            root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
-            then=index_follows(paths), branch=branch,
+            then=index_follows(paths, sorted(written or ())), branch=branch,
         )  # fmt: skip
+        if late := committers(root):  # one that started at the move may have read the clone
+            settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a lock another git holds; this one waits
         them = "it" if len(paths) == 1 else "them"
         done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged for deletion"
@@ -71,10 +81,20 @@ def commit_paths(
     return commit
 
 
-def index_follows(paths: Sequence[str]) -> Callable[[str], Sequence[str]]:
+def index_follows(
+    paths: Sequence[str], written: Sequence[str] = ()
+) -> Callable[[str], Sequence[str]]:
     """What `publish` runs with the move: the index takes the new blobs at exactly `paths`
-    (nothing without paths: a reset without them would reset the whole index)."""
-    return lambda new: ("reset", "-q", new, "--", *literal(paths)) if paths else ()
+    (nothing without paths: a reset without them would reset the whole index). With paths
+    `written` from memory (in no work tree yet), the work tree takes them too: a checkout of
+    `paths` (memidx's own), its hooks off, so a memidx killed right after the move leaves no
+    committed file missing from the disk."""
+    if not paths:
+        return lambda _: ()
+    if written:
+        quiet = ("-c", "core.hooksPath=/dev/null", "checkout", "-q")
+        return lambda new: (*quiet, new, "--", *literal(paths))
+    return lambda new: ("reset", "-q", new, "--", *literal(paths))
 
 
 def literal(paths: Sequence[str]) -> list[str]:  # `--dir 'a*'` took in a person's notes/ab/
@@ -161,7 +181,15 @@ def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
         raise GitBusy(f"{still} does not fail)", "try again once it ends")
 
 
-def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], subject: str) -> str:
+def _build(
+    repo: Any,
+    git_dir: Path,
+    head: str | None,
+    paths: Sequence[str],
+    subject: str,
+    *,
+    written: Mapping[str, bytes] | None = None,
+) -> str:
     import git
 
     _remove_stale_temporaries(git_dir)
@@ -172,7 +200,10 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
             repo.git.read_tree("--empty", env=env)
         else:
             repo.git.read_tree(head, env=env)
-        repo.git.add("-A", "--", *literal(paths), env=env)
+        if read := [path for path in paths if path not in (written or {})]:
+            repo.git.add("-A", "--", *literal(read), env=env)
+        for path, data in (written or {}).items():
+            _stage(repo, git_dir, path, data, env)
         tree = str(repo.git.write_tree(env=env)).strip()
         if head is not None and tree == str(repo.git.rev_parse(f"{head}^{{tree}}")).strip():
             return head  # nothing changed (the same note remembered twice at once): no commit
@@ -184,6 +215,17 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
         raise commit_error(str(exc.stderr or ""), paths) from exc
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _stage(repo: Any, git_dir: Path, path: str, data: bytes, env: dict[str, str]) -> None:
+    """Put `data` at `path` in the temporary index (`env`'s), as a regular file."""
+    spool = git_dir / f"{TEMP_INDEX_PREFIX}{os.getpid()}.blob"
+    try:
+        spool.write_bytes(data)
+        blob = str(repo.git.hash_object("-w", "--no-filters", str(spool))).strip()
+    finally:
+        spool.unlink(missing_ok=True)
+    repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
 
 
 def update_user_index(
@@ -245,8 +287,8 @@ def _remove_stale_temporaries(git_dir: Path) -> None:
     by name and by the pid in it that no longer runs)."""
     if not Path("/proc/self").is_dir():
         return  # no way to tell a live pid here: leave them
-    for path in git_dir.glob(f"{TEMP_INDEX_PREFIX}*.index"):
-        pid = path.name.removeprefix(TEMP_INDEX_PREFIX).removesuffix(".index")
+    for path in git_dir.glob(f"{TEMP_INDEX_PREFIX}*"):  # .index, and .blob (_stage's)
+        pid = path.name.removeprefix(TEMP_INDEX_PREFIX).split(".")[0]
         if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
             path.unlink(missing_ok=True)
 
