@@ -112,6 +112,22 @@ def states_all(files: list[AnyFile]) -> list[FileState]:
     return found
 
 
+def planned_states(files: list[AnyFile]) -> list[FileState]:
+    """What of memidx's each file would hold once installed (an install's dry run)."""
+    found: list[FileState] = []
+    for one in files:
+        try:
+            if isinstance(one, ConfigFile):
+                after = one.install(parse_json(read_config(one.path), one.path, bom=one.bom))
+                found.append(FileState(one.path, tuple(one.installed(after))))
+            else:
+                after_text = one.install(read_config(one.path))
+                found.append(FileState(one.path, tuple(one.installed(after_text))))
+        except Exception as exc:  # noqa: BLE001  # a warning's source, never a stop
+            found.append(unreadable(one.path, exc))
+    return found
+
+
 def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileState]:
     """`found` with, on each file holding memidx's hooks, the agent's own settings file that
     switches its hooks off, and memidx's hooks it skips by name (status said they were
@@ -152,12 +168,17 @@ def install_warnings(agent: str, cwd: Path) -> list[str]:
     return warnings(cwd) if warnings is not None else []
 
 
-def hooks_off_warnings(agent: str, cwd: Path, files: list[AnyFile]) -> list[str]:
+def hooks_off_warnings(
+    agent: str, cwd: Path, files: list[AnyFile], *, dry_run: bool = False
+) -> list[str]:
     """What install says of memidx's hooks in `files` that the person's own settings switch
     off (Claude Code's `"disableAllHooks": true`: status said so, install did not). A switch
-    with no remedy of the person's (a policy, a folder not trusted) has its own warning."""
+    with no remedy of the person's (a policy, a folder not trusted) has its own warning. A
+    dry run reads what install would write (it read the files as they were, without memidx's
+    hooks, so it warned of nothing a real install would)."""
     said: list[str] = []
-    for state in with_hooks_off(agent, cwd, states_all(files)):
+    found = planned_states(files) if dry_run else states_all(files)
+    for state in with_hooks_off(agent, cwd, found):
         if state.hooks_off is None:
             continue
         off = switched_off(_switches(agent, cwd), state.path)

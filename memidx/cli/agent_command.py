@@ -42,7 +42,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     if not remove:
         _warn_unless_reached(config)
         warnings = install_warnings(args.agent, _cwd(args))
-        for warning in [*warnings, *hooks_off_warnings(args.agent, _cwd(args), files)]:
+        warnings += hooks_off_warnings(args.agent, _cwd(args), files, dry_run=args.dry_run)
+        for warning in warnings:
             sys.stderr.write(f"memidx: warning: {warning}\n")
         if scope == "project" and not args.dry_run:
             _warn_unless_found()

@@ -55,3 +55,27 @@ def test_install_says_nothing_of_hooks_a_later_setting_switches_back_on(user_hom
 
     assert done.code == 0, done.err
     assert "runs none of memidx's hooks" not in done.err
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
+def test_a_dry_run_warns_as_the_install_would(
+    user_home: Path, case: tuple[str, str, str, str, str]
+) -> None:
+    """A dry run read the files as they were, without memidx's hooks, and warned of nothing:
+    the person was told only once the install had been made."""
+    agent, name, text, title, remedy = case
+    settings = user_home / name
+    settings.parent.mkdir(parents=True)
+    settings.write_text(text)
+    before = sorted(p.relative_to(user_home) for p in user_home.rglob("*"))
+
+    done = run_in_process(user_home, "agent", "install", agent, "--scope", "user", "--dry-run")
+
+    hooks = settings if agent != "codex" else settings.with_name("hooks.json")
+    line = (
+        f"memidx: warning: {title} runs none of memidx's hooks in {hooks}: {settings}"
+        f" switches its hooks off ({remedy})\n"
+    )
+    assert done.code == 0 and line in done.err, done.err
+    assert settings.read_text() == text
+    assert sorted(p.relative_to(user_home) for p in user_home.rglob("*")) == before
