@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memidx.agents.config_text import read_config
+from memidx.agents.config_text import read_config, read_found
 from memidx.agents.hooks_off import Switch, toml_table
 from memidx.agents.settings import get_entry
 from memidx.agents.text_install import BEGIN
@@ -133,11 +133,30 @@ def main_tree(root: Path) -> Path | None:
 def elsewhere_switches(root: Path) -> list[Switch]:
     """In a linked work tree Codex (0.171.0) runs the hooks of the main work tree's
     `.codex/hooks.json`, never the linked one's (its MCP servers it reads from the linked
-    one): that file stands as the switch of the hooks there (status called them on)."""
+    one): that file stands as the switch of the hooks there (status called them on), and
+    status says so: it said `switched off in <main>/.codex/hooks.json` where no such file was."""
     main = main_tree(root)
     if main is None:
         return []
-    return [Switch(main / ".codex" / "hooks.json", lambda _text: True, within=root / ".codex")]
+    hooks = main / ".codex" / "hooks.json"
+    return [Switch(hooks, lambda _text: True, within=root / ".codex", note=_elsewhere(main))]
+
+
+def _elsewhere(main: Path) -> str:
+    """What status says of memidx's hooks in a linked work tree's `.codex/`."""
+    hooks, to_do = main / ".codex" / "hooks.json", f"install in {main} for memidx's hooks"
+    try:
+        found = read_found(hooks)
+    except MemidxError:
+        found = ""
+    if found is None:
+        to_do = f"which does not exist: {to_do}"
+    elif "memidx" in found:
+        to_do = "memidx's are there"
+    return (
+        "installed, but Codex CLI runs none of them: in a git worktree it runs only the hooks"
+        f" of {hooks} ({to_do})"
+    )
 
 
 def elsewhere_warning(root: Path) -> str | None:

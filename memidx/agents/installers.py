@@ -156,8 +156,10 @@ def _switches(agent: str, cwd: Path) -> list[Switch]:
 def _switched(
     state: FileState, off: Switch | None, skipped: tuple[tuple[str, Path], ...]
 ) -> FileState:
-    path, why = (None, "") if off is None else (off.path, off.why)
-    return replace(state, hooks_off=path, hooks_off_why=why, hooks_skipped=skipped)
+    path, why, note = (None, "", "") if off is None else (off.path, off.why, off.note)
+    return replace(
+        state, hooks_off=path, hooks_off_why=why, hooks_off_note=note, hooks_skipped=skipped
+    )
 
 
 def install_warnings(agent: str, cwd: Path) -> list[str]:

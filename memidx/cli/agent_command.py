@@ -126,6 +126,7 @@ def off_notes(state: FileState) -> list[str]:
     from memidx.agents.hooks_off import off_note
 
     said = [] if state.hooks_off is None else [off_note(state.hooks_off, state.hooks_off_why)]
+    said = [state.hooks_off_note] if state.hooks_off_note else said
     files = list(dict.fromkeys(path for _, path in state.hooks_skipped))
     for path in files:
         hooks = [hook for hook, where in state.hooks_skipped if where == path]
