@@ -7,6 +7,7 @@ project; headless, `codex exec --trust` records the answer. memidx reads it, nev
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from memidx.agents.config_text import read_config, read_found
@@ -101,9 +102,11 @@ def _holds_memidx(toml: Path) -> bool:
         return False
 
 
-def untrusted_warning(user: Path, root: Path) -> str | None:
-    """What install says when memidx's files in the project's `.codex/` do nothing."""
-    if not ignored(user, root) or not _holds_memidx(root / ".codex" / "config.toml"):
+def untrusted_warning(user: Path, root: Path, planned: Collection[Path] = ()) -> str | None:
+    """What install says when memidx's files in the project's `.codex/` do nothing (or a dry
+    run's, which would write the `planned` files)."""
+    toml = root / ".codex" / "config.toml"
+    if not ignored(user, root) or not (toml in planned or _holds_memidx(toml)):
         return None  # (a user install warned of a .codex/ of the person's own)
     # it said "not trusted yet" (a worktree of a repository marked so too), and to trust it
     # when Codex asks, or with `codex exec --trust`, which leaves this as it is
@@ -159,11 +162,11 @@ def _elsewhere(main: Path) -> str:
     )
 
 
-def elsewhere_warning(root: Path) -> str | None:
-    """What install says of memidx's hooks in a linked work tree's `.codex/`."""
+def elsewhere_warning(root: Path, planned: Collection[Path] = ()) -> str | None:
+    """What install says of memidx's hooks in a linked work tree's `.codex/` (or would put)."""
     main, hooks = main_tree(root), root / ".codex" / "hooks.json"
     try:
-        if main is None or "memidx" not in read_config(hooks):
+        if main is None or (hooks not in planned and "memidx" not in read_config(hooks)):
             return None
     except MemidxError:
         return None

@@ -5,7 +5,7 @@ files, memidx/agents/text_install.py)."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Protocol, cast
 
@@ -162,12 +162,13 @@ def _switched(
     )
 
 
-def install_warnings(agent: str, cwd: Path) -> list[str]:
-    """What the agent's installer says besides the files (Gemini CLI's untrusted folder)."""
+def install_warnings(agent: str, cwd: Path, planned: Collection[Path] = ()) -> list[str]:
+    """What the agent's installer says besides the files (Gemini CLI's untrusted folder);
+    `planned`: the files a dry run would have written, read as holding memidx's entries."""
     module = importlib.import_module(INSTALLERS[agent])
     found = getattr(module, "install_warnings", None)  # not every agent has any
-    warnings = cast("Callable[[Path], list[str]] | None", found)
-    return warnings(cwd) if warnings is not None else []
+    warnings = cast("Callable[[Path, Collection[Path]], list[str]] | None", found)
+    return warnings(cwd, planned) if warnings is not None else []
 
 
 def hooks_off_warnings(

@@ -41,7 +41,8 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
     if not remove:
         _warn_unless_reached(config)
-        warnings = install_warnings(args.agent, _cwd(args))
+        planned = [one.path for one in files] if args.dry_run else []
+        warnings = install_warnings(args.agent, _cwd(args), planned)
         warnings += hooks_off_warnings(args.agent, _cwd(args), files, dry_run=args.dry_run)
         for warning in warnings:
             sys.stderr.write(f"memidx: warning: {warning}\n")
