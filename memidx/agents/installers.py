@@ -183,9 +183,22 @@ def hooks_off_warnings(
     found = planned_states(files) if dry_run else states_all(files)
     for state in with_hooks_off(agent, cwd, found):
         if state.hooks_off is None:
+            said.extend(_skipped_said(TITLES[agent], state))
             continue
         off = switched_off(_switches(agent, cwd), state.path)
         if off is not None and off.remedy:
             said.append(f"{TITLES[agent]} runs none of memidx's hooks in {state.path}: {off.path}"
                         f" switches its hooks off ({off.remedy})")  # fmt: skip
+    return said
+
+
+def _skipped_said(title: str, state: FileState) -> list[str]:
+    """What install says of memidx's hooks the agent skips by name (Gemini CLI's
+    `hooksConfig.disabled`, which `/hooks disable` writes): status named them, install not."""
+    said: list[str] = []
+    for path in dict.fromkeys(where for _, where in state.hooks_skipped):
+        names = [hook for hook, where in state.hooks_skipped if where == path]
+        them = "it" if len(names) == 1 else "them"
+        said.append(f"{title} skips {', '.join(names)} in {state.path}: {path} lists {them} in"
+                    f" `hooksConfig.disabled` (take {them} out of that list there)")  # fmt: skip
     return said

@@ -5,6 +5,7 @@ the setting to change."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,27 @@ def test_a_dry_run_warns_as_the_install_would(
     assert done.code == 0 and line in done.err, done.err
     assert settings.read_text() == text
     assert sorted(p.relative_to(user_home) for p in user_home.rglob("*")) == before
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_install_says_which_hooks_gemini_cli_skips_by_name(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch, dry_run: bool
+) -> None:
+    """`/hooks disable memidx-BeforeAgent` puts the hook's name in Gemini CLI's
+    `hooksConfig.disabled`, and it never runs: status said so, install said nothing."""
+    for variable in ("SETTINGS", "DEFAULTS"):
+        monkeypatch.setenv(f"GEMINI_CLI_SYSTEM_{variable}_PATH", str(user_home / variable))
+    user = user_home / ".gemini" / "settings.json"
+    user.parent.mkdir()
+    disabled = ["lint", "memidx-AfterAgent", "memidx-BeforeAgent"]
+    user.write_text(json.dumps({"hooksConfig": {"disabled": disabled}}))
+    dry = ("--dry-run",) if dry_run else ()
+
+    done = run_in_process(user_home, "agent", "install", "gemini", "--scope", "user", *dry)
+
+    assert done.code == 0, done.err
+    assert (
+        f"memidx: warning: Gemini CLI skips memidx-BeforeAgent, memidx-AfterAgent in {user}:"
+        f" {user} lists them in `hooksConfig.disabled` (take them out of that list there)\n"
+    ) in done.err
+    assert "lint" not in done.err
