@@ -18,6 +18,7 @@ from memidx.agents.install import (
     Outcome,
     carry_out_all,
     plan,
+    project_root,
     states,
     unreadable,
 )
@@ -187,9 +188,18 @@ def hooks_off_warnings(
             continue
         off = switched_off(_switches(agent, cwd), state.path)
         if off is not None and off.remedy:
-            said.append(f"{TITLES[agent]} runs none of memidx's hooks in {state.path}: {off.path}"
-                        f" switches its hooks off ({off.remedy})")  # fmt: skip
+            said.append(f"{TITLES[agent]} runs none of memidx's hooks in {state.path}"
+                        f"{_where(cwd, state.path, off.path)}: {off.path} switches its hooks"
+                        f" off ({off.remedy})")  # fmt: skip
     return said
+
+
+def _where(cwd: Path, hooks: Path, switch: Path) -> str:
+    """` when it runs in <project>` when only the project's own settings switch off hooks of a file
+    outside it (a user install's): it said they ran nowhere, and they do elsewhere."""
+    root = project_root(cwd)
+    only_here = switch.is_relative_to(root) and not hooks.is_relative_to(root)
+    return f" when it runs in {root}" if only_here else ""
 
 
 def _skipped_said(title: str, state: FileState) -> list[str]:

@@ -104,3 +104,22 @@ def test_install_says_which_hooks_gemini_cli_skips_by_name(
         f" {user} lists them in `hooksConfig.disabled` (take them out of that list there)\n"
     ) in done.err
     assert "lint" not in done.err
+
+
+def test_a_user_install_says_the_projects_switch_holds_in_that_project(user_home: Path) -> None:
+    """A user install from a project whose own settings switch hooks off: the warning said
+    memidx's hooks in the user's file ran nowhere; they run in every other project."""
+    project = user_home / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".git").mkdir()
+    local = project / ".claude" / "settings.local.json"
+    local.write_text('{"disableAllHooks": true}\n')
+
+    done = run_in_process(project, "agent", "install", "claude-code", "--scope", "user")
+
+    hooks = user_home / ".claude" / "settings.json"
+    assert done.code == 0, done.err
+    assert (
+        f"memidx: warning: Claude Code runs none of memidx's hooks in {hooks} when it runs in"
+        f" {project.resolve()}: {local} switches its hooks off ("
+    ) in done.err
