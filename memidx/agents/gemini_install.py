@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 from memidx.agents.entries import (
@@ -111,7 +112,7 @@ def skipped_hooks(cwd: Path) -> list[tuple[str, Path]]:
     return [(name, named[name]) for name in ours if name in named]
 
 
-def install_warnings(cwd: Path) -> list[str]:
+def install_warnings(cwd: Path, _planned: Collection[Path] = ()) -> list[str]:
     """What install says besides: that Gemini CLI does not trust the project's folder."""
     system, _, user, defaults = _settings_files(cwd)
     said = untrusted_warning(user_home(), project_root(cwd), [system, user, defaults])

@@ -13,6 +13,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.git.staged import Staged, read_staged, staged_files, staged_repo
+from memidx.githooks.case_twins import case_twins
 from memidx.githooks.notices import warn
 from memidx.index.failures import hook_traces, last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
@@ -94,8 +95,9 @@ def check_drift(
 
 
 def staged_problems(config: Config, staged: Mapping[str, Content]) -> list[str]:
-    """The staged notes that cannot be indexed, one line each: drift's share of the files."""
-    return [p for ref, c in staged.items() if (p := _staged_problem(config, ref, c))]
+    """The staged notes that cannot be indexed or are case twins, one line each: drift's."""
+    found = [p for ref, c in staged.items() if (p := _staged_problem(config, ref, c))]
+    return found + case_twins(config, (ref for ref, c in staged.items() if c is not None))
 
 
 def _build_index(config: Config, fix: str) -> list[str]:
