@@ -103,6 +103,30 @@ def test_a_purge_during_a_switch_rewrites_neither_branch(repo: NotesRepo, tmp_pa
     assert not _holds(repo, "giraffe", "main") and _holds(repo, "giraffe", "side")
 
 
+def test_a_purge_begun_on_a_detached_head_rewrites_no_branch_a_switch_took_it_to(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """On a detached HEAD there is no branch to compare: a switch to main meanwhile got
+    main's unpushed commits rewritten, which the purge rewrites only when named."""
+    repo.note("seed.md", "Seed", "a first note")
+    repo.commit("seed")
+    assert repo.memidx_process("ingest").code == 0
+    gone = _file(repo, "giraffe turn to forget")
+    assert repo.memidx_process("haystack", "commit").code == 0
+    assert repo.memidx_process("forget", gone).code == 0
+    assert repo.memidx_process("haystack", "commit").code == 0
+    repo.git("switch", "-q", "--detach", "HEAD")
+    main = repo.git("rev-parse", "main").strip()
+
+    purged = repo.memidx_process("haystack", "purge", **switching(tmp_path, "main"))
+
+    assert (tmp_path / "switched").exists()
+    assert purged.code == 1 and "Traceback" not in purged.err, purged.out + purged.err
+    assert "HEAD is on main now, not detached as when this began" in purged.err, purged.err
+    assert "(to do it on main, try again)" in purged.err, purged.err
+    assert repo.git("rev-parse", "main").strip() == main and _holds(repo, "giraffe", "main")
+
+
 def test_a_purge_commit_of_other_writers_segments_stays_off_the_side_branch(
     tmp_path: Path,
 ) -> None:
