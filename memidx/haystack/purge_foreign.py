@@ -73,7 +73,7 @@ def split_foreign(
 
 
 def finish_stopped(
-    config: Config, current: str, notice: Callable[[str], None], branch: str | None = None
+    config: Config, current: str, notice: Callable[[str], None], branch: str
 ) -> str | None:
     """Commit the other writers' segments a purge blanked and was stopped (killed) before
     committing, as it would have: until then HEAD still holds their forgotten bytes, and
@@ -157,7 +157,7 @@ def _blanked_uncommitted(
     return {p: v for p, v in found.items() if segment_ref(config, p) not in pushed}
 
 
-def commit_blanked(config: Config, files: Files, branch: str | None = None) -> dict[str, int]:
+def commit_blanked(config: Config, files: Files, branch: str | None) -> dict[str, int]:
     """Blank the other writers' segment files and commit them on HEAD (git plumbing: nothing
     else staged changes), only while HEAD names `branch` (memidx.git.branch.head_ref, read
     before the files were: never on a branch a `git switch` took HEAD to meanwhile); the
