@@ -118,9 +118,18 @@ def publish(
     moved from a HEAD it was not built on. `then(commit)`: git arguments run with the move, in
     the same child process (memidx.git.publish.move_head). GitError saying `undone` when that
     does not happen by `deadline` (HEAD is then as the other git left it); GitBusy at once
-    when HEAD names another branch than `branch` (a person's `git switch` meanwhile: built
-    again on that HEAD, the commit went to a branch it was never meant for)."""
-    from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
+    (switched_away) when HEAD names another branch than `branch` (refs/heads/<name>, or
+    DETACHED: a person's `git switch` meanwhile: built again on that HEAD, the commit went to
+    a branch it was never meant for)."""
+    from memidx.git.publish import (
+        BUSY,
+        DETACHED,
+        DONE,
+        SWITCHED,
+        HookRefused,
+        head_names,
+        move_head,
+    )
 
     head = head_of()
     commit = build(head)
@@ -134,7 +143,7 @@ def publish(
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
         if outcome == SWITCHED:
-            raise GitBusy(f"HEAD is on another branch now; {undone}", "try again on that branch")
+            raise switched_away(git_dir, branch, undone)
         if outcome == DONE:
             return commit
         now = head_of()
@@ -149,10 +158,38 @@ def publish(
         else:
             _pause(min(attempt, 4))
         now = head_of()
+        if now != head and branch is not None and (head_names(git_dir) or DETACHED) != branch:
+            raise switched_away(git_dir, branch, undone)  # built there, it would land there
         if now != head:  # another commit landed first: build on top of it
             head, commit = now, build(now)
     _still_busy(root, git_dir, undone)
     raise GitBusy(f"HEAD kept moving; {undone}", "try again")
+
+
+def switched_away(git_dir: Path, meant: str | None, undone: str) -> GitBusy:
+    """GitBusy naming the branch a commit was meant for (`meant`: refs/heads/<name>, or
+    DETACHED) and the one a `git switch` took HEAD to meanwhile, in one line."""
+    from memidx.git.publish import head_names
+
+    there, back = _short(head_names(git_dir)), _short(meant)
+    ways = [f"to do it on {there}, try again"] if there else []
+    ways += [f"to do it on {back}, git switch {back}, then try again"] if back else []
+    return GitBusy(
+        f"HEAD is {_on(there)} now, not {_on(back)} as when this began (a git switch or "
+        f"checkout meanwhile); {undone}",
+        "; ".join(ways) or "check out a branch, then try again",
+    )
+
+
+def _short(ref: str | None) -> str | None:
+    """`main` for refs/heads/main; None for a detached HEAD."""
+    from memidx.git.publish import DETACHED
+
+    return None if ref is None or ref == DETACHED else ref.removeprefix("refs/heads/")
+
+
+def _on(branch: str | None) -> str:
+    return "detached" if branch is None else f"on {branch}"
 
 
 def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) -> None:

@@ -37,6 +37,7 @@ BUSY = "busy"  # a git command holds index.lock: wait for it, then build again i
 DONE = "done"
 SWITCHED = "switched"  # HEAD names another branch than the one the commit is for
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
+DETACHED = "HEAD"  # `branch=` for a commit meant for a detached HEAD: refused on any branch
 REFTABLE_STUB = "refs/heads/.invalid"  # what a reftable clone's HEAD file says, for older gits
 HOOK_REFUSED = "aborted by hook"  # git's words when a reference-transaction hook says no
 
@@ -61,8 +62,9 @@ def move_head(
     branch: str | None = None,
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
-    DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>) is given and HEAD names
-    another, looked at while git holds HEAD's lock (a `git switch` cannot come in between).
+    DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
+    HEAD names another (or none), looked at while git holds HEAD's lock (a `git switch` cannot
+    come in between).
     `then`: git arguments run right after the move in the same child process, so they run
     even if memidx dies in between (POSIX; elsewhere not at all: the caller runs them again
     anyway)."""
@@ -82,7 +84,7 @@ def move_head(
             if git.stdout.readline().strip() == "start: ok" and (
                 git.stdout.readline().strip() == "prepare: ok"
             ):
-                switched = branch is not None and head_names(git_dir) != branch
+                switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
                 busy = switched or (git_dir / "index.lock").exists() or committing(root)
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()

@@ -36,7 +36,8 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     mine = own.folder
     record_own(config, mine.name)  # an id made before ids were recorded: the clone's own
     with own.locked():  # no record lands between the commit and the closing of its segment
-        finished = finish_stopped(config, mine.name, notice or _say)  # before any push of HEAD
+        # before any push of HEAD; on this branch only, as the segments' commit below
+        finished = finish_stopped(config, mine.name, notice or _say, branch)
         own.settle(_uncommitted(repo, config, mine))
         drop_empty_folders(config, mine.name)
         attributes = folder / ".gitattributes"
