@@ -30,11 +30,12 @@ from memidx.git.commit_lock import serialized
 from memidx.git.late import settle
 from memidx.git.lock_holders import left_behind
 from memidx.git.publish import committers
+from memidx.git.switched import switched_away
+from memidx.git.temp_index import TEMP_INDEX_PREFIX, remove_stale_temporaries
 from memidx.git.underway import refuse_a_stopped_pick
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
 STALE_CHECK_SECONDS = 1.0  # how often a lock that stays is checked for a killed owner
-TEMP_INDEX_PREFIX = "memidx-commit-"
 UTF8 = "UTF-8"  # a commit so labelled carries no `encoding` header
 
 
@@ -166,32 +167,6 @@ def publish(
     raise GitBusy(f"HEAD kept moving; {undone}", "try again")
 
 
-def switched_away(git_dir: Path, meant: str | None, undone: str) -> GitBusy:
-    """GitBusy naming the branch a commit was meant for (`meant`: refs/heads/<name>, or
-    DETACHED) and the one a `git switch` took HEAD to meanwhile, in one line."""
-    from memidx.git.publish import head_names
-
-    there, back = _short(head_names(git_dir)), _short(meant)
-    ways = [f"to do it on {there}, try again"] if there else []
-    ways += [f"to do it on {back}, git switch {back}, then try again"] if back else []
-    return GitBusy(
-        f"HEAD is {_on(there)} now, not {_on(back)} as when this began (a git switch or "
-        f"checkout meanwhile); {undone}",
-        "; ".join(ways) or "check out a branch, then try again",
-    )
-
-
-def _short(ref: str | None) -> str | None:
-    """`main` for refs/heads/main; None for a detached HEAD."""
-    from memidx.git.publish import DETACHED
-
-    return None if ref is None or ref == DETACHED else ref.removeprefix("refs/heads/")
-
-
-def _on(branch: str | None) -> str:
-    return "detached" if branch is None else f"on {branch}"
-
-
 def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) -> None:
     """Wait while a git of this clone is committing or holds the index (until `deadline`),
     before memidx runs a git that moves HEAD itself (`git pull`); GitError saying `undone`."""
@@ -229,7 +204,7 @@ def _build(
 ) -> str:
     import git
 
-    _remove_stale_temporaries(git_dir)
+    remove_stale_temporaries(git_dir)
     temporary = git_dir / f"{TEMP_INDEX_PREFIX}{os.getpid()}.index"
     env = {"GIT_INDEX_FILE": str(temporary)}
     try:
@@ -317,17 +292,6 @@ def _wait_for_index(lock: Path, root: Path, undone: str, deadline: float) -> Non
             break
         _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
     raise GitBusy(f"git kept its index locked; {undone}", "try again")
-
-
-def _remove_stale_temporaries(git_dir: Path) -> None:
-    """Temporary indexes of memidx processes that were killed mid-commit (memidx's own files,
-    by name and by the pid in it that no longer runs)."""
-    if not Path("/proc/self").is_dir():
-        return  # no way to tell a live pid here: leave them
-    for path in git_dir.glob(f"{TEMP_INDEX_PREFIX}*"):  # .index, and .blob (_stage's)
-        pid = path.name.removeprefix(TEMP_INDEX_PREFIX).split(".")[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
-            path.unlink(missing_ok=True)
 
 
 def _pause(attempt: int) -> None:

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import GitBusy, MemidxError
-from memidx.git.commit import TEMP_INDEX_PREFIX, UTF8, WAIT_SECONDS
+from memidx.git.commit import UTF8, WAIT_SECONDS
 from memidx.git.commit_lock import serialized
 from memidx.git.repo import GitRepo
+from memidx.git.temp_index import TEMP_INDEX_PREFIX
 
 TRIES = 5  # the branch moved between the read of its tip and the ref's update: built again
 
