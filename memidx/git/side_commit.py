@@ -48,11 +48,12 @@ def _read(path: Path) -> str:
         return ""
 
 
-def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) -> str:
+def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) -> str | None:
     """Commit `data` at `ref` on `branch` (refs/heads/<name>), on top of its tip, moving the
     ref from that tip only (`update-ref NEW OLD`, under git's ref lock); returns the commit
-    (the tip itself when it holds this very file already). MemidxError when the branch holds
-    another file at `ref`; GitBusy when it kept moving, or commit.lock stayed held."""
+    (the tip itself when it holds this very file already), None when a work tree checked the
+    branch out meanwhile (nothing committed). MemidxError when the branch holds another file
+    at `ref`; GitBusy when it kept moving, or commit.lock stayed held."""
     repo = GitRepo(config.root)
     name = branch.removeprefix("refs/heads/")
     undone = f"{ref} was not committed on {name}"
@@ -73,8 +74,22 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
             message = f"memidx: {subject}"
             repo.run("update-ref", "-m", message, branch, commit, tip, check=False)
             if _tip(repo, branch, undone) == commit:
-                return commit
+                return _kept_unless_checked_out(repo, config, branch, commit, tip)
     raise GitBusy(f"{name} kept moving; {undone}", "try again")
+
+
+def _kept_unless_checked_out(
+    repo: GitRepo, config: Config, branch: str, commit: str, tip: str
+) -> str | None:
+    """`commit`, or None once `branch` is moved back to `tip`: a `git switch` or `git worktree
+    add` of it while the commit was built (or one that read the tip before the update) left
+    the branch moved under that work tree's index, which lacked the note (`git status` there:
+    "D" staged, for the person's next commit there to delete it)."""
+    if checked_out_elsewhere(config.root, branch) is None:
+        return commit
+    repo.run("update-ref", "-m", "memidx: taken back", branch, tip, commit, check=False)
+    found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
+    return None if found.decode().strip() == tip else commit  # else a commit on it followed
 
 
 def _tip(repo: GitRepo, branch: str, undone: str) -> str:

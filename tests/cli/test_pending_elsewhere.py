@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memidx.config import load_config
+from memidx.config import Config, load_config
+from memidx.git import side_commit
 from memidx.memory.pending_notes import keep
 from tests.helpers import NotesRepo
 
@@ -105,3 +106,30 @@ def test_a_note_the_person_staged_on_the_other_branch_is_left_to_them(repo: Note
     assert repo.git("rev-parse", "main") == main_before
     assert repo.git("status", "--porcelain") == f"A  {REF}\n"
     assert repo.memidx("status", "--json").json()["pending_notes"] == []
+
+
+def test_a_branch_checked_out_while_its_note_is_committed_is_left_as_it_was(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `git worktree add` (or a switch) of the note's branch while memidx built its commit:
+    the commit moved the branch under that work tree's index, whose `git status` then said the
+    note was deleted, staged, for the person's next commit there to delete it."""
+    _pending_on_main_then_switched(repo)
+    main_before = repo.git("rev-parse", "main")
+    other = tmp_path / "other"
+    real_build = side_commit._build  # pyright: ignore[reportPrivateUsage]
+
+    def person_checks_out_main(config: Config, tip: str, ref: str, blob: str, subject: str) -> str:
+        repo.git("worktree", "add", "-q", str(other), "main")
+        return real_build(config, tip, ref, blob, subject)
+
+    monkeypatch.setattr(side_commit, "_build", person_checks_out_main)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert repo.git("rev-parse", "main") == main_before
+    assert repo.git("-C", str(other), "status", "--porcelain") == ""
+    assert (repo.root / REF).read_text() == TEXT  # still pending, in this work tree
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert "is checked out in another work tree" in note["why"], note
