@@ -30,7 +30,9 @@ def checked_out_elsewhere(root: Path, branch: str) -> Path | None:
     if not common.strip():
         return None
     folder = Path(common.decode().strip())
-    for git_dir in [folder, *sorted((folder / "worktrees").glob("*"))]:
+    bare = repo.run("config", "--file", str(folder / "config"), "--bool", "core.bare", check=False)
+    main = [] if bare.strip() == b"true" else [folder]  # a bare one's HEAD is no checkout
+    for git_dir in [*main, *sorted((folder / "worktrees").glob("*"))]:
         names = [_read(git_dir / name) for name in HEAD_NAMES]
         if f"ref: {branch}" == names[0] or branch in names[1:]:
             pointer = _read(git_dir / "gitdir") if git_dir != folder else ""

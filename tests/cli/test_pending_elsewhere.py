@@ -29,11 +29,14 @@ def repo(tmp_path: Path) -> NotesRepo:
     return repo
 
 
-def _pending_on_main_then_switched(repo: NotesRepo) -> None:
-    """As a `remember` on main leaves it while git is busy, then `git switch -c feature`."""
+def _pending_on_main_then_switched(repo: NotesRepo, *, create: bool = True) -> None:
+    """As a `remember` on main leaves it while git is busy, then `git switch -c feature`
+    (`git switch feature`, not `create`d)."""
+    if not create:
+        repo.git("switch", "-q", "main")
     repo.write(REF, TEXT)
     keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
-    repo.git("switch", "-q", "-c", "feature")
+    repo.git("switch", "-q", *(["-c"] if create else []), "feature")
 
 
 def test_a_note_pending_for_a_branch_not_checked_out_is_committed_there(repo: NotesRepo) -> None:
@@ -133,3 +136,26 @@ def test_a_branch_checked_out_while_its_note_is_committed_is_left_as_it_was(
     assert (repo.root / REF).read_text() == TEXT  # still pending, in this work tree
     [note] = repo.memidx("status", "--json").json()["pending_notes"]
     assert "is checked out in another work tree" in note["why"], note
+
+
+def test_a_bare_repositorys_head_is_no_work_tree(tmp_path: Path) -> None:
+    """Work trees of a bare clone: the bare repository's HEAD names a branch that no work tree
+    has checked out (git lets one check it out), yet its note waited, and status named the bare
+    repository's folder as "another work tree"."""
+    source = NotesRepo(tmp_path / "source")
+    source.write(".gitignore", ".memidx/\n")
+    source.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    source.commit("start")
+    bare = tmp_path / "memory.git"
+    source.git("clone", "-q", "--bare", str(source.root), str(bare))
+    source.git("-C", str(bare), "worktree", "add", "-q", "-b", "feature", str(tmp_path / "w"))
+    repo = NotesRepo(tmp_path / "w", init=False)
+    assert repo.memidx("ingest").code == 0
+    _pending_on_main_then_switched(repo, create=False)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert f"committed {REF} on main" in synced.err, synced.err
+    assert repo.git("show", f"main:{REF}") == TEXT
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
