@@ -138,6 +138,37 @@ def test_a_branch_checked_out_while_its_note_is_committed_is_left_as_it_was(
     assert "is checked out in another work tree" in note["why"], note
 
 
+def test_a_rebase_begun_at_the_notes_commit_is_left_to_end(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebase of the branch begun in another work tree once memidx moved it, built on the
+    note's commit: moving the branch back (as for a checkout that read the tip before) made
+    the rebase's end fail, the branch no longer where it began."""
+    _pending_on_main_then_switched(repo)
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "--detach", str(other), "feature")
+    real_look = side_commit.checked_out_elsewhere
+    looks: list[str] = []
+
+    def person_rebases_main(root: Path, branch: str) -> Path | None:
+        looks.append(branch)
+        if len(looks) == 2:  # the look once main is moved: a rebase of it stops at a break
+            rebase = ("rebase", "-q", "-i", "main~1", "main")
+            repo.git("-C", str(other), "-c", "sequence.editor=sed -i 1ibreak", *rebase)
+        return real_look(root, branch)
+
+    monkeypatch.setattr(side_commit, "checked_out_elsewhere", person_rebases_main)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert len(looks) == 2, looks
+    assert repo.git("show", f"main:{REF}") == TEXT
+    repo.git("-C", str(other), "rebase", "--continue")  # its end moves main from where it began
+    assert repo.git("show", f"main:{REF}") == TEXT
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
+
+
 def test_a_bare_repositorys_head_is_no_work_tree(tmp_path: Path) -> None:
     """Work trees of a bare clone: the bare repository's HEAD names a branch that no work tree
     has checked out (git lets one check it out), yet its note waited, and status named the bare
