@@ -156,7 +156,11 @@ def test_gemini_system_settings_are_an_administrators(
     again = run_in_process(user_home, "agent", "install", "gemini", "--scope", "user")
 
     user = user_home / ".gemini" / "settings.json"
-    assert again.code == 0 and (
-        f"{system / 'system-defaults.json'} switches its hooks off (`hooksConfig.enabled` is"
-        f" false there: set it to true in {user}, which outranks that file)\n"
-    ) in again.err, again.err
+    assert (
+        again.code == 0
+        and (
+            f"{system / 'system-defaults.json'} switches its hooks off (`hooksConfig.enabled` is"
+            f" false there: set it to true in {user}, which outranks that file)\n"
+        )
+        in again.err
+    ), again.err
