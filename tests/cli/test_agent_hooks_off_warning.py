@@ -123,3 +123,44 @@ def test_a_user_install_says_the_projects_switch_holds_in_that_project(user_home
         f"memidx: warning: Claude Code runs none of memidx's hooks in {hooks} when it runs in"
         f" {project.resolve()}: {local} switches its hooks off ("
     ) in done.err
+
+
+def test_gemini_system_settings_are_an_administrators(
+    user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI's system settings (/etc/gemini-cli/settings.json) outrank the person's own:
+    install told them to set `hooksConfig.enabled` there to true or remove it, which only an
+    administrator can, and the same of the system's defaults, which their own settings
+    outrank. The first is worded as a policy (as Claude Code's), the second names their file."""
+    system = user_home / "system"
+    system.mkdir()
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(system / "settings.json"))
+    monkeypatch.delenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", raising=False)
+    off = '{"hooksConfig": {"enabled": false}}\n'
+    (system / "settings.json").write_text(off)
+
+    done = run_in_process(user_home, "agent", "install", "gemini", "--scope", "user")
+    said = run_in_process(user_home, "agent", "status", "gemini")
+
+    assert done.code == 0 and "or remove it" not in done.err, done.err
+    assert (
+        "memidx: warning: Gemini CLI runs none of memidx's hooks on this machine: its system"
+        f" settings, {system / 'settings.json'}, switch them off (`hooksConfig.enabled` is false"
+        " there, which outranks every other settings file); they do nothing until an"
+        " administrator changes that (memidx never writes it)\n"
+    ) in done.err
+    assert "(the system's settings, which outrank every other: `hooksConfig" in said.out
+
+    (system / "settings.json").unlink()
+    (system / "system-defaults.json").write_text(off)
+    again = run_in_process(user_home, "agent", "install", "gemini", "--scope", "user")
+
+    user = user_home / ".gemini" / "settings.json"
+    assert (
+        again.code == 0
+        and (
+            f"{system / 'system-defaults.json'} switches its hooks off (`hooksConfig.enabled` is"
+            f" false there: set it to true in {user}, which outranks that file)\n"
+        )
+        in again.err
+    ), again.err
