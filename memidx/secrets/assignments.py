@@ -42,8 +42,9 @@ NO_PASSWORD = re.compile(
     r"&(?:[A-Za-z][a-z]{1,7}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});|^\|[a-z_][a-z0-9_]*+$"
 )
 # Capitals only before a small letter (`PasswordInput.tsx`, `OAuth2Client`), or capitals
-# alone (`README`); a package's version after its name (`@azure/keyvault-secrets@4.7.0`)
-SEGMENT = re.compile(r"(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9][\w.+-]*+)?+|[A-Z._-]++")
+# alone (`README`); a package's version after its name (`@azure/keyvault-secrets@4.7.0`), a
+# dot in it (a year after a word, `@Acme/Summer@2024`, is a password's)
+SEGMENT = re.compile(r"(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9]++\.[\w.+-]*+)?+|[A-Z._-]++")
 # A name's run of letters between two of digits (`zq8xq2`, `x7k2m`): a random string's, no
 # word's; a word holds one run of digits (`client-s3`, `ed25519`, `oauth2client`, `k8s`)
 MIXED = re.compile(r"[0-9][A-Za-z]++[0-9]")

@@ -1,0 +1,37 @@
+"""Shapes a review of the detector's exceptions found let a password through: each exception
+is kept for what it was made for, the password beside it refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets
+
+
+def found(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in find_secrets(text, allow=True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('password: "@Hunter/Tiger@2024"', "@Hunter/Tiger@2024"),
+        ('password: "@Acme/Summer@2024"', "@Acme/Summer@2024"),
+        ('DB_PASSWORD="@acme/Welcome@1"', "@acme/Welcome@1"),
+    ],
+)
+def test_a_year_after_a_word_is_no_packages_version(text: str, secret: str) -> None:
+    """A package's version has a dot (`@4.7.0`); `@2024` after a word is a password's."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'token: "@azure/keyvault-secrets@4.7.0"',
+        'token: "@types/node@20.11.5"',
+        'token: "@scope/pkg@1.0.0-beta.1"',
+    ],
+)
+def test_a_package_with_its_version_is_no_password(text: str) -> None:
+    assert found(text) == []
