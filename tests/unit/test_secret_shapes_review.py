@@ -35,3 +35,17 @@ def test_a_year_after_a_word_is_no_packages_version(text: str, secret: str) -> N
 )
 def test_a_package_with_its_version_is_no_password(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'is_valid_password("Zq8vT2mW9pL")',
+        'assert is_correct_password("Zq8vT2mW9pL")',
+        'has_password("Zq8vT2mW9pL")',
+    ],
+)
+def test_a_test_of_a_password_is_given_the_password(text: str) -> None:
+    """`is_...` and `has_...` test the value they are given, as `check_password` does: no
+    getter's, which is given a secret's name (`keyring.get_password("svc", "bob")`)."""
+    assert found(text) == ["Zq8vT2mW9pL"]
