@@ -61,8 +61,13 @@ FIELD = re.compile(
 )
 SIGNS = "!#&+?@|=:;,\\"
 # an element's id as CSS selects it, words joined by `-` or `_` (`#login-form`), given to a
-# name whose last word is no secret's (`password_input`): refused as a password before
+# name whose last word names an element of a page (`password_input`): refused as a password
+# before. A name ending in another word holds the secret (`password_new`, `secret_text`).
 SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
+ELEMENTS = frozenset(
+    {"input", "field", "el", "elem", "element", "selector", "sel", "form", "button", "btn",
+     "box", "container", "label", "node", "id", "ref", "target", "wrapper", "toggle", "icon"}
+)  # fmt: skip
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
 # block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows
@@ -176,10 +181,10 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
 
 
 def _selector(name: str, value: str) -> bool:
-    """Whether a `#`-led value is a CSS selector (SELECTOR) given to a name of something
-    else than a secret (`password_input = "#login-form"`: its last word, `input`, names none)."""
+    """Whether a `#`-led value is a CSS selector (SELECTOR) given to the name of an element
+    (ELEMENTS: `password_input = "#login-form"`)."""
     words = WORD.findall(name)
-    return bool(words) and words[-1].lower() not in SECRET_WORDS and bool(SELECTOR.fullmatch(value))
+    return bool(words) and words[-1].lower() in ELEMENTS and bool(SELECTOR.fullmatch(value))
 
 
 def _negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:

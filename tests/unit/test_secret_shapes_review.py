@@ -49,3 +49,31 @@ def test_a_test_of_a_password_is_given_the_password(text: str) -> None:
     """`is_...` and `has_...` test the value they are given, as `check_password` does: no
     getter's, which is given a secret's name (`keyring.get_password("svc", "bob")`)."""
     assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('password_new = "#blue-sky7"', "#blue-sky7"),
+        ('password_hash = "#blue-sky7"', "#blue-sky7"),
+        ('db_password_str = "#sunny-day42"', "#sunny-day42"),
+        ('secret_text = "#correct-horse-battery-staple"', "#correct-horse-battery-staple"),
+    ],
+)
+def test_a_selectors_shape_given_to_a_secrets_name_is_found(text: str, secret: str) -> None:
+    """A name whose last word is no secret's may still hold one (`_new`, `_str`, `_text`):
+    only an element's name (`_input`, `Field`, `El`) is given a selector."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password_input = "#login-form"',
+        'passwordField: "#signup-form"',
+        'tokenSelector: "#token-input"',
+        'passwordEl = "#password-input"',
+    ],
+)
+def test_a_selector_given_to_an_elements_name_is_no_secret(text: str) -> None:
+    assert found(text) == []
