@@ -77,3 +77,20 @@ def test_a_selectors_shape_given_to_a_secrets_name_is_found(text: str, secret: s
 )
 def test_a_selector_given_to_an_elements_name_is_no_secret(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token = b64encode()",
+        "password = base64decode()",
+        "token: oauth2client()",
+        "credentials = loadS3Credentials()",
+        "secret = fetchK8sSecret()",
+        "token = createEc2Token(1)",
+    ],
+)
+def test_a_call_of_a_function_named_with_digits_is_no_password(text: str) -> None:
+    """A function's name holds one run of digits (`b64`, `S3`, `oauth2`); a password swaps
+    single digits in (`Tr0ub4dor(3)`, `Passw0rd(1)`, still found)."""
+    assert found(text) == []
