@@ -250,12 +250,16 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
     given (see HOLDING), in order."""
     match = HOLDING.search(line)
     while match:
-        at = match.end()
-        if _holds_a_secret(match.group(1).rpartition(".")[2], called=bool(match.group(2))):
+        at, name = match.end(), match.group(1).rpartition(".")[2]
+        if _holds_a_secret(name, called=bool(match.group(2))):
+            # a user's or a host's name first (`setCredentials("bob@example.com", "v4lue")`)
+            user = bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
             while item := HELD_ITEM.match(line, at):
                 value = item.group(2) if item.group(2) is not None else item.group(3)
-                if (item.group(2) is not None or match.group(3)) and VALUE_SHAPE.search(value):
+                shaped = item.group(2) is not None or match.group(3)
+                if shaped and VALUE_SHAPE.search(value) and not (user and item.group(4) == ","):
                     yield value
+                user = False
                 at = item.end()
                 if item.group(4) != ",":
                     break

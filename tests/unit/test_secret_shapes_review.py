@@ -94,3 +94,19 @@ def test_a_call_of_a_function_named_with_digits_is_no_password(text: str) -> Non
     """A function's name holds one run of digits (`b64`, `S3`, `oauth2`); a password swaps
     single digits in (`Tr0ub4dor(3)`, `Passw0rd(1)`, still found)."""
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ('setCredentials("alice@example.com", "x")', []),
+        ('updateCredentials("gcp-sa-1", token)', []),
+        ('setCredentials("bob@x.io", "Zq8vT2mW9pL")', ["Zq8vT2mW9pL"]),
+        ('setCredentials("Zq8vT2mW9pL")', ["Zq8vT2mW9pL"]),
+    ],
+)
+def test_a_credentials_setters_first_argument_is_a_users_name(
+    text: str, secrets: list[str]
+) -> None:
+    """`setCredentials(user, password)`: the user's e-mail address was refused."""
+    assert found(text) == secrets
