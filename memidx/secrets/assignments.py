@@ -88,8 +88,9 @@ SIGN_LED_LONG = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{200}[^\s\"'`]++)")
 YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
 # an anchor, or a tag that keeps its value as written: the value after it is the key's
-# (`password: &pw Zq8vT2mW9pL`); after another tag (`!Ref DbSecret`) it is the tag's
-ANCHORED = re.compile(r"(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++(?=[^\s#&!*|>])")
+# (`password: &pw Zq8vT2mW9pL`), both in either order (`!!str &pw v4lue` was let through);
+# after another tag (`!Ref DbSecret`) it is the tag's
+ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#&!*|>])")
 # Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
 # before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
 # joins them, from a small letter on, digits at their ends; each was refused. A `.env` file's

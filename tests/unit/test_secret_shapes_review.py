@@ -110,3 +110,11 @@ def test_a_credentials_setters_first_argument_is_a_users_name(
 ) -> None:
     """`setCredentials(user, password)`: the user's e-mail address was refused."""
     assert found(text) == secrets
+
+
+@pytest.mark.parametrize(
+    "text", ["password: !!str &pw Zq8vT2mW9pL", "password: &pw !!str Zq8vT2mW9pL"]
+)
+def test_the_value_after_an_anchor_and_a_str_tag_is_found(text: str) -> None:
+    """YAML's `&pw` and `!!str` keep the value the key's; one of them alone was read."""
+    assert found(text) == ["Zq8vT2mW9pL"]
