@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from memidx.errors import ModelError, missing_module_error
 from memidx.notes.loanwords import LETTER_WORD, english_beside_loanwords
 from memidx.notes.markdown import front_matter_end, heading_of, scan
-from memidx.notes.quotation import set_quotes_aside
+from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -157,11 +157,8 @@ def script_of(ch: str) -> str:
 # --- the vote (pure, given a detector) --------------------------------------------------------
 
 
-def judge_units(
-    units: Units, detect: Detect, own: Units | None = None, *, loanwords: bool = True
-) -> LanguageVerdict:
-    """Vote by paragraph: fail when non-English paragraphs hold most of the counted letters
-    (`loanwords`: a paragraph read as another language gets english_beside_loanwords' look)."""
+def judge_units(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
+    """Vote by paragraph: fail when non-English paragraphs hold most of the counted letters."""
     total = 0
     against: dict[str, int] = {}
     for unit in units:
@@ -170,8 +167,7 @@ def judge_units(
             continue
         total += weight
         lang, score = detect(unit)
-        foreign = lang != "en" and score >= MIN_SCORE
-        if foreign and not (loanwords and english_beside_loanwords(unit, detect)):
+        if lang != "en" and score >= MIN_SCORE and not english_beside_loanwords(unit, detect):
             against[lang] = against.get(lang, 0) + weight
     if total == 0:
         return judge_pooled(units, detect, own)
@@ -293,7 +289,9 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
         verdict = judge_units(own, detect)
     else:
         verdict = judge_units(prose_units(text), detect, own)
-    unquoted = set_quotes_aside(own) or ()  # the rest votes as paragraphs, no loanword look
-    if verdict.english or not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in unquoted):
+    if verdict.english:
         return verdict
-    return again if (again := judge_units(unquoted, detect, loanwords=False)).english else verdict
+    share = own_english_share(own, detect, MIN_UNIT_BYTES, MIN_SCORE)  # refused for a quote?
+    if share < MIN_OWN_SHARE:
+        return verdict
+    return LanguageVerdict(True, None, 1 - share, f"{share:.0%} is English, beside quotations")
