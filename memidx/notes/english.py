@@ -285,11 +285,9 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
     only when the author's own prose is too short to; memidx.notes.quotation: quoted words."""
     detect = detect or detect_language
     own = prose_units(text, quotes=False)
-    if any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
-        verdict = judge_units(own, detect)
-    else:
-        verdict = judge_units(prose_units(text), detect, own)
-    if verdict.english:
+    if not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
+        return judge_units(prose_units(text), detect, own)  # no second reading: block quotes vote
+    if (verdict := judge_units(own, detect)).english:
         return verdict
     share = own_english_share(own, detect, MIN_UNIT_BYTES, MIN_SCORE)  # refused for a quote?
     if share < MIN_OWN_SHARE:
