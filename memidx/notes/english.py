@@ -158,7 +158,8 @@ def script_of(ch: str) -> str:
 
 
 def judge_units(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
-    """Vote by paragraph: fail when non-English paragraphs hold most of the counted letters."""
+    """Vote by paragraph, the short ones of `own` (default: all) as one (read_pool): fail when
+    non-English paragraphs hold most of the counted letters."""
     total = 0
     against: dict[str, int] = {}
     for unit in units:
@@ -171,6 +172,10 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
             against[lang] = against.get(lang, 0) + weight
     if total == 0:
         return judge_pooled(units, detect, own)
+    weight, lang = read_pool(units if own is None else own, detect)  # a list under a sentence
+    total += weight if weight >= MIN_POOL_BYTES else 0
+    if lang is not None:
+        against[lang] = against.get(lang, 0) + weight
     share = sum(against.values()) / total
     if share <= 0.5:
         return LanguageVerdict(True, None, share, f"{1 - share:.0%} of the prose reads as English")
@@ -181,23 +186,23 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
 
 
 def judge_pooled(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
-    """A note of short paragraphs and items only: `own` (default: all) but names and titles
-    (`named`) vote together once they hold MIN_POOL_BYTES letter bytes, against the note only
-    with a sure guess (short German or French sentences read at 0.85-0.99). Fewer letters:
-    judge_script. Items never pool beside a paragraph that votes (foreign names listed in an
-    English note), nor do block quotes (a short French error quoted in an English note)."""
-    pooled = "\n".join(u for u in (units if own is None else own) if not named(u))
-    if letter_bytes(pooled) >= MIN_POOL_BYTES:
-        lang, score = detect(pooled)
-        if (
-            lang != "en"
-            and score >= MIN_POOL_SCORE
-            and not english_beside_loanwords(pooled, detect)
-        ):
-            return LanguageVerdict(
-                False, lang, 1.0, f"its short paragraphs, read together, are not English ({lang})"
-            )
-    return judge_script(units, detect)
+    """A note of short paragraphs and items only fails when they, read together, surely read
+    as another language (read_pool). Fewer letters: judge_script."""
+    lang = read_pool(units if own is None else own, detect)[1]
+    reason = f"its short paragraphs, read together, are not English ({lang})"
+    return judge_script(units, detect) if lang is None else LanguageVerdict(False, lang, 1, reason)
+
+
+def read_pool(units: Units, detect: Detect) -> tuple[int, str | None]:
+    """Short units but names and titles (`named`) read together: their letter bytes and, once
+    those reach MIN_POOL_BYTES, the language they surely read as (short German or French reads
+    at 0.85-0.99), else None. Never block quotes (a short French error an English note quotes)."""
+    pooled = "\n".join(u for u in units if letter_bytes(u) < MIN_UNIT_BYTES and not named(u))
+    if (weight := letter_bytes(pooled)) < MIN_POOL_BYTES:
+        return weight, None
+    lang, score = detect(pooled)
+    sure = lang != "en" and score >= MIN_POOL_SCORE
+    return weight, lang if sure and not english_beside_loanwords(pooled, detect) else None
 
 
 def named(unit: str) -> bool:
@@ -289,7 +294,6 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
         return judge_units(prose_units(text), detect, own)  # no second reading: block quotes vote
     if (verdict := judge_units(own, detect)).english:
         return verdict
-    share = own_english_share(own, detect, MIN_UNIT_BYTES, MIN_SCORE)  # refused for a quote?
-    if share < MIN_OWN_SHARE:
-        return verdict
+    if (share := own_english_share(own, detect, MIN_UNIT_BYTES, MIN_SCORE)) < MIN_OWN_SHARE:
+        return verdict  # refused, and not for the words it quotes
     return LanguageVerdict(True, None, 1 - share, f"{share:.0%} is English, beside quotations")

@@ -101,3 +101,29 @@ def test_a_short_foreign_quote_in_a_short_english_note_passes(note: str) -> None
     """Block quotes are someone else's words: the pool of short paragraphs read them with the
     author's, and an English note quoting a short French error was blocked as French."""
     assert check_text(note).english
+
+
+SENTENCE = "We restarted the runner after the upload step failed again last night.\n\n"
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        "- Die Datei ist gesperrt.\n- Der Prozess hängt fest.\n- Bitte neu starten.\n"
+        "- Danach geht es wieder.\n- Das Cache leeren hilft.\n- Die Rechte neu setzen.\n",
+        "- Toujours vérifier le cache\n- Relancer le serveur\n- Lire les journaux\n"
+        "- Vider le dossier temporaire\n- Redémarrer le service\n- Prévenir l'équipe\n",
+    ],
+)
+def test_a_list_in_another_language_under_one_english_sentence_is_blocked(items: str) -> None:
+    """Short items voted only in a note with no paragraph that votes, so one English sentence
+    above them carried any number of them through: beside it they now vote, read together."""
+    verdict = check_text(SENTENCE + items)
+
+    assert not verdict.english, verdict.reason
+
+
+def test_foreign_names_listed_under_an_english_sentence_pass() -> None:
+    names = ("Jürgen Müller", "François Lefèvre", "Søren Ødegaard", "José García", "Lê Văn Hưng")
+
+    assert check_text(SENTENCE + "".join(f"- {name}\n" for name in names)).english
