@@ -173,9 +173,8 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
     if total == 0:
         return judge_pooled(units, detect, own)
     weight, lang = read_pool(units if own is None else own, detect)  # a list under a sentence
-    total += weight if weight >= MIN_POOL_BYTES else 0
-    if lang is not None:
-        against[lang] = against.get(lang, 0) + weight
+    if lang is not None:  # only ever against: English or unsure, short items count for nothing
+        total, against[lang] = total + weight, against.get(lang, 0) + weight
     share = sum(against.values()) / total
     if share <= 0.5:
         return LanguageVerdict(True, None, share, f"{1 - share:.0%} of the prose reads as English")
