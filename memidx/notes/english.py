@@ -70,6 +70,8 @@ _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
 _LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _MARKUP = re.compile(r"[*_#>`~=|\[\]{}<>\\^]+")
 _SPACE = re.compile(r"\s+")
+# quotation marks hugging each word blur the model's guess: the detector reads words only
+_MARKS = re.compile("(?<!\\w)[\"'\u2018-\u201f\xab\xbb]+|[\"'\u2018-\u201f\xab\xbb]+(?!\\w)")
 
 
 def strip_front_matter(text: str) -> str:
@@ -281,7 +283,7 @@ def _detector() -> Detect:
 
 def detect_language(text: str) -> tuple[str, float]:
     """The top language code of text and its score, from the bundled lite model (offline)."""
-    return _detector()(_SPACE.sub(" ", text).strip())
+    return _detector()(_SPACE.sub(" ", _MARKS.sub(" ", text)).strip())
 
 
 def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
