@@ -32,6 +32,21 @@ _CLOSING = {  # what closes each opening mark; a line's end closes nothing
 }
 MIN_OWN_SHARE = 0.5  # of all letters, quotations included: less, and the quotes are the note
 
+# Quotation marks hugging a word blur the model's guess (each word of a German note in "..."
+# read as English): it reads words without them, an apostrophe inside a word kept. So do other
+# signs around whole words once more than MAX_WRAPPED_SHARE of the words wear them (.each.).
+_MARKS = re.compile("(?<!\\w)[\"'\u2018-\u201f\xab\xbb]+|[\"'\u2018-\u201f\xab\xbb]+(?!\\w)")
+_WRAPPED = re.compile(r"(?<!\S)[^\w\s]+(\w+)[^\w\s]+(?!\S)")
+MAX_WRAPPED_SHARE = 0.25
+
+
+def words_for_the_model(text: str) -> str:
+    """`text` as the language model should read it: words without the signs around them."""
+    text = _MARKS.sub(" ", text)
+    if len(_WRAPPED.findall(text)) > MAX_WRAPPED_SHARE * len(text.split()):
+        text = _WRAPPED.sub(r" \1 ", text)
+    return text
+
 
 def quotations(text: str) -> list[tuple[int, int]]:
     """The (start, end) of each quotation in text, marks included, leftmost first. Linear in

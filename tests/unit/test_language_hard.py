@@ -129,10 +129,12 @@ def test_foreign_names_listed_under_an_english_sentence_pass() -> None:
     assert check_text(SENTENCE + "".join(f"- {name}\n" for name in names)).english
 
 
-@pytest.mark.parametrize("marks", ['""', "\u201e\u201c", "\u00bb\u00ab", "\u2018\u2019", "''"])
-def test_quotation_marks_around_each_word_carry_no_foreign_note_through(marks: str) -> None:
+@pytest.mark.parametrize(
+    "marks", ['""', "\u201e\u201c", "\u00bb\u00ab", "\u2018\u2019", "''", "..", "()", ",,"]
+)
+def test_signs_around_each_word_carry_no_foreign_note_through(marks: str) -> None:
     """The model read German with each word in "..." as English, unsure: 15 of the 103
-    labeled foreign notes passed so, 27 with each word in \u2018...\u2019."""
+    labeled foreign notes passed so, 27 with each word in \u2018...\u2019 or in .dots."""
     notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
     opened, closed = marks
 
