@@ -38,11 +38,14 @@ MIN_OWN_SHARE = 0.5  # of all letters, quotations included: less, and the quotes
 _MARKS = re.compile("(?<!\\w)[\"'\u2018-\u201f\xab\xbb]+|[\"'\u2018-\u201f\xab\xbb]+(?!\\w)")
 _WRAPPED = re.compile(r"(?<!\S)[^\w\s]+(\w+)[^\w\s]+(?!\S)")
 MAX_WRAPPED_SHARE = 0.25
+# invisible signs inside words (zero-width space and joiner, direction marks, soft hyphen) cut
+# each word in pieces the model does not know: 43 of 103 foreign notes passed with ZWJ in words
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]+")
 
 
 def words_for_the_model(text: str) -> str:
     """`text` as the language model should read it: words without the signs around them."""
-    text = _MARKS.sub(" ", text)
+    text = _MARKS.sub(" ", _INVISIBLE.sub("", text))
     if len(_WRAPPED.findall(text)) > MAX_WRAPPED_SHARE * len(text.split()):
         text = _WRAPPED.sub(r" \1 ", text)
     return text
