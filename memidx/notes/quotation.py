@@ -7,7 +7,8 @@ outside quotation marks is weighed: a paragraph's rest votes on its own without 
 look (memidx.notes.loanwords), the rests too short to vote read together. So an English note
 quoting a German error passes, while a note mostly in quotation marks, a foreign one with a few
 words quoted, or English beside foreign text that a quotation was to outweigh, is refused as
-before: quoting only ever lets a note through whose own prose is English. Pure."""
+before: quoting only ever lets a note through whose own prose is English. And the words the
+language model reads: without quotation marks or other signs worn to blur them. Pure."""
 
 from __future__ import annotations
 
