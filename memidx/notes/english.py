@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from memidx.errors import ModelError, missing_module_error
 from memidx.notes.loanwords import LETTER_WORD, english_beside_loanwords
 from memidx.notes.markdown import front_matter_end, heading_of, scan
-from memidx.notes.quotation import set_quotes_aside
+from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share, words_for_the_model
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -157,11 +157,9 @@ def script_of(ch: str) -> str:
 # --- the vote (pure, given a detector) --------------------------------------------------------
 
 
-def judge_units(
-    units: Units, detect: Detect, own: Units | None = None, *, loanwords: bool = True
-) -> LanguageVerdict:
-    """Vote by paragraph: fail when non-English paragraphs hold most of the counted letters
-    (`loanwords`: a paragraph read as another language gets english_beside_loanwords' look)."""
+def judge_units(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
+    """Vote by paragraph, the short ones of `own` (default: all) as one (read_pool): fail when
+    non-English paragraphs hold most of the counted letters."""
     total = 0
     against: dict[str, int] = {}
     for unit in units:
@@ -170,11 +168,13 @@ def judge_units(
             continue
         total += weight
         lang, score = detect(unit)
-        foreign = lang != "en" and score >= MIN_SCORE
-        if foreign and not (loanwords and english_beside_loanwords(unit, detect)):
+        if lang != "en" and score >= MIN_SCORE and not english_beside_loanwords(unit, detect):
             against[lang] = against.get(lang, 0) + weight
     if total == 0:
         return judge_pooled(units, detect, own)
+    weight, lang = read_pool(units if own is None else own, detect)  # a list under a sentence
+    if lang is not None:  # only ever against: English or unsure, short items count for nothing
+        total, against[lang] = total + weight, against.get(lang, 0) + weight
     share = sum(against.values()) / total
     if share <= 0.5:
         return LanguageVerdict(True, None, share, f"{1 - share:.0%} of the prose reads as English")
@@ -185,23 +185,23 @@ def judge_units(
 
 
 def judge_pooled(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
-    """A note of short paragraphs and items only: `own` (default: all) but names and titles
-    (`named`) vote together once they hold MIN_POOL_BYTES letter bytes, against the note only
-    with a sure guess (short German or French sentences read at 0.85-0.99). Fewer letters:
-    judge_script. Items never pool beside a paragraph that votes (foreign names listed in an
-    English note), nor do block quotes (a short French error quoted in an English note)."""
-    pooled = "\n".join(u for u in (units if own is None else own) if not named(u))
-    if letter_bytes(pooled) >= MIN_POOL_BYTES:
-        lang, score = detect(pooled)
-        if (
-            lang != "en"
-            and score >= MIN_POOL_SCORE
-            and not english_beside_loanwords(pooled, detect)
-        ):
-            return LanguageVerdict(
-                False, lang, 1.0, f"its short paragraphs, read together, are not English ({lang})"
-            )
-    return judge_script(units, detect)
+    """A note of short paragraphs and items only fails when they, read together, surely read
+    as another language (read_pool). Fewer letters: judge_script."""
+    lang = read_pool(units if own is None else own, detect)[1]
+    reason = f"its short paragraphs, read together, are not English ({lang})"
+    return judge_script(units, detect) if lang is None else LanguageVerdict(False, lang, 1, reason)
+
+
+def read_pool(units: Units, detect: Detect) -> tuple[int, str | None]:
+    """Short units but names and titles (`named`) read together: their letter bytes and, once
+    those reach MIN_POOL_BYTES, the language they surely read as (short German or French reads
+    at 0.85-0.99), else None. Never block quotes (a short French error an English note quotes)."""
+    pooled = "\n".join(u for u in units if letter_bytes(u) < MIN_UNIT_BYTES and not named(u))
+    if (weight := letter_bytes(pooled)) < MIN_POOL_BYTES:
+        return weight, None
+    lang, score = detect(pooled)
+    sure = lang != "en" and score >= MIN_POOL_SCORE
+    return weight, lang if sure and not english_beside_loanwords(pooled, detect) else None
 
 
 def named(unit: str) -> bool:
@@ -281,7 +281,7 @@ def _detector() -> Detect:
 
 def detect_language(text: str) -> tuple[str, float]:
     """The top language code of text and its score, from the bundled lite model (offline)."""
-    return _detector()(_SPACE.sub(" ", text).strip())
+    return _detector()(_SPACE.sub(" ", words_for_the_model(text)).strip())
 
 
 def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
@@ -289,11 +289,10 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
     only when the author's own prose is too short to; memidx.notes.quotation: quoted words."""
     detect = detect or detect_language
     own = prose_units(text, quotes=False)
-    if any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
-        verdict = judge_units(own, detect)
-    else:
-        verdict = judge_units(prose_units(text), detect, own)
-    unquoted = set_quotes_aside(own) or ()  # the rest votes as paragraphs, no loanword look
-    if verdict.english or not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in unquoted):
+    if not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
+        return judge_units(prose_units(text), detect, own)  # no second reading: block quotes vote
+    if (verdict := judge_units(own, detect)).english:
         return verdict
-    return again if (again := judge_units(unquoted, detect, loanwords=False)).english else verdict
+    if (share := own_english_share(own, detect, MIN_UNIT_BYTES, MIN_SCORE)) < MIN_OWN_SHARE:
+        return verdict  # refused, and not for the words it quotes
+    return LanguageVerdict(True, None, 1 - share, f"{share:.0%} is English, beside quotations")

@@ -315,6 +315,20 @@ def test_vote_by_letter_bytes(units: list[str], english: bool, language: str | N
     assert (verdict.english, verdict.language) == (english, language)
 
 
+@pytest.mark.parametrize(("pool", "english"), [(("es", 0.5), False), (("en", 0.9), False)])
+def test_short_items_beside_paragraphs_only_ever_vote_against(
+    pool: tuple[str, float], english: bool
+) -> None:
+    """Items read together beside a paragraph that votes count only on a sure foreign guess:
+    an unsure or English pool counted as English letters outvoted a German paragraph."""
+    items = ["s" * 20] * 5
+    answers = {EN_UNIT: ("en", 0.9), DE_UNIT + "d": ("de", 0.9), "\n".join(items): pool}
+
+    verdict = judge_units([EN_UNIT, DE_UNIT + "d", *items], lambda text: answers[text])
+
+    assert verdict.english is english
+
+
 def test_problem_message_is_one_line() -> None:
     verdict = LanguageVerdict(False, "de", 0.9, "90% of the prose is not English (mostly de)")
     assert problem_message("notes/x.md", verdict) == (

@@ -101,3 +101,75 @@ def test_a_short_foreign_quote_in_a_short_english_note_passes(note: str) -> None
     """Block quotes are someone else's words: the pool of short paragraphs read them with the
     author's, and an English note quoting a short French error was blocked as French."""
     assert check_text(note).english
+
+
+SENTENCE = "We restarted the runner after the upload step failed again last night.\n\n"
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        "- Die Datei ist gesperrt.\n- Der Prozess hängt fest.\n- Bitte neu starten.\n"
+        "- Danach geht es wieder.\n- Das Cache leeren hilft.\n- Die Rechte neu setzen.\n",
+        "- Toujours vérifier le cache\n- Relancer le serveur\n- Lire les journaux\n"
+        "- Vider le dossier temporaire\n- Redémarrer le service\n- Prévenir l'équipe\n",
+    ],
+)
+def test_a_list_in_another_language_under_one_english_sentence_is_blocked(items: str) -> None:
+    """Short items voted only in a note with no paragraph that votes, so one English sentence
+    above them carried any number of them through: beside it they now vote, read together."""
+    verdict = check_text(SENTENCE + items)
+
+    assert not verdict.english, verdict.reason
+
+
+def test_foreign_names_listed_under_an_english_sentence_pass() -> None:
+    names = ("Jürgen Müller", "François Lefèvre", "Søren Ødegaard", "José García", "Lê Văn Hưng")
+
+    assert check_text(SENTENCE + "".join(f"- {name}\n" for name in names)).english
+
+
+@pytest.mark.parametrize(
+    "marks", ['""', "\u201e\u201c", "\u00bb\u00ab", "\u2018\u2019", "''", "..", "()", ",,"]
+)
+def test_signs_around_each_word_carry_no_foreign_note_through(marks: str) -> None:
+    """The model read German with each word in "..." as English, unsure: 15 of the 103
+    labeled foreign notes passed so, 27 with each word in \u2018...\u2019 or in .dots."""
+    notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
+    opened, closed = marks
+
+    def wrapped(note: str) -> str:
+        return "\n".join(
+            " ".join(f"{opened}{w}{closed}" if w.isalpha() else w for w in line.split(" "))
+            for line in note.split("\n")
+        )
+
+    passed = [note[:40] for note in notes if check_text(wrapped(note)).english]
+
+    assert len(notes) >= 100 and passed == [], passed
+
+
+@pytest.mark.parametrize("sign", ["\u200b", "\u200d", "\u200f", "\u00ad"])
+def test_invisible_signs_inside_words_carry_no_foreign_note_through(sign: str) -> None:
+    """A zero-width joiner after each letter let 43 of the 103 labeled foreign notes through
+    (a direction mark 38, a soft hyphen 22): the model read each word as unknown pieces."""
+    notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
+
+    def mangled(note: str) -> str:
+        return "".join(f"{ch}{sign}" if ch.isalpha() else ch for ch in note)
+
+    passed = [note[:40] for note in notes if check_text(mangled(note)).english]
+
+    assert len(notes) >= 100 and passed == [], passed
+
+
+@pytest.mark.parametrize("start", [0xFF41, 0x1D41A])  # full-width, mathematical bold letters
+def test_letters_of_another_shape_carry_no_foreign_note_through(start: int) -> None:
+    """German in full-width letters let 23 of the 103 labeled foreign notes through, in
+    mathematical bold 4: the model knows the words only in their usual letters."""
+    notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
+    shape = {ord(a): chr(start + i) for i, a in enumerate("abcdefghijklmnopqrstuvwxyz")}
+
+    passed = [note[:40] for note in notes if check_text(note.translate(shape)).english]
+
+    assert len(notes) >= 100 and passed == [], passed

@@ -53,6 +53,26 @@ def test_the_real_check_passes_the_note_and_refuses_a_german_one(tmp_path: Path)
     assert len(run.out.splitlines()) == 1, run
 
 
+SENTENCE = (
+    "We restarted the runner after the upload step failed again, and the second run went"
+    " through without any trouble."
+)
+ADMIN = "Bitte wenden Sie sich an den Administrator, wenn der Fehler weiterhin auftritt."
+AFTER = "Danach läuft der Job wieder ohne Fehler durch und die Dateien bleiben im Ordner."
+ITEMS = "\n".join(
+    f"- {item}"
+    for item in (
+        "Der Cache war kaputt",
+        "Danach läuft alles",
+        "Bitte neu starten",
+        "Die Datei fehlt noch",
+        "Der Job bricht ab",
+        "Fehler im Ordner",
+        "Prüfen Sie das Log",
+        "Alles wieder gut",
+    )
+)
+WORDS = ["schnell", "langsam", "richtig", "sicher", "ruhig", "wieder"]
 FOREIGN = [
     # a whole note in quotation marks
     f'"{ERROR} Bitte wenden Sie sich an den Administrator, wenn der Fehler bleibt."\n',
@@ -64,6 +84,17 @@ FOREIGN = [
     '"Build läuft" wieder, der Cache war kaputt.\n',
     # Hungarian, three words in guillemets: the rest is English only to the loanword look
     "A `main` ág »védett, ezért egysoros« javításhoz is nyiss pull requestet.\n",
+    # German beside an English sentence quoting German: half the quotes' rest was German too,
+    # and that half may be foreign, so two thirds of the note was German
+    f'{SENTENCE} It said "{ERROR} {ADMIN}" then.\n\n{AFTER}\n',
+    # short German items, which never vote, counted as the note's own prose beside the quote
+    f'{SENTENCE} It printed "{ERROR} {ADMIN}" and stopped.\n\n{ITEMS}\n',
+    # German paragraphs that a quoted word takes below the 30 letters a paragraph votes with
+    "We restarted the runner and it passed.\n\n"
+    + "\n\n".join(f"Danach läuft alles „{word}“ ohne Fehler." for word in WORDS)
+    + "\n",
+    # a German block quote below own prose too short to vote, which has a quoted word
+    f"# Deploy stopped on the runner\n\nIt printed „Fehler“ then died:\n\n> {ERROR} {AFTER}\n",
 ]
 
 
