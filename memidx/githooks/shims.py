@@ -191,9 +191,12 @@ case $input in
 "* | *"0000000000 REBASE_HEAD
 "*) ended=1 ;; # its pseudo-ref deleted (REBASE_HEAD: `git am --skip` of the last patch)
 esac
-if [ -n "$ended" ]; then
+if [ -n "$ended" ]; then # entries in the git folder (an older memidx's in .memidx/)
+{find_dir}
   ended=
-  for entry in .memidx/pending-notes/[0-9]*.json; do [ -e "$entry" ] && ended=1 && break; done
+  for entry in "$dir"/memidx/pending-notes/[0-9]*.json .memidx/pending-notes/[0-9]*.json; do
+    [ -e "$entry" ] && ended=1 && break
+  done
 fi
 if [ -n "$moved" ] || [ -n "$ended" ]; then
   if [ -f hooks/memidx-hook ]; then
