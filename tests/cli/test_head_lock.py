@@ -4,6 +4,7 @@ HEAD: memidx waited its 10 s, then said "HEAD kept moving" of a HEAD that never 
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -68,3 +69,21 @@ def test_a_head_lock_a_killed_git_left_is_said_at_once_with_its_remedy(repo: Not
     subjects = repo.git("log", "--format=%s").splitlines()
     assert subjects == ["memidx remember: Proxy timeout", "start"]  # once
     assert _until(lambda: not list(_finishers(repo.root)), 10), "its finisher did not end"
+
+
+def test_a_git_that_keeps_the_lock_closed_is_named_by_its_command(repo: NotesRepo) -> None:
+    """git keeps a ref's lock closed while it waits (its reference-transaction hook, say): the
+    holder named is the git running in the clone, by its command alone, never its arguments."""
+    from memidx.git.lock_holders import holder
+
+    lock = repo.root / ".git" / "HEAD.lock"
+    lock.write_text("")
+    waiting = subprocess.Popen(
+        ["git", "hash-object", "--stdin"], cwd=repo.root, stdin=subprocess.PIPE
+    )  # a git of the clone that runs until its input ends
+    try:
+        named = holder(lock, repo.root)
+    finally:
+        waiting.communicate(b"", timeout=10)
+    assert named == f"git hash-object (pid {waiting.pid})"
+    assert holder(lock, repo.root) is None  # none now: a killed git's
