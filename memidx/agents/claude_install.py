@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import cast
 
@@ -93,7 +94,7 @@ def hooks_switches(cwd: Path) -> list[Switch]:
     ]
 
 
-def install_warnings(_cwd: Path) -> list[str]:
+def install_warnings(_cwd: Path, _planned: Collection[Path] = ()) -> list[str]:
     """What install says besides: that the machine's policy runs none of memidx's hooks."""
     policy = policy_switch()
     if policy is None or not policy.read(""):  # no say, or the policy lets hooks run

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -266,9 +266,9 @@ def hooks_switches(cwd: Path) -> list[Switch]:
     return [*elsewhere_switches(root), first, toml_switch(user, _FEATURE, False)]
 
 
-def install_warnings(cwd: Path) -> list[str]:
+def install_warnings(cwd: Path, planned: Collection[Path] = ()) -> list[str]:
     """What install says besides: that Codex ignores the project's .codex/ (not trusted), or
-    the hooks in a git worktree's."""
-    root = project_root(cwd)
-    said = untrusted_warning(user_dir() / "config.toml", root), elsewhere_warning(root)
+    the hooks in a git worktree's; a dry run's `planned` files as if written (it said none)."""
+    root, user = project_root(cwd), user_dir() / "config.toml"
+    said = untrusted_warning(user, root, planned), elsewhere_warning(root, planned)
     return [one for one in said if one]

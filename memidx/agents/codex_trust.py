@@ -7,9 +7,10 @@ project; headless, `codex exec --trust` records the answer. memidx reads it, nev
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
-from memidx.agents.config_text import read_config
+from memidx.agents.config_text import read_config, read_found
 from memidx.agents.hooks_off import Switch, toml_table
 from memidx.agents.settings import get_entry
 from memidx.agents.text_install import BEGIN
@@ -101,9 +102,11 @@ def _holds_memidx(toml: Path) -> bool:
         return False
 
 
-def untrusted_warning(user: Path, root: Path) -> str | None:
-    """What install says when memidx's files in the project's `.codex/` do nothing."""
-    if not ignored(user, root) or not _holds_memidx(root / ".codex" / "config.toml"):
+def untrusted_warning(user: Path, root: Path, planned: Collection[Path] = ()) -> str | None:
+    """What install says when memidx's files in the project's `.codex/` do nothing (or a dry
+    run's, which would write the `planned` files)."""
+    toml = root / ".codex" / "config.toml"
+    if not ignored(user, root) or not (toml in planned or _holds_memidx(toml)):
         return None  # (a user install warned of a .codex/ of the person's own)
     # it said "not trusted yet" (a worktree of a repository marked so too), and to trust it
     # when Codex asks, or with `codex exec --trust`, which leaves this as it is
@@ -133,18 +136,37 @@ def main_tree(root: Path) -> Path | None:
 def elsewhere_switches(root: Path) -> list[Switch]:
     """In a linked work tree Codex (0.171.0) runs the hooks of the main work tree's
     `.codex/hooks.json`, never the linked one's (its MCP servers it reads from the linked
-    one): that file stands as the switch of the hooks there (status called them on)."""
+    one): that file stands as the switch of the hooks there (status called them on), and
+    status says so: it said `switched off in <main>/.codex/hooks.json` where no such file was."""
     main = main_tree(root)
     if main is None:
         return []
-    return [Switch(main / ".codex" / "hooks.json", lambda _text: True, within=root / ".codex")]
+    hooks = main / ".codex" / "hooks.json"
+    return [Switch(hooks, lambda _text: True, within=root / ".codex", note=_elsewhere(main))]
 
 
-def elsewhere_warning(root: Path) -> str | None:
-    """What install says of memidx's hooks in a linked work tree's `.codex/`."""
+def _elsewhere(main: Path) -> str:
+    """What status says of memidx's hooks in a linked work tree's `.codex/`."""
+    hooks, to_do = main / ".codex" / "hooks.json", f"install in {main} for memidx's hooks"
+    try:
+        found = read_found(hooks)
+    except MemidxError:
+        found = ""
+    if found is None:
+        to_do = f"which does not exist: {to_do}"
+    elif "memidx" in found:
+        to_do = "memidx's are there"
+    return (
+        "installed, but Codex CLI runs none of them: in a git worktree it runs only the hooks"
+        f" of {hooks} ({to_do})"
+    )
+
+
+def elsewhere_warning(root: Path, planned: Collection[Path] = ()) -> str | None:
+    """What install says of memidx's hooks in a linked work tree's `.codex/` (or would put)."""
     main, hooks = main_tree(root), root / ".codex" / "hooks.json"
     try:
-        if main is None or "memidx" not in read_config(hooks):
+        if main is None or (hooks not in planned and "memidx" not in read_config(hooks)):
             return None
     except MemidxError:
         return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 from memidx.agents.entries import (
@@ -21,8 +22,9 @@ from memidx.agents.entries import (
 )
 from memidx.agents.gemini import EVENTS, NAME
 from memidx.agents.gemini_trust import distrust_switch, trusted_folders, untrusted_warning
-from memidx.agents.hooks_off import Switch, json_strings, json_switch
+from memidx.agents.hooks_off import Switch, json_strings, json_switch, switched_off
 from memidx.agents.install import ConfigFile, project_root, user_folder
+from memidx.frozen import replace
 
 HOME = "GEMINI_CLI_HOME"
 # Gemini CLI 0.61.0 replaces `$NAME`, `${NAME}` and `${NAME:-default}` in every string of its
@@ -83,9 +85,24 @@ def hooks_switches(cwd: Path) -> list[Switch]:
     trust = distrust_switch(
         trusted_folders(user_home()), project_root(cwd), [system, user, defaults]
     )
-    files = (system, project, user, defaults)
-    enabled = ["hooksConfig", "enabled"]
-    return [trust, *(json_switch(path, enabled, False, comments=True) for path in files)]
+    # the system's files are an administrator's, as a rule: install told the person to set
+    # `enabled` to true in them or remove it, where their own settings alone can outrank it
+    below = f"{_ENABLED}: set it to true in {user}, which outranks that file"
+    return [
+        trust,
+        replace(_switch(system), remedy="", why=f"{SYSTEM_WHY}{_ENABLED}"),
+        _switch(project),
+        _switch(user),
+        replace(_switch(defaults), remedy=below),
+    ]
+
+
+_ENABLED = "`hooksConfig.enabled` is false there"
+SYSTEM_WHY = "the system's settings, which outrank every other: "  # what status adds
+
+
+def _switch(path: Path) -> Switch:
+    return json_switch(path, ["hooksConfig", "enabled"], False, comments=True)
 
 
 def _settings_files(cwd: Path) -> tuple[Path, Path, Path, Path]:
@@ -111,8 +128,20 @@ def skipped_hooks(cwd: Path) -> list[tuple[str, Path]]:
     return [(name, named[name]) for name in ours if name in named]
 
 
-def install_warnings(cwd: Path) -> list[str]:
+def install_warnings(cwd: Path, _planned: Collection[Path] = ()) -> list[str]:
     """What install says besides: that Gemini CLI does not trust the project's folder."""
     system, _, user, defaults = _settings_files(cwd)
     said = untrusted_warning(user_home(), project_root(cwd), [system, user, defaults])
-    return [said] if said else []
+    return [one for one in (said, _system_warning(system)) if one]
+
+
+def _system_warning(system: Path) -> str | None:
+    """What install says when the system's settings switch every hook off: an administrator's
+    file as a rule (it told the person to set it to true or remove it, as if their own)."""
+    if switched_off([_switch(system)], system) is None:
+        return None
+    return (
+        f"Gemini CLI runs none of memidx's hooks on this machine: its system settings, {system},"
+        f" switch them off ({_ENABLED}, which outranks every other settings file); they do"
+        " nothing until an administrator changes that (memidx never writes it)"
+    )

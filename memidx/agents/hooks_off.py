@@ -27,6 +27,7 @@ class Switch(Value):
     within: Path | None = None  # the folder whose hooks files alone it concerns (None: all)
     why: str = ""  # what status adds to the file's name (which setting of a policy)
     remedy: str = ""  # the person's setting: how install says to switch the hooks back on
+    note: str = ""  # what status says in place of `switched off in <file>`, when it is not so
 
 
 def switched_off(switches: Sequence[Switch], hooks: Path) -> Switch | None:

@@ -243,6 +243,7 @@ class FileState(Value):
     unreadable: str | None = None
     hooks_off: Path | None = None  # the agent's file that switches memidx's hooks here off
     hooks_off_why: str = ""  # the setting there, where status names it (a machine's policy)
+    hooks_off_note: str = ""  # status's words in place of `switched off in <file>` (Switch)
     hooks_skipped: tuple[tuple[str, Path], ...] = ()  # (hook, file): Gemini CLI's disabled
 
 

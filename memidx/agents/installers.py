@@ -5,7 +5,7 @@ files, memidx/agents/text_install.py)."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Protocol, cast
 
@@ -18,6 +18,7 @@ from memidx.agents.install import (
     Outcome,
     carry_out_all,
     plan,
+    project_root,
     states,
     unreadable,
 )
@@ -112,6 +113,22 @@ def states_all(files: list[AnyFile]) -> list[FileState]:
     return found
 
 
+def planned_states(files: list[AnyFile]) -> list[FileState]:
+    """What of memidx's each file would hold once installed (an install's dry run)."""
+    found: list[FileState] = []
+    for one in files:
+        try:
+            if isinstance(one, ConfigFile):
+                after = one.install(parse_json(read_config(one.path), one.path, bom=one.bom))
+                found.append(FileState(one.path, tuple(one.installed(after))))
+            else:
+                after_text = one.install(read_config(one.path))
+                found.append(FileState(one.path, tuple(one.installed(after_text))))
+        except Exception as exc:  # noqa: BLE001  # a warning's source, never a stop
+            found.append(unreadable(one.path, exc))
+    return found
+
+
 def with_hooks_off(agent: str, cwd: Path, found: list[FileState]) -> list[FileState]:
     """`found` with, on each file holding memidx's hooks, the agent's own settings file that
     switches its hooks off, and memidx's hooks it skips by name (status said they were
@@ -140,28 +157,58 @@ def _switches(agent: str, cwd: Path) -> list[Switch]:
 def _switched(
     state: FileState, off: Switch | None, skipped: tuple[tuple[str, Path], ...]
 ) -> FileState:
-    path, why = (None, "") if off is None else (off.path, off.why)
-    return replace(state, hooks_off=path, hooks_off_why=why, hooks_skipped=skipped)
+    path, why, note = (None, "", "") if off is None else (off.path, off.why, off.note)
+    return replace(
+        state, hooks_off=path, hooks_off_why=why, hooks_off_note=note, hooks_skipped=skipped
+    )
 
 
-def install_warnings(agent: str, cwd: Path) -> list[str]:
-    """What the agent's installer says besides the files (Gemini CLI's untrusted folder)."""
+def install_warnings(agent: str, cwd: Path, planned: Collection[Path] = ()) -> list[str]:
+    """What the agent's installer says besides the files (Gemini CLI's untrusted folder);
+    `planned`: the files a dry run would have written, read as holding memidx's entries."""
     module = importlib.import_module(INSTALLERS[agent])
     found = getattr(module, "install_warnings", None)  # not every agent has any
-    warnings = cast("Callable[[Path], list[str]] | None", found)
-    return warnings(cwd) if warnings is not None else []
+    warnings = cast("Callable[[Path, Collection[Path]], list[str]] | None", found)
+    return warnings(cwd, planned) if warnings is not None else []
 
 
-def hooks_off_warnings(agent: str, cwd: Path, files: list[AnyFile]) -> list[str]:
+def hooks_off_warnings(
+    agent: str, cwd: Path, files: list[AnyFile], *, dry_run: bool = False
+) -> list[str]:
     """What install says of memidx's hooks in `files` that the person's own settings switch
     off (Claude Code's `"disableAllHooks": true`: status said so, install did not). A switch
-    with no remedy of the person's (a policy, a folder not trusted) has its own warning."""
+    with no remedy of the person's (a policy, a folder not trusted) has its own warning. A
+    dry run reads what install would write (it read the files as they were, without memidx's
+    hooks, so it warned of nothing a real install would)."""
     said: list[str] = []
-    for state in with_hooks_off(agent, cwd, states_all(files)):
+    found = planned_states(files) if dry_run else states_all(files)
+    for state in with_hooks_off(agent, cwd, found):
         if state.hooks_off is None:
+            said.extend(_skipped_said(TITLES[agent], state))
             continue
         off = switched_off(_switches(agent, cwd), state.path)
         if off is not None and off.remedy:
-            said.append(f"{TITLES[agent]} runs none of memidx's hooks in {state.path}: {off.path}"
-                        f" switches its hooks off ({off.remedy})")  # fmt: skip
+            said.append(f"{TITLES[agent]} runs none of memidx's hooks in {state.path}"
+                        f"{_where(cwd, state.path, off.path)}: {off.path} switches its hooks"
+                        f" off ({off.remedy})")  # fmt: skip
+    return said
+
+
+def _where(cwd: Path, hooks: Path, switch: Path) -> str:
+    """` when it runs in <project>` when only the project's own settings switch off hooks of a file
+    outside it (a user install's): it said they ran nowhere, and they do elsewhere."""
+    root = project_root(cwd)
+    only_here = switch.is_relative_to(root) and not hooks.is_relative_to(root)
+    return f" when it runs in {root}" if only_here else ""
+
+
+def _skipped_said(title: str, state: FileState) -> list[str]:
+    """What install says of memidx's hooks the agent skips by name (Gemini CLI's
+    `hooksConfig.disabled`, which `/hooks disable` writes): status named them, install not."""
+    said: list[str] = []
+    for path in dict.fromkeys(where for _, where in state.hooks_skipped):
+        names = [hook for hook, where in state.hooks_skipped if where == path]
+        them = "it" if len(names) == 1 else "them"
+        said.append(f"{title} skips {', '.join(names)} in {state.path}: {path} lists {them} in"
+                    f" `hooksConfig.disabled` (take {them} out of that list there)")  # fmt: skip
     return said

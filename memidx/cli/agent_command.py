@@ -41,8 +41,10 @@ def agent(args: argparse.Namespace, config: Config) -> int:
     done = apply_all(files, remove=remove, dry_run=args.dry_run)
     if not remove:
         _warn_unless_reached(config)
-        warnings = install_warnings(args.agent, _cwd(args))
-        for warning in [*warnings, *hooks_off_warnings(args.agent, _cwd(args), files)]:
+        planned = [one.path for one in files] if args.dry_run else []
+        warnings = install_warnings(args.agent, _cwd(args), planned)
+        warnings += hooks_off_warnings(args.agent, _cwd(args), files, dry_run=args.dry_run)
+        for warning in warnings:
             sys.stderr.write(f"memidx: warning: {warning}\n")
         if scope == "project" and not args.dry_run:
             _warn_unless_found()
@@ -125,6 +127,7 @@ def off_notes(state: FileState) -> list[str]:
     from memidx.agents.hooks_off import off_note
 
     said = [] if state.hooks_off is None else [off_note(state.hooks_off, state.hooks_off_why)]
+    said = [state.hooks_off_note] if state.hooks_off_note else said
     files = list(dict.fromkeys(path for _, path in state.hooks_skipped))
     for path in files:
         hooks = [hook for hook, where in state.hooks_skipped if where == path]

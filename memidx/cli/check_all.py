@@ -101,7 +101,7 @@ def run_check(
         from memidx.githooks.run_parts import said_by_an_earlier_part
 
         if said_by_an_earlier_part(config.root):  # by hand past 128 KiB: drift said once
-            return staged_problems(config, staged), None
+            return staged_problems(config, staged, files), None
         return check_drift(config, files, remedy=args.remedy, staged=staged), None
     if hook == "memidx-english":
         return check_english(config, files, staged), None

@@ -9,6 +9,14 @@ from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
 
 
+def head_ref(root: Path) -> str:
+    """What HEAD names now, for a commit meant for it (`branch=` of memidx.git.commit):
+    its branch (refs/heads/<name>), or DETACHED."""
+    from memidx.git.publish import DETACHED
+
+    return GitRepo(root).run("symbolic-ref", "-q", "HEAD", check=False).decode().strip() or DETACHED
+
+
 def on_a_branch(root: Path, undone: str) -> str:
     """Refuse a commit on a detached HEAD: the next `git switch` leaves it behind, and git
     takes its files off the disk (a remembered note is gone, a forgotten one is back). In a

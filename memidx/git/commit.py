@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +27,16 @@ from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
-from memidx.git.head_lock import head_lock_held, refuse_a_left_head_lock
+from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
+from memidx.git.late import settle
 from memidx.git.lock_holders import left_behind
+from memidx.git.publish import committers
+from memidx.git.switched import switched_away
+from memidx.git.temp_index import TEMP_INDEX_PREFIX, remove_stale_temporaries
 from memidx.git.underway import refuse_a_stopped_pick
 
 WAIT_SECONDS = 10.0  # for other git commands (a commit's hooks can take seconds), then give up
 STALE_CHECK_SECONDS = 1.0  # how often a lock that stays is checked for a killed owner
-TEMP_INDEX_PREFIX = "memidx-commit-"
 UTF8 = "UTF-8"  # a commit so labelled carries no `encoding` header
 
 
@@ -43,12 +47,16 @@ def commit_paths(
     *,
     wait: float | None = None,
     branch: str | None = None,
+    written: Mapping[str, bytes] | None = None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
     these paths' index entries changes; no hook runs (the caller checks and syncs in-process);
     GitBusy when another git holds the clone for all of `wait` seconds (WAIT_SECONDS), or when
-    HEAD names another branch than `branch` (refs/heads/<name>, when given) at the move."""
+    HEAD names another branch than `branch` (refs/heads/<name>, when given) at the move.
+    `written`: paths of `paths` committed with these bytes, not read from the work tree (the
+    caller writes the file once it is committed: untracked meanwhile, it failed a `git pull`
+    that brought the same file)."""
     import git
 
     repo: Any = git.Repo(config.root)
@@ -57,14 +65,17 @@ def commit_paths(
     what = ", ".join(paths)
     undone = not_committed(paths)
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
+    build = partial(_build, written=written) if written else _build
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
         _wait_for_index(git_dir / "index.lock", root, undone, deadline)
         commit = publish(
-            root, git_dir, lambda head: _build(repo, git_dir, head, paths, subject),
+            root, git_dir, lambda head: build(repo, git_dir, head, paths, subject),
             lambda: _head(repo), f"memidx: {subject}", undone=undone, deadline=deadline,
-            then=index_follows(paths), branch=branch,
+            then=index_follows(paths, sorted(written or ())), branch=branch,
         )  # fmt: skip
+        if late := committers(root):  # one that started at the move may have read the clone
+            settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a lock another git holds; this one waits
         them = "it" if len(paths) == 1 else "them"
         done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged for deletion"
@@ -72,10 +83,20 @@ def commit_paths(
     return commit
 
 
-def index_follows(paths: Sequence[str]) -> Callable[[str], Sequence[str]]:
+def index_follows(
+    paths: Sequence[str], written: Sequence[str] = ()
+) -> Callable[[str], Sequence[str]]:
     """What `publish` runs with the move: the index takes the new blobs at exactly `paths`
-    (nothing without paths: a reset without them would reset the whole index)."""
-    return lambda new: ("reset", "-q", new, "--", *literal(paths)) if paths else ()
+    (nothing without paths: a reset without them would reset the whole index). With paths
+    `written` from memory (in no work tree yet), the work tree takes them too: a checkout of
+    `paths` (memidx's own), its hooks off, so a memidx killed right after the move leaves no
+    committed file missing from the disk."""
+    if not paths:
+        return lambda _: ()
+    if written:
+        quiet = ("-c", "core.hooksPath=/dev/null", "checkout", "-q")
+        return lambda new: (*quiet, new, "--", *literal(paths))
+    return lambda new: ("reset", "-q", new, "--", *literal(paths))
 
 
 def literal(paths: Sequence[str]) -> list[str]:  # `--dir 'a*'` took in a person's notes/ab/
@@ -99,9 +120,18 @@ def publish(
     moved from a HEAD it was not built on. `then(commit)`: git arguments run with the move, in
     the same child process (memidx.git.publish.move_head). GitError saying `undone` when that
     does not happen by `deadline` (HEAD is then as the other git left it); GitBusy at once
-    when HEAD names another branch than `branch` (a person's `git switch` meanwhile: built
-    again on that HEAD, the commit went to a branch it was never meant for)."""
-    from memidx.git.publish import BUSY, DONE, SWITCHED, HookRefused, move_head
+    (switched_away) when HEAD names another branch than `branch` (refs/heads/<name>, or
+    DETACHED: a person's `git switch` meanwhile: built again on that HEAD, the commit went to
+    a branch it was never meant for)."""
+    from memidx.git.publish import (
+        BUSY,
+        DETACHED,
+        DONE,
+        SWITCHED,
+        HookRefused,
+        head_names,
+        move_head,
+    )
 
     head = head_of()
     commit = build(head)
@@ -115,7 +145,7 @@ def publish(
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None
         if outcome == SWITCHED:
-            raise GitBusy(f"HEAD is on another branch now; {undone}", "try again on that branch")
+            raise switched_away(git_dir, branch, undone)
         if outcome == DONE:
             return commit
         now = head_of()
@@ -131,12 +161,12 @@ def publish(
             refuse_a_left_head_lock(root, git_dir, undone)
             _pause(min(attempt, 4))
         now = head_of()
+        if now != head and branch is not None and (head_names(git_dir) or DETACHED) != branch:
+            raise switched_away(git_dir, branch, undone)  # built there, it would land there
         if now != head:  # another commit landed first: build on top of it
             head, commit = now, build(now)
     _still_busy(root, git_dir, undone)
-    raise head_lock_held(root, git_dir, undone) or GitBusy(
-        f"HEAD kept moving; {undone}", "try again"
-    )
+    raise not_moved(root, git_dir, undone)
 
 
 def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) -> None:
@@ -165,10 +195,18 @@ def _still_busy(root: Path, git_dir: Path, undone: str) -> None:
         raise GitBusy(f"{still} does not fail)", "try again once it ends")
 
 
-def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], subject: str) -> str:
+def _build(
+    repo: Any,
+    git_dir: Path,
+    head: str | None,
+    paths: Sequence[str],
+    subject: str,
+    *,
+    written: Mapping[str, bytes] | None = None,
+) -> str:
     import git
 
-    _remove_stale_temporaries(git_dir)
+    remove_stale_temporaries(git_dir)
     temporary = git_dir / f"{TEMP_INDEX_PREFIX}{os.getpid()}.index"
     env = {"GIT_INDEX_FILE": str(temporary)}
     try:
@@ -176,7 +214,10 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
             repo.git.read_tree("--empty", env=env)
         else:
             repo.git.read_tree(head, env=env)
-        repo.git.add("-A", "--", *literal(paths), env=env)
+        if read := [path for path in paths if path not in (written or {})]:
+            repo.git.add("-A", "--", *literal(read), env=env)
+        for path, data in (written or {}).items():
+            _stage(repo, git_dir, path, data, env)
         tree = str(repo.git.write_tree(env=env)).strip()
         if head is not None and tree == str(repo.git.rev_parse(f"{head}^{{tree}}")).strip():
             return head  # nothing changed (the same note remembered twice at once): no commit
@@ -188,6 +229,17 @@ def _build(repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], sub
         raise commit_error(str(exc.stderr or ""), paths) from exc
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _stage(repo: Any, git_dir: Path, path: str, data: bytes, env: dict[str, str]) -> None:
+    """Put `data` at `path` in the temporary index (`env`'s), as a regular file."""
+    spool = git_dir / f"{TEMP_INDEX_PREFIX}{os.getpid()}.blob"
+    try:
+        spool.write_bytes(data)
+        blob = str(repo.git.hash_object("-w", "--no-filters", str(spool))).strip()
+    finally:
+        spool.unlink(missing_ok=True)
+    repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
 
 
 def update_user_index(
@@ -242,17 +294,6 @@ def _wait_for_index(lock: Path, root: Path, undone: str, deadline: float) -> Non
             break
         _pause(min(attempt, 2))  # short waits: a person's commits can follow closely
     raise GitBusy(f"git kept its index locked; {undone}", "try again")
-
-
-def _remove_stale_temporaries(git_dir: Path) -> None:
-    """Temporary indexes of memidx processes that were killed mid-commit (memidx's own files,
-    by name and by the pid in it that no longer runs)."""
-    if not Path("/proc/self").is_dir():
-        return  # no way to tell a live pid here: leave them
-    for path in git_dir.glob(f"{TEMP_INDEX_PREFIX}*.index"):
-        pid = path.name.removeprefix(TEMP_INDEX_PREFIX).removesuffix(".index")
-        if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
-            path.unlink(missing_ok=True)
 
 
 def _pause(attempt: int) -> None:

@@ -43,9 +43,9 @@ def refuse_a_left_head_lock(root: Path, git_dir: Path, undone: str) -> None:
             )
 
 
-def head_lock_held(root: Path, git_dir: Path, undone: str) -> GitBusy | None:
-    """GitBusy naming the lock of HEAD's another git held for all of memidx's wait, and who
-    holds it when that can be seen; None when none is there (HEAD did keep moving)."""
+def not_moved(root: Path, git_dir: Path, undone: str) -> GitBusy:
+    """GitBusy for a move of HEAD that failed for all of memidx's wait: naming the lock of
+    HEAD's another git held, and who holds it when that can be seen; else HEAD kept moving."""
     for lock in head_locks(git_dir):
         who = holder(lock, root)
         by = f"held by {who}" if who else "held by another git command of this clone"
@@ -53,4 +53,4 @@ def head_lock_held(root: Path, git_dir: Path, undone: str) -> GitBusy | None:
             f"{lock} was {by} for all of memidx's wait, so HEAD could not be moved; {undone}",
             "try again once that command ends",
         )
-    return None
+    return GitBusy(f"HEAD kept moving; {undone}", "try again")

@@ -9,7 +9,8 @@ HEAD only while no git process of this clone is committing (on Linux, from /proc
 `merge`, `cherry-pick`, `revert`, `am`, `rebase` or `pull`) and none holds index.lock, and it
 looks again while it holds the ref's own lock: `git update-ref --stdin` prepares the update
 (which locks the ref, and fails when HEAD moved), memidx looks, then the transaction is
-committed or aborted, so only a commit that starts within that instant can miss it. The ref
+committed or aborted, so only a commit that starts within that instant can miss it (and one
+that does is waited for once HEAD moved: memidx/git/late.py). The ref
 stays locked for the look alone (~5 ms for 100 processes on a loaded machine), under the
 100 ms another git waits for a ref lock (core.filesRefLockTimeout) before it gives up.
 
@@ -36,6 +37,7 @@ BUSY = "busy"  # a git command holds index.lock: wait for it, then build again i
 DONE = "done"
 SWITCHED = "switched"  # HEAD names another branch than the one the commit is for
 ZERO = "0" * 40  # update-ref's "the ref must not exist yet"
+DETACHED = "HEAD"  # `branch=` for a commit meant for a detached HEAD: refused on any branch
 REFTABLE_STUB = "refs/heads/.invalid"  # what a reftable clone's HEAD file says, for older gits
 HOOK_REFUSED = "aborted by hook"  # git's words when a reference-transaction hook says no
 
@@ -60,8 +62,9 @@ def move_head(
     branch: str | None = None,
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
-    DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>) is given and HEAD names
-    another, looked at while git holds HEAD's lock (a `git switch` cannot come in between).
+    DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
+    HEAD names another (or none), looked at while git holds HEAD's lock (a `git switch` cannot
+    come in between).
     `then`: git arguments run right after the move in the same child process, so they run
     even if memidx dies in between (POSIX; elsewhere not at all: the caller runs them again
     anyway)."""
@@ -81,7 +84,7 @@ def move_head(
             if git.stdout.readline().strip() == "start: ok" and (
                 git.stdout.readline().strip() == "prepare: ok"
             ):
-                switched = branch is not None and head_names(git_dir) != branch
+                switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
                 busy = switched or (git_dir / "index.lock").exists() or committing(root)
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
@@ -146,9 +149,16 @@ COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebas
 def committing(root: Path) -> bool:
     """Whether a git process in this clone is committing (Linux /proc; elsewhere never). A git
     that memidx runs under (memidx in its hook) waits for memidx: it is not waited for."""
+    return bool(committers(root))
+
+
+def committers(root: Path) -> dict[str, str]:
+    """The git processes of this clone that are committing, as committing() finds them: their
+    pid -> `<git command> <start time>` (the start tells a pid used again from the same)."""
+    found: dict[str, str] = {}
     proc = Path("/proc")
     if not (proc / "self").is_dir():
-        return False
+        return found
     root = root.resolve()
     mine = _ancestors()
     for pid_dir in proc.glob("[0-9]*"):
@@ -162,9 +172,19 @@ def committing(root: Path) -> bool:
         except OSError:
             continue  # another user's process, or one that just ended
         here = (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
-        if here and _subcommand(argv) in COMMITTING:
-            return True
-    return False
+        if here and (command := _subcommand(argv)) in COMMITTING:
+            found[pid_dir.name] = f"{command} {started(pid_dir.name)}"
+    return found
+
+
+def started(pid: str) -> str:
+    """When process `pid` started (clock ticks since boot, from /proc); "" once it ended (a
+    zombie, which its parent has not reaped yet, has ended too)."""
+    try:  # "pid (comm) state ppid ...": the 22nd field, the 20th after the comm
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return ""
+    return fields[19] if len(fields) > 19 and fields[0] not in ("Z", "X") else ""
 
 
 def _another_repository(cwd: Path, root: Path) -> bool:

@@ -42,13 +42,17 @@ def rewrite_unpushed(
     replace: Replacements,
     paths: Sequence[str],
     then: Callable[[], None] = lambda: None,
+    *,
+    branch: str | None = None,
 ) -> int:
     """Put the `replace` blobs into every unpushed commit of HEAD that holds the old ones under
     `folders`, point git's index at HEAD's blobs for `paths` (in the git that moves HEAD) and
     run `then` (the work tree's files at `paths` follow); returns how many commits were built
     again. HEAD moves as memidx's own commits move it (never while a person's git is
     committing, never from a HEAD that moved since it was read: built again then); GitError
-    when that cannot happen in time, and then nothing changed."""
+    when that cannot happen in time, and then nothing changed; GitBusy when HEAD names another
+    branch than `branch` (memidx.git.branch.head_ref, read before the purge read anything):
+    a `git switch` meanwhile never gets the branch it took HEAD to rewritten."""
     import git
 
     from memidx.git.commit import WAIT_SECONDS, index_follows, publish, update_user_index
@@ -76,7 +80,7 @@ def rewrite_unpushed(
         # the old blobs staged, for a person's next `git commit` to bring the bytes back
         head = publish(
             config.root, git_dir, build, repo.head, "memidx haystack purge", deadline=deadline,
-            undone=undone, then=index_follows(paths),
+            undone=undone, then=index_follows(paths), branch=branch,
         )  # fmt: skip
         count = sum(1 for old, new in rebuilt.items() if old != new)
         then()

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import GitBusy, MemidxError
-from memidx.git.commit import TEMP_INDEX_PREFIX, UTF8, WAIT_SECONDS
+from memidx.git.commit import UTF8, WAIT_SECONDS
 from memidx.git.commit_lock import serialized
 from memidx.git.repo import GitRepo
+from memidx.git.temp_index import TEMP_INDEX_PREFIX
 
 TRIES = 5  # the branch moved between the read of its tip and the ref's update: built again
 
@@ -25,17 +26,24 @@ def checked_out_elsewhere(root: Path, branch: str) -> Path | None:
     """The work tree where `branch` (refs/heads/<name>) is checked out, or is being rebased
     (HEAD detached, its name in rebase-merge/ or rebase-apply/): a commit on that ref from here
     went under that work tree's index, or was dropped when its rebase ended. None when none."""
-    repo = GitRepo(root)
-    common = repo.run("rev-parse", "--path-format=absolute", "--git-common-dir", check=False)
-    if not common.strip():
-        return None
-    folder = Path(common.decode().strip())
-    for git_dir in [folder, *sorted((folder / "worktrees").glob("*"))]:
+    for git_dir in _git_dirs(GitRepo(root)):
         names = [_read(git_dir / name) for name in HEAD_NAMES]
         if f"ref: {branch}" == names[0] or branch in names[1:]:
-            pointer = _read(git_dir / "gitdir") if git_dir != folder else ""
+            pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
             return Path(pointer).parent if pointer else git_dir.parent
     return None
+
+
+def _git_dirs(repo: GitRepo) -> list[Path]:
+    """The git folder of each work tree of the clone (a bare repository's HEAD is no checkout:
+    git lets a work tree check its branch out, and a note for it waited for ever)."""
+    common = repo.run("rev-parse", "--path-format=absolute", "--git-common-dir", check=False)
+    if not common.strip():
+        return []
+    folder = Path(common.decode().strip())
+    bare = repo.run("config", "--file", str(folder / "config"), "--bool", "core.bare", check=False)
+    main = [] if bare.strip() == b"true" else [folder]
+    return [*main, *sorted((folder / "worktrees").glob("*"))]
 
 
 HEAD_NAMES = ("HEAD", "rebase-merge/head-name", "rebase-apply/head-name")
@@ -48,11 +56,12 @@ def _read(path: Path) -> str:
         return ""
 
 
-def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) -> str:
+def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) -> str | None:
     """Commit `data` at `ref` on `branch` (refs/heads/<name>), on top of its tip, moving the
     ref from that tip only (`update-ref NEW OLD`, under git's ref lock); returns the commit
-    (the tip itself when it holds this very file already). MemidxError when the branch holds
-    another file at `ref`; GitBusy when it kept moving, or commit.lock stayed held."""
+    (the tip itself when it holds this very file already), None when a work tree checked the
+    branch out meanwhile (nothing committed). MemidxError when the branch holds another file
+    at `ref`; GitBusy when it kept moving, or commit.lock stayed held."""
     repo = GitRepo(config.root)
     name = branch.removeprefix("refs/heads/")
     undone = f"{ref} was not committed on {name}"
@@ -73,8 +82,28 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
             message = f"memidx: {subject}"
             repo.run("update-ref", "-m", message, branch, commit, tip, check=False)
             if _tip(repo, branch, undone) == commit:
-                return commit
+                return _kept_unless_checked_out(repo, config, branch, commit, tip)
     raise GitBusy(f"{name} kept moving; {undone}", "try again")
+
+
+def _kept_unless_checked_out(
+    repo: GitRepo, config: Config, branch: str, commit: str, tip: str
+) -> str | None:
+    """`commit`, or None once `branch` is moved back to `tip`: a `git switch` or `git worktree
+    add` of it while the commit was built (or one that read the tip before the update) left
+    the branch moved under that work tree's index, which lacked the note (`git status` there:
+    "D" staged, for the person's next commit there to delete it)."""
+    if checked_out_elsewhere(config.root, branch) is None or _rebased_from(repo, commit):
+        return commit  # a rebase that began at it builds on it: moved back, its end failed
+    repo.run("update-ref", "-m", "memidx: taken back", branch, tip, commit, check=False)
+    found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
+    return None if found.decode().strip() == tip else commit  # else a commit on it followed
+
+
+def _rebased_from(repo: GitRepo, commit: str) -> bool:
+    """Whether a work tree's rebase began at `commit` (its orig-head)."""
+    heads = ("rebase-merge/orig-head", "rebase-apply/orig-head")
+    return any(_read(found / name) == commit for found in _git_dirs(repo) for name in heads)
 
 
 def _tip(repo: GitRepo, branch: str, undone: str) -> str:

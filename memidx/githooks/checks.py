@@ -13,6 +13,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import MemidxError
 from memidx.git.staged import Staged, read_staged, staged_files, staged_repo
+from memidx.githooks.case_twins import MOVE, case_twins
 from memidx.githooks.notices import warn
 from memidx.index.failures import hook_traces, last_failure
 from memidx.notes.note import NoteError, is_note_path, parse_note, too_large
@@ -21,7 +22,6 @@ from memidx.notes.yaml_comments import cut_warning
 from memidx.text import display, is_utf8
 
 FIX = "make reconcile"  # the remedy for every problem the drift check reports
-MOVE = "rename it with letters, digits, - and _ (`git mv`), then commit"
 
 
 def check_drift(
@@ -41,7 +41,7 @@ def check_drift(
 
     fix = f"run `{remedy}`"
     staged = staged_notes(config, files) if staged is None else staged
-    problems = staged_problems(config, staged)
+    problems = staged_problems(config, staged, files)
     if not config.index_path.exists():
         return [*problems, *_build_index(config, fix)]
     failure = last_failure(*hook_traces(config))
@@ -93,9 +93,12 @@ def check_drift(
     return problems
 
 
-def staged_problems(config: Config, staged: Mapping[str, Content]) -> list[str]:
-    """The staged notes that cannot be indexed, one line each: drift's share of the files."""
-    return [p for ref, c in staged.items() if (p := _staged_problem(config, ref, c))]
+def staged_problems(
+    config: Config, staged: Mapping[str, Content], files: Sequence[str] = ()
+) -> list[str]:
+    """Drift's lines of the staged files: notes it cannot index, names (case_twins.py)."""
+    found = [p for ref, c in staged.items() if (p := _staged_problem(config, ref, c))]
+    return found + case_twins(config, staged, passed_refs(config, files))
 
 
 def _build_index(config: Config, fix: str) -> list[str]:

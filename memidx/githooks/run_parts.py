@@ -23,6 +23,8 @@ import os
 import stat
 from pathlib import Path
 
+from memidx.portable import NO_FIFO_WAIT
+
 PREFIX = "memidx-part-"
 _answers: dict[Path, bool] = {}  # whether this process is a run's first part, by work tree
 
@@ -100,7 +102,7 @@ def _imports_the_framework(pid: int, script: str) -> bool:
     imports pre_commit: one's own git hook in Python, `.git/hooks/pre-commit`, is named so too
     (taken for the framework, its second `check all` said nothing of a staged secret)."""
     try:  # a relative name is the process's working folder's; a FIFO is waited on by no one
-        fd = os.open(Path(f"/proc/{pid}/cwd") / script, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(Path(f"/proc/{pid}/cwd") / script, os.O_RDONLY | NO_FIFO_WAIT)
     except OSError:
         return False
     try:

@@ -151,7 +151,7 @@ case $input in
 "*) line="${{input%%" HEAD
 "*}}" && line="${{line##*"
 "}}" # "<old> <new>"
-    if [ "${{line%% *}}" != "${{line#* }}" ]; then moved=HEAD; else ended=1; fi ;;
+    if [ "${{line%% *}}" != "${{line#* }}" ]; then moved=HEAD; else ended=HEAD; fi ;;
 esac
 case $input in *" REBASE_HEAD
 "*) moved="${{moved:-REBASE_HEAD}}" ;;
@@ -184,7 +184,8 @@ if [ -n "$moved" ]; then
 fi
 # a stopped cherry-pick, revert or am ended (--abort, --skip, --quit): no post-* hook follows;
 # a note left pending past its finisher's limit waits for another one. HEAD written where it
-# was (ended above): `git am --abort`, a pick's reset
+# was (ended=HEAD above): `git am --abort`, while its rebase-apply/ is there; `git reset` and
+# `git stash` write it so too, and started memidx, mid-command, while a note was pending
 case $input in
   *"0000000000 CHERRY_PICK_HEAD
 "* | *"0000000000 REVERT_HEAD
@@ -193,10 +194,13 @@ case $input in
 esac
 if [ -n "$ended" ]; then # entries in the git folder (an older memidx's in .memidx/)
 {find_dir}
-  ended=
+  same=$ended ended=
   for entry in "$dir"/memidx/pending-notes/[0-9]*.json .memidx/pending-notes/[0-9]*.json; do
     [ -e "$entry" ] && ended=1 && break
   done
+fi
+if [ -n "$ended" ] && [ "$same" = HEAD ]; then # `dir` found above
+  [ -d "$dir/rebase-apply" ] || ended= # an am's --abort, before its folder goes
 fi
 if [ -n "$moved" ] || [ -n "$ended" ]; then
   if [ -f hooks/memidx-hook ]; then

@@ -32,6 +32,7 @@ from memidx.haystack.purge_named import (
     named_branches,
     named_work_trees,
     refuse_under_way,
+    unreached,
     work_tree_config,
 )
 from memidx.haystack.segments import segments
@@ -75,6 +76,8 @@ def purge(
     rewrite the README gives. UsageError for a branch or work tree that does not exist, and
     MemidxError for one that cannot be purged now, before any change; a work tree that fails
     once others are purged is `failed` in what this returns."""
+    from memidx.git.branch import head_ref
+    from memidx.git.publish import DETACHED
     from memidx.git.rewrite import rewrite_branch
     from memidx.haystack.clone_writer import clone_writer
     from memidx.haystack.held import in_order
@@ -82,10 +85,13 @@ def purge(
 
     others = named_work_trees(config, branches, work_trees)
     theirs = [(tree.path, work_tree_config(tree.path)) for tree in others]
+    # each HEAD's branch before anything is read: a `git switch` meanwhile gets none rewritten
+    meant = {tree.path: tree.branch or DETACHED for tree in others}
     forgotten = purge_torn.forgotten_ids(config)
     done = Purged()
     if not forgotten:
         return done
+    here = head_ref(config.root) if config.in_git else None
     writer = clone_writer(config)
     with writer.locked():  # the records first: a blanked copy or segment has no text
         places = [config, *(there for _, there in theirs)]
@@ -100,7 +106,7 @@ def purge(
         history = History(config, lambda data: blanked_or_none(data, forgotten), folders, foreign)
         named = named_branches(history.tips, branches)
         refuse_under_way(others)
-        _purge_work_tree(config, forgotten, done, pushed, history)
+        _purge_work_tree(config, forgotten, done, pushed, history, branch=here)
         for tip in named:
             count = rewrite_branch(config, tip.name, tip.commit, history.folders, history.replace)
             if count is not None:
@@ -111,7 +117,7 @@ def purge(
         part = Purged(config=there)
         try:
             with clone_writer_lock(there):
-                _purge_work_tree(there, forgotten, part, pushed, history)
+                _purge_work_tree(there, forgotten, part, pushed, history, branch=meant[path])
         except (MemidxError, OSError) as failed:  # say where, and what is purged already
             done.failed = _failed_in(path, failed, done)
         if done.failed is None or part.blanked or part.rewritten_commits or part.pushed:
@@ -123,24 +129,8 @@ def purge(
     done.held = in_order(history.holding())
     done.held += _held_in_files(config, forgotten, done)
     if done.failed is not None:  # the work trees named from the one that failed on
-        done.held = _unreached(done.held, reached[-1], [p for p, _ in theirs if p not in reached])
+        done.held = unreached(done.held, reached[-1], [p for p, _ in theirs if p not in reached])
     return done
-
-
-def _unreached(held: list[Held], failed: str, after: Sequence[str]) -> list[Held]:
-    """The held places of the work tree named whose purge failed, and of those named after it
-    that the purge never reached, each saying so (not that it was not named)."""
-    from memidx.frozen import replace
-
-    why = {
-        work_tree_command(failed): f"the purge of {printable(failed)} failed: the error below "
-        "says why"
-    }
-    why |= {
-        work_tree_command(p): f"the purge stopped at {printable(failed)}, before {printable(p)}"
-        for p in after
-    }
-    return [replace(h, why=why[h.run]) if h.run in why else h for h in held]
 
 
 def _held_in_files(config: Config, forgotten: set[str], done: Purged) -> list[Held]:
@@ -219,11 +209,18 @@ def _what(failed: OSError) -> str:
 
 
 def _purge_work_tree(
-    config: Config, forgotten: set[str], done: Purged, pushed: bool, history: History | None
+    config: Config,
+    forgotten: set[str],
+    done: Purged,
+    pushed: bool,
+    history: History | None,
+    *,
+    branch: str | None = None,
 ) -> None:
     """Blank the work tree's segment files and, in git (`history`), its HEAD's unpushed
     commits and the segments git's index stages; its files change only once HEAD has moved
-    (memidx.git.rewrite)."""
+    (memidx.git.rewrite), and HEAD's commits only while it names `branch`, as it did when the
+    purge began (else GitBusy)."""
     from memidx.git.commit import WAIT_SECONDS
     from memidx.git.repo import GitRepo
     from memidx.git.rewrite import blank_staged, rewrite_unpushed
@@ -250,12 +247,12 @@ def _purge_work_tree(
         # committed stays staged (blanked below), never unstaged by a reset to HEAD
         paths = [ref for ref in refs if head is not None and repo.has(head, ref)]
         done.rewritten_commits = rewrite_unpushed(
-            config, history.folders, history.replace, paths, replace_files
+            config, history.folders, history.replace, paths, replace_files, branch=branch
         )
     deadline = time.monotonic() + WAIT_SECONDS
     blank_staged(config.root, history.folders, history.blank, MAX_SEGMENT_BYTES, deadline)
     if others:  # after HEAD's rewrite: the commit goes on top of it
-        done.others.extend(blanked := commit_blanked(config, others))
+        done.others.extend(blanked := commit_blanked(config, others, branch))
         done.blanked |= blanked
 
 

@@ -72,11 +72,14 @@ def split_foreign(
     return own, theirs
 
 
-def finish_stopped(config: Config, current: str, notice: Callable[[str], None]) -> str | None:
+def finish_stopped(
+    config: Config, current: str, notice: Callable[[str], None], branch: str
+) -> str | None:
     """Commit the other writers' segments a purge blanked and was stopped (killed) before
     committing, as it would have: until then HEAD still holds their forgotten bytes, and
     `haystack commit` (so `memidx share`, which pushes) must not leave them there. The commit
-    made, or None; `notice` says what it committed. `current`: this clone's writer id."""
+    made, or None; `notice` says what it committed. `current`: this clone's writer id;
+    `branch`: HEAD's when the caller began (commit_blanked)."""
     from memidx.git.repo import GitRepo
 
     repo = GitRepo(config.root)
@@ -89,7 +92,7 @@ def finish_stopped(config: Config, current: str, notice: Callable[[str], None]) 
     found = _blanked_uncommitted(config, repo, head, changed, _forgotten(config))
     if not found:
         return None
-    blanked = commit_blanked(config, found)
+    blanked = commit_blanked(config, found, branch)
     notice(
         f"a purge was stopped before it committed {counted(len(blanked), 'segment')} of other "
         f"writers it blanked ({', '.join(sorted(blanked))}): committed now"
@@ -154,10 +157,12 @@ def _blanked_uncommitted(
     return {p: v for p, v in found.items() if segment_ref(config, p) not in pushed}
 
 
-def commit_blanked(config: Config, files: Files) -> dict[str, int]:
+def commit_blanked(config: Config, files: Files, branch: str | None) -> dict[str, int]:
     """Blank the other writers' segment files and commit them on HEAD (git plumbing: nothing
-    else staged changes); the records blanked per segment. When the commit fails, the files
-    HEAD does not hold blanked get their bytes back, and the error is raised: nothing changed."""
+    else staged changes), only while HEAD names `branch` (memidx.git.branch.head_ref, read
+    before the files were: never on a branch a `git switch` took HEAD to meanwhile); the
+    records blanked per segment. When the commit fails, the files HEAD does not hold blanked
+    get their bytes back, and the error is raised: nothing changed."""
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
 
@@ -167,7 +172,7 @@ def commit_blanked(config: Config, files: Files) -> dict[str, int]:
         replace_durably(path, new, "purge", durable=config.fsync)
     subject = f"haystack purge: forgotten records blanked in {counted(len(files), 'segment')}"
     try:
-        commit_paths(config, sorted(refs.values()), f"{subject} of other writers")
+        commit_paths(config, sorted(refs.values()), f"{subject} of other writers", branch=branch)
     except MemidxError as failed:
         repo = GitRepo(config.root)
         undone = False

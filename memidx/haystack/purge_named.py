@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from memidx.config import Config
 from memidx.errors import MemidxError, UsageError
 from memidx.git.tips import HEADS, Tip, WorkTree, unlinked
-from memidx.haystack.held import printable, shell_quote, work_tree_command
+from memidx.haystack.held import Held, printable, shell_quote, work_tree_command
 
 if TYPE_CHECKING:
     from memidx.git.repo import GitRepo
@@ -197,3 +197,19 @@ def clone_writer_lock(config: Config) -> AbstractContextManager[None]:
             "memidx haystack purge --work-tree made this folder for its locks\n"
         )
     return held_lock(config.state_dir / "haystack.lock")
+
+
+def unreached(held: list[Held], failed: str, after: Sequence[str]) -> list[Held]:
+    """The held places of the work tree named whose purge failed, and of those named after it
+    that the purge never reached, each saying so (not that it was not named)."""
+    from memidx.frozen import replace
+
+    why = {
+        work_tree_command(failed): f"the purge of {printable(failed)} failed: the error below "
+        "says why"
+    }
+    why |= {
+        work_tree_command(p): f"the purge stopped at {printable(failed)}, before {printable(p)}"
+        for p in after
+    }
+    return [replace(h, why=why[h.run]) if h.run in why else h for h in held]

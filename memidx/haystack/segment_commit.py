@@ -8,13 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
-from memidx.errors import MemidxError
 from memidx.haystack.clone_writer import clone_writer
 from memidx.haystack.identity import drop_empty_folders
 from memidx.haystack.indexing import haystack_folder
 from memidx.haystack.own_writers import record_own
 from memidx.haystack.purge_foreign import finish_stopped
-from memidx.haystack.writer import describe_folder
+from memidx.haystack.writer import GITATTRIBUTES, describe_folder
 from memidx.text import counted
 
 TYPE_CHECKING = False
@@ -37,28 +36,34 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     mine = own.folder
     record_own(config, mine.name)  # an id made before ids were recorded: the clone's own
     with own.locked():  # no record lands between the commit and the closing of its segment
-        finished = finish_stopped(config, mine.name, notice or _say)  # before any push of HEAD
+        # before any push of HEAD; on this branch only, as the segments' commit below
+        finished = finish_stopped(config, mine.name, notice or _say, branch)
         own.settle(_uncommitted(repo, config, mine))
         drop_empty_folders(config, mine.name)
         attributes = folder / ".gitattributes"
+        # committed from memory and written once committed: left untracked while memidx
+        # waited for a person's `git pull --rebase`, it failed that pull when the remote's
+        # history brought the same file ("untracked working tree files would be overwritten")
         made = mine.exists() and not attributes.exists()
-        if made:
-            describe_folder(folder, durable=config.fsync)
-        paths = [p for p in (attributes, folder / ".gitignore", mine) if p.exists()]
+        paths = [
+            p
+            for p in (attributes, folder / ".gitignore", mine)
+            if p.exists() or (made and p == attributes)
+        ]
         refs = [p.relative_to(config.root).as_posix() for p in paths]
         status = ("status", "--porcelain", "--untracked-files=all", "--", *refs)
         if not refs or not repo.run(*status).strip():
             return finished
         count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
         before = repo.head()
+        subject = f"haystack: segments of {mine.name} ({counted(count, 'file')})"
+        written = {refs[0]: GITATTRIBUTES.encode()} if made else None
+        # never built again on another branch a `git switch` took HEAD to meanwhile
         try:
-            subject = f"haystack: segments of {mine.name} ({counted(count, 'file')})"
-            # never built again on another branch a `git switch` took HEAD to meanwhile
-            commit = commit_paths(config, refs, subject, branch=branch)
-        except MemidxError:
-            if made:  # left untracked, it would block a pull that brings another clone's
-                attributes.unlink(missing_ok=True)
-            raise
+            commit = commit_paths(config, refs, subject, branch=branch, written=written)
+        finally:  # once HEAD holds it (a git that came late may still fail the commit after)
+            if made and repo.run("ls-tree", "--name-only", "HEAD", "--", refs[0], check=False):
+                describe_folder(folder, durable=config.fsync)
         own.close()  # the next record starts a new segment: committed files stay as committed
         # HEAD already held these bytes (only git's index entries were mended): no commit made
         return finished if commit == before else commit

@@ -60,11 +60,11 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     committed = GitRepo(config.root).has_file("HEAD", ref)  # a folder `x.md/` is no note
     if not committed and not path.is_file():  # well formed, naming nothing: exit 1, as show
         raise MemidxError(f"no note {ref} in memory", "give a note's path as search shows it")
-    branch = on_a_branch(config.root, "the note was not forgotten") if committed else None
-    kept = path.read_bytes() if committed and path.is_file() else None
-    path.unlink(missing_ok=True)
-    if not committed:  # never memory: deleting the file is all there is to do
+    if not committed and _removed_uncommitted(config, ref):  # never memory: the file was all
         return Forgotten("note", ref)
+    branch = on_a_branch(config.root, "the note was not forgotten")
+    kept = path.read_bytes() if path.is_file() else None
+    path.unlink(missing_ok=True)
     try:
         commit = commit_paths(config, [ref], f"memidx forget: {ref}", branch=branch)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
@@ -83,6 +83,31 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             FOLLOW_HINT,
         )
     return Forgotten("note", ref, commit=commit)
+
+
+def _removed_uncommitted(config: Config, ref: str) -> bool:
+    """Delete the file of a note HEAD does not hold, and its pending entry, under remember.lock,
+    which a hook, the finisher or a `remember` holds while it commits a pending note; False
+    when HEAD holds it once the lock is taken: committed meanwhile, it is forgotten by commit.
+    Deleted while such a commit was built, the note was committed all the same: the forget said
+    it was done (exit 0), HEAD held the note and `git status` showed ` D`, no forget commit."""
+    from memidx.git.repo import GitRepo
+    from memidx.memory.pending_notes import LOCK, pending
+    from memidx.memory.remember import LOCK_WAIT
+    from memidx.waited_lock import waited_lock
+
+    if not config.state_dir.is_dir():  # no note pending, none committed by memidx (none made)
+        (config.root / ref).unlink(missing_ok=True)
+        return True
+    holders = "a memidx remember, git hook or finisher committing a note of this clone"
+    with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
+        if GitRepo(config.root).has_file("HEAD", ref):
+            return False
+        (config.root / ref).unlink(missing_ok=True)
+        for note in pending(config):
+            if note.ref == ref:  # else its commit, tried later, warned of a note removed
+                note.entry.unlink(missing_ok=True)
+    return True
 
 
 def _indexed(config: Config, ref: str) -> bool:

@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.errors import UsageError
+from memidx.notes.portable_name import fold_name as _fold
 from memidx.notes.portable_name import unportable
 from memidx.paths import refuse_links
 
@@ -99,14 +100,6 @@ def _refuse_a_twin(config: Config, named: str, folder: PurePosixPath, part: str)
 
 def _nfc(name: str) -> str:
     return unicodedata.normalize("NFC", name)
-
-
-def _fold(name: str) -> str:
-    """`name` as Windows and macOS compare names: one form, each letter in upper case alone
-    (not casefold(): `straße` and `strasse` are two folders there)."""
-    return "".join(
-        upper if len(upper := ch.upper()) == 1 else ch for ch in unicodedata.normalize("NFC", name)
-    )
 
 
 def _refuse_a_secret_in(arg: str, directory: str) -> None:

@@ -36,7 +36,8 @@ def on_its_branch(
 ) -> str | None:
     """Commit `note` (the very note remembered, the caller checked) on its branch, and say so:
     the commit; "" when the person's git took it on this branch (no commit); None when it
-    waits: that branch is checked out in another work tree (or rebased there)."""
+    waits: that branch is checked out in another work tree (or rebased there), or was
+    while its commit was made."""
     from memidx.git.side_commit import checked_out_elsewhere, commit_on
 
     name, ours = note.branch.removeprefix("refs/heads/"), here.removeprefix("refs/heads/")
@@ -48,6 +49,8 @@ def on_its_branch(
         return None
     data = note.text.encode("utf-8")
     commit = commit_on(config, note.branch, note.ref, data, SUBJECT + note.title)
+    if commit is None:  # checked out meanwhile, here or in another work tree: it waits
+        return None
     gone = _take_out(config, note)
     said = f"committed {note.ref} on {name}, the branch it was remembered on, as {commit[:12]}"
     tail = "its file left this work tree" if gone else f"remove {note.ref} before you switch back"

@@ -258,15 +258,15 @@ def _write_new(config: Config, folder: PurePosixPath, slug: str, text: str) -> t
 
 def _written_before(config: Config, folder: PurePosixPath, title: str, text: str) -> str | None:
     """This very note, under the name an earlier memidx gave it (`strae.md` for `Straße`),
-    when its name changed since: it wrote a twin (`strasse.md`) beside it."""
+    when its name changed since: it wrote a twin (`strasse.md`) beside it. Every earlier
+    name there is read (it stopped at the first gap: `strae.md` gone, `strae-2.md` missed)."""
     before = slugify(title, spelled=False)
-    if before == slugify(title):
+    if before == slugify(title) or not (config.root / folder).is_dir():
         return None
-    for n in range(1, 1000):
-        ref = (folder / (f"{before}.md" if n == 1 else f"{before}-{n}.md")).as_posix()
-        if not (config.root / ref).exists():
-            return None
-        if the_same_note(config, ref, text):
+    named = re.compile(rf"{re.escape(before)}(?:-([0-9]+))?\.md")
+    found = (named.fullmatch(p.name) for p in (config.root / folder).iterdir())
+    for _, name in sorted((int(m.group(1) or 1), m.group()) for m in found if m):
+        if the_same_note(config, ref := (folder / name).as_posix(), text):
             return ref
     return None
 

@@ -44,9 +44,15 @@ class Renamed(Value):
 def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tuple[Renamed, ...]:
     """Move this clone's side of each pair of twin notes to a free name, commit that, index
     it, and say so (one line each); see the module docstring."""
+    from memidx.git.branch import head_ref
+    from memidx.git.publish import DETACHED
+
     repo = GitRepo(config.root)
+    # read first: a `git switch` meanwhile never gets the move committed on the branch it
+    # took HEAD to, where neither name may be a twin (share's merge names what it finds)
+    branch = head_ref(config.root)
     base = _merge_base(repo)
-    if base is None:
+    if base is None or branch == DETACHED:
         return ()
     ours = _added(repo, base, "HEAD", config.notes_dir)
     theirs = _added(repo, base, UPSTREAM, config.notes_dir)
@@ -57,7 +63,7 @@ def part_twins(config: Config, say: Callable[[str], None] | None = None) -> tupl
             moves.append(Renamed(path, _free_name(config, repo, path, taken)))
     if not moves:
         return ()
-    _commit(config, moves)
+    _commit(config, moves, branch)
     from memidx.memory.head_sync import after_commit
 
     after_commit(config, say)
@@ -134,7 +140,7 @@ def _free_name(config: Config, repo: GitRepo, path: str, taken: set[str]) -> str
     raise MemidxError(f"too many notes named {name.stem} in {name.parent}", "merge by hand")
 
 
-def _commit(config: Config, moves: Sequence[Renamed]) -> None:
+def _commit(config: Config, moves: Sequence[Renamed], branch: str) -> None:
     """Move the files (never over another) and commit both names of each; a failed commit
     moves them back, so the work tree is as it was."""
     from memidx.git.commit import commit_paths
@@ -144,7 +150,8 @@ def _commit(config: Config, moves: Sequence[Renamed]) -> None:
         for move in moves:
             _move(config, move.was, move.ref)
             done.append(move)
-        commit_paths(config, [p for move in moves for p in (move.was, move.ref)], SUBJECT)
+        both = [p for move in moves for p in (move.was, move.ref)]
+        commit_paths(config, both, SUBJECT, branch=branch)
     except BaseException:
         repo = GitRepo(config.root)
         if not all(repo.has("HEAD", move.ref) for move in moves):  # not committed after all

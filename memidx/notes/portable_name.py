@@ -5,6 +5,7 @@ the whole clone. `remember --dir` and the pre-commit check of staged notes ask i
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # what Windows refuses in a name: git for Windows then fails to check out the whole clone
 WINDOWS_REFUSES = re.compile(r'[<>:"|?*\x00-\x1f]')
@@ -33,3 +34,12 @@ def unportable_path(ref: str) -> str | None:
             kind = "file name" if at == len(parts) - 1 else "folder"
             return f"the {kind} {part!r} {why}"
     return None
+
+
+def fold_name(name: str) -> str:
+    """`name` as Windows and macOS compare names: one form, each letter in upper case alone
+    (not casefold(): `straße` and `strasse` are two names there)."""
+    name = unicodedata.normalize("NFC", name)
+    if len(upper := name.upper()) == len(name):  # the usual name: no letter grows
+        return upper
+    return "".join(upper if len(upper := ch.upper()) == 1 else ch for ch in name)

@@ -26,6 +26,8 @@ EXTRA_WORDS = re.compile(
 # each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
 EXTRA_ASSIGNED = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
 VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
+# the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters
+VALUE_IN_RUN = re.compile(r"\s*[\"'`]?([^\s\"'`,;]{1,200}+)(?![^\s\"'`,;])")
 # A quoted value that starts with a sign, which the library's rules read as no value (theirs
 # must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
 # `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
@@ -40,8 +42,9 @@ NO_PASSWORD = re.compile(
     r"&(?:[A-Za-z][a-z]{1,7}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});|^\|[a-z_][a-z0-9_]*+$"
 )
 # Capitals only before a small letter (`PasswordInput.tsx`, `OAuth2Client`), or capitals
-# alone (`README`); a package's version after its name (`@azure/keyvault-secrets@4.7.0`)
-SEGMENT = re.compile(r"(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9][\w.+-]*+)?+|[A-Z._-]++")
+# alone (`README`); a package's version after its name (`@azure/keyvault-secrets@4.7.0`), a
+# dot in it (a year after a word, `@Acme/Summer@2024`, is a password's)
+SEGMENT = re.compile(r"(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9]++\.[\w.+-]*+)?+|[A-Z._-]++")
 # A name's run of letters between two of digits (`zq8xq2`, `x7k2m`): a random string's, no
 # word's; a word holds one run of digits (`client-s3`, `ed25519`, `oauth2client`, `k8s`)
 MIXED = re.compile(r"[0-9][A-Za-z]++[0-9]")
@@ -58,8 +61,13 @@ FIELD = re.compile(
 )
 SIGNS = "!#&+?@|=:;,\\"
 # an element's id as CSS selects it, words joined by `-` or `_` (`#login-form`), given to a
-# name whose last word is no secret's (`password_input`): refused as a password before
+# name whose last word names an element of a page (`password_input`): refused as a password
+# before. A name ending in another word holds the secret (`password_new`, `secret_text`).
 SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
+ELEMENTS = frozenset(
+    {"input", "field", "el", "elem", "element", "selector", "sel", "form", "button", "btn",
+     "box", "container", "label", "node", "id", "ref", "target", "wrapper", "toggle", "icon"}
+)  # fmt: skip
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
 # block (`|`), and an anchor or a tag (`&default`, `!vault`, `!Ref Db`) when a value follows
@@ -67,11 +75,12 @@ SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
 # (`AWS::SecretsManager::RotationSchedule`). Not `;` nor `,`, which end a shell's or a
 # list's value. Read to the end of its run after every name, `password:!password:!...` took
 # 20 s for 100 KB: a run over 200 characters (SIGN_LED_LONG, a value as any other: missed, a
-# 300-character `PASSWORD=!<token>` went through) is read once, and no name in it is read
-# again when it is no value (LONG_RUN; `token=!token=!...` took 30 s for 100 KB so).
+# 300-character `PASSWORD=!<token>` went through) is read once: when it is no value, the
+# names in it are read again only as they were before, up to 200 characters each
+# (`token=!token=!...` took 30 s for 100 KB so; skipping the run's names instead let
+# `url=https://<200 characters>&GITHUB_TOKEN=v4lue` through).
 SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
 SIGN_LED_LONG = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{200}[^\s\"'`]++)")
-LONG_RUN = re.compile(r"[ \t]*+[\"'`]?+[^\s\"'`]{201}[^\s\"'`]*+")
 # an anchor's or a tag's name: letters, `_`, `.`, `-`, `:`, `/` (`!!binary`, `&db_defaults`,
 # `!GetAtt`), or PyYAML's `&id001`; a password has digits (`!Welcome2024`, `&hunter22`,
 # `!Zq8vT2mW9pL`): 8,547 YAML files on a developer's machine hold 23 names of anchors alone
@@ -79,8 +88,9 @@ LONG_RUN = re.compile(r"[ \t]*+[\"'`]?+[^\s\"'`]{201}[^\s\"'`]*+")
 YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
 # an anchor, or a tag that keeps its value as written: the value after it is the key's
-# (`password: &pw Zq8vT2mW9pL`); after another tag (`!Ref DbSecret`) it is the tag's
-ANCHORED = re.compile(r"(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++(?=[^\s#&!*|>])")
+# (`password: &pw Zq8vT2mW9pL`), both in either order (`!!str &pw v4lue` was let through);
+# after another tag (`!Ref DbSecret`) it is the tag's
+ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#&!*|>])")
 # Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
 # before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
 # joins them, from a small letter on, digits at their ends; each was refused. A `.env` file's
@@ -138,44 +148,44 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
     """The values assigned to the names EXTRA_WORDS makes secret-sounding, and the values
     starting with a sign (SIGN_LED, SIGN_LED_BARE) given to any secret-sounding name, in
     order; then the strings and items held_values reads."""
-    match = EXTRA_ASSIGNED.search(line)
+    match, long_until = EXTRA_ASSIGNED.search(line), 0
     while match:
         start, end = match.span(1)
         last = line.rfind(".", start, end) + 1 or start  # the word is after the name's last dot
         value = None
         if EXTRA_WORDS.search(line, last, end):
             # `:=` or `=>` with no value after it is `:` or `=` with one that starts `=`, `>`
-            value = VALUE.match(line, match.end())
+            reading = VALUE if match.end() >= long_until else VALUE_IN_RUN
+            value = reading.match(line, match.end())
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
-                value = VALUE.match(line, match.end() - 1)
+                value = reading.match(line, match.end() - 1)
         elif secret_word(line[last:end]):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
-                value = SIGN_LED.match(line, match.end()) or _bare_sign_led(line, match.end())
+                at = match.end()
+                value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, at >= long_until)
             if value and (no_password(value[1]) or _selector(line[last:end], value[1])):
-                value = None
+                long_until, value = value.end(), None  # its run is read once (SIGN_LED_LONG)
         # a sign-led path, entity, filter or field's name, or code's negation, after any
         # secret-sounding name (`token: "@octokit/auth-token"` was refused where
         # `secret: "@azure/identity"` was not)
         led = value is not None and value[1][0] in SIGNS
         if led and value and (no_password(value[1]) or _negation(line, start, end, value)):
-            value = None
+            long_until, value = value.end(), None
         if value:
             yield value.group(1)
             match = EXTRA_ASSIGNED.search(line, value.end())
-        elif long := LONG_RUN.match(line, match.end()):
-            match = EXTRA_ASSIGNED.search(line, long.end())  # read once, not from each name
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
     yield from held_values(line, secret_word)
 
 
 def _selector(name: str, value: str) -> bool:
-    """Whether a `#`-led value is a CSS selector (SELECTOR) given to a name of something
-    else than a secret (`password_input = "#login-form"`: its last word, `input`, names none)."""
+    """Whether a `#`-led value is a CSS selector (SELECTOR) given to the name of an element
+    (ELEMENTS: `password_input = "#login-form"`)."""
     words = WORD.findall(name)
-    return bool(words) and words[-1].lower() not in SECRET_WORDS and bool(SELECTOR.fullmatch(value))
+    return bool(words) and words[-1].lower() in ELEMENTS and bool(SELECTOR.fullmatch(value))
 
 
 def _negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:
@@ -196,10 +206,11 @@ def _negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:
     return NEGATION.fullmatch(value[1]) is not None and WORD_DIGITS.fullmatch(value[1]) is None
 
 
-def _bare_sign_led(line: str, at: int) -> re.Match[str] | None:
+def _bare_sign_led(line: str, at: int, long: bool = True) -> re.Match[str] | None:
     """The unquoted value starting with a sign after the assignment that ends at `at` (group
-    1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE)."""
-    bare = SIGN_LED_BARE.match(line, at) or SIGN_LED_LONG.match(line, at)
+    1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE); one
+    over 200 characters only when `long`."""
+    bare = SIGN_LED_BARE.match(line, at) or (SIGN_LED_LONG.match(line, at) if long else None)
     if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
         return None  # `PASSWORD= # a comment`
     if line[at - 1] != ":" or bare[1][0] not in "|!&:":
@@ -240,12 +251,16 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
     given (see HOLDING), in order."""
     match = HOLDING.search(line)
     while match:
-        at = match.end()
-        if _holds_a_secret(match.group(1).rpartition(".")[2], called=bool(match.group(2))):
+        at, name = match.end(), match.group(1).rpartition(".")[2]
+        if _holds_a_secret(name, called=bool(match.group(2))):
+            # a user's or a host's name first (`setCredentials("bob@example.com", "v4lue")`)
+            user = bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
             while item := HELD_ITEM.match(line, at):
                 value = item.group(2) if item.group(2) is not None else item.group(3)
-                if (item.group(2) is not None or match.group(3)) and VALUE_SHAPE.search(value):
+                shaped = item.group(2) is not None or match.group(3)
+                if shaped and VALUE_SHAPE.search(value) and not (user and item.group(4) == ","):
                     yield value
+                user = False
                 at = item.end()
                 if item.group(4) != ",":
                     break

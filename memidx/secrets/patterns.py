@@ -178,14 +178,28 @@ def real_password(value: str) -> bool:
 # them in (`Tr0ub4dor(3)`, `Passw0rd(1)`, `s3cr3t()`), given digits or nothing: read as a call,
 # each was let through. A function's name so made (`b64encode`, `oauth2client`) is given a
 # value (`b64encode(raw)`), not a digit alone; `log2(8)`, `sha256(1)` have no letter after it.
-LEET_CALL = re.compile(r"[A-Za-z]*+[0-9]++[A-Za-z][A-Za-z0-9]*+\([0-9]*+\)")
+LEET_CALL = re.compile(r"[A-Za-z]*+[0-9]++[A-Za-z][A-Za-z0-9]*+\(([0-9]*+)\)")
+# A password swaps single digits in, twice or more (`Tr0ub4dor`, `s3cr3tP4ss`), or once in a
+# word without humps given a digit (`Passw0rd(1)`); a function's name has one run of digits
+# (`b64encode()`, `base64decode()`, `oauth2client()`, `loadS3Credentials()`: each was refused)
+SWAPPED = re.compile(r"(?<=[A-Za-z])[0-9](?=[A-Za-z])")
+HUMPED = re.compile(r"[a-z0-9][A-Z]")
+
+
+def _password_call(value: str) -> bool:
+    """Whether `value` is a password shaped as a call (LEET_CALL, SWAPPED)."""
+    call = LEET_CALL.fullmatch(value) if value[:1].isalpha() else None
+    if call is None:
+        return False
+    swaps = len(SWAPPED.findall(value))
+    return swaps >= 2 or (swaps == 1 and bool(call[1]) and HUMPED.search(value) is None)
 
 
 def referred(value: str) -> bool:
     """Whether `value` is a reference (REFERENCE), or code: a call after an operator
     (`n+len(tokens)`) or a `)` no `(` in it opened (a signature's `ParseResults):`); not a
     password shaped as a call (LEET_CALL)."""
-    if value[:1].isalpha() and LEET_CALL.fullmatch(value):
+    if _password_call(value):
         return False
     return bool(REFERENCE.search(value) or CALLED.search(value)) or (
         value.count(")") > value.count("(")

@@ -6,7 +6,9 @@ person keeps a staged and an unstaged edit of their own. After every operation t
 work must be as they left it; at the end, after every clone shared until nothing changed:
 every note and turn memidx acknowledged (exit 0) and did not forget is in the remote's HEAD
 and every clone's index, no record is in the remote twice, `memidx status` is clean in every
-clone, and each index searches as a fresh `memidx ingest` does (30 queries). Figures printed.
+clone, and each index searches as a fresh `memidx ingest` does (30 queries). Figures printed,
+and the file that lists the operations in the order they ran. A seed fixes each actor's own
+sequence of operations, not how the nine actors interleave (threads, git's waits, the load).
 
     python -m tests.benchmark.chaos [--ops 200] [--clones 3] [--seed 1]
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -36,6 +39,22 @@ AGENT_OPS = (
 PERSON_OPS = ("person-commit", "pull-rebase", "pull-merge", "push", "switch", "person-stage")
 ACTORS = 3  # per clone at once: two agents and the person
 QUERIES = tuple(f"{s} {v}" for s in SUBJECTS for v in VERBS[:4])[:30]
+# each actor's own generator, seeded from the seed alone: one generator per clone, drawn from
+# by its three actors' threads in whatever order they ran, gave a seed other operations
+ACTOR = threading.local()
+ORDER: list[str] = []  # the operations as they started and ended, across every clone
+ORDER_LOCK = threading.Lock()
+STARTED = time.monotonic()
+
+
+def rng_of(m: Machine) -> random.Random:
+    """The running actor's generator (the clone's outside an actor: the final checks)."""
+    return getattr(ACTOR, "rng", m.rng)
+
+
+def logged(m: Machine, actor: int, op: str, what: str) -> None:
+    with ORDER_LOCK:
+        ORDER.append(f"{time.monotonic() - STARTED:9.3f} c{m.index} a{actor} #{m.step} {op} {what}")
 
 
 @dataclass(slots=True)
@@ -46,6 +65,7 @@ class Machine:
     root: Path
     env: dict[str, str]
     rng: random.Random
+    seed: int
     notes: set[str] = field(default_factory=set[str])
     forgotten: set[str] = field(default_factory=set[str])
     records: set[str] = field(default_factory=set[str])
@@ -67,7 +87,7 @@ def wip_path(m: Machine) -> str:
 
 
 def body(m: Machine, what: str) -> str:
-    rng = m.rng
+    rng = rng_of(m)
     return (
         f"Machine {m.index} {what} at step {m.step}: {rng.choice(SUBJECTS)} "
         f"{rng.choice(VERBS)} {rng.choice(WHEN)}; check it before you start.\n"
@@ -140,7 +160,7 @@ def forget(m: Machine) -> None:
         live = sorted(m.notes - m.forgotten)
     if not live:
         return
-    ref = m.rng.choice(live)
+    ref = rng_of(m).choice(live)
     done = memidx(m.root, m.env, "forget", "--json", ref)
     if done.code == 0:
         m.forgotten.add(ref)
@@ -200,7 +220,8 @@ def check_person(m: Machine, before: str) -> None:
 
 
 def drive(m: Machine, ops: int, actor: int) -> None:
-    rng = random.Random(f"{m.rng.random()}/{actor}")
+    rng = random.Random(f"{m.seed}/{m.index}/{actor}")  # the operations: the seed's alone
+    ACTOR.rng = random.Random(f"{m.seed}/{m.index}/{actor}/words")  # forget draws as it finds
     last = ""
     for _ in range(ops // ACTORS):
         with m.lock:
@@ -210,7 +231,10 @@ def drive(m: Machine, ops: int, actor: int) -> None:
             m.ops[op] = m.ops.get(op, 0) + 1
         if actor == 0:
             check_person(m, last)
+        logged(m, actor, op, "starts")
+        failed = len(m.failures)
         step(m, op)
+        logged(m, actor, op, "failed" if len(m.failures) > failed else "ends")
         if actor == 0:
             check_person(m, "")  # git's own autostash may unstage: only memidx is judged
             last = op
@@ -224,7 +248,7 @@ def simulate(scratch: Path, clones: int, ops: int, seed: int) -> int:
         who = {"GIT_AUTHOR_NAME": f"m{i}", "GIT_COMMITTER_NAME": f"m{i}"}
         env = bench_env(scratch, **who)
         root = clone(remote, scratch / f"c{i}", env).root
-        machines.append(Machine(i, root, env, random.Random(f"{seed}/{i}")))
+        machines.append(Machine(i, root, env, random.Random(f"{seed}/{i}"), seed))
     started = time.perf_counter()
     everyone = [m for m in machines for _ in range(ACTORS)]
     actors = [a for _ in machines for a in range(ACTORS)]
@@ -243,6 +267,9 @@ def simulate(scratch: Path, clones: int, ops: int, seed: int) -> int:
     failures = [f for m in machines for f in m.failures]
     print(f"{len(failures)} operations failed:", *failures, sep="\n  ")
     print(f"{len(broken)} promises broken:", *broken, sep="\n  ")
+    order = Path(tempfile.gettempdir()) / f"memidx-chaos-seed{seed}-{os.getpid()}.order"
+    order.write_text("".join(f"{line}\n" for line in ORDER))
+    print(f"seed {seed}: the operations in the order they ran (seconds, clone, actor): {order}")
     return 1 if broken else 0
 
 

@@ -134,3 +134,51 @@ def test_a_worktree_of_a_repository_marked_untrusted_is_said_marked(user_home: P
         f"MCP server memidx (not started: {user} marks the project's main work tree"
         f" {main.resolve()} untrusted, so Codex reads no .codex/)"
     ], said
+
+
+def test_status_in_a_worktree_whose_main_tree_has_no_codex_hooks_says_so(
+    user_home: Path,
+) -> None:
+    """Status said `installed, but hooks are switched off in <main>/.codex/hooks.json`, a
+    file that did not exist: Codex runs none of the worktree's hooks, and the main work
+    tree has none to run. It says so, and what to do; once memidx's are there, that they are."""
+    main, tree = user_home / "project", user_home / "project-topic"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+    assert run_in_process(tree, "agent", "install", "codex").code == 0
+    hooks = main / ".codex" / "hooks.json"
+
+    said = run_in_process(tree, "agent", "status", "codex").out
+
+    line = next(x for x in said.splitlines() if x.startswith(f"codex (project) {tree}/.codex/h"))
+    assert "switched off" not in line and not hooks.exists(), line
+    assert line.endswith(
+        f"; installed, but Codex CLI runs none of them: in a git worktree it runs only the hooks"
+        f" of {hooks} (which does not exist: install in {main} for memidx's hooks)"
+    ), line
+    assert run_in_process(main, "agent", "install", "codex").code == 0
+    said = run_in_process(tree, "agent", "status", "codex").out
+    assert f"only the hooks of {hooks} (memidx's are there)" in said, said
+
+
+def test_a_codex_dry_run_warns_as_the_install_would(user_home: Path) -> None:
+    """A dry run wrote no `.codex/` and read the files as they were: it said nothing of a
+    project Codex does not trust, nor of a worktree's hooks Codex never runs, which the
+    real install then said. A dry run says both, and writes nothing; a user-scope one, whose
+    files are not the project's, says neither."""
+    main, tree = user_home / "project", user_home / "project-topic"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "start")
+    _git(main, "worktree", "add", "-q", "-b", "topic", str(tree))
+
+    dry = run_in_process(tree, "agent", "install", "codex", "--dry-run")
+    user = run_in_process(tree, "agent", "install", "codex", "--scope", "user", "--dry-run")
+
+    assert dry.code == 0 and not (tree / ".codex").exists(), dry.err
+    real = run_in_process(tree, "agent", "install", "codex")
+    for said in ("is not trusted yet", "in a git worktree Codex CLI runs the hooks of"):
+        assert said in real.err and said in dry.err, dry.err
+        assert said not in user.err, user.err

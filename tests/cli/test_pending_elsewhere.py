@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memidx.config import load_config
+from memidx.config import Config, load_config
+from memidx.git import side_commit
 from memidx.memory.pending_notes import keep
 from tests.helpers import NotesRepo
 
@@ -28,11 +29,14 @@ def repo(tmp_path: Path) -> NotesRepo:
     return repo
 
 
-def _pending_on_main_then_switched(repo: NotesRepo) -> None:
-    """As a `remember` on main leaves it while git is busy, then `git switch -c feature`."""
+def _pending_on_main_then_switched(repo: NotesRepo, *, create: bool = True) -> None:
+    """As a `remember` on main leaves it while git is busy, then `git switch -c feature`
+    (`git switch feature`, not `create`d)."""
+    if not create:
+        repo.git("switch", "-q", "main")
     repo.write(REF, TEXT)
     keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
-    repo.git("switch", "-q", "-c", "feature")
+    repo.git("switch", "-q", *(["-c"] if create else []), "feature")
 
 
 def test_a_note_pending_for_a_branch_not_checked_out_is_committed_there(repo: NotesRepo) -> None:
@@ -104,4 +108,85 @@ def test_a_note_the_person_staged_on_the_other_branch_is_left_to_them(repo: Note
     assert "is left to your commit there" in synced.err, synced.err
     assert repo.git("rev-parse", "main") == main_before
     assert repo.git("status", "--porcelain") == f"A  {REF}\n"
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
+
+
+def test_a_branch_checked_out_while_its_note_is_committed_is_left_as_it_was(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `git worktree add` (or a switch) of the note's branch while memidx built its commit:
+    the commit moved the branch under that work tree's index, whose `git status` then said the
+    note was deleted, staged, for the person's next commit there to delete it."""
+    _pending_on_main_then_switched(repo)
+    main_before = repo.git("rev-parse", "main")
+    other = tmp_path / "other"
+    real_build = side_commit._build  # pyright: ignore[reportPrivateUsage]
+
+    def person_checks_out_main(config: Config, tip: str, ref: str, blob: str, subject: str) -> str:
+        repo.git("worktree", "add", "-q", str(other), "main")
+        return real_build(config, tip, ref, blob, subject)
+
+    monkeypatch.setattr(side_commit, "_build", person_checks_out_main)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert repo.git("rev-parse", "main") == main_before
+    assert repo.git("-C", str(other), "status", "--porcelain") == ""
+    assert (repo.root / REF).read_text() == TEXT  # still pending, in this work tree
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+    assert "is checked out in another work tree" in note["why"], note
+
+
+def test_a_rebase_begun_at_the_notes_commit_is_left_to_end(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebase of the branch begun in another work tree once memidx moved it, built on the
+    note's commit: moving the branch back (as for a checkout that read the tip before) made
+    the rebase's end fail, the branch no longer where it began."""
+    _pending_on_main_then_switched(repo)
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "--detach", str(other), "feature")
+    real_look = side_commit.checked_out_elsewhere
+    looks: list[str] = []
+
+    def person_rebases_main(root: Path, branch: str) -> Path | None:
+        looks.append(branch)
+        if len(looks) == 2:  # the look once main is moved: a rebase of it stops at a break
+            rebase = ("rebase", "-q", "-i", "main~1", "main")
+            repo.git("-C", str(other), "-c", "sequence.editor=sed -i 1ibreak", *rebase)
+        return real_look(root, branch)
+
+    monkeypatch.setattr(side_commit, "checked_out_elsewhere", person_rebases_main)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert len(looks) == 2, looks
+    assert repo.git("show", f"main:{REF}") == TEXT
+    repo.git("-C", str(other), "rebase", "--continue")  # its end moves main from where it began
+    assert repo.git("show", f"main:{REF}") == TEXT
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
+
+
+def test_a_bare_repositorys_head_is_no_work_tree(tmp_path: Path) -> None:
+    """Work trees of a bare clone: the bare repository's HEAD names a branch that no work tree
+    has checked out (git lets one check it out), yet its note waited, and status named the bare
+    repository's folder as "another work tree"."""
+    source = NotesRepo(tmp_path / "source")
+    source.write(".gitignore", ".memidx/\n")
+    source.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    source.commit("start")
+    bare = tmp_path / "memory.git"
+    source.git("clone", "-q", "--bare", str(source.root), str(bare))
+    source.git("-C", str(bare), "worktree", "add", "-q", "-b", "feature", str(tmp_path / "w"))
+    repo = NotesRepo(tmp_path / "w", init=False)
+    assert repo.memidx("ingest").code == 0
+    _pending_on_main_then_switched(repo, create=False)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert f"committed {REF} on main" in synced.err, synced.err
+    assert repo.git("show", f"main:{REF}") == TEXT
     assert repo.memidx("status", "--json").json()["pending_notes"] == []

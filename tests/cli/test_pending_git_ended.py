@@ -13,7 +13,9 @@ import pytest
 
 from memidx.config import load_config
 from memidx.memory import remember as remember_module
-from memidx.memory.pending_mark import any_pending
+from memidx.memory.pending_finisher import LOG
+from memidx.memory.pending_mark import FOLDER, any_pending
+from memidx.memory.pending_notes import keep
 from memidx.memory.remember import remember
 from tests.machines import Machine, clone, environment, hook_env, make_template
 
@@ -81,3 +83,28 @@ def test_a_note_pending_past_the_finisher_is_committed_when_git_ends(
     assert not any_pending(config)
     assert machine.git("log", "-1", "--format=%s") == "memidx remember: Stop note\n"
     assert kept.ref not in machine.git("status", "--porcelain")
+
+
+@pytest.mark.parametrize("command", [("reset", "-q", "--hard"), ("reset", "-q"), ("stash", "-q")])
+def test_a_reset_or_stash_with_a_note_pending_starts_no_memidx(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """`git reset` and `git stash` write HEAD where it was, as `git am --abort` does: with a
+    note pending, each started memidx in the middle of the command (~0.3 s) and a finisher,
+    where the README says a stash starts nothing."""
+    env = hook_env(tmp_path / "pre-commit-home")
+    machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    machine.note("start.md", "start.md", "the first line")
+    machine.commit("start")
+    config = load_config(machine.root, env={})
+    text = "---\ntitle: Disk full\n---\n\nThe disk was full of old logs.\n"
+    machine.write("notes/disk-full.md", text)
+    keep(config, "notes/disk-full.md", "Disk full", text, "refs/heads/main")
+    machine.write("notes/start.md", "# Start\n\nAn edit for the stash to take.\n")
+
+    done = machine.run_git(*command)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "memidx" not in done.stdout + done.stderr
+    assert not (config.state_dir / FOLDER / LOG).exists()  # no finisher was started
+    assert any_pending(config)

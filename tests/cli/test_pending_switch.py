@@ -158,4 +158,10 @@ def test_a_haystack_commit_during_a_switch_stays_off_the_side_branch(tmp_path: P
 
     assert (tmp_path / "switched").exists() and "Traceback" not in said.err, said.err
     assert "notes/haystack/" not in machine.git("ls-tree", "-r", "--name-only", "side")
-    assert said.code == 1 and "HEAD is on another branch now" in said.err, said.err
+    # which branch it was meant for and which HEAD is on: "another branch" named neither
+    assert said.code == 1 and len(said.err.strip().splitlines()) == 1, said.err
+    assert "HEAD is on side now, not on main as when this began" in said.err, said.err
+    assert (
+        "(to do it on side, try again; to do it on main, git switch main, then try again)"
+        in said.err
+    )

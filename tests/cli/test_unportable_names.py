@@ -74,3 +74,41 @@ def test_the_pre_commit_check_passes_a_portable_note(repo: NotesRepo) -> None:
     check = repo.memidx("check", "drift", ref)
 
     assert "Windows" not in check.out, check.out
+
+
+@pytest.mark.parametrize(
+    ("ref", "line"),
+    [
+        ("notes/aux/img.png", f"the folder 'aux' is a Windows device name, so a clone on Windows"
+         f" cannot check it out; {MOVE}"),
+        ("notes/a?b.txt", f"the file name 'a?b.txt' holds '?', which Windows refuses in a name,"
+         f" so a clone on Windows cannot check it out; {MOVE}"),
+        ("notes/WSL.md/img.png", "notes/wsl.md is in the commit too, which macOS and Windows"
+         " take for the same name (case is ignored there); rename one of them (`git mv`) or"
+         " merge the two, then commit"),
+    ],
+)  # fmt: skip
+def test_the_pre_commit_check_reads_every_staged_name_under_notes(
+    repo: NotesRepo, ref: str, line: str
+) -> None:
+    """Only notes (`*.md`) were read: `notes/aux/img.png` passed, and git for Windows then
+    fails to check out the whole clone; a file of any other name is checked out there too."""
+    repo.write(ref, "not a note\n")
+    repo.git("add", "-A")
+
+    check = repo.memidx("check", "drift", ref)  # what pre-commit runs
+    every = repo.memidx("check", "all", ref)
+
+    assert check.code == 1 and f"{ref}:1: {line}\n" in check.out, check.out + check.err
+    assert every.code == 1 and f"{ref}:1: {line}\n" in every.out, every.out + every.err
+
+
+def test_a_deleted_or_unstaged_file_under_notes_is_not_refused(repo: NotesRepo) -> None:
+    repo.write("notes/aux/img.png", "not a note\n")
+    repo.commit("made by hand before the check")
+    repo.git("rm", "-q", "notes/aux/img.png")
+    repo.write("notes/lpt1.txt", "left untracked\n")
+
+    check = repo.memidx("check", "drift", "notes/aux/img.png", "notes/lpt1.txt")
+
+    assert "Windows" not in check.out, check.out + check.err

@@ -1,0 +1,34 @@
+"""What memidx says when a `git switch` took HEAD off the branch a commit was meant for
+(split from commit.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memidx.errors import GitBusy
+
+
+def switched_away(git_dir: Path, meant: str | None, undone: str) -> GitBusy:
+    """GitBusy naming the branch a commit was meant for (`meant`: refs/heads/<name>, or
+    DETACHED) and the one a `git switch` took HEAD to meanwhile, in one line."""
+    from memidx.git.publish import head_names
+
+    there, back = _short(head_names(git_dir)), _short(meant)
+    ways = [f"to do it on {there}, try again"] if there else []
+    ways += [f"to do it on {back}, git switch {back}, then try again"] if back else []
+    return GitBusy(
+        f"HEAD is {_on(there)} now, not {_on(back)} as when this began (a git switch or "
+        f"checkout meanwhile); {undone}",
+        "; ".join(ways) or "check out a branch, then try again",
+    )
+
+
+def _short(ref: str | None) -> str | None:
+    """`main` for refs/heads/main; None for a detached HEAD."""
+    from memidx.git.publish import DETACHED
+
+    return None if ref is None or ref == DETACHED else ref.removeprefix("refs/heads/")
+
+
+def _on(branch: str | None) -> str:
+    return "detached" if branch is None else f"on {branch}"

@@ -1,0 +1,65 @@
+"""The haystack's .gitattributes is committed with this clone's first segments, and never
+sits untracked in the work tree meanwhile: a person's `git pull --rebase` that ran while
+memidx waited to commit (for that pull, say) and brought another clone's copy failed
+("untracked working tree files would be overwritten by checkout")."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memidx.config import load_config
+from memidx.git import commit as commit_module
+from memidx.haystack.segment_commit import commit_haystack
+from memidx.haystack.writer import GITATTRIBUTES
+from tests.machines import Machine, clone, hook_env, make_template
+
+ATTRIBUTES = "notes/haystack/.gitattributes"
+
+
+def file_text(where: Machine, text: str) -> None:
+    run = where.memidx_process("file-turn", stdin=json.dumps({"text": text}))
+    assert run.code == 0, run.err
+
+
+def test_a_pull_while_memidx_waits_to_commit_its_first_segment_is_not_blocked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = hook_env(tmp_path / "pch")
+    remote = make_template(tmp_path, env)
+    a, b = clone(remote, tmp_path / "a", env), clone(remote, tmp_path / "b", env)
+    file_text(b, "a turn filed on machine b")
+    assert b.memidx_process("haystack", "commit").code == 0
+    b.git("push", "-q", "origin", "main")
+    file_text(a, "a turn filed on machine a")
+    pulls: list[str] = []
+    commit_paths = commit_module.commit_paths
+
+    def the_person_pulls_first(config: Any, paths: Sequence[str], subject: str, **kw: Any) -> str:
+        pulled = a.run_git("pull", "-q", "--rebase")  # while memidx waits for the clone
+        pulls.append(f"{pulled.returncode} {pulled.stdout}{pulled.stderr}")
+        return commit_paths(config, paths, subject, **kw)
+
+    monkeypatch.setattr(commit_module, "commit_paths", the_person_pulls_first)
+    commit_haystack(load_config(a.root, env={}))
+
+    assert len(pulls) == 1 and pulls[0].startswith("0 "), pulls
+    assert ATTRIBUTES in a.git("ls-tree", "-r", "--name-only", "HEAD").split()
+    assert (a.root / ATTRIBUTES).read_text() == GITATTRIBUTES
+    assert a.git("status", "--porcelain", "--untracked-files=all", "--", "notes").strip() == ""
+
+
+def test_a_first_segment_commit_writes_the_attributes_it_committed(tmp_path: Path) -> None:
+    env = hook_env(tmp_path / "pch")
+    a = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    file_text(a, "a turn")
+
+    assert a.memidx_process("haystack", "commit").code == 0
+
+    assert a.git("show", f"HEAD:{ATTRIBUTES}") == GITATTRIBUTES
+    assert (a.root / ATTRIBUTES).read_text() == GITATTRIBUTES
+    assert a.git("status", "--porcelain", "--untracked-files=all", "--", "notes").strip() == ""

@@ -1,0 +1,147 @@
+"""A person's `git pull` whose merge starts in the instant memidx moves HEAD (right after
+memidx's last look for a committing git): the merge reads HEAD and git's index from before
+memidx's commit, is held there (a core.fsmonitor hook that waits) while memidx commits and
+tells the index about its note, then writes its index without the note and fails ("cannot
+lock ref 'HEAD'"). The note must survive the person's next commit: the one that concludes
+the merge (MERGE_HEAD kept) or, after a fast-forward, their own."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import git
+import pytest
+
+from memidx.config import load_config
+from memidx.errors import GitBusy
+from memidx.git import late
+from memidx.git import publish as publish_module
+from memidx.git.commit import commit_paths
+from memidx.git.publish import started
+from tests.cli.test_forget import clones
+from tests.helpers import GIT_IDENTITY, NotesRepo, clean_env
+
+# core.fsmonitor runs this when a git reads the index: in the merge (not the pull, nor memidx's
+# gits), the first time, it waits for the `go` file, its index read and HEAD with it
+HOLD = """#!/bin/sh
+tr '\\000' '\\n' < /proc/$PPID/cmdline | grep -qx merge || exit 1
+[ -e "{held}" ] && exit 1
+touch "{held}"
+for _ in $(seq 1000); do [ -e "{go}" ] && exit 1; sleep 0.02; done
+exit 1
+"""
+
+
+def the_person_commits(one: NotesRepo) -> None:
+    """The commit that concludes the merge git left (MERGE_HEAD), else one of their own."""
+    if (one.root / ".git" / "MERGE_HEAD").exists():
+        one.git("commit", "-q", "--no-edit", "--no-verify")
+        return
+    one.note("person.md", "Person's note", "written by hand")
+    one.git("add", "notes/person.md")
+    one.git("commit", "-q", "--no-verify", "-m", "the person's own")
+
+
+def wait_for(what: str, done: object, seconds: float = 20.0) -> None:
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        if callable(done) and done():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+@pytest.mark.parametrize("diverged", [True, False], ids=["merge-commit", "fast-forward"])
+def test_a_merge_that_starts_as_memidx_commits_never_deletes_the_note(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    diverged: bool,
+) -> None:
+    one, two = clones(tmp_path)
+    two.note("theirs.md", "Theirs", "a note from the other machine")
+    two.commit("theirs")
+    two.git("push", "-q", "origin", "main")
+    if diverged:
+        one.note("local.md", "Local", "a note of this machine")
+        one.commit("local")
+    held, go = tmp_path / "held", tmp_path / "go"
+    hook = tmp_path / "hold.sh"
+    hook.write_text(HOLD.format(held=held, go=go))
+    hook.chmod(0o755)
+    ref = one.note("agent.md", "Agent's note", "remembered by an agent")
+    pulls: list[subprocess.Popen[bytes]] = []
+    looks = 0
+    real = publish_module.committing
+
+    def the_pull_starts_after_the_look(root: Path) -> bool:
+        nonlocal looks
+        looks += 1
+        if looks != 2:  # the second look is the one under HEAD's lock
+            return real(root)
+        config = ("-c", f"core.fsmonitor={hook}")
+        argv = ["git", *GIT_IDENTITY, *config, "pull", "-q", "--no-rebase", "--no-edit"]
+        pipe = subprocess.PIPE
+        person = subprocess.Popen(argv, cwd=one.root, env=clean_env(), stdout=pipe, stderr=pipe)
+        pulls.append(person)
+        wait_for("the merge to read the index", held.exists)
+        return False  # it started an instant after the look
+
+    def release_once_the_index_holds_the_note() -> None:
+        def staged() -> bool:
+            return bool(one.git("ls-files", "--", ref, check=False).strip())
+
+        wait_for("memidx's note in the index", lambda: held.exists() and staged())
+        go.touch()
+
+    monkeypatch.setattr(publish_module, "committing", the_pull_starts_after_the_look)
+    releaser = threading.Thread(target=release_once_the_index_holds_the_note, daemon=True)
+    releaser.start()
+    try:
+        commit_paths(load_config(one.root, env={}), [ref], "memidx remember: Agent's note")
+        _, err = pulls[0].communicate(timeout=60)
+    finally:
+        go.touch()
+        for pull in pulls:
+            if pull.poll() is None:
+                pull.kill()
+                pull.wait()
+        releaser.join(timeout=30)
+    assert b"cannot lock ref 'HEAD'" in err  # the interleaving happened: the merge read before
+    # memidx acknowledged the note (commit_paths returned): the next commit must keep it
+
+    the_person_commits(one)
+    assert ref in one.git("ls-tree", "-r", "--name-only", "HEAD").split()
+    assert one.git("status", "--porcelain", "--", ref).strip() == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_late_git_that_outlasts_the_wait_leaves_the_note_unacknowledged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, _ = clones(tmp_path)
+    ref = one.note("agent.md", "Agent's note", "remembered by an agent")
+    commit = one.commit("memidx remember: Agent's note")
+    monkeypatch.setattr(late, "LATE_FLOOR", 0.3)
+    with subprocess.Popen(["sleep", "30"]) as sleeper:  # stands for a person's git merge
+        try:
+            them = {str(sleeper.pid): f"merge {started(str(sleeper.pid))}"}
+            with pytest.raises(GitBusy, match=r"a git merge of this clone .* still under way"):
+                late.settle(git.Repo(one.root), them, commit, [ref], time.monotonic())
+        finally:
+            sleeper.kill()
+
+
+def test_a_note_a_late_git_took_out_of_head_is_not_acknowledged(tmp_path: Path) -> None:
+    one, _ = clones(tmp_path)
+    ref = one.note("agent.md", "Agent's note", "remembered by an agent")
+    commit = one.commit("memidx remember: Agent's note")
+    one.git("rm", "-q", "--cached", ref)
+    one.git("commit", "-q", "--no-verify", "-m", "a merge concluded from a stale index")
+    ended = {"999999999": "merge 1"}  # no such process: it ended
+
+    with pytest.raises(GitBusy, match=r"took notes/agent\.md out of HEAD"):
+        late.settle(git.Repo(one.root), ended, commit, [ref], time.monotonic())
