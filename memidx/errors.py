@@ -101,8 +101,9 @@ class GitError(MemidxError):
 
 
 class IndexLockLeft(GitError):
-    """`.git/index.lock` was left by a git that was killed: no waiting ends it, only its removal
-    by the person (what was to be committed is kept for then, never dropped)."""
+    """`.git/index.lock` (or HEAD's lock, `.git/HEAD.lock`) was left by a git that was killed:
+    no waiting ends it, only its removal by the person (what was to be committed is kept for
+    then, never dropped)."""
 
 
 class GitBusy(GitError):

@@ -27,6 +27,7 @@ from memidx.config import Config
 from memidx.errors import GitBusy, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
+from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
 from memidx.git.late import settle
 from memidx.git.lock_holders import left_behind
 from memidx.git.publish import committers
@@ -156,7 +157,8 @@ def publish(
             _wait_for_index(git_dir / "index.lock", root, undone, deadline)
         elif outcome == BUSY:  # a person's commit is under way: let it move HEAD first
             _pause(min(attempt, 2))
-        else:
+        else:  # HEAD moved, or a git holds HEAD's lock: a killed git's is never let go
+            refuse_a_left_head_lock(root, git_dir, undone)
             _pause(min(attempt, 4))
         now = head_of()
         if now != head and branch is not None and (head_names(git_dir) or DETACHED) != branch:
@@ -164,7 +166,7 @@ def publish(
         if now != head:  # another commit landed first: build on top of it
             head, commit = now, build(now)
     _still_busy(root, git_dir, undone)
-    raise GitBusy(f"HEAD kept moving; {undone}", "try again")
+    raise not_moved(root, git_dir, undone)
 
 
 def wait_until_quiet(root: Path, git_dir: Path, undone: str, deadline: float) -> None:

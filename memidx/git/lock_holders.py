@@ -39,6 +39,34 @@ def _held_by_nobody(lock: Path, work_tree: Path) -> bool:
     return True
 
 
+def holder(lock: Path, work_tree: Path) -> str | None:
+    """Who holds `lock` now, in a few words (`git commit (pid 4242)`): a process that has it
+    open, else a git (not a reader) running in this repository; None when none is seen (git
+    keeps a ref's lock closed while it waits; no /proc elsewhere)."""
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return None
+    target = str(lock.resolve())
+    places = [work_tree.resolve(), *_places(lock.resolve().parent)]
+    pids = sorted(proc.glob("[0-9]*"), key=lambda pid_dir: int(pid_dir.name))
+    found = next((pid_dir for pid_dir in pids if _holds(pid_dir, target)), None)
+    found = found or next(
+        (pid_dir for pid_dir in pids if any(_git_in(pid_dir, place) for place in places)), None
+    )
+    return None if found is None else _named(found)
+
+
+def _named(pid_dir: Path) -> str:
+    """`git <command> (pid N)`, or `<name> (pid N)`: never the arguments (a commit message)."""
+    try:
+        name = (pid_dir / "comm").read_text().strip()
+        argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return f"pid {pid_dir.name}"
+    command = _command(argv[1:]) if name == "git" else ""
+    return f"{name} {command} (pid {pid_dir.name})" if command else f"{name} (pid {pid_dir.name})"
+
+
 def _places(git_dir: Path) -> list[Path]:
     """Where a git that holds `git_dir`'s index.lock runs: its work tree (`<repo>/.git`'s
     parent; a linked work tree's, named by the `gitdir` file of `.git/worktrees/<name>`: only

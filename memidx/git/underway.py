@@ -126,6 +126,8 @@ def busy_with(root: Path) -> str | None:
         return "no git folder was found"
     if (folder / "index.lock").exists():
         return "git holds its index locked"
+    if (folder / "HEAD.lock").exists():  # a ref update under way: no move of HEAD until it ends
+        return f"git holds HEAD's lock ({folder / 'HEAD.lock'})"
     stopped = stopped_pick(folder)
     if stopped:
         return holding(stopped)

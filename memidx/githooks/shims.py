@@ -192,12 +192,14 @@ case $input in
 "* | *"0000000000 REBASE_HEAD
 "*) ended=1 ;; # its pseudo-ref deleted (REBASE_HEAD: `git am --skip` of the last patch)
 esac
-if [ -n "$ended" ]; then
-  same=$ended ended=
-  for entry in .memidx/pending-notes/[0-9]*.json; do [ -e "$entry" ] && ended=1 && break; done
-fi
-if [ -n "$ended" ] && [ "$same" = HEAD ]; then
+if [ -n "$ended" ]; then # entries in the git folder (an older memidx's in .memidx/)
 {find_dir}
+  same=$ended ended=
+  for entry in "$dir"/memidx/pending-notes/[0-9]*.json .memidx/pending-notes/[0-9]*.json; do
+    [ -e "$entry" ] && ended=1 && break
+  done
+fi
+if [ -n "$ended" ] && [ "$same" = HEAD ]; then # `dir` found above
   [ -d "$dir/rebase-apply" ] || ended= # an am's --abort, before its folder goes
 fi
 if [ -n "$moved" ] || [ -n "$ended" ]; then

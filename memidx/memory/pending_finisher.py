@@ -47,6 +47,7 @@ def start_finisher(config: Config, notice: Callable[[str], None]) -> None:
         if log.is_file() and log.stat().st_size > LOG_SIZE:  # it grew with each finisher
             log.replace(log.with_name(f"{LOG}.1"))  # a finisher still writing goes on there
     try:
+        log.parent.mkdir(parents=True, exist_ok=True)  # the entries are kept in the git folder
         spawn_detached(argv, log)
     except OSError as exc:  # no process left under a limit, a full disk
         notice(f"warning: nothing could be started to commit it once git lets go: {exc}")
@@ -61,7 +62,7 @@ def finish_when_git_lets_go(
     other ends at once: one started by each remember behind a long git piled up, 11 MB each."""
     from contextlib import ExitStack
 
-    from memidx.memory.pending_mark import FOLDER
+    from memidx.memory.pending_mark import FOLDER, any_pending
     from memidx.portable import file_lock
 
     folder = config.state_dir / FOLDER
@@ -69,8 +70,8 @@ def finish_when_git_lets_go(
         if not in_line.enter_context(file_lock(folder / NEXT_LOCK, wait=False)):
             return True  # the one waiting looks after this note was kept: it commits it
         for _ in range(int(limit / POLL) + 20):  # the running one's limit, and its last look
-            if not folder.is_dir():
-                return True  # the clone (or its .memidx/) was deleted: nothing to commit
+            if not any_pending(config):
+                return True  # committed meanwhile, or the clone deleted: nothing to commit
             with file_lock(folder / FINISHER_LOCK, wait=False) as taken:
                 if taken:
                     in_line.close()  # a later note's finisher may wait now

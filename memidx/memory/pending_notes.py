@@ -1,5 +1,6 @@
-"""Notes `remember` wrote and checked, kept in `.memidx/pending-notes/` (one JSON file each:
-ref, title, text, branch) from before their commit is tried until it lands.
+"""Notes `remember` wrote and checked, kept in the git folder's `memidx/pending-notes/` (one
+JSON file each: ref, title, text, branch; memory/pending_mark.py) from before their commit is
+tried until it lands.
 
 A person's git command can hold a clone for minutes: `git commit` runs while its hooks and its
 editor do (memidx never moves HEAD under it), `git commit -a` or `git commit -- <paths>` holds
@@ -18,9 +19,9 @@ second commit. An entry is committed only on the branch it was remembered on (ne
 detached HEAD, which the next `git switch` leaves behind, taking the file off the disk): with
 another checked out, on its own by plumbing, its file taken out of this work tree
 (memory/pending_elsewhere.py; it waited for its branch, for ever on one never checked out
-again), while that branch is there (renamed or deleted, it never comes back). With
-.memidx/ deleted a pending note stays on disk, uncommitted (`memidx status` lists it);
-remembering it again commits it, never a twin.
+again), while that branch is there (renamed or deleted, it never comes back). Deleting .memidx/
+loses no entry (they are kept in the git folder); one an older memidx kept there is moved
+once read.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from memidx.git.underway import git_dir, holding, stopped_pick
 from memidx.hashes import sha256_hex
 from memidx.memory.note_state import added_by, the_same_note
 from memidx.memory.pending_branch import head_branch
-from memidx.memory.pending_mark import FOLDER, any_pending
+from memidx.memory.pending_mark import FOLDER, any_pending, entries_dir, entry_files, legacy_dir
 from memidx.portable import file_lock
 
 LOCK = "remember.lock"  # one remember writes and commits at a time; the finishers take it too
@@ -82,8 +83,12 @@ class Committed:
 
 def keep(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:
     """Keep the note pending (durably, as the note is) until it is committed on `branch`."""
-    folder = config.state_dir / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = entries_dir(config)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a git folder memidx may not write in: where entries were kept before
+        folder = legacy_dir(config)
+        folder.mkdir(parents=True, exist_ok=True)
     entry = folder / f"{time.time_ns():020d}-{sha256_hex(ref.encode())[:16]}.json"
     fields = {"ref": ref, "title": title, "text": text, "branch": branch}
     data = json.dumps(fields, ensure_ascii=False)
@@ -94,7 +99,7 @@ def keep(config: Config, ref: str, title: str, text: str, branch: str) -> Pendin
 def pending(config: Config) -> list[PendingNote]:
     """The pending notes, oldest first (an entry that cannot be read is skipped, left as is)."""
     found: list[PendingNote] = []
-    for entry in sorted((config.state_dir / FOLDER).glob("[0-9]*.json")):
+    for entry in sorted(entry_files(config), key=lambda entry: entry.name):
         try:
             fields: object = json.loads(entry.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -213,6 +218,7 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
         _finisher_for_git(config, notice)
         return Committed({})
     mark = config.state_dir / FOLDER / HOOK_CAME
+    mark.parent.mkdir(parents=True, exist_ok=True)  # `rm -rf .memidx` leaves the entries
     mark.touch()  # before the lock: a remember that holds it sees the mark once it lets go
     with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
         if not taken:

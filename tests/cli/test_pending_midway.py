@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
+from memidx.memory.pending_mark import any_pending
 from memidx.memory.pending_notes import keep
 from tests.machines import Machine, clone, hook_env, make_template
 
@@ -38,10 +39,10 @@ def test_a_hook_run_midway_commits_no_pending_note(machine: Machine, midway: str
 
     assert run.code == 0 and "Traceback" not in run.err, run.err
     assert _head(machine) == before and "committed" not in run.out + run.err
-    assert list((machine.root / ".memidx" / "pending-notes").glob("*.json"))
+    assert any_pending(config)
     ended = machine.memidx_process("hook", "post-merge")  # the command's end commits it
     assert ended.code == 0 and "remembered while git was busy" in ended.out, ended.out
     assert machine.git("log", "--format=%s", "-1", "--", "notes/pending-note.md").startswith(
         "memidx remember: "
     )
-    assert not list((machine.root / ".memidx" / "pending-notes").glob("*.json"))
+    assert not any_pending(config)

@@ -135,6 +135,7 @@ def test_status_says_it_of_a_finisher_lock_that_is_no_file(repo: NotesRepo) -> N
     repo.write(REF, TEXT)
     keep(config, REF, "Disk full", TEXT, "refs/heads/main")
     lock = config.state_dir / FOLDER / FINISHER_LOCK
+    lock.parent.mkdir(parents=True, exist_ok=True)
     lock.unlink(missing_ok=True)
     lock.symlink_to(repo.root / "nowhere")
     shown = repo.memidx("status")

@@ -13,6 +13,7 @@ import pytest
 from memidx.config import load_config
 from memidx.git import commit as commit_module
 from memidx.memory import remember as remember_module
+from memidx.memory.pending_mark import any_pending
 from memidx.memory.remember import remember
 from tests.helpers import Run
 from tests.machines import Machine, clone, environment, hook_env, make_template
@@ -276,7 +277,7 @@ def test_a_note_remembered_while_a_person_commits_ends_committed_once(
     assert machine.git("status", "--porcelain").strip() == ""
     hits = machine.memidx("search", "--json", "--mode", "bm25", "vmmem").json()["hits"]
     assert sorted(h["ref"] for h in hits) == sorted(refs)
-    assert not list((machine.root / ".memidx" / "pending-notes").glob("*.json"))
+    assert not any_pending(load_config(machine.root, env={}))
 
 
 def test_memidx_sync_commits_a_pending_note_and_indexes_it(machine: Machine) -> None:

@@ -47,6 +47,7 @@ def _kept(repo: NotesRepo) -> Config:
     config = load_config(repo.root, env={})
     repo.write(REF, TEXT)
     keep(config, REF, "Disk full", TEXT, MAIN)
+    (config.state_dir / FOLDER).mkdir(parents=True, exist_ok=True)  # its finisher's log's
     return config
 
 
