@@ -57,6 +57,8 @@ def rewrite_unpushed(
 
     from memidx.git.commit import WAIT_SECONDS, index_follows, publish, update_user_index
     from memidx.git.commit_lock import serialized
+    from memidx.git.late import settle
+    from memidx.git.publish import committers
 
     repo = GitRepo(config.root)
     git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
@@ -82,8 +84,11 @@ def rewrite_unpushed(
             config.root, git_dir, build, repo.head, "memidx haystack purge", deadline=deadline,
             undone=undone, then=index_follows(paths), branch=branch,
         )  # fmt: skip
+        late = committers(config.root)  # one that started at the move may have read the
         count = sum(1 for old, new in rebuilt.items() if old != new)
-        then()
+        then()  # index with the forgotten bytes: it ends, git's index is told again below
+        if late and paths:  # (the work tree is blanked first, whatever that git does)
+            settle(git.Repo(config.root), late, head, sorted(paths), deadline)
         # never a reset without paths (that would reset the whole index); again here: the
         # reset with the move gives up on a lock another git holds, this one waits
         if count and paths:
