@@ -22,6 +22,10 @@ from tests.helpers import GIT_IDENTITY, clean_env
 SEGMENT = "notes/haystack/w1/2026-12-06-0001.krd"
 
 
+def blank_file(segment: Path) -> None:
+    segment.write_bytes(b"[forgotten]\n")
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
 def test_a_merge_that_starts_as_a_purge_moves_head_never_stages_the_forgotten_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -71,7 +75,7 @@ def test_a_merge_that_starts_as_a_purge_moves_head_never_stages_the_forgotten_by
     try:
         rewrite_unpushed(
             load_config(one.root, env={}), ["notes/haystack"], {(SEGMENT, secret): blank},
-            [SEGMENT], lambda: segment.write_bytes(b"[forgotten]\n"),
+            [SEGMENT], lambda: blank_file(segment),
         )  # fmt: skip
         _, err = pulls[0].communicate(timeout=60)
     finally:
