@@ -214,10 +214,10 @@ def _build(
             repo.git.read_tree("--empty", env=env)
         else:
             repo.git.read_tree(head, env=env)
+        for path, data in (written or {}).items():  # first: git reads the .gitattributes
+            _stage(repo, git_dir, path, data, env)  # the work tree lacks from this index
         if read := [path for path in paths if path not in (written or {})]:
             repo.git.add("-A", "--", *literal(read), env=env)
-        for path, data in (written or {}).items():
-            _stage(repo, git_dir, path, data, env)
         tree = str(repo.git.write_tree(env=env)).strip()
         if head is not None and tree == str(repo.git.rev_parse(f"{head}^{{tree}}")).strip():
             return head  # nothing changed (the same note remembered twice at once): no commit

@@ -32,8 +32,6 @@ def settle(
     """Wait for the committing gits `late` (publish.committers' answer, read right after the
     move) to end, until `deadline` or LATE_FLOOR from now; GitBusy when one still runs or
     when HEAD no longer holds `commit`'s `paths` as the commit does."""
-    import git
-
     what = ", ".join(paths)
     running = _wait_for(late, max(deadline, time.monotonic() + LATE_FLOOR))
     if running:
@@ -43,17 +41,23 @@ def settle(
             "it is not counted as committed yet",
             "it is checked and committed again once that git ends (`memidx sync` does it too)",
         )
-    for path in paths:
-        try:
-            held = str(repo.git.rev_parse("-q", "--verify", f"HEAD:{path}")).strip()
-        except git.GitCommandError:
-            held = ""
-        if held != str(repo.git.rev_parse(f"{commit}:{path}")).strip():
+    for path in paths:  # a deletion (forget, share's move) is held as no object at all
+        if _object(repo, f"HEAD:{path}") != _object(repo, f"{commit}:{path}"):
             raise GitBusy(
                 f"a git command of this clone that started with memidx's commit of {what} "
                 f"({commit[:12]}) took {path} out of HEAD, so it is not committed",
                 "it is committed again from the file on disk (`memidx sync` does it too)",
             )
+
+
+def _object(repo: Any, spec: str) -> str:
+    """The object `spec` (`<commit>:<path>`) names, "" when that commit holds no such path."""
+    import git
+
+    try:
+        return str(repo.git.rev_parse("-q", "--verify", spec)).strip()
+    except git.GitCommandError:
+        return ""
 
 
 def _wait_for(late: dict[str, str], until: float) -> str:

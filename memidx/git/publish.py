@@ -152,9 +152,10 @@ def committing(root: Path) -> bool:
     return bool(committers(root))
 
 
-def committers(root: Path) -> dict[str, str]:
-    """The git processes of this clone that are committing, as committing() finds them: their
-    pid -> `<git command> <start time>` (the start tells a pid used again from the same)."""
+def committers(root: Path, commands: frozenset[str] = COMMITTING) -> dict[str, str]:
+    """The git processes of this clone that are committing (running one of `commands`), as
+    committing() finds them: their pid -> `<git command> <start time>` (the start tells a pid
+    used again from the same)."""
     found: dict[str, str] = {}
     proc = Path("/proc")
     if not (proc / "self").is_dir():
@@ -172,7 +173,7 @@ def committers(root: Path) -> dict[str, str]:
         except OSError:
             continue  # another user's process, or one that just ended
         here = (cwd == root or root in cwd.parents) and not _another_repository(cwd, root)
-        if here and (command := _subcommand(argv)) in COMMITTING:
+        if here and (command := _subcommand(argv)) in commands:
             found[pid_dir.name] = f"{command} {started(pid_dir.name)}"
     return found
 

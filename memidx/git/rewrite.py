@@ -18,6 +18,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import GitError
+from memidx.git.branch_move import move_branch
 from memidx.git.process import run_process
 from memidx.git.repo import GitRepo, git_env
 from memidx.git.tips import unpushed_commits
@@ -57,6 +58,8 @@ def rewrite_unpushed(
 
     from memidx.git.commit import WAIT_SECONDS, index_follows, publish, update_user_index
     from memidx.git.commit_lock import serialized
+    from memidx.git.late import settle
+    from memidx.git.publish import committers
 
     repo = GitRepo(config.root)
     git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
@@ -82,8 +85,11 @@ def rewrite_unpushed(
             config.root, git_dir, build, repo.head, "memidx haystack purge", deadline=deadline,
             undone=undone, then=index_follows(paths), branch=branch,
         )  # fmt: skip
+        late = committers(config.root)  # one that started at the move may have read the
         count = sum(1 for old, new in rebuilt.items() if old != new)
-        then()
+        then()  # index with the forgotten bytes: it ends, git's index is told again below
+        if late and paths:  # (the work tree is blanked first, whatever that git does)
+            settle(git.Repo(config.root), late, head, sorted(paths), deadline)
         # never a reset without paths (that would reset the whole index); again here: the
         # reset with the move gives up on a lock another git holds, this one waits
         if count and paths:
@@ -100,7 +106,8 @@ def rewrite_branch(
     """Build the unpushed commits of the branch `ref` (at `old`, checked out in no work tree)
     again with the `replace` blobs, and move it only from `old` (git update-ref's compare and
     swap): how many commits were built again, None when the branch moved meanwhile (it is
-    left where it moved). Nothing in any work tree or git's index changes."""
+    left where it moved) or HEAD names it now (a `git switch` since the purge looked).
+    Nothing in any work tree or git's index changes."""
     repo = GitRepo(config.root)
     rebuilt: dict[str, str] = {}
     for commit in unpushed_commits(repo, old):
@@ -108,8 +115,8 @@ def rewrite_branch(
     new = rebuilt.get(old, old)
     if new == old:
         return 0
-    argv = ["git", "-C", str(repo.root), "update-ref", "-m", "memidx haystack purge", ref, new, old]
-    if run_process(argv, git_env(), b"").returncode != 0:
+    # not under a HEAD that a `git switch` took to the branch since the purge looked
+    if not move_branch(repo, ref, new, old, "memidx haystack purge"):
         return None
     return sum(1 for before, after in rebuilt.items() if before != after)
 

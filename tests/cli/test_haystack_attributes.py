@@ -6,6 +6,7 @@ memidx waited to commit (for that pull, say) and brought another clone's copy fa
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from memidx.config import load_config
 from memidx.git import commit as commit_module
 from memidx.haystack.segment_commit import commit_haystack
 from memidx.haystack.writer import GITATTRIBUTES
+from tests.helpers import NotesRepo, clean_env
 from tests.machines import Machine, clone, hook_env, make_template
 
 ATTRIBUTES = "notes/haystack/.gitattributes"
@@ -63,3 +65,32 @@ def test_a_first_segment_commit_writes_the_attributes_it_committed(tmp_path: Pat
     assert a.git("show", f"HEAD:{ATTRIBUTES}") == GITATTRIBUTES
     assert (a.root / ATTRIBUTES).read_text() == GITATTRIBUTES
     assert a.git("status", "--porcelain", "--untracked-files=all", "--", "notes").strip() == ""
+
+
+def test_segments_committed_with_attributes_from_memory_keep_their_bytes(tmp_path: Path) -> None:
+    """A frame's length can hold the bytes \\r\\n; a person's attributes file forcing `* text`
+    made git normalize them when the segments were read before the .gitattributes (`*.krd
+    binary`) committed from memory was in the index: the blob and, after the checkout that
+    follows the move, the file on disk lost a byte of their framing."""
+    repo = NotesRepo(tmp_path / "repo")
+    forced = tmp_path / "attributes"
+    forced.write_text("* text\n")
+    repo.git("config", "core.attributesFile", str(forced))
+    segment = repo.root / "notes/haystack/w1/2026-12-06-0001.krd"
+    segment.parent.mkdir(parents=True)
+    data = b"KRD1\r\n\x00\x00" + b"{}" * 8
+    segment.write_bytes(data)
+    refs = [ATTRIBUTES, "notes/haystack/w1"]
+
+    commit_module.commit_paths(
+        load_config(repo.root, env={}), refs, "haystack: segments of w1 (1 file)",
+        written={ATTRIBUTES: GITATTRIBUTES.encode()},
+    )  # fmt: skip
+
+    blob = "HEAD:notes/haystack/w1/2026-12-06-0001.krd"
+    argv = ["git", "cat-file", "blob", blob]
+    committed = subprocess.run(
+        argv, cwd=repo.root, env=clean_env(), capture_output=True, check=True
+    ).stdout
+    assert committed == data
+    assert segment.read_bytes() == data

@@ -145,3 +145,22 @@ def test_a_note_a_late_git_took_out_of_head_is_not_acknowledged(tmp_path: Path) 
 
     with pytest.raises(GitBusy, match=r"took notes/agent\.md out of HEAD"):
         late.settle(git.Repo(one.root), ended, commit, [ref], time.monotonic())
+
+
+def test_a_path_memidx_committed_the_deletion_of_is_checked_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """share's move and forget commit a deletion: `<commit>:<path>` names nothing then, and a
+    late git made the check fail with git's own error (a traceback) instead of passing."""
+    one, _ = clones(tmp_path)
+    ref = "notes/seed.md"
+    one.git("rm", "-q", ref)
+    commit = one.commit("memidx share: the note moved")
+    ended = {"999999999": "merge 1"}  # no such process: it ended
+
+    late.settle(git.Repo(one.root), ended, commit, [ref], time.monotonic())  # HEAD agrees
+
+    one.note("seed.md", "Seed", "brought back by a merge of a stale index")
+    one.commit("a merge concluded from a stale index")
+    with pytest.raises(GitBusy, match=r"took notes/seed\.md out of HEAD"):
+        late.settle(git.Repo(one.root), ended, commit, [ref], time.monotonic())

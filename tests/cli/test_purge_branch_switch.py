@@ -1,0 +1,105 @@
+"""`memidx haystack purge --branch NAME` rewrites a branch no work tree has checked out; a
+`git switch NAME` here after the purge looked (it blanks this work tree first, seconds on a
+large haystack) must not get the branch moved under HEAD: git's index and the work tree would
+keep the forgotten bytes, staged against the rewritten HEAD for the person's next commit."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.git.rewrite import rewrite_branch
+from tests.cli.test_forget import clones
+from tests.cli.test_late_merge import wait_for
+from tests.helpers import clean_env
+
+SEGMENT = "notes/haystack/w1/2026-12-06-0001.krd"
+
+
+def test_a_branch_switched_to_after_the_purge_looked_is_not_rewritten(tmp_path: Path) -> None:
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "side")
+    segment = one.root / SEGMENT
+    segment.parent.mkdir(parents=True)
+    segment.write_bytes(b"a secret the agent saw\n")
+    old = one.commit("haystack: segments of w1 (1 file)")
+    secret = one.git("rev-parse", f"HEAD:{SEGMENT}").strip()
+    (tmp_path / "blank").write_bytes(b"[forgotten]\n")
+    blank = one.git("hash-object", "-w", str(tmp_path / "blank")).strip()
+    # the purge looked while main was checked out; the person switched to side since
+
+    rewritten = rewrite_branch(
+        load_config(one.root, env={}), "refs/heads/side", old, ["notes/haystack"],
+        {(SEGMENT, secret): blank},
+    )  # fmt: skip
+
+    assert rewritten is None  # refused, as for a branch that moved: it stays held
+    assert one.git("rev-parse", "refs/heads/side").strip() == old
+    assert one.git("status", "--porcelain").strip() == ""
+
+
+def test_a_branch_checked_out_nowhere_is_still_rewritten(tmp_path: Path) -> None:
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "side")
+    segment = one.root / SEGMENT
+    segment.parent.mkdir(parents=True)
+    segment.write_bytes(b"a secret the agent saw\n")
+    old = one.commit("haystack: segments of w1 (1 file)")
+    secret = one.git("rev-parse", f"HEAD:{SEGMENT}").strip()
+    one.git("switch", "-q", "main")
+    (tmp_path / "blank").write_bytes(b"[forgotten]\n")
+    blank = one.git("hash-object", "-w", str(tmp_path / "blank")).strip()
+
+    rewritten = rewrite_branch(
+        load_config(one.root, env={}), "refs/heads/side", old, ["notes/haystack"],
+        {(SEGMENT, secret): blank},
+    )  # fmt: skip
+
+    assert rewritten == 1
+    assert one.git("rev-parse", f"refs/heads/side:{SEGMENT}").strip() == blank
+
+
+HOLD_SWITCH = """#!/bin/sh
+tr '\\000' '\\n' < /proc/$PPID/cmdline | grep -qx switch || exit 1
+[ -e "{held}" ] && exit 1
+touch "{held}"
+for _ in $(seq 1000); do [ -e "{go}" ] && exit 1; sleep 0.02; done
+exit 1
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_branch_a_switch_under_way_takes_is_not_rewritten(tmp_path: Path) -> None:
+    one, _ = clones(tmp_path)
+    one.git("switch", "-q", "-c", "side")
+    segment = one.root / SEGMENT
+    segment.parent.mkdir(parents=True)
+    segment.write_bytes(b"a secret the agent saw\n")
+    old = one.commit("haystack: segments of w1 (1 file)")
+    secret = one.git("rev-parse", f"HEAD:{SEGMENT}").strip()
+    one.git("switch", "-q", "main")
+    (tmp_path / "blank").write_bytes(b"[forgotten]\n")
+    blank = one.git("hash-object", "-w", str(tmp_path / "blank")).strip()
+    held, go = tmp_path / "held", tmp_path / "go"
+    hook = tmp_path / "hold.sh"
+    hook.write_text(HOLD_SWITCH.format(held=held, go=go))
+    hook.chmod(0o755)
+    argv = ["git", "-c", f"core.fsmonitor={hook}", "switch", "-q", "side"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(argv, cwd=one.root, env=clean_env(), stdout=pipe, stderr=pipe) as person:
+        try:
+            wait_for("the switch to read the index", held.exists)
+            rewritten = rewrite_branch(
+                load_config(one.root, env={}), "refs/heads/side", old, ["notes/haystack"],
+                {(SEGMENT, secret): blank},
+            )  # fmt: skip
+        finally:
+            go.touch()
+            person.communicate(timeout=60)
+
+    assert rewritten is None
+    assert one.git("rev-parse", "refs/heads/side").strip() == old
+    assert one.git("status", "--porcelain").strip() == ""
