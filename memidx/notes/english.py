@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from memidx.errors import ModelError, missing_module_error
 from memidx.notes.loanwords import LETTER_WORD, english_beside_loanwords
 from memidx.notes.markdown import front_matter_end, heading_of, scan
-from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share, words_for_the_model
+from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share, read_words
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -281,7 +281,7 @@ def _detector() -> Detect:
 
 def detect_language(text: str) -> tuple[str, float]:
     """The top language code of text and its score, from the bundled lite model (offline)."""
-    return _detector()(_SPACE.sub(" ", words_for_the_model(text)).strip())
+    return read_words(text, lambda words: _detector()(_SPACE.sub(" ", words).strip()), MIN_SCORE)
 
 
 def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
