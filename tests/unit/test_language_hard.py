@@ -208,3 +208,15 @@ def test_decomposed_notes_are_judged_as_composed_ones() -> None:
     ]
 
     assert len(notes) >= 190 and wrong == [], wrong
+
+
+def test_a_short_english_sentence_below_foreign_errors_is_not_weighed_as_foreign() -> None:
+    """Three French errors listed in an English note, a short sentence after them: read
+    together with the errors, the sentence was weighed as French and the note refused (54%)."""
+    note = (
+        "The French build agents print localized errors, which broke our log parser.\n\n"
+        "- Fichier introuvable\n- Accès refusé\n- Délai dépassé\n\n"
+        "We now set LANG=C before every job.\n"
+    )
+
+    assert check_text(note).english, check_text(note).reason
