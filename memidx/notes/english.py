@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from memidx.errors import ModelError, missing_module_error
 from memidx.notes.loanwords import LETTER_WORD, english_beside_loanwords
 from memidx.notes.markdown import front_matter_end, heading_of, scan
-from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share, words_for_the_model
+from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share, read_words
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -27,7 +27,7 @@ Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_uni
 MIN_UNIT_BYTES = 30  # UTF-8 bytes of letters a paragraph needs before its language counts
 MIN_SCORE = 0.3  # a non-English guess below this score does not count against the note
 # short paragraphs read together (judge_pooled): 1 of 2,950 pools of TIL's English ones >= 0.8
-MIN_POOL_BYTES, MIN_POOL_SCORE = 40, 0.8
+MIN_POOL_BYTES, MIN_POOL_SCORE, MIN_ALONE_SCORE = 40, 0.8, 0.5  # ALONE: a pooled unit as English
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,23 +185,24 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
 
 
 def judge_pooled(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
-    """A note of short paragraphs and items only fails when they, read together, surely read
-    as another language (read_pool). Fewer letters: judge_script."""
+    """A note of short units only fails when read_pool names a language; else judge_script."""
     lang = read_pool(units if own is None else own, detect)[1]
     reason = f"its short paragraphs, read together, are not English ({lang})"
     return judge_script(units, detect) if lang is None else LanguageVerdict(False, lang, 1, reason)
 
 
 def read_pool(units: Units, detect: Detect) -> tuple[int, str | None]:
-    """Short units but names and titles (`named`) read together: their letter bytes and, once
-    those reach MIN_POOL_BYTES, the language they surely read as (short German or French reads
-    at 0.85-0.99), else None. Never block quotes (a short French error an English note quotes)."""
-    pooled = "\n".join(u for u in units if letter_bytes(u) < MIN_UNIT_BYTES and not named(u))
-    if (weight := letter_bytes(pooled)) < MIN_POOL_BYTES:
+    """Short units but names and titles (`named`) read together, from MIN_POOL_BYTES letters:
+    the language they surely read as, weighed without units read as English alone (a sentence
+    under French errors), else None. Never block quotes (a short French error a note quotes)."""
+    pool = [u for u in units if letter_bytes(u) < MIN_UNIT_BYTES and not named(u)]
+    if (weight := letter_bytes(pooled := "\n".join(pool))) < MIN_POOL_BYTES:
         return weight, None
     lang, score = detect(pooled)
-    sure = lang != "en" and score >= MIN_POOL_SCORE
-    return weight, lang if sure and not english_beside_loanwords(pooled, detect) else None
+    if lang == "en" or score < MIN_POOL_SCORE or english_beside_loanwords(pooled, detect):
+        return weight, None
+    alone = (u for u in pool if (guess := detect(u))[0] == "en" and guess[1] >= MIN_ALONE_SCORE)
+    return weight - sum(map(letter_bytes, alone)), lang
 
 
 def named(unit: str) -> bool:
@@ -281,7 +282,7 @@ def _detector() -> Detect:
 
 def detect_language(text: str) -> tuple[str, float]:
     """The top language code of text and its score, from the bundled lite model (offline)."""
-    return _detector()(_SPACE.sub(" ", words_for_the_model(text)).strip())
+    return read_words(text, lambda words: _detector()(_SPACE.sub(" ", words).strip()), MIN_SCORE)
 
 
 def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
