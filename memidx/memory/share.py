@@ -10,14 +10,16 @@ the merge, time for a person's `git commit` to start), and pushes to that upstre
 following `origin/main`) is shared under git's default `push.default = simple` too. A branch
 with no upstream is named before any commit or fetch. A push rejected because the remote
 moved (another clone pushed first) is the normal case when several machines sync at once:
-fetch and merge again (git's hooks index what arrives) and push again. A merge that stops on
-a conflict needs a person: the merge is left as git left it, and the error says so. Two notes
+fetch and merge again (git's hooks index what arrives) and push again. A merge that would
+stop on a conflict, or change what the person has not committed, never starts (computed
+first: memidx.memory.share_check), so the clone stays exactly as it was. Two notes
 `remember` wrote under one name on two machines are moved apart before the merge (twins).
 """
 
 from __future__ import annotations
 
 import random
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.commit_lock import WAIT_SECONDS, serialized
+from memidx.memory.share_check import merge_blocker, merge_in_progress
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
 from memidx.memory.share_merge import merge_failed, no_upstream, upstream
@@ -92,9 +95,7 @@ def share(
             continue
         unfetched = 0
         renamed += part_twins(config, say)  # before the merge, which would stop on them
-        with serialized(config, time.monotonic() + WAIT_SECONDS, "nothing was pulled or pushed"):
-            _quiet(config)
-            merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
+        merged = _merge(config)
         if merged.returncode != 0:
             merge_failed(config, merged)
             failed = f"git merge failed: {_reason(merged)}"
@@ -134,6 +135,22 @@ def _kept(renamed: tuple[Renamed, ...]) -> str:
     """What a failed share leaves for the next: its commits, the notes it moved among them."""
     moved = "".join(f", {move.was} moved to {move.ref}" for move in renamed)
     return f"nothing is lost: this clone's commits{moved} stay here, for the next make sync"
+
+
+def _merge(config: Config) -> subprocess.CompletedProcess[str]:
+    """Merge what the fetch brought, once no git of this clone is committing and nothing of
+    the person's is in the merge's way: a merge git cannot finish changes the clone, so it
+    never starts (memidx.memory.share_check)."""
+    with serialized(config, time.monotonic() + WAIT_SECONDS, "nothing was pulled or pushed"):
+        _quiet(config)
+        blocker = merge_blocker(config)
+        if blocker is not None:
+            raise blocker
+        began = not merge_in_progress(config)
+        merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
+        if merged.returncode != 0 and began and merge_in_progress(config):
+            _git(config, "merge", "--abort")  # a conflict the look missed (a race): undone
+    return merged
 
 
 def _quiet(config: Config) -> None:

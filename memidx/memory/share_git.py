@@ -10,7 +10,11 @@ from memidx.config import Config
 from memidx.errors import GitError
 
 OPENINGS = ("fatal:", "error:", "hint:", "warning:")  # how git starts a message of its own
-LOOKS = ("remote", "fetch", "symbolic-ref", "config")  # never echoed: a failed fetch is named
+# never echoed: a failed fetch is named; the rest are share's looks before its merge
+LOOKS = (
+    *("remote", "fetch", "symbolic-ref", "config"),
+    *("rev-parse", "merge-base", "merge-tree", "diff", "status"),
+)
 
 
 def run_git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:

@@ -36,9 +36,10 @@ def merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None
         )
     if any(marker in text for marker in CONFLICT):
         raise MemidxError(
-            f"git merge stopped on a merge conflict: {reason(done)}",
-            "a person must resolve it: edit the files git status lists, git add them, "
-            "git commit, then make sync again",
+            f"git merge stopped on a merge conflict: {reason(done)} share undid its merge "
+            "(git merge --abort), so nothing was pulled or pushed",
+            "a person must resolve it: git merge @{upstream}, edit the files git status "
+            "lists, git add them, git commit, then make sync again",
         )
     if "not possible because you have unmerged files" in text or "concluded your merge" in text:
         raise MemidxError(
