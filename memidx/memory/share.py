@@ -5,9 +5,11 @@ The merge moves HEAD, so it waits (memidx.git.commit.WAIT_SECONDS at most) while
 this clone is committing or holds the index, as memidx's own commits do. memidx fetches
 first, then merges the branch's upstream as that fetch left it (`git merge @{upstream}`,
 not `git pull`, which would fetch again: seconds on a network remote between the look and
-the merge, time for a person's `git commit` to start), and pushes to that upstream by name
-(`git push <remote> HEAD:<its branch>`), so a branch that follows another name (local `notes`
-following `origin/main`) is shared under git's default `push.default = simple` too. A branch
+the merge, time for a person's `git commit` to start), and pushes the branch it began on
+to that upstream, both by name (`git push <remote> refs/heads/<it>:<its upstream>`), so a
+branch that follows another name (local `notes` following `origin/main`) is shared under git's
+default `push.default = simple` too, and a `git switch` meanwhile never pushes another branch
+under this one's name (HEAD must still name it after the merge). A branch
 with no upstream is named before any commit or fetch. A push rejected because the remote
 moved (another clone pushed first) is the normal case when several machines sync at once:
 fetch and merge again (git's hooks index what arrives) and push again. A merge that would
@@ -31,7 +33,7 @@ from memidx.git.commit_lock import WAIT_SECONDS, serialized
 from memidx.memory.share_check import merge_blocker, merge_in_progress
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
-from memidx.memory.share_merge import merge_failed, no_upstream, upstream
+from memidx.memory.share_merge import merge_failed, no_upstream, tracking
 from memidx.memory.twins import Renamed, part_twins
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
@@ -70,7 +72,7 @@ def share(
     from memidx.memory.head_sync import after_commit
 
     remotes = _git(config, "remote").stdout.split()
-    remote, branch = upstream(config)
+    here, remote, branch = tracking(config)  # the branch share merges into and pushes
     # refused before the haystack is committed: a commit on a local branch left the segments
     # at the switch back (a detached HEAD, a stopped rebase's, is said as such first)
     if remotes and (not remote or not branch):  # git's merge and push would each say so too
@@ -95,13 +97,13 @@ def share(
             continue
         unfetched = 0
         renamed += part_twins(config, say)  # before the merge, which would stop on them
-        merged = _merge(config)
+        merged = _merge(config, here)
         if merged.returncode != 0:
             merge_failed(config, merged)
             failed = f"git merge failed: {_reason(merged)}"
             _pause(attempt, sleep, say, failed)
             continue
-        pushed = _git(config, "push", remote, f"HEAD:{branch}")  # whatever push.default says
+        pushed = _git(config, "push", remote, f"{here}:{branch}")  # whatever push.default says
         if pushed.returncode == 0:
             after_commit(config, say)  # in case the hooks are not installed
             return Shared(commit, attempt, pushed=True, remote=True, renamed=renamed)
@@ -137,12 +139,15 @@ def _kept(renamed: tuple[Renamed, ...]) -> str:
     return f"nothing is lost: this clone's commits{moved} stay here, for the next make sync"
 
 
-def _merge(config: Config) -> subprocess.CompletedProcess[str]:
-    """Merge what the fetch brought, once no git of this clone is committing and nothing of
-    the person's is in the merge's way: a merge git cannot finish changes the clone, so it
-    never starts (memidx.memory.share_check)."""
+def _merge(config: Config, here: str) -> subprocess.CompletedProcess[str]:
+    """Merge what the fetch brought into `here` (refs/heads/<name>), once no git of this clone
+    is committing and nothing of the person's is in the merge's way: a merge git cannot
+    finish changes the clone, so it never starts (memidx.memory.share_check). git merges
+    into whatever HEAD names: a switch meanwhile (to a branch following the same upstream)
+    stops share before it pushes, else it would push that branch under this one's name."""
     with serialized(config, time.monotonic() + WAIT_SECONDS, "nothing was pulled or pushed"):
-        _quiet(config)
+        git_dir = _quiet(config)
+        _still_on(config, git_dir, here, "nothing was merged, pulled or pushed")
         blocker = merge_blocker(config)
         if blocker is not None:
             raise blocker
@@ -150,10 +155,24 @@ def _merge(config: Config) -> subprocess.CompletedProcess[str]:
         merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
         if merged.returncode != 0 and began and merge_in_progress(config):
             _git(config, "merge", "--abort")  # a conflict the look missed (a race): undone
+        _still_on(config, git_dir, here, _MERGED_ELSEWHERE)
     return merged
 
 
-def _quiet(config: Config) -> None:
+_MERGED_ELSEWHERE = (
+    "nothing was pushed, and share's merge of the upstream may be on either branch (git log)"
+)
+
+
+def _still_on(config: Config, git_dir: Path, here: str, undone: str) -> None:
+    """Refuse when HEAD no longer names the branch share began on."""
+    from memidx.git.switched import switched_away
+
+    if _git(config, "symbolic-ref", "-q", "HEAD").stdout.strip() != here:
+        raise switched_away(git_dir, here, undone)
+
+
+def _quiet(config: Config) -> Path:
     """Wait until no git of this clone is committing: the merge would move HEAD from
     under it, and the person's commit would fail ("cannot lock ref 'HEAD'")."""
     from memidx.git.commit import WAIT_SECONDS, wait_until_quiet
@@ -162,6 +181,7 @@ def _quiet(config: Config) -> None:
     git_dir = Path(GitRepo(config.root).run("rev-parse", "--absolute-git-dir").decode().strip())
     undone = "nothing was pulled or pushed"
     wait_until_quiet(config.root, git_dir, undone, time.monotonic() + WAIT_SECONDS)
+    return git_dir
 
 
 def _pause(

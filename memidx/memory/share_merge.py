@@ -77,12 +77,19 @@ def merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None
 def upstream(config: Config) -> tuple[str, str]:
     """The remote and the ref there (`refs/heads/main`) that the current branch follows;
     empty strings for what is not set."""
-    branch = run_git(config, "symbolic-ref", "-q", "--short", "HEAD").stdout.strip()
-    if not branch:
-        return "", ""
+    return tracking(config)[1:]
+
+
+def tracking(config: Config) -> tuple[str, str, str]:
+    """The branch HEAD names (`refs/heads/notes`), the remote it follows and the ref there
+    (`refs/heads/main`); empty strings for what is not set (a detached HEAD: all three)."""
+    here = run_git(config, "symbolic-ref", "-q", "HEAD").stdout.strip()
+    if not here.startswith("refs/heads/"):
+        return "", "", ""
+    branch = here.removeprefix("refs/heads/")
     remote = run_git(config, "config", f"branch.{branch}.remote").stdout.strip()
     merge = run_git(config, "config", f"branch.{branch}.merge").stdout.strip()
-    return remote, merge
+    return here, remote, merge
 
 
 def no_upstream(remote: str) -> MemidxError:
