@@ -368,15 +368,15 @@ def test_a_fetch_that_fails_is_named_by_git_s_reason(tmp_path: Path) -> None:
 
 
 def test_a_merge_refused_for_a_file_in_the_way_says_so(tmp_path: Path) -> None:
-    """git's last line ("Merge with strategy ort failed.") says nothing; its "error:" line
-    does."""
+    """git's last line ("Merge with strategy ort failed.") says nothing; share names the file
+    and why it is in the way before git merge runs."""
     two = diverged(tmp_path)
     two.note("theirs.md", "Theirs", "an untracked note where the remote has one")
 
     with pytest.raises(MemidxError) as raised:
         share(load_config(two.root, env={}), sleep=lambda _: None)
 
-    assert "would be overwritten by merge:" in raised.value.message
+    assert "notes/theirs.md (untracked)" in raised.value.message
     assert "strategy ort" not in raised.value.message
 
 

@@ -626,7 +626,8 @@ def test_a_squash_merge_indexes_at_its_commit(machines: tuple[Machine, Machine])
 def test_share_refused_by_a_staged_note_names_it_in_its_one_line_and_loses_nothing(
     machines: tuple[Machine, Machine],
 ) -> None:
-    """git refuses a merge while anything is staged; memidx's one line names what git names."""
+    """git refuses a merge that is not a fast-forward while anything is staged (and resets and
+    re-applies the clone to do so); share refuses first, in one line naming what is staged."""
     a, b = machines
     pushed(a, "x.md", "X", "xylophone words")
     shared(a)
@@ -638,7 +639,7 @@ def test_share_refused_by_a_staged_note_names_it_in_its_one_line_and_loses_nothi
 
     assert run.code == 1
     said = [line for line in run.err.splitlines() if line.startswith("memidx: error: ")]
-    assert len(said) == 1 and "would be overwritten by merge: notes/staged.md (" in said[0]
+    assert len(said) == 1 and "this clone has notes/staged.md staged, so nothing" in said[0]
     assert b.git("status", "--short", "--", "notes/staged.md") == "A  notes/staged.md\n"
     assert len(found(b, "zebra")) == 1
     rebuilt_the_same(b)

@@ -1,0 +1,65 @@
+"""How `memidx share` runs git: git's own lines go to stderr (a look's are never echoed), and
+why git failed is told in git's words, one sentence."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from memidx.config import Config
+from memidx.errors import GitError
+
+OPENINGS = ("fatal:", "error:", "hint:", "warning:")  # how git starts a message of its own
+# never echoed: a failed fetch is named; the rest are share's looks before its merge
+LOOKS = (
+    *("remote", "fetch", "symbolic-ref", "config"),
+    *("rev-parse", "merge-base", "merge-tree", "diff", "status"),
+)
+
+
+def run_git(config: Config, *args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=config.root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc}", "install git and put it on PATH") from exc
+    for text in (done.stdout, done.stderr):  # git's lines are diagnostics: stdout is the result
+        if text.strip() and args[0] not in LOOKS:
+            sys.stderr.write(text)
+    return done
+
+
+def reason(done: subprocess.CompletedProcess[str]) -> str:
+    """Why git failed: its line for a refused ref (` ! [remote rejected] main -> main
+    (pre-receive hook declined)`), else the first sentence of its first `fatal:` or `error:`
+    line (with the lines it runs on into), else its last line. Advice follows these lines
+    ("and the repository exists.", "see push.default in 'git help config'.")."""
+    lines = [line.strip() for line in (done.stdout + "\n" + done.stderr).splitlines()]
+    for line in lines:
+        if line.startswith("! "):
+            return line
+    for at, line in enumerate(lines):
+        if line.startswith(OPENINGS[:2]):  # fatal: or error:
+            said = line
+            for more in lines[at + 1 :]:
+                if (
+                    not more
+                    or more.startswith(OPENINGS)
+                    or said.endswith((".", ":"))
+                    or ". " in said
+                ):
+                    break
+                said = f"{said} {more}"
+            first = " ".join(said.split(". ", 1)[0].split())
+            return first if first.endswith((".", ":")) else f"{first}."
+    return last_line(done)
+
+
+def last_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = [line.strip() for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    return lines[-1] if lines else f"exit {done.returncode}"

@@ -1,0 +1,112 @@
+"""Why `memidx share`'s merge failed, and which of those failures trying again cannot mend;
+the branch's upstream as git's configuration names it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from shlex import quote
+
+from memidx.config import Config
+from memidx.errors import MemidxError
+from memidx.memory.share_git import reason, run_git
+
+CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
+
+
+def merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None:
+    """Raise for a merge that trying again cannot mend; return for one it may."""
+    text = done.stdout + done.stderr
+    if "no upstream configured" in text:  # unset since share looked
+        raise no_upstream("origin")
+    if "@{upstream} - not something we can merge" in text:  # after a fetch that worked
+        raise MemidxError(
+            "the branch's upstream is not on the remote (deleted there, or never pushed), "
+            "so nothing was pulled or pushed",
+            "push it with `git push -u origin HEAD`, or follow another branch with `git "
+            "branch --set-upstream-to`, then make sync again",
+        )
+    if "not stored as a remote-tracking branch" in text:
+        remote, branch = upstream(config)
+        branch = branch.removeprefix("refs/heads/")
+        raise MemidxError(
+            f"git fetch does not bring the branch's upstream {branch} from {remote} (a "
+            "single-branch clone?), so nothing was pulled or pushed",
+            f"git remote set-branches --add {quote(remote)} {quote(branch)}, then make sync again",
+        )
+    if any(marker in text for marker in CONFLICT):
+        raise MemidxError(
+            f"git merge stopped on a merge conflict: {reason(done)} share undid its merge "
+            "(git merge --abort), so nothing was pulled or pushed",
+            "a person must resolve it: git merge @{upstream}, edit the files git status "
+            "lists, git add them, git commit, then make sync again",
+        )
+    if "not possible because you have unmerged files" in text or "concluded your merge" in text:
+        raise MemidxError(
+            "a merge is in progress in this clone",
+            "finish it (git status), then make sync again",
+        )
+    stopped = re.search(r"not concluded your ([a-z-]+)", text)  # a cherry-pick, a revert
+    if stopped is not None:
+        raise MemidxError(
+            f"a {stopped.group(1)} is in progress in this clone, so nothing was pulled or pushed",
+            "finish it (git status), then make sync again",
+        )
+    if "refusing to merge unrelated histories" in text:
+        raise MemidxError(
+            "the branch's upstream shares no history with this clone (replaced on the remote "
+            "by another memory?), so nothing was pulled or pushed",
+            "look at both (git log @{upstream}), then merge by hand with git merge "
+            "--allow-unrelated-histories @{upstream}, or follow another branch",
+        )
+    if "Not possible to fast-forward" in text:
+        raise MemidxError(
+            "git merge may only fast-forward here (merge.ff = only) and the branches have "
+            "diverged, so nothing was pulled or pushed",
+            "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make sync again",
+        )
+    if "would be overwritten by merge" in text:
+        named = " ".join(files_listed(text))
+        raise MemidxError(
+            f"git merge refused: {reason(done)}{' ' + named if named else ''}",
+            "commit, move or delete the files git names (uncommitted edits or untracked "
+            "files in the way), then make sync again",
+        )
+
+
+def upstream(config: Config) -> tuple[str, str]:
+    """The remote and the ref there (`refs/heads/main`) that the current branch follows;
+    empty strings for what is not set."""
+    return tracking(config)[1:]
+
+
+def tracking(config: Config) -> tuple[str, str, str]:
+    """The branch HEAD names (`refs/heads/notes`), the remote it follows and the ref there
+    (`refs/heads/main`); empty strings for what is not set (a detached HEAD: all three)."""
+    here = run_git(config, "symbolic-ref", "-q", "HEAD").stdout.strip()
+    if not here.startswith("refs/heads/"):
+        return "", "", ""
+    branch = here.removeprefix("refs/heads/")
+    remote = run_git(config, "config", f"branch.{branch}.remote").stdout.strip()
+    merge = run_git(config, "config", f"branch.{branch}.merge").stdout.strip()
+    return here, remote, merge
+
+
+def no_upstream(remote: str) -> MemidxError:
+    return MemidxError(
+        "the branch has no upstream to share with, so nothing was pulled or pushed",
+        f"push it once with `git push -u {quote(remote)} HEAD`, then make sync again",
+    )
+
+
+def files_listed(text: str) -> list[str]:
+    """The files git lists, an indented line each, under its lines "... would be overwritten
+    by merge:" (five at most, then how many more)."""
+    files: list[str] = []
+    listing = False
+    for line in text.splitlines():
+        if listing and line[:1] in ("\t", " ") and line.strip():
+            files.append(line.strip())
+            continue
+        listing = line.rstrip().endswith("overwritten by merge:")
+    return files if len(files) <= 5 else [*files[:5], f"and {len(files) - 5} more"]
