@@ -258,7 +258,9 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
             while item := HELD_ITEM.match(line, at):
                 value = item.group(2) if item.group(2) is not None else item.group(3)
                 shaped = item.group(2) is not None or match.group(3)
-                if shaped and VALUE_SHAPE.search(value) and not (user and item.group(4) == ","):
+                # the user's only when an argument follows (`setCredentials("v4lue",)` has none)
+                named = user and item.group(4) == "," and HELD_ITEM.match(line, item.end())
+                if shaped and VALUE_SHAPE.search(value) and not named:
                     yield value
                 user = False
                 at = item.end()

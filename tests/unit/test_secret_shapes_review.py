@@ -118,3 +118,33 @@ def test_a_credentials_setters_first_argument_is_a_users_name(
 def test_the_value_after_an_anchor_and_a_str_tag_is_found(text: str) -> None:
     """YAML's `&pw` and `!!str` keep the value the key's; one of them alone was read."""
     assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password = Passw0rd()",
+        "password = P4ssword()",
+        "password = Welc0me()",
+        "password = s3cretPass()",
+        "password = MyPassw0rd(1)",
+        'password = "Welc0meHome(1)"',
+    ],
+)
+def test_a_password_with_one_digit_for_a_letter_shaped_as_a_call_is_found(text: str) -> None:
+    """One digit for the letter it looks like (`0` for `o`, `4` for `a`), a small letter
+    after it: a password's swap, no function's name (`oauth2client()`, `loadS3Credentials()`
+    above are still calls); each was let through."""
+    assert len(found(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'setCredentials("Zq8vT2mW9pL",)',
+        'setCredentials("Zq8vT2mW9pL", )',
+    ],
+)
+def test_a_credentials_setters_only_argument_is_found(text: str) -> None:
+    """A trailing `,` after the only argument names no user before a password."""
+    assert found(text) == ["Zq8vT2mW9pL"]
