@@ -62,11 +62,17 @@ FIELD = re.compile(
 SIGNS = "!#&+?@|=:;,\\"
 # an element's id as CSS selects it, words joined by `-` or `_` (`#login-form`), given to a
 # name whose last word names an element of a page (`password_input`): refused as a password
-# before. A name ending in another word holds the secret (`password_new`, `secret_text`).
+# before. A name ending in another word holds the secret (`password_new`, `secret_text`);
+# one word more than the first 20 (`password_modal`, `passwordTextbox`, `password_inputs`,
+# `password_error`, each refused) as a page's code names its parts, a plural too.
 SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
 ELEMENTS = frozenset(
     {"input", "field", "el", "elem", "element", "selector", "sel", "form", "button", "btn",
-     "box", "container", "label", "node", "id", "ref", "target", "wrapper", "toggle", "icon"}
+     "box", "container", "label", "node", "id", "ref", "target", "wrapper", "toggle", "icon",
+     "modal", "dialog", "popup", "overlay", "div", "span", "textbox", "textarea", "section",
+     "tab", "row", "group", "panel", "card", "link", "anchor", "item", "view", "widget", "area",
+     "control", "page", "screen", "menu", "toast", "alert", "hint", "help", "error", "msg",
+     "message", "tooltip", "submit", "checkbox", "dropdown", "meter", "indicator", "list"}
 )  # fmt: skip
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
@@ -184,8 +190,9 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
 def _selector(name: str, value: str) -> bool:
     """Whether a `#`-led value is a CSS selector (SELECTOR) given to the name of an element
     (ELEMENTS: `password_input = "#login-form"`)."""
-    words = WORD.findall(name)
-    return bool(words) and words[-1].lower() in ELEMENTS and bool(SELECTOR.fullmatch(value))
+    last = WORD.findall(name)[-1:] or [""]
+    part = last[0].lower() in ELEMENTS or last[0].lower().removesuffix("s") in ELEMENTS
+    return part and bool(SELECTOR.fullmatch(value))
 
 
 def _negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:

@@ -148,3 +148,22 @@ def test_a_password_with_one_digit_for_a_letter_shaped_as_a_call_is_found(text: 
 def test_a_credentials_setters_only_argument_is_found(text: str) -> None:
     """A trailing `,` after the only argument names no user before a password."""
     assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "password_modal",
+        "passwordTextbox",
+        "password_inputs",
+        "passwordFields",
+        "password_error",
+        "passwordSubmit",
+        "password_dialog",
+        "password_hint",
+    ],
+)
+def test_a_selector_given_to_another_part_of_a_page_is_no_secret(name: str) -> None:
+    """A page's code names its parts past the first 20 words (a modal, a text box, a plural
+    of inputs): `password_modal = "#login-modal"` was refused."""
+    assert found(f'{name} = "#login-modal"') == []
