@@ -42,13 +42,28 @@ def test_a_package_with_its_version_is_no_password(text: str) -> None:
     [
         'is_valid_password("Zq8vT2mW9pL")',
         'assert is_correct_password("Zq8vT2mW9pL")',
-        'has_password("Zq8vT2mW9pL")',
+        'if is_password("Zq8vT2mW9pL"):',
     ],
 )
 def test_a_test_of_a_password_is_given_the_password(text: str) -> None:
-    """`is_...` and `has_...` test the value they are given, as `check_password` does: no
-    getter's, which is given a secret's name (`keyring.get_password("svc", "bob")`)."""
+    """`is_...` tests the value it is given, as `check_password` does: no getter's, which
+    is given a secret's name (`keyring.get_password("svc", "bob")`)."""
     assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'if has_secret("db-password-2024"):',
+        'if store.has_password("prod-db-01"):',
+        'ok = vault.has_secret("secret/data/prod/db")',
+        'if keyring.has_password("my-service", "bob"):',
+    ],
+)
+def test_a_stores_has_is_given_a_secrets_name(text: str) -> None:
+    """`has_secret(name)` asks a store whether it holds one, as a getter does: with `has`
+    off the getters' list each name was refused as a password."""
+    assert found(text) == []
 
 
 @pytest.mark.parametrize(
