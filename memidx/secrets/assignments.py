@@ -43,8 +43,11 @@ NO_PASSWORD = re.compile(
 )
 # Capitals only before a small letter (`PasswordInput.tsx`, `OAuth2Client`), or capitals
 # alone (`README`); a package's version after its name (`@azure/keyvault-secrets@4.7.0`), a
-# dot in it (a year after a word, `@Acme/Summer@2024`, is a password's)
-SEGMENT = re.compile(r"(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9]++\.[\w.+-]*+)?+|[A-Z._-]++")
+# dot in it (a year after a word, `@Acme/Summer@2024`, is a password's), or a major one after
+# a name in small letters, as npm's are (`@types/node@20`, refused when a dot was needed)
+SEGMENT = re.compile(
+    r"[a-z0-9._-]++@[0-9]{1,3}+|(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9]++\.[\w.+-]*+)?+|[A-Z._-]++"
+)
 # A name's run of letters between two of digits (`zq8xq2`, `x7k2m`): a random string's, no
 # word's; a word holds one run of digits (`client-s3`, `ed25519`, `oauth2client`, `k8s`)
 MIXED = re.compile(r"[0-9][A-Za-z]++[0-9]")
@@ -63,8 +66,7 @@ SIGNS = "!#&+?@|=:;,\\"
 # an element's id as CSS selects it, words joined by `-` or `_` (`#login-form`), given to a
 # name whose last word names an element of a page (`password_input`): refused as a password
 # before. A name ending in another word holds the secret (`password_new`, `secret_text`);
-# one word more than the first 20 (`password_modal`, `passwordTextbox`, `password_inputs`,
-# `password_error`, each refused) as a page's code names its parts, a plural too.
+# a plural too (`password_modal`, `passwordTextbox`, `password_inputs` were refused).
 SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
 ELEMENTS = frozenset(
     {"input", "field", "el", "elem", "element", "selector", "sel", "form", "button", "btn",

@@ -182,3 +182,17 @@ def test_a_selector_given_to_another_part_of_a_page_is_no_secret(name: str) -> N
     """A page's code names its parts past the first 20 words (a modal, a text box, a plural
     of inputs): `password_modal = "#login-modal"` was refused."""
     assert found(f'{name} = "#login-modal"') == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'token: "@types/node@20"',
+        'secret: "@aws-sdk/client-secrets-manager@3"',
+        'SECRET_PKG="@google-cloud/secret-manager@5"',
+    ],
+)
+def test_a_package_with_its_major_version_is_no_password(text: str) -> None:
+    """npm's names are in small letters, a major version alone after one (`@20`): refused
+    once a version needed a dot; `@Acme/Summer@2024` above is still a password."""
+    assert found(text) == []
