@@ -43,8 +43,11 @@ NO_PASSWORD = re.compile(
 )
 # Capitals only before a small letter (`PasswordInput.tsx`, `OAuth2Client`), or capitals
 # alone (`README`); a package's version after its name (`@azure/keyvault-secrets@4.7.0`), a
-# dot in it (a year after a word, `@Acme/Summer@2024`, is a password's)
-SEGMENT = re.compile(r"(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9]++\.[\w.+-]*+)?+|[A-Z._-]++")
+# dot in it (a year after a word, `@Acme/Summer@2024`, is a password's), or a major one after
+# a name in small letters, as npm's are (`@types/node@20`, refused when a dot was needed)
+SEGMENT = re.compile(
+    r"[a-z0-9._-]++@[0-9]{1,3}+|(?:[A-Z]++[a-z]|[a-z0-9._-])*+(?:@[0-9]++\.[\w.+-]*+)?+|[A-Z._-]++"
+)
 # A name's run of letters between two of digits (`zq8xq2`, `x7k2m`): a random string's, no
 # word's; a word holds one run of digits (`client-s3`, `ed25519`, `oauth2client`, `k8s`)
 MIXED = re.compile(r"[0-9][A-Za-z]++[0-9]")
@@ -62,11 +65,16 @@ FIELD = re.compile(
 SIGNS = "!#&+?@|=:;,\\"
 # an element's id as CSS selects it, words joined by `-` or `_` (`#login-form`), given to a
 # name whose last word names an element of a page (`password_input`): refused as a password
-# before. A name ending in another word holds the secret (`password_new`, `secret_text`).
+# before. A name ending in another word holds the secret (`password_new`, `secret_text`);
+# a plural too (`password_modal`, `passwordTextbox`, `password_inputs` were refused).
 SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
 ELEMENTS = frozenset(
     {"input", "field", "el", "elem", "element", "selector", "sel", "form", "button", "btn",
-     "box", "container", "label", "node", "id", "ref", "target", "wrapper", "toggle", "icon"}
+     "box", "container", "label", "node", "id", "ref", "target", "wrapper", "toggle", "icon",
+     "modal", "dialog", "popup", "overlay", "div", "span", "textbox", "textarea", "section",
+     "tab", "row", "group", "panel", "card", "link", "anchor", "item", "view", "widget", "area",
+     "control", "page", "screen", "menu", "toast", "alert", "hint", "help", "error", "msg",
+     "message", "tooltip", "submit", "checkbox", "dropdown", "meter", "indicator", "list"}
 )  # fmt: skip
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
@@ -184,8 +192,9 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
 def _selector(name: str, value: str) -> bool:
     """Whether a `#`-led value is a CSS selector (SELECTOR) given to the name of an element
     (ELEMENTS: `password_input = "#login-form"`)."""
-    words = WORD.findall(name)
-    return bool(words) and words[-1].lower() in ELEMENTS and bool(SELECTOR.fullmatch(value))
+    last = WORD.findall(name)[-1:] or [""]
+    part = last[0].lower() in ELEMENTS or last[0].lower().removesuffix("s") in ELEMENTS
+    return part and bool(SELECTOR.fullmatch(value))
 
 
 def _negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:
@@ -258,7 +267,9 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
             while item := HELD_ITEM.match(line, at):
                 value = item.group(2) if item.group(2) is not None else item.group(3)
                 shaped = item.group(2) is not None or match.group(3)
-                if shaped and VALUE_SHAPE.search(value) and not (user and item.group(4) == ","):
+                # the user's only when an argument follows (`setCredentials("v4lue",)` has none)
+                named = user and item.group(4) == "," and HELD_ITEM.match(line, item.end())
+                if shaped and VALUE_SHAPE.search(value) and not named:
                     yield value
                 user = False
                 at = item.end()

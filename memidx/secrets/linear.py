@@ -80,10 +80,11 @@ def every_match(
 # A call that reads, looks up or deletes a secret is given its name, not the secret
 # (`keyring.get_password("my-service", "bob")`, `vault.read_secret("secret/data/prod/db")`):
 # the library's `password("...")` rule, in small letters, read each as a password. A test
-# of one is given the secret, as `check_password(...)` is (`is_valid_password("v4lue")`,
-# `has_password`). The call's name is read back from the value's `(` at most 64 characters.
+# of one is given the secret, as `check_password(...)` is (`is_valid_password("v4lue")`);
+# a store's `has_secret("prod/db")`, `has_password("svc")` asks for a name, as a getter.
+# The call's name is read back from the value's `(` at most 64 characters.
 GETTER_CALL = re.compile(
-    r"(?:^|[^\w])(?:get|read|fetch|load|lookup|find|query|retrieve|delete|remove|del)"
+    r"(?:^|[^\w])(?:get|read|fetch|load|lookup|find|query|retrieve|delete|remove|del|has)"
     r"(?:_|(?=[A-Z]))[\w]*+[ \t]*+\([ \t]*+[\"'`]?+$"
 )
 

@@ -180,9 +180,12 @@ def real_password(value: str) -> bool:
 # value (`b64encode(raw)`), not a digit alone; `log2(8)`, `sha256(1)` have no letter after it.
 LEET_CALL = re.compile(r"[A-Za-z]*+[0-9]++[A-Za-z][A-Za-z0-9]*+\(([0-9]*+)\)")
 # A password swaps single digits in, twice or more (`Tr0ub4dor`, `s3cr3tP4ss`), or once in a
-# word without humps given a digit (`Passw0rd(1)`); a function's name has one run of digits
-# (`b64encode()`, `base64decode()`, `oauth2client()`, `loadS3Credentials()`: each was refused)
+# word without humps given a digit (`Passw0rd(1)`), or once for the letter it looks like, a
+# small letter after it (LEET: `Passw0rd()`, `P4ssword()`, `s3cretPass()`, `MyPassw0rd(1)`
+# were let through when the rule read only the first two); a function's name has one run of
+# digits, none such (`b64encode()`, `base64decode()`, `oauth2client()`, `loadS3Credentials()`)
 SWAPPED = re.compile(r"(?<=[A-Za-z])[0-9](?=[A-Za-z])")
+LEET = re.compile(r"(?<=[A-Za-z])[013457](?=[a-z])")
 HUMPED = re.compile(r"[a-z0-9][A-Z]")
 
 
@@ -192,7 +195,9 @@ def _password_call(value: str) -> bool:
     if call is None:
         return False
     swaps = len(SWAPPED.findall(value))
-    return swaps >= 2 or (swaps == 1 and bool(call[1]) and HUMPED.search(value) is None)
+    if swaps >= 2 or (swaps == 1 and LEET.search(value)):
+        return True
+    return swaps == 1 and bool(call[1]) and HUMPED.search(value) is None
 
 
 def referred(value: str) -> bool:

@@ -42,13 +42,28 @@ def test_a_package_with_its_version_is_no_password(text: str) -> None:
     [
         'is_valid_password("Zq8vT2mW9pL")',
         'assert is_correct_password("Zq8vT2mW9pL")',
-        'has_password("Zq8vT2mW9pL")',
+        'if is_password("Zq8vT2mW9pL"):',
     ],
 )
 def test_a_test_of_a_password_is_given_the_password(text: str) -> None:
-    """`is_...` and `has_...` test the value they are given, as `check_password` does: no
-    getter's, which is given a secret's name (`keyring.get_password("svc", "bob")`)."""
+    """`is_...` tests the value it is given, as `check_password` does: no getter's, which
+    is given a secret's name (`keyring.get_password("svc", "bob")`)."""
     assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'if has_secret("db-password-2024"):',
+        'if store.has_password("prod-db-01"):',
+        'ok = vault.has_secret("secret/data/prod/db")',
+        'if keyring.has_password("my-service", "bob"):',
+    ],
+)
+def test_a_stores_has_is_given_a_secrets_name(text: str) -> None:
+    """`has_secret(name)` asks a store whether it holds one, as a getter does: with `has`
+    off the getters' list each name was refused as a password."""
+    assert found(text) == []
 
 
 @pytest.mark.parametrize(
@@ -118,3 +133,66 @@ def test_a_credentials_setters_first_argument_is_a_users_name(
 def test_the_value_after_an_anchor_and_a_str_tag_is_found(text: str) -> None:
     """YAML's `&pw` and `!!str` keep the value the key's; one of them alone was read."""
     assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password = Passw0rd()",
+        "password = P4ssword()",
+        "password = Welc0me()",
+        "password = s3cretPass()",
+        "password = MyPassw0rd(1)",
+        'password = "Welc0meHome(1)"',
+    ],
+)
+def test_a_password_with_one_digit_for_a_letter_shaped_as_a_call_is_found(text: str) -> None:
+    """One digit for the letter it looks like (`0` for `o`, `4` for `a`), a small letter
+    after it: a password's swap, no function's name (`oauth2client()`, `loadS3Credentials()`
+    above are still calls); each was let through."""
+    assert len(found(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'setCredentials("Zq8vT2mW9pL",)',
+        'setCredentials("Zq8vT2mW9pL", )',
+    ],
+)
+def test_a_credentials_setters_only_argument_is_found(text: str) -> None:
+    """A trailing `,` after the only argument names no user before a password."""
+    assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "password_modal",
+        "passwordTextbox",
+        "password_inputs",
+        "passwordFields",
+        "password_error",
+        "passwordSubmit",
+        "password_dialog",
+        "password_hint",
+    ],
+)
+def test_a_selector_given_to_another_part_of_a_page_is_no_secret(name: str) -> None:
+    """A page's code names its parts past the first 20 words (a modal, a text box, a plural
+    of inputs): `password_modal = "#login-modal"` was refused."""
+    assert found(f'{name} = "#login-modal"') == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'token: "@types/node@20"',
+        'secret: "@aws-sdk/client-secrets-manager@3"',
+        'SECRET_PKG="@google-cloud/secret-manager@5"',
+    ],
+)
+def test_a_package_with_its_major_version_is_no_password(text: str) -> None:
+    """npm's names are in small letters, a major version alone after one (`@20`): refused
+    once a version needed a dot; `@Acme/Summer@2024` above is still a password."""
+    assert found(text) == []
