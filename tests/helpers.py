@@ -148,6 +148,17 @@ class NotesRepo:
         assert run.wait(timeout=60) == -signal.SIGKILL
 
 
+def started_memory(tmp_path: Path) -> NotesRepo:
+    """A memory with one committed note, `.memidx/` ignored, indexed: where the pending-note
+    tests begin."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
+    repo.commit("start")
+    assert repo.memidx("ingest").code == 0
+    return repo
+
+
 def run_in_process(root: Path, *args: str) -> Run:
     """Call memidx's main() with `root` as the working directory (-C)."""
     out, err = io.StringIO(), io.StringIO()

@@ -16,7 +16,7 @@ from memidx.config import load_config
 from memidx.git import commit as commit_module
 from memidx.memory.pending_mark import any_pending
 from memidx.memory.pending_notes import keep
-from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env
+from tests.helpers import MEMIDX_BIN, NotesRepo, clean_env, started_memory
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
 REF = "notes/disk-full.md"
@@ -24,11 +24,7 @@ REF = "notes/disk-full.md"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> NotesRepo:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.write(".gitignore", ".memidx/\n")
-    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
-    repo.commit("start")
-    assert repo.memidx("ingest").code == 0
+    repo = started_memory(tmp_path)
     repo.write(REF, TEXT)  # as a `remember` leaves it while git is busy
     keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
     return repo

@@ -15,7 +15,7 @@ from memidx.errors import GitBusy
 from memidx.git.commit import commit_paths
 from tests.cli.test_pending_finisher import _finishers, _until  # pyright: ignore[reportPrivateUsage]
 from tests.cli.test_remember import hold_open
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, started_memory
 
 BODY = "The proxy dropped long requests, so uploads over a minute failed for everyone.\n"
 TEXT = "---\ntitle: Proxy timeout\ncreated: '2026-12-05'\n---\n\n" + BODY
@@ -24,12 +24,7 @@ REF = "notes/proxy-timeout.md"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> NotesRepo:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.write(".gitignore", ".memidx/\n")
-    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
-    repo.commit("start")
-    assert repo.memidx("ingest").code == 0
-    return repo
+    return started_memory(tmp_path)
 
 
 @pytest.mark.parametrize("locked", ["HEAD.lock", "refs/heads/main.lock"])

@@ -12,7 +12,7 @@ import pytest
 from memidx.config import Config, load_config
 from memidx.git import side_commit
 from memidx.memory.pending_notes import keep
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, started_memory
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
 REF = "notes/disk-full.md"
@@ -21,12 +21,7 @@ CACHE = "The build cache is keyed by the lock file; touch it to rebuild from scr
 
 @pytest.fixture
 def repo(tmp_path: Path) -> NotesRepo:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.write(".gitignore", ".memidx/\n")
-    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
-    repo.commit("start")
-    assert repo.memidx("ingest").code == 0
-    return repo
+    return started_memory(tmp_path)
 
 
 def _pending_on_main_then_switched(repo: NotesRepo, *, create: bool = True) -> None:

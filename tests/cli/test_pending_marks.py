@@ -12,7 +12,7 @@ import pytest
 from memidx.config import load_config
 from memidx.memory.pending_mark import FOLDER, any_pending, entries_dir
 from memidx.memory.pending_notes import keep
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, started_memory
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
 REF = "notes/disk-full.md"
@@ -21,12 +21,7 @@ SUBJECT = "memidx remember: Disk full"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> NotesRepo:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.write(".gitignore", ".memidx/\n")
-    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
-    repo.commit("start")
-    assert repo.memidx("ingest").code == 0
-    return repo
+    return started_memory(tmp_path)
 
 
 def _subjects(repo: NotesRepo, ref: str = "HEAD") -> list[str]:

@@ -16,7 +16,7 @@ from memidx.memory.pending_notes import keep
 from memidx.memory.pending_status import COMMITTED_SOON, NO_FINISHER
 from memidx.portable import file_lock
 from tests.cli.test_remember import hold_open
-from tests.helpers import NotesRepo
+from tests.helpers import NotesRepo, started_memory
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
 REF = "notes/disk-full.md"
@@ -24,12 +24,7 @@ REF = "notes/disk-full.md"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> NotesRepo:
-    repo = NotesRepo(tmp_path / "memory")
-    repo.write(".gitignore", ".memidx/\n")
-    repo.write("notes/start.md", "# Start\n\nThe first note of this memory, in English words.\n")
-    repo.commit("start")
-    assert repo.memidx("ingest").code == 0
-    return repo
+    return started_memory(tmp_path)
 
 
 def test_status_names_the_pending_notes_how_old_and_why_they_wait(repo: NotesRepo) -> None:
