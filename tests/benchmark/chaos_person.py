@@ -7,6 +7,7 @@ Never `git stash`: memidx never stashes a person's work, and neither does this p
 from __future__ import annotations
 
 import random
+import shutil
 from pathlib import Path
 from typing import Protocol
 
@@ -91,6 +92,23 @@ def settle(m: Person, rng: random.Random) -> None:
         count(m, f"{what} aborted")
         if done.code != 0:
             m.fail(f"{what} --abort", done.err)
+            clear_stale(m)
+
+
+def clear_stale(m: Person) -> None:
+    """A rebase folder git left without head-name (`pull --rebase --autostash` stopped by a
+    file that changed after its autostash) refuses --abort: the person does what git says,
+    rm -fr it, and puts their autostashed work back (what --abort would have done)."""
+    folder = m.root / ".git" / "rebase-merge"
+    if not folder.is_dir() or (folder / "head-name").is_file():
+        return
+    autostash = (
+        (folder / "autostash").read_text().strip() if (folder / "autostash").is_file() else ""
+    )
+    shutil.rmtree(folder)
+    count(m, "stale rebase folder removed")
+    if autostash and git(m.root, m.env, "stash", "apply", autostash).code != 0:
+        m.fail("autostash apply", autostash)
 
 
 def commit_own(m: Person, path: str) -> Done:

@@ -120,3 +120,16 @@ def test_everything_one_place_lacks_for_one_cause_is_one_line(
     assert len(broken) == 2
     assert out.splitlines()[0] == "2 promises broken: clone did not converge 1, remote lacks note 1"
     assert "c2: 300 its HEAD lacks (notes/n0.md, notes/n1.md, notes/n10.md, ...)" in out
+
+
+def test_a_rebase_folder_git_left_without_its_head_name_is_cleared(clone: Clone) -> None:
+    folder = clone.root / ".git" / "rebase-merge"  # what `pull --rebase --autostash` left
+    folder.mkdir()
+    (folder / "onto").write_text(git(clone.root, clone.env, "rev-parse", "HEAD").out)
+    assert git(clone.root, clone.env, "rebase", "--abort").code != 0
+
+    settle(clone, random.Random(1))
+
+    assert stopped(clone) == ""
+    assert not folder.exists()
+    assert clone.settled["stale rebase folder removed"] == 1
