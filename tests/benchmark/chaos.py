@@ -9,6 +9,8 @@ and every clone's index, no record is in the remote twice, `memidx status` is cl
 clone, and each index searches as a fresh `memidx ingest` does (30 queries). Figures printed,
 and the file that lists the operations in the order they ran. A seed fixes each actor's own
 sequence of operations, not how the nine actors interleave (threads, git's waits, the load).
+The person settles a conflict before anything else and commits their edit when it is in the
+way (tests/benchmark/chaos_person.py); broken promises are printed once per cause, by kind.
 
     python -m tests.benchmark.chaos [--ops 200] [--clones 3] [--seed 1]
 """
@@ -28,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.benchmark.chaos_person import check_person, home, persist, settle
 from tests.benchmark.fleet import bench_env, git, memidx
 from tests.benchmark.writers import SUBJECTS, VERBS, WHEN
 from tests.machines import clone, make_template
@@ -39,8 +42,7 @@ AGENT_OPS = (
 PERSON_OPS = ("person-commit", "pull-rebase", "pull-merge", "push", "switch", "person-stage")
 ACTORS = 3  # per clone at once: two agents and the person
 QUERIES = tuple(f"{s} {v}" for s in SUBJECTS for v in VERBS[:4])[:30]
-# each actor's own generator, seeded from the seed alone: one generator per clone, drawn from
-# by its three actors' threads in whatever order they ran, gave a seed other operations
+# each actor's own generator, seeded from the seed alone (one per clone drawn by three threads)
 ACTOR = threading.local()
 ORDER: list[str] = []  # the operations as they started and ended, across every clone
 ORDER_LOCK = threading.Lock()
@@ -71,7 +73,8 @@ class Machine:
     records: set[str] = field(default_factory=set[str])
     ops: dict[str, int] = field(default_factory=dict[str, int])
     failures: list[str] = field(default_factory=list[str])
-    broken: list[str] = field(default_factory=list[str])  # promises broken
+    broken: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])  # kind, what
+    settled: dict[str, int] = field(default_factory=dict[str, int])  # the person's habits
     staged: str = ""  # what the person staged of their wip note
     unstaged: str = ""  # what their work tree holds of it
     step: int = 0
@@ -169,9 +172,9 @@ def forget(m: Machine) -> None:
 
 
 def switch(m: Machine) -> None:
-    """To an older commit on a side branch, a turn filed there, back, and merge it."""
+    """To an older commit on a side branch, a turn filed there, back, and merge it (persist)."""
     side = f"side-{m.step}-{time.monotonic_ns()}"
-    done = git(m.root, m.env, "switch", "-q", "-c", side, "HEAD~1")
+    done = persist(m, rng_of(m), wip_path(m), "switch", "-q", "-c", side, "HEAD~1")
     if done.code != 0:
         m.fail("switch", done.err)
         return
@@ -179,9 +182,10 @@ def switch(m: Machine) -> None:
     # what the agents committed there meanwhile comes back with the branch (`-d`, not `-D`)
     back = (("switch", "-q", "main"), ("merge", "-q", "--no-edit", side), ("branch", "-d", side))
     for args in back:
-        done = git(m.root, m.env, *args)
+        done = persist(m, rng_of(m), wip_path(m), *args)
         if done.code != 0:
             m.fail("switch back", done.err)
+            break  # still on the side branch, or it is unmerged: the person's next op goes home
 
 
 COMMANDS = {
@@ -198,25 +202,13 @@ def step(m: Machine, op: str) -> None:
         done = (git if command[0] == "git" else memidx)(m.root, m.env, *command[1:])
         if done.code != 0 and op != "push":
             m.fail(op, done.out + done.err)
+        if op.startswith("pull"):
+            settle(m, rng_of(m))  # the conflict the pull stopped on, before anything else
         return
     {"remember": lambda: remember(m, 1), "remember3": lambda: remember(m, 3),
      "file-turn": lambda: file_turn(m), "archive": lambda: archive(m),
      "person-stage": lambda: person_stage(m), "person-commit": lambda: person_commit(m),
      "forget": lambda: forget(m), "switch": lambda: switch(m)}[op]()  # fmt: skip
-
-
-def check_person(m: Machine, before: str) -> None:
-    """The person's staged blob and work-tree file are as they left them after `before`
-    (the agents ran meanwhile); then what they hold now is what the person left."""
-    path = m.root / wip_path(m)
-    held = path.read_text() if path.is_file() else ""
-    staged = git(m.root, m.env, "diff", "--cached", "--quiet", "--", wip_path(m)).code
-    shown = git(m.root, m.env, "show", f":{wip_path(m)}").out if staged else ""
-    if before and held != m.unstaged:
-        m.broken.append(f"c{m.index} #{m.step} since {before}: the person's unstaged edit changed")
-    if before and shown != m.staged:
-        m.broken.append(f"c{m.index} #{m.step} since {before}: the person's staged blob changed")
-    m.unstaged, m.staged = held, shown
 
 
 def drive(m: Machine, ops: int, actor: int) -> None:
@@ -230,13 +222,17 @@ def drive(m: Machine, ops: int, actor: int) -> None:
         with m.lock:
             m.ops[op] = m.ops.get(op, 0) + 1
         if actor == 0:
-            check_person(m, last)
+            check_person(m, wip_path(m), last)
+            home(m, rng_of(m), wip_path(m))  # a person never starts on a stopped rebase
+            check_person(m, wip_path(m), "")
         logged(m, actor, op, "starts")
         failed = len(m.failures)
         step(m, op)
         logged(m, actor, op, "failed" if len(m.failures) > failed else "ends")
         if actor == 0:
-            check_person(m, "")  # git's own autostash may unstage: only memidx is judged
+            check_person(
+                m, wip_path(m), ""
+            )  # git's own autostash may unstage: only memidx is judged
             last = op
 
 
@@ -255,7 +251,7 @@ def simulate(scratch: Path, clones: int, ops: int, seed: int) -> int:
     with ThreadPoolExecutor(max_workers=len(actors)) as pool:
         list(pool.map(drive, everyone, [ops] * len(actors), actors))
     driven = time.perf_counter() - started
-    from tests.benchmark.chaos_finish import finish  # which imports this module
+    from tests.benchmark.chaos_finish import finish, report  # which imports this module
 
     broken = [b for m in machines for b in m.broken] + finish(machines, remote)
     total = sum(sum(m.ops.values()) for m in machines)
@@ -263,10 +259,11 @@ def simulate(scratch: Path, clones: int, ops: int, seed: int) -> int:
           f"{time.perf_counter() - started:.0f} s with the checks")  # fmt: skip
     for m in machines:
         print(f"c{m.index}: {dict(sorted(m.ops.items()))}; {len(m.notes)} notes, "
-              f"{len(m.forgotten)} forgotten, {len(m.records)} records acknowledged")  # fmt: skip
+              f"{len(m.forgotten)} forgotten, {len(m.records)} records acknowledged; the "
+              f"person: {dict(sorted(m.settled.items()))}")  # fmt: skip
     failures = [f for m in machines for f in m.failures]
     print(f"{len(failures)} operations failed:", *failures, sep="\n  ")
-    print(f"{len(broken)} promises broken:", *broken, sep="\n  ")
+    report(broken)
     order = Path(tempfile.gettempdir()) / f"memidx-chaos-seed{seed}-{os.getpid()}.order"
     order.write_text("".join(f"{line}\n" for line in ORDER))
     print(f"seed {seed}: the operations in the order they ran (seconds, clone, actor): {order}")

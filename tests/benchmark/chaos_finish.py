@@ -1,16 +1,22 @@
 """The end of tests/benchmark/chaos.py: the person's last commit, the side branches merged,
-every clone shared until nothing changes, then every promise checked."""
+every clone brought to the remote's HEAD (share, pull, resolve, push, bounded), then every
+promise checked, each broken one named once by its cause and grouped by kind."""
 
 from __future__ import annotations
 
+import random
 import shutil
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tests.benchmark.chaos import QUERIES, Machine, wip_path
+from tests.benchmark.chaos_person import home, persist, settle
 from tests.benchmark.fleet import git, indexed, memidx, tree
-from tests.benchmark.writers import quiesce
+
+ROUNDS = 8  # of share, pull and push on every clone before the clones count as apart
+Broken = list[tuple[str, str]]  # kind, what
 
 
 def searches(m: Machine) -> list[list[tuple[str, float]]]:
@@ -22,50 +28,112 @@ def searches(m: Machine) -> list[list[tuple[str, float]]]:
     return found
 
 
-def finish(machines: Sequence[Machine], remote: Path) -> list[str]:
-    """The person commits their work; every clone shares until nothing changes; the checks."""
-    broken: list[str] = []
-    for m in machines:
-        if m.unstaged:
-            git(m.root, m.env, "add", wip_path(m))
-            git(m.root, m.env, "commit", "-q", "-m", f"person {m.index} done")
-        # a merge back git refused (the person's staged edit in the way) left a side branch:
-        # what memidx committed there, on the branch HEAD named, is merged as a person would,
-        # their own file's conflict resolved their main's way (its abort lost every note of
-        # the branch), then the branch deleted as the switch back does: a note still pending
-        # for it is committed on main then, by the share below
-        listed = git(m.root, m.env, "branch", "--format=%(refname:short)").out.split()
-        for side in (name for name in listed if name != "main"):
-            merged = git(m.root, m.env, "merge", "-q", "--no-edit", "-X", "ours", side)
-            if merged.code != 0:
-                git(m.root, m.env, "merge", "--abort")
-                broken.append(f"c{m.index}: side branch {side} does not merge: {merged.err}")
-                continue
-            git(m.root, m.env, "branch", "-q", "-d", side)
-            m.fail("finish: side branch merged and deleted", side)
-    roots, envs = [m.root for m in machines], [m.env for m in machines]
-    quiesced = quiesce(roots, envs, remote)
-    if not quiesced.converged:
-        broken.append(f"clones did not converge in {quiesced.rounds} rounds of share")
+def head(root: Path, env: dict[str, str]) -> str:
+    return git(root, env, "rev-parse", "HEAD").out.strip()
+
+
+def remote_head(remote: Path, env: dict[str, str]) -> str:
+    return git(remote, env, "--git-dir", str(remote), "rev-parse", "main").out.strip()
+
+
+def wrap_up(m: Machine, rng: random.Random) -> Broken:
+    """The person commits their work, settles, and merges each side branch left behind."""
+    broken: Broken = []
+    home(m, rng, wip_path(m))
+    if m.unstaged or m.staged:
+        git(m.root, m.env, "add", wip_path(m))
+        git(m.root, m.env, "commit", "-q", "-m", f"person {m.index} done")
+    # a merge back the person aborted left a side branch: what memidx committed there is
+    # merged, their own file's conflict taken main's way, then the branch deleted as the
+    # switch back does: a note still pending for it is committed on main by the share
+    listed = git(m.root, m.env, "branch", "--format=%(refname:short)").out.split()
+    for side in (name for name in listed if name != "main"):
+        merged = git(m.root, m.env, "merge", "-q", "--no-edit", "-X", "ours", side)
+        if merged.code != 0:
+            git(m.root, m.env, "merge", "--abort")
+            broken.append(("side branch does not merge", f"c{m.index} {side}: {merged.err}"))
+            continue
+        git(m.root, m.env, "branch", "-q", "-d", side)
+        m.fail("finish: side branch merged and deleted", side)
+    return broken
+
+
+def converge(machines: Sequence[Machine], remote: Path, rng: random.Random) -> int:
+    """Rounds of share, then the person's pull (conflicts settled) and push, on every clone,
+    until a round moves no HEAD and every clone stands at the remote's; 0 when none did."""
+    for rounds in range(1, ROUNDS + 1):
+        before = [head(m.root, m.env) for m in machines]
+        for m in machines:
+            memidx(m.root, m.env, "share", "--json")
+            persist(m, rng, wip_path(m), "pull", "-q", "--no-rebase", "--no-edit")
+            settle(m, rng)
+            git(m.root, m.env, "push", "-q", "origin", "HEAD:main")
+        after = [head(m.root, m.env) for m in machines]
+        if before == after and set(after) == {remote_head(remote, machines[0].env)}:
+            return rounds
+    return 0
+
+
+def missing(kind: str, where: str, refs: set[str], cause: str = "") -> Broken:
+    """One line for all the refs one place lacks for one cause."""
+    if not refs:
+        return []
+    shown = ", ".join(sorted(refs)[:3]) + (", ..." if len(refs) > 3 else "")
+    return [(kind, f"{where}: {len(refs)}{cause} ({shown})")]
+
+
+def finish(machines: Sequence[Machine], remote: Path) -> Broken:
+    """The person commits their work; every clone converges; the checks."""
+    rng = random.Random(f"{machines[0].seed}/finish")
+    broken = [b for m in machines for b in wrap_up(m, rng)]
+    rounds = converge(machines, remote, rng)
     for m in machines:
         memidx(m.root, m.env, "sync")
+    at = remote_head(remote, machines[0].env)
+    apart = [m for m in machines if head(m.root, m.env) != at]
+    if not rounds:
+        for m in apart:
+            broken.append(("clone did not converge", f"c{m.index} not at the remote's HEAD"))
     held = tree(remote, machines[0].env)
     notes = set[str]().union(*(m.notes - m.forgotten for m in machines))
     gone = set[str]().union(*(m.forgotten for m in machines))
     records = set[str]().union(*(m.records for m in machines))
-    broken += [f"remote lacks note {n}" for n in sorted(notes - held.notes)]
-    broken += [f"remote still holds forgotten {n}" for n in sorted(gone & held.notes)]
-    broken += [f"remote lacks record {r}" for r in sorted(records - held.records)]
+    for m in machines:
+        broken += missing(
+            "remote lacks note", f"c{m.index}'s", (m.notes - m.forgotten) - held.notes
+        )
+        broken += missing("remote lacks record", f"c{m.index}'s", m.records - held.records)
+    broken += missing("remote holds forgotten note", "remote", gone & held.notes)
     for m in machines:
         ids, refs = indexed(m.root / ".memidx" / "index.sqlite")
-        broken += [f"c{m.index} index lacks note {n}" for n in sorted(notes - refs)]
-        broken += [f"c{m.index} index lacks record {r}" for r in sorted(records - ids)]
+        here = tree(m.root / ".git", m.env, "HEAD")
+        # what HEAD holds and the index lacks is the index's; what HEAD lacks was counted at
+        # the remote, or is one clone apart (one line for all it lacks)
+        broken += missing("index lacks note in HEAD", f"c{m.index}", (notes & here.notes) - refs)
+        broken += missing(
+            "index lacks record in HEAD", f"c{m.index}", (records & here.records) - ids
+        )
+        if m in apart:
+            cause = " acknowledged notes and records its HEAD lacks, one clone apart"
+            lacked = ((notes & held.notes) - here.notes) | ((records & held.records) - here.records)
+            broken += missing("clone did not converge", f"c{m.index}", lacked, cause)
         status = memidx(m.root, m.env, "status", "--json")
         if status.code != 0:
-            broken.append(f"c{m.index} status exit {status.code}: {status.out[-400:]}")
+            broken.append(
+                ("status not clean", f"c{m.index} exit {status.code}: {status.out[-400:]}")
+            )
         before = searches(m)
         shutil.rmtree(m.root / ".memidx")
         memidx(m.root, m.env, "ingest")
         if searches(m) != before:
-            broken.append(f"c{m.index}: search differs after deleting .memidx/ and ingesting")
+            broken.append(("ingest not equal", f"c{m.index}: search differs after a rebuild"))
     return broken
+
+
+def report(broken: Broken) -> None:
+    """The broken promises: a count per kind, then each one under its kind."""
+    kinds = Counter(kind for kind, _ in broken)
+    print(f"{len(broken)} promises broken" + (":" if broken else ""),
+          ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())))  # fmt: skip
+    for kind in sorted(kinds):
+        print(f"  {kind}:", *(what for k, what in broken if k == kind), sep="\n    ")
