@@ -28,7 +28,10 @@ def on_a_branch(root: Path, undone: str) -> str:
         return branch
     paths = repo.run("rev-parse", "--path-format=absolute", "--git-path", "rebase-merge",
                      "--git-path", "rebase-apply").decode().splitlines()  # fmt: skip
-    if any(Path(path).is_dir() for path in paths):
+    folders = [Path(path) for path in paths if Path(path).is_dir()]
+    if folders and not (folders[0] / "head-name").is_file():
+        raise _broken_rebase(folders[0], undone)
+    if folders:
         raise MemidxError(
             f"a rebase is in progress (HEAD is detached), so {undone}",
             "finish it with git rebase --continue (or git rebase --abort), then try again",
@@ -36,4 +39,21 @@ def on_a_branch(root: Path, undone: str) -> str:
     raise MemidxError(
         f"HEAD is detached: a commit here would be left behind, so {undone}",
         "check out a branch first (git switch -c <name> keeps this commit)",
+    )
+
+
+def _broken_rebase(folder: Path, undone: str) -> MemidxError:
+    """A rebase folder without its head-name, which `git pull --rebase --autostash` leaves when
+    it stops as it starts ("cannot rebase: You have unstaged changes"): `git rebase --abort` and
+    `--continue` both fail on it ("could not read .../head-name"), so the usual hint was one no
+    one could follow. What to do is the person's: memidx only says it."""
+    from shlex import quote
+
+    stash = folder / "autostash"
+    keep = f"git stash apply $(cat {quote(str(stash))}), then " if stash.is_file() else ""
+    return MemidxError(
+        f"git left a rebase folder it cannot finish or abort ({folder} has no head-name), so "
+        f"{undone}",
+        f"if no rebase of yours is under way: {keep}rm -r {quote(str(folder))}, "
+        "git switch <your branch>, and try again",
     )

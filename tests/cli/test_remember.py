@@ -439,3 +439,26 @@ def test_remember_during_a_stopped_rebase_says_to_finish_it(machine: Machine) ->
     assert run.code == 1 and "a rebase is in progress" in run.err, run.err
     assert "git rebase --continue" in run.err and "git switch -c" not in run.err
     assert not (machine.root / "notes" / "mid-rebase.md").exists()
+
+
+def test_remember_beside_a_rebase_folder_git_cannot_end_says_what_to_do(machine: Machine) -> None:
+    """`git pull --rebase --autostash` stopped as it started ("cannot rebase: You have unstaged
+    changes") leaves .git/rebase-merge without head-name (chaos bench, seed 3): `git rebase
+    --abort` and `--continue` both fail on it, so the hint to run them was one no one could
+    follow. The line says so, and how to keep the autostash."""
+    machine.note("base.md", "Base", "the base line")
+    machine.commit("base")
+    (machine.root / "notes" / "base.md").write_text("an edit of the person's\n")
+    stash = machine.git("stash", "create").strip()  # what the pull's autostash holds
+    folder = machine.root / ".git" / "rebase-merge"
+    folder.mkdir()
+    (folder / "autostash").write_text(stash + "\n")
+    machine.git("checkout", "-q", "--detach")
+    assert machine.run_git("rebase", "--abort").returncode != 0  # git cannot end it itself
+
+    run = machine.memidx_process("remember", "--title", "Broken rebase", stdin=BODY)
+
+    assert run.code == 1 and "git rebase --continue" not in run.err, run.err
+    assert f"{folder} has no head-name" in run.err, run.err
+    assert f"git stash apply $(cat {folder / 'autostash'}), then rm -r {folder}" in run.err
+    assert not (machine.root / "notes" / "broken-rebase.md").exists()
