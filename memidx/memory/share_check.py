@@ -10,6 +10,7 @@ no file, index or ref) and refuses, with the files named, before git merge runs.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
@@ -91,9 +92,24 @@ def _in_the_way(config: Config, head: str, tree: str) -> list[str]:
         held = [f"{at} ({local[at]})" for at in (path, *folders) if at in local]
         if not held and how == "A" and os.path.lexists(config.root / path):
             inside = any(at.startswith(f"{path}/") for at in local)
-            held = [f"{path} ({'a folder of untracked files' if inside else 'ignored'})"]
+            if inside or not _emptied(config.root / path, path, changed):
+                held = [f"{path} ({'a folder of untracked files' if inside else 'ignored'})"]
         found.extend(held)
     return found
+
+
+def _emptied(folder: Path, path: str, changed: dict[str, str]) -> bool:
+    """Whether `folder` is a real folder whose every file the merge deletes (tracked notes
+    replaced by a note of that name): git removes them, so nothing of the person's is there."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    for top, folders, files in os.walk(folder):  # a link to a folder is one entry, not entered
+        links = [name for name in folders if os.path.islink(os.path.join(top, name))]
+        for name in (*files, *links):
+            at = Path(top, name).relative_to(folder).as_posix()
+            if changed.get(f"{path}/{at}") != "D":
+                return False
+    return True
 
 
 def _said(code: str) -> str:

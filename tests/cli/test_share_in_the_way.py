@@ -169,3 +169,27 @@ def test_a_conflict_the_look_missed_is_undone(
         head,
     )
     assert not (two.root / THEIRS).exists()
+
+
+def test_a_folder_of_notes_the_merge_replaces_by_a_note_is_not_in_the_way(
+    tmp_path: Path,
+) -> None:
+    """The other clone replaced the folder notes/d/ (its notes tracked here too) by a note
+    notes/d: git's merge removes the folder and writes the note, as it should; share used to
+    call the tracked folder an ignored file and tell the person to delete it."""
+    one, two = clones(tmp_path)
+    one.note("d/in.md", "In", "a note in a folder")
+    one.commit("a folder")
+    one.git("push", "-q", "origin", "main")
+    two.git("pull", "-q", "--no-rebase", "--no-edit")
+    one.git("rm", "-q", "notes/d/in.md")
+    one.note("d", "D", "the folder became one note")
+    one.commit("the folder replaced by a note")
+    one.git("push", "-q", "origin", "main")
+    two.note("ours.md", "Ours", "a note two has not pushed")
+    two.commit("two's note")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert (two.root / "notes" / "d").is_file()
+    assert two.git("status", "--porcelain=v1", "-uall").strip() == ""
