@@ -193,3 +193,26 @@ def test_a_folder_of_notes_the_merge_replaces_by_a_note_is_not_in_the_way(
 
     assert (two.root / "notes" / "d").is_file()
     assert two.git("status", "--porcelain=v1", "-uall").strip() == ""
+
+
+def test_a_folder_of_untracked_files_made_after_the_look_stops_share_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder of the person's untracked files appears where the merge adds a note after
+    the look (a race): git refuses ("would lose untracked files in them"), and trying again
+    cannot mend that; share used to try 40 times, up to 5 minutes, then name no file."""
+    two = behind(tmp_path, diverged=True)
+    folder_in_the_way(two)
+    pauses: list[float] = []
+
+    def look_that_missed(config: Config) -> None:
+        del config
+
+    monkeypatch.setattr(share_module, "merge_blocker", look_that_missed)
+
+    with pytest.raises(MemidxError, match="git merge refused") as raised:
+        share(load_config(two.root, env={}), sleep=pauses.append)
+
+    assert pauses == []
+    assert THEIRS in raised.value.message
+    assert (two.root / THEIRS / "x.md").read_text() == "mine\n"
