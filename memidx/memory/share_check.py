@@ -54,11 +54,7 @@ def merge_blocker(config: Config) -> MemidxError | None:
             f"{NOTHING}",
             "commit, move or delete them (git status), then make sync again",
         )
-    staged = (
-        []
-        if forward
-        else _paths(run_git(config, "diff", "--cached", "--name-only", "-z", head).stdout)
-    )
+    staged = [] if forward else _staged(config, head)
     if staged:  # git would reset the clone and re-apply the person's work from a stash
         return MemidxError(
             f"a merge that is not a fast-forward needs nothing staged, and this clone has "
@@ -66,6 +62,15 @@ def merge_blocker(config: Config) -> MemidxError | None:
             "commit them (git commit) or unstage them (git restore --staged), then make sync again",
         )
     return None
+
+
+def _staged(config: Config, head: str) -> list[str]:
+    """What the index holds that HEAD does not, a file only intended to be added (git add -N,
+    which diff --cached leaves out and git's merge refuses as "not uptodate") included."""
+    staged = _paths(run_git(config, "diff", "--cached", "--name-only", "-z", head).stdout)
+    status = run_git(config, "status", "--porcelain=v1", "-z", "--untracked-files=no")
+    intended = [entry[3:] for entry in _paths(status.stdout) if entry.startswith(" A ")]
+    return sorted({*staged, *intended})
 
 
 def merge_in_progress(config: Config) -> bool:

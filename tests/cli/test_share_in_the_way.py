@@ -216,3 +216,21 @@ def test_a_folder_of_untracked_files_made_after_the_look_stops_share_at_once(
     assert pauses == []
     assert THEIRS in raised.value.message
     assert (two.root / THEIRS / "x.md").read_text() == "mine\n"
+
+
+def test_a_file_only_intended_to_be_added_stops_a_real_merge_at_once(tmp_path: Path) -> None:
+    """`git add -N` puts an entry in the index that diff --cached does not list: git's merge
+    that is not a fast-forward refuses it ("not uptodate. Cannot merge."), and share used to
+    try 40 times, about 3 minutes, printing git's three lines each time."""
+    two = behind(tmp_path, diverged=True)
+    (two.root / "notes" / "draft.md").write_text("a draft\n")
+    two.git("add", "-N", "notes/draft.md")
+    before = state(two)
+    pauses: list[float] = []
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=pauses.append)
+
+    assert pauses == []
+    assert "notes/draft.md staged" in raised.value.message
+    assert state(two) == before
