@@ -109,7 +109,7 @@ def _emptied(folder: Path, path: str, changed: dict[str, str]) -> bool:
     if folder.is_symlink() or not folder.is_dir():
         return False
     for top, folders, files in os.walk(folder):  # a link to a folder is one entry, not entered
-        links = [name for name in folders if os.path.islink(os.path.join(top, name))]
+        links = [name for name in folders if Path(top, name).is_symlink()]
         for name in (*files, *links):
             at = Path(top, name).relative_to(folder).as_posix()
             if changed.get(f"{path}/{at}") != "D":
