@@ -10,6 +10,7 @@ no file, index or ref) and refuses, with the files named, before git merge runs.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import MemidxError
@@ -53,11 +54,7 @@ def merge_blocker(config: Config) -> MemidxError | None:
             f"{NOTHING}",
             "commit, move or delete them (git status), then make sync again",
         )
-    staged = (
-        []
-        if forward
-        else _paths(run_git(config, "diff", "--cached", "--name-only", "-z", head).stdout)
-    )
+    staged = [] if forward else _staged(config, head)
     if staged:  # git would reset the clone and re-apply the person's work from a stash
         return MemidxError(
             f"a merge that is not a fast-forward needs nothing staged, and this clone has "
@@ -65,6 +62,15 @@ def merge_blocker(config: Config) -> MemidxError | None:
             "commit them (git commit) or unstage them (git restore --staged), then make sync again",
         )
     return None
+
+
+def _staged(config: Config, head: str) -> list[str]:
+    """What the index holds that HEAD does not, a file only intended to be added (git add -N,
+    which diff --cached leaves out and git's merge refuses as "not uptodate") included."""
+    staged = _paths(run_git(config, "diff", "--cached", "--name-only", "-z", head).stdout)
+    status = run_git(config, "status", "--porcelain=v1", "-z", "--untracked-files=no")
+    intended = [entry[3:] for entry in _paths(status.stdout) if entry.startswith(" A ")]
+    return sorted({*staged, *intended})
 
 
 def merge_in_progress(config: Config) -> bool:
@@ -91,9 +97,24 @@ def _in_the_way(config: Config, head: str, tree: str) -> list[str]:
         held = [f"{at} ({local[at]})" for at in (path, *folders) if at in local]
         if not held and how == "A" and os.path.lexists(config.root / path):
             inside = any(at.startswith(f"{path}/") for at in local)
-            held = [f"{path} ({'a folder of untracked files' if inside else 'ignored'})"]
+            if inside or not _emptied(config.root / path, path, changed):
+                held = [f"{path} ({'a folder of untracked files' if inside else 'ignored'})"]
         found.extend(held)
     return found
+
+
+def _emptied(folder: Path, path: str, changed: dict[str, str]) -> bool:
+    """Whether `folder` is a real folder whose every file the merge deletes (tracked notes
+    replaced by a note of that name): git removes them, so nothing of the person's is there."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    for top, folders, files in os.walk(folder):  # a link to a folder is one entry, not entered
+        links = [name for name in folders if Path(top, name).is_symlink()]
+        for name in (*files, *links):
+            at = Path(top, name).relative_to(folder).as_posix()
+            if changed.get(f"{path}/{at}") != "D":
+                return False
+    return True
 
 
 def _said(code: str) -> str:

@@ -12,6 +12,8 @@ from memidx.errors import MemidxError
 from memidx.memory.share_git import reason, run_git
 
 CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
+# git's refusals for what the clone holds: trying again cannot mend them
+IN_THE_WAY = ("would be overwritten by merge", "would lose untracked files in them")
 
 
 def merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None:
@@ -65,7 +67,7 @@ def merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None
             "diverged, so nothing was pulled or pushed",
             "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make sync again",
         )
-    if "would be overwritten by merge" in text:
+    if any(line in text for line in IN_THE_WAY):
         named = " ".join(files_listed(text))
         raise MemidxError(
             f"git merge refused: {reason(done)}{' ' + named if named else ''}",
@@ -108,5 +110,5 @@ def files_listed(text: str) -> list[str]:
         if listing and line[:1] in ("\t", " ") and line.strip():
             files.append(line.strip())
             continue
-        listing = line.rstrip().endswith("overwritten by merge:")
+        listing = line.rstrip().endswith(tuple(f"{said}:" for said in IN_THE_WAY))
     return files if len(files) <= 5 else [*files[:5], f"and {len(files) - 5} more"]

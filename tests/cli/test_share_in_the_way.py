@@ -169,3 +169,68 @@ def test_a_conflict_the_look_missed_is_undone(
         head,
     )
     assert not (two.root / THEIRS).exists()
+
+
+def test_a_folder_of_notes_the_merge_replaces_by_a_note_is_not_in_the_way(
+    tmp_path: Path,
+) -> None:
+    """The other clone replaced the folder notes/d/ (its notes tracked here too) by a note
+    notes/d: git's merge removes the folder and writes the note, as it should; share used to
+    call the tracked folder an ignored file and tell the person to delete it."""
+    one, two = clones(tmp_path)
+    one.note("d/in.md", "In", "a note in a folder")
+    one.commit("a folder")
+    one.git("push", "-q", "origin", "main")
+    two.git("pull", "-q", "--no-rebase", "--no-edit")
+    one.git("rm", "-q", "notes/d/in.md")
+    one.note("d", "D", "the folder became one note")
+    one.commit("the folder replaced by a note")
+    one.git("push", "-q", "origin", "main")
+    two.note("ours.md", "Ours", "a note two has not pushed")
+    two.commit("two's note")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert (two.root / "notes" / "d").is_file()
+    assert two.git("status", "--porcelain=v1", "-uall").strip() == ""
+
+
+def test_a_folder_of_untracked_files_made_after_the_look_stops_share_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder of the person's untracked files appears where the merge adds a note after
+    the look (a race): git refuses ("would lose untracked files in them"), and trying again
+    cannot mend that; share used to try 40 times, up to 5 minutes, then name no file."""
+    two = behind(tmp_path, diverged=True)
+    folder_in_the_way(two)
+    pauses: list[float] = []
+
+    def look_that_missed(config: Config) -> None:
+        del config
+
+    monkeypatch.setattr(share_module, "merge_blocker", look_that_missed)
+
+    with pytest.raises(MemidxError, match="git merge refused") as raised:
+        share(load_config(two.root, env={}), sleep=pauses.append)
+
+    assert pauses == []
+    assert THEIRS in raised.value.message
+    assert (two.root / THEIRS / "x.md").read_text() == "mine\n"
+
+
+def test_a_file_only_intended_to_be_added_stops_a_real_merge_at_once(tmp_path: Path) -> None:
+    """`git add -N` puts an entry in the index that diff --cached does not list: git's merge
+    that is not a fast-forward refuses it ("not uptodate. Cannot merge."), and share used to
+    try 40 times, about 3 minutes, printing git's three lines each time."""
+    two = behind(tmp_path, diverged=True)
+    (two.root / "notes" / "draft.md").write_text("a draft\n")
+    two.git("add", "-N", "notes/draft.md")
+    before = state(two)
+    pauses: list[float] = []
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=pauses.append)
+
+    assert pauses == []
+    assert "notes/draft.md staged" in raised.value.message
+    assert state(two) == before
