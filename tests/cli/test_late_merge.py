@@ -54,6 +54,43 @@ def wait_for(what: str, done: object, seconds: float = 20.0) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+class LatePull:
+    """A person's `git pull --no-rebase` in `one` that starts an instant after memidx's second
+    look for a committing git (the one under HEAD's lock; `look` goes in place of
+    publish.committing), held by core.fsmonitor once its merge read the index (`held`) until
+    `go` exists; `stop` lets it go and ends it."""
+
+    def __init__(self, tmp_path: Path, one: NotesRepo) -> None:
+        self.held, self.go, self.one = tmp_path / "held", tmp_path / "go", one
+        self.hook = tmp_path / "hold.sh"
+        self.hook.write_text(HOLD.format(held=self.held, go=self.go))
+        self.hook.chmod(0o755)
+        self.pulls: list[subprocess.Popen[bytes]] = []
+        self.looks = 0
+        self.real = publish_module.committing
+
+    def look(self, root: Path) -> bool:
+        self.looks += 1
+        if self.looks != 2:  # the second look is the one under HEAD's lock
+            return self.real(root)
+        config = ("-c", f"core.fsmonitor={self.hook}")
+        argv = ["git", *GIT_IDENTITY, *config, "pull", "-q", "--no-rebase", "--no-edit"]
+        pipe = subprocess.PIPE
+        person = subprocess.Popen(
+            argv, cwd=self.one.root, env=clean_env(), stdout=pipe, stderr=pipe
+        )
+        self.pulls.append(person)
+        wait_for("the merge to read the index", self.held.exists)
+        return False  # it started an instant after the look
+
+    def stop(self) -> None:
+        self.go.touch()
+        for pull in self.pulls:
+            if pull.poll() is None:
+                pull.kill()
+                pull.wait()
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
 @pytest.mark.parametrize("diverged", [True, False], ids=["merge-commit", "fast-forward"])
 def test_a_merge_that_starts_as_memidx_commits_never_deletes_the_note(
@@ -68,47 +105,24 @@ def test_a_merge_that_starts_as_memidx_commits_never_deletes_the_note(
     if diverged:
         one.note("local.md", "Local", "a note of this machine")
         one.commit("local")
-    held, go = tmp_path / "held", tmp_path / "go"
-    hook = tmp_path / "hold.sh"
-    hook.write_text(HOLD.format(held=held, go=go))
-    hook.chmod(0o755)
+    pull = LatePull(tmp_path, one)
     ref = one.note("agent.md", "Agent's note", "remembered by an agent")
-    pulls: list[subprocess.Popen[bytes]] = []
-    looks = 0
-    real = publish_module.committing
-
-    def the_pull_starts_after_the_look(root: Path) -> bool:
-        nonlocal looks
-        looks += 1
-        if looks != 2:  # the second look is the one under HEAD's lock
-            return real(root)
-        config = ("-c", f"core.fsmonitor={hook}")
-        argv = ["git", *GIT_IDENTITY, *config, "pull", "-q", "--no-rebase", "--no-edit"]
-        pipe = subprocess.PIPE
-        person = subprocess.Popen(argv, cwd=one.root, env=clean_env(), stdout=pipe, stderr=pipe)
-        pulls.append(person)
-        wait_for("the merge to read the index", held.exists)
-        return False  # it started an instant after the look
 
     def release_once_the_index_holds_the_note() -> None:
         def staged() -> bool:
             return bool(one.git("ls-files", "--", ref, check=False).strip())
 
-        wait_for("memidx's note in the index", lambda: held.exists() and staged())
-        go.touch()
+        wait_for("memidx's note in the index", lambda: pull.held.exists() and staged())
+        pull.go.touch()
 
-    monkeypatch.setattr(publish_module, "committing", the_pull_starts_after_the_look)
+    monkeypatch.setattr(publish_module, "committing", pull.look)
     releaser = threading.Thread(target=release_once_the_index_holds_the_note, daemon=True)
     releaser.start()
     try:
         commit_paths(load_config(one.root, env={}), [ref], "memidx remember: Agent's note")
-        _, err = pulls[0].communicate(timeout=60)
+        _, err = pull.pulls[0].communicate(timeout=60)
     finally:
-        go.touch()
-        for pull in pulls:
-            if pull.poll() is None:
-                pull.kill()
-                pull.wait()
+        pull.stop()
         releaser.join(timeout=30)
     assert b"cannot lock ref 'HEAD'" in err  # the interleaving happened: the merge read before
     # memidx acknowledged the note (commit_paths returned): the next commit must keep it
