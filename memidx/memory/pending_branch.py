@@ -8,10 +8,11 @@ from memidx.config import Config
 
 def head_branch(config: Config) -> str | None:
     """HEAD's branch (`refs/heads/<name>`), None on a detached HEAD."""
-    from memidx.git.repo import GitRepo
+    from memidx.git.branch import head_ref
+    from memidx.git.publish import DETACHED
 
-    found = GitRepo(config.root).run("symbolic-ref", "-q", "HEAD", check=False)
-    return found.decode().strip() or None
+    found = head_ref(config.root)
+    return None if found == DETACHED else found
 
 
 def left_for_its_branch(config: Config, ref: str, branch: str) -> str | None:

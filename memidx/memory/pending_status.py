@@ -41,13 +41,11 @@ def pending_shown(config: Config) -> list[PendingShown]:
 
     if not config.in_git or not any_pending(config):
         return []
-    from memidx.git.repo import GitRepo
-    from memidx.memory.pending_branch import branch_exists
+    from memidx.memory.pending_branch import branch_exists, head_branch
     from memidx.memory.pending_notes import pending
 
     busy = _holding(config)
-    repo = GitRepo(config.root)
-    here = repo.run("symbolic-ref", "-q", "HEAD", check=False).decode().strip() or None
+    here = head_branch(config)
     shown: list[PendingShown] = []
     for note in pending(config):
         if any(seen.path == note.ref for seen in shown):
