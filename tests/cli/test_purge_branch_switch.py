@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -14,12 +15,20 @@ from memidx.config import load_config
 from memidx.git.rewrite import rewrite_branch
 from tests.cli.test_forget import clones
 from tests.cli.test_late_merge import wait_for
-from tests.helpers import clean_env
+from tests.helpers import NotesRepo, clean_env
 
 SEGMENT = "notes/haystack/w1/2026-12-06-0001.krd"
 
 
-def test_a_branch_switched_to_after_the_purge_looked_is_not_rewritten(tmp_path: Path) -> None:
+class Side(NamedTuple):
+    old: str  # side's commit holding the secret
+    secret: str  # its blob
+    blank: str  # the blob the purge puts in its place
+
+
+def _side_with_a_secret(tmp_path: Path, *, back: bool) -> tuple[NotesRepo, Side]:
+    """A clone whose branch `side` committed a segment holding a secret; `back`: main checked
+    out again."""
     one, _ = clones(tmp_path)
     one.git("switch", "-q", "-c", "side")
     segment = one.root / SEGMENT
@@ -27,39 +36,38 @@ def test_a_branch_switched_to_after_the_purge_looked_is_not_rewritten(tmp_path: 
     segment.write_bytes(b"a secret the agent saw\n")
     old = one.commit("haystack: segments of w1 (1 file)")
     secret = one.git("rev-parse", f"HEAD:{SEGMENT}").strip()
+    if back:
+        one.git("switch", "-q", "main")
     (tmp_path / "blank").write_bytes(b"[forgotten]\n")
     blank = one.git("hash-object", "-w", str(tmp_path / "blank")).strip()
-    # the purge looked while main was checked out; the person switched to side since
+    return one, Side(old, secret, blank)
 
-    rewritten = rewrite_branch(
-        load_config(one.root, env={}), "refs/heads/side", old, ["notes/haystack"],
-        {(SEGMENT, secret): blank},
+
+def _purge(one: NotesRepo, side: Side) -> int | None:
+    return rewrite_branch(
+        load_config(one.root, env={}), "refs/heads/side", side.old, ["notes/haystack"],
+        {(SEGMENT, side.secret): side.blank},
     )  # fmt: skip
 
+
+def test_a_branch_switched_to_after_the_purge_looked_is_not_rewritten(tmp_path: Path) -> None:
+    one, side = _side_with_a_secret(tmp_path, back=False)
+    # the purge looked while main was checked out; the person switched to side since
+
+    rewritten = _purge(one, side)
+
     assert rewritten is None  # refused, as for a branch that moved: it stays held
-    assert one.git("rev-parse", "refs/heads/side").strip() == old
+    assert one.git("rev-parse", "refs/heads/side").strip() == side.old
     assert one.git("status", "--porcelain").strip() == ""
 
 
 def test_a_branch_checked_out_nowhere_is_still_rewritten(tmp_path: Path) -> None:
-    one, _ = clones(tmp_path)
-    one.git("switch", "-q", "-c", "side")
-    segment = one.root / SEGMENT
-    segment.parent.mkdir(parents=True)
-    segment.write_bytes(b"a secret the agent saw\n")
-    old = one.commit("haystack: segments of w1 (1 file)")
-    secret = one.git("rev-parse", f"HEAD:{SEGMENT}").strip()
-    one.git("switch", "-q", "main")
-    (tmp_path / "blank").write_bytes(b"[forgotten]\n")
-    blank = one.git("hash-object", "-w", str(tmp_path / "blank")).strip()
+    one, side = _side_with_a_secret(tmp_path, back=True)
 
-    rewritten = rewrite_branch(
-        load_config(one.root, env={}), "refs/heads/side", old, ["notes/haystack"],
-        {(SEGMENT, secret): blank},
-    )  # fmt: skip
+    rewritten = _purge(one, side)
 
     assert rewritten == 1
-    assert one.git("rev-parse", f"refs/heads/side:{SEGMENT}").strip() == blank
+    assert one.git("rev-parse", f"refs/heads/side:{SEGMENT}").strip() == side.blank
 
 
 HOLD_SWITCH = """#!/bin/sh
@@ -73,16 +81,7 @@ exit 1
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
 def test_a_branch_a_switch_under_way_takes_is_not_rewritten(tmp_path: Path) -> None:
-    one, _ = clones(tmp_path)
-    one.git("switch", "-q", "-c", "side")
-    segment = one.root / SEGMENT
-    segment.parent.mkdir(parents=True)
-    segment.write_bytes(b"a secret the agent saw\n")
-    old = one.commit("haystack: segments of w1 (1 file)")
-    secret = one.git("rev-parse", f"HEAD:{SEGMENT}").strip()
-    one.git("switch", "-q", "main")
-    (tmp_path / "blank").write_bytes(b"[forgotten]\n")
-    blank = one.git("hash-object", "-w", str(tmp_path / "blank")).strip()
+    one, side = _side_with_a_secret(tmp_path, back=True)
     held, go = tmp_path / "held", tmp_path / "go"
     hook = tmp_path / "hold.sh"
     hook.write_text(HOLD_SWITCH.format(held=held, go=go))
@@ -92,14 +91,11 @@ def test_a_branch_a_switch_under_way_takes_is_not_rewritten(tmp_path: Path) -> N
     with subprocess.Popen(argv, cwd=one.root, env=clean_env(), stdout=pipe, stderr=pipe) as person:
         try:
             wait_for("the switch to read the index", held.exists)
-            rewritten = rewrite_branch(
-                load_config(one.root, env={}), "refs/heads/side", old, ["notes/haystack"],
-                {(SEGMENT, secret): blank},
-            )  # fmt: skip
+            rewritten = _purge(one, side)
         finally:
             go.touch()
             person.communicate(timeout=60)
 
     assert rewritten is None
-    assert one.git("rev-parse", "refs/heads/side").strip() == old
+    assert one.git("rev-parse", "refs/heads/side").strip() == side.old
     assert one.git("status", "--porcelain").strip() == ""
