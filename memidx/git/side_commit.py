@@ -26,11 +26,19 @@ def checked_out_elsewhere(root: Path, branch: str) -> Path | None:
     """The work tree where `branch` (refs/heads/<name>) is checked out, or is being rebased
     (HEAD detached, its name in rebase-merge/ or rebase-apply/): a commit on that ref from here
     went under that work tree's index, or was dropped when its rebase ended. None when none."""
-    for git_dir in _git_dirs(GitRepo(root)):
+    git_dir = _holder(GitRepo(root), branch)
+    if git_dir is None:
+        return None
+    pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
+    return Path(pointer).parent if pointer else git_dir.parent
+
+
+def _holder(repo: GitRepo, branch: str) -> Path | None:
+    """The git folder of the work tree that has `branch` checked out (or rebased), or None."""
+    for git_dir in _git_dirs(repo):
         names = [_read(git_dir / name) for name in HEAD_NAMES]
         if f"ref: {branch}" == names[0] or branch in names[1:]:
-            pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
-            return Path(pointer).parent if pointer else git_dir.parent
+            return git_dir
     return None
 
 
@@ -82,22 +90,33 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
             message = f"memidx: {subject}"
             repo.run("update-ref", "-m", message, branch, commit, tip, check=False)
             if _tip(repo, branch, undone) == commit:
-                return _kept_unless_checked_out(repo, config, branch, commit, tip)
+                return _kept_unless_checked_out(repo, branch, commit, tip, (ref, blob_id))
     raise GitBusy(f"{name} kept moving; {undone}", "try again")
 
 
 def _kept_unless_checked_out(
-    repo: GitRepo, config: Config, branch: str, commit: str, tip: str
+    repo: GitRepo, branch: str, commit: str, tip: str, note: tuple[str, str]
 ) -> str | None:
     """`commit`, or None once `branch` is moved back to `tip`: a `git switch` or `git worktree
-    add` of it while the commit was built (or one that read the tip before the update) left
-    the branch moved under that work tree's index, which lacked the note (`git status` there:
-    "D" staged, for the person's next commit there to delete it)."""
-    if checked_out_elsewhere(config.root, branch) is None or _rebased_from(repo, commit):
+    add` of it that read the tip before the update left the branch moved under that work
+    tree's index, which lacked the note (`git status` there: "D" staged, for the person's next
+    commit there to delete it). One that read `commit` holds the note (`note`: its path and
+    blob) in its index: moved back, `git status` there said "A", the note staged for the
+    person's own next commit, and it stayed pending here."""
+    holder = _holder(repo, branch)
+    if holder is None or _indexed(repo, holder, note) or _rebased_from(repo, commit):
         return commit  # a rebase that began at it builds on it: moved back, its end failed
     repo.run("update-ref", "-m", "memidx: taken back", branch, tip, commit, check=False)
     found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
     return None if found.decode().strip() == tip else commit  # else a commit on it followed
+
+
+def _indexed(repo: GitRepo, git_dir: Path, note: tuple[str, str]) -> bool:
+    """Whether the index of the work tree whose git folder is `git_dir` holds `note`'s blob."""
+    ref, blob = note
+    index = GitRepo(repo.root, index_file=str(git_dir / "index"))
+    staged = index.run("ls-files", "-s", "--", ref, check=False).decode().split()
+    return len(staged) > 1 and staged[1] == blob
 
 
 def _rebased_from(repo: GitRepo, commit: str) -> bool:
