@@ -333,11 +333,19 @@ def test_a_forget_whose_commit_fails_leaves_the_note_as_it_was(
     assert changed == [f" M {kept}"]  # the edit, neither staged nor a deletion
 
 
+def _lock_left(repo: NotesRepo) -> None:
+    repo.write(".git/index.lock", "")  # as a killed git leaves it
+
+
+def _no_identity(repo: NotesRepo) -> None:
+    repo.git("config", "user.name", "")
+
+
 @pytest.mark.parametrize(
     ("break_git", "said"),
     [
-        (lambda repo: repo.write(".git/index.lock", ""), "was left behind by a git process"),
-        (lambda repo: repo.git("config", "user.name", ""), "git has no author identity"),
+        (_lock_left, "was left behind by a git process"),
+        (_no_identity, "git has no author identity"),
     ],
 )
 def test_a_forget_that_git_refused_says_the_note_was_not_forgotten(
