@@ -11,15 +11,18 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from shlex import quote
 
 from memidx.config import Config
-from memidx.errors import GitBusy, MemidxError
+from memidx.errors import GitBusy, GitError, IndexLockLeft, MemidxError
 from memidx.git.commit import UTF8, WAIT_SECONDS
 from memidx.git.commit_lock import serialized
+from memidx.git.lock_holders import holder, left_behind
 from memidx.git.repo import GitRepo
 from memidx.git.temp_index import TEMP_INDEX_PREFIX
 
 TRIES = 5  # the branch moved between the read of its tip and the ref's update: built again
+LOCK_POLL = 0.05  # seconds between looks at a branch's lock another git holds
 
 
 def checked_out_elsewhere(root: Path, branch: str) -> Path | None:
@@ -69,12 +72,15 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
     ref from that tip only (`update-ref NEW OLD`, under git's ref lock); returns the commit
     (the tip itself when it holds this very file already), None when a work tree checked the
     branch out meanwhile (nothing committed). MemidxError when the branch holds another file
-    at `ref`; GitBusy when it kept moving, or commit.lock stayed held."""
+    at `ref`; GitBusy when it kept moving, its ref's lock or commit.lock stayed held;
+    IndexLockLeft when a killed git left its ref's lock."""
     repo = GitRepo(config.root)
     name = branch.removeprefix("refs/heads/")
     undone = f"{ref} was not committed on {name}"
-    with serialized(config, time.monotonic() + WAIT_SECONDS, undone):
-        for _ in range(TRIES):
+    deadline = time.monotonic() + WAIT_SECONDS
+    with serialized(config, deadline, undone):
+        moved = 0
+        while moved < TRIES:
             tip = _tip(repo, branch, undone)
             blob = repo.run("hash-object", "-w", f"--path={ref}", "--stdin", input_bytes=data)
             blob_id = blob.decode().strip()
@@ -91,7 +97,42 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
             repo.run("update-ref", "-m", message, branch, commit, tip, check=False)
             if _tip(repo, branch, undone) == commit:
                 return _kept_unless_checked_out(repo, branch, commit, tip, (ref, blob_id))
-    raise GitBusy(f"{name} kept moving; {undone}", "try again")
+            if not _let_go(repo, _ref_lock(repo, branch), deadline):
+                moved += 1  # it moved on (or its lock stays): built again on its new tip
+    raise _not_moved(repo, branch, undone)
+
+
+def _ref_lock(repo: GitRepo, branch: str) -> Path | None:
+    """The lock git takes to move `branch`, or None when the clone's git folder is not found."""
+    common = repo.run("rev-parse", "--path-format=absolute", "--git-common-dir", check=False)
+    return Path(common.decode().strip()) / f"{branch}.lock" if common.strip() else None
+
+
+def _let_go(repo: GitRepo, lock: Path | None, deadline: float) -> bool:
+    """Whether another git's ref update held `lock` and let it go before `deadline` (it takes
+    milliseconds: the tries that failed on it went by at once, and the note waited)."""
+    if lock is None or not lock.exists() or left_behind(lock, repo.root):
+        return False
+    while lock.exists() and time.monotonic() < deadline:
+        time.sleep(LOCK_POLL)
+    return not lock.exists()
+
+
+def _not_moved(repo: GitRepo, branch: str, undone: str) -> GitError:
+    """Why `branch` could not be moved: its ref's lock another git holds, or a killed git left
+    (each update-ref failed on it: "main kept moving" was said of a branch that never moved,
+    with "try again", which no waiting helps when nothing will remove it); else it moved."""
+    name, lock = branch.removeprefix("refs/heads/"), _ref_lock(repo, branch)
+    if lock is None or not lock.exists():
+        return GitBusy(f"{name} kept moving; {undone}", "try again")
+    if left_behind(lock, repo.root):
+        return IndexLockLeft(
+            f"{lock} was left behind by a git process that was killed (no running process holds "
+            f"it), so {name} could not be moved; {undone}",
+            f"check that no git command is running, then remove it: rm {quote(str(lock))}",
+        )
+    by = holder(lock, repo.root) or "another git command of this clone"
+    return GitBusy(f"{lock} was held by {by}, so {name} could not be moved; {undone}", "try again")
 
 
 def _kept_unless_checked_out(
