@@ -29,11 +29,19 @@ def checked_out_elsewhere(root: Path, branch: str) -> Path | None:
     """The work tree where `branch` (refs/heads/<name>) is checked out, or is being rebased
     (HEAD detached, its name in rebase-merge/ or rebase-apply/): a commit on that ref from here
     went under that work tree's index, or was dropped when its rebase ended. None when none."""
+    found = holding(root, branch)
+    return None if found is None else found[0]
+
+
+def holding(root: Path, branch: str) -> tuple[Path, bool] | None:
+    """The work tree that holds `branch` (see checked_out_elsewhere), and whether it is
+    rebasing it (rather than having it checked out); None when none does."""
     git_dir = _holder(GitRepo(root), branch)
     if git_dir is None:
         return None
     pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
-    return Path(pointer).parent if pointer else git_dir.parent
+    there = Path(pointer).parent if pointer else git_dir.parent
+    return there, _read(git_dir / "HEAD") != f"ref: {branch}"
 
 
 def _holder(repo: GitRepo, branch: str) -> Path | None:

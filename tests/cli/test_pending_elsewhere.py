@@ -160,6 +160,36 @@ def test_a_rebase_begun_at_the_notes_commit_is_left_to_end(
     assert repo.memidx("status", "--json").json()["pending_notes"] == []
 
 
+@pytest.mark.parametrize("rebasing", [False, True])
+def test_status_names_the_work_tree_that_holds_the_branch_and_what_commits_it(
+    repo: NotesRepo, tmp_path: Path, rebasing: bool
+) -> None:
+    """It said "committed once main is checked out here", which git refuses while another
+    work tree has main: what commits it is a sync here once that work tree lets main go."""
+    _pending_on_main_then_switched(repo)
+    other = tmp_path / "other"
+    if rebasing:  # a rebase of main there, stopped at a break
+        repo.git("worktree", "add", "-q", "--detach", str(other), "main")
+        rebase = ("-c", "sequence.editor=sed -i 1ibreak", "rebase", "-q", "-i", "--root", "main")
+        repo.git("-C", str(other), *rebase)
+    else:
+        repo.git("worktree", "add", "-q", str(other), "main")
+
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+
+    how = "is being rebased" if rebasing else "is checked out"
+    assert f"its branch, main, {how} in another work tree ({other})" in note["why"], note
+    assert f"a `git switch` there, or `git worktree remove {other}`" in note["why"], note
+    assert "the next `memidx sync` (or `remember`, or a git hook) here commits" in note["why"]
+    assert "checked out here" not in note["why"], note
+    if rebasing:
+        repo.git("-C", str(other), "rebase", "--abort")
+    repo.git("-C", str(other), "switch", "-q", "--detach")
+    synced = repo.memidx("sync")
+    assert f"committed {REF} on main" in synced.err, synced.err
+    assert repo.git("show", f"main:{REF}") == TEXT
+
+
 def _at_the_look_once_moved(
     monkeypatch: pytest.MonkeyPatch, person: Callable[[], object]
 ) -> list[int]:
