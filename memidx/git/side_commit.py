@@ -22,7 +22,8 @@ from memidx.git.repo import GitRepo
 from memidx.git.temp_index import TEMP_INDEX_PREFIX
 
 TRIES = 5  # the branch moved between the read of its tip and the ref's update: built again
-LOCK_POLL = 0.05  # seconds between looks at a branch's lock another git holds
+LOCK_POLL = 0.05  # seconds between looks at a branch's lock another git holds, or a switch
+SWITCHES = frozenset({"switch", "checkout", "worktree"})  # git commands that check one out
 
 
 def checked_out_elsewhere(root: Path, branch: str) -> Path | None:
@@ -104,7 +105,8 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
             message = f"memidx: {subject}"
             repo.run("update-ref", "-m", message, branch, commit, tip, check=False)
             if _tip(repo, branch, undone) == commit:
-                return _kept_unless_checked_out(repo, branch, commit, tip, (ref, blob_id))
+                note = (ref, blob_id)
+                return _kept_unless_checked_out(repo, branch, commit, tip, note, deadline=deadline)
             if not _let_go(repo, _ref_lock(repo, branch), deadline):
                 moved += 1  # it moved on (or its lock stays): built again on its new tip
     raise _not_moved(repo, branch, undone)
@@ -144,7 +146,7 @@ def _not_moved(repo: GitRepo, branch: str, undone: str) -> GitError:
 
 
 def _kept_unless_checked_out(
-    repo: GitRepo, branch: str, commit: str, tip: str, note: tuple[str, str]
+    repo: GitRepo, branch: str, commit: str, tip: str, note: tuple[str, str], *, deadline: float
 ) -> str | None:
     """`commit`, or None once `branch` is moved back to `tip`: a `git switch` or `git worktree
     add` of it that read the tip before the update left the branch moved under that work
@@ -152,12 +154,40 @@ def _kept_unless_checked_out(
     commit there to delete it). One that read `commit` holds the note (`note`: its path and
     blob) in its index: moved back, `git status` there said "A", the note staged for the
     person's own next commit, and it stayed pending here."""
-    holder = _holder(repo, branch)
+    holder = _holder_once_checked_out(repo, branch, deadline)
     if holder is None or _indexed(repo, holder, note) or _rebased_from(repo, commit):
         return commit  # a rebase that began at it builds on it: moved back, its end failed
     repo.run("update-ref", "-m", "memidx: taken back", branch, tip, commit, check=False)
     found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
     return None if found.decode().strip() == tip else commit  # else a commit on it followed
+
+
+def _holder_once_checked_out(repo: GitRepo, branch: str, deadline: float) -> Path | None:
+    """The git folder of the work tree holding `branch` (_holder), looked at once no `git
+    switch`, `git checkout` or `git worktree` runs in a work tree of the clone (until
+    `deadline`): one that read the branch's tip before memidx moved it writes the files and
+    its index from that tip, and HEAD only after; looked at before that, the branch was left
+    moved under an index without the note. Linux /proc (elsewhere that instant is not seen);
+    a git started with its work tree given (`--work-tree`) rather than run in it is not seen."""
+    for _ in range(100_000):  # bounded by the deadline
+        switching = _switching(repo)  # first: one that ends after this wrote HEAD before it
+        found = _holder(repo, branch)
+        if found is not None or not switching or time.monotonic() >= deadline:
+            return found
+        time.sleep(LOCK_POLL)
+    return None
+
+
+def _switching(repo: GitRepo) -> bool:
+    """Whether a git that checks a branch out runs in a work tree of the clone (this memidx's
+    own callers aside: a post-checkout hook's switch)."""
+    from memidx.git.publish import committers
+
+    for git_dir in _git_dirs(repo):
+        pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
+        if committers(Path(pointer).parent if pointer else git_dir.parent, SWITCHES):
+            return True
+    return False
 
 
 def _indexed(repo: GitRepo, git_dir: Path, note: tuple[str, str]) -> bool:
