@@ -2,7 +2,8 @@
 another git holds, or a killed git left: each `update-ref` of memidx's side commit failed on
 it, at once, and `memidx sync` said "main kept moving; ... (try again)" of a branch that never
 moved. A lock held for the moment a ref update takes is waited for; one held all of memidx's
-wait is named with its holder; one a killed git left is named with the `rm` that removes it."""
+wait is named with its holder; one a killed git left is named with the `rm` that removes it.
+And the person's edit of the note's file saved as memidx takes it out of this work tree."""
 
 from __future__ import annotations
 
@@ -110,3 +111,34 @@ def test_a_lock_held_for_a_moment_is_waited_for(
 
     assert commit is not None and repo.git("rev-parse", "main").strip() == commit
     assert repo.git("show", f"main:{REF}") == TEXT
+
+
+@pytest.mark.parametrize("in_place", [False, True], ids=["saved-by-rename", "written-in-place"])
+def test_an_edit_saved_as_the_note_leaves_this_work_tree_is_kept(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch, in_place: bool
+) -> None:
+    """The person saves an edit of the note's file right after memidx compared it with the
+    note remembered, before it removed the file: the edit was deleted with it."""
+    from memidx.memory import pending_elsewhere
+
+    real_same = pending_elsewhere.the_same_note
+    edited = TEXT + "\nAn edit the person saved.\n"
+
+    def compared_then_edited(*args: object) -> bool:
+        same = real_same(*args)  # type: ignore[arg-type]
+        if in_place:
+            (repo.root / REF).write_text(edited)
+        else:  # an editor's save: a new file renamed over it
+            (repo.root / "notes" / ".disk-full.md.swp").write_text(edited)
+            (repo.root / "notes" / ".disk-full.md.swp").replace(repo.root / REF)
+        return same
+
+    monkeypatch.setattr(pending_elsewhere, "the_same_note", compared_then_edited)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert repo.git("show", f"main:{REF}") == TEXT  # the note remembered, on its branch
+    assert (repo.root / REF).read_text() == edited  # the edit, kept here
+    assert f"remove {REF} before you switch back" in synced.err, synced.err
+    assert sorted(p.name for p in (repo.root / "notes").iterdir()) == ["disk-full.md", "start.md"]
