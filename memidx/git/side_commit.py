@@ -154,8 +154,8 @@ def _kept_unless_checked_out(
     commit there to delete it). One that read `commit` holds the note (`note`: its path and
     blob) in its index: moved back, `git status` there said "A", the note staged for the
     person's own next commit, and it stayed pending here."""
-    holder = _holder_once_checked_out(repo, branch, deadline)
-    if holder is None or _indexed(repo, holder, note) or _rebased_from(repo, commit):
+    held_by = _holder_once_checked_out(repo, branch, deadline)
+    if held_by is None or _indexed(repo, held_by, note) or _rebased_from(repo, commit):
         return commit  # a rebase that began at it builds on it: moved back, its end failed
     repo.run("update-ref", "-m", "memidx: taken back", branch, tip, commit, check=False)
     found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
