@@ -48,6 +48,7 @@ def commit_paths(
     wait: float | None = None,
     branch: str | None = None,
     written: Mapping[str, bytes] | None = None,
+    undone: str | None = None,
 ) -> str:
     """Commit exactly these paths (files or folders, as they are in the work tree) on HEAD;
     returns the new commit id (HEAD when they change nothing). Nothing but HEAD's branch and
@@ -56,16 +57,15 @@ def commit_paths(
     HEAD names another branch than `branch` (refs/heads/<name>, when given) at the move.
     `written`: paths of `paths` committed with these bytes, not read from the work tree (the
     caller writes the file once it is committed: untracked meanwhile, it failed a `git pull`
-    that brought the same file)."""
+    that brought the same file). Each error ends in `undone` (`x.md was not committed`)."""
     import git
 
     repo: Any = git.Repo(config.root)
     git_dir = Path(str(repo.git_dir))
     root = Path(str(repo.working_tree_dir))
-    what = ", ".join(paths)
-    undone = not_committed(paths)
+    undone = undone or not_committed(paths)
     deadline = time.monotonic() + (WAIT_SECONDS if wait is None else wait)
-    build = partial(_build, written=written) if written else _build
+    build = partial(_build, written=written, undone=undone)
     with serialized(config, deadline, undone):
         refuse_a_stopped_pick(git_dir, undone)
         _wait_for_index(git_dir / "index.lock", root, undone, deadline)
@@ -77,8 +77,8 @@ def commit_paths(
         if late := committers(root):  # one that started at the move may have read the clone
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a lock another git holds; this one waits
-        them = "it" if len(paths) == 1 else "them"
-        done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged for deletion"
+        done = f"committed {', '.join(paths)} as {commit[:12]}"
+        shows = f"{'it' if len(paths) == 1 else 'them'} as staged for deletion"
         update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
     return commit
 
@@ -203,6 +203,7 @@ def _build(
     subject: str,
     *,
     written: Mapping[str, bytes] | None = None,
+    undone: str | None = None,
 ) -> str:
     import git
 
@@ -210,10 +211,7 @@ def _build(
     temporary = git_dir / f"{TEMP_INDEX_PREFIX}{os.getpid()}.index"
     env = {"GIT_INDEX_FILE": str(temporary)}
     try:
-        if head is None:
-            repo.git.read_tree("--empty", env=env)
-        else:
-            repo.git.read_tree(head, env=env)
+        repo.git.read_tree(head or "--empty", env=env)  # no HEAD yet: an empty tree
         for path, data in (written or {}).items():  # first: git reads the .gitattributes
             _stage(repo, git_dir, path, data, env)  # the work tree lacks from this index
         if read := [path for path in paths if path not in (written or {})]:
@@ -226,7 +224,7 @@ def _build(
         utf8 = repo.git(c=f"i18n.commitEncoding={UTF8}")
         return str(utf8.commit_tree(tree, *parents, "-m", subject)).strip()
     except git.GitCommandError as exc:
-        raise commit_error(str(exc.stderr or ""), paths) from exc
+        raise commit_error(str(exc.stderr or ""), paths, undone) from exc
     finally:
         temporary.unlink(missing_ok=True)
 

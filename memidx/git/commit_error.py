@@ -32,10 +32,10 @@ def not_committed(paths: Sequence[str]) -> str:
     return f"{', '.join(paths)} {'was' if len(paths) == 1 else 'were'} not committed"
 
 
-def commit_error(stderr: str, paths: Sequence[str]) -> GitError:
+def commit_error(stderr: str, paths: Sequence[str], undone: str | None = None) -> GitError:
     """The one-line error for a git command of a memidx commit of `paths` that failed with
-    `stderr` (git's own, or as GitPython frames it)."""
-    undone = not_committed(paths)
+    `stderr` (git's own, or as GitPython frames it), ending in `undone` when given."""
+    undone = undone or not_committed(paths)
     stderr = (framed.group(1) if (framed := FRAMED.match(stderr)) else stderr).strip()
     for messages, why, remedy in CANNOT_WRITE:
         if any(message in stderr for message in messages):

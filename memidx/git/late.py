@@ -26,28 +26,58 @@ LATE_FLOOR = 2.0  # seconds a late git is waited for at least, past the commit's
 PAUSE = 0.02
 
 
+class StillUnderWay(GitBusy):
+    """A git that started as memidx moved HEAD still runs, or changed what memidx moved."""
+
+
+# a purge's (memidx.git.rewrite): the bytes it blanked may come back, and it blanks them again
+PURGE_AGAIN = "run `memidx haystack purge` again once that git ends: it blanks them again"
+
+
 def settle(
-    repo: Any, late: dict[str, str], commit: str, paths: Sequence[str], deadline: float
+    repo: Any,
+    late: dict[str, str],
+    commit: str,
+    paths: Sequence[str],
+    deadline: float,
+    *,
+    purge: bool = False,
 ) -> None:
     """Wait for the committing gits `late` (publish.committers' answer, read right after the
-    move) to end, until `deadline` or LATE_FLOOR from now; GitBusy when one still runs or
-    when HEAD no longer holds `commit`'s `paths` as the commit does."""
+    move) to end, until `deadline` or LATE_FLOOR from now; StillUnderWay when one still runs
+    or when HEAD no longer holds `commit`'s `paths` as the commit does. `purge`: `commit` is a
+    purge's rewrite of HEAD, said in its words (it said "memidx's commit of <segment> ... is
+    not counted as committed yet" of forgotten bytes that may be staged again)."""
     what = ", ".join(paths)
     running = _wait_for(late, max(deadline, time.monotonic() + LATE_FLOOR))
+    did = "the purge's rewrite of HEAD" if purge else f"memidx's commit of {what}"
+    by = f"{did} ({commit[:12]})"
+    if running and purge:
+        raise StillUnderWay(
+            f"a git {running} of this clone that started with {by} is still under way; it may "
+            f"stage the forgotten bytes of {what} again",
+            PURGE_AGAIN,
+        )
     if running:
-        raise GitBusy(
-            f"a git {running} of this clone that started with memidx's commit of {what} "
-            f"({commit[:12]}) is still under way; it may leave {what} out of git's index, so "
-            "it is not counted as committed yet",
+        raise StillUnderWay(
+            f"a git {running} of this clone that started with {by} is still under way; it may "
+            f"leave {what} out of git's index, so it is not counted as committed yet",
             "it is checked and committed again once that git ends (`memidx sync` does it too)",
         )
     for path in paths:  # a deletion (forget, share's move) is held as no object at all
-        if _object(repo, f"HEAD:{path}") != _object(repo, f"{commit}:{path}"):
-            raise GitBusy(
-                f"a git command of this clone that started with memidx's commit of {what} "
-                f"({commit[:12]}) took {path} out of HEAD, so it is not committed",
-                "it is committed again from the file on disk (`memidx sync` does it too)",
+        if _object(repo, f"HEAD:{path}") == _object(repo, f"{commit}:{path}"):
+            continue
+        if purge:
+            raise StillUnderWay(
+                f"a git command of this clone that started with {by} changed {path} in HEAD "
+                "since, so HEAD may hold its forgotten bytes again",
+                PURGE_AGAIN,
             )
+        raise StillUnderWay(
+            f"a git command of this clone that started with {by} took {path} out of HEAD, so "
+            "it is not committed",
+            "it is committed again from the file on disk (`memidx sync` does it too)",
+        )
 
 
 def _object(repo: Any, spec: str) -> str:

@@ -88,15 +88,18 @@ def rewrite_unpushed(
         late = committers(config.root)  # one that started at the move may have read the
         count = sum(1 for old, new in rebuilt.items() if old != new)
         then()  # index with the forgotten bytes: it ends, git's index is told again below
-        if late and paths:  # (the work tree is blanked first, whatever that git does)
-            settle(git.Repo(config.root), late, head, sorted(paths), deadline)
-        # never a reset without paths (that would reset the whole index); again here: the
-        # reset with the move gives up on a lock another git holds, this one waits
-        if count and paths:
-            done = f"rewrote the unpushed commits up to {head[:12]}"
-            shows = "the forgotten bytes as staged"
-            repository = git.Repo(config.root)
-            update_user_index(repository, sorted(paths), head, deadline, done=done, shows=shows)
+        try:  # (the work tree is blanked first, whatever that git does)
+            if late and paths:
+                settle(git.Repo(config.root), late, head, sorted(paths), deadline, purge=True)
+        finally:  # one still under way or done: git's index is told all the same (it kept
+            # the forgotten bytes staged for the person's next commit, when settle raised)
+            # never a reset without paths (that would reset the whole index); again here:
+            # the reset with the move gives up on a lock another git holds, this one waits
+            if count and paths:
+                done = f"rewrote the unpushed commits up to {head[:12]}"
+                shows = "the forgotten bytes as staged"
+                repository = git.Repo(config.root)
+                update_user_index(repository, sorted(paths), head, deadline, done=done, shows=shows)
     return count
 
 

@@ -11,26 +11,46 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from shlex import quote
 
 from memidx.config import Config
-from memidx.errors import GitBusy, MemidxError
+from memidx.errors import GitBusy, GitError, IndexLockLeft, MemidxError
 from memidx.git.commit import UTF8, WAIT_SECONDS
 from memidx.git.commit_lock import serialized
+from memidx.git.lock_holders import holder, left_behind
 from memidx.git.repo import GitRepo
 from memidx.git.temp_index import TEMP_INDEX_PREFIX
 
 TRIES = 5  # the branch moved between the read of its tip and the ref's update: built again
+LOCK_POLL = 0.05  # seconds between looks at a branch's lock another git holds, or a switch
+SWITCHES = frozenset({"switch", "checkout", "worktree"})  # git commands that check one out
 
 
 def checked_out_elsewhere(root: Path, branch: str) -> Path | None:
     """The work tree where `branch` (refs/heads/<name>) is checked out, or is being rebased
     (HEAD detached, its name in rebase-merge/ or rebase-apply/): a commit on that ref from here
     went under that work tree's index, or was dropped when its rebase ended. None when none."""
-    for git_dir in _git_dirs(GitRepo(root)):
+    found = holding(root, branch)
+    return None if found is None else found[0]
+
+
+def holding(root: Path, branch: str) -> tuple[Path, bool] | None:
+    """The work tree that holds `branch` (see checked_out_elsewhere), and whether it is
+    rebasing it (rather than having it checked out); None when none does."""
+    git_dir = _holder(GitRepo(root), branch)
+    if git_dir is None:
+        return None
+    pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
+    there = Path(pointer).parent if pointer else git_dir.parent
+    return there, _read(git_dir / "HEAD") != f"ref: {branch}"
+
+
+def _holder(repo: GitRepo, branch: str) -> Path | None:
+    """The git folder of the work tree that has `branch` checked out (or rebased), or None."""
+    for git_dir in _git_dirs(repo):
         names = [_read(git_dir / name) for name in HEAD_NAMES]
         if f"ref: {branch}" == names[0] or branch in names[1:]:
-            pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
-            return Path(pointer).parent if pointer else git_dir.parent
+            return git_dir
     return None
 
 
@@ -61,12 +81,15 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
     ref from that tip only (`update-ref NEW OLD`, under git's ref lock); returns the commit
     (the tip itself when it holds this very file already), None when a work tree checked the
     branch out meanwhile (nothing committed). MemidxError when the branch holds another file
-    at `ref`; GitBusy when it kept moving, or commit.lock stayed held."""
+    at `ref`; GitBusy when it kept moving, its ref's lock or commit.lock stayed held;
+    IndexLockLeft when a killed git left its ref's lock."""
     repo = GitRepo(config.root)
     name = branch.removeprefix("refs/heads/")
     undone = f"{ref} was not committed on {name}"
-    with serialized(config, time.monotonic() + WAIT_SECONDS, undone):
-        for _ in range(TRIES):
+    deadline = time.monotonic() + WAIT_SECONDS
+    with serialized(config, deadline, undone):
+        moved = 0
+        while moved < TRIES:
             tip = _tip(repo, branch, undone)
             blob = repo.run("hash-object", "-w", f"--path={ref}", "--stdin", input_bytes=data)
             blob_id = blob.decode().strip()
@@ -82,22 +105,97 @@ def commit_on(config: Config, branch: str, ref: str, data: bytes, subject: str) 
             message = f"memidx: {subject}"
             repo.run("update-ref", "-m", message, branch, commit, tip, check=False)
             if _tip(repo, branch, undone) == commit:
-                return _kept_unless_checked_out(repo, config, branch, commit, tip)
-    raise GitBusy(f"{name} kept moving; {undone}", "try again")
+                note = (ref, blob_id)
+                return _kept_unless_checked_out(repo, branch, commit, tip, note, deadline=deadline)
+            if not _let_go(repo, _ref_lock(repo, branch), deadline):
+                moved += 1  # it moved on (or its lock stays): built again on its new tip
+    raise _not_moved(repo, branch, undone)
+
+
+def _ref_lock(repo: GitRepo, branch: str) -> Path | None:
+    """The lock git takes to move `branch`, or None when the clone's git folder is not found."""
+    common = repo.run("rev-parse", "--path-format=absolute", "--git-common-dir", check=False)
+    return Path(common.decode().strip()) / f"{branch}.lock" if common.strip() else None
+
+
+def _let_go(repo: GitRepo, lock: Path | None, deadline: float) -> bool:
+    """Whether another git's ref update held `lock` and let it go before `deadline` (it takes
+    milliseconds: the tries that failed on it went by at once, and the note waited)."""
+    if lock is None or not lock.exists() or left_behind(lock, repo.root):
+        return False
+    while lock.exists() and time.monotonic() < deadline:
+        time.sleep(LOCK_POLL)
+    return not lock.exists()
+
+
+def _not_moved(repo: GitRepo, branch: str, undone: str) -> GitError:
+    """Why `branch` could not be moved: its ref's lock another git holds, or a killed git left
+    (each update-ref failed on it: "main kept moving" was said of a branch that never moved,
+    with "try again", which no waiting helps when nothing will remove it); else it moved."""
+    name, lock = branch.removeprefix("refs/heads/"), _ref_lock(repo, branch)
+    if lock is None or not lock.exists():
+        return GitBusy(f"{name} kept moving; {undone}", "try again")
+    if left_behind(lock, repo.root):
+        return IndexLockLeft(
+            f"{lock} was left behind by a git process that was killed (no running process holds "
+            f"it), so {name} could not be moved; {undone}",
+            f"check that no git command is running, then remove it: rm {quote(str(lock))}",
+        )
+    by = holder(lock, repo.root) or "another git command of this clone"
+    return GitBusy(f"{lock} was held by {by}, so {name} could not be moved; {undone}", "try again")
 
 
 def _kept_unless_checked_out(
-    repo: GitRepo, config: Config, branch: str, commit: str, tip: str
+    repo: GitRepo, branch: str, commit: str, tip: str, note: tuple[str, str], *, deadline: float
 ) -> str | None:
     """`commit`, or None once `branch` is moved back to `tip`: a `git switch` or `git worktree
-    add` of it while the commit was built (or one that read the tip before the update) left
-    the branch moved under that work tree's index, which lacked the note (`git status` there:
-    "D" staged, for the person's next commit there to delete it)."""
-    if checked_out_elsewhere(config.root, branch) is None or _rebased_from(repo, commit):
+    add` of it that read the tip before the update left the branch moved under that work
+    tree's index, which lacked the note (`git status` there: "D" staged, for the person's next
+    commit there to delete it). One that read `commit` holds the note (`note`: its path and
+    blob) in its index: moved back, `git status` there said "A", the note staged for the
+    person's own next commit, and it stayed pending here."""
+    held_by = _holder_once_checked_out(repo, branch, deadline)
+    if held_by is None or _indexed(repo, held_by, note) or _rebased_from(repo, commit):
         return commit  # a rebase that began at it builds on it: moved back, its end failed
     repo.run("update-ref", "-m", "memidx: taken back", branch, tip, commit, check=False)
     found = repo.run("rev-parse", "--verify", "-q", f"{branch}^{{commit}}", check=False)
     return None if found.decode().strip() == tip else commit  # else a commit on it followed
+
+
+def _holder_once_checked_out(repo: GitRepo, branch: str, deadline: float) -> Path | None:
+    """The git folder of the work tree holding `branch` (_holder), looked at once no `git
+    switch`, `git checkout` or `git worktree` runs in a work tree of the clone (until
+    `deadline`): one that read the branch's tip before memidx moved it writes the files and
+    its index from that tip, and HEAD only after; looked at before that, the branch was left
+    moved under an index without the note. Linux /proc (elsewhere that instant is not seen);
+    a git started with its work tree given (`--work-tree`) rather than run in it is not seen."""
+    for _ in range(100_000):  # bounded by the deadline
+        switching = _switching(repo)  # first: one that ends after this wrote HEAD before it
+        found = _holder(repo, branch)
+        if found is not None or not switching or time.monotonic() >= deadline:
+            return found
+        time.sleep(LOCK_POLL)
+    return None
+
+
+def _switching(repo: GitRepo) -> bool:
+    """Whether a git that checks a branch out runs in a work tree of the clone (this memidx's
+    own callers aside: a post-checkout hook's switch)."""
+    from memidx.git.publish import committers
+
+    for git_dir in _git_dirs(repo):
+        pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
+        if committers(Path(pointer).parent if pointer else git_dir.parent, SWITCHES):
+            return True
+    return False
+
+
+def _indexed(repo: GitRepo, git_dir: Path, note: tuple[str, str]) -> bool:
+    """Whether the index of the work tree whose git folder is `git_dir` holds `note`'s blob."""
+    ref, blob = note
+    index = GitRepo(repo.root, index_file=str(git_dir / "index"))
+    staged = index.run("ls-files", "-s", "--", ref, check=False).decode().split()
+    return len(staged) > 1 and staged[1] == blob
 
 
 def _rebased_from(repo: GitRepo, commit: str) -> bool:

@@ -61,6 +61,7 @@ def _say_outdated(root: Path) -> None:
 
 
 def _synced(root: Path, stage: str) -> int:
+    ended = os.environ.pop(ENDED, "")  # the shim's word to this hook: no child inherits it
     try:
         config = load_config(root)
         root = config.root
@@ -71,7 +72,7 @@ def _synced(root: Path, stage: str) -> int:
             print(line)
         if stage not in MIDWAY:
             _commit_pending(config)
-        elif os.environ.get(ENDED):
+        elif ended:
             _finisher_after_git(config)
         for line in sync_to_head(config, once=True):  # a wait for room: once per state
             print(f"memidx: {line}")

@@ -52,7 +52,9 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
         ]
         refs = [p.relative_to(config.root).as_posix() for p in paths]
         status = ("status", "--porcelain", "--untracked-files=all", "--", *refs)
-        if not refs or not repo.run(*status).strip():
+        # missing, its commit is made even when git sees nothing to do: a .gitattributes
+        # deleted and its deletion committed came back only with the next new segments
+        if not refs or (not made and not repo.run(*status).strip()):
             return finished
         count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
         before = repo.head()

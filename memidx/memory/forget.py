@@ -66,7 +66,8 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     kept = path.read_bytes() if path.is_file() else None
     path.unlink(missing_ok=True)
     try:
-        commit = commit_paths(config, [ref], f"memidx forget: {ref}", branch=branch)
+        undone = f"{ref} was not forgotten"  # git's words, or memidx's, then this
+        commit = commit_paths(config, [ref], f"memidx forget: {ref}", branch=branch, undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
         held = GitRepo(config.root).has("HEAD", ref)
         if kept is not None and (held or _indexed(config, ref)) and not path.exists():

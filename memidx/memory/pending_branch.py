@@ -23,11 +23,33 @@ def left_for_its_branch(config: Config, ref: str, branch: str) -> str | None:
     if head_branch(config) == branch or not branch_exists(config, branch):
         return None
     name = branch.removeprefix("refs/heads/")
+    left = f"HEAD left {name} meanwhile (a switch, checkout or rebase)"
+    later = (
+        f"it is kept for {name}, and committed on it without checking it out by memidx's next "
+        "git hook, `memidx remember` or `memidx sync` here"
+    )
+    why = held_elsewhere(config, branch) or later
+    return f"{ref} is written but not committed yet: {left}; {why}; do not remember it again"
+
+
+def held_elsewhere(config: Config, branch: str) -> str | None:
+    """Why a note of `branch` waits while another work tree holds it, and what commits it;
+    None when none does. It said "committed once main is checked out here", which git refuses
+    while another work tree has it checked out."""
+    from shlex import quote
+
+    from memidx.git.side_commit import holding
+
+    name, held = branch.removeprefix("refs/heads/"), holding(config.root, branch)
+    if held is None:
+        return None
+    there, rebasing = held
+    how = "is being rebased" if rebasing else "is checked out"
     return (
-        f"{ref} is written but not committed yet: HEAD left {name} meanwhile (a switch, "
-        f"checkout or rebase); it is kept for {name}, and committed once {name} is checked "
-        "out again (by memidx's git hook after that, or the next `memidx remember` or `memidx "
-        "sync` there); do not remember it again"
+        f"its branch, {name}, {how} in another work tree ({there}), whose index a commit "
+        f"from here would not follow: it waits, and once {name} is neither checked out nor "
+        f"rebased there (a `git switch` there, or `git worktree remove {quote(str(there))}`), "
+        f"the next `memidx sync` (or `remember`, or a git hook) here commits it on {name}"
     )
 
 

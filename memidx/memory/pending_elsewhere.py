@@ -60,11 +60,29 @@ def on_its_branch(
 
 def _take_out(config: Config, note: PendingNote) -> bool:
     """Remove the note's file from this work tree, while it is still that very untracked note
-    (committed on its branch, it comes back with it); True when it is gone."""
+    (committed on its branch, it comes back with it); True when it is gone. Moved aside first,
+    then compared: an edit saved between a compare and an unlink was deleted with the file
+    (the note on its branch is the one remembered). One saved after the move makes a new file
+    there, which is left; one found in the file moved puts it back. Left: a write through a
+    file already open before the move, landing after the compare (an editor saving in place)."""
+    import os
+
+    path = config.root / note.ref
     if not the_same_note(config, note.ref, note.text) or ids_at(config, note.ref) != (None, None):
         return False
+    aside = path.with_name(f".{path.name}.memidx-{os.getpid()}")
     try:
-        (config.root / note.ref).unlink()
+        path.rename(aside)  # never over a file: `aside` is this process's alone
+        held = aside.read_bytes()
     except OSError:
         return False
-    return True
+    data = note.text.encode("utf-8")
+    if held.replace(b"\r\n", b"\n") == data.replace(b"\r\n", b"\n"):
+        aside.unlink(missing_ok=True)
+        return True
+    try:  # edited meanwhile: back, never over a file saved there since
+        path.hardlink_to(aside)
+        aside.unlink()
+    except OSError:
+        return False  # one was: `aside` keeps the edit, beside it
+    return False

@@ -108,16 +108,10 @@ def _why(here: str | None, branch: str, gone: bool) -> str:
 def _elsewhere(config: Config, branch: str) -> str:
     """Why a note of a branch not checked out here waits: it was told it waited for its branch
     to be checked out again, which one never merged never was."""
-    from memidx.git.side_commit import checked_out_elsewhere
+    from memidx.memory.pending_branch import held_elsewhere
 
     name = branch.removeprefix("refs/heads/")
-    there = checked_out_elsewhere(config.root, branch)
-    if there is not None:
-        return (
-            f"its branch, {name}, is checked out in another work tree ({there}), where memidx "
-            f"commits nothing from here: it is committed once {name} is checked out here"
-        )
-    return (
+    return held_elsewhere(config, branch) or (
         f"its branch, {name}, is not checked out: the next `memidx sync` (or `remember`, or "
         f"a git hook) commits it on {name} without checking it out"
     )

@@ -59,9 +59,9 @@ def test_a_person_who_commits_while_memidx_builds_its_commit_loses_nothing(
     build = commit_module._build  # pyright: ignore[reportPrivateUsage]
 
     def build_then_the_person_commits(
-        repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], subject: str
+        repo: Any, git_dir: Path, head: str | None, paths: Sequence[str], subject: str, **kw: Any
     ) -> str:
-        commit = build(repo, git_dir, head, paths, subject)
+        commit = build(repo, git_dir, head, paths, subject, **kw)
         if not started:  # after memidx looked at the index lock, before it moves HEAD
             started.append(person_commits(memory, theirs))
         return commit

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -330,6 +331,40 @@ def test_a_forget_whose_commit_fails_leaves_the_note_as_it_was(
     assert (repo.root / kept).read_bytes() == before
     changed = [line for line in repo.git("status", "--porcelain").splitlines() if "notes/" in line]
     assert changed == [f" M {kept}"]  # the edit, neither staged nor a deletion
+
+
+def _lock_left(repo: NotesRepo) -> None:
+    repo.write(".git/index.lock", "")  # as a killed git leaves it
+
+
+def _no_identity(repo: NotesRepo) -> None:
+    repo.git("config", "user.name", "")
+
+
+@pytest.mark.parametrize(
+    ("break_git", "said"),
+    [
+        (_lock_left, "was left behind by a git process"),
+        (_no_identity, "git has no author identity"),
+    ],
+)
+def test_a_forget_that_git_refused_says_the_note_was_not_forgotten(
+    repo: NotesRepo, break_git: Callable[[NotesRepo], object], said: str
+) -> None:
+    """A lock a killed git left, an empty user.name: the line said `notes/x.md was not
+    committed` of a note that was being forgotten, which reads as if it were lost."""
+    kept = repo.note("kept.md", "Zebra stripes", "zebra stripes")
+    repo.commit("a note")
+    before = (repo.root / kept).read_bytes()
+    break_git(repo)
+
+    run = repo.memidx("forget", kept)
+
+    assert run.code == 1, run.err
+    assert said in run.err and f"{kept} was not forgotten" in run.err, run.err
+    assert "not committed" not in run.err, run.err
+    assert (repo.root / kept).read_bytes() == before
+    assert repo.git("log", "-1", "--format=%s") == "a note\n"
 
 
 def test_forget_of_what_is_not_in_memory_is_an_error_as_show_says_not_a_usage_error(

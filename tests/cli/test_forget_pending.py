@@ -36,8 +36,8 @@ def test_a_forget_while_its_pending_note_is_committed_follows_the_commit(
     real_build = commit_module._build  # pyright: ignore[reportPrivateUsage]
     forgets: list[subprocess.Popen[str]] = []
 
-    def forget_meanwhile(*args: object) -> str:
-        commit = real_build(*args)  # type: ignore[arg-type]  # the note read, not yet in HEAD
+    def forget_meanwhile(*args: object, **kw: object) -> str:
+        commit = real_build(*args, **kw)  # type: ignore[arg-type]  # the note read, not in HEAD
         if not forgets:
             forgets.append(
                 subprocess.Popen(

@@ -94,3 +94,28 @@ def test_segments_committed_with_attributes_from_memory_keep_their_bytes(tmp_pat
     ).stdout
     assert committed == data
     assert segment.read_bytes() == data
+
+
+@pytest.mark.parametrize("committed", [True, False], ids=["deletion-committed", "only-on-disk"])
+def test_attributes_gone_with_every_segment_committed_come_back_at_the_next_commit(
+    tmp_path: Path, committed: bool
+) -> None:
+    """Deleted (and the deletion committed, or not), while every segment was committed: `memidx
+    haystack commit` said "nothing to commit in the haystack", and segments stayed without
+    their attributes until the next new segment's commit brought them back."""
+    env = hook_env(tmp_path / "pch")
+    a = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    file_text(a, "a turn filed on machine a")
+    assert a.memidx_process("haystack", "commit").code == 0
+    if committed:
+        a.git("rm", "-q", ATTRIBUTES)
+        a.git("commit", "-q", "--no-verify", "-m", "the attributes removed")
+    else:
+        (a.root / ATTRIBUTES).unlink()
+
+    run = a.memidx_process("haystack", "commit")
+
+    assert run.code == 0, run.err
+    assert a.git("show", f"HEAD:{ATTRIBUTES}") == GITATTRIBUTES
+    assert (a.root / ATTRIBUTES).read_text() == GITATTRIBUTES
+    assert a.git("status", "--porcelain", "--untracked-files=all", "--", "notes").strip() == ""

@@ -5,12 +5,14 @@ note's file, which git would refuse the switch back over), index and HEAD left a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from memidx.config import Config, load_config
 from memidx.git import side_commit
+from memidx.git.repo import GitRepo
 from memidx.memory.pending_notes import keep
 from tests.helpers import NotesRepo, started_memory
 
@@ -142,25 +144,91 @@ def test_a_rebase_begun_at_the_notes_commit_is_left_to_end(
     _pending_on_main_then_switched(repo)
     other = tmp_path / "other"
     repo.git("worktree", "add", "-q", "--detach", str(other), "feature")
-    real_look = side_commit.checked_out_elsewhere
-    looks: list[str] = []
-
-    def person_rebases_main(root: Path, branch: str) -> Path | None:
-        looks.append(branch)
-        if len(looks) == 2:  # the look once main is moved: a rebase of it stops at a break
-            rebase = ("rebase", "-q", "-i", "main~1", "main")
-            repo.git("-C", str(other), "-c", "sequence.editor=sed -i 1ibreak", *rebase)
-        return real_look(root, branch)
-
-    monkeypatch.setattr(side_commit, "checked_out_elsewhere", person_rebases_main)
+    rebase = ("rebase", "-q", "-i", "main~1", "main")  # stops at a break, before its pick
+    looks = _at_the_look_once_moved(
+        monkeypatch,
+        lambda: repo.git("-C", str(other), "-c", "sequence.editor=sed -i 1ibreak", *rebase),
+    )
 
     synced = repo.memidx("sync")
 
     assert synced.code == 0, synced.err
-    assert len(looks) == 2, looks
+    assert looks == [1, 2], looks
     assert repo.git("show", f"main:{REF}") == TEXT
     repo.git("-C", str(other), "rebase", "--continue")  # its end moves main from where it began
     assert repo.git("show", f"main:{REF}") == TEXT
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
+
+
+@pytest.mark.parametrize("rebasing", [False, True])
+def test_status_names_the_work_tree_that_holds_the_branch_and_what_commits_it(
+    repo: NotesRepo, tmp_path: Path, rebasing: bool
+) -> None:
+    """It said "committed once main is checked out here", which git refuses while another
+    work tree has main: what commits it is a sync here once that work tree lets main go."""
+    _pending_on_main_then_switched(repo)
+    other = tmp_path / "other"
+    if rebasing:  # a rebase of main there, stopped at a break
+        repo.git("worktree", "add", "-q", "--detach", str(other), "main")
+        rebase = ("-c", "sequence.editor=sed -i 1ibreak", "rebase", "-q", "-i", "--root", "main")
+        repo.git("-C", str(other), *rebase)
+    else:
+        repo.git("worktree", "add", "-q", str(other), "main")
+
+    [note] = repo.memidx("status", "--json").json()["pending_notes"]
+
+    how = "is being rebased" if rebasing else "is checked out"
+    assert f"its branch, main, {how} in another work tree ({other})" in note["why"], note
+    assert f"a `git switch` there, or `git worktree remove {other}`" in note["why"], note
+    assert "the next `memidx sync` (or `remember`, or a git hook) here commits" in note["why"]
+    assert "checked out here" not in note["why"], note
+    if rebasing:
+        repo.git("-C", str(other), "rebase", "--abort")
+    repo.git("-C", str(other), "switch", "-q", "--detach")
+    synced = repo.memidx("sync")
+    assert f"committed {REF} on main" in synced.err, synced.err
+    assert repo.git("show", f"main:{REF}") == TEXT
+
+
+def _at_the_look_once_moved(
+    monkeypatch: pytest.MonkeyPatch, person: Callable[[], object]
+) -> list[int]:
+    """Run `person`'s git command at memidx's second look for a work tree holding the branch
+    (the first is before the commit is built, the second once the branch is moved to it)."""
+    real_holder = side_commit._holder  # pyright: ignore[reportPrivateUsage]
+    looks: list[int] = []
+
+    def holder(repo: GitRepo, branch: str) -> Path | None:
+        looks.append(len(looks) + 1)
+        if len(looks) == 2:
+            person()
+        return real_holder(repo, branch)
+
+    monkeypatch.setattr(side_commit, "_holder", holder)
+    return looks
+
+
+def test_a_checkout_that_read_the_notes_commit_keeps_it(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `git switch main` in another work tree once memidx moved main: it read the note's
+    commit, and main moved back under it left `git status` there saying "A" for the note,
+    staged for the person's own next commit, while it stayed pending here."""
+    _pending_on_main_then_switched(repo)
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "--detach", str(other), "feature")
+    looks = _at_the_look_once_moved(
+        monkeypatch, lambda: repo.git("-C", str(other), "switch", "-q", "main")
+    )
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert looks == [1, 2], looks
+    assert repo.git("log", "-1", "--format=%s", "main") == "memidx remember: Disk full\n"
+    assert repo.git("-C", str(other), "status", "--porcelain") == ""
+    assert (other / REF).read_text() == TEXT
+    assert not (repo.root / REF).exists()
     assert repo.memidx("status", "--json").json()["pending_notes"] == []
 
 

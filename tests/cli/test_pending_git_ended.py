@@ -6,6 +6,7 @@ where it was, for `git am --abort`) starts a finisher, which commits it once git
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -108,3 +109,34 @@ def test_a_reset_or_stash_with_a_note_pending_starts_no_memidx(
     assert "memidx" not in done.stdout + done.stderr
     assert not (config.state_dir / FOLDER / LOG).exists()  # no finisher was started
     assert any_pending(config)
+
+
+def test_the_finisher_a_git_end_starts_is_not_told_git_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reference-transaction shim's MEMIDX_GIT_ENDED=1 was passed on to the finisher the
+    hook started, and to every process that finisher started in turn, where it means nothing
+    (any memidx hook those ran would take it as its own git's end)."""
+    from memidx.git import process
+    from memidx.githooks.hook import ENDED, run_hook
+
+    env = hook_env(tmp_path / "pre-commit-home")
+    machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    machine.note("start.md", "start.md", "the first line")
+    machine.commit("start")
+    config = load_config(machine.root, env={})
+    text = "---\ntitle: Disk full\n---\n\nThe disk was full of old logs.\n"
+    machine.write("notes/disk-full.md", text)
+    keep(config, "notes/disk-full.md", "Disk full", text, "refs/heads/main")
+    inherited: list[str | None] = []
+
+    def spawned(argv: list[str], log: Path) -> int:
+        inherited.append(os.environ.get(ENDED))  # what the child's environment would hold
+        return 0
+
+    monkeypatch.setattr(process, "spawn_detached", spawned)
+    monkeypatch.setenv(ENDED, "1")  # as the shim sets it for `git cherry-pick --abort`, say
+
+    assert run_hook(machine.root, "reference-transaction") == 0
+
+    assert inherited == [None]  # the finisher was started, without the shim's variable

@@ -165,3 +165,45 @@ def test_a_haystack_commit_during_a_switch_stays_off_the_side_branch(tmp_path: P
         "(to do it on side, try again; to do it on main, git switch main, then try again)"
         in said.err
     )
+
+
+# as SWITCHING_GIT, then main checked out in another work tree at once
+HOLDING_GIT = SWITCHING_GIT.replace(
+    ">/dev/null 2>&1\n",
+    '>/dev/null 2>&1 && env -u GIT_INDEX_FILE "$REAL_GIT" worktree add -q "$OTHER" main\n',
+)
+
+
+def test_a_note_whose_branch_another_work_tree_took_says_what_commits_it(
+    tmp_path: Path,
+) -> None:
+    """It said "committed once main is checked out again (...) there", where git refuses to
+    check main out while the other work tree has it: what commits it is the next sync here
+    once that work tree lets main go."""
+    env = hook_env(tmp_path / "pre-commit-home")
+    machine: Machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    (machine.root / "notes" / "first.md").write_text("---\ntitle: First\n---\n\n" + BODY)
+    machine.commit("first")
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "git").write_text(HOLDING_GIT)
+    (shim / "git").chmod(0o755)
+    real = shutil.which("git", path=env["PATH"])
+    assert real is not None
+    other = tmp_path / "other"
+
+    said = machine.memidx_process(
+        "remember", "--title", "WSL memory", stdin=BODY, PATH=f"{shim}:{env['PATH']}",
+        REAL_GIT=real, SWITCH_MARK=str(tmp_path / "switched"), OTHER=str(other),
+    )  # fmt: skip
+
+    assert said.code == 0 and "Traceback" not in said.err, said.err
+    assert (other / "notes" / "first.md").exists()  # main is checked out there
+    held = f"its branch, main, is checked out in another work tree ({other})"
+    assert held in said.err and "checked out again" not in said.err, said.err
+    assert "the next `memidx sync` (or `remember`, or a git hook) here commits it" in said.err
+    machine.git("-C", str(other), "switch", "-q", "--detach")
+    synced = machine.memidx_process("sync")  # or the finisher `remember` started, first
+    assert synced.code == 0, synced.err
+    assert "notes/wsl-memory.md" in machine.git("ls-tree", "-r", "--name-only", "main")
+    assert machine.git("status", "--porcelain") == ""  # its file left this work tree

@@ -1,0 +1,76 @@
+"""A `git switch` of a pending note's branch in another work tree, under way as memidx commits
+the note on that branch: it read the branch's tip before memidx moved it, wrote its files and
+index from that tip, and wrote HEAD last. memidx looked for a work tree holding the branch
+before that HEAD was written, found none, and left the branch moved under an index without
+the note (`git status` there: "D", for the person's next commit there to delete it)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.git import side_commit
+from memidx.git.repo import GitRepo
+from memidx.memory.pending_notes import keep
+from tests.cli.test_late_merge import wait_for
+from tests.helpers import GIT_IDENTITY, clean_env, started_memory
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
+REF = "notes/disk-full.md"
+# core.fsmonitor runs this when the switch reads its index, the branch's tip read: it waits
+# there for the `go` file
+HOLD = """#!/bin/sh
+tr '\\000' '\\n' < /proc/$PPID/cmdline | grep -qx switch || exit 1
+[ -e "{held}" ] && exit 1
+touch "{held}"
+for _ in $(seq 1000); do [ -e "{go}" ] && sleep 0.3 && exit 1; sleep 0.02; done
+exit 1
+"""  # let go, it goes on 0.3 s later: memidx's look comes before its HEAD is written
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_switch_under_way_in_another_work_tree_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = started_memory(tmp_path)
+    repo.write(REF, TEXT)
+    keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("switch", "-q", "-c", "feature")
+    main_before = repo.git("rev-parse", "main")
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "--detach", str(other), "feature")
+    held, go, hook = tmp_path / "held", tmp_path / "go", tmp_path / "hold.sh"
+    hook.write_text(HOLD.format(held=held, go=go))
+    hook.chmod(0o755)
+    argv = ["git", *GIT_IDENTITY, "-c", f"core.fsmonitor={hook}", "switch", "-q", "main"]
+    switch = subprocess.Popen(argv, cwd=other, env=clean_env(), stderr=subprocess.PIPE)
+    real_holder = side_commit._holder  # pyright: ignore[reportPrivateUsage]
+    looks: list[str] = []
+
+    def the_switch_goes_on(found: GitRepo, branch: str) -> Path | None:
+        looks.append(branch)
+        if len(looks) == 2:  # main moved: the switch, which read its old tip, writes HEAD now
+            go.touch()
+        return real_holder(found, branch)
+
+    try:
+        wait_for("the switch to read main's tip", held.exists)
+        monkeypatch.setattr(side_commit, "_holder", the_switch_goes_on)
+        synced = repo.memidx("sync")
+        _, err = switch.communicate(timeout=60)
+    finally:
+        go.touch()
+        if switch.poll() is None:
+            switch.kill()
+            switch.wait(timeout=10)
+
+    assert switch.returncode == 0, err
+    assert synced.code == 0, synced.err
+    assert repo.git("-C", str(other), "symbolic-ref", "HEAD") == "refs/heads/main\n"
+    assert repo.git("-C", str(other), "status", "--porcelain") == ""
+    assert repo.git("rev-parse", "main") == main_before  # moved back: nothing committed
+    assert (repo.root / REF).read_text() == TEXT  # still pending here, for main
+    assert [n["path"] for n in repo.memidx("status", "--json").json()["pending_notes"]] == [REF]
