@@ -31,11 +31,11 @@ def case_twins(
     others = [
         ref
         for ref in dict.fromkeys(files)
-        if fold_name(ref[: len(under)]) == folded and ref not in staged
+        if fold_name(f"{ref}/"[: len(under)]) == folded and ref not in staged
     ]
     if not (refs or others) or not config.in_git:
         return []
-    spec = f":(literal,icase){under}"  # one git process: ~2-5 ms, 3,000 notes
+    spec = f":(literal,icase){config.notes_dir}"  # one git process: ~2-5 ms, 3,000 notes
     listed = staged_repo(config.root).run("ls-files", "-z", "--full-name", "--", spec)
     paths = {decode_path(p) for p in listed.split(b"\0") if p}
     others = [ref for ref in others if ref in paths]  # not a deletion, nor outside the commit

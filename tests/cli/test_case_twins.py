@@ -76,6 +76,7 @@ def test_a_rename_in_case_and_a_deleted_twin_pass(repo: NotesRepo) -> None:
     [
         ("Notes/img.png", "Notes/img.png:1: notes is in the commit too"),
         ("NOTES/jam.md", "NOTES/jam.md:1: notes is in the commit too"),
+        ("Notes", "Notes:1: notes is in the commit too"),  # a file: no folder beside it there
     ],
 )
 def test_a_top_level_twin_of_the_notes_folder_is_refused(
