@@ -6,11 +6,14 @@ to write instead."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from tests.cli.test_agent_install_real_clis import codex
 from tests.helpers import run_in_process
 
 TOML_1_1 = '[mcp_servers.other]\ncommand = "other-server"\nenv = {\n  K = "v",\n}\n'
@@ -42,3 +45,16 @@ def test_a_codex_config_in_toml_1_1_is_left_alone_saying_how_to_write_it(
         " lines of their own) as TOML 1.0 (on one line), which memidx reads: memidx left the"
         " file alone)"
     ) in said, said
+
+
+@pytest.mark.skipif(shutil.which("codex") is None, reason="codex CLI not installed")
+def test_codex_reads_the_toml_1_1_memidx_leaves_alone(user_home: Path) -> None:
+    """What the line says rests on: the real Codex CLI lists the server of that file."""
+    config = user_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(TOML_1_1)
+
+    listed = codex("mcp", "list", "--json")
+
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert [s["name"] for s in json.loads(listed.stdout)] == ["other"]
