@@ -39,13 +39,15 @@ def parse_json(text: str, path: Path, *, bom: bool = False, comments: bool = Fal
     except _Duplicate as exc:
         raise _held_twice(path, text, exc) from exc
     except ValueError as exc:
-        bare = COMMENT.sub(lambda m: m.group(1) or "", text)  # Gemini CLI, for one, reads it
+        bare = COMMENT.sub(_blank, text)  # Gemini CLI, for one, reads it
         try:
             loaded = _loads(bare)
         except _Duplicate as twice:  # was `not valid JSON` at the first comment's place
             raise _held_twice(path, bare, twice) from exc
-        except (ValueError, RecursionError):
+        except RecursionError:
             raise MemidxError(f"{path}: not valid JSON: {exc}", LEFT_ALONE) from exc
+        except ValueError as past:  # its place, not the first comment's (`line 2 column 3`)
+            raise MemidxError(f"{path}: not valid JSON: {past}", LEFT_ALONE) from exc
         if not comments:
             raise MemidxError(
                 f"{path}: holds comments, which memidx cannot keep when it edits the file",
@@ -144,6 +146,11 @@ def _no_constant(name: str) -> object:
 
 
 COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
+
+
+def _blank(found: re.Match[str]) -> str:
+    """A string as it is, a comment as spaces (its line breaks kept): JSON's places hold."""
+    return found.group(1) or re.sub(r"[^\n]", " ", found.group(0))
 
 
 def _held_twice(path: Path, text: str, exc: _Duplicate) -> MemidxError:
