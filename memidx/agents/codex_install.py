@@ -57,11 +57,21 @@ def _toml(text: str) -> dict[str, object]:
     return tomllib.loads(text.removeprefix(BOM))
 
 
+# Codex 0.171.0 reads TOML 1.1 too, whose inline table may span lines (`env = {` and its
+# keys on lines of their own); tomllib reads TOML 1.0 (Python before 3.15), so "fix it" was
+# said of a file Codex reads
+TOML_1_1 = (
+    "fix it; if Codex CLI reads it, write its TOML 1.1 (`key = {` and the table's keys on"
+    " lines of their own) as TOML 1.0 (on one line), which memidx reads: memidx left the file"
+    " alone"
+)
+
+
 def _parsed(text: str, path: Path) -> dict[str, object]:
     try:
         return _toml(text)
     except tomllib.TOMLDecodeError as exc:
-        raise MemidxError(f"{path}: not valid TOML: {exc}", LEFT_ALONE) from exc
+        raise MemidxError(f"{path}: not valid TOML: {exc}", TOML_1_1) from exc
     except RecursionError as exc:
         raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
 

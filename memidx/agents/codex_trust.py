@@ -142,7 +142,9 @@ def elsewhere_switches(root: Path) -> list[Switch]:
     if main is None:
         return []
     hooks = main / ".codex" / "hooks.json"
-    return [Switch(hooks, lambda _text: True, within=root / ".codex", note=_elsewhere(main))]
+    # whatever that file is: a folder or a FIFO there let the next switch speak for it
+    note = _elsewhere(main)
+    return [Switch(hooks, lambda _text: True, within=root / ".codex", note=note, unread=True)]
 
 
 def _elsewhere(main: Path) -> str:
@@ -152,6 +154,7 @@ def _elsewhere(main: Path) -> str:
         found = read_found(hooks)
     except MemidxError:
         found = ""
+        to_do = f"which is no file Codex CLI can read: move it away and {to_do}"
     if found is None:
         to_do = f"which does not exist: {to_do}"
     elif "memidx" in found:

@@ -28,6 +28,7 @@ class Switch(Value):
     why: str = ""  # what status adds to the file's name (which setting of a policy)
     remedy: str = ""  # the person's setting: how install says to switch the hooks back on
     note: str = ""  # what status says in place of `switched off in <file>`, when it is not so
+    unread: Said = None  # what a file it cannot read says (a folder, a FIFO): None, nothing
 
 
 def switched_off(switches: Sequence[Switch], hooks: Path) -> Switch | None:
@@ -40,7 +41,7 @@ def switched_off(switches: Sequence[Switch], hooks: Path) -> Switch | None:
         try:
             said = one.read(read_config(one.path))
         except (MemidxError, ValueError, RecursionError):
-            continue
+            said = one.unread
         if said is not None:
             return one if said else None
     return None

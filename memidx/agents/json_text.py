@@ -37,15 +37,17 @@ def parse_json(text: str, path: Path, *, bom: bool = False, comments: bool = Fal
     except RecursionError as exc:
         raise MemidxError(f"{path}: {TOO_DEEP}", LEFT_ALONE) from exc
     except _Duplicate as exc:
-        where = _twice(text) or json.dumps(exc.key)
-        raise MemidxError(
-            f"{path}: has the key {where} twice, of which JSON readers keep only the last",
-            "merge the two into one, then run the command again: memidx left every file alone",
-        ) from exc
+        raise _held_twice(path, text, exc) from exc
     except ValueError as exc:
-        loaded = _without_comments(text)  # Gemini CLI, for one, reads such a file
-        if loaded is None:
+        bare = COMMENT.sub(_blank, text)  # Gemini CLI, for one, reads it
+        try:
+            loaded = _loads(bare)
+        except _Duplicate as twice:  # was `not valid JSON` at the first comment's place
+            raise _held_twice(path, bare, twice) from exc
+        except RecursionError:
             raise MemidxError(f"{path}: not valid JSON: {exc}", LEFT_ALONE) from exc
+        except ValueError as past:  # its place, not the first comment's (`line 2 column 3`)
+            raise MemidxError(f"{path}: not valid JSON: {past}", LEFT_ALONE) from exc
         if not comments:
             raise MemidxError(
                 f"{path}: holds comments, which memidx cannot keep when it edits the file",
@@ -146,12 +148,17 @@ def _no_constant(name: str) -> object:
 COMMENT = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
-def _without_comments(text: str) -> object:
-    """What `text` holds once its // and /* */ comments are out; None when still not JSON."""
-    try:
-        return _loads(COMMENT.sub(lambda m: m.group(1) or "", text))
-    except (ValueError, RecursionError):
-        return None
+def _blank(found: re.Match[str]) -> str:
+    """A string as it is, a comment as spaces (its line breaks kept): JSON's places hold."""
+    return found.group(1) or re.sub(r"[^\n]", " ", found.group(0))
+
+
+def _held_twice(path: Path, text: str, exc: _Duplicate) -> MemidxError:
+    where = _twice(text) or json.dumps(exc.key)
+    return MemidxError(
+        f"{path}: has the key {where} twice, of which JSON readers keep only the last",
+        "merge the two into one, then run the command again: memidx left every file alone",
+    )
 
 
 def dump_json(doc: Json, like: str = "") -> str:

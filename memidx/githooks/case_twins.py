@@ -27,17 +27,22 @@ def case_twins(
     whose name Windows refuses (`notes/aux/img.png` passed: only notes were read)."""
     refs = [ref for ref, content in staged.items() if content is not None]
     under = f"{config.notes_dir}/"
-    others = [ref for ref in dict.fromkeys(files) if ref.startswith(under) and ref not in staged]
+    folded = fold_name(under)  # `Notes/x.md` beside `notes/`: one folder on macOS and Windows
+    others = [
+        ref
+        for ref in dict.fromkeys(files)
+        if fold_name(f"{ref}/"[: len(under)]) == folded and ref not in staged
+    ]
     if not (refs or others) or not config.in_git:
         return []
-    spec = f":(literal){under}"  # one git process: ~2-5 ms, 3,000 notes
+    spec = f":(literal,icase){config.notes_dir}"  # one git process: ~2-5 ms, 3,000 notes
     listed = staged_repo(config.root).run("ls-files", "-z", "--full-name", "--", spec)
     paths = {decode_path(p) for p in listed.split(b"\0") if p}
     others = [ref for ref in others if ref in paths]  # not a deletion, nor outside the commit
     problems = [
         f"{display(ref)}:1: {why}, so a clone on Windows cannot check it out; {MOVE}"
         for ref in others
-        if (why := unportable_path(ref))
+        if ref.startswith(under) and (why := unportable_path(ref))
     ]
     folders = {way for path in paths for way in _ways(path.rpartition("/")[0])}
     by_fold: dict[str, set[str]] = {}

@@ -90,16 +90,18 @@ def tree_size(config: Config, commit: str, ref: str) -> int | None:
 
 
 def _unread(repo: GitRepo, commit: str) -> int | None:
-    """After `ls-tree` failed: None when `commit` names a commit git could not read (asked
-    again at the next filing), -1 when there is none to read, which asking again never finds:
-    HEAD with no commit yet where .git's files do not say so (reftable), a clone git refuses
-    (not its owner), no git to run. `rev-parse --git-dir` told only the refusal: a reftable
-    memory with no commit yet got a new segment at every filing, and with no git on PATH
-    every filing failed."""
+    """After `ls-tree` failed: None when `commit` names a commit git could not read, or git
+    cannot be run at all (asked again at the next filing, which starts a new segment), -1
+    when there is none to read, which asking again never finds: HEAD with no commit yet where
+    .git's files do not say so (reftable), a clone git refuses (not its owner). `rev-parse
+    --git-dir` told only the refusal: a reftable memory with no commit yet got a new segment
+    at every filing, and with no git on PATH every filing failed. No git is no answer: taken
+    as -1, a filing appended to a segment HEAD holds, which a checkout then put back as
+    committed, the turn gone from it."""
     from memidx.errors import GitError
 
     try:
         named = repo.run("rev-parse", "-q", "--verify", commit, check=False)
-    except GitError:  # git cannot be run at all
-        return -1
+    except GitError:  # git cannot be run at all: whether HEAD holds the segment is unknown
+        return None
     return None if named.strip() else -1

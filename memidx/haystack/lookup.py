@@ -120,6 +120,7 @@ def _ref_of_id(config: Config, record_id: str) -> str:
 def _a_note_named(config: Config, path: str) -> MemidxError:
     """The error for a note's path given to `show`, which shows records: where to read the
     note, or, when there is no such note, that there is none and how to list them."""
+    path = _in_root(config, path) or path
     inside = not path.startswith(("/", "\\")) and ".." not in path.replace("\\", "/").split("/")
     if inside and (config.root / path).is_file():
         what, hint = _where_the_note_is(config, path)
@@ -132,6 +133,18 @@ def _a_note_named(config: Config, path: str) -> MemidxError:
         f"no note {path} in this memory",
         f"list the notes with `git ls-files {notes}/`, or find one with `memidx search <words>`",
     )
+
+
+def _in_root(config: Config, path: str) -> str | None:
+    """`path` as a path from the memory's root when it names a place in it (`/memory/notes/x.md`,
+    `notes/../notes/x.md`: `notes/x.md`, which was `no note` though the note was there)."""
+    import os
+
+    for root in (config.root, config.root.resolve()):
+        found = os.path.relpath(os.path.normpath(root / path), root)
+        if found != ".." and not found.startswith(f"..{os.sep}"):
+            return found.replace(os.sep, "/")
+    return None
 
 
 def _where_the_note_is(config: Config, path: str) -> tuple[str, str]:

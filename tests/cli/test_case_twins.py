@@ -69,3 +69,51 @@ def test_a_rename_in_case_and_a_deleted_twin_pass(repo: NotesRepo) -> None:
     check = repo.memidx("check", "drift", "notes/Printer.md", "notes/wsl/Memory.md")
 
     assert "case is ignored" not in check.out, check.out + check.err
+
+
+@pytest.mark.parametrize(
+    ("ref", "line"),
+    [
+        ("Notes/img.png", "Notes/img.png:1: notes is in the commit too"),
+        ("NOTES/jam.md", "NOTES/jam.md:1: notes is in the commit too"),
+        ("Notes", "Notes:1: notes is in the commit too"),  # a file: no folder beside it there
+    ],
+)
+def test_a_top_level_twin_of_the_notes_folder_is_refused(
+    repo: NotesRepo, ref: str, line: str
+) -> None:
+    """`Notes/` beside `notes/` is one folder on macOS and Windows: the check listed the notes
+    folder by a pathspec that tells case, and read only files under `notes/`, so it passed."""
+    repo.write(ref, TEXT)
+    repo.git("add", "-A")
+
+    check = repo.memidx("check", "drift", ref)
+    every = repo.memidx("check", "all", ref)
+
+    assert check.code == 1 and line in check.out, check.out + check.err
+    assert every.code == 1 and line in every.out, every.out + every.err
+
+
+def test_a_note_beside_a_notes_folder_of_other_case_is_refused(repo: NotesRepo) -> None:
+    repo.write("Notes/old.md", TEXT)
+    repo.commit()
+    repo.write("notes/new.md", TEXT.replace("Printer jams", "New"))
+    repo.git("add", "-A")
+
+    check = repo.memidx("check", "drift", "notes/new.md")
+
+    assert check.code == 1, check.out + check.err
+    assert "notes/new.md:1: Notes is in the commit too" in check.out, check.out
+
+
+def test_a_folder_only_its_case_makes_no_notes_folder_is_not_refused(tmp_path: Path) -> None:
+    """No twin, nothing refused that passed before: `Notes/aux/img.png` is no file of the
+    notes folder (`notes/`) when the commit holds no `notes/`."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write("Notes/aux/img.png", TEXT)
+    repo.write("Notes/a.md", TEXT)
+    repo.git("add", "-A")
+
+    check = repo.memidx("check", "drift", "Notes/aux/img.png", "Notes/a.md")
+
+    assert "Windows" not in check.out and "case is ignored" not in check.out, check.out

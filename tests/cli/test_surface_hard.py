@@ -200,14 +200,24 @@ def test_show_of_a_note_says_show_is_for_records(indexed: NotesRepo) -> None:
         assert "git show HEAD:notes/sqlite.md" in line, line
 
 
-@pytest.mark.parametrize("ref", ["notes//sqlite.md", "./notes/sqlite.md", "notes/./sqlite.md:1"])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "notes//sqlite.md",
+        "./notes/sqlite.md",
+        "notes/./sqlite.md:1",
+        "notes/../notes/sqlite.md",
+        "{root}/notes/sqlite.md:2",
+    ],
+)
 def test_show_of_a_committed_note_spelled_another_way_says_it_is_at_head(
     indexed: NotesRepo, ref: str
 ) -> None:
     """`notes//sqlite.md`, committed, was said `staged but not committed yet` (git reads no
     `HEAD:notes//sqlite.md`, its index the same path), and `./notes/sqlite.md` gave `git show
-    HEAD:./notes/sqlite.md`, which git reads from the folder it runs in."""
-    said = one_line(indexed.memidx("show", ref))
+    HEAD:./notes/sqlite.md`, which git reads from the folder it runs in. The note's absolute
+    path, or one through `..`, was `no note ... in this memory`, the note there."""
+    said = one_line(indexed.memidx("show", ref.format(root=indexed.root)))
     assert "is a note: `memidx show` shows" in said, said
     assert "`git show HEAD:notes/sqlite.md`" in said, said
 

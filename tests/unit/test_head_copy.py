@@ -125,20 +125,32 @@ def test_a_memory_with_no_commit_yet_its_files_not_saying_so_appends_to_one_segm
     assert repo.git("status", "--porcelain") != ""  # nothing committed: git still reads it
 
 
-def test_a_filing_with_no_git_to_run_appends_as_before(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("committed", [False, True], ids=["untracked", "in-head"])
+def test_a_filing_with_no_git_to_run_files_the_turn_and_leaves_head_s_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, committed: bool
 ) -> None:
     """No git on PATH (a hook's bare environment): `ls-tree` could not run, and the second
-    question asked of git raised, so the filing failed where it appended before."""
+    question asked of git raised, so the filing failed. Then no git was taken for "HEAD holds
+    none of it": a filing appended to the segment HEAD holds, and `git checkout -- .` put the
+    committed one back, the turn gone (a committed segment never changes)."""
     repo = NotesRepo(tmp_path)
     repo.note("a.md", "Alpha", "alpha words")
     repo.commit()
     config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
     keep_out_of_git(config.state_dir)
     first = clone_writer(config).append(new_record("turn", "capybara turn"))[0]
+    if committed:
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "--no-verify", "-m", "the segment")
     ref = repo.note("b.md", "Beta", "beta words")
     repo.git("add", "--", ref)
     repo.git("commit", "-q", "--no-verify", "-m", "b")  # a new HEAD, its answer not kept yet
     writer = clone_writer(config)
     monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))
-    assert writer.append(new_record("turn", "heron turn"))[0] == first
+    filed = writer.append(new_record("turn", "heron turn"))[0]
+    monkeypatch.undo()
+
+    said = repo.git("status", "--porcelain", "--", first.relative_to(tmp_path).as_posix())
+    assert said.startswith("??") != committed and " M" not in said, said  # HEAD's as it was
+    repo.git("checkout", "--", ".")
+    assert b"heron turn" in filed.read_bytes()
