@@ -99,3 +99,28 @@ def test_a_branch_a_switch_under_way_takes_is_not_rewritten(tmp_path: Path) -> N
     assert rewritten is None
     assert one.git("rev-parse", "refs/heads/side").strip() == side.old
     assert one.git("status", "--porcelain").strip() == ""
+
+
+@pytest.mark.parametrize("purged_in", ["main", "linked"])
+def test_a_branch_another_work_tree_switched_to_is_not_rewritten(
+    tmp_path: Path, purged_in: str
+) -> None:
+    """A `git switch side` in another work tree after the purge looked: only this work tree's
+    HEAD was looked at, so side moved under the other's HEAD, the forgotten bytes left in its
+    index and files, staged against the rewritten commit for that person's next commit."""
+    one, side = _side_with_a_secret(tmp_path, back=True)
+    linked = tmp_path / "linked"
+    one.git("worktree", "add", "-q", "--detach", str(linked))
+    purging, switching = (one.root, linked) if purged_in == "main" else (linked, one.root)
+    subprocess.run(["git", "switch", "-q", "side"], cwd=switching, env=clean_env(), check=True)
+
+    rewritten = rewrite_branch(
+        load_config(purging, env={}), "refs/heads/side", side.old, ["notes/haystack"],
+        {(SEGMENT, side.secret): side.blank},
+    )  # fmt: skip
+
+    assert rewritten is None
+    assert one.git("rev-parse", "refs/heads/side").strip() == side.old
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=switching, env=clean_env(),
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    assert status.stdout.strip() == ""
