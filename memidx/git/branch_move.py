@@ -57,10 +57,11 @@ def move_branch(repo: GitRepo, ref: str, new: str, old: str, message: str) -> bo
 
 
 def _nowhere_else(git_dir: Path, ref: str) -> bool:
-    """Whether no other work tree of the clone has `ref` checked out, holds its index (a switch
-    checking out its files) or runs a `git switch`: a switch in a linked work tree after the
-    purge looked had the branch moved under that HEAD (git's update-ref cannot lock another
-    work tree's HEAD, so this is a look, once the branch's lock is taken)."""
+    """Whether no other work tree of the clone has `ref` checked out or runs a `git switch`
+    (without /proc: holds its index, as a switch checking out its files does). A switch in a
+    linked work tree after the purge looked had the branch moved under that HEAD: git's
+    update-ref cannot lock another work tree's HEAD, so this is a look, once the branch's lock
+    is taken."""
     from memidx.git.publish import committers, head_names
 
     try:
@@ -69,11 +70,12 @@ def _nowhere_else(git_dir: Path, ref: str) -> bool:
         pointer = ""
     common = (git_dir / pointer).resolve() if pointer else git_dir.resolve()
     linked = [head.parent for head in sorted(common.glob("worktrees/*/HEAD"))]
+    seen = Path("/proc/self").is_dir()  # where gits cannot be seen, any index lock is a switch's
     for folder in (folder for folder in [common, *linked] if folder != git_dir.resolve()):
         root = _work_tree_of(folder, common)
         if root is None:
             continue  # a bare repository's own HEAD: nothing is checked out there
-        if head_names(folder) == ref or (folder / "index.lock").exists():
+        if head_names(folder) == ref or (not seen and (folder / "index.lock").exists()):
             return False
         if committers(root, SWITCHING):
             return False
