@@ -124,3 +124,20 @@ def test_a_branch_another_work_tree_switched_to_is_not_rewritten(
     status = subprocess.run(["git", "status", "--porcelain"], cwd=switching, env=clean_env(),
                             capture_output=True, text=True, check=True)  # fmt: skip
     assert status.stdout.strip() == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_another_work_trees_commit_under_way_does_not_stop_the_rewrite(tmp_path: Path) -> None:
+    """Another work tree's index held (a person's `git commit -a`, its editor open) is no
+    switch to the branch: the look at other work trees refused the purge for it."""
+    from tests.cli.test_remember import hold_open
+
+    one, side = _side_with_a_secret(tmp_path, back=True)
+    one.git("worktree", "add", "-q", "--detach", str(tmp_path / "linked"))
+    holder = hold_open(one.root / ".git" / "worktrees" / "linked" / "index.lock", 30)
+    try:
+        rewritten = _purge(one, side)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert rewritten == 1
