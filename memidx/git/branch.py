@@ -3,10 +3,14 @@ would leave behind."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
+
+REBASING = frozenset({"rebase", "pull"})  # a git of the clone running the rebase (not stopped)
+REBASE_WAIT = 10.0  # seconds `remember` waits for it, as for any other git of the clone
 
 
 def head_ref(root: Path) -> str:
@@ -17,11 +21,13 @@ def head_ref(root: Path) -> str:
     return GitRepo(root).run("symbolic-ref", "-q", "HEAD", check=False).decode().strip() or DETACHED
 
 
-def on_a_branch(root: Path, undone: str) -> str:
+def on_a_branch(root: Path, undone: str, *, wait: float = 0.0) -> str:
     """Refuse a commit on a detached HEAD: the next `git switch` leaves it behind, and git
     takes its files off the disk (a remembered note is gone, a forgotten one is back). In a
     rebase stopped on a conflict HEAD is detached too, and `git rebase --abort` drops it.
-    Returns the branch (`refs/heads/<name>`)."""
+    A rebase still running (`git pull --rebase`) is waited for up to `wait` seconds: a
+    `remember` in its second was refused, told to `git rebase --continue (or --abort)` a
+    rebase no one needed to finish. Returns the branch (`refs/heads/<name>`)."""
     repo = GitRepo(root)
     branch = repo.run("symbolic-ref", "-q", "HEAD", check=False).decode().strip()
     if branch:
@@ -31,6 +37,13 @@ def on_a_branch(root: Path, undone: str) -> str:
     folders = [Path(path) for path in paths if Path(path).is_dir()]
     if folders and not (folders[0] / "head-name").is_file():
         raise _broken_rebase(folders[0], undone)
+    if folders and wait > 0 and _ended(root, time.monotonic() + wait):
+        return on_a_branch(root, undone)  # on its branch again, or stopped on a conflict
+    if folders and _running(root):
+        raise MemidxError(
+            f"a rebase is under way (HEAD is detached), so {undone}",
+            "try again once that git command ends",
+        )
     if folders:
         raise MemidxError(
             f"a rebase is in progress (HEAD is detached), so {undone}",
@@ -57,3 +70,23 @@ def _broken_rebase(folder: Path, undone: str) -> MemidxError:
         f"if no rebase of yours is under way: {keep}rm -r {quote(str(folder))}, "
         "git switch <your branch>, and try again",
     )
+
+
+def _running(root: Path) -> bool:
+    """Whether a git of the clone runs a rebase now (Linux /proc; elsewhere never known)."""
+    from memidx.git.publish import committers
+
+    return bool(committers(root, REBASING))
+
+
+def _ended(root: Path, deadline: float) -> bool:
+    """Whether a rebase running now ends by `deadline` (False when none runs)."""
+    if not _running(root):
+        return False
+    for _ in range(10_000):  # bounded by the deadline; the count only bounds the loop
+        time.sleep(0.05)
+        if not _running(root):
+            return True
+        if time.monotonic() > deadline:
+            break
+    return False

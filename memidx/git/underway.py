@@ -126,8 +126,12 @@ def busy_with(root: Path) -> str | None:
         return "no git folder was found"
     if (folder / "index.lock").exists():
         return "git holds its index locked"
-    if (folder / "HEAD.lock").exists():  # a ref update under way: no move of HEAD until it ends
-        return f"git holds HEAD's lock ({folder / 'HEAD.lock'})"
+    from memidx.git.head_lock import head_locks
+
+    # a ref update under way: no move of HEAD until it ends; its branch's lock too (one a
+    # killed git left had status say `no git holds the clone now`, the finisher give up)
+    for lock in head_locks(folder):
+        return f"git holds HEAD's lock ({lock})"
     stopped = stopped_pick(folder)
     if stopped:
         return holding(stopped)

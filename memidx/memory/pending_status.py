@@ -62,17 +62,18 @@ def pending_shown(config: Config) -> list[PendingShown]:
 
 
 def _holding(config: Config) -> str | None:
-    """What holds the clone now (memidx.git.underway.busy_with); an index.lock (or HEAD.lock)
-    no running process holds is named as `remember` and `sync` name it: a killed git's, which
-    no waiting ends, with what to do (status said "git holds its index locked", as for a live
-    git)."""
+    """What holds the clone now (memidx.git.underway.busy_with); an index.lock (or HEAD.lock,
+    or its branch's `refs/heads/<name>.lock`) no running process holds is named as `remember`
+    and `sync` name it: a killed git's, which no waiting ends, with what to do (status said
+    "git holds its index locked", as for a live git)."""
     from shlex import quote
 
+    from memidx.git.head_lock import head_locks
     from memidx.git.lock_holders import left_behind
     from memidx.git.underway import busy_with, git_dir
 
-    folder = git_dir(config.root)
-    locks = [] if folder is None else [folder / "index.lock", folder / "HEAD.lock"]
+    folder = git_dir(config.root)  # HEAD's branch's lock too: `remember` names it
+    locks = [] if folder is None else [folder / "index.lock", *head_locks(folder)]
     lock = next((lock for lock in locks if lock.exists()), None)  # busy_with's first
     if lock is None or not left_behind(lock, config.root):
         return busy_with(config.root)

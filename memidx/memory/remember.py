@@ -18,7 +18,7 @@ import yaml
 from memidx.config import Config
 from memidx.drafts import make_folder
 from memidx.errors import CheckFailed, IndexLockLeft, MemidxError, UsageError
-from memidx.git.branch import on_a_branch
+from memidx.git.branch import REBASE_WAIT, on_a_branch
 from memidx.index.ownership import keep_out_of_git
 from memidx.memory.note_folder import note_folder
 from memidx.memory.note_redaction import Redacted, redact_note, redaction_said
@@ -151,7 +151,7 @@ def remember(
         folder = note_folder(config, directory, directory_arg)
         # read here, not before the wait: a person's `git switch` meanwhile left the note in
         # that branch's work tree, pending for the one it left (chaos.py, seed 3)
-        branch = on_a_branch(config.root, "the note was not written")
+        branch = on_a_branch(config.root, "the note was not written", wait=REBASE_WAIT)
         since = time.time_ns()  # a hook's mark older than this is no git this remember waited for
         ref = _written_before(config, folder, title, text)
         ref = ref or _write_new(config, folder, slugify(title), text)[0]

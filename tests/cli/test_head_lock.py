@@ -47,8 +47,14 @@ def test_a_held_head_lock_is_named_with_its_holder(repo: NotesRepo, locked: str)
     assert "kept moving" not in str(raised.value)
 
 
-def test_a_head_lock_a_killed_git_left_is_said_at_once_with_its_remedy(repo: NotesRepo) -> None:
-    lock = repo.root / ".git" / "HEAD.lock"
+@pytest.mark.parametrize("locked", ["HEAD.lock", "refs/heads/main.lock"])
+def test_a_head_lock_a_killed_git_left_is_said_at_once_with_its_remedy(
+    repo: NotesRepo, locked: str
+) -> None:
+    """The branch's lock too: `remember` named it, and status said `no git holds the clone
+    now, and no finisher runs: the next memidx remember or memidx sync commits it`, which
+    fails as long as the lock is there (and the finisher gave up at once)."""
+    lock = repo.root / ".git" / locked
     lock.write_text("")  # left by a git that was killed: no process holds it
     started = time.monotonic()
     run = repo.memidx_process("remember", "--title", "Proxy timeout", stdin=BODY)

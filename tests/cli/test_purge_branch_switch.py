@@ -99,3 +99,45 @@ def test_a_branch_a_switch_under_way_takes_is_not_rewritten(tmp_path: Path) -> N
     assert rewritten is None
     assert one.git("rev-parse", "refs/heads/side").strip() == side.old
     assert one.git("status", "--porcelain").strip() == ""
+
+
+@pytest.mark.parametrize("purged_in", ["main", "linked"])
+def test_a_branch_another_work_tree_switched_to_is_not_rewritten(
+    tmp_path: Path, purged_in: str
+) -> None:
+    """A `git switch side` in another work tree after the purge looked: only this work tree's
+    HEAD was looked at, so side moved under the other's HEAD, the forgotten bytes left in its
+    index and files, staged against the rewritten commit for that person's next commit."""
+    one, side = _side_with_a_secret(tmp_path, back=True)
+    linked = tmp_path / "linked"
+    one.git("worktree", "add", "-q", "--detach", str(linked))
+    purging, switching = (one.root, linked) if purged_in == "main" else (linked, one.root)
+    subprocess.run(["git", "switch", "-q", "side"], cwd=switching, env=clean_env(), check=True)
+
+    rewritten = rewrite_branch(
+        load_config(purging, env={}), "refs/heads/side", side.old, ["notes/haystack"],
+        {(SEGMENT, side.secret): side.blank},
+    )  # fmt: skip
+
+    assert rewritten is None
+    assert one.git("rev-parse", "refs/heads/side").strip() == side.old
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=switching, env=clean_env(),
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    assert status.stdout.strip() == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_another_work_trees_commit_under_way_does_not_stop_the_rewrite(tmp_path: Path) -> None:
+    """Another work tree's index held (a person's `git commit -a`, its editor open) is no
+    switch to the branch: the look at other work trees refused the purge for it."""
+    from tests.cli.test_remember import hold_open
+
+    one, side = _side_with_a_secret(tmp_path, back=True)
+    one.git("worktree", "add", "-q", "--detach", str(tmp_path / "linked"))
+    holder = hold_open(one.root / ".git" / "worktrees" / "linked" / "index.lock", 30)
+    try:
+        rewritten = _purge(one, side)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert rewritten == 1

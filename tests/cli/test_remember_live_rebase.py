@@ -1,0 +1,58 @@
+"""A `remember` in the second a person's `git pull --rebase` (or `git rebase`) runs: HEAD is
+detached while it picks, and remember refused the note, exit 1, telling to `git rebase
+--continue (or git rebase --abort)` a rebase that finishes by itself (23 of 30 remembers in a
+loop against `git fetch && git rebase`); an agent that followed the hint aborted the person's
+rebase. A rebase still running is waited for, as any other git of the clone is."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_late_merge import wait_for
+from tests.helpers import NotesRepo, clean_env, started_memory
+
+BODY = "The proxy dropped long requests, so uploads over a minute failed for everyone.\n"
+
+
+def _rebasing(repo: NotesRepo, tmp_path: Path, seconds: float) -> subprocess.Popen[bytes]:
+    """A person's rebase of the last commit, running (not stopped) for `seconds` once picked."""
+    repo.note("second.md", "Second", "a second note so that there is a commit to pick again")
+    repo.commit("second")
+    picked = tmp_path / "picked"
+    step = f"touch {picked}; sleep {seconds}"
+    argv = ["git", "rebase", "-q", "--force-rebase", "--exec", step, "HEAD~1"]
+    person = subprocess.Popen(argv, cwd=repo.root, env=clean_env(), stderr=subprocess.PIPE)
+    wait_for("the rebase to pick", picked.exists)
+    return person
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_remember_during_a_running_rebase_waits_for_it(tmp_path: Path) -> None:
+    repo = started_memory(tmp_path)
+    person = _rebasing(repo, tmp_path, 2)
+    try:
+        run = repo.memidx_process("remember", "--title", "Proxy timeout", stdin=BODY)
+    finally:
+        _, err = person.communicate(timeout=60)
+    assert person.returncode == 0, err
+    assert run.code == 0 and "rebase" not in run.err, run.err
+    subjects = repo.git("log", "--format=%s").splitlines()
+    assert subjects == ["memidx remember: Proxy timeout", "second", "start"]
+    assert repo.git("status", "--porcelain") == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_rebase_running_past_the_wait_is_not_said_to_need_an_abort(tmp_path: Path) -> None:
+    repo = started_memory(tmp_path)
+    person = _rebasing(repo, tmp_path, 14)
+    try:
+        run = repo.memidx_process("remember", "--title", "Proxy timeout", stdin=BODY)
+    finally:
+        _, err = person.communicate(timeout=60)
+    assert person.returncode == 0, err
+    assert run.code == 1 and "Traceback" not in run.err, run.err
+    assert "a rebase is under way (HEAD is detached), so the note was not written" in run.err
+    assert "try again once that git command ends" in run.err and "--abort" not in run.err
