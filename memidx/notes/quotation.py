@@ -45,13 +45,15 @@ MAX_WRAPPED_SHARE = 0.25
 # each word in pieces the model does not know: 43 of 103 foreign notes passed with ZWJ in words;
 # NFKC: words in full-width (ｄｉｅ) or mathematical (𝐝𝐢𝐞) letters are the words the model knows;
 # so do the other default-ignorable signs (grapheme joiner: 53 of 103, tags: 38, Hangul filler:
-# 38, variation selectors: 8). Combining marks on over a quarter of the letters: read_words.
+# 38, the Arabic letter mark: 49, variation selectors: 8) and every format sign (Cf, Unicode
+# 14: Kaithi's number sign let 47 through). Combining marks on many letters: read_words.
 _INVISIBLE = re.compile(
-    "[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0000-\U000e0fff]+"
+    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]+"
 )
-_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_NON_ASCII = re.compile("[^\x00-\x7f]")
 MAX_MARKED_SHARE = 0.1  # of the letters: more carry a combining mark, and the marks may be noise
 
 
@@ -66,17 +68,19 @@ def words_for_the_model(text: str) -> str:
 
 
 def read_words(text: str, read: Detect, unsure: float) -> tuple[str, float]:
-    """`read`'s guess on words_for_the_model(text). With combining marks on over
-    MAX_MARKED_SHARE of its letters, the guess without them when that one is surely foreign
-    and the first is not: an acute on each letter, which NFKC made "ú" or "ń", let 29 of 103
-    foreign notes through; a decomposed (NFD) Vietnamese note keeps its first guess."""
+    """`read`'s guess on words_for_the_model(text). With combining marks (of any script) on
+    over MAX_MARKED_SHARE of its letters, the guess without them when that one is surely
+    foreign and the first is not: an acute on each letter, which NFKC made "ú" or "ń", let 29
+    of 103 foreign notes through, a Cyrillic titlo 30, a Hebrew sheva 16; a decomposed (NFD)
+    Vietnamese note keeps its first guess."""
     guess = read(words_for_the_model(text))
     if (guess[0] != "en" and guess[1] >= unsure) or text.isascii():
         return guess
-    marks = len(_COMBINING.findall(text))
-    if not marks or marks <= MAX_MARKED_SHARE * sum(map(str.isalpha, text)):
+    marks = {ord(ch) for ch in set(_NON_ASCII.findall(text)) if unicodedata.category(ch)[0] == "M"}
+    count = sum(text.count(chr(mark)) for mark in marks)
+    if not count or count <= MAX_MARKED_SHARE * sum(map(str.isalpha, text)):
         return guess
-    bare = read(words_for_the_model(_COMBINING.sub("", text)))
+    bare = read(words_for_the_model(text.translate(dict.fromkeys(marks))))
     return bare if bare[0] != "en" and bare[1] >= unsure else guess
 
 
