@@ -16,6 +16,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
+from memidx.notes.lookalikes import fold_lookalikes
+
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 
 # A single quote opens only after a non-word character and before a letter, and closes only
@@ -58,9 +60,10 @@ MAX_MARKED_SHARE = 0.1  # of the letters: more carry a combining mark, and the m
 
 
 def words_for_the_model(text: str) -> str:
-    """`text` as the language model should read it: words without the signs around them."""
+    """`text` as the language model should read it: words without the signs around them or
+    inside them, in their usual letters (NFKC; Latin look-alikes: memidx.notes.lookalikes)."""
     if not text.isascii():  # most units of an English note: nothing to normalize
-        text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+        text = fold_lookalikes(unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)))
     text = _MARKS.sub(" ", text) if _MARK.search(text) else text  # a search costs a tenth
     if len(_WRAPPED.findall(text)) > MAX_WRAPPED_SHARE * len(text.split()):
         text = _WRAPPED.sub(r" \1 ", text)
