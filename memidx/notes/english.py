@@ -3,20 +3,24 @@ paragraph with the language model (memidx.notes.language_model), vote by letters
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memidx.notes.language_model import MIN_SCORE, detect_language
 from memidx.notes.loanwords import LETTER_WORD, english_beside_loanwords
-from memidx.notes.prose import letter_bytes, prose_units, script_of
+from memidx.notes.prose import letter_bytes, prose_units, runs, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
 
+_QUOTE_LINE = re.compile(r"^\s*>", re.MULTILINE)  # without one, all the prose is the author's
 MIN_UNIT_BYTES = 30  # UTF-8 bytes of letters a paragraph needs before its language counts
 # short paragraphs read together (judge_pooled): 1 of 2,950 pools of TIL's English ones >= 0.8
 MIN_POOL_BYTES, MIN_POOL_SCORE, MIN_ALONE_SCORE = 40, 0.8, 0.5  # ALONE: a pooled unit as English
+MAX_ALONE_UNITS = 64  # a longer list is not read item by item (a 1 MB list took 5 s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,21 +39,15 @@ class LanguageVerdict:
 def judge_units(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
     """Vote by paragraph, the short ones of `own` (default: all) as one (read_pool): fail when
     non-English paragraphs hold most of the counted letters."""
-    total = 0
-    against: dict[str, int] = {}
-    for unit in units:
-        weight = letter_bytes(unit)
-        if weight < MIN_UNIT_BYTES:
-            continue
-        total += weight
-        lang, score = detect(unit)
-        if lang != "en" and score >= MIN_SCORE and not english_beside_loanwords(unit, detect):
-            against[lang] = against.get(lang, 0) + weight
-    if total == 0:
+    found = [unit for unit in units if letter_bytes(unit) >= MIN_UNIT_BYTES]
+    if not found:
         return judge_pooled(units, detect, own)
-    weight, lang = read_pool(units if own is None else own, detect)  # a list under a sentence
-    if lang is not None:  # only ever against: English or unsure, short items count for nothing
-        total, against[lang] = total + weight, against.get(lang, 0) + weight
+    against = read_pool(units if own is None else own, detect)[2]  # only ever against
+    total = sum(against.values())
+    for unit in found:
+        total += (weight := letter_bytes(unit))
+        if (lang := foreign_language(unit, detect)) is not None:
+            against[lang] = against.get(lang, 0) + weight
     share = sum(against.values()) / total
     if share <= 0.5:
         return LanguageVerdict(True, None, share, f"{1 - share:.0%} of the prose reads as English")
@@ -59,25 +57,52 @@ def judge_units(units: Units, detect: Detect, own: Units | None = None) -> Langu
     )
 
 
+def foreign_language(unit: str, detect: Detect) -> str | None:
+    """The language a unit surely reads as when it is not English (nor English with loanwords)."""
+    lang, score = detect(unit)
+    return (
+        None
+        if lang == "en" or score < MIN_SCORE or english_beside_loanwords(unit, detect)
+        else lang
+    )
+
+
 def judge_pooled(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
-    """A note of short units only fails when read_pool names a language; else judge_script."""
-    lang = read_pool(units if own is None else own, detect)[1]
-    reason = f"its short paragraphs, read together, are not English ({lang})"
-    return judge_script(units, detect) if lang is None else LanguageVerdict(False, lang, 1, reason)
+    """A note of short units only fails when most of their letters are in pieces that surely
+    read as another language (read_pool); else judge_script."""
+    weight, sure, against = read_pool(units if own is None else own, detect)
+    if not against or sure * 2 <= weight:
+        return judge_script(units, detect)
+    lang = max(against, key=lambda lang: against[lang])
+    return LanguageVerdict(
+        False, lang, 1, f"its short paragraphs, read together, are not English ({lang})"
+    )
 
 
-def read_pool(units: Units, detect: Detect) -> tuple[int, str | None]:
-    """Short units but names and titles (`named`) read together, from MIN_POOL_BYTES letters:
-    the language they surely read as, weighed without units read as English alone (a sentence
-    under French errors), else None. Never block quotes (a short French error a note quotes)."""
+def read_pool(units: Units, detect: Detect) -> tuple[int, int, dict[str, int]]:
+    """Short units but names and titles (`named`) read together, from MIN_POOL_BYTES letters,
+    MAX_PIECE_CHARS at a time: their letters, those of the pieces that surely read as another
+    language, and those by language, without the units read as English alone (a sentence
+    under French errors; in a pool of MAX_ALONE_UNITS or fewer). Never block quotes."""
     pool = [u for u in units if letter_bytes(u) < MIN_UNIT_BYTES and not named(u)]
-    if (weight := letter_bytes(pooled := "\n".join(pool))) < MIN_POOL_BYTES:
-        return weight, None
-    lang, score = detect(pooled)
-    if lang == "en" or score < MIN_POOL_SCORE or english_beside_loanwords(pooled, detect):
-        return weight, None
-    alone = (u for u in pool if (guess := detect(u))[0] == "en" and guess[1] >= MIN_ALONE_SCORE)
-    return weight - sum(map(letter_bytes, alone)), lang
+    sure, against = 0, dict[str, int]()
+    if (weight := letter_bytes("".join(pool))) < MIN_POOL_BYTES:
+        return weight, sure, against
+    for piece in runs(pool):
+        lang, score = detect(pooled := "\n".join(piece))
+        if lang == "en" or score < MIN_POOL_SCORE or letter_bytes(pooled) < MIN_POOL_BYTES:
+            continue
+        if english_beside_loanwords(pooled, detect):
+            continue
+        sure += (letters := letter_bytes(pooled))
+        alone = (u for u in piece if len(pool) <= MAX_ALONE_UNITS and _english_alone(u, detect))
+        against[lang] = against.get(lang, 0) + letters - sum(map(letter_bytes, alone))
+    return weight, sure, against
+
+
+def _english_alone(unit: str, detect: Detect) -> bool:
+    lang, score = detect(unit)
+    return lang == "en" and score >= MIN_ALONE_SCORE
 
 
 def named(unit: str) -> bool:
@@ -90,13 +115,13 @@ def named(unit: str) -> bool:
 
 def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
     """For notes too short to vote on: fail when most letters are not in the Latin script."""
-    letters = [ch for unit in units for ch in unit if ch.isalpha()]
+    letters = "".join(filter(str.isalpha, "".join(units)))
     if not letters:
         return LanguageVerdict(True, None, 0.0, "no prose to judge")
     scripts: dict[str, int] = {}
-    for ch in letters:
+    for ch, count in Counter(letters).items():  # each letter's name once: 1 MB took ~1 s
         if (script := script_of(ch)) != "LATIN":
-            scripts[script] = scripts.get(script, 0) + 1
+            scripts[script] = scripts.get(script, 0) + count
     share = sum(scripts.values()) / len(letters)
     if share <= 0.5:
         return LanguageVerdict(True, None, share, "too short to judge; written in Latin script")
@@ -117,7 +142,8 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
     detect = detect or detect_language
     own = prose_units(text, quotes=False)
     if not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
-        return judge_units(prose_units(text), detect, own)  # no second reading: block quotes vote
+        units = prose_units(text) if _QUOTE_LINE.search(text) else own
+        return judge_units(units, detect, own)  # no second reading: block quotes vote
     if (verdict := judge_units(own, detect)).english:
         return verdict
     if (share := own_english_share(own, detect, MIN_UNIT_BYTES, MIN_SCORE)) < MIN_OWN_SHARE:

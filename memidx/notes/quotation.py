@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from memidx.notes.lookalikes import fold_lookalikes
+from memidx.notes.prose import MAX_PIECE_CHARS, letter_bytes, pieces
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 
@@ -57,17 +58,34 @@ _INVISIBLE = re.compile(
 )
 _NON_ASCII = re.compile("[^\x00-\x7f]")
 MAX_MARKED_SHARE = 0.1  # of the letters: more carry a combining mark, and the marks may be noise
+# The model reads at most twice the characters it is given, and 2 pieces' worth at a time
+# (memidx.notes.prose.pieces): NFKC makes one sign up to 18 (U+FDFA; a 1 MB note of it took
+# 7.85 s), others up to 6; normalized a slice at a time
+MAX_READ, _SLICE = 2 * MAX_PIECE_CHARS, 512
 
 
 def words_for_the_model(text: str) -> str:
     """`text` as the language model should read it: words without the signs around them or
     inside them, in their usual letters (NFKC; Latin look-alikes: memidx.notes.lookalikes)."""
     if not text.isascii():  # most units of an English note: nothing to normalize
-        text = fold_lookalikes(unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)))
+        text = fold_lookalikes(_normalized(_INVISIBLE.sub("", text))[: 2 * len(text)])
+    text = text[:MAX_READ]
     text = _MARKS.sub(" ", text) if _MARK.search(text) else text  # a search costs a tenth
     if len(_WRAPPED.findall(text)) > MAX_WRAPPED_SHARE * len(text.split()):
         text = _WRAPPED.sub(r" \1 ", text)
     return text
+
+
+def _normalized(text: str) -> str:
+    """NFKC of `text`, slice by slice up to MAX_READ characters (the rest is not read)."""
+    if len(text) <= _SLICE:
+        return unicodedata.normalize("NFKC", text)
+    done: list[str] = []
+    size = at = 0
+    while at < len(text) and size < MAX_READ:
+        done.append(unicodedata.normalize("NFKC", text[at : at + _SLICE]))
+        size, at = size + len(done[-1]), at + _SLICE
+    return "".join(done)
 
 
 def read_words(text: str, read: Detect, unsure: float) -> tuple[str, float]:
@@ -126,21 +144,17 @@ def own_english_share(
     the vote weighs them); a guess of another language below `min_score` does not count
     against. 0.0 when nothing is quoted."""
     rest = [unquoted(unit) for unit in units]
-    total = sum(map(_letter_bytes, units))
+    total = sum(map(letter_bytes, units))
     if rest == list(units):
         return 0.0  # the usual note: no letter counted, the first reading stands
-    voting = [unit for unit in rest if _letter_bytes(unit) >= min_bytes]
-    pooled = "\n".join(unit for unit in rest if _letter_bytes(unit) < min_bytes)
-    if _letter_bytes(pooled) >= min_bytes:
-        voting.append(pooled)  # short rests: foreign items beside the quote weigh too
+    voting = [unit for unit in rest if letter_bytes(unit) >= min_bytes]
+    pooled = "\n".join(unit for unit in rest if letter_bytes(unit) < min_bytes)
+    if letter_bytes(pooled) >= min_bytes:
+        voting.extend(pieces(pooled))  # short rests: foreign items beside the quote weigh too
     else:
-        total -= _letter_bytes(pooled)  # too few to say, as the vote leaves them out
+        total -= letter_bytes(pooled)  # too few to say, as the vote leaves them out
     english = 0
     for unit in voting:
         lang, score = detect(unit)
-        english += _letter_bytes(unit) if lang == "en" or score < min_score else 0
+        english += letter_bytes(unit) if lang == "en" or score < min_score else 0
     return english / total if total > 0 else 0.0
-
-
-def _letter_bytes(text: str) -> int:
-    return len("".join(ch for ch in text if ch.isalpha()).encode())
