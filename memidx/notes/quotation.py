@@ -24,7 +24,10 @@ Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text'
 # A single quote opens only after a non-word character and before a letter, and closes only
 # where no letter or digit follows: an apostrophe inside a word (don't, l'erreur, it’s), after
 # one (the users' keys) or before a digit ('90s) neither opens nor closes a quotation.
-_OPENING = re.compile(r"""(?<![^\W_])['\u2018](?=[^\W\d_])|["\u201c\u201e\u00ab\u00bb\u201a]""")
+_OPENING = re.compile(
+    r"""(?<![^\W_])['\u2018](?=[^\W\d_])|["\u201c\u201e\u00ab\u00bb\u201a"""
+    "\u300c\u300e\u301d\ufe41\ufe43\uff02]"
+)
 _CLOSING = {  # what closes each opening mark; a line's end closes nothing
     '"': re.compile('\n|"'),  # "straight"
     "\u201c": re.compile("\n|\u201d"),  # “English”
@@ -34,14 +37,23 @@ _CLOSING = {  # what closes each opening mark; a line's end closes nothing
     "\u201a": re.compile("\n|[\u2018\u2019]"),  # ‚German‘
     "\u2018": re.compile("\n|\u2019(?![^\\W_])"),  # ‘English’
     "'": re.compile("\n|'(?![^\\W_])"),  # 'straight'
+    "\u300c": re.compile("\n|\u300d"),  # 「Japanese, Chinese」
+    "\u300e": re.compile("\n|\u300f"),  # 『a quote inside one』
+    "\u301d": re.compile("\n|[\u301e\u301f]"),  # 〝double prime〞
+    "\ufe41": re.compile("\n|\ufe42"),  # ﹁vertical﹂
+    "\ufe43": re.compile("\n|\ufe44"),  # ﹃vertical﹄
+    "\uff02": re.compile("\n|\uff02"),  # ＂full-width＂
 }
 MIN_OWN_SHARE = 0.5  # of all letters, quotations included: less, and the quotes are the note
 
 # Quotation marks hugging a word blur the model's guess (each word of a German note in "..."
 # read as English): it reads words without them, an apostrophe inside a word kept. So do other
 # signs around whole words once more than MAX_WRAPPED_SHARE of the words wear them (.each.).
-_MARKS = re.compile("(?<!\\w)[\"'\u2018-\u201f\xab\xbb]+|[\"'\u2018-\u201f\xab\xbb]+(?!\\w)")
-_MARK = re.compile("[\"'\u2018-\u201f\xab\xbb]")
+_MARKS = re.compile(
+    "(?<!\\w)[\"'\u2018-\u201f\xab\xbb\u300c-\u300f\u301d-\u301f]+"
+    "|[\"'\u2018-\u201f\xab\xbb\u300c-\u300f\u301d-\u301f]+(?!\\w)"
+)
+_MARK = re.compile("[\"'\u2018-\u201f\xab\xbb\u300c-\u300f\u301d-\u301f]")
 _WRAPPED = re.compile(r"(?<!\S)[^\w\s]+(\w+)[^\w\s]+(?!\S)")
 MAX_WRAPPED_SHARE = 0.25
 # invisible signs inside words (zero-width space and joiner, direction marks, soft hyphen) cut
