@@ -231,3 +231,17 @@ def test_a_short_english_sentence_below_foreign_errors_is_not_weighed_as_foreign
     )
 
     assert check_text(note).english, check_text(note).reason
+
+
+@pytest.mark.parametrize("sign", ["\u2800", "\ufffc", "-"])  # braille blank, object, hyphen
+def test_letters_spaced_out_carry_no_foreign_note_through(sign: str) -> None:
+    """A braille blank after each letter let 37 of the 103 labeled foreign notes through,
+    U+FFFC 59, a hyphen 68: the model read each letter as a word of its own."""
+    notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
+
+    def spaced(note: str) -> str:
+        return "".join(f"{ch}{sign}" if ch.isalpha() else ch for ch in note)
+
+    passed = [note[:40] for note in notes if check_text(spaced(note)).english]
+
+    assert len(notes) >= 100 and passed == [], passed

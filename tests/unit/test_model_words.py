@@ -81,3 +81,23 @@ def test_foreign_notes_in_lookalike_letters_are_refused(name: str) -> None:
 )
 def test_lookalikes_are_read_in_the_latin_letters_they_imitate(text: str, read: str) -> None:
     assert words_for_the_model(text) == read
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("D-i-e- G-r-ö-ß-e- d-e-r- Ä-n-d-e-r-u-n-g", "Die Größe der Änderung"),
+        (
+            "D\u2800i\u2800e\u2800 G\u2800r\u2800ö\u2800ß\u2800e\u2800 d\u2800e\u2800r",
+            "Die Größe der",
+        ),
+        (
+            "Set x to 1 and y to 2, then run the job again.",
+            "Set x to 1 and y to 2, then run the job again.",
+        ),
+    ],
+)
+def test_letters_spaced_out_are_read_as_words(text: str, read: str) -> None:
+    """Most runs of letters one letter long: the sign after each letter is taken out; an
+    English sentence with a few one-letter words is read as it is."""
+    assert words_for_the_model(text) == read
