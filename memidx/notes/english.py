@@ -20,6 +20,7 @@ _QUOTE_LINE = re.compile(r"^\s*>", re.MULTILINE)  # without one, all the prose i
 MIN_UNIT_BYTES = 30  # UTF-8 bytes of letters a paragraph needs before its language counts
 # short paragraphs read together (judge_pooled): 1 of 2,950 pools of TIL's English ones >= 0.8
 MIN_POOL_BYTES, MIN_POOL_SCORE, MIN_ALONE_SCORE = 40, 0.8, 0.5  # ALONE: a pooled unit as English
+MIN_ALONE_BYTES = 20  # "We now set LANG=C before every job." has 27
 MAX_ALONE_UNITS = 64  # a longer list is not read item by item (a 1 MB list took 5 s)
 
 
@@ -101,6 +102,10 @@ def read_pool(units: Units, detect: Detect) -> tuple[int, int, dict[str, int]]:
 
 
 def _english_alone(unit: str, detect: Detect) -> bool:
+    """Whether a pooled unit of MIN_ALONE_BYTES letters or more reads as English alone: a
+    shorter one is a fragment the model guesses at (German "Push make test" read as English)."""
+    if letter_bytes(unit) < MIN_ALONE_BYTES:
+        return False
     lang, score = detect(unit)
     return lang == "en" and score >= MIN_ALONE_SCORE
 

@@ -245,3 +245,15 @@ def test_letters_spaced_out_carry_no_foreign_note_through(sign: str) -> None:
     passed = [note[:40] for note in notes if check_text(spaced(note)).english]
 
     assert len(notes) >= 100 and passed == [], passed
+
+
+def test_a_fragment_read_as_english_alone_does_not_lighten_a_german_list() -> None:
+    """German items under one English sentence: "Push make test", 12 letters, read alone as
+    English at 0.69 and was taken off the German pool, and the note passed (53% English)."""
+    note = (
+        "We keep these notes for the build team.\n\n- Bitte vor dem\n- Push make test\n"
+        "- unit ausführen; die\n- Integrationstests brauchen Docker\n- und laufen etwa\n"
+        "- zwölf Minuten.\n"
+    )
+
+    assert not check_text(note).english
