@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memidx.notes.english import LanguageVerdict, check_text, detect_language
+from memidx.notes.english import LanguageVerdict, check_text
+from memidx.notes.language_model import detect_language
 from tests.benchmark.timing import percentile
 
 NOTES = Path("lang") / "lang_notes.jsonl"

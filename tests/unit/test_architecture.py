@@ -76,6 +76,8 @@ PURE = [
     "memidx.notes.chunks",
     "memidx.notes.markdown",
     "memidx.notes.words",
+    "memidx.notes.prose",
+    "memidx.notes.lookalikes",
     "memidx.git.change",
     "memidx.index.drift",
     "memidx.search.query",

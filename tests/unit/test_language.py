@@ -13,15 +13,9 @@ import pytest
 
 from memidx.config import load_config
 from memidx.githooks.checks import check_english
-from memidx.notes.english import (
-    LanguageVerdict,
-    check_text,
-    judge_units,
-    letter_bytes,
-    prose_units,
-    script_of,
-)
+from memidx.notes.english import LanguageVerdict, check_text, judge_units
 from memidx.notes.language_message import problem_message
+from memidx.notes.prose import letter_bytes, prose_units, script_of
 
 ENGLISH = """\
 # Disk full on the CI runners

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from memidx.notes.english import check_text, detect_language
+from memidx.notes.english import check_text
+from memidx.notes.language_model import detect_language
 from memidx.notes.loanwords import english_beside_loanwords
 
 ENGLISH_WITH_LOANWORDS = [

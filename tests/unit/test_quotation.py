@@ -152,3 +152,29 @@ def test_a_mark_inside_a_quotation_opens_nothing() -> None:
     first, second = "\u00abacc\u00e8s refus\u00e9\u00bb", "\u00abfichier introuvable\u00bb"
 
     assert quoted(f"It printed {first} and then {second} twice.") == [first, second]
+
+
+JAPANESE_ERROR = "ファイルが見つかりません。パスを確認してから、もう一度実行してください。設定"
+CJK_MARKS = [("\u300c", "\u300d"), ("\u300e", "\u300f"), ("\ufe41", "\ufe42"), ("\u301d", "\u301f")]
+
+
+@pytest.mark.parametrize(("opened", "closed"), CJK_MARKS)
+def test_an_english_note_quoting_a_japanese_error_in_corner_brackets_passes(
+    opened: str, closed: str
+) -> None:
+    """「」 and 『』 are Japanese and Chinese quotation marks: an English note quoting a
+    Japanese error in them was refused (ja) where the same quote in "..." passed."""
+    note = quoting(opened, closed, JAPANESE_ERROR)
+
+    assert quoted(note) == [f"{opened}{JAPANESE_ERROR}{closed}"]
+    assert check_text(note).english, check_text(note).reason
+
+
+def test_a_japanese_note_quoting_english_in_corner_brackets_is_refused() -> None:
+    note = (
+        "# デプロイの失敗\n\nデプロイのジョブはアップロードの段階で「The upload step failed, please"
+        " retry the job after clearing the cache on the runner」と表示して止まります。"
+        "キャッシュを消してからジョブをもう一度実行すると直ります。\n"
+    )
+
+    assert not check_text(note).english

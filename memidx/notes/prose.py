@@ -1,0 +1,152 @@
+"""A note's prose for the English check: paragraphs, list items and headings without front
+matter, code, URLs, paths, tables, HTML or Markdown markup; and the letters that weigh. Pure."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+from memidx.notes.markdown import front_matter_end, heading_of, scan
+
+# A paragraph longer than this is read in pieces: the model's work stays linear in the note and
+# a long paragraph's tail cannot hide behind its head (memidx.notes.quotation.MAX_READ)
+MAX_PIECE_CHARS = 4096
+
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_INDENTED = re.compile(r" {0,3}\t| {4}")  # indented code: 4 columns, a tab reaching column 4
+_RULE = re.compile(r"^\s*(?:(?:[-*_]\s*){3,}|=+)\s*$")
+_LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# Stripped before detection. ASCII only (re.ASCII, [!-~]) on purpose: CJK prose has no spaces,
+# and a Unicode \S+ or \w+ would swallow the sentence around a URL, a path or an identifier.
+_NOISE = re.compile(
+    r"""
+    (`+).+?\1                                     # inline code
+    | \b(?:https?|ftp|file|ssh|git)://[!-~]+      # URLs
+    | \bwww\.[!-~]+ | \bmailto:[!-~]+
+    | [A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+   # e-mail addresses
+    | \b[A-Za-z]:[\\/][!-~]*                      # C:\Users\x
+    | \\\\[!-~]+                                  # \\server\share
+    | (?<![A-Za-z0-9_/])(?:~|\.{1,2})?(?:/[A-Za-z0-9_.~+@%:=-]+)+/?   # /usr/lib, ~/.config
+    | \b[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?    # src/app/main.py
+    | \b[A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*){2,}(?:\([^()\n]*\))?   # com.example.Foo.bar()
+    | \b[\w$-]+\.[A-Za-z]{1,5}:\d+                # Foo.java:88
+    | </?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>    # HTML tags
+    """,
+    re.VERBOSE | re.ASCII,
+)
+_IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
+_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+_MARKUP = re.compile(r"[*_#>`~=|\[\]{}<>\\^]+")
+_SPACE = re.compile(r"\s+")
+_SIGN = re.compile(r"[`:.@\\/<>\[\]*_#~=|{}^]")  # one of them in every match of the four above
+
+
+def strip_front_matter(text: str) -> str:
+    """The text without a leading YAML front matter block (kept as is when it is not closed)."""
+    lines = text.split("\n")
+    return "\n".join(lines[front_matter_end(lines) or 0 :])
+
+
+def clean_inline(line: str) -> str:
+    """One line of prose without code, URLs, paths, HTML tags and Markdown markup."""
+    if not _SIGN.search(line):  # none of the patterns can match: a 1 MB list took 0.3 s more
+        return _SPACE.sub(" ", line).strip()
+    line = _LINK.sub(r" \1 ", _IMAGE.sub(" ", line))  # before URLs, which would eat the ")"
+    line = _NOISE.sub(" ", line)
+    return _SPACE.sub(" ", _MARKUP.sub(" ", line)).strip()
+
+
+def prose_units(text: str, *, quotes: bool = True) -> list[str]:
+    """The prose of a note as units: each paragraph, list item and heading is one unit.
+    `quotes=False` leaves out block quotes (`> ...`): the words of someone else."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    text = _COMMENT.sub(" ", strip_front_matter(text))
+    units: list[str] = []
+    current: list[str] = []
+
+    def flush() -> None:
+        unit = " ".join(part for part in current if part)
+        units.extend(pieces(unit))
+        current.clear()
+
+    in_code = False
+    # CommonMark's indented code block: lines indented 4 columns after a blank line (it cannot
+    # interrupt a paragraph), unless they continue a list item, whose paragraphs are indented.
+    indented, in_list, after_blank = False, False, True
+    for raw, code, _ in scan(text.split("\n")):
+        if code:
+            if not in_code:
+                flush()
+            in_code, after_blank = True, True
+            continue
+        in_code = False
+        quote = _QUOTE.match(raw)
+        if quote is not None and not quotes:
+            flush()
+            continue
+        line = raw[quote.end() :] if quote is not None else raw
+        if line.strip() and _INDENTED.match(line) and (indented or (after_blank and not in_list)):
+            flush()
+            indented = True
+            continue
+        indented = False
+        was_blank, after_blank = after_blank, not line.strip()
+        if not line.strip() or _RULE.match(line) or _LINK_DEF.match(line):
+            flush()
+        elif line.lstrip().startswith("|"):
+            flush()  # a Markdown table row: cells are labels and values, not prose
+        elif heading := heading_of(line):  # also in a block quote, which scan does not read
+            flush()
+            current.append(clean_inline(heading.text))
+            flush()
+        elif item := _ITEM.match(line):
+            flush()
+            in_list = True
+            current.append(clean_inline(line[item.end() :]))
+        else:
+            if was_blank and not line[0].isspace():
+                in_list = False  # a paragraph after a blank line, at the margin, ends the list
+            current.append(clean_inline(line))
+    flush()
+    return units
+
+
+def pieces(text: str, size: int = MAX_PIECE_CHARS) -> list[str]:
+    """`text` in pieces of at most `size` characters, cut after a space in a piece's second
+    half when there is one (CJK prose has none): each piece is read and weighed on its own."""
+    found: list[str] = []
+    while len(text) > size:
+        cut = text.rfind(" ", size // 2, size) + 1 or size
+        found.append(text[:cut].strip())
+        text = text[cut:]
+    return [*found, text.strip()] if text.strip() else found
+
+
+def runs(units: Sequence[str], size: int = MAX_PIECE_CHARS) -> list[list[str]]:
+    """Consecutive units in runs of at most `size` characters (a unit longer stays alone)."""
+    found: list[list[str]] = [[]]
+    length = 0
+    for unit in units:
+        if found[-1] and length + len(unit) > size:
+            found.append([])
+            length = 0
+        found[-1].append(unit)
+        length += len(unit) + 1
+    return found if found[-1] else []
+
+
+def letter_bytes(text: str) -> int:
+    """UTF-8 bytes of the letters in text (a CJK character weighs 3, an ASCII letter 1)."""
+    letters = "".join(filter(str.isalpha, text))  # a loop in C: a 1 MB note costs ~10 ms
+    return len(letters) if letters.isascii() else len(letters.encode())
+
+
+def script_of(ch: str) -> str:
+    """The Unicode script-ish name of a letter: LATIN, CJK, CYRILLIC, HANGUL, ..."""
+    if ch < "\x80":
+        return "LATIN"
+    name = unicodedata.name(ch, "UNKNOWN")
+    return "LATIN" if " LATIN " in f" {name} " else name.split(" ", 1)[0]  # also FULLWIDTH LATIN
