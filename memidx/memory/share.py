@@ -3,13 +3,13 @@ remote has everything, retrying with backoff while other clones push at the same
 
 The merge moves HEAD, so it waits (memidx.git.commit.WAIT_SECONDS at most) while a git of
 this clone is committing or holds the index, as memidx's own commits do. memidx fetches
-first, then merges the branch's upstream as that fetch left it (`git merge @{upstream}`,
-not `git pull`, which would fetch again: seconds on a network remote between the look and
-the merge, time for a person's `git commit` to start), and pushes the branch it began on
-to that upstream, both by name (`git push <remote> refs/heads/<it>:<its upstream>`), so a
-branch that follows another name (local `notes` following `origin/main`) is shared under git's
-default `push.default = simple` too, and a `git switch` meanwhile never pushes another branch
-under this one's name (HEAD must still name it after the merge). A branch
+first, then merges the branch's upstream as that fetch left it (with plumbing:
+memidx.memory.share_move; not `git pull`, which would fetch again: seconds on a network
+remote between the look and the merge, time for a person's `git commit` to start), and
+pushes the branch it began on to that upstream, both by name (`git push <remote>
+refs/heads/<it>:<its upstream>`), so a branch that follows another name (local `notes`
+following `origin/main`) is shared under git's default `push.default = simple` too, and a
+`git switch` meanwhile never merges into nor pushes another branch. A branch
 with no upstream is named before any commit or fetch. A push rejected because the remote
 moved (another clone pushed first) is the normal case when several machines sync at once:
 fetch and merge again (git's hooks index what arrives) and push again. A merge that would

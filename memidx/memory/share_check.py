@@ -5,7 +5,9 @@ progress; one that is not a fast-forward with anything staged resets the clone a
 the person's work from a stash (a file staged then deleted comes back; a stash that does not
 apply again leaves "Try without --index"); an unstaged deletion of a file the merge changes
 is undone without a word. So share computes the merge first (`git merge-tree`, which touches
-no file, index or ref) and refuses, with the files named, before git merge runs."""
+no file, index or ref) and refuses, with the files named, before anything moves; the merge
+itself is then made with plumbing (memidx.memory.share_move), or by git merge where this git
+cannot compute it."""
 
 from __future__ import annotations
 

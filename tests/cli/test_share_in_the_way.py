@@ -269,3 +269,18 @@ def test_a_folder_holding_ignored_files_is_named_with_one_of_them(tmp_path: Path
     assert "notes/d (a folder holding ignored files: notes/d/draft.swp)" in raised.value.message
     assert "git status --ignored" in raised.value.hint
     assert (two.root / "notes" / "d" / "draft.swp").exists()
+
+
+def test_merge_ff_false_still_gets_a_merge_commit(tmp_path: Path) -> None:
+    """share's merge is made with plumbing now; `merge.ff = false` still asks for a merge
+    commit where a fast-forward would do, as git merge made one."""
+    two = behind(tmp_path, diverged=False)
+    two.git("config", "merge.ff", "false")
+    head = two.git("rev-parse", "HEAD").strip()
+    theirs = two.git("ls-remote", "origin", "main").split()[0]
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert two.git("rev-parse", "HEAD^1", "HEAD^2").split() == [head, theirs]
+    assert (two.root / THEIRS).exists()
+    assert two.git("status", "--porcelain=v1", "--", "notes") == ""
