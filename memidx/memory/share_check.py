@@ -49,6 +49,12 @@ def merge_look(config: Config, head: str | None = None) -> Merge | None:
     theirs = run_git(config, "rev-parse", "-q", "--verify", "@{upstream}").stdout.strip()
     if not head or not theirs or _ok(config, "merge-base", "--is-ancestor", theirs, head):
         return None  # nothing to merge, or git names what is missing
+    unmerged = sorted({line.split("\t", 1)[-1] for line in _paths(_unmerged(config))})
+    if unmerged:  # a `git stash pop` or `checkout -m` that stopped on a conflict: no merge runs
+        raise MemidxError(
+            f"this clone has unresolved conflicts in {_named(unmerged)}, {NOTHING}",
+            "resolve them (edit the files, then git add them), then make sync again",
+        )
     ff = run_git(config, "config", "merge.ff").stdout.strip().lower()
     forward = ff not in NO_FF and _ok(config, "merge-base", "--is-ancestor", head, theirs)
     tree = f"{theirs}^{{tree}}"
@@ -82,6 +88,10 @@ def merge_look(config: Config, head: str | None = None) -> Merge | None:
             "then make sync again",
         )
     return Merge(head, theirs, None if forward else tree)
+
+
+def _unmerged(config: Config) -> str:
+    return run_git(config, "ls-files", "--unmerged", "-z").stdout
 
 
 def merge_in_progress(config: Config) -> bool:

@@ -96,6 +96,19 @@ def conflicting(repo: NotesRepo) -> None:
     repo.commit("a clash")
 
 
+def unresolved(repo: NotesRepo) -> None:
+    """A `git stash pop` that stopped on a conflict: unmerged entries, no merge in progress
+    (share said git read-tree's "You need to resolve your current index first", and to
+    look at the files git names with git status --ignored)."""
+    with (repo.root / "notes" / "ours.md").open("a") as file:
+        file.write("stashed\n")
+    repo.git("stash", "-q")
+    with (repo.root / "notes" / "ours.md").open("a") as file:
+        file.write("committed\n")
+    repo.commit("an edit the stash clashes with")
+    repo.git("stash", "pop", "-q", check=False)
+
+
 CASES: list[tuple[Callable[[NotesRepo], None], bool, str]] = [
     (staged_then_deleted, True, f"{THEIRS} (staged and not staged)"),
     (staged_then_deleted, False, f"{THEIRS} (staged and not staged)"),
@@ -107,6 +120,7 @@ CASES: list[tuple[Callable[[NotesRepo], None], bool, str]] = [
     (ignored, False, f"{THEIRS} (ignored)"),
     (folder_in_the_way, False, f"{THEIRS} (a folder of untracked files)"),
     (conflicting, True, "merge conflict in notes/seed.md"),
+    (unresolved, True, "unresolved conflicts in notes/ours.md"),
 ]
 
 
