@@ -19,6 +19,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
+from memidx.git.publish import Undone
 from memidx.memory.share_check import NOTHING, Merge, merge_look
 from memidx.memory.share_git import reason, run_git
 
@@ -30,8 +31,8 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     """Merge @{upstream} into `here` (refs/heads/<name>, HEAD's branch) as above: "" once
     merged, BUSY when another git held the index (nothing changed: try again), None when
     git's own `git merge` must do it (merge_look). MemidxError when it was refused."""
+    from memidx.children import SHELL
     from memidx.git.commit import publish
-    from memidx.git.publish import Undone
 
     run_git(config, "update-index", "-q", "--refresh")  # stat data only: git's merge does too
     built_on: list[str] = []
@@ -53,26 +54,41 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
             undone=UNDONE, deadline=deadline, branch=here, back=True,
             then=lambda new: ("read-tree", "-m", "-u", built_on[0], new) if built_on else (),
         )  # fmt: skip
+        if SHELL is None and built_on and new == built_on[1]:
+            _follow(config, *built_on)  # no shell ran it with the move (Windows)
     except Undone as undone:
-        if not undone.back:  # another git moved HEAD after the move: undoing would lose it
-            old, new = built_on
-            raise GitError(
-                f"git refused to bring share's merge into the work tree ({undone.message}), "
-                "and HEAD moved on before share could undo it, so the merge's files are "
-                "staged as deleted",
-                f"move the file git names aside, then git read-tree -m -u {old} {new}",
-            ) from None
-        if "index.lock" in undone.message:
-            return BUSY
-        raise MemidxError(
-            f"git refused to bring the merge into the work tree ({undone.message}) and "
-            f"share undid it, {NOTHING}",
-            "commit, move or delete the file git names (git status --ignored), then make "
-            "sync again",
-        ) from None
+        return _undone(undone, built_on)
     if built_on and new == built_on[1] == _head(config):
         run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")  # as git's
     return ""
+
+
+def _follow(config: Config, old: str, new: str) -> None:
+    """Bring the index and the work tree from `old` to `new`, HEAD going back when git
+    refuses: what the child process runs with the move where it cannot."""
+    done = run_git(config, "read-tree", "-m", "-u", old, new)
+    if done.returncode != 0:
+        back = run_git(config, "update-ref", "-m", "memidx share: merge (undone)", "HEAD", old, new)
+        raise Undone(done.stderr, back.returncode == 0)
+
+
+def _undone(undone: Undone, built_on: list[str]) -> str:
+    """BUSY when another git held the index (HEAD went back: try again); else raise."""
+    if not undone.back:  # another git moved HEAD after the move: undoing would lose it
+        old, new = built_on
+        raise GitError(
+            f"git refused to bring share's merge into the work tree ({undone.message}), "
+            "and HEAD moved on before share could undo it, so the merge's files are "
+            "staged as deleted",
+            f"move the file git names aside, then git read-tree -m -u {old} {new}",
+        ) from None
+    if "index.lock" in undone.message:
+        return BUSY
+    raise MemidxError(
+        f"git refused to bring the merge into the work tree ({undone.message}) and "
+        f"share undid it, {NOTHING}",
+        "commit, move or delete the file git names (git status --ignored), then make sync again",
+    ) from None
 
 
 def _commit(config: Config, tree: str, merge: Merge) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from memidx import children
 from memidx.config import Config, load_config
 from memidx.errors import MemidxError
 from memidx.memory import share as share_module
@@ -298,3 +299,20 @@ def test_merge_ff_false_still_gets_a_merge_commit(tmp_path: Path) -> None:
     assert two.git("rev-parse", "HEAD^1", "HEAD^2").split() == [head, theirs]
     assert (two.root / THEIRS).exists()
     assert two.git("status", "--porcelain=v1", "--", "notes") == ""
+
+
+def test_without_a_shell_share_brings_the_work_tree_to_its_merge_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where memidx has no POSIX shell (Windows) the git command run with HEAD's move is not
+    run at all: share's merge moved HEAD and left the index and the work tree behind, the
+    other clone's note staged as deleted."""
+    monkeypatch.setattr(children, "SHELL", None)
+    two = behind(tmp_path, diverged=True)
+    (two.root / "notes" / "mine.md").write_text("the person's draft\n")
+    two.git("add", "notes/mine.md")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert two.git("status", "--porcelain=v1", "--", "notes") == "A  notes/mine.md\n"
+    assert (two.root / THEIRS).exists()
