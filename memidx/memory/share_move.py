@@ -58,8 +58,9 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
             _follow(config, *built_on)  # no shell ran it with the move (Windows)
     except Undone as undone:
         return _undone(undone, built_on)
-    if built_on and new == built_on[1] == _head(config):
-        run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")  # as git's
+    if built_on and new == built_on[1] == _head(config):  # as git merge: `git reset --hard
+        run_git(config, "update-ref", "ORIG_HEAD", built_on[0])  # ORIG_HEAD` undoes it
+        run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")
     return ""
 
 

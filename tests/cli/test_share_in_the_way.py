@@ -159,9 +159,11 @@ def test_what_the_merge_does_not_touch_stays_and_the_share_gets_through(tmp_path
         status = two.git("status", "--porcelain=v1", "-uall")
         index = two.git("ls-files", "-s", "--", "notes/mine.md", "notes/draft.md")
         mine = (two.root / "notes" / "mine.md").read_bytes()
+        head = two.git("rev-parse", "HEAD")
 
         assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
 
+        assert two.git("rev-parse", "ORIG_HEAD") == head  # as git merge leaves it
         assert two.git("status", "--porcelain=v1", "-uall") == status
         assert two.git("ls-files", "-s", "--", "notes/mine.md", "notes/draft.md") == index
         assert (two.root / "notes" / "mine.md").read_bytes() == mine
