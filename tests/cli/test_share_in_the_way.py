@@ -8,6 +8,8 @@ that can be made undoes an unstaged deletion without a word."""
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import pytest
 
 from memidx import children
 from memidx.config import Config, load_config
-from memidx.errors import MemidxError
+from memidx.errors import GitError, MemidxError
 from memidx.memory import share as share_module
 from memidx.memory import share_check
 from memidx.memory.share import share
@@ -317,4 +319,36 @@ def test_without_a_shell_share_brings_the_work_tree_to_its_merge_itself(
     assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
 
     assert two.git("status", "--porcelain=v1", "--", "notes") == "A  notes/mine.md\n"
+    assert (two.root / THEIRS).exists()
+
+
+def test_a_merge_share_cannot_undo_says_the_command_that_finishes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git refuses to bring the merge into the work tree and HEAD cannot go back (another git
+    moved it meanwhile: here a stand-in git refuses the move back): the line says the merge's
+    files show as staged deletions, and its hint's command brings the work tree to it."""
+    git = shutil.which("git")
+    assert git is not None
+    folder = tmp_path / "stand-in"
+    folder.mkdir()
+    (folder / "git").write_text(
+        "#!/bin/sh\n"
+        '[ "$1" = read-tree ] && [ ! -e "$0.once" ] && : > "$0.once" && '
+        'echo "error: a file came in the way" >&2 && exit 1\n'
+        'case "$3" in *"(undone)") exit 1 ;; esac\n'
+        f'exec {git} "$@"\n'
+    )
+    (folder / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", str(folder), prepend=os.pathsep)
+    two = behind(tmp_path, diverged=True)
+
+    with pytest.raises(GitError, match="HEAD moved on before share could undo it") as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert "error: a file came in the way" in raised.value.message
+    command = raised.value.hint.split("then ", 1)[1]
+    assert command.startswith("git read-tree -m -u ")
+    two.git(*command.split()[1:])
+    assert two.git("status", "--porcelain=v1", "--", "notes") == ""
     assert (two.root / THEIRS).exists()
