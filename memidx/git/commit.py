@@ -10,8 +10,7 @@ file stays). Only after that is the user's index told about these paths (`reset 
 the same as `git add` of what was committed; each a literal pathspec, never a pattern), so
 whatever else the user had staged or edited stays as it was. Commands run through GitPython's
 command wrapper (a listed dependency), one memidx commit at a time per clone. `publish` is the
-one way memidx moves HEAD to a commit it built: the purge's go through it too (git/rewrite.py).
-"""
+one way memidx moves HEAD to a commit it built (the purge's, share's merge: git/rewrite.py)."""
 
 from __future__ import annotations
 
@@ -114,6 +113,7 @@ def publish(
     deadline: float,
     then: Callable[[str], Sequence[str]] = lambda _: (),
     branch: str | None = None,
+    back: bool = False,
 ) -> str:
     """Build a commit on the current HEAD (`build(head)`) and move HEAD to it once no git
     command holds the index or is committing; built again whenever HEAD moved meanwhile, never
@@ -122,7 +122,7 @@ def publish(
     does not happen by `deadline` (HEAD is then as the other git left it); GitBusy at once
     (switched_away) when HEAD names another branch than `branch` (refs/heads/<name>, or
     DETACHED: a person's `git switch` meanwhile: built again on that HEAD, the commit went to
-    a branch it was never meant for)."""
+    a branch it was never meant for). `back`: HEAD goes back when `then` fails (Undone)."""
     from memidx.git.publish import (
         BUSY,
         DETACHED,
@@ -140,7 +140,7 @@ def publish(
             return commit  # nothing to move
         try:
             outcome = move_head(
-                root, git_dir, commit, head, message, then=then(commit), branch=branch
+                root, git_dir, commit, head, message, then=then(commit), branch=branch, back=back
             )
         except HookRefused as refused:  # the person's hook: no waiting makes it say yes
             raise GitError(f"{refused.message}; {undone}", refused.hint) from None

@@ -49,6 +49,15 @@ THEN = (
     '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
     'shift 2; exec git "$@"'
 )
+FAILED = "memidx: the command run with the move failed"
+# the same, and when that git command fails, HEAD goes back to $3 (from $2): share's merge,
+# whose work tree and index did not follow the move, is undone rather than left half made
+THEN_OR_BACK = (
+    'git update-ref -m "$1" --stdin; '
+    '[ "$(git rev-parse -q --verify HEAD)" = "$2" ] || exit 0; '
+    'said=$1 new=$2 old=$3; shift 3; git "$@" && exit 0; '
+    f'git update-ref -m "$said (undone)" HEAD "$old" "$new"; echo "{FAILED}" >&2'
+)
 
 
 def move_head(
@@ -60,6 +69,7 @@ def move_head(
     *,
     then: Sequence[str] = (),
     branch: str | None = None,
+    back: bool = False,
 ) -> str:
     """Move HEAD from `old` to `new` unless HEAD moved or a git command holds the index:
     DONE, MOVED or BUSY; SWITCHED when `branch` (refs/heads/<name>, or DETACHED) is given and
@@ -67,14 +77,16 @@ def move_head(
     come in between).
     `then`: git arguments run right after the move in the same child process, so they run
     even if memidx dies in between (POSIX; elsewhere not at all: the caller runs them again
-    anyway)."""
+    anyway). `back`: HEAD goes back to `old` when `then` fails (Undone, saying git's
+    words), in the same child process."""
     from memidx.children import SHELL, start_piped
 
     if committing(root):
         return BUSY
     argv = ["git", "update-ref", "-m", message, "--stdin"]
     if then and SHELL is not None:
-        argv = [SHELL, "-c", THEN, "memidx", message, new, *then]
+        script, was = (THEN_OR_BACK, [old or ZERO]) if back else (THEN, [])
+        argv = [SHELL, "-c", script, "memidx", message, new, *was, *then]
     outcome = MOVED  # HEAD moved, another git holds its lock, or git refused the update
     with start_piped(argv, root) as git:
         assert git.stdin is not None and git.stdout is not None  # both are pipes
@@ -97,7 +109,15 @@ def move_head(
             errors = _close(git)
     if outcome == MOVED and HOOK_REFUSED in errors:
         raise HookRefused(errors)
+    if back and FAILED in errors:
+        raise Undone(errors, _head(root) == old)
     return outcome
+
+
+def _head(root: Path) -> str:
+    argv = ["git", "rev-parse", "-q", "--verify", "HEAD"]
+    found = subprocess.run(argv, cwd=root, capture_output=True, check=False)
+    return found.stdout.decode(errors="replace").strip()
 
 
 def head_names(git_dir: Path) -> str | None:
@@ -130,6 +150,16 @@ class HookRefused(GitError):
             + (f" (it said: {said[0].strip()})" if said else ""),
             "fix that hook (git rev-parse --git-path hooks/reference-transaction), then try again",
         )
+
+
+class Undone(GitError):
+    """The git command run with the move failed (move_head's `back`); `back`: HEAD went back
+    (else another git moved it meanwhile)."""
+
+    def __init__(self, errors: str, back: bool) -> None:
+        said = [line.strip() for line in errors.splitlines() if line.strip()]
+        self.back = back
+        super().__init__(said[0] if said else "git failed after the move", "try again")
 
 
 def _close(git: subprocess.Popen[str]) -> str:

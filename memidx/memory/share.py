@@ -3,13 +3,13 @@ remote has everything, retrying with backoff while other clones push at the same
 
 The merge moves HEAD, so it waits (memidx.git.commit.WAIT_SECONDS at most) while a git of
 this clone is committing or holds the index, as memidx's own commits do. memidx fetches
-first, then merges the branch's upstream as that fetch left it (`git merge @{upstream}`,
-not `git pull`, which would fetch again: seconds on a network remote between the look and
-the merge, time for a person's `git commit` to start), and pushes the branch it began on
-to that upstream, both by name (`git push <remote> refs/heads/<it>:<its upstream>`), so a
-branch that follows another name (local `notes` following `origin/main`) is shared under git's
-default `push.default = simple` too, and a `git switch` meanwhile never pushes another branch
-under this one's name (HEAD must still name it after the merge). A branch
+first, then merges the branch's upstream as that fetch left it (with plumbing:
+memidx.memory.share_move; not `git pull`, which would fetch again: seconds on a network
+remote between the look and the merge, time for a person's `git commit` to start), and
+pushes the branch it began on to that upstream, both by name (`git push <remote>
+refs/heads/<it>:<its upstream>`), so a branch that follows another name (local `notes`
+following `origin/main`) is shared under git's default `push.default = simple` too, and a
+`git switch` meanwhile never merges into nor pushes another branch. A branch
 with no upstream is named before any commit or fetch. A push rejected because the remote
 moved (another clone pushed first) is the normal case when several machines sync at once:
 fetch and merge again (git's hooks index what arrives) and push again. A merge that would
@@ -21,7 +21,6 @@ first: memidx.memory.share_check), so the clone stays exactly as it was. Two not
 from __future__ import annotations
 
 import random
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,10 +29,11 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError
 from memidx.git.commit_lock import WAIT_SECONDS, serialized
-from memidx.memory.share_check import merge_blocker, merge_in_progress
+from memidx.memory.share_check import merge_in_progress
 from memidx.memory.share_git import reason as _reason
 from memidx.memory.share_git import run_git as _git
 from memidx.memory.share_merge import merge_failed, no_upstream, tracking
+from memidx.memory.share_move import merge_upstream
 from memidx.memory.twins import Renamed, part_twins
 
 ATTEMPTS = 40  # and at most DEADLINE seconds: ten clones pushing at once need more than ten
@@ -97,10 +97,9 @@ def share(
             continue
         unfetched = 0
         renamed += part_twins(config, say)  # before the merge, which would stop on them
-        merged = _merge(config, here)
-        if merged.returncode != 0:
-            merge_failed(config, merged)
-            failed = f"git merge failed: {_reason(merged)}"
+        why = _merge(config, here)
+        if why:
+            failed = f"git merge failed: {why}"
             _pause(attempt, sleep, say, failed)
             continue
         pushed = _git(config, "push", remote, f"{here}:{branch}")  # whatever push.default says
@@ -139,24 +138,30 @@ def _kept(renamed: tuple[Renamed, ...]) -> str:
     return f"nothing is lost: this clone's commits{moved} stay here, for the next make sync"
 
 
-def _merge(config: Config, here: str) -> subprocess.CompletedProcess[str]:
-    """Merge what the fetch brought into `here` (refs/heads/<name>), once no git of this clone
-    is committing and nothing of the person's is in the merge's way: a merge git cannot
-    finish changes the clone, so it never starts (memidx.memory.share_check). git merges
-    into whatever HEAD names: a switch meanwhile (to a branch following the same upstream)
-    stops share before it pushes, else it would push that branch under this one's name."""
+def _merge(config: Config, here: str) -> str:
+    """Merge what the fetch brought into `here` (refs/heads/<name>), once no git of this
+    clone is committing: "" once merged, else why not (trying again may mend it). Made with
+    plumbing (memidx.memory.share_move), so nothing of the person's is in its way or touched,
+    and a switch meanwhile leaves both branches as they were; with a git older than 2.38,
+    by `git merge`, which merges into whatever HEAD names: a switch meanwhile (to a branch
+    following the same upstream) stops share before it pushes, else it would push that
+    branch under this one's name."""
+    undone = "nothing was merged, pulled or pushed"
     with serialized(config, time.monotonic() + WAIT_SECONDS, "nothing was pulled or pushed"):
         git_dir = _quiet(config)
-        _still_on(config, git_dir, here, "nothing was merged, pulled or pushed")
-        blocker = merge_blocker(config)
-        if blocker is not None:
-            raise blocker
+        _still_on(config, git_dir, here, undone)
+        made = merge_upstream(config, git_dir, here, time.monotonic() + WAIT_SECONDS)
+        if made is not None:
+            return made
         began = not merge_in_progress(config)
         merged = _git(config, "merge", "--no-edit", "@{upstream}")  # what was fetched
         if merged.returncode != 0 and began and merge_in_progress(config):
             _git(config, "merge", "--abort")  # a conflict the look missed (a race): undone
         _still_on(config, git_dir, here, _MERGED_ELSEWHERE)
-    return merged
+    if merged.returncode == 0:
+        return ""
+    merge_failed(config, merged)  # raises for what trying again cannot mend
+    return _reason(merged)
 
 
 _MERGED_ELSEWHERE = (

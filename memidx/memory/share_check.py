@@ -5,11 +5,14 @@ progress; one that is not a fast-forward with anything staged resets the clone a
 the person's work from a stash (a file staged then deleted comes back; a stash that does not
 apply again leaves "Try without --index"); an unstaged deletion of a file the merge changes
 is undone without a word. So share computes the merge first (`git merge-tree`, which touches
-no file, index or ref) and refuses, with the files named, before git merge runs."""
+no file, index or ref) and refuses, with the files named, before anything moves; the merge
+itself is then made with plumbing (memidx.memory.share_move), or by git merge where this git
+cannot compute it."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from memidx.config import Config
@@ -20,19 +23,40 @@ NOTHING = "so nothing was merged, pulled or pushed"
 # git refuses a merge itself, before it touches anything, while one of these is in progress
 IN_PROGRESS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD")
 SHOWN = 5  # files named in the line, then how many more
+NO_FF = ("false", "no", "off", "0")  # merge.ff: a merge commit even where a fast-forward would do
 
 
-def merge_blocker(config: Config) -> MemidxError | None:
-    """Why `git merge @{upstream}` must not run now, or None when it may (or when this git
-    cannot tell: merge-tree --write-tree is git 2.38's; git's own refusals then stand)."""
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """The merge share makes: HEAD's commit, the upstream's, and the merged tree (None for
+    a fast-forward, which takes the upstream's commit as it is)."""
+
+    head: str
+    theirs: str
+    tree: str | None
+
+
+def merge_look(config: Config, head: str | None = None) -> Merge | None:
+    """The merge of @{upstream} into HEAD (or `head`), computed without touching anything;
+    MemidxError when it would stop on a conflict or change what the person has not committed;
+    None when git's own `git merge` must decide (nothing to merge, a merge, cherry-pick or
+    revert in progress, histories with no common commit, or a git older than 2.38 without
+    merge-tree --write-tree: git's own refusals then stand)."""
     for name in IN_PROGRESS:
         if _ok(config, "rev-parse", "-q", "--verify", name):
             return None
-    head = run_git(config, "rev-parse", "-q", "--verify", "HEAD^{commit}").stdout.strip()
+    head = head or run_git(config, "rev-parse", "-q", "--verify", "HEAD^{commit}").stdout.strip()
     theirs = run_git(config, "rev-parse", "-q", "--verify", "@{upstream}").stdout.strip()
     if not head or not theirs or _ok(config, "merge-base", "--is-ancestor", theirs, head):
         return None  # nothing to merge, or git names what is missing
-    forward = _ok(config, "merge-base", "--is-ancestor", head, theirs)
+    unmerged = sorted({line.split("\t", 1)[-1] for line in _paths(_unmerged(config))})
+    if unmerged:  # a `git stash pop` or `checkout -m` that stopped on a conflict: no merge runs
+        raise MemidxError(
+            f"this clone has unresolved conflicts in {_named(unmerged)}, {NOTHING}",
+            "resolve them (edit the files, then git add them), then make sync again",
+        )
+    ff = run_git(config, "config", "merge.ff").stdout.strip().lower()
+    forward = ff not in NO_FF and _ok(config, "merge-base", "--is-ancestor", head, theirs)
     tree = f"{theirs}^{{tree}}"
     if not forward:
         merged = run_git(
@@ -42,35 +66,32 @@ def merge_blocker(config: Config) -> MemidxError | None:
             return None
         tree, *conflicted = [part for part in merged.stdout.split("\0") if part]
         if merged.returncode == 1:
-            return MemidxError(
+            raise MemidxError(
                 f"git merge would stop on a merge conflict in {_named(conflicted)}, {NOTHING}",
                 "a person must resolve it: git merge @{upstream}, edit the files git status "
                 "lists, git add them, git commit, then make sync again",
             )
+        if ff == "only":
+            raise MemidxError(
+                "git merge may only fast-forward here (merge.ff = only) and the branches have "
+                f"diverged, {NOTHING}",
+                "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make "
+                "sync again",
+            )
     in_the_way = _in_the_way(config, head, tree)
     if in_the_way:
-        return MemidxError(
+        ignored = any("ignored" in path for path in in_the_way)
+        raise MemidxError(
             f"git merge would change what this clone holds uncommitted: {_named(in_the_way)}, "
             f"{NOTHING}",
-            "commit, move or delete them (git status), then make sync again",
+            f"commit, move or delete them (git status{' --ignored' if ignored else ''}), "
+            "then make sync again",
         )
-    staged = [] if forward else _staged(config, head)
-    if staged:  # git would reset the clone and re-apply the person's work from a stash
-        return MemidxError(
-            f"a merge that is not a fast-forward needs nothing staged, and this clone has "
-            f"{_named(staged)} staged, {NOTHING}",
-            "commit them (git commit) or unstage them (git restore --staged), then make sync again",
-        )
-    return None
+    return Merge(head, theirs, None if forward else tree)
 
 
-def _staged(config: Config, head: str) -> list[str]:
-    """What the index holds that HEAD does not, a file only intended to be added (git add -N,
-    which diff --cached leaves out and git's merge refuses as "not uptodate") included."""
-    staged = _paths(run_git(config, "diff", "--cached", "--name-only", "-z", head).stdout)
-    status = run_git(config, "status", "--porcelain=v1", "-z", "--untracked-files=no")
-    intended = [entry[3:] for entry in _paths(status.stdout) if entry.startswith(" A ")]
-    return sorted({*staged, *intended})
+def _unmerged(config: Config) -> str:
+    return run_git(config, "ls-files", "--unmerged", "-z").stdout
 
 
 def merge_in_progress(config: Config) -> bool:
@@ -80,7 +101,8 @@ def merge_in_progress(config: Config) -> bool:
 
 def _in_the_way(config: Config, head: str, tree: str) -> list[str]:
     """The paths the merge changes where the person has work of their own: a staged or an
-    unstaged change, an untracked or an ignored file (at the path, or where it needs a folder)."""
+    unstaged change, an untracked or an ignored file (at the path, or where it needs a folder:
+    git's merge writes over an ignored file without a word)."""
     diff = run_git(config, "diff", "--name-status", "--no-renames", "-z", head, tree).stdout
     fields = _paths(diff)
     changed = dict(zip(fields[1::2], fields[0::2], strict=False))  # path: A, D, M or T
@@ -91,30 +113,47 @@ def _in_the_way(config: Config, head: str, tree: str) -> list[str]:
     for entry in _paths(status.stdout):
         if len(entry) > 3 and entry[2] == " ":
             local[entry[3:]] = _said(entry[:2])
-    found: list[str] = []
+    found: set[str] = set()
     for path, how in sorted(changed.items()):
         folders = ["/".join(path.split("/")[:end]) for end in range(1, path.count("/") + 1)]
         held = [f"{at} ({local[at]})" for at in (path, *folders) if at in local]
-        if not held and how == "A" and os.path.lexists(config.root / path):
-            inside = any(at.startswith(f"{path}/") for at in local)
-            if inside or not _emptied(config.root / path, path, changed):
-                held = [f"{path} ({'a folder of untracked files' if inside else 'ignored'})"]
-        found.extend(held)
-    return found
+        if not held and how == "A":
+            held = [_unlisted(config.root, at, path, changed, local) for at in (*folders, path)]
+        found.update(said for said in held if said)
+    return sorted(found)
 
 
-def _emptied(folder: Path, path: str, changed: dict[str, str]) -> bool:
-    """Whether `folder` is a real folder whose every file the merge deletes (tracked notes
-    replaced by a note of that name): git removes them, so nothing of the person's is there."""
-    if folder.is_symlink() or not folder.is_dir():
-        return False
+def _unlisted(
+    root: Path, at: str, note: str, changed: dict[str, str], local: dict[str, str]
+) -> str:
+    """What git status does not list at `at`, where the merge adds `note` (`at` is the note,
+    or a folder it goes in): an ignored file or link, a folder of untracked or ignored files
+    at the note's own path; "" when nothing is there, a real folder the note goes in, a folder
+    the merge empties or a tracked file it deletes."""
+    where = root / at
+    if not os.path.lexists(where) or changed.get(at) == "D":
+        return ""
+    if where.is_symlink() or not where.is_dir():
+        return f"{at} (ignored)"
+    if at != note:
+        return ""
+    if any(path.startswith(f"{at}/") for path in local):
+        return f"{at} (a folder of untracked files)"
+    kept = _kept(where, at, changed)
+    return f"{at} (a folder holding ignored files: {kept})" if kept else ""
+
+
+def _kept(folder: Path, path: str, changed: dict[str, str]) -> str:
+    """The first file in `folder` the merge does not delete (its path in the clone); "" when
+    the merge deletes every one (tracked notes replaced by a note of that name: git removes
+    them, so nothing of the person's is there)."""
     for top, folders, files in os.walk(folder):  # a link to a folder is one entry, not entered
         links = [name for name in folders if Path(top, name).is_symlink()]
-        for name in (*files, *links):
-            at = Path(top, name).relative_to(folder).as_posix()
-            if changed.get(f"{path}/{at}") != "D":
-                return False
-    return True
+        for name in sorted((*files, *links)):
+            at = f"{path}/{Path(top, name).relative_to(folder).as_posix()}"
+            if changed.get(at) != "D":
+                return at
+    return ""
 
 
 def _said(code: str) -> str:

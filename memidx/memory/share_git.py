@@ -10,10 +10,12 @@ from memidx.config import Config
 from memidx.errors import GitError
 
 OPENINGS = ("fatal:", "error:", "hint:", "warning:")  # how git starts a message of its own
-# never echoed: a failed fetch is named; the rest are share's looks before its merge
+# never echoed: a failed fetch is named; the rest are share's looks before its merge, and
+# its merge commit's (an id)
 LOOKS = (
     *("remote", "fetch", "symbolic-ref", "config"),
-    *("rev-parse", "merge-base", "merge-tree", "diff", "status"),
+    *("rev-parse", "merge-base", "merge-tree", "diff", "status", "update-index"),
+    *("commit-tree", "ls-files", "read-tree", "update-ref"),
 )
 
 

@@ -289,7 +289,7 @@ def test_a_merge_that_merge_ff_only_forbids_says_so_at_once(tmp_path: Path) -> N
     with pytest.raises(MemidxError, match=r"merge\.ff") as raised:
         share(load_config(two.root, env={}), sleep=naps.append)
 
-    assert naps == [] and "nothing was pulled or pushed" in raised.value.message
+    assert naps == [] and "nothing was merged, pulled or pushed" in raised.value.message
 
 
 def test_an_upstream_of_unrelated_history_says_so_at_once(tmp_path: Path) -> None:
@@ -386,14 +386,12 @@ def test_a_merge_that_keeps_failing_for_an_unknown_reason_points_at_the_clone(
     """Tried again (a lock, a passing trouble), then named: the hint was to check the remote
     and the network, which had answered every fetch."""
     two = diverged(tmp_path)
-    real = share_module._git  # pyright: ignore[reportPrivateUsage]
 
-    def git(config: Config, *args: str) -> CompletedProcess[str]:
-        if args[0] == "merge":
-            return CompletedProcess(["git", *args], 1, "", "error: a trouble git had\n")
-        return real(config, *args)
+    def merge(config: Config, git_dir: Path, here: str, deadline: float) -> str:
+        del config, git_dir, here, deadline
+        return "a trouble git had"
 
-    monkeypatch.setattr(share_module, "_git", git)
+    monkeypatch.setattr(share_module, "merge_upstream", merge)
     monkeypatch.setattr(share_module, "ATTEMPTS", 3)
 
     with pytest.raises(GitError, match="the last: git merge failed") as raised:

@@ -8,14 +8,18 @@ that can be made undoes an unstaged deletion without a word."""
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from memidx import children
 from memidx.config import Config, load_config
-from memidx.errors import MemidxError
+from memidx.errors import GitError, MemidxError
 from memidx.memory import share as share_module
+from memidx.memory import share_check
 from memidx.memory.share import share
 from tests.cli.test_forget import clones
 from tests.helpers import NotesRepo
@@ -95,6 +99,19 @@ def conflicting(repo: NotesRepo) -> None:
     repo.commit("a clash")
 
 
+def unresolved(repo: NotesRepo) -> None:
+    """A `git stash pop` that stopped on a conflict: unmerged entries, no merge in progress
+    (share said git read-tree's "You need to resolve your current index first", and to
+    look at the files git names with git status --ignored)."""
+    with (repo.root / "notes" / "ours.md").open("a") as file:
+        file.write("stashed\n")
+    repo.git("stash", "-q")
+    with (repo.root / "notes" / "ours.md").open("a") as file:
+        file.write("committed\n")
+    repo.commit("an edit the stash clashes with")
+    repo.git("stash", "pop", "-q", check=False)
+
+
 CASES: list[tuple[Callable[[NotesRepo], None], bool, str]] = [
     (staged_then_deleted, True, f"{THEIRS} (staged and not staged)"),
     (staged_then_deleted, False, f"{THEIRS} (staged and not staged)"),
@@ -105,8 +122,8 @@ CASES: list[tuple[Callable[[NotesRepo], None], bool, str]] = [
     (ignored, True, f"{THEIRS} (ignored)"),
     (ignored, False, f"{THEIRS} (ignored)"),
     (folder_in_the_way, False, f"{THEIRS} (a folder of untracked files)"),
-    (unrelated_staged_then_deleted, True, "notes/draft.md staged"),
     (conflicting, True, "merge conflict in notes/seed.md"),
+    (unresolved, True, "unresolved conflicts in notes/ours.md"),
 ]
 
 
@@ -128,36 +145,48 @@ def test_a_share_that_cannot_merge_leaves_the_clone_exactly_as_it_was(
 
 
 def test_what_the_merge_does_not_touch_stays_and_the_share_gets_through(tmp_path: Path) -> None:
-    """A fast-forward carries a staged note and an unstaged edit elsewhere, as git does; a
-    real merge carries an unstaged edit."""
+    """A fast-forward and a real merge both carry what the person has elsewhere as it is: a
+    staged note, a note staged then deleted, a file only intended to be added (git add -N), an
+    unstaged edit. git's own merge refused a real merge with anything staged ("not uptodate.
+    Cannot merge." for the git add -N file), so a note staged by hand stopped every share."""
     for diverged in (False, True):
         two = behind(tmp_path / str(diverged), diverged=diverged)
         (two.root / "notes" / "mine.md").write_text("the person's draft\n")
-        if not diverged:
-            two.git("add", "notes/mine.md")
+        two.git("add", "notes/mine.md")
+        unrelated_staged_then_deleted(two)
+        (two.root / "notes" / "intended.md").write_text("only intended\n")
+        two.git("add", "-N", "notes/intended.md")
         with (two.root / "notes" / ("ours.md" if diverged else "mine.md")).open("a") as file:
             file.write("an edit not staged\n")
-        status = two.git("status", "--porcelain=v1")
+        status = two.git("status", "--porcelain=v1", "-uall")
+        index = two.git("ls-files", "-s", "--", "notes/mine.md", "notes/draft.md")
+        mine = (two.root / "notes" / "mine.md").read_bytes()
+        head = two.git("rev-parse", "HEAD")
 
         assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
 
-        assert two.git("status", "--porcelain=v1") == status
+        assert two.git("rev-parse", "ORIG_HEAD") == head  # as git merge leaves it
+        assert two.git("status", "--porcelain=v1", "-uall") == status
+        assert two.git("ls-files", "-s", "--", "notes/mine.md", "notes/draft.md") == index
+        assert (two.root / "notes" / "mine.md").read_bytes() == mine
         assert (two.root / THEIRS).exists()
+        assert two.git("rev-parse", "HEAD") == two.git("rev-parse", "origin/main")
+        assert two.git("stash", "list") == ""
 
 
-def test_a_conflict_the_look_missed_is_undone(
+def test_a_conflict_git_merge_stops_on_is_undone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The merge stops on a conflict the look before it did not see (the clone changed in
-    between): share aborts its merge, so no note of the other clone stays staged here."""
+    """With a git older than 2.38 (no merge-tree --write-tree), share runs git's own merge,
+    which stops on a conflict: share aborts it, so no note of the other clone stays staged."""
     two = behind(tmp_path, diverged=True)
     conflicting(two)
     status, head = two.git("status", "--porcelain=v1", "-uall"), two.git("rev-parse", "HEAD")
 
-    def look_that_missed(config: Config) -> None:
-        del config
+    def an_older_git(config: Config, git_dir: Path, here: str, deadline: float) -> None:
+        del config, git_dir, here, deadline
 
-    monkeypatch.setattr(share_module, "merge_blocker", look_that_missed)
+    monkeypatch.setattr(share_module, "merge_upstream", an_older_git)
 
     with pytest.raises(MemidxError, match="a person must resolve it") as raised:
         share(load_config(two.root, env={}), sleep=lambda _: None)
@@ -199,38 +228,127 @@ def test_a_folder_of_untracked_files_made_after_the_look_stops_share_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A folder of the person's untracked files appears where the merge adds a note after
-    the look (a race): git refuses ("would lose untracked files in them"), and trying again
-    cannot mend that; share used to try 40 times, up to 5 minutes, then name no file."""
+    the look (a race): git refuses to bring the merge into the work tree, share moves its
+    branch back, and trying again cannot mend that; nothing merged, the folder as it was."""
     two = behind(tmp_path, diverged=True)
     folder_in_the_way(two)
+    before = state(two)
     pauses: list[float] = []
 
-    def look_that_missed(config: Config) -> None:
-        del config
+    def look_that_missed(config: Config, head: str, tree: str) -> list[str]:
+        del config, head, tree
+        return []
 
-    monkeypatch.setattr(share_module, "merge_blocker", look_that_missed)
+    monkeypatch.setattr(share_check, "_in_the_way", look_that_missed)
 
-    with pytest.raises(MemidxError, match="git merge refused") as raised:
+    with pytest.raises(MemidxError, match="share undid it") as raised:
         share(load_config(two.root, env={}), sleep=pauses.append)
 
     assert pauses == []
     assert THEIRS in raised.value.message
+    assert state(two) == before
     assert (two.root / THEIRS / "x.md").read_text() == "mine\n"
 
 
-def test_a_file_only_intended_to_be_added_stops_a_real_merge_at_once(tmp_path: Path) -> None:
-    """`git add -N` puts an entry in the index that diff --cached does not list: git's merge
-    that is not a fast-forward refuses it ("not uptodate. Cannot merge."), and share used to
-    try 40 times, about 3 minutes, printing git's three lines each time."""
-    two = behind(tmp_path, diverged=True)
-    (two.root / "notes" / "draft.md").write_text("a draft\n")
-    two.git("add", "-N", "notes/draft.md")
+def test_an_ignored_file_where_the_merge_needs_a_folder_stops_share(tmp_path: Path) -> None:
+    """The other clone added notes/d/x.md where this clone holds an ignored file notes/d:
+    git's merge replaced the file by the folder without a word, and share let it."""
+    one, two = clones(tmp_path)
+    one.note("d/x.md", "X", "a note in a folder")
+    one.commit("a folder")
+    one.git("push", "-q", "origin", "main")
+    (two.root / ".git" / "info" / "exclude").write_text(".memidx/\nnotes/d\n")
+    (two.root / "notes" / "d").write_text("the person's ignored file\n")
+    two.note("ours.md", "Ours", "a note two has not pushed")
+    two.commit("two's note")
     before = state(two)
-    pauses: list[float] = []
+
+    with pytest.raises(MemidxError, match=r"notes/d \(ignored\)") as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert "git status --ignored" in raised.value.hint
+    assert state(two) == before
+    assert (two.root / "notes" / "d").read_text() == "the person's ignored file\n"
+
+
+def test_a_folder_holding_ignored_files_is_named_with_one_of_them(tmp_path: Path) -> None:
+    """Where the merge adds the note notes/d, this clone has a folder notes/d holding only
+    ignored files: the line said `notes/d (ignored)`, and `git status` shows none of them."""
+    one, two = clones(tmp_path)
+    one.note("d", "D", "a note named d")
+    one.commit("a note d")
+    one.git("push", "-q", "origin", "main")
+    (two.root / ".git" / "info" / "exclude").write_text(".memidx/\n*.swp\n")
+    (two.root / "notes" / "d").mkdir()
+    (two.root / "notes" / "d" / "draft.swp").write_text("an editor's swap file\n")
 
     with pytest.raises(MemidxError) as raised:
-        share(load_config(two.root, env={}), sleep=pauses.append)
+        share(load_config(two.root, env={}), sleep=lambda _: None)
 
-    assert pauses == []
-    assert "notes/draft.md staged" in raised.value.message
-    assert state(two) == before
+    assert "notes/d (a folder holding ignored files: notes/d/draft.swp)" in raised.value.message
+    assert "git status --ignored" in raised.value.hint
+    assert (two.root / "notes" / "d" / "draft.swp").exists()
+
+
+def test_merge_ff_false_still_gets_a_merge_commit(tmp_path: Path) -> None:
+    """share's merge is made with plumbing now; `merge.ff = false` still asks for a merge
+    commit where a fast-forward would do, as git merge made one."""
+    two = behind(tmp_path, diverged=False)
+    two.git("config", "merge.ff", "false")
+    head = two.git("rev-parse", "HEAD").strip()
+    theirs = two.git("ls-remote", "origin", "main").split()[0]
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert two.git("rev-parse", "HEAD^1", "HEAD^2").split() == [head, theirs]
+    assert (two.root / THEIRS).exists()
+    assert two.git("status", "--porcelain=v1", "--", "notes") == ""
+
+
+def test_without_a_shell_share_brings_the_work_tree_to_its_merge_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where memidx has no POSIX shell (Windows) the git command run with HEAD's move is not
+    run at all: share's merge moved HEAD and left the index and the work tree behind, the
+    other clone's note staged as deleted."""
+    monkeypatch.setattr(children, "SHELL", None)
+    two = behind(tmp_path, diverged=True)
+    (two.root / "notes" / "mine.md").write_text("the person's draft\n")
+    two.git("add", "notes/mine.md")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert two.git("status", "--porcelain=v1", "--", "notes") == "A  notes/mine.md\n"
+    assert (two.root / THEIRS).exists()
+
+
+def test_a_merge_share_cannot_undo_says_the_command_that_finishes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git refuses to bring the merge into the work tree and HEAD cannot go back (another git
+    moved it meanwhile: here a stand-in git refuses the move back): the line says the merge's
+    files show as staged deletions, and its hint's command brings the work tree to it."""
+    git = shutil.which("git")
+    assert git is not None
+    folder = tmp_path / "stand-in"
+    folder.mkdir()
+    (folder / "git").write_text(
+        "#!/bin/sh\n"
+        '[ "$1" = read-tree ] && [ ! -e "$0.once" ] && : > "$0.once" && '
+        'echo "error: a file came in the way" >&2 && exit 1\n'
+        'case "$3" in *"(undone)") exit 1 ;; esac\n'
+        f'exec {git} "$@"\n'
+    )
+    (folder / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", str(folder), prepend=os.pathsep)
+    two = behind(tmp_path, diverged=True)
+
+    with pytest.raises(GitError, match="HEAD moved on before share could undo it") as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert "error: a file came in the way" in raised.value.message
+    command = raised.value.hint.split("then ", 1)[1]
+    assert command.startswith("git read-tree -m -u ")
+    two.git(*command.split()[1:])
+    assert two.git("status", "--porcelain=v1", "--", "notes") == ""
+    assert (two.root / THEIRS).exists()

@@ -18,7 +18,7 @@ from tests.cli.test_forget import clones
 from tests.helpers import NotesRepo
 
 STAND_IN = """#!/bin/sh
-if [ "$1" = {command} ] && [ ! -e {marker} ]; then
+if [ "$1" = {command} -o "$1" = {also} ] && [ ! -e {marker} ]; then
     : > {marker}
     {git} switch -q other
 fi
@@ -43,32 +43,45 @@ def two_branches(tmp_path: Path) -> tuple[NotesRepo, NotesRepo]:
     return two, NotesRepo(tmp_path / "remote.git", init=False)
 
 
-def switch_at(tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Put a stand-in git on PATH that switches to `other` before `git <command>`."""
+def switch_at(
+    tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch, also: str = "-"
+) -> None:
+    """Put a stand-in git on PATH that switches to `other` before `git <command>` (or `git
+    <also>`, whichever runs first)."""
     git = shutil.which("git")
     assert git is not None
     folder = tmp_path / "stand-in"
     folder.mkdir()
     script = folder / "git"
-    script.write_text(STAND_IN.format(command=command, marker=folder / "switched", git=git))
+    text = STAND_IN.format(command=command, also=also, marker=folder / "switched", git=git)
+    script.write_text(text)
     script.chmod(0o755)
     monkeypatch.setenv("PATH", str(folder), prepend=os.pathsep)
 
 
-def test_a_switch_at_the_merge_stops_share_before_it_pushes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("command", ["merge-tree", "commit-tree", "update-ref"])
+def test_a_switch_at_the_merge_leaves_both_branches_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
+    """A switch at the look, at the merge commit or at the move of the branch: share's merge
+    used to land on the branch HEAD named when `git merge` read it (refused afterwards,
+    nothing pushed, but not undone: other held main's merge). Now the branch moves only while
+    HEAD names it, under HEAD's lock: nothing merged on either branch, other's work tree as
+    the switch left it, and the line says so."""
     two, remote = two_branches(tmp_path)
-    before = remote.git("rev-parse", "main")
-    switch_at(tmp_path, "merge", monkeypatch)
+    before = {ref: two.git("rev-parse", ref) for ref in ("main", "other")}
+    remote_before = remote.git("rev-parse", "main")
+    switch_at(tmp_path, command, monkeypatch, also="merge")
 
     with pytest.raises(GitBusy) as raised:
         share(load_config(two.root, env={}), sleep=lambda _: None)
 
     assert raised.value.message.startswith("HEAD is on other now, not on main")
-    assert "nothing was pushed" in raised.value.message
+    assert "nothing was merged, pulled or pushed" in raised.value.message
     assert "git switch main" in raised.value.hint
-    assert remote.git("rev-parse", "main") == before  # other's note never reached main
+    assert {ref: two.git("rev-parse", ref) for ref in before} == before
+    assert two.git("status", "--porcelain=v1", "-uall", "--", "notes") == ""
+    assert remote.git("rev-parse", "main") == remote_before  # other's note never reached main
 
 
 def test_a_switch_at_the_push_still_pushes_the_branch_share_merged(

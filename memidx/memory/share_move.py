@@ -1,0 +1,108 @@
+"""`memidx share`'s merge, made with git plumbing, so the person's work is never stashed,
+reset or re-applied, and a note staged by hand does not stop it.
+
+The merged tree git computes first (memidx.memory.share_check: a conflict, or a path the
+merge changes where the person has work of their own, stops it there) becomes a commit
+(`commit-tree -p HEAD -p @{upstream}`; a fast-forward takes the upstream's commit). HEAD's
+branch moves to it from the commit the look saw, while git holds HEAD's lock and only while
+HEAD still names the branch share began on (a `git switch` at any moment before leaves
+both branches as they were), and in the same child process the index and the work tree
+follow: `git read-tree -m -u OLD NEW`, git's two-way merge, which changes only the paths the
+merge changed and keeps every other staged or unstaged change as it is. When that fails (a
+file came in its way since the look, or another git held the index), HEAD goes back, and
+nothing was merged. Killed at any point, the clone is as before the merge or after it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memidx.config import Config
+from memidx.errors import GitError, MemidxError
+from memidx.git.publish import Undone
+from memidx.memory.share_check import NOTHING, Merge, merge_look
+from memidx.memory.share_git import reason, run_git
+
+UNDONE = "nothing was merged, pulled or pushed"
+BUSY = "git held the index"  # share's loop tries again
+
+
+def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) -> str | None:
+    """Merge @{upstream} into `here` (refs/heads/<name>, HEAD's branch) as above: "" once
+    merged, BUSY when another git held the index (nothing changed: try again), None when
+    git's own `git merge` must do it (merge_look). MemidxError when it was refused."""
+    from memidx.children import SHELL
+    from memidx.git.commit import publish
+
+    run_git(config, "update-index", "-q", "--refresh")  # stat data only: git's merge does too
+    built_on: list[str] = []
+    first = merge_look(config)
+    if first is None:
+        return None
+
+    def build(head: str | None) -> str:
+        merge = first if head == first.head else merge_look(config, head)
+        if head is None or merge is None:  # up to date now: nothing to move
+            return head or first.head
+        made = merge.theirs if merge.tree is None else _commit(config, merge.tree, merge)
+        built_on[:] = [head, made]
+        return made
+
+    try:
+        new = publish(
+            config.root, git_dir, build, lambda: _head(config), "memidx share: merge",
+            undone=UNDONE, deadline=deadline, branch=here, back=True,
+            then=lambda new: ("read-tree", "-m", "-u", built_on[0], new) if built_on else (),
+        )  # fmt: skip
+        if SHELL is None and built_on and new == built_on[1]:
+            _follow(config, *built_on)  # no shell ran it with the move (Windows)
+    except Undone as undone:
+        return _undone(undone, built_on)
+    if built_on and new == built_on[1] == _head(config):  # as git merge: `git reset --hard
+        run_git(config, "update-ref", "ORIG_HEAD", built_on[0])  # ORIG_HEAD` undoes it
+        run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")
+    return ""
+
+
+def _follow(config: Config, old: str, new: str) -> None:
+    """Bring the index and the work tree from `old` to `new`, HEAD going back when git
+    refuses: what the child process runs with the move where it cannot."""
+    done = run_git(config, "read-tree", "-m", "-u", old, new)
+    if done.returncode != 0:
+        back = run_git(config, "update-ref", "-m", "memidx share: merge (undone)", "HEAD", old, new)
+        raise Undone(done.stderr, back.returncode == 0)
+
+
+def _undone(undone: Undone, built_on: list[str]) -> str:
+    """BUSY when another git held the index (HEAD went back: try again); else raise."""
+    if not undone.back:  # another git moved HEAD after the move: undoing would lose it
+        old, new = built_on
+        raise GitError(
+            f"git refused to bring share's merge into the work tree ({undone.message}), "
+            "and HEAD moved on before share could undo it, so the merge's files are "
+            "staged as deleted",
+            f"move the file git names aside, then git read-tree -m -u {old} {new}",
+        ) from None
+    if "index.lock" in undone.message:
+        return BUSY
+    raise MemidxError(
+        f"git refused to bring the merge into the work tree ({undone.message}) and "
+        f"share undid it, {NOTHING}",
+        "commit, move or delete the file git names (git status --ignored), then make sync again",
+    ) from None
+
+
+def _commit(config: Config, tree: str, merge: Merge) -> str:
+    """The merge commit of `tree` on HEAD and the upstream, with git merge's message."""
+    name = run_git(config, "rev-parse", "--abbrev-ref", "@{upstream}").stdout.strip()
+    message = f"Merge remote-tracking branch '{name or merge.theirs}'"
+    argv = ("commit-tree", tree, "-p", merge.head, "-p", merge.theirs, "-m", message)
+    made = run_git(config, *argv)
+    if made.returncode != 0:
+        raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")
+    return made.stdout.strip()
+
+
+def _head(config: Config) -> str | None:
+    head = run_git(config, "rev-parse", "-q", "--verify", "HEAD").stdout.strip()
+    return head or None
