@@ -90,7 +90,8 @@ CANDIDATES.update(
 )
 # Pseudo-relevance feedback on the words (RM3): `rm3 D/W/K`, the first D documents give W words,
 # the query's own keep K of the weight; new words none of the 147 chosen stopwords (nor memidx's)
-# and in at most 1 in 5 documents. Chosen on NFCorpus dev by words (README, "Ranking candidates").
+# and in at most 1 in 5 documents. 10/10/0.8 chosen on NFCorpus dev by words and TIL dev in
+# hybrid; bench only, it loses TIL test's MRR@10 in hybrid (README, "Ranking candidates").
 _FEEDBACK_STOPWORDS = CHOSEN | STOPWORDS
 CANDIDATES.update(
     {
