@@ -20,6 +20,7 @@ from memidx.search.window import MARK_END, MARK_START, window_at
 
 if TYPE_CHECKING:  # the bench's BM25 (okapi, term_stats): `memidx search` never loads it
     from memidx.search.okapi import Saturation
+    from memidx.search.rm3 import Expansion
 
 LONG_BODY = 64 * 1024  # characters: longer bodies get their snippet from window()
 POOL = 3  # with a coverage bonus, this many times the depth are ranked by OR, then re-ordered
@@ -81,15 +82,18 @@ def rank_lexical(
     bonus: float = 0.0,
     *,
     saturation: Saturation | None = None,
+    expansion: Expansion | None = None,
 ) -> LexicalRanking:
     """BM25 ranking: all terms must match; only when no document has them all, any term may.
     With a `bonus` (a benchmark candidate), any term may, and BM25 grows with coverage. With a
     `saturation` (a benchmark candidate), FTS5's best POOL x depth are scored again by BM25
-    with its k1 and b (okapi.py)."""
+    with its k1 and b (okapi.py). With an `expansion` (a benchmark candidate), the query grows
+    by feedback from its best documents and any of its words may match (expansion.py)."""
     terms = query_terms(text)
     if bonus > 0 and len(terms.terms) > 1:
         return _with_coverage(store, terms, filters, depth, bonus)
     wanted = depth * POOL if saturation is not None else depth
+    wanted = max(wanted, expansion.pool) if expansion is not None else wanted
     expression = match_all(terms)
     rows = store.lexical(expression, filters, wanted)
     match = "and"
@@ -98,6 +102,14 @@ def rank_lexical(
         rows = store.lexical(expression, filters, wanted)
     if saturation is not None:
         rows = resaturated(store, terms, rows, saturation)[:depth]
+    if expansion is not None:
+        from memidx.search.expansion import expanded  # bench only, as resaturated's
+
+        rows, expression = (
+            expanded(store, terms, filters, rows, expansion)[:depth],
+            match_any(terms),
+        )
+        match = "or" if len(terms.terms) > 1 else match  # a grown query's rows need not have all
     return LexicalRanking(terms, match, expression, rows)
 
 
@@ -157,9 +169,12 @@ def lexical_search(
     bonus: float = 0.0,
     *,
     saturation: Saturation | None = None,
+    expansion: Expansion | None = None,
 ) -> SearchResult:
     """Search by words only (`--mode bm25`)."""
-    ranking = rank_lexical(store, text, filters, limit, bonus, saturation=saturation)
+    ranking = rank_lexical(
+        store, text, filters, limit, bonus, saturation=saturation, expansion=expansion
+    )
     hits = lexical_hits(store, ranking.expression, ranking.rows, ranking.terms.terms)
     ids = [r.id for r in ranking.rows]
     found = hit_evidence(store, ranking.terms, ranking.rows, ids, every_word=ranking.match == "and")

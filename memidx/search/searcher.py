@@ -36,6 +36,7 @@ from memidx.text import counted
 
 if TYPE_CHECKING:  # the bench's BM25: a search never loads it (lexical.resaturated)
     from memidx.search.okapi import Saturation
+    from memidx.search.rm3 import Expansion
 
 MODES = ("auto", "hybrid", "bm25", "vector")
 DEPTH = 20  # candidates taken from each ranking before fusion (tuned: see the README)
@@ -67,6 +68,7 @@ class Searcher:
     fusion: Fusion = field(default_factory=Fusion)
     bonus: float = 0.0  # > 0: words rank by OR with a bonus for coverage (lexical.rank_lexical)
     saturation: Saturation | None = None  # BM25's k1 and b, when not FTS5's (lexical.py)
+    expansion: Expansion | None = None  # the words' query grown by feedback (expansion.py)
     rerank: int = 0  # re-order this many fused documents by relevance (0: RRF's order)
     reranker: Order | None = field(default_factory=Learned)  # hybrid's fused top N (reranker.py)
     turns: bool = True  # then the turns among them in their sessions' context (context.py)
@@ -86,8 +88,9 @@ class Searcher:
         with snapshot(self.store.conn):
             if mode == "bm25" or not self._vectors_usable(required=mode != "auto"):
                 result = lexical_search(
-                    self.store, text, filters, limit, self.bonus, saturation=self.saturation
-                )
+                    self.store, text, filters, limit, self.bonus,
+                    saturation=self.saturation, expansion=self.expansion,
+                )  # fmt: skip
                 return _with_warnings(result, self._notes)
             return self._semantic(text, filters, limit, fuse=mode != "vector")
 
@@ -181,8 +184,9 @@ class Searcher:
         with self.watch.phase("sql"):
             # also the relevance's evidence
             words = rank_lexical(
-                self.store, text, filters, depth, self.bonus, saturation=self.saturation
-            )
+                self.store, text, filters, depth, self.bonus,
+                saturation=self.saturation, expansion=self.expansion,
+            )  # fmt: skip
             lexical = words if fuse else None
             allowed = None if filters == Filters() else self.store.allowed(filters)
             early = Early.fetch(self.store, words, limit) if fuse else Early()

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field, replace
 
 from memidx.search.fusion import Fusion
 from memidx.search.okapi import Saturation
+from memidx.search.query import STOPWORDS
 from memidx.search.reranker import Learned, Order
+from memidx.search.rm3 import Expansion
 from memidx.search.searcher import DEPTH
 from tests.benchmark.cross_encoder import Cross
 from tests.benchmark.stopwords import CHOSEN
@@ -29,6 +31,7 @@ class Candidate:
     turns: bool = True  # re-order turns in their sessions' context (memidx/search/context.py)
     cross: Cross | None = None  # the cross-encoder over the learned top N (cross_encoder.py)
     saturation: Saturation | None = None  # BM25's k1 and b, FTS5's best 3 x depth re-scored
+    expansion: Expansion | None = None  # RM3 on the words (memidx/search/expansion.py)
 
 
 DEFAULT = Candidate()  # memidx's own ranking in hybrid
@@ -85,12 +88,27 @@ CANDIDATES.update(
         )
     }
 )
+# Pseudo-relevance feedback on the words (RM3): `rm3 D/W/K`, the first D documents give W words,
+# the query's own keep K of the weight; new words none of the 147 chosen stopwords (nor memidx's)
+# and in at most 1 in 5 documents. 10/10/0.8 chosen on NFCorpus dev by words and TIL dev in
+# hybrid; bench only, it loses TIL test's MRR@10 in hybrid (README, "Ranking candidates").
+_FEEDBACK_STOPWORDS = CHOSEN | STOPWORDS
+CANDIDATES.update(
+    {
+        f"rm3 {d}/{w}/{k}": Candidate(expansion=Expansion(d, w, k, stopwords=_FEEDBACK_STOPWORDS))
+        for d, w, k in ((10, 10, 0.8), (10, 10, 0.9), (10, 10, 0.5), (3, 10, 0.8))
+    }
+)
 # The lexical candidates also by words alone (`--mode bm25`), against bm25.
 CANDIDATES.update(
     {
         f"bm25 {name}": replace(c, mode="bm25")
         for name, c in list(CANDIDATES.items())
-        if c.bonus or c.fields or c.stopwords is not None or c.saturation is not None
+        if c.bonus
+        or c.fields
+        or c.stopwords is not None
+        or c.saturation is not None
+        or c.expansion is not None
     }
 )
 # The cross-encoder over the learned re-ranker's top N (cross_encoder.py): `ce dN tT` its

@@ -56,6 +56,7 @@ class Lab:
             fusion=candidate.fusion,
             bonus=candidate.bonus,
             saturation=candidate.saturation,
+            expansion=candidate.expansion,
             rerank=candidate.rerank,
             reranker=candidate.cross.bound(self.store) if candidate.cross else candidate.reranker,
             turns=candidate.turns,

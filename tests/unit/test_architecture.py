@@ -85,6 +85,7 @@ PURE = [
     "memidx.search.relevance",
     "memidx.search.reranker",
     "memidx.search.okapi",
+    "memidx.search.rm3",
     "memidx.agents.gate",
     "memidx.agents.block",
     "memidx.agents.exchange",

@@ -1,0 +1,109 @@
+"""Pseudo-relevance feedback on the words (RM3, a ranking candidate): the relevance model and
+the grown query's weights (rm3.py, pure), and the ranking they give over a real index
+(expansion.py through lexical.rank_lexical)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.index.store import Filters, Store
+from memidx.search.lexical import rank_lexical
+from memidx.search.rm3 import Expansion, expanded_weights, relevance_model
+from tests.unit.test_okapi import add
+
+Feedback = list[tuple[float, list[str]]]
+MODELS: list[tuple[Feedback, dict[str, float]]] = [
+    ([], {}),
+    ([(1.0, ["a", "b"])], {"a": 0.5, "b": 0.5}),
+    ([(3.0, ["a"]), (1.0, ["b", "b"])], {"a": 0.75, "b": 0.25}),
+    ([(1.0, ["a", "a", "a", "b"]), (1.0, ["b"])], {"a": 0.375, "b": 0.625}),
+    ([(2.0, ["a"]), (0.0, ["b"]), (-1.0, ["c"])], {"a": 1.0}),
+    ([(1.0, []), (1.0, ["b"])], {"b": 0.5}),
+]
+
+
+@pytest.mark.parametrize(("feedback", "expected"), MODELS)
+def test_relevance_model_weighs_words_by_their_documents_scores(
+    feedback: list[tuple[float, list[str]]], expected: dict[str, float]
+) -> None:
+    assert relevance_model(feedback) == pytest.approx(expected)
+
+
+MODEL = {"statin": 0.3, "the": 0.25, "cholesterol": 0.2, "2019": 0.1, "lipid": 0.1, "x": 0.05}
+SHOWN = {"statin": "statins", "the": "the", "2019": "2019", "x": "x"}
+HAVING = {"statin": 5, "the": 90, "cholesterol": 8, "2019": 3, "lipid": 30, "x": 1}
+
+
+@pytest.mark.parametrize(
+    ("how", "expected"),
+    [
+        # the query's word gains its share; "the" is too common (90 of 100), "2019" a number,
+        # "x" one letter; "lipid" in 30 of 100 is above 0.2 of the documents
+        (Expansion(words=10, keep=0.5), {"statin": 1.0 + 0.6, "cholesterol": 0.4}),
+        (
+            Expansion(words=10, keep=0.8, common=0.5),
+            {"statin": 1.0 + 0.25 * 0.5, "cholesterol": 0.25 * 2 / 6, "lipid": 0.25 / 6},
+        ),
+        (Expansion(words=1, keep=0.5), {"statin": 2.0}),
+        (Expansion(keep=1.0), {"statin": 1.0}),
+        (Expansion(words=0), {"statin": 1.0}),
+        (
+            Expansion(keep=0.5, stopwords=frozenset({"statins"})),
+            {"statin": 1.0, "cholesterol": 1.0},
+        ),
+    ],
+)
+def test_grown_query_keeps_its_words_at_one_and_adds_the_models_best(
+    how: Expansion, expected: dict[str, float]
+) -> None:
+    weights = expanded_weights(["statin"], MODEL, how, shown=SHOWN, having=HAVING, count=100)
+    assert weights == pytest.approx(expected)
+
+
+def test_grown_query_of_no_words_is_empty() -> None:
+    assert expanded_weights([], MODEL, Expansion(), shown=SHOWN, having=HAVING, count=100) == {}
+
+
+NOTES = {
+    "notes/a.md": "# Statin therapy\nStatins lower cholesterol and LDL in the blood.\n",
+    "notes/b.md": "# Statin trial\nA statin trial: cholesterol, LDL and heart disease.\n",
+    "notes/c.md": "# Lowering LDL\nDiet lowers cholesterol and LDL in the blood too.\n",
+    "notes/d.md": "# Garden\nTomatoes need sun and water in the garden.\n",
+    "notes/e.md": "# Kitchen\nWater boils; tomatoes cook; the garden waits.\n",
+}
+
+
+@pytest.fixture
+def notes(store: Store) -> Store:
+    for ref, text in NOTES.items():
+        add(store, ref, text)
+    return store
+
+
+def test_feedback_brings_up_a_note_without_the_querys_word(notes: Store) -> None:
+    """ "statin" matches a and b only; their shared words (cholesterol, LDL) bring c, which
+    never says statin, and leave out the notes that share none but stopwords."""
+    plain = rank_lexical(notes, "statin", Filters(), 10)
+    how = Expansion(docs=2, common=1.0, stopwords=frozenset({"a", "and", "in", "the"}))
+    grown = rank_lexical(notes, "statin", Filters(), 10, expansion=how)
+    assert [r.source_ref for r in plain.rows] == ["notes/a.md", "notes/b.md"]
+    refs = [r.source_ref for r in grown.rows]
+    assert refs[:3] in (
+        ["notes/a.md", "notes/b.md", "notes/c.md"],
+        ["notes/b.md", "notes/a.md", "notes/c.md"],
+    )
+    assert "notes/d.md" not in refs
+    assert all(r.score > 0 for r in grown.rows)
+
+
+def test_no_feedback_weight_ranks_as_bm25_by_any_word(notes: Store) -> None:
+    """keep = 1: no word is added, the pool is ranked by plain BM25 of the query's words."""
+    plain = rank_lexical(notes, "garden water", Filters(), 10)
+    kept = rank_lexical(notes, "garden water", Filters(), 10, expansion=Expansion(keep=1.0))
+    assert [r.id for r in kept.rows] == [r.id for r in plain.rows]
+    assert [r.score for r in kept.rows] == pytest.approx([r.score for r in plain.rows], rel=1e-9)
+    assert kept.match == "or"
+
+
+def test_feedback_with_no_first_hit_finds_nothing(notes: Store) -> None:
+    assert rank_lexical(notes, "zzz", Filters(), 10, expansion=Expansion()).rows == []
