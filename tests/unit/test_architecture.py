@@ -93,6 +93,7 @@ PURE = [
     "memidx.secrets.patterns",
     "memidx.secrets.commands",
     "memidx.secrets.assignments",
+    "memidx.secrets.held",
     "memidx.secrets.identifiers",
     "memidx.secrets.netrc",
     "memidx.secrets.markup",
