@@ -111,13 +111,14 @@ SPACED = re.compile(r"[ \t](?::=|=)")
 # A flag's name is negated, not a holder's: a secret's word last and no flag's word first
 # (`password`, `db_password`, `apiKey`) names what holds a secret, and `password = !hunter2`,
 # an INI file's or my.cnf's, was let through as the negation of a variable `hunter2`. Given
-# a holder, only code's shapes are a negation: a member, a call, words joined by case or `_`,
-# `!!`, a `;` (`secretKey = !options.insecure;`), not one word (HOLDER_VALUE).
+# a holder, only code's shapes are a negation: a member, a call, `!!`, a `;` (HOLDER_CODE:
+# `secretKey = !options.insecure;`), or a flag's name (`apiKey = !isProduction ? a : b`); not
+# one word (`!hunter2`) nor words joined by case (`userPassword=!hunterTwo9` was let through).
 FLAG_FIRST = frozenset(
     {"is", "has", "have", "can", "should", "must", "needs", "need", "was", "did", "does",
      "will", "use", "show", "hide", "no", "allow", "require", "requires"}
 )  # fmt: skip
-HOLDER_VALUE = re.compile(r"![a-z]++[0-9]*+")
+HOLDER_CODE = re.compile(r"^!!|[.;,)]")
 # a word and digits negated is a password (`password = !hunter22`): a variable so named
 # (`!found2`) is short; without spaces around `=` (`isSecret=!isPublic`) code's names on both
 # sides, with a hump or a dot, tell negation from a config file's `db.password=!secretpass`
@@ -211,8 +212,9 @@ def _negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:
         return False  # `db.password=!v4lue`: a config file's
     words = [w.lower() for w in WORD.findall(line[start:end].rpartition(".")[2])]
     holder = words and words[-1] in SECRET_WORDS and words[0] not in FLAG_FIRST
-    if holder and HOLDER_VALUE.fullmatch(value[1]):
-        return False  # `password = !hunter2`: one word given a holder's name (FLAG_FIRST)
+    first = (WORD.findall(value[1]) or [""])[0].lower()
+    if holder and not HOLDER_CODE.search(value[1]) and first not in FLAG_FIRST:
+        return False  # `password = !hunter2`: a holder's name (FLAG_FIRST) given a word
     return NEGATION.fullmatch(value[1]) is not None and WORD_DIGITS.fullmatch(value[1]) is None
 
 
