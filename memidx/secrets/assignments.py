@@ -138,8 +138,21 @@ def _names_a_field(rest: str) -> bool:
     return False
 
 
-def no_password(rest: str) -> bool:
-    """Whether a sign-led value is a path, an entity, a filter or a field's name."""
+# A person's password (`password`, `passwd`, `pw`...) is no package's name: given one, a name
+# ending in digits after letters or a version without a dot (`@hunter/hunter2`,
+# `@admin/admin@123`) is a password's, as a word and digits is anywhere (both let through)
+PERSONAL = frozenset({"password", "passwords", "passwd", "pwd", "pw", "pass", "passphrase"})
+PERSONAL_SHAPE = re.compile(r"[A-Za-z]++[0-9]++|[\w.-]*+@[0-9]++")
+
+
+def personal(name: str) -> bool:
+    """Whether `name`'s last word names a person's password (PERSONAL)."""
+    return (WORD.findall(name)[-1:] or [""])[0].lower() in PERSONAL
+
+
+def no_password(rest: str, *, person: bool = False) -> bool:
+    """Whether a sign-led value is a path, an entity, a filter or a field's name; a path of
+    PERSONAL_SHAPE's names none when given to a person's password (`person`)."""
     # a share's path, `\\host\share\pw`, on backslashes too; elsewhere a backslash is a
     # password's sign (`@hunter2\secret9`, `!zq8xq2\abcdef` were let through as paths)
     names = (SLASHES if rest.startswith("\\\\") else SLASH).split(rest.lstrip(SIGNS))
@@ -149,6 +162,7 @@ def no_password(rest: str) -> bool:
         rest[:1] in PATH_SIGNS
         and sum(NAMED.search(name) is not None for name in names) >= 2
         and all(SEGMENT.fullmatch(name) and not MIXED.search(name) for name in names)
+        and not (person and any(PERSONAL_SHAPE.fullmatch(name) for name in names))
     ):
         return True
     return NO_PASSWORD.search(rest) is not None or _names_a_field(rest)
@@ -162,26 +176,31 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
     while match:
         start, end = match.span(1)
         last = line.rfind(".", start, end) + 1 or start  # the word is after the name's last dot
-        value = None
+        name, value = line[last:end], None
         if EXTRA_WORDS.search(line, last, end):
             # `:=` or `=>` with no value after it is `:` or `=` with one that starts `=`, `>`
             reading = VALUE if match.end() >= long_until else VALUE_IN_RUN
             value = reading.match(line, match.end())
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
-        elif secret_word(line[last:end]):
+        elif secret_word(name):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
                 at = match.end()
                 value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, at >= long_until)
-            if value and (no_password(value[1]) or _selector(line[last:end], value[1])):
+            person = personal(name)  # a person's password names no package (PERSONAL)
+            if value and (no_password(value[1], person=person) or _selector(name, value[1])):
                 long_until, value = value.end(), None  # its run is read once (SIGN_LED_LONG)
         # a sign-led path, entity, filter or field's name, or code's negation, after any
         # secret-sounding name (`token: "@octokit/auth-token"` was refused where
         # `secret: "@azure/identity"` was not)
         led = value is not None and value[1][0] in SIGNS
-        if led and value and (no_password(value[1]) or _negation(line, start, end, value)):
+        if (
+            led
+            and value
+            and (no_password(value[1], person=personal(name)) or _negation(line, start, end, value))
+        ):
             long_until, value = value.end(), None
         if value:
             yield value.group(1)

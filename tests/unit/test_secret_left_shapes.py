@@ -24,3 +24,34 @@ def test_words_joined_by_case_after_a_holders_bang_are_a_password(text: str, sec
     """A name that holds a secret (`userPassword`) given `!` and words joined by case was
     read as code's negation of a variable; a member, a call or a flag's name still is."""
     assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('password: "@hunter/hunter2"', "@hunter/hunter2"),
+        ('DB_PASSWORD="@hunter/hunter2"', "@hunter/hunter2"),
+        ('passwd: "#summer/summer2024"', "#summer/summer2024"),
+        ('password: "@admin/admin@123"', "@admin/admin@123"),
+    ],
+)
+def test_a_word_and_digits_in_a_path_given_a_persons_password_is_found(
+    text: str, secret: str
+) -> None:
+    """A person's password is no package: `@hunter/hunter2` given to `password` was read as
+    a package's path (`token: "@noble/ed25519"`, `password: "@/lib/password"` still are)."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'token: "@noble/ed25519"',
+        'secret: "@types/node@20"',
+        'password: "@/lib/password"',
+        'password: "@azure/identity"',
+        'password: "@/components/PasswordInput"',
+    ],
+)
+def test_a_package_or_a_path_without_a_passwords_shape_is_no_password(text: str) -> None:
+    assert found(text) == []
