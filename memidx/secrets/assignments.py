@@ -98,8 +98,9 @@ YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
 # an anchor, or a tag that keeps its value as written: the value after it is the key's
 # (`password: &pw Zq8vT2mW9pL`), both in either order (`!!str &pw v4lue` was let through);
-# after another tag (`!Ref DbSecret`) it is the tag's
-ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#&!*|>])")
+# after another tag (`!Ref DbSecret`) it is the tag's. A sign after them is read as after the
+# key (`&pw !Zq8vT2mW9pL` was let through as an anchor before a tag; `&pw !vault |` is one)
+ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#*|>])")
 # Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
 # before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
 # joins them, from a small letter on, digits at their ends; each was refused. A `.env` file's
@@ -247,7 +248,10 @@ def _bare_sign_led(line: str, at: int, long: bool = True) -> re.Match[str] | Non
     if line[at - 1] != ":" or bare[1][0] not in "|!&:":
         return bare
     if anchored := ANCHORED.match(line, bare.start(1)):
-        return VALUE.match(line, anchored.end())  # `&pw v4lue`: the value after the anchor
+        after = SIGN_LED_BARE.match(line, anchored.end())
+        if after is None or after[1][0] not in "!&":
+            return VALUE.match(line, anchored.end())  # `&pw v4lue`: the value after the anchor
+        bare = after  # `&pw !Zq8vT2mW9pL`: judged as the sign after the key is
     if bare[1][0] in "|:" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
         return None
     return bare

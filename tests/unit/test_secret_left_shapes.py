@@ -55,3 +55,24 @@ def test_a_word_and_digits_in_a_path_given_a_persons_password_is_found(
 )
 def test_a_package_or_a_path_without_a_passwords_shape_is_no_password(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password: &pw !Zq8vT2mW9pL", "!Zq8vT2mW9pL"),
+        ("password: &pw &hunter22", "&hunter22"),
+        ("password: !!str &pw !Welcome2024", "!Welcome2024"),
+    ],
+)
+def test_a_sign_led_password_after_an_anchor_is_found(text: str, secret: str) -> None:
+    """`&pw` then `!Zq8vT2mW9pL`: the anchor's value was taken for a tag and let through,
+    where `password: !Zq8vT2mW9pL` alone is read."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text", ["password: &pw !vault |", "password: &pw !Ref DbSecret", "password: &pw !!binary"]
+)
+def test_a_tag_after_an_anchor_is_no_password(text: str) -> None:
+    assert found(text) == []
