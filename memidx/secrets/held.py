@@ -44,8 +44,7 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
             while item := HELD_ITEM.match(line, at):
                 value = item.group(2) if item.group(2) is not None else item.group(3)
                 shaped = item.group(2) is not None or match.group(3)
-                # the user's only when an argument follows (`setCredentials("v4lue",)` has none)
-                named = user and item.group(4) == "," and HELD_ITEM.match(line, item.end())
+                named = user and item.group(4) == "," and ANOTHER.match(line, item.end())
                 if shaped and VALUE_SHAPE.search(value) and not named:
                     yield value
                 user = False
@@ -55,6 +54,12 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
         match = HOLDING.search(line, max(at, match.end()))
 
 
+# The user's name is first only when another argument follows, a literal of no value aside
+# (`setCredentials("v4lue",)`, `setCredentials("v4lue", null)`, `(..., 3600)` were let through)
+ANOTHER = re.compile(
+    r"[ \t]*+(?!(?:null|nil|undefined|None|NULL|nullptr|true|false|True|False|[0-9.]++)"
+    r"[ \t]*+[,)])[^\s,)]"
+)
 # An item that may be a secret: no space (`"Invalid token"` is a message), and a digit or a
 # sign beside letters (`"StartTag"`, `'NAMED_OPERATOR'`, `"basic_test_realm"` are names).
 VALUE_SHAPE = re.compile(r"^(?=\S*$)(?=.*[^A-Za-z_-])")

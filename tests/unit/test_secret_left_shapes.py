@@ -76,3 +76,18 @@ def test_a_sign_led_password_after_an_anchor_is_found(text: str, secret: str) ->
 )
 def test_a_tag_after_an_anchor_is_no_password(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'setCredentials("Zq8vT2mW9pL", null)',
+        'setCredentials("Zq8vT2mW9pL", undefined)',
+        'set_credentials("Zq8vT2mW9pL", None, True)',
+        'setCredentials("Zq8vT2mW9pL", 3600)',
+    ],
+)
+def test_a_credentials_setters_first_argument_before_a_literal_is_found(text: str) -> None:
+    """`null`, `None`, a number after it name no password: the first argument was taken for
+    a user's name and let through (`setCredentials("bob", pw)` still names a user)."""
+    assert found(text) == ["Zq8vT2mW9pL"]
