@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 
 from memidx.secrets.held import held_values
 from memidx.secrets.identifiers import SECRET_WORDS, WORD
+from memidx.secrets.linear import next_name
 
 # Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`,
 # `x-api-key: ...`, `private-key:` (HTTP's, Helm's and HTML's spelling; the library reads
@@ -27,8 +28,9 @@ EXTRA_WORDS = re.compile(
 # each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
 EXTRA_ASSIGNED = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
 VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
-# the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters
-VALUE_IN_RUN = re.compile(r"\s*[\"'`]?([^\s\"'`,;]{1,200}+)(?![^\s\"'`,;])")
+# the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters,
+# to the run's end or an `&` (a query string's next pair, `&password=`, cut off by _cut)
+VALUE_IN_RUN = re.compile(r"\s*[\"'`]?([^\s\"'`,;]{1,200})(?![^\s\"'`,;&])")
 # A quoted value that starts with a sign, which the library's rules read as no value (theirs
 # must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
 # `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
@@ -90,6 +92,7 @@ ELEMENTS = frozenset(
 # `url=https://<200 characters>&GITHUB_TOKEN=v4lue` through).
 SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
 SIGN_LED_LONG = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{200}[^\s\"'`]++)")
+SIGN_LED_IN_RUN = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200})(?![^\s\"'`,;&])")
 # an anchor's or a tag's name: letters, `_`, `.`, `-`, `:`, `/` (`!!binary`, `&db_defaults`,
 # `!GetAtt`), or PyYAML's `&id001`; a password has digits (`!Welcome2024`, `&hunter22`,
 # `!Zq8vT2mW9pL`): 8,547 YAML files on a developer's machine hold 23 names of anchors alone
@@ -184,15 +187,20 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             value = reading.match(line, match.end())
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
+            value, long_until = _cut(line, value, secret_word, long_until)
         elif secret_word(name):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
                 at = match.end()
                 value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, at >= long_until)
+            value, long_until = _cut(line, value, secret_word, long_until)
             person = personal(name)  # a person's password names no package (PERSONAL)
             if value and (no_password(value[1], person=person) or _selector(name, value[1])):
-                long_until, value = value.end(), None  # its run is read once (SIGN_LED_LONG)
+                long_until, value = (
+                    max(long_until, value.end()),
+                    None,
+                )  # its run is read once (SIGN_LED_LONG)
         # a sign-led path, entity, filter or field's name, or code's negation, after any
         # secret-sounding name (`token: "@octokit/auth-token"` was refused where
         # `secret: "@azure/identity"` was not)
@@ -202,13 +210,29 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
             and value
             and (no_password(value[1], person=personal(name)) or _negation(line, start, end, value))
         ):
-            long_until, value = value.end(), None
+            long_until, value = max(long_until, value.end()), None
         if value:
             yield value.group(1)
             match = EXTRA_ASSIGNED.search(line, value.end())
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
     yield from held_values(line, secret_word)
+
+
+def _cut(
+    line: str, value: re.Match[str] | None, secret_word: Callable[[str], bool], until: int
+) -> tuple[re.Match[str] | None, int]:
+    """An unquoted value read again up to where a secret-sounding name is given a value after
+    a `,`, `;` or `&` (next_name), as the library's values are: `token=!a&password=!Zq8...`
+    was judged as one value, `password=&lt;&token=!Zq8...` as an entity, and let through.
+    Its run is then read once (`until`: the values after the cut are read within the run)."""
+    if value is None or not value[1] or line[value.start(1) - 1] in "\"'`":
+        return value, until
+    cut = next_name(line, value.start(1) + 1, value.end(1), secret_word)
+    if cut is None:
+        return value, until
+    again = SIGN_LED_BARE if value.re is SIGN_LED_LONG else value.re
+    return again.match(line, value.pos, cut), max(until, value.end())
 
 
 def _selector(name: str, value: str) -> bool:
@@ -242,7 +266,8 @@ def _bare_sign_led(line: str, at: int, long: bool = True) -> re.Match[str] | Non
     """The unquoted value starting with a sign after the assignment that ends at `at` (group
     1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE); one
     over 200 characters only when `long`."""
-    bare = SIGN_LED_BARE.match(line, at) or (SIGN_LED_LONG.match(line, at) if long else None)
+    rest = SIGN_LED_LONG if long else SIGN_LED_IN_RUN
+    bare = SIGN_LED_BARE.match(line, at) or rest.match(line, at)
     if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
         return None  # `PASSWORD= # a comment`
     if line[at - 1] != ":" or bare[1][0] not in "|!&:":

@@ -91,3 +91,21 @@ def test_a_credentials_setters_first_argument_before_a_literal_is_found(text: st
     """`null`, `None`, a number after it name no password: the first argument was taken for
     a user's name and let through (`setCredentials("bob", pw)` still names a user)."""
     assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("token=!aaaaaaaaaaaa&password=!Zq8vT2mW9pL", ["!Zq8vT2mW9pL"]),
+        ("password=&lt;&token=!Zq8vT2mW9pL", ["!Zq8vT2mW9pL"]),
+        ("password=@/lib/x&token=!Zq8vT2mW9pL", ["!Zq8vT2mW9pL"]),
+        ("GITHUB_TOKEN=Zq8vT2mW9pLx&password=Zq8vT2mW9pL", ["Zq8vT2mW9pLx", "Zq8vT2mW9pL"]),
+        (f"token=!{'a' * 300}&password=!Zq8vT2mW9pL", ["!Zq8vT2mW9pL"]),
+    ],
+)
+def test_an_unquoted_value_ends_where_the_next_secrets_name_begins(
+    text: str, secrets: list[str]
+) -> None:
+    """A sign-led value without quotes ran over `&password=` to its run's end: judged as one
+    value, masked whole with the name between, the path before it taken for the password."""
+    assert found(text) == secrets
