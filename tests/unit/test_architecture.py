@@ -94,6 +94,7 @@ PURE = [
     "memidx.secrets.commands",
     "memidx.secrets.assignments",
     "memidx.secrets.held",
+    "memidx.secrets.encoded",
     "memidx.secrets.identifiers",
     "memidx.secrets.netrc",
     "memidx.secrets.markup",

@@ -109,3 +109,31 @@ def test_an_unquoted_value_ends_where_the_next_secrets_name_begins(
     """A sign-led value without quotes ran over `&password=` to its run's end: judged as one
     value, masked whole with the name between, the path before it taken for the password."""
     assert found(text) == secrets
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("%26password%3DZq8vT2mW9pL", "Zq8vT2mW9pL"),
+        ("next=%2Flogin%3Fuser%3Dbob%26password%3DZq8vT2mW9pL", "Zq8vT2mW9pL"),
+        ("body=%7B%22api_key%22%3A%22Zq8vT2mW9pL%22%7D", "Zq8vT2mW9pL"),
+        ("password%3DZq8v%2BT2mW9pL", "Zq8v%2BT2mW9pL"),
+    ],
+)
+def test_a_percent_encoded_pair_is_read_decoded(text: str, secret: str) -> None:
+    """A query string inside a URL's parameter writes `=` as `%3D` and `&` as `%26`: no name
+    was given a value there. The value is masked as it stands, encoded."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "search?q=password%3A+how+to+reset",
+        "q=password%3Dchangeme",
+        "password%3D%24%7BDB_PASSWORD%7D",
+        "https://example.com/?a=1%3D2&b=%26c",
+    ],
+)
+def test_a_percent_encoded_placeholder_or_prose_is_no_secret(text: str) -> None:
+    assert found(text) == []
