@@ -95,6 +95,7 @@ PURE = [
     "memidx.secrets.assignments",
     "memidx.secrets.held",
     "memidx.secrets.encoded",
+    "memidx.secrets.calls",
     "memidx.secrets.identifiers",
     "memidx.secrets.netrc",
     "memidx.secrets.markup",

@@ -137,3 +137,28 @@ def test_a_percent_encoded_pair_is_read_decoded(text: str, secret: str) -> None:
 )
 def test_a_percent_encoded_placeholder_or_prose_is_no_secret(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["password = Tr0ub4dor(x)", "password: Tr0ub4dor(!)", "api_key = P4ssw0rd(abc)"]
+)
+def test_a_password_swapped_twice_shaped_as_a_call_of_a_word_is_found(text: str) -> None:
+    """Two single digits between letters name no function: given a word or a sign instead of
+    digits, `Tr0ub4dor(x)` was read as a call and let through."""
+    assert len(found(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token = s3client()",
+        "credentials = boto3client()",
+        "secret = web3provider()",
+        "token = sha1sum()",
+        "token = s3client(1)",
+    ],
+)
+def test_a_call_of_a_library_named_with_a_digit_is_no_password(text: str) -> None:
+    """A digit before a word of code (`s3` `client`, `boto3` `client`) is a library's name,
+    no letter swapped: refused since one swap before a small letter made a password."""
+    assert found(text) == []
