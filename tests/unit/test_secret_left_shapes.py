@@ -162,3 +162,25 @@ def test_a_call_of_a_library_named_with_a_digit_is_no_password(text: str) -> Non
     """A digit before a word of code (`s3` `client`, `boto3` `client`) is a library's name,
     no letter swapped: refused since one swap before a small letter made a password."""
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = """\nZq8vT2mW9pL\n"""  # memidx: allow-secret\n',
+        'x = 1\napi_key = """\nZq8vT2mW9pL\nQw7rT3yU8iOp\n"""  # memidx: allow-secret\n',
+    ],
+)
+def test_a_marker_on_a_closing_tripled_quote_allows_the_string(text: str) -> None:
+    """A marker after the closing quotes, where a statement's comment goes, allowed only
+    the closing line: the string's lines were refused."""
+    assert found(text) == []
+
+
+def test_a_marker_on_a_closing_quote_allows_no_string_before_it() -> None:
+    text = (
+        'password = """\nZq8vT2mW9pL\n"""\n'
+        'api_key = """\nQw7rT3yU8iOp\n"""  # memidx: allow-secret\n'
+        'token = "Xc4vB7nM2kLq"\n"""  # memidx: allow-secret\n'
+    )
+    assert found(text) == ["Zq8vT2mW9pL", "Xc4vB7nM2kLq"]
