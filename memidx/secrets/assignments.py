@@ -99,6 +99,11 @@ SIGN_LED_IN_RUN = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200})(?![^\s\"'`
 # after a key, none with a digit but `&id001`
 YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
+# a quoted string after a tag that keeps a literal (CloudFormation's `!Sub 'v4lue'`,
+# `!Base64`, Ansible's `!unsafe`) is the key's value, let through as the tag's before; other
+# tags are given a name (`!Ref 'DbSecret'`, `!ImportValue`, Home Assistant's `!secret db_pw`)
+LITERAL_TAGS = frozenset({"!Sub", "!Base64", "!unsafe", "!str"})
+TAG_LITERAL = re.compile(r"[ \t]++[\"']?+([^\s\"']++)[\"']?+(?=[ \t]*+(?:#|$))")
 # an anchor, or a tag that keeps its value as written: the value after it is the key's
 # (`password: &pw Zq8vT2mW9pL`), both in either order (`!!str &pw v4lue` was let through);
 # after another tag (`!Ref DbSecret`) it is the tag's. A sign after them is read as after the
@@ -277,6 +282,8 @@ def _bare_sign_led(line: str, at: int, long: bool = True) -> re.Match[str] | Non
         if after is None or after[1][0] not in "!&":
             return VALUE.match(line, anchored.end())  # `&pw v4lue`: the value after the anchor
         bare = after  # `&pw !Zq8vT2mW9pL`: judged as the sign after the key is
+    if bare[1] in LITERAL_TAGS and (literal := TAG_LITERAL.match(line, bare.end())):
+        return literal  # `!Sub 'v4lue'`: the string the tag is given
     if bare[1][0] in "|:" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
         return None
     return bare

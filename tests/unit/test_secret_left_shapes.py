@@ -184,3 +184,32 @@ def test_a_marker_on_a_closing_quote_allows_no_string_before_it() -> None:
         'token = "Xc4vB7nM2kLq"\n"""  # memidx: allow-secret\n'
     )
     assert found(text) == ["Zq8vT2mW9pL", "Xc4vB7nM2kLq"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: !Sub 'Zq8vT2mW9pL'",
+        'DbPassword: !Base64 "Zq8vT2mW9pL"',
+        "password: !unsafe 'Zq8vT2mW9pL'  # a comment",
+        "password: &pw !Sub Zq8vT2mW9pL",
+    ],
+)
+def test_a_literal_given_to_a_yaml_tag_is_found(text: str) -> None:
+    """CloudFormation's `!Sub` and `!Base64`, Ansible's `!unsafe` keep the string they are
+    given: it was taken for the tag's and let through."""
+    assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: !Ref 'DbSecret'",
+        "password: !ImportValue 'prod-db-password'",
+        "password: !Sub '${AWS::StackName}-pw'",
+        "password: !secret db_password",
+        "password: !!binary 'R0lGODlhDAAMAIQAAP'",
+    ],
+)
+def test_a_name_or_a_template_given_to_a_yaml_tag_is_no_secret(text: str) -> None:
+    assert found(text) == []
