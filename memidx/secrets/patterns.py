@@ -119,6 +119,12 @@ ENOUGH_ENTROPY = (0.0, 0.0, 2.5, 2.5, 2.0)
 CALLED = re.compile(r"[+*/=,!&|][A-Za-z_][\w.]*+\(")  # a call after an operator: code
 DOT_PATH = re.compile(r"\.[\w.-]*+/")  # a path from a hidden folder, or `../`
 WORD_ALONE = re.compile(r"[^\W\d_][^\W\d_A-Z]++")
+# a locale's name with its encoding or variant (`en_US.UTF-8`, `de_DE@euro`, `C.UTF-8`): a
+# call's string (`TokenStr("en_US.UTF-8")`) or a setting, judged and refused as a secret
+LOCALE = re.compile(
+    r"(?:[a-z]{2,3}_[A-Z]{2}|C|POSIX)(?:\.(?i:utf-?8|iso-?8859-[0-9]{1,2}|euc-[a-z]{2}|gbk"
+    r"|gb18030|big5|cp[0-9]{3,4}|koi8-[ru]))?+(?:@[a-z]++)?+"
+)
 
 
 def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
@@ -133,7 +139,7 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
         return False
     if PLACEHOLDER_WORDS.match(value) or referred(value) or names_a_secret(value):
         return False
-    if WORD_ALONE.fullmatch(value):
+    if WORD_ALONE.fullmatch(value) or LOCALE.fullmatch(value):
         return False  # a capitalised word (`Passwort` of a translation file, `Credentials`)
     classes = character_classes(value)
     return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= ENOUGH_ENTROPY[classes]

@@ -213,3 +213,18 @@ def test_a_literal_given_to_a_yaml_tag_is_found(text: str) -> None:
 )
 def test_a_name_or_a_template_given_to_a_yaml_tag_is_no_secret(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'TokenStr("en_US.UTF-8")',
+        'Token("en_US.UTF-8")',
+        'token = "zh_CN.GB18030"',
+        "password = de_DE@euro",
+    ],
+)
+def test_a_locales_name_is_no_secret(text: str) -> None:
+    """A locale with its encoding or variant has two kinds of characters and entropy enough:
+    a wrapper's string (`TokenStr(...)`, read as `SecretStr(...)` is) was refused."""
+    assert found(text) == []
