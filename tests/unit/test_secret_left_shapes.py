@@ -228,3 +228,18 @@ def test_a_locales_name_is_no_secret(text: str) -> None:
     """A locale with its encoding or variant has two kinds of characters and entropy enough:
     a wrapper's string (`TokenStr(...)`, read as `SecretStr(...)` is) was refused."""
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "maskPassword = !unmasked",
+        "rememberPassword = !isPublicDevice;",
+        "const credentials = !!process.env.CI;",
+        "const token = !!process.env.API_TOKEN;",
+    ],
+)
+def test_code_negating_a_flag_or_a_constant_is_no_secret(text: str) -> None:
+    """A verb before a secret's word names a flag (`maskPassword`), and `!!process.env.CI`
+    is code's boolean of a constant: each was refused as a password."""
+    assert found(text) == []
