@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from memidx.secrets.assignments import SIGNS, no_password
+from memidx.secrets.assignments import SIGNS, no_password, personal
 from memidx.secrets.patterns import Finding, assigned_value, looks_secret
 
 # A start tag: its name (group 1), attributes (group 2: each `name="..."`, `name='...'`, HTML's
@@ -78,7 +78,8 @@ def markup_values(
         held = CONTENT.match(text, tag.end())
         if held and held.group(3) == tag.group(1):
             group = 1 if held.group(1) is not None else 2
-            if _secret(held.group(group), entropy):
+            person = personal(tag.group(1).rpartition(":")[2])  # `<password>@hunter/hunter2`
+            if _secret(held.group(group), entropy, person=person):
                 yield Finding(held.start(group), held.end(group), kind)
         elif held is None:
             yield from _wrapped(text, tag.end(), tag.group(1), entropy, kind)
@@ -124,11 +125,13 @@ def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:
     return found
 
 
-def _secret(value: str, entropy: Callable[[], Entropy]) -> bool:
+def _secret(value: str, entropy: Callable[[], Entropy], *, person: bool = False) -> bool:
     """Whether an element's text or a `value` looks secret, judged as a keyword's value is:
     none starting with a sign the keyword rules read no value after (`-p`, `%DB_PASSWORD%`,
     `^1.2.3`), nor a path, an entity or a field's name after another (`@/lib/x`, `#id_pw1`)."""
     value = assigned_value(value)
-    if not value or NOT_LED.fullmatch(value) or (value[0] in SIGNS and no_password(value)):
+    if not value or NOT_LED.fullmatch(value):
+        return False
+    if value[0] in SIGNS and no_password(value, person=person):
         return False
     return looks_secret(value, entropy())

@@ -33,6 +33,8 @@ def test_words_joined_by_case_after_a_holders_bang_are_a_password(text: str, sec
         ('DB_PASSWORD="@hunter/hunter2"', "@hunter/hunter2"),
         ('passwd: "#summer/summer2024"', "#summer/summer2024"),
         ('password: "@admin/admin@123"', "@admin/admin@123"),
+        ("<password>@hunter/hunter2</password>", "@hunter/hunter2"),
+        ("<db:password>@admin/admin@123</db:password>", "@admin/admin@123"),
     ],
 )
 def test_a_word_and_digits_in_a_path_given_a_persons_password_is_found(
@@ -51,6 +53,8 @@ def test_a_word_and_digits_in_a_path_given_a_persons_password_is_found(
         'password: "@/lib/password"',
         'password: "@azure/identity"',
         'password: "@/components/PasswordInput"',
+        "<password>@/lib/password</password>",
+        "<token>@noble/ed25519</token>",
     ],
 )
 def test_a_package_or_a_path_without_a_passwords_shape_is_no_password(text: str) -> None:
