@@ -19,7 +19,8 @@ HOLDING = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])
 HELD_ITEM = re.compile(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])")
 # The last word of a name that holds a secret (`password`, `apiKey`, `tokens`), the words a
 # key needs before it (`ApiKey`: a `sortKey`, a `primaryKey` is none), and the first words of
-# a call that gives one (`setPassword`, `withToken`, `check_password`): a call's name of other
+# a call that gives one (`setPassword`, `withToken`, `check_password`, `hashPassword`, as the
+# library reads `hash_password`; `hashPassword("v4lue")` was let through): a call's name of other
 # words reads, parses or makes something else (`getPassword("alice@example.com")`,
 # `splitpasswd("user:pw")`, `impliedTagToken("html", "StartTag")`, `TokenType("NAME")`).
 HELD_WORDS = frozenset(
@@ -29,7 +30,10 @@ HELD_WORDS = frozenset(
 # `PasswordBytes`): its last word is the type's, the word before it the secret's
 WRAPPERS = frozenset({"str", "string", "bytes"})
 KEY_KINDS = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
-GIVING = frozenset({"set", "with", "use", "put", "update", "change", "add", "check", "verify"})
+GIVING = frozenset(
+    {"set", "with", "use", "put", "update", "change", "add", "check", "verify", "hash", "encrypt",
+     "compare", "validate", "store", "save", "encode"}
+)  # fmt: skip
 
 
 def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:

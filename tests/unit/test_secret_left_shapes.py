@@ -247,3 +247,17 @@ def test_code_negating_a_flag_or_a_constant_is_no_secret(text: str) -> None:
     """A verb before a secret's word names a flag (`maskPassword`), and `!!process.env.CI`
     is code's boolean of a constant: each was refused as a password."""
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'hashPassword("Zq8vT2mW9pL")',
+        'encryptSecret("Zq8vT2mW9pL")',
+        'comparePassword(input, "Zq8vT2mW9pL")',
+    ],
+)
+def test_a_call_that_hashes_or_compares_a_password_is_given_one(text: str) -> None:
+    """The library reads `hash_password("...")` in small letters; in camel case the call
+    was taken for one that names something else and let through."""
+    assert found(text) == ["Zq8vT2mW9pL"]
