@@ -108,6 +108,11 @@ def assigned(text: str) -> Iterable[Finding]:
                 yield Finding(start + places[found.start], start + end, found.kind)
 
 
+# A value closing a template's `}}` it did not open sits inside the template, after a name in
+# it: CloudFormation's `{{resolve:secretsmanager:MySecret:SecretString:password}}` was refused
+IN_TEMPLATE = re.compile(r"[^{\s]*\}\}[\"'`]?").fullmatch
+
+
 def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     """The secret values of one line, placed in it: the library's keyword detector's,
     memidx's (extra_keyword_values), bearer and basic tokens."""
@@ -118,7 +123,10 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     for match in BASIC.finditer(line):
         if _basic_password(match.group(1)):
             yield Finding(match.start(1), match.end(1), URL_KIND)
-    values = ((assigned_value(raw), kind) for raw, kind in kinds.items())
+    templated = "{{" in line
+    values = (
+        (assigned_value(raw), k) for raw, k in kinds.items() if not (templated and IN_TEMPLATE(raw))
+    )
     for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
         yield Finding(at, end, kind)
 

@@ -261,3 +261,20 @@ def test_a_call_that_hashes_or_compares_a_password_is_given_one(text: str) -> No
     """The library reads `hash_password("...")` in small letters; in camel case the call
     was taken for one that names something else and let through."""
     assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x: '{{resolve:secretsmanager:MySecret:SecretString:password}}'",
+        "MasterUserPassword: '{{resolve:secretsmanager:prod/db:SecretString:password}}'",
+    ],
+)
+def test_a_name_inside_a_template_is_given_no_secret(text: str) -> None:
+    """CloudFormation's dynamic reference names where the secret is: the part after its
+    `secretsmanager:`, its `}}` taken off, was judged as a password."""
+    assert found(text) == []
+
+
+def test_a_password_ending_in_braces_outside_a_template_is_found() -> None:
+    assert found("password: Zq8vT2mW9pL}}") == ["Zq8vT2mW9pL"]
