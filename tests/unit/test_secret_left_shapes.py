@@ -278,3 +278,17 @@ def test_a_name_inside_a_template_is_given_no_secret(text: str) -> None:
 
 def test_a_password_ending_in_braces_outside_a_template_is_found() -> None:
     assert found("password: Zq8vT2mW9pL}}") == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("https://example.com/reset?token_type=bearer&grant_type=password", []),
+        ("token_type=bearer&grant_type=client_credentials", []),
+        ("https://x.io/cb?access_token=Zq8vT2mW9pLxQ&state=abc", ["Zq8vT2mW9pLxQ"]),
+    ],
+)
+def test_a_query_strings_value_ends_at_its_next_pair(text: str, secrets: list[str]) -> None:
+    """A query string writes a value's `&` encoded: `bearer&grant_type=password`, read as one
+    value of a secret's name, was refused."""
+    assert found(text) == secrets
