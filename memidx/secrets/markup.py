@@ -71,7 +71,8 @@ def markup_values(
         for key, (value, at) in attributes.items():
             prefix, colon, local = key.rpartition(":")  # `android:value` by `android:name`
             own = named or _named(attributes, prefix + colon, secret_word)
-            if local == holder and own and _secret(value, entropy):
+            person = local == holder and own and _person(attributes, prefix + colon, tag.group(1))
+            if local == holder and own and _secret(value, entropy, person=person):
                 yield Finding(at, at + len(value), kind)
         if tag.group(3) or not named:
             continue  # `<add .../>` holds nothing
@@ -112,6 +113,13 @@ def _wrapped(
 def _named(attributes: dict[str, tuple[str, int]], prefix: str, secret_word: Words) -> bool:
     """Whether a `name` or `key` attribute (`prefix` before it: `android:`) is secret-sounding."""
     return any(secret_word(attributes[prefix + n][0]) for n in NAMING if prefix + n in attributes)
+
+
+def _person(attributes: dict[str, tuple[str, int]], prefix: str, tag: str) -> bool:
+    """Whether the element, or the `name` or `key` attribute, names a person's password
+    (`<add key="DbPassword" value="@hunter/hunter2"/>` was let through as a package's path)."""
+    names = [attributes[prefix + n][0] for n in NAMING if prefix + n in attributes]
+    return any(personal(name) for name in [tag.rpartition(":")[2], *names])
 
 
 def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:

@@ -35,6 +35,8 @@ def test_words_joined_by_case_after_a_holders_bang_are_a_password(text: str, sec
         ('password: "@admin/admin@123"', "@admin/admin@123"),
         ("<password>@hunter/hunter2</password>", "@hunter/hunter2"),
         ("<db:password>@admin/admin@123</db:password>", "@admin/admin@123"),
+        ('<add key="DbPassword" value="@hunter/hunter2"/>', "@hunter/hunter2"),
+        ('<property name="password" value="@hunter/hunter2"/>', "@hunter/hunter2"),
     ],
 )
 def test_a_word_and_digits_in_a_path_given_a_persons_password_is_found(
@@ -55,6 +57,7 @@ def test_a_word_and_digits_in_a_path_given_a_persons_password_is_found(
         'password: "@/components/PasswordInput"',
         "<password>@/lib/password</password>",
         "<token>@noble/ed25519</token>",
+        '<add key="ApiToken" value="@noble/ed25519"/>',
     ],
 )
 def test_a_package_or_a_path_without_a_passwords_shape_is_no_password(text: str) -> None:
