@@ -78,23 +78,30 @@ def _start_time(pid: int) -> str | None:
 
 
 def _framework(pid: int) -> bool:
-    """Whether the process is the pre-commit framework's: its program (`pre-commit`), or
+    """Whether the process is the pre-commit framework's: its program (`pre-commit`, `prek`), or
     Python running its script (`python .../bin/pre-commit run`) or its module (`python -m
     pre_commit`, `-mpre_commit hook-impl` from the git hook it installs). Any word named so
     was taken for it: a git hook of one's own, `.git/hooks/pre-commit`, is a shell running
     `check all` as often as it likes, and its second run said nothing of a staged secret."""
     words = _read(f"/proc/{pid}/cmdline").split("\0")
     program = Path(words[0]).name
-    if program == "pre-commit":
+    if program in ("pre-commit", "prek"):  # prek: the framework rewritten, its hooks run so
         return True
     if not program.startswith(("python", "pypy")):
         return False
+    given = False  # the word is an option's value (`-X utf8`), not the script
     for at, word in enumerate(words[1:], 1):
         if word == "-mpre_commit" or (word == "-m" and words[at + 1 : at + 2] == ["pre_commit"]):
             return True
-        if not word.startswith("-"):  # the script Python runs
+        if not word.startswith("-") and not given:  # the script Python runs
             return Path(word).name == "pre-commit" and _imports_the_framework(pid, word)
+        given = word in VALUED and not given
     return False
+
+
+# Python's options given a value in the next word (`python -X utf8 .../bin/pre-commit`: `utf8`
+# was taken for the script, and every part of the run repeated a refusal)
+VALUED = frozenset({"-X", "-W", "--check-hash-based-pycs"})
 
 
 def _imports_the_framework(pid: int, script: str) -> bool:

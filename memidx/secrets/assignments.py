@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from memidx.secrets.held import held_values
 from memidx.secrets.identifiers import SECRET_WORDS, WORD
+from memidx.secrets.linear import next_name
 
 # Names the library's keyword list lacks: `GITHUB_TOKEN=...`, `credentials: ...`, `SMTP_PASS=...`,
 # `x-api-key: ...`, `private-key:` (HTTP's, Helm's and HTML's spelling; the library reads
@@ -26,8 +28,9 @@ EXTRA_WORDS = re.compile(
 # each name, a word or not, read `a:a:a:...` to its end from each (3 s for 64 KB).
 EXTRA_ASSIGNED = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
 VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
-# the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters
-VALUE_IN_RUN = re.compile(r"\s*[\"'`]?([^\s\"'`,;]{1,200}+)(?![^\s\"'`,;])")
+# the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters,
+# to the run's end or an `&` (a query string's next pair, `&password=`, cut off by _cut)
+VALUE_IN_RUN = re.compile(r"\s*[\"'`]?([^\s\"'`,;]{1,200})(?![^\s\"'`,;&])")
 # A quoted value that starts with a sign, which the library's rules read as no value (theirs
 # must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
 # `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
@@ -89,34 +92,46 @@ ELEMENTS = frozenset(
 # `url=https://<200 characters>&GITHUB_TOKEN=v4lue` through).
 SIGN_LED_BARE = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200}+)(?![^\s\"'`])")
 SIGN_LED_LONG = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{200}[^\s\"'`]++)")
+SIGN_LED_IN_RUN = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200})(?![^\s\"'`,;&])")
 # an anchor's or a tag's name: letters, `_`, `.`, `-`, `:`, `/` (`!!binary`, `&db_defaults`,
 # `!GetAtt`), or PyYAML's `&id001`; a password has digits (`!Welcome2024`, `&hunter22`,
 # `!Zq8vT2mW9pL`): 8,547 YAML files on a developer's machine hold 23 names of anchors alone
 # after a key, none with a digit but `&id001`
 YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
+# a quoted string after a tag that keeps a literal (CloudFormation's `!Sub 'v4lue'`,
+# `!Base64`, Ansible's `!unsafe`) is the key's value, let through as the tag's before; other
+# tags are given a name (`!Ref 'DbSecret'`, `!ImportValue`, Home Assistant's `!secret db_pw`)
+LITERAL_TAGS = frozenset({"!Sub", "!Base64", "!unsafe", "!str"})
+TAG_LITERAL = re.compile(r"[ \t]++[\"']?+([^\s\"']++)[\"']?+(?=[ \t]*+(?:#|$))")
 # an anchor, or a tag that keeps its value as written: the value after it is the key's
 # (`password: &pw Zq8vT2mW9pL`), both in either order (`!!str &pw v4lue` was let through);
-# after another tag (`!Ref DbSecret`) it is the tag's
-ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#&!*|>])")
+# after another tag (`!Ref DbSecret`) it is the tag's. A sign after them is read as after the
+# key (`&pw !Zq8vT2mW9pL` was let through as an anchor before a tag; `&pw !vault |` is one)
+ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#*|>])")
 # Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
 # before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
 # joins them, from a small letter on, digits at their ends; each was refused. A `.env` file's
 # `PASSWORD=!hunter22`, a `.properties` file's `db.password=!secretpass`, `!Welcome2024` and
 # `!hunter22x` are passwords.
 IDENT = r"_?[a-z]++[0-9]*+(?:_[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+)*+(?:\(\))?+"
-NEGATION = re.compile(rf"!!?+{IDENT}(?:\.{IDENT})*+[;,)]*+")
+# a member may be a constant's name (`!!process.env.CI`, refused)
+NEGATION = re.compile(rf"!!?+{IDENT}(?:\.(?:{IDENT}|[A-Z][A-Z0-9_]*+))*+[;,)]*+")
 SPACED = re.compile(r"[ \t](?::=|=)")
 # A flag's name is negated, not a holder's: a secret's word last and no flag's word first
-# (`password`, `db_password`, `apiKey`) names what holds a secret, and `password = !hunter2`,
+# (`password`, `db_password`, `apiKey`; a verb first is a flag's, `maskPassword = !unmasked`
+# was refused) names what holds a secret, and `password = !hunter2`,
 # an INI file's or my.cnf's, was let through as the negation of a variable `hunter2`. Given
-# a holder, only code's shapes are a negation: a member, a call, words joined by case or `_`,
-# `!!`, a `;` (`secretKey = !options.insecure;`), not one word (HOLDER_VALUE).
+# a holder, only code's shapes are a negation: a member, a call, `!!`, a `;` (HOLDER_CODE:
+# `secretKey = !options.insecure;`), or a flag's name (`apiKey = !isProduction ? a : b`); not
+# one word (`!hunter2`) nor words joined by case (`userPassword=!hunterTwo9` was let through).
 FLAG_FIRST = frozenset(
     {"is", "has", "have", "can", "should", "must", "needs", "need", "was", "did", "does",
-     "will", "use", "show", "hide", "no", "allow", "require", "requires"}
+     "will", "use", "show", "hide", "no", "allow", "require", "requires", "mask", "unmask",
+     "reveal", "remember", "save", "store", "reset", "enable", "disable", "skip", "validate",
+     "encrypt", "prompt", "ask", "force", "rotate", "cache", "keep", "toggle", "want", "wants"}
 )  # fmt: skip
-HOLDER_VALUE = re.compile(r"![a-z]++[0-9]*+")
+HOLDER_CODE = re.compile(r"^!!|[.;,)]")
 # a word and digits negated is a password (`password = !hunter22`): a variable so named
 # (`!found2`) is short; without spaces around `=` (`isSecret=!isPublic`) code's names on both
 # sides, with a hump or a dot, tell negation from a config file's `db.password=!secretpass`
@@ -136,8 +151,21 @@ def _names_a_field(rest: str) -> bool:
     return False
 
 
-def no_password(rest: str) -> bool:
-    """Whether a sign-led value is a path, an entity, a filter or a field's name."""
+# A person's password (`password`, `passwd`, `pw`...) is no package's name: given one, a name
+# ending in digits after letters or a version without a dot (`@hunter/hunter2`,
+# `@admin/admin@123`) is a password's, as a word and digits is anywhere (both let through)
+PERSONAL = frozenset({"password", "passwords", "passwd", "pwd", "pw", "pass", "passphrase"})
+PERSONAL_SHAPE = re.compile(r"[A-Za-z]++[0-9]++|[\w.-]*+@[0-9]++")
+
+
+def personal(name: str) -> bool:
+    """Whether `name`'s last word names a person's password (PERSONAL)."""
+    return (WORD.findall(name)[-1:] or [""])[0].lower() in PERSONAL
+
+
+def no_password(rest: str, *, person: bool = False) -> bool:
+    """Whether a sign-led value is a path, an entity, a filter or a field's name; a path of
+    PERSONAL_SHAPE's names none when given to a person's password (`person`)."""
     # a share's path, `\\host\share\pw`, on backslashes too; elsewhere a backslash is a
     # password's sign (`@hunter2\secret9`, `!zq8xq2\abcdef` were let through as paths)
     names = (SLASHES if rest.startswith("\\\\") else SLASH).split(rest.lstrip(SIGNS))
@@ -147,6 +175,7 @@ def no_password(rest: str) -> bool:
         rest[:1] in PATH_SIGNS
         and sum(NAMED.search(name) is not None for name in names) >= 2
         and all(SEGMENT.fullmatch(name) and not MIXED.search(name) for name in names)
+        and not (person and any(PERSONAL_SHAPE.fullmatch(name) for name in names))
     ):
         return True
     return NO_PASSWORD.search(rest) is not None or _names_a_field(rest)
@@ -160,33 +189,59 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
     while match:
         start, end = match.span(1)
         last = line.rfind(".", start, end) + 1 or start  # the word is after the name's last dot
-        value = None
+        name, value = line[last:end], None
         if EXTRA_WORDS.search(line, last, end):
             # `:=` or `=>` with no value after it is `:` or `=` with one that starts `=`, `>`
             reading = VALUE if match.end() >= long_until else VALUE_IN_RUN
             value = reading.match(line, match.end())
             if value is None and line[match.end() - 2 : match.end()] in (":=", "=>"):
                 value = reading.match(line, match.end() - 1)
-        elif secret_word(line[last:end]):
+            value, long_until = _cut(line, value, secret_word, long_until)
+        elif secret_word(name):
             if line[match.end() - 1] == ":" and line[match.end() - 2].isspace():
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
                 at = match.end()
                 value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, at >= long_until)
-            if value and (no_password(value[1]) or _selector(line[last:end], value[1])):
-                long_until, value = value.end(), None  # its run is read once (SIGN_LED_LONG)
+            value, long_until = _cut(line, value, secret_word, long_until)
+            person = personal(name)  # a person's password names no package (PERSONAL)
+            if value and (no_password(value[1], person=person) or _selector(name, value[1])):
+                long_until, value = (
+                    max(long_until, value.end()),
+                    None,
+                )  # its run is read once (SIGN_LED_LONG)
         # a sign-led path, entity, filter or field's name, or code's negation, after any
         # secret-sounding name (`token: "@octokit/auth-token"` was refused where
         # `secret: "@azure/identity"` was not)
         led = value is not None and value[1][0] in SIGNS
-        if led and value and (no_password(value[1]) or _negation(line, start, end, value)):
-            long_until, value = value.end(), None
+        if (
+            led
+            and value
+            and (no_password(value[1], person=personal(name)) or _negation(line, start, end, value))
+        ):
+            long_until, value = max(long_until, value.end()), None
         if value:
             yield value.group(1)
             match = EXTRA_ASSIGNED.search(line, value.end())
         else:  # what the old expression took for a value may hold a name
             match = EXTRA_ASSIGNED.search(line, end)
     yield from held_values(line, secret_word)
+
+
+def _cut(
+    line: str, value: re.Match[str] | None, secret_word: Callable[[str], bool], until: int
+) -> tuple[re.Match[str] | None, int]:
+    """An unquoted value read again up to where a secret-sounding name is given a value after
+    a `,`, `;` or `&` (next_name), as the library's values are: `token=!a&password=!Zq8...`
+    was judged as one value, `password=&lt;&token=!Zq8...` as an entity, and let through.
+    Its run is then read once (`until`: the values after the cut are read within the run)."""
+    if value is None or not value[1] or line[value.start(1) - 1] in "\"'`":
+        return value, until
+    cut = next_name(line, value.start(1) + 1, value.end(1), secret_word)
+    if cut is None:
+        return value, until
+    again = SIGN_LED_BARE if value.re is SIGN_LED_LONG else value.re
+    return again.match(line, value.pos, cut), max(until, value.end())
 
 
 def _selector(name: str, value: str) -> bool:
@@ -210,8 +265,9 @@ def _negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:
         return False  # `db.password=!v4lue`: a config file's
     words = [w.lower() for w in WORD.findall(line[start:end].rpartition(".")[2])]
     holder = words and words[-1] in SECRET_WORDS and words[0] not in FLAG_FIRST
-    if holder and HOLDER_VALUE.fullmatch(value[1]):
-        return False  # `password = !hunter2`: one word given a holder's name (FLAG_FIRST)
+    first = (WORD.findall(value[1]) or [""])[0].lower()
+    if holder and not HOLDER_CODE.search(value[1]) and first not in FLAG_FIRST:
+        return False  # `password = !hunter2`: a holder's name (FLAG_FIRST) given a word
     return NEGATION.fullmatch(value[1]) is not None and WORD_DIGITS.fullmatch(value[1]) is None
 
 
@@ -219,82 +275,19 @@ def _bare_sign_led(line: str, at: int, long: bool = True) -> re.Match[str] | Non
     """The unquoted value starting with a sign after the assignment that ends at `at` (group
     1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE); one
     over 200 characters only when `long`."""
-    bare = SIGN_LED_BARE.match(line, at) or (SIGN_LED_LONG.match(line, at) if long else None)
+    rest = SIGN_LED_LONG if long else SIGN_LED_IN_RUN
+    bare = SIGN_LED_BARE.match(line, at) or rest.match(line, at)
     if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
         return None  # `PASSWORD= # a comment`
     if line[at - 1] != ":" or bare[1][0] not in "|!&:":
         return bare
     if anchored := ANCHORED.match(line, bare.start(1)):
-        return VALUE.match(line, anchored.end())  # `&pw v4lue`: the value after the anchor
+        after = SIGN_LED_BARE.match(line, anchored.end())
+        if after is None or after[1][0] not in "!&":
+            return VALUE.match(line, anchored.end())  # `&pw v4lue`: the value after the anchor
+        bare = after  # `&pw !Zq8vT2mW9pL`: judged as the sign after the key is
+    if bare[1] in LITERAL_TAGS and (literal := TAG_LITERAL.match(line, bare.end())):
+        return literal  # `!Sub 'v4lue'`: the string the tag is given
     if bare[1][0] in "|:" or YAML_NAME.fullmatch(bare[1], 1) or TAGGED.match(line, bare.end()):
         return None
     return bare
-
-
-# A secret-sounding name called with strings (`setPassword("v4lue")`, `.withToken('v4lue')`:
-# the library reads `password("v4lue")` in small letters and double quotes only) or given a
-# list (`password=["v4lue"]`, `Set password: [v4lue] now`: the library's value starts with a
-# word character, and memidx read a flow collection only on its key's line alone); group 2
-# the call's `(`, group 3 the list's `[`. Tried only where a run of name characters begins.
-HOLDING = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+(\[))")
-# Each item and the `,` or closing bracket after it: a quoted string (group 2) or, in a
-# list, a plain scalar (group 3); an item of any other shape (`f(x + 1)`) ends the reading.
-HELD_ITEM = re.compile(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])")
-# The last word of a name that holds a secret (`password`, `apiKey`, `tokens`), the words a
-# key needs before it (`ApiKey`: a `sortKey`, a `primaryKey` is none), and the first words of
-# a call that gives one (`setPassword`, `withToken`, `check_password`): a call's name of other
-# words reads, parses or makes something else (`getPassword("alice@example.com")`,
-# `splitpasswd("user:pw")`, `impliedTagToken("html", "StartTag")`, `TokenType("NAME")`).
-HELD_WORDS = frozenset(
-    {"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential"}
-)
-# a type that wraps a secret's string (`SecretStr("v4lue")`, pydantic's; `SecretString`,
-# `PasswordBytes`): its last word is the type's, the word before it the secret's
-WRAPPERS = frozenset({"str", "string", "bytes"})
-KEY_KINDS = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
-GIVING = frozenset({"set", "with", "use", "put", "update", "change", "add", "check", "verify"})
-
-
-def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
-    """The strings a secret-sounding name is called with and the items of the list it is
-    given (see HOLDING), in order."""
-    match = HOLDING.search(line)
-    while match:
-        at, name = match.end(), match.group(1).rpartition(".")[2]
-        if _holds_a_secret(name, called=bool(match.group(2))):
-            # a user's or a host's name first (`setCredentials("bob@example.com", "v4lue")`)
-            user = bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
-            while item := HELD_ITEM.match(line, at):
-                value = item.group(2) if item.group(2) is not None else item.group(3)
-                shaped = item.group(2) is not None or match.group(3)
-                # the user's only when an argument follows (`setCredentials("v4lue",)` has none)
-                named = user and item.group(4) == "," and HELD_ITEM.match(line, item.end())
-                if shaped and VALUE_SHAPE.search(value) and not named:
-                    yield value
-                user = False
-                at = item.end()
-                if item.group(4) != ",":
-                    break
-        match = HOLDING.search(line, max(at, match.end()))
-
-
-# An item that may be a secret: no space (`"Invalid token"` is a message), and a digit or a
-# sign beside letters (`"StartTag"`, `'NAMED_OPERATOR'`, `"basic_test_realm"` are names).
-VALUE_SHAPE = re.compile(r"^(?=\S*$)(?=.*[^A-Za-z_-])")
-
-
-def _holds_a_secret(name: str, *, called: bool) -> bool:
-    """Whether a list given to `name` holds secrets, or (`called`) a call of it is given
-    one (see HELD_WORDS): not a lexer's `tokens = [...]`, its token kinds' names."""
-    words = [word.lower() for word in WORD.findall(name)]
-    if not words or (not called and name == "tokens"):
-        return False
-    if called and len(words) >= 2 and words[-1] in WRAPPERS:
-        words = words[:-1]  # `SecretStr(...)` gives what `Secret(...)` does
-    last = words[-1].removesuffix("s") if not called or words[-1] == "credentials" else words[-1]
-    before = words[:-1]
-    if last == "key" and before and before[-1] in KEY_KINDS:
-        before = before[:-1]
-    elif last not in HELD_WORDS:
-        return False
-    return not called or not before or (len(before) == 1 and before[0] in GIVING)

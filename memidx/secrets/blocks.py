@@ -223,6 +223,28 @@ def _tripled_end(text: str, start: int, end: int) -> int:
     return end
 
 
+# a line that closes a string in tripled quotes, a comment or code after them
+TRIPLE_CLOSE = re.compile(r"[ \t]*+(\"\"\"|''')")
+
+
+def _tripled_start(text: str, start: int, end: int) -> int:
+    """Where the string in tripled quotes that the line text[start:end] closes begins: its
+    opening line's start (an allow marker after the closing quotes allows the string, as
+    one after the opening quotes does; it allowed only the closing line), else `start`."""
+    closing = TRIPLE_CLOSE.match(text, start, end)
+    if closing is None or start == 0:
+        return start
+    at = start
+    for _ in range(BLOCK_LINES + 1):
+        stop, at = at - 1, text.rfind("\n", 0, at - 1) + 1  # the line above
+        opened = TRIPLE_OPEN.search(text, at, stop)
+        if opened and opened.group(2) == closing.group(1):
+            return at if _tripled_end(text, at, stop) == end else start
+        if closing.group(1) in text[at:stop] or at == 0:
+            break  # another string's quotes, or the text's start: no string opened above
+    return start
+
+
 def _items_end(text: str, at: int, column: int, last: int) -> int:
     """Where the list whose first item's line begins at `at`, its dashes at `column`, ends
     for an allow marker on its key: at its end, or before its first line that is a key (an
@@ -242,6 +264,6 @@ def allowed_values(text: str, lines: list[tuple[int, int]]) -> list[tuple[int, i
     covered = -1
     for start, end in sorted(lines):
         stretched = end if start < covered else value_end(text, start, end)
-        spans.append((start, stretched))
+        spans.append((_tripled_start(text, start, end) if stretched == end else start, stretched))
         covered = max(covered, stretched)
     return spans

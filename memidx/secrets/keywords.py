@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from memidx.secrets import library
 from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import flow_values, values_below
+from memidx.secrets.encoded import has_encoded_pairs, url_decoded
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
 from memidx.secrets.patterns import (
@@ -94,21 +95,40 @@ def assigned(text: str) -> Iterable[Finding]:
         line = text[start:done]
         yield from values_below(text, start, done, KEYWORD_KIND, judged)  # `password: |`
         yield from flow_values(text, start, done, KEYWORD_KIND, judged)  # `password: {v: x}`
-        if not secret_names(line) and not unassigned_name(line):
+        if not secret_names(line) and not unassigned_name(line) and not has_encoded_pairs(line):
             continue
         line, shut = closed_at_end(line)  # a quote it adds stands at `shut`: nothing ends past
         judge = _judge(library.entropy(), secret)  # the entropy loaded only for such lines
-        kinds: dict[str, str] = {}
-        for cut in _library_values(line, judge, kinds):
-            yield Finding(start + cut.start, start + min(cut.end, shut), cut.kind)
-        kinds.update(dict.fromkeys(extra_keyword_values(line, secret_word), KEYWORD_KIND))
-        kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
-        for match in BASIC.finditer(line):
-            if _basic_password(match.group(1)):
-                yield Finding(start + match.start(1), start + match.end(1), URL_KIND)
-        values = ((assigned_value(raw), kind) for raw, kind in kinds.items())
-        for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
-            yield Finding(start + at, start + min(end, shut), kind)
+        for found in _line_values(line, judge):
+            yield Finding(start + found.start, start + min(found.end, shut), found.kind)
+        if has_encoded_pairs(line):  # `%26password%3Dv4lue`: read decoded, masked encoded
+            plain, places = url_decoded(line)
+            for found in _line_values(plain, judge) if secret_names(plain) else ():
+                end = min(places[found.end], shut)
+                yield Finding(start + places[found.start], start + end, found.kind)
+
+
+# A value closing a template's `}}` it did not open sits inside the template, after a name in
+# it: CloudFormation's `{{resolve:secretsmanager:MySecret:SecretString:password}}` was refused
+IN_TEMPLATE = re.compile(r"[^{\s]*\}\}[\"'`]?").fullmatch
+
+
+def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
+    """The secret values of one line, placed in it: the library's keyword detector's,
+    memidx's (extra_keyword_values), bearer and basic tokens."""
+    kinds: dict[str, str] = {}
+    yield from _library_values(line, judge, kinds)
+    kinds.update(dict.fromkeys(extra_keyword_values(line, secret_word), KEYWORD_KIND))
+    kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
+    for match in BASIC.finditer(line):
+        if _basic_password(match.group(1)):
+            yield Finding(match.start(1), match.end(1), URL_KIND)
+    templated = "{{" in line
+    values = (
+        (assigned_value(raw), k) for raw, k in kinds.items() if not (templated and IN_TEMPLATE(raw))
+    )
+    for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
+        yield Finding(at, end, kind)
 
 
 def _judge(entropy: Callable[[str], float], secret: dict[str, bool]) -> Callable[[str], bool]:

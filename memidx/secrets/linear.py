@@ -101,12 +101,18 @@ NEXT_NAME = re.compile(r"[,;&]([\w.-]++)[\"']?+\s*+(?::=|=>|[:=])")
 
 def next_name(line: str, start: int, end: int, named: Callable[[str], bool]) -> int | None:
     """Where (at its separator) the first name `named` says is secret-sounding that is given
-    a value within `line[start:end]` begins; None when there is none, or when the value
-    starts after a quote: a quoted value is one (`password="x,token=y"`), and cut there its
-    parts, each too short to judge, were shown where the whole was masked."""
+    a value within `line[start:end]` begins, or a query string's next pair (QUERY_PAIR); None
+    when there is none, or when the value starts after a quote: a quoted value is one
+    (`password="x,token=y"`), and cut there its parts, each too short to judge, were shown
+    where the whole was masked."""
     if start and line[start - 1] in "\"'`":
         return None
     for found in NEXT_NAME.finditer(line, start, end):
-        if named(found.group(1)):
+        if named(found.group(1)) or QUERY_PAIR.match(line, found.start()):
             return found.start()
     return None
+
+
+# A query string's next pair, whatever its name, `=` right after it: a value's `&` is
+# percent-encoded there (`token_type=bearer&grant_type=password` was refused as one value)
+QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.-]*+=(?!=)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from memidx.secrets.assignments import SIGNS, no_password
+from memidx.secrets.assignments import SIGNS, no_password, personal
 from memidx.secrets.patterns import Finding, assigned_value, looks_secret
 
 # A start tag: its name (group 1), attributes (group 2: each `name="..."`, `name='...'`, HTML's
@@ -71,14 +71,16 @@ def markup_values(
         for key, (value, at) in attributes.items():
             prefix, colon, local = key.rpartition(":")  # `android:value` by `android:name`
             own = named or _named(attributes, prefix + colon, secret_word)
-            if local == holder and own and _secret(value, entropy):
+            person = local == holder and own and _person(attributes, prefix + colon, tag.group(1))
+            if local == holder and own and _secret(value, entropy, person=person):
                 yield Finding(at, at + len(value), kind)
         if tag.group(3) or not named:
             continue  # `<add .../>` holds nothing
         held = CONTENT.match(text, tag.end())
         if held and held.group(3) == tag.group(1):
             group = 1 if held.group(1) is not None else 2
-            if _secret(held.group(group), entropy):
+            person = personal(tag.group(1).rpartition(":")[2])  # `<password>@hunter/hunter2`
+            if _secret(held.group(group), entropy, person=person):
                 yield Finding(held.start(group), held.end(group), kind)
         elif held is None:
             yield from _wrapped(text, tag.end(), tag.group(1), entropy, kind)
@@ -113,6 +115,13 @@ def _named(attributes: dict[str, tuple[str, int]], prefix: str, secret_word: Wor
     return any(secret_word(attributes[prefix + n][0]) for n in NAMING if prefix + n in attributes)
 
 
+def _person(attributes: dict[str, tuple[str, int]], prefix: str, tag: str) -> bool:
+    """Whether the element, or the `name` or `key` attribute, names a person's password
+    (`<add key="DbPassword" value="@hunter/hunter2"/>` was let through as a package's path)."""
+    names = [attributes[prefix + n][0] for n in NAMING if prefix + n in attributes]
+    return any(personal(name) for name in [tag.rpartition(":")[2], *names])
+
+
 def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:
     """Each attribute of text[start:end], a start tag's, by its name in lower case: its
     value and where the value starts in `text`."""
@@ -124,11 +133,13 @@ def _attributes(text: str, start: int, end: int) -> dict[str, tuple[str, int]]:
     return found
 
 
-def _secret(value: str, entropy: Callable[[], Entropy]) -> bool:
+def _secret(value: str, entropy: Callable[[], Entropy], *, person: bool = False) -> bool:
     """Whether an element's text or a `value` looks secret, judged as a keyword's value is:
     none starting with a sign the keyword rules read no value after (`-p`, `%DB_PASSWORD%`,
     `^1.2.3`), nor a path, an entity or a field's name after another (`@/lib/x`, `#id_pw1`)."""
     value = assigned_value(value)
-    if not value or NOT_LED.fullmatch(value) or (value[0] in SIGNS and no_password(value)):
+    if not value or NOT_LED.fullmatch(value):
+        return False
+    if value[0] in SIGNS and no_password(value, person=person):
         return False
     return looks_secret(value, entropy())

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from memidx.frozen import Value
 from memidx.private import PRIVATE_KIND, PRIVATE_STAND_IN, private_ranges
+from memidx.secrets.calls import password_call
 from memidx.secrets.identifiers import names_a_secret
 
 # Kinds detect-secrets 1.5.0 has no plugin for (each has a test in tests/unit/test_secrets.py).
@@ -118,6 +119,12 @@ ENOUGH_ENTROPY = (0.0, 0.0, 2.5, 2.5, 2.0)
 CALLED = re.compile(r"[+*/=,!&|][A-Za-z_][\w.]*+\(")  # a call after an operator: code
 DOT_PATH = re.compile(r"\.[\w.-]*+/")  # a path from a hidden folder, or `../`
 WORD_ALONE = re.compile(r"[^\W\d_][^\W\d_A-Z]++")
+# a locale's name with its encoding or variant (`en_US.UTF-8`, `de_DE@euro`, `C.UTF-8`): a
+# call's string (`TokenStr("en_US.UTF-8")`) or a setting, judged and refused as a secret
+LOCALE = re.compile(
+    r"(?:[a-z]{2,3}_[A-Z]{2}|C|POSIX)(?:\.(?i:utf-?8|iso-?8859-[0-9]{1,2}|euc-[a-z]{2}|gbk"
+    r"|gb18030|big5|cp[0-9]{3,4}|koi8-[ru]))?+(?:@[a-z]++)?+"
+)
 
 
 def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
@@ -132,7 +139,7 @@ def looks_secret(value: str, entropy: Callable[[str], float]) -> bool:
         return False
     if PLACEHOLDER_WORDS.match(value) or referred(value) or names_a_secret(value):
         return False
-    if WORD_ALONE.fullmatch(value):
+    if WORD_ALONE.fullmatch(value) or LOCALE.fullmatch(value):
         return False  # a capitalised word (`Passwort` of a translation file, `Credentials`)
     classes = character_classes(value)
     return classes >= 2 and len(set(value)) >= 5 and entropy(value) >= ENOUGH_ENTROPY[classes]
@@ -174,37 +181,11 @@ def real_password(value: str) -> bool:
     return not PLACEHOLDER_WORDS.match(value) and not referred(value)
 
 
-# A password shaped as a call: a word with digits between its letters, as a password swaps
-# them in (`Tr0ub4dor(3)`, `Passw0rd(1)`, `s3cr3t()`), given digits or nothing: read as a call,
-# each was let through. A function's name so made (`b64encode`, `oauth2client`) is given a
-# value (`b64encode(raw)`), not a digit alone; `log2(8)`, `sha256(1)` have no letter after it.
-LEET_CALL = re.compile(r"[A-Za-z]*+[0-9]++[A-Za-z][A-Za-z0-9]*+\(([0-9]*+)\)")
-# A password swaps single digits in, twice or more (`Tr0ub4dor`, `s3cr3tP4ss`), or once in a
-# word without humps given a digit (`Passw0rd(1)`), or once for the letter it looks like, a
-# small letter after it (LEET: `Passw0rd()`, `P4ssword()`, `s3cretPass()`, `MyPassw0rd(1)`
-# were let through when the rule read only the first two); a function's name has one run of
-# digits, none such (`b64encode()`, `base64decode()`, `oauth2client()`, `loadS3Credentials()`)
-SWAPPED = re.compile(r"(?<=[A-Za-z])[0-9](?=[A-Za-z])")
-LEET = re.compile(r"(?<=[A-Za-z])[013457](?=[a-z])")
-HUMPED = re.compile(r"[a-z0-9][A-Z]")
-
-
-def _password_call(value: str) -> bool:
-    """Whether `value` is a password shaped as a call (LEET_CALL, SWAPPED)."""
-    call = LEET_CALL.fullmatch(value) if value[:1].isalpha() else None
-    if call is None:
-        return False
-    swaps = len(SWAPPED.findall(value))
-    if swaps >= 2 or (swaps == 1 and LEET.search(value)):
-        return True
-    return swaps == 1 and bool(call[1]) and HUMPED.search(value) is None
-
-
 def referred(value: str) -> bool:
     """Whether `value` is a reference (REFERENCE), or code: a call after an operator
     (`n+len(tokens)`) or a `)` no `(` in it opened (a signature's `ParseResults):`); not a
-    password shaped as a call (LEET_CALL)."""
-    if _password_call(value):
+    password shaped as a call (memidx.secrets.calls)."""
+    if password_call(value):
         return False
     return bool(REFERENCE.search(value) or CALLED.search(value)) or (
         value.count(")") > value.count("(")

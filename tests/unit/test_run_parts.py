@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -81,3 +84,42 @@ def test_a_fifo_named_pre_commit_is_not_waited_on(tmp_path: Path) -> None:
         with contextlib.suppress(OSError):
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
         reader.join(5)
+
+
+def _started(argv: list[str], program: str) -> subprocess.Popen[bytes]:
+    """A process run as `argv`, once its command line names `program` (bounded: 5 s)."""
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+    for _ in range(100):
+        if Path(f"/proc/{process.pid}/cmdline").read_bytes().startswith(program.encode()):
+            break
+        time.sleep(0.05)
+    return process
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="no /proc")
+@pytest.mark.parametrize("options", [["-X", "utf8"], ["-W", "ignore", "-X", "dev"], ["-E"]])
+def test_python_with_options_running_the_console_script_is_the_framework(
+    tmp_path: Path, options: list[str]
+) -> None:
+    """`python -X utf8 .../bin/pre-commit`: the option's value was taken for the script,
+    so each part of the run repeated a refusal."""
+    script = tmp_path / "bin" / "pre-commit"
+    script.parent.mkdir()
+    script.write_text("import time  # the console script imports pre_commit\ntime.sleep(30)\n")
+    process = _started([sys.executable, *options, str(script)], sys.executable)
+    try:
+        assert run_parts._framework(process.pid)  # pyright: ignore[reportPrivateUsage]
+    finally:
+        process.kill()
+        process.wait(5)
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="no /proc")
+def test_prek_is_the_framework() -> None:
+    """prek, the framework rewritten, runs the hooks of .pre-commit-config.yaml in parts too."""
+    process = _started(["bash", "-c", "exec -a prek sleep 30"], "prek")
+    try:
+        assert run_parts._framework(process.pid)  # pyright: ignore[reportPrivateUsage]
+    finally:
+        process.kill()
+        process.wait(5)

@@ -1,0 +1,50 @@
+"""A password shaped as a call, told from a call of a function named with digits (pure).
+
+A value in parentheses is a reference (`os.getenv("X")`), but a password may end so
+(`Tr0ub4dor(3)`, `Passw0rd()`): a word with digits between its letters, as a password swaps
+them in. A function's name holds one run of digits, where a library names its kind
+(`b64encode`, `oauth2client`, `boto3client`, `s3client`, `md5sum`), and is given a value."""
+
+from __future__ import annotations
+
+import re
+
+# A word with digits between its letters given nothing, digits, or (swapped twice, no
+# function's name) one short argument: `Tr0ub4dor(3)`, `Passw0rd(1)`, `s3cr3t()`,
+# `Tr0ub4dor(x)` (let through as a call). `log2(8)`, `sha256(1)` have no letter after it.
+LEET_CALL = re.compile(r"[A-Za-z]*+[0-9]++[A-Za-z][A-Za-z0-9]*+\(([^\s(),]{0,16}+)\)")
+DIGITS = re.compile(r"[0-9]*+")
+# A password swaps single digits in, twice or more (`Tr0ub4dor`, `s3cr3tP4ss`), or once in a
+# word without humps given a digit (`Passw0rd(1)`), or once for the letter it looks like, a
+# small letter after it (LEET: `Passw0rd()`, `P4ssword()`, `s3cretPass()`, `MyPassw0rd(1)`);
+# a function's name has one run of digits, none such (`b64encode()`, `oauth2client()`,
+# `loadS3Credentials()`), or one before a word of code (`s3client()`, `boto3client()`,
+# `web3provider()`, `sha1sum()`: refused once LEET was read).
+SWAPPED = re.compile(r"(?<=[A-Za-z])[0-9](?=[A-Za-z])")
+LEET = re.compile(r"(?<=[A-Za-z])[013457]([a-z]++)")
+HUMPED = re.compile(r"[a-z0-9][A-Z]")
+CODE_WORDS = frozenset(
+    {"client", "clients", "resource", "session", "connect", "connection", "provider", "bucket",
+     "service", "file", "files", "hex", "sum", "digest", "encode", "decode", "handler", "store",
+     "storage", "upload", "download", "object", "config", "util", "utils", "helper", "api",
+     "sdk", "lib", "path", "url", "uri", "reader", "writer", "parser", "loader", "cache",
+     "stream", "data", "model", "app", "server", "proxy", "wallet", "contract", "signer", "hash",
+     "js", "py", "instance", "key", "keys", "get", "put", "list", "open", "read", "write", "init",
+     "test", "mock", "fs", "db", "ws", "http", "rpc", "sign", "verify", "string", "bytes"}
+)  # fmt: skip
+
+
+def password_call(value: str) -> bool:
+    """Whether `value` is a password shaped as a call (LEET_CALL, SWAPPED), not a call of a
+    function named with digits."""
+    call = LEET_CALL.fullmatch(value) if value[:1].isalpha() else None
+    if call is None:
+        return False
+    swaps = len(SWAPPED.findall(value))
+    if swaps >= 2:
+        return True
+    if swaps != 1 or not DIGITS.fullmatch(call[1]):
+        return False  # `b64encode(raw)`: a function given a value
+    if any(leet[1] not in CODE_WORDS for leet in LEET.finditer(value)):
+        return True
+    return bool(call[1]) and HUMPED.search(value) is None and not LEET.search(value)

@@ -1,0 +1,37 @@
+"""A line's percent-encoded pairs read as plain ones (pure): a query string inside a URL's
+parameter, or a form body in a log, writes `password=v4lue` as `password%3Dv4lue`, and its
+next pair's `&` as `%26`; no name was given a value there, and the password was let through."""
+
+from __future__ import annotations
+
+import re
+
+# an encoded `=` or `:` after a name's character: what makes a pair worth decoding
+ENCODED_PAIR = re.compile(r"[\w\"]%3[AaDd]|%22%3[Aa]")
+# an ASCII character percent-encoded, or a form's `+` for a space (`password%3A+how+to+reset`
+# is a search for prose)
+ESCAPE = re.compile(r"%([0-7][0-9A-Fa-f])|\+")
+
+
+def has_encoded_pairs(line: str) -> bool:
+    """Whether `line` holds a percent-encoded `=` or `:` after a name."""
+    return ENCODED_PAIR.search(line) is not None
+
+
+def url_decoded(line: str) -> tuple[str, list[int]]:
+    """`line` with its ASCII escapes decoded (`%3D` as `=`, `%26` as `&`, `+` as a space),
+    and for each of its characters and its end, where it stands in `line`: a place in the
+    decoded line maps back as `places[at]`, an end as `places[end]`."""
+    out: list[str] = []
+    places: list[int] = []
+    at = 0
+    for match in ESCAPE.finditer(line):
+        out.append(line[at : match.start()])
+        places.extend(range(at, match.start()))
+        char = chr(int(match.group(1), 16)) if match.group(1) else " "
+        out.append(char if char.isprintable() else match.group())
+        places.extend([match.start()] if char.isprintable() else range(match.start(), match.end()))
+        at = match.end()
+    out.append(line[at:])
+    places.extend(range(at, len(line) + 1))
+    return "".join(out), places

@@ -1,0 +1,86 @@
+"""The strings a secret-sounding name is called with (`setPassword("v4lue")`) and the items
+of a list it is given (`password=["v4lue"]`), which the library's rules skip (pure)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from memidx.secrets.identifiers import WORD
+
+# A secret-sounding name called with strings (`setPassword("v4lue")`, `.withToken('v4lue')`:
+# the library reads `password("v4lue")` in small letters and double quotes only) or given a
+# list (`password=["v4lue"]`, `Set password: [v4lue] now`: the library's value starts with a
+# word character, and memidx read a flow collection only on its key's line alone); group 2
+# the call's `(`, group 3 the list's `[`. Tried only where a run of name characters begins.
+HOLDING = re.compile(r"(?<![\w.-])([\w.-]++)[\"']?+[ \t]*+(?:(\()|(?::=|=>|[:=])[ \t]*+(\[))")
+# Each item and the `,` or closing bracket after it: a quoted string (group 2) or, in a
+# list, a plain scalar (group 3); an item of any other shape (`f(x + 1)`) ends the reading.
+HELD_ITEM = re.compile(r"[ \t]*+(?:([\"'`])([^\"'`\n]*+)\1|([^\s,\[\](){}\"'`]++))[ \t]*+([,\])])")
+# The last word of a name that holds a secret (`password`, `apiKey`, `tokens`), the words a
+# key needs before it (`ApiKey`: a `sortKey`, a `primaryKey` is none), and the first words of
+# a call that gives one (`setPassword`, `withToken`, `check_password`, `hashPassword`, as the
+# library reads `hash_password`; `hashPassword("v4lue")` was let through): a call's name of other
+# words reads, parses or makes something else (`getPassword("alice@example.com")`,
+# `splitpasswd("user:pw")`, `impliedTagToken("html", "StartTag")`, `TokenType("NAME")`).
+HELD_WORDS = frozenset(
+    {"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential"}
+)
+# a type that wraps a secret's string (`SecretStr("v4lue")`, pydantic's; `SecretString`,
+# `PasswordBytes`): its last word is the type's, the word before it the secret's
+WRAPPERS = frozenset({"str", "string", "bytes"})
+KEY_KINDS = frozenset({"api", "secret", "private", "access", "auth", "client", "signing"})
+GIVING = frozenset(
+    {"set", "with", "use", "put", "update", "change", "add", "check", "verify", "hash", "encrypt",
+     "compare", "validate", "store", "save", "encode"}
+)  # fmt: skip
+
+
+def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
+    """The strings a secret-sounding name is called with and the items of the list it is
+    given (see HOLDING), in order."""
+    match = HOLDING.search(line)
+    while match:
+        at, name = match.end(), match.group(1).rpartition(".")[2]
+        if _holds_a_secret(name, called=bool(match.group(2))):
+            # a user's or a host's name first (`setCredentials("bob@example.com", "v4lue")`)
+            user = bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
+            while item := HELD_ITEM.match(line, at):
+                value = item.group(2) if item.group(2) is not None else item.group(3)
+                shaped = item.group(2) is not None or match.group(3)
+                named = user and item.group(4) == "," and ANOTHER.match(line, item.end())
+                if shaped and VALUE_SHAPE.search(value) and not named:
+                    yield value
+                user = False
+                at = item.end()
+                if item.group(4) != ",":
+                    break
+        match = HOLDING.search(line, max(at, match.end()))
+
+
+# The user's name is first only when another argument follows, a literal of no value aside
+# (`setCredentials("v4lue",)`, `setCredentials("v4lue", null)`, `(..., 3600)` were let through)
+ANOTHER = re.compile(
+    r"[ \t]*+(?!(?:null|nil|undefined|None|NULL|nullptr|true|false|True|False|[0-9.]++)"
+    r"[ \t]*+[,)])[^\s,)]"
+)
+# An item that may be a secret: no space (`"Invalid token"` is a message), and a digit or a
+# sign beside letters (`"StartTag"`, `'NAMED_OPERATOR'`, `"basic_test_realm"` are names).
+VALUE_SHAPE = re.compile(r"^(?=\S*$)(?=.*[^A-Za-z_-])")
+
+
+def _holds_a_secret(name: str, *, called: bool) -> bool:
+    """Whether a list given to `name` holds secrets, or (`called`) a call of it is given
+    one (see HELD_WORDS): not a lexer's `tokens = [...]`, its token kinds' names."""
+    words = [word.lower() for word in WORD.findall(name)]
+    if not words or (not called and name == "tokens"):
+        return False
+    if called and len(words) >= 2 and words[-1] in WRAPPERS:
+        words = words[:-1]  # `SecretStr(...)` gives what `Secret(...)` does
+    last = words[-1].removesuffix("s") if not called or words[-1] == "credentials" else words[-1]
+    before = words[:-1]
+    if last == "key" and before and before[-1] in KEY_KINDS:
+        before = before[:-1]
+    elif last not in HELD_WORDS:
+        return False
+    return not called or not before or (len(before) == 1 and before[0] in GIVING)
