@@ -83,6 +83,7 @@ class Machine:
 
     def fail(self, what: str, text: str) -> None:
         self.failures.append(f"c{self.index} #{self.step} {what}: {text.strip()[-300:]}")
+        ACTOR.failed = getattr(ACTOR, "failed", 0) + 1  # this actor's: the others fail at once
 
 
 def wip_path(m: Machine) -> str:
@@ -105,17 +106,20 @@ def remember(m: Machine, n: int) -> None:
             with m.lock:
                 m.notes.add(str((done.last_json() or {})["ref"]))
         else:
-            m.fail("remember", done.err)
+            errors[k] = done.err
 
     with m.lock:
         m.titles += 1
         first = m.titles
     text = [body(m, f"learned {k}") for k in range(n)]
+    errors: dict[int, str] = {}  # failed in the actor's own thread: its `failed` mark counts
     threads = [threading.Thread(target=one, args=(k,)) for k in range(n)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    for k in sorted(errors):
+        m.fail("remember", errors[k])
 
 
 def file_turn(m: Machine) -> None:
@@ -226,9 +230,9 @@ def drive(m: Machine, ops: int, actor: int) -> None:
             home(m, rng_of(m), wip_path(m))  # a person never starts on a stopped rebase
             check_person(m, wip_path(m), "")
         logged(m, actor, op, "starts")
-        failed = len(m.failures)
+        failed = getattr(ACTOR, "failed", 0)  # the clone's count moves with the other actors
         step(m, op)
-        logged(m, actor, op, "failed" if len(m.failures) > failed else "ends")
+        logged(m, actor, op, "failed" if getattr(ACTOR, "failed", 0) > failed else "ends")
         if actor == 0:
             check_person(
                 m, wip_path(m), ""
