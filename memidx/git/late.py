@@ -33,7 +33,7 @@ def settle(
     move) to end, until `deadline` or LATE_FLOOR from now; GitBusy when one still runs or
     when HEAD no longer holds `commit`'s `paths` as the commit does."""
     what = ", ".join(paths)
-    running = _wait_for(late, max(deadline, time.monotonic() + LATE_FLOOR))
+    running = wait_for(late, max(deadline, time.monotonic() + LATE_FLOOR))
     if running:
         raise GitBusy(
             f"a git {running} of this clone that started with memidx's commit of {what} "
@@ -60,7 +60,7 @@ def _object(repo: Any, spec: str) -> str:
         return ""
 
 
-def _wait_for(late: dict[str, str], until: float) -> str:
+def wait_for(late: dict[str, str], until: float) -> str:
     """Wait until every process of `late` ended (or `until`): the git command of one still
     running, "" when none is."""
     from memidx.git.publish import started

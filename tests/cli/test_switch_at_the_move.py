@@ -1,0 +1,99 @@
+"""A person's `git switch` that read HEAD in the instant before memidx moved it ends on its
+branch after memidx's commit, with git's index as it was before memidx told it: memidx then
+staged what it committed on main on the side branch (`A notes/x.md`), the person's next commit
+there took it, and a note forgotten on main came back with the side branch's merge
+(tests/benchmark/chaos.py, a forgotten note back in the remote in every seed). Now the index is
+told on the branch memidx committed on alone, and the file, untracked on the other, leaves its
+work tree, as the switch would have taken it: it comes back with its branch, and the switch
+back is never refused for it ("untracked working tree files would be overwritten").
+
+A `git` first on PATH does, right after memidx's `update-ref`, what such a switch does: git's
+two-way checkout from the HEAD it read (the commit memidx built on) to `side`, with git's index
+as it was, then HEAD set to `side`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.machines import Machine, clone, hook_env, make_template
+
+SWITCHING_GIT = """#!/bin/sh
+if [ "$1" = update-ref ] && [ ! -e "$SWITCH_MARK" ]; then
+  : > "$SWITCH_MARK"
+  "$REAL_GIT" "$@"
+  moved=$?
+  env -u GIT_INDEX_FILE "$REAL_GIT" read-tree -m -u HEAD^ side >>"$SWITCH_MARK" 2>&1
+  env -u GIT_INDEX_FILE "$REAL_GIT" symbolic-ref HEAD refs/heads/side >>"$SWITCH_MARK" 2>&1
+  exit $moved
+fi
+exec "$REAL_GIT" "$@"
+"""
+BODY = "The vmmem process grows until it takes all the RAM; set memory=4GB in .wslconfig.\n"
+NOTE = "notes/wsl-memory.md"
+
+
+def machine_with_a_side_branch(tmp_path: Path) -> Machine:
+    env = hook_env(tmp_path / "pre-commit-home")
+    machine = clone(make_template(tmp_path, env), tmp_path / "a", env)
+    (machine.root / "notes" / "first.md").write_text("---\ntitle: First\n---\n\n" + BODY)
+    machine.commit("first")
+    machine.git("branch", "side", "HEAD~1")
+    return machine
+
+
+def person_commits(machine: Machine) -> None:
+    """The person's own note on the side branch, staged and committed (`git commit`)."""
+    (machine.root / "notes" / "mine.md").write_text("---\ntitle: Mine\n---\n\n" + BODY)
+    machine.git("add", "notes/mine.md")
+    machine.git("commit", "-q", "-m", "the person's work on side")
+
+
+def switching(tmp_path: Path, machine: Machine) -> dict[str, str]:
+    """The environment of a memidx run whose first HEAD move a switch to `side` straddles."""
+    shim = tmp_path / "bin"
+    shim.mkdir(exist_ok=True)
+    (shim / "git").write_text(SWITCHING_GIT)
+    (shim / "git").chmod(0o755)
+    real = shutil.which("git", path=machine.env["PATH"])
+    assert real is not None
+    return {"PATH": f"{shim}:{machine.env['PATH']}", "REAL_GIT": real,
+            "SWITCH_MARK": str(tmp_path / "switched")}  # fmt: skip
+
+
+def test_a_note_forgotten_on_main_stays_forgotten_after_the_side_branch_is_merged(
+    tmp_path: Path,
+) -> None:
+    machine = machine_with_a_side_branch(tmp_path)
+    said = machine.memidx_process(
+        "remember", "--title", "WSL memory", "--json", stdin=BODY, **switching(tmp_path, machine)
+    )
+    assert said.code == 0 and "Traceback" not in said.err, said.err
+    assert (tmp_path / "switched").read_text() == ""  # the switch was made, quietly
+    assert machine.git("symbolic-ref", "HEAD").strip() == "refs/heads/side"
+    assert NOTE in machine.git("ls-tree", "-r", "--name-only", "main")
+    # it was `A  notes/wsl-memory.md`: main's note staged on side, for the person's commit
+    assert machine.git("status", "--porcelain") == ""
+    assert not (machine.root / NOTE).exists()
+    person_commits(machine)  # what is staged: it took main's note along
+    machine.git("switch", "-q", "main")
+    forgot = machine.memidx_process("forget", "--json", NOTE)
+    assert forgot.code == 0, forgot.err
+    machine.git("merge", "-q", "--no-edit", "side")
+    assert NOTE not in machine.git("ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_a_segment_committed_at_a_switch_never_blocks_the_switch_back(tmp_path: Path) -> None:
+    machine = machine_with_a_side_branch(tmp_path)
+    filed = machine.memidx_process("file-turn", "--json", stdin=json.dumps({"text": BODY}))
+    assert filed.code == 0, filed.err
+    done = machine.memidx_process("haystack", "commit", **switching(tmp_path, machine))
+    assert done.code == 0 and "Traceback" not in done.err, done.err
+    assert machine.git("symbolic-ref", "HEAD").strip() == "refs/heads/side"
+    main = machine.git("ls-tree", "-r", "--name-only", "main")
+    assert ".krd" in main
+    assert machine.git("status", "--porcelain", "--untracked-files=all") == ""
+    person_commits(machine)
+    machine.git("switch", "-q", "main")  # refused when the segment stayed on side
+    assert machine.git("status", "--porcelain", "--untracked-files=all") == ""
