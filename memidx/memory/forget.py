@@ -103,11 +103,36 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
     with waited_lock(config.state_dir / LOCK, LOCK_WAIT, holders):
         if GitRepo(config.root).has_file("HEAD", ref):
             return False
+        kept = [note for note in pending(config) if note.ref == ref]
+        if not kept and (held := _branches_holding(config, ref)):
+            raise MemidxError(
+                f"{ref} is not in HEAD's commit, but {', '.join(held)} holds it (the file here "
+                "is a copy left in the work tree), so it was not forgotten",
+                f"forget it there: git switch {held[0]}, then memidx forget {ref}",
+            )
         (config.root / ref).unlink(missing_ok=True)
-        for note in pending(config):
-            if note.ref == ref:  # else its commit, tried later, warned of a note removed
-                note.entry.unlink(missing_ok=True)
+        for note in kept:  # else its commit, tried later, warned of a note removed
+            note.entry.unlink(missing_ok=True)
     return True
+
+
+def _branches_holding(config: Config, ref: str) -> list[str]:
+    """The local branches whose tip holds `ref`. A note HEAD lacks whose file is here, kept for
+    no branch, is memory there: deleting the file said it was forgotten (exit 0, no commit),
+    and the branch took the note to the remote (tests/benchmark/chaos.py)."""
+    from memidx.git.repo import GitRepo
+
+    repo = GitRepo(config.root)
+    listed = repo.run("for-each-ref", "--format=%(refname)", "refs/heads/", check=False)
+    names = listed.decode("utf-8", "replace").split()
+    asked = "".join(f"{name}:{ref}\n" for name in names).encode()
+    found = repo.run("cat-file", "--batch-check", input_bytes=asked, check=False) if names else b""
+    answers = found.decode("utf-8", "replace").splitlines()
+    return [
+        name.removeprefix("refs/heads/")
+        for name, answer in zip(names, answers, strict=False)
+        if not answer.endswith(" missing")
+    ]
 
 
 def _indexed(config: Config, ref: str) -> bool:

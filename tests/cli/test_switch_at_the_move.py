@@ -97,3 +97,28 @@ def test_a_segment_committed_at_a_switch_never_blocks_the_switch_back(tmp_path: 
     person_commits(machine)
     machine.git("switch", "-q", "main")  # refused when the segment stayed on side
     assert machine.git("status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_forget_of_a_copy_another_branch_holds_forgets_nothing_and_says_where(
+    tmp_path: Path,
+) -> None:
+    """The note is main's, its file left on side as an untracked copy (as a switch at a
+    move left it before): forget deleted the copy and said it was forgotten (exit 0, no
+    commit), and main took the note to the remote."""
+    machine = machine_with_a_side_branch(tmp_path)
+    said = machine.memidx_process("remember", "--title", "WSL memory", stdin=BODY)
+    assert said.code == 0, said.err
+    text = (machine.root / NOTE).read_bytes()
+    machine.git("switch", "-q", "side")
+    (machine.root / NOTE).write_bytes(text)
+
+    forgot = machine.memidx_process("forget", "--json", NOTE)
+
+    assert forgot.code == 1 and "Traceback" not in forgot.err, forgot.err
+    assert forgot.err.strip() == (
+        f"memidx: error: {NOTE} is not in HEAD's commit, but main holds it (the file here is a "
+        "copy left in the work tree), so it was not forgotten (forget it there: git switch "
+        f"main, then memidx forget {NOTE})"
+    )
+    assert (machine.root / NOTE).read_bytes() == text  # nothing lost, nothing written
+    assert NOTE in machine.git("ls-tree", "-r", "--name-only", "main")
