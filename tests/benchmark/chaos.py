@@ -103,14 +103,17 @@ def remember(m: Machine, n: int) -> None:
         title = f"Machine {m.index} lesson {first} part {k}"
         done = memidx(m.root, m.env, "remember", "--title", title, "--json", stdin=text[k])
         if done.code == 0:
+            said = done.last_json() or {}
             with m.lock:
-                m.notes.add(str((done.last_json() or {})["ref"]))
+                m.notes.add(str(said["ref"]))
+            logged(m, actor, "remember", f"{said['ref']} commit {said.get('commit')}")
         else:
             errors[k] = done.err
 
     with m.lock:
         m.titles += 1
         first = m.titles
+    actor = getattr(ACTOR, "index", -1)
     text = [body(m, f"learned {k}") for k in range(n)]
     errors: dict[int, str] = {}  # failed in the actor's own thread: its `failed` mark counts
     threads = [threading.Thread(target=one, args=(k,)) for k in range(n)]
@@ -171,6 +174,8 @@ def forget(m: Machine) -> None:
     done = memidx(m.root, m.env, "forget", "--json", ref)
     if done.code == 0:
         m.forgotten.add(ref)
+        commit = (done.last_json() or {}).get("commit")  # None: not committed, only deleted
+        logged(m, getattr(ACTOR, "index", -1), "forget", f"{ref} commit {commit}")
     else:
         m.fail("forget", done.err)
 
@@ -218,6 +223,7 @@ def step(m: Machine, op: str) -> None:
 def drive(m: Machine, ops: int, actor: int) -> None:
     rng = random.Random(f"{m.seed}/{m.index}/{actor}")  # the operations: the seed's alone
     ACTOR.rng = random.Random(f"{m.seed}/{m.index}/{actor}/words")  # forget draws as it finds
+    ACTOR.index = actor
     last = ""
     for _ in range(ops // ACTORS):
         with m.lock:
