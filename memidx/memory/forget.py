@@ -79,6 +79,12 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
             raise _head_moved(ref) from exc  # git's own words: "pathspec ... did not match"
         raise
+    if GitRepo(config.root).has_file(commit, ref):  # the file was back: nothing to commit
+        raise MemidxError(
+            f"a git command of this clone put {ref} back while it was being forgotten (a "
+            f"pull's autostash, a checkout), so {ref} was not forgotten",
+            "try again once that command ends",
+        )
     why = follow_commit(config, notice)
     if why is not None:  # forgotten: `forget` again finds no note, while search still shows it
         raise MemidxError(

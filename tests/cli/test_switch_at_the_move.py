@@ -171,3 +171,42 @@ def test_a_forget_a_pull_starts_with_says_it_is_forgotten(tmp_path: Path) -> Non
     assert commit and machine.git("rev-parse", "HEAD").strip() == commit
     assert NOTE not in machine.git("ls-tree", "-r", "--name-only", "HEAD")
     assert f"memidx: warning: {NOTE} is forgotten ({commit[:12]}), but a git pull " in forgot.err
+
+
+# a `git` first on PATH: as memidx builds the forget's commit, a person's git puts the note's
+# file back (a `git pull --rebase --autostash` does, with its `reset --hard`)
+RESTORING_GIT = """#!/bin/sh
+if [ "$1" = read-tree ] && [ ! -e "$RESTORE_MARK" ]; then
+  : > "$RESTORE_MARK"
+  env -u GIT_INDEX_FILE "$REAL_GIT" checkout -q HEAD -- "$RESTORE_PATH"
+fi
+exec "$REAL_GIT" "$@"
+"""
+
+
+def test_a_forget_whose_file_a_git_put_back_is_not_said_done(tmp_path: Path) -> None:
+    """It said it was forgotten, exit 0, naming HEAD as its commit: the deletion it built
+    changed nothing, and the note stayed on main and reached the remote (chaos bench, seed 2
+    after the fixes above)."""
+    machine = machine_with_a_side_branch(tmp_path)
+    said = machine.memidx_process("remember", "--title", "WSL memory", stdin=BODY)
+    assert said.code == 0, said.err
+    shim = tmp_path / "restoring-bin"
+    shim.mkdir()
+    (shim / "git").write_text(RESTORING_GIT)
+    (shim / "git").chmod(0o755)
+    real = shutil.which("git", path=machine.env["PATH"])
+    assert real is not None
+    forgot = machine.memidx_process(
+        "forget", "--json", NOTE, PATH=f"{shim}:{machine.env['PATH']}", REAL_GIT=real,
+        RESTORE_MARK=str(tmp_path / "restored"), RESTORE_PATH=NOTE,
+    )  # fmt: skip
+    assert (tmp_path / "restored").exists()
+    assert forgot.code == 1 and "Traceback" not in forgot.err, forgot.err
+    assert forgot.err.strip() == (
+        f"memidx: error: a git command of this clone put {NOTE} back while it was being "
+        f"forgotten (a pull's autostash, a checkout), so {NOTE} was not forgotten (try again "
+        "once that command ends)"
+    )
+    assert NOTE in machine.git("ls-tree", "-r", "--name-only", "HEAD")
+    assert machine.git("status", "--porcelain") == ""
