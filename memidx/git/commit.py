@@ -27,6 +27,7 @@ from memidx.errors import GitBusy, GitError, IndexLockLeft
 from memidx.git.commit_error import commit_error, not_committed
 from memidx.git.commit_lock import serialized
 from memidx.git.head_lock import not_moved, refuse_a_left_head_lock
+from memidx.git.index_follow import follow
 from memidx.git.late import settle
 from memidx.git.lock_holders import left_behind
 from memidx.git.publish import committers
@@ -75,10 +76,10 @@ def commit_paths(
         )  # fmt: skip
         if late := committers(root):  # one that started at the move may have read the clone
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
-        # again, here: the child's reset gives up on a lock another git holds; this one waits
-        done = f"committed {', '.join(paths)} as {commit[:12]}"
-        shows = f"{'it' if len(paths) == 1 else 'them'} as staged for deletion"
-        update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
+        # again, here: the child's reset gives up on a held lock (on `branch` alone: follow)
+        what, them = ", ".join(paths), "it" if len(paths) == 1 else "them"
+        done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged for deletion"
+        follow(repo, root, paths, commit, branch=branch, deadline=deadline, done=done, shows=shows)
     return commit
 
 
@@ -87,9 +88,8 @@ def index_follows(
 ) -> Callable[[str], Sequence[str]]:
     """What `publish` runs with the move: the index takes the new blobs at exactly `paths`
     (nothing without paths: a reset without them would reset the whole index). With paths
-    `written` from memory (in no work tree yet), the work tree takes them too: a checkout of
-    `paths` (memidx's own), its hooks off, so a memidx killed right after the move leaves no
-    committed file missing from the disk."""
+    `written` from memory (in no work tree yet), the work tree takes them too (a checkout of
+    them, hooks off): a memidx killed right after the move leaves no committed file missing."""
     if not paths:
         return lambda _: ()
     if written:

@@ -49,7 +49,7 @@ def settle(
     purge's rewrite of HEAD, said in its words (it said "memidx's commit of <segment> ... is
     not counted as committed yet" of forgotten bytes that may be staged again)."""
     what = ", ".join(paths)
-    running = _wait_for(late, max(deadline, time.monotonic() + LATE_FLOOR))
+    running = wait_for(late, max(deadline, time.monotonic() + LATE_FLOOR))
     did = "the purge's rewrite of HEAD" if purge else f"memidx's commit of {what}"
     by = f"{did} ({commit[:12]})"
     if running and purge:
@@ -90,7 +90,7 @@ def _object(repo: Any, spec: str) -> str:
         return ""
 
 
-def _wait_for(late: dict[str, str], until: float) -> str:
+def wait_for(late: dict[str, str], until: float) -> str:
     """Wait until every process of `late` ended (or `until`): the git command of one still
     running, "" when none is."""
     from memidx.git.publish import started

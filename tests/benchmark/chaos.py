@@ -83,6 +83,7 @@ class Machine:
 
     def fail(self, what: str, text: str) -> None:
         self.failures.append(f"c{self.index} #{self.step} {what}: {text.strip()[-300:]}")
+        ACTOR.failed = getattr(ACTOR, "failed", 0) + 1  # this actor's: the others fail at once
 
 
 def wip_path(m: Machine) -> str:
@@ -102,20 +103,26 @@ def remember(m: Machine, n: int) -> None:
         title = f"Machine {m.index} lesson {first} part {k}"
         done = memidx(m.root, m.env, "remember", "--title", title, "--json", stdin=text[k])
         if done.code == 0:
+            said = done.last_json() or {}
             with m.lock:
-                m.notes.add(str((done.last_json() or {})["ref"]))
+                m.notes.add(str(said["ref"]))
+            logged(m, actor, "remember", f"{said['ref']} commit {said.get('commit')}")
         else:
-            m.fail("remember", done.err)
+            errors[k] = done.err
 
     with m.lock:
         m.titles += 1
         first = m.titles
+    actor = getattr(ACTOR, "index", -1)
     text = [body(m, f"learned {k}") for k in range(n)]
+    errors: dict[int, str] = {}  # failed in the actor's own thread: its `failed` mark counts
     threads = [threading.Thread(target=one, args=(k,)) for k in range(n)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    for k in sorted(errors):
+        m.fail("remember", errors[k])
 
 
 def file_turn(m: Machine) -> None:
@@ -167,6 +174,8 @@ def forget(m: Machine) -> None:
     done = memidx(m.root, m.env, "forget", "--json", ref)
     if done.code == 0:
         m.forgotten.add(ref)
+        commit = (done.last_json() or {}).get("commit")  # None: not committed, only deleted
+        logged(m, getattr(ACTOR, "index", -1), "forget", f"{ref} commit {commit}")
     else:
         m.fail("forget", done.err)
 
@@ -214,6 +223,7 @@ def step(m: Machine, op: str) -> None:
 def drive(m: Machine, ops: int, actor: int) -> None:
     rng = random.Random(f"{m.seed}/{m.index}/{actor}")  # the operations: the seed's alone
     ACTOR.rng = random.Random(f"{m.seed}/{m.index}/{actor}/words")  # forget draws as it finds
+    ACTOR.index = actor
     last = ""
     for _ in range(ops // ACTORS):
         with m.lock:
@@ -226,9 +236,9 @@ def drive(m: Machine, ops: int, actor: int) -> None:
             home(m, rng_of(m), wip_path(m))  # a person never starts on a stopped rebase
             check_person(m, wip_path(m), "")
         logged(m, actor, op, "starts")
-        failed = len(m.failures)
+        failed = getattr(ACTOR, "failed", 0)  # the clone's count moves with the other actors
         step(m, op)
-        logged(m, actor, op, "failed" if len(m.failures) > failed else "ends")
+        logged(m, actor, op, "failed" if getattr(ACTOR, "failed", 0) > failed else "ends")
         if actor == 0:
             check_person(
                 m, wip_path(m), ""

@@ -104,6 +104,7 @@ def finish(machines: Sequence[Machine], remote: Path) -> Broken:
         )
         broken += missing("remote lacks record", f"c{m.index}'s", m.records - held.records)
     broken += missing("remote holds forgotten note", "remote", gone & held.notes)
+    broken += missing("remote holds record twice", "remote", held.twice)
     for m in machines:
         ids, refs = indexed(m.root / ".memidx" / "index.sqlite")
         here = tree(m.root / ".git", m.env, "HEAD")

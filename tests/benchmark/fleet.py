@@ -134,12 +134,14 @@ def indexed(index: Path) -> tuple[set[str], set[str]]:
 
 @dataclass(frozen=True, slots=True)
 class Tree:
-    """What one commit holds: record ids, note refs, and the segments of each writer folder."""
+    """What one commit holds: record ids, note refs, and the segments of each writer folder;
+    `twice`: the ids its segments hold more than once (a record filed or merged twice)."""
 
     records: set[str]
     notes: set[str]
     segments: dict[str, int]  # writer folder -> segments
     segment_bytes: dict[str, int]  # writer folder -> bytes of its segments
+    twice: set[str]
 
 
 def tree(git_dir: Path, env: Mapping[str, str], rev: str = "main") -> Tree:
@@ -159,14 +161,16 @@ def tree(git_dir: Path, env: Mapping[str, str], rev: str = "main") -> Tree:
         elif path.startswith("notes/") and path.endswith(".md"):
             notes.add(path)
     records: set[str] = set()
+    twice: set[str] = set()
     segments: dict[str, int] = {}
     sizes: dict[str, int] = {}
     for path, data in zip(blobs, _blobs(git_dir, env, blobs.values()), strict=True):
         folder = path.removeprefix(HAYSTACK).split("/", 1)[0]
         segments[folder] = segments.get(folder, 0) + 1
         sizes[folder] = sizes.get(folder, 0) + len(data)
-        records.update(located.record.id for located in scan_bytes(data).records)
-    return Tree(records, notes, segments, sizes)
+        for located in scan_bytes(data).records:
+            (twice if located.record.id in records else records).add(located.record.id)
+    return Tree(records, notes, segments, sizes, twice)
 
 
 def _blobs(git_dir: Path, env: Mapping[str, str], shas: Iterable[str]) -> list[bytes]:

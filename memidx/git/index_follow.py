@@ -1,0 +1,109 @@
+"""Git's index told about what memidx committed, on the branch memidx committed on alone.
+
+memidx looks for a person's committing git before it moves HEAD, not for a `git switch`, which
+reads HEAD when it starts: one that read it in the instant before memidx's move ended on its
+branch after it, with git's index as it was before memidx told it of its commit. memidx's
+`git reset` of the paths it committed then staged them on that branch (`A notes/x.md` on the
+side branch, for the person's next commit there: a note forgotten on main came back with the
+side branch's merge), or, when git's index was held, left the file untracked there, and git
+refused the switch back ("untracked working tree files would be overwritten by checkout"),
+as it did for a haystack segment (tests/benchmark/chaos.py). So memidx waits for a switch or
+checkout of the clone under way, tells the index only while HEAD names the branch it committed
+on, and on another takes out of this work tree each file it committed that HEAD does not hold
+and that is byte for byte what it committed (an index entry of that very blob too), as the
+switch would have: it comes back with its branch."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+SWITCHING = frozenset({"switch", "checkout"})  # git commands that read HEAD, then move it
+
+
+def follow(
+    repo: Any,
+    root: Path,
+    paths: Sequence[str],
+    commit: str,
+    *,
+    branch: str | None,
+    deadline: float,
+    done: str,
+    shows: str,
+) -> list[str]:
+    """Point git's index entries of `paths` at `commit` while HEAD names `branch` (the branch
+    the commit is on; None: whichever); the paths taken out of the work tree when HEAD names
+    another now (a switch at the move). GitError as update_user_index raises it."""
+    from memidx.git.commit import update_user_index
+    from memidx.git.late import LATE_FLOOR, wait_for
+    from memidx.git.publish import DETACHED, committers, head_names
+
+    if branch is not None:
+        if switching := committers(root, SWITCHING):  # it read HEAD before the move, maybe
+            wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
+        if (head_names(Path(str(repo.git_dir))) or DETACHED) != branch:
+            files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
+            return [path for path, blob in files.items() if _take_out(repo, root, path, blob)]
+    update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
+    return []
+
+
+def _files(repo: Any, commit: str, paths: Sequence[str]) -> dict[str, str]:
+    """The files `commit` holds at or under `paths`, each with its blob (none for a deletion:
+    a forget's)."""
+    import git
+
+    from memidx.git.commit import literal
+
+    try:
+        listed = str(repo.git.ls_tree("-r", "-z", commit, "--", *literal(paths)))
+    except git.GitCommandError:
+        return {}
+    found: dict[str, str] = {}
+    for entry in filter(None, listed.split("\0")):
+        meta, path = entry.split("\t", 1)
+        if meta.split()[1] == "blob":
+            found[path] = meta.split()[2]
+    return found
+
+
+def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
+    """Take `path` out of git's index and the work tree when each holds the very `blob` memidx
+    committed and HEAD holds none (a switch took the other branch's file along); True when the
+    file left the work tree."""
+    import git
+
+    literal = f":(literal){path}"
+    if _object(repo, f"HEAD:{path}"):  # HEAD's own file: git's switch dealt with it
+        return False
+    staged = str(repo.git.ls_files("-s", "--", literal)).split()
+    if staged and staged[1] != blob:
+        return False  # a person's own entry
+    file = root / path
+    if file.is_symlink() or not file.is_file():
+        return False
+    try:
+        if str(repo.git.hash_object(f"--path={path}", "--", str(file))).strip() != blob:
+            return False  # edited since: the person's now
+        if staged:  # memidx's reset staged it there, before HEAD's move was seen
+            repo.git.rm("--cached", "-q", "--", literal)
+        file.unlink()
+    except (git.GitCommandError, OSError):
+        return False
+    return True
+
+
+def _object(repo: Any, spec: str) -> str:
+    """The object `spec` (`<commit>:<path>`) names, "" when there is none."""
+    import git
+
+    try:
+        return str(repo.git.rev_parse("-q", "--verify", spec)).strip()
+    except git.GitCommandError:
+        return ""

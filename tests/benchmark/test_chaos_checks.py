@@ -1,0 +1,61 @@
+"""The chaos bench's own bookkeeping: a record the remote holds twice is found, and an
+operation is marked failed only for a failure of its own actor, not one another actor of the
+same clone met meanwhile."""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+
+import pytest
+
+from memidx.haystack.frames import frame, new_record
+from tests.benchmark import chaos
+from tests.benchmark.fleet import git, tree
+from tests.helpers import clean_env
+
+WAIT = 10.0  # seconds one actor waits for the other's failure, at most
+
+
+def test_a_record_two_segments_hold_is_named_twice(tmp_path: Path) -> None:
+    env = clean_env(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / ".config"))
+    root = tmp_path / "repo"
+    folder = root / "notes" / "haystack" / "w1"
+    folder.mkdir(parents=True)
+    once, twice = new_record("turn", "filed once"), new_record("turn", "filed twice")
+    (folder / "2026-01-01.000.krd").write_bytes(frame(once) + frame(twice))
+    (folder / "2026-01-01.001.krd").write_bytes(frame(twice))  # a merge brought it back
+    git(root, env, "init", "-q", "-b", "main")
+    git(root, env, "add", "notes")
+    git(root, env, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "log")
+    held = tree(root / ".git", env)
+    assert held.records == {once.id, twice.id}
+    assert held.twice == {twice.id}
+
+
+def test_an_operation_is_failed_by_its_own_actor_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Actor 1's operation ends while actor 2's fails in the middle of it: actor 1's is
+    logged "ends" (it was "failed": the mark compared the clone's count of failures)."""
+    m = chaos.Machine(0, tmp_path, {}, random.Random(1), 1)
+    failed = threading.Event()
+
+    def step(m: chaos.Machine, op: str) -> None:
+        if threading.current_thread().name == "fine":
+            assert failed.wait(WAIT)
+        else:
+            m.fail(op, "refused")
+            failed.set()
+
+    monkeypatch.setattr(chaos, "step", step)
+    monkeypatch.setattr(chaos, "ORDER", [])
+    fine = threading.Thread(target=chaos.drive, args=(m, chaos.ACTORS, 1), name="fine")
+    failing = threading.Thread(target=chaos.drive, args=(m, chaos.ACTORS, 2), name="failing")
+    fine.start()
+    failing.start()
+    fine.join(WAIT)
+    failing.join(WAIT)
+    ended = {line.split()[2]: line.split()[-1] for line in chaos.ORDER if "starts" not in line}
+    assert ended == {"a1": "ends", "a2": "failed"}
