@@ -82,3 +82,37 @@ def test_a_rebase_that_stops_during_the_wait_is_said_stopped_at_once(tmp_path: P
     assert took < 6, took  # the rebase stopped after 1 s; the wait is 10 s
     assert not (repo.root / "notes" / "proxy-timeout.md").exists()
     subprocess.run(["git", "rebase", "--abort"], cwd=repo.root, env=clean_env(), check=True)
+
+
+APPLYING = "#!/bin/sh\ntouch {picked}; sleep {seconds}\n"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+@pytest.mark.parametrize(("seconds", "waited"), [(1, True), (14, False)])
+def test_a_running_rebase_of_the_apply_backend_is_waited_for(
+    tmp_path: Path, seconds: int, waited: bool
+) -> None:
+    """`git rebase --apply` (`git am` underneath) writes no head-name until it stops: a
+    remember while it ran was told git left a rebase folder it cannot finish, to `rm -r
+    .git/rebase-apply` and `git switch` (the person's rebase lost), at once, no wait."""
+    repo = started_memory(tmp_path)
+    repo.note("second.md", "Second", "a second note so that there is a commit to apply again")
+    repo.commit("second")
+    picked = tmp_path / "picked"
+    hook = repo.root / ".git" / "hooks" / "applypatch-msg"
+    hook.write_text(APPLYING.format(picked=picked, seconds=seconds))
+    hook.chmod(0o755)
+    argv = ["git", "rebase", "-q", "--apply", "--force-rebase", "HEAD~1"]
+    person = subprocess.Popen(argv, cwd=repo.root, env=clean_env(), stderr=subprocess.PIPE)
+    try:
+        wait_for("the rebase to apply", picked.exists)
+        run = repo.memidx_process("remember", "--title", "Proxy timeout", stdin=BODY)
+    finally:
+        _, err = person.communicate(timeout=60)
+    assert person.returncode == 0, err
+    assert "rm -r" not in run.err and "Traceback" not in run.err, run.err
+    if waited:
+        assert run.code == 0, run.err
+        assert repo.git("log", "-1", "--format=%s") == "memidx remember: Proxy timeout\n"
+    else:
+        assert run.code == 1 and "a rebase is under way (HEAD is detached)" in run.err, run.err
