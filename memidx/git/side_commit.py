@@ -64,7 +64,24 @@ def _holds(git_dir: Path, branch: str) -> bool:
     symbolic link's) or is rebasing it."""
     from memidx.git.publish import head_names
 
-    return head_names(git_dir) == branch or branch in (_read(git_dir / n) for n in REBASED)
+    if head_names(git_dir) == branch or branch in (_read(git_dir / n) for n in REBASED):
+        return True
+    return _applying_to(git_dir, branch)
+
+
+def _applying_to(git_dir: Path, branch: str) -> bool:
+    """Whether a `git rebase --apply` of `branch` runs there: it writes its head-name only once
+    it stops, and its end moved the branch from wherever it was then (a purge's rewrite, a
+    note's commit, undone, the forgotten bytes back). The tip it began at is its ORIG_HEAD."""
+    from memidx.git.process import run_process
+    from memidx.git.repo import git_env
+
+    applying = git_dir / "rebase-apply"
+    if not (applying / "rebasing").is_file() or (applying / "head-name").is_file():
+        return False
+    argv = ["git", f"--git-dir={git_dir}", "rev-parse", "-q", "--verify", f"{branch}^{{commit}}"]
+    tip = run_process(argv, git_env(), b"").stdout.decode().strip()
+    return bool(tip) and tip == _read(git_dir / "ORIG_HEAD")
 
 
 def git_dirs(repo: GitRepo) -> list[Path]:
