@@ -35,8 +35,8 @@ def on_a_branch(root: Path, undone: str, *, wait: float = 0.0) -> str:
     paths = repo.run("rev-parse", "--path-format=absolute", "--git-path", "rebase-merge",
                      "--git-path", "rebase-apply").decode().splitlines()  # fmt: skip
     folders = [Path(path) for path in paths if Path(path).is_dir()]
-    if folders and not (folders[0] / "head-name").is_file():
-        raise _broken_rebase(folders[0], undone)
+    # a running rebase first: `git rebase --apply` writes no head-name until it stops, and
+    # one running was said to be a folder git left, with `rm -r` of it for a hint
     if folders and wait > 0 and _ended(root, time.monotonic() + wait):
         return on_a_branch(root, undone)  # on its branch again, or stopped on a conflict
     if folders and _running(root):
@@ -44,6 +44,8 @@ def on_a_branch(root: Path, undone: str, *, wait: float = 0.0) -> str:
             f"a rebase is under way (HEAD is detached), so {undone}",
             "try again once that git command ends",
         )
+    if folders and not (folders[0] / "head-name").is_file():
+        raise _broken_rebase(folders[0], undone)
     if folders:
         raise MemidxError(
             f"a rebase is in progress (HEAD is detached), so {undone}",

@@ -172,6 +172,10 @@ def _close(git: subprocess.Popen[str]) -> str:
         return git.stderr.read() if git.stderr is not None else ""
 
 
+# git commands that check a branch out: its files and git's index from the tip they read first,
+# HEAD written last (git worktree add: HEAD first, then the files); a branch moved meanwhile is
+# moved under that index (memidx.git.side_commit, memidx.git.branch_move)
+SWITCHING = frozenset({"switch", "checkout", "worktree"})
 # git commands that read HEAD when they start and move it from that value when they end
 COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
 

@@ -23,7 +23,6 @@ from memidx.git.temp_index import TEMP_INDEX_PREFIX
 
 TRIES = 5  # the branch moved between the read of its tip and the ref's update: built again
 LOCK_POLL = 0.05  # seconds between looks at a branch's lock another git holds, or a switch
-SWITCHES = frozenset({"switch", "checkout", "worktree"})  # git commands that check one out
 
 
 def checked_out_elsewhere(root: Path, branch: str) -> Path | None:
@@ -42,19 +41,50 @@ def holding(root: Path, branch: str) -> tuple[Path, bool] | None:
         return None
     pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
     there = Path(pointer).parent if pointer else git_dir.parent
-    return there, _read(git_dir / "HEAD") != f"ref: {branch}"
+    from memidx.git.publish import head_names
+
+    return there, head_names(git_dir) != branch
+
+
+def in_use(repo: GitRepo, branch: str) -> bool:
+    """Whether a work tree of the clone has `branch` checked out or is rebasing it, or a git
+    checks a branch out in one now (Linux /proc): a move of the branch then goes under that
+    work tree's index, or fails its rebase's end (memidx.git.branch_move, a purge's)."""
+    dirs = git_dirs(repo)  # read once: the look is made while the branch's lock is held
+    return any(_holds(git_dir, branch) for git_dir in dirs) or _switching(repo, dirs)
 
 
 def _holder(repo: GitRepo, branch: str) -> Path | None:
     """The git folder of the work tree that has `branch` checked out (or rebased), or None."""
-    for git_dir in _git_dirs(repo):
-        names = [_read(git_dir / name) for name in HEAD_NAMES]
-        if f"ref: {branch}" == names[0] or branch in names[1:]:
-            return git_dir
-    return None
+    return next((git_dir for git_dir in git_dirs(repo) if _holds(git_dir, branch)), None)
 
 
-def _git_dirs(repo: GitRepo) -> list[Path]:
+def _holds(git_dir: Path, branch: str) -> bool:
+    """Whether the work tree of `git_dir` has `branch` checked out (HEAD read as git reads a
+    symbolic link's) or is rebasing it."""
+    from memidx.git.publish import head_names
+
+    if head_names(git_dir) == branch or branch in (_read(git_dir / n) for n in REBASED):
+        return True
+    return _applying_to(git_dir, branch)
+
+
+def _applying_to(git_dir: Path, branch: str) -> bool:
+    """Whether a `git rebase --apply` of `branch` runs there: it writes its head-name only once
+    it stops, and its end moved the branch from wherever it was then (a purge's rewrite, a
+    note's commit, undone, the forgotten bytes back). The tip it began at is its ORIG_HEAD."""
+    from memidx.git.process import run_process
+    from memidx.git.repo import git_env
+
+    applying = git_dir / "rebase-apply"
+    if not (applying / "rebasing").is_file() or (applying / "head-name").is_file():
+        return False
+    argv = ["git", f"--git-dir={git_dir}", "rev-parse", "-q", "--verify", f"{branch}^{{commit}}"]
+    tip = run_process(argv, git_env(), b"").stdout.decode().strip()
+    return bool(tip) and tip == _read(git_dir / "ORIG_HEAD")
+
+
+def git_dirs(repo: GitRepo) -> list[Path]:
     """The git folder of each work tree of the clone (a bare repository's HEAD is no checkout:
     git lets a work tree check its branch out, and a note for it waited for ever)."""
     common = repo.run("rev-parse", "--path-format=absolute", "--git-common-dir", check=False)
@@ -66,7 +96,7 @@ def _git_dirs(repo: GitRepo) -> list[Path]:
     return [*main, *sorted((folder / "worktrees").glob("*"))]
 
 
-HEAD_NAMES = ("HEAD", "rebase-merge/head-name", "rebase-apply/head-name")
+REBASED = ("rebase-merge/head-name", "rebase-apply/head-name")  # the branch a rebase ends on
 
 
 def _read(path: Path) -> str:
@@ -178,14 +208,14 @@ def _holder_once_checked_out(repo: GitRepo, branch: str, deadline: float) -> Pat
     return None
 
 
-def _switching(repo: GitRepo) -> bool:
+def _switching(repo: GitRepo, dirs: list[Path] | None = None) -> bool:
     """Whether a git that checks a branch out runs in a work tree of the clone (this memidx's
-    own callers aside: a post-checkout hook's switch)."""
-    from memidx.git.publish import committers
+    own callers aside: a post-checkout hook's switch); `dirs`: their git folders, read."""
+    from memidx.git.publish import SWITCHING, committers
 
-    for git_dir in _git_dirs(repo):
+    for git_dir in git_dirs(repo) if dirs is None else dirs:
         pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
-        if committers(Path(pointer).parent if pointer else git_dir.parent, SWITCHES):
+        if committers(Path(pointer).parent if pointer else git_dir.parent, SWITCHING):
             return True
     return False
 
@@ -201,7 +231,7 @@ def _indexed(repo: GitRepo, git_dir: Path, note: tuple[str, str]) -> bool:
 def _rebased_from(repo: GitRepo, commit: str) -> bool:
     """Whether a work tree's rebase began at `commit` (its orig-head)."""
     heads = ("rebase-merge/orig-head", "rebase-apply/orig-head")
-    return any(_read(found / name) == commit for found in _git_dirs(repo) for name in heads)
+    return any(_read(found / name) == commit for found in git_dirs(repo) for name in heads)
 
 
 def _tip(repo: GitRepo, branch: str, undone: str) -> str:

@@ -83,17 +83,26 @@ class Committed:
 
 def keep(config: Config, ref: str, title: str, text: str, branch: str) -> PendingNote:
     """Keep the note pending (durably, as the note is) until it is committed on `branch`."""
-    folder = entries_dir(config)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:  # a git folder memidx may not write in: where entries were kept before
-        folder = legacy_dir(config)
-        folder.mkdir(parents=True, exist_ok=True)
-    entry = folder / f"{time.time_ns():020d}-{sha256_hex(ref.encode())[:16]}.json"
+    name = f"{time.time_ns():020d}-{sha256_hex(ref.encode())[:16]}.json"
     fields = {"ref": ref, "title": title, "text": text, "branch": branch}
-    data = json.dumps(fields, ensure_ascii=False)
-    replace_durably(entry, data.encode("utf-8"), "pending", durable=config.fsync)
+    data = json.dumps(fields, ensure_ascii=False).encode("utf-8")
+    try:
+        entry = _kept_in(config, entries_dir(config), name, data)
+    except OSError as failed:  # a git folder memidx may not write in: where entries were
+        # kept before (a pending-notes/ there already, another user's or read-only, refused
+        # every remember, its note left written and uncommitted)
+        try:
+            entry = _kept_in(config, legacy_dir(config), name, data)
+        except OSError:
+            raise failed from None  # the place entries belong named (a full disk, say)
     return PendingNote(ref, title, text, entry, branch)
+
+
+def _kept_in(config: Config, folder: Path, name: str, data: bytes) -> Path:
+    """The entry `name` written durably in `folder` (made when missing)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    replace_durably(folder / name, data, "pending", durable=config.fsync)
+    return folder / name
 
 
 def pending(config: Config) -> list[PendingNote]:

@@ -74,3 +74,33 @@ def test_a_switch_under_way_in_another_work_tree_is_waited_for(
     assert repo.git("rev-parse", "main") == main_before  # moved back: nothing committed
     assert (repo.root / REF).read_text() == TEXT  # still pending here, for main
     assert [n["path"] for n in repo.memidx("status", "--json").json()["pending_notes"]] == [REF]
+
+
+def test_a_branch_a_running_apply_rebase_began_from_is_held(tmp_path: Path) -> None:
+    """`git rebase --apply main side` names side nowhere until it stops (no head-name), and
+    at its end moves side from wherever it is then: a note committed on side meanwhile was
+    dropped from it. The work tree rebasing it holds it while it runs."""
+    repo = started_memory(tmp_path)
+    repo.git("branch", "side")
+    repo.note("second.md", "Second", "a second note so that side has a commit to apply again")
+    repo.commit("second")
+    linked, picked = tmp_path / "linked", tmp_path / "picked"
+    repo.git("worktree", "add", "-q", str(linked), "side")
+    (linked / "side.txt").write_text("a change on side\n")
+    repo.git("-C", str(linked), "add", "side.txt")
+    repo.git("-C", str(linked), "commit", "-q", "-m", "on side")
+    hook = repo.root / ".git" / "hooks" / "applypatch-msg"
+    hook.write_text(f"#!/bin/sh\ntouch {picked}; sleep 1\n")
+    hook.chmod(0o755)
+    repo.git("-C", str(linked), "switch", "-q", "--detach", "main")
+    argv = ["git", "rebase", "-q", "--apply", "--force-rebase", "main", "side"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(argv, cwd=linked, env=clean_env(), stdout=pipe, stderr=pipe) as person:
+        try:
+            wait_for("the rebase to apply", picked.exists)
+            held = side_commit.holding(repo.root, "refs/heads/side")
+            other = side_commit.holding(repo.root, "refs/heads/other")
+        finally:
+            _, err = person.communicate(timeout=60)
+    assert person.returncode == 0, err
+    assert held == (linked, True) and other is None

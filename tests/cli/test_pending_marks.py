@@ -4,7 +4,11 @@ nothing to say so (the chaos bench's finish). Entries are kept in the work tree'
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+from collections.abc import Generator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -13,6 +17,8 @@ from memidx.config import load_config
 from memidx.memory.pending_mark import FOLDER, any_pending, entries_dir
 from memidx.memory.pending_notes import keep
 from tests.helpers import NotesRepo, started_memory
+
+BODY = "The disk was full of old logs, so every build failed until they were removed.\n"
 
 TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
 REF = "notes/disk-full.md"
@@ -95,3 +101,45 @@ def test_the_next_git_hook_commits_it_after_memidx_is_deleted(repo: NotesRepo) -
     ran = repo.memidx_process("hook", "post-merge")
     assert ran.code == 0 and "remembered while git was busy" in ran.out, ran.out + ran.err
     assert _subjects(repo) == [SUBJECT, "start"] and not any_pending(config)
+
+
+@contextmanager
+def _unwritable(folder: Path) -> Generator[None]:
+    """`folder` cannot be written in: chmod, or for root (whom chmod does not stop) the
+    immutable flag; skipped where neither stops a write."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(0o755)
+        return
+    flagged = subprocess.run(["chattr", "+i", str(folder)], capture_output=True, check=False)
+    if flagged.returncode != 0:
+        pytest.skip("this file system has no immutable flag, and root ignores chmod")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def test_an_entries_folder_memidx_cannot_write_in_refuses_no_remember(repo: NotesRepo) -> None:
+    """`.git/memidx/pending-notes/` there already, not writable (another user's, read-only):
+    its mkdir succeeded, the entry's write failed, and every remember was refused ("Operation
+    not permitted"), its note left written and uncommitted. The entry is kept where entries
+    were kept before (`.memidx/`), read and committed from there."""
+    config = load_config(repo.root, env={})
+    folder = entries_dir(config)
+    folder.mkdir(parents=True)
+    with _unwritable(folder):
+        run = repo.memidx_process("remember", "--title", "Disk full", stdin=BODY)
+        assert run.code == 0, run.err
+        assert _subjects(repo) == [SUBJECT, "start"] and repo.git("status", "--porcelain") == ""
+        later = TEXT.replace("Disk full", "Later")
+        repo.write("notes/later.md", later)
+        kept = keep(config, "notes/later.md", "Later", later, "refs/heads/main")  # git was busy
+        assert kept.entry.parent == config.state_dir / FOLDER
+        synced = repo.memidx("sync")
+        assert synced.code == 0, synced.err
+        assert _subjects(repo) == ["memidx remember: Later", SUBJECT, "start"]
+        assert not any_pending(config) and not any(folder.iterdir())

@@ -141,3 +141,37 @@ def test_another_work_trees_commit_under_way_does_not_stop_the_rewrite(tmp_path:
         holder.kill()
         holder.wait()
     assert rewritten == 1
+
+
+@pytest.mark.parametrize("backend", ["merge", "apply"])
+@pytest.mark.parametrize("rebased_in", ["main", "linked"])
+def test_a_branch_a_rebase_begun_since_the_purge_looked_is_not_rewritten(
+    tmp_path: Path, rebased_in: str, backend: str
+) -> None:
+    """A `git rebase main side` begun after the purge looked: HEAD is detached while it picks,
+    so only HEAD was looked at, and side moved under it; the rebase failed at its end ("cannot
+    lock ref 'refs/heads/side': is at X but expected Y"), left in progress, HEAD on the
+    rebased commits that still hold the forgotten bytes. `--apply` names no branch until it
+    stops, and moved side back at its end, the bytes there again, the purge said done."""
+    one, side = _side_with_a_secret(tmp_path, back=True)
+    linked = tmp_path / "linked"
+    one.git("worktree", "add", "-q", "--detach", str(linked))
+    where, picked = one.root if rebased_in == "main" else linked, tmp_path / "picked"
+    step = f"touch {picked}; sleep 1"
+    slow = ["--exec", step] if backend == "merge" else ["--apply"]
+    if backend == "apply":  # a hook of git am's, which the apply backend runs
+        hook = one.root / ".git" / "hooks" / "applypatch-msg"
+        hook.write_text(f"#!/bin/sh\n{step}\n")
+        hook.chmod(0o755)
+    argv = ["git", "rebase", "-q", "--force-rebase", *slow, "main", "side"]
+    pipe = subprocess.PIPE
+    with subprocess.Popen(argv, cwd=where, env=clean_env(), stdout=pipe, stderr=pipe) as person:
+        try:
+            wait_for("the rebase to pick", picked.exists)
+            rewritten = _purge(one, side)
+        finally:
+            _, err = person.communicate(timeout=60)
+
+    assert person.returncode == 0, err
+    assert rewritten is None
+    assert one.git("rev-parse", f"refs/heads/side:{SEGMENT}").strip() == side.secret
