@@ -23,8 +23,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-SWITCHING = frozenset({"switch", "checkout"})  # git commands that read HEAD, then move it
-
 
 def follow(
     repo: Any,
@@ -42,7 +40,7 @@ def follow(
     another now (a switch at the move). GitError as update_user_index raises it."""
     from memidx.git.commit import update_user_index
     from memidx.git.late import LATE_FLOOR, wait_for
-    from memidx.git.publish import DETACHED, committers, head_names
+    from memidx.git.publish import DETACHED, SWITCHING, committers, head_names
 
     if branch is not None:
         if switching := committers(root, SWITCHING):  # it read HEAD before the move, maybe
