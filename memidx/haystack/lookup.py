@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from shlex import quote
 
 from memidx.config import Config
@@ -140,10 +140,15 @@ def _in_root(config: Config, path: str) -> str | None:
     `notes/../notes/x.md`: `notes/x.md`, which was `no note` though the note was there)."""
     import os
 
-    for root in (config.root, config.root.resolve()):
+    real = config.root.resolve()
+    for root in (config.root, real):
         found = os.path.relpath(os.path.normpath(root / path), root)
         if found != ".." and not found.startswith(f"..{os.sep}"):
             return found.replace(os.sep, "/")
+    given = Path(os.path.normpath(path))
+    for above in given.parents if given.is_absolute() else ():  # through a link to the memory
+        if above.resolve() == real:  # only the part above the memory's root is resolved
+            return given.relative_to(above).as_posix()
     return None
 
 

@@ -208,6 +208,7 @@ def test_show_of_a_note_says_show_is_for_records(indexed: NotesRepo) -> None:
         "notes/./sqlite.md:1",
         "notes/../notes/sqlite.md",
         "{root}/notes/sqlite.md:2",
+        "{link}/notes/sqlite.md",  # through a link to the memory (`-C ~/memory`, say)
     ],
 )
 def test_show_of_a_committed_note_spelled_another_way_says_it_is_at_head(
@@ -216,8 +217,11 @@ def test_show_of_a_committed_note_spelled_another_way_says_it_is_at_head(
     """`notes//sqlite.md`, committed, was said `staged but not committed yet` (git reads no
     `HEAD:notes//sqlite.md`, its index the same path), and `./notes/sqlite.md` gave `git show
     HEAD:./notes/sqlite.md`, which git reads from the folder it runs in. The note's absolute
-    path, or one through `..`, was `no note ... in this memory`, the note there."""
-    said = one_line(indexed.memidx("show", ref.format(root=indexed.root)))
+    path, or one through `..`, was `no note ... in this memory`, the note there; so was its
+    path through a link to the memory (memidx reads the memory's root with links resolved)."""
+    link = indexed.root.parent / "memory-link"
+    link.symlink_to(indexed.root, target_is_directory=True)
+    said = one_line(indexed.memidx("show", ref.format(root=indexed.root, link=link)))
     assert "is a note: `memidx show` shows" in said, said
     assert "`git show HEAD:notes/sqlite.md`" in said, said
 
