@@ -122,7 +122,7 @@ def _a_note_named(config: Config, path: str) -> MemidxError:
     note, or, when there is no such note, that there is none and how to list them."""
     path = _in_root(config, path) or path
     inside = not path.startswith(("/", "\\")) and ".." not in path.replace("\\", "/").split("/")
-    if inside and (config.root / path).is_file():
+    if inside and (config.root / path).is_file() and not _past_a_link(config, path):
         what, hint = _where_the_note_is(config, path)
         return MemidxError(
             f"{path} is {what}: `memidx show` shows haystack records (turns, transcripts, facts)",
@@ -150,6 +150,14 @@ def _in_root(config: Config, path: str) -> str | None:
         if above.resolve() == real:  # only the part above the memory's root is resolved
             return given.relative_to(above).as_posix()
     return None
+
+
+def _past_a_link(config: Config, path: str) -> bool:
+    """Whether a folder on `path`'s way is a link (`notes/shared` to a folder outside): git
+    tracks nothing past one, so it is no note; it was `a note file git does not track yet`,
+    with a `git add` that git refuses (`beyond a symbolic link`)."""
+    folders = PurePosixPath(path).parts[:-1]
+    return any(config.root.joinpath(*folders[: at + 1]).is_symlink() for at in range(len(folders)))
 
 
 def _where_the_note_is(config: Config, path: str) -> tuple[str, str]:

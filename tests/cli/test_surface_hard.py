@@ -226,6 +226,20 @@ def test_show_of_a_committed_note_spelled_another_way_says_it_is_at_head(
     assert "`git show HEAD:notes/sqlite.md`" in said, said
 
 
+def test_show_of_a_file_past_a_link_in_the_notes_folder_is_no_note(indexed: NotesRepo) -> None:
+    """`notes/shared/x.md`, `notes/shared` a link to a folder outside the memory, was `a note
+    file git does not track yet` with `git add notes/shared/x.md`, which git refuses (`beyond
+    a symbolic link`): the file is outside the memory, no note of it."""
+    outside = indexed.root.parent / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("# Outside\n\nNot in this memory.\n", encoding="utf-8")
+    (indexed.root / "notes" / "shared").symlink_to(outside, target_is_directory=True)
+
+    for ref in ("notes/shared/x.md", f"{indexed.root}/notes/shared/x.md"):
+        said = one_line(indexed.memidx("show", ref))
+        assert "no note notes/shared/x.md in this memory" in said, said
+
+
 def test_show_of_a_note_not_committed_says_what_git_holds(indexed: NotesRepo) -> None:
     """`memidx show notes/new.md` for a note not committed yet said to run `git show
     HEAD:notes/new.md`, which fails (`exists on disk, but not in 'HEAD'`): it says whether git
