@@ -47,8 +47,27 @@ def check(args: argparse.Namespace, config: Config) -> int:
     if args.check == "secrets":
         return _check_secrets(args, config, baseline)
     if args.check == "drift":
+        if _a_later_part(config):  # the first part said the index's drift: its files' alone
+            from memidx.githooks.checks import staged_notes, staged_problems
+
+            staged = staged_notes(config, args.files)
+            return _problems(staged_problems(config, staged, args.files))
         return _problems(check_drift(config, args.files, remedy=args.remedy))
     return _problems(check_english(config, args.files))
+
+
+def _a_later_part(config: Config) -> bool:
+    """Whether this is a later part of the framework's run of the exported memidx-drift hook
+    (it hands a hook its files in parts of 128 KiB of names, a process each): each part said
+    the index's drift from HEAD again, one line per part for one commit (`check all` asks
+    memidx.githooks.run_parts too)."""
+    import os
+
+    if os.environ.get("PRE_COMMIT") != "1" or not config.in_git:
+        return False
+    from memidx.githooks.run_parts import later_part
+
+    return later_part(config.root)
 
 
 def _problems(lines: list[str]) -> int:

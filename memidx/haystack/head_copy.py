@@ -28,8 +28,11 @@ LIMIT = 4096
 def held_in_head(config: Config, segment_ref: Callable[[str], str]) -> Callable[[str], int]:
     """held() of the writer: the size of HEAD's copy of the segment named `name`
     (`segment_ref(name)` its path in the repository), asked of git once per HEAD commit;
-    UNKNOWN when git could not read the commit (as -1, "none", a filing appended to a
-    segment the commit may hold: the next one is safe, a new segment is only one more file)."""
+    UNKNOWN when git could not tell (as -1, "none", a filing appended to a segment the
+    commit may hold: the next one is safe, a new segment is only one more file). The last
+    segment git could not tell of is kept with the commit, so one numbered after it, which
+    the writer made then, is known to be in none: one new segment per commit, not one per
+    filing, where git cannot be run or refuses the clone (another owner's)."""
     from memidx.git.refs import read_head, unborn_branch
 
     def held(name: str) -> int:
@@ -41,30 +44,50 @@ def held_in_head(config: Config, segment_ref: Callable[[str], str]) -> Callable[
             size = -1 if unborn_branch(config.root) else tree_size(config, "HEAD", ref)
             return UNKNOWN if size is None else size
         path = config.state_dir / KEPT
-        kept = _kept(path, head, ref)
-        if kept is not None:
-            return kept
+        kept = _kept(path, head)
+        if kept is not None and kept[1] == ref and kept[0] != UNKNOWN:
+            return kept[0]
+        if kept is not None and kept[0] == UNKNOWN and _after(ref, kept[1]):
+            return -1  # made after git could not tell at this commit: not in it
         size = tree_size(config, head, ref)
-        if size is None:  # git could not read the commit: ask again at the next filing
+        if size is None:  # git could not tell: ask again at the next filing, which starts a
+            # new segment; that one, numbered after `ref`, this commit holds none of
+            _keep(path, head, UNKNOWN, ref if kept is None or kept[0] != UNKNOWN else None)
             return UNKNOWN
-        line = f"{head} {size} {ref}\n".encode("utf-8", "surrogateescape")
-        with suppress(OSError):  # kept or not, the answer is git's
-            replace_durably(path, line, "tmp", durable=False)
+        _keep(path, head, size, ref)  # kept or not, the answer is git's
         return size
 
     return held
 
 
-def _kept(path: Path, head: str, ref: str) -> int | None:
-    """The size kept for `ref` at commit `head`, if that is what the file keeps."""
+def _keep(path: Path, head: str, size: int, ref: str | None) -> None:
+    if ref is not None:
+        with suppress(OSError):
+            line = f"{head} {size} {ref}\n".encode("utf-8", "surrogateescape")
+            replace_durably(path, line, "tmp", durable=False)
+
+
+def _after(ref: str, unsure: str) -> bool:
+    """Whether the segment `ref` is numbered after `unsure`, in its folder: the writer made
+    it after git could not tell whether HEAD held `unsure` (no git, a clone git refuses)."""
+    from memidx.haystack.writer import segment_order
+
+    folder, _, name = ref.rpartition("/")
+    above, _, before = unsure.rpartition("/")
+    return folder == above and segment_order(Path(name)) > segment_order(Path(before))
+
+
+def _kept(path: Path, head: str) -> tuple[int, str] | None:
+    """The size and segment the file keeps for commit `head` (UNKNOWN: the segment git could
+    not tell of at that commit, the last the writer had made then)."""
     data = read_own(path, LIMIT)
     if data is None or not data.endswith(b"\n"):  # none, or cut short by a crash
         return None
     commit, _, rest = data[:-1].decode("utf-8", "surrogateescape").partition(" ")
     size, _, kept_ref = rest.partition(" ")
-    if commit != head or kept_ref != ref or not size.removeprefix("-").isdigit():
+    if commit != head or not size.removeprefix("-").isdigit():
         return None
-    return int(size)
+    return int(size), kept_ref
 
 
 def tree_size(config: Config, commit: str, ref: str) -> int | None:
@@ -90,18 +113,20 @@ def tree_size(config: Config, commit: str, ref: str) -> int | None:
 
 
 def _unread(repo: GitRepo, commit: str) -> int | None:
-    """After `ls-tree` failed: None when `commit` names a commit git could not read, or git
-    cannot be run at all (asked again at the next filing, which starts a new segment), -1
-    when there is none to read, which asking again never finds: HEAD with no commit yet where
-    .git's files do not say so (reftable), a clone git refuses (not its owner). `rev-parse
-    --git-dir` told only the refusal: a reftable memory with no commit yet got a new segment
-    at every filing, and with no git on PATH every filing failed. No git is no answer: taken
-    as -1, a filing appended to a segment HEAD holds, which a checkout then put back as
-    committed, the turn gone from it."""
+    """After `ls-tree` failed: None when `commit` names a commit git could not read, git
+    cannot be run at all or refuses the clone (not its owner): asked again at the next
+    filing, which starts a new segment; -1 when there is none to read, which asking again
+    never finds: HEAD with no commit yet where .git's files do not say so (reftable).
+    `rev-parse --git-dir` alone told only the refusal: a reftable memory with no commit yet
+    got a new segment at every filing, and with no git on PATH every filing failed. No git,
+    or a refusal, is no answer: taken as -1, a filing appended to a segment HEAD holds,
+    which `git checkout -- .` then put back as committed, the turn gone from it."""
     from memidx.errors import GitError
 
     try:
         named = repo.run("rev-parse", "-q", "--verify", commit, check=False)
-    except GitError:  # git cannot be run at all: whether HEAD holds the segment is unknown
+        if not named.strip():
+            repo.run("rev-parse", "--git-dir")  # raises when git refuses the clone itself
+    except GitError:  # git cannot be run, or refuses the clone: whether HEAD holds it is unknown
         return None
     return None if named.strip() else -1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from shlex import quote
 
 from memidx.config import Config
@@ -122,7 +122,7 @@ def _a_note_named(config: Config, path: str) -> MemidxError:
     note, or, when there is no such note, that there is none and how to list them."""
     path = _in_root(config, path) or path
     inside = not path.startswith(("/", "\\")) and ".." not in path.replace("\\", "/").split("/")
-    if inside and (config.root / path).is_file():
+    if inside and (config.root / path).is_file() and not _past_a_link(config, path):
         what, hint = _where_the_note_is(config, path)
         return MemidxError(
             f"{path} is {what}: `memidx show` shows haystack records (turns, transcripts, facts)",
@@ -140,11 +140,24 @@ def _in_root(config: Config, path: str) -> str | None:
     `notes/../notes/x.md`: `notes/x.md`, which was `no note` though the note was there)."""
     import os
 
-    for root in (config.root, config.root.resolve()):
+    real = config.root.resolve()
+    for root in (config.root, real):
         found = os.path.relpath(os.path.normpath(root / path), root)
         if found != ".." and not found.startswith(f"..{os.sep}"):
             return found.replace(os.sep, "/")
+    given = Path(os.path.normpath(path))
+    for above in given.parents if given.is_absolute() else ():  # through a link to the memory
+        if above.resolve() == real:  # only the part above the memory's root is resolved
+            return given.relative_to(above).as_posix()
     return None
+
+
+def _past_a_link(config: Config, path: str) -> bool:
+    """Whether a folder on `path`'s way is a link (`notes/shared` to a folder outside): git
+    tracks nothing past one, so it is no note; it was `a note file git does not track yet`,
+    with a `git add` that git refuses (`beyond a symbolic link`)."""
+    folders = PurePosixPath(path).parts[:-1]
+    return any(config.root.joinpath(*folders[: at + 1]).is_symlink() for at in range(len(folders)))
 
 
 def _where_the_note_is(config: Config, path: str) -> tuple[str, str]:

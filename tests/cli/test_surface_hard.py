@@ -208,6 +208,7 @@ def test_show_of_a_note_says_show_is_for_records(indexed: NotesRepo) -> None:
         "notes/./sqlite.md:1",
         "notes/../notes/sqlite.md",
         "{root}/notes/sqlite.md:2",
+        "{link}/notes/sqlite.md",  # through a link to the memory (`-C ~/memory`, say)
     ],
 )
 def test_show_of_a_committed_note_spelled_another_way_says_it_is_at_head(
@@ -216,10 +217,27 @@ def test_show_of_a_committed_note_spelled_another_way_says_it_is_at_head(
     """`notes//sqlite.md`, committed, was said `staged but not committed yet` (git reads no
     `HEAD:notes//sqlite.md`, its index the same path), and `./notes/sqlite.md` gave `git show
     HEAD:./notes/sqlite.md`, which git reads from the folder it runs in. The note's absolute
-    path, or one through `..`, was `no note ... in this memory`, the note there."""
-    said = one_line(indexed.memidx("show", ref.format(root=indexed.root)))
+    path, or one through `..`, was `no note ... in this memory`, the note there; so was its
+    path through a link to the memory (memidx reads the memory's root with links resolved)."""
+    link = indexed.root.parent / "memory-link"
+    link.symlink_to(indexed.root, target_is_directory=True)
+    said = one_line(indexed.memidx("show", ref.format(root=indexed.root, link=link)))
     assert "is a note: `memidx show` shows" in said, said
     assert "`git show HEAD:notes/sqlite.md`" in said, said
+
+
+def test_show_of_a_file_past_a_link_in_the_notes_folder_is_no_note(indexed: NotesRepo) -> None:
+    """`notes/shared/x.md`, `notes/shared` a link to a folder outside the memory, was `a note
+    file git does not track yet` with `git add notes/shared/x.md`, which git refuses (`beyond
+    a symbolic link`): the file is outside the memory, no note of it."""
+    outside = indexed.root.parent / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("# Outside\n\nNot in this memory.\n", encoding="utf-8")
+    (indexed.root / "notes" / "shared").symlink_to(outside, target_is_directory=True)
+
+    for ref in ("notes/shared/x.md", f"{indexed.root}/notes/shared/x.md"):
+        said = one_line(indexed.memidx("show", ref))
+        assert "no note notes/shared/x.md in this memory" in said, said
 
 
 def test_show_of_a_note_not_committed_says_what_git_holds(indexed: NotesRepo) -> None:

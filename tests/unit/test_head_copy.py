@@ -97,7 +97,8 @@ def test_a_commit_git_could_not_read_for_a_moment_is_asked_again(tmp_path: Path)
 def test_a_clone_git_refuses_gets_no_new_segment_at_every_filing(tmp_path: Path) -> None:
     """Git refusing the clone itself (a repository format it does not know; as root in a
     container, a clone of another owner): read as a commit unreadable for a moment, each
-    filing started a new segment."""
+    filing started a new segment. Git cannot tell whether HEAD holds the one written last:
+    one new segment at this commit, then every filing appends to it."""
     repo = NotesRepo(tmp_path)
     repo.note("a.md", "Alpha", "alpha words")
     repo.commit()
@@ -105,8 +106,31 @@ def test_a_clone_git_refuses_gets_no_new_segment_at_every_filing(tmp_path: Path)
     keep_out_of_git(config.state_dir)
     repo.git("config", "core.repositoryformatversion", "99")
     first = clone_writer(config).append(new_record("turn", "capybara turn"))[0]
-    for n in range(2):
-        assert clone_writer(config).append(new_record("turn", f"turn {n}"))[0] == first
+    second = clone_writer(config).append(new_record("turn", "turn 0"))[0]
+    for n in range(1, 3):
+        assert clone_writer(config).append(new_record("turn", f"turn {n}"))[0] == second
+    assert sorted(p.name for p in first.parent.glob("*.krd")) == [first.name, second.name]
+
+
+def test_a_clone_git_refuses_never_appends_to_the_segment_head_holds(tmp_path: Path) -> None:
+    """A clone git refuses (another owner's: `detected dubious ownership`) was taken as HEAD
+    holding none of the segment: a filing appended to the one a plain `git commit` holds, and
+    the owner's `git checkout -- .` put the committed one back, the turn gone from it."""
+    repo = NotesRepo(tmp_path)
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    first = clone_writer(config).append(new_record("turn", "capybara turn"))[0]
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "the segment, by plain git")
+    committed = first.read_bytes()
+    repo.git("config", "core.repositoryformatversion", "99")  # git refuses the clone now
+    filed = [clone_writer(config).append(new_record("turn", f"heron {n}"))[0] for n in range(3)]
+
+    assert first.read_bytes() == committed
+    assert filed[0] != first and filed == [filed[0]] * 3, filed
+    assert b"heron 2" in filed[0].read_bytes()
 
 
 def test_a_memory_with_no_commit_yet_its_files_not_saying_so_appends_to_one_segment(
@@ -154,3 +178,6 @@ def test_a_filing_with_no_git_to_run_files_the_turn_and_leaves_head_s_segment(
     assert said.startswith("??") != committed and " M" not in said, said  # HEAD's as it was
     repo.git("checkout", "--", ".")
     assert b"heron turn" in filed.read_bytes()
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))
+    again = clone_writer(config).append(new_record("turn", "egret turn"))[0]
+    assert again == filed  # one new segment at this commit, not one per filing
