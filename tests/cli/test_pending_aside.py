@@ -1,0 +1,73 @@
+"""A pending note's file, moved aside as memidx commits the note on its branch
+(memidx.memory.pending_elsewhere): never left in a hidden file unsaid, never moved over one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.memory.pending_notes import keep
+from tests.helpers import NotesRepo, started_memory
+
+TEXT = "---\ntitle: Disk full\ncreated: '2026-12-05'\n---\n\nThe disk was full of old logs.\n"
+REF = "notes/disk-full.md"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> NotesRepo:
+    repo = started_memory(tmp_path)
+    repo.write(REF, TEXT)  # as a `remember` on main leaves it while git is busy
+    keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("switch", "-q", "-c", "feature")
+    return repo
+
+
+def test_an_edit_kept_aside_beside_a_new_save_is_named(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The editor had the file open: its write lands in the file memidx moved aside, and
+    another save makes a new file at the note's path. The edit stayed in a hidden
+    notes/.disk-full.md.memidx-<pid>, said nowhere (sync: "remove notes/disk-full.md")."""
+    edited, other = TEXT + "\nThe edit.\n", TEXT + "\nAnother save.\n"
+    real_rename = Path.rename
+
+    def moved_then_saved(self: Path, target: str | os.PathLike[str]) -> Path:
+        done = real_rename(self, target)
+        if ".memidx-" in Path(target).name:
+            Path(target).write_text(edited)  # through the file opened before the move
+            (repo.root / REF).write_text(other)  # and a save at its path
+        return done
+
+    monkeypatch.setattr(Path, "rename", moved_then_saved)
+
+    synced = repo.memidx("sync")
+
+    aside = f"notes/.disk-full.md.memidx-{os.getpid()}"
+    assert synced.code == 0, synced.err
+    assert repo.git("show", f"main:{REF}") == TEXT
+    assert (repo.root / aside).read_text() == edited
+    assert (repo.root / REF).read_text() == other
+    assert f"an edit of it saved meanwhile is kept in {aside}" in synced.err, synced.err
+    assert repo.memidx("status", "--json").json()["moved_aside"] == [aside]
+    shown = repo.memidx("status").out
+    assert "moved aside:" in shown and aside in shown, shown
+
+
+def test_a_file_left_aside_by_a_killed_memidx_is_never_moved_over(repo: NotesRepo) -> None:
+    """A memidx killed between the move and the compare left the file aside; one with the same
+    pid later renamed the next note's file over it, and the edit it held was gone."""
+    left = repo.root / "notes" / f".disk-full.md.memidx-{os.getpid()}"
+    left.write_text(TEXT + "\nAn edit memidx was killed with.\n")
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert "its file left this work tree" in synced.err, synced.err
+    assert not (repo.root / REF).exists()
+    assert left.read_text() == TEXT + "\nAn edit memidx was killed with.\n"
+    assert repo.memidx("status", "--json").json()["moved_aside"] == [
+        left.relative_to(repo.root).as_posix()
+    ]
