@@ -121,7 +121,7 @@ def _ref_lock(repo: GitRepo, branch: str) -> Path | None:
 def _let_go(repo: GitRepo, lock: Path | None, deadline: float) -> bool:
     """Whether another git's ref update held `lock` and let it go before `deadline` (it takes
     milliseconds: the tries that failed on it went by at once, and the note waited)."""
-    if lock is None or not lock.exists() or left_behind(lock, repo.root):
+    if lock is None or not lock.exists() or left_behind(lock, repo.root, _work_trees(repo)):
         return False
     while lock.exists() and time.monotonic() < deadline:
         time.sleep(LOCK_POLL)
@@ -135,13 +135,14 @@ def _not_moved(repo: GitRepo, branch: str, undone: str) -> GitError:
     name, lock = branch.removeprefix("refs/heads/"), _ref_lock(repo, branch)
     if lock is None or not lock.exists():
         return GitBusy(f"{name} kept moving; {undone}", "try again")
-    if left_behind(lock, repo.root):
+    trees = _work_trees(repo)  # a git in a linked one moving the branch: no killed git's
+    if left_behind(lock, repo.root, trees):
         return IndexLockLeft(
             f"{lock} was left behind by a git process that was killed (no running process holds "
             f"it), so {name} could not be moved; {undone}",
             f"check that no git command is running, then remove it: rm {quote(str(lock))}",
         )
-    by = holder(lock, repo.root) or "another git command of this clone"
+    by = holder(lock, repo.root, trees) or "another git command of this clone"
     return GitBusy(f"{lock} was held by {by}, so {name} could not be moved; {undone}", "try again")
 
 
@@ -183,11 +184,16 @@ def _switching(repo: GitRepo) -> bool:
     own callers aside: a post-checkout hook's switch)."""
     from memidx.git.publish import committers
 
+    return any(committers(tree, SWITCHES) for tree in _work_trees(repo))
+
+
+def _work_trees(repo: GitRepo) -> list[Path]:
+    """Each work tree of the clone (where a git that moves one of its branches may run)."""
+    found: list[Path] = []
     for git_dir in _git_dirs(repo):
         pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
-        if committers(Path(pointer).parent if pointer else git_dir.parent, SWITCHES):
-            return True
-    return False
+        found.append(Path(pointer).parent if pointer else git_dir.parent)
+    return found
 
 
 def _indexed(repo: GitRepo, git_dir: Path, note: tuple[str, str]) -> bool:
