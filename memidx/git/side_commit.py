@@ -184,7 +184,26 @@ def _switching(repo: GitRepo) -> bool:
     own callers aside: a post-checkout hook's switch)."""
     from memidx.git.publish import committers
 
-    return any(committers(tree, SWITCHES) for tree in _work_trees(repo))
+    found = [pid for tree in _work_trees(repo) for pid in committers(tree, SWITCHES)]
+    return any(not _in_its_hook(pid) for pid in found)
+
+
+def _in_its_hook(pid: str) -> bool:
+    """Whether git `pid` runs its post-checkout hook: git runs it once files, index and HEAD
+    are written, so that checkout is done (a person's slow hook, or memidx's own waiting for
+    this one's lock, held every side commit of the clone its whole 10 s wait)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return False  # not known: waited for
+    for child in children:
+        try:  # the hook itself, or `/bin/sh <hook>` for a script
+            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")[:2]
+        except OSError:
+            continue
+        if any(Path(arg.decode("utf-8", "replace")).name == "post-checkout" for arg in argv):
+            return True
+    return False
 
 
 def _work_trees(repo: GitRepo) -> list[Path]:

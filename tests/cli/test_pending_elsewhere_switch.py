@@ -74,3 +74,45 @@ def test_a_switch_under_way_in_another_work_tree_is_waited_for(
     assert repo.git("rev-parse", "main") == main_before  # moved back: nothing committed
     assert (repo.root / REF).read_text() == TEXT  # still pending here, for main
     assert [n["path"] for n in repo.memidx("status", "--json").json()["pending_notes"]] == [REF]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_switch_done_and_in_its_post_checkout_hook_is_not_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `git switch` in another work tree runs a slow post-checkout hook of the person's
+    (`npm install`): its files, index and HEAD are written, yet each side commit of the clone
+    waited for it all of memidx's wait (10 s; memidx's own hook there, waiting for this one's
+    lock, made it a stall every time)."""
+    import os
+    import signal
+    import time
+
+    monkeypatch.setattr(side_commit, "WAIT_SECONDS", 30.0)
+    repo = started_memory(tmp_path)
+    repo.write(REF, TEXT)
+    keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("switch", "-q", "-c", "feature")
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "-b", "side", str(other))
+    repo.git("branch", "elsewhere", "side")
+    in_hook = tmp_path / "in-hook"
+    hook = repo.root / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f'#!/bin/sh\ntouch "{in_hook}"\nsleep 60\n')
+    hook.chmod(0o755)
+    switch = subprocess.Popen(
+        ["git", "switch", "-q", "elsewhere"], cwd=other, env=clean_env(), start_new_session=True
+    )
+    try:
+        wait_for("the switch to run its post-checkout hook", in_hook.exists)
+        started = time.monotonic()
+        synced = repo.memidx("sync")
+        took = time.monotonic() - started
+    finally:
+        os.killpg(switch.pid, signal.SIGKILL)  # the switch, its hook and its sleep
+        switch.wait(timeout=10)
+
+    assert synced.code == 0, synced.err
+    assert f"committed {REF} on main" in synced.err, synced.err
+    assert took < 15, took  # it waited the whole 30 s
+    assert repo.git("show", f"main:{REF}") == TEXT
