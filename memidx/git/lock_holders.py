@@ -36,7 +36,7 @@ def _held_by_nobody(lock: Path, work_tree: Path, also: Sequence[Path] = ()) -> b
     target = str(lock.resolve())
     places = [work_tree.resolve(), *(p.resolve() for p in also), *_places(lock.resolve().parent)]
     for pid_dir in proc.glob("[0-9]*"):
-        if _holds(pid_dir, target) or any(_git_in(pid_dir, place) for place in places):
+        if _holds(pid_dir, target) or any(_git_in(pid_dir, place, True) for place in places):
             return False
     return True
 
@@ -106,14 +106,18 @@ READERS = frozenset({"log", "show", "cat-file", "blame", "ls-tree", "rev-list", 
 VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
 
 
-def _git_in(pid_dir: Path, repository: Path) -> bool:
-    """A running git, not a reader, whose working folder is in this repository (or its .git)."""
+def _git_in(pid_dir: Path, repository: Path, unseen: bool = False) -> bool:
+    """A running git, not a reader, whose working folder is in this repository (or its .git);
+    `unseen`: the answer for a git whose folder this user may not read (another user's: its
+    lock was called a killed git's, with the `rm` of a live git's lock)."""
     try:
         if (pid_dir / "comm").read_text().strip() != "git":
             return False
         cwd = (pid_dir / "cwd").readlink()
         argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
-    except OSError:
+    except PermissionError:
+        return unseen
+    except OSError:  # ended, or a zombie: it holds nothing
         return False
     inside = cwd == repository or repository in cwd.parents
     return inside and _command(argv[1:]) not in READERS

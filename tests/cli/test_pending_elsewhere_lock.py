@@ -181,3 +181,22 @@ def test_a_lock_held_by_a_git_in_another_work_tree_is_not_called_left_behind(
     said = f"{repo.root / LOCK} was held by git update-ref (pid {git.pid}), so main could not"
     assert said in synced.err, synced.err
     assert _pending(repo) == [REF]
+
+
+def test_a_lock_held_by_a_git_this_user_cannot_look_into_is_not_left_behind(
+    repo: NotesRepo, held: subprocess.Popen[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another user's git (a shared clone): its working folder cannot be read in /proc, and
+    the lock it holds (closed) was called a killed git's, with the `rm` of a live git's lock."""
+    from memidx.git.lock_holders import left_behind
+
+    real_readlink = Path.readlink
+
+    def another_users(self: Path) -> Path:
+        if self == Path(f"/proc/{held.pid}/cwd"):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_readlink(self)
+
+    monkeypatch.setattr(Path, "readlink", another_users)
+
+    assert not left_behind(repo.root / LOCK, repo.root)
