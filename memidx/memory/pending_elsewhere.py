@@ -14,7 +14,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.memory.note_state import ids_at, the_same_note
-from memidx.memory.pending_branch import branch_exists
+from memidx.memory.pending_branch import branch_exists, head_branch
 from memidx.memory.pending_notes import SUBJECT, Committed, PendingNote
 
 
@@ -128,3 +128,25 @@ def left_aside(config: Config) -> list[str]:
         return []
     found = config.notes_path.rglob(f".*.md{ASIDE}*")
     return sorted(p.relative_to(config.root).as_posix() for p in found if p.is_file())
+
+
+def committed_there(config: Config, note: PendingNote) -> str | None:
+    """What to say of a note its own branch (not HEAD's) holds as remembered: a memidx that
+    committed it there was stopped before it was done (its file moved aside, its entry left),
+    and the next sync said it "was not committed"."""
+    name = note.branch.removeprefix("refs/heads/")
+    if head_branch(config) == note.branch:
+        return None
+    from memidx.git.repo import GitRepo
+
+    repo = GitRepo(config.root)
+    there = repo.run("rev-parse", "-q", "--verify", f"{note.branch}:{note.ref}", check=False)
+    data = note.text.encode("utf-8")
+    blob = repo.run("hash-object", f"--path={note.ref}", "--stdin", input_bytes=data, check=False)
+    if not there.strip() or there.strip() != blob.strip():
+        return None
+    return (
+        f"is committed on {name} already, as remembered (a memidx that committed it there "
+        "stopped before it was done with it); its file here, if any, is left as it is "
+        "(`memidx status` names one it left moved aside)"
+    )

@@ -71,3 +71,29 @@ def test_a_file_left_aside_by_a_killed_memidx_is_never_moved_over(repo: NotesRep
     assert repo.memidx("status", "--json").json()["moved_aside"] == [
         left.relative_to(repo.root).as_posix()
     ]
+
+
+def test_a_note_committed_on_its_branch_by_a_memidx_stopped_after_the_move_is_said_so(
+    repo: NotesRepo,
+) -> None:
+    """memidx killed after its commit on main and the move of the file aside, before its
+    compare: the next sync said the note "was not committed" (commit it yourself), of a note
+    main holds, whose file was not there to commit."""
+    from memidx.git import side_commit
+
+    config = load_config(repo.root, env={})
+    commit = side_commit.commit_on(config, "refs/heads/main", REF, TEXT.encode(), "Disk full")
+    assert commit is not None
+    left = repo.root / "notes" / ".disk-full.md.memidx-4194303"
+    (repo.root / REF).rename(left)
+
+    synced = repo.memidx("sync")
+
+    assert synced.code == 0, synced.err
+    assert "was not committed" not in synced.err, synced.err
+    assert f"{REF} is committed on main already, as remembered" in synced.err, synced.err
+    assert repo.git("rev-parse", "main").strip() == commit  # committed once
+    assert repo.memidx("status", "--json").json()["pending_notes"] == []
+    assert repo.memidx("status", "--json").json()["moved_aside"] == [
+        left.relative_to(repo.root).as_posix()
+    ]
