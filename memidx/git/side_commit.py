@@ -184,7 +184,8 @@ def _switching(repo: GitRepo) -> bool:
     own callers aside: a post-checkout hook's switch)."""
     from memidx.git.publish import committers
 
-    found = [pid for tree in _work_trees(repo) for pid in committers(tree, SWITCHES)]
+    trees = _work_trees(repo)
+    found = committers(trees[0], SWITCHES, also=trees[1:]) if trees else {}
     return any(not _in_its_hook(pid) for pid in found)
 
 
