@@ -88,14 +88,18 @@ def _take_out(config: Config, note: PendingNote) -> str:
         return "its file left this work tree"
     try:  # edited meanwhile: back, never over a file saved there since
         path.hardlink_to(aside)
-        aside.unlink()
-    except OSError:
+    except OSError as exc:  # a file saved there since; or no hard links on this disk
         kept = aside.relative_to(config.root).as_posix()
-        return (
-            f"an edit of it saved meanwhile is kept in {kept}, another file having been saved "
-            f"at {note.ref} since: keep the one you want at {note.ref}, remove the other, and "
-            f"remove {note.ref} before you switch back"
+        why = (
+            f"another file having been saved at {note.ref} since"
+            if isinstance(exc, FileExistsError)
+            else f"it could not be put back ({exc.strerror or exc})"
         )
+        return (
+            f"an edit of it saved meanwhile is kept in {kept}, {why}: keep the one you want "
+            f"at {note.ref}, remove the other, and remove {note.ref} before you switch back"
+        )
+    aside.unlink(missing_ok=True)
     return stays
 
 

@@ -97,3 +97,34 @@ def test_a_note_committed_on_its_branch_by_a_memidx_stopped_after_the_move_is_sa
     assert repo.memidx("status", "--json").json()["moved_aside"] == [
         left.relative_to(repo.root).as_posix()
     ]
+
+
+def test_an_edit_that_cannot_be_linked_back_is_named_for_what_it_is(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk without hard links (exFAT, some network file systems): the edit found in the
+    file moved aside stays there, and the line said another file had been saved at the
+    note's path, where there was none."""
+    edited = TEXT + "\nThe edit.\n"
+    real_rename = Path.rename
+
+    def moved_then_edited(self: Path, target: str | os.PathLike[str]) -> Path:
+        done = real_rename(self, target)
+        if ".memidx-" in Path(target).name:
+            Path(target).write_text(edited)  # through the file opened before the move
+        return done
+
+    def no_hard_links(self: Path, target: str | os.PathLike[str]) -> None:
+        raise PermissionError(1, "Operation not permitted", str(self))
+
+    monkeypatch.setattr(Path, "rename", moved_then_edited)
+    monkeypatch.setattr(Path, "hardlink_to", no_hard_links)
+
+    synced = repo.memidx("sync")
+
+    aside = f"notes/.disk-full.md.memidx-{os.getpid()}"
+    assert synced.code == 0, synced.err
+    assert (repo.root / aside).read_text() == edited
+    assert not (repo.root / REF).exists()
+    said = f"kept in {aside}, it could not be put back (Operation not permitted)"
+    assert said in synced.err and "another file" not in synced.err, synced.err
