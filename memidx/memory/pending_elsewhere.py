@@ -76,7 +76,7 @@ def _take_out(config: Config, note: PendingNote) -> str:
     try:
         path.rename(aside)  # over the empty file _room_aside made: never over another
     except OSError:
-        aside.unlink(missing_ok=True)  # nothing moved: its empty place goes
+        _drop(aside)  # nothing moved: its empty place goes
         return stays
     try:
         held = aside.read_bytes()
@@ -84,7 +84,7 @@ def _take_out(config: Config, note: PendingNote) -> str:
         return f"it was moved aside to {aside.relative_to(config.root).as_posix()}, unread"
     data = note.text.encode("utf-8")
     if held.replace(b"\r\n", b"\n") == data.replace(b"\r\n", b"\n"):
-        aside.unlink(missing_ok=True)
+        _drop(aside)
         return "its file left this work tree"
     try:  # edited meanwhile: back, never over a file saved there since
         path.hardlink_to(aside)
@@ -99,8 +99,16 @@ def _take_out(config: Config, note: PendingNote) -> str:
             f"an edit of it saved meanwhile is kept in {kept}, {why}: keep the one you want "
             f"at {note.ref}, remove the other, and remove {note.ref} before you switch back"
         )
-    aside.unlink(missing_ok=True)
+    _drop(aside)  # the same file, back at its path
     return stays
+
+
+def _drop(aside: Path) -> None:
+    """Remove `aside`; one that stays is listed by `memidx status` (left_aside)."""
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        aside.unlink(missing_ok=True)
 
 
 ASIDE = ".memidx-"  # `.<name>.memidx-<pid>[-<n>]`: a note's file moved aside by _take_out

@@ -128,3 +128,27 @@ def test_an_edit_that_cannot_be_linked_back_is_named_for_what_it_is(
     assert not (repo.root / REF).exists()
     said = f"kept in {aside}, it could not be put back (Operation not permitted)"
     assert said in synced.err and "another file" not in synced.err, synced.err
+
+
+def test_a_file_moved_aside_that_cannot_be_removed_is_listed_not_a_failure(
+    repo: NotesRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note's file, moved aside and found as remembered, could not be removed (a
+    permission, an immutable flag): sync failed (exit 1, "Operation not permitted") once the
+    note was committed on its branch, its entry left behind."""
+    real_unlink = Path.unlink
+
+    def refused(self: Path, missing_ok: bool = False) -> None:
+        if ".memidx-" in self.name:
+            raise PermissionError(1, "Operation not permitted", str(self))
+        real_unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", refused)
+
+    synced = repo.memidx("sync")
+
+    aside = f"notes/.disk-full.md.memidx-{os.getpid()}"
+    assert synced.code == 0, synced.err
+    assert "its file left this work tree" in synced.err, synced.err
+    monkeypatch.setattr(Path, "unlink", real_unlink)
+    assert repo.memidx("status", "--json").json()["moved_aside"] == [aside]
