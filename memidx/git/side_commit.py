@@ -169,11 +169,15 @@ def _holder_once_checked_out(repo: GitRepo, branch: str, deadline: float) -> Pat
     `deadline`): one that read the branch's tip before memidx moved it writes the files and
     its index from that tip, and HEAD only after; looked at before that, the branch was left
     moved under an index without the note. Linux /proc (elsewhere that instant is not seen);
-    a git started with its work tree given (`--work-tree`) rather than run in it is not seen."""
+    a git started with its work tree given (`--work-tree`) rather than run in it is not seen.
+    A holder found while one runs is not taken at once: `git worktree add` writes the new
+    HEAD first, then its `git reset --hard` reads the tip and writes the index (an index
+    looked at before that, empty, had main moved back under one the reset wrote with the
+    note: `git status` there said "A")."""
     for _ in range(100_000):  # bounded by the deadline
         switching = _switching(repo)  # first: one that ends after this wrote HEAD before it
         found = _holder(repo, branch)
-        if found is not None or not switching or time.monotonic() >= deadline:
+        if not switching or time.monotonic() >= deadline:
             return found
         time.sleep(LOCK_POLL)
     return None

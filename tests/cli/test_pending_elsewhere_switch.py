@@ -140,3 +140,43 @@ def test_the_look_for_a_switch_reads_proc_once_for_every_work_tree(
 
     assert not side_commit._switching(GitRepo(repo.root))  # pyright: ignore[reportPrivateUsage]
     assert len(looks) == 1, looks
+
+
+def test_a_worktree_add_that_wrote_head_first_is_waited_for_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git worktree add <path> main` points the new HEAD at main first, then its child `git
+    reset --hard` reads main's tip and writes the index: memidx saw HEAD on main while that
+    git still ran, took the empty index for one without the note and moved main back, under
+    an index the reset then wrote from memidx's commit (`git status` there: the note "A",
+    staged for the person's next commit)."""
+    repo = started_memory(tmp_path)
+    repo.write(REF, TEXT)
+    keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("switch", "-q", "-c", "feature")
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "--no-checkout", "--detach", str(other), "main")
+    git_dir = Path(repo.git("-C", str(other), "rev-parse", "--absolute-git-dir").strip())
+    (git_dir / "index").unlink(missing_ok=True)
+    read: list[str] = []
+
+    def worktree_add_under_way(found: GitRepo) -> bool:
+        if not read:  # as memidx moved main: HEAD on main, then its reset reads main's tip
+            (git_dir / "HEAD").write_text("ref: refs/heads/main\n")
+            read.append(repo.git("rev-parse", "main").strip())
+            return True
+        if len(read) == 1:  # and writes its index and files from it, then ends
+            repo.git("-C", str(other), "read-tree", read[0])
+            repo.git("-C", str(other), "checkout-index", "-a", "-f")
+            read.append("done")
+        return False
+
+    monkeypatch.setattr(side_commit, "_switching", worktree_add_under_way)
+    synced = repo.memidx("sync")
+    if len(read) == 1:  # memidx did not wait: the reset ends after it, as it read
+        repo.git("-C", str(other), "read-tree", read[0])
+        repo.git("-C", str(other), "checkout-index", "-a", "-f")
+
+    assert synced.code == 0, synced.err
+    assert repo.git("-C", str(other), "status", "--porcelain") == "", synced.err
+    assert repo.git("show", f"main:{REF}") == TEXT
