@@ -85,6 +85,7 @@ def write_status(out: TextIO, status: Status) -> None:
     rows.append(("uncommitted", _uncommitted(status)))
     rows += [("", f"{code:>2} {display(ref)}") for code, ref in status.uncommitted[:20]]
     rows += _pending_rows(status)
+    rows += _aside_rows(status)
     failure = status.hook_failure
     if status.embed_failure:
         rows.append(("embed error", f"{status.embed_failure.when}: {status.embed_failure.message}"))
@@ -112,6 +113,19 @@ def _pending_rows(status: Status) -> list[tuple[str, str]]:
     from memidx.memory.pending_status import pending_line
 
     return [("pending", pending_line(status.pending_notes, datetime.now(UTC)))]
+
+
+def _aside_rows(status: Status) -> list[tuple[str, str]]:
+    """A note's file memidx moved aside and left (memidx.memory.pending_elsewhere)."""
+    if not status.moved_aside:
+        return []
+    said = (
+        f"{counted(len(status.moved_aside), 'file')} under the notes folder, a note's file "
+        "memidx moved aside as it committed the note on its branch and left there (an edit "
+        "of it, beside another file saved at its path, or memidx killed meanwhile): compare "
+        "each with the note it is named for, keep what you want there, and remove it"
+    )
+    return [("moved aside", said), *(("", display(ref)) for ref in status.moved_aside[:10])]
 
 
 def _with_remedy(status: Status, message: str) -> str:

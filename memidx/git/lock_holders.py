@@ -3,19 +3,21 @@ open and no git runs in its repository (Linux /proc; elsewhere never: unknown)."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 
-def left_behind(lock: Path, work_tree: Path) -> bool:
+def left_behind(lock: Path, work_tree: Path, also: Sequence[Path] = ()) -> bool:
     """The same lock file before and after a look at every process, and nothing holds it (a
     git that ends during the look removes its lock: that one was not left behind).
     `work_tree` is the clone's: a git folder elsewhere (a submodule's `.git/modules/<name>`,
-    `git init --separate-git-dir`) names no work tree a git could be running in."""
+    `git init --separate-git-dir`) names no work tree a git could be running in. `also`:
+    other work trees a git holding it may run in (a branch's lock: the clone's linked ones)."""
     try:
         before = lock.stat()
     except FileNotFoundError:
         return False
-    if not _held_by_nobody(lock, work_tree):
+    if not _held_by_nobody(lock, work_tree, also):
         return False
     try:
         after = lock.stat()
@@ -24,7 +26,7 @@ def left_behind(lock: Path, work_tree: Path) -> bool:
     return (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
 
 
-def _held_by_nobody(lock: Path, work_tree: Path) -> bool:
+def _held_by_nobody(lock: Path, work_tree: Path, also: Sequence[Path] = ()) -> bool:
     """True only when nothing can be holding `lock`: no process has it open, and no git
     process runs in this repository (git keeps index.lock while its hooks run, with the file
     closed). Linux /proc; elsewhere never True: unknown."""
@@ -32,14 +34,14 @@ def _held_by_nobody(lock: Path, work_tree: Path) -> bool:
     if not (proc / "self" / "fd").is_dir():
         return False
     target = str(lock.resolve())
-    places = [work_tree.resolve(), *_places(lock.resolve().parent)]
+    places = [work_tree.resolve(), *(p.resolve() for p in also), *_places(lock.resolve().parent)]
     for pid_dir in proc.glob("[0-9]*"):
-        if _holds(pid_dir, target) or any(_git_in(pid_dir, place) for place in places):
+        if _holds(pid_dir, target) or any(_git_in(pid_dir, place, True) for place in places):
             return False
     return True
 
 
-def holder(lock: Path, work_tree: Path) -> str | None:
+def holder(lock: Path, work_tree: Path, also: Sequence[Path] = ()) -> str | None:
     """Who holds `lock` now, in a few words (`git commit (pid 4242)`): a process that has it
     open, else a git (not a reader) running in this repository; None when none is seen (git
     keeps a ref's lock closed while it waits; no /proc elsewhere)."""
@@ -47,7 +49,7 @@ def holder(lock: Path, work_tree: Path) -> str | None:
     if not (proc / "self" / "fd").is_dir():
         return None
     target = str(lock.resolve())
-    places = [work_tree.resolve(), *_places(lock.resolve().parent)]
+    places = [work_tree.resolve(), *(p.resolve() for p in also), *_places(lock.resolve().parent)]
     pids = sorted(proc.glob("[0-9]*"), key=lambda pid_dir: int(pid_dir.name))
     found = next((pid_dir for pid_dir in pids if _holds(pid_dir, target)), None)
     found = found or next(
@@ -104,14 +106,18 @@ READERS = frozenset({"log", "show", "cat-file", "blame", "ls-tree", "rev-list", 
 VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env"})
 
 
-def _git_in(pid_dir: Path, repository: Path) -> bool:
-    """A running git, not a reader, whose working folder is in this repository (or its .git)."""
+def _git_in(pid_dir: Path, repository: Path, unseen: bool = False) -> bool:
+    """A running git, not a reader, whose working folder is in this repository (or its .git);
+    `unseen`: the answer for a git whose folder this user may not read (another user's: its
+    lock was called a killed git's, with the `rm` of a live git's lock)."""
     try:
         if (pid_dir / "comm").read_text().strip() != "git":
             return False
         cwd = (pid_dir / "cwd").readlink()
         argv = (pid_dir / "cmdline").read_bytes().split(b"\0")
-    except OSError:
+    except PermissionError:
+        return unseen
+    except OSError:  # ended, or a zombie: it holds nothing
         return False
     inside = cwd == repository or repository in cwd.parents
     return inside and _command(argv[1:]) not in READERS

@@ -151,7 +151,7 @@ def _ref_lock(repo: GitRepo, branch: str) -> Path | None:
 def _let_go(repo: GitRepo, lock: Path | None, deadline: float) -> bool:
     """Whether another git's ref update held `lock` and let it go before `deadline` (it takes
     milliseconds: the tries that failed on it went by at once, and the note waited)."""
-    if lock is None or not lock.exists() or left_behind(lock, repo.root):
+    if lock is None or not lock.exists() or left_behind(lock, repo.root, _work_trees(repo)):
         return False
     while lock.exists() and time.monotonic() < deadline:
         time.sleep(LOCK_POLL)
@@ -165,13 +165,14 @@ def _not_moved(repo: GitRepo, branch: str, undone: str) -> GitError:
     name, lock = branch.removeprefix("refs/heads/"), _ref_lock(repo, branch)
     if lock is None or not lock.exists():
         return GitBusy(f"{name} kept moving; {undone}", "try again")
-    if left_behind(lock, repo.root):
+    trees = _work_trees(repo)  # a git in a linked one moving the branch: no killed git's
+    if left_behind(lock, repo.root, trees):
         return IndexLockLeft(
             f"{lock} was left behind by a git process that was killed (no running process holds "
             f"it), so {name} could not be moved; {undone}",
             f"check that no git command is running, then remove it: rm {quote(str(lock))}",
         )
-    by = holder(lock, repo.root) or "another git command of this clone"
+    by = holder(lock, repo.root, trees) or "another git command of this clone"
     return GitBusy(f"{lock} was held by {by}, so {name} could not be moved; {undone}", "try again")
 
 
@@ -198,11 +199,15 @@ def _holder_once_checked_out(repo: GitRepo, branch: str, deadline: float) -> Pat
     `deadline`): one that read the branch's tip before memidx moved it writes the files and
     its index from that tip, and HEAD only after; looked at before that, the branch was left
     moved under an index without the note. Linux /proc (elsewhere that instant is not seen);
-    a git started with its work tree given (`--work-tree`) rather than run in it is not seen."""
+    a git started with its work tree given (`--work-tree`) rather than run in it is not seen.
+    A holder found while one runs is not taken at once: `git worktree add` writes the new
+    HEAD first, then its `git reset --hard` reads the tip and writes the index (an index
+    looked at before that, empty, had main moved back under one the reset wrote with the
+    note: `git status` there said "A")."""
     for _ in range(100_000):  # bounded by the deadline
         switching = _switching(repo)  # first: one that ends after this wrote HEAD before it
         found = _holder(repo, branch)
-        if found is not None or not switching or time.monotonic() >= deadline:
+        if not switching or time.monotonic() >= deadline:
             return found
         time.sleep(LOCK_POLL)
     return None
@@ -213,11 +218,37 @@ def _switching(repo: GitRepo, dirs: list[Path] | None = None) -> bool:
     own callers aside: a post-checkout hook's switch); `dirs`: their git folders, read."""
     from memidx.git.publish import SWITCHING, committers
 
-    for git_dir in git_dirs(repo) if dirs is None else dirs:
-        pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
-        if committers(Path(pointer).parent if pointer else git_dir.parent, SWITCHING):
+    trees = _work_trees(repo, dirs)
+    found = committers(trees[0], SWITCHING, also=trees[1:]) if trees else {}
+    return any(not _in_its_hook(pid) for pid in found)
+
+
+def _in_its_hook(pid: str) -> bool:
+    """Whether git `pid` runs its post-checkout hook: git runs it once files, index and HEAD
+    are written, so that checkout is done (a person's slow hook, or memidx's own waiting for
+    this one's lock, held every side commit of the clone its whole 10 s wait)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return False  # not known: waited for
+    for child in children:
+        try:  # the hook itself, or `/bin/sh <hook>` for a script
+            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")[:2]
+        except OSError:
+            continue
+        if any(Path(arg.decode("utf-8", "replace")).name == "post-checkout" for arg in argv):
             return True
     return False
+
+
+def _work_trees(repo: GitRepo, dirs: list[Path] | None = None) -> list[Path]:
+    """Each work tree of the clone (where a git that moves one of its branches may run);
+    `dirs`: their git folders, read."""
+    found: list[Path] = []
+    for git_dir in git_dirs(repo) if dirs is None else dirs:
+        pointer = _read(git_dir / "gitdir")  # a linked work tree's; the main one's: none
+        found.append(Path(pointer).parent if pointer else git_dir.parent)
+    return found
 
 
 def _indexed(repo: GitRepo, git_dir: Path, note: tuple[str, str]) -> bool:

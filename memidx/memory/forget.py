@@ -74,9 +74,17 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         if isinstance(exc, MemidxError) and (landed := _moves(config, branch, subject) - before):
             return _landed(config, ref, landed.pop(), exc, notice)
         held = GitRepo(config.root).has("HEAD", ref)
+        if _late(exc) and not held:  # committed: it said "not forgotten (try again)", of a
+            _follow_late(config, ref, notice)  # note forgotten, the index left holding it
         if kept is not None and (held or _indexed(config, ref)) and not path.exists():
             with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
                 path.write_bytes(kept)
+        if _late(exc):  # in HEAD again: its words were remember's ("committed again")
+            raise MemidxError(
+                f"a git command of this clone that started with the forget's commit put {ref} "
+                f"back in HEAD, so {ref} was not forgotten",
+                "forget it again once that git ends",
+            ) from exc
         if isinstance(exc, MemidxError) and (not held or _branch_now(config) != branch):
             raise _head_moved(ref) from exc  # git's own words: "pathspec ... did not match"
         raise
@@ -190,6 +198,29 @@ def _branch_now(config: Config) -> str | None:
 
     folder = git_dir(config.root)
     return None if folder is None else head_names(folder)
+
+
+def _late(exc: BaseException) -> bool:
+    """Whether `exc` is memidx.git.late's: the commit was made, a git that started with it
+    still runs (or changed the note in HEAD since)."""
+    from memidx.git.late import StillUnderWay
+
+    return isinstance(exc, StillUnderWay)
+
+
+def _follow_late(config: Config, ref: str, notice: Callable[[str], None] | None) -> None:
+    """The note is forgotten in HEAD, while a git that started with the forget's commit still
+    runs: the index follows, and the error says what that git may do (never "try again")."""
+    from memidx.memory.head_sync import follow_commit
+
+    follow_commit(config, notice)
+    raise MemidxError(
+        f"{ref} is forgotten (HEAD's commit), but a git command of this clone that started "
+        f"with that commit is still under way, and may stage {ref} again from git's index as "
+        "it read it",
+        f"once that git ends, see `git status`: {ref} staged would come back with your next "
+        f"commit (`git rm --cached {ref}`); in HEAD again, `memidx forget {ref}` forgets it",
+    )
 
 
 def _head_moved(ref: str) -> MemidxError:

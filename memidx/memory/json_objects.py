@@ -63,6 +63,7 @@ def status_data(status: Status) -> dict[str, object]:
         "skipped": [{"ref": s.source_ref, "reason": s.reason} for s in status.skipped],
         "uncommitted": [{"status": c, "ref": r} for c, r in status.uncommitted],
         "pending_notes": [note.to_json() for note in status.pending_notes],
+        "moved_aside": status.moved_aside,
         "kinds": status.kinds,
         "segments_changed": list(status.segments_changed),
         "segments_vanished": status.segments_vanished,

@@ -45,11 +45,13 @@ def held_elsewhere(config: Config, branch: str) -> str | None:
         return None
     there, rebasing = held
     how = "is being rebased" if rebasing else "is checked out"
+    # the clone's main work tree (a .git folder, not a file) is never removed by git
+    remove = f", or `git worktree remove {quote(str(there))}`" if (there / ".git").is_file() else ""
     return (
         f"its branch, {name}, {how} in another work tree ({there}), whose index a commit "
         f"from here would not follow: it waits, and once {name} is neither checked out nor "
-        f"rebased there (a `git switch` there, or `git worktree remove {quote(str(there))}`), "
-        f"the next `memidx sync` (or `remember`, or a git hook) here commits it on {name}"
+        f"rebased there (a `git switch` there{remove}), the next `memidx sync` (or "
+        f"`remember`, or a git hook) here commits it on {name}"
     )
 
 

@@ -10,10 +10,11 @@ and HEAD are never changed."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from memidx.config import Config
 from memidx.memory.note_state import ids_at, the_same_note
-from memidx.memory.pending_branch import branch_exists
+from memidx.memory.pending_branch import branch_exists, head_branch
 from memidx.memory.pending_notes import SUBJECT, Committed, PendingNote
 
 
@@ -51,38 +52,113 @@ def on_its_branch(
     commit = commit_on(config, note.branch, note.ref, data, SUBJECT + note.title)
     if commit is None:  # checked out meanwhile, here or in another work tree: it waits
         return None
-    gone = _take_out(config, note)
+    tail = _take_out(config, note)
     said = f"committed {note.ref} on {name}, the branch it was remembered on, as {commit[:12]}"
-    tail = "its file left this work tree" if gone else f"remove {note.ref} before you switch back"
     say(f"{said} ({ours} is checked out, and left as it was: {tail})")
     return commit
 
 
-def _take_out(config: Config, note: PendingNote) -> bool:
+def _take_out(config: Config, note: PendingNote) -> str:
     """Remove the note's file from this work tree, while it is still that very untracked note
-    (committed on its branch, it comes back with it); True when it is gone. Moved aside first,
-    then compared: an edit saved between a compare and an unlink was deleted with the file
-    (the note on its branch is the one remembered). One saved after the move makes a new file
-    there, which is left; one found in the file moved puts it back. Left: a write through a
-    file already open before the move, landing after the compare (an editor saving in place)."""
-    import os
-
+    (committed on its branch, it comes back with it), and say what became of it. Moved aside
+    first, then compared: an edit saved between a compare and an unlink was deleted with the
+    file (the note on its branch is the one remembered). One saved after the move makes a new
+    file there, which is left; one found in the file moved puts it back, or, another file
+    saved there since, stays aside and is named (it stayed in a hidden file, unsaid). Left: a
+    write through a file already open before the move, landing after the compare."""
     path = config.root / note.ref
+    stays = f"remove {note.ref} before you switch back"
     if not the_same_note(config, note.ref, note.text) or ids_at(config, note.ref) != (None, None):
-        return False
-    aside = path.with_name(f".{path.name}.memidx-{os.getpid()}")
+        return stays
+    aside = _room_aside(path)
+    if aside is None:
+        return stays
     try:
-        path.rename(aside)  # never over a file: `aside` is this process's alone
+        path.rename(aside)  # over the empty file _room_aside made: never over another
+    except OSError:
+        _drop(aside)  # nothing moved: its empty place goes
+        return stays
+    try:
         held = aside.read_bytes()
     except OSError:
-        return False
+        return f"it was moved aside to {aside.relative_to(config.root).as_posix()}, unread"
     data = note.text.encode("utf-8")
     if held.replace(b"\r\n", b"\n") == data.replace(b"\r\n", b"\n"):
-        aside.unlink(missing_ok=True)
-        return True
+        _drop(aside)
+        return "its file left this work tree"
     try:  # edited meanwhile: back, never over a file saved there since
         path.hardlink_to(aside)
-        aside.unlink()
-    except OSError:
-        return False  # one was: `aside` keeps the edit, beside it
-    return False
+    except OSError as exc:  # a file saved there since; or no hard links on this disk
+        kept = aside.relative_to(config.root).as_posix()
+        why = (
+            f"another file having been saved at {note.ref} since"
+            if isinstance(exc, FileExistsError)
+            else f"it could not be put back ({exc.strerror or exc})"
+        )
+        return (
+            f"an edit of it saved meanwhile is kept in {kept}, {why}: keep the one you want "
+            f"at {note.ref}, remove the other, and remove {note.ref} before you switch back"
+        )
+    _drop(aside)  # the same file, back at its path
+    return stays
+
+
+def _drop(aside: Path) -> None:
+    """Remove `aside`; one that stays is listed by `memidx status` (left_aside)."""
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        aside.unlink(missing_ok=True)
+
+
+ASIDE = ".memidx-"  # `.<name>.memidx-<pid>[-<n>]`: a note's file moved aside by _take_out
+
+
+def _room_aside(path: Path) -> Path | None:
+    """An empty file made beside `path` for it to be moved over, named for this process and
+    never one already there: a name with only the pid was renamed over, so a file left there
+    by a memidx killed with that pid (an edit of the note in it) was lost."""
+    import os
+
+    for n in range(100):
+        aside = path.with_name(f".{path.name}{ASIDE}{os.getpid()}{f'-{n}' if n else ''}")
+        try:
+            os.close(os.open(aside, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+        return aside
+    return None
+
+
+def left_aside(config: Config) -> list[str]:
+    """The notes' files memidx moved aside and left (an edit kept beside another file saved
+    at the note's path, or a memidx killed between the move and the compare): `memidx status`
+    names them (a hidden file under notes/, said nowhere)."""
+    if not config.notes_path.is_dir():
+        return []
+    found = config.notes_path.rglob(f".*.md{ASIDE}*")
+    return sorted(p.relative_to(config.root).as_posix() for p in found if p.is_file())
+
+
+def committed_there(config: Config, note: PendingNote) -> str | None:
+    """What to say of a note its own branch (not HEAD's) holds as remembered: a memidx that
+    committed it there was stopped before it was done (its file moved aside, its entry left),
+    and the next sync said it "was not committed"."""
+    name = note.branch.removeprefix("refs/heads/")
+    if head_branch(config) == note.branch:
+        return None
+    from memidx.git.repo import GitRepo
+
+    repo = GitRepo(config.root)
+    there = repo.run("rev-parse", "-q", "--verify", f"{note.branch}:{note.ref}", check=False)
+    data = note.text.encode("utf-8")
+    blob = repo.run("hash-object", f"--path={note.ref}", "--stdin", input_bytes=data, check=False)
+    if not there.strip() or there.strip() != blob.strip():
+        return None
+    return (
+        f"is committed on {name} already, as remembered (a memidx that committed it there "
+        "stopped before it was done with it); its file here, if any, is left as it is "
+        "(`memidx status` names one it left moved aside)"
+    )

@@ -151,7 +151,7 @@ def commit_pending(
         if here is None or (left and note != raise_for):
             continue  # detached: it waits for a branch (the next `git switch` leaves the commit)
         if not the_same_note(config, note.ref, note.text):  # a person's now, or gone
-            _changed(note, notice, only_commit=only_commit, said=note == raise_for)
+            _changed(config, note, notice, only_commit=only_commit, said=note == raise_for)
             continue
         try:
             if elsewhere(config, note, here, notice, done):  # a person switched since
@@ -184,7 +184,12 @@ def commit_pending(
 
 
 def _changed(
-    note: PendingNote, notice: Callable[[str], None], *, only_commit: bool, said: bool
+    config: Config,
+    note: PendingNote,
+    notice: Callable[[str], None],
+    *,
+    only_commit: bool,
+    said: bool,
 ) -> None:
     """A note a person edited, staged otherwise or removed: its entry goes, and a warning says
     so unless its `remember` says it (`said`); the finisher's (`only_commit`) keeps it, as
@@ -193,7 +198,9 @@ def _changed(
         return
     note.entry.unlink(missing_ok=True)
     if not said:
-        notice(f"warning: {note.ref} {CHANGED}")
+        from memidx.memory.pending_elsewhere import committed_there  # it imports this module
+
+        notice(f"warning: {note.ref} {committed_there(config, note) or CHANGED}")
 
 
 def finish_now(config: Config, notice: Callable[[str], None]) -> Committed:

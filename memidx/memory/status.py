@@ -22,6 +22,7 @@ from memidx.index.store import Skip, VectorStore, open_store
 from memidx.index.sync import NOTE, drift_of, note_source, settings_changed
 from memidx.index.upgrade_room import RoomWait, room_wait
 from memidx.memory.mcp_record import SharedServer, shared_server
+from memidx.memory.pending_elsewhere import left_aside
 from memidx.memory.pending_status import PendingShown, pending_shown
 from memidx.notes.note import is_note_path
 
@@ -45,6 +46,7 @@ class Status:
     skipped: list[Skip] = field(default_factory=list[Skip])
     uncommitted: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     pending_notes: list[PendingShown] = field(default_factory=list[PendingShown])  # remember's
+    moved_aside: list[str] = field(default_factory=list[str])  # pending_elsewhere.left_aside
     hook_failure: HookFailure | None = None
     kinds: dict[str, int] = field(default_factory=dict[str, int])
     segments_changed: tuple[str, ...] = ()
@@ -99,6 +101,7 @@ def gather(config: Config) -> Status:
         (code, ref) for code, ref in changed if is_note_path(ref, config.notes_dir)
     ]
     status.pending_notes = pending_shown(config)
+    status.moved_aside = left_aside(config)
     try:
         store, _ = open_store(path, write=False)
     except MemidxError as exc:

@@ -85,7 +85,7 @@ def test_a_lock_whose_git_ends_during_the_look_for_its_owner_is_not_called_stale
     lock = memory.root / ".git" / "index.lock"
     lock.write_text("held by a git that ends while memidx looks at every process")
 
-    def git_ends_meanwhile(path: Path, work_tree: Path) -> bool:
+    def git_ends_meanwhile(path: Path, work_tree: Path, *also: object) -> bool:
         path.unlink()
         return True  # nobody holds it now: it is gone, not left behind
 
@@ -97,7 +97,7 @@ def test_a_lock_whose_git_ends_during_the_look_for_its_owner_is_not_called_stale
     assert memory.git("log", "-1", "--format=%s").strip() == "memidx remember: Agent's note"
 
 
-def held_by_someone(path: Path, work_tree: Path) -> bool:
+def held_by_someone(path: Path, work_tree: Path, *also: object) -> bool:
     return False
 
 

@@ -253,3 +253,25 @@ def test_a_bare_repositorys_head_is_no_work_tree(tmp_path: Path) -> None:
     assert f"committed {REF} on main" in synced.err, synced.err
     assert repo.git("show", f"main:{REF}") == TEXT
     assert repo.memidx("status", "--json").json()["pending_notes"] == []
+
+
+def test_a_branch_held_by_the_main_work_tree_is_never_said_removable(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """The note waits in a linked work tree while the clone's main one has its branch: the
+    line said `git worktree remove <main work tree>`, which git refuses ("is a main working
+    tree")."""
+    from tests.helpers import run_in_process
+
+    linked = tmp_path / "linked"
+    repo.git("worktree", "add", "-q", "-b", "feature", str(linked))
+    (linked / REF).write_text(TEXT)
+    keep(load_config(linked, env={}), REF, "Disk full", TEXT, "refs/heads/feature")
+    repo.git("-C", str(linked), "switch", "-q", "-c", "other")
+    repo.git("switch", "-q", "feature")
+
+    [note] = run_in_process(linked, "status", "--json").json()["pending_notes"]
+
+    assert f"in another work tree ({repo.root})" in note["why"], note
+    assert "a `git switch` there)" in note["why"], note
+    assert "worktree remove" not in note["why"], note

@@ -142,3 +142,61 @@ def test_an_edit_saved_as_the_note_leaves_this_work_tree_is_kept(
     assert (repo.root / REF).read_text() == edited  # the edit, kept here
     assert f"remove {REF} before you switch back" in synced.err, synced.err
     assert sorted(p.name for p in (repo.root / "notes").iterdir()) == ["disk-full.md", "start.md"]
+
+
+def test_a_lock_held_by_a_git_in_another_work_tree_is_not_called_left_behind(
+    repo: NotesRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A git run in a linked work tree outside this one moves main (its lock closed while
+    its transaction waits): its lock was called a killed git's, with the `rm` of a live
+    git's lock, and not waited for."""
+    monkeypatch.setattr(side_commit, "WAIT_SECONDS", 1.0)
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "-b", "side", str(other))
+    tip = repo.git("rev-parse", "main").strip()
+    git = subprocess.Popen(
+        ["git", "update-ref", "--stdin"],
+        cwd=other,
+        env=clean_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert git.stdin is not None and git.stdout is not None
+        git.stdin.write(f"start\nupdate refs/heads/main {tip} {tip}\nprepare\n")
+        git.stdin.flush()
+        assert [git.stdout.readline(), git.stdout.readline()] == ["start: ok\n", "prepare: ok\n"]
+
+        synced = repo.memidx("sync")
+    finally:
+        git.kill()
+        git.wait(timeout=10)
+        for pipe in (git.stdin, git.stdout):
+            if pipe is not None:
+                pipe.close()
+
+    assert synced.code == 0, synced.err
+    assert "left behind" not in synced.err and "rm " not in synced.err, synced.err
+    said = f"{repo.root / LOCK} was held by git update-ref (pid {git.pid}), so main could not"
+    assert said in synced.err, synced.err
+    assert _pending(repo) == [REF]
+
+
+def test_a_lock_held_by_a_git_this_user_cannot_look_into_is_not_left_behind(
+    repo: NotesRepo, held: subprocess.Popen[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another user's git (a shared clone): its working folder cannot be read in /proc, and
+    the lock it holds (closed) was called a killed git's, with the `rm` of a live git's lock."""
+    from memidx.git.lock_holders import left_behind
+
+    real_readlink = Path.readlink
+
+    def another_users(self: Path) -> Path:
+        if self == Path(f"/proc/{held.pid}/cwd"):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_readlink(self)
+
+    monkeypatch.setattr(Path, "readlink", another_users)
+
+    assert not left_behind(repo.root / LOCK, repo.root)

@@ -104,3 +104,109 @@ def test_a_branch_a_running_apply_rebase_began_from_is_held(tmp_path: Path) -> N
             _, err = person.communicate(timeout=60)
     assert person.returncode == 0, err
     assert held == (linked, True) and other is None
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_switch_done_and_in_its_post_checkout_hook_is_not_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `git switch` in another work tree runs a slow post-checkout hook of the person's
+    (`npm install`): its files, index and HEAD are written, yet each side commit of the clone
+    waited for it all of memidx's wait (10 s; memidx's own hook there, waiting for this one's
+    lock, made it a stall every time)."""
+    import os
+    import signal
+    import time
+
+    monkeypatch.setattr(side_commit, "WAIT_SECONDS", 30.0)
+    repo = started_memory(tmp_path)
+    repo.write(REF, TEXT)
+    keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("switch", "-q", "-c", "feature")
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "-b", "side", str(other))
+    repo.git("branch", "elsewhere", "side")
+    in_hook = tmp_path / "in-hook"
+    hook = repo.root / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f'#!/bin/sh\ntouch "{in_hook}"\nsleep 60\n')
+    hook.chmod(0o755)
+    switch = subprocess.Popen(
+        ["git", "switch", "-q", "elsewhere"], cwd=other, env=clean_env(), start_new_session=True
+    )
+    try:
+        wait_for("the switch to run its post-checkout hook", in_hook.exists)
+        started = time.monotonic()
+        synced = repo.memidx("sync")
+        took = time.monotonic() - started
+    finally:
+        os.killpg(switch.pid, signal.SIGKILL)  # the switch, its hook and its sleep
+        switch.wait(timeout=10)
+
+    assert synced.code == 0, synced.err
+    assert f"committed {REF} on main" in synced.err, synced.err
+    assert took < 15, took  # it waited the whole 30 s
+    assert repo.git("show", f"main:{REF}") == TEXT
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_the_look_for_a_switch_reads_proc_once_for_every_work_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It read all of /proc once per work tree of the clone, at each look (53 ms a side commit
+    measured with 9 work trees, against 6 for one)."""
+    from memidx.git import publish
+
+    repo = started_memory(tmp_path)
+    for n in range(4):
+        repo.git("worktree", "add", "-q", "-b", f"b{n}", str(tmp_path / f"w{n}"))
+    real_ancestors = publish._ancestors  # pyright: ignore[reportPrivateUsage]
+    looks: list[int] = []
+
+    def counted() -> set[str]:
+        looks.append(1)
+        return real_ancestors()
+
+    monkeypatch.setattr(publish, "_ancestors", counted)
+
+    assert not side_commit._switching(GitRepo(repo.root))  # pyright: ignore[reportPrivateUsage]
+    assert len(looks) == 1, looks
+
+
+def test_a_worktree_add_that_wrote_head_first_is_waited_for_to_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git worktree add <path> main` points the new HEAD at main first, then its child `git
+    reset --hard` reads main's tip and writes the index: memidx saw HEAD on main while that
+    git still ran, took the empty index for one without the note and moved main back, under
+    an index the reset then wrote from memidx's commit (`git status` there: the note "A",
+    staged for the person's next commit)."""
+    repo = started_memory(tmp_path)
+    repo.write(REF, TEXT)
+    keep(load_config(repo.root, env={}), REF, "Disk full", TEXT, "refs/heads/main")
+    repo.git("switch", "-q", "-c", "feature")
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", "--no-checkout", "--detach", str(other), "main")
+    git_dir = Path(repo.git("-C", str(other), "rev-parse", "--absolute-git-dir").strip())
+    (git_dir / "index").unlink(missing_ok=True)
+    read: list[str] = []
+
+    def worktree_add_under_way(found: GitRepo) -> bool:
+        if not read:  # as memidx moved main: HEAD on main, then its reset reads main's tip
+            (git_dir / "HEAD").write_text("ref: refs/heads/main\n")
+            read.append(repo.git("rev-parse", "main").strip())
+            return True
+        if len(read) == 1:  # and writes its index and files from it, then ends
+            repo.git("-C", str(other), "read-tree", read[0])
+            repo.git("-C", str(other), "checkout-index", "-a", "-f")
+            read.append("done")
+        return False
+
+    monkeypatch.setattr(side_commit, "_switching", worktree_add_under_way)
+    synced = repo.memidx("sync")
+    if len(read) == 1:  # memidx did not wait: the reset ends after it, as it read
+        repo.git("-C", str(other), "read-tree", read[0])
+        repo.git("-C", str(other), "checkout-index", "-a", "-f")
+
+    assert synced.code == 0, synced.err
+    assert repo.git("-C", str(other), "status", "--porcelain") == "", synced.err
+    assert repo.git("show", f"main:{REF}") == TEXT

@@ -1,0 +1,78 @@
+"""`memidx forget` whose commit a person's git command (a merge, a pull) started with, still
+under way past memidx's wait (memidx.git.late): the note was forgotten in HEAD, yet the line
+said it "was not forgotten (try again)", and the index still held it."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memidx.git import commit as commit_module
+from memidx.git import late
+from memidx.git.publish import started
+from tests.cli.test_forget import hits
+from tests.helpers import NotesRepo
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_forget_with_a_git_still_under_way_says_it_is_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    kept = repo.note("kept.md", "Zebra stripes", "zebra stripes")
+    before = repo.commit("a note")
+    assert repo.memidx("ingest").code == 0
+    monkeypatch.setattr(late, "LATE_FLOOR", 0.3)
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 1.0)
+    real_committers = commit_module.committers
+
+    with subprocess.Popen(["sleep", "30"]) as merge:  # stands for a person's `git merge`
+
+        def a_merge_at_the_move(root: Path, *args: frozenset[str]) -> dict[str, str]:
+            if repo.git("rev-parse", "HEAD").strip() == before:  # the looks before the move
+                return real_committers(root, *args)
+            return {str(merge.pid): f"merge {started(str(merge.pid))}"}
+
+        monkeypatch.setattr(commit_module, "committers", a_merge_at_the_move)
+        try:
+            run = repo.memidx("forget", kept)
+        finally:
+            merge.kill()
+
+    assert run.code == 1, run.err
+    assert f"{kept} is forgotten (HEAD's commit), but a git command" in run.err, run.err
+    assert "not forgotten" not in run.err and "try again" not in run.err, run.err
+    assert repo.git("log", "-1", "--format=%s") == f"memidx forget: {kept}\n"
+    assert not (repo.root / kept).exists()
+    assert kept not in hits(repo, "zebra")  # the index followed
+
+
+def test_a_forget_a_late_git_undid_says_it_in_forgets_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The late git ended having put HEAD back where the note is (a reset it was making): the
+    line spoke of a commit "committed again from the file on disk", remember's words."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    kept = repo.note("kept.md", "Zebra stripes", "zebra stripes")
+    before = repo.commit("a note")
+    assert repo.memidx("ingest").code == 0
+    real_committers = commit_module.committers
+
+    def a_reset_at_the_move(root: Path, *args: frozenset[str]) -> dict[str, str]:
+        if repo.git("rev-parse", "HEAD").strip() == before:  # the looks before the move
+            return real_committers(root, *args)
+        repo.git("update-ref", "HEAD", before)  # it ends, HEAD back on the note
+        return {"4194303": "reset 1"}  # ended already
+
+    monkeypatch.setattr(commit_module, "committers", a_reset_at_the_move)
+
+    run = repo.memidx("forget", kept)
+
+    assert run.code == 1, run.err
+    assert f"put {kept} back in HEAD, so {kept} was not forgotten" in run.err, run.err
+    assert "committed again" not in run.err, run.err
+    assert (repo.root / kept).exists()
