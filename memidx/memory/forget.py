@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.errors import IndexUnusable, MemidxError, UsageError
+from memidx.memory.forget_landed import landed, late, moves
 from memidx.notes.note import is_note_path
 
 
@@ -65,21 +66,20 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     branch = on_a_branch(config.root, "the note was not forgotten")
     kept = path.read_bytes() if path.is_file() else None
     subject = f"memidx forget: {ref}"
-    before = _moves(config, branch, subject)
+    before = moves(config, branch, subject)
     path.unlink(missing_ok=True)
     try:
         undone = f"{ref} was not forgotten"  # git's words, or memidx's, then this
         commit = commit_paths(config, [ref], subject, branch=branch, undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
-        if isinstance(exc, MemidxError) and (landed := _moves(config, branch, subject) - before):
-            return _landed(config, ref, landed.pop(), exc, notice)
-        held = GitRepo(config.root).has("HEAD", ref)
-        if _late(exc) and not held:  # committed: it said "not forgotten (try again)", of a
-            _follow_late(config, ref, notice)  # note forgotten, the index left holding it
+        held = GitRepo(config.root).has("HEAD", ref)  # a late git may have put it back since
+        moved = moves(config, branch, subject) - before if not held else set[str]()
+        if isinstance(exc, MemidxError) and moved:
+            return landed(config, ref, moved.pop(), exc, notice)
         if kept is not None and (held or _indexed(config, ref)) and not path.exists():
             with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
                 path.write_bytes(kept)
-        if _late(exc):  # in HEAD again: its words were remember's ("committed again")
+        if late(exc):  # in HEAD again: its words were remember's ("committed again")
             raise MemidxError(
                 f"a git command of this clone that started with the forget's commit put {ref} "
                 f"back in HEAD, so {ref} was not forgotten",
@@ -101,33 +101,6 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             f"it: {why}",
             FOLLOW_HINT,
         )
-    return Forgotten("note", ref, commit=commit)
-
-
-def _moves(config: Config, branch: str, subject: str) -> set[str]:
-    """The commits `branch`'s recent reflog says memidx moved it to with `subject`."""
-    from memidx.git.repo import GitRepo
-
-    args = ("log", "-g", "-n", "50", "--format=%H %gs", branch, "--")
-    found = GitRepo(config.root).run(*args, check=False).decode("utf-8", "replace")
-    said = f" memidx: {subject}"
-    return {line[:40] for line in found.splitlines() if line[40:] == said}
-
-
-def _landed(
-    config: Config, ref: str, commit: str, exc: MemidxError, notice: Callable[[str], None] | None
-) -> Forgotten:
-    """The deletion is committed on the branch, and what came after failed (a git that started
-    with that commit still under way): it said `HEAD moved ..., so it was not forgotten`, exit
-    1, of a note its branch took out of the remote (tests/benchmark/chaos.py)."""
-    from memidx.memory.head_sync import follow_commit
-
-    if notice is not None:
-        notice(
-            f"warning: {ref} is forgotten ({commit[:12]}), but {exc.message} (once that ends, "
-            f"`git log -1 --oneline -- {ref}` names the commit that removed it)"
-        )
-    follow_commit(config, notice)
     return Forgotten("note", ref, commit=commit)
 
 
@@ -198,29 +171,6 @@ def _branch_now(config: Config) -> str | None:
 
     folder = git_dir(config.root)
     return None if folder is None else head_names(folder)
-
-
-def _late(exc: BaseException) -> bool:
-    """Whether `exc` is memidx.git.late's: the commit was made, a git that started with it
-    still runs (or changed the note in HEAD since)."""
-    from memidx.git.late import StillUnderWay
-
-    return isinstance(exc, StillUnderWay)
-
-
-def _follow_late(config: Config, ref: str, notice: Callable[[str], None] | None) -> None:
-    """The note is forgotten in HEAD, while a git that started with the forget's commit still
-    runs: the index follows, and the error says what that git may do (never "try again")."""
-    from memidx.memory.head_sync import follow_commit
-
-    follow_commit(config, notice)
-    raise MemidxError(
-        f"{ref} is forgotten (HEAD's commit), but a git command of this clone that started "
-        f"with that commit is still under way, and may stage {ref} again from git's index as "
-        "it read it",
-        f"once that git ends, see `git status`: {ref} staged would come back with your next "
-        f"commit (`git rm --cached {ref}`); in HEAD again, `memidx forget {ref}` forgets it",
-    )
 
 
 def _head_moved(ref: str) -> MemidxError:
