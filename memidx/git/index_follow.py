@@ -40,10 +40,11 @@ def follow(
     another now (a switch at the move). GitError as update_user_index raises it."""
     from memidx.git.commit import update_user_index
     from memidx.git.late import LATE_FLOOR, wait_for
-    from memidx.git.publish import DETACHED, SWITCHING, committers, head_names
+    from memidx.git.publish import DETACHED, SWITCHING, committers, head_names, in_its_hook
 
     if branch is not None:
-        if switching := committers(root, SWITCHING):  # it read HEAD before the move, maybe
+        found = committers(root, SWITCHING)  # it read HEAD before the move, maybe
+        if switching := {pid: it for pid, it in found.items() if not in_its_hook(pid)}:
             wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
         if (head_names(Path(str(repo.git_dir))) or DETACHED) != branch:
             files = _files(repo, commit, paths)  # a folder's (the haystack's): each file

@@ -176,6 +176,27 @@ def _close(git: subprocess.Popen[str]) -> str:
 # HEAD written last (git worktree add: HEAD first, then the files); a branch moved meanwhile is
 # moved under that index (memidx.git.side_commit, memidx.git.branch_move)
 SWITCHING = frozenset({"switch", "checkout", "worktree"})
+
+
+def in_its_hook(pid: str) -> bool:
+    """Whether git `pid` runs its post-checkout hook: git runs it once files, index and HEAD
+    are written, so that checkout is done (a person's slow hook, or memidx's own waiting for
+    this one's lock, held every side commit of the clone, and every commit's index follow
+    (git/index_follow.py), its whole 10 s wait)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return False  # not known: waited for
+    for child in children:
+        try:  # the hook itself, or `/bin/sh <hook>` for a script
+            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")[:2]
+        except OSError:
+            continue
+        if any(Path(arg.decode("utf-8", "replace")).name == "post-checkout" for arg in argv):
+            return True
+    return False
+
+
 # git commands that read HEAD when they start and move it from that value when they end
 COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
 

@@ -216,29 +216,11 @@ def _holder_once_checked_out(repo: GitRepo, branch: str, deadline: float) -> Pat
 def _switching(repo: GitRepo, dirs: list[Path] | None = None) -> bool:
     """Whether a git that checks a branch out runs in a work tree of the clone (this memidx's
     own callers aside: a post-checkout hook's switch); `dirs`: their git folders, read."""
-    from memidx.git.publish import SWITCHING, committers
+    from memidx.git.publish import SWITCHING, committers, in_its_hook
 
     trees = _work_trees(repo, dirs)
     found = committers(trees[0], SWITCHING, also=trees[1:]) if trees else {}
-    return any(not _in_its_hook(pid) for pid in found)
-
-
-def _in_its_hook(pid: str) -> bool:
-    """Whether git `pid` runs its post-checkout hook: git runs it once files, index and HEAD
-    are written, so that checkout is done (a person's slow hook, or memidx's own waiting for
-    this one's lock, held every side commit of the clone its whole 10 s wait)."""
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return False  # not known: waited for
-    for child in children:
-        try:  # the hook itself, or `/bin/sh <hook>` for a script
-            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")[:2]
-        except OSError:
-            continue
-        if any(Path(arg.decode("utf-8", "replace")).name == "post-checkout" for arg in argv):
-            return True
-    return False
+    return any(not in_its_hook(pid) for pid in found)
 
 
 def _work_trees(repo: GitRepo, dirs: list[Path] | None = None) -> list[Path]:
