@@ -58,10 +58,14 @@ _WRAPPED = re.compile(r"(?<!\S)[^\w\s]+(\w+)[^\w\s]+(?!\S)")
 MAX_WRAPPED_SHARE = 0.25
 # letters spaced out (D i e, D-i-e, a braille blank or U+FFFC after each) are words the model
 # does not know: 23 to 68 of 103 foreign notes passed. Once most runs of letters are one letter
-# long, it reads them without the one sign between two letters or after a word's last one
+# long, it reads them without the one sign between two such letters or after the last one;
+# never after a longer word ("Let u and v be", English math, read "Letuandvbe" as Dutch)
 _RUN = re.compile(r"[^\W\d_]+")
 _SINGLE = re.compile(r"(?<![^\W\d_])[^\W\d_](?![^\W\d_])")
-_SPACED = re.compile(r"(?<=[^\W\d_])(?:(?:[^\w\n]|_)(?=[^\W\d_])|(?:[^\w\s]|_)(?=\s|$))")
+_SPACED = re.compile(
+    r"(?<=(?<![^\W\d_])[^\W\d_])"  # after a letter standing alone
+    r"(?:(?:[^\w\n]|_)(?=[^\W\d_](?![^\W\d_]))|(?:[^\w\s]|_)(?=\s|$))"
+)
 MIN_SPACED_RUNS, MIN_SPACED_SHARE = 8, 0.6
 # invisible signs inside words (zero-width space and joiner, direction marks, soft hyphen) cut
 # each word in pieces the model does not know: 43 of 103 foreign notes passed with ZWJ in words;

@@ -101,3 +101,18 @@ def test_letters_spaced_out_are_read_as_words(text: str, read: str) -> None:
     """Most runs of letters one letter long: the sign after each letter is taken out; an
     English sentence with a few one-letter words is read as it is."""
     assert words_for_the_model(text) == read
+
+
+
+def test_english_math_with_one_letter_variables_is_english() -> None:
+    """Most runs of letters one letter long in English math: the sign after every letter was
+    taken out, also after a longer word ("Letuandvbevectors aandbscalars"), read as Dutch."""
+    paragraph = (
+        "Let u and v be vectors, a and b scalars. Then a u + b v is in V if u, v are in V. If w "
+        "= a u + b v and a = 0, w = b v. So x = y + z, p = q r, s = t u."
+    )
+
+    verdict = check_text(f"# Vectors\n\n{paragraph}\n")
+
+    assert verdict.english, verdict.reason
+    assert words_for_the_model(paragraph).startswith("Let u and v be vectors")
