@@ -68,8 +68,8 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
     current: list[str] = []
 
     def flush() -> None:
-        unit = " ".join(part for part in current if part)
-        units.extend(pieces(unit))
+        if unit := " ".join(part for part in current if part):
+            units.append(unit)
         current.clear()
 
     in_code = False
@@ -123,6 +123,11 @@ def pieces(text: str, size: int = MAX_PIECE_CHARS) -> list[str]:
         found.append(text[:cut].strip())
         text = text[cut:]
     return [*found, text.strip()] if text.strip() else found
+
+
+def in_pieces(units: Sequence[str]) -> list[str]:
+    """The units, each one over MAX_PIECE_CHARS in its pieces (as the vote reads them)."""
+    return [piece for unit in units for piece in pieces(unit)]
 
 
 def runs(units: Sequence[str], size: int = MAX_PIECE_CHARS) -> list[list[str]]:

@@ -173,7 +173,9 @@ def own_english_share(
     total = sum(map(letter_bytes, units))
     if rest == list(units):
         return 0.0  # the usual note: no letter counted, the first reading stands
-    voting = [unit for unit in rest if letter_bytes(unit) >= min_bytes]
+    # quotations are found in whole paragraphs, then read in pieces: a quotation a piece's end
+    # cut in two counted as the note's own words (a Russian one in 8,000 characters, refused)
+    voting = [piece for unit in rest if letter_bytes(unit) >= min_bytes for piece in pieces(unit)]
     pooled = "\n".join(unit for unit in rest if letter_bytes(unit) < min_bytes)
     if letter_bytes(pooled) >= min_bytes:
         voting.extend(pieces(pooled))  # short rests: foreign items beside the quote weigh too
