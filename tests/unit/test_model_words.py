@@ -103,7 +103,6 @@ def test_letters_spaced_out_are_read_as_words(text: str, read: str) -> None:
     assert words_for_the_model(text) == read
 
 
-
 def test_english_math_with_one_letter_variables_is_english() -> None:
     """Most runs of letters one letter long in English math: the sign after every letter was
     taken out, also after a longer word ("Letuandvbevectors aandbscalars"), read as Dutch."""

@@ -189,10 +189,10 @@ def test_a_quotation_cut_by_a_piece_end_stays_a_quotation() -> None:
         " one at a time, so that the load balancer always has healthy targets while it rolls. "
     )
     russian = (
-        "Сервер не смог подключиться к базе данных, потому что сертификат истёк, а конфигурация"
+        "Сервер не смог подключиться к базе данных, потому что сертификат истёк, а конфигурация"  # noqa: RUF001
         " всё ещё указывает на старый хост. "
     )
-    paragraph = f"{english * 18}The vendor replied: \"{russian * 20}\" {english * 12}"
+    paragraph = f'{english * 18}The vendor replied: "{russian * 20}" {english * 12}'
     assert paragraph.index('"') < 4096 < paragraph.rindex('"')
 
     verdict = check_text(f"# Incident\n\n{paragraph}\n")
