@@ -9,7 +9,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memidx.notes.language_model import MIN_SCORE, detect_language
-from memidx.notes.loanwords import LETTER_WORD, english_beside_loanwords
+from memidx.notes.loanwords import (
+    LETTER_WORD,
+    english_beside_loanwords,
+    english_beside_variables,
+)
 from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
 
@@ -63,7 +67,10 @@ def foreign_language(unit: str, detect: Detect) -> str | None:
     lang, score = detect(unit)
     return (
         None
-        if lang == "en" or score < MIN_SCORE or english_beside_loanwords(unit, detect)
+        if lang == "en"
+        or score < MIN_SCORE
+        or english_beside_loanwords(unit, detect)
+        or english_beside_variables(unit, detect)
         else lang
     )
 

@@ -18,6 +18,7 @@ LETTER_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 # any other script (Cyrillic, Greek, CJK, Hangul...) leaves the paragraph to the first reading
 _ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
 _NOT_LATIN = re.compile(r"[^\x00-\u024f\u1e00-\u1eff]")
+_LONE_LETTER = re.compile(r"(?<![^\W\d_])[A-Za-z](?![^\W\d_])")  # a, x, y: a word, or a variable
 MAX_LOANWORDS = 0.4  # share of words: Vietnamese, Polish or Turkish prose accents most of them
 MIN_REST_BYTES = 20  # letters left without the accented words, enough to read
 MIN_REST_SCORE = 0.6  # Portuguese "Testes do Playwright no CI" reads as English at 0.54
@@ -48,6 +49,17 @@ def english_beside_loanwords(unit: str, detect: Detect) -> bool:
         if lang != "en" and score >= MIN_SENTENCE_SCORE and not _rest_is_english(sentence, detect):
             return False
     return True
+
+
+def english_beside_variables(unit: str, detect: Detect) -> bool:
+    """Whether a paragraph the model reads as another language is English once its lone Latin
+    letters are set aside: math's variables ("We compute x - y and then y - z" read as Spanish
+    for its y) carry no language; the rest reads as English with score >= MIN_REST_SCORE."""
+    rest, count = _LONE_LETTER.subn(" ", unit)
+    if not count or _letters(rest) < MIN_REST_BYTES:
+        return False
+    lang, score = detect(rest)
+    return lang == "en" and score >= MIN_REST_SCORE
 
 
 def _rest_is_english(unit: str, detect: Detect) -> bool:

@@ -112,3 +112,32 @@ def test_a_sentence_of_accented_names_in_an_english_paragraph_passes(names: str)
     note = f"# Socket timeout\n\n{names} The fix adds a timeout to the socket read in the worker.\n"
     verdict = check_text(note)
     assert verdict.english, verdict.reason
+
+
+def test_english_math_with_variables_is_english() -> None:
+    """A variable y read as the Spanish "and": this paragraph was refused (es 0.35)."""
+    paragraph = (
+        "We compute x - y and then y - z, so if x > y and y > z the result is positive. Let d ="
+        " x - z; then d = (x - y) + (y - z)."
+    )
+
+    verdict = check_text(f"# Distance\n\n{paragraph}\n")
+
+    assert verdict.english, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        "El servidor se cayó y la base de datos quedó bloqueada, así que reinicie el servicio y"
+        " revise los registros o llame a soporte.",
+        "Server spadl v noci a databáze je zamčená, restartujte službu a zkontrolujte logy s"
+        " pomocí správce k tomu určeného.",
+        "Il server è caduto e il database è bloccato, riavvia il servizio e controlla i log o"
+        " chiama il supporto a mezzanotte.",
+    ],
+)
+def test_foreign_prose_without_its_one_letter_words_stays_foreign(paragraph: str) -> None:
+    """Spanish y, Czech v and s, Italian e and i are words of their language: without them
+    the rest still reads as that language."""
+    assert not check_text(f"# Notiz\n\n{paragraph}\n").english
