@@ -16,6 +16,9 @@ MAX_PIECE_CHARS = 4096
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _INDENTED = re.compile(r" {0,3}\t| {4}")  # indented code: 4 columns, a tab reaching column 4
+# CommonMark's HTML blocks whose lines are shown as they are (<pre>: a pasted log or error)
+_RAW_START = re.compile(r" {0,3}<(?:pre|script|style|textarea)(?:\s|>|$)", re.IGNORECASE)
+_RAW_END = re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE)
 _RULE = re.compile(r"^\s*(?:(?:[-*_]\s*){3,}|=+)\s*$")
 _LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -78,10 +81,11 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             units.append(unit)
         current.clear()
 
-    in_code = False
+    in_code = in_raw = False
     # CommonMark's indented code block: lines indented 4 columns after a blank line (it cannot
-    # interrupt a paragraph), unless they continue a list item, whose paragraphs are indented.
-    indented, in_list, after_blank = False, False, True
+    # interrupt a paragraph); in a list item, 4 columns past where the item's text begins (a
+    # log under "- Read the log:" indented 8 spaces was read as prose), as its paragraphs are.
+    indented, in_list, after_blank, column = False, False, True, 0
     for raw, code, _ in scan(text.split("\n")):
         if code:
             if not in_code:
@@ -94,7 +98,15 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             flush()
             continue
         line = raw[quote.end() :] if quote is not None else raw
-        if line.strip() and _INDENTED.match(line) and (indented or (after_blank and not in_list)):
+        if in_raw or _RAW_START.match(line):
+            flush()
+            in_raw = not _RAW_END.search(line)
+            continue
+        if (
+            line.strip()
+            and (indented or after_blank)
+            and _code_indent(line, column if in_list else 0)
+        ):
             flush()
             indented = True
             continue
@@ -110,7 +122,7 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             flush()
         elif item := _ITEM.match(line):
             flush()
-            in_list = True
+            in_list, column = True, len(line[: item.end()].expandtabs(4))
             current.append(clean_inline(line[item.end() :]))
         else:
             if was_blank and not line[0].isspace():
@@ -118,6 +130,14 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             current.append(clean_inline(line))
     flush()
     return units
+
+
+def _code_indent(line: str, column: int) -> bool:
+    """Whether `line` is indented 4 columns or more past `column` (a tab reaches the next 4)."""
+    if column == 0:
+        return _INDENTED.match(line) is not None
+    spaces = line[: len(line) - len(line.lstrip(" \t"))].expandtabs(4)
+    return len(spaces) >= column + 4
 
 
 def pieces(text: str, size: int = MAX_PIECE_CHARS) -> list[str]:
