@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from memidx.notes.language_model import MIN_SCORE, detect_language
 from memidx.notes.loanwords import (
     LETTER_WORD,
+    english_beside_greek_or_cyrillic,
     english_beside_loanwords,
     english_beside_variables,
 )
@@ -71,6 +72,7 @@ def foreign_language(unit: str, detect: Detect) -> str | None:
         or score < MIN_SCORE
         or english_beside_loanwords(unit, detect)
         or english_beside_variables(unit, detect)
+        or english_beside_greek_or_cyrillic(unit, detect)
         else lang
     )
 

@@ -1,3 +1,5 @@
+# Greek and Cyrillic words in English prose are the point of some of these tests.
+# ruff: noqa: RUF001
 """English with loanwords passes the English check; prose in a language with accents does not
 (the real lite model, offline)."""
 
@@ -141,3 +143,34 @@ def test_foreign_prose_without_its_one_letter_words_stays_foreign(paragraph: str
     """Spanish y, Czech v and s, Italian e and i are words of their language: without them
     the rest still reads as that language."""
     assert not check_text(f"# Notiz\n\n{paragraph}\n").english
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        "On the Russian build the buttons say Сохранить, Отмена, Удалить and Настройки, which fit"
+        " in the toolbar without truncation.",
+        "The Greek menu says Αρχείο, Επεξεργασία and Προβολή, and the about box shows Σχετικά; all"
+        " of them fit.",
+    ],
+)
+def test_english_naming_a_few_greek_or_cyrillic_words_is_english(paragraph: str) -> None:
+    """UI strings named bare in an English sentence were refused (ru, el): four words of
+    twenty, fewer letters than the English around them."""
+    verdict = check_text(f"# Localization\n\n{paragraph}\n")
+
+    assert verdict.english, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        "The deploy job pulls the image and restarts the web workers one at a time in every"
+        " region of the cloud. Сервер упал ночью, перезапустите его и проверьте логи.",
+        "Deploy в prod через GitHub Actions pipeline, rollback через Argo CD если health check.",
+    ],
+)
+def test_a_russian_sentence_or_russian_with_english_terms_stays_russian(paragraph: str) -> None:
+    """A Russian sentence pasted bare beside an English one, or Russian prose of English terms,
+    is not English naming a few words."""
+    assert not check_text(f"# Deploy\n\n{paragraph}\n").english
