@@ -71,7 +71,7 @@ def foreign_language(unit: str, detect: Detect) -> str | None:
         if lang == "en"
         or score < MIN_SCORE
         or english_beside_loanwords(unit, detect)
-        or english_beside_variables(unit, detect)
+        or (score < MIN_POOL_SCORE and english_beside_variables(unit, detect))  # unsure: 0.35
         or english_beside_greek_or_cyrillic(unit, detect)
         else lang
     )
