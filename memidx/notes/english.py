@@ -9,8 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memidx.notes.language_model import MIN_SCORE, detect_language
-from memidx.notes.loanwords import LETTER_WORD, english_beside_loanwords
-from memidx.notes.prose import letter_bytes, prose_units, runs, script_of
+from memidx.notes.loanwords import (
+    LETTER_WORD,
+    english_beside_greek_or_cyrillic,
+    english_beside_loanwords,
+    english_beside_variables,
+)
+from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
@@ -63,7 +68,11 @@ def foreign_language(unit: str, detect: Detect) -> str | None:
     lang, score = detect(unit)
     return (
         None
-        if lang == "en" or score < MIN_SCORE or english_beside_loanwords(unit, detect)
+        if lang == "en"
+        or score < MIN_SCORE
+        or english_beside_loanwords(unit, detect)
+        or (score < MIN_POOL_SCORE and english_beside_variables(unit, detect))  # unsure: 0.35
+        or english_beside_greek_or_cyrillic(unit, detect)
         else lang
     )
 
@@ -145,12 +154,14 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
     """Judge the language of one note's Markdown text. Block quotes (someone else's words) vote
     only when the author's own prose is too short to; memidx.notes.quotation: quoted words."""
     detect = detect or detect_language
-    own = prose_units(text, quotes=False)
+    paragraphs = prose_units(text, quotes=False)
+    own = in_pieces(paragraphs)  # read in pieces; quotations are found in whole paragraphs
     if not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
-        units = prose_units(text) if _QUOTE_LINE.search(text) else own
+        units = in_pieces(prose_units(text)) if _QUOTE_LINE.search(text) else own
         return judge_units(units, detect, own)  # no second reading: block quotes vote
     if (verdict := judge_units(own, detect)).english:
         return verdict
-    if (share := own_english_share(own, detect, MIN_UNIT_BYTES, MIN_SCORE)) < MIN_OWN_SHARE:
+    share = own_english_share(paragraphs, detect, MIN_UNIT_BYTES, MIN_SCORE)
+    if share < MIN_OWN_SHARE:
         return verdict  # refused, and not for the words it quotes
     return LanguageVerdict(True, None, 1 - share, f"{share:.0%} is English, beside quotations")

@@ -18,6 +18,13 @@ LETTER_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 # any other script (Cyrillic, Greek, CJK, Hangul...) leaves the paragraph to the first reading
 _ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
 _NOT_LATIN = re.compile(r"[^\x00-\u024f\u1e00-\u1eff]")
+_LONE_LETTER = re.compile(r"(?<![^\W\d_])[A-Za-z](?![^\W\d_])")  # a, x, y: a word, or a variable
+_GREEK_CYRILLIC = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f]")
+# letters of any script but Latin, Greek and Cyrillic (a sign or a digit is no letter here)
+_OTHER_SCRIPT = re.compile(
+    r"[^\W\d_\x00-\u024f\u1e00-\u1eff\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f]"
+)
+MAX_NAMED_WORDS = 0.25  # of a paragraph's words, in Greek or Cyrillic letters
 MAX_LOANWORDS = 0.4  # share of words: Vietnamese, Polish or Turkish prose accents most of them
 MIN_REST_BYTES = 20  # letters left without the accented words, enough to read
 MIN_REST_SCORE = 0.6  # Portuguese "Testes do Playwright no CI" reads as English at 0.54
@@ -48,6 +55,42 @@ def english_beside_loanwords(unit: str, detect: Detect) -> bool:
         if lang != "en" and score >= MIN_SENTENCE_SCORE and not _rest_is_english(sentence, detect):
             return False
     return True
+
+
+def english_beside_variables(unit: str, detect: Detect) -> bool:
+    """Whether a paragraph the model reads as another language is English once its lone Latin
+    letters are set aside: math's variables ("We compute x - y and then y - z" read as Spanish
+    for its y) carry no language; the rest reads as English with score >= MIN_REST_SCORE."""
+    rest, count = _LONE_LETTER.subn(" ", unit)
+    if not count or _letters(rest) < MIN_REST_BYTES:
+        return False
+    lang, score = detect(rest)
+    return lang == "en" and score >= MIN_REST_SCORE
+
+
+def english_beside_greek_or_cyrillic(unit: str, detect: Detect) -> bool:
+    """Whether a paragraph the model reads as another language is English naming a few words
+    in Greek or Cyrillic letters (UI strings, names: "the buttons say Сохранить, Отмена and
+    Удалить" read as Russian): they are MAX_NAMED_WORDS of its words at most, and fewer letters
+    than the rest, which reads as English with score >= MIN_REST_SCORE; and no sentence of
+    the paragraph is mostly such words (a Russian sentence pasted bare stays Russian)."""
+    if _OTHER_SCRIPT.search(unit) or not _GREEK_CYRILLIC.search(unit):
+        return False
+    words = LETTER_WORD.findall(unit)
+    named = [word for word in words if _GREEK_CYRILLIC.search(word)]
+    if len(named) > MAX_NAMED_WORDS * len(words) or 2 * _letters("".join(named)) >= _letters(unit):
+        return False
+    if any(_mostly_named(sentence) for sentence in SENTENCE.split(unit)):
+        return False
+    rest = " ".join(word for word in words if not _GREEK_CYRILLIC.search(word))
+    lang, score = detect(rest)
+    return lang == "en" and score >= MIN_REST_SCORE
+
+
+def _mostly_named(sentence: str) -> bool:
+    words = LETTER_WORD.findall(sentence)
+    named = sum(1 for word in words if _GREEK_CYRILLIC.search(word))
+    return len(words) >= MIN_PIECE_WORDS and named > MAX_LOANWORDS * len(words)
 
 
 def _rest_is_english(unit: str, detect: Detect) -> bool:

@@ -16,6 +16,9 @@ MAX_PIECE_CHARS = 4096
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _INDENTED = re.compile(r" {0,3}\t| {4}")  # indented code: 4 columns, a tab reaching column 4
+# CommonMark's HTML blocks whose lines are shown as they are (<pre>: a pasted log or error)
+_RAW_START = re.compile(r" {0,3}<(?:pre|script|style|textarea)(?:\s|>|$)", re.IGNORECASE)
+_RAW_END = re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE)
 _RULE = re.compile(r"^\s*(?:(?:[-*_]\s*){3,}|=+)\s*$")
 _LINK_DEF = re.compile(r"^\s*\[[^\]]+\]:\s*\S+")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -41,6 +44,10 @@ _IMAGE = re.compile(r"!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])")
 _LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _MARKUP = re.compile(r"[*_#>`~=|\[\]{}<>\\^]+")
 _SPACE = re.compile(r"\s+")
+# letters with a dot after each (B.i.t.t.e. v.o.r.) are a word, not a dotted code name for
+# _NOISE to strip (44 of 103 foreign notes passed so): each is read as one word, as e.g.,
+# i.e., U.S. or a.b.c then are (eg, ie, US, abc: still English)
+_DOTTED_LETTERS = re.compile(r"(?<![\w.])(?:[^\W\d_]\.)+[^\W\d_](?!\w)\.?")
 _SIGN = re.compile(r"[`:.@\\/<>\[\]*_#~=|{}^]")  # one of them in every match of the four above
 
 
@@ -54,6 +61,8 @@ def clean_inline(line: str) -> str:
     """One line of prose without code, URLs, paths, HTML tags and Markdown markup."""
     if not _SIGN.search(line):  # none of the patterns can match: a 1 MB list took 0.3 s more
         return _SPACE.sub(" ", line).strip()
+    if "." in line:
+        line = _DOTTED_LETTERS.sub(lambda dotted: dotted[0].replace(".", ""), line)
     line = _LINK.sub(r" \1 ", _IMAGE.sub(" ", line))  # before URLs, which would eat the ")"
     line = _NOISE.sub(" ", line)
     return _SPACE.sub(" ", _MARKUP.sub(" ", line)).strip()
@@ -68,14 +77,15 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
     current: list[str] = []
 
     def flush() -> None:
-        unit = " ".join(part for part in current if part)
-        units.extend(pieces(unit))
+        if unit := " ".join(part for part in current if part):
+            units.append(unit)
         current.clear()
 
-    in_code = False
+    in_code = in_raw = False
     # CommonMark's indented code block: lines indented 4 columns after a blank line (it cannot
-    # interrupt a paragraph), unless they continue a list item, whose paragraphs are indented.
-    indented, in_list, after_blank = False, False, True
+    # interrupt a paragraph); in a list item, 4 columns past where the item's text begins (a
+    # log under "- Read the log:" indented 8 spaces was read as prose), as its paragraphs are.
+    indented, in_list, after_blank, column = False, False, True, 0
     for raw, code, _ in scan(text.split("\n")):
         if code:
             if not in_code:
@@ -88,7 +98,15 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             flush()
             continue
         line = raw[quote.end() :] if quote is not None else raw
-        if line.strip() and _INDENTED.match(line) and (indented or (after_blank and not in_list)):
+        if in_raw or _RAW_START.match(line):
+            flush()
+            in_raw = not _RAW_END.search(line)
+            continue
+        if (
+            line.strip()
+            and (indented or after_blank)
+            and _code_indent(line, column if in_list else 0)
+        ):
             flush()
             indented = True
             continue
@@ -104,7 +122,7 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             flush()
         elif item := _ITEM.match(line):
             flush()
-            in_list = True
+            in_list, column = True, len(line[: item.end()].expandtabs(4))
             current.append(clean_inline(line[item.end() :]))
         else:
             if was_blank and not line[0].isspace():
@@ -112,6 +130,14 @@ def prose_units(text: str, *, quotes: bool = True) -> list[str]:
             current.append(clean_inline(line))
     flush()
     return units
+
+
+def _code_indent(line: str, column: int) -> bool:
+    """Whether `line` is indented 4 columns or more past `column` (a tab reaches the next 4)."""
+    if column == 0:
+        return _INDENTED.match(line) is not None
+    spaces = line[: len(line) - len(line.lstrip(" \t"))].expandtabs(4)
+    return len(spaces) >= column + 4
 
 
 def pieces(text: str, size: int = MAX_PIECE_CHARS) -> list[str]:
@@ -123,6 +149,11 @@ def pieces(text: str, size: int = MAX_PIECE_CHARS) -> list[str]:
         found.append(text[:cut].strip())
         text = text[cut:]
     return [*found, text.strip()] if text.strip() else found
+
+
+def in_pieces(units: Sequence[str]) -> list[str]:
+    """The units, each one over MAX_PIECE_CHARS in its pieces (as the vote reads them)."""
+    return [piece for unit in units for piece in pieces(unit)]
 
 
 def runs(units: Sequence[str], size: int = MAX_PIECE_CHARS) -> list[list[str]]:

@@ -58,10 +58,17 @@ _WRAPPED = re.compile(r"(?<!\S)[^\w\s]+(\w+)[^\w\s]+(?!\S)")
 MAX_WRAPPED_SHARE = 0.25
 # letters spaced out (D i e, D-i-e, a braille blank or U+FFFC after each) are words the model
 # does not know: 23 to 68 of 103 foreign notes passed. Once most runs of letters are one letter
-# long, it reads them without the one sign between two letters or after a word's last one
+# long, it reads them without the one sign between two such letters or after the last one;
+# never after a longer word ("Let u and v be", English math, read "Letuandvbe" as Dutch)
 _RUN = re.compile(r"[^\W\d_]+")
 _SINGLE = re.compile(r"(?<![^\W\d_])[^\W\d_](?![^\W\d_])")
-_SPACED = re.compile(r"(?<=[^\W\d_])(?:(?:[^\w\n]|_)(?=[^\W\d_])|(?:[^\w\s]|_)(?=\s|$))")
+# A space between two lone letters goes too when no other sign does that work (D i e, or D_i_e
+# whose markup is a space by then); beside hyphens (D-i-e G-r-ö-ß-e) a space ends a word, and
+# taking it out too ("DieGröße") let 5 of 103 foreign notes through (1 now)
+_AFTER_ALONE = r"(?<=(?<![^\W\d_])[^\W\d_])"  # after a letter standing alone
+_BEFORE_ALONE = r"(?=[^\W\d_](?![^\W\d_]))"
+_SPACED = re.compile(rf"{_AFTER_ALONE}(?:(?:[^\w\n]|_){_BEFORE_ALONE}|(?:[^\w\s]|_)(?=\s|$))")
+_SIGNED = re.compile(rf"{_AFTER_ALONE}(?:[^\w\s]|_)(?:{_BEFORE_ALONE}|(?=\s|$))")
 MIN_SPACED_RUNS, MIN_SPACED_SHARE = 8, 0.6
 # invisible signs inside words (zero-width space and joiner, direction marks, soft hyphen) cut
 # each word in pieces the model does not know: 43 of 103 foreign notes passed with ZWJ in words;
@@ -91,8 +98,9 @@ def words_for_the_model(text: str) -> str:
     text = text[:MAX_READ]
     text = _MARKS.sub(" ", text) if _MARK.search(text) else text  # a search costs a tenth
     runs = len(_RUN.findall(text))
-    if runs >= MIN_SPACED_RUNS and len(_SINGLE.findall(text)) > MIN_SPACED_SHARE * runs:
-        text = _SPACED.sub("", text)
+    if runs >= MIN_SPACED_RUNS and (alone := len(_SINGLE.findall(text))) > MIN_SPACED_SHARE * runs:
+        signed, count = _SIGNED.subn("", text)
+        text = signed if 2 * count >= alone else _SPACED.sub("", text)
     if len(_WRAPPED.findall(text)) > MAX_WRAPPED_SHARE * len(text.split()):
         text = _WRAPPED.sub(r" \1 ", text)
     return text
@@ -169,7 +177,9 @@ def own_english_share(
     total = sum(map(letter_bytes, units))
     if rest == list(units):
         return 0.0  # the usual note: no letter counted, the first reading stands
-    voting = [unit for unit in rest if letter_bytes(unit) >= min_bytes]
+    # quotations are found in whole paragraphs, then read in pieces: a quotation a piece's end
+    # cut in two counted as the note's own words (a Russian one in 8,000 characters, refused)
+    voting = [piece for unit in rest if letter_bytes(unit) >= min_bytes for piece in pieces(unit)]
     pooled = "\n".join(unit for unit in rest if letter_bytes(unit) < min_bytes)
     if letter_bytes(pooled) >= min_bytes:
         voting.extend(pieces(pooled))  # short rests: foreign items beside the quote weigh too

@@ -249,10 +249,40 @@ def test_note_without_prose_passes(text: str) -> None:
         ("Para\n    lazy continuation", ["Para lazy continuation"]),
         ("1. Step\n\n    Its second paragraph\n\nAfter", ["Step", "Its second paragraph", "After"]),
         ("- a\n\nEnd of list\n\n    code\n", ["a", "End of list"]),
+        # in a list item, code is indented 4 columns past the item's text (a log under a step)
+        ("- Read it:\n\n        Zugriff verweigert\n\n- Next", ["Read it:", "Next"]),
+        ("1. Read it:\n\n       Zugriff verweigert\n", ["Read it:"]),
+        (
+            "- Step\n\n  - Sub\n\n          Zugriff\n\n    Its paragraph",
+            ["Step", "Sub", "Its paragraph"],
+        ),
+        # CommonMark's HTML blocks shown as they are: <pre>, <script>, <style>, <textarea>
+        ("Log:\n<pre>\nZugriff verweigert\n</pre>\nAfter", ["Log:", "After"]),
+        ("Log:\n<PRE class=x>Zugriff\nverweigert</pre>\nAfter", ["Log:", "After"]),
+        ("<pre>Zugriff verweigert</pre>\nAfter", ["After"]),
+        ("A <pre> in a line\nstays prose", ["A in a line stays prose"]),
     ],
 )
 def test_prose_units(text: str, units: list[str]) -> None:
     assert prose_units(text) == units
+
+
+RUSSIAN_LOG = "Ошибка: не удалось подключиться к серверу базы данных, проверьте настройки"
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        f"- Read the log:\n\n        {RUSSIAN_LOG}\n\n- Set LANG=C.UTF-8 in the job.\n",
+        f"The runner printed this:\n\n<pre>\n{RUSSIAN_LOG}\n</pre>\n\nSet LANG=C.UTF-8.\n",
+    ],
+)
+def test_a_log_shown_as_code_in_a_list_or_pre_is_not_prose(shown: str) -> None:
+    """A Russian log indented as code under a list item (8 spaces), or in <pre>, was read as
+    the note's prose and an English note was refused (ru, 75% and 85%)."""
+    verdict = check_text(f"# Build on the Russian runner\n\n{shown}")
+
+    assert verdict.english, verdict.reason
 
 
 # Where the English check disagreed with the title reader and chunks, or with CommonMark: a

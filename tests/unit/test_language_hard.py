@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from memidx.notes.english import check_text
+from memidx.notes.prose import clean_inline
 
 
 def _labeled() -> list[dict[str, object]]:
@@ -233,10 +234,11 @@ def test_a_short_english_sentence_below_foreign_errors_is_not_weighed_as_foreign
     assert check_text(note).english, check_text(note).reason
 
 
-@pytest.mark.parametrize("sign", ["\u2800", "\ufffc", "-"])  # braille blank, object, hyphen
+@pytest.mark.parametrize("sign", ["\u2800", "\ufffc", "-", "."])  # braille blank, object...
 def test_letters_spaced_out_carry_no_foreign_note_through(sign: str) -> None:
     """A braille blank after each letter let 37 of the 103 labeled foreign notes through,
-    U+FFFC 59, a hyphen 68: the model read each letter as a word of its own."""
+    U+FFFC 59, a hyphen 68: the model read each letter as a word of its own. A dot 44: the
+    prose left out "B.i.t.t.e." as a dotted code name (com.example.Foo)."""
     notes = [str(n["text"]) for n in _labeled() if n["label"] == "non-en"]
 
     def spaced(note: str) -> str:
@@ -257,3 +259,14 @@ def test_a_fragment_read_as_english_alone_does_not_lighten_a_german_list() -> No
     )
 
     assert not check_text(note).english
+
+
+def test_dotted_abbreviations_stay_english() -> None:
+    """Letters with a dot after each are read as one word: e.g., i.e., U.S. and a.b.c too."""
+    note = (
+        "# Settings\n\nThe U.S. build reads the a.b.c keys, e.g. a.b for the main one, i.e. the"
+        " root of the tree. The U.K. team and J.R.R. in accounting use the same file.\n"
+    )
+
+    assert check_text(note).english, check_text(note).reason
+    assert clean_inline("e.g. a.b.c, i.e. U.S.A. or com.example.Foo") == "eg abc, ie USA or"

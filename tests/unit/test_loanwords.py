@@ -1,3 +1,5 @@
+# Greek and Cyrillic words in English prose are the point of some of these tests.
+# ruff: noqa: RUF001
 """English with loanwords passes the English check; prose in a language with accents does not
 (the real lite model, offline)."""
 
@@ -112,3 +114,63 @@ def test_a_sentence_of_accented_names_in_an_english_paragraph_passes(names: str)
     note = f"# Socket timeout\n\n{names} The fix adds a timeout to the socket read in the worker.\n"
     verdict = check_text(note)
     assert verdict.english, verdict.reason
+
+
+def test_english_math_with_variables_is_english() -> None:
+    """A variable y read as the Spanish "and": this paragraph was refused (es 0.35)."""
+    paragraph = (
+        "We compute x - y and then y - z, so if x > y and y > z the result is positive. Let d ="
+        " x - z; then d = (x - y) + (y - z)."
+    )
+
+    verdict = check_text(f"# Distance\n\n{paragraph}\n")
+
+    assert verdict.english, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        "El servidor se cayó y la base de datos quedó bloqueada, así que reinicie el servicio y"
+        " revise los registros o llame a soporte.",
+        "Server spadl v noci a databáze je zamčená, restartujte službu a zkontrolujte logy s"
+        " pomocí správce k tomu určeného.",
+        "Il server è caduto e il database è bloccato, riavvia il servizio e controlla i log o"
+        " chiama il supporto a mezzanotte.",
+    ],
+)
+def test_foreign_prose_without_its_one_letter_words_stays_foreign(paragraph: str) -> None:
+    """Spanish y, Czech v and s, Italian e and i are words of their language: without them
+    the rest still reads as that language."""
+    assert not check_text(f"# Notiz\n\n{paragraph}\n").english
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        "On the Russian build the buttons say Сохранить, Отмена, Удалить and Настройки, which fit"
+        " in the toolbar without truncation.",
+        "The Greek menu says Αρχείο, Επεξεργασία and Προβολή, and the about box shows Σχετικά; all"
+        " of them fit.",
+    ],
+)
+def test_english_naming_a_few_greek_or_cyrillic_words_is_english(paragraph: str) -> None:
+    """UI strings named bare in an English sentence were refused (ru, el): four words of
+    twenty, fewer letters than the English around them."""
+    verdict = check_text(f"# Localization\n\n{paragraph}\n")
+
+    assert verdict.english, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        "The deploy job pulls the image and restarts the web workers one at a time in every"
+        " region of the cloud. Сервер упал ночью, перезапустите его и проверьте логи.",
+        "Deploy в prod через GitHub Actions pipeline, rollback через Argo CD если health check.",
+    ],
+)
+def test_a_russian_sentence_or_russian_with_english_terms_stays_russian(paragraph: str) -> None:
+    """A Russian sentence pasted bare beside an English one, or Russian prose of English terms,
+    is not English naming a few words."""
+    assert not check_text(f"# Deploy\n\n{paragraph}\n").english

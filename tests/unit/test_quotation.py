@@ -178,3 +178,23 @@ def test_a_japanese_note_quoting_english_in_corner_brackets_is_refused() -> None
     )
 
     assert not check_text(note).english
+
+
+def test_a_quotation_cut_by_a_piece_end_stays_a_quotation() -> None:
+    """A paragraph over 4,096 characters is read in pieces: a Russian quotation that a piece's
+    end cut in two counted as the note's own words, and the English note was refused (56%
+    ru); quotations are found in the whole paragraph, then its rest is read in pieces."""
+    english = (
+        "The deploy job pulls the image, runs the migrations and then restarts the web workers"
+        " one at a time, so that the load balancer always has healthy targets while it rolls. "
+    )
+    russian = (
+        "Сервер не смог подключиться к базе данных, потому что сертификат истёк, а конфигурация"  # noqa: RUF001
+        " всё ещё указывает на старый хост. "
+    )
+    paragraph = f'{english * 18}The vendor replied: "{russian * 20}" {english * 12}'
+    assert paragraph.index('"') < 4096 < paragraph.rindex('"')
+
+    verdict = check_text(f"# Incident\n\n{paragraph}\n")
+
+    assert verdict.english, verdict.reason
