@@ -5,7 +5,6 @@ prepare-commit-msg, commit-msg) do not run, as the README says."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,7 @@ def hooked(repo: NotesRepo) -> Path:
             f'there=no; [ -e "{THEIRS}" ] && there=yes\n'
             f'echo "{stage} $* $(git rev-parse HEAD) $there" >> "{seen}"\n'
         )
-        os.chmod(script, 0o755)
+        script.chmod(0o755)
     return seen
 
 
