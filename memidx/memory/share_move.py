@@ -37,7 +37,7 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     run_git(config, "update-index", "-q", "--refresh")  # stat data only: git's merge does too
     built_on: list[str] = []
     first = merge_look(config)
-    if first is None:
+    if first is None or _git_merge_decides(config, here):
         return None
 
     def build(head: str | None) -> str:
@@ -62,6 +62,15 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         run_git(config, "update-ref", "ORIG_HEAD", built_on[0])  # ORIG_HEAD` undoes it
         run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")
     return ""
+
+
+def _git_merge_decides(config: Config, here: str) -> bool:
+    """Whether the person set what only git's own merge honours: merge.verifySignatures (the
+    upstream's commit must carry a good signature) or branch.<name>.mergeOptions (--ff-only,
+    --no-ff, a strategy): the plumbing merge would merge and push past them."""
+    verify = run_git(config, "config", "--type=bool", "merge.verifySignatures").stdout.strip()
+    options = f"branch.{here.removeprefix('refs/heads/')}.mergeOptions"
+    return verify == "true" or bool(run_git(config, "config", "--get-all", options).stdout.strip())
 
 
 def _follow(config: Config, old: str, new: str) -> None:

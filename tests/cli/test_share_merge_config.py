@@ -1,0 +1,62 @@
+"""What only git's own merge honours stops share's plumbing merge too: merge.verifySignatures
+(an upstream commit without a good signature is never merged nor pushed on) and
+branch.<name>.mergeOptions (--ff-only, --no-ff). The plumbing merge (memidx.memory.share_move)
+merged and pushed past both, where share's `git merge` had refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.errors import MemidxError
+from memidx.memory.share import share
+from tests.cli.test_share_in_the_way import behind, state
+
+
+@pytest.mark.parametrize("diverged", [False, True], ids=["fast-forward", "merge"])
+def test_an_unsigned_upstream_commit_is_not_merged_under_merge_verify_signatures(
+    tmp_path: Path, diverged: bool
+) -> None:
+    two = behind(tmp_path, diverged=diverged)
+    two.git("config", "merge.verifySignatures", "true")
+    remote = two.git("ls-remote", "origin", "refs/heads/main")
+    before = state(two)
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert "does not have a GPG signature" in raised.value.message
+    assert "so nothing was pulled or pushed" in raised.value.message
+    assert "tries" not in raised.value.message  # at once, not after 40 tries
+    assert state(two) == before
+    assert two.git("ls-remote", "origin", "refs/heads/main") == remote
+
+
+def test_merge_options_ff_only_stops_a_merge_that_is_not_a_fast_forward(
+    tmp_path: Path,
+) -> None:
+    two = behind(tmp_path, diverged=True)
+    two.git("config", "branch.main.mergeOptions", "--ff-only")
+    remote = two.git("ls-remote", "origin", "refs/heads/main")
+    before = state(two)
+
+    with pytest.raises(MemidxError, match="may only fast-forward"):
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert state(two) == before
+    assert two.git("ls-remote", "origin", "refs/heads/main") == remote
+
+
+def test_merge_options_no_ff_makes_a_merge_commit_of_a_fast_forward(
+    tmp_path: Path,
+) -> None:
+    two = behind(tmp_path, diverged=False)
+    two.git("config", "branch.main.mergeOptions", "--no-ff")
+    head = two.git("rev-parse", "HEAD").strip()
+    theirs = two.git("ls-remote", "origin", "refs/heads/main").split()[0]
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert two.git("rev-parse", "HEAD^1", "HEAD^2").split() == [head, theirs]
