@@ -102,10 +102,14 @@ def _undone(undone: Undone, built_on: list[str]) -> str:
 
 
 def _commit(config: Config, tree: str, merge: Merge) -> str:
-    """The merge commit of `tree` on HEAD and the upstream, with git merge's message."""
+    """The merge commit of `tree` on HEAD and the upstream, with git merge's message, signed
+    as git merge signs it when commit.gpgSign is set (commit-tree ignores that setting: a
+    remote that requires signed commits refused share's push)."""
     name = run_git(config, "rev-parse", "--abbrev-ref", "@{upstream}").stdout.strip()
     message = f"Merge remote-tracking branch '{name or merge.theirs}'"
-    argv = ("commit-tree", tree, "-p", merge.head, "-p", merge.theirs, "-m", message)
+    sign = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip() == "true"
+    argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
+    argv = (*argv, "-m", message)
     made = run_git(config, *argv)
     if made.returncode != 0:
         raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")

@@ -60,3 +60,34 @@ def test_merge_options_no_ff_makes_a_merge_commit_of_a_fast_forward(
     assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
 
     assert two.git("rev-parse", "HEAD^1", "HEAD^2").split() == [head, theirs]
+
+
+FAKE_GPG = """#!/bin/sh
+cat >/dev/null
+echo "[GNUPG:] SIG_CREATED D 1 8 00 0 0 FAKE" >&2
+printf -- '-----BEGIN PGP SIGNATURE-----\\n\\nfake gpg signature\\n-----END PGP SIGNATURE-----\\n'
+"""
+
+
+@pytest.mark.parametrize("signs", [True, False], ids=["signs", "fails"])
+def test_shares_merge_commit_is_signed_under_commit_gpg_sign(tmp_path: Path, signs: bool) -> None:
+    """git merge signs its merge commit when commit.gpgSign is set; git commit-tree does not
+    read that setting. A gpg that fails stops share in one line, nothing merged or pushed."""
+    two = behind(tmp_path, diverged=True)
+    gpg = tmp_path / "gpg"
+    gpg.write_text(FAKE_GPG if signs else "#!/bin/sh\necho 'gpg: no secret key' >&2\nexit 2\n")
+    gpg.chmod(0o755)
+    two.git("config", "commit.gpgSign", "true")
+    two.git("config", "gpg.program", str(gpg))
+    remote = two.git("ls-remote", "origin", "refs/heads/main")
+    before = state(two)
+
+    if not signs:
+        with pytest.raises(MemidxError, match="nothing was merged, pulled or pushed"):
+            share(load_config(two.root, env={}), sleep=lambda _: None)
+        assert (state(two), two.git("ls-remote", "origin", "refs/heads/main")) == (before, remote)
+        return
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert "fake gpg signature" in two.git("cat-file", "commit", "HEAD")
+    assert two.git("rev-list", "--count", "--merges", "-1", "HEAD").strip() == "1"
