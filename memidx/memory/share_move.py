@@ -20,7 +20,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
 from memidx.git.publish import Undone
-from memidx.memory.share_check import NOTHING, Merge, merge_look
+from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged
 from memidx.memory.share_git import reason, run_git
 
 UNDONE = "nothing was merged, pulled or pushed"
@@ -37,7 +37,12 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     run_git(config, "update-index", "-q", "--refresh")  # stat data only: git's merge does too
     built_on: list[str] = []
     first = merge_look(config)
-    if first is None or _git_merge_decides(config, here):
+    if first is None:
+        return None
+    setting = _git_merge_decides(config, here)
+    if setting:  # git merge's stash and reset must find nothing staged (--no-ff: even to ff)
+        if first.tree is not None or setting.endswith("mergeOptions"):
+            refuse_staged(config, first.head, setting)
         return None
 
     def build(head: str | None) -> str:
@@ -64,13 +69,15 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     return ""
 
 
-def _git_merge_decides(config: Config, here: str) -> bool:
-    """Whether the person set what only git's own merge honours: merge.verifySignatures (the
-    upstream's commit must carry a good signature) or branch.<name>.mergeOptions (--ff-only,
-    --no-ff, a strategy): the plumbing merge would merge and push past them."""
-    verify = run_git(config, "config", "--type=bool", "merge.verifySignatures").stdout.strip()
+def _git_merge_decides(config: Config, here: str) -> str:
+    """The setting only git's own merge honours, when the person set one (else ""):
+    branch.<name>.mergeOptions (--ff-only, --no-ff, a strategy) or merge.verifySignatures (the
+    upstream's commit must carry a good signature): the plumbing merge would pass them by."""
     options = f"branch.{here.removeprefix('refs/heads/')}.mergeOptions"
-    return verify == "true" or bool(run_git(config, "config", "--get-all", options).stdout.strip())
+    if run_git(config, "config", "--get-all", options).stdout.strip():
+        return options
+    verify = run_git(config, "config", "--type=bool", "merge.verifySignatures").stdout.strip()
+    return "merge.verifySignatures" if verify == "true" else ""
 
 
 def _follow(config: Config, old: str, new: str) -> None:

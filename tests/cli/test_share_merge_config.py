@@ -12,7 +12,7 @@ import pytest
 from memidx.config import load_config
 from memidx.errors import MemidxError
 from memidx.memory.share import share
-from tests.cli.test_share_in_the_way import behind, state
+from tests.cli.test_share_in_the_way import behind, state, unrelated_staged_then_deleted
 
 
 @pytest.mark.parametrize("diverged", [False, True], ids=["fast-forward", "merge"])
@@ -91,3 +91,27 @@ def test_shares_merge_commit_is_signed_under_commit_gpg_sign(tmp_path: Path, sig
 
     assert "fake gpg signature" in two.git("cat-file", "commit", "HEAD")
     assert two.git("rev-list", "--count", "--merges", "-1", "HEAD").strip() == "1"
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "diverged"),
+    [
+        ("branch.main.mergeOptions", "--no-ff", False),
+        ("merge.verifySignatures", "true", True),
+    ],
+)
+def test_when_git_merge_decides_a_staged_note_stops_share_and_stays_as_it_was(
+    tmp_path: Path, setting: str, value: str, diverged: bool
+) -> None:
+    """git's merge (a real one: --no-ff turns a fast-forward into one) stashes, resets and
+    re-applies the person's work: a note staged then deleted came back."""
+    two = behind(tmp_path, diverged=diverged)
+    two.git("config", setting, value)
+    unrelated_staged_then_deleted(two)
+    before = state(two)
+
+    with pytest.raises(MemidxError, match="needs nothing staged") as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert setting in raised.value.message and "notes/draft.md" in raised.value.message
+    assert state(two) == before
