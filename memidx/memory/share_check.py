@@ -180,8 +180,10 @@ def _said(code: str) -> str:
 
 
 def _named(paths: list[str]) -> str:
+    """The first SHOWN paths, a control character in a name escaped (`\\n`): one line."""
     more = len(paths) - SHOWN
-    return ", ".join(paths[:SHOWN]) + (f" and {more} more" if more > 0 else "")
+    shown = ["".join(c if c.isprintable() else repr(c)[1:-1] for c in p) for p in paths[:SHOWN]]
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
 def _paths(text: str) -> list[str]:
