@@ -90,6 +90,22 @@ def merge_look(config: Config, head: str | None = None) -> Merge | None:
     return Merge(head, theirs, None if forward else tree)
 
 
+def refuse_staged(config: Config, head: str, setting: str) -> None:
+    """MemidxError when anything is staged (a file only intended to be added, git add -N, which
+    diff --cached leaves out, included): git's own merge, which `setting` hands the merge to,
+    resets the clone for a merge that is not a fast-forward and re-applies the person's work
+    from a stash (a note staged then deleted comes back)."""
+    staged = _paths(run_git(config, "diff", "--cached", "--name-only", "-z", head).stdout)
+    status = run_git(config, "status", "--porcelain=v1", "-z", "--untracked-files=no")
+    staged += [entry[3:] for entry in _paths(status.stdout) if entry.startswith(" A ")]
+    if staged:
+        raise MemidxError(
+            f"{setting} is set, so git merge makes this merge, and it needs nothing staged; "
+            f"this clone has {_named(sorted(set(staged)))} staged, {NOTHING}",
+            "commit them (git commit) or unstage them (git restore --staged), then make sync again",
+        )
+
+
 def _unmerged(config: Config) -> str:
     return run_git(config, "ls-files", "--unmerged", "-z").stdout
 
@@ -164,8 +180,10 @@ def _said(code: str) -> str:
 
 
 def _named(paths: list[str]) -> str:
+    """The first SHOWN paths, a control character in a name escaped (`\\n`): one line."""
     more = len(paths) - SHOWN
-    return ", ".join(paths[:SHOWN]) + (f" and {more} more" if more > 0 else "")
+    shown = ["".join(c if c.isprintable() else repr(c)[1:-1] for c in p) for p in paths[:SHOWN]]
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
 def _paths(text: str) -> list[str]:

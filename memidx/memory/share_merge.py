@@ -13,6 +13,8 @@ from memidx.memory.share_git import reason, run_git
 
 CONFLICT = ("CONFLICT", "Automatic merge failed", "fix conflicts")
 # git's refusals for what the clone holds: trying again cannot mend them
+# git merge's refusals of an upstream commit under merge.verifySignatures
+UNSIGNED = ("does not have a GPG signature", "has a bad GPG signature", "untrusted GPG signature")
 IN_THE_WAY = ("would be overwritten by merge", "would lose untracked files in them")
 
 
@@ -66,6 +68,13 @@ def merge_failed(config: Config, done: subprocess.CompletedProcess[str]) -> None
             "git merge may only fast-forward here (merge.ff = only) and the branches have "
             "diverged, so nothing was pulled or pushed",
             "merge by hand (git merge --no-ff @{upstream}) or unset merge.ff, then make sync again",
+        )
+    if any(said in text for said in UNSIGNED):
+        raise MemidxError(
+            f"git merge refused the upstream's commit: {reason(done)} (merge.verifySignatures "
+            "is set), so nothing was pulled or pushed",
+            "look at who made it (git log --show-signature -1 @{upstream}); if you trust it, "
+            "git merge --no-verify-signatures @{upstream}, then make sync again",
         )
     if any(line in text for line in IN_THE_WAY):
         named = " ".join(files_listed(text))

@@ -20,7 +20,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import GitError, MemidxError
 from memidx.git.publish import Undone
-from memidx.memory.share_check import NOTHING, Merge, merge_look
+from memidx.memory.share_check import NOTHING, Merge, merge_look, refuse_staged
 from memidx.memory.share_git import reason, run_git
 
 UNDONE = "nothing was merged, pulled or pushed"
@@ -38,6 +38,11 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     built_on: list[str] = []
     first = merge_look(config)
     if first is None:
+        return None
+    setting = _git_merge_decides(config, here)
+    if setting:  # git merge's stash and reset must find nothing staged (--no-ff: even to ff)
+        if first.tree is not None or setting.endswith("mergeOptions"):
+            refuse_staged(config, first.head, setting)
         return None
 
     def build(head: str | None) -> str:
@@ -62,6 +67,17 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         run_git(config, "update-ref", "ORIG_HEAD", built_on[0])  # ORIG_HEAD` undoes it
         run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")
     return ""
+
+
+def _git_merge_decides(config: Config, here: str) -> str:
+    """The setting only git's own merge honours, when the person set one (else ""):
+    branch.<name>.mergeOptions (--ff-only, --no-ff, a strategy) or merge.verifySignatures (the
+    upstream's commit must carry a good signature): the plumbing merge would pass them by."""
+    options = f"branch.{here.removeprefix('refs/heads/')}.mergeOptions"
+    if run_git(config, "config", "--get-all", options).stdout.strip():
+        return options
+    verify = run_git(config, "config", "--type=bool", "merge.verifySignatures").stdout.strip()
+    return "merge.verifySignatures" if verify == "true" else ""
 
 
 def _follow(config: Config, old: str, new: str) -> None:
@@ -93,10 +109,14 @@ def _undone(undone: Undone, built_on: list[str]) -> str:
 
 
 def _commit(config: Config, tree: str, merge: Merge) -> str:
-    """The merge commit of `tree` on HEAD and the upstream, with git merge's message."""
+    """The merge commit of `tree` on HEAD and the upstream, with git merge's message, signed
+    as git merge signs it when commit.gpgSign is set (commit-tree ignores that setting: a
+    remote that requires signed commits refused share's push)."""
     name = run_git(config, "rev-parse", "--abbrev-ref", "@{upstream}").stdout.strip()
     message = f"Merge remote-tracking branch '{name or merge.theirs}'"
-    argv = ("commit-tree", tree, "-p", merge.head, "-p", merge.theirs, "-m", message)
+    sign = run_git(config, "config", "--type=bool", "commit.gpgSign").stdout.strip() == "true"
+    argv = ("commit-tree", *(("-S",) if sign else ()), tree, "-p", merge.head, "-p", merge.theirs)
+    argv = (*argv, "-m", message)
     made = run_git(config, *argv)
     if made.returncode != 0:
         raise GitError(f"git commit-tree failed: {reason(made)} {UNDONE}", "mend what git says")

@@ -352,3 +352,25 @@ def test_a_merge_share_cannot_undo_says_the_command_that_finishes_it(
     two.git(*command.split()[1:])
     assert two.git("status", "--porcelain=v1", "--", "notes") == ""
     assert (two.root / THEIRS).exists()
+
+
+def test_a_name_with_a_newline_is_named_on_the_one_line(tmp_path: Path) -> None:
+    """A path git lists with -z may hold a newline: it was printed as is, splitting the line."""
+    one, two = clones(tmp_path)
+    odd = "notes/two\nlines.md"
+    (one.root / odd).write_text("first\n")
+    one.commit("odd")
+    one.git("push", "-q", "origin", "main")
+    two.git("pull", "-q")
+    (one.root / odd).write_text("first\nthe other clone's edit\n")
+    one.commit("edit")
+    one.git("push", "-q", "origin", "main")
+    (two.root / odd).write_text("first\nthe person's edit\n")
+    before = state(two)
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert "notes/two\\nlines.md (not staged)" in raised.value.message
+    assert "\n" not in raised.value.message + raised.value.hint
+    assert state(two) == before
