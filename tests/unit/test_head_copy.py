@@ -216,3 +216,39 @@ def test_a_sync_git_could_not_answer_never_lets_a_filing_append_to_head_s_segmen
 
     assert filed != opened and opened.read_bytes() == committed
     assert repo.git("status", "--porcelain", "--", str(opened.relative_to(tmp_path))) == ""
+
+
+def _refused(root: Path, refused: bool) -> None:
+    """Git refuses the clone (a repository format it does not know), or reads it again."""
+    config = root / ".git" / "config"
+    text = config.read_text(encoding="utf-8")
+    old, new = ("= 0", "= 99") if refused else ("= 99", "= 0")
+    config.write_text(
+        text.replace(f"repositoryformatversion {old}", f"repositoryformatversion {new}")
+    )
+
+
+def test_a_clone_git_refuses_asks_git_once_a_filing_not_once_per_commit_ever_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Git never says HEAD holds a segment of a clone it refuses, so the copy of each
+    segment (one per commit) is never dropped, and the filing that starts the next segment
+    asked git of every copy, 3 git runs each: 195 runs at the 65th commit."""
+    repo = NotesRepo(tmp_path)
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    for n in range(5):
+        _refused(tmp_path, True)
+        clone_writer(config).append(new_record("turn", f"turn {n}"))
+        _refused(tmp_path, False)
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "--no-verify", "-m", f"the segments, by plain git {n}")
+    _refused(tmp_path, True)
+    asked = _counted(monkeypatch)
+
+    filed = clone_writer(config).append(new_record("turn", "heron turn"))[0]
+
+    assert len(list(filed.parent.glob("*.krd"))) == 6  # a new one: HEAD may hold the last
+    assert len(asked) <= 2, asked
