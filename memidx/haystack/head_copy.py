@@ -51,8 +51,13 @@ def held_in_head(config: Config, segment_ref: Callable[[str], str]) -> Callable[
             return -1  # made after git could not tell at this commit: not in it
         size = tree_size(config, head, ref)
         if size is None:  # git could not tell: ask again at the next filing, which starts a
-            # new segment; that one, numbered after `ref`, this commit holds none of
-            _keep(path, head, UNKNOWN, ref if kept is None or kept[0] != UNKNOWN else None)
+            # new segment; that one, numbered after the newest on disk, this commit holds none of
+            _keep(
+                path,
+                head,
+                UNKNOWN,
+                _newest(config, ref) if kept is None or kept[0] != UNKNOWN else None,
+            )
             return UNKNOWN
         _keep(path, head, size, ref)  # kept or not, the answer is git's
         return size
@@ -65,6 +70,18 @@ def _keep(path: Path, head: str, size: int, ref: str | None) -> None:
         with suppress(OSError):
             line = f"{head} {size} {ref}\n".encode("utf-8", "surrogateescape")
             replace_durably(path, line, "tmp", durable=False)
+
+
+def _newest(config: Config, ref: str) -> str:
+    """The newest segment on disk in `ref`'s folder, `ref` among them: only one made after
+    it is surely in no commit of now. A sync asks of a segment the writer moved on from, and
+    that one kept had the next filing append to the open one, numbered after it, which a
+    plain `git commit` held: `git checkout -- .` took the turn back out."""
+    from memidx.haystack.writer import SEGMENT_NAME, segment_order
+
+    folder, _, name = ref.rpartition("/")
+    names = [p.name for p in (config.root / folder).glob("*.krd") if SEGMENT_NAME.fullmatch(p.name)]
+    return f"{folder}/{max([name, *names], key=lambda n: segment_order(Path(n)))}"
 
 
 def _after(ref: str, unsure: str) -> bool:

@@ -136,9 +136,12 @@ def keep_up(copy: Path, segment: Path, durable: bool) -> None:
 def drop_copies(folder: Path | None, held: Callable[[str], int]) -> None:
     """Remove the copies of the segments a commit now holds whole: `held` gives the size of
     the commit's file (-1 when it holds none), and a copy longer than that keeps bytes no
-    commit has."""
+    commit has. Below -1 git could not tell (head_copy.UNKNOWN): none is asked after it,
+    asked again next time (git refusing the clone, each copy was: 3 git runs a copy)."""
     for copy, name in _copies(folder):
         size = held(name)
+        if size < -1:
+            return
         if size >= 0 and size >= copy.stat().st_size:
             copy.unlink(missing_ok=True)
 

@@ -147,7 +147,9 @@ def _in_root(config: Config, path: str) -> str | None:
             return found.replace(os.sep, "/")
     given = Path(os.path.normpath(path))
     for above in given.parents if given.is_absolute() else ():  # through a link to the memory
-        if above.resolve() == real:  # only the part above the memory's root is resolved
+        # only the part above the memory's root is resolved; realpath, not resolve(), which
+        # raised `Symlink loop from ...` (a traceback) for a loop among the folders
+        if Path(os.path.realpath(above)) == real:
             return given.relative_to(above).as_posix()
     return None
 

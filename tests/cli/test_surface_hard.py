@@ -240,6 +240,19 @@ def test_show_of_a_file_past_a_link_in_the_notes_folder_is_no_note(indexed: Note
         assert "no note notes/shared/x.md in this memory" in said, said
 
 
+def test_show_of_a_path_through_a_link_loop_says_one_line(indexed: NotesRepo) -> None:
+    """An absolute path whose folders hold a link loop (`a` to `b`, `b` to `a`): looking for
+    a link to the memory among its folders resolved each, and Python's resolve() raised
+    `Symlink loop from ...`, a traceback."""
+    loop = indexed.root.parent / "loop-a"
+    loop.symlink_to(indexed.root.parent / "loop-b")
+    (indexed.root.parent / "loop-b").symlink_to(loop)
+
+    said = one_line(indexed.memidx("show", f"{loop}/notes/sqlite.md"))
+
+    assert "no note" in said, said
+
+
 def test_show_of_a_note_not_committed_says_what_git_holds(indexed: NotesRepo) -> None:
     """`memidx show notes/new.md` for a note not committed yet said to run `git show
     HEAD:notes/new.md`, which fails (`exists on disk, but not in 'HEAD'`): it says whether git

@@ -11,7 +11,7 @@ import pytest
 
 from memidx.config import Config
 from memidx.git.repo import GitRepo
-from memidx.haystack.clone_writer import clone_writer
+from memidx.haystack.clone_writer import clone_writer, restore_own
 from memidx.haystack.frames import new_record
 from memidx.index.ownership import keep_out_of_git
 from tests.helpers import NotesRepo
@@ -181,3 +181,74 @@ def test_a_filing_with_no_git_to_run_files_the_turn_and_leaves_head_s_segment(
     monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))
     again = clone_writer(config).append(new_record("turn", "egret turn"))[0]
     assert again == filed  # one new segment at this commit, not one per filing
+
+
+def test_a_sync_git_could_not_answer_never_lets_a_filing_append_to_head_s_segment(
+    tmp_path: Path,
+) -> None:
+    """A sync while HEAD's commit was unreadable for a moment asked of a segment the writer
+    had moved on from (its copy left): that one was kept as the last git could not tell of,
+    so the next filing took the open segment, numbered after it, as in no commit and
+    appended to it though HEAD held it; `git checkout -- .` took the turn back out."""
+    repo = NotesRepo(tmp_path)
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    clone_writer(config).append(new_record("turn", "capybara turn"))
+    repo.git("add", "-A")
+    clone_writer(config).append(new_record("turn", "otter turn"))  # after the add
+    repo.git("commit", "-q", "--no-verify", "-m", "a part of the segment")
+    opened = clone_writer(config).append(new_record("turn", "ibis turn"))[0]  # a new one
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "both segments, by plain git")
+    head = repo.git("rev-parse", "HEAD").strip()
+    loose = tmp_path / ".git" / "objects" / head[:2] / head[2:]
+    aside = tmp_path / "commit-object"
+    loose.rename(aside)
+    try:  # a sync (a hook's, say) while git cannot read the commit
+        restore_own(config)
+    finally:
+        aside.rename(loose)
+    committed = opened.read_bytes()
+
+    filed = clone_writer(config).append(new_record("turn", "heron turn"))[0]
+
+    assert filed != opened and opened.read_bytes() == committed
+    assert repo.git("status", "--porcelain", "--", str(opened.relative_to(tmp_path))) == ""
+
+
+def _refused(root: Path, refused: bool) -> None:
+    """Git refuses the clone (a repository format it does not know), or reads it again."""
+    config = root / ".git" / "config"
+    text = config.read_text(encoding="utf-8")
+    old, new = ("= 0", "= 99") if refused else ("= 99", "= 0")
+    config.write_text(
+        text.replace(f"repositoryformatversion {old}", f"repositoryformatversion {new}")
+    )
+
+
+def test_a_clone_git_refuses_asks_git_once_a_filing_not_once_per_commit_ever_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Git never says HEAD holds a segment of a clone it refuses, so the copy of each
+    segment (one per commit) is never dropped, and the filing that starts the next segment
+    asked git of every copy, 3 git runs each: 195 runs at the 65th commit."""
+    repo = NotesRepo(tmp_path)
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    config = Config(root=tmp_path, index_path=tmp_path / ".memidx" / "index.sqlite", fsync=False)
+    keep_out_of_git(config.state_dir)
+    for n in range(5):
+        _refused(tmp_path, True)
+        clone_writer(config).append(new_record("turn", f"turn {n}"))
+        _refused(tmp_path, False)
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "--no-verify", "-m", f"the segments, by plain git {n}")
+    _refused(tmp_path, True)
+    asked = _counted(monkeypatch)
+
+    filed = clone_writer(config).append(new_record("turn", "heron turn"))[0]
+
+    assert len(list(filed.parent.glob("*.krd"))) == 6  # a new one: HEAD may hold the last
+    assert len(asked) <= 2, asked
