@@ -11,7 +11,7 @@ import pytest
 from memidx.config import Config
 from memidx.embed.job import embed_missing
 from memidx.index.store import Filters, Store
-from memidx.search.lexical import rank_lexical
+from memidx.search.lexical import lexical_search, rank_lexical
 from memidx.search.rm3 import Expansion, expanded_weights, relevance_model
 from memidx.search.searcher import Searcher
 from tests.helpers import FakeEmbedder
@@ -170,3 +170,14 @@ def test_one_note_or_a_query_of_stopwords_ranks_without_error(store: Store, quer
     add(store, "notes/a.md", "# Statin\nthe statin of ήλιος.\n")
     rows = rank_lexical(store, query, Filters(), 10, expansion=Expansion()).rows
     assert [r.source_ref for r in rows] == ["notes/a.md"]
+
+
+def test_a_note_feedback_alone_brings_up_lacks_the_querys_one_word(notes: Store) -> None:
+    """One word: the grown query's rows need not have it either. The ranking said "and", so
+    every row's evidence had every word and note c, which never says statin, had coverage 1
+    (the relevance and the learned re-ranker's feature)."""
+    how = Expansion(docs=2, common=1.0, stopwords=frozenset({"a", "and", "in", "the"}))
+    result = lexical_search(notes, "statin", Filters(), 10, expansion=how)
+    coverage = {h.ref: h.evidence.coverage for h in result.hits if h.evidence is not None}
+    assert coverage == {"notes/a.md": 1.0, "notes/b.md": 1.0, "notes/c.md": 0.0}
+    assert result.match == "or"
