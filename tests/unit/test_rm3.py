@@ -181,3 +181,13 @@ def test_a_note_feedback_alone_brings_up_lacks_the_querys_one_word(notes: Store)
     coverage = {h.ref: h.evidence.coverage for h in result.hits if h.evidence is not None}
     assert coverage == {"notes/a.md": 1.0, "notes/b.md": 1.0, "notes/c.md": 0.0}
     assert result.match == "or"
+
+
+def test_two_forms_of_one_word_grow_the_query_as_the_word_does(notes: Store) -> None:
+    """ "statin statins" is one stem: its added words' share was scaled by two query words
+    while the stem weighed 1, so they weighed twice what `keep` leaves them."""
+    how = Expansion(docs=2, common=1.0, stopwords=frozenset({"a", "and", "in", "the"}))
+    one = rank_lexical(notes, "statin", Filters(), 10, expansion=how).rows
+    two = rank_lexical(notes, "statin statins", Filters(), 10, expansion=how).rows
+    assert [r.id for r in two] == [r.id for r in one]
+    assert [r.score for r in two] == pytest.approx([r.score for r in one], rel=1e-9)
