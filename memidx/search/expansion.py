@@ -35,7 +35,8 @@ def expanded(
             shown.setdefault(str(stem_of[word]), word)
     stemmed = [[s for w in words if (s := stem_of[w])] for words in texts]
     model = relevance_model([(r.score, s) for r, s in zip(feedback, stemmed, strict=True)])
-    query = [s for s in term_stats.stems(conn, [fold(t) for t in terms.terms]) if s]
+    stems = term_stats.stems(conn, [fold(t) for t in terms.terms])
+    query = list(dict.fromkeys(s for s in stems if s))  # "statin statins": one word
     count, tokens = term_stats.totals(conn)
     having = {word: term_stats.having(conn, word) for word in model}
     weights = expanded_weights(query, model, how, shown=shown, having=having, count=count)

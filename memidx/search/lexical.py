@@ -109,7 +109,7 @@ def rank_lexical(
             expanded(store, terms, filters, rows, expansion)[:depth],
             match_any(terms),
         )
-        match = "or" if len(terms.terms) > 1 else match  # a grown query's rows need not have all
+        match = "or"  # a grown query's rows need not have the query's words, one word's too
     return LexicalRanking(terms, match, expression, rows)
 
 

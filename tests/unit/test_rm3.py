@@ -4,11 +4,17 @@ the grown query's weights (rm3.py, pure), and the ranking they give over a real 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from memidx.config import Config
+from memidx.embed.job import embed_missing
 from memidx.index.store import Filters, Store
-from memidx.search.lexical import rank_lexical
+from memidx.search.lexical import lexical_search, rank_lexical
 from memidx.search.rm3 import Expansion, expanded_weights, relevance_model
+from memidx.search.searcher import Searcher
+from tests.helpers import FakeEmbedder
 from tests.unit.test_okapi import add
 
 Feedback = list[tuple[float, list[str]]]
@@ -107,3 +113,81 @@ def test_no_feedback_weight_ranks_as_bm25_by_any_word(notes: Store) -> None:
 
 def test_feedback_with_no_first_hit_finds_nothing(notes: Store) -> None:
     assert rank_lexical(notes, "zzz", Filters(), 10, expansion=Expansion()).rows == []
+
+
+def test_a_shallower_ranking_is_the_head_of_a_deeper_one(notes: Store) -> None:
+    """The first pass is read `how.pool` deep whatever the depth asked: with only the depth's
+    rows, `-k 1` took its feedback from one note and scored the top note otherwise."""
+    how = Expansion(docs=2, common=1.0, stopwords=frozenset({"a", "and", "in", "the"}))
+    deep = rank_lexical(notes, "statin", Filters(), 10, expansion=how).rows
+    shallow = rank_lexical(notes, "statin", Filters(), 1, expansion=how).rows
+    assert [(r.id, r.score) for r in shallow] == [(r.id, r.score) for r in deep[:1]]
+
+
+def test_added_words_weigh_what_keep_leaves_them(notes: Store) -> None:
+    """keep = 0.99: the words the feedback adds share 0.01 of the weight, so a note with none
+    of the query's words (c) scores a sliver of those that have them."""
+    how = Expansion(docs=2, keep=0.99, common=1.0, stopwords=frozenset({"a", "and", "in", "the"}))
+    rows = {
+        r.source_ref: r.score
+        for r in rank_lexical(notes, "statin", Filters(), 10, expansion=how).rows
+    }
+    assert 0 < rows["notes/c.md"] < 0.05 * min(rows["notes/a.md"], rows["notes/b.md"])
+
+
+def test_the_searcher_ranks_the_words_by_the_grown_query(notes: Store, tmp_path: Path) -> None:
+    """Searcher(expansion=...) is how the bench runs the candidate, by words and in hybrid:
+    without it passed on, the candidate's rows were the default's."""
+    fake = FakeEmbedder()
+    embed_missing(notes, fake)
+    config = Config(root=tmp_path, index_path=tmp_path / "none.sqlite", model=fake.name)
+    how = Expansion(docs=2, common=1.0, stopwords=frozenset({"a", "and", "in", "the"}))
+    grown = Searcher(notes, config, expansion=how, _embedder=fake)
+    words = grown.search("statin", Filters(), 10, "bm25").hits
+    assert "notes/c.md" in [h.ref for h in words]
+    hybrid = grown.search("statin", Filters(), 10, "hybrid").hits
+    assert "bm25" in next(h.ranks for h in hybrid if h.ref == "notes/c.md")
+
+
+@pytest.mark.parametrize("word", ["NEAR", "AND", "OR", "NOT", "ήλιος", "straße", "東京", "naïve"])
+def test_an_added_word_is_searched_as_a_word(store: Store, word: str) -> None:
+    """A word the feedback adds reaches FTS5 quoted and folded as the index folds it: an FTS5
+    operator's name is a word, and an accented Greek word finds the note that has it."""
+    for n in range(2):
+        add(store, f"notes/s{n}.md", f"# Statin {n}\nstatin {word} {word}.\n")
+    add(store, "notes/only.md", f"# Only\n{word} alone.\n")
+    add(store, "notes/other.md", "# Other\nnothing to see.\n")
+    rows = rank_lexical(
+        store, "statin", Filters(), 10, expansion=Expansion(docs=2, common=1.0)
+    ).rows
+    found = {r.source_ref: r.score for r in rows}
+    assert found.keys() == {"notes/s0.md", "notes/s1.md", "notes/only.md"}
+    assert all(score > 0 for score in found.values())
+
+
+@pytest.mark.parametrize("query", ["statin", "the of", 'statin "* NEAR(x y)', "ήλιος"])
+def test_one_note_or_a_query_of_stopwords_ranks_without_error(store: Store, query: str) -> None:
+    add(store, "notes/a.md", "# Statin\nthe statin of ήλιος.\n")
+    rows = rank_lexical(store, query, Filters(), 10, expansion=Expansion()).rows
+    assert [r.source_ref for r in rows] == ["notes/a.md"]
+
+
+def test_a_note_feedback_alone_brings_up_lacks_the_querys_one_word(notes: Store) -> None:
+    """One word: the grown query's rows need not have it either. The ranking said "and", so
+    every row's evidence had every word and note c, which never says statin, had coverage 1
+    (the relevance and the learned re-ranker's feature)."""
+    how = Expansion(docs=2, common=1.0, stopwords=frozenset({"a", "and", "in", "the"}))
+    result = lexical_search(notes, "statin", Filters(), 10, expansion=how)
+    coverage = {h.ref: h.evidence.coverage for h in result.hits if h.evidence is not None}
+    assert coverage == {"notes/a.md": 1.0, "notes/b.md": 1.0, "notes/c.md": 0.0}
+    assert result.match == "or"
+
+
+def test_two_forms_of_one_word_grow_the_query_as_the_word_does(notes: Store) -> None:
+    """ "statin statins" is one stem: its added words' share was scaled by two query words
+    while the stem weighed 1, so they weighed twice what `keep` leaves them."""
+    how = Expansion(docs=2, common=1.0, stopwords=frozenset({"a", "and", "in", "the"}))
+    one = rank_lexical(notes, "statin", Filters(), 10, expansion=how).rows
+    two = rank_lexical(notes, "statin statins", Filters(), 10, expansion=how).rows
+    assert [r.id for r in two] == [r.id for r in one]
+    assert [r.score for r in two] == pytest.approx([r.score for r in one], rel=1e-9)
