@@ -1,0 +1,33 @@
+"""Passwords the last round's exemptions let through (locale names, a code word after a
+digit, a constant's name as a member, a setter verb, a template's `}}`, a marker on a
+closing tripled quote), each refused before it: the exemption is narrowed to its shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.secrets.detect import find_secrets
+
+
+def found(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in find_secrets(text, allow=True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password: de_DE@hunter", "de_DE@hunter"),
+        ("DB_PASSWORD=en_US@qwerty", "en_US@qwerty"),
+    ],
+)
+def test_a_word_after_a_locales_at_is_no_variant(text: str, secret: str) -> None:
+    """A locale's variant is one of glibc's few (`@euro`, `@latin`...): any word after
+    `xx_YY@` was taken for one and the password let through."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text", ["token = de_DE@euro", "token = sr_RS@latin", "token = uz_UZ.UTF-8@cyrillic"]
+)
+def test_a_locales_variant_is_still_no_secret(text: str) -> None:
+    assert found(text) == []
