@@ -8,6 +8,7 @@ them in. A function's name holds one run of digits, where a library names its ki
 from __future__ import annotations
 
 import re
+from string import ascii_letters
 
 # A word with digits between its letters given nothing, digits, or (swapped twice, no
 # function's name) one short argument: `Tr0ub4dor(3)`, `Passw0rd(1)`, `s3cr3t()`,
@@ -45,6 +46,15 @@ def password_call(value: str) -> bool:
         return True
     if swaps != 1 or not DIGITS.fullmatch(call[1]):
         return False  # `b64encode(raw)`: a function given a value
-    if any(leet[1] not in CODE_WORDS for leet in LEET.finditer(value)):
+    if any(not _library(value, leet) for leet in LEET.finditer(value)):
         return True
     return bool(call[1]) and HUMPED.search(value) is None and not LEET.search(value)
+
+
+def _library(value: str, leet: re.Match[str]) -> bool:
+    """Whether the digit LEET found names a library's kind: a word of code after it, a short
+    name in small letters before it (`s3`, `boto3`, `web3`, `sha1`); `Dragon5session()`,
+    `monkey1app()` were let through as calls."""
+    head = value[: leet.start()]
+    stem = head[len(head.rstrip(ascii_letters)) :]
+    return leet[1] in CODE_WORDS and stem.islower() and len(stem) <= 5

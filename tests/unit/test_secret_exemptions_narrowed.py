@@ -31,3 +31,18 @@ def test_a_word_after_a_locales_at_is_no_variant(text: str, secret: str) -> None
 )
 def test_a_locales_variant_is_still_no_secret(text: str) -> None:
     assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "Dragon5session()"',
+        'password = "Monkey1app()"',
+        'password = "Welcome1test()"',
+        "password = monkey1app()",
+    ],
+)
+def test_a_word_and_a_digit_before_a_code_word_is_a_password(text: str) -> None:
+    """A library's name before its digit is short, in small letters (`s3`, `boto3`, `web3`,
+    `sha1`): a capitalised word or a long one (`Dragon5`, `monkey1`) is a password's."""
+    assert len(found(text)) == 1
