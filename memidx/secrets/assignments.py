@@ -115,8 +115,9 @@ ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#*|>])")
 # `PASSWORD=!hunter22`, a `.properties` file's `db.password=!secretpass`, `!Welcome2024` and
 # `!hunter22x` are passwords.
 IDENT = r"_?[a-z]++[0-9]*+(?:_[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+)*+(?:\(\))?+"
-# a member may be a constant's name (`!!process.env.CI`, refused)
-NEGATION = re.compile(rf"!!?+{IDENT}(?:\.(?:{IDENT}|[A-Z][A-Z0-9_]*+))*+[;,)]*+")
+# a member may be a constant's name (`!!process.env.CI`, refused), no digits in it
+# (`password = !admin.ADMIN2024` was let through as a negation)
+NEGATION = re.compile(rf"!!?+{IDENT}(?:\.(?:{IDENT}|[A-Z][A-Z_]*+))*+[;,)]*+")
 SPACED = re.compile(r"[ \t](?::=|=)")
 # A flag's name is negated, not a holder's: a secret's word last and no flag's word first
 # (`password`, `db_password`, `apiKey`; a verb first is a flag's, `maskPassword = !unmasked`
@@ -125,10 +126,11 @@ SPACED = re.compile(r"[ \t](?::=|=)")
 # a holder, only code's shapes are a negation: a member, a call, `!!`, a `;` (HOLDER_CODE:
 # `secretKey = !options.insecure;`), or a flag's name (`apiKey = !isProduction ? a : b`); not
 # one word (`!hunter2`) nor words joined by case (`userPassword=!hunterTwo9` was let through).
+# `store` is no flag's verb: `storePassword` is Android's keystore password (`!dragonfly` passed)
 FLAG_FIRST = frozenset(
     {"is", "has", "have", "can", "should", "must", "needs", "need", "was", "did", "does",
      "will", "use", "show", "hide", "no", "allow", "require", "requires", "mask", "unmask",
-     "reveal", "remember", "save", "store", "reset", "enable", "disable", "skip", "validate",
+     "reveal", "remember", "save", "reset", "enable", "disable", "skip", "validate",
      "encrypt", "prompt", "ask", "force", "rotate", "cache", "keep", "toggle", "want", "wants"}
 )  # fmt: skip
 HOLDER_CODE = re.compile(r"^!!|[.;,)]")

@@ -46,3 +46,28 @@ def test_a_word_and_a_digit_before_a_code_word_is_a_password(text: str) -> None:
     """A library's name before its digit is short, in small letters (`s3`, `boto3`, `web3`,
     `sha1`): a capitalised word or a long one (`Dragon5`, `monkey1`) is a password's."""
     assert len(found(text)) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password = !admin.ADMIN2024", "!admin.ADMIN2024"),
+        ("db_password = !hunter.HUNTER22", "!hunter.HUNTER22"),
+    ],
+)
+def test_a_constants_member_with_digits_given_to_a_holder_is_a_password(
+    text: str, secret: str
+) -> None:
+    """A constant's name as a member (`!!process.env.CI`) holds no digits: `!admin.ADMIN2024`
+    given to a password was read as code's negation and let through."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text", ["storePassword = !dragonfly", "storePassword = !Zq8vT2mW9pL"]
+)
+def test_an_android_store_password_is_a_holder(text: str) -> None:
+    """`storePassword` is the key of Android's keystore password (keystore.properties,
+    build.gradle), no flag: read as the verb `store` before a secret's word, its value was
+    taken for code's negation of a variable and let through."""
+    assert len(found(text)) == 1
