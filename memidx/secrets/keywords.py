@@ -113,6 +113,13 @@ def assigned(text: str) -> Iterable[Finding]:
 IN_TEMPLATE = re.compile(r"[^{\s]*\}\}[\"'`]?").fullmatch
 
 
+def _templated(line: str, raw: str) -> bool:
+    """Whether `raw` closes a template (IN_TEMPLATE) left open before it on its line: any
+    `{{` on the line, one closed before the name too, let `password: v4lue}}` through."""
+    at = line.find(raw) if "{{" in line and IN_TEMPLATE(raw) else -1
+    return at > 0 and line.rfind("}}", 0, at) < line.rfind("{{", 0, at)
+
+
 def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     """The secret values of one line, placed in it: the library's keyword detector's,
     memidx's (extra_keyword_values), bearer and basic tokens."""
@@ -123,10 +130,7 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     for match in BASIC.finditer(line):
         if _basic_password(match.group(1)):
             yield Finding(match.start(1), match.end(1), URL_KIND)
-    templated = "{{" in line
-    values = (
-        (assigned_value(raw), k) for raw, k in kinds.items() if not (templated and IN_TEMPLATE(raw))
-    )
+    values = ((assigned_value(raw), k) for raw, k in kinds.items() if not _templated(line, raw))
     for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
         yield Finding(at, end, kind)
 

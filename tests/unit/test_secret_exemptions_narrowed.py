@@ -71,3 +71,16 @@ def test_an_android_store_password_is_a_holder(text: str) -> None:
     build.gradle), no flag: read as the verb `store` before a secret's word, its value was
     taken for code's negation of a variable and let through."""
     assert len(found(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{{ define "x" }} password: Zq8vT2mW9pLx}}',
+        "token: \"{{ lookup('env','T') }}\" secret: \"Zq8vT2mW9pLx}}\"",
+    ],
+)
+def test_a_value_closing_braces_a_closed_template_left_is_found(text: str) -> None:
+    """A value ending `}}` sits inside a template only where one is left open before it:
+    any `{{` on the line, closed before the name, let the password through."""
+    assert found(text) == ["Zq8vT2mW9pLx"]
