@@ -84,3 +84,10 @@ def test_a_value_closing_braces_a_closed_template_left_is_found(text: str) -> No
     """A value ending `}}` sits inside a template only where one is left open before it:
     any `{{` on the line, closed before the name, let the password through."""
     assert found(text) == ["Zq8vT2mW9pLx"]
+
+
+def test_a_marker_on_a_closing_quote_allows_no_secret_before_the_opening_quotes() -> None:
+    """The marker allows the string, from its opening quotes: a secret before them on the
+    opening line was allowed with it."""
+    text = 'token = "Zq8vT2mW9pLqX4"; doc = """\ntext\n"""  # memidx: allow-secret\n'
+    assert found(text) == ["Zq8vT2mW9pLqX4"]
