@@ -8,7 +8,6 @@ them in. A function's name holds one run of digits, where a library names its ki
 from __future__ import annotations
 
 import re
-from string import ascii_letters
 
 # A word with digits between its letters given nothing, digits, or (swapped twice, no
 # function's name) one short argument: `Tr0ub4dor(3)`, `Passw0rd(1)`, `s3cr3t()`,
@@ -24,6 +23,7 @@ DIGITS = re.compile(r"[0-9]*+")
 SWAPPED = re.compile(r"(?<=[A-Za-z])[0-9](?=[A-Za-z])")
 LEET = re.compile(r"(?<=[A-Za-z])[013457]([a-z]++)")
 HUMPED = re.compile(r"[a-z0-9][A-Z]")
+LETTERS = re.compile(r"[A-Za-z]*+")
 CODE_WORDS = frozenset(
     {"client", "clients", "resource", "session", "connect", "connection", "provider", "bucket",
      "service", "file", "files", "hex", "sum", "digest", "encode", "decode", "handler", "store",
@@ -55,6 +55,6 @@ def _library(value: str, leet: re.Match[str]) -> bool:
     """Whether the digit LEET found names a library's kind: a word of code after it, a short
     name in small letters before it (`s3`, `boto3`, `web3`, `sha1`); `Dragon5session()`,
     `monkey1app()` were let through as calls."""
-    head = value[: leet.start()]
-    stem = head[len(head.rstrip(ascii_letters)) :]
+    before = LETTERS.match(value[leet.start() - 1 :: -1])  # the letters before it, reversed
+    stem = before[0] if before else ""
     return leet[1] in CODE_WORDS and stem.islower() and len(stem) <= 5

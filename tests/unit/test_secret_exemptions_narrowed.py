@@ -63,9 +63,7 @@ def test_a_constants_member_with_digits_given_to_a_holder_is_a_password(
     assert found(text) == [secret]
 
 
-@pytest.mark.parametrize(
-    "text", ["storePassword = !dragonfly", "storePassword = !Zq8vT2mW9pL"]
-)
+@pytest.mark.parametrize("text", ["storePassword = !dragonfly", "storePassword = !Zq8vT2mW9pL"])
 def test_an_android_store_password_is_a_holder(text: str) -> None:
     """`storePassword` is the key of Android's keystore password (keystore.properties,
     build.gradle), no flag: read as the verb `store` before a secret's word, its value was
