@@ -89,3 +89,29 @@ def test_a_marker_on_a_closing_quote_allows_no_secret_before_the_opening_quotes(
     opening line was allowed with it."""
     text = 'token = "Zq8vT2mW9pLqX4"; doc = """\ntext\n"""  # memidx: allow-secret\n'
     assert found(text) == ["Zq8vT2mW9pLqX4"]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("DB_PASSWORD=Xk9#mQ2&zP=7vLq", "Xk9#mQ2&zP=7vLq"),
+        ("password=Zq8vT2mW&x=9pLq", "Zq8vT2mW&x=9pLq"),
+    ],
+)
+def test_an_ampersand_pair_outside_a_query_string_is_part_of_the_password(
+    text: str, secret: str
+) -> None:
+    """Only a query string encodes a value's `&`: in a .env file, cut at `&zP=`, each part
+    was too short to judge (let through), or half the password was left unmasked."""
+    assert found(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("https://x.io/cb?access_token=Zq8vT2mW9pLxQ&state=abc", ["Zq8vT2mW9pLxQ"]),
+        ("token_type=bearer&grant_type=client_credentials", []),
+    ],
+)
+def test_a_query_strings_pair_still_ends_a_value(text: str, secrets: list[str]) -> None:
+    assert found(text) == secrets
