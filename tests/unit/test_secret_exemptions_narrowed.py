@@ -115,3 +115,29 @@ def test_an_ampersand_pair_outside_a_query_string_is_part_of_the_password(
 )
 def test_a_query_strings_pair_still_ends_a_value(text: str, secrets: list[str]) -> None:
     assert found(text) == secrets
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'encryptSecret(data, "aes-256-gcm")',
+        'encryptPassword(plain, "AES/GCM/NoPadding")',
+        'hashPassword(password, "sha-512")',
+    ],
+)
+def test_an_algorithm_given_after_the_secret_is_none(text: str) -> None:
+    """A call that hashes or encrypts a secret (read since wt-sec4) is given its algorithm
+    after it: `"aes-256-gcm"` was refused as a password."""
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'hashPassword(pw, "Des1gner2024")',
+        'setPassword("aes-256-gcm")',
+        'checkPassword(u, "Sha256pass")',
+    ],
+)
+def test_a_password_shaped_as_an_algorithm_is_still_read(text: str) -> None:
+    assert len(found(text)) == 1
