@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from memidx.secrets import library
 from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import flow_values, values_below
-from memidx.secrets.encoded import has_encoded_pairs, url_decoded
+from memidx.secrets.encoded import decodings, has_encoded_pairs
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
 from memidx.secrets.patterns import (
@@ -101,8 +101,7 @@ def assigned(text: str) -> Iterable[Finding]:
         judge = _judge(library.entropy(), secret)  # the entropy loaded only for such lines
         for found in _line_values(line, judge):
             yield Finding(start + found.start, start + min(found.end, shut), found.kind)
-        if has_encoded_pairs(line):  # `%26password%3Dv4lue`: read decoded, masked encoded
-            plain, places = url_decoded(line)
+        for plain, places in decodings(line):  # `%26password%3Dv4lue`: masked encoded
             for found in _line_values(plain, judge) if secret_names(plain) else ():
                 end = min(places[found.end], shut)
                 yield Finding(start + places[found.start], start + end, found.kind)

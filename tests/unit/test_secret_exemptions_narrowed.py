@@ -141,3 +141,16 @@ def test_an_algorithm_given_after_the_secret_is_none(text: str) -> None:
 )
 def test_a_password_shaped_as_an_algorithm_is_still_read(text: str) -> None:
     assert len(found(text)) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "log: body=grant_type%253Dpassword%2526password%253DZq8vT2mW9pL",
+        "https://sso/login?continue=https%3A%2F%2Fapp%2Fcb%3Fnext%3D%252Fauth%253Fpassword%253DZq8vT2mW9pL",
+    ],
+)
+def test_a_pair_encoded_twice_is_read_decoded_twice(text: str) -> None:
+    """A URL in a parameter of a URL in another's writes `=` as `%253D`: read decoded once,
+    no name was given a value there, and the password was let through."""
+    assert found(text) == ["Zq8vT2mW9pL"]
