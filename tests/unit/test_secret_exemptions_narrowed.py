@@ -154,3 +154,17 @@ def test_a_pair_encoded_twice_is_read_decoded_twice(text: str) -> None:
     """A URL in a parameter of a URL in another's writes `=` as `%253D`: read decoded once,
     no name was given a value there, and the password was let through."""
     assert found(text) == ["Zq8vT2mW9pL"]
+
+
+@pytest.mark.parametrize("text", ["password = hunter2client()", "token = Summer2app()"])
+def test_a_long_or_capitalised_word_before_a_digit_and_a_code_word_is_a_password(
+    text: str,
+) -> None:
+    """A digit that looks like no letter (`2`, `6`, `8`, `9`) after a word, then a word of
+    code and no argument, was read as a call (`oauth2client()`) and let through."""
+    assert len(found(text)) == 1
+
+
+@pytest.mark.parametrize("text", ["token = oauth2client()", "secret = md5sum()"])
+def test_a_library_named_with_a_digit_is_still_a_call(text: str) -> None:
+    assert found(text) == []
