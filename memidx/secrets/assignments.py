@@ -69,7 +69,8 @@ SIGNS = "!#&+?@|=:;,\\"
 # an element's id as CSS selects it, words joined by `-` or `_` (`#login-form`), given to a
 # name whose last word names an element of a page (`password_input`): refused as a password
 # before. A name ending in another word holds the secret (`password_new`, `secret_text`);
-# a plural too (`password_modal`, `passwordTextbox`, `password_inputs` were refused).
+# a plural too (`password_modal`, `passwordTextbox`, `password_inputs` were refused). Not
+# `list`: `password_list` holds passwords (`"#blue-sky7"` was let through).
 SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
 ELEMENTS = frozenset(
     {"input", "field", "el", "elem", "element", "selector", "sel", "form", "button", "btn",
@@ -77,7 +78,7 @@ ELEMENTS = frozenset(
      "modal", "dialog", "popup", "overlay", "div", "span", "textbox", "textarea", "section",
      "tab", "row", "group", "panel", "card", "link", "anchor", "item", "view", "widget", "area",
      "control", "page", "screen", "menu", "toast", "alert", "hint", "help", "error", "msg",
-     "message", "tooltip", "submit", "checkbox", "dropdown", "meter", "indicator", "list"}
+     "message", "tooltip", "submit", "checkbox", "dropdown", "meter", "indicator"}
 )  # fmt: skip
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a

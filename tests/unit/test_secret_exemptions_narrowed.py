@@ -168,3 +168,9 @@ def test_a_long_or_capitalised_word_before_a_digit_and_a_code_word_is_a_password
 @pytest.mark.parametrize("text", ["token = oauth2client()", "secret = md5sum()"])
 def test_a_library_named_with_a_digit_is_still_a_call(text: str) -> None:
     assert found(text) == []
+
+
+def test_a_list_of_passwords_given_a_selector_shaped_password_is_read() -> None:
+    """`list` names no element of a page: `password_list` holds passwords, and its
+    `"#blue-sky7"` was let through as a CSS selector."""
+    assert found('password_list = "#blue-sky7"') == ["#blue-sky7"]
