@@ -69,7 +69,8 @@ SIGNS = "!#&+?@|=:;,\\"
 # an element's id as CSS selects it, words joined by `-` or `_` (`#login-form`), given to a
 # name whose last word names an element of a page (`password_input`): refused as a password
 # before. A name ending in another word holds the secret (`password_new`, `secret_text`);
-# a plural too (`password_modal`, `passwordTextbox`, `password_inputs` were refused).
+# a plural too (`password_modal`, `passwordTextbox`, `password_inputs` were refused). Not
+# `list`: `password_list` holds passwords (`"#blue-sky7"` was let through).
 SELECTOR = re.compile(r"#[a-z]++[0-9]*+(?:[_-][a-z]++[0-9]*+)++")
 ELEMENTS = frozenset(
     {"input", "field", "el", "elem", "element", "selector", "sel", "form", "button", "btn",
@@ -77,7 +78,7 @@ ELEMENTS = frozenset(
      "modal", "dialog", "popup", "overlay", "div", "span", "textbox", "textarea", "section",
      "tab", "row", "group", "panel", "card", "link", "anchor", "item", "view", "widget", "area",
      "control", "page", "screen", "menu", "toast", "alert", "hint", "help", "error", "msg",
-     "message", "tooltip", "submit", "checkbox", "dropdown", "meter", "indicator", "list"}
+     "message", "tooltip", "submit", "checkbox", "dropdown", "meter", "indicator"}
 )  # fmt: skip
 # The same value unquoted (`PASSWORD=!Zq8...` in a `.env` file; group 1), but for a comment
 # (`#` after a space). After `:` YAML's signs lead no value: an alias (`*`, no sign here), a
@@ -115,8 +116,9 @@ ANCHORED = re.compile(r"(?:(?:&[^\s\"'`]{1,200}+|!!str)[ \t]++)++(?=[^\s#*|>])")
 # `PASSWORD=!hunter22`, a `.properties` file's `db.password=!secretpass`, `!Welcome2024` and
 # `!hunter22x` are passwords.
 IDENT = r"_?[a-z]++[0-9]*+(?:_[a-z]++[0-9]*+|[A-Z][a-z]++[0-9]*+)*+(?:\(\))?+"
-# a member may be a constant's name (`!!process.env.CI`, refused)
-NEGATION = re.compile(rf"!!?+{IDENT}(?:\.(?:{IDENT}|[A-Z][A-Z0-9_]*+))*+[;,)]*+")
+# a member may be a constant's name (`!!process.env.CI`, refused), no digits in it
+# (`password = !admin.ADMIN2024` was let through as a negation)
+NEGATION = re.compile(rf"!!?+{IDENT}(?:\.(?:{IDENT}|[A-Z][A-Z_]*+))*+[;,)]*+")
 SPACED = re.compile(r"[ \t](?::=|=)")
 # A flag's name is negated, not a holder's: a secret's word last and no flag's word first
 # (`password`, `db_password`, `apiKey`; a verb first is a flag's, `maskPassword = !unmasked`
@@ -125,10 +127,11 @@ SPACED = re.compile(r"[ \t](?::=|=)")
 # a holder, only code's shapes are a negation: a member, a call, `!!`, a `;` (HOLDER_CODE:
 # `secretKey = !options.insecure;`), or a flag's name (`apiKey = !isProduction ? a : b`); not
 # one word (`!hunter2`) nor words joined by case (`userPassword=!hunterTwo9` was let through).
+# `store` is no flag's verb: `storePassword` is Android's keystore password (`!dragonfly` passed)
 FLAG_FIRST = frozenset(
     {"is", "has", "have", "can", "should", "must", "needs", "need", "was", "did", "does",
      "will", "use", "show", "hide", "no", "allow", "require", "requires", "mask", "unmask",
-     "reveal", "remember", "save", "store", "reset", "enable", "disable", "skip", "validate",
+     "reveal", "remember", "save", "reset", "enable", "disable", "skip", "validate",
      "encrypt", "prompt", "ask", "force", "rotate", "cache", "keep", "toggle", "want", "wants"}
 )  # fmt: skip
 HOLDER_CODE = re.compile(r"^!!|[.;,)]")

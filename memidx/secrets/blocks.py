@@ -229,7 +229,7 @@ TRIPLE_CLOSE = re.compile(r"[ \t]*+(\"\"\"|''')")
 
 def _tripled_start(text: str, start: int, end: int) -> int:
     """Where the string in tripled quotes that the line text[start:end] closes begins: its
-    opening line's start (an allow marker after the closing quotes allows the string, as
+    opening quotes (an allow marker after the closing quotes allows the string, as
     one after the opening quotes does; it allowed only the closing line), else `start`."""
     closing = TRIPLE_CLOSE.match(text, start, end)
     if closing is None or start == 0:
@@ -239,7 +239,8 @@ def _tripled_start(text: str, start: int, end: int) -> int:
         stop, at = at - 1, text.rfind("\n", 0, at - 1) + 1  # the line above
         opened = TRIPLE_OPEN.search(text, at, stop)
         if opened and opened.group(2) == closing.group(1):
-            return at if _tripled_end(text, at, stop) == end else start
+            # from its opening quotes: a secret before them on their line is no part of it
+            return opened.start(2) if _tripled_end(text, at, stop) == end else start
         if closing.group(1) in text[at:stop] or at == 0:
             break  # another string's quotes, or the text's start: no string opened above
     return start

@@ -23,6 +23,8 @@ DIGITS = re.compile(r"[0-9]*+")
 SWAPPED = re.compile(r"(?<=[A-Za-z])[0-9](?=[A-Za-z])")
 LEET = re.compile(r"(?<=[A-Za-z])[013457]([a-z]++)")
 HUMPED = re.compile(r"[a-z0-9][A-Z]")
+LETTERS = re.compile(r"[A-Za-z]*+")
+NAMED_KIND = re.compile(r"(?<=[A-Za-z])[0-9]([a-z]++)")  # any digit, then a word
 CODE_WORDS = frozenset(
     {"client", "clients", "resource", "session", "connect", "connection", "provider", "bucket",
      "service", "file", "files", "hex", "sum", "digest", "encode", "decode", "handler", "store",
@@ -45,6 +47,18 @@ def password_call(value: str) -> bool:
         return True
     if swaps != 1 or not DIGITS.fullmatch(call[1]):
         return False  # `b64encode(raw)`: a function given a value
-    if any(leet[1] not in CODE_WORDS for leet in LEET.finditer(value)):
+    if any(not _library(value, leet) for leet in LEET.finditer(value)):
+        return True
+    named = NAMED_KIND.search(value)  # `hunter2client()`: a word, a digit, a word of code
+    if named and named[1] in CODE_WORDS and not _library(value, named):
         return True
     return bool(call[1]) and HUMPED.search(value) is None and not LEET.search(value)
+
+
+def _library(value: str, leet: re.Match[str]) -> bool:
+    """Whether the digit found (LEET, NAMED_KIND) names a library's kind: a word of code
+    after it, a short name in small letters before it (`s3`, `boto3`, `web3`, `sha1`);
+    `Dragon5session()`, `monkey1app()` were let through as calls."""
+    before = LETTERS.match(value[leet.start() - 1 :: -1])  # the letters before it, reversed
+    stem = before[0] if before else ""
+    return leet[1] in CODE_WORDS and stem.islower() and len(stem) <= 5

@@ -5,9 +5,11 @@ next pair's `&` as `%26`; no name was given a value there, and the password was 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-# an encoded `=` or `:` after a name's character: what makes a pair worth decoding
-ENCODED_PAIR = re.compile(r"[\w\"]%3[AaDd]|%22%3[Aa]")
+# an encoded `=` or `:` after a name's character, or encoded twice (`%253D`, a URL inside a
+# URL's parameter inside another's): what makes a pair worth decoding
+ENCODED_PAIR = re.compile(r"[\w\"]%(?:25)?+3[AaDd]|%(?:25)?+22%(?:25)?+3[Aa]")
 # an ASCII character percent-encoded, or a form's `+` for a space (`password%3A+how+to+reset`
 # is a search for prose)
 ESCAPE = re.compile(r"%([0-7][0-9A-Fa-f])|\+")
@@ -16,6 +18,18 @@ ESCAPE = re.compile(r"%([0-7][0-9A-Fa-f])|\+")
 def has_encoded_pairs(line: str) -> bool:
     """Whether `line` holds a percent-encoded `=` or `:` after a name."""
     return ENCODED_PAIR.search(line) is not None
+
+
+def decodings(line: str) -> Iterator[tuple[str, list[int]]]:
+    """`line` decoded once and, where its pairs were encoded twice, twice (`password%253Dv4lue`
+    was let through): each with the place in `line` of each character (see url_decoded)."""
+    if not has_encoded_pairs(line):
+        return
+    plain, places = url_decoded(line)
+    yield plain, places
+    if "%3" in plain and has_encoded_pairs(plain):
+        twice, inner = url_decoded(plain)
+        yield twice, [places[at] for at in inner]
 
 
 def url_decoded(line: str) -> tuple[str, list[int]]:

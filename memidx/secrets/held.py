@@ -45,13 +45,15 @@ def held_values(line: str, secret_word: Callable[[str], bool]) -> Iterator[str]:
         if _holds_a_secret(name, called=bool(match.group(2))):
             # a user's or a host's name first (`setCredentials("bob@example.com", "v4lue")`)
             user = bool(match.group(2)) and name.lower().endswith(("credential", "credentials"))
+            later = False  # an argument after the first: an algorithm may be given there
             while item := HELD_ITEM.match(line, at):
                 value = item.group(2) if item.group(2) is not None else item.group(3)
                 shaped = item.group(2) is not None or match.group(3)
                 named = user and item.group(4) == "," and ANOTHER.match(line, item.end())
-                if shaped and VALUE_SHAPE.search(value) and not named:
+                algorithm = later and ALGORITHM.match(value)
+                if shaped and VALUE_SHAPE.search(value) and not named and not algorithm:
                     yield value
-                user = False
+                user, later = False, bool(match.group(2))
                 at = item.end()
                 if item.group(4) != ",":
                     break
@@ -67,6 +69,14 @@ ANOTHER = re.compile(
 # An item that may be a secret: no space (`"Invalid token"` is a message), and a digit or a
 # sign beside letters (`"StartTag"`, `'NAMED_OPERATOR'`, `"basic_test_realm"` are names).
 VALUE_SHAPE = re.compile(r"^(?=\S*$)(?=.*[^A-Za-z_-])")
+# An algorithm a call that hashes or encrypts is given after the secret (`"aes-256-gcm"`,
+# `"AES/GCM/NoPadding"`, `"sha256"`, `"HS256"`): each was refused as a password; a word after
+# its digits is a password's (`"Des1gner2024"`, `"Sha256pass"`)
+ALGORITHM = re.compile(
+    r"(?:aes|des|3des|rsa|sha|md5|hmac|bcrypt|scrypt|argon2|pbkdf2|chacha|blowfish|[hrep]s(?=\d))"
+    r"[0-9]*+(?:[-_/][a-z0-9]++)*+$",
+    re.IGNORECASE,
+)
 
 
 def _holds_a_secret(name: str, *, called: bool) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from memidx.secrets import library
 from memidx.secrets.assignments import extra_keyword_values
 from memidx.secrets.blocks import flow_values, values_below
-from memidx.secrets.encoded import has_encoded_pairs, url_decoded
+from memidx.secrets.encoded import decodings, has_encoded_pairs
 from memidx.secrets.linear import next_name
 from memidx.secrets.markup import markup_values
 from memidx.secrets.patterns import (
@@ -101,8 +101,7 @@ def assigned(text: str) -> Iterable[Finding]:
         judge = _judge(library.entropy(), secret)  # the entropy loaded only for such lines
         for found in _line_values(line, judge):
             yield Finding(start + found.start, start + min(found.end, shut), found.kind)
-        if has_encoded_pairs(line):  # `%26password%3Dv4lue`: read decoded, masked encoded
-            plain, places = url_decoded(line)
+        for plain, places in decodings(line):  # `%26password%3Dv4lue`: masked encoded
             for found in _line_values(plain, judge) if secret_names(plain) else ():
                 end = min(places[found.end], shut)
                 yield Finding(start + places[found.start], start + end, found.kind)
@@ -111,6 +110,13 @@ def assigned(text: str) -> Iterable[Finding]:
 # A value closing a template's `}}` it did not open sits inside the template, after a name in
 # it: CloudFormation's `{{resolve:secretsmanager:MySecret:SecretString:password}}` was refused
 IN_TEMPLATE = re.compile(r"[^{\s]*\}\}[\"'`]?").fullmatch
+
+
+def _templated(line: str, raw: str) -> bool:
+    """Whether `raw` closes a template (IN_TEMPLATE) left open before it on its line: any
+    `{{` on the line, one closed before the name too, let `password: v4lue}}` through."""
+    at = line.find(raw) if "{{" in line and IN_TEMPLATE(raw) else -1
+    return at > 0 and line.rfind("}}", 0, at) < line.rfind("{{", 0, at)
 
 
 def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
@@ -123,10 +129,7 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     for match in BASIC.finditer(line):
         if _basic_password(match.group(1)):
             yield Finding(match.start(1), match.end(1), URL_KIND)
-    templated = "{{" in line
-    values = (
-        (assigned_value(raw), k) for raw, k in kinds.items() if not (templated and IN_TEMPLATE(raw))
-    )
+    values = ((assigned_value(raw), k) for raw, k in kinds.items() if not _templated(line, raw))
     for at, end, kind in every_place(line, [(v, k) for v, k in values if judge(v)]):
         yield Finding(at, end, kind)
 

@@ -108,7 +108,7 @@ def next_name(line: str, start: int, end: int, named: Callable[[str], bool]) -> 
     if start and line[start - 1] in "\"'`":
         return None
     for found in NEXT_NAME.finditer(line, start, end):
-        if named(found.group(1)) or QUERY_PAIR.match(line, found.start()):
+        if named(found.group(1)) or _query_pair(line, found.start()):
             return found.start()
     return None
 
@@ -116,3 +116,23 @@ def next_name(line: str, start: int, end: int, named: Callable[[str], bool]) -> 
 # A query string's next pair, whatever its name, `=` right after it: a value's `&` is
 # percent-encoded there (`token_type=bearer&grant_type=password` was refused as one value)
 QUERY_PAIR = re.compile(r"&[A-Za-z_][\w.-]*+=(?!=)")
+# the pair before it is a query string's (`?access_token=v4lue`, `&token=v4lue`) or gives a
+# word (`token_type=bearer`; read backwards from the `&`): elsewhere `&` and `=` are a
+# password's signs
+PAIR_IN_QUERY = re.compile(r"[?&][\w.-]++=[^\s&?=]*+")
+WORD_PAIR_BACKWARDS = re.compile(r"[A-Za-z_]++=[\w.-]++(?:[\s;,]|$)")
+
+
+def _query_pair(line: str, at: int) -> bool:
+    """Whether a query string's next pair (QUERY_PAIR) begins at `at`: the pair before it
+    is one's (PAIR_IN_QUERY, WORD_PAIR_BACKWARDS). In a .env file's `DB_PASSWORD=Xk9#mQ2&zP=7vLq`
+    the value was cut there, each part let through (`password=Zq8vT2mW&x=9pLq` masked in
+    part). Read back at most 200 characters, without a search: each `&` of a long run is
+    tried."""
+    if not QUERY_PAIR.match(line, at):
+        return False
+    low = max(0, at - 200)
+    pair = max(line.rfind("&", low, at), line.rfind("?", low, at))
+    if pair != -1 and PAIR_IN_QUERY.fullmatch(line, pair, at):
+        return True
+    return WORD_PAIR_BACKWARDS.match(line[low:at][::-1]) is not None

@@ -120,10 +120,12 @@ CALLED = re.compile(r"[+*/=,!&|][A-Za-z_][\w.]*+\(")  # a call after an operator
 DOT_PATH = re.compile(r"\.[\w.-]*+/")  # a path from a hidden folder, or `../`
 WORD_ALONE = re.compile(r"[^\W\d_][^\W\d_A-Z]++")
 # a locale's name with its encoding or variant (`en_US.UTF-8`, `de_DE@euro`, `C.UTF-8`): a
-# call's string (`TokenStr("en_US.UTF-8")`) or a setting, judged and refused as a secret
+# call's string (`TokenStr("en_US.UTF-8")`) or a setting, judged and refused as a secret. Its
+# variant is one of glibc's few: any word after `@` let `de_DE@hunter` through
 LOCALE = re.compile(
     r"(?:[a-z]{2,3}_[A-Z]{2}|C|POSIX)(?:\.(?i:utf-?8|iso-?8859-[0-9]{1,2}|euc-[a-z]{2}|gbk"
-    r"|gb18030|big5|cp[0-9]{3,4}|koi8-[ru]))?+(?:@[a-z]++)?+"
+    r"|gb18030|big5|cp[0-9]{3,4}|koi8-[ru]))?+(?:@(?:euro|latin|cyrillic|valencia|devanagari"
+    r"|iqtelif|saaho|abegede|shaw|quot|hebrew|ije))?+"
 )
 
 
