@@ -18,7 +18,7 @@ from tests.cli.test_late_merge import wait_for
 from tests.helpers import clean_env, started_memory
 
 BODY = "The proxy dropped long requests, so uploads over a minute failed for everyone.\n"
-REBASE_S = 6  # the person's rebase runs this long once picked; remember waits it out
+REBASE_S = 8  # the person's rebase runs this long once picked; remember waits it out
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
@@ -55,6 +55,6 @@ def test_a_turn_is_filed_while_a_remember_waits_for_a_rebase(tmp_path: Path) -> 
 
     turn_took, remember_took = run(body)
     assert remember_took > REBASE_S - 2, remember_took  # it did wait for the rebase
-    assert turn_took < 3, turn_took  # the turn did not wait behind it
+    assert turn_took < 4, turn_took  # the turn did not wait behind it
     subjects = repo.git("log", "--format=%s").splitlines()
     assert subjects == ["memidx remember: Proxy timeout", "second", "start"]
