@@ -10,6 +10,7 @@ from memidx.errors import MemidxError
 from memidx.git.repo import GitRepo
 
 REBASING = frozenset({"rebase", "pull"})  # a git of the clone running the rebase (not stopped)
+PROC = Path("/proc/self")  # where memidx sees the gits that run (Linux)
 REBASE_WAIT = 10.0  # seconds `remember` waits for it, as for any other git of the clone
 
 
@@ -45,7 +46,7 @@ def on_a_branch(root: Path, undone: str, *, wait: float = 0.0) -> str:
             "try again once that git command ends",
         )
     if folders and not (folders[0] / "head-name").is_file():
-        raise _broken_rebase(folders[0], undone)
+        raise _broken_rebase(folders[0], undone, unseen=not PROC.is_dir())
     if folders:
         raise MemidxError(
             f"a rebase is in progress (HEAD is detached), so {undone}",
@@ -57,13 +58,22 @@ def on_a_branch(root: Path, undone: str, *, wait: float = 0.0) -> str:
     )
 
 
-def _broken_rebase(folder: Path, undone: str) -> MemidxError:
+def _broken_rebase(folder: Path, undone: str, *, unseen: bool = False) -> MemidxError:
     """A rebase folder without its head-name, which `git pull --rebase --autostash` leaves when
     it stops as it starts ("cannot rebase: You have unstaged changes"): `git rebase --abort` and
     `--continue` both fail on it ("could not read .../head-name"), so the usual hint was one no
-    one could follow. What to do is the person's: memidx only says it."""
+    one could follow. What to do is the person's: memidx only says it. Where gits cannot be
+    seen (`unseen`: no /proc), a `git rebase --apply` folder may be one running, which names
+    its branch only when it stops: said so first (its folder was called one git left)."""
     from shlex import quote
 
+    if unseen and (folder / "rebasing").is_file():
+        return MemidxError(
+            f"a rebase is under way or was killed (HEAD is detached, {folder} has no "
+            f"head-name yet), so {undone}",
+            "try again once that git command ends; if no git runs, git left the folder: "
+            f"rm -r {quote(str(folder))}, git switch <your branch>, and try again",
+        )
     stash = folder / "autostash"
     keep = f"git stash apply $(cat {quote(str(stash))}), then " if stash.is_file() else ""
     return MemidxError(

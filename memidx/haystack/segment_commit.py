@@ -4,6 +4,7 @@ so a committed file is never appended to."""
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +27,8 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     purge stopped before its commit; the last commit made, None if none was (nothing changed,
     or only git's index entries of the segments, which are set all the same)."""
     from memidx.git.branch import on_a_branch
-    from memidx.git.commit import commit_paths
+    from memidx.git.commit import WAIT_SECONDS, commit_paths, wait_until_quiet
+    from memidx.git.commit_error import not_committed
     from memidx.git.repo import GitRepo
 
     repo = GitRepo(config.root)
@@ -35,12 +37,23 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     own = clone_writer(config, notice)  # a copied clone takes its own id before committing
     mine = own.folder
     record_own(config, mine.name)  # an id made before ids were recorded: the clone's own
+    # waited for before the writer's lock is taken: a person's `git commit` in its editor,
+    # waited for under it, held every agent's filing as long (10 s, an agent's Stop deadline)
+    deadline = time.monotonic() + WAIT_SECONDS
+    git_dir = Path(repo.run("rev-parse", "--absolute-git-dir").decode().strip())
+    attributes = folder / ".gitattributes"  # made with the commit, if missing
+    kept = (attributes, folder / ".gitignore", mine)
+    named = [p for p in kept if p.exists() or (p == attributes and mine.exists())]
+    refs = [p.relative_to(config.root).as_posix() for p in named]
+    status = ("status", "--porcelain", "--untracked-files=all", "--", *refs)
+    made = mine.exists() and not attributes.exists()
+    if refs and (made or repo.run(*status).strip()):  # nothing to commit waits for no git
+        wait_until_quiet(config.root, git_dir, not_committed(refs), deadline)
     with own.locked():  # no record lands between the commit and the closing of its segment
         # before any push of HEAD; on this branch only, as the segments' commit below
         finished = finish_stopped(config, mine.name, notice or _say, branch)
         own.settle(_uncommitted(repo, config, mine))
         drop_empty_folders(config, mine.name)
-        attributes = folder / ".gitattributes"
         # committed from memory and written once committed: left untracked while memidx
         # waited for a person's `git pull --rebase`, it failed that pull when the remote's
         # history brought the same file ("untracked working tree files would be overwritten")
@@ -62,7 +75,8 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
         written = {refs[0]: GITATTRIBUTES.encode()} if made else None
         # never built again on another branch a `git switch` took HEAD to meanwhile
         try:
-            commit = commit_paths(config, refs, subject, branch=branch, written=written)
+            left = max(0.0, deadline - time.monotonic())
+            commit = commit_paths(config, refs, subject, wait=left, branch=branch, written=written)
         finally:  # once HEAD holds it (a git that came late may still fail the commit after)
             if made and repo.run("ls-tree", "--name-only", "HEAD", "--", refs[0], check=False):
                 describe_folder(folder, durable=config.fsync)

@@ -80,15 +80,18 @@ def is_loopback(host: str) -> bool:
 
 class Workers:
     """One thread reads (it owns the warm index: SQLite connections never change threads),
-    one writes (remember and file-turn open their own connections, as a CLI process does), so a
-    commit never holds up a search. Each call is logged with its time; errors the user can act
-    on become ToolError's one line, never a traceback."""
+    one writes notes (remember opens its own connections, as a CLI process does), so a commit
+    never holds up a search, and one files turns: a remember waiting up to 10 s for a person's
+    rebase (or 30 s for another remember) held a file_turn sent behind it past an agent hook's
+    deadline, for every session of a shared server. Each call is logged with its time; errors
+    the user can act on become ToolError's one line, never a traceback."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
         self.warm = WarmIndex(config)
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="memidx-read")
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="memidx-write")
+        self._filer = ThreadPoolExecutor(1, thread_name_prefix="memidx-file")
         self.warming = self._reader.submit(self._warm_up)
         self.hand_over = HandOver(config)
 
@@ -120,6 +123,10 @@ class Workers:
     async def write(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await self._run(self._writer, name, fn, *args, **kwargs)
 
+    async def file(self, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """A turn or fact appended to the log: never queued behind a note's commit."""
+        return await self._run(self._filer, name, fn, *args, **kwargs)
+
     async def _run(
         self, pool: ThreadPoolExecutor, name: str, fn: Callable[..., T], *args: Any, **kwargs: Any
     ) -> T:
@@ -143,6 +150,7 @@ class Workers:
 
     def close(self) -> None:
         self._writer.shutdown(wait=True)
+        self._filer.shutdown(wait=True)
         self._reader.submit(self.warm.close).result()
         self._reader.shutdown(wait=True)
 

@@ -180,7 +180,7 @@ def _write_tools(server: MCPServer[Any], workers: Workers) -> None:
         given = {"user": user, "assistant": assistant, "text": text, "session": session,
                  "agent": agent, "tags": tags}  # fmt: skip
         payload: dict[str, object] = {k: v for k, v in given.items() if v is not None}
-        return await _answer(workers.write("file_turn", answers.file_turn, config, payload, _say))
+        return await _answer(workers.file("file_turn", answers.file_turn, config, payload, _say))
 
 
 def _say(line: str) -> None:

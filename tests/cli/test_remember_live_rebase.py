@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from memidx.errors import MemidxError
 from tests.cli.test_late_merge import wait_for
 from tests.helpers import NotesRepo, clean_env, started_memory
 
@@ -116,3 +117,38 @@ def test_a_running_rebase_of_the_apply_backend_is_waited_for(
         assert repo.git("log", "-1", "--format=%s") == "memidx remember: Proxy timeout\n"
     else:
         assert run.code == 1 and "a rebase is under way (HEAD is detached)" in run.err, run.err
+
+
+def test_without_proc_a_running_apply_rebase_is_not_called_a_folder_git_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where gits cannot be seen (no /proc: macOS), a `git rebase --apply` running has no
+    head-name yet, and remember said git left a folder it cannot finish, `rm -r` it first
+    thing; README says a running rebase is said to be one, as a stopped one is."""
+    from memidx.git import branch
+
+    repo = started_memory(tmp_path)
+    repo.note("second.md", "Second", "a second note so that there is a commit to apply again")
+    repo.commit("second")
+    picked = tmp_path / "picked"
+    hook = repo.root / ".git" / "hooks" / "applypatch-msg"
+    hook.write_text(APPLYING.format(picked=picked, seconds=3))
+    hook.chmod(0o755)
+    monkeypatch.setattr(branch, "PROC", tmp_path / "no-proc")
+
+    def unseen(root: Path) -> bool:  # as branch._running is without /proc
+        return False
+
+    monkeypatch.setattr(branch, "_running", unseen)
+    argv = ["git", "rebase", "-q", "--apply", "--force-rebase", "HEAD~1"]
+    person = subprocess.Popen(argv, cwd=repo.root, env=clean_env(), stderr=subprocess.PIPE)
+    try:
+        wait_for("the rebase to apply", picked.exists)
+        with pytest.raises(MemidxError) as refused:
+            branch.on_a_branch(repo.root, "the note was not written", wait=branch.REBASE_WAIT)
+    finally:
+        _, err = person.communicate(timeout=60)
+    assert person.returncode == 0, err
+    said = f"{refused.value.message} ({refused.value.hint})"
+    assert said.startswith("a rebase is under way or was killed (HEAD is detached"), said
+    assert said.index("try again once that git command ends") < said.index("rm -r"), said

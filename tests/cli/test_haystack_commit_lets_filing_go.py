@@ -1,0 +1,56 @@
+"""`memidx haystack commit` (and `memidx share`, which runs it) behind a person's `git commit`
+in its editor: it waited up to 10 s for that commit holding the haystack writer's lock, so an
+agent's Stop hook filing a turn meanwhile waited as long (a `memidx file-turn` took 9.7 s),
+past the hook's 10 s deadline. The wait for the person's git is made before the lock is taken."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_late_merge import wait_for
+from tests.helpers import GIT_IDENTITY, MEMIDX_BIN, clean_env, started_memory
+
+EDITOR = '#!/bin/sh\ntouch {started}; sleep {seconds}; echo "the person\'s message" > "$1"\n'
+EDITING_S = 8
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="a commit under way is seen in /proc")
+def test_a_turn_is_filed_while_a_haystack_commit_waits_for_a_persons_commit(
+    tmp_path: Path,
+) -> None:
+    repo = started_memory(tmp_path)
+    filed = repo.memidx_process("file-turn", stdin='{"text": "a fact filed before"}')
+    assert filed.code == 0, filed.err
+    started, editor = tmp_path / "started", tmp_path / "editor.sh"
+    editor.write_text(EDITOR.format(started=started, seconds=EDITING_S))
+    editor.chmod(0o755)
+    repo.write("notes/mine.md", "# Mine\n\nThe person's own note, staged for their commit.\n")
+    repo.git("add", "notes/mine.md")
+    env = {**clean_env(), "GIT_EDITOR": str(editor)}
+    pipe = subprocess.PIPE
+    argv = ["git", *GIT_IDENTITY, "commit", "-q"]
+    with subprocess.Popen(argv, cwd=repo.root, env=env, stdout=pipe, stderr=pipe) as person:
+        try:
+            wait_for("the person's editor", started.exists)
+            committing = subprocess.Popen(
+                [str(MEMIDX_BIN), "haystack", "commit"], cwd=repo.root, stdout=pipe,
+                stderr=pipe, env=clean_env(MEMIDX_ROOT=str(repo.root)), text=True,
+            )  # fmt: skip
+            time.sleep(1)  # it waits for the person's commit now
+            began = time.monotonic()
+            turn = repo.memidx_process("file-turn", stdin='{"text": "a fact filed meanwhile"}')
+            took = time.monotonic() - began
+            out, err = committing.communicate(timeout=60)
+        finally:
+            _, said = person.communicate(timeout=60)
+    assert person.returncode == 0, said
+    assert turn.code == 0 and "Traceback" not in turn.err, turn.err
+    assert took < 4, took  # the haystack commit's wait held it before
+    assert committing.returncode == 0 and "committed" in out, err  # once the person's ended
+    subjects = repo.git("log", "--format=%s").splitlines()
+    assert subjects[1:] == ["the person's message", "start"], subjects
+    assert subjects[0].startswith("haystack: segments of ")

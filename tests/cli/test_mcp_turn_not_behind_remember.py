@@ -1,0 +1,60 @@
+"""An agent's turn filed through the MCP server while a `remember` of the same server waits for
+a person's running rebase (up to 10 s, memidx/git/branch.py): the server's one write thread ran
+both, so the `file_turn` sent 0.5 s after the remember answered after 10.29 s, past an agent
+hook's deadline, and every other agent of a shared server waited with it. Filing appends to the
+log and never waits for a rebase: it has its own thread."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli.mcp_client import data, run, session
+from tests.cli.test_late_merge import wait_for
+from tests.helpers import clean_env, started_memory
+
+BODY = "The proxy dropped long requests, so uploads over a minute failed for everyone.\n"
+REBASE_S = 8  # the person's rebase runs this long once picked; remember waits it out
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_turn_is_filed_while_a_remember_waits_for_a_rebase(tmp_path: Path) -> None:
+    repo = started_memory(tmp_path)
+    repo.git("config", "user.name", "memidx tests")  # remember commits as the user
+    repo.git("config", "user.email", "tests@memidx.invalid")
+    repo.note("second.md", "Second", "a second note so that there is a commit to pick again")
+    repo.commit("second")
+    picked = tmp_path / "picked"
+    step = f"touch {picked}; sleep {REBASE_S}"
+    argv = ["git", "rebase", "-q", "--force-rebase", "--exec", step, "HEAD~1"]
+
+    async def body() -> tuple[float, float]:
+        async with session(repo.root) as client:
+            data(await client.call_tool("status", {}))  # the server is up before the rebase
+            person = subprocess.Popen(argv, cwd=repo.root, env=clean_env(), stderr=subprocess.PIPE)
+            try:
+                wait_for("the rebase to pick", picked.exists)
+                started = time.monotonic()
+                note = {"title": "Proxy timeout", "body": BODY}
+                remembering = asyncio.ensure_future(client.call_tool("remember", note))
+                await asyncio.sleep(0.5)
+                turn = {"user": "why do uploads fail", "assistant": "the proxy", "session": "s1"}
+                filed = data(await client.call_tool("file_turn", turn))
+                turn_took = time.monotonic() - started
+                assert filed["schema"] == "memidx.filed/1" and not filed["duplicate"]
+                remembered = data(await remembering)
+                assert remembered["commit"], remembered
+                return turn_took, time.monotonic() - started
+            finally:
+                _, err = person.communicate(timeout=60)
+                assert person.returncode == 0, err
+
+    turn_took, remember_took = run(body)
+    assert remember_took > REBASE_S - 2, remember_took  # it did wait for the rebase
+    assert turn_took < 4, turn_took  # the turn did not wait behind it
+    subjects = repo.git("log", "--format=%s").splitlines()
+    assert subjects == ["memidx remember: Proxy timeout", "second", "start"]
