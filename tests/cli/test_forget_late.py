@@ -78,3 +78,48 @@ def test_a_forget_a_late_git_undid_says_it_in_forgets_words(
     assert f"put {kept} back in HEAD, so {kept} was not forgotten" in run.err, run.err
     assert "committed again" not in run.err, run.err
     assert (repo.root / kept).exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_forget_again_in_the_second_of_one_undone_says_it_is_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forgotten, the forget undone by a person's `git reset --hard HEAD~`, forgotten again in
+    the same second under a late git: the second forget's commit is the first's, byte for
+    byte, so the reflog look (commits before, minus commits after) found none new and the
+    line said the late git "put notes/kept.md back in HEAD, so it was not forgotten", exit 1,
+    of a note HEAD no longer held."""
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")  # one second for both
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    kept = repo.note("kept.md", "Zebra stripes", "zebra stripes")
+    before = repo.commit("a note")
+    assert repo.memidx("ingest").code == 0
+    assert repo.memidx("forget", kept).code == 0
+    first = repo.git("rev-parse", "HEAD").strip()
+    repo.git("reset", "-q", "--hard", "HEAD~")  # the person takes the forget back
+    assert repo.memidx("sync").code == 0
+    monkeypatch.setattr(late, "LATE_FLOOR", 0.3)
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 1.0)
+    real_committers = commit_module.committers
+
+    with subprocess.Popen(["sleep", "30"]) as merge:  # stands for a person's `git merge`
+
+        def a_merge_at_the_move(root: Path, *args: frozenset[str]) -> dict[str, str]:
+            if repo.git("rev-parse", "HEAD").strip() == before:  # the looks before the move
+                return real_committers(root, *args)
+            return {str(merge.pid): f"merge {started(str(merge.pid))}"}
+
+        monkeypatch.setattr(commit_module, "committers", a_merge_at_the_move)
+        try:
+            run = repo.memidx("forget", kept)
+        finally:
+            merge.kill()
+
+    assert repo.git("rev-parse", "HEAD").strip() == first  # the same commit again
+    assert run.code == 0, run.err
+    assert f"warning: {kept} is forgotten ({first[:12]})" in run.err, run.err
+    assert "not forgotten" not in run.err, run.err
+    assert not (repo.root / kept).exists()
+    assert kept not in hits(repo, "zebra")
