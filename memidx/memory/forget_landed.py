@@ -34,6 +34,14 @@ def moves(config: Config, branch: str, subject: str, since: str) -> set[str]:
     return found
 
 
+def removed_by(config: Config, branch: str, ref: str) -> str:
+    """The newest commit of `branch` that changed `ref` (its deletion's, when it landed)."""
+    from memidx.git.repo import GitRepo
+
+    args = ("rev-list", "-1", branch, "--", f":(literal){ref}")
+    return GitRepo(config.root).run(*args, check=False).decode("utf-8", "replace").strip()
+
+
 def _reflog(config: Config, branch: str, count: int) -> list[str]:
     """The `count` newest entries of `branch`'s reflog: commit, selector with its time (two
     entries for one commit tell apart), subject; NUL between them."""

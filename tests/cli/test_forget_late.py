@@ -4,6 +4,7 @@ said it "was not forgotten (try again)", and the index still held it."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -120,6 +121,45 @@ def test_a_forget_again_in_the_second_of_one_undone_says_it_is_forgotten(
     assert repo.git("rev-parse", "HEAD").strip() == first  # the same commit again
     assert run.code == 0, run.err
     assert f"warning: {kept} is forgotten ({first[:12]})" in run.err, run.err
+    assert "not forgotten" not in run.err, run.err
+    assert not (repo.root / kept).exists()
+    assert kept not in hits(repo, "zebra")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="memidx sees gits in /proc")
+def test_a_forget_under_a_late_git_in_a_clone_keeping_no_reflog_says_it_is_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """core.logAllRefUpdates=false: no reflog to look in, the forget's commit landed and HEAD
+    lacked the note, yet the line said the late git put it back in HEAD, exit 1."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    kept = repo.note("kept.md", "Zebra stripes", "zebra stripes")
+    before = repo.commit("a note")
+    repo.git("config", "core.logAllRefUpdates", "false")
+    shutil.rmtree(repo.root / ".git" / "logs")  # git writes to a reflog that exists
+    assert repo.memidx("ingest").code == 0
+    monkeypatch.setattr(late, "LATE_FLOOR", 0.3)
+    monkeypatch.setattr(commit_module, "WAIT_SECONDS", 1.0)
+    real_committers = commit_module.committers
+
+    with subprocess.Popen(["sleep", "30"]) as merge:  # stands for a person's `git merge`
+
+        def a_merge_at_the_move(root: Path, *args: frozenset[str]) -> dict[str, str]:
+            if repo.git("rev-parse", "HEAD").strip() == before:  # the looks before the move
+                return real_committers(root, *args)
+            return {str(merge.pid): f"merge {started(str(merge.pid))}"}
+
+        monkeypatch.setattr(commit_module, "committers", a_merge_at_the_move)
+        try:
+            run = repo.memidx("forget", kept)
+        finally:
+            merge.kill()
+
+    head = repo.git("rev-parse", "HEAD").strip()
+    assert repo.git("log", "-1", "--format=%s") == f"memidx forget: {kept}\n"
+    assert run.code == 0, run.err
+    assert f"warning: {kept} is forgotten ({head[:12]})" in run.err, run.err
     assert "not forgotten" not in run.err, run.err
     assert not (repo.root / kept).exists()
     assert kept not in hits(repo, "zebra")
