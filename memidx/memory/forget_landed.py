@@ -66,6 +66,9 @@ def landed(
             why = f"{exc.message.split('; it may', 1)[0]}, and may stage {ref} again from git's "
             why += f"index as it read it (once that git ends, see `git status`: {ref} staged "
             why += f"would come back with your next commit: `git rm --cached {ref}`)"
+        elif exc.hint.startswith("run `git reset"):  # the index did not follow: its way out
+            why = f"{exc.message.removeprefix(f'committed {ref} as {commit[:12]}, but ')} "
+            why += f"({exc.hint})"
         else:
             why = f"{exc.message} (once that ends, `git log -1 --oneline -- {ref}` names the "
             why += "commit that removed it)"

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -163,3 +165,39 @@ def test_a_forget_under_a_late_git_in_a_clone_keeping_no_reflog_says_it_is_forgo
     assert "not forgotten" not in run.err, run.err
     assert not (repo.root / kept).exists()
     assert kept not in hits(repo, "zebra")
+
+
+def test_a_forget_whose_index_stayed_locked_says_how_to_keep_the_note_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another git held git's index through the whole wait after the forget's commit: the
+    warning said the note was forgotten "but ... `git status` shows it as staged for deletion
+    (once that ends, `git log -1 ...`)": git's index still held the note (`AD`), staged to come
+    back with the person's next commit, and the way out (`git reset -q -- <note>`) was lost."""
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(".gitignore", ".memidx/\n")
+    kept = repo.note("kept.md", "Zebra stripes", "zebra stripes")
+    repo.commit("a note")
+    assert repo.memidx("ingest").code == 0
+    real_update = commit_module.update_user_index
+    lock = repo.root / ".git" / "index.lock"
+
+    def a_git_holding_the_index(*args: Any, **kwargs: Any) -> None:
+        repo.git("reset", "-q", "HEAD~", "--", kept)  # the move's own reset gave up on it too
+        lock.write_bytes(b"")  # another git's, for all of memidx's wait
+        try:
+            real_update(*args[:3], time.monotonic() + 0.2, **kwargs)
+        finally:
+            lock.unlink()
+
+    monkeypatch.setattr(commit_module, "update_user_index", a_git_holding_the_index)
+
+    run = repo.memidx("forget", kept)
+
+    assert run.code == 0, run.err
+    assert f"warning: {kept} is forgotten (" in run.err, run.err
+    assert repo.git("status", "--porcelain", "--", kept) == f"AD {kept}\n"
+    assert "staged for deletion" not in run.err, run.err
+    assert f"git reset -q -- {kept}" in run.err, run.err
+    repo.git("reset", "-q", "--", kept)  # as the warning says
+    assert repo.git("status", "--porcelain", "--", kept) == ""

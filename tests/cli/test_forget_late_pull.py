@@ -46,7 +46,7 @@ def test_a_pull_at_the_forgets_move(
 
         wait_for("the forget in the index", lambda: pull.held.exists() and unstaged())
         if outlasts:
-            wait_for("the forget's end", lambda: done.is_set(), 30)
+            wait_for("the forget's end", done.is_set, 30)
         pull.go.touch()
 
     done = threading.Event()
