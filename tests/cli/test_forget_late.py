@@ -182,11 +182,13 @@ def test_a_forget_whose_index_stayed_locked_says_how_to_keep_the_note_out(
     real_update = commit_module.update_user_index
     lock = repo.root / ".git" / "index.lock"
 
-    def a_git_holding_the_index(*args: Any, **kwargs: Any) -> None:
+    def a_git_holding_the_index(
+        git_repo: Any, paths: Any, commit: str, deadline: float, **words: str
+    ) -> None:
         repo.git("reset", "-q", "HEAD~", "--", kept)  # the move's own reset gave up on it too
         lock.write_bytes(b"")  # another git's, for all of memidx's wait
         try:
-            real_update(*args[:3], time.monotonic() + 0.2, **kwargs)
+            real_update(git_repo, paths, commit, min(deadline, time.monotonic() + 0.2), **words)
         finally:
             lock.unlink()
 
