@@ -79,8 +79,8 @@ def commit_paths(
         # again, here: the child's reset gives up on a held lock (on `branch` alone: follow)
         what, them = ", ".join(paths), "it" if len(paths) == 1 else "them"
         gone = not all((root / path).exists() for path in paths)  # a deletion's (forget's)
-        done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged " + (
-            "again, to come back with your next commit" if gone else "for deletion")  # fmt: skip
+        again = "again, to come back with your next commit" if gone else "for deletion"
+        done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged {again}"
         follow(repo, root, paths, commit, branch=branch, deadline=deadline, done=done, shows=shows)
     return commit
 
