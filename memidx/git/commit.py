@@ -78,7 +78,9 @@ def commit_paths(
             settle(repo, late, commit, paths, deadline)  # before it: it ends, HEAD holds them
         # again, here: the child's reset gives up on a held lock (on `branch` alone: follow)
         what, them = ", ".join(paths), "it" if len(paths) == 1 else "them"
-        done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged for deletion"
+        gone = not all((root / path).exists() for path in paths)  # a deletion's (forget's)
+        again = "again, to come back with your next commit" if gone else "for deletion"
+        done, shows = f"committed {what} as {commit[:12]}", f"{them} as staged {again}"
         follow(repo, root, paths, commit, branch=branch, deadline=deadline, done=done, shows=shows)
     return commit
 

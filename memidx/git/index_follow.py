@@ -43,7 +43,8 @@ def follow(
     from memidx.git.publish import DETACHED, SWITCHING, committers, head_names, in_its_hook
 
     if branch is not None:
-        found = committers(root, SWITCHING)  # it read HEAD before the move, maybe
+        # it read HEAD before the move, maybe; a worktree add writes another tree's HEAD
+        found = committers(root, SWITCHING - {"worktree"})
         if switching := {pid: it for pid, it in found.items() if not in_its_hook(pid)}:
             wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
         if (head_names(Path(str(repo.git_dir))) or DETACHED) != branch:

@@ -10,7 +10,7 @@ from pathlib import PurePosixPath
 
 from memidx.config import Config
 from memidx.errors import IndexUnusable, MemidxError, UsageError
-from memidx.memory.forget_landed import landed, late, moves
+from memidx.memory.forget_landed import landed, late, moves, reflog_top, removed_by
 from memidx.notes.note import is_note_path
 
 
@@ -66,16 +66,18 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     branch = on_a_branch(config.root, "the note was not forgotten")
     kept = path.read_bytes() if path.is_file() else None
     subject = f"memidx forget: {ref}"
-    before = moves(config, branch, subject)
+    before = reflog_top(config, branch)
     path.unlink(missing_ok=True)
     try:
         undone = f"{ref} was not forgotten"  # git's words, or memidx's, then this
         commit = commit_paths(config, [ref], subject, branch=branch, undone=undone)
     except BaseException as exc:  # not committed (a full disk, a lock): the note stays as it was
         held = GitRepo(config.root).has("HEAD", ref)  # a late git may have put it back since
-        moved = moves(config, branch, subject) - before if not held else set[str]()
-        if isinstance(exc, MemidxError) and moved:
-            return landed(config, ref, moved.pop(), exc, notice)
+        moved = moves(config, branch, subject, before) if not held else set[str]()
+        if isinstance(exc, MemidxError) and (moved or (late(exc) and not held)):
+            # a late git's error comes after the move: with no reflog kept, git log names it
+            commit = moved.pop() if moved else removed_by(config, branch, ref)
+            return landed(config, ref, commit, exc, notice)
         if kept is not None and (held or _indexed(config, ref)) and not path.exists():
             with contextlib.suppress(OSError):  # else HEAD still has it: `git restore` does
                 path.write_bytes(kept)

@@ -13,14 +13,43 @@ if TYPE_CHECKING:
     from memidx.memory.forget import Forgotten
 
 
-def moves(config: Config, branch: str, subject: str) -> set[str]:
-    """The commits `branch`'s recent reflog says memidx moved it to with `subject`."""
+def reflog_top(config: Config, branch: str) -> str:
+    """`branch`'s newest reflog entry ("" when it has none): what `moves` counts from."""
+    entries = _reflog(config, branch, 1)
+    return entries[0] if entries else ""
+
+
+def moves(config: Config, branch: str, subject: str, since: str) -> set[str]:
+    """The commits `branch`'s reflog says memidx moved it to with `subject` in the entries
+    newer than `since` (reflog_top's, read before; of the 50 newest). Commits, not entries,
+    were compared: a forget again of a note whose forget a `git reset` took back, in the same
+    second, made the very commit the first had made, and the look found nothing new."""
+    found: set[str] = set()
+    for entry in _reflog(config, branch, 50):
+        if entry == since:
+            break
+        commit, _, said = entry.split("\0", 2)
+        if said == f"memidx: {subject}":
+            found.add(commit)
+    return found
+
+
+def removed_by(config: Config, branch: str, ref: str) -> str:
+    """The newest commit of `branch` that changed `ref` (its deletion's, when it landed)."""
     from memidx.git.repo import GitRepo
 
-    args = ("log", "-g", "-n", "50", "--format=%H %gs", branch, "--")
-    found = GitRepo(config.root).run(*args, check=False).decode("utf-8", "replace")
-    said = f" memidx: {subject}"
-    return {line[:40] for line in found.splitlines() if line[40:] == said}
+    args = ("rev-list", "-1", branch, "--", f":(literal){ref}")
+    return GitRepo(config.root).run(*args, check=False).decode("utf-8", "replace").strip()
+
+
+def _reflog(config: Config, branch: str, count: int) -> list[str]:
+    """The `count` newest entries of `branch`'s reflog: commit, selector with its time (two
+    entries for one commit tell apart), subject; NUL between them."""
+    from memidx.git.repo import GitRepo
+
+    args = ("log", "-g", "-n", str(count), "--date=raw", "--format=%H%x00%gd%x00%gs", branch)
+    found = GitRepo(config.root).run(*args, "--", check=False).decode("utf-8", "replace")
+    return [entry for entry in found.splitlines() if entry.count("\0") >= 2]
 
 
 def landed(
@@ -37,6 +66,9 @@ def landed(
             why = f"{exc.message.split('; it may', 1)[0]}, and may stage {ref} again from git's "
             why += f"index as it read it (once that git ends, see `git status`: {ref} staged "
             why += f"would come back with your next commit: `git rm --cached {ref}`)"
+        elif exc.hint.startswith("run `git reset"):  # the index did not follow: its way out
+            why = f"{exc.message.removeprefix(f'committed {ref} as {commit[:12]}, but ')} "
+            why += f"({exc.hint})"
         else:
             why = f"{exc.message} (once that ends, `git log -1 --oneline -- {ref}` names the "
             why += "commit that removed it)"
