@@ -38,7 +38,7 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     built_on: list[str] = []
     first = merge_look(config)
     if first is None:
-        return None
+        return "" if _up_to_date(config) else None
 
     def build(head: str | None) -> str:
         merge = first if head == first.head else merge_look(config, head)
@@ -62,6 +62,20 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         run_git(config, "update-ref", "ORIG_HEAD", built_on[0])  # ORIG_HEAD` undoes it
         run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")
     return ""
+
+
+def _up_to_date(config: Config) -> bool:
+    """Whether HEAD holds the upstream already (and no merge is under way): nothing to merge.
+    git's own merge, run then all the same, waits for no person's git: a `git pull` that
+    fetched since the look had it merge what came, for real, under the pull's rebase, which
+    left HEAD on the merge and its files untracked (tests/cli/test_share_up_to_date.py)."""
+    from memidx.memory.share_check import merge_in_progress
+
+    head = run_git(config, "rev-parse", "-q", "--verify", "HEAD^{commit}").stdout.strip()
+    theirs = run_git(config, "rev-parse", "-q", "--verify", "@{upstream}").stdout.strip()
+    if not head or not theirs or merge_in_progress(config):
+        return False
+    return run_git(config, "merge-base", "--is-ancestor", theirs, head).returncode == 0
 
 
 def _follow(config: Config, old: str, new: str) -> None:
