@@ -49,7 +49,8 @@ def follow(
             wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
         if (head_names(Path(str(repo.git_dir))) or DETACHED) != branch:
             files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
-            return [path for path, blob in files.items() if _take_out(repo, root, path, blob)]
+            taken = [path for path, blob in files.items() if _take_out(repo, root, path, blob)]
+            return _after_a_switch_back(repo, root, {path: files[path] for path in taken}, done)
     update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
     return []
 
@@ -97,6 +98,41 @@ def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
     except (git.GitCommandError, OSError):
         return False
     return True
+
+
+def _after_a_switch_back(repo: Any, root: Path, taken: dict[str, str], done: str) -> list[str]:
+    """The paths of `taken` still out once every switch under way ended. A switch back to the
+    branch that holds them, landed between the look at HEAD and the take-out, found them
+    staged as that branch holds them and went home with them: the take-out then left them
+    staged for deletion there (`D  notes/x.md`), for the person's next commit. Each such file
+    HEAD now holds with the blob taken out, absent from git's index and the work tree, is put
+    back as HEAD holds it (a checkout of it, hooks off). GitError when git refuses."""
+    import git
+
+    from memidx.errors import GitError
+    from memidx.git.late import LATE_FLOOR, wait_for
+    from memidx.git.publish import committers
+
+    if taken and (switching := committers(root, SWITCHING)):
+        wait_for(switching, time.monotonic() + LATE_FLOOR)
+    out: list[str] = []
+    for path, blob in taken.items():
+        literal = f":(literal){path}"
+        file = root / path
+        back = _object(repo, f"HEAD:{path}") == blob and not (file.exists() or file.is_symlink())
+        if not back or str(repo.git.ls_files("-s", "--", literal)).strip():
+            out.append(path)
+            continue
+        try:
+            repo.git(c="core.hooksPath=/dev/null").checkout("-q", "HEAD", "--", literal)
+        except git.GitCommandError as exc:
+            raise GitError(
+                f"{done}, but a git switch back to the branch that holds {path} landed as "
+                "memidx took it out of the other branch's work tree, so `git status` shows "
+                "it as staged for deletion",
+                f"run `git checkout HEAD -- {path}` once the other git command ends",
+            ) from exc
+    return out
 
 
 def _object(repo: Any, spec: str) -> str:

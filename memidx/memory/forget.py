@@ -138,12 +138,15 @@ def _removed_uncommitted(config: Config, ref: str) -> bool:
 
 
 def _branches_holding(config: Config, ref: str) -> list[str]:
-    """The local branches whose tip holds `ref`. A note HEAD lacks whose file is here, kept for
-    no branch, is memory there: deleting the file said it was forgotten (exit 0, no commit),
-    and the branch took the note to the remote (tests/benchmark/chaos.py)."""
+    """The local branches whose tip holds `ref` byte for byte as its file here. A note HEAD
+    lacks whose file is here, kept for no branch, is memory there: deleting the file said it
+    was forgotten (exit 0, no commit), and the branch took the note to the remote
+    (tests/benchmark/chaos.py). A file of other bytes is the person's own, no copy."""
     from memidx.git.repo import GitRepo
 
     repo = GitRepo(config.root)
+    file = str(config.root / ref)
+    mine = repo.run("hash-object", f"--path={ref}", "--", file, check=False).decode().strip()
     listed = repo.run("for-each-ref", "--format=%(refname)", "refs/heads/", check=False)
     names = listed.decode("utf-8", "replace").split()
     asked = "".join(f"{name}:{ref}\n" for name in names).encode()
@@ -152,7 +155,7 @@ def _branches_holding(config: Config, ref: str) -> list[str]:
     return [
         name.removeprefix("refs/heads/")
         for name, answer in zip(names, answers, strict=False)
-        if not answer.endswith(" missing")
+        if mine and answer.startswith(f"{mine} ")
     ]
 
 

@@ -38,9 +38,11 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     built_on: list[str] = []
     first = merge_look(config)
     if first is None:
-        return None
+        return "" if _up_to_date(config) else None
     setting = _git_merge_decides(config, here)
     if setting:  # git merge's stash and reset must find nothing staged (--no-ff: even to ff)
+        if _up_to_date(config):
+            return ""  # git merge run all the same merged what a person's pull fetched
         if first.tree is not None or setting.endswith("mergeOptions"):
             refuse_staged(config, first.head, setting)
         return None
@@ -78,6 +80,20 @@ def _git_merge_decides(config: Config, here: str) -> str:
         return options
     verify = run_git(config, "config", "--type=bool", "merge.verifySignatures").stdout.strip()
     return "merge.verifySignatures" if verify == "true" else ""
+
+
+def _up_to_date(config: Config) -> bool:
+    """Whether HEAD holds the upstream already (and no merge is under way): nothing to merge.
+    git's own merge, run then all the same, waits for no person's git: a `git pull` that
+    fetched since the look had it merge what came, for real, under the pull's rebase, which
+    left HEAD on the merge and its files untracked (tests/cli/test_share_up_to_date.py)."""
+    from memidx.memory.share_check import merge_in_progress
+
+    head = run_git(config, "rev-parse", "-q", "--verify", "HEAD^{commit}").stdout.strip()
+    theirs = run_git(config, "rev-parse", "-q", "--verify", "@{upstream}").stdout.strip()
+    if not head or not theirs or merge_in_progress(config):
+        return False
+    return run_git(config, "merge-base", "--is-ancestor", theirs, head).returncode == 0
 
 
 def _follow(config: Config, old: str, new: str) -> None:

@@ -411,7 +411,7 @@ def test_share_json_is_only_json_on_stdout_when_git_pulls_and_pushes(tmp_path: P
 
     assert run.code == 0, run.err
     assert run.json()["pushed"] is True
-    assert "Already up to date" in run.err
+    assert "main -> main" in run.err  # git push's summary (nothing to merge: no git merge)
 
 
 def test_share_without_a_remote_says_what_it_committed_and_that_nothing_was_pushed(

@@ -127,6 +127,22 @@ def test_forget_of_a_copy_another_branch_holds_forgets_nothing_and_says_where(
     assert NOTE in machine.git("ls-tree", "-r", "--name-only", "main")
 
 
+def test_forget_of_a_file_of_its_own_on_side_forgets_it(tmp_path: Path) -> None:
+    """The person's own file at a note's path on side (other bytes than main's note) is no
+    copy left by a switch: forget refused it, saying "the file here is a copy"."""
+    machine = machine_with_a_side_branch(tmp_path)
+    said = machine.memidx_process("remember", "--title", "WSL memory", stdin=BODY)
+    assert said.code == 0, said.err
+    machine.git("switch", "-q", "side")
+    (machine.root / NOTE).write_text("---\ntitle: Mine\n---\n\nmy own draft, never committed\n")
+
+    forgot = machine.memidx_process("forget", "--json", NOTE)
+
+    assert forgot.code == 0 and "Traceback" not in forgot.err, forgot.err
+    assert not (machine.root / NOTE).exists()
+    assert NOTE in machine.git("ls-tree", "-r", "--name-only", "main")  # main's note stays
+
+
 # a `git` first on PATH: right after memidx's move, a `git pull` of the clone starts (one that
 # outlasts memidx's wait for it: its remote answers after 15 s; a session of its own, so the
 # test ends it with its fetch), as a person's did in the bench
