@@ -40,12 +40,10 @@ def follow(
     another now (a switch at the move). GitError as update_user_index raises it."""
     from memidx.git.commit import update_user_index
     from memidx.git.late import LATE_FLOOR, wait_for
-    from memidx.git.publish import DETACHED, SWITCHING, committers, head_names, in_its_hook
+    from memidx.git.publish import DETACHED, head_names
 
     if branch is not None:
-        # it read HEAD before the move, maybe; a worktree add writes another tree's HEAD
-        found = committers(root, SWITCHING - {"worktree"})
-        if switching := {pid: it for pid, it in found.items() if not in_its_hook(pid)}:
+        if switching := _switching(root):  # it read HEAD before the move, maybe
             wait_for(switching, max(deadline, time.monotonic() + LATE_FLOOR))
         if (head_names(Path(str(repo.git_dir))) or DETACHED) != branch:
             files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
@@ -111,9 +109,8 @@ def _after_a_switch_back(repo: Any, root: Path, taken: dict[str, str], done: str
 
     from memidx.errors import GitError
     from memidx.git.late import LATE_FLOOR, wait_for
-    from memidx.git.publish import committers
 
-    if taken and (switching := committers(root, SWITCHING)):
+    if taken and (switching := _switching(root)):
         wait_for(switching, time.monotonic() + LATE_FLOOR)
     out: list[str] = []
     for path, blob in taken.items():
@@ -143,3 +140,13 @@ def _object(repo: Any, spec: str) -> str:
         return str(repo.git.rev_parse("-q", "--verify", spec)).strip()
     except git.GitCommandError:
         return ""
+
+
+def _switching(root: Path) -> dict[str, str]:
+    """The `git switch`es and `git checkout`s running in this work tree (publish.committers),
+    but those already in their post-checkout hook (done). A `git worktree add` writes another
+    work tree's HEAD, index and files, never this one's: not waited for."""
+    from memidx.git.publish import SWITCHING, committers, in_its_hook
+
+    found = committers(root, SWITCHING - {"worktree"})
+    return {pid: it for pid, it in found.items() if not in_its_hook(pid)}
