@@ -25,6 +25,9 @@ from memidx.memory.share_git import reason, run_git
 
 UNDONE = "nothing was merged, pulled or pushed"
 BUSY = "git held the index"  # share's loop tries again
+# git merge leaves a submodule's work tree as it is whatever submodule.recurse says (a removed
+# one's files stay, untracked); read-tree would follow that setting, so it is told not to
+FOLLOW = ("read-tree", "--no-recurse-submodules", "-m", "-u")
 
 
 def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) -> str | None:
@@ -57,7 +60,7 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         new = publish(
             config.root, git_dir, build, lambda: _head(config), "memidx share: merge",
             undone=UNDONE, deadline=deadline, branch=here, back=True,
-            then=lambda new: ("read-tree", "-m", "-u", built_on[0], new) if built_on else (),
+            then=lambda new: (*FOLLOW, built_on[0], new) if built_on else (),
         )  # fmt: skip
         if SHELL is None and built_on and new == built_on[1]:
             _follow(config, *built_on)  # no shell ran it with the move (Windows)
@@ -83,7 +86,7 @@ def _git_merge_decides(config: Config, here: str) -> str:
 def _follow(config: Config, old: str, new: str) -> None:
     """Bring the index and the work tree from `old` to `new`, HEAD going back when git
     refuses: what the child process runs with the move where it cannot."""
-    done = run_git(config, "read-tree", "-m", "-u", old, new)
+    done = run_git(config, *FOLLOW, old, new)
     if done.returncode != 0:
         back = run_git(config, "update-ref", "-m", "memidx share: merge (undone)", "HEAD", old, new)
         raise Undone(done.stderr, back.returncode == 0)
@@ -97,7 +100,7 @@ def _undone(undone: Undone, built_on: list[str]) -> str:
             f"git refused to bring share's merge into the work tree ({undone.message}), "
             "and HEAD moved on before share could undo it, so the merge's files are "
             "staged as deleted",
-            f"move the file git names aside, then git read-tree -m -u {old} {new}",
+            f"move the file git names aside, then git {' '.join(FOLLOW)} {old} {new}",
         ) from None
     if "index.lock" in undone.message:
         return BUSY

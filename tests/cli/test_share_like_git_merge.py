@@ -1,0 +1,77 @@
+"""`memidx share`'s plumbing merge does what `git merge` does, compared in twin clones: the
+settings git merge reads its own way (submodule.recurse), and what each refusal tells the
+person to look at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memidx.config import load_config
+from memidx.memory.share import share
+from tests.cli.test_forget import clones
+from tests.helpers import NotesRepo
+
+FILE_ALLOW = ("-c", "protocol.file.allow=always")
+
+
+def _with_submodule(tmp_path: Path) -> tuple[NotesRepo, NotesRepo, NotesRepo]:
+    """Clones one and two and twin, each with the submodule `sub` checked out."""
+    source = NotesRepo(tmp_path / "source", init=False)
+    source.git("init", "-q", "-b", "main")
+    (source.root / "lib.txt").write_text("first\n")
+    source.git("add", "lib.txt")
+    source.git("commit", "-q", "--no-verify", "-m", "lib")
+    one, two = clones(tmp_path)
+    one.git(*FILE_ALLOW, "submodule", "add", "-q", str(source.root), "sub")
+    one.git("commit", "-q", "--no-verify", "-m", "a submodule")
+    one.git("push", "-q", "origin", "main")
+    two.git("clone", "-q", str(tmp_path / "remote.git"), str(tmp_path / "twin"))
+    twin = NotesRepo(tmp_path / "twin", init=False)
+    for repo in (two, twin):
+        repo.git("pull", "-q", "--no-rebase", "origin", "main")
+        repo.git(*FILE_ALLOW, "submodule", "update", "-q", "--init")
+        repo.git("config", "submodule.recurse", "true")
+        repo.note("ours.md", "Ours", "a note not pushed yet")
+        repo.commit("a commit of its own")
+    return source, one, two
+
+
+def _tree(repo: NotesRepo) -> dict[str, str]:
+    """The submodule as the work tree holds it: its files and its checked-out commit."""
+    sub = repo.root / "sub"
+    files = {
+        str(path.relative_to(repo.root)): path.read_text()
+        for path in sorted(sub.rglob("*"))
+        if path.is_file() and ".git" not in path.parts
+    }
+    head = repo.git("-C", "sub", "rev-parse", "HEAD", check=False).strip() if sub.is_dir() else ""
+    return {**files, "sub HEAD": head}
+
+
+@pytest.mark.parametrize("upstream", ["moves", "removes"])
+def test_submodule_recurse_leaves_the_submodule_as_git_merge_does(
+    tmp_path: Path, upstream: str
+) -> None:
+    """With submodule.recurse=true, git read-tree -m -u checked a clean submodule out at the
+    upstream's commit and deleted the files of one the upstream removed; git merge does
+    neither (the submodule stays as it was, a removed one's files stay untracked)."""
+    source, one, two = _with_submodule(tmp_path)
+    twin = NotesRepo(tmp_path / "twin", init=False)
+    if upstream == "moves":
+        (source.root / "lib.txt").write_text("second\n")
+        source.git("commit", "-q", "--no-verify", "-am", "lib moves on")
+        one.git(*FILE_ALLOW, "submodule", "update", "-q", "--remote", "sub")
+        one.git("commit", "-q", "--no-verify", "-am", "the submodule moves on")
+    else:
+        one.git("rm", "-q", "sub")
+        one.git("commit", "-q", "--no-verify", "-m", "the submodule goes")
+    one.git("push", "-q", "origin", "main")
+    twin.git("fetch", "-q")
+    twin.git("merge", "-q", "--no-edit", "@{upstream}")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert _tree(two) == _tree(twin)
+    assert (two.root / "sub" / "lib.txt").read_text() == "first\n"
