@@ -10,7 +10,10 @@ import pytest
 
 from memidx.config import load_config
 from memidx.memory.share import share
+from memidx.memory.share_check import _in_cone  # pyright: ignore[reportPrivateUsage]
+from memidx.errors import MemidxError
 from tests.cli.test_forget import clones
+from tests.cli.test_share_in_the_way import THEIRS, behind, state
 from tests.helpers import NotesRepo
 
 FILE_ALLOW = ("-c", "protocol.file.allow=always")
@@ -75,3 +78,42 @@ def test_submodule_recurse_leaves_the_submodule_as_git_merge_does(
 
     assert _tree(two) == _tree(twin)
     assert (two.root / "sub" / "lib.txt").read_text() == "first\n"
+
+
+def test_a_file_where_upstream_adds_a_note_outside_the_sparse_cone_is_said_as_such(
+    tmp_path: Path,
+) -> None:
+    """git merge does not write a note added outside the sparse-checkout cone: it keeps the
+    person's untracked file of that name and makes it an unstaged edit of the note (so `git
+    commit -a` would put it in place of the other clone's note). share keeps refusing, as for
+    any untracked file the merge adds a note over, and its line says what git merge would do
+    (it said the merge would change the file, which git's does not)."""
+    two = behind(tmp_path, diverged=False)
+    two.git("clone", "-q", str(tmp_path / "remote.git"), str(tmp_path / "twin"))
+    twin = NotesRepo(tmp_path / "twin", init=False)
+    twin.git("reset", "-q", "--hard", "HEAD~1")
+    for repo in (two, twin):
+        repo.git("sparse-checkout", "set", "--cone", "elsewhere")
+        (repo.root / THEIRS).parent.mkdir(exist_ok=True)
+        (repo.root / THEIRS).write_text("the person's own draft\n")
+    before = state(two)
+    twin.git("merge", "-q", "--no-edit", "@{upstream}")
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert (
+        f"{THEIRS} (untracked, outside the sparse-checkout cone: git merge would keep it as an "
+        "unstaged edit of the upstream's note)" in raised.value.message
+    )
+    assert state(two) == before
+    assert twin.git("status", "--porcelain=v1", "--", THEIRS) == f" M {THEIRS}\n"
+    assert (twin.root / THEIRS).read_text() == "the person's own draft\n"
+
+
+def test_git_s_cone_holds_top_files_listed_folders_and_files_beside_them() -> None:
+    cone = ["notes/in", "docs"]
+    inside = ["top.md", "notes/x.md", "notes/in/a.md", "notes/in/deep/b.md", "docs/c.md"]
+    outside = ["notes/out/b.md", "other/d.md", "notes/inner/e.md", "docsx/f.md"]
+
+    assert [path for path in inside + outside if _in_cone(path, cone)] == inside
