@@ -65,7 +65,7 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         if SHELL is None and built_on and new == built_on[1]:
             _follow(config, *built_on)  # no shell ran it with the move (Windows)
     except Undone as undone:
-        return _undone(undone, built_on)
+        return _undone(config, undone, built_on)
     if built_on and new == built_on[1] == _head(config):  # as git merge: `git reset --hard
         run_git(config, "update-ref", "ORIG_HEAD", built_on[0])  # ORIG_HEAD` undoes it
         run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")
@@ -92,7 +92,7 @@ def _follow(config: Config, old: str, new: str) -> None:
         raise Undone(done.stderr, back.returncode == 0)
 
 
-def _undone(undone: Undone, built_on: list[str]) -> str:
+def _undone(config: Config, undone: Undone, built_on: list[str]) -> str:
     """BUSY when another git held the index (HEAD went back: try again); else raise."""
     if not undone.back:  # another git moved HEAD after the move: undoing would lose it
         old, new = built_on
@@ -107,8 +107,26 @@ def _undone(undone: Undone, built_on: list[str]) -> str:
     raise MemidxError(
         f"git refused to bring the merge into the work tree ({undone.message}) and "
         f"share undid it, {NOTHING}",
-        "commit, move or delete the file git names (git status --ignored), then make sync again",
+        _hidden(config, undone.message)
+        or "commit, move or delete the file git names (git status --ignored), then make sync again",
     ) from None
+
+
+def _hidden(config: Config, said: str) -> str:
+    """The hint for a file git names whose edit git status does not show (marked
+    assume-unchanged or skip-worktree); "" when git names none."""
+    listed = run_git(config, "ls-files", "-v", "-z").stdout.split("\0")
+    marks = {entry[2:]: entry[0] for entry in listed if entry[:1] == "S" or entry[:1].islower()}
+    named = [path for path, mark in marks.items() if f"'{path}'" in said or said.endswith(path)]
+    if not named:
+        return ""
+    path = named[0]
+    bit = "skip-worktree" if marks[path] in "Ss" else "assume-unchanged"
+    return (
+        f"{path} is marked {bit}, so git status does not show its edit (git ls-files -v "
+        f"{path} says {marks[path]}, and git update-index --no-{bit} {path} shows it again): "
+        "commit, move or undo the edit, then make sync again"
+    )
 
 
 def _commit(config: Config, tree: str, merge: Merge) -> str:

@@ -117,3 +117,31 @@ def test_git_s_cone_holds_top_files_listed_folders_and_files_beside_them() -> No
     outside = ["notes/out/b.md", "other/d.md", "notes/inner/e.md", "docsx/f.md"]
 
     assert [path for path in inside + outside if _in_cone(path, cone)] == inside
+
+
+@pytest.mark.parametrize("bit", ["--assume-unchanged", "--skip-worktree"])
+def test_an_edit_git_status_does_not_show_is_named_with_a_command_that_shows_it(
+    tmp_path: Path, bit: str
+) -> None:
+    """An edit hidden from git status by assume-unchanged or skip-worktree: share's look does
+    not see it, git read-tree refuses, and share said to look with git status --ignored,
+    which does not show it either."""
+    two = behind(tmp_path, diverged=True)
+    seed = two.root / "notes" / "seed.md"
+    seed.write_text(seed.read_text() + "the person's hidden edit\n")
+    two.git("update-index", bit, "notes/seed.md")
+    before = state(two)
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    mark = {"--assume-unchanged": "h", "--skip-worktree": "S"}[bit]
+    assert "Entry 'notes/seed.md' not uptodate" in raised.value.message
+    assert raised.value.hint == (
+        f"notes/seed.md is marked {bit[2:]}, so git status does not show its edit (git "
+        f"ls-files -v notes/seed.md says {mark}, and git update-index --no-{bit[2:]} "
+        "notes/seed.md shows it again): commit, move or undo the edit, then make sync again"
+    )
+    assert state(two) == before
+    two.git("update-index", f"--no-{bit[2:]}", "notes/seed.md")
+    assert two.git("status", "--porcelain=v1", "--", "notes/seed.md") == " M notes/seed.md\n"
