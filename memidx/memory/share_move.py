@@ -43,6 +43,8 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     if first is None:
         return None
     setting = _git_merge_decides(config, here)
+    if setting.endswith("mergeOptions"):
+        _refuse_no_commit(config, setting)
     if setting:  # git merge's stash and reset must find nothing staged (--no-ff: even to ff)
         if first.tree is not None or setting.endswith("mergeOptions"):
             refuse_staged(config, first.head, setting)
@@ -81,6 +83,28 @@ def _git_merge_decides(config: Config, here: str) -> str:
         return options
     verify = run_git(config, "config", "--type=bool", "merge.verifySignatures").stdout.strip()
     return "merge.verifySignatures" if verify == "true" else ""
+
+
+def _refuse_no_commit(config: Config, setting: str) -> None:
+    """MemidxError when `setting` (branch.<name>.mergeOptions) makes git merge stop before its
+    commit (--squash, --no-commit): share had nothing to push on top of the upstream, and its
+    push was refused and tried again until share gave up, the merge left staged."""
+    import shlex
+
+    value = run_git(config, "config", "--get", setting).stdout.strip()  # git reads the last
+    try:
+        options = shlex.split(value)
+    except ValueError:  # an unmatched quote: git's merge refuses it itself
+        return
+    for flag, undo in (("--squash", "--no-squash"), ("--no-commit", "--commit")):
+        said = [option for option in options if option in (flag, undo)]
+        if said and said[-1] == flag:
+            raise MemidxError(
+                f"{setting} has {flag}, so git merge would make no merge commit for share to "
+                f"push, {NOTHING}",
+                f"take {flag} out of it (git config --unset {setting}, or set it to your other "
+                "options), then make sync again",
+            )
 
 
 def _follow(config: Config, old: str, new: str) -> None:

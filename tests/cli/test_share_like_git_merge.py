@@ -145,3 +145,40 @@ def test_an_edit_git_status_does_not_show_is_named_with_a_command_that_shows_it(
     assert state(two) == before
     two.git("update-index", f"--no-{bit[2:]}", "notes/seed.md")
     assert two.git("status", "--porcelain=v1", "--", "notes/seed.md") == " M notes/seed.md\n"
+
+
+@pytest.mark.parametrize("options", ["--squash", "--no-ff --no-commit"])
+def test_merge_options_that_make_no_merge_commit_stop_share_at_once(
+    tmp_path: Path, options: str
+) -> None:
+    """branch.<name>.mergeOptions --squash (or --no-commit): git merge stages the merge and
+    makes no commit, so share's push was refused as another clone's and tried again until
+    share gave up, the squashed files left staged."""
+    two = behind(tmp_path, diverged=True)
+    two.git("config", "branch.main.mergeOptions", options)
+    remote = two.git("ls-remote", "origin", "refs/heads/main")
+    before = state(two)
+    slept: list[float] = []
+
+    with pytest.raises(MemidxError) as raised:
+        share(load_config(two.root, env={}), sleep=slept.append)
+
+    flag = options.split()[-1]
+    assert raised.value.message == (
+        f"branch.main.mergeOptions has {flag}, so git merge would make no merge commit for "
+        "share to push, so nothing was merged, pulled or pushed"
+    )
+    assert "git config --unset branch.main.mergeOptions" in raised.value.hint
+    assert slept == []
+    assert state(two) == before
+    assert two.git("ls-remote", "origin", "refs/heads/main") == remote
+
+
+def test_merge_options_that_take_back_no_commit_merge_as_they_say(tmp_path: Path) -> None:
+    two = behind(tmp_path, diverged=True)
+    two.git("config", "branch.main.mergeOptions", "--squash --no-squash --no-commit --commit")
+    head = two.git("rev-parse", "HEAD").strip()
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert two.git("rev-parse", "HEAD^1").strip() == head
