@@ -144,14 +144,18 @@ def _sparse(config: Config, found: set[str], changed: dict[str, str]) -> set[str
     said as such: git's merge does not write that note, keeps the person's file and makes it
     an unstaged edit of the note (a `git commit -a` would replace the other clone's note)."""
     kinds = (" (untracked)", " (ignored)")
-    ours = {said for said in found if said.endswith(kinds) and changed.get(said.rsplit(" (")[0])}
+    ours = {said for said in found if said.endswith(kinds) and changed.get(_path(said)) == "A"}
     cone = _cone(config) if ours else None
     if cone is None:
         return found
     said = "outside the sparse-checkout cone: git merge would keep it as an unstaged edit of "
-    outside = {at for at in ours if not _in_cone(at.rsplit(" (")[0], cone)}
+    outside = {at for at in ours if not _in_cone(_path(at), cone)}
     kept = {f"{at[:-1]}, {said}the upstream's note)" for at in outside}
     return (found - outside) | kept
+
+
+def _path(said: str) -> str:
+    return said.rsplit(" (", 1)[0]  # "notes/a.md (untracked)"
 
 
 def _cone(config: Config) -> list[str] | None:

@@ -141,7 +141,7 @@ def _hidden(config: Config, said: str) -> str:
     assume-unchanged or skip-worktree); "" when git names none."""
     listed = run_git(config, "ls-files", "-v", "-z").stdout.split("\0")
     marks = {entry[2:]: entry[0] for entry in listed if entry[:1] == "S" or entry[:1].islower()}
-    named = [path for path, mark in marks.items() if f"'{path}'" in said or said.endswith(path)]
+    named = [path for path in marks if f"'{path}'" in said or said.endswith(path)]
     if not named:
         return ""
     path = named[0]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from memidx.config import load_config
+from memidx.errors import MemidxError
 from memidx.memory.share import share
 from memidx.memory.share_check import _in_cone  # pyright: ignore[reportPrivateUsage]
-from memidx.errors import MemidxError
 from tests.cli.test_forget import clones
 from tests.cli.test_share_in_the_way import THEIRS, behind, state
 from tests.helpers import NotesRepo
@@ -163,7 +163,7 @@ def test_merge_options_that_make_no_merge_commit_stop_share_at_once(
     with pytest.raises(MemidxError) as raised:
         share(load_config(two.root, env={}), sleep=slept.append)
 
-    flag = options.split()[-1]
+    flag = options.rsplit(maxsplit=1)[-1]
     assert raised.value.message == (
         f"branch.main.mergeOptions has {flag}, so git merge would make no merge commit for "
         "share to push, so nothing was merged, pulled or pushed"
