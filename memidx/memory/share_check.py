@@ -136,7 +136,47 @@ def _in_the_way(config: Config, head: str, tree: str) -> list[str]:
         if not held and how == "A":
             held = [_unlisted(config.root, at, path, changed, local) for at in (*folders, path)]
         found.update(said for said in held if said)
-    return sorted(found)
+    return sorted(_sparse(config, found, changed))
+
+
+def _sparse(config: Config, found: set[str], changed: dict[str, str]) -> set[str]:
+    """`found`, a file at the path of a note the merge adds outside the sparse-checkout cone
+    said as such: git's merge does not write that note, keeps the person's file and makes it
+    an unstaged edit of the note (a `git commit -a` would replace the other clone's note)."""
+    kinds = (" (untracked)", " (ignored)")
+    ours = {said for said in found if said.endswith(kinds) and changed.get(_path(said)) == "A"}
+    cone = _cone(config) if ours else None
+    if cone is None:
+        return found
+    said = "outside the sparse-checkout cone: git merge would keep it as an unstaged edit of "
+    outside = {at for at in ours if not _in_cone(_path(at), cone)}
+    kept = {f"{at[:-1]}, {said}the upstream's note)" for at in outside}
+    return (found - outside) | kept
+
+
+def _path(said: str) -> str:
+    return said.rsplit(" (", 1)[0]  # "notes/a.md (untracked)"
+
+
+def _cone(config: Config) -> list[str] | None:
+    """The folders of a cone-mode sparse checkout; None when the clone has none."""
+    sparse = run_git(config, "config", "--type=bool", "core.sparseCheckout").stdout.strip()
+    cone = run_git(config, "config", "--type=bool", "core.sparseCheckoutCone").stdout.strip()
+    if sparse != "true" or cone != "true":  # patterns of git's older mode: not read
+        return None
+    listed = run_git(config, "sparse-checkout", "list")
+    folders = listed.stdout.splitlines()
+    return None if listed.returncode or any(f.startswith('"') for f in folders) else folders
+
+
+def _in_cone(path: str, cone: list[str]) -> bool:
+    """git's cone: every file at the top, in a listed folder (at any depth), or directly in a
+    folder holding one."""
+    parent = path.rpartition("/")[0]
+    return not parent or any(
+        parent == top or parent.startswith(f"{top}/") or top.startswith(f"{parent}/")
+        for top in cone
+    )
 
 
 def _unlisted(

@@ -15,7 +15,7 @@ OPENINGS = ("fatal:", "error:", "hint:", "warning:")  # how git starts a message
 LOOKS = (
     *("remote", "fetch", "symbolic-ref", "config"),
     *("rev-parse", "merge-base", "merge-tree", "diff", "status", "update-index"),
-    *("commit-tree", "ls-files", "read-tree", "update-ref"),
+    *("commit-tree", "ls-files", "read-tree", "update-ref", "sparse-checkout"),
 )
 
 

@@ -25,6 +25,9 @@ from memidx.memory.share_git import reason, run_git
 
 UNDONE = "nothing was merged, pulled or pushed"
 BUSY = "git held the index"  # share's loop tries again
+# git merge leaves a submodule's work tree as it is whatever submodule.recurse says (a removed
+# one's files stay, untracked); read-tree would follow that setting, so it is told not to
+FOLLOW = ("read-tree", "--no-recurse-submodules", "-m", "-u")
 
 
 def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) -> str | None:
@@ -43,6 +46,8 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     if setting:  # git merge's stash and reset must find nothing staged (--no-ff: even to ff)
         if _up_to_date(config):
             return ""  # git merge run all the same merged what a person's pull fetched
+        if setting.endswith("mergeOptions"):
+            _refuse_no_commit(config, setting)
         if first.tree is not None or setting.endswith("mergeOptions"):
             refuse_staged(config, first.head, setting)
         return None
@@ -59,12 +64,12 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         new = publish(
             config.root, git_dir, build, lambda: _head(config), "memidx share: merge",
             undone=UNDONE, deadline=deadline, branch=here, back=True,
-            then=lambda new: ("read-tree", "-m", "-u", built_on[0], new) if built_on else (),
+            then=lambda new: (*FOLLOW, built_on[0], new) if built_on else (),
         )  # fmt: skip
         if SHELL is None and built_on and new == built_on[1]:
             _follow(config, *built_on)  # no shell ran it with the move (Windows)
     except Undone as undone:
-        return _undone(undone, built_on)
+        return _undone(config, undone, built_on)
     if built_on and new == built_on[1] == _head(config):  # as git merge: `git reset --hard
         run_git(config, "update-ref", "ORIG_HEAD", built_on[0])  # ORIG_HEAD` undoes it
         run_git(config, "hook", "run", "--ignore-missing", "post-merge", "--", "0")
@@ -96,16 +101,38 @@ def _up_to_date(config: Config) -> bool:
     return run_git(config, "merge-base", "--is-ancestor", theirs, head).returncode == 0
 
 
+def _refuse_no_commit(config: Config, setting: str) -> None:
+    """MemidxError when `setting` (branch.<name>.mergeOptions) makes git merge stop before its
+    commit (--squash, --no-commit): share had nothing to push on top of the upstream, and its
+    push was refused and tried again until share gave up, the merge left staged."""
+    import shlex
+
+    value = run_git(config, "config", "--get", setting).stdout.strip()  # git reads the last
+    try:
+        options = shlex.split(value)
+    except ValueError:  # an unmatched quote: git's merge refuses it itself
+        return
+    for flag, undo in (("--squash", "--no-squash"), ("--no-commit", "--commit")):
+        said = [option for option in options if option in (flag, undo)]
+        if said and said[-1] == flag:
+            raise MemidxError(
+                f"{setting} has {flag}, so git merge would make no merge commit for share to "
+                f"push, {NOTHING}",
+                f"take {flag} out of it (git config --unset {setting}, or set it to your other "
+                "options), then make sync again",
+            )
+
+
 def _follow(config: Config, old: str, new: str) -> None:
     """Bring the index and the work tree from `old` to `new`, HEAD going back when git
     refuses: what the child process runs with the move where it cannot."""
-    done = run_git(config, "read-tree", "-m", "-u", old, new)
+    done = run_git(config, *FOLLOW, old, new)
     if done.returncode != 0:
         back = run_git(config, "update-ref", "-m", "memidx share: merge (undone)", "HEAD", old, new)
         raise Undone(done.stderr, back.returncode == 0)
 
 
-def _undone(undone: Undone, built_on: list[str]) -> str:
+def _undone(config: Config, undone: Undone, built_on: list[str]) -> str:
     """BUSY when another git held the index (HEAD went back: try again); else raise."""
     if not undone.back:  # another git moved HEAD after the move: undoing would lose it
         old, new = built_on
@@ -113,15 +140,33 @@ def _undone(undone: Undone, built_on: list[str]) -> str:
             f"git refused to bring share's merge into the work tree ({undone.message}), "
             "and HEAD moved on before share could undo it, so the merge's files are "
             "staged as deleted",
-            f"move the file git names aside, then git read-tree -m -u {old} {new}",
+            f"move the file git names aside, then git {' '.join(FOLLOW)} {old} {new}",
         ) from None
     if "index.lock" in undone.message:
         return BUSY
     raise MemidxError(
         f"git refused to bring the merge into the work tree ({undone.message}) and "
         f"share undid it, {NOTHING}",
-        "commit, move or delete the file git names (git status --ignored), then make sync again",
+        _hidden(config, undone.message)
+        or "commit, move or delete the file git names (git status --ignored), then make sync again",
     ) from None
+
+
+def _hidden(config: Config, said: str) -> str:
+    """The hint for a file git names whose edit git status does not show (marked
+    assume-unchanged or skip-worktree); "" when git names none."""
+    listed = run_git(config, "ls-files", "-v", "-z").stdout.split("\0")
+    marks = {entry[2:]: entry[0] for entry in listed if entry[:1] == "S" or entry[:1].islower()}
+    named = [path for path in marks if f"'{path}'" in said or said.endswith(path)]
+    if not named:
+        return ""
+    path = named[0]
+    bit = "skip-worktree" if marks[path] in "Ss" else "assume-unchanged"
+    return (
+        f"{path} is marked {bit}, so git status does not show its edit (git ls-files -v "
+        f"{path} says {marks[path]}, and git update-index --no-{bit} {path} shows it again): "
+        "commit, move or undo the edit, then make sync again"
+    )
 
 
 def _commit(config: Config, tree: str, merge: Merge) -> str:
