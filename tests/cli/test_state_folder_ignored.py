@@ -5,15 +5,20 @@ commits memidx's state."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from memidx.githooks.shims import shim
 from memidx.index.failures import record_failure
 from memidx.portable import file_lock
 from memidx.state_folder import IGNORE_ALL, ensure_folder
 from tests.helpers import NotesRepo
+
+HOOK_SCRIPT = Path(__file__).resolve().parents[2] / "hooks" / "memidx-hook"
 
 
 def _untracked(repo: NotesRepo) -> list[str]:
@@ -96,3 +101,42 @@ def test_without_parents_a_deleted_clone_is_not_made_again(tmp_path: Path) -> No
     with pytest.raises(FileNotFoundError):
         ensure_folder(gone / ".memidx", parents=False)
     assert not gone.exists()
+
+
+def test_a_shim_without_its_hook_script_traces_into_a_state_folder_ignoring_itself(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """An orphan branch's checkout after `rm -rf .memidx`: the shim's trace made .memidx/."""
+    script = tmp_path / "post-checkout"
+    script.write_text(shim("post-checkout"), encoding="utf-8")
+
+    done = subprocess.run(
+        ["/bin/sh", str(script)], cwd=repo.root, capture_output=True, text=True, check=False
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert (repo.root / ".memidx" / "hook-error.log").is_file()
+    assert (repo.root / ".memidx" / ".gitignore").read_bytes() == IGNORE_ALL
+    assert _untracked(repo) == []
+
+
+def test_the_hook_script_that_cannot_start_memidx_traces_into_a_folder_ignoring_itself(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    (repo.root / "hooks").mkdir()
+    shutil.copy(HOOK_SCRIPT, repo.root / "hooks" / "memidx-hook")
+    repo.commit()
+
+    done = subprocess.run(
+        ["/bin/sh", "hooks/memidx-hook", "hook", "post-commit"],
+        cwd=repo.root,
+        env={**os.environ, "MEMIDX_PYTHON": str(tmp_path / "no-python")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert (repo.root / ".memidx" / "hook-error.log").is_file(), done.stderr
+    assert (repo.root / ".memidx" / ".gitignore").read_bytes() == IGNORE_ALL
+    assert _untracked(repo) == []
