@@ -101,7 +101,7 @@ def keep(config: Config, ref: str, title: str, text: str, branch: str) -> Pendin
 
 def _kept_in(config: Config, folder: Path, name: str, data: bytes) -> Path:
     """The entry `name` written durably in `folder` (made when missing)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_folder(folder)
     replace_durably(folder / name, data, "pending", durable=config.fsync)
     return folder / name
 

@@ -5,6 +5,7 @@ commits memidx's state."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -12,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from memidx.config import load_config
 from memidx.githooks.shims import shim
 from memidx.index.failures import record_failure
+from memidx.index.store import open_store
+from memidx.mcp.serve import start_logging
 from memidx.portable import file_lock
 from memidx.state_folder import IGNORE_ALL, ensure_folder
 from tests.helpers import NotesRepo
@@ -138,5 +142,31 @@ def test_the_hook_script_that_cannot_start_memidx_traces_into_a_folder_ignoring_
 
     assert done.returncode == 0, done.stderr
     assert (repo.root / ".memidx" / "hook-error.log").is_file(), done.stderr
+    assert (repo.root / ".memidx" / ".gitignore").read_bytes() == IGNORE_ALL
+    assert _untracked(repo) == []
+
+
+def test_an_index_opened_after_rm_rf_memidx_brings_the_folder_back_ignored(
+    repo: NotesRepo,
+) -> None:
+    """open_store makes the index's folder (ingest's path), not only writable_index."""
+    store, _ = open_store(repo.root / ".memidx" / "index.sqlite", write=True)
+    store.conn.close()
+
+    assert (repo.root / ".memidx" / ".gitignore").read_bytes() == IGNORE_ALL
+    assert _untracked(repo) == []
+
+
+def test_the_mcp_log_after_rm_rf_memidx_brings_the_folder_back_ignored(repo: NotesRepo) -> None:
+    root = logging.getLogger()
+    before = list(root.handlers)
+    try:
+        start_logging(load_config(repo.root), stderr=False)
+    finally:
+        for handler in [h for h in root.handlers if h not in before]:
+            root.removeHandler(handler)
+            handler.close()
+
+    assert (repo.root / ".memidx" / "mcp.log").is_file()
     assert (repo.root / ".memidx" / ".gitignore").read_bytes() == IGNORE_ALL
     assert _untracked(repo) == []
