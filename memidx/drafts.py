@@ -19,6 +19,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, OPEN_AS_IS, process_alive, sync_folder
+from memidx.state_folder import ensure_folder
 
 _FIRST_THREAD = _thread.get_native_id()  # the importing thread's drafts carry the pid alone
 _WRITER = re.compile(r"([0-9]+)(?:-[0-9]+)?")
@@ -247,7 +248,7 @@ def make_folder(folder: Path, *, durable: bool = True) -> None:
     while not place.is_dir() and place.parent != place:
         missing.append(place)
         place = place.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_folder(folder)
     if durable:
         for made in reversed(missing):
             sync_folder(made.parent)

@@ -1,12 +1,11 @@
 """One of the two modules that call operating-system-specific APIs, each with a fallback for
 Windows (the other, memidx/children.py, starts processes): file locks (POSIX `fcntl.flock` dies
-with the process: a killed memidx leaves none; Windows: the `filelock` package, and no lock on
-a file already open); opening a note as it is (no link followed, no FIFO waited on, no newline
-translation); a folder only this user can use; peak memory; whether a process is alive,
-ending one even when stopped; which boot this is; room on a disk that will not say its free
-space; a durable rename (a folder's fsync); the stop signals (SIGTERM; SIGHUP on POSIX),
-signalling the main thread; whether a socket's other end hung up.
-tests/unit/test_portability.py enforces it."""
+with the process: a killed memidx leaves none; Windows: the `filelock` package, and no lock on a
+file already open); opening a note as it is (no link followed, no FIFO waited on, no newline
+translation); a folder only this user can use; peak memory; whether a process is alive, ending
+one even when stopped; which boot this is; room on a disk that will not say its free space; a
+durable rename (a folder's fsync); the stop signals (SIGTERM; SIGHUP on POSIX), signalling the
+main thread; whether a socket's other end hung up. tests/unit/test_portability.py enforces it."""
 
 from __future__ import annotations
 
@@ -19,6 +18,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from memidx.paths import file_identity
+from memidx.state_folder import ensure_folder
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) ->
     it was taken: always when `wait` is and no `timeout` (seconds in all) is given. Its
     holder may remove it (a stale lock): a file opened before then is let go, a new one taken."""
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_folder(path.parent)
         import filelock
 
         lock = filelock.FileLock(str(path), timeout=(-1 if timeout is None else timeout) * wait)
@@ -54,7 +54,7 @@ def file_lock(path: Path, *, wait: bool = True, timeout: float | None = None) ->
     else:
         deadline = None if wait and timeout is None else time.monotonic() + (timeout or 0.0) * wait
         while True:  # taken again when its file was removed meanwhile (a stale lock cleared)
-            path.parent.mkdir(parents=True, exist_ok=True)  # its folder too (`rm -rf .memidx`)
+            ensure_folder(path.parent)  # its folder too (`rm -rf .memidx`): ignoring itself
             with os.fdopen(_open_lock(path), "a") as handle:
                 taken = lock_open(handle.fileno(), deadline and deadline - time.monotonic())
                 opened = os.fstat(handle.fileno())

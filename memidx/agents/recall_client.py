@@ -35,6 +35,7 @@ from memidx.agents.recall_server import (
 from memidx.config import Config
 from memidx.frozen import cast
 from memidx.portable import OPEN_AS_IS
+from memidx.state_folder import ensure_folder
 
 START_LOCK = "recall.started.lock"  # held while a hook reads and writes STARTED
 START_LOCK_WAIT = 0.05  # seconds: the holder reads and writes a line (~0.1 ms)
@@ -215,7 +216,7 @@ def start(config: Config) -> None:
     # the child serves this very memory (-C: never by changing this process's environment)
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "agent", "serve"]
     try:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_folder(log_path.parent)
         with open_to_append(log_path) as log:  # a FIFO there fails at once: it hung the hook
             start_detached(argv, log)
     except OSError as exc:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.state_folder import ensure_folder
 
 # A request: the prompt (MAX_PROMPT_CHARS, 6 bytes each in JSON at most) and the session's hits
 # (up to session.MAX_KEYS refs); 64 KiB refused a session's 1,500th hit or a long prompt.
@@ -138,7 +139,7 @@ def serve(config: Config, idle_exit: float | None = None) -> int:
     if path is None:
         print("memidx: error: no private folder for the recall server's socket", file=sys.stderr)
         return 1
-    (folder := server_folder(config)).mkdir(parents=True, exist_ok=True)
+    ensure_folder(folder := server_folder(config))
     with stopped_by_signals() as stop, file_lock(folder / "recall.lock", timeout=LOCK_WAIT) as mine:
         if not mine:
             return 0

@@ -16,6 +16,7 @@ from memidx.agents.hook_output import cwd_of
 from memidx.config import Config
 from memidx.drafts import read_own, replace_durably
 from memidx.frozen import cast
+from memidx.state_folder import ensure_folder
 from memidx.text import well_formed
 
 MAX_KEYS = 2_000  # per list: a session that long forgets its oldest entries
@@ -165,7 +166,7 @@ class SessionState:
                     self.data[name] = (known + fresh)[-MAX_KEYS:]
                 else:
                     self.data[name] = change
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_folder(self.path.parent)
         replace_durably(self.path, json.dumps(self.data).encode("utf-8"), "tmp", durable=False)
 
 

@@ -19,6 +19,7 @@ from memidx.index.open import writable_index
 from memidx.index.store import Store, VectorStore, transaction
 from memidx.paths import file_identity
 from memidx.portable import file_lock, peak_memory_mb
+from memidx.state_folder import ensure_folder
 
 BATCH = 64
 REPLACED = "the index was deleted or replaced while embedding"
@@ -177,7 +178,7 @@ def embed_in_background(
     `read_left` reads such records into the index at each mark (those filed while it filled)."""
     pending = _pending(config)
     try:
-        config.state_dir.mkdir(exist_ok=True)  # never the clone's own folder: it may be gone
+        ensure_folder(config.state_dir, parents=False)  # never the clone's: it may be gone
         _leave_mark(pending)  # before trying the lock: a running embedder will see it
     except FileNotFoundError:
         return 0  # the clone was deleted before this embedder started

@@ -59,7 +59,9 @@ TRACE_DIR = """trace_dir() { # $XDG_STATE_HOME/memidx/traces/<name>-<FNV-1a of i
 # held `>>` for a reader for ever (the git operation hung); a link took the line into a file
 # memidx does not own (memidx.index.failures refuses both)
 OWN = """own() { [ ! -h "$1" ] && { [ -f "$1" ] || [ ! -e "$1" ]; }; }
-"""
+state() { [ -d "$1" ] || { mkdir -p "$1" && printf '%s\\n' "$IGNORE_ALL" '*' >"$1/.gitignore"; }; }
+IGNORE_ALL="# memidx's index and state: derived, never committed"
+"""  # state(): .memidx made ignoring itself, as memidx.state_folder makes it
 
 # an orphan branch, an old commit: no hooks/memidx-hook to run; a trace for status and checks,
 # in the user's state folder when the memory cannot keep it (or keeps a link or a FIFO there)
@@ -72,7 +74,7 @@ NO_HOOK_SCRIPT = """  said="no hooks/memidx-hook in $PWD: index not updated" tod
   fi
   printf 'memidx: %s: %s (%s)\\n' {stage} "$said" "$todo" >&2
   line="$(printf '%s\\t%s\\t%s' "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" {stage} "$said")"
-  {{ mkdir -p .memidx && own .memidx/hook-error.log &&
+  {{ state .memidx && own .memidx/hook-error.log &&
     printf '%s\\n' "$line" >>.memidx/hook-error.log; }} 2>/dev/null ||
     {{ dir="$(trace_dir "$PWD")" && mkdir -p "$dir" && own "$dir/hook-error.log" &&
       printf '%s\\n' "$line" >>"$dir/hook-error.log"; }} 2>/dev/null

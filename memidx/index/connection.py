@@ -24,6 +24,7 @@ from memidx.index.ownership import (
 )
 from memidx.index.schema_version import refuse_newer
 from memidx.notes.words import fold
+from memidx.state_folder import ensure_folder
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -77,7 +78,7 @@ def connect(path: Path) -> sqlite3.Connection:
     """Open the index for writing, creating a missing one. A new file is stamped with
     memidx's application id before anything else is written; an existing one must prove it is
     memidx's (NotMemidxIndex, and nothing written) before its journal mode is touched."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_folder(path.parent)
     new = _size(path) == 0
     unstamped = not new and header_id(path) != APPLICATION_ID
     uri = f"{path.resolve().as_uri()}?mode=rwc"

@@ -18,6 +18,7 @@ from stat import S_ISREG
 from memidx.frozen import Value
 from memidx.locations import user_trace_dir
 from memidx.portable import NO_FIFO_WAIT, NO_FOLLOW, lock_open
+from memidx.state_folder import ensure_folder
 
 # seconds a trace's writer or clearer waits for its lock, which another holds for one write: a
 # holder stopped (Ctrl-Z) or hung past it must not hang the git operation or the agent hook
@@ -83,7 +84,7 @@ def _append_whole(path: Path, data: bytes) -> bool:
     a file just removed."""
     for _ in range(10):  # the file was removed (or replaced) while this waited for it
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            ensure_folder(path.parent)
             fd = os.open(path, _TO_APPEND, 0o666)
         except OSError:
             return False

@@ -42,6 +42,7 @@ from memidx.index.schema import (
 )
 from memidx.index.schema_version import READABLE, SCHEMA_VERSION, older_index
 from memidx.index.upgrade_room import RoomWait, room_wait
+from memidx.state_folder import ensure_folder
 from memidx.waited_lock import waited_lock
 
 # Seconds a writer waits for the creation lock: a build under way takes it for its whole
@@ -116,7 +117,7 @@ def open_store(
         with trouble_reported(path, write=False):
             return Store(_open_reader(path)), None
     refuse_foreign(path)  # before the lock file: nothing is created next to another's file
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_folder(path.parent)
     with _creation_lock(path, hurried=hurried), trouble_reported(path, write=True):
         return _open_writer(path, verify, hurried)
 

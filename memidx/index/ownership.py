@@ -18,6 +18,7 @@ from pathlib import Path
 from memidx.config import Config
 from memidx.errors import ConfigError, MemidxError, NotMemidxIndex
 from memidx.index.header import read_header
+from memidx.state_folder import ensure_folder, ignore_itself
 from memidx.text import display
 
 APPLICATION_ID = 0x4D454D58  # "MEMX" in PRAGMA application_id: this file is memidx's index
@@ -172,8 +173,7 @@ def refuse_a_file_for_folder(state_dir: Path) -> None:
 def keep_out_of_git(state_dir: Path) -> None:
     """Make .memidx/ ignore itself, so a repository whose .gitignore does not name it (one
     that uses memidx's hooks through .pre-commit-hooks.yaml) never commits its index."""
-    ignore = state_dir / ".gitignore"
-    if not os.path.lexists(ignore):  # a dangling link there: never written through (made there)
+    if not os.path.lexists(state_dir / ".gitignore"):  # a link there: never written through
         refuse_a_file_for_folder(state_dir)
-        state_dir.mkdir(parents=True, exist_ok=True)
-        ignore.write_text("# memidx's index and state: derived, never committed\n*\n")
+        ensure_folder(state_dir)
+        ignore_itself(state_dir)

@@ -24,6 +24,7 @@ from memidx.mcp.hand_over import HandOver
 from memidx.mcp.own_log import OwnLog
 from memidx.mcp.warm import WarmIndex
 from memidx.search.query import searched_part
+from memidx.state_folder import ensure_folder
 
 if TYPE_CHECKING:
     from memidx.search.searcher import Ahead
@@ -189,7 +190,7 @@ def start_logging(config: Config, *, stderr: bool = True) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler()] if stderr else []
     path = config.state_dir / "mcp.log"
     try:
-        config.state_dir.mkdir(parents=True, exist_ok=True)
+        ensure_folder(config.state_dir)
         handlers.append(OwnLog(path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8"))
     except OSError as exc:  # a read-only memory: stderr only
         from memidx.drafts import NOT_OWN, not_own

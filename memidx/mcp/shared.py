@@ -28,6 +28,7 @@ from pathlib import Path
 
 from memidx.config import Config
 from memidx.frozen import replace
+from memidx.state_folder import ensure_folder
 
 SHARED_VARIABLE = "MEMIDX_MCP_SHARED"  # false: every session serves itself (no shared server)
 START_WAIT = 60.0  # seconds a front waits for a server it started (the SDK and the model load)
@@ -262,7 +263,7 @@ def _start(config: Config, path: Path) -> str | None:
     argv = [sys.executable, "-m", "memidx", "-C", str(config.root), "mcp", "--daemon", str(path)]
     out_path = config.state_dir / "mcp-daemon.out"
     try:
-        config.state_dir.mkdir(parents=True, exist_ok=True)
+        ensure_folder(config.state_dir)
         # what escapes the log; a FIFO there fails at once: it hung the MCP client's start
         with open_to_append(out_path) as out:
             forked = fork_detached(out)

@@ -11,6 +11,7 @@ from memidx.config import Config
 from memidx.errors import VECTOR_MODULES
 from memidx.index.failures import clear_unchanged, hook_traces, trace_marks
 from memidx.index.ownership import keep_out_of_git
+from memidx.state_folder import ensure_folder
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook process ~2 ms
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ def _detached(
     left undone)."""
     from memidx.git.process import spawn_detached
 
-    config.state_dir.mkdir(parents=True, exist_ok=True)
+    ensure_folder(config.state_dir)
     log = config.state_dir / "embed.log"
     try:
         pid = spawn_detached(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memidx.config import Config
+from memidx.state_folder import ensure_folder
 
 FOLDER = "pending-notes"  # in .memidx/: the finisher's lock and log, the hooks' mark
 ENTRIES = ("memidx", FOLDER)  # in the git folder: the entries, `<ns>-<id>.json` each
@@ -49,7 +50,7 @@ def entry_files(config: Config) -> list[Path]:
     found = list(here.glob(ENTRY_GLOB))
     for entry in legacy.glob(ENTRY_GLOB) if legacy != here else ():
         try:
-            here.mkdir(parents=True, exist_ok=True)
+            ensure_folder(here)
             entry.replace(here / entry.name)  # one rename: never lost, never twice
             found.append(here / entry.name)
         except OSError:  # another file system, a git folder not writable: read it there

@@ -42,6 +42,7 @@ from memidx.memory.note_state import added_by, the_same_note
 from memidx.memory.pending_branch import head_branch
 from memidx.memory.pending_mark import FOLDER, any_pending, entries_dir, entry_files, legacy_dir
 from memidx.portable import file_lock
+from memidx.state_folder import ensure_folder
 
 LOCK = "remember.lock"  # one remember writes and commits at a time; the finishers take it too
 BEHIND_WAIT = 1.0  # seconds a remember waits for git behind an older pending note (not 10)
@@ -100,7 +101,7 @@ def keep(config: Config, ref: str, title: str, text: str, branch: str) -> Pendin
 
 def _kept_in(config: Config, folder: Path, name: str, data: bytes) -> Path:
     """The entry `name` written durably in `folder` (made when missing)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_folder(folder)
     replace_durably(folder / name, data, "pending", durable=config.fsync)
     return folder / name
 
@@ -234,7 +235,7 @@ def finish_after_git(config: Config, notice: Callable[[str], None]) -> Committed
         _finisher_for_git(config, notice)
         return Committed({})
     mark = config.state_dir / FOLDER / HOOK_CAME
-    mark.parent.mkdir(parents=True, exist_ok=True)  # `rm -rf .memidx` leaves the entries
+    ensure_folder(mark.parent)  # `rm -rf .memidx` leaves the entries
     mark.touch()  # before the lock: a remember that holds it sees the mark once it lets go
     with file_lock(config.state_dir / LOCK, timeout=HOOK_LOCK_WAIT) as taken:
         if not taken:
