@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from memidx.notes.glossary import labels_for_pairs
 from memidx.notes.language_model import MIN_SCORE, detect_language
 from memidx.notes.loanwords import (
     english_beside_greek_or_cyrillic,
@@ -16,7 +17,7 @@ from memidx.notes.loanwords import (
 )
 from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
-from memidx.notes.titlecase import named, unmasked
+from memidx.notes.titlecase import a_name, named, unmasked
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -45,7 +46,7 @@ class LanguageVerdict:
 def judge_units(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
     """Vote by paragraph, the short ones of `own` (default: all) as one (read_pool): fail when
     non-English paragraphs hold most of the counted letters."""
-    found = [unit for unit in units if letter_bytes(unit) >= MIN_UNIT_BYTES]
+    found = [u for u in units if letter_bytes(u) >= MIN_UNIT_BYTES and not a_name(u)]
     if not found:
         return judge_pooled(units, detect, own)
     against = read_pool(units if own is None else own, detect)[2]  # only ever against
@@ -139,6 +140,12 @@ def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
     )
 
 
+def _as_read(units: Units, detect: Detect) -> list[str]:
+    """Units as the vote reads them: Title Case prose in lower case (memidx.notes.titlecase),
+    terms listed with their names or translations by their labels (memidx.notes.glossary)."""
+    return labels_for_pairs(unmasked(units, detect), detect)
+
+
 # --- the check ----------------------------------------------------------------------------------
 
 
@@ -147,9 +154,9 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
     only when the author's own prose is too short to; memidx.notes.quotation: quoted words."""
     detect = detect or detect_language
     paragraphs = prose_units(text, quotes=False)
-    own = unmasked(in_pieces(paragraphs), detect)  # in pieces; quotations: whole paragraphs
+    own = _as_read(in_pieces(paragraphs), detect)  # in pieces; quotations: whole paragraphs
     if not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
-        units = unmasked(in_pieces(prose_units(text)), detect) if _QUOTE_LINE.search(text) else own
+        units = _as_read(in_pieces(prose_units(text)), detect) if _QUOTE_LINE.search(text) else own
         return judge_units(units, detect, own)  # no second reading: block quotes vote
     if (verdict := judge_units(own, detect)).english:
         return verdict

