@@ -42,8 +42,14 @@ def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     """The units, a list of named pairs read by their labels when there are MIN_PAIRS or more,
     no label twice (a glossary names each term once) and the labels, read together, not surely
     another language (German terms beside Russian ones are no English note)."""
-    labels = {unit: label for unit in units if (label := named_pair(unit)) is not None}
-    if len(labels) < MIN_PAIRS or len(set(labels.values())) < len(labels):
+    labels, seen = dict[str, str](), set[str]()
+    for unit in units:
+        if (label := named_pair(unit)) is not None:
+            if label in seen:
+                return list(units)  # at once: a megabyte of one item took a second
+            labels[unit] = label
+            seen.add(label)
+    if len(labels) < MIN_PAIRS:
         return list(units)
     lang, score = detect("\n".join(labels.values()))
     if lang != "en" and score >= MIN_SCORE:
