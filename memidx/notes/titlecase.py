@@ -15,6 +15,7 @@ Detect = Callable[[str], tuple[str, float]]
 
 MIN_SCORE = 0.8  # the names read together as another language this surely (the pool's bar)
 MAX_NAME_WORDS = 3  # a person's name: "Александр Сергеевич Пушкин"; longer ones vote
+MAX_NAME_LETTERS = 30  # as many letters as a paragraph needs bytes to vote (MIN_UNIT_BYTES)
 MIN_WORDS = 6  # fewer words are a name or two, whatever they read as
 MAX_NAMES = 1024  # read as a sample: a 1 MB list of names took a second more
 MIN_CUT_ITEMS, MIN_CUT_SHARE = 1, 0.15  # items that end in a function word: prose cut in pieces
@@ -69,9 +70,11 @@ def named(unit: str) -> bool:
 
 
 def a_name(unit: str) -> bool:
-    """Whether a unit is `named` and of MAX_NAME_WORDS words or fewer: it does not vote, even
-    with 30 bytes of letters ("Александр Коротков" has 34)."""
-    return named(unit) and len(LETTER_WORD.findall(unit)) <= MAX_NAME_WORDS
+    """Whether a unit is `named`, of MAX_NAME_WORDS words or fewer and MAX_NAME_LETTERS letters
+    (not bytes): it does not vote, though a name in two-byte letters may have 30 bytes of them
+    ("Александр Коротков" has 34); a Latin line that long is as likely prose in Title Case."""
+    words = LETTER_WORD.findall(unit)
+    return named(unit) and len(words) <= MAX_NAME_WORDS and len("".join(words)) < MAX_NAME_LETTERS
 
 
 def prose_in_title_case(names: Sequence[str], detect: Detect) -> bool:

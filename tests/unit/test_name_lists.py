@@ -60,3 +60,15 @@ def test_japanese_under_labels_that_are_not_english_is_refused() -> None:
     assert not verdict.english, verdict
     verdict = check_text(_note([f"Xq{chr(97 + n)}: {piece}" for n, piece in enumerate(pieces)]))
     assert not verdict.english, verdict
+
+
+def test_a_long_line_in_title_case_still_votes() -> None:
+    """A name of three words does not vote, but only under 30 letters: a German note of long
+    three-word lines in Title Case (no function word at an item's end) passed as names."""
+    items = [
+        "Integrationstests Benötigen Dockercontainer",
+        "Sicherheitsüberprüfungen Laufen Nächtlich",
+    ]
+    items += ["Datenbankmigrationen Bleiben Rückwärtskompatibel"]
+    verdict = check_text("Notes.\n\n" + "".join(f"- {item}\n" for item in items))
+    assert not verdict.english and verdict.language == "de", verdict
