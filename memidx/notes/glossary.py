@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from memidx.notes.language_model import MIN_SCORE
 from memidx.notes.loanwords import LETTER_WORD
-from memidx.notes.titlecase import named
+from memidx.notes.titlecase import named, prose_in_title_case
 
 Detect = Callable[[str], tuple[str, float]]
 
@@ -23,33 +23,35 @@ MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイ
 MIN_PAIRS = 2  # one pair is a sentence with a colon as likely as a list
 
 
-def named_pair(unit: str) -> str | None:
-    """The label of a list item `label: value` whose label is in Latin letters and whose value
-    is a name of MAX_NAME_WORDS words or fewer, or one short word in a caseless script."""
+def named_pair(unit: str) -> tuple[str, str] | None:
+    """The label and value of a list item `label: value` whose label is in Latin letters and
+    whose value is a name of MAX_NAME_WORDS words or fewer, or one short word in a caseless
+    script (then the value is returned as "")."""
     if (found := PAIR.match(unit.strip())) is None:
         return None
     label, value = found["label"].strip(), found["value"].strip()
     if not _LATIN_LABEL.fullmatch(label):
         return None
-    words = LETTER_WORD.findall(value)
-    if named(value) and len(words) <= MAX_NAME_WORDS:
-        return label
+    if named(value) and len(LETTER_WORD.findall(value)) <= MAX_NAME_WORDS:
+        return label, value
     caseless = value.isalpha() and not any(ch.isupper() or ch.islower() for ch in value)
-    return label if caseless and len(value) <= MAX_TERM_CHARS else None
+    return (label, "") if caseless and len(value) <= MAX_TERM_CHARS else None
 
 
 def labels_for_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     """The units, a list of named pairs read by their labels when there are MIN_PAIRS or more,
-    no label twice (a glossary names each term once) and the labels, read together, not surely
-    another language (German terms beside Russian ones are no English note)."""
-    labels, seen = dict[str, str](), set[str]()
+    no label twice (a glossary names each term once), the labels, read together, not surely
+    another language (German terms beside Russian ones are no English note) and the names
+    without function words (`- Step One: Bitte Vor Dem` cut from a German note)."""
+    labels, seen, names = dict[str, str](), set[str](), list[str]()
     for unit in units:
-        if (label := named_pair(unit)) is not None:
-            if label in seen:
+        if (pair := named_pair(unit)) is not None:
+            if (label := pair[0]) in seen:
                 return list(units)  # at once: a megabyte of one item took a second
             labels[unit] = label
             seen.add(label)
-    if len(labels) < MIN_PAIRS:
+            names += pair[1:] if pair[1] else []
+    if len(labels) < MIN_PAIRS or prose_in_title_case(names, detect, anywhere=True):
         return list(units)
     lang, score = detect("\n".join(labels.values()))
     if lang != "en" and score >= MIN_SCORE:

@@ -77,10 +77,11 @@ def a_name(unit: str) -> bool:
     return named(unit) and len(words) <= MAX_NAME_WORDS and len("".join(words)) < MAX_NAME_LETTERS
 
 
-def prose_in_title_case(names: Sequence[str], detect: Detect) -> bool:
+def prose_in_title_case(names: Sequence[str], detect: Detect, *, anywhere: bool = False) -> bool:
     """Whether names (units `named`) read together are prose in Title Case: surely another
     language, and items that end in one of its function words ("Vor Dem", "Und Laufen"), as a
-    name or title does not ("Frankfurt Am Main", "Die Leiden Des Jungen Werthers")."""
+    name or title does not ("Frankfurt Am Main", "Die Leiden Des Jungen Werthers"); `anywhere`:
+    a function word anywhere in an item, for the names beside labels (memidx.notes.glossary)."""
     items = [[w.lower() for w in LETTER_WORD.findall(name)] for name in names[:MAX_NAMES]]
     words = [word for item in items for word in item]
     if len(words) < MIN_WORDS:
@@ -89,6 +90,8 @@ def prose_in_title_case(names: Sequence[str], detect: Detect) -> bool:
     if lang == "en" or score < MIN_SCORE:
         return False
     function = FUNCTION_WORDS.get(lang, frozenset[str]())
+    if anywhere:
+        return any(word in function for word in words)
     cut = sum(item[-1] in function for item in items if item)
     return cut >= MIN_CUT_ITEMS and cut >= MIN_CUT_SHARE * len(items)
 

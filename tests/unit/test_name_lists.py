@@ -72,3 +72,19 @@ def test_a_long_line_in_title_case_still_votes() -> None:
     items += ["Datenbankmigrationen Bleiben Rückwärtskompatibel"]
     verdict = check_text("Notes.\n\n" + "".join(f"- {item}\n" for item in items))
     assert not verdict.english and verdict.language == "de", verdict
+
+
+def test_a_german_note_beside_labels_is_refused() -> None:
+    """A name beside a label carries no function word: `- Step one: Bitte Vor Dem` is prose
+    cut in pieces, and was read by its labels (81 of the 103 labeled foreign notes passed)."""
+    pieces = [
+        "Bitte Vor Dem",
+        "Push Die Integrationstests",
+        "Ausführen Sie Brauchen",
+        "Docker Und Laufen",
+    ]
+    pieces += ["Etwa Zwölf Minuten", "Auf Dem Build-Server"]
+    labels = ["one", "two", "three", "four", "five", "six"]
+    items = [f"Step {label}: {piece}" for label, piece in zip(labels, pieces, strict=True)]
+    verdict = check_text(_note(items))
+    assert not verdict.english and verdict.language == "de", verdict
