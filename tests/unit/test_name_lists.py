@@ -88,3 +88,31 @@ def test_a_german_note_beside_labels_is_refused() -> None:
     items = [f"Step {label}: {piece}" for label, piece in zip(labels, pieces, strict=True)]
     verdict = check_text(_note(items))
     assert not verdict.english and verdict.language == "de", verdict
+
+
+def test_japanese_in_pieces_beside_numbered_labels_is_refused() -> None:
+    """Labels sharing a word (`Item one`, `Item two`) are no glossary's: every labeled Japanese,
+    Chinese or Korean note cut into such pieces passed (23 of 23), as 2 to 11 on main."""
+    pieces = [
+        "本番環境への",
+        "デプロイは金",
+        "曜日の午後に",
+        "は行わないで",
+        "ください必ず",
+        "レビューを受",
+    ]
+    labels = ["one", "two", "three", "four", "five", "six"]
+    items = [f"Item {label}: {piece}" for label, piece in zip(labels, pieces, strict=True)]
+    verdict = check_text(_note(items))
+    assert not verdict.english and verdict.language == "ja", verdict
+
+
+def test_japanese_longer_than_its_labels_is_refused() -> None:
+    """A term is shorter than its English label: distinct words before longer pieces are no
+    glossary either."""
+    pieces = ["本番環境へのデプロイは", "金曜日の午後には行わな", "いでください必ずレビュ"]
+    items = [
+        f"{label}: {piece}" for label, piece in zip(["Red", "Blue", "Green"], pieces, strict=True)
+    ]
+    verdict = check_text(_note(items))
+    assert not verdict.english and verdict.language == "ja", verdict
