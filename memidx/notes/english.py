@@ -8,15 +8,16 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from memidx.notes.glossary import labels_for_pairs
 from memidx.notes.language_model import MIN_SCORE, detect_language
 from memidx.notes.loanwords import (
-    LETTER_WORD,
     english_beside_greek_or_cyrillic,
     english_beside_loanwords,
     english_beside_variables,
 )
 from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
+from memidx.notes.titlecase import a_name, named, unmasked
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -45,7 +46,7 @@ class LanguageVerdict:
 def judge_units(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
     """Vote by paragraph, the short ones of `own` (default: all) as one (read_pool): fail when
     non-English paragraphs hold most of the counted letters."""
-    found = [unit for unit in units if letter_bytes(unit) >= MIN_UNIT_BYTES]
+    found = [u for u in units if letter_bytes(u) >= MIN_UNIT_BYTES and not a_name(u)]
     if not found:
         return judge_pooled(units, detect, own)
     against = read_pool(units if own is None else own, detect)[2]  # only ever against
@@ -119,14 +120,6 @@ def _english_alone(unit: str, detect: Detect) -> bool:
     return lang == "en" and score >= MIN_ALONE_SCORE
 
 
-def named(unit: str) -> bool:
-    """Whether every word of a paragraph begins with a capital: a name or a title ("Der
-    Zauberberg", "Garmisch-Partenkirchen", "Château Margaux"), which reads as its language
-    whatever the note is written in. A phrase with a word in lower case is prose."""
-    words = LETTER_WORD.findall(unit)
-    return bool(words) and all(word[0].isupper() for word in words)
-
-
 def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
     """For notes too short to vote on: fail when most letters are not in the Latin script."""
     letters = "".join(filter(str.isalpha, "".join(units)))
@@ -147,6 +140,12 @@ def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
     )
 
 
+def _as_read(units: Units, detect: Detect) -> list[str]:
+    """Units as the vote reads them: Title Case prose in lower case (memidx.notes.titlecase),
+    terms listed with their names or translations by their labels (memidx.notes.glossary)."""
+    return labels_for_pairs(unmasked(units, detect), detect)
+
+
 # --- the check ----------------------------------------------------------------------------------
 
 
@@ -155,9 +154,9 @@ def check_text(text: str, detect: Detect | None = None) -> LanguageVerdict:
     only when the author's own prose is too short to; memidx.notes.quotation: quoted words."""
     detect = detect or detect_language
     paragraphs = prose_units(text, quotes=False)
-    own = in_pieces(paragraphs)  # read in pieces; quotations are found in whole paragraphs
+    own = _as_read(in_pieces(paragraphs), detect)  # in pieces; quotations: whole paragraphs
     if not any(letter_bytes(unit) >= MIN_UNIT_BYTES for unit in own):
-        units = in_pieces(prose_units(text)) if _QUOTE_LINE.search(text) else own
+        units = _as_read(in_pieces(prose_units(text)), detect) if _QUOTE_LINE.search(text) else own
         return judge_units(units, detect, own)  # no second reading: block quotes vote
     if (verdict := judge_units(own, detect)).english:
         return verdict
