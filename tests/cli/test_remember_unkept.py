@@ -24,7 +24,8 @@ def test_a_note_that_cannot_be_kept_pending_is_said_written(tmp_path: Path) -> N
     run = repo.memidx_process("remember", "--title", "Proxy timeout", stdin=BODY)
     assert run.code == 1 and "Traceback" not in run.err, run.err
     assert len(run.err.strip().splitlines()) == 1, run.err
-    assert run.err.startswith(f"memidx: error: {NOTE} is written, but memidx could not keep"), run.err
+    said = f"memidx: error: {NOTE} is written, but memidx could not keep it pending"
+    assert run.err.startswith(said), run.err
     assert f"or commit {NOTE} yourself)" in run.err, run.err
     assert (repo.root / NOTE).read_text(encoding="utf-8").endswith(BODY)  # nothing lost
     assert repo.git("status", "--porcelain") == f"?? {NOTE}\n"
