@@ -20,14 +20,16 @@ from memidx.text import counted
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memidx.git.repo import GitRepo
+    from memidx.haystack.writer import Writer
 
 
 def commit_haystack(config: Config, notice: Callable[[str], None] | None = None) -> str | None:
     """Commit this clone's segments (and the haystack's .gitattributes), first finishing a
     purge stopped before its commit; the last commit made, None if none was (nothing changed,
     or only git's index entries of the segments, which are set all the same)."""
+    from memidx.errors import GitBusy
     from memidx.git.branch import on_a_branch
-    from memidx.git.commit import WAIT_SECONDS, commit_paths, wait_until_quiet
+    from memidx.git.commit import WAIT_SECONDS, wait_until_quiet
     from memidx.git.commit_error import not_committed
     from memidx.git.repo import GitRepo
 
@@ -49,36 +51,67 @@ def commit_haystack(config: Config, notice: Callable[[str], None] | None = None)
     made = mine.exists() and not attributes.exists()
     if refs and (made or repo.run(*status).strip()):  # nothing to commit waits for no git
         wait_until_quiet(config.root, git_dir, not_committed(refs), deadline)
+    # a git begun between that wait and the commit below was waited for holding the lock
+    # (6.2 s): the commit under it waits for none, lets go of it, and waits without it
+    purged: list[str | None] = [None]  # a stopped purge's commit, finished on the way
+    for attempt in range(3):
+        try:
+            wait = 0.0 if attempt < 2 else max(0.0, deadline - time.monotonic())
+            return _commit_locked(config, own, branch, notice, purged=purged, wait=wait)
+        except GitBusy:
+            if attempt == 2 or time.monotonic() >= deadline:
+                raise
+        wait_until_quiet(config.root, git_dir, not_committed(refs), deadline)
+    return purged[-1]  # not reached: the last attempt returns or raises
+
+
+def _commit_locked(
+    config: Config,
+    own: Writer,
+    branch: str,
+    notice: Callable[[str], None] | None,
+    *,
+    purged: list[str | None],
+    wait: float,
+) -> str | None:
+    """The segments' commit under the writer's lock, waiting `wait` s at most for a git."""
+    from memidx.git.commit import commit_paths
+    from memidx.git.repo import GitRepo
+
+    repo = GitRepo(config.root)
+    folder = haystack_folder(config)
+    mine = own.folder
+    attributes = folder / ".gitattributes"
     with own.locked():  # no record lands between the commit and the closing of its segment
         # before any push of HEAD; on this branch only, as the segments' commit below
-        finished = finish_stopped(config, mine.name, notice or _say, branch)
+        finished = finish_stopped(config, mine.name, notice or _say, branch) or purged[-1]
+        purged.append(finished)
         own.settle(_uncommitted(repo, config, mine))
         drop_empty_folders(config, mine.name)
         # committed from memory and written once committed: left untracked while memidx
         # waited for a person's `git pull --rebase`, it failed that pull when the remote's
         # history brought the same file ("untracked working tree files would be overwritten")
-        made = mine.exists() and not attributes.exists()
+        new = mine.exists() and not attributes.exists()
         paths = [
             p
             for p in (attributes, folder / ".gitignore", mine)
-            if p.exists() or (made and p == attributes)
+            if p.exists() or (new and p == attributes)
         ]
         refs = [p.relative_to(config.root).as_posix() for p in paths]
         status = ("status", "--porcelain", "--untracked-files=all", "--", *refs)
         # missing, its commit is made even when git sees nothing to do: a .gitattributes
         # deleted and its deletion committed came back only with the next new segments
-        if not refs or (not made and not repo.run(*status).strip()):
+        if not refs or (not new and not repo.run(*status).strip()):
             return finished
         count = sum(1 for _ in Path(mine).glob("*.krd")) if mine.exists() else 0
         before = repo.head()
         subject = f"haystack: segments of {mine.name} ({counted(count, 'file')})"
-        written = {refs[0]: GITATTRIBUTES.encode()} if made else None
+        written = {refs[0]: GITATTRIBUTES.encode()} if new else None
         # never built again on another branch a `git switch` took HEAD to meanwhile
         try:
-            left = max(0.0, deadline - time.monotonic())
-            commit = commit_paths(config, refs, subject, wait=left, branch=branch, written=written)
+            commit = commit_paths(config, refs, subject, wait=wait, branch=branch, written=written)
         finally:  # once HEAD holds it (a git that came late may still fail the commit after)
-            if made and repo.run("ls-tree", "--name-only", "HEAD", "--", refs[0], check=False):
+            if new and repo.run("ls-tree", "--name-only", "HEAD", "--", refs[0], check=False):
                 describe_folder(folder, durable=config.fsync)
         own.close()  # the next record starts a new segment: committed files stay as committed
         # HEAD already held these bytes (only git's index entries were mended): no commit made

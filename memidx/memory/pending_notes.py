@@ -90,12 +90,15 @@ def keep(config: Config, ref: str, title: str, text: str, branch: str) -> Pendin
     try:
         entry = _kept_in(config, entries_dir(config), name, data)
     except OSError as failed:  # a git folder memidx may not write in: where entries were
-        # kept before (a pending-notes/ there already, another user's or read-only, refused
-        # every remember, its note left written and uncommitted)
+        # kept before (a pending-notes/ there another user's or read-only refused every remember)
         try:
             entry = _kept_in(config, legacy_dir(config), name, data)
-        except OSError:
-            raise failed from None  # the place entries belong named (a full disk, say)
+        except OSError:  # neither (a full disk): the place entries belong named, and the note
+            raise MemidxError(  # left written, uncommitted, said (a folder's error alone was)
+                f"{ref} is written, but memidx could not keep it pending to commit it: "
+                f"{failed.filename or entries_dir(config)}: {failed.strerror or failed}",
+                f"make that folder writable and remember the note again, or commit {ref} yourself",
+            ) from None
     return PendingNote(ref, title, text, entry, branch)
 
 
