@@ -65,7 +65,10 @@ def every_match(
     after a separator, where the value ends (`password=x,secret=...`), so no place is tried
     twice and a long value is read once: the work is that of one reading that finds
     nothing."""
-    for rule, group in rules.items():
+    for library_rule, group in rules.items():
+        rule, needs = _keyword_rule(library_rule)
+        if not all(any(mark in line for mark in marks) for marks in needs):
+            continue
         match = rule.search(line)
         while match:
             start = match.start(group)
@@ -75,6 +78,31 @@ def every_match(
             if not _getter_argument(line, start):
                 yield match.group(group) if cut is None else line[start:cut]
             match = rule.search(line, max(after if cut is None else cut, match.start() + 1))
+
+
+# Always true, the library's keyword rules' lookahead before a value reads to the line's end
+# at each name given one (a window of `password=&` repeated, 288 times 29 characters, in C):
+# without it each rule matches the same. A rule that holds a quote of its own, a `:`, a `:=`,
+# an `=` or a closing `;` (NEEDS: a shape in its text, the marks a line must hold one of)
+# cannot match a line without one, and is not tried there.
+NO_OP = r"(?=[^\v\'\"]*)"
+QUOTE_GROUP = re.escape("([\\'\"`])") + r"(?!\?)"
+NEEDS = (
+    (re.compile(QUOTE_GROUP), ("'", '"', "`")),
+    (re.compile(re.escape('(")')), ('"',)),
+    (re.compile(re.escape(")?:")), (":",)),
+    (re.compile(re.escape(":=")), (":=",)),
+    (re.compile(re.escape("(={1,3}|!==?)") + "|" + re.escape(r"\s*=>?")), ("=",)),
+    (re.compile(r"\);\Z"), (";",)),
+)
+
+
+@cache
+def _keyword_rule(rule: re.Pattern[str]) -> tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]:
+    """A library keyword rule without its no-op lookahead, and for each shape of NEEDS it
+    holds, the marks one of which a line must hold for it to match."""
+    needs = tuple(marks for shape, marks in NEEDS if shape.search(rule.pattern))
+    return re.compile(rule.pattern.replace(NO_OP, ""), rule.flags), needs
 
 
 # A call that reads, looks up or deletes a secret is given its name, not the secret
