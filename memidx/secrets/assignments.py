@@ -100,6 +100,7 @@ SIGN_LED_IN_RUN = re.compile(r"[ \t]*+([!#&+?@|=:\\][^\s\"'`]{0,200})(?![^\s\"'`
 # after a key, none with a digit but `&id001`
 YAML_NAME = re.compile(r"!?[A-Za-z_][A-Za-z_.:/-]*+|id[0-9]++")
 TAGGED = re.compile(r"[ \t]++[^\s#]")  # a value after an anchor or a tag, on its line
+YAML_NO_VALUE = re.compile(r"[ \t]*+[|:]")  # a block scalar's `|` or a second `:`: none
 # a quoted string after a tag that keeps a literal (CloudFormation's `!Sub 'v4lue'`,
 # `!Base64`, Ansible's `!unsafe`) is the key's value, let through as the tag's before; other
 # tags are given a name (`!Ref 'DbSecret'`, `!ImportValue`, Home Assistant's `!secret db_pw`)
@@ -278,6 +279,8 @@ def _bare_sign_led(line: str, at: int, long: bool = True) -> re.Match[str] | Non
     """The unquoted value starting with a sign after the assignment that ends at `at` (group
     1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE); one
     over 200 characters only when `long`."""
+    if line[at - 1] == ":" and YAML_NO_VALUE.match(line, at):
+        return None  # before SIGN_LED_LONG reads the run: `password:|` repeated, quadratic
     rest = SIGN_LED_LONG if long else SIGN_LED_IN_RUN
     bare = SIGN_LED_BARE.match(line, at) or rest.match(line, at)
     if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
