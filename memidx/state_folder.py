@@ -8,6 +8,7 @@ Lean (standard library only): file_lock and every hook's trace go through it."""
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
 
 STATE = ".memidx"  # the name of Config.state_dir, fixed (the shell hook shim knows it too)
@@ -24,7 +25,12 @@ def ensure_folder(folder: Path, *, parents: bool = True) -> None:
         if part.name == STATE:
             if not part.is_dir():
                 part.mkdir(parents=parents, exist_ok=True)
-                ignore_itself(part)
+                try:
+                    ignore_itself(part)
+                except OSError:  # a full disk: not left ignoring nothing (made again next time)
+                    with suppress(OSError):
+                        part.rmdir()  # only when empty: another's file in it is never removed
+                    raise
             break
     folder.mkdir(parents=parents, exist_ok=True)
 
