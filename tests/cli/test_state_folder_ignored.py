@@ -228,3 +228,20 @@ def test_a_trace_on_a_full_disk_leaves_no_empty_gitignore(
     assert "memidx:" in done.stderr  # it still says what it could not do
     assert not os.path.lexists(repo.root / ".memidx")
     assert _untracked(repo) == []
+
+
+def test_a_dangling_link_for_the_state_folder_is_refused_in_one_line(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """mkdir said only `.memidx: File exists` (of a link whose target is missing): what stands
+    there and what to do, and nothing made through the link."""
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    (repo.root / ".memidx").symlink_to(tmp_path / "gone")
+
+    run = repo.memidx_process("ingest")
+
+    assert run.code == 1
+    assert run.err.count("\n") == 1 and "link to no folder" in run.err, run.err
+    assert "move it away, or make the folder it links to" in run.err
+    assert not os.path.lexists(tmp_path / "gone")
