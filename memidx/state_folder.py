@@ -7,10 +7,16 @@ Lean (standard library only): file_lock and every hook's trace go through it."""
 
 from __future__ import annotations
 
+import errno
 import os
+from contextlib import suppress
 from pathlib import Path
 
 STATE = ".memidx"  # the name of Config.state_dir, fixed (the shell hook shim knows it too)
+NO_FOLDER = (
+    "a file or a link to no folder stands where memidx keeps its index and state, never "
+    "written through (move it away, or make the folder it links to, then run the command again)"
+)
 IGNORE_ALL = b"# memidx's index and state: derived, never committed\n*\n"
 
 
@@ -23,8 +29,15 @@ def ensure_folder(folder: Path, *, parents: bool = True) -> None:
     for part in (folder, *folder.parents):
         if part.name == STATE:
             if not part.is_dir():
+                if os.path.lexists(part) and not part.is_dir():  # mkdir said "File exists"
+                    raise FileExistsError(errno.EEXIST, NO_FOLDER, str(part))
                 part.mkdir(parents=parents, exist_ok=True)
-                ignore_itself(part)
+                try:
+                    ignore_itself(part)
+                except OSError:  # a full disk: not left ignoring nothing (made again next time)
+                    with suppress(OSError):
+                        part.rmdir()  # only when empty: another's file in it is never removed
+                    raise
             break
     folder.mkdir(parents=parents, exist_ok=True)
 

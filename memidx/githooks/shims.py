@@ -59,7 +59,10 @@ TRACE_DIR = """trace_dir() { # $XDG_STATE_HOME/memidx/traces/<name>-<FNV-1a of i
 # held `>>` for a reader for ever (the git operation hung); a link took the line into a file
 # memidx does not own (memidx.index.failures refuses both)
 OWN = """own() { [ ! -h "$1" ] && { [ -f "$1" ] || [ ! -e "$1" ]; }; }
-state() { [ -d "$1" ] || { mkdir -p "$1" && printf '%s\\n' "$IGNORE_ALL" '*' >"$1/.gitignore"; }; }
+state() { # a full disk leaves no empty .gitignore: it ignores nothing, and none is written over it
+  [ -d "$1" ] || { mkdir -p "$1" && { printf '%s\\n' "$IGNORE_ALL" '*' >"$1/.gitignore" ||
+    { rm -f "$1/.gitignore"; rmdir "$1"; false; }; }; }
+}
 IGNORE_ALL="# memidx's index and state: derived, never committed"
 """  # state(): .memidx made ignoring itself, as memidx.state_folder makes it
 

@@ -9,6 +9,7 @@ import logging
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,8 @@ from memidx.state_folder import IGNORE_ALL, ensure_folder
 from tests.helpers import NotesRepo
 
 HOOK_SCRIPT = Path(__file__).resolve().parents[2] / "hooks" / "memidx-hook"
+# every write of a file fails (EFBIG) as on a full disk; making a folder or an empty file does not
+FULL_DISK = "trap '' XFSZ; ulimit -f 0; exec \"$@\""
 
 
 def _untracked(repo: NotesRepo) -> list[str]:
@@ -170,3 +173,75 @@ def test_the_mcp_log_after_rm_rf_memidx_brings_the_folder_back_ignored(repo: Not
     assert (repo.root / ".memidx" / "mcp.log").is_file()
     assert (repo.root / ".memidx" / ".gitignore").read_bytes() == IGNORE_ALL
     assert _untracked(repo) == []
+
+
+def _on_a_full_disk(argv: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["/bin/sh", "-c", FULL_DISK, "sh", *argv],
+        cwd=cwd,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+def test_a_state_folder_whose_gitignore_cannot_be_written_is_not_left(tmp_path: Path) -> None:
+    """A full disk: the folder was left without its .gitignore, and once made it was never
+    given one again (a lock taken next lay in it for `git add -A`)."""
+    code = "import sys, pathlib; from memidx.state_folder import ensure_folder as e; "
+    code += "e(pathlib.Path(sys.argv[1]))"
+    state = tmp_path / ".memidx"
+
+    done = _on_a_full_disk([sys.executable, "-c", code, str(state / "agents")], tmp_path)
+
+    assert "File too large" in done.stderr, done.stderr
+    assert not os.path.lexists(state)
+
+
+@pytest.mark.parametrize("script", ["shim", "hook script"])
+def test_a_trace_on_a_full_disk_leaves_no_empty_gitignore(
+    repo: NotesRepo, tmp_path: Path, script: str
+) -> None:
+    """The shell's `>` made .memidx/.gitignore, empty, then failed to write it: an empty
+    .gitignore ignores nothing and memidx never writes over it, so `git add -A` committed the
+    index made there next."""
+    if script == "shim":
+        (path := tmp_path / "post-checkout").write_text(shim("post-checkout"), encoding="utf-8")
+        argv = [str(path)]
+    else:
+        (repo.root / "hooks").mkdir()
+        shutil.copy(HOOK_SCRIPT, repo.root / "hooks" / "memidx-hook")
+        repo.commit()
+        argv = ["hooks/memidx-hook", "hook", "post-commit"]
+    state_home = tmp_path / "state"
+
+    done = _on_a_full_disk(
+        ["/bin/sh", *argv],
+        repo.root,
+        MEMIDX_PYTHON=str(tmp_path / "no-python"),
+        XDG_STATE_HOME=str(state_home),
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "memidx:" in done.stderr  # it still says what it could not do
+    assert not os.path.lexists(repo.root / ".memidx")
+    assert _untracked(repo) == []
+
+
+def test_a_dangling_link_for_the_state_folder_is_refused_in_one_line(
+    repo: NotesRepo, tmp_path: Path
+) -> None:
+    """mkdir said only `.memidx: File exists` (of a link whose target is missing): what stands
+    there and what to do, and nothing made through the link."""
+    repo.note("a.md", "Alpha", "alpha words")
+    repo.commit()
+    (repo.root / ".memidx").symlink_to(tmp_path / "gone")
+
+    run = repo.memidx_process("ingest")
+
+    assert run.code == 1
+    assert run.err.count("\n") == 1 and "link to no folder" in run.err, run.err
+    assert "move it away, or make the folder it links to" in run.err
+    assert not os.path.lexists(tmp_path / "gone")
