@@ -47,7 +47,7 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
         if _up_to_date(config):
             return ""  # git merge run all the same merged what a person's pull fetched
         if setting.endswith("mergeOptions"):
-            _refuse_no_commit(config, setting)
+            _refuse_no_commit(config, setting, forward=first.tree is None)
         if first.tree is not None or setting.endswith("mergeOptions"):
             refuse_staged(config, first.head, setting)
         return None
@@ -101,10 +101,11 @@ def _up_to_date(config: Config) -> bool:
     return run_git(config, "merge-base", "--is-ancestor", theirs, head).returncode == 0
 
 
-def _refuse_no_commit(config: Config, setting: str) -> None:
+def _refuse_no_commit(config: Config, setting: str, *, forward: bool) -> None:
     """MemidxError when `setting` (branch.<name>.mergeOptions) makes git merge stop before its
     commit (--squash, --no-commit): share had nothing to push on top of the upstream, and its
-    push was refused and tried again until share gave up, the merge left staged."""
+    push was refused and tried again until share gave up, the merge left staged. A `forward`
+    merge (a fast-forward) --no-commit cannot stop, but for --no-ff (git's manual)."""
     import shlex
 
     value = run_git(config, "config", "--get", setting).stdout.strip()  # git reads the last
@@ -112,9 +113,12 @@ def _refuse_no_commit(config: Config, setting: str) -> None:
         options = shlex.split(value)
     except ValueError:  # an unmatched quote: git's merge refuses it itself
         return
+    ffs = [option for option in options if option in ("--ff", "--no-ff", "--ff-only")]
+    ff = ffs[-1] if ffs else run_git(config, "config", "--get", "merge.ff").stdout.strip()
+    forward = forward and ff.lower() not in ("--no-ff", "false", "no", "off", "0")
     for flag, undo in (("--squash", "--no-squash"), ("--no-commit", "--commit")):
         said = [option for option in options if option in (flag, undo)]
-        if said and said[-1] == flag:
+        if said and said[-1] == flag and not (forward and flag == "--no-commit"):
             raise MemidxError(
                 f"{setting} has {flag}, so git merge would make no merge commit for share to "
                 f"push, {NOTHING}",

@@ -182,3 +182,27 @@ def test_merge_options_that_take_back_no_commit_merge_as_they_say(tmp_path: Path
     assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
 
     assert two.git("rev-parse", "HEAD^1").strip() == head
+
+
+def test_no_commit_in_merge_options_fast_forwards_as_git_merge_does(tmp_path: Path) -> None:
+    """git merge --no-commit fast-forwards all the same (git's manual: there is no way to stop
+    a fast-forward with it, --no-ff is needed): share refused it, a clone only behind stuck."""
+    two = behind(tmp_path, diverged=False)
+    two.git("config", "branch.main.mergeOptions", "--no-commit")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert two.git("rev-parse", "HEAD").strip() == two.git("rev-parse", "origin/main").strip()
+    assert two.git("status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_no_commit_with_merge_ff_false_is_refused_on_a_fast_forward(tmp_path: Path) -> None:
+    two = behind(tmp_path, diverged=False)
+    two.git("config", "branch.main.mergeOptions", "--no-commit")
+    two.git("config", "merge.ff", "false")  # git merge makes a merge commit: --no-commit stops it
+    before = state(two)
+
+    with pytest.raises(MemidxError, match="has --no-commit"):
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert state(two) == before
