@@ -40,8 +40,8 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     run_git(config, "update-index", "-q", "--refresh")  # stat data only: git's merge does too
     built_on: list[str] = []
     first = merge_look(config)
-    if first is None:
-        return "" if _up_to_date(config) else None
+    if first is None:  # git merge decides: a --squash in mergeOptions is refused all the same
+        return "" if _up_to_date(config) else _refuse_in_options(config, here)
     setting = _git_merge_decides(config, here)
     if setting:  # git merge's stash and reset must find nothing staged (--no-ff: even to ff)
         if _up_to_date(config):
@@ -99,6 +99,15 @@ def _up_to_date(config: Config) -> bool:
     if not head or not theirs or merge_in_progress(config):
         return False
     return run_git(config, "merge-base", "--is-ancestor", theirs, head).returncode == 0
+
+
+def _refuse_in_options(config: Config, here: str) -> None:
+    """What merge_upstream says when git merge alone decides (an unrelated history, a git
+    older than 2.38): None, once mergeOptions is refused (_refuse_no_commit) if it must be."""
+    setting = _git_merge_decides(config, here)
+    if setting.endswith("mergeOptions"):
+        forward = run_git(config, "merge-base", "--is-ancestor", "HEAD", "@{upstream}")
+        _refuse_no_commit(config, setting, forward=forward.returncode == 0)
 
 
 def _refuse_no_commit(config: Config, setting: str, *, forward: bool) -> None:

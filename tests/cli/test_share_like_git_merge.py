@@ -206,3 +206,25 @@ def test_no_commit_with_merge_ff_false_is_refused_on_a_fast_forward(tmp_path: Pa
         share(load_config(two.root, env={}), sleep=lambda _: None)
 
     assert state(two) == before
+
+
+def test_squash_is_refused_where_git_merge_alone_decides(tmp_path: Path) -> None:
+    """An upstream of unrelated history (merge_look leaves it to git merge, as it does a git
+    older than 2.38): --squash in mergeOptions ran git merge --squash, which staged the
+    upstream's files and made no commit; share's push was refused until it gave up."""
+    one, two = clones(tmp_path)
+    one.git("switch", "-q", "--orphan", "other")
+    one.note("elsewhere.md", "Elsewhere", "a note of another history")
+    one.commit("another history")
+    one.git("push", "-q", "origin", "other")
+    two.git("fetch", "-q", "origin")
+    two.git("config", "branch.main.merge", "refs/heads/other")
+    two.git("config", "branch.main.mergeOptions", "--allow-unrelated-histories --squash")
+    before = state(two)
+    slept: list[float] = []
+
+    with pytest.raises(MemidxError, match="has --squash"):
+        share(load_config(two.root, env={}), sleep=slept.append)
+
+    assert slept == []
+    assert state(two) == before
