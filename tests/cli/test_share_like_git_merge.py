@@ -228,3 +228,20 @@ def test_squash_is_refused_where_git_merge_alone_decides(tmp_path: Path) -> None
 
     assert slept == []
     assert state(two) == before
+
+
+def test_squash_in_merge_options_stops_no_share_with_nothing_to_merge(tmp_path: Path) -> None:
+    """Nothing to merge is answered before mergeOptions is read: git merge --squash would say
+    "Already up to date" and make nothing to stage, so this clone's own commit is pushed."""
+    one, two = clones(tmp_path)
+    del one
+    two.note("ours.md", "Ours", "a note two has not pushed")
+    two.commit("two's note")
+    two.git("config", "branch.main.mergeOptions", "--squash")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert (
+        two.git("ls-remote", "origin", "refs/heads/main").split()[0]
+        == two.git("rev-parse", "HEAD").strip()
+    )
