@@ -10,6 +10,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_switch_at_the_move import BODY, NOTE, machine_with_a_side_branch
 from tests.cli.test_switch_back_at_the_take_out import SWITCHING_BACK_GIT
 from tests.machines import Machine
@@ -17,14 +19,15 @@ from tests.machines import Machine
 # after the switch back at memidx's `git rm`, as memidx puts the note back: another git
 # holds the index for a second
 LOCKING = """case "$*" in
-  *checkout*|*update-index*) [ -e "$MARK.back" ] && [ ! -e "$MARK.locked" ] && \
-    : > "$MARK.locked" && : > "$GIT_LOCK" && (sleep 1; rm -f "$GIT_LOCK") & ;;
+  *checkout*|*update-index*) if [ -e "$MARK.back" ] && [ ! -e "$MARK.locked" ]; then
+    : > "$MARK.locked"; : > "$GIT_LOCK"; (sleep 1; rm -f "$GIT_LOCK") &
+  fi ;;
 esac
 """
 # the person's file, written at the note's path the instant before memidx puts the note back
 WRITING = """case "$*" in
   *checkout*|*update-index*) [ -e "$MARK.back" ] && [ ! -e "$MARK.written" ] && \
-    : > "$MARK.written" && printf 'mine\\n' > "$PERSONS_FILE" ;;
+    : > "$MARK.written" && eval "$PERSON" ;;
 esac
 """
 
@@ -54,9 +57,20 @@ def test_a_commit_holding_the_index_at_the_put_back_is_waited_for(tmp_path: Path
     assert machine.git("status", "--porcelain", "--untracked-files=all") == ""
 
 
-def test_a_file_written_at_the_path_before_the_put_back_is_kept(tmp_path: Path) -> None:
-    code, err, machine = _remember(tmp_path, WRITING)
+@pytest.mark.parametrize(
+    "person",
+    ["printf 'mine\\n' > \"$PERSONS_FILE\"", 'ln -s else "$PERSONS_FILE"', 'mkdir "$PERSONS_FILE"'],
+)
+def test_what_a_person_puts_at_the_path_before_the_put_back_is_kept(
+    tmp_path: Path, person: str
+) -> None:
+    code, err, machine = _remember(tmp_path, WRITING, PERSON=person)
     assert Path(f"{tmp_path / 'switched'}.written").exists()
     assert code == 0 and "Traceback" not in err, err
-    assert (machine.root / NOTE).read_text() == "mine\n"
-    assert machine.git("status", "--porcelain") == f" M {NOTE}\n"  # main's note, staged as is
+    status = machine.git("status", "--porcelain")  # main's note staged as it was: never `D `
+    assert status.startswith(" ") and status.endswith(f" {NOTE}\n"), status
+    path = machine.root / NOTE
+    if person.startswith("printf"):
+        assert path.read_text() == "mine\n"
+    else:
+        assert path.is_symlink() if person.startswith("ln") else path.is_dir()
