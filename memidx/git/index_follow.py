@@ -48,7 +48,9 @@ def follow(
         if (head_names(Path(str(repo.git_dir))) or DETACHED) != branch:
             files = _files(repo, commit, paths)  # a folder's (the haystack's): each file
             taken = [path for path, blob in files.items() if _take_out(repo, root, path, blob)]
-            return _after_a_switch_back(repo, root, {path: files[path] for path in taken}, done)
+            return _after_a_switch_back(
+                repo, root, {path: files[path] for path in taken}, done, deadline
+            )
     update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
     return []
 
@@ -98,38 +100,66 @@ def _take_out(repo: Any, root: Path, path: str, blob: str) -> bool:
     return True
 
 
-def _after_a_switch_back(repo: Any, root: Path, taken: dict[str, str], done: str) -> list[str]:
+def _after_a_switch_back(
+    repo: Any, root: Path, taken: dict[str, str], done: str, deadline: float
+) -> list[str]:
     """The paths of `taken` still out once every switch under way ended. A switch back to the
     branch that holds them, landed between the look at HEAD and the take-out, found them
     staged as that branch holds them and went home with them: the take-out then left them
     staged for deletion there (`D  notes/x.md`), for the person's next commit. Each such file
     HEAD now holds with the blob taken out, absent from git's index and the work tree, is put
-    back as HEAD holds it (a checkout of it, hooks off). GitError when git refuses."""
-    import git
-
-    from memidx.errors import GitError
+    back as HEAD holds it (_put_back). GitError when git's index stays held."""
     from memidx.git.late import LATE_FLOOR, wait_for
 
     if taken and (switching := _switching(root)):
         wait_for(switching, time.monotonic() + LATE_FLOOR)
-    out: list[str] = []
-    for path, blob in taken.items():
-        literal = f":(literal){path}"
-        file = root / path
-        back = _object(repo, f"HEAD:{path}") == blob and not (file.exists() or file.is_symlink())
-        if not back or str(repo.git.ls_files("-s", "--", literal)).strip():
-            out.append(path)
-            continue
+    until = max(deadline, time.monotonic() + LATE_FLOOR)
+    return [
+        path
+        for path, blob in taken.items()
+        if not _put_back(repo, root, path, blob, done=done, deadline=until)
+    ]
+
+
+def _put_back(repo: Any, root: Path, path: str, blob: str, *, done: str, deadline: float) -> bool:
+    """Put `path` back when HEAD holds `blob` there and git's index and the work tree hold
+    nothing at it: HEAD's entry into the index, waiting for another git's lock (a person's
+    `git commit`) until `deadline`, then the file, written by git only where nothing is
+    (checkout-index without --force: `git checkout HEAD -- path` overwrote a file a person
+    wrote there meanwhile, or a symlink in its way). True once the index holds it."""
+    import contextlib
+
+    import git
+
+    from memidx.errors import GitError
+    from memidx.git.commit import literal
+
+    file, spec = root / path, literal([path])
+    for attempt in range(10_000):  # bounded by the deadline
+        try:  # HEAD's entry: mode, kind, blob (none on an unborn branch: a switch --orphan)
+            listed = str(repo.git.ls_tree("-z", "HEAD", "--", *spec)).rstrip("\0").split(None, 3)
+        except git.GitCommandError:
+            return False
+        if listed[2:3] != [blob] or file.exists() or file.is_symlink():
+            return False
+        if str(repo.git.ls_files("-s", "--", *spec)).strip():
+            return False  # in git's index again: whoever staged it decides
         try:
-            repo.git(c="core.hooksPath=/dev/null").checkout("-q", "HEAD", "--", literal)
+            repo.git.update_index("--add", "--cacheinfo", f"{listed[0]},{blob},{path}")
+            break
         except git.GitCommandError as exc:
+            if "index.lock" in str(exc.stderr or "") and time.monotonic() < deadline:
+                time.sleep(0.05 * 2 ** min(attempt, 4))
+                continue
             raise GitError(
                 f"{done}, but a git switch back to the branch that holds {path} landed as "
-                "memidx took it out of the other branch's work tree, so `git status` shows "
-                "it as staged for deletion",
+                "memidx took it out of the other branch's work tree, and git's index stayed "
+                "held, so `git status` shows it as staged for deletion",
                 f"run `git checkout HEAD -- {path}` once the other git command ends",
             ) from exc
-    return out
+    with contextlib.suppress(git.GitCommandError):  # a file came at its path since: the
+        repo.git.checkout_index("-q", "--", path)  # person's, kept (`git status`: modified)
+    return True
 
 
 def _object(repo: Any, spec: str) -> str:

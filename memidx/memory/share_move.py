@@ -40,14 +40,14 @@ def merge_upstream(config: Config, git_dir: Path, here: str, deadline: float) ->
     run_git(config, "update-index", "-q", "--refresh")  # stat data only: git's merge does too
     built_on: list[str] = []
     first = merge_look(config)
-    if first is None:
-        return "" if _up_to_date(config) else None
+    if first is None:  # git merge decides: a --squash in mergeOptions is refused all the same
+        return "" if _up_to_date(config) else _refuse_in_options(config, here)
     setting = _git_merge_decides(config, here)
     if setting:  # git merge's stash and reset must find nothing staged (--no-ff: even to ff)
         if _up_to_date(config):
             return ""  # git merge run all the same merged what a person's pull fetched
         if setting.endswith("mergeOptions"):
-            _refuse_no_commit(config, setting)
+            _refuse_no_commit(config, setting, forward=first.tree is None)
         if first.tree is not None or setting.endswith("mergeOptions"):
             refuse_staged(config, first.head, setting)
         return None
@@ -101,10 +101,20 @@ def _up_to_date(config: Config) -> bool:
     return run_git(config, "merge-base", "--is-ancestor", theirs, head).returncode == 0
 
 
-def _refuse_no_commit(config: Config, setting: str) -> None:
+def _refuse_in_options(config: Config, here: str) -> None:
+    """What merge_upstream says when git merge alone decides (an unrelated history, a git
+    older than 2.38): None, once mergeOptions is refused (_refuse_no_commit) if it must be."""
+    setting = _git_merge_decides(config, here)
+    if setting.endswith("mergeOptions"):
+        forward = run_git(config, "merge-base", "--is-ancestor", "HEAD", "@{upstream}")
+        _refuse_no_commit(config, setting, forward=forward.returncode == 0)
+
+
+def _refuse_no_commit(config: Config, setting: str, *, forward: bool) -> None:
     """MemidxError when `setting` (branch.<name>.mergeOptions) makes git merge stop before its
     commit (--squash, --no-commit): share had nothing to push on top of the upstream, and its
-    push was refused and tried again until share gave up, the merge left staged."""
+    push was refused and tried again until share gave up, the merge left staged. A `forward`
+    merge (a fast-forward) --no-commit cannot stop, but for --no-ff (git's manual)."""
     import shlex
 
     value = run_git(config, "config", "--get", setting).stdout.strip()  # git reads the last
@@ -112,9 +122,12 @@ def _refuse_no_commit(config: Config, setting: str) -> None:
         options = shlex.split(value)
     except ValueError:  # an unmatched quote: git's merge refuses it itself
         return
+    ffs = [option for option in options if option in ("--ff", "--no-ff", "--ff-only")]
+    ff = ffs[-1] if ffs else run_git(config, "config", "--get", "merge.ff").stdout.strip()
+    forward = forward and ff.lower() not in ("--no-ff", "false", "no", "off", "0")
     for flag, undo in (("--squash", "--no-squash"), ("--no-commit", "--commit")):
         said = [option for option in options if option in (flag, undo)]
-        if said and said[-1] == flag:
+        if said and said[-1] == flag and not (forward and flag == "--no-commit"):
             raise MemidxError(
                 f"{setting} has {flag}, so git merge would make no merge commit for share to "
                 f"push, {NOTHING}",

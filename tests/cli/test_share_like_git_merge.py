@@ -182,3 +182,66 @@ def test_merge_options_that_take_back_no_commit_merge_as_they_say(tmp_path: Path
     assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
 
     assert two.git("rev-parse", "HEAD^1").strip() == head
+
+
+def test_no_commit_in_merge_options_fast_forwards_as_git_merge_does(tmp_path: Path) -> None:
+    """git merge --no-commit fast-forwards all the same (git's manual: there is no way to stop
+    a fast-forward with it, --no-ff is needed): share refused it, a clone only behind stuck."""
+    two = behind(tmp_path, diverged=False)
+    two.git("config", "branch.main.mergeOptions", "--no-commit")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert two.git("rev-parse", "HEAD").strip() == two.git("rev-parse", "origin/main").strip()
+    assert two.git("status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_no_commit_with_merge_ff_false_is_refused_on_a_fast_forward(tmp_path: Path) -> None:
+    two = behind(tmp_path, diverged=False)
+    two.git("config", "branch.main.mergeOptions", "--no-commit")
+    two.git("config", "merge.ff", "false")  # git merge makes a merge commit: --no-commit stops it
+    before = state(two)
+
+    with pytest.raises(MemidxError, match="has --no-commit"):
+        share(load_config(two.root, env={}), sleep=lambda _: None)
+
+    assert state(two) == before
+
+
+def test_squash_is_refused_where_git_merge_alone_decides(tmp_path: Path) -> None:
+    """An upstream of unrelated history (merge_look leaves it to git merge, as it does a git
+    older than 2.38): --squash in mergeOptions ran git merge --squash, which staged the
+    upstream's files and made no commit; share's push was refused until it gave up."""
+    one, two = clones(tmp_path)
+    one.git("switch", "-q", "--orphan", "other")
+    one.note("elsewhere.md", "Elsewhere", "a note of another history")
+    one.commit("another history")
+    one.git("push", "-q", "origin", "other")
+    two.git("fetch", "-q", "origin")
+    two.git("config", "branch.main.merge", "refs/heads/other")
+    two.git("config", "branch.main.mergeOptions", "--allow-unrelated-histories --squash")
+    before = state(two)
+    slept: list[float] = []
+
+    with pytest.raises(MemidxError, match="has --squash"):
+        share(load_config(two.root, env={}), sleep=slept.append)
+
+    assert slept == []
+    assert state(two) == before
+
+
+def test_squash_in_merge_options_stops_no_share_with_nothing_to_merge(tmp_path: Path) -> None:
+    """Nothing to merge is answered before mergeOptions is read: git merge --squash would say
+    "Already up to date" and make nothing to stage, so this clone's own commit is pushed."""
+    one, two = clones(tmp_path)
+    del one
+    two.note("ours.md", "Ours", "a note two has not pushed")
+    two.commit("two's note")
+    two.git("config", "branch.main.mergeOptions", "--squash")
+
+    assert share(load_config(two.root, env={}), sleep=lambda _: None).pushed
+
+    assert (
+        two.git("ls-remote", "origin", "refs/heads/main").split()[0]
+        == two.git("rev-parse", "HEAD").strip()
+    )

@@ -1,0 +1,76 @@
+"""What index_follow puts back after a switch back at its take-out (memidx/git/index_follow.py,
+tests/cli/test_switch_back_at_the_take_out.py) never costs the person anything: a person's
+`git commit` holding git's index at that moment is waited for, as memidx's own index update
+waits (it was a `memidx: error` at once, the note left staged for deletion on main), and a file
+the person writes at the note's path just before the put-back stays as they wrote it (git's
+`checkout HEAD -- path` overwrote it)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_switch_at_the_move import BODY, NOTE, machine_with_a_side_branch
+from tests.cli.test_switch_back_at_the_take_out import SWITCHING_BACK_GIT
+from tests.machines import Machine
+
+# after the switch back at memidx's `git rm`, as memidx puts the note back: another git
+# holds the index for a second
+LOCKING = """case "$*" in
+  *checkout*|*update-index*) if [ -e "$MARK.back" ] && [ ! -e "$MARK.locked" ]; then
+    : > "$MARK.locked"; : > "$GIT_LOCK"; (sleep 1; rm -f "$GIT_LOCK") &
+  fi ;;
+esac
+"""
+# the person's file, written at the note's path the instant before memidx puts the note back
+WRITING = """case "$*" in
+  *checkout*|*update-index*) [ -e "$MARK.back" ] && [ ! -e "$MARK.written" ] && \
+    : > "$MARK.written" && eval "$PERSON" ;;
+esac
+"""
+
+
+def _remember(tmp_path: Path, first: str, **env: str) -> tuple[int, str, Machine]:
+    machine = machine_with_a_side_branch(tmp_path)
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "git").write_text(SWITCHING_BACK_GIT.replace("#!/bin/sh\n", "#!/bin/sh\n" + first))
+    (shim / "git").chmod(0o755)
+    real = shutil.which("git", path=machine.env["PATH"])
+    assert real is not None
+    said = machine.memidx_process(
+        "remember", "--title", "WSL memory", "--json", stdin=BODY,
+        PATH=f"{shim}:{machine.env['PATH']}", REAL_GIT=real, MARK=str(tmp_path / "switched"),
+        GIT_LOCK=str(machine.root / ".git" / "index.lock"),
+        PERSONS_FILE=str(machine.root / NOTE), **env,
+    )  # fmt: skip
+    return said.code, said.err, machine
+
+
+def test_a_commit_holding_the_index_at_the_put_back_is_waited_for(tmp_path: Path) -> None:
+    code, err, machine = _remember(tmp_path, LOCKING)
+    assert Path(f"{tmp_path / 'switched'}.locked").exists()  # the lock was held
+    assert code == 0 and "Traceback" not in err, err
+    assert machine.git("symbolic-ref", "HEAD").strip() == "refs/heads/main"
+    assert machine.git("status", "--porcelain", "--untracked-files=all") == ""
+
+
+@pytest.mark.parametrize(
+    "person",
+    ["printf 'mine\\n' > \"$PERSONS_FILE\"", 'ln -s else "$PERSONS_FILE"', 'mkdir "$PERSONS_FILE"'],
+)
+def test_what_a_person_puts_at_the_path_before_the_put_back_is_kept(
+    tmp_path: Path, person: str
+) -> None:
+    code, err, machine = _remember(tmp_path, WRITING, PERSON=person)
+    assert Path(f"{tmp_path / 'switched'}.written").exists()
+    assert code == 0 and "Traceback" not in err, err
+    status = machine.git("status", "--porcelain")  # main's note staged as it was: never `D `
+    assert status.startswith(" ") and status.endswith(f" {NOTE}\n"), status
+    path = machine.root / NOTE
+    if person.startswith("printf"):
+        assert path.read_text() == "mine\n"
+    else:
+        assert path.is_symlink() if person.startswith("ln") else path.is_dir()
