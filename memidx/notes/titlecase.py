@@ -1,5 +1,5 @@
 # Cyrillic function words, not look-alikes of Latin letters, are in these lists.
-# ruff: noqa: RUF001
+# ruff: noqa: RUF001, RUF002
 """Names, or prose in Title Case: a list of short items whose every word begins with a capital
 is a list of names and titles ("Der Zauberberg", "Tarte Tatin"), unless its words, read
 together, surely read as another language and its items end in that language's function words
@@ -75,6 +75,14 @@ def a_name(unit: str) -> bool:
     ("Александр Коротков" has 34); a Latin line that long is as likely prose in Title Case."""
     words = LETTER_WORD.findall(unit)
     return named(unit) and len(words) <= MAX_NAME_WORDS and len("".join(words)) < MAX_NAME_LETTERS
+
+
+def voteless_names(units: Sequence[str], detect: Detect) -> frozenset[str]:
+    """The units that are `a_name` and do not vote, unless those, read together, are prose in
+    Title Case with a function word anywhere (`Docker И Идут`, `Ничего Не Удаляйте`): three
+    words in two-byte letters are a name as often as a Russian or Turkish note cut in pieces."""
+    names = [unit for unit in units if a_name(unit)]
+    return frozenset() if prose_in_title_case(names, detect, anywhere=True) else frozenset(names)
 
 
 def prose_in_title_case(names: Sequence[str], detect: Detect, *, anywhere: bool = False) -> bool:

@@ -1,0 +1,42 @@
+# Cyrillic words, not look-alikes of Latin letters, are in these notes.
+# ruff: noqa: RUF001, RUF002
+"""Foreign notes in Title Case pieces that passed after 69655f1 (names and glossaries) and were
+refused before it: a Russian note cut in threes (a name of three words in two-byte letters
+never voted)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memidx.notes.english import check_text
+
+SENTENCE = "Here are the notes from the meeting last week.\n\n"
+
+
+def _items(items: list[str], sentence: str = SENTENCE) -> str:
+    return sentence + "".join(f"- {item}\n" for item in items)
+
+
+RUSSIAN_IN_THREES = [
+    [
+        "Перед Пушем Запускайте",
+        "Интеграционные Тесты Требуют",
+        "Docker И Идут",
+        "Минут Двенадцать",
+    ],
+    ["Ничего Не Удаляйте", "В Без Согласования", "Эти Фикстуры Используют", "Аналитики"],
+]
+
+
+@pytest.mark.parametrize("items", RUSSIAN_IN_THREES)
+def test_a_russian_note_cut_in_threes_is_refused(items: list[str]) -> None:
+    """Three words under 30 letters are a name (`Александр Сергеевич Пушкин`), unless the
+    pieces, read together, hold the language's function words (`И`, `Не`, `В`)."""
+    verdict = check_text(_items(items))
+    assert not verdict.english and verdict.language == "ru", verdict
+
+
+def test_names_of_russians_in_threes_still_pass() -> None:
+    names = ["Александр Сергеевич Пушкин", "Лев Николаевич Толстой", "Антон Павлович Чехов"]
+    names += ["Фёдор Михайлович Достоевский", "Иван Сергеевич Тургенев"]
+    assert check_text(_items(names)).english
