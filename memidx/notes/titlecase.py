@@ -85,17 +85,20 @@ def voteless_names(units: Sequence[str], detect: Detect) -> frozenset[str]:
     return frozenset() if prose_in_title_case(names, detect, anywhere=True) else frozenset(names)
 
 
-def prose_in_title_case(names: Sequence[str], detect: Detect, *, anywhere: bool = False) -> bool:
+def prose_in_title_case(
+    names: Sequence[str], detect: Detect, *, anywhere: bool = False, sure: float = MIN_SCORE
+) -> bool:
     """Whether names (units `named`) read together are prose in Title Case: surely another
     language, and items that end in one of its function words ("Vor Dem", "Und Laufen"), as a
     name or title does not ("Frankfurt Am Main", "Die Leiden Des Jungen Werthers"); `anywhere`:
-    a function word anywhere in an item, for the names beside labels (memidx.notes.glossary)."""
+    a function word anywhere in an item, for the names beside labels (memidx.notes.glossary);
+    `sure`: how surely the names read as that language."""
     items = [[w.lower() for w in LETTER_WORD.findall(name)] for name in names[:MAX_NAMES]]
     words = [word for item in items for word in item]
     if len(words) < MIN_WORDS:
         return False
     lang, score = detect(" ".join(words))
-    if lang == "en" or score < MIN_SCORE:
+    if lang == "en" or score < sure:
         return False
     function = FUNCTION_WORDS.get(lang, frozenset[str]())
     if anywhere:
