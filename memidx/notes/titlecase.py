@@ -59,6 +59,9 @@ _FUNCTION_WORDS = {
     "làm thì sẽ đến ra vào lại nếu mà người việc rồi hay còn nhưng vì bị",
 }
 FUNCTION_WORDS = {lang: frozenset(words.split()) for lang, words in _FUNCTION_WORDS.items()}
+# A language without a list of its own (Catalan, Galician: `- Abans De Fer`) is judged by every
+# list's words: with none, its prose in Title Case passed as names however it was cut
+ANY_FUNCTION_WORD = frozenset(word for words in FUNCTION_WORDS.values() for word in words)
 
 
 def named(unit: str) -> bool:
@@ -100,7 +103,7 @@ def prose_in_title_case(
     lang, score = detect(" ".join(words))
     if lang == "en" or score < sure:
         return False
-    function = FUNCTION_WORDS.get(lang, frozenset[str]())
+    function = FUNCTION_WORDS.get(lang, ANY_FUNCTION_WORD)
     if anywhere:
         return any(word in function for word in words)
     cut = sum(item[-1] in function for item in items if item)

@@ -3,15 +3,19 @@
 """Foreign notes in Title Case pieces that passed after 69655f1 (names and glossaries) and were
 refused before it, or passed both: a Russian note cut in threes (a name of three words in
 two-byte letters never voted), Danish pieces beside English labels (read at 0.77, under the
-names' bar of 0.8)."""
+names' bar of 0.8), and Catalan or Galician notes (no function words of their own: never
+prose in Title Case)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from memidx.notes.english import check_text
 
 SENTENCE = "Here are the notes from the meeting last week.\n\n"
+WORD = re.compile(r"[^\W\d_]+")
 
 
 def _items(items: list[str], sentence: str = SENTENCE) -> str:
@@ -74,3 +78,29 @@ def test_danish_pieces_beside_english_labels_are_no_glossary() -> None:
     words (`Til`, `Der`, `Du`, `Og`) still say they are prose, not names."""
     verdict = check_text(_items(DANISH_BESIDE_LABELS, sentence=""))
     assert not verdict.english, verdict
+
+
+WITHOUT_A_LIST = {
+    "ca": "Abans de fer push a main cal executar tots els tests en local. Els tests "
+    "d'integració necessiten Docker i triguen uns dotze minuts. Si fallen per culpa de la "
+    "xarxa, torneu a executar-los abans de demanar ajuda al canal. Les migracions sempre han "
+    "de poder desfer-se, i les escrivim perquè es puguin executar dues vegades.",
+    "gl": "Antes de facer push á rama principal, executa todas as probas en local. As probas "
+    "de integración precisan Docker e levan uns doce minutos. Se fallan por culpa da rede, "
+    "vólveas executar antes de pedir axuda na canle do equipo. As migracións sempre se teñen "
+    "que poder desfacer e escribímolas para que se poidan executar dúas veces.",
+}
+
+
+@pytest.mark.parametrize("size", [2, 3, 4])
+@pytest.mark.parametrize("lang", sorted(WITHOUT_A_LIST))
+def test_a_language_without_its_own_function_words_in_title_case_is_refused(
+    lang: str, size: int
+) -> None:
+    words = WORD.findall(WITHOUT_A_LIST[lang])
+    items = [
+        " ".join(word[:1].upper() + word[1:] for word in words[i : i + size])
+        for i in range(0, len(words), size)
+    ]
+    verdict = check_text(_items(items))
+    assert not verdict.english and verdict.language == lang, verdict
