@@ -104,3 +104,12 @@ def test_a_language_without_its_own_function_words_in_title_case_is_refused(
     ]
     verdict = check_text(_items(items))
     assert not verdict.english and verdict.language == lang, verdict
+
+
+def test_names_with_initials_beside_their_roles_pass() -> None:
+    """`О. С. Бартунов`: an initial is no preposition (`с`, `о`, `а`, `в` are Russian ones)."""
+    items = ["Postgres: О. С. Бартунов", "Full text search: Ф. В. Сигаев"]
+    items += ["Indexes: А. Н. Коротков", "Planner: Н. А. Глухов", "Replication: А. В. Лесовский"]
+    sentence = "We thank the people who maintain the database parts we depend on.\n\n"
+    verdict = check_text(_items(items, sentence=sentence))
+    assert verdict.english, verdict
