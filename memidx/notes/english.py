@@ -17,7 +17,7 @@ from memidx.notes.loanwords import (
 )
 from memidx.notes.prose import in_pieces, letter_bytes, prose_units, runs, script_of
 from memidx.notes.quotation import MIN_OWN_SHARE, own_english_share
-from memidx.notes.titlecase import a_name, named, unmasked
+from memidx.notes.titlecase import named, unmasked, voteless_names
 
 Detect = Callable[[str], tuple[str, float]]  # (language code, score) of a text's top guess
 Units = Sequence[str]  # a note's paragraphs, list items and headings (prose_units)
@@ -46,7 +46,8 @@ class LanguageVerdict:
 def judge_units(units: Units, detect: Detect, own: Units | None = None) -> LanguageVerdict:
     """Vote by paragraph, the short ones of `own` (default: all) as one (read_pool): fail when
     non-English paragraphs hold most of the counted letters."""
-    found = [u for u in units if letter_bytes(u) >= MIN_UNIT_BYTES and not a_name(u)]
+    names = voteless_names(units, detect)
+    found = [u for u in units if letter_bytes(u) >= MIN_UNIT_BYTES and u not in names]
     if not found:
         return judge_pooled(units, detect, own)
     against = read_pool(units if own is None else own, detect)[2]  # only ever against

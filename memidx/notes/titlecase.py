@@ -1,5 +1,5 @@
 # Cyrillic function words, not look-alikes of Latin letters, are in these lists.
-# ruff: noqa: RUF001
+# ruff: noqa: RUF001, RUF002, RUF003
 """Names, or prose in Title Case: a list of short items whose every word begins with a capital
 is a list of names and titles ("Der Zauberberg", "Tarte Tatin"), unless its words, read
 together, surely read as another language and its items end in that language's function words
@@ -7,6 +7,7 @@ as prose cut in pieces does ("Bitte Vor Dem", "Push Ausführen Die"), and a name
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from memidx.notes.loanwords import LETTER_WORD
@@ -59,6 +60,11 @@ _FUNCTION_WORDS = {
     "làm thì sẽ đến ra vào lại nếu mà người việc rồi hay còn nhưng vì bị",
 }
 FUNCTION_WORDS = {lang: frozenset(words.split()) for lang, words in _FUNCTION_WORDS.items()}
+# An initial is no word (`О. С. Бартунов`: `с` and `о` are Russian prepositions)
+INITIAL = re.compile(r"\b\w\.")
+# A language without a list of its own (Catalan, Galician: `- Abans De Fer`) is judged by every
+# list's words: with none, its prose in Title Case passed as names however it was cut
+ANY_FUNCTION_WORD = frozenset(word for words in FUNCTION_WORDS.values() for word in words)
 
 
 def named(unit: str) -> bool:
@@ -77,19 +83,33 @@ def a_name(unit: str) -> bool:
     return named(unit) and len(words) <= MAX_NAME_WORDS and len("".join(words)) < MAX_NAME_LETTERS
 
 
-def prose_in_title_case(names: Sequence[str], detect: Detect, *, anywhere: bool = False) -> bool:
+def voteless_names(units: Sequence[str], detect: Detect) -> frozenset[str]:
+    """The units that are `a_name` and do not vote, unless those, read together, are prose in
+    Title Case with a function word anywhere (`Docker И Идут`, `Ничего Не Удаляйте`): three
+    words in two-byte letters are a name as often as a Russian or Turkish note cut in pieces."""
+    names = [unit for unit in units if a_name(unit)]
+    return frozenset() if prose_in_title_case(names, detect, anywhere=True) else frozenset(names)
+
+
+def prose_in_title_case(
+    names: Sequence[str], detect: Detect, *, anywhere: bool = False, sure: float = MIN_SCORE
+) -> bool:
     """Whether names (units `named`) read together are prose in Title Case: surely another
     language, and items that end in one of its function words ("Vor Dem", "Und Laufen"), as a
     name or title does not ("Frankfurt Am Main", "Die Leiden Des Jungen Werthers"); `anywhere`:
-    a function word anywhere in an item, for the names beside labels (memidx.notes.glossary)."""
-    items = [[w.lower() for w in LETTER_WORD.findall(name)] for name in names[:MAX_NAMES]]
+    a function word anywhere in an item, for the names beside labels (memidx.notes.glossary);
+    `sure`: how surely the names read as that language."""
+    items = [
+        [w.lower() for w in LETTER_WORD.findall(INITIAL.sub(" ", name))]
+        for name in names[:MAX_NAMES]
+    ]
     words = [word for item in items for word in item]
     if len(words) < MIN_WORDS:
         return False
     lang, score = detect(" ".join(words))
-    if lang == "en" or score < MIN_SCORE:
+    if lang == "en" or score < sure:
         return False
-    function = FUNCTION_WORDS.get(lang, frozenset[str]())
+    function = FUNCTION_WORDS.get(lang, ANY_FUNCTION_WORD)
     if anywhere:
         return any(word in function for word in words)
     cut = sum(item[-1] in function for item in items if item)
