@@ -74,3 +74,20 @@ def test_what_a_person_puts_at_the_path_before_the_put_back_is_kept(
         assert path.read_text() == "mine\n"
     else:
         assert path.is_symlink() if person.startswith("ln") else path.is_dir()
+
+# the person's file, written at the note's path as memidx looks at it for the put-back (an
+# editor saving the buffer it had open): it is not written over, and main's note is not left
+# staged for deletion under it for the person's next commit (`D  notes/x.md`, `?? notes/x.md`)
+EARLY = """case "$*" in
+  *ls-tree*HEAD*) [ -e "$MARK.back" ] && [ ! -e "$MARK.written" ] && \
+    : > "$MARK.written" && printf 'mine\\n' > "$PERSONS_FILE" ;;
+esac
+"""
+
+
+def test_a_file_a_person_wrote_before_the_look_keeps_main_s_note_staged(tmp_path: Path) -> None:
+    code, err, machine = _remember(tmp_path, EARLY)
+    assert Path(f"{tmp_path / 'switched'}.written").exists()
+    assert code == 0 and "Traceback" not in err, err
+    assert machine.git("status", "--porcelain", "--untracked-files=all") == f" M {NOTE}\n"
+    assert (machine.root / NOTE).read_text() == "mine\n"
