@@ -51,7 +51,11 @@ def follow(
             return _after_a_switch_back(
                 repo, root, {path: files[path] for path in taken}, done, deadline
             )
-    update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
+    # the commit landed: a git holding the index now (an editor's `git status`) is waited for
+    # LATE_FLOOR at least, as a late git is; a commit that waits for none before its move (a
+    # haystack commit under its lock: wait 0) failed at once, its commit made
+    until = max(deadline, time.monotonic() + LATE_FLOOR)
+    update_user_index(repo, paths, commit, until, done=done, shows=shows)
     return []
 
 
