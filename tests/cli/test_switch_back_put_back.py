@@ -75,6 +75,7 @@ def test_what_a_person_puts_at_the_path_before_the_put_back_is_kept(
     else:
         assert path.is_symlink() if person.startswith("ln") else path.is_dir()
 
+
 # the person's file, written at the note's path as memidx looks at it for the put-back (an
 # editor saving the buffer it had open): it is not written over, and main's note is not left
 # staged for deletion under it for the person's next commit (`D  notes/x.md`, `?? notes/x.md`)
