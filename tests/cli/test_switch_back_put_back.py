@@ -81,14 +81,27 @@ def test_what_a_person_puts_at_the_path_before_the_put_back_is_kept(
 # staged for deletion under it for the person's next commit (`D  notes/x.md`, `?? notes/x.md`)
 EARLY = """case "$*" in
   *ls-tree*HEAD*) [ -e "$MARK.back" ] && [ ! -e "$MARK.written" ] && \
-    : > "$MARK.written" && printf 'mine\\n' > "$PERSONS_FILE" ;;
+    : > "$MARK.written" && eval "$PERSON" ;;
 esac
 """
 
 
-def test_a_file_a_person_wrote_before_the_look_keeps_main_s_note_staged(tmp_path: Path) -> None:
-    code, err, machine = _remember(tmp_path, EARLY)
+@pytest.mark.parametrize(
+    ("person", "status"),
+    [
+        ("printf 'mine\\n' > \"$PERSONS_FILE\"", f" M {NOTE}\n"),
+        # the person's own restore of main's note (index and file): theirs stands, as it is
+        ('"$REAL_GIT" restore -q --source=HEAD -SW -- "$PERSONS_FILE"', ""),
+    ],
+)
+def test_what_a_person_does_before_the_look_keeps_main_s_note_staged(
+    tmp_path: Path, person: str, status: str
+) -> None:
+    code, err, machine = _remember(tmp_path, EARLY, PERSON=person)
     assert Path(f"{tmp_path / 'switched'}.written").exists()
     assert code == 0 and "Traceback" not in err, err
-    assert machine.git("status", "--porcelain", "--untracked-files=all") == f" M {NOTE}\n"
-    assert (machine.root / NOTE).read_text() == "mine\n"
+    assert machine.git("status", "--porcelain", "--untracked-files=all") == status
+    if status:
+        assert (machine.root / NOTE).read_text() == "mine\n"
+    else:
+        assert (machine.root / NOTE).read_text(encoding="utf-8").endswith(BODY)
