@@ -135,6 +135,7 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
     for deletion under it (`D `, `??`), for the person's next commit. True once the index
     holds it."""
     import contextlib
+    from shlex import quote
 
     import git
 
@@ -162,8 +163,9 @@ def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) ->
                 f"{done}, but a git switch back to the branch that holds {path} landed as "
                 "memidx took it out of the other branch's work tree, and git's index stayed "
                 "held, so `git status` shows it as staged for deletion",
-                f"run `git checkout HEAD -- {path}` once the other git command ends",
-            ) from exc
+                f"run `git reset -q -- {quote(path)}` once the other git command ends, then "
+                f"`git checkout -- {quote(path)}` if the file is missing",  # HEAD's, never
+            ) from exc  # over a file a person put there (`git checkout HEAD --` wrote over it)
     with contextlib.suppress(git.GitCommandError):  # a file came at its path since: the
         repo.git.checkout_index("-q", "--", path)  # person's, kept (`git status`: modified)
     return True

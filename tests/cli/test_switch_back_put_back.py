@@ -14,6 +14,7 @@ import pytest
 
 from tests.cli.test_switch_at_the_move import BODY, NOTE, machine_with_a_side_branch
 from tests.cli.test_switch_back_at_the_take_out import SWITCHING_BACK_GIT
+from tests.helpers import clean_env
 from tests.machines import Machine
 
 # after the switch back at memidx's `git rm`, as memidx puts the note back: another git
@@ -105,3 +106,35 @@ def test_what_a_person_does_before_the_look_keeps_main_s_note_staged(
         assert (machine.root / NOTE).read_text() == "mine\n"
     else:
         assert (machine.root / NOTE).read_text(encoding="utf-8").endswith(BODY)
+
+
+def test_the_hint_when_the_index_stays_held_keeps_the_person_s_file(tmp_path: Path) -> None:
+    """git's index held past the put-back's wait: the hint said `git checkout HEAD -- path`,
+    which wrote main's note over the file the person put at its path (kept by the put-back).
+    What it says now, run once that git ends, puts the note back in git's index alone."""
+    import re
+    import subprocess
+    import time
+
+    import git
+
+    from memidx.errors import GitError
+    from memidx.git.index_follow import _put_back  # pyright: ignore[reportPrivateUsage]
+    from tests.helpers import NotesRepo
+
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(NOTE, "# WSL memory\n\n" + BODY)
+    repo.commit("the note")
+    repo.git("rm", "-q", "--cached", NOTE)  # as the take-out left it on main
+    (repo.root / NOTE).write_text("mine\n")
+    blob = repo.git("rev-parse", f"HEAD:{NOTE}").strip()
+    lock = repo.root / ".git" / "index.lock"
+    lock.touch()  # another git's, past the wait
+    with pytest.raises(GitError) as raised:
+        _put_back(git.Repo(repo.root), NOTE, blob, done="committed", deadline=time.monotonic())
+    lock.unlink()
+    said = re.fullmatch(r"run `([^`]+)`.*", raised.value.hint)
+    assert said, raised.value.hint
+    subprocess.run(said[1], shell=True, cwd=repo.root, check=True, env=clean_env())
+    assert (repo.root / NOTE).read_text() == "mine\n"
+    assert repo.git("status", "--porcelain") == f" M {NOTE}\n"
