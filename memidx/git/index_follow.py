@@ -51,7 +51,11 @@ def follow(
             return _after_a_switch_back(
                 repo, root, {path: files[path] for path in taken}, done, deadline
             )
-    update_user_index(repo, paths, commit, deadline, done=done, shows=shows)
+    # the commit landed: a git holding the index now (an editor's `git status`) is waited for
+    # LATE_FLOOR at least, as a late git is; a commit that waits for none before its move (a
+    # haystack commit under its lock: wait 0) failed at once, its commit made
+    until = max(deadline, time.monotonic() + LATE_FLOOR)
+    update_user_index(repo, paths, commit, until, done=done, shows=shows)
     return []
 
 
@@ -107,8 +111,8 @@ def _after_a_switch_back(
     branch that holds them, landed between the look at HEAD and the take-out, found them
     staged as that branch holds them and went home with them: the take-out then left them
     staged for deletion there (`D  notes/x.md`), for the person's next commit. Each such file
-    HEAD now holds with the blob taken out, absent from git's index and the work tree, is put
-    back as HEAD holds it (_put_back). GitError when git's index stays held."""
+    HEAD now holds with the blob taken out, absent from git's index, is put back as HEAD
+    holds it (_put_back). GitError when git's index stays held."""
     from memidx.git.late import LATE_FLOOR, wait_for
 
     if taken and (switching := _switching(root)):
@@ -117,30 +121,34 @@ def _after_a_switch_back(
     return [
         path
         for path, blob in taken.items()
-        if not _put_back(repo, root, path, blob, done=done, deadline=until)
+        if not _put_back(repo, path, blob, done=done, deadline=until)
     ]
 
 
-def _put_back(repo: Any, root: Path, path: str, blob: str, *, done: str, deadline: float) -> bool:
-    """Put `path` back when HEAD holds `blob` there and git's index and the work tree hold
-    nothing at it: HEAD's entry into the index, waiting for another git's lock (a person's
-    `git commit`) until `deadline`, then the file, written by git only where nothing is
-    (checkout-index without --force: `git checkout HEAD -- path` overwrote a file a person
-    wrote there meanwhile, or a symlink in its way). True once the index holds it."""
+def _put_back(repo: Any, path: str, blob: str, *, done: str, deadline: float) -> bool:
+    """Put `path` back when HEAD holds `blob` there and git's index holds nothing at it:
+    HEAD's entry into the index, waiting for another git's lock (a person's `git commit`)
+    until `deadline`, then the file, written by git only where nothing is (checkout-index
+    without --force: `git checkout HEAD -- path` overwrote a file a person wrote there
+    meanwhile, or a symlink in its way). A file a person wrote there before the look is theirs
+    and kept too, over HEAD's entry (`git status`: modified): left out, main's note was staged
+    for deletion under it (`D `, `??`), for the person's next commit. True once the index
+    holds it."""
     import contextlib
+    from shlex import quote
 
     import git
 
     from memidx.errors import GitError
     from memidx.git.commit import literal
 
-    file, spec = root / path, literal([path])
+    spec = literal([path])
     for attempt in range(10_000):  # bounded by the deadline
         try:  # HEAD's entry: mode, kind, blob (none on an unborn branch: a switch --orphan)
             listed = str(repo.git.ls_tree("-z", "HEAD", "--", *spec)).rstrip("\0").split(None, 3)
         except git.GitCommandError:
             return False
-        if listed[2:3] != [blob] or file.exists() or file.is_symlink():
+        if listed[2:3] != [blob]:
             return False
         if str(repo.git.ls_files("-s", "--", *spec)).strip():
             return False  # in git's index again: whoever staged it decides
@@ -155,8 +163,9 @@ def _put_back(repo: Any, root: Path, path: str, blob: str, *, done: str, deadlin
                 f"{done}, but a git switch back to the branch that holds {path} landed as "
                 "memidx took it out of the other branch's work tree, and git's index stayed "
                 "held, so `git status` shows it as staged for deletion",
-                f"run `git checkout HEAD -- {path}` once the other git command ends",
-            ) from exc
+                f"run `git reset -q -- {quote(path)}` once the other git command ends, then "
+                f"`git checkout -- {quote(path)}` if the file is missing",  # HEAD's, never
+            ) from exc  # over a file a person put there (`git checkout HEAD --` wrote over it)
     with contextlib.suppress(git.GitCommandError):  # a file came at its path since: the
         repo.git.checkout_index("-q", "--", path)  # person's, kept (`git status`: modified)
     return True

@@ -75,6 +75,7 @@ def _commit_locked(
     wait: float,
 ) -> str | None:
     """The segments' commit under the writer's lock, waiting `wait` s at most for a git."""
+    from memidx.errors import GitBusy
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
 
@@ -110,12 +111,24 @@ def _commit_locked(
         # never built again on another branch a `git switch` took HEAD to meanwhile
         try:
             commit = commit_paths(config, refs, subject, wait=wait, branch=branch, written=written)
+        except GitBusy:  # a late git after the move (StillUnderWay): the try again finds
+            if landed := _landed(repo, before, subject):  # nothing to commit, and said
+                purged.append(landed)  # "nothing to commit in the haystack" of this one
+                own.close()
+            raise
         finally:  # once HEAD holds it (a git that came late may still fail the commit after)
             if new and repo.run("ls-tree", "--name-only", "HEAD", "--", refs[0], check=False):
                 describe_folder(folder, durable=config.fsync)
         own.close()  # the next record starts a new segment: committed files stay as committed
         # HEAD already held these bytes (only git's index entries were mended): no commit made
         return finished if commit == before else commit
+
+
+def _landed(repo: GitRepo, before: str | None, subject: str) -> str | None:
+    """The commit `subject` names that HEAD took since `before`, if one did."""
+    since = "HEAD" if before is None else f"{before}..HEAD"
+    found = repo.run("rev-list", "-1", "-F", f"--grep={subject}", since, check=False)
+    return found.decode().strip() or None
 
 
 def _say(text: str) -> None:

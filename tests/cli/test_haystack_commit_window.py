@@ -66,3 +66,66 @@ def test_a_commit_begun_under_the_lock_is_waited_for_without_it(
     subjects = repo.git("log", "--format=%s").splitlines()
     assert subjects[1:] == ["the person's message", "start"], subjects
     assert subjects[0].startswith("haystack: segments of ")
+
+
+def test_a_git_holding_the_index_after_the_move_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commit under the lock waits for no git before its move, but its commit landed: a
+    git holding the index right after it (an editor's `git status` refreshing it) failed the
+    haystack commit at once (`committed ..., but git's index stayed locked`), exit 1 and the
+    segments shown as staged; it is waited for, as every commit's index update is."""
+    from memidx.git import commit
+
+    repo = started_memory(tmp_path)
+    filed = repo.memidx_process("file-turn", stdin='{"text": "a fact filed before"}')
+    assert filed.code == 0, filed.err
+    lock = repo.root / ".git" / "index.lock"
+    telling = commit.update_user_index
+    held: list[threading.Timer] = []
+
+    def held_at_the_index_update(*args: Any, **kwargs: Any) -> None:
+        if not held:  # a git takes the index lock as memidx tells the index, for 1 s
+            lock.touch()
+            held.append(threading.Timer(1.0, lambda: lock.unlink(missing_ok=True)))
+            held[0].start()
+        telling(*args, **kwargs)
+
+    monkeypatch.setattr(commit, "update_user_index", held_at_the_index_update)
+    try:
+        made = segment_commit.commit_haystack(load_config(repo.root, env={}))
+    finally:
+        for timer in held:
+            timer.join(5)
+    assert held and isinstance(made, str), made
+    assert repo.git("status", "--porcelain") == ""
+
+
+def test_a_commit_landed_before_a_late_git_failed_it_is_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A git that started at the commit's move and still ran past LATE_FLOOR (StillUnderWay,
+    after HEAD took the segments) made the commit under the lock let go and try again: the
+    next try found nothing to commit, and `haystack commit` said `nothing to commit in the
+    haystack`, the commit made and the index never told of it."""
+    from memidx.git import commit
+    from memidx.git.late import StillUnderWay
+
+    repo = started_memory(tmp_path)
+    filed = repo.memidx_process("file-turn", stdin='{"text": "a fact filed before"}')
+    assert filed.code == 0, filed.err
+    before = repo.git("rev-parse", "HEAD").strip()
+    late: list[str] = []
+
+    def a_late_git(*args: Any) -> dict[str, str]:
+        late.append("git commit")
+        return {"1": "commit"} if len(late) == 1 else {}
+
+    def still_under_way(*args: Any) -> None:
+        raise StillUnderWay("a git commit that started with memidx's commit is still under way")
+
+    monkeypatch.setattr(commit, "committers", a_late_git)
+    monkeypatch.setattr(commit, "settle", still_under_way)
+    made = segment_commit.commit_haystack(load_config(repo.root, env={}))
+    assert late and made == repo.git("rev-parse", "HEAD").strip() != before, made
+    assert repo.git("log", "-1", "--format=%s").startswith("haystack: segments of ")

@@ -14,6 +14,7 @@ import pytest
 
 from tests.cli.test_switch_at_the_move import BODY, NOTE, machine_with_a_side_branch
 from tests.cli.test_switch_back_at_the_take_out import SWITCHING_BACK_GIT
+from tests.helpers import clean_env
 from tests.machines import Machine
 
 # after the switch back at memidx's `git rm`, as memidx puts the note back: another git
@@ -74,3 +75,66 @@ def test_what_a_person_puts_at_the_path_before_the_put_back_is_kept(
         assert path.read_text() == "mine\n"
     else:
         assert path.is_symlink() if person.startswith("ln") else path.is_dir()
+
+
+# the person's file, written at the note's path as memidx looks at it for the put-back (an
+# editor saving the buffer it had open): it is not written over, and main's note is not left
+# staged for deletion under it for the person's next commit (`D  notes/x.md`, `?? notes/x.md`)
+EARLY = """case "$*" in
+  *ls-tree*HEAD*) [ -e "$MARK.back" ] && [ ! -e "$MARK.written" ] && \
+    : > "$MARK.written" && eval "$PERSON" ;;
+esac
+"""
+
+
+@pytest.mark.parametrize(
+    ("person", "status"),
+    [
+        ("printf 'mine\\n' > \"$PERSONS_FILE\"", f" M {NOTE}\n"),
+        # the person's own restore of main's note (index and file): theirs stands, as it is
+        ('"$REAL_GIT" restore -q --source=HEAD -SW -- "$PERSONS_FILE"', ""),
+    ],
+)
+def test_what_a_person_does_before_the_look_keeps_main_s_note_staged(
+    tmp_path: Path, person: str, status: str
+) -> None:
+    code, err, machine = _remember(tmp_path, EARLY, PERSON=person)
+    assert Path(f"{tmp_path / 'switched'}.written").exists()
+    assert code == 0 and "Traceback" not in err, err
+    assert machine.git("status", "--porcelain", "--untracked-files=all") == status
+    if status:
+        assert (machine.root / NOTE).read_text() == "mine\n"
+    else:
+        assert (machine.root / NOTE).read_text(encoding="utf-8").endswith(BODY)
+
+
+def test_the_hint_when_the_index_stays_held_keeps_the_person_s_file(tmp_path: Path) -> None:
+    """git's index held past the put-back's wait: the hint said `git checkout HEAD -- path`,
+    which wrote main's note over the file the person put at its path (kept by the put-back).
+    What it says now, run once that git ends, puts the note back in git's index alone."""
+    import re
+    import subprocess
+    import time
+
+    import git
+
+    from memidx.errors import GitError
+    from memidx.git.index_follow import _put_back  # pyright: ignore[reportPrivateUsage]
+    from tests.helpers import NotesRepo
+
+    repo = NotesRepo(tmp_path / "memory")
+    repo.write(NOTE, "# WSL memory\n\n" + BODY)
+    repo.commit("the note")
+    repo.git("rm", "-q", "--cached", NOTE)  # as the take-out left it on main
+    (repo.root / NOTE).write_text("mine\n")
+    blob = repo.git("rev-parse", f"HEAD:{NOTE}").strip()
+    lock = repo.root / ".git" / "index.lock"
+    lock.touch()  # another git's, past the wait
+    with pytest.raises(GitError) as raised:
+        _put_back(git.Repo(repo.root), NOTE, blob, done="committed", deadline=time.monotonic())
+    lock.unlink()
+    said = re.fullmatch(r"run `([^`]+)`.*", raised.value.hint)
+    assert said, raised.value.hint
+    subprocess.run(said[1], shell=True, cwd=repo.root, check=True, env=clean_env())
+    assert (repo.root / NOTE).read_text() == "mine\n"
+    assert repo.git("status", "--porcelain") == f" M {NOTE}\n"
