@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memidx.cli.notice import say_notice
+from memidx.errors import MemidxError
 
 if TYPE_CHECKING:
     from memidx.config import Config
@@ -20,7 +21,12 @@ def say_unembedded(config: Config, store: Store) -> None:
     from memidx.memory.head_sync import vectors_installed
 
     chunks, covered, _ = VectorStore(store.conn).counts(config.model)
-    if covered == chunks or not vectors_installed() or model_problem(config) is not None:
+    if covered == chunks or not vectors_installed():
+        return
+    try:
+        if model_problem(config) is not None:
+            return
+    except MemidxError:  # no cache folder to look in (no HOME): embed says why, not ingest
         return
     say_notice(
         f"{covered} of {chunks} chunks have a vector of {config.model}: search finds the other"
