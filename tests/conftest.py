@@ -40,8 +40,13 @@ PROJECT = Path(__file__).resolve().parent.parent
 # memidx` put its working directory first on sys.path (the checkout pytest ran in, whatever
 # code PYTHONPATH named), and a venv's editable install names one checkout of its own.
 os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(PROJECT), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    [
+        str(PROJECT),
+        *[str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p],
+    ]
 )
+if os.environ.get("DATA"):  # read from each test's own folder (user_home): `DATA=../shared/data`
+    os.environ["DATA"] = str(Path(os.environ["DATA"]).resolve())
 # The environment the suite started with: only the model is looked up in it (read, never written).
 STARTING_ENV = dict(os.environ)
 USER_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
