@@ -53,6 +53,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
     from memidx.git.branch import on_a_branch
     from memidx.git.commit import commit_paths
     from memidx.git.repo import GitRepo
+    from memidx.memory.forget_vectors import drop_forgotten_vectors, note_text_hashes
     from memidx.memory.head_sync import FOLLOW_HINT, follow_commit
 
     if not config.in_git:
@@ -65,6 +66,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
         return Forgotten("note", ref)
     branch = on_a_branch(config.root, "the note was not forgotten")
     kept = path.read_bytes() if path.is_file() else None
+    text_hashes = note_text_hashes(config, ref)  # its vectors go once the index follows
     subject = f"memidx forget: {ref}"
     before = reflog_top(config, branch)
     path.unlink(missing_ok=True)
@@ -103,6 +105,7 @@ def _forget_note(config: Config, ref: str, notice: Callable[[str], None] | None)
             f"it: {why}",
             FOLLOW_HINT,
         )
+    drop_forgotten_vectors(config, text_hashes)
     return Forgotten("note", ref, commit=commit)
 
 

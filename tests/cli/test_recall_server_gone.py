@@ -56,11 +56,12 @@ def test_a_server_replaced_after_its_index_was_deleted_leaves_the_new_ones_socke
     path = recall_server.socket_path(config)
     assert path is not None and path.parent == runtime / "memidx", path
     with serving_process(root, env) as old:
-        assert listening(old, pid, path, None)
+        assert listening(old, pid, path), said(old, root)
+        was = file_identity(path)  # held by the old one while it lives: no other file has it
         shutil.rmtree(config.state_dir)
         assert NotesRepo(root).memidx("ingest").code == 0
         with serving_process(root, env) as new:
-            assert listening(new, pid, path, file_identity(path))
+            assert listening(new, pid, path, (old, was)), said(new, root)
             bound = file_identity(path)
 
             assert old.wait(recall_loop.CODE_CHECK + 5) == 0  # at its next look
@@ -74,7 +75,9 @@ def test_a_server_replaced_after_its_index_was_deleted_leaves_the_new_ones_socke
 def serving_process(root: Path, env: dict[str, str]) -> Generator[subprocess.Popen[bytes]]:
     """`memidx -C root agent serve` as a prompt hook starts it; stopped at the end."""
     argv = [sys.executable, "-m", "memidx", "-C", str(root), "agent", "serve"]
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL)
+    log = root.parent / "serve.err"  # what it said, for the failure's message (said)
+    with log.open("ab") as err:  # in the memory's folder: never the checkout pytest ran in
+        process = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=err)
     try:
         yield process
     finally:
@@ -86,14 +89,35 @@ def serving_process(root: Path, env: dict[str, str]) -> Generator[subprocess.Pop
             process.wait(15)
 
 
-def listening(process: subprocess.Popen[bytes], pid: Path, path: Path, before: object) -> bool:
-    """Whether, within 60 s, `pid` names `process` and a socket other than `before` is at
-    `path` (it listens once its model is loaded)."""
+Replaced = tuple[subprocess.Popen[bytes], object]
+
+
+def listening(
+    process: subprocess.Popen[bytes], pid: Path, path: Path, replaces: Replaced | None = None
+) -> bool:
+    """Whether, within 60 s, `pid` names `process` and its socket is at `path` (it listens once
+    its model is loaded): not the socket of the server it `replaces` (that process and its
+    socket's file identity), which it may outlive. Once that one has ended, what is at `path`
+    is the new one's: its socket's inode may be the number the old one's had (ext4 gives a
+    freed number again, 47 times in 50 in /tmp here), so the identity alone no longer tells."""
     for _ in range(1200):
         if process.poll() is not None:
             return False
         named = pid.is_file() and pid.read_text() == f"{process.pid}\n"
-        if named and path.exists() and file_identity(path) != before:
+        if named and path.exists() and (replaces is None or not _holds(path, *replaces)):
             return True
         time.sleep(0.05)
     return False
+
+
+def _holds(path: Path, old: subprocess.Popen[bytes], identity: object) -> bool:
+    """Whether the socket at `path` is still the one `old` bound, which it holds while alive."""
+    return old.poll() is None and file_identity(path) == identity
+
+
+def said(process: subprocess.Popen[bytes], root: Path) -> str:
+    """Why a server is not listening: its exit code, if it ended, and what the servers of
+    `root` wrote on stderr (serving_process)."""
+    log = root.parent / "serve.err"
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return f"exit code {process.poll()}; stderr: {text[-2000:]!r}"

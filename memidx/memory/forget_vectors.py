@@ -1,0 +1,52 @@
+"""A forgotten note's vectors go with its chunks. The index keeps the vector of a text no chunk
+holds any longer as a cache (a note restored, or renamed, is not embedded again), but a note
+that was forgotten is to be gone from memory: five forgets left five vectors of their text,
+which a rebuild of the index (ingest, embed) never has."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+
+from memidx.config import Config
+from memidx.errors import MemidxError
+
+
+def note_text_hashes(config: Config, ref: str) -> list[str]:
+    """The text hashes of the chunks the index holds for the note `ref`; none when there is no
+    index to read (the sync that builds one has no vector of it either)."""
+    from memidx.index.connection import connect_reader
+
+    path = config.index_path
+    try:
+        if not path.is_file():
+            return []
+        with closing(connect_reader(path)) as conn:
+            rows = conn.execute(
+                """SELECT DISTINCT c.text_hash FROM chunks c JOIN documents d ON d.id = c.doc_id
+                   WHERE d.source_kind = 'note' AND d.source_ref = ?""",
+                (ref,),
+            ).fetchall()
+    except (MemidxError, sqlite3.Error, OSError):
+        return []  # an index the sync after the forget rebuilds: it has no vector to drop
+    return [str(row[0]) for row in rows]
+
+
+def drop_forgotten_vectors(config: Config, text_hashes: list[str]) -> None:
+    """Drop the vectors (of any model) of these texts that no chunk holds now."""
+    from memidx.index.connection import transaction, trouble_reported
+    from memidx.index.open import writable_index
+
+    if not text_hashes:
+        return
+    store = writable_index(config)
+    with (
+        closing(store.conn),
+        trouble_reported(config.index_path, write=True),
+        transaction(store.conn),
+    ):
+        store.conn.executemany(
+            """DELETE FROM vectors WHERE text_hash = ?
+               AND NOT EXISTS (SELECT 1 FROM chunks WHERE text_hash = ?)""",
+            ((text_hash, text_hash) for text_hash in text_hashes),
+        )
