@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memidx.notes.glossary import labels_for_pairs
+from memidx.notes.glossary import labels_for_pairs, values_of_pairs
 from memidx.notes.language_model import MIN_SCORE, detect_language
 from memidx.notes.loanwords import (
     english_beside_greek_or_cyrillic,
@@ -143,7 +143,7 @@ def judge_script(units: Sequence[str], detect: Detect) -> LanguageVerdict:
 def _as_read(units: Units, detect: Detect) -> list[str]:
     """Units as the vote reads them: Title Case prose in lower case (memidx.notes.titlecase),
     terms listed with their names or translations by their labels (memidx.notes.glossary)."""
-    return labels_for_pairs(unmasked(units, detect), detect)
+    return unmasked(values_of_pairs(labels_for_pairs(units, detect), detect), detect)
 
 
 # --- the check ----------------------------------------------------------------------------------
