@@ -71,15 +71,16 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     each piece of another language's prose (`- Step one: bitte vor dem`, `- Build: bitte vor
     dem`) made the pieces read as English. But for a glossary's terms (_glossary_terms: `-
     Save: enregistrer`), which the item reads as it is, label and term."""
-    pairs = {unit: found for unit in units if (found := _pair(unit)) is not None}
-    if len(pairs) < MIN_PAIRS:
+    found = [_pair(unit) for unit in units]  # a list: an item listed twice counts twice
+    if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
         return list(units)
-    terms = [value for _, value in pairs.values() if _a_term(value)]
-    if not _glossary_terms([label for label, _ in pairs.values()], terms, detect):
+    terms = [value for _, value in pairs if _a_term(value)]
+    if not _glossary_terms([label for label, _ in pairs], terms, detect):
         terms = list[str]()
     kept = set(terms)
     return [
-        unit if unit not in pairs or (value := pairs[unit][1]) in kept else value for unit in units
+        unit if pair is None or pair[1] in kept else pair[1]
+        for unit, pair in zip(units, found, strict=True)
     ]
 
 
