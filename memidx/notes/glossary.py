@@ -18,6 +18,9 @@ Detect = Callable[[str], tuple[str, float]]
 PAIR = re.compile(
     r"^(?P<label>[^:=→]{1,60}?)\s*(?::|=|→|->|\u2014|\u2013| - )\s*(?P<value>\S.{0,59})$"
 )
+LEAD_IN = re.compile(
+    r"^(?P<label>[A-Za-z][A-Za-z0-9]*(?: [A-Za-z0-9]+){0,2})[.)]\s+(?P<value>\S.{0,59})$"
+)
 _LATIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 ./+#'()-]*[A-Za-z0-9)+#]")
 MAX_NAME_WORDS = 4  # "Олег Бартунов", "Santiago De Compostela"
 MAX_TERM_CHARS = 12  # a term in a script without capitals, one word: "ファイルを開く"
@@ -71,7 +74,7 @@ def values_of_pairs(units: Sequence[str], detect: Detect) -> list[str]:
     each piece of another language's prose (`- Step one: bitte vor dem`, `- Build: bitte vor
     dem`) made the pieces read as English. But for a glossary's terms (_glossary_terms: `-
     Save: enregistrer`), which the item reads as it is, label and term."""
-    found = [_pair(unit) for unit in units]  # a list: an item listed twice counts twice
+    found = [_pair(unit) or _lead_in(unit) for unit in units]  # a list: twice counts twice
     if len(pairs := [pair for pair in found if pair is not None]) < MIN_PAIRS:
         return list(units)
     terms = [value for _, value in pairs if _a_term(value)]
@@ -105,6 +108,14 @@ def _glossary_terms(labels: Sequence[str], terms: Sequence[str], detect: Detect)
     if len(set(labels)) < len(labels) or _shared_word(labels) or len(terms) * 2 <= len(labels):
         return False
     return len(set(terms)) == len(terms) and not prose_in_title_case(terms, detect)
+
+
+def _lead_in(unit: str) -> tuple[str, str] | None:
+    """The lead-in of up to three words in Latin letters and the rest of a list item whose
+    lead-in ends in a dot or a parenthesis (`Step one. bitte vor dem`, `Step 1) bitte`)."""
+    if (found := LEAD_IN.match(unit.strip())) is None:
+        return None
+    return found["label"], found["value"].strip()
 
 
 def _pair(unit: str) -> tuple[str, str] | None:
