@@ -1,0 +1,78 @@
+"""`memidx check english` on notes whose list items open with an English label: a Spanish
+note cut into `- Step one: antes de` items was committed as English; a list of UI strings
+beside their English labels still is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import NotesRepo
+
+SPANISH = [
+    "Antes",
+    "de",
+    "hacer",
+    "push",
+    "hay",
+    "que",
+    "ejecutar",
+    "las",
+    "pruebas",
+    "de",
+    "integración",
+    "porque",
+    "necesitan",
+    "Docker",
+    "y",
+    "tardan",
+    "unos",
+    "doce",
+    "minutos",
+    "en",
+    "el",
+    "servidor",
+]
+ORDINALS = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> NotesRepo:
+    monkeypatch.delenv("SKIP", raising=False)
+    return NotesRepo(tmp_path / "memory")
+
+
+def test_a_spanish_note_behind_step_labels_is_refused(repo: NotesRepo) -> None:
+    pieces = [" ".join(SPANISH[i : i + 2]) for i in range(0, len(SPANISH), 2)]
+    items = "".join(f"- Step {ORDINALS[n]}: {piece}\n" for n, piece in enumerate(pieces))
+    repo.note("steps.md", "Integration tests", f"Notes from the meeting last week.\n\n{items}")
+    repo.git("add", "-A")
+
+    done = repo.memidx("check", "english", "notes/steps.md")
+
+    assert done.code == 1 and "notes/steps.md: written in es" in done.out, done
+
+
+def test_ui_strings_beside_their_english_labels_pass(repo: NotesRepo) -> None:
+    items = ["Save: enregistrer", "Cancel: annuler", "Delete: supprimer", "Search: rechercher"]
+    body = "The French labels of the settings screen.\n\n" + "".join(f"- {i}\n" for i in items)
+    repo.note("labels.md", "French labels", body)
+    repo.git("add", "-A")
+
+    done = repo.memidx("check", "english", "notes/labels.md")
+
+    assert done.code == 0, done
