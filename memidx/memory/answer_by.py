@@ -1,0 +1,60 @@
+"""How long a `remember` with an answer time waits (the MCP server's: an agent's tool call
+has a deadline, and the server's remembers run one after another). The command line waits
+for a person's git as it always did (10 s, memidx/git/commit.py); a remember that must answer
+by a time waits only what is left of it, then leaves its note pending, committed by the
+hook after that git, the finisher it starts or the next remember: behind a running rebase
+or `git commit -a`, five remembers sent at once answered after 10, 20 and 30 s (refused),
+or 10 to 15 s (pending), one after another."""
+
+from __future__ import annotations
+
+import time
+
+from memidx.config import Config
+from memidx.errors import GitBusy, MemidxError
+from memidx.git.branch import REBASE_WAIT, on_a_branch, rebased_branch
+from memidx.memory.pending_notes import BEHIND_WAIT, Committed
+
+LEAST_WAIT = 0.2  # seconds a remember past its answer time still gives git: a brief one
+# (another memidx commit, a hook's) is waited out rather than left for the finisher
+
+
+def left(deadline: float | None, most: float) -> float:
+    """Seconds to wait, at most `most`: less as the answer time nears, never under LEAST_WAIT."""
+    if deadline is None:
+        return most
+    return min(most, max(LEAST_WAIT, deadline - time.monotonic()))
+
+
+def branch_for(config: Config, undone: str, deadline: float | None) -> tuple[str, bool]:
+    """The branch the note is committed on, and whether a rebase of it runs now: with an
+    answer time, a rebase still running past it keeps the note for the branch it rewrites
+    (written now, committed once the rebase ends) instead of refusing it."""
+    try:
+        return on_a_branch(config.root, undone, wait=left(deadline, REBASE_WAIT)), False
+    except MemidxError:
+        rebased = rebased_branch(config.root) if deadline is not None else None
+        if rebased is None:
+            raise
+        return rebased, True
+
+
+def commit_wait(older: bool, deadline: float | None) -> float | None:
+    """What commit_pending waits for git: BEHIND_WAIT behind an older pending note (a git held
+    the clone past a remember's wait already), else its own (None), less by an answer time."""
+    from memidx.git.commit import WAIT_SECONDS
+
+    if deadline is None:
+        return BEHIND_WAIT if older else None
+    return left(deadline, BEHIND_WAIT if older else WAIT_SECONDS)
+
+
+def rebase_said(done: Committed, ref: str, rebased: str | None) -> None:
+    """For a note kept while its branch (`rebased`, None when none was) is rebased and not
+    committed since: why it waits, as commit_pending says a busy git (HEAD is detached there,
+    so it tried no note), in the words `remember` says first."""
+    if rebased is not None and ref not in done.commits:
+        name = rebased.removeprefix("refs/heads/")
+        done.busy = done.busy or GitBusy(
+            f"a rebase of {name} is under way (HEAD is detached)", "wait for it to end"
+        )
