@@ -96,6 +96,8 @@ PURE = [
     "memidx.secrets.patterns",
     "memidx.secrets.commands",
     "memidx.secrets.assignments",
+    "memidx.secrets.signs",
+    "memidx.secrets.negation",
     "memidx.secrets.held",
     "memidx.secrets.encoded",
     "memidx.secrets.calls",
