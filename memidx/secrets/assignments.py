@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from memidx.secrets.held import held_values
-from memidx.secrets.linear import next_name
+from memidx.secrets.linear import next_name, opened_by_name
 from memidx.secrets.negation import negation
 from memidx.secrets.signs import SIGNS, no_password, personal, selector
 
@@ -32,6 +32,8 @@ VALUE = re.compile(r"\s*[\"'`]?([^\s\"'`,;]+)")
 # the same within a run read once as no value (see SIGN_LED_LONG): at most 200 characters,
 # to the run's end or an `&` (a query string's next pair, `&password=`, cut off by _cut)
 VALUE_IN_RUN = re.compile(r"\s*[\"'`]?([^\s\"'`,;]{1,200})(?![^\s\"'`,;&])")
+# a query pair's value after a secret-sounding name's pair (linear.opened_by_name)
+PAIR_VALUE = re.compile(r"([^\s\"'`,;&]{1,200}+)")
 # A quoted value that starts with a sign, which the library's rules read as no value (theirs
 # must start with a word character): `password = "#Xk9..."` was let through. Not `$`, `%`,
 # `*`, `-`, `.`, `^`, `~`, `/`: a variable, a glob, an option, a file, a version.
@@ -98,6 +100,8 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                     max(long_until, value.end()),
                     None,
                 )  # its run is read once (SIGN_LED_LONG)
+        elif line[start - 1 : start] == "&" and opened_by_name(line, start - 1, secret_word):
+            value = PAIR_VALUE.match(line, match.end())  # `secret=ab&cd=<value>`: judged too
         # a sign-led path, entity, filter or field's name, or code's negation, after any
         # secret-sounding name (`token: "@octokit/auth-token"` was refused where
         # `secret: "@azure/identity"` was not)

@@ -32,6 +32,7 @@ from memidx.secrets.patterns import (
 )
 from memidx.secrets.places import every_place
 from memidx.secrets.quotes import closed_at_end, code_strings, matched_quotes, plain_quotes
+from memidx.secrets.templates import template_led
 from memidx.secrets.windows import (
     closed,
     cut_short,
@@ -125,6 +126,7 @@ def _line_values(line: str, judge: Callable[[str], bool]) -> Iterable[Finding]:
     kinds: dict[str, str] = {}
     yield from _library_values(line, judge, kinds)
     kinds.update(dict.fromkeys(extra_keyword_values(line, secret_word), KEYWORD_KIND))
+    kinds.update(dict.fromkeys(template_led(line, secret_word), KEYWORD_KIND))
     kinds.update({m.group(1): BEARER_KIND for m in BEARER.finditer(line)})
     for match in BASIC.finditer(line):
         if _basic_password(match.group(1)):

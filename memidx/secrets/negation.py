@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from memidx.secrets.identifiers import SECRET_WORDS, WORD
+from memidx.secrets.weak import COMMON_PASSWORDS
 
 # Code's negation of a variable, unquoted, given to a name of code, not all capitals, a space
 # before its `=` (`isSecret = !isPublic`, `hasToken = !!user.token;`): words joined as code
@@ -24,13 +25,19 @@ SPACED = re.compile(r"[ \t](?::=|=)")
 # a holder, only code's shapes are a negation: a member, a call, `!!`, a `;` (HOLDER_CODE:
 # `secretKey = !options.insecure;`), or a flag's name (`apiKey = !isProduction ? a : b`); not
 # one word (`!hunter2`) nor words joined by case (`userPassword=!hunterTwo9` was let through).
-# `store` is no flag's verb: `storePassword` is Android's keystore password (`!dragonfly` passed)
+# `store` is no flag's verb: `storePassword` is Android's keystore password (`!dragonfly` passed),
+# nor `cache`: `cacheToken` is a cache's token (`cacheToken = !zqvtmwplxk` was let through)
 FLAG_FIRST = frozenset(
     {"is", "has", "have", "can", "should", "must", "needs", "need", "was", "did", "does",
      "will", "use", "show", "hide", "no", "allow", "require", "requires", "mask", "unmask",
      "reveal", "remember", "save", "reset", "enable", "disable", "skip", "validate",
-     "encrypt", "prompt", "ask", "force", "rotate", "cache", "keep", "toggle", "want", "wants"}
+     "encrypt", "prompt", "ask", "force", "rotate", "keep", "toggle", "want", "wants"}
 )  # fmt: skip
+# One word negated given even to a flag's name is no variable's when no variable is so named:
+# one of the commonest passwords (`savePassword = !letmein` was let through), or a run of five
+# letters or more without a vowel, no word's (`!zqvtmwplxk`)
+NO_VOWEL = re.compile(r"[b-df-hj-np-tv-xz]{5}", re.IGNORECASE)
+ONE_WORD = re.compile(r"!([a-z]++)")
 HOLDER_CODE = re.compile(r"^!!|[.;,)]")
 # a word and digits negated is a password (`password = !hunter22`): a variable so named
 # (`!found2`) is short; without spaces around `=` (`isSecret=!isPublic`) code's names on both
@@ -55,4 +62,8 @@ def negation(line: str, start: int, end: int, value: re.Match[str]) -> bool:
     first = (WORD.findall(value[1]) or [""])[0].lower()
     if holder and not HOLDER_CODE.search(value[1]) and first not in FLAG_FIRST:
         return False  # `password = !hunter2`: a holder's name (FLAG_FIRST) given a word
+    if (word := ONE_WORD.fullmatch(value[1])) and (
+        word[1] in COMMON_PASSWORDS or NO_VOWEL.search(word[1])
+    ):
+        return False  # `savePassword = !letmein`: no variable is so named
     return NEGATION.fullmatch(value[1]) is not None and WORD_DIGITS.fullmatch(value[1]) is None

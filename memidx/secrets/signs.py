@@ -69,7 +69,9 @@ def _names_a_field(rest: str) -> bool:
 
 # A person's password (`password`, `passwd`, `pw`...) is no package's name: given one, a name
 # ending in digits after letters or a version without a dot (`@hunter/hunter2`,
-# `@admin/admin@123`) is a password's, as a word and digits is anywhere (both let through)
+# `@admin/admin@123`) is a password's, as a word and digits is anywhere (both let through);
+# not after a bundler's alias of the project's folder, `@/`, with no scope's name
+# (`pwd: "@/projects/app2"` was refused)
 PERSONAL = frozenset({"password", "passwords", "passwd", "pwd", "pw", "pass", "passphrase"})
 PERSONAL_SHAPE = re.compile(r"[A-Za-z]++[0-9]++|[\w.-]*+@[0-9]++")
 
@@ -91,7 +93,7 @@ def no_password(rest: str, *, person: bool = False) -> bool:
         rest[:1] in PATH_SIGNS
         and sum(NAMED.search(name) is not None for name in names) >= 2
         and all(SEGMENT.fullmatch(name) and not MIXED.search(name) for name in names)
-        and not (person and any(PERSONAL_SHAPE.fullmatch(name) for name in names))
+        and not (person and names[0] and any(PERSONAL_SHAPE.fullmatch(n) for n in names))
     ):
         return True
     return NO_PASSWORD.search(rest) is not None or _names_a_field(rest)

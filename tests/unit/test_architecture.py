@@ -98,6 +98,8 @@ PURE = [
     "memidx.secrets.assignments",
     "memidx.secrets.signs",
     "memidx.secrets.negation",
+    "memidx.secrets.templates",
+    "memidx.secrets.weak",
     "memidx.secrets.held",
     "memidx.secrets.encoded",
     "memidx.secrets.calls",
