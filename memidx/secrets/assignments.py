@@ -92,7 +92,7 @@ def extra_keyword_values(line: str, secret_word: Callable[[str], bool]) -> Itera
                 value = VALUE.match(line, match.end())  # `{ password : v4lue }`
             else:
                 at = match.end()
-                value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, at >= long_until)
+                value = SIGN_LED.match(line, at) or _bare_sign_led(line, at, long_until)
             value, long_until = _cut(line, value, secret_word, long_until)
             person = personal(name)  # a person's password names no package (PERSONAL)
             if value and (no_password(value[1], person=person) or selector(name, value[1])):
@@ -136,14 +136,17 @@ def _cut(
     return again.match(line, value.pos, cut), max(until, value.end())
 
 
-def _bare_sign_led(line: str, at: int, long: bool = True) -> re.Match[str] | None:
+def _bare_sign_led(line: str, at: int, until: int = 0) -> re.Match[str] | None:
     """The unquoted value starting with a sign after the assignment that ends at `at` (group
     1), unless it is a comment or YAML reads its sign as no value's (see SIGN_LED_BARE); one
-    over 200 characters only when `long`."""
+    over 200 characters only past `until`, the end of a run read once (SIGN_LED_LONG)."""
     if line[at - 1] == ":" and YAML_NO_VALUE.match(line, at):
         return None  # before SIGN_LED_LONG reads the run: `password:|` repeated, quadratic
-    rest = SIGN_LED_LONG if long else SIGN_LED_IN_RUN
-    bare = SIGN_LED_BARE.match(line, at) or rest.match(line, at)
+    rest = SIGN_LED_LONG if at >= until else SIGN_LED_IN_RUN
+    # a value read before (its closing quote at most after it) holds the 202 characters from
+    # `at` on: no value of 200 ends there, and reading one to fail cost 200 characters a name
+    bare = None if at + 202 < until else SIGN_LED_BARE.match(line, at)
+    bare = bare or rest.match(line, at)
     if bare is None or (bare[1][0] == "#" and bare.start(1) > at):
         return None  # `PASSWORD= # a comment`
     if line[at - 1] != ":" or bare[1][0] not in "|!&:":

@@ -69,14 +69,17 @@ ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstu
 
 
 def _candidate_lines(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each line holding a stem, in order."""
+    """(start, end) of each line holding a stem, in order. Once a stem is found the rest of
+    its line is skipped: each of a long line's stems read back to its start (1 MB of
+    `password=&` on one line: 104,857 reads of half a megabyte, 1.5 s)."""
     lower = text.translate(ASCII_LOWER)  # same length as the text, unlike str.lower()
     starts: set[int] = set()
     for stem in STEMS:
         at = lower.find(stem)
         while at != -1:
             starts.add(lower.rfind("\n", 0, at) + 1)
-            at = lower.find(stem, at + len(stem))
+            end = lower.find("\n", at)
+            at = -1 if end == -1 else lower.find(stem, end)
     lines: list[tuple[int, int]] = []
     for start in sorted(starts):
         end = text.find("\n", start)
