@@ -51,10 +51,14 @@ def names_a_secret(value: str) -> bool:
 
 
 # A condition, as a filter or a query writes one: a name of code in small letters given a
-# literal, a flag, a number or a word (`is_expired=true`, `status:active`, `retries>=3`):
-# `filter=credentials%3Ais_expired%3Dtrue` was refused, the condition judged as the secret
+# flag, a number or a word (`is_expired=true`, `retries>=3`, `status=active`):
+# `filter=credentials%3Ais_expired%3Dtrue` was refused, the condition judged as the secret.
+# After a `:` a word only after a name of two words (`is_expired:true`, `rotation.enabled:no`):
+# `admin:hunter` is a user and a password, as `credentials:` and `curl -u` give them
+FLAG = r"(?:true|false|null|none|yes|no|[0-9]++)"
 CONDITION = re.compile(
-    r"[a-z][a-z0-9]*+(?:[_.][a-z][a-z0-9]*+)*+(?:[=!<>]=|[=:<>])(?:[0-9]++|[a-z]++)"
+    r"[a-z][a-z0-9]*+(?:[_.][a-z][a-z0-9]*+)*+(?:[=!<>]=|[=<>])(?:[0-9]++|[a-z]++)"
+    rf"|[a-z][a-z0-9]*+:{FLAG}|[a-z][a-z0-9]*+(?:[_.][a-z][a-z0-9]*+)++:[a-z]++"
 )
 
 

@@ -244,6 +244,8 @@ def test_a_value_beside_a_store_name_is_still_judged(text: str, secret: str) -> 
         "credentials: is_expired=true",
         "q=token%3Astatus%3Dactive",
         "where=password%3Aupdated_at%3E%3D2024",
+        "credentials: is_expired:true",
+        "token: expires:3600",
     ],
 )
 def test_a_condition_is_no_secret(text: str) -> None:
@@ -256,6 +258,7 @@ def test_a_condition_is_no_secret(text: str) -> None:
         (f"filter=credentials%3Aowner%3D{RANDOM}", f"owner%3D{RANDOM}"),
         (f"credentials: user={RANDOM}", f"user={RANDOM}"),
         (f"filter=token%3A{RANDOM}", RANDOM),
+        ("credentials: admin:letmeinnow", "admin:letmeinnow"),  # a user and a password
     ],
 )
 def test_a_random_value_in_a_condition_is_still_judged(text: str, secret: str) -> None:
