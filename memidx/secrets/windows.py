@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 
 from memidx.secrets import library
 
@@ -40,6 +40,7 @@ def _secret_words() -> re.Pattern[str]:
     return re.compile("(?i)(?:" + "|".join([*library.keyword_words(), *extra]) + ")")
 
 
+@lru_cache(maxsize=4096)  # a long run repeats its names: each read once
 def secret_word(name: str) -> bool:
     """Whether a name holds a secret-sounding word (`db_password`, `GITHUB_TOKEN`)."""
     return _secret_words().search(name) is not None
