@@ -46,17 +46,17 @@ def arrived(root: Path, since: int | None) -> bool:
             return False
         if now < since or now - since > BURST:
             return True
-        if any(_may_commit(pid, top) for pid in range(since + 1, now + 1)):
+        if any(_may_commit(Path(f"/proc/{pid}"), top) for pid in range(since + 1, now + 1)):
             return True
         since = now
     return True
 
 
 def lately(root: Path) -> bool:
-    """Whether a process other than a git started in the clone at `root` within the last
-    RECENT seconds (not memidx's own, nor one it runs under): a shell's child between its fork
-    and its exec of `git commit`, which the look for gits took for the shell (Linux /proc;
-    elsewhere False)."""
+    """Whether a process that may commit (_may_commit) started in the clone at `root` within
+    the last RECENT seconds (not memidx's own child, the shell that moves HEAD, nor one memidx
+    runs under): a shell's child between its fork and its exec of `git commit`, which the look
+    for gits took for the shell (Linux /proc; elsewhere False)."""
     import os
 
     try:
@@ -64,33 +64,25 @@ def lately(root: Path) -> bool:
     except (OSError, ValueError, IndexError):
         return False
     top, me = root.resolve(), str(os.getpid())
+    mine = {me, *_parents(me)}
     for pid_dir in Path("/proc").glob("[0-9]*"):
         fields = _stat(pid_dir)
-        if len(fields) < 21 or fields[0] == "git" or int(fields[20]) < now - RECENT * TICKS:
-            continue  # a git is the look for gits' (publish.committers); or an old one
-        try:
-            cwd = (pid_dir / "cwd").readlink()
-        except OSError:
-            continue  # ended, or another user's
-        if (cwd == top or top in cwd.parents) and not _related(pid_dir.name, me):
-            return True
+        if len(fields) < 21 or int(fields[20]) < now - RECENT * TICKS:
+            continue  # an old one: the person's shell, not a new git
+        if fields[2] != me and pid_dir.name not in mine and _may_commit(pid_dir, top):
+            return True  # a git too: it may have exec'd since the look for gits passed it
     return False
 
 
 def _stat(pid_dir: Path) -> list[str]:
-    """The comm, then the fields after it (state, ppid, ... starttime at 19); [] once gone."""
+    """The comm, then the fields after it (state at 1, ppid at 2, starttime at 20); [] once
+    gone."""
     try:
         text = (pid_dir / "stat").read_text(errors="replace")
     except OSError:
         return []
     comm, closed, rest = text.partition(" (")[2].rpartition(")")
     return [comm, *rest.split()] if closed else []
-
-
-def _related(pid: str, me: str) -> bool:
-    """Whether process `pid` is this process, one it runs under, or one it started."""
-    mine = {me, *_parents(me)}
-    return pid in mine or me in _parents(pid)
 
 
 def _parents(pid: str) -> list[str]:
@@ -104,8 +96,9 @@ def _parents(pid: str) -> list[str]:
     return found
 
 
-def _may_commit(pid: int, root: Path) -> bool:
-    proc = Path(f"/proc/{pid}")
+def _may_commit(proc: Path, root: Path) -> bool:
+    """Whether process `proc` (its /proc folder) may be a git committing in the clone: a git
+    committing there (or naming a clone: not gone there yet), or another process there."""
     try:
         if _thread(proc):
             return False  # a thread of a process that was there for the look

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -114,17 +115,21 @@ def test_a_process_started_elsewhere_since_the_look_is_no_arrival(
         other.wait()
 
 
-def orphan_in(folder: Path) -> int:
+def orphan_in(folder: Path, command: str = "sleep 5") -> int:
     """A process started in `folder` by a shell that ends at once (so not this process's
     child, as a person's shell's is not memidx's); its pid."""
     done = subprocess.run(
-        ["sh", "-c", "sleep 5 >/dev/null 2>&1 & echo $!"],
-        cwd=folder, capture_output=True, text=True, check=True,
+        ["sh", "-c", f"{command} >/dev/null 2>&1 & echo $!"],
+        cwd=folder, capture_output=True, text=True, check=True, env=clean_env(),
     )  # fmt: skip
     return int(done.stdout.strip())
 
 
 def stop(pid: int) -> None:
+    """Kill process `pid` and the processes it started (an editor git runs, its sleep)."""
+    with contextlib.suppress(OSError):
+        for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+            stop(int(child))
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
 
@@ -136,6 +141,21 @@ def test_a_process_forked_lately_in_the_clone_is_waited_for(repo: NotesRepo) -> 
         assert lately(repo.root)
         time.sleep(RECENT + 0.05)
         assert not lately(repo.root)  # an old one is the person's shell, not a new git
+    finally:
+        stop(pid)
+
+
+def test_a_git_commit_started_lately_in_the_clone_is_waited_for(repo: NotesRepo) -> None:
+    """One that exec'd `git commit` after the look for gits passed it as its shell's child
+    (its editor waits outside the clone: the git alone is in it)."""
+    git = shlex.join(["git", *GIT_IDENTITY, "-c", "core.editor=cd / && sleep 5; true", "commit"])
+    pid = orphan_in(repo.root, f"exec {git} --allow-empty")
+    try:
+        for _ in range(500):  # 5 s at most: until it is git
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "git":
+                break
+            time.sleep(0.01)
+        assert lately(repo.root)
     finally:
         stop(pid)
 
