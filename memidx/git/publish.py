@@ -9,8 +9,10 @@ HEAD only while no git process of this clone is committing (on Linux, from /proc
 `merge`, `cherry-pick`, `revert`, `am`, `rebase` or `pull`) and none holds index.lock, and it
 looks again while it holds the ref's own lock: `git update-ref --stdin` prepares the update
 (which locks the ref, and fails when HEAD moved), memidx looks, then the transaction is
-committed or aborted, so only a commit that starts within that instant can miss it (and one
-that does is waited for once HEAD moved: memidx/git/late.py). The ref
+committed or aborted; last, memidx looks at each process that started since its look began
+(memidx/git/newcomers.py), so only a commit that starts in the instant between that and git's
+rename of the lock can miss it (and one that does is waited for once HEAD moved:
+memidx/git/late.py). The ref
 stays locked for the look alone (~5 ms for 100 processes on a loaded machine), under the
 100 ms another git waits for a ref lock (core.filesRefLockTimeout) before it gives up.
 
@@ -31,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memidx.errors import GitError
+from memidx.git.newcomers import COMMITTING, arrived, last_pid, lately, subcommand
 
 MOVED = "moved"  # HEAD is not the commit the new one was built on (or its lock is taken)
 BUSY = "busy"  # a git command holds index.lock: wait for it, then build again if HEAD moved
@@ -96,8 +99,10 @@ def move_head(
             if git.stdout.readline().strip() == "start: ok" and (
                 git.stdout.readline().strip() == "prepare: ok"
             ):
+                since = last_pid()  # a git that starts during the look is looked at last
                 switched = branch is not None and (head_names(git_dir) or DETACHED) != branch
                 busy = switched or (git_dir / "index.lock").exists() or committing(root)
+                busy = busy or lately(root) or arrived(root, since)  # last: right before it
                 git.stdin.write("abort\n" if busy else "commit\n")
                 git.stdin.flush()
                 said = git.stdout.readline().strip()
@@ -197,10 +202,6 @@ def in_its_hook(pid: str) -> bool:
     return False
 
 
-# git commands that read HEAD when they start and move it from that value when they end
-COMMITTING = frozenset({"commit", "merge", "cherry-pick", "revert", "am", "rebase", "pull"})
-
-
 def committing(root: Path) -> bool:
     """Whether a git process in this clone is committing (Linux /proc; elsewhere never). A git
     that memidx runs under (memidx in its hook) waits for memidx: it is not waited for."""
@@ -231,7 +232,7 @@ def committers(
         except OSError:
             continue  # another user's process, or one that just ended
         here = any(_in(cwd, root) for root in roots)
-        if here and (command := _subcommand(argv)) in commands:
+        if here and (command := subcommand(argv)) in commands:
             found[pid_dir.name] = f"{command} {started(pid_dir.name)}"
     return found
 
@@ -278,17 +279,3 @@ def _ancestors() -> set[str]:
             break
         pid = parent
     return found
-
-
-def _subcommand(argv: list[bytes]) -> str:
-    """The git command of a git command line (`git -c k=v -C dir commit -m x` -> commit)."""
-    words = [a.decode("utf-8", "replace") for a in argv[1:]]
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-        elif word in ("-c", "-C", "--git-dir", "--work-tree", "--namespace"):
-            skip = True
-        elif not word.startswith("-"):
-            return word
-    return ""
